@@ -1,0 +1,44 @@
+#include "analysis/layer_summary.h"
+#include "analysis/parameter_counts.h"
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "core/error.h"
+#include "formats/model_files.h"
+#include "model/inventory.h"
+#include "report/tensors_report.h"
+
+namespace ma::cli {
+
+int run_tensors(const Args& args) {
+  std::string model, csv_path;
+  bool json = false, quiet = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--json") json = true;
+    else if (a == "--quiet" || a == "-q") quiet = true;
+    else if (a == "--csv") {
+      if (i + 1 >= args.size()) throw Error(ErrorKind::Usage, "", "--csv", "needs a file name (or - for stdout)");
+      csv_path = args[++i];
+    } else if (!a.empty() && a[0] == '-') {
+      throw Error(ErrorKind::Usage, "", a, "unknown option for 'tensors'; see modelanalyzer --help");
+    } else if (model.empty()) {
+      model = a;
+    } else {
+      throw Error(ErrorKind::Usage, "", a, "'tensors' takes one MODEL");
+    }
+  }
+  if (model.empty()) throw Error(ErrorKind::Usage, "", "MODEL", "missing; usage: modelanalyzer tensors MODEL [--json] [--csv FILE]");
+
+  Output out = detect_output(quiet);
+  Inventory inv = build_inventory(locate_local_model(model));
+  TensorsReport report{inv, count_parameters(inv), summarize_layers(inv.layers)};
+  print_warnings(inv.warnings, out);
+  // Render everything before writing anything, so a failure leaves no partial output.
+  std::string csv = csv_path.empty() ? std::string() : render_tensors_csv(report);
+  std::string main = json ? render_tensors_json(report) : (csv_path == "-" ? std::string() : render_tensors_console(report, out.color));
+  if (!csv_path.empty()) write_output_file(csv_path, csv);
+  print_stdout(main);
+  return 0;
+}
+
+}  // namespace ma::cli

@@ -1,0 +1,96 @@
+// A strict, bounded JSON reader for untrusted input (safetensors headers, config.json, index files).
+// RFC 8259 grammar, UTF-8 validated, NaN/Infinity rejected, nesting capped, integers kept exact up to 2^64-1.
+// Strings without escapes are views into the document's own copy of the text, so parsing a 6 MB header
+// makes no per-string allocation.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ma::json {
+
+enum class Type : uint8_t { Null, Bool, Number, String, Array, Object };
+
+struct Member;
+
+class Value {
+ public:
+  Type type() const { return type_; }
+  bool is_null() const { return type_ == Type::Null; }
+  bool is_bool() const { return type_ == Type::Bool; }
+  bool is_number() const { return type_ == Type::Number; }
+  bool is_string() const { return type_ == Type::String; }
+  bool is_array() const { return type_ == Type::Array; }
+  bool is_object() const { return type_ == Type::Object; }
+
+  bool as_bool() const { return bool_; }
+  // Exact unsigned integer, when the literal is a non-negative integer (no fraction/exponent) that fits.
+  std::optional<uint64_t> as_uint() const;
+  // Exact signed integer, when the literal is an integer that fits in int64.
+  std::optional<int64_t> as_int() const;
+  double as_double() const { return double_; }
+  bool is_integer_literal() const { return integer_; }
+  std::string_view as_string() const { return str_; }
+  // The number's source text, for messages.
+  std::string_view raw() const { return str_; }
+
+  const std::vector<Value>& items() const { return items_; }
+  const std::vector<Member>& members() const { return members_; }
+  // Object lookup; like Python's json, the last of duplicate keys wins. nullptr if absent or not an object.
+  const Value* find(std::string_view key) const;
+  // Byte offset of this value in the document, for error messages.
+  uint64_t offset() const { return offset_; }
+
+ private:
+  friend class Parser;
+  Type type_ = Type::Null;
+  bool bool_ = false;
+  bool integer_ = false;
+  bool negative_ = false;
+  bool fits_u64_ = false;
+  uint64_t u64_ = 0;
+  double double_ = 0;
+  uint64_t offset_ = 0;
+  std::string_view str_;
+  std::vector<Value> items_;
+  std::vector<Member> members_;
+};
+
+struct Member {
+  std::string_view key;
+  Value value;
+};
+
+struct Limits {
+  uint32_t max_depth = 128;      // serde_json's limit: deep nesting is an error, never a stack overflow
+  uint64_t max_bytes = 100'000'000;
+};
+
+// A parsed document. Owns the text and any unescaped strings that Values point into; not copyable so those
+// views stay valid.
+class Document {
+ public:
+  Document(const Document&) = delete;
+  Document& operator=(const Document&) = delete;
+  Document(Document&&) = default;
+  Document& operator=(Document&&) = default;
+  const Value& root() const { return root_; }
+
+  // Throws ma::Error (Malformed, or Limit for the size cap) naming `source` and the byte offset.
+  static Document parse(std::string text, std::string_view source, Limits limits = {});
+
+ private:
+  Document() = default;
+  std::unique_ptr<std::string> text_;
+  std::unique_ptr<std::deque<std::string>> unescaped_;
+  Value root_;
+};
+
+// Writes `s` as a JSON string literal (with quotes) to `out`.
+void append_quoted(std::string& out, std::string_view s);
+
+}  // namespace ma::json

@@ -1,0 +1,23 @@
+// Which files make up a local model: a directory (config + weights, sharded or not, or a config alone),
+// a single .safetensors file, or a bare config.json.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ma {
+
+struct LocalModelFiles {
+  std::filesystem::path root;                     // directory holding the files
+  std::string display_name;                       // what the user named
+  std::optional<std::filesystem::path> config;    // config.json
+  std::optional<std::filesystem::path> index;     // model.safetensors.index.json or pytorch_model.bin.index.json
+  bool index_is_pytorch = false;                  // the index names .bin shards (names only, no headers)
+  std::vector<std::filesystem::path> safetensors; // weight files to read headers from, in shard order
+};
+
+// Throws Error(NotFound) when the path does not exist, Error(Usage) when it is nothing we can analyse.
+LocalModelFiles locate_local_model(const std::string& arg);
+
+}  // namespace ma

@@ -1,0 +1,171 @@
+#include "formats/safetensors.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "core/checked.h"
+#include "core/error.h"
+#include "core/json.h"
+#include "io/file_source.h"
+
+namespace ma {
+namespace {
+
+[[noreturn]] void malformed(std::string_view source, const std::string& field, const std::string& rule) {
+  throw Error(ErrorKind::Malformed, std::string(source), field, rule);
+}
+
+std::string tensor_field(std::string_view name) { return "tensor '" + printable(name) + "'"; }
+
+// Files users mistake for safetensors: name them instead of reporting an absurd header length.
+void reject_known_impostors(std::string_view first_bytes, std::string_view source) {
+  auto starts = [&](std::string_view p) { return first_bytes.substr(0, p.size()) == p; };
+  if (starts("version https://git-lfs"))
+    malformed(source, "", "this is a Git LFS pointer file, not safetensors data; fetch the real file (git lfs pull)");
+  std::string lower;
+  for (char c : first_bytes.substr(0, 16)) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.rfind("<!doctype", 0) == 0 || lower.rfind("<html", 0) == 0)
+    malformed(source, "", "this is an HTML page (an error page saved as a file?), not safetensors data");
+}
+
+uint64_t read_u64_le(std::string_view b) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[static_cast<size_t>(i)]);
+  return v;
+}
+
+uint64_t dim_value(const json::Value& v, std::string_view source, std::string_view name, const char* what) {
+  auto u = v.as_uint();
+  if (!u)
+    malformed(source, tensor_field(name),
+              std::string(what) + " must hold non-negative integers, found " + printable(v.is_number() ? v.raw() : "a non-number"));
+  return *u;
+}
+
+}  // namespace
+
+uint64_t safetensors_header_length(std::string_view prefix8, uint64_t file_size, std::string_view source) {
+  if (prefix8.size() < 8 || file_size < 8)
+    malformed(source, "", "file too small to be safetensors (" + std::to_string(file_size) + " bytes; need at least 8)");
+  reject_known_impostors(prefix8, source);
+  uint64_t n = read_u64_le(prefix8);
+  if (n > kSafetensorsMaxHeader)
+    throw Error(ErrorKind::Limit, std::string(source), "header length",
+                "header length " + std::to_string(n) + " exceeds the cap of " + std::to_string(kSafetensorsMaxHeader) + " bytes");
+  if (n > file_size - 8)
+    malformed(source, "header length",
+              "header of " + std::to_string(n) + " bytes extends past the end of the file (" + std::to_string(file_size) +
+                  " bytes); truncated download?");
+  return n;
+}
+
+SafetensorsHeader parse_safetensors_header(std::string_view header_json, uint64_t file_size,
+                                           std::string_view source) {
+  SafetensorsHeader h;
+  h.header_length = header_json.size();
+  h.file_size = file_size;
+  json::Limits limits;
+  limits.max_bytes = kSafetensorsMaxHeader;
+  json::Document doc = json::Document::parse(std::string(header_json), source, limits);
+  const json::Value& root = doc.root();
+  if (!root.is_object()) malformed(source, "header", "the header must be a JSON object");
+  if (root.members().size() > kSafetensorsMaxTensors)
+    throw Error(ErrorKind::Limit, std::string(source), "header",
+                std::to_string(root.members().size()) + " entries exceed the cap of " + std::to_string(kSafetensorsMaxTensors));
+
+  h.tensors.reserve(root.members().size());
+  bool seen_metadata = false;
+  for (const json::Member& m : root.members()) {
+    if (m.key == "__metadata__") {
+      if (seen_metadata) malformed(source, "__metadata__", "duplicate __metadata__ entry");
+      seen_metadata = true;
+      if (!m.value.is_object()) malformed(source, "__metadata__", "must be an object of strings");
+      for (const json::Member& kv : m.value.members()) {
+        if (!kv.value.is_string())
+          malformed(source, "__metadata__." + printable(kv.key), "metadata values must be strings");
+        h.metadata.emplace_back(std::string(kv.key), std::string(kv.value.as_string()));
+      }
+      continue;
+    }
+    const json::Value& info = m.value;
+    if (!info.is_object()) malformed(source, tensor_field(m.key), "tensor entry must be an object");
+    const json::Value* dtype = info.find("dtype");
+    const json::Value* shape = info.find("shape");
+    const json::Value* offsets = info.find("data_offsets");
+    if (!dtype || !dtype->is_string()) malformed(source, tensor_field(m.key), "missing or non-string 'dtype'");
+    if (!shape || !shape->is_array()) malformed(source, tensor_field(m.key), "missing or non-array 'shape'");
+    if (!offsets || !offsets->is_array() || offsets->items().size() != 2)
+      malformed(source, tensor_field(m.key), "'data_offsets' must be an array of two integers [begin, end]");
+
+    StoredTensor t;
+    t.name = std::string(m.key);
+    auto dt = dtype_from_safetensors(dtype->as_string());
+    if (!dt)
+      malformed(source, tensor_field(m.key),
+                "unknown dtype '" + printable(dtype->as_string()) + "'; known: " + std::string(dtype_known_names()));
+    t.dtype = *dt;
+    t.shape.reserve(shape->items().size());
+    for (const json::Value& d : shape->items()) t.shape.push_back(dim_value(d, source, m.key, "'shape'"));
+    t.data_begin = dim_value(offsets->items()[0], source, m.key, "'data_offsets'");
+    t.data_end = dim_value(offsets->items()[1], source, m.key, "'data_offsets'");
+    if (t.data_end < t.data_begin)
+      malformed(source, tensor_field(m.key), "invalid data_offsets: end " + std::to_string(t.data_end) +
+                                                 " is before begin " + std::to_string(t.data_begin));
+    auto n = checked_numel(t.shape);
+    auto bits = n ? checked_mul(*n, dtype_bits(t.dtype)) : std::nullopt;
+    if (!bits) malformed(source, tensor_field(m.key), "shape " + shape_to_string(t.shape) + " overflows 64-bit size arithmetic");
+    if (*bits % 8 != 0)
+      malformed(source, tensor_field(m.key), "sub-byte tensor of " + std::to_string(*bits) + " bits does not end on a byte boundary");
+    t.numel = *n;
+    if (t.data_end - t.data_begin != *bits / 8)
+      malformed(source, tensor_field(m.key),
+                "declares " + std::to_string(t.data_end - t.data_begin) + " bytes but shape " + shape_to_string(t.shape) +
+                    " of " + std::string(dtype_info(t.dtype).safetensors_name) + " implies " + std::to_string(*bits / 8));
+    h.tensors.push_back(std::move(t));
+  }
+
+  // Duplicate names (the reference silently keeps the last one): sort indices by name, O(n log n).
+  std::vector<uint32_t> order(h.tensors.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return h.tensors[a].name < h.tensors[b].name; });
+  for (size_t i = 1; i < order.size(); ++i)
+    if (h.tensors[order[i]].name == h.tensors[order[i - 1]].name)
+      malformed(source, tensor_field(h.tensors[order[i]].name), "duplicate tensor name in header");
+
+  // Tensors must tile the data area exactly: no holes, no overlaps, each byte owned once.
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const auto& x = h.tensors[a];
+    const auto& y = h.tensors[b];
+    return x.data_begin != y.data_begin ? x.data_begin < y.data_begin : x.data_end < y.data_end;
+  });
+  uint64_t expected = 0;
+  for (uint32_t i : order) {
+    const StoredTensor& t = h.tensors[i];
+    if (t.data_begin != expected)
+      malformed(source, tensor_field(t.name),
+                t.data_begin < expected ? "tensor data overlaps the previous tensor (begin " + std::to_string(t.data_begin) +
+                                              " < " + std::to_string(expected) + ")"
+                                        : "hole in tensor data before this tensor (begin " + std::to_string(t.data_begin) +
+                                              ", previous end " + std::to_string(expected) + ")");
+    expected = t.data_end;
+  }
+  auto covered = checked_add(8 + h.header_length, expected);
+  if (!covered || *covered != file_size)
+    malformed(source, "data",
+              "data area is " + std::to_string(file_size - 8 - h.header_length) + " bytes but the header describes " +
+                  std::to_string(expected) + (covered && *covered < file_size ? " (trailing bytes after the last tensor)" : " (file truncated?)"));
+  return h;
+}
+
+SafetensorsHeader read_safetensors_header(const std::string& path) {
+  FileSource f(path);
+  std::string buf;
+  if (f.size() < 8) safetensors_header_length(std::string_view(), f.size(), path);
+  f.read_exact(0, 8, buf);
+  uint64_t n = safetensors_header_length(buf, f.size(), path);
+  f.read_exact(8, n, buf);
+  return parse_safetensors_header(buf, f.size(), path);
+}
+
+}  // namespace ma

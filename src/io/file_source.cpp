@@ -1,0 +1,64 @@
+#include "io/file_source.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace ma {
+
+FileSource::FileSource(const std::filesystem::path& path) : name_(path.string()) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) {
+    int e = errno;
+    ErrorKind kind = (e == ENOENT || e == ENOTDIR) ? ErrorKind::NotFound : ErrorKind::LocalIO;
+    throw Error(kind, name_, "", std::string("cannot open: ") + std::strerror(e));
+  }
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw Error(ErrorKind::LocalIO, name_, "", "not a regular file");
+  }
+  size_ = static_cast<uint64_t>(st.st_size);
+}
+
+FileSource::~FileSource() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void FileSource::read_exact(uint64_t offset, uint64_t len, std::string& out) const {
+  if (offset > size_ || len > size_ - offset)
+    throw Error(ErrorKind::Malformed, name_, "", "read of " + std::to_string(len) + " bytes at offset " +
+                                                    std::to_string(offset) + " runs past the end of the file (" +
+                                                    std::to_string(size_) + " bytes)");
+  out.resize(len);
+  uint64_t done = 0;
+  while (done < len) {
+    ssize_t r = ::pread(fd_, out.data() + done, len - done, static_cast<off_t>(offset + done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw Error(ErrorKind::LocalIO, name_, "", std::string("read failed: ") + std::strerror(errno));
+    }
+    if (r == 0)
+      throw Error(ErrorKind::Malformed, name_, "", "file shrank while being read (now ends before byte " +
+                                                      std::to_string(offset + done) + ")");
+    done += static_cast<uint64_t>(r);
+  }
+}
+
+std::string read_small_file(const std::filesystem::path& path, uint64_t max_bytes) {
+  FileSource f(path);
+  if (f.size() > max_bytes)
+    throw Error(ErrorKind::Limit, f.name(), "", "file is " + std::to_string(f.size()) +
+                                                    " bytes, over the cap of " + std::to_string(max_bytes));
+  std::string out;
+  f.read_exact(0, f.size(), out);
+  return out;
+}
+
+}  // namespace ma

@@ -1,0 +1,30 @@
+// Reading local files with pread: no mmap, so a file truncated under us yields an error, never SIGBUS.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace ma {
+
+class FileSource {
+ public:
+  explicit FileSource(const std::filesystem::path& path);  // throws Error(NotFound / LocalIO)
+  ~FileSource();
+  FileSource(const FileSource&) = delete;
+  FileSource& operator=(const FileSource&) = delete;
+
+  uint64_t size() const { return size_; }
+  const std::string& name() const { return name_; }
+  // Reads exactly `len` bytes at `offset` into `out` (resized); throws Error(Malformed) if the file is shorter.
+  void read_exact(uint64_t offset, uint64_t len, std::string& out) const;
+
+ private:
+  int fd_ = -1;
+  uint64_t size_ = 0;
+  std::string name_;
+};
+
+// Whole small file (config.json, index) with a size cap; throws Error(Limit) above it.
+std::string read_small_file(const std::filesystem::path& path, uint64_t max_bytes);
+
+}  // namespace ma

@@ -1,0 +1,48 @@
+// Reusable building blocks for family templates: each adds the tensors one transformers module creates.
+// Families compose these; none of them is a closed-form parameter formula.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "model/model_template.h"
+
+namespace ma::blocks {
+
+// prefix.weight [out, in] (+ prefix.bias [out]): nn.Linear.
+void linear(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out, bool bias);
+// prefix.weight [dim] (+ prefix.bias [dim]): LayerNorm / RMSNorm.
+void norm(ModelTemplate& t, const std::string& prefix, uint64_t dim, bool bias);
+// name [rows, dim], flagged as an nn.Embedding weight.
+TemplateTensor& embedding(ModelTemplate& t, const std::string& name, uint64_t rows, uint64_t dim);
+
+struct Attention {
+  uint64_t hidden = 0;
+  uint64_t heads = 0;
+  uint64_t kv_heads = 0;
+  uint64_t head_dim = 0;
+  bool qkv_bias = false;
+  bool o_bias = false;
+  bool qk_norm = false;  // per-head RMSNorm on q and k (Qwen3, OLMo-2 style uses full width: see qk_norm_width)
+  uint64_t qk_norm_width = 0;  // 0: head_dim
+  std::string q = "q_proj", k = "k_proj", v = "v_proj", o = "o_proj";
+  std::string q_norm = "q_norm", k_norm = "k_norm";
+};
+// The separate-projection attention of Llama and most modern decoders, under `prefix` (e.g. "...self_attn").
+void attention(ModelTemplate& t, const std::string& prefix, const Attention& a);
+
+// gate_proj/up_proj [inter, hidden], down_proj [hidden, inter].
+void gated_mlp(ModelTemplate& t, const std::string& prefix, uint64_t hidden, uint64_t inter, bool bias = false,
+               const std::string& gate = "gate_proj", const std::string& up = "up_proj",
+               const std::string& down = "down_proj");
+
+// How a checkpoint stores routed experts: one tensor per expert under `prefix`.{e}.
+struct ExpertsOnDisk {
+  std::string prefix;  // e.g. "model.layers.3.block_sparse_moe.experts"
+  std::string gate = "gate_proj", up = "up_proj", down = "down_proj";
+};
+// transformers >= 5 fused experts: `prefix`.gate_up_proj [E, 2I, H] and `prefix`.down_proj [E, H, I],
+// flagged routed, with their per-expert on-disk pieces.
+void fused_experts(ModelTemplate& t, const std::string& prefix, uint64_t experts, uint64_t hidden, uint64_t inter,
+                   const ExpertsOnDisk& disk);
+
+}  // namespace ma::blocks

@@ -1,0 +1,113 @@
+#include "model/config.h"
+
+#include "core/error.h"
+
+namespace ma {
+
+ModelConfig ModelConfig::parse(std::string text, const std::string& file) {
+  json::Limits limits;
+  limits.max_bytes = 16ull << 20;
+  auto doc = std::make_shared<json::Document>(json::Document::parse(std::move(text), file, limits));
+  if (!doc->root().is_object()) throw Error(ErrorKind::Malformed, file, "", "config must be a JSON object");
+  ModelConfig c;
+  c.doc_ = doc;
+  c.file_ = std::make_shared<const std::string>(file);
+  c.obj_ = &doc->root();
+  return c;
+}
+
+void ModelConfig::fail(std::string_view key, const std::string& rule) const {
+  std::string field = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  throw Error(ErrorKind::Malformed, *file_, field, rule);
+}
+
+const json::Value* ModelConfig::raw(std::string_view key) const { return obj_->find(key); }
+
+bool ModelConfig::has(std::string_view key) const {
+  const json::Value* v = raw(key);
+  return v && !v->is_null();
+}
+
+std::optional<uint64_t> ModelConfig::opt_count(std::string_view key) const {
+  const json::Value* v = raw(key);
+  if (!v || v->is_null()) return std::nullopt;
+  if (auto u = v->as_uint()) return *u;
+  // Integral floats ("4096.0") occur in hand-edited configs; Python would accept them as ints only with a cast,
+  // transformers keeps them as floats, so we reject anything non-integral.
+  if (v->is_number() && v->as_double() >= 0 && v->as_double() < 9e15 &&
+      static_cast<double>(static_cast<uint64_t>(v->as_double())) == v->as_double())
+    return static_cast<uint64_t>(v->as_double());
+  fail(key, std::string("must be a non-negative integer, found ") +
+                (v->is_number() ? printable(v->raw()) : v->is_string() ? "a string" : "a non-number"));
+}
+
+uint64_t ModelConfig::count_or(std::string_view key, uint64_t dflt) const { return opt_count(key).value_or(dflt); }
+
+uint64_t ModelConfig::dim_or(std::string_view key, uint64_t dflt) const {
+  auto v = opt_count(key);
+  if (v && *v == 0) fail(key, "must be at least 1, found 0");
+  return v.value_or(dflt);
+}
+
+uint64_t ModelConfig::dim(std::string_view key) const {
+  if (!has(key)) fail(key, "required field is missing");
+  return dim_or(key, 0);
+}
+
+double ModelConfig::number_or(std::string_view key, double dflt) const {
+  const json::Value* v = raw(key);
+  if (!v || v->is_null()) return dflt;
+  if (!v->is_number()) fail(key, "must be a number");
+  return v->as_double();
+}
+
+bool ModelConfig::flag_or(std::string_view key, bool dflt) const {
+  const json::Value* v = raw(key);
+  if (!v || v->is_null()) return dflt;
+  if (!v->is_bool()) fail(key, "must be true or false");
+  return v->as_bool();
+}
+
+std::string ModelConfig::string_or(std::string_view key, std::string_view dflt) const {
+  const json::Value* v = raw(key);
+  if (!v || v->is_null()) return std::string(dflt);
+  if (!v->is_string()) fail(key, "must be a string");
+  return std::string(v->as_string());
+}
+
+std::vector<std::string> ModelConfig::strings(std::string_view key) const {
+  std::vector<std::string> out;
+  const json::Value* v = raw(key);
+  if (!v || v->is_null()) return out;
+  if (!v->is_array()) fail(key, "must be an array of strings");
+  for (const auto& item : v->items()) {
+    if (!item.is_string()) fail(key, "must be an array of strings");
+    out.emplace_back(item.as_string());
+  }
+  return out;
+}
+
+std::vector<int64_t> ModelConfig::ints(std::string_view key) const {
+  std::vector<int64_t> out;
+  const json::Value* v = raw(key);
+  if (!v || v->is_null()) return out;
+  if (!v->is_array()) fail(key, "must be an array of integers");
+  for (const auto& item : v->items()) {
+    auto i = item.as_int();
+    if (!i) fail(key, "must be an array of integers");
+    out.push_back(*i);
+  }
+  return out;
+}
+
+std::optional<ModelConfig> ModelConfig::sub(std::string_view key) const {
+  const json::Value* v = raw(key);
+  if (!v || v->is_null()) return std::nullopt;
+  if (!v->is_object()) fail(key, "must be an object");
+  ModelConfig c = *this;
+  c.obj_ = v;
+  c.path_ = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  return c;
+}
+
+}  // namespace ma

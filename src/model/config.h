@@ -1,0 +1,49 @@
+// Typed, validated access to a config.json object (or a nested one such as text_config). Missing or null
+// fields take the default the family's transformers config class uses; present fields of the wrong type or
+// out of range are errors naming the file and the field, never silently coerced.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/json.h"
+
+namespace ma {
+
+class ModelConfig {
+ public:
+  // Parses a config file's text; the returned config owns its document.
+  static ModelConfig parse(std::string text, const std::string& file);
+
+  const std::string& file() const { return *file_; }
+  // Dotted path of this object inside the file ("" for the root, "text_config" for a nested one).
+  const std::string& path() const { return path_; }
+
+  bool has(std::string_view key) const;  // present and not null
+  const json::Value* raw(std::string_view key) const;
+
+  uint64_t dim(std::string_view key) const;                       // required, integer >= 1
+  uint64_t dim_or(std::string_view key, uint64_t dflt) const;     // integer >= 1 when present
+  uint64_t count_or(std::string_view key, uint64_t dflt) const;   // integer >= 0 when present
+  std::optional<uint64_t> opt_count(std::string_view key) const;  // integer >= 0, nullopt when absent/null
+  double number_or(std::string_view key, double dflt) const;
+  bool flag_or(std::string_view key, bool dflt) const;
+  std::string string_or(std::string_view key, std::string_view dflt) const;
+  std::vector<std::string> strings(std::string_view key) const;  // array of strings; empty when absent
+  std::vector<int64_t> ints(std::string_view key) const;         // array of integers; empty when absent
+  std::optional<ModelConfig> sub(std::string_view key) const;    // nested object; nullopt when absent/null
+
+  [[noreturn]] void fail(std::string_view key, const std::string& rule) const;
+
+ private:
+  ModelConfig() = default;
+  std::shared_ptr<const json::Document> doc_;
+  std::shared_ptr<const std::string> file_;
+  const json::Value* obj_ = nullptr;
+  std::string path_;
+};
+
+}  // namespace ma

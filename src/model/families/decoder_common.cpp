@@ -1,0 +1,53 @@
+#include "model/families/decoder_common.h"
+
+namespace ma::families {
+
+void read_decoder_dims(const ModelConfig& cfg, const DecoderDefaults& d, ModelTemplate& t) {
+  ArchSpec& a = t.arch;
+  a.vocab_size = cfg.dim_or("vocab_size", d.vocab_size);
+  a.hidden_size = cfg.dim_or("hidden_size", d.hidden_size);
+  a.intermediate_size = cfg.dim_or("intermediate_size", d.intermediate_size);
+  a.num_layers = cfg.dim_or("num_hidden_layers", d.num_hidden_layers);
+  a.num_attention_heads = cfg.dim_or("num_attention_heads", d.num_attention_heads);
+  a.num_key_value_heads =
+      cfg.dim_or("num_key_value_heads", d.num_key_value_heads ? d.num_key_value_heads : a.num_attention_heads);
+  if (cfg.has("head_dim")) {
+    a.head_dim = cfg.dim("head_dim");
+  } else if (d.head_dim) {
+    a.head_dim = d.head_dim;
+  } else {
+    if (a.hidden_size % a.num_attention_heads != 0)
+      cfg.fail("num_attention_heads", "must divide hidden_size (" + std::to_string(a.hidden_size) + ")");
+    a.head_dim = a.hidden_size / a.num_attention_heads;
+  }
+  if (a.num_attention_heads % a.num_key_value_heads != 0)
+    cfg.fail("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(a.num_attention_heads) + ")");
+  a.max_position_embeddings = cfg.count_or("max_position_embeddings", d.max_position_embeddings);
+  a.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", d.tie_word_embeddings);
+}
+
+void token_embedding(ModelTemplate& t, const std::string& name, const ArchSpec& a) {
+  blocks::embedding(t, name, a.vocab_size, a.hidden_size);
+}
+
+void lm_head(ModelTemplate& t, const std::string& embedding_name, const ArchSpec& a, const std::string& name) {
+  if (a.tie_word_embeddings) t.tie(name, embedding_name);
+  else t.add(name, {a.vocab_size, a.hidden_size});
+}
+
+blocks::Attention standard_attention(const ArchSpec& a) {
+  blocks::Attention at;
+  at.hidden = a.hidden_size;
+  at.heads = a.num_attention_heads;
+  at.kv_heads = a.num_key_value_heads;
+  at.head_dim = a.head_dim;
+  return at;
+}
+
+std::string attention_kind(uint64_t heads, uint64_t kv_heads) {
+  if (kv_heads == heads) return "mha";
+  if (kv_heads == 1) return "mqa";
+  return "gqa";
+}
+
+}  // namespace ma::families

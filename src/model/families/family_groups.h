@@ -1,0 +1,16 @@
+// One table per group of related architectures; see family_registry.h.
+#pragma once
+#include <span>
+
+#include "model/family_registry.h"
+
+namespace ma::families {
+
+std::span<const FamilyBuilder> llama_like();     // llama_like.cpp: Llama and its close relatives
+std::span<const FamilyBuilder> moe_decoders();   // moe_decoders.cpp: Mixtral, Qwen-MoE, DeepSeek, GLM-MoE, ...
+std::span<const FamilyBuilder> classic_decoders(); // classic_decoders.cpp: GPT-2, GPT-J, NeoX, OPT, BLOOM, Falcon, ...
+std::span<const FamilyBuilder> state_space();    // state_space.cpp: Mamba, Mamba-2, Jamba, Nemotron-H, Qwen3-Next, ...
+std::span<const FamilyBuilder> encoders();       // encoders.cpp: BERT, RoBERTa, DistilBERT, ViT, BART, T5, Whisper
+std::span<const FamilyBuilder> multimodal();     // multimodal.cpp: LLaVA, Qwen-VL, Gemma-3/4, Llama-4, Fuyu
+
+}  // namespace ma::families

@@ -1,0 +1,40 @@
+#include "model/family_registry.h"
+
+#include <vector>
+
+#include "core/error.h"
+#include "model/families/family_groups.h"
+
+namespace ma {
+
+std::span<const FamilyBuilder> all_family_builders() {
+  static const std::vector<FamilyBuilder> all = [] {
+    std::vector<FamilyBuilder> v;
+    for (auto group : {families::llama_like(), families::moe_decoders(), families::classic_decoders(),
+                       families::state_space(), families::encoders(), families::multimodal()})
+      v.insert(v.end(), group.begin(), group.end());
+    return v;
+  }();
+  return all;
+}
+
+const FamilyBuilder* find_family_builder(std::string_view model_type) {
+  for (const FamilyBuilder& f : all_family_builders())
+    if (f.model_type == model_type) return &f;
+  return nullptr;
+}
+
+ModelTemplate build_template(const ModelConfig& cfg) {
+  std::string model_type = cfg.string_or("model_type", "");
+  if (model_type.empty())
+    throw Error(ErrorKind::Unsupported, cfg.file(), "model_type", "config names no model_type; cannot pick an architecture");
+  const FamilyBuilder* f = find_family_builder(model_type);
+  if (!f) throw Error(ErrorKind::Unsupported, cfg.file(), "model_type", "unsupported architecture: " + printable(model_type));
+  ModelTemplate t;
+  t.arch.model_type = model_type;
+  t.arch.torch_dtype = cfg.string_or("torch_dtype", cfg.has("dtype") ? cfg.string_or("dtype", "") : "");
+  f->build(cfg, t);
+  return t;
+}
+
+}  // namespace ma

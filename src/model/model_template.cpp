@@ -1,0 +1,72 @@
+#include "model/model_template.h"
+
+#include "core/error.h"
+
+namespace ma {
+
+std::string_view tensor_kind_name(TensorKind k) {
+  switch (k) {
+    case TensorKind::Parameter: return "parameter";
+    case TensorKind::Buffer: return "buffer";
+    case TensorKind::Extra: return "extra";
+    case TensorKind::QuantizationScale: return "quantization-scale";
+  }
+  return "parameter";
+}
+
+std::string LayerSpec::type() const {
+  std::string t;
+  for (const std::string* part : {&mixer, &ffn}) {
+    if (part->empty() || *part == "none") continue;
+    if (!t.empty()) t += '+';
+    t += *part;
+  }
+  return t.empty() ? "none" : t;
+}
+
+TemplateTensor& ModelTemplate::add(std::string name, Shape shape) {
+  TemplateTensor& t = tensors.emplace_back();
+  t.name = std::move(name);
+  t.shape = std::move(shape);
+  return t;
+}
+
+TemplateTensor& ModelTemplate::tie(std::string name, const std::string& target) {
+  for (const TemplateTensor& t : tensors) {
+    if (t.name == target) {
+      TemplateTensor& copy = add(std::move(name), t.shape);
+      copy.tied_to = target;
+      copy.stored = false;
+      return copy;
+    }
+  }
+  throw Error(ErrorKind::Internal, "", name, "tied to unknown tensor " + target);
+}
+
+void ModelTemplate::rename_on_disk(std::string_view memory_prefix, std::string_view disk_prefix) {
+  auto rename = [&](std::string& n) {
+    if (n.compare(0, memory_prefix.size(), memory_prefix) == 0)
+      n = std::string(disk_prefix) + n.substr(memory_prefix.size());
+  };
+  for (TemplateTensor& t : tensors) {
+    if (t.disk.empty()) t.disk.push_back({t.name, t.shape});
+    for (DiskPiece& p : t.disk) rename(p.name);
+  }
+}
+
+std::vector<DiskTensor> disk_form(const ModelTemplate& t) {
+  std::vector<DiskTensor> out;
+  out.reserve(t.tensors.size());
+  for (size_t i = 0; i < t.tensors.size(); ++i) {
+    const TemplateTensor& tt = t.tensors[i];
+    if (!tt.stored) continue;
+    if (tt.disk.empty()) {
+      out.push_back({tt.name, tt.shape, i});
+    } else {
+      for (const DiskPiece& p : tt.disk) out.push_back({p.name, p.shape, i});
+    }
+  }
+  return out;
+}
+
+}  // namespace ma

@@ -1,0 +1,71 @@
+// The exact tensor inventory an architecture implies: what `transformers` builds in memory (names, shapes,
+// ties, buffers) and, for each tensor, how Hub checkpoints store it on disk when that differs (experts stored
+// one tensor per expert, renamed prefixes). Family builders (model/families/) produce it from a config.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/shape.h"
+#include "model/arch_spec.h"
+
+namespace ma {
+
+enum class TensorKind : uint8_t {
+  Parameter,          // a learned weight of the model
+  Buffer,             // state saved with the model but not learned (rotary inv_freq, causal-mask bias, position ids)
+  Extra,              // stored in the checkpoint but not part of the model transformers builds (e.g. MTP layers)
+  QuantizationScale,  // scales, zero points and group indices of quantized weights
+};
+std::string_view tensor_kind_name(TensorKind k);
+
+struct DiskPiece {
+  std::string name;
+  Shape shape;
+};
+
+struct TemplateTensor {
+  std::string name;  // in-memory name, as transformers' state_dict() has it
+  Shape shape;
+  TensorKind kind = TensorKind::Parameter;
+  std::string tied_to;         // in-memory name of the parameter whose storage this one shares
+  bool embedding = false;      // an nn.Embedding weight: transformers' exclude_embeddings drops it
+  bool routed_expert = false;  // weights of routed experts: only top-k of them are active per token
+  bool stored = true;          // false for tied copies: checkpoints store the storage once
+  std::vector<DiskPiece> disk; // on-disk form when it differs from {name, shape}
+};
+
+// One layer of the language-model decoder stack.
+struct LayerSpec {
+  std::string mixer = "attention";  // attention | mamba | mamba2 | linear-attention | none
+  std::string ffn = "dense";        // dense | moe | none
+  std::string attention;            // mha | gqa | mqa | mla (attention mixers only)
+  uint64_t sliding_window = 0;      // 0: full attention
+  // "attention+dense", "mamba2", "moe", "mamba+moe": the non-empty parts joined by '+'.
+  std::string type() const;
+};
+
+struct ModelTemplate {
+  ArchSpec arch;
+  std::vector<TemplateTensor> tensors;
+  std::vector<LayerSpec> layers;  // decoder stack of the language model, in order
+  std::string layers_path;        // in-memory prefix of that stack, e.g. "model.layers"
+
+  // Appends a parameter; returns it for further flags.
+  TemplateTensor& add(std::string name, Shape shape);
+  // Declares `name` as a tied copy of `target` (stored once, counted once).
+  TemplateTensor& tie(std::string name, const std::string& target);
+  // Applies a prefix rename to the on-disk names of all tensors (e.g. "model." -> "backbone.").
+  void rename_on_disk(std::string_view memory_prefix, std::string_view disk_prefix);
+};
+
+// The stored form of a template: every on-disk tensor name with its shape, in template order.
+struct DiskTensor {
+  std::string name;
+  Shape shape;
+  size_t template_index;  // which TemplateTensor it belongs to
+};
+std::vector<DiskTensor> disk_form(const ModelTemplate& t);
+
+}  // namespace ma

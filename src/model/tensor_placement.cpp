@@ -1,0 +1,175 @@
+#include "model/tensor_placement.h"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+namespace ma {
+namespace {
+
+using Parts = std::vector<std::string_view>;
+
+Parts split(std::string_view name) {
+  Parts parts;
+  size_t start = 0;
+  for (;;) {
+    size_t dot = name.find('.', start);
+    parts.push_back(name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && s.size() < 10 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool contains(std::string_view s, std::string_view needle) { return s.find(needle) != std::string_view::npos; }
+
+template <size_t N>
+bool any_part_in(const Parts& parts, const std::array<std::string_view, N>& set) {
+  for (std::string_view p : parts)
+    for (std::string_view s : set)
+      if (p == s) return true;
+  return false;
+}
+
+template <size_t N>
+bool in(std::string_view s, const std::array<std::string_view, N>& set) {
+  return std::find(set.begin(), set.end(), s) != set.end();
+}
+
+// Parameters of quantized checkpoints that are not model weights but their scales / zero points / indices.
+constexpr std::array<std::string_view, 11> kQuantSuffixes{
+    "weight_scale_inv", "weight_scale", "weight_scale_2", "input_scale", "scales", "qzeros", "g_idx",
+    "weight_zero_point", "input_global_scale", "weight_global_scale", "k_scale"};
+constexpr std::array<std::string_view, 5> kVisionParts{"visual", "vision_tower", "vision_model", "vision_encoder",
+                                                       "vision_embed_tokens"};
+constexpr std::array<std::string_view, 4> kProjectorParts{"multi_modal_projector", "mm_projector", "merger",
+                                                          "embed_vision"};
+constexpr std::array<std::string_view, 6> kMambaLeaves{"A_log", "D", "dt_bias", "conv1d", "x_proj", "dt_proj"};
+constexpr std::array<std::string_view, 9> kAttentionParts{"self_attn", "attn", "attention", "self_attention",
+                                                          "SelfAttention", "EncDecAttention", "encoder_attn",
+                                                          "cross_attn", "crossattention"};
+constexpr std::array<std::string_view, 11> kMlpParts{"mlp", "ffn", "feed_forward", "DenseReluDense", "intermediate",
+                                                     "fc1", "fc2", "c_fc", "dense_h_to_4h", "dense_4h_to_h",
+                                                     "ffn_layer"};
+constexpr std::array<std::string_view, 8> kHeadLeaves{"lm_head", "embed_out", "score", "classifier", "proj_out",
+                                                      "qa_outputs", "pooler", "cls"};
+
+std::string role_of(std::string_view module) {
+  static constexpr std::pair<std::string_view, std::string_view> kRoles[] = {
+      {"q_proj", "q"}, {"query", "q"}, {"wq", "q"}, {"q", "q"}, {"q_a_proj", "q-down"}, {"q_b_proj", "q-up"},
+      {"k_proj", "k"}, {"key", "k"}, {"wk", "k"}, {"k", "k"},
+      {"v_proj", "v"}, {"value", "v"}, {"wv", "v"}, {"v", "v"},
+      {"kv_a_proj_with_mqa", "kv-down"}, {"kv_b_proj", "kv-up"},
+      {"o_proj", "o"}, {"wo", "o"}, {"o", "o"}, {"out_proj", "o"}, {"c_proj", "o"}, {"dense", "o"},
+      {"qkv_proj", "qkv"}, {"c_attn", "qkv"}, {"query_key_value", "qkv"}, {"Wqkv", "qkv"}, {"qkv", "qkv"},
+      {"gate_proj", "gate"}, {"w1", "gate"}, {"wi_0", "gate"}, {"up_proj", "up"}, {"w3", "up"}, {"wi_1", "up"},
+      {"down_proj", "down"}, {"w2", "down"}, {"gate_up_proj", "gate-up"}, {"c_fc", "up"}, {"fc1", "up"},
+      {"dense_h_to_4h", "up"}, {"wi", "up"}, {"fc2", "down"}, {"dense_4h_to_h", "down"},
+      {"gate", "router"}, {"router", "router"}, {"e_score_correction_bias", "router-bias"},
+      {"inv_freq", "rotary-inv-freq"}, {"masked_bias", "mask"}, {"position_ids", "position-ids"},
+  };
+  for (const auto& [m, r] : kRoles)
+    if (m == module) return std::string(r);
+  return std::string(module);
+}
+
+}  // namespace
+
+TensorPlacement place_tensor(std::string_view name) {
+  TensorPlacement pl;
+  Parts parts = split(name);
+
+  // Layer: the first numeric component that is not an expert index.
+  size_t layer_pos = parts.size();
+  for (size_t i = 1; i < parts.size(); ++i) {
+    if (!all_digits(parts[i])) continue;
+    std::string_view before = parts[i - 1];
+    if (contains(before, "experts")) continue;
+    layer_pos = i;
+    pl.layer = static_cast<uint32_t>(std::stoul(std::string(parts[i])));
+    size_t end = static_cast<size_t>(parts[i - 1].data() + parts[i - 1].size() - name.data());
+    pl.stack = std::string(name.substr(0, end));
+    break;
+  }
+
+  // Module (the part that names what the tensor is) and parameter suffix.
+  std::string_view leaf = parts.back();
+  std::string_view module = leaf;
+  if ((leaf == "weight" || leaf == "bias") && parts.size() >= 2) module = parts[parts.size() - 2];
+  const Parts inner(parts.begin() + static_cast<long>(std::min(layer_pos, parts.size())), parts.end());
+
+  std::string role = role_of(module);
+  auto set = [&](std::string_view block, std::string r) {
+    pl.block = block;
+    pl.role = std::move(r);
+  };
+
+  if (in(leaf, kQuantSuffixes)) {
+    set("quantization", std::string(leaf));
+    return pl;
+  }
+  if (leaf == "inv_freq" || leaf == "position_ids" || leaf == "masked_bias" ||
+      (leaf == "bias" && module == "attn" && parts.size() >= 2)) {
+    set("buffer", leaf == "bias" ? "causal-mask" : role_of(leaf));
+    return pl;
+  }
+  if (any_part_in(parts, kVisionParts) || any_part_in(parts, kProjectorParts)) {
+    set(any_part_in(parts, kProjectorParts) && !any_part_in(parts, kVisionParts) ? "vision-projector" : "vision",
+        role);
+    return pl;
+  }
+  for (std::string_view p : inner) {
+    if (contains(p, "shared_expert")) {
+      set("shared-expert", module == "shared_expert_gate" ? "gate" : role);
+      return pl;
+    }
+  }
+  for (std::string_view p : inner) {
+    if (p == "experts" || p == "local_experts" || p == "input_linear" || p == "output_linear") {
+      set("moe-expert", role);
+      return pl;
+    }
+  }
+  if (module == "gate" || module == "router" || leaf == "e_score_correction_bias" || module == "switch") {
+    set("moe-router", role_of(leaf == "e_score_correction_bias" ? leaf : module));
+    return pl;
+  }
+  if (any_part_in(inner, std::array<std::string_view, 2>{"linear_attn", "mamba"}) || in(module, kMambaLeaves) ||
+      (any_part_in(inner, std::array<std::string_view, 1>{"mixer"}) &&
+       in(module, std::array<std::string_view, 3>{"in_proj", "out_proj", "norm"}))) {
+    set(any_part_in(inner, std::array<std::string_view, 1>{"linear_attn"}) ? "linear-attention" : "mamba", role);
+    return pl;
+  }
+  if (any_part_in(inner, kAttentionParts) ||
+      in(module, std::array<std::string_view, 7>{"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj", "query_key_value", "Wqkv"})) {
+    bool norm = contains(module, "norm") || contains(module, "ln");
+    bool cross = any_part_in(inner, std::array<std::string_view, 4>{"EncDecAttention", "encoder_attn", "cross_attn", "crossattention"});
+    set(norm && !contains(module, "proj") ? "norm" : (cross ? "cross-attention" : "attention"), role);
+    return pl;
+  }
+  if (any_part_in(inner, kMlpParts)) {
+    set("mlp", role);
+    return pl;
+  }
+  if (in(module, kHeadLeaves) || (module == "output" && parts.size() == 2)) {
+    set("lm-head", "lm-head");
+    return pl;
+  }
+  if (contains(module, "embed") || module == "wte" || module == "wpe" || module == "shared" ||
+      contains(module, "embeddings")) {
+    set("embedding", module == "wpe" || contains(module, "position") ? "position-embedding" : "token-embedding");
+    return pl;
+  }
+  if (contains(module, "norm") || contains(module, "ln") || contains(module, "LayerNorm") || module == "ln_f") {
+    set("norm", "norm");
+    return pl;
+  }
+  set("other", role);
+  return pl;
+}
+
+}  // namespace ma

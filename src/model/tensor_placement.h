@@ -1,0 +1,22 @@
+// Where a tensor sits in a model, from its name alone: the stack and layer index it belongs to, the block
+// (embedding, attention, mlp, moe-router, moe-expert, shared-expert, mamba, linear-attention, norm, lm-head,
+// vision, ...) and its role inside the block (q, k, v, o, qkv, gate, up, down, router, ...). Works on
+// in-memory and on-disk names of every supported family, and on names no template predicted.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ma {
+
+struct TensorPlacement {
+  std::optional<uint32_t> layer;  // index inside `stack`
+  std::string stack;              // module-list prefix, e.g. "model.layers", "visual.blocks", "encoder.block"
+  std::string block;
+  std::string role;
+};
+
+TensorPlacement place_tensor(std::string_view name);
+
+}  // namespace ma

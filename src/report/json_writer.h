@@ -1,0 +1,40 @@
+// A minimal streaming JSON writer for our reports: objects, arrays, scalars, with commas and escaping
+// handled; no DOM, so a 45,000-tensor export is written in one pass.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ma {
+
+class JsonWriter {
+ public:
+  JsonWriter& begin_object();
+  JsonWriter& end_object();
+  JsonWriter& begin_array();
+  JsonWriter& end_array();
+  JsonWriter& key(std::string_view k);
+  JsonWriter& value(std::string_view s);
+  JsonWriter& value(const char* s) { return value(std::string_view(s)); }
+  JsonWriter& value(uint64_t n);
+  JsonWriter& value(int64_t n);
+  JsonWriter& value(int n) { return value(static_cast<int64_t>(n)); }
+  JsonWriter& value(uint32_t n) { return value(static_cast<uint64_t>(n)); }
+  JsonWriter& value(double d);
+  JsonWriter& value(bool b);
+  JsonWriter& null();
+  // Writes a newline before the next element: keeps large arrays one element per line.
+  JsonWriter& newline();
+  std::string take() { return std::move(out_); }
+  const std::string& str() const { return out_; }
+
+ private:
+  void separate();
+  std::string out_;
+  std::vector<bool> first_;  // per open container: no element written yet
+  bool after_key_ = false;
+};
+
+}  // namespace ma

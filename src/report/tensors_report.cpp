@@ -1,0 +1,237 @@
+#include "report/tensors_report.h"
+
+#include <algorithm>
+
+#include "core/units.h"
+#include "report/json_writer.h"
+
+namespace ma {
+namespace {
+
+std::string dtype_short(const InventoryTensor& t) { return t.dtype ? std::string(dtype_info(*t.dtype).short_name) : "?"; }
+
+std::string layer_text(const InventoryTensor& t) {
+  return t.placement.layer ? std::to_string(*t.placement.layer) : std::string("-");
+}
+
+void write_counts(JsonWriter& w, const ParameterCounts& c) {
+  w.key("parameters").begin_object();
+  w.key("total").value(c.total);
+  w.key("embedding").value(c.embedding);
+  w.key("non_embedding").value(c.non_embedding);
+  w.key("routed_experts").value(c.routed_experts);
+  w.key("active");
+  if (c.active) w.value(*c.active);
+  else w.null();
+  w.key("counted_from").value(c.from_template ? "template" : "checkpoint");
+  w.end_object();
+}
+
+void write_checkpoint(JsonWriter& w, const std::optional<CheckpointTotals>& ck) {
+  w.key("checkpoint");
+  if (!ck) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  w.key("files").value(ck->files);
+  w.key("tensors").value(ck->tensors);
+  w.key("parameters").value(ck->parameters);
+  w.key("buffers").value(ck->buffers);
+  w.key("buffer_elements").value(ck->buffer_elements);
+  w.key("extras").value(ck->extras);
+  w.key("extra_elements").value(ck->extra_elements);
+  w.key("quantization_scales").value(ck->quantization_scales);
+  w.key("quantization_scale_elements").value(ck->quantization_scale_elements);
+  w.key("bytes").value(ck->bytes);
+  w.key("bytes_exact").value(ck->headers_read);
+  w.key("file_bytes").value(ck->file_bytes);
+  w.key("index_total_size");
+  if (ck->index_total_size) w.value(*ck->index_total_size);
+  else w.null();
+  w.end_object();
+}
+
+void write_layer_groups(JsonWriter& w, std::string_view name, const std::vector<LayerGroup>& groups) {
+  w.key(name).begin_array();
+  for (const LayerGroup& g : groups) {
+    w.begin_object();
+    w.key("type").value(g.type);
+    w.key("count").value(static_cast<uint64_t>(g.indices.size()));
+    w.key("indices").begin_array();
+    for (uint32_t i : g.indices) w.value(i);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+}
+
+std::string pad(std::string s, size_t width, bool right = false) {
+  if (s.size() >= width) return s;
+  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string render_tensors_json(const TensorsReport& r) {
+  const Inventory& inv = r.inventory;
+  JsonWriter w;
+  w.begin_object();
+  w.key("source").value(inv.source);
+  w.key("origin").value(origin_name(inv.origin));
+  w.key("model_type");
+  if (inv.model) w.value(inv.model->arch.model_type);
+  else w.null();
+  w.key("architecture");
+  if (inv.model) w.value(inv.model->arch.architecture);
+  else w.null();
+  w.key("num_parameters").value(r.counts.total);
+  write_counts(w, r.counts);
+  write_checkpoint(w, inv.checkpoint);
+  w.newline().key("layers").begin_array();
+  for (uint32_t i = 0; i < inv.layers.size(); ++i) {
+    const LayerSpec& l = inv.layers[i];
+    w.begin_object();
+    w.key("index").value(i);
+    w.key("type").value(l.type());
+    w.key("mixer").value(l.mixer);
+    w.key("ffn").value(l.ffn);
+    w.key("attention");
+    if (l.attention.empty()) w.null();
+    else w.value(l.attention);
+    w.key("sliding_window");
+    if (l.sliding_window) w.value(l.sliding_window);
+    else w.null();
+    w.end_object();
+  }
+  w.end_array();
+  w.newline().key("layer_counts").begin_object();
+  write_layer_groups(w, "by_type", r.layers.by_type);
+  write_layer_groups(w, "by_mixer", r.layers.by_mixer);
+  write_layer_groups(w, "by_ffn", r.layers.by_ffn);
+  w.end_object();
+  w.newline().key("warnings").begin_array();
+  for (const auto& s : inv.warnings) w.value(s);
+  w.end_array();
+  w.newline().key("tensors").begin_array();
+  for (const InventoryTensor& t : inv.tensors) {
+    w.newline().begin_object();
+    w.key("name").value(t.name);
+    w.key("shape");
+    if (t.shape_known) {
+      w.begin_array();
+      for (uint64_t d : t.shape) w.value(d);
+      w.end_array();
+    } else {
+      w.null();
+    }
+    w.key("dtype");
+    if (t.dtype) w.value(dtype_info(*t.dtype).short_name);
+    else w.null();
+    w.key("parameters").value(t.parameters);
+    w.key("bytes").value(t.bytes);
+    w.key("layer");
+    if (t.placement.layer) w.value(*t.placement.layer);
+    else w.null();
+    w.key("stack").value(t.placement.stack);
+    w.key("block").value(t.placement.block);
+    w.key("role").value(t.placement.role);
+    w.key("kind").value(tensor_kind_name(t.kind));
+    w.key("tied_to");
+    if (t.tied_to.empty()) w.null();
+    else w.value(t.tied_to);
+    w.key("stored").value(t.stored);
+    w.key("routed_expert").value(t.routed_expert);
+    w.end_object();
+  }
+  w.newline().end_array();
+  w.end_object();
+  std::string out = w.take();
+  out += '\n';
+  return out;
+}
+
+std::string render_tensors_csv(const TensorsReport& r) {
+  std::string out = "kind,name,shape,dtype,parameters,bytes,layer,block,role,tensor_kind,tied_to\n";
+  for (const InventoryTensor& t : r.inventory.tensors) {
+    // Seed 003's first column says what torch calls the entry: a parameter or a buffer.
+    out += t.kind == TensorKind::Buffer ? "buffer," : "param,";
+    out += csv_field(t.name) + ",";
+    out += csv_field(t.shape_known ? shape_to_python_tuple(t.shape) : "?") + ",";
+    out += t.dtype ? std::string(dtype_info(*t.dtype).torch_name) : "";
+    out += "," + std::to_string(t.parameters) + "," + std::to_string(t.bytes) + ",";
+    out += (t.placement.layer ? std::to_string(*t.placement.layer) : "") + ",";
+    out += csv_field(t.placement.block) + "," + csv_field(t.placement.role) + ",";
+    out += std::string(tensor_kind_name(t.kind)) + "," + csv_field(t.tied_to) + "\n";
+  }
+  return out;
+}
+
+std::string render_tensors_console(const TensorsReport& r, bool color) {
+  const Inventory& inv = r.inventory;
+  const char* bold = color ? "\033[1m" : "";
+  const char* dim = color ? "\033[2m" : "";
+  const char* reset = color ? "\033[0m" : "";
+  std::string out;
+  out += std::string(bold) + inv.source + reset;
+  if (inv.model) out += "  " + inv.model->arch.model_type + " / " + inv.model->arch.architecture;
+  out += std::string(dim) + "  (tensors from " + std::string(origin_name(inv.origin)) + ")" + reset + "\n";
+
+  const ParameterCounts& c = r.counts;
+  out += "num_parameters: " + with_thousands(c.total) + " (" + human_count(c.total) + ")" +
+         (c.from_template ? "" : " counted from stored tensors") + "\n";
+  out += "  embedding " + with_thousands(c.embedding) + ", non-embedding " + with_thousands(c.non_embedding) + "\n";
+  if (c.active)
+    out += "  active per token " + with_thousands(*c.active) + " (" + human_count(*c.active) + "), routed experts " +
+           with_thousands(c.routed_experts) + "\n";
+  if (inv.checkpoint) {
+    const CheckpointTotals& k = *inv.checkpoint;
+    out += "checkpoint: " + std::to_string(k.files) + (k.files == 1 ? " file, " : " files, ") +
+           with_thousands(k.tensors) + " tensors, " + with_thousands(k.parameters) + " parameters stored, " +
+           std::to_string(k.buffers) + " buffers, " + std::to_string(k.extras) + " extras, " +
+           std::to_string(k.quantization_scales) + " quantization scales, " + human_bytes(k.bytes) +
+           (k.headers_read ? "" : " predicted") + "\n";
+    if (k.index_total_size) out += "  index total_size: " + with_thousands(*k.index_total_size) + " bytes\n";
+  }
+  if (!r.layers.by_type.empty()) {
+    out += "layers: " + std::to_string(inv.layers.size()) + "\n";
+    for (const LayerGroup& g : r.layers.by_type)
+      out += "  " + pad(std::to_string(g.indices.size()), 4, true) + " x " + g.type + "  [" + compact_ranges(g.indices) + "]\n";
+    if (r.layers.by_type.size() > 1) {
+      for (const auto* groups : {&r.layers.by_mixer, &r.layers.by_ffn})
+        for (const LayerGroup& g : *groups)
+          out += std::string(dim) + "  " + pad(std::to_string(g.indices.size()), 4, true) + " x " + g.type + reset + "\n";
+    }
+  }
+
+  size_t wn = 4, ws = 5;
+  for (const auto& t : inv.tensors) {
+    wn = std::max(wn, t.name.size());
+    ws = std::max(ws, (t.shape_known ? shape_to_string(t.shape) : std::string("?")).size());
+  }
+  wn = std::min<size_t>(wn, 80);
+  out += "\n" + std::string(bold) + pad("name", wn) + "  " + pad("shape", ws) + "  " + pad("dtype", 7) + "  " +
+         pad("params", 15, true) + "  " + pad("bytes", 11, true) + "  " + pad("layer", 5, true) + "  " +
+         pad("block", 16) + "  " + pad("role", 14) + "  kind" + reset + "\n";
+  for (const auto& t : inv.tensors) {
+    std::string kind(tensor_kind_name(t.kind));
+    if (!t.tied_to.empty()) kind += " (tied to " + t.tied_to + ")";
+    out += pad(t.name, wn) + "  " + pad(t.shape_known ? shape_to_string(t.shape) : "?", ws) + "  " +
+           pad(dtype_short(t), 7) + "  " + pad(with_thousands(t.parameters), 15, true) + "  " +
+           pad(human_bytes(t.bytes), 11, true) + "  " + pad(layer_text(t), 5, true) + "  " + pad(t.placement.block, 16) +
+           "  " + pad(t.placement.role, 14) + "  " + kind + "\n";
+  }
+  return out;
+}
+
+}  // namespace ma

@@ -1,0 +1,22 @@
+// Renderers of the `tensors` command: console table, JSON (stable field names, reused by later commands)
+// and seed 003's dry-run CSV (kind,name,shape,dtype) extended with our columns.
+#pragma once
+#include <string>
+
+#include "analysis/layer_summary.h"
+#include "analysis/parameter_counts.h"
+#include "model/inventory.h"
+
+namespace ma {
+
+struct TensorsReport {
+  const Inventory& inventory;
+  ParameterCounts counts;
+  LayerSummary layers;
+};
+
+std::string render_tensors_console(const TensorsReport& r, bool color);
+std::string render_tensors_json(const TensorsReport& r);
+std::string render_tensors_csv(const TensorsReport& r);
+
+}  // namespace ma

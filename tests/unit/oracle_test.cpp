@@ -1,0 +1,146 @@
+// Exactness against Hugging Face transformers: for every config with an oracle entry, our template must
+// build exactly what transformers builds — parameter count, non-embedding count, every parameter and every
+// state_dict tensor name and shape, and the type of every decoder layer.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "analysis/parameter_counts.h"
+#include "core/error.h"
+#include "formats/model_files.h"
+#include "model/family_registry.h"
+#include "model/inventory.h"
+#include "test_support.h"
+
+namespace ma {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> oracle_names() {
+  std::vector<std::string> names;
+  if (auto data = test::shared_data())
+    for (const auto& e : fs::directory_iterator(*data / "oracle"))
+      if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  if (names.empty()) names.push_back("NO_SHARED_DATA");
+  return names;
+}
+
+using ShapeMap = std::map<std::string, Shape>;
+
+ShapeMap shape_map(const json::Value& list) {
+  ShapeMap m;
+  for (const json::Value& e : list.items()) {
+    Shape s;
+    for (const json::Value& d : e.items()[1].items()) s.push_back(*d.as_uint());
+    m.emplace(std::string(e.items()[0].as_string()), s);
+  }
+  return m;
+}
+
+// Differences between two name->shape maps, at most `limit` lines.
+std::string diff_maps(const ShapeMap& ours, const ShapeMap& theirs, size_t limit = 8) {
+  std::string out;
+  size_t n = 0;
+  auto note = [&](const std::string& s) {
+    if (n++ < limit) out += "  " + s + "\n";
+  };
+  for (const auto& [name, shape] : theirs) {
+    auto it = ours.find(name);
+    if (it == ours.end()) note("missing " + name + " " + shape_to_string(shape));
+    else if (it->second != shape) note("shape " + name + " ours " + shape_to_string(it->second) + " theirs " + shape_to_string(shape));
+  }
+  for (const auto& [name, shape] : ours)
+    if (!theirs.count(name)) note("extra " + name + " " + shape_to_string(shape));
+  if (n > limit) out += "  ... " + std::to_string(n - limit) + " more\n";
+  return out;
+}
+
+// The layer type transformers' module classes imply, in our vocabulary (see LayerSpec::type()).
+std::string oracle_layer_type(const json::Value& modules) {
+  std::string mixer, ffn;
+  for (const json::Value& m : modules.items()) {
+    std::string_view entry = m.as_string();
+    std::string_view attr = entry.substr(0, entry.find(':'));
+    std::string_view cls = entry.substr(entry.find(':') + 1);
+    auto has = [&](std::string_view s) { return cls.find(s) != std::string_view::npos; };
+    if (has("Mamba2Mixer")) mixer = "mamba2";
+    else if (has("MambaMixer")) mixer = "mamba";
+    else if (has("GatedDeltaNet")) mixer = "linear-attention";
+    else if ((has("Attention") && attr != "encoder_attn") || cls == "ModuleList") mixer = mixer.empty() ? "attention" : mixer;
+    if (has("Moe") || has("MoE") || has("Experts") || cls == "DbrxFFN") ffn = "moe";
+    else if ((has("MLP") || has("FFN") || has("Intermediate") || attr == "fc1" || cls == "ModuleList") && ffn.empty()) ffn = "dense";
+  }
+  std::string t = mixer;
+  if (!ffn.empty()) t += (t.empty() ? "" : "+") + ffn;
+  return t.empty() ? "none" : t;
+}
+
+class OracleTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OracleTest, TemplateEqualsTransformers) {
+  auto data = test::shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  json::Document oracle = test::parse_json_file(*data / "oracle" / (GetParam() + ".json"));
+  const json::Value& o = oracle.root();
+  fs::path config_dir = *data / std::string(o.find("config_dir")->as_string());
+  LocalModelFiles files;
+  files.root = config_dir;
+  files.display_name = GetParam();
+  files.config = config_dir / "config.json";
+
+  if (!o.find("ok")->as_bool()) {
+    // Needs code outside transformers: we must say so, never guess.
+    try {
+      Inventory inv = build_inventory(files);
+      GTEST_SKIP() << "supported beyond transformers (own test): " << inv.model->arch.model_type;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << e.what();
+      EXPECT_NE(std::string(e.what()).find("unsupported architecture"), std::string::npos) << e.what();
+    }
+    return;
+  }
+
+  Inventory inv = build_inventory(files);
+  ASSERT_TRUE(inv.model.has_value());
+  ParameterCounts c = count_parameters(inv);
+  EXPECT_EQ(c.total, *o.find("num_params")->as_uint()) << GetParam();
+  EXPECT_EQ(c.non_embedding, *o.find("num_params_no_emb")->as_uint()) << GetParam();
+
+  ShapeMap params, state;
+  for (const TemplateTensor& t : inv.model->tensors) {
+    state.emplace(t.name, t.shape);
+    if (t.kind == TensorKind::Parameter && t.tied_to.empty()) params.emplace(t.name, t.shape);
+  }
+  EXPECT_EQ(params.size(), inv.model->tensors.size() - std::count_if(inv.model->tensors.begin(), inv.model->tensors.end(),
+                                                                     [](const TemplateTensor& t) { return t.kind != TensorKind::Parameter || !t.tied_to.empty(); }))
+      << "duplicate tensor names in template";
+  std::string pd = diff_maps(params, shape_map(*o.find("params")));
+  EXPECT_TRUE(pd.empty()) << "parameters differ from transformers:\n" << pd;
+  std::string sd = diff_maps(state, shape_map(*o.find("state_dict")));
+  EXPECT_TRUE(sd.empty()) << "state_dict differs from transformers:\n" << sd;
+
+  const json::Value& layers = *o.find("layers");
+  ASSERT_EQ(inv.model->layers.size(), layers.items().size()) << "decoder layer count";
+  std::string ld;
+  for (size_t i = 0; i < layers.items().size(); ++i) {
+    std::string theirs = oracle_layer_type(layers.items()[i]);
+    if (inv.model->layers[i].type() != theirs && ld.size() < 400)
+      ld += "  layer " + std::to_string(i) + ": ours " + inv.model->layers[i].type() + ", transformers " + theirs + "\n";
+  }
+  EXPECT_TRUE(ld.empty()) << "layer types differ:\n" << ld;
+  EXPECT_EQ(inv.model->layers_path, std::string(o.find("layers_path")->as_string()));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllConfigs, OracleTest, ::testing::ValuesIn(oracle_names()),
+                         [](const auto& param_info) {
+                           std::string n = param_info.param;
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace ma

@@ -1,0 +1,38 @@
+// Helpers shared by the tests: where the reference data is, temp directories, running the CLI.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "core/json.h"
+
+namespace ma::test {
+
+// ../shared/data when present (CI and developer machines), nullopt in a user's fresh clone.
+std::optional<std::filesystem::path> shared_data();
+
+// A fresh directory under the system temp dir, removed on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string read_file(const std::filesystem::path& p);
+void write_file(const std::filesystem::path& p, const std::string& content);
+json::Document parse_json_file(const std::filesystem::path& p);
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+// Runs the built modelanalyzer binary with `args` (shell-quoted by the caller when needed).
+CommandResult run_cli(const std::string& args);
+
+}  // namespace ma::test
