@@ -210,7 +210,9 @@ Inventory build_inventory(const LocalModelFiles& files) {
         t.embedding = e.embedding;
       } else {
         t.kind = kind_without_template_match(t.placement, inv.model.has_value());
-        if (inv.model && t.kind == TensorKind::Extra) extra.add("checkpoint tensor '" + t.name + "' is not in the " +
+        bool known = inv.model && std::any_of(inv.model->known_extras.begin(), inv.model->known_extras.end(),
+                                              [&](const auto& k) { return t.name.rfind(k.prefix, 0) == 0; });
+        if (inv.model && t.kind == TensorKind::Extra && !known) extra.add("checkpoint tensor '" + t.name + "' is not in the " +
                                                                 inv.model->arch.architecture + " template");
       }
       if (ck.headers_read) {

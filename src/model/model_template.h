@@ -51,6 +51,13 @@ struct ModelTemplate {
   std::vector<TemplateTensor> tensors;
   std::vector<LayerSpec> layers;  // decoder stack of the language model, in order
   std::string layers_path;        // in-memory prefix of that stack, e.g. "model.layers"
+  // On-disk name prefixes that checkpoints of this architecture carry but transformers does not build
+  // (DeepSeek-V3's multi-token-prediction layer): labelled as extras with this reason, without a warning.
+  struct KnownExtra {
+    std::string prefix;
+    std::string reason;
+  };
+  std::vector<KnownExtra> known_extras;
 
   // Appends a parameter; returns it for further flags.
   TemplateTensor& add(std::string name, Shape shape);
