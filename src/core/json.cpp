@@ -82,7 +82,8 @@ class Parser {
     if (consume('}')) return;
     for (;;) {
       skip_ws();
-      if (p_ == end_ || *p_ != '"') fail("expected a string key");
+      if (p_ == end_) fail("unexpected end of input");
+      if (*p_ != '"') fail("expected a string key");
       Member& m = v.members_.emplace_back();
       m.key = parse_string();
       skip_ws();

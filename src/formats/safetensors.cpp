@@ -45,11 +45,11 @@ uint64_t dim_value(const json::Value& v, std::string_view source, std::string_vi
 
 }  // namespace
 
-uint64_t safetensors_header_length(std::string_view prefix8, uint64_t file_size, std::string_view source) {
-  if (prefix8.size() < 8 || file_size < 8)
+uint64_t safetensors_header_length(std::string_view first_bytes, uint64_t file_size, std::string_view source) {
+  reject_known_impostors(first_bytes, source);
+  if (first_bytes.size() < 8 || file_size < 8)
     malformed(source, "", "file too small to be safetensors (" + std::to_string(file_size) + " bytes; need at least 8)");
-  reject_known_impostors(prefix8, source);
-  uint64_t n = read_u64_le(prefix8);
+  uint64_t n = read_u64_le(first_bytes);
   if (n > kSafetensorsMaxHeader)
     throw Error(ErrorKind::Limit, std::string(source), "header length",
                 "header length " + std::to_string(n) + " exceeds the cap of " + std::to_string(kSafetensorsMaxHeader) + " bytes");
@@ -161,8 +161,8 @@ SafetensorsHeader parse_safetensors_header(std::string_view header_json, uint64_
 SafetensorsHeader read_safetensors_header(const std::string& path) {
   FileSource f(path);
   std::string buf;
-  if (f.size() < 8) safetensors_header_length(std::string_view(), f.size(), path);
-  f.read_exact(0, 8, buf);
+  // Enough bytes to recognise a Git LFS pointer or an HTML page saved under a .safetensors name.
+  f.read_exact(0, std::min<uint64_t>(f.size(), 64), buf);
   uint64_t n = safetensors_header_length(buf, f.size(), path);
   f.read_exact(8, n, buf);
   return parse_safetensors_header(buf, f.size(), path);

@@ -32,7 +32,8 @@ SafetensorsHeader parse_safetensors_header(std::string_view header_json, uint64_
 // Reads and validates the header of a local .safetensors file.
 SafetensorsHeader read_safetensors_header(const std::string& path);
 
-// The first 8 bytes: returns N after checking it against the cap and the file size.
-uint64_t safetensors_header_length(std::string_view prefix8, uint64_t file_size, std::string_view source);
+// The file's first bytes (at least 8 when the file has them; up to 64 help recognise impostors): returns the
+// header length N after checking it against the cap and the file size.
+uint64_t safetensors_header_length(std::string_view first_bytes, uint64_t file_size, std::string_view source);
 
 }  // namespace ma

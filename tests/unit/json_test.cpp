@@ -1,0 +1,94 @@
+// The strict JSON reader: exact integers, RFC 8259 grammar, UTF-8 validation, bounded nesting (rows J1, J3).
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/json.h"
+
+namespace ma {
+namespace {
+
+json::Document parse(const std::string& s) { return json::Document::parse(s, "test.json"); }
+
+void expect_malformed(const std::string& s, const std::string& needle) {
+  try {
+    parse(s);
+    ADD_FAILURE() << "accepted: " << s.substr(0, 60);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Malformed);
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("test.json"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Json, ParsesNestedValues) {
+  auto d = parse(R"( {"a": [1, -2, 3.5e2, true, false, null], "b": {"c": "x\u00e9\ud83d\ude00\n"}} )");
+  const json::Value& a = *d.root().find("a");
+  ASSERT_EQ(a.items().size(), 6u);
+  EXPECT_EQ(*a.items()[0].as_uint(), 1u);
+  EXPECT_EQ(*a.items()[1].as_int(), -2);
+  EXPECT_FALSE(a.items()[1].as_uint());
+  EXPECT_DOUBLE_EQ(a.items()[2].as_double(), 350.0);
+  EXPECT_FALSE(a.items()[2].as_uint()) << "3.5e2 is not an integer literal";
+  EXPECT_TRUE(a.items()[3].as_bool());
+  EXPECT_TRUE(a.items()[5].is_null());
+  EXPECT_EQ(d.root().find("b")->find("c")->as_string(), "x\xc3\xa9\xf0\x9f\x98\x80\n");
+}
+
+TEST(Json, IntegersStayExactTo64Bits) {
+  auto d = parse("[18446744073709551615, 18446744073709551616, 9007199254740993, -9223372036854775808]");
+  EXPECT_EQ(*d.root().items()[0].as_uint(), 18446744073709551615ull);
+  EXPECT_FALSE(d.root().items()[1].as_uint()) << "2^64 does not fit";
+  EXPECT_EQ(*d.root().items()[2].as_uint(), 9007199254740993ull) << "beyond double precision";
+  EXPECT_EQ(*d.root().items()[3].as_int(), INT64_MIN);
+}
+
+TEST(Json, LastDuplicateKeyWinsLikePython) {
+  auto d = parse(R"({"k": 1, "k": 2})");
+  EXPECT_EQ(*d.root().find("k")->as_uint(), 2u);
+}
+
+TEST(Json, RejectsNonJson) {
+  expect_malformed("{", "unexpected end");
+  expect_malformed("[1,]", "unexpected character");
+  expect_malformed("[NaN]", "unexpected character");
+  expect_malformed("[Infinity]", "unexpected character");
+  expect_malformed("[01]", "expected ',' or ']'");
+  expect_malformed("[1e400]", "out of range");
+  expect_malformed("\"\\x\"", "escape");
+  expect_malformed("\"a\nb\"", "control character");
+  expect_malformed("\"\xc3\"", "UTF-8");
+  expect_malformed("\"\xed\xa0\x80\"", "UTF-8");  // encoded surrogate
+  expect_malformed("\"\\ud800\"", "surrogate");
+  expect_malformed("\xef\xbb\xbf{}", "byte-order mark");
+  expect_malformed("{} {}", "trailing");
+}
+
+TEST(Json, NestingIsCapped) {
+  expect_malformed(std::string(129, '[') + std::string(129, ']'), "nesting deeper than 128");
+  EXPECT_NO_THROW(parse(std::string(128, '[') + std::string(128, ']')));
+  expect_malformed(std::string(1000000, '['), "nesting");
+}
+
+TEST(Json, SizeCapIsALimitError) {
+  json::Limits l;
+  l.max_bytes = 10;
+  try {
+    json::Document::parse(std::string(11, ' '), "big.json", l);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Limit);
+  }
+}
+
+TEST(Json, ErrorCarriesByteOffset) {
+  try {
+    parse("{\"a\": tru}");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    ASSERT_TRUE(e.offset().has_value());
+    EXPECT_EQ(*e.offset(), 6u);
+  }
+}
+
+}  // namespace
+}  // namespace ma

@@ -1,0 +1,109 @@
+// Sharded checkpoints: index parsing and validation (rows X1-X6) and the index-vs-shards cross-check.
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "formats/checkpoint.h"
+#include "formats/safetensors_index.h"
+#include "formats/safetensors_writer.h"
+#include "test_support.h"
+
+namespace ma {
+namespace {
+
+ErrorKind index_error(const std::string& json) {
+  try {
+    parse_safetensors_index(json, "model.safetensors.index.json");
+  } catch (const Error& e) {
+    return e.kind();
+  }
+  return ErrorKind::Internal;  // accepted
+}
+
+TEST(SafetensorsIndex, ParsesWeightMapAndTotalSize) {
+  auto idx = parse_safetensors_index(
+      R"({"metadata":{"total_size":1234},"weight_map":{"a":"m-1.safetensors","b":"m-2.safetensors","c":"m-1.safetensors"}})", "i");
+  ASSERT_EQ(idx.shards.size(), 2u);
+  EXPECT_EQ(idx.shards[1], "m-2.safetensors");
+  EXPECT_EQ(idx.weight_map[2].second, 0u);
+  EXPECT_EQ(*idx.total_size, 1234u);
+}
+
+TEST(SafetensorsIndex, X1_ShardPathsCannotEscape) {
+  for (const char* bad : {"../../etc/passwd", "/abs/x.safetensors", "sub/../../x", "C:\\\\x", "\\\\\\\\host\\\\share\\\\x",
+                          "a//b", "./x", ""})
+    EXPECT_EQ(index_error(std::string(R"({"weight_map":{"w":")") + bad + "\"}}"), ErrorKind::Unsafe) << bad;
+  EXPECT_TRUE(is_contained_relative_path("sub/model-00001.safetensors"));
+}
+
+TEST(SafetensorsIndex, X5_Malformed) {
+  EXPECT_EQ(index_error(R"({"weight_map":[]})"), ErrorKind::Malformed);
+  EXPECT_EQ(index_error(R"({"weight_map":{"w":1}})"), ErrorKind::Malformed);
+  EXPECT_EQ(index_error(R"({"weight_map":{"w":"a","w":"b"}})"), ErrorKind::Malformed);
+  EXPECT_EQ(index_error(R"({"metadata":{"total_size":-1},"weight_map":{}})"), ErrorKind::Malformed);
+  EXPECT_EQ(index_error(std::string(200, '[')), ErrorKind::Malformed);
+}
+
+TEST(SafetensorsIndex, X6_TooManyShards) {
+  std::string j = R"({"weight_map":{)";
+  for (int i = 0; i <= 10000; ++i) j += (i ? "," : "") + std::string("\"t") + std::to_string(i) + "\":\"s" + std::to_string(i) + ".safetensors\"";
+  EXPECT_EQ(index_error(j + "}}"), ErrorKind::Limit);
+}
+
+class ShardedDir : public ::testing::Test {
+ protected:
+  test::TempDir dir;
+  void shard(const std::string& name, const std::vector<std::string>& tensors) {
+    std::vector<TensorToWrite> t;
+    for (const auto& n : tensors) t.push_back({n, DType::F32, {2}, std::string(8, '\0')});
+    write_safetensors(dir / name, t);
+  }
+  ErrorKind read_error() {
+    try {
+      read_checkpoint(locate_local_model(dir.path().string()));
+    } catch (const Error& e) {
+      return e.kind();
+    }
+    return ErrorKind::Internal;
+  }
+};
+
+TEST_F(ShardedDir, ReadsAllShardsAndAgreesWithIndex) {
+  shard("m-1.safetensors", {"a", "b"});
+  shard("m-2.safetensors", {"c"});
+  test::write_file(dir / "model.safetensors.index.json",
+                   R"({"metadata":{"total_size":24},"weight_map":{"a":"m-1.safetensors","b":"m-1.safetensors","c":"m-2.safetensors"}})");
+  Checkpoint ck = read_checkpoint(locate_local_model(dir.path().string()));
+  EXPECT_TRUE(ck.headers_read);
+  ASSERT_EQ(ck.tensors.size(), 3u);
+  EXPECT_EQ(ck.tensors[2].file_index, 1u);
+}
+
+TEST_F(ShardedDir, X3_IndexAndShardsMustAgree) {
+  shard("m-1.safetensors", {"a", "b"});
+  shard("m-2.safetensors", {"c"});
+  test::write_file(dir / "model.safetensors.index.json", R"({"weight_map":{"a":"m-1.safetensors","c":"m-2.safetensors"}})");
+  EXPECT_EQ(read_error(), ErrorKind::Malformed) << "b is stored but not indexed";
+  test::write_file(dir / "model.safetensors.index.json",
+                   R"({"weight_map":{"a":"m-1.safetensors","b":"m-2.safetensors","c":"m-2.safetensors"}})");
+  EXPECT_EQ(read_error(), ErrorKind::Malformed) << "b is in the other shard";
+  test::write_file(dir / "model.safetensors.index.json",
+                   R"({"weight_map":{"a":"m-1.safetensors","b":"m-1.safetensors","c":"m-2.safetensors","d":"m-3.safetensors"}})");
+  EXPECT_EQ(read_error(), ErrorKind::NotFound) << "m-3 is missing while others are present";
+}
+
+TEST_F(ShardedDir, IndexWithoutShardsGivesNamesOnly) {
+  test::write_file(dir / "model.safetensors.index.json", R"({"weight_map":{"a":"m-1.safetensors","c":"m-2.safetensors"}})");
+  Checkpoint ck = read_checkpoint(locate_local_model(dir.path().string()));
+  EXPECT_FALSE(ck.headers_read);
+  ASSERT_EQ(ck.tensors.size(), 2u);
+  EXPECT_EQ(ck.files.size(), 2u);
+}
+
+TEST_F(ShardedDir, SameTensorInTwoUnindexedFilesIsAnError) {
+  shard("a.safetensors", {"x"});
+  shard("b.safetensors", {"x"});
+  EXPECT_EQ(read_error(), ErrorKind::Malformed);
+}
+
+}  // namespace
+}  // namespace ma
