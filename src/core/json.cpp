@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstring>
+#include <limits>
 
 #include "core/error.h"
 
@@ -60,7 +61,18 @@ class Parser {
       case 't': expect_literal("true"); v.type_ = Type::Bool; v.bool_ = true; return;
       case 'f': expect_literal("false"); v.type_ = Type::Bool; v.bool_ = false; return;
       case 'n': expect_literal("null"); v.type_ = Type::Null; return;
+      case 'N':
+      case 'I':
+        if (limits_.allow_nonfinite) {
+          parse_nonfinite(v);
+          return;
+        }
+        fail(std::string("unexpected character '") + printable(std::string_view(p_, 1)) + "'");
       default:
+        if (limits_.allow_nonfinite && *p_ == '-' && end_ - p_ > 1 && p_[1] == 'I') {
+          parse_nonfinite(v);
+          return;
+        }
         if (*p_ == '-' || (*p_ >= '0' && *p_ <= '9')) {
           parse_number(v);
           return;
@@ -111,6 +123,22 @@ class Parser {
       if (consume(']')) return;
       fail("expected ',' or ']' in array");
     }
+  }
+
+  void parse_nonfinite(Value& v) {
+    const char* start = p_;
+    bool negative = consume('-');
+    if (!negative && end_ - p_ >= 3 && std::memcmp(p_, "NaN", 3) == 0) {
+      p_ += 3;
+      v.double_ = std::numeric_limits<double>::quiet_NaN();
+    } else if (end_ - p_ >= 8 && std::memcmp(p_, "Infinity", 8) == 0) {
+      p_ += 8;
+      v.double_ = negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    } else {
+      fail("invalid literal");
+    }
+    v.type_ = Type::Number;
+    v.str_ = std::string_view(start, static_cast<size_t>(p_ - start));
   }
 
   void parse_number(Value& v) {

@@ -68,6 +68,9 @@ struct Member {
 struct Limits {
   uint32_t max_depth = 128;      // serde_json's limit: deep nesting is an error, never a stack overflow
   uint64_t max_bytes = 100'000'000;
+  // Python's json.dumps writes NaN / Infinity / -Infinity; configs written by transformers contain them
+  // (Nemotron-H's time_step_limit). Accepted only where asked for; safetensors headers never allow them.
+  bool allow_nonfinite = false;
 };
 
 // A parsed document. Owns the text and any unescaped strings that Values point into; not copyable so those

@@ -158,6 +158,11 @@ SafetensorsHeader parse_safetensors_header(std::string_view header_json, uint64_
   return h;
 }
 
+SafetensorsHeader parse_safetensors_bytes(std::string_view file, std::string_view source) {
+  uint64_t n = safetensors_header_length(file.substr(0, 64), file.size(), source);
+  return parse_safetensors_header(file.substr(8, n), file.size(), source);
+}
+
 SafetensorsHeader read_safetensors_header(const std::string& path) {
   FileSource f(path);
   std::string buf;

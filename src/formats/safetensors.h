@@ -29,6 +29,9 @@ struct SafetensorsHeader {
 SafetensorsHeader parse_safetensors_header(std::string_view header_json, uint64_t file_size,
                                            std::string_view source);
 
+// Validates a whole file held in memory (fuzzing, remote prefixes that hold the complete header).
+SafetensorsHeader parse_safetensors_bytes(std::string_view file, std::string_view source);
+
 // Reads and validates the header of a local .safetensors file.
 SafetensorsHeader read_safetensors_header(const std::string& path);
 

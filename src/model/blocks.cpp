@@ -39,6 +39,7 @@ void gated_mlp(ModelTemplate& t, const std::string& prefix, uint64_t hidden, uin
 
 void fused_experts(ModelTemplate& t, const std::string& prefix, uint64_t experts, uint64_t hidden, uint64_t inter,
                    const ExpertsOnDisk& disk) {
+  t.charge(3 * experts);
   TemplateTensor& gate_up = t.add(prefix + ".gate_up_proj", {experts, 2 * inter, hidden});
   gate_up.routed_expert = true;
   for (uint64_t e = 0; e < experts; ++e) {

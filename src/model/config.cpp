@@ -7,6 +7,7 @@ namespace ma {
 ModelConfig ModelConfig::parse(std::string text, const std::string& file) {
   json::Limits limits;
   limits.max_bytes = 16ull << 20;
+  limits.allow_nonfinite = true;  // transformers writes configs with Python's json, which emits Infinity
   auto doc = std::make_shared<json::Document>(json::Document::parse(std::move(text), file, limits));
   if (!doc->root().is_object()) throw Error(ErrorKind::Malformed, file, "", "config must be a JSON object");
   ModelConfig c;
@@ -31,12 +32,16 @@ bool ModelConfig::has(std::string_view key) const {
 std::optional<uint64_t> ModelConfig::opt_count(std::string_view key) const {
   const json::Value* v = raw(key);
   if (!v || v->is_null()) return std::nullopt;
-  if (auto u = v->as_uint()) return *u;
+  auto capped = [&](uint64_t u) {
+    if (u > kMaxValue) fail(key, "value " + std::to_string(u) + " is implausibly large (cap " + std::to_string(kMaxValue) + ")");
+    return u;
+  };
+  if (auto u = v->as_uint()) return capped(*u);
   // Integral floats ("4096.0") occur in hand-edited configs; Python would accept them as ints only with a cast,
   // transformers keeps them as floats, so we reject anything non-integral.
   if (v->is_number() && v->as_double() >= 0 && v->as_double() < 9e15 &&
       static_cast<double>(static_cast<uint64_t>(v->as_double())) == v->as_double())
-    return static_cast<uint64_t>(v->as_double());
+    return capped(static_cast<uint64_t>(v->as_double()));
   fail(key, std::string("must be a non-negative integer, found ") +
                 (v->is_number() ? printable(v->raw()) : v->is_string() ? "a string" : "a non-number"));
 }

@@ -25,6 +25,11 @@ class ModelConfig {
   bool has(std::string_view key) const;  // present and not null
   const json::Value* raw(std::string_view key) const;
 
+  // Integer fields are capped at kMaxValue: larger values are corrupt configs. With the cap, loops over
+  // layers or experts stay bounded and products of two dimensions stay far inside 64 bits
+  // (build_template checks the products of more).
+  static constexpr uint64_t kMaxValue = 1ull << 26;
+
   uint64_t dim(std::string_view key) const;                       // required, integer >= 1
   uint64_t dim_or(std::string_view key, uint64_t dflt) const;     // integer >= 1 when present
   uint64_t count_or(std::string_view key, uint64_t dflt) const;   // integer >= 0 when present

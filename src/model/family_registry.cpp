@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "core/checked.h"
 #include "core/error.h"
 #include "model/families/family_groups.h"
 
@@ -28,13 +29,21 @@ const FamilyBuilder* find_family_builder(std::string_view model_type) {
 ModelTemplate build_template(const ModelConfig& cfg) {
   std::string model_type = cfg.string_or("model_type", "");
   if (model_type.empty())
-    throw Error(ErrorKind::Unsupported, cfg.file(), "model_type", "config names no model_type; cannot pick an architecture");
+    throw Error(ErrorKind::Unsupported, cfg.file(), "model_type", "unsupported architecture: the config names no model_type");
   const FamilyBuilder* f = find_family_builder(model_type);
   if (!f) throw Error(ErrorKind::Unsupported, cfg.file(), "model_type", "unsupported architecture: " + printable(model_type));
   ModelTemplate t;
   t.arch.model_type = model_type;
   t.arch.torch_dtype = cfg.string_or("torch_dtype", cfg.has("dtype") ? cfg.string_or("dtype", "") : "");
   f->build(cfg, t);
+  // Shapes come from capped config values, but a product of several can still exceed 64 bits.
+  uint64_t total = 0;
+  for (const TemplateTensor& tt : t.tensors) {
+    auto n = checked_numel(tt.shape);
+    auto sum = n ? checked_add(total, *n) : std::nullopt;
+    if (!sum) throw Error(ErrorKind::Limit, cfg.file(), tt.name, "tensor sizes overflow 64-bit arithmetic");
+    total = *sum;
+  }
   return t;
 }
 

@@ -72,25 +72,27 @@ struct Row {
 void add_template_rows(const ModelTemplate& m, std::vector<Row>& rows, DType dtype) {
   for (size_t i = 0; i < m.tensors.size(); ++i) {
     const TemplateTensor& tt = m.tensors[i];
-    auto make = [&](const std::string& name, const Shape& shape, size_t piece) {
+    auto make = [&](const std::string& name, const Shape& shape, size_t piece, std::optional<DType> piece_dtype,
+                    std::optional<TensorKind> piece_kind) {
       Row r{{}, i, piece};
       r.t.name = name;
       r.t.shape = shape;
-      r.t.dtype = dtype;
-      r.t.kind = tt.kind;
+      r.t.dtype = piece_dtype.value_or(dtype);
+      r.t.kind = piece_kind.value_or(tt.kind);
       r.t.tied_to = tt.tied_to;
       r.t.routed_expert = tt.routed_expert;
       r.t.embedding = tt.embedding;
       r.t.stored = tt.stored;
       r.t.parameters = tt.stored ? numel(shape) : 0;
-      r.t.bytes = tt.stored ? bytes_of(r.t.parameters, dtype) : 0;
+      r.t.bytes = tt.stored ? bytes_of(r.t.parameters, *r.t.dtype) : 0;
       r.t.placement = place_tensor(name);
       rows.push_back(std::move(r));
     };
     if (!tt.stored || tt.disk.empty()) {
-      make(tt.name, tt.shape, 0);
+      make(tt.name, tt.shape, 0, std::nullopt, std::nullopt);
     } else {
-      for (size_t p = 0; p < tt.disk.size(); ++p) make(tt.disk[p].name, tt.disk[p].shape, p);
+      for (size_t p = 0; p < tt.disk.size(); ++p)
+        make(tt.disk[p].name, tt.disk[p].shape, p, tt.disk[p].dtype, tt.disk[p].kind);
     }
   }
 }
@@ -154,12 +156,16 @@ Inventory build_inventory(const LocalModelFiles& files) {
     // The template's on-disk names, for matching.
     std::vector<Row> expected;
     std::unordered_map<std::string_view, size_t> by_name;
+    std::unordered_map<std::string_view, size_t> tied_copies;  // not stored by transformers' save, but some checkpoints do
     std::vector<std::string> base_prefixes;
     if (inv.model) {
       add_template_rows(*inv.model, expected, config_dtype(*inv.model));
       by_name.reserve(expected.size());
       for (size_t i = 0; i < expected.size(); ++i) {
-        if (!expected[i].t.stored) continue;
+        if (!expected[i].t.stored) {
+          tied_copies.emplace(expected[i].t.name, i);
+          continue;
+        }
         by_name.emplace(expected[i].t.name, i);
         std::string first = expected[i].t.name.substr(0, expected[i].t.name.find('.') + 1);
         if (std::find(base_prefixes.begin(), base_prefixes.end(), first) == base_prefixes.end())
@@ -169,7 +175,6 @@ Inventory build_inventory(const LocalModelFiles& files) {
     std::vector<bool> seen(expected.size(), false);
     DifferenceLog mismatched("shape differences"), extra("tensors the template does not predict"),
         missing("template tensors missing from the checkpoint");
-    const DType dry_dtype = inv.model ? config_dtype(*inv.model) : DType::F32;
 
     auto lookup = [&](const std::string& name) -> std::optional<size_t> {
       if (auto it = by_name.find(name); it != by_name.end()) return it->second;
@@ -200,7 +205,14 @@ Inventory build_inventory(const LocalModelFiles& files) {
           packed = match.has_value();
         }
       }
-      if (match) {
+      std::optional<size_t> tied_copy;
+      if (!match)
+        if (auto it = tied_copies.find(t.name); it != tied_copies.end()) tied_copy = it->second;
+      if (tied_copy) {
+        // e.g. Falcon-180B's index stores lm_head.weight although it is tied to the embedding.
+        t.kind = TensorKind::Extra;
+        t.tied_to = expected[*tied_copy].t.tied_to;
+      } else if (match) {
         const InventoryTensor& e = expected[*match].t;
         seen[*match] = true;
         r.order_major = expected[*match].order_major;
@@ -223,11 +235,12 @@ Inventory build_inventory(const LocalModelFiles& files) {
         if (match && !packed && t.shape != expected[*match].t.shape && !is_packed_integer(st.dtype))
           mismatched.add("tensor '" + t.name + "' has shape " + shape_to_string(t.shape) + ", template expects " +
                          shape_to_string(expected[*match].t.shape));
-      } else if (match) {
-        t.shape = expected[*match].t.shape;
-        t.dtype = dry_dtype;
+      } else if (match || tied_copy) {
+        const InventoryTensor& e = expected[match ? *match : *tied_copy].t;
+        t.shape = e.shape;
+        t.dtype = e.dtype;
         t.parameters = numel(t.shape);
-        t.bytes = bytes_of(t.parameters, dry_dtype);
+        t.bytes = bytes_of(t.parameters, *e.dtype);
       } else {
         t.shape_known = false;
       }
@@ -256,9 +269,10 @@ Inventory build_inventory(const LocalModelFiles& files) {
     missing.flush(inv.warnings);
     extra.flush(inv.warnings);
     if (totals.index_total_size && *totals.index_total_size != totals.bytes)
-      inv.warnings.push_back(ck.index_name + " metadata.total_size is " + std::to_string(*totals.index_total_size) +
-                             " bytes; the " + (ck.headers_read ? "headers hold " : "template predicts ") +
-                             std::to_string(totals.bytes));
+      inv.warnings.push_back(
+          ck.index_name + " metadata.total_size is " + std::to_string(*totals.index_total_size) + " bytes; the " +
+          (ck.headers_read ? "headers hold " : "template predicts ") + std::to_string(totals.bytes) +
+          (!ck.headers_read && inv.model->arch.torch_dtype.empty() ? " (the config declares no torch_dtype; float32 assumed)" : ""));
     inv.checkpoint = totals;
   }
 

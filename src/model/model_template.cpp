@@ -24,7 +24,15 @@ std::string LayerSpec::type() const {
   return t.empty() ? "none" : t;
 }
 
+void ModelTemplate::charge(uint64_t n) {
+  entries += n;
+  if (entries > kMaxTemplateEntries || n > kMaxTemplateEntries)
+    throw Error(ErrorKind::Limit, "", arch.model_type,
+                "the config implies more than " + std::to_string(kMaxTemplateEntries) + " tensors");
+}
+
 TemplateTensor& ModelTemplate::add(std::string name, Shape shape) {
+  charge(1);
   TemplateTensor& t = tensors.emplace_back();
   t.name = std::move(name);
   t.shape = std::move(shape);
@@ -49,7 +57,7 @@ void ModelTemplate::rename_on_disk(std::string_view memory_prefix, std::string_v
       n = std::string(disk_prefix) + n.substr(memory_prefix.size());
   };
   for (TemplateTensor& t : tensors) {
-    if (t.disk.empty()) t.disk.push_back({t.name, t.shape});
+    if (t.disk.empty()) t.disk.push_back({t.name, t.shape, std::nullopt, std::nullopt});
     for (DiskPiece& p : t.disk) rename(p.name);
   }
 }

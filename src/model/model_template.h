@@ -3,10 +3,12 @@
 // one tensor per expert, renamed prefixes). Family builders (model/families/) produce it from a config.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/dtype.h"
 #include "core/shape.h"
 #include "model/arch_spec.h"
 
@@ -23,6 +25,10 @@ std::string_view tensor_kind_name(TensorKind k);
 struct DiskPiece {
   std::string name;
   Shape shape;
+  // Stored dtype and kind when they differ from the model's (gpt-oss's MXFP4 expert blocks are U8, their
+  // scales are quantization scales); unset: the checkpoint's dtype, the tensor's kind.
+  std::optional<DType> dtype = std::nullopt;
+  std::optional<TensorKind> kind = std::nullopt;
 };
 
 struct TemplateTensor {
@@ -58,6 +64,13 @@ struct ModelTemplate {
     std::string reason;
   };
   std::vector<KnownExtra> known_extras;
+
+  // Every tensor and on-disk piece a builder creates is charged here; a config implying more than
+  // kMaxTemplateEntries (a corrupt or hostile num_hidden_layers / num_experts) fails with Error(Limit)
+  // before memory is exhausted.
+  static constexpr uint64_t kMaxTemplateEntries = 8'000'000;
+  uint64_t entries = 0;
+  void charge(uint64_t n);
 
   // Appends a parameter; returns it for further flags.
   TemplateTensor& add(std::string name, Shape shape);

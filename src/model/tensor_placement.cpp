@@ -70,6 +70,8 @@ std::string role_of(std::string_view module) {
       {"down_proj", "down"}, {"w2", "down"}, {"gate_up_proj", "gate-up"}, {"c_fc", "up"}, {"fc1", "up"},
       {"dense_h_to_4h", "up"}, {"wi", "up"}, {"fc2", "down"}, {"dense_4h_to_h", "down"},
       {"gate", "router"}, {"router", "router"}, {"e_score_correction_bias", "router-bias"},
+      {"v1", "up"}, {"input_linear", "gate-up"}, {"output_linear", "down"}, {"project_in", "embedding-projection"},
+      {"project_out", "embedding-projection"},
       {"inv_freq", "rotary-inv-freq"}, {"masked_bias", "mask"}, {"position_ids", "position-ids"},
   };
   for (const auto& [m, r] : kRoles)
@@ -83,10 +85,13 @@ TensorPlacement place_tensor(std::string_view name) {
   TensorPlacement pl;
   Parts parts = split(name);
 
-  // Layer: the first numeric component that is not an expert index.
+  // Layer: the first numeric component that is not an expert index, nor the position of a module inside a
+  // projector's Sequential (Qwen-VL's visual.merger.mlp.0, LLaVA's mm_projector.0).
   size_t layer_pos = parts.size();
+  bool in_projector = false;
   for (size_t i = 1; i < parts.size(); ++i) {
-    if (!all_digits(parts[i])) continue;
+    in_projector = in_projector || in(parts[i - 1], kProjectorParts);
+    if (!all_digits(parts[i]) || in_projector) continue;
     std::string_view before = parts[i - 1];
     if (contains(before, "experts")) continue;
     layer_pos = i;
@@ -112,9 +117,19 @@ TensorPlacement place_tensor(std::string_view name) {
     set("quantization", std::string(leaf));
     return pl;
   }
+  // Buffers older checkpoints saved: rotary frequencies, position ids, GPT-2 / GPT-NeoX causal masks.
   if (leaf == "inv_freq" || leaf == "position_ids" || leaf == "masked_bias" ||
-      (leaf == "bias" && module == "attn" && parts.size() >= 2)) {
+      (leaf == "bias" && (module == "attn" || module == "attention") && parts.size() >= 2)) {
     set("buffer", leaf == "bias" ? "causal-mask" : role_of(leaf));
+    return pl;
+  }
+  // DeepSeek-V3-style multi-token-prediction modules stored after the last decoder layer.
+  if (any_part_in(inner, std::array<std::string_view, 4>{"eh_proj", "enorm", "hnorm", "shared_head"})) {
+    set("mtp", role);
+    return pl;
+  }
+  if (any_part_in(inner, std::array<std::string_view, 1>{"indexer"})) {
+    set("attention", "indexer-" + role);  // the sparse-attention indexer of DeepSeek-V3.2 / GLM-5
     return pl;
   }
   if (any_part_in(parts, kVisionParts) || any_part_in(parts, kProjectorParts)) {
@@ -123,7 +138,7 @@ TensorPlacement place_tensor(std::string_view name) {
     return pl;
   }
   for (std::string_view p : inner) {
-    if (contains(p, "shared_expert")) {
+    if (contains(p, "shared_expert") || p == "shared_mlp") {
       set("shared-expert", module == "shared_expert_gate" ? "gate" : role);
       return pl;
     }
@@ -134,7 +149,8 @@ TensorPlacement place_tensor(std::string_view name) {
       return pl;
     }
   }
-  if (module == "gate" || module == "router" || leaf == "e_score_correction_bias" || module == "switch") {
+  if (module == "gate" || module == "router" || leaf == "e_score_correction_bias" || module == "switch" ||
+      any_part_in(inner, std::array<std::string_view, 1>{"router"})) {
     set("moe-router", role_of(leaf == "e_score_correction_bias" ? leaf : module));
     return pl;
   }
@@ -151,7 +167,8 @@ TensorPlacement place_tensor(std::string_view name) {
     set(norm && !contains(module, "proj") ? "norm" : (cross ? "cross-attention" : "attention"), role);
     return pl;
   }
-  if (any_part_in(inner, kMlpParts)) {
+  if (any_part_in(inner, kMlpParts) ||
+      in(module, std::array<std::string_view, 5>{"gate_proj", "up_proj", "down_proj", "fc1_latent_proj", "fc2_latent_proj"})) {
     set("mlp", role);
     return pl;
   }
@@ -159,13 +176,17 @@ TensorPlacement place_tensor(std::string_view name) {
     set("lm-head", "lm-head");
     return pl;
   }
+  if (contains(module, "norm") || contains(module, "ln") || contains(module, "LayerNorm") || module == "ln_f") {
+    set("norm", "norm");  // before embeddings: BLOOM's word_embeddings_layernorm is a norm
+    return pl;
+  }
+  if (module == "project_in" || module == "project_out") {
+    set("embedding", role);  // OPT's projection between word_embed_proj_dim and hidden_size
+    return pl;
+  }
   if (contains(module, "embed") || module == "wte" || module == "wpe" || module == "shared" ||
       contains(module, "embeddings")) {
     set("embedding", module == "wpe" || contains(module, "position") ? "position-embedding" : "token-embedding");
-    return pl;
-  }
-  if (contains(module, "norm") || contains(module, "ln") || contains(module, "LayerNorm") || module == "ln_f") {
-    set("norm", "norm");
     return pl;
   }
   set("other", role);

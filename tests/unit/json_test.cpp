@@ -1,6 +1,8 @@
 // The strict JSON reader: exact integers, RFC 8259 grammar, UTF-8 validation, bounded nesting (rows J1, J3).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/error.h"
 #include "core/json.h"
 
@@ -88,6 +90,25 @@ TEST(Json, ErrorCarriesByteOffset) {
     ASSERT_TRUE(e.offset().has_value());
     EXPECT_EQ(*e.offset(), 6u);
   }
+}
+
+}  // namespace
+}  // namespace ma
+
+namespace ma {
+namespace {
+
+TEST(Json, NonFiniteLiteralsOnlyWhereAllowed) {
+  json::Limits l;
+  l.allow_nonfinite = true;
+  auto d = json::Document::parse("[NaN, Infinity, -Infinity, -1]", "config.json", l);
+  EXPECT_TRUE(std::isnan(d.root().items()[0].as_double()));
+  EXPECT_TRUE(std::isinf(d.root().items()[1].as_double()));
+  EXPECT_LT(d.root().items()[2].as_double(), 0);
+  EXPECT_FALSE(d.root().items()[1].as_uint());
+  EXPECT_EQ(*d.root().items()[3].as_int(), -1);
+  EXPECT_THROW(json::Document::parse("[Inf]", "config.json", l), Error);
+  EXPECT_THROW(json::Document::parse("[NaN]", "header"), Error);
 }
 
 }  // namespace

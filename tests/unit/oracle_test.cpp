@@ -70,7 +70,13 @@ std::string oracle_layer_type(const json::Value& modules) {
     else if (has("MambaMixer")) mixer = "mamba";
     else if (has("GatedDeltaNet")) mixer = "linear-attention";
     else if ((has("Attention") && attr != "encoder_attn") || cls == "ModuleList") mixer = mixer.empty() ? "attention" : mixer;
-    if (has("Moe") || has("MoE") || has("Experts") || cls == "DbrxFFN") ffn = "moe";
+    // "Glm4MoeMLP" is the dense MLP of a MoE family (a class ending in MLP is dense whatever its prefix);
+    // GptOssMLP and DbrxFFN are the sparse blocks of their families despite their names.
+    // Attention and norm classes of MoE families ("Glm4MoeAttention") say nothing about the FFN.
+    bool ffn_cls = !has("Attention") && !has("Norm");
+    bool moe_cls = cls == "GptOssMLP" || cls == "DbrxFFN" ||
+                   (ffn_cls && (has("Moe") || has("MoE") || has("Experts")) && !cls.ends_with("MLP"));
+    if (moe_cls) ffn = "moe";
     else if ((has("MLP") || has("FFN") || has("Intermediate") || attr == "fc1" || cls == "ModuleList") && ffn.empty()) ffn = "dense";
   }
   std::string t = mixer;

@@ -1,7 +1,335 @@
+// DeepSeek-V2/V3/V3.2 and the GLM MoE decoders built on them: Llama's pre-norm block whose attention is
+// Multi-head Latent Attention (low-rank q and kv projections; GLM-4.5 keeps GQA with q/k norms) and whose
+// MLP is a routed mixture with shared experts after the first dense layers. V3.2 and GLM-5 add the
+// sparse-attention indexer. Hub checkpoints store routed experts one tensor each and append
+// multi-token-prediction layers after the decoder stack, which transformers does not build.
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "model/families/decoder_common.h"
 #include "model/families/family_groups.h"
 
 namespace ma::families {
+namespace {
 
-std::span<const FamilyBuilder> deepseek_like() { return {}; }
+// Multi-head Latent Attention projections (DeepseekV2/V3Attention). Also the family's defaults.
+struct Mla {
+  uint64_t q_lora_rank = 1536;  // 0: one q_proj instead of the q_a/q_b low-rank pair
+  uint64_t kv_lora_rank = 512;
+  uint64_t qk_nope_head_dim = 128;
+  uint64_t qk_rope_head_dim = 64;
+  uint64_t v_head_dim = 128;
+  bool bias = false;  // attention_bias: only q_a, kv_a and o carry it
+};
+
+// DeepSeek Sparse Attention's lightning indexer (V3.2, GLM-5). heads == 0: none.
+struct Indexer {
+  uint64_t heads = 0;
+  uint64_t head_dim = 128;
+};
+
+// The routed mixture. Also the family's defaults.
+struct Moe {
+  uint64_t experts = 256;
+  uint64_t top_k = 8;              // 0: the config must give num_experts_per_tok (DeepSeek-V2)
+  uint64_t shared = 1;             // one MLP of width shared * inter; 0: none
+  bool shared_nullable = false;    // DeepSeek-V2: n_shared_experts null means no shared experts
+  uint64_t inter = 2048;
+  bool correction_bias = true;     // the sigmoid router's e_score_correction_bias buffer (V3 onward)
+};
+
+// Everything one family's decoder stack needs, read from the config.
+struct Stack {
+  bool mla = true;         // false: GQA attention (GLM-4.5)
+  Mla mla_dims;
+  blocks::Attention gqa;
+  Indexer indexer;
+  Moe moe;
+  std::vector<bool> moe_layer;      // per layer: routed mixture (else dense MLP)
+  std::vector<bool> indexer_layer;  // per layer: owns an indexer
+};
+
+// MLA and DSA configs never split hidden_size into heads (q/k/v widths come from their own fields), so the
+// common reader's head_dim derivation must not reject them; kv heads default to the query heads.
+DecoderDefaults latent_defaults(DecoderDefaults d) {
+  d.head_dim = 1;
+  d.num_key_value_heads = 0;
+  return d;
+}
+
+Mla read_mla(const ModelConfig& cfg, const Mla& d) {
+  Mla m;
+  const json::Value* q = cfg.raw("q_lora_rank");
+  m.q_lora_rank = q && q->is_null() ? 0 : cfg.dim_or("q_lora_rank", d.q_lora_rank);
+  m.kv_lora_rank = cfg.dim_or("kv_lora_rank", d.kv_lora_rank);
+  m.qk_nope_head_dim = cfg.count_or("qk_nope_head_dim", d.qk_nope_head_dim);
+  m.qk_rope_head_dim = cfg.count_or("qk_rope_head_dim", d.qk_rope_head_dim);
+  m.v_head_dim = cfg.dim_or("v_head_dim", d.v_head_dim);
+  if (m.qk_nope_head_dim + m.qk_rope_head_dim == 0)
+    cfg.fail("qk_nope_head_dim", "qk_nope_head_dim + qk_rope_head_dim must be at least 1");
+  m.bias = cfg.flag_or("attention_bias", false);
+  return m;
+}
+
+Moe read_moe(const ModelConfig& cfg, const Moe& d) {
+  Moe m = d;
+  m.experts = cfg.dim_or("n_routed_experts", d.experts);
+  m.top_k = cfg.count_or("num_experts_per_tok", d.top_k);
+  const json::Value* s = cfg.raw("n_shared_experts");
+  m.shared = d.shared_nullable && s && s->is_null() ? 0 : cfg.count_or("n_shared_experts", d.shared);
+  m.inter = cfg.dim_or("moe_intermediate_size", d.inter);
+  return m;
+}
+
+// Checks the mixture once we know some layer routes: transformers would fail at the first forward otherwise.
+void check_moe(const ModelConfig& cfg, const Moe& m) {
+  if (m.top_k == 0) cfg.fail("num_experts_per_tok", "must be at least 1 when the model has MoE layers");
+  if (m.top_k > m.experts)
+    cfg.fail("num_experts_per_tok", "must not exceed n_routed_experts (" + std::to_string(m.experts) + ")");
+}
+
+// Layers from first_k_dense_replace on route (DeepseekV2/V3DecoderLayer, Glm4MoeDecoderLayer); transformers
+// ignores the checkpoints' moe_layer_freq, so do we.
+std::vector<bool> moe_from_first_k(const ModelConfig& cfg, uint64_t layers, uint64_t first_k_default) {
+  uint64_t first_k = cfg.count_or("first_k_dense_replace", first_k_default);
+  std::vector<bool> moe(layers);
+  for (uint64_t i = 0; i < layers; ++i) moe[i] = i >= first_k;
+  return moe;
+}
+
+// mlp_layer_types ("dense" / "sparse" per layer), defaulting to first_k_dense_replace dense layers.
+std::vector<bool> moe_from_layer_types(const ModelConfig& cfg, uint64_t layers) {
+  std::vector<std::string> types = cfg.strings("mlp_layer_types");
+  if (types.empty()) return moe_from_first_k(cfg, layers, 3);
+  if (types.size() != layers)
+    cfg.fail("mlp_layer_types", "must have one entry per layer (" + std::to_string(layers) + ")");
+  std::vector<bool> moe(layers);
+  for (uint64_t i = 0; i < layers; ++i) {
+    if (types[i] != "dense" && types[i] != "sparse")
+      cfg.fail("mlp_layer_types", "entries must be \"dense\" or \"sparse\"");
+    moe[i] = types[i] == "sparse";
+  }
+  return moe;
+}
+
+// GLM-5's IndexShare: "shared" layers reuse the previous full layer's top-k and own no indexer. The schedule
+// is indexer_types, else index_topk_pattern ("F"/"S" per layer), else every index_topk_freq-th layer from
+// index_skip_topk_offset - 1 on.
+std::vector<bool> glm_indexer_layers(const ModelConfig& cfg, uint64_t layers) {
+  std::vector<std::string> types = cfg.strings("indexer_types");
+  if (types.empty()) {
+    const json::Value* p = cfg.raw("index_topk_pattern");
+    if (p && p->is_string()) {
+      for (char c : p->as_string())
+        types.push_back(c == 'F' ? "full" : c == 'S' ? "shared" : std::string(1, c));
+    } else if (p && !p->is_null()) {
+      types = cfg.strings("index_topk_pattern");
+    }
+  }
+  std::vector<bool> full(layers);
+  if (types.empty()) {
+    uint64_t freq = std::max<uint64_t>(cfg.count_or("index_topk_freq", 1), 1);
+    uint64_t offset = cfg.count_or("index_skip_topk_offset", 2);
+    for (uint64_t i = 0; i < layers; ++i) full[i] = (i + 1 > offset ? i + 1 - offset : 0) % freq == 0;
+    return full;
+  }
+  if (types.size() < layers)
+    cfg.fail("indexer_types", "must have one entry per layer (" + std::to_string(layers) + ")");
+  for (uint64_t i = 0; i < layers; ++i) {
+    if (types[i] != "full" && types[i] != "shared")
+      cfg.fail("indexer_types", "entries must be \"full\" or \"shared\"");
+    full[i] = types[i] == "full";
+  }
+  return full;
+}
+
+void mla_attention(ModelTemplate& t, const std::string& p, const ArchSpec& a, const Mla& m) {
+  uint64_t qk_head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  if (m.q_lora_rank == 0) {
+    blocks::linear(t, p + ".q_proj", a.hidden_size, a.num_attention_heads * qk_head_dim, false);
+  } else {
+    blocks::linear(t, p + ".q_a_proj", a.hidden_size, m.q_lora_rank, m.bias);
+    blocks::norm(t, p + ".q_a_layernorm", m.q_lora_rank, false);
+    blocks::linear(t, p + ".q_b_proj", m.q_lora_rank, a.num_attention_heads * qk_head_dim, false);
+  }
+  // The compressed kv latent and the shared rotary key come out of one projection.
+  blocks::linear(t, p + ".kv_a_proj_with_mqa", a.hidden_size, m.kv_lora_rank + m.qk_rope_head_dim, m.bias);
+  blocks::norm(t, p + ".kv_a_layernorm", m.kv_lora_rank, false);
+  uint64_t kv_up = a.num_attention_heads * (m.qk_nope_head_dim + m.v_head_dim);
+  blocks::linear(t, p + ".kv_b_proj", m.kv_lora_rank, kv_up, false);
+  blocks::linear(t, p + ".o_proj", a.num_attention_heads * m.v_head_dim, a.hidden_size, m.bias);
+}
+
+// Queries come from the MLA q latent, keys from the hidden state through a LayerNorm (weight and bias).
+void sparse_indexer(ModelTemplate& t, const std::string& p, const ArchSpec& a, uint64_t q_lora_rank,
+                    const Indexer& ix) {
+  blocks::linear(t, p + ".wq_b", q_lora_rank, ix.heads * ix.head_dim, false);
+  blocks::linear(t, p + ".wk", a.hidden_size, ix.head_dim, false);
+  blocks::norm(t, p + ".k_norm", ix.head_dim, true);
+  blocks::linear(t, p + ".weights_proj", a.hidden_size, ix.heads, false);
+}
+
+void routed_mixture(ModelTemplate& t, const std::string& p, const ArchSpec& a, const Moe& m) {
+  blocks::fused_experts(t, p + ".experts", m.experts, a.hidden_size, m.inter, {p + ".experts"});
+  blocks::linear(t, p + ".gate", a.hidden_size, m.experts, false);
+  if (m.correction_bias) t.add(p + ".gate.e_score_correction_bias", {m.experts}).kind = TensorKind::Buffer;
+  if (m.shared) blocks::gated_mlp(t, p + ".shared_experts", a.hidden_size, m.inter * m.shared);
+}
+
+// Checkpoints keep num_nextn_predict_layers MTP layers at indices num_hidden_layers and up.
+void mtp_extras(const ModelConfig& cfg, ModelTemplate& t) {
+  const std::string reason = "multi-token-prediction layer (num_nextn_predict_layers): transformers skips it";
+  uint64_t n = cfg.count_or("num_nextn_predict_layers", 0);
+  for (uint64_t i = 0; i < n; ++i)
+    t.known_extras.push_back({"model.layers." + std::to_string(t.arch.num_layers + i) + ".", reason});
+}
+
+void build_stack(const ModelConfig& cfg, ModelTemplate& t, const Stack& s) {
+  ArchSpec& a = t.arch;
+  a.num_experts = s.moe.experts;
+  a.experts_per_token = s.moe.top_k;
+  a.num_shared_experts = s.moe.shared;
+  a.moe_intermediate_size = s.moe.inter;
+  if (s.mla) a.head_dim = s.mla_dims.qk_nope_head_dim + s.mla_dims.qk_rope_head_dim;
+  if (s.indexer.heads && s.mla_dims.q_lora_rank == 0)
+    cfg.fail("q_lora_rank", "the sparse-attention indexer needs the q latent: must not be null");
+  if (std::find(s.moe_layer.begin(), s.moe_layer.end(), true) != s.moe_layer.end()) check_moe(cfg, s.moe);
+
+  token_embedding(t, "model.embed_tokens.weight", a);
+  t.layers_path = "model.layers";
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    std::string p = "model.layers." + std::to_string(i);
+    if (s.mla) mla_attention(t, p + ".self_attn", a, s.mla_dims);
+    else blocks::attention(t, p + ".self_attn", s.gqa);
+    if (s.indexer.heads && s.indexer_layer[i])
+      sparse_indexer(t, p + ".self_attn.indexer", a, s.mla_dims.q_lora_rank, s.indexer);
+    if (s.moe_layer[i]) routed_mixture(t, p + ".mlp", a, s.moe);
+    else blocks::gated_mlp(t, p + ".mlp", a.hidden_size, a.intermediate_size);
+    blocks::norm(t, p + ".input_layernorm", a.hidden_size, false);
+    blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, false);
+    LayerSpec l;
+    l.ffn = s.moe_layer[i] ? "moe" : "dense";
+    l.attention = s.mla ? "mla" : attention_kind(a.num_attention_heads, a.num_key_value_heads);
+    t.layers.push_back(l);
+  }
+  blocks::norm(t, "model.norm", a.hidden_size, false);
+  lm_head(t, "model.embed_tokens.weight", a);
+  mtp_extras(cfg, t);
+}
+
+void build_deepseek_v2(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "DeepseekV2ForCausalLM";
+  read_decoder_dims(cfg, latent_defaults({}), t);
+  // DeepseekV2Config validates this although MLA never splits hidden_size into heads.
+  if (t.arch.hidden_size % t.arch.num_attention_heads != 0)
+    cfg.fail("num_attention_heads", "must divide hidden_size (" + std::to_string(t.arch.hidden_size) + ")");
+  Stack s;
+  s.mla_dims = read_mla(cfg, {});
+  Moe d;
+  d.experts = 64;
+  d.top_k = 0;
+  d.shared = 2;
+  d.shared_nullable = true;
+  d.inter = 1407;
+  d.correction_bias = false;  // V2 routes by softmax (greedy / group-limited): a plain linear gate
+  s.moe = read_moe(cfg, d);
+  s.moe_layer = moe_from_first_k(cfg, t.arch.num_layers, 0);
+  build_stack(cfg, t, s);
+}
+
+DecoderDefaults deepseek_v3_defaults() {
+  DecoderDefaults d;
+  d.vocab_size = 129280;
+  d.hidden_size = 7168;
+  d.intermediate_size = 18432;
+  d.num_hidden_layers = 61;
+  d.num_attention_heads = 128;
+  d.max_position_embeddings = 4096;
+  return latent_defaults(d);
+}
+
+void build_deepseek_v3(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "DeepseekV3ForCausalLM";
+  read_decoder_dims(cfg, deepseek_v3_defaults(), t);
+  Stack s;
+  s.mla_dims = read_mla(cfg, {});
+  s.moe = read_moe(cfg, {});
+  s.moe_layer = moe_from_first_k(cfg, t.arch.num_layers, 3);
+  build_stack(cfg, t, s);
+}
+
+void build_deepseek_v32(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "DeepseekV32ForCausalLM";
+  DecoderDefaults d = deepseek_v3_defaults();
+  d.max_position_embeddings = 163840;
+  read_decoder_dims(cfg, d, t);
+  Stack s;
+  s.mla_dims = read_mla(cfg, {});
+  s.moe = read_moe(cfg, {});
+  s.moe_layer = moe_from_layer_types(cfg, t.arch.num_layers);
+  s.indexer = {cfg.dim_or("index_n_heads", 64), cfg.dim_or("index_head_dim", 128)};
+  s.indexer_layer.assign(t.arch.num_layers, true);
+  build_stack(cfg, t, s);
+}
+
+void build_glm_moe_dsa(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "GlmMoeDsaForCausalLM";
+  DecoderDefaults d;
+  d.vocab_size = 154880;
+  d.hidden_size = 6144;
+  d.intermediate_size = 12288;
+  d.num_hidden_layers = 78;
+  d.num_attention_heads = 64;
+  d.max_position_embeddings = 202752;
+  read_decoder_dims(cfg, latent_defaults(d), t);
+  Stack s;
+  Mla m;
+  m.q_lora_rank = 2048;
+  m.qk_nope_head_dim = 192;
+  m.v_head_dim = 256;
+  s.mla_dims = read_mla(cfg, m);
+  s.moe = read_moe(cfg, {});
+  s.moe_layer = moe_from_layer_types(cfg, t.arch.num_layers);
+  s.indexer = {cfg.dim_or("index_n_heads", 32), cfg.dim_or("index_head_dim", 128)};
+  s.indexer_layer = glm_indexer_layers(cfg, t.arch.num_layers);
+  build_stack(cfg, t, s);
+}
+
+void build_glm4_moe(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Glm4MoeForCausalLM";
+  DecoderDefaults d;
+  d.vocab_size = 151552;
+  d.intermediate_size = 10944;
+  d.num_hidden_layers = 46;
+  d.num_attention_heads = 96;
+  d.num_key_value_heads = 8;
+  d.max_position_embeddings = 131072;
+  read_decoder_dims(cfg, d, t);
+  Stack s;
+  s.mla = false;
+  s.gqa = standard_attention(t.arch);
+  s.gqa.qkv_bias = cfg.flag_or("attention_bias", false);  // o_proj never has a bias
+  s.gqa.qk_norm = cfg.flag_or("use_qk_norm", false);
+  Moe m;
+  m.experts = 128;
+  m.inter = 1408;
+  s.moe = read_moe(cfg, m);
+  s.moe_layer = moe_from_first_k(cfg, t.arch.num_layers, 1);
+  build_stack(cfg, t, s);
+}
+
+constexpr std::array kFamilies{
+    FamilyBuilder{"deepseek_v2", build_deepseek_v2},
+    FamilyBuilder{"deepseek_v3", build_deepseek_v3},
+    FamilyBuilder{"deepseek_v32", build_deepseek_v32},
+    FamilyBuilder{"glm4_moe", build_glm4_moe},
+    FamilyBuilder{"glm_moe_dsa", build_glm_moe_dsa},
+};
+
+}  // namespace
+
+std::span<const FamilyBuilder> deepseek_like() { return kFamilies; }
 
 }  // namespace ma::families

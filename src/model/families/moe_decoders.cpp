@@ -1,7 +1,431 @@
+// Mixture-of-experts decoders that keep Llama's layer layout (self_attn + sparse block + two RMSNorms):
+// Mixtral, Qwen1.5/2-MoE, Qwen3-MoE, OLMoE, Granite-MoE, MiniMax-M2 and gpt-oss, plus DBRX with its own
+// fused-attention layout. transformers >= 5 fuses the experts of a layer into stacked tensors; Hub
+// checkpoints mostly keep one tensor per expert, so each family also says how its experts are stored.
+#include <algorithm>
+#include <array>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/families/decoder_common.h"
 #include "model/families/family_groups.h"
 
 namespace ma::families {
+namespace {
 
-std::span<const FamilyBuilder> moe_decoders() { return {}; }
+// How one family's routed experts look in memory and in its Hub checkpoints.
+enum class ExpertStyle : uint8_t {
+  PerExpert,  // memory: gate_up_proj [E, 2I, H] + down_proj [E, H, I]; disk: one tensor per expert
+  Stacked,    // memory as above; disk: already stacked, under other names (Granite's input/output_linear)
+  Biased,     // gpt-oss: gate_up_proj [E, H, 2I] + down_proj [E, I, H] with per-expert biases, stored as is
+};
+
+struct MoeLayout {
+  std::string block = "mlp";       // in-memory module of the sparse block
+  std::string disk_block = "mlp";  // the same module in Hub checkpoints
+  std::string router = "gate";
+  std::string disk_router;  // empty: same name as in memory
+  bool router_bias = false;
+  ExpertStyle style = ExpertStyle::PerExpert;
+  blocks::ExpertsOnDisk names;   // per-expert leaf names (prefix is filled per layer)
+  bool correction_bias = false;  // MiniMax-M2: e_score_correction_bias buffer of the sigmoid router
+  bool shared_expert = false;    // Qwen2-MoE: a gated dense expert every token goes through
+  uint64_t shared_inter = 0;
+  bool mxfp4 = false;  // gpt-oss Hub checkpoints: experts stored as MXFP4 blocks + scales
+};
+
+struct MoeDecoder {
+  blocks::Attention attn;
+  bool sinks = false;  // gpt-oss: one learned attention-sink logit per head
+  MoeLayout moe;
+  std::vector<bool> sparse;       // per layer: sparse block (true) or dense MLP
+  std::vector<uint64_t> windows;  // per layer sliding window, 0 for full attention
+  uint64_t dense_inter = 0;       // intermediate size of the dense layers
+};
+
+// Reads the first present key among `keys` (config aliases such as num_experts / num_local_experts).
+uint64_t count_of(const ModelConfig& cfg, std::initializer_list<std::string_view> keys, uint64_t dflt) {
+  for (std::string_view k : keys)
+    if (cfg.has(k)) return cfg.count_or(k, dflt);
+  return dflt;
+}
+
+// Fills the expert numbers of t.arch; `allow_zero` for families where zero experts means all-dense layers.
+void read_experts(const ModelConfig& cfg, ModelTemplate& t,
+                  std::initializer_list<std::string_view> expert_keys, uint64_t experts, uint64_t top_k,
+                  uint64_t expert_inter, bool allow_zero = false) {
+  ArchSpec& a = t.arch;
+  a.num_experts = count_of(cfg, expert_keys, experts);
+  if (a.num_experts == 0 && !allow_zero) cfg.fail(*expert_keys.begin(), "must be at least 1");
+  a.experts_per_token = cfg.dim_or("num_experts_per_tok", top_k);
+  if (a.num_experts && a.experts_per_token > a.num_experts)
+    cfg.fail("num_experts_per_tok",
+             "must not exceed the number of experts (" + std::to_string(a.num_experts) + ")");
+  a.moe_intermediate_size = expert_inter;
+}
+
+// Per-layer sliding windows from `layer_types` when the config lists them, else from `sliding(i)`.
+template <typename SlidingFn>
+std::vector<uint64_t> layer_windows(const ModelConfig& cfg, uint64_t layers, uint64_t window,
+                                    SlidingFn sliding) {
+  std::vector<std::string> types = cfg.strings("layer_types");
+  if (!types.empty() && types.size() != layers)
+    cfg.fail("layer_types", "must list one type per layer (" + std::to_string(layers) + ")");
+  std::vector<uint64_t> w(layers, 0);
+  for (uint64_t i = 0; i < layers; ++i) {
+    bool slide = types.empty() ? sliding(i) : types[i] == "sliding_attention";
+    if (slide) w[i] = window;
+  }
+  return w;
+}
+
+std::vector<uint64_t> uniform_windows(uint64_t layers, uint64_t window) {
+  return std::vector<uint64_t>(layers, window);
+}
+
+// Qwen-MoE: layers listed in mlp_only_layers, or off the decoder_sparse_step rhythm, use a dense MLP.
+std::vector<bool> qwen_sparse_layers(const ModelConfig& cfg, const ArchSpec& a) {
+  uint64_t step = cfg.dim_or("decoder_sparse_step", 1);
+  std::vector<int64_t> dense = cfg.ints("mlp_only_layers");
+  std::vector<bool> sparse(a.num_layers);
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    bool listed = std::find(dense.begin(), dense.end(), static_cast<int64_t>(i)) != dense.end();
+    sparse[i] = !listed && a.num_experts > 0 && (i + 1) % step == 0;
+  }
+  return sparse;
+}
+
+TemplateTensor& add_renamed(ModelTemplate& t, const std::string& name, const Shape& shape,
+                            const std::string& disk) {
+  TemplateTensor& x = t.add(name, shape);
+  if (disk != name) x.disk.push_back({disk, shape});
+  return x;
+}
+
+TemplateTensor& routed(ModelTemplate& t, const std::string& name, const Shape& shape,
+                       const std::string& disk = "") {
+  TemplateTensor& x = t.add(name, shape);
+  x.routed_expert = true;
+  if (!disk.empty()) x.disk.push_back({disk, shape});
+  return x;
+}
+
+// MXFP4 (gpt-oss on the Hub): each output row of each expert is cut into blocks of 32 four-bit values, packed
+// two per byte (`_blocks` [E, rows, cols/32, 16], uint8), with one shared exponent per block (`_scales`
+// [E, rows, cols/32], uint8). Only exact when 32 divides the row length; otherwise the template keeps the
+// unquantized form.
+void mxfp4_pieces(TemplateTensor& x, uint64_t experts, uint64_t rows, uint64_t cols) {
+  constexpr uint64_t kBlock = 32;
+  if (cols % kBlock != 0) return;
+  x.disk.push_back({x.name + "_blocks", {experts, rows, cols / kBlock, kBlock / 2}});
+  x.disk.push_back({x.name + "_scales", {experts, rows, cols / kBlock}});
+}
+
+void experts(ModelTemplate& t, const std::string& mem, const std::string& disk, const ArchSpec& a,
+             const MoeLayout& m) {
+  const uint64_t e = a.num_experts, h = a.hidden_size, i = a.moe_intermediate_size;
+  switch (m.style) {
+    case ExpertStyle::PerExpert: {
+      blocks::ExpertsOnDisk d = m.names;
+      d.prefix = disk;
+      blocks::fused_experts(t, mem, e, h, i, d);
+      break;
+    }
+    case ExpertStyle::Stacked:
+      routed(t, mem + ".gate_up_proj", {e, 2 * i, h}, disk + "." + m.names.up + ".weight");
+      routed(t, mem + ".down_proj", {e, h, i}, disk + "." + m.names.down + ".weight");
+      break;
+    case ExpertStyle::Biased: {
+      // Stored transposed against the other families: [E, in, out].
+      TemplateTensor& gate_up = routed(t, mem + ".gate_up_proj", {e, h, 2 * i});
+      if (m.mxfp4) mxfp4_pieces(gate_up, e, 2 * i, h);
+      routed(t, mem + ".gate_up_proj_bias", {e, 2 * i});
+      TemplateTensor& down = routed(t, mem + ".down_proj", {e, i, h});
+      if (m.mxfp4) mxfp4_pieces(down, e, h, i);
+      routed(t, mem + ".down_proj_bias", {e, h});
+      break;
+    }
+  }
+}
+
+void sparse_block(ModelTemplate& t, const std::string& layer, const ArchSpec& a, const MoeLayout& m) {
+  const std::string mem = layer + "." + m.block, disk = layer + "." + m.disk_block;
+  const std::string disk_router = disk + "." + (m.disk_router.empty() ? m.router : m.disk_router);
+  add_renamed(t, mem + "." + m.router + ".weight", {a.num_experts, a.hidden_size}, disk_router + ".weight");
+  if (m.router_bias) add_renamed(t, mem + "." + m.router + ".bias", {a.num_experts}, disk_router + ".bias");
+  if (m.correction_bias) {
+    TemplateTensor& b =
+        add_renamed(t, mem + ".e_score_correction_bias", {a.num_experts}, disk + ".e_score_correction_bias");
+    b.kind = TensorKind::Buffer;
+  }
+  const std::string experts_disk = m.style == ExpertStyle::Stacked ? disk : disk + ".experts";
+  experts(t, mem + ".experts", experts_disk, a, m);
+  if (m.shared_expert) {
+    blocks::gated_mlp(t, mem + ".shared_expert", a.hidden_size, m.shared_inter);
+    blocks::linear(t, mem + ".shared_expert_gate", a.hidden_size, 1, false);
+  }
+}
+
+void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
+  const ArchSpec& a = t.arch;
+  token_embedding(t, "model.embed_tokens.weight", a);
+  t.layers_path = "model.layers";
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    std::string p = "model.layers." + std::to_string(i);
+    if (d.sinks) t.add(p + ".self_attn.sinks", {a.num_attention_heads});
+    blocks::attention(t, p + ".self_attn", d.attn);
+    if (d.sparse[i])
+      sparse_block(t, p, a, d.moe);
+    else
+      blocks::gated_mlp(t, p + ".mlp", a.hidden_size, d.dense_inter);
+    blocks::norm(t, p + ".input_layernorm", a.hidden_size, false);
+    blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, false);
+    LayerSpec l;
+    l.ffn = d.sparse[i] ? "moe" : "dense";
+    l.attention = attention_kind(a.num_attention_heads, a.num_key_value_heads);
+    l.sliding_window = d.windows[i];
+    t.layers.push_back(l);
+  }
+  blocks::norm(t, "model.norm", a.hidden_size, false);
+  lm_head(t, "model.embed_tokens.weight", a);
+}
+
+// A decoder whose every layer is sparse, with full attention unless `windows` says otherwise.
+MoeDecoder all_sparse(const ArchSpec& a) {
+  MoeDecoder d;
+  d.attn = standard_attention(a);
+  d.sparse.assign(a.num_layers, true);
+  d.windows = uniform_windows(a.num_layers, 0);
+  return d;
+}
+
+// Mixtral's Hub layout, shared by MiniMax-M2: block_sparse_moe.{gate, experts.N.w1/w3/w2}.
+MoeLayout block_sparse_moe_layout() {
+  MoeLayout m;
+  m.disk_block = "block_sparse_moe";
+  m.names.gate = "w1";
+  m.names.up = "w3";
+  m.names.down = "w2";
+  return m;
+}
+
+void build_mixtral(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "MixtralForCausalLM";
+  DecoderDefaults dd;
+  dd.intermediate_size = 14336;
+  dd.num_key_value_heads = 8;
+  dd.max_position_embeddings = 4096 * 32;
+  read_decoder_dims(cfg, dd, t);
+  read_experts(cfg, t, {"num_local_experts", "num_experts"}, 8, 2, t.arch.intermediate_size);
+  MoeDecoder d = all_sparse(t.arch);
+  d.windows = uniform_windows(t.arch.num_layers, cfg.count_or("sliding_window", 0));
+  d.moe = block_sparse_moe_layout();
+  build_moe_decoder(t, d);
+}
+
+void build_minimax_m2(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "MiniMaxM2ForCausalLM";
+  DecoderDefaults dd;
+  dd.vocab_size = 200064;
+  dd.hidden_size = 3072;
+  dd.intermediate_size = 1536;
+  dd.num_hidden_layers = 62;
+  dd.num_attention_heads = 48;
+  dd.num_key_value_heads = 8;
+  dd.head_dim = 128;
+  dd.max_position_embeddings = 196608;
+  read_decoder_dims(cfg, dd, t);
+  read_experts(cfg, t, {"num_local_experts", "num_experts"}, 256, 8, t.arch.intermediate_size);
+  MoeDecoder d = all_sparse(t.arch);
+  // Norms over all heads at once (q: heads x head_dim, k: kv_heads x head_dim), not per head.
+  d.attn.qk_norm = true;
+  d.attn.qk_norm_width = t.arch.num_attention_heads * t.arch.head_dim;
+  d.moe = block_sparse_moe_layout();
+  d.moe.correction_bias = true;
+  build_moe_decoder(t, d);
+}
+
+// Qwen-style expert storage: mlp.experts.N.{gate,up,down}_proj on disk, names unchanged elsewhere.
+MoeDecoder qwen_style(const ModelConfig& cfg, const ArchSpec& a) {
+  MoeDecoder d = all_sparse(a);
+  d.sparse = qwen_sparse_layers(cfg, a);
+  d.dense_inter = a.intermediate_size;
+  return d;
+}
+
+void build_qwen2_moe(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Qwen2MoeForCausalLM";
+  DecoderDefaults dd;
+  dd.vocab_size = 151936;
+  dd.hidden_size = 2048;
+  dd.intermediate_size = 5632;
+  dd.num_hidden_layers = 24;
+  dd.num_attention_heads = 16;
+  dd.num_key_value_heads = 16;
+  dd.max_position_embeddings = 32768;
+  read_decoder_dims(cfg, dd, t);
+  const ArchSpec& a = t.arch;
+  read_experts(cfg, t, {"num_experts"}, 60, 4, cfg.dim_or("moe_intermediate_size", 1408), true);
+  MoeDecoder d = qwen_style(cfg, a);
+  d.attn.qkv_bias = cfg.flag_or("qkv_bias", true);
+  d.moe.shared_expert = true;
+  d.moe.shared_inter = cfg.count_or("shared_expert_intermediate_size", 5632);
+  t.arch.num_shared_experts = d.moe.shared_inter ? 1 : 0;
+  const bool sliding = cfg.flag_or("use_sliding_window", false);
+  const uint64_t max_window_layers = cfg.count_or("max_window_layers", 28);
+  d.windows = layer_windows(cfg, a.num_layers, sliding ? cfg.count_or("sliding_window", 4096) : 0,
+                            [&](uint64_t i) { return sliding && (i + 1) % 2 == 1 && i < max_window_layers; });
+  build_moe_decoder(t, d);
+}
+
+void build_qwen3_moe(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Qwen3MoeForCausalLM";
+  DecoderDefaults dd;
+  dd.vocab_size = 151936;
+  dd.hidden_size = 2048;
+  dd.intermediate_size = 6144;
+  dd.num_hidden_layers = 24;
+  dd.num_attention_heads = 32;
+  dd.num_key_value_heads = 4;
+  dd.max_position_embeddings = 32768;
+  read_decoder_dims(cfg, dd, t);
+  read_experts(cfg, t, {"num_local_experts", "num_experts"}, 128, 8, cfg.dim_or("moe_intermediate_size", 768),
+               true);
+  MoeDecoder d = qwen_style(cfg, t.arch);
+  d.attn.qkv_bias = d.attn.o_bias = cfg.flag_or("attention_bias", false);
+  d.attn.qk_norm = true;
+  if (cfg.flag_or("use_sliding_window", false))
+    d.windows = uniform_windows(t.arch.num_layers, cfg.count_or("sliding_window", 4096));
+  build_moe_decoder(t, d);
+}
+
+void build_olmoe(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "OlmoeForCausalLM";
+  DecoderDefaults dd;
+  dd.vocab_size = 50304;
+  dd.hidden_size = 2048;
+  dd.intermediate_size = 2048;
+  dd.num_hidden_layers = 16;
+  dd.num_attention_heads = 16;
+  dd.max_position_embeddings = 4096;
+  read_decoder_dims(cfg, dd, t);
+  read_experts(cfg, t, {"num_experts"}, 64, 8, t.arch.intermediate_size);
+  MoeDecoder d = all_sparse(t.arch);
+  d.attn.qkv_bias = d.attn.o_bias = cfg.flag_or("attention_bias", false);
+  // OLMoE normalises q and k over the whole projection (hidden wide for q), not per head.
+  d.attn.qk_norm = true;
+  d.attn.qk_norm_width = t.arch.num_attention_heads * t.arch.head_dim;
+  build_moe_decoder(t, d);
+}
+
+void build_granitemoe(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "GraniteMoeForCausalLM";
+  read_decoder_dims(cfg, {}, t);
+  read_experts(cfg, t, {"num_local_experts"}, 8, 2, t.arch.intermediate_size);
+  MoeDecoder d = all_sparse(t.arch);
+  d.attn.qkv_bias = d.attn.o_bias = cfg.flag_or("attention_bias", false);
+  // Granite checkpoints already stack the experts: block_sparse_moe.{input,output}_linear.weight, and the
+  // router keeps its inner Linear: router.layer.weight.
+  d.moe.block = d.moe.disk_block = "block_sparse_moe";
+  d.moe.router = "router";
+  d.moe.disk_router = "router.layer";
+  d.moe.style = ExpertStyle::Stacked;
+  d.moe.names.up = "input_linear";
+  d.moe.names.down = "output_linear";
+  build_moe_decoder(t, d);
+}
+
+void build_gpt_oss(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "GptOssForCausalLM";
+  DecoderDefaults dd;
+  dd.vocab_size = 201088;
+  dd.hidden_size = 2880;
+  dd.intermediate_size = 2880;
+  dd.num_hidden_layers = 36;
+  dd.num_attention_heads = 64;
+  dd.num_key_value_heads = 8;
+  dd.head_dim = 64;
+  dd.max_position_embeddings = 131072;
+  read_decoder_dims(cfg, dd, t);
+  read_experts(cfg, t, {"num_local_experts", "num_experts"}, 128, 4, t.arch.intermediate_size);
+  MoeDecoder d = all_sparse(t.arch);
+  d.attn.qkv_bias = d.attn.o_bias = cfg.flag_or("attention_bias", true);
+  d.sinks = true;
+  d.moe.router = "router";
+  d.moe.router_bias = true;
+  d.moe.style = ExpertStyle::Biased;
+  std::optional<ModelConfig> quant = cfg.sub("quantization_config");
+  d.moe.mxfp4 = quant && quant->string_or("quant_method", "") == "mxfp4";
+  // Even layers slide, odd layers attend fully, unless layer_types says otherwise.
+  d.windows = layer_windows(cfg, t.arch.num_layers, cfg.count_or("sliding_window", 128),
+                            [](uint64_t i) { return (i + 1) % 2 == 1; });
+  build_moe_decoder(t, d);
+}
+
+// DBRX names everything its own way and fuses q/k/v into one projection; its nested attn_config and
+// ffn_config hold the attention and expert numbers.
+void read_dbrx_dims(const ModelConfig& cfg, ArchSpec& a) {
+  a.hidden_size = cfg.dim_or("d_model", 2048);
+  a.num_attention_heads = cfg.dim_or("n_heads", 16);
+  a.num_layers = cfg.dim_or("n_layers", 24);
+  a.max_position_embeddings = cfg.count_or("max_seq_len", 2048);
+  a.vocab_size = cfg.dim_or("vocab_size", 32000);
+  if (cfg.flag_or("tie_word_embeddings", false)) cfg.fail("tie_word_embeddings", "is not supported by DBRX");
+  if (a.hidden_size % a.num_attention_heads != 0)
+    cfg.fail("n_heads", "must divide d_model (" + std::to_string(a.hidden_size) + ")");
+  a.head_dim = a.hidden_size / a.num_attention_heads;
+  std::optional<ModelConfig> attn = cfg.sub("attn_config");
+  a.num_key_value_heads = attn ? attn->dim_or("kv_n_heads", 1) : 1;
+  if (a.num_attention_heads % a.num_key_value_heads != 0)
+    (attn ? *attn : cfg)
+        .fail("kv_n_heads", "must divide n_heads (" + std::to_string(a.num_attention_heads) + ")");
+  std::optional<ModelConfig> ffn = cfg.sub("ffn_config");
+  a.intermediate_size = a.moe_intermediate_size = ffn ? ffn->dim_or("ffn_hidden_size", 3584) : 3584;
+  a.num_experts = ffn ? ffn->dim_or("moe_num_experts", 4) : 4;
+  a.experts_per_token = ffn ? ffn->dim_or("moe_top_k", 1) : 1;
+  if (a.experts_per_token > a.num_experts)
+    (ffn ? *ffn : cfg)
+        .fail("moe_top_k", "must not exceed moe_num_experts (" + std::to_string(a.num_experts) + ")");
+}
+
+void build_dbrx(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "DbrxForCausalLM";
+  read_dbrx_dims(cfg, t.arch);
+  const ArchSpec& a = t.arch;
+  const uint64_t h = a.hidden_size, stacked = a.num_experts * a.intermediate_size;
+  blocks::embedding(t, "transformer.wte.weight", a.vocab_size, h);
+  t.layers_path = "transformer.blocks";
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    std::string p = "transformer.blocks." + std::to_string(i);
+    blocks::norm(t, p + ".norm_attn_norm.norm_1", h, false);
+    blocks::linear(t, p + ".norm_attn_norm.attn.Wqkv", h, h + 2 * a.num_key_value_heads * a.head_dim, false);
+    blocks::linear(t, p + ".norm_attn_norm.attn.out_proj", h, h, false);
+    blocks::norm(t, p + ".norm_attn_norm.norm_2", h, false);
+    blocks::linear(t, p + ".ffn.router.layer", h, a.num_experts, false);
+    // Experts stay stacked along the first axis ([E * ffn_hidden, d_model]), in memory and on disk.
+    for (const char* w : {"w1", "v1", "w2"}) routed(t, p + ".ffn.experts.mlp." + w, {stacked, h});
+    LayerSpec l;
+    l.ffn = "moe";
+    l.attention = attention_kind(a.num_attention_heads, a.num_key_value_heads);
+    t.layers.push_back(l);
+  }
+  blocks::norm(t, "transformer.norm_f", h, false);
+  t.add("lm_head.weight", {a.vocab_size, h});
+}
+
+constexpr std::array kFamilies{
+    FamilyBuilder{"mixtral", build_mixtral},       FamilyBuilder{"qwen2_moe", build_qwen2_moe},
+    FamilyBuilder{"qwen3_moe", build_qwen3_moe},   FamilyBuilder{"olmoe", build_olmoe},
+    FamilyBuilder{"granitemoe", build_granitemoe}, FamilyBuilder{"dbrx", build_dbrx},
+    FamilyBuilder{"minimax_m2", build_minimax_m2}, FamilyBuilder{"gpt_oss", build_gpt_oss},
+};
+
+}  // namespace
+
+std::span<const FamilyBuilder> moe_decoders() {
+  return kFamilies;
+}
 
 }  // namespace ma::families

@@ -1,7 +1,317 @@
+// Qwen3-Next and Qwen3.5 (gated-delta-net linear attention interleaved with output-gated full attention,
+// sparse MoE with a shared expert) and the Qwen vision-language models (Qwen2-VL, Qwen2.5-VL, Qwen3-VL and
+// its MoE): a vision tower under model.visual and the language model under model.language_model.
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "model/families/decoder_common.h"
 #include "model/families/family_groups.h"
+#include "model/families/qwen_hybrid_blocks.h"
 
 namespace ma::families {
+namespace {
 
-std::span<const FamilyBuilder> qwen_hybrid() { return {}; }
+using qwen::VisionKind;
+
+struct LayerPlan {
+  bool linear_attention = false;
+  bool moe = false;
+  uint64_t sliding_window = 0;
+};
+
+// The language model of every family here: embeddings, a stack of planned layers, final norm, LM head.
+struct TextModel {
+  std::string prefix;  // "model" (causal LM) or "model.language_model" (vision-language)
+  blocks::Attention attention;
+  bool qk_norm = false;
+  bool output_gate = false;  // q_proj carries a per-head sigmoid gate (Qwen3-Next, Qwen3.5)
+  std::vector<LayerPlan> layers;
+  qwen::GatedDeltaNet delta_net;
+  qwen::SparseMoe moe;
+};
+
+void build_text(ModelTemplate& t, const TextModel& m) {
+  const ArchSpec& a = t.arch;
+  const std::string embed = m.prefix + ".embed_tokens.weight";
+  token_embedding(t, embed, a);
+  t.layers_path = m.prefix + ".layers";
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    const std::string p = t.layers_path + "." + std::to_string(i);
+    const LayerPlan& plan = m.layers[i];
+    LayerSpec l;
+    if (plan.linear_attention) {
+      qwen::gated_delta_net(t, p + ".linear_attn", m.delta_net);
+      l.mixer = "linear-attention";
+    } else {
+      if (m.qk_norm)
+        qwen::qk_norm_attention(t, p + ".self_attn", m.attention, m.output_gate);
+      else
+        blocks::attention(t, p + ".self_attn", m.attention);
+      l.attention = attention_kind(a.num_attention_heads, a.num_key_value_heads);
+      l.sliding_window = plan.sliding_window;
+    }
+    if (plan.moe) {
+      qwen::sparse_moe(t, p + ".mlp", m.moe);
+      l.ffn = "moe";
+    } else {
+      blocks::gated_mlp(t, p + ".mlp", a.hidden_size, a.intermediate_size);
+    }
+    blocks::norm(t, p + ".input_layernorm", a.hidden_size, false);
+    blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, false);
+    t.layers.push_back(l);
+  }
+  blocks::norm(t, m.prefix + ".norm", a.hidden_size, false);
+  lm_head(t, embed, a);
+}
+
+// A nested config object; when absent, the sub-config class is built from its defaults (an empty object).
+ModelConfig sub_or_defaults(const ModelConfig& root, std::string_view key) {
+  if (auto sub = root.sub(key)) return *sub;
+  return ModelConfig::parse("{}", root.file());
+}
+
+// Per-layer mixer of the hybrids: layer_types when given, else every full_attention_interval-th layer is
+// full.
+std::vector<LayerPlan> hybrid_layers(const ModelConfig& text, uint64_t num_layers) {
+  std::vector<LayerPlan> plans(num_layers);
+  std::vector<std::string> types = text.strings("layer_types");
+  if (types.empty()) {
+    uint64_t interval = text.dim_or("full_attention_interval", 4);
+    for (uint64_t i = 0; i < num_layers; ++i) plans[i].linear_attention = (i + 1) % interval != 0;
+    return plans;
+  }
+  if (types.size() != num_layers) text.fail("layer_types", "must name one type per hidden layer");
+  for (uint64_t i = 0; i < num_layers; ++i) {
+    if (types[i] == "linear_attention")
+      plans[i].linear_attention = true;
+    else if (types[i] != "full_attention" && types[i] != "attention")
+      text.fail("layer_types", "entries must be linear_attention or full_attention");
+  }
+  return plans;
+}
+
+// Qwen2-MoE style placement of sparse layers: not in mlp_only_layers, and every decoder_sparse_step-th.
+void place_sparse_layers(const ModelConfig& text, uint64_t experts, std::vector<LayerPlan>& plans) {
+  if (experts == 0) return;
+  std::vector<int64_t> dense_only = text.ints("mlp_only_layers");
+  uint64_t step = text.dim_or("decoder_sparse_step", 1);
+  for (uint64_t i = 0; i < plans.size(); ++i) {
+    bool listed =
+        std::find(dense_only.begin(), dense_only.end(), static_cast<int64_t>(i)) != dense_only.end();
+    plans[i].moe = !listed && (i + 1) % step == 0;
+  }
+}
+
+struct MoeDefaults {
+  uint64_t experts, top_k, inter, shared_inter;  // shared_inter 0: no shared expert
+};
+
+qwen::SparseMoe read_moe(const ModelConfig& text, ModelTemplate& t, const MoeDefaults& d,
+                         qwen::ExpertStorage s) {
+  ArchSpec& a = t.arch;
+  qwen::SparseMoe m;
+  a.num_experts = text.count_or("num_experts", d.experts);
+  if (a.num_experts == 0) return m;  // every layer keeps its dense MLP
+  a.experts_per_token = text.count_or("num_experts_per_tok", d.top_k);
+  if (a.experts_per_token > a.num_experts) text.fail("num_experts_per_tok", "must not exceed num_experts");
+  a.moe_intermediate_size = text.dim_or("moe_intermediate_size", d.inter);
+  m.hidden = a.hidden_size;
+  m.experts = a.num_experts;
+  m.inter = a.moe_intermediate_size;
+  m.storage = s;
+  if (d.shared_inter) {
+    m.shared_inter = text.dim_or("shared_expert_intermediate_size", d.shared_inter);
+    a.num_shared_experts = 1;
+  }
+  return m;
+}
+
+blocks::Attention text_attention(const ModelConfig& text, const ArchSpec& a) {
+  blocks::Attention at = standard_attention(a);
+  at.qkv_bias = at.o_bias = text.flag_or("attention_bias", false);
+  return at;
+}
+
+// Linear-attention / gated-full-attention hybrid text model shared by Qwen3-Next and Qwen3.5.
+TextModel hybrid_text(const ModelConfig& text, const ArchSpec& a, std::string prefix,
+                      bool split_projections) {
+  TextModel m;
+  m.prefix = std::move(prefix);
+  m.attention = text_attention(text, a);
+  m.qk_norm = m.output_gate = true;
+  m.layers = hybrid_layers(text, a.num_layers);
+  m.delta_net = qwen::read_gated_delta_net(text, a.hidden_size, split_projections);
+  return m;
+}
+
+// The language model of a vision-language config: text_config (or, for flat legacy configs, the root).
+ModelConfig read_text(const ModelConfig& root, const DecoderDefaults& d, ModelTemplate& t, bool flat_legacy) {
+  ModelConfig text = flat_legacy && !root.has("text_config") ? root : sub_or_defaults(root, "text_config");
+  read_decoder_dims(text, d, t);
+  // The composite model ties by its own flag, whatever the text config says.
+  t.arch.tie_word_embeddings = root.flag_or("tie_word_embeddings", false);
+  if (t.arch.torch_dtype.empty())
+    t.arch.torch_dtype = text.string_or("torch_dtype", text.string_or("dtype", ""));
+  return text;
+}
+
+void add_vision(ModelTemplate& t, const ModelConfig& root, VisionKind kind, bool with_deepstack) {
+  qwen::vision_tower(t, "model.visual",
+                     qwen::read_vision(sub_or_defaults(root, "vision_config"), kind, with_deepstack));
+}
+
+constexpr const char* kMtpReason = "multi-token-prediction layer: transformers does not load it";
+
+DecoderDefaults qwen3_next_defaults() {
+  DecoderDefaults d;
+  d.vocab_size = 151936;
+  d.hidden_size = 2048;
+  d.intermediate_size = 5632;
+  d.num_hidden_layers = 48;
+  d.num_attention_heads = 16;
+  d.num_key_value_heads = 2;
+  d.head_dim = 256;
+  d.max_position_embeddings = 32768;
+  return d;
+}
+
+void build_qwen3_next(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Qwen3NextForCausalLM";
+  read_decoder_dims(cfg, qwen3_next_defaults(), t);
+  TextModel m = hybrid_text(cfg, t.arch, "model", false);
+  m.moe = read_moe(cfg, t, {512, 10, 512, 512}, qwen::ExpertStorage::PerExpert);
+  place_sparse_layers(cfg, m.moe.experts, m.layers);
+  build_text(t, m);
+  t.known_extras.push_back({"mtp.", kMtpReason});
+}
+
+DecoderDefaults qwen3_5_defaults(bool moe) {
+  DecoderDefaults d;
+  d.vocab_size = 248320;
+  d.hidden_size = moe ? 2048 : 4096;
+  d.intermediate_size = 12288;
+  d.num_hidden_layers = moe ? 40 : 32;
+  d.num_attention_heads = 16;
+  d.num_key_value_heads = moe ? 2 : 4;
+  d.head_dim = 256;
+  d.max_position_embeddings = 32768;
+  return d;
+}
+
+void build_qwen3_5_family(const ModelConfig& cfg, ModelTemplate& t, bool moe) {
+  t.arch.architecture = moe ? "Qwen3_5MoeForConditionalGeneration" : "Qwen3_5ForConditionalGeneration";
+  ModelConfig text = read_text(cfg, qwen3_5_defaults(moe), t, false);
+  add_vision(t, cfg, VisionKind::Qwen3, false);
+  TextModel m = hybrid_text(text, t.arch, "model.language_model", true);
+  if (moe) {
+    m.moe = read_moe(text, t, {256, 8, 512, 512}, qwen::ExpertStorage::Fused);
+    if (m.moe.experts == 0) text.fail("num_experts", "must be at least 1: every Qwen3.5-MoE layer is sparse");
+    t.arch.intermediate_size = t.arch.moe_intermediate_size;  // every layer is sparse: no dense MLP width
+    for (LayerPlan& p : m.layers) p.moe = true;
+  }
+  build_text(t, m);
+  t.known_extras.push_back({"mtp.", kMtpReason});
+}
+
+void build_qwen3_5(const ModelConfig& cfg, ModelTemplate& t) {
+  build_qwen3_5_family(cfg, t, false);
+}
+void build_qwen3_5_moe(const ModelConfig& cfg, ModelTemplate& t) {
+  build_qwen3_5_family(cfg, t, true);
+}
+
+// Qwen2 sliding windows: from max_window_layers on, and only with use_sliding_window (or by layer_types).
+std::vector<LayerPlan> qwen2_layers(const ModelConfig& text, uint64_t num_layers) {
+  std::vector<LayerPlan> plans(num_layers);
+  uint64_t window = text.flag_or("use_sliding_window", false) ? text.count_or("sliding_window", 4096) : 0;
+  uint64_t first_windowed = text.count_or("max_window_layers", 80);
+  std::vector<std::string> types = text.strings("layer_types");
+  if (!types.empty() && types.size() != num_layers)
+    text.fail("layer_types", "must name one type per hidden layer");
+  for (size_t i = 0; i < num_layers; ++i) {
+    bool windowed = types.empty() ? i >= first_windowed : types[i] == "sliding_attention";
+    plans[i].sliding_window = windowed ? window : 0;
+  }
+  return plans;
+}
+
+// Qwen2-VL / Qwen2.5-VL: a Qwen2 decoder (q/k/v biases) whose checkpoints keep the pre-v4.52 layout, the
+// language model at model.* and the vision tower at visual.*.
+void build_qwen2_vl_family(const ModelConfig& cfg, ModelTemplate& t, VisionKind kind) {
+  t.arch.architecture =
+      kind == VisionKind::Qwen2 ? "Qwen2VLForConditionalGeneration" : "Qwen2_5_VLForConditionalGeneration";
+  DecoderDefaults d;
+  d.vocab_size = 152064;
+  d.hidden_size = 8192;
+  d.intermediate_size = 29568;
+  d.num_hidden_layers = 80;
+  d.num_attention_heads = 64;
+  d.num_key_value_heads = 8;
+  d.max_position_embeddings = 32768;
+  ModelConfig text = read_text(cfg, d, t, true);
+  add_vision(t, cfg, kind, false);
+  TextModel m;
+  m.prefix = "model.language_model";
+  m.attention = standard_attention(t.arch);
+  m.attention.qkv_bias = true;
+  m.layers = qwen2_layers(text, t.arch.num_layers);
+  build_text(t, m);
+  t.rename_on_disk("model.language_model.", "model.");
+  t.rename_on_disk("model.visual.", "visual.");
+}
+
+void build_qwen2_vl(const ModelConfig& cfg, ModelTemplate& t) {
+  build_qwen2_vl_family(cfg, t, VisionKind::Qwen2);
+}
+void build_qwen2_5_vl(const ModelConfig& cfg, ModelTemplate& t) {
+  build_qwen2_vl_family(cfg, t, VisionKind::Qwen2_5);
+}
+
+// Qwen3-VL: Qwen3 decoder (q/k norms) with a deepstack vision tower; the MoE variant routes every sparse
+// layer through experts stored fused and transposed on disk.
+void build_qwen3_vl_family(const ModelConfig& cfg, ModelTemplate& t, bool moe) {
+  t.arch.architecture = moe ? "Qwen3VLMoeForConditionalGeneration" : "Qwen3VLForConditionalGeneration";
+  DecoderDefaults d;
+  d.vocab_size = 151936;
+  d.hidden_size = moe ? 2048 : 4096;
+  d.intermediate_size = moe ? 5632 : 22016;
+  d.num_hidden_layers = moe ? 24 : 32;
+  d.num_attention_heads = moe ? 16 : 32;
+  d.head_dim = moe ? 0 : 128;  // the MoE text config derives it from hidden_size / heads
+  d.max_position_embeddings = 128000;
+  ModelConfig text = read_text(cfg, d, t, false);
+  add_vision(t, cfg, VisionKind::Qwen3, true);
+  TextModel m;
+  m.prefix = "model.language_model";
+  m.attention = text_attention(text, t.arch);
+  m.qk_norm = true;
+  m.layers.resize(t.arch.num_layers);
+  if (moe) {
+    m.moe = read_moe(text, t, {60, 4, 1408, 0}, qwen::ExpertStorage::FusedTransposed);
+    place_sparse_layers(text, m.moe.experts, m.layers);
+  }
+  build_text(t, m);
+}
+
+void build_qwen3_vl(const ModelConfig& cfg, ModelTemplate& t) {
+  build_qwen3_vl_family(cfg, t, false);
+}
+void build_qwen3_vl_moe(const ModelConfig& cfg, ModelTemplate& t) {
+  build_qwen3_vl_family(cfg, t, true);
+}
+
+constexpr std::array kFamilies{
+    FamilyBuilder{"qwen3_next", build_qwen3_next},     FamilyBuilder{"qwen3_5", build_qwen3_5},
+    FamilyBuilder{"qwen3_5_moe", build_qwen3_5_moe},   FamilyBuilder{"qwen2_vl", build_qwen2_vl},
+    FamilyBuilder{"qwen2_5_vl", build_qwen2_5_vl},     FamilyBuilder{"qwen3_vl", build_qwen3_vl},
+    FamilyBuilder{"qwen3_vl_moe", build_qwen3_vl_moe},
+};
+
+}  // namespace
+
+std::span<const FamilyBuilder> qwen_hybrid() {
+  return kFamilies;
+}
 
 }  // namespace ma::families

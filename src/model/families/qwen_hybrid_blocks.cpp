@@ -1,0 +1,184 @@
+#include "model/families/qwen_hybrid_blocks.h"
+
+namespace ma::families::qwen {
+namespace {
+
+struct VisionDefaults {
+  uint64_t depth, hidden, intermediate, patch, out_hidden;
+};
+
+VisionDefaults vision_defaults(VisionKind kind) {
+  switch (kind) {
+    case VisionKind::Qwen2:
+      return {32, 1280, 0, 14, 3584};
+    case VisionKind::Qwen2_5:
+      return {32, 3584, 3420, 14, 3584};
+    case VisionKind::Qwen3:
+      return {27, 1152, 4304, 16, 3584};
+  }
+  return {27, 1152, 4304, 16, 3584};
+}
+
+// Qwen2-VL spells the block width embed_dim, the merger output hidden_size and the MLP width as a ratio.
+void read_qwen2_widths(const ModelConfig& vision, VisionTower& v) {
+  v.hidden = vision.dim_or("embed_dim", 1280);
+  v.out_hidden = vision.dim_or("hidden_size", 3584);
+  double ratio = vision.number_or("mlp_ratio", 4.0);
+  double width = static_cast<double>(v.hidden) * ratio;
+  if (!(width >= 1.0) || width > 1e12) vision.fail("mlp_ratio", "must make a positive MLP width");
+  v.intermediate = static_cast<uint64_t>(width);  // transformers truncates: int(embed_dim * mlp_ratio)
+}
+
+void vision_block(ModelTemplate& t, const std::string& p, const VisionTower& v) {
+  const bool layer_norm = v.kind != VisionKind::Qwen2_5;  // Qwen2.5-VL uses bias-free RMSNorm
+  blocks::norm(t, p + ".norm1", v.hidden, layer_norm);
+  blocks::norm(t, p + ".norm2", v.hidden, layer_norm);
+  blocks::linear(t, p + ".attn.qkv", v.hidden, 3 * v.hidden, true);
+  blocks::linear(t, p + ".attn.proj", v.hidden, v.hidden, true);
+  switch (v.kind) {
+    case VisionKind::Qwen2:
+      blocks::linear(t, p + ".mlp.fc1", v.hidden, v.intermediate, true);
+      blocks::linear(t, p + ".mlp.fc2", v.intermediate, v.hidden, true);
+      break;
+    case VisionKind::Qwen2_5:
+      blocks::gated_mlp(t, p + ".mlp", v.hidden, v.intermediate, true);
+      break;
+    case VisionKind::Qwen3:
+      blocks::linear(t, p + ".mlp.linear_fc1", v.hidden, v.intermediate, true);
+      blocks::linear(t, p + ".mlp.linear_fc2", v.intermediate, v.hidden, true);
+      break;
+  }
+}
+
+// Qwen3-VL patch merger: the main one normalizes before the spatial shuffle (block width), the deepstack
+// ones after it (merged width).
+void qwen3_merger(ModelTemplate& t, const std::string& p, const VisionTower& v, bool post_shuffle_norm) {
+  const uint64_t merged = v.hidden * v.merge * v.merge;
+  blocks::norm(t, p + ".norm", post_shuffle_norm ? merged : v.hidden, true);
+  blocks::linear(t, p + ".linear_fc1", merged, merged, true);
+  blocks::linear(t, p + ".linear_fc2", merged, v.out_hidden, true);
+}
+
+// Qwen2/2.5-VL patch merger: ln_q, then an MLP whose Linear layers sit at Sequential indices 0 and 2.
+void qwen2_merger(ModelTemplate& t, const std::string& p, const VisionTower& v) {
+  const uint64_t merged = v.hidden * v.merge * v.merge;
+  blocks::norm(t, p + ".ln_q", v.hidden, v.kind == VisionKind::Qwen2);
+  blocks::linear(t, p + ".mlp.0", merged, merged, true);
+  blocks::linear(t, p + ".mlp.2", merged, v.out_hidden, true);
+}
+
+void routed_experts(ModelTemplate& t, const std::string& prefix, const SparseMoe& m) {
+  if (m.storage == ExpertStorage::PerExpert) {
+    blocks::fused_experts(t, prefix, m.experts, m.hidden, m.inter, {prefix});
+    return;
+  }
+  const bool transposed = m.storage == ExpertStorage::FusedTransposed;
+  TemplateTensor& gate_up = t.add(prefix + ".gate_up_proj", {m.experts, 2 * m.inter, m.hidden});
+  gate_up.routed_expert = true;
+  if (transposed) gate_up.disk.push_back({gate_up.name, {m.experts, m.hidden, 2 * m.inter}});
+  TemplateTensor& down = t.add(prefix + ".down_proj", {m.experts, m.hidden, m.inter});
+  down.routed_expert = true;
+  if (transposed) down.disk.push_back({down.name, {m.experts, m.inter, m.hidden}});
+}
+
+}  // namespace
+
+VisionTower read_vision(const ModelConfig& vision, VisionKind kind, bool with_deepstack) {
+  const VisionDefaults d = vision_defaults(kind);
+  VisionTower v;
+  v.kind = kind;
+  v.depth = vision.count_or("depth", d.depth);
+  if (kind == VisionKind::Qwen2) {
+    read_qwen2_widths(vision, v);
+  } else {
+    v.hidden = vision.dim_or("hidden_size", d.hidden);
+    v.intermediate = vision.dim_or("intermediate_size", d.intermediate);
+    v.out_hidden = vision.dim_or("out_hidden_size", d.out_hidden);
+  }
+  uint64_t heads = vision.dim_or("num_heads", 16);
+  if (v.hidden % heads != 0)
+    vision.fail("num_heads", "must divide the vision hidden size (" + std::to_string(v.hidden) + ")");
+  v.in_channels = vision.dim_or("in_channels", 3);
+  v.patch = vision.dim_or("patch_size", d.patch);
+  v.temporal_patch = vision.dim_or("temporal_patch_size", 2);
+  v.merge = vision.dim_or("spatial_merge_size", 2);
+  if (kind == VisionKind::Qwen3) {
+    v.positions = vision.dim_or("num_position_embeddings", 2304);
+    if (with_deepstack)
+      v.deepstack =
+          vision.has("deepstack_visual_indexes") ? vision.ints("deepstack_visual_indexes").size() : 3;
+  }
+  return v;
+}
+
+void vision_tower(ModelTemplate& t, const std::string& prefix, const VisionTower& v) {
+  const bool conv_bias = v.kind == VisionKind::Qwen3;
+  t.add(prefix + ".patch_embed.proj.weight", {v.hidden, v.in_channels, v.temporal_patch, v.patch, v.patch});
+  if (conv_bias) t.add(prefix + ".patch_embed.proj.bias", {v.hidden});
+  if (v.kind == VisionKind::Qwen3) blocks::embedding(t, prefix + ".pos_embed.weight", v.positions, v.hidden);
+  for (uint64_t i = 0; i < v.depth; ++i) vision_block(t, prefix + ".blocks." + std::to_string(i), v);
+  if (v.kind != VisionKind::Qwen3) {
+    qwen2_merger(t, prefix + ".merger", v);
+    return;
+  }
+  qwen3_merger(t, prefix + ".merger", v, false);
+  for (uint64_t i = 0; i < v.deepstack; ++i)
+    qwen3_merger(t, prefix + ".deepstack_merger_list." + std::to_string(i), v, true);
+}
+
+GatedDeltaNet read_gated_delta_net(const ModelConfig& text, uint64_t hidden, bool split_projections) {
+  GatedDeltaNet g;
+  g.hidden = hidden;
+  g.key_heads = text.dim_or("linear_num_key_heads", 16);
+  g.value_heads = text.dim_or("linear_num_value_heads", 32);
+  g.key_head_dim = text.dim_or("linear_key_head_dim", 128);
+  g.value_head_dim = text.dim_or("linear_value_head_dim", 128);
+  g.conv_kernel = text.dim_or("linear_conv_kernel_dim", 4);
+  g.split_projections = split_projections;
+  // Queries and keys are repeated across the value heads of their group.
+  if (g.value_heads % g.key_heads != 0)
+    text.fail("linear_num_key_heads",
+              "must divide linear_num_value_heads (" + std::to_string(g.value_heads) + ")");
+  return g;
+}
+
+void gated_delta_net(ModelTemplate& t, const std::string& prefix, const GatedDeltaNet& g) {
+  const uint64_t key_dim = g.key_heads * g.key_head_dim;
+  const uint64_t value_dim = g.value_heads * g.value_head_dim;
+  const uint64_t conv_dim = 2 * key_dim + value_dim;  // the convolution runs over q, k and v
+  t.add(prefix + ".dt_bias", {g.value_heads});
+  t.add(prefix + ".A_log", {g.value_heads});
+  t.add(prefix + ".conv1d.weight", {conv_dim, 1, g.conv_kernel});  // depthwise, no bias
+  if (g.split_projections) {
+    blocks::linear(t, prefix + ".in_proj_qkv", g.hidden, conv_dim, false);
+    blocks::linear(t, prefix + ".in_proj_z", g.hidden, value_dim, false);
+    blocks::linear(t, prefix + ".in_proj_b", g.hidden, g.value_heads, false);
+    blocks::linear(t, prefix + ".in_proj_a", g.hidden, g.value_heads, false);
+  } else {
+    blocks::linear(t, prefix + ".in_proj_qkvz", g.hidden, conv_dim + value_dim, false);
+    blocks::linear(t, prefix + ".in_proj_ba", g.hidden, 2 * g.value_heads, false);
+  }
+  blocks::norm(t, prefix + ".norm", g.value_head_dim, false);  // gated RMSNorm shared by all value heads
+  blocks::linear(t, prefix + ".out_proj", value_dim, g.hidden, false);
+}
+
+void qk_norm_attention(ModelTemplate& t, const std::string& prefix, const blocks::Attention& a,
+                       bool output_gate) {
+  const uint64_t q_width = a.heads * a.head_dim;
+  blocks::linear(t, prefix + ".q_proj", a.hidden, output_gate ? 2 * q_width : q_width, a.qkv_bias);
+  blocks::linear(t, prefix + ".k_proj", a.hidden, a.kv_heads * a.head_dim, a.qkv_bias);
+  blocks::linear(t, prefix + ".v_proj", a.hidden, a.kv_heads * a.head_dim, a.qkv_bias);
+  blocks::linear(t, prefix + ".o_proj", q_width, a.hidden, a.o_bias);
+  blocks::norm(t, prefix + ".q_norm", a.head_dim, false);
+  blocks::norm(t, prefix + ".k_norm", a.head_dim, false);
+}
+
+void sparse_moe(ModelTemplate& t, const std::string& prefix, const SparseMoe& m) {
+  blocks::linear(t, prefix + ".gate", m.hidden, m.experts, false);
+  routed_experts(t, prefix + ".experts", m);
+  if (m.shared_inter == 0) return;
+  blocks::gated_mlp(t, prefix + ".shared_expert", m.hidden, m.shared_inter);
+  blocks::linear(t, prefix + ".shared_expert_gate", m.hidden, 1, false);
+}
+
+}  // namespace ma::families::qwen
