@@ -20,7 +20,6 @@ Output detect_output(bool quiet) {
 
 void print_stdout(std::string_view s) {
   std::fwrite(s.data(), 1, s.size(), stdout);
-  std::fflush(stdout);
 }
 
 void print_warnings(const std::vector<std::string>& warnings, const Output& o) {

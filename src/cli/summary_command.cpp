@@ -26,7 +26,8 @@ int run_summary(const Args& args) {
   Inventory inv = build_inventory(locate_local_model(model));
   TensorsReport report{inv, count_parameters(inv), summarize_layers(inv.layers)};
   print_warnings(inv.warnings, out);
-  print_stdout(json ? render_tensors_json(report) : render_summary_console(report, out.color));
+  if (json) stream_tensors_json(report, print_stdout);
+  else print_stdout(render_summary_console(report, out.color));
   return 0;
 }
 

@@ -34,10 +34,10 @@ int run_tensors(const Args& args) {
   TensorsReport report{inv, count_parameters(inv), summarize_layers(inv.layers)};
   print_warnings(inv.warnings, out);
   // Render everything before writing anything, so a failure leaves no partial output.
-  std::string csv = csv_path.empty() ? std::string() : render_tensors_csv(report);
-  std::string main = json ? render_tensors_json(report) : (csv_path == "-" ? std::string() : render_tensors_console(report, out.color));
-  if (!csv_path.empty()) write_output_file(csv_path, csv);
-  print_stdout(main);
+  // (Formatting cannot fail once the inventory exists, so JSON streams straight to stdout.)
+  if (!csv_path.empty()) write_output_file(csv_path, render_tensors_csv(report));
+  if (json) stream_tensors_json(report, print_stdout);
+  else if (csv_path != "-") print_stdout(render_tensors_console(report, out.color));
   return 0;
 }
 

@@ -46,7 +46,7 @@ class Value {
   uint64_t offset() const { return offset_; }
 
  private:
-  friend class Parser;
+  friend class DomBuilder;
   Type type_ = Type::Null;
   bool bool_ = false;
   bool integer_ = false;
@@ -73,6 +73,60 @@ struct Limits {
   bool allow_nonfinite = false;
 };
 
+// A number as written: exact integer views plus the nearest double.
+struct Number {
+  std::string_view raw;
+  bool integer = false;   // no fraction or exponent
+  bool negative = false;
+  bool fits_u64 = false;  // |value| fits in 64 bits (integers only)
+  uint64_t magnitude = 0;
+  double value = 0;
+  std::optional<uint64_t> as_uint() const;
+  std::optional<int64_t> as_int() const;
+};
+
+// A pull reader over JSON text: the one tokenizer and validator behind Document, and used directly by
+// the hot parsers (safetensors headers, shard indexes) so they build their own structures without a DOM.
+// Strings are views into the text, or into a scratch buffer (when they contain escapes) that the next
+// string() call overwrites.
+class Reader {
+ public:
+  enum class Kind { Null, Bool, Number, String, Array, Object };
+  Reader(std::string_view text, std::string_view source, Limits limits = {});
+
+  Kind peek();  // the kind of the next value (after whitespace); fails at end of input
+  void begin_object();
+  bool next_member(std::string_view& key);  // false at '}'; key valid until the next string read
+  void begin_array();
+  bool next_item();                          // false at ']'
+  std::string_view string();
+  Number number();
+  bool boolean();
+  void null();
+  void skip();        // any value, fully validated
+  void finish();      // only whitespace may follow
+  uint64_t offset() const { return static_cast<uint64_t>(p_ - begin_); }
+  [[noreturn]] void fail(const std::string& why) const;
+
+ private:
+  void skip_ws();
+  bool consume(char c);
+  void expect_literal(std::string_view lit);
+  void enter();
+  uint32_t hex4();
+  void skip_utf8_sequence();
+  void nonfinite(Number& n);
+
+  const char* p_;
+  const char* begin_;
+  const char* end_;
+  std::string_view source_;
+  Limits limits_;
+  uint32_t depth_ = 0;
+  std::vector<bool> first_;  // per open container: no element read yet
+  std::string scratch_;
+};
+
 // A parsed document. Owns the text and any unescaped strings that Values point into; not copyable so those
 // views stay valid.
 class Document {
@@ -92,6 +146,9 @@ class Document {
   std::unique_ptr<std::deque<std::string>> unescaped_;
   Value root_;
 };
+
+// The checks every document passes before parsing: the size cap (Error Limit) and no byte-order mark.
+void check_document_size(std::string_view text, std::string_view source, const Limits& limits);
 
 // Writes `s` as a JSON string literal (with quotes) to `out`.
 void append_quoted(std::string& out, std::string_view s);

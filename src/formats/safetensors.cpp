@@ -35,12 +35,86 @@ uint64_t read_u64_le(std::string_view b) {
   return v;
 }
 
-uint64_t dim_value(const json::Value& v, std::string_view source, std::string_view name, const char* what) {
-  auto u = v.as_uint();
-  if (!u)
-    malformed(source, tensor_field(name),
-              std::string(what) + " must hold non-negative integers, found " + printable(v.is_number() ? v.raw() : "a non-number"));
+// A non-negative integer array element of a tensor entry ('shape' dims, 'data_offsets').
+uint64_t read_index(json::Reader& r, std::string_view source, const std::string& name, const char* what) {
+  if (r.peek() != json::Reader::Kind::Number)
+    malformed(source, tensor_field(name), std::string(what) + " must hold non-negative integers");
+  json::Number n = r.number();
+  auto u = n.as_uint();
+  if (!u) malformed(source, tensor_field(name), std::string(what) + " must hold non-negative integers, found " + printable(n.raw));
   return *u;
+}
+
+void read_metadata(json::Reader& r, std::string_view source, SafetensorsHeader& h) {
+  if (r.peek() != json::Reader::Kind::Object) malformed(source, "__metadata__", "must be an object of strings");
+  r.begin_object();
+  std::string_view key;
+  while (r.next_member(key)) {
+    std::string k(key);
+    if (r.peek() != json::Reader::Kind::String) malformed(source, "__metadata__." + printable(k), "metadata values must be strings");
+    h.metadata.emplace_back(std::move(k), std::string(r.string()));
+  }
+}
+
+// One tensor entry {"dtype": .., "shape": [..], "data_offsets": [b, e]}, read straight into a StoredTensor.
+StoredTensor read_tensor_entry(json::Reader& r, std::string_view source, std::string name) {
+  StoredTensor t;
+  t.name = std::move(name);
+  if (r.peek() != json::Reader::Kind::Object) malformed(source, tensor_field(t.name), "tensor entry must be an object");
+  r.begin_object();
+  bool has_dtype = false, has_shape = false;
+  int offsets = -1;
+  std::string_view field;
+  while (r.next_member(field)) {
+    if (field == "dtype") {
+      if (has_dtype) malformed(source, tensor_field(t.name), "duplicate field 'dtype'");
+      has_dtype = true;
+      if (r.peek() != json::Reader::Kind::String) malformed(source, tensor_field(t.name), "missing or non-string 'dtype'");
+      std::string_view d = r.string();
+      auto dt = dtype_from_safetensors(d);
+      if (!dt)
+        malformed(source, tensor_field(t.name),
+                  "unknown dtype '" + printable(d) + "'; known: " + std::string(dtype_known_names()));
+      t.dtype = *dt;
+    } else if (field == "shape") {
+      if (has_shape) malformed(source, tensor_field(t.name), "duplicate field 'shape'");
+      has_shape = true;
+      if (r.peek() != json::Reader::Kind::Array) malformed(source, tensor_field(t.name), "missing or non-array 'shape'");
+      r.begin_array();
+      while (r.next_item()) t.shape.push_back(read_index(r, source, t.name, "'shape'"));
+    } else if (field == "data_offsets") {
+      if (offsets >= 0) malformed(source, tensor_field(t.name), "duplicate field 'data_offsets'");
+      offsets = 0;
+      if (r.peek() != json::Reader::Kind::Array)
+        malformed(source, tensor_field(t.name), "'data_offsets' must be an array of two integers [begin, end]");
+      r.begin_array();
+      while (r.next_item()) {
+        uint64_t v = read_index(r, source, t.name, "'data_offsets'");
+        if (offsets == 0) t.data_begin = v;
+        else if (offsets == 1) t.data_end = v;
+        ++offsets;
+      }
+    } else {
+      r.skip();  // unknown fields are ignored, as the reference implementation does
+    }
+  }
+  if (!has_dtype) malformed(source, tensor_field(t.name), "missing or non-string 'dtype'");
+  if (!has_shape) malformed(source, tensor_field(t.name), "missing or non-array 'shape'");
+  if (offsets != 2) malformed(source, tensor_field(t.name), "'data_offsets' must be an array of two integers [begin, end]");
+  if (t.data_end < t.data_begin)
+    malformed(source, tensor_field(t.name), "invalid data_offsets: end " + std::to_string(t.data_end) +
+                                                " is before begin " + std::to_string(t.data_begin));
+  auto n = checked_numel(t.shape);
+  auto bits = n ? checked_mul(*n, dtype_bits(t.dtype)) : std::nullopt;
+  if (!bits) malformed(source, tensor_field(t.name), "shape " + shape_to_string(t.shape) + " overflows 64-bit size arithmetic");
+  if (*bits % 8 != 0)
+    malformed(source, tensor_field(t.name), "sub-byte tensor of " + std::to_string(*bits) + " bits does not end on a byte boundary");
+  t.numel = *n;
+  if (t.data_end - t.data_begin != *bits / 8)
+    malformed(source, tensor_field(t.name),
+              "declares " + std::to_string(t.data_end - t.data_begin) + " bytes but shape " + shape_to_string(t.shape) +
+                  " of " + std::string(dtype_info(t.dtype).safetensors_name) + " implies " + std::to_string(*bits / 8));
+  return t;
 }
 
 }  // namespace
@@ -67,63 +141,25 @@ SafetensorsHeader parse_safetensors_header(std::string_view header_json, uint64_
   h.file_size = file_size;
   json::Limits limits;
   limits.max_bytes = kSafetensorsMaxHeader;
-  json::Document doc = json::Document::parse(std::string(header_json), source, limits);
-  const json::Value& root = doc.root();
-  if (!root.is_object()) malformed(source, "header", "the header must be a JSON object");
-  if (root.members().size() > kSafetensorsMaxTensors)
-    throw Error(ErrorKind::Limit, std::string(source), "header",
-                std::to_string(root.members().size()) + " entries exceed the cap of " + std::to_string(kSafetensorsMaxTensors));
-
-  h.tensors.reserve(root.members().size());
+  json::check_document_size(header_json, source, limits);
+  json::Reader r(header_json, source, limits);
+  if (r.peek() != json::Reader::Kind::Object) malformed(source, "header", "the header must be a JSON object");
+  r.begin_object();
   bool seen_metadata = false;
-  for (const json::Member& m : root.members()) {
-    if (m.key == "__metadata__") {
+  std::string_view key;
+  while (r.next_member(key)) {
+    if (key == "__metadata__") {
       if (seen_metadata) malformed(source, "__metadata__", "duplicate __metadata__ entry");
       seen_metadata = true;
-      if (!m.value.is_object()) malformed(source, "__metadata__", "must be an object of strings");
-      for (const json::Member& kv : m.value.members()) {
-        if (!kv.value.is_string())
-          malformed(source, "__metadata__." + printable(kv.key), "metadata values must be strings");
-        h.metadata.emplace_back(std::string(kv.key), std::string(kv.value.as_string()));
-      }
+      read_metadata(r, source, h);
       continue;
     }
-    const json::Value& info = m.value;
-    if (!info.is_object()) malformed(source, tensor_field(m.key), "tensor entry must be an object");
-    const json::Value* dtype = info.find("dtype");
-    const json::Value* shape = info.find("shape");
-    const json::Value* offsets = info.find("data_offsets");
-    if (!dtype || !dtype->is_string()) malformed(source, tensor_field(m.key), "missing or non-string 'dtype'");
-    if (!shape || !shape->is_array()) malformed(source, tensor_field(m.key), "missing or non-array 'shape'");
-    if (!offsets || !offsets->is_array() || offsets->items().size() != 2)
-      malformed(source, tensor_field(m.key), "'data_offsets' must be an array of two integers [begin, end]");
-
-    StoredTensor t;
-    t.name = std::string(m.key);
-    auto dt = dtype_from_safetensors(dtype->as_string());
-    if (!dt)
-      malformed(source, tensor_field(m.key),
-                "unknown dtype '" + printable(dtype->as_string()) + "'; known: " + std::string(dtype_known_names()));
-    t.dtype = *dt;
-    t.shape.reserve(shape->items().size());
-    for (const json::Value& d : shape->items()) t.shape.push_back(dim_value(d, source, m.key, "'shape'"));
-    t.data_begin = dim_value(offsets->items()[0], source, m.key, "'data_offsets'");
-    t.data_end = dim_value(offsets->items()[1], source, m.key, "'data_offsets'");
-    if (t.data_end < t.data_begin)
-      malformed(source, tensor_field(m.key), "invalid data_offsets: end " + std::to_string(t.data_end) +
-                                                 " is before begin " + std::to_string(t.data_begin));
-    auto n = checked_numel(t.shape);
-    auto bits = n ? checked_mul(*n, dtype_bits(t.dtype)) : std::nullopt;
-    if (!bits) malformed(source, tensor_field(m.key), "shape " + shape_to_string(t.shape) + " overflows 64-bit size arithmetic");
-    if (*bits % 8 != 0)
-      malformed(source, tensor_field(m.key), "sub-byte tensor of " + std::to_string(*bits) + " bits does not end on a byte boundary");
-    t.numel = *n;
-    if (t.data_end - t.data_begin != *bits / 8)
-      malformed(source, tensor_field(m.key),
-                "declares " + std::to_string(t.data_end - t.data_begin) + " bytes but shape " + shape_to_string(t.shape) +
-                    " of " + std::string(dtype_info(t.dtype).safetensors_name) + " implies " + std::to_string(*bits / 8));
-    h.tensors.push_back(std::move(t));
+    if (h.tensors.size() >= kSafetensorsMaxTensors)
+      throw Error(ErrorKind::Limit, std::string(source), "header",
+                  "more than " + std::to_string(kSafetensorsMaxTensors) + " tensors");
+    h.tensors.push_back(read_tensor_entry(r, source, std::string(key)));
   }
+  r.finish();
 
   // Duplicate names (the reference silently keeps the last one): sort indices by name, O(n log n).
   std::vector<uint32_t> order(h.tensors.size());
@@ -165,7 +201,8 @@ SafetensorsHeader parse_safetensors_bytes(std::string_view file, std::string_vie
 
 SafetensorsHeader read_safetensors_header(const std::string& path) {
   FileSource f(path);
-  std::string buf;
+  // Reused across the shards a thread reads: fresh memory is what costs most on this path.
+  thread_local std::string buf;
   // Enough bytes to recognise a Git LFS pointer or an HTML page saved under a .safetensors name.
   f.read_exact(0, std::min<uint64_t>(f.size(), 64), buf);
   uint64_t n = safetensors_header_length(buf, f.size(), path);

@@ -1,6 +1,7 @@
 #include "formats/safetensors_index.h"
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/error.h"
 #include "core/json.h"
@@ -22,50 +23,81 @@ bool is_contained_relative_path(std::string_view name) {
   return true;
 }
 
+namespace {
+
+std::optional<uint64_t> read_total_size(json::Reader& r, const std::string& src) {
+  if (r.peek() == json::Reader::Kind::Null) {
+    r.null();
+    return std::nullopt;
+  }
+  if (r.peek() != json::Reader::Kind::Number)
+    throw Error(ErrorKind::Malformed, src, "metadata.total_size", "must be a non-negative integer");
+  json::Number n = r.number();
+  if (auto u = n.as_uint()) return *u;
+  // Some writers emit total_size as a float literal ("1.5e10" or "123.0"); accept exact integral values.
+  if (n.value >= 0 && n.value < 1.8e19 && static_cast<double>(static_cast<uint64_t>(n.value)) == n.value)
+    return static_cast<uint64_t>(n.value);
+  throw Error(ErrorKind::Malformed, src, "metadata.total_size", "must be a non-negative integer");
+}
+
+}  // namespace
+
 SafetensorsIndex parse_safetensors_index(std::string_view json_text, std::string_view source) {
   json::Limits limits;
   limits.max_bytes = kMaxIndexBytes;
-  json::Document doc = json::Document::parse(std::string(json_text), source, limits);
-  const json::Value& root = doc.root();
+  json::check_document_size(json_text, source, limits);
+  json::Reader r(json_text, source, limits);
   std::string src(source);
-  if (!root.is_object()) throw Error(ErrorKind::Malformed, src, "", "index must be a JSON object");
-  const json::Value* map = root.find("weight_map");
-  if (!map || !map->is_object()) throw Error(ErrorKind::Malformed, src, "weight_map", "missing or not an object");
+  if (r.peek() != json::Reader::Kind::Object) throw Error(ErrorKind::Malformed, src, "", "index must be a JSON object");
 
   SafetensorsIndex idx;
-  if (const json::Value* meta = root.find("metadata"); meta && meta->is_object()) {
-    if (const json::Value* ts = meta->find("total_size"); ts && !ts->is_null()) {
-      // Some writers emit total_size as a float literal ("1.5e10" or "123.0"); accept exact integral values.
-      if (auto u = ts->as_uint()) idx.total_size = *u;
-      else if (ts->is_number() && ts->as_double() >= 0 && ts->as_double() < 1.8e19 &&
-               static_cast<double>(static_cast<uint64_t>(ts->as_double())) == ts->as_double())
-        idx.total_size = static_cast<uint64_t>(ts->as_double());
-      else
-        throw Error(ErrorKind::Malformed, src, "metadata.total_size", "must be a non-negative integer");
+  std::unordered_map<std::string, uint32_t> shard_ids;
+  bool seen_map = false;
+  r.begin_object();
+  std::string_view key;
+  while (r.next_member(key)) {
+    if (key == "metadata" && r.peek() == json::Reader::Kind::Object) {
+      r.begin_object();
+      std::string_view mk;
+      while (r.next_member(mk)) {
+        if (mk == "total_size") idx.total_size = read_total_size(r, src);
+        else r.skip();
+      }
+    } else if (key == "weight_map") {
+      if (r.peek() != json::Reader::Kind::Object) throw Error(ErrorKind::Malformed, src, "weight_map", "missing or not an object");
+      seen_map = true;
+      r.begin_object();
+      std::string_view name;
+      while (r.next_member(name)) {
+        std::string tensor(name);
+        if (r.peek() != json::Reader::Kind::String)
+          throw Error(ErrorKind::Malformed, src, "weight_map['" + printable(tensor) + "']", "shard name must be a string");
+        std::string_view shard = r.string();
+        if (!is_contained_relative_path(shard))
+          throw Error(ErrorKind::Unsafe, src, "weight_map['" + printable(tensor) + "']",
+                      "shard path '" + printable(shard) + "' escapes the model directory");
+        auto it = shard_ids.find(std::string(shard));
+        if (it == shard_ids.end()) {
+          if (idx.shards.size() >= kMaxShards)
+            throw Error(ErrorKind::Limit, src, "weight_map", "more than " + std::to_string(kMaxShards) + " shard files");
+          it = shard_ids.emplace(std::string(shard), static_cast<uint32_t>(idx.shards.size())).first;
+          idx.shards.emplace_back(shard);
+        }
+        idx.weight_map.emplace_back(std::move(tensor), it->second);
+      }
+    } else {
+      r.skip();
     }
   }
+  r.finish();
+  if (!seen_map) throw Error(ErrorKind::Malformed, src, "weight_map", "missing or not an object");
 
-  std::unordered_map<std::string_view, uint32_t> shard_ids;
-  std::unordered_map<std::string_view, bool> names;
-  names.reserve(map->members().size());
-  idx.weight_map.reserve(map->members().size());
-  for (const json::Member& m : map->members()) {
-    if (!m.value.is_string())
-      throw Error(ErrorKind::Malformed, src, "weight_map['" + printable(m.key) + "']", "shard name must be a string");
-    std::string_view shard = m.value.as_string();
-    if (!is_contained_relative_path(shard))
-      throw Error(ErrorKind::Unsafe, src, "weight_map['" + printable(m.key) + "']",
-                  "shard path '" + printable(shard) + "' escapes the model directory");
-    if (!names.emplace(m.key, true).second)
-      throw Error(ErrorKind::Malformed, src, "weight_map['" + printable(m.key) + "']", "tensor listed twice");
-    auto [it, inserted] = shard_ids.emplace(shard, static_cast<uint32_t>(idx.shards.size()));
-    if (inserted) {
-      if (idx.shards.size() >= kMaxShards)
-        throw Error(ErrorKind::Limit, src, "weight_map", "more than " + std::to_string(kMaxShards) + " shard files");
-      idx.shards.emplace_back(shard);
-    }
-    idx.weight_map.emplace_back(std::string(m.key), it->second);
-  }
+  // A tensor listed twice would make its shard ambiguous.
+  std::unordered_set<std::string_view> names;
+  names.reserve(idx.weight_map.size());
+  for (const auto& [name, shard] : idx.weight_map)
+    if (!names.insert(name).second)
+      throw Error(ErrorKind::Malformed, src, "weight_map['" + printable(name) + "']", "tensor listed twice");
   return idx;
 }
 

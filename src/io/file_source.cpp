@@ -36,6 +36,7 @@ void FileSource::read_exact(uint64_t offset, uint64_t len, std::string& out) con
     throw Error(ErrorKind::Malformed, name_, "", "read of " + std::to_string(len) + " bytes at offset " +
                                                     std::to_string(offset) + " runs past the end of the file (" +
                                                     std::to_string(size_) + " bytes)");
+  // resize_and_overwrite would skip zero-filling; a plain resize of a reused buffer touches no new memory.
   out.resize(len);
   uint64_t done = 0;
   while (done < len) {

@@ -63,37 +63,79 @@ class DifferenceLog {
   size_t count_ = 0;
 };
 
-struct Row {
-  InventoryTensor t;
-  size_t order_major;  // template index, or max for tensors the template does not know
-  size_t order_minor;  // piece index inside that template tensor
+// One on-disk tensor the template predicts: a view into the template, not a copy (a DeepSeek-V3 template
+// has 45,000 of them, and fresh memory is the dominant cost on this path).
+struct Expected {
+  const TemplateTensor* tensor;
+  const std::string* name;
+  const Shape* shape;
+  DType dtype;
+  TensorKind kind;
+  uint32_t tensor_index;
+  uint32_t piece;
 };
 
-void add_template_rows(const ModelTemplate& m, std::vector<Row>& rows, DType dtype) {
-  for (size_t i = 0; i < m.tensors.size(); ++i) {
+std::vector<Expected> expected_tensors(const ModelTemplate& m, DType dtype) {
+  std::vector<Expected> out;
+  out.reserve(m.tensors.size());
+  for (uint32_t i = 0; i < m.tensors.size(); ++i) {
     const TemplateTensor& tt = m.tensors[i];
-    auto make = [&](const std::string& name, const Shape& shape, size_t piece, std::optional<DType> piece_dtype,
-                    std::optional<TensorKind> piece_kind) {
-      Row r{{}, i, piece};
-      r.t.name = name;
-      r.t.shape = shape;
-      r.t.dtype = piece_dtype.value_or(dtype);
-      r.t.kind = piece_kind.value_or(tt.kind);
-      r.t.tied_to = tt.tied_to;
-      r.t.routed_expert = tt.routed_expert;
-      r.t.embedding = tt.embedding;
-      r.t.stored = tt.stored;
-      r.t.parameters = tt.stored ? numel(shape) : 0;
-      r.t.bytes = tt.stored ? bytes_of(r.t.parameters, *r.t.dtype) : 0;
-      r.t.placement = place_tensor(name);
-      rows.push_back(std::move(r));
-    };
     if (!tt.stored || tt.disk.empty()) {
-      make(tt.name, tt.shape, 0, std::nullopt, std::nullopt);
-    } else {
-      for (size_t p = 0; p < tt.disk.size(); ++p)
-        make(tt.disk[p].name, tt.disk[p].shape, p, tt.disk[p].dtype, tt.disk[p].kind);
+      out.push_back({&tt, &tt.name, &tt.shape, dtype, tt.kind, i, 0});
+      continue;
     }
+    for (uint32_t p = 0; p < tt.disk.size(); ++p) {
+      const DiskPiece& d = tt.disk[p];
+      out.push_back({&tt, &d.name, &d.shape, d.dtype.value_or(dtype), d.kind.value_or(tt.kind), i, p});
+    }
+  }
+  return out;
+}
+
+// The inventory row a template entry implies (dry runs, tied copies).
+InventoryTensor row_from_template(const Expected& e) {
+  InventoryTensor t;
+  t.name = *e.name;
+  t.shape = *e.shape;
+  t.dtype = e.dtype;
+  t.kind = e.kind;
+  t.tied_to = e.tensor->tied_to;
+  t.routed_expert = e.tensor->routed_expert;
+  t.embedding = e.tensor->embedding;
+  t.stored = e.tensor->stored;
+  t.parameters = t.stored ? numel(t.shape) : 0;
+  t.bytes = t.stored ? bytes_of(t.parameters, e.dtype) : 0;
+  t.placement = place_tensor(t.name);
+  return t;
+}
+
+// Sort key: template order for tensors the template predicts, then the rest in natural name order.
+constexpr uint64_t kUnknownOrder = std::numeric_limits<uint64_t>::max();
+uint64_t order_of(const Expected& e) { return (static_cast<uint64_t>(e.tensor_index) << 32) | e.piece; }
+
+// Sorts rows by key in place: sorts an index, then applies the permutation by following its cycles, so
+// the 45,000 rows of a large checkpoint are never copied into a second vector.
+void sort_rows(std::vector<InventoryTensor>& rows, const std::vector<uint64_t>& keys) {
+  std::vector<uint32_t> idx(rows.size());
+  for (uint32_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+    if (keys[a] != keys[b]) return keys[a] < keys[b];
+    if (keys[a] == kUnknownOrder) return natural_less(rows[a].name, rows[b].name);
+    return a < b;
+  });
+  // Position i must receive rows[idx[i]].
+  for (uint32_t start = 0; start < idx.size(); ++start) {
+    if (idx[start] == start) continue;
+    InventoryTensor held = std::move(rows[start]);
+    uint32_t i = start;
+    while (idx[i] != start) {
+      uint32_t from = idx[i];
+      rows[i] = std::move(rows[from]);
+      idx[i] = i;
+      i = from;
+    }
+    rows[i] = std::move(held);
+    idx[i] = i;
   }
 }
 
@@ -109,7 +151,7 @@ std::vector<LayerSpec> infer_layers(const std::vector<InventoryTensor>& tensors)
   for (const auto& t : tensors) {
     if (!t.placement.layer || t.placement.stack != stack) continue;
     LayerSpec& l = layers.try_emplace(*t.placement.layer, LayerSpec{"none", "none", "", 0}).first->second;
-    const std::string& b = t.placement.block;
+    std::string_view b = t.placement.block;
     if (b == "attention") l.mixer = "attention";
     else if ((b == "mamba" || b == "linear-attention") && l.mixer == "none") l.mixer = b == "mamba" ? "mamba" : "linear-attention";
     else if (b == "moe-expert" || b == "moe-router") l.ffn = "moe";
@@ -141,148 +183,143 @@ Inventory build_inventory(const LocalModelFiles& files) {
     inv.model = build_template(cfg);
   }
   const bool have_weights = files.index.has_value() || !files.safetensors.empty();
-  std::vector<Row> rows;
+  std::vector<Expected> expected;
+  if (inv.model) expected = expected_tensors(*inv.model, config_dtype(*inv.model));
 
   if (!have_weights) {
     inv.origin = InventoryOrigin::Template;
-    add_template_rows(*inv.model, rows, config_dtype(*inv.model));
-  } else {
-    Checkpoint ck = read_checkpoint(files);
-    inv.origin = ck.headers_read ? InventoryOrigin::Headers : InventoryOrigin::IndexAndTemplate;
-    if (!ck.headers_read && !inv.model)
-      throw Error(ErrorKind::NotFound, files.display_name, "config.json",
-                  "an index without shards needs config.json to know tensor shapes");
-
-    // The template's on-disk names, for matching.
-    std::vector<Row> expected;
-    std::unordered_map<std::string_view, size_t> by_name;
-    std::unordered_map<std::string_view, size_t> tied_copies;  // not stored by transformers' save, but some checkpoints do
-    std::vector<std::string> base_prefixes;
-    if (inv.model) {
-      add_template_rows(*inv.model, expected, config_dtype(*inv.model));
-      by_name.reserve(expected.size());
-      for (size_t i = 0; i < expected.size(); ++i) {
-        if (!expected[i].t.stored) {
-          tied_copies.emplace(expected[i].t.name, i);
-          continue;
-        }
-        by_name.emplace(expected[i].t.name, i);
-        std::string first = expected[i].t.name.substr(0, expected[i].t.name.find('.') + 1);
-        if (std::find(base_prefixes.begin(), base_prefixes.end(), first) == base_prefixes.end())
-          base_prefixes.push_back(first);
-      }
-    }
-    std::vector<bool> seen(expected.size(), false);
-    DifferenceLog mismatched("shape differences"), extra("tensors the template does not predict"),
-        missing("template tensors missing from the checkpoint");
-
-    auto lookup = [&](const std::string& name) -> std::optional<size_t> {
-      if (auto it = by_name.find(name); it != by_name.end()) return it->second;
-      // Checkpoints saved from the base model omit its prefix (GPT-2's "h.0.attn..." for "transformer.h.0...").
-      for (const std::string& p : base_prefixes)
-        if (auto it = by_name.find(p + name); it != by_name.end()) return it->second;
-      return std::nullopt;
-    };
-
-    CheckpointTotals totals;
-    totals.files = ck.files.size();
-    totals.headers_read = ck.headers_read;
-    if (ck.index) totals.index_total_size = ck.index->total_size;
-    for (const auto& f : ck.files) totals.file_bytes += f.size;
-
-    rows.reserve(ck.tensors.size() + 8);
-    for (StoredTensor& st : ck.tensors) {
-      Row r{{}, std::numeric_limits<size_t>::max(), 0};
-      InventoryTensor& t = r.t;
-      t.name = std::move(st.name);
-      t.file_index = st.file_index;
-      t.placement = place_tensor(t.name);
-      std::optional<size_t> match = lookup(t.name);
-      bool packed = false;
-      if (!match) {
-        if (std::string u = unpacked_name(t.name); !u.empty()) {
-          match = lookup(u);
-          packed = match.has_value();
-        }
-      }
-      std::optional<size_t> tied_copy;
-      if (!match)
-        if (auto it = tied_copies.find(t.name); it != tied_copies.end()) tied_copy = it->second;
-      if (tied_copy) {
-        // e.g. Falcon-180B's index stores lm_head.weight although it is tied to the embedding.
-        t.kind = TensorKind::Extra;
-        t.tied_to = expected[*tied_copy].t.tied_to;
-      } else if (match) {
-        const InventoryTensor& e = expected[*match].t;
-        seen[*match] = true;
-        r.order_major = expected[*match].order_major;
-        r.order_minor = expected[*match].order_minor;
-        t.kind = e.kind;
-        t.routed_expert = e.routed_expert;
-        t.embedding = e.embedding;
-      } else {
-        t.kind = kind_without_template_match(t.placement, inv.model.has_value());
-        bool known = inv.model && std::any_of(inv.model->known_extras.begin(), inv.model->known_extras.end(),
-                                              [&](const auto& k) { return t.name.rfind(k.prefix, 0) == 0; });
-        if (inv.model && t.kind == TensorKind::Extra && !known) extra.add("checkpoint tensor '" + t.name + "' is not in the " +
-                                                                inv.model->arch.architecture + " template");
-      }
-      if (ck.headers_read) {
-        t.shape = std::move(st.shape);
-        t.dtype = st.dtype;
-        t.parameters = st.numel;
-        t.bytes = st.bytes();
-        if (match && !packed && t.shape != expected[*match].t.shape && !is_packed_integer(st.dtype))
-          mismatched.add("tensor '" + t.name + "' has shape " + shape_to_string(t.shape) + ", template expects " +
-                         shape_to_string(expected[*match].t.shape));
-      } else if (match || tied_copy) {
-        const InventoryTensor& e = expected[match ? *match : *tied_copy].t;
-        t.shape = e.shape;
-        t.dtype = e.dtype;
-        t.parameters = numel(t.shape);
-        t.bytes = bytes_of(t.parameters, *e.dtype);
-      } else {
-        t.shape_known = false;
-      }
-      switch (t.kind) {
-        case TensorKind::Parameter: totals.parameters += t.parameters; break;
-        case TensorKind::Buffer: ++totals.buffers; totals.buffer_elements += t.parameters; break;
-        case TensorKind::Extra: ++totals.extras; totals.extra_elements += t.parameters; break;
-        case TensorKind::QuantizationScale:
-          ++totals.quantization_scales;
-          totals.quantization_scale_elements += t.parameters;
-          break;
-      }
-      ++totals.tensors;
-      totals.bytes += t.bytes;
-      rows.push_back(std::move(r));
-    }
-    for (size_t i = 0; i < expected.size(); ++i) {
-      if (!expected[i].t.stored) {
-        rows.push_back(expected[i]);  // tied copies: listed, not stored
-      } else if (!seen[i] && expected[i].t.kind == TensorKind::Parameter) {
-        missing.add("template tensor '" + expected[i].t.name + "' " + shape_to_string(expected[i].t.shape) +
-                    " is not in the checkpoint");
-      }
-    }
-    mismatched.flush(inv.warnings);
-    missing.flush(inv.warnings);
-    extra.flush(inv.warnings);
-    if (totals.index_total_size && *totals.index_total_size != totals.bytes)
-      inv.warnings.push_back(
-          ck.index_name + " metadata.total_size is " + std::to_string(*totals.index_total_size) + " bytes; the " +
-          (ck.headers_read ? "headers hold " : "template predicts ") + std::to_string(totals.bytes) +
-          (!ck.headers_read && inv.model->arch.torch_dtype.empty() ? " (the config declares no torch_dtype; float32 assumed)" : ""));
-    inv.checkpoint = totals;
+    inv.tensors.reserve(expected.size());
+    for (const Expected& e : expected) inv.tensors.push_back(row_from_template(e));
+    inv.layers = inv.model->layers;
+    return inv;
   }
 
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-    if (a.order_major != b.order_major) return a.order_major < b.order_major;
-    if (a.order_major != std::numeric_limits<size_t>::max()) return a.order_minor < b.order_minor;
-    return natural_less(a.t.name, b.t.name);
-  });
-  inv.tensors.reserve(rows.size());
-  for (Row& r : rows) inv.tensors.push_back(std::move(r.t));
+  Checkpoint ck = read_checkpoint(files);
+  inv.origin = ck.headers_read ? InventoryOrigin::Headers : InventoryOrigin::IndexAndTemplate;
+  if (!ck.headers_read && !inv.model)
+    throw Error(ErrorKind::NotFound, files.display_name, "config.json",
+                "an index without shards needs config.json to know tensor shapes");
+
+  // The template's on-disk names, for matching; tied copies separately (transformers does not save them,
+  // some checkpoints do).
+  std::unordered_map<std::string_view, uint32_t> by_name, tied_copies;
+  std::vector<std::string> base_prefixes;
+  by_name.reserve(expected.size());
+  for (uint32_t i = 0; i < expected.size(); ++i) {
+    const std::string& n = *expected[i].name;
+    if (!expected[i].tensor->stored) {
+      tied_copies.emplace(n, i);
+      continue;
+    }
+    by_name.emplace(n, i);
+    std::string first = n.substr(0, n.find('.') + 1);
+    if (std::find(base_prefixes.begin(), base_prefixes.end(), first) == base_prefixes.end()) base_prefixes.push_back(first);
+  }
+  auto lookup = [&](const std::string& name) -> std::optional<uint32_t> {
+    if (auto it = by_name.find(name); it != by_name.end()) return it->second;
+    // Checkpoints saved from the base model omit its prefix (GPT-2's "h.0.attn..." for "transformer.h.0...").
+    for (const std::string& p : base_prefixes)
+      if (auto it = by_name.find(p + name); it != by_name.end()) return it->second;
+    return std::nullopt;
+  };
+
+  std::vector<bool> seen(expected.size(), false);
+  DifferenceLog mismatched("shape differences"), extra("tensors the template does not predict"),
+      missing("template tensors missing from the checkpoint");
+  CheckpointTotals totals;
+  totals.files = ck.files.size();
+  totals.headers_read = ck.headers_read;
+  if (ck.index) totals.index_total_size = ck.index->total_size;
+  for (const auto& f : ck.files) totals.file_bytes += f.size;
+
+  std::vector<InventoryTensor> rows;
+  std::vector<uint64_t> keys;
+  rows.reserve(ck.tensors.size() + tied_copies.size());
+  keys.reserve(ck.tensors.size() + tied_copies.size());
+  for (StoredTensor& st : ck.tensors) {
+    InventoryTensor& t = rows.emplace_back();
+    uint64_t& key = keys.emplace_back(kUnknownOrder);
+    t.name = std::move(st.name);
+    t.file_index = st.file_index;
+    t.placement = place_tensor(t.name);
+    std::optional<uint32_t> match = lookup(t.name);
+    bool packed = false;
+    if (!match) {
+      if (std::string u = unpacked_name(t.name); !u.empty()) {
+        match = lookup(u);
+        packed = match.has_value();
+      }
+    }
+    std::optional<uint32_t> tied_copy;
+    if (!match)
+      if (auto it = tied_copies.find(t.name); it != tied_copies.end()) tied_copy = it->second;
+    if (tied_copy) {
+      // e.g. Falcon-180B's index stores lm_head.weight although it is tied to the embedding.
+      t.kind = TensorKind::Extra;
+      t.tied_to = expected[*tied_copy].tensor->tied_to;
+    } else if (match) {
+      const Expected& e = expected[*match];
+      seen[*match] = true;
+      key = order_of(e);
+      t.kind = e.kind;
+      t.routed_expert = e.tensor->routed_expert;
+      t.embedding = e.tensor->embedding;
+    } else {
+      t.kind = kind_without_template_match(t.placement, inv.model.has_value());
+      bool known = inv.model && std::any_of(inv.model->known_extras.begin(), inv.model->known_extras.end(),
+                                            [&](const auto& k) { return t.name.rfind(k.prefix, 0) == 0; });
+      if (inv.model && t.kind == TensorKind::Extra && !known)
+        extra.add("checkpoint tensor '" + t.name + "' is not in the " + inv.model->arch.architecture + " template");
+    }
+    if (ck.headers_read) {
+      t.shape = std::move(st.shape);
+      t.dtype = st.dtype;
+      t.parameters = st.numel;
+      t.bytes = st.bytes();
+      if (match && !packed && t.shape != *expected[*match].shape && !is_packed_integer(st.dtype))
+        mismatched.add("tensor '" + t.name + "' has shape " + shape_to_string(t.shape) + ", template expects " +
+                       shape_to_string(*expected[*match].shape));
+    } else if (match || tied_copy) {
+      const Expected& e = expected[match ? *match : *tied_copy];
+      t.shape = *e.shape;
+      t.dtype = e.dtype;
+      t.parameters = numel(t.shape);
+      t.bytes = bytes_of(t.parameters, e.dtype);
+    } else {
+      t.shape_known = false;
+    }
+    switch (t.kind) {
+      case TensorKind::Parameter: totals.parameters += t.parameters; break;
+      case TensorKind::Buffer: ++totals.buffers; totals.buffer_elements += t.parameters; break;
+      case TensorKind::Extra: ++totals.extras; totals.extra_elements += t.parameters; break;
+      case TensorKind::QuantizationScale:
+        ++totals.quantization_scales;
+        totals.quantization_scale_elements += t.parameters;
+        break;
+    }
+    ++totals.tensors;
+    totals.bytes += t.bytes;
+  }
+  for (uint32_t i = 0; i < expected.size(); ++i) {
+    const Expected& e = expected[i];
+    if (!e.tensor->stored) {
+      rows.push_back(row_from_template(e));  // tied copies: listed, not stored
+      keys.push_back(order_of(e));
+    } else if (!seen[i] && e.kind == TensorKind::Parameter) {
+      missing.add("template tensor '" + *e.name + "' " + shape_to_string(*e.shape) + " is not in the checkpoint");
+    }
+  }
+  mismatched.flush(inv.warnings);
+  missing.flush(inv.warnings);
+  extra.flush(inv.warnings);
+  if (totals.index_total_size && *totals.index_total_size != totals.bytes)
+    inv.warnings.push_back(
+        ck.index_name + " metadata.total_size is " + std::to_string(*totals.index_total_size) + " bytes; the " +
+        (ck.headers_read ? "headers hold " : "template predicts ") + std::to_string(totals.bytes) +
+        (!ck.headers_read && inv.model->arch.torch_dtype.empty() ? " (the config declares no torch_dtype; float32 assumed)" : ""));
+  inv.checkpoint = totals;
+  sort_rows(rows, keys);
+  inv.tensors = std::move(rows);
   inv.layers = inv.model ? inv.model->layers : infer_layers(inv.tensors);
   return inv;
 }

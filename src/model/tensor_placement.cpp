@@ -57,6 +57,11 @@ constexpr std::array<std::string_view, 11> kMlpParts{"mlp", "ffn", "feed_forward
                                                      "ffn_layer"};
 constexpr std::array<std::string_view, 8> kHeadLeaves{"lm_head", "embed_out", "score", "classifier", "proj_out",
                                                       "qa_outputs", "pooler", "cls"};
+// Top-level modules of encoder task heads (masked-LM transforms, classifiers, BART's logits-bias buffer).
+constexpr std::array<std::string_view, 12> kHeadRoots{"lm_head", "cls", "classifier", "classification_head", "pooler",
+                                                      "qa_outputs", "vocab_transform", "vocab_layer_norm",
+                                                      "vocab_projector", "pre_classifier", "final_logits_bias",
+                                                      "proj_out"};
 
 std::string role_of(std::string_view module) {
   static constexpr std::pair<std::string_view, std::string_view> kRoles[] = {
@@ -169,11 +174,29 @@ TensorPlacement place_tensor(std::string_view name) {
   }
   if (any_part_in(inner, kMlpParts) ||
       in(module, std::array<std::string_view, 5>{"gate_proj", "up_proj", "down_proj", "fc1_latent_proj", "fc2_latent_proj"})) {
-    set("mlp", role);
+    bool bert_up = module == "dense" && any_part_in(inner, std::array<std::string_view, 1>{"intermediate"});
+    set("mlp", bert_up ? "up" : role);
     return pl;
   }
-  if (in(module, kHeadLeaves) || (module == "output" && parts.size() == 2)) {
+  // BERT / ViT checkpoints: the FFN's down projection is "layer.N.output.dense" (its attention twin,
+  // "attention.output.dense", was placed above).
+  if (pl.layer && inner.size() >= 3 && inner[1] == "output") {
+    bool norm = contains(module, "LayerNorm");
+    set(norm ? "norm" : "mlp", norm ? "norm" : "down");
+    return pl;
+  }
+  if (in(module, kHeadLeaves) || (module == "output" && parts.size() == 2) ||
+      (!pl.layer && in(parts.front(), kHeadRoots))) {
     set("lm-head", "lm-head");
+    return pl;
+  }
+  // ViT's patch embedding and [CLS] token, Whisper's convolutional audio stem.
+  if (!pl.layer && (module == "cls_token" || module == "mask_token" || module == "projection" ||
+                    ((module == "conv1" || module == "conv2") &&
+                     any_part_in(parts, std::array<std::string_view, 1>{"encoder"})))) {
+    set("embedding", module == "projection"     ? "patch-embedding"
+                     : contains(module, "conv") ? "conv-stem"
+                                                : std::string(module));
     return pl;
   }
   if (contains(module, "norm") || contains(module, "ln") || contains(module, "LayerNorm") || module == "ln_f") {
@@ -186,7 +209,9 @@ TensorPlacement place_tensor(std::string_view name) {
   }
   if (contains(module, "embed") || module == "wte" || module == "wpe" || module == "shared" ||
       contains(module, "embeddings")) {
-    set("embedding", module == "wpe" || contains(module, "position") ? "position-embedding" : "token-embedding");
+    set("embedding", module == "wpe" || contains(module, "position") ? "position-embedding"
+                     : contains(module, "token_type")                ? "token-type-embedding"
+                                                                     : "token-embedding");
     return pl;
   }
   set("other", role);

@@ -13,7 +13,7 @@ namespace ma {
 struct TensorPlacement {
   std::optional<uint32_t> layer;  // index inside `stack`
   std::string stack;              // module-list prefix, e.g. "model.layers", "visual.blocks", "encoder.block"
-  std::string block;
+  std::string_view block;  // always one of the static names above
   std::string role;
 };
 

@@ -96,7 +96,15 @@ JsonWriter& JsonWriter::null() {
 
 JsonWriter& JsonWriter::newline() {
   out_ += '\n';
+  maybe_flush();
   return *this;
+}
+
+void JsonWriter::flush() {
+  if (sink_ && !out_.empty()) {
+    sink_(out_);
+    out_.clear();
+  }
 }
 
 }  // namespace ma

@@ -2,6 +2,7 @@
 // handled; no DOM, so a 45,000-tensor export is written in one pass.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,11 @@ namespace ma {
 
 class JsonWriter {
  public:
+  using Sink = std::function<void(std::string_view)>;
+  JsonWriter() = default;
+  // Streams to `sink` in chunks instead of accumulating: a 45,000-tensor export never sits in memory whole.
+  explicit JsonWriter(Sink sink) : sink_(std::move(sink)) {}
+
   JsonWriter& begin_object();
   JsonWriter& end_object();
   JsonWriter& begin_array();
@@ -27,11 +33,18 @@ class JsonWriter {
   JsonWriter& null();
   // Writes a newline before the next element: keeps large arrays one element per line.
   JsonWriter& newline();
+  // Hands what is buffered to the sink (call once at the end when streaming).
+  void flush();
   std::string take() { return std::move(out_); }
   const std::string& str() const { return out_; }
 
  private:
   void separate();
+  void maybe_flush() {
+    if (sink_ && out_.size() >= kChunk) flush();
+  }
+  static constexpr size_t kChunk = 1 << 16;
+  Sink sink_;
   std::string out_;
   std::vector<bool> first_;  // per open container: no element written yet
   bool after_key_ = false;

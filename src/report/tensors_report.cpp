@@ -71,8 +71,8 @@ std::string pad(std::string s, size_t width, bool right = false) {
   return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
   std::string out = "\"";
   for (char c : s) {
     if (c == '"') out += '"';
@@ -84,8 +84,14 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 std::string render_tensors_json(const TensorsReport& r) {
+  std::string out;
+  stream_tensors_json(r, [&](std::string_view chunk) { out += chunk; });
+  return out;
+}
+
+void stream_tensors_json(const TensorsReport& r, const std::function<void(std::string_view)>& sink) {
   const Inventory& inv = r.inventory;
-  JsonWriter w;
+  JsonWriter w(sink);
   w.begin_object();
   w.key("source").value(inv.source);
   w.key("origin").value(origin_name(inv.origin));
@@ -156,9 +162,8 @@ std::string render_tensors_json(const TensorsReport& r) {
   }
   w.newline().end_array();
   w.end_object();
-  std::string out = w.take();
-  out += '\n';
-  return out;
+  w.newline();
+  w.flush();
 }
 
 std::string render_tensors_csv(const TensorsReport& r) {
@@ -228,7 +233,7 @@ std::string render_tensors_console(const TensorsReport& r, bool color) {
     if (!t.tied_to.empty()) kind += " (tied to " + t.tied_to + ")";
     out += pad(t.name, wn) + "  " + pad(t.shape_known ? shape_to_string(t.shape) : "?", ws) + "  " +
            pad(dtype_short(t), 7) + "  " + pad(with_thousands(t.parameters), 15, true) + "  " +
-           pad(human_bytes(t.bytes), 11, true) + "  " + pad(layer_text(t), 5, true) + "  " + pad(t.placement.block, 16) +
+           pad(human_bytes(t.bytes), 11, true) + "  " + pad(layer_text(t), 5, true) + "  " + pad(std::string(t.placement.block), 16) +
            "  " + pad(t.placement.role, 14) + "  " + kind + "\n";
   }
   return out;

@@ -95,8 +95,12 @@ TEST_F(HeaderTest, S9_WhitespacePaddingAccepted) {
 }
 
 TEST_F(HeaderTest, S10_DeepNestingIsAnErrorNotAStackOverflow) {
-  std::string deep = "{\"__metadata__\":" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  // Unknown fields are skipped, but never by unbounded recursion.
+  std::string deep = R"({"w":{"dtype":"U8","shape":[0],"data_offsets":[0,0],"x":)" + std::string(100000, '[') +
+                     std::string(100000, ']') + "}}";
   expect_error(file_bytes(deep, 0), ErrorKind::Malformed, "nesting");
+  std::string meta = "{\"__metadata__\":" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  expect_error(file_bytes(meta, 0), ErrorKind::Malformed, "must be an object of strings");
 }
 
 TEST_F(HeaderTest, S11_UnknownDtype) {

@@ -1,7 +1,302 @@
+// Encoders (BERT, RoBERTa, DistilBERT, ViT) and encoder-decoders (BART, T5, Whisper; encoders_seq2seq.cpp).
+// Unlike decoder-only LMs, the class config.json names decides the tensors: a base model carries a pooler,
+// a masked-LM head ties its decoder to the word embeddings, classification heads add their own linears.
+#include <array>
+
+#include "model/families/encoders_common.h"
+#include "model/families/encoders_seq2seq.h"
 #include "model/families/family_groups.h"
 
 namespace ma::families {
+namespace {
 
-std::span<const FamilyBuilder> encoders() { return {}; }
+// ---- BERT-style text encoders ----
+
+struct TextEncoderDims {
+  uint64_t vocab = 0;
+  uint64_t max_positions = 0;
+  uint64_t type_vocab = 0;  // 0: no token-type embeddings (DistilBERT)
+  uint64_t layers = 0;
+  LayerDims layer;
+};
+
+// Embeddings + layer stack of BERT, RoBERTa and DistilBERT under `prefix` ("" for the base model class).
+void text_encoder_body(ModelTemplate& t, const std::string& prefix, const std::string& stack,
+                       const LayerNames& names, const TextEncoderDims& d) {
+  const uint64_t h = d.layer.hidden;
+  blocks::embedding(t, prefix + "embeddings.word_embeddings.weight", d.vocab, h);
+  blocks::embedding(t, prefix + "embeddings.position_embeddings.weight", d.max_positions, h);
+  if (d.type_vocab) blocks::embedding(t, prefix + "embeddings.token_type_embeddings.weight", d.type_vocab, h);
+  blocks::norm(t, prefix + "embeddings.LayerNorm", h, true);
+  t.layers_path = prefix + stack;
+  for (uint64_t i = 0; i < d.layers; ++i) {
+    transformer_layer(t, t.layers_path + "." + std::to_string(i), names, d.layer);
+    t.layers.push_back(attention_dense_layer());
+  }
+}
+
+void fill_arch(ModelTemplate& t, const std::string& cls, const TextEncoderDims& d) {
+  ArchSpec& a = t.arch;
+  a.architecture = cls;
+  a.hidden_size = d.layer.hidden;
+  a.num_layers = d.layers;
+  a.vocab_size = d.vocab;
+  a.num_attention_heads = a.num_key_value_heads = d.layer.heads;
+  a.head_dim = d.layer.hidden / d.layer.heads;
+  a.intermediate_size = d.layer.ffn;
+  a.max_position_embeddings = d.max_positions;
+}
+
+// BertConfig / RobertaConfig fields (RoBERTa's class keeps BERT's defaults).
+TextEncoderDims read_bert_dims(const ModelConfig& cfg) {
+  TextEncoderDims d;
+  d.vocab = cfg.dim_or("vocab_size", 30522);
+  d.max_positions = cfg.dim_or("max_position_embeddings", 512);
+  d.type_vocab = cfg.dim_or("type_vocab_size", 2);
+  d.layers = cfg.count_or("num_hidden_layers", 12);
+  d.layer.hidden = cfg.dim_or("hidden_size", 768);
+  d.layer.heads = cfg.dim_or("num_attention_heads", 12);
+  d.layer.ffn = cfg.dim_or("intermediate_size", 3072);
+  split_heads(cfg, "num_attention_heads", d.layer.hidden, d.layer.heads);
+  return d;
+}
+
+LayerNames bert_layer_names() {
+  LayerNames n;
+  n.q = "attention.self.query";
+  n.k = "attention.self.key";
+  n.v = "attention.self.value";
+  n.o = "attention.output.dense";
+  n.attn_norm = "attention.output.LayerNorm";
+  n.fc1 = "intermediate.dense";
+  n.fc2 = "output.dense";
+  n.ffn_norm = "output.LayerNorm";
+  return n;
+}
+
+// The masked-LM head: transform (dense + LayerNorm), an output bias, and a decoder whose weight is the word
+// embedding and whose bias is that output bias when tie_word_embeddings holds.
+struct MaskedLmNames {
+  std::string head, dense, norm;
+};
+void masked_lm_head(ModelTemplate& t, const MaskedLmNames& n, const std::string& word, uint64_t hidden,
+                    uint64_t vocab, bool tied) {
+  const std::string& head = n.head;
+  blocks::linear(t, head + n.dense, hidden, hidden, true);
+  blocks::norm(t, head + n.norm, hidden, true);
+  t.add(head + ".bias", {vocab});
+  tied_or_own(t, head + ".decoder.weight", word, tied);
+  tied_or_own(t, head + ".decoder.bias", head + ".bias", tied);
+}
+
+struct BertStyle {
+  std::string_view family;  // class prefix: "Bert", "Roberta"
+  std::string_view base;    // attribute of the base model in task classes: "bert", "roberta"
+  bool roberta = false;     // lm_head / two-layer classifier naming
+};
+
+// Which task classes carry the base model's pooler.
+bool bert_task_has_pooler(const BertStyle& s, const std::string& task) {
+  return task == "Model" || task == "ForPreTraining" || task == "ForNextSentencePrediction" ||
+         task == "ForMultipleChoice" || (!s.roberta && task == "ForSequenceClassification");
+}
+
+void bert_task_head(const ModelConfig& cfg, ModelTemplate& t, const BertStyle& s, const std::string& task,
+                    const std::string& prefix, const TextEncoderDims& d) {
+  const uint64_t h = d.layer.hidden;
+  const std::string word = prefix + "embeddings.word_embeddings.weight";
+  const bool mlm =
+      task == "ForMaskedLM" || task == "ForCausalLM" || task == "LMHeadModel" || task == "ForPreTraining";
+  if (mlm) {
+    bool tied = read_tie(cfg, t);
+    MaskedLmNames n = s.roberta
+                          ? MaskedLmNames{"lm_head", ".dense", ".layer_norm"}
+                          : MaskedLmNames{"cls.predictions", ".transform.dense", ".transform.LayerNorm"};
+    masked_lm_head(t, n, word, h, d.vocab, tied);
+  }
+  if (task == "ForPreTraining" || task == "ForNextSentencePrediction")
+    blocks::linear(t, "cls.seq_relationship", h, 2, true);
+  if (task == "ForSequenceClassification" && s.roberta) {
+    blocks::linear(t, "classifier.dense", h, h, true);
+    blocks::linear(t, "classifier.out_proj", h, num_labels(cfg), true);
+  } else if (task == "ForSequenceClassification" || task == "ForTokenClassification") {
+    blocks::linear(t, "classifier", h, num_labels(cfg), true);
+  } else if (task == "ForMultipleChoice") {
+    blocks::linear(t, "classifier", h, 1, true);
+  } else if (task == "ForQuestionAnswering") {
+    blocks::linear(t, "qa_outputs", h, 2, true);
+  }
+}
+
+void build_bert_style(const ModelConfig& cfg, ModelTemplate& t, const BertStyle& s) {
+  std::string cls = architecture_of(cfg, std::string(s.family) + "Model");
+  std::string task =
+      supported_task(cfg, cls, s.family,
+                     {"Model", "ForMaskedLM", s.roberta ? "ForCausalLM" : "LMHeadModel", "ForPreTraining",
+                      "ForNextSentencePrediction", "ForSequenceClassification", "ForTokenClassification",
+                      "ForQuestionAnswering", "ForMultipleChoice"});
+  TextEncoderDims d = read_bert_dims(cfg);
+  fill_arch(t, cls, d);
+  std::string prefix = task == "Model" ? "" : std::string(s.base) + ".";
+  text_encoder_body(t, prefix, "encoder.layer", bert_layer_names(), d);
+  if (bert_task_has_pooler(s, task))
+    blocks::linear(t, prefix + "pooler.dense", d.layer.hidden, d.layer.hidden, true);
+  bert_task_head(cfg, t, s, task, prefix, d);
+}
+
+void build_bert(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bert_style(cfg, t, {"Bert", "bert", false});
+}
+void build_roberta(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bert_style(cfg, t, {"Roberta", "roberta", true});
+}
+
+// ---- DistilBERT ----
+
+void build_distilbert(const ModelConfig& cfg, ModelTemplate& t) {
+  std::string cls = architecture_of(cfg, "DistilBertModel");
+  std::string task = supported_task(cfg, cls, "DistilBert",
+                                    {"Model", "ForMaskedLM", "ForSequenceClassification",
+                                     "ForTokenClassification", "ForQuestionAnswering", "ForMultipleChoice"});
+  TextEncoderDims d;
+  d.vocab = cfg.dim_or("vocab_size", 30522);
+  d.max_positions = cfg.dim_or("max_position_embeddings", 512);
+  d.layers = cfg.count_or("n_layers", 6);
+  d.layer.hidden = cfg.dim_or("dim", 768);
+  d.layer.heads = cfg.dim_or("n_heads", 12);
+  d.layer.ffn = cfg.dim_or("hidden_dim", 4 * 768);
+  split_heads(cfg, "n_heads", d.layer.hidden, d.layer.heads);
+  fill_arch(t, cls, d);
+
+  LayerNames n;
+  n.q = "attention.q_lin";
+  n.k = "attention.k_lin";
+  n.v = "attention.v_lin";
+  n.o = "attention.out_lin";
+  n.attn_norm = "sa_layer_norm";
+  n.fc1 = "ffn.lin1";
+  n.fc2 = "ffn.lin2";
+  n.ffn_norm = "output_layer_norm";
+  std::string prefix = task == "Model" ? "" : "distilbert.";
+  text_encoder_body(t, prefix, "transformer.layer", n, d);
+
+  const uint64_t h = d.layer.hidden;
+  if (task == "ForMaskedLM") {
+    blocks::linear(t, "vocab_transform", h, h, true);
+    blocks::norm(t, "vocab_layer_norm", h, true);
+    tied_or_own(t, "vocab_projector.weight", prefix + "embeddings.word_embeddings.weight", read_tie(cfg, t));
+    t.add("vocab_projector.bias", {d.vocab});
+  } else if (task == "ForSequenceClassification" || task == "ForMultipleChoice") {
+    blocks::linear(t, "pre_classifier", h, h, true);
+    blocks::linear(t, "classifier", h, task == "ForMultipleChoice" ? 1 : num_labels(cfg), true);
+  } else if (task == "ForTokenClassification") {
+    blocks::linear(t, "classifier", h, num_labels(cfg), true);
+  } else if (task == "ForQuestionAnswering") {
+    blocks::linear(t, "qa_outputs", h, 2, true);
+  }
+}
+
+// ---- ViT ----
+
+// transformers 5 renamed ViT's layer modules; Hub checkpoints keep the original BERT-like names.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kVitDiskNames{{
+    {"attention.q_proj", "attention.attention.query"},
+    {"attention.k_proj", "attention.attention.key"},
+    {"attention.v_proj", "attention.attention.value"},
+    {"attention.o_proj", "attention.output.dense"},
+    {"mlp.fc1", "intermediate.dense"},
+    {"mlp.fc2", "output.dense"},
+    {"layernorm_before", "layernorm_before"},
+    {"layernorm_after", "layernorm_after"},
+}};
+
+void vit_layer_on_disk(ModelTemplate& t, size_t first, const std::string& memory, const std::string& disk) {
+  for (size_t i = first; i < t.tensors.size(); ++i) {
+    TemplateTensor& x = t.tensors[i];
+    std::string_view rest = std::string_view(x.name).substr(memory.size() + 1);
+    for (const auto& [mem, stored] : kVitDiskNames) {
+      if (!rest.starts_with(mem)) continue;
+      DiskPiece piece;
+      piece.name = disk + "." + std::string(stored) + std::string(rest.substr(mem.size()));
+      piece.shape = x.shape;
+      x.disk.push_back(std::move(piece));
+    }
+  }
+}
+
+// image_size / patch_size: an int, or a [height, width] pair.
+std::pair<uint64_t, uint64_t> vit_pair(const ModelConfig& cfg, std::string_view key, uint64_t dflt) {
+  const json::Value* v = cfg.raw(key);
+  if (!v || !v->is_array()) {
+    uint64_t n = cfg.dim_or(key, dflt);
+    return {n, n};
+  }
+  std::vector<int64_t> hw = cfg.ints(key);
+  if (hw.size() != 2 || hw[0] < 1 || hw[1] < 1) cfg.fail(key, "must be an integer or [height, width] >= 1");
+  return {static_cast<uint64_t>(hw[0]), static_cast<uint64_t>(hw[1])};
+}
+
+void build_vit(const ModelConfig& cfg, ModelTemplate& t) {
+  std::string cls = architecture_of(cfg, "ViTModel");
+  std::string task = supported_task(cfg, cls, "ViT", {"Model", "ForImageClassification"});
+  TextEncoderDims d;
+  d.layers = cfg.count_or("num_hidden_layers", 12);
+  d.layer.hidden = cfg.dim_or("hidden_size", 768);
+  d.layer.heads = cfg.dim_or("num_attention_heads", 12);
+  d.layer.ffn = cfg.dim_or("intermediate_size", 3072);
+  d.layer.qkv_bias = cfg.flag_or("qkv_bias", true);
+  split_heads(cfg, "num_attention_heads", d.layer.hidden, d.layer.heads);
+  const auto [image_h, image_w] = vit_pair(cfg, "image_size", 224);
+  const auto [patch_h, patch_w] = vit_pair(cfg, "patch_size", 16);
+  const uint64_t channels = cfg.dim_or("num_channels", 3);
+  d.max_positions = (image_h / patch_h) * (image_w / patch_w) + 1;  // patches + [CLS]
+  fill_arch(t, cls, d);
+
+  const uint64_t h = d.layer.hidden;
+  std::string prefix = task == "Model" ? "" : "vit.";
+  // cls_token and position_embeddings are plain Parameters, not nn.Embedding: no embedding flag.
+  t.add(prefix + "embeddings.cls_token", {1, 1, h});
+  t.add(prefix + "embeddings.position_embeddings", {1, d.max_positions, h});
+  t.add(prefix + "embeddings.patch_embeddings.projection.weight", {h, channels, patch_h, patch_w});
+  t.add(prefix + "embeddings.patch_embeddings.projection.bias", {h});
+  LayerNames n;
+  n.q = "attention.q_proj";
+  n.k = "attention.k_proj";
+  n.v = "attention.v_proj";
+  n.o = "attention.o_proj";
+  n.attn_norm = "layernorm_before";
+  n.fc1 = "mlp.fc1";
+  n.fc2 = "mlp.fc2";
+  n.ffn_norm = "layernorm_after";
+  t.layers_path = prefix + "layers";
+  for (uint64_t i = 0; i < d.layers; ++i) {
+    std::string p = t.layers_path + "." + std::to_string(i);
+    size_t first = t.tensors.size();
+    transformer_layer(t, p, n, d.layer);
+    vit_layer_on_disk(t, first, p, prefix + "encoder.layer." + std::to_string(i));
+    t.layers.push_back(attention_dense_layer());
+  }
+  blocks::norm(t, prefix + "layernorm", h, true);
+  if (task == "Model")
+    blocks::linear(t, "pooler.dense", h, cfg.dim_or("pooler_output_size", h), true);
+  else
+    blocks::linear(t, "classifier", h, num_labels(cfg), true);
+}
+
+constexpr std::array kFamilies{
+    FamilyBuilder{"bert", build_bert},
+    FamilyBuilder{"roberta", build_roberta},
+    FamilyBuilder{"distilbert", build_distilbert},
+    FamilyBuilder{"vit", build_vit},
+    FamilyBuilder{"bart", build_bart},
+    FamilyBuilder{"t5", build_t5},
+    FamilyBuilder{"whisper", build_whisper},
+};
+
+}  // namespace
+
+std::span<const FamilyBuilder> encoders() {
+  return kFamilies;
+}
 
 }  // namespace ma::families

@@ -1,7 +1,511 @@
+// Vision-language models: a vision tower (CLIP / SigLIP / Gemma-4 / Llama-4 vision) or a plain patch
+// projection (Fuyu), a projector, and a language model built from the nested text_config with the defaults of
+// its own config class. t.layers describes the language model's decoder stack only.
+#include <array>
+
+#include "core/error.h"
+#include "model/families/decoder_common.h"
 #include "model/families/family_groups.h"
+#include "model/families/multimodal_towers.h"
 
 namespace ma::families {
+namespace {
 
-std::span<const FamilyBuilder> multimodal() { return {}; }
+[[noreturn]] void unsupported(const ModelConfig& cfg, const std::string& what) {
+  throw Error(ErrorKind::Unsupported, cfg.file(), "model_type", "unsupported architecture: " + what);
+}
+
+std::string first_architecture(const ModelConfig& cfg) {
+  std::vector<std::string> archs = cfg.strings("architectures");
+  return archs.empty() ? std::string() : archs.front();
+}
+
+// Composite configs spell tying at the top level; older ones only in text_config.
+bool tie_embeddings(const ModelConfig& cfg, const ModelConfig& text, bool dflt) {
+  if (cfg.has("tie_word_embeddings")) return cfg.flag_or("tie_word_embeddings", dflt);
+  return text.flag_or("tie_word_embeddings", dflt);
+}
+
+// Routed experts stored as two 3-D parameters (layouts differ by family), flagged for active-parameter
+// counts.
+void routed_experts(ModelTemplate& t, const std::string& p, Shape gate_up, Shape down) {
+  t.add(p + "gate_up_proj", std::move(gate_up)).routed_expert = true;
+  t.add(p + "down_proj", std::move(down)).routed_expert = true;
+}
+
+void rms_norms(ModelTemplate& t, const std::string& p, uint64_t dim,
+               std::initializer_list<const char*> names) {
+  for (const char* n : names) blocks::norm(t, p + n, dim, false);
+}
+
+// Per-layer attention windows from `layer_types` (or the family's every-Nth-is-global default).
+std::vector<uint64_t> sliding_windows(const ModelConfig& text, uint64_t layers, uint64_t pattern,
+                                      uint64_t window, bool last_is_full) {
+  std::vector<std::string> types = text.strings("layer_types");
+  if (types.empty())
+    for (uint64_t i = 0; i < layers; ++i)
+      types.push_back((i + 1) % pattern ? "sliding_attention" : "full_attention");
+  if (types.size() != layers)
+    text.fail("layer_types", "must list num_hidden_layers (" + std::to_string(layers) + ") entries");
+  if (last_is_full) types.back() = "full_attention";
+  std::vector<uint64_t> w;
+  for (const std::string& ty : types) {
+    if (ty != "sliding_attention" && ty != "full_attention")
+      text.fail("layer_types", "entries must be sliding_attention or full_attention, found '" + ty + "'");
+    w.push_back(ty == "sliding_attention" ? window : 0);
+  }
+  return w;
+}
+
+void push_layer(ModelTemplate& t, uint64_t heads, uint64_t kv_heads, const std::string& ffn,
+                uint64_t window) {
+  LayerSpec l;
+  l.attention = attention_kind(heads, kv_heads);
+  l.ffn = ffn;
+  l.sliding_window = window;
+  t.layers.push_back(l);
+}
+
+// ---- LLaVA: CLIP/SigLIP tower + two-layer projector + a Llama-family decoder ----
+
+struct LlamaFamilyText {
+  bool qkv_bias = false;
+  bool o_bias = false;
+  bool mlp_bias = false;
+  uint64_t sliding_window = 0;
+};
+
+LlamaFamilyText read_llava_text(const ModelConfig& cfg, const ModelConfig& text, ModelTemplate& t) {
+  const std::string type = text.string_or("model_type", "llama");
+  DecoderDefaults d;
+  LlamaFamilyText s;
+  if (type == "llama") {
+    read_decoder_dims(text, d, t);
+    s.qkv_bias = s.o_bias = text.flag_or("attention_bias", false);
+    s.mlp_bias = text.flag_or("mlp_bias", false);
+  } else if (type == "mistral") {
+    d.intermediate_size = 14336;
+    d.num_key_value_heads = 8;
+    d.max_position_embeddings = 4096 * 32;
+    read_decoder_dims(text, d, t);
+    s.sliding_window = text.count_or("sliding_window", 4096);
+  } else if (type == "qwen2") {
+    d.vocab_size = 151936;
+    d.intermediate_size = 22016;
+    d.max_position_embeddings = 32768;
+    read_decoder_dims(text, d, t);
+    s.qkv_bias = true;
+  } else {
+    unsupported(cfg, "llava with a " + type + " language model");
+  }
+  t.arch.model_type = type;
+  return s;
+}
+
+void llama_family_decoder(ModelTemplate& t, const std::string& lm, const LlamaFamilyText& s) {
+  const ArchSpec& a = t.arch;
+  token_embedding(t, lm + "embed_tokens.weight", a);
+  blocks::Attention at = standard_attention(a);
+  at.qkv_bias = s.qkv_bias;
+  at.o_bias = s.o_bias;
+  t.layers_path = lm + "layers";
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    const std::string p = lm + "layers." + std::to_string(i) + ".";
+    blocks::attention(t, p + "self_attn", at);
+    blocks::gated_mlp(t, p + "mlp", a.hidden_size, a.intermediate_size, s.mlp_bias);
+    rms_norms(t, p, a.hidden_size, {"input_layernorm", "post_attention_layernorm"});
+    push_layer(t, a.num_attention_heads, a.num_key_value_heads, "dense", s.sliding_window);
+  }
+  blocks::norm(t, lm + "norm", a.hidden_size, false);
+}
+
+// The original LLaVA repository's checkpoints (LlavaLlamaForCausalLM) keep the Llama layout and an
+// nn.Sequential projector; their CLIP tower is loaded separately from mm_vision_tower.
+void original_llava_disk_names(ModelTemplate& t) {
+  t.rename_on_disk("language_model.", "model.");
+  t.rename_on_disk("multi_modal_projector.linear_1.", "model.mm_projector.0.");
+  t.rename_on_disk("multi_modal_projector.linear_2.", "model.mm_projector.2.");
+  t.known_extras.push_back({"lm_head.", "LLaVA's language-model head; LlavaModel has none"});
+  for (uint64_t i = 0; i < t.arch.num_layers; ++i)
+    t.known_extras.push_back({"model.layers." + std::to_string(i) + ".self_attn.rotary_emb.",
+                              "rotary inv_freq buffer saved by old transformers versions"});
+}
+
+// transformers 4 layout of the converted (llava-hf style) checkpoints.
+void v4_conditional_disk_names(ModelTemplate& t) {
+  t.rename_on_disk("model.language_model.", "language_model.model.");
+  t.rename_on_disk("model.vision_tower.", "vision_tower.vision_model.");
+  t.rename_on_disk("model.multi_modal_projector.", "multi_modal_projector.");
+  t.rename_on_disk("lm_head.", "language_model.lm_head.");
+}
+
+void build_llava(const ModelConfig& cfg, ModelTemplate& t) {
+  // Configs naming a class transformers lacks (the original LlavaLlamaForCausalLM) load as the bare
+  // LlavaModel.
+  const bool conditional = first_architecture(cfg) == "LlavaForConditionalGeneration";
+  t.arch.architecture = conditional ? "LlavaForConditionalGeneration" : "LlavaModel";
+  const std::string root = conditional ? "model." : "";
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  LlamaFamilyText style = read_llava_text(cfg, text, t);
+  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
+
+  const ModelConfig vcfg = sub_or_empty(cfg, "vision_config");
+  const bool siglip = vcfg.string_or("model_type", "") == "siglip_vision_model";
+  VitDefaults vd = siglip ? siglip_vision_defaults() : clip_vision_defaults();
+  if (!cfg.has("vision_config")) {  // LlavaConfig's own CLIP ViT-L/14-336 default
+    vd.hidden_size = 1024;
+    vd.intermediate_size = 4096;
+    vd.num_hidden_layers = 24;
+    vd.num_attention_heads = 16;
+    vd.image_size = 336;
+    vd.patch_size = 14;
+  }
+  const uint64_t vision = vit_tower(vcfg, root + "vision_tower.", vd, t);
+  const json::Value* select = cfg.raw("vision_feature_layer");
+  const uint64_t feature_layers = select && select->is_array() ? cfg.ints("vision_feature_layer").size() : 1;
+  const bool bias = cfg.flag_or("multimodal_projector_bias", true);
+  const uint64_t hidden = t.arch.hidden_size;
+  blocks::linear(t, root + "multi_modal_projector.linear_1", vision * feature_layers, hidden, bias);
+  blocks::linear(t, root + "multi_modal_projector.linear_2", hidden, hidden, bias);
+
+  llama_family_decoder(t, root + "language_model.", style);
+  if (!conditional) {
+    original_llava_disk_names(t);
+    return;
+  }
+  lm_head(t, root + "language_model.embed_tokens.weight", t.arch);
+  v4_conditional_disk_names(t);
+}
+
+// ---- Gemma-3: SigLIP tower + soft-embedding projector + Gemma-3 text decoder ----
+
+// Gemma3TextModel (the same decoder the gemma3_text family builds for text-only checkpoints).
+void gemma3_text_decoder(const ModelConfig& text, ModelTemplate& t, const std::string& lm) {
+  DecoderDefaults d;
+  d.vocab_size = 262208;
+  d.hidden_size = 2304;
+  d.intermediate_size = 9216;
+  d.num_hidden_layers = 26;
+  d.num_attention_heads = 8;
+  d.num_key_value_heads = 4;
+  d.head_dim = 256;
+  d.max_position_embeddings = 131072;
+  read_decoder_dims(text, d, t);
+  const ArchSpec& a = t.arch;
+  const std::vector<uint64_t> windows =
+      sliding_windows(text, a.num_layers, text.dim_or("sliding_window_pattern", 6),
+                      text.count_or("sliding_window", 4096), false);
+  token_embedding(t, lm + "embed_tokens.weight", a);
+  blocks::Attention at = standard_attention(a);
+  at.qkv_bias = at.o_bias = text.flag_or("attention_bias", false);
+  at.qk_norm = true;
+  t.layers_path = lm + "layers";
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    const std::string p = lm + "layers." + std::to_string(i) + ".";
+    blocks::attention(t, p + "self_attn", at);
+    blocks::gated_mlp(t, p + "mlp", a.hidden_size, a.intermediate_size);
+    rms_norms(t, p, a.hidden_size,
+              {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+               "post_feedforward_layernorm"});
+    push_layer(t, a.num_attention_heads, a.num_key_value_heads, "dense", windows[i]);
+  }
+  blocks::norm(t, lm + "norm", a.hidden_size, false);
+}
+
+void build_gemma3(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Gemma3ForConditionalGeneration";
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  t.arch.model_type = text.string_or("model_type", "gemma3_text");
+  const uint64_t vision =
+      vit_tower(sub_or_empty(cfg, "vision_config"), "model.vision_tower.", siglip_vision_defaults(), t);
+  gemma3_text_decoder(text, t, "model.language_model.");
+  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, true);
+  t.add("model.multi_modal_projector.mm_input_projection_weight", {vision, t.arch.hidden_size});
+  blocks::norm(t, "model.multi_modal_projector.mm_soft_emb_norm", vision, false);
+  lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
+  v4_conditional_disk_names(t);  // every Gemma-3 Hub checkpoint predates the transformers 5 layout
+}
+
+// ---- Gemma-4: sliding/global attention with per-kind head shapes, optional MoE and per-layer embeddings
+// ----
+
+struct Gemma4Text {
+  uint64_t global_head_dim = 0;
+  uint64_t global_kv_heads = 0;
+  bool k_eq_v = false;  // global layers reuse k_proj for values (no v_proj)
+  bool bias = false;
+  uint64_t first_shared = 0;  // layers from here on reuse an earlier layer's keys/values
+  bool double_wide_mlp = false;
+  uint64_t per_layer_input = 0;  // PLE width (0: none)
+  bool moe = false;
+};
+
+Gemma4Text read_gemma4_text(const ModelConfig& text, ModelTemplate& t) {
+  DecoderDefaults d;
+  d.vocab_size = 262144;
+  d.hidden_size = 2304;
+  d.intermediate_size = 9216;
+  d.num_hidden_layers = 30;
+  d.num_attention_heads = 8;
+  d.num_key_value_heads = 4;
+  d.head_dim = 256;
+  d.max_position_embeddings = 131072;
+  read_decoder_dims(text, d, t);
+  ArchSpec& a = t.arch;
+  Gemma4Text g;
+  g.global_head_dim = text.count_or("global_head_dim", 512);
+  if (g.global_head_dim == 0) g.global_head_dim = a.head_dim;
+  g.k_eq_v = text.flag_or("attention_k_eq_v", false);
+  g.global_kv_heads =
+      g.k_eq_v ? text.dim_or("num_global_key_value_heads", a.num_key_value_heads) : a.num_key_value_heads;
+  if (a.num_attention_heads % g.global_kv_heads != 0)
+    text.fail("num_global_key_value_heads", "must divide num_attention_heads");
+  g.bias = text.flag_or("attention_bias", false);
+  const uint64_t shared = text.count_or("num_kv_shared_layers", 0);
+  if (shared > a.num_layers) text.fail("num_kv_shared_layers", "must not exceed num_hidden_layers");
+  g.first_shared = a.num_layers - shared;
+  g.double_wide_mlp = text.flag_or("use_double_wide_mlp", false);
+  g.per_layer_input = text.count_or("hidden_size_per_layer_input", 256);
+  g.moe = text.flag_or("enable_moe_block", false);
+  if (g.moe) {
+    a.num_experts = text.dim("num_experts");
+    a.experts_per_token = text.dim("top_k_experts");
+    a.moe_intermediate_size = text.dim("moe_intermediate_size");
+    if (a.experts_per_token > a.num_experts) text.fail("top_k_experts", "must not exceed num_experts");
+  }
+  return g;
+}
+
+void gemma4_attention(ModelTemplate& t, const std::string& p, const Gemma4Text& g, bool global, bool shared) {
+  const ArchSpec& a = t.arch;
+  const uint64_t hd = global ? g.global_head_dim : a.head_dim;
+  const uint64_t kv = global ? g.global_kv_heads : a.num_key_value_heads;
+  blocks::linear(t, p + "q_proj", a.hidden_size, a.num_attention_heads * hd, g.bias);
+  blocks::norm(t, p + "q_norm", hd, false);
+  blocks::linear(t, p + "o_proj", a.num_attention_heads * hd, a.hidden_size, g.bias);
+  if (shared) return;
+  blocks::linear(t, p + "k_proj", a.hidden_size, kv * hd, g.bias);
+  if (!(g.k_eq_v && global)) blocks::linear(t, p + "v_proj", a.hidden_size, kv * hd, g.bias);
+  blocks::norm(t, p + "k_norm", hd, false);
+}
+
+void gemma4_moe(ModelTemplate& t, const std::string& p) {
+  const ArchSpec& a = t.arch;
+  blocks::linear(t, p + "router.proj", a.hidden_size, a.num_experts, false);
+  t.add(p + "router.scale", {a.hidden_size});
+  t.add(p + "router.per_expert_scale", {a.num_experts});
+  routed_experts(t, p + "experts.", {a.num_experts, 2 * a.moe_intermediate_size, a.hidden_size},
+                 {a.num_experts, a.hidden_size, a.moe_intermediate_size});
+  rms_norms(t, p, a.hidden_size,
+            {"post_feedforward_layernorm_1", "post_feedforward_layernorm_2", "pre_feedforward_layernorm_2"});
+}
+
+void gemma4_layer(ModelTemplate& t, const std::string& p, const Gemma4Text& g, uint64_t i, bool global) {
+  const ArchSpec& a = t.arch;
+  gemma4_attention(t, p + "self_attn.", g, global, i >= g.first_shared);
+  const bool wide = g.double_wide_mlp && i >= g.first_shared && g.first_shared > 0;
+  blocks::gated_mlp(t, p + "mlp", a.hidden_size, a.intermediate_size * (wide ? 2 : 1));
+  rms_norms(t, p, a.hidden_size,
+            {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+             "post_feedforward_layernorm"});
+  t.add(p + "layer_scalar", {1}).kind = TensorKind::Buffer;
+  if (g.per_layer_input) {
+    blocks::linear(t, p + "per_layer_input_gate", a.hidden_size, g.per_layer_input, false);
+    blocks::linear(t, p + "per_layer_projection", g.per_layer_input, a.hidden_size, false);
+    blocks::norm(t, p + "post_per_layer_input_norm", a.hidden_size, false);
+  }
+  if (g.moe) gemma4_moe(t, p);
+}
+
+void gemma4_text_decoder(const ModelConfig& text, ModelTemplate& t, const std::string& lm) {
+  const Gemma4Text g = read_gemma4_text(text, t);
+  const ArchSpec& a = t.arch;
+  uint64_t window = text.count_or("sliding_window", 512);
+  if (text.string_or("use_bidirectional_attention", "") == "all") window = window / 2 + 1;
+  const std::vector<uint64_t> windows = sliding_windows(text, a.num_layers, 6, window, true);
+  token_embedding(t, lm + "embed_tokens.weight", a);
+  t.layers_path = lm + "layers";
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    const bool global = windows[i] == 0;
+    gemma4_layer(t, lm + "layers." + std::to_string(i) + ".", g, i, global);
+    push_layer(t, a.num_attention_heads, global ? g.global_kv_heads : a.num_key_value_heads,
+               g.moe ? "moe" : "dense", windows[i]);
+  }
+  blocks::norm(t, lm + "norm", a.hidden_size, false);
+  if (!g.per_layer_input) return;
+  const uint64_t packed = a.num_layers * g.per_layer_input;  // every layer's PLE slice in one table
+  blocks::embedding(t, lm + "embed_tokens_per_layer.weight",
+                    text.dim_or("vocab_size_per_layer_input", 262144), packed);
+  blocks::linear(t, lm + "per_layer_model_projection", a.hidden_size, packed, false);
+  blocks::norm(t, lm + "per_layer_projection_norm", g.per_layer_input, false);
+}
+
+void build_gemma4(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Gemma4ForConditionalGeneration";
+  if (cfg.has("audio_config")) unsupported(cfg, "gemma4 with an audio tower");
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  t.arch.model_type = text.string_or("model_type", "gemma4_text");
+  gemma4_text_decoder(text, t, "model.language_model.");
+  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, true);
+  if (auto vision = cfg.sub("vision_config")) {
+    const uint64_t width = gemma4_vision_tower(*vision, "model.vision_tower.", t);
+    blocks::linear(t, "model.embed_vision.embedding_projection", width, t.arch.hidden_size, false);
+  }
+  lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
+}
+
+// ---- Llama-4: MoE (with a shared expert) interleaved with dense layers, chunked attention on RoPE layers
+// ----
+
+struct Llama4Layers {
+  std::vector<bool> moe;
+  std::vector<uint64_t> window;  // attention_chunk_size on chunked (RoPE) layers, 0 on global NoPE layers
+};
+
+Llama4Layers read_llama4_layers(const ModelConfig& text, uint64_t layers) {
+  Llama4Layers l{std::vector<bool>(layers, false), std::vector<uint64_t>(layers, 0)};
+  if (text.has("moe_layers")) {
+    for (int64_t i : text.ints("moe_layers")) {
+      if (i < 0 || static_cast<uint64_t>(i) >= layers)
+        text.fail("moe_layers", "entries must be layer indices");
+      l.moe[static_cast<size_t>(i)] = true;
+    }
+  } else {
+    const uint64_t step = text.dim_or("interleave_moe_layer_step", 1);
+    for (uint64_t i = step - 1; i < layers; i += step) l.moe[i] = true;
+  }
+  std::vector<int64_t> rope = text.ints("no_rope_layers");  // 1: RoPE (chunked) layer, 0: NoPE (global) layer
+  if (rope.empty()) {
+    const uint64_t interval = text.dim_or("no_rope_layer_interval", 4);
+    for (uint64_t i = 0; i < layers; ++i) rope.push_back((i + 1) % interval != 0);
+  }
+  if (rope.size() < layers) text.fail("no_rope_layers", "must cover every layer");
+  const uint64_t chunk = text.count_or("attention_chunk_size", 8192);
+  for (uint64_t i = 0; i < layers; ++i) l.window[i] = rope[i] ? chunk : 0;
+  return l;
+}
+
+void llama4_moe(ModelTemplate& t, const std::string& p) {
+  const ArchSpec& a = t.arch;
+  routed_experts(t, p + "experts.", {a.num_experts, a.hidden_size, 2 * a.moe_intermediate_size},
+                 {a.num_experts, a.moe_intermediate_size, a.hidden_size});
+  blocks::linear(t, p + "router", a.hidden_size, a.num_experts, false);
+  blocks::gated_mlp(t, p + "shared_expert", a.hidden_size, a.moe_intermediate_size);
+}
+
+void llama4_text_decoder(const ModelConfig& text, ModelTemplate& t, const std::string& lm) {
+  DecoderDefaults d;
+  d.vocab_size = 202048;
+  d.hidden_size = 5120;
+  d.intermediate_size = 16384;  // intermediate_size_mlp: the dense layers' width
+  d.num_hidden_layers = 48;
+  d.num_attention_heads = 40;
+  d.num_key_value_heads = 8;
+  d.head_dim = 128;
+  d.max_position_embeddings = 4096 * 32;
+  read_decoder_dims(text, d, t);
+  ArchSpec& a = t.arch;
+  a.intermediate_size = text.dim_or("intermediate_size_mlp", 16384);
+  a.moe_intermediate_size = text.dim_or("intermediate_size", 8192);
+  a.num_experts = text.dim_or("num_local_experts", 16);
+  a.experts_per_token = text.dim_or("num_experts_per_tok", 1);
+  a.num_shared_experts = 1;
+  if (a.experts_per_token > a.num_experts)
+    text.fail("num_experts_per_tok", "must not exceed num_local_experts");
+  const Llama4Layers layers = read_llama4_layers(text, a.num_layers);
+  blocks::Attention at = standard_attention(a);
+  at.qkv_bias = at.o_bias = text.flag_or("attention_bias", false);  // the q/k L2 norm has no weights
+  token_embedding(t, lm + "embed_tokens.weight", a);
+  t.layers_path = lm + "layers";
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    const std::string p = lm + "layers." + std::to_string(i) + ".";
+    blocks::attention(t, p + "self_attn", at);
+    if (layers.moe[i])
+      llama4_moe(t, p + "feed_forward.");
+    else
+      blocks::gated_mlp(t, p + "feed_forward", a.hidden_size, a.intermediate_size);
+    rms_norms(t, p, a.hidden_size, {"input_layernorm", "post_attention_layernorm"});
+    push_layer(t, a.num_attention_heads, a.num_key_value_heads, layers.moe[i] ? "moe" : "dense",
+               layers.window[i]);
+  }
+  blocks::norm(t, lm + "norm", a.hidden_size, false);
+}
+
+void build_llama4(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Llama4ForConditionalGeneration";
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  t.arch.model_type = text.string_or("model_type", "llama4_text");
+  const uint64_t vision = llama4_vision_tower(sub_or_empty(cfg, "vision_config"), "vision_model.", t);
+  llama4_text_decoder(text, t, "language_model.model.");
+  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
+  blocks::linear(t, "multi_modal_projector.linear_1", vision, t.arch.hidden_size, false);
+  lm_head(t, "language_model.model.embed_tokens.weight", t.arch, "language_model.lm_head.weight");
+}
+
+// ---- Fuyu: a Persimmon decoder fed by one linear projection of raw image patches ----
+
+void persimmon_decoder(const ModelConfig& text, ModelTemplate& t, const std::string& lm) {
+  DecoderDefaults d;
+  d.vocab_size = 262144;
+  d.hidden_size = 4096;
+  d.intermediate_size = 16384;
+  d.num_hidden_layers = 36;
+  d.num_attention_heads = 64;
+  d.max_position_embeddings = 16384;
+  read_decoder_dims(text, d, t);
+  const ArchSpec& a = t.arch;
+  if (a.num_key_value_heads != a.num_attention_heads || a.head_dim * a.num_attention_heads != a.hidden_size)
+    text.fail("num_key_value_heads", "Persimmon attention is plain multi-head over hidden_size");
+  const bool qk_norm = text.flag_or("qk_layernorm", true);
+  token_embedding(t, lm + "embed_tokens.weight", a);
+  t.layers_path = lm + "layers";
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    const std::string p = lm + "layers." + std::to_string(i) + ".";
+    blocks::linear(t, p + "self_attn.query_key_value", a.hidden_size, 3 * a.hidden_size, true);
+    blocks::linear(t, p + "self_attn.dense", a.hidden_size, a.hidden_size, true);
+    if (qk_norm) {
+      blocks::norm(t, p + "self_attn.q_layernorm", a.head_dim, true);
+      blocks::norm(t, p + "self_attn.k_layernorm", a.head_dim, true);
+    }
+    blocks::linear(t, p + "mlp.dense_h_to_4h", a.hidden_size, a.intermediate_size, true);
+    blocks::linear(t, p + "mlp.dense_4h_to_h", a.intermediate_size, a.hidden_size, true);
+    blocks::norm(t, p + "input_layernorm", a.hidden_size, true);
+    blocks::norm(t, p + "post_attention_layernorm", a.hidden_size, true);
+    push_layer(t, a.num_attention_heads, a.num_key_value_heads, "dense", 0);
+  }
+  blocks::norm(t, lm + "final_layernorm", a.hidden_size, true);
+}
+
+void build_fuyu(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "FuyuForCausalLM";
+  // Without text_config, FuyuConfig hands its own top-level fields to the Persimmon text config.
+  const bool nested = cfg.has("text_config");
+  const ModelConfig text = nested ? sub_or_empty(cfg, "text_config") : cfg;
+  t.arch.model_type = nested ? text.string_or("model_type", "persimmon") : "persimmon";
+  if (t.arch.model_type != "persimmon")
+    unsupported(cfg, "fuyu with a " + t.arch.model_type + " language model");
+  persimmon_decoder(text, t, "model.language_model.");
+  t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", false);
+  const uint64_t patch = cfg.dim_or("patch_size", 30);
+  blocks::linear(t, "model.vision_embed_tokens", patch * patch * cfg.dim_or("num_channels", 3),
+                 cfg.dim_or("hidden_size", 4096), true);
+  lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
+  // Hub checkpoints keep the transformers 4 layout.
+  t.rename_on_disk("model.language_model.", "language_model.model.");
+  t.rename_on_disk("model.vision_embed_tokens.", "vision_embed_tokens.");
+  t.rename_on_disk("lm_head.", "language_model.lm_head.");
+}
+
+constexpr std::array kFamilies{
+    FamilyBuilder{"llava", build_llava},   FamilyBuilder{"gemma3", build_gemma3},
+    FamilyBuilder{"gemma4", build_gemma4}, FamilyBuilder{"llama4", build_llama4},
+    FamilyBuilder{"fuyu", build_fuyu},
+};
+
+}  // namespace
+
+std::span<const FamilyBuilder> multimodal() {
+  return kFamilies;
+}
 
 }  // namespace ma::families

@@ -1,0 +1,90 @@
+#include "model/families/encoders_common.h"
+
+#include "core/error.h"
+
+namespace ma::families {
+
+std::string architecture_of(const ModelConfig& cfg, std::string_view base_class) {
+  std::vector<std::string> archs = cfg.strings("architectures");
+  return archs.empty() ? std::string(base_class) : archs.front();
+}
+
+namespace {
+
+[[noreturn]] void unsupported_class(const ModelConfig& cfg, const std::string& cls) {
+  throw Error(ErrorKind::Unsupported, cfg.file(), "architectures",
+              "unsupported architecture: " + printable(cls));
+}
+
+}  // namespace
+
+std::string supported_task(const ModelConfig& cfg, const std::string& cls, std::string_view family_prefix,
+                           std::initializer_list<std::string_view> modelled) {
+  if (cls.compare(0, family_prefix.size(), family_prefix) != 0) unsupported_class(cfg, cls);
+  std::string task = cls.substr(family_prefix.size());
+  for (std::string_view m : modelled)
+    if (task == m) return task;
+  unsupported_class(cfg, cls);
+}
+
+uint64_t num_labels(const ModelConfig& cfg) {
+  if (cfg.has("id2label")) {
+    const json::Value* labels = cfg.raw("id2label");
+    if (!labels->is_object()) cfg.fail("id2label", "must be an object");
+    if (!labels->members().empty()) return labels->members().size();
+  }
+  return cfg.dim_or("num_labels", 2);
+}
+
+uint64_t split_heads(const ModelConfig& cfg, std::string_view heads_key, uint64_t hidden, uint64_t heads) {
+  if (hidden % heads != 0)
+    cfg.fail(heads_key, "must divide the hidden size (" + std::to_string(hidden) + ")");
+  return hidden / heads;
+}
+
+namespace {
+
+void attention_projections(ModelTemplate& t, const std::string& prefix, const std::string& q,
+                           const std::string& k, const std::string& v, const std::string& o,
+                           const LayerDims& d) {
+  blocks::linear(t, prefix + "." + q, d.hidden, d.hidden, d.qkv_bias);
+  blocks::linear(t, prefix + "." + k, d.hidden, d.hidden, d.qkv_bias && d.k_bias);
+  blocks::linear(t, prefix + "." + v, d.hidden, d.hidden, d.qkv_bias);
+  blocks::linear(t, prefix + "." + o, d.hidden, d.hidden, true);
+}
+
+}  // namespace
+
+void transformer_layer(ModelTemplate& t, const std::string& prefix, const LayerNames& n, const LayerDims& d) {
+  attention_projections(t, prefix, n.q, n.k, n.v, n.o, d);
+  blocks::norm(t, prefix + "." + n.attn_norm, d.hidden, true);
+  if (!n.cross_q.empty()) {
+    attention_projections(t, prefix, n.cross_q, n.cross_k, n.cross_v, n.cross_o, d);
+    blocks::norm(t, prefix + "." + n.cross_norm, d.hidden, true);
+  }
+  blocks::linear(t, prefix + "." + n.fc1, d.hidden, d.ffn, true);
+  blocks::linear(t, prefix + "." + n.fc2, d.ffn, d.hidden, true);
+  blocks::norm(t, prefix + "." + n.ffn_norm, d.hidden, true);
+}
+
+LayerSpec attention_dense_layer() {
+  LayerSpec l;
+  l.mixer = "attention";
+  l.ffn = "dense";
+  l.attention = "mha";
+  return l;
+}
+
+TemplateTensor& tied_or_own(ModelTemplate& t, const std::string& name, const std::string& target, bool tied) {
+  if (tied) return t.tie(name, target);
+  for (const TemplateTensor& x : t.tensors)
+    if (x.name == target) return t.add(name, x.shape);
+  throw Error(ErrorKind::Internal, "", name, "copy of unknown tensor " + target);
+}
+
+bool read_tie(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", true);
+  return t.arch.tie_word_embeddings;
+}
+
+}  // namespace ma::families

@@ -1,0 +1,52 @@
+// Shared pieces of the encoder and encoder-decoder families (BERT, RoBERTa, DistilBERT, ViT, BART, T5,
+// Whisper): which task class config.json asks for, the post-LayerNorm transformer layer they all spell with
+// different module names, and the one-or-two-copies rule of tied embeddings.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include "model/blocks.h"
+#include "model/config.h"
+#include "model/model_template.h"
+
+namespace ma::families {
+
+// The class transformers builds: config.json's first `architectures` entry, else the family's base model.
+std::string architecture_of(const ModelConfig& cfg, std::string_view base_class);
+// The task part of `cls` after the family's class prefix ("BertForMaskedLM" - "Bert" = "ForMaskedLM"), when
+// it is one of the `modelled` tasks; otherwise Error(Unsupported, "unsupported architecture: <cls>").
+std::string supported_task(const ModelConfig& cfg, const std::string& cls, std::string_view family_prefix,
+                           std::initializer_list<std::string_view> modelled);
+// Classification heads size: len(id2label) when given, else num_labels, else transformers' default 2.
+uint64_t num_labels(const ModelConfig& cfg);
+// hidden / heads, failing through cfg when heads do not divide hidden.
+uint64_t split_heads(const ModelConfig& cfg, std::string_view heads_key, uint64_t hidden, uint64_t heads);
+
+// Module names of one transformer layer, relative to the layer prefix. Empty cross: no cross-attention.
+struct LayerNames {
+  std::string q, k, v, o;
+  std::string attn_norm;
+  std::string fc1, fc2;
+  std::string ffn_norm;
+  std::string cross_q, cross_k, cross_v, cross_o, cross_norm;
+};
+struct LayerDims {
+  uint64_t hidden = 0;
+  uint64_t heads = 0;
+  uint64_t ffn = 0;
+  bool qkv_bias = true;  // ViT's qkv_bias=false drops q/k/v biases (never o's)
+  bool k_bias = true;    // Whisper's k_proj has none
+};
+// Biased q/k/v/o (+ cross-attention), biased fc1/fc2 and LayerNorms (weight and bias) under `prefix`.
+void transformer_layer(ModelTemplate& t, const std::string& prefix, const LayerNames& n, const LayerDims& d);
+// The "attention+dense" MHA layer every stack of these families is made of.
+LayerSpec attention_dense_layer();
+
+// `name` as a tied copy of `target` when tied, else its own parameter of the same shape.
+TemplateTensor& tied_or_own(ModelTemplate& t, const std::string& name, const std::string& target, bool tied);
+// Reads tie_word_embeddings (transformers' default true) into t.arch and returns it.
+bool read_tie(const ModelConfig& cfg, ModelTemplate& t);
+
+}  // namespace ma::families

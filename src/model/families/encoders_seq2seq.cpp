@@ -1,0 +1,231 @@
+// BART, T5 and Whisper: an encoder stack and a decoder stack with cross-attention. The template holds both
+// stacks; t.layers / layers_path describe the decoder (the stack that runs per generated token), except for
+// encoder-only classes such as T5EncoderModel.
+#include "model/families/encoders_seq2seq.h"
+
+#include "model/families/encoders_common.h"
+
+namespace ma::families {
+namespace {
+
+struct StackDims {
+  uint64_t layers = 0;
+  LayerDims layer;
+};
+
+StackDims read_stack(const ModelConfig& cfg, const std::string& side, uint64_t hidden, uint64_t dflt_layers,
+                     uint64_t dflt_heads, uint64_t dflt_ffn) {
+  StackDims s;
+  s.layers = cfg.count_or(side + "_layers", dflt_layers);
+  s.layer.hidden = hidden;
+  s.layer.heads = cfg.dim_or(side + "_attention_heads", dflt_heads);
+  s.layer.ffn = cfg.dim_or(side + "_ffn_dim", dflt_ffn);
+  split_heads(cfg, side + "_attention_heads", hidden, s.layer.heads);
+  return s;
+}
+
+// BART and Whisper share the layer layout: self_attn (+ encoder_attn), fc1/fc2, three LayerNorms.
+void bart_style_layers(ModelTemplate& t, const std::string& stack, const StackDims& s, bool cross) {
+  LayerNames n;
+  n.q = "self_attn.q_proj";
+  n.k = "self_attn.k_proj";
+  n.v = "self_attn.v_proj";
+  n.o = "self_attn.out_proj";
+  n.attn_norm = "self_attn_layer_norm";
+  if (cross) {
+    n.cross_q = "encoder_attn.q_proj";
+    n.cross_k = "encoder_attn.k_proj";
+    n.cross_v = "encoder_attn.v_proj";
+    n.cross_o = "encoder_attn.out_proj";
+    n.cross_norm = "encoder_attn_layer_norm";
+  }
+  n.fc1 = "fc1";
+  n.fc2 = "fc2";
+  n.ffn_norm = "final_layer_norm";
+  for (uint64_t i = 0; i < s.layers; ++i)
+    transformer_layer(t, stack + ".layers." + std::to_string(i), n, s.layer);
+}
+
+// The decoder stack is the one t.layers describes.
+void describe_decoder(ModelTemplate& t, const std::string& path, const StackDims& dec,
+                      uint64_t max_positions) {
+  t.layers_path = path;
+  t.layers.assign(dec.layers, attention_dense_layer());
+  ArchSpec& a = t.arch;
+  a.hidden_size = dec.layer.hidden;
+  a.num_layers = dec.layers;
+  a.num_attention_heads = a.num_key_value_heads = dec.layer.heads;
+  a.head_dim = dec.layer.hidden / dec.layer.heads;
+  a.intermediate_size = dec.layer.ffn;
+  a.max_position_embeddings = max_positions;
+}
+
+}  // namespace
+
+void build_bart(const ModelConfig& cfg, ModelTemplate& t) {
+  std::string cls = architecture_of(cfg, "BartModel");
+  std::string task = supported_task(
+      cfg, cls, "Bart",
+      {"Model", "ForConditionalGeneration", "ForSequenceClassification", "ForQuestionAnswering"});
+  t.arch.architecture = cls;
+  const uint64_t d = cfg.dim_or("d_model", 1024), vocab = cfg.dim_or("vocab_size", 50265);
+  const uint64_t max_pos = cfg.dim_or("max_position_embeddings", 1024);
+  StackDims enc = read_stack(cfg, "encoder", d, 12, 16, 4096),
+            dec = read_stack(cfg, "decoder", d, 12, 16, 4096);
+  const bool tied = read_tie(cfg, t);
+  t.arch.vocab_size = vocab;
+
+  std::string prefix = task == "Model" ? "" : "model.";
+  if (task == "ForConditionalGeneration") t.add("final_logits_bias", {1, vocab}).kind = TensorKind::Buffer;
+  const std::string shared = prefix + "shared.weight";
+  blocks::embedding(t, shared, vocab, d);
+  auto add_stack = [&](const std::string& stack, const StackDims& dims, bool cross) {
+    tied_or_own(t, stack + ".embed_tokens.weight", shared, tied).embedding = true;
+    // BartLearnedPositionalEmbedding keeps two extra rows (its offset of 2).
+    blocks::embedding(t, stack + ".embed_positions.weight", max_pos + 2, d);
+    bart_style_layers(t, stack, dims, cross);
+    blocks::norm(t, stack + ".layernorm_embedding", d, true);
+  };
+  add_stack(prefix + "encoder", enc, false);
+  add_stack(prefix + "decoder", dec, true);
+  describe_decoder(t, prefix + "decoder.layers", dec, max_pos);
+
+  if (task == "ForConditionalGeneration") {
+    tied_or_own(t, "lm_head.weight", shared, tied);
+  } else if (task == "ForSequenceClassification") {
+    blocks::linear(t, "classification_head.dense", d, d, true);
+    blocks::linear(t, "classification_head.out_proj", d, num_labels(cfg), true);
+  } else if (task == "ForQuestionAnswering") {
+    blocks::linear(t, "qa_outputs", d, 2, true);
+  }
+}
+
+namespace {
+
+struct T5Dims {
+  uint64_t d_model = 0, inner = 0, heads = 0, d_ff = 0, buckets = 0;
+  bool gated = false;
+};
+
+// One T5 stack: blocks of [SelfAttention, (EncDecAttention), DenseReluDense], each sub-layer with its own
+// RMS-style T5LayerNorm (weight only); block 0 alone owns the relative position bias.
+void t5_stack(ModelTemplate& t, const std::string& stack, uint64_t layers, const T5Dims& d, bool cross) {
+  blocks::Attention at;
+  at.hidden = d.d_model;
+  at.heads = at.kv_heads = d.heads;
+  at.head_dim = d.inner / d.heads;
+  at.q = "q", at.k = "k", at.v = "v", at.o = "o";
+  for (uint64_t i = 0; i < layers; ++i) {
+    std::string p = stack + ".block." + std::to_string(i) + ".layer.";
+    blocks::attention(t, p + "0.SelfAttention", at);
+    if (i == 0)
+      blocks::embedding(t, p + "0.SelfAttention.relative_attention_bias.weight", d.buckets, d.heads);
+    blocks::norm(t, p + "0.layer_norm", d.d_model, false);
+    if (cross) {
+      blocks::attention(t, p + "1.EncDecAttention", at);
+      blocks::norm(t, p + "1.layer_norm", d.d_model, false);
+    }
+    std::string ff = p + (cross ? "2" : "1");
+    if (d.gated) {
+      blocks::linear(t, ff + ".DenseReluDense.wi_0", d.d_model, d.d_ff, false);
+      blocks::linear(t, ff + ".DenseReluDense.wi_1", d.d_model, d.d_ff, false);
+    } else {
+      blocks::linear(t, ff + ".DenseReluDense.wi", d.d_model, d.d_ff, false);
+    }
+    blocks::linear(t, ff + ".DenseReluDense.wo", d.d_ff, d.d_model, false);
+    blocks::norm(t, ff + ".layer_norm", d.d_model, false);
+  }
+  blocks::norm(t, stack + ".final_layer_norm", d.d_model, false);
+}
+
+// feed_forward_proj is "{act}" or "gated-{act}"; T5Config rejects anything else.
+bool t5_gated(const ModelConfig& cfg) {
+  std::string proj = cfg.string_or("feed_forward_proj", "relu");
+  size_t dash = proj.find('-');
+  if (dash == std::string::npos) return false;
+  if (proj.substr(0, dash) != "gated" || proj.find('-', dash + 1) != std::string::npos ||
+      dash + 1 == proj.size())
+    cfg.fail("feed_forward_proj", "must be '{ACT}' or 'gated-{ACT}', found '" + proj + "'");
+  return true;
+}
+
+}  // namespace
+
+void build_t5(const ModelConfig& cfg, ModelTemplate& t) {
+  std::string cls = architecture_of(cfg, "T5Model");
+  std::string task = supported_task(cfg, cls, "T5", {"Model", "ForConditionalGeneration", "EncoderModel"});
+  T5Dims d;
+  d.d_model = cfg.dim_or("d_model", 512);
+  d.heads = cfg.dim_or("num_heads", 8);
+  d.inner = d.heads * cfg.dim_or("d_kv", 64);
+  d.d_ff = cfg.dim_or("d_ff", 2048);
+  d.buckets = cfg.dim_or("relative_attention_num_buckets", 32);
+  d.gated = t5_gated(cfg);
+  const uint64_t enc_layers = cfg.count_or("num_layers", 6);
+  const uint64_t dec_layers = cfg.count_or("num_decoder_layers", enc_layers);
+  const uint64_t vocab = cfg.dim_or("vocab_size", 32128);
+
+  // transformers 5 forces T5's tie_word_embeddings to true: the old `false` of T5 v1.1 configs only meant
+  // "do not rescale decoder outputs", now scale_decoder_outputs. Embeddings and lm_head always share
+  // `shared`.
+  t.arch.architecture = cls;
+  t.arch.tie_word_embeddings = true;
+  t.arch.vocab_size = vocab;
+  blocks::embedding(t, "shared.weight", vocab, d.d_model);
+  t.tie("encoder.embed_tokens.weight", "shared.weight");
+  t5_stack(t, "encoder", enc_layers, d, false);
+  const bool has_decoder = task != "EncoderModel";
+  if (has_decoder) {
+    t.tie("decoder.embed_tokens.weight", "shared.weight");
+    t5_stack(t, "decoder", dec_layers, d, true);
+  }
+  if (task == "ForConditionalGeneration") {
+    t.tie("lm_head.weight", "shared.weight");
+    if (!cfg.flag_or("tie_word_embeddings", true))
+      t.known_extras.push_back({"lm_head.",
+                                "T5 v1.1 checkpoint stores an untied lm_head; transformers 5 ties it to "
+                                "shared.weight"});
+  }
+
+  StackDims main;
+  main.layers = has_decoder ? dec_layers : enc_layers;
+  main.layer.hidden = d.d_model;
+  main.layer.heads = d.heads;
+  main.layer.ffn = d.d_ff;
+  describe_decoder(t, has_decoder ? "decoder.block" : "encoder.block", main,
+                   cfg.count_or("n_positions", 512));
+  t.arch.head_dim = d.inner / d.heads;  // d_kv, independent of d_model
+}
+
+void build_whisper(const ModelConfig& cfg, ModelTemplate& t) {
+  std::string cls = architecture_of(cfg, "WhisperModel");
+  std::string task = supported_task(cfg, cls, "Whisper", {"Model", "ForConditionalGeneration"});
+  t.arch.architecture = cls;
+  const uint64_t d = cfg.dim_or("d_model", 384), vocab = cfg.dim_or("vocab_size", 51865);
+  const uint64_t mels = cfg.dim_or("num_mel_bins", 80);
+  const uint64_t src_pos = cfg.dim_or("max_source_positions", 1500),
+                 tgt_pos = cfg.dim_or("max_target_positions", 448);
+  StackDims enc = read_stack(cfg, "encoder", d, 4, 6, 1536), dec = read_stack(cfg, "decoder", d, 4, 6, 1536);
+  enc.layer.k_bias = dec.layer.k_bias = false;
+  t.arch.vocab_size = vocab;
+
+  std::string prefix = task == "Model" ? "" : "model.";
+  std::string encoder = prefix + "encoder", decoder = prefix + "decoder";
+  t.add(encoder + ".conv1.weight", {d, mels, 3});
+  t.add(encoder + ".conv1.bias", {d});
+  t.add(encoder + ".conv2.weight", {d, d, 3});
+  t.add(encoder + ".conv2.bias", {d});
+  blocks::embedding(t, encoder + ".embed_positions.weight", src_pos, d);
+  bart_style_layers(t, encoder, enc, false);
+  blocks::norm(t, encoder + ".layer_norm", d, true);
+  blocks::embedding(t, decoder + ".embed_tokens.weight", vocab, d);
+  blocks::embedding(t, decoder + ".embed_positions.weight", tgt_pos, d);
+  bart_style_layers(t, decoder, dec, true);
+  blocks::norm(t, decoder + ".layer_norm", d, true);
+  describe_decoder(t, decoder + ".layers", dec, tgt_pos);
+  const bool tied = read_tie(cfg, t);
+  if (task == "ForConditionalGeneration")
+    tied_or_own(t, "proj_out.weight", decoder + ".embed_tokens.weight", tied);
+}
+
+}  // namespace ma::families

@@ -1,0 +1,167 @@
+#include "model/families/multimodal_towers.h"
+
+#include "model/blocks.h"
+
+namespace ma::families {
+namespace {
+
+// Width of each head; fails when the heads do not split the width evenly.
+uint64_t even_head_dim(const ModelConfig& v, uint64_t hidden, uint64_t heads) {
+  if (hidden % heads != 0)
+    v.fail("num_attention_heads", "must divide hidden_size (" + std::to_string(hidden) + ")");
+  return hidden / heads;
+}
+
+// Patches per image side; the image must hold at least one patch.
+uint64_t patches_per_side(const ModelConfig& v, uint64_t image, uint64_t patch) {
+  if (patch > image) v.fail("patch_size", "must not exceed image_size (" + std::to_string(image) + ")");
+  return image / patch;
+}
+
+// Names that differ between the ViT-style encoder layers (CLIP/SigLIP vs Llama-4 vision).
+struct VitLayerNames {
+  std::string out = "out_proj";
+  std::string norm1 = "layer_norm1";
+  std::string norm2 = "layer_norm2";
+};
+
+// Biased q/k/v/out attention, two LayerNorms and a fc1/fc2 MLP.
+void vit_layer(ModelTemplate& t, const std::string& p, uint64_t hidden, uint64_t inter,
+               const VitLayerNames& n) {
+  for (const char* proj : {"q_proj", "k_proj", "v_proj"})
+    blocks::linear(t, p + "self_attn." + proj, hidden, hidden, true);
+  blocks::linear(t, p + "self_attn." + n.out, hidden, hidden, true);
+  blocks::norm(t, p + n.norm1, hidden, true);
+  blocks::norm(t, p + n.norm2, hidden, true);
+  blocks::linear(t, p + "mlp.fc1", hidden, inter, true);
+  blocks::linear(t, p + "mlp.fc2", inter, hidden, true);
+}
+
+// SiglipMultiheadAttentionPoolingHead: a learned probe attending over the patches (torch MultiheadAttention).
+void siglip_head(ModelTemplate& t, const std::string& p, uint64_t hidden, uint64_t inter) {
+  t.add(p + "probe", {1, 1, hidden});
+  t.add(p + "attention.in_proj_weight", {3 * hidden, hidden});
+  t.add(p + "attention.in_proj_bias", {3 * hidden});
+  blocks::linear(t, p + "attention.out_proj", hidden, hidden, true);
+  blocks::norm(t, p + "layernorm", hidden, true);
+  blocks::linear(t, p + "mlp.fc1", hidden, inter, true);
+  blocks::linear(t, p + "mlp.fc2", inter, hidden, true);
+}
+
+// Gemma4ClippableLinear: a bias-free linear under `.linear`, with scalar clamp bounds when clipping is on.
+void clippable_linear(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t out, bool clipped) {
+  blocks::linear(t, p + ".linear", in, out, false);
+  if (!clipped) return;
+  for (const char* b : {".input_min", ".input_max", ".output_min", ".output_max"})
+    t.add(p + b, {}).kind = TensorKind::Buffer;
+}
+
+}  // namespace
+
+ModelConfig sub_or_empty(const ModelConfig& cfg, std::string_view key) {
+  if (auto s = cfg.sub(key)) return *s;
+  return ModelConfig::parse("{}", cfg.file());
+}
+
+VitDefaults clip_vision_defaults() {
+  VitDefaults d;
+  d.patch_size = 32;
+  return d;
+}
+
+VitDefaults siglip_vision_defaults() {
+  VitDefaults d;
+  d.use_head = true;
+  return d;
+}
+
+uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDefaults& d, ModelTemplate& t) {
+  const std::string type =
+      v.string_or("model_type", d.use_head ? "siglip_vision_model" : "clip_vision_model");
+  const bool siglip = type == "siglip_vision_model";
+  if (!siglip && type != "clip_vision_model")
+    v.fail("model_type", "vision tower '" + type + "' is not supported here");
+  const uint64_t hidden = v.dim_or("hidden_size", d.hidden_size);
+  const uint64_t inter = v.dim_or("intermediate_size", d.intermediate_size);
+  const uint64_t layers = v.dim_or("num_hidden_layers", d.num_hidden_layers);
+  even_head_dim(v, hidden, v.dim_or("num_attention_heads", d.num_attention_heads));
+  const uint64_t channels = v.dim_or("num_channels", d.num_channels);
+  const uint64_t patch = v.dim_or("patch_size", d.patch_size);
+  const uint64_t side = patches_per_side(v, v.dim_or("image_size", d.image_size), patch);
+  const std::string e = prefix + "embeddings.";
+  if (!siglip) {
+    t.add(e + "class_embedding", {hidden});
+    t.add(e + "patch_embedding.weight", {hidden, channels, patch, patch});
+    blocks::embedding(t, e + "position_embedding.weight", side * side + 1, hidden);
+    blocks::norm(t, prefix + "pre_layrnorm", hidden, true);  // sic: CLIP's attribute name
+  } else {
+    t.add(e + "patch_embedding.weight", {hidden, channels, patch, patch});  // a biased Conv2d
+    t.add(e + "patch_embedding.bias", {hidden});
+    blocks::embedding(t, e + "position_embedding.weight", side * side, hidden);
+  }
+  for (uint64_t i = 0; i < layers; ++i)
+    vit_layer(t, prefix + "encoder.layers." + std::to_string(i) + ".", hidden, inter, {});
+  blocks::norm(t, prefix + "post_layernorm", hidden, true);
+  if (siglip && v.flag_or("vision_use_head", d.use_head)) siglip_head(t, prefix + "head.", hidden, inter);
+  return hidden;
+}
+
+uint64_t gemma4_vision_tower(const ModelConfig& v, const std::string& prefix, ModelTemplate& t) {
+  const uint64_t hidden = v.dim_or("hidden_size", 768);
+  const uint64_t inter = v.dim_or("intermediate_size", 3072);
+  const uint64_t layers = v.dim_or("num_hidden_layers", 16);
+  const uint64_t heads = v.dim_or("num_attention_heads", 12);
+  const uint64_t kv_heads = v.dim_or("num_key_value_heads", 12);
+  if (heads % kv_heads != 0)
+    v.fail("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(heads) + ")");
+  const uint64_t head_dim = v.dim_or("head_dim", 64);
+  const uint64_t patch = v.dim_or("patch_size", 16);
+  const bool clipped = v.flag_or("use_clipped_linears", false);
+  t.add(prefix + "patch_embedder.input_proj.weight", {hidden, 3 * patch * patch});
+  t.add(prefix + "patch_embedder.position_embedding_table",
+        {2, v.dim_or("position_embedding_size", 10240), hidden});
+  for (uint64_t i = 0; i < layers; ++i) {
+    const std::string p = prefix + "encoder.layers." + std::to_string(i) + ".";
+    clippable_linear(t, p + "self_attn.q_proj", hidden, heads * head_dim, clipped);
+    clippable_linear(t, p + "self_attn.k_proj", hidden, kv_heads * head_dim, clipped);
+    clippable_linear(t, p + "self_attn.v_proj", hidden, kv_heads * head_dim, clipped);
+    clippable_linear(t, p + "self_attn.o_proj", heads * head_dim, hidden, clipped);
+    blocks::norm(t, p + "self_attn.q_norm", head_dim, false);
+    blocks::norm(t, p + "self_attn.k_norm", head_dim, false);
+    clippable_linear(t, p + "mlp.gate_proj", hidden, inter, clipped);
+    clippable_linear(t, p + "mlp.up_proj", hidden, inter, clipped);
+    clippable_linear(t, p + "mlp.down_proj", inter, hidden, clipped);
+    for (const char* n : {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+                          "post_feedforward_layernorm"})
+      blocks::norm(t, p + n, hidden, false);
+  }
+  if (v.flag_or("standardize", false)) {
+    t.add(prefix + "std_bias", {hidden}).kind = TensorKind::Buffer;
+    t.add(prefix + "std_scale", {hidden}).kind = TensorKind::Buffer;
+  }
+  return hidden;
+}
+
+uint64_t llama4_vision_tower(const ModelConfig& v, const std::string& prefix, ModelTemplate& t) {
+  const uint64_t hidden = v.dim_or("hidden_size", 768);
+  const uint64_t inter = v.dim_or("intermediate_size", 5632);
+  const uint64_t layers = v.dim_or("num_hidden_layers", 34);
+  even_head_dim(v, hidden, v.dim_or("num_attention_heads", 16));
+  const uint64_t channels = v.dim_or("num_channels", 3);
+  const uint64_t patch = v.dim_or("patch_size", 14);
+  const uint64_t side = patches_per_side(v, v.dim_or("image_size", 448), patch);
+  t.add(prefix + "patch_embedding.linear.weight", {hidden, channels * patch * patch});
+  t.add(prefix + "class_embedding", {hidden});
+  t.add(prefix + "positional_embedding_vlm", {side * side + 1, hidden});  // a Parameter, not an nn.Embedding
+  blocks::norm(t, prefix + "layernorm_pre", hidden, true);
+  blocks::norm(t, prefix + "layernorm_post", hidden, true);
+  const VitLayerNames names{"o_proj", "input_layernorm", "post_attention_layernorm"};
+  for (uint64_t i = 0; i < layers; ++i)
+    vit_layer(t, prefix + "model.layers." + std::to_string(i) + ".", hidden, inter, names);
+  const uint64_t proj_out = v.dim_or("projector_output_dim", 4096);
+  blocks::linear(t, prefix + "vision_adapter.mlp.fc1", inter, v.dim_or("projector_input_dim", 4096), false);
+  blocks::linear(t, prefix + "vision_adapter.mlp.fc2", proj_out, proj_out, false);
+  return v.dim_or("vision_output_dim", 7680);
+}
+
+}  // namespace ma::families

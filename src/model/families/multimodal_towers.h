@@ -1,0 +1,42 @@
+// Vision encoders of the multimodal families (LLaVA, Gemma-3/4, Llama-4): their tensors belong to the
+// template but not to the language model's decoder stack, so they add no LayerSpec.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "model/config.h"
+#include "model/model_template.h"
+
+namespace ma::families {
+
+// A nested config object, or an empty one (every field at its default) when the key is absent or null.
+ModelConfig sub_or_empty(const ModelConfig& cfg, std::string_view key);
+
+// Defaults of a ViT-style vision config class (CLIPVisionConfig, SiglipVisionConfig), which differ by class
+// and, for LLaVA, by whether the parent config supplied the sub-config at all.
+struct VitDefaults {
+  uint64_t hidden_size = 768;
+  uint64_t intermediate_size = 3072;
+  uint64_t num_hidden_layers = 12;
+  uint64_t num_attention_heads = 12;
+  uint64_t num_channels = 3;
+  uint64_t image_size = 224;
+  uint64_t patch_size = 16;
+  bool use_head = false;  // SigLIP's attention-pooling head
+};
+VitDefaults clip_vision_defaults();
+VitDefaults siglip_vision_defaults();
+
+// CLIPVisionModel or SiglipVisionModel (by vision config model_type) under `prefix` (e.g.
+// "model.vision_tower."). Returns the tower's hidden size, which the projector consumes.
+uint64_t vit_tower(const ModelConfig& vcfg, const std::string& prefix, const VitDefaults& d,
+                   ModelTemplate& t);
+
+// Gemma-4's vision encoder (patch embedder, RMSNorm layers with q/k norms, optional clipped linears).
+uint64_t gemma4_vision_tower(const ModelConfig& vcfg, const std::string& prefix, ModelTemplate& t);
+
+// Llama-4's vision model (unfold patch embedding, LayerNorm layers, pixel-shuffle adapter). Returns its
+// vision_output_dim, the projector's input width.
+uint64_t llama4_vision_tower(const ModelConfig& vcfg, const std::string& prefix, ModelTemplate& t);
+
+}  // namespace ma::families
