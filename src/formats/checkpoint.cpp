@@ -5,9 +5,9 @@
 #include <exception>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
 
 #include "core/error.h"
+#include "core/name_index.h"
 #include "formats/safetensors.h"
 #include "io/file_source.h"
 
@@ -47,31 +47,49 @@ std::vector<SafetensorsHeader> read_headers_parallel(const std::vector<fs::path>
 }
 
 void cross_check_index(const Checkpoint& ck, const std::string& index_name) {
-  std::unordered_map<std::string_view, uint32_t> listed;
-  listed.reserve(ck.index->weight_map.size());
-  for (const auto& [name, shard] : ck.index->weight_map) listed.emplace(name, shard);
-  size_t found = 0;
-  for (const StoredTensor& t : ck.tensors) {
-    auto it = listed.find(t.name);
-    if (it == listed.end())
-      throw Error(ErrorKind::Malformed, ck.files[t.file_index].name, "tensor '" + printable(t.name) + "'",
-                  "stored in this shard but missing from " + index_name);
-    if (it->second != t.file_index)
-      throw Error(ErrorKind::Malformed, ck.files[t.file_index].name, "tensor '" + printable(t.name) + "'",
-                  "stored in this shard but " + index_name + " places it in " + ck.index->shards[it->second]);
-    ++found;
+  const SafetensorsIndex& idx = *ck.index;
+  std::vector<bool> stored(idx.weight_map.size(), false);
+  for (const CheckpointFile& f : ck.files) {
+    for (const StoredTensor& t : f.tensors) {
+      auto pos = idx.find(t.name);
+      if (!pos)
+        throw Error(ErrorKind::Malformed, f.name, "tensor '" + printable(t.name) + "'",
+                    "stored in this shard but missing from " + index_name);
+      if (idx.weight_map[*pos].second != t.file_index)
+        throw Error(ErrorKind::Malformed, f.name, "tensor '" + printable(t.name) + "'",
+                    "stored in this shard but " + index_name + " places it in " + idx.shards[idx.weight_map[*pos].second]);
+      stored[*pos] = true;
+    }
   }
-  if (found != listed.size()) {
-    std::unordered_map<std::string_view, bool> stored;
-    for (const StoredTensor& t : ck.tensors) stored.emplace(t.name, true);
-    for (const auto& [name, shard] : ck.index->weight_map)
-      if (!stored.count(name))
-        throw Error(ErrorKind::Malformed, index_name, "weight_map['" + printable(name) + "']",
-                    "tensor is not in its shard " + ck.index->shards[shard]);
+  for (size_t i = 0; i < stored.size(); ++i)
+    if (!stored[i])
+      throw Error(ErrorKind::Malformed, index_name, "weight_map['" + printable(idx.weight_map[i].first) + "']",
+                  "tensor is not in its shard " + idx.shards[idx.weight_map[i].second]);
+}
+
+// Several unindexed files in one directory: a name stored twice would make counts ambiguous.
+void reject_names_in_two_files(const Checkpoint& ck) {
+  std::vector<const StoredTensor*> all;
+  for (const CheckpointFile& f : ck.files)
+    for (const StoredTensor& t : f.tensors) all.push_back(&t);
+  NameIndex names(
+      static_cast<uint32_t>(all.size()),
+      [](const void* c, uint32_t i) { return std::string_view(static_cast<const StoredTensor* const*>(c)[i]->name); },
+      all.data());
+  if (auto dup = names.first_duplicate()) {
+    const StoredTensor& t = *all[*dup];
+    throw Error(ErrorKind::Malformed, ck.files[t.file_index].name, "tensor '" + printable(t.name) + "'",
+                "also stored in " + ck.files[all[*names.find(t.name)]->file_index].name);
   }
 }
 
 }  // namespace
+
+size_t Checkpoint::tensor_count() const {
+  size_t n = 0;
+  for (const CheckpointFile& f : files) n += f.tensors.size();
+  return n;
+}
 
 Checkpoint read_checkpoint(const LocalModelFiles& files) {
   Checkpoint ck;
@@ -88,13 +106,12 @@ Checkpoint read_checkpoint(const LocalModelFiles& files) {
     }
     if (present == 0 || files.index_is_pytorch) {
       // Names only: the index tells which tensors exist and where, the template supplies shapes.
-      for (uint32_t i = 0; i < ck.index->shards.size(); ++i) ck.files.push_back({ck.index->shards[i], 0, 0, {}});
-      ck.tensors.reserve(ck.index->weight_map.size());
+      for (uint32_t i = 0; i < ck.index->shards.size(); ++i) ck.files.push_back({ck.index->shards[i], 0, 0, {}, {}});
       for (const auto& [name, shard] : ck.index->weight_map) {
         StoredTensor t;
-        t.name = name;
+        t.name = std::string(name);
         t.file_index = shard;
-        ck.tensors.push_back(std::move(t));
+        ck.files[shard].tensors.push_back(std::move(t));
       }
       return ck;
     }
@@ -110,31 +127,21 @@ Checkpoint read_checkpoint(const LocalModelFiles& files) {
   }
 
   std::vector<SafetensorsHeader> headers = read_headers_parallel(paths);
-  size_t total = 0;
-  for (const auto& h : headers) total += h.tensors.size();
-  ck.tensors.reserve(total);
   for (uint32_t i = 0; i < headers.size(); ++i) {
     CheckpointFile f;
     f.name = files.index ? ck.index->shards[i] : paths[i].filename().string();
     f.size = headers[i].file_size;
     f.header_length = headers[i].header_length;
     f.metadata = std::move(headers[i].metadata);
+    f.tensors = std::move(headers[i].tensors);
+    for (StoredTensor& t : f.tensors) t.file_index = i;
     ck.files.push_back(std::move(f));
-    for (StoredTensor& t : headers[i].tensors) {
-      t.file_index = i;
-      ck.tensors.push_back(std::move(t));
-    }
   }
   ck.headers_read = true;
   if (ck.index) {
     cross_check_index(ck, ck.index_name);
   } else if (headers.size() > 1) {
-    // Unsharded directory with several files: a name stored twice would make counts ambiguous.
-    std::unordered_map<std::string_view, uint32_t> seen;
-    for (const StoredTensor& t : ck.tensors)
-      if (auto [it, ok] = seen.emplace(t.name, t.file_index); !ok)
-        throw Error(ErrorKind::Malformed, ck.files[t.file_index].name, "tensor '" + printable(t.name) + "'",
-                    "also stored in " + ck.files[it->second].name);
+    reject_names_in_two_files(ck);
   }
   return ck;
 }

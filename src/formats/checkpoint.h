@@ -17,15 +17,18 @@ struct CheckpointFile {
   uint64_t size = 0;
   uint64_t header_length = 0;
   std::vector<std::pair<std::string, std::string>> metadata;
+  // With headers: every tensor the file stores (dtype/shape/offsets exact). Index only: the names the index
+  // places in this file, without shapes. Kept per file so shards read in parallel are never copied together.
+  std::vector<StoredTensor> tensors;
 };
 
 struct Checkpoint {
   std::vector<CheckpointFile> files;
-  // With headers: every stored tensor (dtype/shape/offsets exact). Index only: names and shard, no shapes.
-  std::vector<StoredTensor> tensors;
   bool headers_read = false;
   std::optional<SafetensorsIndex> index;
   std::string index_name;
+
+  size_t tensor_count() const;
 };
 
 // Reads every safetensors header (in parallel across shards) and cross-checks them with the index, if any.

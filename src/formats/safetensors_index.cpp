@@ -1,7 +1,6 @@
 #include "formats/safetensors_index.h"
 
 #include <unordered_map>
-#include <unordered_set>
 
 #include "core/error.h"
 #include "core/json.h"
@@ -42,15 +41,17 @@ std::optional<uint64_t> read_total_size(json::Reader& r, const std::string& src)
 
 }  // namespace
 
-SafetensorsIndex parse_safetensors_index(std::string_view json_text, std::string_view source) {
+SafetensorsIndex parse_safetensors_index(std::string json_text, std::string_view source) {
   json::Limits limits;
   limits.max_bytes = kMaxIndexBytes;
   json::check_document_size(json_text, source, limits);
-  json::Reader r(json_text, source, limits);
+  SafetensorsIndex idx;
+  auto text = std::make_shared<const std::string>(std::move(json_text));
+  auto names = std::make_shared<std::deque<std::string>>();
+  json::Reader r(*text, source, limits);
   std::string src(source);
   if (r.peek() != json::Reader::Kind::Object) throw Error(ErrorKind::Malformed, src, "", "index must be a JSON object");
 
-  SafetensorsIndex idx;
   std::unordered_map<std::string, uint32_t> shard_ids;
   bool seen_map = false;
   r.begin_object();
@@ -69,7 +70,9 @@ SafetensorsIndex parse_safetensors_index(std::string_view json_text, std::string
       r.begin_object();
       std::string_view name;
       while (r.next_member(name)) {
-        std::string tensor(name);
+        // Keys with escapes live in the reader's scratch buffer until the next string: keep a copy.
+        bool in_text = name.data() >= text->data() && name.data() + name.size() <= text->data() + text->size();
+        std::string_view tensor = in_text ? name : std::string_view(names->emplace_back(name));
         if (r.peek() != json::Reader::Kind::String)
           throw Error(ErrorKind::Malformed, src, "weight_map['" + printable(tensor) + "']", "shard name must be a string");
         std::string_view shard = r.string();
@@ -83,7 +86,7 @@ SafetensorsIndex parse_safetensors_index(std::string_view json_text, std::string
           it = shard_ids.emplace(std::string(shard), static_cast<uint32_t>(idx.shards.size())).first;
           idx.shards.emplace_back(shard);
         }
-        idx.weight_map.emplace_back(std::move(tensor), it->second);
+        idx.weight_map.emplace_back(tensor, it->second);
       }
     } else {
       r.skip();
@@ -92,12 +95,17 @@ SafetensorsIndex parse_safetensors_index(std::string_view json_text, std::string
   r.finish();
   if (!seen_map) throw Error(ErrorKind::Malformed, src, "weight_map", "missing or not an object");
 
+  using Entry = std::pair<std::string_view, uint32_t>;
+  auto lookup = std::make_shared<const NameIndex>(
+      static_cast<uint32_t>(idx.weight_map.size()),
+      [](const void* c, uint32_t i) { return static_cast<const Entry*>(c)[i].first; }, idx.weight_map.data());
   // A tensor listed twice would make its shard ambiguous.
-  std::unordered_set<std::string_view> names;
-  names.reserve(idx.weight_map.size());
-  for (const auto& [name, shard] : idx.weight_map)
-    if (!names.insert(name).second)
-      throw Error(ErrorKind::Malformed, src, "weight_map['" + printable(name) + "']", "tensor listed twice");
+  if (auto dup = lookup->first_duplicate())
+    throw Error(ErrorKind::Malformed, src, "weight_map['" + printable(idx.weight_map[*dup].first) + "']",
+                "tensor listed twice");
+  idx.text_ = std::move(text);
+  idx.names_ = std::move(names);
+  idx.lookup_ = std::move(lookup);
   return idx;
 }
 

@@ -2,11 +2,15 @@
 // tensor name -> shard file. Shard names are untrusted paths and must stay inside the model directory.
 #pragma once
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "core/name_index.h"
 
 namespace ma {
 
@@ -14,12 +18,22 @@ inline constexpr size_t kMaxShards = 10'000;
 inline constexpr uint64_t kMaxIndexBytes = 64ull << 20;
 
 struct SafetensorsIndex {
-  std::vector<std::pair<std::string, uint32_t>> weight_map;  // tensor name -> index into `shards`, file order
-  std::vector<std::string> shards;                            // unique, in order of first appearance
-  std::optional<uint64_t> total_size;                         // metadata.total_size, when present
+  // Tensor name -> index into `shards`, in file order. Names are views into the index's own text.
+  std::vector<std::pair<std::string_view, uint32_t>> weight_map;
+  std::vector<std::string> shards;     // unique, in order of first appearance
+  std::optional<uint64_t> total_size;  // metadata.total_size, when present
+
+  // Position of `tensor` in weight_map.
+  std::optional<uint32_t> find(std::string_view tensor) const { return lookup_->find(tensor); }
+
+ private:
+  friend SafetensorsIndex parse_safetensors_index(std::string json_text, std::string_view source);
+  std::shared_ptr<const std::string> text_;               // what weight_map's names point into
+  std::shared_ptr<const std::deque<std::string>> names_;  // names that had JSON escapes, unescaped
+  std::shared_ptr<const NameIndex> lookup_;
 };
 
-SafetensorsIndex parse_safetensors_index(std::string_view json_text, std::string_view source);
+SafetensorsIndex parse_safetensors_index(std::string json_text, std::string_view source);
 
 // True when `name` is a plain relative file name that cannot leave its directory on POSIX or Windows:
 // no absolute path, drive letter, UNC prefix, backslash, '..' component, empty component or NUL.

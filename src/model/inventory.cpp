@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "core/name_index.h"
 #include "io/file_source.h"
 #include "model/config.h"
 #include "model/family_registry.h"
@@ -202,24 +203,32 @@ Inventory build_inventory(const LocalModelFiles& files) {
 
   // The template's on-disk names, for matching; tied copies separately (transformers does not save them,
   // some checkpoints do).
-  std::unordered_map<std::string_view, uint32_t> by_name, tied_copies;
+  std::unordered_map<std::string_view, uint32_t> tied_copies;
   std::vector<std::string> base_prefixes;
-  by_name.reserve(expected.size());
   for (uint32_t i = 0; i < expected.size(); ++i) {
     const std::string& n = *expected[i].name;
     if (!expected[i].tensor->stored) {
       tied_copies.emplace(n, i);
       continue;
     }
-    by_name.emplace(n, i);
     std::string first = n.substr(0, n.find('.') + 1);
     if (std::find(base_prefixes.begin(), base_prefixes.end(), first) == base_prefixes.end()) base_prefixes.push_back(first);
   }
+  // Tied copies share their name with nothing stored, so indexing them too is harmless; lookups skip them.
+  NameIndex by_name(
+      static_cast<uint32_t>(expected.size()),
+      [](const void* c, uint32_t i) { return std::string_view(*static_cast<const Expected*>(c)[i].name); },
+      expected.data());
+  auto find_stored = [&](std::string_view name) -> std::optional<uint32_t> {
+    auto i = by_name.find(name);
+    if (i && !expected[*i].tensor->stored) return std::nullopt;
+    return i;
+  };
   auto lookup = [&](const std::string& name) -> std::optional<uint32_t> {
-    if (auto it = by_name.find(name); it != by_name.end()) return it->second;
+    if (auto i = find_stored(name)) return i;
     // Checkpoints saved from the base model omit its prefix (GPT-2's "h.0.attn..." for "transformer.h.0...").
     for (const std::string& p : base_prefixes)
-      if (auto it = by_name.find(p + name); it != by_name.end()) return it->second;
+      if (auto i = find_stored(p + name)) return i;
     return std::nullopt;
   };
 
@@ -234,9 +243,10 @@ Inventory build_inventory(const LocalModelFiles& files) {
 
   std::vector<InventoryTensor> rows;
   std::vector<uint64_t> keys;
-  rows.reserve(ck.tensors.size() + tied_copies.size());
-  keys.reserve(ck.tensors.size() + tied_copies.size());
-  for (StoredTensor& st : ck.tensors) {
+  rows.reserve(ck.tensor_count() + tied_copies.size());
+  keys.reserve(ck.tensor_count() + tied_copies.size());
+  for (CheckpointFile& file : ck.files)
+  for (StoredTensor& st : file.tensors) {
     InventoryTensor& t = rows.emplace_back();
     uint64_t& key = keys.emplace_back(kUnknownOrder);
     t.name = std::move(st.name);

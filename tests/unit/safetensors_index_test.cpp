@@ -74,8 +74,10 @@ TEST_F(ShardedDir, ReadsAllShardsAndAgreesWithIndex) {
                    R"({"metadata":{"total_size":24},"weight_map":{"a":"m-1.safetensors","b":"m-1.safetensors","c":"m-2.safetensors"}})");
   Checkpoint ck = read_checkpoint(locate_local_model(dir.path().string()));
   EXPECT_TRUE(ck.headers_read);
-  ASSERT_EQ(ck.tensors.size(), 3u);
-  EXPECT_EQ(ck.tensors[2].file_index, 1u);
+  ASSERT_EQ(ck.tensor_count(), 3u);
+  ASSERT_EQ(ck.files[1].tensors.size(), 1u);
+  EXPECT_EQ(ck.files[1].tensors[0].name, "c");
+  EXPECT_EQ(ck.files[1].tensors[0].file_index, 1u);
 }
 
 TEST_F(ShardedDir, X3_IndexAndShardsMustAgree) {
@@ -95,7 +97,7 @@ TEST_F(ShardedDir, IndexWithoutShardsGivesNamesOnly) {
   test::write_file(dir / "model.safetensors.index.json", R"({"weight_map":{"a":"m-1.safetensors","c":"m-2.safetensors"}})");
   Checkpoint ck = read_checkpoint(locate_local_model(dir.path().string()));
   EXPECT_FALSE(ck.headers_read);
-  ASSERT_EQ(ck.tensors.size(), 2u);
+  ASSERT_EQ(ck.tensor_count(), 2u);
   EXPECT_EQ(ck.files.size(), 2u);
 }
 
