@@ -8,6 +8,33 @@
 
 namespace ma::json {
 
+// ---- Byte scanning ----
+
+namespace {
+
+constexpr uint64_t kOnes = 0x0101010101010101ull;
+constexpr uint64_t kHighs = 0x8080808080808080ull;
+
+// Non-zero when any of the 8 bytes in `w` is a quote, a backslash, a control character (< 0x20) or non-ASCII:
+// the bytes a JSON string scanner must look at one by one. Everything else is skipped 8 bytes at a time.
+inline uint64_t special_bytes(uint64_t w) {
+  auto zero_byte = [](uint64_t v) { return (v - kOnes) & ~v & kHighs; };
+  return zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\')) | ((w - kOnes * 0x20) & ~w & kHighs) | (w & kHighs);
+}
+
+// Advances `p` past plain ASCII string bytes, 8 at a time.
+inline const char* skip_plain(const char* p, const char* end) {
+  while (end - p >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    if (special_bytes(w)) break;
+    p += 8;
+  }
+  return p;
+}
+
+}  // namespace
+
 // ---- Number ----
 
 std::optional<uint64_t> Number::as_uint() const {
@@ -272,6 +299,8 @@ std::string_view Reader::string() {
   const char* start = p_;
   // Fast path: no escapes, the view points into the text.
   while (p_ != end_) {
+    p_ = skip_plain(p_, end_);
+    if (p_ == end_) break;
     auto c = static_cast<unsigned char>(*p_);
     if (c == '"') {
       std::string_view s(start, static_cast<size_t>(p_ - start));
@@ -465,6 +494,8 @@ void append_quoted(std::string& out, std::string_view s) {
   out += '"';
   size_t run = 0;  // copy unescaped runs in one append
   for (size_t i = 0; i < s.size(); ++i) {
+    i = static_cast<size_t>(skip_plain(s.data() + i, s.data() + s.size()) - s.data());
+    if (i == s.size()) break;
     auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x20 && c != '"' && c != '\\') continue;
     out.append(s.data() + run, i - run);

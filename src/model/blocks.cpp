@@ -37,20 +37,44 @@ void gated_mlp(ModelTemplate& t, const std::string& prefix, uint64_t hidden, uin
   linear(t, prefix + "." + down, inter, hidden, bias);
 }
 
+TemplateTensor& routed(ModelTemplate& t, const std::string& name, Shape shape) {
+  TemplateTensor& x = t.add(name, std::move(shape));
+  x.routed_expert = true;
+  return x;
+}
+
+void per_expert_stored(ModelTemplate& t, const std::string& name, uint64_t experts, uint64_t rows, uint64_t cols,
+                       const std::string& disk_prefix, std::initializer_list<std::string_view> leaves) {
+  t.charge(experts * leaves.size());
+  TemplateTensor& x = routed(t, name, {experts, leaves.size() * rows, cols});
+  for (uint64_t e = 0; e < experts; ++e)
+    for (std::string_view leaf : leaves)
+      x.disk.push_back({disk_prefix + "." + std::to_string(e) + "." + std::string(leaf) + ".weight", {rows, cols}});
+}
+
+void stacked_experts(ModelTemplate& t, const std::string& prefix, Shape gate_up, Shape down,
+                     const std::optional<DiskPiece>& gate_up_disk, const std::optional<DiskPiece>& down_disk) {
+  TemplateTensor& g = routed(t, prefix + ".gate_up_proj", std::move(gate_up));
+  if (gate_up_disk) g.disk.push_back(*gate_up_disk);
+  TemplateTensor& d = routed(t, prefix + ".down_proj", std::move(down));
+  if (down_disk) d.disk.push_back(*down_disk);
+}
+
+void expert_router(ModelTemplate& t, const std::string& prefix, uint64_t hidden, uint64_t experts,
+                   bool correction_bias) {
+  linear(t, prefix, hidden, experts, false);
+  if (correction_bias) t.add(prefix + ".e_score_correction_bias", {experts}).kind = TensorKind::Buffer;
+}
+
+void gated_shared_expert(ModelTemplate& t, const std::string& prefix, uint64_t hidden, uint64_t inter) {
+  gated_mlp(t, prefix + ".shared_expert", hidden, inter);
+  linear(t, prefix + ".shared_expert_gate", hidden, 1, false);
+}
+
 void fused_experts(ModelTemplate& t, const std::string& prefix, uint64_t experts, uint64_t hidden, uint64_t inter,
                    const ExpertsOnDisk& disk) {
-  t.charge(3 * experts);
-  TemplateTensor& gate_up = t.add(prefix + ".gate_up_proj", {experts, 2 * inter, hidden});
-  gate_up.routed_expert = true;
-  for (uint64_t e = 0; e < experts; ++e) {
-    std::string p = disk.prefix + "." + std::to_string(e) + ".";
-    gate_up.disk.push_back({p + disk.gate + ".weight", {inter, hidden}});
-    gate_up.disk.push_back({p + disk.up + ".weight", {inter, hidden}});
-  }
-  TemplateTensor& down = t.add(prefix + ".down_proj", {experts, hidden, inter});
-  down.routed_expert = true;
-  for (uint64_t e = 0; e < experts; ++e)
-    down.disk.push_back({disk.prefix + "." + std::to_string(e) + "." + disk.down + ".weight", {hidden, inter}});
+  per_expert_stored(t, prefix + ".gate_up_proj", experts, inter, hidden, disk.prefix, {disk.gate, disk.up});
+  per_expert_stored(t, prefix + ".down_proj", experts, hidden, inter, disk.prefix, {disk.down});
 }
 
 }  // namespace ma::blocks

@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <unordered_map>
 
 #include "core/error.h"
-#include "core/name_index.h"
 #include "io/file_source.h"
 #include "model/config.h"
+#include "model/template_matcher.h"
 #include "model/family_registry.h"
 #include "model/natural_order.h"
 
@@ -30,14 +29,6 @@ TensorKind kind_without_template_match(const TensorPlacement& p, bool have_templ
   if (p.block == "quantization") return TensorKind::QuantizationScale;
   if (p.block == "buffer") return TensorKind::Buffer;
   return have_template ? TensorKind::Extra : TensorKind::Parameter;
-}
-
-// A quantized checkpoint stores `X.qweight` (packed integers) where the model has `X.weight`.
-std::string unpacked_name(std::string_view name) {
-  constexpr std::string_view kPacked = ".qweight";
-  if (name.size() > kPacked.size() && name.substr(name.size() - kPacked.size()) == kPacked)
-    return std::string(name.substr(0, name.size() - kPacked.size())) + ".weight";
-  return {};
 }
 
 bool is_packed_integer(DType stored) {
@@ -64,55 +55,45 @@ class DifferenceLog {
   size_t count_ = 0;
 };
 
-// One on-disk tensor the template predicts: a view into the template, not a copy (a DeepSeek-V3 template
-// has 45,000 of them, and fresh memory is the dominant cost on this path).
-struct Expected {
-  const TemplateTensor* tensor;
-  const std::string* name;
-  const Shape* shape;
-  DType dtype;
-  TensorKind kind;
-  uint32_t tensor_index;
-  uint32_t piece;
-};
-
-std::vector<Expected> expected_tensors(const ModelTemplate& m, DType dtype) {
-  std::vector<Expected> out;
-  out.reserve(m.tensors.size());
-  for (uint32_t i = 0; i < m.tensors.size(); ++i) {
-    const TemplateTensor& tt = m.tensors[i];
-    if (!tt.stored || tt.disk.empty()) {
-      out.push_back({&tt, &tt.name, &tt.shape, dtype, tt.kind, i, 0});
-      continue;
-    }
-    for (uint32_t p = 0; p < tt.disk.size(); ++p) {
-      const DiskPiece& d = tt.disk[p];
-      out.push_back({&tt, &d.name, &d.shape, d.dtype.value_or(dtype), d.kind.value_or(tt.kind), i, p});
-    }
-  }
-  return out;
-}
-
 // The inventory row a template entry implies (dry runs, tied copies).
-InventoryTensor row_from_template(const Expected& e) {
+InventoryTensor template_row(const TemplateTensor& tt, std::string name, const Shape& shape, DType dtype,
+                             TensorKind kind) {
   InventoryTensor t;
-  t.name = *e.name;
-  t.shape = *e.shape;
-  t.dtype = e.dtype;
-  t.kind = e.kind;
-  t.tied_to = e.tensor->tied_to;
-  t.routed_expert = e.tensor->routed_expert;
-  t.embedding = e.tensor->embedding;
-  t.stored = e.tensor->stored;
+  t.name = std::move(name);
+  t.shape = shape;
+  t.dtype = dtype;
+  t.kind = kind;
+  t.tied_to = tt.tied_to;
+  t.routed_expert = tt.routed_expert;
+  t.embedding = tt.embedding;
+  t.stored = tt.stored;
   t.parameters = t.stored ? numel(t.shape) : 0;
-  t.bytes = t.stored ? bytes_of(t.parameters, e.dtype) : 0;
+  t.bytes = t.stored ? bytes_of(t.parameters, dtype) : 0;
   t.placement = place_tensor(t.name);
   return t;
 }
 
+// A dry run: every tensor the template implies, in template order, per-expert pieces spelled out.
+std::vector<InventoryTensor> template_rows(const ModelTemplate& m, DType dtype) {
+  std::vector<InventoryTensor> rows;
+  for (const TemplateTensor& tt : m.tensors) {
+    if (tt.stored && tt.per_expert) {
+      const PerExpertPieces& pe = *tt.per_expert;
+      for (uint32_t e = 0; e < pe.experts; ++e)
+        for (size_t p = 0; p < pe.parts.size(); ++p)
+          rows.push_back(template_row(tt, pe.name(e, p), pe.parts[p].shape, dtype, tt.kind));
+    } else if (!tt.stored || tt.disk.empty()) {
+      rows.push_back(template_row(tt, tt.name, tt.shape, dtype, tt.kind));
+    } else {
+      for (const DiskPiece& d : tt.disk)
+        rows.push_back(template_row(tt, d.name, d.shape, d.dtype.value_or(dtype), d.kind.value_or(tt.kind)));
+    }
+  }
+  return rows;
+}
+
 // Sort key: template order for tensors the template predicts, then the rest in natural name order.
 constexpr uint64_t kUnknownOrder = std::numeric_limits<uint64_t>::max();
-uint64_t order_of(const Expected& e) { return (static_cast<uint64_t>(e.tensor_index) << 32) | e.piece; }
 
 // Sorts rows by key in place: sorts an index, then applies the permutation by following its cycles, so
 // the 45,000 rows of a large checkpoint are never copied into a second vector.
@@ -165,6 +146,66 @@ std::vector<LayerSpec> infer_layers(const std::vector<InventoryTensor>& tensors)
   return out;
 }
 
+// Everything the stored tensors add up to.
+void tally(const InventoryTensor& t, CheckpointTotals& totals) {
+  switch (t.kind) {
+    case TensorKind::Parameter: totals.parameters += t.parameters; break;
+    case TensorKind::Buffer: ++totals.buffers; totals.buffer_elements += t.parameters; break;
+    case TensorKind::Extra: ++totals.extras; totals.extra_elements += t.parameters; break;
+    case TensorKind::QuantizationScale:
+      ++totals.quantization_scales;
+      totals.quantization_scale_elements += t.parameters;
+      break;
+  }
+  ++totals.tensors;
+  totals.bytes += t.bytes;
+}
+
+struct Differences {
+  DifferenceLog mismatched{"shape differences"};
+  DifferenceLog missing{"template tensors missing from the checkpoint"};
+  DifferenceLog extra{"tensors the template does not predict"};
+};
+
+// One stored tensor as an inventory row: its own facts from the header (or, from an index alone, the
+// template's prediction), its meaning from the template match.
+InventoryTensor stored_row(StoredTensor& st, bool headers_read, const std::optional<TemplateMatch>& m,
+                           const ModelTemplate* model, Differences& diff) {
+  InventoryTensor t;
+  t.name = std::move(st.name);
+  t.file_index = st.file_index;
+  t.placement = place_tensor(t.name);
+  if (m) {
+    t.kind = m->how == TemplateMatch::How::TiedCopy ? TensorKind::Extra : m->kind;
+    if (m->how == TemplateMatch::How::TiedCopy) t.tied_to = m->tensor->tied_to;  // e.g. Falcon-180B's lm_head
+    t.routed_expert = m->tensor->routed_expert;
+    t.embedding = m->tensor->embedding && m->how != TemplateMatch::How::TiedCopy;
+  } else {
+    t.kind = kind_without_template_match(t.placement, model != nullptr);
+    bool known = model && std::any_of(model->known_extras.begin(), model->known_extras.end(),
+                                      [&](const auto& k) { return t.name.rfind(k.prefix, 0) == 0; });
+    if (model && t.kind == TensorKind::Extra && !known)
+      diff.extra.add("checkpoint tensor '" + t.name + "' is not in the " + model->arch.architecture + " template");
+  }
+  if (headers_read) {
+    t.shape = std::move(st.shape);
+    t.dtype = st.dtype;
+    t.parameters = st.numel;
+    t.bytes = st.bytes();
+    if (m && m->how != TemplateMatch::How::Packed && t.shape != *m->shape && !is_packed_integer(st.dtype))
+      diff.mismatched.add("tensor '" + t.name + "' has shape " + shape_to_string(t.shape) + ", template expects " +
+                          shape_to_string(*m->shape));
+  } else if (m) {
+    t.shape = *m->shape;
+    t.dtype = m->dtype;
+    t.parameters = numel(t.shape);
+    t.bytes = bytes_of(t.parameters, m->dtype);
+  } else {
+    t.shape_known = false;
+  }
+  return t;
+}
+
 }  // namespace
 
 std::string_view origin_name(InventoryOrigin o) {
@@ -183,14 +224,9 @@ Inventory build_inventory(const LocalModelFiles& files) {
     ModelConfig cfg = ModelConfig::parse(read_small_file(*files.config, kMaxConfigBytes), files.config->string());
     inv.model = build_template(cfg);
   }
-  const bool have_weights = files.index.has_value() || !files.safetensors.empty();
-  std::vector<Expected> expected;
-  if (inv.model) expected = expected_tensors(*inv.model, config_dtype(*inv.model));
-
-  if (!have_weights) {
+  if (!files.index && files.safetensors.empty()) {
     inv.origin = InventoryOrigin::Template;
-    inv.tensors.reserve(expected.size());
-    for (const Expected& e : expected) inv.tensors.push_back(row_from_template(e));
+    inv.tensors = template_rows(*inv.model, config_dtype(*inv.model));
     inv.layers = inv.model->layers;
     return inv;
   }
@@ -200,133 +236,53 @@ Inventory build_inventory(const LocalModelFiles& files) {
   if (!ck.headers_read && !inv.model)
     throw Error(ErrorKind::NotFound, files.display_name, "config.json",
                 "an index without shards needs config.json to know tensor shapes");
+  std::optional<TemplateMatcher> matcher;
+  if (inv.model) matcher.emplace(*inv.model, config_dtype(*inv.model));
+  const ModelTemplate* model = inv.model ? &*inv.model : nullptr;
 
-  // The template's on-disk names, for matching; tied copies separately (transformers does not save them,
-  // some checkpoints do).
-  std::unordered_map<std::string_view, uint32_t> tied_copies;
-  std::vector<std::string> base_prefixes;
-  for (uint32_t i = 0; i < expected.size(); ++i) {
-    const std::string& n = *expected[i].name;
-    if (!expected[i].tensor->stored) {
-      tied_copies.emplace(n, i);
-      continue;
-    }
-    std::string first = n.substr(0, n.find('.') + 1);
-    if (std::find(base_prefixes.begin(), base_prefixes.end(), first) == base_prefixes.end()) base_prefixes.push_back(first);
-  }
-  // Tied copies share their name with nothing stored, so indexing them too is harmless; lookups skip them.
-  NameIndex by_name(
-      static_cast<uint32_t>(expected.size()),
-      [](const void* c, uint32_t i) { return std::string_view(*static_cast<const Expected*>(c)[i].name); },
-      expected.data());
-  auto find_stored = [&](std::string_view name) -> std::optional<uint32_t> {
-    auto i = by_name.find(name);
-    if (i && !expected[*i].tensor->stored) return std::nullopt;
-    return i;
-  };
-  auto lookup = [&](const std::string& name) -> std::optional<uint32_t> {
-    if (auto i = find_stored(name)) return i;
-    // Checkpoints saved from the base model omit its prefix (GPT-2's "h.0.attn..." for "transformer.h.0...").
-    for (const std::string& p : base_prefixes)
-      if (auto i = find_stored(p + name)) return i;
-    return std::nullopt;
-  };
-
-  std::vector<bool> seen(expected.size(), false);
-  DifferenceLog mismatched("shape differences"), extra("tensors the template does not predict"),
-      missing("template tensors missing from the checkpoint");
   CheckpointTotals totals;
   totals.files = ck.files.size();
   totals.headers_read = ck.headers_read;
-  if (ck.index) totals.index_total_size = ck.index->total_size;
+  // A total_size of 0 means the writer did not fill it in (Cosmos-Reason2-8B): nothing to compare.
+  if (ck.index && ck.index->total_size.value_or(0) != 0) totals.index_total_size = ck.index->total_size;
   for (const auto& f : ck.files) totals.file_bytes += f.size;
 
+  Differences diff;
   std::vector<InventoryTensor> rows;
-  std::vector<uint64_t> keys;
-  rows.reserve(ck.tensor_count() + tied_copies.size());
-  keys.reserve(ck.tensor_count() + tied_copies.size());
-  for (CheckpointFile& file : ck.files)
-  for (StoredTensor& st : file.tensors) {
-    InventoryTensor& t = rows.emplace_back();
-    uint64_t& key = keys.emplace_back(kUnknownOrder);
-    t.name = std::move(st.name);
-    t.file_index = st.file_index;
-    t.placement = place_tensor(t.name);
-    std::optional<uint32_t> match = lookup(t.name);
-    bool packed = false;
-    if (!match) {
-      if (std::string u = unpacked_name(t.name); !u.empty()) {
-        match = lookup(u);
-        packed = match.has_value();
-      }
-    }
-    std::optional<uint32_t> tied_copy;
-    if (!match)
-      if (auto it = tied_copies.find(t.name); it != tied_copies.end()) tied_copy = it->second;
-    if (tied_copy) {
-      // e.g. Falcon-180B's index stores lm_head.weight although it is tied to the embedding.
-      t.kind = TensorKind::Extra;
-      t.tied_to = expected[*tied_copy].tensor->tied_to;
-    } else if (match) {
-      const Expected& e = expected[*match];
-      seen[*match] = true;
-      key = order_of(e);
-      t.kind = e.kind;
-      t.routed_expert = e.tensor->routed_expert;
-      t.embedding = e.tensor->embedding;
-    } else {
-      t.kind = kind_without_template_match(t.placement, inv.model.has_value());
-      bool known = inv.model && std::any_of(inv.model->known_extras.begin(), inv.model->known_extras.end(),
-                                            [&](const auto& k) { return t.name.rfind(k.prefix, 0) == 0; });
-      if (inv.model && t.kind == TensorKind::Extra && !known)
-        extra.add("checkpoint tensor '" + t.name + "' is not in the " + inv.model->arch.architecture + " template");
-    }
-    if (ck.headers_read) {
-      t.shape = std::move(st.shape);
-      t.dtype = st.dtype;
-      t.parameters = st.numel;
-      t.bytes = st.bytes();
-      if (match && !packed && t.shape != *expected[*match].shape && !is_packed_integer(st.dtype))
-        mismatched.add("tensor '" + t.name + "' has shape " + shape_to_string(t.shape) + ", template expects " +
-                       shape_to_string(*expected[*match].shape));
-    } else if (match || tied_copy) {
-      const Expected& e = expected[match ? *match : *tied_copy];
-      t.shape = *e.shape;
-      t.dtype = e.dtype;
-      t.parameters = numel(t.shape);
-      t.bytes = bytes_of(t.parameters, e.dtype);
-    } else {
-      t.shape_known = false;
-    }
-    switch (t.kind) {
-      case TensorKind::Parameter: totals.parameters += t.parameters; break;
-      case TensorKind::Buffer: ++totals.buffers; totals.buffer_elements += t.parameters; break;
-      case TensorKind::Extra: ++totals.extras; totals.extra_elements += t.parameters; break;
-      case TensorKind::QuantizationScale:
-        ++totals.quantization_scales;
-        totals.quantization_scale_elements += t.parameters;
-        break;
-    }
-    ++totals.tensors;
-    totals.bytes += t.bytes;
-  }
-  for (uint32_t i = 0; i < expected.size(); ++i) {
-    const Expected& e = expected[i];
-    if (!e.tensor->stored) {
-      rows.push_back(row_from_template(e));  // tied copies: listed, not stored
-      keys.push_back(order_of(e));
-    } else if (!seen[i] && e.kind == TensorKind::Parameter) {
-      missing.add("template tensor '" + *e.name + "' " + shape_to_string(*e.shape) + " is not in the checkpoint");
+  std::vector<uint64_t> keys;  // template order; tensors the template does not know go last
+  size_t expected_rows = ck.tensor_count() + (matcher ? matcher->tied_copies() : 0);
+  rows.reserve(expected_rows);
+  keys.reserve(expected_rows);
+  for (CheckpointFile& file : ck.files) {
+    for (StoredTensor& st : file.tensors) {
+      std::optional<TemplateMatch> m = matcher ? matcher->match(st.name) : std::nullopt;
+      rows.push_back(stored_row(st, ck.headers_read, m, model, diff));
+      keys.push_back(m ? m->order : kUnknownOrder);
+      tally(rows.back(), totals);
     }
   }
-  mismatched.flush(inv.warnings);
-  missing.flush(inv.warnings);
-  extra.flush(inv.warnings);
-  if (totals.index_total_size && *totals.index_total_size != totals.bytes)
-    inv.warnings.push_back(
-        ck.index_name + " metadata.total_size is " + std::to_string(*totals.index_total_size) + " bytes; the " +
-        (ck.headers_read ? "headers hold " : "template predicts ") + std::to_string(totals.bytes) +
-        (!ck.headers_read && inv.model->arch.torch_dtype.empty() ? " (the config declares no torch_dtype; float32 assumed)" : ""));
+  if (matcher) {
+    // Tied copies are listed (not stored) at their template position.
+    matcher->for_each_tied_copy([&](const TemplateMatch& m, const std::string& name) {
+      rows.push_back(template_row(*m.tensor, name, *m.shape, m.dtype, m.kind));
+      keys.push_back(m.order);
+    });
+    matcher->for_each_unmatched([&](const std::string& name, const Shape& shape) {
+      diff.missing.add("template tensor '" + name + "' " + shape_to_string(shape) + " is not in the checkpoint");
+    });
+  }
+  diff.mismatched.flush(inv.warnings);
+  diff.missing.flush(inv.warnings);
+  diff.extra.flush(inv.warnings);
+  if (totals.index_total_size && *totals.index_total_size != totals.bytes) {
+    size_t unknown = std::count_if(rows.begin(), rows.end(), [](const InventoryTensor& t) { return !t.shape_known; });
+    std::string why;
+    if (!ck.headers_read && inv.model->arch.torch_dtype.empty()) why += "; the config declares no torch_dtype, float32 assumed";
+    if (unknown) why += "; " + std::to_string(unknown) + " stored tensors of unknown shape (e.g. rotary inv_freq buffers) not counted";
+    inv.warnings.push_back(ck.index_name + " metadata.total_size is " + std::to_string(*totals.index_total_size) +
+                           " bytes; the " + (ck.headers_read ? "headers hold " : "template predicts ") +
+                           std::to_string(totals.bytes) + why);
+  }
   inv.checkpoint = totals;
   sort_rows(rows, keys);
   inv.tensors = std::move(rows);

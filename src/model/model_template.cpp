@@ -51,12 +51,20 @@ TemplateTensor& ModelTemplate::tie(std::string name, const std::string& target) 
   throw Error(ErrorKind::Internal, "", name, "tied to unknown tensor " + target);
 }
 
+std::string PerExpertPieces::name(uint32_t expert, size_t part) const {
+  return prefix + "." + std::to_string(expert) + "." + parts[part].suffix;
+}
+
 void ModelTemplate::rename_on_disk(std::string_view memory_prefix, std::string_view disk_prefix) {
   auto rename = [&](std::string& n) {
     if (n.compare(0, memory_prefix.size(), memory_prefix) == 0)
       n = std::string(disk_prefix) + n.substr(memory_prefix.size());
   };
   for (TemplateTensor& t : tensors) {
+    if (t.per_expert) {
+      rename(t.per_expert->prefix);
+      continue;
+    }
     if (t.disk.empty()) t.disk.push_back({t.name, t.shape, std::nullopt, std::nullopt});
     for (DiskPiece& p : t.disk) rename(p.name);
   }
@@ -68,7 +76,11 @@ std::vector<DiskTensor> disk_form(const ModelTemplate& t) {
   for (size_t i = 0; i < t.tensors.size(); ++i) {
     const TemplateTensor& tt = t.tensors[i];
     if (!tt.stored) continue;
-    if (tt.disk.empty()) {
+    if (tt.per_expert) {
+      for (uint32_t e = 0; e < tt.per_expert->experts; ++e)
+        for (size_t p = 0; p < tt.per_expert->parts.size(); ++p)
+          out.push_back({tt.per_expert->name(e, p), tt.per_expert->parts[p].shape, i});
+    } else if (tt.disk.empty()) {
       out.push_back({tt.name, tt.shape, i});
     } else {
       for (const DiskPiece& p : tt.disk) out.push_back({p.name, p.shape, i});

@@ -31,6 +31,22 @@ struct DiskPiece {
   std::optional<TensorKind> kind = std::nullopt;
 };
 
+// The on-disk form of a fused routed-experts tensor in checkpoints that store one tensor per expert:
+// `prefix`.{e}.`part.suffix` for each expert e, parts in order. Kept as a pattern because spelling the names
+// out would make a DeepSeek-V3 template hold 45,000 strings (fresh memory dominates inventory time).
+struct PerExpertPieces {
+  struct Part {
+    std::string suffix;  // e.g. "gate_proj.weight"
+    Shape shape;         // of one expert's tensor
+  };
+  std::string prefix;  // e.g. "model.layers.3.mlp.experts"
+  uint32_t experts = 0;
+  std::vector<Part> parts;
+
+  std::string name(uint32_t expert, size_t part) const;
+  uint64_t pieces() const { return uint64_t{experts} * parts.size(); }
+};
+
 struct TemplateTensor {
   std::string name;  // in-memory name, as transformers' state_dict() has it
   Shape shape;
@@ -40,6 +56,7 @@ struct TemplateTensor {
   bool routed_expert = false;  // weights of routed experts: only top-k of them are active per token
   bool stored = true;          // false for tied copies: checkpoints store the storage once
   std::vector<DiskPiece> disk; // on-disk form when it differs from {name, shape}
+  std::optional<PerExpertPieces> per_expert;  // on-disk form as one tensor per expert (then `disk` is empty)
 };
 
 // One layer of the language-model decoder stack.

@@ -44,10 +44,20 @@ bool in(std::string_view s, const std::array<std::string_view, N>& set) {
 constexpr std::array<std::string_view, 11> kQuantSuffixes{
     "weight_scale_inv", "weight_scale", "weight_scale_2", "input_scale", "scales", "qzeros", "g_idx",
     "weight_zero_point", "input_global_scale", "weight_global_scale", "k_scale"};
-constexpr std::array<std::string_view, 5> kVisionParts{"visual", "vision_tower", "vision_model", "vision_encoder",
-                                                       "vision_embed_tokens"};
-constexpr std::array<std::string_view, 4> kProjectorParts{"multi_modal_projector", "mm_projector", "merger",
-                                                          "embed_vision"};
+// MiniCPM-V calls its SigLIP vision model "vpm" and its perceiver resampler (learned queries attending to the
+// image features, the bridge to the language model) "resampler".
+constexpr std::array<std::string_view, 6> kVisionParts{"visual", "vision_tower", "vision_model", "vision_encoder",
+                                                       "vision_embed_tokens", "vpm"};
+constexpr std::array<std::string_view, 5> kProjectorParts{"multi_modal_projector", "mm_projector", "merger",
+                                                          "embed_vision", "resampler"};
+// Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
+// them), GPT-2 / GPT-J's masked_bias, Gemma 4's per-layer output scale (a persistent buffer).
+constexpr std::array<std::string_view, 4> kBufferLeaves{"inv_freq", "position_ids", "masked_bias",
+                                                        "layer_scalar"};
+// Suffixes of tensors stored beside a projection under the projection's own name rather than as its
+// `.weight` / `.bias` child: nn.MultiheadAttention's in_proj_weight / in_proj_bias, fused experts' biases
+// (gpt-oss's gate_up_proj_bias), MXFP4 packed weights (`_blocks`) and their block scales (`_scales`).
+constexpr std::array<std::string_view, 4> kProjSuffixes{"_weight", "_bias", "_blocks", "_scales"};
 constexpr std::array<std::string_view, 6> kMambaLeaves{"A_log", "D", "dt_bias", "conv1d", "x_proj", "dt_proj"};
 constexpr std::array<std::string_view, 9> kAttentionParts{"self_attn", "attn", "attention", "self_attention",
                                                           "SelfAttention", "EncDecAttention", "encoder_attn",
@@ -72,12 +82,15 @@ std::string role_of(std::string_view module) {
       {"o_proj", "o"}, {"wo", "o"}, {"o", "o"}, {"out_proj", "o"}, {"c_proj", "o"}, {"dense", "o"},
       {"qkv_proj", "qkv"}, {"c_attn", "qkv"}, {"query_key_value", "qkv"}, {"Wqkv", "qkv"}, {"qkv", "qkv"},
       {"gate_proj", "gate"}, {"w1", "gate"}, {"wi_0", "gate"}, {"up_proj", "up"}, {"w3", "up"}, {"wi_1", "up"},
+      {"W_pack", "qkv"}, {"wqkv", "qkv"},  // Baichuan, InternLM2
       {"down_proj", "down"}, {"w2", "down"}, {"gate_up_proj", "gate-up"}, {"c_fc", "up"}, {"fc1", "up"},
       {"dense_h_to_4h", "up"}, {"wi", "up"}, {"fc2", "down"}, {"dense_4h_to_h", "down"},
+      {"fc_in", "up"}, {"fc_out", "down"},  // GPT-J
       {"gate", "router"}, {"router", "router"}, {"e_score_correction_bias", "router-bias"},
       {"v1", "up"}, {"input_linear", "gate-up"}, {"output_linear", "down"}, {"project_in", "embedding-projection"},
       {"project_out", "embedding-projection"},
       {"inv_freq", "rotary-inv-freq"}, {"masked_bias", "mask"}, {"position_ids", "position-ids"},
+      {"layer_scalar", "layer-scalar"},
   };
   for (const auto& [m, r] : kRoles)
     if (m == module) return std::string(r);
@@ -109,7 +122,16 @@ TensorPlacement place_tensor(std::string_view name) {
   // Module (the part that names what the tensor is) and parameter suffix.
   std::string_view leaf = parts.back();
   std::string_view module = leaf;
-  if ((leaf == "weight" || leaf == "bias") && parts.size() >= 2) module = parts[parts.size() - 2];
+  // GPTQ / AWQ store a quantized Linear's packed weight as `X.qweight` where the model has `X.weight`.
+  if ((leaf == "weight" || leaf == "bias" || leaf == "qweight") && parts.size() >= 2)
+    module = parts[parts.size() - 2];
+  std::string_view proj_suffix;
+  for (std::string_view suffix : kProjSuffixes)
+    if (std::string_view stem = leaf.substr(0, leaf.size() - std::min(leaf.size(), suffix.size()));
+        leaf.ends_with(suffix) && stem.ends_with("proj")) {
+      proj_suffix = suffix;
+      module = stem;
+    }
   const Parts inner(parts.begin() + static_cast<long>(std::min(layer_pos, parts.size())), parts.end());
 
   std::string role = role_of(module);
@@ -118,12 +140,12 @@ TensorPlacement place_tensor(std::string_view name) {
     pl.role = std::move(r);
   };
 
-  if (in(leaf, kQuantSuffixes)) {
+  if (in(leaf, kQuantSuffixes) || proj_suffix == "_scales") {
     set("quantization", std::string(leaf));
     return pl;
   }
-  // Buffers older checkpoints saved: rotary frequencies, position ids, GPT-2 / GPT-NeoX causal masks.
-  if (leaf == "inv_freq" || leaf == "position_ids" || leaf == "masked_bias" ||
+  // Buffers checkpoints saved (kBufferLeaves), and GPT-2 / GPT-NeoX causal masks ("attn.bias").
+  if (in(leaf, kBufferLeaves) ||
       (leaf == "bias" && (module == "attn" || module == "attention") && parts.size() >= 2)) {
     set("buffer", leaf == "bias" ? "causal-mask" : role_of(leaf));
     return pl;
@@ -175,7 +197,8 @@ TensorPlacement place_tensor(std::string_view name) {
   if (any_part_in(inner, kMlpParts) ||
       in(module, std::array<std::string_view, 5>{"gate_proj", "up_proj", "down_proj", "fc1_latent_proj", "fc2_latent_proj"})) {
     bool bert_up = module == "dense" && any_part_in(inner, std::array<std::string_view, 1>{"intermediate"});
-    set("mlp", bert_up ? "up" : role);
+    // GPT-2's and Qwen-1's MLP output is c_proj, which names the attention output elsewhere.
+    set("mlp", bert_up ? "up" : module == "c_proj" ? "down" : role);
     return pl;
   }
   // BERT / ViT checkpoints: the FFN's down projection is "layer.N.output.dense" (its attention twin,
@@ -185,8 +208,9 @@ TensorPlacement place_tensor(std::string_view name) {
     set(norm ? "norm" : "mlp", norm ? "norm" : "down");
     return pl;
   }
+  // ChatGLM's LM head is transformer.output_layer.
   if (in(module, kHeadLeaves) || (module == "output" && parts.size() == 2) ||
-      (!pl.layer && in(parts.front(), kHeadRoots))) {
+      (!pl.layer && (module == "output_layer" || in(parts.front(), kHeadRoots)))) {
     set("lm-head", "lm-head");
     return pl;
   }

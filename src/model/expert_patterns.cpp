@@ -1,0 +1,40 @@
+#include "model/expert_patterns.h"
+
+#include <charconv>
+
+namespace ma {
+
+ExpertPatterns::ExpertPatterns(const ModelTemplate& t) {
+  for (uint32_t i = 0; i < t.tensors.size(); ++i) {
+    const TemplateTensor& tt = t.tensors[i];
+    if (!tt.per_expert || !tt.stored) continue;
+    const PerExpertPieces& pe = *tt.per_expert;
+    auto entry = static_cast<uint32_t>(entries_.size());
+    entries_.push_back({i, pe.experts, static_cast<uint32_t>(pe.parts.size()), slots_});
+    slots_ += pe.pieces();
+    for (uint32_t p = 0; p < pe.parts.size(); ++p) by_key_.emplace(pe.prefix + "." + pe.parts[p].suffix, std::pair{entry, p});
+  }
+}
+
+std::optional<ExpertPatterns::Hit> ExpertPatterns::match(std::string_view name) {
+  if (by_key_.empty()) return std::nullopt;
+  // Try removing each ".<digits>" component in turn; the one that leaves a known key is the expert index.
+  for (size_t dot = name.find('.'); dot != std::string_view::npos; dot = name.find('.', dot + 1)) {
+    size_t end = dot + 1;
+    while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
+    if (end == dot + 1 || end >= name.size() || name[end] != '.' || end - dot > 10) continue;
+    scratch_.assign(name.substr(0, dot));
+    scratch_.append(name.substr(end));
+    auto it = by_key_.find(scratch_);
+    if (it == by_key_.end()) continue;
+    uint32_t expert = 0;
+    std::from_chars(name.data() + dot + 1, name.data() + end, expert);
+    const Entry& e = entries_[it->second.first];
+    if (expert >= e.experts) return std::nullopt;
+    uint32_t part = it->second.second;
+    return Hit{e.tensor_index, expert, part, e.first_slot + uint64_t{expert} * e.parts + part};
+  }
+  return std::nullopt;
+}
+
+}  // namespace ma

@@ -1,0 +1,50 @@
+// Matches checkpoint names like "model.layers.3.mlp.experts.17.up_proj.weight" against the per-expert
+// patterns of a template (PerExpertPieces) without spelling out every expert's name.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/model_template.h"
+
+namespace ma {
+
+class ExpertPatterns {
+ public:
+  struct Hit {
+    uint32_t tensor_index;  // into ModelTemplate::tensors
+    uint32_t expert;
+    uint32_t part;
+    uint64_t slot;  // unique among all pieces of all patterns: for "seen" bookkeeping
+  };
+
+  explicit ExpertPatterns(const ModelTemplate& t);
+  bool empty() const { return by_key_.empty(); }
+  uint64_t slots() const { return slots_; }
+  // Not thread-safe: reuses one buffer for the candidate keys.
+  std::optional<Hit> match(std::string_view name);
+  // Every piece, in template order: f(tensor_index, expert, part, slot).
+  template <typename F>
+  void for_each_piece(F&& f) const {
+    for (const Entry& e : entries_)
+      for (uint32_t x = 0; x < e.experts; ++x)
+        for (uint32_t p = 0; p < e.parts; ++p) f(e.tensor_index, x, p, e.first_slot + uint64_t{x} * e.parts + p);
+  }
+
+ private:
+  struct Entry {
+    uint32_t tensor_index;
+    uint32_t experts;
+    uint32_t parts;
+    uint64_t first_slot;
+  };
+  std::vector<Entry> entries_;
+  std::unordered_map<std::string, std::pair<uint32_t, uint32_t>> by_key_;  // prefix + "." + suffix -> entry, part
+  uint64_t slots_ = 0;
+  std::string scratch_;
+};
+
+}  // namespace ma

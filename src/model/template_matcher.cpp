@@ -1,0 +1,113 @@
+#include "model/template_matcher.h"
+
+#include <algorithm>
+
+namespace ma {
+namespace {
+
+// A quantized checkpoint stores `X.qweight` (packed integers) where the model has `X.weight`.
+std::string unpacked_name(std::string_view name) {
+  constexpr std::string_view kPacked = ".qweight";
+  if (name.size() > kPacked.size() && name.substr(name.size() - kPacked.size()) == kPacked)
+    return std::string(name.substr(0, name.size() - kPacked.size())) + ".weight";
+  return {};
+}
+
+uint64_t order_key(uint32_t tensor, uint64_t piece) { return (uint64_t{tensor} << 32) | piece; }
+
+}  // namespace
+
+TemplateMatcher::TemplateMatcher(const ModelTemplate& model, DType dtype)
+    : model_(model), dtype_(dtype), by_name_(0, nullptr, nullptr), patterns_(model) {
+  for (uint32_t i = 0; i < model.tensors.size(); ++i) {
+    const TemplateTensor& tt = model.tensors[i];
+    if (tt.stored && tt.per_expert) continue;  // matched through patterns_
+    if (!tt.stored || tt.disk.empty()) {
+      expected_.push_back({&tt, &tt.name, &tt.shape, dtype, tt.kind, order_key(i, 0)});
+      continue;
+    }
+    for (uint32_t p = 0; p < tt.disk.size(); ++p) {
+      const DiskPiece& d = tt.disk[p];
+      expected_.push_back({&tt, &d.name, &d.shape, d.dtype.value_or(dtype), d.kind.value_or(tt.kind), order_key(i, p)});
+    }
+  }
+  for (uint32_t i = 0; i < expected_.size(); ++i) {
+    const std::string& n = *expected_[i].name;
+    if (!expected_[i].tensor->stored) {
+      tied_.emplace(n, i);
+      continue;
+    }
+    std::string first = n.substr(0, n.find('.') + 1);
+    if (std::find(base_prefixes_.begin(), base_prefixes_.end(), first) == base_prefixes_.end())
+      base_prefixes_.push_back(first);
+  }
+  by_name_ = NameIndex(
+      static_cast<uint32_t>(expected_.size()),
+      [](const void* c, uint32_t i) { return std::string_view(*static_cast<const Expected*>(c)[i].name); },
+      expected_.data());
+  seen_.assign(expected_.size(), false);
+  pieces_seen_.assign(patterns_.slots(), false);
+}
+
+std::optional<uint32_t> TemplateMatcher::find_stored(std::string_view name) const {
+  auto i = by_name_.find(name);
+  if (i && !expected_[*i].tensor->stored) return std::nullopt;  // a tied copy's name: handled separately
+  return i;
+}
+
+TemplateMatch TemplateMatcher::from(const Expected& e, TemplateMatch::How how) const {
+  return {how, e.tensor, e.shape, e.dtype, e.kind, e.order};
+}
+
+std::optional<TemplateMatch> TemplateMatcher::match(const std::string& stored_name) {
+  auto exact = [&](std::string_view name) -> std::optional<uint32_t> {
+    if (auto i = find_stored(name)) return i;
+    // Checkpoints saved from the base model omit its prefix (GPT-2's "h.0.attn..." for "transformer.h.0...");
+    // a name that already starts with one of the template's prefixes was not saved that way.
+    for (const std::string& p : base_prefixes_)
+      if (name.substr(0, p.size()) == p) return std::nullopt;
+    for (const std::string& p : base_prefixes_) {
+      scratch_.assign(p);
+      scratch_.append(name);
+      if (auto i = find_stored(scratch_)) return i;
+    }
+    return std::nullopt;
+  };
+  if (auto i = exact(stored_name)) {
+    seen_[*i] = true;
+    return from(expected_[*i], TemplateMatch::How::Exact);
+  }
+  if (std::string u = unpacked_name(stored_name); !u.empty())
+    if (auto i = exact(u)) {
+      seen_[*i] = true;
+      return from(expected_[*i], TemplateMatch::How::Packed);
+    }
+  if (auto it = tied_.find(stored_name); it != tied_.end())
+    return from(expected_[it->second], TemplateMatch::How::TiedCopy);
+  if (auto piece = patterns_.match(stored_name)) {
+    pieces_seen_[piece->slot] = true;
+    const TemplateTensor& tt = model_.tensors[piece->tensor_index];
+    const PerExpertPieces& pe = *tt.per_expert;
+    return TemplateMatch{TemplateMatch::How::ExpertPiece, &tt, &pe.parts[piece->part].shape, dtype_, tt.kind,
+                         order_key(piece->tensor_index, uint64_t{piece->expert} * pe.parts.size() + piece->part)};
+  }
+  return std::nullopt;
+}
+
+void TemplateMatcher::for_each_unmatched(const std::function<void(const std::string&, const Shape&)>& f) const {
+  for (size_t i = 0; i < expected_.size(); ++i)
+    if (!seen_[i] && expected_[i].tensor->stored && expected_[i].kind == TensorKind::Parameter)
+      f(*expected_[i].name, *expected_[i].shape);
+  patterns_.for_each_piece([&](uint32_t tensor, uint32_t expert, uint32_t part, uint64_t slot) {
+    const TemplateTensor& tt = model_.tensors[tensor];
+    if (!pieces_seen_[slot] && tt.kind == TensorKind::Parameter)
+      f(tt.per_expert->name(expert, part), tt.per_expert->parts[part].shape);
+  });
+}
+
+void TemplateMatcher::for_each_tied_copy(const std::function<void(const TemplateMatch&, const std::string&)>& f) const {
+  for (const Expected& e : expected_)
+    if (!e.tensor->stored) f(from(e, TemplateMatch::How::TiedCopy), *e.name);
+}
+
+}  // namespace ma

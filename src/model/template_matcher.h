@@ -1,0 +1,68 @@
+// Matches the tensor names a checkpoint stores against the tensors a template predicts, in their on-disk
+// form: exact names, names saved without the base-model prefix, packed quantized weights (X.qweight for
+// X.weight), one expert's slice of a fused experts tensor, and tied copies some checkpoints store anyway.
+// Remembers what it matched, so what the checkpoint lacks can be listed afterwards.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/name_index.h"
+#include "model/expert_patterns.h"
+#include "model/model_template.h"
+
+namespace ma {
+
+struct TemplateMatch {
+  enum class How { Exact, Packed, ExpertPiece, TiedCopy };
+  How how = How::Exact;
+  const TemplateTensor* tensor = nullptr;
+  const Shape* shape = nullptr;  // the shape the template predicts for this stored tensor
+  DType dtype = DType::F32;      // the dtype it would be stored in (config dtype unless the piece says)
+  TensorKind kind = TensorKind::Parameter;
+  uint64_t order = 0;            // template order: tensor index, then piece
+};
+
+class TemplateMatcher {
+ public:
+  TemplateMatcher(const ModelTemplate& model, DType dtype);
+  TemplateMatcher(const TemplateMatcher&) = delete;
+  TemplateMatcher& operator=(const TemplateMatcher&) = delete;
+
+  std::optional<TemplateMatch> match(const std::string& stored_name);
+  // Parameters the template predicts that no match() call found: f(on-disk name, shape).
+  void for_each_unmatched(const std::function<void(const std::string&, const Shape&)>& f) const;
+  // Tensors that share another's storage and are not stored: f(match describing it, on-disk name).
+  void for_each_tied_copy(const std::function<void(const TemplateMatch&, const std::string&)>& f) const;
+  size_t tied_copies() const { return tied_.size(); }
+
+ private:
+  // One on-disk tensor the template spells out: a view into the template, not a copy.
+  struct Expected {
+    const TemplateTensor* tensor;
+    const std::string* name;
+    const Shape* shape;
+    DType dtype;
+    TensorKind kind;
+    uint64_t order;
+  };
+  std::optional<uint32_t> find_stored(std::string_view name) const;
+  TemplateMatch from(const Expected& e, TemplateMatch::How how) const;
+
+  const ModelTemplate& model_;
+  DType dtype_;
+  std::vector<Expected> expected_;
+  NameIndex by_name_;
+  std::vector<std::string> base_prefixes_;
+  std::unordered_map<std::string_view, uint32_t> tied_;
+  ExpertPatterns patterns_;
+  std::vector<bool> seen_, pieces_seen_;
+  std::string scratch_;
+};
+
+}  // namespace ma
