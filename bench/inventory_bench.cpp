@@ -69,8 +69,8 @@ std::pair<size_t, uint64_t> generate(const fs::path& config_path, const fs::path
   std::string config_text = ma::read_small_file(config_path, 1 << 20);
   ma::ModelTemplate t = ma::build_template(ma::ModelConfig::parse(config_text, config_path.string()));
   std::vector<ma::DiskTensor> disk = ma::disk_form(t);
-  std::string index = "{\"metadata\":{\"total_size\":0},\"weight_map\":{";
-  uint64_t header_bytes = 0;
+  std::string index = "\"weight_map\":{";
+  uint64_t header_bytes = 0, data_bytes = 0;
   size_t per_shard = (disk.size() + kShards - 1) / kShards;
   for (int s = 0; s < kShards; ++s) {
     char name[64];
@@ -78,12 +78,13 @@ std::pair<size_t, uint64_t> generate(const fs::path& config_path, const fs::path
     std::vector<ma::TensorToWrite> tensors;
     for (size_t i = s * per_shard; i < std::min(disk.size(), (s + 1) * per_shard); ++i) {
       tensors.push_back({disk[i].name, ma::DType::BF16, disk[i].shape, {}});
+      data_bytes += ma::numel(disk[i].shape) * 2;
       index += (index.back() == '{' ? "\"" : ",\"") + disk[i].name + "\":\"" + name + "\"";
     }
     header_bytes += ma::safetensors_header_json(tensors, {{"format", "pt"}}).size();
     ma::write_safetensors(dir / name, tensors, {{"format", "pt"}});
   }
-  index += "}}";
+  index = "{\"metadata\":{\"total_size\":" + std::to_string(data_bytes) + "}," + index + "}}";
   ma::write_file_atomically(dir / "model.safetensors.index.json", index);
   ma::write_file_atomically(dir / "config.json", config_text);
   return {disk.size(), header_bytes};

@@ -7,14 +7,32 @@
 namespace ma {
 namespace {
 
-using Parts = std::vector<std::string_view>;
+// The dot-separated components of a name, on the stack: this runs once per tensor of 45,000-tensor
+// checkpoints. A name with more than kMaxParts components keeps its last ones together in the final part.
+constexpr size_t kMaxParts = 32;
+struct Parts {
+  std::array<std::string_view, kMaxParts> items;
+  size_t count = 0;
+  size_t first = 0;  // a view of the tail starts here
+  const std::string_view* begin() const { return items.data() + first; }
+  const std::string_view* end() const { return items.data() + count; }
+  size_t size() const { return count - first; }
+  std::string_view operator[](size_t i) const { return items[first + i]; }
+  std::string_view front() const { return items[first]; }
+  std::string_view back() const { return items[count - 1]; }
+  Parts tail(size_t from) const {
+    Parts t = *this;
+    t.first = std::min(count, first + from);
+    return t;
+  }
+};
 
 Parts split(std::string_view name) {
   Parts parts;
   size_t start = 0;
   for (;;) {
-    size_t dot = name.find('.', start);
-    parts.push_back(name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    size_t dot = parts.count + 1 < kMaxParts ? name.find('.', start) : std::string_view::npos;
+    parts.items[parts.count++] = name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
@@ -132,7 +150,7 @@ TensorPlacement place_tensor(std::string_view name) {
       proj_suffix = suffix;
       module = stem;
     }
-  const Parts inner(parts.begin() + static_cast<long>(std::min(layer_pos, parts.size())), parts.end());
+  const Parts inner = parts.tail(layer_pos);
 
   std::string role = role_of(module);
   auto set = [&](std::string_view block, std::string r) {
