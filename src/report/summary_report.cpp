@@ -51,8 +51,14 @@ std::string render_summary_console(const TensorsReport& r, bool color) {
     for (const LayerGroup& g : r.layers.by_type)
       out += line(std::to_string(g.indices.size()) + " x " + g.type, "[" + compact_ranges(g.indices) + "]");
     if (r.layers.by_type.size() > 1) {
-      for (const auto* groups : {&r.layers.by_mixer, &r.layers.by_ffn})
-        for (const LayerGroup& g : *groups) out += line(std::to_string(g.indices.size()) + " x " + g.type, "");
+      // Hybrids: also the tally of each half of a layer (its token mixer, its feed-forward).
+      auto tally = [](const std::vector<LayerGroup>& groups) {
+        std::string s;
+        for (const LayerGroup& g : groups) s += (s.empty() ? "" : ", ") + std::to_string(g.indices.size()) + " " + g.type;
+        return s;
+      };
+      out += line("mixers", tally(r.layers.by_mixer));
+      out += line("feed-forward", tally(r.layers.by_ffn));
     }
   }
   std::map<std::string, uint64_t> by_dtype;

@@ -2,6 +2,8 @@
 // errors, no partial output files.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "core/json.h"
 #include "test_support.h"
 
@@ -130,6 +132,42 @@ TEST(CliSummary, MainJobOnTheExample) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("num_parameters        151,872"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("2 x attention+dense"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace ma
+
+namespace ma {
+namespace {
+
+// Seed 000's question about NVIDIA Nemotron-3-Nano-30B-A3B: which layer is which type, how many of each.
+TEST(CliTensors, HybridLayerMapOfNemotronNano) {
+  auto data = test::shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  auto dir = *data / "hf-configs" / "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16";
+  auto r = test::run_cli("tensors '" + dir.string() + "' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = json::Document::parse(r.out, "stdout");
+  std::map<std::string, std::vector<uint64_t>> by_type;
+  for (const json::Value& g : doc.root().find("layer_counts")->find("by_type")->items()) {
+    auto& v = by_type[std::string(g.find("type")->as_string())];
+    for (const json::Value& i : g.find("indices")->items()) v.push_back(*i.as_uint());
+    EXPECT_EQ(*g.find("count")->as_uint(), v.size());
+  }
+  ASSERT_EQ(by_type.size(), 3u);
+  EXPECT_EQ(by_type["mamba2"].size(), 23u);
+  EXPECT_EQ(by_type["moe"].size(), 23u);
+  EXPECT_EQ(by_type["attention"].size(), 6u);
+  // hybrid_override_pattern "MEMEM*EMEMEM*E...": layer 5 is the first attention layer, 0 Mamba-2, 1 MoE.
+  EXPECT_EQ(by_type["attention"].front(), 5u);
+  EXPECT_EQ(by_type["mamba2"].front(), 0u);
+  EXPECT_EQ(by_type["moe"].front(), 1u);
+  const json::Value& p = *doc.root().find("parameters");
+  EXPECT_EQ(*p.find("total")->as_uint(), 31577937344u);  // transformers' num_parameters for this config
+  // Routed experts: 23 MoE layers x 128 experts x (up [1856, 2688] + down [2688, 1856]); top-6 of 128 active.
+  const uint64_t routed = 23ull * 128 * 2 * 1856 * 2688;
+  EXPECT_EQ(*p.find("routed_experts")->as_uint(), routed);
+  EXPECT_EQ(*p.find("active")->as_uint(), 31577937344u - routed + routed / 128 * 6);
 }
 
 }  // namespace
