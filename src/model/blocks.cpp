@@ -43,17 +43,20 @@ TemplateTensor& routed(ModelTemplate& t, const std::string& name, Shape shape) {
   return x;
 }
 
-void per_expert_stored(ModelTemplate& t, const std::string& name, uint64_t experts, uint64_t rows, uint64_t cols,
-                       const std::string& disk_prefix, std::initializer_list<std::string_view> leaves) {
+void per_expert_stored(ModelTemplate& t, const std::string& name, uint64_t experts, uint64_t rows,
+                       uint64_t cols, const std::string& disk_prefix,
+                       std::initializer_list<std::string_view> leaves) {
   t.charge(experts * leaves.size());
   TemplateTensor& x = routed(t, name, {experts, leaves.size() * rows, cols});
-  for (uint64_t e = 0; e < experts; ++e)
-    for (std::string_view leaf : leaves)
-      x.disk.push_back({disk_prefix + "." + std::to_string(e) + "." + std::string(leaf) + ".weight", {rows, cols}});
+  // A pattern, not spelled-out names: DeepSeek-V3 alone would need 45,000 strings (see PerExpertPieces).
+  PerExpertPieces pieces{disk_prefix, static_cast<uint32_t>(experts), {}};
+  for (std::string_view leaf : leaves) pieces.parts.push_back({std::string(leaf) + ".weight", {rows, cols}});
+  x.per_expert = std::move(pieces);
 }
 
 void stacked_experts(ModelTemplate& t, const std::string& prefix, Shape gate_up, Shape down,
-                     const std::optional<DiskPiece>& gate_up_disk, const std::optional<DiskPiece>& down_disk) {
+                     const std::optional<DiskPiece>& gate_up_disk,
+                     const std::optional<DiskPiece>& down_disk) {
   TemplateTensor& g = routed(t, prefix + ".gate_up_proj", std::move(gate_up));
   if (gate_up_disk) g.disk.push_back(*gate_up_disk);
   TemplateTensor& d = routed(t, prefix + ".down_proj", std::move(down));

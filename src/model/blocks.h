@@ -2,7 +2,10 @@
 // Families compose these; none of them is a closed-form parameter formula.
 #pragma once
 #include <cstdint>
+#include <initializer_list>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "model/model_template.h"
 
@@ -34,6 +37,30 @@ void attention(ModelTemplate& t, const std::string& prefix, const Attention& a);
 void gated_mlp(ModelTemplate& t, const std::string& prefix, uint64_t hidden, uint64_t inter, bool bias = false,
                const std::string& gate = "gate_proj", const std::string& up = "up_proj",
                const std::string& down = "down_proj");
+
+// name, flagged as a weight of the routed experts (only top-k of them are active per token).
+TemplateTensor& routed(ModelTemplate& t, const std::string& name, Shape shape);
+
+// name [experts, leaves * rows, cols], flagged routed, that checkpoints store as one [rows, cols] tensor per
+// expert and leaf: `disk_prefix`.{e}.{leaf}.weight (two leaves, gate and up, for a fused gate_up_proj).
+void per_expert_stored(ModelTemplate& t, const std::string& name, uint64_t experts, uint64_t rows,
+                       uint64_t cols, const std::string& disk_prefix,
+                       std::initializer_list<std::string_view> leaves);
+
+// prefix.gate_up_proj and prefix.down_proj with the family's own (already stacked) layout, flagged routed.
+// Checkpoints store each as one tensor: under `*_disk` when given (renamed or transposed), else as held.
+void stacked_experts(ModelTemplate& t, const std::string& prefix, Shape gate_up, Shape down,
+                     const std::optional<DiskPiece>& gate_up_disk = std::nullopt,
+                     const std::optional<DiskPiece>& down_disk = std::nullopt);
+
+// The router of DeepSeek-V3-style sigmoid routing: prefix.weight [E, H], plus the
+// prefix.e_score_correction_bias buffer [E] when the family has one.
+void expert_router(ModelTemplate& t, const std::string& prefix, uint64_t hidden, uint64_t experts,
+                   bool correction_bias);
+
+// Qwen-MoE's shared expert: a gated MLP every token goes through (prefix.shared_expert) scaled by a sigmoid
+// gate (prefix.shared_expert_gate [1, H]).
+void gated_shared_expert(ModelTemplate& t, const std::string& prefix, uint64_t hidden, uint64_t inter);
 
 // How a checkpoint stores routed experts: one tensor per expert under `prefix`.{e}.
 struct ExpertsOnDisk {

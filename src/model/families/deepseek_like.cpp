@@ -173,8 +173,7 @@ void sparse_indexer(ModelTemplate& t, const std::string& p, const ArchSpec& a, u
 
 void routed_mixture(ModelTemplate& t, const std::string& p, const ArchSpec& a, const Moe& m) {
   blocks::fused_experts(t, p + ".experts", m.experts, a.hidden_size, m.inter, {p + ".experts"});
-  blocks::linear(t, p + ".gate", a.hidden_size, m.experts, false);
-  if (m.correction_bias) t.add(p + ".gate.e_score_correction_bias", {m.experts}).kind = TensorKind::Buffer;
+  blocks::expert_router(t, p + ".gate", a.hidden_size, m.experts, m.correction_bias);
   if (m.shared) blocks::gated_mlp(t, p + ".shared_experts", a.hidden_size, m.inter * m.shared);
 }
 

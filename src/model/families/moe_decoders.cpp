@@ -104,14 +104,6 @@ TemplateTensor& add_renamed(ModelTemplate& t, const std::string& name, const Sha
   return x;
 }
 
-TemplateTensor& routed(ModelTemplate& t, const std::string& name, const Shape& shape,
-                       const std::string& disk = "") {
-  TemplateTensor& x = t.add(name, shape);
-  x.routed_expert = true;
-  if (!disk.empty()) x.disk.push_back({disk, shape});
-  return x;
-}
-
 // MXFP4 (gpt-oss on the Hub): each output row of each expert is cut into blocks of 32 four-bit values, packed
 // two per byte (`_blocks` [E, rows, cols/32, 16], uint8), with one shared exponent per block (`_scales`
 // [E, rows, cols/32], uint8). Only exact when 32 divides the row length; otherwise the template keeps the
@@ -119,8 +111,9 @@ TemplateTensor& routed(ModelTemplate& t, const std::string& name, const Shape& s
 void mxfp4_pieces(TemplateTensor& x, uint64_t experts, uint64_t rows, uint64_t cols) {
   constexpr uint64_t kBlock = 32;
   if (cols % kBlock != 0) return;
-  x.disk.push_back({x.name + "_blocks", {experts, rows, cols / kBlock, kBlock / 2}});
-  x.disk.push_back({x.name + "_scales", {experts, rows, cols / kBlock}});
+  x.disk.push_back({x.name + "_blocks", {experts, rows, cols / kBlock, kBlock / 2}, DType::U8});
+  x.disk.push_back(
+      {x.name + "_scales", {experts, rows, cols / kBlock}, DType::U8, TensorKind::QuantizationScale});
 }
 
 void experts(ModelTemplate& t, const std::string& mem, const std::string& disk, const ArchSpec& a,
@@ -134,17 +127,18 @@ void experts(ModelTemplate& t, const std::string& mem, const std::string& disk, 
       break;
     }
     case ExpertStyle::Stacked:
-      routed(t, mem + ".gate_up_proj", {e, 2 * i, h}, disk + "." + m.names.up + ".weight");
-      routed(t, mem + ".down_proj", {e, h, i}, disk + "." + m.names.down + ".weight");
+      blocks::stacked_experts(t, mem, {e, 2 * i, h}, {e, h, i},
+                              DiskPiece{disk + "." + m.names.up + ".weight", {e, 2 * i, h}},
+                              DiskPiece{disk + "." + m.names.down + ".weight", {e, h, i}});
       break;
     case ExpertStyle::Biased: {
       // Stored transposed against the other families: [E, in, out].
-      TemplateTensor& gate_up = routed(t, mem + ".gate_up_proj", {e, h, 2 * i});
+      TemplateTensor& gate_up = blocks::routed(t, mem + ".gate_up_proj", {e, h, 2 * i});
       if (m.mxfp4) mxfp4_pieces(gate_up, e, 2 * i, h);
-      routed(t, mem + ".gate_up_proj_bias", {e, 2 * i});
-      TemplateTensor& down = routed(t, mem + ".down_proj", {e, i, h});
+      blocks::routed(t, mem + ".gate_up_proj_bias", {e, 2 * i});
+      TemplateTensor& down = blocks::routed(t, mem + ".down_proj", {e, i, h});
       if (m.mxfp4) mxfp4_pieces(down, e, h, i);
-      routed(t, mem + ".down_proj_bias", {e, h});
+      blocks::routed(t, mem + ".down_proj_bias", {e, h});
       break;
     }
   }
@@ -162,10 +156,7 @@ void sparse_block(ModelTemplate& t, const std::string& layer, const ArchSpec& a,
   }
   const std::string experts_disk = m.style == ExpertStyle::Stacked ? disk : disk + ".experts";
   experts(t, mem + ".experts", experts_disk, a, m);
-  if (m.shared_expert) {
-    blocks::gated_mlp(t, mem + ".shared_expert", a.hidden_size, m.shared_inter);
-    blocks::linear(t, mem + ".shared_expert_gate", a.hidden_size, 1, false);
-  }
+  if (m.shared_expert) blocks::gated_shared_expert(t, mem, a.hidden_size, m.shared_inter);
 }
 
 void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
@@ -405,7 +396,7 @@ void build_dbrx(const ModelConfig& cfg, ModelTemplate& t) {
     blocks::norm(t, p + ".norm_attn_norm.norm_2", h, false);
     blocks::linear(t, p + ".ffn.router.layer", h, a.num_experts, false);
     // Experts stay stacked along the first axis ([E * ffn_hidden, d_model]), in memory and on disk.
-    for (const char* w : {"w1", "v1", "w2"}) routed(t, p + ".ffn.experts.mlp." + w, {stacked, h});
+    for (const char* w : {"w1", "v1", "w2"}) blocks::routed(t, p + ".ffn.experts.mlp." + w, {stacked, h});
     LayerSpec l;
     l.ffn = "moe";
     l.attention = attention_kind(a.num_attention_heads, a.num_key_value_heads);

@@ -4,7 +4,7 @@
 #include <array>
 
 #include "core/error.h"
-#include "model/families/decoder_common.h"
+#include "model/families/decoder_llama.h"
 #include "model/families/family_groups.h"
 #include "model/families/multimodal_towers.h"
 
@@ -26,35 +26,9 @@ bool tie_embeddings(const ModelConfig& cfg, const ModelConfig& text, bool dflt) 
   return text.flag_or("tie_word_embeddings", dflt);
 }
 
-// Routed experts stored as two 3-D parameters (layouts differ by family), flagged for active-parameter
-// counts.
-void routed_experts(ModelTemplate& t, const std::string& p, Shape gate_up, Shape down) {
-  t.add(p + "gate_up_proj", std::move(gate_up)).routed_expert = true;
-  t.add(p + "down_proj", std::move(down)).routed_expert = true;
-}
-
 void rms_norms(ModelTemplate& t, const std::string& p, uint64_t dim,
                std::initializer_list<const char*> names) {
   for (const char* n : names) blocks::norm(t, p + n, dim, false);
-}
-
-// Per-layer attention windows from `layer_types` (or the family's every-Nth-is-global default).
-std::vector<uint64_t> sliding_windows(const ModelConfig& text, uint64_t layers, uint64_t pattern,
-                                      uint64_t window, bool last_is_full) {
-  std::vector<std::string> types = text.strings("layer_types");
-  if (types.empty())
-    for (uint64_t i = 0; i < layers; ++i)
-      types.push_back((i + 1) % pattern ? "sliding_attention" : "full_attention");
-  if (types.size() != layers)
-    text.fail("layer_types", "must list num_hidden_layers (" + std::to_string(layers) + ") entries");
-  if (last_is_full) types.back() = "full_attention";
-  std::vector<uint64_t> w;
-  for (const std::string& ty : types) {
-    if (ty != "sliding_attention" && ty != "full_attention")
-      text.fail("layer_types", "entries must be sliding_attention or full_attention, found '" + ty + "'");
-    w.push_back(ty == "sliding_attention" ? window : 0);
-  }
-  return w;
 }
 
 void push_layer(ModelTemplate& t, uint64_t heads, uint64_t kv_heads, const std::string& ffn,
@@ -68,55 +42,16 @@ void push_layer(ModelTemplate& t, uint64_t heads, uint64_t kv_heads, const std::
 
 // ---- LLaVA: CLIP/SigLIP tower + two-layer projector + a Llama-family decoder ----
 
-struct LlamaFamilyText {
-  bool qkv_bias = false;
-  bool o_bias = false;
-  bool mlp_bias = false;
-  uint64_t sliding_window = 0;
-};
-
-LlamaFamilyText read_llava_text(const ModelConfig& cfg, const ModelConfig& text, ModelTemplate& t) {
+// The text-only families' readers, so a nested text_config gets the defaults of its own config class.
+LlamaStyle read_llava_text(const ModelConfig& cfg, const ModelConfig& text, ModelTemplate& t) {
   const std::string type = text.string_or("model_type", "llama");
-  DecoderDefaults d;
-  LlamaFamilyText s;
-  if (type == "llama") {
-    read_decoder_dims(text, d, t);
-    s.qkv_bias = s.o_bias = text.flag_or("attention_bias", false);
-    s.mlp_bias = text.flag_or("mlp_bias", false);
-  } else if (type == "mistral") {
-    d.intermediate_size = 14336;
-    d.num_key_value_heads = 8;
-    d.max_position_embeddings = 4096 * 32;
-    read_decoder_dims(text, d, t);
-    s.sliding_window = text.count_or("sliding_window", 4096);
-  } else if (type == "qwen2") {
-    d.vocab_size = 151936;
-    d.intermediate_size = 22016;
-    d.max_position_embeddings = 32768;
-    read_decoder_dims(text, d, t);
-    s.qkv_bias = true;
-  } else {
-    unsupported(cfg, "llava with a " + type + " language model");
-  }
+  LlamaStyle s;
+  if (type == "llama") s = read_llama_text(text, t);
+  else if (type == "mistral") s = read_mistral_text(text, t, 4096);
+  else if (type == "qwen2") s = read_qwen2_text(text, t);
+  else unsupported(cfg, "llava with a " + type + " language model");
   t.arch.model_type = type;
   return s;
-}
-
-void llama_family_decoder(ModelTemplate& t, const std::string& lm, const LlamaFamilyText& s) {
-  const ArchSpec& a = t.arch;
-  token_embedding(t, lm + "embed_tokens.weight", a);
-  blocks::Attention at = standard_attention(a);
-  at.qkv_bias = s.qkv_bias;
-  at.o_bias = s.o_bias;
-  t.layers_path = lm + "layers";
-  for (uint64_t i = 0; i < a.num_layers; ++i) {
-    const std::string p = lm + "layers." + std::to_string(i) + ".";
-    blocks::attention(t, p + "self_attn", at);
-    blocks::gated_mlp(t, p + "mlp", a.hidden_size, a.intermediate_size, s.mlp_bias);
-    rms_norms(t, p, a.hidden_size, {"input_layernorm", "post_attention_layernorm"});
-    push_layer(t, a.num_attention_heads, a.num_key_value_heads, "dense", s.sliding_window);
-  }
-  blocks::norm(t, lm + "norm", a.hidden_size, false);
 }
 
 // The original LLaVA repository's checkpoints (LlavaLlamaForCausalLM) keep the Llama layout and an
@@ -146,7 +81,7 @@ void build_llava(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = conditional ? "LlavaForConditionalGeneration" : "LlavaModel";
   const std::string root = conditional ? "model." : "";
   const ModelConfig text = sub_or_empty(cfg, "text_config");
-  LlamaFamilyText style = read_llava_text(cfg, text, t);
+  const LlamaStyle style = read_llava_text(cfg, text, t);
   t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
 
   const ModelConfig vcfg = sub_or_empty(cfg, "vision_config");
@@ -168,7 +103,7 @@ void build_llava(const ModelConfig& cfg, ModelTemplate& t) {
   blocks::linear(t, root + "multi_modal_projector.linear_1", vision * feature_layers, hidden, bias);
   blocks::linear(t, root + "multi_modal_projector.linear_2", hidden, hidden, bias);
 
-  llama_family_decoder(t, root + "language_model.", style);
+  llama_style_decoder(t, root + "language_model.", style);
   if (!conditional) {
     original_llava_disk_names(t);
     return;
@@ -179,46 +114,13 @@ void build_llava(const ModelConfig& cfg, ModelTemplate& t) {
 
 // ---- Gemma-3: SigLIP tower + soft-embedding projector + Gemma-3 text decoder ----
 
-// Gemma3TextModel (the same decoder the gemma3_text family builds for text-only checkpoints).
-void gemma3_text_decoder(const ModelConfig& text, ModelTemplate& t, const std::string& lm) {
-  DecoderDefaults d;
-  d.vocab_size = 262208;
-  d.hidden_size = 2304;
-  d.intermediate_size = 9216;
-  d.num_hidden_layers = 26;
-  d.num_attention_heads = 8;
-  d.num_key_value_heads = 4;
-  d.head_dim = 256;
-  d.max_position_embeddings = 131072;
-  read_decoder_dims(text, d, t);
-  const ArchSpec& a = t.arch;
-  const std::vector<uint64_t> windows =
-      sliding_windows(text, a.num_layers, text.dim_or("sliding_window_pattern", 6),
-                      text.count_or("sliding_window", 4096), false);
-  token_embedding(t, lm + "embed_tokens.weight", a);
-  blocks::Attention at = standard_attention(a);
-  at.qkv_bias = at.o_bias = text.flag_or("attention_bias", false);
-  at.qk_norm = true;
-  t.layers_path = lm + "layers";
-  for (uint64_t i = 0; i < a.num_layers; ++i) {
-    const std::string p = lm + "layers." + std::to_string(i) + ".";
-    blocks::attention(t, p + "self_attn", at);
-    blocks::gated_mlp(t, p + "mlp", a.hidden_size, a.intermediate_size);
-    rms_norms(t, p, a.hidden_size,
-              {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
-               "post_feedforward_layernorm"});
-    push_layer(t, a.num_attention_heads, a.num_key_value_heads, "dense", windows[i]);
-  }
-  blocks::norm(t, lm + "norm", a.hidden_size, false);
-}
-
 void build_gemma3(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Gemma3ForConditionalGeneration";
   const ModelConfig text = sub_or_empty(cfg, "text_config");
   t.arch.model_type = text.string_or("model_type", "gemma3_text");
   const uint64_t vision =
       vit_tower(sub_or_empty(cfg, "vision_config"), "model.vision_tower.", siglip_vision_defaults(), t);
-  gemma3_text_decoder(text, t, "model.language_model.");
+  gemma3_text_decoder(text, t, "model.language_model.", false);
   t.arch.tie_word_embeddings = tie_embeddings(cfg, text, true);
   t.add("model.multi_modal_projector.mm_input_projection_weight", {vision, t.arch.hidden_size});
   blocks::norm(t, "model.multi_modal_projector.mm_soft_emb_norm", vision, false);
@@ -294,8 +196,8 @@ void gemma4_moe(ModelTemplate& t, const std::string& p) {
   blocks::linear(t, p + "router.proj", a.hidden_size, a.num_experts, false);
   t.add(p + "router.scale", {a.hidden_size});
   t.add(p + "router.per_expert_scale", {a.num_experts});
-  routed_experts(t, p + "experts.", {a.num_experts, 2 * a.moe_intermediate_size, a.hidden_size},
-                 {a.num_experts, a.hidden_size, a.moe_intermediate_size});
+  blocks::stacked_experts(t, p + "experts", {a.num_experts, 2 * a.moe_intermediate_size, a.hidden_size},
+                          {a.num_experts, a.hidden_size, a.moe_intermediate_size});
   rms_norms(t, p, a.hidden_size,
             {"post_feedforward_layernorm_1", "post_feedforward_layernorm_2", "pre_feedforward_layernorm_2"});
 }
@@ -322,7 +224,7 @@ void gemma4_text_decoder(const ModelConfig& text, ModelTemplate& t, const std::s
   const ArchSpec& a = t.arch;
   uint64_t window = text.count_or("sliding_window", 512);
   if (text.string_or("use_bidirectional_attention", "") == "all") window = window / 2 + 1;
-  const std::vector<uint64_t> windows = sliding_windows(text, a.num_layers, 6, window, true);
+  const std::vector<uint64_t> windows = interleaved_windows(text, a.num_layers, window, 6, true);
   token_embedding(t, lm + "embed_tokens.weight", a);
   t.layers_path = lm + "layers";
   for (uint64_t i = 0; i < a.num_layers; ++i) {
@@ -387,8 +289,8 @@ Llama4Layers read_llama4_layers(const ModelConfig& text, uint64_t layers) {
 
 void llama4_moe(ModelTemplate& t, const std::string& p) {
   const ArchSpec& a = t.arch;
-  routed_experts(t, p + "experts.", {a.num_experts, a.hidden_size, 2 * a.moe_intermediate_size},
-                 {a.num_experts, a.moe_intermediate_size, a.hidden_size});
+  blocks::stacked_experts(t, p + "experts", {a.num_experts, a.hidden_size, 2 * a.moe_intermediate_size},
+                          {a.num_experts, a.moe_intermediate_size, a.hidden_size});
   blocks::linear(t, p + "router", a.hidden_size, a.num_experts, false);
   blocks::gated_mlp(t, p + "shared_expert", a.hidden_size, a.moe_intermediate_size);
 }

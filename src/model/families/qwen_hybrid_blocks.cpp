@@ -72,13 +72,15 @@ void routed_experts(ModelTemplate& t, const std::string& prefix, const SparseMoe
     blocks::fused_experts(t, prefix, m.experts, m.hidden, m.inter, {prefix});
     return;
   }
-  const bool transposed = m.storage == ExpertStorage::FusedTransposed;
-  TemplateTensor& gate_up = t.add(prefix + ".gate_up_proj", {m.experts, 2 * m.inter, m.hidden});
-  gate_up.routed_expert = true;
-  if (transposed) gate_up.disk.push_back({gate_up.name, {m.experts, m.hidden, 2 * m.inter}});
-  TemplateTensor& down = t.add(prefix + ".down_proj", {m.experts, m.hidden, m.inter});
-  down.routed_expert = true;
-  if (transposed) down.disk.push_back({down.name, {m.experts, m.inter, m.hidden}});
+  const Shape gate_up{m.experts, 2 * m.inter, m.hidden}, down{m.experts, m.hidden, m.inter};
+  if (m.storage == ExpertStorage::Fused) {
+    blocks::stacked_experts(t, prefix, gate_up, down);
+    return;
+  }
+  // Same names, last two dimensions swapped.
+  blocks::stacked_experts(t, prefix, gate_up, down,
+                          DiskPiece{prefix + ".gate_up_proj", {m.experts, m.hidden, 2 * m.inter}},
+                          DiskPiece{prefix + ".down_proj", {m.experts, m.inter, m.hidden}});
 }
 
 }  // namespace
@@ -177,8 +179,7 @@ void sparse_moe(ModelTemplate& t, const std::string& prefix, const SparseMoe& m)
   blocks::linear(t, prefix + ".gate", m.hidden, m.experts, false);
   routed_experts(t, prefix + ".experts", m);
   if (m.shared_inter == 0) return;
-  blocks::gated_mlp(t, prefix + ".shared_expert", m.hidden, m.shared_inter);
-  blocks::linear(t, prefix + ".shared_expert_gate", m.hidden, 1, false);
+  blocks::gated_shared_expert(t, prefix, m.hidden, m.shared_inter);
 }
 
 }  // namespace ma::families::qwen

@@ -253,16 +253,10 @@ struct NemotronMoe {
 // projections around the routed experts.
 void nemotron_moe(ModelTemplate& t, const std::string& p, const NemotronMoe& m) {
   const uint64_t in = m.latent ? m.latent : m.hidden;
-  TemplateTensor& up = t.add(p + ".experts.up_proj", {m.experts, m.inter, in});
-  up.routed_expert = true;
-  for (uint64_t e = 0; e < m.experts; ++e)
-    up.disk.push_back({p + ".experts." + std::to_string(e) + ".up_proj.weight", {m.inter, in}});
-  TemplateTensor& down = t.add(p + ".experts.down_proj", {m.experts, in, m.inter});
-  down.routed_expert = true;
-  for (uint64_t e = 0; e < m.experts; ++e)
-    down.disk.push_back({p + ".experts." + std::to_string(e) + ".down_proj.weight", {in, m.inter}});
-  blocks::linear(t, p + ".gate", m.hidden, m.experts, false);
-  t.add(p + ".gate.e_score_correction_bias", {m.experts}).kind = TensorKind::Buffer;
+  const std::string experts = p + ".experts";
+  blocks::per_expert_stored(t, experts + ".up_proj", m.experts, m.inter, in, experts, {"up_proj"});
+  blocks::per_expert_stored(t, experts + ".down_proj", m.experts, in, m.inter, experts, {"down_proj"});
+  blocks::expert_router(t, p + ".gate", m.hidden, m.experts, true);
   ungated_mlp(t, p + ".shared_experts", m.hidden, m.shared_inter, m.bias);
   if (m.latent) {
     blocks::linear(t, p + ".fc1_latent_proj", m.hidden, m.latent, m.bias);
@@ -381,12 +375,9 @@ ssm::Mamba2Mixer granite_mamba(const ModelConfig& cfg, uint64_t hidden) {
 void granite_moe(ModelTemplate& t, const std::string& p, uint64_t experts, uint64_t hidden, uint64_t inter) {
   TemplateTensor& router = t.add(p + ".router.weight", {experts, hidden});
   router.disk.push_back({p + ".router.layer.weight", router.shape});
-  TemplateTensor& gate_up = t.add(p + ".experts.gate_up_proj", {experts, 2 * inter, hidden});
-  gate_up.routed_expert = true;
-  gate_up.disk.push_back({p + ".input_linear.weight", gate_up.shape});
-  TemplateTensor& down = t.add(p + ".experts.down_proj", {experts, hidden, inter});
-  down.routed_expert = true;
-  down.disk.push_back({p + ".output_linear.weight", down.shape});
+  blocks::stacked_experts(t, p + ".experts", {experts, 2 * inter, hidden}, {experts, hidden, inter},
+                          DiskPiece{p + ".input_linear.weight", {experts, 2 * inter, hidden}},
+                          DiskPiece{p + ".output_linear.weight", {experts, hidden, inter}});
 }
 
 void build_granitemoehybrid(const ModelConfig& cfg, ModelTemplate& t) {

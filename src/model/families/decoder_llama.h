@@ -1,0 +1,75 @@
+// The Llama-layout decoder stack (embed_tokens, N x (self_attn + MLP + per-layer norms), final norm) that the
+// text-only families in llama_like.cpp and the language models nested in multimodal configs both build, plus
+// the config readers they share, so a nested text_config yields exactly the stack its text-only family does.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/config.h"
+#include "model/families/decoder_common.h"
+#include "model/model_template.h"
+
+namespace ma::families {
+
+enum class QkNorm : uint8_t {
+  None,
+  PerHead,     // RMSNorm over head_dim, shared by all heads (Qwen3, Gemma-3)
+  FullWidth,   // RMSNorm over the whole q / k projection (OLMo-2)
+  HeadMatrix,  // LayerNorm weight of shape [heads, head_dim] (Cohere)
+};
+
+enum class Mlp : uint8_t {
+  Gated,       // gate_proj / up_proj / down_proj
+  FusedGated,  // gate_up_proj [2I, H] / down_proj (Phi-3)
+  Plain,       // c_fc / c_proj without a gate (StarCoder2)
+};
+
+struct LlamaStyle {
+  bool qkv_bias = false;
+  bool o_bias = false;
+  bool mlp_bias = false;
+  bool norm_bias = false;  // LayerNorm with a bias (StarCoder2), else weight-only RMSNorm / LayerNorm
+  bool fused_qkv = false;  // one qkv_proj instead of q/k/v (Phi-3)
+  QkNorm qk_norm = QkNorm::None;
+  Mlp mlp = Mlp::Gated;
+  // Norms each layer owns, in module order; Cohere runs attention and MLP in parallel after one norm, OLMo-2
+  // only normalises outputs, Gemma-2/3 wrap the MLP in a second pair.
+  std::vector<std::string_view> layer_norms{"input_layernorm", "post_attention_layernorm"};
+  uint64_t sliding_window = 0;    // applied to every layer (Mistral v0.1 style) unless `windows` is set
+  std::vector<uint64_t> windows;  // per-layer window (0: full attention), for alternating stacks
+};
+
+// `prefix`embed_tokens.weight, `prefix`layers.N.*, `prefix`norm (prefix "model." for causal LMs, e.g.
+// "model.language_model." inside a VLM). No lm_head: callers tie or add it where their class has one.
+void llama_style_decoder(ModelTemplate& t, const std::string& prefix, const LlamaStyle& s);
+
+// q/k/v and o biases from attention_bias (default false), as LlamaConfig and most of its copies read it.
+LlamaStyle attention_bias_style(const ModelConfig& cfg);
+
+// Dimensions (into t.arch) and style of the Llama-layout families a multimodal config may nest. Mistral's
+// window default is the caller's: MistralForCausalLM here has always read a missing sliding_window as 0.
+LlamaStyle read_llama_text(const ModelConfig& cfg, ModelTemplate& t);
+LlamaStyle read_mistral_text(const ModelConfig& cfg, ModelTemplate& t, uint64_t default_window);
+LlamaStyle read_qwen2_text(const ModelConfig& cfg, ModelTemplate& t);
+
+// Gemma-1/2/3 share their config defaults, apart from what each generation changed.
+DecoderDefaults gemma_defaults();
+
+// Per-layer windows of stacks that interleave sliding and full attention: `layer_types` when the config
+// lists them, else every `period`-th layer is full attention and the others slide (Gemma-2: 2, Gemma-3/4: 6).
+// `last_is_full`: the last layer attends fully whatever the list says (Gemma-4).
+std::vector<uint64_t> interleaved_windows(const ModelConfig& cfg, uint64_t layers, uint64_t window,
+                                          uint64_t period, bool last_is_full = false);
+
+// Gemma-2/3: sandwich norms around attention and MLP, sliding and full attention interleaved.
+LlamaStyle gemma_sandwich_style(const ModelConfig& cfg, const ArchSpec& a, uint64_t window, uint64_t period);
+
+// Gemma3TextModel under `prefix`, dimensions read from `cfg` with Gemma3TextConfig's defaults.
+// `bidirectional_halves_window`: honour use_bidirectional_attention by halving sliding_window as
+// Gemma3TextConfig does; the gemma3 (VLM) family has never applied it to its text_config.
+void gemma3_text_decoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix,
+                         bool bidirectional_halves_window);
+
+}  // namespace ma::families
