@@ -23,7 +23,7 @@ int run_summary(const Args& args) {
     else throw Error(ErrorKind::Usage, "", a, "one MODEL at a time");
   }
   Output out = detect_output(quiet);
-  Inventory inv = build_inventory(locate_local_model(model));
+  Inventory& inv = keep_until_exit(build_inventory(locate_local_model(model)));
   TensorsReport report{inv, count_parameters(inv), summarize_layers(inv.layers)};
   print_warnings(inv.warnings, out);
   if (json) stream_tensors_json(report, print_stdout);

@@ -30,7 +30,7 @@ int run_tensors(const Args& args) {
   if (model.empty()) throw Error(ErrorKind::Usage, "", "MODEL", "missing; usage: modelanalyzer tensors MODEL [--json] [--csv FILE]");
 
   Output out = detect_output(quiet);
-  Inventory inv = build_inventory(locate_local_model(model));
+  Inventory& inv = keep_until_exit(build_inventory(locate_local_model(model)));
   TensorsReport report{inv, count_parameters(inv), summarize_layers(inv.layers)};
   print_warnings(inv.warnings, out);
   // Render everything before writing anything, so a failure leaves no partial output.

@@ -1,13 +1,10 @@
 #include "formats/checkpoint.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <mutex>
-#include <thread>
 
 #include "core/error.h"
 #include "core/name_index.h"
+#include "core/parallel.h"
 #include "formats/safetensors.h"
 #include "io/file_source.h"
 
@@ -16,55 +13,21 @@ namespace fs = std::filesystem;
 namespace ma {
 namespace {
 
-// Header reads are latency-bound on small files; two workers per core hide the syscall and page-cache time.
-size_t worker_count(size_t files) {
-  size_t hw = std::max<unsigned>(1, std::thread::hardware_concurrency());
-  return std::min(files, std::min<size_t>(hw, 8));
-}
-
-std::vector<SafetensorsHeader> read_headers_parallel(const std::vector<fs::path>& paths) {
-  std::vector<SafetensorsHeader> out(paths.size());
-  std::vector<std::exception_ptr> errors(paths.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < paths.size();) {
-      try {
-        out[i] = read_safetensors_header(paths[i].string());
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  size_t n = worker_count(paths.size());
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < n; ++t) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
-  // Deterministic: report the first failing file in shard order.
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-  return out;
-}
-
-void cross_check_index(const Checkpoint& ck, const std::string& index_name) {
-  const SafetensorsIndex& idx = *ck.index;
-  std::vector<bool> stored(idx.weight_map.size(), false);
-  for (const CheckpointFile& f : ck.files) {
-    for (const StoredTensor& t : f.tensors) {
-      auto pos = idx.find(t.name);
-      if (!pos)
-        throw Error(ErrorKind::Malformed, f.name, "tensor '" + printable(t.name) + "'",
-                    "stored in this shard but missing from " + index_name);
-      if (idx.weight_map[*pos].second != t.file_index)
-        throw Error(ErrorKind::Malformed, f.name, "tensor '" + printable(t.name) + "'",
-                    "stored in this shard but " + index_name + " places it in " + idx.shards[idx.weight_map[*pos].second]);
-      stored[*pos] = true;
-    }
+// The index must agree with the shards: every tensor a shard stores is listed for that shard. Runs in the
+// worker that just parsed the shard; `listed` marks what was found so the caller can report what was not.
+void check_shard_against_index(const SafetensorsIndex& idx, const std::string& index_name, uint32_t shard,
+                               const SafetensorsHeader& h, std::vector<uint8_t>& listed) {
+  const std::string& file = idx.shards[shard];
+  for (const StoredTensor& t : h.tensors) {
+    auto pos = idx.find(t.name);
+    if (!pos)
+      throw Error(ErrorKind::Malformed, file, "tensor '" + printable(t.name) + "'",
+                  "stored in this shard but missing from " + index_name);
+    if (idx.weight_map[*pos].second != shard)
+      throw Error(ErrorKind::Malformed, file, "tensor '" + printable(t.name) + "'",
+                  "stored in this shard but " + index_name + " places it in " + idx.shards[idx.weight_map[*pos].second]);
+    listed[*pos] = 1;  // distinct positions per tensor: no two workers write the same byte
   }
-  for (size_t i = 0; i < stored.size(); ++i)
-    if (!stored[i])
-      throw Error(ErrorKind::Malformed, index_name, "weight_map['" + printable(idx.weight_map[i].first) + "']",
-                  "tensor is not in its shard " + idx.shards[idx.weight_map[i].second]);
 }
 
 // Several unindexed files in one directory: a name stored twice would make counts ambiguous.
@@ -126,7 +89,16 @@ Checkpoint read_checkpoint(const LocalModelFiles& files) {
     paths = std::move(shards);
   }
 
-  std::vector<SafetensorsHeader> headers = read_headers_parallel(paths);
+  std::vector<SafetensorsHeader> headers(paths.size());
+  std::vector<uint8_t> listed(ck.index ? ck.index->weight_map.size() : 0, 0);
+  parallel_for(paths.size(), [&](size_t i) {
+    headers[i] = read_safetensors_header(paths[i].string());
+    if (ck.index) check_shard_against_index(*ck.index, ck.index_name, static_cast<uint32_t>(i), headers[i], listed);
+  });
+  for (size_t i = 0; i < listed.size(); ++i)
+    if (!listed[i])
+      throw Error(ErrorKind::Malformed, ck.index_name, "weight_map['" + printable(ck.index->weight_map[i].first) + "']",
+                  "tensor is not in its shard " + ck.index->shards[ck.index->weight_map[i].second]);
   for (uint32_t i = 0; i < headers.size(); ++i) {
     CheckpointFile f;
     f.name = files.index ? ck.index->shards[i] : paths[i].filename().string();
@@ -138,11 +110,7 @@ Checkpoint read_checkpoint(const LocalModelFiles& files) {
     ck.files.push_back(std::move(f));
   }
   ck.headers_read = true;
-  if (ck.index) {
-    cross_check_index(ck, ck.index_name);
-  } else if (headers.size() > 1) {
-    reject_names_in_two_files(ck);
-  }
+  if (!ck.index && headers.size() > 1) reject_names_in_two_files(ck);
   return ck;
 }
 

@@ -31,6 +31,8 @@ class JsonWriter {
   JsonWriter& value(double d);
   JsonWriter& value(bool b);
   JsonWriter& null();
+  // A value already rendered as JSON (the caller guarantees it is valid), placed like any other value.
+  JsonWriter& raw(std::string_view json);
   // Writes a newline before the next element: keeps large arrays one element per line.
   JsonWriter& newline();
   // Hands what is buffered to the sink (call once at the end when streaming).
