@@ -16,8 +16,9 @@ ExpertPatterns::ExpertPatterns(const ModelTemplate& t) {
   }
 }
 
-std::optional<ExpertPatterns::Hit> ExpertPatterns::match(std::string_view name) {
+std::optional<ExpertPatterns::Hit> ExpertPatterns::match(std::string_view name) const {
   if (by_key_.empty()) return std::nullopt;
+  thread_local std::string scratch_;
   // Try removing each ".<digits>" component in turn; the one that leaves a known key is the expert index.
   for (size_t dot = name.find('.'); dot != std::string_view::npos; dot = name.find('.', dot + 1)) {
     size_t end = dot + 1;

@@ -24,8 +24,8 @@ class ExpertPatterns {
   explicit ExpertPatterns(const ModelTemplate& t);
   bool empty() const { return by_key_.empty(); }
   uint64_t slots() const { return slots_; }
-  // Not thread-safe: reuses one buffer for the candidate keys.
-  std::optional<Hit> match(std::string_view name);
+  // Thread-safe (const; candidate keys go to a per-thread buffer).
+  std::optional<Hit> match(std::string_view name) const;
   // Every piece, in template order: f(tensor_index, expert, part, slot).
   template <typename F>
   void for_each_piece(F&& f) const {
@@ -44,7 +44,6 @@ class ExpertPatterns {
   std::vector<Entry> entries_;
   std::unordered_map<std::string, std::pair<uint32_t, uint32_t>> by_key_;  // prefix + "." + suffix -> entry, part
   uint64_t slots_ = 0;
-  std::string scratch_;
 };
 
 }  // namespace ma

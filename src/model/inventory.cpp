@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "core/parallel.h"
 #include "io/file_source.h"
 #include "model/config.h"
 #include "model/template_matcher.h"
@@ -167,39 +168,44 @@ struct Differences {
   DifferenceLog extra{"tensors the template does not predict"};
 };
 
+// What building a row found that must be reported; rows are built in parallel, reports made in order.
+struct RowNote {
+  enum class What : uint8_t { None, Unpredicted, ShapeMismatch };
+  What what = What::None;
+  const Shape* expected = nullptr;
+};
+
 // One stored tensor as an inventory row: its own facts from the header (or, from an index alone, the
 // template's prediction), its meaning from the template match.
-InventoryTensor stored_row(StoredTensor& st, bool headers_read, const std::optional<TemplateMatch>& m,
-                           const ModelTemplate* model, Differences& diff) {
+InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMatch& m,
+                           const ModelTemplate* model, RowNote& note) {
   InventoryTensor t;
   t.name = std::move(st.name);
   t.file_index = st.file_index;
   t.placement = place_tensor(t.name);
   if (m) {
-    t.kind = m->how == TemplateMatch::How::TiedCopy ? TensorKind::Extra : m->kind;
-    if (m->how == TemplateMatch::How::TiedCopy) t.tied_to = m->tensor->tied_to;  // e.g. Falcon-180B's lm_head
-    t.routed_expert = m->tensor->routed_expert;
-    t.embedding = m->tensor->embedding && m->how != TemplateMatch::How::TiedCopy;
+    t.kind = m.how == TemplateMatch::How::TiedCopy ? TensorKind::Extra : m.kind;
+    if (m.how == TemplateMatch::How::TiedCopy) t.tied_to = m.tensor->tied_to;  // e.g. Falcon-180B's lm_head
+    t.routed_expert = m.tensor->routed_expert;
+    t.embedding = m.tensor->embedding && m.how != TemplateMatch::How::TiedCopy;
   } else {
     t.kind = kind_without_template_match(t.placement, model != nullptr);
     bool known = model && std::any_of(model->known_extras.begin(), model->known_extras.end(),
                                       [&](const auto& k) { return t.name.rfind(k.prefix, 0) == 0; });
-    if (model && t.kind == TensorKind::Extra && !known)
-      diff.extra.add("checkpoint tensor '" + t.name + "' is not in the " + model->arch.architecture + " template");
+    if (model && t.kind == TensorKind::Extra && !known) note.what = RowNote::What::Unpredicted;
   }
   if (headers_read) {
     t.shape = std::move(st.shape);
     t.dtype = st.dtype;
     t.parameters = st.numel;
     t.bytes = st.bytes();
-    if (m && m->how != TemplateMatch::How::Packed && t.shape != *m->shape && !is_packed_integer(st.dtype))
-      diff.mismatched.add("tensor '" + t.name + "' has shape " + shape_to_string(t.shape) + ", template expects " +
-                          shape_to_string(*m->shape));
+    if (m && m.how != TemplateMatch::How::Packed && t.shape != *m.shape && !is_packed_integer(st.dtype))
+      note = {RowNote::What::ShapeMismatch, m.shape};
   } else if (m) {
-    t.shape = *m->shape;
-    t.dtype = m->dtype;
+    t.shape = *m.shape;
+    t.dtype = m.dtype;
     t.parameters = numel(t.shape);
-    t.bytes = bytes_of(t.parameters, m->dtype);
+    t.bytes = bytes_of(t.parameters, m.dtype);
   } else {
     t.shape_known = false;
   }
@@ -247,19 +253,37 @@ Inventory build_inventory(const LocalModelFiles& files) {
   if (ck.index && ck.index->total_size.value_or(0) != 0) totals.index_total_size = ck.index->total_size;
   for (const auto& f : ck.files) totals.file_bytes += f.size;
 
-  Differences diff;
-  std::vector<InventoryTensor> rows;
-  std::vector<uint64_t> keys;  // template order; tensors the template does not know go last
-  size_t expected_rows = ck.tensor_count() + (matcher ? matcher->tied_copies() : 0);
-  rows.reserve(expected_rows);
-  keys.reserve(expected_rows);
-  for (CheckpointFile& file : ck.files) {
-    for (StoredTensor& st : file.tensors) {
-      std::optional<TemplateMatch> m = matcher ? matcher->match(st.name) : std::nullopt;
-      rows.push_back(stored_row(st, ck.headers_read, m, model, diff));
-      keys.push_back(m ? m->order : kUnknownOrder);
-      tally(rows.back(), totals);
+  // Rows are built in parallel (matching and placement are most of the work), then reported in order.
+  std::vector<size_t> first_row(ck.files.size() + 1, 0);
+  for (size_t f = 0; f < ck.files.size(); ++f) first_row[f + 1] = first_row[f] + ck.files[f].tensors.size();
+  const size_t stored = first_row.back();
+  const size_t tied = matcher ? matcher->tied_copies() : 0;
+  std::vector<InventoryTensor> rows(stored);
+  std::vector<uint64_t> keys(stored, kUnknownOrder);  // template order; tensors it does not know go last
+  std::vector<RowNote> notes(stored);
+  rows.reserve(stored + tied);
+  keys.reserve(stored + tied);
+  constexpr size_t kChunk = 2048;
+  parallel_for((stored + kChunk - 1) / kChunk, [&](size_t chunk) {
+    size_t end = std::min(stored, (chunk + 1) * kChunk);
+    size_t f = std::upper_bound(first_row.begin(), first_row.end(), chunk * kChunk) - first_row.begin() - 1;
+    for (size_t i = chunk * kChunk; i < end; ++i) {
+      while (i >= first_row[f + 1]) ++f;
+      StoredTensor& st = ck.files[f].tensors[i - first_row[f]];
+      TemplateMatch m = matcher ? matcher->match(st.name) : TemplateMatch{};
+      rows[i] = stored_row(st, ck.headers_read, m, model, notes[i]);
+      if (m) keys[i] = m.order;
     }
+  });
+  Differences diff;
+  for (size_t i = 0; i < stored; ++i) {
+    const InventoryTensor& t = rows[i];
+    tally(t, totals);
+    if (notes[i].what == RowNote::What::Unpredicted)
+      diff.extra.add("checkpoint tensor '" + t.name + "' is not in the " + model->arch.architecture + " template");
+    else if (notes[i].what == RowNote::What::ShapeMismatch)
+      diff.mismatched.add("tensor '" + t.name + "' has shape " + shape_to_string(t.shape) + ", template expects " +
+                          shape_to_string(*notes[i].expected));
   }
   if (matcher) {
     // Tied copies are listed (not stored) at their template position.

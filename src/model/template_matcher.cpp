@@ -45,8 +45,8 @@ TemplateMatcher::TemplateMatcher(const ModelTemplate& model, DType dtype)
       static_cast<uint32_t>(expected_.size()),
       [](const void* c, uint32_t i) { return std::string_view(*static_cast<const Expected*>(c)[i].name); },
       expected_.data());
-  seen_.assign(expected_.size(), false);
-  pieces_seen_.assign(patterns_.slots(), false);
+  seen_.assign(expected_.size(), 0);
+  pieces_seen_.assign(patterns_.slots(), 0);
 }
 
 std::optional<uint32_t> TemplateMatcher::find_stored(std::string_view name) const {
@@ -59,7 +59,7 @@ TemplateMatch TemplateMatcher::from(const Expected& e, TemplateMatch::How how) c
   return {how, e.tensor, e.shape, e.dtype, e.kind, e.order};
 }
 
-std::optional<TemplateMatch> TemplateMatcher::match(const std::string& stored_name) {
+TemplateMatch TemplateMatcher::match(const std::string& stored_name) {
   auto exact = [&](std::string_view name) -> std::optional<uint32_t> {
     if (auto i = find_stored(name)) return i;
     // Checkpoints saved from the base model omit its prefix (GPT-2's "h.0.attn..." for "transformer.h.0...");
@@ -67,31 +67,31 @@ std::optional<TemplateMatch> TemplateMatcher::match(const std::string& stored_na
     for (const std::string& p : base_prefixes_)
       if (name.substr(0, p.size()) == p) return std::nullopt;
     for (const std::string& p : base_prefixes_) {
-      scratch_.assign(p);
-      scratch_.append(name);
-      if (auto i = find_stored(scratch_)) return i;
+      std::string prefixed = p;
+      prefixed.append(name);
+      if (auto i = find_stored(prefixed)) return i;
     }
     return std::nullopt;
   };
   if (auto i = exact(stored_name)) {
-    seen_[*i] = true;
+    seen_[*i] = 1;
     return from(expected_[*i], TemplateMatch::How::Exact);
   }
   if (std::string u = unpacked_name(stored_name); !u.empty())
     if (auto i = exact(u)) {
-      seen_[*i] = true;
+      seen_[*i] = 1;
       return from(expected_[*i], TemplateMatch::How::Packed);
     }
   if (auto it = tied_.find(stored_name); it != tied_.end())
     return from(expected_[it->second], TemplateMatch::How::TiedCopy);
   if (auto piece = patterns_.match(stored_name)) {
-    pieces_seen_[piece->slot] = true;
+    pieces_seen_[piece->slot] = 1;
     const TemplateTensor& tt = model_.tensors[piece->tensor_index];
     const PerExpertPieces& pe = *tt.per_expert;
     return TemplateMatch{TemplateMatch::How::ExpertPiece, &tt, &pe.parts[piece->part].shape, dtype_, tt.kind,
                          order_key(piece->tensor_index, uint64_t{piece->expert} * pe.parts.size() + piece->part)};
   }
-  return std::nullopt;
+  return {};
 }
 
 void TemplateMatcher::for_each_unmatched(const std::function<void(const std::string&, const Shape&)>& f) const {

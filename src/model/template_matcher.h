@@ -19,13 +19,14 @@
 namespace ma {
 
 struct TemplateMatch {
-  enum class How { Exact, Packed, ExpertPiece, TiedCopy };
-  How how = How::Exact;
+  enum class How { None, Exact, Packed, ExpertPiece, TiedCopy };
+  How how = How::None;  // None: the template does not predict this name
   const TemplateTensor* tensor = nullptr;
   const Shape* shape = nullptr;  // the shape the template predicts for this stored tensor
   DType dtype = DType::F32;      // the dtype it would be stored in (config dtype unless the piece says)
   TensorKind kind = TensorKind::Parameter;
   uint64_t order = 0;            // template order: tensor index, then piece
+  explicit operator bool() const { return how != How::None; }
 };
 
 class TemplateMatcher {
@@ -34,7 +35,8 @@ class TemplateMatcher {
   TemplateMatcher(const TemplateMatcher&) = delete;
   TemplateMatcher& operator=(const TemplateMatcher&) = delete;
 
-  std::optional<TemplateMatch> match(const std::string& stored_name);
+  // Safe to call from several threads at once for distinct stored names.
+  TemplateMatch match(const std::string& stored_name);
   // Parameters the template predicts that no match() call found: f(on-disk name, shape).
   void for_each_unmatched(const std::function<void(const std::string&, const Shape&)>& f) const;
   // Tensors that share another's storage and are not stored: f(match describing it, on-disk name).
@@ -61,8 +63,8 @@ class TemplateMatcher {
   std::vector<std::string> base_prefixes_;
   std::unordered_map<std::string_view, uint32_t> tied_;
   ExpertPatterns patterns_;
-  std::vector<bool> seen_, pieces_seen_;
-  std::string scratch_;
+  // Bytes, not vector<bool> bits: concurrent match() calls mark distinct entries without a data race.
+  std::vector<uint8_t> seen_, pieces_seen_;
 };
 
 }  // namespace ma
