@@ -1,5 +1,6 @@
 #include "formats/safetensors_index.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -53,6 +54,11 @@ SafetensorsIndex parse_safetensors_index(std::string json_text, std::string_view
   if (r.peek() != json::Reader::Kind::Object) throw Error(ErrorKind::Malformed, src, "", "index must be a JSON object");
 
   std::unordered_map<std::string, uint32_t> shard_ids;
+  // Consecutive entries almost always name the same shard: remember the last one instead of hashing.
+  std::string last_shard;
+  uint32_t last_id = 0;
+  // One ':' per entry at least: an upper bound that spares the weight map's doubling copies.
+  idx.weight_map.reserve(static_cast<size_t>(std::count(text->begin(), text->end(), ':')));
   bool seen_map = false;
   r.begin_object();
   std::string_view key;
@@ -76,17 +82,21 @@ SafetensorsIndex parse_safetensors_index(std::string json_text, std::string_view
         if (r.peek() != json::Reader::Kind::String)
           throw Error(ErrorKind::Malformed, src, "weight_map['" + printable(tensor) + "']", "shard name must be a string");
         std::string_view shard = r.string();
-        if (!is_contained_relative_path(shard))
-          throw Error(ErrorKind::Unsafe, src, "weight_map['" + printable(tensor) + "']",
-                      "shard path '" + printable(shard) + "' escapes the model directory");
-        auto it = shard_ids.find(std::string(shard));
-        if (it == shard_ids.end()) {
-          if (idx.shards.size() >= kMaxShards)
-            throw Error(ErrorKind::Limit, src, "weight_map", "more than " + std::to_string(kMaxShards) + " shard files");
-          it = shard_ids.emplace(std::string(shard), static_cast<uint32_t>(idx.shards.size())).first;
-          idx.shards.emplace_back(shard);
+        if (idx.weight_map.empty() || shard != last_shard) {
+          if (!is_contained_relative_path(shard))
+            throw Error(ErrorKind::Unsafe, src, "weight_map['" + printable(tensor) + "']",
+                        "shard path '" + printable(shard) + "' escapes the model directory");
+          last_shard.assign(shard);
+          auto it = shard_ids.find(last_shard);
+          if (it == shard_ids.end()) {
+            if (idx.shards.size() >= kMaxShards)
+              throw Error(ErrorKind::Limit, src, "weight_map", "more than " + std::to_string(kMaxShards) + " shard files");
+            it = shard_ids.emplace(last_shard, static_cast<uint32_t>(idx.shards.size())).first;
+            idx.shards.push_back(last_shard);
+          }
+          last_id = it->second;
         }
-        idx.weight_map.emplace_back(tensor, it->second);
+        idx.weight_map.emplace_back(tensor, last_id);
       }
     } else {
       r.skip();

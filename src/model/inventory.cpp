@@ -126,13 +126,13 @@ std::vector<LayerSpec> infer_layers(const std::vector<InventoryTensor>& tensors)
   // The main stack is the one holding the most tensors with a layer index.
   std::map<std::string, size_t> per_stack;
   for (const auto& t : tensors)
-    if (t.placement.layer) ++per_stack[t.placement.stack];
+    if (t.placement.layer) ++per_stack[std::string(t.stack())];
   if (per_stack.empty()) return {};
   std::string stack =
       std::max_element(per_stack.begin(), per_stack.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
   std::map<uint32_t, LayerSpec> layers;
   for (const auto& t : tensors) {
-    if (!t.placement.layer || t.placement.stack != stack) continue;
+    if (!t.placement.layer || t.stack() != stack) continue;
     LayerSpec& l = layers.try_emplace(*t.placement.layer, LayerSpec{"none", "none", "", 0}).first->second;
     std::string_view b = t.placement.block;
     if (b == "attention") l.mixer = "attention";

@@ -25,11 +25,14 @@ struct InventoryTensor {
   uint64_t bytes = 0;            // stored bytes; 0 for tied copies
   TensorPlacement placement;
   TensorKind kind = TensorKind::Parameter;
-  std::string tied_to;
+  std::string_view tied_to;       // a name in the template the inventory owns; empty if not tied
   bool routed_expert = false;
   bool embedding = false;
   bool stored = true;            // present in the checkpoint (or would be, in a dry run)
   std::optional<uint32_t> file_index;
+
+  // The module-list prefix the layer index belongs to ("model.layers"); empty outside stacks.
+  std::string_view stack() const { return std::string_view(name).substr(0, placement.stack_length); }
 };
 
 // Where the tensor list came from.
@@ -52,7 +55,14 @@ struct CheckpointTotals {
   std::optional<uint64_t> index_total_size;  // metadata.total_size of the index
 };
 
+// Move-only: tensors' tied_to views point into `model`.
 struct Inventory {
+  Inventory() = default;
+  Inventory(Inventory&&) = default;
+  Inventory& operator=(Inventory&&) = default;
+  Inventory(const Inventory&) = delete;
+  Inventory& operator=(const Inventory&) = delete;
+
   std::string source;
   InventoryOrigin origin = InventoryOrigin::Template;
   std::optional<ModelTemplate> model;  // absent when there is no config (bare weights)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cstdint>
 #include <vector>
 
 namespace ma {
@@ -131,9 +133,11 @@ TensorPlacement place_tensor(std::string_view name) {
     std::string_view before = parts[i - 1];
     if (contains(before, "experts")) continue;
     layer_pos = i;
-    pl.layer = static_cast<uint32_t>(std::stoul(std::string(parts[i])));
+    uint32_t layer = 0;
+    std::from_chars(parts[i].data(), parts[i].data() + parts[i].size(), layer);  // all_digits: < 10 digits
+    pl.layer = layer;
     size_t end = static_cast<size_t>(parts[i - 1].data() + parts[i - 1].size() - name.data());
-    pl.stack = std::string(name.substr(0, end));
+    pl.stack_length = static_cast<uint16_t>(std::min<size_t>(end, UINT16_MAX));
     break;
   }
 

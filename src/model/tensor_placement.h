@@ -11,8 +11,10 @@
 namespace ma {
 
 struct TensorPlacement {
-  std::optional<uint32_t> layer;  // index inside `stack`
-  std::string stack;              // module-list prefix, e.g. "model.layers", "visual.blocks", "encoder.block"
+  std::optional<uint32_t> layer;  // index inside the stack
+  // Length of the module-list prefix of the name the layer index belongs to, e.g. "model.layers",
+  // "visual.blocks", "encoder.block" (kept as a length: the name already holds the text).
+  uint16_t stack_length = 0;
   std::string_view block;  // always one of the static names above
   std::string role;
 };

@@ -91,7 +91,7 @@ void append_tensor_object(std::string& out, const InventoryTensor& t) {
   if (t.placement.layer) append_uint(out, *t.placement.layer);
   else out += "null";
   out += ",\"stack\":";
-  json::append_quoted(out, t.placement.stack);
+  json::append_quoted(out, t.stack());
   out += ",\"block\":";
   json::append_quoted(out, t.placement.block);
   out += ",\"role\":";
@@ -258,7 +258,7 @@ std::string render_tensors_console(const TensorsReport& r, bool color) {
          pad("block", 16) + "  " + pad("role", 14) + "  kind" + reset + "\n";
   for (const auto& t : inv.tensors) {
     std::string kind(tensor_kind_name(t.kind));
-    if (!t.tied_to.empty()) kind += " (tied to " + t.tied_to + ")";
+    if (!t.tied_to.empty()) kind += " (tied to " + std::string(t.tied_to) + ")";
     out += pad(t.name, wn) + "  " + pad(t.shape_known ? shape_to_string(t.shape) : "?", ws) + "  " +
            pad(dtype_short(t), 7) + "  " + pad(with_thousands(t.parameters), 15, true) + "  " +
            pad(human_bytes(t.bytes), 11, true) + "  " + pad(layer_text(t), 5, true) + "  " + pad(std::string(t.placement.block), 16) +
