@@ -205,11 +205,13 @@ SafetensorsHeader parse_safetensors_bytes(std::string_view file, std::string_vie
 
 SafetensorsHeader read_safetensors_header(const std::string& path) {
   FileSource f(path);
+  // Enough bytes to recognise a Git LFS pointer or an HTML page saved under a .safetensors name.
+  char first[64];
+  uint64_t first_len = std::min<uint64_t>(f.size(), sizeof first);
+  f.read_exact(0, first_len, first);
+  uint64_t n = safetensors_header_length(std::string_view(first, first_len), f.size(), path);
   // Reused across the shards a thread reads: fresh memory is what costs most on this path.
   thread_local std::string buf;
-  // Enough bytes to recognise a Git LFS pointer or an HTML page saved under a .safetensors name.
-  f.read_exact(0, std::min<uint64_t>(f.size(), 64), buf);
-  uint64_t n = safetensors_header_length(buf, f.size(), path);
   f.read_exact(8, n, buf);
   return parse_safetensors_header(buf, f.size(), path);
 }

@@ -36,11 +36,19 @@ void FileSource::read_exact(uint64_t offset, uint64_t len, std::string& out) con
     throw Error(ErrorKind::Malformed, name_, "", "read of " + std::to_string(len) + " bytes at offset " +
                                                     std::to_string(offset) + " runs past the end of the file (" +
                                                     std::to_string(size_) + " bytes)");
-  // resize_and_overwrite would skip zero-filling; a plain resize of a reused buffer touches no new memory.
+  // A reused buffer only zero-fills what it grows by; the bytes are overwritten right away.
   out.resize(len);
+  read_exact(offset, len, out.data());
+}
+
+void FileSource::read_exact(uint64_t offset, uint64_t len, char* out) const {
+  if (offset > size_ || len > size_ - offset)
+    throw Error(ErrorKind::Malformed, name_, "", "read of " + std::to_string(len) + " bytes at offset " +
+                                                    std::to_string(offset) + " runs past the end of the file (" +
+                                                    std::to_string(size_) + " bytes)");
   uint64_t done = 0;
   while (done < len) {
-    ssize_t r = ::pread(fd_, out.data() + done, len - done, static_cast<off_t>(offset + done));
+    ssize_t r = ::pread(fd_, out + done, len - done, static_cast<off_t>(offset + done));
     if (r < 0) {
       if (errno == EINTR) continue;
       throw Error(ErrorKind::LocalIO, name_, "", std::string("read failed: ") + std::strerror(errno));

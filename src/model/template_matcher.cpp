@@ -82,8 +82,8 @@ TemplateMatch TemplateMatcher::match(const std::string& stored_name) {
       seen_[*i] = 1;
       return from(expected_[*i], TemplateMatch::How::Packed);
     }
-  if (auto it = tied_.find(stored_name); it != tied_.end())
-    return from(expected_[it->second], TemplateMatch::How::TiedCopy);
+  if (!tied_.empty())
+    if (auto it = tied_.find(stored_name); it != tied_.end()) return from(expected_[it->second], TemplateMatch::How::TiedCopy);
   if (auto piece = patterns_.match(stored_name)) {
     pieces_seen_[piece->slot] = 1;
     const TemplateTensor& tt = model_.tensors[piece->tensor_index];
