@@ -81,7 +81,17 @@ StoredTensor read_tensor_entry(json::Reader& r, std::string_view source, std::st
       has_shape = true;
       if (r.peek() != json::Reader::Kind::Array) malformed(source, tensor_field(t.name), "missing or non-array 'shape'");
       r.begin_array();
-      while (r.next_item()) t.shape.push_back(read_index(r, source, t.name, "'shape'"));
+      // Dims go to a stack buffer first so the shape is allocated once, at its exact size.
+      uint64_t dims[8];
+      size_t rank = 0;
+      while (r.next_item()) {
+        if (rank == std::size(dims)) {  // more than 8 dimensions: rare, but allowed by the format
+          t.shape.insert(t.shape.end(), dims, dims + rank);
+          rank = 0;
+        }
+        dims[rank++] = read_index(r, source, t.name, "'shape'");
+      }
+      t.shape.insert(t.shape.end(), dims, dims + rank);
     } else if (field == "data_offsets") {
       if (offsets >= 0) malformed(source, tensor_field(t.name), "duplicate field 'data_offsets'");
       offsets = 0;
