@@ -196,6 +196,16 @@ TEST_F(HeaderTest, S25_ZeroSizeAndScalarAccepted) {
   EXPECT_EQ(h.tensors[1].numel, 1u);
 }
 
+TEST_F(HeaderTest, HighRankShapesAreKeptWhole) {
+  // More dimensions than the reader's stack buffer holds (8): all of them must survive.
+  std::vector<TensorToWrite> tensors = {{"t", DType::U8, {1, 2, 1, 3, 1, 1, 2, 1, 1, 2, 1}, std::string(24, '\0')}};
+  write_safetensors(dir / "rank.safetensors", tensors);
+  SafetensorsHeader h = read_safetensors_header((dir / "rank.safetensors").string());
+  ASSERT_EQ(h.tensors.size(), 1u);
+  EXPECT_EQ(h.tensors[0].shape, (Shape{1, 2, 1, 3, 1, 1, 2, 1, 1, 2, 1}));
+  EXPECT_EQ(h.tensors[0].numel, 24u);
+}
+
 TEST_F(HeaderTest, S26_ManyTensorsParseInBoundedTime) {
   std::vector<TensorToWrite> tensors;
   for (int i = 0; i < 200000; ++i) tensors.push_back({"t." + std::to_string(i), DType::U8, {1}, {}});
