@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -32,5 +33,50 @@ void parallel_for(size_t n, F&& f) {
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
 }
+
+}  // namespace ma
+
+namespace ma {
+
+// parallel_for whose other threads start at construction, so the caller can do other work first and then
+// help with whatever items are left (finish()). Errors are kept per item: the caller decides which count.
+class BackgroundLoop {
+ public:
+  template <typename F>
+  BackgroundLoop(size_t n, F&& f) : n_(n), f_(std::forward<F>(f)), errors_(n) {
+    size_t helpers = std::min<size_t>(n, std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8)) - (n ? 1 : 0);
+    for (size_t t = 0; t < helpers; ++t) threads_.emplace_back([this] { work(); });
+  }
+  BackgroundLoop(const BackgroundLoop&) = delete;
+  BackgroundLoop& operator=(const BackgroundLoop&) = delete;
+  ~BackgroundLoop() { join(); }
+
+  // Runs the remaining items on this thread too, waits for all; per item, its exception or null.
+  const std::vector<std::exception_ptr>& finish() {
+    work();
+    join();
+    return errors_;
+  }
+
+ private:
+  void work() {
+    for (size_t i; (i = next_.fetch_add(1, std::memory_order_relaxed)) < n_;) {
+      try {
+        f_(i);
+      } catch (...) {
+        errors_[i] = std::current_exception();
+      }
+    }
+  }
+  void join() {
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+  }
+  size_t n_;
+  std::function<void(size_t)> f_;
+  std::vector<std::exception_ptr> errors_;
+  std::atomic<size_t> next_{0};
+  std::vector<std::thread> threads_;
+};
 
 }  // namespace ma

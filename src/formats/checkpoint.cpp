@@ -54,54 +54,100 @@ size_t Checkpoint::tensor_count() const {
   return n;
 }
 
+namespace {
+
+// The directory's .safetensors files, in name order.
+std::vector<fs::path> safetensors_in(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".safetensors" && e.is_regular_file(ec)) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Index-only view: the index tells which tensors exist and where, the template supplies their shapes.
+void names_from_index(Checkpoint& ck) {
+  for (uint32_t i = 0; i < ck.index->shards.size(); ++i) ck.files.push_back({ck.index->shards[i], 0, 0, {}, {}});
+  for (const auto& [name, shard] : ck.index->weight_map) {
+    StoredTensor t;
+    t.name = std::string(name);
+    t.file_index = shard;
+    ck.files[shard].tensors.push_back(std::move(t));
+  }
+}
+
+// Parses the index while the directory's shards are already being read (DeepSeek-V3's index is ~4 MB of
+// JSON: parsing it alone would leave the other cores idle), then keeps the headers of the shards it names.
+// Returns an empty vector when none of its shards is present (index-only view).
+std::vector<SafetensorsHeader> read_indexed_shards(const LocalModelFiles& files, Checkpoint& ck) {
+  std::vector<fs::path> local = files.index_is_pytorch ? std::vector<fs::path>{} : safetensors_in(files.root);
+  std::vector<SafetensorsHeader> early(local.size());
+  BackgroundLoop loop(local.size(), [&](size_t i) { early[i] = read_safetensors_header(local[i].string()); });
+  ck.index_name = files.index->filename().string();
+  ck.index = parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes), files.index->string());
+  const std::vector<std::exception_ptr>& errors = loop.finish();
+
+  const std::vector<std::string>& shards = ck.index->shards;
+  std::vector<SafetensorsHeader> headers(shards.size());
+  std::vector<size_t> late;  // named shards not read early (in a subdirectory)
+  size_t present = 0;
+  for (size_t s = 0; s < shards.size(); ++s) {
+    fs::path p = files.root / shards[s];
+    auto it = std::lower_bound(local.begin(), local.end(), p);
+    if (it != local.end() && *it == p) {
+      size_t k = static_cast<size_t>(it - local.begin());
+      if (errors[k]) std::rethrow_exception(errors[k]);  // shard order: the first failing shard is reported
+      headers[s] = std::move(early[k]);
+      ++present;
+      continue;
+    }
+    std::error_code ec;
+    if (fs::exists(p, ec)) {
+      late.push_back(s);
+      ++present;
+    }
+  }
+  if (present == 0 || files.index_is_pytorch) return {};
+  if (present != shards.size())
+    for (size_t s = 0; s < shards.size(); ++s) {
+      std::error_code ec;
+      if (!fs::exists(files.root / shards[s], ec))
+        throw Error(ErrorKind::NotFound, files.index->string(), "shard " + shards[s],
+                    "named by the index but missing from the directory");
+    }
+  parallel_for(late.size(), [&](size_t i) {
+    headers[late[i]] = read_safetensors_header((files.root / shards[late[i]]).string());
+  });
+  return headers;
+}
+
+}  // namespace
+
 Checkpoint read_checkpoint(const LocalModelFiles& files) {
   Checkpoint ck;
-  std::vector<fs::path> paths = files.safetensors;
+  std::vector<SafetensorsHeader> headers;
   if (files.index) {
-    ck.index_name = files.index->filename().string();
-    ck.index = parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes), files.index->string());
-    std::vector<fs::path> shards;
-    size_t present = 0;
-    for (const std::string& s : ck.index->shards) {
-      shards.push_back(files.root / s);
-      std::error_code ec;
-      if (fs::exists(shards.back(), ec)) ++present;
-    }
-    if (present == 0 || files.index_is_pytorch) {
-      // Names only: the index tells which tensors exist and where, the template supplies shapes.
-      for (uint32_t i = 0; i < ck.index->shards.size(); ++i) ck.files.push_back({ck.index->shards[i], 0, 0, {}, {}});
-      for (const auto& [name, shard] : ck.index->weight_map) {
-        StoredTensor t;
-        t.name = std::string(name);
-        t.file_index = shard;
-        ck.files[shard].tensors.push_back(std::move(t));
-      }
+    headers = read_indexed_shards(files, ck);
+    if (headers.empty()) {
+      names_from_index(ck);
       return ck;
     }
-    if (present != shards.size()) {
-      for (size_t i = 0; i < shards.size(); ++i) {
-        std::error_code ec;
-        if (!fs::exists(shards[i], ec))
-          throw Error(ErrorKind::NotFound, files.index->string(), "shard " + ck.index->shards[i],
-                      "named by the index but missing from the directory");
-      }
-    }
-    paths = std::move(shards);
+    std::vector<uint8_t> listed(ck.index->weight_map.size(), 0);
+    parallel_for(headers.size(), [&](size_t i) {
+      check_shard_against_index(*ck.index, ck.index_name, static_cast<uint32_t>(i), headers[i], listed);
+    });
+    for (size_t i = 0; i < listed.size(); ++i)
+      if (!listed[i])
+        throw Error(ErrorKind::Malformed, ck.index_name, "weight_map['" + printable(ck.index->weight_map[i].first) + "']",
+                    "tensor is not in its shard " + ck.index->shards[ck.index->weight_map[i].second]);
+  } else {
+    headers.resize(files.safetensors.size());
+    parallel_for(headers.size(), [&](size_t i) { headers[i] = read_safetensors_header(files.safetensors[i].string()); });
   }
-
-  std::vector<SafetensorsHeader> headers(paths.size());
-  std::vector<uint8_t> listed(ck.index ? ck.index->weight_map.size() : 0, 0);
-  parallel_for(paths.size(), [&](size_t i) {
-    headers[i] = read_safetensors_header(paths[i].string());
-    if (ck.index) check_shard_against_index(*ck.index, ck.index_name, static_cast<uint32_t>(i), headers[i], listed);
-  });
-  for (size_t i = 0; i < listed.size(); ++i)
-    if (!listed[i])
-      throw Error(ErrorKind::Malformed, ck.index_name, "weight_map['" + printable(ck.index->weight_map[i].first) + "']",
-                  "tensor is not in its shard " + ck.index->shards[ck.index->weight_map[i].second]);
   for (uint32_t i = 0; i < headers.size(); ++i) {
     CheckpointFile f;
-    f.name = files.index ? ck.index->shards[i] : paths[i].filename().string();
+    f.name = files.index ? ck.index->shards[i] : files.safetensors[i].filename().string();
     f.size = headers[i].file_size;
     f.header_length = headers[i].header_length;
     f.metadata = std::move(headers[i].metadata);
