@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace ma {
@@ -112,9 +113,10 @@ std::string role_of(std::string_view module) {
       {"inv_freq", "rotary-inv-freq"}, {"masked_bias", "mask"}, {"position_ids", "position-ids"},
       {"layer_scalar", "layer-scalar"},
   };
-  for (const auto& [m, r] : kRoles)
-    if (m == module) return std::string(r);
-  return std::string(module);
+  // Looked up for every tensor of a checkpoint: a hash table, built once.
+  static const std::unordered_map<std::string_view, std::string_view> table(std::begin(kRoles), std::end(kRoles));
+  auto it = table.find(module);
+  return std::string(it != table.end() ? it->second : module);
 }
 
 }  // namespace
