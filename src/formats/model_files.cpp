@@ -57,11 +57,14 @@ LocalModelFiles locate_local_model(const std::string& arg) {
     for (const auto& e : fs::directory_iterator(p, ec)) {
       if (!e.is_regular_file(ec)) continue;
       std::string name = e.path().filename().string();
+      for (std::string_view ext : {".bin", ".pt", ".pth", ".gguf", ".onnx"})
+        if (ends_with(name, ext)) m.unread_weights.push_back(e.path());
       if (!ends_with(name, ".safetensors")) continue;
       (name.rfind("adapter_", 0) == 0 ? adapters : found).push_back(e.path());
     }
     if (found.empty()) found = adapters;
     std::sort(found.begin(), found.end());
+    std::sort(m.unread_weights.begin(), m.unread_weights.end());
     m.safetensors = std::move(found);
   }
   if (!m.config && !m.index && m.safetensors.empty())

@@ -231,6 +231,9 @@ Inventory build_inventory(const LocalModelFiles& files) {
     inv.model = build_template(cfg);
   }
   if (!files.index && files.safetensors.empty()) {
+    for (const auto& f : files.unread_weights)
+      inv.warnings.push_back(f.filename().string() + " is not read (only safetensors headers are); the tensors listed are "
+                             "the ones the config implies");
     inv.origin = InventoryOrigin::Template;
     inv.tensors = template_rows(*inv.model, config_dtype(*inv.model));
     inv.layers = inv.model->layers;

@@ -172,3 +172,20 @@ TEST(CliTensors, HybridLayerMapOfNemotronNano) {
 
 }  // namespace
 }  // namespace ma
+
+namespace ma {
+namespace {
+
+TEST(CliTensors, WeightsInOtherFormatsAreNamedNotIgnored) {
+  test::TempDir tmp;
+  std::filesystem::copy_file(std::filesystem::path(MA_EXAMPLE_DIR) / "config.json", tmp / "config.json");
+  test::write_file(tmp / "pytorch_model.bin", "PK not really a zip");
+  auto r = test::run_cli("tensors '" + tmp.path().string() + "' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: pytorch_model.bin is not read"), std::string::npos) << r.err;
+  auto doc = json::Document::parse(r.out, "stdout");
+  EXPECT_EQ(doc.root().find("origin")->as_string(), "template");
+}
+
+}  // namespace
+}  // namespace ma
