@@ -108,14 +108,18 @@ print(n)
 int main(int argc, char** argv) {
   fs::path self = fs::canonical("/proc/self/exe");
   fs::path binary = self.parent_path().parent_path() / "modelanalyzer";
-  fs::path config = fs::path(MA_SOURCE_DIR) / "../shared/data/hf-configs/deepseek-ai__DeepSeek-V3/config.json";
+  fs::path config =
+      fs::path(MA_SOURCE_DIR) / "../shared/data/hf-configs/deepseek-ai__DeepSeek-V3/config.json";
   fs::path work = fs::temp_directory_path() / "ma-bench-deepseek-v3";
   int runs = 11;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
-    if (a == "--config") config = argv[i + 1];
-    else if (a == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
-    else if (a == "--work") work = argv[i + 1];
+    if (a == "--config")
+      config = argv[i + 1];
+    else if (a == "--runs")
+      runs = std::max(1, std::atoi(argv[i + 1]));
+    else if (a == "--work")
+      work = argv[i + 1];
   }
   if (!fs::exists(config)) {
     std::fprintf(stderr, "DeepSeek-V3 config not found at %s (pass --config)\n", config.c_str());
@@ -125,8 +129,8 @@ int main(int argc, char** argv) {
     auto [tensors, header_bytes] = generate(config, work);
     fs::path script = work / "read_headers.py";
     ma::write_file_atomically(script, kPythonReader);
-    std::printf("checkpoint: DeepSeek-V3 layout, %d sparse shards, %zu tensors, %.2f MB of header JSON\n", kShards,
-                tensors, static_cast<double>(header_bytes) / 1e6);
+    std::printf("checkpoint: DeepSeek-V3 layout, %d sparse shards, %zu tensors, %.2f MB of header JSON\n",
+                kShards, tensors, static_cast<double>(header_bytes) / 1e6);
 
     std::vector<std::string> ours = {binary.string(), "tensors", work.string(), "--json", "--quiet"};
     std::vector<std::string> python = {"python3", script.string(), work.string()};
@@ -144,8 +148,10 @@ int main(int argc, char** argv) {
     std::printf("modelanalyzer tensors --json: median %.1f ms wall over %d runs, peak RSS %.1f MB\n", a, runs,
                 static_cast<double>(ours_rss) / 1024.0);
     std::printf("python3 read + json.loads:    median %.1f ms wall over %d runs\n", b, runs);
-    std::printf("ratio: modelanalyzer takes %.2fx the time of header-only Python (%.1fx faster)\n", a / b, b / a);
-    std::printf("targets: < 50 ms wall, < 100 MB RSS -> %s\n", (a < 50 && ours_rss < 100 * 1024) ? "met" : "NOT met");
+    std::printf("ratio: modelanalyzer takes %.2fx the time of header-only Python (%.1fx faster)\n", a / b,
+                b / a);
+    std::printf("targets: < 50 ms wall, < 100 MB RSS -> %s\n",
+                (a < 50 && ours_rss < 100 * 1024) ? "met" : "NOT met");
   } catch (const ma::Error& e) {
     std::fprintf(stderr, "bench: %s\n", e.what());
     return 1;

@@ -39,7 +39,8 @@ uint16_t to_bf16(float f) {
   return static_cast<uint16_t>(u >> 16);
 }
 
-ma::TensorToWrite random_tensor(const std::string& name, ma::Shape shape, std::mt19937& rng, float stddev, float mean = 0) {
+ma::TensorToWrite random_tensor(const std::string& name, ma::Shape shape, std::mt19937& rng, float stddev,
+                                float mean = 0) {
   std::normal_distribution<float> dist(mean, stddev);
   uint64_t n = ma::numel(shape);
   std::string data(n * 2, '\0');

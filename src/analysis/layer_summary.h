@@ -9,7 +9,7 @@
 namespace ma {
 
 struct LayerGroup {
-  std::string type;               // LayerSpec::type(), or a mixer / ffn kind in the per-part tallies
+  std::string type;  // LayerSpec::type(), or a mixer / ffn kind in the per-part tallies
   std::vector<uint32_t> indices;
 };
 

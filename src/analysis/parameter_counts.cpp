@@ -18,7 +18,8 @@ ParameterCounts count_parameters(const Inventory& inv) {
     const ArchSpec& a = inv.model->arch;
     if (c.routed_experts) {
       if (a.num_experts == 0 || a.experts_per_token == 0 || a.experts_per_token > a.num_experts)
-        throw Error(ErrorKind::Internal, "", a.model_type, "routed experts without a valid experts/top-k count");
+        throw Error(ErrorKind::Internal, "", a.model_type,
+                    "routed experts without a valid experts/top-k count");
       // Experts are equal-sized, so the active share of the routed weights is exactly top_k / experts.
       c.active = c.total - c.routed_experts + c.routed_experts / a.num_experts * a.experts_per_token;
     }

@@ -1,14 +1,14 @@
 // What every subcommand shares: output streams, colour decision, atomic output files.
 #pragma once
 #include <string>
-#include <utility>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ma::cli {
 
 struct Output {
-  bool color = false;    // stdout is a terminal and NO_COLOR is unset
+  bool color = false;  // stdout is a terminal and NO_COLOR is unset
   bool quiet = false;
   bool stderr_tty = false;
 };

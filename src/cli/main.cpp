@@ -10,7 +10,8 @@
 namespace ma::cli {
 
 std::string usage_text() {
-  return "modelanalyzer " MA_VERSION " - exact architecture, parameters and tensors of transformer models\n"
+  return "modelanalyzer " MA_VERSION
+         " - exact architecture, parameters and tensors of transformer models\n"
          "\n"
          "usage:\n"
          "  modelanalyzer MODEL [--json] [--quiet]\n"
@@ -21,7 +22,8 @@ std::string usage_text() {
          "MODEL: a model directory (config.json and/or *.safetensors, sharded or not), a .safetensors file,\n"
          "       or a config.json (dry run: the tensors the architecture implies, without weights)\n"
          "\n"
-         "exit codes: 0 ok, 1 internal error, 2 usage, 3 malformed file, 4 unsafe content, 5 resource limit,\n"
+         "exit codes: 0 ok, 1 internal error, 2 usage, 3 malformed file, 4 unsafe content, 5 resource "
+         "limit,\n"
          "            8 not found, 9 local I/O, 10 unsupported architecture\n";
 }
 

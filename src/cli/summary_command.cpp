@@ -16,18 +16,25 @@ int run_summary(const Args& args) {
   std::string model;
   bool json = false, quiet = false;
   for (const std::string& a : args) {
-    if (a == "--json") json = true;
-    else if (a == "--quiet" || a == "-q") quiet = true;
-    else if (!a.empty() && a[0] == '-') throw Error(ErrorKind::Usage, "", a, "unknown option; see modelanalyzer --help");
-    else if (model.empty()) model = a;
-    else throw Error(ErrorKind::Usage, "", a, "one MODEL at a time");
+    if (a == "--json")
+      json = true;
+    else if (a == "--quiet" || a == "-q")
+      quiet = true;
+    else if (!a.empty() && a[0] == '-')
+      throw Error(ErrorKind::Usage, "", a, "unknown option; see modelanalyzer --help");
+    else if (model.empty())
+      model = a;
+    else
+      throw Error(ErrorKind::Usage, "", a, "one MODEL at a time");
   }
   Output out = detect_output(quiet);
   Inventory& inv = keep_until_exit(build_inventory(locate_local_model(model)));
   TensorsReport report{inv, count_parameters(inv), summarize_layers(inv.layers)};
   print_warnings(inv.warnings, out);
-  if (json) stream_tensors_json(report, print_stdout);
-  else print_stdout(render_summary_console(report, out.color));
+  if (json)
+    stream_tensors_json(report, print_stdout);
+  else
+    print_stdout(render_summary_console(report, out.color));
   return 0;
 }
 

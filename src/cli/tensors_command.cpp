@@ -14,10 +14,13 @@ int run_tensors(const Args& args) {
   bool json = false, quiet = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--json") json = true;
-    else if (a == "--quiet" || a == "-q") quiet = true;
+    if (a == "--json")
+      json = true;
+    else if (a == "--quiet" || a == "-q")
+      quiet = true;
     else if (a == "--csv") {
-      if (i + 1 >= args.size()) throw Error(ErrorKind::Usage, "", "--csv", "needs a file name (or - for stdout)");
+      if (i + 1 >= args.size())
+        throw Error(ErrorKind::Usage, "", "--csv", "needs a file name (or - for stdout)");
       csv_path = args[++i];
     } else if (!a.empty() && a[0] == '-') {
       throw Error(ErrorKind::Usage, "", a, "unknown option for 'tensors'; see modelanalyzer --help");
@@ -27,7 +30,9 @@ int run_tensors(const Args& args) {
       throw Error(ErrorKind::Usage, "", a, "'tensors' takes one MODEL");
     }
   }
-  if (model.empty()) throw Error(ErrorKind::Usage, "", "MODEL", "missing; usage: modelanalyzer tensors MODEL [--json] [--csv FILE]");
+  if (model.empty())
+    throw Error(ErrorKind::Usage, "", "MODEL",
+                "missing; usage: modelanalyzer tensors MODEL [--json] [--csv FILE]");
 
   Output out = detect_output(quiet);
   Inventory& inv = keep_until_exit(build_inventory(locate_local_model(model)));
@@ -36,8 +41,10 @@ int run_tensors(const Args& args) {
   // Render everything before writing anything, so a failure leaves no partial output.
   // (Formatting cannot fail once the inventory exists, so JSON streams straight to stdout.)
   if (!csv_path.empty()) write_output_file(csv_path, render_tensors_csv(report));
-  if (json) stream_tensors_json(report, print_stdout);
-  else if (csv_path != "-") print_stdout(render_tensors_console(report, out.color));
+  if (json)
+    stream_tensors_json(report, print_stdout);
+  else if (csv_path != "-")
+    print_stdout(render_tensors_console(report, out.color));
   return 0;
 }
 

@@ -40,7 +40,9 @@ std::string lower(std::string_view s) {
 
 }  // namespace
 
-const DTypeInfo& dtype_info(DType t) { return kTable[static_cast<size_t>(t)]; }
+const DTypeInfo& dtype_info(DType t) {
+  return kTable[static_cast<size_t>(t)];
+}
 
 std::optional<DType> dtype_from_safetensors(std::string_view name) {
   for (const auto& e : kTable)
@@ -53,12 +55,24 @@ std::optional<DType> dtype_from_any_name(std::string_view name) {
   if (n.rfind("torch.", 0) == 0) n.erase(0, 6);
   // Aliases used by config.json ("torch_dtype") and by users.
   static constexpr std::pair<std::string_view, DType> kAliases[] = {
-      {"float32", DType::F32}, {"float", DType::F32}, {"fp32", DType::F32},
-      {"float16", DType::F16}, {"half", DType::F16}, {"fp16", DType::F16},
-      {"bfloat16", DType::BF16}, {"float64", DType::F64}, {"double", DType::F64},
-      {"int8", DType::I8}, {"uint8", DType::U8}, {"int16", DType::I16}, {"int32", DType::I32},
-      {"int64", DType::I64}, {"fp8", DType::F8_E4M3}, {"float8_e4m3fn", DType::F8_E4M3},
-      {"float8_e5m2", DType::F8_E5M2}, {"bool", DType::BOOL},
+      {"float32", DType::F32},
+      {"float", DType::F32},
+      {"fp32", DType::F32},
+      {"float16", DType::F16},
+      {"half", DType::F16},
+      {"fp16", DType::F16},
+      {"bfloat16", DType::BF16},
+      {"float64", DType::F64},
+      {"double", DType::F64},
+      {"int8", DType::I8},
+      {"uint8", DType::U8},
+      {"int16", DType::I16},
+      {"int32", DType::I32},
+      {"int64", DType::I64},
+      {"fp8", DType::F8_E4M3},
+      {"float8_e4m3fn", DType::F8_E4M3},
+      {"float8_e5m2", DType::F8_E5M2},
+      {"bool", DType::BOOL},
   };
   for (const auto& [alias, t] : kAliases)
     if (alias == n) return t;

@@ -7,8 +7,28 @@
 namespace ma {
 
 enum class DType : uint8_t {
-  BOOL, U8, I8, F8_E5M2, F8_E4M3, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ,
-  I16, U16, F16, BF16, I32, U32, F32, C64, F64, I64, U64, F4, F6_E2M3, F6_E3M2,
+  BOOL,
+  U8,
+  I8,
+  F8_E5M2,
+  F8_E4M3,
+  F8_E8M0,
+  F8_E4M3FNUZ,
+  F8_E5M2FNUZ,
+  I16,
+  U16,
+  F16,
+  BF16,
+  I32,
+  U32,
+  F32,
+  C64,
+  F64,
+  I64,
+  U64,
+  F4,
+  F6_E2M3,
+  F6_E3M2,
 };
 
 struct DTypeInfo {
@@ -24,7 +44,9 @@ const DTypeInfo& dtype_info(DType t);
 std::optional<DType> dtype_from_safetensors(std::string_view name);
 // Accepts short names ("bf16"), torch names ("bfloat16", "torch.bfloat16") and safetensors names.
 std::optional<DType> dtype_from_any_name(std::string_view name);
-inline uint32_t dtype_bits(DType t) { return dtype_info(t).bits; }
+inline uint32_t dtype_bits(DType t) {
+  return dtype_info(t).bits;
+}
 std::string_view dtype_known_names();  // for error messages: "BOOL, U8, ..."
 
 }  // namespace ma

@@ -19,7 +19,11 @@ std::string compose(const std::string& file, const std::string& field, const std
 Error::Error(ErrorKind kind, std::string file, std::string field, std::string rule,
              std::optional<uint64_t> offset)
     : std::runtime_error(compose(file, field, rule, offset)),
-      kind_(kind), file_(std::move(file)), field_(std::move(field)), rule_(std::move(rule)), offset_(offset) {}
+      kind_(kind),
+      file_(std::move(file)),
+      field_(std::move(field)),
+      rule_(std::move(rule)),
+      offset_(offset) {}
 
 std::string printable(std::string_view s, size_t max_len) {
   std::string out;

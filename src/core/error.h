@@ -10,16 +10,16 @@ namespace ma {
 
 // Exit codes are part of the CLI contract (README, "Exit codes").
 enum class ErrorKind : int {
-  Internal = 1,     // a bug; bad input must never produce it
-  Usage = 2,        // bad command-line argument
-  Malformed = 3,    // file breaks its format, or config breaks a semantic rule
-  Unsafe = 4,       // content refused: path escaping the model directory, disallowed pickle global
-  Limit = 5,        // a named resource cap exceeded
+  Internal = 1,   // a bug; bad input must never produce it
+  Usage = 2,      // bad command-line argument
+  Malformed = 3,  // file breaks its format, or config breaks a semantic rule
+  Unsafe = 4,     // content refused: path escaping the model directory, disallowed pickle global
+  Limit = 5,      // a named resource cap exceeded
   Network = 6,
   Auth = 7,
-  NotFound = 8,     // file, repo or revision does not exist
-  LocalIO = 9,      // local filesystem failure (permissions, disk full)
-  Unsupported = 10, // a well-formed model whose architecture we do not model
+  NotFound = 8,      // file, repo or revision does not exist
+  LocalIO = 9,       // local filesystem failure (permissions, disk full)
+  Unsupported = 10,  // a well-formed model whose architecture we do not model
 };
 
 class Error : public std::runtime_error {

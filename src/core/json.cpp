@@ -19,7 +19,8 @@ constexpr uint64_t kHighs = 0x8080808080808080ull;
 // the bytes a JSON string scanner must look at one by one. Everything else is skipped 8 bytes at a time.
 inline uint64_t special_bytes(uint64_t w) {
   auto zero_byte = [](uint64_t v) { return (v - kOnes) & ~v & kHighs; };
-  return zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\')) | ((w - kOnes * 0x20) & ~w & kHighs) | (w & kHighs);
+  return zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\')) | ((w - kOnes * 0x20) & ~w & kHighs) |
+         (w & kHighs);
 }
 
 // Advances `p` past plain ASCII string bytes, 8 at a time.
@@ -46,7 +47,8 @@ std::optional<uint64_t> Number::as_uint() const {
 std::optional<int64_t> Number::as_int() const {
   if (!integer || !fits_u64) return std::nullopt;
   constexpr uint64_t kMax = static_cast<uint64_t>(INT64_MAX);
-  if (!negative) return magnitude <= kMax ? std::optional<int64_t>(static_cast<int64_t>(magnitude)) : std::nullopt;
+  if (!negative)
+    return magnitude <= kMax ? std::optional<int64_t>(static_cast<int64_t>(magnitude)) : std::nullopt;
   if (magnitude > kMax + 1) return std::nullopt;
   return magnitude == kMax + 1 ? INT64_MIN : -static_cast<int64_t>(magnitude);
 }
@@ -54,7 +56,11 @@ std::optional<int64_t> Number::as_int() const {
 // ---- Reader ----
 
 Reader::Reader(std::string_view text, std::string_view source, Limits limits)
-    : p_(text.data()), begin_(text.data()), end_(text.data() + text.size()), source_(source), limits_(limits) {}
+    : p_(text.data()),
+      begin_(text.data()),
+      end_(text.data() + text.size()),
+      source_(source),
+      limits_(limits) {}
 
 void Reader::fail(const std::string& why) const {
   throw Error(ErrorKind::Malformed, std::string(source_), "JSON", why, offset());
@@ -82,12 +88,17 @@ Reader::Kind Reader::peek() {
   skip_ws();
   if (p_ == end_) fail("unexpected end of input");
   switch (*p_) {
-    case '{': return Kind::Object;
-    case '[': return Kind::Array;
-    case '"': return Kind::String;
+    case '{':
+      return Kind::Object;
+    case '[':
+      return Kind::Array;
+    case '"':
+      return Kind::String;
     case 't':
-    case 'f': return Kind::Bool;
-    case 'n': return Kind::Null;
+    case 'f':
+      return Kind::Bool;
+    case 'n':
+      return Kind::Null;
     case 'N':
     case 'I':
       if (limits_.allow_nonfinite) return Kind::Number;
@@ -99,7 +110,8 @@ Reader::Kind Reader::peek() {
 }
 
 void Reader::enter() {
-  if (++depth_ > limits_.max_depth) fail("nesting deeper than " + std::to_string(limits_.max_depth) + " levels");
+  if (++depth_ > limits_.max_depth)
+    fail("nesting deeper than " + std::to_string(limits_.max_depth) + " levels");
   first_.push_back(true);
 }
 
@@ -242,7 +254,10 @@ uint32_t Reader::hex4() {
   uint32_t cp = 0;
   for (int i = 0; i < 4; ++i) {
     char c = p_[i];
-    int h = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+    int h = (c >= '0' && c <= '9')   ? c - '0'
+            : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+            : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                     : -1;
     if (h < 0) fail("invalid \\u escape");
     cp = cp * 16 + static_cast<uint32_t>(h);
   }
@@ -277,17 +292,25 @@ void Reader::skip_utf8_sequence() {
   auto c = static_cast<unsigned char>(*p_);
   int len;
   uint32_t cp;
-  if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
-  else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
-  else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
-  else fail("invalid UTF-8 byte in string");
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+    cp = c & 0x1F;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    cp = c & 0x0F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    cp = c & 0x07;
+  } else
+    fail("invalid UTF-8 byte in string");
   if (end_ - p_ < len) fail("truncated UTF-8 sequence in string");
   for (int i = 1; i < len; ++i) {
     auto cc = static_cast<unsigned char>(p_[i]);
     if ((cc & 0xC0) != 0x80) fail("invalid UTF-8 continuation byte in string");
     cp = (cp << 6) | (cc & 0x3F);
   }
-  if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+  if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+      (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
     fail("invalid UTF-8 sequence in string");
   p_ += len;
 }
@@ -309,8 +332,10 @@ std::string_view Reader::string() {
     }
     if (c == '\\') break;
     if (c < 0x20) fail("control character in string");
-    if (c >= 0x80) skip_utf8_sequence();
-    else ++p_;
+    if (c >= 0x80)
+      skip_utf8_sequence();
+    else
+      ++p_;
   }
   if (p_ == end_) fail("unterminated string");
   scratch_.assign(start, static_cast<size_t>(p_ - start));
@@ -336,14 +361,30 @@ std::string_view Reader::string() {
     if (p_ == end_) fail("unterminated escape");
     char e = *p_++;
     switch (e) {
-      case '"': scratch_ += '"'; break;
-      case '\\': scratch_ += '\\'; break;
-      case '/': scratch_ += '/'; break;
-      case 'b': scratch_ += '\b'; break;
-      case 'f': scratch_ += '\f'; break;
-      case 'n': scratch_ += '\n'; break;
-      case 'r': scratch_ += '\r'; break;
-      case 't': scratch_ += '\t'; break;
+      case '"':
+        scratch_ += '"';
+        break;
+      case '\\':
+        scratch_ += '\\';
+        break;
+      case '/':
+        scratch_ += '/';
+        break;
+      case 'b':
+        scratch_ += '\b';
+        break;
+      case 'f':
+        scratch_ += '\f';
+        break;
+      case 'n':
+        scratch_ += '\n';
+        break;
+      case 'r':
+        scratch_ += '\r';
+        break;
+      case 't':
+        scratch_ += '\t';
+        break;
       case 'u': {
         uint32_t cp = hex4();
         if (cp >= 0xD800 && cp <= 0xDBFF) {
@@ -358,7 +399,8 @@ std::string_view Reader::string() {
         append_utf8(scratch_, cp);
         break;
       }
-      default: fail("invalid escape character");
+      default:
+        fail("invalid escape character");
     }
   }
   fail("unterminated string");
@@ -376,10 +418,18 @@ void Reader::skip() {
       begin_array();
       while (next_item()) skip();
       return;
-    case Kind::String: string(); return;
-    case Kind::Number: number(); return;
-    case Kind::Bool: boolean(); return;
-    case Kind::Null: null(); return;
+    case Kind::String:
+      string();
+      return;
+    case Kind::Number:
+      number();
+      return;
+    case Kind::Bool:
+      boolean();
+      return;
+    case Kind::Null:
+      null();
+      return;
   }
 }
 
@@ -392,7 +442,8 @@ void Reader::finish() {
 
 class DomBuilder {
  public:
-  DomBuilder(Reader& r, std::deque<std::string>& strings, std::string_view text) : r_(r), strings_(strings), text_(text) {}
+  DomBuilder(Reader& r, std::deque<std::string>& strings, std::string_view text)
+      : r_(r), strings_(strings), text_(text) {}
 
   void value(Value& v) {
     Reader::Kind k = r_.peek();
@@ -414,9 +465,18 @@ class DomBuilder {
         r_.begin_array();
         while (r_.next_item()) value(v.items_.emplace_back());
         return;
-      case Reader::Kind::String: v.type_ = Type::String; v.str_ = keep(r_.string()); return;
-      case Reader::Kind::Bool: v.type_ = Type::Bool; v.bool_ = r_.boolean(); return;
-      case Reader::Kind::Null: r_.null(); v.type_ = Type::Null; return;
+      case Reader::Kind::String:
+        v.type_ = Type::String;
+        v.str_ = keep(r_.string());
+        return;
+      case Reader::Kind::Bool:
+        v.type_ = Type::Bool;
+        v.bool_ = r_.boolean();
+        return;
+      case Reader::Kind::Null:
+        r_.null();
+        v.type_ = Type::Null;
+        return;
       case Reader::Kind::Number: {
         Number n = r_.number();
         v.type_ = Type::Number;
@@ -485,8 +545,8 @@ void check_document_size(std::string_view text, std::string_view source, const L
     throw Error(ErrorKind::Limit, std::string(source), "JSON",
                 "document is " + std::to_string(text.size()) + " bytes, over the cap of " +
                     std::to_string(limits.max_bytes));
-  if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF && static_cast<unsigned char>(text[1]) == 0xBB &&
-      static_cast<unsigned char>(text[2]) == 0xBF)
+  if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF &&
+      static_cast<unsigned char>(text[1]) == 0xBB && static_cast<unsigned char>(text[2]) == 0xBF)
     throw Error(ErrorKind::Malformed, std::string(source), "JSON", "starts with a UTF-8 byte-order mark", 0);
 }
 
@@ -501,11 +561,21 @@ void append_quoted(std::string& out, std::string_view s) {
     out.append(s.data() + run, i - run);
     run = i + 1;
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default: {
         static const char* hexd = "0123456789abcdef";
         out += "\\u00";

@@ -66,7 +66,7 @@ struct Member {
 };
 
 struct Limits {
-  uint32_t max_depth = 128;      // serde_json's limit: deep nesting is an error, never a stack overflow
+  uint32_t max_depth = 128;  // serde_json's limit: deep nesting is an error, never a stack overflow
   uint64_t max_bytes = 100'000'000;
   // Python's json.dumps writes NaN / Infinity / -Infinity; configs written by transformers contain them
   // (Nemotron-H's time_step_limit). Accepted only where asked for; safetensors headers never allow them.
@@ -76,7 +76,7 @@ struct Limits {
 // A number as written: exact integer views plus the nearest double.
 struct Number {
   std::string_view raw;
-  bool integer = false;   // no fraction or exponent
+  bool integer = false;  // no fraction or exponent
   bool negative = false;
   bool fits_u64 = false;  // |value| fits in 64 bits (integers only)
   uint64_t magnitude = 0;
@@ -98,13 +98,13 @@ class Reader {
   void begin_object();
   bool next_member(std::string_view& key);  // false at '}'; key valid until the next string read
   void begin_array();
-  bool next_item();                          // false at ']'
+  bool next_item();  // false at ']'
   std::string_view string();
   Number number();
   bool boolean();
   void null();
-  void skip();        // any value, fully validated
-  void finish();      // only whitespace may follow
+  void skip();    // any value, fully validated
+  void finish();  // only whitespace may follow
   uint64_t offset() const { return static_cast<uint64_t>(p_ - begin_); }
   [[noreturn]] void fail(const std::string& why) const;
 

@@ -20,7 +20,8 @@ uint64_t NameIndex::hash(std::string_view s) {
   return h ^ (h >> 29);
 }
 
-NameIndex::NameIndex(uint32_t count, NameOf name_of, const void* context) : name_of_(name_of), context_(context) {
+NameIndex::NameIndex(uint32_t count, NameOf name_of, const void* context)
+    : name_of_(name_of), context_(context) {
   uint64_t size = 16;
   while (size < uint64_t{count} * 2) size <<= 1;  // load factor <= 0.5
   slots_.assign(size, Slot{0, 0});

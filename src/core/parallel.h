@@ -44,7 +44,8 @@ class BackgroundLoop {
  public:
   template <typename F>
   BackgroundLoop(size_t n, F&& f) : n_(n), f_(std::forward<F>(f)), errors_(n) {
-    size_t helpers = std::min<size_t>(n, std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8)) - (n ? 1 : 0);
+    size_t helpers =
+        std::min<size_t>(n, std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8)) - (n ? 1 : 0);
     for (size_t t = 0; t < helpers; ++t) threads_.emplace_back([this] { work(); });
   }
   BackgroundLoop(const BackgroundLoop&) = delete;

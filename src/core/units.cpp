@@ -17,8 +17,10 @@ std::string with_thousands(uint64_t n) {
 }
 
 std::string human_count(uint64_t n) {
-  static constexpr struct { double scale; const char* suffix; } kUnits[] = {
-      {1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
+  static constexpr struct {
+    double scale;
+    const char* suffix;
+  } kUnits[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
   for (const auto& u : kUnits) {
     if (static_cast<double>(n) >= u.scale) {
       char buf[32];
@@ -38,8 +40,10 @@ std::string human_bytes(uint64_t n) {
     ++u;
   }
   char buf[32];
-  if (u == 0) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
-  else std::snprintf(buf, sizeof buf, "%.2f %s", v, kUnits[u]);
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
+  else
+    std::snprintf(buf, sizeof buf, "%.2f %s", v, kUnits[u]);
   return buf;
 }
 

@@ -25,7 +25,8 @@ void check_shard_against_index(const SafetensorsIndex& idx, const std::string& i
                   "stored in this shard but missing from " + index_name);
     if (idx.weight_map[*pos].second != shard)
       throw Error(ErrorKind::Malformed, file, "tensor '" + printable(t.name) + "'",
-                  "stored in this shard but " + index_name + " places it in " + idx.shards[idx.weight_map[*pos].second]);
+                  "stored in this shard but " + index_name + " places it in " +
+                      idx.shards[idx.weight_map[*pos].second]);
     listed[*pos] = 1;  // distinct positions per tensor: no two workers write the same byte
   }
 }
@@ -37,7 +38,9 @@ void reject_names_in_two_files(const Checkpoint& ck) {
     for (const StoredTensor& t : f.tensors) all.push_back(&t);
   NameIndex names(
       static_cast<uint32_t>(all.size()),
-      [](const void* c, uint32_t i) { return std::string_view(static_cast<const StoredTensor* const*>(c)[i]->name); },
+      [](const void* c, uint32_t i) {
+        return std::string_view(static_cast<const StoredTensor* const*>(c)[i]->name);
+      },
       all.data());
   if (auto dup = names.first_duplicate()) {
     const StoredTensor& t = *all[*dup];
@@ -68,7 +71,8 @@ std::vector<fs::path> safetensors_in(const fs::path& dir) {
 
 // Index-only view: the index tells which tensors exist and where, the template supplies their shapes.
 void names_from_index(Checkpoint& ck) {
-  for (uint32_t i = 0; i < ck.index->shards.size(); ++i) ck.files.push_back({ck.index->shards[i], 0, 0, {}, {}});
+  for (uint32_t i = 0; i < ck.index->shards.size(); ++i)
+    ck.files.push_back({ck.index->shards[i], 0, 0, {}, {}});
   for (const auto& [name, shard] : ck.index->weight_map) {
     StoredTensor t;
     t.name = std::string(name);
@@ -139,11 +143,13 @@ Checkpoint read_checkpoint(const LocalModelFiles& files) {
     });
     for (size_t i = 0; i < listed.size(); ++i)
       if (!listed[i])
-        throw Error(ErrorKind::Malformed, ck.index_name, "weight_map['" + printable(ck.index->weight_map[i].first) + "']",
+        throw Error(ErrorKind::Malformed, ck.index_name,
+                    "weight_map['" + printable(ck.index->weight_map[i].first) + "']",
                     "tensor is not in its shard " + ck.index->shards[ck.index->weight_map[i].second]);
   } else {
     headers.resize(files.safetensors.size());
-    parallel_for(headers.size(), [&](size_t i) { headers[i] = read_safetensors_header(files.safetensors[i].string()); });
+    parallel_for(headers.size(),
+                 [&](size_t i) { headers[i] = read_safetensors_header(files.safetensors[i].string()); });
   }
   for (uint32_t i = 0; i < headers.size(); ++i) {
     CheckpointFile f;

@@ -9,12 +9,12 @@
 namespace ma {
 
 struct LocalModelFiles {
-  std::filesystem::path root;                     // directory holding the files
-  std::string display_name;                       // what the user named
-  std::optional<std::filesystem::path> config;    // config.json
-  std::optional<std::filesystem::path> index;     // model.safetensors.index.json or pytorch_model.bin.index.json
-  bool index_is_pytorch = false;                  // the index names .bin shards (names only, no headers)
-  std::vector<std::filesystem::path> safetensors; // weight files to read headers from, in shard order
+  std::filesystem::path root;                   // directory holding the files
+  std::string display_name;                     // what the user named
+  std::optional<std::filesystem::path> config;  // config.json
+  std::optional<std::filesystem::path> index;  // model.safetensors.index.json or pytorch_model.bin.index.json
+  bool index_is_pytorch = false;               // the index names .bin shards (names only, no headers)
+  std::vector<std::filesystem::path> safetensors;  // weight files to read headers from, in shard order
   // Weight files in formats this command does not read (PyTorch .bin/.pt/.pth, GGUF, ONNX): reported, so a
   // dry run from the config is never mistaken for an inventory of those files.
   std::vector<std::filesystem::path> unread_weights;

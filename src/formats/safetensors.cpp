@@ -16,15 +16,19 @@ namespace {
   throw Error(ErrorKind::Malformed, std::string(source), field, rule);
 }
 
-std::string tensor_field(std::string_view name) { return "tensor '" + printable(name) + "'"; }
+std::string tensor_field(std::string_view name) {
+  return "tensor '" + printable(name) + "'";
+}
 
 // Files users mistake for safetensors: name them instead of reporting an absurd header length.
 void reject_known_impostors(std::string_view first_bytes, std::string_view source) {
   auto starts = [&](std::string_view p) { return first_bytes.substr(0, p.size()) == p; };
   if (starts("version https://git-lfs"))
-    malformed(source, "", "this is a Git LFS pointer file, not safetensors data; fetch the real file (git lfs pull)");
+    malformed(source, "",
+              "this is a Git LFS pointer file, not safetensors data; fetch the real file (git lfs pull)");
   std::string lower;
-  for (char c : first_bytes.substr(0, 16)) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char c : first_bytes.substr(0, 16))
+    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lower.rfind("<!doctype", 0) == 0 || lower.rfind("<html", 0) == 0)
     malformed(source, "", "this is an HTML page (an error page saved as a file?), not safetensors data");
 }
@@ -41,17 +45,21 @@ uint64_t read_index(json::Reader& r, std::string_view source, const std::string&
     malformed(source, tensor_field(name), std::string(what) + " must hold non-negative integers");
   json::Number n = r.number();
   auto u = n.as_uint();
-  if (!u) malformed(source, tensor_field(name), std::string(what) + " must hold non-negative integers, found " + printable(n.raw));
+  if (!u)
+    malformed(source, tensor_field(name),
+              std::string(what) + " must hold non-negative integers, found " + printable(n.raw));
   return *u;
 }
 
 void read_metadata(json::Reader& r, std::string_view source, SafetensorsHeader& h) {
-  if (r.peek() != json::Reader::Kind::Object) malformed(source, "__metadata__", "must be an object of strings");
+  if (r.peek() != json::Reader::Kind::Object)
+    malformed(source, "__metadata__", "must be an object of strings");
   r.begin_object();
   std::string_view key;
   while (r.next_member(key)) {
     std::string k(key);
-    if (r.peek() != json::Reader::Kind::String) malformed(source, "__metadata__." + printable(k), "metadata values must be strings");
+    if (r.peek() != json::Reader::Kind::String)
+      malformed(source, "__metadata__." + printable(k), "metadata values must be strings");
     h.metadata.emplace_back(std::move(k), std::string(r.string()));
   }
 }
@@ -60,7 +68,8 @@ void read_metadata(json::Reader& r, std::string_view source, SafetensorsHeader& 
 StoredTensor read_tensor_entry(json::Reader& r, std::string_view source, std::string name) {
   StoredTensor t;
   t.name = std::move(name);
-  if (r.peek() != json::Reader::Kind::Object) malformed(source, tensor_field(t.name), "tensor entry must be an object");
+  if (r.peek() != json::Reader::Kind::Object)
+    malformed(source, tensor_field(t.name), "tensor entry must be an object");
   r.begin_object();
   bool has_dtype = false, has_shape = false;
   int offsets = -1;
@@ -69,7 +78,8 @@ StoredTensor read_tensor_entry(json::Reader& r, std::string_view source, std::st
     if (field == "dtype") {
       if (has_dtype) malformed(source, tensor_field(t.name), "duplicate field 'dtype'");
       has_dtype = true;
-      if (r.peek() != json::Reader::Kind::String) malformed(source, tensor_field(t.name), "missing or non-string 'dtype'");
+      if (r.peek() != json::Reader::Kind::String)
+        malformed(source, tensor_field(t.name), "missing or non-string 'dtype'");
       std::string_view d = r.string();
       auto dt = dtype_from_safetensors(d);
       if (!dt)
@@ -79,7 +89,8 @@ StoredTensor read_tensor_entry(json::Reader& r, std::string_view source, std::st
     } else if (field == "shape") {
       if (has_shape) malformed(source, tensor_field(t.name), "duplicate field 'shape'");
       has_shape = true;
-      if (r.peek() != json::Reader::Kind::Array) malformed(source, tensor_field(t.name), "missing or non-array 'shape'");
+      if (r.peek() != json::Reader::Kind::Array)
+        malformed(source, tensor_field(t.name), "missing or non-array 'shape'");
       r.begin_array();
       // Dims go to a stack buffer first so the shape is allocated once, at its exact size.
       uint64_t dims[8];
@@ -96,12 +107,15 @@ StoredTensor read_tensor_entry(json::Reader& r, std::string_view source, std::st
       if (offsets >= 0) malformed(source, tensor_field(t.name), "duplicate field 'data_offsets'");
       offsets = 0;
       if (r.peek() != json::Reader::Kind::Array)
-        malformed(source, tensor_field(t.name), "'data_offsets' must be an array of two integers [begin, end]");
+        malformed(source, tensor_field(t.name),
+                  "'data_offsets' must be an array of two integers [begin, end]");
       r.begin_array();
       while (r.next_item()) {
         uint64_t v = read_index(r, source, t.name, "'data_offsets'");
-        if (offsets == 0) t.data_begin = v;
-        else if (offsets == 1) t.data_end = v;
+        if (offsets == 0)
+          t.data_begin = v;
+        else if (offsets == 1)
+          t.data_end = v;
         ++offsets;
       }
     } else {
@@ -110,37 +124,46 @@ StoredTensor read_tensor_entry(json::Reader& r, std::string_view source, std::st
   }
   if (!has_dtype) malformed(source, tensor_field(t.name), "missing or non-string 'dtype'");
   if (!has_shape) malformed(source, tensor_field(t.name), "missing or non-array 'shape'");
-  if (offsets != 2) malformed(source, tensor_field(t.name), "'data_offsets' must be an array of two integers [begin, end]");
+  if (offsets != 2)
+    malformed(source, tensor_field(t.name), "'data_offsets' must be an array of two integers [begin, end]");
   if (t.data_end < t.data_begin)
-    malformed(source, tensor_field(t.name), "invalid data_offsets: end " + std::to_string(t.data_end) +
-                                                " is before begin " + std::to_string(t.data_begin));
+    malformed(source, tensor_field(t.name),
+              "invalid data_offsets: end " + std::to_string(t.data_end) + " is before begin " +
+                  std::to_string(t.data_begin));
   auto n = checked_numel(t.shape);
   auto bits = n ? checked_mul(*n, dtype_bits(t.dtype)) : std::nullopt;
-  if (!bits) malformed(source, tensor_field(t.name), "shape " + shape_to_string(t.shape) + " overflows 64-bit size arithmetic");
+  if (!bits)
+    malformed(source, tensor_field(t.name),
+              "shape " + shape_to_string(t.shape) + " overflows 64-bit size arithmetic");
   if (*bits % 8 != 0)
-    malformed(source, tensor_field(t.name), "sub-byte tensor of " + std::to_string(*bits) + " bits does not end on a byte boundary");
+    malformed(source, tensor_field(t.name),
+              "sub-byte tensor of " + std::to_string(*bits) + " bits does not end on a byte boundary");
   t.numel = *n;
   if (t.data_end - t.data_begin != *bits / 8)
     malformed(source, tensor_field(t.name),
-              "declares " + std::to_string(t.data_end - t.data_begin) + " bytes but shape " + shape_to_string(t.shape) +
-                  " of " + std::string(dtype_info(t.dtype).safetensors_name) + " implies " + std::to_string(*bits / 8));
+              "declares " + std::to_string(t.data_end - t.data_begin) + " bytes but shape " +
+                  shape_to_string(t.shape) + " of " + std::string(dtype_info(t.dtype).safetensors_name) +
+                  " implies " + std::to_string(*bits / 8));
   return t;
 }
 
 }  // namespace
 
-uint64_t safetensors_header_length(std::string_view first_bytes, uint64_t file_size, std::string_view source) {
+uint64_t safetensors_header_length(std::string_view first_bytes, uint64_t file_size,
+                                   std::string_view source) {
   reject_known_impostors(first_bytes, source);
   if (first_bytes.size() < 8 || file_size < 8)
-    malformed(source, "", "file too small to be safetensors (" + std::to_string(file_size) + " bytes; need at least 8)");
+    malformed(source, "",
+              "file too small to be safetensors (" + std::to_string(file_size) + " bytes; need at least 8)");
   uint64_t n = read_u64_le(first_bytes);
   if (n > kSafetensorsMaxHeader)
     throw Error(ErrorKind::Limit, std::string(source), "header length",
-                "header length " + std::to_string(n) + " exceeds the cap of " + std::to_string(kSafetensorsMaxHeader) + " bytes");
+                "header length " + std::to_string(n) + " exceeds the cap of " +
+                    std::to_string(kSafetensorsMaxHeader) + " bytes");
   if (n > file_size - 8)
     malformed(source, "header length",
-              "header of " + std::to_string(n) + " bytes extends past the end of the file (" + std::to_string(file_size) +
-                  " bytes); truncated download?");
+              "header of " + std::to_string(n) + " bytes extends past the end of the file (" +
+                  std::to_string(file_size) + " bytes); truncated download?");
   return n;
 }
 
@@ -178,7 +201,8 @@ SafetensorsHeader parse_safetensors_header(std::string_view header_json, uint64_
   // Duplicate names (the reference silently keeps the last one): sort indices by name, O(n log n).
   std::vector<uint32_t> order(h.tensors.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return h.tensors[a].name < h.tensors[b].name; });
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return h.tensors[a].name < h.tensors[b].name; });
   for (size_t i = 1; i < order.size(); ++i)
     if (h.tensors[order[i]].name == h.tensors[order[i - 1]].name)
       malformed(source, tensor_field(h.tensors[order[i]].name), "duplicate tensor name in header");
@@ -194,17 +218,20 @@ SafetensorsHeader parse_safetensors_header(std::string_view header_json, uint64_
     const StoredTensor& t = h.tensors[i];
     if (t.data_begin != expected)
       malformed(source, tensor_field(t.name),
-                t.data_begin < expected ? "tensor data overlaps the previous tensor (begin " + std::to_string(t.data_begin) +
-                                              " < " + std::to_string(expected) + ")"
-                                        : "hole in tensor data before this tensor (begin " + std::to_string(t.data_begin) +
-                                              ", previous end " + std::to_string(expected) + ")");
+                t.data_begin < expected
+                    ? "tensor data overlaps the previous tensor (begin " + std::to_string(t.data_begin) +
+                          " < " + std::to_string(expected) + ")"
+                    : "hole in tensor data before this tensor (begin " + std::to_string(t.data_begin) +
+                          ", previous end " + std::to_string(expected) + ")");
     expected = t.data_end;
   }
   auto covered = checked_add(8 + h.header_length, expected);
   if (!covered || *covered != file_size)
     malformed(source, "data",
-              "data area is " + std::to_string(file_size - 8 - h.header_length) + " bytes but the header describes " +
-                  std::to_string(expected) + (covered && *covered < file_size ? " (trailing bytes after the last tensor)" : " (file truncated?)"));
+              "data area is " + std::to_string(file_size - 8 - h.header_length) +
+                  " bytes but the header describes " + std::to_string(expected) +
+                  (covered && *covered < file_size ? " (trailing bytes after the last tensor)"
+                                                   : " (file truncated?)"));
   return h;
 }
 

@@ -15,7 +15,8 @@ bool is_contained_relative_path(std::string_view name) {
   size_t start = 0;
   while (start <= name.size()) {
     size_t slash = name.find('/', start);
-    std::string_view part = name.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    std::string_view part =
+        name.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
     if (part.empty() || part == "." || part == "..") return false;
     if (slash == std::string_view::npos) break;
     start = slash + 1;
@@ -51,7 +52,8 @@ SafetensorsIndex parse_safetensors_index(std::string json_text, std::string_view
   auto names = std::make_shared<std::deque<std::string>>();
   json::Reader r(*text, source, limits);
   std::string src(source);
-  if (r.peek() != json::Reader::Kind::Object) throw Error(ErrorKind::Malformed, src, "", "index must be a JSON object");
+  if (r.peek() != json::Reader::Kind::Object)
+    throw Error(ErrorKind::Malformed, src, "", "index must be a JSON object");
 
   std::unordered_map<std::string, uint32_t> shard_ids;
   // Consecutive entries almost always name the same shard: remember the last one instead of hashing.
@@ -67,20 +69,25 @@ SafetensorsIndex parse_safetensors_index(std::string json_text, std::string_view
       r.begin_object();
       std::string_view mk;
       while (r.next_member(mk)) {
-        if (mk == "total_size") idx.total_size = read_total_size(r, src);
-        else r.skip();
+        if (mk == "total_size")
+          idx.total_size = read_total_size(r, src);
+        else
+          r.skip();
       }
     } else if (key == "weight_map") {
-      if (r.peek() != json::Reader::Kind::Object) throw Error(ErrorKind::Malformed, src, "weight_map", "missing or not an object");
+      if (r.peek() != json::Reader::Kind::Object)
+        throw Error(ErrorKind::Malformed, src, "weight_map", "missing or not an object");
       seen_map = true;
       r.begin_object();
       std::string_view name;
       while (r.next_member(name)) {
         // Keys with escapes live in the reader's scratch buffer until the next string: keep a copy.
-        bool in_text = name.data() >= text->data() && name.data() + name.size() <= text->data() + text->size();
+        bool in_text =
+            name.data() >= text->data() && name.data() + name.size() <= text->data() + text->size();
         std::string_view tensor = in_text ? name : std::string_view(names->emplace_back(name));
         if (r.peek() != json::Reader::Kind::String)
-          throw Error(ErrorKind::Malformed, src, "weight_map['" + printable(tensor) + "']", "shard name must be a string");
+          throw Error(ErrorKind::Malformed, src, "weight_map['" + printable(tensor) + "']",
+                      "shard name must be a string");
         std::string_view shard = r.string();
         if (idx.weight_map.empty() || shard != last_shard) {
           if (!is_contained_relative_path(shard))
@@ -90,7 +97,8 @@ SafetensorsIndex parse_safetensors_index(std::string json_text, std::string_view
           auto it = shard_ids.find(last_shard);
           if (it == shard_ids.end()) {
             if (idx.shards.size() >= kMaxShards)
-              throw Error(ErrorKind::Limit, src, "weight_map", "more than " + std::to_string(kMaxShards) + " shard files");
+              throw Error(ErrorKind::Limit, src, "weight_map",
+                          "more than " + std::to_string(kMaxShards) + " shard files");
             it = shard_ids.emplace(last_shard, static_cast<uint32_t>(idx.shards.size())).first;
             idx.shards.push_back(last_shard);
           }

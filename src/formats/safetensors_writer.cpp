@@ -13,7 +13,9 @@
 namespace ma {
 namespace {
 
-uint64_t tensor_bytes(const TensorToWrite& t) { return numel(t.shape) * dtype_bits(t.dtype) / 8; }
+uint64_t tensor_bytes(const TensorToWrite& t) {
+  return numel(t.shape) * dtype_bits(t.dtype) / 8;
+}
 
 }  // namespace
 

@@ -46,7 +46,9 @@ void AtomicFile::write_at(uint64_t offset, std::string_view bytes) {
   if (offset + bytes.size() > end_) end_ = offset + bytes.size();
 }
 
-void AtomicFile::write(std::string_view bytes) { write_at(end_, bytes); }
+void AtomicFile::write(std::string_view bytes) {
+  write_at(end_, bytes);
+}
 
 void AtomicFile::commit(uint64_t final_size) {
   if (::ftruncate(fd_, static_cast<off_t>(final_size)) != 0) io_error(final_path_, "cannot set file size");
@@ -65,7 +67,9 @@ void AtomicFile::commit(uint64_t final_size) {
   }
 }
 
-void AtomicFile::commit() { commit(end_); }
+void AtomicFile::commit() {
+  commit(end_);
+}
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
   AtomicFile f(path);

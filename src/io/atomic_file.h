@@ -14,7 +14,7 @@ class AtomicFile {
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
-  void write(std::string_view bytes);                    // appends at the current end of what was written
+  void write(std::string_view bytes);  // appends at the current end of what was written
   void write_at(uint64_t offset, std::string_view bytes);
   // Sets the final size (extending with a hole if needed), flushes and renames into place.
   void commit(uint64_t final_size);

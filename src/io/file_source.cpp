@@ -33,9 +33,9 @@ FileSource::~FileSource() {
 
 void FileSource::read_exact(uint64_t offset, uint64_t len, std::string& out) const {
   if (offset > size_ || len > size_ - offset)
-    throw Error(ErrorKind::Malformed, name_, "", "read of " + std::to_string(len) + " bytes at offset " +
-                                                    std::to_string(offset) + " runs past the end of the file (" +
-                                                    std::to_string(size_) + " bytes)");
+    throw Error(ErrorKind::Malformed, name_, "",
+                "read of " + std::to_string(len) + " bytes at offset " + std::to_string(offset) +
+                    " runs past the end of the file (" + std::to_string(size_) + " bytes)");
   // A reused buffer only zero-fills what it grows by; the bytes are overwritten right away.
   out.resize(len);
   read_exact(offset, len, out.data());
@@ -43,9 +43,9 @@ void FileSource::read_exact(uint64_t offset, uint64_t len, std::string& out) con
 
 void FileSource::read_exact(uint64_t offset, uint64_t len, char* out) const {
   if (offset > size_ || len > size_ - offset)
-    throw Error(ErrorKind::Malformed, name_, "", "read of " + std::to_string(len) + " bytes at offset " +
-                                                    std::to_string(offset) + " runs past the end of the file (" +
-                                                    std::to_string(size_) + " bytes)");
+    throw Error(ErrorKind::Malformed, name_, "",
+                "read of " + std::to_string(len) + " bytes at offset " + std::to_string(offset) +
+                    " runs past the end of the file (" + std::to_string(size_) + " bytes)");
   uint64_t done = 0;
   while (done < len) {
     ssize_t r = ::pread(fd_, out + done, len - done, static_cast<off_t>(offset + done));
@@ -54,8 +54,9 @@ void FileSource::read_exact(uint64_t offset, uint64_t len, char* out) const {
       throw Error(ErrorKind::LocalIO, name_, "", std::string("read failed: ") + std::strerror(errno));
     }
     if (r == 0)
-      throw Error(ErrorKind::Malformed, name_, "", "file shrank while being read (now ends before byte " +
-                                                      std::to_string(offset + done) + ")");
+      throw Error(
+          ErrorKind::Malformed, name_, "",
+          "file shrank while being read (now ends before byte " + std::to_string(offset + done) + ")");
     done += static_cast<uint64_t>(r);
   }
 }
@@ -63,8 +64,9 @@ void FileSource::read_exact(uint64_t offset, uint64_t len, char* out) const {
 std::string read_small_file(const std::filesystem::path& path, uint64_t max_bytes) {
   FileSource f(path);
   if (f.size() > max_bytes)
-    throw Error(ErrorKind::Limit, f.name(), "", "file is " + std::to_string(f.size()) +
-                                                    " bytes, over the cap of " + std::to_string(max_bytes));
+    throw Error(
+        ErrorKind::Limit, f.name(), "",
+        "file is " + std::to_string(f.size()) + " bytes, over the cap of " + std::to_string(max_bytes));
   std::string out;
   f.read_exact(0, f.size(), out);
   return out;

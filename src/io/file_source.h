@@ -15,7 +15,8 @@ class FileSource {
 
   uint64_t size() const { return size_; }
   const std::string& name() const { return name_; }
-  // Reads exactly `len` bytes at `offset` into `out` (resized); throws Error(Malformed) if the file is shorter.
+  // Reads exactly `len` bytes at `offset` into `out` (resized); throws Error(Malformed) if the file is
+  // shorter.
   void read_exact(uint64_t offset, uint64_t len, std::string& out) const;
   // The same into a caller's buffer of at least `len` bytes.
   void read_exact(uint64_t offset, uint64_t len, char* out) const;

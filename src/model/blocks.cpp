@@ -74,8 +74,8 @@ void gated_shared_expert(ModelTemplate& t, const std::string& prefix, uint64_t h
   linear(t, prefix + ".shared_expert_gate", hidden, 1, false);
 }
 
-void fused_experts(ModelTemplate& t, const std::string& prefix, uint64_t experts, uint64_t hidden, uint64_t inter,
-                   const ExpertsOnDisk& disk) {
+void fused_experts(ModelTemplate& t, const std::string& prefix, uint64_t experts, uint64_t hidden,
+                   uint64_t inter, const ExpertsOnDisk& disk) {
   per_expert_stored(t, prefix + ".gate_up_proj", experts, inter, hidden, disk.prefix, {disk.gate, disk.up});
   per_expert_stored(t, prefix + ".down_proj", experts, hidden, inter, disk.prefix, {disk.down});
 }

@@ -25,7 +25,8 @@ struct Attention {
   uint64_t head_dim = 0;
   bool qkv_bias = false;
   bool o_bias = false;
-  bool qk_norm = false;  // per-head RMSNorm on q and k (Qwen3, OLMo-2 style uses full width: see qk_norm_width)
+  bool qk_norm =
+      false;  // per-head RMSNorm on q and k (Qwen3, OLMo-2 style uses full width: see qk_norm_width)
   uint64_t qk_norm_width = 0;  // 0: head_dim
   std::string q = "q_proj", k = "k_proj", v = "v_proj", o = "o_proj";
   std::string q_norm = "q_norm", k_norm = "k_norm";
@@ -34,8 +35,8 @@ struct Attention {
 void attention(ModelTemplate& t, const std::string& prefix, const Attention& a);
 
 // gate_proj/up_proj [inter, hidden], down_proj [hidden, inter].
-void gated_mlp(ModelTemplate& t, const std::string& prefix, uint64_t hidden, uint64_t inter, bool bias = false,
-               const std::string& gate = "gate_proj", const std::string& up = "up_proj",
+void gated_mlp(ModelTemplate& t, const std::string& prefix, uint64_t hidden, uint64_t inter,
+               bool bias = false, const std::string& gate = "gate_proj", const std::string& up = "up_proj",
                const std::string& down = "down_proj");
 
 // name, flagged as a weight of the routed experts (only top-k of them are active per token).
@@ -69,7 +70,7 @@ struct ExpertsOnDisk {
 };
 // transformers >= 5 fused experts: `prefix`.gate_up_proj [E, 2I, H] and `prefix`.down_proj [E, H, I],
 // flagged routed, with their per-expert on-disk pieces.
-void fused_experts(ModelTemplate& t, const std::string& prefix, uint64_t experts, uint64_t hidden, uint64_t inter,
-                   const ExpertsOnDisk& disk);
+void fused_experts(ModelTemplate& t, const std::string& prefix, uint64_t experts, uint64_t hidden,
+                   uint64_t inter, const ExpertsOnDisk& disk);
 
 }  // namespace ma::blocks

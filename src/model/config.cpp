@@ -22,7 +22,9 @@ void ModelConfig::fail(std::string_view key, const std::string& rule) const {
   throw Error(ErrorKind::Malformed, *file_, field, rule);
 }
 
-const json::Value* ModelConfig::raw(std::string_view key) const { return obj_->find(key); }
+const json::Value* ModelConfig::raw(std::string_view key) const {
+  return obj_->find(key);
+}
 
 bool ModelConfig::has(std::string_view key) const {
   const json::Value* v = raw(key);
@@ -33,20 +35,25 @@ std::optional<uint64_t> ModelConfig::opt_count(std::string_view key) const {
   const json::Value* v = raw(key);
   if (!v || v->is_null()) return std::nullopt;
   auto capped = [&](uint64_t u) {
-    if (u > kMaxValue) fail(key, "value " + std::to_string(u) + " is implausibly large (cap " + std::to_string(kMaxValue) + ")");
+    if (u > kMaxValue)
+      fail(key,
+           "value " + std::to_string(u) + " is implausibly large (cap " + std::to_string(kMaxValue) + ")");
     return u;
   };
   if (auto u = v->as_uint()) return capped(*u);
-  // Integral floats ("4096.0") occur in hand-edited configs; Python would accept them as ints only with a cast,
-  // transformers keeps them as floats, so we reject anything non-integral.
+  // Integral floats ("4096.0") occur in hand-edited configs; Python would accept them as ints only with a
+  // cast, transformers keeps them as floats, so we reject anything non-integral.
   if (v->is_number() && v->as_double() >= 0 && v->as_double() < 9e15 &&
       static_cast<double>(static_cast<uint64_t>(v->as_double())) == v->as_double())
     return capped(static_cast<uint64_t>(v->as_double()));
-  fail(key, std::string("must be a non-negative integer, found ") +
-                (v->is_number() ? printable(v->raw()) : v->is_string() ? "a string" : "a non-number"));
+  fail(key, std::string("must be a non-negative integer, found ") + (v->is_number()   ? printable(v->raw())
+                                                                     : v->is_string() ? "a string"
+                                                                                      : "a non-number"));
 }
 
-uint64_t ModelConfig::count_or(std::string_view key, uint64_t dflt) const { return opt_count(key).value_or(dflt); }
+uint64_t ModelConfig::count_or(std::string_view key, uint64_t dflt) const {
+  return opt_count(key).value_or(dflt);
+}
 
 uint64_t ModelConfig::dim_or(std::string_view key, uint64_t dflt) const {
   auto v = opt_count(key);

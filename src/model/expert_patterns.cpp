@@ -12,7 +12,8 @@ ExpertPatterns::ExpertPatterns(const ModelTemplate& t) {
     auto entry = static_cast<uint32_t>(entries_.size());
     entries_.push_back({i, pe.experts, static_cast<uint32_t>(pe.parts.size()), slots_});
     slots_ += pe.pieces();
-    for (uint32_t p = 0; p < pe.parts.size(); ++p) by_key_.emplace(pe.prefix + "." + pe.parts[p].suffix, std::pair{entry, p});
+    for (uint32_t p = 0; p < pe.parts.size(); ++p)
+      by_key_.emplace(pe.prefix + "." + pe.parts[p].suffix, std::pair{entry, p});
   }
 }
 

@@ -31,7 +31,8 @@ class ExpertPatterns {
   void for_each_piece(F&& f) const {
     for (const Entry& e : entries_)
       for (uint32_t x = 0; x < e.experts; ++x)
-        for (uint32_t p = 0; p < e.parts; ++p) f(e.tensor_index, x, p, e.first_slot + uint64_t{x} * e.parts + p);
+        for (uint32_t p = 0; p < e.parts; ++p)
+          f(e.tensor_index, x, p, e.first_slot + uint64_t{x} * e.parts + p);
   }
 
  private:
@@ -42,7 +43,8 @@ class ExpertPatterns {
     uint64_t first_slot;
   };
   std::vector<Entry> entries_;
-  std::unordered_map<std::string, std::pair<uint32_t, uint32_t>> by_key_;  // prefix + "." + suffix -> entry, part
+  std::unordered_map<std::string, std::pair<uint32_t, uint32_t>>
+      by_key_;  // prefix + "." + suffix -> entry, part
   uint64_t slots_ = 0;
 };
 

@@ -12,8 +12,8 @@ std::span<const FamilyBuilder> all_family_builders() {
   static const std::vector<FamilyBuilder> all = [] {
     std::vector<FamilyBuilder> v;
     for (auto group : {families::llama_like(), families::moe_decoders(), families::deepseek_like(),
-                       families::classic_decoders(), families::qwen_hybrid(),
-                       families::state_space(), families::encoders(), families::multimodal()})
+                       families::classic_decoders(), families::qwen_hybrid(), families::state_space(),
+                       families::encoders(), families::multimodal()})
       v.insert(v.end(), group.begin(), group.end());
     return v;
   }();
@@ -29,9 +29,12 @@ const FamilyBuilder* find_family_builder(std::string_view model_type) {
 ModelTemplate build_template(const ModelConfig& cfg) {
   std::string model_type = cfg.string_or("model_type", "");
   if (model_type.empty())
-    throw Error(ErrorKind::Unsupported, cfg.file(), "model_type", "unsupported architecture: the config names no model_type");
+    throw Error(ErrorKind::Unsupported, cfg.file(), "model_type",
+                "unsupported architecture: the config names no model_type");
   const FamilyBuilder* f = find_family_builder(model_type);
-  if (!f) throw Error(ErrorKind::Unsupported, cfg.file(), "model_type", "unsupported architecture: " + printable(model_type));
+  if (!f)
+    throw Error(ErrorKind::Unsupported, cfg.file(), "model_type",
+                "unsupported architecture: " + printable(model_type));
   ModelTemplate t;
   t.arch.model_type = model_type;
   t.arch.torch_dtype = cfg.string_or("torch_dtype", cfg.has("dtype") ? cfg.string_or("dtype", "") : "");

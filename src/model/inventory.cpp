@@ -8,9 +8,9 @@
 #include "core/parallel.h"
 #include "io/file_source.h"
 #include "model/config.h"
-#include "model/template_matcher.h"
 #include "model/family_registry.h"
 #include "model/natural_order.h"
+#include "model/template_matcher.h"
 
 namespace ma {
 namespace {
@@ -24,7 +24,9 @@ DType config_dtype(const ModelTemplate& t) {
   return DType::F32;  // transformers' default when a config declares none
 }
 
-uint64_t bytes_of(uint64_t elements, DType d) { return elements * dtype_bits(d) / 8; }
+uint64_t bytes_of(uint64_t elements, DType d) {
+  return elements * dtype_bits(d) / 8;
+}
 
 TensorKind kind_without_template_match(const TensorPlacement& p, bool have_template) {
   if (p.block == "quantization") return TensorKind::QuantizationScale;
@@ -128,17 +130,22 @@ std::vector<LayerSpec> infer_layers(const std::vector<InventoryTensor>& tensors)
   for (const auto& t : tensors)
     if (t.placement.layer) ++per_stack[std::string(t.stack())];
   if (per_stack.empty()) return {};
-  std::string stack =
-      std::max_element(per_stack.begin(), per_stack.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+  std::string stack = std::max_element(per_stack.begin(), per_stack.end(), [](auto& a, auto& b) {
+                        return a.second < b.second;
+                      })->first;
   std::map<uint32_t, LayerSpec> layers;
   for (const auto& t : tensors) {
     if (!t.placement.layer || t.stack() != stack) continue;
     LayerSpec& l = layers.try_emplace(*t.placement.layer, LayerSpec{"none", "none", "", 0}).first->second;
     std::string_view b = t.placement.block;
-    if (b == "attention") l.mixer = "attention";
-    else if ((b == "mamba" || b == "linear-attention") && l.mixer == "none") l.mixer = b == "mamba" ? "mamba" : "linear-attention";
-    else if (b == "moe-expert" || b == "moe-router") l.ffn = "moe";
-    else if (b == "mlp" && l.ffn == "none") l.ffn = "dense";
+    if (b == "attention")
+      l.mixer = "attention";
+    else if ((b == "mamba" || b == "linear-attention") && l.mixer == "none")
+      l.mixer = b == "mamba" ? "mamba" : "linear-attention";
+    else if (b == "moe-expert" || b == "moe-router")
+      l.ffn = "moe";
+    else if (b == "mlp" && l.ffn == "none")
+      l.ffn = "dense";
   }
   std::vector<LayerSpec> out;
   if (layers.empty() || layers.rbegin()->first > 100000) return out;
@@ -150,9 +157,17 @@ std::vector<LayerSpec> infer_layers(const std::vector<InventoryTensor>& tensors)
 // Everything the stored tensors add up to.
 void tally(const InventoryTensor& t, CheckpointTotals& totals) {
   switch (t.kind) {
-    case TensorKind::Parameter: totals.parameters += t.parameters; break;
-    case TensorKind::Buffer: ++totals.buffers; totals.buffer_elements += t.parameters; break;
-    case TensorKind::Extra: ++totals.extras; totals.extra_elements += t.parameters; break;
+    case TensorKind::Parameter:
+      totals.parameters += t.parameters;
+      break;
+    case TensorKind::Buffer:
+      ++totals.buffers;
+      totals.buffer_elements += t.parameters;
+      break;
+    case TensorKind::Extra:
+      ++totals.extras;
+      totals.extra_elements += t.parameters;
+      break;
     case TensorKind::QuantizationScale:
       ++totals.quantization_scales;
       totals.quantization_scale_elements += t.parameters;
@@ -216,9 +231,12 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
 
 std::string_view origin_name(InventoryOrigin o) {
   switch (o) {
-    case InventoryOrigin::Headers: return "headers";
-    case InventoryOrigin::Template: return "template";
-    case InventoryOrigin::IndexAndTemplate: return "index+template";
+    case InventoryOrigin::Headers:
+      return "headers";
+    case InventoryOrigin::Template:
+      return "template";
+    case InventoryOrigin::IndexAndTemplate:
+      return "index+template";
   }
   return "template";
 }
@@ -227,12 +245,14 @@ Inventory build_inventory(const LocalModelFiles& files) {
   Inventory inv;
   inv.source = files.display_name;
   if (files.config) {
-    ModelConfig cfg = ModelConfig::parse(read_small_file(*files.config, kMaxConfigBytes), files.config->string());
+    ModelConfig cfg =
+        ModelConfig::parse(read_small_file(*files.config, kMaxConfigBytes), files.config->string());
     inv.model = build_template(cfg);
   }
   if (!files.index && files.safetensors.empty()) {
     for (const auto& f : files.unread_weights)
-      inv.warnings.push_back(f.filename().string() + " is not read (only safetensors headers are); the tensors listed are "
+      inv.warnings.push_back(f.filename().string() +
+                             " is not read (only safetensors headers are); the tensors listed are "
                              "the ones the config implies");
     inv.origin = InventoryOrigin::Template;
     inv.tensors = template_rows(*inv.model, config_dtype(*inv.model));
@@ -283,10 +303,11 @@ Inventory build_inventory(const LocalModelFiles& files) {
     const InventoryTensor& t = rows[i];
     tally(t, totals);
     if (notes[i].what == RowNote::What::Unpredicted)
-      diff.extra.add("checkpoint tensor '" + t.name + "' is not in the " + model->arch.architecture + " template");
+      diff.extra.add("checkpoint tensor '" + t.name + "' is not in the " + model->arch.architecture +
+                     " template");
     else if (notes[i].what == RowNote::What::ShapeMismatch)
-      diff.mismatched.add("tensor '" + t.name + "' has shape " + shape_to_string(t.shape) + ", template expects " +
-                          shape_to_string(*notes[i].expected));
+      diff.mismatched.add("tensor '" + t.name + "' has shape " + shape_to_string(t.shape) +
+                          ", template expects " + shape_to_string(*notes[i].expected));
   }
   if (matcher) {
     // Tied copies are listed (not stored) at their template position.
@@ -295,19 +316,25 @@ Inventory build_inventory(const LocalModelFiles& files) {
       keys.push_back(m.order);
     });
     matcher->for_each_unmatched([&](const std::string& name, const Shape& shape) {
-      diff.missing.add("template tensor '" + name + "' " + shape_to_string(shape) + " is not in the checkpoint");
+      diff.missing.add("template tensor '" + name + "' " + shape_to_string(shape) +
+                       " is not in the checkpoint");
     });
   }
   diff.mismatched.flush(inv.warnings);
   diff.missing.flush(inv.warnings);
   diff.extra.flush(inv.warnings);
   if (totals.index_total_size && *totals.index_total_size != totals.bytes) {
-    size_t unknown = std::count_if(rows.begin(), rows.end(), [](const InventoryTensor& t) { return !t.shape_known; });
+    size_t unknown =
+        std::count_if(rows.begin(), rows.end(), [](const InventoryTensor& t) { return !t.shape_known; });
     std::string why;
-    if (!ck.headers_read && inv.model->arch.torch_dtype.empty()) why += "; the config declares no torch_dtype, float32 assumed";
-    if (unknown) why += "; " + std::to_string(unknown) + " stored tensors of unknown shape (e.g. rotary inv_freq buffers) not counted";
-    inv.warnings.push_back(ck.index_name + " metadata.total_size is " + std::to_string(*totals.index_total_size) +
-                           " bytes; the " + (ck.headers_read ? "headers hold " : "template predicts ") +
+    if (!ck.headers_read && inv.model->arch.torch_dtype.empty())
+      why += "; the config declares no torch_dtype, float32 assumed";
+    if (unknown)
+      why += "; " + std::to_string(unknown) +
+             " stored tensors of unknown shape (e.g. rotary inv_freq buffers) not counted";
+    inv.warnings.push_back(ck.index_name + " metadata.total_size is " +
+                           std::to_string(*totals.index_total_size) + " bytes; the " +
+                           (ck.headers_read ? "headers hold " : "template predicts ") +
                            std::to_string(totals.bytes) + why);
   }
   inv.checkpoint = totals;

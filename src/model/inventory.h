@@ -19,16 +19,16 @@ namespace ma {
 struct InventoryTensor {
   std::string name;  // on-disk name (Hub checkpoint convention)
   Shape shape;
-  bool shape_known = true;       // false for index names the template does not predict
-  std::optional<DType> dtype;    // stored dtype, or the config's torch_dtype in a dry run
-  uint64_t parameters = 0;       // elements; 0 for tied copies (counted at the tensor they share)
-  uint64_t bytes = 0;            // stored bytes; 0 for tied copies
+  bool shape_known = true;     // false for index names the template does not predict
+  std::optional<DType> dtype;  // stored dtype, or the config's torch_dtype in a dry run
+  uint64_t parameters = 0;     // elements; 0 for tied copies (counted at the tensor they share)
+  uint64_t bytes = 0;          // stored bytes; 0 for tied copies
   TensorPlacement placement;
   TensorKind kind = TensorKind::Parameter;
-  std::string_view tied_to;       // a name in the template the inventory owns; empty if not tied
+  std::string_view tied_to;  // a name in the template the inventory owns; empty if not tied
   bool routed_expert = false;
   bool embedding = false;
-  bool stored = true;            // present in the checkpoint (or would be, in a dry run)
+  bool stored = true;  // present in the checkpoint (or would be, in a dry run)
   std::optional<uint32_t> file_index;
 
   // The module-list prefix the layer index belongs to ("model.layers"); empty outside stacks.
@@ -42,15 +42,15 @@ std::string_view origin_name(InventoryOrigin o);
 struct CheckpointTotals {
   uint64_t files = 0;
   uint64_t tensors = 0;
-  uint64_t parameters = 0;             // elements of stored parameter tensors
-  uint64_t buffers = 0;                // count of stored buffer tensors
+  uint64_t parameters = 0;  // elements of stored parameter tensors
+  uint64_t buffers = 0;     // count of stored buffer tensors
   uint64_t buffer_elements = 0;
-  uint64_t extras = 0;                 // count of stored tensors the model does not build
+  uint64_t extras = 0;  // count of stored tensors the model does not build
   uint64_t extra_elements = 0;
-  uint64_t quantization_scales = 0;    // count
+  uint64_t quantization_scales = 0;  // count
   uint64_t quantization_scale_elements = 0;
-  uint64_t bytes = 0;                  // tensor data bytes (exact with headers; predicted from an index)
-  uint64_t file_bytes = 0;             // sum of file sizes including headers (headers only)
+  uint64_t bytes = 0;       // tensor data bytes (exact with headers; predicted from an index)
+  uint64_t file_bytes = 0;  // sum of file sizes including headers (headers only)
   bool headers_read = false;
   std::optional<uint64_t> index_total_size;  // metadata.total_size of the index
 };
@@ -67,9 +67,9 @@ struct Inventory {
   InventoryOrigin origin = InventoryOrigin::Template;
   std::optional<ModelTemplate> model;  // absent when there is no config (bare weights)
   std::vector<InventoryTensor> tensors;
-  std::vector<LayerSpec> layers;       // from the template, or inferred from tensor placement without one
+  std::vector<LayerSpec> layers;  // from the template, or inferred from tensor placement without one
   std::optional<CheckpointTotals> checkpoint;
-  std::vector<std::string> warnings;   // template vs checkpoint differences, index size disagreements
+  std::vector<std::string> warnings;  // template vs checkpoint differences, index size disagreements
 };
 
 // Reads what is there (config, index, safetensors headers) and assembles the inventory.

@@ -6,10 +6,14 @@ namespace ma {
 
 std::string_view tensor_kind_name(TensorKind k) {
   switch (k) {
-    case TensorKind::Parameter: return "parameter";
-    case TensorKind::Buffer: return "buffer";
-    case TensorKind::Extra: return "extra";
-    case TensorKind::QuantizationScale: return "quantization-scale";
+    case TensorKind::Parameter:
+      return "parameter";
+    case TensorKind::Buffer:
+      return "buffer";
+    case TensorKind::Extra:
+      return "extra";
+    case TensorKind::QuantizationScale:
+      return "quantization-scale";
   }
   return "parameter";
 }

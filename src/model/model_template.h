@@ -15,9 +15,9 @@
 namespace ma {
 
 enum class TensorKind : uint8_t {
-  Parameter,          // a learned weight of the model
-  Buffer,             // state saved with the model but not learned (rotary inv_freq, causal-mask bias, position ids)
-  Extra,              // stored in the checkpoint but not part of the model transformers builds (e.g. MTP layers)
+  Parameter,  // a learned weight of the model
+  Buffer,     // state saved with the model but not learned (rotary inv_freq, causal-mask bias, position ids)
+  Extra,      // stored in the checkpoint but not part of the model transformers builds (e.g. MTP layers)
   QuantizationScale,  // scales, zero points and group indices of quantized weights
 };
 std::string_view tensor_kind_name(TensorKind k);
@@ -51,11 +51,11 @@ struct TemplateTensor {
   std::string name;  // in-memory name, as transformers' state_dict() has it
   Shape shape;
   TensorKind kind = TensorKind::Parameter;
-  std::string tied_to;         // in-memory name of the parameter whose storage this one shares
-  bool embedding = false;      // an nn.Embedding weight: transformers' exclude_embeddings drops it
-  bool routed_expert = false;  // weights of routed experts: only top-k of them are active per token
-  bool stored = true;          // false for tied copies: checkpoints store the storage once
-  std::vector<DiskPiece> disk; // on-disk form when it differs from {name, shape}
+  std::string tied_to;          // in-memory name of the parameter whose storage this one shares
+  bool embedding = false;       // an nn.Embedding weight: transformers' exclude_embeddings drops it
+  bool routed_expert = false;   // weights of routed experts: only top-k of them are active per token
+  bool stored = true;           // false for tied copies: checkpoints store the storage once
+  std::vector<DiskPiece> disk;  // on-disk form when it differs from {name, shape}
   std::optional<PerExpertPieces> per_expert;  // on-disk form as one tensor per expert (then `disk` is empty)
 };
 

@@ -13,7 +13,9 @@ std::string unpacked_name(std::string_view name) {
   return {};
 }
 
-uint64_t order_key(uint32_t tensor, uint64_t piece) { return (uint64_t{tensor} << 32) | piece; }
+uint64_t order_key(uint32_t tensor, uint64_t piece) {
+  return (uint64_t{tensor} << 32) | piece;
+}
 
 }  // namespace
 
@@ -28,7 +30,8 @@ TemplateMatcher::TemplateMatcher(const ModelTemplate& model, DType dtype)
     }
     for (uint32_t p = 0; p < tt.disk.size(); ++p) {
       const DiskPiece& d = tt.disk[p];
-      expected_.push_back({&tt, &d.name, &d.shape, d.dtype.value_or(dtype), d.kind.value_or(tt.kind), order_key(i, p)});
+      expected_.push_back(
+          {&tt, &d.name, &d.shape, d.dtype.value_or(dtype), d.kind.value_or(tt.kind), order_key(i, p)});
     }
   }
   for (uint32_t i = 0; i < expected_.size(); ++i) {
@@ -83,18 +86,25 @@ TemplateMatch TemplateMatcher::match(const std::string& stored_name) {
       return from(expected_[*i], TemplateMatch::How::Packed);
     }
   if (!tied_.empty())
-    if (auto it = tied_.find(stored_name); it != tied_.end()) return from(expected_[it->second], TemplateMatch::How::TiedCopy);
+    if (auto it = tied_.find(stored_name); it != tied_.end())
+      return from(expected_[it->second], TemplateMatch::How::TiedCopy);
   if (auto piece = patterns_.match(stored_name)) {
     pieces_seen_[piece->slot] = 1;
     const TemplateTensor& tt = model_.tensors[piece->tensor_index];
     const PerExpertPieces& pe = *tt.per_expert;
-    return TemplateMatch{TemplateMatch::How::ExpertPiece, &tt, &pe.parts[piece->part].shape, dtype_, tt.kind,
-                         order_key(piece->tensor_index, uint64_t{piece->expert} * pe.parts.size() + piece->part)};
+    return TemplateMatch{
+        TemplateMatch::How::ExpertPiece,
+        &tt,
+        &pe.parts[piece->part].shape,
+        dtype_,
+        tt.kind,
+        order_key(piece->tensor_index, uint64_t{piece->expert} * pe.parts.size() + piece->part)};
   }
   return {};
 }
 
-void TemplateMatcher::for_each_unmatched(const std::function<void(const std::string&, const Shape&)>& f) const {
+void TemplateMatcher::for_each_unmatched(
+    const std::function<void(const std::string&, const Shape&)>& f) const {
   for (size_t i = 0; i < expected_.size(); ++i)
     if (!seen_[i] && expected_[i].tensor->stored && expected_[i].kind == TensorKind::Parameter)
       f(*expected_[i].name, *expected_[i].shape);
@@ -105,7 +115,8 @@ void TemplateMatcher::for_each_unmatched(const std::function<void(const std::str
   });
 }
 
-void TemplateMatcher::for_each_tied_copy(const std::function<void(const TemplateMatch&, const std::string&)>& f) const {
+void TemplateMatcher::for_each_tied_copy(
+    const std::function<void(const TemplateMatch&, const std::string&)>& f) const {
   for (const Expected& e : expected_)
     if (!e.tensor->stored) f(from(e, TemplateMatch::How::TiedCopy), *e.name);
 }

@@ -25,7 +25,7 @@ struct TemplateMatch {
   const Shape* shape = nullptr;  // the shape the template predicts for this stored tensor
   DType dtype = DType::F32;      // the dtype it would be stored in (config dtype unless the piece says)
   TensorKind kind = TensorKind::Parameter;
-  uint64_t order = 0;            // template order: tensor index, then piece
+  uint64_t order = 0;  // template order: tensor index, then piece
   explicit operator bool() const { return how != How::None; }
 };
 

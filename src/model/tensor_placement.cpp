@@ -35,7 +35,8 @@ Parts split(std::string_view name) {
   size_t start = 0;
   for (;;) {
     size_t dot = parts.count + 1 < kMaxParts ? name.find('.', start) : std::string_view::npos;
-    parts.items[parts.count++] = name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    parts.items[parts.count++] =
+        name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
@@ -43,10 +44,13 @@ Parts split(std::string_view name) {
 }
 
 bool all_digits(std::string_view s) {
-  return !s.empty() && s.size() < 10 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return !s.empty() && s.size() < 10 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-bool contains(std::string_view s, std::string_view needle) { return s.find(needle) != std::string_view::npos; }
+bool contains(std::string_view s, std::string_view needle) {
+  return s.find(needle) != std::string_view::npos;
+}
 
 template <size_t N>
 bool any_part_in(const Parts& parts, const std::array<std::string_view, N>& set) {
@@ -63,12 +67,13 @@ bool in(std::string_view s, const std::array<std::string_view, N>& set) {
 
 // Parameters of quantized checkpoints that are not model weights but their scales / zero points / indices.
 constexpr std::array<std::string_view, 11> kQuantSuffixes{
-    "weight_scale_inv", "weight_scale", "weight_scale_2", "input_scale", "scales", "qzeros", "g_idx",
-    "weight_zero_point", "input_global_scale", "weight_global_scale", "k_scale"};
+    "weight_scale_inv", "weight_scale", "weight_scale_2",    "input_scale",        "scales",
+    "qzeros",           "g_idx",        "weight_zero_point", "input_global_scale", "weight_global_scale",
+    "k_scale"};
 // MiniCPM-V calls its SigLIP vision model "vpm" and its perceiver resampler (learned queries attending to the
 // image features, the bridge to the language model) "resampler".
-constexpr std::array<std::string_view, 6> kVisionParts{"visual", "vision_tower", "vision_model", "vision_encoder",
-                                                       "vision_embed_tokens", "vpm"};
+constexpr std::array<std::string_view, 6> kVisionParts{
+    "visual", "vision_tower", "vision_model", "vision_encoder", "vision_embed_tokens", "vpm"};
 constexpr std::array<std::string_view, 5> kProjectorParts{"multi_modal_projector", "mm_projector", "merger",
                                                           "embed_vision", "resampler"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
@@ -79,42 +84,94 @@ constexpr std::array<std::string_view, 4> kBufferLeaves{"inv_freq", "position_id
 // `.weight` / `.bias` child: nn.MultiheadAttention's in_proj_weight / in_proj_bias, fused experts' biases
 // (gpt-oss's gate_up_proj_bias), MXFP4 packed weights (`_blocks`) and their block scales (`_scales`).
 constexpr std::array<std::string_view, 4> kProjSuffixes{"_weight", "_bias", "_blocks", "_scales"};
-constexpr std::array<std::string_view, 6> kMambaLeaves{"A_log", "D", "dt_bias", "conv1d", "x_proj", "dt_proj"};
-constexpr std::array<std::string_view, 9> kAttentionParts{"self_attn", "attn", "attention", "self_attention",
-                                                          "SelfAttention", "EncDecAttention", "encoder_attn",
-                                                          "cross_attn", "crossattention"};
-constexpr std::array<std::string_view, 11> kMlpParts{"mlp", "ffn", "feed_forward", "DenseReluDense", "intermediate",
-                                                     "fc1", "fc2", "c_fc", "dense_h_to_4h", "dense_4h_to_h",
-                                                     "ffn_layer"};
-constexpr std::array<std::string_view, 8> kHeadLeaves{"lm_head", "embed_out", "score", "classifier", "proj_out",
-                                                      "qa_outputs", "pooler", "cls"};
+constexpr std::array<std::string_view, 6> kMambaLeaves{"A_log",  "D",      "dt_bias",
+                                                       "conv1d", "x_proj", "dt_proj"};
+constexpr std::array<std::string_view, 9> kAttentionParts{
+    "self_attn",       "attn",         "attention",  "self_attention", "SelfAttention",
+    "EncDecAttention", "encoder_attn", "cross_attn", "crossattention"};
+constexpr std::array<std::string_view, 11> kMlpParts{
+    "mlp", "ffn",  "feed_forward",  "DenseReluDense", "intermediate", "fc1",
+    "fc2", "c_fc", "dense_h_to_4h", "dense_4h_to_h",  "ffn_layer"};
+constexpr std::array<std::string_view, 8> kHeadLeaves{"lm_head",  "embed_out",  "score",  "classifier",
+                                                      "proj_out", "qa_outputs", "pooler", "cls"};
 // Top-level modules of encoder task heads (masked-LM transforms, classifiers, BART's logits-bias buffer).
-constexpr std::array<std::string_view, 12> kHeadRoots{"lm_head", "cls", "classifier", "classification_head", "pooler",
-                                                      "qa_outputs", "vocab_transform", "vocab_layer_norm",
-                                                      "vocab_projector", "pre_classifier", "final_logits_bias",
+constexpr std::array<std::string_view, 12> kHeadRoots{"lm_head",
+                                                      "cls",
+                                                      "classifier",
+                                                      "classification_head",
+                                                      "pooler",
+                                                      "qa_outputs",
+                                                      "vocab_transform",
+                                                      "vocab_layer_norm",
+                                                      "vocab_projector",
+                                                      "pre_classifier",
+                                                      "final_logits_bias",
                                                       "proj_out"};
 
 std::string role_of(std::string_view module) {
   static constexpr std::pair<std::string_view, std::string_view> kRoles[] = {
-      {"q_proj", "q"}, {"query", "q"}, {"wq", "q"}, {"q", "q"}, {"q_a_proj", "q-down"}, {"q_b_proj", "q-up"},
-      {"k_proj", "k"}, {"key", "k"}, {"wk", "k"}, {"k", "k"},
-      {"v_proj", "v"}, {"value", "v"}, {"wv", "v"}, {"v", "v"},
-      {"kv_a_proj_with_mqa", "kv-down"}, {"kv_b_proj", "kv-up"},
-      {"o_proj", "o"}, {"wo", "o"}, {"o", "o"}, {"out_proj", "o"}, {"c_proj", "o"}, {"dense", "o"},
-      {"qkv_proj", "qkv"}, {"c_attn", "qkv"}, {"query_key_value", "qkv"}, {"Wqkv", "qkv"}, {"qkv", "qkv"},
-      {"gate_proj", "gate"}, {"w1", "gate"}, {"wi_0", "gate"}, {"up_proj", "up"}, {"w3", "up"}, {"wi_1", "up"},
-      {"W_pack", "qkv"}, {"wqkv", "qkv"},  // Baichuan, InternLM2
-      {"down_proj", "down"}, {"w2", "down"}, {"gate_up_proj", "gate-up"}, {"c_fc", "up"}, {"fc1", "up"},
-      {"dense_h_to_4h", "up"}, {"wi", "up"}, {"fc2", "down"}, {"dense_4h_to_h", "down"},
-      {"fc_in", "up"}, {"fc_out", "down"},  // GPT-J
-      {"gate", "router"}, {"router", "router"}, {"e_score_correction_bias", "router-bias"},
-      {"v1", "up"}, {"input_linear", "gate-up"}, {"output_linear", "down"}, {"project_in", "embedding-projection"},
+      {"q_proj", "q"},
+      {"query", "q"},
+      {"wq", "q"},
+      {"q", "q"},
+      {"q_a_proj", "q-down"},
+      {"q_b_proj", "q-up"},
+      {"k_proj", "k"},
+      {"key", "k"},
+      {"wk", "k"},
+      {"k", "k"},
+      {"v_proj", "v"},
+      {"value", "v"},
+      {"wv", "v"},
+      {"v", "v"},
+      {"kv_a_proj_with_mqa", "kv-down"},
+      {"kv_b_proj", "kv-up"},
+      {"o_proj", "o"},
+      {"wo", "o"},
+      {"o", "o"},
+      {"out_proj", "o"},
+      {"c_proj", "o"},
+      {"dense", "o"},
+      {"qkv_proj", "qkv"},
+      {"c_attn", "qkv"},
+      {"query_key_value", "qkv"},
+      {"Wqkv", "qkv"},
+      {"qkv", "qkv"},
+      {"gate_proj", "gate"},
+      {"w1", "gate"},
+      {"wi_0", "gate"},
+      {"up_proj", "up"},
+      {"w3", "up"},
+      {"wi_1", "up"},
+      {"W_pack", "qkv"},
+      {"wqkv", "qkv"},  // Baichuan, InternLM2
+      {"down_proj", "down"},
+      {"w2", "down"},
+      {"gate_up_proj", "gate-up"},
+      {"c_fc", "up"},
+      {"fc1", "up"},
+      {"dense_h_to_4h", "up"},
+      {"wi", "up"},
+      {"fc2", "down"},
+      {"dense_4h_to_h", "down"},
+      {"fc_in", "up"},
+      {"fc_out", "down"},  // GPT-J
+      {"gate", "router"},
+      {"router", "router"},
+      {"e_score_correction_bias", "router-bias"},
+      {"v1", "up"},
+      {"input_linear", "gate-up"},
+      {"output_linear", "down"},
+      {"project_in", "embedding-projection"},
       {"project_out", "embedding-projection"},
-      {"inv_freq", "rotary-inv-freq"}, {"masked_bias", "mask"}, {"position_ids", "position-ids"},
+      {"inv_freq", "rotary-inv-freq"},
+      {"masked_bias", "mask"},
+      {"position_ids", "position-ids"},
       {"layer_scalar", "layer-scalar"},
   };
   // Looked up for every tensor of a checkpoint: a hash table, built once.
-  static const std::unordered_map<std::string_view, std::string_view> table(std::begin(kRoles), std::end(kRoles));
+  static const std::unordered_map<std::string_view, std::string_view> table(std::begin(kRoles),
+                                                                            std::end(kRoles));
   auto it = table.find(module);
   return std::string(it != table.end() ? it->second : module);
 }
@@ -184,7 +241,8 @@ TensorPlacement place_tensor(std::string_view name) {
     return pl;
   }
   if (any_part_in(parts, kVisionParts) || any_part_in(parts, kProjectorParts)) {
-    set(any_part_in(parts, kProjectorParts) && !any_part_in(parts, kVisionParts) ? "vision-projector" : "vision",
+    set(any_part_in(parts, kProjectorParts) && !any_part_in(parts, kVisionParts) ? "vision-projector"
+                                                                                 : "vision",
         role);
     return pl;
   }
@@ -205,21 +263,26 @@ TensorPlacement place_tensor(std::string_view name) {
     set("moe-router", role_of(leaf == "e_score_correction_bias" ? leaf : module));
     return pl;
   }
-  if (any_part_in(inner, std::array<std::string_view, 2>{"linear_attn", "mamba"}) || in(module, kMambaLeaves) ||
+  if (any_part_in(inner, std::array<std::string_view, 2>{"linear_attn", "mamba"}) ||
+      in(module, kMambaLeaves) ||
       (any_part_in(inner, std::array<std::string_view, 1>{"mixer"}) &&
        in(module, std::array<std::string_view, 3>{"in_proj", "out_proj", "norm"}))) {
-    set(any_part_in(inner, std::array<std::string_view, 1>{"linear_attn"}) ? "linear-attention" : "mamba", role);
+    set(any_part_in(inner, std::array<std::string_view, 1>{"linear_attn"}) ? "linear-attention" : "mamba",
+        role);
     return pl;
   }
   if (any_part_in(inner, kAttentionParts) ||
-      in(module, std::array<std::string_view, 7>{"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj", "query_key_value", "Wqkv"})) {
+      in(module, std::array<std::string_view, 7>{"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj",
+                                                 "query_key_value", "Wqkv"})) {
     bool norm = contains(module, "norm") || contains(module, "ln");
-    bool cross = any_part_in(inner, std::array<std::string_view, 4>{"EncDecAttention", "encoder_attn", "cross_attn", "crossattention"});
+    bool cross = any_part_in(inner, std::array<std::string_view, 4>{"EncDecAttention", "encoder_attn",
+                                                                    "cross_attn", "crossattention"});
     set(norm && !contains(module, "proj") ? "norm" : (cross ? "cross-attention" : "attention"), role);
     return pl;
   }
   if (any_part_in(inner, kMlpParts) ||
-      in(module, std::array<std::string_view, 5>{"gate_proj", "up_proj", "down_proj", "fc1_latent_proj", "fc2_latent_proj"})) {
+      in(module, std::array<std::string_view, 5>{"gate_proj", "up_proj", "down_proj", "fc1_latent_proj",
+                                                 "fc2_latent_proj"})) {
     bool bert_up = module == "dense" && any_part_in(inner, std::array<std::string_view, 1>{"intermediate"});
     // GPT-2's and Qwen-1's MLP output is c_proj, which names the attention output elsewhere.
     set("mlp", bert_up ? "up" : module == "c_proj" ? "down" : role);
@@ -247,7 +310,8 @@ TensorPlacement place_tensor(std::string_view name) {
                                                 : std::string(module));
     return pl;
   }
-  if (contains(module, "norm") || contains(module, "ln") || contains(module, "LayerNorm") || module == "ln_f") {
+  if (contains(module, "norm") || contains(module, "ln") || contains(module, "LayerNorm") ||
+      module == "ln_f") {
     set("norm", "norm");  // before embeddings: BLOOM's word_embeddings_layernorm is a norm
     return pl;
   }

@@ -3,14 +3,16 @@
 #include <algorithm>
 #include <charconv>
 
-#include "core/units.h"
 #include "core/json.h"
+#include "core/units.h"
 #include "report/json_writer.h"
 
 namespace ma {
 namespace {
 
-std::string dtype_short(const InventoryTensor& t) { return t.dtype ? std::string(dtype_info(*t.dtype).short_name) : "?"; }
+std::string dtype_short(const InventoryTensor& t) {
+  return t.dtype ? std::string(dtype_info(*t.dtype).short_name) : "?";
+}
 
 std::string layer_text(const InventoryTensor& t) {
   return t.placement.layer ? std::to_string(*t.placement.layer) : std::string("-");
@@ -23,8 +25,10 @@ void write_counts(JsonWriter& w, const ParameterCounts& c) {
   w.key("non_embedding").value(c.non_embedding);
   w.key("routed_experts").value(c.routed_experts);
   w.key("active");
-  if (c.active) w.value(*c.active);
-  else w.null();
+  if (c.active)
+    w.value(*c.active);
+  else
+    w.null();
   w.key("counted_from").value(c.from_template ? "template" : "checkpoint");
   w.end_object();
 }
@@ -49,8 +53,10 @@ void write_checkpoint(JsonWriter& w, const std::optional<CheckpointTotals>& ck) 
   w.key("bytes_exact").value(ck->headers_read);
   w.key("file_bytes").value(ck->file_bytes);
   w.key("index_total_size");
-  if (ck->index_total_size) w.value(*ck->index_total_size);
-  else w.null();
+  if (ck->index_total_size)
+    w.value(*ck->index_total_size);
+  else
+    w.null();
   w.end_object();
 }
 
@@ -61,8 +67,10 @@ void append_uint(std::string& out, uint64_t n) {
 }
 
 void append_string_or_null(std::string& out, std::string_view s, bool present) {
-  if (present) json::append_quoted(out, s);
-  else out += "null";
+  if (present)
+    json::append_quoted(out, s);
+  else
+    out += "null";
 }
 
 // One element of "tensors"; the hot loop of a large export, so written without the generic writer's
@@ -88,8 +96,10 @@ void append_tensor_object(std::string& out, const InventoryTensor& t) {
   out += ",\"bytes\":";
   append_uint(out, t.bytes);
   out += ",\"layer\":";
-  if (t.placement.layer) append_uint(out, *t.placement.layer);
-  else out += "null";
+  if (t.placement.layer)
+    append_uint(out, *t.placement.layer);
+  else
+    out += "null";
   out += ",\"stack\":";
   json::append_quoted(out, t.stack());
   out += ",\"block\":";
@@ -148,11 +158,15 @@ void stream_tensors_json(const TensorsReport& r, const std::function<void(std::s
   w.key("source").value(inv.source);
   w.key("origin").value(origin_name(inv.origin));
   w.key("model_type");
-  if (inv.model) w.value(inv.model->arch.model_type);
-  else w.null();
+  if (inv.model)
+    w.value(inv.model->arch.model_type);
+  else
+    w.null();
   w.key("architecture");
-  if (inv.model) w.value(inv.model->arch.architecture);
-  else w.null();
+  if (inv.model)
+    w.value(inv.model->arch.architecture);
+  else
+    w.null();
   w.key("num_parameters").value(r.counts.total);
   write_counts(w, r.counts);
   write_checkpoint(w, inv.checkpoint);
@@ -165,11 +179,15 @@ void stream_tensors_json(const TensorsReport& r, const std::function<void(std::s
     w.key("mixer").value(l.mixer);
     w.key("ffn").value(l.ffn);
     w.key("attention");
-    if (l.attention.empty()) w.null();
-    else w.value(l.attention);
+    if (l.attention.empty())
+      w.null();
+    else
+      w.value(l.attention);
     w.key("sliding_window");
-    if (l.sliding_window) w.value(l.sliding_window);
-    else w.null();
+    if (l.sliding_window)
+      w.value(l.sliding_window);
+    else
+      w.null();
     w.end_object();
   }
   w.end_array();
@@ -223,10 +241,11 @@ std::string render_tensors_console(const TensorsReport& r, bool color) {
   const ParameterCounts& c = r.counts;
   out += "num_parameters: " + with_thousands(c.total) + " (" + human_count(c.total) + ")" +
          (c.from_template ? "" : " counted from stored tensors") + "\n";
-  out += "  embedding " + with_thousands(c.embedding) + ", non-embedding " + with_thousands(c.non_embedding) + "\n";
+  out += "  embedding " + with_thousands(c.embedding) + ", non-embedding " + with_thousands(c.non_embedding) +
+         "\n";
   if (c.active)
-    out += "  active per token " + with_thousands(*c.active) + " (" + human_count(*c.active) + "), routed experts " +
-           with_thousands(c.routed_experts) + "\n";
+    out += "  active per token " + with_thousands(*c.active) + " (" + human_count(*c.active) +
+           "), routed experts " + with_thousands(c.routed_experts) + "\n";
   if (inv.checkpoint) {
     const CheckpointTotals& k = *inv.checkpoint;
     out += "checkpoint: " + std::to_string(k.files) + (k.files == 1 ? " file, " : " files, ") +
@@ -239,11 +258,13 @@ std::string render_tensors_console(const TensorsReport& r, bool color) {
   if (!r.layers.by_type.empty()) {
     out += "layers: " + std::to_string(inv.layers.size()) + "\n";
     for (const LayerGroup& g : r.layers.by_type)
-      out += "  " + pad(std::to_string(g.indices.size()), 4, true) + " x " + g.type + "  [" + compact_ranges(g.indices) + "]\n";
+      out += "  " + pad(std::to_string(g.indices.size()), 4, true) + " x " + g.type + "  [" +
+             compact_ranges(g.indices) + "]\n";
     if (r.layers.by_type.size() > 1) {
       for (const auto* groups : {&r.layers.by_mixer, &r.layers.by_ffn})
         for (const LayerGroup& g : *groups)
-          out += std::string(dim) + "  " + pad(std::to_string(g.indices.size()), 4, true) + " x " + g.type + reset + "\n";
+          out += std::string(dim) + "  " + pad(std::to_string(g.indices.size()), 4, true) + " x " + g.type +
+                 reset + "\n";
     }
   }
 
@@ -253,16 +274,16 @@ std::string render_tensors_console(const TensorsReport& r, bool color) {
     ws = std::max(ws, (t.shape_known ? shape_to_string(t.shape) : std::string("?")).size());
   }
   wn = std::min<size_t>(wn, 80);
-  out += "\n" + std::string(bold) + pad("name", wn) + "  " + pad("shape", ws) + "  " + pad("dtype", 7) + "  " +
-         pad("params", 15, true) + "  " + pad("bytes", 11, true) + "  " + pad("layer", 5, true) + "  " +
-         pad("block", 16) + "  " + pad("role", 14) + "  kind" + reset + "\n";
+  out += "\n" + std::string(bold) + pad("name", wn) + "  " + pad("shape", ws) + "  " + pad("dtype", 7) +
+         "  " + pad("params", 15, true) + "  " + pad("bytes", 11, true) + "  " + pad("layer", 5, true) +
+         "  " + pad("block", 16) + "  " + pad("role", 14) + "  kind" + reset + "\n";
   for (const auto& t : inv.tensors) {
     std::string kind(tensor_kind_name(t.kind));
     if (!t.tied_to.empty()) kind += " (tied to " + std::string(t.tied_to) + ")";
     out += pad(t.name, wn) + "  " + pad(t.shape_known ? shape_to_string(t.shape) : "?", ws) + "  " +
            pad(dtype_short(t), 7) + "  " + pad(with_thousands(t.parameters), 15, true) + "  " +
-           pad(human_bytes(t.bytes), 11, true) + "  " + pad(layer_text(t), 5, true) + "  " + pad(std::string(t.placement.block), 16) +
-           "  " + pad(t.placement.role, 14) + "  " + kind + "\n";
+           pad(human_bytes(t.bytes), 11, true) + "  " + pad(layer_text(t), 5, true) + "  " +
+           pad(std::string(t.placement.block), 16) + "  " + pad(t.placement.role, 14) + "  " + kind + "\n";
   }
   return out;
 }

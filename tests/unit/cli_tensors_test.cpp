@@ -12,7 +12,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+std::string quoted(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
 
 TEST(CliTensors, JsonOnTheBuiltInExample) {
   auto r = test::run_cli("tensors " + quoted(MA_EXAMPLE_DIR) + " --json");
@@ -21,7 +23,8 @@ TEST(CliTensors, JsonOnTheBuiltInExample) {
   const json::Value& root = doc.root();
   // Llama, hidden 64, 2 layers, GQA 4/2 heads of 16, MLP 160, vocab 512, untied:
   // 2 x 512*64 (embed, lm_head) + 2 x (64*64*2 + 32*64*2 + 3*64*160 + 2*64) + 64 (final norm).
-  EXPECT_EQ(*root.find("num_parameters")->as_uint(), 2u * 512 * 64 + 2u * (64 * 64 * 2 + 32 * 64 * 2 + 3 * 64 * 160 + 2 * 64) + 64);
+  EXPECT_EQ(*root.find("num_parameters")->as_uint(),
+            2u * 512 * 64 + 2u * (64 * 64 * 2 + 32 * 64 * 2 + 3 * 64 * 160 + 2 * 64) + 64);
   EXPECT_EQ(root.find("origin")->as_string(), "headers");
   EXPECT_EQ(root.find("architecture")->as_string(), "LlamaForCausalLM");
   const json::Value& tensors = *root.find("tensors");
@@ -46,11 +49,16 @@ TEST(CliTensors, JsonOnTheBuiltInExample) {
 
 TEST(CliTensors, CsvInSeed003Format) {
   test::TempDir tmp;
-  auto r = test::run_cli("tensors " + quoted(MA_EXAMPLE_DIR) + " --csv " + quoted(tmp / "t.csv") + " --quiet");
+  auto r =
+      test::run_cli("tensors " + quoted(MA_EXAMPLE_DIR) + " --csv " + quoted(tmp / "t.csv") + " --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string csv = test::read_file(tmp / "t.csv");
-  EXPECT_EQ(csv.substr(0, csv.find('\n')), "kind,name,shape,dtype,parameters,bytes,layer,block,role,tensor_kind,tied_to");
-  EXPECT_NE(csv.find("\nparam,model.embed_tokens.weight,\"(512, 64)\",torch.bfloat16,32768,65536,,embedding,"), std::string::npos) << csv.substr(0, 300);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "kind,name,shape,dtype,parameters,bytes,layer,block,role,tensor_kind,tied_to");
+  EXPECT_NE(
+      csv.find("\nparam,model.embed_tokens.weight,\"(512, 64)\",torch.bfloat16,32768,65536,,embedding,"),
+      std::string::npos)
+      << csv.substr(0, 300);
   EXPECT_NE(csv.find("\nparam,model.norm.weight,\"(64,)\",torch.bfloat16,64,128,,norm,"), std::string::npos);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 22);
 }
@@ -94,8 +102,10 @@ TEST(CliTensors, HeaderTemplateDifferencesAreWarnings) {
   test::write_file(tmp / "config.json", cfg);
   auto r = test::run_cli("tensors " + quoted(tmp.path()) + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("warning: tensor 'model.layers.0.mlp.gate_proj.weight' has shape [160, 64], template expects [128, 64]"),
-            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning: tensor 'model.layers.0.mlp.gate_proj.weight' has shape [160, 64], template "
+                       "expects [128, 64]"),
+            std::string::npos)
+      << r.err;
   auto doc = json::Document::parse(r.out, "stdout");
   EXPECT_GE(doc.root().find("warnings")->items().size(), 1u);
 }

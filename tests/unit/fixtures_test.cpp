@@ -19,7 +19,8 @@ std::vector<std::string> safetensors_fixtures() {
   if (auto data = test::shared_data())
     for (const auto& e : fs::directory_iterator(*data / "fixtures"))
       if (e.is_directory() && fs::exists(e.path() / "config.json") &&
-          (fs::exists(e.path() / "model.safetensors") || fs::exists(e.path() / "model.safetensors.index.json")))
+          (fs::exists(e.path() / "model.safetensors") ||
+           fs::exists(e.path() / "model.safetensors.index.json")))
         names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   if (names.empty()) names.push_back("NO_SHARED_DATA");

@@ -1,15 +1,18 @@
 // The strict JSON reader: exact integers, RFC 8259 grammar, UTF-8 validation, bounded nesting (rows J1, J3).
+#include "core/json.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "core/error.h"
-#include "core/json.h"
 
 namespace ma {
 namespace {
 
-json::Document parse(const std::string& s) { return json::Document::parse(s, "test.json"); }
+json::Document parse(const std::string& s) {
+  return json::Document::parse(s, "test.json");
+}
 
 void expect_malformed(const std::string& s, const std::string& needle) {
   try {

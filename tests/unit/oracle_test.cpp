@@ -49,8 +49,10 @@ std::string diff_maps(const ShapeMap& ours, const ShapeMap& theirs, size_t limit
   };
   for (const auto& [name, shape] : theirs) {
     auto it = ours.find(name);
-    if (it == ours.end()) note("missing " + name + " " + shape_to_string(shape));
-    else if (it->second != shape) note("shape " + name + " ours " + shape_to_string(it->second) + " theirs " + shape_to_string(shape));
+    if (it == ours.end())
+      note("missing " + name + " " + shape_to_string(shape));
+    else if (it->second != shape)
+      note("shape " + name + " ours " + shape_to_string(it->second) + " theirs " + shape_to_string(shape));
   }
   for (const auto& [name, shape] : ours)
     if (!theirs.count(name)) note("extra " + name + " " + shape_to_string(shape));
@@ -66,18 +68,25 @@ std::string oracle_layer_type(const json::Value& modules) {
     std::string_view attr = entry.substr(0, entry.find(':'));
     std::string_view cls = entry.substr(entry.find(':') + 1);
     auto has = [&](std::string_view s) { return cls.find(s) != std::string_view::npos; };
-    if (has("Mamba2Mixer")) mixer = "mamba2";
-    else if (has("MambaMixer")) mixer = "mamba";
-    else if (has("GatedDeltaNet")) mixer = "linear-attention";
-    else if ((has("Attention") && attr != "encoder_attn") || cls == "ModuleList") mixer = mixer.empty() ? "attention" : mixer;
+    if (has("Mamba2Mixer"))
+      mixer = "mamba2";
+    else if (has("MambaMixer"))
+      mixer = "mamba";
+    else if (has("GatedDeltaNet"))
+      mixer = "linear-attention";
+    else if ((has("Attention") && attr != "encoder_attn") || cls == "ModuleList")
+      mixer = mixer.empty() ? "attention" : mixer;
     // "Glm4MoeMLP" is the dense MLP of a MoE family (a class ending in MLP is dense whatever its prefix);
     // GptOssMLP and DbrxFFN are the sparse blocks of their families despite their names.
     // Attention and norm classes of MoE families ("Glm4MoeAttention") say nothing about the FFN.
     bool ffn_cls = !has("Attention") && !has("Norm");
     bool moe_cls = cls == "GptOssMLP" || cls == "DbrxFFN" ||
                    (ffn_cls && (has("Moe") || has("MoE") || has("Experts")) && !cls.ends_with("MLP"));
-    if (moe_cls) ffn = "moe";
-    else if ((has("MLP") || has("FFN") || has("Intermediate") || attr == "fc1" || cls == "ModuleList") && ffn.empty()) ffn = "dense";
+    if (moe_cls)
+      ffn = "moe";
+    else if ((has("MLP") || has("FFN") || has("Intermediate") || attr == "fc1" || cls == "ModuleList") &&
+             ffn.empty())
+      ffn = "dense";
   }
   std::string t = mixer;
   if (!ffn.empty()) t += (t.empty() ? "" : "+") + ffn;
@@ -120,8 +129,11 @@ TEST_P(OracleTest, TemplateEqualsTransformers) {
     state.emplace(t.name, t.shape);
     if (t.kind == TensorKind::Parameter && t.tied_to.empty()) params.emplace(t.name, t.shape);
   }
-  EXPECT_EQ(params.size(), inv.model->tensors.size() - std::count_if(inv.model->tensors.begin(), inv.model->tensors.end(),
-                                                                     [](const TemplateTensor& t) { return t.kind != TensorKind::Parameter || !t.tied_to.empty(); }))
+  EXPECT_EQ(params.size(), inv.model->tensors.size() -
+                               std::count_if(inv.model->tensors.begin(), inv.model->tensors.end(),
+                                             [](const TemplateTensor& t) {
+                                               return t.kind != TensorKind::Parameter || !t.tied_to.empty();
+                                             }))
       << "duplicate tensor names in template";
   std::string pd = diff_maps(params, shape_map(*o.find("params")));
   EXPECT_TRUE(pd.empty()) << "parameters differ from transformers:\n" << pd;
@@ -134,7 +146,8 @@ TEST_P(OracleTest, TemplateEqualsTransformers) {
   for (size_t i = 0; i < layers.items().size(); ++i) {
     std::string theirs = oracle_layer_type(layers.items()[i]);
     if (inv.model->layers[i].type() != theirs && ld.size() < 400)
-      ld += "  layer " + std::to_string(i) + ": ours " + inv.model->layers[i].type() + ", transformers " + theirs + "\n";
+      ld += "  layer " + std::to_string(i) + ": ours " + inv.model->layers[i].type() + ", transformers " +
+            theirs + "\n";
   }
   EXPECT_TRUE(ld.empty()) << "layer types differ:\n" << ld;
   EXPECT_EQ(inv.model->layers_path, std::string(o.find("layers_path")->as_string()));

@@ -41,7 +41,8 @@ class HeaderTest : public ::testing::Test {
     ASSERT_TRUE(e.has_value()) << "accepted a bad file, expected: " << needle;
     EXPECT_EQ(e->kind(), kind) << e->what();
     EXPECT_NE(std::string(e->what()).find(needle), std::string::npos) << e->what();
-    EXPECT_NE(std::string(e->what()).find("model.safetensors"), std::string::npos) << "error must name the file: " << e->what();
+    EXPECT_NE(std::string(e->what()).find("model.safetensors"), std::string::npos)
+        << "error must name the file: " << e->what();
   }
 };
 
@@ -65,19 +66,23 @@ TEST_F(HeaderTest, S2_HeaderLengthOverCapBeforeAllocating) {
   expect_error(le64(100'000'001) + "{}", ErrorKind::Limit, "exceeds the cap");
 }
 
-TEST_F(HeaderTest, S3_LengthThatWouldWrap) { expect_error(le64(0xFFFFFFFFFFFFFFF8ull) + "{}", ErrorKind::Limit, "cap"); }
+TEST_F(HeaderTest, S3_LengthThatWouldWrap) {
+  expect_error(le64(0xFFFFFFFFFFFFFFF8ull) + "{}", ErrorKind::Limit, "cap");
+}
 
 TEST_F(HeaderTest, S4_HeaderPastEndOfFile) {
   expect_error(le64(1000) + kOne, ErrorKind::Malformed, "extends past the end of the file");
 }
 
 TEST_F(HeaderTest, S5_LfsPointerAndHtmlAreNamed) {
-  expect_error("version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 123\n", ErrorKind::Malformed, "Git LFS pointer");
+  expect_error("version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 123\n", ErrorKind::Malformed,
+               "Git LFS pointer");
   expect_error("<!DOCTYPE html><html><body>Not found</body></html>", ErrorKind::Malformed, "HTML page");
 }
 
 TEST_F(HeaderTest, S6_NotUtf8) {
-  expect_error(file_bytes("{\"a\xff\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]}}", 0), ErrorKind::Malformed, "UTF-8");
+  expect_error(file_bytes("{\"a\xff\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]}}", 0),
+               ErrorKind::Malformed, "UTF-8");
 }
 
 TEST_F(HeaderTest, S7_NotJsonOrNulPadded) {
@@ -86,7 +91,8 @@ TEST_F(HeaderTest, S7_NotJsonOrNulPadded) {
 }
 
 TEST_F(HeaderTest, S8_HeaderMustBeAnObject) {
-  for (const char* h : {"[]", "\"x\"", "null", "123"}) expect_error(file_bytes(h, 0), ErrorKind::Malformed, "JSON object");
+  for (const char* h : {"[]", "\"x\"", "null", "123"})
+    expect_error(file_bytes(h, 0), ErrorKind::Malformed, "JSON object");
 }
 
 TEST_F(HeaderTest, S9_WhitespacePaddingAccepted) {
@@ -96,8 +102,8 @@ TEST_F(HeaderTest, S9_WhitespacePaddingAccepted) {
 
 TEST_F(HeaderTest, S10_DeepNestingIsAnErrorNotAStackOverflow) {
   // Unknown fields are skipped, but never by unbounded recursion.
-  std::string deep = R"({"w":{"dtype":"U8","shape":[0],"data_offsets":[0,0],"x":)" + std::string(100000, '[') +
-                     std::string(100000, ']') + "}}";
+  std::string deep = R"({"w":{"dtype":"U8","shape":[0],"data_offsets":[0,0],"x":)" +
+                     std::string(100000, '[') + std::string(100000, ']') + "}}";
   expect_error(file_bytes(deep, 0), ErrorKind::Malformed, "nesting");
   std::string meta = "{\"__metadata__\":" + std::string(100000, '[') + std::string(100000, ']') + "}";
   expect_error(file_bytes(meta, 0), ErrorKind::Malformed, "must be an object of strings");
@@ -105,8 +111,9 @@ TEST_F(HeaderTest, S10_DeepNestingIsAnErrorNotAStackOverflow) {
 
 TEST_F(HeaderTest, S11_UnknownDtype) {
   for (const char* d : {"F128", "f16", "Q4_0", ""})
-    expect_error(file_bytes(std::string(R"({"w":{"dtype":")") + d + R"(","shape":[1],"data_offsets":[0,1]}})", 1),
-                 ErrorKind::Malformed, "unknown dtype");
+    expect_error(
+        file_bytes(std::string(R"({"w":{"dtype":")") + d + R"(","shape":[1],"data_offsets":[0,1]}})", 1),
+        ErrorKind::Malformed, "unknown dtype");
 }
 
 TEST_F(HeaderTest, S12_EveryDtypeHasItsExactSize) {
@@ -114,7 +121,8 @@ TEST_F(HeaderTest, S12_EveryDtypeHasItsExactSize) {
   std::vector<TensorToWrite> tensors;
   for (int i = 0; i <= static_cast<int>(DType::F6_E3M2); ++i) {
     auto d = static_cast<DType>(i);
-    tensors.push_back({std::string(dtype_info(d).safetensors_name), d, {8}, std::string(dtype_bits(d), '\x01')});
+    tensors.push_back(
+        {std::string(dtype_info(d).safetensors_name), d, {8}, std::string(dtype_bits(d), '\x01')});
   }
   write_safetensors(dir / "all.safetensors", tensors);
   SafetensorsHeader h = read_safetensors_header((dir / "all.safetensors").string());
@@ -123,43 +131,54 @@ TEST_F(HeaderTest, S12_EveryDtypeHasItsExactSize) {
 }
 
 TEST_F(HeaderTest, S13_SubByteTensorMustEndOnAByte) {
-  expect_error(file_bytes(R"({"w":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})", 2), ErrorKind::Malformed, "byte boundary");
+  expect_error(file_bytes(R"({"w":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})", 2),
+               ErrorKind::Malformed, "byte boundary");
 }
 
 TEST_F(HeaderTest, S14_ShapeOverflow) {
-  expect_error(file_bytes(R"({"w":{"dtype":"F32","shape":[2,18446744073709551614],"data_offsets":[0,8]}})", 8),
-               ErrorKind::Malformed, "overflows");
+  expect_error(
+      file_bytes(R"({"w":{"dtype":"F32","shape":[2,18446744073709551614],"data_offsets":[0,8]}})", 8),
+      ErrorKind::Malformed, "overflows");
   expect_error(file_bytes(R"({"w":{"dtype":"I32","shape":[2,9223372036854775807],"data_offsets":[0,8]}})", 8),
                ErrorKind::Malformed, "overflows");
 }
 
 TEST_F(HeaderTest, S15_BadDimsAndOffsets) {
   for (const char* shape : {"[-1]", "[1.5]", "[\"4\"]"})
-    expect_error(file_bytes(std::string(R"({"w":{"dtype":"U8","shape":)") + shape + R"(,"data_offsets":[0,4]}})", 4),
-                 ErrorKind::Malformed, "tensor 'w'");
+    expect_error(
+        file_bytes(std::string(R"({"w":{"dtype":"U8","shape":)") + shape + R"(,"data_offsets":[0,4]}})", 4),
+        ErrorKind::Malformed, "tensor 'w'");
   for (const char* off : {"[0]", "[0,4,8]"})
     expect_error(file_bytes(std::string(R"({"w":{"dtype":"U8","shape":[4],"data_offsets":)") + off + "}}", 4),
                  ErrorKind::Malformed, "data_offsets");
 }
 
 TEST_F(HeaderTest, S16_EndBeforeBegin) {
-  expect_error(file_bytes(R"({"w":{"dtype":"U8","shape":[0],"data_offsets":[16,8]}})", 16), ErrorKind::Malformed, "before begin");
+  expect_error(file_bytes(R"({"w":{"dtype":"U8","shape":[0],"data_offsets":[16,8]}})", 16),
+               ErrorKind::Malformed, "before begin");
 }
 
 TEST_F(HeaderTest, S17_HoleAndOverlap) {
-  expect_error(file_bytes(R"({"w":{"dtype":"U8","shape":[4],"data_offsets":[8,12]}})", 12), ErrorKind::Malformed, "hole");
-  expect_error(file_bytes(R"({"a":{"dtype":"U8","shape":[8],"data_offsets":[0,8]},"b":{"dtype":"U8","shape":[4],"data_offsets":[4,8]}})", 8),
-               ErrorKind::Malformed, "overlaps");
+  expect_error(file_bytes(R"({"w":{"dtype":"U8","shape":[4],"data_offsets":[8,12]}})", 12),
+               ErrorKind::Malformed, "hole");
+  expect_error(
+      file_bytes(
+          R"({"a":{"dtype":"U8","shape":[8],"data_offsets":[0,8]},"b":{"dtype":"U8","shape":[4],"data_offsets":[4,8]}})",
+          8),
+      ErrorKind::Malformed, "overlaps");
 }
 
 TEST_F(HeaderTest, S18_ManyTensorsOnOneRange) {
   std::string h = "{";
-  for (int i = 0; i < 10000; ++i) h += (i ? "," : "") + std::string("\"t") + std::to_string(i) + R"(":{"dtype":"U8","shape":[16],"data_offsets":[0,16]})";
+  for (int i = 0; i < 10000; ++i)
+    h += (i ? "," : "") + std::string("\"t") + std::to_string(i) +
+         R"(":{"dtype":"U8","shape":[16],"data_offsets":[0,16]})";
   expect_error(file_bytes(h + "}", 16), ErrorKind::Malformed, "overlaps");
 }
 
 TEST_F(HeaderTest, S19_DeclaredBytesDisagreeWithShape) {
-  expect_error(file_bytes(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,16]}})", 16), ErrorKind::Malformed, "implies 4");
+  expect_error(file_bytes(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,16]}})", 16),
+               ErrorKind::Malformed, "implies 4");
 }
 
 TEST_F(HeaderTest, S20_TrailingOrMissingBytes) {
@@ -173,23 +192,32 @@ TEST_F(HeaderTest, S21_MetadataValuesMustBeStrings) {
 }
 
 TEST_F(HeaderTest, S22_TensorNamedMetadataIsRejected) {
-  expect_error(file_bytes(R"({"__metadata__":{"dtype":"U8","shape":[0],"data_offsets":[0,0]}})", 0), ErrorKind::Malformed,
-               "must be strings");
+  expect_error(file_bytes(R"({"__metadata__":{"dtype":"U8","shape":[0],"data_offsets":[0,0]}})", 0),
+               ErrorKind::Malformed, "must be strings");
 }
 
 TEST_F(HeaderTest, S23_DuplicateNames) {
-  expect_error(file_bytes(R"({"w":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"w":{"dtype":"U8","shape":[4],"data_offsets":[4,8]}})", 8),
-               ErrorKind::Malformed, "duplicate tensor name");
+  expect_error(
+      file_bytes(
+          R"({"w":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"w":{"dtype":"U8","shape":[4],"data_offsets":[4,8]}})",
+          8),
+      ErrorKind::Malformed, "duplicate tensor name");
 }
 
 TEST_F(HeaderTest, S24_SharedRangeIsRejected) {
-  expect_error(file_bytes(R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}})", 4),
-               ErrorKind::Malformed, "overlaps");
+  expect_error(
+      file_bytes(
+          R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}})",
+          4),
+      ErrorKind::Malformed, "overlaps");
 }
 
 TEST_F(HeaderTest, S25_ZeroSizeAndScalarAccepted) {
-  test::write_file(dir / "model.safetensors",
-                   file_bytes(R"({"z":{"dtype":"F32","shape":[2,0],"data_offsets":[0,0]},"s":{"dtype":"F32","shape":[],"data_offsets":[0,4]}})", 4));
+  test::write_file(
+      dir / "model.safetensors",
+      file_bytes(
+          R"({"z":{"dtype":"F32","shape":[2,0],"data_offsets":[0,0]},"s":{"dtype":"F32","shape":[],"data_offsets":[0,4]}})",
+          4));
   SafetensorsHeader h = read_safetensors_header((dir / "model.safetensors").string());
   ASSERT_EQ(h.tensors.size(), 2u);
   EXPECT_EQ(h.tensors[0].numel, 0u);
@@ -198,7 +226,8 @@ TEST_F(HeaderTest, S25_ZeroSizeAndScalarAccepted) {
 
 TEST_F(HeaderTest, HighRankShapesAreKeptWhole) {
   // More dimensions than the reader's stack buffer holds (8): all of them must survive.
-  std::vector<TensorToWrite> tensors = {{"t", DType::U8, {1, 2, 1, 3, 1, 1, 2, 1, 1, 2, 1}, std::string(24, '\0')}};
+  std::vector<TensorToWrite> tensors = {
+      {"t", DType::U8, {1, 2, 1, 3, 1, 1, 2, 1, 1, 2, 1}, std::string(24, '\0')}};
   write_safetensors(dir / "rank.safetensors", tensors);
   SafetensorsHeader h = read_safetensors_header((dir / "rank.safetensors").string());
   ASSERT_EQ(h.tensors.size(), 1u);

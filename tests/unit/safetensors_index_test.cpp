@@ -1,9 +1,10 @@
 // Sharded checkpoints: index parsing and validation (rows X1-X6) and the index-vs-shards cross-check.
+#include "formats/safetensors_index.h"
+
 #include <gtest/gtest.h>
 
 #include "core/error.h"
 #include "formats/checkpoint.h"
-#include "formats/safetensors_index.h"
 #include "formats/safetensors_writer.h"
 #include "test_support.h"
 
@@ -21,7 +22,8 @@ ErrorKind index_error(const std::string& json) {
 
 TEST(SafetensorsIndex, ParsesWeightMapAndTotalSize) {
   auto idx = parse_safetensors_index(
-      R"({"metadata":{"total_size":1234},"weight_map":{"a":"m-1.safetensors","b":"m-2.safetensors","c":"m-1.safetensors"}})", "i");
+      R"({"metadata":{"total_size":1234},"weight_map":{"a":"m-1.safetensors","b":"m-2.safetensors","c":"m-1.safetensors"}})",
+      "i");
   ASSERT_EQ(idx.shards.size(), 2u);
   EXPECT_EQ(idx.shards[1], "m-2.safetensors");
   EXPECT_EQ(idx.weight_map[2].second, 0u);
@@ -29,8 +31,8 @@ TEST(SafetensorsIndex, ParsesWeightMapAndTotalSize) {
 }
 
 TEST(SafetensorsIndex, X1_ShardPathsCannotEscape) {
-  for (const char* bad : {"../../etc/passwd", "/abs/x.safetensors", "sub/../../x", "C:\\\\x", "\\\\\\\\host\\\\share\\\\x",
-                          "a//b", "./x", ""})
+  for (const char* bad : {"../../etc/passwd", "/abs/x.safetensors", "sub/../../x", "C:\\\\x",
+                          "\\\\\\\\host\\\\share\\\\x", "a//b", "./x", ""})
     EXPECT_EQ(index_error(std::string(R"({"weight_map":{"w":")") + bad + "\"}}"), ErrorKind::Unsafe) << bad;
   EXPECT_TRUE(is_contained_relative_path("sub/model-00001.safetensors"));
 }
@@ -45,7 +47,9 @@ TEST(SafetensorsIndex, X5_Malformed) {
 
 TEST(SafetensorsIndex, X6_TooManyShards) {
   std::string j = R"({"weight_map":{)";
-  for (int i = 0; i <= 10000; ++i) j += (i ? "," : "") + std::string("\"t") + std::to_string(i) + "\":\"s" + std::to_string(i) + ".safetensors\"";
+  for (int i = 0; i <= 10000; ++i)
+    j += (i ? "," : "") + std::string("\"t") + std::to_string(i) + "\":\"s" + std::to_string(i) +
+         ".safetensors\"";
   EXPECT_EQ(index_error(j + "}}"), ErrorKind::Limit);
 }
 
@@ -70,8 +74,9 @@ class ShardedDir : public ::testing::Test {
 TEST_F(ShardedDir, ReadsAllShardsAndAgreesWithIndex) {
   shard("m-1.safetensors", {"a", "b"});
   shard("m-2.safetensors", {"c"});
-  test::write_file(dir / "model.safetensors.index.json",
-                   R"({"metadata":{"total_size":24},"weight_map":{"a":"m-1.safetensors","b":"m-1.safetensors","c":"m-2.safetensors"}})");
+  test::write_file(
+      dir / "model.safetensors.index.json",
+      R"({"metadata":{"total_size":24},"weight_map":{"a":"m-1.safetensors","b":"m-1.safetensors","c":"m-2.safetensors"}})");
   Checkpoint ck = read_checkpoint(locate_local_model(dir.path().string()));
   EXPECT_TRUE(ck.headers_read);
   ASSERT_EQ(ck.tensor_count(), 3u);
@@ -83,18 +88,21 @@ TEST_F(ShardedDir, ReadsAllShardsAndAgreesWithIndex) {
 TEST_F(ShardedDir, X3_IndexAndShardsMustAgree) {
   shard("m-1.safetensors", {"a", "b"});
   shard("m-2.safetensors", {"c"});
-  test::write_file(dir / "model.safetensors.index.json", R"({"weight_map":{"a":"m-1.safetensors","c":"m-2.safetensors"}})");
+  test::write_file(dir / "model.safetensors.index.json",
+                   R"({"weight_map":{"a":"m-1.safetensors","c":"m-2.safetensors"}})");
   EXPECT_EQ(read_error(), ErrorKind::Malformed) << "b is stored but not indexed";
   test::write_file(dir / "model.safetensors.index.json",
                    R"({"weight_map":{"a":"m-1.safetensors","b":"m-2.safetensors","c":"m-2.safetensors"}})");
   EXPECT_EQ(read_error(), ErrorKind::Malformed) << "b is in the other shard";
-  test::write_file(dir / "model.safetensors.index.json",
-                   R"({"weight_map":{"a":"m-1.safetensors","b":"m-1.safetensors","c":"m-2.safetensors","d":"m-3.safetensors"}})");
+  test::write_file(
+      dir / "model.safetensors.index.json",
+      R"({"weight_map":{"a":"m-1.safetensors","b":"m-1.safetensors","c":"m-2.safetensors","d":"m-3.safetensors"}})");
   EXPECT_EQ(read_error(), ErrorKind::NotFound) << "m-3 is missing while others are present";
 }
 
 TEST_F(ShardedDir, IndexWithoutShardsGivesNamesOnly) {
-  test::write_file(dir / "model.safetensors.index.json", R"({"weight_map":{"a":"m-1.safetensors","c":"m-2.safetensors"}})");
+  test::write_file(dir / "model.safetensors.index.json",
+                   R"({"weight_map":{"a":"m-1.safetensors","c":"m-2.safetensors"}})");
   Checkpoint ck = read_checkpoint(locate_local_model(dir.path().string()));
   EXPECT_FALSE(ck.headers_read);
   ASSERT_EQ(ck.tensor_count(), 2u);

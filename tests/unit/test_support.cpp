@@ -19,7 +19,8 @@ std::optional<std::filesystem::path> shared_data() {
 
 TempDir::TempDir() {
   std::random_device rd;
-  path_ = std::filesystem::temp_directory_path() / ("ma-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+  path_ = std::filesystem::temp_directory_path() /
+          ("ma-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
   std::filesystem::create_directories(path_);
 }
 
@@ -48,8 +49,8 @@ json::Document parse_json_file(const std::filesystem::path& p) {
 
 CommandResult run_cli(const std::string& args) {
   TempDir tmp;
-  std::string cmd = std::string("'") + MA_CLI_BINARY + "' " + args + " >'" + (tmp / "out").string() + "' 2>'" +
-                    (tmp / "err").string() + "' </dev/null";
+  std::string cmd = std::string("'") + MA_CLI_BINARY + "' " + args + " >'" + (tmp / "out").string() +
+                    "' 2>'" + (tmp / "err").string() + "' </dev/null";
   int status = std::system(cmd.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

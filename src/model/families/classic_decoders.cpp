@@ -35,7 +35,9 @@ std::string_view key_used(const ModelConfig& cfg, Key k) {
   return !k.alias.empty() && !cfg.has(k.name) && cfg.has(k.alias) ? k.alias : k.name;
 }
 
-uint64_t dim_of(const ModelConfig& cfg, Key k, uint64_t dflt) { return cfg.dim_or(key_used(cfg, k), dflt); }
+uint64_t dim_of(const ModelConfig& cfg, Key k, uint64_t dflt) {
+  return cfg.dim_or(key_used(cfg, k), dflt);
+}
 
 // Vocabulary, width, depth, heads (all multi-head until the family says otherwise), positions and tying.
 void read_dims(const ModelConfig& cfg, const DimKeys& k, const DecoderDefaults& d, ModelTemplate& t) {
@@ -107,9 +109,9 @@ void decoder_stack(ModelTemplate& t, const std::string& path, Body&& body) {
 }
 
 struct Head {
-  uint64_t in = 0;         // 0: the hidden size
+  uint64_t in = 0;  // 0: the hidden size
   bool bias = false;
-  std::string disk_name;   // on-disk name of the weight when checkpoints spell it differently
+  std::string disk_name;  // on-disk name of the weight when checkpoints spell it differently
 };
 
 // lm_head, tied to the token embedding when the config ties them. Checkpoints written by older transformers
@@ -436,19 +438,17 @@ void build_mpt(const ModelConfig& cfg, ModelTemplate& t) {
 }
 
 constexpr std::array kFamilies{
-    FamilyBuilder{"gpt2", build_gpt2},
-    FamilyBuilder{"gpt_bigcode", build_gpt_bigcode},
-    FamilyBuilder{"gptj", build_gptj},
-    FamilyBuilder{"gpt_neox", build_gpt_neox},
-    FamilyBuilder{"opt", build_opt},
-    FamilyBuilder{"bloom", build_bloom},
-    FamilyBuilder{"falcon", build_falcon},
-    FamilyBuilder{"phi", build_phi},
+    FamilyBuilder{"gpt2", build_gpt2},     FamilyBuilder{"gpt_bigcode", build_gpt_bigcode},
+    FamilyBuilder{"gptj", build_gptj},     FamilyBuilder{"gpt_neox", build_gpt_neox},
+    FamilyBuilder{"opt", build_opt},       FamilyBuilder{"bloom", build_bloom},
+    FamilyBuilder{"falcon", build_falcon}, FamilyBuilder{"phi", build_phi},
     FamilyBuilder{"mpt", build_mpt},
 };
 
 }  // namespace
 
-std::span<const FamilyBuilder> classic_decoders() { return kFamilies; }
+std::span<const FamilyBuilder> classic_decoders() {
+  return kFamilies;
+}
 
 }  // namespace ma::families

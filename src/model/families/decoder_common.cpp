@@ -9,8 +9,8 @@ void read_decoder_dims(const ModelConfig& cfg, const DecoderDefaults& d, ModelTe
   a.intermediate_size = cfg.dim_or("intermediate_size", d.intermediate_size);
   a.num_layers = cfg.dim_or("num_hidden_layers", d.num_hidden_layers);
   a.num_attention_heads = cfg.dim_or("num_attention_heads", d.num_attention_heads);
-  a.num_key_value_heads =
-      cfg.dim_or("num_key_value_heads", d.num_key_value_heads ? d.num_key_value_heads : a.num_attention_heads);
+  a.num_key_value_heads = cfg.dim_or("num_key_value_heads",
+                                     d.num_key_value_heads ? d.num_key_value_heads : a.num_attention_heads);
   if (cfg.has("head_dim")) {
     a.head_dim = cfg.dim("head_dim");
   } else if (d.head_dim) {
@@ -21,7 +21,8 @@ void read_decoder_dims(const ModelConfig& cfg, const DecoderDefaults& d, ModelTe
     a.head_dim = a.hidden_size / a.num_attention_heads;
   }
   if (a.num_attention_heads % a.num_key_value_heads != 0)
-    cfg.fail("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(a.num_attention_heads) + ")");
+    cfg.fail("num_key_value_heads",
+             "must divide num_attention_heads (" + std::to_string(a.num_attention_heads) + ")");
   a.max_position_embeddings = cfg.count_or("max_position_embeddings", d.max_position_embeddings);
   a.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", d.tie_word_embeddings);
 }
@@ -30,9 +31,12 @@ void token_embedding(ModelTemplate& t, const std::string& name, const ArchSpec& 
   blocks::embedding(t, name, a.vocab_size, a.hidden_size);
 }
 
-void lm_head(ModelTemplate& t, const std::string& embedding_name, const ArchSpec& a, const std::string& name) {
-  if (a.tie_word_embeddings) t.tie(name, embedding_name);
-  else t.add(name, {a.vocab_size, a.hidden_size});
+void lm_head(ModelTemplate& t, const std::string& embedding_name, const ArchSpec& a,
+             const std::string& name) {
+  if (a.tie_word_embeddings)
+    t.tie(name, embedding_name);
+  else
+    t.add(name, {a.vocab_size, a.hidden_size});
 }
 
 blocks::Attention standard_attention(const ArchSpec& a) {

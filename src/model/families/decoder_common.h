@@ -30,7 +30,8 @@ void read_decoder_dims(const ModelConfig& cfg, const DecoderDefaults& d, ModelTe
 // `prefix`.embed_tokens.weight [V, H].
 void token_embedding(ModelTemplate& t, const std::string& name, const ArchSpec& a);
 // lm_head.weight, tied to `embedding_name` when the architecture ties them.
-void lm_head(ModelTemplate& t, const std::string& embedding_name, const ArchSpec& a, const std::string& name = "lm_head.weight");
+void lm_head(ModelTemplate& t, const std::string& embedding_name, const ArchSpec& a,
+             const std::string& name = "lm_head.weight");
 
 // Attention dims of a standard GQA/MHA layer from t.arch.
 blocks::Attention standard_attention(const ArchSpec& a);

@@ -117,10 +117,14 @@ std::vector<uint64_t> interleaved_windows(const ModelConfig& cfg, uint64_t layer
     if (types.size() != layers)
       cfg.fail("layer_types", "must list one type per layer (" + std::to_string(layers) + ")");
     for (const std::string& ty : types) {
-      if (last_is_full && w.size() + 1 == layers) w.push_back(0);  // overridden, so never checked
-      else if (ty == "sliding_attention") w.push_back(window);
-      else if (ty == "full_attention") w.push_back(0);
-      else cfg.fail("layer_types", "entries must be sliding_attention or full_attention, not \"" + ty + "\"");
+      if (last_is_full && w.size() + 1 == layers)
+        w.push_back(0);  // overridden, so never checked
+      else if (ty == "sliding_attention")
+        w.push_back(window);
+      else if (ty == "full_attention")
+        w.push_back(0);
+      else
+        cfg.fail("layer_types", "entries must be sliding_attention or full_attention, not \"" + ty + "\"");
     }
     return w;
   }

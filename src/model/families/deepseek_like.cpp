@@ -33,16 +33,16 @@ struct Indexer {
 // The routed mixture. Also the family's defaults.
 struct Moe {
   uint64_t experts = 256;
-  uint64_t top_k = 8;              // 0: the config must give num_experts_per_tok (DeepSeek-V2)
-  uint64_t shared = 1;             // one MLP of width shared * inter; 0: none
-  bool shared_nullable = false;    // DeepSeek-V2: n_shared_experts null means no shared experts
+  uint64_t top_k = 8;            // 0: the config must give num_experts_per_tok (DeepSeek-V2)
+  uint64_t shared = 1;           // one MLP of width shared * inter; 0: none
+  bool shared_nullable = false;  // DeepSeek-V2: n_shared_experts null means no shared experts
   uint64_t inter = 2048;
-  bool correction_bias = true;     // the sigmoid router's e_score_correction_bias buffer (V3 onward)
+  bool correction_bias = true;  // the sigmoid router's e_score_correction_bias buffer (V3 onward)
 };
 
 // Everything one family's decoder stack needs, read from the config.
 struct Stack {
-  bool mla = true;         // false: GQA attention (GLM-4.5)
+  bool mla = true;  // false: GQA attention (GLM-4.5)
   Mla mla_dims;
   blocks::Attention gqa;
   Indexer indexer;
@@ -200,12 +200,16 @@ void build_stack(const ModelConfig& cfg, ModelTemplate& t, const Stack& s) {
   t.layers_path = "model.layers";
   for (uint64_t i = 0; i < a.num_layers; ++i) {
     std::string p = "model.layers." + std::to_string(i);
-    if (s.mla) mla_attention(t, p + ".self_attn", a, s.mla_dims);
-    else blocks::attention(t, p + ".self_attn", s.gqa);
+    if (s.mla)
+      mla_attention(t, p + ".self_attn", a, s.mla_dims);
+    else
+      blocks::attention(t, p + ".self_attn", s.gqa);
     if (s.indexer.heads && s.indexer_layer[i])
       sparse_indexer(t, p + ".self_attn.indexer", a, s.mla_dims.q_lora_rank, s.indexer);
-    if (s.moe_layer[i]) routed_mixture(t, p + ".mlp", a, s.moe);
-    else blocks::gated_mlp(t, p + ".mlp", a.hidden_size, a.intermediate_size);
+    if (s.moe_layer[i])
+      routed_mixture(t, p + ".mlp", a, s.moe);
+    else
+      blocks::gated_mlp(t, p + ".mlp", a.hidden_size, a.intermediate_size);
     blocks::norm(t, p + ".input_layernorm", a.hidden_size, false);
     blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, false);
     LayerSpec l;
@@ -320,15 +324,15 @@ void build_glm4_moe(const ModelConfig& cfg, ModelTemplate& t) {
 }
 
 constexpr std::array kFamilies{
-    FamilyBuilder{"deepseek_v2", build_deepseek_v2},
-    FamilyBuilder{"deepseek_v3", build_deepseek_v3},
-    FamilyBuilder{"deepseek_v32", build_deepseek_v32},
-    FamilyBuilder{"glm4_moe", build_glm4_moe},
+    FamilyBuilder{"deepseek_v2", build_deepseek_v2},   FamilyBuilder{"deepseek_v3", build_deepseek_v3},
+    FamilyBuilder{"deepseek_v32", build_deepseek_v32}, FamilyBuilder{"glm4_moe", build_glm4_moe},
     FamilyBuilder{"glm_moe_dsa", build_glm_moe_dsa},
 };
 
 }  // namespace
 
-std::span<const FamilyBuilder> deepseek_like() { return kFamilies; }
+std::span<const FamilyBuilder> deepseek_like() {
+  return kFamilies;
+}
 
 }  // namespace ma::families

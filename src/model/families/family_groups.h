@@ -6,13 +6,18 @@
 
 namespace ma::families {
 
-std::span<const FamilyBuilder> llama_like();     // llama_like.cpp: Llama and its close relatives
-std::span<const FamilyBuilder> moe_decoders();   // moe_decoders.cpp: Mixtral, Qwen-MoE, OLMoE, DBRX, gpt-oss, ...
-std::span<const FamilyBuilder> deepseek_like();  // deepseek_like.cpp: DeepSeek-V2/V3/V3.2 (MLA), GLM-4.5/5 MoE
-std::span<const FamilyBuilder> classic_decoders(); // classic_decoders.cpp: GPT-2, GPT-J, NeoX, OPT, BLOOM, Falcon, ...
-std::span<const FamilyBuilder> state_space();    // state_space.cpp: Mamba, Mamba-2, Jamba, Nemotron-H, Qwen3-Next, ...
-std::span<const FamilyBuilder> encoders();       // encoders.cpp: BERT, RoBERTa, DistilBERT, ViT, BART, T5, Whisper
-std::span<const FamilyBuilder> qwen_hybrid();    // qwen_hybrid.cpp: Qwen3-Next, Qwen3.5 (gated delta net), Qwen2/2.5/3-VL
-std::span<const FamilyBuilder> multimodal();     // multimodal.cpp: LLaVA, Gemma-3/4, Llama-4, Fuyu
+std::span<const FamilyBuilder> llama_like();  // llama_like.cpp: Llama and its close relatives
+std::span<const FamilyBuilder>
+moe_decoders();  // moe_decoders.cpp: Mixtral, Qwen-MoE, OLMoE, DBRX, gpt-oss, ...
+std::span<const FamilyBuilder>
+deepseek_like();  // deepseek_like.cpp: DeepSeek-V2/V3/V3.2 (MLA), GLM-4.5/5 MoE
+std::span<const FamilyBuilder>
+classic_decoders();  // classic_decoders.cpp: GPT-2, GPT-J, NeoX, OPT, BLOOM, Falcon, ...
+std::span<const FamilyBuilder>
+state_space();  // state_space.cpp: Mamba, Mamba-2, Jamba, Nemotron-H, Qwen3-Next, ...
+std::span<const FamilyBuilder> encoders();  // encoders.cpp: BERT, RoBERTa, DistilBERT, ViT, BART, T5, Whisper
+std::span<const FamilyBuilder>
+qwen_hybrid();  // qwen_hybrid.cpp: Qwen3-Next, Qwen3.5 (gated delta net), Qwen2/2.5/3-VL
+std::span<const FamilyBuilder> multimodal();  // multimodal.cpp: LLaVA, Gemma-3/4, Llama-4, Fuyu
 
 }  // namespace ma::families

@@ -147,6 +147,8 @@ constexpr std::array kFamilies{
 
 }  // namespace
 
-std::span<const FamilyBuilder> llama_like() { return kFamilies; }
+std::span<const FamilyBuilder> llama_like() {
+  return kFamilies;
+}
 
 }  // namespace ma::families

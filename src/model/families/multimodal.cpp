@@ -46,10 +46,14 @@ void push_layer(ModelTemplate& t, uint64_t heads, uint64_t kv_heads, const std::
 LlamaStyle read_llava_text(const ModelConfig& cfg, const ModelConfig& text, ModelTemplate& t) {
   const std::string type = text.string_or("model_type", "llama");
   LlamaStyle s;
-  if (type == "llama") s = read_llama_text(text, t);
-  else if (type == "mistral") s = read_mistral_text(text, t, 4096);
-  else if (type == "qwen2") s = read_qwen2_text(text, t);
-  else unsupported(cfg, "llava with a " + type + " language model");
+  if (type == "llama")
+    s = read_llama_text(text, t);
+  else if (type == "mistral")
+    s = read_mistral_text(text, t, 4096);
+  else if (type == "qwen2")
+    s = read_qwen2_text(text, t);
+  else
+    unsupported(cfg, "llava with a " + type + " language model");
   t.arch.model_type = type;
   return s;
 }

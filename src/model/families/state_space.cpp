@@ -13,7 +13,9 @@
 namespace ma::families {
 namespace {
 
-std::string layer_prefix(const std::string& stack, uint64_t i) { return stack + "." + std::to_string(i); }
+std::string layer_prefix(const std::string& stack, uint64_t i) {
+  return stack + "." + std::to_string(i);
+}
 
 // ---- Pure SSM stacks: backbone.embeddings, N x (norm + mixer), backbone.norm_f, lm_head. ----
 
@@ -214,11 +216,20 @@ std::vector<Block> nemotron_blocks(const ModelConfig& cfg) {
   } else if (cfg.has("hybrid_override_pattern")) {
     for (char c : cfg.string_or("hybrid_override_pattern", "")) {
       switch (c) {
-        case 'M': out.push_back(Block::Ssm); break;
-        case '*': out.push_back(Block::Attention); break;
-        case 'E': out.push_back(Block::Moe); break;
-        case '-': out.push_back(Block::Mlp); break;
-        default: cfg.fail("hybrid_override_pattern", "may contain only M, *, E and -");
+        case 'M':
+          out.push_back(Block::Ssm);
+          break;
+        case '*':
+          out.push_back(Block::Attention);
+          break;
+        case 'E':
+          out.push_back(Block::Moe);
+          break;
+        case '-':
+          out.push_back(Block::Mlp);
+          break;
+        default:
+          cfg.fail("hybrid_override_pattern", "may contain only M, *, E and -");
       }
     }
     if (out.empty()) cfg.fail("hybrid_override_pattern", "must name at least one layer");
@@ -310,13 +321,20 @@ void build_nemotron_h(const ModelConfig& cfg, ModelTemplate& t) {
     l.mixer = "none";
     l.ffn = "none";
     switch (kinds[i]) {
-      case Block::Ssm: ssm::mamba2_mixer(t, p + ".mixer", m); l.mixer = "mamba2"; break;
+      case Block::Ssm:
+        ssm::mamba2_mixer(t, p + ".mixer", m);
+        l.mixer = "mamba2";
+        break;
       case Block::Attention:
         blocks::attention(t, p + ".mixer", at);
         l.mixer = "attention";
         l.attention = attention_kind(a.num_attention_heads, a.num_key_value_heads);
         break;
-      case Block::Moe: nemotron_moe(t, p + ".mixer", moe); l.ffn = "moe"; any_moe = true; break;
+      case Block::Moe:
+        nemotron_moe(t, p + ".mixer", moe);
+        l.ffn = "moe";
+        any_moe = true;
+        break;
       case Block::Mlp:
         ungated_mlp(t, p + ".mixer", a.hidden_size, a.intermediate_size, moe.bias);
         l.ffn = "dense";
@@ -431,6 +449,8 @@ constexpr std::array kFamilies{
 
 }  // namespace
 
-std::span<const FamilyBuilder> state_space() { return kFamilies; }
+std::span<const FamilyBuilder> state_space() {
+  return kFamilies;
+}
 
 }  // namespace ma::families

@@ -13,11 +13,11 @@ namespace ma::families::ssm {
 // Mamba-1 (MambaMixer, JambaMambaMixer): per-channel A [inner, state] and a low-rank dt projection.
 struct Mamba1Mixer {
   uint64_t hidden = 0;
-  uint64_t inner = 0;     // expand * hidden
+  uint64_t inner = 0;  // expand * hidden
   uint64_t state = 16;
-  uint64_t conv = 4;      // depthwise convolution kernel
+  uint64_t conv = 4;  // depthwise convolution kernel
   uint64_t dt_rank = 0;
-  bool proj_bias = false; // in_proj / out_proj
+  bool proj_bias = false;  // in_proj / out_proj
   bool conv_bias = true;
   bool dt_norms = false;  // Jamba: RMSNorms on dt, B and C
 };
