@@ -502,24 +502,23 @@ class DomBuilder {
   std::string_view text_;
 };
 
-std::optional<uint64_t> Value::as_uint() const {
-  if (type_ != Type::Number) return std::nullopt;
+Number Value::number() const {
   Number n;
+  n.raw = str_;
   n.integer = integer_;
   n.negative = negative_;
   n.fits_u64 = fits_u64_;
   n.magnitude = u64_;
-  return n.as_uint();
+  n.value = double_;
+  return n;
+}
+
+std::optional<uint64_t> Value::as_uint() const {
+  return type_ == Type::Number ? number().as_uint() : std::nullopt;
 }
 
 std::optional<int64_t> Value::as_int() const {
-  if (type_ != Type::Number) return std::nullopt;
-  Number n;
-  n.integer = integer_;
-  n.negative = negative_;
-  n.fits_u64 = fits_u64_;
-  n.magnitude = u64_;
-  return n.as_int();
+  return type_ == Type::Number ? number().as_int() : std::nullopt;
 }
 
 const Value* Value::find(std::string_view key) const {

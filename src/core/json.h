@@ -17,6 +17,18 @@ enum class Type : uint8_t { Null, Bool, Number, String, Array, Object };
 
 struct Member;
 
+// A number as written: exact integer views plus the nearest double.
+struct Number {
+  std::string_view raw;
+  bool integer = false;  // no fraction or exponent
+  bool negative = false;
+  bool fits_u64 = false;  // |value| fits in 64 bits (integers only)
+  uint64_t magnitude = 0;
+  double value = 0;
+  std::optional<uint64_t> as_uint() const;
+  std::optional<int64_t> as_int() const;
+};
+
 class Value {
  public:
   Type type() const { return type_; }
@@ -47,6 +59,7 @@ class Value {
 
  private:
   friend class DomBuilder;
+  Number number() const;
   Type type_ = Type::Null;
   bool bool_ = false;
   bool integer_ = false;
@@ -71,18 +84,6 @@ struct Limits {
   // Python's json.dumps writes NaN / Infinity / -Infinity; configs written by transformers contain them
   // (Nemotron-H's time_step_limit). Accepted only where asked for; safetensors headers never allow them.
   bool allow_nonfinite = false;
-};
-
-// A number as written: exact integer views plus the nearest double.
-struct Number {
-  std::string_view raw;
-  bool integer = false;  // no fraction or exponent
-  bool negative = false;
-  bool fits_u64 = false;  // |value| fits in 64 bits (integers only)
-  uint64_t magnitude = 0;
-  double value = 0;
-  std::optional<uint64_t> as_uint() const;
-  std::optional<int64_t> as_int() const;
 };
 
 // A pull reader over JSON text: the one tokenizer and validator behind Document, and used directly by

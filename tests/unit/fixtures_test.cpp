@@ -54,12 +54,7 @@ TEST_P(FixtureTest, HeadersMatchTemplateAndCount) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTest, ::testing::ValuesIn(safetensors_fixtures()),
-                         [](const auto& param_info) {
-                           std::string n = param_info.param;
-                           for (char& ch : n)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
-                         });
+                         test::ParamName());
 
 }  // namespace
 }  // namespace ma

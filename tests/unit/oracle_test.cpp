@@ -153,13 +153,7 @@ TEST_P(OracleTest, TemplateEqualsTransformers) {
   EXPECT_EQ(inv.model->layers_path, std::string(o.find("layers_path")->as_string()));
 }
 
-INSTANTIATE_TEST_SUITE_P(AllConfigs, OracleTest, ::testing::ValuesIn(oracle_names()),
-                         [](const auto& param_info) {
-                           std::string n = param_info.param;
-                           for (char& ch : n)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllConfigs, OracleTest, ::testing::ValuesIn(oracle_names()), test::ParamName());
 
 }  // namespace
 }  // namespace ma

@@ -1,5 +1,6 @@
 // Helpers shared by the tests: where the reference data is, temp directories, running the CLI.
 #pragma once
+#include <cctype>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -32,6 +33,17 @@ struct CommandResult {
   std::string out;
   std::string err;
 };
+// Names parameterized tests after their parameter (a model directory name), in gtest's allowed alphabet.
+struct ParamName {
+  template <typename Info>
+  std::string operator()(const Info& info) const {
+    std::string n = info.param;
+    for (char& ch : n)
+      if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    return n;
+  }
+};
+
 // Runs the built modelanalyzer binary with `args` (shell-quoted by the caller when needed).
 CommandResult run_cli(const std::string& args);
 
