@@ -268,22 +268,23 @@ std::string render_tensors_console(const TensorsReport& r, bool color) {
     }
   }
 
-  size_t wn = 4, ws = 5;
+  size_t wn = 4, ws = 5, wr = 4;
   for (const auto& t : inv.tensors) {
+    wr = std::max(wr, t.placement.role.size());
     wn = std::max(wn, t.name.size());
     ws = std::max(ws, (t.shape_known ? shape_to_string(t.shape) : std::string("?")).size());
   }
   wn = std::min<size_t>(wn, 80);
   out += "\n" + std::string(bold) + pad("name", wn) + "  " + pad("shape", ws) + "  " + pad("dtype", 7) +
          "  " + pad("params", 15, true) + "  " + pad("bytes", 11, true) + "  " + pad("layer", 5, true) +
-         "  " + pad("block", 16) + "  " + pad("role", 14) + "  kind" + reset + "\n";
+         "  " + pad("block", 16) + "  " + pad("role", wr) + "  kind" + reset + "\n";
   for (const auto& t : inv.tensors) {
     std::string kind(tensor_kind_name(t.kind));
     if (!t.tied_to.empty()) kind += " (tied to " + std::string(t.tied_to) + ")";
     out += pad(t.name, wn) + "  " + pad(t.shape_known ? shape_to_string(t.shape) : "?", ws) + "  " +
            pad(dtype_short(t), 7) + "  " + pad(with_thousands(t.parameters), 15, true) + "  " +
            pad(human_bytes(t.bytes), 11, true) + "  " + pad(layer_text(t), 5, true) + "  " +
-           pad(std::string(t.placement.block), 16) + "  " + pad(t.placement.role, 14) + "  " + kind + "\n";
+           pad(std::string(t.placement.block), 16) + "  " + pad(t.placement.role, wr) + "  " + kind + "\n";
   }
   return out;
 }
