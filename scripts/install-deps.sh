@@ -6,6 +6,9 @@ PACKAGES=(
   libgtest-dev            # unit tests (GoogleTest)
   clang libclang-rt-14-dev  # libFuzzer targets for the parsers
   python3                 # benchmark reference scripts
+  librsvg2-dev            # --visualize: SVG -> PNG with librsvg on cairo
+  fonts-dejavu-core       # a sans-serif font for the diagrams' labels
+  libxml2-utils           # xmllint: the diagram tests check the SVG is well-formed XML
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

@@ -10,20 +10,30 @@
 namespace ma::cli {
 
 std::string usage_text() {
-  return "modelanalyzer " MA_VERSION
-         " - exact architecture, parameters and tensors of transformer models\n"
+  return "modelanalyzer " MA_VERSION " - exact architecture, parameters, memory and tensors of transformer models\n"
          "\n"
          "usage:\n"
-         "  modelanalyzer MODEL [--json] [--quiet]\n"
-         "      architecture summary: family, exact parameter counts, layer map, checkpoint totals\n"
+         "  modelanalyzer MODEL [MODEL...] [options]\n"
+         "      the report: family, exact parameters, architecture, attention per layer, MoE, layer map,\n"
+         "      quantization, memory and KV cache, tokenizer, capabilities; several MODELs: a comparison table\n"
          "  modelanalyzer tensors MODEL [--json] [--csv FILE] [--quiet]\n"
          "      every tensor: name, shape, dtype, parameters, bytes, layer, block, role, kind\n"
+         "\n"
+         "report options:\n"
+         "  --detailed               every section in full (per-layer tables, formulas)\n"
+         "  --json                   the JSON export on stdout\n"
+         "  --export FILE.json       write the JSON export      --export-markdown FILE.md   the Markdown export\n"
+         "  --visualize              draw the architecture (--viz-style simple|detailed, --viz-output FILE.png|.svg;\n"
+         "                           default model_architecture.png)\n"
+         "  --batch N --context N    KV cache and memory for N sequences of N tokens (default 1 x max context)\n"
+         "  --kv-dtype DTYPE         KV cache dtype: fp32, bf16, fp16, fp8, ... (default: the model's dtype)\n"
+         "  --skip-tokenizer         do not read tokenizer files     --token T   Hub token (never printed)\n"
+         "  --verbose | --quiet      more detail on stderr | nothing but errors\n"
          "\n"
          "MODEL: a model directory (config.json and/or *.safetensors, sharded or not), a .safetensors file,\n"
          "       or a config.json (dry run: the tensors the architecture implies, without weights)\n"
          "\n"
-         "exit codes: 0 ok, 1 internal error, 2 usage, 3 malformed file, 4 unsafe content, 5 resource "
-         "limit,\n"
+         "exit codes: 0 ok, 1 internal error, 2 usage, 3 malformed file, 4 unsafe content, 5 resource limit,\n"
          "            8 not found, 9 local I/O, 10 unsupported architecture\n";
 }
 

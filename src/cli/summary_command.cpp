@@ -1,40 +1,101 @@
-// `modelanalyzer MODEL`: the architecture at a glance — family, exact parameters, layer map, checkpoint.
-// (The full seed-002 report builds on this.)
-#include "analysis/layer_summary.h"
-#include "analysis/parameter_counts.h"
+// `modelanalyzer MODEL...`: seed 002's report — summary by default, every section with --detailed, JSON and
+// Markdown exports, an architecture diagram, and a comparison table for several models.
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include "analysis/model_report.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/report_args.h"
 #include "core/error.h"
 #include "formats/model_files.h"
 #include "model/inventory.h"
-#include "report/summary_report.h"
-#include "report/tensors_report.h"
+#include "report/diagram_png.h"
+#include "report/diagram_svg.h"
+#include "report/model_report_render.h"
 
 namespace ma::cli {
+namespace {
+
+std::string utc_timestamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// One diagram file name per model when several are analysed: "<model>_architecture.png".
+std::string diagram_name(const std::string& model) {
+  std::string name = std::filesystem::path(model).filename().string();
+  if (name.empty()) name = "model";
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') c = '_';
+  return name + "_architecture.png";
+}
+
+std::string report_json_array(const std::vector<ModelReport>& reports, const std::string& timestamp) {
+  std::string out = "[\n";
+  for (size_t i = 0; i < reports.size(); ++i) {
+    std::string one = render_report_json(reports[i], timestamp);
+    while (!one.empty() && one.back() == '\n') one.pop_back();
+    out += one + (i + 1 < reports.size() ? ",\n" : "\n");
+  }
+  return out + "]\n";
+}
+
+}  // namespace
 
 int run_summary(const Args& args) {
-  std::string model;
-  bool json = false, quiet = false;
-  for (const std::string& a : args) {
-    if (a == "--json")
-      json = true;
-    else if (a == "--quiet" || a == "-q")
-      quiet = true;
-    else if (!a.empty() && a[0] == '-')
-      throw Error(ErrorKind::Usage, "", a, "unknown option; see modelanalyzer --help");
-    else if (model.empty())
-      model = a;
-    else
-      throw Error(ErrorKind::Usage, "", a, "one MODEL at a time");
+  ReportArgs a = parse_report_args(args);
+  Output out = detect_output(a.quiet);
+  const bool progress = out.stderr_tty && !a.quiet;
+  std::vector<ModelReport> reports;
+  for (const std::string& model : a.models) {
+    auto start = std::chrono::steady_clock::now();
+    if (progress) std::fprintf(stderr, "analysing %s ...\n", model.c_str());
+    LocalModelFiles files = locate_local_model(model);
+    Inventory& inv = keep_until_exit(build_inventory(files));
+    ReportOptions options = a.options;
+    options.model_id = model;
+    reports.push_back(build_model_report(inv, files, options));
+    print_warnings(reports.back().warnings, out);
+    if (a.verbose && !a.quiet) {
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      std::fprintf(stderr, "%s: config %s, %zu weight file(s)%s, %zu tensors, analysed in %.1f ms\n", model.c_str(),
+                   files.config ? files.config->c_str() : "none", files.safetensors.size(),
+                   files.index ? " + index" : "", inv.tensors.size(), ms);
+    }
   }
-  Output out = detect_output(quiet);
-  Inventory& inv = keep_until_exit(build_inventory(locate_local_model(model)));
-  TensorsReport report{inv, count_parameters(inv), summarize_layers(inv.layers)};
-  print_warnings(inv.warnings, out);
-  if (json)
-    stream_tensors_json(report, print_stdout);
-  else
-    print_stdout(render_summary_console(report, out.color));
+
+  // Everything is rendered before anything is written, so a failure leaves no partial output file.
+  const std::string timestamp = utc_timestamp();
+  RenderOptions render;
+  render.detailed = a.detailed;
+  const DiagramStyle style = a.viz_style == "simple" ? DiagramStyle::Simple : DiagramStyle::Detailed;
+  if (reports.size() > 1) {
+    if (a.visualize) {
+      std::vector<std::string> svgs;
+      for (const ModelReport& r : reports) svgs.push_back(render_diagram_svg(r, style));
+      for (size_t i = 0; i < reports.size(); ++i) write_diagram_file(svgs[i], diagram_name(a.models[i]));
+    }
+    if (a.json) print_stdout(report_json_array(reports, timestamp));
+    else if (!a.quiet) print_stdout(render_comparison_console(reports, out.color));
+    return 0;
+  }
+  const ModelReport& r = reports.front();
+  std::string json = (a.json || !a.export_json.empty()) ? render_report_json(r, timestamp) : std::string();
+  std::string markdown = a.export_markdown.empty() ? std::string() : render_report_markdown(r);
+  std::string svg = a.visualize ? render_diagram_svg(r, style) : std::string();
+  if (a.visualize) write_diagram_file(svg, a.viz_output);
+  if (!a.export_json.empty()) write_output_file(a.export_json, json);
+  if (!a.export_markdown.empty()) write_output_file(a.export_markdown, markdown);
+  if (a.json) print_stdout(json);
+  else if (!a.quiet) print_stdout(render_report_console(r, render, out.color));
   return 0;
 }
 

@@ -245,9 +245,8 @@ Inventory build_inventory(const LocalModelFiles& files) {
   Inventory inv;
   inv.source = files.display_name;
   if (files.config) {
-    ModelConfig cfg =
-        ModelConfig::parse(read_small_file(*files.config, kMaxConfigBytes), files.config->string());
-    inv.model = build_template(cfg);
+    inv.config = ModelConfig::parse(read_small_file(*files.config, kMaxConfigBytes), files.config->string());
+    inv.model = build_template(*inv.config);
   }
   if (!files.index && files.safetensors.empty()) {
     for (const auto& f : files.unread_weights)

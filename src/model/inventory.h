@@ -11,6 +11,7 @@
 #include "core/shape.h"
 #include "formats/checkpoint.h"
 #include "formats/model_files.h"
+#include "model/config.h"
 #include "model/model_template.h"
 #include "model/tensor_placement.h"
 
@@ -65,6 +66,7 @@ struct Inventory {
 
   std::string source;
   InventoryOrigin origin = InventoryOrigin::Template;
+  std::optional<ModelConfig> config;   // the parsed config.json, when there is one
   std::optional<ModelTemplate> model;  // absent when there is no config (bare weights)
   std::vector<InventoryTensor> tensors;
   std::vector<LayerSpec> layers;  // from the template, or inferred from tensor placement without one

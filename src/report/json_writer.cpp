@@ -1,6 +1,7 @@
 #include "report/json_writer.h"
 
 #include <cmath>
+#include <charconv>
 #include <cstdio>
 
 #include "core/json.h"
@@ -76,9 +77,10 @@ JsonWriter& JsonWriter::value(double d) {
     out_ += "null";
     return *this;
   }
+  // The shortest text that reads back as the same double: 1e-05, not 1.0000000000000001e-05.
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", d);
-  out_ += buf;
+  auto r = std::to_chars(buf, buf + sizeof buf, d);
+  out_.append(buf, static_cast<size_t>(r.ptr - buf));
   return *this;
 }
 

@@ -1,0 +1,40 @@
+// Lenient reads of the language model's config fields for the report sections (architecture, attention,
+// MoE): the nested text_config of multimodal models first, then the root. The fields the template needs were
+// validated when it was built; the ones only the report shows read as unknown (nullopt) when absent, null,
+// of the wrong type or absurd (non-finite), instead of failing the whole analysis over a label.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/json.h"
+#include "model/config.h"
+
+namespace ma {
+
+class LanguageConfig {
+ public:
+  explicit LanguageConfig(const ModelConfig* root);
+  bool present() const { return root_ != nullptr; }
+  // The first non-null value of `key`: text_config, then the root.
+  const json::Value* find(std::string_view key) const;
+  std::optional<std::string> text(std::string_view key) const;
+  std::optional<double> number(std::string_view key) const;  // finite numbers only
+  std::optional<bool> flag(std::string_view key) const;
+  const json::Value* object(std::string_view key) const;  // an object value, else nullptr
+
+ private:
+  const ModelConfig* root_;
+  std::optional<ModelConfig> text_;
+};
+
+// The same lenient reads on a member of an object value (rope_scaling, attn_config); `obj` may be null.
+const json::Value* json_member(const json::Value* obj, std::string_view key);
+std::optional<std::string> json_text(const json::Value* obj, std::string_view key);
+std::optional<double> json_number(const json::Value* obj, std::string_view key);
+std::optional<bool> json_flag(const json::Value* obj, std::string_view key);
+
+// Shortest round-trip spelling of a double for people: 1e-05, 500000, 0.25.
+std::string format_number(double d);
+
+}  // namespace ma

@@ -1,0 +1,225 @@
+#include "analysis/attention_summary.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "analysis/architecture_config.h"
+
+namespace ma {
+namespace {
+
+struct Run {
+  std::string token;
+  uint64_t count = 0;
+  bool operator==(const Run&) const = default;
+};
+
+// A stretch of runs: `period` runs starting at `begin`, shown `reps` times in a row.
+struct Segment {
+  size_t begin = 0;
+  size_t period = 0;
+  uint64_t reps = 1;
+};
+
+// Bounds that keep the search small for corrupt configs with huge layer counts (beyond them the pattern is
+// shown as plain runs): real models have a few hundred layers and repeat blocks of at most a dozen runs.
+constexpr size_t kMaxRuns = 4096;
+constexpr size_t kMaxPeriod = 32;
+
+std::vector<Run> run_length(const std::vector<std::string>& tokens) {
+  std::vector<Run> runs;
+  for (const std::string& t : tokens) {
+    if (runs.empty() || runs.back().token != t)
+      runs.push_back({t, 1});
+    else
+      ++runs.back().count;
+  }
+  return runs;
+}
+
+// The factorization of `runs` into repeated blocks with the fewest runs on screen (a repeated block costs
+// its runs plus one for the repeat count); ties go to fewer segments.
+std::vector<Segment> factorize(const std::vector<Run>& runs) {
+  const size_t n = runs.size();
+  std::vector<Segment> out;
+  if (n > kMaxRuns) {
+    for (size_t i = 0; i < n; ++i) out.push_back({i, 1, 1});
+    return out;
+  }
+  const size_t max_p = std::min(kMaxPeriod, n);
+  // reps[j * max_p + p - 1]: how many times the block runs[j, j+p) repeats back to back from j.
+  std::vector<uint32_t> reps(n * max_p, 1);
+  for (size_t j = n; j-- > 0;)
+    for (size_t p = 1; p <= max_p && j + 2 * p <= n; ++p)
+      if (std::equal(runs.begin() + j, runs.begin() + j + p, runs.begin() + j + p))
+        reps[j * max_p + p - 1] = reps[(j + p) * max_p + p - 1] + 1;
+  struct Best {
+    size_t cost = std::numeric_limits<size_t>::max();
+    size_t segments = 0;
+    Segment last;
+  };
+  std::vector<Best> best(n + 1);
+  best[0].cost = 0;
+  for (size_t j = 0; j < n; ++j) {
+    if (best[j].cost == std::numeric_limits<size_t>::max()) continue;
+    for (size_t p = 1; p <= max_p && j + p <= n; ++p)
+      for (uint64_t k = 1; k <= reps[j * max_p + p - 1]; ++k) {
+        const size_t i = j + k * p;
+        const size_t cost = best[j].cost + p + (k > 1 ? 1 : 0);
+        const size_t segments = best[j].segments + 1;
+        if (cost < best[i].cost || (cost == best[i].cost && segments < best[i].segments))
+          best[i] = {cost, segments, {j, p, k}};
+      }
+  }
+  for (size_t i = n; i > 0; i = best[i].last.begin) out.push_back(best[i].last);
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::string join_runs(const std::vector<Run>& runs, size_t begin, size_t count) {
+  std::string s;
+  for (size_t i = begin; i < begin + count; ++i)
+    s += (s.empty() ? "" : " + ") + std::to_string(runs[i].count) + "×" + runs[i].token;
+  return s;
+}
+
+// The token a layer shows in the pattern.
+std::string pattern_token(const LayerAttention& l) {
+  if (l.kind == "none" || l.kind == "linear" || l.kind == "unknown") return l.kind;
+  if (l.window == 0) return "full";
+  return (l.chunked ? "chunked(" : "sliding(") + std::to_string(l.window) + ")";
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool softmax_attention(const LayerAttention& l) {
+  return l.kind != "none" && l.kind != "linear" && l.kind != "unknown";
+}
+
+// "(GQA 32/8)", or per layer class when they differ: "(sliding: GQA 32/16; full: GQA 32/4, head_dim 512)".
+std::string heads_note(const AttentionSummary& s) {
+  std::vector<std::pair<std::string, std::string>> shapes;  // (class, shape), first appearance order
+  for (const LayerAttention& l : s.layers) {
+    if (!softmax_attention(l) || l.heads == 0) continue;
+    std::string shape = upper(l.kind) + " " + std::to_string(l.heads) + "/" + std::to_string(l.kv_heads);
+    if (l.head_dim != s.head_dim) shape += ", head_dim " + std::to_string(l.head_dim);
+    std::string cls = l.window == 0 ? "full" : l.chunked ? "chunked" : "sliding";
+    if (std::find(shapes.begin(), shapes.end(), std::pair{cls, shape}) == shapes.end())
+      shapes.emplace_back(cls, shape);
+  }
+  if (shapes.empty()) return "";
+  bool uniform =
+      std::all_of(shapes.begin(), shapes.end(), [&](const auto& x) { return x.second == shapes[0].second; });
+  if (uniform) return " (" + shapes[0].second + ")";
+  std::string note;
+  for (const auto& [cls, shape] : shapes) note += (note.empty() ? "" : "; ") + cls + ": " + shape;
+  return " (" + note + ")";
+}
+
+std::string headline(const AttentionSummary& s, const std::vector<LayerSpec>& specs) {
+  std::vector<std::string> kinds;
+  bool sliding = false, chunked = false, linear = false, ssm = false;
+  for (size_t i = 0; i < s.layers.size(); ++i) {
+    const LayerAttention& l = s.layers[i];
+    if (softmax_attention(l)) {
+      if (std::find(kinds.begin(), kinds.end(), upper(l.kind)) == kinds.end()) kinds.push_back(upper(l.kind));
+      sliding = sliding || (l.window && !l.chunked);
+      chunked = chunked || (l.window && l.chunked);
+    }
+    linear = linear || l.kind == "linear";
+    ssm = ssm || specs[i].mixer.starts_with("mamba");
+  }
+  std::string base;
+  for (const std::string& k : kinds) base += (base.empty() ? "" : "/") + k;
+  if (sliding) base += " + sliding window";
+  if (chunked) base += " + chunked local";
+  std::string other = linear && ssm ? "linear attention + Mamba"
+                      : linear      ? "linear attention"
+                      : ssm         ? "Mamba"
+                                    : "";
+  if (base.empty()) return other.empty() ? (s.layers.empty() ? "" : s.layers[0].kind) : other;
+  return other.empty() ? base : "hybrid (" + base + " + " + other + ")";
+}
+
+// Layers whose windows are chunks of the sequence (Llama-4's local attention), not sliding windows.
+bool chunked_windows(const LanguageConfig& cfg, const ArchSpec* a) {
+  return cfg.find("attention_chunk_size") || (a && a->model_type.starts_with("llama4"));
+}
+
+uint64_t config_dim(const LanguageConfig& cfg, std::string_view key) {
+  const json::Value* v = cfg.find(key);
+  auto n = v ? v->as_uint() : std::nullopt;
+  return n && *n <= ModelConfig::kMaxValue ? *n : 0;
+}
+
+// Gemma-4's global (full-attention) layers have their own head_dim and, when keys double as values
+// (attention_k_eq_v), their own kv heads.
+void global_layer_shape(const LanguageConfig& cfg, LayerAttention& l) {
+  if (uint64_t hd = config_dim(cfg, "global_head_dim")) l.head_dim = hd;
+  if (cfg.flag("attention_k_eq_v").value_or(false))
+    if (uint64_t kv = config_dim(cfg, "num_global_key_value_heads")) l.kv_heads = kv;
+}
+
+}  // namespace
+
+std::string compress_pattern(const std::vector<std::string>& tokens) {
+  const std::vector<Run> runs = run_length(tokens);
+  const std::vector<Segment> segments = factorize(runs);
+  if (segments.size() == 1 && segments[0].reps > 1)
+    return join_runs(runs, 0, segments[0].period) + ", ×" + std::to_string(segments[0].reps);
+  std::string s;
+  for (const Segment& g : segments) {
+    std::string part = join_runs(runs, g.begin, g.period);
+    if (g.reps > 1) part = "(" + part + ")×" + std::to_string(g.reps);
+    s += (s.empty() ? "" : " + ") + part;
+  }
+  return s;
+}
+
+AttentionSummary summarize_attention(const ReportInputs& in) {
+  AttentionSummary s;
+  const LanguageConfig cfg(in.config);
+  const ArchSpec* a = in.inventory.model ? &in.inventory.model->arch : nullptr;
+  if (a) {
+    s.num_attention_heads = a->num_attention_heads;
+    s.num_key_value_heads = a->num_key_value_heads;
+    s.head_dim = a->head_dim;
+  }
+  const std::vector<LayerSpec>& specs = in.inventory.layers;
+  const bool chunked = chunked_windows(cfg, a);
+  const bool any_window =
+      std::any_of(specs.begin(), specs.end(), [](const LayerSpec& l) { return l.sliding_window != 0; });
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const LayerSpec& spec = specs[i];
+    LayerAttention l;
+    l.layer = static_cast<uint32_t>(i);
+    if (spec.mixer == "attention") {
+      l.kind = spec.attention.empty() ? "unknown" : spec.attention;
+      l.heads = s.num_attention_heads;
+      l.kv_heads = s.num_key_value_heads;
+      l.head_dim = s.head_dim;
+      l.window = spec.sliding_window;
+      l.chunked = chunked && l.window != 0;
+      if (any_window && l.window == 0) global_layer_shape(cfg, l);
+    } else if (spec.mixer == "linear-attention") {
+      l.kind = "linear";
+      l.heads = config_dim(cfg, "linear_num_value_heads");
+      l.kv_heads = config_dim(cfg, "linear_num_key_heads");
+      l.head_dim = config_dim(cfg, "linear_key_head_dim");
+    } else {
+      l.kind = "none";
+    }
+    s.layers.push_back(std::move(l));
+  }
+  std::vector<std::string> tokens;
+  for (const LayerAttention& l : s.layers) tokens.push_back(pattern_token(l));
+  s.pattern = compress_pattern(tokens);
+  if (!s.pattern.empty()) s.pattern += heads_note(s);
+  s.attention_type = headline(s, specs);
+  return s;
+}
+
+}  // namespace ma

@@ -1,0 +1,226 @@
+#include "analysis/memory.h"
+
+#include <algorithm>
+#include <array>
+
+#include "analysis/memory_kv.h"
+#include "analysis/memory_math.h"
+#include "analysis/memory_training.h"
+
+namespace ma {
+namespace {
+
+using memory::add;
+using memory::ceil_div;
+using memory::mul;
+using memory::num;
+
+constexpr uint64_t kInt4GroupSize = 128;    // GPTQ/AWQ's usual group size
+constexpr uint64_t kInt4GroupOverhead = 4;  // fp16 scale + fp16 zero point per group
+constexpr uint64_t kOverheadPercent = 10;   // CUDA context, allocator fragmentation, workspaces
+constexpr uint64_t kLoraRank = 16;
+
+// Whole-byte precisions: JSON key, label, bytes per parameter.
+struct Precision {
+  std::string_view key;
+  std::string_view label;
+  uint64_t bytes;
+};
+constexpr std::array<Precision, 5> kPrecisions{
+    {{"fp32", "FP32", 4}, {"bf16", "BF16", 2}, {"fp16", "FP16", 2}, {"fp8", "FP8", 1}, {"int8", "INT8", 1}}};
+
+// The model's compute dtype: its declared torch_dtype when that is a float of at least 16 bits, else nullopt.
+std::optional<DType> declared_dtype(const Inventory& inv) {
+  if (!inv.model || inv.model->arch.torch_dtype.empty()) return std::nullopt;
+  auto d = dtype_from_any_name(inv.model->arch.torch_dtype);
+  if (!d || !dtype_info(*d).is_float || dtype_bits(*d) < 16) return std::nullopt;
+  return d;
+}
+
+std::vector<Estimate> weight_estimates(const ReportInputs& in) {
+  const uint64_t P = in.params.total;
+  const std::string p = num(P) + " params";
+  std::vector<Estimate> w;
+  for (const Precision& pr : kPrecisions)
+    w.push_back({"weights_" + std::string(pr.key), mul({P, pr.bytes}, "weights"),
+                 p + " x " + num(pr.bytes) + (pr.bytes == 1 ? " byte" : " bytes")});
+  const uint64_t groups = ceil_div(P, kInt4GroupSize);
+  w.push_back({"weights_int4", add({ceil_div(P, 2), mul({groups, kInt4GroupOverhead}, "int4")}, "int4"),
+               p + " x 0.5 byte + " + num(groups) + " groups of " + num(kInt4GroupSize) + " x " +
+                   num(kInt4GroupOverhead) + " bytes (fp16 scale + fp16 zero)"});
+  if (const auto& ck = in.inventory.checkpoint) {
+    if (ck->headers_read)
+      w.push_back({"weights_stored", ck->bytes,
+                   "tensor data in the safetensors headers of " + num(ck->files) + " file(s), as stored"});
+    else if (ck->index_total_size)
+      w.push_back({"weights_stored", *ck->index_total_size, "metadata.total_size of the checkpoint index"});
+    else
+      w.push_back({"weights_stored", ck->bytes, "predicted from the index's tensor names and the template"});
+  }
+  return w;
+}
+
+// Bits per weight a quantized checkpoint declares in its quantization_config, when its headers are not at
+// hand.
+std::optional<uint64_t> quantized_bits(const ModelConfig* cfg) {
+  if (!cfg) return std::nullopt;
+  auto q = cfg->sub("quantization_config");
+  if (!q) return std::nullopt;
+  if (q->has("bits")) return q->dim("bits");
+  if (q->flag_or("load_in_4bit", false)) return 4;
+  if (q->flag_or("load_in_8bit", false)) return 8;
+  if (q->string_or("quant_method", "") == "fp8") return 8;
+  return std::nullopt;
+}
+
+// The weights as inference loads them: the checkpoint as stored, else the dtype the config declares.
+Estimate inference_weights(const ReportInputs& in, const MemoryReport& m, DType compute) {
+  if (const Estimate* s = m.find("weights_stored"))
+    return {"inference_weights", s->bytes, "as stored: " + s->formula};
+  if (auto bits = quantized_bits(in.config)) {
+    const Estimate* e = m.find(*bits <= 4 ? "weights_int4" : *bits <= 8 ? "weights_int8" : "weights_bf16");
+    return {"inference_weights", e->bytes,
+            "quantization_config declares " + num(*bits) + "-bit weights: " + e->formula};
+  }
+  const uint64_t b = dtype_bits(compute) / 8;
+  return {"inference_weights", mul({in.params.total, b}, "weights"),
+          num(in.params.total) + " params x " + num(b) + " bytes (" +
+              std::string(dtype_info(compute).short_name) + ")"};
+}
+
+// Peak activations of one prefill pass, attention done by a memory-efficient kernel (no context x context
+// scores): the residual stream and the normed input (2h) plus the FFN's gate, up and activated product
+// (3 x ffn width) for every token, and the fp32 logits of the last position.
+Estimate inference_activations(const ArchSpec& a, uint64_t batch, uint64_t context, DType compute) {
+  if (!context) return {"inference_activations", 0, "context unknown: pass --context"};
+  uint64_t moe = a.num_experts
+                     ? mul({a.experts_per_token + a.num_shared_experts,
+                            a.moe_intermediate_size ? a.moe_intermediate_size : a.intermediate_size},
+                           "moe width")
+                     : 0;
+  uint64_t ffn = std::max(a.intermediate_size, moe);
+  std::string ffn_note = num(ffn) + " ffn width";
+  if (!ffn) {
+    ffn = mul({4, a.hidden_size}, "ffn");
+    ffn_note = "4 x hidden = " + num(ffn) + " (no ffn width in the config)";
+  }
+  const uint64_t b = dtype_bits(compute) / 8;
+  const uint64_t width = add({mul({2, a.hidden_size}, "2h"), mul({3, ffn}, "3 ffn")}, "width");
+  const uint64_t bytes =
+      add({mul({batch, context, width, b}, "activations"), mul({batch, a.vocab_size, 4}, "logits")},
+          "activations");
+  return {"inference_activations", bytes,
+          num(batch) + " batch x " + num(context) + " tokens x (2 x " + num(a.hidden_size) +
+              " hidden + 3 x " + ffn_note + ") x " + num(b) + " bytes + " + num(batch) + " x " +
+              num(a.vocab_size) +
+              " vocab x 4 bytes fp32 logits (largest layer's intermediates, memory-efficient attention)"};
+}
+
+std::vector<Estimate> inference_estimates(const ReportInputs& in, const MemoryReport& m, DType compute) {
+  std::vector<Estimate> out;
+  out.push_back(inference_weights(in, m, compute));
+  std::string kv_formula = "kv_cache_bytes for batch " + num(m.batch) + " x context " + num(m.context);
+  if (!m.kv_known)
+    kv_formula = "unknown (no architecture)";
+  else if (!m.kv_cache_total_known())
+    kv_formula = "context unknown: only per-sequence state counted (pass --context)";
+  out.push_back({"inference_kv_cache", m.kv_cache_bytes, kv_formula});
+  if (in.inventory.model)
+    out.push_back(inference_activations(in.inventory.model->arch, m.batch, m.context, compute));
+  uint64_t sum = 0;
+  for (const Estimate& e : out) sum = add({sum, e.bytes}, "inference");
+  const uint64_t overhead = sum / 100 * kOverheadPercent + sum % 100 * kOverheadPercent / 100;
+  out.push_back(
+      {"inference_overhead", overhead,
+       num(kOverheadPercent) + "% of " + num(sum) + " (CUDA context, allocator fragmentation, workspaces)"});
+  out.push_back({"inference_total", add({sum, overhead}, "inference"),
+                 "weights + KV cache + activations + overhead = " + num(sum) + " + " + num(overhead)});
+  return out;
+}
+
+}  // namespace
+
+bool MemoryReport::kv_cache_total_known() const {
+  return kv_known && (context != 0 || kv_cache_per_token_bytes == 0);
+}
+
+const Estimate* MemoryReport::find(std::string_view name) const {
+  for (const std::vector<Estimate>* list : {&weights, &inference, &training})
+    for (const Estimate& e : *list)
+      if (e.name == name) return &e;
+  return nullptr;
+}
+
+MemoryReport estimate_memory(const ReportInputs& in) {
+  MemoryReport m;
+  const Inventory& inv = in.inventory;
+  const std::optional<DType> declared = declared_dtype(inv);
+  const DType compute = declared.value_or(DType::F16);
+  const DType kv = in.options.kv_dtype.value_or(compute);
+  m.kv_cache_dtype = std::string(dtype_info(kv).short_name);
+  m.batch = in.options.batch;
+  m.context = in.options.context.value_or(inv.model ? inv.model->arch.max_position_embeddings : 0);
+  m.weights = weight_estimates(in);
+
+  KvCachePlan plan = plan_kv_cache(inv, kv, compute, m.context);
+  m.kv_cache_bytes = kv_cache_total(plan, m.batch, m.context);
+  m.kv_known = plan.known;
+  m.kv_layers = std::move(plan.layers);
+  m.kv_cache_per_token_bytes = plan.per_token;
+  m.kv_cache_per_token_decompressed_bytes = plan.per_token_decompressed;
+  m.state_bytes_per_sequence = plan.state_per_sequence;
+  m.cross_attention_bytes_per_sequence = plan.cross_per_sequence;
+  m.kv_convention = std::move(plan.convention);
+
+  m.assumptions.push_back(
+      "weights: exact parameter count x bytes per parameter; INT4 adds an fp16 scale and an "
+      "fp16 zero point per group of 128 weights");
+  if (!declared)
+    m.assumptions.push_back(
+        "the config declares no floating-point torch_dtype: 16-bit (fp16) assumed for "
+        "inference weights, activations and the cache");
+  if (!in.options.kv_dtype)
+    m.assumptions.push_back("KV cache in the model's dtype (" + m.kv_cache_dtype +
+                            "); --kv-dtype changes it");
+  if (!m.context)
+    m.assumptions.push_back("no maximum context in the config: per-token KV and activations need --context");
+  else if (!in.options.context)
+    m.assumptions.push_back("context = max_position_embeddings (" + num(m.context) +
+                            "); --context changes it");
+  for (std::string& a : plan.assumptions) m.assumptions.push_back(std::move(a));
+  if (m.state_bytes_per_sequence)
+    m.assumptions.push_back(
+        "conv and SSM states in " + std::string(dtype_info(compute).short_name) +
+        " unless the config names an SSM cache dtype (mamba_ssm_cache_dtype / "
+        "mamba_ssm_dtype); conv states keep the whole kernel window as transformers does");
+
+  m.inference = inference_estimates(in, m, compute);
+  m.assumptions.push_back(
+      "inference: activations of one prefill pass over batch x context with a "
+      "memory-efficient attention kernel; overhead " +
+      num(kOverheadPercent) + "% for the CUDA context, fragmentation and workspaces");
+
+  TrainingInputs t;
+  t.parameters = in.params.total;
+  t.layers = inv.layers.size();
+  if (inv.model) {
+    t.hidden = inv.model->arch.hidden_size;
+    t.heads = inv.model->arch.num_attention_heads;
+    t.adapters = count_adapters(*inv.model, kLoraRank);
+    t.adapters_known = true;
+  }
+  t.batch = m.batch;
+  t.context = m.context;
+  t.lora_rank = kLoraRank;
+  m.lora_rank = kLoraRank;
+  m.lora_adapter_parameters = t.adapters.lora_parameters;
+  m.training = estimate_training(t, m.assumptions);
+  m.assumptions.push_back(
+      "training: batch x context as above; activations by Korthikanti et al. 2022 for every "
+      "layer (a GPT-style layer; an approximation for GQA, MoE, SwiGLU and Mamba layers), "
+      "doubled for fp32 training; the totals assume FlashAttention (no stored attention "
+      "scores), training_activations shows eager attention");
+  return m;
+}
+
+}  // namespace ma

@@ -1,0 +1,38 @@
+// The KV cache of the decoder stack, layer by layer: what each layer adds per token and what it holds per
+// sequence regardless of length (SSM and linear-attention state, cross-attention K/V over the encoder).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/memory.h"
+#include "core/dtype.h"
+#include "model/inventory.h"
+
+namespace ma {
+
+struct KvCachePlan {
+  bool known = false;           // false without an architecture template to read the layers from
+  std::vector<KvLayer> layers;  // one row per decoder layer, then one per cross-attention layer
+  uint64_t per_token = 0;       // sum while no sliding window is full
+  uint64_t per_token_decompressed = 0;
+  uint64_t state_per_sequence = 0;  // SSM / linear-attention state of all layers
+  uint64_t cross_per_sequence = 0;  // cross-attention K/V of all decoder layers
+  std::string convention;
+  std::vector<std::string> assumptions;
+};
+
+// `kv`: the attention K/V dtype; `state`: the dtype of conv and recurrent states unless the config names an
+// SSM cache dtype. `context` (0: unknown) only matters for encoder-decoder models without a fixed encoder
+// length, whose cross-attention covers an encoder input as long as the context.
+KvCachePlan plan_kv_cache(const Inventory& inv, DType kv, DType state, uint64_t context);
+
+// Bytes for `batch` sequences of `context` tokens: per-token bytes x min(context, window) per layer, plus the
+// per-sequence state and cross-attention K/V, times the batch.
+uint64_t kv_cache_total(const KvCachePlan& plan, uint64_t batch, uint64_t context);
+
+// The config that describes the language model: text_config of a multimodal config, else the root.
+std::optional<ModelConfig> language_config(const Inventory& inv);
+
+}  // namespace ma

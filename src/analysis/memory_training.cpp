@@ -1,0 +1,134 @@
+#include "analysis/memory_training.h"
+
+#include <array>
+#include <string_view>
+
+#include "analysis/memory_math.h"
+#include "model/tensor_placement.h"
+
+namespace ma {
+namespace {
+
+using memory::add;
+using memory::ceil_div;
+using memory::mul;
+using memory::num;
+
+// LoRA targets: the attention projections q, k, v, o (a fused qkv module is one target; MLA's down and up
+// projections stand for q, k and v).
+constexpr std::array<std::string_view, 9> kLoraRoles{"q",      "k",    "v",       "o",    "qkv",
+                                                     "q-down", "q-up", "kv-down", "kv-up"};
+
+bool is_lora_target(const TensorPlacement& pl) {
+  if (pl.block != "attention" && pl.block != "cross-attention") return false;
+  for (std::string_view r : kLoraRoles)
+    if (pl.role == r) return true;
+  return false;
+}
+
+// Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models", eq. 1: one
+// transformer layer stores s*b*h*(34 + 5*a*s/h) bytes of 16-bit activations (no tensor or sequence
+// parallelism). Written as s*b*(34*h + 5*a*s) to stay in integers.
+uint64_t layer_activations(const TrainingInputs& t) {
+  return mul(
+      {t.context, t.batch, add({mul({34, t.hidden}, "34h"), mul({5, t.heads, t.context}, "5as")}, "act")},
+      "activations per layer");
+}
+
+std::string sbh(const TrainingInputs& t) {
+  return "s=" + num(t.context) + ", b=" + num(t.batch) + ", h=" + num(t.hidden) + ", a=" + num(t.heads) +
+         ", L=" + num(t.layers);
+}
+
+}  // namespace
+
+AdapterCounts count_adapters(const ModelTemplate& model, uint64_t rank) {
+  AdapterCounts c;
+  for (const TemplateTensor& t : model.tensors) {
+    if (t.kind != TensorKind::Parameter || !t.tied_to.empty() || t.embedding || t.shape.size() < 2) continue;
+    TensorPlacement pl = place_tensor(t.name);
+    if (pl.block == "lm-head" || pl.block == "embedding") continue;
+    uint64_t n = 1;
+    for (uint64_t d : t.shape) n = mul({n, d}, "tensor size");
+    c.quantizable_parameters = add({c.quantizable_parameters, n}, "quantizable parameters");
+    // A LoRA pair on a Linear [out, in] (or GPT-2's Conv1D [in, out]) adds A [r, in] and B [out, r].
+    if (t.shape.size() == 2 && t.name.ends_with(".weight") && is_lora_target(pl))
+      c.lora_parameters =
+          add({c.lora_parameters, mul({rank, add({t.shape[0], t.shape[1]}, "lora")}, "lora")}, "lora");
+  }
+  return c;
+}
+
+std::vector<Estimate> estimate_training(const TrainingInputs& t, std::vector<std::string>& assumptions) {
+  std::vector<Estimate> out;
+  const uint64_t P = t.parameters;
+  const std::string p = num(P) + " params";
+  out.push_back({"training_adamw_fp32_states", mul({P, 16}, "training"),
+                 p + " x (4 fp32 weights + 4 fp32 grads + 4 Adam m + 4 Adam v) = 16 bytes/param"});
+  out.push_back({"training_mixed_bf16_states", mul({P, 16}, "training"),
+                 p + " x (2 bf16 weights + 2 bf16 grads + 4 fp32 master weights + 4 Adam m + 4 Adam v) = "
+                     "16 bytes/param"});
+
+  const bool ctx = t.context != 0;
+  const uint64_t per_layer = ctx ? layer_activations(t) : 0;
+  const uint64_t act_eager = mul({per_layer, t.layers}, "activations");
+  // FlashAttention never stores the s x s scores: the 5as/h term goes, 34 s*b*h bytes per layer remain (the
+  // paper's "selective recomputation" figure).
+  const uint64_t flash_layer = mul({34, t.context, t.batch, t.hidden}, "activations per layer");
+  const uint64_t act = mul({flash_layer, t.layers}, "activations");
+  // Full recomputation: each layer's 16-bit input (2*s*b*h) is kept, one layer's activations live at a time.
+  const uint64_t act_ckpt =
+      add({mul({2, t.context, t.batch, t.hidden, t.layers}, "checkpointed"), flash_layer}, "checkpointed");
+  const std::string unknown = "context unknown: pass --context";
+  out.push_back({"training_activations", act_eager,
+                 ctx ? "L x s*b*h*(34 + 5*a*s/h) bytes, " + sbh(t) +
+                           " (Korthikanti et al. 2022, 16-bit activations, attention scores stored)"
+                     : unknown});
+  out.push_back({"training_activations_flash", act,
+                 ctx ? "L x 34*s*b*h bytes, " + sbh(t) + " (FlashAttention: scores recomputed, never stored)"
+                     : unknown});
+  out.push_back({"training_activations_checkpointed", act_ckpt,
+                 ctx ? "2*s*b*h*L layer inputs + one layer's 34*s*b*h, " + sbh(t) +
+                           " (full recomputation, FlashAttention)"
+                     : unknown});
+
+  const uint64_t adam32 = out[0].bytes, mixed = out[1].bytes;
+  out.push_back(
+      {"training_full_fp32_total", add({adam32, mul({2, act}, "fp32 activations")}, "training"),
+       "fp32 AdamW states " + num(adam32) + " + fp32 activations 2 x " + num(act) + " (FlashAttention)"});
+  out.push_back({"training_mixed_bf16_total", add({mixed, act}, "training"),
+                 "bf16 mixed-precision AdamW states " + num(mixed) + " + activations " + num(act) +
+                     " (FlashAttention)"});
+  out.push_back(
+      {"training_mixed_bf16_checkpointed_total", add({mixed, act_ckpt}, "training"),
+       "bf16 mixed-precision AdamW states " + num(mixed) + " + checkpointed activations " + num(act_ckpt)});
+  if (!t.adapters_known) return out;
+
+  const uint64_t A = t.adapters.lora_parameters;
+  const uint64_t adapter_bytes = mul({A, 16}, "lora");
+  const std::string adapters =
+      num(A) + " adapter params x 16 (fp32 weights, grads, Adam m, v) = " + num(adapter_bytes);
+  out.push_back(
+      {"training_lora_total", add({mul({P, 2}, "lora base"), adapter_bytes, act_ckpt}, "lora"),
+       "frozen bf16 weights " + p + " x 2 + " + adapters + " + checkpointed activations " + num(act_ckpt)});
+  // bitsandbytes NF4 with double quantization: 4 bits per weight, an 8-bit absmax per 64 weights and an fp32
+  // constant per 256 of those blocks; everything else (embeddings, norms, head) stays bf16.
+  const uint64_t Q = std::min(t.adapters.quantizable_parameters, P);
+  const uint64_t nf4 = add({ceil_div(Q, 2), ceil_div(Q, 64), mul({ceil_div(Q, 64 * 256), 4}, "nf4")}, "nf4");
+  const uint64_t rest = mul({P - Q, 2}, "qlora rest");
+  out.push_back({"training_qlora_total", add({nf4, rest, adapter_bytes, act_ckpt}, "qlora"),
+                 "NF4 base " + num(Q) +
+                     " params x (0.5 + 1/64 absmax + 4/16,384 double-quant) = " + num(nf4) + " + bf16 rest " +
+                     num(P - Q) + " x 2 + " + adapters + " + checkpointed activations " + num(act_ckpt)});
+  assumptions.push_back(
+      "LoRA: rank " + num(t.lora_rank) +
+      " adapters on every attention projection (q, k, v, o; a fused qkv counts once; MLA's "
+      "q_a/q_b/kv_a/kv_b), trained in fp32 with AdamW; base weights frozen in bf16; gradient "
+      "checkpointing on");
+  assumptions.push_back(
+      "QLoRA: every weight matrix of the blocks in NF4 (bitsandbytes, blocksize 64, double "
+      "quantization), embeddings, norms, biases and the LM head in bf16; the same adapters");
+  return out;
+}
+
+}  // namespace ma

@@ -1,0 +1,30 @@
+// Training memory: optimizer states for full fine-tuning (AdamW in fp32; bf16 mixed precision with fp32
+// master weights), activations with and without gradient checkpointing, LoRA and QLoRA.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "analysis/memory.h"
+#include "model/inventory.h"
+
+namespace ma {
+
+// Exact sizes read from the template's tensor shapes.
+struct AdapterCounts {
+  uint64_t lora_parameters = 0;         // rank x (in + out) summed over the attention projections
+  uint64_t quantizable_parameters = 0;  // weight matrices of the blocks: what QLoRA stores in NF4
+};
+AdapterCounts count_adapters(const ModelTemplate& model, uint64_t rank);
+
+struct TrainingInputs {
+  uint64_t parameters = 0;
+  uint64_t layers = 0, hidden = 0, heads = 0;
+  uint64_t batch = 1, context = 0;  // context 0: unknown, activations not estimated
+  uint64_t lora_rank = 16;
+  AdapterCounts adapters;
+  bool adapters_known = false;  // false without a template (bare weights)
+};
+
+std::vector<Estimate> estimate_training(const TrainingInputs& t, std::vector<std::string>& assumptions);
+
+}  // namespace ma

@@ -1,0 +1,24 @@
+#include "analysis/model_report.h"
+
+namespace ma {
+
+ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles& files, const ReportOptions& options) {
+  ModelReport r;
+  r.parameters = count_parameters(inventory);
+  r.layers = inventory.layers;
+  r.layer_summary = summarize_layers(inventory.layers);
+  if (!options.skip_tokenizer) r.tokenizer = read_tokenizer(files.root);
+  const ModelConfig* config = inventory.config ? &*inventory.config : nullptr;
+  ReportInputs in{inventory, config, files, r.parameters, r.tokenizer, options};
+  r.identity = identify(in);
+  r.architecture = describe_architecture(in);
+  r.attention = summarize_attention(in);
+  r.moe = summarize_moe(in);
+  r.quantization = analyze_quantization(in);
+  r.memory = estimate_memory(in);
+  r.capabilities = assess_capabilities(in);
+  r.warnings = inventory.warnings;
+  return r;
+}
+
+}  // namespace ma

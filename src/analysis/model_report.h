@@ -1,0 +1,40 @@
+// The whole seed-002 report of one model, as data. Built once; rendered by report/ as console text, JSON,
+// Markdown, a diagram, or a row of a comparison table.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/architecture_details.h"
+#include "analysis/attention_summary.h"
+#include "analysis/capabilities.h"
+#include "analysis/identity.h"
+#include "analysis/layer_summary.h"
+#include "analysis/memory.h"
+#include "analysis/moe_summary.h"
+#include "analysis/parameter_counts.h"
+#include "analysis/quantization.h"
+#include "formats/tokenizer.h"
+#include "model/inventory.h"
+
+namespace ma {
+
+struct ModelReport {
+  Identity identity;
+  ArchitectureDetails architecture;
+  AttentionSummary attention;
+  std::optional<MoeSummary> moe;
+  std::vector<LayerSpec> layers;  // the decoder stack, layer by layer
+  LayerSummary layer_summary;
+  ParameterCounts parameters;
+  QuantizationInfo quantization;
+  MemoryReport memory;
+  std::optional<TokenizerInfo> tokenizer;
+  Capabilities capabilities;
+  std::vector<std::string> warnings;
+};
+
+// The report copies what it shows; the inventory need not outlive it.
+ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles& files, const ReportOptions& options);
+
+}  // namespace ma

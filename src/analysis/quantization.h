@@ -1,0 +1,43 @@
+// Quantization, from quantization_config (gptq, awq, bitsandbytes 4/8-bit, fp8, compressed-tensors, mxfp4,
+// nvfp4, hqq, ...) and from the stored dtypes: method, bits, group size, what is left unquantized, parameters
+// per stored dtype, and the logical parameter count of packed checkpoints (a GPTQ int32 holds 8 four-bit
+// weights; scales and zero points are not parameters of the model).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/report_inputs.h"
+
+namespace ma {
+
+struct QuantizationInfo {
+  bool quantized = false;
+  std::string method;            // gptq, awq, bitsandbytes, fp8, compressed-tensors, mxfp4, nvfp4, hqq, ...
+  std::string source;            // "quantization_config", "tensor dtypes", or both
+  std::optional<uint32_t> bits;  // weight bits
+  std::optional<uint64_t> group_size;  // elements sharing one scale (block 128x128 for block-FP8: 16384)
+  std::string format_detail;  // e.g. "float8_e4m3fn weights, float32 weight_scale_inv per 128x128 block"
+  std::vector<std::string>
+      unquantized;  // modules kept in high precision (lm_head, embeddings, norms, routers)
+  std::map<std::string, uint64_t> elements_by_stored_dtype;  // stored tensor elements per dtype (short names)
+  uint64_t logical_parameters = 0;  // parameters of the unquantized model the checkpoint encodes
+  uint64_t quantization_scale_tensors = 0;
+  uint64_t quantization_scale_bytes = 0;
+  uint64_t stored_bytes = 0;  // what the checkpoint holds (headers), or predicts (index)
+  // Where the stored figures come from: "headers" (exact), "index" (names from the index, sizes predicted
+  // from the template and the method; stored_bytes is the index's metadata.total_size when it has one),
+  // "template" (no weights: predicted from the config and the method).
+  std::string stored_from;
+  std::map<std::string, uint64_t> unquantized_elements;  // per entry of `unquantized`
+  // Scale tensors whose size is unknown (named by an index, shape not predictable): not in the bytes.
+  uint64_t quantization_scale_tensors_unsized = 0;
+  std::vector<std::string>
+      notes;  // disagreements (logical count vs template, config vs tensors), assumptions
+};
+
+QuantizationInfo analyze_quantization(const ReportInputs& in);
+
+}  // namespace ma

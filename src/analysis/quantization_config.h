@@ -1,0 +1,49 @@
+// What a model's config files declare about quantization: config.json quantization_config (or
+// compression_config, or text_config.quantization_config of a multimodal model), modelopt's
+// hf_quant_config.json, AutoGPTQ's quantize_config.json and AutoAWQ's quant_config.json.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/report_inputs.h"
+#include "core/dtype.h"
+
+namespace ma {
+
+struct DeclaredQuantization {
+  std::string key;     // a key of the method table, or the config's own lower-case name when unknown
+  std::string source;  // e.g. "config.json quantization_config", "hf_quant_config.json"
+  std::optional<uint32_t> bits;
+  std::optional<uint64_t> group_size;
+  std::vector<uint64_t> block;          // fp8 weight_block_size, e.g. {128, 128}
+  bool per_channel = false;             // group_size -1: no groups, so no method default applies either
+  std::vector<std::string> qualifiers;  // "act-order (desc_act)", "one scale per 128x128 block", ...
+  std::vector<std::string> ignore;      // modules the config keeps unquantized (names or patterns)
+  std::optional<DType> weight_dtype;    // when the config decides it (compressed-tensors)
+};
+
+// nullopt when nothing declares quantization. Wrong types in a declaration are errors (ModelConfig::fail).
+std::optional<DeclaredQuantization> read_declared_quantization(const ReportInputs& in);
+
+// Matches module names against an ignore list as quantizers do: an entry names a module or any dotted run
+// of its components ("lm_head", "mlp.gate"), '*' is a wildcard ("model.layers.*.self_attn"), and "re:"
+// entries (compressed-tensors) are read when they are simple (".*", anchors, escaped dots).
+class ModuleMatcher {
+ public:
+  explicit ModuleMatcher(const std::vector<std::string>& patterns);
+  bool matches(std::string_view module) const;
+  // Entries too complex to read (regular expressions beyond the simple forms); they match nothing.
+  const std::vector<std::string>& unread() const { return unread_; }
+
+ private:
+  std::vector<std::string> exact_;  // sorted
+  std::vector<std::string> globs_;
+  std::vector<std::string> unread_;
+};
+
+bool glob_match(std::string_view pattern, std::string_view text);
+
+}  // namespace ma

@@ -1,0 +1,238 @@
+#include "model/family_table.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace ma {
+namespace {
+
+using enum ModelKind;
+
+// Seed 002 §3 and appendix A first (their names as the seed spells them), then every model_type of the
+// reference configs and of our templates. Rows sharing a model_type are variants told apart by the model id;
+// the first such row is the default.
+constexpr std::array kFamilies = {
+    // --- seed 002 §3 / appendix A ---
+    FamilyRow{"GPT-2", "OpenAI", "gpt2", CausalLm, "gpt2 gpt-2", "",
+              "transformer.h. attn.c_attn mlp.c_fc transformer.wpe"},
+    FamilyRow{"GPT-J", "EleutherAI", "gptj", CausalLm, "gpt-j gptj", "",
+              "transformer.h. attn.q_proj mlp.fc_in"},
+    FamilyRow{"GPT-NeoX", "EleutherAI", "gpt_neox", CausalLm, "gpt-neox pythia redpajama", "",
+              "gpt_neox.layers."},
+    FamilyRow{"LLaMA", "Meta", "llama", CausalLm, "llama"},
+    FamilyRow{"LLaMA 2", "Meta", "llama", CausalLm, "llama-2 llama2 codellama"},
+    FamilyRow{"LLaMA 3", "Meta", "llama", CausalLm, "llama-3 llama3"},
+    FamilyRow{"Mistral", "Mistral AI", "mistral", CausalLm, "mistral"},
+    FamilyRow{"Mixtral", "Mistral AI", "mixtral", CausalLm, "mixtral", "", "block_sparse_moe.experts"},
+    FamilyRow{"Qwen", "Alibaba Qwen", "qwen", CausalLm, "qwen-", "",
+              "transformer.h. attn.c_attn mlp.w1 mlp.w2"},
+    FamilyRow{"Qwen2", "Alibaba Qwen", "qwen2", CausalLm, "qwen2"},
+    FamilyRow{"Qwen2.5", "Alibaba Qwen", "qwen2", CausalLm, "qwen2.5 qwen2-5"},
+    FamilyRow{"Phi", "Microsoft", "phi", CausalLm, "phi-1 phi-2 phi1 phi2"},
+    FamilyRow{"Phi-3", "Microsoft", "phi3", CausalLm, "phi-3 phi3"},
+    FamilyRow{"Phi-4", "Microsoft", "phi3", CausalLm, "phi-4 phi4"},
+    FamilyRow{"Gemma", "Google", "gemma", CausalLm, "gemma"},
+    FamilyRow{"Falcon", "TII", "falcon RefinedWeb RefinedWebModel", CausalLm, "falcon",
+              "RWForCausalLM RWModel",
+              "self_attention.query_key_value transformer.word_embeddings !word_embeddings_layernorm"},
+    FamilyRow{"MPT", "MosaicML", "mpt", CausalLm, "mpt-", "MPTForCausalLM", "attn.Wqkv ffn.up_proj"},
+    FamilyRow{"BLOOM", "BigScience", "bloom", CausalLm, "bloom", "", "word_embeddings_layernorm"},
+    FamilyRow{"OPT", "Meta", "opt", CausalLm, "opt-", "",
+              "decoder.embed_positions self_attn.q_proj fc1 !encoder.layers !encoder_attn"},
+    FamilyRow{"BERT", "Google", "bert", MaskedLm, "bert", "", "attention.self.query !roberta."},
+    FamilyRow{"RoBERTa", "Meta", "roberta", MaskedLm, "roberta", "", "roberta.encoder.layer"},
+    FamilyRow{"T5", "Google", "t5", Seq2Seq, "t5-", "", "layer.0.SelfAttention.q"},
+    FamilyRow{"BART", "Meta", "bart", Seq2Seq, "bart", "",
+              "encoder.layers decoder.layers encoder_attn !conv1"},
+    FamilyRow{"ViT", "Google", "vit", Vision, "vit-", "", "embeddings.patch_embeddings encoder.layer"},
+    // --- decoders in the reference configs and templates ---
+    FamilyRow{"LLaMA 4", "Meta", "llama4", VisionLanguage, "llama-4 llama4"},
+    FamilyRow{"LLaMA 4", "Meta", "llama4_text", CausalLm, "llama-4 llama4"},
+    FamilyRow{"Gemma 2", "Google", "gemma2", CausalLm, "gemma-2 gemma2"},
+    FamilyRow{"Gemma 3", "Google", "gemma3", VisionLanguage, "gemma-3 gemma3 medgemma"},
+    FamilyRow{"Gemma 3", "Google", "gemma3_text", CausalLm, "gemma-3 gemma3"},
+    FamilyRow{"Gemma 4", "Google", "gemma4", VisionLanguage, "gemma-4 gemma4"},
+    FamilyRow{"Gemma 4", "Google", "gemma4_text", CausalLm, "gemma-4 gemma4"},
+    FamilyRow{"Qwen2-MoE", "Alibaba Qwen", "qwen2_moe", CausalLm, "qwen1.5-moe qwen2-moe"},
+    FamilyRow{"Qwen3", "Alibaba Qwen", "qwen3", CausalLm, "qwen3"},
+    FamilyRow{"Qwen3-MoE", "Alibaba Qwen", "qwen3_moe", CausalLm,
+              "qwen3-30b-a3b qwen3-235b-a22b qwen3-coder-480b"},
+    FamilyRow{"Qwen3-Next", "Alibaba Qwen", "qwen3_next", CausalLm, "qwen3-next"},
+    FamilyRow{"Qwen3.5", "Alibaba Qwen", "qwen3_5", VisionLanguage, "qwen3.5 qwen3-5"},
+    FamilyRow{"Qwen3.5", "Alibaba Qwen", "qwen3_5_text", CausalLm, "qwen3.5 qwen3-5"},
+    FamilyRow{"Qwen3.5-MoE", "Alibaba Qwen", "qwen3_5_moe", VisionLanguage},
+    FamilyRow{"Qwen3.5-MoE", "Alibaba Qwen", "qwen3_5_moe_text", CausalLm},
+    FamilyRow{"Qwen2-VL", "Alibaba Qwen", "qwen2_vl", VisionLanguage, "qwen2-vl"},
+    FamilyRow{"Qwen2.5-VL", "Alibaba Qwen", "qwen2_5_vl", VisionLanguage, "qwen2.5-vl"},
+    FamilyRow{"Qwen3-VL", "Alibaba Qwen", "qwen3_vl", VisionLanguage, "qwen3-vl"},
+    FamilyRow{"Qwen3-VL", "Alibaba Qwen", "qwen3_vl_text", CausalLm},
+    FamilyRow{"Qwen3-VL-MoE", "Alibaba Qwen", "qwen3_vl_moe", VisionLanguage},
+    FamilyRow{"Qwen3-VL-MoE", "Alibaba Qwen", "qwen3_vl_moe_text", CausalLm},
+    FamilyRow{"Command R", "Cohere", "cohere cohere2", CausalLm, "command-r c4ai"},
+    FamilyRow{"StarCoder", "BigCode", "gpt_bigcode", CausalLm, "starcoder santacoder wizardcoder", "",
+              "transformer.h. attn.c_attn mlp.c_fc transformer.wpe"},
+    FamilyRow{"StarCoder2", "BigCode", "starcoder2", CausalLm, "starcoder2"},
+    FamilyRow{"GPT-Neo", "EleutherAI", "gpt_neo", CausalLm, "gpt-neo-"},
+    FamilyRow{"CodeGen", "Salesforce", "codegen", CausalLm, "codegen-"},
+    FamilyRow{"StableLM", "Stability AI", "stablelm stablelm_epoch", CausalLm, "stablelm stable-code"},
+    FamilyRow{"Persimmon", "Adept", "persimmon", CausalLm, "persimmon"},
+    FamilyRow{"Fuyu", "Adept", "fuyu", VisionLanguage, "fuyu"},
+    FamilyRow{"LLaVA", "LLaVA project", "llava llava_next llava_onevision", VisionLanguage, "llava",
+              "LlavaLlamaForCausalLM LlavaMistralForCausalLM"},
+    FamilyRow{"MiniCPM-V", "OpenBMB", "minicpmv", VisionLanguage, "minicpm-v"},
+    FamilyRow{"MiniCPM", "OpenBMB", "minicpm minicpm3", CausalLm, "minicpm"},
+    FamilyRow{"ChatGLM", "Zhipu AI", "chatglm", CausalLm, "chatglm codegeex glm-4-9b"},
+    FamilyRow{"GLM", "Zhipu AI", "glm glm4", CausalLm, "glm-"},
+    FamilyRow{"GLM-4.5 (MoE)", "Zhipu AI", "glm4_moe", CausalLm, "glm-4.5 glm-4.6 glm-4.7"},
+    FamilyRow{"GLM-5 (MoE, sparse attention)", "Zhipu AI", "glm_moe_dsa", CausalLm, "glm-5"},
+    FamilyRow{"Baichuan", "Baichuan Inc.", "baichuan", CausalLm, "baichuan"},
+    FamilyRow{"InternLM", "Shanghai AI Laboratory", "internlm", CausalLm, "internlm"},
+    FamilyRow{"InternLM2", "Shanghai AI Laboratory", "internlm2", CausalLm, "internlm2"},
+    FamilyRow{"MiMo", "Xiaomi", "mimo", CausalLm, "mimo"},
+    FamilyRow{"MiniMax-M2", "MiniMax", "minimax_m2", CausalLm, "minimax-m2"},
+    FamilyRow{"Laguna", "Poolside", "laguna", CausalLm, "laguna"},
+    FamilyRow{"DeepSeek-V2", "DeepSeek", "deepseek_v2", CausalLm, "deepseek-v2 deepseek-coder-v2", "",
+              "self_attn.kv_a_proj_with_mqa mlp.experts."},
+    FamilyRow{"DeepSeek-V3", "DeepSeek", "deepseek_v3", CausalLm, "deepseek-v3 deepseek-r1", "",
+              "self_attn.kv_a_proj_with_mqa mlp.experts. e_score_correction_bias"},
+    FamilyRow{"DeepSeek-V3.2 (sparse attention)", "DeepSeek", "deepseek_v32", CausalLm, "deepseek-v3.2", "",
+              "self_attn.indexer"},
+    FamilyRow{"Kimi K2", "Moonshot AI", "kimi_k2", CausalLm, "kimi-k2"},
+    FamilyRow{"gpt-oss", "OpenAI", "gpt_oss", CausalLm, "gpt-oss", "", "mlp.experts.gate_up_proj_blocks"},
+    FamilyRow{"DBRX", "Databricks", "dbrx", CausalLm, "dbrx", "", "ffn.experts.mlp"},
+    FamilyRow{"OLMo", "Allen Institute for AI", "olmo", CausalLm, "olmo-"},
+    FamilyRow{"OLMo 2", "Allen Institute for AI", "olmo2", CausalLm, "olmo-2 olmo2"},
+    FamilyRow{"OLMoE", "Allen Institute for AI", "olmoe", CausalLm, "olmoe"},
+    FamilyRow{"Granite", "IBM", "granite granitemoe granitemoeshared granitemoehybrid llama", CausalLm,
+              "granite"},
+    FamilyRow{"Nemotron", "NVIDIA", "nemotron", CausalLm, "nemotron-4 minitron"},
+    FamilyRow{"Nemotron-NAS (DeciLM)", "NVIDIA", "nemotron-nas deci", CausalLm,
+              "nemotron-super nemotron-ultra", "DeciLMForCausalLM"},
+    FamilyRow{"Nemotron-H", "NVIDIA", "nemotron_h", CausalLm, "nemotron-h nemotron-3", "",
+              "backbone.layers. mixer.dt_bias mixer.q_proj"},
+    FamilyRow{"Mamba", "state-spaces (Gu & Dao)", "mamba falcon_mamba", CausalLm, "mamba-", "",
+              "mixer.x_proj mixer.A_log"},
+    FamilyRow{"Mamba-2", "state-spaces (Gu & Dao)", "mamba2", CausalLm, "mamba2 mamba-2", "",
+              "mixer.dt_bias mixer.A_log !q_proj !mixer.x_proj"},
+    FamilyRow{"Jamba", "AI21 Labs", "jamba", CausalLm, "jamba", "", "mamba.x_proj"},
+    // --- encoders, encoder-decoders, speech ---
+    FamilyRow{"DistilBERT", "Hugging Face", "distilbert", MaskedLm, "distilbert", "", "attention.q_lin"},
+    FamilyRow{"XLM-RoBERTa", "Meta", "xlm-roberta", MaskedLm, "xlm-roberta"},
+    FamilyRow{"DeBERTa", "Microsoft", "deberta deberta-v2", MaskedLm, "deberta"},
+    FamilyRow{"ALBERT", "Google", "albert", MaskedLm, "albert"},
+    FamilyRow{"ELECTRA", "Google", "electra", MaskedLm, "electra"},
+    FamilyRow{"ModernBERT", "Answer.AI", "modernbert", MaskedLm, "modernbert"},
+    FamilyRow{"mT5", "Google", "mt5", Seq2Seq, "mt5-"},
+    FamilyRow{"mBART", "Meta", "mbart", Seq2Seq, "mbart"},
+    FamilyRow{"Pegasus", "Google", "pegasus", Seq2Seq, "pegasus"},
+    FamilyRow{"Whisper", "OpenAI", "whisper", Speech, "whisper", "", "encoder.conv1 decoder.layers",
+              "max_target_positions"},
+};
+
+// Class-name endings that name a head, not the model ("GPTNeoXForCausalLM" -> "GPTNeoX"). Longest first.
+constexpr std::array<std::string_view, 16> kClassSuffixes = {"ForConditionalGeneration",
+                                                             "ForSequenceClassification",
+                                                             "ForTokenClassification",
+                                                             "ForImageClassification",
+                                                             "ForQuestionAnswering",
+                                                             "ForSpeechSeq2Seq",
+                                                             "ForMultipleChoice",
+                                                             "ForPreTraining",
+                                                             "ForCausalLM",
+                                                             "LMHeadModel",
+                                                             "ForMaskedLM",
+                                                             "WithLMHead",
+                                                             "ForVision2Seq",
+                                                             "ForImageTextToText",
+                                                             "Model",
+                                                             "ForSeq2SeqLM"};
+
+// Lowercase, without '_' and '-': "gpt_neox" and "GPTNeoX" meet as "gptneox".
+std::string squash(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (c != '_' && c != '-') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+std::string_view model_kind_name(ModelKind k) {
+  switch (k) {
+    case CausalLm:
+      return "causal-lm";
+    case MaskedLm:
+      return "masked-lm";
+    case Seq2Seq:
+      return "seq2seq";
+    case Vision:
+      return "vision";
+    case VisionLanguage:
+      return "vision-language";
+    case Speech:
+      return "speech";
+  }
+  return "unknown";
+}
+
+std::span<const FamilyRow> family_table() {
+  return kFamilies;
+}
+
+std::vector<std::string_view> list_items(std::string_view list) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < list.size()) {
+    size_t j = list.find(' ', i);
+    if (j == std::string_view::npos) j = list.size();
+    if (j > i) out.push_back(list.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<const FamilyRow*> families_for_model_type(std::string_view model_type) {
+  std::vector<const FamilyRow*> out;
+  if (model_type.empty()) return out;
+  for (const FamilyRow& row : kFamilies)
+    for (std::string_view t : list_items(row.model_types))
+      if (t == model_type) out.push_back(&row);
+  return out;
+}
+
+const FamilyRow* family_for_architecture(std::string_view architecture_class) {
+  if (architecture_class.empty()) return nullptr;
+  for (const FamilyRow& row : kFamilies)
+    for (std::string_view a : list_items(row.architectures))
+      if (a == architecture_class) return &row;
+  std::string_view stem = architecture_class;
+  for (std::string_view suffix : kClassSuffixes)
+    if (stem.size() > suffix.size() && stem.ends_with(suffix)) {
+      stem.remove_suffix(suffix.size());
+      break;
+    }
+  std::string key = squash(stem);
+  for (const FamilyRow& row : kFamilies)
+    for (std::string_view t : list_items(row.model_types))
+      if (squash(t) == key) return &row;
+  return nullptr;
+}
+
+std::string_view matching_id_pattern(const FamilyRow& row, std::string_view id_lower) {
+  std::string_view best;
+  for (std::string_view p : list_items(row.id_patterns))
+    if (p.size() > best.size() && id_lower.find(p) != std::string_view::npos) best = p;
+  return best;
+}
+
+std::string normalize_model_id(std::string_view id) {
+  std::string out(id);
+  for (char& c : out) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c == '_' || c == ' ') c = '-';
+  }
+  return out;
+}
+
+}  // namespace ma

@@ -1,0 +1,50 @@
+#include "report/console_writer.h"
+
+#include <algorithm>
+
+namespace ma {
+
+void ConsoleWriter::heading(std::string_view title) {
+  if (!out_.empty()) out_ += '\n';
+  out_ += color_ ? "\033[1m" : "";
+  out_ += title;
+  out_ += color_ ? "\033[0m\n" : "\n";
+}
+
+void ConsoleWriter::field(std::string_view label, std::string_view value) {
+  constexpr size_t kLabelWidth = 26;
+  out_ += "  ";
+  out_ += label;
+  out_.append(label.size() < kLabelWidth ? kLabelWidth - label.size() : 1, ' ');
+  out_ += value;
+  out_ += '\n';
+}
+
+void ConsoleWriter::note(std::string_view text) {
+  out_ += color_ ? "  \033[2m" : "  ";
+  out_ += text;
+  out_ += color_ ? "\033[0m\n" : "\n";
+}
+
+void ConsoleWriter::table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width(header.size());
+  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  auto line = [&](const std::vector<std::string>& cells) {
+    out_ += "  ";
+    for (size_t c = 0; c < width.size(); ++c) {
+      std::string_view cell = c < cells.size() ? std::string_view(cells[c]) : std::string_view();
+      out_ += cell;
+      if (c + 1 < width.size()) out_.append(width[c] - cell.size() + 2, ' ');
+    }
+    while (!out_.empty() && out_.back() == ' ') out_.pop_back();
+    out_ += '\n';
+  };
+  line(header);
+  for (const auto& row : rows) line(row);
+}
+
+void ConsoleWriter::blank() { out_ += '\n'; }
+
+}  // namespace ma

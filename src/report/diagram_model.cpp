@@ -1,0 +1,188 @@
+#include "report/diagram_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "core/units.h"
+
+namespace ma::diagram {
+namespace {
+
+// Families whose layers normalize after the residual add (the original Transformer layout), by config
+// model_type: transformers' BERT-style encoders and BART (normalize_before = false). Every other family in
+// the family table normalizes before each part (pre-norm).
+constexpr std::array<std::string_view, 8> kPostNormModelTypes = {
+    "bert", "roberta", "distilbert", "xlm-roberta", "camembert", "electra", "bart", "marian"};
+
+// Colours by part kind (Tailwind-like 100/600 pairs): attention blue, latent attention indigo, sliding
+// windows sky, state-space mixers green, linear attention teal, dense MLP slate, mixture of experts orange.
+const Palette kAttention{"#dbeafe", "#2563eb"};
+const Palette kLatent{"#e0e7ff", "#4f46e5"};
+const Palette kSliding{"#e0f2fe", "#7dd3fc"};
+const Palette kMamba{"#d1fae5", "#059669"};
+const Palette kLinear{"#ccfbf1", "#0d9488"};
+const Palette kMlp{"#f1f5f9", "#64748b"};
+const Palette kMoe{"#ffedd5", "#ea580c"};
+const Palette kOther{"#f3e8ff", "#9333ea"};
+// For a second part that would get a colour already taken (two sliding windows, say).
+const std::array<Palette, 4> kSpare = {Palette{"#fae8ff", "#c026d3"}, Palette{"#fef9c3", "#ca8a04"},
+                                       Palette{"#ffe4e6", "#e11d48"}, Palette{"#ecfccb", "#65a30d"}};
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool has(const std::string& s) {
+  return !s.empty() && s != "none";
+}
+
+std::string mixer_key(const LayerSpec& l) {
+  if (l.mixer != "attention") return l.mixer;
+  return "attention/" + l.attention + "/" + std::to_string(l.sliding_window);
+}
+
+LayerPart mixer_part(const LayerSpec& l) {
+  LayerPart p{mixer_key(l), l.mixer, kOther, true, 0};
+  if (l.mixer == "attention") {
+    const std::string kind = l.attention.empty() ? "" : upper(l.attention);
+    if (l.sliding_window) {
+      p.label = "Sliding " + (kind.empty() ? std::string("attention") : kind) + " (" +
+                with_thousands(l.sliding_window) + ")";
+      p.colour = kSliding;
+    } else {
+      p.label = kind.empty() ? "Attention" : kind + " attention";
+      p.colour = l.attention == "mla" ? kLatent : kAttention;
+    }
+  } else if (l.mixer == "mamba") {
+    p.label = "Mamba";
+    p.colour = kMamba;
+  } else if (l.mixer == "mamba2") {
+    p.label = "Mamba-2";
+    p.colour = kMamba;
+  } else if (l.mixer == "linear-attention") {
+    p.label = "Linear attention";
+    p.colour = kLinear;
+  }
+  return p;
+}
+
+LayerPart ffn_part(const LayerSpec& l) {
+  if (l.ffn == "moe") return {"moe", "MoE", kMoe, false, 0};
+  if (l.ffn == "dense") return {"dense", "MLP", kMlp, false, 0};
+  return {l.ffn, l.ffn, kOther, false, 0};
+}
+
+int intern(std::vector<LayerPart>& parts, LayerPart p) {
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].key == p.key) return static_cast<int>(i);
+  // Keep colours distinct within one diagram: a later part whose colour is taken gets a spare one.
+  size_t spare = 0;
+  auto taken = [&](const Palette& c) {
+    return std::any_of(parts.begin(), parts.end(),
+                       [&](const LayerPart& q) { return q.colour.stroke == c.stroke; });
+  };
+  while (taken(p.colour) && spare < kSpare.size()) p.colour = kSpare[spare++];
+  parts.push_back(std::move(p));
+  return static_cast<int>(parts.size() - 1);
+}
+
+std::string block_title(const LayerSpec& l) {
+  std::string mixer;
+  if (l.mixer == "attention")
+    mixer = "Attention";
+  else if (has(l.mixer))
+    mixer = mixer_part(l).label;
+  std::string ffn = has(l.ffn) ? ffn_part(l).label : "";
+  if (mixer.empty()) return ffn.empty() ? "Empty layer" : ffn;
+  return ffn.empty() ? mixer : mixer + " + " + ffn;
+}
+
+std::string subtitle(const ModelReport& r) {
+  std::vector<std::string> parts;
+  for (const std::string* s : {&r.identity.family, &r.identity.architecture_class,
+                               &r.architecture.architecture_type, &r.identity.kind}) {
+    if (!s->empty() && std::find(parts.begin(), parts.end(), *s) == parts.end()) parts.push_back(*s);
+  }
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "  ·  ") + p;
+  return out;
+}
+
+}  // namespace
+
+size_t repeat_period(const std::vector<LayerCell>& cells) {
+  const size_t n = cells.size();
+  if (n == 0) return 0;
+  for (size_t p = 1; p <= std::max<size_t>(1, n / 2); ++p) {
+    if (n % p != 0) continue;
+    bool ok = true;
+    for (size_t i = p; i < n && ok; ++i) ok = cells[i] == cells[i % p];
+    if (ok) return p;
+  }
+  return 0;
+}
+
+DiagramModel build_diagram_model(const ModelReport& r) {
+  DiagramModel m;
+  m.title = r.identity.model_id.empty() ? "Unnamed model" : r.identity.model_id;
+  m.subtitle = subtitle(r);
+  m.num_layers = r.layers.empty() ? r.architecture.num_hidden_layers : r.layers.size();
+  m.post_norm = std::find(kPostNormModelTypes.begin(), kPostNormModelTypes.end(), r.identity.model_type) !=
+                kPostNormModelTypes.end();
+  // Mixers first so that the legend reads mixer kinds, then feed-forward kinds.
+  for (const LayerSpec& l : r.layers)
+    if (has(l.mixer)) intern(m.parts, mixer_part(l));
+  for (const LayerSpec& l : r.layers)
+    if (has(l.ffn)) intern(m.parts, ffn_part(l));
+  for (uint32_t i = 0; i < r.layers.size(); ++i) {
+    const LayerSpec& l = r.layers[i];
+    LayerCell c;
+    if (has(l.mixer)) c.mixer = intern(m.parts, mixer_part(l));
+    if (has(l.ffn)) c.ffn = intern(m.parts, ffn_part(l));
+    if (c.mixer >= 0) ++m.parts[static_cast<size_t>(c.mixer)].layers;
+    if (c.ffn >= 0) ++m.parts[static_cast<size_t>(c.ffn)].layers;
+    m.cells.push_back(c);
+    const std::string type = l.type();
+    auto kind =
+        std::find_if(m.kinds.begin(), m.kinds.end(), [&](const BlockKind& k) { return k.type == type; });
+    if (kind == m.kinds.end()) {
+      m.kinds.push_back({type, block_title(l), l, {}, {}});
+      kind = m.kinds.end() - 1;
+    }
+    kind->indices.push_back(i);
+    if (c.mixer >= 0 &&
+        std::find(kind->mixer_parts.begin(), kind->mixer_parts.end(), c.mixer) == kind->mixer_parts.end())
+      kind->mixer_parts.push_back(c.mixer);
+  }
+  m.period = repeat_period(m.cells);
+  return m;
+}
+
+std::string dash_count(uint64_t v) {
+  return v ? with_thousands(v) : "—";
+}
+std::string dash_params(uint64_t v) {
+  return v ? human_count(v) : "—";
+}
+std::string dash_bytes(uint64_t v) {
+  return v ? human_bytes(v) : "—";
+}
+
+std::string attention_name(const std::string& kind) {
+  if (kind == "mha") return "Multi-head attention";
+  if (kind == "gqa") return "Grouped-query attention";
+  if (kind == "mqa") return "Multi-query attention";
+  if (kind == "mla") return "Multi-head latent attention";
+  if (kind == "linear") return "Linear attention";
+  return "Self-attention";
+}
+
+std::string norm_name(const std::string& norm_type) {
+  if (norm_type == "rmsnorm") return "RMSNorm";
+  if (norm_type == "layernorm") return "LayerNorm";
+  return norm_type.empty() ? "Norm" : norm_type;
+}
+
+}  // namespace ma::diagram

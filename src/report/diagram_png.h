@@ -1,0 +1,20 @@
+// Rasterizes a diagram's SVG to PNG with librsvg on cairo, and writes diagrams to disk atomically (a reader
+// never sees a half-written file; on failure nothing is left behind).
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace ma {
+
+// The PNG bytes of `svg` rendered `width_px` wide (0: the SVG's own width), the height following the SVG's
+// aspect ratio. Throws Error(Malformed) for an SVG librsvg cannot read, Error(Limit) for a size over 16384
+// px.
+std::string render_diagram_png(const std::string& svg, uint32_t width_px = 0);
+
+void write_diagram_png(const std::string& svg, const std::filesystem::path& out, uint32_t width_px = 0);
+
+// By the extension of `out`: ".svg" writes the SVG text, anything else a PNG.
+void write_diagram_file(const std::string& svg, const std::filesystem::path& out);
+
+}  // namespace ma

@@ -1,0 +1,181 @@
+#include "report/model_report_render.h"
+
+#include "core/units.h"
+
+namespace ma {
+namespace {
+
+void console_parameters(ConsoleWriter& w, const ModelReport& r) {
+  const ParameterCounts& p = r.parameters;
+  w.field("parameters", human_count(p.total) + " (" + with_thousands(p.total) + ", exact)");
+  if (p.active) w.field("active per token", human_count(*p.active) + " (" + with_thousands(*p.active) + ")");
+  w.field("embedding / non-embedding", with_thousands(p.embedding) + " / " + with_thousands(p.non_embedding));
+  if (!p.from_template) w.note("counted from the stored tensors: there is no config.json");
+}
+
+void console_layers(ConsoleWriter& w, const ModelReport& r) {
+  const LayerSummary& l = r.layer_summary;
+  if (l.by_type.empty()) return;
+  w.heading("Layers");
+  for (const LayerGroup& g : l.by_type) w.field(std::to_string(g.indices.size()) + " x " + g.type, "[" + compact_ranges(g.indices) + "]");
+  if (l.by_type.size() > 1) {
+    auto tally = [](const std::vector<LayerGroup>& groups) {
+      std::string s;
+      for (const LayerGroup& g : groups) s += (s.empty() ? "" : ", ") + std::to_string(g.indices.size()) + " " + g.type;
+      return s;
+    };
+    w.field("mixers", tally(l.by_mixer));
+    w.field("feed-forward", tally(l.by_ffn));
+  }
+}
+
+void json_layers(JsonWriter& w, const ModelReport& r, const std::vector<LayerSpec>& specs) {
+  w.key("layers").begin_array();
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const LayerSpec& l = specs[i];
+    w.begin_object();
+    w.key("index").value(static_cast<uint64_t>(i));
+    w.key("type").value(l.type());
+    w.key("mixer").value(l.mixer);
+    w.key("ffn").value(l.ffn);
+    w.key("attention");
+    if (l.attention.empty()) w.null();
+    else w.value(l.attention);
+    w.key("window");
+    if (l.sliding_window) w.value(l.sliding_window);
+    else w.null();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("layer_counts").begin_object();
+  for (const auto& [name, groups] : {std::pair{"by_type", &r.layer_summary.by_type},
+                                     std::pair{"by_mixer", &r.layer_summary.by_mixer},
+                                     std::pair{"by_ffn", &r.layer_summary.by_ffn}}) {
+    w.key(name).begin_array();
+    for (const LayerGroup& g : *groups) {
+      w.begin_object();
+      w.key("type").value(g.type);
+      w.key("count").value(static_cast<uint64_t>(g.indices.size()));
+      w.key("indices").begin_array();
+      for (uint32_t i : g.indices) w.value(i);
+      w.end_array();
+      w.end_object();
+    }
+    w.end_array();
+  }
+  w.end_object();
+}
+
+}  // namespace
+
+std::string render_report_console(const ModelReport& r, const RenderOptions& o, bool color) {
+  ConsoleWriter w(color);
+  render_console(w, r.identity, r, o);
+  console_parameters(w, r);
+  render_console(w, r.architecture, r, o);
+  render_console(w, r.attention, r, o);
+  if (r.moe) render_console(w, *r.moe, r, o);
+  console_layers(w, r);
+  if (r.quantization.quantized || o.detailed) render_console(w, r.quantization, r, o);
+  render_console(w, r.memory, r, o);
+  if (r.tokenizer) render_console(w, *r.tokenizer, r, o);
+  render_console(w, r.capabilities, r, o);
+  return w.take();
+}
+
+std::string render_report_json(const ModelReport& r, std::string_view timestamp) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("model_id").value(r.identity.model_id);
+  write_json(w, r.identity);
+  const ParameterCounts& p = r.parameters;
+  w.key("num_parameters").value(p.total);
+  w.key("num_parameters_human").value(human_count(p.total));
+  // Every parameter is active in a dense model.
+  w.key("num_parameters_active").value(p.active.value_or(p.total));
+  w.key("parameters").begin_object();
+  w.key("total").value(p.total);
+  w.key("embedding").value(p.embedding);
+  w.key("non_embedding").value(p.non_embedding);
+  w.key("routed_experts").value(p.routed_experts);
+  w.key("counted_from").value(p.from_template ? "template" : "checkpoint");
+  w.end_object();
+  write_json(w, r.architecture);
+  write_json(w, r.attention);
+  write_json(w, r.moe);
+  write_json(w, r.quantization);
+  write_json(w, r.memory);
+  write_json(w, r.tokenizer);
+  write_json(w, r.capabilities);
+  json_layers(w, r, r.layers);
+  w.key("warnings").begin_array();
+  for (const auto& s : r.warnings) w.value(s);
+  w.end_array();
+  w.key("analysis_timestamp").value(timestamp);
+  w.end_object();
+  std::string out = w.take();
+  out += '\n';
+  return out;
+}
+
+std::string render_report_markdown(const ModelReport& r) {
+  MarkdownWriter w;
+  w.heading(1, "Model analysis: " + r.identity.model_id);
+  render_markdown(w, r.identity, r);
+  const ParameterCounts& p = r.parameters;
+  w.heading(2, "Parameters");
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"Total (exact)", with_thousands(p.total) + " (" + human_count(p.total) + ")"},
+      {"Embedding", with_thousands(p.embedding)},
+      {"Non-embedding", with_thousands(p.non_embedding)}};
+  if (p.active) rows.push_back({"Active per token", with_thousands(*p.active) + " (" + human_count(*p.active) + ")"});
+  w.fields(rows);
+  w.paragraph(p.from_template ? "Counted from the architecture template: the sum of every tensor transformers builds, "
+                                "tied weights once, buffers never."
+                              : "Counted from the stored tensors (no config.json).");
+  render_markdown(w, r.architecture, r);
+  render_markdown(w, r.attention, r);
+  if (r.moe) render_markdown(w, *r.moe, r);
+  if (!r.layer_summary.by_type.empty()) {
+    w.heading(2, "Layers");
+    std::vector<std::vector<std::string>> lrows;
+    for (const LayerGroup& g : r.layer_summary.by_type)
+      lrows.push_back({g.type, std::to_string(g.indices.size()), compact_ranges(g.indices)});
+    w.table({"Type", "Count", "Layers"}, lrows);
+  }
+  render_markdown(w, r.quantization, r);
+  render_markdown(w, r.memory, r);
+  if (r.tokenizer) render_markdown(w, *r.tokenizer, r);
+  render_markdown(w, r.capabilities, r);
+  if (!r.warnings.empty()) {
+    w.heading(2, "Warnings");
+    std::string list;
+    for (const auto& s : r.warnings) list += "- " + s + "\n";
+    w.paragraph(list);
+  }
+  return w.take();
+}
+
+std::string render_comparison_console(const std::vector<ModelReport>& reports, bool color) {
+  ConsoleWriter w(color);
+  w.heading("Comparison");
+  std::vector<std::string> header = {"model", "family", "type", "params", "active", "layers", "hidden", "heads/kv",
+                                     "attention", "context", "kv/token", "weights bf16"};
+  std::vector<std::vector<std::string>> rows;
+  for (const ModelReport& r : reports) {
+    const ArchitectureDetails& a = r.architecture;
+    std::string bf16 = "-";
+    for (const Estimate& e : r.memory.weights)
+      if (e.name == "weights_bf16") bf16 = human_bytes(e.bytes);
+    rows.push_back({r.identity.model_id, r.identity.family, r.identity.kind, human_count(r.parameters.total),
+                    human_count(r.parameters.active.value_or(r.parameters.total)), std::to_string(a.num_hidden_layers),
+                    std::to_string(a.hidden_size),
+                    std::to_string(a.num_attention_heads) + "/" + std::to_string(a.num_key_value_heads),
+                    r.attention.attention_type, r.capabilities.max_context_length ? with_thousands(*r.capabilities.max_context_length) : "-",
+                    human_bytes(r.memory.kv_cache_per_token_bytes), bf16});
+  }
+  w.table(header, rows);
+  return w.take();
+}
+
+}  // namespace ma

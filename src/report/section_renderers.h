@@ -1,0 +1,45 @@
+// Each section of the model report in each output form. Implemented one file per section under
+// report/sections/; report/model_report_render.cpp puts them in order. JSON writers add their keys to the
+// top-level object that is already open.
+#pragma once
+#include <optional>
+
+#include "analysis/model_report.h"
+#include "report/console_writer.h"
+#include "report/json_writer.h"
+#include "report/markdown_writer.h"
+
+namespace ma {
+
+struct RenderOptions {
+  bool detailed = false;  // --detailed: every section in full; otherwise the summary
+};
+
+void render_console(ConsoleWriter& w, const Identity& s, const ModelReport& r, const RenderOptions& o);
+void render_console(ConsoleWriter& w, const ArchitectureDetails& s, const ModelReport& r, const RenderOptions& o);
+void render_console(ConsoleWriter& w, const AttentionSummary& s, const ModelReport& r, const RenderOptions& o);
+void render_console(ConsoleWriter& w, const MoeSummary& s, const ModelReport& r, const RenderOptions& o);
+void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelReport& r, const RenderOptions& o);
+void render_console(ConsoleWriter& w, const MemoryReport& s, const ModelReport& r, const RenderOptions& o);
+void render_console(ConsoleWriter& w, const TokenizerInfo& s, const ModelReport& r, const RenderOptions& o);
+void render_console(ConsoleWriter& w, const Capabilities& s, const ModelReport& r, const RenderOptions& o);
+
+void write_json(JsonWriter& w, const Identity& s);
+void write_json(JsonWriter& w, const ArchitectureDetails& s);
+void write_json(JsonWriter& w, const AttentionSummary& s);
+void write_json(JsonWriter& w, const std::optional<MoeSummary>& s);
+void write_json(JsonWriter& w, const QuantizationInfo& s);
+void write_json(JsonWriter& w, const MemoryReport& s);
+void write_json(JsonWriter& w, const std::optional<TokenizerInfo>& s);
+void write_json(JsonWriter& w, const Capabilities& s);
+
+void render_markdown(MarkdownWriter& w, const Identity& s, const ModelReport& r);
+void render_markdown(MarkdownWriter& w, const ArchitectureDetails& s, const ModelReport& r);
+void render_markdown(MarkdownWriter& w, const AttentionSummary& s, const ModelReport& r);
+void render_markdown(MarkdownWriter& w, const MoeSummary& s, const ModelReport& r);
+void render_markdown(MarkdownWriter& w, const QuantizationInfo& s, const ModelReport& r);
+void render_markdown(MarkdownWriter& w, const MemoryReport& s, const ModelReport& r);
+void render_markdown(MarkdownWriter& w, const TokenizerInfo& s, const ModelReport& r);
+void render_markdown(MarkdownWriter& w, const Capabilities& s, const ModelReport& r);
+
+}  // namespace ma

@@ -1,0 +1,171 @@
+// The architecture section: dimensions, norm, activation, MLP, positions (rope type/theta/scaling),
+// tied embeddings, bias flags, dtype.
+#include <cmath>
+
+#include "analysis/architecture_config.h"
+#include "core/units.h"
+#include "report/section_renderers.h"
+
+namespace ma {
+namespace {
+
+std::string count_or_unknown(uint64_t n) {
+  return n ? with_thousands(n) : "unknown";
+}
+std::string text_or_unknown(const std::string& s) {
+  return s.empty() ? "unknown" : s;
+}
+std::string yes_no(bool b) {
+  return b ? "yes" : "no";
+}
+
+// Integral bases read better with separators (500,000); others in their shortest form (1e-06, 0.25).
+std::string number_text(double d) {
+  if (d >= 1 && d < 1e15 && std::floor(d) == d) return with_thousands(static_cast<uint64_t>(d));
+  return format_number(d);
+}
+
+// "gated (silu)", "plain (gelu_new)".
+std::string mlp_text(const ArchitectureDetails& s) {
+  if (s.mlp_type.empty()) return "unknown";
+  return s.activation.empty() ? s.mlp_type : s.mlp_type + " (" + s.activation + ")";
+}
+
+std::string norm_text(const ArchitectureDetails& s) {
+  std::string t = text_or_unknown(s.norm_type);
+  if (s.norm_eps) t += " (eps " + format_number(*s.norm_eps) + ")";
+  return t;
+}
+
+// "rope (llama3, theta 500,000, factor 8, original 8,192)".
+std::string position_text(const ArchitectureDetails& s) {
+  std::string t = text_or_unknown(s.position_embedding);
+  if (!s.rope) return t;
+  const RopeInfo& r = *s.rope;
+  t += " (" + r.type;
+  if (r.theta > 0) t += ", theta " + number_text(r.theta);
+  if (r.local_theta) t += ", local theta " + number_text(*r.local_theta);
+  if (r.factor) t += ", factor " + number_text(*r.factor);
+  if (r.original_max_position_embeddings)
+    t += ", original " + with_thousands(*r.original_max_position_embeddings);
+  if (r.partial_rotary_factor) t += ", partial " + format_number(*r.partial_rotary_factor);
+  return t + ")";
+}
+
+std::string heads_text(const ArchitectureDetails& s) {
+  return count_or_unknown(s.num_attention_heads) + " (kv " + count_or_unknown(s.num_key_value_heads) +
+         ", head dim " + count_or_unknown(s.head_dim) + ")";
+}
+
+std::string bias_text(const ArchitectureDetails& s) {
+  return "attention " + yes_no(s.attention_bias) + ", mlp " + yes_no(s.mlp_bias);
+}
+
+void json_count(JsonWriter& w, std::string_view key, uint64_t n) {
+  w.key(key);
+  if (n)
+    w.value(n);
+  else
+    w.null();
+}
+
+void json_text(JsonWriter& w, std::string_view key, const std::string& s) {
+  w.key(key);
+  if (s.empty())
+    w.null();
+  else
+    w.value(s);
+}
+
+template <typename T>
+void json_opt(JsonWriter& w, std::string_view key, const std::optional<T>& v) {
+  w.key(key);
+  if (v)
+    w.value(*v);
+  else
+    w.null();
+}
+
+}  // namespace
+
+void render_console(ConsoleWriter& w, const ArchitectureDetails& s, const ModelReport& r,
+                    const RenderOptions& o) {
+  (void)r;
+  w.heading("Architecture");
+  w.field("type", text_or_unknown(s.architecture_type));
+  w.field("layers", count_or_unknown(s.num_hidden_layers));
+  w.field("hidden size", count_or_unknown(s.hidden_size));
+  w.field("intermediate size", count_or_unknown(s.intermediate_size));
+  w.field("attention heads", heads_text(s));
+  w.field("vocab size", count_or_unknown(s.vocab_size));
+  w.field("max position embeddings", count_or_unknown(s.max_position_embeddings));
+  if (!o.detailed) {
+    w.field("norm / mlp / positions",
+            text_or_unknown(s.norm_type) + ", " + mlp_text(s) + ", " + text_or_unknown(s.position_embedding));
+    return;
+  }
+  w.field("norm", norm_text(s));
+  w.field("mlp", mlp_text(s));
+  w.field("position embedding", position_text(s));
+  w.field("tied embeddings", yes_no(s.tie_word_embeddings));
+  w.field("bias", bias_text(s));
+  w.field("torch dtype", text_or_unknown(s.torch_dtype));
+}
+
+void write_json(JsonWriter& w, const ArchitectureDetails& s) {
+  w.key("architecture").begin_object();
+  json_text(w, "architecture_type", s.architecture_type);
+  json_count(w, "num_hidden_layers", s.num_hidden_layers);
+  json_count(w, "hidden_size", s.hidden_size);
+  json_count(w, "intermediate_size", s.intermediate_size);
+  json_count(w, "num_attention_heads", s.num_attention_heads);
+  json_count(w, "num_key_value_heads", s.num_key_value_heads);
+  json_count(w, "head_dim", s.head_dim);
+  json_count(w, "vocab_size", s.vocab_size);
+  json_count(w, "max_position_embeddings", s.max_position_embeddings);
+  json_text(w, "norm_type", s.norm_type);
+  json_opt(w, "norm_eps", s.norm_eps);
+  json_text(w, "activation", s.activation);
+  json_text(w, "activation_function", s.activation);  // seed 002's name for the same field
+  json_text(w, "mlp_type", s.mlp_type);
+  json_text(w, "position_embedding", s.position_embedding);
+  w.key("rope");
+  if (s.rope) {
+    const RopeInfo& r = *s.rope;
+    w.begin_object();
+    w.key("type").value(r.type);
+    json_opt(w, "theta", r.theta > 0 ? std::optional<double>(r.theta) : std::nullopt);
+    json_opt(w, "factor", r.factor);
+    json_opt(w, "original_max_position_embeddings", r.original_max_position_embeddings);
+    json_opt(w, "partial_rotary_factor", r.partial_rotary_factor);
+    json_opt(w, "local_theta", r.local_theta);
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.key("tie_word_embeddings").value(s.tie_word_embeddings);
+  w.key("attention_bias").value(s.attention_bias);
+  w.key("mlp_bias").value(s.mlp_bias);
+  json_text(w, "torch_dtype", s.torch_dtype);
+  w.end_object();
+}
+
+void render_markdown(MarkdownWriter& w, const ArchitectureDetails& s, const ModelReport& r) {
+  (void)r;
+  w.heading(2, "Architecture");
+  w.fields({{"Type", text_or_unknown(s.architecture_type)},
+            {"Layers", count_or_unknown(s.num_hidden_layers)},
+            {"Hidden size", count_or_unknown(s.hidden_size)},
+            {"Intermediate size", count_or_unknown(s.intermediate_size)},
+            {"Attention heads", heads_text(s)},
+            {"Vocab size", count_or_unknown(s.vocab_size)},
+            {"Max position embeddings", count_or_unknown(s.max_position_embeddings)},
+            {"Norm", norm_text(s)},
+            {"MLP", mlp_text(s)},
+            {"Position embedding", position_text(s)},
+            {"Tied embeddings", yes_no(s.tie_word_embeddings)},
+            {"Bias", bias_text(s)},
+            {"Torch dtype", text_or_unknown(s.torch_dtype)}});
+}
+
+}  // namespace ma

@@ -1,0 +1,105 @@
+// The attention section: the headline kind, heads, the compact layer pattern, and (detailed, Markdown)
+// every layer's kind, heads, head dim and window.
+#include "core/units.h"
+#include "report/section_renderers.h"
+
+namespace ma {
+namespace {
+
+std::string count_or_dash(uint64_t n) {
+  return n ? with_thousands(n) : "-";
+}
+
+std::string window_text(const LayerAttention& l) {
+  if (l.kind == "none" || l.kind == "linear") return "-";
+  if (l.window == 0) return "full";
+  return (l.chunked ? "chunk " : "sliding ") + with_thousands(l.window);
+}
+
+std::vector<std::string> layer_cells(const LayerAttention& l) {
+  return {l.kind, count_or_dash(l.heads), count_or_dash(l.kv_heads), count_or_dash(l.head_dim),
+          window_text(l)};
+}
+
+std::string heads_text(const AttentionSummary& s) {
+  if (!s.num_attention_heads) return "unknown";
+  return with_thousands(s.num_attention_heads) + " query / " + count_or_dash(s.num_key_value_heads) +
+         " kv, head dim " + count_or_dash(s.head_dim);
+}
+
+void json_count(JsonWriter& w, std::string_view key, uint64_t n) {
+  w.key(key);
+  if (n)
+    w.value(n);
+  else
+    w.null();
+}
+
+}  // namespace
+
+void render_console(ConsoleWriter& w, const AttentionSummary& s, const ModelReport& r,
+                    const RenderOptions& o) {
+  (void)r;
+  if (s.layers.empty() && s.attention_type.empty()) return;
+  w.heading("Attention");
+  w.field("type", s.attention_type.empty() ? "unknown" : s.attention_type);
+  w.field("heads", heads_text(s));
+  if (!s.pattern.empty()) w.field("pattern", s.pattern);
+  if (!o.detailed || s.layers.empty()) return;
+  std::vector<std::vector<std::string>> rows;
+  for (const LayerAttention& l : s.layers) {
+    std::vector<std::string> row = layer_cells(l);
+    row.insert(row.begin(), std::to_string(l.layer));
+    rows.push_back(std::move(row));
+  }
+  w.blank();
+  w.table({"layer", "kind", "heads", "kv heads", "head dim", "window"}, rows);
+}
+
+void write_json(JsonWriter& w, const AttentionSummary& s) {
+  w.key("attention").begin_object();
+  w.key("attention_type").value(s.attention_type);
+  json_count(w, "num_attention_heads", s.num_attention_heads);
+  json_count(w, "num_key_value_heads", s.num_key_value_heads);
+  json_count(w, "head_dim", s.head_dim);
+  w.key("pattern").value(s.pattern);
+  w.key("layers").begin_array();
+  for (const LayerAttention& l : s.layers) {
+    w.newline().begin_object();
+    w.key("layer").value(l.layer);
+    w.key("kind").value(l.kind);
+    json_count(w, "heads", l.heads);
+    json_count(w, "kv_heads", l.kv_heads);
+    json_count(w, "head_dim", l.head_dim);
+    json_count(w, "window", l.window);
+    w.key("chunked").value(l.chunked);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+// Consecutive layers with the same attention share one row ("0-4"), so a 60-layer table stays readable.
+void render_markdown(MarkdownWriter& w, const AttentionSummary& s, const ModelReport& r) {
+  (void)r;
+  if (s.layers.empty() && s.attention_type.empty()) return;
+  w.heading(2, "Attention");
+  w.fields({{"Type", s.attention_type.empty() ? "unknown" : s.attention_type},
+            {"Heads", heads_text(s)},
+            {"Pattern", s.pattern.empty() ? "unknown" : s.pattern}});
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 0; i < s.layers.size();) {
+    const std::vector<std::string> cells = layer_cells(s.layers[i]);
+    size_t j = i + 1;
+    while (j < s.layers.size() && layer_cells(s.layers[j]) == cells) ++j;
+    std::string range = std::to_string(s.layers[i].layer);
+    if (j - i > 1) range += "-" + std::to_string(s.layers[j - 1].layer);
+    std::vector<std::string> row = cells;
+    row.insert(row.begin(), range);
+    rows.push_back(std::move(row));
+    i = j;
+  }
+  if (!rows.empty()) w.table({"Layers", "Kind", "Heads", "KV heads", "Head dim", "Window"}, rows);
+}
+
+}  // namespace ma

@@ -1,0 +1,108 @@
+// Capabilities: generation, context (declared and rope-extended), long context, LoRA / QLoRA, with evidence.
+#include "core/units.h"
+#include "report/section_renderers.h"
+
+namespace ma {
+namespace {
+
+std::string yes_no(bool b) {
+  return b ? "yes" : "no";
+}
+
+std::string context_line(const Capabilities& s) {
+  if (!s.max_context_length) return "unknown";
+  std::string line = with_thousands(*s.max_context_length);
+  if (s.original_context_length && *s.original_context_length != *s.max_context_length) {
+    line += " (original " + with_thousands(*s.original_context_length);
+    if (!s.rope_scaling_type.empty()) line += ", rope " + s.rope_scaling_type;
+    line += ")";
+  }
+  return line;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+void opt_uint(JsonWriter& w, std::string_view key, const std::optional<uint64_t>& v) {
+  w.key(key);
+  if (v)
+    w.value(*v);
+  else
+    w.null();
+}
+
+}  // namespace
+
+void render_console(ConsoleWriter& w, const Capabilities& s, const ModelReport& r, const RenderOptions& o) {
+  (void)r;
+  w.heading("Capabilities");
+  w.field("can generate", yes_no(s.can_generate));
+  w.field("max context", context_line(s));
+  w.field("long context (>= 32k)", yes_no(s.supports_long_context));
+  w.field("LoRA", yes_no(s.lora_compatible));
+  w.field("QLoRA", yes_no(s.qlora_compatible));
+  if (!o.detailed) return;
+  if (!s.prequantized.empty()) w.field("already quantized", s.prequantized);
+  for (const std::string& n : s.notes) w.note(n);
+}
+
+void write_json(JsonWriter& w, const Capabilities& s) {
+  w.key("capabilities").begin_object();
+  w.key("can_generate").value(s.can_generate);
+  opt_uint(w, "max_context_length", s.max_context_length);
+  opt_uint(w, "original_context_length", s.original_context_length);
+  w.key("context_source");
+  if (s.context_source.empty())
+    w.null();
+  else
+    w.value(s.context_source);
+  w.key("rope_scaling_type");
+  if (s.rope_scaling_type.empty())
+    w.null();
+  else
+    w.value(s.rope_scaling_type);
+  w.key("rope_scaling_factor");
+  if (s.rope_scaling_factor)
+    w.value(*s.rope_scaling_factor);
+  else
+    w.null();
+  w.key("supports_long_context").value(s.supports_long_context);
+  w.key("lora_compatible").value(s.lora_compatible);
+  w.key("supports_lora").value(s.lora_compatible);  // seed 002's name for the same claim
+  w.key("qlora_compatible").value(s.qlora_compatible);
+  w.key("lora_target_modules").begin_array();
+  for (const auto& m : s.lora_target_modules) w.value(m);
+  w.end_array();
+  w.key("prequantized");
+  if (s.prequantized.empty())
+    w.null();
+  else
+    w.value(s.prequantized);
+  w.key("notes").begin_array();
+  for (const auto& n : s.notes) w.value(n);
+  w.end_array();
+  w.end_object();
+}
+
+void render_markdown(MarkdownWriter& w, const Capabilities& s, const ModelReport& r) {
+  (void)r;
+  w.heading(2, "Capabilities");
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"Can generate", yes_no(s.can_generate)},
+      {"Max context", context_line(s)},
+      {"Long context (>= 32,768)", yes_no(s.supports_long_context)},
+      {"LoRA", yes_no(s.lora_compatible)},
+      {"QLoRA", yes_no(s.qlora_compatible)}};
+  if (!s.lora_target_modules.empty())
+    rows.push_back({"LoRA target modules", markdown_cell(joined(s.lora_target_modules))});
+  if (!s.prequantized.empty()) rows.push_back({"Already quantized", markdown_cell(s.prequantized)});
+  w.fields(rows);
+  std::string list;
+  for (const auto& n : s.notes) list += "- " + n + "\n";
+  if (!list.empty()) w.paragraph(list);
+}
+
+}  // namespace ma

@@ -1,0 +1,67 @@
+// Basic information: who the model is (family, organization, kind, training objective, class).
+#include "report/section_renderers.h"
+
+namespace ma {
+namespace {
+
+std::string or_unknown(const std::string& s) {
+  return s.empty() ? "unknown" : s;
+}
+
+std::string family_line(const Identity& s) {
+  return s.organization.empty() ? s.family : s.family + " (" + s.organization + ")";
+}
+
+void opt_string(JsonWriter& w, std::string_view key, const std::string& v) {
+  w.key(key);
+  if (v.empty())
+    w.null();
+  else
+    w.value(v);
+}
+
+}  // namespace
+
+void render_console(ConsoleWriter& w, const Identity& s, const ModelReport& r, const RenderOptions& o) {
+  (void)r;
+  w.heading(o.detailed ? "Basic information: " + s.model_id : "Model: " + s.model_id);
+  w.field("family", family_line(s));
+  if (o.detailed) w.note("family from " + s.family_evidence);
+  w.field("type", s.kind);
+  if (o.detailed) w.note("type from " + s.kind_evidence);
+  w.field("objective", s.training_objective);
+  if (o.detailed) w.note("objective from " + s.objective_evidence);
+  w.field("architecture", or_unknown(s.architecture_class));
+  if (o.detailed) w.field("config model_type", or_unknown(s.model_type));
+}
+
+// Seed 002 appendix G's "model_type" is the kind of model ("causal-lm"), so scripts written against the seed
+// keep working; the config's own model_type is "config_model_type".
+void write_json(JsonWriter& w, const Identity& s) {
+  w.key("model_family").value(s.family);
+  w.key("model_type").value(s.kind);
+  w.key("model_kind").value(s.kind);
+  opt_string(w, "config_model_type", s.model_type);
+  w.key("training_objective").value(s.training_objective);
+  w.key("objective_evidence").value(s.objective_evidence);
+  opt_string(w, "organization", s.organization);
+  opt_string(w, "architecture_class", s.architecture_class);
+  w.key("family_evidence").value(s.family_evidence);
+  w.key("kind_evidence").value(s.kind_evidence);
+}
+
+void render_markdown(MarkdownWriter& w, const Identity& s, const ModelReport& r) {
+  (void)r;
+  w.heading(2, "Basic information");
+  w.fields({{"Model ID", markdown_cell(s.model_id)},
+            {"Family", markdown_cell(s.family)},
+            {"Organization", markdown_cell(or_unknown(s.organization))},
+            {"Type", s.kind},
+            {"Training objective", s.training_objective},
+            {"Architecture class", markdown_cell(or_unknown(s.architecture_class))},
+            {"Config model_type", markdown_cell(or_unknown(s.model_type))}});
+  w.paragraph("- Family from " + s.family_evidence + "\n- Type from " + s.kind_evidence +
+              "\n- Objective from " + s.objective_evidence + "\n");
+}
+
+}  // namespace ma

@@ -1,0 +1,252 @@
+// The memory section: weights by precision, KV cache (per token, per sequence state, for batch x context, per
+// layer), inference and training estimates, each with its formula.
+#include <algorithm>
+#include <cstdio>
+
+#include "core/units.h"
+#include "report/section_renderers.h"
+
+namespace ma {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+std::string bytes_text(uint64_t n) {
+  return human_bytes(n) + " (" + with_thousands(n) + " bytes)";
+}
+
+// Seed 002's "*_mb" fields: MiB with two decimals.
+std::string mib_json(uint64_t n) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(n) / kMiB);
+  return buf;
+}
+
+// Consecutive-or-not layers that are alike (same kind and same formula) shown as one row.
+struct LayerGroupRow {
+  const KvLayer* first;
+  std::vector<uint32_t> layers;
+};
+
+std::vector<LayerGroupRow> group_layers(const std::vector<KvLayer>& layers) {
+  std::vector<LayerGroupRow> groups;
+  for (const KvLayer& l : layers) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const LayerGroupRow& g) {
+      return g.first->kind == l.kind && g.first->formula == l.formula;
+    });
+    if (it == groups.end())
+      groups.push_back({&l, {l.layer}});
+    else
+      it->layers.push_back(l.layer);
+  }
+  return groups;
+}
+
+std::vector<std::vector<std::string>> layer_rows(const MemoryReport& s) {
+  std::vector<std::vector<std::string>> rows;
+  for (const LayerGroupRow& g : group_layers(s.kv_layers)) {
+    const KvLayer& l = *g.first;
+    rows.push_back({compact_ranges(g.layers), std::to_string(g.layers.size()), l.kind,
+                    with_thousands(l.bytes_per_token), l.window ? with_thousands(l.window) : "-",
+                    with_thousands(l.state_bytes_per_sequence), l.formula});
+  }
+  return rows;
+}
+
+const std::vector<std::string> kLayerHeader{"Layers", "Count",          "Kind",   "Bytes/token",
+                                            "Window", "Bytes/sequence", "Formula"};
+
+std::string context_text(const MemoryReport& s) {
+  return s.context ? with_thousands(s.context) : std::string("unknown context");
+}
+
+void console_estimate(ConsoleWriter& w, const Estimate* e, std::string_view label, bool formula) {
+  if (!e) return;
+  w.field(label, bytes_text(e->bytes));
+  if (formula) w.note(e->formula);
+}
+
+void console_summary(ConsoleWriter& w, const MemoryReport& s) {
+  auto weight = [&](const char* name) { return human_bytes(s.find(name)->bytes); };
+  w.field("weights FP32 / BF16", weight("weights_fp32") + " / " + weight("weights_bf16"));
+  w.field("weights FP8 / INT8", weight("weights_fp8") + " / " + weight("weights_int8"));
+  w.field("weights INT4 (g128)", weight("weights_int4"));
+  if (const Estimate* st = s.find("weights_stored")) w.field("weights as stored", human_bytes(st->bytes));
+  if (!s.kv_known) {
+    w.field("KV cache", "unknown (no architecture)");
+  } else {
+    w.field("KV cache per token", bytes_text(s.kv_cache_per_token_bytes) + ", " + s.kv_cache_dtype);
+    if (s.kv_cache_per_token_decompressed_bytes != s.kv_cache_per_token_bytes)
+      w.field("  decompressed (MLA)", bytes_text(s.kv_cache_per_token_decompressed_bytes));
+    if (s.state_bytes_per_sequence) w.field("state per sequence", bytes_text(s.state_bytes_per_sequence));
+    if (s.cross_attention_bytes_per_sequence)
+      w.field("cross-attention per sequence", bytes_text(s.cross_attention_bytes_per_sequence));
+    w.field("KV cache (" + with_thousands(s.batch) + " x " + context_text(s) + ")",
+            s.kv_cache_total_known() ? human_bytes(s.kv_cache_bytes) : "unknown (pass --context)");
+  }
+  if (const Estimate* t = s.find("inference_total")) w.field("inference total", human_bytes(t->bytes));
+  if (const Estimate* t = s.find("training_mixed_bf16_checkpointed_total"))
+    w.field("training bf16 AdamW", human_bytes(t->bytes) + " (checkpointing)");
+  if (const Estimate* t = s.find("training_qlora_total"))
+    w.field("training QLoRA r16", human_bytes(t->bytes) + " (checkpointing)");
+}
+
+void console_detailed(ConsoleWriter& w, const MemoryReport& s) {
+  for (const Estimate& e : s.weights) console_estimate(w, &e, e.name, true);
+  w.field("kv_cache_dtype", s.kv_cache_dtype);
+  if (s.kv_known) {
+    w.field("kv_cache_per_token_bytes", bytes_text(s.kv_cache_per_token_bytes));
+    w.field("kv_cache_per_token_decompressed_bytes", bytes_text(s.kv_cache_per_token_decompressed_bytes));
+    w.field("state_bytes_per_sequence", bytes_text(s.state_bytes_per_sequence));
+    if (s.cross_attention_bytes_per_sequence)
+      w.field("cross_attention_bytes_per_sequence", bytes_text(s.cross_attention_bytes_per_sequence));
+    w.field("kv_cache_bytes", s.kv_cache_total_known() ? bytes_text(s.kv_cache_bytes) + " for batch " +
+                                                             with_thousands(s.batch) + " x " + context_text(s)
+                                                       : std::string("unknown (pass --context)"));
+  }
+  w.note(s.kv_convention);
+  if (!s.kv_layers.empty()) w.table(kLayerHeader, layer_rows(s));
+  for (const Estimate& e : s.inference) console_estimate(w, &e, e.name, true);
+  for (const Estimate& e : s.training) console_estimate(w, &e, e.name, true);
+  w.field("lora_adapter_parameters",
+          with_thousands(s.lora_adapter_parameters) + " (rank " + with_thousands(s.lora_rank) + ")");
+  for (const std::string& a : s.assumptions) w.note("assumption: " + a);
+}
+
+void json_estimates(JsonWriter& w, std::string_view key, const std::vector<Estimate>& list) {
+  w.key(key).begin_array();
+  for (const Estimate& e : list) {
+    w.begin_object();
+    w.key("name").value(e.name);
+    w.key("bytes").value(e.bytes);
+    w.key("formula").value(e.formula);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+std::vector<std::vector<std::string>> estimate_rows(const std::vector<Estimate>& list) {
+  std::vector<std::vector<std::string>> rows;
+  for (const Estimate& e : list)
+    rows.push_back({e.name, with_thousands(e.bytes), human_bytes(e.bytes), e.formula});
+  return rows;
+}
+
+}  // namespace
+
+void render_console(ConsoleWriter& w, const MemoryReport& s, const ModelReport& r, const RenderOptions& o) {
+  (void)r;
+  w.heading("Memory");
+  if (o.detailed)
+    console_detailed(w, s);
+  else
+    console_summary(w, s);
+}
+
+void write_json(JsonWriter& w, const MemoryReport& s) {
+  w.key("memory").begin_object();
+  w.key("kv_cache_dtype").value(s.kv_cache_dtype);
+  auto known = [&](std::string_view key, uint64_t v) {
+    w.key(key);
+    if (s.kv_known)
+      w.value(v);
+    else
+      w.null();
+  };
+  known("kv_cache_per_token_bytes", s.kv_cache_per_token_bytes);
+  known("kv_cache_per_token_decompressed_bytes", s.kv_cache_per_token_decompressed_bytes);
+  w.key("kv_cache_bytes");
+  if (s.kv_cache_total_known())
+    w.value(s.kv_cache_bytes);
+  else
+    w.null();
+  known("state_bytes_per_sequence", s.state_bytes_per_sequence);
+  known("cross_attention_bytes_per_sequence", s.cross_attention_bytes_per_sequence);
+  w.key("batch").value(s.batch);
+  w.key("context");
+  if (s.context)
+    w.value(s.context);
+  else
+    w.null();
+  w.key("kv_convention").value(s.kv_convention);
+  w.key("weights_bytes").begin_object();
+  for (const Estimate& e : s.weights)
+    w.key(std::string_view(e.name).substr(std::string_view("weights_").size())).value(e.bytes);
+  w.end_object();
+  json_estimates(w, "weights", s.weights);
+  w.key("kv_layers").begin_array();
+  for (const KvLayer& l : s.kv_layers) {
+    w.begin_object();
+    w.key("layer").value(l.layer);
+    w.key("kind").value(l.kind);
+    w.key("bytes_per_token").value(l.bytes_per_token);
+    w.key("bytes_per_token_decompressed").value(l.bytes_per_token_decompressed);
+    w.key("window");
+    if (l.window)
+      w.value(l.window);
+    else
+      w.null();
+    w.key("state_bytes_per_sequence").value(l.state_bytes_per_sequence);
+    w.key("formula").value(l.formula);
+    w.end_object();
+  }
+  w.end_array();
+  json_estimates(w, "inference", s.inference);
+  json_estimates(w, "training", s.training);
+  w.key("lora_rank").value(s.lora_rank);
+  w.key("lora_adapter_parameters").value(s.lora_adapter_parameters);
+  w.key("assumptions").begin_array();
+  for (const std::string& a : s.assumptions) w.value(a);
+  w.end_array();
+  // Seed 002's fields (MiB, two decimals).
+  for (const auto& [key, name] : {std::pair{"params_fp32_mb", "weights_fp32"},
+                                  {"params_fp16_mb", "weights_fp16"},
+                                  {"params_int8_mb", "weights_int8"},
+                                  {"params_int4_mb", "weights_int4"}})
+    if (const Estimate* e = s.find(name)) w.key(key).raw(mib_json(e->bytes));
+  if (s.kv_known) w.key("kv_cache_per_token_mb").raw(mib_json(s.kv_cache_per_token_bytes));
+  if (const Estimate* e = s.find("training_full_fp32_total"))
+    w.key("total_training_fp32_mb").raw(mib_json(e->bytes));
+  w.end_object();
+}
+
+void render_markdown(MarkdownWriter& w, const MemoryReport& s, const ModelReport& r) {
+  (void)r;
+  const std::vector<std::string> header{"Estimate", "Bytes", "Size", "Formula"};
+  w.heading(2, "Memory");
+  w.heading(3, "Weights");
+  w.table(header, estimate_rows(s.weights));
+  w.heading(3, "KV cache");
+  if (!s.kv_known) {
+    w.paragraph("Unknown: " + s.kv_convention);
+  } else {
+    w.fields(
+        {{"KV cache dtype", s.kv_cache_dtype},
+         {"Per token (kv_cache_per_token_bytes)", bytes_text(s.kv_cache_per_token_bytes)},
+         {"Per token decompressed (kv_cache_per_token_decompressed_bytes)",
+          bytes_text(s.kv_cache_per_token_decompressed_bytes)},
+         {"State per sequence (state_bytes_per_sequence)", bytes_text(s.state_bytes_per_sequence)},
+         {"Cross-attention per sequence (cross_attention_bytes_per_sequence)",
+          bytes_text(s.cross_attention_bytes_per_sequence)},
+         {"Batch x context", with_thousands(s.batch) + " x " + context_text(s)},
+         {"Total (kv_cache_bytes)", s.kv_cache_total_known() ? bytes_text(s.kv_cache_bytes)
+                                                             : std::string("unknown (pass --context)")}});
+    w.formula(
+        "kv_cache_bytes = batch x (sum over layers of bytes_per_token x min(context, window) + state and "
+        "cross-attention bytes per sequence)");
+    w.paragraph("Convention: " + s.kv_convention + ".");
+    if (!s.kv_layers.empty()) w.table(kLayerHeader, layer_rows(s));
+  }
+  w.heading(3, "Inference");
+  w.table(header, estimate_rows(s.inference));
+  w.heading(3, "Training");
+  w.table(header, estimate_rows(s.training));
+  w.paragraph("LoRA adapter parameters (rank " + with_thousands(s.lora_rank) +
+              "): " + with_thousands(s.lora_adapter_parameters));
+  w.heading(3, "Assumptions");
+  std::string list;
+  for (const std::string& a : s.assumptions) list += "- " + a + "\n";
+  w.paragraph(list);
+}
+
+}  // namespace ma

@@ -1,0 +1,75 @@
+// End-to-end: the report command's options, exports and exit codes (seed 002 §7).
+#include <gtest/gtest.h>
+
+#include "core/json.h"
+#include "test_support.h"
+
+namespace ma {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string example() { return std::string("'") + MA_EXAMPLE_DIR + "'"; }
+
+TEST(CliReport, ExportsJsonAndMarkdownAtomically) {
+  test::TempDir tmp;
+  auto r = test::run_cli(example() + " --quiet --skip-tokenizer --export '" + (tmp / "a.json").string() +
+                         "' --export-markdown '" + (tmp / "a.md").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "--quiet prints nothing but errors: " << r.out;
+  auto doc = json::Document::parse(test::read_file(tmp / "a.json"), "a.json");
+  EXPECT_EQ(*doc.root().find("num_parameters")->as_uint(), 151872u);
+  EXPECT_EQ(*doc.root().find("num_parameters_active")->as_uint(), 151872u) << "dense: every parameter is active";
+  EXPECT_TRUE(doc.root().find("analysis_timestamp")->is_string());
+  std::string md = test::read_file(tmp / "a.md");
+  EXPECT_EQ(md.rfind("# Model analysis: ", 0), 0u) << md.substr(0, 80);
+  EXPECT_NE(md.find("151,872"), std::string::npos);
+  for (const auto& e : fs::directory_iterator(tmp.path()))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << "temporary file left behind";
+}
+
+TEST(CliReport, JsonOnStdoutMatchesTheExport) {
+  test::TempDir tmp;
+  auto r = test::run_cli(example() + " --json --skip-tokenizer --export '" + (tmp / "a.json").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, test::read_file(tmp / "a.json"));
+}
+
+TEST(CliReport, SeveralModelsGiveAComparison) {
+  auto r = test::run_cli(example() + " " + example() + " --skip-tokenizer");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Comparison"), std::string::npos) << r.out;
+  auto j = test::run_cli(example() + " " + example() + " --skip-tokenizer --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  auto doc = json::Document::parse(j.out, "stdout");
+  ASSERT_TRUE(doc.root().is_array());
+  EXPECT_EQ(doc.root().items().size(), 2u);
+}
+
+TEST(CliReport, BadOptionsAreUsageErrorsAndWriteNothing) {
+  test::TempDir tmp;
+  std::string out = " --export '" + (tmp / "x.json").string() + "'";
+  for (const char* bad : {" --batch 0", " --batch x", " --context -5", " --kv-dtype q3", " --viz-style fancy", " --frob",
+                          " --export"}) {
+    auto r = test::run_cli(example() + bad + (std::string(bad) == " --export" ? "" : out));
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(tmp / "x.json"));
+  auto missing = test::run_cli("'" + (tmp / "nope").string() + "'" + out);
+  EXPECT_EQ(missing.exit_code, 8);
+  EXPECT_FALSE(fs::exists(tmp / "x.json")) << "no export when the analysis fails";
+}
+
+TEST(CliReport, TokenIsNeverPrinted) {
+  test::TempDir tmp;
+  const std::string sentinel = "hf_SENTINELtoken1234567890";
+  auto r = test::run_cli(example() + " --token " + sentinel + " --json --export '" + (tmp / "a.json").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find(sentinel), std::string::npos);
+  EXPECT_EQ(r.err.find(sentinel), std::string::npos);
+  EXPECT_EQ(test::read_file(tmp / "a.json").find(sentinel), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ma

@@ -1,0 +1,356 @@
+// The architecture diagram (--visualize): SVG well-formed and escaped, the layer pattern as the layers say,
+// PNG bytes of the requested size written atomically, and real configs rendered in both styles.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <regex>
+#include <vector>
+
+#include "analysis/model_report.h"
+#include "core/error.h"
+#include "report/diagram_canvas.h"
+#include "report/diagram_model.h"
+#include "report/diagram_png.h"
+#include "report/diagram_svg.h"
+#include "test_support.h"
+
+namespace ma {
+namespace {
+
+// Checks that tags nest and close in order and that every '&' starts an entity; returns "" when well-formed,
+// else what is wrong. Enough for what our writer emits (no CDATA, no comments, no DOCTYPE).
+std::string xml_problem(const std::string& doc) {
+  std::vector<std::string> open;
+  size_t i = 0;
+  bool root_seen = false;
+  while (i < doc.size()) {
+    if (doc[i] == '&') {
+      static const std::regex entity("^&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);");
+      if (!std::regex_search(doc.substr(i, 12), entity)) return "bare & at " + std::to_string(i);
+      ++i;
+      continue;
+    }
+    if (doc[i] == '>') return "bare > at " + std::to_string(i);
+    if (doc[i] != '<') {
+      ++i;
+      continue;
+    }
+    const size_t end = doc.find('>', i);
+    if (end == std::string::npos) return "unterminated tag at " + std::to_string(i);
+    const std::string tag = doc.substr(i + 1, end - i - 1);
+    if (tag.find('<') != std::string::npos) return "'<' inside a tag at " + std::to_string(i);
+    // Attribute values must be quoted and free of raw '<' and '&' that is not an entity (checked above for
+    // '<').
+    if (tag.front() == '?') {
+      if (tag.back() != '?') return "bad processing instruction";
+    } else if (tag.front() == '/') {
+      const std::string name = tag.substr(1);
+      if (open.empty() || open.back() != name)
+        return "</" + name + "> does not close <" + (open.empty() ? "" : open.back()) + ">";
+      open.pop_back();
+    } else {
+      const std::string name = tag.substr(0, tag.find_first_of(" \t\n/"));
+      if (open.empty() && root_seen) return "second root element <" + name + ">";
+      root_seen = true;
+      if (tag.back() != '/') open.push_back(name);
+    }
+    i = end + 1;
+  }
+  if (!open.empty()) return "<" + open.back() + "> never closed";
+  return root_seen ? "" : "no root element";
+}
+
+// xmllint (libxml2-utils, installed by scripts/install-deps.sh) as the independent judge, when present.
+void expect_xmllint_accepts(const std::string& svg) {
+  if (std::system("command -v xmllint >/dev/null 2>&1") != 0) GTEST_SKIP() << "xmllint not installed";
+  test::TempDir dir;
+  test::write_file(dir / "d.svg", svg);
+  const std::string cmd = "xmllint --noout '" + (dir / "d.svg").string() + "' 2>/dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << "xmllint rejects the SVG";
+}
+
+// <rect .../> elements filled with `colour`.
+size_t count_rects(const std::string& svg, const std::string& colour) {
+  const std::regex rect("<rect [^>]*fill=\"" + colour + "\"/>");
+  return static_cast<size_t>(
+      std::distance(std::sregex_iterator(svg.begin(), svg.end(), rect), std::sregex_iterator()));
+}
+
+LayerSpec attention_layer(const std::string& kind, const std::string& ffn = "dense", uint64_t window = 0) {
+  LayerSpec l;
+  l.mixer = "attention";
+  l.attention = kind;
+  l.ffn = ffn;
+  l.sliding_window = window;
+  return l;
+}
+
+LayerSpec layer(const std::string& mixer, const std::string& ffn) {
+  LayerSpec l;
+  l.mixer = mixer;
+  l.ffn = ffn;
+  return l;
+}
+
+// A Llama-3.1-8B-shaped report, the numbers typed in from its config.json.
+ModelReport llama_report() {
+  ModelReport r;
+  r.identity.model_id = "meta-llama/Llama-3.1-8B";
+  r.identity.kind = "causal-lm";
+  r.architecture.architecture_type = "decoder-only";
+  r.architecture.num_hidden_layers = 32;
+  r.architecture.hidden_size = 4096;
+  r.architecture.intermediate_size = 14336;
+  r.architecture.num_attention_heads = 32;
+  r.architecture.num_key_value_heads = 8;
+  r.architecture.vocab_size = 128256;
+  r.architecture.max_position_embeddings = 131072;
+  r.architecture.norm_type = "rmsnorm";
+  r.layers.assign(32, attention_layer("gqa"));
+  r.layer_summary = summarize_layers(r.layers);
+  r.parameters.total = 8030261248;
+  return r;
+}
+
+// A Nemotron-H-shaped hybrid: "M-M*-MM" style pattern of Mamba-2, MoE and attention layers.
+ModelReport hybrid_report() {
+  ModelReport r;
+  r.identity.model_id = "example/hybrid";
+  r.architecture.architecture_type = "hybrid (ssm+attention)";
+  const std::string pattern = "MEMEM*EMEMEM*E";  // M mamba2, E moe, * attention
+  for (char c : pattern) {
+    if (c == 'M') r.layers.push_back(layer("mamba2", "none"));
+    if (c == 'E') r.layers.push_back(layer("none", "moe"));
+    if (c == '*') r.layers.push_back(attention_layer("gqa", "none"));
+  }
+  r.layer_summary = summarize_layers(r.layers);
+  return r;
+}
+
+TEST(DiagramTest, SimpleSvgIsWellFormedAndNamesTheModelAndItsLayers) {
+  const std::string svg = render_diagram_svg(llama_report(), DiagramStyle::Simple);
+  EXPECT_EQ(xml_problem(svg), "");
+  expect_xmllint_accepts(svg);
+  EXPECT_NE(svg.find("meta-llama/Llama-3.1-8B"), std::string::npos);
+  EXPECT_NE(svg.find("32 × Decoder layer"), std::string::npos);
+  EXPECT_NE(svg.find("8.03B"), std::string::npos);    // parameters, human form
+  EXPECT_NE(svg.find("32 / 8"), std::string::npos);   // heads / KV heads
+  EXPECT_NE(svg.find("131,072"), std::string::npos);  // context
+  EXPECT_NE(svg.find("Grouped-query attention"), std::string::npos);
+  EXPECT_NE(svg.find("4,096 → 14,336 → 4,096"), std::string::npos);         // hidden → FFN → hidden
+  EXPECT_NE(svg.find("width=\"1600\" height=\"900\""), std::string::npos);  // 16:9
+}
+
+TEST(DiagramTest, DetailedSvgShowsEveryLayerAndUnknownsAsDashes) {
+  const std::string svg = render_diagram_svg(llama_report(), DiagramStyle::Detailed);
+  EXPECT_EQ(xml_problem(svg), "");
+  expect_xmllint_accepts(svg);
+  EXPECT_NE(svg.find("32 layers: 0-31"), std::string::npos);
+  EXPECT_NE(svg.find("GQA attention  ×32"), std::string::npos);
+  EXPECT_NE(svg.find("MLP  ×32"), std::string::npos);
+  // 32 layers, each an attention part over an MLP part: 64 strip rectangles in the two part colours.
+  // + three chips: the legend's, the layer card's header and the stack's list of kinds.
+  EXPECT_EQ(count_rects(svg, "#2563eb"), 32u + 3u);
+  EXPECT_EQ(count_rects(svg, "#64748b"), 32u + 3u);
+  // No memory analysis in this report: its values are unknown, not zero.
+  EXPECT_NE(svg.find(">—</text>"), std::string::npos);
+  EXPECT_EQ(svg.find(">0 B<"), std::string::npos);
+}
+
+TEST(DiagramTest, HybridPatternIsDrawnLayerByLayerWithALegend) {
+  const ModelReport r = hybrid_report();
+  const diagram::DiagramModel m = diagram::build_diagram_model(r);
+  // The pattern "MEMEM*EMEMEM*E" has 6 M, 6 E and 2 *; it is one 7-layer unit twice.
+  ASSERT_EQ(m.cells.size(), 14u);
+  EXPECT_EQ(m.period, 7u);
+  ASSERT_EQ(m.kinds.size(), 3u);
+  EXPECT_EQ(m.kinds[0].title, "Mamba-2");
+  EXPECT_EQ(m.kinds[0].indices.size(), 6u);
+  EXPECT_EQ(m.kinds[1].title, "MoE");
+  EXPECT_EQ(m.kinds[2].title, "Attention");
+  EXPECT_EQ(m.kinds[2].indices, (std::vector<uint32_t>{5, 12}));
+  for (DiagramStyle style : {DiagramStyle::Simple, DiagramStyle::Detailed}) {
+    const std::string svg = render_diagram_svg(r, style);
+    EXPECT_EQ(xml_problem(svg), "");
+    EXPECT_NE(svg.find("14 layers"), std::string::npos);
+    if (style == DiagramStyle::Detailed) {  // the legend of the strip, with counts
+      EXPECT_NE(svg.find("Mamba-2  ×6"), std::string::npos);
+      EXPECT_NE(svg.find("MoE  ×6"), std::string::npos);
+      EXPECT_NE(svg.find("GQA attention  ×2"), std::string::npos);
+    } else {  // one line per kind of layer
+      EXPECT_NE(svg.find("6 × Mamba-2"), std::string::npos);
+      EXPECT_NE(svg.find("6 × MoE"), std::string::npos);
+      EXPECT_NE(svg.find("2 × Attention   (layers 5,12)"), std::string::npos);
+    }
+  }
+}
+
+TEST(DiagramTest, RepeatPeriod) {
+  using diagram::LayerCell;
+  const LayerCell a{0, 1}, b{2, 1}, c{-1, 1};
+  EXPECT_EQ(diagram::repeat_period({}), 0u);
+  EXPECT_EQ(diagram::repeat_period({a}), 1u);
+  EXPECT_EQ(diagram::repeat_period(std::vector<LayerCell>(48, a)), 1u);
+  // Gemma-3: five sliding-window layers, then one global, eight times.
+  std::vector<LayerCell> gemma;
+  for (int rep = 0; rep < 8; ++rep) {
+    for (int i = 0; i < 5; ++i) gemma.push_back(a);
+    gemma.push_back(b);
+  }
+  EXPECT_EQ(diagram::repeat_period(gemma), 6u);
+  // DeepSeek-V3: three dense layers, then 58 MoE layers: no repeating unit.
+  std::vector<LayerCell> deepseek(3, a);
+  deepseek.insert(deepseek.end(), 58, c);
+  EXPECT_EQ(diagram::repeat_period(deepseek), 0u);
+  EXPECT_EQ(diagram::repeat_period({a, b, a}), 0u);  // a unit must repeat at least twice
+}
+
+TEST(DiagramTest, MarkupInTheModelIdIsEscaped) {
+  ModelReport r = llama_report();
+  r.identity.model_id = "evil<&>\"'/model\x01</svg>";
+  for (DiagramStyle style : {DiagramStyle::Simple, DiagramStyle::Detailed}) {
+    const std::string svg = render_diagram_svg(r, style);
+    EXPECT_EQ(xml_problem(svg), "");
+    expect_xmllint_accepts(svg);
+    EXPECT_NE(svg.find("evil&lt;&amp;&gt;&quot;&apos;/model&lt;/svg&gt;"), std::string::npos);
+    EXPECT_EQ(svg.find("<&>"), std::string::npos);
+    EXPECT_EQ(svg.find('\x01'), std::string::npos);  // control bytes are not XML
+  }
+  EXPECT_EQ(diagram::xml_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
+}
+
+TEST(DiagramTest, LongLabelsAreCutToFit) {
+  const std::string id(300, 'W');
+  const std::string cut = diagram::ellipsize(id, 30, true, 500);
+  EXPECT_LT(diagram::text_width(cut, 30, true), 500.0);
+  EXPECT_EQ(cut.substr(cut.size() - 3), "…");
+  // A cut never splits a multi-byte character.
+  const std::string arrows = diagram::ellipsize("→→→→→→→→→→", 10, false, 45);
+  EXPECT_EQ(arrows, "→→→…");
+  ModelReport r = llama_report();
+  r.identity.model_id = id;
+  const std::string svg = render_diagram_svg(r, DiagramStyle::Simple);
+  EXPECT_EQ(svg.find(id + "</text>"), std::string::npos);  // not drawn across the whole slide
+  EXPECT_NE(svg.find("WWW…"), std::string::npos);
+}
+
+// PNG: 8-byte signature, then the IHDR chunk whose width and height are big-endian at bytes 16 and 20.
+std::pair<uint32_t, uint32_t> png_size(const std::string& png) {
+  auto be32 = [&](size_t at) {
+    uint32_t v = 0;
+    for (size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(png[at + i]);
+    return v;
+  };
+  return {be32(16), be32(20)};
+}
+
+TEST(DiagramTest, PngHasTheSignatureAndTheRequestedSize) {
+  const std::string svg = render_diagram_svg(llama_report(), DiagramStyle::Detailed);
+  test::TempDir dir;
+  write_diagram_png(svg, dir / "d.png");
+  const std::string png = test::read_file(dir / "d.png");
+  ASSERT_GT(png.size(), 24u);
+  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_EQ(png.substr(12, 4), "IHDR");
+  EXPECT_EQ(png_size(png), std::make_pair(1600u, 900u));
+  EXPECT_GT(png.size(), 20000u);  // a drawing, not an empty canvas
+  EXPECT_EQ(png_size(render_diagram_png(svg, 3200)), std::make_pair(3200u, 1800u));
+  EXPECT_EQ(png_size(render_diagram_png(svg, 800)), std::make_pair(800u, 450u));
+  // Only the final file is left: the temporary one was renamed.
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+  EXPECT_EQ(files, 1u);
+}
+
+TEST(DiagramTest, SvgOrPngByExtension) {
+  const std::string svg = render_diagram_svg(hybrid_report(), DiagramStyle::Simple);
+  test::TempDir dir;
+  write_diagram_file(svg, dir / "a.SVG");
+  write_diagram_file(svg, dir / "a.png");
+  EXPECT_EQ(test::read_file(dir / "a.SVG"), svg);
+  EXPECT_EQ(test::read_file(dir / "a.png").substr(1, 3), "PNG");
+}
+
+TEST(DiagramTest, UnreadableSvgIsAnErrorAndWritesNothing) {
+  test::TempDir dir;
+  try {
+    write_diagram_png("<svg", dir / "bad.png");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Malformed);
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad.png"));
+  EXPECT_THROW(render_diagram_png(render_diagram_svg(llama_report(), DiagramStyle::Simple), 20000), Error);
+}
+
+TEST(DiagramTest, EmptyReportStillDraws) {
+  const ModelReport r;
+  for (DiagramStyle style : {DiagramStyle::Simple, DiagramStyle::Detailed}) {
+    const std::string svg = render_diagram_svg(r, style);
+    EXPECT_EQ(xml_problem(svg), "");
+    EXPECT_NE(svg.find("Unnamed model"), std::string::npos);
+    EXPECT_NO_THROW(render_diagram_png(svg));
+  }
+}
+
+// Real configs: the stack's layer count as each config.json states it (num_hidden_layers, n_layer for gpt2).
+struct RealModel {
+  std::string dir;
+  uint64_t layers;
+};
+
+class DiagramRealConfigs : public ::testing::TestWithParam<RealModel> {};
+
+TEST_P(DiagramRealConfigs, RendersBothStyles) {
+  const auto data = test::shared_data();
+  if (!data) GTEST_SKIP() << "no ../shared/data";
+  const RealModel& p = GetParam();
+  std::filesystem::path dir = *data / "hf-configs" / p.dir;
+  if (!std::filesystem::exists(dir)) dir = *data / "synthetic-configs" / p.dir;
+  ReportOptions options;
+  options.model_id = p.dir;
+  const LocalModelFiles files = locate_local_model(dir.string());
+  const Inventory inv = build_inventory(files);
+  ModelReport r = build_model_report(inv, files, options);
+  // The identity section names the model; this test is about the drawing, so it names it itself if needed.
+  if (r.identity.model_id.empty()) r.identity.model_id = p.dir;
+  ASSERT_EQ(r.layers.size(), p.layers);
+  const char* out = std::getenv("MA_DIAGRAM_OUT");  // keep the PNGs for a look, when asked to
+  for (DiagramStyle style : {DiagramStyle::Simple, DiagramStyle::Detailed}) {
+    const std::string svg = render_diagram_svg(r, style);
+    EXPECT_EQ(xml_problem(svg), "");
+    EXPECT_NE(svg.find(diagram::xml_escape(p.dir)), std::string::npos);
+    const std::string n = std::to_string(p.layers);
+    if (style == DiagramStyle::Detailed)
+      EXPECT_NE(svg.find(n + " layers"), std::string::npos);
+    else
+      EXPECT_NE(svg.find(">" + n + "<"), std::string::npos);  // the Layers statistic
+    const std::string png = render_diagram_png(svg);
+    EXPECT_EQ(png_size(png), std::make_pair(1600u, 900u));
+    if (out) {
+      const std::string name = p.dir + (style == DiagramStyle::Simple ? "-simple.png" : "-detailed.png");
+      write_diagram_png(svg, std::filesystem::path(out) / name);
+      write_diagram_file(svg, std::filesystem::path(out) / (name.substr(0, name.size() - 4) + ".svg"));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, DiagramRealConfigs,
+                         ::testing::Values(RealModel{"meta-llama__Meta-Llama-3.1-8B", 32},
+                                           RealModel{"deepseek-ai__DeepSeek-V3", 61},
+                                           RealModel{"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", 52},
+                                           RealModel{"gemma-3-12b-text-shape", 48},
+                                           RealModel{"openai-community__gpt2", 12},
+                                           RealModel{"google-bert__bert-base-uncased", 12},
+                                           RealModel{"ibm-granite__granite-3.1-1b-a400m-instruct", 24},
+                                           RealModel{"jamba-v0.1-shape", 32}),
+                         [](const ::testing::TestParamInfo<RealModel>& param) {
+                           std::string n = param.param.dir;
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace ma

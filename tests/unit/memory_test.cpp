@@ -1,0 +1,211 @@
+// Weights, inference and training estimates of the memory section, and its JSON / Markdown / console output.
+// Expected figures are derived by hand from the configs (derivations in the comments).
+#include "analysis/memory.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/memory_training.h"
+#include "analysis/parameter_counts.h"
+#include "core/json.h"
+#include "formats/model_files.h"
+#include "model/inventory.h"
+#include "report/section_renderers.h"
+#include "test_support.h"
+
+namespace ma {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Loaded {
+  LocalModelFiles files;
+  Inventory inv;
+  ParameterCounts params;
+  std::optional<TokenizerInfo> tokenizer;
+};
+
+std::unique_ptr<Loaded> load(const fs::path& dir) {
+  auto l = std::make_unique<Loaded>();
+  l->files = locate_local_model(dir.string());
+  l->inv = build_inventory(l->files);
+  l->params = count_parameters(l->inv);
+  return l;
+}
+
+MemoryReport memory_of(const Loaded& l, const ReportOptions& o = {}) {
+  ReportInputs in{l.inv, l.inv.config ? &*l.inv.config : nullptr, l.files, l.params, l.tokenizer, o};
+  return estimate_memory(in);
+}
+
+#define LOAD_OR_SKIP(var, sub, name)                             \
+  auto data_##var = test::shared_data();                         \
+  if (!data_##var) GTEST_SKIP() << "../shared/data not present"; \
+  auto var = load(*data_##var / (sub) / (name))
+
+uint64_t bytes(const MemoryReport& m, std::string_view name) {
+  const Estimate* e = m.find(name);
+  EXPECT_NE(e, nullptr) << name;
+  return e ? e->bytes : 0;
+}
+
+TEST(MemoryTest, WeightsByPrecision) {
+  LOAD_OR_SKIP(l, "hf-configs", "meta-llama__Meta-Llama-3.1-8B");
+  MemoryReport m = memory_of(*l);
+  // Published: 8,030,261,248 parameters (32 layers x 218,112,000 + 2 x 128,256 x 4,096 + 4,096).
+  ASSERT_EQ(l->params.total, 8'030'261'248u);
+  EXPECT_EQ(bytes(m, "weights_fp32"), 32'121'044'992u);
+  EXPECT_EQ(bytes(m, "weights_bf16"), 16'060'522'496u);
+  EXPECT_EQ(bytes(m, "weights_fp16"), 16'060'522'496u);
+  EXPECT_EQ(bytes(m, "weights_fp8"), 8'030'261'248u);
+  EXPECT_EQ(bytes(m, "weights_int8"), 8'030'261'248u);
+  // INT4: 8,030,261,248 / 2 = 4,015,130,624 + 62,736,416 groups of 128 x 4 bytes = 250,945,664.
+  EXPECT_EQ(bytes(m, "weights_int4"), 4'266'076'288u);
+  EXPECT_NE(m.find("weights_int4")->formula.find("62,736,416 groups of 128"), std::string::npos);
+  // A bare config: no checkpoint, so nothing as stored.
+  EXPECT_EQ(m.find("weights_stored"), nullptr);
+}
+
+TEST(MemoryTest, StoredWeightsFromTheIndex) {
+  LOAD_OR_SKIP(l, "hf-configs", "meta-llama__Llama-2-7b-hf");
+  MemoryReport m = memory_of(*l);
+  // model.safetensors.index.json metadata.total_size.
+  EXPECT_EQ(bytes(m, "weights_stored"), 13'476'839'424u);
+  EXPECT_EQ(bytes(m, "inference_weights"), 13'476'839'424u);
+}
+
+TEST(MemoryTest, StoredWeightsFromHeaders) {
+  LOAD_OR_SKIP(l, "fixtures", "tiny-qwen3-fp8");
+  MemoryReport m = memory_of(*l);
+  ASSERT_TRUE(l->inv.checkpoint && l->inv.checkpoint->headers_read);
+  EXPECT_EQ(bytes(m, "weights_stored"), l->inv.checkpoint->bytes);
+  // float8 weights are 1 byte, so as stored is well under the bf16 figure.
+  EXPECT_LT(bytes(m, "weights_stored"), bytes(m, "weights_bf16"));
+}
+
+TEST(MemoryTest, InferenceTotal) {
+  LOAD_OR_SKIP(l, "hf-configs", "meta-llama__Meta-Llama-3.1-8B");
+  ReportOptions o;
+  o.context = 1024;
+  MemoryReport m = memory_of(*l, o);
+  // Weights bf16: 16,060,522,496. KV: 131,072 x 1024 = 134,217,728.
+  EXPECT_EQ(bytes(m, "inference_weights"), 16'060'522'496u);
+  EXPECT_EQ(bytes(m, "inference_kv_cache"), 134'217'728u);
+  // Activations: 1 x 1024 x (2 x 4096 + 3 x 14,336) x 2 bytes = 104,857,600 + 128,256 x 4 logits = 513,024.
+  EXPECT_EQ(bytes(m, "inference_activations"), 105'370'624u);
+  // Sum 16,300,110,848; 10% overhead 1,630,011,084; total 17,930,121,932.
+  EXPECT_EQ(bytes(m, "inference_overhead"), 1'630'011'084u);
+  EXPECT_EQ(bytes(m, "inference_total"), 17'930'121'932u);
+}
+
+TEST(MemoryTest, TrainingStatesAndActivations) {
+  LOAD_OR_SKIP(l, "hf-configs", "meta-llama__Llama-2-7b-hf");
+  MemoryReport m = memory_of(*l);  // context 4096, batch 1
+  // 6,738,415,616 params x 16 bytes.
+  ASSERT_EQ(l->params.total, 6'738'415'616u);
+  EXPECT_EQ(bytes(m, "training_adamw_fp32_states"), 107'814'649'856u);
+  EXPECT_EQ(bytes(m, "training_mixed_bf16_states"), 107'814'649'856u);
+  // Per layer s*b*(34h + 5as) = 4096 x (34 x 4096 + 5 x 32 x 4096) = 4096 x 794,624 = 3,254,779,904; x 32.
+  EXPECT_EQ(bytes(m, "training_activations"), 104'152'956'928u);
+  // FlashAttention: 32 x 34 x 4096 x 4096 = 32 x 570,425,344 = 18,253,611,008.
+  EXPECT_EQ(bytes(m, "training_activations_flash"), 18'253'611'008u);
+  // 2 x 4096 x 4096 x 32 = 1,073,741,824 + one layer's 570,425,344.
+  EXPECT_EQ(bytes(m, "training_activations_checkpointed"), 1'644'167'168u);
+  EXPECT_EQ(bytes(m, "training_full_fp32_total"), 107'814'649'856u + 2 * 18'253'611'008u);
+  EXPECT_EQ(bytes(m, "training_mixed_bf16_total"), 107'814'649'856u + 18'253'611'008u);
+  EXPECT_EQ(bytes(m, "training_mixed_bf16_checkpointed_total"), 107'814'649'856u + 1'644'167'168u);
+}
+
+TEST(MemoryTest, LoraAndQloraFromTemplateShapes) {
+  LOAD_OR_SKIP(l, "hf-configs", "meta-llama__Meta-Llama-3.1-8B");
+  ReportOptions o;
+  o.context = 1024;
+  MemoryReport m = memory_of(*l, o);
+  // Rank 16 on q [4096,4096], k [1024,4096], v [1024,4096], o [4096,4096]:
+  // 16 x (8192 + 5120 + 5120 + 8192) = 425,984 per layer x 32 = 13,631,488 (PEFT's figure for Llama-3-8B).
+  EXPECT_EQ(m.lora_adapter_parameters, 13'631'488u);
+  AdapterCounts c = count_adapters(*l->inv.model, 16);
+  // Quantized by QLoRA: 32 x (2 x 4096^2 + 2 x 1024 x 4096 + 3 x 4096 x 14,336) = 6,979,321,856.
+  EXPECT_EQ(c.quantizable_parameters, 6'979'321'856u);
+  // Checkpointed activations at 1024: 2 x 1024 x 4096 x 32 = 268,435,456 + 34 x 1024 x 4096 = 142,606,336
+  // -> 411,041,792.
+  EXPECT_EQ(bytes(m, "training_activations_checkpointed"), 411'041'792u);
+  // LoRA: 8,030,261,248 x 2 + 13,631,488 x 16 (= 218,103,808) + 411,041,792 = 16,689,668,096.
+  EXPECT_EQ(bytes(m, "training_lora_total"), 16'689'668'096u);
+  // QLoRA: NF4 3,489,660,928 + 109,051,904 (absmax /64) + 425,984 x 4 (fp32 per 16,384) = 3,600,416,768;
+  // bf16 rest (8,030,261,248 - 6,979,321,856) x 2 = 2,101,878,784; + 218,103,808 adapters + 411,041,792.
+  EXPECT_EQ(bytes(m, "training_qlora_total"), 6'331'441'152u);
+}
+
+TEST(MemoryTest, LoraCountsFusedQkvOnce) {
+  LOAD_OR_SKIP(l, "hf-configs", "openai-community__gpt2");
+  MemoryReport m = memory_of(*l);
+  // GPT-2: c_attn Conv1D [768, 2304] and attn.c_proj [768, 768] per layer:
+  // 16 x (768 + 2304) + 16 x (768 + 768) = 49,152 + 24,576 = 73,728; x 12 layers = 884,736.
+  EXPECT_EQ(m.lora_adapter_parameters, 884'736u);
+}
+
+TEST(MemoryTest, NoConfigMeansUnknownCache) {
+  LOAD_OR_SKIP(l, "fixtures", "tiny-llama");
+  // With the config removed, only the stored tensors are known.
+  test::TempDir dir;
+  fs::copy_file(*data_l / "fixtures/tiny-llama/model.safetensors", dir / "model.safetensors");
+  auto bare = load(dir / "model.safetensors");
+  MemoryReport m = memory_of(*bare);
+  EXPECT_FALSE(m.kv_known);
+  EXPECT_EQ(m.kv_cache_bytes, 0u);
+  EXPECT_EQ(bytes(m, "weights_fp32"), bare->params.total * 4);
+  EXPECT_NE(m.find("weights_stored"), nullptr);
+}
+
+TEST(MemoryTest, JsonCarriesEveryNameAndSeedFields) {
+  LOAD_OR_SKIP(l, "hf-configs", "meta-llama__Meta-Llama-3.1-8B");
+  MemoryReport m = memory_of(*l);
+  JsonWriter w;
+  w.begin_object();
+  write_json(w, m);
+  w.end_object();
+  json::Document doc = json::Document::parse(w.take(), "memory");
+  const json::Value* mem = doc.root().find("memory");
+  ASSERT_NE(mem, nullptr);
+  EXPECT_EQ(mem->find("kv_cache_dtype")->as_string(), "bf16");
+  EXPECT_EQ(*mem->find("kv_cache_per_token_bytes")->as_uint(), 131'072u);
+  EXPECT_EQ(*mem->find("kv_cache_bytes")->as_uint(), 17'179'869'184u);
+  EXPECT_EQ(*mem->find("state_bytes_per_sequence")->as_uint(), 0u);
+  EXPECT_EQ(*mem->find("context")->as_uint(), 131'072u);
+  EXPECT_EQ(*mem->find("weights_bytes")->find("int4")->as_uint(), 4'266'076'288u);
+  for (const char* key : {"fp32", "bf16", "fp16", "fp8", "int8", "int4"})
+    EXPECT_NE(mem->find("weights_bytes")->find(key), nullptr) << key;
+  EXPECT_EQ(mem->find("kv_layers")->items().size(), 32u);
+  for (const char* key : {"weights", "inference", "training", "assumptions", "kv_convention",
+                          "kv_cache_per_token_decompressed_bytes", "batch"})
+    EXPECT_NE(mem->find(key), nullptr) << key;
+  // Seed 002: 32,121,044,992 / 2^20 = 30,633.015625 MiB -> 30633.02; 16,060,522,496 / 2^20 = 15,316.5078 ->
+  // 15316.51.
+  EXPECT_NEAR(mem->find("params_fp32_mb")->as_double(), 30633.02, 1e-9);
+  EXPECT_NEAR(mem->find("params_fp16_mb")->as_double(), 15316.51, 1e-9);
+}
+
+TEST(MemoryTest, MarkdownShowsEveryFormula) {
+  LOAD_OR_SKIP(l, "hf-configs", "deepseek-ai__DeepSeek-V3");
+  ModelReport r;
+  r.memory = memory_of(*l);
+  MarkdownWriter w;
+  render_markdown(w, r.memory, r);
+  std::string md = w.take();
+  for (const auto* list : {&r.memory.weights, &r.memory.inference, &r.memory.training})
+    for (const Estimate& e : *list) EXPECT_NE(md.find(markdown_cell(e.formula)), std::string::npos) << e.name;
+  EXPECT_NE(md.find("70,272"), std::string::npos);
+  EXPECT_NE(md.find("4,997,120"), std::string::npos);
+
+  ConsoleWriter c(false);
+  render_console(c, r.memory, r, RenderOptions{});
+  std::string summary = c.take();
+  EXPECT_NE(summary.find("70,272 bytes"), std::string::npos);
+  ConsoleWriter d(false);
+  render_console(d, r.memory, r, RenderOptions{true});
+  std::string detailed = d.take();
+  EXPECT_NE(detailed.find("(512 kv_lora_rank + 64 qk_rope_head_dim)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ma
