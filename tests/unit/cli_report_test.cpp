@@ -73,3 +73,42 @@ TEST(CliReport, TokenIsNeverPrinted) {
 
 }  // namespace
 }  // namespace ma
+
+namespace ma {
+namespace {
+
+// Catalogue rows J1/J3/J4 as they reach the report: one clear line, a documented exit code, no crash.
+TEST(CliReport, HostileConfigsAreCleanErrors) {
+  test::TempDir tmp;
+  struct Case {
+    std::string config;
+    int exit_code;
+    std::string needle;
+  };
+  const std::vector<Case> cases = {
+      {R"({"model_type":"llama","num_hidden_layers":1000000000000})", 3, "num_hidden_layers"},
+      {R"({"model_type":"llama","hidden_size":"4096"})", 3, "hidden_size"},
+      {R"({"model_type":"llama","num_attention_heads":0})", 3, "num_attention_heads"},
+      {R"({"model_type":"llama","vocab_size":1e400})", 3, "out of range"},
+      {"{\"model_type\":\"llama\",\"x\":" + std::string(100000, '[') + std::string(100000, ']') + "}", 3, "nesting"},
+      {R"({"model_type":"llama",)", 3, "JSON"},
+      {R"([1,2,3])", 3, "JSON object"},
+  };
+  for (const Case& c : cases) {
+    test::write_file(tmp / "config.json", c.config);
+    auto r = test::run_cli("'" + tmp.path().string() + "' --skip-tokenizer");
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.config.substr(0, 80) << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("config.json"), std::string::npos) << "names the file: " << r.err;
+  }
+  // Missing fields take the family's defaults (LlamaConfig: 32 layers of 4096).
+  test::write_file(tmp / "config.json", R"({"model_type":"llama"})");
+  auto ok = test::run_cli("'" + tmp.path().string() + "' --json --skip-tokenizer");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  auto doc = json::Document::parse(ok.out, "stdout");
+  EXPECT_EQ(*doc.root().find("architecture")->find("num_hidden_layers")->as_uint(), 32u);
+}
+
+}  // namespace
+}  // namespace ma
