@@ -31,6 +31,13 @@ class JsonWriter {
   JsonWriter& value(double d);
   JsonWriter& value(bool b);
   JsonWriter& null();
+  // Unknowns are null: an absent optional, a zero count, an empty text.
+  template <typename T>
+  JsonWriter& value_or_null(const std::optional<T>& v) {
+    return v ? value(*v) : null();
+  }
+  JsonWriter& count_or_null(uint64_t n) { return n ? value(n) : null(); }
+  JsonWriter& text_or_null(std::string_view s) { return s.empty() ? null() : value(s); }
   // A value already rendered as JSON (the caller guarantees it is valid), placed like any other value.
   JsonWriter& raw(std::string_view json);
   // Writes a newline before the next element: keeps large arrays one element per line.

@@ -61,31 +61,6 @@ std::string bias_text(const ArchitectureDetails& s) {
   return "attention " + yes_no(s.attention_bias) + ", mlp " + yes_no(s.mlp_bias);
 }
 
-void json_count(JsonWriter& w, std::string_view key, uint64_t n) {
-  w.key(key);
-  if (n)
-    w.value(n);
-  else
-    w.null();
-}
-
-void json_text(JsonWriter& w, std::string_view key, const std::string& s) {
-  w.key(key);
-  if (s.empty())
-    w.null();
-  else
-    w.value(s);
-}
-
-template <typename T>
-void json_opt(JsonWriter& w, std::string_view key, const std::optional<T>& v) {
-  w.key(key);
-  if (v)
-    w.value(*v);
-  else
-    w.null();
-}
-
 }  // namespace
 
 void render_console(ConsoleWriter& w, const ArchitectureDetails& s, const ModelReport& r,
@@ -114,31 +89,31 @@ void render_console(ConsoleWriter& w, const ArchitectureDetails& s, const ModelR
 
 void write_json(JsonWriter& w, const ArchitectureDetails& s) {
   w.key("architecture").begin_object();
-  json_text(w, "architecture_type", s.architecture_type);
-  json_count(w, "num_hidden_layers", s.num_hidden_layers);
-  json_count(w, "hidden_size", s.hidden_size);
-  json_count(w, "intermediate_size", s.intermediate_size);
-  json_count(w, "num_attention_heads", s.num_attention_heads);
-  json_count(w, "num_key_value_heads", s.num_key_value_heads);
-  json_count(w, "head_dim", s.head_dim);
-  json_count(w, "vocab_size", s.vocab_size);
-  json_count(w, "max_position_embeddings", s.max_position_embeddings);
-  json_text(w, "norm_type", s.norm_type);
-  json_opt(w, "norm_eps", s.norm_eps);
-  json_text(w, "activation", s.activation);
-  json_text(w, "activation_function", s.activation);  // seed 002's name for the same field
-  json_text(w, "mlp_type", s.mlp_type);
-  json_text(w, "position_embedding", s.position_embedding);
+  w.key("architecture_type").text_or_null(s.architecture_type);
+  w.key("num_hidden_layers").count_or_null(s.num_hidden_layers);
+  w.key("hidden_size").count_or_null(s.hidden_size);
+  w.key("intermediate_size").count_or_null(s.intermediate_size);
+  w.key("num_attention_heads").count_or_null(s.num_attention_heads);
+  w.key("num_key_value_heads").count_or_null(s.num_key_value_heads);
+  w.key("head_dim").count_or_null(s.head_dim);
+  w.key("vocab_size").count_or_null(s.vocab_size);
+  w.key("max_position_embeddings").count_or_null(s.max_position_embeddings);
+  w.key("norm_type").text_or_null(s.norm_type);
+  w.key("norm_eps").value_or_null(s.norm_eps);
+  w.key("activation").text_or_null(s.activation);
+  w.key("activation_function").text_or_null(s.activation);  // seed 002's name for the same field
+  w.key("mlp_type").text_or_null(s.mlp_type);
+  w.key("position_embedding").text_or_null(s.position_embedding);
   w.key("rope");
   if (s.rope) {
     const RopeInfo& r = *s.rope;
     w.begin_object();
     w.key("type").value(r.type);
-    json_opt(w, "theta", r.theta > 0 ? std::optional<double>(r.theta) : std::nullopt);
-    json_opt(w, "factor", r.factor);
-    json_opt(w, "original_max_position_embeddings", r.original_max_position_embeddings);
-    json_opt(w, "partial_rotary_factor", r.partial_rotary_factor);
-    json_opt(w, "local_theta", r.local_theta);
+    w.key("theta").value_or_null(r.theta > 0 ? std::optional<double>(r.theta) : std::nullopt);
+    w.key("factor").value_or_null(r.factor);
+    w.key("original_max_position_embeddings").value_or_null(r.original_max_position_embeddings);
+    w.key("partial_rotary_factor").value_or_null(r.partial_rotary_factor);
+    w.key("local_theta").value_or_null(r.local_theta);
     w.end_object();
   } else {
     w.null();
@@ -146,7 +121,7 @@ void write_json(JsonWriter& w, const ArchitectureDetails& s) {
   w.key("tie_word_embeddings").value(s.tie_word_embeddings);
   w.key("attention_bias").value(s.attention_bias);
   w.key("mlp_bias").value(s.mlp_bias);
-  json_text(w, "torch_dtype", s.torch_dtype);
+  w.key("torch_dtype").text_or_null(s.torch_dtype);
   w.end_object();
 }
 

@@ -27,14 +27,6 @@ std::string heads_text(const AttentionSummary& s) {
          " kv, head dim " + count_or_dash(s.head_dim);
 }
 
-void json_count(JsonWriter& w, std::string_view key, uint64_t n) {
-  w.key(key);
-  if (n)
-    w.value(n);
-  else
-    w.null();
-}
-
 }  // namespace
 
 void render_console(ConsoleWriter& w, const AttentionSummary& s, const ModelReport& r,
@@ -59,19 +51,19 @@ void render_console(ConsoleWriter& w, const AttentionSummary& s, const ModelRepo
 void write_json(JsonWriter& w, const AttentionSummary& s) {
   w.key("attention").begin_object();
   w.key("attention_type").value(s.attention_type);
-  json_count(w, "num_attention_heads", s.num_attention_heads);
-  json_count(w, "num_key_value_heads", s.num_key_value_heads);
-  json_count(w, "head_dim", s.head_dim);
+  w.key("num_attention_heads").count_or_null(s.num_attention_heads);
+  w.key("num_key_value_heads").count_or_null(s.num_key_value_heads);
+  w.key("head_dim").count_or_null(s.head_dim);
   w.key("pattern").value(s.pattern);
   w.key("layers").begin_array();
   for (const LayerAttention& l : s.layers) {
     w.newline().begin_object();
     w.key("layer").value(l.layer);
     w.key("kind").value(l.kind);
-    json_count(w, "heads", l.heads);
-    json_count(w, "kv_heads", l.kv_heads);
-    json_count(w, "head_dim", l.head_dim);
-    json_count(w, "window", l.window);
+    w.key("heads").count_or_null(l.heads);
+    w.key("kv_heads").count_or_null(l.kv_heads);
+    w.key("head_dim").count_or_null(l.head_dim);
+    w.key("window").count_or_null(l.window);
     w.key("chunked").value(l.chunked);
     w.end_object();
   }

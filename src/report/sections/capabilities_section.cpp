@@ -26,14 +26,6 @@ std::string joined(const std::vector<std::string>& v) {
   return s;
 }
 
-void opt_uint(JsonWriter& w, std::string_view key, const std::optional<uint64_t>& v) {
-  w.key(key);
-  if (v)
-    w.value(*v);
-  else
-    w.null();
-}
-
 }  // namespace
 
 void render_console(ConsoleWriter& w, const Capabilities& s, const ModelReport& r, const RenderOptions& o) {
@@ -52,8 +44,8 @@ void render_console(ConsoleWriter& w, const Capabilities& s, const ModelReport& 
 void write_json(JsonWriter& w, const Capabilities& s) {
   w.key("capabilities").begin_object();
   w.key("can_generate").value(s.can_generate);
-  opt_uint(w, "max_context_length", s.max_context_length);
-  opt_uint(w, "original_context_length", s.original_context_length);
+  w.key("max_context_length").value_or_null(s.max_context_length);
+  w.key("original_context_length").value_or_null(s.original_context_length);
   w.key("context_source");
   if (s.context_source.empty())
     w.null();

@@ -12,14 +12,6 @@ std::string family_line(const Identity& s) {
   return s.organization.empty() ? s.family : s.family + " (" + s.organization + ")";
 }
 
-void opt_string(JsonWriter& w, std::string_view key, const std::string& v) {
-  w.key(key);
-  if (v.empty())
-    w.null();
-  else
-    w.value(v);
-}
-
 }  // namespace
 
 void render_console(ConsoleWriter& w, const Identity& s, const ModelReport& r, const RenderOptions& o) {
@@ -41,11 +33,11 @@ void write_json(JsonWriter& w, const Identity& s) {
   w.key("model_family").value(s.family);
   w.key("model_type").value(s.kind);
   w.key("model_kind").value(s.kind);
-  opt_string(w, "config_model_type", s.model_type);
+  w.key("config_model_type").text_or_null(s.model_type);
   w.key("training_objective").value(s.training_objective);
   w.key("objective_evidence").value(s.objective_evidence);
-  opt_string(w, "organization", s.organization);
-  opt_string(w, "architecture_class", s.architecture_class);
+  w.key("organization").text_or_null(s.organization);
+  w.key("architecture_class").text_or_null(s.architecture_class);
   w.key("family_evidence").value(s.family_evidence);
   w.key("kind_evidence").value(s.kind_evidence);
 }

@@ -49,14 +49,6 @@ std::string active_formula(const MoeSummary& s) {
          std::to_string(s.num_experts) + " = " + with_thousands(s.active_parameters);
 }
 
-void json_count(JsonWriter& w, std::string_view key, uint64_t n) {
-  w.key(key);
-  if (n)
-    w.value(n);
-  else
-    w.null();
-}
-
 void json_indices(JsonWriter& w, std::string_view key, const std::vector<uint32_t>& v) {
   w.key(key).begin_array();
   for (uint32_t i : v) w.value(i);
@@ -85,12 +77,12 @@ void write_json(JsonWriter& w, const std::optional<MoeSummary>& s) {
     return;
   }
   w.begin_object();
-  json_count(w, "num_experts", s->num_experts);
-  json_count(w, "experts_per_token", s->experts_per_token);
+  w.key("num_experts").count_or_null(s->num_experts);
+  w.key("experts_per_token").count_or_null(s->experts_per_token);
   w.key("num_shared_experts").value(s->num_shared_experts);
-  json_count(w, "expert_intermediate_size", s->expert_intermediate_size);
-  json_count(w, "shared_expert_intermediate_size", s->shared_expert_intermediate_size);
-  json_count(w, "parameters_per_expert", s->parameters_per_expert);
+  w.key("expert_intermediate_size").count_or_null(s->expert_intermediate_size);
+  w.key("shared_expert_intermediate_size").count_or_null(s->shared_expert_intermediate_size);
+  w.key("parameters_per_expert").count_or_null(s->parameters_per_expert);
   w.key("num_moe_layers").value(static_cast<uint64_t>(s->moe_layers.size()));
   json_indices(w, "moe_layers", s->moe_layers);
   json_indices(w, "dense_layers", s->dense_layers);
