@@ -447,7 +447,7 @@ TEST(TokenizerRender, ConsoleSummaryAndDetailed) {
   ConsoleWriter detailed(false);
   render_console(detailed, sample(), r, RenderOptions{true});
   std::string d = detailed.take();
-  EXPECT_TRUE(contains(d, "BOS Token")) << d;
+  EXPECT_TRUE(contains(d, "bos token")) << d;
   EXPECT_TRUE(contains(d, "<|begin_of_text|>")) << d;
   EXPECT_TRUE(contains(d, "280,147")) << d;
   EXPECT_FALSE(contains(d, "\x1b")) << "a token's escape sequence must not reach the terminal";

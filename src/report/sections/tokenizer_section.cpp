@@ -85,11 +85,7 @@ std::string chat_template_label(const TokenizerInfo& s) {
 }
 
 // "BOS Token" for the named roles, as seed 002's detailed output labels them.
-std::string role_label(const std::string& role) {
-  std::string up = role;
-  for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return up + " Token";
-}
+std::string role_label(const std::string& role) { return role + " token"; }
 
 bool is_named_role(const std::string& role) {
   static const char* const kNamed[] = {"bos", "eos", "unk", "pad", "sep", "cls", "mask"};
@@ -123,11 +119,11 @@ std::string files_label(const TokenizerInfo& s) {
 void render_console(ConsoleWriter& w, const TokenizerInfo& s, const ModelReport& r, const RenderOptions& o) {
   (void)r;
   w.heading("Tokenizer");
-  w.field("Type", type_label(s));
-  if (!s.tokenizer_class.empty() && !s.model_type.empty()) w.field("Model", display_token(s.model_type));
-  w.field("Vocab Size", vocab_label(s));
-  if (o.detailed && s.merges) w.field("Merges", with_thousands(*s.merges));
-  w.field("Model Max Length", max_length_label(s));
+  w.field("type", type_label(s));
+  if (!s.tokenizer_class.empty() && !s.model_type.empty()) w.field("algorithm", display_token(s.model_type));
+  w.field("vocab size", vocab_label(s));
+  if (o.detailed && s.merges) w.field("merges", with_thousands(*s.merges));
+  w.field("model max length", max_length_label(s));
   size_t additional = 0;
   for (const SpecialToken& t : s.special_tokens) {
     if (is_named_role(t.role)) {
@@ -135,15 +131,15 @@ void render_console(ConsoleWriter& w, const TokenizerInfo& s, const ModelReport&
       continue;
     }
     if (o.detailed && additional < kMaxListedAdditional)
-      w.field(additional == 0 ? "Other Special Tokens" : "",
+      w.field(additional == 0 ? "other special tokens" : "",
               display_token(t.content) + "  (" + display_token(t.role) + ")");
     ++additional;
   }
   if (o.detailed && additional > kMaxListedAdditional)
     w.field("", "... and " + with_thousands(additional - kMaxListedAdditional) + " more");
-  if (!o.detailed && !s.special_tokens.empty()) w.field("Special Tokens", special_summary(s));
-  w.field("Chat Template", chat_template_label(s));
-  if (o.detailed) w.field("Files", files_label(s));
+  if (!o.detailed && !s.special_tokens.empty()) w.field("special tokens", special_summary(s));
+  w.field("chat template", chat_template_label(s));
+  if (o.detailed) w.field("files", files_label(s));
 }
 
 void write_json(JsonWriter& w, const std::optional<TokenizerInfo>& s) {
