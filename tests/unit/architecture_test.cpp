@@ -3,14 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "analysis/architecture_details.h"
-#include "architecture_test_support.h"
 #include "report/section_renderers.h"
+#include "report_test_support.h"
 
 namespace ma::test {
 namespace {
 
 #define ANALYZE_OR_SKIP(var, path) \
-  auto var = analyze_shared(path); \
+  auto var = load_shared(path);    \
   if (!var) GTEST_SKIP() << "../shared/data is not available";
 
 TEST(ArchitectureDetails, Llama31_8B) {
@@ -136,8 +136,8 @@ TEST(ArchitectureDetails, WrongTypedReportFieldsAreUnknown) {
     "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
     "num_key_value_heads": 2, "vocab_size": 100, "hidden_act": 5, "rms_norm_eps": "tiny",
     "rope_theta": -1, "rope_scaling": {"rope_type": 7, "factor": "big", "original_max_position_embeddings": -3}})");
-  AnalyzedModel m(dir.path());
-  const ArchitectureDetails d = describe_architecture(m.inputs());
+  auto m = load_model(dir.path(), false);
+  const ArchitectureDetails d = describe_architecture(m->inputs());
   EXPECT_EQ(d.activation, "");
   EXPECT_FALSE(d.norm_eps);
   EXPECT_EQ(d.norm_type, "rmsnorm");  // from the weight-only norm tensors

@@ -5,13 +5,13 @@
 #include <regex>
 
 #include "analysis/attention_summary.h"
-#include "architecture_test_support.h"
+#include "report_test_support.h"
 
 namespace ma::test {
 namespace {
 
 #define ANALYZE_OR_SKIP(var, path) \
-  auto var = analyze_shared(path); \
+  auto var = load_shared(path);    \
   if (!var) GTEST_SKIP() << "../shared/data is not available";
 
 std::vector<std::string> repeat(const std::vector<std::string>& block, size_t times) {

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "identity_test_support.h"
+#include "report_test_support.h"
 
 namespace ma {
 namespace {

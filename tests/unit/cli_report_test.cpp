@@ -9,7 +9,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string example() { return std::string("'") + MA_EXAMPLE_DIR + "'"; }
+std::string example() {
+  return std::string("'") + MA_EXAMPLE_DIR + "'";
+}
 
 TEST(CliReport, ExportsJsonAndMarkdownAtomically) {
   test::TempDir tmp;
@@ -19,7 +21,8 @@ TEST(CliReport, ExportsJsonAndMarkdownAtomically) {
   EXPECT_TRUE(r.out.empty()) << "--quiet prints nothing but errors: " << r.out;
   auto doc = json::Document::parse(test::read_file(tmp / "a.json"), "a.json");
   EXPECT_EQ(*doc.root().find("num_parameters")->as_uint(), 151872u);
-  EXPECT_EQ(*doc.root().find("num_parameters_active")->as_uint(), 151872u) << "dense: every parameter is active";
+  EXPECT_EQ(*doc.root().find("num_parameters_active")->as_uint(), 151872u)
+      << "dense: every parameter is active";
   EXPECT_TRUE(doc.root().find("analysis_timestamp")->is_string());
   std::string md = test::read_file(tmp / "a.md");
   EXPECT_EQ(md.rfind("# Model analysis: ", 0), 0u) << md.substr(0, 80);
@@ -49,8 +52,8 @@ TEST(CliReport, SeveralModelsGiveAComparison) {
 TEST(CliReport, BadOptionsAreUsageErrorsAndWriteNothing) {
   test::TempDir tmp;
   std::string out = " --export '" + (tmp / "x.json").string() + "'";
-  for (const char* bad : {" --batch 0", " --batch x", " --context -5", " --kv-dtype q3", " --viz-style fancy", " --frob",
-                          " --export"}) {
+  for (const char* bad : {" --batch 0", " --batch x", " --context -5", " --kv-dtype q3", " --viz-style fancy",
+                          " --frob", " --export"}) {
     auto r = test::run_cli(example() + bad + (std::string(bad) == " --export" ? "" : out));
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -64,7 +67,8 @@ TEST(CliReport, BadOptionsAreUsageErrorsAndWriteNothing) {
 TEST(CliReport, TokenIsNeverPrinted) {
   test::TempDir tmp;
   const std::string sentinel = "hf_SENTINELtoken1234567890";
-  auto r = test::run_cli(example() + " --token " + sentinel + " --json --export '" + (tmp / "a.json").string() + "'");
+  auto r = test::run_cli(example() + " --token " + sentinel + " --json --export '" +
+                         (tmp / "a.json").string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find(sentinel), std::string::npos);
   EXPECT_EQ(r.err.find(sentinel), std::string::npos);
@@ -90,7 +94,8 @@ TEST(CliReport, HostileConfigsAreCleanErrors) {
       {R"({"model_type":"llama","hidden_size":"4096"})", 3, "hidden_size"},
       {R"({"model_type":"llama","num_attention_heads":0})", 3, "num_attention_heads"},
       {R"({"model_type":"llama","vocab_size":1e400})", 3, "out of range"},
-      {"{\"model_type\":\"llama\",\"x\":" + std::string(100000, '[') + std::string(100000, ']') + "}", 3, "nesting"},
+      {"{\"model_type\":\"llama\",\"x\":" + std::string(100000, '[') + std::string(100000, ']') + "}", 3,
+       "nesting"},
       {R"({"model_type":"llama",)", 3, "JSON"},
       {R"([1,2,3])", 3, "JSON object"},
   };

@@ -25,7 +25,8 @@ const std::vector<GoldenCase>& cases() {
       {"tiny-qwen3-fp8", "fixtures/tiny-qwen3-fp8", ""},
       {"llama-3.1-8b", "hf-configs/meta-llama__Meta-Llama-3.1-8B", ""},
       {"deepseek-v3", "hf-configs/deepseek-ai__DeepSeek-V3", ""},
-      {"nemotron-3-nano", "hf-configs/nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", " --batch 4 --context 8192"},
+      {"nemotron-3-nano", "hf-configs/nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+       " --batch 4 --context 8192"},
       {"gemma-3-12b", "synthetic-configs/gemma-3-12b-text-shape", " --context 32768"},
       {"llama-2-13b-gptq", "hf-configs/TheBloke__Llama-2-13B-chat-GPTQ", ""},
       {"bert-base-uncased", "hf-configs/google-bert__bert-base-uncased", ""},
@@ -42,18 +43,21 @@ std::vector<std::string> case_names() {
 // Paths and the timestamp differ between machines and runs.
 std::string normalize(std::string s, const std::string& model_path) {
   auto replace_all = [&](const std::string& from, const std::string& to) {
-    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+      s.replace(at, from.size(), to);
   };
   replace_all(model_path, "MODEL");
   const std::string key = "\"analysis_timestamp\":\"";
-  if (size_t at = s.find(key); at != std::string::npos) s.replace(at + key.size(), 20, "TIMESTAMP-----------");
+  if (size_t at = s.find(key); at != std::string::npos)
+    s.replace(at + key.size(), 20, "TIMESTAMP-----------");
   return s;
 }
 
 class GoldenTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GoldenTest, OutputsMatch) {
-  const GoldenCase& c = *std::find_if(cases().begin(), cases().end(), [&](const auto& g) { return g.name == GetParam(); });
+  const GoldenCase& c =
+      *std::find_if(cases().begin(), cases().end(), [&](const auto& g) { return g.name == GetParam(); });
   std::string path;
   if (c.model == "example") {
     path = MA_EXAMPLE_DIR;

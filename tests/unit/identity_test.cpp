@@ -6,8 +6,8 @@
 
 #include <set>
 
-#include "identity_test_support.h"
 #include "model/family_table.h"
+#include "report_test_support.h"
 
 namespace ma {
 namespace {

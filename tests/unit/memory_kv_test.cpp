@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "formats/model_files.h"
 #include "model/inventory.h"
+#include "report_test_support.h"
 #include "test_support.h"
 
 namespace ma {
@@ -14,31 +15,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Loaded {
-  LocalModelFiles files;
-  Inventory inv;
-  ParameterCounts params;
-  std::optional<TokenizerInfo> tokenizer;
-};
-
-std::unique_ptr<Loaded> load(const fs::path& dir) {
-  auto l = std::make_unique<Loaded>();
-  l->files = locate_local_model(dir.string());
-  l->inv = build_inventory(l->files);
-  l->params = count_parameters(l->inv);
-  return l;
-}
-
-MemoryReport memory_of(const Loaded& l, const ReportOptions& o = {}) {
-  ReportInputs in{l.inv, l.inv.config ? &*l.inv.config : nullptr, l.files, l.params, l.tokenizer, o};
-  return estimate_memory(in);
+MemoryReport memory_of(const test::LoadedModel& l, const ReportOptions& o = {}) {
+  return estimate_memory(l.inputs(o));
 }
 
 // Loads <shared>/<sub>/<name>, or skips the test visibly without the shared data.
 #define LOAD_OR_SKIP(var, sub, name)                             \
   auto data_##var = test::shared_data();                         \
   if (!data_##var) GTEST_SKIP() << "../shared/data not present"; \
-  auto var = load(*data_##var / (sub) / (name))
+  auto var = test::load_model(*data_##var / (sub) / (name), false)
 
 size_t count_kind(const MemoryReport& m, std::string_view kind) {
   return std::count_if(m.kv_layers.begin(), m.kv_layers.end(),
@@ -234,7 +219,7 @@ TEST(MemoryKvTest, BadSsmCacheDtypeIsAnError) {
   cfg.replace(at, key.size(), "\"mamba_ssm_cache_dtype\": \"int8\"");
   test::TempDir dir;
   test::write_file(dir / "config.json", cfg);
-  auto l = load(dir.path());
+  auto l = test::load_model(dir.path());
   try {
     memory_of(*l);
     FAIL() << "expected an error";

@@ -10,6 +10,7 @@
 #include "formats/model_files.h"
 #include "model/inventory.h"
 #include "report/section_renderers.h"
+#include "report_test_support.h"
 #include "test_support.h"
 
 namespace ma {
@@ -17,30 +18,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Loaded {
-  LocalModelFiles files;
-  Inventory inv;
-  ParameterCounts params;
-  std::optional<TokenizerInfo> tokenizer;
-};
-
-std::unique_ptr<Loaded> load(const fs::path& dir) {
-  auto l = std::make_unique<Loaded>();
-  l->files = locate_local_model(dir.string());
-  l->inv = build_inventory(l->files);
-  l->params = count_parameters(l->inv);
-  return l;
-}
-
-MemoryReport memory_of(const Loaded& l, const ReportOptions& o = {}) {
-  ReportInputs in{l.inv, l.inv.config ? &*l.inv.config : nullptr, l.files, l.params, l.tokenizer, o};
-  return estimate_memory(in);
+MemoryReport memory_of(const test::LoadedModel& l, const ReportOptions& o = {}) {
+  return estimate_memory(l.inputs(o));
 }
 
 #define LOAD_OR_SKIP(var, sub, name)                             \
   auto data_##var = test::shared_data();                         \
   if (!data_##var) GTEST_SKIP() << "../shared/data not present"; \
-  auto var = load(*data_##var / (sub) / (name))
+  auto var = test::load_model(*data_##var / (sub) / (name), false)
 
 uint64_t bytes(const MemoryReport& m, std::string_view name) {
   const Estimate* e = m.find(name);
@@ -76,8 +61,8 @@ TEST(MemoryTest, StoredWeightsFromTheIndex) {
 TEST(MemoryTest, StoredWeightsFromHeaders) {
   LOAD_OR_SKIP(l, "fixtures", "tiny-qwen3-fp8");
   MemoryReport m = memory_of(*l);
-  ASSERT_TRUE(l->inv.checkpoint && l->inv.checkpoint->headers_read);
-  EXPECT_EQ(bytes(m, "weights_stored"), l->inv.checkpoint->bytes);
+  ASSERT_TRUE(l->inventory.checkpoint && l->inventory.checkpoint->headers_read);
+  EXPECT_EQ(bytes(m, "weights_stored"), l->inventory.checkpoint->bytes);
   // float8 weights are 1 byte, so as stored is well under the bf16 figure.
   EXPECT_LT(bytes(m, "weights_stored"), bytes(m, "weights_bf16"));
 }
@@ -123,7 +108,7 @@ TEST(MemoryTest, LoraAndQloraFromTemplateShapes) {
   // Rank 16 on q [4096,4096], k [1024,4096], v [1024,4096], o [4096,4096]:
   // 16 x (8192 + 5120 + 5120 + 8192) = 425,984 per layer x 32 = 13,631,488 (PEFT's figure for Llama-3-8B).
   EXPECT_EQ(m.lora_adapter_parameters, 13'631'488u);
-  AdapterCounts c = count_adapters(*l->inv.model, 16);
+  AdapterCounts c = count_adapters(*l->inventory.model, 16);
   // Quantized by QLoRA: 32 x (2 x 4096^2 + 2 x 1024 x 4096 + 3 x 4096 x 14,336) = 6,979,321,856.
   EXPECT_EQ(c.quantizable_parameters, 6'979'321'856u);
   // Checkpointed activations at 1024: 2 x 1024 x 4096 x 32 = 268,435,456 + 34 x 1024 x 4096 = 142,606,336
@@ -149,7 +134,7 @@ TEST(MemoryTest, NoConfigMeansUnknownCache) {
   // With the config removed, only the stored tensors are known.
   test::TempDir dir;
   fs::copy_file(*data_l / "fixtures/tiny-llama/model.safetensors", dir / "model.safetensors");
-  auto bare = load(dir / "model.safetensors");
+  auto bare = test::load_model(dir / "model.safetensors");
   MemoryReport m = memory_of(*bare);
   EXPECT_FALSE(m.kv_known);
   EXPECT_EQ(m.kv_cache_bytes, 0u);

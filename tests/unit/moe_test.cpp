@@ -3,13 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "analysis/moe_summary.h"
-#include "architecture_test_support.h"
+#include "report_test_support.h"
 
 namespace ma::test {
 namespace {
 
 #define ANALYZE_OR_SKIP(var, path) \
-  auto var = analyze_shared(path); \
+  auto var = load_shared(path);    \
   if (!var) GTEST_SKIP() << "../shared/data is not available";
 
 std::vector<uint32_t> range(uint32_t from, uint32_t to) {  // [from, to)

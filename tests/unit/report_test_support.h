@@ -1,6 +1,6 @@
-// Loads a model directory into everything ReportInputs points to, for the identity and capabilities tests.
-// A config whose architecture we do not build (ChatGLM, Baichuan, ...) gets a config-only inventory: naming
-// a model and reading its context need no template.
+// Loading a model the way build_model_report does, up to the report inputs, for the section tests.
+// A config whose architecture we do not build (ChatGLM, Baichuan, ...) gets a config-only inventory:
+// naming a model and reading its context need no template.
 #pragma once
 #include <filesystem>
 #include <memory>
@@ -29,12 +29,17 @@ struct LoadedModel {
   ReportInputs inputs() const {
     return {inventory, inventory.config ? &*inventory.config : nullptr, files, params, tokenizer, options};
   }
+  ReportInputs inputs(const ReportOptions& o) const {
+    return {inventory, inventory.config ? &*inventory.config : nullptr, files, params, tokenizer, o};
+  }
 };
 
-inline std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& dir) {
+inline std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& path,
+                                               bool with_tokenizer = true) {
   auto m = std::make_unique<LoadedModel>();
-  m->files = locate_local_model(dir.string());
-  m->options.model_id = dir.string();
+  m->files = locate_local_model(path.string());
+  m->options.model_id = path.string();
+  m->options.skip_tokenizer = !with_tokenizer;
   try {
     m->inventory = build_inventory(m->files);
   } catch (const Error& e) {
@@ -45,11 +50,18 @@ inline std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& dir)
         ModelConfig::parse(read_small_file(*m->files.config, 1 << 24), m->files.config->string());
   }
   m->params = count_parameters(m->inventory);
-  m->tokenizer = read_tokenizer(m->files.root);
+  if (with_tokenizer) m->tokenizer = read_tokenizer(m->files.root);
   return m;
 }
 
-// A config-only model from JSON text (no files on disk beyond nothing): for synthetic edge cases.
+// `relative` under ../shared/data (e.g. "hf-configs/openai-community__gpt2"); null without the data.
+inline std::unique_ptr<LoadedModel> load_shared(const std::string& relative, bool with_tokenizer = false) {
+  auto data = shared_data();
+  if (!data) return nullptr;
+  return load_model(*data / relative, with_tokenizer);
+}
+
+// A config-only model from JSON text: for synthetic edge cases.
 inline std::unique_ptr<LoadedModel> config_only(const std::string& json, const std::string& model_id) {
   auto m = std::make_unique<LoadedModel>();
   m->options.model_id = model_id;
