@@ -136,6 +136,9 @@ struct SameAsOriginal {
   std::optional<uint64_t> group;
 };
 
+// gtest prints parameters it cannot format as raw bytes; name the case instead.
+void PrintTo(const SameAsOriginal& p, std::ostream* os) { *os << p.quantized; }
+
 class QuantizedConfigTest : public ::testing::TestWithParam<SameAsOriginal> {};
 
 TEST_P(QuantizedConfigTest, LogicalCountIsTheOriginals) {
