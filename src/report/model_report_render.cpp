@@ -10,6 +10,9 @@ void console_parameters(ConsoleWriter& w, const ModelReport& r) {
   w.field("parameters", human_count(p.total) + " (" + with_thousands(p.total) + ", exact)");
   if (p.active) w.field("active per token", human_count(*p.active) + " (" + with_thousands(*p.active) + ")");
   w.field("embedding / non-embedding", with_thousands(p.embedding) + " / " + with_thousands(p.non_embedding));
+  // Every parameter of the model transformers builds is trainable (buffers are not parameters); a PEFT
+  // adapter directory, where only the adapter trains, is a different report.
+  w.field("trainable", with_thousands(p.total) + " (all parameters)");
   if (!p.from_template) w.note("counted from the stored tensors: there is no config.json");
 }
 
@@ -93,6 +96,7 @@ std::string render_report_json(const ModelReport& r, std::string_view timestamp)
   w.key("num_parameters_human").value(human_count(p.total));
   // Every parameter is active in a dense model.
   w.key("num_parameters_active").value(p.active.value_or(p.total));
+  w.key("num_parameters_trainable").value(p.total);
   w.key("parameters").begin_object();
   w.key("total").value(p.total);
   w.key("embedding").value(p.embedding);
@@ -127,7 +131,8 @@ std::string render_report_markdown(const ModelReport& r) {
   std::vector<std::pair<std::string, std::string>> rows = {
       {"Total (exact)", with_thousands(p.total) + " (" + human_count(p.total) + ")"},
       {"Embedding", with_thousands(p.embedding)},
-      {"Non-embedding", with_thousands(p.non_embedding)}};
+      {"Non-embedding", with_thousands(p.non_embedding)},
+      {"Trainable", with_thousands(p.total) + " (all parameters; buffers are not parameters)"}};
   if (p.active) rows.push_back({"Active per token", with_thousands(*p.active) + " (" + human_count(*p.active) + ")"});
   w.fields(rows);
   w.paragraph(p.from_template ? "Counted from the architecture template: the sum of every tensor transformers builds, "
