@@ -24,6 +24,7 @@ constexpr const char* kConfig = R"({
   "vocab_size": 512,
   "max_position_embeddings": 256,
   "rms_norm_eps": 1e-06,
+  "hidden_act": "silu",
   "rope_theta": 10000.0,
   "tie_word_embeddings": false,
   "torch_dtype": "bfloat16"
