@@ -17,7 +17,7 @@ fi
 
 seeds="$build/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{safetensors_header_fuzzer,config_template_fuzzer,safetensors_index_fuzzer}
+mkdir -p "$seeds"/{safetensors_header_fuzzer,config_template_fuzzer,safetensors_index_fuzzer,tokenizer_fuzzer}
 if [ -d "$shared" ]; then
   i=0
   for f in "$shared"/fixtures/*/model*.safetensors; do
@@ -28,6 +28,14 @@ if [ -d "$shared" ]; then
   for f in "$shared"/hf-configs/*/config.json "$shared"/synthetic-configs/*/config.json "$shared"/fixtures/*/config.json; do
     cp "$f" "$seeds/config_template_fuzzer/$i"; i=$((i+1))
   done
+  # Tokenizer seeds: the first byte picks the file the fuzzer writes (0 tokenizer.json, 1 tokenizer_config.json).
+  i=0
+  for f in "$shared"/fixtures/*/tokenizer.json; do
+    { printf '\x00'; cat "$f"; } >"$seeds/tokenizer_fuzzer/$i"; i=$((i+1))
+  done
+  for f in "$shared"/hf-configs/*/tokenizer_config.json; do
+    { printf '\x01'; cat "$f"; } >"$seeds/tokenizer_fuzzer/$i"; i=$((i+1))
+  done
   i=0
   for f in "$shared"/hf-configs/*/*.index.json "$shared"/fixtures/*/*.index.json; do
     cp "$f" "$seeds/safetensors_index_fuzzer/$i"; i=$((i+1))
@@ -35,6 +43,8 @@ if [ -d "$shared" ]; then
 fi
 printf '{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4}' \
   >"$seeds/config_template_fuzzer/builtin"
+printf '\x01{"tokenizer_class":"LlamaTokenizer","bos_token":"<s>","model_max_length":4096}' \
+  >"$seeds/tokenizer_fuzzer/builtin"
 printf '{"metadata":{"total_size":8},"weight_map":{"a":"m-1.safetensors","b":"sub/m-2.safetensors"}}' \
   >"$seeds/safetensors_index_fuzzer/builtin"
 # A minimal valid safetensors file: one F32 tensor of two elements.
@@ -42,7 +52,7 @@ printf '\x48\x00\x00\x00\x00\x00\x00\x00{"a":{"dtype":"F32","shape":[2],"data_of
   >"$seeds/safetensors_header_fuzzer/builtin"
 
 status=0
-for fuzzer in safetensors_header_fuzzer config_template_fuzzer safetensors_index_fuzzer; do
+for fuzzer in safetensors_header_fuzzer config_template_fuzzer safetensors_index_fuzzer tokenizer_fuzzer; do
   bin="$build/fuzz/$fuzzer"
   corpus="$build/corpus/$fuzzer"
   mkdir -p "$corpus"
