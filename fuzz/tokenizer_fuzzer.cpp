@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,14 +16,20 @@
 
 namespace {
 
+// A plain buffer, not a std::string: the exit handler runs after static objects are destroyed.
+char g_dir[4096];
+
+void remove_work_dir() {
+  std::error_code ec;
+  std::filesystem::remove_all(g_dir, ec);
+}
+
 const std::filesystem::path& work_dir() {
   static const std::filesystem::path dir = [] {
     auto d = std::filesystem::temp_directory_path() / ("ma-tokenizer-fuzz-" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
-    std::atexit([] {
-      std::error_code ec;
-      std::filesystem::remove_all(work_dir(), ec);
-    });
+    std::snprintf(g_dir, sizeof g_dir, "%s", d.c_str());
+    std::atexit(remove_work_dir);
     return d;
   }();
   return dir;
