@@ -27,6 +27,23 @@ std::string heads_text(const AttentionSummary& s) {
          " kv, head dim " + count_or_dash(s.head_dim);
 }
 
+// Consecutive layers with the same attention share one row ("0-4"), so a 60-layer table stays readable.
+std::vector<std::vector<std::string>> grouped_rows(const AttentionSummary& s) {
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 0; i < s.layers.size();) {
+    const std::vector<std::string> cells = layer_cells(s.layers[i]);
+    size_t j = i + 1;
+    while (j < s.layers.size() && layer_cells(s.layers[j]) == cells) ++j;
+    std::string range = std::to_string(s.layers[i].layer);
+    if (j - i > 1) range += "-" + std::to_string(s.layers[j - 1].layer);
+    std::vector<std::string> row = cells;
+    row.insert(row.begin(), range);
+    rows.push_back(std::move(row));
+    i = j;
+  }
+  return rows;
+}
+
 }  // namespace
 
 void render_console(ConsoleWriter& w, const AttentionSummary& s, const ModelReport& r,
@@ -38,14 +55,8 @@ void render_console(ConsoleWriter& w, const AttentionSummary& s, const ModelRepo
   w.field("heads", heads_text(s));
   if (!s.pattern.empty()) w.field("pattern", s.pattern);
   if (!o.detailed || s.layers.empty()) return;
-  std::vector<std::vector<std::string>> rows;
-  for (const LayerAttention& l : s.layers) {
-    std::vector<std::string> row = layer_cells(l);
-    row.insert(row.begin(), std::to_string(l.layer));
-    rows.push_back(std::move(row));
-  }
   w.blank();
-  w.table({"layer", "kind", "heads", "kv heads", "head dim", "window"}, rows);
+  w.table({"layers", "kind", "heads", "kv heads", "head dim", "window"}, grouped_rows(s));
 }
 
 void write_json(JsonWriter& w, const AttentionSummary& s) {
@@ -71,7 +82,6 @@ void write_json(JsonWriter& w, const AttentionSummary& s) {
   w.end_object();
 }
 
-// Consecutive layers with the same attention share one row ("0-4"), so a 60-layer table stays readable.
 void render_markdown(MarkdownWriter& w, const AttentionSummary& s, const ModelReport& r) {
   (void)r;
   if (s.layers.empty() && s.attention_type.empty()) return;
@@ -79,18 +89,7 @@ void render_markdown(MarkdownWriter& w, const AttentionSummary& s, const ModelRe
   w.fields({{"Type", s.attention_type.empty() ? "unknown" : s.attention_type},
             {"Heads", heads_text(s)},
             {"Pattern", s.pattern.empty() ? "unknown" : s.pattern}});
-  std::vector<std::vector<std::string>> rows;
-  for (size_t i = 0; i < s.layers.size();) {
-    const std::vector<std::string> cells = layer_cells(s.layers[i]);
-    size_t j = i + 1;
-    while (j < s.layers.size() && layer_cells(s.layers[j]) == cells) ++j;
-    std::string range = std::to_string(s.layers[i].layer);
-    if (j - i > 1) range += "-" + std::to_string(s.layers[j - 1].layer);
-    std::vector<std::string> row = cells;
-    row.insert(row.begin(), range);
-    rows.push_back(std::move(row));
-    i = j;
-  }
+  const std::vector<std::vector<std::string>> rows = grouped_rows(s);
   if (!rows.empty()) w.table({"Layers", "Kind", "Heads", "KV heads", "Head dim", "Window"}, rows);
 }
 
