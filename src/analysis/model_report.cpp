@@ -15,7 +15,8 @@ ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles
   r.attention = summarize_attention(in);
   r.moe = summarize_moe(in);
   r.quantization = analyze_quantization(in);
-  r.memory = estimate_memory(in);
+  r.architecture_known = inventory.model.has_value() || !inventory.tensors.empty();
+  if (r.architecture_known) r.memory = estimate_memory(in);
   r.capabilities = assess_capabilities(in);
   r.warnings = inventory.warnings;
   return r;

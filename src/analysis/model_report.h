@@ -20,6 +20,9 @@
 namespace ma {
 
 struct ModelReport {
+  // False for a config whose architecture has no template (ChatGLM, Baichuan, ...): identity, tokenizer and
+  // capabilities are reported, parameters and memory are not (they would be guesses).
+  bool architecture_known = true;
   Identity identity;
   ArchitectureDetails architecture;
   AttentionSummary attention;

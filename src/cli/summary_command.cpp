@@ -12,6 +12,7 @@
 #include "cli/report_args.h"
 #include "core/error.h"
 #include "formats/model_files.h"
+#include "io/file_source.h"
 #include "model/inventory.h"
 #include "report/diagram_png.h"
 #include "report/diagram_svg.h"
@@ -38,6 +39,21 @@ std::string diagram_name(const std::string& model) {
   return name + "_architecture.png";
 }
 
+// An architecture without a template still has a family, a context and a tokenizer worth reporting: the
+// report then says so instead of counting parameters it cannot know exactly.
+Inventory inventory_or_config_only(const LocalModelFiles& files) {
+  try {
+    return build_inventory(files);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Unsupported || !files.config) throw;
+    Inventory inv;
+    inv.source = files.display_name;
+    inv.config = ModelConfig::parse(read_small_file(*files.config, 16 << 20), files.config->string());
+    inv.warnings.push_back(e.rule() + ": parameters, layers and memory are not computed");
+    return inv;
+  }
+}
+
 std::string report_json_array(const std::vector<ModelReport>& reports, const std::string& timestamp) {
   std::string out = "[\n";
   for (size_t i = 0; i < reports.size(); ++i) {
@@ -59,7 +75,7 @@ int run_summary(const Args& args) {
     auto start = std::chrono::steady_clock::now();
     if (progress) std::fprintf(stderr, "analysing %s ...\n", model.c_str());
     LocalModelFiles files = locate_local_model(model);
-    Inventory& inv = keep_until_exit(build_inventory(files));
+    Inventory& inv = keep_until_exit(inventory_or_config_only(files));
     ReportOptions options = a.options;
     options.model_id = model;
     reports.push_back(build_model_report(inv, files, options));

@@ -6,6 +6,10 @@ namespace ma {
 namespace {
 
 void console_parameters(ConsoleWriter& w, const ModelReport& r) {
+  if (!r.architecture_known) {
+    w.field("parameters", "unknown: no template for this architecture (see the warning)");
+    return;
+  }
   const ParameterCounts& p = r.parameters;
   w.field("parameters", human_count(p.total) + " (" + with_thousands(p.total) + ", exact)");
   if (p.active) w.field("active per token", human_count(*p.active) + " (" + with_thousands(*p.active) + ")");
@@ -20,11 +24,13 @@ void console_layers(ConsoleWriter& w, const ModelReport& r) {
   const LayerSummary& l = r.layer_summary;
   if (l.by_type.empty()) return;
   w.heading("Layers");
-  for (const LayerGroup& g : l.by_type) w.field(std::to_string(g.indices.size()) + " x " + g.type, "[" + compact_ranges(g.indices) + "]");
+  for (const LayerGroup& g : l.by_type)
+    w.field(std::to_string(g.indices.size()) + " x " + g.type, "[" + compact_ranges(g.indices) + "]");
   if (l.by_type.size() > 1) {
     auto tally = [](const std::vector<LayerGroup>& groups) {
       std::string s;
-      for (const LayerGroup& g : groups) s += (s.empty() ? "" : ", ") + std::to_string(g.indices.size()) + " " + g.type;
+      for (const LayerGroup& g : groups)
+        s += (s.empty() ? "" : ", ") + std::to_string(g.indices.size()) + " " + g.type;
       return s;
     };
     w.field("mixers", tally(l.by_mixer));
@@ -42,18 +48,22 @@ void json_layers(JsonWriter& w, const ModelReport& r, const std::vector<LayerSpe
     w.key("mixer").value(l.mixer);
     w.key("ffn").value(l.ffn);
     w.key("attention");
-    if (l.attention.empty()) w.null();
-    else w.value(l.attention);
+    if (l.attention.empty())
+      w.null();
+    else
+      w.value(l.attention);
     w.key("window");
-    if (l.sliding_window) w.value(l.sliding_window);
-    else w.null();
+    if (l.sliding_window)
+      w.value(l.sliding_window);
+    else
+      w.null();
     w.end_object();
   }
   w.end_array();
   w.key("layer_counts").begin_object();
-  for (const auto& [name, groups] : {std::pair{"by_type", &r.layer_summary.by_type},
-                                     std::pair{"by_mixer", &r.layer_summary.by_mixer},
-                                     std::pair{"by_ffn", &r.layer_summary.by_ffn}}) {
+  for (const auto& [name, groups] :
+       {std::pair{"by_type", &r.layer_summary.by_type}, std::pair{"by_mixer", &r.layer_summary.by_mixer},
+        std::pair{"by_ffn", &r.layer_summary.by_ffn}}) {
     w.key(name).begin_array();
     for (const LayerGroup& g : *groups) {
       w.begin_object();
@@ -80,7 +90,7 @@ std::string render_report_console(const ModelReport& r, const RenderOptions& o, 
   if (r.moe) render_console(w, *r.moe, r, o);
   console_layers(w, r);
   if (r.quantization.quantized || o.detailed) render_console(w, r.quantization, r, o);
-  render_console(w, r.memory, r, o);
+  if (r.architecture_known) render_console(w, r.memory, r, o);
   if (r.tokenizer) render_console(w, *r.tokenizer, r, o);
   render_console(w, r.capabilities, r, o);
   return w.take();
@@ -92,23 +102,32 @@ std::string render_report_json(const ModelReport& r, std::string_view timestamp)
   w.key("model_id").value(r.identity.model_id);
   write_json(w, r.identity);
   const ParameterCounts& p = r.parameters;
-  w.key("num_parameters").value(p.total);
-  w.key("num_parameters_human").value(human_count(p.total));
-  // Every parameter is active in a dense model.
-  w.key("num_parameters_active").value(p.active.value_or(p.total));
-  w.key("num_parameters_trainable").value(p.total);
-  w.key("parameters").begin_object();
-  w.key("total").value(p.total);
-  w.key("embedding").value(p.embedding);
-  w.key("non_embedding").value(p.non_embedding);
-  w.key("routed_experts").value(p.routed_experts);
-  w.key("counted_from").value(p.from_template ? "template" : "checkpoint");
-  w.end_object();
+  if (!r.architecture_known) {
+    for (const char* k : {"num_parameters", "num_parameters_human", "num_parameters_active",
+                          "num_parameters_trainable", "parameters"})
+      w.key(k).null();
+  } else {
+    w.key("num_parameters").value(p.total);
+    w.key("num_parameters_human").value(human_count(p.total));
+    // Every parameter is active in a dense model.
+    w.key("num_parameters_active").value(p.active.value_or(p.total));
+    w.key("num_parameters_trainable").value(p.total);
+    w.key("parameters").begin_object();
+    w.key("total").value(p.total);
+    w.key("embedding").value(p.embedding);
+    w.key("non_embedding").value(p.non_embedding);
+    w.key("routed_experts").value(p.routed_experts);
+    w.key("counted_from").value(p.from_template ? "template" : "checkpoint");
+    w.end_object();
+  }
   write_json(w, r.architecture);
   write_json(w, r.attention);
   write_json(w, r.moe);
   write_json(w, r.quantization);
-  write_json(w, r.memory);
+  if (r.architecture_known)
+    write_json(w, r.memory);
+  else
+    w.key("memory").null();
   write_json(w, r.tokenizer);
   write_json(w, r.capabilities);
   json_layers(w, r, r.layers);
@@ -128,16 +147,23 @@ std::string render_report_markdown(const ModelReport& r) {
   render_markdown(w, r.identity, r);
   const ParameterCounts& p = r.parameters;
   w.heading(2, "Parameters");
-  std::vector<std::pair<std::string, std::string>> rows = {
-      {"Total (exact)", with_thousands(p.total) + " (" + human_count(p.total) + ")"},
-      {"Embedding", with_thousands(p.embedding)},
-      {"Non-embedding", with_thousands(p.non_embedding)},
-      {"Trainable", with_thousands(p.total) + " (all parameters; buffers are not parameters)"}};
-  if (p.active) rows.push_back({"Active per token", with_thousands(*p.active) + " (" + human_count(*p.active) + ")"});
-  w.fields(rows);
-  w.paragraph(p.from_template ? "Counted from the architecture template: the sum of every tensor transformers builds, "
-                                "tied weights once, buffers never."
-                              : "Counted from the stored tensors (no config.json).");
+  if (!r.architecture_known) {
+    w.paragraph(
+        "Unknown: there is no template for this architecture, so parameters and memory are not computed.");
+  } else {
+    std::vector<std::pair<std::string, std::string>> rows = {
+        {"Total (exact)", with_thousands(p.total) + " (" + human_count(p.total) + ")"},
+        {"Embedding", with_thousands(p.embedding)},
+        {"Non-embedding", with_thousands(p.non_embedding)},
+        {"Trainable", with_thousands(p.total) + " (all parameters; buffers are not parameters)"}};
+    if (p.active)
+      rows.push_back({"Active per token", with_thousands(*p.active) + " (" + human_count(*p.active) + ")"});
+    w.fields(rows);
+    w.paragraph(p.from_template
+                    ? "Counted from the architecture template: the sum of every tensor transformers builds, "
+                      "tied weights once, buffers never."
+                    : "Counted from the stored tensors (no config.json).");
+  }
   render_markdown(w, r.architecture, r);
   render_markdown(w, r.attention, r);
   if (r.moe) render_markdown(w, *r.moe, r);
@@ -149,7 +175,7 @@ std::string render_report_markdown(const ModelReport& r) {
     w.table({"Type", "Count", "Layers"}, lrows);
   }
   render_markdown(w, r.quantization, r);
-  render_markdown(w, r.memory, r);
+  if (r.architecture_known) render_markdown(w, r.memory, r);
   if (r.tokenizer) render_markdown(w, *r.tokenizer, r);
   render_markdown(w, r.capabilities, r);
   if (!r.warnings.empty()) {
@@ -164,7 +190,8 @@ std::string render_report_markdown(const ModelReport& r) {
 std::string render_comparison_console(const std::vector<ModelReport>& reports, bool color) {
   ConsoleWriter w(color);
   w.heading("Comparison");
-  std::vector<std::string> header = {"model", "family", "type", "params", "active", "layers", "hidden", "heads/kv",
+  std::vector<std::string> header = {"model",     "family",  "type",     "params",
+                                     "active",    "layers",  "hidden",   "heads/kv",
                                      "attention", "context", "kv/token", "weights bf16"};
   std::vector<std::vector<std::string>> rows;
   for (const ModelReport& r : reports) {
@@ -172,12 +199,14 @@ std::string render_comparison_console(const std::vector<ModelReport>& reports, b
     std::string bf16 = "-";
     for (const Estimate& e : r.memory.weights)
       if (e.name == "weights_bf16") bf16 = human_bytes(e.bytes);
-    rows.push_back({r.identity.model_id, r.identity.family, r.identity.kind, human_count(r.parameters.total),
-                    human_count(r.parameters.active.value_or(r.parameters.total)), std::to_string(a.num_hidden_layers),
-                    std::to_string(a.hidden_size),
-                    std::to_string(a.num_attention_heads) + "/" + std::to_string(a.num_key_value_heads),
-                    r.attention.attention_type, r.capabilities.max_context_length ? with_thousands(*r.capabilities.max_context_length) : "-",
-                    human_bytes(r.memory.kv_cache_per_token_bytes), bf16});
+    rows.push_back(
+        {r.identity.model_id, r.identity.family, r.identity.kind, human_count(r.parameters.total),
+         human_count(r.parameters.active.value_or(r.parameters.total)), std::to_string(a.num_hidden_layers),
+         std::to_string(a.hidden_size),
+         std::to_string(a.num_attention_heads) + "/" + std::to_string(a.num_key_value_heads),
+         r.attention.attention_type,
+         r.capabilities.max_context_length ? with_thousands(*r.capabilities.max_context_length) : "-",
+         human_bytes(r.memory.kv_cache_per_token_bytes), bf16});
   }
   w.table(header, rows);
   return w.take();

@@ -117,3 +117,28 @@ TEST(CliReport, HostileConfigsAreCleanErrors) {
 
 }  // namespace
 }  // namespace ma
+
+namespace ma {
+namespace {
+
+// An architecture without a template: the report still names it and reads its tokenizer and context, says
+// "unsupported architecture", and leaves parameters and memory unknown (null), never zero or guessed.
+TEST(CliReport, UnsupportedArchitectureIsReportedNotGuessed) {
+  test::TempDir tmp;
+  test::write_file(tmp / "config.json", R"({"model_type": "chatglm", "architectures": ["ChatGLMModel"],
+    "num_layers": 28, "hidden_size": 4096, "seq_length": 32768, "torch_dtype": "float16"})");
+  auto r = test::run_cli("'" + tmp.path().string() + "' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("unsupported architecture: chatglm"), std::string::npos) << r.err;
+  auto doc = json::Document::parse(r.out, "stdout");
+  EXPECT_EQ(doc.root().find("model_family")->as_string(), "ChatGLM");
+  EXPECT_TRUE(doc.root().find("num_parameters")->is_null());
+  EXPECT_TRUE(doc.root().find("memory")->is_null());
+  auto console = test::run_cli("'" + tmp.path().string() + "'");
+  EXPECT_NE(console.out.find("parameters                unknown"), std::string::npos) << console.out;
+  // The tensor inventory cannot exist without a template: that command refuses.
+  EXPECT_EQ(test::run_cli("tensors '" + tmp.path().string() + "'").exit_code, 10);
+}
+
+}  // namespace
+}  // namespace ma
