@@ -26,7 +26,8 @@ void ConsoleWriter::note(std::string_view text) {
   out_ += color_ ? "\033[0m\n" : "\n";
 }
 
-void ConsoleWriter::table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+void ConsoleWriter::table(const std::vector<std::string>& header,
+                          const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width(header.size());
   for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
   for (const auto& row : rows)
@@ -45,6 +46,8 @@ void ConsoleWriter::table(const std::vector<std::string>& header, const std::vec
   for (const auto& row : rows) line(row);
 }
 
-void ConsoleWriter::blank() { out_ += '\n'; }
+void ConsoleWriter::blank() {
+  out_ += '\n';
+}
 
 }  // namespace ma

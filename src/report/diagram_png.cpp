@@ -1,9 +1,8 @@
 #include "report/diagram_png.h"
 
 #include <cairo.h>
-#include <librsvg/rsvg.h>
-
 #include <dlfcn.h>
+#include <librsvg/rsvg.h>
 
 #include <cctype>
 #include <cmath>
@@ -17,16 +16,17 @@ namespace {
 
 constexpr uint32_t kMaxSide = 16384;
 
-// librsvg, cairo and GLib are loaded when a PNG is first drawn, not linked: linked, their ~45 shared libraries
-// tripled the start-up time of every command (1.9 -> 5.8 ms) and added 8 MB of RSS, for a feature most runs do
-// not use. The headers still give every function its exact type.
+// librsvg, cairo and GLib are loaded when a PNG is first drawn, not linked: linked, their ~45 shared
+// libraries tripled the start-up time of every command (1.9 -> 5.8 ms) and added 8 MB of RSS, for a feature
+// most runs do not use. The headers still give every function its exact type.
 class Raster {
  public:
   static const Raster& get() {
     static const Raster lib;
     if (!lib.error.empty())
-      throw Error(ErrorKind::NotFound, lib.error, "",
-                  "PNG diagrams need librsvg and cairo (Debian: librsvg2-2); --viz-output FILE.svg needs neither");
+      throw Error(
+          ErrorKind::NotFound, lib.error, "",
+          "PNG diagrams need librsvg and cairo (Debian: librsvg2-2); --viz-output FILE.svg needs neither");
     return lib;
   }
 

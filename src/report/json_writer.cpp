@@ -1,7 +1,7 @@
 #include "report/json_writer.h"
 
-#include <cmath>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 
 #include "core/json.h"

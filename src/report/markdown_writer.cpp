@@ -5,9 +5,12 @@ namespace ma {
 std::string markdown_cell(std::string_view s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += "<br>";
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += "<br>";
+    else
+      out += c;
   }
   return out;
 }
@@ -33,7 +36,8 @@ void MarkdownWriter::fields(const std::vector<std::pair<std::string, std::string
   }());
 }
 
-void MarkdownWriter::table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+void MarkdownWriter::table(const std::vector<std::string>& header,
+                           const std::vector<std::vector<std::string>>& rows) {
   auto line = [&](const std::vector<std::string>& cells) {
     out_ += '|';
     for (size_t c = 0; c < header.size(); ++c) {

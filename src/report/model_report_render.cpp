@@ -1,6 +1,7 @@
 #include "report/model_report_render.h"
 
 #include "core/units.h"
+#include "report/layers_json.h"
 
 namespace ma {
 namespace {
@@ -36,47 +37,6 @@ void console_layers(ConsoleWriter& w, const ModelReport& r) {
     w.field("mixers", tally(l.by_mixer));
     w.field("feed-forward", tally(l.by_ffn));
   }
-}
-
-void json_layers(JsonWriter& w, const ModelReport& r, const std::vector<LayerSpec>& specs) {
-  w.key("layers").begin_array();
-  for (size_t i = 0; i < specs.size(); ++i) {
-    const LayerSpec& l = specs[i];
-    w.begin_object();
-    w.key("index").value(static_cast<uint64_t>(i));
-    w.key("type").value(l.type());
-    w.key("mixer").value(l.mixer);
-    w.key("ffn").value(l.ffn);
-    w.key("attention");
-    if (l.attention.empty())
-      w.null();
-    else
-      w.value(l.attention);
-    w.key("window");
-    if (l.sliding_window)
-      w.value(l.sliding_window);
-    else
-      w.null();
-    w.end_object();
-  }
-  w.end_array();
-  w.key("layer_counts").begin_object();
-  for (const auto& [name, groups] :
-       {std::pair{"by_type", &r.layer_summary.by_type}, std::pair{"by_mixer", &r.layer_summary.by_mixer},
-        std::pair{"by_ffn", &r.layer_summary.by_ffn}}) {
-    w.key(name).begin_array();
-    for (const LayerGroup& g : *groups) {
-      w.begin_object();
-      w.key("type").value(g.type);
-      w.key("count").value(static_cast<uint64_t>(g.indices.size()));
-      w.key("indices").begin_array();
-      for (uint32_t i : g.indices) w.value(i);
-      w.end_array();
-      w.end_object();
-    }
-    w.end_array();
-  }
-  w.end_object();
 }
 
 }  // namespace
@@ -130,7 +90,8 @@ std::string render_report_json(const ModelReport& r, std::string_view timestamp)
     w.key("memory").null();
   write_json(w, r.tokenizer);
   write_json(w, r.capabilities);
-  json_layers(w, r, r.layers);
+  write_layers_json(w, r.layers);
+  write_layer_counts_json(w, r.layer_summary);
   w.key("warnings").begin_array();
   for (const auto& s : r.warnings) w.value(s);
   w.end_array();

@@ -16,10 +16,13 @@ struct RenderOptions {
 };
 
 void render_console(ConsoleWriter& w, const Identity& s, const ModelReport& r, const RenderOptions& o);
-void render_console(ConsoleWriter& w, const ArchitectureDetails& s, const ModelReport& r, const RenderOptions& o);
-void render_console(ConsoleWriter& w, const AttentionSummary& s, const ModelReport& r, const RenderOptions& o);
+void render_console(ConsoleWriter& w, const ArchitectureDetails& s, const ModelReport& r,
+                    const RenderOptions& o);
+void render_console(ConsoleWriter& w, const AttentionSummary& s, const ModelReport& r,
+                    const RenderOptions& o);
 void render_console(ConsoleWriter& w, const MoeSummary& s, const ModelReport& r, const RenderOptions& o);
-void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelReport& r, const RenderOptions& o);
+void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelReport& r,
+                    const RenderOptions& o);
 void render_console(ConsoleWriter& w, const MemoryReport& s, const ModelReport& r, const RenderOptions& o);
 void render_console(ConsoleWriter& w, const TokenizerInfo& s, const ModelReport& r, const RenderOptions& o);
 void render_console(ConsoleWriter& w, const Capabilities& s, const ModelReport& r, const RenderOptions& o);

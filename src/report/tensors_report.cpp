@@ -6,6 +6,7 @@
 #include "core/json.h"
 #include "core/units.h"
 #include "report/json_writer.h"
+#include "report/layers_json.h"
 
 namespace ma {
 namespace {
@@ -114,20 +115,6 @@ void append_tensor_object(std::string& out, const InventoryTensor& t) {
   out += t.routed_expert ? ",\"routed_expert\":true}" : ",\"routed_expert\":false}";
 }
 
-void write_layer_groups(JsonWriter& w, std::string_view name, const std::vector<LayerGroup>& groups) {
-  w.key(name).begin_array();
-  for (const LayerGroup& g : groups) {
-    w.begin_object();
-    w.key("type").value(g.type);
-    w.key("count").value(static_cast<uint64_t>(g.indices.size()));
-    w.key("indices").begin_array();
-    for (uint32_t i : g.indices) w.value(i);
-    w.end_array();
-    w.end_object();
-  }
-  w.end_array();
-}
-
 std::string pad(std::string s, size_t width, bool right = false) {
   if (s.size() >= width) return s;
   return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
@@ -170,32 +157,10 @@ void stream_tensors_json(const TensorsReport& r, const std::function<void(std::s
   w.key("num_parameters").value(r.counts.total);
   write_counts(w, r.counts);
   write_checkpoint(w, inv.checkpoint);
-  w.newline().key("layers").begin_array();
-  for (uint32_t i = 0; i < inv.layers.size(); ++i) {
-    const LayerSpec& l = inv.layers[i];
-    w.begin_object();
-    w.key("index").value(i);
-    w.key("type").value(l.type());
-    w.key("mixer").value(l.mixer);
-    w.key("ffn").value(l.ffn);
-    w.key("attention");
-    if (l.attention.empty())
-      w.null();
-    else
-      w.value(l.attention);
-    w.key("sliding_window");
-    if (l.sliding_window)
-      w.value(l.sliding_window);
-    else
-      w.null();
-    w.end_object();
-  }
-  w.end_array();
-  w.newline().key("layer_counts").begin_object();
-  write_layer_groups(w, "by_type", r.layers.by_type);
-  write_layer_groups(w, "by_mixer", r.layers.by_mixer);
-  write_layer_groups(w, "by_ffn", r.layers.by_ffn);
-  w.end_object();
+  w.newline();
+  write_layers_json(w, inv.layers);
+  w.newline();
+  write_layer_counts_json(w, r.layers);
   w.newline().key("warnings").begin_array();
   for (const auto& s : inv.warnings) w.value(s);
   w.end_array();
