@@ -1,0 +1,281 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/units.h"
+#include "report/diagram_parts.h"
+
+namespace ma::diagram {
+namespace {
+// ---- detailed style
+// ----------------------------------------------------------------------------------------
+
+// The model's forward pass as a vertical column on the left.
+void pipeline_column(Svg& s, const ModelReport& r, const DiagramModel& m, const Rect& area) {
+  const ArchitectureDetails& a = r.architecture;
+  const double arrow_h = 28;
+  const double stack_h = std::clamp(84.0 + 26.0 * static_cast<double>(m.kinds.size()), 130.0, 250.0);
+  std::vector<std::pair<double, int>> items = {{60, 0}, {92, 1}, {stack_h, 2}};
+  if (!m.post_norm) items.push_back({56, 3});
+  items.push_back({80, 4});
+  double total = arrow_h * static_cast<double>(items.size() - 1);
+  for (auto& it : items) total += it.first;
+  double y = area.y + std::max(0.0, (area.h - total) / 2);
+  double prev_bottom = -1;
+  for (const auto& [h, kind] : items) {
+    const Rect b{area.x, y, area.w, h};
+    if (prev_bottom >= 0) s.arrow(b.cx(), prev_bottom + 4, b.cx(), b.y - (kind == 2 ? 16 : 4), "#64748b", 2);
+    switch (kind) {
+      case 0:
+        box(s, b, kIo, "Input", {input_line(r)}, 16);
+        break;
+      case 1: {
+        std::vector<std::string> lines = {diagram::dash_count(a.vocab_size) + " × " +
+                                          diagram::dash_count(a.hidden_size)};
+        if (a.position_embedding == "learned") lines.push_back("+ learned positions");
+        if (a.tie_word_embeddings) lines.push_back("tied with the head");
+        box(s, b, kEmbedding, "Embedding", lines, 16);
+        break;
+      }
+      case 2: {
+        const Rect f{b.x, b.y, b.w - 12, b.h};
+        stacked_frame(s, f, 6);
+        s.fit(f.cx(), f.y + 34, f.w - 20, diagram::dash_count(m.num_layers) + " × " + layer_word(r),
+              style(18, kInk, true, Anchor::Middle, 13));
+        double ly = f.y + 70;
+        for (const diagram::BlockKind& k : m.kinds) {
+          if (ly > f.bottom() - 12) break;
+          double cx = f.x + 16;
+          const diagram::LayerCell& c = m.cells[k.indices.front()];
+          for (int pi : {c.mixer, c.ffn}) {
+            if (pi < 0) continue;
+            s.rect(cx, ly - 11, 12, 12, m.parts[static_cast<size_t>(pi)].colour.stroke, "none", 2);
+            cx += 15;
+          }
+          s.fit(f.x + 50, ly, f.w - 62, std::to_string(k.indices.size()) + " × " + k.title,
+                style(14, kInk, false, Anchor::Start, 11));
+          ly += 26;
+        }
+        break;
+      }
+      case 3:
+        box(s, b, kNorm, "Final norm", {diagram::norm_name(a.norm_type)}, 16);
+        break;
+      default:
+        box(s, b, kHead, head_title(r),
+            {diagram::dash_count(a.hidden_size) + " → " + diagram::dash_count(a.vocab_size) + " logits"}, 16);
+    }
+    prev_bottom = b.bottom();
+    y = b.bottom() + arrow_h;
+  }
+}
+
+// The inside of one kind of layer, flowing downwards, residual paths on the right.
+void block_card(Svg& s, const ModelReport& r, const DiagramModel& m, const diagram::BlockKind& k,
+                const Rect& c) {
+  s.rect(c.x, c.y, c.w, c.h, "#ffffff", "#cbd5e1", 14, 1.4);
+  // Header: the colours of this kind's parts, its title and which layers.
+  double hx = c.x + 16;
+  const diagram::LayerCell& cell = m.cells[k.indices.front()];
+  for (int pi : {cell.mixer, cell.ffn}) {
+    if (pi < 0) continue;
+    s.rect(hx, c.y + 18, 14, 14, m.parts[static_cast<size_t>(pi)].colour.stroke, "none", 3);
+    hx += 18;
+  }
+  s.fit(hx + 6, c.y + 31, c.right() - hx - 22, k.title, style(17, kInk, true, Anchor::Start, 12));
+  const std::string which = with_thousands(k.indices.size()) +
+                            (k.indices.size() == 1 ? " layer: " : " layers: ") + compact_ranges(k.indices);
+  s.fit(c.x + 16, c.y + 54, c.w - 32, which, style(13, kFaint, false, Anchor::Start, 11));
+
+  struct Element {
+    int kind;  // 0 norm, 1 part, 2 add
+    PartText text;
+    Palette pal;
+    double h;
+  };
+  const std::string norm = diagram::norm_name(r.architecture.norm_type);
+  std::vector<Element> els;
+  auto sub_layer = [&](PartText t, const Palette& pal) {
+    const double h = 34 + 18 * static_cast<double>(t.lines.size());
+    if (!m.post_norm) els.push_back({0, {norm, {}}, kNorm, 32});
+    els.push_back({1, std::move(t), pal, h});
+    els.push_back({2, {}, {}, 24});
+    if (m.post_norm) els.push_back({0, {norm, {}}, kNorm, 32});
+  };
+  if (has(k.spec.mixer)) sub_layer(mixer_text(r, m, k, true), mixer_palette(m, k));
+  if (has(k.spec.ffn)) sub_layer(ffn_text(r, k.spec, true), ffn_palette(m, k.spec));
+
+  const double top = c.y + 72, bottom = c.bottom() - 16;
+  double content = 0;
+  for (const Element& e : els) content += e.h;
+  const double gaps = static_cast<double>(els.size() + 1);
+  const double gap = std::clamp((bottom - top - content) / gaps, 10.0, 26.0);
+  const double res_x = c.right() - 22;  // residual lane
+  const double bw = c.w - 58, bx = c.x + 14;
+  const double ax = bx + bw / 2;  // the main axis
+  double y = top;
+  s.text(ax + 8, y + 4, "from previous layer", style(12, kFaint, false, Anchor::Start));
+  double branch_y = y + gap / 2;  // where the current sub-layer's residual leaves the axis
+  for (const Element& e : els) {
+    s.arrow(ax, y, ax, y + gap - 2, "#64748b", 1.8);
+    y += gap;
+    if (e.kind == 2) {
+      const double r_add = 11, cy = y + e.h / 2;
+      s.elbow_arrow({ax, branch_y, res_x, branch_y, res_x, cy, ax + r_add + 1, cy}, "#94a3b8", 1.5);
+      plus_node(s, ax, cy, r_add);
+      branch_y = y + e.h + gap / 2;
+    } else {
+      const double w = e.kind == 0 ? std::min(bw, 150.0) : bw;
+      box(s, {ax - w / 2, y, w, e.h}, e.pal, e.text.title, e.text.lines, e.kind == 0 ? 14 : 15, 13);
+    }
+    y += e.h;
+  }
+  s.arrow(ax, y, ax, y + gap - 2, "#64748b", 1.8);
+  s.text(ax + 8, y + gap - 4, "to next layer", style(12, kFaint, false, Anchor::Start));
+}
+
+struct PanelRow {
+  std::string label, value;
+  bool heading = false;
+};
+
+std::string estimate_label(const std::string& name) {
+  static const std::vector<std::pair<std::string, std::string>> kNames = {
+      {"weights_fp32", "FP32"},       {"weights_bf16", "BF16"}, {"weights_fp16", "FP16"},
+      {"weights_fp8", "FP8"},         {"weights_int8", "INT8"}, {"weights_int4", "INT4 (+ scales)"},
+      {"weights_stored", "As stored"}};
+  for (const auto& [k, v] : kNames)
+    if (k == name) return v;
+  std::string s = name;
+  std::replace(s.begin(), s.end(), '_', ' ');
+  return s;
+}
+
+const std::vector<std::pair<std::string, std::string>> kTrainingTotals = {
+    {"training_full_fp32_total", "Full fine-tune, fp32 AdamW"},
+    {"training_mixed_bf16_total", "Full fine-tune, bf16 mixed"},
+    {"training_mixed_bf16_checkpointed_total", "… with checkpointing"},
+    {"training_lora_total", "LoRA"},
+    {"training_qlora_total", "QLoRA"}};
+
+std::vector<PanelRow> panel_rows(const ModelReport& r) {
+  const ParameterCounts& p = r.parameters;
+  const MemoryReport& mem = r.memory;
+  std::vector<PanelRow> rows;
+  rows.push_back({"Parameters", "", true});
+  rows.push_back(
+      {"Total", diagram::dash_params(p.total) + (p.total ? "  (" + with_thousands(p.total) + ")" : "")});
+  if (p.active) rows.push_back({"Active per token", diagram::dash_params(*p.active)});
+  rows.push_back({"Embedding", diagram::dash_params(p.embedding)});
+  rows.push_back({"Non-embedding", diagram::dash_params(p.non_embedding)});
+  if (p.routed_experts) rows.push_back({"Routed experts", diagram::dash_params(p.routed_experts)});
+  rows.push_back({"Weights", "", true});
+  if (mem.weights.empty()) rows.push_back({"BF16", "—"});
+  for (const Estimate& e : mem.weights)
+    rows.push_back({estimate_label(e.name), diagram::dash_bytes(e.bytes)});
+  rows.push_back({"KV cache" + (mem.kv_cache_dtype.empty() ? std::string() : " (" + mem.kv_cache_dtype + ")"),
+                  "", true});
+  if (encoder_only(r) && mem.kv_cache_per_token_bytes == 0) {
+    rows.push_back({"Per token", "none (encoder)"});
+  } else {
+    rows.push_back({"Per token", diagram::dash_bytes(mem.kv_cache_per_token_bytes)});
+    if (mem.kv_cache_per_token_decompressed_bytes > mem.kv_cache_per_token_bytes)
+      rows.push_back({"Per token, decompressed", human_bytes(mem.kv_cache_per_token_decompressed_bytes)});
+    rows.push_back(
+        {"Batch " + with_thousands(mem.batch) + " × " + diagram::dash_count(mem.context) + " tokens",
+         diagram::dash_bytes(mem.kv_cache_bytes)});
+  }
+  if (mem.state_bytes_per_sequence)
+    rows.push_back({"SSM state / sequence", human_bytes(mem.state_bytes_per_sequence)});
+  // The totals only; their parts and formulas are in the Markdown export.
+  std::vector<PanelRow> totals;
+  if (const Estimate* e = find_estimate(mem.inference, "inference_total"))
+    totals.push_back({"Inference (weights + KV + act.)", diagram::dash_bytes(e->bytes)});
+  for (const auto& [name, label] : kTrainingTotals)
+    if (const Estimate* e = find_estimate(mem.training, name))
+      totals.push_back({label, diagram::dash_bytes(e->bytes)});
+  if (!totals.empty()) {
+    rows.push_back({"Inference & training", "", true});
+    rows.insert(rows.end(), totals.begin(), totals.end());
+  }
+  rows.push_back({"Quantization", "", true});
+  const QuantizationInfo& q = r.quantization;
+  std::string qv = q.quantized ? q.method : "none";
+  if (q.quantized && q.bits) qv += " · " + std::to_string(*q.bits) + "-bit";
+  if (!q.quantized && !r.architecture.torch_dtype.empty()) qv += " (" + r.architecture.torch_dtype + ")";
+  rows.push_back({"Method", qv});
+  return rows;
+}
+
+void memory_panel(Svg& s, const ModelReport& r, const Rect& b) {
+  s.rect(b.x, b.y, b.w, b.h, "#f8fafc", kRule, 14, 1.2);
+  s.text(b.x + 20, b.y + 34, "Parameters & memory", style(18, kInk, true));
+  double y = b.y + 50;
+  const double lx = b.x + 20, rx = b.right() - 20;
+  for (const PanelRow& row : panel_rows(r)) {
+    const double need = row.heading ? 30 + 23 : 23;
+    if (y + need > b.bottom() - 8) break;
+    if (row.heading) {
+      y += 24;
+      s.text(lx, y, row.label, style(13, kFaint, true));
+      s.line(lx, y + 6, rx, y + 6, kRule, 1);
+      y += 8;
+      continue;
+    }
+    y += 23;
+    const double value_w = std::min(diagram::text_width(row.value, 14.5, true), (rx - lx) * 0.62);
+    s.fit(rx, y, value_w + 1, row.value, style(14.5, kInk, true, Anchor::End, 11));
+    s.fit(lx, y, rx - lx - value_w - 14, row.label, style(14.5, kMuted, false, Anchor::Start, 11));
+  }
+}
+
+void pattern_card(Svg& s, const ModelReport& r, const DiagramModel& m, const Rect& b) {
+  s.rect(b.x, b.y, b.w, b.h, "#ffffff", "#cbd5e1", 14, 1.4);
+  s.text(b.x + 20, b.y + 30, "Layer pattern", style(17, kInk, true));
+  const double after = b.x + 20 + diagram::text_width("Layer pattern", 17, true) + 16;
+  s.fit(after, b.y + 30, b.right() - 20 - after,
+        diagram::dash_count(m.num_layers) + " layers · one cell per layer, mixer above, feed-forward below",
+        style(13, kFaint, false, Anchor::Start, 11));
+  const double sx = b.x + 20, sw = b.w - 40;
+  layer_strip(s, m, sx, b.y + 46, sw, 38, true);
+  const double used = legend(s, part_legend(m), sx, b.y + 126, sw, 13.5);
+  const std::string pattern = pattern_text(r, m);
+  if (!pattern.empty() && b.y + 126 + used < b.bottom() - 4)
+    s.fit(sx, b.y + 126 + used + 2, sw, pattern, style(13, kMuted, false, Anchor::Start, 11));
+}
+
+}  // namespace
+
+std::string render_detailed(const ModelReport& r, const DiagramModel& m) {
+  Svg s(kDiagramWidth, kDiagramHeight, m.title + " — architecture (detailed)");
+  background_and_header(s, m, "Architecture — detailed");
+  const double top = 124, bottom = kH - 32;
+  const Rect left{kMargin, top + 14, 250, bottom - top - 14};
+  const Rect panel{kW - kMargin - 380, top, 380, bottom - top};
+  const double mx = left.right() + 36, mw = panel.x - 28 - mx;
+  const Rect pattern{mx, bottom - 190, mw, 190};
+  section_label(s, left.x, top, "FORWARD PASS");
+  pipeline_column(s, r, m, {left.x, left.y + 10, left.w, left.h - 10});
+  // Up to three kinds of layer side by side; more are named in the pipeline column.
+  const size_t shown = std::min<size_t>(m.kinds.size(), 3);
+  section_label(s, mx, top, shown > 1 ? "LAYER INTERNALS (ONE CARD PER KIND OF LAYER)" : "LAYER INTERNALS");
+  const double card_gap = 16, card_top = top + 14, card_h = pattern.y - 18 - card_top;
+  const double card_w =
+      shown ? (mw - card_gap * static_cast<double>(shown - 1)) / static_cast<double>(shown) : mw;
+  for (size_t i = 0; i < shown; ++i)
+    block_card(s, r, m, m.kinds[i],
+               {mx + static_cast<double>(i) * (card_w + card_gap), card_top, card_w, card_h});
+  if (shown == 0) {
+    s.rect(mx, card_top, mw, card_h, "#f8fafc", "#cbd5e1", 14);
+    s.text(mx + mw / 2, card_top + card_h / 2, "layer structure unknown",
+           style(15, kFaint, false, Anchor::Middle));
+  }
+  if (m.kinds.size() > shown)
+    s.text(mx + mw, top, "+" + std::to_string(m.kinds.size() - shown) + " more kinds (see the stack)",
+           style(13, kFaint, false, Anchor::End));
+  pattern_card(s, r, m, pattern);
+  memory_panel(s, r, panel);
+  return s.finish();
+}
+
+}  // namespace ma::diagram

@@ -1,0 +1,112 @@
+// Shared pieces of the two diagram styles (diagram_simple.cpp, diagram_detailed.cpp): the facts drawn from
+// the report ("—" when unknown), the palette, and the drawing helpers (boxes, residual adds, the layer strip,
+// legends). Internal to the diagram renderer.
+#pragma once
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "analysis/model_report.h"
+#include "report/diagram_canvas.h"
+#include "report/diagram_model.h"
+#include "report/diagram_svg.h"
+
+namespace ma::diagram {
+
+inline constexpr double kW = kDiagramWidth, kH = kDiagramHeight, kMargin = 48;
+inline const std::string kInk = "#0f172a", kMuted = "#475569", kFaint = "#64748b", kRule = "#e2e8f0";
+inline const Palette kIo{"#f1f5f9", "#94a3b8"};
+inline const Palette kEmbedding{"#fef3c7", "#d97706"};
+inline const Palette kNorm{"#f8fafc", "#94a3b8"};
+inline const Palette kHead{"#fce7f3", "#db2777"};
+inline const Palette kStack{"#ffffff", "#334155"};
+
+struct Rect {
+  double x = 0, y = 0, w = 0, h = 0;
+  double cx() const { return x + w / 2; }
+  double cy() const { return y + h / 2; }
+  double right() const { return x + w; }
+  double bottom() const { return y + h; }
+};
+
+inline TextStyle style(double size, const std::string& color = kInk, bool bold = false,
+                       Anchor a = Anchor::Start, double min_size = 0) {
+  return TextStyle{size, color, bold, a, min_size};
+}
+
+// A part's box: title and lines of detail.
+struct PartText {
+  std::string title;
+  std::vector<std::string> lines;
+};
+
+uint64_t first_nonzero(uint64_t a, uint64_t b);
+
+uint64_t heads(const ModelReport& r);
+
+uint64_t kv_heads(const ModelReport& r);
+
+uint64_t head_dim(const ModelReport& r);
+
+std::string plain_number(double v);
+
+const Estimate* find_estimate(const std::vector<Estimate>& list, std::string_view name);
+
+bool encoder_only(const ModelReport& r);
+
+std::string layer_word(const ModelReport& r);
+
+std::string head_title(const ModelReport& r);
+
+std::string input_line(const ModelReport& r);
+
+std::string position_line(const ModelReport& r);
+
+std::string heads_line(const ModelReport& r);
+
+std::string ffn_dims(const ModelReport& r, uint64_t inner);
+
+std::string moe_line(const ModelReport& r);
+
+std::string shared_line(const ModelReport& r);
+
+PartText mixer_text(const ModelReport& r, const DiagramModel& m, const diagram::BlockKind& k, bool detailed);
+
+PartText ffn_text(const ModelReport& r, const LayerSpec& l, bool detailed);
+
+const Palette& mixer_palette(const DiagramModel& m, const diagram::BlockKind& k);
+
+const Palette& ffn_palette(const DiagramModel& m, const LayerSpec& l);
+
+bool has(const std::string& s);
+
+void background_and_header(Svg& s, const DiagramModel& m, std::string_view view);
+
+void box(Svg& s, const Rect& b, const Palette& p, const std::string& title,
+         const std::vector<std::string>& lines, double title_size = 17, double line_size = 13.5);
+
+void stacked_frame(Svg& s, const Rect& b, double step = 6);
+
+void section_label(Svg& s, double x, double y, const std::string& text);
+
+void plus_node(Svg& s, double cx, double cy, double r = 11);
+
+void strip_cell(Svg& s, const DiagramModel& m, const diagram::LayerCell& c, double x, double y, double w,
+                double h);
+
+void layer_strip(Svg& s, const DiagramModel& m, double x, double y, double w, double h, bool ticks);
+
+double legend(Svg& s, const std::vector<std::pair<std::string, std::string>>& items, double x, double y,
+              double w, double size = 13.5);
+
+std::vector<std::pair<std::string, std::string>> part_legend(const DiagramModel& m);
+
+std::string cell_label(const DiagramModel& m, const diagram::LayerCell& c);
+
+std::string pattern_text(const ModelReport& r, const DiagramModel& m);
+
+std::string render_simple(const ModelReport& r, const DiagramModel& m);
+std::string render_detailed(const ModelReport& r, const DiagramModel& m);
+
+}  // namespace ma::diagram
