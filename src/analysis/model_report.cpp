@@ -18,6 +18,7 @@ ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles
   r.architecture_known = inventory.model.has_value() || !inventory.tensors.empty();
   if (r.architecture_known) r.memory = estimate_memory(in);
   r.capabilities = assess_capabilities(in);
+  r.metadata = options.metadata;
   r.warnings = inventory.warnings;
   return r;
 }

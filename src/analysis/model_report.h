@@ -34,6 +34,7 @@ struct ModelReport {
   MemoryReport memory;
   std::optional<TokenizerInfo> tokenizer;
   Capabilities capabilities;
+  std::optional<ModelMetadata> metadata;
   std::vector<std::string> warnings;
 };
 

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "analysis/metadata.h"
 #include "analysis/parameter_counts.h"
 #include "core/dtype.h"
 #include "formats/model_files.h"
@@ -20,6 +21,7 @@ struct ReportOptions {
   std::optional<uint64_t> context;     // --context; default: the model's maximum context
   std::optional<DType> kv_dtype;       // --kv-dtype; default: the model's dtype (16-bit when unknown)
   bool skip_tokenizer = false;         // --skip-tokenizer
+  std::optional<ModelMetadata> metadata;  // a Hub model's info
 };
 
 struct ReportInputs {

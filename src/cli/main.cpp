@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/model_source.h"
 #include "core/error.h"
 
 namespace ma::cli {
@@ -27,14 +28,17 @@ std::string usage_text() {
          "                           default model_architecture.png)\n"
          "  --batch N --context N    KV cache and memory for N sequences of N tokens (default 1 x max context)\n"
          "  --kv-dtype DTYPE         KV cache dtype: fp32, bf16, fp16, fp8, ... (default: the model's dtype)\n"
-         "  --skip-tokenizer         do not read tokenizer files     --token T   Hub token (never printed)\n"
+         "  --skip-tokenizer         do not read tokenizer files\n"
          "  --verbose | --quiet      more detail on stderr | nothing but errors\n"
          "\n"
          "MODEL: a model directory (config.json and/or *.safetensors, sharded or not), a .safetensors file,\n"
-         "       or a config.json (dry run: the tensors the architecture implies, without weights)\n"
+         "       a config.json (dry run: the tensors the architecture implies, without weights), or a Hub model\n"
+         "\n" +
+         std::string(kHubHelp) +
          "\n"
          "exit codes: 0 ok, 1 internal error, 2 usage, 3 malformed file, 4 unsafe content, 5 resource limit,\n"
-         "            8 not found, 9 local I/O, 10 unsupported architecture\n";
+         "            6 network, 7 authentication (gated, private, token rejected), 8 not found, 9 local I/O,\n"
+         "            10 unsupported architecture\n";
 }
 
 }  // namespace ma::cli

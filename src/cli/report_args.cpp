@@ -38,7 +38,7 @@ ReportArgs parse_report_args(const Args& args) {
         throw Error(ErrorKind::Usage, "", "--viz-style", "must be simple or detailed");
     } else if (arg == "--viz-output") a.viz_output = value();
     else if (arg == "--skip-tokenizer") a.options.skip_tokenizer = true;
-    else if (arg == "--token") a.token = value();
+    else if (take_hub_arg(args, i, a.hub)) continue;
     else if (arg == "--batch") a.options.batch = positive_number(arg, value());
     else if (arg == "--context") a.options.context = positive_number(arg, value());
     else if (arg == "--kv-dtype") {

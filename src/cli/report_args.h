@@ -6,6 +6,7 @@
 
 #include "analysis/report_inputs.h"
 #include "cli/commands.h"
+#include "cli/model_source.h"
 
 namespace ma::cli {
 
@@ -19,7 +20,7 @@ struct ReportArgs {
   bool visualize = false;
   std::string viz_style = "detailed";
   std::string viz_output;  // default model_architecture.png (per model when several)
-  std::optional<std::string> token;  // for the Hub; never printed
+  HubArgs hub;  // token, revision, offline; the token is never printed
   ReportOptions options;             // batch, context, kv dtype, skip tokenizer
 };
 

@@ -8,6 +8,7 @@
 
 #include "analysis/model_report.h"
 #include "cli/cli_common.h"
+#include "cli/model_source.h"
 #include "cli/commands.h"
 #include "cli/report_args.h"
 #include "core/error.h"
@@ -74,16 +75,30 @@ int run_summary(const Args& args) {
   for (const std::string& model : a.models) {
     auto start = std::chrono::steady_clock::now();
     if (progress) std::fprintf(stderr, "analysing %s ...\n", model.c_str());
-    LocalModelFiles files = locate_local_model(model);
+    OpenedModel opened = open_model(model, a.hub, a.options.skip_tokenizer);
+    print_warnings(opened.warnings, out);
+    const LocalModelFiles& files = opened.files;
     Inventory& inv = keep_until_exit(inventory_or_config_only(files));
     ReportOptions options = a.options;
     options.model_id = model;
+    options.metadata = opened.metadata;
     reports.push_back(build_model_report(inv, files, options));
     print_warnings(reports.back().warnings, out);
+    if (a.verbose && !a.quiet && opened.stats)
+      std::fprintf(stderr, "%s: %llu HTTP requests, %llu bytes received; %llu files downloaded, %llu cached; "
+                   "%llu headers fetched, %llu cached (%llu header bytes)\n", model.c_str(),
+                   static_cast<unsigned long long>(opened.stats->requests),
+                   static_cast<unsigned long long>(opened.stats->bytes_received),
+                   static_cast<unsigned long long>(opened.stats->files_downloaded),
+                   static_cast<unsigned long long>(opened.stats->files_cached),
+                   static_cast<unsigned long long>(opened.stats->headers_fetched),
+                   static_cast<unsigned long long>(opened.stats->headers_cached),
+                   static_cast<unsigned long long>(opened.stats->header_bytes));
     if (a.verbose && !a.quiet) {
       double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       std::fprintf(stderr, "%s: config %s, %zu weight file(s)%s, %zu tensors, analysed in %.1f ms\n", model.c_str(),
-                   files.config ? files.config->c_str() : "none", files.safetensors.size(),
+                   files.config ? files.config->c_str() : "none",
+                   files.safetensors.size() + files.fetched_headers.size(),
                    files.index ? " + index" : "", inv.tensors.size(), ms);
     }
   }

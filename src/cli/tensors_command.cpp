@@ -2,6 +2,7 @@
 #include "analysis/parameter_counts.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/model_source.h"
 #include "core/error.h"
 #include "formats/model_files.h"
 #include "model/inventory.h"
@@ -12,9 +13,12 @@ namespace ma::cli {
 int run_tensors(const Args& args) {
   std::string model, csv_path;
   bool json = false, quiet = false;
+  HubArgs hub;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--json")
+    if (take_hub_arg(args, i, hub))
+      continue;
+    else if (a == "--json")
       json = true;
     else if (a == "--quiet" || a == "-q")
       quiet = true;
@@ -35,7 +39,9 @@ int run_tensors(const Args& args) {
                 "missing; usage: modelanalyzer tensors MODEL [--json] [--csv FILE]");
 
   Output out = detect_output(quiet);
-  Inventory& inv = keep_until_exit(build_inventory(locate_local_model(model)));
+  OpenedModel opened = open_model(model, hub, true);
+  print_warnings(opened.warnings, out);
+  Inventory& inv = keep_until_exit(build_inventory(opened.files));
   TensorsReport report{inv, count_parameters(inv), summarize_layers(inv.layers)};
   print_warnings(inv.warnings, out);
   // Render everything before writing anything, so a failure leaves no partial output.

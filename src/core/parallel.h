@@ -1,6 +1,6 @@
-// Runs f(i) for i in [0, n) on up to one thread per core (the calling thread included), items handed out
-// one at a time so uneven items balance. An exception from any item is rethrown after all threads finish:
-// the one of the lowest item index, so errors are reported deterministically.
+// parallel_for runs f(i) for i in [0, n) on up to one thread per core (the calling thread included), items
+// handed out one at a time so uneven items balance. An exception from any item is rethrown after all threads
+// finish: the one of the lowest item index, so errors are reported deterministically.
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -12,9 +12,10 @@
 
 namespace ma {
 
+// With an explicit number of threads: for work that waits on the network rather than on a core.
 template <typename F>
-void parallel_for(size_t n, F&& f) {
-  size_t workers = std::min<size_t>(n, std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8));
+void parallel_for_threads(size_t n, size_t thread_count, F&& f) {
+  size_t workers = std::min<size_t>(n, std::max<size_t>(thread_count, 1));
   std::vector<std::exception_ptr> errors(n);
   std::atomic<size_t> next{0};
   auto work = [&] {
@@ -32,6 +33,11 @@ void parallel_for(size_t n, F&& f) {
   for (auto& t : threads) t.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+template <typename F>
+void parallel_for(size_t n, F&& f) {
+  parallel_for_threads(n, std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8), std::forward<F>(f));
 }
 
 }  // namespace ma

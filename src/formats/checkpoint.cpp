@@ -69,6 +69,34 @@ std::vector<fs::path> safetensors_in(const fs::path& dir) {
   return out;
 }
 
+// A header fetched from the Hub, validated exactly like one read from disk.
+SafetensorsHeader parse_fetched(const FetchedHeader& f) {
+  uint64_t n = safetensors_header_length(std::string_view(f.prefix).substr(0, 64), f.file_size, f.name);
+  if (f.prefix.size() < 8 + n)
+    throw Error(ErrorKind::Malformed, f.name, "header", "the fetched prefix is shorter than the header it declares");
+  return parse_safetensors_header(std::string_view(f.prefix).substr(8, n), f.file_size, f.name);
+}
+
+const FetchedHeader* fetched(const LocalModelFiles& files, std::string_view name) {
+  for (const FetchedHeader& f : files.fetched_headers)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+// Every shard of the index from fetched headers; none fetched means an index-only view.
+std::vector<SafetensorsHeader> fetched_shards(const LocalModelFiles& files, const Checkpoint& ck) {
+  const std::vector<std::string>& shards = ck.index->shards;
+  if (files.fetched_headers.empty() || files.index_is_pytorch) return {};
+  std::vector<const FetchedHeader*> found(shards.size());
+  for (size_t s = 0; s < shards.size(); ++s)
+    if (!(found[s] = fetched(files, shards[s])))
+      throw Error(ErrorKind::NotFound, files.index->string(), "shard " + shards[s],
+                  "named by the index but its header was not fetched");
+  std::vector<SafetensorsHeader> headers(shards.size());
+  parallel_for(shards.size(), [&](size_t s) { headers[s] = parse_fetched(*found[s]); });
+  return headers;
+}
+
 // Index-only view: the index tells which tensors exist and where, the template supplies their shapes.
 void names_from_index(Checkpoint& ck) {
   for (uint32_t i = 0; i < ck.index->shards.size(); ++i)
@@ -85,6 +113,11 @@ void names_from_index(Checkpoint& ck) {
 // JSON: parsing it alone would leave the other cores idle), then keeps the headers of the shards it names.
 // Returns an empty vector when none of its shards is present (index-only view).
 std::vector<SafetensorsHeader> read_indexed_shards(const LocalModelFiles& files, Checkpoint& ck) {
+  if (!files.fetched_headers.empty()) {
+    ck.index_name = files.index->filename().string();
+    ck.index = parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes), files.index->string());
+    return fetched_shards(files, ck);
+  }
   std::vector<fs::path> local = files.index_is_pytorch ? std::vector<fs::path>{} : safetensors_in(files.root);
   std::vector<SafetensorsHeader> early(local.size());
   BackgroundLoop loop(local.size(), [&](size_t i) { early[i] = read_safetensors_header(local[i].string()); });
@@ -148,8 +181,10 @@ Checkpoint read_checkpoint(const LocalModelFiles& files) {
                     "tensor is not in its shard " + ck.index->shards[ck.index->weight_map[i].second]);
   } else {
     headers.resize(files.safetensors.size());
-    parallel_for(headers.size(),
-                 [&](size_t i) { headers[i] = read_safetensors_header(files.safetensors[i].string()); });
+    parallel_for(headers.size(), [&](size_t i) {
+      const FetchedHeader* f = fetched(files, files.safetensors[i].filename().string());
+      headers[i] = f ? parse_fetched(*f) : read_safetensors_header(files.safetensors[i].string());
+    });
   }
   for (uint32_t i = 0; i < headers.size(); ++i) {
     CheckpointFile f;

@@ -1,12 +1,20 @@
 // Which files make up a local model: a directory (config + weights, sharded or not, or a config alone),
 // a single .safetensors file, or a bare config.json.
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace ma {
+
+// The first 8 + N bytes of a safetensors file (its length prefix and header) and the whole file's size.
+struct FetchedHeader {
+  std::string name;
+  std::string prefix;
+  uint64_t file_size = 0;
+};
 
 struct LocalModelFiles {
   std::filesystem::path root;                   // directory holding the files
@@ -18,6 +26,10 @@ struct LocalModelFiles {
   // Weight files in formats this command does not read (PyTorch .bin/.pt/.pth, GGUF, ONNX): reported, so a
   // dry run from the config is never mistaken for an inventory of those files.
   std::vector<std::filesystem::path> unread_weights;
+  // A Hub model's weight files are not on disk: their headers were fetched by range requests. Keyed by the
+  // name relative to `root` (as the index or the file list names them); read_checkpoint parses these instead
+  // of opening files.
+  std::vector<FetchedHeader> fetched_headers;
 };
 
 // Throws Error(NotFound) when the path does not exist, Error(Usage) when it is nothing we can analyse.

@@ -53,6 +53,7 @@ std::string render_report_console(const ModelReport& r, const RenderOptions& o, 
   if (r.architecture_known) render_console(w, r.memory, r, o);
   if (r.tokenizer) render_console(w, *r.tokenizer, r, o);
   render_console(w, r.capabilities, r, o);
+  if (r.metadata) render_console(w, *r.metadata, r, o);
   return w.take();
 }
 
@@ -90,6 +91,7 @@ std::string render_report_json(const ModelReport& r, std::string_view timestamp)
     w.key("memory").null();
   write_json(w, r.tokenizer);
   write_json(w, r.capabilities);
+  write_json(w, r.metadata);
   write_layers_json(w, r.layers);
   write_layer_counts_json(w, r.layer_summary);
   w.key("warnings").begin_array();
@@ -139,6 +141,7 @@ std::string render_report_markdown(const ModelReport& r) {
   if (r.architecture_known) render_markdown(w, r.memory, r);
   if (r.tokenizer) render_markdown(w, *r.tokenizer, r);
   render_markdown(w, r.capabilities, r);
+  if (r.metadata) render_markdown(w, *r.metadata, r);
   if (!r.warnings.empty()) {
     w.heading(2, "Warnings");
     std::string list;

@@ -26,6 +26,7 @@ void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelRepo
 void render_console(ConsoleWriter& w, const MemoryReport& s, const ModelReport& r, const RenderOptions& o);
 void render_console(ConsoleWriter& w, const TokenizerInfo& s, const ModelReport& r, const RenderOptions& o);
 void render_console(ConsoleWriter& w, const Capabilities& s, const ModelReport& r, const RenderOptions& o);
+void render_console(ConsoleWriter& w, const ModelMetadata& s, const ModelReport& r, const RenderOptions& o);
 
 void write_json(JsonWriter& w, const Identity& s);
 void write_json(JsonWriter& w, const ArchitectureDetails& s);
@@ -35,6 +36,7 @@ void write_json(JsonWriter& w, const QuantizationInfo& s);
 void write_json(JsonWriter& w, const MemoryReport& s);
 void write_json(JsonWriter& w, const std::optional<TokenizerInfo>& s);
 void write_json(JsonWriter& w, const Capabilities& s);
+void write_json(JsonWriter& w, const std::optional<ModelMetadata>& s);
 
 void render_markdown(MarkdownWriter& w, const Identity& s, const ModelReport& r);
 void render_markdown(MarkdownWriter& w, const ArchitectureDetails& s, const ModelReport& r);
@@ -44,5 +46,6 @@ void render_markdown(MarkdownWriter& w, const QuantizationInfo& s, const ModelRe
 void render_markdown(MarkdownWriter& w, const MemoryReport& s, const ModelReport& r);
 void render_markdown(MarkdownWriter& w, const TokenizerInfo& s, const ModelReport& r);
 void render_markdown(MarkdownWriter& w, const Capabilities& s, const ModelReport& r);
+void render_markdown(MarkdownWriter& w, const ModelMetadata& s, const ModelReport& r);
 
 }  // namespace ma

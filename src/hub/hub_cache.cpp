@@ -1,0 +1,168 @@
+#include "hub/hub_cache.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <system_error>
+
+#include "core/error.h"
+#include "hub/repo_ref.h"
+#include "io/atomic_file.h"
+#include "io/file_source.h"
+
+namespace fs = std::filesystem;
+
+namespace ma {
+namespace {
+
+bool lower_hex(std::string_view s) {
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return !s.empty();
+}
+
+void make_dirs(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(ErrorKind::LocalIO, dir.string(), "", "cache not writable: " + ec.message());
+}
+
+// Atomically places a symlink (or replaces a stale one): created under a unique name, then renamed.
+void place_link(const fs::path& target, const fs::path& link) {
+  make_dirs(link.parent_path());
+  static std::atomic<unsigned> serial{0};
+  fs::path temp = link;
+  temp += "." + std::to_string(getpid()) + "-" + std::to_string(serial++) + ".link";
+  std::error_code ec;
+  fs::create_symlink(target, temp, ec);
+  if (!ec) fs::rename(temp, link, ec);
+  if (ec) {
+    fs::remove(temp, ec);
+    throw Error(ErrorKind::LocalIO, link.string(), "", "cannot link the cached file: " + ec.message());
+  }
+}
+
+}  // namespace
+
+std::string checked_etag(std::string_view raw, std::string_view source) {
+  std::string_view e = raw;
+  if (e.rfind("W/", 0) == 0) e.remove_prefix(2);
+  if (e.size() >= 2 && e.front() == '"' && e.back() == '"') e = e.substr(1, e.size() - 2);
+  if ((e.size() != 40 && e.size() != 64) || !lower_hex(e))
+    throw Error(ErrorKind::Network, std::string(source), "ETag", "invalid etag from server (expected 40 or 64 hex)");
+  return std::string(e);
+}
+
+std::string checked_commit(std::string_view raw, std::string_view source) {
+  if (!is_commit_hash(raw))
+    throw Error(ErrorKind::Network, std::string(source), "X-Repo-Commit", "invalid commit from server (expected 40 hex)");
+  return std::string(raw);
+}
+
+HubCache::HubCache(fs::path root, std::string_view repo_id) : repo_(std::move(root) / repo_folder_name(repo_id)) {}
+
+std::optional<std::string> HubCache::read_ref(const std::string& revision) const {
+  fs::path ref = repo_ / "refs" / revision;
+  std::error_code ec;
+  if (!fs::exists(ref, ec)) return std::nullopt;
+  if (!fs::is_regular_file(ref, ec) || fs::file_size(ref, ec) > 64)
+    throw Error(ErrorKind::LocalIO, ref.string(), "", "corrupt ref: not a small regular file");
+  std::string commit = read_small_file(ref, 64);
+  while (!commit.empty() && (commit.back() == '\n' || commit.back() == '\r' || commit.back() == ' ')) commit.pop_back();
+  if (!is_commit_hash(commit)) throw Error(ErrorKind::LocalIO, ref.string(), "", "corrupt ref: not a 40-hex commit");
+  return commit;
+}
+
+void HubCache::write_ref(const std::string& revision, const std::string& commit) const {
+  fs::path ref = repo_ / "refs" / revision;
+  make_dirs(ref.parent_path());
+  if (read_ref(revision) == commit) return;
+  write_file_atomically(ref, commit);
+}
+
+std::optional<fs::path> HubCache::snapshot_file(const std::string& commit, const std::string& path) const {
+  fs::path p = snapshot_dir(commit) / path;
+  std::error_code ec;
+  auto link_status = fs::symlink_status(p, ec);
+  if (ec || !fs::exists(link_status)) return std::nullopt;
+  if (fs::is_symlink(link_status)) {
+    // The link must land in this repo's blobs/ whatever it says (a planted link to ~/.ssh is refused).
+    fs::path target = fs::weakly_canonical(p, ec);
+    fs::path blobs = fs::weakly_canonical(repo_ / "blobs", ec);
+    auto [b, t] = std::mismatch(blobs.begin(), blobs.end(), target.begin(), target.end());
+    if (b != blobs.end())
+      throw Error(ErrorKind::Unsafe, p.string(), "", "cache entry resolves outside blobs/");
+    if (!fs::exists(target, ec)) return std::nullopt;  // dangling: the blob was deleted
+    if (!fs::is_regular_file(target, ec)) throw Error(ErrorKind::Unsafe, p.string(), "", "cache entry is not a regular file");
+    return p;
+  }
+  if (!fs::is_regular_file(link_status)) throw Error(ErrorKind::Unsafe, p.string(), "", "cache entry is not a regular file");
+  return p;
+}
+
+fs::path HubCache::temp_blob(const std::string& etag) const {
+  static std::atomic<unsigned> serial{0};
+  make_dirs(repo_ / "blobs");
+  return repo_ / "blobs" / (etag + "." + std::to_string(getpid()) + "-" + std::to_string(serial++) + ".incomplete");
+}
+
+fs::path HubCache::commit_blob(const fs::path& temp, const std::string& etag, const std::string& commit,
+                               const std::string& path) const {
+  fs::path blob = repo_ / "blobs" / etag;
+  std::error_code ec;
+  fs::rename(temp, blob, ec);  // same etag, same bytes: replacing a concurrent writer's blob is harmless
+  if (ec) {
+    fs::remove(temp, ec);
+    throw Error(ErrorKind::LocalIO, blob.string(), "", "cannot move the download into the cache: " + ec.message());
+  }
+  fs::path link = snapshot_dir(commit) / path;
+  // Relative, as huggingface_hub makes them: the cache can be moved as a whole.
+  fs::path target = fs::relative(blob, link.parent_path(), ec);
+  if (ec) target = blob;
+  place_link(target, link);
+  return link;
+}
+
+fs::path HubCache::store_blob(std::string_view content, const std::string& etag, const std::string& commit,
+                              const std::string& path) const {
+  fs::path temp = temp_blob(etag);
+  FILE* f = std::fopen(temp.c_str(), "wbx");
+  if (!f) throw Error(ErrorKind::LocalIO, temp.string(), "", "cache not writable");
+  bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok) {
+    std::error_code ec;
+    fs::remove(temp, ec);
+    throw Error(ErrorKind::LocalIO, temp.string(), "", "write failed (disk full?)");
+  }
+  return commit_blob(temp, etag, commit, path);
+}
+
+std::optional<std::string> HubCache::read_header(const std::string& etag) const {
+  fs::path p = repo_ / "modelanalyzer" / "headers" / etag;
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) return std::nullopt;
+  return read_small_file(p, 200'000'000);
+}
+
+void HubCache::write_header(const std::string& etag, std::string_view prefix) const {
+  fs::path dir = repo_ / "modelanalyzer" / "headers";
+  make_dirs(dir);
+  write_file_atomically(dir / etag, prefix);
+}
+
+std::optional<std::string> HubCache::read_info(const std::string& commit) const {
+  fs::path p = repo_ / "modelanalyzer" / "info" / (commit + ".json");
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) return std::nullopt;
+  return read_small_file(p, 64u << 20);
+}
+
+void HubCache::write_info(const std::string& commit, std::string_view json) const {
+  fs::path dir = repo_ / "modelanalyzer" / "info";
+  make_dirs(dir);
+  write_file_atomically(dir / (commit + ".json"), json);
+}
+
+}  // namespace ma

@@ -1,0 +1,57 @@
+// The Hugging Face cache layout, shared with Python tools (anchors-reliability §5.1):
+//   {root}/models--org--name/blobs/{etag}            file contents, named by git sha1 or LFS sha256
+//   {root}/models--org--name/snapshots/{commit}/{path} relative symlink -> ../../blobs/{etag}
+//   {root}/models--org--name/refs/{revision}         the commit a branch or tag pointed at
+// Every write goes to a process-unique temp file and is renamed into place, so a killed run or two runs at
+// once leave only complete entries (C1, C2). Everything read back is checked: refs hold 40 hex (C9), etags
+// and commits from a server are hex before they become file names (N14), snapshot links resolve inside
+// blobs/ (C7). Beside the layout, under modelanalyzer/ (ignored by huggingface_hub's scanner): weight-file
+// headers keyed by etag, and the model info of each commit, so a second analysis needs no request for them.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ma {
+
+class HubCache {
+ public:
+  HubCache(std::filesystem::path root, std::string_view repo_id);
+
+  const std::filesystem::path& repo_dir() const { return repo_; }
+  std::filesystem::path snapshot_dir(const std::string& commit) const { return repo_ / "snapshots" / commit; }
+
+  // The commit refs/{revision} names; nullopt when absent. Throws Error(LocalIO) for a corrupt ref.
+  std::optional<std::string> read_ref(const std::string& revision) const;
+  void write_ref(const std::string& revision, const std::string& commit) const;
+
+  // The cached copy of `path` at `commit`, when present and sound: a regular file reached through a link into
+  // this repo's blobs/ (or a plain file placed there by a no-symlink cache). Throws Error(Unsafe) for a link
+  // that leads elsewhere; nullopt when absent or dangling (the caller fetches it again).
+  std::optional<std::filesystem::path> snapshot_file(const std::string& commit, const std::string& path) const;
+
+  // A process-unique temp name for a download of `etag` (blobs/{etag}.{pid}-{n}.incomplete).
+  std::filesystem::path temp_blob(const std::string& etag) const;
+  // Moves a complete temp file to blobs/{etag} (an existing blob wins: same etag, same bytes) and links
+  // snapshots/{commit}/{path} to it; returns the snapshot path.
+  std::filesystem::path commit_blob(const std::filesystem::path& temp, const std::string& etag,
+                                    const std::string& commit, const std::string& path) const;
+  std::filesystem::path store_blob(std::string_view content, const std::string& etag, const std::string& commit,
+                                   const std::string& path) const;
+
+  std::optional<std::string> read_header(const std::string& etag) const;
+  void write_header(const std::string& etag, std::string_view prefix) const;
+  std::optional<std::string> read_info(const std::string& commit) const;
+  void write_info(const std::string& commit, std::string_view json) const;
+
+ private:
+  std::filesystem::path repo_;
+};
+
+// Server-supplied names that become file names: an etag is 40 or 64 lower-case hex once W/ and quotes are
+// stripped; a commit 40 hex. Throw Error(Network) "invalid etag/commit from server" otherwise (N14).
+std::string checked_etag(std::string_view raw, std::string_view source);
+std::string checked_commit(std::string_view raw, std::string_view source);
+
+}  // namespace ma

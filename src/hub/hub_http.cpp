@@ -1,0 +1,116 @@
+#include "hub/hub_http.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cmath>
+#include <thread>
+
+#include "core/error.h"
+#include "hub/hub_errors.h"
+
+namespace ma {
+namespace {
+
+constexpr int kMaxRedirects = 10;
+
+bool is_redirect(int status) {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+// Retry-After as delay-seconds (the HTTP-date form is treated as absent, like huggingface_hub); also the IETF
+// "RateLimit: ...;r=0;t=5" form the Hub sends.
+std::optional<double> retry_after(const HttpResponse& r) {
+  if (const std::string* ra = r.header("retry-after")) {
+    char* end = nullptr;
+    double v = std::strtod(ra->c_str(), &end);
+    if (end != ra->c_str() && *end == '\0' && v >= 0) return v;
+  }
+  if (const std::string* rl = r.header("ratelimit")) {
+    size_t rpos = rl->find(";r="), tpos = rl->find(";t=");
+    if (rpos != std::string::npos && tpos != std::string::npos && std::strtol(rl->c_str() + rpos + 3, nullptr, 10) == 0)
+      return std::strtod(rl->c_str() + tpos + 3, nullptr);
+  }
+  return std::nullopt;
+}
+
+void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
+
+}  // namespace
+
+const std::string* HubResult::hub_header(std::string_view lower_name) const {
+  const std::string* found = nullptr;
+  for (const auto& [name, value] : hub_headers)
+    if (name == lower_name) found = &value;
+  return found;
+}
+
+HubHttp::HubHttp(const HubSettings& settings)
+    : settings_(settings), endpoint_origin_(origin_of(settings.endpoint)), client_(settings.timeouts) {}
+
+HubResult HubHttp::follow(const std::string& start, HttpRequest request) {
+  HubResult result;
+  std::string url = start;
+  for (int hop = 0;; ++hop) {
+    const Origin origin = origin_of(url);
+    request.url = url;
+    // Credentials belong to the endpoint's exact origin: scheme, host and port (curl's rule, and httpx's).
+    request.authorization.clear();
+    if (settings_.send_token && origin == endpoint_origin_) request.authorization = "Bearer " + settings_.token->value;
+    HttpResponse r = client_.perform(request);
+    if (origin == endpoint_origin_) result.hub_headers = r.headers;
+    const std::string* location = r.header("location");
+    if (!is_redirect(r.status) || !location) {
+      result.response = std::move(r);
+      result.final_url = url;
+      return result;
+    }
+    if (hop + 1 >= kMaxRedirects) throw Error(ErrorKind::Network, redact_url(start), "", "too many redirects");
+    std::string next = resolve_url(url, *location);
+    const Origin to = origin_of(next);
+    if (origin.scheme == "https" && to.scheme != "https")
+      throw Error(ErrorKind::Network, redact_url(url), "Location",
+                  "insecure redirect to " + redact_url(next) + " (https to http)");
+    url = std::move(next);
+  }
+}
+
+HubResult HubHttp::fetch(const std::string& url, HttpRequest request, const HubTarget& target) {
+  bool delivered = false;
+  if (request.sink) {
+    auto inner = std::move(request.sink);
+    request.sink = [inner, &delivered](std::string_view chunk) {
+      delivered = true;
+      inner(chunk);
+    };
+  }
+  for (int attempt = 1;; ++attempt) {
+    const double backoff = std::min(settings_.backoff_base_s * std::pow(2.0, attempt - 1), 8.0);
+    HubResult r;
+    try {
+      r = follow(url, request);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Network || delivered || attempt > settings_.max_transport_retries) throw;
+      sleep_s(backoff);
+      continue;
+    }
+    const int status = r.response.status;
+    if (status >= 200 && status < 300) return r;
+    if (!retryable_status(status) || attempt > settings_.max_retries) throw_hub_error(r, target, settings_, attempt);
+    double wait = backoff;
+    if (status == 429) {
+      if (auto ra = retry_after(r.response)) {
+        // A wait beyond the cap is not worth hanging for: say when to come back instead (N6).
+        if (*ra + 1 > settings_.max_retry_wait_s)
+          throw Error(ErrorKind::Network, target.repo, "HTTP 429",
+                      "rate limited; the server asks to retry after " + std::to_string(static_cast<long>(*ra)) +
+                          " s (more than the " + std::to_string(static_cast<long>(settings_.max_retry_wait_s)) +
+                          " s cap)");
+        wait = *ra + 1;
+      }
+    }
+    sleep_s(wait);
+  }
+}
+
+}  // namespace ma

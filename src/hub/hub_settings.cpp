@@ -1,0 +1,137 @@
+#include "hub/hub_settings.h"
+
+#include <cstdlib>
+
+#include "core/error.h"
+#include "io/file_source.h"
+
+namespace fs = std::filesystem;
+
+namespace ma {
+namespace {
+
+// huggingface_hub's _clean_token: surrounding whitespace and newlines go; empty means none.
+std::optional<std::string> clean_token(std::string_view raw) {
+  while (!raw.empty() && (raw.front() == ' ' || raw.front() == '\t' || raw.front() == '\r' || raw.front() == '\n'))
+    raw.remove_prefix(1);
+  while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\r' || raw.back() == '\n'))
+    raw.remove_suffix(1);
+  if (raw.empty()) return std::nullopt;
+  return std::string(raw);
+}
+
+void check_token_characters(const HubToken& t) {
+  for (char c : t.value) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x21 || u > 0x7e)
+      throw Error(ErrorKind::Usage, "token from " + t.source, "",
+                  "invalid token characters (control, space or non-ASCII): not sent");
+  }
+}
+
+std::optional<HubToken> token_from_file(const fs::path& path, bool required) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    if (required) throw Error(ErrorKind::LocalIO, path.string(), "", "token file not found");
+    return std::nullopt;
+  }
+  auto value = clean_token(read_small_file(path, 4096));
+  if (!value) return std::nullopt;
+  return HubToken{*value, path.string()};
+}
+
+bool truthy(const std::optional<std::string>& v) {
+  return v && (*v == "1" || *v == "ON" || *v == "on" || *v == "true" || *v == "TRUE" || *v == "YES" || *v == "yes");
+}
+
+long timeout_from(const EnvLookup& env, const char* name, long fallback) {
+  auto v = env(name);
+  if (!v) return fallback;
+  char* end = nullptr;
+  double d = std::strtod(v->c_str(), &end);
+  if (end == v->c_str() || *end != '\0' || !(d >= 1 && d <= 3600))
+    throw Error(ErrorKind::Usage, name, "", "expected a number of seconds between 1 and 3600");
+  return static_cast<long>(d);
+}
+
+fs::path cache_root_from(const EnvLookup& env) {
+  if (auto v = env("HF_HUB_CACHE"); v && !v->empty()) return *v;
+  if (auto v = env("HUGGINGFACE_HUB_CACHE"); v && !v->empty()) return *v;
+  return fs::path(*env("HF_HOME")) / "hub";
+}
+
+}  // namespace
+
+std::optional<std::string> process_env(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v) return std::nullopt;
+  return std::string(v);
+}
+
+bool is_hugging_face_host(const std::string& endpoint) {
+  std::string_view rest = endpoint;
+  if (rest.rfind("https://", 0) != 0) return false;
+  rest.remove_prefix(8);
+  std::string_view host = rest.substr(0, rest.find_first_of("/:"));
+  for (std::string_view base : {"huggingface.co", "hf.co"}) {
+    if (host == base) return true;
+    if (host.size() > base.size() + 1 && host.substr(host.size() - base.size()) == base &&
+        host[host.size() - base.size() - 1] == '.')
+      return true;
+  }
+  return false;
+}
+
+HubSettings hub_settings(const HubFlags& flags, const EnvLookup& env_in) {
+  // HF_HOME's default depends on XDG_CACHE_HOME and HOME, like huggingface_hub.constants.
+  EnvLookup env = [&](const char* name) -> std::optional<std::string> {
+    auto v = env_in(name);
+    if (v || std::string_view(name) != "HF_HOME") return v;
+    if (auto xdg = env_in("XDG_CACHE_HOME"); xdg && !xdg->empty()) return *xdg + "/huggingface";
+    return env_in("HOME").value_or("/tmp") + "/.cache/huggingface";
+  };
+  HubSettings s;
+  if (auto e = env("HF_ENDPOINT"); e && !e->empty()) {
+    s.endpoint = *e;
+    while (!s.endpoint.empty() && s.endpoint.back() == '/') s.endpoint.pop_back();
+    if (s.endpoint.rfind("https://", 0) != 0 && s.endpoint.rfind("http://", 0) != 0)
+      throw Error(ErrorKind::Usage, "HF_ENDPOINT", "", "must start with https:// or http://");
+    if (s.endpoint.find('@') != std::string::npos || s.endpoint.find('?') != std::string::npos)
+      throw Error(ErrorKind::Usage, "HF_ENDPOINT", "", "credentials or a query string in the endpoint URL");
+  }
+  s.offline = flags.offline || truthy(env("HF_HUB_OFFLINE")) || truthy(env("TRANSFORMERS_OFFLINE"));
+  s.cache_root = cache_root_from(env);
+  s.timeouts.connect_s = timeout_from(env, "HF_HUB_ETAG_TIMEOUT", 10);
+  s.timeouts.stall_s = timeout_from(env, "HF_HUB_DOWNLOAD_TIMEOUT", 10);
+
+  // Lookup order of huggingface_hub's get_token, with --token first (T6).
+  bool explicit_token = false;
+  if (flags.token) {
+    explicit_token = true;
+    if (auto v = clean_token(*flags.token)) s.token = HubToken{*v, "--token"};
+    if (s.token)
+      s.warnings.push_back("a token on the command line is visible to other users (ps, shell history); "
+                           "prefer HF_TOKEN or --token-file");
+  } else if (flags.token_file) {
+    explicit_token = true;
+    s.token = token_from_file(*flags.token_file, true);
+  } else if (auto v = env("HF_TOKEN"); v && clean_token(*v)) {
+    s.token = HubToken{*clean_token(*v), "HF_TOKEN"};
+  } else if (auto legacy = env("HUGGING_FACE_HUB_TOKEN"); legacy && clean_token(*legacy)) {
+    s.token = HubToken{*clean_token(*legacy), "HUGGING_FACE_HUB_TOKEN"};
+  } else {
+    fs::path file = env("HF_TOKEN_PATH").value_or((fs::path(*env("HF_HOME")) / "token").string());
+    s.token = token_from_file(file, false);
+  }
+  if (s.token) check_token_characters(*s.token);
+
+  // The token is for Hugging Face. Another endpoint (a mirror, a test server) gets it only when the user
+  // says so: explicitly passed, or --trust-endpoint (N21).
+  s.send_token = s.token && (is_hugging_face_host(s.endpoint) || explicit_token || flags.trust_endpoint);
+  if (s.token && !s.send_token)
+    s.warnings.push_back("the token from " + s.token->source + " is not sent to " + s.endpoint +
+                         " (not a Hugging Face host); pass --trust-endpoint to send it");
+  return s;
+}
+
+}  // namespace ma

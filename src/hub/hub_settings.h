@@ -1,0 +1,53 @@
+// Where the Hub is, who we are and what we may do, from flags and the environment variables huggingface_hub
+// reads (HF_ENDPOINT, HF_TOKEN, HUGGING_FACE_HUB_TOKEN, HF_TOKEN_PATH, HF_HOME, HF_HUB_CACHE, XDG_CACHE_HOME,
+// HF_HUB_OFFLINE, HF_HUB_ETAG_TIMEOUT, HF_HUB_DOWNLOAD_TIMEOUT), so both tools agree on a machine.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "net/http_client.h"
+
+namespace ma {
+
+struct HubToken {
+  std::string value;   // never printed, logged, exported or put in an error
+  std::string source;  // what may be shown instead: "--token", "HF_TOKEN", "/root/.cache/huggingface/token"
+};
+
+// Command-line choices; unset fields fall back to the environment.
+struct HubFlags {
+  std::optional<std::string> token;       // --token ("" disables the implicit token)
+  std::optional<std::string> token_file;  // --token-file
+  bool trust_endpoint = false;            // --trust-endpoint: send the token to a non-Hugging Face HF_ENDPOINT
+  bool offline = false;                   // --offline (or HF_HUB_OFFLINE=1)
+};
+
+struct HubSettings {
+  std::string endpoint = "https://huggingface.co";  // no trailing slash
+  std::optional<HubToken> token;
+  bool send_token = false;  // the token may go to the endpoint's origin (and only there)
+  bool offline = false;
+  std::filesystem::path cache_root;  // the hub cache: $HF_HUB_CACHE or $HF_HOME/hub
+  HttpTimeouts timeouts;
+  int max_retries = 5;               // per request, for 408/429/5xx answers
+  int max_transport_retries = 2;     // refused, reset, timed out: a dead network is not waited out for 23 s
+  double max_retry_wait_s = 60;      // cap on Retry-After (the Hub client has none)
+  double backoff_base_s = 1;         // 1, 2, 4, 8, 8 s
+  unsigned parallel_requests = 16;   // header range reads and small files in flight
+  std::vector<std::string> warnings;  // e.g. a token on the command line, a token withheld from an endpoint
+};
+
+using EnvLookup = std::function<std::optional<std::string>(const char*)>;
+std::optional<std::string> process_env(const char* name);
+
+// Throws Error(Usage) for a token with control or non-ASCII characters (header injection) and for a bad
+// HF_ENDPOINT; Error(LocalIO) for an unreadable --token-file.
+HubSettings hub_settings(const HubFlags& flags, const EnvLookup& env = process_env);
+
+// True for https://huggingface.co, https://hf.co and their subdomains: hosts the token is meant for.
+bool is_hugging_face_host(const std::string& endpoint);
+
+}  // namespace ma

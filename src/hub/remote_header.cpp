@@ -1,0 +1,109 @@
+#include "hub/remote_header.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/error.h"
+#include "formats/safetensors.h"
+#include "hub/hub_cache.h"
+
+namespace ma {
+namespace {
+
+std::optional<uint64_t> parse_u64(const std::string* s) {
+  if (!s || s->empty()) return std::nullopt;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(s->c_str(), &end, 10);
+  if (*end != '\0' || s->front() == '-') return std::nullopt;
+  return v;
+}
+
+// "bytes first-last/total": the first byte and the total, checked against what was asked.
+struct ContentRange {
+  uint64_t first = 0, total = 0;
+};
+std::optional<ContentRange> parse_content_range(const std::string* s) {
+  if (!s || s->rfind("bytes ", 0) != 0) return std::nullopt;
+  const char* p = s->c_str() + 6;
+  char* end = nullptr;
+  ContentRange cr;
+  cr.first = std::strtoull(p, &end, 10);
+  const char* slash = std::strchr(end, '/');
+  if (!slash || slash[1] == '*') return std::nullopt;
+  cr.total = std::strtoull(slash + 1, &end, 10);
+  if (*end != '\0') return std::nullopt;
+  return cr;
+}
+
+// The file size as the server states it: Content-Range's total for a 206, else X-Linked-Size or
+// Content-Length of the full body.
+uint64_t stated_size(const HubResult& r, const std::string& where) {
+  if (r.response.status == 206) {
+    auto cr = parse_content_range(r.response.header("content-range"));
+    if (!cr) throw Error(ErrorKind::Network, where, "Content-Range", "missing or malformed in a 206 answer");
+    return cr->total;
+  }
+  if (auto n = parse_u64(r.hub_header("x-linked-size"))) return *n;
+  if (auto n = parse_u64(r.response.header("content-length"))) return *n;
+  throw Error(ErrorKind::Network, where, "Content-Length", "the server states no file size");
+}
+
+// One ranged GET; returns the body (at most last-first+1 bytes even when the range is ignored).
+HubResult get_range(HubHttp& http, const std::string& url, uint64_t first, uint64_t last, const HubTarget& t) {
+  HttpRequest req;
+  req.range = ByteRange{first, last};
+  req.max_body = last - first + 1;
+  HubResult r = http.fetch(url, std::move(req), t);
+  if (r.response.status == 206) {
+    auto cr = parse_content_range(r.response.header("content-range"));
+    if (!cr || cr->first != first)
+      throw Error(ErrorKind::Network, t.repo + "/" + t.file, "Content-Range",
+                  "the server answered another range than the one asked for");
+  } else if (first != 0) {
+    // A 200 to a follow-up range carries the file from byte 0: not what we asked for.
+    throw Error(ErrorKind::Network, t.repo + "/" + t.file, "Range",
+                "the server ignores Range; a header larger than the first read cannot be fetched");
+  }
+  return r;
+}
+
+}  // namespace
+
+uint64_t header_guess(uint64_t tensor_count, uint64_t name_bytes) {
+  // Per entry: quotes, colon and comma (4), {"dtype":"BF16","shape":[..],"data_offsets":[..,..]} with up to
+  // three 6-digit dims and two 12-digit offsets (~76); plus __metadata__ and the 8-byte prefix.
+  return 8 + 256 + name_bytes + tensor_count * 80;
+}
+
+RemoteHeader fetch_safetensors_header(HubHttp& http, const std::string& url, uint64_t first_guess,
+                                      std::optional<uint64_t> expected_size, const HubTarget& target) {
+  const std::string where = target.repo + "/" + target.file;
+  if (expected_size && first_guess > *expected_size) first_guess = *expected_size;
+  if (first_guess < 8) first_guess = 8;
+  HubResult r = get_range(http, url, 0, first_guess - 1, target);
+  RemoteHeader out;
+  out.file_size = stated_size(r, where);
+  if (expected_size && *expected_size != out.file_size)
+    throw Error(ErrorKind::Network, where, "size",
+                "the server states " + std::to_string(out.file_size) + " bytes, the file list " +
+                    std::to_string(*expected_size));
+  if (const std::string* e = r.hub_header("x-linked-etag")) out.etag = checked_etag(*e, where);
+  else if (const std::string* e2 = r.hub_header("etag")) out.etag = checked_etag(*e2, where);
+  out.prefix = std::move(r.response.body);
+  if (out.prefix.size() < 8 && out.prefix.size() < out.file_size)
+    throw Error(ErrorKind::Network, where, "body", "truncated: fewer bytes than the 8-byte length prefix");
+  const uint64_t n = safetensors_header_length(std::string_view(out.prefix).substr(0, 64), out.file_size, where);
+  const uint64_t need = 8 + n;
+  if (out.prefix.size() < need) {
+    if (out.prefix.size() < first_guess && out.prefix.size() < out.file_size)
+      throw Error(ErrorKind::Network, where, "body", "truncated: the server sent fewer bytes than asked for");
+    HubResult more = get_range(http, url, out.prefix.size(), need - 1, target);
+    out.prefix += more.response.body;
+    if (out.prefix.size() < need)
+      throw Error(ErrorKind::Network, where, "body", "truncated: the header ends before its declared length");
+  }
+  out.prefix.resize(need);
+  return out;
+}
+
+}  // namespace ma

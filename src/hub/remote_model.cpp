@@ -1,0 +1,262 @@
+#include "hub/remote_model.h"
+
+#include <array>
+#include <mutex>
+
+#include "core/error.h"
+#include "core/parallel.h"
+#include "formats/safetensors_index.h"
+#include "hub/hub_cache.h"
+#include "hub/hub_http.h"
+#include "hub/remote_header.h"
+#include "io/file_source.h"
+
+namespace fs = std::filesystem;
+
+namespace ma {
+namespace {
+
+constexpr std::array<std::string_view, 6> kModelFiles = {
+    "config.json",          "generation_config.json", "model.safetensors.index.json", "pytorch_model.bin.index.json",
+    "hf_quant_config.json", "quantize_config.json"};
+constexpr std::array<std::string_view, 6> kTokenizerFiles = {
+    "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja",
+    "chat_template.json", "quant_config.json"};
+constexpr uint64_t kMaxSmallFile = 64ull << 20;
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool top_level(std::string_view path) { return path.find('/') == std::string_view::npos; }
+
+// Everything one analysis needs from the Hub, with or without a network.
+class Assembler {
+ public:
+  Assembler(const RepoRef& ref, const HubSettings& settings, const RemoteOptions& options, HubHttp* http)
+      : ref_(ref), settings_(settings), options_(options), http_(http), cache_(settings.cache_root, ref.id) {}
+
+  RemoteModel online() {
+    std::string body = fetch_info();
+    RemoteModel m;
+    m.info = parse_model_info(body, "model info of " + ref_.id);
+    cache_.write_info(m.info.commit, body);
+    if (!is_commit_hash(ref_.revision)) cache_.write_ref(ref_.revision, m.info.commit);
+    assemble(m);
+    return m;
+  }
+
+  RemoteModel cached(const std::string& why) {
+    std::string commit = is_commit_hash(ref_.revision) ? ref_.revision : cache_.read_ref(ref_.revision).value_or("");
+    if (commit.empty())
+      throw Error(ErrorKind::NotFound, ref_.id + "@" + ref_.revision, "", "not in the cache and " + why);
+    auto body = cache_.read_info(commit);
+    if (!body)
+      throw Error(ErrorKind::NotFound, ref_.id + "@" + ref_.revision, "",
+                  "its file list is not in the cache (analysed by another tool?) and " + why);
+    RemoteModel m;
+    m.info = parse_model_info(std::move(*body), (cache_.repo_dir() / "modelanalyzer/info").string());
+    assemble(m);
+    if (!missing_.empty()) {
+      std::string list;
+      for (const std::string& f : missing_) list += (list.empty() ? "" : ", ") + f;
+      throw Error(ErrorKind::NotFound, ref_.id + "@" + ref_.revision, "", why + "; not in the cache: " + list);
+    }
+    return m;
+  }
+
+ private:
+  std::string fetch_info() {
+    std::string url = settings_.endpoint + "/api/models/" + ref_.id + "/revision/" + url_quote(ref_.revision, false) +
+                      "?blobs=true";
+    HttpRequest req;
+    req.max_body = kMaxSmallFile;
+    HubResult r = http_->fetch(url, std::move(req), {ref_.id, ref_.revision, ""});
+    if (r.response.capped) throw Error(ErrorKind::Limit, ref_.id, "model info", "larger than 64 MiB");
+    return std::move(r.response.body);
+  }
+
+  std::string resolve_url(const std::string& commit, const std::string& path) const {
+    return settings_.endpoint + "/" + ref_.id + "/resolve/" + commit + "/" + url_quote(path, true);
+  }
+
+  // A small file into the cache snapshot (or found there); false when offline and absent.
+  bool small_file(const HubModelInfo& info, const RepoFile& f, RemoteStats& stats) {
+    if (cache_.snapshot_file(info.commit, f.path)) {
+      std::lock_guard lock(mutex_);
+      ++stats.files_cached;
+      return true;
+    }
+    if (!http_) return false;
+    HttpRequest req;
+    req.max_body = kMaxSmallFile;
+    HubTarget t{ref_.id, info.commit, f.path};
+    HubResult r = http_->fetch(resolve_url(info.commit, f.path), std::move(req), t);
+    const std::string where = ref_.id + "/" + f.path;
+    if (r.response.capped) throw Error(ErrorKind::Limit, where, "", "larger than 64 MiB");
+    if (f.size && r.response.body.size() != *f.size)
+      throw Error(ErrorKind::Network, where, "body",
+                  "consistency check failed: expected " + std::to_string(*f.size) + " bytes, received " +
+                      std::to_string(r.response.body.size()));
+    const std::string* commit = r.hub_header("x-repo-commit");
+    if (commit && checked_commit(*commit, where) != info.commit)
+      throw Error(ErrorKind::Network, where, "X-Repo-Commit", "the server answered for another commit");
+    const std::string* etag = r.hub_header("x-linked-etag");
+    if (!etag) etag = r.hub_header("etag");
+    if (!etag) throw Error(ErrorKind::Network, where, "ETag", "incomplete metadata from server: no etag");
+    cache_.store_blob(r.response.body, checked_etag(*etag, where), info.commit, f.path);
+    std::lock_guard lock(mutex_);
+    ++stats.files_downloaded;
+    return true;
+  }
+
+  // The weight files whose headers the analysis reads, with a first-read guess for each.
+  struct WeightFile {
+    const RepoFile* file;
+    uint64_t guess = kUnknownHeaderGuess;
+  };
+
+  std::vector<WeightFile> weight_files(const HubModelInfo& info, const LocalModelFiles& files) {
+    std::vector<WeightFile> out;
+    if (files.index && !files.index_is_pytorch) {
+      SafetensorsIndex idx = parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes), files.index->string());
+      std::vector<uint64_t> count(idx.shards.size()), name_bytes(idx.shards.size());
+      for (const auto& [name, shard] : idx.weight_map) {
+        ++count[shard];
+        name_bytes[shard] += name.size();
+      }
+      for (size_t s = 0; s < idx.shards.size(); ++s) {
+        const RepoFile* f = info.file(idx.shards[s]);
+        if (!f) throw Error(ErrorKind::NotFound, files.index->string(), "shard " + idx.shards[s],
+                            "named by the index but not in the repository");
+        out.push_back({f, header_guess(count[s], name_bytes[s])});
+      }
+      return out;
+    }
+    if (files.index) return out;  // a PyTorch index: names only
+    // Unsharded: top-level .safetensors files, PEFT adapter weights only when nothing else is there.
+    std::vector<WeightFile> adapters;
+    for (const RepoFile& f : info.files)
+      if (top_level(f.path) && ends_with(f.path, ".safetensors"))
+        (f.path.rfind("adapter_", 0) == 0 ? adapters : out).push_back({&f});
+    return out.empty() ? adapters : out;
+  }
+
+  // The header of one weight file: the file itself when a full download is in the snapshot, else the header
+  // cache, else one or two range requests. False when offline and absent.
+  bool header(const HubModelInfo& info, const WeightFile& w, LocalModelFiles& files, RemoteStats& stats) {
+    const RepoFile& f = *w.file;
+    if (cache_.snapshot_file(info.commit, f.path)) return true;  // read from disk like any local model
+    std::optional<std::string> prefix;
+    if (!f.lfs_sha256.empty()) prefix = cache_.read_header(f.lfs_sha256);
+    FetchedHeader h{f.path, "", f.size.value_or(0)};
+    if (prefix && f.size) {
+      h.prefix = std::move(*prefix);
+      std::lock_guard lock(mutex_);
+      ++stats.headers_cached;
+    } else {
+      if (!http_) return false;
+      RemoteHeader rh = fetch_safetensors_header(*http_, resolve_url(info.commit, f.path), w.guess, f.size,
+                                                 {ref_.id, info.commit, f.path});
+      if (!f.lfs_sha256.empty() && !rh.etag.empty() && rh.etag != f.lfs_sha256)
+        throw Error(ErrorKind::Network, ref_.id + "/" + f.path, "X-Linked-Etag",
+                    "the file changed between the listing and the read (etag differs); run again");
+      const std::string& key = f.lfs_sha256.empty() ? rh.etag : f.lfs_sha256;
+      if (key.size() == 64) cache_.write_header(key, rh.prefix);
+      h.prefix = std::move(rh.prefix);
+      h.file_size = rh.file_size;
+      std::lock_guard lock(mutex_);
+      ++stats.headers_fetched;
+    }
+    std::lock_guard lock(mutex_);
+    stats.header_bytes += h.prefix.size();
+    files.fetched_headers.push_back(std::move(h));
+    return true;
+  }
+
+  void note_missing(std::string what) {
+    std::lock_guard lock(mutex_);
+    missing_.push_back(std::move(what));
+  }
+
+  void assemble(RemoteModel& m) {
+    const HubModelInfo& info = m.info;
+    std::vector<const RepoFile*> small;
+    for (const RepoFile& f : info.files)
+      if (is_analysis_file(f.path, options_.skip_tokenizer)) small.push_back(&f);
+    parallel_for_threads(small.size(), settings_.parallel_requests, [&](size_t i) {
+      if (!small_file(info, *small[i], m.stats)) note_missing(small[i]->path);
+    });
+
+    LocalModelFiles& files = m.files;
+    files.root = cache_.snapshot_dir(info.commit);
+    files.display_name = ref_.id + (ref_.explicit_revision ? "@" + ref_.revision : "");
+    auto present = [&](std::string_view name) { return cache_.snapshot_file(info.commit, std::string(name)); };
+    if (auto p = present("config.json")) files.config = *p;
+    if (auto p = present("model.safetensors.index.json")) {
+      files.index = *p;
+    } else if (auto q = present("pytorch_model.bin.index.json")) {
+      files.index = *q;
+      files.index_is_pytorch = true;
+    }
+    if (!files.index)
+      for (const RepoFile& f : info.files)
+        if (top_level(f.path))
+          for (std::string_view ext : {".bin", ".pt", ".pth", ".gguf", ".onnx"})
+            if (ends_with(f.path, ext)) files.unread_weights.push_back(files.root / f.path);
+
+    std::vector<WeightFile> weights = weight_files(info, files);
+    parallel_for_threads(weights.size(), settings_.parallel_requests, [&](size_t i) {
+      if (!header(info, weights[i], files, m.stats)) note_missing("header of " + weights[i].file->path);
+    });
+    if (!files.index)
+      for (const WeightFile& w : weights) files.safetensors.push_back(files.root / w.file->path);
+    if (!files.config && !files.index && files.safetensors.empty() && missing_.empty())
+      throw Error(ErrorKind::NotFound, files.display_name, "", "the repository holds no config.json, index or .safetensors file");
+    if (http_) {
+      m.stats.requests = http_->client().requests();
+      m.stats.bytes_received = http_->client().bytes_received();
+    }
+  }
+
+  const RepoRef& ref_;
+  const HubSettings& settings_;
+  const RemoteOptions& options_;
+  HubHttp* http_;
+  HubCache cache_;
+  std::mutex mutex_;
+  std::vector<std::string> missing_;
+};
+
+}  // namespace
+
+bool is_analysis_file(std::string_view path, bool skip_tokenizer) {
+  for (std::string_view f : kModelFiles)
+    if (path == f) return true;
+  if (!skip_tokenizer)
+    for (std::string_view f : kTokenizerFiles)
+      if (path == f) return true;
+  return false;
+}
+
+RemoteModel open_remote_model(const RepoRef& ref, const HubSettings& settings, const RemoteOptions& options) {
+  if (settings.offline) return Assembler(ref, settings, options, nullptr).cached("offline (HF_HUB_OFFLINE)");
+  HubHttp http(settings);
+  try {
+    return Assembler(ref, settings, options, &http).online();
+  } catch (const Error& e) {
+    // The Hub is unreachable or failing, not refusing: a cached snapshot of the revision still answers.
+    if (e.kind() != ErrorKind::Network) throw;
+    RemoteModel m;
+    try {
+      m = Assembler(ref, settings, options, nullptr).cached("the Hub is unreachable");
+    } catch (const Error&) {
+      throw e;
+    }
+    m.warnings.push_back(std::string("the Hub could not be reached (") + e.what() + "); using the cached snapshot " +
+                         m.info.commit);
+    return m;
+  }
+}
+
+}  // namespace ma

@@ -1,0 +1,44 @@
+// A model on the Hub made ready for analysis without its weights: the model info (commit, files, metadata),
+// the small files the analysis reads (config, tokenizer, index, quantization configs) in the shared cache,
+// and every safetensors header by range requests — from the cache when an earlier run fetched them. With
+// HF_HUB_OFFLINE everything comes from the cache, or the error lists what is missing; when the Hub cannot be
+// reached and the cache holds the revision, the cached snapshot is used with a warning.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/model_files.h"
+#include "hub/hub_settings.h"
+#include "hub/model_info.h"
+#include "hub/repo_ref.h"
+
+namespace ma {
+
+struct RemoteOptions {
+  bool skip_tokenizer = false;
+};
+
+struct RemoteStats {
+  uint64_t requests = 0;
+  uint64_t bytes_received = 0;
+  uint64_t files_downloaded = 0;
+  uint64_t files_cached = 0;
+  uint64_t headers_fetched = 0;
+  uint64_t headers_cached = 0;
+  uint64_t header_bytes = 0;  // sum of 8 + N over the weight files
+};
+
+struct RemoteModel {
+  LocalModelFiles files;  // root: the snapshot folder in the cache
+  HubModelInfo info;
+  RemoteStats stats;
+  std::vector<std::string> warnings;
+};
+
+RemoteModel open_remote_model(const RepoRef& ref, const HubSettings& settings, const RemoteOptions& options = {});
+
+// The files the analysis reads besides weights; everything else in a repo is left on the Hub.
+bool is_analysis_file(std::string_view path, bool skip_tokenizer);
+
+}  // namespace ma

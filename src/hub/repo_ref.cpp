@@ -1,0 +1,167 @@
+#include "hub/repo_ref.h"
+
+#include <cctype>
+
+#include "core/error.h"
+
+namespace ma {
+namespace {
+
+bool id_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+}
+
+std::string_view strip_prefix(std::string_view s, std::string_view prefix) {
+  return s.rfind(prefix, 0) == 0 ? s.substr(prefix.size()) : std::string_view();
+}
+
+// "https://huggingface.co/org/name[/tree/rev|/blob/rev/...|/resolve/rev/...]" -> "org/name", rev.
+std::optional<RepoRef> parse_hub_url(std::string_view arg) {
+  std::string_view rest;
+  for (std::string_view host : {"https://huggingface.co/", "http://huggingface.co/", "https://hf.co/",
+                                "huggingface.co/", "hf.co/"})
+    if (!(rest = strip_prefix(arg, host)).empty()) break;
+  if (rest.empty()) return std::nullopt;
+  if (rest.find('@') != std::string_view::npos && rest.find(':') != std::string_view::npos)
+    throw Error(ErrorKind::Usage, "model id", "", "credentials in a URL are not accepted; use HF_TOKEN");
+  RepoRef ref;
+  size_t cut = rest.find_first_of("?#");
+  rest = rest.substr(0, cut);
+  size_t first = rest.find('/');
+  size_t second = first == std::string_view::npos ? first : rest.find('/', first + 1);
+  ref.id = std::string(rest.substr(0, second));
+  if (second != std::string_view::npos) {
+    std::string_view tail = rest.substr(second + 1);
+    for (std::string_view kind : {"tree/", "blob/", "resolve/"}) {
+      std::string_view rev = strip_prefix(tail, kind);
+      if (rev.empty()) continue;
+      // The revision is one segment here (a branch with a slash must be given as id@rev).
+      ref.revision = std::string(rev.substr(0, rev.find('/')));
+      ref.explicit_revision = true;
+    }
+  }
+  while (!ref.id.empty() && ref.id.back() == '/') ref.id.pop_back();
+  return ref;
+}
+
+}  // namespace
+
+bool is_commit_hash(std::string_view s) {
+  if (s.size() != 40) return false;
+  for (char c : s)
+    if (!std::isxdigit(static_cast<unsigned char>(c)) || std::isupper(static_cast<unsigned char>(c)))
+      return false;
+  return true;
+}
+
+void validate_repo_id(std::string_view id) {
+  auto bad = [&](const std::string& why) {
+    throw Error(ErrorKind::Usage, "model id '" + std::string(id.substr(0, 120)) + "'", "", why);
+  };
+  if (id.empty()) bad("empty repo id");
+  if (id.size() > 96) bad("repo id longer than 96 characters");
+  if (id.find("--") != std::string_view::npos || id.find("..") != std::string_view::npos)
+    bad("'--' and '..' are not allowed in a repo id");
+  size_t slashes = 0;
+  for (size_t i = 0; i < id.size(); ++i) {
+    char c = id[i];
+    if (c == '/') {
+      if (++slashes > 1 || i == 0 || i + 1 == id.size()) bad("a repo id is 'name' or 'org/name'");
+      continue;
+    }
+    if (!id_char(c)) bad("a repo id holds only letters, digits, '-', '_' and '.'");
+  }
+  for (size_t start = 0; start < id.size();) {
+    size_t end = id.find('/', start);
+    std::string_view part = id.substr(start, end == std::string_view::npos ? id.npos : end - start);
+    if (part.front() == '-' || part.front() == '.' || part.back() == '-' || part.back() == '.')
+      bad("a repo id part cannot start or end with '-' or '.'");
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+}
+
+void validate_revision(std::string_view revision) {
+  auto bad = [&](const std::string& why) { throw Error(ErrorKind::Usage, "revision", "", why); };
+  if (revision.empty()) bad("empty revision");
+  if (revision.size() > 255) bad("revision longer than 255 characters");
+  for (char c : revision)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\\') bad("control character or '\\'");
+  // It becomes refs/{revision} in the cache: no segment may climb out of it.
+  for (size_t start = 0;;) {
+    size_t end = revision.find('/', start);
+    std::string_view part = revision.substr(start, end == std::string_view::npos ? revision.npos : end - start);
+    if (part.empty() || part == "." || part == "..") bad("'" + std::string(revision) + "' has an empty, '.' or '..' segment");
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+}
+
+void validate_repo_filename(std::string_view path, std::string_view source) {
+  auto bad = [&](const std::string& why) {
+    throw Error(ErrorKind::Unsafe, std::string(source), "file '" + std::string(path.substr(0, 200)) + "'",
+                "invalid repo filename: " + why);
+  };
+  if (path.empty()) bad("empty");
+  if (path.size() > 1024) bad("longer than 1024 characters");
+  if (path.front() == '/' || path.front() == '\\') bad("absolute path");
+  if (path.size() >= 2 && path[1] == ':') bad("drive path");
+  for (char c : path)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) bad("control character");
+  for (size_t start = 0;;) {
+    size_t end = path.find_first_of("/\\", start);
+    std::string_view part = path.substr(start, end == std::string_view::npos ? path.npos : end - start);
+    if (part.empty() || part == "." || part == "..") bad("empty, '.' or '..' segment");
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+}
+
+std::optional<RepoRef> parse_repo_ref(std::string_view arg) {
+  std::optional<RepoRef> ref = parse_hub_url(arg);
+  if (!ref) {
+    if (arg.empty() || arg.find("://") != std::string_view::npos) return std::nullopt;
+    // Local-looking paths are never repo ids.
+    if (arg.front() == '.' || arg.front() == '/' || arg.front() == '~') return std::nullopt;
+    ref.emplace();
+    size_t at = arg.find('@');
+    ref->id = std::string(arg.substr(0, at));
+    if (at != std::string_view::npos) {
+      ref->revision = std::string(arg.substr(at + 1));
+      ref->explicit_revision = true;
+    }
+    // Anything with characters no repo id has (spaces, a file extension path) is left to the local lookup.
+    for (char c : ref->id)
+      if (!id_char(c) && c != '/') return std::nullopt;
+  }
+  validate_repo_id(ref->id);
+  validate_revision(ref->revision);
+  return ref;
+}
+
+std::string url_quote(std::string_view s, bool keep_slash) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
+      out += c;
+    } else {
+      out += '%';
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    }
+  }
+  return out;
+}
+
+std::string repo_folder_name(std::string_view id) {
+  std::string out = "models--";
+  for (char c : id) {
+    if (c == '/') out += "--";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace ma

@@ -1,0 +1,198 @@
+#include "net/http_client.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <exception>
+
+#include "core/error.h"
+
+namespace ma {
+namespace {
+
+struct Transfer {
+  const HttpRequest* request;
+  HttpResponse* response;
+  CURL* handle;
+  std::exception_ptr sink_error;
+  int to_sink = -1;  // decided at the first body byte: only a 2xx body goes to the sink
+};
+
+constexpr uint64_t kMaxErrorBody = 64 << 10;
+
+void init_curl_once() {
+  static const CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+  if (rc != CURLE_OK) throw Error(ErrorKind::Internal, "libcurl", "", "curl_global_init failed");
+}
+
+size_t on_header(char* data, size_t size, size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  std::string_view line(data, size * count);
+  // A new status line (after a 100 Continue, say) starts a new header block.
+  if (line.rfind("HTTP/", 0) == 0) t->response->headers.clear();
+  size_t colon = line.find(':');
+  if (colon != std::string_view::npos) {
+    std::string name(line.substr(0, colon));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
+      value.remove_suffix(1);
+    t->response->headers.emplace_back(std::move(name), std::string(value));
+  }
+  return size * count;
+}
+
+bool status_is_success(const Transfer& t) {
+  long status = 0;
+  curl_easy_getinfo(t.handle, CURLINFO_RESPONSE_CODE, &status);
+  return status >= 200 && status < 300;
+}
+
+size_t on_body(char* data, size_t size, size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const size_t n = size * count;
+  HttpResponse& r = *t->response;
+  if (t->to_sink < 0) {
+    long status = 0;
+    curl_easy_getinfo(t->handle, CURLINFO_RESPONSE_CODE, &status);
+    t->to_sink = t->request->sink && status >= 200 && status < 300;
+  }
+  // Error and redirect bodies are kept (small) for the message; never streamed into a download.
+  const uint64_t cap = t->to_sink || status_is_success(*t) ? t->request->max_body : kMaxErrorBody;
+  const uint64_t room = cap - std::min(cap, r.body_bytes);
+  const size_t keep = n <= room ? n : static_cast<size_t>(room);
+  std::string_view chunk(data, keep);
+  if (t->to_sink) {
+    try {
+      t->request->sink(chunk);
+    } catch (...) {
+      t->sink_error = std::current_exception();
+      return 0;  // aborts the transfer
+    }
+  } else {
+    r.body.append(chunk);
+  }
+  r.body_bytes += keep;
+  if (keep < n) {
+    r.capped = true;
+    return 0;  // enough: stop receiving (CURLE_WRITE_ERROR, expected)
+  }
+  return n;
+}
+
+std::string transport_reason(CURLcode rc) {
+  switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+      return "could not resolve host";
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      return "could not resolve proxy";
+    case CURLE_COULDNT_CONNECT:
+      return "could not connect (refused or unreachable)";
+    case CURLE_OPERATION_TIMEDOUT:
+      return "timed out";
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CERTPROBLEM:
+      return "TLS error: " + std::string(curl_easy_strerror(rc));
+    case CURLE_PARTIAL_FILE:
+      return "connection closed before the whole body arrived";
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+      return "connection reset";
+    default:
+      return curl_easy_strerror(rc);
+  }
+}
+
+}  // namespace
+
+const std::string* HttpResponse::header(std::string_view lower_name) const {
+  const std::string* found = nullptr;
+  for (const auto& [name, value] : headers)
+    if (name == lower_name) found = &value;
+  return found;
+}
+
+std::string redact_url(std::string_view url) {
+  size_t cut = url.find_first_of("?#");
+  return std::string(url.substr(0, cut));
+}
+
+HttpClient::HttpClient(HttpTimeouts timeouts) : timeouts_(timeouts) { init_curl_once(); }
+
+HttpClient::~HttpClient() {
+  for (void* h : idle_) curl_easy_cleanup(static_cast<CURL*>(h));
+}
+
+void* HttpClient::acquire() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!idle_.empty()) {
+      void* h = idle_.back();
+      idle_.pop_back();
+      return h;
+    }
+  }
+  CURL* h = curl_easy_init();
+  if (!h) throw Error(ErrorKind::Internal, "libcurl", "", "curl_easy_init failed");
+  return h;
+}
+
+void HttpClient::release(void* handle) {
+  std::lock_guard lock(mutex_);
+  idle_.push_back(handle);
+}
+
+HttpResponse HttpClient::perform(const HttpRequest& request) {
+  CURL* h = static_cast<CURL*>(acquire());
+  curl_easy_reset(h);  // keeps the connection cache, clears the previous request's options
+  HttpResponse response;
+  Transfer t{&request, &response, h, nullptr};
+  std::string range;
+  if (request.range) range = std::to_string(request.range->first) + "-" + std::to_string(request.range->last);
+  curl_slist* headers = curl_slist_append(nullptr, "Accept-Encoding: identity");
+  headers = curl_slist_append(headers, "User-Agent: modelanalyzer/" MA_VERSION);
+  std::string auth;
+  if (!request.authorization.empty()) {
+    auth = "Authorization: " + request.authorization;
+    headers = curl_slist_append(headers, auth.c_str());
+  }
+  curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, timeouts_.connect_s);
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, timeouts_.stall_s);
+  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+  if (request.head) curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+  if (!range.empty()) curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
+
+  CURLcode rc = curl_easy_perform(h);
+  long status = 0;
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  curl_off_t header_bytes = 0, body_bytes = 0;
+  curl_easy_getinfo(h, CURLINFO_HEADER_SIZE, &header_bytes);
+  curl_easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &body_bytes);
+  curl_slist_free_all(headers);
+  requests_.fetch_add(1);
+  bytes_.fetch_add(static_cast<uint64_t>(header_bytes + body_bytes));
+  // A transfer we stopped on purpose leaves a connection mid-body: drop the handle rather than reuse it.
+  if (rc == CURLE_OK) release(h);
+  else curl_easy_cleanup(h);
+
+  if (t.sink_error) std::rethrow_exception(t.sink_error);
+  if (rc == CURLE_WRITE_ERROR && response.capped) rc = CURLE_OK;
+  if (rc != CURLE_OK) throw Error(ErrorKind::Network, redact_url(request.url), "", transport_reason(rc));
+  response.status = static_cast<int>(status);
+  return response;
+}
+
+}  // namespace ma

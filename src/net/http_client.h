@@ -1,0 +1,75 @@
+// One HTTP exchange at a time per call, on pooled libcurl handles (connections are kept alive and reused
+// across calls and threads). Deliberately policy-free: no redirects followed, no retries, no credentials of
+// its own — the Hub client decides those per hop (hub/hub_http.h). A body cap stops the transfer after the
+// bytes asked for, so a server that ignores Range cannot make us download a multi-GB body.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ma {
+
+struct ByteRange {
+  uint64_t first = 0;
+  uint64_t last = 0;  // inclusive, as in the Range header
+};
+
+struct HttpRequest {
+  std::string url;
+  bool head = false;
+  std::optional<ByteRange> range;
+  std::string authorization;  // full header value ("Bearer ..."); empty: none
+  uint64_t max_body = 64ull << 20;  // stop receiving after this many body bytes (response.capped)
+  // Streams the body instead of collecting it; throwing from it aborts the transfer and rethrows.
+  std::function<void(std::string_view)> sink;
+};
+
+struct HttpResponse {
+  int status = 0;
+  std::vector<std::pair<std::string, std::string>> headers;  // names lower-case, in arrival order
+  std::string body;                                         // empty when a sink consumed it
+  uint64_t body_bytes = 0;                                  // received (and kept) body bytes
+  bool capped = false;  // the server had more to send than max_body
+
+  const std::string* header(std::string_view lower_name) const;  // the last such header, or null
+};
+
+struct HttpTimeouts {
+  long connect_s = 10;
+  long stall_s = 10;  // abort when no byte arrives for this long (slow-loris)
+};
+
+class HttpClient {
+ public:
+  explicit HttpClient(HttpTimeouts timeouts = {});
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  // Thread-safe. Throws Error(Network) on transport failures (refused, reset, timeout, TLS), naming the URL
+  // without its query string (presigned CDN URLs carry signatures).
+  HttpResponse perform(const HttpRequest& request);
+
+  uint64_t requests() const { return requests_.load(); }
+  uint64_t bytes_received() const { return bytes_.load(); }  // headers and bodies, as on the wire
+
+ private:
+  void* acquire();
+  void release(void* handle);
+
+  HttpTimeouts timeouts_;
+  std::mutex mutex_;
+  std::vector<void*> idle_;  // CURL* handles with their open connections
+  std::atomic<uint64_t> requests_{0}, bytes_{0};
+};
+
+// The URL without query string or fragment: what errors and logs may show.
+std::string redact_url(std::string_view url);
+
+}  // namespace ma
