@@ -9,7 +9,13 @@ PACKAGES=(
   librsvg2-dev            # --visualize: SVG -> PNG with librsvg on cairo
   fonts-dejavu-core       # a sans-serif font for the diagrams' labels
   libxml2-utils           # xmllint: the diagram tests check the SVG is well-formed XML
+  libcurl4-openssl-dev    # the Hub client's HTTP(S)
+  libssl-dev              # SHA-256 / SHA-1 of downloads (OpenSSL libcrypto)
+  curl nginx-light        # the fake Hugging Face Hub (tests/hub): nginx serves it, its self-test drives it with curl
 )
+# The peer check runs the official @huggingface/hub JS client. Debian's nodejs and npm only when no node is
+# installed: a NodeSource nodejs already carries npm and conflicts with Debian's npm package.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then PACKAGES+=(nodejs npm); fi
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 missing=()
@@ -21,3 +27,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+# The peer's node modules (pinned by tests/peer/package-lock.json); a failure only skips the peer test.
+bash "$(dirname "${BASH_SOURCE[0]}")/install-peer.sh" || echo "install-deps: the peer check's node modules were not installed" >&2

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "analysis/quantization_methods.h"
+#include "core/glob.h"
 #include "io/file_source.h"
 
 namespace ma {
@@ -246,26 +247,6 @@ std::optional<DeclaredQuantization> read_declared_quantization(const ReportInput
     if (auto f = read_side_file(in.files.root / std::string(name)))
       return parse_declaration(*f, std::string(name), name);
   return std::nullopt;
-}
-
-// Iterative glob with '*' only: linear backtracking to the last star, never exponential.
-bool glob_match(std::string_view p, std::string_view t) {
-  size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
-  while (ti < t.size()) {
-    if (pi < p.size() && p[pi] == '*') {
-      star = pi++;
-      mark = ti;
-    } else if (pi < p.size() && p[pi] == t[ti]) {
-      ++pi, ++ti;
-    } else if (star != std::string_view::npos) {
-      pi = star + 1;
-      ti = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (pi < p.size() && p[pi] == '*') ++pi;
-  return pi == p.size();
 }
 
 namespace {

@@ -44,6 +44,4 @@ class ModuleMatcher {
   std::vector<std::string> unread_;
 };
 
-bool glob_match(std::string_view pattern, std::string_view text);
-
 }  // namespace ma

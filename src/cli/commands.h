@@ -10,6 +10,7 @@ using Args = std::vector<std::string>;
 
 int run_tensors(const Args& args);
 int run_summary(const Args& args);
+int run_download(const Args& args);
 std::string usage_text();
 
 }  // namespace ma::cli

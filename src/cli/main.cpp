@@ -19,6 +19,9 @@ std::string usage_text() {
          "      quantization, memory and KV cache, tokenizer, capabilities; several MODELs: a comparison table\n"
          "  modelanalyzer tensors MODEL [--json] [--csv FILE] [--quiet]\n"
          "      every tensor: name, shape, dtype, parameters, bytes, layer, block, role, kind\n"
+         "  modelanalyzer download MODEL [--include GLOB]... [--exclude GLOB]... [--out DIR] [--quiet]\n"
+         "      a Hub repo's files (all, or those matching the globs) into the cache or DIR, in parallel, each\n"
+         "      checked against its size and hash; prints where they are\n"
          "\n"
          "report options:\n"
          "  --detailed               every section in full (per-layer tables, formulas)\n"
@@ -55,6 +58,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (args[0] == "tensors") return ma::cli::run_tensors({args.begin() + 1, args.end()});
+    if (args[0] == "download") return ma::cli::run_download({args.begin() + 1, args.end()});
     return ma::cli::run_summary(args);
   } catch (const ma::Error& e) {
     std::fprintf(stderr, "modelanalyzer: error: %s\n", e.what());

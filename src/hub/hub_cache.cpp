@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <system_error>
@@ -20,6 +21,11 @@ bool lower_hex(std::string_view s) {
   for (char c : s)
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   return !s.empty();
+}
+
+bool inside(const fs::path& path, const fs::path& dir) {
+  auto [d, p] = std::mismatch(dir.begin(), dir.end(), path.begin(), path.end());
+  return d == dir.end() && p != path.end();
 }
 
 void make_dirs(const fs::path& dir) {
@@ -87,13 +93,15 @@ std::optional<fs::path> HubCache::snapshot_file(const std::string& commit, const
   auto link_status = fs::symlink_status(p, ec);
   if (ec || !fs::exists(link_status)) return std::nullopt;
   if (fs::is_symlink(link_status)) {
-    // The link must land in this repo's blobs/ whatever it says (a planted link to ~/.ssh is refused).
-    fs::path target = fs::weakly_canonical(p, ec);
-    fs::path blobs = fs::weakly_canonical(repo_ / "blobs", ec);
-    auto [b, t] = std::mismatch(blobs.begin(), blobs.end(), target.begin(), target.end());
-    if (b != blobs.end())
+    // The link must land in this repo's blobs/ whatever it says (a planted link to ~/.ssh is refused): checked
+    // on its text first (a dangling link cannot be resolved), then on the real path it reaches.
+    fs::path target = fs::read_symlink(p, ec);
+    if (target.is_relative()) target = p.parent_path() / target;
+    if (!inside(target.lexically_normal(), (repo_ / "blobs").lexically_normal()))
       throw Error(ErrorKind::Unsafe, p.string(), "", "cache entry resolves outside blobs/");
-    if (!fs::exists(target, ec)) return std::nullopt;  // dangling: the blob was deleted
+    if (!fs::exists(target, ec)) return std::nullopt;  // dangling: the blob was deleted, fetch it again
+    if (!inside(fs::canonical(target, ec), fs::canonical(repo_ / "blobs", ec)))
+      throw Error(ErrorKind::Unsafe, p.string(), "", "cache entry resolves outside blobs/");
     if (!fs::is_regular_file(target, ec)) throw Error(ErrorKind::Unsafe, p.string(), "", "cache entry is not a regular file");
     return p;
   }

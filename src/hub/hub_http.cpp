@@ -34,6 +34,11 @@ std::optional<double> retry_after(const HttpResponse& r) {
   return std::nullopt;
 }
 
+// An Error from the connection itself, as opposed to a policy refusal (bad redirect): only these are retried.
+struct TransportError : Error {
+  explicit TransportError(const Error& e) : Error(e) {}
+};
+
 void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
 
 }  // namespace
@@ -57,7 +62,12 @@ HubResult HubHttp::follow(const std::string& start, HttpRequest request) {
     // Credentials belong to the endpoint's exact origin: scheme, host and port (curl's rule, and httpx's).
     request.authorization.clear();
     if (settings_.send_token && origin == endpoint_origin_) request.authorization = "Bearer " + settings_.token->value;
-    HttpResponse r = client_.perform(request);
+    HttpResponse r;
+    try {
+      r = client_.perform(request);
+    } catch (const Error& e) {
+      throw TransportError(e);
+    }
     if (origin == endpoint_origin_) result.hub_headers = r.headers;
     const std::string* location = r.header("location");
     if (!is_redirect(r.status) || !location) {
@@ -89,8 +99,9 @@ HubResult HubHttp::fetch(const std::string& url, HttpRequest request, const HubT
     HubResult r;
     try {
       r = follow(url, request);
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::Network || delivered || attempt > settings_.max_transport_retries) throw;
+    } catch (const TransportError& e) {
+      // Only the connection failed (refused, reset, timed out): worth another try. A refused redirect is not.
+      if (delivered || attempt > settings_.max_transport_retries) throw Error(e);
       sleep_s(backoff);
       continue;
     }

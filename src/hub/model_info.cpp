@@ -74,6 +74,7 @@ HubModelInfo parse_model_info(std::string json_text, std::string_view source) {
     f.path = text(s, "rfilename");
     validate_repo_filename(f.path, source);
     f.size = count(s, "size");
+    f.blob_id = text(s, "blobId");
     if (const json::Value* lfs = s.find("lfs"); lfs && lfs->is_object()) {
       f.lfs_sha256 = text(*lfs, "sha256");
       if (!is_hex(f.lfs_sha256, 64))

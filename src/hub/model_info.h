@@ -13,6 +13,7 @@ namespace ma {
 struct RepoFile {
   std::string path;
   std::optional<uint64_t> size;
+  std::string blob_id;     // git blob SHA-1 (the etag of a non-LFS file)
   std::string lfs_sha256;  // 64 hex for LFS files (the etag the resolve endpoint gives), else empty
 };
 

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "formats/safetensors_index.h"
+#include "hub/hub_api.h"
 #include "hub/hub_cache.h"
 #include "hub/hub_http.h"
 #include "hub/remote_header.h"
@@ -22,7 +23,6 @@ constexpr std::array<std::string_view, 6> kModelFiles = {
 constexpr std::array<std::string_view, 6> kTokenizerFiles = {
     "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja",
     "chat_template.json", "quant_config.json"};
-constexpr uint64_t kMaxSmallFile = 64ull << 20;
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -37,11 +37,8 @@ class Assembler {
       : ref_(ref), settings_(settings), options_(options), http_(http), cache_(settings.cache_root, ref.id) {}
 
   RemoteModel online() {
-    std::string body = fetch_info();
     RemoteModel m;
-    m.info = parse_model_info(body, "model info of " + ref_.id);
-    cache_.write_info(m.info.commit, body);
-    if (!is_commit_hash(ref_.revision)) cache_.write_ref(ref_.revision, m.info.commit);
+    m.info = fetch_model_info(*http_, ref_, cache_);
     assemble(m);
     return m;
   }
@@ -66,18 +63,8 @@ class Assembler {
   }
 
  private:
-  std::string fetch_info() {
-    std::string url = settings_.endpoint + "/api/models/" + ref_.id + "/revision/" + url_quote(ref_.revision, false) +
-                      "?blobs=true";
-    HttpRequest req;
-    req.max_body = kMaxSmallFile;
-    HubResult r = http_->fetch(url, std::move(req), {ref_.id, ref_.revision, ""});
-    if (r.response.capped) throw Error(ErrorKind::Limit, ref_.id, "model info", "larger than 64 MiB");
-    return std::move(r.response.body);
-  }
-
-  std::string resolve_url(const std::string& commit, const std::string& path) const {
-    return settings_.endpoint + "/" + ref_.id + "/resolve/" + commit + "/" + url_quote(path, true);
+  std::string file_url(const std::string& commit, const std::string& path) const {
+    return resolve_url(settings_, ref_.id, commit, path);
   }
 
   // A small file into the cache snapshot (or found there); false when offline and absent.
@@ -91,7 +78,7 @@ class Assembler {
     HttpRequest req;
     req.max_body = kMaxSmallFile;
     HubTarget t{ref_.id, info.commit, f.path};
-    HubResult r = http_->fetch(resolve_url(info.commit, f.path), std::move(req), t);
+    HubResult r = http_->fetch(file_url(info.commit, f.path), std::move(req), t);
     const std::string where = ref_.id + "/" + f.path;
     if (r.response.capped) throw Error(ErrorKind::Limit, where, "", "larger than 64 MiB");
     if (f.size && r.response.body.size() != *f.size)
@@ -156,7 +143,7 @@ class Assembler {
       ++stats.headers_cached;
     } else {
       if (!http_) return false;
-      RemoteHeader rh = fetch_safetensors_header(*http_, resolve_url(info.commit, f.path), w.guess, f.size,
+      RemoteHeader rh = fetch_safetensors_header(*http_, file_url(info.commit, f.path), w.guess, f.size,
                                                  {ref_.id, info.commit, f.path});
       if (!f.lfs_sha256.empty() && !rh.etag.empty() && rh.etag != f.lfs_sha256)
         throw Error(ErrorKind::Network, ref_.id + "/" + f.path, "X-Linked-Etag",

@@ -1,5 +1,6 @@
 #include "hub/repo_ref.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "core/error.h"
@@ -17,13 +18,17 @@ std::string_view strip_prefix(std::string_view s, std::string_view prefix) {
 
 // "https://huggingface.co/org/name[/tree/rev|/blob/rev/...|/resolve/rev/...]" -> "org/name", rev.
 std::optional<RepoRef> parse_hub_url(std::string_view arg) {
+  // "https://user:token@host/...": a token in a URL ends up in logs and shell history (T5).
+  if (size_t scheme = arg.find("://"); scheme != std::string_view::npos) {
+    std::string_view authority = arg.substr(scheme + 3, arg.find('/', scheme + 3) - (scheme + 3));
+    if (authority.find('@') != std::string_view::npos)
+      throw Error(ErrorKind::Usage, "model id", "", "credentials in a URL are not accepted; use HF_TOKEN");
+  }
   std::string_view rest;
   for (std::string_view host : {"https://huggingface.co/", "http://huggingface.co/", "https://hf.co/",
                                 "huggingface.co/", "hf.co/"})
     if (!(rest = strip_prefix(arg, host)).empty()) break;
   if (rest.empty()) return std::nullopt;
-  if (rest.find('@') != std::string_view::npos && rest.find(':') != std::string_view::npos)
-    throw Error(ErrorKind::Usage, "model id", "", "credentials in a URL are not accepted; use HF_TOKEN");
   RepoRef ref;
   size_t cut = rest.find_first_of("?#");
   rest = rest.substr(0, cut);
@@ -130,9 +135,14 @@ std::optional<RepoRef> parse_repo_ref(std::string_view arg) {
       ref->revision = std::string(arg.substr(at + 1));
       ref->explicit_revision = true;
     }
-    // Anything with characters no repo id has (spaces, a file extension path) is left to the local lookup.
+    // Anything no repo id looks like is left to the local lookup (whose error then says "no such file"):
+    // characters no id has, a second '/', or a model file's extension.
     for (char c : ref->id)
       if (!id_char(c) && c != '/') return std::nullopt;
+    if (std::count(ref->id.begin(), ref->id.end(), '/') > 1) return std::nullopt;
+    for (std::string_view ext : {".json", ".safetensors", ".gguf", ".bin", ".onnx", ".pt", ".pth"})
+      if (ref->id.size() > ext.size() && ref->id.compare(ref->id.size() - ext.size(), ext.size(), ext) == 0)
+        return std::nullopt;
   }
   validate_repo_id(ref->id);
   validate_revision(ref->revision);

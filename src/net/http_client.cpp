@@ -152,7 +152,9 @@ HttpResponse HttpClient::perform(const HttpRequest& request) {
   HttpResponse response;
   Transfer t{&request, &response, h, nullptr};
   std::string range;
-  if (request.range) range = std::to_string(request.range->first) + "-" + std::to_string(request.range->last);
+  if (request.range)
+    range = std::to_string(request.range->first) + "-" +
+            (request.range->last == kOpenEnded ? std::string() : std::to_string(request.range->last));
   curl_slist* headers = curl_slist_append(nullptr, "Accept-Encoding: identity");
   headers = curl_slist_append(headers, "User-Agent: modelanalyzer/" MA_VERSION);
   std::string auth;

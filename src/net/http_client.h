@@ -15,9 +15,11 @@
 
 namespace ma {
 
+inline constexpr uint64_t kOpenEnded = UINT64_MAX;
+
 struct ByteRange {
   uint64_t first = 0;
-  uint64_t last = 0;  // inclusive, as in the Range header
+  uint64_t last = 0;  // inclusive, as in the Range header; kOpenEnded: "bytes=first-"
 };
 
 struct HttpRequest {

@@ -1,0 +1,225 @@
+#include "hub/download.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+#include "core/error.h"
+#include "core/glob.h"
+#include "core/parallel.h"
+#include "hub/content_hash.h"
+#include "hub/hub_api.h"
+#include "hub/hub_cache.h"
+#include "hub/hub_http.h"
+
+namespace fs = std::filesystem;
+
+namespace ma {
+namespace {
+
+constexpr int kMaxResumes = 5;
+
+// A temp file that removes itself unless kept.
+class TempFile {
+ public:
+  explicit TempFile(fs::path path) : path_(std::move(path)) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error(ErrorKind::LocalIO, path_.string(), "", "cannot create the download file");
+  }
+  ~TempFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!kept_) {
+      std::error_code ec;
+      fs::remove(path_, ec);
+    }
+  }
+  void write(std::string_view bytes) {
+    while (!bytes.empty()) {
+      ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw Error(ErrorKind::LocalIO, path_.string(), "", std::string("write failed: ") + std::strerror(errno));
+      }
+      bytes.remove_prefix(static_cast<size_t>(n));
+    }
+  }
+  void truncate() {
+    if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0)
+      throw Error(ErrorKind::LocalIO, path_.string(), "", "cannot restart the download file");
+  }
+  void finish() {
+    if (::fsync(fd_) != 0 || ::close(fd_) != 0) {
+      fd_ = -1;
+      throw Error(ErrorKind::LocalIO, path_.string(), "", "cannot flush the download file (disk full?)");
+    }
+    fd_ = -1;
+  }
+  void keep() { kept_ = true; }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+  bool kept_ = false;
+};
+
+class Downloader {
+ public:
+  Downloader(const RepoRef& ref, const HubSettings& settings, const DownloadOptions& options)
+      : ref_(ref), settings_(settings), options_(options), http_(settings), cache_(settings.cache_root, ref.id) {}
+
+  DownloadResult run() {
+    HubModelInfo info = fetch_model_info(http_, ref_, cache_);
+    result_.commit = info.commit;
+    result_.root = options_.out_dir ? *options_.out_dir : cache_.snapshot_dir(info.commit);
+    std::vector<const RepoFile*> wanted;
+    for (const RepoFile& f : info.files)
+      if (selected(f.path)) wanted.push_back(&f);
+    if (wanted.empty()) throw Error(ErrorKind::NotFound, ref_.id, "--include", "no file of the repository matches");
+    progress_.files_total = wanted.size();
+    for (const RepoFile* f : wanted) progress_.bytes_total += f->size.value_or(0);
+    report();
+    parallel_for_threads(wanted.size(), options_.parallel_files, [&](size_t i) { fetch(info, *wanted[i]); });
+    return result_;
+  }
+
+ private:
+  bool selected(const std::string& path) const {
+    bool in = options_.include.empty();
+    for (const std::string& g : options_.include) in = in || glob_match(g, path);
+    for (const std::string& g : options_.exclude) in = in && !glob_match(g, path);
+    return in;
+  }
+
+  void report() {
+    if (options_.progress) options_.progress(progress_);
+  }
+
+  void add_progress(uint64_t bytes, uint64_t files) {
+    std::lock_guard lock(mutex_);
+    progress_.bytes_done += bytes;
+    progress_.files_done += files;
+    report();
+  }
+
+  // Already there, complete: skip. In a directory, a file of the right size counts (its hash was checked
+  // when we wrote it; rehashing gigabytes on every run is what users complain about).
+  bool present(const HubModelInfo& info, const RepoFile& f) const {
+    std::error_code ec;
+    if (options_.out_dir) {
+      fs::path p = *options_.out_dir / f.path;
+      return fs::is_regular_file(p, ec) && f.size && fs::file_size(p, ec) == *f.size;
+    }
+    auto p = cache_.snapshot_file(info.commit, f.path);
+    return p && f.size && fs::file_size(*p, ec) == *f.size;
+  }
+
+  void fetch(const HubModelInfo& info, const RepoFile& f) {
+    validate_repo_filename(f.path, "file list of " + ref_.id);
+    if (present(info, f)) {
+      add_progress(f.size.value_or(0), 1);
+      std::lock_guard lock(mutex_);
+      ++result_.files_present;
+      return;
+    }
+    const std::string where = ref_.id + "/" + f.path;
+    // The file list names each file's hash: LFS files by SHA-256, the rest by git blob SHA-1.
+    const std::string etag = checked_etag(f.lfs_sha256.empty() ? f.blob_id : f.lfs_sha256, where);
+    if (!f.size) throw Error(ErrorKind::Network, where, "size", "the file list gives no size");
+    const uint64_t expected = *f.size;
+    fs::path temp_path;
+    if (options_.out_dir) {
+      fs::path final_path = *options_.out_dir / f.path;
+      std::error_code ec;
+      fs::create_directories(final_path.parent_path(), ec);
+      if (ec) throw Error(ErrorKind::LocalIO, final_path.parent_path().string(), "", "cannot create: " + ec.message());
+      temp_path = final_path;
+      temp_path += "." + std::to_string(getpid()) + ".incomplete";
+    } else {
+      temp_path = cache_.temp_blob(etag);
+    }
+    TempFile temp(temp_path);
+    ContentHash hash(etag, expected);
+    uint64_t written = 0;
+    HttpRequest req;
+    req.max_body = expected + 1;  // one byte more than promised is already a consistency failure
+    req.sink = [&](std::string_view chunk) {
+      if (options_.cancel && options_.cancel->load()) throw Error(ErrorKind::LocalIO, where, "", "interrupted");
+      temp.write(chunk);
+      hash.update(chunk);
+      written += chunk.size();
+      add_progress(chunk.size(), 0);
+    };
+    for (int attempt = 0;; ++attempt) {
+      const uint64_t resume_from = written;
+      req.range.reset();
+      if (resume_from > 0) req.range = ByteRange{resume_from, kOpenEnded};
+      HubResult r;
+      try {
+        r = http_.fetch(resolve_url(settings_, ref_.id, info.commit, f.path), req, {ref_.id, info.commit, f.path});
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Network || written == resume_from || attempt >= kMaxResumes) throw;
+        std::lock_guard lock(mutex_);
+        ++result_.resumed;
+        continue;  // bytes arrived before the connection broke: resume from there
+      }
+      const std::string* server_etag = r.hub_header("x-linked-etag");
+      if (!server_etag) server_etag = r.hub_header("etag");
+      if (server_etag && checked_etag(*server_etag, where) != etag)
+        throw Error(ErrorKind::Network, where, "ETag", "the file changed on the server since it was listed; run again");
+      if (resume_from > 0 && r.response.status == 200) {
+        // The server ignored Range and sent the whole file again after the part we had: start over (N9).
+        temp.truncate();
+        hash.reset();
+        add_progress(0, 0);
+        written = 0;
+        req.range.reset();
+        r = http_.fetch(resolve_url(settings_, ref_.id, info.commit, f.path), req, {ref_.id, info.commit, f.path});
+      }
+      break;
+    }
+    if (written != expected)
+      throw Error(ErrorKind::Network, where, "body",
+                  "consistency check failed: expected " + std::to_string(expected) + " bytes, received " +
+                      std::to_string(written));
+    const std::string digest = hash.hex_digest();
+    if (digest != etag)
+      throw Error(ErrorKind::Network, where, "sha256",
+                  "consistency check failed: the content hashes to " + digest + ", not its etag " + etag);
+    temp.finish();
+    if (options_.out_dir) {
+      std::error_code ec;
+      fs::rename(temp.path(), *options_.out_dir / f.path, ec);
+      if (ec) throw Error(ErrorKind::LocalIO, (*options_.out_dir / f.path).string(), "", "cannot move into place: " + ec.message());
+    } else {
+      cache_.commit_blob(temp.path(), etag, info.commit, f.path);
+    }
+    temp.keep();
+    add_progress(0, 1);
+    std::lock_guard lock(mutex_);
+    ++result_.files_downloaded;
+    result_.bytes_downloaded += written;
+  }
+
+  const RepoRef& ref_;
+  const HubSettings& settings_;
+  const DownloadOptions& options_;
+  HubHttp http_;
+  HubCache cache_;
+  std::mutex mutex_;
+  DownloadProgress progress_;
+  DownloadResult result_;
+};
+
+}  // namespace
+
+DownloadResult download_repo(const RepoRef& ref, const HubSettings& settings, const DownloadOptions& options) {
+  if (settings.offline)
+    throw Error(ErrorKind::Network, ref.id, "", "downloading needs the network, but HF_HUB_OFFLINE is set");
+  return Downloader(ref, settings, options).run();
+}
+
+}  // namespace ma

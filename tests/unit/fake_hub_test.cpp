@@ -1,0 +1,513 @@
+// The fake Hub (tests/hub) itself: one nginx with a repo per fault mode, driven with the curl command-line tool
+// so that what is checked is the wire protocol the Hub client will see, not our own reading of it.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "fake_hub.h"
+
+namespace ma::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kToken = "hf_fake_token_123";
+constexpr uint64_t kFiveGB = 5'000'000'000ull;
+const std::string kBigEtag(64, 'b');
+
+// A fresh directory under the system temp dir, removed on destruction.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& tag) {
+    std::random_device rd;
+    path_ = fs::temp_directory_path() /
+            ("ma-fakehub-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    fs::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Deterministic, non-repeating-looking bytes.
+std::string pattern(size_t n) {
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>((i * 131 + i / 251 + 7) & 0xff);
+  return s;
+}
+
+bool have_tool(const std::string& name) {
+  return std::system(("command -v " + name + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+struct Response {
+  int exit_code = -1;  // curl's
+  int status = 0;
+  std::map<std::string, std::string> headers;  // names lowercased; the last response's
+  std::string body;
+  std::string header(const std::string& name) const {
+    auto it = headers.find(name);
+    return it == headers.end() ? std::string() : it->second;
+  }
+  bool has(const std::string& name) const { return headers.count(name) > 0; }
+};
+
+void parse_headers(const std::string& text, Response& r) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.rfind("HTTP/", 0) == 0) {  // a new response starts (after a followed redirect)
+      r.headers.clear();
+      r.status = std::atoi(line.substr(line.find(' ') + 1).c_str());
+      continue;
+    }
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string name = line.substr(0, colon);
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    r.headers[name] = line.substr(line.find_first_not_of(' ', colon + 1));
+  }
+}
+
+// Runs `curl -sS <args>` (args shell-quoted by the caller); headers and body are kept apart through files.
+Response curl(const std::string& args) {
+  ScratchDir tmp("curl");
+  const fs::path hdr = tmp.path() / "headers", body = tmp.path() / "body";
+  const std::string cmd = "curl -sS --max-time 30 -D '" + hdr.string() + "' -o '" + body.string() + "' " + args +
+                          " 2>/dev/null";
+  const int rc = std::system(cmd.c_str());
+  Response r;
+  r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  parse_headers(slurp(hdr), r);
+  r.body = slurp(body);
+  return r;
+}
+
+std::string q(const std::string& s) { return "'" + s + "'"; }
+std::string bearer(const std::string& token) { return "-H " + q("Authorization: Bearer " + token) + " "; }
+
+std::string sha256_of(const std::string& bytes) {
+  ScratchDir tmp("sha");
+  const fs::path p = tmp.path() / "f";
+  std::ofstream(p, std::ios::binary) << bytes;
+  FILE* pipe = ::popen(("sha256sum '" + p.string() + "'").c_str(), "r");
+  char buf[65] = {};
+  const size_t n = pipe ? std::fread(buf, 1, 64, pipe) : 0;
+  if (pipe) ::pclose(pipe);
+  return std::string(buf, n);
+}
+
+FakeFile file(const std::string& path, std::string content, bool lfs = false) {
+  FakeFile f;
+  f.path = path;
+  f.content = std::move(content);
+  f.lfs = lfs;
+  return f;
+}
+
+FakeRepo repo(const std::string& id, const std::string& mode, std::vector<FakeFile> files) {
+  FakeRepo r;
+  r.id = id;
+  r.mode = mode;
+  r.files = std::move(files);
+  return r;
+}
+
+FakeRepo gpt2_repo() {
+  FakeFile big = file("big.safetensors", "HEADER", true);
+  big.sparse_size = kFiveGB;
+  big.etag = kBigEtag;
+  FakeRepo r = repo("gpt2", "normal",
+                    {file("config.json", "{\"model_type\":\"gpt2\"}"), file("hello.txt", "hello\n"),
+                     file("model.safetensors", pattern(4096), true), std::move(big)});
+  r.info_json_fields = "\"downloads\":12,\"likes\":3";
+  return r;
+}
+
+class FakeHubTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!FakeHub::available() || !have_tool("curl")) return;
+    dir_ = std::make_unique<ScratchDir>("suite");
+    hub_ = std::make_unique<FakeHub>(dir_->path() / "hub", kToken);
+    hub_->add_repo(gpt2_repo());
+    const FakeFile config = file("config.json", "{}");
+    const FakeFile model = file("model.safetensors", pattern(4096), true);
+    hub_->add_repo(repo("org/gated", "gated", {config, model}));
+    hub_->add_repo(repo("org/private", "private", {config, model}));
+    hub_->add_repo(repo("org/limited", "rate_limited", {config, model}));
+    hub_->add_repo(repo("org/flaky", "flaky", {config, model}));
+    hub_->add_repo(repo("org/norange", "ignore_range", {model}));
+    hub_->add_repo(repo("org/truncated", "truncated", {model}));
+    hub_->add_repo(repo("org/corrupt", "corrupt", {model}));
+    hub_->add_repo(repo("org/slow", "slow", {file("model.safetensors", pattern(384 << 10), true)}));
+    hub_->add_repo(repo("org/loop", "redirect_loop", {config}));
+    hub_->start();
+  }
+  static void TearDownTestSuite() {
+    hub_.reset();
+    dir_.reset();
+  }
+  void SetUp() override {
+    if (!FakeHub::available()) GTEST_SKIP() << "nginx not installed";
+    if (!hub_) GTEST_SKIP() << "curl not installed";
+  }
+
+  static std::string hub(const std::string& path) { return q(hub_->endpoint() + path); }
+  static std::string resolve(const std::string& id, const std::string& path, const std::string& rev = "main") {
+    return hub("/" + id + "/resolve/" + rev + "/" + path);
+  }
+  // The CDN URL a resolve redirects to, followed by hand (without the token).
+  static Response cdn_get(const std::string& id, const std::string& path, const std::string& extra = "") {
+    const Response redirect = curl(resolve(id, path));
+    EXPECT_EQ(redirect.status, 302);
+    return curl(extra + q(redirect.header("location")));
+  }
+
+  static inline std::unique_ptr<ScratchDir> dir_;
+  static inline std::unique_ptr<FakeHub> hub_;
+};
+
+TEST_F(FakeHubTest, ModelInfoJson) {
+  const std::string commit = hub_->commit_of("gpt2");
+  for (const std::string& path : {std::string("/api/models/gpt2"), std::string("/api/models/gpt2/revision/main"),
+                                  "/api/models/gpt2/revision/" + commit + "?blobs=true"}) {
+    const Response r = curl(hub(path));
+    ASSERT_EQ(r.status, 200) << path;
+    EXPECT_EQ(r.header("content-type"), "application/json");
+    EXPECT_NE(r.body.find("\"id\":\"gpt2\",\"modelId\":\"gpt2\",\"author\":\"gpt2\",\"sha\":\"" + commit + "\""),
+              std::string::npos)
+        << r.body;
+    EXPECT_NE(r.body.find("\"private\":false,\"gated\":false"), std::string::npos);
+    // info_json_fields replaces the defaults it names.
+    EXPECT_NE(r.body.find("\"downloads\":12,\"likes\":3"), std::string::npos);
+    EXPECT_EQ(r.body.find("\"downloads\":0"), std::string::npos);
+    EXPECT_NE(r.body.find("{\"rfilename\":\"hello.txt\",\"size\":6,"
+                          "\"blobId\":\"ce013625030ba8dba906f756967f9e9ca394464a\"}"),
+              std::string::npos);
+    EXPECT_NE(r.body.find("{\"rfilename\":\"model.safetensors\",\"size\":4096,\"blobId\":\""), std::string::npos);
+    EXPECT_NE(r.body.find("\"lfs\":{\"sha256\":\"" + hub_->etag_of("gpt2", "model.safetensors") +
+                          "\",\"size\":4096,\"pointerSize\":129}"),
+              std::string::npos);
+    EXPECT_NE(r.body.find("\"lfs\":{\"sha256\":\"" + kBigEtag + "\",\"size\":5000000000,\"pointerSize\":135}"),
+              std::string::npos);
+  }
+  if (have_tool("python3")) {
+    const std::string json_path = (dir_->path() / "info.json").string();
+    std::ofstream(json_path) << curl(hub("/api/models/gpt2")).body;
+    EXPECT_EQ(std::system(("python3 -c 'import json,sys; json.load(open(sys.argv[1]))' " + json_path).c_str()), 0);
+  }
+  const Response bad_rev = curl(hub("/api/models/gpt2/revision/v9"));
+  EXPECT_EQ(bad_rev.status, 404);
+  EXPECT_EQ(bad_rev.header("x-error-code"), "RevisionNotFound");
+}
+
+TEST_F(FakeHubTest, NonLfsFileWithGitBlobEtag) {
+  const std::string commit = hub_->commit_of("gpt2");
+  for (const std::string& rev : {std::string("main"), commit}) {
+    const Response r = curl(resolve("gpt2", "hello.txt", rev));
+    ASSERT_EQ(r.status, 200);
+    EXPECT_EQ(r.body, "hello\n");
+    EXPECT_EQ(r.header("x-repo-commit"), commit);
+    EXPECT_EQ(r.header("etag"), "\"ce013625030ba8dba906f756967f9e9ca394464a\"");  // git hash-object
+    EXPECT_EQ(r.header("content-length"), "6");
+  }
+  EXPECT_EQ(hub_->etag_of("gpt2", "hello.txt"), "ce013625030ba8dba906f756967f9e9ca394464a");
+  const Response head = curl("-I " + resolve("gpt2", "config.json"));
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.header("content-length"), "21");
+  EXPECT_EQ(head.header("content-type"), "application/json");
+  const Response part = curl("-r 1-3 " + resolve("gpt2", "hello.txt"));
+  EXPECT_EQ(part.status, 206);
+  EXPECT_EQ(part.body, "ell");
+}
+
+TEST_F(FakeHubTest, LfsFileRedirectsToCdnWithLinkedHeaders) {
+  const std::string sha = hub_->etag_of("gpt2", "model.safetensors");
+  const std::string location = hub_->cdn_origin() + "/lfs/" + sha + "?X-Amz-Signature=SECRETSIG&Expires=1";
+  for (const std::string& flag : {std::string(), std::string("-I ")}) {
+    const Response r = curl(flag + resolve("gpt2", "model.safetensors"));
+    ASSERT_EQ(r.status, 302) << flag;
+    EXPECT_EQ(r.header("location"), location);
+    EXPECT_EQ(r.header("x-repo-commit"), hub_->commit_of("gpt2"));
+    EXPECT_EQ(r.header("x-linked-etag"), "\"" + sha + "\"");
+    EXPECT_EQ(r.header("x-linked-size"), "4096");
+    EXPECT_EQ(r.header("etag"), "\"" + sha + "\"");
+  }
+  const Response blob = curl(q(location));
+  ASSERT_EQ(blob.status, 200);
+  EXPECT_EQ(blob.body, pattern(4096));
+  EXPECT_EQ(sha256_of(blob.body), sha);
+  EXPECT_EQ(blob.header("etag"), "\"" + sha + "\"");
+}
+
+TEST_F(FakeHubTest, CdnHonoursRangeAndIfRange) {
+  const std::string sha = hub_->etag_of("gpt2", "model.safetensors");
+  const std::string url = q(hub_->cdn_origin() + "/lfs/" + sha);
+  const Response part = curl("-r 100-199 " + url);
+  ASSERT_EQ(part.status, 206);
+  EXPECT_EQ(part.header("content-range"), "bytes 100-199/4096");
+  EXPECT_EQ(part.body, pattern(4096).substr(100, 100));
+  // A resume with If-Range: our etag keeps the range, a stale one gets the whole file.
+  EXPECT_EQ(curl("-r 100-199 -H " + q("If-Range: \"" + sha + "\"") + " " + url).status, 206);
+  EXPECT_EQ(curl("-r 100-199 -H " + q("If-Range: \"stale\"") + " " + url).status, 200);
+}
+
+TEST_F(FakeHubTest, SparseFiveGigabyteShard) {
+  const Response head = curl("-I " + resolve("gpt2", "big.safetensors"));
+  ASSERT_EQ(head.status, 302);
+  EXPECT_EQ(head.header("x-linked-size"), "5000000000");
+  EXPECT_EQ(head.header("x-linked-etag"), "\"" + kBigEtag + "\"");
+  const std::string url = q(head.header("location"));
+  EXPECT_EQ(curl("-r 0-5 " + url).body, "HEADER");
+  const Response tail = curl("-r 4999999990-4999999999 " + url);
+  EXPECT_EQ(tail.status, 206);
+  EXPECT_EQ(tail.body, std::string(10, '\0'));
+  struct stat st {};
+  ASSERT_EQ(::stat((dir_->path() / "hub/www/cdn/models--gpt2" / kBigEtag).c_str(), &st), 0);
+  EXPECT_EQ(static_cast<uint64_t>(st.st_size), kFiveGB);
+  EXPECT_LT(static_cast<uint64_t>(st.st_blocks) * 512, 1u << 20);  // sparse: no 5 GB on disk
+}
+
+TEST_F(FakeHubTest, NotFoundCodes) {
+  const Response entry = curl(resolve("gpt2", "missing.bin"));
+  EXPECT_EQ(entry.status, 404);
+  EXPECT_EQ(entry.header("x-error-code"), "EntryNotFound");
+  EXPECT_EQ(entry.header("x-error-message"), "Entry not found");
+  EXPECT_EQ(entry.header("x-repo-commit"), hub_->commit_of("gpt2"));
+  EXPECT_EQ(entry.body, "{\"error\":\"Entry not found\"}");
+  EXPECT_EQ(curl(resolve("gpt2", "missing.bin", hub_->commit_of("gpt2"))).header("x-error-code"), "EntryNotFound");
+  for (const char* rev : {"v9", "refs%2Fpr%2F1", "0123456789012345678901234567890123456789"}) {
+    const Response r = curl(resolve("gpt2", "config.json", rev));
+    EXPECT_EQ(r.status, 404) << rev;
+    EXPECT_EQ(r.header("x-error-code"), "RevisionNotFound") << rev;
+  }
+  for (const std::string& path : {std::string("/nobody/resolve/main/config.json"), std::string("/api/models/nobody"),
+                                  std::string("/org/none/resolve/main/config.json")}) {
+    const Response r = curl(hub(path));
+    EXPECT_EQ(r.status, 404) << path;
+    EXPECT_EQ(r.header("x-error-code"), "RepoNotFound") << path;
+    EXPECT_EQ(r.header("x-error-message"), "Repository not found") << path;
+  }
+}
+
+TEST_F(FakeHubTest, GatedRepo) {
+  const Response info = curl(hub("/api/models/org/gated"));
+  EXPECT_EQ(info.status, 200);
+  EXPECT_NE(info.body.find("\"gated\":\"manual\""), std::string::npos);
+  const Response anonymous = curl(resolve("org/gated", "config.json"));
+  EXPECT_EQ(anonymous.status, 401);
+  EXPECT_EQ(anonymous.header("x-error-code"), "GatedRepo");
+  EXPECT_EQ(anonymous.header("x-error-message").rfind("Access to model org/gated is restricted", 0), 0u);
+  const Response with_token = curl(bearer(kToken) + resolve("org/gated", "model.safetensors"));
+  EXPECT_EQ(with_token.status, 403);
+  EXPECT_EQ(with_token.header("x-error-code"), "GatedRepo");
+  EXPECT_EQ(with_token.header("x-error-message").rfind("Access to model org/gated is restricted", 0), 0u);
+}
+
+TEST_F(FakeHubTest, PrivateRepo) {
+  for (const std::string& url : {hub("/api/models/org/private"), resolve("org/private", "config.json"),
+                                 resolve("org/private", "model.safetensors"), resolve("org/private", "nope")}) {
+    const Response anonymous = curl(url);
+    EXPECT_EQ(anonymous.status, 401) << url;
+    EXPECT_EQ(anonymous.header("x-error-code"), "RepoNotFound") << url;
+    EXPECT_EQ(anonymous.header("x-error-message"), "Repository not found") << url;
+    for (const std::string& wrong : {std::string("wrong"), std::string("HF_FAKE_TOKEN_123")}) {
+      const Response bad = curl(bearer(wrong) + url);
+      EXPECT_EQ(bad.status, 401) << url;
+      EXPECT_FALSE(bad.has("x-error-code")) << url;
+      EXPECT_EQ(bad.header("x-error-message"), "Invalid credentials in Authorization header") << url;
+    }
+  }
+  const Response info = curl(bearer(kToken) + hub("/api/models/org/private"));
+  EXPECT_EQ(info.status, 200);
+  EXPECT_NE(info.body.find("\"private\":true"), std::string::npos);
+  const Response config = curl(bearer(kToken) + resolve("org/private", "config.json"));
+  EXPECT_EQ(config.status, 200);
+  EXPECT_EQ(config.body, "{}");
+  EXPECT_EQ(curl(bearer(kToken) + resolve("org/private", "model.safetensors")).status, 302);
+  EXPECT_EQ(curl(bearer(kToken) + resolve("org/private", "nope")).header("x-error-code"), "EntryNotFound");
+}
+
+// A test primes the limiter with one request, so that the client's first request is rejected.
+TEST_F(FakeHubTest, RateLimitedAnswers429WithRetryAfter) {
+  EXPECT_EQ(curl(resolve("org/limited", "config.json")).status, 200);  // prime
+  for (const char* path : {"config.json", "model.safetensors", "missing"}) {
+    const Response r = curl(resolve("org/limited", path));
+    EXPECT_EQ(r.status, 429) << path;
+    EXPECT_EQ(r.header("retry-after"), "2") << path;
+  }
+  EXPECT_EQ(curl(hub("/api/models/org/limited")).status, 200);  // the API is not limited
+}
+
+TEST_F(FakeHubTest, FlakyFailsOnceThenRecovers) {
+  EXPECT_EQ(curl(resolve("org/flaky", "model.safetensors")).status, 302);  // prime
+  const Response failed = curl(resolve("org/flaky", "model.safetensors"));
+  EXPECT_EQ(failed.status, 503);
+  EXPECT_FALSE(failed.has("retry-after"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  EXPECT_EQ(curl(resolve("org/flaky", "model.safetensors")).status, 302);
+}
+
+TEST_F(FakeHubTest, IgnoreRangeServesWholeBlob) {
+  const Response r = cdn_get("org/norange", "model.safetensors", "-r 0-99 ");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body.size(), 4096u);
+}
+
+TEST_F(FakeHubTest, TruncatedBlobLacksLast64Bytes) {
+  const Response head = curl("-I " + resolve("org/truncated", "model.safetensors"));
+  EXPECT_EQ(head.header("x-linked-size"), "4096");
+  EXPECT_EQ(hub_->etag_of("org/truncated", "model.safetensors"), sha256_of(pattern(4096)));
+  const Response r = cdn_get("org/truncated", "model.safetensors");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, pattern(4096 - 64));
+}
+
+TEST_F(FakeHubTest, CorruptBlobHasOneFlippedByte) {
+  const Response r = cdn_get("org/corrupt", "model.safetensors");
+  ASSERT_EQ(r.status, 200);
+  ASSERT_EQ(r.body.size(), 4096u);
+  const std::string good = pattern(4096);
+  for (size_t i = 0; i < good.size(); ++i) {
+    if (i == 2048) continue;
+    ASSERT_EQ(r.body[i], good[i]) << i;
+  }
+  EXPECT_EQ(r.body[2048], static_cast<char>(~good[2048]));
+  EXPECT_NE(sha256_of(r.body), hub_->etag_of("org/corrupt", "model.safetensors"));
+}
+
+TEST_F(FakeHubTest, SlowCdnIsRateLimited) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Response r = cdn_get("org/slow", "model.safetensors");
+  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.body.size(), 384u << 10);
+  EXPECT_GT(seconds, 0.7);  // 384 KiB at 256 KiB/s
+}
+
+TEST_F(FakeHubTest, RedirectLoopPointsAtItself) {
+  const std::string url = hub_->endpoint() + "/org/loop/resolve/main/config.json?x=1";
+  const Response r = curl(q(url));
+  EXPECT_EQ(r.status, 302);
+  EXPECT_EQ(r.header("location"), url);
+  EXPECT_NE(curl("-L --max-redirs 5 " + q(url)).exit_code, 0);  // curl gives up: too many redirects
+}
+
+TEST_F(FakeHubTest, LogShowsTokenOnHubNeverOnCdn) {
+  hub_->clear_log();
+  EXPECT_TRUE(hub_->log().empty());
+  const Response redirect = curl(bearer(kToken) + resolve("gpt2", "model.safetensors"));
+  ASSERT_EQ(redirect.status, 302);
+  curl("-r 0-9 " + q(redirect.header("location")));
+  const std::vector<LogEntry> log = hub_->wait_for_log(2);
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0].server, "hub");
+  EXPECT_EQ(log[0].method, "GET");
+  EXPECT_EQ(log[0].uri, "/gpt2/resolve/main/model.safetensors");
+  EXPECT_EQ(log[0].status, 302);
+  EXPECT_EQ(log[0].authorization, std::string("Bearer ") + kToken);
+  EXPECT_EQ(log[0].range, "");
+  EXPECT_GT(log[0].bytes_sent, 0u);
+  EXPECT_EQ(log[1].server, "cdn");
+  EXPECT_EQ(log[1].uri, "/lfs/" + hub_->etag_of("gpt2", "model.safetensors") + "?X-Amz-Signature=SECRETSIG&Expires=1");
+  EXPECT_EQ(log[1].status, 206);
+  EXPECT_EQ(log[1].range, "bytes=0-9");
+  EXPECT_EQ(log[1].authorization, "");
+  hub_->clear_log();
+  EXPECT_TRUE(hub_->log().empty());
+  curl("-I " + hub("/api/models/gpt2"));
+  const std::vector<LogEntry> after = hub_->wait_for_log(1);
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].method, "HEAD");
+}
+
+// A DeepSeek-V3-shaped repo: 163 sparse 5 GB shards and more, every one an exact nginx location.
+TEST(FakeHubStartup, TwoHundredShardsStartFast) {
+  if (!FakeHub::available()) GTEST_SKIP() << "nginx not installed";
+  ScratchDir dir("many");
+  FakeRepo r = repo("deepseek-ai/DeepSeek-V3", "normal", {file("config.json", "{}")});
+  for (int i = 1; i <= 200; ++i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "model-%05d-of-00200.safetensors", i);
+    FakeFile shard = file(name, "x", true);
+    shard.sparse_size = kFiveGB;
+    shard.etag = std::string(58, 'a') + std::string(name).substr(6, 5) + "0";
+    r.files.push_back(std::move(shard));
+  }
+  FakeHub hub(dir.path() / "hub", kToken);
+  hub.add_repo(std::move(r));
+  const auto t0 = std::chrono::steady_clock::now();
+  hub.start();
+  const double started = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << "[ fake hub ] nginx with 200 LFS files started in " << started * 1000 << " ms\n";
+  EXPECT_LT(started, 3.0);
+  if (have_tool("curl")) {
+    const Response r200 =
+        curl("-I " + q(hub.endpoint() + "/deepseek-ai/DeepSeek-V3/resolve/main/model-00200-of-00200.safetensors"));
+    EXPECT_EQ(r200.status, 302);
+    EXPECT_EQ(r200.header("x-linked-size"), "5000000000");
+  }
+  const std::string endpoint = hub.endpoint();
+  hub.stop();
+  if (have_tool("curl")) {
+    EXPECT_NE(curl(q(endpoint + "/api/models/x")).exit_code, 0);  // nothing listens now
+  }
+}
+
+TEST(FakeHubInput, RejectsWhatItCannotServe) {
+  ScratchDir dir("input");
+  FakeHub hub(dir.path() / "hub", kToken);
+  FakeFile huge = file("huge.safetensors", "x", true);
+  huge.sparse_size = 100ull << 20;  // sparse and over 64 MiB: hashing it is refused
+  EXPECT_THROW(hub.add_repo(repo("a/huge", "normal", {huge})), std::runtime_error);
+  EXPECT_THROW(hub.add_repo(repo("a/mode", "sideways", {})), std::invalid_argument);
+  EXPECT_THROW(hub.add_repo(repo("a/b/c", "normal", {})), std::invalid_argument);
+  EXPECT_THROW(hub.add_repo(repo("a/path", "normal", {file("../x", "")})), std::invalid_argument);
+  hub.add_repo(repo("a/ok", "normal", {file("config.json", "")}));
+  EXPECT_THROW(hub.add_repo(repo("a/ok", "normal", {})), std::invalid_argument);
+  EXPECT_EQ(hub.etag_of("a/ok", "config.json"), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");  // the empty blob
+  EXPECT_EQ(hub.commit_of("a/ok").size(), 40u);
+}
+
+TEST(FakeHubInput, RepoFromDirectoryMarksLfsFiles) {
+  ScratchDir dir("fromdir");
+  std::ofstream(dir.path() / "config.json") << "{}";
+  std::ofstream(dir.path() / "model.safetensors") << "weights";
+  std::ofstream(dir.path() / "tokenizer.json") << std::string((1 << 20) + 1, 'x');
+  fs::create_directories(dir.path() / "sub");
+  const FakeRepo r = repo_from_directory("org/m", dir.path());
+  ASSERT_EQ(r.files.size(), 3u);
+  EXPECT_EQ(r.files[0].path, "config.json");
+  EXPECT_FALSE(r.files[0].lfs);
+  EXPECT_TRUE(r.files[1].lfs);
+  EXPECT_EQ(r.files[1].content, "weights");
+  EXPECT_TRUE(r.files[2].lfs);
+}
+
+}  // namespace
+}  // namespace ma::test

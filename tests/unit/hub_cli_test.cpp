@@ -1,0 +1,400 @@
+// The Hub client end to end: the CLI against a real nginx on loopback serving a mock Hub (tests/hub), with
+// the fault modes of anchors-reliability §8.7–8.9. Every run gets a fresh cache and a sentinel token, and
+// the sentinel is looked for in every output, export, log and cache file afterwards.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "core/json.h"
+#include "fake_hub.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using ma::test::FakeFile;
+using ma::test::FakeHub;
+using ma::test::FakeRepo;
+
+namespace ma::test {
+namespace {
+
+constexpr const char* kToken = "hf_SENTINELabc123tokenvalue";
+
+// A safetensors file holding one F32 tensor of `elements` zeros, written sparse by the fake hub: the header
+// is real, the data a hole, so a 512 MB file costs nothing.
+FakeFile sparse_safetensors(const std::string& path, uint64_t elements) {
+  std::string header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[" + std::to_string(elements) +
+                       "],\"data_offsets\":[0," + std::to_string(elements * 4) + "]}}";
+  while (header.size() % 8) header += ' ';
+  std::string prefix(8, '\0');
+  for (int i = 0; i < 8; ++i) prefix[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  FakeFile f;
+  f.path = path;
+  f.content = prefix + header;
+  f.sparse_size = f.content.size() + elements * 4;
+  f.lfs = true;
+  f.etag = std::string(64, 'a');  // never hashed: the tests using it read headers only
+  return f;
+}
+
+FakeRepo example_repo(const std::string& id, const std::string& mode) {
+  FakeRepo r = repo_from_directory(id, MA_EXAMPLE_DIR);
+  r.mode = mode;
+  for (FakeFile& f : r.files)
+    if (f.path.size() > 12 && f.path.substr(f.path.size() - 12) == ".safetensors") f.lfs = true;
+  return r;
+}
+
+class HubCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!FakeHub::available()) return;
+    work_ = new TempDir();
+    hub_ = new FakeHub(work_->path() / "hub", kToken);
+    FakeRepo main = example_repo("ex/tiny-llama", "normal");
+    main.info_json_fields =
+        "\"author\":\"ex\",\"downloads\":1234567,\"likes\":89,\"cardData\":{\"license\":\"apache-2.0\"}";
+    hub_->add_repo(main);
+    for (const char* mode : {"gated", "private", "rate_limited", "flaky", "truncated", "corrupt", "redirect_loop"})
+      hub_->add_repo(example_repo(std::string("ex/") + mode, mode));
+    FakeRepo norange;
+    norange.id = "ex/ignore_range";
+    norange.mode = "ignore_range";
+    norange.files.push_back(sparse_safetensors("model.safetensors", 128u << 20));  // 512 MB
+    hub_->add_repo(norange);
+    FakeRepo slow = example_repo("ex/slow", "slow");
+    FakeFile big;
+    big.path = "big.bin";
+    big.content = std::string(768 << 10, 'x');
+    big.lfs = true;
+    slow.files.push_back(big);
+    hub_->add_repo(slow);
+    if (auto data = shared_data())
+      for (const auto& e : fs::directory_iterator(*data / "fixtures"))
+        if (e.is_directory() && has_safetensors(e.path())) hub_->add_repo(repo_from_directory("fx/" + e.path().filename().string(), e.path()));
+    hub_->start();
+  }
+  static void TearDownTestSuite() {
+    delete hub_;
+    delete work_;
+    hub_ = nullptr;
+    work_ = nullptr;
+  }
+  static bool has_safetensors(const fs::path& dir) {
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".safetensors") return true;
+    return false;
+  }
+
+  void SetUp() override {
+    if (!hub_) GTEST_SKIP() << "nginx not installed: the Hub client's end-to-end tests need it";
+    hub_->clear_log();
+  }
+
+  void TearDown() override {
+    if (!hub_) return;
+    // T1–T3: the sentinel token appears in no output, no cache file and never on the CDN.
+    for (const std::string& s : outputs_) EXPECT_EQ(s.find(kToken), std::string::npos) << "token leaked in output";
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(cache_.path(), ec); it != fs::recursive_directory_iterator(); ++it)
+      if (it->is_regular_file()) {
+        EXPECT_EQ(read_file(it->path()).find(kToken), std::string::npos) << it->path();
+      }
+    for (const LogEntry& e : hub_->log())
+      if (e.server == "cdn") {
+        EXPECT_EQ(e.authorization, "") << "Authorization sent to the CDN: " << e.uri;
+      }
+  }
+
+  // The CLI with the Hub environment: endpoint, a fresh cache, the sentinel token in HF_TOKEN (sent only
+  // with --trust-endpoint, loopback not being a Hugging Face host).
+  CommandResult run(const std::string& args, const std::string& env = "") {
+    std::string cmd = "env -u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HOME -u HF_HUB_OFFLINE -u HF_TOKEN_PATH "
+                      "-u TRANSFORMERS_OFFLINE HOME='" + (cache_ / "home").string() + "' HF_ENDPOINT=" +
+                      hub_->endpoint() + " HF_HUB_CACHE='" + (cache_ / "hub").string() + "' HF_TOKEN=" + kToken +
+                      " " + env + " '" + MA_CLI_BINARY + "' " + args;
+    TempDir tmp;
+    int status = std::system((cmd + " >'" + (tmp / "out").string() + "' 2>'" + (tmp / "err").string() + "' </dev/null").c_str());
+    CommandResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_file(tmp / "out");
+    r.err = read_file(tmp / "err");
+    outputs_.push_back(r.out);
+    outputs_.push_back(r.err);
+    return r;
+  }
+
+  size_t count(const std::string& server, const std::string& uri_part) {
+    size_t n = 0;
+    for (const LogEntry& e : hub_->log())
+      if (e.server == server && e.uri.find(uri_part) != std::string::npos) ++n;
+    return n;
+  }
+
+  std::vector<fs::path> files_named(const std::string& suffix) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(cache_.path(), ec); it != fs::recursive_directory_iterator(); ++it) {
+      std::string n = it->path().filename().string();
+      if (n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) out.push_back(it->path());
+    }
+    return out;
+  }
+
+  static FakeHub* hub_;
+  static TempDir* work_;
+  TempDir cache_;
+  std::vector<std::string> outputs_;
+};
+
+FakeHub* HubCli::hub_ = nullptr;
+TempDir* HubCli::work_ = nullptr;
+
+TEST_F(HubCli, ReportFromHubEqualsLocalAndReadsOnlyHeaders) {
+  CommandResult local = run_cli(std::string("'") + MA_EXAMPLE_DIR + "' --json");
+  CommandResult remote = run("ex/tiny-llama --json --trust-endpoint");
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  json::Document l = json::Document::parse(local.out, "local");
+  json::Document r = json::Document::parse(remote.out, "remote");
+  EXPECT_EQ(r.root().find("num_parameters")->as_uint(), l.root().find("num_parameters")->as_uint());
+  EXPECT_EQ(r.root().find("num_parameters")->as_uint(), 151872u);
+  const json::Value* md = r.root().find("metadata");
+  ASSERT_TRUE(md && md->is_object());
+  EXPECT_EQ(md->find("author")->as_string(), "ex");
+  EXPECT_EQ(md->find("downloads")->as_uint(), 1234567u);
+  EXPECT_EQ(md->find("likes")->as_uint(), 89u);
+  EXPECT_EQ(md->find("license")->as_string(), "apache-2.0");
+  EXPECT_EQ(md->find("commit")->as_string(), hub_->commit_of("ex/tiny-llama"));
+  EXPECT_TRUE(l.root().find("metadata")->is_null());
+
+  // One range request for the weight file's header, redirected once to the CDN; the token went to the hub.
+  auto log = hub_->wait_for_log(4);
+  size_t cdn = 0;
+  for (const LogEntry& e : log) {
+    if (e.server == "cdn") {
+      ++cdn;
+      EXPECT_EQ(e.range.rfind("bytes=0-", 0), 0u) << e.range;
+      EXPECT_EQ(e.status, 206);
+    } else {
+      EXPECT_EQ(e.authorization, std::string("Bearer ") + kToken) << e.uri;
+    }
+  }
+  EXPECT_EQ(cdn, 1u);
+  EXPECT_EQ(count("hub", "/resolve/") , 2u) << "config.json and the header read";
+  // The weights themselves are never downloaded: only the small file lands in blobs/.
+  EXPECT_TRUE(files_named(".safetensors").empty());
+}
+
+TEST_F(HubCli, SecondRunMakesNoHeaderRequestAndOfflineRunMakesNone) {
+  ASSERT_EQ(run("ex/tiny-llama --json").exit_code, 0);
+  hub_->clear_log();
+  CommandResult warm = run("tensors ex/tiny-llama --json");
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  hub_->wait_for_log(1);
+  EXPECT_EQ(count("hub", "/resolve/"), 0u);
+  EXPECT_EQ(count("cdn", "/lfs/"), 0u);
+  EXPECT_EQ(count("hub", "/api/models/"), 1u);
+
+  // N20(a): offline with the endpoint at a closed port still answers, from the cache alone.
+  CommandResult offline = run("tensors ex/tiny-llama --json", "HF_HUB_OFFLINE=1 HF_ENDPOINT=http://127.0.0.1:9");
+  ASSERT_EQ(offline.exit_code, 0) << offline.err;
+  EXPECT_EQ(offline.out.substr(offline.out.find("\"num_parameters\"")), warm.out.substr(warm.out.find("\"num_parameters\"")));
+}
+
+TEST_F(HubCli, OfflineWithoutCacheNamesWhatIsMissing) {
+  CommandResult r = run("ex/tiny-llama", "HF_HUB_OFFLINE=1");
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  EXPECT_NE(r.err.find("not in the cache"), std::string::npos) << r.err;
+  EXPECT_TRUE(hub_->log().empty());
+}
+
+TEST_F(HubCli, UnreachableHubFallsBackToTheCachedSnapshot) {
+  ASSERT_EQ(run("ex/tiny-llama").exit_code, 0);
+  CommandResult r = run("ex/tiny-llama --json", "HF_ENDPOINT=http://127.0.0.1:9");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("using the cached snapshot"), std::string::npos) << r.err;
+}
+
+TEST_F(HubCli, GatedRepoSaysWhereToAcceptTheLicense) {
+  CommandResult r = run("ex/gated");
+  EXPECT_EQ(r.exit_code, 7) << r.err;
+  EXPECT_NE(r.err.find("gated repo: request access at " + hub_->endpoint() + "/ex/gated"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one error line:\n" << r.err;
+  EXPECT_NE(r.err.find("withheld from this endpoint"), std::string::npos) << r.err;
+}
+
+TEST_F(HubCli, PrivateRepoNeedsTheRightToken) {
+  CommandResult none = run("ex/private");
+  EXPECT_EQ(none.exit_code, 7);
+  EXPECT_NE(none.err.find("requires authentication"), std::string::npos) << none.err;
+  CommandResult wrong = run("ex/private --trust-endpoint", "HF_TOKEN=hf_wrong");  // env's last assignment wins
+  EXPECT_EQ(wrong.exit_code, 7) << wrong.err;
+  EXPECT_NE(wrong.err.find("token rejected"), std::string::npos) << wrong.err;
+  EXPECT_NE(wrong.err.find("from HF_TOKEN"), std::string::npos) << wrong.err;
+  CommandResult right = run("ex/private --trust-endpoint");
+  EXPECT_EQ(right.exit_code, 0) << right.err;
+}
+
+TEST_F(HubCli, NotFoundKindsAreTold) {
+  CommandResult repo = run("ex/does-not-exist");
+  EXPECT_EQ(repo.exit_code, 8);
+  EXPECT_NE(repo.err.find("repository 'ex/does-not-exist' not found"), std::string::npos) << repo.err;
+  CommandResult rev = run("ex/tiny-llama@v9.9");
+  EXPECT_EQ(rev.exit_code, 8);
+  EXPECT_NE(rev.err.find("revision 'v9.9' not found"), std::string::npos) << rev.err;
+}
+
+TEST_F(HubCli, RateLimitHonoursRetryAfter) {
+  run_cli("--version");  // keep the prime as close to the run as possible
+  std::system(("curl -s -o /dev/null '" + hub_->endpoint() + "/ex/rate_limited/resolve/main/config.json'").c_str());
+  auto start = std::chrono::steady_clock::now();
+  CommandResult r = run("ex/rate_limited --json");
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  size_t limited = 0;
+  for (const LogEntry& e : hub_->wait_for_log(3))
+    if (e.status == 429) ++limited;
+  EXPECT_GE(limited, 1u);
+  EXPECT_GE(s, 2.0) << "Retry-After: 2 (+1 s) was not waited for";
+}
+
+TEST_F(HubCli, ServerErrorThenSuccessIsRetried) {
+  std::system(("curl -s -o /dev/null '" + hub_->endpoint() + "/ex/flaky/resolve/main/config.json'").c_str());
+  CommandResult r = run("ex/flaky --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  size_t failed = 0;
+  for (const LogEntry& e : hub_->wait_for_log(3))
+    if (e.status == 503) ++failed;
+  EXPECT_GE(failed, 1u);
+}
+
+TEST_F(HubCli, ServerIgnoringRangeCannotMakeUsDownloadTheBody) {
+  auto start = std::chrono::steady_clock::now();
+  CommandResult r = run("tensors ex/ignore_range --json");
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"shape\":[134217728]"), std::string::npos);
+  uint64_t sent = 0;
+  for (const LogEntry& e : hub_->wait_for_log(2))
+    if (e.server == "cdn") {
+      EXPECT_EQ(e.status, 200) << "the server was to ignore Range";
+      sent += e.bytes_sent;
+    }
+  EXPECT_LT(sent, 64u << 20) << "the client read far more than the header of a 512 MB file";
+  EXPECT_LT(s, 5.0);
+}
+
+TEST_F(HubCli, RedirectLoopStops) {
+  CommandResult r = run("ex/redirect_loop");
+  EXPECT_EQ(r.exit_code, 6) << r.err;
+  EXPECT_NE(r.err.find("too many redirects"), std::string::npos) << r.err;
+}
+
+TEST_F(HubCli, DownloadVerifiesSizeAndHashIntoTheCacheLayout) {
+  CommandResult r = run("download ex/tiny-llama --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  fs::path snapshot = cache_ / "hub" / "models--ex--tiny-llama" / "snapshots" / hub_->commit_of("ex/tiny-llama");
+  EXPECT_EQ(r.out, snapshot.string() + "\n");
+  ASSERT_TRUE(fs::is_symlink(snapshot / "model.safetensors"));
+  EXPECT_EQ(fs::read_symlink(snapshot / "model.safetensors"),
+            fs::path("../../blobs") / hub_->etag_of("ex/tiny-llama", "model.safetensors"));
+  EXPECT_EQ(read_file(snapshot / "model.safetensors"), read_file(fs::path(MA_EXAMPLE_DIR) / "model.safetensors"));
+  EXPECT_EQ(read_file(cache_ / "hub" / "models--ex--tiny-llama" / "refs" / "main"), hub_->commit_of("ex/tiny-llama"));
+  EXPECT_TRUE(files_named(".incomplete").empty());
+  // The downloaded snapshot is a local model like any other.
+  CommandResult local = run_cli("tensors '" + snapshot.string() + "' --json");
+  EXPECT_EQ(local.exit_code, 0);
+  CommandResult again = run("download ex/tiny-llama");
+  EXPECT_NE(again.err.find("0 file(s) downloaded"), std::string::npos) << again.err;
+}
+
+TEST_F(HubCli, DownloadIntoADirectoryWithIncludeGlob) {
+  CommandResult r = run("download ex/tiny-llama --include '*.json' --out '" + (cache_ / "out").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_regular_file(cache_ / "out" / "config.json"));
+  EXPECT_FALSE(fs::exists(cache_ / "out" / "model.safetensors"));
+}
+
+TEST_F(HubCli, TruncatedOrCorruptDownloadLeavesNothing) {
+  CommandResult t = run("download ex/truncated");
+  EXPECT_EQ(t.exit_code, 6) << t.err;
+  EXPECT_NE(t.err.find("consistency check failed"), std::string::npos) << t.err;
+  CommandResult c = run("download ex/corrupt --include model.safetensors");
+  EXPECT_EQ(c.exit_code, 6) << c.err;
+  EXPECT_NE(c.err.find("not its etag"), std::string::npos) << c.err;
+  EXPECT_TRUE(files_named(".safetensors").empty());
+  for (const char* repo : {"models--ex--truncated", "models--ex--corrupt"})
+    EXPECT_FALSE(fs::exists(cache_ / "hub" / repo / "blobs" / hub_->etag_of(std::string("ex/") + (repo + 12), "model.safetensors")));
+  EXPECT_TRUE(files_named(".incomplete").empty());
+}
+
+TEST_F(HubCli, KilledDownloadLeavesAValidCache) {
+  const std::string cmd = "env -u HF_TOKEN HF_ENDPOINT=" + hub_->endpoint() + " HF_HUB_CACHE='" +
+                          (cache_ / "hub").string() + "' '" + MA_CLI_BINARY + "' download ex/slow --include big.bin --quiet";
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd + " >/dev/null 2>&1").c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  const fs::path snapshot = cache_ / "hub" / "models--ex--slow" / "snapshots" / hub_->commit_of("ex/slow");
+  EXPECT_FALSE(fs::exists(snapshot / "big.bin")) << "a killed download must not look complete";
+  EXPECT_FALSE(fs::exists(cache_ / "hub" / "models--ex--slow" / "blobs" / hub_->etag_of("ex/slow", "big.bin")));
+  CommandResult again = run("download ex/slow --include big.bin --quiet");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(fs::file_size(snapshot / "big.bin"), 768u << 10);
+}
+
+TEST_F(HubCli, TwoConcurrentRunsShareOneCache) {
+  const std::string cmd = "env -u HF_TOKEN HF_ENDPOINT=" + hub_->endpoint() + " HF_HUB_CACHE='" +
+                          (cache_ / "hub").string() + "' '" + MA_CLI_BINARY + "' ";
+  int a = std::system((cmd + "download ex/tiny-llama --quiet >/dev/null 2>&1 & " + cmd +
+                       "download ex/tiny-llama --quiet >/dev/null 2>&1 & " + cmd +
+                       "tensors ex/tiny-llama >/dev/null 2>&1 & wait").c_str());
+  EXPECT_EQ(a, 0);
+  CommandResult r = run("tensors ex/tiny-llama --json", "HF_HUB_OFFLINE=1");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(files_named(".incomplete").empty());
+  EXPECT_TRUE(files_named(".link").empty());
+  const fs::path snapshot = cache_ / "hub" / "models--ex--tiny-llama" / "snapshots" / hub_->commit_of("ex/tiny-llama");
+  EXPECT_EQ(read_file(snapshot / "model.safetensors"), read_file(fs::path(MA_EXAMPLE_DIR) / "model.safetensors"));
+}
+
+TEST_F(HubCli, TokenIsNeverSentToAnEndpointThatIsNotHuggingFaceUnlessTrusted) {
+  CommandResult r = run("ex/tiny-llama");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("is not sent to"), std::string::npos) << r.err;
+  for (const LogEntry& e : hub_->wait_for_log(3)) EXPECT_EQ(e.authorization, "") << e.uri;
+  CommandResult bad = run("ex/tiny-llama", "HF_TOKEN='hf_a\tb'");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("invalid token characters"), std::string::npos);
+}
+
+// Every safetensors fixture served by the Hub gives the same inventory as the same directory read locally.
+TEST_F(HubCli, EveryFixtureAnalysesAsItDoesLocally) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  size_t compared = 0;
+  for (const auto& e : fs::directory_iterator(*data / "fixtures")) {
+    if (!e.is_directory() || !has_safetensors(e.path())) continue;
+    const std::string name = e.path().filename().string();
+    CommandResult local = run_cli("tensors '" + e.path().string() + "' --json");
+    CommandResult remote = run("tensors fx/" + name + " --json");
+    ASSERT_EQ(local.exit_code, remote.exit_code) << name << ": " << remote.err;
+    auto body = [](const std::string& s) { return s.substr(std::min(s.size(), s.find("\"origin\""))); };
+    EXPECT_EQ(body(remote.out), body(local.out)) << name;
+    ++compared;
+  }
+  EXPECT_GE(compared, 20u);
+}
+
+}  // namespace
+}  // namespace ma::test

@@ -1,0 +1,202 @@
+// The Hub client's rules one by one: repo ids, revisions and file names (N22, N23), the token lookup order
+// and its checks (T6, T7, N21), server-supplied names (N14), cache refs and links (C7, C9), globs, the header
+// guess and the content hashes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+#include "core/error.h"
+#include "core/glob.h"
+#include "hub/content_hash.h"
+#include "hub/hub_cache.h"
+#include "hub/hub_settings.h"
+#include "hub/remote_header.h"
+#include "hub/repo_ref.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+
+namespace ma::test {
+namespace {
+
+ErrorKind kind_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.kind();
+  }
+  return ErrorKind::Internal;  // nothing thrown
+}
+
+TEST(RepoRef, AcceptsTheFormsUsersType) {
+  auto r = parse_repo_ref("gpt2");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->id, "gpt2");
+  EXPECT_EQ(r->revision, "main");
+  r = parse_repo_ref("meta-llama/Llama-2-7b-hf@refs/pr/1");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->id, "meta-llama/Llama-2-7b-hf");
+  EXPECT_EQ(r->revision, "refs/pr/1");
+  r = parse_repo_ref("https://huggingface.co/Qwen/Qwen3-4B/tree/v1.0");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->id, "Qwen/Qwen3-4B");
+  EXPECT_EQ(r->revision, "v1.0");
+  r = parse_repo_ref("hf.co/openai-community/gpt2");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->id, "openai-community/gpt2");
+}
+
+TEST(RepoRef, LocalLookingPathsAreNotRepoIds) {
+  for (const char* p : {"./model", "/abs/model", "~/m", "a/b/c.json", "my model", "file:///x"})
+    EXPECT_FALSE(parse_repo_ref(p)) << p;
+}
+
+TEST(RepoRef, RejectsIdsAndRevisionsThatEscape) {  // N22
+  for (const char* bad : {"a--b", "a..b", "org/-name", "org/name.", "gpt2@../../x", "gpt2@refs/../../x", "gpt2@"})
+    EXPECT_EQ(kind_of([&] { parse_repo_ref(bad); }), ErrorKind::Usage) << bad;
+  EXPECT_EQ(kind_of([&] { parse_repo_ref(std::string(97, 'a')); }), ErrorKind::Usage);
+  EXPECT_EQ(kind_of([&] { parse_repo_ref("https://user:hf_x@huggingface.co/gpt2"); }), ErrorKind::Usage);  // T5
+  EXPECT_EQ(url_quote("refs/pr/1", false), "refs%2Fpr%2F1");
+  EXPECT_EQ(url_quote("sub dir/a+b.json", true), "sub%20dir/a%2Bb.json");
+}
+
+TEST(RepoRef, RepoFileNamesStayInsideTheRepo) {  // N23
+  for (const char* bad : {"../x", "/etc/passwd", "C:x", "\\\\srv\\share\\x", "a/../../b", "a//b", ""})
+    EXPECT_EQ(kind_of([&] { validate_repo_filename(bad, "test"); }), ErrorKind::Unsafe) << bad;
+  EXPECT_EQ(kind_of([&] { validate_repo_filename("onnx/model.onnx", "test"); }), ErrorKind::Internal);
+}
+
+HubSettings settings_with(std::map<std::string, std::string> env, HubFlags flags = {}) {
+  return hub_settings(flags, [env](const char* name) -> std::optional<std::string> {
+    auto it = env.find(name);
+    if (it == env.end()) return std::nullopt;
+    return it->second;
+  });
+}
+
+TEST(HubSettingsTest, TokenLookupOrder) {  // T6
+  TempDir home;
+  fs::create_directories(home / "hf");
+  write_file(home / "hf" / "token", "  hf_file\n");
+  std::map<std::string, std::string> env = {{"HF_HOME", (home / "hf").string()},
+                                            {"HUGGING_FACE_HUB_TOKEN", "hf_legacy"},
+                                            {"HF_TOKEN", "hf_env"}};
+  HubFlags cli;
+  cli.token = "hf_cli";
+  EXPECT_EQ(settings_with(env, cli).token->source, "--token");
+  EXPECT_EQ(settings_with(env).token->value, "hf_env");
+  env.erase("HF_TOKEN");
+  EXPECT_EQ(settings_with(env).token->source, "HUGGING_FACE_HUB_TOKEN");
+  env.erase("HUGGING_FACE_HUB_TOKEN");
+  HubSettings from_file = settings_with(env);
+  EXPECT_EQ(from_file.token->value, "hf_file");  // whitespace and newline stripped
+  EXPECT_EQ(from_file.token->source, (home / "hf" / "token").string());
+  cli.token = "";  // --token "" disables the implicit token
+  EXPECT_FALSE(settings_with(env, cli).token);
+  EXPECT_EQ(settings_with(env).cache_root, home / "hf" / "hub");
+  env["HF_HUB_CACHE"] = "/elsewhere";
+  EXPECT_EQ(settings_with(env).cache_root, "/elsewhere");
+}
+
+TEST(HubSettingsTest, TokenGoesOnlyToHuggingFaceUnlessTrusted) {  // N21
+  EXPECT_TRUE(settings_with({{"HF_TOKEN", "hf_x"}, {"HOME", "/h"}}).send_token);
+  HubSettings mirror = settings_with({{"HF_TOKEN", "hf_x"}, {"HOME", "/h"}, {"HF_ENDPOINT", "https://mirror.example"}});
+  EXPECT_FALSE(mirror.send_token);
+  ASSERT_EQ(mirror.warnings.size(), 1u);
+  EXPECT_EQ(mirror.warnings[0].find("hf_x"), std::string::npos);
+  HubFlags trust;
+  trust.trust_endpoint = true;
+  EXPECT_TRUE(settings_with({{"HF_TOKEN", "hf_x"}, {"HOME", "/h"}, {"HF_ENDPOINT", "https://mirror.example"}}, trust).send_token);
+  EXPECT_TRUE(is_hugging_face_host("https://cdn.huggingface.co"));
+  EXPECT_FALSE(is_hugging_face_host("https://huggingface.co.evil.example"));
+  EXPECT_FALSE(is_hugging_face_host("http://huggingface.co"));
+}
+
+TEST(HubSettingsTest, RejectsTokensThatCouldInjectHeaders) {  // T7
+  for (const char* bad : {"hf_a\r\nX-Evil: 1", "hf_a b", "hf_\x01", "hf_\xc3\xa9"})
+    EXPECT_EQ(kind_of([&] { settings_with({{"HF_TOKEN", bad}, {"HOME", "/h"}}); }), ErrorKind::Usage) << bad;
+  EXPECT_EQ(kind_of([&] { settings_with({{"HF_ENDPOINT", "ftp://x"}, {"HOME", "/h"}}); }), ErrorKind::Usage);
+  EXPECT_TRUE(settings_with({{"HF_HUB_OFFLINE", "1"}, {"HOME", "/h"}}).offline);
+}
+
+TEST(HubCacheTest, ServerNamesMustBeHex) {  // N14
+  EXPECT_EQ(checked_etag("\"" + std::string(64, 'a') + "\"", "x"), std::string(64, 'a'));
+  EXPECT_EQ(checked_etag("W/\"" + std::string(40, 'b') + "\"", "x"), std::string(40, 'b'));
+  for (const char* bad : {"\"../../../.bashrc\"", "abc", "\"ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ\""})
+    EXPECT_EQ(kind_of([&] { checked_etag(bad, "x"); }), ErrorKind::Network) << bad;
+  EXPECT_EQ(kind_of([&] { checked_commit("../../x", "x"); }), ErrorKind::Network);
+}
+
+TEST(HubCacheTest, CorruptRefsAreRefused) {  // C9
+  TempDir root;
+  HubCache cache(root.path(), "org/name");
+  EXPECT_FALSE(cache.read_ref("main"));
+  const std::string commit(40, 'c');
+  cache.write_ref("main", commit);
+  EXPECT_EQ(read_file(root / "models--org--name" / "refs" / "main"), commit);
+  EXPECT_EQ(cache.read_ref("main"), commit);
+  write_file(root / "models--org--name" / "refs" / "main", "../x");
+  EXPECT_EQ(kind_of([&] { cache.read_ref("main"); }), ErrorKind::LocalIO);
+  write_file(root / "models--org--name" / "refs" / "main", std::string(1000, 'a'));
+  EXPECT_EQ(kind_of([&] { cache.read_ref("main"); }), ErrorKind::LocalIO);
+}
+
+TEST(HubCacheTest, SnapshotLinksMustLandInBlobs) {  // C7, C8
+  TempDir root;
+  HubCache cache(root.path(), "org/name");
+  const std::string commit(40, 'c'), etag(64, 'e');
+  fs::path link = cache.store_blob("{}", etag, commit, "config.json");
+  EXPECT_EQ(fs::read_symlink(link), fs::path("../../blobs") / etag);
+  EXPECT_EQ(cache.snapshot_file(commit, "config.json"), link);
+  write_file(root / "secret", "x");
+  fs::create_symlink(root / "secret", cache.snapshot_dir(commit) / "tokenizer.json");
+  EXPECT_EQ(kind_of([&] { cache.snapshot_file(commit, "tokenizer.json"); }), ErrorKind::Unsafe);
+  fs::remove(root / "models--org--name" / "blobs" / etag);
+  EXPECT_FALSE(cache.snapshot_file(commit, "config.json"));  // dangling: fetched again
+  EXPECT_FALSE(cache.snapshot_file(commit, "absent.json"));
+}
+
+TEST(Glob, StarCrossesSlashesQuestionMarkIsOneCharacter) {
+  EXPECT_TRUE(glob_match("*.safetensors", "sub/model.safetensors"));
+  EXPECT_TRUE(glob_match("model-0000?-of-*.safetensors", "model-00001-of-00002.safetensors"));
+  EXPECT_FALSE(glob_match("*.json", "model.safetensors"));
+  EXPECT_TRUE(glob_match("*", ""));
+  EXPECT_FALSE(glob_match(std::string(50, '*') + "b", std::string(10000, 'a')));  // linear, no blow-up
+}
+
+TEST(RemoteHeaderGuess, CoversRealShardHeaders) {
+  // The fixtures' sharded checkpoint: every shard's header within one guess, and not grossly over it.
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  fs::path dir = *data / "fixtures" / "tiny-llama-sharded";
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".safetensors") continue;
+    std::string bytes = read_file(e.path());
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
+    std::string header = bytes.substr(8, n);
+    uint64_t tensors = 0, names = 0;
+    for (size_t at = 0; (at = header.find("\"dtype\"", at)) != std::string::npos; ++at) ++tensors;
+    for (size_t at = 0; (at = header.find("\":{\"dtype\"", at)) != std::string::npos; ++at) {
+      size_t start = header.rfind('"', at - 1);
+      names += at - start - 1;
+    }
+    uint64_t guess = header_guess(tensors, names);
+    EXPECT_GE(guess, 8 + n) << e.path();
+    EXPECT_LE(guess, 8 + n + 256 + 80 * tensors) << e.path();
+  }
+}
+
+TEST(ContentHashTest, GitBlobAndSha256) {
+  ContentHash git(std::string(40, '0'), 5);
+  git.update("hello");
+  EXPECT_EQ(git.hex_digest(), "b6fc4c620b67d95f953a5c1c1230aaab5db5a1b0");  // git hash-object of "hello"
+  ContentHash sha(std::string(64, '0'), 5);
+  sha.update("he");
+  sha.update("llo");
+  EXPECT_EQ(sha.hex_digest(), "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+}
+
+}  // namespace
+}  // namespace ma::test
