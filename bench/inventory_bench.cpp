@@ -17,17 +17,12 @@
 #include <vector>
 
 #include "core/error.h"
-#include "formats/safetensors_writer.h"
+#include "deepseek_skeleton.h"
 #include "io/atomic_file.h"
-#include "io/file_source.h"
-#include "model/config.h"
-#include "model/family_registry.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr int kShards = 163;
 
 struct RunResult {
   double wall_ms;
@@ -63,33 +58,6 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// Writes the sharded sparse checkpoint; returns the number of tensors and header bytes.
-std::pair<size_t, uint64_t> generate(const fs::path& config_path, const fs::path& dir) {
-  fs::create_directories(dir);
-  std::string config_text = ma::read_small_file(config_path, 1 << 20);
-  ma::ModelTemplate t = ma::build_template(ma::ModelConfig::parse(config_text, config_path.string()));
-  std::vector<ma::DiskTensor> disk = ma::disk_form(t);
-  std::string index = "\"weight_map\":{";
-  uint64_t header_bytes = 0, data_bytes = 0;
-  size_t per_shard = (disk.size() + kShards - 1) / kShards;
-  for (int s = 0; s < kShards; ++s) {
-    char name[64];
-    std::snprintf(name, sizeof name, "model-%05d-of-%06d.safetensors", s + 1, kShards);
-    std::vector<ma::TensorToWrite> tensors;
-    for (size_t i = s * per_shard; i < std::min(disk.size(), (s + 1) * per_shard); ++i) {
-      tensors.push_back({disk[i].name, ma::DType::BF16, disk[i].shape, {}});
-      data_bytes += ma::numel(disk[i].shape) * 2;
-      index += (index.back() == '{' ? "\"" : ",\"") + disk[i].name + "\":\"" + name + "\"";
-    }
-    header_bytes += ma::safetensors_header_json(tensors, {{"format", "pt"}}).size();
-    ma::write_safetensors(dir / name, tensors, {{"format", "pt"}});
-  }
-  index = "{\"metadata\":{\"total_size\":" + std::to_string(data_bytes) + "}," + index + "}}";
-  ma::write_file_atomically(dir / "model.safetensors.index.json", index);
-  ma::write_file_atomically(dir / "config.json", config_text);
-  return {disk.size(), header_bytes};
-}
-
 constexpr const char* kPythonReader = R"(import json, os, struct, sys
 d = sys.argv[1]
 n = 0
@@ -108,8 +76,7 @@ print(n)
 int main(int argc, char** argv) {
   fs::path self = fs::canonical("/proc/self/exe");
   fs::path binary = self.parent_path().parent_path() / "modelanalyzer";
-  fs::path config =
-      fs::path(MA_SOURCE_DIR) / "../shared/data/hf-configs/deepseek-ai__DeepSeek-V3/config.json";
+  fs::path config = default_deepseek_config();
   fs::path work = fs::temp_directory_path() / "ma-bench-deepseek-v3";
   int runs = 11;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -126,11 +93,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    auto [tensors, header_bytes] = generate(config, work);
+    auto [tensors, header_bytes] = write_deepseek_skeleton(config, work);
     fs::path script = work / "read_headers.py";
     ma::write_file_atomically(script, kPythonReader);
     std::printf("checkpoint: DeepSeek-V3 layout, %d sparse shards, %zu tensors, %.2f MB of header JSON\n",
-                kShards, tensors, static_cast<double>(header_bytes) / 1e6);
+                kSkeletonShards, tensors, static_cast<double>(header_bytes) / 1e6);
 
     std::vector<std::string> ours = {binary.string(), "tensors", work.string(), "--json", "--quiet"};
     std::vector<std::string> python = {"python3", script.string(), work.string()};

@@ -115,7 +115,9 @@ void names_from_index(Checkpoint& ck) {
 std::vector<SafetensorsHeader> read_indexed_shards(const LocalModelFiles& files, Checkpoint& ck) {
   if (!files.fetched_headers.empty()) {
     ck.index_name = files.index->filename().string();
-    ck.index = parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes), files.index->string());
+    ck.index = files.parsed_index ? *files.parsed_index
+                                  : parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes),
+                                                            files.index->string());
     return fetched_shards(files, ck);
   }
   std::vector<fs::path> local = files.index_is_pytorch ? std::vector<fs::path>{} : safetensors_in(files.root);

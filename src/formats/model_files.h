@@ -3,9 +3,12 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "formats/safetensors_index.h"
 
 namespace ma {
 
@@ -30,6 +33,8 @@ struct LocalModelFiles {
   // name relative to `root` (as the index or the file list names them); read_checkpoint parses these instead
   // of opening files.
   std::vector<FetchedHeader> fetched_headers;
+  // The index, when whoever located the files parsed it already (a 4 MB index takes milliseconds to parse).
+  std::shared_ptr<const SafetensorsIndex> parsed_index;
 };
 
 // Throws Error(NotFound) when the path does not exist, Error(Usage) when it is nothing we can analyse.

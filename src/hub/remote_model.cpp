@@ -76,7 +76,8 @@ class Assembler {
     }
     if (!http_) return false;
     HttpRequest req;
-    req.max_body = kMaxSmallFile;
+    req.max_body = kMaxSmallFile;  // decoded bytes: a compression bomb stops here too
+    req.accept_compressed = true;  // a 4 MB index is ~10x smaller gzipped
     HubTarget t{ref_.id, info.commit, f.path};
     HubResult r = http_->fetch(file_url(info.commit, f.path), std::move(req), t);
     const std::string where = ref_.id + "/" + f.path;
@@ -103,10 +104,12 @@ class Assembler {
     uint64_t guess = kUnknownHeaderGuess;
   };
 
-  std::vector<WeightFile> weight_files(const HubModelInfo& info, const LocalModelFiles& files) {
+  std::vector<WeightFile> weight_files(const HubModelInfo& info, LocalModelFiles& files) {
     std::vector<WeightFile> out;
     if (files.index && !files.index_is_pytorch) {
-      SafetensorsIndex idx = parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes), files.index->string());
+      files.parsed_index = std::make_shared<const SafetensorsIndex>(
+          parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes), files.index->string()));
+      const SafetensorsIndex& idx = *files.parsed_index;
       std::vector<uint64_t> count(idx.shards.size()), name_bytes(idx.shards.size());
       for (const auto& [name, shard] : idx.weight_map) {
         ++count[shard];

@@ -155,8 +155,8 @@ HttpResponse HttpClient::perform(const HttpRequest& request) {
   if (request.range)
     range = std::to_string(request.range->first) + "-" +
             (request.range->last == kOpenEnded ? std::string() : std::to_string(request.range->last));
-  curl_slist* headers = curl_slist_append(nullptr, "Accept-Encoding: identity");
-  headers = curl_slist_append(headers, "User-Agent: modelanalyzer/" MA_VERSION);
+  curl_slist* headers = curl_slist_append(nullptr, "User-Agent: modelanalyzer/" MA_VERSION);
+  if (!request.accept_compressed) headers = curl_slist_append(headers, "Accept-Encoding: identity");
   std::string auth;
   if (!request.authorization.empty()) {
     auth = "Authorization: " + request.authorization;
@@ -174,13 +174,15 @@ HttpResponse HttpClient::perform(const HttpRequest& request) {
   curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+  if (request.accept_compressed) curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // every encoding curl decodes
   if (request.head) curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
   if (!range.empty()) curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
 
   CURLcode rc = curl_easy_perform(h);
   long status = 0;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-  curl_off_t header_bytes = 0, body_bytes = 0;
+  long header_bytes = 0;
+  curl_off_t body_bytes = 0;  // as received, before decoding
   curl_easy_getinfo(h, CURLINFO_HEADER_SIZE, &header_bytes);
   curl_easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &body_bytes);
   curl_slist_free_all(headers);

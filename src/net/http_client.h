@@ -27,7 +27,10 @@ struct HttpRequest {
   bool head = false;
   std::optional<ByteRange> range;
   std::string authorization;  // full header value ("Bearer ..."); empty: none
-  uint64_t max_body = 64ull << 20;  // stop receiving after this many body bytes (response.capped)
+  uint64_t max_body = 64ull << 20;  // stop receiving after this many (decoded) body bytes (response.capped)
+  // Whole small files (configs, indexes): accept gzip/deflate/br and decode. Off by default so sizes and
+  // ranges mean bytes of the file itself.
+  bool accept_compressed = false;
   // Streams the body instead of collecting it; throwing from it aborts the transfer and rethrows.
   std::function<void(std::string_view)> sink;
 };
@@ -59,7 +62,7 @@ class HttpClient {
   HttpResponse perform(const HttpRequest& request);
 
   uint64_t requests() const { return requests_.load(); }
-  uint64_t bytes_received() const { return bytes_.load(); }  // headers and bodies, as on the wire
+  uint64_t bytes_received() const { return bytes_.load(); }  // headers and bodies as on the wire (compressed)
 
  private:
   void* acquire();

@@ -737,7 +737,9 @@ std::string main_section(const Layout& lay) {
 
 std::string http_common(const Layout& lay) {
   return "  types {}\n  default_type application/octet-stream;\n  server_tokens off;\n  sendfile on;\n"
-         "  tcp_nopush on;\n  tcp_nodelay on;\n  keepalive_timeout 60s;\n  keepalive_requests 100000;\n" +
+         "  tcp_nopush on;\n  tcp_nodelay on;\n  keepalive_timeout 60s;\n  keepalive_requests 100000;\n"
+         // Like the Hub's CDN, JSON goes out gzip-compressed to clients that accept it (never a range answer).
+         "  gzip on;\n  gzip_types application/json;\n  gzip_min_length 1024;\n" +
          temp_paths(lay) + log_format("ma_hub", "hub") + log_format("ma_cdn", "cdn") + "  access_log off;\n";
 }
 

@@ -63,6 +63,9 @@ class HubCli : public ::testing::Test {
     hub_->add_repo(main);
     for (const char* mode : {"gated", "private", "rate_limited", "flaky", "truncated", "corrupt", "redirect_loop"})
       hub_->add_repo(example_repo(std::string("ex/") + mode, mode));
+    FakeRepo bad_info = example_repo("ex/bad_info", "normal");
+    bad_info.info_json_fields = "\"downloads\":";  // the server answers invalid JSON
+    hub_->add_repo(bad_info);
     FakeRepo norange;
     norange.id = "ex/ignore_range";
     norange.mode = "ignore_range";
@@ -158,7 +161,8 @@ TempDir* HubCli::work_ = nullptr;
 
 TEST_F(HubCli, ReportFromHubEqualsLocalAndReadsOnlyHeaders) {
   CommandResult local = run_cli(std::string("'") + MA_EXAMPLE_DIR + "' --json");
-  CommandResult remote = run("ex/tiny-llama --json --trust-endpoint");
+  const fs::path exported = cache_ / "report.json";
+  CommandResult remote = run("ex/tiny-llama --json --trust-endpoint --export '" + exported.string() + "'");
   ASSERT_EQ(remote.exit_code, 0) << remote.err;
   json::Document l = json::Document::parse(local.out, "local");
   json::Document r = json::Document::parse(remote.out, "remote");
@@ -172,6 +176,7 @@ TEST_F(HubCli, ReportFromHubEqualsLocalAndReadsOnlyHeaders) {
   EXPECT_EQ(md->find("license")->as_string(), "apache-2.0");
   EXPECT_EQ(md->find("commit")->as_string(), hub_->commit_of("ex/tiny-llama"));
   EXPECT_TRUE(l.root().find("metadata")->is_null());
+  EXPECT_EQ(read_file(exported), remote.out);  // scanned for the token by TearDown with the cache
 
   // One range request for the weight file's header, redirected once to the CDN; the token went to the hub.
   auto log = hub_->wait_for_log(4);
@@ -227,6 +232,17 @@ TEST_F(HubCli, GatedRepoSaysWhereToAcceptTheLicense) {
   EXPECT_NE(r.err.find("gated repo: request access at " + hub_->endpoint() + "/ex/gated"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one error line:\n" << r.err;
   EXPECT_NE(r.err.find("withheld from this endpoint"), std::string::npos) << r.err;
+  CommandResult with_token = run("ex/gated --trust-endpoint");  // a token without access: 403
+  EXPECT_EQ(with_token.exit_code, 7) << with_token.err;
+  EXPECT_NE(with_token.err.find("HTTP 403: gated repo"), std::string::npos) << with_token.err;
+  EXPECT_NE(with_token.err.find("sent: the token from HF_TOKEN"), std::string::npos) << with_token.err;
+}
+
+TEST_F(HubCli, InvalidJsonFromTheServerIsOneLine) {
+  CommandResult r = run("ex/bad_info");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("model info of ex/bad_info"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
 TEST_F(HubCli, PrivateRepoNeedsTheRightToken) {
