@@ -6,6 +6,7 @@ PACKAGES=(
   libgtest-dev            # unit tests (GoogleTest)
   clang libclang-rt-14-dev  # libFuzzer targets for the parsers
   python3                 # benchmark reference scripts
+  python3-numpy           # the independent float64 reference the weight-statistics tests compare against
   librsvg2-dev            # --visualize: SVG -> PNG with librsvg on cairo
   fonts-dejavu-core       # a sans-serif font for the diagrams' labels
   libxml2-utils           # xmllint: the diagram tests check the SVG is well-formed XML

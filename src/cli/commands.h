@@ -11,6 +11,8 @@ using Args = std::vector<std::string>;
 int run_tensors(const Args& args);
 int run_summary(const Args& args);
 int run_download(const Args& args);
+int run_stats(const Args& args);
+int run_compare(const Args& args);
 std::string usage_text();
 
 }  // namespace ma::cli

@@ -1,14 +1,13 @@
 // `modelanalyzer download MODEL [--include GLOB]... [--exclude GLOB]... [--out DIR] [--revision R]`: seed 004's
 // download.py — the repo's files into the shared cache (default) or a directory, with a progress bar on a
 // terminal. Ctrl-C stops the transfers, removes their temp files and exits 130.
-#include <csignal>
-#include <chrono>
 #include <cstdio>
-#include <mutex>
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/interrupt.h"
 #include "cli/model_source.h"
+#include "cli/progress.h"
 #include "core/error.h"
 #include "core/units.h"
 #include "hub/download.h"
@@ -16,36 +15,6 @@
 
 namespace ma::cli {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void on_interrupt(int) { g_interrupted.store(true); }
-
-// One line redrawn in place, at most ten times a second.
-class ProgressBar {
- public:
-  void operator()(const DownloadProgress& p) {
-    auto now = std::chrono::steady_clock::now();
-    if (p.files_done != p.files_total && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    double seconds = std::chrono::duration<double>(now - start_).count();
-    double fraction = p.bytes_total ? static_cast<double>(p.bytes_done) / static_cast<double>(p.bytes_total) : 1.0;
-    if (fraction > 1) fraction = 1;
-    constexpr int kWidth = 30;
-    int filled = static_cast<int>(fraction * kWidth);
-    std::string bar(static_cast<size_t>(filled), '#');
-    bar.resize(kWidth, '.');
-    double rate = seconds > 0 ? static_cast<double>(p.bytes_done) / seconds : 0;
-    std::fprintf(stderr, "\r[%s] %3d%%  %s / %s  %s/s  %llu/%llu files ", bar.c_str(), static_cast<int>(fraction * 100),
-                 human_bytes(p.bytes_done).c_str(), human_bytes(p.bytes_total).c_str(),
-                 human_bytes(static_cast<uint64_t>(rate)).c_str(), static_cast<unsigned long long>(p.files_done),
-                 static_cast<unsigned long long>(p.files_total));
-    std::fflush(stderr);
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_{};
-};
 
 }  // namespace
 
@@ -80,29 +49,24 @@ int run_download(const Args& args) {
   Output out = detect_output(quiet);
   print_warnings(settings.warnings, out);
 
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
-  options.cancel = &g_interrupted;
-  ProgressBar bar;
-  std::mutex bar_mutex;
-  const bool show_bar = out.stderr_tty && !quiet;
-  if (show_bar)
-    options.progress = [&](const DownloadProgress& p) {
-      std::lock_guard lock(bar_mutex);
-      bar(p);
-    };
+  const std::atomic<bool>& interrupted = interrupt_flag();
+  options.cancel = &interrupted;
+  ProgressLine bar(out.stderr_tty && !quiet, "downloading");
+  options.progress = [&](const DownloadProgress& p) {
+    bar.update(p.bytes_done, p.bytes_total, std::to_string(p.files_done) + "/" + std::to_string(p.files_total) + " files");
+  };
   DownloadResult r;
   try {
     r = download_repo(*ref, settings, options);
   } catch (const Error&) {
-    if (show_bar) std::fputc('\n', stderr);
-    if (g_interrupted.load()) {
+    bar.finish();
+    if (interrupted.load()) {
       std::fprintf(stderr, "modelanalyzer: interrupted; no partial file was kept\n");
-      return 130;
+      return kInterruptedExit;
     }
     throw;
   }
-  if (show_bar) std::fputc('\n', stderr);
+  bar.finish();
   if (!quiet)
     std::fprintf(stderr, "%s@%s: %llu file(s) downloaded (%s), %llu already present%s\n", ref->id.c_str(),
                  r.commit.c_str(), static_cast<unsigned long long>(r.files_downloaded),

@@ -19,6 +19,12 @@ std::string usage_text() {
          "      quantization, memory and KV cache, tokenizer, capabilities; several MODELs: a comparison table\n"
          "  modelanalyzer tensors MODEL [--json] [--csv FILE] [--quiet]\n"
          "      every tensor: name, shape, dtype, parameters, bytes, layer, block, role, kind\n"
+         "  modelanalyzer stats MODEL [--json] [--csv F] [--markdown F] [--plot F.png|svg] [--trends F.png|svg]\n"
+         "                [--include GLOB] [--exclude GLOB] [--layers A-B] [--eps E] [--bins N]\n"
+         "      per-tensor statistics of the weights: mean, std, min, max, abs max, L2, zeros, |x|<=eps, NaN/Inf,\n"
+         "      percentiles, kurtosis, histogram; trainable vs frozen for PEFT adapters; distribution plots\n"
+         "  modelanalyzer compare A B [--json] [--csv F] [--markdown F] [--plot F] [--threshold T] [--top N]\n"
+         "      per-tensor drift between two checkpoints: mean drift, std ratio, ||B-A||/||A||, cosine, max |B-A|\n"
          "  modelanalyzer download MODEL [--include GLOB]... [--exclude GLOB]... [--out DIR] [--quiet]\n"
          "      a Hub repo's files (all, or those matching the globs) into the cache or DIR, in parallel, each\n"
          "      checked against its size and hash; prints where they are\n"
@@ -59,6 +65,8 @@ int main(int argc, char** argv) {
     }
     if (args[0] == "tensors") return ma::cli::run_tensors({args.begin() + 1, args.end()});
     if (args[0] == "download") return ma::cli::run_download({args.begin() + 1, args.end()});
+    if (args[0] == "stats") return ma::cli::run_stats({args.begin() + 1, args.end()});
+    if (args[0] == "compare") return ma::cli::run_compare({args.begin() + 1, args.end()});
     return ma::cli::run_summary(args);
   } catch (const ma::Error& e) {
     std::fprintf(stderr, "modelanalyzer: error: %s\n", e.what());

@@ -35,6 +35,33 @@ void parallel_for_threads(size_t n, size_t thread_count, F&& f) {
     if (e) std::rethrow_exception(e);
 }
 
+// Like parallel_for_threads, with a State per thread (a read buffer, count tables, an open file) handed to
+// f(state, i). After the first error no new item starts; the error of the lowest item index is rethrown.
+template <typename State, typename F>
+void parallel_for_with_state(size_t n, size_t thread_count, F&& f) {
+  size_t workers = std::min<size_t>(n, std::max<size_t>(thread_count, 1));
+  std::vector<std::exception_ptr> errors(n);
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto work = [&] {
+    State state;
+    for (size_t i; !failed.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < n;) {
+      try {
+        f(state, i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < workers; ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
 template <typename F>
 void parallel_for(size_t n, F&& f) {
   parallel_for_threads(n, std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8), std::forward<F>(f));

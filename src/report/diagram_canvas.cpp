@@ -56,6 +56,10 @@ std::string_view anchor_name(Anchor a) {
 
 }  // namespace
 
+std::string svg_num(double v) {
+  return num(v);
+}
+
 std::string xml_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size());
@@ -173,9 +177,36 @@ void Svg::elbow_arrow(std::initializer_list<double> xy, std::string_view stroke,
           "\"/>\n";
 }
 
+void Svg::polyline(const std::vector<double>& xy, std::string_view stroke, double width, bool dashed) {
+  if (xy.size() < 4) return;
+  std::string points;
+  for (size_t i = 0; i + 1 < xy.size(); i += 2) points += (i ? " " : "") + num(xy[i]) + "," + num(xy[i + 1]);
+  out_ += "<polyline points=\"" + points + "\" fill=\"none\" stroke=\"" + std::string(stroke) +
+          "\" stroke-width=\"" + num(width) + "\" stroke-linejoin=\"round\"";
+  if (dashed) out_ += " stroke-dasharray=\"5 4\"";
+  out_ += "/>\n";
+}
+
+void Svg::path(std::string_view d, std::string_view fill, std::string_view stroke, double stroke_width) {
+  out_ += "<path d=\"" + xml_escape(d) + "\" fill=\"" + std::string(fill) + "\"";
+  if (stroke != "none")
+    out_ += " stroke=\"" + std::string(stroke) + "\" stroke-width=\"" + num(stroke_width) + "\"";
+  out_ += "/>\n";
+}
+
+void Svg::begin_group(std::string_view css_class) {
+  out_ += "<g class=\"" + xml_escape(css_class) + "\">\n";
+}
+
+void Svg::end_group() {
+  out_ += "</g>\n";
+}
+
 void Svg::text(double x, double y, std::string_view s, const TextStyle& style) {
   out_ += "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" font-size=\"" + num(style.size) + "\" fill=\"" +
           style.color + "\"";
+  if (style.rotate != 0)
+    out_ += " transform=\"rotate(" + num(style.rotate) + " " + num(x) + " " + num(y) + ")\"";
   if (style.bold) out_ += " font-weight=\"bold\"";
   if (style.anchor != Anchor::Start)
     out_ += " text-anchor=\"" + std::string(anchor_name(style.anchor)) + "\"";

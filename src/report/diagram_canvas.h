@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ma::diagram {
 
@@ -19,6 +20,9 @@ double text_width(std::string_view text, double size, bool bold = false);
 // `text` cut at a code-point boundary and ended with "…" so that it fits `max_width` at `size`.
 std::string ellipsize(std::string_view text, double size, bool bold, double max_width);
 
+// A coordinate as the writer prints it: one decimal, no trailing ".0".
+std::string svg_num(double v);
+
 enum class Anchor { Start, Middle, End };
 
 struct TextStyle {
@@ -27,6 +31,7 @@ struct TextStyle {
   bool bold = false;
   Anchor anchor = Anchor::Start;
   double min_size = 0;  // fit(): smallest size to shrink to before cutting; 0 = size (never shrink)
+  double rotate = 0;    // degrees, clockwise, about (x, y): -90 reads bottom to top (a y axis title)
 };
 
 class Svg {
@@ -44,6 +49,16 @@ class Svg {
              double width = 2);
   // An orthogonal path through the given points (x0 y0 x1 y1 ...), with an arrow head at the last point.
   void elbow_arrow(std::initializer_list<double> xy, std::string_view stroke = "#94a3b8", double width = 1.5);
+  // An open line through the points (x0 y0 x1 y1 ...), no arrow head; fewer than two points draw nothing.
+  void polyline(const std::vector<double>& xy, std::string_view stroke, double width = 1.5,
+                bool dashed = false);
+  // A path from its SVG path data `d` (the caller writes the numbers; see svg_num()).
+  void path(std::string_view d, std::string_view fill, std::string_view stroke = "none",
+            double stroke_width = 1);
+  // <g class="..."> ... </g>: groups what is drawn between them, so that a plot's parts can be found (and
+  // styled) by class.
+  void begin_group(std::string_view css_class);
+  void end_group();
 
   // Text as given (escaped); the caller knows it fits.
   void text(double x, double y, std::string_view s, const TextStyle& style);

@@ -1,0 +1,153 @@
+#include "analysis/model_weight_stats.h"
+
+#include <chrono>
+#include <system_error>
+
+#include "analysis/module_class.h"
+#include "core/dtype_values.h"
+#include "core/error.h"
+#include "core/glob.h"
+#include "core/json.h"
+#include "formats/checkpoint.h"
+#include "io/file_source.h"
+#include "model/tensor_placement.h"
+
+namespace fs = std::filesystem;
+
+namespace ma {
+namespace {
+
+// A base model in the Hugging Face cache: models--org--name/refs/main -> snapshots/<commit>, with its weights
+// there (a snapshot holding only configs, as our own analyses leave, is not a base model).
+std::optional<fs::path> cached_snapshot(const fs::path& hub_cache, const std::string& repo_id) {
+  std::string folder = "models--";
+  for (char c : repo_id) folder += c == '/' ? std::string("--") : std::string(1, c);
+  fs::path repo = hub_cache / folder;
+  std::error_code ec;
+  fs::path ref = repo / "refs" / "main";
+  if (!fs::is_regular_file(ref, ec)) return std::nullopt;
+  std::string commit = read_small_file(ref, 64);
+  while (!commit.empty() && (commit.back() == '\n' || commit.back() == ' ')) commit.pop_back();
+  fs::path snap = repo / "snapshots" / commit;
+  if (commit.find('/') != std::string::npos || !fs::is_directory(snap, ec)) return std::nullopt;
+  return snap;
+}
+
+bool has_weights(const LocalModelFiles& m) { return m.index || !m.safetensors.empty(); }
+
+bool selected(const StatsSelection& sel, const std::string& name, const TensorPlacement& p) {
+  bool in = sel.include.empty();
+  for (const std::string& g : sel.include) in = in || glob_match(g, name);
+  for (const std::string& g : sel.exclude) in = in && !glob_match(g, name);
+  if (in && sel.layers) in = p.layer && *p.layer >= sel.layers->first && *p.layer <= sel.layers->second;
+  return in;
+}
+
+void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSelection& sel, PlannedScan& plan,
+                    std::vector<std::string>& warnings) {
+  if (!has_weights(files))
+    throw Error(ErrorKind::NotFound, files.display_name, "",
+                "statistics need the weight files (*.safetensors); there are none" +
+                    std::string(files.unread_weights.empty() ? "" : " in a format this command reads"));
+  Checkpoint ck = read_checkpoint(files);
+  if (!ck.headers_read)
+    throw Error(ErrorKind::NotFound, files.display_name, "", "statistics need the weight files, not only an index");
+  for (const CheckpointFile& f : ck.files) {
+    const fs::path path = files.root / f.name;
+    for (const StoredTensor& t : f.tensors) {
+      if (!selected(sel, t.name, place_tensor(t.name))) continue;
+      if (!has_element_values(t.dtype)) {
+        warnings.push_back(t.name + ": " + std::string(dtype_info(t.dtype).short_name) +
+                           " elements have no defined scalar values; left out of the statistics");
+        continue;
+      }
+      plan.items.push_back({t.name, path, 8 + f.header_length + t.data_begin, t.bytes(), t.dtype, t.shape, t.numel});
+      plan.trainable.push_back(trainable);
+    }
+  }
+}
+
+}  // namespace
+
+ModelWeightsInput weights_input(LocalModelFiles model, const fs::path& hub_cache, std::vector<std::string>& warnings,
+                                const std::optional<fs::path>& base_override) {
+  ModelWeightsInput in;
+  if (base_override) {
+    in.model = std::move(model);
+    in.frozen_base = locate_local_model(base_override->string());
+    return in;
+  }
+  const fs::path adapter_config = model.root / "adapter_config.json";
+  std::error_code ec;
+  bool adapter = fs::is_regular_file(adapter_config, ec);
+  if (adapter) {
+    bool adapter_weights = false;
+    for (const auto& p : model.safetensors)
+      if (p.filename().string().rfind("adapter_", 0) == 0) adapter_weights = true;
+    adapter = adapter_weights && !model.index;
+  }
+  in.model = std::move(model);
+  if (!adapter) return in;
+  json::Document doc = json::Document::parse(read_small_file(adapter_config, 1 << 20), adapter_config.string());
+  const json::Value* base = doc.root().find("base_model_name_or_path");
+  if (!base || !base->is_string() || base->as_string().empty()) {
+    warnings.push_back("adapter_config.json names no base model: only the adapter's tensors are listed");
+    return in;
+  }
+  const std::string name(base->as_string());
+  std::vector<fs::path> candidates;
+  fs::path as_path(name);
+  candidates.push_back(as_path.is_absolute() ? as_path : in.model.root / as_path);
+  if (as_path.is_relative()) candidates.push_back(as_path);
+  // A path from the machine that trained the adapter: the base often sits beside the adapter here too.
+  if (!as_path.filename().empty()) candidates.push_back(in.model.root.parent_path() / as_path.filename());
+  if (auto snap = cached_snapshot(hub_cache, name)) candidates.push_back(*snap);
+  for (const fs::path& c : candidates) {
+    if (!fs::is_directory(c, ec)) continue;
+    LocalModelFiles m = locate_local_model(c.string());
+    if (!has_weights(m)) continue;
+    in.frozen_base = std::move(m);
+    in.base_found_at = c;
+    return in;
+  }
+  warnings.push_back("base model '" + name + "' not found locally (as a directory or in the Hugging Face cache): "
+                     "only the adapter's tensors are listed");
+  return in;
+}
+
+PlannedScan plan_scan(const ModelWeightsInput& in, const StatsSelection& sel, std::vector<std::string>& warnings) {
+  PlannedScan plan;
+  if (in.frozen_base) add_checkpoint(*in.frozen_base, false, sel, plan, warnings);
+  add_checkpoint(in.model, true, sel, plan, warnings);
+  return plan;
+}
+
+WeightStats compute_weight_stats(const PlannedScan& plan, const ScanOptions& options) {
+  WeightStats ws;
+  ws.eps = options.eps;
+  ws.bins = options.bins;
+  auto start = std::chrono::steady_clock::now();
+  ws.tensors = scan_weights(plan.items, options);
+  ws.summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (size_t i = 0; i < ws.tensors.size(); ++i) {
+    TensorStats& s = ws.tensors[i];
+    const TensorPlacement p = place_tensor(s.name);
+    s.layer = p.layer;
+    s.block = std::string(p.block);
+    s.role = p.role;
+    s.module_class = module_class(p.block, p.role);
+    s.trainable = plan.trainable[i];
+    if (s.shape.size() == 2) {
+      s.rows = s.shape[0];
+      s.cols = s.shape[1];
+      s.design_rank = std::min(s.shape[0], s.shape[1]);
+    }
+    ws.summary.tensors += 1;
+    ws.summary.total_parameters += s.numel;
+    (s.trainable ? ws.summary.trainable_parameters : ws.summary.non_trainable_parameters) += s.numel;
+    ws.summary.bytes += s.bytes;
+  }
+  return ws;
+}
+
+}  // namespace ma

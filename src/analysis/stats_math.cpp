@@ -1,0 +1,148 @@
+#include "analysis/stats_math.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ma {
+std::pair<double, double> histogram_range(double min, double max) {
+  if (min == max) return {min - 0.5, max + 0.5};
+  return {min, max};
+}
+
+std::vector<double> histogram_edges(double first, double last, uint32_t bins) {
+  std::vector<double> e(bins + 1);
+  const double step = (last - first) / bins;
+  for (uint32_t i = 0; i <= bins; ++i) e[i] = static_cast<double>(i) * step + first;
+  e[bins] = last;
+  return e;
+}
+
+HistogramBinner::HistogramBinner(const std::vector<double>& edges)
+    : edges_(edges),
+      first_(edges.front()),
+      norm_(static_cast<double>(edges.size() - 1) / (edges.back() - edges.front())),
+      bins_(static_cast<uint32_t>(edges.size() - 1)) {}
+
+uint32_t HistogramBinner::bin(double x) const {
+  // numpy's fast path for equal bins, including its two corrections for rounding at the edges.
+  double f = (x - first_) * norm_;
+  int64_t i = static_cast<int64_t>(f);
+  if (i >= static_cast<int64_t>(bins_)) i = bins_ - 1;
+  if (i < 0) i = 0;
+  if (x < edges_[static_cast<size_t>(i)]) --i;
+  else if (x >= edges_[static_cast<size_t>(i) + 1] && i != static_cast<int64_t>(bins_) - 1) ++i;
+  return static_cast<uint32_t>(std::clamp<int64_t>(i, 0, bins_ - 1));
+}
+
+PercentileRank percentile_rank(double q, uint64_t n) {
+  const double h = q / 100.0 * static_cast<double>(n - 1);
+  const double below = std::floor(h);
+  return {static_cast<uint64_t>(below), h - below};
+}
+
+double interpolate(double below, double above, double t) {
+  // numpy's _lerp: from the nearer end, so that t = 1 gives `above` exactly.
+  const double d = above - below;
+  return t >= 0.5 ? above - d * (1 - t) : below + d * t;
+}
+
+void Moments::merge(const Moments& o) {
+  if (o.n == 0) return;
+  if (n == 0) {
+    *this = o;
+    return;
+  }
+  const double na = n, nb = o.n, nn = na + nb;
+  const double d = o.mean - mean, d2 = d * d, d3 = d2 * d, d4 = d2 * d2;
+  const double m4n = m4 + o.m4 + d4 * na * nb * (na * na - na * nb + nb * nb) / (nn * nn * nn) +
+                     6 * d2 * (na * na * o.m2 + nb * nb * m2) / (nn * nn) + 4 * d * (na * o.m3 - nb * m3) / nn;
+  const double m3n = m3 + o.m3 + d3 * na * nb * (na - nb) / (nn * nn) + 3 * d * (na * o.m2 - nb * m2) / nn;
+  m2 = m2 + o.m2 + d2 * na * nb / nn;
+  m3 = m3n;
+  m4 = m4n;
+  mean = mean + d * nb / nn;
+  n = nn;
+}
+
+Moments moments_of_block(const double* x, size_t count) {
+  Moments m;
+  if (count == 0) return m;
+  double sum = 0;
+  for (size_t i = 0; i < count; ++i) sum += x[i];
+  m.n = static_cast<double>(count);
+  m.mean = sum / m.n;
+  // One correction pass makes the mean as good as a compensated sum (the block's residuals sum to ~0).
+  double r = 0;
+  for (size_t i = 0; i < count; ++i) r += x[i] - m.mean;
+  m.mean += r / m.n;
+  for (size_t i = 0; i < count; ++i) {
+    const double d = x[i] - m.mean, d2 = d * d;
+    m.m2 += d2;
+    m.m3 += d2 * d;
+    m.m4 += d2 * d2;
+  }
+  return m;
+}
+
+void apply_moments(TensorStats& s, const Moments& m) {
+  if (m.n == 0) return;
+  s.mean = m.mean;
+  s.var = m.m2 / m.n;
+  s.std = std::sqrt(s.var);
+  s.kurtosis = m.m2 > 0 ? (m.m4 / m.n) / (s.var * s.var) - 3 : 0;
+}
+
+void stats_from_distinct(TensorStats& s, const std::vector<std::pair<double, uint64_t>>& sorted, uint32_t bins) {
+  uint64_t n = 0;
+  CompensatedSum sum, squares;
+  for (const auto& [v, c] : sorted) {
+    n += c;
+    const double dc = static_cast<double>(c);
+    sum.add(v * dc);
+    squares.add(v * v * dc);
+  }
+  s.finite = n;
+  s.l2_norm = std::sqrt(squares.value());
+  s.histogram.counts.assign(bins, 0);
+  if (n == 0) return;
+  const double mean = sum.value() / static_cast<double>(n);
+  CompensatedSum m2, m3, m4;
+  for (const auto& [v, c] : sorted) {
+    const double d = v - mean, d2 = d * d, dc = static_cast<double>(c);
+    m2.add(d2 * dc);
+    m3.add(d2 * d * dc);
+    m4.add(d2 * d2 * dc);
+  }
+  apply_moments(s, Moments{static_cast<double>(n), mean, m2.value(), m3.value(), m4.value()});
+  s.min = sorted.front().first;
+  s.max = sorted.back().first;
+  s.abs_max = std::max(std::fabs(s.min), std::fabs(s.max));
+
+  // Order statistics by walking the cumulative counts once, all percentiles together (they are ascending).
+  std::vector<uint64_t> ranks;
+  std::vector<PercentileRank> pr;
+  for (double q : kPercentiles) {
+    pr.push_back(percentile_rank(q, n));
+    ranks.push_back(pr.back().below);
+    ranks.push_back(std::min(pr.back().below + 1, n - 1));
+  }
+  std::vector<size_t> order(ranks.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ranks[a] < ranks[b]; });
+  std::vector<double> at(ranks.size());
+  size_t next = 0;
+  uint64_t seen = 0;
+  for (const auto& [v, c] : sorted) {
+    seen += c;
+    while (next < order.size() && ranks[order[next]] < seen) at[order[next++]] = v;
+  }
+  for (size_t i = 0; i < pr.size(); ++i) s.percentiles[i] = interpolate(at[2 * i], at[2 * i + 1], pr[i].fraction);
+
+  auto [first, last] = histogram_range(s.min, s.max);
+  s.histogram.edges = histogram_edges(first, last, bins);
+  s.histogram.counts.assign(bins, 0);
+  HistogramBinner binner(s.histogram.edges);
+  for (const auto& [v, c] : sorted) s.histogram.counts[binner.bin(v)] += c;
+}
+
+}  // namespace ma

@@ -1,0 +1,72 @@
+// Checkpoint drift (seed 001's "Comparing Checkpoints"): two checkpoints of the same architecture compared
+// tensor by tensor while both are streamed, aggregated per layer, ranked, and flagged against a threshold.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/shape.h"
+
+namespace ma {
+
+struct TensorDrift {
+  std::string name;
+  std::optional<uint32_t> layer;
+  std::string module_class;  // seed 004's class: embedding, q_proj, ..., mlp, moe, norm, output, other
+  DType dtype_a = DType::F32, dtype_b = DType::F32;
+  Shape shape;
+  uint64_t numel = 0;
+  double mean_a = 0, mean_b = 0;
+  double mean_drift = 0;  // |mean_b - mean_a| (seed 001's example)
+  double std_a = 0, std_b = 0;
+  double std_ratio = 0;   // std_b / std_a (1 = unchanged); 0 when std_a is 0
+  double rel_l2 = 0;      // ||B - A|| / ||A|| (0 when both are zero)
+  double cosine = 0;      // <A, B> / (||A|| ||B||); 1 when both are zero
+  double max_abs_diff = 0;
+  bool flagged = false;   // mean_drift > threshold or rel_l2 > rel_threshold
+  // The sums the per-layer figures are pooled from.
+  double sum_a2 = 0, sum_b2 = 0, sum_ab = 0, sum_diff2 = 0;
+};
+
+// Per decoder layer (and one row, layer = nullopt, for everything outside the stack).
+struct LayerDrift {
+  std::optional<uint32_t> layer;
+  uint64_t numel = 0;
+  double rel_l2 = 0;  // sqrt(sum ||B-A||^2 / sum ||A||^2) over the layer's tensors
+  double cosine = 0;  // sum <A,B> / sqrt(sum ||A||^2 * sum ||B||^2)
+  double max_abs_diff = 0;
+  uint32_t flagged = 0;  // tensors flagged in the layer
+};
+
+struct WeightComparison {
+  std::string a, b;  // the models as the user named them
+  double mean_threshold = 0.1;   // seed 001's example threshold on |mean drift|
+  double rel_l2_threshold = 0;   // 0: not used
+  std::vector<TensorDrift> tensors;  // in A's order, both present and same shape
+  std::vector<std::string> missing_in_b;    // in A only
+  std::vector<std::string> extra_in_b;      // in B only
+  std::vector<std::string> shape_mismatch;  // "name: [a] vs [b]"
+  std::vector<LayerDrift> layers;           // by layer index, then the non-layer row
+  double seconds = 0;
+};
+
+}  // namespace ma
+
+#include "formats/model_files.h"
+
+namespace ma {
+
+struct CompareOptions {
+  double mean_threshold = 0.1;
+  double rel_l2_threshold = 0;
+  unsigned threads = 0;  // 0: one per core
+};
+
+// Streams both checkpoints tensor by tensor (same names, same shapes; dtypes may differ) and fills the
+// comparison; `warnings` gets tensors left out (no element values). Throws Error for unreadable files.
+WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles& b, const CompareOptions& options,
+                                 std::vector<std::string>& warnings);
+
+}  // namespace ma

@@ -1,0 +1,20 @@
+// Statistics of a 32- or 64-bit tensor (F32, F64, I32, U32, I64, U64), read twice. Pass 1: moments (in
+// blocks merged with Pébay's formulas), min, max, zeros, NaN/Inf, and a count per 16-bit order-preserving key
+// prefix, which says where each percentile's order statistics lie. Pass 2: the histogram (its range is only
+// known after pass 1) and those order statistics exactly — by the next 16 key bits for 32-bit types, by
+// collecting the few values of the buckets concerned for 64-bit ones.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "analysis/weight_stats.h"
+#include "io/file_source.h"
+
+namespace ma {
+
+// `s` arrives with name, dtype, shape, numel and bytes set; the tensor's data is [offset, offset + bytes) of
+// `file`. `buffer` is the caller's reusable read buffer of `buffer_bytes` (a multiple of 8).
+void wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, char* buffer, size_t buffer_bytes,
+                       double eps, uint32_t bins);
+
+}  // namespace ma

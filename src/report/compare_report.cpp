@@ -1,0 +1,231 @@
+#include "report/compare_report.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/units.h"
+#include "report/console_writer.h"
+#include "report/markdown_writer.h"
+#include "report/stats_report.h"
+
+namespace ma {
+namespace {
+
+// Tensor indices, most changed first (||B-A||/||A||, then max |B-A|).
+std::vector<size_t> ranked(const WeightComparison& c) {
+  std::vector<size_t> order(c.tensors.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const TensorDrift &a = c.tensors[x], &b = c.tensors[y];
+    return a.rel_l2 != b.rel_l2 ? a.rel_l2 > b.rel_l2 : a.max_abs_diff > b.max_abs_diff;
+  });
+  return order;
+}
+
+std::vector<const LayerDrift*> ranked_layers(const WeightComparison& c) {
+  std::vector<const LayerDrift*> out;
+  for (const LayerDrift& l : c.layers) out.push_back(&l);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const LayerDrift* a, const LayerDrift* b) { return a->rel_l2 > b->rel_l2; });
+  return out;
+}
+
+std::string layer_name(const std::optional<uint32_t>& l) {
+  return l ? std::to_string(*l) : "(outside layers)";
+}
+
+std::vector<std::string> tensor_row(const TensorDrift& d) {
+  return {d.name,
+          layer_name(d.layer),
+          d.module_class,
+          table_number(d.mean_drift),
+          table_number(d.std_ratio),
+          table_number(d.rel_l2),
+          table_number(d.cosine),
+          table_number(d.max_abs_diff),
+          d.flagged ? "yes" : ""};
+}
+
+const std::vector<std::string> kTensorHeader = {"Tensor",       "Layer",     "Class",
+                                                "|Mean drift|", "Std ratio", "||B-A||/||A||",
+                                                "Cosine",       "Max |B-A|", "Flagged"};
+const std::vector<std::string> kLayerHeader = {"Layer",  "Elements",  "||B-A||/||A||",
+                                               "Cosine", "Max |B-A|", "Flagged"};
+
+std::vector<std::string> layer_row(const LayerDrift& l) {
+  return {layer_name(l.layer),    with_thousands(l.numel),      table_number(l.rel_l2),
+          table_number(l.cosine), table_number(l.max_abs_diff), std::to_string(l.flagged)};
+}
+
+std::string counts_line(const WeightComparison& c) {
+  size_t flagged = 0;
+  for (const TensorDrift& d : c.tensors) flagged += d.flagged;
+  char buf[256];
+  std::snprintf(
+      buf, sizeof buf,
+      "%zu tensors compared, %zu flagged (|mean drift| > %g%s), %zu missing in B, %zu extra in B, "
+      "%zu shape mismatches",
+      c.tensors.size(), flagged, c.mean_threshold,
+      c.rel_l2_threshold > 0 ? (" or ||B-A||/||A|| > " + table_number(c.rel_l2_threshold)).c_str() : "",
+      c.missing_in_b.size(), c.extra_in_b.size(), c.shape_mismatch.size());
+  return buf;
+}
+
+}  // namespace
+
+std::string render_compare_console(const WeightComparison& c, size_t top, bool color) {
+  ConsoleWriter w(color);
+  w.heading("COMPARISON");
+  w.field("A:", c.a);
+  w.field("B:", c.b);
+  w.note(counts_line(c));
+  w.heading("MOST CHANGED TENSORS");
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i : ranked(c)) {
+    if (rows.size() == top) break;
+    rows.push_back(tensor_row(c.tensors[i]));
+  }
+  w.table(kTensorHeader, rows);
+  w.heading("MOST CHANGED LAYERS");
+  rows.clear();
+  for (const LayerDrift* l : ranked_layers(c)) {
+    if (rows.size() == top) break;
+    rows.push_back(layer_row(*l));
+  }
+  w.table(kLayerHeader, rows);
+  std::vector<std::vector<std::string>> flagged;
+  for (const TensorDrift& d : c.tensors)
+    if (d.flagged) flagged.push_back(tensor_row(d));
+  if (!flagged.empty()) {
+    w.heading("FLAGGED");
+    w.table(kTensorHeader, flagged);
+  }
+  auto list = [&](const char* title, const std::vector<std::string>& names) {
+    if (names.empty()) return;
+    w.heading(title);
+    for (const std::string& n : names) w.note(n);
+  };
+  list("MISSING IN B", c.missing_in_b);
+  list("EXTRA IN B", c.extra_in_b);
+  list("SHAPE MISMATCH", c.shape_mismatch);
+  return w.take();
+}
+
+void stream_compare_json(const WeightComparison& c, const JsonWriter::Sink& sink) {
+  JsonWriter w(sink);
+  auto names = [&](const char* key, const std::vector<std::string>& v) {
+    w.key(key).begin_array();
+    for (const std::string& s : v) w.value(s);
+    w.end_array();
+  };
+  size_t flagged = 0;
+  for (const TensorDrift& d : c.tensors) flagged += d.flagged;
+  w.begin_object();
+  w.key("a").value(c.a);
+  w.key("b").value(c.b);
+  w.key("mean_threshold").value(c.mean_threshold);
+  w.key("rel_l2_threshold");
+  if (c.rel_l2_threshold > 0)
+    w.value(c.rel_l2_threshold);
+  else
+    w.null();
+  w.key("compared").value(static_cast<uint64_t>(c.tensors.size()));
+  w.key("flagged").value(static_cast<uint64_t>(flagged));
+  w.key("seconds").value(c.seconds);
+  names("missing_in_b", c.missing_in_b);
+  names("extra_in_b", c.extra_in_b);
+  names("shape_mismatch", c.shape_mismatch);
+  w.key("layers").begin_array();
+  for (const LayerDrift& l : c.layers) {
+    w.newline().begin_object();
+    w.key("layer").value_or_null(l.layer);
+    w.key("numel").value(l.numel);
+    w.key("rel_l2").value(l.rel_l2);
+    w.key("cosine").value(l.cosine);
+    w.key("max_abs_diff").value(l.max_abs_diff);
+    w.key("flagged").value(l.flagged);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("tensors").begin_array();
+  for (size_t i : ranked(c)) {
+    const TensorDrift& d = c.tensors[i];
+    w.newline().begin_object();
+    w.key("name").value(d.name);
+    w.key("layer").value_or_null(d.layer);
+    w.key("module_class").value(d.module_class);
+    w.key("dtype_a").value(dtype_info(d.dtype_a).short_name);
+    w.key("dtype_b").value(dtype_info(d.dtype_b).short_name);
+    w.key("shape").begin_array();
+    for (uint64_t x : d.shape) w.value(x);
+    w.end_array();
+    w.key("numel").value(d.numel);
+    w.key("mean_a").value(d.mean_a);
+    w.key("mean_b").value(d.mean_b);
+    w.key("mean_drift").value(d.mean_drift);
+    w.key("std_a").value(d.std_a);
+    w.key("std_b").value(d.std_b);
+    w.key("std_ratio").value(d.std_ratio);
+    w.key("rel_l2").value(d.rel_l2);
+    w.key("cosine").value(d.cosine);
+    w.key("max_abs_diff").value(d.max_abs_diff);
+    w.key("flagged").value(d.flagged);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  w.flush();
+  sink("\n");
+}
+
+std::string render_compare_csv(const WeightComparison& c) {
+  std::string out =
+      "name,layer,module_class,dtype_a,dtype_b,shape,numel,mean_a,mean_b,mean_drift,std_a,std_b,std_ratio,"
+      "rel_l2,cosine,max_abs_diff,flagged\n";
+  char buf[512];
+  for (size_t i : ranked(c)) {
+    const TensorDrift& d = c.tensors[i];
+    std::snprintf(buf, sizeof buf,
+                  "%s,%s,%s,%s,%s,\"%s\",%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s\n",
+                  d.name.c_str(), d.layer ? std::to_string(*d.layer).c_str() : "", d.module_class.c_str(),
+                  std::string(dtype_info(d.dtype_a).short_name).c_str(),
+                  std::string(dtype_info(d.dtype_b).short_name).c_str(),
+                  shape_to_python_tuple(d.shape).c_str(), static_cast<unsigned long long>(d.numel), d.mean_a,
+                  d.mean_b, d.mean_drift, d.std_a, d.std_b, d.std_ratio, d.rel_l2, d.cosine, d.max_abs_diff,
+                  d.flagged ? "true" : "false");
+    out += buf;
+  }
+  return out;
+}
+
+std::string render_compare_markdown(const WeightComparison& c, size_t top) {
+  MarkdownWriter w;
+  w.heading(1, "Checkpoint drift: " + c.a + " → " + c.b);
+  w.paragraph(counts_line(c) + ".");
+  w.heading(2, "Most changed tensors");
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i : ranked(c)) {
+    if (rows.size() == top) break;
+    std::vector<std::string> r = tensor_row(c.tensors[i]);
+    r[0] = markdown_cell(r[0]);
+    rows.push_back(r);
+  }
+  w.table(kTensorHeader, rows);
+  w.heading(2, "Layers");
+  rows.clear();
+  for (const LayerDrift& l : c.layers) rows.push_back(layer_row(l));
+  w.table(kLayerHeader, rows);
+  auto list = [&](const char* title, const std::vector<std::string>& names) {
+    if (names.empty()) return;
+    w.heading(2, title);
+    std::string text;
+    for (const std::string& n : names) text += "- " + markdown_cell(n) + "\n";
+    w.paragraph(text);
+  };
+  list("Missing in B", c.missing_in_b);
+  list("Extra in B", c.extra_in_b);
+  list("Shape mismatch", c.shape_mismatch);
+  return w.take();
+}
+
+}  // namespace ma

@@ -1,0 +1,165 @@
+// `modelanalyzer stats` and `compare` end to end on files the test writes (values chosen so every expected
+// figure is worked out by hand) and on the ../shared PEFT fixture.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/json.h"
+#include "formats/safetensors_writer.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+
+namespace ma::test {
+namespace {
+
+std::string f32(std::initializer_list<float> v) {
+  std::string out(v.size() * 4, '\0');
+  size_t i = 0;
+  for (float x : v) std::memcpy(out.data() + 4 * i++, &x, 4);
+  return out;
+}
+
+// The named tensor's object; a test that asks for a missing one fails (and gets an empty object to read).
+const json::Value& tensor(const json::Document& d, std::string_view name) {
+  for (const json::Value& t : d.root().find("tensors")->items())
+    if (t.find("name")->as_string() == name) return t;
+  ADD_FAILURE() << "no tensor " << name;
+  static const json::Document empty = json::Document::parse(R"({"trainable":false,"flagged":false})", "empty");
+  return empty.root();
+}
+
+TEST(CliStats, HandWorkedFigures) {
+  TempDir dir;
+  // 0, 1, 2, 3, NaN, +Inf, -0: finite values 0, 1, 2, 3, 0 -> mean 1.2, var 1.36, min 0, max 3, zeros 2/7.
+  write_safetensors(dir / "m.safetensors",
+                    {{"model.layers.3.self_attn.q_proj.weight", DType::F32, {7}, f32({0, 1, 2, 3, NAN, INFINITY, -0.0f})},
+                     {"model.norm.weight", DType::F32, {2, 2}, f32({1, 1, 1, 1})}});
+  CommandResult r = run_cli("stats '" + (dir / "m.safetensors").string() + "' --json --bins 3 --eps 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "stats");
+  const json::Value& q = tensor(d, "model.layers.3.self_attn.q_proj.weight");
+  EXPECT_DOUBLE_EQ(q.find("mean")->as_double(), 1.2);
+  EXPECT_DOUBLE_EQ(q.find("var")->as_double(), 1.36);
+  EXPECT_DOUBLE_EQ(q.find("l2_norm")->as_double(), std::sqrt(14.0));
+  EXPECT_EQ(q.find("nan_count")->as_uint(), 1u);
+  EXPECT_EQ(q.find("inf_count")->as_uint(), 1u);
+  EXPECT_DOUBLE_EQ(q.find("zeros_fraction")->as_double(), 2.0 / 7);
+  EXPECT_DOUBLE_EQ(q.find("near_zero_fraction")->as_double(), 3.0 / 7);  // 0, -0, 1
+  EXPECT_DOUBLE_EQ(q.find("percentiles")->find("p50")->as_double(), 1.0);
+  EXPECT_DOUBLE_EQ(q.find("percentiles")->find("p99")->as_double(), 2.96);  // rank 3.96 of 0,0,1,2,3
+  std::vector<uint64_t> counts;
+  for (const json::Value& c : q.find("histogram")->find("counts")->items()) counts.push_back(*c.as_uint());
+  EXPECT_EQ(counts, (std::vector<uint64_t>{2, 1, 2}));  // [0,1) [1,2) [2,3]
+  EXPECT_EQ(q.find("layer")->as_uint(), 3u);
+  EXPECT_EQ(q.find("module_class")->as_string(), "q_proj");
+  EXPECT_TRUE(q.find("rows")->is_null());
+  const json::Value& n = tensor(d, "model.norm.weight");
+  EXPECT_DOUBLE_EQ(n.find("std")->as_double(), 0);
+  EXPECT_DOUBLE_EQ(n.find("kurtosis")->as_double(), 0);
+  EXPECT_EQ(n.find("design_rank")->as_uint(), 2u);
+  EXPECT_EQ(n.find("module_class")->as_string(), "norm");
+  EXPECT_EQ(d.root().find("summary")->find("total_parameters")->as_uint(), 11u);
+}
+
+TEST(CliStats, SelectionAndExports) {
+  TempDir dir;
+  write_safetensors(dir / "m.safetensors", {{"model.layers.0.mlp.up_proj.weight", DType::F32, {2}, f32({1, 2})},
+                                            {"model.layers.1.mlp.up_proj.weight", DType::F32, {2}, f32({3, 4})},
+                                            {"model.embed_tokens.weight", DType::F32, {2}, f32({5, 6})}});
+  const std::string file = "'" + (dir / "m.safetensors").string() + "'";
+  CommandResult layers = run_cli("stats " + file + " --layers 1-1 --json");
+  ASSERT_EQ(layers.exit_code, 0) << layers.err;
+  EXPECT_EQ(json::Document::parse(layers.out, "x").root().find("tensors")->items().size(), 1u);
+  CommandResult inc = run_cli("stats " + file + " --include '*embed*' --csv '" + (dir / "s.csv").string() +
+                              "' --export-markdown '" + (dir / "s.md").string() + "' --quiet");
+  ASSERT_EQ(inc.exit_code, 0) << inc.err;
+  std::string csv = read_file(dir / "s.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')).find("model_path,model_id,revision,param_name,layer_index,block_type,shape,rows,"
+                                             "cols,design_rank,mean,std,var,sparsity,dtype,created_at"), 0u);
+  EXPECT_NE(csv.find(",model.embed_tokens.weight,,embedding,\"(2,)\","), std::string::npos) << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 2);
+  EXPECT_NE(read_file(dir / "s.md").find("| model.embed_tokens.weight |"), std::string::npos);
+  CommandResult none = run_cli("stats " + file + " --include 'nothing*'");
+  EXPECT_EQ(none.exit_code, 8);
+  CommandResult bad = run_cli("stats " + file + " --layers 3-1");
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
+TEST(CliStats, ConsoleHasSeed001Tables) {
+  CommandResult r = run_cli(std::string("stats '") + MA_EXAMPLE_DIR + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* s : {"SUMMARY", "Total parameters:         151,872", "Trainable params:         151,872",
+                        "LAYER DETAILS", "WEIGHT STATISTICS", "model.layers.0.self_attn.q_proj.weight          (64, 64)"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+}
+
+TEST(CliStats, ConfigOnlyModelNeedsWeights) {
+  TempDir dir;
+  write_file(dir / "config.json", read_file(fs::path(MA_EXAMPLE_DIR) / "config.json"));
+  CommandResult r = run_cli("stats '" + dir.path().string() + "'");
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  EXPECT_NE(r.err.find("statistics need the weight files"), std::string::npos) << r.err;
+}
+
+TEST(CliStats, PeftAdapterWithItsBaseFoundBeside) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  CommandResult r = run_cli("stats '" + (*data / "fixtures" / "tiny-llama-lora").string() + "' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "stats");
+  json::Document expected = parse_json_file(*data / "fixtures" / "tiny-llama-lora" / "EXPECTED.json");
+  const json::Value& s = *d.root().find("summary");
+  EXPECT_EQ(s.find("total_parameters")->as_uint(), expected.root().find("all_params")->as_uint());
+  EXPECT_EQ(s.find("trainable_parameters")->as_uint(), expected.root().find("trainable_params")->as_uint());
+  EXPECT_FALSE(tensor(d, "model.layers.0.self_attn.q_proj.weight").find("trainable")->as_bool());
+  // PEFT saves the adapter without its name ("default") in the tensor names.
+  EXPECT_TRUE(tensor(d, "base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight").find("trainable")->as_bool());
+}
+
+TEST(CliCompare, DriftFiguresMissingExtraAndFlags) {
+  TempDir dir;
+  write_safetensors(dir / "a.safetensors", {{"model.layers.0.mlp.up_proj.weight", DType::F32, {4}, f32({1, 2, 3, 4})},
+                                            {"model.layers.1.mlp.up_proj.weight", DType::F32, {2}, f32({1, 1})},
+                                            {"only_a", DType::F32, {1}, f32({1})}});
+  write_safetensors(dir / "b.safetensors", {{"model.layers.0.mlp.up_proj.weight", DType::F32, {4}, f32({2, 4, 6, 8})},
+                                            {"model.layers.1.mlp.up_proj.weight", DType::BF16, {2}, std::string("\x80\x3f\x80\x3f", 4)},
+                                            {"only_b", DType::F32, {1}, f32({1})}});
+  CommandResult r = run_cli("compare '" + (dir / "a.safetensors").string() + "' '" + (dir / "b.safetensors").string() +
+                            "' --json --threshold 0.1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "compare");
+  const json::Value& t0 = tensor(d, "model.layers.0.mlp.up_proj.weight");
+  EXPECT_DOUBLE_EQ(t0.find("mean_drift")->as_double(), 2.5);
+  EXPECT_DOUBLE_EQ(t0.find("std_ratio")->as_double(), 2.0);
+  EXPECT_DOUBLE_EQ(t0.find("rel_l2")->as_double(), 1.0);
+  EXPECT_DOUBLE_EQ(t0.find("cosine")->as_double(), 1.0);
+  EXPECT_DOUBLE_EQ(t0.find("max_abs_diff")->as_double(), 4.0);
+  EXPECT_TRUE(t0.find("flagged")->as_bool());
+  const json::Value& t1 = tensor(d, "model.layers.1.mlp.up_proj.weight");  // f32 1.0 vs bf16 1.0
+  EXPECT_DOUBLE_EQ(t1.find("rel_l2")->as_double(), 0.0);
+  EXPECT_FALSE(t1.find("flagged")->as_bool());
+  EXPECT_EQ(d.root().find("tensors")->items()[0].find("name")->as_string(), "model.layers.0.mlp.up_proj.weight");
+  EXPECT_EQ(d.root().find("missing_in_b")->items()[0].as_string(), "only_a");
+  EXPECT_EQ(d.root().find("extra_in_b")->items()[0].as_string(), "only_b");
+  EXPECT_EQ(d.root().find("flagged")->as_uint(), 1u);
+  CommandResult console = run_cli("compare '" + (dir / "a.safetensors").string() + "' '" + (dir / "b.safetensors").string() + "'");
+  EXPECT_NE(console.out.find("MOST CHANGED TENSORS"), std::string::npos);
+  EXPECT_NE(console.out.find("FLAGGED"), std::string::npos);
+}
+
+TEST(CliCompare, ACheckpointAgainstItselfHasNoDrift) {
+  CommandResult r = run_cli(std::string("compare '") + MA_EXAMPLE_DIR + "' '" + MA_EXAMPLE_DIR + "' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "compare");
+  EXPECT_EQ(d.root().find("compared")->as_uint(), 21u);
+  for (const json::Value& t : d.root().find("tensors")->items()) {
+    EXPECT_EQ(t.find("rel_l2")->as_double(), 0.0);
+    EXPECT_NEAR(t.find("cosine")->as_double(), 1.0, 1e-12);
+  }
+}
+
+}  // namespace
+}  // namespace ma::test
