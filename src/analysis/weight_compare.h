@@ -21,7 +21,7 @@ struct TensorDrift {
   double mean_a = 0, mean_b = 0;
   double mean_drift = 0;  // |mean_b - mean_a| (seed 001's example)
   double std_a = 0, std_b = 0;
-  double std_ratio = 0;   // std_b / std_a (1 = unchanged); 0 when std_a is 0
+  double std_ratio = 0;   // std_b / std_a (1 = unchanged); NaN (null, "-") when std_a is 0
   double rel_l2 = 0;      // ||B - A|| / ||A|| (0 when both are zero)
   double cosine = 0;      // <A, B> / (||A|| ||B||); 1 when both are zero
   double max_abs_diff = 0;

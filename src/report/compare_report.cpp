@@ -1,10 +1,13 @@
 #include "report/compare_report.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cmath>
 #include <cstdio>
 
 #include "core/units.h"
 #include "report/console_writer.h"
+#include "report/csv_cells.h"
 #include "report/markdown_writer.h"
 #include "report/stats_report.h"
 
@@ -34,12 +37,15 @@ std::string layer_name(const std::optional<uint32_t>& l) {
   return l ? std::to_string(*l) : "(outside layers)";
 }
 
+// A ratio that is undefined (a constant A) shows as "-".
+std::string defined(double v) { return std::isfinite(v) ? table_number(v) : "-"; }
+
 std::vector<std::string> tensor_row(const TensorDrift& d) {
   return {d.name,
           layer_name(d.layer),
           d.module_class,
           table_number(d.mean_drift),
-          table_number(d.std_ratio),
+          defined(d.std_ratio),
           table_number(d.rel_l2),
           table_number(d.cosine),
           table_number(d.max_abs_diff),
@@ -182,18 +188,17 @@ std::string render_compare_csv(const WeightComparison& c) {
   std::string out =
       "name,layer,module_class,dtype_a,dtype_b,shape,numel,mean_a,mean_b,mean_drift,std_a,std_b,std_ratio,"
       "rel_l2,cosine,max_abs_diff,flagged\n";
-  char buf[512];
   for (size_t i : ranked(c)) {
     const TensorDrift& d = c.tensors[i];
-    std::snprintf(buf, sizeof buf,
-                  "%s,%s,%s,%s,%s,\"%s\",%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s\n",
-                  d.name.c_str(), d.layer ? std::to_string(*d.layer).c_str() : "", d.module_class.c_str(),
-                  std::string(dtype_info(d.dtype_a).short_name).c_str(),
-                  std::string(dtype_info(d.dtype_b).short_name).c_str(),
-                  shape_to_python_tuple(d.shape).c_str(), static_cast<unsigned long long>(d.numel), d.mean_a,
-                  d.mean_b, d.mean_drift, d.std_a, d.std_b, d.std_ratio, d.rel_l2, d.cosine, d.max_abs_diff,
-                  d.flagged ? "true" : "false");
-    out += buf;
+    const std::vector<std::string> cells = {
+        csv_text(d.name), d.layer ? std::to_string(*d.layer) : std::string(), d.module_class,
+        std::string(dtype_info(d.dtype_a).short_name), std::string(dtype_info(d.dtype_b).short_name),
+        csv_text(shape_to_python_tuple(d.shape)), std::to_string(d.numel), csv_number(d.mean_a),
+        csv_number(d.mean_b), csv_number(d.mean_drift), csv_number(d.std_a), csv_number(d.std_b),
+        csv_number(d.std_ratio), csv_number(d.rel_l2), csv_number(d.cosine), csv_number(d.max_abs_diff),
+        d.flagged ? "true" : "false"};
+    for (size_t k = 0; k < cells.size(); ++k) out += (k ? "," : "") + cells[k];
+    out += '\n';
   }
   return out;
 }

@@ -5,6 +5,7 @@
 
 #include "core/units.h"
 #include "report/console_writer.h"
+#include "report/csv_cells.h"
 #include "report/markdown_writer.h"
 
 namespace ma {
@@ -33,19 +34,8 @@ std::string stat(const TensorStats& t, double v) {
   return defined(t) ? table_number(v) : "-";
 }
 
-std::string csv_number(const TensorStats& t, double v) {
-  if (!defined(t) || !std::isfinite(v)) return "";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-std::string csv_cell(std::string_view s) {
-  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
+// Undefined statistics (no finite values) are empty cells.
+std::string csv_stat(const TensorStats& t, double v) { return defined(t) ? csv_number(v) : std::string(); }
 
 std::string opt(const std::optional<uint64_t>& v) {
   return v ? std::to_string(*v) : std::string();
@@ -191,35 +181,35 @@ std::string render_stats_csv(const WeightStats& s, std::string_view model_path, 
       "sparsity,dtype,created_at,numel,bytes,min,max,abs_max,l2_norm,zeros_fraction,nan_count,inf_count,"
       "p0_1,p1,p50,p99,p99_9,kurtosis,block,role,trainable\n";
   for (const TensorStats& t : s.tensors) {
-    std::vector<std::string> cells = {csv_cell(model_path),
-                                      csv_cell(s.model_id),
-                                      csv_cell(revision),
-                                      csv_cell(t.name),
+    std::vector<std::string> cells = {csv_text(model_path),
+                                      csv_text(s.model_id),
+                                      csv_text(revision),
+                                      csv_text(t.name),
                                       t.layer ? std::to_string(*t.layer) : std::string(),
                                       t.module_class,
-                                      csv_cell(shape_to_python_tuple(t.shape)),
+                                      csv_text(shape_to_python_tuple(t.shape)),
                                       opt(t.rows),
                                       opt(t.cols),
                                       opt(t.design_rank),
-                                      csv_number(t, t.mean),
-                                      csv_number(t, t.std),
-                                      csv_number(t, t.var),
-                                      csv_number(t, t.near_zero_fraction),
+                                      csv_stat(t, t.mean),
+                                      csv_stat(t, t.std),
+                                      csv_stat(t, t.var),
+                                      csv_stat(t, t.near_zero_fraction),
                                       std::string(dtype_info(t.dtype).torch_name),
                                       std::string(created_at),
                                       std::to_string(t.numel),
                                       std::to_string(t.bytes),
-                                      csv_number(t, t.min),
-                                      csv_number(t, t.max),
-                                      csv_number(t, t.abs_max),
-                                      csv_number(t, t.l2_norm),
-                                      csv_number(t, t.zeros_fraction),
+                                      csv_stat(t, t.min),
+                                      csv_stat(t, t.max),
+                                      csv_stat(t, t.abs_max),
+                                      csv_stat(t, t.l2_norm),
+                                      csv_stat(t, t.zeros_fraction),
                                       std::to_string(t.nan_count),
                                       std::to_string(t.inf_count)};
-    for (double p : t.percentiles) cells.push_back(csv_number(t, p));
-    cells.push_back(csv_number(t, t.kurtosis));
+    for (double p : t.percentiles) cells.push_back(csv_stat(t, p));
+    cells.push_back(csv_stat(t, t.kurtosis));
     cells.push_back(t.block);
-    cells.push_back(csv_cell(t.role));
+    cells.push_back(csv_text(t.role));
     cells.push_back(t.trainable ? "true" : "false");
     for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
     out += '\n';
