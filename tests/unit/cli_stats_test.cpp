@@ -1,10 +1,15 @@
 // `modelanalyzer stats` and `compare` end to end on files the test writes (values chosen so every expected
 // figure is worked out by hand) and on the ../shared PEFT fixture.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "core/json.h"
 #include "formats/safetensors_writer.h"
@@ -62,6 +67,51 @@ TEST(CliStats, HandWorkedFigures) {
   EXPECT_EQ(n.find("design_rank")->as_uint(), 2u);
   EXPECT_EQ(n.find("module_class")->as_string(), "norm");
   EXPECT_EQ(d.root().find("summary")->find("total_parameters")->as_uint(), 11u);
+}
+
+TEST(CliStats, PackedF4ValuesLowNibbleFirst) {
+  TempDir dir;
+  // float4_e2m1fn_x2: 0x21 holds 0.5 (low nibble 1) then 1.0 (high nibble 2); 0xF7 holds 6 then -6.
+  write_safetensors(dir / "f4.safetensors", {{"w", DType::F4, {4}, std::string("\x21\xF7", 2)}});
+  CommandResult r = run_cli("stats '" + (dir / "f4.safetensors").string() + "' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "stats");
+  const json::Value& w = tensor(d, "w");
+  EXPECT_DOUBLE_EQ(w.find("mean")->as_double(), (0.5 + 1.0 + 6 - 6) / 4);
+  EXPECT_DOUBLE_EQ(w.find("min")->as_double(), -6);
+  EXPECT_DOUBLE_EQ(w.find("max")->as_double(), 6);
+  EXPECT_EQ(w.find("numel")->as_uint(), 4u);
+}
+
+TEST(CliStats, ShardedCheckpointAsAWhole) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  const fs::path dir = *data / "fixtures" / "tiny-llama-sharded";
+  CommandResult r = run_cli("stats '" + dir.string() + "' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "stats");
+  EXPECT_EQ(d.root().find("summary")->find("total_parameters")->as_uint(),
+            parse_json_file(dir / "EXPECTED.json").root().find("num_params")->as_uint());
+}
+
+TEST(CliStats, InterruptLeavesNoOutputFile) {
+  TempDir dir;
+  // 4 GB of BF16 zeros as a sparse file: a scan of a second or more, long enough to interrupt.
+  write_safetensors(dir / "big.safetensors", {{"w", DType::BF16, {uint64_t{2} << 30}, {}}});
+  const fs::path out = dir / "stats.json";
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl(MA_CLI_BINARY, MA_CLI_BINARY, "stats", (dir / "big.safetensors").c_str(), "--export", out.c_str(), "--quiet",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_FALSE(fs::exists(out));
 }
 
 TEST(CliStats, SelectionAndExports) {

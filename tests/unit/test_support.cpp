@@ -47,9 +47,12 @@ json::Document parse_json_file(const std::filesystem::path& p) {
   return json::Document::parse(read_file(p), p.string(), limits);
 }
 
-CommandResult run_cli(const std::string& args) {
+CommandResult run_cli(const std::string& args) { return run_cli_env("", args); }
+
+CommandResult run_cli_env(const std::string& env, const std::string& args) {
   TempDir tmp;
-  std::string cmd = std::string("'") + MA_CLI_BINARY + "' " + args + " >'" + (tmp / "out").string() +
+  std::string cmd = (env.empty() ? std::string() : "env " + env + " ") + "'" + MA_CLI_BINARY + "' " + args + " >'" +
+                    (tmp / "out").string() +
                     "' 2>'" + (tmp / "err").string() + "' </dev/null";
   int status = std::system(cmd.c_str());
   CommandResult r;

@@ -46,5 +46,7 @@ struct ParamName {
 
 // Runs the built modelanalyzer binary with `args` (shell-quoted by the caller when needed).
 CommandResult run_cli(const std::string& args);
+// The same under `env ENV` (assignments and -u NAME options, shell-quoted by the caller).
+CommandResult run_cli_env(const std::string& env, const std::string& args);
 
 }  // namespace ma::test
