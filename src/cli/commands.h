@@ -13,6 +13,7 @@ int run_summary(const Args& args);
 int run_download(const Args& args);
 int run_stats(const Args& args);
 int run_compare(const Args& args);
+int run_perf(const Args& args);
 std::string usage_text();
 
 }  // namespace ma::cli

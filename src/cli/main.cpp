@@ -25,6 +25,10 @@ std::string usage_text() {
          "      percentiles, kurtosis, histogram; trainable vs frozen for PEFT adapters; distribution plots\n"
          "  modelanalyzer compare A B [--json] [--csv F] [--markdown F] [--plot F] [--threshold T] [--top N]\n"
          "      per-tensor drift between two checkpoints: mean drift, std ratio, ||B-A||/||A||, cosine, max |B-A|\n"
+         "  modelanalyzer perf MODEL [--hw NAME|FILE.json] [--mode prefill|decode|train] [--batch N] [--seq N]\n"
+         "                [--kv-len N] [--dtype D] [--kv-dtype D] [--profile naive|efficient] [--wrf F] [--tp N]\n"
+         "                [--pp N] [--ep N] [--json] [--report F.md] [--plot F.png|svg]\n"
+         "      seed 001's efficiency study: FLOPs, bytes, AI, roofline, T_est, regime, MFU, tokens/s per step\n"
          "  modelanalyzer download MODEL [--include GLOB]... [--exclude GLOB]... [--out DIR] [--quiet]\n"
          "      a Hub repo's files (all, or those matching the globs) into the cache or DIR, in parallel, each\n"
          "      checked against its size and hash; prints where they are\n"
@@ -67,6 +71,7 @@ int main(int argc, char** argv) {
     if (args[0] == "download") return ma::cli::run_download({args.begin() + 1, args.end()});
     if (args[0] == "stats") return ma::cli::run_stats({args.begin() + 1, args.end()});
     if (args[0] == "compare") return ma::cli::run_compare({args.begin() + 1, args.end()});
+    if (args[0] == "perf") return ma::cli::run_perf({args.begin() + 1, args.end()});
     return ma::cli::run_summary(args);
   } catch (const ma::Error& e) {
     std::fprintf(stderr, "modelanalyzer: error: %s\n", e.what());

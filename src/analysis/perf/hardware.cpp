@@ -1,0 +1,369 @@
+#include "analysis/perf/hardware.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "core/error.h"
+#include "core/json.h"
+#include "io/file_source.h"
+
+namespace ma {
+namespace {
+
+// One row of the hardware table. Conventions, used for every row:
+//  - TFLOP/s are dense peaks (no 2:4 structured sparsity). Vendors print the sparse figure for tensor
+//    formats (NVIDIA marks it with '*'); those are halved here. fp32 is the non-tensor (CUDA core / vector)
+//    FP32 rate; tf32 the tensor-core TF32 rate. 0 = the format is not supported (or not published: the
+//    source says which).
+//  - Tensor rates are those with FP32 accumulation (what cuBLAS/PyTorch use for bf16/fp16/fp8 GEMMs).
+//  - interconnect_gbps is GPU-to-GPU bandwidth PER DIRECTION, GB/s (10^9 B/s): NVIDIA's NVLink figures are
+//    totals over both directions (H100 SXM "900 GB/s" = 450 per direction); PCIe Gen4 x16 = 32, Gen5 x16 =
+//    64 per direction (vendors print 64 / 128 "bidirectional"); AMD Infinity Fabric: the sum over the
+//    GPU's links, per direction.
+//  - hbm_gbps: peak memory bandwidth (GB/s); hbm_gb: capacity (GB, 10^9 bytes, as printed).
+//  - b_sat = 64 (seed 001's default) and kernel overheads 0 for datasheet entries.
+struct Row {
+  const char* name;
+  const char* description;
+  double fp32, tf32, bf16, fp16, fp8, fp4, int8;  // dense TFLOP/s (TOPS for int8)
+  double hbm_gbps, hbm_gb, interconnect_gbps;
+  double b_sat, kernel_overhead_s, graph_kernel_overhead_s, scalar_tflops;
+  const char* source;
+};
+
+// clang-format off
+constexpr Row kTable[] = {
+  {"a100-40gb", "NVIDIA A100 SXM 40 GB",
+   19.5, 156, 312, 312, 0, 0, 624,
+   1555, 40, 300,  // NVLink 3: 600 GB/s total
+   64, 0, 0, 19.5,
+   "NVIDIA A100 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/a100/ (A100 40GB SXM column; "
+   "tensor figures without sparsity; NVLink 600 GB/s total = 300 per direction); FP8/FP4 not supported"},
+  {"a100-80gb", "NVIDIA A100 SXM 80 GB",
+   19.5, 156, 312, 312, 0, 0, 624,
+   2039, 80, 300,
+   64, 0, 0, 19.5,
+   "NVIDIA A100 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/a100/ (A100 80GB SXM column, "
+   "HBM2e 2,039 GB/s; tensor figures without sparsity; NVLink 600 GB/s total = 300 per direction); "
+   "FP8/FP4 not supported"},
+  {"h100-sxm", "NVIDIA H100 SXM 80 GB",
+   67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9,
+   3350, 80, 450,  // NVLink 4: 900 GB/s total
+   64, 0, 0, 67,
+   "NVIDIA H100 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/h100/ (H100 SXM column; its "
+   "tensor figures are with sparsity and are halved here, as in the NVIDIA H100 Tensor Core GPU "
+   "Architecture whitepaper; NVLink 900 GB/s total = 450 per direction); FP4 not supported"},
+  {"h100-pcie", "NVIDIA H100 PCIe 80 GB",
+   51, 378, 756.5, 756.5, 1513, 0, 1513,
+   2000, 80, 64,  // PCIe Gen5 x16 (the optional 2-GPU NVLink bridge is not modelled)
+   64, 0, 0, 51,
+   "NVIDIA H100 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/h100/ (H100 PCIe column; "
+   "sparsity figures halved; PCIe Gen5 x16 128 GB/s bidirectional = 64 per direction, NVLink bridge for "
+   "GPU pairs not modelled); FP4 not supported"},
+  {"h200", "NVIDIA H200 SXM 141 GB",
+   67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9,
+   4800, 141, 450,
+   64, 0, 0, 67,
+   "NVIDIA H200 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/h200/ (H200 SXM column; its "
+   "tensor figures are with sparsity and are halved here; HBM3e 4.8 TB/s; NVLink 900 GB/s total = 450 "
+   "per direction); FP4 not supported"},
+  // Calibrated from ../shared/data/gpu/h200-measurements.json (torch 2.11, cu130, one H200):
+  //  - hbm_gbps = copy_GBps_read_plus_write (device-to-device copy, bytes read + written / s).
+  //  - peaks = the largest TFLOPs of the measured GEMM curve per dtype (bfloat16, float16, fp8_e4m3 rows;
+  //    up to M = 8192, K, N <= 14336) and the fp32_TFLOPs / tf32_TFLOPs figures. int8 was not measured: it is
+  //    set to the fp8 maximum (Hopper's int8 and fp8 dense rates are equal on the datasheet). fp4: none.
+  //  - kernel_overhead_s and b_sat: minimax fit of gemm_time_s over all 94 GEMMs (grid: b_sat 1..200 in
+  //    steps of 0.5, overhead 0..40 us in 0.1 us steps, then 0.01 us; objective: the worst
+  //    |log(predicted / measured)|). The optimum is flat for every b_sat <= ~188: below the bf16 ridge P/BW
+  //    every M < b_sat GEMM is memory-bound, so these shapes cannot see b_sat; seed 001's 64 is kept (b_sat
+  //    >= 198 breaks 1.2). Overhead optimum 21.06 us; 21 us gives predicted/measured in [0.837 (fp16
+  //    256x4096x14336), 1.191 (bf16 4x4096x4096)] (least squares on the logs would pick 17.6 us but lets
+  //    the worst row reach 0.79).
+  //  - graph_kernel_overhead_s: minimax fit of the performance model (analysis/perf/perf_model.cpp, which
+  //    counts 12 kernels per Llama layer with flash attention: 7 GEMMs, attention, 4 elementwise; plus
+  //    embedding and LM head) over all 18 CUDA-graph decode steps of h200-decode-cuda-graphs.json (Llama
+  //    3.2 1B / 3.1 8B shapes, B 1-256, KV 256 and 2048): 5.0 us leaves the worst step at 0.906 of the
+  //    measured time, 5.2 us at 1.094; 5.1 us keeps every step within about +-9.5%.
+  //  - capacity and interconnect are the datasheet's (not measured).
+  {"h200-measured", "NVIDIA H200 SXM 141 GB (measured: achievable bandwidth and GEMM peaks)",
+   50.595696475317666, 411.2377581938717, 793.3441972739215, 774.7753499876666, 1415.6704757898765, 0,
+   1415.6704757898765,
+   4215.91062895038, 141, 450,
+   64, 21e-6, 5.1e-6, 50.595696475317666,
+   "measured on one H200 (shared/data/gpu/h200-measurements.json): HBM = device copy bandwidth, peaks = "
+   "max measured GEMM TFLOP/s per dtype (int8 = fp8, not measured), kernel overhead 21 us and b_sat 64 "
+   "fitted to all 94 GEMMs (predicted/measured in [0.84, 1.19]); graph kernel overhead 5.1 us fitted to "
+   "the 18 CUDA-graph decode steps (h200-decode-cuda-graphs.json) with the model's kernel count; capacity "
+   "and NVLink from the NVIDIA H200 datasheet"},
+  {"b200", "NVIDIA B200 (HGX B200) 180 GB",
+   75, 1125, 2250, 2250, 4500, 9000, 4500,
+   7700, 180, 900,  // NVLink 5: 1.8 TB/s total
+   64, 0, 0, 75,
+   "NVIDIA HGX B200 specifications, nvidia.com/en-us/data-center/hgx/ (per-GPU column: FP4 18, FP8 9, "
+   "INT8 9, FP16/BF16 4.5, TF32 2.2 PFLOPS, all with sparsity and halved here, TF32 as half the BF16 "
+   "rate; FP32 75 TFLOPS; 180 GB HBM3e at 7.7 TB/s; NVLink 5 1.8 TB/s total = 900 per direction)"},
+  {"gb200", "NVIDIA GB200 NVL72, per Blackwell GPU, 186 GB",
+   80, 1250, 2500, 2500, 5000, 10000, 5000,
+   8000, 186, 900,
+   64, 0, 0, 80,
+   "NVIDIA GB200 NVL72 specifications, nvidia.com/en-us/data-center/gb200-nvl72/ (per-GPU column: FP4 "
+   "20, FP8 10, INT8 10, FP16/BF16 5, TF32 2.5 PFLOPS, all with sparsity and halved here; FP32 80 "
+   "TFLOPS; 186 GB HBM3e at 8 TB/s; NVLink 5 1.8 TB/s total = 900 per direction)"},
+  {"mi300x", "AMD Instinct MI300X 192 GB",
+   163.4, 653.7, 1307.4, 1307.4, 2614.9, 0, 2614.9,
+   5300, 192, 448,  // 7 Infinity Fabric links x 64 GB/s per direction
+   64, 0, 0, 163.4,
+   "AMD Instinct MI300X accelerator data sheet, amd.com/en/products/accelerators/instinct/mi300/mi300x.html "
+   "(dense matrix figures, not the 'with structured sparsity' ones; FP32 vector 163.4; HBM3 5.3 TB/s; "
+   "7 Infinity Fabric links of 128 GB/s bidirectional = 896 GB/s aggregate, 448 per direction, 64 to "
+   "any one peer); FP4 not supported"},
+  {"l40s", "NVIDIA L40S 48 GB",
+   91.6, 183, 362.05, 362.05, 733, 0, 733,
+   864, 48, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 91.6,
+   "NVIDIA L40S GPU datasheet, nvidia.com/en-us/data-center/l40s/ (figures without sparsity; GDDR6 864 "
+   "GB/s; PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction, no NVLink); FP4 not supported"},
+  {"rtx4090", "NVIDIA GeForce RTX 4090 24 GB",
+   82.6, 82.6, 165.2, 165.2, 330.3, 0, 660.6,
+   1008, 24, 32,
+   64, 0, 0, 82.6,
+   "NVIDIA Ada GPU Architecture whitepaper v2.01, Appendix A (GeForce RTX 4090): dense tensor rates with "
+   "FP32 accumulate (FP16-accumulate FP16/FP8 rates are twice these); GDDR6X 1,008 GB/s; PCIe Gen4 x16 = "
+   "32 GB/s per direction, no NVLink; FP4 not supported"},
+};
+// clang-format on
+
+Hardware from_row(const Row& r) {
+  Hardware h;
+  h.name = r.name;
+  h.description = r.description;
+  const double peaks[kComputeDTypeCount] = {r.fp32, r.tf32, r.bf16, r.fp16, r.fp8, r.fp4, r.int8};
+  std::copy(std::begin(peaks), std::end(peaks), std::begin(h.peak_tflops));
+  h.hbm_gbps = r.hbm_gbps;
+  h.hbm_gb = r.hbm_gb;
+  h.interconnect_gbps = r.interconnect_gbps;
+  h.b_sat = r.b_sat;
+  h.kernel_overhead_s = r.kernel_overhead_s;
+  h.graph_kernel_overhead_s = r.graph_kernel_overhead_s;
+  h.scalar_tflops = r.scalar_tflops;
+  h.source = r.source;
+  return h;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string known_names() {
+  std::string out;
+  for (const Hardware& h : hardware_table()) out += (out.empty() ? "" : ", ") + h.name;
+  return out;
+}
+
+// A profile file: a JSON object with Hardware's fields. "base" (a table name) starts from that entry;
+// anything else starts from an empty profile, which must then give hbm_gbps and at least one peak.
+Hardware parse_profile(const std::string& path) {
+  const json::Document doc = json::Document::parse(read_small_file(path, 1 << 20), path);
+  const json::Value& root = doc.root();
+  auto bad = [&](const std::string& field, const std::string& why) -> Error {
+    return Error(ErrorKind::Malformed, path, field, why);
+  };
+  if (!root.is_object()) throw bad("", "a hardware profile must be a JSON object");
+
+  Hardware h;
+  if (const json::Value* base = root.find("base")) {
+    if (!base->is_string()) throw bad("base", "must be a hardware name");
+    const Hardware* b = find_hardware(base->as_string());
+    if (!b)
+      throw bad("base", "unknown hardware '" + printable(base->as_string()) + "'; known: " + known_names());
+    h = *b;
+  } else {
+    h.name = std::filesystem::path(path).stem().string();
+  }
+
+  auto number = [&](const json::Value& v, const std::string& field) {
+    if (!v.is_number()) throw bad(field, "must be a number");
+    const double d = v.as_double();
+    if (!std::isfinite(d) || d < 0)
+      throw bad(field, "must be a non-negative number, found " + printable(v.raw()));
+    return d;
+  };
+  auto str_field = [&](const json::Value& v, const std::string& field) {
+    if (!v.is_string()) throw bad(field, "must be a string");
+    return std::string(v.as_string());
+  };
+
+  for (const json::Member& m : root.members()) {
+    const std::string key(m.key);
+    if (key == "base") continue;
+    if (key == "name")
+      h.name = str_field(m.value, key);
+    else if (key == "description")
+      h.description = str_field(m.value, key);
+    else if (key == "source")
+      h.source = str_field(m.value, key);
+    else if (key == "hbm_gbps")
+      h.hbm_gbps = number(m.value, key);
+    else if (key == "hbm_gb")
+      h.hbm_gb = number(m.value, key);
+    else if (key == "interconnect_gbps")
+      h.interconnect_gbps = number(m.value, key);
+    else if (key == "b_sat")
+      h.b_sat = number(m.value, key);
+    else if (key == "kernel_overhead_s")
+      h.kernel_overhead_s = number(m.value, key);
+    else if (key == "graph_kernel_overhead_s")
+      h.graph_kernel_overhead_s = number(m.value, key);
+    else if (key == "scalar_tflops")
+      h.scalar_tflops = number(m.value, key);
+    else if (key == "peak_tflops") {
+      if (!m.value.is_object()) throw bad(key, "must be an object of TFLOP/s by dtype name");
+      for (const json::Member& p : m.value.members()) {
+        const std::string field = "peak_tflops." + printable(p.key);
+        auto d = compute_dtype_from_name(p.key);
+        if (!d) throw bad(field, "unknown dtype (fp32, tf32, bf16, fp16, fp8, fp4, int8)");
+        h.peak_tflops[static_cast<int>(*d)] = number(p.value, field);
+      }
+    } else {
+      throw bad(printable(key), "unknown field");
+    }
+  }
+  if (!(h.hbm_gbps > 0)) throw bad("hbm_gbps", "must be given and positive");
+  if (!(h.b_sat > 0)) throw bad("b_sat", "must be positive");
+  if (std::none_of(std::begin(h.peak_tflops), std::end(h.peak_tflops), [](double p) { return p > 0; }))
+    throw bad("peak_tflops", "at least one dtype needs a positive peak");
+  if (h.name.empty()) h.name = "custom";
+  if (h.description.empty()) h.description = h.name;
+  if (h.source.empty()) h.source = "profile " + path;
+  return h;
+}
+
+bool looks_like_file(const std::string& s) {
+  if (s.find('/') != std::string::npos || s.find('\\') != std::string::npos) return true;
+  if (s.size() >= 5 && lower(s.substr(s.size() - 5)) == ".json") return true;
+  std::error_code ec;
+  return std::filesystem::is_regular_file(s, ec);
+}
+
+}  // namespace
+
+std::string_view compute_dtype_name(ComputeDType d) {
+  switch (d) {
+    case ComputeDType::FP32:
+      return "fp32";
+    case ComputeDType::TF32:
+      return "tf32";
+    case ComputeDType::BF16:
+      return "bf16";
+    case ComputeDType::FP16:
+      return "fp16";
+    case ComputeDType::FP8:
+      return "fp8";
+    case ComputeDType::FP4:
+      return "fp4";
+    case ComputeDType::INT8:
+      return "int8";
+  }
+  return "?";
+}
+
+std::optional<ComputeDType> compute_dtype_from_name(std::string_view name) {
+  struct Alias {
+    std::string_view name;
+    ComputeDType dtype;
+  };
+  static constexpr Alias kAliases[] = {
+      {"fp32", ComputeDType::FP32},
+      {"float32", ComputeDType::FP32},
+      {"f32", ComputeDType::FP32},
+      {"float", ComputeDType::FP32},
+      {"tf32", ComputeDType::TF32},
+      {"tensorfloat32", ComputeDType::TF32},
+      {"bf16", ComputeDType::BF16},
+      {"bfloat16", ComputeDType::BF16},
+      {"fp16", ComputeDType::FP16},
+      {"float16", ComputeDType::FP16},
+      {"f16", ComputeDType::FP16},
+      {"half", ComputeDType::FP16},
+      {"fp8", ComputeDType::FP8},
+      {"fp8_e4m3", ComputeDType::FP8},
+      {"fp8_e5m2", ComputeDType::FP8},
+      {"float8_e4m3fn", ComputeDType::FP8},
+      {"float8_e4m3fnuz", ComputeDType::FP8},
+      {"float8_e5m2", ComputeDType::FP8},
+      {"float8_e5m2fnuz", ComputeDType::FP8},
+      {"f8_e4m3", ComputeDType::FP8},
+      {"f8_e5m2", ComputeDType::FP8},
+      {"e4m3", ComputeDType::FP8},
+      {"e5m2", ComputeDType::FP8},
+      {"fp4", ComputeDType::FP4},
+      {"fp4_e2m1", ComputeDType::FP4},
+      {"float4_e2m1fn_x2", ComputeDType::FP4},
+      {"nvfp4", ComputeDType::FP4},
+      {"mxfp4", ComputeDType::FP4},
+      {"int8", ComputeDType::INT8},
+      {"i8", ComputeDType::INT8},
+  };
+  const std::string key = lower(name);
+  for (const Alias& a : kAliases)
+    if (a.name == key) return a.dtype;
+  return std::nullopt;
+}
+
+double bytes_per_element(ComputeDType d) {
+  switch (d) {
+    case ComputeDType::FP32:
+    case ComputeDType::TF32:
+      return 4;
+    case ComputeDType::BF16:
+    case ComputeDType::FP16:
+      return 2;
+    case ComputeDType::FP8:
+    case ComputeDType::INT8:
+      return 1;
+    case ComputeDType::FP4:
+      return 0.5;
+  }
+  return 2;
+}
+
+const std::vector<Hardware>& hardware_table() {
+  static const std::vector<Hardware> table = [] {
+    std::vector<Hardware> t;
+    for (const Row& r : kTable) t.push_back(from_row(r));
+    return t;
+  }();
+  return table;
+}
+
+const Hardware* find_hardware(std::string_view name) {
+  const std::string key = lower(name);
+  for (const Hardware& h : hardware_table())
+    if (h.name == key) return &h;
+  return nullptr;
+}
+
+Hardware resolve_hardware(const std::string& name_or_file) {
+  if (const Hardware* h = find_hardware(name_or_file)) return *h;
+  if (!name_or_file.empty() && looks_like_file(name_or_file)) return parse_profile(name_or_file);
+  throw Error(ErrorKind::Usage, "--hw", "",
+              "unknown hardware '" + printable(name_or_file) + "'; known: " + known_names() +
+                  ", or a JSON profile file");
+}
+
+double gemm_time_s(const Hardware& hw, ComputeDType dtype, double m, double k, double n) {
+  const double peak = hw.peak(dtype);
+  if (!(peak > 0)) return std::numeric_limits<double>::infinity();
+  const double eta = hw.b_sat > 0 ? std::min(1.0, m / hw.b_sat) : 1.0;
+  const double compute_s = 2 * m * k * n / (peak * 1e12 * eta);
+  const double bytes = (m * k + k * n) * bytes_per_element(dtype) + m * n * 2;
+  const double memory_s = bytes / (hw.hbm_gbps * 1e9);
+  return hw.kernel_overhead_s + std::max(compute_s, memory_s);
+}
+
+}  // namespace ma

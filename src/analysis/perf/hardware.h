@@ -1,0 +1,54 @@
+// Accelerators as data (one table, hardware.cpp): dense peak throughput per dtype, memory bandwidth and
+// capacity, interconnect bandwidth, and the tensor-core saturation point B_sat of seed 001's
+// eta_tc(M_eff) = min(1, M_eff / B_sat). Datasheet profiles cite their source; `h200-measured` is calibrated
+// from the H200 measurements in ../shared/data/gpu (its entry says how). A profile can also come from a JSON
+// file (`--hw FILE.json`).
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ma {
+
+// Compute precisions the performance model distinguishes.
+enum class ComputeDType { FP32, TF32, BF16, FP16, FP8, FP4, INT8 };
+inline constexpr int kComputeDTypeCount = 7;
+std::string_view compute_dtype_name(ComputeDType d);  // "fp32", "tf32", "bf16", "fp16", "fp8", "fp4", "int8"
+std::optional<ComputeDType> compute_dtype_from_name(std::string_view name);
+double bytes_per_element(ComputeDType d);  // fp4: 0.5; tf32 is stored as fp32: 4
+
+struct Hardware {
+  std::string name;         // "h200"
+  std::string description;  // "NVIDIA H200 SXM 141 GB"
+  // Dense (no structured sparsity) peak TFLOP/s per dtype, indexed by ComputeDType; 0 = not supported.
+  double peak_tflops[kComputeDTypeCount] = {};
+  double hbm_gbps = 0;           // memory bandwidth, GB/s (10^9 bytes)
+  double hbm_gb = 0;             // memory capacity, GB
+  double interconnect_gbps = 0;  // GPU-to-GPU bandwidth per direction, GB/s (NVLink, Infinity Fabric, PCIe)
+  double b_sat = 64;             // M at which tensor cores reach peak (seed 001's default: 64)
+  double kernel_overhead_s = 0;  // fixed time per kernel launch the model adds (0 for datasheet profiles)
+  // Added with the table: the fixed time per kernel when the step is replayed as a CUDA graph (no per-call
+  // launch from Python/the driver). The GEMM benchmark behind kernel_overhead_s times one eager call each
+  // (~21 us on the H200); the CUDA-graph decode steps imply ~5.6 us per modelled kernel. 0 = not measured.
+  double graph_kernel_overhead_s = 0;
+  double scalar_tflops = 0;      // non-tensor-core (CUDA core) throughput for elementwise work; 0: peak fp32
+  std::string source;            // datasheet, or how the profile was measured
+
+  double peak(ComputeDType d) const { return peak_tflops[static_cast<int>(d)]; }
+  // Machine balance: FLOP per byte where the roofline's memory and compute limits meet.
+  double ridge(ComputeDType d) const { return peak(d) * 1e12 / (hbm_gbps * 1e9); }
+};
+
+const std::vector<Hardware>& hardware_table();
+const Hardware* find_hardware(std::string_view name);  // case-insensitive
+
+// `--hw NAME|FILE.json`: a table entry, or a JSON object with the fields above ("peak_tflops" an object by
+// dtype name). Throws Error(Usage) for an unknown name, Error(Malformed) for a bad file.
+Hardware resolve_hardware(const std::string& name_or_file);
+
+// Time of one GEMM [M x K] x [K x N] on `hw` in `dtype` (the calibration target): kernel overhead plus the
+// larger of its compute time at eta_tc(M) and its memory time (A, B and the 16-bit output, each once).
+double gemm_time_s(const Hardware& hw, ComputeDType dtype, double m, double k, double n);
+
+}  // namespace ma

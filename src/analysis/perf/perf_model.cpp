@@ -1,0 +1,364 @@
+#include "analysis/perf/perf_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace ma {
+namespace {
+
+constexpr double kSoftmaxFlopsPerScore = 5;  // max, subtract, exp, sum, scale: on CUDA cores, not tensor cores
+constexpr double kAdamBytesPerParam = 28;    // fp32 master: read w, g, m, v (16) + write w, m, v (12)
+constexpr double kAdamFlopsPerParam = 10;
+
+ComputeDType compute_dtype(const PerfInputs& in) {
+  // Tensor cores run in the wider of the two: W4A16 dequantizes to bf16; W8A8 fp8 runs fp8.
+  return bytes_per_element(in.weight_dtype) >= bytes_per_element(in.act_dtype) ? in.weight_dtype : in.act_dtype;
+}
+
+bool is_gemm_weight(const InventoryTensor& t) {
+  if (t.kind != TensorKind::Parameter || t.shape.size() != 2 || t.embedding || t.routed_expert) return false;
+  const std::string_view block = t.placement.block;
+  if (block == "vision" || block == "vision-projector" || block == "norm") return false;
+  return t.name.size() >= 6 && t.name.compare(t.name.size() - 6, 6, "weight") == 0;
+}
+
+class Builder {
+ public:
+  Builder(const Inventory& inv, const ModelReport& rep, const PerfInputs& in) : inv_(inv), rep_(rep), in_(in) {
+    const double b = static_cast<double>(in.batch);
+    if (in.mode == PerfMode::Decode) {
+      tokens_ = b;
+      q_len_ = 1;
+    } else {
+      tokens_ = b * static_cast<double>(in.seq);
+      q_len_ = static_cast<double>(in.seq);
+    }
+    train_ = in.mode == PerfMode::Train ? 3.0 : 1.0;  // forward + backward (two matmuls per forward one)
+    wb_ = bytes_per_element(in.weight_dtype);
+    ab_ = bytes_per_element(in.act_dtype);
+    hidden_ = static_cast<double>(rep.architecture.hidden_size);
+    tp_ = in.parallel.tp;
+    pp_ = in.parallel.pp;
+    ep_ = in.parallel.ep;
+  }
+
+  std::vector<OpCost> build() {
+    embedding();
+    for (const InventoryTensor& t : inv_.tensors)
+      if (is_gemm_weight(t) || (!t.tied_to.empty() && t.placement.block == std::string_view("lm-head"))) gemm(t);
+    for (uint32_t l = 0; l < rep_.layers.size(); ++l) layer_ops(l);
+    if (in_.mode == PerfMode::Train) optimizer();
+    // Pipeline parallel: each GPU runs 1/pp of the layers; what is reported is one GPU's share.
+    if (pp_ > 1)
+      for (OpCost& op : ops_) scale(op, 1.0 / pp_);
+    return std::move(ops_);
+  }
+
+ private:
+  static void scale(OpCost& op, double f) {
+    op.flops_theory *= f;
+    op.flops_tensorcore *= f;
+    op.bytes_weights *= f;
+    op.bytes_activations *= f;
+    op.bytes_kv *= f;
+    op.bytes_temporary *= f;
+    op.bytes_net *= f;
+    op.kernels *= f;
+  }
+
+  void embedding() {
+    OpCost op;
+    op.name = "embedding";
+    op.kind = "embedding";
+    op.bytes_activations = tokens_ * hidden_ * ab_ * 2 * train_;  // the rows gathered, written once
+    op.kernels = 1;
+    ops_.push_back(op);
+    if (pp_ > 1) {
+      OpCost p2p;
+      p2p.name = "pipeline send/receive";
+      p2p.kind = "network";
+      p2p.bytes_net = tokens_ * hidden_ * ab_ * 2 * train_ * pp_;  // scaled by 1/pp with the rest
+      p2p.kernels = 1;
+      ops_.push_back(p2p);
+    }
+  }
+
+  // A weight matrix [out, in] applied to every token: M = tokens, K = in, N = out (split over tp GPUs).
+  void gemm(const InventoryTensor& t) {
+    const double n = static_cast<double>(t.shape[0]), k = static_cast<double>(t.shape[1]);
+    const std::string_view block = t.placement.block;
+    const bool attention = block == "attention" || block == "cross-attention";
+    const bool lm_head = block == "lm-head";
+    double m = tokens_;
+    // The LM head of a prefill computes logits for every position (transformers' default).
+    OpCost op;
+    op.name = std::string(t.name);
+    op.kind = "gemm";
+    op.layer = t.placement.layer;
+    op.m_eff = m;
+    op.flops_theory = op.flops_tensorcore = 2 * m * k * n * train_ / tp_;
+    const double wrf = attention ? in_.knobs.wrf_attention : in_.knobs.wrf_dense;
+    op.bytes_weights = k * n * wb_ / wrf / tp_ * (in_.mode == PerfMode::Train ? 3 : 1);
+    op.bytes_activations = (m * k + m * n) * ab_ * in_.knobs.act_fusion * train_ / (lm_head ? 1 : tp_);
+    op.kernels = train_;
+    ops_.push_back(op);
+  }
+
+  void layer_ops(uint32_t l) {
+    const LayerSpec& spec = rep_.layers[l];
+    const KvLayer* kv = nullptr;
+    for (const KvLayer& k : rep_.memory.kv_layers)
+      if (k.layer == l) kv = &k;
+    if (spec.mixer == "attention") attention(l, kv);
+    else if (spec.mixer != "none") ssm(l, spec, kv);
+    if (spec.ffn == "moe" && rep_.moe) moe(l);
+    elementwise(l, spec);
+    network(l, spec);
+  }
+
+  void attention(uint32_t l, const KvLayer* kv) {
+    const LayerAttention* a = l < rep_.attention.layers.size() ? &rep_.attention.layers[l] : nullptr;
+    if (!a || a->heads == 0) return;
+    const double heads = static_cast<double>(a->heads) / tp_;
+    const double kv_heads = std::max(1.0, static_cast<double>(a->kv_heads ? a->kv_heads : a->heads));
+    const double d = static_cast<double>(a->head_dim);
+    const double b = static_cast<double>(in_.batch);
+    const double window = a->window ? static_cast<double>(a->window) : INFINITY;
+    double scores;  // query-key pairs over the batch, per head
+    if (in_.mode == PerfMode::Decode) {
+      scores = b * std::min(static_cast<double>(in_.kv_len) + 1, window);
+    } else {
+      const double s = q_len_;
+      // Causal: each query sees the keys up to itself (half the square); a window caps that at w keys.
+      scores = b * (window >= s ? s * (s + 1) / 2 : window * s - window * (window - 1) / 2);
+    }
+    OpCost op;
+    op.name = "layers." + std::to_string(l) + ".attention";
+    op.kind = "attention";
+    op.layer = l;
+    op.m_eff = q_len_ == 1 ? static_cast<double>(a->heads) / kv_heads : q_len_;  // GQA groups share K/V
+    op.flops_tensorcore = 2 * scores * heads * (2 * d) * train_;                  // QK^T and PV
+    op.flops_theory = op.flops_tensorcore + kSoftmaxFlopsPerScore * scores * heads * train_;
+    const double per_token = kv ? static_cast<double>(kv->bytes_per_token) : 0;
+    const double kv_scale = bytes_per_element(in_.kv_dtype) / 2.0;  // the report's cache is sized at 16 bits
+    if (in_.mode == PerfMode::Decode) {
+      const double cached = std::min(static_cast<double>(in_.kv_len), window);
+      op.bytes_kv = b * (cached + 1) * per_token * kv_scale / tp_;  // read the cache, write the new token
+    } else {
+      op.bytes_kv = tokens_ * per_token * kv_scale / tp_ * train_;  // written once (read back in backward)
+    }
+    op.bytes_activations = tokens_ * heads * d * 2 * ab_ * in_.knobs.act_fusion * train_;  // Q in, O out
+    if (!in_.knobs.flash_attention) {
+      // Eager attention writes the scores, reads them for the softmax, writes and reads the probabilities,
+      // over the full (masked) square: fp32 scores, act-dtype probabilities.
+      const double full = in_.mode == PerfMode::Decode ? scores : b * q_len_ * q_len_;
+      op.bytes_temporary = full * heads * (4 + 4 + ab_ + ab_) * in_.knobs.elementwise * train_;
+    }
+    op.kernels = (in_.knobs.flash_attention ? 1 : 3) * train_;
+    ops_.push_back(op);
+  }
+
+  // Mamba / linear attention: the recurrent state is read and written once per token in decode, once per
+  // chunk in prefill; FLOPs ~6 per state element per token (decay, input, output products).
+  void ssm(uint32_t l, const LayerSpec& spec, const KvLayer* kv) {
+    const double state = kv ? static_cast<double>(kv->state_bytes_per_sequence) : 0;
+    if (state == 0) return;
+    const double elements = state / 2.0;  // the report sizes states at 16 bits
+    OpCost op;
+    op.name = "layers." + std::to_string(l) + "." + spec.mixer;
+    op.kind = "ssm";
+    op.layer = l;
+    op.m_eff = 1;
+    op.flops_theory = 6 * tokens_ * elements * train_ / tp_;
+    op.bytes_kv = 2 * static_cast<double>(in_.batch) * state * bytes_per_element(in_.kv_dtype) / 2.0 / tp_ * train_;
+    op.bytes_activations = tokens_ * hidden_ * 4 * ab_ * in_.knobs.act_fusion * train_;
+    op.kernels = 2 * train_;
+    ops_.push_back(op);
+  }
+
+  // Routed experts of one MoE layer: each token runs top-k experts; the weights streamed are those of the
+  // experts any token picked (expected distinct experts for uniform routing).
+  void moe(uint32_t l) {
+    const MoeSummary& m = *rep_.moe;
+    const double experts = static_cast<double>(m.num_experts), k = static_cast<double>(m.experts_per_token);
+    const double per_expert = static_cast<double>(m.parameters_per_expert);
+    if (experts == 0 || k == 0 || per_expert == 0) return;
+    const double touched = experts * (1 - std::pow(1 - k / experts, tokens_));
+    const double inter = static_cast<double>(m.expert_intermediate_size);
+    OpCost op;
+    op.name = "layers." + std::to_string(l) + ".moe.experts";
+    op.kind = "moe";
+    op.layer = l;
+    op.m_eff = tokens_ * k / touched;  // tokens per active expert
+    op.flops_theory = op.flops_tensorcore = 2 * tokens_ * k * per_expert * train_ / ep_;
+    op.bytes_weights = touched * per_expert * wb_ / in_.knobs.wrf_moe / ep_ * (in_.mode == PerfMode::Train ? 3 : 1);
+    op.bytes_activations = tokens_ * k * (2 * hidden_ + 3 * inter) * ab_ * in_.knobs.act_fusion * train_ / ep_;
+    op.kernels = 4 * train_;  // route, gather, grouped GEMMs, scatter
+    ops_.push_back(op);
+  }
+
+  // Norms, residual adds and the MLP activation: bandwidth-bound passes over the hidden states.
+  void elementwise(uint32_t l, const LayerSpec& spec) {
+    const double inter = spec.ffn == "dense" ? static_cast<double>(rep_.architecture.intermediate_size) : 0;
+    OpCost op;
+    op.name = "layers." + std::to_string(l) + ".elementwise";
+    op.kind = "elementwise";
+    op.layer = l;
+    op.flops_theory = tokens_ * (10 * hidden_ + 4 * inter) * train_;
+    // Two norms (read + write), two residual adds (2 reads + write), the gated activation (2 reads + write).
+    op.bytes_temporary = tokens_ * (10 * hidden_ + 3 * inter / tp_) * ab_ * in_.knobs.elementwise * train_;
+    op.kernels = 4 * train_;
+    ops_.push_back(op);
+  }
+
+  void network(uint32_t l, const LayerSpec& spec) {
+    double bytes = 0;
+    const double activations = tokens_ * hidden_ * ab_;
+    // Tensor parallel: an all-reduce after attention and after the MLP; a ring moves 2 (tp-1)/tp of it.
+    if (tp_ > 1) bytes += 2 * activations * 2 * (tp_ - 1) / tp_;
+    // Expert parallel: all-to-all dispatch and combine of each token's k expert inputs.
+    if (ep_ > 1 && spec.ffn == "moe" && rep_.moe)
+      bytes += 2 * activations * static_cast<double>(rep_.moe->experts_per_token) * (ep_ - 1) / ep_;
+    if (bytes == 0) return;
+    OpCost op;
+    op.name = "layers." + std::to_string(l) + ".network";
+    op.kind = "network";
+    op.layer = l;
+    op.bytes_net = bytes * (in_.mode == PerfMode::Train ? 2 : 1);
+    op.kernels = 2;
+    ops_.push_back(op);
+  }
+
+  void optimizer() {
+    const double params = static_cast<double>(rep_.parameters.total) / tp_;
+    OpCost op;
+    op.name = "optimizer (AdamW)";
+    op.kind = "elementwise";
+    op.flops_theory = kAdamFlopsPerParam * params;
+    op.bytes_temporary = kAdamBytesPerParam * params;
+    op.kernels = 1;
+    ops_.push_back(op);
+  }
+
+  const Inventory& inv_;
+  const ModelReport& rep_;
+  const PerfInputs& in_;
+  double tokens_ = 0, q_len_ = 1, train_ = 1, wb_ = 2, ab_ = 2, hidden_ = 0;
+  double tp_ = 1, pp_ = 1, ep_ = 1;
+  std::vector<OpCost> ops_;
+};
+
+// Times of one operation: compute at the tensor-core efficiency of its M, memory, network; they overlap
+// within the operation, so its estimate is the largest.
+void time_op(OpCost& op, const Hardware& hw, ComputeDType dt) {
+  const double peak = hw.peak(dt) * 1e12;
+  const double scalar = (hw.scalar_tflops > 0 ? hw.scalar_tflops : hw.peak(ComputeDType::FP32)) * 1e12;
+  op.eta_tc = op.m_eff > 0 ? std::min(1.0, op.m_eff / hw.b_sat) : 1.0;
+  const double eta_scalar = std::min(1.0, scalar / peak);
+  op.flops_realizable =
+      op.flops_tensorcore / op.eta_tc + (op.flops_theory - op.flops_tensorcore) / std::max(eta_scalar, 1e-9);
+  op.t_comp = op.flops_realizable / peak;
+  op.t_hbm = op.bytes_hbm() / (hw.hbm_gbps * 1e9);
+  op.t_net = hw.interconnect_gbps > 0 ? op.bytes_net / (hw.interconnect_gbps * 1e9) : (op.bytes_net > 0 ? INFINITY : 0);
+  op.t_est = std::max({op.t_comp, op.t_hbm, op.t_net});
+  op.regime = op.t_est == op.t_comp ? "compute" : op.t_est == op.t_hbm ? "memory" : "network";
+}
+
+}  // namespace
+
+std::string_view perf_mode_name(PerfMode m) {
+  switch (m) {
+    case PerfMode::Prefill:
+      return "prefill";
+    case PerfMode::Decode:
+      return "decode";
+    case PerfMode::Train:
+      return "train";
+  }
+  return "decode";
+}
+
+ExecutionKnobs ExecutionKnobs::naive() { return {}; }
+
+ExecutionKnobs ExecutionKnobs::efficient() {
+  ExecutionKnobs k;
+  k.profile = "efficient";
+  k.wrf_attention = 4;
+  k.wrf_dense = 4;
+  k.wrf_moe = 2;
+  k.act_fusion = 0.5;
+  k.elementwise = 0.7;
+  k.flash_attention = true;
+  return k;
+}
+
+PerfResult model_performance(const Inventory& inv, const ModelReport& report, const PerfInputs& in,
+                             const Hardware& hw) {
+  if (!report.architecture_known || report.layers.empty())
+    throw Error(ErrorKind::Unsupported, inv.source, "", "the performance model needs a known architecture");
+  if (in.batch == 0 || in.seq == 0) throw Error(ErrorKind::Usage, "", "--batch/--seq", "must be positive");
+  const ComputeDType dt = compute_dtype(in);
+  if (hw.peak(dt) <= 0)
+    throw Error(ErrorKind::Usage, hw.name, "--dtype",
+                std::string(compute_dtype_name(dt)) + " is not supported by " + hw.description);
+  if (in.parallel.tp == 0 || in.parallel.pp == 0 || in.parallel.ep == 0)
+    throw Error(ErrorKind::Usage, "", "--tp/--pp/--ep", "must be at least 1");
+
+  PerfResult r;
+  r.inputs = in;
+  r.hardware = hw;
+  r.ops = Builder(inv, report, in).build();
+  r.tokens = in.mode == PerfMode::Decode ? static_cast<double>(in.batch)
+                                         : static_cast<double>(in.batch) * static_cast<double>(in.seq);
+  OpCost& t = r.total;
+  t.name = "step";
+  t.kind = "total";
+  double op_time = 0;
+  for (OpCost& op : r.ops) {
+    time_op(op, hw, dt);
+    op_time += op.t_est;
+    t.flops_theory += op.flops_theory;
+    t.flops_tensorcore += op.flops_tensorcore;
+    t.flops_realizable += op.flops_realizable;
+    t.bytes_weights += op.bytes_weights;
+    t.bytes_activations += op.bytes_activations;
+    t.bytes_kv += op.bytes_kv;
+    t.bytes_temporary += op.bytes_temporary;
+    t.bytes_net += op.bytes_net;
+    t.kernels += op.kernels;
+    t.t_comp += op.t_comp;
+    t.t_hbm += op.t_hbm;
+    t.t_net += op.t_net;
+  }
+  // A whole step runs as a CUDA graph (as serving engines replay it): the per-kernel cost under graphs.
+  r.overhead_s = t.kernels * hw.graph_kernel_overhead_s;
+  t.t_est = op_time + r.overhead_s;
+  t.regime = t.t_comp >= t.t_hbm && t.t_comp >= t.t_net ? "compute" : t.t_hbm >= t.t_net ? "memory" : "network";
+  const double peak = hw.peak(dt) * 1e12;
+  r.tf_est = t.flops_theory / t.t_est / 1e12;
+  r.tf_roofline_hbm = std::min(peak, hw.hbm_gbps * 1e9 * t.ai_hbm()) / 1e12;
+  r.p_effective = t.flops_realizable > 0 ? peak * t.flops_theory / t.flops_realizable / 1e12 : 0;
+  r.mfu_est = t.flops_theory / (peak * t.t_est);
+  r.tokens_per_s = r.tokens / t.t_est;
+  r.assumptions = {
+      "every weight matrix [out, in] is a GEMM with M = tokens (decode: batch; prefill/train: batch x seq), "
+      "K = in, N = out; F = 2 M K N",
+      "attention: QK^T and PV on tensor cores (4 d FLOPs per query-key pair per head), causal prefill counts "
+      "the lower triangle, sliding windows cap the keys; softmax 5 FLOPs per score on CUDA cores",
+      "MoE: each token runs top-k experts (2 x params per expert FLOPs); weights streamed for the expected "
+      "number of distinct experts picked under uniform routing; M_eff = tokens x k / experts touched",
+      "Mamba / linear attention: the recurrent state is read and written once per step, 6 FLOPs per state "
+      "element per token (an approximation)",
+      "operations run one after another; inside one, compute, memory and network overlap (T_est = max)",
+      "training: 3x forward FLOPs, weights read twice and gradients written once, AdamW with fp32 master "
+      "weights (28 bytes and 10 FLOPs per parameter)",
+      "tensor parallel splits every GEMM, the heads and the KV cache; expert parallel splits the experts; "
+      "pipeline parallel gives each GPU 1/pp of the layers (figures are one GPU's)",
+      "compute runs in the wider of the weight and activation dtypes",
+  };
+  return r;
+}
+
+}  // namespace ma

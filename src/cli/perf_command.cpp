@@ -1,0 +1,44 @@
+// `modelanalyzer perf MODEL`: seed 001's efficiency study — FLOPs, bytes, roofline, MFU — of one prefill,
+// decode or training step on an accelerator from the hardware table (or a JSON profile), with seed 001's
+// execution knobs and profiles, tensor / pipeline / expert parallelism, and its report and roofline plot.
+#include <cmath>
+#include <cstdio>
+
+#include "analysis/model_report.h"
+#include "analysis/perf/perf_model.h"
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "cli/model_source.h"
+#include "cli/perf_args.h"
+#include "cli/perf_study.h"
+#include "core/error.h"
+#include "model/inventory.h"
+#include "report/perf_output.h"
+
+namespace ma::cli {
+
+int run_perf(const Args& args) {
+  PerfArgs a = parse_perf_args(args);
+  Output out = detect_output(a.quiet);
+  OpenedModel opened = open_model(a.model, a.hub, true);
+  print_warnings(opened.warnings, out);
+  Inventory& inv = keep_until_exit(build_inventory(opened.files));
+  ReportOptions options;
+  options.model_id = a.model;
+  options.skip_tokenizer = true;
+  options.kv_dtype = DType::BF16;  // the model scales the 16-bit cache sizes to --kv-dtype
+  ModelReport report = build_model_report(inv, opened.files, options);
+  const Hardware hw = resolve_hardware(a.hardware);
+  PerfResult result = model_performance(inv, report, a.inputs, hw);
+
+  // Everything rendered first, then written.
+  std::string json;
+  if (a.json) stream_perf_json(result, a.model, [&](std::string_view s) { json.append(s); });
+  PerfStudyFiles files = render_perf_study(inv, report, result, a);
+  write_perf_study(files, a);
+  if (a.json) print_stdout(json);
+  else if (!a.quiet) print_stdout(render_perf_console(result, a.model, out.color));
+  return 0;
+}
+
+}  // namespace ma::cli

@@ -1,0 +1,230 @@
+#include "report/perf_output.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "report/console_writer.h"
+
+namespace ma {
+namespace {
+
+std::string si(double v, const char* unit) {
+  static const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  int i = 0;
+  while (std::fabs(v) >= 1000 && i < 6) {
+    v /= 1000;
+    ++i;
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3g %s%s", v, prefixes[i], unit);
+  return buf;
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  if (s >= 1) std::snprintf(buf, sizeof buf, "%.3f s", s);
+  else if (s >= 1e-3) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  return buf;
+}
+
+std::string number(double v, const char* fmt = "%.4g") {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+void op_fields(JsonWriter& w, const OpCost& op) {
+  w.key("m_eff").value(op.m_eff);
+  w.key("eta_tc").value(op.eta_tc);
+  w.key("flops_theory").value(op.flops_theory);
+  w.key("flops_tensorcore").value(op.flops_tensorcore);
+  w.key("flops_realizable").value(op.flops_realizable);
+  w.key("bytes_weights").value(op.bytes_weights);
+  w.key("bytes_activations").value(op.bytes_activations);
+  w.key("bytes_kv").value(op.bytes_kv);
+  w.key("bytes_temporary").value(op.bytes_temporary);
+  w.key("bytes_hbm").value(op.bytes_hbm());
+  w.key("bytes_net").value(op.bytes_net);
+  w.key("ai_weights_only").value(op.ai_weights_only());
+  w.key("ai_hbm").value(op.ai_hbm());
+  w.key("ai_total").value(op.ai_total());
+  w.key("t_comp_s").value(op.t_comp);
+  w.key("t_hbm_s").value(op.t_hbm);
+  w.key("t_net_s").value(op.t_net);
+  w.key("t_est_s").value(op.t_est);
+  w.key("regime").value(op.regime);
+  w.key("kernels").value(op.kernels);
+}
+
+}  // namespace
+
+std::vector<OpCost> ops_by_kind(const PerfResult& r) {
+  std::map<std::string, OpCost> groups;
+  std::vector<std::string> order;
+  for (const OpCost& op : r.ops) {
+    auto [it, fresh] = groups.try_emplace(op.kind);
+    OpCost& g = it->second;
+    if (fresh) {
+      order.push_back(op.kind);
+      g.name = op.kind;
+      g.kind = op.kind;
+    }
+    g.flops_theory += op.flops_theory;
+    g.flops_tensorcore += op.flops_tensorcore;
+    g.flops_realizable += op.flops_realizable;
+    g.bytes_weights += op.bytes_weights;
+    g.bytes_activations += op.bytes_activations;
+    g.bytes_kv += op.bytes_kv;
+    g.bytes_temporary += op.bytes_temporary;
+    g.bytes_net += op.bytes_net;
+    g.kernels += op.kernels;
+    g.t_comp += op.t_comp;
+    g.t_hbm += op.t_hbm;
+    g.t_net += op.t_net;
+    g.t_est += op.t_est;
+  }
+  std::vector<OpCost> out;
+  for (const std::string& k : order) {
+    OpCost g = groups[k];
+    g.regime = g.t_comp >= g.t_hbm && g.t_comp >= g.t_net ? "compute" : g.t_hbm >= g.t_net ? "memory" : "network";
+    out.push_back(g);
+  }
+  return out;
+}
+
+std::string render_perf_console(const PerfResult& r, const std::string& model_id, bool color) {
+  ConsoleWriter w(color);
+  const PerfInputs& in = r.inputs;
+  w.heading("PERFORMANCE MODEL");
+  w.field("model", model_id);
+  w.field("hardware", r.hardware.description + " (" + r.hardware.name + ")");
+  w.field("mode", std::string(perf_mode_name(in.mode)) + ", batch " + std::to_string(in.batch) +
+                      (in.mode == PerfMode::Decode ? ", KV length " + std::to_string(in.kv_len)
+                                                   : ", sequence " + std::to_string(in.seq)));
+  w.field("dtypes", "weights " + std::string(compute_dtype_name(in.weight_dtype)) + ", activations " +
+                        std::string(compute_dtype_name(in.act_dtype)) + ", KV " +
+                        std::string(compute_dtype_name(in.kv_dtype)));
+  w.field("profile", in.knobs.profile + (in.knobs.flash_attention ? " (flash attention)" : " (eager attention)"));
+  if (in.parallel.tp * in.parallel.pp * in.parallel.ep > 1)
+    w.field("parallelism", "TP " + std::to_string(in.parallel.tp) + ", PP " + std::to_string(in.parallel.pp) +
+                               ", EP " + std::to_string(in.parallel.ep) + " (figures per GPU)");
+  const OpCost& t = r.total;
+  w.heading("STEP");
+  w.field("T_est", seconds(t.t_est) + " (" + t.regime + "-bound)");
+  w.field("T_comp / T_hbm / T_net", seconds(t.t_comp) + " / " + seconds(t.t_hbm) + " / " + seconds(t.t_net));
+  if (r.overhead_s > 0) w.field("kernel overhead", seconds(r.overhead_s) + " (" + number(t.kernels, "%.0f") + " kernels)");
+  w.field("F_theory / F_realizable", si(t.flops_theory, "FLOP") + " / " + si(t.flops_realizable, "FLOP"));
+  w.field("bytes HBM", si(t.bytes_hbm(), "B") + " (weights " + si(t.bytes_weights, "B") + ", activations " +
+                           si(t.bytes_activations, "B") + ", KV " + si(t.bytes_kv, "B") + ", temporary " +
+                           si(t.bytes_temporary, "B") + ")");
+  if (t.bytes_net > 0) w.field("bytes network", si(t.bytes_net, "B"));
+  w.field("AI_hbm", number(t.ai_hbm()) + " FLOP/B (ridge " + number(r.hardware.ridge(in.act_dtype)) + ")");
+  w.field("TF_est / TF_roofline_hbm", number(r.tf_est) + " / " + number(r.tf_roofline_hbm) + " TFLOP/s");
+  w.field("MFU_est", number(r.mfu_est * 100, "%.2f") + "%");
+  w.field("tokens/s", number(r.tokens_per_s, "%.1f"));
+  w.heading("BY OPERATION KIND");
+  std::vector<std::vector<std::string>> rows;
+  for (const OpCost& g : ops_by_kind(r))
+    rows.push_back({g.kind, si(g.flops_theory, "FLOP"), si(g.bytes_hbm(), "B"), number(g.ai_hbm()),
+                    seconds(g.t_comp), seconds(g.t_hbm), seconds(g.t_est), g.regime});
+  w.table({"Kind", "F_theory", "Bytes HBM", "AI_hbm", "T_comp", "T_hbm", "T_est", "Regime"}, rows);
+  w.note("T_est per operation = max(T_comp, T_hbm, T_net); the step sums its operations" +
+         std::string(r.overhead_s > 0 ? " plus the kernel overhead" : "") + ". --json lists every operation.");
+  return w.take();
+}
+
+void stream_perf_json(const PerfResult& r, const std::string& model_id, const JsonWriter::Sink& sink) {
+  JsonWriter w(sink);
+  const PerfInputs& in = r.inputs;
+  const OpCost& t = r.total;
+  w.begin_object();
+  w.key("model_id").value(model_id);
+  w.key("t_est_s").value(t.t_est);
+  w.key("t_comp_s").value(t.t_comp);
+  w.key("t_hbm_s").value(t.t_hbm);
+  w.key("t_net_s").value(t.t_net);
+  w.key("t_overhead_s").value(r.overhead_s);
+  w.key("regime").value(t.regime);
+  w.key("flops_theory").value(t.flops_theory);
+  w.key("flops_tensorcore").value(t.flops_tensorcore);
+  w.key("flops_realizable").value(t.flops_realizable);
+  w.key("bytes_hbm").value(t.bytes_hbm());
+  w.key("bytes_weights").value(t.bytes_weights);
+  w.key("bytes_activations").value(t.bytes_activations);
+  w.key("bytes_kv").value(t.bytes_kv);
+  w.key("bytes_temporary").value(t.bytes_temporary);
+  w.key("bytes_net").value(t.bytes_net);
+  w.key("ai_weights_only").value(t.ai_weights_only());
+  w.key("ai_hbm").value(t.ai_hbm());
+  w.key("ai_total").value(t.ai_total());
+  w.key("tf_est").value(r.tf_est);
+  w.key("tf_roofline_hbm").value(r.tf_roofline_hbm);
+  w.key("p_effective").value(r.p_effective);
+  w.key("mfu_est").value(r.mfu_est);
+  w.key("tokens").value(r.tokens);
+  w.key("tokens_per_s").value(r.tokens_per_s);
+  w.key("inputs").begin_object();
+  w.key("mode").value(perf_mode_name(in.mode));
+  w.key("batch").value(in.batch);
+  w.key("seq").value(in.seq);
+  w.key("kv_len").value(in.kv_len);
+  w.key("weight_dtype").value(compute_dtype_name(in.weight_dtype));
+  w.key("act_dtype").value(compute_dtype_name(in.act_dtype));
+  w.key("kv_dtype").value(compute_dtype_name(in.kv_dtype));
+  w.key("tp").value(in.parallel.tp);
+  w.key("pp").value(in.parallel.pp);
+  w.key("ep").value(in.parallel.ep);
+  w.end_object();
+  w.key("knobs").begin_object();
+  w.key("profile").value(in.knobs.profile);
+  w.key("wrf_attention").value(in.knobs.wrf_attention);
+  w.key("wrf_dense").value(in.knobs.wrf_dense);
+  w.key("wrf_moe").value(in.knobs.wrf_moe);
+  w.key("act_fusion").value(in.knobs.act_fusion);
+  w.key("elementwise").value(in.knobs.elementwise);
+  w.key("attention_bytes").value(in.knobs.flash_attention ? "flash" : "naive");
+  w.end_object();
+  const Hardware& hw = r.hardware;
+  w.key("hardware").begin_object();
+  w.key("name").value(hw.name);
+  w.key("description").value(hw.description);
+  w.key("peak_tflops").begin_object();
+  for (int d = 0; d < kComputeDTypeCount; ++d) w.key(compute_dtype_name(static_cast<ComputeDType>(d))).value(hw.peak_tflops[d]);
+  w.end_object();
+  w.key("hbm_gbps").value(hw.hbm_gbps);
+  w.key("hbm_gb").value(hw.hbm_gb);
+  w.key("interconnect_gbps").value(hw.interconnect_gbps);
+  w.key("b_sat").value(hw.b_sat);
+  w.key("kernel_overhead_s").value(hw.kernel_overhead_s);
+  w.key("graph_kernel_overhead_s").value(hw.graph_kernel_overhead_s);
+  w.key("source").value(hw.source);
+  w.end_object();
+  w.key("by_kind").begin_array();
+  for (const OpCost& g : ops_by_kind(r)) {
+    w.newline().begin_object();
+    w.key("kind").value(g.kind);
+    op_fields(w, g);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("ops").begin_array();
+  for (const OpCost& op : r.ops) {
+    w.newline().begin_object();
+    w.key("name").value(op.name);
+    w.key("kind").value(op.kind);
+    w.key("layer").value_or_null(op.layer);
+    op_fields(w, op);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("assumptions").begin_array();
+  for (const std::string& a : r.assumptions) w.value(a);
+  w.end_array();
+  w.end_object();
+  w.flush();
+  sink("\n");
+}
+
+}  // namespace ma

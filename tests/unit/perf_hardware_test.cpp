@@ -1,0 +1,388 @@
+// The hardware table of the performance model: every entry sane, `h200-measured` tied to (and predicting)
+// the H200 measurements in ../shared/data/gpu, the datasheet `h200` shown optimistic against them, and JSON
+// profiles (round trip, `base`, errors).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include "analysis/perf/hardware.h"
+#include "core/error.h"
+#include "core/json.h"
+#include "test_support.h"
+
+namespace ma::test {
+namespace {
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// A profile JSON with every field of `h`, as resolve_hardware reads it.
+std::string to_json(const Hardware& h) {
+  std::string s = "{";
+  auto str = [&](const char* k, const std::string& v) {
+    json::append_quoted(s, k);
+    s += ": ";
+    json::append_quoted(s, v);
+    s += ", ";
+  };
+  auto dbl = [&](const char* k, double v) {
+    json::append_quoted(s, k);
+    s += ": " + num(v) + ", ";
+  };
+  str("name", h.name);
+  str("description", h.description);
+  s += "\"peak_tflops\": {";
+  for (int d = 0; d < kComputeDTypeCount; ++d) {
+    if (d) s += ", ";
+    json::append_quoted(s, compute_dtype_name(static_cast<ComputeDType>(d)));
+    s += ": " + num(h.peak_tflops[d]);
+  }
+  s += "}, ";
+  dbl("hbm_gbps", h.hbm_gbps);
+  dbl("hbm_gb", h.hbm_gb);
+  dbl("interconnect_gbps", h.interconnect_gbps);
+  dbl("b_sat", h.b_sat);
+  dbl("kernel_overhead_s", h.kernel_overhead_s);
+  dbl("graph_kernel_overhead_s", h.graph_kernel_overhead_s);
+  dbl("scalar_tflops", h.scalar_tflops);
+  json::append_quoted(s, "source");
+  s += ": ";
+  json::append_quoted(s, h.source);
+  return s + "}";
+}
+
+void expect_same(const Hardware& a, const Hardware& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.description, b.description);
+  for (int d = 0; d < kComputeDTypeCount; ++d)
+    EXPECT_EQ(a.peak_tflops[d], b.peak_tflops[d]) << a.name << " " << d;
+  EXPECT_EQ(a.hbm_gbps, b.hbm_gbps);
+  EXPECT_EQ(a.hbm_gb, b.hbm_gb);
+  EXPECT_EQ(a.interconnect_gbps, b.interconnect_gbps);
+  EXPECT_EQ(a.b_sat, b.b_sat);
+  EXPECT_EQ(a.kernel_overhead_s, b.kernel_overhead_s);
+  EXPECT_EQ(a.graph_kernel_overhead_s, b.graph_kernel_overhead_s);
+  EXPECT_EQ(a.scalar_tflops, b.scalar_tflops);
+  EXPECT_EQ(a.source, b.source);
+}
+
+ErrorKind kind_of(const std::string& arg) {
+  try {
+    resolve_hardware(arg);
+  } catch (const Error& e) {
+    return e.kind();
+  }
+  return ErrorKind::Internal;  // no error: the callers expect one
+}
+
+const Hardware& table_entry(const char* name) {
+  const Hardware* h = find_hardware(name);
+  if (!h) throw std::runtime_error(std::string("no table entry ") + name);
+  return *h;
+}
+
+// ---- the table ----
+
+TEST(PerfHardware, TableEntriesAreSane) {
+  std::set<std::string> names;
+  for (const Hardware& h : hardware_table()) {
+    SCOPED_TRACE(h.name);
+    EXPECT_TRUE(names.insert(h.name).second) << "duplicate name";
+    EXPECT_FALSE(h.name.empty());
+    for (char c : h.name) EXPECT_FALSE(std::isupper(static_cast<unsigned char>(c))) << "names are lower case";
+    EXPECT_FALSE(h.description.empty());
+    EXPECT_FALSE(h.source.empty());
+    EXPECT_GT(h.hbm_gbps, 0);
+    EXPECT_GT(h.hbm_gb, 0);
+    EXPECT_GT(h.interconnect_gbps, 0);
+    EXPECT_GT(h.b_sat, 0);
+    EXPECT_GE(h.kernel_overhead_s, 0);
+    EXPECT_GE(h.graph_kernel_overhead_s, 0);
+    EXPECT_GT(h.scalar_tflops, 0);
+    for (int d = 0; d < kComputeDTypeCount; ++d) EXPECT_GE(h.peak_tflops[d], 0);
+    EXPECT_GT(h.peak(ComputeDType::FP32), 0);
+    EXPECT_GT(h.peak(ComputeDType::BF16), 0);
+    EXPECT_GE(h.peak(ComputeDType::BF16), h.peak(ComputeDType::FP32));
+    if (h.peak(ComputeDType::FP8) > 0) {
+      EXPECT_GE(h.peak(ComputeDType::FP8), h.peak(ComputeDType::BF16));
+    }
+    if (h.peak(ComputeDType::FP4) > 0) {
+      EXPECT_GE(h.peak(ComputeDType::FP4), h.peak(ComputeDType::FP8));
+    }
+    EXPECT_GT(h.ridge(ComputeDType::BF16), 0);
+    // Datasheet entries keep seed 001's defaults; only measured profiles carry overheads.
+    if (h.name.find("measured") == std::string::npos) {
+      EXPECT_EQ(h.b_sat, 64);
+      EXPECT_EQ(h.kernel_overhead_s, 0);
+      EXPECT_EQ(h.graph_kernel_overhead_s, 0);
+    }
+    EXPECT_EQ(find_hardware(h.name), &h);
+  }
+  for (const char* required : {"a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h200", "h200-measured",
+                               "b200", "gb200", "mi300x", "l40s", "rtx4090"})
+    EXPECT_TRUE(names.count(required)) << required;
+}
+
+TEST(PerfHardware, InterconnectIsPerDirection) {
+  // NVLink 4: 900 GB/s total = 450 per direction; NVLink 5 1.8 TB/s = 900; PCIe Gen5 x16 = 64, Gen4 = 32.
+  EXPECT_EQ(table_entry("h100-sxm").interconnect_gbps, 450);
+  EXPECT_EQ(table_entry("h200").interconnect_gbps, 450);
+  EXPECT_EQ(table_entry("b200").interconnect_gbps, 900);
+  EXPECT_EQ(table_entry("h100-pcie").interconnect_gbps, 64);
+  EXPECT_EQ(table_entry("l40s").interconnect_gbps, 32);
+}
+
+TEST(PerfHardware, LookupIsCaseInsensitive) {
+  EXPECT_EQ(find_hardware("H200-Measured"), find_hardware("h200-measured"));
+  EXPECT_EQ(resolve_hardware("MI300X").name, "mi300x");
+  EXPECT_EQ(find_hardware("h300"), nullptr);
+}
+
+TEST(PerfHardware, DtypeNames) {
+  for (int d = 0; d < kComputeDTypeCount; ++d) {
+    auto dt = static_cast<ComputeDType>(d);
+    EXPECT_EQ(compute_dtype_from_name(compute_dtype_name(dt)), dt);
+  }
+  EXPECT_EQ(compute_dtype_from_name("bfloat16"), ComputeDType::BF16);
+  EXPECT_EQ(compute_dtype_from_name("BF16"), ComputeDType::BF16);
+  EXPECT_EQ(compute_dtype_from_name("float16"), ComputeDType::FP16);
+  EXPECT_EQ(compute_dtype_from_name("fp8_e4m3"), ComputeDType::FP8);
+  EXPECT_EQ(compute_dtype_from_name("float8_e5m2"), ComputeDType::FP8);
+  EXPECT_EQ(compute_dtype_from_name("float32"), ComputeDType::FP32);
+  EXPECT_EQ(compute_dtype_from_name("nvfp4"), ComputeDType::FP4);
+  EXPECT_EQ(compute_dtype_from_name("int4"), std::nullopt);
+  EXPECT_EQ(compute_dtype_from_name(""), std::nullopt);
+  EXPECT_EQ(bytes_per_element(ComputeDType::FP32), 4);
+  EXPECT_EQ(bytes_per_element(ComputeDType::TF32), 4);
+  EXPECT_EQ(bytes_per_element(ComputeDType::BF16), 2);
+  EXPECT_EQ(bytes_per_element(ComputeDType::FP16), 2);
+  EXPECT_EQ(bytes_per_element(ComputeDType::FP8), 1);
+  EXPECT_EQ(bytes_per_element(ComputeDType::INT8), 1);
+  EXPECT_EQ(bytes_per_element(ComputeDType::FP4), 0.5);
+}
+
+TEST(PerfHardware, GemmTimeFollowsTheHeadersFormula) {
+  Hardware hw;
+  hw.peak_tflops[static_cast<int>(ComputeDType::BF16)] = 100;
+  hw.hbm_gbps = 1000;
+  hw.b_sat = 64;
+  hw.kernel_overhead_s = 1e-5;
+  // Memory-bound: M = 1, K = N = 4096: bytes = (4096 + 4096^2) * 2 + 4096 * 2.
+  const double bytes = (4096.0 + 4096.0 * 4096) * 2 + 4096.0 * 2;
+  EXPECT_DOUBLE_EQ(gemm_time_s(hw, ComputeDType::BF16, 1, 4096, 4096), 1e-5 + bytes / 1e12);
+  // Compute-bound at eta = 1: M = 8192.
+  const double flops = 2.0 * 8192 * 8192 * 8192;
+  EXPECT_DOUBLE_EQ(gemm_time_s(hw, ComputeDType::BF16, 8192, 8192, 8192), 1e-5 + flops / 1e14);
+  // eta_tc = M / b_sat below saturation: with unbounded bandwidth, time is flat in M below b_sat.
+  hw.hbm_gbps = 1e12;
+  hw.kernel_overhead_s = 0;
+  EXPECT_DOUBLE_EQ(gemm_time_s(hw, ComputeDType::BF16, 16, 1024, 1024),
+                   gemm_time_s(hw, ComputeDType::BF16, 32, 1024, 1024));
+  EXPECT_DOUBLE_EQ(gemm_time_s(hw, ComputeDType::BF16, 32, 1024, 1024), 2.0 * 64 * 1024 * 1024 / 1e14);
+  EXPECT_TRUE(std::isinf(gemm_time_s(hw, ComputeDType::FP8, 64, 64, 64)));  // unsupported dtype
+}
+
+// ---- h200-measured against the measurements ----
+
+struct Gemm {
+  ComputeDType dtype;
+  std::string dtype_name;
+  double m, k, n, s, tflops;
+};
+
+std::vector<Gemm> measured_gemms(const json::Document& doc) {
+  std::vector<Gemm> out;
+  for (const json::Value& g : doc.root().find("gemm")->items()) {
+    Gemm r;
+    r.dtype_name = std::string(g.find("dtype")->as_string());
+    auto dt = compute_dtype_from_name(r.dtype_name);
+    if (!dt) throw std::runtime_error("unknown dtype " + r.dtype_name);
+    r.dtype = *dt;
+    r.m = g.find("M")->as_double();
+    r.k = g.find("K")->as_double();
+    r.n = g.find("N")->as_double();
+    r.s = g.find("s")->as_double();
+    r.tflops = g.find("TFLOPs")->as_double();
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::string shape(const Gemm& g) {
+  return g.dtype_name + " " + num(g.m) + "x" + num(g.k) + "x" + num(g.n);
+}
+
+TEST(PerfHardware, H200MeasuredEqualsTheMeasuredFigures) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "no ../shared/data";
+  const json::Document doc = parse_json_file(*data / "gpu" / "h200-measurements.json");
+  const Hardware& hw = table_entry("h200-measured");
+  EXPECT_DOUBLE_EQ(hw.hbm_gbps, doc.root().find("copy_GBps_read_plus_write")->as_double());
+  EXPECT_DOUBLE_EQ(hw.peak(ComputeDType::FP32), doc.root().find("fp32_TFLOPs")->as_double());
+  EXPECT_DOUBLE_EQ(hw.peak(ComputeDType::TF32), doc.root().find("tf32_TFLOPs")->as_double());
+  double max_tf[kComputeDTypeCount] = {};
+  for (const Gemm& g : measured_gemms(doc)) {
+    double& m = max_tf[static_cast<int>(g.dtype)];
+    m = std::max(m, g.tflops);
+  }
+  for (ComputeDType d : {ComputeDType::BF16, ComputeDType::FP16, ComputeDType::FP8}) {
+    ASSERT_GT(max_tf[static_cast<int>(d)], 0) << compute_dtype_name(d);
+    EXPECT_DOUBLE_EQ(hw.peak(d), max_tf[static_cast<int>(d)]) << compute_dtype_name(d);
+  }
+  EXPECT_DOUBLE_EQ(hw.peak(ComputeDType::INT8), hw.peak(ComputeDType::FP8));  // not measured: = fp8
+  EXPECT_EQ(hw.peak(ComputeDType::FP4), 0);
+}
+
+TEST(PerfHardware, H200MeasuredPredictsEveryGemmWithin25Percent) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "no ../shared/data";
+  const json::Document doc = parse_json_file(*data / "gpu" / "h200-measurements.json");
+  const Hardware& hw = table_entry("h200-measured");
+  const auto gemms = measured_gemms(doc);
+  ASSERT_GE(gemms.size(), 90u);
+  double lo = INFINITY, hi = 0;
+  std::string lo_at, hi_at;
+  for (const Gemm& g : gemms) {
+    const double r = gemm_time_s(hw, g.dtype, g.m, g.k, g.n) / g.s;
+    EXPECT_GE(r, 0.8) << shape(g);  // within 25% either way: 1/1.25 <= predicted/measured <= 1.25
+    EXPECT_LE(r, 1.25) << shape(g);
+    if (r < lo) {
+      lo = r;
+      lo_at = shape(g);
+    }
+    if (r > hi) {
+      hi = r;
+      hi_at = shape(g);
+    }
+  }
+  std::printf("h200-measured on %zu GEMMs: predicted/measured in [%.3f (%s), %.3f (%s)]\n", gemms.size(), lo,
+              lo_at.c_str(), hi, hi_at.c_str());
+}
+
+TEST(PerfHardware, H200DatasheetIsOptimisticOnLargeGemms) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "no ../shared/data";
+  const json::Document doc = parse_json_file(*data / "gpu" / "h200-measurements.json");
+  const Hardware& hw = table_entry("h200");
+  double lo = INFINITY, hi = 0;
+  std::string lo_at, hi_at;
+  int large = 0;
+  for (const Gemm& g : measured_gemms(doc)) {
+    const double r = gemm_time_s(hw, g.dtype, g.m, g.k, g.n) / g.s;
+    if (r < lo) {
+      lo = r;
+      lo_at = shape(g);
+    }
+    if (r > hi) {
+      hi = r;
+      hi_at = shape(g);
+    }
+    const double flops_s = 2 * g.m * g.k * g.n / (hw.peak(g.dtype) * 1e12);
+    const double bytes_s =
+        ((g.m * g.k + g.k * g.n) * bytes_per_element(g.dtype) + g.m * g.n * 2) / (hw.hbm_gbps * 1e9);
+    if (g.m >= 1024 && flops_s > bytes_s) {  // large and compute-bound on the datasheet
+      ++large;
+      EXPECT_LT(r, 1.0) << shape(g) << ": the datasheet should promise more than the chip delivers";
+    }
+  }
+  EXPECT_GE(large, 20);
+  std::printf("h200 (datasheet) on the measured GEMMs: predicted/measured in [%.3f (%s), %.3f (%s)]\n", lo,
+              lo_at.c_str(), hi, hi_at.c_str());
+}
+
+// The graph overhead is validated where it is used: PerfModel.CalibratedH200PredictsEveryCudaGraphDecodeStep
+// (tests/unit/perf_model_test.cpp) predicts every CUDA-graph decode step with the model's own kernel count.
+TEST(PerfHardware, H200MeasuredGraphOverheadIsBelowTheEagerLaunch) {
+  const Hardware& hw = table_entry("h200-measured");
+  EXPECT_GT(hw.graph_kernel_overhead_s, 0);
+  EXPECT_LT(hw.graph_kernel_overhead_s, hw.kernel_overhead_s / 2);  // the GEMM timings include a launch each
+}
+
+// ---- JSON profiles ----
+
+TEST(PerfHardware, JsonProfileRoundTripsEveryTableEntry) {
+  TempDir dir;
+  for (const Hardware& h : hardware_table()) {
+    SCOPED_TRACE(h.name);
+    const auto path = dir / (h.name + ".json");
+    write_file(path, to_json(h));
+    expect_same(resolve_hardware(path.string()), h);
+  }
+}
+
+TEST(PerfHardware, JsonProfileDefaultsAndBase) {
+  TempDir dir;
+  write_file(dir / "my-gpu.json",
+             R"({"peak_tflops": {"bfloat16": 500, "fp8_e4m3": 1000}, "hbm_gbps": 2000})");
+  Hardware h = resolve_hardware((dir / "my-gpu.json").string());
+  EXPECT_EQ(h.name, "my-gpu");
+  EXPECT_EQ(h.peak(ComputeDType::BF16), 500);
+  EXPECT_EQ(h.peak(ComputeDType::FP8), 1000);
+  EXPECT_EQ(h.peak(ComputeDType::FP16), 0);
+  EXPECT_EQ(h.b_sat, 64);
+  EXPECT_EQ(h.kernel_overhead_s, 0);
+  EXPECT_FALSE(h.source.empty());
+
+  write_file(dir / "slow.json", R"({"base": "H200", "name": "h200-slow", "hbm_gbps": 4000, "b_sat": 32})");
+  h = resolve_hardware((dir / "slow.json").string());
+  const Hardware& base = table_entry("h200");
+  EXPECT_EQ(h.name, "h200-slow");
+  EXPECT_EQ(h.hbm_gbps, 4000);
+  EXPECT_EQ(h.b_sat, 32);
+  EXPECT_EQ(h.peak(ComputeDType::BF16), base.peak(ComputeDType::BF16));
+  EXPECT_EQ(h.hbm_gb, base.hbm_gb);
+}
+
+TEST(PerfHardware, UnknownNameIsAUsageErrorListingTheTable) {
+  try {
+    resolve_hardware("h300");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    const std::string what = e.what();
+    for (const Hardware& h : hardware_table()) EXPECT_NE(what.find(h.name), std::string::npos) << h.name;
+  }
+  EXPECT_EQ(kind_of(""), ErrorKind::Usage);
+}
+
+TEST(PerfHardware, BadProfilesAreMalformed) {
+  TempDir dir;
+  int i = 0;
+  auto kind_for = [&](const std::string& text) {
+    const auto path = dir / ("p" + std::to_string(i++) + ".json");
+    write_file(path, text);
+    return kind_of(path.string());
+  };
+  const std::string ok_peaks = R"("peak_tflops": {"bf16": 100})";
+  write_file(dir / "ok.json", "{" + ok_peaks + R"(, "hbm_gbps": 1000})");
+  EXPECT_NO_THROW(resolve_hardware((dir / "ok.json").string()));
+  EXPECT_EQ(kind_for("{" + ok_peaks + R"(, "hbm_gbps": -1000})"), ErrorKind::Malformed);
+  EXPECT_EQ(kind_for("{" + ok_peaks + R"(, "hbm_gbps": "1000"})"), ErrorKind::Malformed);
+  EXPECT_EQ(kind_for("{" + ok_peaks + "}"), ErrorKind::Malformed);  // no bandwidth
+  EXPECT_EQ(kind_for(R"({"peak_tflops": {"bf16": -1}, "hbm_gbps": 1000})"), ErrorKind::Malformed);
+  EXPECT_EQ(kind_for(R"({"peak_tflops": {"bf16": "fast"}, "hbm_gbps": 1000})"), ErrorKind::Malformed);
+  EXPECT_EQ(kind_for(R"({"peak_tflops": {"int4": 100}, "hbm_gbps": 1000})"), ErrorKind::Malformed);
+  EXPECT_EQ(kind_for(R"({"peak_tflops": [100], "hbm_gbps": 1000})"), ErrorKind::Malformed);
+  EXPECT_EQ(kind_for(R"({"peak_tflops": {}, "hbm_gbps": 1000})"), ErrorKind::Malformed);  // no peak
+  EXPECT_EQ(kind_for("{" + ok_peaks + R"(, "hbm_gbps": 1000, "b_sat": 0})"), ErrorKind::Malformed);
+  EXPECT_EQ(kind_for("{" + ok_peaks + R"(, "hbm_gbps": 1000, "kernel_overhead_s": -1e-6})"),
+            ErrorKind::Malformed);
+  EXPECT_EQ(kind_for("{" + ok_peaks + R"(, "hbm_gbps": 1000, "hbm_bw": 5})"), ErrorKind::Malformed);  // typo
+  EXPECT_EQ(kind_for("{" + ok_peaks + R"(, "hbm_gbps": 1000, "name": 7})"), ErrorKind::Malformed);
+  EXPECT_EQ(kind_for(R"({"base": "h300", "hbm_gbps": 1000})"), ErrorKind::Malformed);
+  EXPECT_EQ(kind_for("[1, 2]"), ErrorKind::Malformed);
+  EXPECT_EQ(kind_for("{\"hbm_gbps\": 1000,"), ErrorKind::Malformed);  // not JSON
+  EXPECT_EQ(kind_for("{" + ok_peaks + R"(, "hbm_gbps": NaN})"), ErrorKind::Malformed);
+  EXPECT_EQ(kind_of((dir / "absent.json").string()), ErrorKind::NotFound);
+}
+
+}  // namespace
+}  // namespace ma::test
