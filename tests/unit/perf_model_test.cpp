@@ -204,6 +204,24 @@ TEST(PerfModel, EveryOracleArchitectureInEveryMode) {
   EXPECT_GE(models, 100u);
 }
 
+TEST(PerfModel, EncoderDecoderDecodeRunsOnlyTheDecoder) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  auto m = load(*data / "hf-configs" / "google-t5__t5-small");  // d_model 512, d_ff 2048, 6 + 6 layers, vocab 32128
+  PerfInputs in;
+  in.batch = 1;
+  PerfResult decode = model_performance(m->inv, m->report, in, round_machine());
+  // Per decoder layer: self-attention q, k, v, o and cross-attention q, o (its k, v are cached), wi and wo.
+  const double per_layer = 6 * 512.0 * 512 + 2 * 512.0 * 2048;
+  EXPECT_DOUBLE_EQ(sum_kind(decode, "gemm", &OpCost::flops_theory), 2 * (6 * per_layer + 32128.0 * 512));
+  in.mode = PerfMode::Prefill;
+  in.seq = 128;
+  PerfResult prefill = model_performance(m->inv, m->report, in, round_machine());
+  size_t encoder_attention = 0;
+  for (const OpCost& op : prefill.ops) encoder_attention += op.name.rfind("encoder.layers.", 0) == 0;
+  EXPECT_EQ(encoder_attention, 6u);
+}
+
 TEST(PerfCli, JsonCarriesTheIssuesFieldsAndReportAndPlotAreWritten) {
   TempDir dir;
   CommandResult r = run_cli(std::string("perf '") + MA_EXAMPLE_DIR + "' --hw h200 --batch 16 --json --report '" +

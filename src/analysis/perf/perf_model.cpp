@@ -20,9 +20,14 @@ ComputeDType compute_dtype(const PerfInputs& in) {
 bool is_gemm_weight(const InventoryTensor& t) {
   if (t.kind != TensorKind::Parameter || t.shape.size() != 2 || t.embedding || t.routed_expert) return false;
   const std::string_view block = t.placement.block;
-  if (block == "vision" || block == "vision-projector" || block == "norm") return false;
+  // Embedding tables (and their tied copies, such as T5's encoder/decoder embed_tokens) are gathered from.
+  if (block == "embedding" || block == "vision" || block == "vision-projector" || block == "norm") return false;
   return t.name.size() >= 6 && t.name.compare(t.name.size() - 6, 6, "weight") == 0;
 }
+
+// Encoder–decoder models: the encoder's stack ("encoder.block", "model.encoder.layers") runs once over the
+// source in prefill and training; a decode step only runs the decoder.
+bool in_encoder(const InventoryTensor& t) { return t.stack().find("encoder") != std::string_view::npos; }
 
 class Builder {
  public:
@@ -46,9 +51,26 @@ class Builder {
 
   std::vector<OpCost> build() {
     embedding();
-    for (const InventoryTensor& t : inv_.tensors)
-      if (is_gemm_weight(t) || (!t.tied_to.empty() && t.placement.block == std::string_view("lm-head"))) gemm(t);
+    std::vector<uint32_t> encoder_layers, cross_layers;
+    for (const InventoryTensor& t : inv_.tensors) {
+      if (in_encoder(t) && t.placement.layer &&
+          std::find(encoder_layers.begin(), encoder_layers.end(), *t.placement.layer) == encoder_layers.end())
+        encoder_layers.push_back(*t.placement.layer);
+      const bool cross = t.placement.block == std::string_view("cross-attention");
+      if (cross && t.placement.layer &&
+          std::find(cross_layers.begin(), cross_layers.end(), *t.placement.layer) == cross_layers.end())
+        cross_layers.push_back(*t.placement.layer);
+      if (!is_gemm_weight(t) && !(!t.tied_to.empty() && t.placement.block == std::string_view("lm-head"))) continue;
+      // In decode the encoder output and the cross-attention keys and values already exist.
+      if (in_.mode == PerfMode::Decode &&
+          (in_encoder(t) || (cross && (t.placement.role == "k" || t.placement.role == "v"))))
+        continue;
+      gemm(t);
+    }
     for (uint32_t l = 0; l < rep_.layers.size(); ++l) layer_ops(l);
+    if (in_.mode != PerfMode::Decode)
+      for (uint32_t l : encoder_layers) encoder_attention(l);
+    for (uint32_t l : cross_layers) cross_attention(l);
     if (in_.mode == PerfMode::Train) optimizer();
     // Pipeline parallel: each GPU runs 1/pp of the layers; what is reported is one GPU's share.
     if (pp_ > 1)
@@ -156,6 +178,45 @@ class Builder {
       const double full = in_.mode == PerfMode::Decode ? scores : b * q_len_ * q_len_;
       op.bytes_temporary = full * heads * (4 + 4 + ab_ + ab_) * in_.knobs.elementwise * train_;
     }
+    op.kernels = (in_.knobs.flash_attention ? 1 : 3) * train_;
+    ops_.push_back(op);
+  }
+
+  // Bidirectional self-attention of an encoder layer over the source (taken as --seq tokens), shaped like the
+  // decoder's first attention layer (T5, BART and Whisper use the same heads in both stacks).
+  void encoder_attention(uint32_t l) {
+    if (rep_.attention.layers.empty() || rep_.attention.layers[0].heads == 0) return;
+    const LayerAttention& a = rep_.attention.layers[0];
+    const double heads = static_cast<double>(a.heads) / tp_, d = static_cast<double>(a.head_dim);
+    const double s = static_cast<double>(in_.seq), scores = static_cast<double>(in_.batch) * s * s;
+    OpCost op;
+    op.name = "encoder.layers." + std::to_string(l) + ".attention";
+    op.kind = "attention";
+    op.m_eff = s;
+    op.flops_tensorcore = 2 * scores * heads * (2 * d) * train_;
+    op.flops_theory = op.flops_tensorcore + kSoftmaxFlopsPerScore * scores * heads * train_;
+    op.bytes_activations = static_cast<double>(in_.batch) * s * heads * d * 4 * ab_ * in_.knobs.act_fusion * train_;
+    if (!in_.knobs.flash_attention) op.bytes_temporary = scores * heads * (8 + 2 * ab_) * in_.knobs.elementwise * train_;
+    op.kernels = (in_.knobs.flash_attention ? 1 : 3) * train_;
+    ops_.push_back(op);
+  }
+
+  // A decoder layer's cross-attention: each target token attends to the whole source (--seq tokens), whose
+  // keys and values are read from their cache.
+  void cross_attention(uint32_t l) {
+    if (rep_.attention.layers.empty() || rep_.attention.layers[0].heads == 0) return;
+    const LayerAttention& a = rep_.attention.layers[0];
+    const double heads = static_cast<double>(a.heads) / tp_, d = static_cast<double>(a.head_dim);
+    const double source = static_cast<double>(in_.seq), scores = tokens_ * source;
+    OpCost op;
+    op.name = "layers." + std::to_string(l) + ".cross_attention";
+    op.kind = "attention";
+    op.layer = l;
+    op.m_eff = q_len_;
+    op.flops_tensorcore = 2 * scores * heads * (2 * d) * train_;
+    op.flops_theory = op.flops_tensorcore + kSoftmaxFlopsPerScore * scores * heads * train_;
+    op.bytes_kv = static_cast<double>(in_.batch) * source * 2 * heads * d * bytes_per_element(in_.kv_dtype) * train_;
+    op.bytes_activations = tokens_ * heads * d * 2 * ab_ * in_.knobs.act_fusion * train_;
     op.kernels = (in_.knobs.flash_attention ? 1 : 3) * train_;
     ops_.push_back(op);
   }
@@ -357,6 +418,8 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
       "tensor parallel splits every GEMM, the heads and the KV cache; expert parallel splits the experts; "
       "pipeline parallel gives each GPU 1/pp of the layers (figures are one GPU's)",
       "compute runs in the wider of the weight and activation dtypes",
+      "encoder-decoder: the encoder runs over --seq source tokens in prefill and training only; a decode step "
+      "runs the decoder, its cross-attention reading the cached keys and values of the --seq source tokens",
   };
   return r;
 }
