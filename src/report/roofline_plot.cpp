@@ -129,7 +129,7 @@ struct Domain {
 
 // Shared by all panels so that chips compare at a glance: x covers seed 001's default 0.1 to 1e5 FLOP/B, the
 // points and a decade either side of every ridge; y reaches from the roof's left end and the lowest point to
-// at least 3x the highest peak (room for the roof's labels), at most 10 decades.
+// at least 2x the highest peak (room for the roof's labels), at most 10 decades.
 Domain shared_domain(const std::vector<RooflineSeries>& chips) {
   Domain d;
   double ymax = 0, ymin = INFINITY;
