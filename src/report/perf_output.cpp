@@ -35,9 +35,8 @@ std::string number(double v, const char* fmt = "%.4g") {
   return buf;
 }
 
-void op_fields(JsonWriter& w, const OpCost& op) {
-  w.key("m_eff").value(op.m_eff);
-  w.key("eta_tc").value(op.eta_tc);
+// The cost fields every entry shares, the whole step included (same names at every level).
+void cost_fields(JsonWriter& w, const OpCost& op) {
   w.key("flops_theory").value(op.flops_theory);
   w.key("flops_tensorcore").value(op.flops_tensorcore);
   w.key("flops_realizable").value(op.flops_realizable);
@@ -56,6 +55,13 @@ void op_fields(JsonWriter& w, const OpCost& op) {
   w.key("t_est_s").value(op.t_est);
   w.key("regime").value(op.regime);
   w.key("kernels").value(op.kernels);
+}
+
+// An operation adds the GEMM shape the tensor cores see.
+void op_fields(JsonWriter& w, const OpCost& op) {
+  w.key("m_eff").value(op.m_eff);
+  w.key("eta_tc").value(op.eta_tc);
+  cost_fields(w, op);
 }
 
 }  // namespace
@@ -141,24 +147,8 @@ void stream_perf_json(const PerfResult& r, const std::string& model_id, const Js
   const OpCost& t = r.total;
   w.begin_object();
   w.key("model_id").value(model_id);
-  w.key("t_est_s").value(t.t_est);
-  w.key("t_comp_s").value(t.t_comp);
-  w.key("t_hbm_s").value(t.t_hbm);
-  w.key("t_net_s").value(t.t_net);
+  cost_fields(w, t);
   w.key("t_overhead_s").value(r.overhead_s);
-  w.key("regime").value(t.regime);
-  w.key("flops_theory").value(t.flops_theory);
-  w.key("flops_tensorcore").value(t.flops_tensorcore);
-  w.key("flops_realizable").value(t.flops_realizable);
-  w.key("bytes_hbm").value(t.bytes_hbm());
-  w.key("bytes_weights").value(t.bytes_weights);
-  w.key("bytes_activations").value(t.bytes_activations);
-  w.key("bytes_kv").value(t.bytes_kv);
-  w.key("bytes_temporary").value(t.bytes_temporary);
-  w.key("bytes_net").value(t.bytes_net);
-  w.key("ai_weights_only").value(t.ai_weights_only());
-  w.key("ai_hbm").value(t.ai_hbm());
-  w.key("ai_total").value(t.ai_total());
   w.key("tf_est").value(r.tf_est);
   w.key("tf_roofline_hbm").value(r.tf_roofline_hbm);
   w.key("p_effective").value(r.p_effective);
