@@ -1,0 +1,267 @@
+// Sections 1 and 2 of the efficiency study's Markdown (perf_report_parts.h): the architecture overview and
+// hardware table, then the analytical model: the per-op table (one layer of each distinct kind), the totals
+// per operation kind and for the step, and the modelling assumptions.
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "report/perf_report_parts.h"
+
+namespace ma::perf_md {
+namespace {
+
+// Consecutive numbers as ranges: "0-2, 5, 7-9".
+std::string ranges(const std::vector<uint32_t>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size();) {
+    size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    out += (out.empty() ? "" : ", ") + std::to_string(v[i]);
+    if (j > i) out += (j == i + 1 ? ", " : "-") + std::to_string(v[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+// The regime of summed times, the way the model decides it for the step.
+std::string argmax_regime(double tc, double th, double tn) {
+  return tc >= th && tc >= tn ? "compute" : th >= tn ? "memory" : "network";
+}
+
+const std::vector<std::string> kOpHeader = {
+    "op",       "kind",      "M_eff",    "eta_tc",    "F_theory",  "F_tensorcore",    "F_realizable",
+    "bytes W",  "bytes act", "bytes KV", "bytes tmp", "bytes net", "AI_weights_only", "AI_hbm",
+    "AI_total", "T_comp",    "T_hbm",    "T_net",     "T_est",     "regime"};
+
+std::vector<std::string> op_row(const OpCost& o, const std::string& label, bool shape) {
+  return {label,
+          o.kind,
+          shape ? num(o.m_eff) : "-",
+          shape ? num(o.eta_tc) : "-",
+          num(o.flops_theory),
+          num(o.flops_tensorcore),
+          num(o.flops_realizable),
+          num(o.bytes_weights),
+          num(o.bytes_activations),
+          num(o.bytes_kv),
+          num(o.bytes_temporary),
+          num(o.bytes_net),
+          num(o.ai_weights_only()),
+          num(o.ai_hbm()),
+          num(o.ai_total()),
+          dur(o.t_comp),
+          dur(o.t_hbm),
+          dur(o.t_net),
+          dur(o.t_est),
+          o.regime};
+}
+
+// The op's name with its layer number as "*", so that the same op in two layers compares equal.
+std::string layer_free_name(const OpCost& o) {
+  if (!o.layer) return o.name;
+  const std::string n = std::to_string(*o.layer);
+  std::string s = o.name;
+  size_t at = s.find("." + n + ".");
+  if (at != std::string::npos) return s.replace(at + 1, n.size(), "*");
+  if (s.rfind(n + ".", 0) == 0) return s.replace(0, n.size(), "*");
+  return s;
+}
+
+// What makes two layers the same for the table: the same ops with the same costs.
+std::string layer_signature(const std::vector<const OpCost*>& ops) {
+  std::string sig;
+  char buf[160];
+  for (const OpCost* o : ops) {
+    std::snprintf(buf, sizeof buf, "|%.9g,%.9g,%.9g,%.9g,%.9g,%.9g", o->flops_theory, o->bytes_weights,
+                  o->bytes_activations, o->bytes_kv, o->bytes_temporary, o->bytes_net);
+    sig += layer_free_name(*o) + ":" + o->kind + buf + ";";
+  }
+  return sig;
+}
+
+}  // namespace
+
+// 1. Architecture overview.
+void overview(MarkdownWriter& md, const PerfResult& r, const std::string& model) {
+  md.heading(2, "1. Architecture Overview");
+  const PerfInputs& in = r.inputs;
+  std::set<uint32_t> layers;
+  std::map<std::string, size_t> kinds;
+  for (const OpCost& o : r.ops) {
+    if (o.layer) layers.insert(*o.layer);
+    ++kinds[o.kind];
+  }
+  std::string kind_list;
+  for (const auto& [k, n] : kinds) kind_list += (kind_list.empty() ? "" : ", ") + k + " " + std::to_string(n);
+  const ExecutionKnobs& k = in.knobs;
+  md.fields({
+      {"Model", model},
+      {"Step", mode_name(r) + " (" + shape_text(r) + ")"},
+      {"Batch B", std::to_string(in.batch)},
+      {"Sequence S (prompt / training)", std::to_string(in.seq)},
+      {"KV length L (decode)", std::to_string(in.kv_len)},
+      {"Tokens per step", num(r.tokens)},
+      {"Weights / activations / KV cache dtype", upper(compute_dtype_name(in.weight_dtype)) + " / " +
+                                                     upper(compute_dtype_name(in.act_dtype)) + " / " +
+                                                     upper(compute_dtype_name(in.kv_dtype))},
+      {"Compute dtype (P_peak)", upper(compute_dtype_name(perf_peak_dtype(r)))},
+      {"Parallelism (per GPU figures)", "TP " + std::to_string(in.parallel.tp) + " x PP " +
+                                            std::to_string(in.parallel.pp) + " x EP " +
+                                            std::to_string(in.parallel.ep)},
+      {"Execution profile", k.profile},
+      {"Knobs", "WRF attn/dense/moe " + num(k.wrf_attention) + "/" + num(k.wrf_dense) + "/" + num(k.wrf_moe) +
+                    ", act fusion " + num(k.act_fusion) + ", elementwise " + num(k.elementwise) +
+                    ", attention bytes " + (k.flash_attention ? "flash" : "naive")},
+      {"Layers modelled (this GPU)", std::to_string(layers.size())},
+      {"Operations modelled",
+       std::to_string(r.ops.size()) + (kind_list.empty() ? "" : " (" + kind_list + ")")},
+  });
+  const Hardware& hw = r.hardware;
+  md.heading(3, "Hardware");
+  std::string peaks;
+  for (int d = 0; d < kComputeDTypeCount; ++d) {
+    const auto dt = static_cast<ComputeDType>(d);
+    if (hw.peak(dt) > 0)
+      peaks += (peaks.empty() ? "" : ", ") + upper(compute_dtype_name(dt)) + " " + num(hw.peak(dt));
+  }
+  const ComputeDType pd = perf_peak_dtype(r);
+  md.fields({
+      {"Accelerator", hw.name + (hw.description.empty() ? "" : " (" + hw.description + ")")},
+      {"Dense peak TFLOP/s", peaks.empty() ? "none" : peaks},
+      {"P_peak (" + upper(compute_dtype_name(pd)) + ")", num(hw.peak(pd)) + " TFLOP/s"},
+      {"HBM bandwidth BW_hbm", num(hw.hbm_gbps) + " GB/s"},
+      {"HBM capacity", num(hw.hbm_gb) + " GB"},
+      {"Interconnect BW_net", num(hw.interconnect_gbps) + " GB/s per direction"},
+      {"Ridge OI_knee = P_peak / BW_hbm", num(hw.ridge(pd)) + " FLOP/byte"},
+      {"Tensor-core saturation B_sat", num(hw.b_sat)},
+      {"Kernel overhead", dur(hw.graph_kernel_overhead_s) + " per kernel in a CUDA graph (the step model); " +
+                              dur(hw.kernel_overhead_s) + " per eagerly launched GEMM"},
+      {"Scalar (CUDA core) TFLOP/s", hw.scalar_tflops > 0 ? num(hw.scalar_tflops) : "FP32 peak"},
+      {"Source", hw.source.empty() ? "not given" : hw.source},
+  });
+}
+
+// 2. The per-op table (representative layers), per-kind totals, the step.
+void analytical(MarkdownWriter& md, const PerfResult& r) {
+  md.heading(2, "2. Analytical Model (FLOPs, Bytes, Time)");
+  md.formula(
+      "eta_tc(M_eff) = min(1, M_eff / B_sat)\n"
+      "F_realizable = F_tensorcore / eta_tc + (F_theory - F_tensorcore) / eta_scalar\n"
+      "AI_weights_only = F_theory / bytes_weights;  AI_hbm = F_theory / bytes_hbm;  "
+      "AI_total = F_theory / (bytes_hbm + bytes_net)\n"
+      "bytes_hbm = bytes_weights + bytes_activations + bytes_kv + bytes_temporary\n"
+      "T_comp = F_realizable / P_peak;  T_hbm = bytes_hbm / BW_hbm;  T_net = bytes_net / BW_net\n"
+      "T_est(op) = max(T_comp, T_hbm, T_net);  regime = argmax\n"
+      "T_est(step) = sum over ops of T_est(op) + kernels x kernel overhead");
+
+  // Layers grouped by what they contain; the first of each group stands for it.
+  std::map<uint32_t, std::vector<const OpCost*>> by_layer;
+  for (const OpCost& o : r.ops)
+    if (o.layer) by_layer[*o.layer].push_back(&o);
+  std::vector<std::pair<uint32_t, std::vector<uint32_t>>> groups;  // representative -> members
+  std::map<std::string, size_t> group_of;
+  for (const auto& [layer, ops] : by_layer) {
+    const std::string sig = layer_signature(ops);
+    auto [it, fresh] = group_of.try_emplace(sig, groups.size());
+    if (fresh) groups.push_back({layer, {}});
+    groups[it->second].second.push_back(layer);
+  }
+  constexpr size_t kMaxShown = 4;
+  std::set<uint32_t> shown;
+  for (size_t g = 0; g < groups.size() && g < kMaxShown; ++g) shown.insert(groups[g].first);
+
+  md.heading(3, "2.1 Per-operation costs");
+  std::string note =
+      "FLOPs in FLOP, bytes in bytes, AI in FLOP/byte, per GPU. Operations outside the layer stack are "
+      "listed "
+      "individually; of the layer stack, one layer of each distinct kind is shown";
+  std::string members;
+  for (size_t g = 0; g < groups.size() && g < kMaxShown; ++g)
+    if (groups[g].second.size() > 1)
+      members += (members.empty() ? "" : "; ") + std::string("layer ") + std::to_string(groups[g].first) +
+                 " stands for layers " + ranges(groups[g].second);
+  if (!members.empty()) note += " (" + members + ": the same operations at the same cost)";
+  if (groups.size() > kMaxShown)
+    note +=
+        "; " + std::to_string(groups.size() - kMaxShown) + " further kinds of layer are in the totals only";
+  md.paragraph(note + ". The per-kind totals below sum every operation of every layer.");
+  // In model order: what comes before the layer stack (embeddings), each shown layer's ops, then the rest
+  // (final norm, LM head, optimizer).
+  std::vector<std::vector<std::string>> rows;
+  const auto is_head = [](const OpCost& o) { return !o.layer && o.kind == "embedding"; };
+  for (const OpCost& o : r.ops)
+    if (is_head(o)) rows.push_back(op_row(o, o.name, true));
+  for (uint32_t layer : shown)
+    for (const OpCost* o : by_layer[layer]) rows.push_back(op_row(*o, o->name, true));
+  for (const OpCost& o : r.ops)
+    if (!o.layer && !is_head(o)) rows.push_back(op_row(o, o.name, true));
+  md.table(kOpHeader, rows);
+
+  md.heading(3, "2.2 Totals per operation kind and for the step");
+  std::vector<std::string> kind_order;
+  std::map<std::string, std::pair<OpCost, size_t>> sums;
+  for (const OpCost& o : r.ops) {
+    auto [it, fresh] = sums.try_emplace(o.kind);
+    if (fresh) kind_order.push_back(o.kind);
+    OpCost& s = it->second.first;
+    s.kind = o.kind;
+    s.flops_theory += o.flops_theory;
+    s.flops_tensorcore += o.flops_tensorcore;
+    s.flops_realizable += o.flops_realizable;
+    s.bytes_weights += o.bytes_weights;
+    s.bytes_activations += o.bytes_activations;
+    s.bytes_kv += o.bytes_kv;
+    s.bytes_temporary += o.bytes_temporary;
+    s.bytes_net += o.bytes_net;
+    s.t_comp += o.t_comp;
+    s.t_hbm += o.t_hbm;
+    s.t_net += o.t_net;
+    s.t_est += o.t_est;
+    ++it->second.second;
+  }
+  rows.clear();
+  for (const std::string& k : kind_order) {
+    OpCost s = sums[k].first;
+    s.regime = argmax_regime(s.t_comp, s.t_hbm, s.t_net);
+    const size_t n = sums[k].second;
+    rows.push_back(op_row(s, "all " + k + " (" + std::to_string(n) + (n == 1 ? " op)" : " ops)"), false));
+  }
+  rows.push_back(op_row(r.total, "step total", false));
+  md.table(kOpHeader, rows);
+  md.paragraph(
+      "A kind's regime is that of its summed times. The step's T_est adds the kernel overhead ("
+      "kernels x per-kernel overhead) to the sum of the operations' T_est.");
+
+  const OpCost& t = r.total;
+  const ComputeDType pd = perf_peak_dtype(r);
+  md.fields({
+      {"F_theory", num(t.flops_theory) + " FLOP"},
+      {"F_tensorcore", num(t.flops_tensorcore) + " FLOP"},
+      {"F_realizable", num(t.flops_realizable) + " FLOP"},
+      {"bytes_hbm (W + act + KV + tmp)", num(t.bytes_hbm()) + " B = " + num(t.bytes_weights) + " + " +
+                                             num(t.bytes_activations) + " + " + num(t.bytes_kv) + " + " +
+                                             num(t.bytes_temporary)},
+      {"bytes_net", num(t.bytes_net) + " B"},
+      {"AI_weights_only / AI_hbm / AI_total",
+       num(t.ai_weights_only()) + " / " + num(t.ai_hbm()) + " / " + num(t.ai_total()) + " FLOP/byte"},
+      {"T_comp / T_hbm / T_net", dur(t.t_comp) + " / " + dur(t.t_hbm) + " / " + dur(t.t_net)},
+      {"Kernels, overhead", num(t.kernels) + ", " + dur(r.overhead_s)},
+      {"T_est", dur(t.t_est)},
+      {"Regime", t.regime},
+      {"TF_est = F_theory / T_est", num(r.tf_est) + " TFLOP/s"},
+      {"TF_roofline_hbm = min(P_peak, BW_hbm x AI_hbm)", num(r.tf_roofline_hbm) + " TFLOP/s"},
+      {"P_effective = P_peak x F_theory / F_realizable",
+       num(r.p_effective) + " TFLOP/s (P_peak " + num(r.hardware.peak(pd)) + ")"},
+      {"MFU_est = F_theory / (P_peak x T_est)", pct(r.mfu_est)},
+      {"Tokens per step", num(r.tokens)},
+      {"Tokens/s", num(r.tokens_per_s)},
+  });
+  if (!r.assumptions.empty()) {
+    md.heading(3, "2.3 Modelling assumptions");
+    std::string list;
+    for (const std::string& a : r.assumptions) list += "- " + a + "\n";
+    md.paragraph(list.substr(0, list.size() - 1));
+  }
+}
+
+}  // namespace ma::perf_md

@@ -1,0 +1,46 @@
+// Internal to the efficiency study's Markdown (perf_report.h): the number formatting every section shares
+// (perf_report_format.cpp) and the sections, one group per file: perf_report_model.cpp (1 overview and
+// hardware, 2 analytical model), perf_report_sweeps.cpp (3 roofline with the decode batch sweep,
+// 4 sensitivity grid, 5 limits), perf_report_worked.cpp (3.2 worked example, 6 assumptions, appendices).
+// perf_report.cpp puts them in order.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/perf/perf_model.h"
+#include "report/markdown_writer.h"
+#include "report/perf_report.h"
+
+namespace ma::perf_md {
+
+// A number for tables and formulas: 4 significant digits between 1e-3 and 1e5 ("269.7", "0.05"), else
+// e-notation with 3 ("1.23e12", "4.5e-5"); trailing zeros dropped.
+std::string num(double v);
+// A duration in the unit that keeps it between 1 and 1000: "12.34 ms", "456 us".
+std::string dur(double s);
+// A fraction as a percentage: "34.17%".
+std::string pct(double f);
+std::string upper(std::string_view s);
+std::string mode_name(const PerfResult& r);
+// "B=128, L=255" (decode) or "B=8, S=4096" (prefill, training).
+std::string shape_text(const PerfResult& r);
+
+// 1. Architecture overview and the hardware table.
+void overview(MarkdownWriter& md, const PerfResult& r, const std::string& model);
+// 2. The per-op table (representative layers), per-kind totals, the step.
+void analytical(MarkdownWriter& md, const PerfResult& r);
+// 3. Roofline: the figure, the op groups, the sweep, the worked example.
+void roofline(MarkdownWriter& md, const PerfResult& r, const PerfSweeps& s);
+// 3.2 Every step of the worked example as a formula, its values and its result.
+void worked_example(MarkdownWriter& md, const PerfResult& w);
+// 4. The sensitivity grid, as passed.
+void sensitivity(MarkdownWriter& md, const std::vector<PerfResult>& grid);
+// 5. Training, prefill and decode: what binds each.
+void limits(MarkdownWriter& md, const std::vector<PerfResult>& lim);
+// 6. Seed 001's execution / kernel assumptions table with the values in effect.
+void knobs_table(MarkdownWriter& md, const ExecutionKnobs& k);
+// Appendix A (derivations) and appendix B (debugging checklist).
+void appendix(MarkdownWriter& md);
+
+}  // namespace ma::perf_md
