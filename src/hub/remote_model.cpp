@@ -30,6 +30,15 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 bool top_level(std::string_view path) { return path.find('/') == std::string_view::npos; }
 
+// A cached header is exactly its 8-byte length prefix plus that many bytes; anything else (a file cut short
+// by a crash or a full disk) is fetched again rather than reported as a malformed checkpoint.
+bool complete_header(std::string_view prefix) {
+  if (prefix.size() < 8) return false;
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(prefix[static_cast<size_t>(i)]);
+  return n == prefix.size() - 8;
+}
+
 // Everything one analysis needs from the Hub, with or without a network.
 class Assembler {
  public:
@@ -140,7 +149,7 @@ class Assembler {
     std::optional<std::string> prefix;
     if (!f.lfs_sha256.empty()) prefix = cache_.read_header(f.lfs_sha256);
     FetchedHeader h{f.path, "", f.size.value_or(0)};
-    if (prefix && f.size) {
+    if (prefix && f.size && complete_header(*prefix)) {
       h.prefix = std::move(*prefix);
       std::lock_guard lock(mutex_);
       ++stats.headers_cached;

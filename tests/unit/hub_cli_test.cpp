@@ -212,6 +212,21 @@ TEST_F(HubCli, SecondRunMakesNoHeaderRequestAndOfflineRunMakesNone) {
   EXPECT_EQ(offline.out.substr(offline.out.find("\"num_parameters\"")), warm.out.substr(warm.out.find("\"num_parameters\"")));
 }
 
+TEST_F(HubCli, ACorruptCachedHeaderIsFetchedAgain) {
+  ASSERT_EQ(run("tensors ex/tiny-llama --json").exit_code, 0);
+  const fs::path cached = cache_ / "hub" / "models--ex--tiny-llama" / "modelanalyzer" / "headers" /
+                          hub_->etag_of("ex/tiny-llama", "model.safetensors");
+  ASSERT_TRUE(fs::exists(cached));
+  const std::string whole = read_file(cached);
+  write_file(cached, whole.substr(0, whole.size() / 2));  // cut short, as a crash might leave it
+  hub_->clear_log();
+  CommandResult r = run("tensors ex/tiny-llama --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  hub_->wait_for_log(2);
+  EXPECT_EQ(count("cdn", "/lfs/"), 1u) << "the header is read again";
+  EXPECT_EQ(read_file(cached), whole);
+}
+
 TEST_F(HubCli, OfflineWithoutCacheNamesWhatIsMissing) {
   CommandResult r = run("ex/tiny-llama", "HF_HUB_OFFLINE=1");
   EXPECT_EQ(r.exit_code, 8) << r.err;
