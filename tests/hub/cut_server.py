@@ -4,7 +4,8 @@ anchors-reliability): it serves one repo, `cut/model` with one LFS file, and
 
   - cuts the first GET of the file after CUT bytes (Content-Length promises all of it, then the socket closes),
   - then answers a Range request with 206 and the rest (mode "resume"), or ignores Range and sends the whole
-    file again with 200 (mode "ignore-range").
+    file again with 200 (mode "ignore-range");
+  - or, in mode "stall", sends the headers of every file GET and then nothing at all (a slow-loris server, N18).
 
 usage: cut_server.py PORT_FILE MODE FILE_SIZE CUT
 Writes the port it listens on (127.0.0.1, picked by the OS) to PORT_FILE, then serves until killed. Every
@@ -14,6 +15,7 @@ import hashlib
 import http.server
 import json
 import sys
+import time
 
 port_file, mode, size, cut = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 body = bytes((i * 7 + 3) % 251 for i in range(size))
@@ -47,6 +49,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         meta = [("X-Repo-Commit", commit), ("X-Linked-Etag", f'"{sha}"'), ("X-Linked-Size", str(size))]
         state["gets"] += 1
         rng = self.headers.get("Range")
+        if mode == "stall":
+            self.send_response(200)
+            self.send_header("Content-Length", str(size))
+            for k, v in meta:
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.flush()
+            time.sleep(60)
+            return
         if state["gets"] == 1:
             # Promise the whole body, deliver CUT bytes, drop the connection.
             self.send_response(200)

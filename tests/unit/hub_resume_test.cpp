@@ -75,5 +75,23 @@ TEST(HubResume, ServerIgnoringRangeOnResumeRestartsTheFile) {
   EXPECT_EQ(gets, 3u) << log;
 }
 
+TEST(HubResume, SilentServerTimesOutAndFailsAfterRetries) {
+  TempDir dir;
+  CutServer server(dir.path(), "stall");
+  if (!server.up()) GTEST_SKIP() << "python3 could not start tests/hub/cut_server.py";
+  auto start = std::chrono::steady_clock::now();
+  CommandResult r = run_cli_env("-u HF_TOKEN HF_HUB_DOWNLOAD_TIMEOUT=1 HF_ENDPOINT=" + server.endpoint() +
+                                    " HF_HUB_CACHE='" + (dir / "cache").string() + "'",
+                                "download cut/model");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 6) << r.err;
+  EXPECT_NE(r.err.find("timed out"), std::string::npos) << r.err;
+  EXPECT_LT(seconds, 20) << "a silent server must not hang the client";
+  size_t gets = 0;
+  const std::string log = server.log();
+  for (size_t at = 0; (at = log.find("GET /cut/model/resolve/", at)) != std::string::npos; ++at) ++gets;
+  EXPECT_EQ(gets, 3u) << "one attempt and two retries\n" << log;
+}
+
 }  // namespace
 }  // namespace ma::test
