@@ -14,6 +14,7 @@ request line and its Range header are appended to PORT_FILE + ".log".
 import hashlib
 import http.server
 import json
+import os
 import sys
 import time
 
@@ -79,6 +80,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 with open(port_file + ".tmp", "w") as f:
     f.write(str(server.server_address[1]))
-import os  # noqa: E402  (rename last: the test polls for the file)
+# Renamed into place last: the test polls for the file.
 os.rename(port_file + ".tmp", port_file)
 server.serve_forever()
