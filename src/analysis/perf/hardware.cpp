@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <utility>
 
 #include "core/error.h"
 #include "core/json.h"
@@ -198,30 +199,33 @@ Hardware parse_profile(const std::string& path) {
     return std::string(v.as_string());
   };
 
+  // The profile's scalar fields, by the names they have in the struct and in the JSON export.
+  static constexpr std::pair<const char*, std::string Hardware::*> kText[] = {
+      {"name", &Hardware::name}, {"description", &Hardware::description}, {"source", &Hardware::source}};
+  static constexpr std::pair<const char*, double Hardware::*> kNumbers[] = {
+      {"hbm_gbps", &Hardware::hbm_gbps},
+      {"hbm_gb", &Hardware::hbm_gb},
+      {"interconnect_gbps", &Hardware::interconnect_gbps},
+      {"b_sat", &Hardware::b_sat},
+      {"kernel_overhead_s", &Hardware::kernel_overhead_s},
+      {"graph_kernel_overhead_s", &Hardware::graph_kernel_overhead_s},
+      {"scalar_tflops", &Hardware::scalar_tflops}};
   for (const json::Member& m : root.members()) {
     const std::string key(m.key);
     if (key == "base") continue;
-    if (key == "name")
-      h.name = str_field(m.value, key);
-    else if (key == "description")
-      h.description = str_field(m.value, key);
-    else if (key == "source")
-      h.source = str_field(m.value, key);
-    else if (key == "hbm_gbps")
-      h.hbm_gbps = number(m.value, key);
-    else if (key == "hbm_gb")
-      h.hbm_gb = number(m.value, key);
-    else if (key == "interconnect_gbps")
-      h.interconnect_gbps = number(m.value, key);
-    else if (key == "b_sat")
-      h.b_sat = number(m.value, key);
-    else if (key == "kernel_overhead_s")
-      h.kernel_overhead_s = number(m.value, key);
-    else if (key == "graph_kernel_overhead_s")
-      h.graph_kernel_overhead_s = number(m.value, key);
-    else if (key == "scalar_tflops")
-      h.scalar_tflops = number(m.value, key);
-    else if (key == "peak_tflops") {
+    bool done = false;
+    for (const auto& [name, field] : kText)
+      if (key == name) {
+        h.*field = str_field(m.value, key);
+        done = true;
+      }
+    for (const auto& [name, field] : kNumbers)
+      if (key == name) {
+        h.*field = number(m.value, key);
+        done = true;
+      }
+    if (done) continue;
+    if (key == "peak_tflops") {
       if (!m.value.is_object()) throw bad(key, "must be an object of TFLOP/s by dtype name");
       for (const json::Member& p : m.value.members()) {
         const std::string field = "peak_tflops." + printable(p.key);
