@@ -129,8 +129,8 @@ void compare_pair(Worker& w, const Pair& p, TensorDrift& d) {
   d.mean_a = ma.mean;
   d.mean_b = mb.mean;
   d.mean_drift = std::fabs(mb.mean - ma.mean);
-  d.std_a = ma.n ? std::sqrt(ma.m2 / ma.n) : 0;
-  d.std_b = mb.n ? std::sqrt(mb.m2 / mb.n) : 0;
+  d.std_a = ma.n > 0 ? std::sqrt(ma.m2 / ma.n) : 0;
+  d.std_b = mb.n > 0 ? std::sqrt(mb.m2 / mb.n) : 0;
   d.std_ratio = d.std_a > 0 ? d.std_b / d.std_a : NAN;  // undefined for a constant A (JSON null)
   d.rel_l2 = aa > 0 ? std::sqrt(diff2 / aa) : (diff2 > 0 ? INFINITY : 0);
   d.cosine = aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : (aa == 0 && bb == 0 ? 1 : 0);

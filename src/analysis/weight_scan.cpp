@@ -91,8 +91,8 @@ std::vector<TensorStats> scan_weights(const std::vector<ScanItem>& items, const 
     TensorStats& s = out[unit.item];
     const FileSource& file = w.file(it.file);
     if (count_slots(it.dtype) == 0) {
-      wide_tensor_stats(s, file, it.offset, w.buffer.get(), kBufferBytes, options.eps, options.bins);
-      report(it.bytes);
+      if (wide_tensor_stats(s, file, it.offset, w.buffer.get(), kBufferBytes, options.eps, options.bins, options.cancel))
+        report(it.bytes);
       return;
     }
     for (uint64_t b = unit.begin; b < unit.end;) {

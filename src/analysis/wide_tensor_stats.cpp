@@ -38,30 +38,31 @@ uint64_t load_bits(const char* p, unsigned width) {
   return u;
 }
 
-// Calls f(bits) for every element of the tensor, reading it through the buffer.
+// Calls f(bits) for every element of the tensor, reading it through the buffer; false when cancelled.
 template <typename F>
-void for_each_element(const FileSource& file, uint64_t offset, uint64_t bytes, unsigned width, char* buffer,
-                      size_t buffer_bytes, F&& f) {
+bool for_each_element(const FileSource& file, uint64_t offset, uint64_t bytes, unsigned width, char* buffer,
+                      size_t buffer_bytes, const std::atomic<bool>* cancel, F&& f) {
   for (uint64_t done = 0; done < bytes;) {
+    if (cancel && cancel->load(std::memory_order_relaxed)) return false;
     const size_t len = static_cast<size_t>(std::min<uint64_t>(buffer_bytes, bytes - done));
     file.read_exact(offset + done, len, buffer);
     for (size_t i = 0; i + width <= len; i += width) f(load_bits(buffer + i, width));
     done += len;
   }
+  return true;
 }
-
 
 }  // namespace
 
-void wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, char* buffer, size_t buffer_bytes,
-                       double eps, uint32_t bins) {
+bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, char* buffer, size_t buffer_bytes,
+                       double eps, uint32_t bins, const std::atomic<bool>* cancel) {
   const unsigned width = dtype_bits(s.dtype) / 8;
   const unsigned key_shift = width * 8 - 16;
   std::vector<uint64_t> prefix(65536, 0);
   CompensatedSum sum, squares;
   uint64_t zeros = 0, near = 0;
   double min = INFINITY, max = -INFINITY;
-  for_each_element(file, offset, s.bytes, width, buffer, buffer_bytes, [&](uint64_t bits) {
+  const bool complete = for_each_element(file, offset, s.bytes, width, buffer, buffer_bytes, cancel, [&](uint64_t bits) {
     const double v = element_value(s.dtype, bits);
     if (std::isnan(v)) {
       ++s.nan_count;
@@ -80,11 +81,12 @@ void wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
     squares.add(v * v);
     ++prefix[order_key(s.dtype, bits) >> key_shift];
   });
+  if (!complete) return false;
   s.zeros_fraction = s.numel ? static_cast<double>(zeros) / static_cast<double>(s.numel) : 0;
   s.near_zero_fraction = s.numel ? static_cast<double>(near) / static_cast<double>(s.numel) : 0;
   s.l2_norm = std::sqrt(squares.value());
   s.histogram.counts.assign(bins, 0);
-  if (s.finite == 0) return;
+  if (s.finite == 0) return true;
   const double n = static_cast<double>(s.finite);
   const double mean = sum.value() / n;  // compensated: exact even when huge values cancel
   s.min = min;
@@ -126,7 +128,7 @@ void wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
   std::vector<std::vector<uint64_t>> sub(width == 4 ? buckets.size() : 0, std::vector<uint64_t>(65536, 0));
   std::vector<std::vector<double>> values(width == 8 ? buckets.size() : 0);
   CompensatedSum m2, m3, m4;  // central moments about the exact mean: numpy's two-pass variance
-  for_each_element(file, offset, s.bytes, width, buffer, buffer_bytes, [&](uint64_t bits) {
+  const bool second_complete = for_each_element(file, offset, s.bytes, width, buffer, buffer_bytes, cancel, [&](uint64_t bits) {
     const double v = element_value(s.dtype, bits);
     if (!std::isfinite(v)) return;
     const double d = v - mean, d2 = d * d;
@@ -140,6 +142,7 @@ void wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
     if (width == 4) ++sub[slot_of(bucket)][key & 0xffff];
     else values[slot_of(bucket)].push_back(v);
   });
+  if (!second_complete) return false;
   for (Wanted& w : wanted) {
     const size_t slot = slot_of(w.bucket);
     if (width == 4) {
@@ -161,6 +164,7 @@ void wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
   for (size_t i = 0; i < pr.size(); ++i)
     s.percentiles[i] = interpolate(wanted[2 * i].value, wanted[2 * i + 1].value, pr[i].fraction);
   apply_moments(s, Moments{n, mean, m2.value(), m3.value(), m4.value()});
+  return true;
 }
 
 }  // namespace ma

@@ -4,6 +4,7 @@
 // known after pass 1) and those order statistics exactly — by the next 16 key bits for 32-bit types, by
 // collecting the few values of the buckets concerned for 64-bit ones.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -13,8 +14,10 @@
 namespace ma {
 
 // `s` arrives with name, dtype, shape, numel and bytes set; the tensor's data is [offset, offset + bytes) of
-// `file`. `buffer` is the caller's reusable read buffer of `buffer_bytes` (a multiple of 8).
-void wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, char* buffer, size_t buffer_bytes,
-                       double eps, uint32_t bins);
+// `file`. `buffer` is the caller's reusable read buffer of `buffer_bytes` (a multiple of 8). `cancel` is
+// checked before every buffer read; once it is set the function returns with `s` incomplete (the caller
+// discards it). Returns false when cancelled.
+bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, char* buffer, size_t buffer_bytes,
+                       double eps, uint32_t bins, const std::atomic<bool>* cancel);
 
 }  // namespace ma

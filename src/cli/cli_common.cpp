@@ -4,29 +4,49 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 
-#include "io/atomic_file.h"
+#include "cli/stdout_status.h"
+#include "core/text.h"
+#include "io/output_file.h"
 
 namespace ma::cli {
 
-Output detect_output(bool quiet) {
+Output detect_output(const CommonFlags& flags) {
   Output o;
-  o.quiet = quiet;
+  o.quiet = flags.quiet;
+  o.verbose = flags.verbose && !flags.quiet;
   const char* no_color = std::getenv("NO_COLOR");
   o.color = ::isatty(STDOUT_FILENO) && !(no_color && *no_color);
   o.stderr_tty = ::isatty(STDERR_FILENO);
   return o;
 }
 
+std::string utc_timestamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 void print_stdout(std::string_view s) {
-  std::fwrite(s.data(), 1, s.size(), stdout);
+  if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) note_stdout_error();
 }
 
 void print_warnings(const std::vector<std::string>& warnings, const Output& o) {
   if (o.quiet) return;
-  const bool color = o.stderr_tty && !std::getenv("NO_COLOR");
+  const char* no_color = std::getenv("NO_COLOR");
+  const bool color = o.stderr_tty && !(no_color && *no_color);
   for (const auto& w : warnings)
-    std::fprintf(stderr, "%swarning:%s %s\n", color ? "\033[33m" : "", color ? "\033[0m" : "", w.c_str());
+    std::fprintf(stderr, "%swarning:%s %s\n", color ? "\033[33m" : "", color ? "\033[0m" : "",
+                 terminal_safe(w).c_str());
+}
+
+void print_notes(const std::vector<std::string>& notes, const Output& o) {
+  if (o.quiet) return;
+  for (const auto& n : notes) std::fprintf(stderr, "note: %s\n", terminal_safe(n).c_str());
 }
 
 void write_output_file(const std::string& path, std::string_view content) {
@@ -34,7 +54,7 @@ void write_output_file(const std::string& path, std::string_view content) {
     print_stdout(content);
     return;
   }
-  write_file_atomically(path, content);
+  write_output(path, content);
 }
 
 }  // namespace ma::cli

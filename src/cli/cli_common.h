@@ -1,32 +1,41 @@
-// What every subcommand shares: output streams, colour decision, atomic output files.
+// What every subcommand shares: output streams, colour decision, output files.
 #pragma once
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "cli/option_table.h"
+
 namespace ma::cli {
 
 struct Output {
   bool color = false;  // stdout is a terminal and NO_COLOR is unset
   bool quiet = false;
+  bool verbose = false;
   bool stderr_tty = false;
 };
-Output detect_output(bool quiet);
+Output detect_output(const CommonFlags& flags);
 
 void print_stdout(std::string_view s);
+// Now, as ISO 8601 UTC ("2026-11-26T08:45:29Z"): the timestamp of exports.
+std::string utc_timestamp();
 
 // Keeps a command's result alive until the process exits instead of destroying it: the OS reclaims the
 // memory at once, while running the destructors of a 45,000-tensor inventory costs milliseconds (compilers
-// and linkers do the same with -disable-free). The object stays reachable, so leak checkers are content.
+// and linkers do the same with -disable-free). Every kept object stays reachable from one list per type, so
+// leak checkers are content however many models a command analyses.
 template <typename T>
 T& keep_until_exit(T&& value) {
-  static T* kept = nullptr;
-  kept = new T(std::move(value));
-  return *kept;
+  static auto* kept = new std::vector<T*>();
+  kept->push_back(new T(std::move(value)));
+  return *kept->back();
 }
+// Warnings and notes on stderr, one line each, never under --quiet.
 void print_warnings(const std::vector<std::string>& warnings, const Output& o);
-// Writes `content` to `path` through a temp file + rename; "-" means stdout.
+void print_notes(const std::vector<std::string>& notes, const Output& o);
+// An output file of a command: "-" is stdout; devices and pipes are written through; regular files atomically
+// (io/output_file.h).
 void write_output_file(const std::string& path, std::string_view content);
 
 }  // namespace ma::cli

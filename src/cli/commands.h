@@ -1,7 +1,9 @@
-// Subcommands. Each parses its own arguments and returns the process exit code; errors propagate as
-// ma::Error to main(), which prints one line and maps them to exit codes.
+// The subcommands. Each parses its own arguments from its option table (cli/option_table.h) and returns the
+// process exit code; errors propagate as ma::Error to main(), which prints one line and maps them to exit
+// codes.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ma::cli {
@@ -14,6 +16,16 @@ int run_download(const Args& args);
 int run_stats(const Args& args);
 int run_compare(const Args& args);
 int run_perf(const Args& args);
+
+struct Command {
+  std::string_view name;  // "" for the report (`modelanalyzer MODEL...`)
+  int (*run)(const Args&);
+  std::string (*help)();  // `modelanalyzer NAME --help`
+};
+// nullptr when `name` is not a subcommand.
+const Command* find_command(std::string_view name);
+
+// `modelanalyzer --help`: every command's usage and summary, the report's options, Hub options, exit codes.
 std::string usage_text();
 
 }  // namespace ma::cli

@@ -1,10 +1,11 @@
-// `modelanalyzer download MODEL [--include GLOB]... [--exclude GLOB]... [--out DIR] [--revision R]`: seed 004's
-// download.py — the repo's files into the shared cache (default) or a directory, with a progress bar on a
-// terminal. Ctrl-C stops the transfers, removes their temp files and exits 130.
+// `modelanalyzer download MODEL [--include GLOB]... [--exclude GLOB]... [--out DIR] [--revision R]`: seed
+// 004's download.py — the repo's files into the shared cache (default) or a directory, with a progress bar on
+// a terminal. Ctrl-C stops the transfers, removes their temp files and exits 130.
 #include <cstdio>
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/download_args.h"
 #include "cli/interrupt.h"
 #include "cli/model_source.h"
 #include "cli/progress.h"
@@ -14,46 +15,29 @@
 #include "hub/repo_ref.h"
 
 namespace ma::cli {
-namespace {
-
-}  // namespace
 
 int run_download(const Args& args) {
-  std::string model;
-  bool quiet = false;
-  HubArgs hub;
-  DownloadOptions options;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw Error(ErrorKind::Usage, "", a, "needs a value");
-      return args[++i];
-    };
-    if (take_hub_arg(args, i, hub)) continue;
-    if (a == "--include") options.include.push_back(value());
-    else if (a == "--exclude") options.exclude.push_back(value());
-    else if (a == "--out") options.out_dir = value();
-    else if (a == "--quiet" || a == "-q") quiet = true;
-    else if (!a.empty() && a[0] == '-') throw Error(ErrorKind::Usage, "", a, "unknown option for 'download'; see modelanalyzer --help");
-    else if (model.empty()) model = a;
-    else throw Error(ErrorKind::Usage, "", a, "'download' takes one MODEL");
-  }
-  if (model.empty()) throw Error(ErrorKind::Usage, "", "MODEL", "missing; usage: modelanalyzer download MODEL [--include GLOB] [--out DIR]");
+  DownloadArgs a = parse_download_args(args);
+  const std::string& model = a.model;
+  const HubArgs& hub = a.hub;
+  DownloadOptions& options = a.options;
   std::optional<RepoRef> ref = parse_repo_ref(model);
-  if (!ref) throw Error(ErrorKind::Usage, model, "", "not a Hub repo id (org/name, name or a huggingface.co URL)");
+  if (!ref)
+    throw Error(ErrorKind::Usage, model, "", "not a Hub repo id (org/name, name or a huggingface.co URL)");
   if (hub.revision) {
     validate_revision(*hub.revision);
     ref->revision = *hub.revision;
   }
   HubSettings settings = hub_settings(hub.flags);
-  Output out = detect_output(quiet);
+  Output out = detect_output(a.common);
   print_warnings(settings.warnings, out);
 
   const std::atomic<bool>& interrupted = interrupt_flag();
   options.cancel = &interrupted;
-  ProgressLine bar(out.stderr_tty && !quiet, "downloading");
+  ProgressLine bar(out.stderr_tty && !out.quiet, "downloading");
   options.progress = [&](const DownloadProgress& p) {
-    bar.update(p.bytes_done, p.bytes_total, std::to_string(p.files_done) + "/" + std::to_string(p.files_total) + " files");
+    bar.update(p.bytes_done, p.bytes_total,
+               std::to_string(p.files_done) + "/" + std::to_string(p.files_total) + " files");
   };
   DownloadResult r;
   try {
@@ -67,11 +51,12 @@ int run_download(const Args& args) {
     throw;
   }
   bar.finish();
-  if (!quiet)
-    std::fprintf(stderr, "%s@%s: %llu file(s) downloaded (%s), %llu already present%s\n", ref->id.c_str(),
-                 r.commit.c_str(), static_cast<unsigned long long>(r.files_downloaded),
-                 human_bytes(r.bytes_downloaded).c_str(), static_cast<unsigned long long>(r.files_present),
-                 r.resumed ? (", " + std::to_string(r.resumed) + " resumed after a lost connection").c_str() : "");
+  if (!out.quiet)
+    std::fprintf(
+        stderr, "%s@%s: %llu file(s) downloaded (%s), %llu already present%s\n", ref->id.c_str(),
+        r.commit.c_str(), static_cast<unsigned long long>(r.files_downloaded),
+        human_bytes(r.bytes_downloaded).c_str(), static_cast<unsigned long long>(r.files_present),
+        r.resumed ? (", " + std::to_string(r.resumed) + " resumed after a lost connection").c_str() : "");
   // The path on stdout, for scripts: `cd "$(modelanalyzer download gpt2)"`.
   print_stdout(r.root.string() + "\n");
   return 0;

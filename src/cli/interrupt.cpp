@@ -7,14 +7,22 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 
-extern "C" void on_interrupt(int) { g_interrupted.store(true); }
+extern "C" void on_interrupt(int) {
+  g_interrupted.store(true);
+}
 
 }  // namespace
 
 const std::atomic<bool>& interrupt_flag() {
   static const bool installed = [] {
-    std::signal(SIGINT, on_interrupt);
-    std::signal(SIGTERM, on_interrupt);
+    // SA_RESETHAND: the first Ctrl-C asks the work to stop and clean up; the handler is then back to the
+    // default, so a second Ctrl-C ends the process at once if the clean stop takes too long.
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
     return true;
   }();
   (void)installed;

@@ -1,7 +1,11 @@
 #include "cli/model_source.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <filesystem>
 
+#include "cli/cli_common.h"
 #include "core/error.h"
 #include "hub/repo_ref.h"
 
@@ -25,7 +29,8 @@ ModelMetadata metadata_of(const RemoteModel& m, const RepoRef& ref) {
     uint64_t total = 0;
     bool any = false;
     for (const RepoFile& f : m.info.files)
-      if (f.size && f.path.size() > ext.size() && f.path.compare(f.path.size() - ext.size(), ext.size(), ext) == 0) {
+      if (f.size && f.path.size() > ext.size() &&
+          f.path.compare(f.path.size() - ext.size(), ext.size(), ext) == 0) {
         total += *f.size;
         any = true;
       }
@@ -37,32 +42,23 @@ ModelMetadata metadata_of(const RemoteModel& m, const RepoRef& ref) {
   return md;
 }
 
-}  // namespace
-
-const char* const kHubHelp =
-    "Hub models (MODEL = gpt2, org/name, org/name@revision or a huggingface.co URL; a local path wins):\n"
-    "  only config, tokenizer and index files are downloaded, into the Hugging Face cache ($HF_HUB_CACHE or\n"
-    "  $HF_HOME/hub, shared with Python tools); weight-file headers are read with HTTP range requests and cached.\n"
-    "  --revision R             branch, tag or commit       --offline   cache only (also HF_HUB_OFFLINE=1)\n"
-    "  --token-file F           read the token from F       --token T   Hub token (visible in ps; prefer HF_TOKEN)\n"
-    "  --trust-endpoint         send the token to a non-Hugging Face HF_ENDPOINT\n"
-    "  environment: HF_ENDPOINT, HF_TOKEN, HUGGING_FACE_HUB_TOKEN, HF_TOKEN_PATH, HF_HOME, HF_HUB_CACHE,\n"
-    "  HF_HUB_OFFLINE, HF_HUB_ETAG_TIMEOUT, HF_HUB_DOWNLOAD_TIMEOUT (seconds without a byte before retrying)\n";
-
-bool take_hub_arg(const Args& args, size_t& i, HubArgs& hub) {
-  const std::string& arg = args[i];
-  auto value = [&]() -> const std::string& {
-    if (i + 1 >= args.size()) throw Error(ErrorKind::Usage, "", arg, "needs a value");
-    return args[++i];
-  };
-  if (arg == "--token") hub.flags.token = value();
-  else if (arg == "--token-file") hub.flags.token_file = value();
-  else if (arg == "--revision") hub.revision = value();
-  else if (arg == "--offline") hub.flags.offline = true;
-  else if (arg == "--trust-endpoint") hub.flags.trust_endpoint = true;
-  else return false;
-  return true;
+// Warnings about the settings (a token on the command line, a token withheld or sent over plain http) are
+// shown once per run, however many models a command opens: the first open_model takes them.
+bool first_settings_warnings() {
+  static std::atomic<bool> taken{false};
+  return !taken.exchange(true);
 }
+
+// A command that fails never gets to print what open_model returns, so on failure the settings warnings are
+// printed here, before the error line (never under --quiet).
+void print_settings_warnings(const HubSettings& settings, bool quiet) {
+  Output out;
+  out.quiet = quiet;
+  out.stderr_tty = ::isatty(STDERR_FILENO);
+  print_warnings(settings.warnings, out);
+}
+
+}  // namespace
 
 OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tokenizer) {
   OpenedModel out;
@@ -79,10 +75,17 @@ OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tok
     ref->explicit_revision = true;
   }
   HubSettings settings = hub_settings(hub.flags);
-  out.warnings = settings.warnings;
+  const bool warn = first_settings_warnings();
   RemoteOptions options;
   options.skip_tokenizer = skip_tokenizer;
-  RemoteModel m = open_remote_model(*ref, settings, options);
+  RemoteModel m;
+  try {
+    m = open_remote_model(*ref, settings, options);
+  } catch (...) {
+    if (warn) print_settings_warnings(settings, hub.flags.quiet);
+    throw;
+  }
+  if (warn) out.warnings = settings.warnings;  // the command prints them with its own --quiet
   for (std::string& w : m.warnings) out.warnings.push_back(std::move(w));
   out.metadata = metadata_of(m, *ref);
   out.stats = m.stats;

@@ -1,5 +1,4 @@
 // MODEL as the user wrote it: a local path when one exists, else a Hub repo id or URL (hub/remote_model.h).
-// Also the Hub flags every command accepts.
 #pragma once
 #include <optional>
 #include <string>
@@ -18,10 +17,6 @@ struct HubArgs {
   std::optional<std::string> revision;  // --revision (overrides an @rev in the id)
 };
 
-// Consumes args[i] (and its value) when it is a Hub flag: --token, --token-file, --revision, --offline,
-// --trust-endpoint. Returns false for anything else.
-bool take_hub_arg(const Args& args, size_t& i, HubArgs& hub);
-
 struct OpenedModel {
   LocalModelFiles files;
   std::optional<ModelMetadata> metadata;  // Hub models only
@@ -30,8 +25,5 @@ struct OpenedModel {
 };
 
 OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tokenizer);
-
-// The help text's paragraph on Hub models, flags and environment variables.
-extern const char* const kHubHelp;
 
 }  // namespace ma::cli

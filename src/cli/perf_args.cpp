@@ -1,114 +1,138 @@
 #include "cli/perf_args.h"
 
-#include <charconv>
-#include <cmath>
-
+#include "cli/arg_values.h"
+#include "cli/hub_options.h"
 #include "core/error.h"
 
 namespace ma::cli {
 namespace {
 
-uint64_t positive(const std::string& flag, const std::string& text) {
-  uint64_t v = 0;
-  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || v == 0 || v > (1ull << 40))
-    throw Error(ErrorKind::Usage, "", flag, "expects a positive integer, got '" + printable(text) + "'");
-  return v;
-}
-
-double factor(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0' || !(v > 0) || !std::isfinite(v))
-    throw Error(ErrorKind::Usage, "", flag, "expects a positive number, got '" + printable(text) + "'");
-  return v;
-}
+// The perf model works in doubles: these caps keep every product of them exact and finite.
+constexpr uint64_t kMaxTokens = 1ull << 40;
+constexpr uint64_t kMaxWays = 1 << 16;  // GPUs in one parallel dimension
+constexpr double kMaxFactor = 1e6;
 
 ComputeDType dtype(const std::string& flag, const std::string& text) {
   auto d = compute_dtype_from_name(text);
-  if (!d) throw Error(ErrorKind::Usage, "", flag, "unknown dtype '" + printable(text) + "' (fp32, tf32, bf16, fp16, fp8, fp4, int8)");
+  if (!d)
+    throw Error(ErrorKind::Usage, "", flag,
+                "unknown dtype '" + printable(text) + "'; accepted: fp32, tf32, bf16, fp16, fp8, fp4, int8");
   return *d;
 }
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
   size_t start = 0;
-  for (size_t comma; (comma = s.find(',', start)) != std::string::npos; start = comma + 1) out.push_back(s.substr(start, comma - start));
+  for (size_t comma; (comma = s.find(',', start)) != std::string::npos; start = comma + 1)
+    out.push_back(s.substr(start, comma - start));
   out.push_back(s.substr(start));
   return out;
 }
 
+void apply_knob(ExecutionKnobs& k, const std::string& flag, const std::string& text) {
+  if (flag == "--attention") {
+    k.flash_attention = choice_arg(flag, text, {"naive", "flash"}) == "flash";
+    return;
+  }
+  const double v = positive_number_arg(flag, text, kMaxFactor);
+  if (flag == "--wrf")
+    k.wrf_attention = k.wrf_dense = k.wrf_moe = v;
+  else if (flag == "--wrf-attn")
+    k.wrf_attention = v;
+  else if (flag == "--wrf-dense")
+    k.wrf_dense = v;
+  else if (flag == "--wrf-moe")
+    k.wrf_moe = v;
+  else if (flag == "--act-fusion")
+    k.act_fusion = v;
+  else
+    k.elementwise = v;
+}
+
 }  // namespace
+
+CommandSpec perf_spec(PerfArgs& a, std::vector<std::pair<std::string, std::string>>& knob_overrides) {
+  PerfInputs& in = a.inputs;
+  CommandSpec s;
+  s.name = "perf";
+  s.operands = "MODEL";
+  s.summary =
+      "The efficiency study of one step: FLOPs, bytes, arithmetic intensity, roofline, time, regime, MFU\n"
+      "and tokens/s of a prefill, decode or training step on an accelerator.";
+  s.operand = one_operand(a.model, s.name);
+  auto knob = [&knob_overrides](std::string_view flag) {
+    return [&knob_overrides, flag](const std::string& v) { knob_overrides.emplace_back(flag, v); };
+  };
+  auto ways = [](const char* flag, uint32_t& slot) {
+    return [flag, &slot](const std::string& v) {
+      slot = static_cast<uint32_t>(integer_arg(flag, v, 1, kMaxWays));
+    };
+  };
+  // clang-format off
+  s.options = {
+      {{"--hw"}, "NAME|FILE.json", "accelerator from the hardware table, or a JSON profile (default h200)",
+       [&a](const std::string& v) { a.hardware = v; }},
+      {{"--mode"}, "MODE", "prefill, decode (default) or train", [&in](const std::string& v) {
+         const std::string m = choice_arg("--mode", v, {"prefill", "decode", "train"});
+         in.mode = m == "prefill" ? PerfMode::Prefill : m == "train" ? PerfMode::Train : PerfMode::Decode;
+       }},
+      {{"--batch"}, "N", "sequences in the step",
+       [&in](const std::string& v) { in.batch = integer_arg("--batch", v, 1, kMaxTokens); }},
+      {{"--seq"}, "N", "tokens per sequence (prefill, train)",
+       [&in](const std::string& v) { in.seq = integer_arg("--seq", v, 1, kMaxTokens); }},
+      {{"--kv-len"}, "N", "cached tokens per sequence in decode (default: --seq)", [&in, &a](const std::string& v) {
+         in.kv_len = integer_arg("--kv-len", v, 1, kMaxTokens);
+         a.kv_len_given = true;
+       }},
+      {{"--dtype"}, "D", "weights and activations",
+       [&in](const std::string& v) { in.weight_dtype = in.act_dtype = dtype("--dtype", v); }},
+      {{"--weight-dtype"}, "D", "weights only",
+       [&in](const std::string& v) { in.weight_dtype = dtype("--weight-dtype", v); }},
+      {{"--act-dtype"}, "D", "activations only", [&in](const std::string& v) { in.act_dtype = dtype("--act-dtype", v); }},
+      {{"--kv-dtype"}, "D", "KV cache", [&in](const std::string& v) { in.kv_dtype = dtype("--kv-dtype", v); }},
+      {{"--profile"}, "P", "naive or efficient execution (the knobs below override it)", [&in](const std::string& v) {
+         const bool naive = choice_arg("--profile", v, {"naive", "efficient"}) == "naive";
+         in.knobs = naive ? ExecutionKnobs::naive() : ExecutionKnobs::efficient();
+       }},
+      {{"--wrf"}, "F", "weight reuse factor of every GEMM", knob("--wrf")},
+      {{"--wrf-attn"}, "F", "weight reuse factor of attention GEMMs", knob("--wrf-attn")},
+      {{"--wrf-dense"}, "F", "weight reuse factor of dense MLP GEMMs", knob("--wrf-dense")},
+      {{"--wrf-moe"}, "F", "weight reuse factor of expert GEMMs", knob("--wrf-moe")},
+      {{"--act-fusion"}, "F", "activation traffic factor", knob("--act-fusion")},
+      {{"--elementwise"}, "F", "elementwise traffic factor", knob("--elementwise")},
+      {{"--attention"}, "KIND", "naive or flash", knob("--attention")},
+      {{"--tp"}, "N", "tensor-parallel GPUs", ways("--tp", in.parallel.tp)},
+      {{"--pp"}, "N", "pipeline-parallel stages", ways("--pp", in.parallel.pp)},
+      {{"--ep"}, "N", "expert-parallel GPUs", ways("--ep", in.parallel.ep)},
+      {{"--json"}, "", "the result as JSON on stdout", [&a](const std::string&) { a.json = true; }},
+      {{"--report"}, "FILE.md", "the Markdown efficiency study (- for stdout)",
+       [&a](const std::string& v) { a.report_file = v; }},
+      {{"--plot"}, "FILE", "roofline plot: .png or .svg (- for SVG on stdout)",
+       [&a](const std::string& v) { a.plot_file = image_path_arg("--plot", v); }},
+      {{"--plot-hw"}, "A,B", "chips of the roofline plot (default h200,b200)",
+       [&a](const std::string& v) { a.plot_chips = split(v); }},
+      {{"--plot-dtype"}, "D", "dtype of the roofline plot (default fp8)", [&a](const std::string& v) {
+         dtype("--plot-dtype", v);
+         a.plot_dtype = v;
+       }},
+  };
+  // clang-format on
+  add_common_options(s, a.common);
+  add_hub_options(s, a.hub);
+  return s;
+}
 
 PerfArgs parse_perf_args(const Args& args) {
   PerfArgs a;
-  PerfInputs& in = a.inputs;
-  bool kv_len_given = false;
-  std::vector<std::pair<std::string, std::string>> knob_overrides;  // applied after --profile
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw Error(ErrorKind::Usage, "", arg, "needs a value");
-      return args[++i];
-    };
-    if (take_hub_arg(args, i, a.hub)) continue;
-    if (arg == "--hw") a.hardware = value();
-    else if (arg == "--mode") {
-      const std::string& m = value();
-      if (m == "prefill") in.mode = PerfMode::Prefill;
-      else if (m == "decode") in.mode = PerfMode::Decode;
-      else if (m == "train") in.mode = PerfMode::Train;
-      else throw Error(ErrorKind::Usage, "", "--mode", "must be prefill, decode or train");
-    } else if (arg == "--batch") in.batch = positive(arg, value());
-    else if (arg == "--seq") in.seq = positive(arg, value());
-    else if (arg == "--kv-len") {
-      in.kv_len = positive(arg, value());
-      kv_len_given = true;
-    } else if (arg == "--dtype") in.weight_dtype = in.act_dtype = dtype(arg, value());
-    else if (arg == "--weight-dtype") in.weight_dtype = dtype(arg, value());
-    else if (arg == "--act-dtype") in.act_dtype = dtype(arg, value());
-    else if (arg == "--kv-dtype") in.kv_dtype = dtype(arg, value());
-    else if (arg == "--profile") {
-      const std::string& p = value();
-      if (p == "naive") in.knobs = ExecutionKnobs::naive();
-      else if (p == "efficient") in.knobs = ExecutionKnobs::efficient();
-      else throw Error(ErrorKind::Usage, "", "--profile", "must be naive or efficient");
-    } else if (arg == "--wrf" || arg == "--wrf-attn" || arg == "--wrf-dense" || arg == "--wrf-moe" ||
-               arg == "--act-fusion" || arg == "--elementwise" || arg == "--attention")
-      knob_overrides.emplace_back(arg, value());
-    else if (arg == "--tp") in.parallel.tp = static_cast<uint32_t>(positive(arg, value()));
-    else if (arg == "--pp") in.parallel.pp = static_cast<uint32_t>(positive(arg, value()));
-    else if (arg == "--ep") in.parallel.ep = static_cast<uint32_t>(positive(arg, value()));
-    else if (arg == "--json") a.json = true;
-    else if (arg == "--quiet" || arg == "-q") a.quiet = true;
-    else if (arg == "--report") a.report_file = value();
-    else if (arg == "--plot") a.plot_file = value();
-    else if (arg == "--plot-hw") a.plot_chips = split(value());
-    else if (arg == "--plot-dtype") a.plot_dtype = value();
-    else if (!arg.empty() && arg[0] == '-') throw Error(ErrorKind::Usage, "", arg, "unknown option for 'perf'; see modelanalyzer --help");
-    else if (a.model.empty()) a.model = arg;
-    else throw Error(ErrorKind::Usage, "", arg, "'perf' takes one MODEL");
-  }
-  if (a.model.empty()) throw Error(ErrorKind::Usage, "", "MODEL", "missing; usage: modelanalyzer perf MODEL [--hw h200]");
-  for (const auto& [flag, text] : knob_overrides) {
-    ExecutionKnobs& k = in.knobs;
-    if (flag == "--attention") {
-      if (text != "naive" && text != "flash") throw Error(ErrorKind::Usage, "", flag, "must be naive or flash");
-      k.flash_attention = text == "flash";
-    } else {
-      const double v = factor(flag, text);
-      if (flag == "--wrf") k.wrf_attention = k.wrf_dense = k.wrf_moe = v;
-      else if (flag == "--wrf-attn") k.wrf_attention = v;
-      else if (flag == "--wrf-dense") k.wrf_dense = v;
-      else if (flag == "--wrf-moe") k.wrf_moe = v;
-      else if (flag == "--act-fusion") k.act_fusion = v;
-      else k.elementwise = v;
-    }
-  }
-  if (!knob_overrides.empty()) in.knobs.profile += " (modified)";
+  std::vector<std::pair<std::string, std::string>> knob_overrides;
+  const CommandSpec spec = perf_spec(a, knob_overrides);
+  parse_command_line(args, spec);
+  require_operand(a.model, spec);
+  a.hub.flags.quiet = a.common.quiet;  // the Hub settings warnings obey --quiet too
+  for (const auto& [flag, text] : knob_overrides) apply_knob(a.inputs.knobs, flag, text);
+  if (!knob_overrides.empty()) a.inputs.knobs.profile += " (modified)";
   // Seed 001: the decode KV length is the report's sequence length (255 by default).
-  if (!kv_len_given) in.kv_len = in.seq;
-  if (!compute_dtype_from_name(a.plot_dtype)) throw Error(ErrorKind::Usage, "", "--plot-dtype", "unknown dtype");
+  if (!a.kv_len_given) a.inputs.kv_len = a.inputs.seq;
   return a;
 }
 

@@ -19,10 +19,11 @@ namespace ma::cli {
 
 int run_perf(const Args& args) {
   PerfArgs a = parse_perf_args(args);
-  Output out = detect_output(a.quiet);
+  Output out = detect_output(a.common);
   OpenedModel opened = open_model(a.model, a.hub, true);
   print_warnings(opened.warnings, out);
   Inventory& inv = keep_until_exit(build_inventory(opened.files));
+  print_notes(inv.notes, out);
   ReportOptions options;
   options.model_id = a.model;
   options.skip_tokenizer = true;
@@ -36,8 +37,10 @@ int run_perf(const Args& args) {
   if (a.json) stream_perf_json(result, a.model, [&](std::string_view s) { json.append(s); });
   PerfStudyFiles files = render_perf_study(inv, report, result, a);
   write_perf_study(files, a);
-  if (a.json) print_stdout(json);
-  else if (!a.quiet) print_stdout(render_perf_console(result, a.model, out.color));
+  if (a.json)
+    print_stdout(json);
+  else if (!out.quiet)
+    print_stdout(render_perf_console(result, a.model, out.color));
   return 0;
 }
 

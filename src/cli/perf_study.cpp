@@ -70,8 +70,8 @@ PerfStudyFiles render_perf_study(const Inventory& inv, const ModelReport& report
       const Hardware hw = resolve_hardware(name);
       chips.push_back({hw, dt, roofline_points(run(inv, report, in, hw))});
     }
-    f.svg = render_roofline_svg(chips, args.model + ": " + std::string(perf_mode_name(base.inputs.mode)) + ", batch " +
-                                           std::to_string(base.inputs.batch));
+    f.svg = render_roofline_svg(chips, args.model + ": " + std::string(perf_mode_name(base.inputs.mode)) +
+                                           ", batch " + std::to_string(base.inputs.batch));
   }
   return f;
 }

@@ -1,61 +1,77 @@
 #include "cli/report_args.h"
 
-#include <charconv>
-
+#include "cli/arg_values.h"
+#include "cli/hub_options.h"
+#include "core/dtype.h"
 #include "core/error.h"
 
 namespace ma::cli {
 namespace {
 
-uint64_t positive_number(const std::string& flag, const std::string& text) {
-  uint64_t v = 0;
-  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || v == 0)
-    throw Error(ErrorKind::Usage, "", flag, "expects a positive integer, got '" + printable(text) + "'");
-  return v;
+// Far beyond any real batch or context, small enough that batch x context x bytes per token stays exact.
+constexpr uint64_t kMaxBatch = 1 << 20;
+constexpr uint64_t kMaxContext = 1ull << 30;
+
+DType kv_dtype(const std::string& text) {
+  const std::optional<DType> d = dtype_from_any_name(text);
+  if (!d)
+    throw Error(
+        ErrorKind::Usage, "", "--kv-dtype",
+        "unknown dtype '" + printable(text) +
+            "'; accepted: fp32, bf16, fp16, fp8, f8_e5m2, int8, f4, or any torch or safetensors dtype name");
+  return *d;
 }
 
 }  // namespace
 
+CommandSpec report_spec(ReportArgs& a) {
+  CommandSpec s;
+  s.operands = "MODEL [MODEL...]";
+  s.summary =
+      "The report: family, exact parameters, architecture, attention per layer, MoE, layer map,\n"
+      "quantization, memory and KV cache, tokenizer, capabilities; several MODELs print a comparison table.";
+  s.operand = [&a](const std::string& m) { a.models.push_back(m); };
+  // clang-format off
+  s.options = {
+      {{"--detailed"}, "", "every section in full (per-layer tables, formulas)",
+       [&a](const std::string&) { a.detailed = true; }},
+      {{"--json"}, "", "the JSON export on stdout", [&a](const std::string&) { a.json = true; }},
+      {{"--export"}, "FILE.json", "write the JSON export (- for stdout)",
+       [&a](const std::string& v) { a.export_json = v; }},
+      {{"--export-markdown"}, "FILE.md", "write the Markdown export (- for stdout)",
+       [&a](const std::string& v) { a.export_markdown = v; }},
+      {{"--visualize"}, "", "draw the architecture (default file model_architecture.png)",
+       [&a](const std::string&) { a.visualize = true; }},
+      {{"--viz-style"}, "STYLE", "simple or detailed (default)",
+       [&a](const std::string& v) { a.viz_style = choice_arg("--viz-style", v, {"simple", "detailed"}); }},
+      {{"--viz-output"}, "FILE", "the diagram's file: .png or .svg (- for SVG on stdout)",
+       [&a](const std::string& v) { a.viz_output = image_path_arg("--viz-output", v); }},
+      {{"--batch"}, "N", "KV cache and memory for N sequences (default 1)",
+       [&a](const std::string& v) { a.options.batch = integer_arg("--batch", v, 1, kMaxBatch); }},
+      {{"--context"}, "N", "... of N tokens each (default: the model's maximum context)",
+       [&a](const std::string& v) { a.options.context = integer_arg("--context", v, 1, kMaxContext); }},
+      {{"--kv-dtype"}, "DTYPE", "KV cache dtype: fp32, bf16, fp16, fp8, ... (default: the model's dtype)",
+       [&a](const std::string& v) { a.options.kv_dtype = kv_dtype(v); }},
+      {{"--skip-tokenizer"}, "", "do not read tokenizer files",
+       [&a](const std::string&) { a.options.skip_tokenizer = true; }},
+  };
+  // clang-format on
+  add_common_options(s, a.common);
+  add_hub_options(s, a.hub);
+  return s;
+}
+
 ReportArgs parse_report_args(const Args& args) {
   ReportArgs a;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw Error(ErrorKind::Usage, "", arg, "needs a value");
-      return args[++i];
-    };
-    if (arg == "--detailed") a.detailed = true;
-    else if (arg == "--verbose" || arg == "-v") a.verbose = true;
-    else if (arg == "--quiet" || arg == "-q") a.quiet = true;
-    else if (arg == "--json") a.json = true;
-    else if (arg == "--export") a.export_json = value();
-    else if (arg == "--export-markdown") a.export_markdown = value();
-    else if (arg == "--visualize") a.visualize = true;
-    else if (arg == "--viz-style") {
-      a.viz_style = value();
-      if (a.viz_style != "simple" && a.viz_style != "detailed")
-        throw Error(ErrorKind::Usage, "", "--viz-style", "must be simple or detailed");
-    } else if (arg == "--viz-output") a.viz_output = value();
-    else if (arg == "--skip-tokenizer") a.options.skip_tokenizer = true;
-    else if (take_hub_arg(args, i, a.hub)) continue;
-    else if (arg == "--batch") a.options.batch = positive_number(arg, value());
-    else if (arg == "--context") a.options.context = positive_number(arg, value());
-    else if (arg == "--kv-dtype") {
-      const std::string& d = value();
-      a.options.kv_dtype = dtype_from_any_name(d);
-      if (!a.options.kv_dtype) throw Error(ErrorKind::Usage, "", "--kv-dtype", "unknown dtype '" + printable(d) + "'");
-    } else if (!arg.empty() && arg[0] == '-') {
-      throw Error(ErrorKind::Usage, "", arg, "unknown option; see modelanalyzer --help");
-    } else {
-      a.models.push_back(arg);
-    }
-  }
+  parse_command_line(args, report_spec(a));
+  a.hub.flags.quiet = a.common.quiet;  // the Hub settings warnings obey --quiet too
   if (a.models.empty()) throw Error(ErrorKind::Usage, "", "MODEL", "missing; see modelanalyzer --help");
   if (!a.viz_output.empty() && a.models.size() > 1)
-    throw Error(ErrorKind::Usage, "", "--viz-output", "names one file; with several models each gets <model>_architecture.png");
+    throw Error(ErrorKind::Usage, "", "--viz-output",
+                "names one file; with several models each gets <model>_architecture.png");
   if ((!a.export_json.empty() || !a.export_markdown.empty()) && a.models.size() > 1)
-    throw Error(ErrorKind::Usage, "", "--export", "exports one model; analyse models one at a time to export each");
+    throw Error(ErrorKind::Usage, "", "--export",
+                "exports one model; analyse models one at a time to export each");
   if (a.viz_output.empty() && a.models.size() == 1) a.viz_output = "model_architecture.png";
   return a;
 }

@@ -7,23 +7,25 @@
 #include "analysis/report_inputs.h"
 #include "cli/commands.h"
 #include "cli/model_source.h"
+#include "cli/option_table.h"
 
 namespace ma::cli {
 
 struct ReportArgs {
   std::vector<std::string> models;
+  CommonFlags common;
   bool detailed = false;
-  bool verbose = false;
-  bool quiet = false;
   bool json = false;  // the JSON export on stdout
   std::string export_json, export_markdown;
   bool visualize = false;
   std::string viz_style = "detailed";
   std::string viz_output;  // default model_architecture.png (per model when several)
-  HubArgs hub;  // token, revision, offline; the token is never printed
-  ReportOptions options;             // batch, context, kv dtype, skip tokenizer
+  HubArgs hub;             // token, revision, offline; the token is never printed
+  ReportOptions options;   // batch, context, kv dtype, skip tokenizer
 };
 
+// The option table, writing into `a`.
+CommandSpec report_spec(ReportArgs& a);
 // Throws Error(Usage) for unknown options and bad values.
 ReportArgs parse_report_args(const Args& args);
 

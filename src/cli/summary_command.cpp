@@ -8,10 +8,11 @@
 
 #include "analysis/model_report.h"
 #include "cli/cli_common.h"
-#include "cli/model_source.h"
 #include "cli/commands.h"
+#include "cli/model_source.h"
 #include "cli/report_args.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "formats/model_files.h"
 #include "io/file_source.h"
 #include "model/inventory.h"
@@ -21,15 +22,6 @@
 
 namespace ma::cli {
 namespace {
-
-std::string utc_timestamp() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // One diagram file name per model when several are analysed: "<model>_architecture.png".
 std::string diagram_name(const std::string& model) {
@@ -69,37 +61,39 @@ std::string report_json_array(const std::vector<ModelReport>& reports, const std
 
 int run_summary(const Args& args) {
   ReportArgs a = parse_report_args(args);
-  Output out = detect_output(a.quiet);
-  const bool progress = out.stderr_tty && !a.quiet;
+  Output out = detect_output(a.common);
+  const bool progress = out.stderr_tty && !out.quiet;
   std::vector<ModelReport> reports;
   for (const std::string& model : a.models) {
     auto start = std::chrono::steady_clock::now();
-    if (progress) std::fprintf(stderr, "analysing %s ...\n", model.c_str());
+    if (progress) std::fprintf(stderr, "analysing %s ...\n", terminal_safe(model).c_str());
     OpenedModel opened = open_model(model, a.hub, a.options.skip_tokenizer);
     print_warnings(opened.warnings, out);
     const LocalModelFiles& files = opened.files;
     Inventory& inv = keep_until_exit(inventory_or_config_only(files));
+    print_notes(inv.notes, out);
     ReportOptions options = a.options;
     options.model_id = model;
     options.metadata = opened.metadata;
     reports.push_back(build_model_report(inv, files, options));
     print_warnings(reports.back().warnings, out);
-    if (a.verbose && !a.quiet && opened.stats)
-      std::fprintf(stderr, "%s: %llu HTTP requests, %llu bytes received; %llu files downloaded, %llu cached; "
-                   "%llu headers fetched, %llu cached (%llu header bytes)\n", model.c_str(),
-                   static_cast<unsigned long long>(opened.stats->requests),
+    if (out.verbose && opened.stats)
+      std::fprintf(stderr,
+                   "%s: %llu HTTP requests, %llu bytes received; %llu files downloaded, %llu cached; "
+                   "%llu headers fetched, %llu cached (%llu header bytes)\n",
+                   model.c_str(), static_cast<unsigned long long>(opened.stats->requests),
                    static_cast<unsigned long long>(opened.stats->bytes_received),
                    static_cast<unsigned long long>(opened.stats->files_downloaded),
                    static_cast<unsigned long long>(opened.stats->files_cached),
                    static_cast<unsigned long long>(opened.stats->headers_fetched),
                    static_cast<unsigned long long>(opened.stats->headers_cached),
                    static_cast<unsigned long long>(opened.stats->header_bytes));
-    if (a.verbose && !a.quiet) {
+    if (out.verbose) {
       double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      std::fprintf(stderr, "%s: config %s, %zu weight file(s)%s, %zu tensors, analysed in %.1f ms\n", model.c_str(),
-                   files.config ? files.config->c_str() : "none",
-                   files.safetensors.size() + files.fetched_headers.size(),
-                   files.index ? " + index" : "", inv.tensors.size(), ms);
+      std::fprintf(stderr, "%s: config %s, %zu weight file(s)%s, %zu tensors, analysed in %.1f ms\n",
+                   model.c_str(), files.config ? files.config->c_str() : "none",
+                   files.safetensors.size() + files.fetched_headers.size(), files.index ? " + index" : "",
+                   inv.tensors.size(), ms);
     }
   }
 
@@ -114,8 +108,10 @@ int run_summary(const Args& args) {
       for (const ModelReport& r : reports) svgs.push_back(render_diagram_svg(r, style));
       for (size_t i = 0; i < reports.size(); ++i) write_diagram_file(svgs[i], diagram_name(a.models[i]));
     }
-    if (a.json) print_stdout(report_json_array(reports, timestamp));
-    else if (!a.quiet) print_stdout(render_comparison_console(reports, out.color));
+    if (a.json)
+      print_stdout(report_json_array(reports, timestamp));
+    else if (!out.quiet)
+      print_stdout(render_comparison_console(reports, out.color));
     return 0;
   }
   const ModelReport& r = reports.front();
@@ -125,8 +121,10 @@ int run_summary(const Args& args) {
   if (a.visualize) write_diagram_file(svg, a.viz_output);
   if (!a.export_json.empty()) write_output_file(a.export_json, json);
   if (!a.export_markdown.empty()) write_output_file(a.export_markdown, markdown);
-  if (a.json) print_stdout(json);
-  else if (!a.quiet) print_stdout(render_report_console(r, render, out.color));
+  if (a.json)
+    print_stdout(json);
+  else if (!out.quiet)
+    print_stdout(render_report_console(r, render, out.color));
   return 0;
 }
 

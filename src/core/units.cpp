@@ -47,4 +47,10 @@ std::string human_bytes(uint64_t n) {
   return buf;
 }
 
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 }  // namespace ma

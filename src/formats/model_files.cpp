@@ -44,10 +44,12 @@ LocalModelFiles locate_local_model(const std::string& arg) {
   if (!fs::is_directory(st)) throw Error(ErrorKind::Usage, arg, "", "not a regular file or directory");
 
   m.root = p;
-  if (fs::is_regular_file(p / "config.json", ec)) m.config = p / "config.json";
-  if (fs::is_regular_file(p / "model.safetensors.index.json", ec)) {
+  // A name that exists is the model's file whatever its type: reading it (FileSource) then refuses a FIFO or
+  // device with an error naming it, rather than the model being silently analysed without it.
+  if (fs::exists(p / "config.json", ec)) m.config = p / "config.json";
+  if (fs::exists(p / "model.safetensors.index.json", ec)) {
     m.index = p / "model.safetensors.index.json";
-  } else if (fs::is_regular_file(p / "pytorch_model.bin.index.json", ec)) {
+  } else if (fs::exists(p / "pytorch_model.bin.index.json", ec)) {
     m.index = p / "pytorch_model.bin.index.json";
     m.index_is_pytorch = true;
   }
@@ -55,7 +57,7 @@ LocalModelFiles locate_local_model(const std::string& arg) {
     // Unsharded: every .safetensors file in the directory, except PEFT adapter weights next to a full model.
     std::vector<fs::path> found, adapters;
     for (const auto& e : fs::directory_iterator(p, ec)) {
-      if (!e.is_regular_file(ec)) continue;
+      if (e.is_directory(ec)) continue;
       std::string name = e.path().filename().string();
       for (std::string_view ext : {".bin", ".pt", ".pth", ".gguf", ".onnx"})
         if (ends_with(name, ext)) m.unread_weights.push_back(e.path());

@@ -1,6 +1,13 @@
 #include "hub/content_hash.h"
 
+#include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <vector>
 
 #include "core/error.h"
 
@@ -42,6 +49,37 @@ std::string ContentHash::hex_digest() {
     out += hex[digest[i] & 15];
   }
   return out;
+}
+
+std::string content_hash_of(std::string_view bytes, std::string_view expected) {
+  ContentHash hash(expected, bytes.size());
+  hash.update(bytes);
+  return hash.hex_digest();
+}
+
+std::optional<std::string> file_content_hash(const std::filesystem::path& path, std::string_view expected) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  std::optional<std::string> digest;
+  if (::fstat(fd, &st) == 0) {
+    ContentHash hash(expected, static_cast<uint64_t>(st.st_size));
+    // read() into one buffer, no larger than the file (fresh memory is slow to touch on this kind of VM).
+    std::vector<char> buffer(std::clamp<size_t>(static_cast<size_t>(st.st_size), 1, 4u << 20));
+    ssize_t n = 0;
+    while ((n = ::read(fd, buffer.data(), buffer.size())) > 0 || (n < 0 && errno == EINTR))
+      if (n > 0) hash.update(std::string_view(buffer.data(), static_cast<size_t>(n)));
+    if (n == 0) digest = hash.hex_digest();
+  }
+  ::close(fd);
+  return digest;
+}
+
+void require_content_hash(const std::string& where, const std::string& expected, const std::string& digest) {
+  if (digest != expected)
+    throw Error(ErrorKind::Network, where, "",
+                "content hash mismatch: the bytes hash to " + digest + ", not its etag " + expected +
+                    " (corrupted on the way or tampered with); nothing was kept");
 }
 
 }  // namespace ma

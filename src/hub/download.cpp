@@ -5,7 +5,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <mutex>
+#include <set>
 
 #include "core/error.h"
 #include "core/glob.h"
@@ -14,6 +16,7 @@
 #include "hub/hub_api.h"
 #include "hub/hub_cache.h"
 #include "hub/hub_http.h"
+#include "hub/stale_temp.h"
 
 namespace fs = std::filesystem;
 
@@ -81,6 +84,7 @@ class Downloader {
     if (wanted.empty()) throw Error(ErrorKind::NotFound, ref_.id, "--include", "no file of the repository matches");
     progress_.files_total = wanted.size();
     for (const RepoFile* f : wanted) progress_.bytes_total += f->size.value_or(0);
+    sweep_stale_temps(wanted);
     report();
     parallel_for_threads(wanted.size(), options_.parallel_files, [&](size_t i) { fetch(info, *wanted[i]); });
     return result_;
@@ -105,31 +109,56 @@ class Downloader {
     report();
   }
 
-  // Already there, complete: skip. In a directory, a file of the right size counts (its hash was checked
-  // when we wrote it; rehashing gigabytes on every run is what users complain about).
-  bool present(const HubModelInfo& info, const RepoFile& f) const {
+  // A SIGKILLed run cannot remove its temp files: sweep those of dead processes where this run writes — the
+  // repo's blobs/, or in --out only the temp files of the files this run writes there.
+  void sweep_stale_temps(const std::vector<const RepoFile*>& wanted) const {
+    if (!options_.out_dir) {
+      cache_.sweep_stale_temp_blobs();
+      return;
+    }
+    std::map<fs::path, std::set<std::string, std::less<>>> names;  // directory -> names written there
+    for (const RepoFile* f : wanted) {
+      const fs::path p = *options_.out_dir / f->path;
+      names[p.parent_path()].insert(p.filename().string());
+    }
+    for (const auto& dir_names : names) {
+      const auto& written = dir_names.second;  // (clang 14 cannot capture a structured binding)
+      sweep_stale_incomplete(dir_names.first, [&written](std::string_view stem) { return written.count(stem) > 0; });
+    }
+  }
+
+  // Already there and complete: skip. Complete means the listed size and the listed hash: a file of the right
+  // size with other bytes (a flipped bit, a tampered copy) is downloaded again. In --out every present file is
+  // hashed on each run: it is the user's directory, where files get edited and where we leave no stamps. In
+  // the cache a blob is hashed once, then trusted while its stamp holds (HubCache::verified): rehashing
+  // gigabytes on every run is what users complain about.
+  bool present(const HubModelInfo& info, const RepoFile& f, const std::string& etag) const {
     std::error_code ec;
     if (options_.out_dir) {
-      fs::path p = *options_.out_dir / f.path;
-      return fs::is_regular_file(p, ec) && f.size && fs::file_size(p, ec) == *f.size;
+      const fs::path p = *options_.out_dir / f.path;
+      return fs::is_regular_file(p, ec) && fs::file_size(p, ec) == *f.size && file_content_hash(p, etag) == etag;
     }
-    auto p = cache_.snapshot_file(info.commit, f.path);
-    return p && f.size && fs::file_size(*p, ec) == *f.size;
+    const auto p = cache_.snapshot_file(info.commit, f.path);
+    if (!p || fs::file_size(*p, ec) != *f.size) return false;
+    if (cache_.verified(etag, *p)) return true;
+    if (file_content_hash(*p, etag) != etag) return false;  // downloaded again, replacing the blob
+    cache_.mark_verified(etag, *p);
+    return true;
   }
 
   void fetch(const HubModelInfo& info, const RepoFile& f) {
     validate_repo_filename(f.path, "file list of " + ref_.id);
-    if (present(info, f)) {
-      add_progress(f.size.value_or(0), 1);
+    const std::string where = ref_.id + "/" + f.path;
+    // The file list names each file's hash: LFS files by SHA-256, the rest by git blob SHA-1.
+    const std::string etag = checked_etag(f.listed_hash(), where);
+    if (!f.size) throw Error(ErrorKind::Network, where, "size", "the file list gives no size");
+    const uint64_t expected = *f.size;
+    if (present(info, f, etag)) {
+      add_progress(expected, 1);
       std::lock_guard lock(mutex_);
       ++result_.files_present;
       return;
     }
-    const std::string where = ref_.id + "/" + f.path;
-    // The file list names each file's hash: LFS files by SHA-256, the rest by git blob SHA-1.
-    const std::string etag = checked_etag(f.lfs_sha256.empty() ? f.blob_id : f.lfs_sha256, where);
-    if (!f.size) throw Error(ErrorKind::Network, where, "size", "the file list gives no size");
-    const uint64_t expected = *f.size;
     fs::path temp_path;
     if (options_.out_dir) {
       fs::path final_path = *options_.out_dir / f.path;
@@ -166,8 +195,7 @@ class Downloader {
         ++result_.resumed;
         continue;  // bytes arrived before the connection broke: resume from there
       }
-      const std::string* server_etag = r.hub_header("x-linked-etag");
-      if (!server_etag) server_etag = r.hub_header("etag");
+      const std::string* server_etag = r.file_etag();
       if (server_etag && checked_etag(*server_etag, where) != etag)
         throw Error(ErrorKind::Network, where, "ETag", "the file changed on the server since it was listed; run again");
       if (resume_from > 0 && r.response.status == 200) {
@@ -185,17 +213,14 @@ class Downloader {
       throw Error(ErrorKind::Network, where, "body",
                   "consistency check failed: expected " + std::to_string(expected) + " bytes, received " +
                       std::to_string(written));
-    const std::string digest = hash.hex_digest();
-    if (digest != etag)
-      throw Error(ErrorKind::Network, where, "sha256",
-                  "consistency check failed: the content hashes to " + digest + ", not its etag " + etag);
+    require_content_hash(where, etag, hash.hex_digest());
     temp.finish();
     if (options_.out_dir) {
       std::error_code ec;
       fs::rename(temp.path(), *options_.out_dir / f.path, ec);
       if (ec) throw Error(ErrorKind::LocalIO, (*options_.out_dir / f.path).string(), "", "cannot move into place: " + ec.message());
     } else {
-      cache_.commit_blob(temp.path(), etag, info.commit, f.path);
+      cache_.mark_verified(etag, cache_.commit_blob(temp.path(), etag, info.commit, f.path));  // hashed above
     }
     temp.keep();
     add_progress(0, 1);

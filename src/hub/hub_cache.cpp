@@ -1,5 +1,6 @@
 #include "hub/hub_cache.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "core/error.h"
 #include "hub/repo_ref.h"
+#include "hub/stale_temp.h"
 #include "io/atomic_file.h"
 #include "io/file_source.h"
 
@@ -49,13 +51,23 @@ void place_link(const fs::path& target, const fs::path& link) {
   }
 }
 
+// What identifies the bytes of a file without reading them: size, modification time and inode.
+std::optional<std::string> stamp_of(const fs::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return std::nullopt;
+  return std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec) + " " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+}
+
+bool is_etag(std::string_view s) { return (s.size() == 40 || s.size() == 64) && lower_hex(s); }
+
 }  // namespace
 
 std::string checked_etag(std::string_view raw, std::string_view source) {
   std::string_view e = raw;
   if (e.rfind("W/", 0) == 0) e.remove_prefix(2);
   if (e.size() >= 2 && e.front() == '"' && e.back() == '"') e = e.substr(1, e.size() - 2);
-  if ((e.size() != 40 && e.size() != 64) || !lower_hex(e))
+  if (!is_etag(e))
     throw Error(ErrorKind::Network, std::string(source), "ETag", "invalid etag from server (expected 40 or 64 hex)");
   return std::string(e);
 }
@@ -138,6 +150,8 @@ fs::path HubCache::store_blob(std::string_view content, const std::string& etag,
   FILE* f = std::fopen(temp.c_str(), "wbx");
   if (!f) throw Error(ErrorKind::LocalIO, temp.string(), "", "cache not writable");
   bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+  // Flushed to disk before it is renamed into blobs/: Python tools read these files without checking them.
+  ok = ok && std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
   ok = (std::fclose(f) == 0) && ok;
   if (!ok) {
     std::error_code ec;
@@ -145,6 +159,28 @@ fs::path HubCache::store_blob(std::string_view content, const std::string& etag,
     throw Error(ErrorKind::LocalIO, temp.string(), "", "write failed (disk full?)");
   }
   return commit_blob(temp, etag, commit, path);
+}
+
+void HubCache::sweep_stale_temp_blobs() const { sweep_stale_incomplete(repo_ / "blobs", is_etag); }
+
+bool HubCache::verified(const std::string& etag, const fs::path& file) const {
+  const fs::path p = repo_ / "modelanalyzer" / "verified" / etag;
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec) || fs::file_size(p, ec) > 256) return false;  // absent or not ours: hash
+  const auto stamp = stamp_of(file);
+  return stamp && read_small_file(p, 256) == *stamp;
+}
+
+void HubCache::mark_verified(const std::string& etag, const fs::path& file) const {
+  const auto stamp = stamp_of(file);
+  if (!stamp) return;
+  try {
+    fs::path dir = repo_ / "modelanalyzer" / "verified";
+    make_dirs(dir);
+    write_file_atomically(dir / etag, *stamp);
+  } catch (const Error&) {
+    // Only a saving: a read-only cache is hashed again next time, and the download still succeeds.
+  }
 }
 
 std::optional<std::string> HubCache::read_header(const std::string& etag) const {
@@ -157,7 +193,9 @@ std::optional<std::string> HubCache::read_header(const std::string& etag) const 
 void HubCache::write_header(const std::string& etag, std::string_view prefix) const {
   fs::path dir = repo_ / "modelanalyzer" / "headers";
   make_dirs(dir);
-  write_file_atomically(dir / etag, prefix);
+  // Not flushed to disk: a header cut short by a power loss fails its own length check when read back and is
+  // fetched again (read_header's callers), and flushing each of a 163-shard repo's headers costs 0.5 s.
+  write_file_atomically(dir / etag, prefix, Durability::Checked);
 }
 
 std::optional<std::string> HubCache::read_info(const std::string& commit) const {
@@ -170,6 +208,7 @@ std::optional<std::string> HubCache::read_info(const std::string& commit) const 
 void HubCache::write_info(const std::string& commit, std::string_view json) const {
   fs::path dir = repo_ / "modelanalyzer" / "info";
   make_dirs(dir);
+  if (read_info(commit) == json) return;  // unchanged: no write, no flush
   write_file_atomically(dir / (commit + ".json"), json);
 }
 

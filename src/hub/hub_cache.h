@@ -6,7 +6,8 @@
 // once leave only complete entries (C1, C2). Everything read back is checked: refs hold 40 hex (C9), etags
 // and commits from a server are hex before they become file names (N14), snapshot links resolve inside
 // blobs/ (C7). Beside the layout, under modelanalyzer/ (ignored by huggingface_hub's scanner): weight-file
-// headers keyed by etag, and the model info of each commit, so a second analysis needs no request for them.
+// headers keyed by etag, the model info of each commit, so a second analysis needs no request for them, and
+// a stamp for each blob whose hash was checked.
 #pragma once
 #include <filesystem>
 #include <optional>
@@ -39,6 +40,16 @@ class HubCache {
                                     const std::string& commit, const std::string& path) const;
   std::filesystem::path store_blob(std::string_view content, const std::string& etag, const std::string& commit,
                                    const std::string& path) const;
+
+  // Removes blobs/{etag}.{pid}-{n}.incomplete files whose writer is dead (hub/stale_temp.h).
+  void sweep_stale_temp_blobs() const;
+
+  // Hashing a multi-gigabyte blob on every run is what users complain about, so a blob found right is
+  // stamped (modelanalyzer/verified/{etag}: size, mtime and inode of the file) and trusted while the file
+  // keeps that stamp; a rewritten or replaced file no longer matches and is hashed again. Stamping is best
+  // effort (a read-only cache is hashed each time).
+  bool verified(const std::string& etag, const std::filesystem::path& file) const;
+  void mark_verified(const std::string& etag, const std::filesystem::path& file) const;
 
   std::optional<std::string> read_header(const std::string& etag) const;
   void write_header(const std::string& etag, std::string_view prefix) const;

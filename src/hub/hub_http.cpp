@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
 #include <thread>
 
 #include "core/error.h"
 #include "hub/hub_errors.h"
+#include "hub/response_headers.h"
 
 namespace ma {
 namespace {
@@ -18,20 +18,16 @@ bool is_redirect(int status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
 }
 
-// Retry-After as delay-seconds (the HTTP-date form is treated as absent, like huggingface_hub); also the IETF
-// "RateLimit: ...;r=0;t=5" form the Hub sends.
-std::optional<double> retry_after(const HttpResponse& r) {
-  if (const std::string* ra = r.header("retry-after")) {
-    char* end = nullptr;
-    double v = std::strtod(ra->c_str(), &end);
-    if (end != ra->c_str() && *end == '\0' && v >= 0) return v;
-  }
-  if (const std::string* rl = r.header("ratelimit")) {
-    size_t rpos = rl->find(";r="), tpos = rl->find(";t=");
-    if (rpos != std::string::npos && tpos != std::string::npos && std::strtol(rl->c_str() + rpos + 3, nullptr, 10) == 0)
-      return std::strtod(rl->c_str() + tpos + 3, nullptr);
-  }
-  return std::nullopt;
+// What the server asks us to wait before the next try: Retry-After, else the RateLimit header's reset; both
+// validated and clamped (hub/response_headers.h), so anything else means the normal backoff.
+std::optional<double> server_wait(const HttpResponse& r) {
+  if (auto s = parse_header(r.header("retry-after"), parse_retry_after)) return s;
+  return parse_header(r.header("ratelimit"), parse_ratelimit_reset);
+}
+
+// A finite wait of at most kMaxHeaderWaitSeconds, as whole seconds ("86400 s or more" at the clamp).
+std::string wait_text(double s) {
+  return std::to_string(static_cast<long long>(std::ceil(s))) + (s >= kMaxHeaderWaitSeconds ? " s or more" : " s");
 }
 
 // An Error from the connection itself, as opposed to a policy refusal (bad redirect): only these are retried.
@@ -48,6 +44,11 @@ const std::string* HubResult::hub_header(std::string_view lower_name) const {
   for (const auto& [name, value] : hub_headers)
     if (name == lower_name) found = &value;
   return found;
+}
+
+const std::string* HubResult::file_etag() const {
+  const std::string* linked = hub_header("x-linked-etag");
+  return linked ? linked : hub_header("etag");
 }
 
 HubHttp::HubHttp(const HubSettings& settings)
@@ -110,13 +111,12 @@ HubResult HubHttp::fetch(const std::string& url, HttpRequest request, const HubT
     if (!retryable_status(status) || attempt > settings_.max_retries) throw_hub_error(r, target, settings_, attempt);
     double wait = backoff;
     if (status == 429) {
-      if (auto ra = retry_after(r.response)) {
+      if (auto ra = server_wait(r.response)) {
         // A wait beyond the cap is not worth hanging for: say when to come back instead (N6).
         if (*ra + 1 > settings_.max_retry_wait_s)
           throw Error(ErrorKind::Network, target.repo, "HTTP 429",
-                      "rate limited; the server asks to retry after " + std::to_string(static_cast<long>(*ra)) +
-                          " s (more than the " + std::to_string(static_cast<long>(settings_.max_retry_wait_s)) +
-                          " s cap)");
+                      "rate limited; the server asks to wait " + wait_text(*ra) + ", which exceeds the " +
+                          wait_text(settings_.max_retry_wait_s) + " cap; retry later");
         wait = *ra + 1;
       }
     }

@@ -27,6 +27,9 @@ struct HubResult {
   std::vector<std::pair<std::string, std::string>> hub_headers;
   std::string final_url;
   const std::string* hub_header(std::string_view lower_name) const;
+  // The file's etag as the endpoint states it (X-Linked-Etag when the bytes come from a CDN, else ETag);
+  // raw, for checked_etag. Null when there is none.
+  const std::string* file_etag() const;
 };
 
 class HubHttp {

@@ -131,6 +131,10 @@ HubSettings hub_settings(const HubFlags& flags, const EnvLookup& env_in) {
   if (s.token && !s.send_token)
     s.warnings.push_back("the token from " + s.token->source + " is not sent to " + s.endpoint +
                          " (not a Hugging Face host); pass --trust-endpoint to send it");
+  // Trusted is not encrypted: whoever sees the traffic of a plain-http endpoint reads the token.
+  if (s.send_token && s.endpoint.rfind("http://", 0) == 0)
+    s.warnings.push_back("the token from " + s.token->source + " goes to " + s.endpoint +
+                         " over plain HTTP, readable by anyone on the network path; use https");
   return s;
 }
 

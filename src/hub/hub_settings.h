@@ -23,6 +23,10 @@ struct HubFlags {
   std::optional<std::string> token_file;  // --token-file
   bool trust_endpoint = false;            // --trust-endpoint: send the token to a non-Hugging Face HF_ENDPOINT
   bool offline = false;                   // --offline (or HF_HUB_OFFLINE=1)
+  // --quiet: the CLI shows no warning about these settings (HubSettings::warnings). Carried here because a
+  // command that fails never prints what it would have printed after success: open_model (cli/model_source)
+  // prints the settings warnings itself before rethrowing, and must know whether to.
+  bool quiet = false;
 };
 
 struct HubSettings {
@@ -37,7 +41,8 @@ struct HubSettings {
   double max_retry_wait_s = 60;      // cap on Retry-After (the Hub client has none)
   double backoff_base_s = 1;         // 1, 2, 4, 8, 8 s
   unsigned parallel_requests = 16;   // header range reads and small files in flight
-  std::vector<std::string> warnings;  // e.g. a token on the command line, a token withheld from an endpoint
+  // A token on the command line, a token withheld from an endpoint or sent to it over plain http.
+  std::vector<std::string> warnings;
 };
 
 using EnvLookup = std::function<std::optional<std::string>(const char*)>;

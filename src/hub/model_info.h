@@ -15,6 +15,10 @@ struct RepoFile {
   std::optional<uint64_t> size;
   std::string blob_id;     // git blob SHA-1 (the etag of a non-LFS file)
   std::string lfs_sha256;  // 64 hex for LFS files (the etag the resolve endpoint gives), else empty
+
+  // The hash the listing names the file's bytes by: the LFS SHA-256, else the git blob id (a non-LFS file's
+  // etag); empty when the listing gives neither. Unchecked: pass it through checked_etag before use.
+  const std::string& listed_hash() const { return lfs_sha256.empty() ? blob_id : lfs_sha256; }
 };
 
 struct HubModelInfo {

@@ -1,50 +1,23 @@
 #include "hub/remote_header.h"
 
-#include <cstdlib>
-#include <cstring>
-
 #include "core/error.h"
 #include "formats/safetensors.h"
 #include "hub/hub_cache.h"
+#include "hub/response_headers.h"
 
 namespace ma {
 namespace {
-
-std::optional<uint64_t> parse_u64(const std::string* s) {
-  if (!s || s->empty()) return std::nullopt;
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(s->c_str(), &end, 10);
-  if (*end != '\0' || s->front() == '-') return std::nullopt;
-  return v;
-}
-
-// "bytes first-last/total": the first byte and the total, checked against what was asked.
-struct ContentRange {
-  uint64_t first = 0, total = 0;
-};
-std::optional<ContentRange> parse_content_range(const std::string* s) {
-  if (!s || s->rfind("bytes ", 0) != 0) return std::nullopt;
-  const char* p = s->c_str() + 6;
-  char* end = nullptr;
-  ContentRange cr;
-  cr.first = std::strtoull(p, &end, 10);
-  const char* slash = std::strchr(end, '/');
-  if (!slash || slash[1] == '*') return std::nullopt;
-  cr.total = std::strtoull(slash + 1, &end, 10);
-  if (*end != '\0') return std::nullopt;
-  return cr;
-}
 
 // The file size as the server states it: Content-Range's total for a 206, else X-Linked-Size or
 // Content-Length of the full body.
 uint64_t stated_size(const HubResult& r, const std::string& where) {
   if (r.response.status == 206) {
-    auto cr = parse_content_range(r.response.header("content-range"));
+    auto cr = parse_header(r.response.header("content-range"), parse_content_range);
     if (!cr) throw Error(ErrorKind::Network, where, "Content-Range", "missing or malformed in a 206 answer");
     return cr->total;
   }
-  if (auto n = parse_u64(r.hub_header("x-linked-size"))) return *n;
-  if (auto n = parse_u64(r.response.header("content-length"))) return *n;
+  if (auto n = parse_header(r.hub_header("x-linked-size"), parse_byte_count)) return *n;
+  if (auto n = parse_header(r.response.header("content-length"), parse_byte_count)) return *n;
   throw Error(ErrorKind::Network, where, "Content-Length", "the server states no file size");
 }
 
@@ -55,7 +28,7 @@ HubResult get_range(HubHttp& http, const std::string& url, uint64_t first, uint6
   req.max_body = last - first + 1;
   HubResult r = http.fetch(url, std::move(req), t);
   if (r.response.status == 206) {
-    auto cr = parse_content_range(r.response.header("content-range"));
+    auto cr = parse_header(r.response.header("content-range"), parse_content_range);
     if (!cr || cr->first != first)
       throw Error(ErrorKind::Network, t.repo + "/" + t.file, "Content-Range",
                   "the server answered another range than the one asked for");
@@ -87,8 +60,7 @@ RemoteHeader fetch_safetensors_header(HubHttp& http, const std::string& url, uin
     throw Error(ErrorKind::Network, where, "size",
                 "the server states " + std::to_string(out.file_size) + " bytes, the file list " +
                     std::to_string(*expected_size));
-  if (const std::string* e = r.hub_header("x-linked-etag")) out.etag = checked_etag(*e, where);
-  else if (const std::string* e2 = r.hub_header("etag")) out.etag = checked_etag(*e2, where);
+  if (const std::string* e = r.file_etag()) out.etag = checked_etag(*e, where);
   out.prefix = std::move(r.response.body);
   if (out.prefix.size() < 8 && out.prefix.size() < out.file_size)
     throw Error(ErrorKind::Network, where, "body", "truncated: fewer bytes than the 8-byte length prefix");

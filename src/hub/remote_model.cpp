@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "formats/safetensors_index.h"
+#include "hub/content_hash.h"
 #include "hub/hub_api.h"
 #include "hub/hub_cache.h"
 #include "hub/hub_http.h"
@@ -37,6 +38,13 @@ bool complete_header(std::string_view prefix) {
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(prefix[static_cast<size_t>(i)]);
   return n == prefix.size() - 8;
+}
+
+// The answer's etag, which names a small file when the listing does not.
+const std::string& served_etag(const HubResult& r, const std::string& where) {
+  const std::string* etag = r.file_etag();
+  if (!etag) throw Error(ErrorKind::Network, where, "ETag", "incomplete metadata from server: no etag");
+  return *etag;
 }
 
 // Everything one analysis needs from the Hub, with or without a network.
@@ -98,10 +106,11 @@ class Assembler {
     const std::string* commit = r.hub_header("x-repo-commit");
     if (commit && checked_commit(*commit, where) != info.commit)
       throw Error(ErrorKind::Network, where, "X-Repo-Commit", "the server answered for another commit");
-    const std::string* etag = r.hub_header("x-linked-etag");
-    if (!etag) etag = r.hub_header("etag");
-    if (!etag) throw Error(ErrorKind::Network, where, "ETag", "incomplete metadata from server: no etag");
-    cache_.store_blob(r.response.body, checked_etag(*etag, where), info.commit, f.path);
+    // Every later run and every Python tool trusts what lands in the shared cache: the bytes must hash to the
+    // name the listing gives them (else to the answer's etag), and are stored under that name.
+    const std::string hash = checked_etag(!f.listed_hash().empty() ? f.listed_hash() : served_etag(r, where), where);
+    require_content_hash(where, hash, content_hash_of(r.response.body, hash));
+    cache_.store_blob(r.response.body, hash, info.commit, f.path);
     std::lock_guard lock(mutex_);
     ++stats.files_downloaded;
     return true;

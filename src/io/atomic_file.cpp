@@ -17,9 +17,20 @@ namespace {
   throw Error(ErrorKind::LocalIO, p.string(), "", std::string(what) + ": " + std::strerror(errno));
 }
 
+// The rename itself is durable only once the directory is flushed. Best effort: some filesystems refuse
+// fsync on a directory, and the file is complete either way.
+void sync_directory_of(const std::filesystem::path& p) {
+  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
 }  // namespace
 
-AtomicFile::AtomicFile(std::filesystem::path final_path) : final_path_(std::move(final_path)) {
+AtomicFile::AtomicFile(std::filesystem::path final_path, Durability durability)
+    : final_path_(std::move(final_path)), durability_(durability) {
   std::string templ = final_path_.string() + ".tmp-XXXXXX";
   fd_ = ::mkstemp(templ.data());
   if (fd_ < 0) io_error(final_path_, "cannot create temporary file");
@@ -52,7 +63,13 @@ void AtomicFile::write(std::string_view bytes) {
 
 void AtomicFile::commit(uint64_t final_size) {
   if (::ftruncate(fd_, static_cast<off_t>(final_size)) != 0) io_error(final_path_, "cannot set file size");
-  if (::fchmod(fd_, 0644) != 0) io_error(final_path_, "cannot set permissions");
+  // A replaced file keeps its permissions; a new one gets rw-r--r-- as before.
+  struct stat old {};
+  const mode_t mode =
+      ::stat(final_path_.c_str(), &old) == 0 && S_ISREG(old.st_mode) ? (old.st_mode & 07777) : 0644;
+  if (::fchmod(fd_, mode) != 0) io_error(final_path_, "cannot set permissions");
+  const bool durable = durability_ == Durability::Durable;
+  if (durable && ::fsync(fd_) != 0) io_error(final_path_, "cannot flush to disk");  // data before the name
   if (::close(fd_) != 0) {
     fd_ = -1;
     ::unlink(temp_path_.c_str());
@@ -65,14 +82,16 @@ void AtomicFile::commit(uint64_t final_size) {
     errno = e;
     io_error(final_path_, "cannot rename into place");
   }
+  if (durable) sync_directory_of(final_path_);
 }
 
 void AtomicFile::commit() {
   commit(end_);
 }
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
-  AtomicFile f(path);
+void write_file_atomically(const std::filesystem::path& path, std::string_view content,
+                           Durability durability) {
+  AtomicFile f(path, durability);
   f.write(content);
   f.commit();
 }

@@ -10,9 +10,23 @@
 #include "core/error.h"
 
 namespace ma {
+namespace {
+
+const char* file_type_name(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "of an unknown type";
+}
+
+}  // namespace
 
 FileSource::FileSource(const std::filesystem::path& path) : name_(path.string()) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait forever for a writer. Nothing but a regular
+  // file is read, so the flag never matters after the check below.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd_ < 0) {
     int e = errno;
     ErrorKind kind = (e == ENOENT || e == ENOTDIR) ? ErrorKind::NotFound : ErrorKind::LocalIO;
@@ -20,9 +34,11 @@ FileSource::FileSource(const std::filesystem::path& path) : name_(path.string())
   }
   struct stat st {};
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const char* what = file_type_name(st.st_mode);
     ::close(fd_);
     fd_ = -1;
-    throw Error(ErrorKind::LocalIO, name_, "", "not a regular file");
+    throw Error(ErrorKind::LocalIO, name_, "",
+                std::string("is ") + what + ", not a regular file; refusing to read it");
   }
   size_ = static_cast<uint64_t>(st.st_size);
 }

@@ -61,6 +61,21 @@ uint64_t ModelConfig::dim_or(std::string_view key, uint64_t dflt) const {
   return v.value_or(dflt);
 }
 
+uint64_t ModelConfig::layers_or(std::string_view key, uint64_t dflt, uint64_t min) const {
+  const std::optional<uint64_t> v = opt_count(key);
+  if (!v) return dflt;
+  if (*v < min) fail(key, "must be at least " + std::to_string(min) + ", found " + std::to_string(*v));
+  check_layer_list(key, *v);
+  return *v;
+}
+
+void ModelConfig::check_layer_list(std::string_view key, size_t entries) const {
+  if (entries > kMaxLayers)
+    throw Error(ErrorKind::Limit, *file_, path_.empty() ? std::string(key) : path_ + "." + std::string(key),
+                std::to_string(entries) + " layers is implausible: real models have fewer than 200 (cap " +
+                    std::to_string(kMaxLayers) + ")");
+}
+
 uint64_t ModelConfig::dim(std::string_view key) const {
   if (!has(key)) fail(key, "required field is missing");
   return dim_or(key, 0);

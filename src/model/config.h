@@ -30,6 +30,13 @@ class ModelConfig {
   // (build_template checks the products of more).
   static constexpr uint64_t kMaxValue = 1ull << 26;
 
+  // The depth of a stack: an integer in [min, kMaxLayers] when present. The deepest published models have
+  // under 200 layers; the cap stops a 700-byte config from making a builder allocate a million layers.
+  static constexpr uint64_t kMaxLayers = 1024;
+  uint64_t layers_or(std::string_view key, uint64_t dflt, uint64_t min = 1) const;
+  // Fails unless a list that defines one entry per layer (layer_types, a hybrid pattern) is within the cap.
+  void check_layer_list(std::string_view key, size_t entries) const;
+
   uint64_t dim(std::string_view key) const;                       // required, integer >= 1
   uint64_t dim_or(std::string_view key, uint64_t dflt) const;     // integer >= 1 when present
   uint64_t count_or(std::string_view key, uint64_t dflt) const;   // integer >= 0 when present

@@ -264,6 +264,10 @@ Inventory build_inventory(const LocalModelFiles& files) {
   if (!ck.headers_read && !inv.model)
     throw Error(ErrorKind::NotFound, files.display_name, "config.json",
                 "an index without shards needs config.json to know tensor shapes");
+  if (!ck.headers_read && files.fetched_headers.empty() && !files.index_is_pytorch)
+    inv.notes.push_back("none of the " + std::to_string(ck.index->shards.size()) + " shards named by " +
+                        ck.index_name + " is present: the tensors are the index's, with the template's shapes "
+                        "(no weights read)");
   std::optional<TemplateMatcher> matcher;
   if (inv.model) matcher.emplace(*inv.model, config_dtype(*inv.model));
   const ModelTemplate* model = inv.model ? &*inv.model : nullptr;

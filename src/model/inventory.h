@@ -72,6 +72,7 @@ struct Inventory {
   std::vector<LayerSpec> layers;  // from the template, or inferred from tensor placement without one
   std::optional<CheckpointTotals> checkpoint;
   std::vector<std::string> warnings;  // template vs checkpoint differences, index size disagreements
+  std::vector<std::string> notes;     // what the user should know about the mode (an index without shards)
 };
 
 // Reads what is there (config, index, safetensors headers) and assembles the inventory.

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "core/error.h"
-#include "io/atomic_file.h"
+#include "io/output_file.h"
 
 namespace ma {
 namespace {
@@ -133,16 +133,18 @@ std::string render_diagram_png(const std::string& svg, uint32_t width_px) {
 }
 
 void write_diagram_png(const std::string& svg, const std::filesystem::path& out, uint32_t width_px) {
-  write_file_atomically(out, render_diagram_png(svg, width_px));
+  write_output(out.string(), render_diagram_png(svg, width_px));
 }
 
 void write_diagram_file(const std::string& svg, const std::filesystem::path& out) {
   std::string ext = out.extension().string();
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (ext == ".svg")
-    write_file_atomically(out, svg);
-  else
+  if (out == "-" || ext == ".svg")
+    write_output(out.string(), svg);
+  else if (ext == ".png")
     write_diagram_png(svg, out);
+  else
+    throw Error(ErrorKind::Usage, out.string(), "", "an image file name must end in .png or .svg");
 }
 
 }  // namespace ma

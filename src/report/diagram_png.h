@@ -1,5 +1,5 @@
-// Rasterizes a diagram's SVG to PNG with librsvg on cairo, and writes diagrams to disk atomically (a reader
-// never sees a half-written file; on failure nothing is left behind).
+// Rasterizes a diagram's SVG to PNG with librsvg on cairo, and writes diagrams through write_output
+// (io/output_file.h: files atomically, devices and pipes in place, "-" to stdout).
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -14,7 +14,8 @@ std::string render_diagram_png(const std::string& svg, uint32_t width_px = 0);
 
 void write_diagram_png(const std::string& svg, const std::filesystem::path& out, uint32_t width_px = 0);
 
-// By the extension of `out`: ".svg" writes the SVG text, anything else a PNG.
+// By the extension of `out` (any case): ".svg" and "-" write the SVG text, ".png" a PNG; anything else is
+// refused with Error(Usage) rather than written as PNG bytes under a name that promises another format.
 void write_diagram_file(const std::string& svg, const std::filesystem::path& out);
 
 }  // namespace ma

@@ -27,8 +27,8 @@
 //                 (X-Error-Code: GatedRepo).
 //   private       every location of the repo starts with `if` guards on $ma_auth (a case-sensitive map of
 //                 the Authorization header) that rewrite to internal 401 locations.
-//   rate_limited  `limit_req` (30r/m, burst 0) in every resolve location; 429 goes to @ma_429
-//                 (Retry-After: 2).
+//   rate_limited  `limit_req` (30r/m, burst 0) in every resolve location; 429 goes to the repo's own
+//                 @ma_429_{index}, which adds its limit_headers (Retry-After: 2 by default).
 //   flaky         the same limiter with 503 (@ma_503, no Retry-After). limit_req runs after the rewrite
 //                 phase, where `return` would already have answered, so these repos' returns (302s, 404s)
 //                 are moved into named locations reached by try_files, which runs after the limiter.

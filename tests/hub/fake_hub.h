@@ -6,7 +6,8 @@
 //   GET  {endpoint}/api/models/{id}[/revision/{main|commit}]   model info JSON
 //   GET/HEAD {endpoint}/{id}/resolve/{main|commit}/{path}     file, or 302 to {cdn_origin}/lfs/...
 //   Headers: X-Repo-Commit: {commit}; ETag: "{hex}" (quoted); X-Linked-Etag: "{sha256}" (quoted);
-//            X-Linked-Size: {bytes}; X-Error-Code / X-Error-Message on errors; Retry-After: 2 on 429.
+//            X-Linked-Size: {bytes}; X-Error-Code / X-Error-Message on errors; on 429 the repo's
+//            limit_headers (Retry-After: 2 unless the repo says otherwise).
 #pragma once
 
 #include <chrono>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ma::test {
@@ -37,6 +39,10 @@ struct FakeRepo {
   // Extra top-level members spliced into the model-info object, e.g. "\"downloads\":12,\"likes\":3". A member
   // named here replaces the default of the same name (including "siblings"), so the JSON stays valid.
   std::string info_json_fields;
+  // What a rate_limited repo's 429 answers carry besides their body: a hostile Retry-After ("inf"), an IETF
+  // RateLimit header ("\"api\";r=0;t=nan"). Names are letters, digits and '-'; values printable ASCII
+  // without '$' (they are written into nginx.conf, where '$' would name a variable).
+  std::vector<std::pair<std::string, std::string>> limit_headers = {{"Retry-After", "2"}};
 };
 
 struct LogEntry {

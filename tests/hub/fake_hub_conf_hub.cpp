@@ -30,6 +30,11 @@ Guard auth_guard(const RepoPlan& r) {
   return g;
 }
 
+// Each rate-limited repo answers 429 with its own headers (FakeRepo::limit_headers).
+std::string too_many_location(const RepoPlan& r) {
+  return "@ma_429_" + std::to_string(r.index);
+}
+
 Guard resolve_guard(const RepoPlan& r) {
   Guard g = auth_guard(r);
   if (!is_limited(r.mode)) return g;
@@ -37,7 +42,7 @@ Guard resolve_guard(const RepoPlan& r) {
   g.limited = true;
   g.statements.push_back("limit_req zone=ma_limit_" + std::to_string(r.index) + ";");
   g.statements.push_back(std::string("limit_req_status ") + (too_many ? "429" : "503") + ";");
-  g.statements.push_back(std::string("error_page ") + (too_many ? "429 @ma_429;" : "503 @ma_503;"));
+  g.statements.push_back(too_many ? "error_page 429 " + too_many_location(r) + ";" : "error_page 503 @ma_503;");
   return g;
 }
 
@@ -57,6 +62,9 @@ class HubServerWriter {
  private:
   void repo_locations(const RepoPlan& r) {
     api_locations(r);
+    if (r.mode == Mode::RateLimited)
+      locations_ += location(too_many_location(r),
+                             {reply_statements({429, error_body("Too many requests"), r.limit_headers})});
     if (r.mode == Mode::Gated)
       gated_location(r);
     else if (r.mode == Mode::RedirectLoop)
@@ -193,8 +201,6 @@ class HubServerWriter {
            location(
                exact("/__ma/unauthorized/invalid"),
                {"internal;", reply_statements({401, error_body(invalid), {{"X-Error-Message", invalid}}})}) +
-           location("@ma_429",
-                    {reply_statements({429, error_body("Too many requests"), {{"Retry-After", "2"}}})}) +
            location("@ma_503", {reply_statements({503, error_body("Service temporarily unavailable"), {}})}) +
            location("/",
                     {reply_statements({404,

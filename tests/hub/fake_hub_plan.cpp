@@ -98,6 +98,8 @@ RepoPlan plan_repo(FakeRepo repo, size_t index) {
     if (!seen.insert(f.path).second) throw std::invalid_argument("FakeHub: duplicate file " + f.path);
     p.files.push_back(plan_file(std::move(f)));
   }
+  for (const auto& [name, value] : repo.limit_headers) validate_header(name, value);
+  p.limit_headers = std::move(repo.limit_headers);
   p.id = std::move(repo.id);
   p.info_json_fields = std::move(repo.info_json_fields);
   return p;

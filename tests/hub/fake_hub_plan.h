@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fake_hub.h"
@@ -40,6 +41,7 @@ struct FilePlan {
 
 struct RepoPlan {
   std::string id, commit, info_json_fields, key;
+  std::vector<std::pair<std::string, std::string>> limit_headers;  // on this repo's 429 answers
   Mode mode = Mode::Normal;
   size_t index = 0;  // names this repo's nginx zones
   std::vector<FilePlan> files;

@@ -43,6 +43,14 @@ void validate_token(const std::string& token) {
     throw std::invalid_argument("FakeHub: the token must be printable ASCII without quotes or backslashes");
 }
 
+void validate_header(const std::string& name, const std::string& value) {
+  bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-';
+  });
+  for (char c : value) ok = ok && c >= 0x20 && c != 0x7f && c != '$';  // nginx_quote escapes '"' and '\\'
+  if (!ok) throw std::invalid_argument("FakeHub: unsupported header '" + name + ": " + value + "'");
+}
+
 void validate_config_path(const std::filesystem::path& p) {
   const std::string s = p.string();
   if (s.find('$') != std::string::npos || s.find('"') != std::string::npos)

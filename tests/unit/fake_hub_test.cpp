@@ -161,6 +161,9 @@ class FakeHubTest : public ::testing::Test {
     hub_->add_repo(repo("org/gated", "gated", {config, model}));
     hub_->add_repo(repo("org/private", "private", {config, model}));
     hub_->add_repo(repo("org/limited", "rate_limited", {config, model}));
+    FakeRepo hostile = repo("org/limited-hostile", "rate_limited", {config});
+    hostile.limit_headers = {{"Retry-After", "inf"}, {"RateLimit", "\"api\";r=0;t=nan"}};
+    hub_->add_repo(hostile);
     hub_->add_repo(repo("org/flaky", "flaky", {config, model}));
     hub_->add_repo(repo("org/norange", "ignore_range", {model}));
     hub_->add_repo(repo("org/truncated", "truncated", {model}));
@@ -365,6 +368,14 @@ TEST_F(FakeHubTest, RateLimitedAnswers429WithRetryAfter) {
   EXPECT_EQ(curl(hub("/api/models/org/limited")).status, 200);  // the API is not limited
 }
 
+TEST_F(FakeHubTest, RateLimitedRepoSendsItsOwnLimitHeaders) {
+  curl(resolve("org/limited-hostile", "config.json"));  // prime
+  const Response r = curl(resolve("org/limited-hostile", "config.json"));
+  EXPECT_EQ(r.status, 429);
+  EXPECT_EQ(r.header("retry-after"), "inf");
+  EXPECT_EQ(r.header("ratelimit"), "\"api\";r=0;t=nan");
+}
+
 TEST_F(FakeHubTest, FlakyFailsOnceThenRecovers) {
   EXPECT_EQ(curl(resolve("org/flaky", "model.safetensors")).status, 302);  // prime
   const Response failed = curl(resolve("org/flaky", "model.safetensors"));
@@ -488,6 +499,9 @@ TEST(FakeHubInput, RejectsWhatItCannotServe) {
   EXPECT_THROW(hub.add_repo(repo("a/mode", "sideways", {})), std::invalid_argument);
   EXPECT_THROW(hub.add_repo(repo("a/b/c", "normal", {})), std::invalid_argument);
   EXPECT_THROW(hub.add_repo(repo("a/path", "normal", {file("../x", "")})), std::invalid_argument);
+  FakeRepo injecting = repo("a/header", "rate_limited", {});
+  injecting.limit_headers = {{"Retry-After", "$request_uri"}};  // would be an nginx variable
+  EXPECT_THROW(hub.add_repo(injecting), std::invalid_argument);
   hub.add_repo(repo("a/ok", "normal", {file("config.json", "")}));
   EXPECT_THROW(hub.add_repo(repo("a/ok", "normal", {})), std::invalid_argument);
   EXPECT_EQ(hub.etag_of("a/ok", "config.json"), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");  // the empty blob

@@ -14,6 +14,7 @@
 
 #include "core/json.h"
 #include "fake_hub.h"
+#include "fake_hub_hash.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -51,6 +52,39 @@ FakeRepo example_repo(const std::string& id, const std::string& mode) {
   return r;
 }
 
+// The same bytes with one digit changed: what a tampering mirror or a flipped bit leaves, and what a size
+// check alone cannot see.
+std::string same_size_tamper(std::string content) {
+  const size_t digit = content.find_last_of("0123456789");
+  content[digit] = content[digit] == '9' ? '8' : static_cast<char>(content[digit] + 1);
+  return content;
+}
+
+// A repo whose config.json is served tampered, while the listing and the ETag name the original's hash.
+FakeRepo tampered_repo() {
+  FakeRepo r = example_repo("ex/tampered", "normal");
+  for (FakeFile& f : r.files)
+    if (f.path == "config.json") {
+      f.etag = detail::git_blob_sha1(f.content, f.content.size());
+      f.content = same_size_tamper(f.content);
+    }
+  return r;
+}
+
+// A rate-limited repo holding only the config, whose 429 answers carry `header`.
+FakeRepo limited_repo(const std::string& id, std::pair<std::string, std::string> header) {
+  FakeRepo r = example_repo(id, "rate_limited");
+  std::erase_if(r.files, [](const FakeFile& f) { return f.path != "config.json"; });
+  r.limit_headers = {std::move(header)};
+  return r;
+}
+
+size_t occurrences(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
 class HubCli : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -66,6 +100,9 @@ class HubCli : public ::testing::Test {
     FakeRepo bad_info = example_repo("ex/bad_info", "normal");
     bad_info.info_json_fields = "\"downloads\":";  // the server answers invalid JSON
     hub_->add_repo(bad_info);
+    hub_->add_repo(tampered_repo());
+    hub_->add_repo(limited_repo("ex/limited-inf", {"Retry-After", "inf"}));
+    hub_->add_repo(limited_repo("ex/limited-nan", {"RateLimit", "\"api\";r=0;t=nan"}));
     FakeRepo norange;
     norange.id = "ex/ignore_range";
     norange.mode = "ignore_range";
@@ -131,6 +168,15 @@ class HubCli : public ::testing::Test {
     outputs_.push_back(r.out);
     outputs_.push_back(r.err);
     return r;
+  }
+
+  // The CLI on a limited repo right after one request has used up its limiter, so that the CLI's first
+  // request is refused; with the seconds the run took.
+  std::pair<CommandResult, double> run_limited(const std::string& repo, const std::string& args) {
+    std::system(("curl -s -o /dev/null '" + hub_->endpoint() + "/" + repo + "/resolve/main/config.json'").c_str());
+    auto start = std::chrono::steady_clock::now();
+    CommandResult r = run(repo + " " + args);
+    return {r, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
   }
 
   size_t count(const std::string& server, const std::string& uri_part) {
@@ -245,7 +291,7 @@ TEST_F(HubCli, GatedRepoSaysWhereToAcceptTheLicense) {
   CommandResult r = run("ex/gated");
   EXPECT_EQ(r.exit_code, 7) << r.err;
   EXPECT_NE(r.err.find("gated repo: request access at " + hub_->endpoint() + "/ex/gated"), std::string::npos) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one error line:\n" << r.err;
+  EXPECT_EQ(occurrences(r.err, "modelanalyzer: error:"), 1u) << "one error line:\n" << r.err;
   EXPECT_NE(r.err.find("withheld from this endpoint"), std::string::npos) << r.err;
   CommandResult with_token = run("ex/gated --trust-endpoint");  // a token without access: 403
   EXPECT_EQ(with_token.exit_code, 7) << with_token.err;
@@ -257,7 +303,7 @@ TEST_F(HubCli, InvalidJsonFromTheServerIsOneLine) {
   CommandResult r = run("ex/bad_info");
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("model info of ex/bad_info"), std::string::npos) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(occurrences(r.err, "modelanalyzer: error:"), 1u) << r.err;
 }
 
 TEST_F(HubCli, PrivateRepoNeedsTheRightToken) {
@@ -283,10 +329,7 @@ TEST_F(HubCli, NotFoundKindsAreTold) {
 
 TEST_F(HubCli, RateLimitHonoursRetryAfter) {
   run_cli("--version");  // keep the prime as close to the run as possible
-  std::system(("curl -s -o /dev/null '" + hub_->endpoint() + "/ex/rate_limited/resolve/main/config.json'").c_str());
-  auto start = std::chrono::steady_clock::now();
-  CommandResult r = run("ex/rate_limited --json");
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto [r, s] = run_limited("ex/rate_limited", "--json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   size_t limited = 0;
   for (const LogEntry& e : hub_->wait_for_log(3))
@@ -296,8 +339,7 @@ TEST_F(HubCli, RateLimitHonoursRetryAfter) {
 }
 
 TEST_F(HubCli, ServerErrorThenSuccessIsRetried) {
-  std::system(("curl -s -o /dev/null '" + hub_->endpoint() + "/ex/flaky/resolve/main/config.json'").c_str());
-  CommandResult r = run("ex/flaky --json");
+  CommandResult r = run_limited("ex/flaky", "--json").first;
   EXPECT_EQ(r.exit_code, 0) << r.err;
   size_t failed = 0;
   for (const LogEntry& e : hub_->wait_for_log(3))
@@ -382,6 +424,7 @@ TEST_F(HubCli, KilledDownloadLeavesAValidCache) {
   CommandResult again = run("download ex/slow --include big.bin --quiet");
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(fs::file_size(snapshot / "big.bin"), 768u << 10);
+  EXPECT_TRUE(files_named(".incomplete").empty()) << "the killed run's temp blob was swept";
 }
 
 TEST_F(HubCli, TwoConcurrentRunsShareOneCache) {
@@ -425,6 +468,138 @@ TEST_F(HubCli, EveryFixtureAnalysesAsItDoesLocally) {
     ++compared;
   }
   EXPECT_GE(compared, 20u);
+}
+
+// A config.json served with other bytes of the same size than the listing's blobId and the ETag name: refused
+// with exit 6, and neither blobs/ nor snapshots/ of the shared cache get anything for it.
+TEST_F(HubCli, TamperedSmallFileIsRefusedAndNeverCached) {
+  CommandResult r = run("ex/tampered --json");
+  EXPECT_EQ(r.exit_code, 6) << r.err;
+  EXPECT_NE(r.err.find("ex/tampered/config.json"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("content hash mismatch"), std::string::npos) << r.err;
+  EXPECT_EQ(occurrences(r.err, "modelanalyzer: error:"), 1u) << r.err;
+  const fs::path repo = cache_ / "hub" / "models--ex--tampered";
+  std::error_code ec;
+  EXPECT_FALSE(fs::exists(repo / "snapshots" / hub_->commit_of("ex/tampered") / "config.json", ec));
+  const std::string served = same_size_tamper(read_file(fs::path(MA_EXAMPLE_DIR) / "config.json"));
+  for (auto it = fs::recursive_directory_iterator(repo / "blobs", ec); it != fs::recursive_directory_iterator(); ++it) {
+    EXPECT_NE(it->path().filename(), hub_->etag_of("ex/tampered", "config.json")) << it->path();
+    EXPECT_NE(read_file(it->path()), served) << it->path();
+  }
+}
+
+// `Retry-After: inf` is a wait beyond any cap: one 429, then exit 6 at once with a sane number of seconds.
+TEST_F(HubCli, RetryAfterInfinityFailsAtOnceSayingItExceedsTheCap) {
+  auto [r, s] = run_limited("ex/limited-inf", "--json");
+  EXPECT_EQ(r.exit_code, 6) << r.err;
+  EXPECT_NE(r.err.find("exceeds the 60 s cap"), std::string::npos) << r.err;
+  const size_t at = r.err.find("asks to wait ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const std::string seconds = r.err.substr(at + 13, r.err.find(' ', at + 13) - at - 13);
+  const bool sane = !seconds.empty() && seconds.size() < 12 && seconds.find_first_not_of("0123456789") == std::string::npos;
+  EXPECT_TRUE(sane) << "not a plain number of seconds: " << r.err;
+  if (sane) {
+    EXPECT_GT(std::stoll(seconds), 60) << r.err;
+  }
+  EXPECT_LT(s, 2.0) << "no wait, no retry";
+  EXPECT_EQ(count("hub", "/ex/limited-inf/resolve/"), 2u) << "the priming request and one 429";
+}
+
+// `RateLimit: "api";r=0;t=nan` says nothing usable: the normal backoff (1 s, 2 s) applies, not six requests
+// in a burst.
+TEST_F(HubCli, RateLimitWithANaNResetFallsBackToTheBackoff) {
+  auto [r, s] = run_limited("ex/limited-nan", "--json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(s, 1.0) << "no backoff between the attempts";
+  size_t limited = 0;
+  for (const LogEntry& e : hub_->wait_for_log(3))
+    if (e.status == 429) ++limited;
+  EXPECT_GE(limited, 1u);
+  EXPECT_LE(limited, 2u);
+}
+
+// A file already in --out with the right size but other bytes is hashed, found wrong and downloaded again.
+TEST_F(HubCli, DownloadReplacesATamperedFileInTheOutputDirectory) {
+  const fs::path out = cache_ / "out";
+  const std::string args = "download ex/tiny-llama --include config.json --out '" + out.string() + "'";
+  ASSERT_EQ(run(args).exit_code, 0);
+  const std::string original = read_file(fs::path(MA_EXAMPLE_DIR) / "config.json");
+  write_file(out / "config.json", same_size_tamper(original));
+  CommandResult r = run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("1 file(s) downloaded"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(out / "config.json"), original);
+  CommandResult again = run(args);
+  EXPECT_NE(again.err.find("0 file(s) downloaded"), std::string::npos) << again.err;
+}
+
+// The same for a blob in the cache: a blob rewritten with other bytes since it was verified is hashed again.
+TEST_F(HubCli, DownloadReplacesATamperedBlobInTheCache) {
+  ASSERT_EQ(run("download ex/tiny-llama --include config.json --quiet").exit_code, 0);
+  const std::string original = read_file(fs::path(MA_EXAMPLE_DIR) / "config.json");
+  const fs::path blob = cache_ / "hub" / "models--ex--tiny-llama" / "blobs" / hub_->etag_of("ex/tiny-llama", "config.json");
+  ASSERT_EQ(read_file(blob), original);
+  write_file(blob, same_size_tamper(original));
+  CommandResult r = run("download ex/tiny-llama --include config.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("1 file(s) downloaded"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(blob), original);
+}
+
+// Temp files of a download killed with SIGKILL carry its pid: a later download sweeps those of dead
+// processes, in the cache's blobs/ and in --out, and leaves a live process's (this test's) alone.
+TEST_F(HubCli, DownloadSweepsTempFilesOfDeadProcessesOnly) {
+  pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  waitpid(dead, nullptr, 0);
+  const std::string etag = hub_->etag_of("ex/tiny-llama", "config.json");
+  const fs::path blobs = cache_ / "hub" / "models--ex--tiny-llama" / "blobs", out = cache_ / "out";
+  fs::create_directories(blobs);
+  fs::create_directories(out);
+  std::map<fs::path, bool> temps;  // path -> swept
+  for (pid_t pid : {dead, getpid()}) {
+    temps[blobs / (etag + "." + std::to_string(pid) + "-0.incomplete")] = pid == dead;
+    temps[out / ("config.json." + std::to_string(pid) + ".incomplete")] = pid == dead;
+  }
+  for (const auto& [path, swept] : temps) write_file(path, "partial");
+  ASSERT_EQ(run("download ex/tiny-llama --include config.json --quiet").exit_code, 0);
+  ASSERT_EQ(run("download ex/tiny-llama --include config.json --quiet --out '" + out.string() + "'").exit_code, 0);
+  for (const auto& [path, swept] : temps) EXPECT_EQ(fs::exists(path), !swept) << path;
+}
+
+// A token that goes to a plain-http endpoint is said to, once per run.
+TEST_F(HubCli, TokenOverPlainHttpIsWarnedOnce) {
+  CommandResult r = run("ex/tiny-llama --trust-endpoint");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(occurrences(r.err, "over plain HTTP"), 1u) << r.err;
+  CommandResult withheld = run("ex/tiny-llama");  // not sent: nothing to warn about
+  EXPECT_EQ(withheld.err.find("over plain HTTP"), std::string::npos) << withheld.err;
+}
+
+// Warnings about the settings reach stderr when the command then fails, and once however many models.
+TEST_F(HubCli, SettingsWarningsSurviveAFailureOnce) {
+  const std::string token = std::string(" --token ") + kToken;
+  for (const std::string command : {"", "tensors ", "download "}) {
+    CommandResult r = run(command + "ex/does-not-exist" + token);
+    EXPECT_EQ(r.exit_code, 8) << command << r.err;
+    EXPECT_EQ(occurrences(r.err, "visible to other users"), 1u) << command << r.err;
+  }
+  CommandResult two = run("ex/tiny-llama ex/tiny-llama" + token);
+  EXPECT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(occurrences(two.err, "visible to other users"), 1u) << two.err;
+}
+
+// --quiet: nothing but the error, whether the command fails or not.
+TEST_F(HubCli, SettingsWarningsNeverUnderQuiet) {
+  const std::string args = std::string(" --quiet --token ") + kToken;
+  for (const std::string command : {"", "tensors ", "download "}) {
+    CommandResult failed = run(command + "ex/does-not-exist" + args);
+    EXPECT_EQ(failed.exit_code, 8) << command << failed.err;
+    EXPECT_EQ(failed.err.find("warning"), std::string::npos) << command << failed.err;
+    CommandResult ok = run(command + "ex/tiny-llama" + args);
+    EXPECT_EQ(ok.exit_code, 0) << command << ok.err;
+    EXPECT_EQ(ok.err, "") << command;
+  }
 }
 
 }  // namespace

@@ -1,10 +1,14 @@
 // The Hub client's rules one by one: repo ids, revisions and file names (N22, N23), the token lookup order
 // and its checks (T6, T7, N21), server-supplied names (N14), cache refs and links (C7, C9), globs, the header
-// guess and the content hashes.
+// guess, the content hashes, the stamps of verified blobs and the sweep of stale temp files.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
+#include <vector>
 
 #include "core/error.h"
 #include "core/glob.h"
@@ -13,6 +17,7 @@
 #include "hub/hub_settings.h"
 #include "hub/remote_header.h"
 #include "hub/repo_ref.h"
+#include "hub/stale_temp.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -113,6 +118,26 @@ TEST(HubSettingsTest, TokenGoesOnlyToHuggingFaceUnlessTrusted) {  // N21
   EXPECT_FALSE(is_hugging_face_host("http://huggingface.co"));
 }
 
+TEST(HubSettingsTest, ATokenSentOverPlainHttpIsWarnedAbout) {
+  auto plain_http_warnings = [](const HubSettings& s) {
+    return std::count_if(s.warnings.begin(), s.warnings.end(),
+                         [](const std::string& w) { return w.find("over plain HTTP") != std::string::npos; });
+  };
+  HubFlags trust;
+  trust.trust_endpoint = true;
+  const std::map<std::string, std::string> plain = {{"HF_TOKEN", "hf_x"}, {"HOME", "/h"}, {"HF_ENDPOINT", "http://mirror.local"}};
+  HubSettings trusted = settings_with(plain, trust);
+  ASSERT_TRUE(trusted.send_token);
+  EXPECT_EQ(plain_http_warnings(trusted), 1);
+  for (const std::string& w : trusted.warnings) EXPECT_EQ(w.find("hf_x"), std::string::npos) << w;
+  HubFlags explicit_token;
+  explicit_token.token = "hf_cli";
+  EXPECT_EQ(plain_http_warnings(settings_with(plain, explicit_token)), 1);
+  EXPECT_EQ(plain_http_warnings(settings_with(plain)), 0);  // withheld: nothing goes over the wire
+  EXPECT_EQ(plain_http_warnings(settings_with({{"HF_TOKEN", "hf_x"}, {"HOME", "/h"}, {"HF_ENDPOINT", "https://mirror.local"}}, trust)), 0);
+  EXPECT_EQ(plain_http_warnings(settings_with({{"HOME", "/h"}, {"HF_ENDPOINT", "http://mirror.local"}}, trust)), 0);
+}
+
 TEST(HubSettingsTest, RejectsTokensThatCouldInjectHeaders) {  // T7
   for (const char* bad : {"hf_a\r\nX-Evil: 1", "hf_a b", "hf_\x01", "hf_\xc3\xa9"})
     EXPECT_EQ(kind_of([&] { settings_with({{"HF_TOKEN", bad}, {"HOME", "/h"}}); }), ErrorKind::Usage) << bad;
@@ -157,6 +182,57 @@ TEST(HubCacheTest, SnapshotLinksMustLandInBlobs) {  // C7, C8
   EXPECT_FALSE(cache.snapshot_file(commit, "absent.json"));
 }
 
+TEST(HubCacheTest, AVerifiedBlobIsTrustedUntilItIsRewritten) {
+  TempDir root;
+  HubCache cache(root.path(), "org/name");
+  const std::string commit(40, 'c'), etag(40, 'e');
+  const fs::path link = cache.store_blob("{\"a\": 1}", etag, commit, "config.json");
+  EXPECT_FALSE(cache.verified(etag, link));
+  cache.mark_verified(etag, link);
+  EXPECT_TRUE(cache.verified(etag, link));
+  EXPECT_FALSE(cache.verified(std::string(40, 'f'), link)) << "the stamp belongs to one etag";
+  const fs::path blob = root / "models--org--name" / "blobs" / etag;
+  const fs::path other = root / "other";
+  write_file(other, "{\"a\": 2}");  // the same size, other bytes, another inode
+  fs::rename(other, blob);
+  EXPECT_FALSE(cache.verified(etag, link));
+}
+
+TEST(StaleTemp, OurTempNamesCarryThePid) {
+  auto owner = [](const char* name) { return parse_incomplete_name(name); };
+  ASSERT_TRUE(owner("config.json.4242.incomplete"));
+  EXPECT_EQ(owner("config.json.4242.incomplete")->pid, 4242);
+  EXPECT_EQ(owner("config.json.4242.incomplete")->stem, "config.json");
+  ASSERT_TRUE(owner("abc.77-3.incomplete"));
+  EXPECT_EQ(owner("abc.77-3.incomplete")->pid, 77);
+  EXPECT_EQ(owner("abc.77-3.incomplete")->stem, "abc");
+  for (const char* other : {"abc.incomplete", "config.json.incomplete", "a.0.incomplete", "a.-1.incomplete",
+                            "a.12x.incomplete", "a.99999999999999999999.incomplete", "a.12-.incomplete",
+                            "a.12-x.incomplete", ".12.incomplete", "a.12.incomplete.txt", "a.12", ".incomplete"})
+    EXPECT_FALSE(owner(other)) << other;
+}
+
+TEST(StaleTemp, OnlyTheTempFilesOfDeadProcessesAreSwept) {
+  pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  waitpid(dead, nullptr, 0);
+  TempDir dir;
+  const std::string d = std::to_string(dead), live = std::to_string(getpid());
+  for (const std::string& name : std::vector<std::string>{"a." + d + ".incomplete", "a." + live + ".incomplete",
+                                                           "b." + d + ".incomplete", "a.incomplete", "a." + d})
+    write_file(dir / name, "x");
+  fs::create_directories(dir / "sub");
+  write_file(dir / "sub" / ("a." + d + ".incomplete"), "x");
+  sweep_stale_incomplete(dir.path(), [](std::string_view stem) { return stem == "a"; });
+  EXPECT_FALSE(fs::exists(dir / ("a." + d + ".incomplete")));
+  EXPECT_TRUE(fs::exists(dir / ("a." + live + ".incomplete"))) << "a live process's";
+  EXPECT_TRUE(fs::exists(dir / ("b." + d + ".incomplete"))) << "not one of ours";
+  EXPECT_TRUE(fs::exists(dir / "a.incomplete"));
+  EXPECT_TRUE(fs::exists(dir / ("a." + d)));
+  EXPECT_TRUE(fs::exists(dir / "sub" / ("a." + d + ".incomplete"))) << "only the directory itself";
+  sweep_stale_incomplete(dir / "absent", [](std::string_view) { return true; });  // no directory: nothing to do
+}
+
 TEST(Glob, StarCrossesSlashesQuestionMarkIsOneCharacter) {
   EXPECT_TRUE(glob_match("*.safetensors", "sub/model.safetensors"));
   EXPECT_TRUE(glob_match("model-0000?-of-*.safetensors", "model-00001-of-00002.safetensors"));
@@ -196,6 +272,25 @@ TEST(ContentHashTest, GitBlobAndSha256) {
   sha.update("he");
   sha.update("llo");
   EXPECT_EQ(sha.hex_digest(), "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+}
+
+TEST(ContentHashTest, WholeBodiesAndFilesAreCheckedAgainstTheirName) {
+  const std::string git_hello = "b6fc4c620b67d95f953a5c1c1230aaab5db5a1b0";  // git hash-object of "hello"
+  EXPECT_EQ(content_hash_of("hello", git_hello), git_hello);
+  TempDir dir;
+  write_file(dir / "f", "hello");
+  EXPECT_EQ(file_content_hash(dir / "f", git_hello), git_hello);
+  EXPECT_EQ(file_content_hash(dir / "f", std::string(64, '0')),
+            "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+  EXPECT_FALSE(file_content_hash(dir / "absent", git_hello));
+  EXPECT_EQ(kind_of([&] { require_content_hash("org/m/config.json", git_hello, content_hash_of("hellp", git_hello)); }),
+            ErrorKind::Network);
+  try {
+    require_content_hash("org/m/config.json", git_hello, std::string(40, '1'));
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("org/m/config.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("content hash mismatch"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

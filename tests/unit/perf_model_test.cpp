@@ -171,6 +171,31 @@ namespace {
 
 // Every architecture with a template: all three modes give finite, positive figures, and the step's
 // FLOPs are the sum of its operations' (no op is lost between the pieces).
+// BERT ties its masked-LM decoder to the embedding and its 1-D decoder bias to `cls.predictions.bias`: the
+// decoder matrix is one GEMM of 2·T·H·V FLOPs, the bias no GEMM at all (it once was, read as a matrix).
+TEST(PerfModel, BertTiedHeadIsOneGemmAndItsBiasNone) {
+  TempDir dir;
+  write_file(dir / "config.json",
+             R"({"model_type":"bert","architectures":["BertForMaskedLM"],"hidden_size":64,"num_hidden_layers":2,)"
+             R"("num_attention_heads":4,"intermediate_size":128,"vocab_size":1000,"max_position_embeddings":128,)"
+             R"("type_vocab_size":2})");
+  auto m = load(dir.path());
+  PerfInputs in;
+  in.mode = PerfMode::Prefill;
+  in.batch = 2;
+  in.seq = 32;
+  PerfResult r = model_performance(m->inv, m->report, in, round_machine());
+  size_t decoders = 0;
+  for (const OpCost& op : r.ops) {
+    EXPECT_EQ(op.name.find(".bias"), std::string::npos) << op.name << " is not a GEMM";
+    if (op.name == "cls.predictions.decoder.weight") {
+      ++decoders;
+      EXPECT_DOUBLE_EQ(op.flops_theory, 2.0 * 64 * 64 * 1000);  // T = 2 x 32 tokens, H 64, V 1000
+    }
+  }
+  EXPECT_EQ(decoders, 1u);
+}
+
 TEST(PerfModel, EveryOracleArchitectureInEveryMode) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data not present";

@@ -49,9 +49,11 @@ json::Document parse_json_file(const std::filesystem::path& p) {
 
 CommandResult run_cli(const std::string& args) { return run_cli_env("", args); }
 
-CommandResult run_cli_env(const std::string& env, const std::string& args) {
+namespace {
+
+CommandResult run_prefixed(const std::string& prefix, const std::string& args) {
   TempDir tmp;
-  std::string cmd = (env.empty() ? std::string() : "env " + env + " ") + "'" + MA_CLI_BINARY + "' " + args + " >'" +
+  std::string cmd = prefix + "'" + MA_CLI_BINARY + "' " + args + " >'" +
                     (tmp / "out").string() +
                     "' 2>'" + (tmp / "err").string() + "' </dev/null";
   int status = std::system(cmd.c_str());
@@ -60,6 +62,16 @@ CommandResult run_cli_env(const std::string& env, const std::string& args) {
   r.out = read_file(tmp / "out");
   r.err = read_file(tmp / "err");
   return r;
+}
+
+}  // namespace
+
+CommandResult run_cli_env(const std::string& env, const std::string& args) {
+  return run_prefixed(env.empty() ? std::string() : "env " + env + " ", args);
+}
+
+CommandResult run_cli_timeout(int seconds, const std::string& args) {
+  return run_prefixed("timeout " + std::to_string(seconds) + " ", args);
 }
 
 }  // namespace ma::test

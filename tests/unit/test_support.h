@@ -48,5 +48,7 @@ struct ParamName {
 CommandResult run_cli(const std::string& args);
 // The same under `env ENV` (assignments and -u NAME options, shell-quoted by the caller).
 CommandResult run_cli_env(const std::string& env, const std::string& args);
+// The same under `timeout SECONDS`: a hang ends with exit code 124 instead of a stuck test run.
+CommandResult run_cli_timeout(int seconds, const std::string& args);
 
 }  // namespace ma::test

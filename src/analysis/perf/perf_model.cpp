@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/perf/parallelism.h"
 #include "core/error.h"
 
 namespace ma {
@@ -23,6 +24,12 @@ bool is_gemm_weight(const InventoryTensor& t) {
   // Embedding tables (and their tied copies, such as T5's encoder/decoder embed_tokens) are gathered from.
   if (block == "embedding" || block == "vision" || block == "vision-projector" || block == "norm") return false;
   return t.name.size() >= 6 && t.name.compare(t.name.size() - 6, 6, "weight") == 0;
+}
+
+// A tied LM head ([vocab, hidden], sharing the embedding's storage) is still a GEMM every step. Its tied 1-D
+// bias (BERT's `cls.predictions.decoder.bias`) is not: it is an add folded into the GEMM's epilogue.
+bool is_tied_lm_head_matrix(const InventoryTensor& t) {
+  return !t.tied_to.empty() && t.placement.block == std::string_view("lm-head") && t.shape.size() == 2;
 }
 
 // Encoder–decoder models: the encoder's stack ("encoder.block", "model.encoder.layers") runs once over the
@@ -60,7 +67,7 @@ class Builder {
       if (cross && t.placement.layer &&
           std::find(cross_layers.begin(), cross_layers.end(), *t.placement.layer) == cross_layers.end())
         cross_layers.push_back(*t.placement.layer);
-      if (!is_gemm_weight(t) && !(!t.tied_to.empty() && t.placement.block == std::string_view("lm-head"))) continue;
+      if (!is_gemm_weight(t) && !is_tied_lm_head_matrix(t)) continue;
       // In decode the encoder output and the cross-attention keys and values already exist.
       if (in_.mode == PerfMode::Decode &&
           (in_encoder(t) || (cross && (t.placement.role == "k" || t.placement.role == "v"))))
@@ -366,6 +373,7 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
                 std::string(compute_dtype_name(dt)) + " is not supported by " + hw.description);
   if (in.parallel.tp == 0 || in.parallel.pp == 0 || in.parallel.ep == 0)
     throw Error(ErrorKind::Usage, "", "--tp/--pp/--ep", "must be at least 1");
+  check_parallelism(report, in.parallel);
 
   PerfResult r;
   r.inputs = in;

@@ -44,7 +44,7 @@ void read_dims(const ModelConfig& cfg, const DimKeys& k, const DecoderDefaults& 
   ArchSpec& a = t.arch;
   a.vocab_size = cfg.dim_or("vocab_size", d.vocab_size);
   a.hidden_size = dim_of(cfg, k.hidden, d.hidden_size);
-  a.num_layers = dim_of(cfg, k.layers, d.num_hidden_layers);
+  a.num_layers = cfg.layers_or(key_used(cfg, k.layers), d.num_hidden_layers);
   a.num_attention_heads = dim_of(cfg, k.heads, d.num_attention_heads);
   a.num_key_value_heads = a.num_attention_heads;
   if (a.hidden_size % a.num_attention_heads != 0)

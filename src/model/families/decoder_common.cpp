@@ -7,7 +7,7 @@ void read_decoder_dims(const ModelConfig& cfg, const DecoderDefaults& d, ModelTe
   a.vocab_size = cfg.dim_or("vocab_size", d.vocab_size);
   a.hidden_size = cfg.dim_or("hidden_size", d.hidden_size);
   a.intermediate_size = cfg.dim_or("intermediate_size", d.intermediate_size);
-  a.num_layers = cfg.dim_or("num_hidden_layers", d.num_hidden_layers);
+  a.num_layers = cfg.layers_or("num_hidden_layers", d.num_hidden_layers);
   a.num_attention_heads = cfg.dim_or("num_attention_heads", d.num_attention_heads);
   a.num_key_value_heads = cfg.dim_or("num_key_value_heads",
                                      d.num_key_value_heads ? d.num_key_value_heads : a.num_attention_heads);

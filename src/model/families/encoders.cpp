@@ -53,7 +53,7 @@ TextEncoderDims read_bert_dims(const ModelConfig& cfg) {
   d.vocab = cfg.dim_or("vocab_size", 30522);
   d.max_positions = cfg.dim_or("max_position_embeddings", 512);
   d.type_vocab = cfg.dim_or("type_vocab_size", 2);
-  d.layers = cfg.count_or("num_hidden_layers", 12);
+  d.layers = cfg.layers_or("num_hidden_layers", 12, 0);
   d.layer.hidden = cfg.dim_or("hidden_size", 768);
   d.layer.heads = cfg.dim_or("num_attention_heads", 12);
   d.layer.ffn = cfg.dim_or("intermediate_size", 3072);
@@ -161,7 +161,7 @@ void build_distilbert(const ModelConfig& cfg, ModelTemplate& t) {
   TextEncoderDims d;
   d.vocab = cfg.dim_or("vocab_size", 30522);
   d.max_positions = cfg.dim_or("max_position_embeddings", 512);
-  d.layers = cfg.count_or("n_layers", 6);
+  d.layers = cfg.layers_or("n_layers", 6, 0);
   d.layer.hidden = cfg.dim_or("dim", 768);
   d.layer.heads = cfg.dim_or("n_heads", 12);
   d.layer.ffn = cfg.dim_or("hidden_dim", 4 * 768);
@@ -240,7 +240,7 @@ void build_vit(const ModelConfig& cfg, ModelTemplate& t) {
   std::string cls = architecture_of(cfg, "ViTModel");
   std::string task = supported_task(cfg, cls, "ViT", {"Model", "ForImageClassification"});
   TextEncoderDims d;
-  d.layers = cfg.count_or("num_hidden_layers", 12);
+  d.layers = cfg.layers_or("num_hidden_layers", 12, 0);
   d.layer.hidden = cfg.dim_or("hidden_size", 768);
   d.layer.heads = cfg.dim_or("num_attention_heads", 12);
   d.layer.ffn = cfg.dim_or("intermediate_size", 3072);

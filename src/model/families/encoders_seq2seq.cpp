@@ -161,8 +161,8 @@ void build_t5(const ModelConfig& cfg, ModelTemplate& t) {
   d.d_ff = cfg.dim_or("d_ff", 2048);
   d.buckets = cfg.dim_or("relative_attention_num_buckets", 32);
   d.gated = t5_gated(cfg);
-  const uint64_t enc_layers = cfg.count_or("num_layers", 6);
-  const uint64_t dec_layers = cfg.count_or("num_decoder_layers", enc_layers);
+  const uint64_t enc_layers = cfg.layers_or("num_layers", 6, 0);
+  const uint64_t dec_layers = cfg.layers_or("num_decoder_layers", enc_layers, 0);
   const uint64_t vocab = cfg.dim_or("vocab_size", 32128);
 
   // transformers 5 forces T5's tie_word_embeddings to true: the old `false` of T5 v1.1 configs only meant

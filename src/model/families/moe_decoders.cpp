@@ -360,7 +360,7 @@ void build_gpt_oss(const ModelConfig& cfg, ModelTemplate& t) {
 void read_dbrx_dims(const ModelConfig& cfg, ArchSpec& a) {
   a.hidden_size = cfg.dim_or("d_model", 2048);
   a.num_attention_heads = cfg.dim_or("n_heads", 16);
-  a.num_layers = cfg.dim_or("n_layers", 24);
+  a.num_layers = cfg.layers_or("n_layers", 24);
   a.max_position_embeddings = cfg.count_or("max_seq_len", 2048);
   a.vocab_size = cfg.dim_or("vocab_size", 32000);
   if (cfg.flag_or("tie_word_embeddings", false)) cfg.fail("tie_word_embeddings", "is not supported by DBRX");

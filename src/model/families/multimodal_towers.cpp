@@ -83,7 +83,7 @@ uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDef
     v.fail("model_type", "vision tower '" + type + "' is not supported here");
   const uint64_t hidden = v.dim_or("hidden_size", d.hidden_size);
   const uint64_t inter = v.dim_or("intermediate_size", d.intermediate_size);
-  const uint64_t layers = v.dim_or("num_hidden_layers", d.num_hidden_layers);
+  const uint64_t layers = v.layers_or("num_hidden_layers", d.num_hidden_layers);
   even_head_dim(v, hidden, v.dim_or("num_attention_heads", d.num_attention_heads));
   const uint64_t channels = v.dim_or("num_channels", d.num_channels);
   const uint64_t patch = v.dim_or("patch_size", d.patch_size);
@@ -109,7 +109,7 @@ uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDef
 uint64_t gemma4_vision_tower(const ModelConfig& v, const std::string& prefix, ModelTemplate& t) {
   const uint64_t hidden = v.dim_or("hidden_size", 768);
   const uint64_t inter = v.dim_or("intermediate_size", 3072);
-  const uint64_t layers = v.dim_or("num_hidden_layers", 16);
+  const uint64_t layers = v.layers_or("num_hidden_layers", 16);
   const uint64_t heads = v.dim_or("num_attention_heads", 12);
   const uint64_t kv_heads = v.dim_or("num_key_value_heads", 12);
   if (heads % kv_heads != 0)
@@ -145,7 +145,7 @@ uint64_t gemma4_vision_tower(const ModelConfig& v, const std::string& prefix, Mo
 uint64_t llama4_vision_tower(const ModelConfig& v, const std::string& prefix, ModelTemplate& t) {
   const uint64_t hidden = v.dim_or("hidden_size", 768);
   const uint64_t inter = v.dim_or("intermediate_size", 5632);
-  const uint64_t layers = v.dim_or("num_hidden_layers", 34);
+  const uint64_t layers = v.layers_or("num_hidden_layers", 34);
   even_head_dim(v, hidden, v.dim_or("num_attention_heads", 16));
   const uint64_t channels = v.dim_or("num_channels", 3);
   const uint64_t patch = v.dim_or("patch_size", 14);

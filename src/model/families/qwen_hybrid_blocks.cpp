@@ -89,7 +89,7 @@ VisionTower read_vision(const ModelConfig& vision, VisionKind kind, bool with_de
   const VisionDefaults d = vision_defaults(kind);
   VisionTower v;
   v.kind = kind;
-  v.depth = vision.count_or("depth", d.depth);
+  v.depth = vision.layers_or("depth", d.depth, 0);
   if (kind == VisionKind::Qwen2) {
     read_qwen2_widths(vision, v);
   } else {

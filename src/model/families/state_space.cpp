@@ -24,7 +24,7 @@ void read_ssm_dims(const ModelConfig& cfg, ModelTemplate& t, const DecoderDefaul
   ArchSpec& a = t.arch;
   a.vocab_size = cfg.dim_or("vocab_size", d.vocab_size);
   a.hidden_size = cfg.dim_or("hidden_size", d.hidden_size);
-  a.num_layers = cfg.dim_or("num_hidden_layers", d.num_hidden_layers);
+  a.num_layers = cfg.layers_or("num_hidden_layers", d.num_hidden_layers);
   a.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", d.tie_word_embeddings);
   a.max_position_embeddings = cfg.count_or("max_position_embeddings", 0);
 }
@@ -213,6 +213,7 @@ std::vector<Block> nemotron_blocks(const ModelConfig& cfg) {
       out.push_back(*b);
     }
     if (out.empty()) cfg.fail(key, "must list at least one layer");
+    cfg.check_layer_list(key, out.size());
   } else if (cfg.has("hybrid_override_pattern")) {
     for (char c : cfg.string_or("hybrid_override_pattern", "")) {
       switch (c) {
@@ -233,6 +234,7 @@ std::vector<Block> nemotron_blocks(const ModelConfig& cfg) {
       }
     }
     if (out.empty()) cfg.fail("hybrid_override_pattern", "must name at least one layer");
+    cfg.check_layer_list("hybrid_override_pattern", out.size());
   } else {
     out = {Block::Ssm, Block::Moe, Block::Attention, Block::Mlp};
   }

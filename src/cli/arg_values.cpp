@@ -1,0 +1,64 @@
+#include "cli/arg_values.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/error.h"
+#include "core/units.h"
+
+namespace ma::cli {
+
+uint64_t integer_arg(const std::string& flag, const std::string& text, uint64_t min, uint64_t max) {
+  uint64_t v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || v < min || v > max)
+    throw Error(ErrorKind::Usage, "", flag,
+                "expects an integer from " + with_thousands(min) + " to " + with_thousands(max) + ", got '" +
+                    printable(text) + "'");
+  return v;
+}
+
+double number_arg(const std::string& flag, const std::string& text, double min, double max) {
+  char* end = nullptr;
+  const double v = text.empty() ? NAN : std::strtod(text.c_str(), &end);
+  // strtod also reads "inf", "nan" and hex floats: only finite values in range pass the checks below.
+  if (!end || end != text.c_str() + text.size() || !std::isfinite(v) || v < min || v > max)
+    throw Error(ErrorKind::Usage, "", flag,
+                "expects a number from " + short_number(min) + " to " + short_number(max) + ", got '" +
+                    printable(text) + "'");
+  return v;
+}
+
+double positive_number_arg(const std::string& flag, const std::string& text, double max) {
+  const double v = number_arg(flag, text, 0, max);
+  if (!(v > 0))
+    throw Error(ErrorKind::Usage, "", flag, "expects a positive number, got '" + printable(text) + "'");
+  return v;
+}
+
+std::string choice_arg(const std::string& flag, const std::string& text,
+                       std::initializer_list<const char*> choices) {
+  std::string list;
+  for (const char* c : choices) {
+    if (text == c) return text;
+    list += (list.empty() ? "" : ", ") + std::string(c);
+  }
+  throw Error(ErrorKind::Usage, "", flag, "must be one of " + list + "; got '" + printable(text) + "'");
+}
+
+std::string image_path_arg(const std::string& flag, const std::string& text) {
+  if (text == "-") return text;
+  std::string ext = std::filesystem::path(text).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext != ".png" && ext != ".svg")
+    throw Error(
+        ErrorKind::Usage, "", flag,
+        "writes PNG or SVG: the file name must end in .png or .svg (or be - for SVG on stdout), got '" +
+            printable(text) + "'");
+  return text;
+}
+
+}  // namespace ma::cli

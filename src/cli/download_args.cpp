@@ -1,0 +1,33 @@
+#include "cli/download_args.h"
+
+#include "cli/hub_options.h"
+#include "core/error.h"
+
+namespace ma::cli {
+
+CommandSpec download_spec(DownloadArgs& a) {
+  CommandSpec s;
+  s.name = "download";
+  s.operands = "MODEL";
+  s.summary =
+      "A Hub repo's files (all, or those matching the globs) into the cache or DIR, in parallel, each\n"
+      "checked against its size and hash; prints where they are.";
+  s.operand = one_operand(a.model, s.name);
+  // clang-format off
+  s.options = {
+      {{"--include"}, "GLOB", "only files matching (repeatable; * also matches /)",
+       [&a](const std::string& v) { a.options.include.push_back(v); }},
+      {{"--exclude"}, "GLOB", "leave out files matching (repeatable)",
+       [&a](const std::string& v) { a.options.exclude.push_back(v); }},
+      {{"--out"}, "DIR", "into DIR instead of the Hugging Face cache",
+       [&a](const std::string& v) { a.options.out_dir = v; }},
+  };
+  // clang-format on
+  add_common_options(s, a.common);
+  add_hub_options(s, a.hub);
+  return s;
+}
+
+DownloadArgs parse_download_args(const Args& args) { return parse_model_command(args, download_spec); }
+
+}  // namespace ma::cli

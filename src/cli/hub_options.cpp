@@ -1,0 +1,22 @@
+#include "cli/hub_options.h"
+
+namespace ma::cli {
+
+void add_hub_options(CommandSpec& spec, HubArgs& hub) {
+  // clang-format off
+  const std::vector<Option> options = {
+      {{"--revision"}, "R", "Hub branch, tag or commit (overrides MODEL@R)",
+       [&hub](const std::string& v) { hub.revision = v; }},
+      {{"--offline"}, "", "Hub: answer from the cache only (also HF_HUB_OFFLINE=1)",
+       [&hub](const std::string&) { hub.flags.offline = true; }},
+      {{"--token-file"}, "F", "Hub: read the token from F", [&hub](const std::string& v) { hub.flags.token_file = v; }},
+      {{"--token"}, "T", "Hub token (visible in ps; prefer HF_TOKEN or --token-file)",
+       [&hub](const std::string& v) { hub.flags.token = v; }},
+      {{"--trust-endpoint"}, "", "send the token to a non-Hugging Face HF_ENDPOINT",
+       [&hub](const std::string&) { hub.flags.trust_endpoint = true; }},
+  };
+  // clang-format on
+  spec.options.insert(spec.options.end(), options.begin(), options.end());
+}
+
+}  // namespace ma::cli

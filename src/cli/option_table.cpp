@@ -1,0 +1,106 @@
+#include "cli/option_table.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace ma::cli {
+namespace {
+
+const Option* find_option(const CommandSpec& spec, std::string_view name) {
+  for (const Option& o : spec.options)
+    if (std::find(o.names.begin(), o.names.end(), name) != o.names.end()) return &o;
+  return nullptr;
+}
+
+std::string command_words(const CommandSpec& spec) {
+  return "modelanalyzer " + (spec.name.empty() ? std::string() : std::string(spec.name) + " ");
+}
+
+}  // namespace
+
+void parse_command_line(const Args& args, const CommandSpec& spec) {
+  bool options_done = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (options_done || arg.size() < 2 || arg[0] != '-') {
+      spec.operand(arg);  // includes "-" (stdin/stdout) and anything after "--"
+      continue;
+    }
+    if (arg == "--") {
+      options_done = true;
+      continue;
+    }
+    const size_t eq = arg.rfind("--", 0) == 0 ? arg.find('=') : std::string::npos;
+    const std::string name = arg.substr(0, eq);
+    const Option* o = find_option(spec, name);
+    if (!o)
+      throw Error(
+          ErrorKind::Usage, "", printable(name),
+          "unknown option for '" + command_words(spec) + "...'; see " + command_words(spec) + "--help");
+    if (o->value.empty()) {
+      if (eq != std::string::npos) throw Error(ErrorKind::Usage, "", name, "takes no value");
+      o->set("");
+    } else if (eq != std::string::npos) {
+      o->set(arg.substr(eq + 1));
+    } else {
+      if (i + 1 >= args.size())
+        throw Error(ErrorKind::Usage, "", name, "needs a value (" + std::string(o->value) + ")");
+      o->set(args[++i]);
+    }
+  }
+}
+
+std::string option_lines(const std::vector<Option>& options) {
+  std::vector<std::string> left;
+  size_t width = 0;
+  for (const Option& o : options) {
+    std::string l;
+    for (std::string_view n : o.names) l += (l.empty() ? "" : ", ") + std::string(n);
+    if (!o.value.empty()) l += " " + std::string(o.value);
+    width = std::max(width, l.size());
+    left.push_back(std::move(l));
+  }
+  width = std::min<size_t>(width, 28);
+  std::string out;
+  for (size_t i = 0; i < options.size(); ++i) {
+    std::string line = "  " + left[i];
+    if (left[i].size() > width)
+      line += "\n" + std::string(width + 2, ' ');
+    else
+      line += std::string(width - left[i].size(), ' ');
+    out += line + "  " + std::string(options[i].help) + "\n";
+  }
+  return out;
+}
+
+std::string command_help(const CommandSpec& spec) {
+  return "usage: " + command_words(spec) + std::string(spec.operands) + " [options]\n\n" +
+         std::string(spec.summary) + "\n\noptions:\n" + option_lines(spec.options);
+}
+
+std::function<void(const std::string&)> one_operand(std::string& slot, std::string_view command) {
+  return [&slot, command](const std::string& operand) {
+    if (!slot.empty())
+      throw Error(ErrorKind::Usage, "", printable(operand), "'" + std::string(command) + "' takes one MODEL");
+    slot = operand;
+  };
+}
+
+void require_operand(const std::string& value, const CommandSpec& spec) {
+  if (value.empty())
+    throw Error(ErrorKind::Usage, "", std::string(spec.operands),
+                "missing; usage: " + command_words(spec) + std::string(spec.operands) + " [options]; see " +
+                    command_words(spec) + "--help");
+}
+
+void add_common_options(CommandSpec& spec, CommonFlags& flags) {
+  // clang-format off
+  spec.options.push_back({{"--quiet", "-q"}, "", "print nothing but errors",
+                          [&flags](const std::string&) { flags.quiet = true; }});
+  spec.options.push_back({{"--verbose", "-v"}, "", "timings and request counts on stderr",
+                          [&flags](const std::string&) { flags.verbose = true; }});
+  // clang-format on
+}
+
+}  // namespace ma::cli

@@ -1,0 +1,25 @@
+#include "cli/output_options.h"
+
+#include "cli/arg_values.h"
+
+namespace ma::cli {
+
+bool ResultOutputs::file_on_stdout() const {
+  return json_file == "-" || csv_file == "-" || markdown_file == "-" || plot_file == "-";
+}
+
+void add_result_output_options(CommandSpec& spec, ResultOutputs& out, std::string_view plot_help) {
+  // clang-format off
+  spec.options.push_back({{"--json"}, "", "the result as JSON on stdout", [&out](const std::string&) { out.json = true; }});
+  spec.options.push_back({{"--export"}, "FILE.json", "write the JSON (- for stdout)",
+                          [&out](const std::string& v) { out.json_file = v; }});
+  spec.options.push_back({{"--csv"}, "FILE", "write the CSV (- for stdout)",
+                          [&out](const std::string& v) { out.csv_file = v; }});
+  spec.options.push_back({{"--markdown", "--export-markdown"}, "FILE.md", "write the Markdown (- for stdout)",
+                          [&out](const std::string& v) { out.markdown_file = v; }});
+  spec.options.push_back({{"--plot"}, "FILE", plot_help,
+                          [&out](const std::string& v) { out.plot_file = image_path_arg("--plot", v); }});
+  // clang-format on
+}
+
+}  // namespace ma::cli

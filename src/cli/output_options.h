@@ -1,0 +1,20 @@
+// The result outputs that stats and compare share: the JSON on stdout or in a file, CSV, Markdown and a plot.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "cli/option_table.h"
+
+namespace ma::cli {
+
+struct ResultOutputs {
+  bool json = false;                                          // the JSON on stdout
+  std::string json_file, csv_file, markdown_file, plot_file;  // "-": stdout
+  // The console table is left out when another output already goes to stdout.
+  bool file_on_stdout() const;
+};
+
+// --json, --export, --csv, --markdown (alias --export-markdown), --plot; `plot_help` says what is drawn.
+void add_result_output_options(CommandSpec& spec, ResultOutputs& out, std::string_view plot_help);
+
+}  // namespace ma::cli

@@ -1,0 +1,75 @@
+#include "io/output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "core/error.h"
+#include "io/atomic_file.h"
+
+namespace ma {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& what, int err) {
+  throw Error(ErrorKind::LocalIO, path, "", what + (err ? std::string(": ") + std::strerror(err) : ""));
+}
+
+void write_all(int fd, const std::string& path, std::string_view content) {
+  for (size_t done = 0; done < content.size();) {
+    const ssize_t w = ::write(fd, content.data() + done, content.size() - done);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      fail(path, "write failed", errno);
+    }
+    done += static_cast<size_t>(w);
+  }
+}
+
+// Devices, FIFOs and pipes: written in place. O_NONBLOCK is not used: a FIFO's reader (gzip in a process
+// substitution) may open it a moment later, and the shell's own `>` waits the same way.
+void write_through(const std::string& path, std::string_view content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) fail(path, "cannot open for writing", errno);
+  try {
+    write_all(fd, path, content);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) fail(path, "close failed", errno);
+}
+
+}  // namespace
+
+void write_output(const std::string& path, std::string_view content) {
+  if (path == "-") {
+    if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size())
+      fail("standard output", "write failed", errno);
+    return;
+  }
+  if (path.empty()) fail(path, "empty output file name", 0);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) fail(path, "cannot inspect the output path", errno);
+    write_file_atomically(path, content);  // absent: created atomically
+    return;
+  }
+  if (S_ISREG(st.st_mode)) {
+    std::error_code ec;
+    const std::filesystem::path target = std::filesystem::canonical(path, ec);  // through symlinks
+    write_file_atomically(ec ? std::filesystem::path(path) : target, content);
+  } else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+    write_through(path, content);
+  } else if (S_ISDIR(st.st_mode)) {
+    fail(path, "is a directory, not an output file", 0);
+  } else {
+    fail(path, "is a socket or block device; write to a regular file, a pipe or - (stdout)", 0);
+  }
+}
+
+}  // namespace ma

@@ -1,0 +1,187 @@
+// Hostile inputs around the parsers: FIFOs where files should be (must not hang), a tiny config asking for a
+// million layers (must not allocate for them), Ctrl-C during the 32-bit statistics path, paths that are not
+// UTF-8, an index whose shards are all missing, and impossible parallel splits.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "cli/interrupt.h"
+#include "formats/safetensors_writer.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+
+namespace ma::test {
+namespace {
+
+std::string quoted(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
+
+// A copy of the built-in example with `name` replaced by a FIFO nobody writes to.
+void example_with_fifo(const fs::path& dir, const std::string& name) {
+  fs::copy(MA_EXAMPLE_DIR, dir, fs::copy_options::recursive);
+  fs::remove(dir / name);
+  fs::create_directories((dir / name).parent_path());
+  ASSERT_EQ(::mkfifo((dir / name).c_str(), 0600), 0);
+}
+
+TEST(HostileInput, FifosInTheModelDirectoryAreRefusedNotWaitedOn) {
+  for (const std::string name : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+                                 "chat_template.jinja", "config.json"}) {
+    TempDir dir;
+    example_with_fifo(dir / "m", name);
+    auto r = run_cli_timeout(20, quoted(dir / "m"));
+    EXPECT_NE(r.exit_code, 124) << name << ": the tool waited on a FIFO";
+    EXPECT_EQ(r.exit_code, 9) << name << "\n" << r.err;
+    EXPECT_NE(r.err.find(name + ": is a FIFO, not a regular file"), std::string::npos) << r.err;
+  }
+}
+
+TEST(HostileInput, AFifoShardNamedByTheIndexIsRefused) {
+  TempDir dir;
+  fs::copy(MA_EXAMPLE_DIR, dir / "m", fs::copy_options::recursive);
+  // Move the single file into a subdirectory named by an index, and put a FIFO there instead.
+  fs::create_directories(dir / "m" / "sub");
+  fs::rename(dir / "m" / "model.safetensors", dir / "m" / "real.safetensors");
+  ASSERT_EQ(::mkfifo((dir / "m" / "sub" / "model-1.safetensors").c_str(), 0600), 0);
+  write_file(dir / "m" / "model.safetensors.index.json",
+             R"({"metadata":{},"weight_map":{"model.embed_tokens.weight":"sub/model-1.safetensors"}})");
+  fs::remove(dir / "m" / "real.safetensors");
+  auto r = run_cli_timeout(20, "tensors " + quoted(dir / "m"));
+  EXPECT_NE(r.exit_code, 124) << "the tool waited on a FIFO shard";
+  EXPECT_EQ(r.exit_code, 9) << r.err;
+  EXPECT_NE(r.err.find("is a FIFO"), std::string::npos) << r.err;
+}
+
+TEST(HostileInput, AMillionLayersIsALimitNotAnAllocation) {
+  TempDir dir;
+  for (const char* layers : {"1000000", "100000", "1025"}) {
+    write_file(dir / "config.json",
+               std::string(R"({"model_type":"llama","hidden_size":64,"num_attention_heads":4,)") +
+                   R"("intermediate_size":128,"vocab_size":100,"num_hidden_layers":)" + layers + "}");
+    const auto start = std::chrono::steady_clock::now();
+    auto r = run_cli("tensors " + quoted(dir / "config.json"));
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.exit_code, 5) << layers << "\n" << r.err;
+    EXPECT_NE(r.err.find("num_hidden_layers: " + std::string(layers) + " layers is implausible"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("fewer than 200"), std::string::npos) << r.err;
+    EXPECT_LT(s, 2.0) << layers;
+  }
+  write_file(dir / "config.json", R"({"model_type":"llama","hidden_size":64,"num_attention_heads":4,)"
+                                  R"("intermediate_size":128,"vocab_size":100,"num_hidden_layers":1024})");
+  EXPECT_EQ(run_cli("tensors " + quoted(dir / "config.json") + " --json").exit_code, 0);
+}
+
+TEST(HostileInput, ExpertsTimesLayersIsCappedBeforeBuilding) {
+  TempDir dir;
+  write_file(
+      dir / "config.json",
+      R"({"model_type":"mixtral","hidden_size":64,"num_attention_heads":4,"num_key_value_heads":4,)"
+      R"("intermediate_size":128,"vocab_size":100,"num_hidden_layers":1024,"num_local_experts":4000})");
+  const auto start = std::chrono::steady_clock::now();
+  auto r = run_cli("tensors " + quoted(dir / "config.json"));
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_NE(r.err.find("more than 1000000 tensors"), std::string::npos) << r.err;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 2.0);
+}
+
+TEST(HostileInput, CtrlCStopsTheThirtyTwoBitScanPromptly) {
+  TempDir dir;
+  // 16 GiB of F32 zeros in a sparse file: one tensor, read twice by the 32-bit path (several seconds).
+  write_safetensors(dir / "big.safetensors", {{"w", DType::F32, {uint64_t{4} << 30}, {}}});
+  const fs::path out = dir / "stats.json";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl(MA_CLI_BINARY, MA_CLI_BINARY, "stats", (dir / "big.safetensors").c_str(), "--export", out.c_str(),
+          "--quiet", "--threads", "1", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  const auto sent = std::chrono::steady_clock::now();
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const double after = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_LT(after, 1.0) << "the scan went on after Ctrl-C";
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(HostileInput, ASecondInterruptIsNotCaught) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::atomic<bool>& flag = cli::interrupt_flag();
+    raise(SIGINT);
+    if (!flag.load()) _exit(2);  // the first one must only set the flag
+    raise(SIGINT);
+    _exit(3);  // not reached: the second one terminates the process
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exit " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGINT);
+}
+
+TEST(HostileInput, ErrorLinesEscapeBytesThatAreNotUtf8) {
+  TempDir dir;
+  auto r = run_cli("tensors " + quoted(dir / "bad\xff\x1b[31mname"));
+  EXPECT_EQ(r.exit_code, 8);
+  EXPECT_EQ(r.err.find('\xff'), std::string::npos) << "raw byte printed";
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "escape sequence printed";
+  EXPECT_NE(r.err.find("bad\\xff\\x1b[31mname"), std::string::npos) << r.err;
+  auto utf8 = run_cli("tensors " + quoted(dir / "модель"));
+  EXPECT_NE(utf8.err.find("модель"), std::string::npos) << "valid UTF-8 is kept: " << utf8.err;
+}
+
+TEST(HostileInput, AnIndexWithoutItsShardsSaysItIsADryRun) {
+  TempDir dir;
+  fs::copy_file(fs::path(MA_EXAMPLE_DIR) / "config.json", dir / "config.json");
+  write_file(dir / "model.safetensors.index.json",
+             R"({"metadata":{},"weight_map":{"model.embed_tokens.weight":"model-00001-of-00002.safetensors",)"
+             R"("model.norm.weight":"model-00002-of-00002.safetensors"}})");
+  auto r = run_cli("tensors " + quoted(dir.path()) + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: none of the 2 shards named by model.safetensors.index.json is present"),
+            std::string::npos)
+      << r.err;
+  size_t notes = 0;
+  for (size_t at = r.err.find("note:"); at != std::string::npos; at = r.err.find("note:", at + 1)) ++notes;
+  EXPECT_EQ(notes, 1u) << r.err;
+  EXPECT_NE(r.out.find("\"origin\":\"index+template\""), std::string::npos);
+  EXPECT_EQ(run_cli("tensors " + quoted(dir.path()) + " --quiet").err, "");
+}
+
+TEST(HostileInput, ParallelSplitsThatCannotDivideAreRefused) {
+  const std::string model = std::string("'") + MA_EXAMPLE_DIR + "'";  // 4 heads, 2 KV heads, 2 layers, dense
+  struct Case {
+    const char* args;
+    const char* says;
+  };
+  for (const Case& c :
+       {Case{" --tp 3", "--tp: 3 cannot split this model"},
+        Case{" --tp 1024", "--tp: 1024 cannot split this model"},
+        Case{" --pp 3", "--pp: 3 cannot split this model: it has 2 layers"},
+        Case{" --pp 4294967297", "--pp: expects an integer from 1 to 65,536"},
+        Case{" --ep 2", "--ep: 2 cannot split this model: it has no routed experts"},
+        Case{" --batch 1e3", "--batch: expects an integer"}, Case{" --wrf inf", "--wrf: expects a number"}}) {
+    auto r = run_cli("perf " + model + c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(run_cli("perf " + model + " --tp 2 --quiet").exit_code, 0);
+  auto top = run_cli("compare " + model + " " + model + " --top 1e30");
+  EXPECT_EQ(top.exit_code, 2);
+  EXPECT_NE(top.err.find("--top: expects an integer"), std::string::npos) << top.err;
+}
+
+}  // namespace
+}  // namespace ma::test

@@ -1,0 +1,203 @@
+// Where output files go: regular files atomically, devices and pipes written in place (never replaced by a
+// regular file), "-" to stdout for every output flag, sockets and directories refused, image names checked,
+// and write errors on stdout reported. The hostile targets are made here: FIFOs, private device nodes (as
+// root), a listening socket, /dev/full as stdout.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <future>
+#include <string>
+#include <vector>
+
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+
+namespace ma::test {
+namespace {
+
+std::string example() {
+  return std::string("'") + MA_EXAMPLE_DIR + "'";
+}
+std::string quoted(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
+
+bool is_char_device(const fs::path& p) {
+  struct stat st {};
+  return ::lstat(p.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+// Reads a FIFO to its end in the background, as `>(gzip > x.gz)` would.
+std::future<std::string> drain(const fs::path& fifo) {
+  return std::async(std::launch::async, [fifo] { return read_file(fifo); });
+}
+
+// Runs a shell command line (for redirections run_cli does not offer); returns the exit code.
+int shell(const std::string& line) {
+  const int status = std::system(line.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(CliOutputs, DevNullAndDevStdoutAreWrittenThroughNotReplaced) {
+  auto r = run_cli(example() + " --skip-tokenizer --quiet --export /dev/stdout --export-markdown /dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(is_char_device("/dev/null"));
+  EXPECT_EQ(json::Document::parse(r.out, "stdout").root().find("model_id")->as_string(), MA_EXAMPLE_DIR);
+}
+
+TEST(CliOutputs, PrivateDeviceNodesStayDevicesAsRoot) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mknod needs root; run as root (as CI does) to check device nodes";
+  TempDir dir;
+  const fs::path null_node = dir / "null", full_node = dir / "full";
+  ASSERT_EQ(::mknod(null_node.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+  ASSERT_EQ(::mknod(full_node.c_str(), S_IFCHR | 0666, makedev(1, 7)), 0);
+  auto ok = run_cli(example() + " --skip-tokenizer --quiet --export-markdown " + quoted(null_node));
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_TRUE(is_char_device(null_node));
+  // /dev/full: the write fails with ENOSPC; the node survives and the error names it.
+  auto full = run_cli(example() + " --skip-tokenizer --quiet --export-markdown " + quoted(full_node));
+  EXPECT_EQ(full.exit_code, 9);
+  EXPECT_NE(full.err.find(full_node.string()), std::string::npos) << full.err;
+  EXPECT_NE(full.err.find("No space left"), std::string::npos) << full.err;
+  EXPECT_TRUE(is_char_device(full_node));
+  EXPECT_EQ(std::vector<fs::path>(fs::directory_iterator(dir.path()), {}).size(), 2u)
+      << "a temp file was left";
+}
+
+TEST(CliOutputs, FifoReceivesTheOutputAndStaysAFifo) {
+  TempDir dir;
+  const fs::path fifo = dir / "out.csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto reader = drain(fifo);
+  auto r = run_cli("tensors " + example() + " --quiet --csv " + quoted(fifo));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string csv = reader.get();
+  EXPECT_EQ(csv.rfind("kind,name,shape,dtype", 0), 0u) << csv.substr(0, 200);
+  EXPECT_NE(csv.find("model.layers.0.self_attn.q_proj.weight"), std::string::npos);
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
+TEST(CliOutputs, DashIsStdoutForEveryOutputFlag) {
+  TempDir dir;
+  fs::copy(MA_EXAMPLE_DIR, dir / "b", fs::copy_options::recursive);  // a second checkpoint to compare with
+  const std::string b = quoted(dir / "b");
+  struct Case {
+    std::string args;
+    std::string expect;  // on stdout
+  };
+  const std::vector<Case> cases = {
+      {example() + " --skip-tokenizer --quiet --export -", "\"model_id\""},
+      {example() + " --skip-tokenizer --quiet --export-markdown -", "# "},
+      {example() + " --skip-tokenizer --quiet --visualize --viz-output -", "<svg"},
+      {"tensors " + example() + " --csv -", "kind,name,shape,dtype"},
+      {"stats " + example() + " --quiet --export -", "\"tensors\""},
+      {"stats " + example() + " --quiet --csv -", "model_path,model_id"},
+      {"stats " + example() + " --quiet --markdown -", "|"},
+      {"stats " + example() + " --quiet --plot -", "<svg"},
+      {"stats " + example() + " --quiet --trends -", "<svg"},
+      {"compare " + example() + " " + b + " --quiet --csv -", "name"},
+      {"compare " + example() + " " + b + " --quiet --export -", "\"tensors\""},
+      {"perf " + example() + " --quiet --report -", "# "},
+      {"perf " + example() + " --quiet --plot -", "<svg"},
+  };
+  for (const Case& c : cases) {
+    auto r = run_cli(c.args);
+    EXPECT_EQ(r.exit_code, 0) << c.args << "\n" << r.err;
+    EXPECT_NE(r.out.find(c.expect), std::string::npos) << c.args << "\n" << r.out.substr(0, 300);
+    EXPECT_FALSE(fs::exists("-")) << c.args << " wrote a file named -";
+  }
+}
+
+TEST(CliOutputs, SymlinkToAFileKeepsTheLinkAndReplacesTheTarget) {
+  TempDir dir;
+  write_file(dir / "target.json", "old");
+  fs::create_symlink(dir / "target.json", dir / "link.json");
+  auto r = run_cli(example() + " --skip-tokenizer --quiet --export " + quoted(dir / "link.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "link.json"));
+  EXPECT_NE(read_file(dir / "target.json").find("\"model_id\""), std::string::npos);
+}
+
+TEST(CliOutputs, DirectoriesAndSocketsAreRefused) {
+  TempDir dir;
+  fs::create_directories(dir / "d");
+  auto d = run_cli(example() + " --skip-tokenizer --quiet --export " + quoted(dir / "d"));
+  EXPECT_EQ(d.exit_code, 9);
+  EXPECT_NE(d.err.find("is a directory"), std::string::npos) << d.err;
+
+  const int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(s, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string sock = (dir / "s").string();
+  ASSERT_LT(sock.size(), sizeof addr.sun_path);
+  std::copy(sock.begin(), sock.end(), addr.sun_path);
+  ASSERT_EQ(::bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  auto r = run_cli("tensors " + example() + " --quiet --csv " + quoted(fs::path(sock)));
+  ::close(s);
+  EXPECT_EQ(r.exit_code, 9);
+  EXPECT_NE(r.err.find("socket"), std::string::npos) << r.err;
+  struct stat st {};
+  ASSERT_EQ(::lstat(sock.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISSOCK(st.st_mode)) << "the socket was replaced";
+}
+
+TEST(CliOutputs, ImageNamesMustSayPngOrSvg) {
+  TempDir dir;
+  for (const std::string& args : {example() + " --visualize --viz-output " + quoted(dir / "x.txt"),
+                                  example() + " --visualize --viz-output " + quoted(dir / "x.jpg"),
+                                  "stats " + example() + " --plot " + quoted(dir / "x.gif"),
+                                  "stats " + example() + " --trends " + quoted(dir / "x"),
+                                  "perf " + example() + " --plot " + quoted(dir / "x.pdf")}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find(".png or .svg"), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  auto upper =
+      run_cli(example() + " --skip-tokenizer --quiet --visualize --viz-output " + quoted(dir / "X.SVG"));
+  EXPECT_EQ(upper.exit_code, 0) << upper.err;
+  const std::string svg =
+      read_file(dir / "X.SVG");  // the extension's case does not matter: SVG text, not PNG
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.rfind("\x89PNG", 0), 0u);
+}
+
+TEST(CliOutputs, AFullStdoutFailsWithExit9) {
+  TempDir dir;
+  const std::string bin = std::string("'") + MA_CLI_BINARY + "'";
+  const int code = shell(bin + " tensors " + example() + " --json >/dev/full 2>" + quoted(dir / "err"));
+  EXPECT_EQ(code, 9);
+  const std::string err = read_file(dir / "err");
+  EXPECT_NE(err.find("standard output: write failed: No space left on device"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
+TEST(CliOutputs, AClosedPipeEndsQuietly) {
+  // Output far larger than a pipe's buffer, a reader that leaves after one byte, and SIGPIPE ignored (as
+  // under many supervisors): the write fails with EPIPE, which must end the command without a message.
+  TempDir dir;
+  write_file(dir / "config.json",
+             R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":600,"num_attention_heads":4,)"
+             R"("intermediate_size":128,"vocab_size":100})");
+  const std::string bin = std::string("'") + MA_CLI_BINARY + "'";
+  const int code =
+      shell("sh -c \"trap '' PIPE; " + bin + " tensors " + quoted(dir / "config.json") + " --json 2>" +
+            quoted(dir / "err") + "; echo \\$? >" + quoted(dir / "rc") + "\" | head -c 1 >/dev/null");
+  ASSERT_EQ(code, 0);
+  EXPECT_EQ(read_file(dir / "rc"), "9\n");
+  EXPECT_EQ(read_file(dir / "err"), "");
+}
+
+}  // namespace
+}  // namespace ma::test
