@@ -4,7 +4,6 @@
 #include <string_view>
 
 #include "analysis/architecture_config.h"
-#include "model/families/family_groups.h"
 #include "model/tensor_placement.h"
 
 namespace ma {
@@ -110,31 +109,21 @@ TensorFacts tensor_facts(const Inventory& inv) {
   return f;
 }
 
-const ArchSpec* arch_of(const ReportInputs& in) {
+const ArchitectureRecord* arch_of(const ReportInputs& in) {
   return in.inventory.model ? &in.inventory.model->arch : nullptr;
 }
 
-bool encoder_family(std::string_view model_type) {
-  for (const FamilyBuilder& f : families::encoders())
-    if (f.model_type == model_type) return true;
-  return false;
-}
-
-std::string architecture_type(const ReportInputs& in, const TensorFacts& f, const LanguageConfig& cfg) {
-  if (f.cross_attention) return "encoder-decoder";
-  // Without cross-attention an encoder family is its encoder alone (T5EncoderModel included).
-  if (const ArchSpec* a = arch_of(in)) {
-    if (encoder_family(a->model_type) || in.inventory.model->layers_path.find("encoder") != std::string::npos)
-      return "encoder-only";
-  } else if (f.encoder_stack && !f.decoder_stack) {
-    return "encoder-only";
-  }
-  if (cfg.flag("is_encoder_decoder").value_or(false)) return "encoder-decoder";
+// From the record's stacks: an encoder with a decoder, an encoder alone (BERT, T5EncoderModel), or a decoder
+// by its mixers.
+std::string architecture_type(const ArchitectureRecord& a) {
+  const StackSpec* decoder = a.stack(StackRole::Decoder);
+  if (a.stack(StackRole::Encoder)) return decoder ? "encoder-decoder" : "encoder-only";
+  if (!decoder) return "";
   size_t attention = 0, recurrent = 0;
-  for (const LayerSpec& l : in.inventory.layers) {
-    if (l.mixer == "attention")
+  for (const LayerSpec& l : decoder->layers) {
+    if (l.mixer == Mixer::Attention)
       ++attention;
-    else if (l.mixer == "mamba" || l.mixer == "mamba2" || l.mixer == "linear-attention")
+    else if (l.mixer != Mixer::None)
       ++recurrent;
   }
   if (recurrent && attention) return "hybrid";
@@ -143,7 +132,7 @@ std::string architecture_type(const ReportInputs& in, const TensorFacts& f, cons
 }
 
 std::string norm_type(const ReportInputs& in, const TensorFacts& f, const LanguageConfig& cfg) {
-  if (const ArchSpec* a = arch_of(in); a && listed(kBiasFreeLayerNorm, a->model_type)) return "layernorm";
+  if (const ArchitectureRecord* a = arch_of(in); a && listed(kBiasFreeLayerNorm, a->model_type)) return "layernorm";
   if (f.norm_bias) return "layernorm";  // RMSNorm has no bias
   if (f.norm || cfg.find("rms_norm_eps")) return "rmsnorm";
   return "";
@@ -177,7 +166,7 @@ std::string position_embedding(const ReportInputs& in, const TensorFacts& f, con
   if (f.relative_bias) return "relative";
   if (alibi_flag(cfg)) return "alibi";
   if (cfg.text("position_embedding_type") == "rope") return "rope";
-  const ArchSpec* a = arch_of(in);
+  const ArchitectureRecord* a = arch_of(in);
   if (!a) return "";  // bare weights: rotary embeddings leave no tensor behind
   for (const PositionFact& p : kPositionFacts)
     if (p.model_type == a->model_type) return std::string(p.position);
@@ -212,7 +201,7 @@ std::optional<double> rope_number(const std::vector<const json::Value*>& sources
   return std::nullopt;
 }
 
-std::optional<RopeInfo> rope_info(const LanguageConfig& cfg, const ArchSpec* arch,
+std::optional<RopeInfo> rope_info(const LanguageConfig& cfg, const ArchitectureRecord* arch,
                                   const std::optional<std::string>& root_model_type) {
   const RopeSources s = rope_sources(cfg);
   const std::vector<const json::Value*> sources{s.global, s.scaling};
@@ -250,7 +239,7 @@ ArchitectureDetails describe_architecture(const ReportInputs& in) {
   ArchitectureDetails d;
   const LanguageConfig cfg(in.config);
   const TensorFacts f = tensor_facts(in.inventory);
-  const ArchSpec* a = arch_of(in);
+  const ArchitectureRecord* a = arch_of(in);
   if (a) {
     d.num_hidden_layers = a->num_layers;
     d.hidden_size = a->hidden_size;
@@ -263,9 +252,9 @@ ArchitectureDetails describe_architecture(const ReportInputs& in) {
     d.tie_word_embeddings = a->tie_word_embeddings;
     d.torch_dtype = a->torch_dtype;
   } else {
-    d.num_hidden_layers = in.inventory.layers.size();
+    d.num_hidden_layers = in.inventory.arch.layers().size();
   }
-  d.architecture_type = architecture_type(in, f, cfg);
+  d.architecture_type = architecture_type(in.inventory.arch);
   d.norm_type = norm_type(in, f, cfg);
   d.norm_eps = norm_eps(cfg);
   d.activation = activation(cfg);

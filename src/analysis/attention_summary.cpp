@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 
-#include "analysis/architecture_config.h"
 
 namespace ma {
 namespace {
@@ -85,7 +84,7 @@ std::string join_runs(const std::vector<Run>& runs, size_t begin, size_t count) 
 
 // The token a layer shows in the pattern.
 std::string pattern_token(const LayerAttention& l) {
-  if (l.kind == "none" || l.kind == "linear" || l.kind == "unknown") return l.kind;
+  if (l.mixer != Mixer::Attention || l.kind == "unknown") return l.kind;
   if (l.window == 0) return "full";
   return (l.chunked ? "chunked(" : "sliding(") + std::to_string(l.window) + ")";
 }
@@ -96,7 +95,7 @@ std::string upper(std::string s) {
 }
 
 bool softmax_attention(const LayerAttention& l) {
-  return l.kind != "none" && l.kind != "linear" && l.kind != "unknown";
+  return l.mixer == Mixer::Attention && l.kind != "unknown";
 }
 
 // "(GQA 32/8)", or per layer class when they differ: "(sliding: GQA 32/16; full: GQA 32/4, head_dim 512)".
@@ -119,18 +118,17 @@ std::string heads_note(const AttentionSummary& s) {
   return " (" + note + ")";
 }
 
-std::string headline(const AttentionSummary& s, const std::vector<LayerSpec>& specs) {
+std::string headline(const AttentionSummary& s) {
   std::vector<std::string> kinds;
   bool sliding = false, chunked = false, linear = false, ssm = false;
-  for (size_t i = 0; i < s.layers.size(); ++i) {
-    const LayerAttention& l = s.layers[i];
+  for (const LayerAttention& l : s.layers) {
     if (softmax_attention(l)) {
       if (std::find(kinds.begin(), kinds.end(), upper(l.kind)) == kinds.end()) kinds.push_back(upper(l.kind));
       sliding = sliding || (l.window && !l.chunked);
       chunked = chunked || (l.window && l.chunked);
     }
-    linear = linear || l.kind == "linear";
-    ssm = ssm || specs[i].mixer.starts_with("mamba");
+    linear = linear || l.mixer == Mixer::LinearAttention;
+    ssm = ssm || l.mixer == Mixer::Mamba || l.mixer == Mixer::Mamba2;
   }
   std::string base;
   for (const std::string& k : kinds) base += (base.empty() ? "" : "/") + k;
@@ -144,23 +142,28 @@ std::string headline(const AttentionSummary& s, const std::vector<LayerSpec>& sp
   return other.empty() ? base : "hybrid (" + base + " + " + other + ")";
 }
 
-// Layers whose windows are chunks of the sequence (Llama-4's local attention), not sliding windows.
-bool chunked_windows(const LanguageConfig& cfg, const ArchSpec* a) {
-  return cfg.find("attention_chunk_size") || (a && a->model_type.starts_with("llama4"));
-}
-
-uint64_t config_dim(const LanguageConfig& cfg, std::string_view key) {
-  const json::Value* v = cfg.find(key);
-  auto n = v ? v->as_uint() : std::nullopt;
-  return n && *n <= ModelConfig::kMaxValue ? *n : 0;
-}
-
-// Gemma-4's global (full-attention) layers have their own head_dim and, when keys double as values
-// (attention_k_eq_v), their own kv heads.
-void global_layer_shape(const LanguageConfig& cfg, LayerAttention& l) {
-  if (uint64_t hd = config_dim(cfg, "global_head_dim")) l.head_dim = hd;
-  if (cfg.flag("attention_k_eq_v").value_or(false))
-    if (uint64_t kv = config_dim(cfg, "num_global_key_value_heads")) l.kv_heads = kv;
+// One layer as the report shows it; dimensions 0 where the record does not know them (no config).
+LayerAttention layer_attention(uint32_t index, const LayerSpec& spec, bool dims_known) {
+  LayerAttention l;
+  l.layer = index;
+  l.mixer = spec.mixer;
+  if (spec.mixer == Mixer::Attention) {
+    const AttentionShape& at = spec.attention;
+    l.kind = dims_known ? std::string(attention_kind_name(at.kind)) : "unknown";
+    l.heads = at.heads;
+    l.kv_heads = at.kv_heads;
+    l.head_dim = at.head_dim;
+    l.window = at.window;
+    l.chunked = at.span == Span::Chunked;
+  } else if (spec.mixer == Mixer::LinearAttention) {
+    l.kind = "linear";
+    l.heads = spec.state.value_heads;
+    l.kv_heads = spec.state.key_heads;
+    l.head_dim = spec.state.key_head_dim;
+  } else {
+    l.kind = "none";
+  }
+  return l;
 }
 
 }  // namespace
@@ -179,46 +182,19 @@ std::string compress_pattern(const std::vector<std::string>& tokens) {
   return s;
 }
 
-AttentionSummary summarize_attention(const ReportInputs& in) {
+AttentionSummary summarize_attention(const ArchitectureRecord& arch) {
   AttentionSummary s;
-  const LanguageConfig cfg(in.config);
-  const ArchSpec* a = in.inventory.model ? &in.inventory.model->arch : nullptr;
-  if (a) {
-    s.num_attention_heads = a->num_attention_heads;
-    s.num_key_value_heads = a->num_key_value_heads;
-    s.head_dim = a->head_dim;
-  }
-  const std::vector<LayerSpec>& specs = in.inventory.layers;
-  const bool chunked = chunked_windows(cfg, a);
-  const bool any_window =
-      std::any_of(specs.begin(), specs.end(), [](const LayerSpec& l) { return l.sliding_window != 0; });
-  for (size_t i = 0; i < specs.size(); ++i) {
-    const LayerSpec& spec = specs[i];
-    LayerAttention l;
-    l.layer = static_cast<uint32_t>(i);
-    if (spec.mixer == "attention") {
-      l.kind = spec.attention.empty() ? "unknown" : spec.attention;
-      l.heads = s.num_attention_heads;
-      l.kv_heads = s.num_key_value_heads;
-      l.head_dim = s.head_dim;
-      l.window = spec.sliding_window;
-      l.chunked = chunked && l.window != 0;
-      if (any_window && l.window == 0) global_layer_shape(cfg, l);
-    } else if (spec.mixer == "linear-attention") {
-      l.kind = "linear";
-      l.heads = config_dim(cfg, "linear_num_value_heads");
-      l.kv_heads = config_dim(cfg, "linear_num_key_heads");
-      l.head_dim = config_dim(cfg, "linear_key_head_dim");
-    } else {
-      l.kind = "none";
-    }
-    s.layers.push_back(std::move(l));
-  }
+  s.num_attention_heads = arch.num_attention_heads;
+  s.num_key_value_heads = arch.num_key_value_heads;
+  s.head_dim = arch.head_dim;
+  const bool dims_known = !arch.model_type.empty();
+  const std::vector<LayerSpec>& specs = arch.layers();
+  for (size_t i = 0; i < specs.size(); ++i) s.layers.push_back(layer_attention(static_cast<uint32_t>(i), specs[i], dims_known));
   std::vector<std::string> tokens;
   for (const LayerAttention& l : s.layers) tokens.push_back(pattern_token(l));
   s.pattern = compress_pattern(tokens);
   if (!s.pattern.empty()) s.pattern += heads_note(s);
-  s.attention_type = headline(s, specs);
+  s.attention_type = headline(s);
   return s;
 }
 

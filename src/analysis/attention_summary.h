@@ -5,13 +5,15 @@
 #include <string>
 #include <vector>
 
-#include "analysis/report_inputs.h"
+#include "model/architecture.h"
 
 namespace ma {
 
 struct LayerAttention {
   uint32_t layer = 0;
-  std::string kind;       // mha | gqa | mqa | mla | linear | none; unknown without a config
+  Mixer mixer = Mixer::None;
+  std::string kind;       // mha | gqa | mqa | mla | linear | none; unknown without a config (a label, from the
+                          // record's categories: compare `mixer`, not this)
   uint64_t heads = 0;     // 0: unknown (linear attention: value heads)
   uint64_t kv_heads = 0;  // linear attention: key heads
   uint64_t head_dim = 0;  // MLA: the q/k head dim (nope + rope); linear attention: key head dim
@@ -29,7 +31,7 @@ struct AttentionSummary {
   std::string pattern;                 // compact, e.g. "5×sliding(1024) + 1×full, ×8 (GQA 16/8)"
 };
 
-AttentionSummary summarize_attention(const ReportInputs& in);
+AttentionSummary summarize_attention(const ArchitectureRecord& arch);
 
 // Run-length and period compression of a layer sequence: {a,a,b,a,a,b} -> "2×a + 1×b, ×2";
 // {n,n,f,n,f,n,f,n} -> "2×n + (1×f + 1×n)×3". Picks the factorization that shows the fewest runs.

@@ -20,13 +20,16 @@ LayerSummary summarize_layers(const std::vector<LayerSpec>& layers) {
   for (uint32_t i = 0; i < layers.size(); ++i) {
     const LayerSpec& l = layers[i];
     add(s.by_type, l.type(), i);
-    if (!l.mixer.empty() && l.mixer != "none") {
-      std::string m = l.mixer;
-      if (!l.attention.empty()) m += " (" + l.attention + ")";
-      if (l.sliding_window) m += " sliding(" + std::to_string(l.sliding_window) + ")";
+    if (l.mixer != Mixer::None) {
+      std::string m(mixer_name(l.mixer));
+      // The attention kind is known once the record has dimensions (a config); bare weights give none.
+      if (l.mixer == Mixer::Attention && l.attention.heads)
+        m += " (" + std::string(attention_kind_name(l.attention.kind)) + ")";
+      if (l.mixer == Mixer::Attention && l.attention.window)
+        m += " " + std::string(span_name(l.attention.span)) + "(" + std::to_string(l.attention.window) + ")";
       add(s.by_mixer, m, i);
     }
-    if (!l.ffn.empty() && l.ffn != "none") add(s.by_ffn, l.ffn, i);
+    if (l.ffn.kind != Ffn::None) add(s.by_ffn, std::string(ffn_name(l.ffn.kind)), i);
   }
   return s;
 }

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "model/model_template.h"
+#include "model/architecture.h"
 
 namespace ma {
 

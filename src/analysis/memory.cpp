@@ -8,6 +8,12 @@
 #include "analysis/memory_training.h"
 
 namespace ma {
+
+std::string_view cache_kind_name(CacheKind k) {
+  static constexpr std::string_view kNames[] = {"full",         "sliding", "chunked", "mla",  "ssm-state",
+                                                "linear-state", "cross",   "shared",  "none"};
+  return kNames[static_cast<size_t>(k)];
+}
 namespace {
 
 using memory::add;
@@ -91,7 +97,7 @@ Estimate inference_weights(const ReportInputs& in, const MemoryReport& m, DType 
 // Peak activations of one prefill pass, attention done by a memory-efficient kernel (no context x context
 // scores): the residual stream and the normed input (2h) plus the FFN's gate, up and activated product
 // (3 x ffn width) for every token, and the fp32 logits of the last position.
-Estimate inference_activations(const ArchSpec& a, uint64_t batch, uint64_t context, DType compute) {
+Estimate inference_activations(const ArchitectureRecord& a, uint64_t batch, uint64_t context, DType compute) {
   if (!context) return {"inference_activations", 0, "context unknown: pass --context"};
   uint64_t moe = a.num_experts
                      ? mul({a.experts_per_token + a.num_shared_experts,
@@ -162,7 +168,7 @@ MemoryReport estimate_memory(const ReportInputs& in) {
   m.context = in.options.context.value_or(inv.model ? inv.model->arch.max_position_embeddings : 0);
   m.weights = weight_estimates(in);
 
-  KvCachePlan plan = plan_kv_cache(inv, kv, compute, m.context);
+  KvCachePlan plan = plan_kv_cache(inv.arch, kv, compute, m.context);
   m.kv_cache_bytes = kv_cache_total(plan, m.batch, m.context);
   m.kv_known = plan.known;
   m.kv_layers = std::move(plan.layers);
@@ -202,7 +208,7 @@ MemoryReport estimate_memory(const ReportInputs& in) {
 
   TrainingInputs t;
   t.parameters = in.params.total;
-  t.layers = inv.layers.size();
+  t.layers = inv.arch.layers().size();
   if (inv.model) {
     t.hidden = inv.model->arch.hidden_size;
     t.heads = inv.model->arch.num_attention_heads;

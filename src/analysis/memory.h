@@ -20,10 +20,15 @@ struct Estimate {
   std::string formula;  // how it was computed, with the numbers, e.g. "8,030,261,248 params x 2 bytes"
 };
 
+// What a layer keeps in the cache: K and V of every token (full), of the last window or chunk, MLA's latent,
+// a constant SSM or linear-attention state, K and V over the encoder (cross), an earlier layer's (shared).
+enum class CacheKind : uint8_t { Full, Sliding, Chunked, MlaLatent, SsmState, LinearState, Cross, Shared, None };
+// full, sliding, chunked, mla, ssm-state, linear-state, cross, shared, none
+std::string_view cache_kind_name(CacheKind k);
+
 struct KvLayer {
   uint32_t layer = 0;
-  // full | sliding | chunked | mla | ssm-state | linear-state | cross | shared | none
-  std::string kind;
+  CacheKind kind = CacheKind::None;
   uint64_t bytes_per_token = 0;               // what one more token adds (0 for constant-state layers)
   uint64_t bytes_per_token_decompressed = 0;  // MLA: full K and V of every head; others: bytes_per_token
   uint64_t window = 0;                        // sliding / chunked layers: tokens kept

@@ -8,7 +8,7 @@
 
 #include "analysis/memory.h"
 #include "core/dtype.h"
-#include "model/inventory.h"
+#include "model/architecture.h"
 
 namespace ma {
 
@@ -23,16 +23,13 @@ struct KvCachePlan {
   std::vector<std::string> assumptions;
 };
 
-// `kv`: the attention K/V dtype; `state`: the dtype of conv and recurrent states unless the config names an
+// `kv`: the attention K/V dtype; `state`: the dtype of conv and recurrent states unless the record names an
 // SSM cache dtype. `context` (0: unknown) only matters for encoder-decoder models without a fixed encoder
 // length, whose cross-attention covers an encoder input as long as the context.
-KvCachePlan plan_kv_cache(const Inventory& inv, DType kv, DType state, uint64_t context);
+KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state, uint64_t context);
 
 // Bytes for `batch` sequences of `context` tokens: per-token bytes x min(context, window) per layer, plus the
 // per-sequence state and cross-attention K/V, times the batch.
 uint64_t kv_cache_total(const KvCachePlan& plan, uint64_t batch, uint64_t context);
-
-// The config that describes the language model: text_config of a multimodal config, else the root.
-std::optional<ModelConfig> language_config(const Inventory& inv);
 
 }  // namespace ma

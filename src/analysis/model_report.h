@@ -27,7 +27,7 @@ struct ModelReport {
   ArchitectureDetails architecture;
   AttentionSummary attention;
   std::optional<MoeSummary> moe;
-  std::vector<LayerSpec> layers;  // the decoder stack, layer by layer
+  ArchitectureRecord arch;  // what the model is: stacks and layers (a copy of the inventory's record)
   LayerSummary layer_summary;
   ParameterCounts parameters;
   QuantizationInfo quantization;

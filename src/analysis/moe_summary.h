@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/report_inputs.h"
+#include "analysis/parameter_counts.h"
+#include "model/architecture.h"
 
 namespace ma {
 
@@ -25,6 +26,6 @@ struct MoeSummary {
 };
 
 // nullopt for dense models.
-std::optional<MoeSummary> summarize_moe(const ReportInputs& in);
+std::optional<MoeSummary> summarize_moe(const ArchitectureRecord& arch, const ParameterCounts& params);
 
 }  // namespace ma

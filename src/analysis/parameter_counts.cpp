@@ -15,7 +15,7 @@ ParameterCounts count_parameters(const Inventory& inv) {
       if (t.embedding) c.embedding += n;
       if (t.routed_expert) c.routed_experts += n;
     }
-    const ArchSpec& a = inv.model->arch;
+    const ArchitectureRecord& a = inv.model->arch;
     if (c.routed_experts) {
       if (a.num_experts == 0 || a.experts_per_token == 0 || a.experts_per_token > a.num_experts)
         throw Error(ErrorKind::Internal, "", a.model_type,

@@ -17,7 +17,7 @@ int run_tensors(const Args& args) {
   OpenedModel opened = open_model(a.model, a.hub, true);
   print_warnings(opened.warnings, out);
   Inventory& inv = keep_until_exit(build_inventory(opened.files));
-  TensorsReport report{inv, count_parameters(inv), summarize_layers(inv.layers)};
+  TensorsReport report{inv, count_parameters(inv), summarize_layers(inv.arch.layers())};
   print_warnings(inv.warnings, out);
   print_notes(inv.notes, out);
   // Render everything before writing anything, so a failure leaves no partial output.

@@ -5,6 +5,8 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "model/families/family_groups.h"
+#include "model/layer_shapes.h"
+#include "model/record_config.h"
 
 namespace ma {
 
@@ -39,6 +41,8 @@ ModelTemplate build_template(const ModelConfig& cfg) {
   t.arch.model_type = model_type;
   t.arch.torch_dtype = cfg.string_or("torch_dtype", cfg.has("dtype") ? cfg.string_or("dtype", "") : "");
   f->build(cfg, t);
+  complete_layer_shapes(t.arch);
+  read_common_facts(cfg, t.arch);
   // Shapes come from capped config values, but a product of several can still exceed 64 bits.
   uint64_t total = 0;
   for (const TemplateTensor& tt : t.tensors) {

@@ -9,6 +9,7 @@
 #include "io/file_source.h"
 #include "model/config.h"
 #include "model/family_registry.h"
+#include "model/inferred_record.h"
 #include "model/natural_order.h"
 #include "model/template_matcher.h"
 
@@ -124,36 +125,6 @@ void sort_rows(std::vector<InventoryTensor>& rows, const std::vector<uint64_t>& 
   }
 }
 
-std::vector<LayerSpec> infer_layers(const std::vector<InventoryTensor>& tensors) {
-  // The main stack is the one holding the most tensors with a layer index.
-  std::map<std::string, size_t> per_stack;
-  for (const auto& t : tensors)
-    if (t.placement.layer) ++per_stack[std::string(t.stack())];
-  if (per_stack.empty()) return {};
-  std::string stack = std::max_element(per_stack.begin(), per_stack.end(), [](auto& a, auto& b) {
-                        return a.second < b.second;
-                      })->first;
-  std::map<uint32_t, LayerSpec> layers;
-  for (const auto& t : tensors) {
-    if (!t.placement.layer || t.stack() != stack) continue;
-    LayerSpec& l = layers.try_emplace(*t.placement.layer, LayerSpec{"none", "none", "", 0}).first->second;
-    std::string_view b = t.placement.block;
-    if (b == "attention")
-      l.mixer = "attention";
-    else if ((b == "mamba" || b == "linear-attention") && l.mixer == "none")
-      l.mixer = b == "mamba" ? "mamba" : "linear-attention";
-    else if (b == "moe-expert" || b == "moe-router")
-      l.ffn = "moe";
-    else if (b == "mlp" && l.ffn == "none")
-      l.ffn = "dense";
-  }
-  std::vector<LayerSpec> out;
-  if (layers.empty() || layers.rbegin()->first > 100000) return out;
-  out.resize(layers.rbegin()->first + 1, LayerSpec{"none", "none", "", 0});
-  for (auto& [i, l] : layers) out[i] = l;
-  return out;
-}
-
 // Everything the stored tensors add up to.
 void tally(const InventoryTensor& t, CheckpointTotals& totals) {
   switch (t.kind) {
@@ -255,7 +226,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
                              "the ones the config implies");
     inv.origin = InventoryOrigin::Template;
     inv.tensors = template_rows(*inv.model, config_dtype(*inv.model));
-    inv.layers = inv.model->layers;
+    inv.arch = inv.model->arch;
     return inv;
   }
 
@@ -343,7 +314,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
   inv.checkpoint = totals;
   sort_rows(rows, keys);
   inv.tensors = std::move(rows);
-  inv.layers = inv.model ? inv.model->layers : infer_layers(inv.tensors);
+  inv.arch = inv.model ? inv.model->arch : infer_record(inv.tensors);
   return inv;
 }
 

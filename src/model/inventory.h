@@ -69,7 +69,9 @@ struct Inventory {
   std::optional<ModelConfig> config;   // the parsed config.json, when there is one
   std::optional<ModelTemplate> model;  // absent when there is no config (bare weights)
   std::vector<InventoryTensor> tensors;
-  std::vector<LayerSpec> layers;  // from the template, or inferred from tensor placement without one
+  // What the model is (model/architecture.h): the template's record, or without a config what the tensor
+  // names tell (stacks and layer kinds, no dimensions). Analyses read this, never the config.
+  ArchitectureRecord arch;
   std::optional<CheckpointTotals> checkpoint;
   std::vector<std::string> warnings;  // template vs checkpoint differences, index size disagreements
   std::vector<std::string> notes;     // what the user should know about the mode (an index without shards)

@@ -18,16 +18,6 @@ std::string_view tensor_kind_name(TensorKind k) {
   return "parameter";
 }
 
-std::string LayerSpec::type() const {
-  std::string t;
-  for (const std::string* part : {&mixer, &ffn}) {
-    if (part->empty() || *part == "none") continue;
-    if (!t.empty()) t += '+';
-    t += *part;
-  }
-  return t.empty() ? "none" : t;
-}
-
 void ModelTemplate::charge(uint64_t n) {
   entries += n;
   if (entries > kMaxTemplateEntries || n > kMaxTemplateEntries)

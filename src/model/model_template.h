@@ -10,7 +10,7 @@
 
 #include "core/dtype.h"
 #include "core/shape.h"
-#include "model/arch_spec.h"
+#include "model/architecture.h"
 
 namespace ma {
 
@@ -59,21 +59,9 @@ struct TemplateTensor {
   std::optional<PerExpertPieces> per_expert;  // on-disk form as one tensor per expert (then `disk` is empty)
 };
 
-// One layer of the language-model decoder stack.
-struct LayerSpec {
-  std::string mixer = "attention";  // attention | mamba | mamba2 | linear-attention | none
-  std::string ffn = "dense";        // dense | moe | none
-  std::string attention;            // mha | gqa | mqa | mla (attention mixers only)
-  uint64_t sliding_window = 0;      // 0: full attention
-  // "attention+dense", "mamba2", "moe", "mamba+moe": the non-empty parts joined by '+'.
-  std::string type() const;
-};
-
 struct ModelTemplate {
-  ArchSpec arch;
+  ArchitectureRecord arch;  // what the model is: stacks, layers, shapes (model/architecture.h)
   std::vector<TemplateTensor> tensors;
-  std::vector<LayerSpec> layers;  // decoder stack of the language model, in order
-  std::string layers_path;        // in-memory prefix of that stack, e.g. "model.layers"
   // On-disk name prefixes that checkpoints of this architecture carry but transformers does not build
   // (DeepSeek-V3's multi-token-prediction layer): labelled as extras with this reason, without a warning.
   struct KnownExtra {

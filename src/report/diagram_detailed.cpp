@@ -102,8 +102,8 @@ void block_card(Svg& s, const ModelReport& r, const DiagramModel& m, const diagr
     els.push_back({2, {}, {}, 24});
     if (m.post_norm) els.push_back({0, {norm, {}}, kNorm, 32});
   };
-  if (has(k.spec.mixer)) sub_layer(mixer_text(r, m, k, true), mixer_palette(m, k));
-  if (has(k.spec.ffn)) sub_layer(ffn_text(r, k.spec, true), ffn_palette(m, k.spec));
+  if (k.spec.mixer != Mixer::None) sub_layer(mixer_text(r, m, k, true), mixer_palette(m, k));
+  if (k.spec.ffn.kind != Ffn::None) sub_layer(ffn_text(r, k.spec, true), ffn_palette(m, k.spec));
 
   const double top = c.y + 72, bottom = c.bottom() - 16;
   double content = 0;

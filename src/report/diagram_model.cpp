@@ -34,44 +34,54 @@ std::string upper(std::string s) {
   return s;
 }
 
-bool has(const std::string& s) {
-  return !s.empty() && s != "none";
+// The attention kind when the record knows the layer's heads (a config), else nothing to say.
+std::string known_kind(const LayerSpec& l) {
+  return l.attention.heads ? std::string(attention_kind_name(l.attention.kind)) : "";
 }
 
 std::string mixer_key(const LayerSpec& l) {
-  if (l.mixer != "attention") return l.mixer;
-  return "attention/" + l.attention + "/" + std::to_string(l.sliding_window);
+  if (l.mixer != Mixer::Attention) return std::string(mixer_name(l.mixer));
+  return "attention/" + known_kind(l) + "/" + std::string(span_name(l.attention.span)) + "/" +
+         std::to_string(l.attention.window);
 }
 
 LayerPart mixer_part(const LayerSpec& l) {
-  LayerPart p{mixer_key(l), l.mixer, kOther, true, 0};
-  if (l.mixer == "attention") {
-    const std::string kind = l.attention.empty() ? "" : upper(l.attention);
-    if (l.sliding_window) {
-      p.label = "Sliding " + (kind.empty() ? std::string("attention") : kind) + " (" +
-                with_thousands(l.sliding_window) + ")";
-      p.colour = kSliding;
-    } else {
-      p.label = kind.empty() ? "Attention" : kind + " attention";
-      p.colour = l.attention == "mla" ? kLatent : kAttention;
+  LayerPart p{mixer_key(l), std::string(mixer_name(l.mixer)), kOther, true, 0};
+  switch (l.mixer) {
+    case Mixer::Attention: {
+      const std::string kind = upper(known_kind(l));
+      if (l.attention.window) {
+        const char* span = l.attention.span == Span::Chunked ? "Chunked " : "Sliding ";
+        p.label = span + (kind.empty() ? std::string("attention") : kind) + " (" +
+                  with_thousands(l.attention.window) + ")";
+        p.colour = kSliding;
+      } else {
+        p.label = kind.empty() ? "Attention" : kind + " attention";
+        p.colour = l.attention.kind == AttentionKind::Mla && l.attention.heads ? kLatent : kAttention;
+      }
+      break;
     }
-  } else if (l.mixer == "mamba") {
-    p.label = "Mamba";
-    p.colour = kMamba;
-  } else if (l.mixer == "mamba2") {
-    p.label = "Mamba-2";
-    p.colour = kMamba;
-  } else if (l.mixer == "linear-attention") {
-    p.label = "Linear attention";
-    p.colour = kLinear;
+    case Mixer::Mamba:
+      p.label = "Mamba";
+      p.colour = kMamba;
+      break;
+    case Mixer::Mamba2:
+      p.label = "Mamba-2";
+      p.colour = kMamba;
+      break;
+    case Mixer::LinearAttention:
+      p.label = "Linear attention";
+      p.colour = kLinear;
+      break;
+    case Mixer::None:
+      break;
   }
   return p;
 }
 
 LayerPart ffn_part(const LayerSpec& l) {
-  if (l.ffn == "moe") return {"moe", "MoE", kMoe, false, 0};
-  if (l.ffn == "dense") return {"dense", "MLP", kMlp, false, 0};
-  return {l.ffn, l.ffn, kOther, false, 0};
+  if (l.ffn.kind == Ffn::Moe) return {"moe", "MoE", kMoe, false, 0};
+  return {"dense", "MLP", kMlp, false, 0};
 }
 
 int intern(std::vector<LayerPart>& parts, LayerPart p) {
@@ -90,11 +100,11 @@ int intern(std::vector<LayerPart>& parts, LayerPart p) {
 
 std::string block_title(const LayerSpec& l) {
   std::string mixer;
-  if (l.mixer == "attention")
+  if (l.mixer == Mixer::Attention)
     mixer = "Attention";
-  else if (has(l.mixer))
+  else if (l.mixer != Mixer::None)
     mixer = mixer_part(l).label;
-  std::string ffn = has(l.ffn) ? ffn_part(l).label : "";
+  std::string ffn = l.ffn.kind != Ffn::None ? ffn_part(l).label : "";
   if (mixer.empty()) return ffn.empty() ? "Empty layer" : ffn;
   return ffn.empty() ? mixer : mixer + " + " + ffn;
 }
@@ -128,19 +138,20 @@ DiagramModel build_diagram_model(const ModelReport& r) {
   DiagramModel m;
   m.title = r.identity.model_id.empty() ? "Unnamed model" : r.identity.model_id;
   m.subtitle = subtitle(r);
-  m.num_layers = r.layers.empty() ? r.architecture.num_hidden_layers : r.layers.size();
+  const std::vector<LayerSpec>& layers = r.arch.layers();
+  m.num_layers = layers.empty() ? r.architecture.num_hidden_layers : layers.size();
   m.post_norm = std::find(kPostNormModelTypes.begin(), kPostNormModelTypes.end(), r.identity.model_type) !=
                 kPostNormModelTypes.end();
   // Mixers first so that the legend reads mixer kinds, then feed-forward kinds.
-  for (const LayerSpec& l : r.layers)
-    if (has(l.mixer)) intern(m.parts, mixer_part(l));
-  for (const LayerSpec& l : r.layers)
-    if (has(l.ffn)) intern(m.parts, ffn_part(l));
-  for (uint32_t i = 0; i < r.layers.size(); ++i) {
-    const LayerSpec& l = r.layers[i];
+  for (const LayerSpec& l : layers)
+    if (l.mixer != Mixer::None) intern(m.parts, mixer_part(l));
+  for (const LayerSpec& l : layers)
+    if (l.ffn.kind != Ffn::None) intern(m.parts, ffn_part(l));
+  for (uint32_t i = 0; i < layers.size(); ++i) {
+    const LayerSpec& l = layers[i];
     LayerCell c;
-    if (has(l.mixer)) c.mixer = intern(m.parts, mixer_part(l));
-    if (has(l.ffn)) c.ffn = intern(m.parts, ffn_part(l));
+    if (l.mixer != Mixer::None) c.mixer = intern(m.parts, mixer_part(l));
+    if (l.ffn.kind != Ffn::None) c.ffn = intern(m.parts, ffn_part(l));
     if (c.mixer >= 0) ++m.parts[static_cast<size_t>(c.mixer)].layers;
     if (c.ffn >= 0) ++m.parts[static_cast<size_t>(c.ffn)].layers;
     m.cells.push_back(c);
@@ -170,12 +181,19 @@ std::string dash_bytes(uint64_t v) {
   return v ? human_bytes(v) : "—";
 }
 
-std::string attention_name(const std::string& kind) {
-  if (kind == "mha") return "Multi-head attention";
-  if (kind == "gqa") return "Grouped-query attention";
-  if (kind == "mqa") return "Multi-query attention";
-  if (kind == "mla") return "Multi-head latent attention";
-  if (kind == "linear") return "Linear attention";
+std::string attention_name(const LayerSpec& l) {
+  if (l.mixer == Mixer::LinearAttention) return "Linear attention";
+  if (l.mixer != Mixer::Attention || !l.attention.heads) return "Self-attention";
+  switch (l.attention.kind) {
+    case AttentionKind::Mha:
+      return "Multi-head attention";
+    case AttentionKind::Gqa:
+      return "Grouped-query attention";
+    case AttentionKind::Mqa:
+      return "Multi-query attention";
+    case AttentionKind::Mla:
+      return "Multi-head latent attention";
+  }
   return "Self-attention";
 }
 

@@ -105,14 +105,14 @@ std::string shared_line(const ModelReport& r) {
 PartText mixer_text(const ModelReport& r, const DiagramModel& m, const diagram::BlockKind& k, bool detailed) {
   const LayerSpec& l = k.spec;
   PartText t;
-  if (l.mixer == "attention") {
-    t.title = diagram::attention_name(l.attention);
+  if (l.mixer == Mixer::Attention) {
+    t.title = diagram::attention_name(l);
     t.lines.push_back(heads_line(r));
     if (!detailed) return t;
     if (std::string p = position_line(r); !p.empty() && r.architecture.position_embedding != "learned")
       t.lines.push_back(p);
     // Sliding and full variants within this kind of layer, with their counts.
-    if (k.mixer_parts.size() > 1 || (k.mixer_parts.size() == 1 && k.spec.sliding_window)) {
+    if (k.mixer_parts.size() > 1 || (k.mixer_parts.size() == 1 && k.spec.attention.window)) {
       std::string s;
       for (int pi : k.mixer_parts) {
         const LayerPart& part = m.parts[static_cast<size_t>(pi)];
@@ -123,25 +123,25 @@ PartText mixer_text(const ModelReport& r, const DiagramModel& m, const diagram::
     if (r.architecture.attention_bias) t.lines.push_back("QKV bias");
     return t;
   }
-  if (l.mixer == "mamba" || l.mixer == "mamba2") {
-    t.title = (l.mixer == "mamba" ? "Mamba" : "Mamba-2") + std::string(" mixer (SSM)");
+  if (l.mixer == Mixer::Mamba || l.mixer == Mixer::Mamba2) {
+    t.title = (l.mixer == Mixer::Mamba ? "Mamba" : "Mamba-2") + std::string(" mixer (SSM)");
     t.lines.push_back("selective state space");
     if (detailed) t.lines.push_back("fixed state, no KV cache");
     return t;
   }
-  if (l.mixer == "linear-attention") {
+  if (l.mixer == Mixer::LinearAttention) {
     t.title = "Linear attention";
     t.lines.push_back("fixed-size state, no KV cache");
     return t;
   }
-  t.title = l.mixer;
+  t.title = mixer_name(l.mixer);
   return t;
 }
 
 PartText ffn_text(const ModelReport& r, const LayerSpec& l, bool detailed) {
   PartText t;
   const std::string& act = r.architecture.activation;
-  if (l.ffn == "moe") {
+  if (l.ffn.kind == Ffn::Moe) {
     t.title = "Mixture of experts";
     t.lines.push_back(moe_line(r));
     if (std::string s = shared_line(r); !s.empty()) t.lines.push_back(s);
@@ -153,7 +153,7 @@ PartText ffn_text(const ModelReport& r, const LayerSpec& l, bool detailed) {
     }
     return t;
   }
-  if (l.ffn == "dense") {
+  if (l.ffn.kind == Ffn::Dense) {
     const bool gated = r.architecture.mlp_type == "gated";
     t.title = gated ? "Gated MLP" : "MLP";
     if (!act.empty()) t.title += " (" + act + ")";
@@ -161,7 +161,7 @@ PartText ffn_text(const ModelReport& r, const LayerSpec& l, bool detailed) {
     if (detailed && r.architecture.mlp_bias) t.lines.push_back("with bias");
     return t;
   }
-  t.title = l.ffn;
+  t.title = ffn_name(l.ffn.kind);
   return t;
 }
 
@@ -172,7 +172,7 @@ const Palette& mixer_palette(const DiagramModel& m, const diagram::BlockKind& k)
 
 const Palette& ffn_palette(const DiagramModel& m, const LayerSpec& l) {
   for (const LayerPart& p : m.parts)
-    if (!p.is_mixer && p.key == l.ffn) return p.colour;
+    if (!p.is_mixer && p.key == ffn_name(l.ffn.kind)) return p.colour;
   static const Palette kNone{"#ffffff", "#94a3b8"};
   return kNone;
 }

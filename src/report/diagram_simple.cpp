@@ -122,8 +122,8 @@ void simple_stack(Svg& s, const ModelReport& r, const DiagramModel& m, const Rec
     const diagram::BlockKind& k = m.kinds.front();
     const std::string norm = diagram::norm_name(r.architecture.norm_type);
     std::vector<std::pair<PartText, Palette>> rows;
-    if (has(k.spec.mixer)) rows.emplace_back(mixer_text(r, m, k, false), mixer_palette(m, k));
-    if (has(k.spec.ffn)) rows.emplace_back(ffn_text(r, k.spec, false), ffn_palette(m, k.spec));
+    if (k.spec.mixer != Mixer::None) rows.emplace_back(mixer_text(r, m, k, false), mixer_palette(m, k));
+    if (k.spec.ffn.kind != Ffn::None) rows.emplace_back(ffn_text(r, k.spec, false), ffn_palette(m, k.spec));
     const double row_h = 62, row_gap = 48;
     // Rows centred in the room under the title (above the strip when there is one).
     const double room_top = b.y + 60, room_bottom = varied ? b.bottom() - 70 : b.bottom() - 10;

@@ -9,10 +9,13 @@ void write_layers_json(JsonWriter& w, const std::vector<LayerSpec>& layers) {
     w.begin_object();
     w.key("index").value(static_cast<uint64_t>(i));
     w.key("type").value(l.type());
-    w.key("mixer").value(l.mixer);
-    w.key("ffn").value(l.ffn);
-    w.key("attention").text_or_null(l.attention);
-    w.key("window").count_or_null(l.sliding_window);
+    w.key("mixer").value(mixer_name(l.mixer));
+    w.key("ffn").value(ffn_name(l.ffn.kind));
+    if (l.mixer == Mixer::Attention && l.attention.heads)
+      w.key("attention").value(attention_kind_name(l.attention.kind));
+    else
+      w.key("attention").null();
+    w.key("window").count_or_null(l.attention.window);
     w.end_object();
   }
   w.end_array();

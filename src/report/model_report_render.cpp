@@ -92,7 +92,7 @@ std::string render_report_json(const ModelReport& r, std::string_view timestamp)
   write_json(w, r.tokenizer);
   write_json(w, r.capabilities);
   write_json(w, r.metadata);
-  write_layers_json(w, r.layers);
+  write_layers_json(w, r.arch.layers());
   write_layer_counts_json(w, r.layer_summary);
   w.key("warnings").begin_array();
   for (const auto& s : r.warnings) w.value(s);

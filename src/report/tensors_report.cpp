@@ -158,7 +158,7 @@ void stream_tensors_json(const TensorsReport& r, const std::function<void(std::s
   write_counts(w, r.counts);
   write_checkpoint(w, inv.checkpoint);
   w.newline();
-  write_layers_json(w, inv.layers);
+  write_layers_json(w, inv.arch.layers());
   w.newline();
   write_layer_counts_json(w, r.layers);
   w.newline().key("warnings").begin_array();
@@ -221,7 +221,7 @@ std::string render_tensors_console(const TensorsReport& r, bool color) {
     if (k.index_total_size) out += "  index total_size: " + with_thousands(*k.index_total_size) + " bytes\n";
   }
   if (!r.layers.by_type.empty()) {
-    out += "layers: " + std::to_string(inv.layers.size()) + "\n";
+    out += "layers: " + std::to_string(inv.arch.layers().size()) + "\n";
     for (const LayerGroup& g : r.layers.by_type)
       out += "  " + pad(std::to_string(g.indices.size()), 4, true) + " x " + g.type + "  [" +
              compact_ranges(g.indices) + "]\n";

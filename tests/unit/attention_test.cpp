@@ -97,7 +97,7 @@ TEST(AttentionPattern, HugeInputsStayFastAndExact) {
 
 TEST(AttentionSummary, Llama31_8B) {
   ANALYZE_OR_SKIP(m, "hf-configs/meta-llama__Meta-Llama-3.1-8B");
-  const AttentionSummary s = summarize_attention(m->inputs());
+  const AttentionSummary s = summarize_attention(m->inventory.arch);
   EXPECT_EQ(s.attention_type, "GQA");  // 1 < 8 kv heads < 32 heads
   EXPECT_EQ(s.num_attention_heads, 32u);
   EXPECT_EQ(s.num_key_value_heads, 8u);
@@ -114,7 +114,7 @@ TEST(AttentionSummary, Llama31_8B) {
 
 TEST(AttentionSummary, Gpt2IsMha) {
   ANALYZE_OR_SKIP(m, "hf-configs/openai-community__gpt2");
-  const AttentionSummary s = summarize_attention(m->inputs());
+  const AttentionSummary s = summarize_attention(m->inventory.arch);
   EXPECT_EQ(s.attention_type, "MHA");
   EXPECT_EQ(s.head_dim, 64u);
   EXPECT_EQ(s.pattern, "12×full (MHA 12/12)");
@@ -122,7 +122,7 @@ TEST(AttentionSummary, Gpt2IsMha) {
 
 TEST(AttentionSummary, Gemma3SlidingPattern) {
   ANALYZE_OR_SKIP(m, "synthetic-configs/gemma-3-12b-text-shape");
-  const AttentionSummary s = summarize_attention(m->inputs());
+  const AttentionSummary s = summarize_attention(m->inventory.arch);
   ASSERT_EQ(s.layers.size(), 48u);
   // sliding_window_pattern 6: every sixth layer (5, 11, ...) is global, the others slide over 1024 tokens.
   for (const LayerAttention& l : s.layers)
@@ -133,7 +133,7 @@ TEST(AttentionSummary, Gemma3SlidingPattern) {
 
 TEST(AttentionSummary, Gemma4GlobalLayersHaveTheirOwnHeads) {
   ANALYZE_OR_SKIP(m, "hf-configs/google__gemma-4-31B-it");
-  const AttentionSummary s = summarize_attention(m->inputs());
+  const AttentionSummary s = summarize_attention(m->inventory.arch);
   ASSERT_EQ(s.layers.size(), 60u);
   size_t full = 0;
   for (const LayerAttention& l : s.layers) {
@@ -152,7 +152,7 @@ TEST(AttentionSummary, Gemma4GlobalLayersHaveTheirOwnHeads) {
 
 TEST(AttentionSummary, DeepSeekV3IsMla) {
   ANALYZE_OR_SKIP(m, "hf-configs/deepseek-ai__DeepSeek-V3");
-  const AttentionSummary s = summarize_attention(m->inputs());
+  const AttentionSummary s = summarize_attention(m->inventory.arch);
   EXPECT_EQ(s.attention_type, "MLA");
   ASSERT_EQ(s.layers.size(), 61u);
   for (const LayerAttention& l : s.layers) {
@@ -164,7 +164,7 @@ TEST(AttentionSummary, DeepSeekV3IsMla) {
 
 TEST(AttentionSummary, NemotronNanoHasSixAttentionLayers) {
   ANALYZE_OR_SKIP(m, "hf-configs/nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");
-  const AttentionSummary s = summarize_attention(m->inputs());
+  const AttentionSummary s = summarize_attention(m->inventory.arch);
   // hybrid_override_pattern "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME": '*' at these indices.
   const std::string hybrid = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
   ASSERT_EQ(s.layers.size(), hybrid.size());
@@ -185,7 +185,7 @@ TEST(AttentionSummary, NemotronNanoHasSixAttentionLayers) {
 
 TEST(AttentionSummary, Llama4ChunkedLocalLayers) {
   ANALYZE_OR_SKIP(m, "hf-configs/meta-llama__Llama-4-Scout-17B-16E-Instruct");
-  const AttentionSummary s = summarize_attention(m->inputs());
+  const AttentionSummary s = summarize_attention(m->inventory.arch);
   // No no_rope_layers list: every fourth layer (3, 7, ...) is a global NoPE layer, the rest attend within
   // attention_chunk_size 8192.
   for (const LayerAttention& l : s.layers) {
@@ -199,7 +199,7 @@ TEST(AttentionSummary, Llama4ChunkedLocalLayers) {
 
 TEST(AttentionSummary, Qwen3NextLinearAttention) {
   ANALYZE_OR_SKIP(m, "hf-configs/Qwen__Qwen3-Next-80B-A3B-Thinking");
-  const AttentionSummary s = summarize_attention(m->inputs());
+  const AttentionSummary s = summarize_attention(m->inventory.arch);
   // full_attention_interval 4: layers 3, 7, ... are full attention, the others Gated DeltaNet.
   ASSERT_EQ(s.layers.size(), 48u);
   EXPECT_EQ(s.layers[0].kind, "linear");
@@ -213,7 +213,7 @@ TEST(AttentionSummary, Qwen3NextLinearAttention) {
 
 TEST(AttentionSummary, MambaHasNoAttention) {
   ANALYZE_OR_SKIP(m, "synthetic-configs/mamba-2.8b-shape");
-  const AttentionSummary s = summarize_attention(m->inputs());
+  const AttentionSummary s = summarize_attention(m->inventory.arch);
   EXPECT_EQ(s.attention_type, "Mamba");
   EXPECT_EQ(s.pattern, "64×none");  // n_layer 64
 }

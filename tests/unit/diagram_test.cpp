@@ -77,20 +77,30 @@ size_t count_rects(const std::string& svg, const std::string& colour) {
       std::distance(std::sregex_iterator(svg.begin(), svg.end(), rect), std::sregex_iterator()));
 }
 
-LayerSpec attention_layer(const std::string& kind, const std::string& ffn = "dense", uint64_t window = 0) {
+// A softmax-attention layer with heads (so its kind is known), sliding over `window` tokens when non-zero.
+LayerSpec attention_layer(AttentionKind kind, Ffn ffn = Ffn::Dense, uint64_t window = 0) {
   LayerSpec l;
-  l.mixer = "attention";
-  l.attention = kind;
-  l.ffn = ffn;
-  l.sliding_window = window;
+  l.attention.kind = kind;
+  l.attention.heads = 32;
+  l.attention.kv_heads = kind == AttentionKind::Mha ? 32 : 8;
+  l.attention.window = window;
+  l.attention.span = window ? Span::Sliding : Span::Full;
+  l.ffn.kind = ffn;
   return l;
 }
 
-LayerSpec layer(const std::string& mixer, const std::string& ffn) {
+LayerSpec layer(Mixer mixer, Ffn ffn) {
   LayerSpec l;
   l.mixer = mixer;
-  l.ffn = ffn;
+  l.ffn.kind = ffn;
   return l;
+}
+
+// A report whose record has one decoder stack of `layers`.
+void set_layers(ModelReport& r, std::vector<LayerSpec> layers) {
+  r.arch.stacks.clear();
+  r.arch.add_stack(StackRole::Decoder, "model.layers").layers = std::move(layers);
+  r.layer_summary = summarize_layers(r.arch.layers());
 }
 
 // A Llama-3.1-8B-shaped report, the numbers typed in from its config.json.
@@ -107,8 +117,7 @@ ModelReport llama_report() {
   r.architecture.vocab_size = 128256;
   r.architecture.max_position_embeddings = 131072;
   r.architecture.norm_type = "rmsnorm";
-  r.layers.assign(32, attention_layer("gqa"));
-  r.layer_summary = summarize_layers(r.layers);
+  set_layers(r, std::vector<LayerSpec>(32, attention_layer(AttentionKind::Gqa)));
   r.parameters.total = 8030261248;
   return r;
 }
@@ -119,12 +128,13 @@ ModelReport hybrid_report() {
   r.identity.model_id = "example/hybrid";
   r.architecture.architecture_type = "hybrid (ssm+attention)";
   const std::string pattern = "MEMEM*EMEMEM*E";  // M mamba2, E moe, * attention
+  std::vector<LayerSpec> layers;
   for (char c : pattern) {
-    if (c == 'M') r.layers.push_back(layer("mamba2", "none"));
-    if (c == 'E') r.layers.push_back(layer("none", "moe"));
-    if (c == '*') r.layers.push_back(attention_layer("gqa", "none"));
+    if (c == 'M') layers.push_back(layer(Mixer::Mamba2, Ffn::None));
+    if (c == 'E') layers.push_back(layer(Mixer::None, Ffn::Moe));
+    if (c == '*') layers.push_back(attention_layer(AttentionKind::Gqa, Ffn::None));
   }
-  r.layer_summary = summarize_layers(r.layers);
+  set_layers(r, std::move(layers));
   return r;
 }
 
@@ -315,7 +325,7 @@ TEST_P(DiagramRealConfigs, RendersBothStyles) {
   ModelReport r = build_model_report(inv, files, options);
   // The identity section names the model; this test is about the drawing, so it names it itself if needed.
   if (r.identity.model_id.empty()) r.identity.model_id = p.dir;
-  ASSERT_EQ(r.layers.size(), p.layers);
+  ASSERT_EQ(r.arch.layers().size(), p.layers);
   const char* out = std::getenv("MA_DIAGRAM_OUT");  // keep the PNGs for a look, when asked to
   for (DiagramStyle style : {DiagramStyle::Simple, DiagramStyle::Detailed}) {
     const std::string svg = render_diagram_svg(r, style);

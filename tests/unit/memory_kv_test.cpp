@@ -27,7 +27,7 @@ MemoryReport memory_of(const test::LoadedModel& l, const ReportOptions& o = {}) 
 
 size_t count_kind(const MemoryReport& m, std::string_view kind) {
   return std::count_if(m.kv_layers.begin(), m.kv_layers.end(),
-                       [&](const KvLayer& l) { return l.kind == kind; });
+                       [&](const KvLayer& l) { return cache_kind_name(l.kind) == kind; });
 }
 
 TEST(MemoryKvTest, Llama2_7bFp16PerToken) {
@@ -219,9 +219,9 @@ TEST(MemoryKvTest, BadSsmCacheDtypeIsAnError) {
   cfg.replace(at, key.size(), "\"mamba_ssm_cache_dtype\": \"int8\"");
   test::TempDir dir;
   test::write_file(dir / "config.json", cfg);
-  auto l = test::load_model(dir.path());
+  // The record reads cache dtypes when the model is built, before any analysis.
   try {
-    memory_of(*l);
+    test::load_model(dir.path());
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.field(), "mamba_ssm_cache_dtype");

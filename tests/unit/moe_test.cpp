@@ -20,7 +20,7 @@ std::vector<uint32_t> range(uint32_t from, uint32_t to) {  // [from, to)
 
 TEST(MoeSummary, Mixtral8x7B) {
   ANALYZE_OR_SKIP(m, "hf-configs/mistralai__Mixtral-8x7B-v0.1");
-  const auto s = summarize_moe(m->inputs());
+  const auto s = summarize_moe(m->inventory.arch, m->params);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->num_experts, 8u);        // num_local_experts
   EXPECT_EQ(s->experts_per_token, 2u);  // num_experts_per_tok
@@ -41,7 +41,7 @@ TEST(MoeSummary, Mixtral8x7B) {
 
 TEST(MoeSummary, DeepSeekV3) {
   ANALYZE_OR_SKIP(m, "hf-configs/deepseek-ai__DeepSeek-V3");
-  const auto s = summarize_moe(m->inputs());
+  const auto s = summarize_moe(m->inventory.arch, m->params);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->num_experts, 256u);      // n_routed_experts
   EXPECT_EQ(s->experts_per_token, 8u);  // num_experts_per_tok
@@ -58,7 +58,7 @@ TEST(MoeSummary, DeepSeekV3) {
 
 TEST(MoeSummary, NemotronNanoMoeLayers) {
   ANALYZE_OR_SKIP(m, "hf-configs/nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");
-  const auto s = summarize_moe(m->inputs());
+  const auto s = summarize_moe(m->inventory.arch, m->params);
   ASSERT_TRUE(s);
   // 'E' in hybrid_override_pattern: 23 MoE layers; Mamba and attention layers have no MLP at all.
   const std::string hybrid = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
@@ -77,7 +77,7 @@ TEST(MoeSummary, NemotronNanoMoeLayers) {
 
 TEST(MoeSummary, DenseModelsHaveNone) {
   ANALYZE_OR_SKIP(m, "hf-configs/meta-llama__Meta-Llama-3.1-8B");
-  EXPECT_FALSE(summarize_moe(m->inputs()));
+  EXPECT_FALSE(summarize_moe(m->inventory.arch, m->params));
 }
 
 }  // namespace

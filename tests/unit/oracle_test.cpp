@@ -141,16 +141,16 @@ TEST_P(OracleTest, TemplateEqualsTransformers) {
   EXPECT_TRUE(sd.empty()) << "state_dict differs from transformers:\n" << sd;
 
   const json::Value& layers = *o.find("layers");
-  ASSERT_EQ(inv.model->layers.size(), layers.items().size()) << "decoder layer count";
+  const std::vector<LayerSpec>& ours = inv.model->arch.layers();
+  ASSERT_EQ(ours.size(), layers.items().size()) << "decoder layer count";
   std::string ld;
   for (size_t i = 0; i < layers.items().size(); ++i) {
     std::string theirs = oracle_layer_type(layers.items()[i]);
-    if (inv.model->layers[i].type() != theirs && ld.size() < 400)
-      ld += "  layer " + std::to_string(i) + ": ours " + inv.model->layers[i].type() + ", transformers " +
-            theirs + "\n";
+    if (ours[i].type() != theirs && ld.size() < 400)
+      ld += "  layer " + std::to_string(i) + ": ours " + ours[i].type() + ", transformers " + theirs + "\n";
   }
   EXPECT_TRUE(ld.empty()) << "layer types differ:\n" << ld;
-  EXPECT_EQ(inv.model->layers_path, std::string(o.find("layers_path")->as_string()));
+  EXPECT_EQ(inv.model->arch.main_stack()->path, std::string(o.find("layers_path")->as_string()));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllConfigs, OracleTest, ::testing::ValuesIn(oracle_names()), test::ParamName());

@@ -13,25 +13,28 @@ namespace {
 
 }  // namespace
 
-void check_parallelism(const ModelReport& report, const Parallelism& p) {
-  if (p.tp > 1)
-    for (const LayerAttention& l : report.attention.layers) {
-      if (l.heads == 0) continue;  // no attention (Mamba), or unknown
-      if (l.heads % p.tp != 0)
-        refuse("--tp", p.tp,
-               "layer " + std::to_string(l.layer) + " has " + std::to_string(l.heads) +
-                   " attention heads, which " + std::to_string(p.tp) + " GPUs cannot share evenly");
-      if (l.kv_heads && l.kv_heads % p.tp != 0 && p.tp % l.kv_heads != 0)
-        refuse("--tp", p.tp,
-               "layer " + std::to_string(l.layer) + " has " + std::to_string(l.kv_heads) +
-                   " key/value heads: tp must divide them or be a multiple of them");
-    }
-  if (p.pp > report.layers.size())
-    refuse("--pp", p.pp, "it has " + std::to_string(report.layers.size()) + " layers");
+void check_parallelism(const ArchitectureRecord& arch, const Parallelism& p) {
+  const std::vector<LayerSpec>& layers = arch.layers();
+  const FfnShape* moe = nullptr;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const LayerSpec& l = layers[i];
+    if (l.ffn.kind == Ffn::Moe && !moe) moe = &l.ffn;
+    uint64_t heads = 0, kv_heads = 0;
+    if (l.mixer == Mixer::Attention) heads = l.attention.heads, kv_heads = l.attention.kv_heads;
+    if (l.mixer == Mixer::LinearAttention) heads = l.state.value_heads, kv_heads = l.state.key_heads;
+    if (p.tp <= 1 || heads == 0) continue;  // nothing to split, or unknown without a config
+    if (heads % p.tp != 0)
+      refuse("--tp", p.tp, "layer " + std::to_string(i) + " has " + std::to_string(heads) +
+                               " attention heads, which " + std::to_string(p.tp) + " GPUs cannot share evenly");
+    if (kv_heads && kv_heads % p.tp != 0 && p.tp % kv_heads != 0)
+      refuse("--tp", p.tp, "layer " + std::to_string(i) + " has " + std::to_string(kv_heads) +
+                               " key/value heads: tp must divide them or be a multiple of them");
+  }
+  if (p.pp > layers.size()) refuse("--pp", p.pp, "it has " + std::to_string(layers.size()) + " layers");
   if (p.ep > 1) {
-    if (!report.moe || report.moe->num_experts == 0) refuse("--ep", p.ep, "it has no routed experts");
-    if (report.moe->num_experts % p.ep != 0)
-      refuse("--ep", p.ep, std::to_string(report.moe->num_experts) + " routed experts do not split evenly");
+    if (!moe || moe->experts == 0) refuse("--ep", p.ep, "it has no routed experts");
+    if (moe->experts % p.ep != 0)
+      refuse("--ep", p.ep, std::to_string(moe->experts) + " routed experts do not split evenly");
   }
 }
 

@@ -3,12 +3,12 @@
 // are then replicated, as vLLM and SGLang do), pp at most the number of layers, ep must divide the routed
 // experts and needs a mixture-of-experts model.
 #pragma once
-#include "analysis/model_report.h"
 #include "analysis/perf/perf_model.h"
+#include "model/architecture.h"
 
 namespace ma {
 
 // Throws Error(Usage) naming the flag and the model's figure that it cannot split.
-void check_parallelism(const ModelReport& report, const Parallelism& p);
+void check_parallelism(const ArchitectureRecord& arch, const Parallelism& p);
 
 }  // namespace ma

@@ -50,7 +50,7 @@ class Builder {
     train_ = in.mode == PerfMode::Train ? 3.0 : 1.0;  // forward + backward (two matmuls per forward one)
     wb_ = bytes_per_element(in.weight_dtype);
     ab_ = bytes_per_element(in.act_dtype);
-    hidden_ = static_cast<double>(rep.architecture.hidden_size);
+    hidden_ = static_cast<double>(inv.arch.hidden_size);
     tp_ = in.parallel.tp;
     pp_ = in.parallel.pp;
     ep_ = in.parallel.ep;
@@ -58,15 +58,8 @@ class Builder {
 
   std::vector<OpCost> build() {
     embedding();
-    std::vector<uint32_t> encoder_layers, cross_layers;
     for (const InventoryTensor& t : inv_.tensors) {
-      if (in_encoder(t) && t.placement.layer &&
-          std::find(encoder_layers.begin(), encoder_layers.end(), *t.placement.layer) == encoder_layers.end())
-        encoder_layers.push_back(*t.placement.layer);
       const bool cross = t.placement.block == std::string_view("cross-attention");
-      if (cross && t.placement.layer &&
-          std::find(cross_layers.begin(), cross_layers.end(), *t.placement.layer) == cross_layers.end())
-        cross_layers.push_back(*t.placement.layer);
       if (!is_gemm_weight(t) && !is_tied_lm_head_matrix(t)) continue;
       // In decode the encoder output and the cross-attention keys and values already exist.
       if (in_.mode == PerfMode::Decode &&
@@ -74,10 +67,14 @@ class Builder {
         continue;
       gemm(t);
     }
-    for (uint32_t l = 0; l < rep_.layers.size(); ++l) layer_ops(l);
-    if (in_.mode != PerfMode::Decode)
-      for (uint32_t l : encoder_layers) encoder_attention(l);
-    for (uint32_t l : cross_layers) cross_attention(l);
+    const std::vector<LayerSpec>& layers = inv_.arch.layers();
+    for (uint32_t l = 0; l < layers.size(); ++l) layer_ops(l);
+    // Encoder–decoders: the encoder runs over the source in prefill and training only.
+    const StackSpec* encoder = inv_.arch.stack(StackRole::Decoder) ? inv_.arch.stack(StackRole::Encoder) : nullptr;
+    if (encoder && in_.mode != PerfMode::Decode)
+      for (uint32_t l = 0; l < encoder->layers.size(); ++l) encoder_attention(l);
+    for (uint32_t l = 0; l < layers.size(); ++l)
+      if (layers[l].cross_attention) cross_attention(l);
     if (in_.mode == PerfMode::Train) optimizer();
     // Pipeline parallel: each GPU runs 1/pp of the layers; what is reported is one GPU's share.
     if (pp_ > 1)
@@ -136,25 +133,25 @@ class Builder {
   }
 
   void layer_ops(uint32_t l) {
-    const LayerSpec& spec = rep_.layers[l];
+    const LayerSpec& spec = inv_.arch.layers()[l];
     const KvLayer* kv = nullptr;
     for (const KvLayer& k : rep_.memory.kv_layers)
-      if (k.layer == l) kv = &k;
-    if (spec.mixer == "attention") attention(l, kv);
-    else if (spec.mixer != "none") ssm(l, spec, kv);
-    if (spec.ffn == "moe" && rep_.moe) moe(l);
+      if (k.layer == l && k.kind != CacheKind::Cross) kv = &k;
+    if (spec.mixer == Mixer::Attention) attention(l, spec.attention, kv);
+    else if (spec.mixer != Mixer::None) ssm(l, spec, kv);
+    if (spec.ffn.kind == Ffn::Moe && rep_.moe) moe(l, spec.ffn);
     elementwise(l, spec);
     network(l, spec);
   }
 
-  void attention(uint32_t l, const KvLayer* kv) {
-    const LayerAttention* a = l < rep_.attention.layers.size() ? &rep_.attention.layers[l] : nullptr;
-    if (!a || a->heads == 0) return;
+  void attention(uint32_t l, const AttentionShape& shape, const KvLayer* kv) {
+    const AttentionShape* a = &shape;
+    if (a->heads == 0) return;
     const double heads = static_cast<double>(a->heads) / tp_;
     const double kv_heads = std::max(1.0, static_cast<double>(a->kv_heads ? a->kv_heads : a->heads));
     const double d = static_cast<double>(a->head_dim);
     const double b = static_cast<double>(in_.batch);
-    const double window = a->window ? static_cast<double>(a->window) : INFINITY;
+    const double window = a->window ? static_cast<double>(a->window) : INFINITY;  // chunks: at most as many
     double scores;  // query-key pairs over the batch, per head
     if (in_.mode == PerfMode::Decode) {
       scores = b * std::min(static_cast<double>(in_.kv_len) + 1, window);
@@ -189,11 +186,11 @@ class Builder {
     ops_.push_back(op);
   }
 
-  // Bidirectional self-attention of an encoder layer over the source (taken as --seq tokens), shaped like the
-  // decoder's first attention layer (T5, BART and Whisper use the same heads in both stacks).
+  // Bidirectional self-attention of an encoder layer over the source (taken as --seq tokens).
   void encoder_attention(uint32_t l) {
-    if (rep_.attention.layers.empty() || rep_.attention.layers[0].heads == 0) return;
-    const LayerAttention& a = rep_.attention.layers[0];
+    const StackSpec* encoder = inv_.arch.stack(StackRole::Encoder);
+    if (!encoder || l >= encoder->layers.size() || encoder->layers[l].attention.heads == 0) return;
+    const AttentionShape& a = encoder->layers[l].attention;
     const double heads = static_cast<double>(a.heads) / tp_, d = static_cast<double>(a.head_dim);
     const double s = static_cast<double>(in_.seq), scores = static_cast<double>(in_.batch) * s * s;
     OpCost op;
@@ -211,8 +208,9 @@ class Builder {
   // A decoder layer's cross-attention: each target token attends to the whole source (--seq tokens), whose
   // keys and values are read from their cache.
   void cross_attention(uint32_t l) {
-    if (rep_.attention.layers.empty() || rep_.attention.layers[0].heads == 0) return;
-    const LayerAttention& a = rep_.attention.layers[0];
+    const std::vector<LayerSpec>& layers = inv_.arch.layers();
+    if (l >= layers.size() || !layers[l].cross_attention || layers[l].cross_attention->heads == 0) return;
+    const AttentionShape& a = *layers[l].cross_attention;
     const double heads = static_cast<double>(a.heads) / tp_, d = static_cast<double>(a.head_dim);
     const double source = static_cast<double>(in_.seq), scores = tokens_ * source;
     OpCost op;
@@ -235,7 +233,7 @@ class Builder {
     if (state == 0) return;
     const double elements = state / 2.0;  // the report sizes states at 16 bits
     OpCost op;
-    op.name = "layers." + std::to_string(l) + "." + spec.mixer;
+    op.name = "layers." + std::to_string(l) + "." + std::string(mixer_name(spec.mixer));
     op.kind = "ssm";
     op.layer = l;
     op.m_eff = 1;
@@ -248,13 +246,12 @@ class Builder {
 
   // Routed experts of one MoE layer: each token runs top-k experts; the weights streamed are those of the
   // experts any token picked (expected distinct experts for uniform routing).
-  void moe(uint32_t l) {
-    const MoeSummary& m = *rep_.moe;
-    const double experts = static_cast<double>(m.num_experts), k = static_cast<double>(m.experts_per_token);
-    const double per_expert = static_cast<double>(m.parameters_per_expert);
+  void moe(uint32_t l, const FfnShape& f) {
+    const double experts = static_cast<double>(f.experts), k = static_cast<double>(f.top_k);
+    const double per_expert = static_cast<double>(rep_.moe->parameters_per_expert);
     if (experts == 0 || k == 0 || per_expert == 0) return;
     const double touched = experts * (1 - std::pow(1 - k / experts, tokens_));
-    const double inter = static_cast<double>(m.expert_intermediate_size);
+    const double inter = static_cast<double>(f.expert_intermediate);
     OpCost op;
     op.name = "layers." + std::to_string(l) + ".moe.experts";
     op.kind = "moe";
@@ -262,14 +259,16 @@ class Builder {
     op.m_eff = tokens_ * k / touched;  // tokens per active expert
     op.flops_theory = op.flops_tensorcore = 2 * tokens_ * k * per_expert * train_ / ep_;
     op.bytes_weights = touched * per_expert * wb_ / in_.knobs.wrf_moe / ep_ * (in_.mode == PerfMode::Train ? 3 : 1);
-    op.bytes_activations = tokens_ * k * (2 * hidden_ + 3 * inter) * ab_ * in_.knobs.act_fusion * train_ / ep_;
+    // Each expert reads its input, writes its output and passes `expert_matrices` - 1 intermediate widths.
+    const double widths = static_cast<double>(f.expert_matrices);
+    op.bytes_activations = tokens_ * k * (2 * hidden_ + widths * inter) * ab_ * in_.knobs.act_fusion * train_ / ep_;
     op.kernels = 4 * train_;  // route, gather, grouped GEMMs, scatter
     ops_.push_back(op);
   }
 
   // Norms, residual adds and the MLP activation: bandwidth-bound passes over the hidden states.
   void elementwise(uint32_t l, const LayerSpec& spec) {
-    const double inter = spec.ffn == "dense" ? static_cast<double>(rep_.architecture.intermediate_size) : 0;
+    const double inter = spec.ffn.kind == Ffn::Dense ? static_cast<double>(spec.ffn.intermediate) : 0;
     OpCost op;
     op.name = "layers." + std::to_string(l) + ".elementwise";
     op.kind = "elementwise";
@@ -287,8 +286,8 @@ class Builder {
     // Tensor parallel: an all-reduce after attention and after the MLP; a ring moves 2 (tp-1)/tp of it.
     if (tp_ > 1) bytes += 2 * activations * 2 * (tp_ - 1) / tp_;
     // Expert parallel: all-to-all dispatch and combine of each token's k expert inputs.
-    if (ep_ > 1 && spec.ffn == "moe" && rep_.moe)
-      bytes += 2 * activations * static_cast<double>(rep_.moe->experts_per_token) * (ep_ - 1) / ep_;
+    if (ep_ > 1 && spec.ffn.kind == Ffn::Moe)
+      bytes += 2 * activations * static_cast<double>(spec.ffn.top_k) * (ep_ - 1) / ep_;
     if (bytes == 0) return;
     OpCost op;
     op.name = "layers." + std::to_string(l) + ".network";
@@ -364,7 +363,7 @@ ExecutionKnobs ExecutionKnobs::efficient() {
 
 PerfResult model_performance(const Inventory& inv, const ModelReport& report, const PerfInputs& in,
                              const Hardware& hw) {
-  if (!report.architecture_known || report.layers.empty())
+  if (!report.architecture_known || inv.arch.layers().empty())
     throw Error(ErrorKind::Unsupported, inv.source, "", "the performance model needs a known architecture");
   if (in.batch == 0 || in.seq == 0) throw Error(ErrorKind::Usage, "", "--batch/--seq", "must be positive");
   const ComputeDType dt = compute_dtype(in);
@@ -373,7 +372,7 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
                 std::string(compute_dtype_name(dt)) + " is not supported by " + hw.description);
   if (in.parallel.tp == 0 || in.parallel.pp == 0 || in.parallel.ep == 0)
     throw Error(ErrorKind::Usage, "", "--tp/--pp/--ep", "must be at least 1");
-  check_parallelism(report, in.parallel);
+  check_parallelism(inv.arch, in.parallel);
 
   PerfResult r;
   r.inputs = in;

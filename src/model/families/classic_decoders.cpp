@@ -41,7 +41,7 @@ uint64_t dim_of(const ModelConfig& cfg, Key k, uint64_t dflt) {
 
 // Vocabulary, width, depth, heads (all multi-head until the family says otherwise), positions and tying.
 void read_dims(const ModelConfig& cfg, const DimKeys& k, const DecoderDefaults& d, ModelTemplate& t) {
-  ArchSpec& a = t.arch;
+  ArchitectureRecord& a = t.arch;
   a.vocab_size = cfg.dim_or("vocab_size", d.vocab_size);
   a.hidden_size = dim_of(cfg, k.hidden, d.hidden_size);
   a.num_layers = cfg.layers_or(key_used(cfg, k.layers), d.num_hidden_layers);
@@ -59,7 +59,7 @@ uint64_t width_or_4x(const ModelConfig& cfg, std::string_view key, uint64_t hidd
   return cfg.has(key) ? cfg.dim(key) : 4 * hidden;
 }
 
-void check_kv_heads(const ModelConfig& cfg, std::string_view key, const ArchSpec& a) {
+void check_kv_heads(const ModelConfig& cfg, std::string_view key, const ArchitectureRecord& a) {
   if (a.num_attention_heads % a.num_key_value_heads != 0)
     cfg.fail(key, "must divide the attention heads (" + std::to_string(a.num_attention_heads) + ")");
 }
@@ -84,7 +84,7 @@ void plain_mlp(ModelTemplate& t, const std::string& prefix, const Names& names, 
 }
 
 // One projection producing q, k and v side by side, then the output projection.
-void fused_attention(ModelTemplate& t, const std::string& prefix, const Names& names, const ArchSpec& a,
+void fused_attention(ModelTemplate& t, const std::string& prefix, const Names& names, const ArchitectureRecord& a,
                      bool bias, Weights w = Weights::Linear) {
   uint64_t qkv = (a.num_attention_heads + 2 * a.num_key_value_heads) * a.head_dim;
   proj(t, prefix + "." + std::string(names[0]), a.hidden_size, qkv, bias, w);
@@ -98,13 +98,10 @@ void layer_norm(ModelTemplate& t, const std::string& prefix, uint64_t dim) {
 // Adds the tensors of every decoder layer through `body(prefix)`, each an attention + dense-MLP layer.
 template <class Body>
 void decoder_stack(ModelTemplate& t, const std::string& path, Body&& body) {
-  const ArchSpec& a = t.arch;
-  t.layers_path = path;
-  for (uint64_t i = 0; i < a.num_layers; ++i) {
+  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, path);
+  for (uint64_t i = 0; i < t.arch.num_layers; ++i) {
     body(path + "." + std::to_string(i));
-    LayerSpec l;
-    l.attention = attention_kind(a.num_attention_heads, a.num_key_value_heads);
-    t.layers.push_back(l);
+    stack.layers.push_back(attention_layer(t.arch));
   }
 }
 
@@ -117,7 +114,7 @@ struct Head {
 // lm_head, tied to the token embedding when the config ties them. Checkpoints written by older transformers
 // store the tied copy anyway: that copy is expected, not an unknown tensor.
 void causal_lm_head(ModelTemplate& t, const std::string& embedding, const Head& h = {}) {
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   std::string stored = h.disk_name.empty() ? "lm_head.weight" : h.disk_name;
   if (a.tie_word_embeddings) {
     t.tie("lm_head.weight", embedding);
@@ -156,7 +153,7 @@ void gpt2_cross_attention(ModelTemplate& t, const std::string& p, uint64_t hidde
 }
 
 void build_gpt2_style(const ModelConfig& cfg, ModelTemplate& t, Weights w) {
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   const uint64_t h = a.hidden_size;
   const bool cross = cfg.flag_or("add_cross_attention", false);
   token_embedding(t, "transformer.wte.weight", a);
@@ -199,7 +196,7 @@ void build_gptj(const ModelConfig& cfg, ModelTemplate& t) {
   d.num_attention_heads = 16;
   d.max_position_embeddings = 2048;
   read_dims(cfg, kGpt2Keys, d, t);
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   t.arch.intermediate_size = width_or_4x(cfg, "n_inner", a.hidden_size);
   blocks::Attention at = standard_attention(a);
   at.o = "out_proj";
@@ -225,7 +222,7 @@ void build_gpt_neox(const ModelConfig& cfg, ModelTemplate& t) {
   d.num_hidden_layers = 44;
   d.num_attention_heads = 64;
   read_dims(cfg, {}, d, t);
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   t.arch.intermediate_size = cfg.dim_or("intermediate_size", 24576);
   const bool attention_bias = cfg.flag_or("attention_bias", true);
   token_embedding(t, "gpt_neox.embed_in.weight", a);
@@ -259,7 +256,7 @@ void build_opt(const ModelConfig& cfg, ModelTemplate& t) {
   d.num_attention_heads = 12;
   d.tie_word_embeddings = true;
   read_dims(cfg, {}, d, t);
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   const uint64_t h = a.hidden_size;
   t.arch.intermediate_size = cfg.dim_or("ffn_dim", 3072);
   const uint64_t proj_dim = cfg.dim_or("word_embed_proj_dim", h);
@@ -306,7 +303,7 @@ void build_bloom(const ModelConfig& cfg, ModelTemplate& t) {
   k.layers = {"n_layer", "num_hidden_layers"};
   k.heads = {"n_head", "num_attention_heads"};
   read_dims(cfg, k, d, t);
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   const uint64_t h = a.hidden_size;
   t.arch.intermediate_size = 4 * h;  // BloomMLP has no width setting
   token_embedding(t, "transformer.word_embeddings.weight", a);
@@ -323,7 +320,7 @@ void build_bloom(const ModelConfig& cfg, ModelTemplate& t) {
 
 // --- Falcon: fused qkv sized by multi_query / num_kv_heads; the norms depend on the decoder variant. ---
 
-uint64_t falcon_kv_heads(const ModelConfig& cfg, const ArchSpec& a, bool new_arch) {
+uint64_t falcon_kv_heads(const ModelConfig& cfg, const ArchitectureRecord& a, bool new_arch) {
   if (new_arch) return cfg.dim_or("num_kv_heads", a.num_attention_heads);
   return cfg.flag_or("multi_query", true) ? 1 : a.num_attention_heads;
 }
@@ -358,7 +355,7 @@ void build_falcon(const ModelConfig& cfg, ModelTemplate& t) {
   const bool new_arch = cfg.flag_or("new_decoder_architecture", false);
   t.arch.num_key_value_heads = falcon_kv_heads(cfg, t.arch, new_arch);
   check_kv_heads(cfg, "num_kv_heads", t.arch);
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   t.arch.intermediate_size = width_or_4x(cfg, "ffn_hidden_size", a.hidden_size);
   const bool bias = cfg.flag_or("bias", false);
   token_embedding(t, "transformer.word_embeddings.weight", a);
@@ -383,7 +380,7 @@ void build_phi(const ModelConfig& cfg, ModelTemplate& t) {
   read_dims(cfg, {}, d, t);
   t.arch.num_key_value_heads = cfg.dim_or("num_key_value_heads", t.arch.num_attention_heads);
   check_kv_heads(cfg, "num_key_value_heads", t.arch);
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   t.arch.intermediate_size = cfg.dim_or("intermediate_size", 8192);
   blocks::Attention at = standard_attention(a);
   at.qkv_bias = at.o_bias = true;
@@ -421,7 +418,7 @@ void build_mpt(const ModelConfig& cfg, ModelTemplate& t) {
   k.heads = {"n_heads", "num_attention_heads"};
   k.positions = {"max_seq_len"};
   read_dims(cfg, k, d, t);
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   const uint64_t h = a.hidden_size;
   // transformers' MptMLP is always 4x wide and bias-free, whatever expansion_ratio / no_bias say; multi-query
   // attn_types still get full q/k/v.

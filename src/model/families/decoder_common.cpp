@@ -3,7 +3,7 @@
 namespace ma::families {
 
 void read_decoder_dims(const ModelConfig& cfg, const DecoderDefaults& d, ModelTemplate& t) {
-  ArchSpec& a = t.arch;
+  ArchitectureRecord& a = t.arch;
   a.vocab_size = cfg.dim_or("vocab_size", d.vocab_size);
   a.hidden_size = cfg.dim_or("hidden_size", d.hidden_size);
   a.intermediate_size = cfg.dim_or("intermediate_size", d.intermediate_size);
@@ -27,11 +27,11 @@ void read_decoder_dims(const ModelConfig& cfg, const DecoderDefaults& d, ModelTe
   a.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", d.tie_word_embeddings);
 }
 
-void token_embedding(ModelTemplate& t, const std::string& name, const ArchSpec& a) {
+void token_embedding(ModelTemplate& t, const std::string& name, const ArchitectureRecord& a) {
   blocks::embedding(t, name, a.vocab_size, a.hidden_size);
 }
 
-void lm_head(ModelTemplate& t, const std::string& embedding_name, const ArchSpec& a,
+void lm_head(ModelTemplate& t, const std::string& embedding_name, const ArchitectureRecord& a,
              const std::string& name) {
   if (a.tie_word_embeddings)
     t.tie(name, embedding_name);
@@ -39,7 +39,7 @@ void lm_head(ModelTemplate& t, const std::string& embedding_name, const ArchSpec
     t.add(name, {a.vocab_size, a.hidden_size});
 }
 
-blocks::Attention standard_attention(const ArchSpec& a) {
+blocks::Attention standard_attention(const ArchitectureRecord& a) {
   blocks::Attention at;
   at.hidden = a.hidden_size;
   at.heads = a.num_attention_heads;
@@ -48,10 +48,17 @@ blocks::Attention standard_attention(const ArchSpec& a) {
   return at;
 }
 
-std::string attention_kind(uint64_t heads, uint64_t kv_heads) {
-  if (kv_heads == heads) return "mha";
-  if (kv_heads == 1) return "mqa";
-  return "gqa";
+LayerSpec attention_layer(const ArchitectureRecord& a, uint64_t window, Ffn ffn) {
+  LayerSpec l;
+  l.attention.kind = attention_kind_of(a.num_attention_heads, a.num_key_value_heads);
+  set_window(l.attention, window);
+  l.ffn.kind = ffn;
+  return l;
+}
+
+void set_window(AttentionShape& at, uint64_t window, Span span) {
+  at.window = window;
+  at.span = window ? span : Span::Full;
 }
 
 }  // namespace ma::families

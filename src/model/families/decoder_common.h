@@ -28,14 +28,18 @@ struct DecoderDefaults {
 void read_decoder_dims(const ModelConfig& cfg, const DecoderDefaults& d, ModelTemplate& t);
 
 // `prefix`.embed_tokens.weight [V, H].
-void token_embedding(ModelTemplate& t, const std::string& name, const ArchSpec& a);
+void token_embedding(ModelTemplate& t, const std::string& name, const ArchitectureRecord& a);
 // lm_head.weight, tied to `embedding_name` when the architecture ties them.
-void lm_head(ModelTemplate& t, const std::string& embedding_name, const ArchSpec& a,
+void lm_head(ModelTemplate& t, const std::string& embedding_name, const ArchitectureRecord& a,
              const std::string& name = "lm_head.weight");
 
 // Attention dims of a standard GQA/MHA layer from t.arch.
-blocks::Attention standard_attention(const ArchSpec& a);
-// "mha" / "gqa" / "mqa" from head counts.
-std::string attention_kind(uint64_t heads, uint64_t kv_heads);
+blocks::Attention standard_attention(const ArchitectureRecord& a);
+// A softmax-attention layer with the record's default heads (MHA / GQA / MQA from their counts), sliding over
+// `window` tokens when non-zero, followed by `ffn`. Heads, head dim and FFN widths left at 0 are filled from
+// the record's dimensions after the builder runs (complete_layer_shapes, model/layer_shapes.h).
+LayerSpec attention_layer(const ArchitectureRecord& a, uint64_t window = 0, Ffn ffn = Ffn::Dense);
+// A window of `window` tokens (0: full attention), sliding unless `span` says chunked.
+void set_window(AttentionShape& at, uint64_t window, Span span = Span::Sliding);
 
 }  // namespace ma::families

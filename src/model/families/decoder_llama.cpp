@@ -3,7 +3,7 @@
 namespace ma::families {
 namespace {
 
-void llama_attention(ModelTemplate& t, const std::string& prefix, const ArchSpec& a, const LlamaStyle& s) {
+void llama_attention(ModelTemplate& t, const std::string& prefix, const ArchitectureRecord& a, const LlamaStyle& s) {
   if (s.fused_qkv) {
     uint64_t qkv = (a.num_attention_heads + 2 * a.num_key_value_heads) * a.head_dim;
     blocks::linear(t, prefix + ".qkv_proj", a.hidden_size, qkv, s.qkv_bias);
@@ -22,7 +22,7 @@ void llama_attention(ModelTemplate& t, const std::string& prefix, const ArchSpec
   }
 }
 
-void llama_mlp(ModelTemplate& t, const std::string& prefix, const ArchSpec& a, const LlamaStyle& s) {
+void llama_mlp(ModelTemplate& t, const std::string& prefix, const ArchitectureRecord& a, const LlamaStyle& s) {
   switch (s.mlp) {
     case Mlp::Gated:
       blocks::gated_mlp(t, prefix, a.hidden_size, a.intermediate_size, s.mlp_bias);
@@ -41,19 +41,16 @@ void llama_mlp(ModelTemplate& t, const std::string& prefix, const ArchSpec& a, c
 }  // namespace
 
 void llama_style_decoder(ModelTemplate& t, const std::string& prefix, const LlamaStyle& s) {
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   token_embedding(t, prefix + "embed_tokens.weight", a);
-  t.layers_path = prefix + "layers";
+  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, prefix + "layers");
   for (uint64_t i = 0; i < a.num_layers; ++i) {
-    std::string p = t.layers_path + "." + std::to_string(i);
+    std::string p = stack.path + "." + std::to_string(i);
     llama_attention(t, p + ".self_attn", a, s);
     llama_mlp(t, p + ".mlp", a, s);
     for (std::string_view n : s.layer_norms)
       blocks::norm(t, p + "." + std::string(n), a.hidden_size, s.norm_bias);
-    LayerSpec l;
-    l.attention = attention_kind(a.num_attention_heads, a.num_key_value_heads);
-    l.sliding_window = s.windows.empty() ? s.sliding_window : s.windows[i];
-    t.layers.push_back(l);
+    stack.layers.push_back(attention_layer(a, s.windows.empty() ? s.sliding_window : s.windows[i]));
   }
   blocks::norm(t, prefix + "norm", a.hidden_size, s.norm_bias);
 }
@@ -132,7 +129,7 @@ std::vector<uint64_t> interleaved_windows(const ModelConfig& cfg, uint64_t layer
   return w;
 }
 
-LlamaStyle gemma_sandwich_style(const ModelConfig& cfg, const ArchSpec& a, uint64_t window, uint64_t period) {
+LlamaStyle gemma_sandwich_style(const ModelConfig& cfg, const ArchitectureRecord& a, uint64_t window, uint64_t period) {
   LlamaStyle s = attention_bias_style(cfg);
   s.layer_norms = {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
                    "post_feedforward_layernorm"};

@@ -28,6 +28,7 @@ struct Mla {
 struct Indexer {
   uint64_t heads = 0;
   uint64_t head_dim = 128;
+  uint64_t topk = 2048;  // keys each query attends (index_topk)
 };
 
 // The routed mixture. Also the family's defaults.
@@ -145,7 +146,7 @@ std::vector<bool> glm_indexer_layers(const ModelConfig& cfg, uint64_t layers) {
   return full;
 }
 
-void mla_attention(ModelTemplate& t, const std::string& p, const ArchSpec& a, const Mla& m) {
+void mla_attention(ModelTemplate& t, const std::string& p, const ArchitectureRecord& a, const Mla& m) {
   uint64_t qk_head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
   if (m.q_lora_rank == 0) {
     blocks::linear(t, p + ".q_proj", a.hidden_size, a.num_attention_heads * qk_head_dim, false);
@@ -163,7 +164,7 @@ void mla_attention(ModelTemplate& t, const std::string& p, const ArchSpec& a, co
 }
 
 // Queries come from the MLA q latent, keys from the hidden state through a LayerNorm (weight and bias).
-void sparse_indexer(ModelTemplate& t, const std::string& p, const ArchSpec& a, uint64_t q_lora_rank,
+void sparse_indexer(ModelTemplate& t, const std::string& p, const ArchitectureRecord& a, uint64_t q_lora_rank,
                     const Indexer& ix) {
   blocks::linear(t, p + ".wq_b", q_lora_rank, ix.heads * ix.head_dim, false);
   blocks::linear(t, p + ".wk", a.hidden_size, ix.head_dim, false);
@@ -171,22 +172,45 @@ void sparse_indexer(ModelTemplate& t, const std::string& p, const ArchSpec& a, u
   blocks::linear(t, p + ".weights_proj", a.hidden_size, ix.heads, false);
 }
 
-void routed_mixture(ModelTemplate& t, const std::string& p, const ArchSpec& a, const Moe& m) {
+void routed_mixture(ModelTemplate& t, const std::string& p, const ArchitectureRecord& a, const Moe& m) {
   blocks::fused_experts(t, p + ".experts", m.experts, a.hidden_size, m.inter, {p + ".experts"});
   blocks::expert_router(t, p + ".gate", a.hidden_size, m.experts, m.correction_bias);
   if (m.shared) blocks::gated_mlp(t, p + ".shared_experts", a.hidden_size, m.inter * m.shared);
 }
 
-// Checkpoints keep num_nextn_predict_layers MTP layers at indices num_hidden_layers and up.
-void mtp_extras(const ModelConfig& cfg, ModelTemplate& t) {
+// Checkpoints keep num_nextn_predict_layers MTP layers at indices num_hidden_layers and up: each a decoder
+// layer like the last one (plus its input norms and projection), recorded as the MTP stack.
+void mtp_extras(const ModelConfig& cfg, ModelTemplate& t, const LayerSpec& like) {
   const std::string reason = "multi-token-prediction layer (num_nextn_predict_layers): transformers skips it";
   uint64_t n = cfg.count_or("num_nextn_predict_layers", 0);
-  for (uint64_t i = 0; i < n; ++i)
+  if (n == 0) return;
+  StackSpec& mtp = t.arch.add_stack(StackRole::Mtp, "model.layers", t.arch.hidden_size);
+  mtp.first_index = t.arch.num_layers;
+  for (uint64_t i = 0; i < n; ++i) {
     t.known_extras.push_back({"model.layers." + std::to_string(t.arch.num_layers + i) + ".", reason});
+    mtp.layers.push_back(like);
+  }
+}
+
+// What a layer's attention caches: the latent and the shared rope key instead of per-head K and V.
+void mla_shape(AttentionShape& at, const Mla& m) {
+  at.kind = AttentionKind::Mla;
+  at.kv_lora_rank = m.kv_lora_rank;
+  at.q_lora_rank = m.q_lora_rank;
+  at.qk_nope_head_dim = m.qk_nope_head_dim;
+  at.qk_rope_head_dim = m.qk_rope_head_dim;
+  at.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  at.v_head_dim = m.v_head_dim;
+}
+
+void indexer_shape(AttentionShape& at, const Indexer& x) {
+  at.indexer_heads = x.heads;
+  at.indexer_head_dim = x.head_dim;
+  at.indexer_topk = x.topk;
 }
 
 void build_stack(const ModelConfig& cfg, ModelTemplate& t, const Stack& s) {
-  ArchSpec& a = t.arch;
+  ArchitectureRecord& a = t.arch;
   a.num_experts = s.moe.experts;
   a.experts_per_token = s.moe.top_k;
   a.num_shared_experts = s.moe.shared;
@@ -197,7 +221,7 @@ void build_stack(const ModelConfig& cfg, ModelTemplate& t, const Stack& s) {
   if (std::find(s.moe_layer.begin(), s.moe_layer.end(), true) != s.moe_layer.end()) check_moe(cfg, s.moe);
 
   token_embedding(t, "model.embed_tokens.weight", a);
-  t.layers_path = "model.layers";
+  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, "model.layers");
   for (uint64_t i = 0; i < a.num_layers; ++i) {
     std::string p = "model.layers." + std::to_string(i);
     if (s.mla)
@@ -212,14 +236,15 @@ void build_stack(const ModelConfig& cfg, ModelTemplate& t, const Stack& s) {
       blocks::gated_mlp(t, p + ".mlp", a.hidden_size, a.intermediate_size);
     blocks::norm(t, p + ".input_layernorm", a.hidden_size, false);
     blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, false);
-    LayerSpec l;
-    l.ffn = s.moe_layer[i] ? "moe" : "dense";
-    l.attention = s.mla ? "mla" : attention_kind(a.num_attention_heads, a.num_key_value_heads);
-    t.layers.push_back(l);
+    LayerSpec l = attention_layer(a, 0, s.moe_layer[i] ? Ffn::Moe : Ffn::Dense);
+    if (s.mla) mla_shape(l.attention, s.mla_dims);
+    if (s.indexer.heads && s.indexer_layer[i]) indexer_shape(l.attention, s.indexer);
+    if (s.moe_layer[i]) l.ffn.shared_intermediate = s.moe.inter * s.moe.shared;
+    stack.layers.push_back(l);
   }
   blocks::norm(t, "model.norm", a.hidden_size, false);
   lm_head(t, "model.embed_tokens.weight", a);
-  mtp_extras(cfg, t);
+  mtp_extras(cfg, t, stack.layers.empty() ? LayerSpec{} : stack.layers.back());
 }
 
 void build_deepseek_v2(const ModelConfig& cfg, ModelTemplate& t) {
@@ -272,7 +297,7 @@ void build_deepseek_v32(const ModelConfig& cfg, ModelTemplate& t) {
   s.mla_dims = read_mla(cfg, {});
   s.moe = read_moe(cfg, {});
   s.moe_layer = moe_from_layer_types(cfg, t.arch.num_layers);
-  s.indexer = {cfg.dim_or("index_n_heads", 64), cfg.dim_or("index_head_dim", 128)};
+  s.indexer = {cfg.dim_or("index_n_heads", 64), cfg.dim_or("index_head_dim", 128), cfg.dim_or("index_topk", 2048)};
   s.indexer_layer.assign(t.arch.num_layers, true);
   build_stack(cfg, t, s);
 }
@@ -295,7 +320,7 @@ void build_glm_moe_dsa(const ModelConfig& cfg, ModelTemplate& t) {
   s.mla_dims = read_mla(cfg, m);
   s.moe = read_moe(cfg, {});
   s.moe_layer = moe_from_layer_types(cfg, t.arch.num_layers);
-  s.indexer = {cfg.dim_or("index_n_heads", 32), cfg.dim_or("index_head_dim", 128)};
+  s.indexer = {cfg.dim_or("index_n_heads", 32), cfg.dim_or("index_head_dim", 128), cfg.dim_or("index_topk", 2048)};
   s.indexer_layer = glm_indexer_layers(cfg, t.arch.num_layers);
   build_stack(cfg, t, s);
 }

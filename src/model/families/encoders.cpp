@@ -28,15 +28,15 @@ void text_encoder_body(ModelTemplate& t, const std::string& prefix, const std::s
   blocks::embedding(t, prefix + "embeddings.position_embeddings.weight", d.max_positions, h);
   if (d.type_vocab) blocks::embedding(t, prefix + "embeddings.token_type_embeddings.weight", d.type_vocab, h);
   blocks::norm(t, prefix + "embeddings.LayerNorm", h, true);
-  t.layers_path = prefix + stack;
+  StackSpec& encoder = t.arch.add_stack(StackRole::Encoder, prefix + stack, h);
   for (uint64_t i = 0; i < d.layers; ++i) {
-    transformer_layer(t, t.layers_path + "." + std::to_string(i), names, d.layer);
-    t.layers.push_back(attention_dense_layer());
+    transformer_layer(t, encoder.path + "." + std::to_string(i), names, d.layer);
+    encoder.layers.push_back(attention_dense_layer());
   }
 }
 
 void fill_arch(ModelTemplate& t, const std::string& cls, const TextEncoderDims& d) {
-  ArchSpec& a = t.arch;
+  ArchitectureRecord& a = t.arch;
   a.architecture = cls;
   a.hidden_size = d.layer.hidden;
   a.num_layers = d.layers;
@@ -268,13 +268,13 @@ void build_vit(const ModelConfig& cfg, ModelTemplate& t) {
   n.fc1 = "mlp.fc1";
   n.fc2 = "mlp.fc2";
   n.ffn_norm = "layernorm_after";
-  t.layers_path = prefix + "layers";
+  StackSpec& encoder = t.arch.add_stack(StackRole::Encoder, prefix + "layers", h);
   for (uint64_t i = 0; i < d.layers; ++i) {
-    std::string p = t.layers_path + "." + std::to_string(i);
+    std::string p = encoder.path + "." + std::to_string(i);
     size_t first = t.tensors.size();
     transformer_layer(t, p, n, d.layer);
     vit_layer_on_disk(t, first, p, prefix + "encoder.layer." + std::to_string(i));
-    t.layers.push_back(attention_dense_layer());
+    encoder.layers.push_back(attention_dense_layer());
   }
   blocks::norm(t, prefix + "layernorm", h, true);
   if (task == "Model")

@@ -68,11 +68,7 @@ void transformer_layer(ModelTemplate& t, const std::string& prefix, const LayerN
 }
 
 LayerSpec attention_dense_layer() {
-  LayerSpec l;
-  l.mixer = "attention";
-  l.ffn = "dense";
-  l.attention = "mha";
-  return l;
+  return LayerSpec{};  // softmax attention (MHA) and a dense MLP; widths from the record's dimensions
 }
 
 TemplateTensor& tied_or_own(ModelTemplate& t, const std::string& name, const std::string& target, bool tied) {

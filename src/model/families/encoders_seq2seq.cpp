@@ -1,6 +1,6 @@
-// BART, T5 and Whisper: an encoder stack and a decoder stack with cross-attention. The template holds both
-// stacks; t.layers / layers_path describe the decoder (the stack that runs per generated token), except for
-// encoder-only classes such as T5EncoderModel.
+// BART, T5 and Whisper: an encoder stack and a decoder stack with cross-attention. The record holds both
+// stacks; the record's generic dimensions are the decoder's (the stack that runs per generated token), or the
+// encoder's for encoder-only classes such as T5EncoderModel.
 #include "model/families/encoders_seq2seq.h"
 
 #include "model/families/encoders_common.h"
@@ -16,7 +16,7 @@ struct StackDims {
 StackDims read_stack(const ModelConfig& cfg, const std::string& side, uint64_t hidden, uint64_t dflt_layers,
                      uint64_t dflt_heads, uint64_t dflt_ffn) {
   StackDims s;
-  s.layers = cfg.count_or(side + "_layers", dflt_layers);
+  s.layers = cfg.layers_or(side + "_layers", dflt_layers, 0);
   s.layer.hidden = hidden;
   s.layer.heads = cfg.dim_or(side + "_attention_heads", dflt_heads);
   s.layer.ffn = cfg.dim_or(side + "_ffn_dim", dflt_ffn);
@@ -46,12 +46,22 @@ void bart_style_layers(ModelTemplate& t, const std::string& stack, const StackDi
     transformer_layer(t, stack + ".layers." + std::to_string(i), n, s.layer);
 }
 
-// The decoder stack is the one t.layers describes.
-void describe_decoder(ModelTemplate& t, const std::string& path, const StackDims& dec,
-                      uint64_t max_positions) {
-  t.layers_path = path;
-  t.layers.assign(dec.layers, attention_dense_layer());
-  ArchSpec& a = t.arch;
+// One stack of the record: MHA + dense layers of the stack's widths; decoder layers also attend the encoder.
+void describe_stack(ModelTemplate& t, StackRole role, const std::string& path, const StackDims& dims,
+                    uint64_t head_dim, uint64_t positions = 0) {
+  StackSpec& s = t.arch.add_stack(role, path, dims.layer.hidden);
+  s.positions = positions;
+  LayerSpec l = attention_dense_layer();
+  l.attention.heads = l.attention.kv_heads = dims.layer.heads;
+  l.attention.head_dim = head_dim;
+  l.ffn.intermediate = dims.layer.ffn;
+  if (role == StackRole::Decoder) l.cross_attention = l.attention;
+  s.layers.assign(dims.layers, l);
+}
+
+// The record's generic dimensions: the decoder's (the encoder's when there is none).
+void describe_main(ModelTemplate& t, const StackDims& dec, uint64_t max_positions) {
+  ArchitectureRecord& a = t.arch;
   a.hidden_size = dec.layer.hidden;
   a.num_layers = dec.layers;
   a.num_attention_heads = a.num_key_value_heads = dec.layer.heads;
@@ -88,7 +98,9 @@ void build_bart(const ModelConfig& cfg, ModelTemplate& t) {
   };
   add_stack(prefix + "encoder", enc, false);
   add_stack(prefix + "decoder", dec, true);
-  describe_decoder(t, prefix + "decoder.layers", dec, max_pos);
+  describe_main(t, dec, max_pos);
+  describe_stack(t, StackRole::Encoder, prefix + "encoder.layers", enc, t.arch.head_dim, max_pos);
+  describe_stack(t, StackRole::Decoder, prefix + "decoder.layers", dec, t.arch.head_dim);
 
   if (task == "ForConditionalGeneration") {
     tied_or_own(t, "lm_head.weight", shared, tied);
@@ -192,9 +204,13 @@ void build_t5(const ModelConfig& cfg, ModelTemplate& t) {
   main.layer.hidden = d.d_model;
   main.layer.heads = d.heads;
   main.layer.ffn = d.d_ff;
-  describe_decoder(t, has_decoder ? "decoder.block" : "encoder.block", main,
-                   cfg.count_or("n_positions", 512));
+  describe_main(t, main, cfg.count_or("n_positions", 512));
   t.arch.head_dim = d.inner / d.heads;  // d_kv, independent of d_model
+  StackDims encoder = main;
+  encoder.layers = enc_layers;
+  // Relative positions: the encoder attends its whole input, whatever its length.
+  describe_stack(t, StackRole::Encoder, "encoder.block", encoder, t.arch.head_dim);
+  if (has_decoder) describe_stack(t, StackRole::Decoder, "decoder.block", main, t.arch.head_dim);
 }
 
 void build_whisper(const ModelConfig& cfg, ModelTemplate& t) {
@@ -222,7 +238,10 @@ void build_whisper(const ModelConfig& cfg, ModelTemplate& t) {
   blocks::embedding(t, decoder + ".embed_positions.weight", tgt_pos, d);
   bart_style_layers(t, decoder, dec, true);
   blocks::norm(t, decoder + ".layer_norm", d, true);
-  describe_decoder(t, decoder + ".layers", dec, tgt_pos);
+  describe_main(t, dec, tgt_pos);
+  describe_stack(t, StackRole::Encoder, encoder + ".layers", enc, t.arch.head_dim, src_pos);
+  describe_stack(t, StackRole::Decoder, decoder + ".layers", dec, t.arch.head_dim);
+  t.arch.stack(StackRole::Encoder)->mel_bins = mels;
   const bool tied = read_tie(cfg, t);
   if (task == "ForConditionalGeneration")
     tied_or_own(t, "proj_out.weight", decoder + ".embed_tokens.weight", tied);

@@ -56,7 +56,7 @@ uint64_t count_of(const ModelConfig& cfg, std::initializer_list<std::string_view
 void read_experts(const ModelConfig& cfg, ModelTemplate& t,
                   std::initializer_list<std::string_view> expert_keys, uint64_t experts, uint64_t top_k,
                   uint64_t expert_inter, bool allow_zero = false) {
-  ArchSpec& a = t.arch;
+  ArchitectureRecord& a = t.arch;
   a.num_experts = count_of(cfg, expert_keys, experts);
   if (a.num_experts == 0 && !allow_zero) cfg.fail(*expert_keys.begin(), "must be at least 1");
   a.experts_per_token = cfg.dim_or("num_experts_per_tok", top_k);
@@ -86,7 +86,7 @@ std::vector<uint64_t> uniform_windows(uint64_t layers, uint64_t window) {
 }
 
 // Qwen-MoE: layers listed in mlp_only_layers, or off the decoder_sparse_step rhythm, use a dense MLP.
-std::vector<bool> qwen_sparse_layers(const ModelConfig& cfg, const ArchSpec& a) {
+std::vector<bool> qwen_sparse_layers(const ModelConfig& cfg, const ArchitectureRecord& a) {
   uint64_t step = cfg.dim_or("decoder_sparse_step", 1);
   std::vector<int64_t> dense = cfg.ints("mlp_only_layers");
   std::vector<bool> sparse(a.num_layers);
@@ -116,7 +116,7 @@ void mxfp4_pieces(TemplateTensor& x, uint64_t experts, uint64_t rows, uint64_t c
       {x.name + "_scales", {experts, rows, cols / kBlock}, DType::U8, TensorKind::QuantizationScale});
 }
 
-void experts(ModelTemplate& t, const std::string& mem, const std::string& disk, const ArchSpec& a,
+void experts(ModelTemplate& t, const std::string& mem, const std::string& disk, const ArchitectureRecord& a,
              const MoeLayout& m) {
   const uint64_t e = a.num_experts, h = a.hidden_size, i = a.moe_intermediate_size;
   switch (m.style) {
@@ -144,7 +144,7 @@ void experts(ModelTemplate& t, const std::string& mem, const std::string& disk, 
   }
 }
 
-void sparse_block(ModelTemplate& t, const std::string& layer, const ArchSpec& a, const MoeLayout& m) {
+void sparse_block(ModelTemplate& t, const std::string& layer, const ArchitectureRecord& a, const MoeLayout& m) {
   const std::string mem = layer + "." + m.block, disk = layer + "." + m.disk_block;
   const std::string disk_router = disk + "." + (m.disk_router.empty() ? m.router : m.disk_router);
   add_renamed(t, mem + "." + m.router + ".weight", {a.num_experts, a.hidden_size}, disk_router + ".weight");
@@ -160,9 +160,9 @@ void sparse_block(ModelTemplate& t, const std::string& layer, const ArchSpec& a,
 }
 
 void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   token_embedding(t, "model.embed_tokens.weight", a);
-  t.layers_path = "model.layers";
+  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, "model.layers");
   for (uint64_t i = 0; i < a.num_layers; ++i) {
     std::string p = "model.layers." + std::to_string(i);
     if (d.sinks) t.add(p + ".self_attn.sinks", {a.num_attention_heads});
@@ -173,18 +173,17 @@ void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
       blocks::gated_mlp(t, p + ".mlp", a.hidden_size, d.dense_inter);
     blocks::norm(t, p + ".input_layernorm", a.hidden_size, false);
     blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, false);
-    LayerSpec l;
-    l.ffn = d.sparse[i] ? "moe" : "dense";
-    l.attention = attention_kind(a.num_attention_heads, a.num_key_value_heads);
-    l.sliding_window = d.windows[i];
-    t.layers.push_back(l);
+    LayerSpec l = attention_layer(a, d.windows[i], d.sparse[i] ? Ffn::Moe : Ffn::Dense);
+    if (d.sparse[i] && d.moe.shared_expert) l.ffn.shared_intermediate = d.moe.shared_inter;
+    if (!d.sparse[i]) l.ffn.intermediate = d.dense_inter;
+    stack.layers.push_back(l);
   }
   blocks::norm(t, "model.norm", a.hidden_size, false);
   lm_head(t, "model.embed_tokens.weight", a);
 }
 
 // A decoder whose every layer is sparse, with full attention unless `windows` says otherwise.
-MoeDecoder all_sparse(const ArchSpec& a) {
+MoeDecoder all_sparse(const ArchitectureRecord& a) {
   MoeDecoder d;
   d.attn = standard_attention(a);
   d.sparse.assign(a.num_layers, true);
@@ -239,7 +238,7 @@ void build_minimax_m2(const ModelConfig& cfg, ModelTemplate& t) {
 }
 
 // Qwen-style expert storage: mlp.experts.N.{gate,up,down}_proj on disk, names unchanged elsewhere.
-MoeDecoder qwen_style(const ModelConfig& cfg, const ArchSpec& a) {
+MoeDecoder qwen_style(const ModelConfig& cfg, const ArchitectureRecord& a) {
   MoeDecoder d = all_sparse(a);
   d.sparse = qwen_sparse_layers(cfg, a);
   d.dense_inter = a.intermediate_size;
@@ -257,7 +256,7 @@ void build_qwen2_moe(const ModelConfig& cfg, ModelTemplate& t) {
   dd.num_key_value_heads = 16;
   dd.max_position_embeddings = 32768;
   read_decoder_dims(cfg, dd, t);
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   read_experts(cfg, t, {"num_experts"}, 60, 4, cfg.dim_or("moe_intermediate_size", 1408), true);
   MoeDecoder d = qwen_style(cfg, a);
   d.attn.qkv_bias = cfg.flag_or("qkv_bias", true);
@@ -357,7 +356,7 @@ void build_gpt_oss(const ModelConfig& cfg, ModelTemplate& t) {
 
 // DBRX names everything its own way and fuses q/k/v into one projection; its nested attn_config and
 // ffn_config hold the attention and expert numbers.
-void read_dbrx_dims(const ModelConfig& cfg, ArchSpec& a) {
+void read_dbrx_dims(const ModelConfig& cfg, ArchitectureRecord& a) {
   a.hidden_size = cfg.dim_or("d_model", 2048);
   a.num_attention_heads = cfg.dim_or("n_heads", 16);
   a.num_layers = cfg.layers_or("n_layers", 24);
@@ -384,10 +383,10 @@ void read_dbrx_dims(const ModelConfig& cfg, ArchSpec& a) {
 void build_dbrx(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "DbrxForCausalLM";
   read_dbrx_dims(cfg, t.arch);
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   const uint64_t h = a.hidden_size, stacked = a.num_experts * a.intermediate_size;
   blocks::embedding(t, "transformer.wte.weight", a.vocab_size, h);
-  t.layers_path = "transformer.blocks";
+  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, "transformer.blocks");
   for (uint64_t i = 0; i < a.num_layers; ++i) {
     std::string p = "transformer.blocks." + std::to_string(i);
     blocks::norm(t, p + ".norm_attn_norm.norm_1", h, false);
@@ -397,10 +396,7 @@ void build_dbrx(const ModelConfig& cfg, ModelTemplate& t) {
     blocks::linear(t, p + ".ffn.router.layer", h, a.num_experts, false);
     // Experts stay stacked along the first axis ([E * ffn_hidden, d_model]), in memory and on disk.
     for (const char* w : {"w1", "v1", "w2"}) blocks::routed(t, p + ".ffn.experts.mlp." + w, {stacked, h});
-    LayerSpec l;
-    l.ffn = "moe";
-    l.attention = attention_kind(a.num_attention_heads, a.num_key_value_heads);
-    t.layers.push_back(l);
+    stack.layers.push_back(attention_layer(a, 0, Ffn::Moe));
   }
   blocks::norm(t, "transformer.norm_f", h, false);
   t.add("lm_head.weight", {a.vocab_size, h});

@@ -1,6 +1,6 @@
 // Vision-language models: a vision tower (CLIP / SigLIP / Gemma-4 / Llama-4 vision) or a plain patch
 // projection (Fuyu), a projector, and a language model built from the nested text_config with the defaults of
-// its own config class. t.layers describes the language model's decoder stack only.
+// its own config class. The decoder stack of the record describes the language model only.
 #include <array>
 
 #include "core/error.h"
@@ -31,13 +31,9 @@ void rms_norms(ModelTemplate& t, const std::string& p, uint64_t dim,
   for (const char* n : names) blocks::norm(t, p + n, dim, false);
 }
 
-void push_layer(ModelTemplate& t, uint64_t heads, uint64_t kv_heads, const std::string& ffn,
-                uint64_t window) {
-  LayerSpec l;
-  l.attention = attention_kind(heads, kv_heads);
-  l.ffn = ffn;
-  l.sliding_window = window;
-  t.layers.push_back(l);
+// The decoder stack of the language model, whose layers the builder then appends.
+StackSpec& language_stack(ModelTemplate& t, const std::string& lm) {
+  return t.arch.add_stack(StackRole::Decoder, lm + "layers");
 }
 
 // ---- LLaVA: CLIP/SigLIP tower + two-layer projector + a Llama-family decoder ----
@@ -157,7 +153,7 @@ Gemma4Text read_gemma4_text(const ModelConfig& text, ModelTemplate& t) {
   d.head_dim = 256;
   d.max_position_embeddings = 131072;
   read_decoder_dims(text, d, t);
-  ArchSpec& a = t.arch;
+  ArchitectureRecord& a = t.arch;
   Gemma4Text g;
   g.global_head_dim = text.count_or("global_head_dim", 512);
   if (g.global_head_dim == 0) g.global_head_dim = a.head_dim;
@@ -183,7 +179,7 @@ Gemma4Text read_gemma4_text(const ModelConfig& text, ModelTemplate& t) {
 }
 
 void gemma4_attention(ModelTemplate& t, const std::string& p, const Gemma4Text& g, bool global, bool shared) {
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   const uint64_t hd = global ? g.global_head_dim : a.head_dim;
   const uint64_t kv = global ? g.global_kv_heads : a.num_key_value_heads;
   blocks::linear(t, p + "q_proj", a.hidden_size, a.num_attention_heads * hd, g.bias);
@@ -196,7 +192,7 @@ void gemma4_attention(ModelTemplate& t, const std::string& p, const Gemma4Text& 
 }
 
 void gemma4_moe(ModelTemplate& t, const std::string& p) {
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   blocks::linear(t, p + "router.proj", a.hidden_size, a.num_experts, false);
   t.add(p + "router.scale", {a.hidden_size});
   t.add(p + "router.per_expert_scale", {a.num_experts});
@@ -206,8 +202,31 @@ void gemma4_moe(ModelTemplate& t, const std::string& p) {
             {"post_feedforward_layernorm_1", "post_feedforward_layernorm_2", "pre_feedforward_layernorm_2"});
 }
 
+// Global layers have their own head dim and (with attention_k_eq_v) their own kv heads; the last
+// num_kv_shared_layers read an earlier layer's cache; MoE blocks run the dense MLP beside the experts.
+LayerSpec gemma4_layer_shape(const ArchitectureRecord& a, const Gemma4Text& g, uint64_t i, uint64_t window) {
+  LayerSpec l = attention_layer(a, window, g.moe ? Ffn::Moe : Ffn::Dense);
+  AttentionShape& at = l.attention;
+  if (window == 0) {
+    at.head_dim = g.global_head_dim;
+    at.kv_heads = g.global_kv_heads;
+    at.kind = attention_kind_of(a.num_attention_heads, at.kv_heads);
+    at.keys_are_values = g.k_eq_v;
+  }
+  at.shares_cache = i >= g.first_shared;
+  const bool wide = g.double_wide_mlp && i >= g.first_shared && g.first_shared > 0;
+  const uint64_t mlp = a.intermediate_size * (wide ? 2 : 1);
+  if (g.moe) {
+    l.ffn.shared_experts = 1;
+    l.ffn.shared_intermediate = mlp;
+  } else {
+    l.ffn.intermediate = mlp;
+  }
+  return l;
+}
+
 void gemma4_layer(ModelTemplate& t, const std::string& p, const Gemma4Text& g, uint64_t i, bool global) {
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   gemma4_attention(t, p + "self_attn.", g, global, i >= g.first_shared);
   const bool wide = g.double_wide_mlp && i >= g.first_shared && g.first_shared > 0;
   blocks::gated_mlp(t, p + "mlp", a.hidden_size, a.intermediate_size * (wide ? 2 : 1));
@@ -225,17 +244,16 @@ void gemma4_layer(ModelTemplate& t, const std::string& p, const Gemma4Text& g, u
 
 void gemma4_text_decoder(const ModelConfig& text, ModelTemplate& t, const std::string& lm) {
   const Gemma4Text g = read_gemma4_text(text, t);
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   uint64_t window = text.count_or("sliding_window", 512);
   if (text.string_or("use_bidirectional_attention", "") == "all") window = window / 2 + 1;
   const std::vector<uint64_t> windows = interleaved_windows(text, a.num_layers, window, 6, true);
   token_embedding(t, lm + "embed_tokens.weight", a);
-  t.layers_path = lm + "layers";
+  StackSpec& stack = language_stack(t, lm);
   for (uint64_t i = 0; i < a.num_layers; ++i) {
     const bool global = windows[i] == 0;
     gemma4_layer(t, lm + "layers." + std::to_string(i) + ".", g, i, global);
-    push_layer(t, a.num_attention_heads, global ? g.global_kv_heads : a.num_key_value_heads,
-               g.moe ? "moe" : "dense", windows[i]);
+    stack.layers.push_back(gemma4_layer_shape(a, g, i, windows[i]));
   }
   blocks::norm(t, lm + "norm", a.hidden_size, false);
   if (!g.per_layer_input) return;
@@ -292,7 +310,7 @@ Llama4Layers read_llama4_layers(const ModelConfig& text, uint64_t layers) {
 }
 
 void llama4_moe(ModelTemplate& t, const std::string& p) {
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   blocks::stacked_experts(t, p + "experts", {a.num_experts, a.hidden_size, 2 * a.moe_intermediate_size},
                           {a.num_experts, a.moe_intermediate_size, a.hidden_size});
   blocks::linear(t, p + "router", a.hidden_size, a.num_experts, false);
@@ -310,7 +328,7 @@ void llama4_text_decoder(const ModelConfig& text, ModelTemplate& t, const std::s
   d.head_dim = 128;
   d.max_position_embeddings = 4096 * 32;
   read_decoder_dims(text, d, t);
-  ArchSpec& a = t.arch;
+  ArchitectureRecord& a = t.arch;
   a.intermediate_size = text.dim_or("intermediate_size_mlp", 16384);
   a.moe_intermediate_size = text.dim_or("intermediate_size", 8192);
   a.num_experts = text.dim_or("num_local_experts", 16);
@@ -322,7 +340,7 @@ void llama4_text_decoder(const ModelConfig& text, ModelTemplate& t, const std::s
   blocks::Attention at = standard_attention(a);
   at.qkv_bias = at.o_bias = text.flag_or("attention_bias", false);  // the q/k L2 norm has no weights
   token_embedding(t, lm + "embed_tokens.weight", a);
-  t.layers_path = lm + "layers";
+  StackSpec& stack = language_stack(t, lm);
   for (uint64_t i = 0; i < a.num_layers; ++i) {
     const std::string p = lm + "layers." + std::to_string(i) + ".";
     blocks::attention(t, p + "self_attn", at);
@@ -331,8 +349,10 @@ void llama4_text_decoder(const ModelConfig& text, ModelTemplate& t, const std::s
     else
       blocks::gated_mlp(t, p + "feed_forward", a.hidden_size, a.intermediate_size);
     rms_norms(t, p, a.hidden_size, {"input_layernorm", "post_attention_layernorm"});
-    push_layer(t, a.num_attention_heads, a.num_key_value_heads, layers.moe[i] ? "moe" : "dense",
-               layers.window[i]);
+    LayerSpec l = attention_layer(a, 0, layers.moe[i] ? Ffn::Moe : Ffn::Dense);
+    set_window(l.attention, layers.window[i], Span::Chunked);
+    if (layers.moe[i]) l.ffn.shared_intermediate = a.moe_intermediate_size;  // one shared expert
+    stack.layers.push_back(l);
   }
   blocks::norm(t, lm + "norm", a.hidden_size, false);
 }
@@ -359,12 +379,12 @@ void persimmon_decoder(const ModelConfig& text, ModelTemplate& t, const std::str
   d.num_attention_heads = 64;
   d.max_position_embeddings = 16384;
   read_decoder_dims(text, d, t);
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   if (a.num_key_value_heads != a.num_attention_heads || a.head_dim * a.num_attention_heads != a.hidden_size)
     text.fail("num_key_value_heads", "Persimmon attention is plain multi-head over hidden_size");
   const bool qk_norm = text.flag_or("qk_layernorm", true);
   token_embedding(t, lm + "embed_tokens.weight", a);
-  t.layers_path = lm + "layers";
+  StackSpec& stack = language_stack(t, lm);
   for (uint64_t i = 0; i < a.num_layers; ++i) {
     const std::string p = lm + "layers." + std::to_string(i) + ".";
     blocks::linear(t, p + "self_attn.query_key_value", a.hidden_size, 3 * a.hidden_size, true);
@@ -377,7 +397,7 @@ void persimmon_decoder(const ModelConfig& text, ModelTemplate& t, const std::str
     blocks::linear(t, p + "mlp.dense_4h_to_h", a.intermediate_size, a.hidden_size, true);
     blocks::norm(t, p + "input_layernorm", a.hidden_size, true);
     blocks::norm(t, p + "post_attention_layernorm", a.hidden_size, true);
-    push_layer(t, a.num_attention_heads, a.num_key_value_heads, "dense", 0);
+    stack.layers.push_back(attention_layer(a));
   }
   blocks::norm(t, lm + "final_layernorm", a.hidden_size, true);
 }

@@ -31,35 +31,46 @@ struct TextModel {
   qwen::SparseMoe moe;
 };
 
+// What a gated-DeltaNet layer keeps per sequence: the conv window over q, k and v, and one key x value matrix
+// per value head.
+StateShape delta_net_state(const qwen::GatedDeltaNet& g) {
+  StateShape s;
+  s.key_heads = g.key_heads;
+  s.value_heads = g.value_heads;
+  s.key_head_dim = g.key_head_dim;
+  s.value_head_dim = g.value_head_dim;
+  s.conv_kernel = g.conv_kernel;
+  return s;
+}
+
 void build_text(ModelTemplate& t, const TextModel& m) {
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   const std::string embed = m.prefix + ".embed_tokens.weight";
   token_embedding(t, embed, a);
-  t.layers_path = m.prefix + ".layers";
+  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, m.prefix + ".layers");
   for (size_t i = 0; i < m.layers.size(); ++i) {
-    const std::string p = t.layers_path + "." + std::to_string(i);
+    const std::string p = stack.path + "." + std::to_string(i);
     const LayerPlan& plan = m.layers[i];
-    LayerSpec l;
+    LayerSpec l = attention_layer(a, plan.sliding_window, plan.moe ? Ffn::Moe : Ffn::Dense);
     if (plan.linear_attention) {
       qwen::gated_delta_net(t, p + ".linear_attn", m.delta_net);
-      l.mixer = "linear-attention";
+      l.mixer = Mixer::LinearAttention;
+      l.state = delta_net_state(m.delta_net);
+    } else if (m.qk_norm) {
+      qwen::qk_norm_attention(t, p + ".self_attn", m.attention, m.output_gate);
     } else {
-      if (m.qk_norm)
-        qwen::qk_norm_attention(t, p + ".self_attn", m.attention, m.output_gate);
-      else
-        blocks::attention(t, p + ".self_attn", m.attention);
-      l.attention = attention_kind(a.num_attention_heads, a.num_key_value_heads);
-      l.sliding_window = plan.sliding_window;
+      blocks::attention(t, p + ".self_attn", m.attention);
     }
     if (plan.moe) {
       qwen::sparse_moe(t, p + ".mlp", m.moe);
-      l.ffn = "moe";
+      l.ffn.shared_experts = m.moe.shared_inter ? 1 : 0;
+      l.ffn.shared_intermediate = m.moe.shared_inter;
     } else {
       blocks::gated_mlp(t, p + ".mlp", a.hidden_size, a.intermediate_size);
     }
     blocks::norm(t, p + ".input_layernorm", a.hidden_size, false);
     blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, false);
-    t.layers.push_back(l);
+    stack.layers.push_back(l);
   }
   blocks::norm(t, m.prefix + ".norm", a.hidden_size, false);
   lm_head(t, embed, a);
@@ -109,7 +120,7 @@ struct MoeDefaults {
 
 qwen::SparseMoe read_moe(const ModelConfig& text, ModelTemplate& t, const MoeDefaults& d,
                          qwen::ExpertStorage s) {
-  ArchSpec& a = t.arch;
+  ArchitectureRecord& a = t.arch;
   qwen::SparseMoe m;
   a.num_experts = text.count_or("num_experts", d.experts);
   if (a.num_experts == 0) return m;  // every layer keeps its dense MLP
@@ -127,14 +138,14 @@ qwen::SparseMoe read_moe(const ModelConfig& text, ModelTemplate& t, const MoeDef
   return m;
 }
 
-blocks::Attention text_attention(const ModelConfig& text, const ArchSpec& a) {
+blocks::Attention text_attention(const ModelConfig& text, const ArchitectureRecord& a) {
   blocks::Attention at = standard_attention(a);
   at.qkv_bias = at.o_bias = text.flag_or("attention_bias", false);
   return at;
 }
 
 // Linear-attention / gated-full-attention hybrid text model shared by Qwen3-Next and Qwen3.5.
-TextModel hybrid_text(const ModelConfig& text, const ArchSpec& a, std::string prefix,
+TextModel hybrid_text(const ModelConfig& text, const ArchitectureRecord& a, std::string prefix,
                       bool split_projections) {
   TextModel m;
   m.prefix = std::move(prefix);

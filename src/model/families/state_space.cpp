@@ -4,6 +4,7 @@
 // every layer).
 #include <array>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "model/families/decoder_common.h"
@@ -21,7 +22,7 @@ std::string layer_prefix(const std::string& stack, uint64_t i) {
 
 // The dimensions Mamba and Mamba-2 configs share; they have no attention heads.
 void read_ssm_dims(const ModelConfig& cfg, ModelTemplate& t, const DecoderDefaults& d) {
-  ArchSpec& a = t.arch;
+  ArchitectureRecord& a = t.arch;
   a.vocab_size = cfg.dim_or("vocab_size", d.vocab_size);
   a.hidden_size = cfg.dim_or("hidden_size", d.hidden_size);
   a.num_layers = cfg.layers_or("num_hidden_layers", d.num_hidden_layers);
@@ -29,20 +30,24 @@ void read_ssm_dims(const ModelConfig& cfg, ModelTemplate& t, const DecoderDefaul
   a.max_position_embeddings = cfg.count_or("max_position_embeddings", 0);
 }
 
-template <class AddMixer>
-void build_ssm_stack(ModelTemplate& t, const std::string& mixer_kind, AddMixer add_mixer) {
-  const ArchSpec& a = t.arch;
+template <class Mixer>
+void build_ssm_stack(ModelTemplate& t, ma::Mixer kind, const Mixer& m) {
+  const ArchitectureRecord& a = t.arch;
   const std::string embed = "backbone.embeddings.weight";
   token_embedding(t, embed, a);
-  t.layers_path = "backbone.layers";
+  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, "backbone.layers");
   for (uint64_t i = 0; i < a.num_layers; ++i) {
-    std::string p = layer_prefix(t.layers_path, i);
+    std::string p = layer_prefix(stack.path, i);
     blocks::norm(t, p + ".norm", a.hidden_size, false);
-    add_mixer(p + ".mixer");
+    if constexpr (std::is_same_v<Mixer, ssm::Mamba1Mixer>)
+      ssm::mamba1_mixer(t, p + ".mixer", m);
+    else
+      ssm::mamba2_mixer(t, p + ".mixer", m);
     LayerSpec l;
-    l.mixer = mixer_kind;
-    l.ffn = "none";
-    t.layers.push_back(l);
+    l.mixer = kind;
+    l.state = ssm::state_of(m);
+    l.ffn.kind = Ffn::None;
+    stack.layers.push_back(l);
   }
   blocks::norm(t, "backbone.norm_f", a.hidden_size, false);
   lm_head(t, embed, a);
@@ -65,7 +70,7 @@ void build_mamba(const ModelConfig& cfg, ModelTemplate& t) {
   m.proj_bias = cfg.flag_or("use_bias", true);
   m.conv_bias = cfg.flag_or("use_conv_bias", true);
   t.arch.intermediate_size = m.inner;
-  build_ssm_stack(t, "mamba", [&](const std::string& p) { ssm::mamba1_mixer(t, p, m); });
+  build_ssm_stack(t, Mixer::Mamba, m);
 }
 
 void build_mamba2(const ModelConfig& cfg, ModelTemplate& t) {
@@ -79,13 +84,14 @@ void build_mamba2(const ModelConfig& cfg, ModelTemplate& t) {
   m.hidden = t.arch.hidden_size;
   m.inner = ssm::expanded_width(cfg, "expand", 2, m.hidden);
   m.heads = cfg.dim_or("num_heads", 128);
+  m.head_dim = cfg.dim_or("head_dim", 64);
   m.groups = cfg.dim_or("n_groups", 8);
   m.state = cfg.dim_or("state_size", 128);
   m.conv = cfg.dim_or("conv_kernel", 4);
   m.proj_bias = cfg.flag_or("use_bias", false);
   m.conv_bias = cfg.flag_or("use_conv_bias", true);
   t.arch.intermediate_size = m.inner;
-  build_ssm_stack(t, "mamba2", [&](const std::string& p) { ssm::mamba2_mixer(t, p, m); });
+  build_ssm_stack(t, Mixer::Mamba2, m);
 }
 
 // ---- Shared pieces of the hybrids. ----
@@ -147,7 +153,7 @@ void build_jamba(const ModelConfig& cfg, ModelTemplate& t) {
   d.num_key_value_heads = 8;
   d.max_position_embeddings = 262144;
   read_decoder_dims(cfg, d, t);
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   const LayerPeriod attn = read_period(cfg, "attn_layer", {8, 4});
   const LayerPeriod moe = read_period(cfg, "expert_layer", {2, 1});
   const uint64_t experts = cfg.dim_or("num_experts", 16);
@@ -166,17 +172,17 @@ void build_jamba(const ModelConfig& cfg, ModelTemplate& t) {
   blocks::Attention at = standard_attention(a);
 
   token_embedding(t, "model.embed_tokens.weight", a);
-  t.layers_path = "model.layers";
+  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, "model.layers");
   bool any_moe = false;
   for (uint64_t i = 0; i < a.num_layers; ++i) {
-    std::string p = layer_prefix(t.layers_path, i);
-    LayerSpec l;
+    std::string p = layer_prefix(stack.path, i);
+    LayerSpec l = attention_layer(a);
     if (attn.selects(i)) {
       blocks::attention(t, p + ".self_attn", at);
-      l.attention = attention_kind(a.num_attention_heads, a.num_key_value_heads);
     } else {
       ssm::mamba1_mixer(t, p + ".mamba", m);
-      l.mixer = "mamba";
+      l.mixer = Mixer::Mamba;
+      l.state = ssm::state_of(m);
     }
     // A layer selected for experts but given a single one keeps the dense MLP.
     if (moe.selects(i) && experts > 1) {
@@ -185,14 +191,14 @@ void build_jamba(const ModelConfig& cfg, ModelTemplate& t) {
       blocks::ExpertsOnDisk on_disk;
       on_disk.prefix = f + ".experts";
       blocks::fused_experts(t, f + ".experts", experts, a.hidden_size, a.intermediate_size, on_disk);
-      l.ffn = "moe";
+      l.ffn.kind = Ffn::Moe;
       any_moe = true;
     } else {
       blocks::gated_mlp(t, p + ".feed_forward", a.hidden_size, a.intermediate_size);
     }
     blocks::norm(t, p + ".input_layernorm", a.hidden_size, false);
     blocks::norm(t, p + ".pre_ff_layernorm", a.hidden_size, false);
-    t.layers.push_back(l);
+    stack.layers.push_back(l);
   }
   blocks::norm(t, "model.final_layernorm", a.hidden_size, false);
   lm_head(t, "model.embed_tokens.weight", a);
@@ -288,12 +294,13 @@ void build_nemotron_h(const ModelConfig& cfg, ModelTemplate& t) {
   read_decoder_dims(cfg, d, t);
   const std::vector<Block> kinds = nemotron_blocks(cfg);
   t.arch.num_layers = kinds.size();  // the layer list, not num_hidden_layers, sizes the stack
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
 
   ssm::Mamba2Mixer m;
   m.hidden = a.hidden_size;
   m.heads = cfg.dim_or("mamba_num_heads", 128);
-  m.inner = m.heads * cfg.dim_or("mamba_head_dim", 64);
+  m.head_dim = cfg.dim_or("mamba_head_dim", 64);
+  m.inner = m.heads * m.head_dim;
   m.groups = cfg.dim_or(nemotron_key(cfg, "n_groups", "mamba_n_groups"), 8);
   m.state = cfg.dim_or("ssm_state_size", 128);
   m.conv = cfg.dim_or(nemotron_key(cfg, "conv_kernel", "mamba_d_conv"), 4);
@@ -314,35 +321,41 @@ void build_nemotron_h(const ModelConfig& cfg, ModelTemplate& t) {
   at.qkv_bias = at.o_bias = cfg.flag_or("attention_bias", false);
 
   token_embedding(t, "model.embeddings.weight", a);
-  t.layers_path = "model.layers";
+  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, "model.layers");
   bool any_moe = false;
   for (uint64_t i = 0; i < kinds.size(); ++i) {
-    std::string p = layer_prefix(t.layers_path, i);
+    std::string p = layer_prefix(stack.path, i);
     blocks::norm(t, p + ".norm", a.hidden_size, false);
-    LayerSpec l;
-    l.mixer = "none";
-    l.ffn = "none";
+    // One mixer per block: a sequence mixer or a feed-forward, never both.
+    LayerSpec l = attention_layer(a, 0, Ffn::None);
+    l.mixer = Mixer::None;
     switch (kinds[i]) {
       case Block::Ssm:
         ssm::mamba2_mixer(t, p + ".mixer", m);
-        l.mixer = "mamba2";
+        l.mixer = Mixer::Mamba2;
+        l.state = ssm::state_of(m);
         break;
       case Block::Attention:
         blocks::attention(t, p + ".mixer", at);
-        l.mixer = "attention";
-        l.attention = attention_kind(a.num_attention_heads, a.num_key_value_heads);
+        l.mixer = Mixer::Attention;
         break;
       case Block::Moe:
         nemotron_moe(t, p + ".mixer", moe);
-        l.ffn = "moe";
+        // relu² experts and shared expert: up and down projections only, no gate.
+        l.ffn.kind = Ffn::Moe;
+        l.ffn.gated = false;
+        l.ffn.expert_matrices = 2;
+        l.ffn.shared_experts = 1;
+        l.ffn.shared_intermediate = moe.shared_inter;
         any_moe = true;
         break;
       case Block::Mlp:
         ungated_mlp(t, p + ".mixer", a.hidden_size, a.intermediate_size, moe.bias);
-        l.ffn = "dense";
+        l.ffn.kind = Ffn::Dense;
+        l.ffn.gated = false;
         break;
     }
-    t.layers.push_back(l);
+    stack.layers.push_back(l);
   }
   blocks::norm(t, "model.norm_f", a.hidden_size, false);
   lm_head(t, "model.embeddings.weight", a);
@@ -403,7 +416,7 @@ void granite_moe(ModelTemplate& t, const std::string& p, uint64_t experts, uint6
 void build_granitemoehybrid(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "GraniteMoeHybridForCausalLM";
   read_decoder_dims(cfg, {}, t);
-  const ArchSpec& a = t.arch;
+  const ArchitectureRecord& a = t.arch;
   const std::vector<Block> kinds = granite_blocks(cfg, a.num_layers);
   const uint64_t experts = cfg.count_or("num_local_experts", 8);
   const uint64_t top_k = cfg.dim_or("num_experts_per_tok", 2);
@@ -414,9 +427,9 @@ void build_granitemoehybrid(const ModelConfig& cfg, ModelTemplate& t) {
   at.qkv_bias = at.o_bias = cfg.flag_or("attention_bias", false);
 
   token_embedding(t, "model.embed_tokens.weight", a);
-  t.layers_path = "model.layers";
+  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, "model.layers");
   for (uint64_t i = 0; i < a.num_layers; ++i) {
-    std::string p = layer_prefix(t.layers_path, i);
+    std::string p = layer_prefix(stack.path, i);
     blocks::norm(t, p + ".input_layernorm", a.hidden_size, false);
     blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, false);
     if (experts) granite_moe(t, p + ".block_sparse_moe", experts, a.hidden_size, a.intermediate_size);
@@ -425,16 +438,22 @@ void build_granitemoehybrid(const ModelConfig& cfg, ModelTemplate& t) {
       blocks::linear(t, p + ".shared_mlp.input_linear", a.hidden_size, 2 * shared, false);
       blocks::linear(t, p + ".shared_mlp.output_linear", shared, a.hidden_size, false);
     }
-    LayerSpec l;
-    l.ffn = experts ? "moe" : "dense";
+    // Experts (when there are any) beside a gated shared MLP of shared_intermediate_size.
+    LayerSpec l = attention_layer(a, 0, experts ? Ffn::Moe : Ffn::Dense);
+    if (experts) {
+      l.ffn.shared_experts = shared ? 1 : 0;
+      l.ffn.shared_intermediate = shared;
+    } else {
+      l.ffn.intermediate = shared;
+    }
     if (kinds[i] == Block::Ssm) {
       ssm::mamba2_mixer(t, p + ".mamba", m);
-      l.mixer = "mamba2";
+      l.mixer = Mixer::Mamba2;
+      l.state = ssm::state_of(m);
     } else {
       blocks::attention(t, p + ".self_attn", at);
-      l.attention = attention_kind(a.num_attention_heads, a.num_key_value_heads);
     }
-    t.layers.push_back(l);
+    stack.layers.push_back(l);
   }
   blocks::norm(t, "model.norm", a.hidden_size, false);
   lm_head(t, "model.embed_tokens.weight", a);

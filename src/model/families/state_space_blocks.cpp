@@ -61,4 +61,23 @@ uint64_t expanded_width(const ModelConfig& cfg, std::string_view key, double dfl
   return static_cast<uint64_t>(width);
 }
 
+StateShape state_of(const Mamba1Mixer& m) {
+  StateShape s;
+  s.inner = m.inner;
+  s.state = m.state;
+  s.conv_kernel = m.conv;
+  return s;
+}
+
+StateShape state_of(const Mamba2Mixer& m) {
+  StateShape s;
+  s.inner = m.inner;
+  s.state = m.state;
+  s.conv_kernel = m.conv;
+  s.groups = m.groups;
+  s.heads = m.heads;
+  s.head_dim = m.head_dim ? m.head_dim : (m.heads ? m.inner / m.heads : 0);
+  return s;
+}
+
 }  // namespace ma::families::ssm

@@ -22,12 +22,15 @@ struct Mamba1Mixer {
   bool dt_norms = false;  // Jamba: RMSNorms on dt, B and C
 };
 void mamba1_mixer(ModelTemplate& t, const std::string& prefix, const Mamba1Mixer& m);
+// What a Mamba-1 layer keeps per sequence: the conv window over d_inner channels and d_inner x d_state.
+StateShape state_of(const Mamba1Mixer& m);
 
 // Mamba-2 (Mamba2Mixer, BambaMixer, NemotronHMamba2Mixer): scalar A per head, grouped B/C, gated RMSNorm.
 struct Mamba2Mixer {
   uint64_t hidden = 0;
   uint64_t inner = 0;  // heads * head_dim in well-formed configs
   uint64_t heads = 0;
+  uint64_t head_dim = 0;  // of the SSM state; 0: inner / heads
   uint64_t groups = 1;
   uint64_t state = 128;
   uint64_t conv = 4;
@@ -35,6 +38,9 @@ struct Mamba2Mixer {
   bool conv_bias = true;
 };
 void mamba2_mixer(ModelTemplate& t, const std::string& prefix, const Mamba2Mixer& m);
+// What a Mamba-2 layer keeps per sequence: the conv window over d_inner + 2 x groups x d_state channels and
+// heads x head_dim x d_state.
+StateShape state_of(const Mamba2Mixer& m);
 
 // A positive integer, or the string "auto" standing for `auto_value` (Mamba's time_step_rank, Jamba's
 // mamba_dt_rank, Granite's mamba_d_head).

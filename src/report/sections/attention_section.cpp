@@ -11,7 +11,7 @@ std::string count_or_dash(uint64_t n) {
 }
 
 std::string window_text(const LayerAttention& l) {
-  if (l.kind == "none" || l.kind == "linear") return "-";
+  if (l.mixer != Mixer::Attention) return "-";
   if (l.window == 0) return "full";
   return (l.chunked ? "chunk " : "sliding ") + with_thousands(l.window);
 }

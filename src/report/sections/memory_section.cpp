@@ -46,7 +46,7 @@ std::vector<std::vector<std::string>> layer_rows(const MemoryReport& s) {
   std::vector<std::vector<std::string>> rows;
   for (const LayerGroupRow& g : group_layers(s.kv_layers)) {
     const KvLayer& l = *g.first;
-    rows.push_back({compact_ranges(g.layers), std::to_string(g.layers.size()), l.kind,
+    rows.push_back({compact_ranges(g.layers), std::to_string(g.layers.size()), std::string(cache_kind_name(l.kind)),
                     with_thousands(l.bytes_per_token), l.window ? with_thousands(l.window) : "-",
                     with_thousands(l.state_bytes_per_sequence), l.formula});
   }
@@ -178,7 +178,7 @@ void write_json(JsonWriter& w, const MemoryReport& s) {
   for (const KvLayer& l : s.kv_layers) {
     w.begin_object();
     w.key("layer").value(l.layer);
-    w.key("kind").value(l.kind);
+    w.key("kind").value(cache_kind_name(l.kind));
     w.key("bytes_per_token").value(l.bytes_per_token);
     w.key("bytes_per_token_decompressed").value(l.bytes_per_token_decompressed);
     w.key("window");

@@ -1,0 +1,156 @@
+// The architecture record: the one description of a model that every analysis, report and diagram reads.
+// Family builders fill it once from config.json (together with the tensor template, model/model_template.h);
+// without a config the inventory infers what the tensor names tell. Analyses never open the config: every
+// fact they need is a field here, under one name, with one spelling of each category (the enums below, each
+// with one name table in architecture.cpp).
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/dtype.h"
+
+namespace ma {
+
+// ---- Categories ----
+
+// The stacks a model is made of. The language model's layers are the decoder (or, for encoder-only models,
+// the encoder); the towers turn images or audio into embeddings the projector maps to the decoder's width;
+// the MTP module is DeepSeek's multi-token-prediction layer, stored but not part of what transformers builds.
+enum class StackRole : uint8_t { Decoder, Encoder, Vision, Audio, Projector, Mtp };
+std::string_view stack_role_name(StackRole r);  // decoder, encoder, vision, audio, projector, mtp
+
+// What mixes information across positions in a layer.
+enum class Mixer : uint8_t { Attention, Mamba, Mamba2, LinearAttention, None };
+std::string_view mixer_name(Mixer m);  // attention, mamba, mamba2, linear-attention, none
+
+// Softmax attention by how keys and values are shared: one K/V head per query head (MHA), per group (GQA),
+// one for all (MQA), or a compressed latent (MLA, DeepSeek-V2/V3).
+enum class AttentionKind : uint8_t { Mha, Gqa, Mqa, Mla };
+std::string_view attention_kind_name(AttentionKind k);  // mha, gqa, mqa, mla
+AttentionKind attention_kind_of(uint64_t heads, uint64_t kv_heads);  // MHA / GQA / MQA from head counts
+
+// How far back a softmax-attention layer looks: the whole sequence, a sliding window, or the current chunk
+// of a fixed size (Llama-4's local attention).
+enum class Span : uint8_t { Full, Sliding, Chunked };
+std::string_view span_name(Span s);  // full, sliding, chunked
+
+enum class Ffn : uint8_t { Dense, Moe, None };
+std::string_view ffn_name(Ffn f);  // dense, moe, none
+
+// ---- Per layer ----
+
+struct AttentionShape {
+  AttentionKind kind = AttentionKind::Mha;
+  uint64_t heads = 0;
+  uint64_t kv_heads = 0;
+  uint64_t head_dim = 0;    // of queries and keys
+  uint64_t v_head_dim = 0;  // of values (MLA); 0: head_dim
+  Span span = Span::Full;
+  uint64_t window = 0;  // tokens a sliding or chunked layer keeps; 0 for full attention
+  // MLA: the cache holds the kv_lora_rank latent plus one shared rope key of qk_rope_head_dim.
+  uint64_t kv_lora_rank = 0, q_lora_rank = 0, qk_rope_head_dim = 0, qk_nope_head_dim = 0;
+  // The sparse-attention indexer of DeepSeek-V3.2 and GLM-5 (DSA) caches its own keys per token.
+  uint64_t indexer_heads = 0, indexer_head_dim = 0, indexer_topk = 0;
+  // Gemma-3n/4 KV sharing: the layer reads an earlier layer's cache and stores none of its own.
+  bool shares_cache = false;
+  // Gemma-4 global layers with attention_k_eq_v: V is K (transformers' cache still stores both).
+  bool keys_are_values = false;
+};
+
+// The recurrent state of a Mamba, Mamba-2 or gated-DeltaNet (linear attention) mixer.
+struct StateShape {
+  uint64_t inner = 0;        // d_inner (Mamba: expand x hidden; Mamba-2: heads x head_dim)
+  uint64_t state = 0;        // d_state
+  uint64_t conv_kernel = 0;  // the conv state keeps the whole kernel window
+  uint64_t groups = 0;       // Mamba-2 B/C groups
+  uint64_t heads = 0, head_dim = 0;  // Mamba-2
+  // Gated DeltaNet (Qwen3-Next, Qwen3.5): q/k heads, v heads and their dims.
+  uint64_t key_heads = 0, value_heads = 0, key_head_dim = 0, value_head_dim = 0;
+};
+
+struct FfnShape {
+  Ffn kind = Ffn::Dense;
+  bool gated = true;          // gate and up projections (SwiGLU, GeGLU); false: up only (GELU MLP, relu²)
+  uint64_t intermediate = 0;  // dense width
+  // Mixture of experts
+  uint64_t experts = 0, top_k = 0;
+  uint64_t expert_intermediate = 0;
+  uint64_t shared_experts = 0;       // how many shared experts (fused into one MLP by most families)
+  uint64_t shared_intermediate = 0;  // width of all shared experts together; 0: none
+  // Weight matrices per expert: 3 for gated experts (gate, up, down), 2 for ungated ones (relu², GELU).
+  uint32_t expert_matrices = 3;
+};
+
+struct LayerSpec {
+  Mixer mixer = Mixer::Attention;
+  AttentionShape attention;  // mixer == Attention
+  StateShape state;          // mixer == Mamba, Mamba2 or LinearAttention
+  FfnShape ffn;
+  std::optional<AttentionShape> cross_attention;  // decoder layers of encoder-decoders
+  // "attention+dense", "mamba2", "moe", "mamba+moe": the non-empty parts joined by '+'.
+  std::string type() const;
+};
+
+// ---- Per stack ----
+
+struct StackSpec {
+  StackRole role = StackRole::Decoder;
+  std::string path;  // in-memory name prefix of its layers ("model.layers", "vision_tower.encoder.layers");
+                     // of the module for a projector
+  uint64_t first_index = 0;  // index of its first layer under `path` (DeepSeek's MTP layer follows the decoder)
+  uint64_t hidden = 0;
+  std::vector<LayerSpec> layers;
+  // Towers: the input they embed.
+  uint64_t patch_size = 0;   // vision: pixels per patch side (temporal patches aside)
+  uint64_t image_size = 0;   // vision: pixels per image side the position table covers; 0: dynamic
+  uint64_t mel_bins = 0;     // audio: input features per frame
+  uint64_t positions = 0;    // encoder / audio: input positions it attends (Whisper 1,500 frames); 0: the
+                             // input length (T5's relative positions)
+};
+
+// ---- The record ----
+
+struct ArchitectureRecord {
+  std::string model_type;       // config.json model_type (of the language model for multimodal configs)
+  std::string root_model_type;  // the config's own model_type ("llava" when the language model is "llama")
+  std::string architecture;     // the transformers class the template mirrors, e.g. "LlamaForCausalLM"
+  bool hand_derived = false;    // no transformers class: derived by hand from the model's remote code
+
+  // The language model's dimensions as the config states them: the defaults of its layers (a layer's own
+  // shape, in its LayerSpec, may differ).
+  uint64_t hidden_size = 0;
+  uint64_t num_layers = 0;
+  uint64_t vocab_size = 0;
+  uint64_t num_attention_heads = 0;
+  uint64_t num_key_value_heads = 0;
+  uint64_t head_dim = 0;
+  uint64_t intermediate_size = 0;
+  uint64_t max_position_embeddings = 0;
+  uint64_t num_experts = 0;  // routed experts per MoE layer (0: dense)
+  uint64_t experts_per_token = 0;
+  uint64_t num_shared_experts = 0;
+  uint64_t moe_intermediate_size = 0;
+  bool tie_word_embeddings = false;
+  std::string torch_dtype;  // as declared in config.json ("bfloat16"), empty if absent
+  // The recurrent state's dtype where the config names one (vLLM's mamba_ssm_cache_dtype, Qwen3.5's
+  // mamba_ssm_dtype); unset: the model's dtype.
+  std::optional<DType> ssm_cache_dtype;
+
+  // A deque: add_stack keeps references to the stacks already added valid.
+  std::deque<StackSpec> stacks;
+
+  StackSpec& add_stack(StackRole role, std::string path, uint64_t hidden = 0);
+  const StackSpec* stack(StackRole role) const;
+  StackSpec* stack(StackRole role);
+  // The language model's stack: the decoder, else the encoder (BERT). Null when there is neither.
+  const StackSpec* main_stack() const;
+  StackSpec* main_stack();
+  // The main stack's layers; empty when there is none.
+  const std::vector<LayerSpec>& layers() const;
+};
+
+}  // namespace ma

@@ -1,0 +1,58 @@
+#include "model/inferred_record.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+namespace ma {
+namespace {
+
+// Beyond this a layer index is not a layer count anyone trains: the names are not a layer stack.
+constexpr uint32_t kMaxInferredLayers = 100000;
+
+LayerSpec nothing_yet() {
+  LayerSpec l;
+  l.mixer = Mixer::None;
+  l.ffn.kind = Ffn::None;
+  return l;
+}
+
+void add_evidence(LayerSpec& l, std::string_view block) {
+  if (block == "attention") {
+    l.mixer = Mixer::Attention;
+  } else if ((block == "mamba" || block == "linear-attention") && l.mixer == Mixer::None) {
+    l.mixer = block == "mamba" ? Mixer::Mamba : Mixer::LinearAttention;
+  } else if (block == "moe-expert" || block == "moe-router") {
+    l.ffn.kind = Ffn::Moe;
+  } else if (block == "mlp" && l.ffn.kind == Ffn::None) {
+    l.ffn.kind = Ffn::Dense;
+  }
+}
+
+}  // namespace
+
+ArchitectureRecord infer_record(const std::vector<InventoryTensor>& tensors) {
+  ArchitectureRecord a;
+  std::map<std::string, size_t> per_stack;
+  for (const auto& t : tensors)
+    if (t.placement.layer) ++per_stack[std::string(t.stack())];
+  if (per_stack.empty()) return a;
+  const std::string stack =
+      std::max_element(per_stack.begin(), per_stack.end(), [](auto& x, auto& y) { return x.second < y.second; })
+          ->first;
+  std::map<uint32_t, LayerSpec> layers;
+  for (const auto& t : tensors) {
+    if (!t.placement.layer || t.stack() != stack) continue;
+    add_evidence(layers.try_emplace(*t.placement.layer, nothing_yet()).first->second, t.placement.block);
+  }
+  if (layers.empty() || layers.rbegin()->first > kMaxInferredLayers) return a;
+  // BERT's "bert.encoder.layer" is an encoder stack; everything else runs per generated token.
+  const bool encoder = stack.find("encoder") != std::string::npos;
+  StackSpec& s = a.add_stack(encoder ? StackRole::Encoder : StackRole::Decoder, stack);
+  s.layers.resize(layers.rbegin()->first + 1, nothing_yet());
+  for (auto& [i, l] : layers) s.layers[i] = l;
+  a.num_layers = s.layers.size();
+  return a;
+}
+
+}  // namespace ma

@@ -1,0 +1,14 @@
+// The record of a checkpoint without config.json: what the tensor names alone tell — the main stack (the one
+// holding the most layer-indexed tensors) and each layer's mixer and feed-forward kind. Dimensions stay 0
+// (unknown): without a config nothing says how heads divide a projection.
+#pragma once
+#include <vector>
+
+#include "model/architecture.h"
+#include "model/inventory.h"
+
+namespace ma {
+
+ArchitectureRecord infer_record(const std::vector<InventoryTensor>& tensors);
+
+}  // namespace ma
