@@ -6,20 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/report_inputs.h"
+#include "model/architecture.h"
 
 namespace ma {
-
-struct RopeInfo {
-  std::string type;  // default, linear, dynamic, yarn, llama3, longrope, mrope, ...
-  double theta = 0;  // 0: not given in the config
-  std::optional<double> factor;
-  std::optional<uint64_t> original_max_position_embeddings;
-  std::optional<double> partial_rotary_factor;
-  // Base of the sliding-window layers when it differs from the global one (Gemma-3 rope_local_base_freq,
-  // Gemma-4 rope_parameters.sliding_attention).
-  std::optional<double> local_theta;
-};
 
 struct ArchitectureDetails {
   // decoder-only | encoder-only | encoder-decoder | hybrid (attention with SSM or linear-attention layers) |
@@ -38,13 +27,13 @@ struct ArchitectureDetails {
   std::string activation;          // silu, gelu, gelu_pytorch_tanh, relu, ...; empty: not in the config
   std::string mlp_type;            // gated (SwiGLU/GeGLU) | plain | none (no MLP: Mamba)
   std::string position_embedding;  // rope | learned | alibi | relative (T5) | none; empty: unknown
-  std::optional<RopeInfo> rope;
+  std::optional<RopeSpec> rope;
   bool tie_word_embeddings = false;
   bool attention_bias = false;
   bool mlp_bias = false;
   std::string torch_dtype;
 };
 
-ArchitectureDetails describe_architecture(const ReportInputs& in);
+ArchitectureDetails describe_architecture(const ArchitectureRecord& arch);
 
 }  // namespace ma

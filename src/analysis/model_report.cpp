@@ -11,7 +11,7 @@ ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles
   const ModelConfig* config = inventory.config ? &*inventory.config : nullptr;
   ReportInputs in{inventory, config, files, r.parameters, r.tokenizer, options};
   r.identity = identify(in);
-  r.architecture = describe_architecture(in);
+  r.architecture = describe_architecture(inventory.arch);
   r.attention = summarize_attention(inventory.arch);
   r.moe = summarize_moe(inventory.arch, r.parameters);
   r.quantization = analyze_quantization(in);

@@ -1,5 +1,7 @@
 #include "core/units.h"
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 
 namespace ma {
@@ -45,6 +47,13 @@ std::string human_bytes(uint64_t n) {
   else
     std::snprintf(buf, sizeof buf, "%.2f %s", v, kUnits[u]);
   return buf;
+}
+
+std::string exact_number(double v) {
+  if (!std::isfinite(v)) return "unknown";
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::string("unknown");
 }
 
 std::string short_number(double v) {

@@ -11,6 +11,8 @@ constexpr std::array<std::string_view, 5> kMixers{"attention", "mamba", "mamba2"
 constexpr std::array<std::string_view, 4> kAttentionKinds{"mha", "gqa", "mqa", "mla"};
 constexpr std::array<std::string_view, 3> kSpans{"full", "sliding", "chunked"};
 constexpr std::array<std::string_view, 3> kFfns{"dense", "moe", "none"};
+constexpr std::array<std::string_view, 3> kNorms{"", "rmsnorm", "layernorm"};
+constexpr std::array<std::string_view, 6> kPositions{"", "rope", "learned", "alibi", "relative", "none"};
 
 const std::vector<LayerSpec>& no_layers() {
   static const std::vector<LayerSpec> none;
@@ -24,6 +26,8 @@ std::string_view mixer_name(Mixer m) { return kMixers[static_cast<size_t>(m)]; }
 std::string_view attention_kind_name(AttentionKind k) { return kAttentionKinds[static_cast<size_t>(k)]; }
 std::string_view span_name(Span s) { return kSpans[static_cast<size_t>(s)]; }
 std::string_view ffn_name(Ffn f) { return kFfns[static_cast<size_t>(f)]; }
+std::string_view norm_kind_name(NormKind n) { return kNorms[static_cast<size_t>(n)]; }
+std::string_view position_kind_name(PositionKind p) { return kPositions[static_cast<size_t>(p)]; }
 
 AttentionKind attention_kind_of(uint64_t heads, uint64_t kv_heads) {
   if (kv_heads == 0 || kv_heads == heads) return AttentionKind::Mha;

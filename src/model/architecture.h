@@ -41,6 +41,25 @@ std::string_view span_name(Span s);  // full, sliding, chunked
 enum class Ffn : uint8_t { Dense, Moe, None };
 std::string_view ffn_name(Ffn f);  // dense, moe, none
 
+enum class NormKind : uint8_t { Unknown, RmsNorm, LayerNorm };
+std::string_view norm_kind_name(NormKind n);  // "" (unknown), rmsnorm, layernorm
+
+// How token positions enter the model: rotary embeddings, a learned table, ALiBi biases, T5's relative
+// buckets, or nothing (Mamba; NoPE attention beside Mamba layers).
+enum class PositionKind : uint8_t { Unknown, Rope, Learned, Alibi, Relative, None };
+std::string_view position_kind_name(PositionKind p);  // "" (unknown), rope, learned, alibi, relative, none
+
+struct RopeSpec {
+  std::string type;  // default, linear, dynamic, yarn, llama3, longrope, mrope, ...
+  double theta = 0;  // 0: not given in the config
+  std::optional<double> factor;
+  std::optional<uint64_t> original_max_position_embeddings;
+  std::optional<double> partial_rotary_factor;
+  // Base of the sliding-window layers when it differs from the global one (Gemma-3 rope_local_base_freq,
+  // Gemma-4 rope_parameters.sliding_attention).
+  std::optional<double> local_theta;
+};
+
 // ---- Per layer ----
 
 struct AttentionShape {
@@ -136,6 +155,18 @@ struct ArchitectureRecord {
   uint64_t moe_intermediate_size = 0;
   bool tie_word_embeddings = false;
   std::string torch_dtype;  // as declared in config.json ("bfloat16"), empty if absent
+  // How the blocks are built, as far as they are the same in every layer. A builder sets what its family
+  // fixes (BLOOM's ALiBi, Cohere's bias-free LayerNorm, BERT's post-norm); the rest is derived from the
+  // config and the template's tensors after it ran (model/record_facts.h).
+  NormKind norm = NormKind::Unknown;
+  std::optional<double> norm_eps;
+  bool post_norm = false;  // norms after the residual add (the original Transformer, BERT, BART)
+  std::string activation;  // of the MLP as the config names it (silu, gelu_pytorch_tanh, ...); "" unknown
+  PositionKind position = PositionKind::Unknown;
+  std::optional<RopeSpec> rope;  // with PositionKind::Rope
+  bool attention_bias = false;
+  bool mlp_bias = false;
+
   // The recurrent state's dtype where the config names one (vLLM's mamba_ssm_cache_dtype, Qwen3.5's
   // mamba_ssm_dtype); unset: the model's dtype.
   std::optional<DType> ssm_cache_dtype;

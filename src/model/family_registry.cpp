@@ -7,6 +7,7 @@
 #include "model/families/family_groups.h"
 #include "model/layer_shapes.h"
 #include "model/record_config.h"
+#include "model/record_facts.h"
 
 namespace ma {
 
@@ -43,6 +44,10 @@ ModelTemplate build_template(const ModelConfig& cfg) {
   f->build(cfg, t);
   complete_layer_shapes(t.arch);
   read_common_facts(cfg, t.arch);
+  std::vector<NamedPlacement> parameters;
+  for (const TemplateTensor& x : t.tensors)
+    if (x.kind == TensorKind::Parameter) parameters.push_back({x.name, place_tensor(x.name)});
+  derive_facts(cfg, parameters, t.arch);
   // Shapes come from capped config values, but a product of several can still exceed 64 bits.
   uint64_t total = 0;
   for (const TemplateTensor& tt : t.tensors) {

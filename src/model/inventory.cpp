@@ -11,6 +11,7 @@
 #include "model/family_registry.h"
 #include "model/inferred_record.h"
 #include "model/natural_order.h"
+#include "model/record_facts.h"
 #include "model/template_matcher.h"
 
 namespace ma {
@@ -314,7 +315,15 @@ Inventory build_inventory(const LocalModelFiles& files) {
   inv.checkpoint = totals;
   sort_rows(rows, keys);
   inv.tensors = std::move(rows);
-  inv.arch = inv.model ? inv.model->arch : infer_record(inv.tensors);
+  if (inv.model) {
+    inv.arch = inv.model->arch;
+  } else {
+    inv.arch = infer_record(inv.tensors);
+    std::vector<NamedPlacement> parameters;
+    for (const InventoryTensor& t : inv.tensors)
+      if (t.kind == TensorKind::Parameter) parameters.push_back({t.name, t.placement});
+    derive_facts(parameters, inv.arch);
+  }
   return inv;
 }
 

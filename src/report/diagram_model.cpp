@@ -9,12 +9,6 @@
 namespace ma::diagram {
 namespace {
 
-// Families whose layers normalize after the residual add (the original Transformer layout), by config
-// model_type: transformers' BERT-style encoders and BART (normalize_before = false). Every other family in
-// the family table normalizes before each part (pre-norm).
-constexpr std::array<std::string_view, 8> kPostNormModelTypes = {
-    "bert", "roberta", "distilbert", "xlm-roberta", "camembert", "electra", "bart", "marian"};
-
 // Colours by part kind (Tailwind-like 100/600 pairs): attention blue, latent attention indigo, sliding
 // windows sky, state-space mixers green, linear attention teal, dense MLP slate, mixture of experts orange.
 const Palette kAttention{"#dbeafe", "#2563eb"};
@@ -140,8 +134,7 @@ DiagramModel build_diagram_model(const ModelReport& r) {
   m.subtitle = subtitle(r);
   const std::vector<LayerSpec>& layers = r.arch.layers();
   m.num_layers = layers.empty() ? r.architecture.num_hidden_layers : layers.size();
-  m.post_norm = std::find(kPostNormModelTypes.begin(), kPostNormModelTypes.end(), r.identity.model_type) !=
-                kPostNormModelTypes.end();
+  m.post_norm = r.arch.post_norm;
   // Mixers first so that the legend reads mixer kinds, then feed-forward kinds.
   for (const LayerSpec& l : layers)
     if (l.mixer != Mixer::None) intern(m.parts, mixer_part(l));

@@ -291,6 +291,7 @@ void build_opt(const ModelConfig& cfg, ModelTemplate& t) {
 
 void build_bloom(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "BloomForCausalLM";
+  t.arch.position = PositionKind::Alibi;
   DecoderDefaults d;
   d.vocab_size = 250880;
   d.hidden_size = 64;
@@ -406,6 +407,7 @@ void build_phi(const ModelConfig& cfg, ModelTemplate& t) {
 
 void build_mpt(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "MptForCausalLM";
+  t.arch.norm = NormKind::LayerNorm;  // mean-centred, without a bias: its tensors alone look like RMSNorm's
   DecoderDefaults d;
   d.vocab_size = 50368;
   d.hidden_size = 2048;

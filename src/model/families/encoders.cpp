@@ -129,6 +129,7 @@ void bert_task_head(const ModelConfig& cfg, ModelTemplate& t, const BertStyle& s
 }
 
 void build_bert_style(const ModelConfig& cfg, ModelTemplate& t, const BertStyle& s) {
+  t.arch.post_norm = true;
   std::string cls = architecture_of(cfg, std::string(s.family) + "Model");
   std::string task =
       supported_task(cfg, cls, s.family,
@@ -154,6 +155,7 @@ void build_roberta(const ModelConfig& cfg, ModelTemplate& t) {
 // ---- DistilBERT ----
 
 void build_distilbert(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.post_norm = true;
   std::string cls = architecture_of(cfg, "DistilBertModel");
   std::string task = supported_task(cfg, cls, "DistilBert",
                                     {"Model", "ForMaskedLM", "ForSequenceClassification",

@@ -73,6 +73,7 @@ void describe_main(ModelTemplate& t, const StackDims& dec, uint64_t max_position
 }  // namespace
 
 void build_bart(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.post_norm = true;  // normalize_before = false
   std::string cls = architecture_of(cfg, "BartModel");
   std::string task = supported_task(
       cfg, cls, "Bart",

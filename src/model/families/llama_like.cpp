@@ -85,6 +85,7 @@ void build_phi3(const ModelConfig& cfg, ModelTemplate& t) {
 
 void build_cohere(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "CohereForCausalLM";
+  t.arch.norm = NormKind::LayerNorm;  // mean-centred, without a bias: its tensors alone look like RMSNorm's
   DecoderDefaults d;
   d.vocab_size = 256000;
   d.hidden_size = 8192;

@@ -211,6 +211,7 @@ DecoderDefaults qwen3_5_defaults(bool moe) {
 }
 
 void build_qwen3_5_family(const ModelConfig& cfg, ModelTemplate& t, bool moe) {
+  t.arch.rope.emplace().type = "mrope";  // the language model always rotates by time/height/width sections
   t.arch.architecture = moe ? "Qwen3_5MoeForConditionalGeneration" : "Qwen3_5ForConditionalGeneration";
   ModelConfig text = read_text(cfg, qwen3_5_defaults(moe), t, false);
   add_vision(t, cfg, VisionKind::Qwen3, false);
@@ -250,6 +251,7 @@ std::vector<LayerPlan> qwen2_layers(const ModelConfig& text, uint64_t num_layers
 // Qwen2-VL / Qwen2.5-VL: a Qwen2 decoder (q/k/v biases) whose checkpoints keep the pre-v4.52 layout, the
 // language model at model.* and the vision tower at visual.*.
 void build_qwen2_vl_family(const ModelConfig& cfg, ModelTemplate& t, VisionKind kind) {
+  t.arch.rope.emplace().type = "mrope";  // the language model always rotates by time/height/width sections
   t.arch.architecture =
       kind == VisionKind::Qwen2 ? "Qwen2VLForConditionalGeneration" : "Qwen2_5_VLForConditionalGeneration";
   DecoderDefaults d;
@@ -282,6 +284,7 @@ void build_qwen2_5_vl(const ModelConfig& cfg, ModelTemplate& t) {
 // Qwen3-VL: Qwen3 decoder (q/k norms) with a deepstack vision tower; the MoE variant routes every sparse
 // layer through experts stored fused and transposed on disk.
 void build_qwen3_vl_family(const ModelConfig& cfg, ModelTemplate& t, bool moe) {
+  t.arch.rope.emplace().type = "mrope";  // the language model always rotates by time/height/width sections
   t.arch.architecture = moe ? "Qwen3VLMoeForConditionalGeneration" : "Qwen3VLForConditionalGeneration";
   DecoderDefaults d;
   d.vocab_size = 151936;

@@ -147,6 +147,7 @@ LayerPeriod read_period(const ModelConfig& cfg, const std::string& stem, LayerPe
 
 void build_jamba(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "JambaForCausalLM";
+  t.arch.position = PositionKind::None;  // attention without positions: the Mamba layers carry order
   DecoderDefaults d;
   d.vocab_size = 65536;
   d.intermediate_size = 14336;
@@ -285,6 +286,7 @@ void nemotron_moe(ModelTemplate& t, const std::string& p, const NemotronMoe& m) 
 
 void build_nemotron_h(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "NemotronHForCausalLM";
+  t.arch.position = PositionKind::None;  // NoPE attention: NemotronHAttention has no rotary embedding
   DecoderDefaults d;
   d.vocab_size = 131072;
   d.intermediate_size = 21504;
@@ -415,6 +417,8 @@ void granite_moe(ModelTemplate& t, const std::string& p, uint64_t experts, uint6
 
 void build_granitemoehybrid(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "GraniteMoeHybridForCausalLM";
+  // Rotary embeddings only with position_embedding_type "rope"; otherwise NoPE attention.
+  if (cfg.string_or("position_embedding_type", "") != "rope") t.arch.position = PositionKind::None;
   read_decoder_dims(cfg, {}, t);
   const ArchitectureRecord& a = t.arch;
   const std::vector<Block> kinds = granite_blocks(cfg, a.num_layers);

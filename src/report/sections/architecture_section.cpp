@@ -2,7 +2,6 @@
 // tied embeddings, bias flags, dtype.
 #include <cmath>
 
-#include "analysis/architecture_config.h"
 #include "core/units.h"
 #include "report/section_renderers.h"
 
@@ -22,7 +21,7 @@ std::string yes_no(bool b) {
 // Integral bases read better with separators (500,000); others in their shortest form (1e-06, 0.25).
 std::string number_text(double d) {
   if (d >= 1 && d < 1e15 && std::floor(d) == d) return with_thousands(static_cast<uint64_t>(d));
-  return format_number(d);
+  return exact_number(d);
 }
 
 // "gated (silu)", "plain (gelu_new)".
@@ -33,7 +32,7 @@ std::string mlp_text(const ArchitectureDetails& s) {
 
 std::string norm_text(const ArchitectureDetails& s) {
   std::string t = text_or_unknown(s.norm_type);
-  if (s.norm_eps) t += " (eps " + format_number(*s.norm_eps) + ")";
+  if (s.norm_eps) t += " (eps " + exact_number(*s.norm_eps) + ")";
   return t;
 }
 
@@ -41,14 +40,14 @@ std::string norm_text(const ArchitectureDetails& s) {
 std::string position_text(const ArchitectureDetails& s) {
   std::string t = text_or_unknown(s.position_embedding);
   if (!s.rope) return t;
-  const RopeInfo& r = *s.rope;
+  const RopeSpec& r = *s.rope;
   t += " (" + r.type;
   if (r.theta > 0) t += ", theta " + number_text(r.theta);
   if (r.local_theta) t += ", local theta " + number_text(*r.local_theta);
   if (r.factor) t += ", factor " + number_text(*r.factor);
   if (r.original_max_position_embeddings)
     t += ", original " + with_thousands(*r.original_max_position_embeddings);
-  if (r.partial_rotary_factor) t += ", partial " + format_number(*r.partial_rotary_factor);
+  if (r.partial_rotary_factor) t += ", partial " + exact_number(*r.partial_rotary_factor);
   return t + ")";
 }
 
@@ -106,7 +105,7 @@ void write_json(JsonWriter& w, const ArchitectureDetails& s) {
   w.key("position_embedding").text_or_null(s.position_embedding);
   w.key("rope");
   if (s.rope) {
-    const RopeInfo& r = *s.rope;
+    const RopeSpec& r = *s.rope;
     w.begin_object();
     w.key("type").value(r.type);
     w.key("theta").value_or_null(r.theta > 0 ? std::optional<double>(r.theta) : std::nullopt);

@@ -1,7 +1,7 @@
-// Lenient reads of the language model's config fields for the report sections (architecture, attention,
-// MoE): the nested text_config of multimodal models first, then the root. The fields the template needs were
-// validated when it was built; the ones only the report shows read as unknown (nullopt) when absent, null,
-// of the wrong type or absurd (non-finite), instead of failing the whole analysis over a label.
+// Lenient reads of the language model's config fields for the facts of the record that only describe (norm,
+// activation, rotary embedding): the nested text_config of multimodal models first, then the root. The fields
+// the template needs were validated when it was built; these read as unknown (nullopt) when absent, null, of
+// the wrong type or absurd (non-finite), instead of failing the whole analysis over a label.
 #pragma once
 #include <optional>
 #include <string>
@@ -33,8 +33,5 @@ const json::Value* json_member(const json::Value* obj, std::string_view key);
 std::optional<std::string> json_text(const json::Value* obj, std::string_view key);
 std::optional<double> json_number(const json::Value* obj, std::string_view key);
 std::optional<bool> json_flag(const json::Value* obj, std::string_view key);
-
-// Shortest round-trip spelling of a double for people: 1e-05, 500000, 0.25.
-std::string format_number(double d);
 
 }  // namespace ma

@@ -1,6 +1,5 @@
-#include "analysis/architecture_config.h"
+#include "model/language_config.h"
 
-#include <charconv>
 #include <cmath>
 
 namespace ma {
@@ -61,13 +60,6 @@ std::optional<bool> json_flag(const json::Value* obj, std::string_view key) {
   const json::Value* v = json_member(obj, key);
   if (!v || !v->is_bool()) return std::nullopt;
   return v->as_bool();
-}
-
-std::string format_number(double d) {
-  if (!std::isfinite(d)) return "unknown";
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
-  return ec == std::errc() ? std::string(buf, end) : std::string("unknown");
 }
 
 }  // namespace ma

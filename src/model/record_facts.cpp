@@ -1,0 +1,194 @@
+#include "model/record_facts.h"
+
+#include <array>
+
+#include "model/language_config.h"
+
+namespace ma {
+namespace {
+
+// Config keys naming the MLP activation, the one transformers prefers first (Gemma's hidden_activation
+// overrides its legacy hidden_act).
+constexpr std::array<std::string_view, 6> kActivationKeys{
+    "hidden_activation", "hidden_act", "activation_function", "activation", "mlp_hidden_act", "dense_act_fn"};
+constexpr std::array<std::string_view, 6> kNormEpsKeys{"rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon",
+                                                       "norm_epsilon", "norm_eps",       "layernorm_epsilon"};
+
+// What the language model's tensors say about its blocks (vision towers are placed in their own block).
+struct TensorFacts {
+  bool norm = false;
+  bool norm_bias = false;
+  bool attention_bias = false;
+  bool mlp = false;
+  bool mlp_bias = false;
+  bool gated = false;
+  bool position_table = false;  // a learned position-embedding table
+  bool relative_bias = false;   // T5's relative attention bias
+};
+
+bool is_bias(std::string_view name) { return name.ends_with(".bias") || name.ends_with("_bias"); }
+
+// Norms the placement files under their block's name (BERT's attention.output.LayerNorm).
+// The sparse-attention indexer's LayerNorm (DeepSeek-V3.2, GLM-5) is not the decoder's norm.
+bool is_norm(const TensorPlacement& p) {
+  std::string_view role = p.role;
+  if (role.starts_with("indexer")) return false;
+  return p.block == "norm" || role.find("norm") != std::string_view::npos ||
+         role.find("Norm") != std::string_view::npos || role.starts_with("ln");
+}
+
+TensorFacts tensor_facts(const std::vector<NamedPlacement>& tensors) {
+  TensorFacts f;
+  for (const NamedPlacement& t : tensors) {
+    const TensorPlacement& p = t.placement;
+    std::string_view block = p.block;
+    const bool bias = is_bias(t.name);
+    if (block == "vision" || block == "vision-projector") continue;
+    if (is_norm(p)) {
+      f.norm = true;
+      f.norm_bias = f.norm_bias || bias;
+    } else if (block == "attention" || block == "cross-attention") {
+      f.attention_bias = f.attention_bias || bias;
+      f.relative_bias = f.relative_bias || p.role == "relative_attention_bias";
+    } else if (block == "mlp" || block == "moe-expert" || block == "shared-expert") {
+      f.mlp = true;
+      f.mlp_bias = f.mlp_bias || bias;
+      f.gated = f.gated || p.role == "gate" || p.role == "gate-up";
+    } else if (block == "embedding" && p.role == "position-embedding") {
+      f.position_table = true;
+    }
+  }
+  return f;
+}
+
+bool has_recurrent_layers_only(const ArchitectureRecord& a) {
+  bool recurrent = false;
+  for (const LayerSpec& l : a.layers()) {
+    if (l.mixer == Mixer::Attention) return false;
+    recurrent = recurrent || l.mixer != Mixer::None;
+  }
+  return recurrent;
+}
+
+bool has_attention(const ArchitectureRecord& a) {
+  for (const StackSpec& s : a.stacks)
+    for (const LayerSpec& l : s.layers)
+      if (l.mixer == Mixer::Attention) return true;
+  return false;
+}
+
+// The tensor-visible facts, for configs and bare weights alike.
+void apply_tensor_facts(const TensorFacts& f, ArchitectureRecord& a) {
+  if (a.norm == NormKind::Unknown && f.norm) a.norm = f.norm_bias ? NormKind::LayerNorm : NormKind::RmsNorm;
+  a.attention_bias = a.attention_bias || f.attention_bias;
+  a.mlp_bias = a.mlp_bias || f.mlp_bias;
+  for (StackSpec& s : a.stacks)
+    for (LayerSpec& l : s.layers) l.ffn.gated = l.ffn.gated && (f.gated || !f.mlp);
+  if (a.position != PositionKind::Unknown) return;
+  if (has_recurrent_layers_only(a)) a.position = PositionKind::None;
+  else if (f.position_table) a.position = PositionKind::Learned;
+  else if (f.relative_bias) a.position = PositionKind::Relative;
+}
+
+std::optional<double> norm_eps(const LanguageConfig& cfg) {
+  for (std::string_view key : kNormEpsKeys)
+    if (auto v = cfg.number(key); v && *v >= 0) return v;
+  return std::nullopt;
+}
+
+std::string activation(const LanguageConfig& cfg) {
+  for (std::string_view key : kActivationKeys)
+    if (auto v = cfg.text(key)) return *v;
+  // T5 names the feed-forward as a whole; T5Config maps "gated-gelu" to gelu_new.
+  if (auto ff = cfg.text("feed_forward_proj")) {
+    std::string act = ff->starts_with("gated-") ? ff->substr(6) : *ff;
+    return act == "gelu" && ff->starts_with("gated-") ? "gelu_new" : act;
+  }
+  return "";
+}
+
+bool alibi_flag(const LanguageConfig& cfg) {
+  return cfg.flag("alibi").value_or(false) || json_flag(cfg.object("attn_config"), "alibi").value_or(false);
+}
+
+// rope_parameters (transformers 5) may be keyed by layer type when the types differ (Gemma-4).
+struct RopeSources {
+  const json::Value* global = nullptr;
+  const json::Value* local = nullptr;
+  const json::Value* scaling = nullptr;
+};
+
+RopeSources rope_sources(const LanguageConfig& cfg) {
+  RopeSources s;
+  s.global = cfg.object("rope_parameters");
+  s.scaling = cfg.object("rope_scaling");
+  if (const json::Value* full = json_member(s.global, "full_attention"); full && full->is_object()) {
+    const json::Value* sliding = json_member(s.global, "sliding_attention");
+    s.local = sliding && sliding->is_object() ? sliding : nullptr;
+    s.global = full;
+  }
+  return s;
+}
+
+// The first of `sources` (then the top-level config) that gives `key` a positive number.
+std::optional<double> rope_number(const std::vector<const json::Value*>& sources, const LanguageConfig& cfg,
+                                  std::string_view key) {
+  for (const json::Value* src : sources)
+    if (auto v = json_number(src, key); v && *v > 0) return v;
+  if (auto v = cfg.number(key); v && *v > 0) return v;
+  return std::nullopt;
+}
+
+// `preset`: what the builder already knows (a family that always uses MRoPE).
+RopeSpec rope_spec(const LanguageConfig& cfg, const ArchitectureRecord& a, const std::optional<RopeSpec>& preset) {
+  const RopeSources s = rope_sources(cfg);
+  const std::vector<const json::Value*> sources{s.global, s.scaling};
+  RopeSpec r;
+  for (const json::Value* src : sources)
+    if (r.type.empty()) r.type = json_text(src, "rope_type").value_or(json_text(src, "type").value_or(""));
+  // Qwen-VL's multimodal rope splits the rotary dims by time/height/width (mrope_section).
+  if ((r.type.empty() || r.type == "default") &&
+      (json_member(s.global, "mrope_section") || json_member(s.scaling, "mrope_section")))
+    r.type = "mrope";
+  if ((r.type.empty() || r.type == "default") && preset && !preset->type.empty()) r.type = preset->type;
+  if (r.type.empty()) r.type = "default";
+  r.theta = rope_number(sources, cfg, "rope_theta")
+                .value_or(cfg.number("rotary_emb_base")
+                              .value_or(json_number(cfg.object("attn_config"), "rope_theta").value_or(0)));
+  if (r.theta < 0) r.theta = 0;
+  r.factor = rope_number(sources, cfg, "factor");
+  if (auto o = rope_number(sources, cfg, "original_max_position_embeddings"); o && *o < 1e15)
+    r.original_max_position_embeddings = static_cast<uint64_t>(*o);
+  r.partial_rotary_factor = rope_number(sources, cfg, "partial_rotary_factor");
+  if (!r.partial_rotary_factor) r.partial_rotary_factor = rope_number({}, cfg, "rotary_pct");  // GPT-NeoX
+  if (auto dim = cfg.number("rotary_dim"); !r.partial_rotary_factor && dim && *dim > 0 && a.head_dim)
+    r.partial_rotary_factor = *dim / static_cast<double>(a.head_dim);  // GPT-J: rotary_dim of head_dim
+  if (r.partial_rotary_factor && *r.partial_rotary_factor > 1) r.partial_rotary_factor.reset();
+  r.local_theta = s.local ? json_number(s.local, "rope_theta") : cfg.number("rope_local_base_freq");
+  if (r.local_theta && *r.local_theta <= 0) r.local_theta.reset();
+  return r;
+}
+
+}  // namespace
+
+void derive_facts(const ModelConfig& config, const std::vector<NamedPlacement>& tensors, ArchitectureRecord& a) {
+  const LanguageConfig cfg(&config);
+  apply_tensor_facts(tensor_facts(tensors), a);
+  if (a.norm == NormKind::Unknown && cfg.find("rms_norm_eps")) a.norm = NormKind::RmsNorm;
+  if (!a.norm_eps) a.norm_eps = norm_eps(cfg);
+  if (a.activation.empty()) a.activation = activation(cfg);
+  if (a.position == PositionKind::Unknown) {
+    if (alibi_flag(cfg)) a.position = PositionKind::Alibi;
+    else if (cfg.text("position_embedding_type") == "rope" || has_attention(a)) a.position = PositionKind::Rope;
+  }
+  if (a.position == PositionKind::Rope) a.rope = rope_spec(cfg, a, a.rope);
+  else a.rope.reset();
+}
+
+void derive_facts(const std::vector<NamedPlacement>& tensors, ArchitectureRecord& a) {
+  // Rotary embeddings leave no tensor behind: without a config the position encoding stays unknown unless a
+  // table or relative buckets show it.
+  apply_tensor_facts(tensor_facts(tensors), a);
+}
+
+}  // namespace ma
