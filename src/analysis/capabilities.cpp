@@ -204,36 +204,12 @@ std::string_view lora_module(const InventoryTensor& t) {
   return {};
 }
 
-// The method a checkpoint is already quantized with, from quantization_config, NVIDIA ModelOpt's
-// hf_quant_config.json, or the stored tensors; empty when it is not.
-std::string prequantization(const ReportInputs& in, bool& bnb_4bit, std::vector<std::string>& notes) {
-  for (const ModelConfig& o : config_objects(in.config)) {
-    const json::Value* q = o.raw("quantization_config");
-    if (!q || !q->is_object()) continue;
-    const json::Value* m = q->find("quant_method");
-    std::string method = m && m->is_string() ? std::string(m->as_string()) : "unnamed";
-    if (method == "bitsandbytes") {
-      const json::Value* b4 = q->find("load_in_4bit");
-      bnb_4bit = b4 && b4->is_bool() && b4->as_bool();
-      method += bnb_4bit ? " 4-bit" : " 8-bit";
-    }
-    if (const json::Value* b = q->find("bits"); b && b->as_uint())
-      method += " " + std::to_string(*b->as_uint()) + "-bit";
-    return method + " (" + where(o, "quantization_config") + ")";
-  }
-  std::filesystem::path modelopt = in.files.root / "hf_quant_config.json";
-  std::error_code ec;
-  if (!in.files.root.empty() && std::filesystem::is_regular_file(modelopt, ec)) {
-    std::string algo = "modelopt";
-    try {
-      auto doc = json::Document::parse(read_small_file(modelopt, kMaxQuantConfigBytes), modelopt.string());
-      const json::Value* q = doc.root().find("quantization");
-      const json::Value* a = q ? q->find("quant_algo") : nullptr;
-      if (a && a->is_string()) algo = std::string(a->as_string());
-    } catch (const Error& e) {
-      notes.push_back(std::string("hf_quant_config.json unreadable: ") + e.what());
-    }
-    return algo + " (hf_quant_config.json)";
+// The method a checkpoint is already quantized with, as its config files declare it (config.json, NVIDIA
+// ModelOpt's hf_quant_config.json, ...) or as the stored tensors show; empty when it is not.
+std::string prequantization(const ReportInputs& in, bool& bnb_4bit) {
+  if (const auto& q = in.inventory.arch.quantization) {
+    bnb_4bit = q->key == "bitsandbytes_4bit";
+    return q->label;
   }
   const Inventory& inv = in.inventory;
   if (inv.checkpoint && inv.checkpoint->headers_read) {
@@ -266,7 +242,7 @@ void assess_adapters(const ReportInputs& in, Capabilities& c) {
       c.notes.push_back("GPT-2-style Conv1D projections: PEFT wraps them with fan_in_fan_out=True");
   }
   bool bnb_4bit = false;
-  c.prequantized = prequantization(in, bnb_4bit, c.notes);
+  c.prequantized = prequantization(in, bnb_4bit);
   if (!c.lora_compatible) return;
   if (c.prequantized.empty()) {
     c.qlora_compatible = true;

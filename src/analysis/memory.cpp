@@ -66,16 +66,12 @@ std::vector<Estimate> weight_estimates(const ReportInputs& in) {
   return w;
 }
 
-// Bits per weight a quantized checkpoint declares in its quantization_config, when its headers are not at
-// hand.
-std::optional<uint64_t> quantized_bits(const ModelConfig* cfg) {
-  if (!cfg) return std::nullopt;
-  auto q = cfg->sub("quantization_config");
+// Bits per weight a quantized checkpoint declares, when its headers are not at hand.
+std::optional<uint64_t> quantized_bits(const std::optional<DeclaredQuantization>& q) {
   if (!q) return std::nullopt;
-  if (q->has("bits")) return q->dim("bits");
-  if (q->flag_or("load_in_4bit", false)) return 4;
-  if (q->flag_or("load_in_8bit", false)) return 8;
-  if (q->string_or("quant_method", "") == "fp8") return 8;
+  if (q->bits) return *q->bits;
+  if (q->key == "bitsandbytes_4bit") return 4;
+  if (q->key == "bitsandbytes_8bit" || q->key == "fp8") return 8;
   return std::nullopt;
 }
 
@@ -83,7 +79,7 @@ std::optional<uint64_t> quantized_bits(const ModelConfig* cfg) {
 Estimate inference_weights(const ReportInputs& in, const MemoryReport& m, DType compute) {
   if (const Estimate* s = m.find("weights_stored"))
     return {"inference_weights", s->bytes, "as stored: " + s->formula};
-  if (auto bits = quantized_bits(in.config)) {
+  if (auto bits = quantized_bits(in.inventory.arch.quantization)) {
     const Estimate* e = m.find(*bits <= 4 ? "weights_int4" : *bits <= 8 ? "weights_int8" : "weights_bf16");
     return {"inference_weights", e->bytes,
             "quantization_config declares " + num(*bits) + "-bit weights: " + e->formula};

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "analysis/quantization_config.h"
+#include "model/declared_quantization.h"
 #include "analysis/quantization_methods.h"
 #include "core/units.h"
 
@@ -290,7 +290,7 @@ QuantizationInfo analyze_quantization(const ReportInputs& in) {
   QuantizationInfo q;
   const Inventory& inv = in.inventory;
   const bool headers = inv.checkpoint && inv.checkpoint->headers_read;
-  std::optional<DeclaredQuantization> declared = read_declared_quantization(in);
+  const std::optional<DeclaredQuantization>& declared = in.inventory.arch.quantization;
   TensorEvidence evidence = headers ? gather_evidence(inv) : TensorEvidence{};
   std::string inferred = headers ? infer_method(evidence) : "";
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "model/declared_quantization.h"
 
 namespace ma {
 
@@ -166,6 +167,9 @@ struct ArchitectureRecord {
   std::optional<RopeSpec> rope;  // with PositionKind::Rope
   bool attention_bias = false;
   bool mlp_bias = false;
+
+  // What config.json (or hf_quant_config.json, quantize_config.json) declares about quantization.
+  std::optional<DeclaredQuantization> quantization;
 
   // The recurrent state's dtype where the config names one (vLLM's mamba_ssm_cache_dtype, Qwen3.5's
   // mamba_ssm_dtype); unset: the model's dtype.

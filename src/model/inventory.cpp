@@ -8,6 +8,7 @@
 #include "core/parallel.h"
 #include "io/file_source.h"
 #include "model/config.h"
+#include "model/declared_quantization.h"
 #include "model/family_registry.h"
 #include "model/inferred_record.h"
 #include "model/natural_order.h"
@@ -219,6 +220,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
   if (files.config) {
     inv.config = ModelConfig::parse(read_small_file(*files.config, kMaxConfigBytes), files.config->string());
     inv.model = build_template(*inv.config);
+    inv.model->arch.quantization = read_declared_quantization(*inv.config, files.root);
   }
   if (!files.index && files.safetensors.empty()) {
     for (const auto& f : files.unread_weights)

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/model_report.h"
-#include "analysis/quantization_config.h"
+#include "model/declared_quantization.h"
 #include "core/error.h"
 #include "report/model_report_render.h"
 #include "report/section_renderers.h"

@@ -1,9 +1,8 @@
-#include "analysis/quantization_config.h"
+#include "model/declared_quantization.h"
 
 #include <algorithm>
 #include <filesystem>
 
-#include "analysis/quantization_methods.h"
 #include "core/glob.h"
 #include "io/file_source.h"
 
@@ -214,6 +213,16 @@ DeclaredQuantization parse_declaration(const ModelConfig& c, std::string source,
   return d;
 }
 
+// How the report names the method a checkpoint is already quantized with: quant_method, bitsandbytes' width,
+// the bits it states, and where it is declared ("bitsandbytes 4-bit (quantization_config)").
+DeclaredQuantization labelled(DeclaredQuantization d, const ModelConfig& q, std::string_view where) {
+  std::string method = q.string_or("quant_method", "unnamed");
+  if (method == "bitsandbytes") method += q.flag_or("load_in_4bit", false) ? " 4-bit" : " 8-bit";
+  if (const json::Value* b = q.raw("bits"); b && b->as_uint()) method += " " + std::to_string(*b->as_uint()) + "-bit";
+  d.label = method + " (" + std::string(where) + ")";
+  return d;
+}
+
 std::optional<ModelConfig> read_side_file(const std::filesystem::path& p) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(p, ec)) return std::nullopt;
@@ -222,16 +231,16 @@ std::optional<ModelConfig> read_side_file(const std::filesystem::path& p) {
 
 }  // namespace
 
-std::optional<DeclaredQuantization> read_declared_quantization(const ReportInputs& in) {
-  if (!in.config) return std::nullopt;
-  const ModelConfig& cfg = *in.config;
+std::optional<DeclaredQuantization> read_declared_quantization(const ModelConfig& cfg,
+                                                               const std::filesystem::path& root) {
   for (std::string_view key : {"quantization_config", "compression_config"})
-    if (auto q = cfg.sub(key)) return parse_declaration(*q, "config.json " + std::string(key), "");
+    if (auto q = cfg.sub(key)) return labelled(parse_declaration(*q, "config.json " + std::string(key), ""), *q, key);
   if (auto text = cfg.sub("text_config"))
     if (auto q = text->sub("quantization_config"))
-      return parse_declaration(*q, "config.json text_config.quantization_config", "");
-  if (in.files.root.empty()) return std::nullopt;
-  if (auto f = read_side_file(in.files.root / "hf_quant_config.json"))
+      return labelled(parse_declaration(*q, "config.json text_config.quantization_config", ""), *q,
+                      "text_config.quantization_config");
+  if (root.empty()) return std::nullopt;
+  if (auto f = read_side_file(root / "hf_quant_config.json"))
     if (auto q = f->sub("quantization")) {
       DeclaredQuantization d;
       d.source = "hf_quant_config.json";
@@ -241,11 +250,15 @@ std::optional<DeclaredQuantization> read_declared_quantization(const ReportInput
         if (!name.empty())
           d.qualifiers.push_back("produced by " + name + " " + producer->string_or("version", ""));
       }
+      d.label = q->string_or("quant_algo", "modelopt") + " (hf_quant_config.json)";
       return d;
     }
   for (std::string_view name : {"quantize_config.json", "quant_config.json"})
-    if (auto f = read_side_file(in.files.root / std::string(name)))
-      return parse_declaration(*f, std::string(name), name);
+    if (auto f = read_side_file(root / std::string(name))) {
+      DeclaredQuantization d = parse_declaration(*f, std::string(name), name);
+      d.label = d.key + " (" + std::string(name) + ")";
+      return d;
+    }
   return std::nullopt;
 }
 

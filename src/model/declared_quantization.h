@@ -8,8 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/report_inputs.h"
+#include <filesystem>
+
 #include "core/dtype.h"
+#include "model/config.h"
 
 namespace ma {
 
@@ -23,10 +25,13 @@ struct DeclaredQuantization {
   std::vector<std::string> qualifiers;  // "act-order (desc_act)", "one scale per 128x128 block", ...
   std::vector<std::string> ignore;      // modules the config keeps unquantized (names or patterns)
   std::optional<DType> weight_dtype;    // when the config decides it (compressed-tensors)
+  std::string label;                    // as the report names it: "bitsandbytes 4-bit (quantization_config)"
 };
 
-// nullopt when nothing declares quantization. Wrong types in a declaration are errors (ModelConfig::fail).
-std::optional<DeclaredQuantization> read_declared_quantization(const ReportInputs& in);
+// nullopt when nothing declares quantization: config.json, then the side files in `root` (empty: none).
+// Wrong types in a declaration are errors (ModelConfig::fail).
+std::optional<DeclaredQuantization> read_declared_quantization(const ModelConfig& cfg,
+                                                               const std::filesystem::path& root);
 
 // Matches module names against an ignore list as quantizers do: an entry names a module or any dotted run
 // of its components ("lm_head", "mlp.gate"), '*' is a wildcard ("model.layers.*.self_attn"), and "re:"
