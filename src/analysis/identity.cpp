@@ -15,9 +15,6 @@ constexpr std::array<std::string_view, 7> kInstructWords = {"instruct", "it",   
                                                             "thinking", "rlhf", "dpo"};
 constexpr std::array<std::string_view, 1> kChatWords = {"chat"};
 constexpr std::array<std::string_view, 1> kBaseWords = {"base"};
-// Config keys that hold (or name) a vision tower: a model with one reads images.
-constexpr std::array<std::string_view, 6> kVisionKeys = {"vision_config", "mm_vision_tower", "vision_tower",
-                                                         "visual",        "vision_encoder",  "vision_model"};
 // Weight-file and config extensions: a path ending in one names a file, whose directory names the model.
 constexpr std::array<std::string_view, 8> kFileExtensions = {".json", ".safetensors", ".gguf", ".bin",
                                                              ".pt",   ".pth",         ".onnx", ".ckpt"};
@@ -29,18 +26,6 @@ struct FamilyMatch {
 
 std::string in_quotes(std::string_view s) {
   return "'" + std::string(s) + "'";
-}
-
-// A string field of the config, or empty when absent or not a string (identification never fails a report).
-std::string config_string(const ModelConfig* cfg, std::string_view key) {
-  const json::Value* v = cfg ? cfg->raw(key) : nullptr;
-  return v && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
-std::string first_architecture(const ModelConfig* cfg) {
-  const json::Value* v = cfg ? cfg->raw("architectures") : nullptr;
-  if (!v || !v->is_array() || v->items().empty() || !v->items()[0].is_string()) return {};
-  return std::string(v->items()[0].as_string());
 }
 
 // Among rows sharing a model_type, the one whose id pattern matches longest; the first row otherwise.
@@ -103,7 +88,7 @@ FamilyMatch match_family(const ReportInputs& in, const std::string& model_type, 
     auto variants = families_for_model_type(list_items(row->model_types).front());
     return pick_variant(variants, id, "architectures[0] " + in_quotes(arch_class));
   }
-  if (!in.config && !in.inventory.tensors.empty()) {
+  if (!in.inventory.config && !in.inventory.tensors.empty()) {
     FamilyMatch m = match_by_tensors(in.inventory, id, ambiguity);
     if (m.row) return m;
   }
@@ -112,21 +97,11 @@ FamilyMatch match_family(const ReportInputs& in, const std::string& model_type, 
   return match_by_id(id, all);
 }
 
-bool has_vision_tower(const ModelConfig* cfg, std::string& which) {
-  if (!cfg) return false;
-  for (std::string_view k : kVisionKeys)
-    if (cfg->has(k)) {
-      which = std::string(k);
-      return true;
-    }
-  return false;
-}
-
 // Class suffix first (a Gemma-3 text-only checkpoint is a causal LM), except that a model with a vision tower
 // or of a vision-language family reads images whatever its head, and Whisper's head generates from speech.
 void resolve_kind(const ReportInputs& in, const FamilyRow* row, Identity& id) {
-  std::string tower;
-  bool vision = has_vision_tower(in.config, tower);
+  const std::string& tower = in.inventory.arch.vision_key;
+  const bool vision = !tower.empty();
   const std::string& cls = id.architecture_class;
   auto family_is = [row](ModelKind k) { return row && row->kind == k; };
   auto set = [&](ModelKind k, std::string why) {
@@ -221,12 +196,9 @@ std::string model_name_from_id(std::string_view model_id) {
 Identity identify(const ReportInputs& in) {
   Identity id;
   id.model_id = in.options.model_id;
-  const ModelConfig* cfg = in.config;
-  const std::optional<ModelTemplate>& tmpl = in.inventory.model;
-  id.model_type = config_string(cfg, "model_type");
-  if (id.model_type.empty() && tmpl) id.model_type = tmpl->arch.model_type;
-  id.architecture_class = first_architecture(cfg);
-  if (id.architecture_class.empty() && tmpl) id.architecture_class = tmpl->arch.architecture;
+  const ArchitectureRecord& a = in.inventory.arch;
+  id.model_type = !a.root_model_type.empty() ? a.root_model_type : a.model_type;
+  id.architecture_class = !a.architectures.empty() ? a.architectures.front() : a.architecture;
 
   std::string name = normalize_model_id(model_name_from_id(id.model_id));
   std::string ambiguity;

@@ -32,21 +32,6 @@ std::string diagram_name(const std::string& model) {
   return name + "_architecture.png";
 }
 
-// An architecture without a template still has a family, a context and a tokenizer worth reporting: the
-// report then says so instead of counting parameters it cannot know exactly.
-Inventory inventory_or_config_only(const LocalModelFiles& files) {
-  try {
-    return build_inventory(files);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::Unsupported || !files.config) throw;
-    Inventory inv;
-    inv.source = files.display_name;
-    inv.config = ModelConfig::parse(read_small_file(*files.config, 16 << 20), files.config->string());
-    inv.warnings.push_back(e.rule() + ": parameters, layers and memory are not computed");
-    return inv;
-  }
-}
-
 std::string report_json_array(const std::vector<ModelReport>& reports, const std::string& timestamp) {
   std::string out = "[\n";
   for (size_t i = 0; i < reports.size(); ++i) {
@@ -70,7 +55,7 @@ int run_summary(const Args& args) {
     OpenedModel opened = open_model(model, a.hub, a.options.skip_tokenizer);
     print_warnings(opened.warnings, out);
     const LocalModelFiles& files = opened.files;
-    Inventory& inv = keep_until_exit(inventory_or_config_only(files));
+    Inventory& inv = keep_until_exit(build_inventory_or_identity(files));
     print_notes(inv.notes, out);
     ReportOptions options = a.options;
     options.model_id = model;

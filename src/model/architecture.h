@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "model/context_declaration.h"
 #include "model/declared_quantization.h"
 
 namespace ma {
@@ -139,6 +140,10 @@ struct ArchitectureRecord {
   std::string root_model_type;  // the config's own model_type ("llava" when the language model is "llama")
   std::string architecture;     // the transformers class the template mirrors, e.g. "LlamaForCausalLM"
   bool hand_derived = false;    // no transformers class: derived by hand from the model's remote code
+  // As config.json states them, for every config (naming a model needs no template).
+  std::vector<std::string> architectures;  // "architectures": the transformers classes the config names
+  std::string vision_key;                  // the config key that holds or names a vision tower; "" for none
+  ContextDeclaration context;              // lengths: declared, rope-scaled, relative, encoder frames
 
   // The language model's dimensions as the config states them: the defaults of its layers (a layer's own
   // shape, in its LayerSpec, may differ).

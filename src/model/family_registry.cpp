@@ -43,7 +43,7 @@ ModelTemplate build_template(const ModelConfig& cfg) {
   t.arch.torch_dtype = cfg.string_or("torch_dtype", cfg.has("dtype") ? cfg.string_or("dtype", "") : "");
   f->build(cfg, t);
   complete_layer_shapes(t.arch);
-  read_common_facts(cfg, t.arch);
+  read_config_facts(cfg, t.arch);
   std::vector<NamedPlacement> parameters;
   for (const TemplateTensor& x : t.tensors)
     if (x.kind == TensorKind::Parameter) parameters.push_back({x.name, place_tensor(x.name)});

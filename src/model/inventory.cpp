@@ -12,6 +12,7 @@
 #include "model/family_registry.h"
 #include "model/inferred_record.h"
 #include "model/natural_order.h"
+#include "model/record_config.h"
 #include "model/record_facts.h"
 #include "model/template_matcher.h"
 
@@ -327,6 +328,26 @@ Inventory build_inventory(const LocalModelFiles& files) {
     derive_facts(parameters, inv.arch);
   }
   return inv;
+}
+
+Inventory identity_only_inventory(ModelConfig cfg, std::string source, const std::string& why) {
+  Inventory inv;
+  inv.source = std::move(source);
+  inv.arch = record_without_template(cfg);
+  inv.config = std::move(cfg);
+  inv.warnings.push_back(why + ": parameters, layers and memory are not computed");
+  return inv;
+}
+
+Inventory build_inventory_or_identity(const LocalModelFiles& files) {
+  try {
+    return build_inventory(files);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Unsupported || !files.config) throw;
+    return identity_only_inventory(
+        ModelConfig::parse(read_small_file(*files.config, kMaxConfigBytes), files.config->string()),
+        files.display_name, e.rule());
+  }
 }
 
 }  // namespace ma

@@ -80,4 +80,11 @@ struct Inventory {
 // Reads what is there (config, index, safetensors headers) and assembles the inventory.
 Inventory build_inventory(const LocalModelFiles& files);
 
+// The same, except that a config whose architecture has no template gives the inventory of what the config
+// states (identity, context, dimensions; no tensors, no layers) with a warning saying so, instead of
+// Error(Unsupported): naming a model and its context needs no template.
+Inventory build_inventory_or_identity(const LocalModelFiles& files);
+// That inventory for a config alone (`source`: what the user named).
+Inventory identity_only_inventory(ModelConfig cfg, std::string source, const std::string& why);
+
 }  // namespace ma

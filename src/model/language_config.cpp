@@ -5,7 +5,8 @@
 namespace ma {
 
 LanguageConfig::LanguageConfig(const ModelConfig* root) : root_(root) {
-  if (root_) text_ = root_->sub("text_config");
+  if (const json::Value* t = root_ ? root_->raw("text_config") : nullptr; t && t->is_object())
+    text_ = root_->sub("text_config");
 }
 
 const json::Value* LanguageConfig::find(std::string_view key) const {

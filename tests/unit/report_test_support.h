@@ -45,9 +45,9 @@ inline std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& path
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Unsupported || !m->files.config) throw;
     m->template_built = false;
-    m->inventory = Inventory{};
-    m->inventory.config =
-        ModelConfig::parse(read_small_file(*m->files.config, 1 << 24), m->files.config->string());
+    m->inventory = identity_only_inventory(
+        ModelConfig::parse(read_small_file(*m->files.config, 1 << 24), m->files.config->string()),
+        m->files.display_name, e.rule());
   }
   m->params = count_parameters(m->inventory);
   if (with_tokenizer) m->tokenizer = read_tokenizer(m->files.root);
@@ -66,7 +66,7 @@ inline std::unique_ptr<LoadedModel> config_only(const std::string& json, const s
   auto m = std::make_unique<LoadedModel>();
   m->options.model_id = model_id;
   m->template_built = false;
-  m->inventory.config = ModelConfig::parse(json, "config.json");
+  m->inventory = identity_only_inventory(ModelConfig::parse(json, "config.json"), model_id, "test");
   return m;
 }
 
