@@ -8,8 +8,7 @@ ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles
   r.arch = inventory.arch;
   r.layer_summary = summarize_layers(inventory.arch.layers());
   if (!options.skip_tokenizer) r.tokenizer = read_tokenizer(files.root);
-  const ModelConfig* config = inventory.config ? &*inventory.config : nullptr;
-  ReportInputs in{inventory, config, files, r.parameters, r.tokenizer, options};
+  ReportInputs in{inventory, files, r.parameters, r.tokenizer, options};
   r.identity = identify(in);
   r.architecture = describe_architecture(inventory.arch);
   r.attention = summarize_attention(inventory.arch);

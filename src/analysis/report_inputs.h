@@ -26,7 +26,6 @@ struct ReportOptions {
 
 struct ReportInputs {
   const Inventory& inventory;
-  const ModelConfig* config;  // null without a config.json
   const LocalModelFiles& files;
   const ParameterCounts& params;
   const std::optional<TokenizerInfo>& tokenizer;

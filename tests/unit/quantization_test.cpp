@@ -33,8 +33,7 @@ std::unique_ptr<Analyzed> analyze(const fs::path& path) {
   a->files = locate_local_model(path.string());
   a->inv = build_inventory(a->files);
   a->params = count_parameters(a->inv);
-  const ModelConfig* cfg = a->inv.config ? &*a->inv.config : nullptr;
-  ReportInputs in{a->inv, cfg, a->files, a->params, a->tokenizer, a->options};
+  ReportInputs in{a->inv, a->files, a->params, a->tokenizer, a->options};
   a->q = analyze_quantization(in);
   return a;
 }

@@ -27,10 +27,10 @@ struct LoadedModel {
   bool template_built = true;
 
   ReportInputs inputs() const {
-    return {inventory, inventory.config ? &*inventory.config : nullptr, files, params, tokenizer, options};
+    return {inventory, files, params, tokenizer, options};
   }
   ReportInputs inputs(const ReportOptions& o) const {
-    return {inventory, inventory.config ? &*inventory.config : nullptr, files, params, tokenizer, o};
+    return {inventory, files, params, tokenizer, o};
   }
 };
 
