@@ -56,6 +56,17 @@ LayerSpec attention_layer(const ArchitectureRecord& a, uint64_t window, Ffn ffn)
   return l;
 }
 
+std::vector<uint64_t> qwen_windows(const ModelConfig& cfg, uint64_t layers, uint64_t max_window_layers_default) {
+  const uint64_t window = cfg.flag_or("use_sliding_window", false) ? cfg.count_or("sliding_window", 4096) : 0;
+  const uint64_t first_windowed = cfg.count_or("max_window_layers", max_window_layers_default);
+  const std::vector<std::string> types = cfg.strings("layer_types");
+  if (!types.empty() && types.size() != layers) cfg.fail("layer_types", "must name one type per hidden layer");
+  std::vector<uint64_t> w(layers, 0);
+  for (uint64_t i = 0; i < layers; ++i)
+    if (types.empty() ? i >= first_windowed : types[i] == "sliding_attention") w[i] = window;
+  return w;
+}
+
 void set_window(AttentionShape& at, uint64_t window, Span span) {
   at.window = window;
   at.span = window ? span : Span::Full;

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/blocks.h"
 #include "model/config.h"
@@ -39,6 +40,9 @@ blocks::Attention standard_attention(const ArchitectureRecord& a);
 // `window` tokens when non-zero, followed by `ffn`. Heads, head dim and FFN widths left at 0 are filled from
 // the record's dimensions after the builder runs (complete_layer_shapes, model/layer_shapes.h).
 LayerSpec attention_layer(const ArchitectureRecord& a, uint64_t window = 0, Ffn ffn = Ffn::Dense);
+// Qwen2/Qwen3 windows, as their transformers configs derive layer_types: with use_sliding_window, layers from
+// max_window_layers on slide over sliding_window tokens; an explicit layer_types always wins.
+std::vector<uint64_t> qwen_windows(const ModelConfig& cfg, uint64_t layers, uint64_t max_window_layers_default);
 // A window of `window` tokens (0: full attention), sliding unless `span` says chunked.
 void set_window(AttentionShape& at, uint64_t window, Span span = Span::Sliding);
 

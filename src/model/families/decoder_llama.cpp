@@ -87,6 +87,7 @@ LlamaStyle read_qwen2_text(const ModelConfig& cfg, ModelTemplate& t) {
   read_decoder_dims(cfg, d, t);
   LlamaStyle s;
   s.qkv_bias = true;  // Qwen2 always biases q/k/v, never o
+  s.windows = qwen_windows(cfg, t.arch.num_layers, 28);
   return s;
 }
 

@@ -40,6 +40,7 @@ void build_qwen3(const ModelConfig& cfg, ModelTemplate& t) {
   read_decoder_dims(cfg, d, t);
   LlamaStyle s = attention_bias_style(cfg);
   s.qk_norm = QkNorm::PerHead;
+  s.windows = qwen_windows(cfg, t.arch.num_layers, 28);
   build_llama_style(t, s);
 }
 

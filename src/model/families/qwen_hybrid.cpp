@@ -233,18 +233,11 @@ void build_qwen3_5_moe(const ModelConfig& cfg, ModelTemplate& t) {
   build_qwen3_5_family(cfg, t, true);
 }
 
-// Qwen2 sliding windows: from max_window_layers on, and only with use_sliding_window (or by layer_types).
+// Qwen2 sliding windows (Qwen2-VL's text config defaults max_window_layers to 80).
 std::vector<LayerPlan> qwen2_layers(const ModelConfig& text, uint64_t num_layers) {
   std::vector<LayerPlan> plans(num_layers);
-  uint64_t window = text.flag_or("use_sliding_window", false) ? text.count_or("sliding_window", 4096) : 0;
-  uint64_t first_windowed = text.count_or("max_window_layers", 80);
-  std::vector<std::string> types = text.strings("layer_types");
-  if (!types.empty() && types.size() != num_layers)
-    text.fail("layer_types", "must name one type per hidden layer");
-  for (size_t i = 0; i < num_layers; ++i) {
-    bool windowed = types.empty() ? i >= first_windowed : types[i] == "sliding_attention";
-    plans[i].sliding_window = windowed ? window : 0;
-  }
+  const std::vector<uint64_t> windows = qwen_windows(text, num_layers, 80);
+  for (size_t i = 0; i < num_layers; ++i) plans[i].sliding_window = windows[i];
   return plans;
 }
 
