@@ -20,7 +20,7 @@ constexpr std::array<std::string_view, 9> kLoraRoles{"q",      "k",    "v",     
                                                      "q-down", "q-up", "kv-down", "kv-up"};
 
 bool is_lora_target(const TensorPlacement& pl) {
-  if (pl.block != "attention" && pl.block != "cross-attention") return false;
+  if (pl.block != Block::Attention && pl.block != Block::CrossAttention) return false;
   for (std::string_view r : kLoraRoles)
     if (pl.role == r) return true;
   return false;
@@ -47,7 +47,7 @@ AdapterCounts count_adapters(const ModelTemplate& model, uint64_t rank) {
   for (const TemplateTensor& t : model.tensors) {
     if (t.kind != TensorKind::Parameter || !t.tied_to.empty() || t.embedding || t.shape.size() < 2) continue;
     TensorPlacement pl = place_tensor(t.name);
-    if (pl.block == "lm-head" || pl.block == "embedding") continue;
+    if (pl.block == Block::LmHead || pl.block == Block::Embedding) continue;
     uint64_t n = 1;
     for (uint64_t d : t.shape) n = mul({n, d}, "tensor size");
     c.quantizable_parameters = add({c.quantizable_parameters, n}, "quantizable parameters");

@@ -133,7 +133,7 @@ WeightStats compute_weight_stats(const PlannedScan& plan, const ScanOptions& opt
     TensorStats& s = ws.tensors[i];
     const TensorPlacement p = place_tensor(s.name);
     s.layer = p.layer;
-    s.block = std::string(p.block);
+    s.block = std::string(block_name(p.block));
     s.role = p.role;
     s.module_class = module_class(p.block, p.role);
     s.trainable = plan.trainable[i];

@@ -27,7 +27,7 @@ ParameterCounts count_parameters(const Inventory& inv) {
     for (const InventoryTensor& t : inv.tensors) {
       if (t.kind != TensorKind::Parameter || !t.stored) continue;
       c.total += t.parameters;
-      if (t.placement.block == "embedding") c.embedding += t.parameters;
+      if (t.placement.block == Block::Embedding) c.embedding += t.parameters;
     }
   }
   c.non_embedding = c.total - c.embedding;

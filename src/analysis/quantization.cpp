@@ -59,7 +59,7 @@ uint64_t logical_elements(const InventoryTensor& t, std::optional<uint32_t> bits
 std::string unquantized_group(const InventoryTensor& t) {
   std::string_view leaf = leaf_of(t.name);
   if (leaf == "bias" || leaf.ends_with("_bias")) return "biases";
-  return t.placement.block.empty() ? "other" : std::string(t.placement.block);
+  return std::string(block_name(t.placement.block));
 }
 
 // What the stored tensors say about quantization, by their names and dtypes.
@@ -146,9 +146,9 @@ std::string dtype_name(DType d) {
 // routers and norms, unless the config's ignore list names their module.
 bool predicted_quantized(const InventoryTensor& t, const QuantMethod* m, const ModuleMatcher& ignore) {
   if (t.shape.size() != 2 || !one_of(leaf_of(t.name), {"weight", "qweight"})) return false;
-  std::string_view b = t.placement.block;
-  if (b == "embedding" || b == "moe-router" || b == "norm") return false;
-  if (b == "lm-head" && !(m && m->quantizes_lm_head)) return false;
+  const Block b = t.placement.block;
+  if (b == Block::Embedding || b == Block::MoeRouter || b == Block::Norm) return false;
+  if (b == Block::LmHead && !(m && m->quantizes_lm_head)) return false;
   return !ignore.matches(module_of(t.name));
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/module_class.h"
 #include "core/dtype.h"
 #include "core/shape.h"
 
@@ -14,7 +15,7 @@ namespace ma {
 struct TensorDrift {
   std::string name;
   std::optional<uint32_t> layer;
-  std::string module_class;  // seed 004's class: embedding, q_proj, ..., mlp, moe, norm, output, other
+  ModuleClass module_class = ModuleClass::Other;
   DType dtype_a = DType::F32, dtype_b = DType::F32;
   Shape shape;
   uint64_t numel = 0;

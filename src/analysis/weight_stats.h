@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/module_class.h"
 #include "core/dtype.h"
 #include "core/shape.h"
 
@@ -47,7 +48,8 @@ struct TensorStats {
   Histogram histogram;
   // Where it sits (the inventory's layer map) and seed 004's module class.
   std::optional<uint32_t> layer;
-  std::string block, role, module_class;
+  std::string block, role;
+  ModuleClass module_class = ModuleClass::Other;
   bool trainable = true;  // false for a PEFT adapter's frozen base tensors
   // 2-D tensors (matrices): rows, cols and the design rank min(rows, cols).
   std::optional<uint64_t> rows, cols, design_rank;

@@ -17,14 +17,14 @@ LayerSpec nothing_yet() {
   return l;
 }
 
-void add_evidence(LayerSpec& l, std::string_view block) {
-  if (block == "attention") {
+void add_evidence(LayerSpec& l, Block block) {
+  if (block == Block::Attention) {
     l.mixer = Mixer::Attention;
-  } else if ((block == "mamba" || block == "linear-attention") && l.mixer == Mixer::None) {
-    l.mixer = block == "mamba" ? Mixer::Mamba : Mixer::LinearAttention;
-  } else if (block == "moe-expert" || block == "moe-router") {
+  } else if ((block == Block::Mamba || block == Block::LinearAttention) && l.mixer == Mixer::None) {
+    l.mixer = block == Block::Mamba ? Mixer::Mamba : Mixer::LinearAttention;
+  } else if (block == Block::MoeExpert || block == Block::MoeRouter) {
     l.ffn.kind = Ffn::Moe;
-  } else if (block == "mlp" && l.ffn.kind == Ffn::None) {
+  } else if (block == Block::Mlp && l.ffn.kind == Ffn::None) {
     l.ffn.kind = Ffn::Dense;
   }
 }

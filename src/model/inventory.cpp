@@ -33,8 +33,8 @@ uint64_t bytes_of(uint64_t elements, DType d) {
 }
 
 TensorKind kind_without_template_match(const TensorPlacement& p, bool have_template) {
-  if (p.block == "quantization") return TensorKind::QuantizationScale;
-  if (p.block == "buffer") return TensorKind::Buffer;
+  if (p.block == Block::Quantization) return TensorKind::QuantizationScale;
+  if (p.block == Block::Buffer) return TensorKind::Buffer;
   return have_template ? TensorKind::Extra : TensorKind::Parameter;
 }
 

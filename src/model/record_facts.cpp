@@ -33,7 +33,7 @@ bool is_bias(std::string_view name) { return name.ends_with(".bias") || name.end
 bool is_norm(const TensorPlacement& p) {
   std::string_view role = p.role;
   if (role.starts_with("indexer")) return false;
-  return p.block == "norm" || role.find("norm") != std::string_view::npos ||
+  return p.block == Block::Norm || role.find("norm") != std::string_view::npos ||
          role.find("Norm") != std::string_view::npos || role.starts_with("ln");
 }
 
@@ -41,20 +41,20 @@ TensorFacts tensor_facts(const std::vector<NamedPlacement>& tensors) {
   TensorFacts f;
   for (const NamedPlacement& t : tensors) {
     const TensorPlacement& p = t.placement;
-    std::string_view block = p.block;
+    const Block block = p.block;
     const bool bias = is_bias(t.name);
-    if (block == "vision" || block == "vision-projector") continue;
+    if (block == Block::Vision || block == Block::VisionProjector) continue;
     if (is_norm(p)) {
       f.norm = true;
       f.norm_bias = f.norm_bias || bias;
-    } else if (block == "attention" || block == "cross-attention") {
+    } else if (block == Block::Attention || block == Block::CrossAttention) {
       f.attention_bias = f.attention_bias || bias;
       f.relative_bias = f.relative_bias || p.role == "relative_attention_bias";
-    } else if (block == "mlp" || block == "moe-expert" || block == "shared-expert") {
+    } else if (block == Block::Mlp || block == Block::MoeExpert || block == Block::SharedExpert) {
       f.mlp = true;
       f.mlp_bias = f.mlp_bias || bias;
       f.gated = f.gated || p.role == "gate" || p.role == "gate-up";
-    } else if (block == "embedding" && p.role == "position-embedding") {
+    } else if (block == Block::Embedding && p.role == "position-embedding") {
       f.position_table = true;
     }
   }

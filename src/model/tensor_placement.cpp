@@ -178,6 +178,14 @@ std::string role_of(std::string_view module) {
 
 }  // namespace
 
+std::string_view block_name(Block b) {
+  static constexpr std::string_view kNames[] = {
+      "embedding", "attention", "cross-attention", "mlp",          "moe-router",       "moe-expert",
+      "shared-expert", "mamba", "linear-attention", "norm",        "lm-head",          "vision",
+      "vision-projector", "mtp", "quantization",    "buffer",      "other"};
+  return kNames[static_cast<size_t>(b)];
+}
+
 TensorPlacement place_tensor(std::string_view name) {
   TensorPlacement pl;
   Parts parts = split(name);
@@ -216,58 +224,58 @@ TensorPlacement place_tensor(std::string_view name) {
   const Parts inner = parts.tail(layer_pos);
 
   std::string role = role_of(module);
-  auto set = [&](std::string_view block, std::string r) {
+  auto set = [&](Block block, std::string r) {
     pl.block = block;
     pl.role = std::move(r);
   };
 
   if (in(leaf, kQuantSuffixes) || proj_suffix == "_scales") {
-    set("quantization", std::string(leaf));
+    set(Block::Quantization, std::string(leaf));
     return pl;
   }
   // Buffers checkpoints saved (kBufferLeaves), and GPT-2 / GPT-NeoX causal masks ("attn.bias").
   if (in(leaf, kBufferLeaves) ||
       (leaf == "bias" && (module == "attn" || module == "attention") && parts.size() >= 2)) {
-    set("buffer", leaf == "bias" ? "causal-mask" : role_of(leaf));
+    set(Block::Buffer, leaf == "bias" ? "causal-mask" : role_of(leaf));
     return pl;
   }
   // DeepSeek-V3-style multi-token-prediction modules stored after the last decoder layer.
   if (any_part_in(inner, std::array<std::string_view, 4>{"eh_proj", "enorm", "hnorm", "shared_head"})) {
-    set("mtp", role);
+    set(Block::Mtp, role);
     return pl;
   }
   if (any_part_in(inner, std::array<std::string_view, 1>{"indexer"})) {
-    set("attention", "indexer-" + role);  // the sparse-attention indexer of DeepSeek-V3.2 / GLM-5
+    set(Block::Attention, "indexer-" + role);  // the sparse-attention indexer of DeepSeek-V3.2 / GLM-5
     return pl;
   }
   if (any_part_in(parts, kVisionParts) || any_part_in(parts, kProjectorParts)) {
-    set(any_part_in(parts, kProjectorParts) && !any_part_in(parts, kVisionParts) ? "vision-projector"
-                                                                                 : "vision",
+    set(any_part_in(parts, kProjectorParts) && !any_part_in(parts, kVisionParts) ? Block::VisionProjector
+                                                                                 : Block::Vision,
         role);
     return pl;
   }
   for (std::string_view p : inner) {
     if (contains(p, "shared_expert") || p == "shared_mlp") {
-      set("shared-expert", module == "shared_expert_gate" ? "gate" : role);
+      set(Block::SharedExpert, module == "shared_expert_gate" ? "gate" : role);
       return pl;
     }
   }
   for (std::string_view p : inner) {
     if (p == "experts" || p == "local_experts" || p == "input_linear" || p == "output_linear") {
-      set("moe-expert", role);
+      set(Block::MoeExpert, role);
       return pl;
     }
   }
   if (module == "gate" || module == "router" || leaf == "e_score_correction_bias" || module == "switch" ||
       any_part_in(inner, std::array<std::string_view, 1>{"router"})) {
-    set("moe-router", role_of(leaf == "e_score_correction_bias" ? leaf : module));
+    set(Block::MoeRouter, role_of(leaf == "e_score_correction_bias" ? leaf : module));
     return pl;
   }
   if (any_part_in(inner, std::array<std::string_view, 2>{"linear_attn", "mamba"}) ||
       in(module, kMambaLeaves) ||
       (any_part_in(inner, std::array<std::string_view, 1>{"mixer"}) &&
        in(module, std::array<std::string_view, 3>{"in_proj", "out_proj", "norm"}))) {
-    set(any_part_in(inner, std::array<std::string_view, 1>{"linear_attn"}) ? "linear-attention" : "mamba",
+    set(any_part_in(inner, std::array<std::string_view, 1>{"linear_attn"}) ? Block::LinearAttention : Block::Mamba,
         role);
     return pl;
   }
@@ -277,7 +285,7 @@ TensorPlacement place_tensor(std::string_view name) {
     bool norm = contains(module, "norm") || contains(module, "ln");
     bool cross = any_part_in(inner, std::array<std::string_view, 4>{"EncDecAttention", "encoder_attn",
                                                                     "cross_attn", "crossattention"});
-    set(norm && !contains(module, "proj") ? "norm" : (cross ? "cross-attention" : "attention"), role);
+    set(norm && !contains(module, "proj") ? Block::Norm : (cross ? Block::CrossAttention : Block::Attention), role);
     return pl;
   }
   if (any_part_in(inner, kMlpParts) ||
@@ -285,48 +293,48 @@ TensorPlacement place_tensor(std::string_view name) {
                                                  "fc2_latent_proj"})) {
     bool bert_up = module == "dense" && any_part_in(inner, std::array<std::string_view, 1>{"intermediate"});
     // GPT-2's and Qwen-1's MLP output is c_proj, which names the attention output elsewhere.
-    set("mlp", bert_up ? "up" : module == "c_proj" ? "down" : role);
+    set(Block::Mlp, bert_up ? "up" : module == "c_proj" ? "down" : role);
     return pl;
   }
   // BERT / ViT checkpoints: the FFN's down projection is "layer.N.output.dense" (its attention twin,
   // "attention.output.dense", was placed above).
   if (pl.layer && inner.size() >= 3 && inner[1] == "output") {
     bool norm = contains(module, "LayerNorm");
-    set(norm ? "norm" : "mlp", norm ? "norm" : "down");
+    set(norm ? Block::Norm : Block::Mlp, norm ? "norm" : "down");
     return pl;
   }
   // ChatGLM's LM head is transformer.output_layer.
   if (in(module, kHeadLeaves) || (module == "output" && parts.size() == 2) ||
       (!pl.layer && (module == "output_layer" || in(parts.front(), kHeadRoots)))) {
-    set("lm-head", "lm-head");
+    set(Block::LmHead, "lm-head");
     return pl;
   }
   // ViT's patch embedding and [CLS] token, Whisper's convolutional audio stem.
   if (!pl.layer && (module == "cls_token" || module == "mask_token" || module == "projection" ||
                     ((module == "conv1" || module == "conv2") &&
                      any_part_in(parts, std::array<std::string_view, 1>{"encoder"})))) {
-    set("embedding", module == "projection"     ? "patch-embedding"
+    set(Block::Embedding, module == "projection"     ? "patch-embedding"
                      : contains(module, "conv") ? "conv-stem"
                                                 : std::string(module));
     return pl;
   }
   if (contains(module, "norm") || contains(module, "ln") || contains(module, "LayerNorm") ||
       module == "ln_f") {
-    set("norm", "norm");  // before embeddings: BLOOM's word_embeddings_layernorm is a norm
+    set(Block::Norm, "norm");  // before embeddings: BLOOM's word_embeddings_layernorm is a norm
     return pl;
   }
   if (module == "project_in" || module == "project_out") {
-    set("embedding", role);  // OPT's projection between word_embed_proj_dim and hidden_size
+    set(Block::Embedding, role);  // OPT's projection between word_embed_proj_dim and hidden_size
     return pl;
   }
   if (contains(module, "embed") || module == "wte" || module == "wpe" || module == "shared" ||
       contains(module, "embeddings")) {
-    set("embedding", module == "wpe" || contains(module, "position") ? "position-embedding"
+    set(Block::Embedding, module == "wpe" || contains(module, "position") ? "position-embedding"
                      : contains(module, "token_type")                ? "token-type-embedding"
                                                                      : "token-embedding");
     return pl;
   }
-  set("other", role);
+  set(Block::Other, role);
   return pl;
 }
 

@@ -10,12 +10,19 @@
 
 namespace ma {
 
+// The blocks, one name table (tensor_placement.cpp).
+enum class Block : uint8_t {
+  Embedding, Attention, CrossAttention, Mlp, MoeRouter, MoeExpert, SharedExpert, Mamba, LinearAttention, Norm,
+  LmHead, Vision, VisionProjector, Mtp, Quantization, Buffer, Other
+};
+std::string_view block_name(Block b);  // embedding, attention, cross-attention, mlp, moe-router, ...
+
 struct TensorPlacement {
   std::optional<uint32_t> layer;  // index inside the stack
   // Length of the module-list prefix of the name the layer index belongs to, e.g. "model.layers",
   // "visual.blocks", "encoder.block" (kept as a length: the name already holds the text).
   uint16_t stack_length = 0;
-  std::string_view block;  // always one of the static names above
+  Block block = Block::Other;
   std::string role;
 };
 

@@ -43,7 +43,7 @@ std::string defined(double v) { return std::isfinite(v) ? table_number(v) : "-";
 std::vector<std::string> tensor_row(const TensorDrift& d) {
   return {d.name,
           layer_name(d.layer),
-          d.module_class,
+          std::string(module_class_name(d.module_class)),
           table_number(d.mean_drift),
           defined(d.std_ratio),
           table_number(d.rel_l2),
@@ -159,7 +159,7 @@ void stream_compare_json(const WeightComparison& c, const JsonWriter::Sink& sink
     w.newline().begin_object();
     w.key("name").value(d.name);
     w.key("layer").value_or_null(d.layer);
-    w.key("module_class").value(d.module_class);
+    w.key("module_class").value(std::string(module_class_name(d.module_class)));
     w.key("dtype_a").value(dtype_info(d.dtype_a).short_name);
     w.key("dtype_b").value(dtype_info(d.dtype_b).short_name);
     w.key("shape").begin_array();
@@ -191,7 +191,7 @@ std::string render_compare_csv(const WeightComparison& c) {
   for (size_t i : ranked(c)) {
     const TensorDrift& d = c.tensors[i];
     const std::vector<std::string> cells = {
-        csv_text(d.name), d.layer ? std::to_string(*d.layer) : std::string(), d.module_class,
+        csv_text(d.name), d.layer ? std::to_string(*d.layer) : std::string(), std::string(module_class_name(d.module_class)),
         std::string(dtype_info(d.dtype_a).short_name), std::string(dtype_info(d.dtype_b).short_name),
         csv_text(shape_to_python_tuple(d.shape)), std::to_string(d.numel), csv_number(d.mean_a),
         csv_number(d.mean_b), csv_number(d.mean_drift), csv_number(d.std_a), csv_number(d.std_b),

@@ -38,7 +38,7 @@ std::vector<Series> collect(const WeightStats& s) {
   std::map<std::string, std::map<uint32_t, Moments>> pooled;
   for (const TensorStats& t : s.tensors) {
     if (!t.layer) continue;
-    const std::string cls = t.module_class.empty() ? "other" : t.module_class;
+    const std::string cls(module_class_name(t.module_class));
     if (!pooled.count(cls)) order.push_back(cls);
     Moments& m = pooled[cls][*t.layer];
     const double n = static_cast<double>(t.finite);

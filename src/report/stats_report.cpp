@@ -77,7 +77,7 @@ std::string render_stats_console(const WeightStats& s, bool color) {
   w.heading("DISTRIBUTION");
   rows.clear();
   for (const TensorStats& t : s.tensors)
-    rows.push_back({t.name, t.module_class, stat(t, t.abs_max), percent(t.zeros_fraction),
+    rows.push_back({t.name, std::string(module_class_name(t.module_class)), stat(t, t.abs_max), percent(t.zeros_fraction),
                     percent(t.near_zero_fraction), stat(t, t.percentiles[1]), stat(t, t.percentiles[2]),
                     stat(t, t.percentiles[3]), stat(t, t.kurtosis), std::to_string(t.nan_count),
                     std::to_string(t.inf_count)});
@@ -160,7 +160,7 @@ void stream_stats_json(const WeightStats& s, const JsonWriter::Sink& sink) {
     w.key("layer").value_or_null(t.layer);
     w.key("block").text_or_null(t.block);
     w.key("role").text_or_null(t.role);
-    w.key("module_class").value(t.module_class);
+    w.key("module_class").value(std::string(module_class_name(t.module_class)));
     w.key("trainable").value(t.trainable);
     w.key("rows").value_or_null(t.rows);
     w.key("cols").value_or_null(t.cols);
@@ -186,7 +186,7 @@ std::string render_stats_csv(const WeightStats& s, std::string_view model_path, 
                                       csv_text(revision),
                                       csv_text(t.name),
                                       t.layer ? std::to_string(*t.layer) : std::string(),
-                                      t.module_class,
+                                      std::string(module_class_name(t.module_class)),
                                       csv_text(shape_to_python_tuple(t.shape)),
                                       opt(t.rows),
                                       opt(t.cols),
@@ -230,7 +230,7 @@ std::string render_stats_markdown(const WeightStats& s) {
   std::vector<std::vector<std::string>> rows;
   for (const TensorStats& t : s.tensors)
     rows.push_back({markdown_cell(t.name), shape_to_python_tuple(t.shape),
-                    std::string(dtype_info(t.dtype).short_name), t.module_class, t.trainable ? "✓" : "✗",
+                    std::string(dtype_info(t.dtype).short_name), std::string(module_class_name(t.module_class)), t.trainable ? "✓" : "✗",
                     stat(t, t.mean), stat(t, t.std), stat(t, t.min), stat(t, t.max), stat(t, t.abs_max),
                     percent(t.near_zero_fraction), stat(t, t.kurtosis),
                     std::to_string(t.nan_count + t.inf_count)});

@@ -104,7 +104,7 @@ void append_tensor_object(std::string& out, const InventoryTensor& t) {
   out += ",\"stack\":";
   json::append_quoted(out, t.stack());
   out += ",\"block\":";
-  json::append_quoted(out, t.placement.block);
+  json::append_quoted(out, block_name(t.placement.block));
   out += ",\"role\":";
   json::append_quoted(out, t.placement.role);
   out += ",\"kind\":";
@@ -187,7 +187,7 @@ std::string render_tensors_csv(const TensorsReport& r) {
     out += t.dtype ? std::string(dtype_info(*t.dtype).torch_name) : "";
     out += "," + std::to_string(t.parameters) + "," + std::to_string(t.bytes) + ",";
     out += (t.placement.layer ? std::to_string(*t.placement.layer) : "") + ",";
-    out += csv_field(t.placement.block) + "," + csv_field(t.placement.role) + ",";
+    out += csv_field(block_name(t.placement.block)) + "," + csv_field(t.placement.role) + ",";
     out += std::string(tensor_kind_name(t.kind)) + "," + csv_field(t.tied_to) + "\n";
   }
   return out;
@@ -249,7 +249,7 @@ std::string render_tensors_console(const TensorsReport& r, bool color) {
     out += pad(t.name, wn) + "  " + pad(t.shape_known ? shape_to_string(t.shape) : "?", ws) + "  " +
            pad(dtype_short(t), 7) + "  " + pad(with_thousands(t.parameters), 15, true) + "  " +
            pad(human_bytes(t.bytes), 11, true) + "  " + pad(layer_text(t), 5, true) + "  " +
-           pad(std::string(t.placement.block), 16) + "  " + pad(t.placement.role, wr) + "  " + kind + "\n";
+           pad(std::string(block_name(t.placement.block)), 16) + "  " + pad(t.placement.role, wr) + "  " + kind + "\n";
   }
   return out;
 }

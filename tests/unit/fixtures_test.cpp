@@ -42,8 +42,7 @@ TEST_P(FixtureTest, HeadersMatchTemplateAndCount) {
   uint64_t want = logical ? *logical->as_uint() : *expected.root().find("num_params")->as_uint();
   EXPECT_EQ(c.total, want);
   for (const InventoryTensor& t : inv.tensors) {
-    EXPECT_FALSE(t.placement.block.empty()) << t.name;
-    EXPECT_NE(t.placement.block, "other") << t.name << " has no block";
+    EXPECT_NE(t.placement.block, Block::Other) << t.name << " has no block";
     if (t.stored) {
       EXPECT_TRUE(t.file_index.has_value()) << t.name;
     }

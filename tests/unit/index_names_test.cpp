@@ -80,7 +80,7 @@ TEST_P(IndexNamesTest, InventoryCoversIndex) {
   std::vector<std::string> unplaced;
   for (const json::Member& m : weight_map.members()) {
     TensorPlacement pl = place_tensor(m.key);
-    if (pl.block.empty() || pl.block == "other")
+    if (pl.block == Block::Other)
       unplaced.push_back(std::string(m.key) + " (role " + pl.role + ")");
   }
   EXPECT_TRUE(unplaced.empty()) << unplaced.size() << " index names have no block, e.g.:\n"
@@ -124,8 +124,8 @@ TEST_P(IndexNamesTest, InventoryCoversIndex) {
   size_t matched = 0, matched_parameters = 0, unknown_shape = 0, unwarned_extras = 0;
   std::vector<std::string> no_block, wrong_kind;
   for (const InventoryTensor& t : inv.tensors) {
-    if (t.placement.block.empty() || t.placement.block == "other") no_block.push_back(t.name);
-    bool buffer = t.placement.block == "buffer", scale = t.placement.block == "quantization";
+    if (t.placement.block == Block::Other) no_block.push_back(t.name);
+    bool buffer = t.placement.block == Block::Buffer, scale = t.placement.block == Block::Quantization;
     if ((buffer && t.kind != TensorKind::Buffer) || (scale && t.kind != TensorKind::QuantizationScale))
       wrong_kind.push_back(t.name + " is " + std::string(tensor_kind_name(t.kind)));
     if (!t.stored) continue;

@@ -121,7 +121,7 @@ std::string group(const std::string& svg, const std::string& cls, size_t nth = 0
 }
 
 // A tensor with a normal histogram of `bins` bins over mean ± 5 sd.
-TensorStats normal_tensor(const std::string& name, std::optional<uint32_t> layer, const std::string& cls,
+TensorStats normal_tensor(const std::string& name, std::optional<uint32_t> layer, ModuleClass cls,
                           uint64_t rows, uint64_t cols, double sd, uint32_t bins = 64) {
   TensorStats t;
   t.name = name;
@@ -152,25 +152,25 @@ WeightStats llama_like(uint32_t layers, std::optional<uint32_t> outlier_layer) {
   s.model_id = "test/llama-like";
   s.bins = 64;
   s.tensors.push_back(
-      normal_tensor("model.embed_tokens.weight", std::nullopt, "embedding", 32000, 512, 0.02));
+      normal_tensor("model.embed_tokens.weight", std::nullopt, ModuleClass::Embedding, 32000, 512, 0.02));
   for (uint32_t l = 0; l < layers; ++l) {
     const std::string p = "model.layers." + std::to_string(l) + ".";
     const double x = static_cast<double>(l) / std::max<uint32_t>(1, layers - 1);
     const double wiggle = 1 + 0.01 * std::sin(l * 1.7);  // small, deterministic layer-to-layer noise
     const double q = (0.03 - 0.01 * x) * wiggle * (outlier_layer == l ? 2.0 : 1.0);
-    s.tensors.push_back(normal_tensor(p + "self_attn.q_proj.weight", l, "q_proj", 512, 512, q));
-    s.tensors.push_back(normal_tensor(p + "self_attn.k_proj.weight", l, "k_proj", 128, 512, 0.032 * wiggle));
+    s.tensors.push_back(normal_tensor(p + "self_attn.q_proj.weight", l, ModuleClass::QProj, 512, 512, q));
+    s.tensors.push_back(normal_tensor(p + "self_attn.k_proj.weight", l, ModuleClass::KProj, 128, 512, 0.032 * wiggle));
     s.tensors.push_back(
-        normal_tensor(p + "self_attn.v_proj.weight", l, "v_proj", 128, 512, 0.01 + 0.005 * x));
-    s.tensors.push_back(normal_tensor(p + "self_attn.o_proj.weight", l, "o_proj", 512, 512, 0.012 * wiggle));
-    s.tensors.push_back(normal_tensor(p + "mlp.gate_proj.weight", l, "mlp", 1376, 512, 0.02 * wiggle));
-    s.tensors.push_back(normal_tensor(p + "mlp.up_proj.weight", l, "mlp", 1376, 512, 0.018 * wiggle));
-    s.tensors.push_back(normal_tensor(p + "mlp.down_proj.weight", l, "mlp", 512, 1376, 0.018 * wiggle));
-    TensorStats norm = normal_tensor(p + "input_layernorm.weight", l, "norm", 1, 512, 0.05 + 0.02 * x);
+        normal_tensor(p + "self_attn.v_proj.weight", l, ModuleClass::VProj, 128, 512, 0.01 + 0.005 * x));
+    s.tensors.push_back(normal_tensor(p + "self_attn.o_proj.weight", l, ModuleClass::OProj, 512, 512, 0.012 * wiggle));
+    s.tensors.push_back(normal_tensor(p + "mlp.gate_proj.weight", l, ModuleClass::Mlp, 1376, 512, 0.02 * wiggle));
+    s.tensors.push_back(normal_tensor(p + "mlp.up_proj.weight", l, ModuleClass::Mlp, 1376, 512, 0.018 * wiggle));
+    s.tensors.push_back(normal_tensor(p + "mlp.down_proj.weight", l, ModuleClass::Mlp, 512, 1376, 0.018 * wiggle));
+    TensorStats norm = normal_tensor(p + "input_layernorm.weight", l, ModuleClass::Norm, 1, 512, 0.05 + 0.02 * x);
     norm.shape = {512};
     s.tensors.push_back(norm);
   }
-  s.tensors.push_back(normal_tensor("lm_head.weight", std::nullopt, "output", 32000, 512, 0.02));
+  s.tensors.push_back(normal_tensor("lm_head.weight", std::nullopt, ModuleClass::Output, 32000, 512, 0.02));
   return s;
 }
 
@@ -323,7 +323,7 @@ TEST(DistributionGridTest, ShowsTheLargestTensorsInCheckpointOrderAndSaysHowMany
   s.model_id = "many";
   for (int i = 0; i < 40; ++i)
     s.tensors.push_back(
-        normal_tensor("t" + std::to_string(i), std::nullopt, "other", 16 + (i * 7) % 40, 64, 0.02));
+        normal_tensor("t" + std::to_string(i), std::nullopt, ModuleClass::Other, 16 + (i * 7) % 40, 64, 0.02));
   const std::string svg = render_distribution_grid_svg(s, 12);
   expect_well_formed(svg);
   EXPECT_EQ(count(svg, "<g class=\"panel\">"), 12u);
@@ -384,12 +384,12 @@ TEST(DistributionGridTest, DegenerateTensorsAreDrawnWithoutCrashing) {
   n.histogram.counts.assign(64, 0);
   s.tensors.push_back(n);
   // Tiny values, a very long name, huge counts, no histogram at all, an empty tensor.
-  TensorStats tiny = normal_tensor(std::string(300, 'x') + ".weight", 0, "q_proj", 4096, 4096, 2e-5);
+  TensorStats tiny = normal_tensor(std::string(300, 'x') + ".weight", 0, ModuleClass::QProj, 4096, 4096, 2e-5);
   tiny.nan_count = 3;
   s.tensors.push_back(tiny);
-  TensorStats huge = normal_tensor("huge.weight", std::nullopt, "embedding", 1000000, 1000000, 3e4);
+  TensorStats huge = normal_tensor("huge.weight", std::nullopt, ModuleClass::Embedding, 1000000, 1000000, 3e4);
   s.tensors.push_back(huge);
-  TensorStats bare = normal_tensor("bare.weight", std::nullopt, "other", 10, 10, 1);
+  TensorStats bare = normal_tensor("bare.weight", std::nullopt, ModuleClass::Other, 10, 10, 1);
   bare.histogram = {};
   s.tensors.push_back(bare);
   TensorStats empty;
@@ -483,15 +483,15 @@ TEST(LayerTrendsTest, EdgeCasesStayWellFormed) {
   const std::string none = render_layer_trends_svg(WeightStats{});
   expect_well_formed(none);
   EXPECT_TRUE(has_text(none, "No per-layer tensors to plot."));
-  // A class the palette does not know, a NaN-only tensor, and a long model id.
+  // A lone class, a NaN-only tensor, and a long model id.
   WeightStats odd = llama_like(6, std::nullopt);
   odd.model_id = std::string(400, 'm');
-  odd.tensors[3].module_class = "mamba_mixer";
+  odd.tensors[3].module_class = ModuleClass::Vision;  // a class no other tensor of the plot has
   odd.tensors[5].finite = 0;
   odd.tensors[5].mean = std::nan("");
   const std::string o = render_layer_trends_svg(odd);
   expect_well_formed(o);
-  EXPECT_TRUE(has_text(group(o, "legend"), "mamba_mixer"));
+  EXPECT_TRUE(has_text(group(o, "legend"), "vision"));
   for (const std::string& t : texts(o))
     if (t.find("Per-layer weight statistics") == 0) {
       EXPECT_NE(t.find("\u2026"), std::string::npos);

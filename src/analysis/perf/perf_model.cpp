@@ -20,16 +20,16 @@ ComputeDType compute_dtype(const PerfInputs& in) {
 
 bool is_gemm_weight(const InventoryTensor& t) {
   if (t.kind != TensorKind::Parameter || t.shape.size() != 2 || t.embedding || t.routed_expert) return false;
-  const std::string_view block = t.placement.block;
+  const Block block = t.placement.block;
   // Embedding tables (and their tied copies, such as T5's encoder/decoder embed_tokens) are gathered from.
-  if (block == "embedding" || block == "vision" || block == "vision-projector" || block == "norm") return false;
+  if (block == Block::Embedding || block == Block::Vision || block == Block::VisionProjector || block == Block::Norm) return false;
   return t.name.size() >= 6 && t.name.compare(t.name.size() - 6, 6, "weight") == 0;
 }
 
 // A tied LM head ([vocab, hidden], sharing the embedding's storage) is still a GEMM every step. Its tied 1-D
 // bias (BERT's `cls.predictions.decoder.bias`) is not: it is an add folded into the GEMM's epilogue.
 bool is_tied_lm_head_matrix(const InventoryTensor& t) {
-  return !t.tied_to.empty() && t.placement.block == std::string_view("lm-head") && t.shape.size() == 2;
+  return !t.tied_to.empty() && t.placement.block == Block::LmHead && t.shape.size() == 2;
 }
 
 // Encoder–decoder models: the encoder's stack ("encoder.block", "model.encoder.layers") runs once over the
@@ -59,7 +59,7 @@ class Builder {
   std::vector<OpCost> build() {
     embedding();
     for (const InventoryTensor& t : inv_.tensors) {
-      const bool cross = t.placement.block == std::string_view("cross-attention");
+      const bool cross = t.placement.block == Block::CrossAttention;
       if (!is_gemm_weight(t) && !is_tied_lm_head_matrix(t)) continue;
       // In decode the encoder output and the cross-attention keys and values already exist.
       if (in_.mode == PerfMode::Decode &&
@@ -114,9 +114,9 @@ class Builder {
   // A weight matrix [out, in] applied to every token: M = tokens, K = in, N = out (split over tp GPUs).
   void gemm(const InventoryTensor& t) {
     const double n = static_cast<double>(t.shape[0]), k = static_cast<double>(t.shape[1]);
-    const std::string_view block = t.placement.block;
-    const bool attention = block == "attention" || block == "cross-attention";
-    const bool lm_head = block == "lm-head";
+    const Block block = t.placement.block;
+    const bool attention = block == Block::Attention || block == Block::CrossAttention;
+    const bool lm_head = block == Block::LmHead;
     double m = tokens_;
     // The LM head of a prefill computes logits for every position (transformers' default).
     OpCost op;
