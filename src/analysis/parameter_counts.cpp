@@ -1,36 +1,88 @@
 #include "analysis/parameter_counts.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 
 namespace ma {
+namespace {
+
+// One parameter as the counts see it.
+struct Counted {
+  std::string_view name;
+  const TensorPlacement* placement;
+  uint64_t n;
+  bool embedding, routed;
+};
+
+// The stack a parameter belongs to: a layer of a recorded stack, or a tower by its block.
+std::optional<StackRole> stack_of(const Counted& c, const ArchitectureRecord& a) {
+  if (c.placement->block == Block::Vision || c.placement->block == Block::VisionProjector)
+    return c.placement->block == Block::Vision ? StackRole::Vision : StackRole::Projector;
+  if (!c.placement->layer) return std::nullopt;
+  const std::string_view stack = c.name.substr(0, c.placement->stack_length);
+  for (const StackSpec& s : a.stacks)
+    if (s.path == stack && *c.placement->layer >= s.first_index &&
+        *c.placement->layer < s.first_index + s.layers.size())
+      return s.role;
+  return std::nullopt;
+}
+
+void tally(ParameterCounts& c, const ArchitectureRecord& a, const Counted& x) {
+  c.total += x.n;
+  if (x.embedding) c.embedding += x.n;
+  if (x.routed) c.routed_experts += x.n;
+  const Block b = x.placement->block;
+  if (b == Block::Vision || b == Block::VisionProjector) c.towers += x.n;
+  auto it = std::find_if(c.by_block.begin(), c.by_block.end(), [&](const BlockParameters& p) { return p.block == b; });
+  if (it == c.by_block.end()) it = c.by_block.insert(c.by_block.end(), {b, 0});
+  it->parameters += x.n;
+  const StackSpec* main = a.main_stack();
+  if (main && x.placement->layer && x.name.substr(0, x.placement->stack_length) == main->path &&
+      *x.placement->layer >= main->first_index && *x.placement->layer - main->first_index < c.by_layer.size())
+    c.by_layer[*x.placement->layer - main->first_index] += x.n;
+  if (std::optional<StackRole> role = stack_of(x, a)) {
+    auto s = std::find_if(c.by_stack.begin(), c.by_stack.end(), [&](const StackParameters& p) { return p.role == *role; });
+    if (s == c.by_stack.end()) s = c.by_stack.insert(c.by_stack.end(), {*role, 0});
+    s->parameters += x.n;
+  }
+}
+
+}  // namespace
 
 ParameterCounts count_parameters(const Inventory& inv) {
   ParameterCounts c;
+  const ArchitectureRecord& a = inv.arch;
+  if (const StackSpec* main = a.main_stack()) c.by_layer.assign(main->layers.size(), 0);
   if (inv.model) {
     c.from_template = true;
     for (const TemplateTensor& t : inv.model->tensors) {
       if (t.kind != TensorKind::Parameter || !t.tied_to.empty()) continue;
-      uint64_t n = numel(t.shape);
-      c.total += n;
-      if (t.embedding) c.embedding += n;
-      if (t.routed_expert) c.routed_experts += n;
-    }
-    const ArchitectureRecord& a = inv.model->arch;
-    if (c.routed_experts) {
-      if (a.num_experts == 0 || a.experts_per_token == 0 || a.experts_per_token > a.num_experts)
-        throw Error(ErrorKind::Internal, "", a.model_type,
-                    "routed experts without a valid experts/top-k count");
-      // Experts are equal-sized, so the active share of the routed weights is exactly top_k / experts.
-      c.active = c.total - c.routed_experts + c.routed_experts / a.num_experts * a.experts_per_token;
+      const TensorPlacement p = place_tensor(t.name);
+      tally(c, a, {t.name, &p, numel(t.shape), t.embedding, t.routed_expert});
     }
   } else {
     for (const InventoryTensor& t : inv.tensors) {
       if (t.kind != TensorKind::Parameter || !t.stored) continue;
-      c.total += t.parameters;
-      if (t.placement.block == Block::Embedding) c.embedding += t.parameters;
+      tally(c, a, {t.name, &t.placement, t.parameters, t.placement.block == Block::Embedding, false});
     }
   }
+  std::sort(c.by_block.begin(), c.by_block.end(),
+            [](const BlockParameters& x, const BlockParameters& y) { return x.block < y.block; });
+  c.outside_layers = c.total;
+  for (uint64_t n : c.by_layer) c.outside_layers -= n;
   c.non_embedding = c.total - c.embedding;
+  if (c.routed_experts) {
+    // Experts are equal-sized, so the active share of the routed weights is exactly top_k / experts.
+    const FfnShape* moe = nullptr;
+    for (const LayerSpec& l : a.layers())
+      if (l.ffn.kind == Ffn::Moe && !moe) moe = &l.ffn;
+    if (!moe || moe->experts == 0 || moe->top_k == 0 || moe->top_k > moe->experts)
+      throw Error(ErrorKind::Internal, "", a.model_type, "routed experts without a valid experts/top-k count");
+    c.active = c.total - c.routed_experts + c.routed_experts / moe->experts * moe->top_k;
+  }
+  if (c.towers) c.active = c.active.value_or(c.total) - c.towers;
+  if (c.active) c.active_non_embedding = *c.active - c.embedding;
   return c;
 }
 

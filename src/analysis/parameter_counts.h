@@ -1,21 +1,44 @@
 // Parameter totals of an inventory: the model as transformers builds it (tied weights once, buffers never),
-// embedding vs non-embedding as transformers' num_parameters(exclude_embeddings=True) splits them, and the
-// parameters active per token of a mixture-of-experts model.
+// embedding vs non-embedding as transformers' num_parameters(exclude_embeddings=True) splits them, the
+// parameters a text token runs through, and where the parameters are: by block kind, by layer of the main
+// stack, by stack. Every breakdown sums to the total exactly.
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "model/inventory.h"
 
 namespace ma {
 
+struct BlockParameters {
+  Block block;
+  uint64_t parameters = 0;
+};
+
+struct StackParameters {
+  StackRole role;
+  uint64_t parameters = 0;
+};
+
 struct ParameterCounts {
   uint64_t total = 0;      // num_parameters
   uint64_t embedding = 0;  // nn.Embedding weights (token, position, token-type)
   uint64_t non_embedding = 0;
-  uint64_t routed_experts = 0;     // all routed-expert weights
-  std::optional<uint64_t> active;  // MoE: total - routed + routed * top_k / experts
-  bool from_template = false;      // false: counted from stored tensors (no config)
+  uint64_t routed_experts = 0;  // all routed-expert weights
+  uint64_t towers = 0;          // vision towers and their projectors: a text token never runs them
+  // Per text token: the total less the towers and the routed experts a token does not pick
+  // (total - towers - routed + routed x top_k / experts). Set for MoE and multimodal models.
+  std::optional<uint64_t> active;
+  // active - embedding, transformers' "non-embedding" convention: the nn.Embedding tables are left out, an
+  // untied LM head (a Linear) is counted. The figure vendors quote as "active parameters".
+  std::optional<uint64_t> active_non_embedding;
+  bool from_template = false;  // false: counted from stored tensors (no config)
+
+  std::vector<BlockParameters> by_block;  // in Block order, blocks with parameters only
+  std::vector<uint64_t> by_layer;         // the main stack's layers
+  uint64_t outside_layers = 0;            // total - sum(by_layer): embeddings, final norm, head, towers
+  std::vector<StackParameters> by_stack;  // decoder, encoder, towers (the rest of the model is in no stack)
 };
 
 ParameterCounts count_parameters(const Inventory& inv);
