@@ -81,6 +81,8 @@ struct ModelTemplate {
     std::string reason;
   };
   std::vector<KnownExtra> known_extras;
+  // Derived by hand from the model's own (remote) modeling code, for architectures transformers cannot build.
+  bool hand_derived = false;
 
   // Every tensor and on-disk piece a builder creates is charged here; a config implying more than
   // kMaxTemplateEntries (a corrupt or hostile num_hidden_layers x num_experts) fails with Error(Limit) before
