@@ -1,10 +1,12 @@
 #include "model/family_registry.h"
 
+#include <string>
 #include <vector>
 
 #include "core/checked.h"
 #include "core/error.h"
 #include "model/families/family_groups.h"
+#include "model/family_table.h"
 #include "model/layer_shapes.h"
 #include "model/record_config.h"
 #include "model/record_facts.h"
@@ -16,7 +18,7 @@ std::span<const FamilyBuilder> all_family_builders() {
     std::vector<FamilyBuilder> v;
     for (auto group : {families::llama_like(), families::moe_decoders(), families::deepseek_like(),
                        families::classic_decoders(), families::qwen_hybrid(), families::state_space(),
-                       families::encoders(), families::multimodal()})
+                       families::encoders(), families::multimodal(), families::remote_code()})
       v.insert(v.end(), group.begin(), group.end());
     return v;
   }();
@@ -29,11 +31,26 @@ const FamilyBuilder* find_family_builder(std::string_view model_type) {
   return nullptr;
 }
 
+namespace {
+
+// A config without model_type (distilgpt2's, written before transformers required one) still names its class:
+// the family whose model_type that class spells, at its first model_type we build.
+std::string model_type_of_class(const ModelConfig& cfg) {
+  std::vector<std::string> classes = cfg.strings("architectures");
+  if (const FamilyRow* row = classes.empty() ? nullptr : family_for_architecture(classes.front()))
+    for (std::string_view t : list_items(row->model_types))
+      if (find_family_builder(t)) return std::string(t);
+  throw Error(ErrorKind::Unsupported, cfg.file(), "model_type",
+              "unsupported architecture: the config names no model_type" +
+                  (classes.empty() ? std::string()
+                                   : " and its class " + printable(classes.front()) + " no family we build"));
+}
+
+}  // namespace
+
 ModelTemplate build_template(const ModelConfig& cfg) {
   std::string model_type = cfg.string_or("model_type", "");
-  if (model_type.empty())
-    throw Error(ErrorKind::Unsupported, cfg.file(), "model_type",
-                "unsupported architecture: the config names no model_type");
+  if (model_type.empty()) model_type = model_type_of_class(cfg);
   const FamilyBuilder* f = find_family_builder(model_type);
   if (!f)
     throw Error(ErrorKind::Unsupported, cfg.file(), "model_type",

@@ -9,10 +9,6 @@
 namespace ma::test {
 namespace {
 
-#define ANALYZE_OR_SKIP(var, path) \
-  auto var = load_shared(path);    \
-  if (!var) GTEST_SKIP() << "../shared/data is not available";
-
 TEST(ArchitectureDetails, Llama31_8B) {
   ANALYZE_OR_SKIP(m, "hf-configs/meta-llama__Meta-Llama-3.1-8B");
   const ArchitectureDetails d = describe_architecture(m->inventory.arch);

@@ -10,10 +10,6 @@
 namespace ma::test {
 namespace {
 
-#define ANALYZE_OR_SKIP(var, path) \
-  auto var = load_shared(path);    \
-  if (!var) GTEST_SKIP() << "../shared/data is not available";
-
 std::vector<std::string> repeat(const std::vector<std::string>& block, size_t times) {
   std::vector<std::string> out;
   for (size_t i = 0; i < times; ++i) out.insert(out.end(), block.begin(), block.end());

@@ -1,5 +1,5 @@
 // The option tables: every subcommand parses `--name value`, `--name=value`, flags and operands the same
-// way, checks numbers before any cast, and generates its --help from the same table.
+// way and checks numbers before any cast (the --help each table generates: e2e/cli_help_test.cpp).
 #include <gtest/gtest.h>
 
 #include "cli/arg_values.h"
@@ -11,7 +11,6 @@
 #include "cli/tensors_args.h"
 #include "core/error.h"
 #include "core/text.h"
-#include "test_support.h"
 
 namespace ma::test {
 namespace {
@@ -104,27 +103,6 @@ TEST(CliArgs, KnobsOverrideTheProfileWhateverTheirOrder) {
   const cli::PerfArgs a = cli::parse_perf_args({"m", "--wrf", "3", "--profile", "naive"});
   EXPECT_DOUBLE_EQ(a.inputs.knobs.wrf_dense, 3);
   EXPECT_EQ(a.inputs.knobs.profile, "naive (modified)");
-}
-
-TEST(CliArgs, EveryCommandHasAHelpFromItsTable) {
-  for (const char* name : {"", "tensors", "stats", "compare", "perf", "download"}) {
-    const cli::Command* c = cli::find_command(name);
-    ASSERT_NE(c, nullptr) << name;
-    const std::string help = c->help();
-    EXPECT_EQ(help.rfind("usage: modelanalyzer ", 0), 0u) << help;
-    EXPECT_NE(help.find("--quiet, -q"), std::string::npos) << name;
-    EXPECT_NE(help.find("--verbose, -v"), std::string::npos) << name;
-  }
-  auto r = run_cli("perf --help");
-  EXPECT_EQ(r.exit_code, 0);
-  EXPECT_NE(r.out.find("--tp N"), std::string::npos) << r.out;
-  auto top = run_cli("--help");
-  EXPECT_EQ(top.exit_code, 0);
-  for (const char* s : {"modelanalyzer tensors MODEL", "modelanalyzer perf MODEL",
-                        "report options:", "--kv-dtype DTYPE", "130 interrupted"})
-    EXPECT_NE(top.out.find(s), std::string::npos) << s;
-  EXPECT_EQ(top.out.find("seed 0"), std::string::npos)
-      << "user-visible text names things, not seed documents";
 }
 
 TEST(TerminalSafe, KeepsUtf8EscapesTheRest) {

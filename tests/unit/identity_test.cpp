@@ -29,8 +29,8 @@ struct Expected {
 //  - kind: class suffix (ForCausalLM / LMHeadModel / ForMaskedLM / ForImageClassification), vision_config or
 //    another vision tower key -> vision-language (LLaVA-1.5's LlavaLlamaForCausalLM has mm_vision_tower),
 //    T5/BART ForConditionalGeneration -> seq2seq, Whisper -> speech.
-//  - ChatGLM, Baichuan, InternLM2, Qwen (v1), MiniCPM-V and Falcon-40B ("RefinedWeb") have no template here:
-//    they are identified from the config alone.
+//  - ChatGLM, Baichuan, InternLM2, Qwen (v1), MiniCPM-V and Falcon-40B ("RefinedWeb") need their own remote
+//    code (their templates are derived by hand): they are identified from the config alone.
 const Expected kCases[] = {
     {"openai-community__gpt2", "GPT-2", "OpenAI", "causal-lm", "base"},
     {"distilbert__distilgpt2", "GPT-2", "OpenAI", "causal-lm", "base"},  // no model_type: GPT2LMHeadModel

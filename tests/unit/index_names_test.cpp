@@ -89,17 +89,18 @@ TEST_P(IndexNamesTest, InventoryCoversIndex) {
 
   json::Document oracle = test::parse_json_file(*data / "oracle" / (dir_name + ".json"));
   if (!oracle.root().find("ok")->as_bool()) {
-    // transformers cannot build it without remote code, and neither do we: say so, never guess.
+    // transformers cannot build it without the model's own code: either we derived its template by hand from
+    // that code (then it is checked like any other below) or we say so, never guess.
     try {
       Inventory inv = build_inventory(files);
-      ADD_FAILURE() << "oracle says ok:false, but an inventory was built (" << inv.model->arch.model_type
-                    << ")";
+      ASSERT_TRUE(inv.model && inv.model->arch.hand_derived)
+          << "oracle says ok:false, but a template not derived by hand was built";
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << e.what();
+      std::cout << "[ tally    ] " << param << ": tensors " << weight_map.members().size()
+                << ", unsupported architecture (oracle ok:false)\n";
+      return;
     }
-    std::cout << "[ tally    ] " << param << ": tensors " << weight_map.members().size()
-              << ", unsupported architecture (oracle ok:false)\n";
-    return;
   }
 
   json::Document config = test::parse_json_file(dir / "config.json");
@@ -189,7 +190,11 @@ TEST_P(IndexNamesTest, InventoryCoversIndex) {
           inv.model->arch.torch_dtype.empty() && total_size > 0 && ck.bytes == 2 * total_size &&
           std::any_of(inv.warnings.begin(), inv.warnings.end(),
                       [](const std::string& w) { return w.find("float32 assumed") != std::string::npos; });
-      EXPECT_TRUE(short_by_unknown || float32_assumed || total_size == 0)
+      // THUDM/chatglm-6b's index still carries the total_size of its first upload (a 150,528-token
+      // vocabulary, LayerNorms saved in float32); the "slim" checkpoint that shrank the embeddings left it as
+      // it was. remote_code_test derives that figure from the template.
+      bool stale = dir_name == "THUDM__chatglm-6b";
+      EXPECT_TRUE(short_by_unknown || float32_assumed || total_size == 0 || stale)
           << "total_size " << total_size << " != predicted " << ck.bytes << " (" << unknown_shape
           << " tensors of unknown shape), unexplained";
     }

@@ -15,15 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-MemoryReport memory_of(const test::LoadedModel& l, const ReportOptions& o = {}) {
-  return estimate_memory(l.inputs(o));
-}
-
-// Loads <shared>/<sub>/<name>, or skips the test visibly without the shared data.
-#define LOAD_OR_SKIP(var, sub, name)                             \
-  auto data_##var = test::shared_data();                         \
-  if (!data_##var) GTEST_SKIP() << "../shared/data not present"; \
-  auto var = test::load_model(*data_##var / (sub) / (name), false)
+using test::memory_of;
 
 size_t count_kind(const MemoryReport& m, std::string_view kind) {
   return std::count_if(m.kv_layers.begin(), m.kv_layers.end(),

@@ -18,14 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-MemoryReport memory_of(const test::LoadedModel& l, const ReportOptions& o = {}) {
-  return estimate_memory(l.inputs(o));
-}
-
-#define LOAD_OR_SKIP(var, sub, name)                             \
-  auto data_##var = test::shared_data();                         \
-  if (!data_##var) GTEST_SKIP() << "../shared/data not present"; \
-  auto var = test::load_model(*data_##var / (sub) / (name), false)
+using test::memory_of;
 
 uint64_t bytes(const MemoryReport& m, std::string_view name) {
   const Estimate* e = m.find(name);
@@ -133,7 +126,7 @@ TEST(MemoryTest, NoConfigMeansUnknownCache) {
   LOAD_OR_SKIP(l, "fixtures", "tiny-llama");
   // With the config removed, only the stored tensors are known.
   test::TempDir dir;
-  fs::copy_file(*data_l / "fixtures/tiny-llama/model.safetensors", dir / "model.safetensors");
+  fs::copy_file(*test::shared_data() / "fixtures/tiny-llama/model.safetensors", dir / "model.safetensors");
   auto bare = test::load_model(dir / "model.safetensors");
   MemoryReport m = memory_of(*bare);
   EXPECT_FALSE(m.kv_known);

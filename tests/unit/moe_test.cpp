@@ -8,10 +8,6 @@
 namespace ma::test {
 namespace {
 
-#define ANALYZE_OR_SKIP(var, path) \
-  auto var = load_shared(path);    \
-  if (!var) GTEST_SKIP() << "../shared/data is not available";
-
 std::vector<uint32_t> range(uint32_t from, uint32_t to) {  // [from, to)
   std::vector<uint32_t> v;
   for (uint32_t i = from; i < to; ++i) v.push_back(i);

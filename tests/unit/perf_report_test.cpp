@@ -15,6 +15,7 @@
 #include "report/diagram_canvas.h"
 #include "report/diagram_png.h"
 #include "report/roofline_plot.h"
+#include "svg_test_support.h"
 #include "test_support.h"
 
 namespace ma {
@@ -156,36 +157,19 @@ bool contains(const std::string& s, const std::string& needle) {
   return s.find(needle) != std::string::npos;
 }
 
+// The shared SVG helpers (svg_test_support.h) under this file's short names.
 size_t count(const std::string& s, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = s.find(needle); at != std::string::npos; at = s.find(needle, at + needle.size())) ++n;
-  return n;
+  return test::occurrences(s, needle);
+}
+std::string group(const std::string& svg, const std::string& cls, size_t nth = 0) {
+  return test::svg_group(svg, cls, nth);
 }
 
 void expect_well_formed(const std::string& svg) {
   ASSERT_EQ(svg.rfind("<?xml", 0), 0u);
   EXPECT_TRUE(contains(svg, "</svg>"));
-  if (std::system("command -v xmllint >/dev/null 2>&1") != 0) GTEST_SKIP() << "xmllint not installed";
-  test::TempDir dir;
-  test::write_file(dir / "roofline.svg", svg);
-  const std::string cmd = "xmllint --noout '" + (dir / "roofline.svg").string() + "' 2>/dev/null";
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << "xmllint rejects the SVG";
-}
-
-// The part of `svg` from the nth `<g class="cls">` to the </g> that closes it.
-std::string group(const std::string& svg, const std::string& cls, size_t nth = 0) {
-  size_t at = std::string::npos, from = 0;
-  for (size_t k = 0; k <= nth; ++k) {
-    at = svg.find("<g class=\"" + cls + "\">", from);
-    if (at == std::string::npos) return "";
-    from = at + 1;
-  }
-  int depth = 0;
-  for (size_t i = at; i < svg.size(); ++i) {
-    if (svg.compare(i, 3, "<g ") == 0) ++depth;
-    if (svg.compare(i, 4, "</g>") == 0 && --depth == 0) return svg.substr(at, i + 4 - at);
-  }
-  return "";
+  if (!test::have_xmllint()) GTEST_SKIP() << "xmllint not installed";
+  EXPECT_TRUE(test::xmllint_accepts(svg)) << "xmllint rejects the SVG";
 }
 
 struct TextBox {

@@ -17,6 +17,7 @@
 #include "report/diagram_png.h"
 #include "report/drift_plot.h"
 #include "report/plot_axes.h"
+#include "svg_test_support.h"
 #include "test_support.h"
 
 namespace ma {
@@ -27,11 +28,8 @@ namespace {
 void expect_well_formed(const std::string& svg) {
   ASSERT_FALSE(svg.empty());
   EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
-  if (std::system("command -v xmllint >/dev/null 2>&1") == 0) {
-    test::TempDir dir;
-    test::write_file(dir / "plot.svg", svg);
-    const std::string cmd = "xmllint --noout '" + (dir / "plot.svg").string() + "' 2>/dev/null";
-    EXPECT_EQ(std::system(cmd.c_str()), 0) << "xmllint rejects the SVG";
+  if (test::have_xmllint()) {
+    EXPECT_TRUE(test::xmllint_accepts(svg)) << "xmllint rejects the SVG";
     return;
   }
   std::vector<std::string> open;
@@ -50,10 +48,12 @@ void expect_well_formed(const std::string& svg) {
   EXPECT_TRUE(open.empty());
 }
 
+// The shared SVG helpers (svg_test_support.h) under this file's short names.
 size_t count(const std::string& s, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = s.find(needle); at != std::string::npos; at = s.find(needle, at + needle.size())) ++n;
-  return n;
+  return test::occurrences(s, needle);
+}
+std::string group(const std::string& svg, const std::string& cls, size_t nth = 0) {
+  return test::svg_group(svg, cls, nth);
 }
 
 std::string unescape(std::string s) {
@@ -102,22 +102,6 @@ bool text_contains(const std::string& svg, const std::string& s) {
   for (const std::string& t : texts(svg))
     if (t.find(s) != std::string::npos) return true;
   return false;
-}
-
-// The part of `svg` from `<g class="cls"` to the </g> that closes it.
-std::string group(const std::string& svg, const std::string& cls, size_t nth = 0) {
-  size_t at = std::string::npos, from = 0;
-  for (size_t k = 0; k <= nth; ++k) {
-    at = svg.find("<g class=\"" + cls + "\">", from);
-    if (at == std::string::npos) return "";
-    from = at + 1;
-  }
-  int depth = 0;
-  for (size_t i = at; i < svg.size(); ++i) {
-    if (svg.compare(i, 3, "<g ") == 0) ++depth;
-    if (svg.compare(i, 4, "</g>") == 0 && --depth == 0) return svg.substr(at, i + 4 - at);
-  }
-  return "";
 }
 
 // A tensor with a normal histogram of `bins` bins over mean ± 5 sd.

@@ -19,5 +19,7 @@ std::span<const FamilyBuilder> encoders();  // encoders.cpp: BERT, RoBERTa, Dist
 std::span<const FamilyBuilder>
 qwen_hybrid();  // qwen_hybrid.cpp: Qwen3-Next, Qwen3.5 (gated delta net), Qwen2/2.5/3-VL
 std::span<const FamilyBuilder> multimodal();  // multimodal.cpp: LLaVA, Gemma-3/4, Llama-4, Fuyu
+std::span<const FamilyBuilder>
+remote_code();  // remote_code*.cpp: ChatGLM, Qwen-1, Baichuan, InternLM, ... (needing remote code)
 
 }  // namespace ma::families

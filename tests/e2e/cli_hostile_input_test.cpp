@@ -1,6 +1,7 @@
-// Hostile inputs around the parsers: FIFOs where files should be (must not hang), a tiny config asking for a
-// million layers (must not allocate for them), Ctrl-C during the 32-bit statistics path, paths that are not
-// UTF-8, an index whose shards are all missing, and impossible parallel splits.
+// Hostile inputs around the parsers, end to end: FIFOs where files should be (must not hang), a tiny config
+// asking for a million layers (must not allocate for them), Ctrl-C during the 32-bit statistics path, paths
+// that are not UTF-8, an index whose shards are all missing, and impossible parallel splits. (A second
+// Ctrl-C ending the process: unit/interrupt_test.cpp.)
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -10,22 +11,17 @@
 #include <chrono>
 #include <thread>
 
-#include "cli/interrupt.h"
+#include "cli_test_support.h"
 #include "formats/safetensors_writer.h"
-#include "test_support.h"
 
 namespace fs = std::filesystem;
 
 namespace ma::test {
 namespace {
 
-std::string quoted(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
-
 // A copy of the built-in example with `name` replaced by a FIFO nobody writes to.
 void example_with_fifo(const fs::path& dir, const std::string& name) {
-  fs::copy(MA_EXAMPLE_DIR, dir, fs::copy_options::recursive);
+  fs::copy(example_dir(), dir, fs::copy_options::recursive);
   fs::remove(dir / name);
   fs::create_directories((dir / name).parent_path());
   ASSERT_EQ(::mkfifo((dir / name).c_str(), 0600), 0);
@@ -45,7 +41,7 @@ TEST(HostileInput, FifosInTheModelDirectoryAreRefusedNotWaitedOn) {
 
 TEST(HostileInput, AFifoShardNamedByTheIndexIsRefused) {
   TempDir dir;
-  fs::copy(MA_EXAMPLE_DIR, dir / "m", fs::copy_options::recursive);
+  fs::copy(example_dir(), dir / "m", fs::copy_options::recursive);
   // Move the single file into a subdirectory named by an index, and put a FIFO there instead.
   fs::create_directories(dir / "m" / "sub");
   fs::rename(dir / "m" / "model.safetensors", dir / "m" / "real.safetensors");
@@ -62,9 +58,7 @@ TEST(HostileInput, AFifoShardNamedByTheIndexIsRefused) {
 TEST(HostileInput, AMillionLayersIsALimitNotAnAllocation) {
   TempDir dir;
   for (const char* layers : {"1000000", "100000", "1025"}) {
-    write_file(dir / "config.json",
-               std::string(R"({"model_type":"llama","hidden_size":64,"num_attention_heads":4,)") +
-                   R"("intermediate_size":128,"vocab_size":100,"num_hidden_layers":)" + layers + "}");
+    write_file(dir / "config.json", tiny_llama_config(layers));
     const auto start = std::chrono::steady_clock::now();
     auto r = run_cli("tensors " + quoted(dir / "config.json"));
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -75,8 +69,7 @@ TEST(HostileInput, AMillionLayersIsALimitNotAnAllocation) {
     EXPECT_NE(r.err.find("fewer than 200"), std::string::npos) << r.err;
     EXPECT_LT(s, 2.0) << layers;
   }
-  write_file(dir / "config.json", R"({"model_type":"llama","hidden_size":64,"num_attention_heads":4,)"
-                                  R"("intermediate_size":128,"vocab_size":100,"num_hidden_layers":1024})");
+  write_file(dir / "config.json", tiny_llama_config("1024"));
   EXPECT_EQ(run_cli("tensors " + quoted(dir / "config.json") + " --json").exit_code, 0);
 }
 
@@ -98,12 +91,8 @@ TEST(HostileInput, CtrlCStopsTheThirtyTwoBitScanPromptly) {
   // 16 GiB of F32 zeros in a sparse file: one tensor, read twice by the 32-bit path (several seconds).
   write_safetensors(dir / "big.safetensors", {{"w", DType::F32, {uint64_t{4} << 30}, {}}});
   const fs::path out = dir / "stats.json";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    execl(MA_CLI_BINARY, MA_CLI_BINARY, "stats", (dir / "big.safetensors").c_str(), "--export", out.c_str(),
-          "--quiet", "--threads", "1", static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  const pid_t pid = start_cli({"stats", (dir / "big.safetensors").string(), "--export", out.string(), "--quiet",
+                               "--threads", "1"});
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   const auto sent = std::chrono::steady_clock::now();
   kill(pid, SIGINT);
@@ -114,21 +103,6 @@ TEST(HostileInput, CtrlCStopsTheThirtyTwoBitScanPromptly) {
   EXPECT_EQ(WEXITSTATUS(status), 130);
   EXPECT_LT(after, 1.0) << "the scan went on after Ctrl-C";
   EXPECT_FALSE(fs::exists(out));
-}
-
-TEST(HostileInput, ASecondInterruptIsNotCaught) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const std::atomic<bool>& flag = cli::interrupt_flag();
-    raise(SIGINT);
-    if (!flag.load()) _exit(2);  // the first one must only set the flag
-    raise(SIGINT);
-    _exit(3);  // not reached: the second one terminates the process
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "exit " << WEXITSTATUS(status);
-  EXPECT_EQ(WTERMSIG(status), SIGINT);
 }
 
 TEST(HostileInput, ErrorLinesEscapeBytesThatAreNotUtf8) {
@@ -144,7 +118,7 @@ TEST(HostileInput, ErrorLinesEscapeBytesThatAreNotUtf8) {
 
 TEST(HostileInput, AnIndexWithoutItsShardsSaysItIsADryRun) {
   TempDir dir;
-  fs::copy_file(fs::path(MA_EXAMPLE_DIR) / "config.json", dir / "config.json");
+  fs::copy_file(example_dir() / "config.json", dir / "config.json");
   write_file(dir / "model.safetensors.index.json",
              R"({"metadata":{},"weight_map":{"model.embed_tokens.weight":"model-00001-of-00002.safetensors",)"
              R"("model.norm.weight":"model-00002-of-00002.safetensors"}})");
@@ -161,7 +135,7 @@ TEST(HostileInput, AnIndexWithoutItsShardsSaysItIsADryRun) {
 }
 
 TEST(HostileInput, ParallelSplitsThatCannotDivideAreRefused) {
-  const std::string model = std::string("'") + MA_EXAMPLE_DIR + "'";  // 4 heads, 2 KV heads, 2 layers, dense
+  const std::string model = example();  // 4 heads, 2 KV heads, 2 layers, dense
   struct Case {
     const char* args;
     const char* says;

@@ -1,5 +1,6 @@
 // The fake Hub (tests/hub) itself: one nginx with a repo per fault mode, driven with the curl command-line tool
-// so that what is checked is the wire protocol the Hub client will see, not our own reading of it.
+// so that what is checked is the wire protocol the Hub client will see, not our own reading of it. (What it
+// refuses to serve, without starting nginx: unit/fake_hub_input_test.cpp.)
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -16,6 +17,8 @@
 #include <thread>
 
 #include "fake_hub.h"
+#include "fake_hub_test_support.h"
+#include "test_support.h"
 
 namespace ma::test {
 namespace {
@@ -26,43 +29,11 @@ constexpr const char* kToken = "hf_fake_token_123";
 constexpr uint64_t kFiveGB = 5'000'000'000ull;
 const std::string kBigEtag(64, 'b');
 
-// A fresh directory under the system temp dir, removed on destruction.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& tag) {
-    std::random_device rd;
-    path_ = fs::temp_directory_path() /
-            ("ma-fakehub-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Deterministic, non-repeating-looking bytes.
 std::string pattern(size_t n) {
   std::string s(n, '\0');
   for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>((i * 131 + i / 251 + 7) & 0xff);
   return s;
-}
-
-bool have_tool(const std::string& name) {
-  return std::system(("command -v " + name + " >/dev/null 2>&1").c_str()) == 0;
 }
 
 struct Response {
@@ -96,15 +67,15 @@ void parse_headers(const std::string& text, Response& r) {
 
 // Runs `curl -sS <args>` (args shell-quoted by the caller); headers and body are kept apart through files.
 Response curl(const std::string& args) {
-  ScratchDir tmp("curl");
+  TempDir tmp;
   const fs::path hdr = tmp.path() / "headers", body = tmp.path() / "body";
   const std::string cmd = "curl -sS --max-time 30 -D '" + hdr.string() + "' -o '" + body.string() + "' " + args +
                           " 2>/dev/null";
   const int rc = std::system(cmd.c_str());
   Response r;
   r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  parse_headers(slurp(hdr), r);
-  r.body = slurp(body);
+  parse_headers(read_file(hdr), r);
+  r.body = read_file(body);
   return r;
 }
 
@@ -112,7 +83,7 @@ std::string q(const std::string& s) { return "'" + s + "'"; }
 std::string bearer(const std::string& token) { return "-H " + q("Authorization: Bearer " + token) + " "; }
 
 std::string sha256_of(const std::string& bytes) {
-  ScratchDir tmp("sha");
+  TempDir tmp;
   const fs::path p = tmp.path() / "f";
   std::ofstream(p, std::ios::binary) << bytes;
   FILE* pipe = ::popen(("sha256sum '" + p.string() + "'").c_str(), "r");
@@ -122,29 +93,13 @@ std::string sha256_of(const std::string& bytes) {
   return std::string(buf, n);
 }
 
-FakeFile file(const std::string& path, std::string content, bool lfs = false) {
-  FakeFile f;
-  f.path = path;
-  f.content = std::move(content);
-  f.lfs = lfs;
-  return f;
-}
-
-FakeRepo repo(const std::string& id, const std::string& mode, std::vector<FakeFile> files) {
-  FakeRepo r;
-  r.id = id;
-  r.mode = mode;
-  r.files = std::move(files);
-  return r;
-}
-
 FakeRepo gpt2_repo() {
-  FakeFile big = file("big.safetensors", "HEADER", true);
+  FakeFile big = fake_file("big.safetensors", "HEADER", true);
   big.sparse_size = kFiveGB;
   big.etag = kBigEtag;
-  FakeRepo r = repo("gpt2", "normal",
-                    {file("config.json", "{\"model_type\":\"gpt2\"}"), file("hello.txt", "hello\n"),
-                     file("model.safetensors", pattern(4096), true), std::move(big)});
+  FakeRepo r = fake_repo("gpt2", "normal",
+                    {fake_file("config.json", "{\"model_type\":\"gpt2\"}"), fake_file("hello.txt", "hello\n"),
+                     fake_file("model.safetensors", pattern(4096), true), std::move(big)});
   r.info_json_fields = "\"downloads\":12,\"likes\":3";
   return r;
 }
@@ -153,23 +108,23 @@ class FakeHubTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (!FakeHub::available() || !have_tool("curl")) return;
-    dir_ = std::make_unique<ScratchDir>("suite");
+    dir_ = std::make_unique<TempDir>();
     hub_ = std::make_unique<FakeHub>(dir_->path() / "hub", kToken);
     hub_->add_repo(gpt2_repo());
-    const FakeFile config = file("config.json", "{}");
-    const FakeFile model = file("model.safetensors", pattern(4096), true);
-    hub_->add_repo(repo("org/gated", "gated", {config, model}));
-    hub_->add_repo(repo("org/private", "private", {config, model}));
-    hub_->add_repo(repo("org/limited", "rate_limited", {config, model}));
-    FakeRepo hostile = repo("org/limited-hostile", "rate_limited", {config});
+    const FakeFile config = fake_file("config.json", "{}");
+    const FakeFile model = fake_file("model.safetensors", pattern(4096), true);
+    hub_->add_repo(fake_repo("org/gated", "gated", {config, model}));
+    hub_->add_repo(fake_repo("org/private", "private", {config, model}));
+    hub_->add_repo(fake_repo("org/limited", "rate_limited", {config, model}));
+    FakeRepo hostile = fake_repo("org/limited-hostile", "rate_limited", {config});
     hostile.limit_headers = {{"Retry-After", "inf"}, {"RateLimit", "\"api\";r=0;t=nan"}};
     hub_->add_repo(hostile);
-    hub_->add_repo(repo("org/flaky", "flaky", {config, model}));
-    hub_->add_repo(repo("org/norange", "ignore_range", {model}));
-    hub_->add_repo(repo("org/truncated", "truncated", {model}));
-    hub_->add_repo(repo("org/corrupt", "corrupt", {model}));
-    hub_->add_repo(repo("org/slow", "slow", {file("model.safetensors", pattern(384 << 10), true)}));
-    hub_->add_repo(repo("org/loop", "redirect_loop", {config}));
+    hub_->add_repo(fake_repo("org/flaky", "flaky", {config, model}));
+    hub_->add_repo(fake_repo("org/norange", "ignore_range", {model}));
+    hub_->add_repo(fake_repo("org/truncated", "truncated", {model}));
+    hub_->add_repo(fake_repo("org/corrupt", "corrupt", {model}));
+    hub_->add_repo(fake_repo("org/slow", "slow", {fake_file("model.safetensors", pattern(384 << 10), true)}));
+    hub_->add_repo(fake_repo("org/loop", "redirect_loop", {config}));
     hub_->start();
   }
   static void TearDownTestSuite() {
@@ -192,7 +147,7 @@ class FakeHubTest : public ::testing::Test {
     return curl(extra + q(redirect.header("location")));
   }
 
-  static inline std::unique_ptr<ScratchDir> dir_;
+  static inline std::unique_ptr<TempDir> dir_;
   static inline std::unique_ptr<FakeHub> hub_;
 };
 
@@ -460,12 +415,12 @@ TEST_F(FakeHubTest, LogShowsTokenOnHubNeverOnCdn) {
 // A DeepSeek-V3-shaped repo: 163 sparse 5 GB shards and more, every one an exact nginx location.
 TEST(FakeHubStartup, TwoHundredShardsStartFast) {
   if (!FakeHub::available()) GTEST_SKIP() << "nginx not installed";
-  ScratchDir dir("many");
-  FakeRepo r = repo("deepseek-ai/DeepSeek-V3", "normal", {file("config.json", "{}")});
+  TempDir dir;
+  FakeRepo r = fake_repo("deepseek-ai/DeepSeek-V3", "normal", {fake_file("config.json", "{}")});
   for (int i = 1; i <= 200; ++i) {
     char name[64];
     std::snprintf(name, sizeof name, "model-%05d-of-00200.safetensors", i);
-    FakeFile shard = file(name, "x", true);
+    FakeFile shard = fake_file(name, "x", true);
     shard.sparse_size = kFiveGB;
     shard.etag = std::string(58, 'a') + std::string(name).substr(6, 5) + "0";
     r.files.push_back(std::move(shard));
@@ -488,39 +443,6 @@ TEST(FakeHubStartup, TwoHundredShardsStartFast) {
   if (have_tool("curl")) {
     EXPECT_NE(curl(q(endpoint + "/api/models/x")).exit_code, 0);  // nothing listens now
   }
-}
-
-TEST(FakeHubInput, RejectsWhatItCannotServe) {
-  ScratchDir dir("input");
-  FakeHub hub(dir.path() / "hub", kToken);
-  FakeFile huge = file("huge.safetensors", "x", true);
-  huge.sparse_size = 100ull << 20;  // sparse and over 64 MiB: hashing it is refused
-  EXPECT_THROW(hub.add_repo(repo("a/huge", "normal", {huge})), std::runtime_error);
-  EXPECT_THROW(hub.add_repo(repo("a/mode", "sideways", {})), std::invalid_argument);
-  EXPECT_THROW(hub.add_repo(repo("a/b/c", "normal", {})), std::invalid_argument);
-  EXPECT_THROW(hub.add_repo(repo("a/path", "normal", {file("../x", "")})), std::invalid_argument);
-  FakeRepo injecting = repo("a/header", "rate_limited", {});
-  injecting.limit_headers = {{"Retry-After", "$request_uri"}};  // would be an nginx variable
-  EXPECT_THROW(hub.add_repo(injecting), std::invalid_argument);
-  hub.add_repo(repo("a/ok", "normal", {file("config.json", "")}));
-  EXPECT_THROW(hub.add_repo(repo("a/ok", "normal", {})), std::invalid_argument);
-  EXPECT_EQ(hub.etag_of("a/ok", "config.json"), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");  // the empty blob
-  EXPECT_EQ(hub.commit_of("a/ok").size(), 40u);
-}
-
-TEST(FakeHubInput, RepoFromDirectoryMarksLfsFiles) {
-  ScratchDir dir("fromdir");
-  std::ofstream(dir.path() / "config.json") << "{}";
-  std::ofstream(dir.path() / "model.safetensors") << "weights";
-  std::ofstream(dir.path() / "tokenizer.json") << std::string((1 << 20) + 1, 'x');
-  fs::create_directories(dir.path() / "sub");
-  const FakeRepo r = repo_from_directory("org/m", dir.path());
-  ASSERT_EQ(r.files.size(), 3u);
-  EXPECT_EQ(r.files[0].path, "config.json");
-  EXPECT_FALSE(r.files[0].lfs);
-  EXPECT_TRUE(r.files[1].lfs);
-  EXPECT_EQ(r.files[1].content, "weights");
-  EXPECT_TRUE(r.files[2].lfs);
 }
 
 }  // namespace

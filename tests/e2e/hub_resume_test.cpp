@@ -9,7 +9,7 @@
 #include <chrono>
 #include <thread>
 
-#include "test_support.h"
+#include "cli_test_support.h"
 
 namespace fs = std::filesystem;
 
@@ -44,15 +44,20 @@ class CutServer {
 };
 
 CommandResult download(const CutServer& server, const fs::path& cache) {
-  return run_cli_env("-u HF_TOKEN HF_ENDPOINT=" + server.endpoint() + " HF_HUB_CACHE='" + cache.string() + "'",
+  return run_cli_env("-u HF_TOKEN HF_ENDPOINT=" + server.endpoint() + " HF_HUB_CACHE=" + quoted(cache),
                      "download cut/model");
 }
 
-TEST(HubResume, LostConnectionResumesWithRange) {
-  TempDir dir;
-  CutServer server(dir.path(), "resume");
+// Each test's server writes its port and log under dir_; its downloads go to dir_/cache.
+class HubResume : public ::testing::Test {
+ protected:
+  TempDir dir_;
+};
+
+TEST_F(HubResume, LostConnectionResumesWithRange) {
+  CutServer server(dir_.path(), "resume");
   if (!server.up()) GTEST_SKIP() << "python3 could not start tests/hub/cut_server.py";
-  CommandResult r = download(server, dir / "cache");
+  CommandResult r = download(server, dir_ / "cache");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("1 resumed after a lost connection"), std::string::npos) << r.err;
   EXPECT_NE(server.log().find("range=bytes=" + std::to_string(kCut) + "-"), std::string::npos) << server.log();
@@ -60,36 +65,32 @@ TEST(HubResume, LostConnectionResumesWithRange) {
   EXPECT_EQ(fs::file_size(file), static_cast<uintmax_t>(kSize));  // and its SHA-256 matched, or no file
 }
 
-TEST(HubResume, ServerIgnoringRangeOnResumeRestartsTheFile) {
-  TempDir dir;
-  CutServer server(dir.path(), "ignore-range");
+TEST_F(HubResume, ServerIgnoringRangeOnResumeRestartsTheFile) {
+  CutServer server(dir_.path(), "ignore-range");
   if (!server.up()) GTEST_SKIP() << "python3 could not start tests/hub/cut_server.py";
-  CommandResult r = download(server, dir / "cache");
+  CommandResult r = download(server, dir_ / "cache");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   fs::path file = fs::path(r.out.substr(0, r.out.find('\n'))) / "weights.bin";
   EXPECT_EQ(fs::file_size(file), static_cast<uintmax_t>(kSize));
   // The cut GET, the Range request answered with the whole file (200), and the restart from byte 0.
   const std::string log = server.log();
-  size_t gets = 0;
-  for (size_t at = 0; (at = log.find("GET /cut/model/resolve/", at)) != std::string::npos; ++at) ++gets;
+  const size_t gets = occurrences(log, "GET /cut/model/resolve/");
   EXPECT_EQ(gets, 3u) << log;
 }
 
-TEST(HubResume, SilentServerTimesOutAndFailsAfterRetries) {
-  TempDir dir;
-  CutServer server(dir.path(), "stall");
+TEST_F(HubResume, SilentServerTimesOutAndFailsAfterRetries) {
+  CutServer server(dir_.path(), "stall");
   if (!server.up()) GTEST_SKIP() << "python3 could not start tests/hub/cut_server.py";
   auto start = std::chrono::steady_clock::now();
   CommandResult r = run_cli_env("-u HF_TOKEN HF_HUB_DOWNLOAD_TIMEOUT=1 HF_ENDPOINT=" + server.endpoint() +
-                                    " HF_HUB_CACHE='" + (dir / "cache").string() + "'",
+                                    " HF_HUB_CACHE=" + quoted(dir_ / "cache"),
                                 "download cut/model");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.exit_code, 6) << r.err;
   EXPECT_NE(r.err.find("timed out"), std::string::npos) << r.err;
   EXPECT_LT(seconds, 20) << "a silent server must not hang the client";
-  size_t gets = 0;
   const std::string log = server.log();
-  for (size_t at = 0; (at = log.find("GET /cut/model/resolve/", at)) != std::string::npos; ++at) ++gets;
+  const size_t gets = occurrences(log, "GET /cut/model/resolve/");
   EXPECT_EQ(gets, 3u) << "one attempt and two retries\n" << log;
 }
 

@@ -1,17 +1,15 @@
 // End-to-end: the report command's options, exports and exit codes (seed 002 §7).
 #include <gtest/gtest.h>
 
+#include "cli_test_support.h"
 #include "core/json.h"
-#include "test_support.h"
 
 namespace ma {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string example() {
-  return std::string("'") + MA_EXAMPLE_DIR + "'";
-}
+using test::example;
 
 TEST(CliReport, ExportsJsonAndMarkdownAtomically) {
   test::TempDir tmp;

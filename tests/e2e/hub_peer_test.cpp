@@ -5,15 +5,13 @@
 // in that definition from `modelanalyzer tensors --json` of the same repo over the same Hub.
 // Skips visibly without node or the peer's node_modules (scripts/install-peer.sh installs them).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <map>
 
 #include "core/json.h"
+#include "cli_test_support.h"
 #include "fake_hub.h"
-#include "test_support.h"
 
 namespace fs = std::filesystem;
 
@@ -21,17 +19,6 @@ namespace ma::test {
 namespace {
 
 const fs::path kPeerDir = fs::path(MA_SOURCE_DIR) / "tests" / "peer";
-
-std::string capture(const std::string& cmd, int* code) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  int status = pclose(p);
-  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
 
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -70,7 +57,7 @@ TEST(HubPeer, OfficialJsClientCountsEqualOurs) {
   auto data = shared_data();
   TempDir work;
   FakeHub hub(work / "hub", "hf_unused");
-  std::vector<std::pair<std::string, fs::path>> repos = {{"ex/tiny-llama", MA_EXAMPLE_DIR}};
+  std::vector<std::pair<std::string, fs::path>> repos = {{"ex/tiny-llama", example_dir()}};
   if (data)
     for (const auto& e : fs::directory_iterator(*data / "fixtures"))
       if (e.is_directory() && fs::exists(e.path() / "config.json"))
@@ -82,13 +69,14 @@ TEST(HubPeer, OfficialJsClientCountsEqualOurs) {
   for (const auto& [id, dir] : repos) hub.add_repo(repo_from_directory(id, dir));
   hub.start();
   for (const auto& [id, dir] : repos) {
-    int code = 0;
-    std::string peer = capture("node '" + (kPeerDir / "safetensors_params.mjs").string() + "' " + hub.endpoint() + " " + id, &code);
-    ASSERT_EQ(code, 0) << id << ": " << peer;
-    std::string mine = capture("env -u HF_TOKEN HF_ENDPOINT=" + hub.endpoint() + " HF_HUB_CACHE='" + (work / "cache").string() +
-                                   "' '" + MA_CLI_BINARY + "' tensors " + id + " --json",
-                               &code);
-    ASSERT_EQ(code, 0) << id;
+    const CommandResult node = run_shell("node " + quoted(kPeerDir / "safetensors_params.mjs") + " " + hub.endpoint() + " " + id);
+    const std::string& peer = node.out;
+    ASSERT_EQ(node.exit_code, 0) << id << ": " << peer << node.err;
+    const CommandResult tensors =
+        run_cli_env("-u HF_TOKEN HF_ENDPOINT=" + hub.endpoint() + " HF_HUB_CACHE=" + quoted(work / "cache"),
+                    "tensors " + id + " --json");
+    const std::string& mine = tensors.out;
+    ASSERT_EQ(tensors.exit_code, 0) << id;
     const bool quantized = read_file(dir / "config.json").find("\"quantization_config\"") != std::string::npos;
     EXPECT_EQ(ours(mine, quantized), peers(peer)) << id;
   }

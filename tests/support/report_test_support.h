@@ -1,4 +1,4 @@
-// Loading a model the way build_model_report does, up to the report inputs, for the section tests.
+// Loading a model the way build_model_report does, up to the report inputs, for the section tests (unit).
 // A config whose architecture we do not build (ChatGLM, Baichuan, ...) gets a config-only inventory:
 // naming a model and reading its context need no template.
 #pragma once
@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "analysis/memory.h"
 #include "analysis/parameter_counts.h"
 #include "analysis/report_inputs.h"
 #include "core/error.h"
@@ -70,4 +71,16 @@ inline std::unique_ptr<LoadedModel> config_only(const std::string& json, const s
   return m;
 }
 
+inline MemoryReport memory_of(const LoadedModel& l, const ReportOptions& o = {}) {
+  return estimate_memory(l.inputs(o));
+}
+
 }  // namespace ma::test
+
+// Loads ../shared/data/<relative> into `var` (a std::unique_ptr<LoadedModel>), or skips the test, visibly,
+// without the shared data.
+#define ANALYZE_OR_SKIP(var, relative)          \
+  auto var = ::ma::test::load_shared(relative); \
+  if (!var) GTEST_SKIP() << "../shared/data is not available"
+// The same with the path in two parts: LOAD_OR_SKIP(m, "hf-configs", "org__name").
+#define LOAD_OR_SKIP(var, sub, name) ANALYZE_OR_SKIP(var, std::string(sub) + "/" + (name))

@@ -8,33 +8,16 @@
 #include <algorithm>
 #include <cmath>
 #include <chrono>
-#include <cstring>
 #include <thread>
 
+#include "cli_test_support.h"
 #include "core/json.h"
 #include "formats/safetensors_writer.h"
-#include "test_support.h"
 
 namespace fs = std::filesystem;
 
 namespace ma::test {
 namespace {
-
-std::string f32(std::initializer_list<float> v) {
-  std::string out(v.size() * 4, '\0');
-  size_t i = 0;
-  for (float x : v) std::memcpy(out.data() + 4 * i++, &x, 4);
-  return out;
-}
-
-// The named tensor's object; a test that asks for a missing one fails (and gets an empty object to read).
-const json::Value& tensor(const json::Document& d, std::string_view name) {
-  for (const json::Value& t : d.root().find("tensors")->items())
-    if (t.find("name")->as_string() == name) return t;
-  ADD_FAILURE() << "no tensor " << name;
-  static const json::Document empty = json::Document::parse(R"({"trainable":false,"flagged":false})", "empty");
-  return empty.root();
-}
 
 TEST(CliStats, HandWorkedFigures) {
   TempDir dir;
@@ -99,12 +82,7 @@ TEST(CliStats, InterruptLeavesNoOutputFile) {
   // 4 GB of BF16 zeros as a sparse file: a scan of a second or more, long enough to interrupt.
   write_safetensors(dir / "big.safetensors", {{"w", DType::BF16, {uint64_t{2} << 30}, {}}});
   const fs::path out = dir / "stats.json";
-  pid_t pid = fork();
-  if (pid == 0) {
-    execl(MA_CLI_BINARY, MA_CLI_BINARY, "stats", (dir / "big.safetensors").c_str(), "--export", out.c_str(), "--quiet",
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  pid_t pid = start_cli({"stats", (dir / "big.safetensors").string(), "--export", out.string(), "--quiet"});
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   kill(pid, SIGINT);
   int status = 0;
@@ -139,7 +117,7 @@ TEST(CliStats, SelectionAndExports) {
 }
 
 TEST(CliStats, ConsoleHasSeed001Tables) {
-  CommandResult r = run_cli(std::string("stats '") + MA_EXAMPLE_DIR + "'");
+  CommandResult r = run_cli("stats " + example());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* s : {"SUMMARY", "Total parameters:         151,872", "Trainable params:         151,872",
                         "LAYER DETAILS", "WEIGHT STATISTICS", "model.layers.0.self_attn.q_proj.weight          (64, 64)"})
@@ -148,7 +126,7 @@ TEST(CliStats, ConsoleHasSeed001Tables) {
 
 TEST(CliStats, ConfigOnlyModelNeedsWeights) {
   TempDir dir;
-  write_file(dir / "config.json", read_file(fs::path(MA_EXAMPLE_DIR) / "config.json"));
+  write_file(dir / "config.json", read_file(example_dir() / "config.json"));
   CommandResult r = run_cli("stats '" + dir.path().string() + "'");
   EXPECT_EQ(r.exit_code, 8) << r.err;
   EXPECT_NE(r.err.find("statistics need the weight files"), std::string::npos) << r.err;
@@ -201,7 +179,7 @@ TEST(CliCompare, DriftFiguresMissingExtraAndFlags) {
 }
 
 TEST(CliCompare, ACheckpointAgainstItselfHasNoDrift) {
-  CommandResult r = run_cli(std::string("compare '") + MA_EXAMPLE_DIR + "' '" + MA_EXAMPLE_DIR + "' --json");
+  CommandResult r = run_cli("compare " + example() + " " + example() + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json::Document d = json::Document::parse(r.out, "compare");
   EXPECT_EQ(d.root().find("compared")->as_uint(), 21u);

@@ -15,7 +15,7 @@
 #include "core/json.h"
 #include "fake_hub.h"
 #include "fake_hub_hash.h"
-#include "test_support.h"
+#include "cli_test_support.h"
 
 namespace fs = std::filesystem;
 using ma::test::FakeFile;
@@ -45,7 +45,7 @@ FakeFile sparse_safetensors(const std::string& path, uint64_t elements) {
 }
 
 FakeRepo example_repo(const std::string& id, const std::string& mode) {
-  FakeRepo r = repo_from_directory(id, MA_EXAMPLE_DIR);
+  FakeRepo r = repo_from_directory(id, example_dir());
   r.mode = mode;
   for (FakeFile& f : r.files)
     if (f.path.size() > 12 && f.path.substr(f.path.size() - 12) == ".safetensors") f.lfs = true;
@@ -77,12 +77,6 @@ FakeRepo limited_repo(const std::string& id, std::pair<std::string, std::string>
   std::erase_if(r.files, [](const FakeFile& f) { return f.path != "config.json"; });
   r.limit_headers = {std::move(header)};
   return r;
-}
-
-size_t occurrences(const std::string& text, const std::string& part) {
-  size_t n = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
 }
 
 class HubCli : public ::testing::Test {
@@ -155,16 +149,11 @@ class HubCli : public ::testing::Test {
   // The CLI with the Hub environment: endpoint, a fresh cache, the sentinel token in HF_TOKEN (sent only
   // with --trust-endpoint, loopback not being a Hugging Face host).
   CommandResult run(const std::string& args, const std::string& env = "") {
-    std::string cmd = "env -u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HOME -u HF_HUB_OFFLINE -u HF_TOKEN_PATH "
-                      "-u TRANSFORMERS_OFFLINE HOME='" + (cache_ / "home").string() + "' HF_ENDPOINT=" +
-                      hub_->endpoint() + " HF_HUB_CACHE='" + (cache_ / "hub").string() + "' HF_TOKEN=" + kToken +
-                      " " + env + " '" + MA_CLI_BINARY + "' " + args;
-    TempDir tmp;
-    int status = std::system((cmd + " >'" + (tmp / "out").string() + "' 2>'" + (tmp / "err").string() + "' </dev/null").c_str());
-    CommandResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_file(tmp / "out");
-    r.err = read_file(tmp / "err");
+    CommandResult r = run_cli_env("-u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HOME -u HF_HUB_OFFLINE -u HF_TOKEN_PATH "
+                                  "-u TRANSFORMERS_OFFLINE HOME=" + quoted(cache_ / "home") + " HF_ENDPOINT=" +
+                                      hub_->endpoint() + " HF_HUB_CACHE=" + quoted(cache_ / "hub") +
+                                      " HF_TOKEN=" + kToken + " " + env,
+                                  args);
     outputs_.push_back(r.out);
     outputs_.push_back(r.err);
     return r;
@@ -206,7 +195,7 @@ FakeHub* HubCli::hub_ = nullptr;
 TempDir* HubCli::work_ = nullptr;
 
 TEST_F(HubCli, ReportFromHubEqualsLocalAndReadsOnlyHeaders) {
-  CommandResult local = run_cli(std::string("'") + MA_EXAMPLE_DIR + "' --json");
+  CommandResult local = run_cli(example() + " --json");
   const fs::path exported = cache_ / "report.json";
   CommandResult remote = run("ex/tiny-llama --json --trust-endpoint --export '" + exported.string() + "'");
   ASSERT_EQ(remote.exit_code, 0) << remote.err;
@@ -377,7 +366,7 @@ TEST_F(HubCli, DownloadVerifiesSizeAndHashIntoTheCacheLayout) {
   ASSERT_TRUE(fs::is_symlink(snapshot / "model.safetensors"));
   EXPECT_EQ(fs::read_symlink(snapshot / "model.safetensors"),
             fs::path("../../blobs") / hub_->etag_of("ex/tiny-llama", "model.safetensors"));
-  EXPECT_EQ(read_file(snapshot / "model.safetensors"), read_file(fs::path(MA_EXAMPLE_DIR) / "model.safetensors"));
+  EXPECT_EQ(read_file(snapshot / "model.safetensors"), read_file(example_dir() / "model.safetensors"));
   EXPECT_EQ(read_file(cache_ / "hub" / "models--ex--tiny-llama" / "refs" / "main"), hub_->commit_of("ex/tiny-llama"));
   EXPECT_TRUE(files_named(".incomplete").empty());
   // The downloaded snapshot is a local model like any other.
@@ -409,7 +398,7 @@ TEST_F(HubCli, TruncatedOrCorruptDownloadLeavesNothing) {
 
 TEST_F(HubCli, KilledDownloadLeavesAValidCache) {
   const std::string cmd = "env -u HF_TOKEN HF_ENDPOINT=" + hub_->endpoint() + " HF_HUB_CACHE='" +
-                          (cache_ / "hub").string() + "' '" + MA_CLI_BINARY + "' download ex/slow --include big.bin --quiet";
+                          (cache_ / "hub").string() + "' " + cli_binary() + " download ex/slow --include big.bin --quiet";
   pid_t pid = fork();
   if (pid == 0) {
     execl("/bin/sh", "sh", "-c", ("exec " + cmd + " >/dev/null 2>&1").c_str(), static_cast<char*>(nullptr));
@@ -429,7 +418,7 @@ TEST_F(HubCli, KilledDownloadLeavesAValidCache) {
 
 TEST_F(HubCli, TwoConcurrentRunsShareOneCache) {
   const std::string cmd = "env -u HF_TOKEN HF_ENDPOINT=" + hub_->endpoint() + " HF_HUB_CACHE='" +
-                          (cache_ / "hub").string() + "' '" + MA_CLI_BINARY + "' ";
+                          (cache_ / "hub").string() + "' " + cli_binary() + " ";
   int a = std::system((cmd + "download ex/tiny-llama --quiet >/dev/null 2>&1 & " + cmd +
                        "download ex/tiny-llama --quiet >/dev/null 2>&1 & " + cmd +
                        "tensors ex/tiny-llama >/dev/null 2>&1 & wait").c_str());
@@ -439,7 +428,7 @@ TEST_F(HubCli, TwoConcurrentRunsShareOneCache) {
   EXPECT_TRUE(files_named(".incomplete").empty());
   EXPECT_TRUE(files_named(".link").empty());
   const fs::path snapshot = cache_ / "hub" / "models--ex--tiny-llama" / "snapshots" / hub_->commit_of("ex/tiny-llama");
-  EXPECT_EQ(read_file(snapshot / "model.safetensors"), read_file(fs::path(MA_EXAMPLE_DIR) / "model.safetensors"));
+  EXPECT_EQ(read_file(snapshot / "model.safetensors"), read_file(example_dir() / "model.safetensors"));
 }
 
 TEST_F(HubCli, TokenIsNeverSentToAnEndpointThatIsNotHuggingFaceUnlessTrusted) {
@@ -481,7 +470,7 @@ TEST_F(HubCli, TamperedSmallFileIsRefusedAndNeverCached) {
   const fs::path repo = cache_ / "hub" / "models--ex--tampered";
   std::error_code ec;
   EXPECT_FALSE(fs::exists(repo / "snapshots" / hub_->commit_of("ex/tampered") / "config.json", ec));
-  const std::string served = same_size_tamper(read_file(fs::path(MA_EXAMPLE_DIR) / "config.json"));
+  const std::string served = same_size_tamper(read_file(example_dir() / "config.json"));
   for (auto it = fs::recursive_directory_iterator(repo / "blobs", ec); it != fs::recursive_directory_iterator(); ++it) {
     EXPECT_NE(it->path().filename(), hub_->etag_of("ex/tampered", "config.json")) << it->path();
     EXPECT_NE(read_file(it->path()), served) << it->path();
@@ -523,7 +512,7 @@ TEST_F(HubCli, DownloadReplacesATamperedFileInTheOutputDirectory) {
   const fs::path out = cache_ / "out";
   const std::string args = "download ex/tiny-llama --include config.json --out '" + out.string() + "'";
   ASSERT_EQ(run(args).exit_code, 0);
-  const std::string original = read_file(fs::path(MA_EXAMPLE_DIR) / "config.json");
+  const std::string original = read_file(example_dir() / "config.json");
   write_file(out / "config.json", same_size_tamper(original));
   CommandResult r = run(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -536,7 +525,7 @@ TEST_F(HubCli, DownloadReplacesATamperedFileInTheOutputDirectory) {
 // The same for a blob in the cache: a blob rewritten with other bytes since it was verified is hashed again.
 TEST_F(HubCli, DownloadReplacesATamperedBlobInTheCache) {
   ASSERT_EQ(run("download ex/tiny-llama --include config.json --quiet").exit_code, 0);
-  const std::string original = read_file(fs::path(MA_EXAMPLE_DIR) / "config.json");
+  const std::string original = read_file(example_dir() / "config.json");
   const fs::path blob = cache_ / "hub" / "models--ex--tiny-llama" / "blobs" / hub_->etag_of("ex/tiny-llama", "config.json");
   ASSERT_EQ(read_file(blob), original);
   write_file(blob, same_size_tamper(original));

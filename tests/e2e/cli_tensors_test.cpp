@@ -4,20 +4,19 @@
 
 #include <map>
 
+#include "cli_test_support.h"
 #include "core/json.h"
-#include "test_support.h"
 
 namespace ma {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string quoted(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
+using test::example_dir;
+using test::quoted;
 
 TEST(CliTensors, JsonOnTheBuiltInExample) {
-  auto r = test::run_cli("tensors " + quoted(MA_EXAMPLE_DIR) + " --json");
+  auto r = test::run_cli("tensors " + quoted(example_dir()) + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = json::Document::parse(r.out, "stdout");
   const json::Value& root = doc.root();
@@ -50,7 +49,7 @@ TEST(CliTensors, JsonOnTheBuiltInExample) {
 TEST(CliTensors, CsvInSeed003Format) {
   test::TempDir tmp;
   auto r =
-      test::run_cli("tensors " + quoted(MA_EXAMPLE_DIR) + " --csv " + quoted(tmp / "t.csv") + " --quiet");
+      test::run_cli("tensors " + quoted(example_dir()) + " --csv " + quoted(tmp / "t.csv") + " --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string csv = test::read_file(tmp / "t.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
@@ -65,7 +64,7 @@ TEST(CliTensors, CsvInSeed003Format) {
 
 TEST(CliTensors, DryRunFromABareConfig) {
   test::TempDir tmp;
-  fs::copy_file(fs::path(MA_EXAMPLE_DIR) / "config.json", tmp / "config.json");
+  fs::copy_file(example_dir() / "config.json", tmp / "config.json");
   auto r = test::run_cli("tensors " + quoted(tmp.path()) + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = json::Document::parse(r.out, "stdout");
@@ -80,7 +79,7 @@ TEST(CliTensors, DryRunFromABareConfig) {
 
 TEST(CliTensors, TiedEmbeddingsCountedOnce) {
   test::TempDir tmp;
-  std::string cfg = test::read_file(fs::path(MA_EXAMPLE_DIR) / "config.json");
+  std::string cfg = test::read_file(example_dir() / "config.json");
   cfg.replace(cfg.find("\"tie_word_embeddings\": false"), 28, "\"tie_word_embeddings\": true");
   test::write_file(tmp / "config.json", cfg);
   auto r = test::run_cli("tensors " + quoted(tmp.path()) + " --json");
@@ -96,8 +95,8 @@ TEST(CliTensors, TiedEmbeddingsCountedOnce) {
 
 TEST(CliTensors, HeaderTemplateDifferencesAreWarnings) {
   test::TempDir tmp;
-  fs::copy_file(fs::path(MA_EXAMPLE_DIR) / "model.safetensors", tmp / "model.safetensors");
-  std::string cfg = test::read_file(fs::path(MA_EXAMPLE_DIR) / "config.json");
+  fs::copy_file(example_dir() / "model.safetensors", tmp / "model.safetensors");
+  std::string cfg = test::read_file(example_dir() / "config.json");
   cfg.replace(cfg.find("\"intermediate_size\": 160"), 24, "\"intermediate_size\": 128");
   test::write_file(tmp / "config.json", cfg);
   auto r = test::run_cli("tensors " + quoted(tmp.path()) + " --json");
@@ -138,7 +137,7 @@ TEST(CliTensors, ErrorsAreOneLineWithDocumentedExitCodes) {
 }
 
 TEST(CliSummary, MainJobOnTheExample) {
-  auto r = test::run_cli(quoted(MA_EXAMPLE_DIR));
+  auto r = test::run_cli(quoted(example_dir()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("151,872, exact"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("2 x attention+dense"), std::string::npos) << r.out;
@@ -188,7 +187,7 @@ namespace {
 
 TEST(CliTensors, WeightsInOtherFormatsAreNamedNotIgnored) {
   test::TempDir tmp;
-  std::filesystem::copy_file(std::filesystem::path(MA_EXAMPLE_DIR) / "config.json", tmp / "config.json");
+  std::filesystem::copy_file(test::example_dir() / "config.json", tmp / "config.json");
   test::write_file(tmp / "pytorch_model.bin", "PK not really a zip");
   auto r = test::run_cli("tensors '" + tmp.path().string() + "' --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -8,27 +8,18 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <future>
 #include <string>
 #include <vector>
 
-#include "test_support.h"
+#include "cli_test_support.h"
 
 namespace fs = std::filesystem;
 
 namespace ma::test {
 namespace {
-
-std::string example() {
-  return std::string("'") + MA_EXAMPLE_DIR + "'";
-}
-std::string quoted(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
 
 bool is_char_device(const fs::path& p) {
   struct stat st {};
@@ -38,12 +29,6 @@ bool is_char_device(const fs::path& p) {
 // Reads a FIFO to its end in the background, as `>(gzip > x.gz)` would.
 std::future<std::string> drain(const fs::path& fifo) {
   return std::async(std::launch::async, [fifo] { return read_file(fifo); });
-}
-
-// Runs a shell command line (for redirections run_cli does not offer); returns the exit code.
-int shell(const std::string& line) {
-  const int status = std::system(line.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 TEST(CliOutputs, DevNullAndDevStdoutAreWrittenThroughNotReplaced) {
@@ -89,7 +74,7 @@ TEST(CliOutputs, FifoReceivesTheOutputAndStaysAFifo) {
 
 TEST(CliOutputs, DashIsStdoutForEveryOutputFlag) {
   TempDir dir;
-  fs::copy(MA_EXAMPLE_DIR, dir / "b", fs::copy_options::recursive);  // a second checkpoint to compare with
+  fs::copy(example_dir(), dir / "b", fs::copy_options::recursive);  // a second checkpoint to compare with
   const std::string b = quoted(dir / "b");
   struct Case {
     std::string args;
@@ -175,8 +160,8 @@ TEST(CliOutputs, ImageNamesMustSayPngOrSvg) {
 
 TEST(CliOutputs, AFullStdoutFailsWithExit9) {
   TempDir dir;
-  const std::string bin = std::string("'") + MA_CLI_BINARY + "'";
-  const int code = shell(bin + " tensors " + example() + " --json >/dev/full 2>" + quoted(dir / "err"));
+  const int code =
+      run_shell(cli_binary() + " tensors " + example() + " --json >/dev/full 2>" + quoted(dir / "err")).exit_code;
   EXPECT_EQ(code, 9);
   const std::string err = read_file(dir / "err");
   EXPECT_NE(err.find("standard output: write failed: No space left on device"), std::string::npos) << err;
@@ -187,13 +172,11 @@ TEST(CliOutputs, AClosedPipeEndsQuietly) {
   // Output far larger than a pipe's buffer, a reader that leaves after one byte, and SIGPIPE ignored (as
   // under many supervisors): the write fails with EPIPE, which must end the command without a message.
   TempDir dir;
-  write_file(dir / "config.json",
-             R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":600,"num_attention_heads":4,)"
-             R"("intermediate_size":128,"vocab_size":100})");
-  const std::string bin = std::string("'") + MA_CLI_BINARY + "'";
-  const int code =
-      shell("sh -c \"trap '' PIPE; " + bin + " tensors " + quoted(dir / "config.json") + " --json 2>" +
-            quoted(dir / "err") + "; echo \\$? >" + quoted(dir / "rc") + "\" | head -c 1 >/dev/null");
+  write_file(dir / "config.json", tiny_llama_config("600"));
+  const int code = run_shell("sh -c \"trap '' PIPE; " + cli_binary() + " tensors " + quoted(dir / "config.json") +
+                             " --json 2>" + quoted(dir / "err") + "; echo \\$? >" + quoted(dir / "rc") +
+                             "\" | head -c 1 >/dev/null")
+                       .exit_code;
   ASSERT_EQ(code, 0);
   EXPECT_EQ(read_file(dir / "rc"), "9\n");
   EXPECT_EQ(read_file(dir / "err"), "");

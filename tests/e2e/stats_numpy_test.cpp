@@ -7,7 +7,6 @@
 // where the reference has null. The same comparison runs on every real fixture checkpoint under
 // ../shared/data/fixtures when present.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cmath>
@@ -22,8 +21,8 @@
 
 #include "core/dtype.h"
 #include "core/json.h"
+#include "cli_test_support.h"
 #include "formats/safetensors_writer.h"
-#include "test_support.h"
 
 namespace ma {
 namespace {
@@ -35,26 +34,13 @@ constexpr const char* kStatsArgs = " --eps 1e-3 --bins 32";
 constexpr double kRelTol = 1e-9;
 constexpr double kAbsTol = 1e-12;
 
-std::string quoted(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
+using test::quoted;
+using test::run_shell;
 
 bool numpy_available() {
   static const bool ok =
       std::system((std::string(kPython) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0;
   return ok;
-}
-
-// Runs a shell command, capturing stdout and stderr (like test::run_cli, for any program).
-test::CommandResult run_shell(const std::string& cmd) {
-  test::TempDir tmp;
-  std::string full = cmd + " >" + quoted(tmp / "out") + " 2>" + quoted(tmp / "err") + " </dev/null";
-  int status = std::system(full.c_str());
-  test::CommandResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = test::read_file(tmp / "out");
-  r.err = test::read_file(tmp / "err");
-  return r;
 }
 
 // -----------------------------------------------------------------------------------------------------------
@@ -303,10 +289,10 @@ std::string num_text(const json::Value* v) {
   return "(not a number)";
 }
 
-// A double statistic: null exactly where the reference has null, else within kRelTol relative or `abs_tol`
-// absolute (kAbsTol, for statistics that can cancel to near zero).
-void expect_close(const json::Value* ours, const json::Value* ref, const std::string& what,
-                  double abs_tol = kAbsTol) {
+// What every statistic is checked for first: present in both outputs, and null exactly where the reference
+// has null. `compare` is set when both hold a value to compare.
+void expect_present(const json::Value* ours, const json::Value* ref, const std::string& what, bool& compare) {
+  compare = false;
   ASSERT_NE(ref, nullptr) << what << ": missing from the reference";
   if (!ours) {
     ADD_FAILURE() << what << ": missing from our output (reference " << num_text(ref) << ")";
@@ -316,6 +302,16 @@ void expect_close(const json::Value* ours, const json::Value* ref, const std::st
     EXPECT_TRUE(ours->is_null()) << what << ": ours " << num_text(ours) << ", reference null";
     return;
   }
+  compare = true;
+}
+
+// A double statistic: null exactly where the reference has null, else within kRelTol relative or `abs_tol`
+// absolute (kAbsTol, for statistics that can cancel to near zero).
+void expect_close(const json::Value* ours, const json::Value* ref, const std::string& what,
+                  double abs_tol = kAbsTol) {
+  bool compare = false;
+  expect_present(ours, ref, what, compare);
+  if (!compare) return;
   if (!ours->is_number()) {
     ADD_FAILURE() << what << ": ours " << num_text(ours) << ", reference " << num_text(ref);
     return;
@@ -328,15 +324,9 @@ void expect_close(const json::Value* ours, const json::Value* ref, const std::st
 
 // A count (or a nullable integer such as rows): exactly equal.
 void expect_count(const json::Value* ours, const json::Value* ref, const std::string& what) {
-  ASSERT_NE(ref, nullptr) << what << ": missing from the reference";
-  if (!ours) {
-    ADD_FAILURE() << what << ": missing from our output (reference " << num_text(ref) << ")";
-    return;
-  }
-  if (ref->is_null()) {
-    EXPECT_TRUE(ours->is_null()) << what << ": ours " << num_text(ours) << ", reference null";
-    return;
-  }
+  bool compare = false;
+  expect_present(ours, ref, what, compare);
+  if (!compare) return;
   auto a = ours->as_uint();
   auto b = ref->as_uint();
   ASSERT_TRUE(b.has_value()) << what << ": reference " << num_text(ref) << " is not a count";

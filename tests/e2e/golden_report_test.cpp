@@ -1,11 +1,13 @@
 // Golden files for the report: console (--detailed), JSON and Markdown of real configs and checkpoints.
 // The files under tests/golden/ were checked by hand once; these tests guard them against regressions.
 // After an intended change, regenerate with UPDATE_GOLDEN=1 and read the diff before committing it.
+// (The other commands' goldens: golden_*_test.cpp.)
 #include <gtest/gtest.h>
 
-#include <cstdlib>
+#include <algorithm>
 
-#include "test_support.h"
+#include "cli_test_support.h"
+#include "golden_support.h"
 
 namespace ma {
 namespace {
@@ -42,11 +44,7 @@ std::vector<std::string> case_names() {
 
 // Paths and the timestamp differ between machines and runs.
 std::string normalize(std::string s, const std::string& model_path) {
-  auto replace_all = [&](const std::string& from, const std::string& to) {
-    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-      s.replace(at, from.size(), to);
-  };
-  replace_all(model_path, "MODEL");
+  s = test::replace_all(std::move(s), model_path, "MODEL");
   const std::string key = "\"analysis_timestamp\":\"";
   if (size_t at = s.find(key); at != std::string::npos)
     s.replace(at + key.size(), 20, "TIMESTAMP-----------");
@@ -60,26 +58,17 @@ TEST_P(GoldenTest, OutputsMatch) {
       *std::find_if(cases().begin(), cases().end(), [&](const auto& g) { return g.name == GetParam(); });
   std::string path;
   if (c.model == "example") {
-    path = MA_EXAMPLE_DIR;
+    path = test::example_dir().string();
   } else {
     auto data = test::shared_data();
     if (!data) GTEST_SKIP() << "../shared/data not present";
     path = (*data / c.model).string();
   }
-  const fs::path dir = fs::path(MA_SOURCE_DIR) / "tests" / "golden";
-  const bool update = std::getenv("UPDATE_GOLDEN") != nullptr;
   for (const auto& [ext, flags] : std::vector<std::pair<std::string, std::string>>{
            {"txt", " --detailed"}, {"json", " --json"}, {"md", " --quiet --export-markdown -"}}) {
     auto r = test::run_cli("'" + path + "'" + c.args + flags);
     ASSERT_EQ(r.exit_code, 0) << c.name << " " << flags << ": " << r.err;
-    std::string got = normalize(r.out, path);
-    fs::path golden = dir / (c.name + "." + ext);
-    if (update) {
-      test::write_file(golden, got);
-      continue;
-    }
-    ASSERT_TRUE(fs::exists(golden)) << golden << " missing: run with UPDATE_GOLDEN=1, then check it by hand";
-    EXPECT_EQ(got, test::read_file(golden)) << "output differs from " << golden;
+    ASSERT_NO_FATAL_FAILURE(test::expect_golden(normalize(r.out, path), c.name + "." + ext));
   }
 }
 

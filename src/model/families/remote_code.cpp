@@ -1,0 +1,79 @@
+// The remote-code group's table (see remote_code.h) and the helpers its files share.
+#include "model/families/remote_code.h"
+
+#include <array>
+
+#include "core/error.h"
+#include "model/families/decoder_common.h"
+#include "model/families/family_groups.h"
+
+namespace ma::families {
+namespace remote {
+
+void unsupported(const ModelConfig& cfg, std::string_view key, const std::string& what) {
+  throw Error(ErrorKind::Unsupported, cfg.file(), std::string(key), "unsupported architecture: " + what);
+}
+
+void output_head(ModelTemplate& t, const std::string& name, const std::string& embedding, bool tie) {
+  if (!tie) {
+    t.add(name, {t.arch.vocab_size, t.arch.hidden_size});
+    return;
+  }
+  t.tie(name, embedding);
+  t.known_extras.push_back({name, "tied copy of " + embedding + " that some checkpoints store"});
+}
+
+TemplateTensor& inv_freq_buffer(ModelTemplate& t, const std::string& name, uint64_t dim) {
+  TemplateTensor& b = t.add(name, {(dim + 1) / 2});
+  b.kind = TensorKind::Buffer;
+  return b;
+}
+
+void push_attention_layer(ModelTemplate& t, uint64_t heads, uint64_t kv_heads) {
+  LayerSpec l;
+  l.attention.kind = attention_kind_of(heads, kv_heads);
+  l.attention.heads = heads;
+  l.attention.kv_heads = kv_heads;
+  t.arch.stack(StackRole::Decoder)->layers.push_back(l);
+}
+
+void build_as(std::string_view model_type, const ModelConfig& cfg, ModelTemplate& t) {
+  const FamilyBuilder* f = find_family_builder(model_type);
+  if (!f)
+    throw Error(ErrorKind::Internal, cfg.file(), "model_type", "no builder for " + std::string(model_type));
+  f->build(cfg, t);
+}
+
+}  // namespace remote
+
+namespace {
+
+// Every builder of the group, marked as derived by hand rather than mirrored from transformers.
+template <BuildFn Build>
+void hand_derived(const ModelConfig& cfg, ModelTemplate& t) {
+  Build(cfg, t);
+  t.arch.hand_derived = true;
+}
+
+constexpr std::array kFamilies{
+    FamilyBuilder{"qwen", hand_derived<remote::build_qwen>},
+    FamilyBuilder{"chatglm", hand_derived<remote::build_chatglm>},
+    FamilyBuilder{"baichuan", hand_derived<remote::build_baichuan>},
+    FamilyBuilder{"internlm", hand_derived<remote::build_internlm>},
+    FamilyBuilder{"internlm2", hand_derived<remote::build_internlm2>},
+    FamilyBuilder{"stablelm_epoch", hand_derived<remote::build_stablelm_epoch>},
+    FamilyBuilder{"minicpm", hand_derived<remote::build_minicpm>},
+    FamilyBuilder{"minicpmv", hand_derived<remote::build_minicpmv>},
+    FamilyBuilder{"kimi_k2", hand_derived<remote::build_kimi_k2>},
+    FamilyBuilder{"RefinedWeb", hand_derived<remote::build_refinedweb>},
+    FamilyBuilder{"RefinedWebModel", hand_derived<remote::build_refinedweb_model>},
+    FamilyBuilder{"mimo", hand_derived<remote::build_mimo>},
+};
+
+}  // namespace
+
+std::span<const FamilyBuilder> remote_code() {
+  return kFamilies;
+}
+
+}  // namespace ma::families

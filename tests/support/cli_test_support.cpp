@@ -1,0 +1,49 @@
+#include "cli_test_support.h"
+
+#include <unistd.h>
+
+namespace ma::test {
+
+std::filesystem::path example_dir() {
+  return MA_EXAMPLE_DIR;
+}
+
+std::string example() {
+  return quoted(example_dir());
+}
+
+std::string cli_binary() {
+  return quoted(MA_CLI_BINARY);
+}
+
+CommandResult run_cli(const std::string& args) {
+  return run_cli_env("", args);
+}
+
+CommandResult run_cli_env(const std::string& env, const std::string& args) {
+  return run_shell((env.empty() ? std::string() : "env " + env + " ") + cli_binary() + " " + args);
+}
+
+CommandResult run_cli_in(const std::filesystem::path& dir, const std::string& args) {
+  return run_shell("cd " + quoted(dir) + " && " + cli_binary() + " " + args);
+}
+
+CommandResult run_cli_timeout(int seconds, const std::string& args) {
+  return run_shell("timeout " + std::to_string(seconds) + " " + cli_binary() + " " + args);
+}
+
+pid_t start_cli(const std::vector<std::string>& args) {
+  std::vector<std::string> argv_text = {MA_CLI_BINARY};
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execv(MA_CLI_BINARY, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+}  // namespace ma::test

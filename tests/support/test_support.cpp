@@ -1,0 +1,109 @@
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace ma::test {
+
+std::optional<std::filesystem::path> shared_data() {
+  const char* instead = std::getenv("MA_TEST_SHARED_DATA");
+  const std::filesystem::path p(instead ? instead : MA_SHARED_DATA);
+  if (std::filesystem::is_directory(p / "oracle")) return p;
+  return std::nullopt;
+}
+
+TempDir::TempDir() {
+  std::random_device rd;
+  path_ = std::filesystem::temp_directory_path() /
+          ("ma-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+  std::filesystem::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file(const std::filesystem::path& p, const std::string& content) {
+  std::ofstream out(p, std::ios::binary);
+  out << content;
+}
+
+json::Document parse_json_file(const std::filesystem::path& p) {
+  json::Limits limits;
+  limits.max_bytes = 1ull << 30;
+  return json::Document::parse(read_file(p), p.string(), limits);
+}
+
+std::string quoted(const std::filesystem::path& p) {
+  return "'" + p.string() + "'";
+}
+
+CommandResult run_shell(const std::string& command_line) {
+  TempDir tmp;
+  // In a subshell, so that the line's own redirections and pipes apply inside the captured streams.
+  const std::string cmd =
+      "( " + command_line + " ) >" + quoted(tmp / "out") + " 2>" + quoted(tmp / "err") + " </dev/null";
+  const int status = std::system(cmd.c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(tmp / "out");
+  r.err = read_file(tmp / "err");
+  return r;
+}
+
+bool have_tool(const std::string& name) {
+  return std::system(("command -v " + name + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+size_t occurrences(std::string_view text, std::string_view part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string_view::npos; at = text.find(part, at + part.size())) ++n;
+  return n;
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  if (from.empty()) return s;
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+  return s;
+}
+
+std::string f32(std::initializer_list<float> values) {
+  std::string out(values.size() * 4, '\0');
+  size_t i = 0;
+  for (float x : values) std::memcpy(out.data() + 4 * i++, &x, 4);
+  return out;
+}
+
+const json::Value& tensor(const json::Document& d, std::string_view name) {
+  for (const json::Value& t : d.root().find("tensors")->items())
+    if (t.find("name")->as_string() == name) return t;
+  ADD_FAILURE() << "no tensor " << name;
+  static const json::Document empty =
+      json::Document::parse(R"({"trainable":false,"flagged":false})", "empty");
+  return empty.root();
+}
+
+std::string tiny_llama_config(const std::string& num_hidden_layers) {
+  return R"({"model_type":"llama","hidden_size":64,"num_attention_heads":4,"intermediate_size":128,)"
+         R"("vocab_size":100,"num_hidden_layers":)" +
+         num_hidden_layers + "}";
+}
+
+}  // namespace ma::test

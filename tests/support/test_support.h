@@ -1,0 +1,82 @@
+// Helpers shared by the unit and the end-to-end tests: where the reference data is, temp directories, files,
+// shell commands, and the small pieces several test files need (a float32 tensor's bytes, a tensor of a JSON
+// export by name, a tiny config). Running the built binary is the end-to-end tests' alone:
+// cli_test_support.h.
+#pragma once
+#include <cctype>
+#include <cstdint>
+#include <filesystem>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/json.h"
+
+namespace ma::test {
+
+// ../shared/data when present (CI and developer machines), nullopt in a user's fresh clone. The environment
+// variable MA_TEST_SHARED_DATA names another directory instead: MA_TEST_SHARED_DATA=/nonexistent ctest runs
+// the suite as a fresh clone without ../shared would (every test that needs the data skips, and says so).
+std::optional<std::filesystem::path> shared_data();
+
+// A fresh directory under the system temp dir, removed on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string read_file(const std::filesystem::path& p);
+void write_file(const std::filesystem::path& p, const std::string& content);
+json::Document parse_json_file(const std::filesystem::path& p);
+
+// `p` in single quotes, for a shell command line.
+std::string quoted(const std::filesystem::path& p);
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+// Runs a shell command line (its own redirections and pipes included) with stdin from /dev/null, capturing
+// stdout and stderr.
+CommandResult run_shell(const std::string& command_line);
+// Whether `name` is a program on PATH.
+bool have_tool(const std::string& name);
+
+// How many times `part` occurs in `text`, not overlapping.
+size_t occurrences(std::string_view text, std::string_view part);
+// `s` with every occurrence of `from` replaced by `to`.
+std::string replace_all(std::string s, const std::string& from, const std::string& to);
+
+// The bytes of a float32 tensor holding `values`.
+std::string f32(std::initializer_list<float> values);
+
+// The object of the tensor named `name` in a JSON export's "tensors" array (stats, compare); a test that asks
+// for a missing one fails, and gets an object reading {"trainable": false, "flagged": false}.
+const json::Value& tensor(const json::Document& d, std::string_view name);
+
+// A minimal Llama config.json: hidden 64, 4 heads, MLP 128, vocabulary 100 and `num_hidden_layers` layers
+// (text, so that a test can ask for an implausible number).
+std::string tiny_llama_config(const std::string& num_hidden_layers);
+
+// Names parameterized tests after their parameter (a model directory name), in gtest's allowed alphabet.
+struct ParamName {
+  template <typename Info>
+  std::string operator()(const Info& info) const {
+    std::string n = info.param;
+    for (char& ch : n)
+      if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    return n;
+  }
+};
+
+}  // namespace ma::test

@@ -1,0 +1,392 @@
+// The hand-derived templates (model/families/remote_code*.cpp) of architectures transformers builds only with
+// the model repository's own code, checked against what those repositories publish: (a) the on-disk tensor
+// names of the checkpoint's weight index, as a set; (b) the index's metadata.total_size, as the bytes of
+// those tensors at the config's dtype; (c) the parameter counts model cards quote (PARAM_COUNTS.tsv), or, for
+// configs without an index, a count derived below from the config's own numbers. Plus the fallback from a
+// missing model_type to the config's class (distilgpt2).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "analysis/parameter_counts.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "formats/model_files.h"
+#include "model/family_registry.h"
+#include "model/inventory.h"
+#include "test_support.h"
+
+namespace ma {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every ../shared/data/hf-configs directory whose oracle entry is ok:false and whose template we derive by
+// hand (Qwen-VL-Chat-Int4 and Nemotron-NAS stay unsupported).
+const char* const kRemoteCodeConfigs[] = {
+    "Qwen__Qwen-7B",
+    "Qwen__Qwen-7B-Chat",
+    "Qwen__Qwen-7B-Chat-Int4",
+    "Qwen__Qwen-72B",
+    "THUDM__chatglm-6b",
+    "THUDM__chatglm2-6b",
+    "THUDM__chatglm2-6b-32k",
+    "THUDM__codegeex2-6b",
+    "baichuan-inc__Baichuan2-13B-Chat",
+    "internlm__internlm-20b",
+    "internlm__internlm2-chat-7b",
+    "stabilityai__stable-code-3b",
+    "openbmb__MiniCPM-V-2",
+    "moonshotai__Kimi-K2-Instruct",
+    "tiiuae__falcon-40b",
+    "XiaomiMiMo__MiMo-7B-Base",
+};
+
+fs::path config_dir(const std::string& dir) {
+  return *test::shared_data() / "hf-configs" / dir;
+}
+
+ModelTemplate load_template(const fs::path& dir) {
+  const fs::path file = dir / "config.json";
+  return build_template(ModelConfig::parse(test::read_file(file), file.string()));
+}
+
+uint64_t num_parameters(const fs::path& dir) {
+  LocalModelFiles files;
+  files.root = dir;
+  files.display_name = dir.filename().string();
+  files.config = dir / "config.json";
+  return count_parameters(build_inventory(files)).total;
+}
+
+// The template's stored tensors by on-disk name, with their bytes at the config's dtype (a piece's own dtype
+// where it has one). `tied_copies`: tied tensors this checkpoint stores anyway.
+std::map<std::string, uint64_t> stored_bytes(const ModelTemplate& t,
+                                             const std::vector<std::string>& tied_copies) {
+  const DType dtype = dtype_from_any_name(t.arch.torch_dtype).value_or(DType::F32);
+  auto bytes = [](const Shape& s, DType d) { return numel(s) * dtype_bits(d) / 8; };
+  std::map<std::string, uint64_t> out;
+  for (const TemplateTensor& tt : t.tensors) {
+    if (!tt.stored) {
+      if (std::find(tied_copies.begin(), tied_copies.end(), tt.name) != tied_copies.end())
+        out[tt.name] = bytes(tt.shape, dtype);
+    } else if (tt.per_expert) {
+      for (uint32_t e = 0; e < tt.per_expert->experts; ++e)
+        for (size_t p = 0; p < tt.per_expert->parts.size(); ++p)
+          out[tt.per_expert->name(e, p)] = bytes(tt.per_expert->parts[p].shape, dtype);
+    } else if (tt.disk.empty()) {
+      out[tt.name] = bytes(tt.shape, dtype);
+    } else {
+      for (const DiskPiece& p : tt.disk) out[p.name] = bytes(p.shape, p.dtype.value_or(dtype));
+    }
+  }
+  return out;
+}
+
+struct Index {
+  std::set<std::string> names;
+  uint64_t total_size = 0;
+};
+
+Index read_index(const fs::path& file) {
+  json::Document d = test::parse_json_file(file);
+  Index ix;
+  for (const json::Member& m : d.root().find("weight_map")->members()) ix.names.emplace(m.key);
+  ix.total_size = *d.root().find("metadata")->find("total_size")->as_uint();
+  return ix;
+}
+
+// Names in `a` missing from `b`, at most 8 of them listed.
+std::string missing_from(const std::set<std::string>& a, const std::set<std::string>& b) {
+  std::ostringstream out;
+  size_t n = 0;
+  for (const std::string& x : a)
+    if (!b.count(x) && n++ < 8) out << "  " << x << "\n";
+  if (n > 8) out << "  ... " << n - 8 << " more\n";
+  return out.str();
+}
+
+// --- (a) names and (b) bytes, for every config with an unquantized index ---
+
+struct IndexCase {
+  std::string dir;
+  std::string index;
+  std::vector<std::string> tied_copies;  // tied tensors the checkpoint stores anyway
+  bool stale_total_size = false;         // checked separately (ChatGlm6bIndexTotalSizeIsOfItsFirstUpload)
+};
+
+const IndexCase kIndexCases[] = {
+    {"Qwen__Qwen-7B", "model.safetensors.index.json", {}},
+    {"Qwen__Qwen-72B", "model.safetensors.index.json", {}},
+    {"THUDM__chatglm-6b", "pytorch_model.bin.index.json", {"lm_head.weight"}, true},
+    {"THUDM__chatglm2-6b", "pytorch_model.bin.index.json", {}},
+    {"THUDM__chatglm2-6b-32k", "pytorch_model.bin.index.json", {}},
+    {"THUDM__codegeex2-6b", "pytorch_model.bin.index.json", {}},
+    {"baichuan-inc__Baichuan2-13B-Chat", "pytorch_model.bin.index.json", {}},
+    {"internlm__internlm-20b", "pytorch_model.bin.index.json", {}},
+    {"internlm__internlm2-chat-7b", "model.safetensors.index.json", {}},
+    {"stabilityai__stable-code-3b", "model.safetensors.index.json", {}},
+    {"openbmb__MiniCPM-V-2", "model.safetensors.index.json", {}},
+    {"tiiuae__falcon-40b", "pytorch_model.bin.index.json", {"lm_head.weight"}},
+};
+
+class RemoteCodeIndexTest : public ::testing::TestWithParam<IndexCase> {};
+
+TEST_P(RemoteCodeIndexTest, NamesAndBytesEqualTheIndex) {
+  if (!test::shared_data()) GTEST_SKIP() << "../shared/data not present";
+  const IndexCase& c = GetParam();
+  const fs::path dir = config_dir(c.dir);
+  ModelTemplate t = load_template(dir);
+  EXPECT_TRUE(t.arch.hand_derived);
+  for (const std::string& name : c.tied_copies)
+    EXPECT_TRUE(std::any_of(t.known_extras.begin(), t.known_extras.end(),
+                            [&](const auto& k) { return k.prefix == name; }))
+        << name << " is stored by the checkpoint but not declared as an expected tied copy";
+
+  const std::map<std::string, uint64_t> stored = stored_bytes(t, c.tied_copies);
+  std::set<std::string> ours;
+  for (const auto& [name, bytes] : stored) ours.insert(name);
+  const Index ix = read_index(dir / c.index);
+  EXPECT_EQ(ours, ix.names) << "in the template, not the index:\n"
+                            << missing_from(ours, ix.names) << "in the index, not the template:\n"
+                            << missing_from(ix.names, ours);
+
+  uint64_t total = 0;
+  for (const std::string& name : ix.names)
+    if (auto it = stored.find(name); it != stored.end()) total += it->second;
+  if (!c.stale_total_size) {
+    EXPECT_EQ(total, ix.total_size) << t.arch.torch_dtype;
+  }
+  std::cout << "[ remote   ] " << c.dir << ": " << ix.names.size() << " tensors, " << total
+            << " bytes (index total_size " << ix.total_size << "), " << num_parameters(dir)
+            << " parameters\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(RemoteCode, RemoteCodeIndexTest, ::testing::ValuesIn(kIndexCases),
+                         [](const auto& param_info) {
+                           std::string n = param_info.param.dir;
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+// THUDM/chatglm-6b's index kept the total_size of the first upload when the "slim" checkpoint (config
+// vocab_size 150528 -> 130528) replaced the embedding shard; that upload also saved the LayerNorms in
+// float32. The template at float16 plus exactly those two differences gives the index's figure.
+TEST(RemoteCode, ChatGlm6bIndexTotalSizeIsOfItsFirstUpload) {
+  if (!test::shared_data()) GTEST_SKIP() << "../shared/data not present";
+  const fs::path dir = config_dir("THUDM__chatglm-6b");
+  ModelTemplate t = load_template(dir);
+  const Index ix = read_index(dir / "pytorch_model.bin.index.json");
+  uint64_t total = 0, norm_elements = 0;
+  for (const auto& [name, bytes] : stored_bytes(t, {"lm_head.weight"})) {
+    total += bytes;
+    if (name.find("layernorm.") != std::string::npos) norm_elements += bytes / 2;
+  }
+  EXPECT_EQ(norm_elements, (28u * 2 + 1) * 2 * 4096);  // input / post-attention / final, weight + bias
+  const uint64_t dropped_rows = 150528 - 130528;       // embedding and its stored tied lm_head copy
+  EXPECT_EQ(total + 2 * dropped_rows * 4096 * 2 + norm_elements * 2, ix.total_size);
+}
+
+// Qwen-7B-Chat-Int4 is an AutoGPTQ checkpoint: each quantized Linear stores X.qweight (packed) with X.qzeros,
+// X.scales and X.g_idx, and always an X.bias (zero where the model has none) in place of X.weight. Every
+// other name is the template's; the model it stands for is Qwen-7B-Chat's.
+TEST(RemoteCode, QwenGptqCheckpointNamesMapOntoTheTemplate) {
+  if (!test::shared_data()) GTEST_SKIP() << "../shared/data not present";
+  const fs::path dir = config_dir("Qwen__Qwen-7B-Chat-Int4");
+  ModelTemplate t = load_template(dir);
+  std::set<std::string> ours;
+  for (const auto& [name, bytes] : stored_bytes(t, {})) ours.insert(name);
+  const Index ix = read_index(dir / "model.safetensors.index.json");
+  std::set<std::string> seen, unexplained;
+  for (const std::string& name : ix.names) {
+    if (ours.count(name)) {
+      seen.insert(name);
+      continue;
+    }
+    const std::string module = name.substr(0, name.rfind('.'));
+    const std::string leaf = name.substr(name.rfind('.') + 1);
+    const bool quantized = ix.names.count(module + ".qweight") && ours.count(module + ".weight");
+    if (quantized && leaf == "qweight") seen.insert(module + ".weight");
+    if (!quantized ||
+        !(leaf == "qweight" || leaf == "qzeros" || leaf == "scales" || leaf == "g_idx" || leaf == "bias"))
+      unexplained.insert(name);
+  }
+  EXPECT_TRUE(unexplained.empty()) << missing_from(unexplained, {});
+  EXPECT_EQ(seen, ours) << "template tensors the checkpoint lacks:\n" << missing_from(ours, seen);
+  EXPECT_EQ(num_parameters(dir), num_parameters(config_dir("Qwen__Qwen-7B")));  // same sizes, fp16 flag aside
+  EXPECT_EQ(t.arch.torch_dtype, "float16");                                     // its config sets fp16
+}
+
+// --- (c) published parameter counts ---
+
+// Whether `count` agrees with a figure PARAM_COUNTS.tsv quotes: "exact" rows exactly; rounded ones ("7B",
+// "6.2B", "40B") at the precision of their digits (an integer's trailing zeros not significant), rounded or
+// truncated there: model cards name Qwen-7B (7.72 billion) and InternLM2-7B (7.74 billion) by size class.
+bool matches_published(uint64_t count, const std::string& figure, const std::string& exactness) {
+  if (exactness == "exact") return std::stoull(figure) == count;
+  const char suffix = figure.back();
+  uint64_t unit = suffix == 'T' ? 1'000'000'000'000 : suffix == 'B' ? 1'000'000'000 : 1'000'000;
+  std::string digits = figure.substr(0, figure.size() - 1);
+  if (size_t dot = digits.find('.'); dot != std::string::npos) {
+    for (size_t i = dot + 1; i < digits.size(); ++i) unit /= 10;
+    digits.erase(dot, 1);
+  }
+  uint64_t quoted = std::stoull(digits);
+  if (figure.find('.') == std::string::npos)
+    while (quoted > 0 && quoted % 10 == 0) {
+      quoted /= 10;
+      unit *= 10;
+    }
+  return quoted == (count + unit / 2) / unit || quoted == count / unit;
+}
+
+TEST(RemoteCode, MatchesPublishedReadsRoundedFigures) {
+  EXPECT_TRUE(matches_published(6'173'286'400, "6.2B", "rounded"));
+  EXPECT_FALSE(matches_published(6'300'000'000, "6.2B", "rounded"));
+  EXPECT_TRUE(matches_published(41'303'293'952, "40B", "rounded"));  // one significant digit
+  EXPECT_TRUE(matches_published(7'721'324'544, "7B", "rounded"));    // truncated
+  EXPECT_FALSE(matches_published(8'100'000'000, "7B", "rounded"));
+  EXPECT_TRUE(matches_published(6'053'381'344, "6053381344", "exact"));
+}
+
+TEST(RemoteCode, CountsAgreeWithPublishedFigures) {
+  auto data = test::shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  std::map<std::string, std::pair<std::string, std::string>> published;  // dir -> figure, exactness
+  std::istringstream tsv(test::read_file(*data / "hf-configs" / "PARAM_COUNTS.tsv"));
+  for (std::string line; std::getline(tsv, line);) {
+    std::istringstream row(line);
+    std::string dir, figure, exactness;
+    std::getline(row, dir, '\t');
+    std::getline(row, figure, '\t');
+    std::getline(row, exactness, '\t');
+    published[dir] = {figure, exactness};
+  }
+  size_t checked = 0;
+  for (const char* dir : kRemoteCodeConfigs) {
+    auto it = published.find(dir);
+    if (it == published.end()) continue;
+    const uint64_t count = num_parameters(config_dir(dir));
+    EXPECT_TRUE(matches_published(count, it->second.first, it->second.second))
+        << dir << ": " << count << " vs published " << it->second.first;
+    ++checked;
+  }
+  EXPECT_EQ(checked,
+            8u);  // Qwen-7B, -7B-Chat, -72B, chatglm-6b, codegeex2-6b, InternLM 20B, InternLM2, Falcon-40B
+}
+
+// --- configs without an index: counts derived from the config's numbers ---
+
+// Qwen-7B-Chat's config is an early revision (n_embd / n_layer / n_head / ffn_hidden_size spellings); the
+// sizes are Qwen-7B's, whose count its index confirms (15,442,649,088 bytes at bf16 = 2 x 7,721,324,544).
+TEST(RemoteCode, QwenEarlySpellingIsQwen7B) {
+  if (!test::shared_data()) GTEST_SKIP() << "../shared/data not present";
+  EXPECT_EQ(num_parameters(config_dir("Qwen__Qwen-7B-Chat")), 7'721'324'544u);
+  EXPECT_EQ(num_parameters(config_dir("Qwen__Qwen-7B")), 7'721'324'544u);
+}
+
+// Kimi-K2: DeepSeek-V3's layout with its config's numbers; the remote MoEGate's e_score_correction_bias is a
+// parameter (topk_method noaux_tc).
+TEST(RemoteCode, KimiK2CountFromItsConfig) {
+  if (!test::shared_data()) GTEST_SKIP() << "../shared/data not present";
+  const uint64_t h = 7168, vocab = 163840, layers = 61, dense = 1, heads = 64, q_rank = 1536, kv_rank = 512;
+  const uint64_t nope = 128, rope = 64, v = 128, experts = 384, moe = 2048, shared = 1, inter = 18432;
+  const uint64_t attention = h * q_rank + q_rank + q_rank * heads * (nope + rope) + h * (kv_rank + rope) +
+                             kv_rank + kv_rank * heads * (nope + v) + heads * v * h;
+  const uint64_t routed = experts * 3 * h * moe + experts * h + experts + 3 * h * moe * shared;
+  const uint64_t expected =
+      2 * vocab * h + layers * (attention + 2 * h) + dense * 3 * h * inter + (layers - dense) * routed + h;
+  ModelTemplate t = load_template(config_dir("moonshotai__Kimi-K2-Instruct"));
+  EXPECT_TRUE(t.arch.hand_derived);
+  EXPECT_EQ(num_parameters(config_dir("moonshotai__Kimi-K2-Instruct")), expected);
+  EXPECT_EQ(expected, 1'026'408'232'448u);
+}
+
+// MiMo-7B: Qwen2 with GQA (32 / 8 heads of 128) plus one multi-token-prediction layer that MiMoModel builds
+// (model.mtp_layers.0: a Qwen2 decoder layer, input_proj [4096, 8192] and three more norms).
+TEST(RemoteCode, MiMoCountFromItsConfig) {
+  if (!test::shared_data()) GTEST_SKIP() << "../shared/data not present";
+  const uint64_t h = 4096, vocab = 151680, layers = 36, heads = 32, kv = 8, hd = 128, inter = 11008;
+  const uint64_t layer =
+      h * heads * hd + heads * hd + 2 * (h * kv * hd + kv * hd) + heads * hd * h + 3 * h * inter + 2 * h;
+  const uint64_t expected = 2 * vocab * h + layers * layer + h + (layer + 2 * h * h + 3 * h);
+  ModelTemplate t = load_template(config_dir("XiaomiMiMo__MiMo-7B-Base"));
+  EXPECT_TRUE(t.arch.hand_derived);
+  EXPECT_EQ(t.arch.layers().size(), layers);  // the MTP layer is not part of the decoder stack
+  EXPECT_EQ(num_parameters(config_dir("XiaomiMiMo__MiMo-7B-Base")), expected);
+  EXPECT_EQ(expected, 7'833'409'536u);
+}
+
+// --- what stays unsupported, and the model_type fallback ---
+
+ModelTemplate from_text(const std::string& json) {
+  return build_template(ModelConfig::parse(json, "config.json"));
+}
+
+void expect_unsupported(const std::string& json, const std::string& what) {
+  try {
+    from_text(json);
+    ADD_FAILURE() << "built: " << json;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unsupported architecture: " + what), std::string::npos) << e.what();
+  }
+}
+
+TEST(RemoteCode, VariantsNotDerivedAreRefused) {
+  expect_unsupported(R"({"model_type": "qwen", "visual": {"layers": 48}})", "qwen with a visual tower");
+  expect_unsupported(R"({"model_type": "chatglm", "num_layers": 28})", "chatglm without");
+  expect_unsupported(R"({"model_type": "minicpmv", "version": 2.6})", "minicpmv after MiniCPM-V 2");
+  expect_unsupported(R"({"model_type": "minicpmv", "vision_encoder": "vit_base_patch16_224"})",
+                     "minicpmv with the timm vision encoder");
+  expect_unsupported(R"({"model_type": "minicpm", "num_experts": 8})", "minicpm with experts");
+  expect_unsupported(R"({"model_type": "kimi_k2", "moe_layer_freq": 2, "n_shared_experts": 1})",
+                     "kimi_k2 with moe_layer_freq");
+}
+
+TEST(RemoteCode, QwenVlStaysUnsupported) {
+  if (!test::shared_data()) GTEST_SKIP() << "../shared/data not present";
+  EXPECT_THROW(load_template(config_dir("Qwen__Qwen-VL-Chat-Int4")), Error);
+}
+
+TEST(RemoteCode, SmallConfigsOfEachFamilyBuild) {
+  // The families' own defaults fill everything a config leaves out.
+  for (const char* type : {"qwen", "baichuan", "internlm", "internlm2", "stablelm_epoch", "minicpm",
+                           "minicpmv", "RefinedWeb", "RefinedWebModel", "mimo"}) {
+    ModelTemplate t = from_text(std::string(R"({"model_type": ")") + type + "\"}");
+    EXPECT_TRUE(t.arch.hand_derived) << type;
+    EXPECT_FALSE(t.arch.layers().empty()) << type;
+  }
+  ModelTemplate glm2 = from_text(R"({"model_type": "chatglm", "padded_vocab_size": 100, "num_layers": 2,
+      "hidden_size": 64, "kv_channels": 16, "num_attention_heads": 4, "ffn_hidden_size": 96,
+      "multi_query_attention": true, "multi_query_group_num": 2, "add_qkv_bias": true})");
+  EXPECT_EQ(glm2.arch.layers().at(0).attention.kind, AttentionKind::Gqa);
+  EXPECT_EQ(glm2.tensors.at(1).name, "transformer.rotary_pos_emb.inv_freq");
+  EXPECT_EQ(glm2.tensors.at(1).shape, (Shape{4}));  // RotaryEmbedding(16 // 2): arange(0, 8, 2)
+  ModelTemplate glm1 = from_text(R"({"model_type": "chatglm", "vocab_size": 100, "num_layers": 1,
+      "hidden_size": 64, "num_attention_heads": 4, "inner_hidden_size": 256, "pre_seq_len": 8})");
+  EXPECT_EQ(glm1.tensors.back().name, "lm_head.weight");
+  EXPECT_EQ(glm1.tensors.back().tied_to, "transformer.word_embeddings.weight");
+  EXPECT_EQ(glm1.tensors[glm1.tensors.size() - 2].shape, (Shape{8, 1 * 64 * 2}));  // prefix_encoder table
+}
+
+// distilgpt2's config names no model_type (transformers refuses it); its class GPT2LMHeadModel names gpt2,
+// whose count transformers gives as 81,912,576 (6 layers of 768, 50,257 tokens, 1,024 positions, tied head).
+TEST(RemoteCode, ConfigWithoutModelTypeFallsBackToItsClass) {
+  ModelTemplate t = from_text(R"({"architectures": ["GPT2LMHeadModel"], "n_embd": 768, "n_head": 12,
+      "n_layer": 6, "n_positions": 1024, "vocab_size": 50257})");
+  EXPECT_EQ(t.arch.model_type, "gpt2");
+  EXPECT_FALSE(t.arch.hand_derived);
+  if (auto data = test::shared_data()) {
+    EXPECT_EQ(num_parameters(*data / "hf-configs" / "distilbert__distilgpt2"), 81'912'576u);
+  }
+  expect_unsupported(R"({"architectures": ["FrobnitzForCausalLM"]})", "the config names no model_type");
+  expect_unsupported(R"({"hidden_size": 8})", "the config names no model_type");
+}
+
+}  // namespace
+}  // namespace ma
