@@ -1,5 +1,7 @@
 #include "analysis/architecture_details.h"
 
+#include <algorithm>
+
 namespace ma {
 namespace {
 
@@ -33,9 +35,40 @@ std::string mlp_type(const ArchitectureRecord& a) {
   return gated ? "gated" : "plain";
 }
 
+std::vector<StackSummary> stacks_of(const ArchitectureRecord& a, const ParameterCounts& params,
+                                     const StoredModule& mtp) {
+  std::vector<StackSummary> out;
+  for (const StackSpec& s : a.stacks) {
+    StackSummary x;
+    x.role = s.role;
+    x.path = s.path;
+    x.layers = s.layers.size();
+    x.hidden = s.hidden;
+    for (const LayerSpec& l : s.layers)
+      if (l.mixer == Mixer::Attention && l.attention.heads) {
+        x.heads = l.attention.heads;
+        break;
+      }
+    x.patch_size = s.patch_size;
+    x.image_size = s.image_size;
+    x.mel_bins = s.mel_bins;
+    x.positions = s.positions;
+    for (const StackParameters& p : params.by_stack)
+      if (p.role == s.role) x.parameters = p.parameters;
+    if (s.role == StackRole::Mtp) {
+      x.parameters = mtp.parameters;
+      x.stored_bytes = mtp.bytes;
+    }
+    out.push_back(std::move(x));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const StackSummary& x, const StackSummary& y) { return x.role < y.role; });
+  return out;
+}
+
 }  // namespace
 
-ArchitectureDetails describe_architecture(const ArchitectureRecord& a) {
+ArchitectureDetails describe_architecture(const ArchitectureRecord& a, const ParameterCounts& params,
+                                          const StoredModule& mtp) {
   ArchitectureDetails d;
   d.num_hidden_layers = a.model_type.empty() ? a.layers().size() : a.num_layers;
   d.hidden_size = a.hidden_size;
@@ -56,6 +89,10 @@ ArchitectureDetails describe_architecture(const ArchitectureRecord& a) {
   d.rope = a.rope;
   d.attention_bias = a.attention_bias;
   d.mlp_bias = a.mlp_bias;
+  d.hand_derived = a.hand_derived;
+  if (const StackSpec* e = a.stack(StackRole::Encoder)) d.encoder_layers = e->layers.size();
+  if (const StackSpec* x = a.stack(StackRole::Decoder)) d.decoder_layers = x->layers.size();
+  d.stacks = stacks_of(a, params, mtp);
   return d;
 }
 

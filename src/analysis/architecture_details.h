@@ -6,15 +6,38 @@
 #include <string>
 #include <vector>
 
+#include "analysis/parameter_counts.h"
 #include "model/architecture.h"
 
 namespace ma {
+
+// One stack of the model as the report shows it (encoder, decoder, a vision tower, the projector, the MTP
+// module), with the parameters it holds (MTP: the stored extras it holds, not in the model's total).
+struct StackSummary {
+  StackRole role = StackRole::Decoder;
+  std::string path;
+  uint64_t layers = 0;
+  uint64_t hidden = 0;
+  uint64_t heads = 0;  // of its first attention layer; 0: none or unknown
+  uint64_t patch_size = 0, image_size = 0, mel_bins = 0, positions = 0;
+  uint64_t parameters = 0;
+  uint64_t stored_bytes = 0;  // MTP: what its tensors take in the checkpoint (0 for the other stacks)
+};
+
+// What a checkpoint stores of a module transformers does not build (DeepSeek's MTP layers).
+struct StoredModule {
+  uint64_t parameters = 0;
+  uint64_t bytes = 0;
+};
 
 struct ArchitectureDetails {
   // decoder-only | encoder-only | encoder-decoder | hybrid (attention with SSM or linear-attention layers) |
   // ssm; empty: unknown
   std::string architecture_type;
-  uint64_t num_hidden_layers = 0;
+  uint64_t num_hidden_layers = 0;  // of the language model's main stack
+  uint64_t encoder_layers = 0;     // encoder-decoders and encoders; 0: none
+  uint64_t decoder_layers = 0;     // 0: none (encoder-only)
+  bool hand_derived = false;       // the template was derived by hand from the model's own code
   uint64_t hidden_size = 0;
   uint64_t intermediate_size = 0;
   uint64_t num_attention_heads = 0;
@@ -32,8 +55,12 @@ struct ArchitectureDetails {
   bool attention_bias = false;
   bool mlp_bias = false;
   std::string torch_dtype;
+  std::vector<StackSummary> stacks;  // every stack, decoder first
 };
 
-ArchitectureDetails describe_architecture(const ArchitectureRecord& arch);
+// `params`: the counts by stack; `mtp`: what the checkpoint (or the template's prediction of it) stores of
+// the MTP module.
+ArchitectureDetails describe_architecture(const ArchitectureRecord& arch, const ParameterCounts& params,
+                                          const StoredModule& mtp);
 
 }  // namespace ma

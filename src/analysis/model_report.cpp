@@ -1,6 +1,26 @@
 #include "analysis/model_report.h"
 
 namespace ma {
+namespace {
+
+// DeepSeek's multi-token-prediction module: stored beside the model as extras transformers does not build,
+// the layers after the decoder's (the MTP stack's range) and any tensor placed in the mtp block.
+StoredModule stored_mtp(const Inventory& inv) {
+  const StackSpec* mtp = inv.arch.stack(StackRole::Mtp);
+  StoredModule n;
+  for (const InventoryTensor& t : inv.tensors) {
+    if (t.kind != TensorKind::Extra) continue;
+    const bool in_stack = mtp && t.placement.layer && t.stack() == mtp->path && *t.placement.layer >= mtp->first_index &&
+                          *t.placement.layer < mtp->first_index + mtp->layers.size();
+    if (in_stack || t.placement.block == Block::Mtp) {
+      n.parameters += t.parameters;
+      n.bytes += t.bytes;
+    }
+  }
+  return n;
+}
+
+}  // namespace
 
 ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles& files, const ReportOptions& options) {
   ModelReport r;
@@ -10,7 +30,7 @@ ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles
   if (!options.skip_tokenizer) r.tokenizer = read_tokenizer(files.root);
   ReportInputs in{inventory, files, r.parameters, r.tokenizer, options};
   r.identity = identify(in);
-  r.architecture = describe_architecture(inventory.arch);
+  r.architecture = describe_architecture(inventory.arch, r.parameters, stored_mtp(inventory));
   r.attention = summarize_attention(inventory.arch);
   r.moe = summarize_moe(inventory.arch, r.parameters);
   r.quantization = analyze_quantization(in);

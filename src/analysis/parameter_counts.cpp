@@ -28,12 +28,16 @@ std::optional<StackRole> stack_of(const Counted& c, const ArchitectureRecord& a)
   return std::nullopt;
 }
 
-void tally(ParameterCounts& c, const ArchitectureRecord& a, const Counted& x) {
+// `tower_embedding`: the towers' own nn.Embedding tables (CLIP's position embedding), in `embedding` but
+// not in what a text token runs.
+void tally(ParameterCounts& c, uint64_t& tower_embedding, const ArchitectureRecord& a, const Counted& x) {
   c.total += x.n;
   if (x.embedding) c.embedding += x.n;
   if (x.routed) c.routed_experts += x.n;
   const Block b = x.placement->block;
-  if (b == Block::Vision || b == Block::VisionProjector) c.towers += x.n;
+  const bool tower = b == Block::Vision || b == Block::VisionProjector;
+  if (tower) c.towers += x.n;
+  if (tower && x.embedding) tower_embedding += x.n;
   auto it = std::find_if(c.by_block.begin(), c.by_block.end(), [&](const BlockParameters& p) { return p.block == b; });
   if (it == c.by_block.end()) it = c.by_block.insert(c.by_block.end(), {b, 0});
   it->parameters += x.n;
@@ -52,6 +56,7 @@ void tally(ParameterCounts& c, const ArchitectureRecord& a, const Counted& x) {
 
 ParameterCounts count_parameters(const Inventory& inv) {
   ParameterCounts c;
+  uint64_t tower_embedding = 0;
   const ArchitectureRecord& a = inv.arch;
   if (const StackSpec* main = a.main_stack()) c.by_layer.assign(main->layers.size(), 0);
   if (inv.model) {
@@ -59,12 +64,12 @@ ParameterCounts count_parameters(const Inventory& inv) {
     for (const TemplateTensor& t : inv.model->tensors) {
       if (t.kind != TensorKind::Parameter || !t.tied_to.empty()) continue;
       const TensorPlacement p = place_tensor(t.name);
-      tally(c, a, {t.name, &p, numel(t.shape), t.embedding, t.routed_expert});
+      tally(c, tower_embedding, a, {t.name, &p, numel(t.shape), t.embedding, t.routed_expert});
     }
   } else {
     for (const InventoryTensor& t : inv.tensors) {
       if (t.kind != TensorKind::Parameter || !t.stored) continue;
-      tally(c, a, {t.name, &t.placement, t.parameters, t.placement.block == Block::Embedding, false});
+      tally(c, tower_embedding, a, {t.name, &t.placement, t.parameters, t.placement.block == Block::Embedding, false});
     }
   }
   std::sort(c.by_block.begin(), c.by_block.end(),
@@ -82,7 +87,7 @@ ParameterCounts count_parameters(const Inventory& inv) {
     c.active = c.total - c.routed_experts + c.routed_experts / moe->experts * moe->top_k;
   }
   if (c.towers) c.active = c.active.value_or(c.total) - c.towers;
-  if (c.active) c.active_non_embedding = *c.active - c.embedding;
+  if (c.active) c.active_non_embedding = *c.active - (c.embedding - tower_embedding);
   return c;
 }
 

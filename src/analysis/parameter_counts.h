@@ -30,8 +30,8 @@ struct ParameterCounts {
   // Per text token: the total less the towers and the routed experts a token does not pick
   // (total - towers - routed + routed x top_k / experts). Set for MoE and multimodal models.
   std::optional<uint64_t> active;
-  // active - embedding, transformers' "non-embedding" convention: the nn.Embedding tables are left out, an
-  // untied LM head (a Linear) is counted. The figure vendors quote as "active parameters".
+  // active less the text embedding tables (transformers' "non-embedding" convention: nn.Embedding tables
+  // left out, an untied LM head, a Linear, counted). The figure vendors quote as "active parameters".
   std::optional<uint64_t> active_non_embedding;
   bool from_template = false;  // false: counted from stored tensors (no config)
 

@@ -74,8 +74,10 @@ constexpr std::array<std::string_view, 11> kQuantSuffixes{
 // image features, the bridge to the language model) "resampler".
 constexpr std::array<std::string_view, 6> kVisionParts{
     "visual", "vision_tower", "vision_model", "vision_encoder", "vision_embed_tokens", "vpm"};
-constexpr std::array<std::string_view, 5> kProjectorParts{"multi_modal_projector", "mm_projector", "merger",
-                                                          "embed_vision", "resampler"};
+// A projector inside the vision module (Qwen-VL's visual.merger, Qwen3-VL's deepstack mergers) is still the
+// bridge to the language model's width, so it is a projector, not tower.
+constexpr std::array<std::string_view, 6> kProjectorParts{
+    "multi_modal_projector", "mm_projector", "merger", "deepstack_merger_list", "embed_vision", "resampler"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, Gemma 4's per-layer output scale (a persistent buffer).
 constexpr std::array<std::string_view, 4> kBufferLeaves{"inv_freq", "position_ids", "masked_bias",
@@ -249,9 +251,7 @@ TensorPlacement place_tensor(std::string_view name) {
     return pl;
   }
   if (any_part_in(parts, kVisionParts) || any_part_in(parts, kProjectorParts)) {
-    set(any_part_in(parts, kProjectorParts) && !any_part_in(parts, kVisionParts) ? Block::VisionProjector
-                                                                                 : Block::Vision,
-        role);
+    set(any_part_in(parts, kProjectorParts) ? Block::VisionProjector : Block::Vision, role);
     return pl;
   }
   for (std::string_view p : inner) {

@@ -1,32 +1,70 @@
 #include "report/model_report_render.h"
 
+#include <algorithm>
+
 #include "core/units.h"
 #include "report/layers_json.h"
 
 namespace ma {
 namespace {
 
-void console_parameters(ConsoleWriter& w, const ModelReport& r) {
+// The convention "non-embedding" follows, said once wherever the figure appears.
+constexpr const char* kNonEmbeddingConvention =
+    "transformers' num_parameters(exclude_embeddings=True): nn.Embedding tables (token, position, token type) "
+    "left out, an untied LM head counted";
+
+// "attention 1.34B, mlp 5.64B, ..." in Block order.
+std::string by_block_text(const ParameterCounts& p) {
+  std::string t;
+  for (const BlockParameters& b : p.by_block)
+    t += (t.empty() ? "" : ", ") + std::string(block_name(b.block)) + " " + human_count(b.parameters);
+  return t;
+}
+
+// The parameters each layer of a group holds: "583,483,392", or "1,024-2,048" where they differ (per-layer
+// widths); empty when the counts do not cover the group (no template).
+std::string group_parameters(const ParameterCounts& p, const LayerGroup& g) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (uint32_t i : g.indices) {
+    if (i >= p.by_layer.size()) return "";
+    lo = std::min(lo, p.by_layer[i]);
+    hi = std::max(hi, p.by_layer[i]);
+  }
+  if (g.indices.empty()) return "";
+  return lo == hi ? with_thousands(lo) : with_thousands(lo) + "-" + with_thousands(hi);
+}
+
+void console_parameters(ConsoleWriter& w, const ModelReport& r, const RenderOptions& o) {
   if (!r.architecture_known) {
     w.field("parameters", "unknown: no template for this architecture (see the warning)");
     return;
   }
   const ParameterCounts& p = r.parameters;
   w.field("parameters", human_count(p.total) + " (" + with_thousands(p.total) + ", exact)");
-  if (p.active) w.field("active per token", human_count(*p.active) + " (" + with_thousands(*p.active) + ")");
+  if (p.active)
+    w.field("active per token", human_count(*p.active) + " (" + with_thousands(*p.active) + "; non-embedding " +
+                                    with_thousands(*p.active_non_embedding) + ")");
+  if (p.towers) w.field("towers", with_thousands(p.towers) + " (vision towers and projectors: no text token runs them)");
   w.field("embedding / non-embedding", with_thousands(p.embedding) + " / " + with_thousands(p.non_embedding));
   // Every parameter of the model transformers builds is trainable (buffers are not parameters); a PEFT
   // adapter directory, where only the adapter trains, is a different report.
   w.field("trainable", with_thousands(p.total) + " (all parameters)");
   if (!p.from_template) w.note("counted from the stored tensors: there is no config.json");
+  if (!o.detailed) return;
+  w.field("by block", by_block_text(p));
+  w.field("outside the layers", with_thousands(p.outside_layers) + " (embeddings, final norm, head, towers)");
+  w.note("non-embedding: " + std::string(kNonEmbeddingConvention));
 }
 
 void console_layers(ConsoleWriter& w, const ModelReport& r) {
   const LayerSummary& l = r.layer_summary;
   if (l.by_type.empty()) return;
   w.heading("Layers");
-  for (const LayerGroup& g : l.by_type)
-    w.field(std::to_string(g.indices.size()) + " x " + g.type, "[" + compact_ranges(g.indices) + "]");
+  for (const LayerGroup& g : l.by_type) {
+    const std::string each = group_parameters(r.parameters, g);
+    w.field(std::to_string(g.indices.size()) + " x " + g.type,
+            "[" + compact_ranges(g.indices) + "]" + (each.empty() ? "" : ", " + each + " parameters each"));
+  }
   if (l.by_type.size() > 1) {
     auto tally = [](const std::vector<LayerGroup>& groups) {
       std::string s;
@@ -44,7 +82,7 @@ void console_layers(ConsoleWriter& w, const ModelReport& r) {
 std::string render_report_console(const ModelReport& r, const RenderOptions& o, bool color) {
   ConsoleWriter w(color);
   render_console(w, r.identity, r, o);
-  console_parameters(w, r);
+  console_parameters(w, r, o);
   render_console(w, r.architecture, r, o);
   render_console(w, r.attention, r, o);
   if (r.moe) render_console(w, *r.moe, r, o);
@@ -65,20 +103,35 @@ std::string render_report_json(const ModelReport& r, std::string_view timestamp)
   const ParameterCounts& p = r.parameters;
   if (!r.architecture_known) {
     for (const char* k : {"num_parameters", "num_parameters_human", "num_parameters_active",
-                          "num_parameters_trainable", "parameters"})
+                          "num_parameters_active_non_embedding", "num_parameters_trainable", "parameters"})
       w.key(k).null();
   } else {
     w.key("num_parameters").value(p.total);
     w.key("num_parameters_human").value(human_count(p.total));
     // Every parameter is active in a dense model.
     w.key("num_parameters_active").value(p.active.value_or(p.total));
+    w.key("num_parameters_active_non_embedding").value(p.active_non_embedding.value_or(p.non_embedding));
     w.key("num_parameters_trainable").value(p.total);
     w.key("parameters").begin_object();
     w.key("total").value(p.total);
     w.key("embedding").value(p.embedding);
     w.key("non_embedding").value(p.non_embedding);
+    w.key("non_embedding_convention").value(kNonEmbeddingConvention);
     w.key("routed_experts").value(p.routed_experts);
+    w.key("towers").value(p.towers);
+    w.key("active").value(p.active.value_or(p.total));
+    w.key("active_non_embedding").value(p.active_non_embedding.value_or(p.non_embedding));
     w.key("counted_from").value(p.from_template ? "template" : "checkpoint");
+    w.key("by_block").begin_object();
+    for (const BlockParameters& b : p.by_block) w.key(block_name(b.block)).value(b.parameters);
+    w.end_object();
+    w.key("by_stack").begin_object();
+    for (const StackParameters& s : p.by_stack) w.key(stack_role_name(s.role)).value(s.parameters);
+    w.end_object();
+    w.key("by_layer").begin_array();
+    for (uint64_t n : p.by_layer) w.value(n);
+    w.end_array();
+    w.key("outside_layers").value(p.outside_layers);
     w.end_object();
   }
   write_json(w, r.architecture);
@@ -119,9 +172,19 @@ std::string render_report_markdown(const ModelReport& r) {
         {"Embedding", with_thousands(p.embedding)},
         {"Non-embedding", with_thousands(p.non_embedding)},
         {"Trainable", with_thousands(p.total) + " (all parameters; buffers are not parameters)"}};
-    if (p.active)
+    if (p.active) {
       rows.push_back({"Active per token", with_thousands(*p.active) + " (" + human_count(*p.active) + ")"});
+      rows.push_back({"Active per token, non-embedding", with_thousands(*p.active_non_embedding)});
+    }
+    if (p.towers) rows.push_back({"Towers (no text token runs them)", with_thousands(p.towers)});
+    rows.push_back({"Outside the layers", with_thousands(p.outside_layers) + " (embeddings, final norm, head, towers)"});
     w.fields(rows);
+    std::vector<std::vector<std::string>> blocks;
+    for (const BlockParameters& b : p.by_block)
+      blocks.push_back({std::string(block_name(b.block)), with_thousands(b.parameters)});
+    blocks.push_back({"**total**", with_thousands(p.total)});
+    w.table({"Block", "Parameters"}, blocks);
+    w.paragraph("Non-embedding follows " + std::string(kNonEmbeddingConvention) + ".");
     w.paragraph(p.from_template
                     ? "Counted from the architecture template: the sum of every tensor transformers builds, "
                       "tied weights once, buffers never."
@@ -134,8 +197,9 @@ std::string render_report_markdown(const ModelReport& r) {
     w.heading(2, "Layers");
     std::vector<std::vector<std::string>> lrows;
     for (const LayerGroup& g : r.layer_summary.by_type)
-      lrows.push_back({g.type, std::to_string(g.indices.size()), compact_ranges(g.indices)});
-    w.table({"Type", "Count", "Layers"}, lrows);
+      lrows.push_back({g.type, std::to_string(g.indices.size()), compact_ranges(g.indices),
+                       group_parameters(r.parameters, g)});
+    w.table({"Type", "Count", "Layers", "Parameters each"}, lrows);
   }
   render_markdown(w, r.quantization, r);
   if (r.architecture_known) render_markdown(w, r.memory, r);

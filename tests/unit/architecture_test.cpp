@@ -11,7 +11,7 @@ namespace {
 
 TEST(ArchitectureDetails, Llama31_8B) {
   ANALYZE_OR_SKIP(m, "hf-configs/meta-llama__Meta-Llama-3.1-8B");
-  const ArchitectureDetails d = describe_architecture(m->inventory.arch);
+  const ArchitectureDetails d = describe_architecture(m->inventory.arch, m->params, {});
   EXPECT_EQ(d.architecture_type, "decoder-only");
   EXPECT_EQ(d.num_hidden_layers, 32u);
   EXPECT_EQ(d.hidden_size, 4096u);
@@ -43,7 +43,7 @@ TEST(ArchitectureDetails, Llama31_8B) {
 
 TEST(ArchitectureDetails, Gpt2) {
   ANALYZE_OR_SKIP(m, "hf-configs/openai-community__gpt2");
-  const ArchitectureDetails d = describe_architecture(m->inventory.arch);
+  const ArchitectureDetails d = describe_architecture(m->inventory.arch, m->params, {});
   EXPECT_EQ(d.architecture_type, "decoder-only");
   EXPECT_EQ(d.hidden_size, 768u);               // n_embd
   EXPECT_EQ(d.intermediate_size, 3072u);        // n_inner null: 4 * n_embd
@@ -63,7 +63,7 @@ TEST(ArchitectureDetails, Gpt2) {
 
 TEST(ArchitectureDetails, BertIsEncoderOnly) {
   ANALYZE_OR_SKIP(m, "hf-configs/google-bert__bert-base-uncased");
-  const ArchitectureDetails d = describe_architecture(m->inventory.arch);
+  const ArchitectureDetails d = describe_architecture(m->inventory.arch, m->params, {});
   EXPECT_EQ(d.architecture_type, "encoder-only");
   EXPECT_EQ(d.position_embedding, "learned");  // embeddings.position_embeddings
   EXPECT_EQ(d.norm_type, "layernorm");
@@ -77,7 +77,7 @@ TEST(ArchitectureDetails, BertIsEncoderOnly) {
 
 TEST(ArchitectureDetails, T5IsEncoderDecoderWithRelativePositions) {
   ANALYZE_OR_SKIP(m, "hf-configs/google-t5__t5-small");
-  const ArchitectureDetails d = describe_architecture(m->inventory.arch);
+  const ArchitectureDetails d = describe_architecture(m->inventory.arch, m->params, {});
   EXPECT_EQ(d.architecture_type, "encoder-decoder");  // EncDecAttention in the decoder
   EXPECT_EQ(d.position_embedding, "relative");        // relative_attention_bias
   EXPECT_EQ(d.norm_type, "rmsnorm");                  // T5LayerNorm: weight only
@@ -86,7 +86,7 @@ TEST(ArchitectureDetails, T5IsEncoderDecoderWithRelativePositions) {
 
 TEST(ArchitectureDetails, Gemma3LocalAndGlobalRope) {
   ANALYZE_OR_SKIP(m, "synthetic-configs/gemma-3-12b-text-shape");
-  const ArchitectureDetails d = describe_architecture(m->inventory.arch);
+  const ArchitectureDetails d = describe_architecture(m->inventory.arch, m->params, {});
   ASSERT_TRUE(d.rope);
   EXPECT_EQ(d.rope->type, "linear");  // rope_scaling {rope_type: linear, factor: 8}
   EXPECT_DOUBLE_EQ(*d.rope->factor, 8.0);
@@ -97,7 +97,7 @@ TEST(ArchitectureDetails, Gemma3LocalAndGlobalRope) {
 
 TEST(ArchitectureDetails, NemotronHIsHybridWithoutPositions) {
   ANALYZE_OR_SKIP(m, "hf-configs/nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");
-  const ArchitectureDetails d = describe_architecture(m->inventory.arch);
+  const ArchitectureDetails d = describe_architecture(m->inventory.arch, m->params, {});
   EXPECT_EQ(d.architecture_type, "hybrid");  // M (Mamba-2) and * (attention) in hybrid_override_pattern
   EXPECT_EQ(d.position_embedding, "none");   // NoPE attention
   EXPECT_FALSE(d.rope);
@@ -108,7 +108,7 @@ TEST(ArchitectureDetails, NemotronHIsHybridWithoutPositions) {
 
 TEST(ArchitectureDetails, MambaIsSsm) {
   ANALYZE_OR_SKIP(m, "synthetic-configs/mamba-2.8b-shape");
-  const ArchitectureDetails d = describe_architecture(m->inventory.arch);
+  const ArchitectureDetails d = describe_architecture(m->inventory.arch, m->params, {});
   EXPECT_EQ(d.architecture_type, "ssm");
   EXPECT_EQ(d.position_embedding, "none");
   EXPECT_EQ(d.mlp_type, "none");
@@ -116,7 +116,7 @@ TEST(ArchitectureDetails, MambaIsSsm) {
 
 TEST(ArchitectureDetails, DeepSeekV3YarnAndRmsNormDespiteIndexer) {
   ANALYZE_OR_SKIP(m, "hf-configs/deepseek-ai__DeepSeek-V3.2");
-  const ArchitectureDetails d = describe_architecture(m->inventory.arch);
+  const ArchitectureDetails d = describe_architecture(m->inventory.arch, m->params, {});
   EXPECT_EQ(d.norm_type, "rmsnorm");  // the indexer's biased k_norm is not the decoder's norm
   ASSERT_TRUE(d.rope);
   EXPECT_EQ(d.rope->type, "yarn");  // rope_scaling.type
@@ -133,7 +133,7 @@ TEST(ArchitectureDetails, WrongTypedReportFieldsAreUnknown) {
     "num_key_value_heads": 2, "vocab_size": 100, "hidden_act": 5, "rms_norm_eps": "tiny",
     "rope_theta": -1, "rope_scaling": {"rope_type": 7, "factor": "big", "original_max_position_embeddings": -3}})");
   auto m = load_model(dir.path(), false);
-  const ArchitectureDetails d = describe_architecture(m->inventory.arch);
+  const ArchitectureDetails d = describe_architecture(m->inventory.arch, m->params, {});
   EXPECT_EQ(d.activation, "");
   EXPECT_FALSE(d.norm_eps);
   EXPECT_EQ(d.norm_type, "rmsnorm");  // from the weight-only norm tensors
@@ -148,7 +148,7 @@ TEST(ArchitectureDetails, JsonCarriesEveryField) {
   ANALYZE_OR_SKIP(m, "hf-configs/meta-llama__Meta-Llama-3.1-8B");
   JsonWriter w;
   w.begin_object();
-  write_json(w, describe_architecture(m->inventory.arch));
+  write_json(w, describe_architecture(m->inventory.arch, m->params, {}));
   w.end_object();
   json::Document doc = json::Document::parse(w.take(), "architecture");
   const json::Value* a = doc.root().find("architecture");

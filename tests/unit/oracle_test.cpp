@@ -129,6 +129,7 @@ TEST_P(OracleTest, TemplateEqualsTransformers) {
 
   ShapeMap params, state;
   for (const TemplateTensor& t : inv.model->tensors) {
+    if (t.kind == TensorKind::Extra) continue;  // stored beside the model (DeepSeek's MTP layer), never built
     state.emplace(t.name, t.shape);
     if (t.kind == TensorKind::Parameter && t.tied_to.empty()) params.emplace(t.name, t.shape);
   }
@@ -154,6 +155,23 @@ TEST_P(OracleTest, TemplateEqualsTransformers) {
   }
   EXPECT_TRUE(ld.empty()) << "layer types differ:\n" << ld;
   EXPECT_EQ(inv.model->arch.main_stack()->path, std::string(o.find("layers_path")->as_string()));
+
+  // Parameters by layer: transformers' own parameters under "<layers_path>.<i>." summed, layer by layer;
+  // whatever lies outside them and the block breakdown must add up to the same total.
+  const std::string prefix = std::string(o.find("layers_path")->as_string()) + ".";
+  std::vector<uint64_t> theirs_by_layer(ours.size(), 0);
+  for (const auto& [name, shape] : shape_map(*o.find("params"))) {
+    if (!name.starts_with(prefix)) continue;
+    const size_t dot = name.find('.', prefix.size());
+    const size_t layer = std::stoul(name.substr(prefix.size(), dot - prefix.size()));
+    if (layer < theirs_by_layer.size()) theirs_by_layer[layer] += numel(shape);
+  }
+  EXPECT_EQ(c.by_layer, theirs_by_layer) << "parameters by layer";
+  uint64_t in_layers = 0, in_blocks = 0;
+  for (uint64_t n : c.by_layer) in_layers += n;
+  for (const BlockParameters& b : c.by_block) in_blocks += b.parameters;
+  EXPECT_EQ(in_layers + c.outside_layers, c.total);
+  EXPECT_EQ(in_blocks, c.total);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllConfigs, OracleTest, ::testing::ValuesIn(oracle_names()), test::ParamName());

@@ -56,6 +56,22 @@ LayerSpec attention_layer(const ArchitectureRecord& a, uint64_t window, Ffn ffn)
   return l;
 }
 
+void record_vision_tower(ModelTemplate& t, std::string path, uint64_t hidden, uint64_t layers, uint64_t heads,
+                         uint64_t head_dim, uint64_t intermediate, uint64_t patch, uint64_t image) {
+  StackSpec& s = t.arch.add_stack(StackRole::Vision, std::move(path), hidden);
+  s.patch_size = patch;
+  s.image_size = image;
+  LayerSpec l;
+  l.attention.heads = l.attention.kv_heads = heads;
+  l.attention.head_dim = head_dim;
+  l.ffn.intermediate = intermediate;
+  s.layers.assign(layers, l);
+}
+
+void record_projector(ModelTemplate& t, std::string path) {
+  t.arch.add_stack(StackRole::Projector, std::move(path), t.arch.hidden_size);
+}
+
 std::vector<uint64_t> qwen_windows(const ModelConfig& cfg, uint64_t layers, uint64_t max_window_layers_default) {
   const uint64_t window = cfg.flag_or("use_sliding_window", false) ? cfg.count_or("sliding_window", 4096) : 0;
   const uint64_t first_windowed = cfg.count_or("max_window_layers", max_window_layers_default);

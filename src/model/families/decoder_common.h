@@ -40,6 +40,13 @@ blocks::Attention standard_attention(const ArchitectureRecord& a);
 // `window` tokens when non-zero, followed by `ffn`. Heads, head dim and FFN widths left at 0 are filled from
 // the record's dimensions after the builder runs (complete_layer_shapes, model/layer_shapes.h).
 LayerSpec attention_layer(const ArchitectureRecord& a, uint64_t window = 0, Ffn ffn = Ffn::Dense);
+// A vision tower in the record: `layers` bidirectional MHA + MLP layers of `heads` x `head_dim`, embedding
+// images of `image` pixels a side (0: any size) in `patch`-pixel patches. Its tensors sit under `path`.
+void record_vision_tower(ModelTemplate& t, std::string path, uint64_t hidden, uint64_t layers, uint64_t heads,
+                         uint64_t head_dim, uint64_t intermediate, uint64_t patch, uint64_t image);
+// The projector that maps the tower's features to the language model's width.
+void record_projector(ModelTemplate& t, std::string path);
+
 // Qwen2/Qwen3 windows, as their transformers configs derive layer_types: with use_sliding_window, layers from
 // max_window_layers on slide over sliding_window tokens; an explicit layer_types always wins.
 std::vector<uint64_t> qwen_windows(const ModelConfig& cfg, uint64_t layers, uint64_t max_window_layers_default);

@@ -178,20 +178,6 @@ void routed_mixture(ModelTemplate& t, const std::string& p, const ArchitectureRe
   if (m.shared) blocks::gated_mlp(t, p + ".shared_experts", a.hidden_size, m.inter * m.shared);
 }
 
-// Checkpoints keep num_nextn_predict_layers MTP layers at indices num_hidden_layers and up: each a decoder
-// layer like the last one (plus its input norms and projection), recorded as the MTP stack.
-void mtp_extras(const ModelConfig& cfg, ModelTemplate& t, const LayerSpec& like) {
-  const std::string reason = "multi-token-prediction layer (num_nextn_predict_layers): transformers skips it";
-  uint64_t n = cfg.count_or("num_nextn_predict_layers", 0);
-  if (n == 0) return;
-  StackSpec& mtp = t.arch.add_stack(StackRole::Mtp, "model.layers", t.arch.hidden_size);
-  mtp.first_index = t.arch.num_layers;
-  for (uint64_t i = 0; i < n; ++i) {
-    t.known_extras.push_back({"model.layers." + std::to_string(t.arch.num_layers + i) + ".", reason});
-    mtp.layers.push_back(like);
-  }
-}
-
 // What a layer's attention caches: the latent and the shared rope key instead of per-head K and V.
 void mla_shape(AttentionShape& at, const Mla& m) {
   at.kind = AttentionKind::Mla;
@@ -209,6 +195,62 @@ void indexer_shape(AttentionShape& at, const Indexer& x) {
   at.indexer_topk = x.topk;
 }
 
+// One decoder layer's tensors under `p`, and its shape.
+LayerSpec decoder_layer(ModelTemplate& t, const std::string& p, const Stack& s, bool moe, bool indexer) {
+  const ArchitectureRecord& a = t.arch;
+  if (s.mla)
+    mla_attention(t, p + ".self_attn", a, s.mla_dims);
+  else
+    blocks::attention(t, p + ".self_attn", s.gqa);
+  if (s.indexer.heads && indexer) sparse_indexer(t, p + ".self_attn.indexer", a, s.mla_dims.q_lora_rank, s.indexer);
+  if (moe)
+    routed_mixture(t, p + ".mlp", a, s.moe);
+  else
+    blocks::gated_mlp(t, p + ".mlp", a.hidden_size, a.intermediate_size);
+  blocks::norm(t, p + ".input_layernorm", a.hidden_size, false);
+  blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, false);
+  LayerSpec l = attention_layer(a, 0, moe ? Ffn::Moe : Ffn::Dense);
+  if (s.mla) mla_shape(l.attention, s.mla_dims);
+  if (s.indexer.heads && indexer) indexer_shape(l.attention, s.indexer);
+  if (moe) l.ffn.shared_intermediate = s.moe.inter * s.moe.shared;
+  return l;
+}
+
+// Checkpoints keep num_nextn_predict_layers multi-token-prediction layers at indices num_hidden_layers and
+// up (DeepSeek-V3's README_WEIGHTS: layer 61). Each is a decoder layer like the last one plus the module
+// around it: its own copy of the token embedding, norms of the embedding (enorm) and of the previous hidden
+// state (hnorm), the projection of their concatenation (eh_proj, 2 x hidden -> hidden) and an output head
+// (shared_head: norm and head). transformers builds none of it, so the tensors are extras: in the MTP stack
+// with their parameters and bytes, never in num_parameters.
+void mtp_layers(const ModelConfig& cfg, ModelTemplate& t, const Stack& s, bool moe, bool indexer) {
+  const uint64_t n = cfg.count_or("num_nextn_predict_layers", 0);
+  if (n == 0) return;
+  if (n > ModelConfig::kMaxLayers) cfg.fail("num_nextn_predict_layers", "is larger than any real model's");
+  const ArchitectureRecord& a = t.arch;
+  const std::string reason = "multi-token-prediction layer (num_nextn_predict_layers): transformers skips it";
+  const size_t first_tensor = t.tensors.size();
+  std::vector<LayerSpec> layers;
+  for (uint64_t i = 0; i < n; ++i) {
+    const std::string p = "model.layers." + std::to_string(a.num_layers + i);
+    t.known_extras.push_back({p + ".", reason});
+    layers.push_back(decoder_layer(t, p, s, moe, indexer));
+    blocks::embedding(t, p + ".embed_tokens.weight", a.vocab_size, a.hidden_size);
+    blocks::norm(t, p + ".enorm", a.hidden_size, false);
+    blocks::norm(t, p + ".hnorm", a.hidden_size, false);
+    blocks::linear(t, p + ".eh_proj", 2 * a.hidden_size, a.hidden_size, false);
+    blocks::norm(t, p + ".shared_head.norm", a.hidden_size, false);
+    blocks::linear(t, p + ".shared_head.head", a.hidden_size, a.vocab_size, false);
+  }
+  for (size_t i = first_tensor; i < t.tensors.size(); ++i) {
+    t.tensors[i].kind = TensorKind::Extra;
+    t.tensors[i].embedding = false;
+    t.tensors[i].routed_expert = false;
+  }
+  StackSpec& mtp = t.arch.add_stack(StackRole::Mtp, "model.layers", a.hidden_size);
+  mtp.first_index = a.num_layers;
+  mtp.layers = std::move(layers);
+}
+
 void build_stack(const ModelConfig& cfg, ModelTemplate& t, const Stack& s) {
   ArchitectureRecord& a = t.arch;
   a.num_experts = s.moe.experts;
@@ -222,29 +264,12 @@ void build_stack(const ModelConfig& cfg, ModelTemplate& t, const Stack& s) {
 
   token_embedding(t, "model.embed_tokens.weight", a);
   StackSpec& stack = t.arch.add_stack(StackRole::Decoder, "model.layers");
-  for (uint64_t i = 0; i < a.num_layers; ++i) {
-    std::string p = "model.layers." + std::to_string(i);
-    if (s.mla)
-      mla_attention(t, p + ".self_attn", a, s.mla_dims);
-    else
-      blocks::attention(t, p + ".self_attn", s.gqa);
-    if (s.indexer.heads && s.indexer_layer[i])
-      sparse_indexer(t, p + ".self_attn.indexer", a, s.mla_dims.q_lora_rank, s.indexer);
-    if (s.moe_layer[i])
-      routed_mixture(t, p + ".mlp", a, s.moe);
-    else
-      blocks::gated_mlp(t, p + ".mlp", a.hidden_size, a.intermediate_size);
-    blocks::norm(t, p + ".input_layernorm", a.hidden_size, false);
-    blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, false);
-    LayerSpec l = attention_layer(a, 0, s.moe_layer[i] ? Ffn::Moe : Ffn::Dense);
-    if (s.mla) mla_shape(l.attention, s.mla_dims);
-    if (s.indexer.heads && s.indexer_layer[i]) indexer_shape(l.attention, s.indexer);
-    if (s.moe_layer[i]) l.ffn.shared_intermediate = s.moe.inter * s.moe.shared;
-    stack.layers.push_back(l);
-  }
+  for (uint64_t i = 0; i < a.num_layers; ++i)
+    stack.layers.push_back(decoder_layer(t, "model.layers." + std::to_string(i), s, s.moe_layer[i],
+                                         s.indexer_layer.empty() ? false : s.indexer_layer[i]));
   blocks::norm(t, "model.norm", a.hidden_size, false);
   lm_head(t, "model.embed_tokens.weight", a);
-  mtp_extras(cfg, t, stack.layers.empty() ? LayerSpec{} : stack.layers.back());
+  if (a.num_layers) mtp_layers(cfg, t, s, s.moe_layer.back(), s.indexer_layer.empty() ? false : s.indexer_layer.back());
 }
 
 void build_deepseek_v2(const ModelConfig& cfg, ModelTemplate& t) {

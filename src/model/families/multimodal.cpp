@@ -102,6 +102,7 @@ void build_llava(const ModelConfig& cfg, ModelTemplate& t) {
   const uint64_t hidden = t.arch.hidden_size;
   blocks::linear(t, root + "multi_modal_projector.linear_1", vision * feature_layers, hidden, bias);
   blocks::linear(t, root + "multi_modal_projector.linear_2", hidden, hidden, bias);
+  record_projector(t, root + "multi_modal_projector");
 
   llama_style_decoder(t, root + "language_model.", style);
   if (!conditional) {
@@ -124,6 +125,7 @@ void build_gemma3(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.tie_word_embeddings = tie_embeddings(cfg, text, true);
   t.add("model.multi_modal_projector.mm_input_projection_weight", {vision, t.arch.hidden_size});
   blocks::norm(t, "model.multi_modal_projector.mm_soft_emb_norm", vision, false);
+  record_projector(t, "model.multi_modal_projector");
   lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
   v4_conditional_disk_names(t);  // every Gemma-3 Hub checkpoint predates the transformers 5 layout
 }
@@ -274,6 +276,7 @@ void build_gemma4(const ModelConfig& cfg, ModelTemplate& t) {
   if (auto vision = cfg.sub("vision_config")) {
     const uint64_t width = gemma4_vision_tower(*vision, "model.vision_tower.", t);
     blocks::linear(t, "model.embed_vision.embedding_projection", width, t.arch.hidden_size, false);
+    record_projector(t, "model.embed_vision");
   }
   lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
 }
@@ -365,6 +368,7 @@ void build_llama4(const ModelConfig& cfg, ModelTemplate& t) {
   llama4_text_decoder(text, t, "language_model.model.");
   t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
   blocks::linear(t, "multi_modal_projector.linear_1", vision, t.arch.hidden_size, false);
+  record_projector(t, "multi_modal_projector");
   lm_head(t, "language_model.model.embed_tokens.weight", t.arch, "language_model.lm_head.weight");
 }
 

@@ -1,6 +1,7 @@
 #include "model/families/multimodal_towers.h"
 
 #include "model/blocks.h"
+#include "model/families/decoder_common.h"
 
 namespace ma::families {
 namespace {
@@ -101,6 +102,9 @@ uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDef
   }
   for (uint64_t i = 0; i < layers; ++i)
     vit_layer(t, prefix + "encoder.layers." + std::to_string(i) + ".", hidden, inter, {});
+  const uint64_t heads = v.dim_or("num_attention_heads", d.num_attention_heads);
+  record_vision_tower(t, prefix + "encoder.layers", hidden, layers, heads, hidden / heads, inter, patch,
+                      v.dim_or("image_size", d.image_size));
   blocks::norm(t, prefix + "post_layernorm", hidden, true);
   if (siglip && v.flag_or("vision_use_head", d.use_head)) siglip_head(t, prefix + "head.", hidden, inter);
   return hidden;
@@ -135,6 +139,8 @@ uint64_t gemma4_vision_tower(const ModelConfig& v, const std::string& prefix, Mo
                           "post_feedforward_layernorm"})
       blocks::norm(t, p + n, hidden, false);
   }
+  record_vision_tower(t, prefix + "encoder.layers", hidden, layers, heads, head_dim, inter, patch, 0);
+  for (LayerSpec& l : t.arch.stack(StackRole::Vision)->layers) l.attention.kv_heads = kv_heads;
   if (v.flag_or("standardize", false)) {
     t.add(prefix + "std_bias", {hidden}).kind = TensorKind::Buffer;
     t.add(prefix + "std_scale", {hidden}).kind = TensorKind::Buffer;
@@ -158,6 +164,9 @@ uint64_t llama4_vision_tower(const ModelConfig& v, const std::string& prefix, Mo
   const VitLayerNames names{"o_proj", "input_layernorm", "post_attention_layernorm"};
   for (uint64_t i = 0; i < layers; ++i)
     vit_layer(t, prefix + "model.layers." + std::to_string(i) + ".", hidden, inter, names);
+  const uint64_t heads = v.dim_or("num_attention_heads", 16);
+  record_vision_tower(t, prefix + "model.layers", hidden, layers, heads, hidden / heads, inter, patch,
+                      v.dim_or("image_size", 448));
   const uint64_t proj_out = v.dim_or("projector_output_dim", 4096);
   blocks::linear(t, prefix + "vision_adapter.mlp.fc1", inter, v.dim_or("projector_input_dim", 4096), false);
   blocks::linear(t, prefix + "vision_adapter.mlp.fc2", proj_out, proj_out, false);

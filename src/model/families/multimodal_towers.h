@@ -1,5 +1,5 @@
 // Vision encoders of the multimodal families (LLaVA, Gemma-3/4, Llama-4): their tensors belong to the
-// template but not to the language model's decoder stack, so they add no LayerSpec.
+// template, and each is a vision stack of the record beside the language model's decoder.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -1,5 +1,7 @@
 #include "model/families/qwen_hybrid_blocks.h"
 
+#include "model/families/decoder_common.h"
+
 namespace ma::families::qwen {
 namespace {
 
@@ -97,7 +99,7 @@ VisionTower read_vision(const ModelConfig& vision, VisionKind kind, bool with_de
     v.intermediate = vision.dim_or("intermediate_size", d.intermediate);
     v.out_hidden = vision.dim_or("out_hidden_size", d.out_hidden);
   }
-  uint64_t heads = vision.dim_or("num_heads", 16);
+  const uint64_t heads = v.heads = vision.dim_or("num_heads", 16);
   if (v.hidden % heads != 0)
     vision.fail("num_heads", "must divide the vision hidden size (" + std::to_string(v.hidden) + ")");
   v.in_channels = vision.dim_or("in_channels", 3);
@@ -119,6 +121,8 @@ void vision_tower(ModelTemplate& t, const std::string& prefix, const VisionTower
   if (conv_bias) t.add(prefix + ".patch_embed.proj.bias", {v.hidden});
   if (v.kind == VisionKind::Qwen3) blocks::embedding(t, prefix + ".pos_embed.weight", v.positions, v.hidden);
   for (uint64_t i = 0; i < v.depth; ++i) vision_block(t, prefix + ".blocks." + std::to_string(i), v);
+  record_vision_tower(t, prefix + ".blocks", v.hidden, v.depth, v.heads, v.hidden / v.heads, v.intermediate, v.patch, 0);
+  record_projector(t, prefix + ".merger");
   if (v.kind != VisionKind::Qwen3) {
     qwen2_merger(t, prefix + ".merger", v);
     return;

@@ -95,6 +95,9 @@ void build_baichuan(const ModelConfig& cfg, ModelTemplate& t) {
   read_decoder_dims(cfg, d, t);
   heads_split_hidden(cfg, t.arch);
   t.arch.num_key_value_heads = t.arch.num_attention_heads;  // W_pack sizes k and v like q
+  // The config does not say which positions its repository's code uses: the 13B code (40 layers of 5,120)
+  // biases attention with ALiBi, the 7B code (32 layers of 4,096) rotates.
+  if (t.arch.hidden_size == 5120 && t.arch.num_layers == 40) t.arch.position = PositionKind::Alibi;
   fused_qkv_decoder(t, kBaichuanNames, false);
   output_head(t, "lm_head.weight", "model.embed_tokens.weight", t.arch.tie_word_embeddings);
 }

@@ -15,9 +15,9 @@ namespace {
 // them; any other is refused.
 struct TimmVit {
   std::string_view name;  // timm model name, without its pretrained tag (".webli")
-  uint64_t width, depth, mlp, patch, image;
+  uint64_t width, depth, heads, mlp, patch, image;
 };
-constexpr TimmVit kTimmVits[] = {{"vit_so400m_patch14_siglip_384", 1152, 27, 4304, 14, 384}};
+constexpr TimmVit kTimmVits[] = {{"vit_so400m_patch14_siglip_384", 1152, 27, 16, 4304, 14, 384}};
 
 const TimmVit& timm_vit(const ModelConfig& cfg) {
   std::string name = cfg.string_or("vision_encoder", "vit_so400m_patch14_siglip_384.webli");
@@ -74,8 +74,10 @@ void build_minicpmv(const ModelConfig& cfg, ModelTemplate& t) {
   output_head(t, "llm.lm_head.weight", "llm.model.embed_tokens.weight", t.arch.tie_word_embeddings);
   const uint64_t depth = vit.depth - (cfg.flag_or("drop_vision_last_layer", true) ? 1 : 0);
   timm_vision_tower(t, "vpm", vit, depth);
+  record_vision_tower(t, "vpm.blocks", vit.width, depth, vit.heads, vit.width / vit.heads, vit.mlp, vit.patch, vit.image);
   const uint64_t query_num = cfg.dim_or("query_num", 64);
   resampler(t, "resampler", query_num, t.arch.hidden_size, vit.width);
+  record_projector(t, "resampler");
 }
 
 }  // namespace ma::families::remote

@@ -60,6 +60,36 @@ std::string bias_text(const ArchitectureDetails& s) {
   return "attention " + yes_no(s.attention_bias) + ", mlp " + yes_no(s.mlp_bias);
 }
 
+// "32", or "4 encoder + 6 decoder" for an encoder-decoder.
+std::string layers_text(const ArchitectureDetails& s) {
+  if (s.encoder_layers && s.decoder_layers)
+    return with_thousands(s.encoder_layers) + " encoder + " + with_thousands(s.decoder_layers) + " decoder";
+  return count_or_unknown(s.num_hidden_layers);
+}
+
+// "vision: 24 layers of 1,024, 16 heads, patch 14, image 336, 303.51M parameters".
+std::string stack_text(const StackSummary& x) {
+  std::string t;
+  if (x.layers) t = with_thousands(x.layers) + (x.layers == 1 ? " layer" : " layers");
+  if (x.hidden) t += (t.empty() ? "width " : " of ") + with_thousands(x.hidden);
+  if (x.heads) t += ", " + with_thousands(x.heads) + " heads";
+  if (x.patch_size) t += ", patch " + with_thousands(x.patch_size);
+  if (x.image_size) t += ", image " + with_thousands(x.image_size);
+  if (x.mel_bins) t += ", " + with_thousands(x.mel_bins) + " mel bins";
+  if (x.positions) t += ", " + with_thousands(x.positions) + " input positions";
+  // transformers builds no MTP module: its weights ride in the checkpoint as extras, outside the total.
+  if (x.role == StackRole::Mtp)
+    t += x.parameters ? ", " + human_count(x.parameters) + " parameters (" + human_bytes(x.stored_bytes) +
+                            ") stored, not built by transformers"
+                      : ", not built by transformers (its weights, if shipped, are checkpoint extras)";
+  else if (x.parameters)
+    t += ", " + human_count(x.parameters) + " parameters";
+  return t;
+}
+
+// Worth a list: more than the one stack every model has.
+bool several_stacks(const ArchitectureDetails& s) { return s.stacks.size() > 1; }
+
 }  // namespace
 
 void render_console(ConsoleWriter& w, const ArchitectureDetails& s, const ModelReport& r,
@@ -67,12 +97,15 @@ void render_console(ConsoleWriter& w, const ArchitectureDetails& s, const ModelR
   (void)r;
   w.heading("Architecture");
   w.field("type", text_or_unknown(s.architecture_type));
-  w.field("layers", count_or_unknown(s.num_hidden_layers));
+  w.field("layers", layers_text(s));
   w.field("hidden size", count_or_unknown(s.hidden_size));
   w.field("intermediate size", count_or_unknown(s.intermediate_size));
   w.field("attention heads", heads_text(s));
   w.field("vocab size", count_or_unknown(s.vocab_size));
   w.field("max position embeddings", count_or_unknown(s.max_position_embeddings));
+  if (several_stacks(s))
+    for (const StackSummary& x : s.stacks) w.field(std::string(stack_role_name(x.role)), stack_text(x));
+  if (s.hand_derived) w.field("template", "derived by hand from the model's own code (no transformers class)");
   if (!o.detailed) {
     w.field("norm / mlp / positions",
             text_or_unknown(s.norm_type) + ", " + mlp_text(s) + ", " + text_or_unknown(s.position_embedding));
@@ -90,6 +123,9 @@ void write_json(JsonWriter& w, const ArchitectureDetails& s) {
   w.key("architecture").begin_object();
   w.key("architecture_type").text_or_null(s.architecture_type);
   w.key("num_hidden_layers").count_or_null(s.num_hidden_layers);
+  w.key("encoder_layers").count_or_null(s.encoder_layers);
+  w.key("decoder_layers").count_or_null(s.decoder_layers);
+  w.key("hand_derived").value(s.hand_derived);
   w.key("hidden_size").count_or_null(s.hidden_size);
   w.key("intermediate_size").count_or_null(s.intermediate_size);
   w.key("num_attention_heads").count_or_null(s.num_attention_heads);
@@ -121,6 +157,27 @@ void write_json(JsonWriter& w, const ArchitectureDetails& s) {
   w.key("attention_bias").value(s.attention_bias);
   w.key("mlp_bias").value(s.mlp_bias);
   w.key("torch_dtype").text_or_null(s.torch_dtype);
+  w.key("stacks").begin_array();
+  for (const StackSummary& x : s.stacks) {
+    w.begin_object();
+    w.key("role").value(stack_role_name(x.role));
+    w.key("path").value(x.path);
+    w.key("layers").value(x.layers);
+    w.key("hidden_size").count_or_null(x.hidden);
+    w.key("num_attention_heads").count_or_null(x.heads);
+    w.key("patch_size").count_or_null(x.patch_size);
+    w.key("image_size").count_or_null(x.image_size);
+    w.key("mel_bins").count_or_null(x.mel_bins);
+    w.key("input_positions").count_or_null(x.positions);
+    w.key("parameters").value(x.parameters);
+    w.key("parameters_counted_in_total").value(x.role != StackRole::Mtp);
+    if (x.role == StackRole::Mtp)
+      w.key("stored_bytes").value(x.stored_bytes);
+    else
+      w.key("stored_bytes").null();
+    w.end_object();
+  }
+  w.end_array();
   w.end_object();
 }
 
@@ -128,7 +185,7 @@ void render_markdown(MarkdownWriter& w, const ArchitectureDetails& s, const Mode
   (void)r;
   w.heading(2, "Architecture");
   w.fields({{"Type", text_or_unknown(s.architecture_type)},
-            {"Layers", count_or_unknown(s.num_hidden_layers)},
+            {"Layers", layers_text(s)},
             {"Hidden size", count_or_unknown(s.hidden_size)},
             {"Intermediate size", count_or_unknown(s.intermediate_size)},
             {"Attention heads", heads_text(s)},
@@ -140,6 +197,12 @@ void render_markdown(MarkdownWriter& w, const ArchitectureDetails& s, const Mode
             {"Tied embeddings", yes_no(s.tie_word_embeddings)},
             {"Bias", bias_text(s)},
             {"Torch dtype", text_or_unknown(s.torch_dtype)}});
+  if (several_stacks(s)) {
+    std::vector<std::vector<std::string>> rows;
+    for (const StackSummary& x : s.stacks) rows.push_back({std::string(stack_role_name(x.role)), "`" + x.path + "`", stack_text(x)});
+    w.table({"Stack", "Path", "Shape and parameters"}, rows);
+  }
+  if (s.hand_derived) w.paragraph("The template was derived by hand from the model's own code: transformers has no class for it.");
 }
 
 }  // namespace ma
