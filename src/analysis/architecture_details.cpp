@@ -80,6 +80,10 @@ ArchitectureDetails describe_architecture(const ArchitectureRecord& a, const Par
   d.max_position_embeddings = a.max_position_embeddings;
   d.tie_word_embeddings = a.tie_word_embeddings;
   d.torch_dtype = a.torch_dtype;
+  if (a.stored_dtype) {
+    d.stored_dtype = std::string(dtype_info(*a.stored_dtype).short_name);
+    d.stored_dtype_source = a.stored_dtype_source;
+  }
   d.architecture_type = architecture_type(a);
   d.norm_type = std::string(norm_kind_name(a.norm));
   d.norm_eps = a.norm_eps;

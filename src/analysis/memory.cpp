@@ -6,6 +6,7 @@
 #include "analysis/memory_kv.h"
 #include "analysis/memory_math.h"
 #include "analysis/memory_training.h"
+#include "model/stored_dtype.h"
 
 namespace ma {
 
@@ -35,12 +36,12 @@ struct Precision {
 constexpr std::array<Precision, 5> kPrecisions{
     {{"fp32", "FP32", 4}, {"bf16", "BF16", 2}, {"fp16", "FP16", 2}, {"fp8", "FP8", 1}, {"int8", "INT8", 1}}};
 
-// The model's compute dtype: its declared torch_dtype when that is a float of at least 16 bits, else nullopt.
-std::optional<DType> declared_dtype(const Inventory& inv) {
-  if (!inv.model || inv.model->arch.torch_dtype.empty()) return std::nullopt;
-  auto d = dtype_from_any_name(inv.model->arch.torch_dtype);
-  if (!d || !dtype_info(*d).is_float || dtype_bits(*d) < 16) return std::nullopt;
-  return d;
+// The model's compute dtype as transformers' torch_dtype="auto" picks it: the declared torch_dtype when it
+// is a float of at least 16 bits, else the dtype the checkpoint stores its float weights in; nullopt when
+// neither is known.
+std::optional<DType> model_dtype(const Inventory& inv) {
+  if (std::optional<DType> d = declared_float_dtype(inv.arch.torch_dtype)) return d;
+  return inv.arch.stored_dtype;
 }
 
 std::vector<Estimate> weight_estimates(const ReportInputs& in) {
@@ -156,8 +157,8 @@ const Estimate* MemoryReport::find(std::string_view name) const {
 MemoryReport estimate_memory(const ReportInputs& in) {
   MemoryReport m;
   const Inventory& inv = in.inventory;
-  const std::optional<DType> declared = declared_dtype(inv);
-  const DType compute = declared.value_or(DType::F16);
+  const std::optional<DType> known = model_dtype(inv);
+  const DType compute = known.value_or(DType::F16);
   const DType kv = in.options.kv_dtype.value_or(compute);
   m.kv_cache_dtype = std::string(dtype_info(kv).short_name);
   m.batch = in.options.batch;
@@ -177,7 +178,11 @@ MemoryReport estimate_memory(const ReportInputs& in) {
   m.assumptions.push_back(
       "weights: exact parameter count x bytes per parameter; INT4 adds an fp16 scale and an "
       "fp16 zero point per group of 128 weights");
-  if (!declared)
+  if (known && !declared_float_dtype(inv.arch.torch_dtype))
+    m.assumptions.push_back("no floating-point torch_dtype in the config: " +
+                            std::string(dtype_info(*known).short_name) + " (from the " + inv.arch.stored_dtype_source +
+                            ") for inference weights, activations and the cache");
+  if (!known)
     m.assumptions.push_back(
         "the config declares no floating-point torch_dtype: 16-bit (fp16) assumed for "
         "inference weights, activations and the cache");

@@ -161,6 +161,10 @@ struct ArchitectureRecord {
   uint64_t moe_intermediate_size = 0;
   bool tie_word_embeddings = false;
   std::string torch_dtype;  // as declared in config.json ("bfloat16"), empty if absent
+  // The dtype the unquantized float weights are stored in (model/stored_dtype.h): the declared one, else what
+  // the checkpoint shows; unset when nothing tells (a config alone without torch_dtype).
+  std::optional<DType> stored_dtype;
+  std::string stored_dtype_source;
   // How the blocks are built, as far as they are the same in every layer. A builder sets what its family
   // fixes (BLOOM's ALiBi, Cohere's bias-free LayerNorm, BERT's post-norm); the rest is derived from the
   // config and the template's tensors after it ran (model/record_facts.h).

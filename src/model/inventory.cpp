@@ -14,6 +14,7 @@
 #include "model/natural_order.h"
 #include "model/record_config.h"
 #include "model/record_facts.h"
+#include "model/stored_dtype.h"
 #include "model/template_matcher.h"
 
 namespace ma {
@@ -162,7 +163,30 @@ struct RowNote {
   enum class What : uint8_t { None, Unpredicted, ShapeMismatch };
   What what = What::None;
   const Shape* expected = nullptr;
+  bool model_dtype = false;  // from an index: its dtype is the model's, assumed (not a quantized piece's)
 };
+
+// An index without headers and a config without torch_dtype: the rows were predicted at float32, which
+// the index's total_size may prove wrong (BLOOM, gpt-oss, granite store 16-bit weights). Re-width the rows
+// whose dtype is the model's and record what the index proved.
+void settle_width_from_index(std::vector<InventoryTensor>& rows, const std::vector<RowNote>& notes,
+                             uint64_t total_size, ArchitectureRecord& arch) {
+  uint64_t fixed = 0, float_elements = 0;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (notes[i].model_dtype)
+      float_elements += rows[i].parameters;
+    else
+      fixed += rows[i].bytes;
+  const std::optional<DType> d = dtype_from_total_size(total_size, fixed, float_elements);
+  if (!d) return;
+  arch.stored_dtype = d;
+  arch.stored_dtype_source = "index total_size";
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (notes[i].model_dtype) {
+      rows[i].dtype = *d;
+      rows[i].bytes = bytes_of(rows[i].parameters, *d);
+    }
+}
 
 // One stored tensor as an inventory row: its own facts from the header (or, from an index alone, the
 // template's prediction), its meaning from the template match.
@@ -191,6 +215,7 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
     if (m && m.how != TemplateMatch::How::Packed && t.shape != *m.shape && !is_packed_integer(st.dtype))
       note = {RowNote::What::ShapeMismatch, m.shape};
   } else if (m) {
+    note.model_dtype = m.model_dtype;
     t.shape = *m.shape;
     t.dtype = m.dtype;
     t.parameters = numel(t.shape);
@@ -276,6 +301,8 @@ Inventory build_inventory(const LocalModelFiles& files) {
       if (m) keys[i] = m.order;
     }
   });
+  if (!ck.headers_read && model && !declared_float_dtype(model->arch.torch_dtype) && totals.index_total_size)
+    settle_width_from_index(rows, notes, *totals.index_total_size, inv.model->arch);
   Differences diff;
   for (size_t i = 0; i < stored; ++i) {
     const InventoryTensor& t = rows[i];
@@ -305,7 +332,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
     size_t unknown =
         std::count_if(rows.begin(), rows.end(), [](const InventoryTensor& t) { return !t.shape_known; });
     std::string why;
-    if (!ck.headers_read && inv.model->arch.torch_dtype.empty())
+    if (!ck.headers_read && !inv.model->arch.stored_dtype)
       why += "; the config declares no torch_dtype, float32 assumed";
     if (unknown)
       why += "; " + std::to_string(unknown) +
@@ -318,6 +345,11 @@ Inventory build_inventory(const LocalModelFiles& files) {
   inv.checkpoint = totals;
   sort_rows(rows, keys);
   inv.tensors = std::move(rows);
+  if (inv.model && ck.headers_read)
+    if (std::optional<DType> d = dtype_in_headers(inv.tensors)) {
+      inv.model->arch.stored_dtype = d;
+      inv.model->arch.stored_dtype_source = "safetensors headers";
+    }
   if (inv.model) {
     inv.arch = inv.model->arch;
   } else {

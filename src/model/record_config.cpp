@@ -4,6 +4,7 @@
 
 #include "model/family_table.h"
 #include "model/language_config.h"
+#include "model/stored_dtype.h"
 
 namespace ma {
 namespace {
@@ -67,6 +68,13 @@ void read_config_facts(const ModelConfig& cfg, ArchitectureRecord& a) {
       break;
     }
   a.context = read_context_declaration(cfg, context_keys(a));
+  // A builder may have found it first (in text_config, or Qwen-1's bf16/fp16 flags).
+  if (a.torch_dtype.empty()) a.torch_dtype = text_of(cfg, "torch_dtype");
+  if (a.torch_dtype.empty()) a.torch_dtype = text_of(cfg, "dtype");
+  if (std::optional<DType> d = declared_float_dtype(a.torch_dtype)) {
+    a.stored_dtype = d;  // what the checkpoint is expected to hold; its headers, when read, have the last word
+    a.stored_dtype_source = "config.json torch_dtype";
+  }
   std::vector<ModelConfig> objects;
   if (const json::Value* t = cfg.raw("text_config"); t && t->is_object()) objects.push_back(*cfg.sub("text_config"));
   objects.push_back(cfg);
@@ -86,8 +94,6 @@ ArchitectureRecord record_without_template(const ModelConfig& cfg) {
   a.intermediate_size = lenient_dim(lang, {"intermediate_size", "ffn_hidden_size", "n_inner", "d_ff"});
   a.vocab_size = lenient_dim(lang, {"vocab_size", "padded_vocab_size"});
   a.max_position_embeddings = a.context.declared ? a.context.declared->value : 0;
-  a.torch_dtype = text_of(cfg, "torch_dtype");
-  if (a.torch_dtype.empty()) a.torch_dtype = text_of(cfg, "dtype");
   return a;
 }
 

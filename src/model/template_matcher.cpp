@@ -25,13 +25,14 @@ TemplateMatcher::TemplateMatcher(const ModelTemplate& model, DType dtype)
     const TemplateTensor& tt = model.tensors[i];
     if (tt.stored && tt.per_expert) continue;  // matched through patterns_
     if (!tt.stored || tt.disk.empty()) {
-      expected_.push_back({&tt, &tt.name, &tt.shape, dtype, tt.kind, order_key(i, 0)});
+      expected_.push_back({&tt, &tt.name, &tt.shape, dtype, tt.kind, order_key(i, 0), true});
       continue;
     }
     for (uint32_t p = 0; p < tt.disk.size(); ++p) {
       const DiskPiece& d = tt.disk[p];
       expected_.push_back(
-          {&tt, &d.name, &d.shape, d.dtype.value_or(dtype), d.kind.value_or(tt.kind), order_key(i, p)});
+          {&tt, &d.name, &d.shape, d.dtype.value_or(dtype), d.kind.value_or(tt.kind), order_key(i, p),
+           !d.dtype.has_value()});
     }
   }
   for (uint32_t i = 0; i < expected_.size(); ++i) {
@@ -59,7 +60,7 @@ std::optional<uint32_t> TemplateMatcher::find_stored(std::string_view name) cons
 }
 
 TemplateMatch TemplateMatcher::from(const Expected& e, TemplateMatch::How how) const {
-  return {how, e.tensor, e.shape, e.dtype, e.kind, e.order};
+  return {how, e.tensor, e.shape, e.dtype, e.kind, e.order, e.model_dtype};
 }
 
 TemplateMatch TemplateMatcher::match(const std::string& stored_name) {
@@ -98,7 +99,8 @@ TemplateMatch TemplateMatcher::match(const std::string& stored_name) {
         &pe.parts[piece->part].shape,
         dtype_,
         tt.kind,
-        order_key(piece->tensor_index, uint64_t{piece->expert} * pe.parts.size() + piece->part)};
+        order_key(piece->tensor_index, uint64_t{piece->expert} * pe.parts.size() + piece->part),
+        true};
   }
   return {};
 }

@@ -25,7 +25,8 @@ struct TemplateMatch {
   const Shape* shape = nullptr;  // the shape the template predicts for this stored tensor
   DType dtype = DType::F32;      // the dtype it would be stored in (config dtype unless the piece says)
   TensorKind kind = TensorKind::Parameter;
-  uint64_t order = 0;  // template order: tensor index, then piece
+  uint64_t order = 0;        // template order: tensor index, then piece
+  bool model_dtype = false;  // `dtype` is the model's (the matcher's), not one a quantized piece fixes
   explicit operator bool() const { return how != How::None; }
 };
 
@@ -52,6 +53,7 @@ class TemplateMatcher {
     DType dtype;
     TensorKind kind;
     uint64_t order;
+    bool model_dtype;
   };
   std::optional<uint32_t> find_stored(std::string_view name) const;
   TemplateMatch from(const Expected& e, TemplateMatch::How how) const;

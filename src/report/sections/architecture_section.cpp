@@ -60,6 +60,11 @@ std::string bias_text(const ArchitectureDetails& s) {
   return "attention " + yes_no(s.attention_bias) + ", mlp " + yes_no(s.mlp_bias);
 }
 
+// "bf16 (index total_size)": the unquantized weights' dtype and what proves it.
+std::string stored_dtype_text(const ArchitectureDetails& s) {
+  return s.stored_dtype.empty() ? "unknown" : s.stored_dtype + " (" + s.stored_dtype_source + ")";
+}
+
 // "32", or "4 encoder + 6 decoder" for an encoder-decoder.
 std::string layers_text(const ArchitectureDetails& s) {
   if (s.encoder_layers && s.decoder_layers)
@@ -117,6 +122,7 @@ void render_console(ConsoleWriter& w, const ArchitectureDetails& s, const ModelR
   w.field("tied embeddings", yes_no(s.tie_word_embeddings));
   w.field("bias", bias_text(s));
   w.field("torch dtype", text_or_unknown(s.torch_dtype));
+  w.field("stored dtype", stored_dtype_text(s));
 }
 
 void write_json(JsonWriter& w, const ArchitectureDetails& s) {
@@ -157,6 +163,8 @@ void write_json(JsonWriter& w, const ArchitectureDetails& s) {
   w.key("attention_bias").value(s.attention_bias);
   w.key("mlp_bias").value(s.mlp_bias);
   w.key("torch_dtype").text_or_null(s.torch_dtype);
+  w.key("stored_dtype").text_or_null(s.stored_dtype);
+  w.key("stored_dtype_source").text_or_null(s.stored_dtype_source);
   w.key("stacks").begin_array();
   for (const StackSummary& x : s.stacks) {
     w.begin_object();
@@ -196,7 +204,8 @@ void render_markdown(MarkdownWriter& w, const ArchitectureDetails& s, const Mode
             {"Position embedding", position_text(s)},
             {"Tied embeddings", yes_no(s.tie_word_embeddings)},
             {"Bias", bias_text(s)},
-            {"Torch dtype", text_or_unknown(s.torch_dtype)}});
+            {"Torch dtype", text_or_unknown(s.torch_dtype)},
+            {"Stored dtype", stored_dtype_text(s)}});
   if (several_stacks(s)) {
     std::vector<std::vector<std::string>> rows;
     for (const StackSummary& x : s.stacks) rows.push_back({std::string(stack_role_name(x.role)), "`" + x.path + "`", stack_text(x)});

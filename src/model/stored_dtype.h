@@ -1,0 +1,35 @@
+// The dtype a checkpoint stores its unquantized floating-point weights in: the model's dtype, which memory,
+// activations and the KV cache follow. config.json declares it as torch_dtype (or dtype); older configs
+// (BLOOM, gpt-oss, granite) do not, and transformers' float32 default would then be wrong for the bytes the
+// checkpoint holds. The checkpoint itself tells: its headers name every dtype, and an index's total_size
+// settles the width of the weights the template predicts.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+
+namespace ma {
+
+struct InventoryTensor;
+
+struct StoredDtype {
+  DType dtype = DType::F32;
+  std::string source;  // "config.json torch_dtype", "safetensors headers", "index total_size"
+};
+
+// The declared torch_dtype when it names a float dtype of 16 bits or more.
+std::optional<DType> declared_float_dtype(const std::string& torch_dtype);
+
+// From headers: the float dtype of 16 bits or more holding the most parameter elements (quantized weights
+// in 8 or 4 bits are the quantization's, not the model's dtype).
+std::optional<DType> dtype_in_headers(const std::vector<InventoryTensor>& rows);
+
+// From an index alone: the width w (float32 or 16-bit) at which fixed_bytes + float_elements x w comes
+// within 1% of total_size (tensors the template cannot shape, such as rotary inv_freq buffers, account for
+// the rest). 16 bits is reported as bf16: an index cannot tell bf16 from fp16, and the bytes are the same.
+std::optional<DType> dtype_from_total_size(uint64_t total_size, uint64_t fixed_bytes, uint64_t float_elements);
+
+}  // namespace ma
