@@ -87,6 +87,7 @@ ParameterCounts count_parameters(const Inventory& inv) {
     c.active = c.total - c.routed_experts + c.routed_experts / moe->experts * moe->top_k;
   }
   if (c.towers) c.active = c.active.value_or(c.total) - c.towers;
+  if (inv.shape_contradictions && inv.checkpoint) c.as_stored = inv.checkpoint->parameters;
   if (c.active) c.active_non_embedding = *c.active - (c.embedding - tower_embedding);
   return c;
 }

@@ -34,6 +34,9 @@ struct ParameterCounts {
   // left out, an untied LM head, a Linear, counted). The figure vendors quote as "active parameters".
   std::optional<uint64_t> active_non_embedding;
   bool from_template = false;  // false: counted from stored tensors (no config)
+  // Set when stored shapes contradict the config: the parameters the checkpoint holds. `total` is then the
+  // model as configured, which will not load from these weights: exact for the config, not for the files.
+  std::optional<uint64_t> as_stored;
 
   std::vector<BlockParameters> by_block;  // in Block order, blocks with parameters only
   std::vector<uint64_t> by_layer;         // the main stack's layers

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "core/units.h"
 #include "io/file_source.h"
 #include "model/config.h"
 #include "model/declared_quantization.h"
@@ -152,8 +153,22 @@ void tally(const InventoryTensor& t, CheckpointTotals& totals) {
   totals.bytes += t.bytes;
 }
 
+// num_parameters of the model the config describes: every parameter the template builds, tied ones once.
+uint64_t count_configured(const ModelTemplate& t) {
+  uint64_t n = 0;
+  for (const TemplateTensor& x : t.tensors)
+    if (x.kind == TensorKind::Parameter && x.tied_to.empty()) n += numel(x.shape);
+  return n;
+}
+
+// Stored shapes that contradict the config: one warning for all of them, naming the first.
+struct Contradictions {
+  size_t count = 0;
+  std::string first;
+};
+
 struct Differences {
-  DifferenceLog mismatched{"shape differences"};
+  Contradictions mismatched;
   DifferenceLog missing{"template tensors missing from the checkpoint"};
   DifferenceLog extra{"tensors the template does not predict"};
 };
@@ -311,8 +326,9 @@ Inventory build_inventory(const LocalModelFiles& files) {
       diff.extra.add("checkpoint tensor '" + t.name + "' is not in the " + model->arch.architecture +
                      " template");
     else if (notes[i].what == RowNote::What::ShapeMismatch)
-      diff.mismatched.add("tensor '" + t.name + "' has shape " + shape_to_string(t.shape) +
-                          ", template expects " + shape_to_string(*notes[i].expected));
+      if (diff.mismatched.count++ == 0)
+        diff.mismatched.first = "'" + t.name + "' is " + shape_to_string(t.shape) + " where the config implies " +
+                                shape_to_string(*notes[i].expected);
   }
   if (matcher) {
     // Tied copies are listed (not stored) at their template position.
@@ -325,7 +341,17 @@ Inventory build_inventory(const LocalModelFiles& files) {
                        " is not in the checkpoint");
     });
   }
-  diff.mismatched.flush(inv.warnings);
+  if (diff.mismatched.count) {
+    // transformers refuses such a checkpoint (size mismatch) unless told to ignore it: the template's count
+    // is the model as configured, not the weights at hand, so both are reported.
+    inv.shape_contradictions = diff.mismatched.count;
+    inv.warnings.push_back(
+        "the checkpoint contradicts config.json in " + std::to_string(diff.mismatched.count) + " tensor shape" +
+        (diff.mismatched.count == 1 ? "" : "s") + " (" + diff.mismatched.first +
+        (diff.mismatched.count > 1 ? ", and " + std::to_string(diff.mismatched.count - 1) + " more" : "") +
+        "): the model will not load as configured; parameters " + with_thousands(count_configured(*inv.model)) +
+        " as configured, " + with_thousands(totals.parameters) + " as stored");
+  }
   diff.missing.flush(inv.warnings);
   diff.extra.flush(inv.warnings);
   if (totals.index_total_size && *totals.index_total_size != totals.bytes) {

@@ -73,6 +73,8 @@ struct Inventory {
   // names tell (stacks and layer kinds, no dimensions). Analyses read this, never the config.
   ArchitectureRecord arch;
   std::optional<CheckpointTotals> checkpoint;
+  // Stored tensors whose shape contradicts the config (transformers would refuse to load them); 0: none.
+  size_t shape_contradictions = 0;
   std::vector<std::string> warnings;  // template vs checkpoint differences, index size disagreements
   std::vector<std::string> notes;     // what the user should know about the mode (an index without shards)
 };

@@ -13,6 +13,13 @@ constexpr const char* kNonEmbeddingConvention =
     "transformers' num_parameters(exclude_embeddings=True): nn.Embedding tables (token, position, token type) "
     "left out, an untied LM head counted";
 
+// ", exact", or where the checkpoint's shapes contradict the config both counts: the model as configured is
+// not the one these weights hold.
+std::string exactness(const ParameterCounts& p) {
+  if (!p.as_stored) return ", exact";
+  return " as configured; " + with_thousands(*p.as_stored) + " as stored: the shapes contradict the config";
+}
+
 // "attention 1.34B, mlp 5.64B, ..." in Block order.
 std::string by_block_text(const ParameterCounts& p) {
   std::string t;
@@ -40,7 +47,7 @@ void console_parameters(ConsoleWriter& w, const ModelReport& r, const RenderOpti
     return;
   }
   const ParameterCounts& p = r.parameters;
-  w.field("parameters", human_count(p.total) + " (" + with_thousands(p.total) + ", exact)");
+  w.field("parameters", human_count(p.total) + " (" + with_thousands(p.total) + exactness(p) + ")");
   if (p.active)
     w.field("active per token", human_count(*p.active) + " (" + with_thousands(*p.active) + "; non-embedding " +
                                     with_thousands(*p.active_non_embedding) + ")");
@@ -122,6 +129,10 @@ std::string render_report_json(const ModelReport& r, std::string_view timestamp)
     w.key("active").value(p.active.value_or(p.total));
     w.key("active_non_embedding").value(p.active_non_embedding.value_or(p.non_embedding));
     w.key("counted_from").value(p.from_template ? "template" : "checkpoint");
+    if (p.as_stored)
+      w.key("as_stored").value(*p.as_stored);
+    else
+      w.key("as_stored").null();
     w.key("by_block").begin_object();
     for (const BlockParameters& b : p.by_block) w.key(block_name(b.block)).value(b.parameters);
     w.end_object();
@@ -168,7 +179,10 @@ std::string render_report_markdown(const ModelReport& r) {
         "Unknown: there is no template for this architecture, so parameters and memory are not computed.");
   } else {
     std::vector<std::pair<std::string, std::string>> rows = {
-        {"Total (exact)", with_thousands(p.total) + " (" + human_count(p.total) + ")"},
+        {p.as_stored ? "Total (as configured)" : "Total (exact)",
+         with_thousands(p.total) + " (" + human_count(p.total) + ")" +
+             (p.as_stored ? "; " + with_thousands(*p.as_stored) + " as stored: the shapes contradict the config"
+                          : "")},
         {"Embedding", with_thousands(p.embedding)},
         {"Non-embedding", with_thousands(p.non_embedding)},
         {"Trainable", with_thousands(p.total) + " (all parameters; buffers are not parameters)"}};
