@@ -137,4 +137,20 @@ std::optional<ModelConfig> ModelConfig::sub(std::string_view key) const {
   return c;
 }
 
+std::vector<ModelConfig> ModelConfig::objects(std::string_view key) const {
+  std::vector<ModelConfig> out;
+  const json::Value* v = raw(key);
+  if (!v || v->is_null()) return out;
+  if (!v->is_array()) fail(key, "must be an array of objects");
+  const std::string at = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  for (size_t i = 0; i < v->items().size(); ++i) {
+    if (!v->items()[i].is_object()) fail(key, "must be an array of objects");
+    ModelConfig c = *this;
+    c.obj_ = &v->items()[i];
+    c.path_ = at + "[" + std::to_string(i) + "]";
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace ma

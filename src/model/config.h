@@ -47,6 +47,8 @@ class ModelConfig {
   std::vector<std::string> strings(std::string_view key) const;  // array of strings; empty when absent
   std::vector<int64_t> ints(std::string_view key) const;         // array of integers; empty when absent
   std::optional<ModelConfig> sub(std::string_view key) const;    // nested object; nullopt when absent/null
+  // An array of objects (Nemotron-NAS block_configs), each a config at path "key[i]"; empty when absent.
+  std::vector<ModelConfig> objects(std::string_view key) const;
 
   [[noreturn]] void fail(std::string_view key, const std::string& rule) const;
 

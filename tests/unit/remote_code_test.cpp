@@ -25,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Every ../shared/data/hf-configs directory whose oracle entry is ok:false and whose template we derive by
-// hand (Qwen-VL-Chat-Int4 and Nemotron-NAS stay unsupported).
+// hand (Qwen-VL-Chat-Int4 stays unsupported).
 const char* const kRemoteCodeConfigs[] = {
     "Qwen__Qwen-7B",
     "Qwen__Qwen-7B-Chat",
@@ -43,6 +43,7 @@ const char* const kRemoteCodeConfigs[] = {
     "moonshotai__Kimi-K2-Instruct",
     "tiiuae__falcon-40b",
     "XiaomiMiMo__MiMo-7B-Base",
+    "nvidia__Llama-3_3-Nemotron-Super-49B-v1",
 };
 
 fs::path config_dir(const std::string& dir) {
@@ -321,6 +322,48 @@ TEST(RemoteCode, MiMoCountFromItsConfig) {
   EXPECT_EQ(expected, 7'833'409'536u);
 }
 
+// Llama-3.3-Nemotron-Super-49B: 80 layers of hidden 8,192 (64 heads of 128), each shaped by its block config.
+// 49 keep attention, with 64 / 8 = 8 K/V heads; 31 lost it (and their input norm). FFN widths from ffn_mult:
+// int(2 x mult x 8192 / 3) up to a multiple of 256: 5.25 -> 28,672, 3.28125 -> 17,920, 2.625 -> 14,336,
+// 1.3125 -> 7,168, 1.0 -> 5,461 -> 5,632, 0.5 -> 2,730 -> 2,816. The model card's figure is 49.9B.
+TEST(RemoteCode, NemotronNasCountFromItsBlockConfigs) {
+  if (!test::shared_data()) GTEST_SKIP() << "../shared/data not present";
+  const uint64_t h = 8192, vocab = 128256, hd = 128, heads = 64, kv = 8;
+  const uint64_t attention = 2 * h * heads * hd + 2 * h * kv * hd + h;  // q, o, k, v and input_layernorm
+  const auto mlp = [&](uint64_t inter) { return 3 * h * inter + h; };  // gate, up, down, post-attention norm
+  const uint64_t layers = 48 * (attention + mlp(28672)) + 1 * (attention + mlp(14336)) + 10 * mlp(7168) +
+                          8 * mlp(5632) + 6 * mlp(2816) + 5 * mlp(14336) + 1 * mlp(17920) + 1 * mlp(28672);
+  const uint64_t expected = 2 * vocab * h + layers + h;
+  const ModelTemplate t = load_template(config_dir("nvidia__Llama-3_3-Nemotron-Super-49B-v1"));
+  EXPECT_TRUE(t.arch.hand_derived);
+  ASSERT_EQ(t.arch.layers().size(), 80u);
+  size_t with_attention = 0;
+  for (const LayerSpec& l : t.arch.layers()) with_attention += l.mixer == Mixer::Attention;
+  EXPECT_EQ(with_attention, 49u);
+  EXPECT_EQ(t.arch.layers()[0].attention.kv_heads, kv);
+  EXPECT_EQ(t.arch.layers()[0].ffn.intermediate, 14336u);
+  EXPECT_EQ(num_parameters(config_dir("nvidia__Llama-3_3-Nemotron-Super-49B-v1")), expected);
+  EXPECT_EQ(expected, 49'867'145'216u);
+}
+
+// The other block options: attention or FFN replaced by one linear map, a sliding window.
+TEST(RemoteCode, NemotronNasLinearReplacementsAndWindows) {
+  const ModelTemplate t = build_template(ModelConfig::parse(R"({"model_type": "nemotron-nas", "hidden_size": 64,
+      "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 100, "block_configs": [
+      {"attention": {"replace_with_linear": true}, "ffn": {"replace_with_linear": true}},
+      {"attention": {"n_heads_in_group": 2, "window_length": 32}, "ffn": {"no_op": true}}]})",
+                                                            "config.json"));
+  std::map<std::string, Shape> shapes;
+  for (const TemplateTensor& x : t.tensors) shapes[x.name] = x.shape;
+  EXPECT_EQ(shapes.at("model.layers.0.self_attn.linear_attn.weight"), (Shape{64, 64}));
+  EXPECT_EQ(shapes.at("model.layers.0.mlp.linear_mlp.weight"), (Shape{64, 64}));
+  EXPECT_EQ(shapes.at("model.layers.1.self_attn.k_proj.weight"), (Shape{2 * 16, 64}));
+  EXPECT_FALSE(shapes.count("model.layers.1.post_attention_layernorm.weight"));
+  EXPECT_EQ(t.arch.layers()[0].mixer, Mixer::None);
+  EXPECT_EQ(t.arch.layers()[1].attention.span, Span::Sliding);
+  EXPECT_EQ(t.arch.layers()[1].attention.window, 32u);
+}
+
 // --- what stays unsupported, and the model_type fallback ---
 
 ModelTemplate from_text(const std::string& json) {
@@ -344,6 +387,9 @@ TEST(RemoteCode, VariantsNotDerivedAreRefused) {
   expect_unsupported(R"({"model_type": "minicpmv", "vision_encoder": "vit_base_patch16_224"})",
                      "minicpmv with the timm vision encoder");
   expect_unsupported(R"({"model_type": "minicpm", "num_experts": 8})", "minicpm with experts");
+  expect_unsupported(R"({"model_type": "nemotron-nas", "num_hidden_layers": 1, "block_configs": [
+      {"attention": {"n_heads_in_group": 8, "sparsify": ["x"]}, "ffn": {"ffn_mult": 1}}]})",
+                     "nemotron-nas with sparsify");
   expect_unsupported(R"({"model_type": "kimi_k2", "moe_layer_freq": 2, "n_shared_experts": 1})",
                      "kimi_k2 with moe_layer_freq");
 }

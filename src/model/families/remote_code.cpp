@@ -68,6 +68,7 @@ constexpr std::array kFamilies{
     FamilyBuilder{"RefinedWeb", hand_derived<remote::build_refinedweb>},
     FamilyBuilder{"RefinedWebModel", hand_derived<remote::build_refinedweb_model>},
     FamilyBuilder{"mimo", hand_derived<remote::build_mimo>},
+    FamilyBuilder{"nemotron-nas", hand_derived<remote::build_nemotron_nas>},
 };
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Architectures transformers cannot build without the model repository's own modeling code
 // (trust_remote_code): ChatGLM, Qwen-1, Baichuan, InternLM 1/2, StableLM-epoch, MiniCPM / MiniCPM-V, Kimi-K2,
-// Falcon's RefinedWeb and MiMo. Each template is derived by hand from the nn.Module tree that repository's
+// Falcon's RefinedWeb, MiMo and Nemotron-NAS. Each template is derived by hand from the nn.Module tree that repository's
 // code builds (names, shapes, ties, saved buffers) and is marked ArchitectureRecord::hand_derived. The group's
 // table is remote_code() (family_groups.h); its builders live one file per family group.
 #pragma once
@@ -25,6 +25,8 @@ void build_stablelm_epoch(const ModelConfig& cfg, ModelTemplate& t);
 void build_minicpm(const ModelConfig& cfg, ModelTemplate& t);
 // remote_code_minicpmv.cpp: MiniCPM-V 2 (MiniCPM + timm SigLIP tower + perceiver resampler).
 void build_minicpmv(const ModelConfig& cfg, ModelTemplate& t);
+// remote_code_nemotron_nas.cpp: Nemotron-NAS (DeciLMForCausalLM), each layer shaped by block_configs.
+void build_nemotron_nas(const ModelConfig& cfg, ModelTemplate& t);
 // remote_code_reuse.cpp: layouts an existing builder already makes, under another model_type.
 void build_kimi_k2(const ModelConfig& cfg, ModelTemplate& t);
 void build_refinedweb(const ModelConfig& cfg, ModelTemplate& t);
