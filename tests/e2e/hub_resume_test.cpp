@@ -28,9 +28,19 @@ class CutServer {
              std::to_string(kCut).c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
-    for (int i = 0; i < 200 && !fs::exists(port_file_); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    // Up once it has written its port file, or never when it exits first (no python3, a broken script). How
+    // long python takes to start is the machine's load, not the server's health: only a hung start is bounded.
+    for (const auto hung = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+         !fs::exists(port_file_) && std::chrono::steady_clock::now() < hung;) {
+      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        pid_ = -1;  // reaped: nothing to kill, and its pid may be another process's by now
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
   }
   ~CutServer() {
+    if (pid_ <= 0) return;
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }

@@ -10,7 +10,7 @@
 //   fake_hub_conf      the whole nginx.conf and its CDN server
 //   fake_hub_conf_hub  its hub server (locations per repo and mode, guards, limiters)
 //   fake_hub_conf_text its building blocks (quoting, headers, returns, locations)
-//   fake_hub_nginx     the nginx process (binary, free ports, start/wait/stop/reopen)
+//   fake_hub_nginx     the nginx process (binary, inherited listeners, start/wait/stop, one plain request)
 //   fake_hub_log       access-log parsing
 //   fake_hub_text, fake_hub_io   small text and file helpers
 //   fake_hub_from_directory      repo_from_directory
@@ -40,6 +40,7 @@
 #include <algorithm>
 #include <iterator>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -58,12 +59,42 @@ namespace fs = std::filesystem;
 using detail::Clock;
 using detail::kPollInterval;
 
+namespace {
+
+// The requests settle() sends: answered 404 by the hub server's catch-all location, and never in log().
+constexpr std::string_view kSettleUri = "/__ma/settled/";
+constexpr auto kSettleTimeout = std::chrono::seconds(10);
+
+bool is_settle_request(const LogEntry& e) {
+  return e.server == "hub" && e.uri.rfind(kSettleUri, 0) == 0;
+}
+
+}  // namespace
+
 struct FakeHub::Impl {
   detail::Layout lay;
   std::string token;
   std::vector<detail::RepoPlan> repos;
   uint16_t hub_port = 0, cdn_port = 0;
   detail::NginxProcess nginx;
+  uint64_t hub_log_from = 0, cdn_log_from = 0;  // where log() starts: the logs' ends at the last clear_log()
+  unsigned settle_count = 0;
+
+  // Once a request sent now is in the hub's access log, so is every request nginx answered before it: nginx
+  // logs a request in the same step that sends its last byte, and its one worker (worker_processes 1) takes
+  // one step at a time. A request still being answered (a slow transfer, one whose client went away unseen)
+  // may be logged later.
+  void settle() {
+    if (!nginx.running()) return;
+    const std::string uri = std::string(kSettleUri) + std::to_string(settle_count++);
+    if (!detail::get_to_the_end(hub_port, uri)) throw std::runtime_error("FakeHub: nginx did not answer " + uri);
+    for (const auto deadline = Clock::now() + kSettleTimeout;;) {
+      for (const LogEntry& e : detail::parse_access_log(lay.hub_log(), hub_log_from))
+        if (e.uri == uri) return;
+      if (Clock::now() >= deadline) throw std::runtime_error("FakeHub: nginx did not log " + uri);
+      std::this_thread::sleep_for(kPollInterval);
+    }
+  }
 
   const detail::RepoPlan& repo(const std::string& id) const {
     for (const detail::RepoPlan& r : repos)
@@ -71,9 +102,10 @@ struct FakeHub::Impl {
     throw std::out_of_range("FakeHub: no repo " + id);
   }
 
-  void prepare_tree() const {
+  void prepare_tree() {
     detail::write_served_tree(lay, repos);
     for (const fs::path& p : {lay.pid_file(), lay.hub_log(), lay.cdn_log()}) fs::remove(p);
+    hub_log_from = cdn_log_from = 0;
   }
 };
 
@@ -109,12 +141,12 @@ void FakeHub::start() {
   const std::string binary = detail::find_nginx();
   if (binary.empty()) throw std::runtime_error("FakeHub: nginx not found");
   impl_->prepare_tree();
-  const std::vector<uint16_t> ports = detail::pick_free_ports(2);
-  impl_->hub_port = ports[0];
-  impl_->cdn_port = ports[1];
+  const detail::Listeners listeners(2);  // nginx holds its own copies once started
+  impl_->hub_port = listeners.port(0);
+  impl_->cdn_port = listeners.port(1);
   detail::write_whole_file(impl_->lay.conf(), detail::render_config({impl_->lay, impl_->repos, impl_->token,
                                                                      impl_->hub_port, impl_->cdn_port}));
-  impl_->nginx.start(binary, impl_->lay, impl_->hub_port, impl_->cdn_port);
+  impl_->nginx.start(binary, impl_->lay, listeners);
 }
 
 void FakeHub::stop() {
@@ -132,8 +164,10 @@ std::string FakeHub::cdn_origin() const {
 }
 
 std::vector<LogEntry> FakeHub::log() const {
-  std::vector<LogEntry> all = detail::parse_access_log(impl_->lay.hub_log());
-  std::vector<LogEntry> cdn = detail::parse_access_log(impl_->lay.cdn_log());
+  impl_->settle();
+  std::vector<LogEntry> all = detail::parse_access_log(impl_->lay.hub_log(), impl_->hub_log_from);
+  std::erase_if(all, is_settle_request);
+  std::vector<LogEntry> cdn = detail::parse_access_log(impl_->lay.cdn_log(), impl_->cdn_log_from);
   all.insert(all.end(), std::make_move_iterator(cdn.begin()), std::make_move_iterator(cdn.end()));
   return all;
 }
@@ -149,11 +183,14 @@ std::vector<LogEntry> FakeHub::wait_for_log(size_t count, std::chrono::milliseco
 }
 
 void FakeHub::clear_log() {
-  const detail::Layout& lay = impl_->lay;
-  for (const fs::path& p : {lay.hub_log(), lay.cdn_log()})
-    if (fs::exists(p)) fs::resize_file(p, 0);  // nginx appends (O_APPEND), so its next line lands at offset 0
-  if (!impl_->nginx.running()) return;
-  impl_->nginx.reopen_logs(lay);
+  impl_->settle();
+  const auto end_of = [](const fs::path& p) -> uint64_t {
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(p, ec);
+    return ec ? 0 : size;
+  };
+  impl_->hub_log_from = end_of(impl_->lay.hub_log());
+  impl_->cdn_log_from = end_of(impl_->lay.cdn_log());
 }
 
 std::string FakeHub::commit_of(const std::string& repo_id) const {

@@ -70,8 +70,9 @@ class FakeHub {
   // std::runtime_error on bad input, e.g. a sparse file over 64 MiB without an etag override).
   void add_repo(FakeRepo repo);
 
-  // Writes the tree and nginx.conf, picks two free ports, starts nginx and waits until both ports accept
-  // (10 s, then throws std::runtime_error with the tail of error.log).
+  // Writes the tree and nginx.conf, opens two listening sockets at free ports (nginx inherits them, so no other
+  // process can take a port between its choice and nginx), starts nginx and waits until its master has started
+  // its worker (10 s, then throws std::runtime_error with the tail of error.log).
   void start();
   // Graceful (SIGQUIT), then SIGKILL to nginx's process group after 5 s. Idempotent; the destructor calls it.
   void stop();
@@ -79,13 +80,16 @@ class FakeHub {
   std::string endpoint() const;    // "http://127.0.0.1:<hub port>"
   std::string cdn_origin() const;  // "http://127.0.0.1:<cdn port>"
 
-  // The parsed access logs, hub entries first then cdn entries, each in request order.
+  // The parsed access logs since the last clear_log(), hub entries first then cdn entries, each in request
+  // order. Every request nginx has answered before the call is in it: nginx logs a request just after sending
+  // its last byte, so a client that returns the moment it has the bytes could otherwise race the line; log()
+  // first sends nginx a request of its own and waits until that one is logged (it is never listed).
   std::vector<LogEntry> log() const;
-  // nginx writes a request's log line just after sending its last byte, so a client that returns the moment
-  // it has the bytes can race it: this polls until at least `count` entries are logged (or the timeout).
+  // For requests nginx may still be answering when the client is done (a transfer the client cut short, which
+  // nginx notices on its next write): polls log() until at least `count` entries are there (or the timeout).
   std::vector<LogEntry> wait_for_log(size_t count,
                                      std::chrono::milliseconds timeout = std::chrono::seconds(2)) const;
-  // Empties both access logs and has nginx reopen them (SIGUSR1); returns once its worker has reopened.
+  // From now on log() lists only what is answered after this call (and everything answered before is out).
   void clear_log();
 
   std::string commit_of(const std::string& repo_id) const;

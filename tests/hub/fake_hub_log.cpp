@@ -38,9 +38,10 @@ std::string header_field(const std::string& s) {
 
 }  // namespace
 
-std::vector<LogEntry> parse_access_log(const fs::path& p) {
+std::vector<LogEntry> parse_access_log(const fs::path& p, uint64_t from) {
   std::vector<LogEntry> entries;
-  std::istringstream lines(read_whole_file(p));
+  const std::string text = read_whole_file(p);
+  std::istringstream lines(from < text.size() ? text.substr(from) : std::string());
   for (std::string line; std::getline(lines, line);) {
     std::vector<std::string> f;
     std::istringstream fields(line);

@@ -1,10 +1,11 @@
-// The fake Hub's nginx process: find the binary, free ports, start/wait/stop/reopen.
+// The fake Hub's nginx process: find the binary, inherited listeners, start/wait/stop, one plain request.
 #include "fake_hub_nginx.h"
 
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,15 +28,7 @@ namespace {
 
 constexpr auto kStartTimeout = std::chrono::seconds(10);
 constexpr auto kGracefulStopTimeout = std::chrono::seconds(5);
-constexpr auto kReopenTimeout = std::chrono::seconds(5);
-
-uint16_t bound_port(int fd) {
-  sockaddr_in addr{};
-  socklen_t len = sizeof addr;
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
-    throw std::runtime_error("FakeHub: getsockname failed");
-  return ntohs(addr.sin_port);
-}
+constexpr int kRequestTimeoutS = 10;
 
 sockaddr_in loopback(uint16_t port) {
   sockaddr_in addr{};
@@ -45,20 +38,22 @@ sockaddr_in loopback(uint16_t port) {
   return addr;
 }
 
-bool port_accepts(uint16_t port) {
-  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  const sockaddr_in addr = loopback(port);
-  return fd.get() >= 0 && ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
-}
-
-// fork + exec in its own process group (so a forced stop reaches the workers too), output to files.
-pid_t spawn_nginx(const std::string& binary, const Layout& lay) {
+// fork + exec in its own process group (so a forced stop reaches the workers too), output to files, the
+// listeners inherited: open across exec and named in NGINX ("3;4;").
+pid_t spawn_nginx(const std::string& binary, const Layout& lay, const std::vector<int>& listen_fds) {
   const std::string prefix_dir = lay.work.string() + "/", conf = lay.conf().string(),
                     err = lay.error_log().string();
   const std::string out_file = (lay.work / "nginx.stdout").string(),
                     err_file = (lay.work / "nginx.stderr").string();
   std::vector<const char*> argv = {binary.c_str(), "-p", prefix_dir.c_str(), "-c",
                                    conf.c_str(),   "-e", err.c_str(),        nullptr};
+  std::string inherited = "NGINX=";
+  for (int fd : listen_fds) inherited += std::to_string(fd) + ";";
+  std::vector<const char*> envp;
+  for (char** e = environ; *e; ++e)
+    if (std::string_view(*e).rfind("NGINX=", 0) != 0) envp.push_back(*e);
+  envp.push_back(inherited.c_str());
+  envp.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("FakeHub: fork failed");
   if (pid == 0) {  // only async-signal-safe calls from here on
@@ -74,7 +69,8 @@ pid_t spawn_nginx(const std::string& binary, const Layout& lay) {
     ::dup2(errfd, 2);
     for (int fd : {in, out, errfd})
       if (fd > 2) ::close(fd);
-    ::execv(binary.c_str(), const_cast<char* const*>(argv.data()));
+    for (int fd : listen_fds) ::fcntl(fd, F_SETFD, 0);
+    ::execve(binary.c_str(), const_cast<char* const*>(argv.data()), const_cast<char* const*>(envp.data()));
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also from the parent, so a stop right after fork finds the group
@@ -95,22 +91,33 @@ bool wait_exit(pid_t pid, Clock::duration timeout) {
   return has_exited(pid);
 }
 
-// The master writes its pid file only after binding the listen sockets: with it in place, an accepting port
-// is ours and not some other process's that took the port in between.
-bool nginx_ready(const Layout& lay, pid_t pid, uint16_t hub_port, uint16_t cdn_port) {
+// Ready once the master has written its pid file and started its worker. Not before: the master blocks
+// signals only when it enters its loop, after writing the pid file, and a signal that arrives in between is
+// noted but not acted on until the next one (a SIGQUIT would wait for the SIGKILL after 5 s). The listeners
+// accept from the start: connections wait in their backlog until the worker takes them.
+bool nginx_ready(const Layout& lay, pid_t pid) {
   const std::string pid_text = read_whole_file(lay.pid_file());
-  return std::atol(pid_text.c_str()) == pid && port_accepts(hub_port) && port_accepts(cdn_port);
+  const std::string id = std::to_string(pid);
+  return std::atol(pid_text.c_str()) == pid &&
+         read_whole_file(lay.error_log()).find(id + "#" + id + ": start worker process ") != std::string::npos;
 }
 
-// Master and worker each log "reopening logs" once they have reopened (notice level).
-size_t reopen_notices(const Layout& lay) {
-  std::istringstream lines(read_whole_file(lay.error_log()));
-  size_t n = 0;
-  const std::string_view suffix = ": reopening logs";
-  for (std::string line; std::getline(lines, line);)
-    n +=
-        line.size() >= suffix.size() && line.compare(line.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return n;
+// Non-blocking (nginx accepts from it in its event loop), and above 2, so that the child's dup2 onto
+// stdin/stdout/stderr cannot replace it.
+int socket_above_stdio() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0 || fd > 2) return fd;
+  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  ::close(fd);
+  return moved;
+}
+
+uint16_t bound_port(int fd) {
+  sockaddr_in addr{};
+  socklen_t len = sizeof addr;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+    throw std::runtime_error("FakeHub: getsockname failed");
+  return ntohs(addr.sin_port);
 }
 
 }  // namespace
@@ -126,23 +133,26 @@ std::string find_nginx() {
   return {};
 }
 
-std::vector<uint16_t> pick_free_ports(size_t n) {
-  std::vector<std::unique_ptr<Fd>> held;
-  std::vector<uint16_t> ports;
+Listeners::Listeners(size_t n) {
   for (size_t i = 0; i < n; ++i) {
-    held.push_back(std::make_unique<Fd>(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)));
+    fds_.push_back(std::make_unique<Fd>(socket_above_stdio()));
+    const int fd = fds_.back()->get();
     const sockaddr_in addr = loopback(0);
-    if (held.back()->get() < 0 ||
-        ::bind(held.back()->get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr))
-      throw std::runtime_error("FakeHub: cannot bind a free port");
-    ports.push_back(bound_port(held.back()->get()));
+    if (fd < 0 || ::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 511) != 0)
+      throw std::runtime_error("FakeHub: cannot listen on a free port");
+    ports_.push_back(bound_port(fd));
   }
-  return ports;
 }
 
-void NginxProcess::start(const std::string& binary, const Layout& lay, uint16_t hub_port, uint16_t cdn_port) {
-  pid_ = spawn_nginx(binary, lay);
-  wait_until_ready(lay, hub_port, cdn_port);
+std::vector<int> Listeners::fds() const {
+  std::vector<int> out;
+  for (const auto& fd : fds_) out.push_back(fd->get());
+  return out;
+}
+
+void NginxProcess::start(const std::string& binary, const Layout& lay, const Listeners& listeners) {
+  pid_ = spawn_nginx(binary, lay, listeners.fds());
+  wait_until_ready(lay);
 }
 
 void NginxProcess::fail_start(const Layout& lay, const std::string& why) {
@@ -155,16 +165,16 @@ void NginxProcess::fail_start(const Layout& lay, const std::string& why) {
   throw std::runtime_error("FakeHub: nginx " + why + "; error.log ends with:\n" + tail);
 }
 
-void NginxProcess::wait_until_ready(const Layout& lay, uint16_t hub_port, uint16_t cdn_port) {
+void NginxProcess::wait_until_ready(const Layout& lay) {
   for (const auto deadline = Clock::now() + kStartTimeout; Clock::now() < deadline;) {
     if (has_exited(pid_)) {
       ::kill(-std::exchange(pid_, -1), SIGKILL);  // a worker it may have left behind
       fail_start(lay, "exited during startup");
     }
-    if (nginx_ready(lay, pid_, hub_port, cdn_port)) return;
+    if (nginx_ready(lay, pid_)) return;
     std::this_thread::sleep_for(kPollInterval);
   }
-  fail_start(lay, "did not accept on both ports within 10 s");
+  fail_start(lay, "did not start its worker within 10 s");
 }
 
 void NginxProcess::stop() {
@@ -177,13 +187,21 @@ void NginxProcess::stop() {
   ::waitpid(pid, &status, 0);
 }
 
-void NginxProcess::reopen_logs(const Layout& lay) {
-  const size_t before = reopen_notices(lay);
-  ::kill(pid_, SIGUSR1);
-  for (const auto deadline = Clock::now() + kReopenTimeout; reopen_notices(lay) < before + 2;) {
-    if (Clock::now() >= deadline) throw std::runtime_error("FakeHub: nginx did not reopen its logs");
-    std::this_thread::sleep_for(kPollInterval);
-  }
+bool get_to_the_end(uint16_t port, const std::string& path) {
+  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  const timeval limit{kRequestTimeoutS, 0};
+  const sockaddr_in addr = loopback(port);
+  if (fd.get() < 0 || ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit) != 0 ||
+      ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit) != 0 ||
+      ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0)
+    return false;
+  const std::string request = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+  if (::send(fd.get(), request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size()))
+    return false;
+  char buf[4096];
+  for (ssize_t n; (n = ::recv(fd.get(), buf, sizeof buf, 0)) != 0;)
+    if (n < 0 && errno != EINTR) return false;
+  return true;
 }
 
 }  // namespace ma::test::detail
