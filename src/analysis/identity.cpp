@@ -166,11 +166,13 @@ void resolve_objective(const ReportInputs& in, Identity& id) {
     id.training_objective = "instruct";
     id.objective_evidence = "the tokenizer has a chat template: at least instruction-tuned";
   } else {
-    id.training_objective = "base";
+    // Silence is not evidence: many tuned models carry no marker in their name (DeepSeek-V3 is the chat
+    // model) and their configs none either, so calling them "base" would be a guess.
+    id.training_objective = "unknown";
     id.objective_evidence =
         template_known
-            ? "no instruct/chat marker in the model id and no chat template"
-            : "no instruct/chat marker in the model id; no tokenizer read, so no chat-template evidence";
+            ? "no chat, instruct or base marker in the model id and no chat template"
+            : "no chat, instruct or base marker in the model id, and no tokenizer read for a chat template";
   }
 }
 

@@ -24,51 +24,52 @@ struct Expected {
 
 // Why each row expects what it does:
 //  - objective "chat"/"instruct" from the id word (-chat, -Instruct, -it); Qwen3-30B-A3B has no id marker but
-//    its tokenizer_config.json carries a chat template -> instruct; "-Base" ids and plain ids without a
-//    template -> base.
+//    its tokenizer_config.json carries a chat template -> instruct; "-Base" ids (and "-base" as a size word:
+//    bert-base) -> base; ids without a marker and without a template -> unknown (DeepSeek-V3 is the chat
+//    model, Nemotron-3-Nano is instruction-tuned: silence proves nothing).
 //  - kind: class suffix (ForCausalLM / LMHeadModel / ForMaskedLM / ForImageClassification), vision_config or
 //    another vision tower key -> vision-language (LLaVA-1.5's LlavaLlamaForCausalLM has mm_vision_tower),
 //    T5/BART ForConditionalGeneration -> seq2seq, Whisper -> speech.
 //  - ChatGLM, Baichuan, InternLM2, Qwen (v1), MiniCPM-V and Falcon-40B ("RefinedWeb") need their own remote
 //    code (their templates are derived by hand): they are identified from the config alone.
 const Expected kCases[] = {
-    {"openai-community__gpt2", "GPT-2", "OpenAI", "causal-lm", "base"},
-    {"distilbert__distilgpt2", "GPT-2", "OpenAI", "causal-lm", "base"},  // no model_type: GPT2LMHeadModel
-    {"EleutherAI__gpt-j-6b", "GPT-J", "EleutherAI", "causal-lm", "base"},
+    {"openai-community__gpt2", "GPT-2", "OpenAI", "causal-lm", "unknown"},
+    {"distilbert__distilgpt2", "GPT-2", "OpenAI", "causal-lm", "unknown"},  // no model_type: GPT2LMHeadModel
+    {"EleutherAI__gpt-j-6b", "GPT-J", "EleutherAI", "causal-lm", "unknown"},
     {"togethercomputer__RedPajama-INCITE-7B-Base", "GPT-NeoX", "EleutherAI", "causal-lm", "base"},
-    {"huggyllama__llama-7b", "LLaMA", "Meta", "causal-lm", "base"},
+    {"huggyllama__llama-7b", "LLaMA", "Meta", "causal-lm", "unknown"},
     {"meta-llama__Llama-2-7b-chat-hf", "LLaMA 2", "Meta", "causal-lm", "chat"},
-    {"meta-llama__Meta-Llama-3.1-8B", "LLaMA 3", "Meta", "causal-lm", "base"},
+    {"meta-llama__Meta-Llama-3.1-8B", "LLaMA 3", "Meta", "causal-lm", "unknown"},
     {"meta-llama__Llama-3.2-3B-Instruct", "LLaMA 3", "Meta", "causal-lm", "instruct"},
     {"meta-llama__Llama-4-Scout-17B-16E-Instruct", "LLaMA 4", "Meta", "vision-language", "instruct"},
     {"mistralai__Mistral-7B-Instruct-v0.2", "Mistral", "Mistral AI", "causal-lm", "instruct"},
-    {"mistralai__Mixtral-8x7B-v0.1", "Mixtral", "Mistral AI", "causal-lm", "base"},
+    {"mistralai__Mixtral-8x7B-v0.1", "Mixtral", "Mistral AI", "causal-lm", "unknown"},
     {"Qwen__Qwen-7B-Chat", "Qwen", "Alibaba Qwen", "causal-lm", "chat"},
-    {"Qwen__Qwen2.5-7B", "Qwen2.5", "Alibaba Qwen", "causal-lm", "base"},
+    {"Qwen__Qwen2.5-7B", "Qwen2.5", "Alibaba Qwen", "causal-lm", "unknown"},
     {"Qwen__Qwen3-30B-A3B", "Qwen3-MoE", "Alibaba Qwen", "causal-lm", "instruct"},
     {"Qwen__Qwen3-VL-8B-Instruct", "Qwen3-VL", "Alibaba Qwen", "vision-language", "instruct"},
-    {"microsoft__phi-2", "Phi", "Microsoft", "causal-lm", "base"},
+    {"microsoft__phi-2", "Phi", "Microsoft", "causal-lm", "unknown"},
     {"microsoft__Phi-3-mini-128k-instruct", "Phi-3", "Microsoft", "causal-lm", "instruct"},
     {"google__gemma-2b-it", "Gemma", "Google", "causal-lm", "instruct"},
     {"google__medgemma-27b-it", "Gemma 3", "Google", "vision-language", "instruct"},
-    {"tiiuae__falcon-40b", "Falcon", "TII", "causal-lm", "base"},
+    {"tiiuae__falcon-40b", "Falcon", "TII", "causal-lm", "unknown"},
     {"tiiuae__falcon-180B-chat", "Falcon", "TII", "causal-lm", "chat"},
-    {"bigscience__bloom-560m", "BLOOM", "BigScience", "causal-lm", "base"},
-    {"facebook__opt-125m", "OPT", "Meta", "causal-lm", "base"},
+    {"bigscience__bloom-560m", "BLOOM", "BigScience", "causal-lm", "unknown"},
+    {"facebook__opt-125m", "OPT", "Meta", "causal-lm", "unknown"},
     {"google-bert__bert-base-uncased", "BERT", "Google", "masked-lm", "base"},
-    {"FacebookAI__roberta-large", "RoBERTa", "Meta", "masked-lm", "base"},
+    {"FacebookAI__roberta-large", "RoBERTa", "Meta", "masked-lm", "unknown"},
     {"google-t5__t5-base", "T5", "Google", "seq2seq", "base"},
-    {"facebook__bart-large-cnn", "BART", "Meta", "seq2seq", "base"},
+    {"facebook__bart-large-cnn", "BART", "Meta", "seq2seq", "unknown"},
     {"google__vit-base-patch16-224", "ViT", "Google", "vision", "base"},
     {"openai__whisper-base", "Whisper", "OpenAI", "speech", "base"},
-    {"deepseek-ai__DeepSeek-V3", "DeepSeek-V3", "DeepSeek", "causal-lm", "base"},
-    {"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "Nemotron-H", "NVIDIA", "causal-lm", "base"},
+    {"deepseek-ai__DeepSeek-V3", "DeepSeek-V3", "DeepSeek", "causal-lm", "unknown"},
+    {"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "Nemotron-H", "NVIDIA", "causal-lm", "unknown"},
     {"ibm-granite__granite-3b-code-instruct-128k", "Granite", "IBM", "causal-lm", "instruct"},
-    {"liuhaotian__llava-v1.5-7b", "LLaVA", "LLaVA project", "vision-language", "base"},
-    {"THUDM__chatglm2-6b", "ChatGLM", "Zhipu AI", "causal-lm", "base"},
+    {"liuhaotian__llava-v1.5-7b", "LLaVA", "LLaVA project", "vision-language", "unknown"},
+    {"THUDM__chatglm2-6b", "ChatGLM", "Zhipu AI", "causal-lm", "unknown"},
     {"baichuan-inc__Baichuan2-13B-Chat", "Baichuan", "Baichuan Inc.", "causal-lm", "chat"},
     {"internlm__internlm2-chat-7b", "InternLM2", "Shanghai AI Laboratory", "causal-lm", "chat"},
-    {"openbmb__MiniCPM-V-2", "MiniCPM-V", "OpenBMB", "vision-language", "base"},
+    {"openbmb__MiniCPM-V-2", "MiniCPM-V", "OpenBMB", "vision-language", "unknown"},
     {"XiaomiMiMo__MiMo-7B-Base", "MiMo", "Xiaomi", "causal-lm", "base"},
 };
 
@@ -123,7 +124,7 @@ TEST(IdentityDetails, ChatTemplateEvidence) {
   // The same model with --skip-tokenizer: no template evidence, and the evidence says so.
   m->tokenizer.reset();
   id = identify(m->inputs());
-  EXPECT_EQ(id.training_objective, "base");
+  EXPECT_EQ(id.training_objective, "unknown");
   EXPECT_NE(id.objective_evidence.find("no tokenizer"), std::string::npos) << id.objective_evidence;
 }
 
@@ -135,12 +136,12 @@ TEST(IdentityDetails, ObjectiveFromIdWordsAndTemplate) {
     const char* objective;
   };
   for (const Case& c :
-       {Case{"org/Model-7B", false, "base"}, Case{"org/Model-7B", true, "instruct"},
+       {Case{"org/Model-7B", false, "unknown"}, Case{"org/Model-7B", true, "instruct"},
         Case{"org/Model-7B-Base", true, "base"}, Case{"org/Model-7B-Chat", false, "chat"},
         Case{"org/model-7b-it", false, "instruct"}, Case{"org/Model-7B-Instruct@main", true, "instruct"},
         Case{"/models/Model-7B-chat/config.json", false, "chat"},
         // "it" inside a word is not the -it marker; "chat" inside "chatglm" is not -chat.
-        Case{"org/Kitten-7B", false, "base"}, Case{"THUDM/chatglm3-6b", false, "base"}}) {
+        Case{"org/Kitten-7B", false, "unknown"}, Case{"THUDM/chatglm3-6b", false, "unknown"}}) {
     auto m = test::config_only(cfg, c.id);
     m->tokenizer = TokenizerInfo{};
     m->tokenizer->has_chat_template = c.chat_template;
