@@ -33,9 +33,11 @@ int run_perf(const Args& args) {
   PerfResult result = model_performance(inv, report, a.inputs, hw);
 
   // Everything rendered first, then written.
+  PerfSweeps study;
+  if (a.json || !a.report_file.empty()) study = perf_sweeps(inv, report, result);
   std::string json;
-  if (a.json) stream_perf_json(result, a.model, [&](std::string_view s) { json.append(s); });
-  PerfStudyFiles files = render_perf_study(inv, report, result, a);
+  if (a.json) stream_perf_json(result, study, a.model, [&](std::string_view s) { json.append(s); });
+  PerfStudyFiles files = render_perf_study(inv, report, result, std::move(study), a);
   write_perf_study(files, a);
   if (a.json)
     print_stdout(json);

@@ -14,7 +14,9 @@ PerfResult run(const Inventory& inv, const ModelReport& report, const PerfInputs
   return model_performance(inv, report, in, hw);
 }
 
-PerfSweeps sweeps(const Inventory& inv, const ModelReport& report, const PerfResult& base) {
+}  // namespace
+
+PerfSweeps perf_sweeps(const Inventory& inv, const ModelReport& report, const PerfResult& base) {
   PerfSweeps s;
   const Hardware& hw = base.hardware;
   for (const ExecutionKnobs& knobs : {ExecutionKnobs::naive(), ExecutionKnobs::efficient()})
@@ -50,13 +52,11 @@ PerfSweeps sweeps(const Inventory& inv, const ModelReport& report, const PerfRes
   return s;
 }
 
-}  // namespace
-
 PerfStudyFiles render_perf_study(const Inventory& inv, const ModelReport& report, const PerfResult& base,
-                                 const PerfArgs& args) {
+                                 PerfSweeps study, const PerfArgs& args) {
   PerfStudyFiles f;
   if (!args.report_file.empty()) {
-    PerfSweeps s = sweeps(inv, report, base);
+    PerfSweeps& s = study;
     s.roofline_plot = args.plot_file;
     s.model_id = args.model;
     f.markdown = render_perf_markdown(base, s);

@@ -1,4 +1,4 @@
-// The parts of `perf` beyond one step: seed 001's decode batch sweep (naive and efficient), the sensitivity
+// The parts of `perf` beyond one step: the efficiency study's decode batch sweep (naive and efficient), the sensitivity
 // grid (medium profile, full combinational), the architectural limits of training / prefill / decode, the
 // worked example at B = 128, the Markdown report built from them, and the multi-chip roofline plot.
 #pragma once
@@ -8,6 +8,7 @@
 #include "analysis/perf/perf_model.h"
 #include "cli/perf_args.h"
 #include "model/inventory.h"
+#include "report/perf_report.h"
 
 namespace ma::cli {
 
@@ -16,8 +17,11 @@ struct PerfStudyFiles {
   std::string svg;       // empty unless --plot
 };
 
+// The steps beside `base` that the report and `--json` show (cheap: ~50 runs of the analytical model).
+PerfSweeps perf_sweeps(const Inventory& inv, const ModelReport& report, const PerfResult& base);
+
 PerfStudyFiles render_perf_study(const Inventory& inv, const ModelReport& report, const PerfResult& base,
-                                 const PerfArgs& args);
+                                 PerfSweeps study, const PerfArgs& args);
 void write_perf_study(const PerfStudyFiles& files, const PerfArgs& args);
 
 }  // namespace ma::cli

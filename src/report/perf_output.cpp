@@ -3,8 +3,10 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "report/console_writer.h"
+#include "report/roofline_plot.h"
 
 namespace ma {
 namespace {
@@ -62,6 +64,106 @@ void op_fields(JsonWriter& w, const OpCost& op) {
   w.key("m_eff").value(op.m_eff);
   w.key("eta_tc").value(op.eta_tc);
   cost_fields(w, op);
+}
+
+// The step's totals and the figures derived from them (the same names for the step and every study entry).
+void step_fields(JsonWriter& w, const PerfResult& r) {
+  cost_fields(w, r.total);
+  w.key("t_overhead_s").value(r.overhead_s);
+  w.key("tf_est").value(r.tf_est);
+  w.key("tf_roofline_hbm").value(r.tf_roofline_hbm);
+  w.key("p_effective").value(r.p_effective);
+  w.key("mfu_est").value(r.mfu_est);
+  w.key("tokens").value(r.tokens);
+  w.key("tokens_per_s").value(r.tokens_per_s);
+}
+
+void inputs_object(JsonWriter& w, const PerfInputs& in) {
+  w.key("inputs").begin_object();
+  w.key("mode").value(perf_mode_name(in.mode));
+  w.key("batch").value(in.batch);
+  w.key("seq").value(in.seq);
+  w.key("kv_len").value(in.kv_len);
+  w.key("weight_dtype").value(compute_dtype_name(in.weight_dtype));
+  w.key("act_dtype").value(compute_dtype_name(in.act_dtype));
+  w.key("kv_dtype").value(compute_dtype_name(in.kv_dtype));
+  w.key("tp").value(in.parallel.tp);
+  w.key("pp").value(in.parallel.pp);
+  w.key("ep").value(in.parallel.ep);
+  w.end_object();
+}
+
+void knobs_object(JsonWriter& w, std::string_view key, const ExecutionKnobs& k) {
+  w.key(key).begin_object();
+  w.key("profile").value(k.profile);
+  w.key("wrf_attention").value(k.wrf_attention);
+  w.key("wrf_dense").value(k.wrf_dense);
+  w.key("wrf_moe").value(k.wrf_moe);
+  w.key("act_fusion").value(k.act_fusion);
+  w.key("elementwise").value(k.elementwise);
+  w.key("attention_bytes").value(k.flash_attention ? "flash" : "naive");
+  w.end_object();
+}
+
+// Every field a --hw profile file can set, under the same names (hardware_*_fields()).
+void hardware_object(JsonWriter& w, const Hardware& hw) {
+  w.key("hardware").begin_object();
+  for (const HardwareTextField& f : hardware_text_fields()) w.key(f.name).value(hw.*f.member);
+  w.key("peak_tflops").begin_object();
+  for (int d = 0; d < kComputeDTypeCount; ++d)
+    w.key(compute_dtype_name(static_cast<ComputeDType>(d))).value(hw.peak_tflops[d]);
+  w.end_object();
+  for (const HardwareNumberField& f : hardware_number_fields()) w.key(f.name).value(hw.*f.member);
+  w.end_object();
+}
+
+// What the step models on this GPU: its layers, and its operations by kind.
+void operation_counts(JsonWriter& w, const PerfResult& r) {
+  std::set<uint32_t> layers;
+  std::map<std::string, uint64_t> kinds;
+  for (const OpCost& o : r.ops) {
+    if (o.layer) layers.insert(*o.layer);
+    ++kinds[o.kind];
+  }
+  w.key("layers_modelled").value(static_cast<uint64_t>(layers.size()));
+  w.key("operations_modelled").begin_object();
+  w.key("total").value(static_cast<uint64_t>(r.ops.size()));
+  for (const auto& [kind, n] : kinds) w.key(kind).value(n);
+  w.end_object();
+}
+
+// One step of the study: what varied (inputs, knobs) and its figures.
+void study_entry(JsonWriter& w, const PerfResult& r) {
+  w.begin_object();
+  inputs_object(w, r.inputs);
+  knobs_object(w, "knobs", r.inputs.knobs);
+  step_fields(w, r);
+  w.end_object();
+}
+
+void study_entries(JsonWriter& w, std::string_view key, const std::vector<PerfResult>& results) {
+  w.key(key).begin_array();
+  for (const PerfResult& r : results) study_entry(w.newline(), r);
+  w.end_array();
+}
+
+// The efficiency study `--report` renders: the decode batch sweep under both profiles, the sensitivity grid,
+// the limits of training, prefill and decode, the worked example, and the two profiles' knobs.
+void study_object(JsonWriter& w, const PerfSweeps& s) {
+  w.key("study").begin_object();
+  w.key("execution_profiles").begin_object();
+  knobs_object(w, "naive", ExecutionKnobs::naive());
+  knobs_object(w, "efficient", ExecutionKnobs::efficient());
+  w.end_object();
+  study_entries(w, "decode_batch_sweep", s.decode_batch_sweep);
+  study_entries(w, "sensitivity", s.sensitivity);
+  study_entries(w, "limits", s.limits);
+  w.key("worked_example");
+  if (s.worked_example)
+    study_entry(w, *s.worked_example);
+  else
+    w.null();
+  w.end_object();
 }
 
 }  // namespace
@@ -141,56 +243,31 @@ std::string render_perf_console(const PerfResult& r, const std::string& model_id
   return w.take();
 }
 
-void stream_perf_json(const PerfResult& r, const std::string& model_id, const JsonWriter::Sink& sink) {
+void stream_perf_json(const PerfResult& r, const PerfSweeps& study, const std::string& model_id,
+                      const JsonWriter::Sink& sink) {
   JsonWriter w(sink);
-  const PerfInputs& in = r.inputs;
-  const OpCost& t = r.total;
+  const ComputeDType peak_dtype = perf_peak_dtype(r);
   w.begin_object();
   w.key("model_id").value(model_id);
-  cost_fields(w, t);
-  w.key("t_overhead_s").value(r.overhead_s);
-  w.key("tf_est").value(r.tf_est);
-  w.key("tf_roofline_hbm").value(r.tf_roofline_hbm);
-  w.key("p_effective").value(r.p_effective);
-  w.key("mfu_est").value(r.mfu_est);
-  w.key("tokens").value(r.tokens);
-  w.key("tokens_per_s").value(r.tokens_per_s);
-  w.key("inputs").begin_object();
-  w.key("mode").value(perf_mode_name(in.mode));
-  w.key("batch").value(in.batch);
-  w.key("seq").value(in.seq);
-  w.key("kv_len").value(in.kv_len);
-  w.key("weight_dtype").value(compute_dtype_name(in.weight_dtype));
-  w.key("act_dtype").value(compute_dtype_name(in.act_dtype));
-  w.key("kv_dtype").value(compute_dtype_name(in.kv_dtype));
-  w.key("tp").value(in.parallel.tp);
-  w.key("pp").value(in.parallel.pp);
-  w.key("ep").value(in.parallel.ep);
-  w.end_object();
-  w.key("knobs").begin_object();
-  w.key("profile").value(in.knobs.profile);
-  w.key("wrf_attention").value(in.knobs.wrf_attention);
-  w.key("wrf_dense").value(in.knobs.wrf_dense);
-  w.key("wrf_moe").value(in.knobs.wrf_moe);
-  w.key("act_fusion").value(in.knobs.act_fusion);
-  w.key("elementwise").value(in.knobs.elementwise);
-  w.key("attention_bytes").value(in.knobs.flash_attention ? "flash" : "naive");
-  w.end_object();
-  const Hardware& hw = r.hardware;
-  w.key("hardware").begin_object();
-  w.key("name").value(hw.name);
-  w.key("description").value(hw.description);
-  w.key("peak_tflops").begin_object();
-  for (int d = 0; d < kComputeDTypeCount; ++d) w.key(compute_dtype_name(static_cast<ComputeDType>(d))).value(hw.peak_tflops[d]);
-  w.end_object();
-  w.key("hbm_gbps").value(hw.hbm_gbps);
-  w.key("hbm_gb").value(hw.hbm_gb);
-  w.key("interconnect_gbps").value(hw.interconnect_gbps);
-  w.key("b_sat").value(hw.b_sat);
-  w.key("kernel_overhead_s").value(hw.kernel_overhead_s);
-  w.key("graph_kernel_overhead_s").value(hw.graph_kernel_overhead_s);
-  w.key("source").value(hw.source);
-  w.end_object();
+  step_fields(w, r);
+  w.key("compute_dtype").value(compute_dtype_name(peak_dtype));
+  w.key("p_peak_tflops").value(r.hardware.peak(peak_dtype));
+  w.key("ridge_flop_per_byte").value(r.hardware.ridge(peak_dtype));
+  inputs_object(w, r.inputs);
+  knobs_object(w, "knobs", r.inputs.knobs);
+  hardware_object(w, r.hardware);
+  operation_counts(w, r);
+  w.key("roofline_groups").begin_array();
+  for (const RooflinePoint& p : roofline_points(r)) {
+    w.newline().begin_object();
+    w.key("group").value(p.label);
+    w.key("flops_theory").value(p.flops);
+    w.key("ai_hbm").value(p.ai);
+    w.key("tf_est").value(p.tflops);
+    w.key("regime").value(p.regime);
+    w.end_object();
+  }
+  w.end_array();
   w.key("by_kind").begin_array();
   for (const OpCost& g : ops_by_kind(r)) {
     w.newline().begin_object();
@@ -212,6 +289,7 @@ void stream_perf_json(const PerfResult& r, const std::string& model_id, const Js
   w.key("assumptions").begin_array();
   for (const std::string& a : r.assumptions) w.value(a);
   w.end_array();
+  study_object(w, study);
   w.end_object();
   w.flush();
   sink("\n");

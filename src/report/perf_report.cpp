@@ -33,7 +33,7 @@ std::string render_perf_markdown(const PerfResult& base, const PerfSweeps& s) {
   MarkdownWriter md;
   const std::string model = s.model_id.empty() ? "model" : s.model_id;
   md.heading(1, "Performance analysis: " + model);
-  md.paragraph("Seed 001's efficiency study for one " + perf_md::mode_name(base) + " step (" +
+  md.paragraph("The efficiency study for one " + perf_md::mode_name(base) + " step (" +
                perf_md::shape_text(base) + ") on " + base.hardware.name +
                ": FLOPs, bytes, arithmetic intensity and time per operation, the roofline, "
                "the decode batch sweep, the sensitivity to the execution knobs and the limits of training, "

@@ -199,29 +199,18 @@ Hardware parse_profile(const std::string& path) {
     return std::string(v.as_string());
   };
 
-  // The profile's scalar fields, by the names they have in the struct and in the JSON export.
-  static constexpr std::pair<const char*, std::string Hardware::*> kText[] = {
-      {"name", &Hardware::name}, {"description", &Hardware::description}, {"source", &Hardware::source}};
-  static constexpr std::pair<const char*, double Hardware::*> kNumbers[] = {
-      {"hbm_gbps", &Hardware::hbm_gbps},
-      {"hbm_gb", &Hardware::hbm_gb},
-      {"interconnect_gbps", &Hardware::interconnect_gbps},
-      {"b_sat", &Hardware::b_sat},
-      {"kernel_overhead_s", &Hardware::kernel_overhead_s},
-      {"graph_kernel_overhead_s", &Hardware::graph_kernel_overhead_s},
-      {"scalar_tflops", &Hardware::scalar_tflops}};
   for (const json::Member& m : root.members()) {
     const std::string key(m.key);
     if (key == "base") continue;
     bool done = false;
-    for (const auto& [name, field] : kText)
-      if (key == name) {
-        h.*field = str_field(m.value, key);
+    for (const HardwareTextField& f : hardware_text_fields())
+      if (key == f.name) {
+        h.*f.member = str_field(m.value, key);
         done = true;
       }
-    for (const auto& [name, field] : kNumbers)
-      if (key == name) {
-        h.*field = number(m.value, key);
+    for (const HardwareNumberField& f : hardware_number_fields())
+      if (key == f.name) {
+        h.*f.member = number(m.value, key);
         done = true;
       }
     if (done) continue;
@@ -334,6 +323,24 @@ double bytes_per_element(ComputeDType d) {
       return 0.5;
   }
   return 2;
+}
+
+std::span<const HardwareTextField> hardware_text_fields() {
+  static constexpr HardwareTextField kFields[] = {
+      {"name", &Hardware::name}, {"description", &Hardware::description}, {"source", &Hardware::source}};
+  return kFields;
+}
+
+std::span<const HardwareNumberField> hardware_number_fields() {
+  static constexpr HardwareNumberField kFields[] = {
+      {"hbm_gbps", &Hardware::hbm_gbps},
+      {"hbm_gb", &Hardware::hbm_gb},
+      {"interconnect_gbps", &Hardware::interconnect_gbps},
+      {"b_sat", &Hardware::b_sat},
+      {"kernel_overhead_s", &Hardware::kernel_overhead_s},
+      {"graph_kernel_overhead_s", &Hardware::graph_kernel_overhead_s},
+      {"scalar_tflops", &Hardware::scalar_tflops}};
+  return kFields;
 }
 
 const std::vector<Hardware>& hardware_table() {

@@ -5,6 +5,7 @@
 // file (`--hw FILE.json`).
 #pragma once
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,19 @@ struct Hardware {
   // Machine balance: FLOP per byte where the roofline's memory and compute limits meet.
   double ridge(ComputeDType d) const { return peak(d) * 1e12 / (hbm_gbps * 1e9); }
 };
+
+// Hardware's scalar fields by the names they have in a --hw profile file and in `perf --json`: one table
+// that both read and write, so a field cannot be readable and missing from the export (or the reverse).
+struct HardwareTextField {
+  std::string_view name;
+  std::string Hardware::*member;
+};
+struct HardwareNumberField {
+  std::string_view name;
+  double Hardware::*member;
+};
+std::span<const HardwareTextField> hardware_text_fields();
+std::span<const HardwareNumberField> hardware_number_fields();
 
 const std::vector<Hardware>& hardware_table();
 const Hardware* find_hardware(std::string_view name);  // case-insensitive
