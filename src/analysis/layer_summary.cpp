@@ -34,17 +34,4 @@ LayerSummary summarize_layers(const std::vector<LayerSpec>& layers) {
   return s;
 }
 
-std::string compact_ranges(const std::vector<uint32_t>& idx) {
-  std::string out;
-  for (size_t i = 0; i < idx.size();) {
-    size_t j = i;
-    while (j + 1 < idx.size() && idx[j + 1] == idx[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(idx[i]);
-    if (j > i) out += "-" + std::to_string(idx[j]);
-    i = j + 1;
-  }
-  return out;
-}
-
 }  // namespace ma

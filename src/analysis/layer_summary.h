@@ -21,7 +21,4 @@ struct LayerSummary {
 
 LayerSummary summarize_layers(const std::vector<LayerSpec>& layers);
 
-// "0-3,5,7-9"
-std::string compact_ranges(const std::vector<uint32_t>& indices);
-
 }  // namespace ma

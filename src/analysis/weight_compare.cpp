@@ -7,7 +7,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <unordered_map>
 
 #include "analysis/module_class.h"
@@ -199,7 +198,7 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
   for (size_t i = 0; i < lb.size(); ++i)
     if (!matched[i]) c.extra_in_b.push_back(lb[i].tensor->name);
 
-  const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  const size_t threads = options.threads ? options.threads : available_cores();
   parallel_for_with_state<Worker>(pairs.size(), threads,
                                   [&](Worker& w, size_t i) { compare_pair(w, pairs[i], c.tensors[pairs[i].out]); });
 

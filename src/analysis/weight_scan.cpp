@@ -4,7 +4,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include "analysis/value_counts.h"
 #include "analysis/wide_tensor_stats.h"
@@ -117,7 +116,7 @@ std::vector<TensorStats> scan_weights(const std::vector<ScanItem>& items, const 
 
   // Each thread owns one Worker (buffer, tables, open file) and pulls units in checkpoint order, so tensors
   // finish roughly in order and few totals are alive at once.
-  const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  const size_t threads = options.threads ? options.threads : available_cores();
   parallel_for_with_state<Worker>(units.size(), threads, [&](Worker& w, size_t u) {
     if (!stop()) run_unit(w, units[u]);
   });

@@ -122,7 +122,8 @@ std::vector<SafetensorsHeader> read_indexed_shards(const LocalModelFiles& files,
   }
   std::vector<fs::path> local = files.index_is_pytorch ? std::vector<fs::path>{} : safetensors_in(files.root);
   std::vector<SafetensorsHeader> early(local.size());
-  BackgroundLoop loop(local.size(), [&](size_t i) { early[i] = read_safetensors_header(local[i].string()); });
+  ParallelLoop<> loop(local.size(), metadata_threads(),
+                     [&](NoState&, size_t i) { early[i] = read_safetensors_header(local[i].string()); });
   ck.index_name = files.index->filename().string();
   ck.index = parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes), files.index->string());
   const std::vector<std::exception_ptr>& errors = loop.finish();

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "core/error.h"
-#include "core/json.h"
+#include "core/json_writer.h"
 #include "io/atomic_file.h"
 
 namespace ma {
@@ -21,33 +21,27 @@ uint64_t tensor_bytes(const TensorToWrite& t) {
 
 std::string safetensors_header_json(const std::vector<TensorToWrite>& tensors,
                                     const std::vector<std::pair<std::string, std::string>>& metadata) {
-  std::string h = "{";
+  JsonWriter w;
+  w.begin_object();
   if (!metadata.empty()) {
-    h += "\"__metadata__\":{";
-    for (size_t i = 0; i < metadata.size(); ++i) {
-      if (i) h += ',';
-      json::append_quoted(h, metadata[i].first);
-      h += ':';
-      json::append_quoted(h, metadata[i].second);
-    }
-    h += '}';
+    w.key("__metadata__").begin_object();
+    for (const auto& [k, v] : metadata) w.key(k).value(v);
+    w.end_object();
   }
   uint64_t offset = 0;
-  for (const auto& t : tensors) {
-    if (h.size() > 1) h += ',';
-    json::append_quoted(h, t.name);
-    h += ":{\"dtype\":\"";
-    h += dtype_info(t.dtype).safetensors_name;
-    h += "\",\"shape\":[";
-    for (size_t i = 0; i < t.shape.size(); ++i) {
-      if (i) h += ',';
-      h += std::to_string(t.shape[i]);
-    }
-    uint64_t end = offset + tensor_bytes(t);
-    h += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(end) + "]}";
+  for (const TensorToWrite& t : tensors) {
+    const uint64_t end = offset + tensor_bytes(t);
+    w.key(t.name).begin_object();
+    w.key("dtype").value(dtype_info(t.dtype).safetensors_name);
+    w.key("shape").begin_array();
+    for (uint64_t d : t.shape) w.value(d);
+    w.end_array();
+    w.key("data_offsets").begin_array().value(offset).value(end).end_array();
+    w.end_object();
     offset = end;
   }
-  return h + "}";
+  w.end_object();
+  return w.take();
 }
 
 void write_safetensors(const std::filesystem::path& path, const std::vector<TensorToWrite>& tensors,

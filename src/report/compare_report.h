@@ -5,7 +5,7 @@
 #include <string>
 
 #include "analysis/weight_compare.h"
-#include "report/json_writer.h"
+#include "core/json_writer.h"
 
 namespace ma {
 

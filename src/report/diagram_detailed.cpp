@@ -84,7 +84,7 @@ void block_card(Svg& s, const ModelReport& r, const DiagramModel& m, const diagr
   }
   s.fit(hx + 6, c.y + 31, c.right() - hx - 22, k.title, style(17, kInk, true, Anchor::Start, 12));
   const std::string which = with_thousands(k.indices.size()) +
-                            (k.indices.size() == 1 ? " layer: " : " layers: ") + compact_ranges(k.indices);
+                            (k.indices.size() == 1 ? " layer: " : " layers: ") + index_ranges(k.indices);
   s.fit(c.x + 16, c.y + 54, c.w - 32, which, style(13, kFaint, false, Anchor::Start, 11));
 
   struct Element {

@@ -22,13 +22,6 @@ uint64_t head_dim(const ModelReport& r) {
   return first_nonzero(r.attention.head_dim, r.architecture.head_dim);
 }
 
-std::string plain_number(double v) {
-  if (v > 0 && v < 1e15 && std::floor(v) == v) return with_thousands(static_cast<uint64_t>(v));
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 const Estimate* find_estimate(const std::vector<Estimate>& list, std::string_view name) {
   for (const Estimate& e : list)
     if (e.name == name) return &e;

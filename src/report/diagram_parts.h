@@ -49,8 +49,6 @@ uint64_t kv_heads(const ModelReport& r);
 
 uint64_t head_dim(const ModelReport& r);
 
-std::string plain_number(double v);
-
 const Estimate* find_estimate(const std::vector<Estimate>& list, std::string_view name);
 
 bool encoder_only(const ModelReport& r);

@@ -163,7 +163,7 @@ void simple_stack(Svg& s, const ModelReport& r, const DiagramModel& m, const Rec
       cx += 18;
     }
     const std::string line = std::to_string(k.indices.size()) + " × " + k.title;
-    s.fit(ix + 44, y, iw - 44, line + "   (layers " + compact_ranges(k.indices) + ")", style(15, kInk));
+    s.fit(ix + 44, y, iw - 44, line + "   (layers " + index_ranges(k.indices) + ")", style(15, kInk));
     y += 32;
   }
   if (const std::string p = pattern_text(r, m); !p.empty() && y < b.bottom() - 16)

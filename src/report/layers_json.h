@@ -5,7 +5,7 @@
 
 #include "analysis/layer_summary.h"
 #include "model/model_template.h"
-#include "report/json_writer.h"
+#include "core/json_writer.h"
 
 namespace ma {
 

@@ -70,7 +70,7 @@ void console_layers(ConsoleWriter& w, const ModelReport& r) {
   for (const LayerGroup& g : l.by_type) {
     const std::string each = group_parameters(r.parameters, g);
     w.field(std::to_string(g.indices.size()) + " x " + g.type,
-            "[" + compact_ranges(g.indices) + "]" + (each.empty() ? "" : ", " + each + " parameters each"));
+            "[" + index_ranges(g.indices) + "]" + (each.empty() ? "" : ", " + each + " parameters each"));
   }
   if (l.by_type.size() > 1) {
     auto tally = [](const std::vector<LayerGroup>& groups) {
@@ -211,7 +211,7 @@ std::string render_report_markdown(const ModelReport& r) {
     w.heading(2, "Layers");
     std::vector<std::vector<std::string>> lrows;
     for (const LayerGroup& g : r.layer_summary.by_type)
-      lrows.push_back({g.type, std::to_string(g.indices.size()), compact_ranges(g.indices),
+      lrows.push_back({g.type, std::to_string(g.indices.size()), index_ranges(g.indices),
                        group_parameters(r.parameters, g)});
     w.table({"Type", "Count", "Layers", "Parameters each"}, lrows);
   }

@@ -5,37 +5,12 @@
 #include <map>
 #include <set>
 
+#include "core/units.h"
 #include "report/console_writer.h"
 #include "report/roofline_plot.h"
 
 namespace ma {
 namespace {
-
-std::string si(double v, const char* unit) {
-  static const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
-  int i = 0;
-  while (std::fabs(v) >= 1000 && i < 6) {
-    v /= 1000;
-    ++i;
-  }
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.3g %s%s", v, prefixes[i], unit);
-  return buf;
-}
-
-std::string seconds(double s) {
-  char buf[32];
-  if (s >= 1) std::snprintf(buf, sizeof buf, "%.3f s", s);
-  else if (s >= 1e-3) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-  return buf;
-}
-
-std::string number(double v, const char* fmt = "%.4g") {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
 
 // The cost fields every entry shares, the whole step included (same names at every level).
 void cost_fields(JsonWriter& w, const OpCost& op) {
@@ -220,23 +195,23 @@ std::string render_perf_console(const PerfResult& r, const std::string& model_id
                                ", EP " + std::to_string(in.parallel.ep) + " (figures per GPU)");
   const OpCost& t = r.total;
   w.heading("STEP");
-  w.field("T_est", seconds(t.t_est) + " (" + t.regime + "-bound)");
-  w.field("T_comp / T_hbm / T_net", seconds(t.t_comp) + " / " + seconds(t.t_hbm) + " / " + seconds(t.t_net));
-  if (r.overhead_s > 0) w.field("kernel overhead", seconds(r.overhead_s) + " (" + number(t.kernels, "%.0f") + " kernels)");
-  w.field("F_theory / F_realizable", si(t.flops_theory, "FLOP") + " / " + si(t.flops_realizable, "FLOP"));
-  w.field("bytes HBM", si(t.bytes_hbm(), "B") + " (weights " + si(t.bytes_weights, "B") + ", activations " +
-                           si(t.bytes_activations, "B") + ", KV " + si(t.bytes_kv, "B") + ", temporary " +
-                           si(t.bytes_temporary, "B") + ")");
-  if (t.bytes_net > 0) w.field("bytes network", si(t.bytes_net, "B"));
-  w.field("AI_hbm", number(t.ai_hbm()) + " FLOP/B (ridge " + number(r.hardware.ridge(in.act_dtype)) + ")");
-  w.field("TF_est / TF_roofline_hbm", number(r.tf_est) + " / " + number(r.tf_roofline_hbm) + " TFLOP/s");
-  w.field("MFU_est", number(r.mfu_est * 100, "%.2f") + "%");
-  w.field("tokens/s", number(r.tokens_per_s, "%.1f"));
+  w.field("T_est", duration_text(t.t_est) + " (" + t.regime + "-bound)");
+  w.field("T_comp / T_hbm / T_net", duration_text(t.t_comp) + " / " + duration_text(t.t_hbm) + " / " + duration_text(t.t_net));
+  if (r.overhead_s > 0) w.field("kernel overhead", duration_text(r.overhead_s) + " (" + with_thousands(static_cast<uint64_t>(t.kernels)) + " kernels)");
+  w.field("F_theory / F_realizable", si_quantity(t.flops_theory, "FLOP") + " / " + si_quantity(t.flops_realizable, "FLOP"));
+  w.field("bytes HBM", si_quantity(t.bytes_hbm(), "B") + " (weights " + si_quantity(t.bytes_weights, "B") + ", activations " +
+                           si_quantity(t.bytes_activations, "B") + ", KV " + si_quantity(t.bytes_kv, "B") + ", temporary " +
+                           si_quantity(t.bytes_temporary, "B") + ")");
+  if (t.bytes_net > 0) w.field("bytes network", si_quantity(t.bytes_net, "B"));
+  w.field("AI_hbm", brief_number(t.ai_hbm()) + " FLOP/B (ridge " + brief_number(r.hardware.ridge(in.act_dtype)) + ")");
+  w.field("TF_est / TF_roofline_hbm", brief_number(r.tf_est) + " / " + brief_number(r.tf_roofline_hbm) + " TFLOP/s");
+  w.field("MFU_est", percent_text(r.mfu_est));
+  w.field("tokens/s", brief_number(r.tokens_per_s));
   w.heading("BY OPERATION KIND");
   std::vector<std::vector<std::string>> rows;
   for (const OpCost& g : ops_by_kind(r))
-    rows.push_back({g.kind, si(g.flops_theory, "FLOP"), si(g.bytes_hbm(), "B"), number(g.ai_hbm()),
-                    seconds(g.t_comp), seconds(g.t_hbm), seconds(g.t_est), g.regime});
+    rows.push_back({g.kind, si_quantity(g.flops_theory, "FLOP"), si_quantity(g.bytes_hbm(), "B"), brief_number(g.ai_hbm()),
+                    duration_text(g.t_comp), duration_text(g.t_hbm), duration_text(g.t_est), g.regime});
   w.table({"Kind", "F_theory", "Bytes HBM", "AI_hbm", "T_comp", "T_hbm", "T_est", "Regime"}, rows);
   w.note("T_est per operation = max(T_comp, T_hbm, T_net); the step sums its operations" +
          std::string(r.overhead_s > 0 ? " plus the kernel overhead" : "") + ". --json lists every operation.");

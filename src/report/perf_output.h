@@ -5,7 +5,7 @@
 #include <string>
 
 #include "analysis/perf/perf_model.h"
-#include "report/json_writer.h"
+#include "core/json_writer.h"
 #include "report/perf_report.h"
 
 namespace ma {

@@ -5,23 +5,11 @@
 #include <map>
 #include <set>
 
+#include "core/units.h"
 #include "report/perf_report_parts.h"
 
 namespace ma::perf_md {
 namespace {
-
-// Consecutive numbers as ranges: "0-2, 5, 7-9".
-std::string ranges(const std::vector<uint32_t>& v) {
-  std::string out;
-  for (size_t i = 0; i < v.size();) {
-    size_t j = i;
-    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
-    out += (out.empty() ? "" : ", ") + std::to_string(v[i]);
-    if (j > i) out += (j == i + 1 ? ", " : "-") + std::to_string(v[j]);
-    i = j + 1;
-  }
-  return out;
-}
 
 // The regime of summed times, the way the model decides it for the step.
 std::string argmax_regime(double tc, double th, double tn) {
@@ -36,23 +24,23 @@ const std::vector<std::string> kOpHeader = {
 std::vector<std::string> op_row(const OpCost& o, const std::string& label, bool shape) {
   return {label,
           o.kind,
-          shape ? num(o.m_eff) : "-",
-          shape ? num(o.eta_tc) : "-",
-          num(o.flops_theory),
-          num(o.flops_tensorcore),
-          num(o.flops_realizable),
-          num(o.bytes_weights),
-          num(o.bytes_activations),
-          num(o.bytes_kv),
-          num(o.bytes_temporary),
-          num(o.bytes_net),
-          num(o.ai_weights_only()),
-          num(o.ai_hbm()),
-          num(o.ai_total()),
-          dur(o.t_comp),
-          dur(o.t_hbm),
-          dur(o.t_net),
-          dur(o.t_est),
+          shape ? brief_number(o.m_eff) : "-",
+          shape ? brief_number(o.eta_tc) : "-",
+          brief_number(o.flops_theory),
+          brief_number(o.flops_tensorcore),
+          brief_number(o.flops_realizable),
+          brief_number(o.bytes_weights),
+          brief_number(o.bytes_activations),
+          brief_number(o.bytes_kv),
+          brief_number(o.bytes_temporary),
+          brief_number(o.bytes_net),
+          brief_number(o.ai_weights_only()),
+          brief_number(o.ai_hbm()),
+          brief_number(o.ai_total()),
+          duration_text(o.t_comp),
+          duration_text(o.t_hbm),
+          duration_text(o.t_net),
+          duration_text(o.t_est),
           o.regime};
 }
 
@@ -100,7 +88,7 @@ void overview(MarkdownWriter& md, const PerfResult& r, const std::string& model)
       {"Batch B", std::to_string(in.batch)},
       {"Sequence S (prompt / training)", std::to_string(in.seq)},
       {"KV length L (decode)", std::to_string(in.kv_len)},
-      {"Tokens per step", num(r.tokens)},
+      {"Tokens per step", brief_number(r.tokens)},
       {"Weights / activations / KV cache dtype", upper(compute_dtype_name(in.weight_dtype)) + " / " +
                                                      upper(compute_dtype_name(in.act_dtype)) + " / " +
                                                      upper(compute_dtype_name(in.kv_dtype))},
@@ -109,8 +97,8 @@ void overview(MarkdownWriter& md, const PerfResult& r, const std::string& model)
                                             std::to_string(in.parallel.pp) + " x EP " +
                                             std::to_string(in.parallel.ep)},
       {"Execution profile", k.profile},
-      {"Knobs", "WRF attn/dense/moe " + num(k.wrf_attention) + "/" + num(k.wrf_dense) + "/" + num(k.wrf_moe) +
-                    ", act fusion " + num(k.act_fusion) + ", elementwise " + num(k.elementwise) +
+      {"Knobs", "WRF attn/dense/moe " + brief_number(k.wrf_attention) + "/" + brief_number(k.wrf_dense) + "/" + brief_number(k.wrf_moe) +
+                    ", act fusion " + brief_number(k.act_fusion) + ", elementwise " + brief_number(k.elementwise) +
                     ", attention bytes " + (k.flash_attention ? "flash" : "naive")},
       {"Layers modelled (this GPU)", std::to_string(layers.size())},
       {"Operations modelled",
@@ -122,21 +110,21 @@ void overview(MarkdownWriter& md, const PerfResult& r, const std::string& model)
   for (int d = 0; d < kComputeDTypeCount; ++d) {
     const auto dt = static_cast<ComputeDType>(d);
     if (hw.peak(dt) > 0)
-      peaks += (peaks.empty() ? "" : ", ") + upper(compute_dtype_name(dt)) + " " + num(hw.peak(dt));
+      peaks += (peaks.empty() ? "" : ", ") + upper(compute_dtype_name(dt)) + " " + brief_number(hw.peak(dt));
   }
   const ComputeDType pd = perf_peak_dtype(r);
   md.fields({
       {"Accelerator", hw.name + (hw.description.empty() ? "" : " (" + hw.description + ")")},
       {"Dense peak TFLOP/s", peaks.empty() ? "none" : peaks},
-      {"P_peak (" + upper(compute_dtype_name(pd)) + ")", num(hw.peak(pd)) + " TFLOP/s"},
-      {"HBM bandwidth BW_hbm", num(hw.hbm_gbps) + " GB/s"},
-      {"HBM capacity", num(hw.hbm_gb) + " GB"},
-      {"Interconnect BW_net", num(hw.interconnect_gbps) + " GB/s per direction"},
-      {"Ridge OI_knee = P_peak / BW_hbm", num(hw.ridge(pd)) + " FLOP/byte"},
-      {"Tensor-core saturation B_sat", num(hw.b_sat)},
-      {"Kernel overhead", dur(hw.graph_kernel_overhead_s) + " per kernel in a CUDA graph (the step model); " +
-                              dur(hw.kernel_overhead_s) + " per eagerly launched GEMM"},
-      {"Scalar (CUDA core) TFLOP/s", hw.scalar_tflops > 0 ? num(hw.scalar_tflops) : "FP32 peak"},
+      {"P_peak (" + upper(compute_dtype_name(pd)) + ")", brief_number(hw.peak(pd)) + " TFLOP/s"},
+      {"HBM bandwidth BW_hbm", brief_number(hw.hbm_gbps) + " GB/s"},
+      {"HBM capacity", brief_number(hw.hbm_gb) + " GB"},
+      {"Interconnect BW_net", brief_number(hw.interconnect_gbps) + " GB/s per direction"},
+      {"Ridge OI_knee = P_peak / BW_hbm", brief_number(hw.ridge(pd)) + " FLOP/byte"},
+      {"Tensor-core saturation B_sat", brief_number(hw.b_sat)},
+      {"Kernel overhead", duration_text(hw.graph_kernel_overhead_s) + " per kernel in a CUDA graph (the step model); " +
+                              duration_text(hw.kernel_overhead_s) + " per eagerly launched GEMM"},
+      {"Scalar (CUDA core) TFLOP/s", hw.scalar_tflops > 0 ? brief_number(hw.scalar_tflops) : "FP32 peak"},
       {"Source", hw.source.empty() ? "not given" : hw.source},
   });
 }
@@ -179,7 +167,7 @@ void analytical(MarkdownWriter& md, const PerfResult& r) {
   for (size_t g = 0; g < groups.size() && g < kMaxShown; ++g)
     if (groups[g].second.size() > 1)
       members += (members.empty() ? "" : "; ") + std::string("layer ") + std::to_string(groups[g].first) +
-                 " stands for layers " + ranges(groups[g].second);
+                 " stands for layers " + index_ranges(groups[g].second);
   if (!members.empty()) note += " (" + members + ": the same operations at the same cost)";
   if (groups.size() > kMaxShown)
     note +=
@@ -235,26 +223,26 @@ void analytical(MarkdownWriter& md, const PerfResult& r) {
   const OpCost& t = r.total;
   const ComputeDType pd = perf_peak_dtype(r);
   md.fields({
-      {"F_theory", num(t.flops_theory) + " FLOP"},
-      {"F_tensorcore", num(t.flops_tensorcore) + " FLOP"},
-      {"F_realizable", num(t.flops_realizable) + " FLOP"},
-      {"bytes_hbm (W + act + KV + tmp)", num(t.bytes_hbm()) + " B = " + num(t.bytes_weights) + " + " +
-                                             num(t.bytes_activations) + " + " + num(t.bytes_kv) + " + " +
-                                             num(t.bytes_temporary)},
-      {"bytes_net", num(t.bytes_net) + " B"},
+      {"F_theory", brief_number(t.flops_theory) + " FLOP"},
+      {"F_tensorcore", brief_number(t.flops_tensorcore) + " FLOP"},
+      {"F_realizable", brief_number(t.flops_realizable) + " FLOP"},
+      {"bytes_hbm (W + act + KV + tmp)", brief_number(t.bytes_hbm()) + " B = " + brief_number(t.bytes_weights) + " + " +
+                                             brief_number(t.bytes_activations) + " + " + brief_number(t.bytes_kv) + " + " +
+                                             brief_number(t.bytes_temporary)},
+      {"bytes_net", brief_number(t.bytes_net) + " B"},
       {"AI_weights_only / AI_hbm / AI_total",
-       num(t.ai_weights_only()) + " / " + num(t.ai_hbm()) + " / " + num(t.ai_total()) + " FLOP/byte"},
-      {"T_comp / T_hbm / T_net", dur(t.t_comp) + " / " + dur(t.t_hbm) + " / " + dur(t.t_net)},
-      {"Kernels, overhead", num(t.kernels) + ", " + dur(r.overhead_s)},
-      {"T_est", dur(t.t_est)},
+       brief_number(t.ai_weights_only()) + " / " + brief_number(t.ai_hbm()) + " / " + brief_number(t.ai_total()) + " FLOP/byte"},
+      {"T_comp / T_hbm / T_net", duration_text(t.t_comp) + " / " + duration_text(t.t_hbm) + " / " + duration_text(t.t_net)},
+      {"Kernels, overhead", brief_number(t.kernels) + ", " + duration_text(r.overhead_s)},
+      {"T_est", duration_text(t.t_est)},
       {"Regime", t.regime},
-      {"TF_est = F_theory / T_est", num(r.tf_est) + " TFLOP/s"},
-      {"TF_roofline_hbm = min(P_peak, BW_hbm x AI_hbm)", num(r.tf_roofline_hbm) + " TFLOP/s"},
+      {"TF_est = F_theory / T_est", brief_number(r.tf_est) + " TFLOP/s"},
+      {"TF_roofline_hbm = min(P_peak, BW_hbm x AI_hbm)", brief_number(r.tf_roofline_hbm) + " TFLOP/s"},
       {"P_effective = P_peak x F_theory / F_realizable",
-       num(r.p_effective) + " TFLOP/s (P_peak " + num(r.hardware.peak(pd)) + ")"},
-      {"MFU_est = F_theory / (P_peak x T_est)", pct(r.mfu_est)},
-      {"Tokens per step", num(r.tokens)},
-      {"Tokens/s", num(r.tokens_per_s)},
+       brief_number(r.p_effective) + " TFLOP/s (P_peak " + brief_number(r.hardware.peak(pd)) + ")"},
+      {"MFU_est = F_theory / (P_peak x T_est)", percent_text(r.mfu_est)},
+      {"Tokens per step", brief_number(r.tokens)},
+      {"Tokens/s", brief_number(r.tokens_per_s)},
   });
   if (!r.assumptions.empty()) {
     md.heading(3, "2.3 Modelling assumptions");

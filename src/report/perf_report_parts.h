@@ -9,18 +9,13 @@
 #include <vector>
 
 #include "analysis/perf/perf_model.h"
+#include "core/units.h"
 #include "report/markdown_writer.h"
 #include "report/perf_report.h"
 
 namespace ma::perf_md {
 
-// A number for tables and formulas: 4 significant digits between 1e-3 and 1e5 ("269.7", "0.05"), else
-// e-notation with 3 ("1.23e12", "4.5e-5"); trailing zeros dropped.
-std::string num(double v);
-// A duration in the unit that keeps it between 1 and 1000: "12.34 ms", "456 us".
-std::string dur(double s);
-// A fraction as a percentage: "34.17%".
-std::string pct(double f);
+
 std::string upper(std::string_view s);
 std::string mode_name(const PerfResult& r);
 // "B=128, L=255" (decode) or "B=8, S=4096" (prefill, training).

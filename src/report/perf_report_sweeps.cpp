@@ -48,9 +48,9 @@ void batch_sweep(MarkdownWriter& md, const std::vector<PerfResult>& sweep) {
   std::vector<std::vector<std::string>> rows;
   for (const PerfResult* r : order)
     rows.push_back({r->inputs.knobs.profile, std::to_string(r->inputs.batch),
-                    std::to_string(r->inputs.kv_len), num(r->total.flops_theory), num(r->total.bytes_hbm()),
-                    num(r->total.ai_hbm()), num(r->tf_est), num(r->tf_roofline_hbm), dur(r->total.t_est),
-                    r->total.regime, num(r->tokens_per_s)});
+                    std::to_string(r->inputs.kv_len), brief_number(r->total.flops_theory), brief_number(r->total.bytes_hbm()),
+                    brief_number(r->total.ai_hbm()), brief_number(r->tf_est), brief_number(r->tf_roofline_hbm), duration_text(r->total.t_est),
+                    r->total.regime, brief_number(r->tokens_per_s)});
   md.table({"profile", "B", "L", "F_theory", "bytes_hbm", "AI_hbm", "TF_est", "TF_roofline_hbm", "T_est",
             "regime", "tokens/s"},
            rows);
@@ -78,7 +78,7 @@ void batch_sweep(MarkdownWriter& md, const std::vector<PerfResult>& sweep) {
     summary += "- " + p + ": " + runs + "\n";
   }
   const PerfResult& any = sweep.front();
-  md.paragraph("Regimes along the sweep (ridge OI_knee = " + num(any.hardware.ridge(perf_peak_dtype(any))) +
+  md.paragraph("Regimes along the sweep (ridge OI_knee = " + brief_number(any.hardware.ridge(perf_peak_dtype(any))) +
                " FLOP/byte; AI_hbm above it is on the compute side of the roofline, and a step can be "
                "compute-bound below it where eta_tc < 1 inflates F_realizable):\n" +
                summary.substr(0, summary.size() - 1));
@@ -95,11 +95,11 @@ void roofline(MarkdownWriter& md, const PerfResult& r, const PerfSweeps& s) {
         s.roofline_plot +
         "` (one panel per accelerator; roof = min(P_peak, BW_hbm x AI), ridge marked, regions shaded).");
   const ComputeDType pd = perf_peak_dtype(r);
-  md.paragraph("Ridge on " + r.hardware.name + ": OI_knee = P_peak / BW_hbm = " + num(r.hardware.ridge(pd)) +
+  md.paragraph("Ridge on " + r.hardware.name + ": OI_knee = P_peak / BW_hbm = " + brief_number(r.hardware.ridge(pd)) +
                " FLOP/byte. Points (per group of operations, this step):");
   std::vector<std::vector<std::string>> rows;
   for (const RooflinePoint& p : roofline_points(r))
-    rows.push_back({p.label, num(p.flops), num(p.ai), num(p.tflops), p.regime});
+    rows.push_back({p.label, brief_number(p.flops), brief_number(p.ai), brief_number(p.tflops), p.regime});
   md.table({"group", "F_theory", "AI_hbm (FLOP/byte)", "TF_est (TFLOP/s)", "regime"}, rows);
   batch_sweep(md, s.decode_batch_sweep);
   if (s.worked_example)
@@ -122,19 +122,19 @@ void sensitivity(MarkdownWriter& md, const std::vector<PerfResult>& grid) {
   for (size_t i = 0; i < grid.size(); ++i) {
     const PerfResult& r = grid[i];
     const ExecutionKnobs& k = r.inputs.knobs;
-    rows.push_back({std::to_string(i + 1), mode_name(r) + " " + shape_text(r), num(k.wrf_attention),
-                    num(k.wrf_dense), num(k.wrf_moe), num(k.act_fusion), num(k.elementwise),
-                    k.flash_attention ? "flash" : "naive", dur(r.total.t_est), r.total.regime, num(r.tf_est),
-                    pct(r.mfu_est), num(r.tokens_per_s)});
+    rows.push_back({std::to_string(i + 1), mode_name(r) + " " + shape_text(r), brief_number(k.wrf_attention),
+                    brief_number(k.wrf_dense), brief_number(k.wrf_moe), brief_number(k.act_fusion), brief_number(k.elementwise),
+                    k.flash_attention ? "flash" : "naive", duration_text(r.total.t_est), r.total.regime, brief_number(r.tf_est),
+                    percent_text(r.mfu_est), brief_number(r.tokens_per_s)});
     if (r.total.t_est < grid[fast].total.t_est) fast = i;
     if (r.total.t_est > grid[slow].total.t_est) slow = i;
   }
   md.table({"#", "step", "WRF attn", "WRF dense", "WRF moe", "act fusion", "elementwise", "attention",
             "T_est", "regime", "TF_est", "MFU_est", "tokens/s"},
            rows);
-  md.paragraph("Fastest: row " + std::to_string(fast + 1) + " (T_est " + dur(grid[fast].total.t_est) + ", " +
+  md.paragraph("Fastest: row " + std::to_string(fast + 1) + " (T_est " + duration_text(grid[fast].total.t_est) + ", " +
                grid[fast].total.regime + "-bound); slowest: row " + std::to_string(slow + 1) + " (T_est " +
-               dur(grid[slow].total.t_est) + ", " + grid[slow].total.regime + "-bound).");
+               duration_text(grid[slow].total.t_est) + ", " + grid[slow].total.regime + "-bound).");
 }
 
 // 5. Training, prefill and decode: what binds each.
@@ -149,9 +149,9 @@ void limits(MarkdownWriter& md, const std::vector<PerfResult>& lim) {
   for (const PerfResult& r : lim) {
     const OpCost& t = r.total;
     const ComputeDType pd = perf_peak_dtype(r);
-    rows.push_back({mode_name(r), shape_text(r), num(t.ai_hbm()), num(r.hardware.ridge(pd)), dur(t.t_comp),
-                    dur(t.t_hbm), dur(t.t_net), dur(t.t_est), t.regime, binding_resource(t.regime),
-                    pct(r.mfu_est), num(r.tokens_per_s)});
+    rows.push_back({mode_name(r), shape_text(r), brief_number(t.ai_hbm()), brief_number(r.hardware.ridge(pd)), duration_text(t.t_comp),
+                    duration_text(t.t_hbm), duration_text(t.t_net), duration_text(t.t_est), t.regime, binding_resource(t.regime),
+                    percent_text(r.mfu_est), brief_number(r.tokens_per_s)});
     // The runner-up resource and how far behind it is.
     std::vector<std::pair<double, std::string>> times = {
         {t.t_comp, "T_comp"}, {t.t_hbm, "T_hbm"}, {t.t_net, "T_net"}};
@@ -159,9 +159,9 @@ void limits(MarkdownWriter& md, const std::vector<PerfResult>& lim) {
     std::string line =
         "- " + mode_name(r) + ": " + t.regime + "-bound, limited by " + binding_resource(t.regime);
     if (times[1].first > 0 && std::isfinite(times[0].first))
-      line += "; " + times[0].second + " = " + dur(times[0].first) + " is " +
-              num(times[0].first / times[1].first) + "x the next, " + times[1].second + " = " +
-              dur(times[1].first);
+      line += "; " + times[0].second + " = " + duration_text(times[0].first) + " is " +
+              brief_number(times[0].first / times[1].first) + "x the next, " + times[1].second + " = " +
+              duration_text(times[1].first);
     notes += line + "\n";
   }
   md.table({"step", "shape", "AI_hbm", "OI_knee", "T_comp", "T_hbm", "T_net", "T_est", "regime",

@@ -6,7 +6,7 @@
 
 #include "analysis/model_report.h"
 #include "report/console_writer.h"
-#include "report/json_writer.h"
+#include "core/json_writer.h"
 #include "report/markdown_writer.h"
 
 namespace ma {

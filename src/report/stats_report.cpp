@@ -18,9 +18,11 @@ bool defined(const TensorStats& t) {
   return t.finite > 0;
 }
 
-std::string megabytes(uint64_t bytes) {
+// Seed 001's "MB" columns divide by 1024^2 (its 131,072-float tensor shows "0.50 MB"): they are MiB, and
+// labelled so here; the JSON gives exact bytes.
+std::string mebibytes(uint64_t bytes) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f MB", static_cast<double>(bytes) / (1 << 20));
+  std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
   return buf;
 }
 
@@ -58,13 +60,13 @@ std::string render_stats_console(const WeightStats& s, bool color) {
   w.field("Total parameters:", with_thousands(s.summary.total_parameters));
   w.field("Trainable params:", with_thousands(s.summary.trainable_parameters));
   w.field("Non-trainable params:", with_thousands(s.summary.non_trainable_parameters));
-  w.field("Total memory:", megabytes(s.summary.bytes));
+  w.field("Total memory:", mebibytes(s.summary.bytes));
   w.field("Total tensors:", with_thousands(s.summary.tensors));
 
   w.heading("LAYER DETAILS");
   std::vector<std::vector<std::string>> rows;
   for (const TensorStats& t : s.tensors)
-    rows.push_back({t.name, shape_to_python_tuple(t.shape), with_thousands(t.numel), megabytes(t.bytes),
+    rows.push_back({t.name, shape_to_python_tuple(t.shape), with_thousands(t.numel), mebibytes(t.bytes),
                     t.trainable ? "✓" : "✗"});
   w.table({"Layer Name", "Shape", "Params", "Memory", "Grad"}, rows);
 
@@ -224,7 +226,7 @@ std::string render_stats_markdown(const WeightStats& s) {
   w.fields({{"Total parameters", with_thousands(s.summary.total_parameters)},
             {"Trainable parameters", with_thousands(s.summary.trainable_parameters)},
             {"Non-trainable parameters", with_thousands(s.summary.non_trainable_parameters)},
-            {"Total memory", megabytes(s.summary.bytes)},
+            {"Total memory", mebibytes(s.summary.bytes)},
             {"Tensors", with_thousands(s.summary.tensors)}});
   w.heading(2, "Weight statistics");
   std::vector<std::vector<std::string>> rows;

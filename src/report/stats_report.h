@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "analysis/weight_stats.h"
-#include "report/json_writer.h"
+#include "core/json_writer.h"
 
 namespace ma {
 

@@ -5,7 +5,7 @@
 
 #include "core/json.h"
 #include "core/units.h"
-#include "report/json_writer.h"
+#include "core/json_writer.h"
 #include "report/layers_json.h"
 
 namespace ma {
@@ -224,7 +224,7 @@ std::string render_tensors_console(const TensorsReport& r, bool color) {
     out += "layers: " + std::to_string(inv.arch.layers().size()) + "\n";
     for (const LayerGroup& g : r.layers.by_type)
       out += "  " + pad(std::to_string(g.indices.size()), 4, true) + " x " + g.type + "  [" +
-             compact_ranges(g.indices) + "]\n";
+             index_ranges(g.indices) + "]\n";
     if (r.layers.by_type.size() > 1) {
       for (const auto* groups : {&r.layers.by_mixer, &r.layers.by_ffn})
         for (const LayerGroup& g : *groups)

@@ -18,12 +18,6 @@ std::string yes_no(bool b) {
   return b ? "yes" : "no";
 }
 
-// Integral bases read better with separators (500,000); others in their shortest form (1e-06, 0.25).
-std::string number_text(double d) {
-  if (d >= 1 && d < 1e15 && std::floor(d) == d) return with_thousands(static_cast<uint64_t>(d));
-  return exact_number(d);
-}
-
 // "gated (silu)", "plain (gelu_new)".
 std::string mlp_text(const ArchitectureDetails& s) {
   if (s.mlp_type.empty()) return "unknown";
@@ -42,9 +36,9 @@ std::string position_text(const ArchitectureDetails& s) {
   if (!s.rope) return t;
   const RopeSpec& r = *s.rope;
   t += " (" + r.type;
-  if (r.theta > 0) t += ", theta " + number_text(r.theta);
-  if (r.local_theta) t += ", local theta " + number_text(*r.local_theta);
-  if (r.factor) t += ", factor " + number_text(*r.factor);
+  if (r.theta > 0) t += ", theta " + plain_number(r.theta);
+  if (r.local_theta) t += ", local theta " + plain_number(*r.local_theta);
+  if (r.factor) t += ", factor " + plain_number(*r.factor);
   if (r.original_max_position_embeddings)
     t += ", original " + with_thousands(*r.original_max_position_embeddings);
   if (r.partial_rotary_factor) t += ", partial " + exact_number(*r.partial_rotary_factor);

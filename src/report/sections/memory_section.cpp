@@ -11,9 +11,6 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-std::string bytes_text(uint64_t n) {
-  return human_bytes(n) + " (" + with_thousands(n) + " bytes)";
-}
 
 // Seed 002's "*_mb" fields: MiB with two decimals.
 std::string mib_json(uint64_t n) {
@@ -46,7 +43,7 @@ std::vector<std::vector<std::string>> layer_rows(const MemoryReport& s) {
   std::vector<std::vector<std::string>> rows;
   for (const LayerGroupRow& g : group_layers(s.kv_layers)) {
     const KvLayer& l = *g.first;
-    rows.push_back({compact_ranges(g.layers), std::to_string(g.layers.size()), std::string(cache_kind_name(l.kind)),
+    rows.push_back({index_ranges(g.layers), std::to_string(g.layers.size()), std::string(cache_kind_name(l.kind)),
                     with_thousands(l.bytes_per_token), l.window ? with_thousands(l.window) : "-",
                     with_thousands(l.state_bytes_per_sequence), l.formula});
   }
@@ -62,7 +59,7 @@ std::string context_text(const MemoryReport& s) {
 
 void console_estimate(ConsoleWriter& w, const Estimate* e, std::string_view label, bool formula) {
   if (!e) return;
-  w.field(label, bytes_text(e->bytes));
+  w.field(label, bytes_exactly(e->bytes));
   if (formula) w.note(e->formula);
 }
 
@@ -75,12 +72,12 @@ void console_summary(ConsoleWriter& w, const MemoryReport& s) {
   if (!s.kv_known) {
     w.field("KV cache", "unknown (no architecture)");
   } else {
-    w.field("KV cache per token", bytes_text(s.kv_cache_per_token_bytes) + ", " + s.kv_cache_dtype);
+    w.field("KV cache per token", bytes_exactly(s.kv_cache_per_token_bytes) + ", " + s.kv_cache_dtype);
     if (s.kv_cache_per_token_decompressed_bytes != s.kv_cache_per_token_bytes)
-      w.field("  decompressed (MLA)", bytes_text(s.kv_cache_per_token_decompressed_bytes));
-    if (s.state_bytes_per_sequence) w.field("state per sequence", bytes_text(s.state_bytes_per_sequence));
+      w.field("  decompressed (MLA)", bytes_exactly(s.kv_cache_per_token_decompressed_bytes));
+    if (s.state_bytes_per_sequence) w.field("state per sequence", bytes_exactly(s.state_bytes_per_sequence));
     if (s.cross_attention_bytes_per_sequence)
-      w.field("cross-attention per sequence", bytes_text(s.cross_attention_bytes_per_sequence));
+      w.field("cross-attention per sequence", bytes_exactly(s.cross_attention_bytes_per_sequence));
     w.field("KV cache (" + with_thousands(s.batch) + " x " + context_text(s) + ")",
             s.kv_cache_total_known() ? human_bytes(s.kv_cache_bytes) : "unknown (pass --context)");
   }
@@ -95,12 +92,12 @@ void console_detailed(ConsoleWriter& w, const MemoryReport& s) {
   for (const Estimate& e : s.weights) console_estimate(w, &e, e.name, true);
   w.field("kv_cache_dtype", s.kv_cache_dtype);
   if (s.kv_known) {
-    w.field("kv_cache_per_token_bytes", bytes_text(s.kv_cache_per_token_bytes));
-    w.field("kv_cache_per_token_decompressed_bytes", bytes_text(s.kv_cache_per_token_decompressed_bytes));
-    w.field("state_bytes_per_sequence", bytes_text(s.state_bytes_per_sequence));
+    w.field("kv_cache_per_token_bytes", bytes_exactly(s.kv_cache_per_token_bytes));
+    w.field("kv_cache_per_token_decompressed_bytes", bytes_exactly(s.kv_cache_per_token_decompressed_bytes));
+    w.field("state_bytes_per_sequence", bytes_exactly(s.state_bytes_per_sequence));
     if (s.cross_attention_bytes_per_sequence)
-      w.field("cross_attention_bytes_per_sequence", bytes_text(s.cross_attention_bytes_per_sequence));
-    w.field("kv_cache_bytes", s.kv_cache_total_known() ? bytes_text(s.kv_cache_bytes) + " for batch " +
+      w.field("cross_attention_bytes_per_sequence", bytes_exactly(s.cross_attention_bytes_per_sequence));
+    w.field("kv_cache_bytes", s.kv_cache_total_known() ? bytes_exactly(s.kv_cache_bytes) + " for batch " +
                                                              with_thousands(s.batch) + " x " + context_text(s)
                                                        : std::string("unknown (pass --context)"));
   }
@@ -222,14 +219,14 @@ void render_markdown(MarkdownWriter& w, const MemoryReport& s, const ModelReport
   } else {
     w.fields(
         {{"KV cache dtype", s.kv_cache_dtype},
-         {"Per token (kv_cache_per_token_bytes)", bytes_text(s.kv_cache_per_token_bytes)},
+         {"Per token (kv_cache_per_token_bytes)", bytes_exactly(s.kv_cache_per_token_bytes)},
          {"Per token decompressed (kv_cache_per_token_decompressed_bytes)",
-          bytes_text(s.kv_cache_per_token_decompressed_bytes)},
-         {"State per sequence (state_bytes_per_sequence)", bytes_text(s.state_bytes_per_sequence)},
+          bytes_exactly(s.kv_cache_per_token_decompressed_bytes)},
+         {"State per sequence (state_bytes_per_sequence)", bytes_exactly(s.state_bytes_per_sequence)},
          {"Cross-attention per sequence (cross_attention_bytes_per_sequence)",
-          bytes_text(s.cross_attention_bytes_per_sequence)},
+          bytes_exactly(s.cross_attention_bytes_per_sequence)},
          {"Batch x context", with_thousands(s.batch) + " x " + context_text(s)},
-         {"Total (kv_cache_bytes)", s.kv_cache_total_known() ? bytes_text(s.kv_cache_bytes)
+         {"Total (kv_cache_bytes)", s.kv_cache_total_known() ? bytes_exactly(s.kv_cache_bytes)
                                                              : std::string("unknown (pass --context)")}});
     w.formula(
         "kv_cache_bytes = batch x (sum over layers of bytes_per_token x min(context, window) + state and "

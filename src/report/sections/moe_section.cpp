@@ -30,8 +30,8 @@ std::string expert_size_text(const MoeSummary& s) {
 // "58 of 61: 3-60 (dense: 0-2)".
 std::string layers_text(const MoeSummary& s, const ModelReport& r) {
   std::string t = std::to_string(s.moe_layers.size()) + " of " + std::to_string(r.arch.layers().size());
-  if (!s.moe_layers.empty()) t += ": " + compact_ranges(s.moe_layers);
-  if (!s.dense_layers.empty()) t += " (dense: " + compact_ranges(s.dense_layers) + ")";
+  if (!s.moe_layers.empty()) t += ": " + index_ranges(s.moe_layers);
+  if (!s.dense_layers.empty()) t += " (dense: " + index_ranges(s.dense_layers) + ")";
   return t;
 }
 

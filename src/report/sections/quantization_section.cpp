@@ -38,9 +38,6 @@ std::string scale_text(const QuantizationInfo& s) {
   return out;
 }
 
-std::string bytes_text(uint64_t b) {
-  return human_bytes(b) + " (" + with_thousands(b) + " bytes)";
-}
 
 }  // namespace
 
@@ -65,7 +62,7 @@ void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelRepo
       w.field("scale tensors", scale_text(s));
     }
     if (!s.elements_by_stored_dtype.empty()) w.field("elements by stored dtype", dtype_list(s));
-    w.field("stored bytes", bytes_text(s.stored_bytes));
+    w.field("stored bytes", bytes_exactly(s.stored_bytes));
     w.note("stored figures " + stored_from_text(s));
   }
   for (const std::string& n : s.notes) w.note("note: " + n);
@@ -130,7 +127,7 @@ void render_markdown(MarkdownWriter& w, const QuantizationInfo& s, const ModelRe
     if (!s.unquantized.empty()) rows.push_back({"Unquantized (elements)", unquantized_list(s)});
     rows.push_back({"Quantization scale tensors", scale_text(s)});
   }
-  rows.push_back({"Stored bytes", bytes_text(s.stored_bytes)});
+  rows.push_back({"Stored bytes", bytes_exactly(s.stored_bytes)});
   w.fields(rows);
   if (!s.elements_by_stored_dtype.empty()) {
     std::vector<std::vector<std::string>> dt;

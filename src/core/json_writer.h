@@ -1,4 +1,4 @@
-// A minimal streaming JSON writer for our reports: objects, arrays, scalars, with commas and escaping
+// A minimal streaming JSON writer for our reports and the files we write: objects, arrays, scalars, with commas and escaping
 // handled; no DOM, so a 45,000-tensor export is written in one pass.
 #pragma once
 #include <cstdint>
