@@ -10,58 +10,97 @@ namespace {
 // ---- detailed style
 // ----------------------------------------------------------------------------------------
 
-// The model's forward pass as a vertical column on the left.
+// The main stack's box: "N × layer" and one line per kind of layer with its colours.
+void stack_box(Svg& s, const ModelReport& r, const DiagramModel& m, const Rect& b) {
+  const Rect f{b.x, b.y, b.w - 12, b.h};
+  stacked_frame(s, f, 6);
+  s.fit(f.cx(), f.y + 34, f.w - 20, diagram::dash_count(m.num_layers) + " × " + layer_word(r),
+        style(18, kInk, true, Anchor::Middle, 13));
+  double ly = f.y + 70;
+  for (const diagram::BlockKind& k : m.kinds) {
+    if (ly > f.bottom() - 12) break;
+    double cx = f.x + 16;
+    const diagram::LayerCell& c = m.cells[k.indices.front()];
+    for (int pi : {c.mixer, c.ffn}) {
+      if (pi < 0) continue;
+      s.rect(cx, ly - 11, 12, 12, m.parts[static_cast<size_t>(pi)].colour.stroke, "none", 2);
+      cx += 15;
+    }
+    s.fit(f.x + 50, ly, f.w - 62, std::to_string(k.indices.size()) + " × " + k.title,
+          style(14, kInk, false, Anchor::Start, 11));
+    ly += 26;
+  }
+}
+
+// The model's forward pass as a vertical column on the left: input, towers and projector, embedding, the
+// encoder of an encoder-decoder, the main stack, final norm, head. Scaled down together when they do not fit.
 void pipeline_column(Svg& s, const ModelReport& r, const DiagramModel& m, const Rect& area) {
   const ArchitectureDetails& a = r.architecture;
-  const double arrow_h = 28;
-  const double stack_h = std::clamp(84.0 + 26.0 * static_cast<double>(m.kinds.size()), 130.0, 250.0);
-  std::vector<std::pair<double, int>> items = {{60, 0}, {92, 1}, {stack_h, 2}};
-  if (!m.post_norm) items.push_back({56, 3});
-  items.push_back({80, 4});
-  double total = arrow_h * static_cast<double>(items.size() - 1);
-  for (auto& it : items) total += it.first;
+  enum class What { Input, Side, Embedding, Encoder, Stack, Norm, Head };
+  struct Item {
+    What what;
+    double h;
+    const SideStack* side = nullptr;
+  };
+  auto side_height = [](const SideStack& st) { return 34.0 + 17.0 * static_cast<double>(st.lines.size()); };
+  std::vector<Item> items = {{What::Input, 60}};
+  const bool cross_label = m.encoder && m.cross_attention;  // labels the arrow from encoder to stack
+  for (const SideStack& t : m.towers) items.push_back({What::Side, side_height(t), &t});
+  items.push_back({What::Embedding, 92});
+  if (m.encoder) items.push_back({What::Encoder, side_height(*m.encoder), &*m.encoder});
+  items.push_back({What::Stack, std::clamp(84.0 + 26.0 * static_cast<double>(m.kinds.size()), 130.0, 250.0)});
+  if (!m.post_norm) items.push_back({What::Norm, 56});
+  items.push_back({What::Head, 80});
+  const double label_gap = cross_label ? 16 : 0;
+  double arrow_h = 28, total = arrow_h * static_cast<double>(items.size() - 1) + label_gap;
+  for (const Item& it : items) total += it.h;
+  // Fit the column: arrows shrink first (to 16), then every box alike (never below 3/4 of its height).
+  if (total > area.h) {
+    const double boxes = total - arrow_h * static_cast<double>(items.size() - 1);
+    const double arrows = static_cast<double>(items.size() - 1);
+    arrow_h = std::max(16.0, (area.h - label_gap - boxes) / arrows);
+    const double scale = std::clamp((area.h - label_gap - arrow_h * arrows) / boxes, 0.75, 1.0);
+    total = arrow_h * arrows + label_gap;
+    for (Item& it : items) total += it.h *= scale;
+  }
   double y = area.y + std::max(0.0, (area.h - total) / 2);
   double prev_bottom = -1;
-  for (const auto& [h, kind] : items) {
-    const Rect b{area.x, y, area.w, h};
-    if (prev_bottom >= 0) s.arrow(b.cx(), prev_bottom + 4, b.cx(), b.y - (kind == 2 ? 16 : 4), "#64748b", 2);
-    switch (kind) {
-      case 0:
+  for (const Item& it : items) {
+    if (it.what == What::Stack) y += label_gap;
+    const Rect b{area.x, y, area.w, it.h};
+    if (prev_bottom >= 0) {
+      s.arrow(b.cx(), prev_bottom + 4, b.cx(), b.y - (it.what == What::Stack ? 16 : 4), "#64748b", 2);
+      if (it.what == What::Stack && cross_label)
+        s.fit(b.cx() + 8, prev_bottom + 16, b.w / 2 - 8, "to cross-attention",
+              style(12, kFaint, false, Anchor::Start, 9));
+    }
+    switch (it.what) {
+      case What::Input:
         box(s, b, kIo, "Input", {input_line(r)}, 16);
         break;
-      case 1: {
+      case What::Side:
+        box(s, b, it.side->role == StackRole::Projector ? kProjector : kTower, it.side->title, it.side->lines, 15,
+            12.5);
+        break;
+      case What::Embedding: {
         std::vector<std::string> lines = {diagram::dash_count(a.vocab_size) + " × " +
                                           diagram::dash_count(a.hidden_size)};
         if (a.position_embedding == "learned") lines.push_back("+ learned positions");
         if (a.tie_word_embeddings) lines.push_back("tied with the head");
+        if (!m.towers.empty()) lines.push_back("image tokens join the text");
         box(s, b, kEmbedding, "Embedding", lines, 16);
         break;
       }
-      case 2: {
-        const Rect f{b.x, b.y, b.w - 12, b.h};
-        stacked_frame(s, f, 6);
-        s.fit(f.cx(), f.y + 34, f.w - 20, diagram::dash_count(m.num_layers) + " × " + layer_word(r),
-              style(18, kInk, true, Anchor::Middle, 13));
-        double ly = f.y + 70;
-        for (const diagram::BlockKind& k : m.kinds) {
-          if (ly > f.bottom() - 12) break;
-          double cx = f.x + 16;
-          const diagram::LayerCell& c = m.cells[k.indices.front()];
-          for (int pi : {c.mixer, c.ffn}) {
-            if (pi < 0) continue;
-            s.rect(cx, ly - 11, 12, 12, m.parts[static_cast<size_t>(pi)].colour.stroke, "none", 2);
-            cx += 15;
-          }
-          s.fit(f.x + 50, ly, f.w - 62, std::to_string(k.indices.size()) + " × " + k.title,
-                style(14, kInk, false, Anchor::Start, 11));
-          ly += 26;
-        }
+      case What::Encoder:
+        box(s, b, kTower, it.side->title, it.side->lines, 15, 12.5);
         break;
-      }
-      case 3:
+      case What::Stack:
+        stack_box(s, r, m, b);
+        break;
+      case What::Norm:
         box(s, b, kNorm, "Final norm", {diagram::norm_name(a.norm_type)}, 16);
         break;
-      default:
+      case What::Head:
         box(s, b, kHead, head_title(r),
             {diagram::dash_count(a.hidden_size) + " → " + diagram::dash_count(a.vocab_size) + " logits"}, 16);
     }
@@ -103,13 +142,21 @@ void block_card(Svg& s, const ModelReport& r, const DiagramModel& m, const diagr
     if (m.post_norm) els.push_back({0, {norm, {}}, kNorm, 32});
   };
   if (k.spec.mixer != Mixer::None) sub_layer(mixer_text(r, m, k, true), mixer_palette(m, k));
+  if (k.spec.cross_attention) sub_layer(cross_attention_text(*k.spec.cross_attention), kTower);
   if (k.spec.ffn.kind != Ffn::None) sub_layer(ffn_text(r, k.spec, true), ffn_palette(m, k.spec));
 
   const double top = c.y + 72, bottom = c.bottom() - 16;
   double content = 0;
   for (const Element& e : els) content += e.h;
   const double gaps = static_cast<double>(els.size() + 1);
-  const double gap = std::clamp((bottom - top - content) / gaps, 10.0, 26.0);
+  // Three sub-layers (self-attention, cross-attention, MLP) may not fit at full height: shrink the elements
+  // (never below 4/5) so that the gaps keep their minimum.
+  if (const double room = bottom - top - 14 * gaps; content > room) {
+    const double scale = std::max(0.8, room / content);
+    content = 0;
+    for (Element& e : els) content += e.h *= scale;
+  }
+  const double gap = std::clamp((bottom - top - content) / gaps, 14.0, 26.0);
   const double res_x = c.right() - 22;  // residual lane
   const double bw = c.w - 58, bx = c.x + 14;
   const double ax = bx + bw / 2;  // the main axis

@@ -98,6 +98,7 @@ std::string block_title(const LayerSpec& l) {
     mixer = "Attention";
   else if (l.mixer != Mixer::None)
     mixer = mixer_part(l).label;
+  if (l.cross_attention && !mixer.empty()) mixer += " + Cross-attention";
   std::string ffn = l.ffn.kind != Ffn::None ? ffn_part(l).label : "";
   if (mixer.empty()) return ffn.empty() ? "Empty layer" : ffn;
   return ffn.empty() ? mixer : mixer + " + " + ffn;
@@ -112,6 +113,51 @@ std::string subtitle(const ModelReport& r) {
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : "  ·  ") + p;
   return out;
+}
+
+std::string side_title(StackRole role) {
+  switch (role) {
+    case StackRole::Vision:
+      return "Vision tower";
+    case StackRole::Audio:
+      return "Audio tower";
+    case StackRole::Projector:
+      return "Projector";
+    case StackRole::Encoder:
+      return "Encoder";
+    default:
+      return std::string(stack_role_name(role));
+  }
+}
+
+SideStack side_stack(const StackSummary& st) {
+  SideStack s{st.role, side_title(st.role), {}};
+  std::string shape;
+  if (st.layers) shape = with_thousands(st.layers) + (st.layers == 1 ? " layer" : " layers");
+  if (st.hidden) shape += (shape.empty() ? "" : " · ") + with_thousands(st.hidden) + " wide";
+  if (st.heads) shape += " · " + with_thousands(st.heads) + " heads";
+  if (st.role == StackRole::Projector && st.hidden) shape = "to " + with_thousands(st.hidden) + " wide";
+  if (!shape.empty()) s.lines.push_back(shape);
+  std::string input;
+  if (st.patch_size) input = "patch " + with_thousands(st.patch_size);
+  if (st.image_size) input += (input.empty() ? "" : " · ") + with_thousands(st.image_size) + " px";
+  if (st.mel_bins) input = with_thousands(st.mel_bins) + " mel bins";
+  if (st.positions) input += (input.empty() ? "" : " · ") + with_thousands(st.positions) + " positions";
+  if (!input.empty()) s.lines.push_back(input);
+  if (st.parameters) s.lines.push_back(human_count(st.parameters) + " parameters");
+  return s;
+}
+
+// The stacks beside the main one: towers and projector feed it, an encoder (of an encoder-decoder) is read
+// by its cross-attention. The MTP module is stored, not built, and not drawn.
+void side_stacks(const ModelReport& r, DiagramModel& m) {
+  for (StackRole role : {StackRole::Vision, StackRole::Audio, StackRole::Projector})
+    for (const StackSummary& st : r.architecture.stacks)
+      if (st.role == role) m.towers.push_back(side_stack(st));
+  if (r.architecture.encoder_layers && r.architecture.decoder_layers)
+    for (const StackSummary& st : r.architecture.stacks)
+      if (st.role == StackRole::Encoder) m.encoder = side_stack(st);
+  for (const LayerSpec& l : r.arch.layers()) m.cross_attention = m.cross_attention || l.cross_attention;
 }
 
 }  // namespace
@@ -161,6 +207,7 @@ DiagramModel build_diagram_model(const ModelReport& r) {
       kind->mixer_parts.push_back(c.mixer);
   }
   m.period = repeat_period(m.cells);
+  side_stacks(r, m);
   return m;
 }
 

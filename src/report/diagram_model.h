@@ -3,6 +3,7 @@
 // layer structures (block kinds) and the smallest repeating unit of the layer pattern.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,14 @@ struct BlockKind {
   std::vector<int> mixer_parts;  // distinct attention variants (e.g. sliding and full) among these layers
 };
 
+// A stack beside the main one, drawn as one box of the forward pass: the encoder of an encoder-decoder, a
+// vision or audio tower, the projector.
+struct SideStack {
+  StackRole role = StackRole::Encoder;
+  std::string title;               // "Encoder", "Vision tower", "Projector"
+  std::vector<std::string> lines;  // "12 layers · 768 wide · 12 heads", "patch 14 · 336 px", "303.51M params"
+};
+
 struct DiagramModel {
   std::string title;     // the model id
   std::string subtitle;  // family · class · architecture type · kind
@@ -49,6 +58,11 @@ struct DiagramModel {
   std::vector<BlockKind> kinds;  // in order of first appearance
   size_t period = 0;             // smallest repeating unit of `cells` (1: uniform); 0: none
   bool post_norm = false;        // norm after the residual add (BERT family) rather than before the part
+  // Towers and the projector, in the order the input flows through them; the encoder of an encoder-decoder
+  // (whose output every decoder layer's cross-attention reads).
+  std::vector<SideStack> towers;
+  std::optional<SideStack> encoder;
+  bool cross_attention = false;  // the main stack's layers attend to the encoder
 };
 
 DiagramModel build_diagram_model(const ModelReport& r);

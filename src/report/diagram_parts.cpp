@@ -35,7 +35,7 @@ bool encoder_only(const ModelReport& r) {
 std::string layer_word(const ModelReport& r) {
   const std::string& t = r.architecture.architecture_type;
   if (t == "encoder-only") return "Encoder layer";
-  if (t.empty() || t == "encoder-decoder") return "Layer";
+  if (t.empty()) return "Layer";
   return "Decoder layer";
 }
 
@@ -48,7 +48,13 @@ std::string head_title(const ModelReport& r) {
 
 std::string input_line(const ModelReport& r) {
   if (r.identity.kind == "vision") return "image patches";
-  if (r.identity.kind == "speech") return "audio features";
+  const bool encoder_decoder = r.architecture.encoder_layers && r.architecture.decoder_layers;
+  if (r.identity.kind == "speech") return encoder_decoder ? "audio features + token ids" : "audio features";
+  if (encoder_decoder) return "source + target token ids";
+  for (const StackSummary& st : r.architecture.stacks) {
+    if (st.role == StackRole::Vision) return "token ids + images";
+    if (st.role == StackRole::Audio) return "token ids + audio";
+  }
   return "token ids";
 }
 
@@ -129,6 +135,12 @@ PartText mixer_text(const ModelReport& r, const DiagramModel& m, const diagram::
   }
   t.title = mixer_name(l.mixer);
   return t;
+}
+
+PartText cross_attention_text(const AttentionShape& a) {
+  std::string heads = with_thousands(a.heads) + " heads";
+  if (a.head_dim) heads += " · dim " + with_thousands(a.head_dim);
+  return {"Cross-attention", {heads, "keys and values from the encoder"}};
 }
 
 PartText ffn_text(const ModelReport& r, const LayerSpec& l, bool detailed) {

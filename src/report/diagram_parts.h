@@ -21,6 +21,8 @@ inline const Palette kEmbedding{"#fef3c7", "#d97706"};
 inline const Palette kNorm{"#f8fafc", "#94a3b8"};
 inline const Palette kHead{"#fce7f3", "#db2777"};
 inline const Palette kStack{"#ffffff", "#334155"};
+inline const Palette kTower{"#ecfdf5", "#059669"};      // encoders and towers, and what reads them
+inline const Palette kProjector{"#f0fdfa", "#0d9488"};
 
 struct Rect {
   double x = 0, y = 0, w = 0, h = 0;
@@ -72,6 +74,9 @@ std::string shared_line(const ModelReport& r);
 PartText mixer_text(const ModelReport& r, const DiagramModel& m, const diagram::BlockKind& k, bool detailed);
 
 PartText ffn_text(const ModelReport& r, const LayerSpec& l, bool detailed);
+
+// A decoder layer's attention to the encoder's output.
+PartText cross_attention_text(const AttentionShape& a);
 
 const Palette& mixer_palette(const DiagramModel& m, const diagram::BlockKind& k);
 

@@ -24,7 +24,8 @@ std::vector<Stat> key_stats(const ModelReport& r, const DiagramModel& m) {
     st.push_back({"Active per token", diagram::dash_params(*p.active),
                   r.moe ? "top-" + diagram::dash_count(r.moe->experts_per_token) + " of " +
                               diagram::dash_count(r.moe->num_experts) + " experts"
-                        : "mixture of experts"});
+                        : r.parameters.towers ? "the text model (towers run once per input)"
+                                              : "mixture of experts"});
   else
     st.push_back(
         {"Active per token", diagram::dash_params(p.total), p.total ? "dense: every parameter" : ""});
@@ -32,7 +33,11 @@ std::vector<Stat> key_stats(const ModelReport& r, const DiagramModel& m) {
   if (m.kinds.size() > 1)
     for (const diagram::BlockKind& k : m.kinds)
       kinds += (kinds.empty() ? "" : " · ") + std::to_string(k.indices.size()) + " " + k.title;
-  st.push_back({"Layers", diagram::dash_count(m.num_layers), kinds.empty() ? a.architecture_type : kinds});
+  if (a.encoder_layers && a.decoder_layers)
+    st.push_back({"Layers", with_thousands(a.encoder_layers) + " + " + with_thousands(a.decoder_layers),
+                  "encoder + decoder"});
+  else
+    st.push_back({"Layers", diagram::dash_count(m.num_layers), kinds.empty() ? a.architecture_type : kinds});
   const uint64_t inner =
       r.moe && r.moe->expert_intermediate_size ? r.moe->expert_intermediate_size : a.intermediate_size;
   st.push_back({"Hidden size", diagram::dash_count(a.hidden_size),
@@ -123,8 +128,9 @@ void simple_stack(Svg& s, const ModelReport& r, const DiagramModel& m, const Rec
     const std::string norm = diagram::norm_name(r.architecture.norm_type);
     std::vector<std::pair<PartText, Palette>> rows;
     if (k.spec.mixer != Mixer::None) rows.emplace_back(mixer_text(r, m, k, false), mixer_palette(m, k));
+    if (k.spec.cross_attention) rows.emplace_back(cross_attention_text(*k.spec.cross_attention), kTower);
     if (k.spec.ffn.kind != Ffn::None) rows.emplace_back(ffn_text(r, k.spec, false), ffn_palette(m, k.spec));
-    const double row_h = 62, row_gap = 48;
+    const double row_h = rows.size() > 2 ? 52 : 62, row_gap = rows.size() > 2 ? 40 : 48;
     // Rows centred in the room under the title (above the strip when there is one).
     const double room_top = b.y + 60, room_bottom = varied ? b.bottom() - 70 : b.bottom() - 10;
     const double rows_h = static_cast<double>(rows.size()) * (row_h + 32) +
@@ -170,6 +176,33 @@ void simple_stack(Svg& s, const ModelReport& r, const DiagramModel& m, const Rec
     s.fit(ix, b.bottom() - 20, iw, p, style(13, kFaint, false, Anchor::Start, 11));
 }
 
+// Under the embedding: the encoder of an encoder-decoder (fed by the embedding, read by the decoder's
+// cross-attention), or the towers and projector whose output joins the embedded text.
+void side_box(Svg& s, const DiagramModel& m, const Rect& embedding, const Rect& stack) {
+  if (!m.encoder && m.towers.empty()) return;
+  const Rect b{embedding.x, embedding.bottom() + 40, embedding.w, 104};
+  if (m.encoder) {
+    box(s, b, kTower, m.encoder->title, m.encoder->lines, 15, 12.5);
+    s.arrow(embedding.cx(), embedding.bottom() + 4, embedding.cx(), b.y - 4, "#64748b", 2);
+    if (m.cross_attention) {
+      // Straight into the stack, whose cross-attention row reads the encoder's keys and values.
+      const double y = std::min(b.cy(), stack.bottom() - 24);
+      s.arrow(b.right() + 4, y, stack.x - 4, y, "#059669", 2);
+      s.text((b.right() + stack.x) / 2, y - 8, "K/V", style(12, "#059669", true, Anchor::Middle));
+    }
+    return;
+  }
+  // Towers and projector in one box: the tower's shape, then what the projector maps to.
+  std::string title;
+  std::vector<std::string> lines;
+  for (const SideStack& t : m.towers) {
+    title += (title.empty() ? "" : " + ") + t.title;
+    if (!t.lines.empty()) lines.push_back(t.lines.front());
+  }
+  box(s, b, kTower, title, lines, 15, 12.5);
+  s.arrow(embedding.cx(), b.y - 4, embedding.cx(), embedding.bottom() + 4, "#059669", 2);
+}
+
 }  // namespace
 
 std::string render_simple(const ModelReport& r, const DiagramModel& m) {
@@ -188,7 +221,7 @@ std::string render_simple(const ModelReport& r, const DiagramModel& m) {
   for (const Item& it : items) total += it.w;
   const double gap = std::min(80.0, (kW - 2 * kMargin - total) / static_cast<double>(items.size() - 1));
   double x = (kW - total - gap * static_cast<double>(items.size() - 1)) / 2;
-  Rect prev;
+  Rect prev, embedding, stack;
   for (size_t i = 0; i < items.size(); ++i) {
     const Rect b{x, cy - items[i].h / 2, items[i].w, items[i].h};
     if (i > 0) s.arrow(prev.right() + 6, cy, b.x - (items[i].kind == 2 ? 4 : 6), cy, "#64748b", 2.2);
@@ -202,10 +235,12 @@ std::string render_simple(const ModelReport& r, const DiagramModel& m) {
         if (a.position_embedding == "learned") lines.push_back("+ learned positions");
         if (a.tie_word_embeddings) lines.push_back("tied with the head");
         box(s, b, kEmbedding, "Embedding", lines);
+        embedding = b;
         break;
       }
       case 2:
         simple_stack(s, r, m, b);
+        stack = b;
         break;
       case 3:
         box(s, b, kNorm, "Final norm", {diagram::norm_name(a.norm_type)});
@@ -217,6 +252,7 @@ std::string render_simple(const ModelReport& r, const DiagramModel& m) {
     prev = b;
     x += items[i].w + gap;
   }
+  side_box(s, m, embedding, stack);
   section_label(s, kMargin, 566, "KEY STATISTICS");
   const std::vector<Stat> stats = key_stats(r, m);
   const std::vector<std::string> accents = {"#2563eb", "#ea580c", "#059669", "#4f46e5",

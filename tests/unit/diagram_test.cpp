@@ -9,10 +9,13 @@
 
 #include "analysis/model_report.h"
 #include "core/error.h"
+#include "formats/model_files.h"
+#include "model/inventory.h"
 #include "report/diagram_canvas.h"
 #include "report/diagram_model.h"
 #include "report/diagram_png.h"
 #include "report/diagram_svg.h"
+#include "report_test_support.h"
 #include "svg_test_support.h"
 #include "test_support.h"
 
@@ -300,6 +303,60 @@ TEST(DiagramTest, EmptyReportStillDraws) {
     EXPECT_NE(svg.find("Unnamed model"), std::string::npos);
     EXPECT_NO_THROW(render_diagram_png(svg));
   }
+}
+
+// A report built from config text written here (no shared data needed).
+ModelReport report_of(const std::string& config_json, const std::string& id) {
+  test::TempDir dir;
+  test::write_file(dir / "config.json", config_json);
+  const LocalModelFiles files = locate_local_model(dir.path().string());
+  const Inventory inv = build_inventory(files);
+  ReportOptions options;
+  options.model_id = id;
+  return build_model_report(inv, files, options);
+}
+
+// A T5 with 4 encoder and 6 decoder layers: both stacks drawn, the decoder's cross-attention as its own
+// sub-layer, the encoder feeding it; not "6 layers" as if the encoder did not exist.
+TEST(DiagramTest, EncoderDecoderDrawsBothStacksAndCrossAttention) {
+  const ModelReport r = report_of(R"({"model_type": "t5", "d_model": 64, "d_kv": 16, "d_ff": 128,
+      "num_heads": 4, "num_layers": 4, "num_decoder_layers": 6, "vocab_size": 100})",
+                                  "tiny-t5");
+  const diagram::DiagramModel m = diagram::build_diagram_model(r);
+  ASSERT_TRUE(m.encoder);
+  EXPECT_EQ(m.encoder->lines.front(), "4 layers · 64 wide · 4 heads");
+  EXPECT_TRUE(m.cross_attention);
+  EXPECT_EQ(m.num_layers, 6u);
+  ASSERT_EQ(m.kinds.size(), 1u);
+  EXPECT_EQ(m.kinds[0].title, "Attention + Cross-attention + MLP");
+  for (DiagramStyle style : {DiagramStyle::Simple, DiagramStyle::Detailed}) {
+    const std::string svg = render_diagram_svg(r, style);
+    EXPECT_EQ(xml_problem(svg), "");
+    EXPECT_NE(svg.find(">Encoder<"), std::string::npos);
+    EXPECT_NE(svg.find(">Cross-attention<"), std::string::npos);
+    EXPECT_NE(svg.find("6 × Decoder layer"), std::string::npos);
+  }
+  EXPECT_NE(render_diagram_svg(r, DiagramStyle::Simple).find(">4 + 6<"), std::string::npos);
+}
+
+// LLaVA-1.5: the vision tower (24 layers of 1,024, patch 14 at 336 px) and the projector before the
+// embedding; decoder-only models have neither box.
+TEST(DiagramTest, VisionLanguageDrawsTowerAndProjector) {
+  const auto llava = test::load_shared("hf-configs/liuhaotian__llava-v1.5-7b");
+  if (!llava) GTEST_SKIP() << "no ../shared/data";
+  const ModelReport r = build_model_report(llava->inventory, llava->files, llava->options);
+  const diagram::DiagramModel m = diagram::build_diagram_model(r);
+  ASSERT_EQ(m.towers.size(), 2u);
+  EXPECT_EQ(m.towers[0].title, "Vision tower");
+  EXPECT_EQ(m.towers[0].lines[0], "24 layers · 1,024 wide · 16 heads");
+  EXPECT_EQ(m.towers[0].lines[1], "patch 14 · 336 px");
+  EXPECT_EQ(m.towers[1].title, "Projector");
+  EXPECT_FALSE(m.encoder);
+  const std::string detailed = render_diagram_svg(r, DiagramStyle::Detailed);
+  EXPECT_NE(detailed.find(">Vision tower<"), std::string::npos);
+  EXPECT_NE(detailed.find(">Projector<"), std::string::npos);
+  EXPECT_NE(detailed.find("token ids + images"), std::string::npos);
+  EXPECT_TRUE(diagram::build_diagram_model(llama_report()).towers.empty());
 }
 
 // Real configs: the stack's layer count as each config.json states it (num_hidden_layers, n_layer for gpt2).
