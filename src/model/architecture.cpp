@@ -37,6 +37,7 @@ AttentionKind attention_kind_of(uint64_t heads, uint64_t kv_heads) {
 std::string LayerSpec::type() const {
   std::string t;
   if (mixer != Mixer::None) t = mixer_name(mixer);
+  if (cross_attention) t += (t.empty() ? "" : "+") + std::string("cross-attention");
   if (ffn.kind != Ffn::None) t += (t.empty() ? "" : "+") + std::string(ffn_name(ffn.kind));
   return t.empty() ? "none" : t;
 }

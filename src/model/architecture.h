@@ -112,7 +112,8 @@ struct LayerSpec {
   StateShape state;          // mixer == Mamba, Mamba2 or LinearAttention
   FfnShape ffn;
   std::optional<AttentionShape> cross_attention;  // decoder layers of encoder-decoders
-  // "attention+dense", "mamba2", "moe", "mamba+moe": the non-empty parts joined by '+'.
+  // "attention+dense", "mamba2", "moe", "mamba+moe", "attention+cross-attention+dense": the non-empty parts
+  // joined by '+'.
   std::string type() const;
 };
 

@@ -2,8 +2,10 @@
 
 namespace ma {
 
-void write_layers_json(JsonWriter& w, const std::vector<LayerSpec>& layers) {
-  w.key("layers").begin_array();
+namespace {
+
+void layer_list(JsonWriter& w, std::string_view key, const std::vector<LayerSpec>& layers) {
+  w.key(key).begin_array();
   for (size_t i = 0; i < layers.size(); ++i) {
     const LayerSpec& l = layers[i];
     w.begin_object();
@@ -19,6 +21,17 @@ void write_layers_json(JsonWriter& w, const std::vector<LayerSpec>& layers) {
     w.end_object();
   }
   w.end_array();
+}
+
+}  // namespace
+
+void write_layers_json(JsonWriter& w, const ArchitectureRecord& a) {
+  layer_list(w, "layers", a.layers());
+  const StackSpec* encoder = a.stack(StackRole::Encoder);
+  if (encoder && a.stack(StackRole::Decoder))
+    layer_list(w, "encoder_layer_map", encoder->layers);
+  else
+    w.key("encoder_layer_map").null();
 }
 
 void write_layer_counts_json(JsonWriter& w, const LayerSummary& s) {

@@ -63,13 +63,30 @@ void console_parameters(ConsoleWriter& w, const ModelReport& r, const RenderOpti
   w.note("non-embedding: " + std::string(kNonEmbeddingConvention));
 }
 
+// The encoder's layers by type when the model also has a decoder (the main stack, whose groups the layer
+// summary holds); none for decoder-only and encoder-only models.
+std::vector<LayerGroup> encoder_groups(const ModelReport& r) {
+  if (!r.architecture.encoder_layers || !r.architecture.decoder_layers) return {};
+  const StackSpec* encoder = r.arch.stack(StackRole::Encoder);
+  return encoder ? summarize_layers(encoder->layers).by_type : std::vector<LayerGroup>{};
+}
+
+// "attention+dense", or with the stack named when there are two: "attention+dense (encoder)".
+std::string group_type(const LayerGroup& g, const ModelReport& r, StackRole stack) {
+  if (!r.architecture.encoder_layers || !r.architecture.decoder_layers) return g.type;
+  return g.type + " (" + std::string(stack_role_name(stack)) + ")";
+}
+
 void console_layers(ConsoleWriter& w, const ModelReport& r) {
   const LayerSummary& l = r.layer_summary;
   if (l.by_type.empty()) return;
   w.heading("Layers");
+  for (const LayerGroup& g : encoder_groups(r))
+    w.field(std::to_string(g.indices.size()) + " x " + group_type(g, r, StackRole::Encoder),
+            "[" + index_ranges(g.indices) + "]");
   for (const LayerGroup& g : l.by_type) {
     const std::string each = group_parameters(r.parameters, g);
-    w.field(std::to_string(g.indices.size()) + " x " + g.type,
+    w.field(std::to_string(g.indices.size()) + " x " + group_type(g, r, StackRole::Decoder),
             "[" + index_ranges(g.indices) + "]" + (each.empty() ? "" : ", " + each + " parameters each"));
   }
   if (l.by_type.size() > 1) {
@@ -156,7 +173,7 @@ std::string render_report_json(const ModelReport& r, std::string_view timestamp)
   write_json(w, r.tokenizer);
   write_json(w, r.capabilities);
   write_json(w, r.metadata);
-  write_layers_json(w, r.arch.layers());
+  write_layers_json(w, r.arch);
   write_layer_counts_json(w, r.layer_summary);
   w.key("warnings").begin_array();
   for (const auto& s : r.warnings) w.value(s);
@@ -210,9 +227,12 @@ std::string render_report_markdown(const ModelReport& r) {
   if (!r.layer_summary.by_type.empty()) {
     w.heading(2, "Layers");
     std::vector<std::vector<std::string>> lrows;
+    for (const LayerGroup& g : encoder_groups(r))
+      lrows.push_back({group_type(g, r, StackRole::Encoder), std::to_string(g.indices.size()),
+                       index_ranges(g.indices), ""});
     for (const LayerGroup& g : r.layer_summary.by_type)
-      lrows.push_back({g.type, std::to_string(g.indices.size()), index_ranges(g.indices),
-                       group_parameters(r.parameters, g)});
+      lrows.push_back({group_type(g, r, StackRole::Decoder), std::to_string(g.indices.size()),
+                       index_ranges(g.indices), group_parameters(r.parameters, g)});
     w.table({"Type", "Count", "Layers", "Parameters each"}, lrows);
   }
   render_markdown(w, r.quantization, r);

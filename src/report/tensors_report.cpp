@@ -158,7 +158,7 @@ void stream_tensors_json(const TensorsReport& r, const std::function<void(std::s
   write_counts(w, r.counts);
   write_checkpoint(w, inv.checkpoint);
   w.newline();
-  write_layers_json(w, inv.arch.layers());
+  write_layers_json(w, inv.arch);
   w.newline();
   write_layer_counts_json(w, r.layers);
   w.newline().key("warnings").begin_array();

@@ -61,8 +61,12 @@ std::string diff_maps(const ShapeMap& ours, const ShapeMap& theirs, size_t limit
 }
 
 // The layer type transformers' module classes imply, in our vocabulary (see LayerSpec::type()).
-std::string oracle_layer_type(const json::Value& modules) {
+// `in_decoder_of_encoder_decoder`: the layers are a decoder that reads an encoder (layers_path under
+// "decoder."), whose cross-attention is the encoder_attn module (BART, Whisper) or one entry of T5Block's
+// ModuleList, which appends T5LayerCrossAttention when is_decoder.
+std::string oracle_layer_type(const json::Value& modules, bool in_decoder_of_encoder_decoder) {
   std::string mixer, ffn;
+  bool cross = false;
   for (const json::Value& m : modules.items()) {
     std::string_view entry = m.as_string();
     std::string_view attr = entry.substr(0, entry.find(':'));
@@ -76,6 +80,7 @@ std::string oracle_layer_type(const json::Value& modules) {
       mixer = "linear-attention";
     else if ((has("Attention") && attr != "encoder_attn") || cls == "ModuleList")
       mixer = mixer.empty() ? "attention" : mixer;
+    if (in_decoder_of_encoder_decoder && (attr == "encoder_attn" || cls == "ModuleList")) cross = true;
     // "Glm4MoeMLP" is the dense MLP of a MoE family (a class ending in MLP is dense whatever its prefix);
     // GptOssMLP and DbrxFFN are the sparse blocks of their families despite their names.
     // Attention and norm classes of MoE families ("Glm4MoeAttention") say nothing about the FFN.
@@ -89,6 +94,7 @@ std::string oracle_layer_type(const json::Value& modules) {
       ffn = "dense";
   }
   std::string t = mixer;
+  if (cross) t += (t.empty() ? "" : "+") + std::string("cross-attention");
   if (!ffn.empty()) t += (t.empty() ? "" : "+") + ffn;
   return t.empty() ? "none" : t;
 }
@@ -147,9 +153,11 @@ TEST_P(OracleTest, TemplateEqualsTransformers) {
   const json::Value& layers = *o.find("layers");
   const std::vector<LayerSpec>& ours = inv.model->arch.layers();
   ASSERT_EQ(ours.size(), layers.items().size()) << "decoder layer count";
+  const std::string_view layers_path = o.find("layers_path")->as_string();
+  const bool in_decoder = layers_path.starts_with("decoder.") || layers_path.find(".decoder.") != std::string_view::npos;
   std::string ld;
   for (size_t i = 0; i < layers.items().size(); ++i) {
-    std::string theirs = oracle_layer_type(layers.items()[i]);
+    std::string theirs = oracle_layer_type(layers.items()[i], in_decoder);
     if (ours[i].type() != theirs && ld.size() < 400)
       ld += "  layer " + std::to_string(i) + ": ours " + ours[i].type() + ", transformers " + theirs + "\n";
   }
