@@ -33,7 +33,7 @@ constexpr const char* kRepo = "deepseek-ai/DeepSeek-V3";
 struct Sample {
   double wall_ms = 0;
   size_t requests = 0;
-  uint64_t bytes = 0;  // as the server sent them, headers included
+  uint64_t bytes = 0;          // as the server sent them, headers included
   size_t header_requests = 0;  // requests for .safetensors files on either origin
 };
 
@@ -100,8 +100,8 @@ void print(const char* what, const std::vector<Sample>& runs) {
   std::vector<double> walls;
   for (const Sample& s : runs) walls.push_back(s.wall_ms);
   const Sample& s = runs.front();
-  std::printf("%-44s %8.1f ms  %6zu requests (%zu for shard headers)  %8.2f MB\n", what, median(walls), s.requests,
-              s.header_requests, static_cast<double>(s.bytes) / 1e6);
+  std::printf("%-44s %8.1f ms  %6zu requests (%zu for shard headers)  %8.2f MB\n", what, median(walls),
+              s.requests, s.header_requests, static_cast<double>(s.bytes) / 1e6);
 }
 
 }  // namespace
@@ -115,9 +115,12 @@ int main(int argc, char** argv) {
   int runs = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
-    if (a == "--config") config = argv[i + 1];
-    else if (a == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
-    else if (a == "--work") work = argv[i + 1];
+    if (a == "--config")
+      config = argv[i + 1];
+    else if (a == "--runs")
+      runs = std::max(1, std::atoi(argv[i + 1]));
+    else if (a == "--work")
+      work = argv[i + 1];
   }
   if (!fs::exists(config)) {
     std::fprintf(stderr, "DeepSeek-V3 config not found at %s (pass --config)\n", config.c_str());
@@ -134,8 +137,9 @@ int main(int argc, char** argv) {
     FakeHub hub(work / "hub", "hf_bench");
     hub.add_repo(skeleton_repo(work / "ckpt", header_total));
     hub.start();
-    std::printf("repo: %s layout, %d sparse LFS shards, %zu tensors, %.2f MB of shard headers (8 + N bytes each)\n",
-                kRepo, kSkeletonShards, tensors, static_cast<double>(header_total) / 1e6);
+    std::printf(
+        "repo: %s layout, %d sparse LFS shards, %zu tensors, %.2f MB of shard headers (8 + N bytes each)\n",
+        kRepo, kSkeletonShards, tensors, static_cast<double>(header_total) / 1e6);
     (void)json_bytes;
 
     auto ours = [&](const fs::path& cache) {
@@ -165,22 +169,26 @@ int main(int argc, char** argv) {
     print("modelanalyzer tensors, warm (cached)", warm);
     if (!js.empty()) {
       print("@huggingface/hub parseSafetensorsMetadata", js);
-      std::printf("  (of which %.1f ms inside parseSafetensorsMetadata, without node's start-up)\n", js_inside_ms);
+      std::printf("  (of which %.1f ms inside parseSafetensorsMetadata, without node's start-up)\n",
+                  js_inside_ms);
       std::vector<double> a, b;
       for (const Sample& s : cold) a.push_back(s.wall_ms);
       for (const Sample& s : js) b.push_back(s.wall_ms);
       std::printf("cold: %.1fx faster than the JS client, %.1fx fewer requests, %.1fx fewer bytes\n",
-                  median(b) / median(a), static_cast<double>(js.front().requests) / static_cast<double>(cold.front().requests),
+                  median(b) / median(a),
+                  static_cast<double>(js.front().requests) / static_cast<double>(cold.front().requests),
                   static_cast<double>(js.front().bytes) / static_cast<double>(cold.front().bytes));
     } else {
-      std::printf("@huggingface/hub: not installed (bash scripts/install-peer.sh); no side-by-side figures\n");
+      std::printf(
+          "@huggingface/hub: not installed (bash scripts/install-peer.sh); no side-by-side figures\n");
     }
     const double budget = 1.2 * static_cast<double>(header_total) + 1e6;
-    std::printf("targets: one range request per shard + its redirect hop + a handful (<= %d): %s; "
-                "bytes <= 1.2 x headers + 1 MB (%.2f MB): %s; warm run makes no header request: %s\n",
-                2 * kSkeletonShards + 8, cold.front().requests <= 2 * kSkeletonShards + 8 ? "met" : "NOT met",
-                budget / 1e6, static_cast<double>(cold.front().bytes) <= budget ? "met" : "NOT met",
-                warm.front().header_requests == 0 ? "met" : "NOT met");
+    std::printf(
+        "targets: one range request per shard + its redirect hop + a handful (<= %d): %s; "
+        "bytes <= 1.2 x headers + 1 MB (%.2f MB): %s; warm run makes no header request: %s\n",
+        2 * kSkeletonShards + 8, cold.front().requests <= 2 * kSkeletonShards + 8 ? "met" : "NOT met",
+        budget / 1e6, static_cast<double>(cold.front().bytes) <= budget ? "met" : "NOT met",
+        warm.front().header_requests == 0 ? "met" : "NOT met");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench: %s\n", e.what());
     return 1;

@@ -5,6 +5,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev            # unit tests (GoogleTest)
   clang libclang-rt-14-dev  # libFuzzer targets for the parsers
+  clang-format            # .ci/run checks the layout of every C++ file (scripts/check-format.sh)
   python3                 # benchmark reference scripts
   python3-numpy           # the independent float64 reference the weight-statistics tests compare against
   librsvg2-dev            # --visualize: SVG -> PNG with librsvg on cairo

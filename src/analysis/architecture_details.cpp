@@ -36,7 +36,7 @@ std::string mlp_type(const ArchitectureRecord& a) {
 }
 
 std::vector<StackSummary> stacks_of(const ArchitectureRecord& a, const ParameterCounts& params,
-                                     const StoredModule& mtp) {
+                                    const StoredModule& mtp) {
   std::vector<StackSummary> out;
   for (const StackSpec& s : a.stacks) {
     StackSummary x;
@@ -61,7 +61,8 @@ std::vector<StackSummary> stacks_of(const ArchitectureRecord& a, const Parameter
     }
     out.push_back(std::move(x));
   }
-  std::stable_sort(out.begin(), out.end(), [](const StackSummary& x, const StackSummary& y) { return x.role < y.role; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const StackSummary& x, const StackSummary& y) { return x.role < y.role; });
   return out;
 }
 

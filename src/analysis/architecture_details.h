@@ -55,8 +55,8 @@ struct ArchitectureDetails {
   bool attention_bias = false;
   bool mlp_bias = false;
   std::string torch_dtype;
-  std::string stored_dtype;         // of the unquantized float weights ("bf16"); empty: unknown
-  std::string stored_dtype_source;  // "config.json torch_dtype", "safetensors headers", "index total_size"
+  std::string stored_dtype;          // of the unquantized float weights ("bf16"); empty: unknown
+  std::string stored_dtype_source;   // "config.json torch_dtype", "safetensors headers", "index total_size"
   std::vector<StackSummary> stacks;  // every stack, decoder first
 };
 

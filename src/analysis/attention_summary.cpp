@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 
-
 namespace ma {
 namespace {
 
@@ -189,7 +188,8 @@ AttentionSummary summarize_attention(const ArchitectureRecord& arch) {
   s.head_dim = arch.head_dim;
   const bool dims_known = !arch.model_type.empty();
   const std::vector<LayerSpec>& specs = arch.layers();
-  for (size_t i = 0; i < specs.size(); ++i) s.layers.push_back(layer_attention(static_cast<uint32_t>(i), specs[i], dims_known));
+  for (size_t i = 0; i < specs.size(); ++i)
+    s.layers.push_back(layer_attention(static_cast<uint32_t>(i), specs[i], dims_known));
   std::vector<std::string> tokens;
   for (const LayerAttention& l : s.layers) tokens.push_back(pattern_token(l));
   s.pattern = compress_pattern(tokens);

@@ -12,9 +12,9 @@ namespace ma {
 struct LayerAttention {
   uint32_t layer = 0;
   Mixer mixer = Mixer::None;
-  std::string kind;       // mha | gqa | mqa | mla | linear | none; unknown without a config (a label, from the
-                          // record's categories: compare `mixer`, not this)
-  uint64_t heads = 0;     // 0: unknown (linear attention: value heads)
+  std::string kind;    // mha | gqa | mqa | mla | linear | none; unknown without a config (a label, from the
+                       // record's categories: compare `mixer`, not this)
+  uint64_t heads = 0;  // 0: unknown (linear attention: value heads)
   uint64_t kv_heads = 0;  // linear attention: key heads
   uint64_t head_dim = 0;  // MLA: the q/k head dim (nope + rope); linear attention: key head dim
   uint64_t window = 0;    // 0: full attention

@@ -17,8 +17,8 @@ constexpr std::array<std::string_view, 6> kClassifierHeads = {
     "ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering",
     "ForMultipleChoice",         "ForImageClassification", "ForAudioClassification"};
 // Blocks whose 2-D weights are nn.Linear projections (or GPT-2's Conv1D) that PEFT's LoRA layers wrap.
-constexpr std::array<Block, 7> kLoraBlocks = {Block::Attention,    Block::CrossAttention, Block::Mlp,
-                                              Block::SharedExpert, Block::MoeExpert,      Block::Mamba,
+constexpr std::array<Block, 7> kLoraBlocks = {Block::Attention,      Block::CrossAttention, Block::Mlp,
+                                              Block::SharedExpert,   Block::MoeExpert,      Block::Mamba,
                                               Block::LinearAttention};
 
 std::string fmt(uint64_t n) {
@@ -43,7 +43,8 @@ void assess_context(const ArchitectureRecord& a, const Identity& id, Capabilitie
   for (const std::string& u : d.unusable) c.notes.push_back(u);
   const std::optional<uint64_t> declared = d.declared ? std::optional(d.declared->value) : std::nullopt;
   if (d.declared) c.context_source = d.declared->key;
-  const std::optional<uint64_t> original = d.rope_original ? std::optional(d.rope_original->value) : std::nullopt;
+  const std::optional<uint64_t> original =
+      d.rope_original ? std::optional(d.rope_original->value) : std::nullopt;
   const std::string original_key = d.rope_original ? d.rope_original->key : "";
   c.rope_scaling_type = d.rope_type;
   if (d.rope_factor && *d.rope_factor != 1.0) c.rope_scaling_factor = d.rope_factor;
@@ -61,7 +62,8 @@ void assess_context(const ArchitectureRecord& a, const Identity& id, Capabilitie
         c.notes.push_back("factor x original = " + fmt(static_cast<uint64_t>(std::llround(product))) +
                           " differs from " + c.context_source + ": the declared maximum is reported");
     }
-  } else if (original && c.rope_scaling_factor && *d.rope_factor > 1 && (!declared || *declared <= *original)) {
+  } else if (original && c.rope_scaling_factor && *d.rope_factor > 1 &&
+             (!declared || *declared <= *original)) {
     double product = *d.rope_factor * static_cast<double>(*original);
     if (product > static_cast<double>(ModelConfig::kMaxValue)) {
       c.notes.push_back(scaling + " x " + fmt(*original) + " is beyond any real context: ignored");
@@ -78,10 +80,11 @@ void assess_context(const ArchitectureRecord& a, const Identity& id, Capabilitie
     // An "original" above the maximum (tiny test configs keep Phi-3's 4,096 default) is not one.
     if (original && *original <= *declared) c.original_context_length = original;
     if (c.rope_scaling_factor)
-      c.notes.push_back(
-          scaling + " without original_max_position_embeddings: " + c.context_source +
-          " is reported as the maximum" +
-          (d.rope_type == "dynamic" ? " (dynamic NTK scaling stretches positions past it at inference)" : ""));
+      c.notes.push_back(scaling + " without original_max_position_embeddings: " + c.context_source +
+                        " is reported as the maximum" +
+                        (d.rope_type == "dynamic"
+                             ? " (dynamic NTK scaling stretches positions past it at inference)"
+                             : ""));
   } else if (!a.model_type.empty() && a.max_position_embeddings > 0 && !a.stacks.empty()) {
     c.max_context_length = a.max_position_embeddings;
     c.context_source = "transformers default";
@@ -91,7 +94,8 @@ void assess_context(const ArchitectureRecord& a, const Identity& id, Capabilitie
     c.notes.push_back("the config declares no maximum context length");
   }
   if (d.relative_buckets && c.max_context_length)
-    c.notes.push_back("relative position buckets: " + c.context_source + " is the trained length, not a hard limit");
+    c.notes.push_back("relative position buckets: " + c.context_source +
+                      " is the trained length, not a hard limit");
   if (d.encoder_frames && id.kind == "speech")
     c.notes.push_back("decoder tokens; the encoder takes max_source_positions = " + fmt(*d.encoder_frames) +
                       " audio frames");

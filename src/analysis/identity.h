@@ -13,7 +13,8 @@ struct Identity {
   std::string model_type;          // config model_type (top level for nested multimodal configs)
   std::string architecture_class;  // config architectures[0], else the template's class
   std::string kind;  // causal-lm | masked-lm | seq2seq | vision | vision-language | speech | unknown
-  std::string training_objective;  // base | instruct | chat | unknown (from the model id and the chat template)
+  std::string
+      training_objective;  // base | instruct | chat | unknown (from the model id and the chat template)
   std::string objective_evidence;  // why: "chat template present", "'-Instruct' in the model id", ...
   std::string family_evidence;     // "model_type 'llama' + 'llama-3' in the model id", "tensor names", ...
   std::string kind_evidence;       // "class suffix ForCausalLM", "vision_config present", "family table"

@@ -11,7 +11,7 @@
 namespace ma {
 
 std::string_view cache_kind_name(CacheKind k) {
-  static constexpr std::string_view kNames[] = {"full",         "sliding", "chunked", "mla",  "ssm-state",
+  static constexpr std::string_view kNames[] = {"full",         "sliding", "chunked", "mla", "ssm-state",
                                                 "linear-state", "cross",   "shared",  "none"};
   return kNames[static_cast<size_t>(k)];
 }
@@ -179,9 +179,9 @@ MemoryReport estimate_memory(const ReportInputs& in) {
       "weights: exact parameter count x bytes per parameter; INT4 adds an fp16 scale and an "
       "fp16 zero point per group of 128 weights");
   if (known && !declared_float_dtype(inv.arch.torch_dtype))
-    m.assumptions.push_back("no floating-point torch_dtype in the config: " +
-                            std::string(dtype_info(*known).short_name) + " (from the " + inv.arch.stored_dtype_source +
-                            ") for inference weights, activations and the cache");
+    m.assumptions.push_back(
+        "no floating-point torch_dtype in the config: " + std::string(dtype_info(*known).short_name) +
+        " (from the " + inv.arch.stored_dtype_source + ") for inference weights, activations and the cache");
   if (!known)
     m.assumptions.push_back(
         "the config declares no floating-point torch_dtype: 16-bit (fp16) assumed for "

@@ -22,7 +22,17 @@ struct Estimate {
 
 // What a layer keeps in the cache: K and V of every token (full), of the last window or chunk, MLA's latent,
 // a constant SSM or linear-attention state, K and V over the encoder (cross), an earlier layer's (shared).
-enum class CacheKind : uint8_t { Full, Sliding, Chunked, MlaLatent, SsmState, LinearState, Cross, Shared, None };
+enum class CacheKind : uint8_t {
+  Full,
+  Sliding,
+  Chunked,
+  MlaLatent,
+  SsmState,
+  LinearState,
+  Cross,
+  Shared,
+  None
+};
 // full, sliding, chunked, mla, ssm-state, linear-state, cross, shared, none
 std::string_view cache_kind_name(CacheKind k);
 

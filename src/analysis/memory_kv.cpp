@@ -35,16 +35,18 @@ struct Context {
   DType ssm;    // recurrent states
 };
 
-// Full, sliding-window or chunked attention: K and V per kv head (a layer whose V is its K still stores both).
-// The sparse-attention indexer of DeepSeek-V3.2 adds its own keys.
+// Full, sliding-window or chunked attention: K and V per kv head (a layer whose V is its K still stores
+// both). The sparse-attention indexer of DeepSeek-V3.2 adds its own keys.
 KvLayer attention_layer(const Context& c, const AttentionShape& at) {
   KvLayer l;
   l.bytes_per_token = sized(mul({2, at.kv_heads, at.head_dim}, "kv heads x head_dim"), c.kv, "kv per token");
   l.bytes_per_token_decompressed = l.bytes_per_token;
   l.window = at.window;
-  l.kind = at.span == Span::Full ? CacheKind::Full : at.span == Span::Chunked ? CacheKind::Chunked : CacheKind::Sliding;
-  l.formula = "2 x " + num(at.kv_heads) + " kv heads x " + num(at.head_dim) + " head dim x " + elem_text(c.kv) +
-              " = " + num(l.bytes_per_token) + " per token";
+  l.kind = at.span == Span::Full      ? CacheKind::Full
+           : at.span == Span::Chunked ? CacheKind::Chunked
+                                      : CacheKind::Sliding;
+  l.formula = "2 x " + num(at.kv_heads) + " kv heads x " + num(at.head_dim) + " head dim x " +
+              elem_text(c.kv) + " = " + num(l.bytes_per_token) + " per token";
   if (at.keys_are_values) l.formula += " (V = K, both cached)";
   if (l.window) l.formula += "; at most " + num(l.window) + " tokens kept";
   return l;
@@ -60,10 +62,11 @@ KvLayer mla_layer(const Context& c, const AttentionShape& at) {
   const uint64_t latent = sized(add({rank, rope}, "kv_lora_rank"), c.kv, "MLA latent");
   const uint64_t indexer = sized(at.indexer_head_dim, c.kv, "indexer keys");
   l.bytes_per_token = add({latent, indexer}, "MLA per token");
-  l.bytes_per_token_decompressed = add(
-      {sized(mul({at.heads, add({nope, rope, v}, "MLA head dims")}, "MLA decompressed"), c.kv, "MLA decompressed"),
-       indexer},
-      "MLA decompressed");
+  l.bytes_per_token_decompressed =
+      add({sized(mul({at.heads, add({nope, rope, v}, "MLA head dims")}, "MLA decompressed"), c.kv,
+                 "MLA decompressed"),
+           indexer},
+          "MLA decompressed");
   l.formula = "(" + num(rank) + " kv_lora_rank + " + num(rope) + " qk_rope_head_dim) x " + elem_text(c.kv);
   if (indexer) l.formula += " + " + num(at.indexer_head_dim) + " indexer key dims x " + elem_text(c.kv);
   l.formula += " = " + num(l.bytes_per_token) + " per token; decompressed " + num(at.heads) + " heads x (" +
@@ -87,15 +90,17 @@ KvLayer mamba_layer(const Context& c, Mixer mixer, const StateShape& st) {
   } else {
     conv_dim = add({st.inner, mul({2, st.groups, st.state}, "mamba groups")}, "mamba conv_dim");
     ssm_elems = mul({st.heads, st.head_dim, st.state}, "mamba2 state");
-    ssm_formula = num(st.heads) + " heads x " + num(st.head_dim) + " head dim x " + num(st.state) + " d_state";
-    l.formula = "conv (" + num(st.inner) + " + 2 x " + num(st.groups) + " groups x " + num(st.state) + " d_state)";
+    ssm_formula =
+        num(st.heads) + " heads x " + num(st.head_dim) + " head dim x " + num(st.state) + " d_state";
+    l.formula =
+        "conv (" + num(st.inner) + " + 2 x " + num(st.groups) + " groups x " + num(st.state) + " d_state)";
   }
   const uint64_t conv_bytes = sized(mul({conv_dim, st.conv_kernel}, "conv state"), c.state, "conv state");
   const uint64_t ssm_bytes = sized(ssm_elems, c.ssm, "ssm state");
   l.state_bytes_per_sequence = add({conv_bytes, ssm_bytes}, "mamba state");
-  l.formula += " x " + num(st.conv_kernel) + " kernel x " + elem_text(c.state) + " + ssm " + ssm_formula + " x " +
-               elem_text(c.ssm) + " (" + dtype_label(c.ssm) + ") = " + num(l.state_bytes_per_sequence) +
-               " per sequence";
+  l.formula += " x " + num(st.conv_kernel) + " kernel x " + elem_text(c.state) + " + ssm " + ssm_formula +
+               " x " + elem_text(c.ssm) + " (" + dtype_label(c.ssm) +
+               ") = " + num(l.state_bytes_per_sequence) + " per sequence";
   return l;
 }
 
@@ -122,8 +127,9 @@ KvLayer cross_layer(const Context& c, uint32_t layer, const AttentionShape& at, 
   l.kind = CacheKind::Cross;
   l.state_bytes_per_sequence =
       sized(mul({2, at.kv_heads, at.head_dim, encoder_length}, "cross-attention"), c.kv, "cross-attention");
-  l.formula = "2 x " + num(at.kv_heads) + " heads x " + num(at.head_dim) + " head dim x " + num(encoder_length) +
-              " encoder positions x " + elem_text(c.kv) + " = " + num(l.state_bytes_per_sequence) + " per sequence";
+  l.formula = "2 x " + num(at.kv_heads) + " heads x " + num(at.head_dim) + " head dim x " +
+              num(encoder_length) + " encoder positions x " + elem_text(c.kv) + " = " +
+              num(l.state_bytes_per_sequence) + " per sequence";
   return l;
 }
 
@@ -142,11 +148,13 @@ std::string convention_text(const KvCachePlan& p, DType kv, bool indexer) {
         "token, as DeepSeek's inference code and vLLM/SGLang store it; kv_cache_per_token_decompressed_bytes "
         "is num_heads x (qk_nope_head_dim + qk_rope_head_dim + v_head_dim) x bytes, the size of full "
         "per-head K and V";
-  if (indexer) s += "; the sparse-attention indexer (DSA) adds its index_head_dim keys per layer per token to both";
+  if (indexer)
+    s += "; the sparse-attention indexer (DSA) adds its index_head_dim keys per layer per token to both";
   if (has(CacheKind::SsmState) || has(CacheKind::LinearState))
     s += "; Mamba and linear-attention layers hold a constant state per sequence (conv state + SSM/recurrent "
          "state) and add nothing per token";
-  if (has(CacheKind::Cross)) s += "; cross-attention K/V over the encoder output are computed once per sequence";
+  if (has(CacheKind::Cross))
+    s += "; cross-attention K/V over the encoder output are computed once per sequence";
   if (has(CacheKind::Shared)) s += "; KV-shared layers reuse an earlier layer's cache";
   return s;
 }
@@ -158,8 +166,9 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
   const StackSpec* decoder = arch.stack(StackRole::Decoder);
   if (!decoder) {
     p.known = arch.stack(StackRole::Encoder) != nullptr;
-    p.convention = p.known ? "none: an encoder-only model runs no autoregressive decoding, so it keeps no KV cache"
-                           : "unknown: without config.json there is no architecture to derive the cache from";
+    p.convention =
+        p.known ? "none: an encoder-only model runs no autoregressive decoding, so it keeps no KV cache"
+                : "unknown: without config.json there is no architecture to derive the cache from";
     return p;
   }
   p.known = !arch.model_type.empty();
@@ -176,7 +185,8 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
       l.kind = CacheKind::Shared;
       l.formula = "reuses the cache of an earlier layer (KV sharing)";
     } else if (spec.mixer == Mixer::Attention) {
-      l = spec.attention.kind == AttentionKind::Mla ? mla_layer(c, spec.attention) : attention_layer(c, spec.attention);
+      l = spec.attention.kind == AttentionKind::Mla ? mla_layer(c, spec.attention)
+                                                    : attention_layer(c, spec.attention);
     } else if (spec.mixer == Mixer::Mamba || spec.mixer == Mixer::Mamba2) {
       l = mamba_layer(c, spec.mixer, spec.state);
     } else if (spec.mixer == Mixer::LinearAttention) {
@@ -187,7 +197,8 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
     }
     l.layer = static_cast<uint32_t>(i);
     p.per_token = add({p.per_token, l.bytes_per_token}, "kv per token");
-    p.per_token_decompressed = add({p.per_token_decompressed, l.bytes_per_token_decompressed}, "kv per token");
+    p.per_token_decompressed =
+        add({p.per_token_decompressed, l.bytes_per_token_decompressed}, "kv per token");
     p.state_per_sequence = add({p.state_per_sequence, l.state_bytes_per_sequence}, "state per sequence");
     p.layers.push_back(std::move(l));
   }
@@ -198,8 +209,8 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
       p.assumptions.push_back("cross-attention K/V cover the encoder output at its full length, " + num(enc) +
                               " positions");
     else if ((enc = context))
-      p.assumptions.push_back("cross-attention K/V cover an encoder input as long as the context (" + num(enc) +
-                              " tokens): the model has no fixed encoder length");
+      p.assumptions.push_back("cross-attention K/V cover an encoder input as long as the context (" +
+                              num(enc) + " tokens): the model has no fixed encoder length");
     else
       p.assumptions.push_back("cross-attention K/V not counted: no encoder length (pass --context)");
     if (enc)

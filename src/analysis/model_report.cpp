@@ -10,7 +10,8 @@ StoredModule stored_mtp(const Inventory& inv) {
   StoredModule n;
   for (const InventoryTensor& t : inv.tensors) {
     if (t.kind != TensorKind::Extra) continue;
-    const bool in_stack = mtp && t.placement.layer && t.stack() == mtp->path && *t.placement.layer >= mtp->first_index &&
+    const bool in_stack = mtp && t.placement.layer && t.stack() == mtp->path &&
+                          *t.placement.layer >= mtp->first_index &&
                           *t.placement.layer < mtp->first_index + mtp->layers.size();
     if (in_stack || t.placement.block == Block::Mtp) {
       n.parameters += t.parameters;
@@ -22,7 +23,8 @@ StoredModule stored_mtp(const Inventory& inv) {
 
 }  // namespace
 
-ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles& files, const ReportOptions& options) {
+ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles& files,
+                               const ReportOptions& options) {
   ModelReport r;
   r.parameters = count_parameters(inventory);
   r.arch = inventory.arch;

@@ -39,6 +39,7 @@ struct ModelReport {
 };
 
 // The report copies what it shows; the inventory need not outlive it.
-ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles& files, const ReportOptions& options);
+ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles& files,
+                               const ReportOptions& options);
 
 }  // namespace ma

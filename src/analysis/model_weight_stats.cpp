@@ -33,7 +33,9 @@ std::optional<fs::path> cached_snapshot(const fs::path& hub_cache, const std::st
   return snap;
 }
 
-bool has_weights(const LocalModelFiles& m) { return m.index || !m.safetensors.empty(); }
+bool has_weights(const LocalModelFiles& m) {
+  return m.index || !m.safetensors.empty();
+}
 
 bool selected(const StatsSelection& sel, const std::string& name, const TensorPlacement& p) {
   bool in = sel.include.empty();
@@ -43,15 +45,16 @@ bool selected(const StatsSelection& sel, const std::string& name, const TensorPl
   return in;
 }
 
-void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSelection& sel, PlannedScan& plan,
-                    std::vector<std::string>& warnings) {
+void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSelection& sel,
+                    PlannedScan& plan, std::vector<std::string>& warnings) {
   if (!has_weights(files))
     throw Error(ErrorKind::NotFound, files.display_name, "",
                 "statistics need the weight files (*.safetensors); there are none" +
                     std::string(files.unread_weights.empty() ? "" : " in a format this command reads"));
   Checkpoint ck = read_checkpoint(files);
   if (!ck.headers_read)
-    throw Error(ErrorKind::NotFound, files.display_name, "", "statistics need the weight files, not only an index");
+    throw Error(ErrorKind::NotFound, files.display_name, "",
+                "statistics need the weight files, not only an index");
   for (const CheckpointFile& f : ck.files) {
     const fs::path path = files.root / f.name;
     for (const StoredTensor& t : f.tensors) {
@@ -61,7 +64,8 @@ void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSel
                            " elements have no defined scalar values; left out of the statistics");
         continue;
       }
-      plan.items.push_back({t.name, path, 8 + f.header_length + t.data_begin, t.bytes(), t.dtype, t.shape, t.numel});
+      plan.items.push_back(
+          {t.name, path, 8 + f.header_length + t.data_begin, t.bytes(), t.dtype, t.shape, t.numel});
       plan.trainable.push_back(trainable);
     }
   }
@@ -69,7 +73,8 @@ void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSel
 
 }  // namespace
 
-ModelWeightsInput weights_input(LocalModelFiles model, const fs::path& hub_cache, std::vector<std::string>& warnings,
+ModelWeightsInput weights_input(LocalModelFiles model, const fs::path& hub_cache,
+                                std::vector<std::string>& warnings,
                                 const std::optional<fs::path>& base_override) {
   ModelWeightsInput in;
   if (base_override) {
@@ -88,7 +93,8 @@ ModelWeightsInput weights_input(LocalModelFiles model, const fs::path& hub_cache
   }
   in.model = std::move(model);
   if (!adapter) return in;
-  json::Document doc = json::Document::parse(read_small_file(adapter_config, 1 << 20), adapter_config.string());
+  json::Document doc =
+      json::Document::parse(read_small_file(adapter_config, 1 << 20), adapter_config.string());
   const json::Value* base = doc.root().find("base_model_name_or_path");
   if (!base || !base->is_string() || base->as_string().empty()) {
     warnings.push_back("adapter_config.json names no base model: only the adapter's tensors are listed");
@@ -110,12 +116,14 @@ ModelWeightsInput weights_input(LocalModelFiles model, const fs::path& hub_cache
     in.base_found_at = c;
     return in;
   }
-  warnings.push_back("base model '" + name + "' not found locally (as a directory or in the Hugging Face cache): "
+  warnings.push_back("base model '" + name +
+                     "' not found locally (as a directory or in the Hugging Face cache): "
                      "only the adapter's tensors are listed");
   return in;
 }
 
-PlannedScan plan_scan(const ModelWeightsInput& in, const StatsSelection& sel, std::vector<std::string>& warnings) {
+PlannedScan plan_scan(const ModelWeightsInput& in, const StatsSelection& sel,
+                      std::vector<std::string>& warnings) {
   PlannedScan plan;
   if (in.frozen_base) add_checkpoint(*in.frozen_base, false, sel, plan, warnings);
   add_checkpoint(in.model, true, sel, plan, warnings);

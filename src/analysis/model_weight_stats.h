@@ -16,14 +16,14 @@
 namespace ma {
 
 struct StatsSelection {
-  std::vector<std::string> include, exclude;  // globs on tensor names
+  std::vector<std::string> include, exclude;            // globs on tensor names
   std::optional<std::pair<uint32_t, uint32_t>> layers;  // inclusive range of layer indices
 };
 
 struct ModelWeightsInput {
-  LocalModelFiles model;                        // the checkpoint (an adapter directory: the adapter)
-  std::optional<LocalModelFiles> frozen_base;   // a PEFT adapter's base model, when found
-  std::filesystem::path base_found_at;          // where it was found (empty when given or absent)
+  LocalModelFiles model;                       // the checkpoint (an adapter directory: the adapter)
+  std::optional<LocalModelFiles> frozen_base;  // a PEFT adapter's base model, when found
+  std::filesystem::path base_found_at;         // where it was found (empty when given or absent)
 };
 
 // Resolves a PEFT adapter's base model: `base_override` (--base) when given; else adapter_config.json's
@@ -40,7 +40,8 @@ struct PlannedScan {
   std::vector<ScanItem> items;
   std::vector<bool> trainable;
 };
-PlannedScan plan_scan(const ModelWeightsInput& in, const StatsSelection& sel, std::vector<std::string>& warnings);
+PlannedScan plan_scan(const ModelWeightsInput& in, const StatsSelection& sel,
+                      std::vector<std::string>& warnings);
 
 // Scans and places: layer, block, role, module class, rows/cols/design rank, trainable; and the summary.
 WeightStats compute_weight_stats(const PlannedScan& plan, const ScanOptions& options);

@@ -3,9 +3,9 @@
 namespace ma {
 
 std::string_view module_class_name(ModuleClass c) {
-  static constexpr std::string_view kNames[] = {"embedding", "q_proj", "k_proj", "v_proj", "o_proj",
-                                                "qkv_proj",  "attention", "mlp", "moe",  "norm",
-                                                "output",    "mamba",  "linear_attention", "vision", "other"};
+  static constexpr std::string_view kNames[] = {
+      "embedding", "q_proj", "k_proj", "v_proj", "o_proj",           "qkv_proj", "attention", "mlp",
+      "moe",       "norm",   "output", "mamba",  "linear_attention", "vision",   "other"};
   return kNames[static_cast<size_t>(c)];
 }
 

@@ -11,8 +11,21 @@ namespace ma {
 
 // Attention: other attention projections (MLA's low-rank ones, indexers).
 enum class ModuleClass : uint8_t {
-  Embedding, QProj, KProj, VProj, OProj, QkvProj, Attention, Mlp, Moe, Norm, Output, Mamba, LinearAttention,
-  Vision, Other
+  Embedding,
+  QProj,
+  KProj,
+  VProj,
+  OProj,
+  QkvProj,
+  Attention,
+  Mlp,
+  Moe,
+  Norm,
+  Output,
+  Mamba,
+  LinearAttention,
+  Vision,
+  Other
 };
 // embedding, q_proj, k_proj, v_proj, o_proj, qkv_proj, attention, mlp, moe, norm, output, mamba,
 // linear_attention, vision, other

@@ -1,6 +1,5 @@
 #include "analysis/moe_summary.h"
 
-
 namespace ma {
 
 std::optional<MoeSummary> summarize_moe(const ArchitectureRecord& arch, const ParameterCounts& p) {

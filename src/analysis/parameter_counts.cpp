@@ -38,7 +38,8 @@ void tally(ParameterCounts& c, uint64_t& tower_embedding, const ArchitectureReco
   const bool tower = b == Block::Vision || b == Block::VisionProjector;
   if (tower) c.towers += x.n;
   if (tower && x.embedding) tower_embedding += x.n;
-  auto it = std::find_if(c.by_block.begin(), c.by_block.end(), [&](const BlockParameters& p) { return p.block == b; });
+  auto it = std::find_if(c.by_block.begin(), c.by_block.end(),
+                         [&](const BlockParameters& p) { return p.block == b; });
   if (it == c.by_block.end()) it = c.by_block.insert(c.by_block.end(), {b, 0});
   it->parameters += x.n;
   const StackSpec* main = a.main_stack();
@@ -46,7 +47,8 @@ void tally(ParameterCounts& c, uint64_t& tower_embedding, const ArchitectureReco
       *x.placement->layer >= main->first_index && *x.placement->layer - main->first_index < c.by_layer.size())
     c.by_layer[*x.placement->layer - main->first_index] += x.n;
   if (std::optional<StackRole> role = stack_of(x, a)) {
-    auto s = std::find_if(c.by_stack.begin(), c.by_stack.end(), [&](const StackParameters& p) { return p.role == *role; });
+    auto s = std::find_if(c.by_stack.begin(), c.by_stack.end(),
+                          [&](const StackParameters& p) { return p.role == *role; });
     if (s == c.by_stack.end()) s = c.by_stack.insert(c.by_stack.end(), {*role, 0});
     s->parameters += x.n;
   }
@@ -69,7 +71,8 @@ ParameterCounts count_parameters(const Inventory& inv) {
   } else {
     for (const InventoryTensor& t : inv.tensors) {
       if (t.kind != TensorKind::Parameter || !t.stored) continue;
-      tally(c, tower_embedding, a, {t.name, &t.placement, t.parameters, t.placement.block == Block::Embedding, false});
+      tally(c, tower_embedding, a,
+            {t.name, &t.placement, t.parameters, t.placement.block == Block::Embedding, false});
     }
   }
   std::sort(c.by_block.begin(), c.by_block.end(),
@@ -83,7 +86,8 @@ ParameterCounts count_parameters(const Inventory& inv) {
     for (const LayerSpec& l : a.layers())
       if (l.ffn.kind == Ffn::Moe && !moe) moe = &l.ffn;
     if (!moe || moe->experts == 0 || moe->top_k == 0 || moe->top_k > moe->experts)
-      throw Error(ErrorKind::Internal, "", a.model_type, "routed experts without a valid experts/top-k count");
+      throw Error(ErrorKind::Internal, "", a.model_type,
+                  "routed experts without a valid experts/top-k count");
     c.active = c.total - c.routed_experts + c.routed_experts / moe->experts * moe->top_k;
   }
   if (c.towers) c.active = c.active.value_or(c.total) - c.towers;

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "model/declared_quantization.h"
 #include "analysis/quantization_methods.h"
 #include "core/units.h"
+#include "model/declared_quantization.h"
 
 namespace ma {
 namespace {

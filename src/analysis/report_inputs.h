@@ -16,11 +16,11 @@ namespace ma {
 
 // User choices (command-line flags) that estimates depend on.
 struct ReportOptions {
-  std::string model_id;                // as the user named the model
-  uint64_t batch = 1;                  // --batch
-  std::optional<uint64_t> context;     // --context; default: the model's maximum context
-  std::optional<DType> kv_dtype;       // --kv-dtype; default: the model's dtype (16-bit when unknown)
-  bool skip_tokenizer = false;         // --skip-tokenizer
+  std::string model_id;                   // as the user named the model
+  uint64_t batch = 1;                     // --batch
+  std::optional<uint64_t> context;        // --context; default: the model's maximum context
+  std::optional<DType> kv_dtype;          // --kv-dtype; default: the model's dtype (16-bit when unknown)
+  bool skip_tokenizer = false;            // --skip-tokenizer
   std::optional<ModelMetadata> metadata;  // a Hub model's info
 };
 

@@ -29,8 +29,10 @@ uint32_t HistogramBinner::bin(double x) const {
   int64_t i = static_cast<int64_t>(f);
   if (i >= static_cast<int64_t>(bins_)) i = bins_ - 1;
   if (i < 0) i = 0;
-  if (x < edges_[static_cast<size_t>(i)]) --i;
-  else if (x >= edges_[static_cast<size_t>(i) + 1] && i != static_cast<int64_t>(bins_) - 1) ++i;
+  if (x < edges_[static_cast<size_t>(i)])
+    --i;
+  else if (x >= edges_[static_cast<size_t>(i) + 1] && i != static_cast<int64_t>(bins_) - 1)
+    ++i;
   return static_cast<uint32_t>(std::clamp<int64_t>(i, 0, bins_ - 1));
 }
 
@@ -55,7 +57,8 @@ void Moments::merge(const Moments& o) {
   const double na = n, nb = o.n, nn = na + nb;
   const double d = o.mean - mean, d2 = d * d, d3 = d2 * d, d4 = d2 * d2;
   const double m4n = m4 + o.m4 + d4 * na * nb * (na * na - na * nb + nb * nb) / (nn * nn * nn) +
-                     6 * d2 * (na * na * o.m2 + nb * nb * m2) / (nn * nn) + 4 * d * (na * o.m3 - nb * m3) / nn;
+                     6 * d2 * (na * na * o.m2 + nb * nb * m2) / (nn * nn) +
+                     4 * d * (na * o.m3 - nb * m3) / nn;
   const double m3n = m3 + o.m3 + d3 * na * nb * (na - nb) / (nn * nn) + 3 * d * (na * o.m2 - nb * m2) / nn;
   m2 = m2 + o.m2 + d2 * na * nb / nn;
   m3 = m3n;
@@ -92,7 +95,8 @@ void apply_moments(TensorStats& s, const Moments& m) {
   s.kurtosis = m.m2 > 0 ? (m.m4 / m.n) / (s.var * s.var) - 3 : 0;
 }
 
-void stats_from_distinct(TensorStats& s, const std::vector<std::pair<double, uint64_t>>& sorted, uint32_t bins) {
+void stats_from_distinct(TensorStats& s, const std::vector<std::pair<double, uint64_t>>& sorted,
+                         uint32_t bins) {
   uint64_t n = 0;
   CompensatedSum sum, squares;
   for (const auto& [v, c] : sorted) {
@@ -136,7 +140,8 @@ void stats_from_distinct(TensorStats& s, const std::vector<std::pair<double, uin
     seen += c;
     while (next < order.size() && ranks[order[next]] < seen) at[order[next++]] = v;
   }
-  for (size_t i = 0; i < pr.size(); ++i) s.percentiles[i] = interpolate(at[2 * i], at[2 * i + 1], pr[i].fraction);
+  for (size_t i = 0; i < pr.size(); ++i)
+    s.percentiles[i] = interpolate(at[2 * i], at[2 * i + 1], pr[i].fraction);
 
   auto [first, last] = histogram_range(s.min, s.max);
   s.histogram.edges = histogram_edges(first, last, bins);

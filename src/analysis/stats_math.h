@@ -63,6 +63,7 @@ void apply_moments(TensorStats& s, const Moments& m);
 
 // Every statistic of a tensor from its distinct finite values with their counts, sorted by value (the exact
 // path for types of at most 16 bits).
-void stats_from_distinct(TensorStats& s, const std::vector<std::pair<double, uint64_t>>& sorted, uint32_t bins);
+void stats_from_distinct(TensorStats& s, const std::vector<std::pair<double, uint64_t>>& sorted,
+                         uint32_t bins);
 
 }  // namespace ma

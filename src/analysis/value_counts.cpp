@@ -39,7 +39,9 @@ void tally(const char* data, size_t n, uint32_t* t0) {
 
 PatternCounter::PatternCounter() : wide_(2 * kWide, 0), narrow_(2 * kNarrow, 0) {}
 
-uint32_t count_slots(DType dtype) { return dtype == DType::F4 ? 256 : counted_patterns(dtype); }
+uint32_t count_slots(DType dtype) {
+  return dtype == DType::F4 ? 256 : counted_patterns(dtype);
+}
 
 void PatternCounter::count(DType dtype, const char* data, size_t bytes) {
   if (count_slots(dtype) == kWide)
@@ -89,8 +91,10 @@ void stats_from_counts(TensorStats& s, const std::vector<uint64_t>& totals, doub
   // Merge the two zeros (and any other equal values) into one entry each.
   size_t out = 0;
   for (size_t i = 0; i < finite.size(); ++i) {
-    if (out > 0 && finite[out - 1].first == finite[i].first) finite[out - 1].second += finite[i].second;
-    else finite[out++] = finite[i];
+    if (out > 0 && finite[out - 1].first == finite[i].first)
+      finite[out - 1].second += finite[i].second;
+    else
+      finite[out++] = finite[i];
   }
   finite.resize(out);
   const double numel = static_cast<double>(s.numel);

@@ -1,7 +1,7 @@
 // The exact path for types of at most 16 bits: count every bit pattern (a BF16 tensor has at most 65,536
 // distinct values), then derive every statistic from the counts. Counting is the whole cost of the scan, so
-// the kernel is a tight loop over two tables of 32-bit counters (alternating tables keeps repeated values from
-// waiting on each other's increments), flushed into 64-bit totals per work unit.
+// the kernel is a tight loop over two tables of 32-bit counters (alternating tables keeps repeated values
+// from waiting on each other's increments), flushed into 64-bit totals per work unit.
 #pragma once
 #include <cstdint>
 #include <vector>

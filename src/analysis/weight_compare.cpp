@@ -36,7 +36,8 @@ struct Pair {
   size_t out;
 };
 
-// Element decoding through a table for types of at most 16 bits (the hot case: BF16), element_value otherwise.
+// Element decoding through a table for types of at most 16 bits (the hot case: BF16), element_value
+// otherwise.
 class Decoder {
  public:
   void decode(DType t, const char* raw, size_t n, double* out) {
@@ -74,7 +75,8 @@ class Decoder {
 
 struct Worker {
   Decoder decoder;
-  std::vector<char> raw_a = std::vector<char>(kChunkElements * 8), raw_b = std::vector<char>(kChunkElements * 8);
+  std::vector<char> raw_a = std::vector<char>(kChunkElements * 8),
+                    raw_b = std::vector<char>(kChunkElements * 8);
   std::vector<double> a = std::vector<double>(kChunkElements), b = std::vector<double>(kChunkElements);
   std::map<fs::path, std::unique_ptr<FileSource>> files;
   const FileSource& file(const fs::path& p) {
@@ -143,19 +145,21 @@ void compare_pair(Worker& w, const Pair& p, TensorDrift& d) {
 std::vector<Located> locate(const LocalModelFiles& files, Checkpoint& ck) {
   std::vector<Located> out;
   for (const CheckpointFile& f : ck.files)
-    for (const StoredTensor& t : f.tensors) out.push_back({files.root / f.name, 8 + f.header_length + t.data_begin, &t});
+    for (const StoredTensor& t : f.tensors)
+      out.push_back({files.root / f.name, 8 + f.header_length + t.data_begin, &t});
   return out;
 }
 
 }  // namespace
 
-WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles& b, const CompareOptions& options,
-                                 std::vector<std::string>& warnings) {
+WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles& b,
+                                 const CompareOptions& options, std::vector<std::string>& warnings) {
   auto start = std::chrono::steady_clock::now();
   Checkpoint ca = read_checkpoint(a), cb = read_checkpoint(b);
   for (const auto* ck : {&ca, &cb})
     if (!ck->headers_read)
-      throw Error(ErrorKind::NotFound, (ck == &ca ? a : b).display_name, "", "comparison needs the weight files");
+      throw Error(ErrorKind::NotFound, (ck == &ca ? a : b).display_name, "",
+                  "comparison needs the weight files");
   std::vector<Located> la = locate(a, ca), lb = locate(b, cb);
   std::unordered_map<std::string_view, size_t> in_b;
   for (size_t i = 0; i < lb.size(); ++i) in_b.emplace(lb[i].tensor->name, i);
@@ -175,12 +179,13 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
     matched[it->second] = true;
     const StoredTensor& u = *lb[it->second].tensor;
     if (t.shape != u.shape) {
-      c.shape_mismatch.push_back(t.name + ": " + shape_to_string(t.shape) + " vs " + shape_to_string(u.shape));
+      c.shape_mismatch.push_back(t.name + ": " + shape_to_string(t.shape) + " vs " +
+                                 shape_to_string(u.shape));
       continue;
     }
     if (!has_element_values(t.dtype) || !has_element_values(u.dtype)) {
-      warnings.push_back(t.name + ": no element values (" + std::string(dtype_info(t.dtype).short_name) + "/" +
-                         std::string(dtype_info(u.dtype).short_name) + "); not compared");
+      warnings.push_back(t.name + ": no element values (" + std::string(dtype_info(t.dtype).short_name) +
+                         "/" + std::string(dtype_info(u.dtype).short_name) + "); not compared");
       continue;
     }
     TensorDrift d;
@@ -199,8 +204,9 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
     if (!matched[i]) c.extra_in_b.push_back(lb[i].tensor->name);
 
   const size_t threads = options.threads ? options.threads : available_cores();
-  parallel_for_with_state<Worker>(pairs.size(), threads,
-                                  [&](Worker& w, size_t i) { compare_pair(w, pairs[i], c.tensors[pairs[i].out]); });
+  parallel_for_with_state<Worker>(pairs.size(), threads, [&](Worker& w, size_t i) {
+    compare_pair(w, pairs[i], c.tensors[pairs[i].out]);
+  });
 
   std::map<int64_t, LayerDrift> layers;  // -1: outside the layer stack
   std::map<int64_t, double> aa, bb, ab, dd;

@@ -22,11 +22,11 @@ struct TensorDrift {
   double mean_a = 0, mean_b = 0;
   double mean_drift = 0;  // |mean_b - mean_a| (seed 001's example)
   double std_a = 0, std_b = 0;
-  double std_ratio = 0;   // std_b / std_a (1 = unchanged); NaN (null, "-") when std_a is 0
-  double rel_l2 = 0;      // ||B - A|| / ||A|| (0 when both are zero)
-  double cosine = 0;      // <A, B> / (||A|| ||B||); 1 when both are zero
+  double std_ratio = 0;  // std_b / std_a (1 = unchanged); NaN (null, "-") when std_a is 0
+  double rel_l2 = 0;     // ||B - A|| / ||A|| (0 when both are zero)
+  double cosine = 0;     // <A, B> / (||A|| ||B||); 1 when both are zero
   double max_abs_diff = 0;
-  bool flagged = false;   // mean_drift > threshold or rel_l2 > rel_threshold
+  bool flagged = false;  // mean_drift > threshold or rel_l2 > rel_threshold
   // The sums the per-layer figures are pooled from.
   double sum_a2 = 0, sum_b2 = 0, sum_ab = 0, sum_diff2 = 0;
 };
@@ -42,10 +42,10 @@ struct LayerDrift {
 };
 
 struct WeightComparison {
-  std::string a, b;  // the models as the user named them
-  double mean_threshold = 0.1;   // seed 001's example threshold on |mean drift|
-  double rel_l2_threshold = 0;   // 0: not used
-  std::vector<TensorDrift> tensors;  // in A's order, both present and same shape
+  std::string a, b;                         // the models as the user named them
+  double mean_threshold = 0.1;              // seed 001's example threshold on |mean drift|
+  double rel_l2_threshold = 0;              // 0: not used
+  std::vector<TensorDrift> tensors;         // in A's order, both present and same shape
   std::vector<std::string> missing_in_b;    // in A only
   std::vector<std::string> extra_in_b;      // in B only
   std::vector<std::string> shape_mismatch;  // "name: [a] vs [b]"
@@ -67,7 +67,7 @@ struct CompareOptions {
 
 // Streams both checkpoints tensor by tensor (same names, same shapes; dtypes may differ) and fills the
 // comparison; `warnings` gets tensors left out (no element values). Throws Error for unreadable files.
-WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles& b, const CompareOptions& options,
-                                 std::vector<std::string>& warnings);
+WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles& b,
+                                 const CompareOptions& options, std::vector<std::string>& warnings);
 
 }  // namespace ma

@@ -74,7 +74,8 @@ std::vector<TensorStats> scan_weights(const std::vector<ScanItem>& items, const 
     const uint64_t elem = std::max<uint64_t>(1, dtype_bits(it.dtype) / 8);
     const uint64_t step = kUnitBytes / elem * elem;
     uint32_t n = 0;
-    for (uint64_t b = 0; b < it.bytes || (b == 0 && n == 0); b += step, ++n) units.push_back({i, b, std::min(it.bytes, b + step)});
+    for (uint64_t b = 0; b < it.bytes || (b == 0 && n == 0); b += step, ++n)
+      units.push_back({i, b, std::min(it.bytes, b + step)});
     state[i].remaining = n;
   }
 
@@ -90,7 +91,8 @@ std::vector<TensorStats> scan_weights(const std::vector<ScanItem>& items, const 
     TensorStats& s = out[unit.item];
     const FileSource& file = w.file(it.file);
     if (count_slots(it.dtype) == 0) {
-      if (wide_tensor_stats(s, file, it.offset, w.buffer.get(), kBufferBytes, options.eps, options.bins, options.cancel))
+      if (wide_tensor_stats(s, file, it.offset, w.buffer.get(), kBufferBytes, options.eps, options.bins,
+                            options.cancel))
         report(it.bytes);
       return;
     }
@@ -121,7 +123,8 @@ std::vector<TensorStats> scan_weights(const std::vector<ScanItem>& items, const 
     if (!stop()) run_unit(w, units[u]);
   });
   if (options.cancel && options.cancel->load())
-    throw Error(ErrorKind::LocalIO, items.empty() ? std::string() : items.front().file.string(), "", "interrupted");
+    throw Error(ErrorKind::LocalIO, items.empty() ? std::string() : items.front().file.string(), "",
+                "interrupted");
   return out;
 }
 

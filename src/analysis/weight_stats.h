@@ -1,6 +1,6 @@
 // What is inside the weights: per-tensor statistics computed by streaming the tensor data (analysis/
-// weight_scan.h), and the checkpoint-level summary of seed 001's dump_model_info. Exact: every type of at most
-// 16 bits is counted value by value (a BF16 tensor has at most 65,536 distinct values), so moments,
+// weight_scan.h), and the checkpoint-level summary of seed 001's dump_model_info. Exact: every type of at
+// most 16 bits is counted value by value (a BF16 tensor has at most 65,536 distinct values), so moments,
 // percentiles and histograms follow exactly from the counts; 32/64-bit tensors are scanned twice (moments,
 // then the histogram and the order statistics the percentiles need). Statistics are over the finite values;
 // NaN and ±Inf are counted apart.
@@ -39,8 +39,8 @@ struct TensorStats {
   double var = 0;  // population variance (numpy's default ddof=0)
   double std = 0;
   double min = 0, max = 0, abs_max = 0;
-  double l2_norm = 0;     // sqrt of the sum of squares of the finite values
-  double kurtosis = 0;    // excess (Fisher) kurtosis m4 / m2^2 - 3; 0 for a constant tensor
+  double l2_norm = 0;             // sqrt of the sum of squares of the finite values
+  double kurtosis = 0;            // excess (Fisher) kurtosis m4 / m2^2 - 3; 0 for a constant tensor
   double zeros_fraction = 0;      // exact zeros (+0 and -0) / numel
   double near_zero_fraction = 0;  // |x| <= eps / numel (seed 004's "sparsity")
   uint64_t nan_count = 0, inf_count = 0;

@@ -54,33 +54,34 @@ bool for_each_element(const FileSource& file, uint64_t offset, uint64_t bytes, u
 
 }  // namespace
 
-bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, char* buffer, size_t buffer_bytes,
-                       double eps, uint32_t bins, const std::atomic<bool>* cancel) {
+bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, char* buffer,
+                       size_t buffer_bytes, double eps, uint32_t bins, const std::atomic<bool>* cancel) {
   const unsigned width = dtype_bits(s.dtype) / 8;
   const unsigned key_shift = width * 8 - 16;
   std::vector<uint64_t> prefix(65536, 0);
   CompensatedSum sum, squares;
   uint64_t zeros = 0, near = 0;
   double min = INFINITY, max = -INFINITY;
-  const bool complete = for_each_element(file, offset, s.bytes, width, buffer, buffer_bytes, cancel, [&](uint64_t bits) {
-    const double v = element_value(s.dtype, bits);
-    if (std::isnan(v)) {
-      ++s.nan_count;
-      return;
-    }
-    if (std::isinf(v)) {
-      ++s.inf_count;
-      return;
-    }
-    ++s.finite;
-    if (v == 0) ++zeros;
-    if (std::fabs(v) <= eps) ++near;
-    min = std::min(min, v);
-    max = std::max(max, v);
-    sum.add(v);
-    squares.add(v * v);
-    ++prefix[order_key(s.dtype, bits) >> key_shift];
-  });
+  const bool complete =
+      for_each_element(file, offset, s.bytes, width, buffer, buffer_bytes, cancel, [&](uint64_t bits) {
+        const double v = element_value(s.dtype, bits);
+        if (std::isnan(v)) {
+          ++s.nan_count;
+          return;
+        }
+        if (std::isinf(v)) {
+          ++s.inf_count;
+          return;
+        }
+        ++s.finite;
+        if (v == 0) ++zeros;
+        if (std::fabs(v) <= eps) ++near;
+        min = std::min(min, v);
+        max = std::max(max, v);
+        sum.add(v);
+        squares.add(v * v);
+        ++prefix[order_key(s.dtype, bits) >> key_shift];
+      });
   if (!complete) return false;
   s.zeros_fraction = s.numel ? static_cast<double>(zeros) / static_cast<double>(s.numel) : 0;
   s.near_zero_fraction = s.numel ? static_cast<double>(near) / static_cast<double>(s.numel) : 0;
@@ -128,20 +129,23 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
   std::vector<std::vector<uint64_t>> sub(width == 4 ? buckets.size() : 0, std::vector<uint64_t>(65536, 0));
   std::vector<std::vector<double>> values(width == 8 ? buckets.size() : 0);
   CompensatedSum m2, m3, m4;  // central moments about the exact mean: numpy's two-pass variance
-  const bool second_complete = for_each_element(file, offset, s.bytes, width, buffer, buffer_bytes, cancel, [&](uint64_t bits) {
-    const double v = element_value(s.dtype, bits);
-    if (!std::isfinite(v)) return;
-    const double d = v - mean, d2 = d * d;
-    m2.add(d2);
-    m3.add(d2 * d);
-    m4.add(d2 * d2);
-    ++s.histogram.counts[binner.bin(v)];
-    const uint64_t key = order_key(s.dtype, bits);
-    const uint64_t bucket = key >> key_shift;
-    if (!std::binary_search(buckets.begin(), buckets.end(), bucket)) return;
-    if (width == 4) ++sub[slot_of(bucket)][key & 0xffff];
-    else values[slot_of(bucket)].push_back(v);
-  });
+  const bool second_complete =
+      for_each_element(file, offset, s.bytes, width, buffer, buffer_bytes, cancel, [&](uint64_t bits) {
+        const double v = element_value(s.dtype, bits);
+        if (!std::isfinite(v)) return;
+        const double d = v - mean, d2 = d * d;
+        m2.add(d2);
+        m3.add(d2 * d);
+        m4.add(d2 * d2);
+        ++s.histogram.counts[binner.bin(v)];
+        const uint64_t key = order_key(s.dtype, bits);
+        const uint64_t bucket = key >> key_shift;
+        if (!std::binary_search(buckets.begin(), buckets.end(), bucket)) return;
+        if (width == 4)
+          ++sub[slot_of(bucket)][key & 0xffff];
+        else
+          values[slot_of(bucket)].push_back(v);
+      });
   if (!second_complete) return false;
   for (Wanted& w : wanted) {
     const size_t slot = slot_of(w.bucket);
@@ -152,8 +156,10 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
       const uint64_t key = (w.bucket << 16) | low;
       // Back from the key to the bits, then the value.
       uint64_t bits = key;
-      if (s.dtype == DType::F32) bits = (key & 0x80000000u) ? (key & 0x7fffffffu) : (~key & 0xffffffffu);
-      else if (s.dtype == DType::I32) bits = key ^ 0x80000000u;
+      if (s.dtype == DType::F32)
+        bits = (key & 0x80000000u) ? (key & 0x7fffffffu) : (~key & 0xffffffffu);
+      else if (s.dtype == DType::I32)
+        bits = key ^ 0x80000000u;
       w.value = element_value(s.dtype, bits);
     } else {
       std::vector<double>& v = values[slot];

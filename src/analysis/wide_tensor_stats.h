@@ -17,7 +17,7 @@ namespace ma {
 // `file`. `buffer` is the caller's reusable read buffer of `buffer_bytes` (a multiple of 8). `cancel` is
 // checked before every buffer read; once it is set the function returns with `s` incomplete (the caller
 // discards it). Returns false when cancelled.
-bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, char* buffer, size_t buffer_bytes,
-                       double eps, uint32_t bins, const std::atomic<bool>* cancel);
+bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, char* buffer,
+                       size_t buffer_bytes, double eps, uint32_t bins, const std::atomic<bool>* cancel);
 
 }  // namespace ma

@@ -28,6 +28,8 @@ CommandSpec download_spec(DownloadArgs& a) {
   return s;
 }
 
-DownloadArgs parse_download_args(const Args& args) { return parse_model_command(args, download_spec); }
+DownloadArgs parse_download_args(const Args& args) {
+  return parse_model_command(args, download_spec);
+}
 
 }  // namespace ma::cli

@@ -1,6 +1,7 @@
-// The parts of `perf` beyond one step: the efficiency study's decode batch sweep (naive and efficient), the sensitivity
-// grid (medium profile, full combinational), the architectural limits of training / prefill / decode, the
-// worked example at B = 128, the Markdown report built from them, and the multi-chip roofline plot.
+// The parts of `perf` beyond one step: the efficiency study's decode batch sweep (naive and efficient), the
+// sensitivity grid (medium profile, full combinational), the architectural limits of training / prefill /
+// decode, the worked example at B = 128, the Markdown report built from them, and the multi-chip roofline
+// plot.
 #pragma once
 #include <string>
 

@@ -56,6 +56,8 @@ CommandSpec stats_spec(StatsArgs& a) {
   return s;
 }
 
-StatsArgs parse_stats_args(const Args& args) { return parse_model_command(args, stats_spec); }
+StatsArgs parse_stats_args(const Args& args) {
+  return parse_model_command(args, stats_spec);
+}
 
 }  // namespace ma::cli

@@ -23,6 +23,8 @@ CommandSpec tensors_spec(TensorsArgs& a) {
   return s;
 }
 
-TensorsArgs parse_tensors_args(const Args& args) { return parse_model_command(args, tensors_spec); }
+TensorsArgs parse_tensors_args(const Args& args) {
+  return parse_model_command(args, tensors_spec);
+}
 
 }  // namespace ma::cli

@@ -1,5 +1,5 @@
-// A minimal streaming JSON writer for our reports and the files we write: objects, arrays, scalars, with commas and escaping
-// handled; no DOM, so a 45,000-tensor export is written in one pass.
+// A minimal streaming JSON writer for our reports and the files we write: objects, arrays, scalars, with
+// commas and escaping handled; no DOM, so a 45,000-tensor export is written in one pass.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -13,8 +13,9 @@ std::string human_count(uint64_t n);     // 6738415616 -> "6.74B"
 std::string human_bytes(uint64_t n);     // binary units: "12.55 GiB"
 std::string bytes_exactly(uint64_t n);   // both: "12.55 GiB (13,476,831,232 bytes)"
 std::string short_number(double v);      // six significant digits, no trailing zeros: "0.5", "1e+300"
-std::string exact_number(double v);      // shortest round-trip spelling: 1e-05, 500000, 0.25; "unknown" if not finite
-std::string plain_number(double v);      // integral values with separators ("500,000"), else exact_number
+std::string exact_number(
+    double v);  // shortest round-trip spelling: 1e-05, 500000, 0.25; "unknown" if not finite
+std::string plain_number(double v);  // integral values with separators ("500,000"), else exact_number
 
 // Estimates (the performance model's figures): four significant digits between 1e-3 and 1e5 ("269.7",
 // "0.05"), else a short exponent ("4.88e7"); "n/a" / "inf" when not finite.

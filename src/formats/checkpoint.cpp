@@ -73,7 +73,8 @@ std::vector<fs::path> safetensors_in(const fs::path& dir) {
 SafetensorsHeader parse_fetched(const FetchedHeader& f) {
   uint64_t n = safetensors_header_length(std::string_view(f.prefix).substr(0, 64), f.file_size, f.name);
   if (f.prefix.size() < 8 + n)
-    throw Error(ErrorKind::Malformed, f.name, "header", "the fetched prefix is shorter than the header it declares");
+    throw Error(ErrorKind::Malformed, f.name, "header",
+                "the fetched prefix is shorter than the header it declares");
   return parse_safetensors_header(std::string_view(f.prefix).substr(8, n), f.file_size, f.name);
 }
 
@@ -123,7 +124,7 @@ std::vector<SafetensorsHeader> read_indexed_shards(const LocalModelFiles& files,
   std::vector<fs::path> local = files.index_is_pytorch ? std::vector<fs::path>{} : safetensors_in(files.root);
   std::vector<SafetensorsHeader> early(local.size());
   ParallelLoop<> loop(local.size(), metadata_threads(),
-                     [&](NoState&, size_t i) { early[i] = read_safetensors_header(local[i].string()); });
+                      [&](NoState&, size_t i) { early[i] = read_safetensors_header(local[i].string()); });
   ck.index_name = files.index->filename().string();
   ck.index = parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes), files.index->string());
   const std::vector<std::exception_ptr>& errors = loop.finish();

@@ -34,9 +34,13 @@ void ContentHash::start() {
   }
 }
 
-void ContentHash::reset() { start(); }
+void ContentHash::reset() {
+  start();
+}
 
-void ContentHash::update(std::string_view bytes) { EVP_DigestUpdate(state_->ctx, bytes.data(), bytes.size()); }
+void ContentHash::update(std::string_view bytes) {
+  EVP_DigestUpdate(state_->ctx, bytes.data(), bytes.size());
+}
 
 std::string ContentHash::hex_digest() {
   unsigned char digest[EVP_MAX_MD_SIZE];

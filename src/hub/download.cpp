@@ -44,7 +44,8 @@ class TempFile {
       ssize_t n = ::write(fd_, bytes.data(), bytes.size());
       if (n < 0) {
         if (errno == EINTR) continue;
-        throw Error(ErrorKind::LocalIO, path_.string(), "", std::string("write failed: ") + std::strerror(errno));
+        throw Error(ErrorKind::LocalIO, path_.string(), "",
+                    std::string("write failed: ") + std::strerror(errno));
       }
       bytes.remove_prefix(static_cast<size_t>(n));
     }
@@ -72,7 +73,11 @@ class TempFile {
 class Downloader {
  public:
   Downloader(const RepoRef& ref, const HubSettings& settings, const DownloadOptions& options)
-      : ref_(ref), settings_(settings), options_(options), http_(settings), cache_(settings.cache_root, ref.id) {}
+      : ref_(ref),
+        settings_(settings),
+        options_(options),
+        http_(settings),
+        cache_(settings.cache_root, ref.id) {}
 
   DownloadResult run() {
     HubModelInfo info = fetch_model_info(http_, ref_, cache_);
@@ -81,7 +86,8 @@ class Downloader {
     std::vector<const RepoFile*> wanted;
     for (const RepoFile& f : info.files)
       if (selected(f.path)) wanted.push_back(&f);
-    if (wanted.empty()) throw Error(ErrorKind::NotFound, ref_.id, "--include", "no file of the repository matches");
+    if (wanted.empty())
+      throw Error(ErrorKind::NotFound, ref_.id, "--include", "no file of the repository matches");
     progress_.files_total = wanted.size();
     for (const RepoFile* f : wanted) progress_.bytes_total += f->size.value_or(0);
     sweep_stale_temps(wanted);
@@ -123,20 +129,22 @@ class Downloader {
     }
     for (const auto& dir_names : names) {
       const auto& written = dir_names.second;  // (clang 14 cannot capture a structured binding)
-      sweep_stale_incomplete(dir_names.first, [&written](std::string_view stem) { return written.count(stem) > 0; });
+      sweep_stale_incomplete(dir_names.first,
+                             [&written](std::string_view stem) { return written.count(stem) > 0; });
     }
   }
 
   // Already there and complete: skip. Complete means the listed size and the listed hash: a file of the right
-  // size with other bytes (a flipped bit, a tampered copy) is downloaded again. In --out every present file is
-  // hashed on each run: it is the user's directory, where files get edited and where we leave no stamps. In
-  // the cache a blob is hashed once, then trusted while its stamp holds (HubCache::verified): rehashing
+  // size with other bytes (a flipped bit, a tampered copy) is downloaded again. In --out every present file
+  // is hashed on each run: it is the user's directory, where files get edited and where we leave no stamps.
+  // In the cache a blob is hashed once, then trusted while its stamp holds (HubCache::verified): rehashing
   // gigabytes on every run is what users complain about.
   bool present(const HubModelInfo& info, const RepoFile& f, const std::string& etag) const {
     std::error_code ec;
     if (options_.out_dir) {
       const fs::path p = *options_.out_dir / f.path;
-      return fs::is_regular_file(p, ec) && fs::file_size(p, ec) == *f.size && file_content_hash(p, etag) == etag;
+      return fs::is_regular_file(p, ec) && fs::file_size(p, ec) == *f.size &&
+             file_content_hash(p, etag) == etag;
     }
     const auto p = cache_.snapshot_file(info.commit, f.path);
     if (!p || fs::file_size(*p, ec) != *f.size) return false;
@@ -164,7 +172,9 @@ class Downloader {
       fs::path final_path = *options_.out_dir / f.path;
       std::error_code ec;
       fs::create_directories(final_path.parent_path(), ec);
-      if (ec) throw Error(ErrorKind::LocalIO, final_path.parent_path().string(), "", "cannot create: " + ec.message());
+      if (ec)
+        throw Error(ErrorKind::LocalIO, final_path.parent_path().string(), "",
+                    "cannot create: " + ec.message());
       temp_path = final_path;
       temp_path += "." + std::to_string(getpid()) + ".incomplete";
     } else {
@@ -176,7 +186,8 @@ class Downloader {
     HttpRequest req;
     req.max_body = expected + 1;  // one byte more than promised is already a consistency failure
     req.sink = [&](std::string_view chunk) {
-      if (options_.cancel && options_.cancel->load()) throw Error(ErrorKind::LocalIO, where, "", "interrupted");
+      if (options_.cancel && options_.cancel->load())
+        throw Error(ErrorKind::LocalIO, where, "", "interrupted");
       temp.write(chunk);
       hash.update(chunk);
       written += chunk.size();
@@ -188,7 +199,8 @@ class Downloader {
       if (resume_from > 0) req.range = ByteRange{resume_from, kOpenEnded};
       HubResult r;
       try {
-        r = http_.fetch(resolve_url(settings_, ref_.id, info.commit, f.path), req, {ref_.id, info.commit, f.path});
+        r = http_.fetch(resolve_url(settings_, ref_.id, info.commit, f.path), req,
+                        {ref_.id, info.commit, f.path});
       } catch (const Error& e) {
         if (e.kind() != ErrorKind::Network || written == resume_from || attempt >= kMaxResumes) throw;
         std::lock_guard lock(mutex_);
@@ -197,7 +209,8 @@ class Downloader {
       }
       const std::string* server_etag = r.file_etag();
       if (server_etag && checked_etag(*server_etag, where) != etag)
-        throw Error(ErrorKind::Network, where, "ETag", "the file changed on the server since it was listed; run again");
+        throw Error(ErrorKind::Network, where, "ETag",
+                    "the file changed on the server since it was listed; run again");
       if (resume_from > 0 && r.response.status == 200) {
         // The server ignored Range and sent the whole file again after the part we had: start over (N9).
         temp.truncate();
@@ -205,7 +218,8 @@ class Downloader {
         add_progress(0, 0);
         written = 0;
         req.range.reset();
-        r = http_.fetch(resolve_url(settings_, ref_.id, info.commit, f.path), req, {ref_.id, info.commit, f.path});
+        r = http_.fetch(resolve_url(settings_, ref_.id, info.commit, f.path), req,
+                        {ref_.id, info.commit, f.path});
       }
       break;
     }
@@ -218,7 +232,9 @@ class Downloader {
     if (options_.out_dir) {
       std::error_code ec;
       fs::rename(temp.path(), *options_.out_dir / f.path, ec);
-      if (ec) throw Error(ErrorKind::LocalIO, (*options_.out_dir / f.path).string(), "", "cannot move into place: " + ec.message());
+      if (ec)
+        throw Error(ErrorKind::LocalIO, (*options_.out_dir / f.path).string(), "",
+                    "cannot move into place: " + ec.message());
     } else {
       cache_.mark_verified(etag, cache_.commit_blob(temp.path(), etag, info.commit, f.path));  // hashed above
     }
@@ -241,7 +257,8 @@ class Downloader {
 
 }  // namespace
 
-DownloadResult download_repo(const RepoRef& ref, const HubSettings& settings, const DownloadOptions& options) {
+DownloadResult download_repo(const RepoRef& ref, const HubSettings& settings,
+                             const DownloadOptions& options) {
   if (settings.offline)
     throw Error(ErrorKind::Network, ref.id, "", "downloading needs the network, but HF_HUB_OFFLINE is set");
   return Downloader(ref, settings, options).run();

@@ -27,7 +27,7 @@ struct DownloadOptions {
   std::vector<std::string> exclude;
   std::optional<std::filesystem::path> out_dir;  // else the cache snapshot
   unsigned parallel_files = 8;
-  const std::atomic<bool>* cancel = nullptr;  // set by a signal handler: stop, remove temp files
+  const std::atomic<bool>* cancel = nullptr;              // set by a signal handler: stop, remove temp files
   std::function<void(const DownloadProgress&)> progress;  // called from worker threads, serialised
 };
 

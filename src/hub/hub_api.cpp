@@ -6,7 +6,8 @@ namespace ma {
 
 HubModelInfo fetch_model_info(HubHttp& http, const RepoRef& ref, const HubCache& cache) {
   const HubSettings& s = http.settings();
-  std::string url = s.endpoint + "/api/models/" + ref.id + "/revision/" + url_quote(ref.revision, false) + "?blobs=true";
+  std::string url =
+      s.endpoint + "/api/models/" + ref.id + "/revision/" + url_quote(ref.revision, false) + "?blobs=true";
   HttpRequest req;
   req.max_body = kMaxSmallFile;
   req.accept_compressed = true;

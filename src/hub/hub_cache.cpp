@@ -56,10 +56,13 @@ std::optional<std::string> stamp_of(const fs::path& file) {
   struct stat st {};
   if (::stat(file.c_str(), &st) != 0) return std::nullopt;
   return std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
-         std::to_string(st.st_mtim.tv_nsec) + " " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+         std::to_string(st.st_mtim.tv_nsec) + " " + std::to_string(st.st_dev) + ":" +
+         std::to_string(st.st_ino);
 }
 
-bool is_etag(std::string_view s) { return (s.size() == 40 || s.size() == 64) && lower_hex(s); }
+bool is_etag(std::string_view s) {
+  return (s.size() == 40 || s.size() == 64) && lower_hex(s);
+}
 
 }  // namespace
 
@@ -68,17 +71,20 @@ std::string checked_etag(std::string_view raw, std::string_view source) {
   if (e.rfind("W/", 0) == 0) e.remove_prefix(2);
   if (e.size() >= 2 && e.front() == '"' && e.back() == '"') e = e.substr(1, e.size() - 2);
   if (!is_etag(e))
-    throw Error(ErrorKind::Network, std::string(source), "ETag", "invalid etag from server (expected 40 or 64 hex)");
+    throw Error(ErrorKind::Network, std::string(source), "ETag",
+                "invalid etag from server (expected 40 or 64 hex)");
   return std::string(e);
 }
 
 std::string checked_commit(std::string_view raw, std::string_view source) {
   if (!is_commit_hash(raw))
-    throw Error(ErrorKind::Network, std::string(source), "X-Repo-Commit", "invalid commit from server (expected 40 hex)");
+    throw Error(ErrorKind::Network, std::string(source), "X-Repo-Commit",
+                "invalid commit from server (expected 40 hex)");
   return std::string(raw);
 }
 
-HubCache::HubCache(fs::path root, std::string_view repo_id) : repo_(std::move(root) / repo_folder_name(repo_id)) {}
+HubCache::HubCache(fs::path root, std::string_view repo_id)
+    : repo_(std::move(root) / repo_folder_name(repo_id)) {}
 
 std::optional<std::string> HubCache::read_ref(const std::string& revision) const {
   fs::path ref = repo_ / "refs" / revision;
@@ -87,8 +93,10 @@ std::optional<std::string> HubCache::read_ref(const std::string& revision) const
   if (!fs::is_regular_file(ref, ec) || fs::file_size(ref, ec) > 64)
     throw Error(ErrorKind::LocalIO, ref.string(), "", "corrupt ref: not a small regular file");
   std::string commit = read_small_file(ref, 64);
-  while (!commit.empty() && (commit.back() == '\n' || commit.back() == '\r' || commit.back() == ' ')) commit.pop_back();
-  if (!is_commit_hash(commit)) throw Error(ErrorKind::LocalIO, ref.string(), "", "corrupt ref: not a 40-hex commit");
+  while (!commit.empty() && (commit.back() == '\n' || commit.back() == '\r' || commit.back() == ' '))
+    commit.pop_back();
+  if (!is_commit_hash(commit))
+    throw Error(ErrorKind::LocalIO, ref.string(), "", "corrupt ref: not a 40-hex commit");
   return commit;
 }
 
@@ -105,8 +113,8 @@ std::optional<fs::path> HubCache::snapshot_file(const std::string& commit, const
   auto link_status = fs::symlink_status(p, ec);
   if (ec || !fs::exists(link_status)) return std::nullopt;
   if (fs::is_symlink(link_status)) {
-    // The link must land in this repo's blobs/ whatever it says (a planted link to ~/.ssh is refused): checked
-    // on its text first (a dangling link cannot be resolved), then on the real path it reaches.
+    // The link must land in this repo's blobs/ whatever it says (a planted link to ~/.ssh is refused):
+    // checked on its text first (a dangling link cannot be resolved), then on the real path it reaches.
     fs::path target = fs::read_symlink(p, ec);
     if (target.is_relative()) target = p.parent_path() / target;
     if (!inside(target.lexically_normal(), (repo_ / "blobs").lexically_normal()))
@@ -114,17 +122,20 @@ std::optional<fs::path> HubCache::snapshot_file(const std::string& commit, const
     if (!fs::exists(target, ec)) return std::nullopt;  // dangling: the blob was deleted, fetch it again
     if (!inside(fs::canonical(target, ec), fs::canonical(repo_ / "blobs", ec)))
       throw Error(ErrorKind::Unsafe, p.string(), "", "cache entry resolves outside blobs/");
-    if (!fs::is_regular_file(target, ec)) throw Error(ErrorKind::Unsafe, p.string(), "", "cache entry is not a regular file");
+    if (!fs::is_regular_file(target, ec))
+      throw Error(ErrorKind::Unsafe, p.string(), "", "cache entry is not a regular file");
     return p;
   }
-  if (!fs::is_regular_file(link_status)) throw Error(ErrorKind::Unsafe, p.string(), "", "cache entry is not a regular file");
+  if (!fs::is_regular_file(link_status))
+    throw Error(ErrorKind::Unsafe, p.string(), "", "cache entry is not a regular file");
   return p;
 }
 
 fs::path HubCache::temp_blob(const std::string& etag) const {
   static std::atomic<unsigned> serial{0};
   make_dirs(repo_ / "blobs");
-  return repo_ / "blobs" / (etag + "." + std::to_string(getpid()) + "-" + std::to_string(serial++) + ".incomplete");
+  return repo_ / "blobs" /
+         (etag + "." + std::to_string(getpid()) + "-" + std::to_string(serial++) + ".incomplete");
 }
 
 fs::path HubCache::commit_blob(const fs::path& temp, const std::string& etag, const std::string& commit,
@@ -134,7 +145,8 @@ fs::path HubCache::commit_blob(const fs::path& temp, const std::string& etag, co
   fs::rename(temp, blob, ec);  // same etag, same bytes: replacing a concurrent writer's blob is harmless
   if (ec) {
     fs::remove(temp, ec);
-    throw Error(ErrorKind::LocalIO, blob.string(), "", "cannot move the download into the cache: " + ec.message());
+    throw Error(ErrorKind::LocalIO, blob.string(), "",
+                "cannot move the download into the cache: " + ec.message());
   }
   fs::path link = snapshot_dir(commit) / path;
   // Relative, as huggingface_hub makes them: the cache can be moved as a whole.
@@ -161,7 +173,9 @@ fs::path HubCache::store_blob(std::string_view content, const std::string& etag,
   return commit_blob(temp, etag, commit, path);
 }
 
-void HubCache::sweep_stale_temp_blobs() const { sweep_stale_incomplete(repo_ / "blobs", is_etag); }
+void HubCache::sweep_stale_temp_blobs() const {
+  sweep_stale_incomplete(repo_ / "blobs", is_etag);
+}
 
 bool HubCache::verified(const std::string& etag, const fs::path& file) const {
   const fs::path p = repo_ / "modelanalyzer" / "verified" / etag;

@@ -30,7 +30,8 @@ class HubCache {
   // The cached copy of `path` at `commit`, when present and sound: a regular file reached through a link into
   // this repo's blobs/ (or a plain file placed there by a no-symlink cache). Throws Error(Unsafe) for a link
   // that leads elsewhere; nullopt when absent or dangling (the caller fetches it again).
-  std::optional<std::filesystem::path> snapshot_file(const std::string& commit, const std::string& path) const;
+  std::optional<std::filesystem::path> snapshot_file(const std::string& commit,
+                                                     const std::string& path) const;
 
   // A process-unique temp name for a download of `etag` (blobs/{etag}.{pid}-{n}.incomplete).
   std::filesystem::path temp_blob(const std::string& etag) const;
@@ -38,8 +39,8 @@ class HubCache {
   // snapshots/{commit}/{path} to it; returns the snapshot path.
   std::filesystem::path commit_blob(const std::filesystem::path& temp, const std::string& etag,
                                     const std::string& commit, const std::string& path) const;
-  std::filesystem::path store_blob(std::string_view content, const std::string& etag, const std::string& commit,
-                                   const std::string& path) const;
+  std::filesystem::path store_blob(std::string_view content, const std::string& etag,
+                                   const std::string& commit, const std::string& path) const;
 
   // Removes blobs/{etag}.{pid}-{n}.incomplete files whose writer is dead (hub/stale_temp.h).
   void sweep_stale_temp_blobs() const;

@@ -14,7 +14,8 @@ std::string server_message(const HubResult& r, const HubSettings& s) {
   for (char c : *m)
     if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f && out.size() < 200) out += c;
   if (s.token && !s.token->value.empty())
-    for (size_t at; (at = out.find(s.token->value)) != std::string::npos;) out.replace(at, s.token->value.size(), "<token>");
+    for (size_t at; (at = out.find(s.token->value)) != std::string::npos;)
+      out.replace(at, s.token->value.size(), "<token>");
   return out;
 }
 
@@ -52,21 +53,25 @@ void throw_hub_error(const HubResult& r, const HubTarget& t, const HubSettings& 
     throw Error(kind, where(t), "HTTP " + std::to_string(status), rule);
   };
   if (code == "GatedRepo")
-    fail(ErrorKind::Auth, "gated repo: request access at " + page + " and pass a token (HF_TOKEN or --token); sent: " +
-                              token_hint(s));
+    fail(ErrorKind::Auth, "gated repo: request access at " + page +
+                              " and pass a token (HF_TOKEN or --token); sent: " + token_hint(s));
   if (status == 401 && msg.find("Invalid credentials") != std::string::npos)
     fail(ErrorKind::Auth, "token rejected (expired or revoked): " + token_hint(s));
   if (status == 401)
-    fail(ErrorKind::Auth, "repository not found or requires authentication (private or gated); check the id, "
-                          "set HF_TOKEN or pass --token (sent: " + token_hint(s) + ")");
+    fail(ErrorKind::Auth,
+         "repository not found or requires authentication (private or gated); check the id, "
+         "set HF_TOKEN or pass --token (sent: " +
+             token_hint(s) + ")");
   if (status == 403)
     fail(ErrorKind::Auth, "forbidden" + (msg.empty() ? std::string() : ": " + msg) +
                               "; make sure the token has read access (sent: " + token_hint(s) + ")");
   if (status == 404) {
-    if (code == "RevisionNotFound") fail(ErrorKind::NotFound, "revision '" + t.revision + "' not found in " + t.repo);
-    if (code == "EntryNotFound") fail(ErrorKind::NotFound, "file '" + t.file + "' not found in " + t.repo + "@" + t.revision);
-    fail(ErrorKind::NotFound, "repository '" + t.repo + "' not found on " + s.endpoint +
-                                  " (a typo? private repos need a token)");
+    if (code == "RevisionNotFound")
+      fail(ErrorKind::NotFound, "revision '" + t.revision + "' not found in " + t.repo);
+    if (code == "EntryNotFound")
+      fail(ErrorKind::NotFound, "file '" + t.file + "' not found in " + t.repo + "@" + t.revision);
+    fail(ErrorKind::NotFound,
+         "repository '" + t.repo + "' not found on " + s.endpoint + " (a typo? private repos need a token)");
   }
   if (status == 429)
     fail(ErrorKind::Network, "rate limited after " + std::to_string(attempts) +

@@ -9,8 +9,8 @@
 
 namespace ma {
 
-[[noreturn]] void throw_hub_error(const HubResult& result, const HubTarget& target, const HubSettings& settings,
-                                  int attempts);
+[[noreturn]] void throw_hub_error(const HubResult& result, const HubTarget& target,
+                                  const HubSettings& settings, int attempts);
 
 // True for statuses worth retrying: 408, 429, 500, 502, 503, 504.
 bool retryable_status(int status);

@@ -27,7 +27,8 @@ std::optional<double> server_wait(const HttpResponse& r) {
 
 // A finite wait of at most kMaxHeaderWaitSeconds, as whole seconds ("86400 s or more" at the clamp).
 std::string wait_text(double s) {
-  return std::to_string(static_cast<long long>(std::ceil(s))) + (s >= kMaxHeaderWaitSeconds ? " s or more" : " s");
+  return std::to_string(static_cast<long long>(std::ceil(s))) +
+         (s >= kMaxHeaderWaitSeconds ? " s or more" : " s");
 }
 
 // An Error from the connection itself, as opposed to a policy refusal (bad redirect): only these are retried.
@@ -35,7 +36,9 @@ struct TransportError : Error {
   explicit TransportError(const Error& e) : Error(e) {}
 };
 
-void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
+void sleep_s(double s) {
+  std::this_thread::sleep_for(std::chrono::duration<double>(s));
+}
 
 }  // namespace
 
@@ -62,7 +65,8 @@ HubResult HubHttp::follow(const std::string& start, HttpRequest request) {
     request.url = url;
     // Credentials belong to the endpoint's exact origin: scheme, host and port (curl's rule, and httpx's).
     request.authorization.clear();
-    if (settings_.send_token && origin == endpoint_origin_) request.authorization = "Bearer " + settings_.token->value;
+    if (settings_.send_token && origin == endpoint_origin_)
+      request.authorization = "Bearer " + settings_.token->value;
     HttpResponse r;
     try {
       r = client_.perform(request);
@@ -76,7 +80,8 @@ HubResult HubHttp::follow(const std::string& start, HttpRequest request) {
       result.final_url = url;
       return result;
     }
-    if (hop + 1 >= kMaxRedirects) throw Error(ErrorKind::Network, redact_url(start), "", "too many redirects");
+    if (hop + 1 >= kMaxRedirects)
+      throw Error(ErrorKind::Network, redact_url(start), "", "too many redirects");
     std::string next = resolve_url(url, *location);
     const Origin to = origin_of(next);
     if (origin.scheme == "https" && to.scheme != "https")
@@ -108,7 +113,8 @@ HubResult HubHttp::fetch(const std::string& url, HttpRequest request, const HubT
     }
     const int status = r.response.status;
     if (status >= 200 && status < 300) return r;
-    if (!retryable_status(status) || attempt > settings_.max_retries) throw_hub_error(r, target, settings_, attempt);
+    if (!retryable_status(status) || attempt > settings_.max_retries)
+      throw_hub_error(r, target, settings_, attempt);
     double wait = backoff;
     if (status == 429) {
       if (auto ra = server_wait(r.response)) {

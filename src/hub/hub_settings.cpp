@@ -12,9 +12,11 @@ namespace {
 
 // huggingface_hub's _clean_token: surrounding whitespace and newlines go; empty means none.
 std::optional<std::string> clean_token(std::string_view raw) {
-  while (!raw.empty() && (raw.front() == ' ' || raw.front() == '\t' || raw.front() == '\r' || raw.front() == '\n'))
+  while (!raw.empty() &&
+         (raw.front() == ' ' || raw.front() == '\t' || raw.front() == '\r' || raw.front() == '\n'))
     raw.remove_prefix(1);
-  while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\r' || raw.back() == '\n'))
+  while (!raw.empty() &&
+         (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\r' || raw.back() == '\n'))
     raw.remove_suffix(1);
   if (raw.empty()) return std::nullopt;
   return std::string(raw);
@@ -41,7 +43,8 @@ std::optional<HubToken> token_from_file(const fs::path& path, bool required) {
 }
 
 bool truthy(const std::optional<std::string>& v) {
-  return v && (*v == "1" || *v == "ON" || *v == "on" || *v == "true" || *v == "TRUE" || *v == "YES" || *v == "yes");
+  return v && (*v == "1" || *v == "ON" || *v == "on" || *v == "true" || *v == "TRUE" || *v == "YES" ||
+               *v == "yes");
 }
 
 long timeout_from(const EnvLookup& env, const char* name, long fallback) {
@@ -110,8 +113,9 @@ HubSettings hub_settings(const HubFlags& flags, const EnvLookup& env_in) {
     explicit_token = true;
     if (auto v = clean_token(*flags.token)) s.token = HubToken{*v, "--token"};
     if (s.token)
-      s.warnings.push_back("a token on the command line is visible to other users (ps, shell history); "
-                           "prefer HF_TOKEN or --token-file");
+      s.warnings.push_back(
+          "a token on the command line is visible to other users (ps, shell history); "
+          "prefer HF_TOKEN or --token-file");
   } else if (flags.token_file) {
     explicit_token = true;
     s.token = token_from_file(*flags.token_file, true);

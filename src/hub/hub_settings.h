@@ -21,8 +21,8 @@ struct HubToken {
 struct HubFlags {
   std::optional<std::string> token;       // --token ("" disables the implicit token)
   std::optional<std::string> token_file;  // --token-file
-  bool trust_endpoint = false;            // --trust-endpoint: send the token to a non-Hugging Face HF_ENDPOINT
-  bool offline = false;                   // --offline (or HF_HUB_OFFLINE=1)
+  bool trust_endpoint = false;  // --trust-endpoint: send the token to a non-Hugging Face HF_ENDPOINT
+  bool offline = false;         // --offline (or HF_HUB_OFFLINE=1)
   // --quiet: the CLI shows no warning about these settings (HubSettings::warnings). Carried here because a
   // command that fails never prints what it would have printed after success: open_model (cli/model_source)
   // prints the settings warnings itself before rethrowing, and must know whether to.
@@ -36,11 +36,11 @@ struct HubSettings {
   bool offline = false;
   std::filesystem::path cache_root;  // the hub cache: $HF_HUB_CACHE or $HF_HOME/hub
   HttpTimeouts timeouts;
-  int max_retries = 5;               // per request, for 408/429/5xx answers
-  int max_transport_retries = 2;     // refused, reset, timed out: a dead network is not waited out for 23 s
-  double max_retry_wait_s = 60;      // cap on Retry-After (the Hub client has none)
-  double backoff_base_s = 1;         // 1, 2, 4, 8, 8 s
-  unsigned parallel_requests = 16;   // header range reads and small files in flight
+  int max_retries = 5;              // per request, for 408/429/5xx answers
+  int max_transport_retries = 2;    // refused, reset, timed out: a dead network is not waited out for 23 s
+  double max_retry_wait_s = 60;     // cap on Retry-After (the Hub client has none)
+  double backoff_base_s = 1;        // 1, 2, 4, 8, 8 s
+  unsigned parallel_requests = 16;  // header range reads and small files in flight
   // A token on the command line, a token withheld from an endpoint or sent to it over plain http.
   std::vector<std::string> warnings;
 };

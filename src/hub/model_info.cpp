@@ -27,7 +27,8 @@ std::string license_of(const json::Value& root) {
   }
   if (const json::Value* tags = root.find("tags"); tags && tags->is_array())
     for (const json::Value& t : tags->items())
-      if (t.is_string() && t.as_string().rfind("license:", 0) == 0) return std::string(t.as_string().substr(8));
+      if (t.is_string() && t.as_string().rfind("license:", 0) == 0)
+        return std::string(t.as_string().substr(8));
   return {};
 }
 
@@ -51,7 +52,8 @@ HubModelInfo parse_model_info(std::string json_text, std::string_view source) {
   limits.max_bytes = 64u << 20;
   json::Document doc = json::Document::parse(std::move(json_text), source, limits);
   const json::Value& root = doc.root();
-  if (!root.is_object()) throw Error(ErrorKind::Malformed, std::string(source), "", "model info is not a JSON object");
+  if (!root.is_object())
+    throw Error(ErrorKind::Malformed, std::string(source), "", "model info is not a JSON object");
   HubModelInfo info;
   info.id = text(root, "id");
   info.commit = text(root, "sha");
@@ -61,7 +63,9 @@ HubModelInfo parse_model_info(std::string json_text, std::string_view source) {
   info.downloads = count(root, "downloads");
   info.likes = count(root, "likes");
   info.license = license_of(root);
-  if (const json::Value* g = root.find("gated")) info.gated = g->is_string() ? std::string(g->as_string()) : (g->is_bool() && g->as_bool() ? "true" : "false");
+  if (const json::Value* g = root.find("gated"))
+    info.gated =
+        g->is_string() ? std::string(g->as_string()) : (g->is_bool() && g->as_bool() ? "true" : "false");
   if (const json::Value* p = root.find("private"); p && p->is_bool()) info.is_private = p->as_bool();
   info.pipeline_tag = text(root, "pipeline_tag");
   info.library_name = text(root, "library_name");

@@ -27,8 +27,8 @@ struct HubModelInfo {
   std::string author;
   std::optional<uint64_t> downloads;
   std::optional<uint64_t> likes;
-  std::string license;         // cardData.license, else a "license:..." tag
-  std::string gated;           // "false", "auto" or "manual"
+  std::string license;  // cardData.license, else a "license:..." tag
+  std::string gated;    // "false", "auto" or "manual"
   bool is_private = false;
   std::string pipeline_tag;
   std::string library_name;

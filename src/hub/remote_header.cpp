@@ -22,7 +22,8 @@ uint64_t stated_size(const HubResult& r, const std::string& where) {
 }
 
 // One ranged GET; returns the body (at most last-first+1 bytes even when the range is ignored).
-HubResult get_range(HubHttp& http, const std::string& url, uint64_t first, uint64_t last, const HubTarget& t) {
+HubResult get_range(HubHttp& http, const std::string& url, uint64_t first, uint64_t last,
+                    const HubTarget& t) {
   HttpRequest req;
   req.range = ByteRange{first, last};
   req.max_body = last - first + 1;
@@ -64,7 +65,8 @@ RemoteHeader fetch_safetensors_header(HubHttp& http, const std::string& url, uin
   out.prefix = std::move(r.response.body);
   if (out.prefix.size() < 8 && out.prefix.size() < out.file_size)
     throw Error(ErrorKind::Network, where, "body", "truncated: fewer bytes than the 8-byte length prefix");
-  const uint64_t n = safetensors_header_length(std::string_view(out.prefix).substr(0, 64), out.file_size, where);
+  const uint64_t n =
+      safetensors_header_length(std::string_view(out.prefix).substr(0, 64), out.file_size, where);
   const uint64_t need = 8 + n;
   if (out.prefix.size() < need) {
     if (out.prefix.size() < first_guess && out.prefix.size() < out.file_size)

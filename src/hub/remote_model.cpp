@@ -18,18 +18,23 @@ namespace fs = std::filesystem;
 namespace ma {
 namespace {
 
-constexpr std::array<std::string_view, 6> kModelFiles = {
-    "config.json",          "generation_config.json", "model.safetensors.index.json", "pytorch_model.bin.index.json",
-    "hf_quant_config.json", "quantize_config.json"};
+constexpr std::array<std::string_view, 6> kModelFiles = {"config.json",
+                                                         "generation_config.json",
+                                                         "model.safetensors.index.json",
+                                                         "pytorch_model.bin.index.json",
+                                                         "hf_quant_config.json",
+                                                         "quantize_config.json"};
 constexpr std::array<std::string_view, 6> kTokenizerFiles = {
-    "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja",
-    "chat_template.json", "quant_config.json"};
+    "tokenizer.json",      "tokenizer_config.json", "special_tokens_map.json",
+    "chat_template.jinja", "chat_template.json",    "quant_config.json"};
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-bool top_level(std::string_view path) { return path.find('/') == std::string_view::npos; }
+bool top_level(std::string_view path) {
+  return path.find('/') == std::string_view::npos;
+}
 
 // A cached header is exactly its 8-byte length prefix plus that many bytes; anything else (a file cut short
 // by a crash or a full disk) is fetched again rather than reported as a malformed checkpoint.
@@ -61,7 +66,8 @@ class Assembler {
   }
 
   RemoteModel cached(const std::string& why) {
-    std::string commit = is_commit_hash(ref_.revision) ? ref_.revision : cache_.read_ref(ref_.revision).value_or("");
+    std::string commit =
+        is_commit_hash(ref_.revision) ? ref_.revision : cache_.read_ref(ref_.revision).value_or("");
     if (commit.empty())
       throw Error(ErrorKind::NotFound, ref_.id + "@" + ref_.revision, "", "not in the cache and " + why);
     auto body = cache_.read_info(commit);
@@ -74,7 +80,8 @@ class Assembler {
     if (!missing_.empty()) {
       std::string list;
       for (const std::string& f : missing_) list += (list.empty() ? "" : ", ") + f;
-      throw Error(ErrorKind::NotFound, ref_.id + "@" + ref_.revision, "", why + "; not in the cache: " + list);
+      throw Error(ErrorKind::NotFound, ref_.id + "@" + ref_.revision, "",
+                  why + "; not in the cache: " + list);
     }
     return m;
   }
@@ -108,7 +115,8 @@ class Assembler {
       throw Error(ErrorKind::Network, where, "X-Repo-Commit", "the server answered for another commit");
     // Every later run and every Python tool trusts what lands in the shared cache: the bytes must hash to the
     // name the listing gives them (else to the answer's etag), and are stored under that name.
-    const std::string hash = checked_etag(!f.listed_hash().empty() ? f.listed_hash() : served_etag(r, where), where);
+    const std::string hash =
+        checked_etag(!f.listed_hash().empty() ? f.listed_hash() : served_etag(r, where), where);
     require_content_hash(where, hash, content_hash_of(r.response.body, hash));
     cache_.store_blob(r.response.body, hash, info.commit, f.path);
     std::lock_guard lock(mutex_);
@@ -135,8 +143,9 @@ class Assembler {
       }
       for (size_t s = 0; s < idx.shards.size(); ++s) {
         const RepoFile* f = info.file(idx.shards[s]);
-        if (!f) throw Error(ErrorKind::NotFound, files.index->string(), "shard " + idx.shards[s],
-                            "named by the index but not in the repository");
+        if (!f)
+          throw Error(ErrorKind::NotFound, files.index->string(), "shard " + idx.shards[s],
+                      "named by the index but not in the repository");
         out.push_back({f, header_guess(count[s], name_bytes[s])});
       }
       return out;
@@ -199,7 +208,9 @@ class Assembler {
     LocalModelFiles& files = m.files;
     files.root = cache_.snapshot_dir(info.commit);
     files.display_name = ref_.id + (ref_.explicit_revision ? "@" + ref_.revision : "");
-    auto present = [&](std::string_view name) { return cache_.snapshot_file(info.commit, std::string(name)); };
+    auto present = [&](std::string_view name) {
+      return cache_.snapshot_file(info.commit, std::string(name));
+    };
     if (auto p = present("config.json")) files.config = *p;
     if (auto p = present("model.safetensors.index.json")) {
       files.index = *p;
@@ -220,7 +231,8 @@ class Assembler {
     if (!files.index)
       for (const WeightFile& w : weights) files.safetensors.push_back(files.root / w.file->path);
     if (!files.config && !files.index && files.safetensors.empty() && missing_.empty())
-      throw Error(ErrorKind::NotFound, files.display_name, "", "the repository holds no config.json, index or .safetensors file");
+      throw Error(ErrorKind::NotFound, files.display_name, "",
+                  "the repository holds no config.json, index or .safetensors file");
     if (http_) {
       m.stats.requests = http_->client().requests();
       m.stats.bytes_received = http_->client().bytes_received();
@@ -261,8 +273,8 @@ RemoteModel open_remote_model(const RepoRef& ref, const HubSettings& settings, c
     } catch (const Error&) {
       throw e;
     }
-    m.warnings.push_back(std::string("the Hub could not be reached (") + e.what() + "); using the cached snapshot " +
-                         m.info.commit);
+    m.warnings.push_back(std::string("the Hub could not be reached (") + e.what() +
+                         "); using the cached snapshot " + m.info.commit);
     return m;
   }
 }

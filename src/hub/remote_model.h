@@ -36,7 +36,8 @@ struct RemoteModel {
   std::vector<std::string> warnings;
 };
 
-RemoteModel open_remote_model(const RepoRef& ref, const HubSettings& settings, const RemoteOptions& options = {});
+RemoteModel open_remote_model(const RepoRef& ref, const HubSettings& settings,
+                              const RemoteOptions& options = {});
 
 // The files the analysis reads besides weights; everything else in a repo is left on the Hub.
 bool is_analysis_file(std::string_view path, bool skip_tokenizer);

@@ -25,8 +25,8 @@ std::optional<RepoRef> parse_hub_url(std::string_view arg) {
       throw Error(ErrorKind::Usage, "model id", "", "credentials in a URL are not accepted; use HF_TOKEN");
   }
   std::string_view rest;
-  for (std::string_view host : {"https://huggingface.co/", "http://huggingface.co/", "https://hf.co/",
-                                "huggingface.co/", "hf.co/"})
+  for (std::string_view host :
+       {"https://huggingface.co/", "http://huggingface.co/", "https://hf.co/", "huggingface.co/", "hf.co/"})
     if (!(rest = strip_prefix(arg, host)).empty()) break;
   if (rest.empty()) return std::nullopt;
   RepoRef ref;
@@ -95,8 +95,10 @@ void validate_revision(std::string_view revision) {
   // It becomes refs/{revision} in the cache: no segment may climb out of it.
   for (size_t start = 0;;) {
     size_t end = revision.find('/', start);
-    std::string_view part = revision.substr(start, end == std::string_view::npos ? revision.npos : end - start);
-    if (part.empty() || part == "." || part == "..") bad("'" + std::string(revision) + "' has an empty, '.' or '..' segment");
+    std::string_view part =
+        revision.substr(start, end == std::string_view::npos ? revision.npos : end - start);
+    if (part.empty() || part == "." || part == "..")
+      bad("'" + std::string(revision) + "' has an empty, '.' or '..' segment");
     if (end == std::string_view::npos) break;
     start = end + 1;
   }
@@ -168,8 +170,10 @@ std::string url_quote(std::string_view s, bool keep_slash) {
 std::string repo_folder_name(std::string_view id) {
   std::string out = "models--";
   for (char c : id) {
-    if (c == '/') out += "--";
-    else out += c;
+    if (c == '/')
+      out += "--";
+    else
+      out += c;
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // What the user named on the Hub: a repo id with an optional revision, from "gpt2", "org/name",
 // "org/name@rev" or a huggingface.co / hf.co URL ("https://huggingface.co/org/name/tree/rev"). Validation is
-// the huggingface_hub rules made stricter where they leave gaps (anchors-reliability §5.1, N22, N23): no "..",
-// no "--" in ids, no ".." segment in revisions, no absolute or drive paths in repo file names.
+// the huggingface_hub rules made stricter where they leave gaps (anchors-reliability §5.1, N22, N23): no
+// "..", no "--" in ids, no ".." segment in revisions, no absolute or drive paths in repo file names.
 #pragma once
 #include <optional>
 #include <string>

@@ -6,7 +6,8 @@ namespace ma {
 namespace {
 
 // One name table per category, indexed by the enum's value.
-constexpr std::array<std::string_view, 6> kStackRoles{"decoder", "encoder", "vision", "audio", "projector", "mtp"};
+constexpr std::array<std::string_view, 6> kStackRoles{"decoder", "encoder",   "vision",
+                                                      "audio",   "projector", "mtp"};
 constexpr std::array<std::string_view, 5> kMixers{"attention", "mamba", "mamba2", "linear-attention", "none"};
 constexpr std::array<std::string_view, 4> kAttentionKinds{"mha", "gqa", "mqa", "mla"};
 constexpr std::array<std::string_view, 3> kSpans{"full", "sliding", "chunked"};
@@ -21,13 +22,27 @@ const std::vector<LayerSpec>& no_layers() {
 
 }  // namespace
 
-std::string_view stack_role_name(StackRole r) { return kStackRoles[static_cast<size_t>(r)]; }
-std::string_view mixer_name(Mixer m) { return kMixers[static_cast<size_t>(m)]; }
-std::string_view attention_kind_name(AttentionKind k) { return kAttentionKinds[static_cast<size_t>(k)]; }
-std::string_view span_name(Span s) { return kSpans[static_cast<size_t>(s)]; }
-std::string_view ffn_name(Ffn f) { return kFfns[static_cast<size_t>(f)]; }
-std::string_view norm_kind_name(NormKind n) { return kNorms[static_cast<size_t>(n)]; }
-std::string_view position_kind_name(PositionKind p) { return kPositions[static_cast<size_t>(p)]; }
+std::string_view stack_role_name(StackRole r) {
+  return kStackRoles[static_cast<size_t>(r)];
+}
+std::string_view mixer_name(Mixer m) {
+  return kMixers[static_cast<size_t>(m)];
+}
+std::string_view attention_kind_name(AttentionKind k) {
+  return kAttentionKinds[static_cast<size_t>(k)];
+}
+std::string_view span_name(Span s) {
+  return kSpans[static_cast<size_t>(s)];
+}
+std::string_view ffn_name(Ffn f) {
+  return kFfns[static_cast<size_t>(f)];
+}
+std::string_view norm_kind_name(NormKind n) {
+  return kNorms[static_cast<size_t>(n)];
+}
+std::string_view position_kind_name(PositionKind p) {
+  return kPositions[static_cast<size_t>(p)];
+}
 
 AttentionKind attention_kind_of(uint64_t heads, uint64_t kv_heads) {
   if (kv_heads == 0 || kv_heads == heads) return AttentionKind::Mha;

@@ -32,7 +32,7 @@ std::string_view mixer_name(Mixer m);  // attention, mamba, mamba2, linear-atten
 // Softmax attention by how keys and values are shared: one K/V head per query head (MHA), per group (GQA),
 // one for all (MQA), or a compressed latent (MLA, DeepSeek-V2/V3).
 enum class AttentionKind : uint8_t { Mha, Gqa, Mqa, Mla };
-std::string_view attention_kind_name(AttentionKind k);  // mha, gqa, mqa, mla
+std::string_view attention_kind_name(AttentionKind k);               // mha, gqa, mqa, mla
 AttentionKind attention_kind_of(uint64_t heads, uint64_t kv_heads);  // MHA / GQA / MQA from head counts
 
 // How far back a softmax-attention layer looks: the whole sequence, a sliding window, or the current chunk
@@ -84,10 +84,10 @@ struct AttentionShape {
 
 // The recurrent state of a Mamba, Mamba-2 or gated-DeltaNet (linear attention) mixer.
 struct StateShape {
-  uint64_t inner = 0;        // d_inner (Mamba: expand x hidden; Mamba-2: heads x head_dim)
-  uint64_t state = 0;        // d_state
-  uint64_t conv_kernel = 0;  // the conv state keeps the whole kernel window
-  uint64_t groups = 0;       // Mamba-2 B/C groups
+  uint64_t inner = 0;                // d_inner (Mamba: expand x hidden; Mamba-2: heads x head_dim)
+  uint64_t state = 0;                // d_state
+  uint64_t conv_kernel = 0;          // the conv state keeps the whole kernel window
+  uint64_t groups = 0;               // Mamba-2 B/C groups
   uint64_t heads = 0, head_dim = 0;  // Mamba-2
   // Gated DeltaNet (Qwen3-Next, Qwen3.5): q/k heads, v heads and their dims.
   uint64_t key_heads = 0, value_heads = 0, key_head_dim = 0, value_head_dim = 0;
@@ -123,15 +123,16 @@ struct StackSpec {
   StackRole role = StackRole::Decoder;
   std::string path;  // in-memory name prefix of its layers ("model.layers", "vision_tower.encoder.layers");
                      // of the module for a projector
-  uint64_t first_index = 0;  // index of its first layer under `path` (DeepSeek's MTP layer follows the decoder)
+  uint64_t first_index =
+      0;  // index of its first layer under `path` (DeepSeek's MTP layer follows the decoder)
   uint64_t hidden = 0;
   std::vector<LayerSpec> layers;
   // Towers: the input they embed.
-  uint64_t patch_size = 0;   // vision: pixels per patch side (temporal patches aside)
-  uint64_t image_size = 0;   // vision: pixels per image side the position table covers; 0: dynamic
-  uint64_t mel_bins = 0;     // audio: input features per frame
-  uint64_t positions = 0;    // encoder / audio: input positions it attends (Whisper 1,500 frames); 0: the
-                             // input length (T5's relative positions)
+  uint64_t patch_size = 0;  // vision: pixels per patch side (temporal patches aside)
+  uint64_t image_size = 0;  // vision: pixels per image side the position table covers; 0: dynamic
+  uint64_t mel_bins = 0;    // audio: input features per frame
+  uint64_t positions = 0;   // encoder / audio: input positions it attends (Whisper 1,500 frames); 0: the
+                            // input length (T5's relative positions)
 };
 
 // ---- The record ----

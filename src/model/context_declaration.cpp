@@ -16,15 +16,16 @@ std::optional<uint64_t> length_field(const json::Value* v, const std::string& wh
   if (!v || v->is_null()) return std::nullopt;
   auto n = v->as_uint();
   if (n && *n >= 1 && *n <= ModelConfig::kMaxValue) return n;
-  unusable.push_back(where + " is not a usable length (" + std::string(v->is_number() ? v->raw() : "not a number") +
-                     "): ignored");
+  unusable.push_back(where + " is not a usable length (" +
+                     std::string(v->is_number() ? v->raw() : "not a number") + "): ignored");
   return std::nullopt;
 }
 
 // The config objects to read, language model first: a multimodal config keeps its lengths in text_config.
 std::vector<ModelConfig> config_objects(const ModelConfig& cfg) {
   std::vector<ModelConfig> out;
-  if (const json::Value* t = cfg.raw("text_config"); t && t->is_object()) out.push_back(*cfg.sub("text_config"));
+  if (const json::Value* t = cfg.raw("text_config"); t && t->is_object())
+    out.push_back(*cfg.sub("text_config"));
   out.push_back(cfg);
   return out;
 }

@@ -23,9 +23,9 @@ struct ContextDeclaration {
   std::optional<DeclaredLength> rope_original;  // rope scaling's original_max_position_embeddings
   std::string rope_type;                        // "" for plain RoPE (or none)
   std::optional<double> rope_factor;
-  bool relative_buckets = false;               // relative_attention_num_buckets: trained length, no hard limit
-  std::optional<uint64_t> encoder_frames;      // max_source_positions (speech encoders)
-  std::vector<std::string> unusable;           // "KEY is not a usable length (VALUE): ignored"
+  bool relative_buckets = false;           // relative_attention_num_buckets: trained length, no hard limit
+  std::optional<uint64_t> encoder_frames;  // max_source_positions (speech encoders)
+  std::vector<std::string> unusable;       // "KEY is not a usable length (VALUE): ignored"
 };
 
 // `context_keys`: the family's keys for the length, space-separated, in order (empty: the generic ones).

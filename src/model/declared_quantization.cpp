@@ -218,7 +218,8 @@ DeclaredQuantization parse_declaration(const ModelConfig& c, std::string source,
 DeclaredQuantization labelled(DeclaredQuantization d, const ModelConfig& q, std::string_view where) {
   std::string method = q.string_or("quant_method", "unnamed");
   if (method == "bitsandbytes") method += q.flag_or("load_in_4bit", false) ? " 4-bit" : " 8-bit";
-  if (const json::Value* b = q.raw("bits"); b && b->as_uint()) method += " " + std::to_string(*b->as_uint()) + "-bit";
+  if (const json::Value* b = q.raw("bits"); b && b->as_uint())
+    method += " " + std::to_string(*b->as_uint()) + "-bit";
   d.label = method + " (" + std::string(where) + ")";
   return d;
 }
@@ -234,7 +235,8 @@ std::optional<ModelConfig> read_side_file(const std::filesystem::path& p) {
 std::optional<DeclaredQuantization> read_declared_quantization(const ModelConfig& cfg,
                                                                const std::filesystem::path& root) {
   for (std::string_view key : {"quantization_config", "compression_config"})
-    if (auto q = cfg.sub(key)) return labelled(parse_declaration(*q, "config.json " + std::string(key), ""), *q, key);
+    if (auto q = cfg.sub(key))
+      return labelled(parse_declaration(*q, "config.json " + std::string(key), ""), *q, key);
   if (auto text = cfg.sub("text_config"))
     if (auto q = text->sub("quantization_config"))
       return labelled(parse_declaration(*q, "config.json text_config.quantization_config", ""), *q,

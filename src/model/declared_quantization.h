@@ -3,12 +3,11 @@
 // hf_quant_config.json, AutoGPTQ's quantize_config.json and AutoAWQ's quant_config.json.
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <filesystem>
 
 #include "core/dtype.h"
 #include "model/config.h"

@@ -37,9 +37,9 @@ ArchitectureRecord infer_record(const std::vector<InventoryTensor>& tensors) {
   for (const auto& t : tensors)
     if (t.placement.layer) ++per_stack[std::string(t.stack())];
   if (per_stack.empty()) return a;
-  const std::string stack =
-      std::max_element(per_stack.begin(), per_stack.end(), [](auto& x, auto& y) { return x.second < y.second; })
-          ->first;
+  const std::string stack = std::max_element(per_stack.begin(), per_stack.end(), [](auto& x, auto& y) {
+                              return x.second < y.second;
+                            })->first;
   std::map<uint32_t, LayerSpec> layers;
   for (const auto& t : tensors) {
     if (!t.placement.layer || t.stack() != stack) continue;

@@ -281,7 +281,8 @@ Inventory build_inventory(const LocalModelFiles& files) {
                 "an index without shards needs config.json to know tensor shapes");
   if (!ck.headers_read && files.fetched_headers.empty() && !files.index_is_pytorch)
     inv.notes.push_back("none of the " + std::to_string(ck.index->shards.size()) + " shards named by " +
-                        ck.index_name + " is present: the tensors are the index's, with the template's shapes "
+                        ck.index_name +
+                        " is present: the tensors are the index's, with the template's shapes "
                         "(no weights read)");
   std::optional<TemplateMatcher> matcher;
   if (inv.model) matcher.emplace(*inv.model, config_dtype(*inv.model));
@@ -327,8 +328,8 @@ Inventory build_inventory(const LocalModelFiles& files) {
                      " template");
     else if (notes[i].what == RowNote::What::ShapeMismatch)
       if (diff.mismatched.count++ == 0)
-        diff.mismatched.first = "'" + t.name + "' is " + shape_to_string(t.shape) + " where the config implies " +
-                                shape_to_string(*notes[i].expected);
+        diff.mismatched.first = "'" + t.name + "' is " + shape_to_string(t.shape) +
+                                " where the config implies " + shape_to_string(*notes[i].expected);
   }
   if (matcher) {
     // Tied copies are listed (not stored) at their template position.
@@ -346,11 +347,12 @@ Inventory build_inventory(const LocalModelFiles& files) {
     // is the model as configured, not the weights at hand, so both are reported.
     inv.shape_contradictions = diff.mismatched.count;
     inv.warnings.push_back(
-        "the checkpoint contradicts config.json in " + std::to_string(diff.mismatched.count) + " tensor shape" +
-        (diff.mismatched.count == 1 ? "" : "s") + " (" + diff.mismatched.first +
+        "the checkpoint contradicts config.json in " + std::to_string(diff.mismatched.count) +
+        " tensor shape" + (diff.mismatched.count == 1 ? "" : "s") + " (" + diff.mismatched.first +
         (diff.mismatched.count > 1 ? ", and " + std::to_string(diff.mismatched.count - 1) + " more" : "") +
-        "): the model will not load as configured; parameters " + with_thousands(count_configured(*inv.model)) +
-        " as configured, " + with_thousands(totals.parameters) + " as stored");
+        "): the model will not load as configured; parameters " +
+        with_thousands(count_configured(*inv.model)) + " as configured, " +
+        with_thousands(totals.parameters) + " as stored");
   }
   diff.missing.flush(inv.warnings);
   diff.extra.flush(inv.warnings);

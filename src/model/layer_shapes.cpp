@@ -17,7 +17,8 @@ void complete_ffn(FfnShape& f, const ArchitectureRecord& a) {
   if (!f.expert_intermediate) f.expert_intermediate = a.moe_intermediate_size;
   if (!f.shared_experts) f.shared_experts = a.num_shared_experts;
   // DeepSeek-style shared experts: n of them fused into one MLP of n x the expert width.
-  if (!f.shared_intermediate && f.shared_experts) f.shared_intermediate = f.shared_experts * f.expert_intermediate;
+  if (!f.shared_intermediate && f.shared_experts)
+    f.shared_intermediate = f.shared_experts * f.expert_intermediate;
 }
 
 }  // namespace

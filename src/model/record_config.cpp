@@ -41,7 +41,7 @@ std::vector<std::string> architectures_of(const ModelConfig& cfg) {
 // The family's own keys for the context length, from the family table.
 std::string_view context_keys(const ArchitectureRecord& a) {
   auto rows = families_for_model_type(a.root_model_type);
-  const FamilyRow* row = !rows.empty() ? rows.front()
+  const FamilyRow* row = !rows.empty()             ? rows.front()
                          : a.architectures.empty() ? nullptr
                                                    : family_for_architecture(a.architectures.front());
   return row ? row->context_keys : std::string_view();
@@ -72,11 +72,13 @@ void read_config_facts(const ModelConfig& cfg, ArchitectureRecord& a) {
   if (a.torch_dtype.empty()) a.torch_dtype = text_of(cfg, "torch_dtype");
   if (a.torch_dtype.empty()) a.torch_dtype = text_of(cfg, "dtype");
   if (std::optional<DType> d = declared_float_dtype(a.torch_dtype)) {
-    a.stored_dtype = d;  // what the checkpoint is expected to hold; its headers, when read, have the last word
+    a.stored_dtype =
+        d;  // what the checkpoint is expected to hold; its headers, when read, have the last word
     a.stored_dtype_source = "config.json torch_dtype";
   }
   std::vector<ModelConfig> objects;
-  if (const json::Value* t = cfg.raw("text_config"); t && t->is_object()) objects.push_back(*cfg.sub("text_config"));
+  if (const json::Value* t = cfg.raw("text_config"); t && t->is_object())
+    objects.push_back(*cfg.sub("text_config"));
   objects.push_back(cfg);
   for (const ModelConfig& o : objects)
     for (std::string_view key : {"mamba_ssm_cache_dtype", "mamba_ssm_dtype"})

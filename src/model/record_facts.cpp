@@ -26,7 +26,9 @@ struct TensorFacts {
   bool relative_bias = false;   // T5's relative attention bias
 };
 
-bool is_bias(std::string_view name) { return name.ends_with(".bias") || name.ends_with("_bias"); }
+bool is_bias(std::string_view name) {
+  return name.ends_with(".bias") || name.ends_with("_bias");
+}
 
 // Norms the placement files under their block's name (BERT's attention.output.LayerNorm).
 // The sparse-attention indexer's LayerNorm (DeepSeek-V3.2, GLM-5) is not the decoder's norm.
@@ -85,9 +87,12 @@ void apply_tensor_facts(const TensorFacts& f, ArchitectureRecord& a) {
   for (StackSpec& s : a.stacks)
     for (LayerSpec& l : s.layers) l.ffn.gated = l.ffn.gated && (f.gated || !f.mlp);
   if (a.position != PositionKind::Unknown) return;
-  if (has_recurrent_layers_only(a)) a.position = PositionKind::None;
-  else if (f.position_table) a.position = PositionKind::Learned;
-  else if (f.relative_bias) a.position = PositionKind::Relative;
+  if (has_recurrent_layers_only(a))
+    a.position = PositionKind::None;
+  else if (f.position_table)
+    a.position = PositionKind::Learned;
+  else if (f.relative_bias)
+    a.position = PositionKind::Relative;
 }
 
 std::optional<double> norm_eps(const LanguageConfig& cfg) {
@@ -140,7 +145,8 @@ std::optional<double> rope_number(const std::vector<const json::Value*>& sources
 }
 
 // `preset`: what the builder already knows (a family that always uses MRoPE).
-RopeSpec rope_spec(const LanguageConfig& cfg, const ArchitectureRecord& a, const std::optional<RopeSpec>& preset) {
+RopeSpec rope_spec(const LanguageConfig& cfg, const ArchitectureRecord& a,
+                   const std::optional<RopeSpec>& preset) {
   const RopeSources s = rope_sources(cfg);
   const std::vector<const json::Value*> sources{s.global, s.scaling};
   RopeSpec r;
@@ -171,18 +177,23 @@ RopeSpec rope_spec(const LanguageConfig& cfg, const ArchitectureRecord& a, const
 
 }  // namespace
 
-void derive_facts(const ModelConfig& config, const std::vector<NamedPlacement>& tensors, ArchitectureRecord& a) {
+void derive_facts(const ModelConfig& config, const std::vector<NamedPlacement>& tensors,
+                  ArchitectureRecord& a) {
   const LanguageConfig cfg(&config);
   apply_tensor_facts(tensor_facts(tensors), a);
   if (a.norm == NormKind::Unknown && cfg.find("rms_norm_eps")) a.norm = NormKind::RmsNorm;
   if (!a.norm_eps) a.norm_eps = norm_eps(cfg);
   if (a.activation.empty()) a.activation = activation(cfg);
   if (a.position == PositionKind::Unknown) {
-    if (alibi_flag(cfg)) a.position = PositionKind::Alibi;
-    else if (cfg.text("position_embedding_type") == "rope" || has_attention(a)) a.position = PositionKind::Rope;
+    if (alibi_flag(cfg))
+      a.position = PositionKind::Alibi;
+    else if (cfg.text("position_embedding_type") == "rope" || has_attention(a))
+      a.position = PositionKind::Rope;
   }
-  if (a.position == PositionKind::Rope) a.rope = rope_spec(cfg, a, a.rope);
-  else a.rope.reset();
+  if (a.position == PositionKind::Rope)
+    a.rope = rope_spec(cfg, a, a.rope);
+  else
+    a.rope.reset();
 }
 
 void derive_facts(const std::vector<NamedPlacement>& tensors, ArchitectureRecord& a) {

@@ -30,7 +30,8 @@ std::optional<DType> dtype_in_headers(const std::vector<InventoryTensor>& rows) 
   return best;
 }
 
-std::optional<DType> dtype_from_total_size(uint64_t total_size, uint64_t fixed_bytes, uint64_t float_elements) {
+std::optional<DType> dtype_from_total_size(uint64_t total_size, uint64_t fixed_bytes,
+                                           uint64_t float_elements) {
   if (total_size == 0 || float_elements == 0) return std::nullopt;
   for (DType d : std::array{DType::F32, DType::BF16}) {
     const uint64_t predicted = fixed_bytes + float_elements * (dtype_bits(d) / 8);

@@ -30,6 +30,7 @@ std::optional<DType> dtype_in_headers(const std::vector<InventoryTensor>& rows);
 // From an index alone: the width w (float32 or 16-bit) at which fixed_bytes + float_elements x w comes
 // within 1% of total_size (tensors the template cannot shape, such as rotary inv_freq buffers, account for
 // the rest). 16 bits is reported as bf16: an index cannot tell bf16 from fp16, and the bytes are the same.
-std::optional<DType> dtype_from_total_size(uint64_t total_size, uint64_t fixed_bytes, uint64_t float_elements);
+std::optional<DType> dtype_from_total_size(uint64_t total_size, uint64_t fixed_bytes,
+                                           uint64_t float_elements);
 
 }  // namespace ma

@@ -30,9 +30,8 @@ TemplateMatcher::TemplateMatcher(const ModelTemplate& model, DType dtype)
     }
     for (uint32_t p = 0; p < tt.disk.size(); ++p) {
       const DiskPiece& d = tt.disk[p];
-      expected_.push_back(
-          {&tt, &d.name, &d.shape, d.dtype.value_or(dtype), d.kind.value_or(tt.kind), order_key(i, p),
-           !d.dtype.has_value()});
+      expected_.push_back({&tt, &d.name, &d.shape, d.dtype.value_or(dtype), d.kind.value_or(tt.kind),
+                           order_key(i, p), !d.dtype.has_value()});
     }
   }
   for (uint32_t i = 0; i < expected_.size(); ++i) {

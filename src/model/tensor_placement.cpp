@@ -182,9 +182,9 @@ std::string role_of(std::string_view module) {
 
 std::string_view block_name(Block b) {
   static constexpr std::string_view kNames[] = {
-      "embedding", "attention", "cross-attention", "mlp",          "moe-router",       "moe-expert",
-      "shared-expert", "mamba", "linear-attention", "norm",        "lm-head",          "vision",
-      "vision-projector", "mtp", "quantization",    "buffer",      "other"};
+      "embedding",        "attention", "cross-attention",  "mlp",    "moe-router", "moe-expert",
+      "shared-expert",    "mamba",     "linear-attention", "norm",   "lm-head",    "vision",
+      "vision-projector", "mtp",       "quantization",     "buffer", "other"};
   return kNames[static_cast<size_t>(b)];
 }
 
@@ -275,7 +275,8 @@ TensorPlacement place_tensor(std::string_view name) {
       in(module, kMambaLeaves) ||
       (any_part_in(inner, std::array<std::string_view, 1>{"mixer"}) &&
        in(module, std::array<std::string_view, 3>{"in_proj", "out_proj", "norm"}))) {
-    set(any_part_in(inner, std::array<std::string_view, 1>{"linear_attn"}) ? Block::LinearAttention : Block::Mamba,
+    set(any_part_in(inner, std::array<std::string_view, 1>{"linear_attn"}) ? Block::LinearAttention
+                                                                           : Block::Mamba,
         role);
     return pl;
   }
@@ -285,7 +286,8 @@ TensorPlacement place_tensor(std::string_view name) {
     bool norm = contains(module, "norm") || contains(module, "ln");
     bool cross = any_part_in(inner, std::array<std::string_view, 4>{"EncDecAttention", "encoder_attn",
                                                                     "cross_attn", "crossattention"});
-    set(norm && !contains(module, "proj") ? Block::Norm : (cross ? Block::CrossAttention : Block::Attention), role);
+    set(norm && !contains(module, "proj") ? Block::Norm : (cross ? Block::CrossAttention : Block::Attention),
+        role);
     return pl;
   }
   if (any_part_in(inner, kMlpParts) ||
@@ -314,8 +316,8 @@ TensorPlacement place_tensor(std::string_view name) {
                     ((module == "conv1" || module == "conv2") &&
                      any_part_in(parts, std::array<std::string_view, 1>{"encoder"})))) {
     set(Block::Embedding, module == "projection"     ? "patch-embedding"
-                     : contains(module, "conv") ? "conv-stem"
-                                                : std::string(module));
+                          : contains(module, "conv") ? "conv-stem"
+                                                     : std::string(module));
     return pl;
   }
   if (contains(module, "norm") || contains(module, "ln") || contains(module, "LayerNorm") ||
@@ -330,8 +332,8 @@ TensorPlacement place_tensor(std::string_view name) {
   if (contains(module, "embed") || module == "wte" || module == "wpe" || module == "shared" ||
       contains(module, "embeddings")) {
     set(Block::Embedding, module == "wpe" || contains(module, "position") ? "position-embedding"
-                     : contains(module, "token_type")                ? "token-type-embedding"
-                                                                     : "token-embedding");
+                          : contains(module, "token_type")                ? "token-type-embedding"
+                                                                          : "token-embedding");
     return pl;
   }
   set(Block::Other, role);

@@ -12,8 +12,23 @@ namespace ma {
 
 // The blocks, one name table (tensor_placement.cpp).
 enum class Block : uint8_t {
-  Embedding, Attention, CrossAttention, Mlp, MoeRouter, MoeExpert, SharedExpert, Mamba, LinearAttention, Norm,
-  LmHead, Vision, VisionProjector, Mtp, Quantization, Buffer, Other
+  Embedding,
+  Attention,
+  CrossAttention,
+  Mlp,
+  MoeRouter,
+  MoeExpert,
+  SharedExpert,
+  Mamba,
+  LinearAttention,
+  Norm,
+  LmHead,
+  Vision,
+  VisionProjector,
+  Mtp,
+  Quantization,
+  Buffer,
+  Other
 };
 std::string_view block_name(Block b);  // embedding, attention, cross-attention, mlp, moe-router, ...
 

@@ -121,7 +121,9 @@ std::string redact_url(std::string_view url) {
   return std::string(url.substr(0, cut));
 }
 
-HttpClient::HttpClient(HttpTimeouts timeouts) : timeouts_(timeouts) { init_curl_once(); }
+HttpClient::HttpClient(HttpTimeouts timeouts) : timeouts_(timeouts) {
+  init_curl_once();
+}
 
 HttpClient::~HttpClient() {
   for (void* h : idle_) curl_easy_cleanup(static_cast<CURL*>(h));
@@ -174,7 +176,8 @@ HttpResponse HttpClient::perform(const HttpRequest& request) {
   curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
-  if (request.accept_compressed) curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // every encoding curl decodes
+  if (request.accept_compressed)
+    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // every encoding curl decodes
   if (request.head) curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
   if (!range.empty()) curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
 
@@ -189,8 +192,10 @@ HttpResponse HttpClient::perform(const HttpRequest& request) {
   requests_.fetch_add(1);
   bytes_.fetch_add(static_cast<uint64_t>(header_bytes + body_bytes));
   // A transfer we stopped on purpose leaves a connection mid-body: drop the handle rather than reuse it.
-  if (rc == CURLE_OK) release(h);
-  else curl_easy_cleanup(h);
+  if (rc == CURLE_OK)
+    release(h);
+  else
+    curl_easy_cleanup(h);
 
   if (t.sink_error) std::rethrow_exception(t.sink_error);
   if (rc == CURLE_WRITE_ERROR && response.capped) rc = CURLE_OK;

@@ -26,7 +26,7 @@ struct HttpRequest {
   std::string url;
   bool head = false;
   std::optional<ByteRange> range;
-  std::string authorization;  // full header value ("Bearer ..."); empty: none
+  std::string authorization;        // full header value ("Bearer ..."); empty: none
   uint64_t max_body = 64ull << 20;  // stop receiving after this many (decoded) body bytes (response.capped)
   // Whole small files (configs, indexes): accept gzip/deflate/br and decode. Off by default so sizes and
   // ranges mean bytes of the file itself.
@@ -38,9 +38,9 @@ struct HttpRequest {
 struct HttpResponse {
   int status = 0;
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-case, in arrival order
-  std::string body;                                         // empty when a sink consumed it
-  uint64_t body_bytes = 0;                                  // received (and kept) body bytes
-  bool capped = false;  // the server had more to send than max_body
+  std::string body;                                          // empty when a sink consumed it
+  uint64_t body_bytes = 0;                                   // received (and kept) body bytes
+  bool capped = false;                                       // the server had more to send than max_body
 
   const std::string* header(std::string_view lower_name) const;  // the last such header, or null
 };

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cmath>
 #include <cstdio>
 
 #include "core/units.h"
@@ -38,7 +37,9 @@ std::string layer_name(const std::optional<uint32_t>& l) {
 }
 
 // A ratio that is undefined (a constant A) shows as "-".
-std::string defined(double v) { return std::isfinite(v) ? table_number(v) : "-"; }
+std::string defined(double v) {
+  return std::isfinite(v) ? table_number(v) : "-";
+}
 
 std::vector<std::string> tensor_row(const TensorDrift& d) {
   return {d.name,
@@ -190,13 +191,23 @@ std::string render_compare_csv(const WeightComparison& c) {
       "rel_l2,cosine,max_abs_diff,flagged\n";
   for (size_t i : ranked(c)) {
     const TensorDrift& d = c.tensors[i];
-    const std::vector<std::string> cells = {
-        csv_text(d.name), d.layer ? std::to_string(*d.layer) : std::string(), std::string(module_class_name(d.module_class)),
-        std::string(dtype_info(d.dtype_a).short_name), std::string(dtype_info(d.dtype_b).short_name),
-        csv_text(shape_to_python_tuple(d.shape)), std::to_string(d.numel), csv_number(d.mean_a),
-        csv_number(d.mean_b), csv_number(d.mean_drift), csv_number(d.std_a), csv_number(d.std_b),
-        csv_number(d.std_ratio), csv_number(d.rel_l2), csv_number(d.cosine), csv_number(d.max_abs_diff),
-        d.flagged ? "true" : "false"};
+    const std::vector<std::string> cells = {csv_text(d.name),
+                                            d.layer ? std::to_string(*d.layer) : std::string(),
+                                            std::string(module_class_name(d.module_class)),
+                                            std::string(dtype_info(d.dtype_a).short_name),
+                                            std::string(dtype_info(d.dtype_b).short_name),
+                                            csv_text(shape_to_python_tuple(d.shape)),
+                                            std::to_string(d.numel),
+                                            csv_number(d.mean_a),
+                                            csv_number(d.mean_b),
+                                            csv_number(d.mean_drift),
+                                            csv_number(d.std_a),
+                                            csv_number(d.std_b),
+                                            csv_number(d.std_ratio),
+                                            csv_number(d.rel_l2),
+                                            csv_number(d.cosine),
+                                            csv_number(d.max_abs_diff),
+                                            d.flagged ? "true" : "false"};
     for (size_t k = 0; k < cells.size(); ++k) out += (k ? "," : "") + cells[k];
     out += '\n';
   }

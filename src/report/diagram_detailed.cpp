@@ -79,8 +79,8 @@ void pipeline_column(Svg& s, const ModelReport& r, const DiagramModel& m, const 
         box(s, b, kIo, "Input", {input_line(r)}, 16);
         break;
       case What::Side:
-        box(s, b, it.side->role == StackRole::Projector ? kProjector : kTower, it.side->title, it.side->lines, 15,
-            12.5);
+        box(s, b, it.side->role == StackRole::Projector ? kProjector : kTower, it.side->title, it.side->lines,
+            15, 12.5);
         break;
       case What::Embedding: {
         std::vector<std::string> lines = {diagram::dash_count(a.vocab_size) + " × " +

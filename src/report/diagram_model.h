@@ -75,7 +75,7 @@ size_t repeat_period(const std::vector<LayerCell>& cells);
 std::string dash_count(uint64_t v);                   // 1,234,567
 std::string dash_params(uint64_t v);                  // 6.74B
 std::string dash_bytes(uint64_t v);                   // 12.55 GiB
-std::string attention_name(const LayerSpec& l);  // a GQA layer -> "Grouped-query attention"
+std::string attention_name(const LayerSpec& l);       // a GQA layer -> "Grouped-query attention"
 std::string norm_name(const std::string& norm_type);  // "rmsnorm" -> "RMSNorm"
 
 }  // namespace ma::diagram

@@ -21,7 +21,7 @@ inline const Palette kEmbedding{"#fef3c7", "#d97706"};
 inline const Palette kNorm{"#f8fafc", "#94a3b8"};
 inline const Palette kHead{"#fce7f3", "#db2777"};
 inline const Palette kStack{"#ffffff", "#334155"};
-inline const Palette kTower{"#ecfdf5", "#059669"};      // encoders and towers, and what reads them
+inline const Palette kTower{"#ecfdf5", "#059669"};  // encoders and towers, and what reads them
 inline const Palette kProjector{"#f0fdfa", "#0d9488"};
 
 struct Rect {

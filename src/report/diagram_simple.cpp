@@ -24,8 +24,8 @@ std::vector<Stat> key_stats(const ModelReport& r, const DiagramModel& m) {
     st.push_back({"Active per token", diagram::dash_params(*p.active),
                   r.moe ? "top-" + diagram::dash_count(r.moe->experts_per_token) + " of " +
                               diagram::dash_count(r.moe->num_experts) + " experts"
-                        : r.parameters.towers ? "the text model (towers run once per input)"
-                                              : "mixture of experts"});
+                  : r.parameters.towers ? "the text model (towers run once per input)"
+                                        : "mixture of experts"});
   else
     st.push_back(
         {"Active per token", diagram::dash_params(p.total), p.total ? "dense: every parameter" : ""});

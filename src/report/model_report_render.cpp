@@ -10,7 +10,8 @@ namespace {
 
 // The convention "non-embedding" follows, said once wherever the figure appears.
 constexpr const char* kNonEmbeddingConvention =
-    "transformers' num_parameters(exclude_embeddings=True): nn.Embedding tables (token, position, token type) "
+    "transformers' num_parameters(exclude_embeddings=True): nn.Embedding tables (token, position, token "
+    "type) "
     "left out, an untied LM head counted";
 
 // ", exact", or where the checkpoint's shapes contradict the config both counts: the model as configured is
@@ -49,9 +50,10 @@ void console_parameters(ConsoleWriter& w, const ModelReport& r, const RenderOpti
   const ParameterCounts& p = r.parameters;
   w.field("parameters", human_count(p.total) + " (" + with_thousands(p.total) + exactness(p) + ")");
   if (p.active)
-    w.field("active per token", human_count(*p.active) + " (" + with_thousands(*p.active) + "; non-embedding " +
-                                    with_thousands(*p.active_non_embedding) + ")");
-  if (p.towers) w.field("towers", with_thousands(p.towers) + " (vision towers and projectors: no text token runs them)");
+    w.field("active per token", human_count(*p.active) + " (" + with_thousands(*p.active) +
+                                    "; non-embedding " + with_thousands(*p.active_non_embedding) + ")");
+  if (p.towers)
+    w.field("towers", with_thousands(p.towers) + " (vision towers and projectors: no text token runs them)");
   w.field("embedding / non-embedding", with_thousands(p.embedding) + " / " + with_thousands(p.non_embedding));
   // Every parameter of the model transformers builds is trainable (buffers are not parameters); a PEFT
   // adapter directory, where only the adapter trains, is a different report.
@@ -198,8 +200,9 @@ std::string render_report_markdown(const ModelReport& r) {
     std::vector<std::pair<std::string, std::string>> rows = {
         {p.as_stored ? "Total (as configured)" : "Total (exact)",
          with_thousands(p.total) + " (" + human_count(p.total) + ")" +
-             (p.as_stored ? "; " + with_thousands(*p.as_stored) + " as stored: the shapes contradict the config"
-                          : "")},
+             (p.as_stored
+                  ? "; " + with_thousands(*p.as_stored) + " as stored: the shapes contradict the config"
+                  : "")},
         {"Embedding", with_thousands(p.embedding)},
         {"Non-embedding", with_thousands(p.non_embedding)},
         {"Trainable", with_thousands(p.total) + " (all parameters; buffers are not parameters)"}};
@@ -208,7 +211,8 @@ std::string render_report_markdown(const ModelReport& r) {
       rows.push_back({"Active per token, non-embedding", with_thousands(*p.active_non_embedding)});
     }
     if (p.towers) rows.push_back({"Towers (no text token runs them)", with_thousands(p.towers)});
-    rows.push_back({"Outside the layers", with_thousands(p.outside_layers) + " (embeddings, final norm, head, towers)"});
+    rows.push_back(
+        {"Outside the layers", with_thousands(p.outside_layers) + " (embeddings, final norm, head, towers)"});
     w.fields(rows);
     std::vector<std::vector<std::string>> blocks;
     for (const BlockParameters& b : p.by_block)

@@ -171,7 +171,9 @@ std::vector<OpCost> ops_by_kind(const PerfResult& r) {
   std::vector<OpCost> out;
   for (const std::string& k : order) {
     OpCost g = groups[k];
-    g.regime = g.t_comp >= g.t_hbm && g.t_comp >= g.t_net ? "compute" : g.t_hbm >= g.t_net ? "memory" : "network";
+    g.regime = g.t_comp >= g.t_hbm && g.t_comp >= g.t_net ? "compute"
+               : g.t_hbm >= g.t_net                       ? "memory"
+                                                          : "network";
     out.push_back(g);
   }
   return out;
@@ -189,32 +191,42 @@ std::string render_perf_console(const PerfResult& r, const std::string& model_id
   w.field("dtypes", "weights " + std::string(compute_dtype_name(in.weight_dtype)) + ", activations " +
                         std::string(compute_dtype_name(in.act_dtype)) + ", KV " +
                         std::string(compute_dtype_name(in.kv_dtype)));
-  w.field("profile", in.knobs.profile + (in.knobs.flash_attention ? " (flash attention)" : " (eager attention)"));
+  w.field("profile",
+          in.knobs.profile + (in.knobs.flash_attention ? " (flash attention)" : " (eager attention)"));
   if (in.parallel.tp * in.parallel.pp * in.parallel.ep > 1)
     w.field("parallelism", "TP " + std::to_string(in.parallel.tp) + ", PP " + std::to_string(in.parallel.pp) +
                                ", EP " + std::to_string(in.parallel.ep) + " (figures per GPU)");
   const OpCost& t = r.total;
   w.heading("STEP");
   w.field("T_est", duration_text(t.t_est) + " (" + t.regime + "-bound)");
-  w.field("T_comp / T_hbm / T_net", duration_text(t.t_comp) + " / " + duration_text(t.t_hbm) + " / " + duration_text(t.t_net));
-  if (r.overhead_s > 0) w.field("kernel overhead", duration_text(r.overhead_s) + " (" + with_thousands(static_cast<uint64_t>(t.kernels)) + " kernels)");
-  w.field("F_theory / F_realizable", si_quantity(t.flops_theory, "FLOP") + " / " + si_quantity(t.flops_realizable, "FLOP"));
-  w.field("bytes HBM", si_quantity(t.bytes_hbm(), "B") + " (weights " + si_quantity(t.bytes_weights, "B") + ", activations " +
-                           si_quantity(t.bytes_activations, "B") + ", KV " + si_quantity(t.bytes_kv, "B") + ", temporary " +
+  w.field("T_comp / T_hbm / T_net",
+          duration_text(t.t_comp) + " / " + duration_text(t.t_hbm) + " / " + duration_text(t.t_net));
+  if (r.overhead_s > 0)
+    w.field("kernel overhead", duration_text(r.overhead_s) + " (" +
+                                   with_thousands(static_cast<uint64_t>(t.kernels)) + " kernels)");
+  w.field("F_theory / F_realizable",
+          si_quantity(t.flops_theory, "FLOP") + " / " + si_quantity(t.flops_realizable, "FLOP"));
+  w.field("bytes HBM", si_quantity(t.bytes_hbm(), "B") + " (weights " + si_quantity(t.bytes_weights, "B") +
+                           ", activations " + si_quantity(t.bytes_activations, "B") + ", KV " +
+                           si_quantity(t.bytes_kv, "B") + ", temporary " +
                            si_quantity(t.bytes_temporary, "B") + ")");
   if (t.bytes_net > 0) w.field("bytes network", si_quantity(t.bytes_net, "B"));
-  w.field("AI_hbm", brief_number(t.ai_hbm()) + " FLOP/B (ridge " + brief_number(r.hardware.ridge(in.act_dtype)) + ")");
-  w.field("TF_est / TF_roofline_hbm", brief_number(r.tf_est) + " / " + brief_number(r.tf_roofline_hbm) + " TFLOP/s");
+  w.field("AI_hbm",
+          brief_number(t.ai_hbm()) + " FLOP/B (ridge " + brief_number(r.hardware.ridge(in.act_dtype)) + ")");
+  w.field("TF_est / TF_roofline_hbm",
+          brief_number(r.tf_est) + " / " + brief_number(r.tf_roofline_hbm) + " TFLOP/s");
   w.field("MFU_est", percent_text(r.mfu_est));
   w.field("tokens/s", brief_number(r.tokens_per_s));
   w.heading("BY OPERATION KIND");
   std::vector<std::vector<std::string>> rows;
   for (const OpCost& g : ops_by_kind(r))
-    rows.push_back({g.kind, si_quantity(g.flops_theory, "FLOP"), si_quantity(g.bytes_hbm(), "B"), brief_number(g.ai_hbm()),
-                    duration_text(g.t_comp), duration_text(g.t_hbm), duration_text(g.t_est), g.regime});
+    rows.push_back({g.kind, si_quantity(g.flops_theory, "FLOP"), si_quantity(g.bytes_hbm(), "B"),
+                    brief_number(g.ai_hbm()), duration_text(g.t_comp), duration_text(g.t_hbm),
+                    duration_text(g.t_est), g.regime});
   w.table({"Kind", "F_theory", "Bytes HBM", "AI_hbm", "T_comp", "T_hbm", "T_est", "Regime"}, rows);
   w.note("T_est per operation = max(T_comp, T_hbm, T_net); the step sums its operations" +
-         std::string(r.overhead_s > 0 ? " plus the kernel overhead" : "") + ". --json lists every operation.");
+         std::string(r.overhead_s > 0 ? " plus the kernel overhead" : "") +
+         ". --json lists every operation.");
   return w.take();
 }
 

@@ -97,9 +97,10 @@ void overview(MarkdownWriter& md, const PerfResult& r, const std::string& model)
                                             std::to_string(in.parallel.pp) + " x EP " +
                                             std::to_string(in.parallel.ep)},
       {"Execution profile", k.profile},
-      {"Knobs", "WRF attn/dense/moe " + brief_number(k.wrf_attention) + "/" + brief_number(k.wrf_dense) + "/" + brief_number(k.wrf_moe) +
-                    ", act fusion " + brief_number(k.act_fusion) + ", elementwise " + brief_number(k.elementwise) +
-                    ", attention bytes " + (k.flash_attention ? "flash" : "naive")},
+      {"Knobs", "WRF attn/dense/moe " + brief_number(k.wrf_attention) + "/" + brief_number(k.wrf_dense) +
+                    "/" + brief_number(k.wrf_moe) + ", act fusion " + brief_number(k.act_fusion) +
+                    ", elementwise " + brief_number(k.elementwise) + ", attention bytes " +
+                    (k.flash_attention ? "flash" : "naive")},
       {"Layers modelled (this GPU)", std::to_string(layers.size())},
       {"Operations modelled",
        std::to_string(r.ops.size()) + (kind_list.empty() ? "" : " (" + kind_list + ")")},
@@ -122,7 +123,8 @@ void overview(MarkdownWriter& md, const PerfResult& r, const std::string& model)
       {"Interconnect BW_net", brief_number(hw.interconnect_gbps) + " GB/s per direction"},
       {"Ridge OI_knee = P_peak / BW_hbm", brief_number(hw.ridge(pd)) + " FLOP/byte"},
       {"Tensor-core saturation B_sat", brief_number(hw.b_sat)},
-      {"Kernel overhead", duration_text(hw.graph_kernel_overhead_s) + " per kernel in a CUDA graph (the step model); " +
+      {"Kernel overhead", duration_text(hw.graph_kernel_overhead_s) +
+                              " per kernel in a CUDA graph (the step model); " +
                               duration_text(hw.kernel_overhead_s) + " per eagerly launched GEMM"},
       {"Scalar (CUDA core) TFLOP/s", hw.scalar_tflops > 0 ? brief_number(hw.scalar_tflops) : "FP32 peak"},
       {"Source", hw.source.empty() ? "not given" : hw.source},
@@ -226,13 +228,16 @@ void analytical(MarkdownWriter& md, const PerfResult& r) {
       {"F_theory", brief_number(t.flops_theory) + " FLOP"},
       {"F_tensorcore", brief_number(t.flops_tensorcore) + " FLOP"},
       {"F_realizable", brief_number(t.flops_realizable) + " FLOP"},
-      {"bytes_hbm (W + act + KV + tmp)", brief_number(t.bytes_hbm()) + " B = " + brief_number(t.bytes_weights) + " + " +
-                                             brief_number(t.bytes_activations) + " + " + brief_number(t.bytes_kv) + " + " +
-                                             brief_number(t.bytes_temporary)},
+      {"bytes_hbm (W + act + KV + tmp)",
+       brief_number(t.bytes_hbm()) + " B = " + brief_number(t.bytes_weights) + " + " +
+           brief_number(t.bytes_activations) + " + " + brief_number(t.bytes_kv) + " + " +
+           brief_number(t.bytes_temporary)},
       {"bytes_net", brief_number(t.bytes_net) + " B"},
-      {"AI_weights_only / AI_hbm / AI_total",
-       brief_number(t.ai_weights_only()) + " / " + brief_number(t.ai_hbm()) + " / " + brief_number(t.ai_total()) + " FLOP/byte"},
-      {"T_comp / T_hbm / T_net", duration_text(t.t_comp) + " / " + duration_text(t.t_hbm) + " / " + duration_text(t.t_net)},
+      {"AI_weights_only / AI_hbm / AI_total", brief_number(t.ai_weights_only()) + " / " +
+                                                  brief_number(t.ai_hbm()) + " / " +
+                                                  brief_number(t.ai_total()) + " FLOP/byte"},
+      {"T_comp / T_hbm / T_net",
+       duration_text(t.t_comp) + " / " + duration_text(t.t_hbm) + " / " + duration_text(t.t_net)},
       {"Kernels, overhead", brief_number(t.kernels) + ", " + duration_text(r.overhead_s)},
       {"T_est", duration_text(t.t_est)},
       {"Regime", t.regime},

@@ -15,7 +15,6 @@
 
 namespace ma::perf_md {
 
-
 std::string upper(std::string_view s);
 std::string mode_name(const PerfResult& r);
 // "B=128, L=255" (decode) or "B=8, S=4096" (prefill, training).

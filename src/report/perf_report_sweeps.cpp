@@ -48,8 +48,9 @@ void batch_sweep(MarkdownWriter& md, const std::vector<PerfResult>& sweep) {
   std::vector<std::vector<std::string>> rows;
   for (const PerfResult* r : order)
     rows.push_back({r->inputs.knobs.profile, std::to_string(r->inputs.batch),
-                    std::to_string(r->inputs.kv_len), brief_number(r->total.flops_theory), brief_number(r->total.bytes_hbm()),
-                    brief_number(r->total.ai_hbm()), brief_number(r->tf_est), brief_number(r->tf_roofline_hbm), duration_text(r->total.t_est),
+                    std::to_string(r->inputs.kv_len), brief_number(r->total.flops_theory),
+                    brief_number(r->total.bytes_hbm()), brief_number(r->total.ai_hbm()),
+                    brief_number(r->tf_est), brief_number(r->tf_roofline_hbm), duration_text(r->total.t_est),
                     r->total.regime, brief_number(r->tokens_per_s)});
   md.table({"profile", "B", "L", "F_theory", "bytes_hbm", "AI_hbm", "TF_est", "TF_roofline_hbm", "T_est",
             "regime", "tokens/s"},
@@ -78,10 +79,11 @@ void batch_sweep(MarkdownWriter& md, const std::vector<PerfResult>& sweep) {
     summary += "- " + p + ": " + runs + "\n";
   }
   const PerfResult& any = sweep.front();
-  md.paragraph("Regimes along the sweep (ridge OI_knee = " + brief_number(any.hardware.ridge(perf_peak_dtype(any))) +
-               " FLOP/byte; AI_hbm above it is on the compute side of the roofline, and a step can be "
-               "compute-bound below it where eta_tc < 1 inflates F_realizable):\n" +
-               summary.substr(0, summary.size() - 1));
+  md.paragraph(
+      "Regimes along the sweep (ridge OI_knee = " + brief_number(any.hardware.ridge(perf_peak_dtype(any))) +
+      " FLOP/byte; AI_hbm above it is on the compute side of the roofline, and a step can be "
+      "compute-bound below it where eta_tc < 1 inflates F_realizable):\n" +
+      summary.substr(0, summary.size() - 1));
 }
 
 }  // namespace
@@ -95,7 +97,8 @@ void roofline(MarkdownWriter& md, const PerfResult& r, const PerfSweeps& s) {
         s.roofline_plot +
         "` (one panel per accelerator; roof = min(P_peak, BW_hbm x AI), ridge marked, regions shaded).");
   const ComputeDType pd = perf_peak_dtype(r);
-  md.paragraph("Ridge on " + r.hardware.name + ": OI_knee = P_peak / BW_hbm = " + brief_number(r.hardware.ridge(pd)) +
+  md.paragraph("Ridge on " + r.hardware.name +
+               ": OI_knee = P_peak / BW_hbm = " + brief_number(r.hardware.ridge(pd)) +
                " FLOP/byte. Points (per group of operations, this step):");
   std::vector<std::vector<std::string>> rows;
   for (const RooflinePoint& p : roofline_points(r))
@@ -123,8 +126,9 @@ void sensitivity(MarkdownWriter& md, const std::vector<PerfResult>& grid) {
     const PerfResult& r = grid[i];
     const ExecutionKnobs& k = r.inputs.knobs;
     rows.push_back({std::to_string(i + 1), mode_name(r) + " " + shape_text(r), brief_number(k.wrf_attention),
-                    brief_number(k.wrf_dense), brief_number(k.wrf_moe), brief_number(k.act_fusion), brief_number(k.elementwise),
-                    k.flash_attention ? "flash" : "naive", duration_text(r.total.t_est), r.total.regime, brief_number(r.tf_est),
+                    brief_number(k.wrf_dense), brief_number(k.wrf_moe), brief_number(k.act_fusion),
+                    brief_number(k.elementwise), k.flash_attention ? "flash" : "naive",
+                    duration_text(r.total.t_est), r.total.regime, brief_number(r.tf_est),
                     percent_text(r.mfu_est), brief_number(r.tokens_per_s)});
     if (r.total.t_est < grid[fast].total.t_est) fast = i;
     if (r.total.t_est > grid[slow].total.t_est) slow = i;
@@ -132,8 +136,9 @@ void sensitivity(MarkdownWriter& md, const std::vector<PerfResult>& grid) {
   md.table({"#", "step", "WRF attn", "WRF dense", "WRF moe", "act fusion", "elementwise", "attention",
             "T_est", "regime", "TF_est", "MFU_est", "tokens/s"},
            rows);
-  md.paragraph("Fastest: row " + std::to_string(fast + 1) + " (T_est " + duration_text(grid[fast].total.t_est) + ", " +
-               grid[fast].total.regime + "-bound); slowest: row " + std::to_string(slow + 1) + " (T_est " +
+  md.paragraph("Fastest: row " + std::to_string(fast + 1) + " (T_est " +
+               duration_text(grid[fast].total.t_est) + ", " + grid[fast].total.regime +
+               "-bound); slowest: row " + std::to_string(slow + 1) + " (T_est " +
                duration_text(grid[slow].total.t_est) + ", " + grid[slow].total.regime + "-bound).");
 }
 
@@ -149,9 +154,10 @@ void limits(MarkdownWriter& md, const std::vector<PerfResult>& lim) {
   for (const PerfResult& r : lim) {
     const OpCost& t = r.total;
     const ComputeDType pd = perf_peak_dtype(r);
-    rows.push_back({mode_name(r), shape_text(r), brief_number(t.ai_hbm()), brief_number(r.hardware.ridge(pd)), duration_text(t.t_comp),
-                    duration_text(t.t_hbm), duration_text(t.t_net), duration_text(t.t_est), t.regime, binding_resource(t.regime),
-                    percent_text(r.mfu_est), brief_number(r.tokens_per_s)});
+    rows.push_back({mode_name(r), shape_text(r), brief_number(t.ai_hbm()), brief_number(r.hardware.ridge(pd)),
+                    duration_text(t.t_comp), duration_text(t.t_hbm), duration_text(t.t_net),
+                    duration_text(t.t_est), t.regime, binding_resource(t.regime), percent_text(r.mfu_est),
+                    brief_number(r.tokens_per_s)});
     // The runner-up resource and how far behind it is.
     std::vector<std::pair<double, std::string>> times = {
         {t.t_comp, "T_comp"}, {t.t_hbm, "T_hbm"}, {t.t_net, "T_net"}};

@@ -24,23 +24,27 @@ void worked_example(MarkdownWriter& md, const PerfResult& w) {
   const Hardware& hw = w.hardware;
   const ComputeDType pd = perf_peak_dtype(w);
   const double P = hw.peak(pd), BW = hw.hbm_gbps, BWn = hw.interconnect_gbps;
-  md.paragraph("On " + hw.name + ": P_peak = " + brief_number(P) + " TFLOP/s (" + upper(compute_dtype_name(pd)) +
-               "), BW_hbm = " + brief_number(BW) + " GB/s, BW_net = " + brief_number(BWn) + " GB/s, B_sat = " + brief_number(hw.b_sat) +
+  md.paragraph("On " + hw.name + ": P_peak = " + brief_number(P) + " TFLOP/s (" +
+               upper(compute_dtype_name(pd)) + "), BW_hbm = " + brief_number(BW) +
+               " GB/s, BW_net = " + brief_number(BWn) + " GB/s, B_sat = " + brief_number(hw.b_sat) +
                ". Every value below is the model's own; the formulas show how they relate.");
   std::vector<std::string> l;
   l.push_back("F_theory = sum_i F_i = " + brief_number(t.flops_theory) + " FLOP");
   l.push_back("F_realizable = sum_i (F_tc,i / eta_tc,i + (F_i - F_tc,i) / eta_scalar) = " +
-              brief_number(t.flops_realizable) + " FLOP   (F_tensorcore = " + brief_number(t.flops_tensorcore) + ")");
+              brief_number(t.flops_realizable) +
+              " FLOP   (F_tensorcore = " + brief_number(t.flops_tensorcore) + ")");
   l.push_back("bytes_hbm = bytes_weights + bytes_activations + bytes_kv + bytes_temporary = " +
-              brief_number(t.bytes_weights) + " + " + brief_number(t.bytes_activations) + " + " + brief_number(t.bytes_kv) + " + " +
-              brief_number(t.bytes_temporary) + " = " + brief_number(t.bytes_hbm()) + " B");
+              brief_number(t.bytes_weights) + " + " + brief_number(t.bytes_activations) + " + " +
+              brief_number(t.bytes_kv) + " + " + brief_number(t.bytes_temporary) + " = " +
+              brief_number(t.bytes_hbm()) + " B");
   l.push_back("bytes_net = " + brief_number(t.bytes_net) + " B");
   l.push_back("AI_weights_only = F_theory / bytes_weights = " + brief_number(t.flops_theory) + " / " +
               brief_number(t.bytes_weights) + " = " + brief_number(t.ai_weights_only()) + " FLOP/B");
-  l.push_back("AI_hbm = F_theory / bytes_hbm = " + brief_number(t.flops_theory) + " / " + brief_number(t.bytes_hbm()) + " = " +
-              brief_number(t.ai_hbm()) + " FLOP/B");
+  l.push_back("AI_hbm = F_theory / bytes_hbm = " + brief_number(t.flops_theory) + " / " +
+              brief_number(t.bytes_hbm()) + " = " + brief_number(t.ai_hbm()) + " FLOP/B");
   l.push_back("AI_total = F_theory / (bytes_hbm + bytes_net) = " + brief_number(t.flops_theory) + " / (" +
-              brief_number(t.bytes_hbm()) + " + " + brief_number(t.bytes_net) + ") = " + brief_number(t.ai_total()) + " FLOP/B");
+              brief_number(t.bytes_hbm()) + " + " + brief_number(t.bytes_net) +
+              ") = " + brief_number(t.ai_total()) + " FLOP/B");
   const double ridge = hw.ridge(pd);
   l.push_back("OI_knee = P_peak * 1e12 / (BW_hbm * 1e9) = " + brief_number(P) + "e12 / " + brief_number(BW) +
               "e9 = " + brief_number(ridge) + " FLOP/B  ->  AI_hbm " + (t.ai_hbm() >= ridge ? ">=" : "<") +
@@ -48,43 +52,46 @@ void worked_example(MarkdownWriter& md, const PerfResult& w) {
   const auto timed = [&](const std::string& name, const std::string& formula, double num_v, double bw,
                          double scale, double field, const char* sum_name) {
     if (bw > 0 && close(num_v / (bw * scale), field))
-      return name + " = " + formula + " = " + brief_number(num_v) + " / (" + brief_number(bw) + " * " + brief_number(scale) +
-             ") = " + brief_number(field) + " s";
+      return name + " = " + formula + " = " + brief_number(num_v) + " / (" + brief_number(bw) + " * " +
+             brief_number(scale) + ") = " + brief_number(field) + " s";
     return name + " = sum_i " + sum_name + ",i = " + brief_number(field) + " s";
   };
   l.push_back(
       timed("T_comp", "F_realizable / (P_peak * 1e12)", t.flops_realizable, P, 1e12, t.t_comp, "T_comp"));
   l.push_back(timed("T_hbm", "bytes_hbm / (BW_hbm * 1e9)", t.bytes_hbm(), BW, 1e9, t.t_hbm, "T_hbm"));
   l.push_back(timed("T_net", "bytes_net / (BW_net * 1e9)", t.bytes_net, BWn, 1e9, t.t_net, "T_net"));
-  l.push_back("T_overhead = kernels * t_kernel = " + brief_number(t.kernels) + " * " + brief_number(hw.graph_kernel_overhead_s) +
-              " = " + brief_number(w.overhead_s) + " s");
+  l.push_back("T_overhead = kernels * t_kernel = " + brief_number(t.kernels) + " * " +
+              brief_number(hw.graph_kernel_overhead_s) + " = " + brief_number(w.overhead_s) + " s");
   // The step time in the form that holds for these fields.
   double ops_sum = 0;
   for (const OpCost& o : w.ops) ops_sum += o.t_est;
   const double mx = std::max({t.t_comp, t.t_hbm, t.t_net});
-  const std::string maxed = "max(" + brief_number(t.t_comp) + ", " + brief_number(t.t_hbm) + ", " + brief_number(t.t_net) + ")";
+  const std::string maxed =
+      "max(" + brief_number(t.t_comp) + ", " + brief_number(t.t_hbm) + ", " + brief_number(t.t_net) + ")";
   if (close(ops_sum + w.overhead_s, t.t_est) && !w.ops.empty())
-    l.push_back("T_est = sum_i max(T_comp,i, T_hbm,i, T_net,i) + T_overhead = " + brief_number(ops_sum) + " + " +
-                brief_number(w.overhead_s) + " = " + brief_number(t.t_est) + " s   (>= " + maxed + " = " + brief_number(mx) +
-                " s, the fully overlapped bound)");
+    l.push_back("T_est = sum_i max(T_comp,i, T_hbm,i, T_net,i) + T_overhead = " + brief_number(ops_sum) +
+                " + " + brief_number(w.overhead_s) + " = " + brief_number(t.t_est) + " s   (>= " + maxed +
+                " = " + brief_number(mx) + " s, the fully overlapped bound)");
   else if (close(mx + w.overhead_s, t.t_est))
-    l.push_back("T_est = max(T_comp, T_hbm, T_net) + T_overhead = " + maxed + " + " + brief_number(w.overhead_s) +
-                " = " + brief_number(t.t_est) + " s");
+    l.push_back("T_est = max(T_comp, T_hbm, T_net) + T_overhead = " + maxed + " + " +
+                brief_number(w.overhead_s) + " = " + brief_number(t.t_est) + " s");
   else
-    l.push_back("T_est = " + brief_number(t.t_est) + " s   (the model's step time; " + maxed + " = " + brief_number(mx) +
-                " s)");
-  l.push_back("regime = argmax{T_comp, T_hbm, T_net} = argmax{" + brief_number(t.t_comp) + ", " + brief_number(t.t_hbm) + ", " +
-              brief_number(t.t_net) + "} = " + t.regime);
-  l.push_back("TF_est = F_theory / T_est / 1e12 = " + brief_number(t.flops_theory) + " / " + brief_number(t.t_est) +
-              " / 1e12 = " + brief_number(w.tf_est) + " TFLOP/s");
-  l.push_back("TF_roofline_hbm = min(P_peak, BW_hbm * 1e9 * AI_hbm / 1e12) = min(" + brief_number(P) + ", " + brief_number(BW) +
-              " * 1e9 * " + brief_number(t.ai_hbm()) + " / 1e12) = " + brief_number(w.tf_roofline_hbm) + " TFLOP/s");
-  l.push_back("P_effective = P_peak * F_theory / F_realizable = " + brief_number(P) + " * " + brief_number(t.flops_theory) +
-              " / " + brief_number(t.flops_realizable) + " = " + brief_number(w.p_effective) + " TFLOP/s");
-  l.push_back("MFU_est = F_theory / (P_peak * 1e12 * T_est) = " + brief_number(t.flops_theory) + " / (" + brief_number(P) +
-              " * 1e12 * " + brief_number(t.t_est) + ") = " + percent_text(w.mfu_est));
-  l.push_back("tokens/s = tokens / T_est = " + brief_number(w.tokens) + " / " + brief_number(t.t_est) + " = " +
-              brief_number(w.tokens_per_s));
+    l.push_back("T_est = " + brief_number(t.t_est) + " s   (the model's step time; " + maxed + " = " +
+                brief_number(mx) + " s)");
+  l.push_back("regime = argmax{T_comp, T_hbm, T_net} = argmax{" + brief_number(t.t_comp) + ", " +
+              brief_number(t.t_hbm) + ", " + brief_number(t.t_net) + "} = " + t.regime);
+  l.push_back("TF_est = F_theory / T_est / 1e12 = " + brief_number(t.flops_theory) + " / " +
+              brief_number(t.t_est) + " / 1e12 = " + brief_number(w.tf_est) + " TFLOP/s");
+  l.push_back("TF_roofline_hbm = min(P_peak, BW_hbm * 1e9 * AI_hbm / 1e12) = min(" + brief_number(P) + ", " +
+              brief_number(BW) + " * 1e9 * " + brief_number(t.ai_hbm()) +
+              " / 1e12) = " + brief_number(w.tf_roofline_hbm) + " TFLOP/s");
+  l.push_back("P_effective = P_peak * F_theory / F_realizable = " + brief_number(P) + " * " +
+              brief_number(t.flops_theory) + " / " + brief_number(t.flops_realizable) + " = " +
+              brief_number(w.p_effective) + " TFLOP/s");
+  l.push_back("MFU_est = F_theory / (P_peak * 1e12 * T_est) = " + brief_number(t.flops_theory) + " / (" +
+              brief_number(P) + " * 1e12 * " + brief_number(t.t_est) + ") = " + percent_text(w.mfu_est));
+  l.push_back("tokens/s = tokens / T_est = " + brief_number(w.tokens) + " / " + brief_number(t.t_est) +
+              " = " + brief_number(w.tokens_per_s));
   std::string text;
   for (const std::string& s : l) text += s + "\n";
   md.formula(text.substr(0, text.size() - 1));
@@ -111,7 +118,8 @@ void knobs_table(MarkdownWriter& md, const ExecutionKnobs& k) {
        {"act fusion", brief_number(k.act_fusion), brief_number(nv.act_fusion), brief_number(ef.act_fusion),
         "Multiplier on activation/intermediate bytes. Lower means fewer HBM reads/writes from fused kernels.",
         "Captures fusion impact without runtime profiling."},
-       {"elementwise", brief_number(k.elementwise), brief_number(nv.elementwise), brief_number(ef.elementwise),
+       {"elementwise", brief_number(k.elementwise), brief_number(nv.elementwise),
+        brief_number(ef.elementwise),
         "Multiplier on elementwise-heavy bytes (softmax/norm/masking temporaries).",
         "Captures reduced temporary traffic in optimized kernels."},
        {"attention bytes", attn(k), attn(nv), attn(ef),

@@ -5,8 +5,8 @@
 #include <optional>
 
 #include "analysis/model_report.h"
-#include "report/console_writer.h"
 #include "core/json_writer.h"
+#include "report/console_writer.h"
 #include "report/markdown_writer.h"
 
 namespace ma {

@@ -37,7 +37,9 @@ std::string stat(const TensorStats& t, double v) {
 }
 
 // Undefined statistics (no finite values) are empty cells.
-std::string csv_stat(const TensorStats& t, double v) { return defined(t) ? csv_number(v) : std::string(); }
+std::string csv_stat(const TensorStats& t, double v) {
+  return defined(t) ? csv_number(v) : std::string();
+}
 
 std::string opt(const std::optional<uint64_t>& v) {
   return v ? std::to_string(*v) : std::string();
@@ -79,10 +81,10 @@ std::string render_stats_console(const WeightStats& s, bool color) {
   w.heading("DISTRIBUTION");
   rows.clear();
   for (const TensorStats& t : s.tensors)
-    rows.push_back({t.name, std::string(module_class_name(t.module_class)), stat(t, t.abs_max), percent(t.zeros_fraction),
-                    percent(t.near_zero_fraction), stat(t, t.percentiles[1]), stat(t, t.percentiles[2]),
-                    stat(t, t.percentiles[3]), stat(t, t.kurtosis), std::to_string(t.nan_count),
-                    std::to_string(t.inf_count)});
+    rows.push_back({t.name, std::string(module_class_name(t.module_class)), stat(t, t.abs_max),
+                    percent(t.zeros_fraction), percent(t.near_zero_fraction), stat(t, t.percentiles[1]),
+                    stat(t, t.percentiles[2]), stat(t, t.percentiles[3]), stat(t, t.kurtosis),
+                    std::to_string(t.nan_count), std::to_string(t.inf_count)});
   w.table({"Layer", "Class", "Abs max", "Zeros", "|x|<=eps", "p1", "p50", "p99", "Kurtosis", "NaN", "Inf"},
           rows);
   char eps[128];
@@ -231,11 +233,11 @@ std::string render_stats_markdown(const WeightStats& s) {
   w.heading(2, "Weight statistics");
   std::vector<std::vector<std::string>> rows;
   for (const TensorStats& t : s.tensors)
-    rows.push_back({markdown_cell(t.name), shape_to_python_tuple(t.shape),
-                    std::string(dtype_info(t.dtype).short_name), std::string(module_class_name(t.module_class)), t.trainable ? "✓" : "✗",
-                    stat(t, t.mean), stat(t, t.std), stat(t, t.min), stat(t, t.max), stat(t, t.abs_max),
-                    percent(t.near_zero_fraction), stat(t, t.kurtosis),
-                    std::to_string(t.nan_count + t.inf_count)});
+    rows.push_back(
+        {markdown_cell(t.name), shape_to_python_tuple(t.shape), std::string(dtype_info(t.dtype).short_name),
+         std::string(module_class_name(t.module_class)), t.trainable ? "✓" : "✗", stat(t, t.mean),
+         stat(t, t.std), stat(t, t.min), stat(t, t.max), stat(t, t.abs_max), percent(t.near_zero_fraction),
+         stat(t, t.kurtosis), std::to_string(t.nan_count + t.inf_count)});
   w.table({"Tensor", "Shape", "Dtype", "Class", "Grad", "Mean", "Std", "Min", "Max", "Abs max", "|x|<=eps",
            "Kurtosis", "NaN/Inf"},
           rows);

@@ -4,8 +4,8 @@
 #include <charconv>
 
 #include "core/json.h"
-#include "core/units.h"
 #include "core/json_writer.h"
+#include "core/units.h"
 #include "report/layers_json.h"
 
 namespace ma {
@@ -249,7 +249,8 @@ std::string render_tensors_console(const TensorsReport& r, bool color) {
     out += pad(t.name, wn) + "  " + pad(t.shape_known ? shape_to_string(t.shape) : "?", ws) + "  " +
            pad(dtype_short(t), 7) + "  " + pad(with_thousands(t.parameters), 15, true) + "  " +
            pad(human_bytes(t.bytes), 11, true) + "  " + pad(layer_text(t), 5, true) + "  " +
-           pad(std::string(block_name(t.placement.block)), 16) + "  " + pad(t.placement.role, wr) + "  " + kind + "\n";
+           pad(std::string(block_name(t.placement.block)), 16) + "  " + pad(t.placement.role, wr) + "  " +
+           kind + "\n";
   }
   return out;
 }

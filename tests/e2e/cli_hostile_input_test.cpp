@@ -91,8 +91,8 @@ TEST(HostileInput, CtrlCStopsTheThirtyTwoBitScanPromptly) {
   // 16 GiB of F32 zeros in a sparse file: one tensor, read twice by the 32-bit path (several seconds).
   write_safetensors(dir / "big.safetensors", {{"w", DType::F32, {uint64_t{4} << 30}, {}}});
   const fs::path out = dir / "stats.json";
-  const pid_t pid = start_cli({"stats", (dir / "big.safetensors").string(), "--export", out.string(), "--quiet",
-                               "--threads", "1"});
+  const pid_t pid = start_cli(
+      {"stats", (dir / "big.safetensors").string(), "--export", out.string(), "--quiet", "--threads", "1"});
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   const auto sent = std::chrono::steady_clock::now();
   kill(pid, SIGINT);

@@ -161,7 +161,8 @@ TEST(CliOutputs, ImageNamesMustSayPngOrSvg) {
 TEST(CliOutputs, AFullStdoutFailsWithExit9) {
   TempDir dir;
   const int code =
-      run_shell(cli_binary() + " tensors " + example() + " --json >/dev/full 2>" + quoted(dir / "err")).exit_code;
+      run_shell(cli_binary() + " tensors " + example() + " --json >/dev/full 2>" + quoted(dir / "err"))
+          .exit_code;
   EXPECT_EQ(code, 9);
   const std::string err = read_file(dir / "err");
   EXPECT_NE(err.find("standard output: write failed: No space left on device"), std::string::npos) << err;
@@ -173,9 +174,9 @@ TEST(CliOutputs, AClosedPipeEndsQuietly) {
   // under many supervisors): the write fails with EPIPE, which must end the command without a message.
   TempDir dir;
   write_file(dir / "config.json", tiny_llama_config("600"));
-  const int code = run_shell("sh -c \"trap '' PIPE; " + cli_binary() + " tensors " + quoted(dir / "config.json") +
-                             " --json 2>" + quoted(dir / "err") + "; echo \\$? >" + quoted(dir / "rc") +
-                             "\" | head -c 1 >/dev/null")
+  const int code = run_shell("sh -c \"trap '' PIPE; " + cli_binary() + " tensors " +
+                             quoted(dir / "config.json") + " --json 2>" + quoted(dir / "err") +
+                             "; echo \\$? >" + quoted(dir / "rc") + "\" | head -c 1 >/dev/null")
                        .exit_code;
   ASSERT_EQ(code, 0);
   EXPECT_EQ(read_file(dir / "rc"), "9\n");

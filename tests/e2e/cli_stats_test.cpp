@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "cli_test_support.h"
@@ -22,9 +22,10 @@ namespace {
 TEST(CliStats, HandWorkedFigures) {
   TempDir dir;
   // 0, 1, 2, 3, NaN, +Inf, -0: finite values 0, 1, 2, 3, 0 -> mean 1.2, var 1.36, min 0, max 3, zeros 2/7.
-  write_safetensors(dir / "m.safetensors",
-                    {{"model.layers.3.self_attn.q_proj.weight", DType::F32, {7}, f32({0, 1, 2, 3, NAN, INFINITY, -0.0f})},
-                     {"model.norm.weight", DType::F32, {2, 2}, f32({1, 1, 1, 1})}});
+  write_safetensors(
+      dir / "m.safetensors",
+      {{"model.layers.3.self_attn.q_proj.weight", DType::F32, {7}, f32({0, 1, 2, 3, NAN, INFINITY, -0.0f})},
+       {"model.norm.weight", DType::F32, {2, 2}, f32({1, 1, 1, 1})}});
   CommandResult r = run_cli("stats '" + (dir / "m.safetensors").string() + "' --json --bins 3 --eps 1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json::Document d = json::Document::parse(r.out, "stats");
@@ -94,9 +95,10 @@ TEST(CliStats, InterruptLeavesNoOutputFile) {
 
 TEST(CliStats, SelectionAndExports) {
   TempDir dir;
-  write_safetensors(dir / "m.safetensors", {{"model.layers.0.mlp.up_proj.weight", DType::F32, {2}, f32({1, 2})},
-                                            {"model.layers.1.mlp.up_proj.weight", DType::F32, {2}, f32({3, 4})},
-                                            {"model.embed_tokens.weight", DType::F32, {2}, f32({5, 6})}});
+  write_safetensors(dir / "m.safetensors",
+                    {{"model.layers.0.mlp.up_proj.weight", DType::F32, {2}, f32({1, 2})},
+                     {"model.layers.1.mlp.up_proj.weight", DType::F32, {2}, f32({3, 4})},
+                     {"model.embed_tokens.weight", DType::F32, {2}, f32({5, 6})}});
   const std::string file = "'" + (dir / "m.safetensors").string() + "'";
   CommandResult layers = run_cli("stats " + file + " --layers 1-1 --json");
   ASSERT_EQ(layers.exit_code, 0) << layers.err;
@@ -105,8 +107,10 @@ TEST(CliStats, SelectionAndExports) {
                               "' --export-markdown '" + (dir / "s.md").string() + "' --quiet");
   ASSERT_EQ(inc.exit_code, 0) << inc.err;
   std::string csv = read_file(dir / "s.csv");
-  EXPECT_EQ(csv.substr(0, csv.find('\n')).find("model_path,model_id,revision,param_name,layer_index,block_type,shape,rows,"
-                                             "cols,design_rank,mean,std,var,sparsity,dtype,created_at"), 0u);
+  EXPECT_EQ(csv.substr(0, csv.find('\n'))
+                .find("model_path,model_id,revision,param_name,layer_index,block_type,shape,rows,"
+                      "cols,design_rank,mean,std,var,sparsity,dtype,created_at"),
+            0u);
   EXPECT_NE(csv.find(",model.embed_tokens.weight,,embedding,\"(2,)\","), std::string::npos) << csv;
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 2);
   EXPECT_NE(read_file(dir / "s.md").find("| model.embed_tokens.weight |"), std::string::npos);
@@ -119,8 +123,9 @@ TEST(CliStats, SelectionAndExports) {
 TEST(CliStats, ConsoleHasSeed001Tables) {
   CommandResult r = run_cli("stats " + example());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* s : {"SUMMARY", "Total parameters:         151,872", "Trainable params:         151,872",
-                        "LAYER DETAILS", "WEIGHT STATISTICS", "model.layers.0.self_attn.q_proj.weight          (64, 64)"})
+  for (const char* s :
+       {"SUMMARY", "Total parameters:         151,872", "Trainable params:         151,872", "LAYER DETAILS",
+        "WEIGHT STATISTICS", "model.layers.0.self_attn.q_proj.weight          (64, 64)"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
 }
 
@@ -144,19 +149,24 @@ TEST(CliStats, PeftAdapterWithItsBaseFoundBeside) {
   EXPECT_EQ(s.find("trainable_parameters")->as_uint(), expected.root().find("trainable_params")->as_uint());
   EXPECT_FALSE(tensor(d, "model.layers.0.self_attn.q_proj.weight").find("trainable")->as_bool());
   // PEFT saves the adapter without its name ("default") in the tensor names.
-  EXPECT_TRUE(tensor(d, "base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight").find("trainable")->as_bool());
+  EXPECT_TRUE(tensor(d, "base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight")
+                  .find("trainable")
+                  ->as_bool());
 }
 
 TEST(CliCompare, DriftFiguresMissingExtraAndFlags) {
   TempDir dir;
-  write_safetensors(dir / "a.safetensors", {{"model.layers.0.mlp.up_proj.weight", DType::F32, {4}, f32({1, 2, 3, 4})},
-                                            {"model.layers.1.mlp.up_proj.weight", DType::F32, {2}, f32({1, 1})},
-                                            {"only_a", DType::F32, {1}, f32({1})}});
-  write_safetensors(dir / "b.safetensors", {{"model.layers.0.mlp.up_proj.weight", DType::F32, {4}, f32({2, 4, 6, 8})},
-                                            {"model.layers.1.mlp.up_proj.weight", DType::BF16, {2}, std::string("\x80\x3f\x80\x3f", 4)},
-                                            {"only_b", DType::F32, {1}, f32({1})}});
-  CommandResult r = run_cli("compare '" + (dir / "a.safetensors").string() + "' '" + (dir / "b.safetensors").string() +
-                            "' --json --threshold 0.1");
+  write_safetensors(dir / "a.safetensors",
+                    {{"model.layers.0.mlp.up_proj.weight", DType::F32, {4}, f32({1, 2, 3, 4})},
+                     {"model.layers.1.mlp.up_proj.weight", DType::F32, {2}, f32({1, 1})},
+                     {"only_a", DType::F32, {1}, f32({1})}});
+  write_safetensors(
+      dir / "b.safetensors",
+      {{"model.layers.0.mlp.up_proj.weight", DType::F32, {4}, f32({2, 4, 6, 8})},
+       {"model.layers.1.mlp.up_proj.weight", DType::BF16, {2}, std::string("\x80\x3f\x80\x3f", 4)},
+       {"only_b", DType::F32, {1}, f32({1})}});
+  CommandResult r = run_cli("compare '" + (dir / "a.safetensors").string() + "' '" +
+                            (dir / "b.safetensors").string() + "' --json --threshold 0.1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json::Document d = json::Document::parse(r.out, "compare");
   const json::Value& t0 = tensor(d, "model.layers.0.mlp.up_proj.weight");
@@ -169,11 +179,13 @@ TEST(CliCompare, DriftFiguresMissingExtraAndFlags) {
   const json::Value& t1 = tensor(d, "model.layers.1.mlp.up_proj.weight");  // f32 1.0 vs bf16 1.0
   EXPECT_DOUBLE_EQ(t1.find("rel_l2")->as_double(), 0.0);
   EXPECT_FALSE(t1.find("flagged")->as_bool());
-  EXPECT_EQ(d.root().find("tensors")->items()[0].find("name")->as_string(), "model.layers.0.mlp.up_proj.weight");
+  EXPECT_EQ(d.root().find("tensors")->items()[0].find("name")->as_string(),
+            "model.layers.0.mlp.up_proj.weight");
   EXPECT_EQ(d.root().find("missing_in_b")->items()[0].as_string(), "only_a");
   EXPECT_EQ(d.root().find("extra_in_b")->items()[0].as_string(), "only_b");
   EXPECT_EQ(d.root().find("flagged")->as_uint(), 1u);
-  CommandResult console = run_cli("compare '" + (dir / "a.safetensors").string() + "' '" + (dir / "b.safetensors").string() + "'");
+  CommandResult console = run_cli("compare '" + (dir / "a.safetensors").string() + "' '" +
+                                  (dir / "b.safetensors").string() + "'");
   EXPECT_NE(console.out.find("MOST CHANGED TENSORS"), std::string::npos);
   EXPECT_NE(console.out.find("FLAGGED"), std::string::npos);
 }

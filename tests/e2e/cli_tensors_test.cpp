@@ -48,8 +48,7 @@ TEST(CliTensors, JsonOnTheBuiltInExample) {
 
 TEST(CliTensors, CsvInSeed003Format) {
   test::TempDir tmp;
-  auto r =
-      test::run_cli("tensors " + quoted(example_dir()) + " --csv " + quoted(tmp / "t.csv") + " --quiet");
+  auto r = test::run_cli("tensors " + quoted(example_dir()) + " --csv " + quoted(tmp / "t.csv") + " --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string csv = test::read_file(tmp / "t.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),

@@ -1,6 +1,6 @@
-// The fake Hub (tests/hub) itself: one nginx with a repo per fault mode, driven with the curl command-line tool
-// so that what is checked is the wire protocol the Hub client will see, not our own reading of it. (What it
-// refuses to serve, without starting nginx: unit/fake_hub_input_test.cpp.)
+// The fake Hub (tests/hub) itself: one nginx with a repo per fault mode, driven with the curl command-line
+// tool so that what is checked is the wire protocol the Hub client will see, not our own reading of it. (What
+// it refuses to serve, without starting nginx: unit/fake_hub_input_test.cpp.)
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -69,8 +69,8 @@ void parse_headers(const std::string& text, Response& r) {
 Response curl(const std::string& args) {
   TempDir tmp;
   const fs::path hdr = tmp.path() / "headers", body = tmp.path() / "body";
-  const std::string cmd = "curl -sS --max-time 30 -D '" + hdr.string() + "' -o '" + body.string() + "' " + args +
-                          " 2>/dev/null";
+  const std::string cmd =
+      "curl -sS --max-time 30 -D '" + hdr.string() + "' -o '" + body.string() + "' " + args + " 2>/dev/null";
   const int rc = std::system(cmd.c_str());
   Response r;
   r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -79,8 +79,12 @@ Response curl(const std::string& args) {
   return r;
 }
 
-std::string q(const std::string& s) { return "'" + s + "'"; }
-std::string bearer(const std::string& token) { return "-H " + q("Authorization: Bearer " + token) + " "; }
+std::string q(const std::string& s) {
+  return "'" + s + "'";
+}
+std::string bearer(const std::string& token) {
+  return "-H " + q("Authorization: Bearer " + token) + " ";
+}
 
 std::string sha256_of(const std::string& bytes) {
   TempDir tmp;
@@ -97,9 +101,10 @@ FakeRepo gpt2_repo() {
   FakeFile big = fake_file("big.safetensors", "HEADER", true);
   big.sparse_size = kFiveGB;
   big.etag = kBigEtag;
-  FakeRepo r = fake_repo("gpt2", "normal",
-                    {fake_file("config.json", "{\"model_type\":\"gpt2\"}"), fake_file("hello.txt", "hello\n"),
-                     fake_file("model.safetensors", pattern(4096), true), std::move(big)});
+  FakeRepo r =
+      fake_repo("gpt2", "normal",
+                {fake_file("config.json", "{\"model_type\":\"gpt2\"}"), fake_file("hello.txt", "hello\n"),
+                 fake_file("model.safetensors", pattern(4096), true), std::move(big)});
   r.info_json_fields = "\"downloads\":12,\"likes\":3";
   return r;
 }
@@ -137,7 +142,8 @@ class FakeHubTest : public ::testing::Test {
   }
 
   static std::string hub(const std::string& path) { return q(hub_->endpoint() + path); }
-  static std::string resolve(const std::string& id, const std::string& path, const std::string& rev = "main") {
+  static std::string resolve(const std::string& id, const std::string& path,
+                             const std::string& rev = "main") {
     return hub("/" + id + "/resolve/" + rev + "/" + path);
   }
   // The CDN URL a resolve redirects to, followed by hand (without the token).
@@ -153,13 +159,15 @@ class FakeHubTest : public ::testing::Test {
 
 TEST_F(FakeHubTest, ModelInfoJson) {
   const std::string commit = hub_->commit_of("gpt2");
-  for (const std::string& path : {std::string("/api/models/gpt2"), std::string("/api/models/gpt2/revision/main"),
-                                  "/api/models/gpt2/revision/" + commit + "?blobs=true"}) {
+  for (const std::string& path :
+       {std::string("/api/models/gpt2"), std::string("/api/models/gpt2/revision/main"),
+        "/api/models/gpt2/revision/" + commit + "?blobs=true"}) {
     const Response r = curl(hub(path));
     ASSERT_EQ(r.status, 200) << path;
     EXPECT_EQ(r.header("content-type"), "application/json");
-    EXPECT_NE(r.body.find("\"id\":\"gpt2\",\"modelId\":\"gpt2\",\"author\":\"gpt2\",\"sha\":\"" + commit + "\""),
-              std::string::npos)
+    EXPECT_NE(
+        r.body.find("\"id\":\"gpt2\",\"modelId\":\"gpt2\",\"author\":\"gpt2\",\"sha\":\"" + commit + "\""),
+        std::string::npos)
         << r.body;
     EXPECT_NE(r.body.find("\"private\":false,\"gated\":false"), std::string::npos);
     // info_json_fields replaces the defaults it names.
@@ -168,17 +176,20 @@ TEST_F(FakeHubTest, ModelInfoJson) {
     EXPECT_NE(r.body.find("{\"rfilename\":\"hello.txt\",\"size\":6,"
                           "\"blobId\":\"ce013625030ba8dba906f756967f9e9ca394464a\"}"),
               std::string::npos);
-    EXPECT_NE(r.body.find("{\"rfilename\":\"model.safetensors\",\"size\":4096,\"blobId\":\""), std::string::npos);
+    EXPECT_NE(r.body.find("{\"rfilename\":\"model.safetensors\",\"size\":4096,\"blobId\":\""),
+              std::string::npos);
     EXPECT_NE(r.body.find("\"lfs\":{\"sha256\":\"" + hub_->etag_of("gpt2", "model.safetensors") +
                           "\",\"size\":4096,\"pointerSize\":129}"),
               std::string::npos);
-    EXPECT_NE(r.body.find("\"lfs\":{\"sha256\":\"" + kBigEtag + "\",\"size\":5000000000,\"pointerSize\":135}"),
-              std::string::npos);
+    EXPECT_NE(
+        r.body.find("\"lfs\":{\"sha256\":\"" + kBigEtag + "\",\"size\":5000000000,\"pointerSize\":135}"),
+        std::string::npos);
   }
   if (have_tool("python3")) {
     const std::string json_path = (dir_->path() / "info.json").string();
     std::ofstream(json_path) << curl(hub("/api/models/gpt2")).body;
-    EXPECT_EQ(std::system(("python3 -c 'import json,sys; json.load(open(sys.argv[1]))' " + json_path).c_str()), 0);
+    EXPECT_EQ(
+        std::system(("python3 -c 'import json,sys; json.load(open(sys.argv[1]))' " + json_path).c_str()), 0);
   }
   const Response bad_rev = curl(hub("/api/models/gpt2/revision/v9"));
   EXPECT_EQ(bad_rev.status, 404);
@@ -259,14 +270,16 @@ TEST_F(FakeHubTest, NotFoundCodes) {
   EXPECT_EQ(entry.header("x-error-message"), "Entry not found");
   EXPECT_EQ(entry.header("x-repo-commit"), hub_->commit_of("gpt2"));
   EXPECT_EQ(entry.body, "{\"error\":\"Entry not found\"}");
-  EXPECT_EQ(curl(resolve("gpt2", "missing.bin", hub_->commit_of("gpt2"))).header("x-error-code"), "EntryNotFound");
+  EXPECT_EQ(curl(resolve("gpt2", "missing.bin", hub_->commit_of("gpt2"))).header("x-error-code"),
+            "EntryNotFound");
   for (const char* rev : {"v9", "refs%2Fpr%2F1", "0123456789012345678901234567890123456789"}) {
     const Response r = curl(resolve("gpt2", "config.json", rev));
     EXPECT_EQ(r.status, 404) << rev;
     EXPECT_EQ(r.header("x-error-code"), "RevisionNotFound") << rev;
   }
-  for (const std::string& path : {std::string("/nobody/resolve/main/config.json"), std::string("/api/models/nobody"),
-                                  std::string("/org/none/resolve/main/config.json")}) {
+  for (const std::string& path :
+       {std::string("/nobody/resolve/main/config.json"), std::string("/api/models/nobody"),
+        std::string("/org/none/resolve/main/config.json")}) {
     const Response r = curl(hub(path));
     EXPECT_EQ(r.status, 404) << path;
     EXPECT_EQ(r.header("x-error-code"), "RepoNotFound") << path;
@@ -289,8 +302,9 @@ TEST_F(FakeHubTest, GatedRepo) {
 }
 
 TEST_F(FakeHubTest, PrivateRepo) {
-  for (const std::string& url : {hub("/api/models/org/private"), resolve("org/private", "config.json"),
-                                 resolve("org/private", "model.safetensors"), resolve("org/private", "nope")}) {
+  for (const std::string& url :
+       {hub("/api/models/org/private"), resolve("org/private", "config.json"),
+        resolve("org/private", "model.safetensors"), resolve("org/private", "nope")}) {
     const Response anonymous = curl(url);
     EXPECT_EQ(anonymous.status, 401) << url;
     EXPECT_EQ(anonymous.header("x-error-code"), "RepoNotFound") << url;
@@ -400,7 +414,8 @@ TEST_F(FakeHubTest, LogShowsTokenOnHubNeverOnCdn) {
   EXPECT_EQ(log[0].range, "");
   EXPECT_GT(log[0].bytes_sent, 0u);
   EXPECT_EQ(log[1].server, "cdn");
-  EXPECT_EQ(log[1].uri, "/lfs/" + hub_->etag_of("gpt2", "model.safetensors") + "?X-Amz-Signature=SECRETSIG&Expires=1");
+  EXPECT_EQ(log[1].uri,
+            "/lfs/" + hub_->etag_of("gpt2", "model.safetensors") + "?X-Amz-Signature=SECRETSIG&Expires=1");
   EXPECT_EQ(log[1].status, 206);
   EXPECT_EQ(log[1].range, "bytes=0-9");
   EXPECT_EQ(log[1].authorization, "");
@@ -433,8 +448,8 @@ TEST(FakeHubStartup, TwoHundredShardsStartFast) {
   std::cout << "[ fake hub ] nginx with 200 LFS files started in " << started * 1000 << " ms\n";
   EXPECT_LT(started, 3.0);
   if (have_tool("curl")) {
-    const Response r200 =
-        curl("-I " + q(hub.endpoint() + "/deepseek-ai/DeepSeek-V3/resolve/main/model-00200-of-00200.safetensors"));
+    const Response r200 = curl(
+        "-I " + q(hub.endpoint() + "/deepseek-ai/DeepSeek-V3/resolve/main/model-00200-of-00200.safetensors"));
     EXPECT_EQ(r200.status, 302);
     EXPECT_EQ(r200.header("x-linked-size"), "5000000000");
   }

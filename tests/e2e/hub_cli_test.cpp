@@ -12,10 +12,10 @@
 #include <map>
 #include <thread>
 
+#include "cli_test_support.h"
 #include "core/json.h"
 #include "fake_hub.h"
 #include "fake_hub_hash.h"
-#include "cli_test_support.h"
 
 namespace fs = std::filesystem;
 using ma::test::FakeFile;
@@ -89,7 +89,8 @@ class HubCli : public ::testing::Test {
     main.info_json_fields =
         "\"author\":\"ex\",\"downloads\":1234567,\"likes\":89,\"cardData\":{\"license\":\"apache-2.0\"}";
     hub_->add_repo(main);
-    for (const char* mode : {"gated", "private", "rate_limited", "flaky", "truncated", "corrupt", "redirect_loop"})
+    for (const char* mode :
+         {"gated", "private", "rate_limited", "flaky", "truncated", "corrupt", "redirect_loop"})
       hub_->add_repo(example_repo(std::string("ex/") + mode, mode));
     FakeRepo bad_info = example_repo("ex/bad_info", "normal");
     bad_info.info_json_fields = "\"downloads\":";  // the server answers invalid JSON
@@ -111,7 +112,8 @@ class HubCli : public ::testing::Test {
     hub_->add_repo(slow);
     if (auto data = shared_data())
       for (const auto& e : fs::directory_iterator(*data / "fixtures"))
-        if (e.is_directory() && has_safetensors(e.path())) hub_->add_repo(repo_from_directory("fx/" + e.path().filename().string(), e.path()));
+        if (e.is_directory() && has_safetensors(e.path()))
+          hub_->add_repo(repo_from_directory("fx/" + e.path().filename().string(), e.path()));
     hub_->start();
   }
   static void TearDownTestSuite() {
@@ -134,9 +136,11 @@ class HubCli : public ::testing::Test {
   void TearDown() override {
     if (!hub_) return;
     // T1–T3: the sentinel token appears in no output, no cache file and never on the CDN.
-    for (const std::string& s : outputs_) EXPECT_EQ(s.find(kToken), std::string::npos) << "token leaked in output";
+    for (const std::string& s : outputs_)
+      EXPECT_EQ(s.find(kToken), std::string::npos) << "token leaked in output";
     std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(cache_.path(), ec); it != fs::recursive_directory_iterator(); ++it)
+    for (auto it = fs::recursive_directory_iterator(cache_.path(), ec);
+         it != fs::recursive_directory_iterator(); ++it)
       if (it->is_regular_file()) {
         EXPECT_EQ(read_file(it->path()).find(kToken), std::string::npos) << it->path();
       }
@@ -149,11 +153,12 @@ class HubCli : public ::testing::Test {
   // The CLI with the Hub environment: endpoint, a fresh cache, the sentinel token in HF_TOKEN (sent only
   // with --trust-endpoint, loopback not being a Hugging Face host).
   CommandResult run(const std::string& args, const std::string& env = "") {
-    CommandResult r = run_cli_env("-u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HOME -u HF_HUB_OFFLINE -u HF_TOKEN_PATH "
-                                  "-u TRANSFORMERS_OFFLINE HOME=" + quoted(cache_ / "home") + " HF_ENDPOINT=" +
-                                      hub_->endpoint() + " HF_HUB_CACHE=" + quoted(cache_ / "hub") +
-                                      " HF_TOKEN=" + kToken + " " + env,
-                                  args);
+    CommandResult r = run_cli_env(
+        "-u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HOME -u HF_HUB_OFFLINE -u HF_TOKEN_PATH "
+        "-u TRANSFORMERS_OFFLINE HOME=" +
+            quoted(cache_ / "home") + " HF_ENDPOINT=" + hub_->endpoint() +
+            " HF_HUB_CACHE=" + quoted(cache_ / "hub") + " HF_TOKEN=" + kToken + " " + env,
+        args);
     outputs_.push_back(r.out);
     outputs_.push_back(r.err);
     return r;
@@ -162,7 +167,8 @@ class HubCli : public ::testing::Test {
   // The CLI on a limited repo right after one request has used up its limiter, so that the CLI's first
   // request is refused; with the seconds the run took.
   std::pair<CommandResult, double> run_limited(const std::string& repo, const std::string& args) {
-    std::system(("curl -s -o /dev/null '" + hub_->endpoint() + "/" + repo + "/resolve/main/config.json'").c_str());
+    std::system(
+        ("curl -s -o /dev/null '" + hub_->endpoint() + "/" + repo + "/resolve/main/config.json'").c_str());
     auto start = std::chrono::steady_clock::now();
     CommandResult r = run(repo + " " + args);
     return {r, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
@@ -178,9 +184,11 @@ class HubCli : public ::testing::Test {
   std::vector<fs::path> files_named(const std::string& suffix) {
     std::vector<fs::path> out;
     std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(cache_.path(), ec); it != fs::recursive_directory_iterator(); ++it) {
+    for (auto it = fs::recursive_directory_iterator(cache_.path(), ec);
+         it != fs::recursive_directory_iterator(); ++it) {
       std::string n = it->path().filename().string();
-      if (n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) out.push_back(it->path());
+      if (n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+        out.push_back(it->path());
     }
     return out;
   }
@@ -226,7 +234,7 @@ TEST_F(HubCli, ReportFromHubEqualsLocalAndReadsOnlyHeaders) {
     }
   }
   EXPECT_EQ(cdn, 1u);
-  EXPECT_EQ(count("hub", "/resolve/") , 2u) << "config.json and the header read";
+  EXPECT_EQ(count("hub", "/resolve/"), 2u) << "config.json and the header read";
   // The weights themselves are never downloaded: only the small file lands in blobs/.
   EXPECT_TRUE(files_named(".safetensors").empty());
 }
@@ -242,9 +250,11 @@ TEST_F(HubCli, SecondRunMakesNoHeaderRequestAndOfflineRunMakesNone) {
   EXPECT_EQ(count("hub", "/api/models/"), 1u);
 
   // N20(a): offline with the endpoint at a closed port still answers, from the cache alone.
-  CommandResult offline = run("tensors ex/tiny-llama --json", "HF_HUB_OFFLINE=1 HF_ENDPOINT=http://127.0.0.1:9");
+  CommandResult offline =
+      run("tensors ex/tiny-llama --json", "HF_HUB_OFFLINE=1 HF_ENDPOINT=http://127.0.0.1:9");
   ASSERT_EQ(offline.exit_code, 0) << offline.err;
-  EXPECT_EQ(offline.out.substr(offline.out.find("\"num_parameters\"")), warm.out.substr(warm.out.find("\"num_parameters\"")));
+  EXPECT_EQ(offline.out.substr(offline.out.find("\"num_parameters\"")),
+            warm.out.substr(warm.out.find("\"num_parameters\"")));
 }
 
 TEST_F(HubCli, ACorruptCachedHeaderIsFetchedAgain) {
@@ -279,7 +289,8 @@ TEST_F(HubCli, UnreachableHubFallsBackToTheCachedSnapshot) {
 TEST_F(HubCli, GatedRepoSaysWhereToAcceptTheLicense) {
   CommandResult r = run("ex/gated");
   EXPECT_EQ(r.exit_code, 7) << r.err;
-  EXPECT_NE(r.err.find("gated repo: request access at " + hub_->endpoint() + "/ex/gated"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("gated repo: request access at " + hub_->endpoint() + "/ex/gated"), std::string::npos)
+      << r.err;
   EXPECT_EQ(occurrences(r.err, "modelanalyzer: error:"), 1u) << "one error line:\n" << r.err;
   EXPECT_NE(r.err.find("withheld from this endpoint"), std::string::npos) << r.err;
   CommandResult with_token = run("ex/gated --trust-endpoint");  // a token without access: 403
@@ -299,7 +310,8 @@ TEST_F(HubCli, PrivateRepoNeedsTheRightToken) {
   CommandResult none = run("ex/private");
   EXPECT_EQ(none.exit_code, 7);
   EXPECT_NE(none.err.find("requires authentication"), std::string::npos) << none.err;
-  CommandResult wrong = run("ex/private --trust-endpoint", "HF_TOKEN=hf_wrong");  // env's last assignment wins
+  CommandResult wrong =
+      run("ex/private --trust-endpoint", "HF_TOKEN=hf_wrong");  // env's last assignment wins
   EXPECT_EQ(wrong.exit_code, 7) << wrong.err;
   EXPECT_NE(wrong.err.find("token rejected"), std::string::npos) << wrong.err;
   EXPECT_NE(wrong.err.find("from HF_TOKEN"), std::string::npos) << wrong.err;
@@ -366,13 +378,15 @@ TEST_F(HubCli, RedirectLoopStops) {
 TEST_F(HubCli, DownloadVerifiesSizeAndHashIntoTheCacheLayout) {
   CommandResult r = run("download ex/tiny-llama --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  fs::path snapshot = cache_ / "hub" / "models--ex--tiny-llama" / "snapshots" / hub_->commit_of("ex/tiny-llama");
+  fs::path snapshot =
+      cache_ / "hub" / "models--ex--tiny-llama" / "snapshots" / hub_->commit_of("ex/tiny-llama");
   EXPECT_EQ(r.out, snapshot.string() + "\n");
   ASSERT_TRUE(fs::is_symlink(snapshot / "model.safetensors"));
   EXPECT_EQ(fs::read_symlink(snapshot / "model.safetensors"),
             fs::path("../../blobs") / hub_->etag_of("ex/tiny-llama", "model.safetensors"));
   EXPECT_EQ(read_file(snapshot / "model.safetensors"), read_file(example_dir() / "model.safetensors"));
-  EXPECT_EQ(read_file(cache_ / "hub" / "models--ex--tiny-llama" / "refs" / "main"), hub_->commit_of("ex/tiny-llama"));
+  EXPECT_EQ(read_file(cache_ / "hub" / "models--ex--tiny-llama" / "refs" / "main"),
+            hub_->commit_of("ex/tiny-llama"));
   EXPECT_TRUE(files_named(".incomplete").empty());
   // The downloaded snapshot is a local model like any other.
   CommandResult local = run_cli("tensors '" + snapshot.string() + "' --json");
@@ -382,7 +396,8 @@ TEST_F(HubCli, DownloadVerifiesSizeAndHashIntoTheCacheLayout) {
 }
 
 TEST_F(HubCli, DownloadIntoADirectoryWithIncludeGlob) {
-  CommandResult r = run("download ex/tiny-llama --include '*.json' --out '" + (cache_ / "out").string() + "'");
+  CommandResult r =
+      run("download ex/tiny-llama --include '*.json' --out '" + (cache_ / "out").string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::is_regular_file(cache_ / "out" / "config.json"));
   EXPECT_FALSE(fs::exists(cache_ / "out" / "model.safetensors"));
@@ -397,20 +412,22 @@ TEST_F(HubCli, TruncatedOrCorruptDownloadLeavesNothing) {
   EXPECT_NE(c.err.find("not its etag"), std::string::npos) << c.err;
   EXPECT_TRUE(files_named(".safetensors").empty());
   for (const char* repo : {"models--ex--truncated", "models--ex--corrupt"})
-    EXPECT_FALSE(fs::exists(cache_ / "hub" / repo / "blobs" / hub_->etag_of(std::string("ex/") + (repo + 12), "model.safetensors")));
+    EXPECT_FALSE(fs::exists(cache_ / "hub" / repo / "blobs" /
+                            hub_->etag_of(std::string("ex/") + (repo + 12), "model.safetensors")));
   EXPECT_TRUE(files_named(".incomplete").empty());
 }
 
 TEST_F(HubCli, KilledDownloadLeavesAValidCache) {
   const std::string cmd = "env -u HF_TOKEN HF_ENDPOINT=" + hub_->endpoint() + " HF_HUB_CACHE='" +
-                          (cache_ / "hub").string() + "' " + cli_binary() + " download ex/slow --include big.bin --quiet";
+                          (cache_ / "hub").string() + "' " + cli_binary() +
+                          " download ex/slow --include big.bin --quiet";
   pid_t pid = fork();
   if (pid == 0) {
     execl("/bin/sh", "sh", "-c", ("exec " + cmd + " >/dev/null 2>&1").c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Killed mid-transfer: once its temp blob holds some bytes (768 KiB at 256 KiB/s take 3 s), however long the
-  // run took to get there on a busy machine.
+  // Killed mid-transfer: once its temp blob holds some bytes (768 KiB at 256 KiB/s take 3 s), however long
+  // the run took to get there on a busy machine.
   bool mid_transfer = false, exited = false;
   for (const auto hung = std::chrono::steady_clock::now() + std::chrono::seconds(60);
        !mid_transfer && !exited && std::chrono::steady_clock::now() < hung;) {
@@ -428,7 +445,8 @@ TEST_F(HubCli, KilledDownloadLeavesAValidCache) {
   ASSERT_TRUE(mid_transfer) << "the download ended or never began before it could be killed";
   const fs::path snapshot = cache_ / "hub" / "models--ex--slow" / "snapshots" / hub_->commit_of("ex/slow");
   EXPECT_FALSE(fs::exists(snapshot / "big.bin")) << "a killed download must not look complete";
-  EXPECT_FALSE(fs::exists(cache_ / "hub" / "models--ex--slow" / "blobs" / hub_->etag_of("ex/slow", "big.bin")));
+  EXPECT_FALSE(
+      fs::exists(cache_ / "hub" / "models--ex--slow" / "blobs" / hub_->etag_of("ex/slow", "big.bin")));
   CommandResult again = run("download ex/slow --include big.bin --quiet");
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(fs::file_size(snapshot / "big.bin"), 768u << 10);
@@ -440,13 +458,15 @@ TEST_F(HubCli, TwoConcurrentRunsShareOneCache) {
                           (cache_ / "hub").string() + "' " + cli_binary() + " ";
   int a = std::system((cmd + "download ex/tiny-llama --quiet >/dev/null 2>&1 & " + cmd +
                        "download ex/tiny-llama --quiet >/dev/null 2>&1 & " + cmd +
-                       "tensors ex/tiny-llama >/dev/null 2>&1 & wait").c_str());
+                       "tensors ex/tiny-llama >/dev/null 2>&1 & wait")
+                          .c_str());
   EXPECT_EQ(a, 0);
   CommandResult r = run("tensors ex/tiny-llama --json", "HF_HUB_OFFLINE=1");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(files_named(".incomplete").empty());
   EXPECT_TRUE(files_named(".link").empty());
-  const fs::path snapshot = cache_ / "hub" / "models--ex--tiny-llama" / "snapshots" / hub_->commit_of("ex/tiny-llama");
+  const fs::path snapshot =
+      cache_ / "hub" / "models--ex--tiny-llama" / "snapshots" / hub_->commit_of("ex/tiny-llama");
   EXPECT_EQ(read_file(snapshot / "model.safetensors"), read_file(example_dir() / "model.safetensors"));
 }
 
@@ -490,7 +510,8 @@ TEST_F(HubCli, TamperedSmallFileIsRefusedAndNeverCached) {
   std::error_code ec;
   EXPECT_FALSE(fs::exists(repo / "snapshots" / hub_->commit_of("ex/tampered") / "config.json", ec));
   const std::string served = same_size_tamper(read_file(example_dir() / "config.json"));
-  for (auto it = fs::recursive_directory_iterator(repo / "blobs", ec); it != fs::recursive_directory_iterator(); ++it) {
+  for (auto it = fs::recursive_directory_iterator(repo / "blobs", ec);
+       it != fs::recursive_directory_iterator(); ++it) {
     EXPECT_NE(it->path().filename(), hub_->etag_of("ex/tampered", "config.json")) << it->path();
     EXPECT_NE(read_file(it->path()), served) << it->path();
   }
@@ -504,7 +525,8 @@ TEST_F(HubCli, RetryAfterInfinityFailsAtOnceSayingItExceedsTheCap) {
   const size_t at = r.err.find("asks to wait ");
   ASSERT_NE(at, std::string::npos) << r.err;
   const std::string seconds = r.err.substr(at + 13, r.err.find(' ', at + 13) - at - 13);
-  const bool sane = !seconds.empty() && seconds.size() < 12 && seconds.find_first_not_of("0123456789") == std::string::npos;
+  const bool sane =
+      !seconds.empty() && seconds.size() < 12 && seconds.find_first_not_of("0123456789") == std::string::npos;
   EXPECT_TRUE(sane) << "not a plain number of seconds: " << r.err;
   if (sane) {
     EXPECT_GT(std::stoll(seconds), 60) << r.err;
@@ -545,7 +567,8 @@ TEST_F(HubCli, DownloadReplacesATamperedFileInTheOutputDirectory) {
 TEST_F(HubCli, DownloadReplacesATamperedBlobInTheCache) {
   ASSERT_EQ(run("download ex/tiny-llama --include config.json --quiet").exit_code, 0);
   const std::string original = read_file(example_dir() / "config.json");
-  const fs::path blob = cache_ / "hub" / "models--ex--tiny-llama" / "blobs" / hub_->etag_of("ex/tiny-llama", "config.json");
+  const fs::path blob =
+      cache_ / "hub" / "models--ex--tiny-llama" / "blobs" / hub_->etag_of("ex/tiny-llama", "config.json");
   ASSERT_EQ(read_file(blob), original);
   write_file(blob, same_size_tamper(original));
   CommandResult r = run("download ex/tiny-llama --include config.json");
@@ -571,7 +594,8 @@ TEST_F(HubCli, DownloadSweepsTempFilesOfDeadProcessesOnly) {
   }
   for (const auto& [path, swept] : temps) write_file(path, "partial");
   ASSERT_EQ(run("download ex/tiny-llama --include config.json --quiet").exit_code, 0);
-  ASSERT_EQ(run("download ex/tiny-llama --include config.json --quiet --out '" + out.string() + "'").exit_code, 0);
+  ASSERT_EQ(
+      run("download ex/tiny-llama --include config.json --quiet --out '" + out.string() + "'").exit_code, 0);
   for (const auto& [path, swept] : temps) EXPECT_EQ(fs::exists(path), !swept) << path;
 }
 

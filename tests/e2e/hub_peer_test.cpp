@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <map>
 
-#include "core/json.h"
 #include "cli_test_support.h"
+#include "core/json.h"
 #include "fake_hub.h"
 
 namespace fs = std::filesystem;
@@ -62,14 +62,16 @@ TEST(HubPeer, OfficialJsClientCountsEqualOurs) {
     for (const auto& e : fs::directory_iterator(*data / "fixtures"))
       if (e.is_directory() && fs::exists(e.path() / "config.json"))
         for (const auto& f : fs::directory_iterator(e.path()))
-          if (f.path().filename() == "model.safetensors" || f.path().filename() == "model.safetensors.index.json") {
+          if (f.path().filename() == "model.safetensors" ||
+              f.path().filename() == "model.safetensors.index.json") {
             repos.push_back({"fx/" + e.path().filename().string(), e.path()});
             break;
           }
   for (const auto& [id, dir] : repos) hub.add_repo(repo_from_directory(id, dir));
   hub.start();
   for (const auto& [id, dir] : repos) {
-    const CommandResult node = run_shell("node " + quoted(kPeerDir / "safetensors_params.mjs") + " " + hub.endpoint() + " " + id);
+    const CommandResult node =
+        run_shell("node " + quoted(kPeerDir / "safetensors_params.mjs") + " " + hub.endpoint() + " " + id);
     const std::string& peer = node.out;
     ASSERT_EQ(node.exit_code, 0) << id << ": " << peer << node.err;
     const CommandResult tensors =
@@ -77,7 +79,8 @@ TEST(HubPeer, OfficialJsClientCountsEqualOurs) {
                     "tensors " + id + " --json");
     const std::string& mine = tensors.out;
     ASSERT_EQ(tensors.exit_code, 0) << id;
-    const bool quantized = read_file(dir / "config.json").find("\"quantization_config\"") != std::string::npos;
+    const bool quantized =
+        read_file(dir / "config.json").find("\"quantization_config\"") != std::string::npos;
     EXPECT_EQ(ours(mine, quantized), peers(peer)) << id;
   }
   if (!data) GTEST_SKIP() << "compared the built-in example only: ../shared/data fixtures not present";

@@ -1,6 +1,6 @@
-// Downloads that lose their connection mid-file (anchors-reliability N8, N9), against tests/hub/cut_server.py:
-// the first GET is cut after 40% of the body; the client must resume with a Range request (or restart when
-// the server ignores it) and still verify size and SHA-256 before the file appears.
+// Downloads that lose their connection mid-file (anchors-reliability N8, N9), against
+// tests/hub/cut_server.py: the first GET is cut after 40% of the body; the client must resume with a Range
+// request (or restart when the server ignores it) and still verify size and SHA-256 before the file appears.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -24,12 +24,13 @@ class CutServer {
     pid_ = fork();
     if (pid_ == 0) {
       const std::string script = std::string(MA_SOURCE_DIR) + "/tests/hub/cut_server.py";
-      execlp("python3", "python3", script.c_str(), port_file_.c_str(), mode.c_str(), std::to_string(kSize).c_str(),
-             std::to_string(kCut).c_str(), static_cast<char*>(nullptr));
+      execlp("python3", "python3", script.c_str(), port_file_.c_str(), mode.c_str(),
+             std::to_string(kSize).c_str(), std::to_string(kCut).c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
     // Up once it has written its port file, or never when it exits first (no python3, a broken script). How
-    // long python takes to start is the machine's load, not the server's health: only a hung start is bounded.
+    // long python takes to start is the machine's load, not the server's health: only a hung start is
+    // bounded.
     for (const auto hung = std::chrono::steady_clock::now() + std::chrono::seconds(60);
          !fs::exists(port_file_) && std::chrono::steady_clock::now() < hung;) {
       if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
@@ -70,7 +71,8 @@ TEST_F(HubResume, LostConnectionResumesWithRange) {
   CommandResult r = download(server, dir_ / "cache");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("1 resumed after a lost connection"), std::string::npos) << r.err;
-  EXPECT_NE(server.log().find("range=bytes=" + std::to_string(kCut) + "-"), std::string::npos) << server.log();
+  EXPECT_NE(server.log().find("range=bytes=" + std::to_string(kCut) + "-"), std::string::npos)
+      << server.log();
   fs::path file = fs::path(r.out.substr(0, r.out.find('\n'))) / "weights.bin";
   EXPECT_EQ(fs::file_size(file), static_cast<uintmax_t>(kSize));  // and its SHA-256 matched, or no file
 }

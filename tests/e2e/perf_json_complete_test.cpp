@@ -130,9 +130,9 @@ TEST(PerfJson, HardwareExportListsEveryProfileField) {
   const json::Document d = json::Document::parse(r.out, "stdout");
   const json::Value* hw = d.root().find("hardware");
   ASSERT_TRUE(hw);
-  for (const char* field : {"name", "description", "source", "peak_tflops", "hbm_gbps", "hbm_gb",
-                            "interconnect_gbps", "b_sat", "kernel_overhead_s", "graph_kernel_overhead_s",
-                            "scalar_tflops"})
+  for (const char* field :
+       {"name", "description", "source", "peak_tflops", "hbm_gbps", "hbm_gb", "interconnect_gbps", "b_sat",
+        "kernel_overhead_s", "graph_kernel_overhead_s", "scalar_tflops"})
     EXPECT_TRUE(hw->find(field)) << field;
 }
 

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "cli_test_support.h"
 #include "core/dtype.h"
 #include "core/json.h"
-#include "cli_test_support.h"
 #include "formats/safetensors_writer.h"
 
 namespace ma {

@@ -87,7 +87,8 @@ struct FakeHub::Impl {
   void settle() {
     if (!nginx.running()) return;
     const std::string uri = std::string(kSettleUri) + std::to_string(settle_count++);
-    if (!detail::get_to_the_end(hub_port, uri)) throw std::runtime_error("FakeHub: nginx did not answer " + uri);
+    if (!detail::get_to_the_end(hub_port, uri))
+      throw std::runtime_error("FakeHub: nginx did not answer " + uri);
     for (const auto deadline = Clock::now() + kSettleTimeout;;) {
       for (const LogEntry& e : detail::parse_access_log(lay.hub_log(), hub_log_from))
         if (e.uri == uri) return;

@@ -1,6 +1,6 @@
 // A fake Hugging Face Hub on loopback for tests and benchmarks: a real nginx serves the Hub's model-info API,
-// its /resolve/ endpoint (with 302 redirects of LFS files to a separate "CDN" origin) and the CDN itself, with
-// per-repo fault modes. Self-contained: the standard library, POSIX and OpenSSL libcrypto only.
+// its /resolve/ endpoint (with 302 redirects of LFS files to a separate "CDN" origin) and the CDN itself,
+// with per-repo fault modes. Self-contained: the standard library, POSIX and OpenSSL libcrypto only.
 //
 // What a client can rely on (exact spellings; the notes atop fake_hub.cpp say how each mode is built):
 //   GET  {endpoint}/api/models/{id}[/revision/{main|commit}]   model info JSON
@@ -31,10 +31,11 @@ struct FakeFile {
 };
 
 struct FakeRepo {
-  std::string id;                // "gpt2" or "org/name" ([A-Za-z0-9._-], at most one '/')
-  std::string commit;            // 40 lowercase hex; empty = derived deterministically from id
+  std::string id;      // "gpt2" or "org/name" ([A-Za-z0-9._-], at most one '/')
+  std::string commit;  // 40 lowercase hex; empty = derived deterministically from id
   std::vector<FakeFile> files;
-  // normal | gated | private | rate_limited | flaky | ignore_range | truncated | corrupt | slow | redirect_loop
+  // normal | gated | private | rate_limited | flaky | ignore_range | truncated | corrupt | slow |
+  // redirect_loop
   std::string mode = "normal";
   // Extra top-level members spliced into the model-info object, e.g. "\"downloads\":12,\"likes\":3". A member
   // named here replaces the default of the same name (including "siblings"), so the JSON stays valid.
@@ -48,8 +49,8 @@ struct FakeRepo {
 struct LogEntry {
   std::string server;  // "hub" or "cdn"
   std::string method;
-  std::string uri;     // as requested, with the query string
-  std::string range;   // the Range header, empty when absent
+  std::string uri;            // as requested, with the query string
+  std::string range;          // the Range header, empty when absent
   std::string authorization;  // the Authorization header, empty when absent
   int status = 0;
   uint64_t bytes_sent = 0;  // headers included
@@ -60,7 +61,8 @@ class FakeHub {
   // An nginx binary exists (/usr/sbin/nginx or on PATH).
   static bool available();
 
-  // work_dir is created; the served tree, nginx.conf, logs and pid file all live under it (it is not removed).
+  // work_dir is created; the served tree, nginx.conf, logs and pid file all live under it (it is not
+  // removed).
   FakeHub(std::filesystem::path work_dir, std::string valid_token);
   ~FakeHub();
   FakeHub(const FakeHub&) = delete;
@@ -70,9 +72,9 @@ class FakeHub {
   // std::runtime_error on bad input, e.g. a sparse file over 64 MiB without an etag override).
   void add_repo(FakeRepo repo);
 
-  // Writes the tree and nginx.conf, opens two listening sockets at free ports (nginx inherits them, so no other
-  // process can take a port between its choice and nginx), starts nginx and waits until its master has started
-  // its worker (10 s, then throws std::runtime_error with the tail of error.log).
+  // Writes the tree and nginx.conf, opens two listening sockets at free ports (nginx inherits them, so no
+  // other process can take a port between its choice and nginx), starts nginx and waits until its master has
+  // started its worker (10 s, then throws std::runtime_error with the tail of error.log).
   void start();
   // Graceful (SIGQUIT), then SIGKILL to nginx's process group after 5 s. Idempotent; the destructor calls it.
   void stop();
@@ -102,7 +104,8 @@ class FakeHub {
   std::unique_ptr<Impl> impl_;
 };
 
-// Reads every regular file of a local directory (not its subdirectories) into a FakeRepo; *.safetensors, *.bin,
+// Reads every regular file of a local directory (not its subdirectories) into a FakeRepo; *.safetensors,
+// *.bin,
 // *.pt, *.gguf, *.onnx and any file over 1 MiB become LFS files.
 FakeRepo repo_from_directory(const std::string& id, const std::filesystem::path& dir);
 

@@ -42,7 +42,8 @@ Guard resolve_guard(const RepoPlan& r) {
   g.limited = true;
   g.statements.push_back("limit_req zone=ma_limit_" + std::to_string(r.index) + ";");
   g.statements.push_back(std::string("limit_req_status ") + (too_many ? "429" : "503") + ";");
-  g.statements.push_back(too_many ? "error_page 429 " + too_many_location(r) + ";" : "error_page 503 @ma_503;");
+  g.statements.push_back(too_many ? "error_page 429 " + too_many_location(r) + ";"
+                                  : "error_page 503 @ma_503;");
   return g;
 }
 

@@ -99,7 +99,8 @@ bool nginx_ready(const Layout& lay, pid_t pid) {
   const std::string pid_text = read_whole_file(lay.pid_file());
   const std::string id = std::to_string(pid);
   return std::atol(pid_text.c_str()) == pid &&
-         read_whole_file(lay.error_log()).find(id + "#" + id + ": start worker process ") != std::string::npos;
+         read_whole_file(lay.error_log()).find(id + "#" + id + ": start worker process ") !=
+             std::string::npos;
 }
 
 // Non-blocking (nginx accepts from it in its event loop), and above 2, so that the child's dup2 onto
@@ -138,7 +139,8 @@ Listeners::Listeners(size_t n) {
     fds_.push_back(std::make_unique<Fd>(socket_above_stdio()));
     const int fd = fds_.back()->get();
     const sockaddr_in addr = loopback(0);
-    if (fd < 0 || ::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 511) != 0)
+    if (fd < 0 || ::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::listen(fd, 511) != 0)
       throw std::runtime_error("FakeHub: cannot listen on a free port");
     ports_.push_back(bound_port(fd));
   }

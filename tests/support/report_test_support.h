@@ -27,12 +27,8 @@ struct LoadedModel {
   ReportOptions options;
   bool template_built = true;
 
-  ReportInputs inputs() const {
-    return {inventory, files, params, tokenizer, options};
-  }
-  ReportInputs inputs(const ReportOptions& o) const {
-    return {inventory, files, params, tokenizer, o};
-  }
+  ReportInputs inputs() const { return {inventory, files, params, tokenizer, options}; }
+  ReportInputs inputs(const ReportOptions& o) const { return {inventory, files, params, tokenizer, o}; }
 };
 
 inline std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& path,

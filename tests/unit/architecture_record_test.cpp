@@ -9,7 +9,9 @@
 namespace ma::test {
 namespace {
 
-ModelTemplate build(const std::string& json) { return build_template(ModelConfig::parse(json, "config.json")); }
+ModelTemplate build(const std::string& json) {
+  return build_template(ModelConfig::parse(json, "config.json"));
+}
 
 TEST(ArchitectureRecord, Qwen2SlidesFromMaxWindowLayersOn) {
   // transformers 5 derives layer_types: sliding from max_window_layers on when use_sliding_window is set.

@@ -10,8 +10,19 @@
 namespace ma::test {
 namespace {
 
-const std::vector<std::string> kGarbage = {"", "   ", "nan", "-nan", "NaN", "-1", "-inf", "12abc", "1 2", "0x10",
-                                           "+5", "\x01", "Wed, 21 Oct 2015 07:28:00 GMT"};
+const std::vector<std::string> kGarbage = {"",
+                                           "   ",
+                                           "nan",
+                                           "-nan",
+                                           "NaN",
+                                           "-1",
+                                           "-inf",
+                                           "12abc",
+                                           "1 2",
+                                           "0x10",
+                                           "+5",
+                                           "\x01",
+                                           "Wed, 21 Oct 2015 07:28:00 GMT"};
 
 TEST(ResponseHeaders, RetryAfterSecondsAreFiniteAndNonNegative) {
   EXPECT_EQ(parse_retry_after("120"), 120.0);
@@ -23,7 +34,8 @@ TEST(ResponseHeaders, RetryAfterSecondsAreFiniteAndNonNegative) {
 }
 
 TEST(ResponseHeaders, RetryAfterBeyondAnyCapIsClampedNotWrapped) {
-  for (const char* huge : {"inf", "Infinity", "1e300", "1e400", "18446744073709551616", "99999999999999999999999"})
+  for (const char* huge :
+       {"inf", "Infinity", "1e300", "1e400", "18446744073709551616", "99999999999999999999999"})
     EXPECT_EQ(parse_retry_after(huge), kMaxHeaderWaitSeconds) << huge;
   EXPECT_EQ(parse_retry_after("86401"), kMaxHeaderWaitSeconds);
 }
@@ -36,7 +48,7 @@ TEST(ResponseHeaders, RetryAfterGarbageIsAbsent) {
 TEST(ResponseHeaders, RateLimitResetOnlyWhenNothingRemains) {
   EXPECT_EQ(parse_ratelimit_reset("\"api\";r=0;t=55"), 55.0);
   EXPECT_EQ(parse_ratelimit_reset("\"api\"; r=0; t=5"), 5.0);
-  EXPECT_FALSE(parse_ratelimit_reset("\"api\";r=5;t=55"));  // quota left: no reason to wait
+  EXPECT_FALSE(parse_ratelimit_reset("\"api\";r=5;t=55"));                // quota left: no reason to wait
   EXPECT_EQ(parse_ratelimit_reset("\"a\";r=0;t=5, \"b\";r=0;t=9"), 9.0);  // the longest exhausted policy
   EXPECT_EQ(parse_ratelimit_reset("\"a\";r=1;t=50, \"b\";r=0;t=3"), 3.0);
   EXPECT_EQ(parse_ratelimit_reset("\"api\";r=0;t=inf"), kMaxHeaderWaitSeconds);
@@ -44,9 +56,10 @@ TEST(ResponseHeaders, RateLimitResetOnlyWhenNothingRemains) {
 }
 
 TEST(ResponseHeaders, RateLimitGarbageIsAbsent) {
-  for (const char* bad : {"", "   ", "\"api\"", "\"api\";r=0", "\"api\";t=5", "\"api\";r=0;t=nan", "\"api\";r=0;t=-1",
-                          "\"api\";r=0;t=5junk", "\"api\";r=0;t=", "\"api\";r=-1;t=5", "\"api\";r=nan;t=5",
-                          "\"api\";r=18446744073709551616;t=5", "r=0;t=5", "\"api\";r=0;;t", "\"api\";r=0;t=0x10"})
+  for (const char* bad :
+       {"", "   ", "\"api\"", "\"api\";r=0", "\"api\";t=5", "\"api\";r=0;t=nan", "\"api\";r=0;t=-1",
+        "\"api\";r=0;t=5junk", "\"api\";r=0;t=", "\"api\";r=-1;t=5", "\"api\";r=nan;t=5",
+        "\"api\";r=18446744073709551616;t=5", "r=0;t=5", "\"api\";r=0;;t", "\"api\";r=0;t=0x10"})
     EXPECT_FALSE(parse_ratelimit_reset(bad)) << bad;
 }
 
@@ -56,7 +69,8 @@ TEST(ResponseHeaders, ByteCountsFitSixtyFourBits) {
   EXPECT_EQ(parse_byte_count(" 12 "), 12u);
   EXPECT_EQ(parse_byte_count("18446744073709551615"), UINT64_MAX);
   for (const std::string& bad : kGarbage) EXPECT_FALSE(parse_byte_count(bad)) << bad;
-  for (const char* bad : {"18446744073709551616", "inf", "1e3", "1.0", "-0"}) EXPECT_FALSE(parse_byte_count(bad)) << bad;
+  for (const char* bad : {"18446744073709551616", "inf", "1e3", "1.0", "-0"})
+    EXPECT_FALSE(parse_byte_count(bad)) << bad;
 }
 
 TEST(ResponseHeaders, ContentRangeIsConsistent) {
@@ -73,10 +87,11 @@ TEST(ResponseHeaders, ContentRangeIsConsistent) {
 
 TEST(ResponseHeaders, ContentRangeGarbageIsAbsent) {
   for (const std::string& bad : kGarbage) EXPECT_FALSE(parse_content_range(bad)) << bad;
-  for (const char* bad : {"bytes", "bytes ", "bytes 0-99/*", "bytes */1000", "bytes 100-99/1000", "bytes 0-1000/1000",
-                          "bytes 0-18446744073709551615/18446744073709551616", "bytes -1-5/10", "bytes 0-9/10junk",
-                          "bytes  0-9/10", "bytes 0 -9/10", "items 0-9/10", "bytes 0-9/nan", "bytes 0-9/inf",
-                          "bytes 0-9/-10", "bytes 0-9", "bytes 0/9-10", "bytes inf-9/10", "bytes 0-1e3/5000"})
+  for (const char* bad :
+       {"bytes", "bytes ", "bytes 0-99/*", "bytes */1000", "bytes 100-99/1000", "bytes 0-1000/1000",
+        "bytes 0-18446744073709551615/18446744073709551616", "bytes -1-5/10", "bytes 0-9/10junk",
+        "bytes  0-9/10", "bytes 0 -9/10", "items 0-9/10", "bytes 0-9/nan", "bytes 0-9/inf", "bytes 0-9/-10",
+        "bytes 0-9", "bytes 0/9-10", "bytes inf-9/10", "bytes 0-1e3/5000"})
     EXPECT_FALSE(parse_content_range(bad)) << bad;
 }
 

@@ -58,10 +58,12 @@ TEST(RepoRef, LocalLookingPathsAreNotRepoIds) {
 }
 
 TEST(RepoRef, RejectsIdsAndRevisionsThatEscape) {  // N22
-  for (const char* bad : {"a--b", "a..b", "org/-name", "org/name.", "gpt2@../../x", "gpt2@refs/../../x", "gpt2@"})
+  for (const char* bad :
+       {"a--b", "a..b", "org/-name", "org/name.", "gpt2@../../x", "gpt2@refs/../../x", "gpt2@"})
     EXPECT_EQ(kind_of([&] { parse_repo_ref(bad); }), ErrorKind::Usage) << bad;
   EXPECT_EQ(kind_of([&] { parse_repo_ref(std::string(97, 'a')); }), ErrorKind::Usage);
-  EXPECT_EQ(kind_of([&] { parse_repo_ref("https://user:hf_x@huggingface.co/gpt2"); }), ErrorKind::Usage);  // T5
+  EXPECT_EQ(kind_of([&] { parse_repo_ref("https://user:hf_x@huggingface.co/gpt2"); }),
+            ErrorKind::Usage);  // T5
   EXPECT_EQ(url_quote("refs/pr/1", false), "refs%2Fpr%2F1");
   EXPECT_EQ(url_quote("sub dir/a+b.json", true), "sub%20dir/a%2Bb.json");
 }
@@ -84,9 +86,8 @@ TEST(HubSettingsTest, TokenLookupOrder) {  // T6
   TempDir home;
   fs::create_directories(home / "hf");
   write_file(home / "hf" / "token", "  hf_file\n");
-  std::map<std::string, std::string> env = {{"HF_HOME", (home / "hf").string()},
-                                            {"HUGGING_FACE_HUB_TOKEN", "hf_legacy"},
-                                            {"HF_TOKEN", "hf_env"}};
+  std::map<std::string, std::string> env = {
+      {"HF_HOME", (home / "hf").string()}, {"HUGGING_FACE_HUB_TOKEN", "hf_legacy"}, {"HF_TOKEN", "hf_env"}};
   HubFlags cli;
   cli.token = "hf_cli";
   EXPECT_EQ(settings_with(env, cli).token->source, "--token");
@@ -106,13 +107,16 @@ TEST(HubSettingsTest, TokenLookupOrder) {  // T6
 
 TEST(HubSettingsTest, TokenGoesOnlyToHuggingFaceUnlessTrusted) {  // N21
   EXPECT_TRUE(settings_with({{"HF_TOKEN", "hf_x"}, {"HOME", "/h"}}).send_token);
-  HubSettings mirror = settings_with({{"HF_TOKEN", "hf_x"}, {"HOME", "/h"}, {"HF_ENDPOINT", "https://mirror.example"}});
+  HubSettings mirror =
+      settings_with({{"HF_TOKEN", "hf_x"}, {"HOME", "/h"}, {"HF_ENDPOINT", "https://mirror.example"}});
   EXPECT_FALSE(mirror.send_token);
   ASSERT_EQ(mirror.warnings.size(), 1u);
   EXPECT_EQ(mirror.warnings[0].find("hf_x"), std::string::npos);
   HubFlags trust;
   trust.trust_endpoint = true;
-  EXPECT_TRUE(settings_with({{"HF_TOKEN", "hf_x"}, {"HOME", "/h"}, {"HF_ENDPOINT", "https://mirror.example"}}, trust).send_token);
+  EXPECT_TRUE(
+      settings_with({{"HF_TOKEN", "hf_x"}, {"HOME", "/h"}, {"HF_ENDPOINT", "https://mirror.example"}}, trust)
+          .send_token);
   EXPECT_TRUE(is_hugging_face_host("https://cdn.huggingface.co"));
   EXPECT_FALSE(is_hugging_face_host("https://huggingface.co.evil.example"));
   EXPECT_FALSE(is_hugging_face_host("http://huggingface.co"));
@@ -125,7 +129,8 @@ TEST(HubSettingsTest, ATokenSentOverPlainHttpIsWarnedAbout) {
   };
   HubFlags trust;
   trust.trust_endpoint = true;
-  const std::map<std::string, std::string> plain = {{"HF_TOKEN", "hf_x"}, {"HOME", "/h"}, {"HF_ENDPOINT", "http://mirror.local"}};
+  const std::map<std::string, std::string> plain = {
+      {"HF_TOKEN", "hf_x"}, {"HOME", "/h"}, {"HF_ENDPOINT", "http://mirror.local"}};
   HubSettings trusted = settings_with(plain, trust);
   ASSERT_TRUE(trusted.send_token);
   EXPECT_EQ(plain_http_warnings(trusted), 1);
@@ -134,8 +139,11 @@ TEST(HubSettingsTest, ATokenSentOverPlainHttpIsWarnedAbout) {
   explicit_token.token = "hf_cli";
   EXPECT_EQ(plain_http_warnings(settings_with(plain, explicit_token)), 1);
   EXPECT_EQ(plain_http_warnings(settings_with(plain)), 0);  // withheld: nothing goes over the wire
-  EXPECT_EQ(plain_http_warnings(settings_with({{"HF_TOKEN", "hf_x"}, {"HOME", "/h"}, {"HF_ENDPOINT", "https://mirror.local"}}, trust)), 0);
-  EXPECT_EQ(plain_http_warnings(settings_with({{"HOME", "/h"}, {"HF_ENDPOINT", "http://mirror.local"}}, trust)), 0);
+  EXPECT_EQ(plain_http_warnings(settings_with(
+                {{"HF_TOKEN", "hf_x"}, {"HOME", "/h"}, {"HF_ENDPOINT", "https://mirror.local"}}, trust)),
+            0);
+  EXPECT_EQ(
+      plain_http_warnings(settings_with({{"HOME", "/h"}, {"HF_ENDPOINT", "http://mirror.local"}}, trust)), 0);
 }
 
 TEST(HubSettingsTest, RejectsTokensThatCouldInjectHeaders) {  // T7
@@ -206,9 +214,10 @@ TEST(StaleTemp, OurTempNamesCarryThePid) {
   ASSERT_TRUE(owner("abc.77-3.incomplete"));
   EXPECT_EQ(owner("abc.77-3.incomplete")->pid, 77);
   EXPECT_EQ(owner("abc.77-3.incomplete")->stem, "abc");
-  for (const char* other : {"abc.incomplete", "config.json.incomplete", "a.0.incomplete", "a.-1.incomplete",
-                            "a.12x.incomplete", "a.99999999999999999999.incomplete", "a.12-.incomplete",
-                            "a.12-x.incomplete", ".12.incomplete", "a.12.incomplete.txt", "a.12", ".incomplete"})
+  for (const char* other :
+       {"abc.incomplete", "config.json.incomplete", "a.0.incomplete", "a.-1.incomplete", "a.12x.incomplete",
+        "a.99999999999999999999.incomplete", "a.12-.incomplete", "a.12-x.incomplete", ".12.incomplete",
+        "a.12.incomplete.txt", "a.12", ".incomplete"})
     EXPECT_FALSE(owner(other)) << other;
 }
 
@@ -218,8 +227,9 @@ TEST(StaleTemp, OnlyTheTempFilesOfDeadProcessesAreSwept) {
   waitpid(dead, nullptr, 0);
   TempDir dir;
   const std::string d = std::to_string(dead), live = std::to_string(getpid());
-  for (const std::string& name : std::vector<std::string>{"a." + d + ".incomplete", "a." + live + ".incomplete",
-                                                           "b." + d + ".incomplete", "a.incomplete", "a." + d})
+  for (const std::string& name :
+       std::vector<std::string>{"a." + d + ".incomplete", "a." + live + ".incomplete",
+                                "b." + d + ".incomplete", "a.incomplete", "a." + d})
     write_file(dir / name, "x");
   fs::create_directories(dir / "sub");
   write_file(dir / "sub" / ("a." + d + ".incomplete"), "x");
@@ -230,7 +240,8 @@ TEST(StaleTemp, OnlyTheTempFilesOfDeadProcessesAreSwept) {
   EXPECT_TRUE(fs::exists(dir / "a.incomplete"));
   EXPECT_TRUE(fs::exists(dir / ("a." + d)));
   EXPECT_TRUE(fs::exists(dir / "sub" / ("a." + d + ".incomplete"))) << "only the directory itself";
-  sweep_stale_incomplete(dir / "absent", [](std::string_view) { return true; });  // no directory: nothing to do
+  sweep_stale_incomplete(dir / "absent",
+                         [](std::string_view) { return true; });  // no directory: nothing to do
 }
 
 TEST(Glob, StarCrossesSlashesQuestionMarkIsOneCharacter) {
@@ -283,7 +294,9 @@ TEST(ContentHashTest, WholeBodiesAndFilesAreCheckedAgainstTheirName) {
   EXPECT_EQ(file_content_hash(dir / "f", std::string(64, '0')),
             "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
   EXPECT_FALSE(file_content_hash(dir / "absent", git_hello));
-  EXPECT_EQ(kind_of([&] { require_content_hash("org/m/config.json", git_hello, content_hash_of("hellp", git_hello)); }),
+  EXPECT_EQ(kind_of([&] {
+              require_content_hash("org/m/config.json", git_hello, content_hash_of("hellp", git_hello));
+            }),
             ErrorKind::Network);
   try {
     require_content_hash("org/m/config.json", git_hello, std::string(40, '1'));

@@ -80,8 +80,7 @@ TEST_P(IndexNamesTest, InventoryCoversIndex) {
   std::vector<std::string> unplaced;
   for (const json::Member& m : weight_map.members()) {
     TensorPlacement pl = place_tensor(m.key);
-    if (pl.block == Block::Other)
-      unplaced.push_back(std::string(m.key) + " (role " + pl.role + ")");
+    if (pl.block == Block::Other) unplaced.push_back(std::string(m.key) + " (role " + pl.role + ")");
   }
   EXPECT_TRUE(unplaced.empty()) << unplaced.size() << " index names have no block, e.g.:\n"
                                 << list({unplaced.begin(),

@@ -118,7 +118,8 @@ TEST_P(OracleTest, TemplateEqualsTransformers) {
     // class names (distilgpt2).
     try {
       Inventory inv = build_inventory(files);
-      EXPECT_TRUE(inv.model->arch.hand_derived || !inv.config->has("model_type")) << inv.model->arch.model_type;
+      EXPECT_TRUE(inv.model->arch.hand_derived || !inv.config->has("model_type"))
+          << inv.model->arch.model_type;
       GTEST_SKIP() << "supported beyond transformers (own test): " << inv.model->arch.model_type;
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << e.what();
@@ -154,7 +155,8 @@ TEST_P(OracleTest, TemplateEqualsTransformers) {
   const std::vector<LayerSpec>& ours = inv.model->arch.layers();
   ASSERT_EQ(ours.size(), layers.items().size()) << "decoder layer count";
   const std::string_view layers_path = o.find("layers_path")->as_string();
-  const bool in_decoder = layers_path.starts_with("decoder.") || layers_path.find(".decoder.") != std::string_view::npos;
+  const bool in_decoder =
+      layers_path.starts_with("decoder.") || layers_path.find(".decoder.") != std::string_view::npos;
   std::string ld;
   for (size_t i = 0; i < layers.items().size(); ++i) {
     std::string theirs = oracle_layer_type(layers.items()[i], in_decoder);

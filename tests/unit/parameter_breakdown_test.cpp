@@ -94,8 +94,8 @@ TEST(ParameterBreakdown, DeepSeekMtpModuleIsAStackWithItsOwnParametersOutsideThe
   const ModelReport r = build_model_report(m->inventory, m->files, m->options);
   const StackSummary& mtp = r.architecture.stacks.back();
   ASSERT_EQ(mtp.role, StackRole::Mtp);
-  // Layer 2 is a MoE layer like layer 1, plus its own embedding (100 x 64), enorm and hnorm (64 each), eh_proj
-  // (2 x 64 -> 64) and shared head (norm 64, head 64 -> 100).
+  // Layer 2 is a MoE layer like layer 1, plus its own embedding (100 x 64), enorm and hnorm (64 each),
+  // eh_proj (2 x 64 -> 64) and shared head (norm 64, head 64 -> 100).
   ASSERT_EQ(r.parameters.by_layer.size(), 2u);
   const uint64_t module = 100 * 64 + 64 + 64 + 128 * 64 + 64 + 64 * 100;
   // The router's e_score_correction_bias (4) is a buffer: stored, but not in by_layer's parameters.

@@ -1,12 +1,13 @@
 // The performance model's FLOPs and bytes against independent derivations from the config's numbers (seed
 // 001 appendix A), and its times against the H200 CUDA-graph decode measurements in ../shared/data/gpu.
+#include "analysis/perf/perf_model.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 
 #include "analysis/model_report.h"
-#include "analysis/perf/perf_model.h"
 #include "analysis/perf/hardware.h"
 #include "core/error.h"
 #include "core/json.h"
@@ -57,13 +58,15 @@ double sum_kind(const PerfResult& r, std::string_view kind, double OpCost::*fiel
 }
 
 TEST(PerfModel, DenseDecodeGemmFlopsAreTwiceMatmulParamsTimesTokens) {
-  auto m = load(MA_EXAMPLE_DIR);  // tiny Llama: H 64, 4 heads, 2 KV heads, head dim 16, I 160, V 512, 2 layers
+  auto m =
+      load(MA_EXAMPLE_DIR);  // tiny Llama: H 64, 4 heads, 2 KV heads, head dim 16, I 160, V 512, 2 layers
   PerfInputs in;
   in.batch = 8;
   in.kv_len = 100;
   PerfResult r = model_performance(m->inv, m->report, in, round_machine());
-  const double per_layer = 64.0 * 64 + 2 * (32.0 * 64) + 64.0 * 64 + 3 * (64.0 * 160);  // q, k, v, o, gate/up/down
-  const double matmul_params = 2 * per_layer + 512.0 * 64;                               // + LM head
+  const double per_layer =
+      64.0 * 64 + 2 * (32.0 * 64) + 64.0 * 64 + 3 * (64.0 * 160);  // q, k, v, o, gate/up/down
+  const double matmul_params = 2 * per_layer + 512.0 * 64;         // + LM head
   EXPECT_DOUBLE_EQ(sum_kind(r, "gemm", &OpCost::flops_theory), 2 * matmul_params * 8);
   // Weights streamed once per step at bf16; the embedding table is gathered, not streamed.
   EXPECT_DOUBLE_EQ(sum_kind(r, "gemm", &OpCost::bytes_weights), matmul_params * 2);
@@ -80,10 +83,12 @@ TEST(PerfModel, CausalPrefillCountsTheLowerTriangleAndTrainingTriples) {
   in.batch = 2;
   in.seq = 64;
   PerfResult r = model_performance(m->inv, m->report, in, round_machine());
-  EXPECT_DOUBLE_EQ(sum_kind(r, "attention", &OpCost::flops_tensorcore), 2 * (4.0 * 16 * 4 * 2 * (64.0 * 65 / 2)));
+  EXPECT_DOUBLE_EQ(sum_kind(r, "attention", &OpCost::flops_tensorcore),
+                   2 * (4.0 * 16 * 4 * 2 * (64.0 * 65 / 2)));
   in.mode = PerfMode::Train;
   PerfResult t = model_performance(m->inv, m->report, in, round_machine());
-  EXPECT_DOUBLE_EQ(sum_kind(t, "gemm", &OpCost::flops_theory), 3 * sum_kind(r, "gemm", &OpCost::flops_theory));
+  EXPECT_DOUBLE_EQ(sum_kind(t, "gemm", &OpCost::flops_theory),
+                   3 * sum_kind(r, "gemm", &OpCost::flops_theory));
 }
 
 TEST(PerfModel, TimesFollowTheRoofline) {
@@ -125,7 +130,8 @@ TEST(PerfModel, TensorParallelSplitsGemmsAndAddsAllReduces) {
   PerfResult one = model_performance(m->inv, m->report, in, round_machine());
   in.parallel.tp = 2;
   PerfResult two = model_performance(m->inv, m->report, in, round_machine());
-  EXPECT_DOUBLE_EQ(sum_kind(two, "gemm", &OpCost::flops_theory), sum_kind(one, "gemm", &OpCost::flops_theory) / 2);
+  EXPECT_DOUBLE_EQ(sum_kind(two, "gemm", &OpCost::flops_theory),
+                   sum_kind(one, "gemm", &OpCost::flops_theory) / 2);
   // Two all-reduces of batch x hidden x 2 bytes per layer; a ring moves 2 (tp-1)/tp of each.
   EXPECT_DOUBLE_EQ(two.total.bytes_net, 2 * (2 * (4.0 * 64 * 2) * 2 * 0.5));
 }
@@ -155,12 +161,15 @@ TEST(PerfModel, CalibratedH200PredictsEveryCudaGraphDecodeStep) {
     EXPECT_GE(ratio, 0.75) << row.find("model")->as_string() << " B=" << in.batch << " L=" << in.kv_len;
     EXPECT_LE(ratio, 1.25) << row.find("model")->as_string() << " B=" << in.batch << " L=" << in.kv_len;
     if (std::fabs(std::log(ratio)) > std::fabs(std::log(worst))) worst = ratio;
-    if (std::fabs(std::log(ratio_datasheet)) > std::fabs(std::log(worst_datasheet))) worst_datasheet = ratio_datasheet;
+    if (std::fabs(std::log(ratio_datasheet)) > std::fabs(std::log(worst_datasheet)))
+      worst_datasheet = ratio_datasheet;
     ++rows;
   }
   EXPECT_EQ(rows, 18u);
-  std::printf("[ perf     ] CUDA-graph decode steps: worst predicted/measured %.3f (h200-measured), %.3f (datasheet)\n",
-              worst, worst_datasheet);
+  std::printf(
+      "[ perf     ] CUDA-graph decode steps: worst predicted/measured %.3f (h200-measured), %.3f "
+      "(datasheet)\n",
+      worst, worst_datasheet);
 }
 
 }  // namespace
@@ -175,10 +184,11 @@ namespace {
 // decoder matrix is one GEMM of 2·T·H·V FLOPs, the bias no GEMM at all (it once was, read as a matrix).
 TEST(PerfModel, BertTiedHeadIsOneGemmAndItsBiasNone) {
   TempDir dir;
-  write_file(dir / "config.json",
-             R"({"model_type":"bert","architectures":["BertForMaskedLM"],"hidden_size":64,"num_hidden_layers":2,)"
-             R"("num_attention_heads":4,"intermediate_size":128,"vocab_size":1000,"max_position_embeddings":128,)"
-             R"("type_vocab_size":2})");
+  write_file(
+      dir / "config.json",
+      R"({"model_type":"bert","architectures":["BertForMaskedLM"],"hidden_size":64,"num_hidden_layers":2,)"
+      R"("num_attention_heads":4,"intermediate_size":128,"vocab_size":1000,"max_position_embeddings":128,)"
+      R"("type_vocab_size":2})");
   auto m = load(dir.path());
   PerfInputs in;
   in.mode = PerfMode::Prefill;
@@ -232,7 +242,8 @@ TEST(PerfModel, EveryOracleArchitectureInEveryMode) {
 TEST(PerfModel, EncoderDecoderDecodeRunsOnlyTheDecoder) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data not present";
-  auto m = load(*data / "hf-configs" / "google-t5__t5-small");  // d_model 512, d_ff 2048, 6 + 6 layers, vocab 32128
+  auto m = load(*data / "hf-configs" /
+                "google-t5__t5-small");  // d_model 512, d_ff 2048, 6 + 6 layers, vocab 32128
   PerfInputs in;
   in.batch = 1;
   PerfResult decode = model_performance(m->inv, m->report, in, round_machine());

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "analysis/model_report.h"
-#include "model/declared_quantization.h"
 #include "core/error.h"
+#include "model/declared_quantization.h"
 #include "report/model_report_render.h"
 #include "report/section_renderers.h"
 #include "test_support.h"
@@ -136,7 +136,9 @@ struct SameAsOriginal {
 };
 
 // gtest prints parameters it cannot format as raw bytes; name the case instead.
-void PrintTo(const SameAsOriginal& p, std::ostream* os) { *os << p.quantized; }
+void PrintTo(const SameAsOriginal& p, std::ostream* os) {
+  *os << p.quantized;
+}
 
 class QuantizedConfigTest : public ::testing::TestWithParam<SameAsOriginal> {};
 

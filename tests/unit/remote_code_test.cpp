@@ -330,7 +330,7 @@ TEST(RemoteCode, NemotronNasCountFromItsBlockConfigs) {
   if (!test::shared_data()) GTEST_SKIP() << "../shared/data not present";
   const uint64_t h = 8192, vocab = 128256, hd = 128, heads = 64, kv = 8;
   const uint64_t attention = 2 * h * heads * hd + 2 * h * kv * hd + h;  // q, o, k, v and input_layernorm
-  const auto mlp = [&](uint64_t inter) { return 3 * h * inter + h; };  // gate, up, down, post-attention norm
+  const auto mlp = [&](uint64_t inter) { return 3 * h * inter + h; };   // gate, up, down, post-attention norm
   const uint64_t layers = 48 * (attention + mlp(28672)) + 1 * (attention + mlp(14336)) + 10 * mlp(7168) +
                           8 * mlp(5632) + 6 * mlp(2816) + 5 * mlp(14336) + 1 * mlp(17920) + 1 * mlp(28672);
   const uint64_t expected = 2 * vocab * h + layers + h;
@@ -348,11 +348,12 @@ TEST(RemoteCode, NemotronNasCountFromItsBlockConfigs) {
 
 // The other block options: attention or FFN replaced by one linear map, a sliding window.
 TEST(RemoteCode, NemotronNasLinearReplacementsAndWindows) {
-  const ModelTemplate t = build_template(ModelConfig::parse(R"({"model_type": "nemotron-nas", "hidden_size": 64,
+  const ModelTemplate t =
+      build_template(ModelConfig::parse(R"({"model_type": "nemotron-nas", "hidden_size": 64,
       "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 100, "block_configs": [
       {"attention": {"replace_with_linear": true}, "ffn": {"replace_with_linear": true}},
       {"attention": {"n_heads_in_group": 2, "window_length": 32}, "ffn": {"no_op": true}}]})",
-                                                            "config.json"));
+                                        "config.json"));
   std::map<std::string, Shape> shapes;
   for (const TemplateTensor& x : t.tensors) shapes[x.name] = x.shape;
   EXPECT_EQ(shapes.at("model.layers.0.self_attn.linear_attn.weight"), (Shape{64, 64}));

@@ -15,7 +15,8 @@ namespace {
 
 // The template's tensors for `config`, stored (as holes) with `stored_vocab` rows wherever it predicts
 // `config_vocab` rows.
-void write_checkpoint(const TempDir& dir, const std::string& config, uint64_t config_vocab, uint64_t stored_vocab) {
+void write_checkpoint(const TempDir& dir, const std::string& config, uint64_t config_vocab,
+                      uint64_t stored_vocab) {
   write_file(dir / "config.json", config);
   std::vector<TensorToWrite> tensors;
   for (const TemplateTensor& t : build_template(ModelConfig::parse(config, "config.json")).tensors) {

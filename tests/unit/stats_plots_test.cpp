@@ -143,14 +143,20 @@ WeightStats llama_like(uint32_t layers, std::optional<uint32_t> outlier_layer) {
     const double wiggle = 1 + 0.01 * std::sin(l * 1.7);  // small, deterministic layer-to-layer noise
     const double q = (0.03 - 0.01 * x) * wiggle * (outlier_layer == l ? 2.0 : 1.0);
     s.tensors.push_back(normal_tensor(p + "self_attn.q_proj.weight", l, ModuleClass::QProj, 512, 512, q));
-    s.tensors.push_back(normal_tensor(p + "self_attn.k_proj.weight", l, ModuleClass::KProj, 128, 512, 0.032 * wiggle));
+    s.tensors.push_back(
+        normal_tensor(p + "self_attn.k_proj.weight", l, ModuleClass::KProj, 128, 512, 0.032 * wiggle));
     s.tensors.push_back(
         normal_tensor(p + "self_attn.v_proj.weight", l, ModuleClass::VProj, 128, 512, 0.01 + 0.005 * x));
-    s.tensors.push_back(normal_tensor(p + "self_attn.o_proj.weight", l, ModuleClass::OProj, 512, 512, 0.012 * wiggle));
-    s.tensors.push_back(normal_tensor(p + "mlp.gate_proj.weight", l, ModuleClass::Mlp, 1376, 512, 0.02 * wiggle));
-    s.tensors.push_back(normal_tensor(p + "mlp.up_proj.weight", l, ModuleClass::Mlp, 1376, 512, 0.018 * wiggle));
-    s.tensors.push_back(normal_tensor(p + "mlp.down_proj.weight", l, ModuleClass::Mlp, 512, 1376, 0.018 * wiggle));
-    TensorStats norm = normal_tensor(p + "input_layernorm.weight", l, ModuleClass::Norm, 1, 512, 0.05 + 0.02 * x);
+    s.tensors.push_back(
+        normal_tensor(p + "self_attn.o_proj.weight", l, ModuleClass::OProj, 512, 512, 0.012 * wiggle));
+    s.tensors.push_back(
+        normal_tensor(p + "mlp.gate_proj.weight", l, ModuleClass::Mlp, 1376, 512, 0.02 * wiggle));
+    s.tensors.push_back(
+        normal_tensor(p + "mlp.up_proj.weight", l, ModuleClass::Mlp, 1376, 512, 0.018 * wiggle));
+    s.tensors.push_back(
+        normal_tensor(p + "mlp.down_proj.weight", l, ModuleClass::Mlp, 512, 1376, 0.018 * wiggle));
+    TensorStats norm =
+        normal_tensor(p + "input_layernorm.weight", l, ModuleClass::Norm, 1, 512, 0.05 + 0.02 * x);
     norm.shape = {512};
     s.tensors.push_back(norm);
   }
@@ -306,8 +312,8 @@ TEST(DistributionGridTest, ShowsTheLargestTensorsInCheckpointOrderAndSaysHowMany
   WeightStats s;
   s.model_id = "many";
   for (int i = 0; i < 40; ++i)
-    s.tensors.push_back(
-        normal_tensor("t" + std::to_string(i), std::nullopt, ModuleClass::Other, 16 + (i * 7) % 40, 64, 0.02));
+    s.tensors.push_back(normal_tensor("t" + std::to_string(i), std::nullopt, ModuleClass::Other,
+                                      16 + (i * 7) % 40, 64, 0.02));
   const std::string svg = render_distribution_grid_svg(s, 12);
   expect_well_formed(svg);
   EXPECT_EQ(count(svg, "<g class=\"panel\">"), 12u);
@@ -368,10 +374,12 @@ TEST(DistributionGridTest, DegenerateTensorsAreDrawnWithoutCrashing) {
   n.histogram.counts.assign(64, 0);
   s.tensors.push_back(n);
   // Tiny values, a very long name, huge counts, no histogram at all, an empty tensor.
-  TensorStats tiny = normal_tensor(std::string(300, 'x') + ".weight", 0, ModuleClass::QProj, 4096, 4096, 2e-5);
+  TensorStats tiny =
+      normal_tensor(std::string(300, 'x') + ".weight", 0, ModuleClass::QProj, 4096, 4096, 2e-5);
   tiny.nan_count = 3;
   s.tensors.push_back(tiny);
-  TensorStats huge = normal_tensor("huge.weight", std::nullopt, ModuleClass::Embedding, 1000000, 1000000, 3e4);
+  TensorStats huge =
+      normal_tensor("huge.weight", std::nullopt, ModuleClass::Embedding, 1000000, 1000000, 3e4);
   s.tensors.push_back(huge);
   TensorStats bare = normal_tensor("bare.weight", std::nullopt, ModuleClass::Other, 10, 10, 1);
   bare.histogram = {};

@@ -1,12 +1,13 @@
 // The dtype a checkpoint stores its weights in when config.json declares none: an index's total_size settles
 // the width (BLOOM, gpt-oss and granite store 16-bit weights; transformers' float32 default made us predict
 // twice their bytes and warn falsely), and safetensors headers name it outright.
+#include "model/stored_dtype.h"
+
 #include <gtest/gtest.h>
 
 #include "formats/model_files.h"
 #include "model/family_registry.h"
 #include "model/inventory.h"
-#include "model/stored_dtype.h"
 #include "test_support.h"
 
 namespace ma::test {
@@ -14,7 +15,8 @@ namespace {
 
 // 2 layers of hidden 64: embedding 100 x 64, per layer q/k/v/o 4 x 64 x 64 + gate/up/down 3 x 64 x 128 + two
 // norms of 64, the final norm 64 and an untied head 100 x 64.
-constexpr uint64_t kTinyLlamaParameters = 100 * 64 + 2 * (4 * 64 * 64 + 3 * 64 * 128 + 2 * 64) + 64 + 100 * 64;
+constexpr uint64_t kTinyLlamaParameters =
+    100 * 64 + 2 * (4 * 64 * 64 + 3 * 64 * 128 + 2 * 64) + 64 + 100 * 64;
 
 // A config without torch_dtype and an index naming every tensor the template predicts, with `total_size`.
 LocalModelFiles index_only(const TempDir& dir, uint64_t total_size) {
@@ -23,8 +25,9 @@ LocalModelFiles index_only(const TempDir& dir, uint64_t total_size) {
   std::string map;
   for (const TemplateTensor& t : build_template(ModelConfig::parse(config, "config.json")).tensors)
     map += std::string(map.empty() ? "" : ",") + "\"" + t.name + "\":\"model-00001-of-00001.safetensors\"";
-  write_file(dir / "model.safetensors.index.json",
-             R"({"metadata":{"total_size":)" + std::to_string(total_size) + R"(},"weight_map":{)" + map + "}}");
+  write_file(
+      dir / "model.safetensors.index.json",
+      R"({"metadata":{"total_size":)" + std::to_string(total_size) + R"(},"weight_map":{)" + map + "}}");
   return locate_local_model(dir.path().string());
 }
 
@@ -63,7 +66,8 @@ TEST(StoredDtype, AnIndexThatFitsNoWidthStillWarns) {
 TEST(StoredDtype, WidthWithinOnePercentOfTheTotal) {
   // 1,000 fixed bytes (quantized pieces) + 10,000 float elements: bf16 is 21,000 bytes.
   EXPECT_EQ(dtype_from_total_size(21'000, 1'000, 10'000), DType::BF16);
-  EXPECT_EQ(dtype_from_total_size(21'200, 1'000, 10'000), DType::BF16) << "rotary buffers the template cannot shape";
+  EXPECT_EQ(dtype_from_total_size(21'200, 1'000, 10'000), DType::BF16)
+      << "rotary buffers the template cannot shape";
   EXPECT_EQ(dtype_from_total_size(41'000, 1'000, 10'000), DType::F32);
   EXPECT_FALSE(dtype_from_total_size(30'000, 1'000, 10'000));
   EXPECT_FALSE(dtype_from_total_size(0, 1'000, 10'000));

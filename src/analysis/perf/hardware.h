@@ -33,8 +33,8 @@ struct Hardware {
   // launch from Python/the driver). The GEMM benchmark behind kernel_overhead_s times one eager call each
   // (~21 us on the H200); the CUDA-graph decode steps imply ~5.6 us per modelled kernel. 0 = not measured.
   double graph_kernel_overhead_s = 0;
-  double scalar_tflops = 0;      // non-tensor-core (CUDA core) throughput for elementwise work; 0: peak fp32
-  std::string source;            // datasheet, or how the profile was measured
+  double scalar_tflops = 0;  // non-tensor-core (CUDA core) throughput for elementwise work; 0: peak fp32
+  std::string source;        // datasheet, or how the profile was measured
 
   double peak(ComputeDType d) const { return peak_tflops[static_cast<int>(d)]; }
   // Machine balance: FLOP per byte where the roofline's memory and compute limits meet.

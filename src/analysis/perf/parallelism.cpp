@@ -24,11 +24,13 @@ void check_parallelism(const ArchitectureRecord& arch, const Parallelism& p) {
     if (l.mixer == Mixer::LinearAttention) heads = l.state.value_heads, kv_heads = l.state.key_heads;
     if (p.tp <= 1 || heads == 0) continue;  // nothing to split, or unknown without a config
     if (heads % p.tp != 0)
-      refuse("--tp", p.tp, "layer " + std::to_string(i) + " has " + std::to_string(heads) +
-                               " attention heads, which " + std::to_string(p.tp) + " GPUs cannot share evenly");
+      refuse("--tp", p.tp,
+             "layer " + std::to_string(i) + " has " + std::to_string(heads) + " attention heads, which " +
+                 std::to_string(p.tp) + " GPUs cannot share evenly");
     if (kv_heads && kv_heads % p.tp != 0 && p.tp % kv_heads != 0)
-      refuse("--tp", p.tp, "layer " + std::to_string(i) + " has " + std::to_string(kv_heads) +
-                               " key/value heads: tp must divide them or be a multiple of them");
+      refuse("--tp", p.tp,
+             "layer " + std::to_string(i) + " has " + std::to_string(kv_heads) +
+                 " key/value heads: tp must divide them or be a multiple of them");
   }
   if (p.pp > layers.size()) refuse("--pp", p.pp, "it has " + std::to_string(layers.size()) + " layers");
   if (p.ep > 1) {

@@ -9,20 +9,24 @@
 namespace ma {
 namespace {
 
-constexpr double kSoftmaxFlopsPerScore = 5;  // max, subtract, exp, sum, scale: on CUDA cores, not tensor cores
-constexpr double kAdamBytesPerParam = 28;    // fp32 master: read w, g, m, v (16) + write w, m, v (12)
+constexpr double kSoftmaxFlopsPerScore =
+    5;                                     // max, subtract, exp, sum, scale: on CUDA cores, not tensor cores
+constexpr double kAdamBytesPerParam = 28;  // fp32 master: read w, g, m, v (16) + write w, m, v (12)
 constexpr double kAdamFlopsPerParam = 10;
 
 ComputeDType compute_dtype(const PerfInputs& in) {
   // Tensor cores run in the wider of the two: W4A16 dequantizes to bf16; W8A8 fp8 runs fp8.
-  return bytes_per_element(in.weight_dtype) >= bytes_per_element(in.act_dtype) ? in.weight_dtype : in.act_dtype;
+  return bytes_per_element(in.weight_dtype) >= bytes_per_element(in.act_dtype) ? in.weight_dtype
+                                                                               : in.act_dtype;
 }
 
 bool is_gemm_weight(const InventoryTensor& t) {
   if (t.kind != TensorKind::Parameter || t.shape.size() != 2 || t.embedding || t.routed_expert) return false;
   const Block block = t.placement.block;
   // Embedding tables (and their tied copies, such as T5's encoder/decoder embed_tokens) are gathered from.
-  if (block == Block::Embedding || block == Block::Vision || block == Block::VisionProjector || block == Block::Norm) return false;
+  if (block == Block::Embedding || block == Block::Vision || block == Block::VisionProjector ||
+      block == Block::Norm)
+    return false;
   return t.name.size() >= 6 && t.name.compare(t.name.size() - 6, 6, "weight") == 0;
 }
 
@@ -34,11 +38,14 @@ bool is_tied_lm_head_matrix(const InventoryTensor& t) {
 
 // Encoder–decoder models: the encoder's stack ("encoder.block", "model.encoder.layers") runs once over the
 // source in prefill and training; a decode step only runs the decoder.
-bool in_encoder(const InventoryTensor& t) { return t.stack().find("encoder") != std::string_view::npos; }
+bool in_encoder(const InventoryTensor& t) {
+  return t.stack().find("encoder") != std::string_view::npos;
+}
 
 class Builder {
  public:
-  Builder(const Inventory& inv, const ModelReport& rep, const PerfInputs& in) : inv_(inv), rep_(rep), in_(in) {
+  Builder(const Inventory& inv, const ModelReport& rep, const PerfInputs& in)
+      : inv_(inv), rep_(rep), in_(in) {
     const double b = static_cast<double>(in.batch);
     if (in.mode == PerfMode::Decode) {
       tokens_ = b;
@@ -70,7 +77,8 @@ class Builder {
     const std::vector<LayerSpec>& layers = inv_.arch.layers();
     for (uint32_t l = 0; l < layers.size(); ++l) layer_ops(l);
     // Encoder–decoders: the encoder runs over the source in prefill and training only.
-    const StackSpec* encoder = inv_.arch.stack(StackRole::Decoder) ? inv_.arch.stack(StackRole::Encoder) : nullptr;
+    const StackSpec* encoder =
+        inv_.arch.stack(StackRole::Decoder) ? inv_.arch.stack(StackRole::Encoder) : nullptr;
     if (encoder && in_.mode != PerfMode::Decode)
       for (uint32_t l = 0; l < encoder->layers.size(); ++l) encoder_attention(l);
     for (uint32_t l = 0; l < layers.size(); ++l)
@@ -137,8 +145,10 @@ class Builder {
     const KvLayer* kv = nullptr;
     for (const KvLayer& k : rep_.memory.kv_layers)
       if (k.layer == l && k.kind != CacheKind::Cross) kv = &k;
-    if (spec.mixer == Mixer::Attention) attention(l, spec.attention, kv);
-    else if (spec.mixer != Mixer::None) ssm(l, spec, kv);
+    if (spec.mixer == Mixer::Attention)
+      attention(l, spec.attention, kv);
+    else if (spec.mixer != Mixer::None)
+      ssm(l, spec, kv);
     if (spec.ffn.kind == Ffn::Moe && rep_.moe) moe(l, spec.ffn);
     elementwise(l, spec);
     network(l, spec);
@@ -165,7 +175,7 @@ class Builder {
     op.kind = "attention";
     op.layer = l;
     op.m_eff = q_len_ == 1 ? static_cast<double>(a->heads) / kv_heads : q_len_;  // GQA groups share K/V
-    op.flops_tensorcore = 2 * scores * heads * (2 * d) * train_;                  // QK^T and PV
+    op.flops_tensorcore = 2 * scores * heads * (2 * d) * train_;                 // QK^T and PV
     op.flops_theory = op.flops_tensorcore + kSoftmaxFlopsPerScore * scores * heads * train_;
     const double per_token = kv ? static_cast<double>(kv->bytes_per_token) : 0;
     const double kv_scale = bytes_per_element(in_.kv_dtype) / 2.0;  // the report's cache is sized at 16 bits
@@ -199,8 +209,10 @@ class Builder {
     op.m_eff = s;
     op.flops_tensorcore = 2 * scores * heads * (2 * d) * train_;
     op.flops_theory = op.flops_tensorcore + kSoftmaxFlopsPerScore * scores * heads * train_;
-    op.bytes_activations = static_cast<double>(in_.batch) * s * heads * d * 4 * ab_ * in_.knobs.act_fusion * train_;
-    if (!in_.knobs.flash_attention) op.bytes_temporary = scores * heads * (8 + 2 * ab_) * in_.knobs.elementwise * train_;
+    op.bytes_activations =
+        static_cast<double>(in_.batch) * s * heads * d * 4 * ab_ * in_.knobs.act_fusion * train_;
+    if (!in_.knobs.flash_attention)
+      op.bytes_temporary = scores * heads * (8 + 2 * ab_) * in_.knobs.elementwise * train_;
     op.kernels = (in_.knobs.flash_attention ? 1 : 3) * train_;
     ops_.push_back(op);
   }
@@ -220,7 +232,8 @@ class Builder {
     op.m_eff = q_len_;
     op.flops_tensorcore = 2 * scores * heads * (2 * d) * train_;
     op.flops_theory = op.flops_tensorcore + kSoftmaxFlopsPerScore * scores * heads * train_;
-    op.bytes_kv = static_cast<double>(in_.batch) * source * 2 * heads * d * bytes_per_element(in_.kv_dtype) * train_;
+    op.bytes_kv =
+        static_cast<double>(in_.batch) * source * 2 * heads * d * bytes_per_element(in_.kv_dtype) * train_;
     op.bytes_activations = tokens_ * heads * d * 2 * ab_ * in_.knobs.act_fusion * train_;
     op.kernels = (in_.knobs.flash_attention ? 1 : 3) * train_;
     ops_.push_back(op);
@@ -238,7 +251,8 @@ class Builder {
     op.layer = l;
     op.m_eff = 1;
     op.flops_theory = 6 * tokens_ * elements * train_ / tp_;
-    op.bytes_kv = 2 * static_cast<double>(in_.batch) * state * bytes_per_element(in_.kv_dtype) / 2.0 / tp_ * train_;
+    op.bytes_kv =
+        2 * static_cast<double>(in_.batch) * state * bytes_per_element(in_.kv_dtype) / 2.0 / tp_ * train_;
     op.bytes_activations = tokens_ * hidden_ * 4 * ab_ * in_.knobs.act_fusion * train_;
     op.kernels = 2 * train_;
     ops_.push_back(op);
@@ -258,10 +272,12 @@ class Builder {
     op.layer = l;
     op.m_eff = tokens_ * k / touched;  // tokens per active expert
     op.flops_theory = op.flops_tensorcore = 2 * tokens_ * k * per_expert * train_ / ep_;
-    op.bytes_weights = touched * per_expert * wb_ / in_.knobs.wrf_moe / ep_ * (in_.mode == PerfMode::Train ? 3 : 1);
+    op.bytes_weights =
+        touched * per_expert * wb_ / in_.knobs.wrf_moe / ep_ * (in_.mode == PerfMode::Train ? 3 : 1);
     // Each expert reads its input, writes its output and passes `expert_matrices` - 1 intermediate widths.
     const double widths = static_cast<double>(f.expert_matrices);
-    op.bytes_activations = tokens_ * k * (2 * hidden_ + widths * inter) * ab_ * in_.knobs.act_fusion * train_ / ep_;
+    op.bytes_activations =
+        tokens_ * k * (2 * hidden_ + widths * inter) * ab_ * in_.knobs.act_fusion * train_ / ep_;
     op.kernels = 4 * train_;  // route, gather, grouped GEMMs, scatter
     ops_.push_back(op);
   }
@@ -328,7 +344,8 @@ void time_op(OpCost& op, const Hardware& hw, ComputeDType dt) {
       op.flops_tensorcore / op.eta_tc + (op.flops_theory - op.flops_tensorcore) / std::max(eta_scalar, 1e-9);
   op.t_comp = op.flops_realizable / peak;
   op.t_hbm = op.bytes_hbm() / (hw.hbm_gbps * 1e9);
-  op.t_net = hw.interconnect_gbps > 0 ? op.bytes_net / (hw.interconnect_gbps * 1e9) : (op.bytes_net > 0 ? INFINITY : 0);
+  op.t_net = hw.interconnect_gbps > 0 ? op.bytes_net / (hw.interconnect_gbps * 1e9)
+                                      : (op.bytes_net > 0 ? INFINITY : 0);
   op.t_est = std::max({op.t_comp, op.t_hbm, op.t_net});
   op.regime = op.t_est == op.t_comp ? "compute" : op.t_est == op.t_hbm ? "memory" : "network";
 }
@@ -347,7 +364,9 @@ std::string_view perf_mode_name(PerfMode m) {
   return "decode";
 }
 
-ExecutionKnobs ExecutionKnobs::naive() { return {}; }
+ExecutionKnobs ExecutionKnobs::naive() {
+  return {};
+}
 
 ExecutionKnobs ExecutionKnobs::efficient() {
   ExecutionKnobs k;
@@ -403,7 +422,9 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
   // A whole step runs as a CUDA graph (as serving engines replay it): the per-kernel cost under graphs.
   r.overhead_s = t.kernels * hw.graph_kernel_overhead_s;
   t.t_est = op_time + r.overhead_s;
-  t.regime = t.t_comp >= t.t_hbm && t.t_comp >= t.t_net ? "compute" : t.t_hbm >= t.t_net ? "memory" : "network";
+  t.regime = t.t_comp >= t.t_hbm && t.t_comp >= t.t_net ? "compute"
+             : t.t_hbm >= t.t_net                       ? "memory"
+                                                        : "network";
   const double peak = hw.peak(dt) * 1e12;
   r.tf_est = t.flops_theory / t.t_est / 1e12;
   r.tf_roofline_hbm = std::min(peak, hw.hbm_gbps * 1e9 * t.ai_hbm()) / 1e12;
@@ -425,7 +446,8 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
       "tensor parallel splits every GEMM, the heads and the KV cache; expert parallel splits the experts; "
       "pipeline parallel gives each GPU 1/pp of the layers (figures are one GPU's)",
       "compute runs in the wider of the weight and activation dtypes",
-      "encoder-decoder: the encoder runs over --seq source tokens in prefill and training only; a decode step "
+      "encoder-decoder: the encoder runs over --seq source tokens in prefill and training only; a decode "
+      "step "
       "runs the decoder, its cross-attention reading the cached keys and values of the --seq source tokens",
   };
   return r;

@@ -24,8 +24,8 @@ std::string_view perf_mode_name(PerfMode m);
 struct ExecutionKnobs {
   std::string profile = "naive";
   double wrf_attention = 1, wrf_dense = 1, wrf_moe = 1;  // weight residency: streamed bytes = W / WRF
-  double act_fusion = 1;   // multiplier on activation / intermediate bytes
-  double elementwise = 1;  // multiplier on elementwise temporaries (norms, softmax, masks)
+  double act_fusion = 1;                                 // multiplier on activation / intermediate bytes
+  double elementwise = 1;        // multiplier on elementwise temporaries (norms, softmax, masks)
   bool flash_attention = false;  // false: S x S scores and probabilities go through HBM
   static ExecutionKnobs naive();
   static ExecutionKnobs efficient();  // WRF 4/4/2, fusion 0.5, elementwise 0.7, flash attention
@@ -40,7 +40,8 @@ struct PerfInputs {
   uint64_t batch = 1;
   uint64_t seq = 255;     // prompt / training sequence length
   uint64_t kv_len = 255;  // decode: tokens already in the cache (seed default 255)
-  ComputeDType weight_dtype = ComputeDType::BF16, act_dtype = ComputeDType::BF16, kv_dtype = ComputeDType::BF16;
+  ComputeDType weight_dtype = ComputeDType::BF16, act_dtype = ComputeDType::BF16,
+               kv_dtype = ComputeDType::BF16;
   ExecutionKnobs knobs;
   Parallelism parallel;
 };
@@ -50,15 +51,17 @@ struct OpCost {
   std::string name;  // "layers.3.self_attn.q_proj", "layers.3.attention", "layers.3.moe.experts", ...
   std::string kind;  // gemm | attention | moe | ssm | elementwise | embedding | network
   std::optional<uint32_t> layer;
-  double m_eff = 0;        // rows of the GEMM the tensor cores see (decode ~B, prefill ~B*S, MoE: per expert)
-  double eta_tc = 1;       // min(1, M_eff / B_sat)
+  double m_eff = 0;   // rows of the GEMM the tensor cores see (decode ~B, prefill ~B*S, MoE: per expert)
+  double eta_tc = 1;  // min(1, M_eff / B_sat)
   double flops_theory = 0, flops_tensorcore = 0, flops_realizable = 0;
   double bytes_weights = 0, bytes_activations = 0, bytes_kv = 0, bytes_temporary = 0, bytes_net = 0;
-  double kernels = 0;      // launches this op is modelled as (for the calibrated per-kernel overhead)
+  double kernels = 0;  // launches this op is modelled as (for the calibrated per-kernel overhead)
   double bytes_hbm() const { return bytes_weights + bytes_activations + bytes_kv + bytes_temporary; }
   double ai_weights_only() const { return bytes_weights > 0 ? flops_theory / bytes_weights : 0; }
   double ai_hbm() const { return bytes_hbm() > 0 ? flops_theory / bytes_hbm() : 0; }
-  double ai_total() const { return bytes_hbm() + bytes_net > 0 ? flops_theory / (bytes_hbm() + bytes_net) : 0; }
+  double ai_total() const {
+    return bytes_hbm() + bytes_net > 0 ? flops_theory / (bytes_hbm() + bytes_net) : 0;
+  }
   double t_comp = 0, t_hbm = 0, t_net = 0, t_est = 0;
   std::string regime;  // compute | memory | network
 };
@@ -66,14 +69,14 @@ struct OpCost {
 struct PerfResult {
   PerfInputs inputs;
   Hardware hardware;
-  std::vector<OpCost> ops;  // per GPU, after tensor/pipeline/expert parallel splitting
-  OpCost total;             // sums; t_* of the whole step (t_est includes the kernel overhead term)
-  double tokens = 0;        // tokens processed in the step (decode: B; prefill/train: B*S)
-  double overhead_s = 0;    // kernels x the profile's per-kernel overhead
-  double tf_est = 0;             // F_theory / T_est / 1e12
-  double tf_roofline_hbm = 0;    // min(P_peak, BW * AI_hbm) / 1e12
-  double p_effective = 0;        // P_peak * F_theory / F_realizable, TFLOP/s
-  double mfu_est = 0;            // F_theory / (P_peak * T_est)
+  std::vector<OpCost> ops;     // per GPU, after tensor/pipeline/expert parallel splitting
+  OpCost total;                // sums; t_* of the whole step (t_est includes the kernel overhead term)
+  double tokens = 0;           // tokens processed in the step (decode: B; prefill/train: B*S)
+  double overhead_s = 0;       // kernels x the profile's per-kernel overhead
+  double tf_est = 0;           // F_theory / T_est / 1e12
+  double tf_roofline_hbm = 0;  // min(P_peak, BW * AI_hbm) / 1e12
+  double p_effective = 0;      // P_peak * F_theory / F_realizable, TFLOP/s
+  double mfu_est = 0;          // F_theory / (P_peak * T_est)
   double tokens_per_s = 0;
   std::vector<std::string> assumptions;  // every modelling choice, in words
 };

@@ -84,8 +84,8 @@ void plain_mlp(ModelTemplate& t, const std::string& prefix, const Names& names, 
 }
 
 // One projection producing q, k and v side by side, then the output projection.
-void fused_attention(ModelTemplate& t, const std::string& prefix, const Names& names, const ArchitectureRecord& a,
-                     bool bias, Weights w = Weights::Linear) {
+void fused_attention(ModelTemplate& t, const std::string& prefix, const Names& names,
+                     const ArchitectureRecord& a, bool bias, Weights w = Weights::Linear) {
   uint64_t qkv = (a.num_attention_heads + 2 * a.num_key_value_heads) * a.head_dim;
   proj(t, prefix + "." + std::string(names[0]), a.hidden_size, qkv, bias, w);
   proj(t, prefix + "." + std::string(names[1]), a.num_attention_heads * a.head_dim, a.hidden_size, bias, w);

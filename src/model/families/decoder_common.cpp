@@ -72,11 +72,13 @@ void record_projector(ModelTemplate& t, std::string path) {
   t.arch.add_stack(StackRole::Projector, std::move(path), t.arch.hidden_size);
 }
 
-std::vector<uint64_t> qwen_windows(const ModelConfig& cfg, uint64_t layers, uint64_t max_window_layers_default) {
+std::vector<uint64_t> qwen_windows(const ModelConfig& cfg, uint64_t layers,
+                                   uint64_t max_window_layers_default) {
   const uint64_t window = cfg.flag_or("use_sliding_window", false) ? cfg.count_or("sliding_window", 4096) : 0;
   const uint64_t first_windowed = cfg.count_or("max_window_layers", max_window_layers_default);
   const std::vector<std::string> types = cfg.strings("layer_types");
-  if (!types.empty() && types.size() != layers) cfg.fail("layer_types", "must name one type per hidden layer");
+  if (!types.empty() && types.size() != layers)
+    cfg.fail("layer_types", "must name one type per hidden layer");
   std::vector<uint64_t> w(layers, 0);
   for (uint64_t i = 0; i < layers; ++i)
     if (types.empty() ? i >= first_windowed : types[i] == "sliding_attention") w[i] = window;

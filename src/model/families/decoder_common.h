@@ -49,7 +49,8 @@ void record_projector(ModelTemplate& t, std::string path);
 
 // Qwen2/Qwen3 windows, as their transformers configs derive layer_types: with use_sliding_window, layers from
 // max_window_layers on slide over sliding_window tokens; an explicit layer_types always wins.
-std::vector<uint64_t> qwen_windows(const ModelConfig& cfg, uint64_t layers, uint64_t max_window_layers_default);
+std::vector<uint64_t> qwen_windows(const ModelConfig& cfg, uint64_t layers,
+                                   uint64_t max_window_layers_default);
 // A window of `window` tokens (0: full attention), sliding unless `span` says chunked.
 void set_window(AttentionShape& at, uint64_t window, Span span = Span::Sliding);
 

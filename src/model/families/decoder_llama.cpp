@@ -3,7 +3,8 @@
 namespace ma::families {
 namespace {
 
-void llama_attention(ModelTemplate& t, const std::string& prefix, const ArchitectureRecord& a, const LlamaStyle& s) {
+void llama_attention(ModelTemplate& t, const std::string& prefix, const ArchitectureRecord& a,
+                     const LlamaStyle& s) {
   if (s.fused_qkv) {
     uint64_t qkv = (a.num_attention_heads + 2 * a.num_key_value_heads) * a.head_dim;
     blocks::linear(t, prefix + ".qkv_proj", a.hidden_size, qkv, s.qkv_bias);
@@ -22,7 +23,8 @@ void llama_attention(ModelTemplate& t, const std::string& prefix, const Architec
   }
 }
 
-void llama_mlp(ModelTemplate& t, const std::string& prefix, const ArchitectureRecord& a, const LlamaStyle& s) {
+void llama_mlp(ModelTemplate& t, const std::string& prefix, const ArchitectureRecord& a,
+               const LlamaStyle& s) {
   switch (s.mlp) {
     case Mlp::Gated:
       blocks::gated_mlp(t, prefix, a.hidden_size, a.intermediate_size, s.mlp_bias);
@@ -130,7 +132,8 @@ std::vector<uint64_t> interleaved_windows(const ModelConfig& cfg, uint64_t layer
   return w;
 }
 
-LlamaStyle gemma_sandwich_style(const ModelConfig& cfg, const ArchitectureRecord& a, uint64_t window, uint64_t period) {
+LlamaStyle gemma_sandwich_style(const ModelConfig& cfg, const ArchitectureRecord& a, uint64_t window,
+                                uint64_t period) {
   LlamaStyle s = attention_bias_style(cfg);
   s.layer_norms = {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
                    "post_feedforward_layernorm"};

@@ -64,7 +64,8 @@ std::vector<uint64_t> interleaved_windows(const ModelConfig& cfg, uint64_t layer
                                           uint64_t period, bool last_is_full = false);
 
 // Gemma-2/3: sandwich norms around attention and MLP, sliding and full attention interleaved.
-LlamaStyle gemma_sandwich_style(const ModelConfig& cfg, const ArchitectureRecord& a, uint64_t window, uint64_t period);
+LlamaStyle gemma_sandwich_style(const ModelConfig& cfg, const ArchitectureRecord& a, uint64_t window,
+                                uint64_t period);
 
 // Gemma3TextModel under `prefix`, dimensions read from `cfg` with Gemma3TextConfig's defaults.
 // `bidirectional_halves_window`: honour use_bidirectional_attention by halving sliding_window as

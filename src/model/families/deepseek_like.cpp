@@ -202,7 +202,8 @@ LayerSpec decoder_layer(ModelTemplate& t, const std::string& p, const Stack& s, 
     mla_attention(t, p + ".self_attn", a, s.mla_dims);
   else
     blocks::attention(t, p + ".self_attn", s.gqa);
-  if (s.indexer.heads && indexer) sparse_indexer(t, p + ".self_attn.indexer", a, s.mla_dims.q_lora_rank, s.indexer);
+  if (s.indexer.heads && indexer)
+    sparse_indexer(t, p + ".self_attn.indexer", a, s.mla_dims.q_lora_rank, s.indexer);
   if (moe)
     routed_mixture(t, p + ".mlp", a, s.moe);
   else
@@ -269,7 +270,8 @@ void build_stack(const ModelConfig& cfg, ModelTemplate& t, const Stack& s) {
                                          s.indexer_layer.empty() ? false : s.indexer_layer[i]));
   blocks::norm(t, "model.norm", a.hidden_size, false);
   lm_head(t, "model.embed_tokens.weight", a);
-  if (a.num_layers) mtp_layers(cfg, t, s, s.moe_layer.back(), s.indexer_layer.empty() ? false : s.indexer_layer.back());
+  if (a.num_layers)
+    mtp_layers(cfg, t, s, s.moe_layer.back(), s.indexer_layer.empty() ? false : s.indexer_layer.back());
 }
 
 void build_deepseek_v2(const ModelConfig& cfg, ModelTemplate& t) {
@@ -322,7 +324,8 @@ void build_deepseek_v32(const ModelConfig& cfg, ModelTemplate& t) {
   s.mla_dims = read_mla(cfg, {});
   s.moe = read_moe(cfg, {});
   s.moe_layer = moe_from_layer_types(cfg, t.arch.num_layers);
-  s.indexer = {cfg.dim_or("index_n_heads", 64), cfg.dim_or("index_head_dim", 128), cfg.dim_or("index_topk", 2048)};
+  s.indexer = {cfg.dim_or("index_n_heads", 64), cfg.dim_or("index_head_dim", 128),
+               cfg.dim_or("index_topk", 2048)};
   s.indexer_layer.assign(t.arch.num_layers, true);
   build_stack(cfg, t, s);
 }
@@ -345,7 +348,8 @@ void build_glm_moe_dsa(const ModelConfig& cfg, ModelTemplate& t) {
   s.mla_dims = read_mla(cfg, m);
   s.moe = read_moe(cfg, {});
   s.moe_layer = moe_from_layer_types(cfg, t.arch.num_layers);
-  s.indexer = {cfg.dim_or("index_n_heads", 32), cfg.dim_or("index_head_dim", 128), cfg.dim_or("index_topk", 2048)};
+  s.indexer = {cfg.dim_or("index_n_heads", 32), cfg.dim_or("index_head_dim", 128),
+               cfg.dim_or("index_topk", 2048)};
   s.indexer_layer = glm_indexer_layers(cfg, t.arch.num_layers);
   build_stack(cfg, t, s);
 }

@@ -144,7 +144,8 @@ void experts(ModelTemplate& t, const std::string& mem, const std::string& disk, 
   }
 }
 
-void sparse_block(ModelTemplate& t, const std::string& layer, const ArchitectureRecord& a, const MoeLayout& m) {
+void sparse_block(ModelTemplate& t, const std::string& layer, const ArchitectureRecord& a,
+                  const MoeLayout& m) {
   const std::string mem = layer + "." + m.block, disk = layer + "." + m.disk_block;
   const std::string disk_router = disk + "." + (m.disk_router.empty() ? m.router : m.disk_router);
   add_renamed(t, mem + "." + m.router + ".weight", {a.num_experts, a.hidden_size}, disk_router + ".weight");

@@ -121,7 +121,8 @@ void vision_tower(ModelTemplate& t, const std::string& prefix, const VisionTower
   if (conv_bias) t.add(prefix + ".patch_embed.proj.bias", {v.hidden});
   if (v.kind == VisionKind::Qwen3) blocks::embedding(t, prefix + ".pos_embed.weight", v.positions, v.hidden);
   for (uint64_t i = 0; i < v.depth; ++i) vision_block(t, prefix + ".blocks." + std::to_string(i), v);
-  record_vision_tower(t, prefix + ".blocks", v.hidden, v.depth, v.heads, v.hidden / v.heads, v.intermediate, v.patch, 0);
+  record_vision_tower(t, prefix + ".blocks", v.hidden, v.depth, v.heads, v.hidden / v.heads, v.intermediate,
+                      v.patch, 0);
   record_projector(t, prefix + ".merger");
   if (v.kind != VisionKind::Qwen3) {
     qwen2_merger(t, prefix + ".merger", v);

@@ -18,7 +18,7 @@ enum class VisionKind : uint8_t { Qwen2, Qwen2_5, Qwen3 };
 struct VisionTower {
   VisionKind kind = VisionKind::Qwen3;
   uint64_t depth = 0;
-  uint64_t hidden = 0;        // width of the vision blocks
+  uint64_t hidden = 0;  // width of the vision blocks
   uint64_t heads = 0;
   uint64_t intermediate = 0;  // MLP width of the vision blocks
   uint64_t in_channels = 0;

@@ -1,8 +1,9 @@
 // Architectures transformers cannot build without the model repository's own modeling code
 // (trust_remote_code): ChatGLM, Qwen-1, Baichuan, InternLM 1/2, StableLM-epoch, MiniCPM / MiniCPM-V, Kimi-K2,
-// Falcon's RefinedWeb, MiMo and Nemotron-NAS. Each template is derived by hand from the nn.Module tree that repository's
-// code builds (names, shapes, ties, saved buffers) and is marked ArchitectureRecord::hand_derived. The group's
-// table is remote_code() (family_groups.h); its builders live one file per family group.
+// Falcon's RefinedWeb, MiMo and Nemotron-NAS. Each template is derived by hand from the nn.Module tree that
+// repository's code builds (names, shapes, ties, saved buffers) and is marked
+// ArchitectureRecord::hand_derived. The group's table is remote_code() (family_groups.h); its builders live
+// one file per family group.
 #pragma once
 #include <cstdint>
 #include <string>

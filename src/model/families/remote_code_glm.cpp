@@ -35,7 +35,8 @@ void prefix_encoder(const ModelConfig& cfg, ModelTemplate& t, uint64_t width, ui
 }
 
 // The sizes both generations spell alike (num_layers, not num_hidden_layers); the vocabulary's key differs.
-void read_glm_sizes(const ModelConfig& cfg, ArchitectureRecord& a, std::string_view vocab_key, uint64_t vocab_default) {
+void read_glm_sizes(const ModelConfig& cfg, ArchitectureRecord& a, std::string_view vocab_key,
+                    uint64_t vocab_default) {
   a.architecture = "ChatGLMForConditionalGeneration";
   a.vocab_size = cfg.dim_or(vocab_key, vocab_default);
   a.hidden_size = cfg.dim_or("hidden_size", 4096);

@@ -74,7 +74,8 @@ void build_minicpmv(const ModelConfig& cfg, ModelTemplate& t) {
   output_head(t, "llm.lm_head.weight", "llm.model.embed_tokens.weight", t.arch.tie_word_embeddings);
   const uint64_t depth = vit.depth - (cfg.flag_or("drop_vision_last_layer", true) ? 1 : 0);
   timm_vision_tower(t, "vpm", vit, depth);
-  record_vision_tower(t, "vpm.blocks", vit.width, depth, vit.heads, vit.width / vit.heads, vit.mlp, vit.patch, vit.image);
+  record_vision_tower(t, "vpm.blocks", vit.width, depth, vit.heads, vit.width / vit.heads, vit.mlp, vit.patch,
+                      vit.image);
   const uint64_t query_num = cfg.dim_or("query_num", 64);
   resampler(t, "resampler", query_num, t.arch.hidden_size, vit.width);
   record_projector(t, "resampler");

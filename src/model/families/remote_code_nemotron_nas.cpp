@@ -51,7 +51,8 @@ void nas_attention(ModelTemplate& t, const ModelConfig& at, const std::string& p
   }
   const uint64_t group = at.dim("n_heads_in_group");
   if (a.num_attention_heads % group != 0)
-    at.fail("n_heads_in_group", "must divide num_attention_heads (" + std::to_string(a.num_attention_heads) + ")");
+    at.fail("n_heads_in_group",
+            "must divide num_attention_heads (" + std::to_string(a.num_attention_heads) + ")");
   blocks::Attention shape = standard_attention(a);
   shape.kv_heads = a.num_attention_heads / group;
   shape.qkv_bias = shape.o_bias = s.attention_bias;
@@ -62,7 +63,8 @@ void nas_attention(ModelTemplate& t, const ModelConfig& at, const std::string& p
   set_window(l.attention, at.count_or("window_length", 0));
 }
 
-void nas_ffn(ModelTemplate& t, const ModelConfig& ffn, const std::string& p, const NasStyle& s, LayerSpec& l) {
+void nas_ffn(ModelTemplate& t, const ModelConfig& ffn, const std::string& p, const NasStyle& s,
+             LayerSpec& l) {
   const uint64_t h = t.arch.hidden_size;
   refuse_underived(ffn, {"sparsify", "moe"});
   if (ffn.flag_or("no_op", false)) {

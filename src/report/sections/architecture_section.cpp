@@ -87,7 +87,9 @@ std::string stack_text(const StackSummary& x) {
 }
 
 // Worth a list: more than the one stack every model has.
-bool several_stacks(const ArchitectureDetails& s) { return s.stacks.size() > 1; }
+bool several_stacks(const ArchitectureDetails& s) {
+  return s.stacks.size() > 1;
+}
 
 }  // namespace
 
@@ -104,7 +106,8 @@ void render_console(ConsoleWriter& w, const ArchitectureDetails& s, const ModelR
   w.field("max position embeddings", count_or_unknown(s.max_position_embeddings));
   if (several_stacks(s))
     for (const StackSummary& x : s.stacks) w.field(std::string(stack_role_name(x.role)), stack_text(x));
-  if (s.hand_derived) w.field("template", "derived by hand from the model's own code (no transformers class)");
+  if (s.hand_derived)
+    w.field("template", "derived by hand from the model's own code (no transformers class)");
   if (!o.detailed) {
     w.field("norm / mlp / positions",
             text_or_unknown(s.norm_type) + ", " + mlp_text(s) + ", " + text_or_unknown(s.position_embedding));
@@ -202,10 +205,13 @@ void render_markdown(MarkdownWriter& w, const ArchitectureDetails& s, const Mode
             {"Stored dtype", stored_dtype_text(s)}});
   if (several_stacks(s)) {
     std::vector<std::vector<std::string>> rows;
-    for (const StackSummary& x : s.stacks) rows.push_back({std::string(stack_role_name(x.role)), "`" + x.path + "`", stack_text(x)});
+    for (const StackSummary& x : s.stacks)
+      rows.push_back({std::string(stack_role_name(x.role)), "`" + x.path + "`", stack_text(x)});
     w.table({"Stack", "Path", "Shape and parameters"}, rows);
   }
-  if (s.hand_derived) w.paragraph("The template was derived by hand from the model's own code: transformers has no class for it.");
+  if (s.hand_derived)
+    w.paragraph(
+        "The template was derived by hand from the model's own code: transformers has no class for it.");
 }
 
 }  // namespace ma

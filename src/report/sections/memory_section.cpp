@@ -11,7 +11,6 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-
 // Seed 002's "*_mb" fields: MiB with two decimals.
 std::string mib_json(uint64_t n) {
   char buf[48];
@@ -43,9 +42,10 @@ std::vector<std::vector<std::string>> layer_rows(const MemoryReport& s) {
   std::vector<std::vector<std::string>> rows;
   for (const LayerGroupRow& g : group_layers(s.kv_layers)) {
     const KvLayer& l = *g.first;
-    rows.push_back({index_ranges(g.layers), std::to_string(g.layers.size()), std::string(cache_kind_name(l.kind)),
-                    with_thousands(l.bytes_per_token), l.window ? with_thousands(l.window) : "-",
-                    with_thousands(l.state_bytes_per_sequence), l.formula});
+    rows.push_back({index_ranges(g.layers), std::to_string(g.layers.size()),
+                    std::string(cache_kind_name(l.kind)), with_thousands(l.bytes_per_token),
+                    l.window ? with_thousands(l.window) : "-", with_thousands(l.state_bytes_per_sequence),
+                    l.formula});
   }
   return rows;
 }

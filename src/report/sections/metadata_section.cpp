@@ -5,9 +5,13 @@
 namespace ma {
 namespace {
 
-std::string count_or_unknown(const std::optional<uint64_t>& v) { return v ? with_thousands(*v) : "unknown"; }
+std::string count_or_unknown(const std::optional<uint64_t>& v) {
+  return v ? with_thousands(*v) : "unknown";
+}
 
-std::string or_none(const std::string& s, const char* none) { return s.empty() ? none : s; }
+std::string or_none(const std::string& s, const char* none) {
+  return s.empty() ? none : s;
+}
 
 }  // namespace
 
@@ -34,8 +38,10 @@ void write_json(JsonWriter& w, const std::optional<ModelMetadata>& m) {
   }
   auto text = [&](const char* key, const std::string& v) {
     w.key(key);
-    if (v.empty()) w.null();
-    else w.value(v);
+    if (v.empty())
+      w.null();
+    else
+      w.value(v);
   };
   w.begin_object();
   text("repo_id", m->repo_id);
@@ -57,13 +63,15 @@ void render_markdown(MarkdownWriter& w, const ModelMetadata& s, const ModelRepor
   w.heading(2, "Metadata");
   std::vector<std::pair<std::string, std::string>> rows = {
       {"Repository", markdown_cell(s.repo_id)},
-      {"Revision", markdown_cell(s.revision + (s.commit.empty() || s.commit == s.revision ? "" : " = " + s.commit))},
+      {"Revision",
+       markdown_cell(s.revision + (s.commit.empty() || s.commit == s.revision ? "" : " = " + s.commit))},
       {"Author", markdown_cell(or_none(s.author, "unknown"))},
       {"Downloads", count_or_unknown(s.downloads)},
       {"Likes", count_or_unknown(s.likes)},
       {"License", markdown_cell(or_none(s.license, "not declared"))},
       {"Gated", markdown_cell(or_none(s.gated, "unknown"))}};
-  if (s.weight_files_bytes) rows.push_back({"Model size", human_bytes(*s.weight_files_bytes) + " of weight files"});
+  if (s.weight_files_bytes)
+    rows.push_back({"Model size", human_bytes(*s.weight_files_bytes) + " of weight files"});
   w.fields(rows);
 }
 

@@ -38,7 +38,6 @@ std::string scale_text(const QuantizationInfo& s) {
   return out;
 }
 
-
 }  // namespace
 
 void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelReport& r,

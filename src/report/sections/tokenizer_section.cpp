@@ -85,7 +85,9 @@ std::string chat_template_label(const TokenizerInfo& s) {
 }
 
 // "BOS Token" for the named roles, as seed 002's detailed output labels them.
-std::string role_label(const std::string& role) { return role + " token"; }
+std::string role_label(const std::string& role) {
+  return role + " token";
+}
 
 bool is_named_role(const std::string& role) {
   static const char* const kNamed[] = {"bos", "eos", "unk", "pad", "sep", "cls", "mask"};
