@@ -137,6 +137,13 @@ std::optional<ModelConfig> ModelConfig::sub(std::string_view key) const {
   return c;
 }
 
+std::vector<ModelConfig> ModelConfig::language_first() const {
+  std::vector<ModelConfig> out;
+  if (const json::Value* t = raw("text_config"); t && t->is_object()) out.push_back(*sub("text_config"));
+  out.push_back(*this);
+  return out;
+}
+
 std::vector<ModelConfig> ModelConfig::objects(std::string_view key) const {
   std::vector<ModelConfig> out;
   const json::Value* v = raw(key);

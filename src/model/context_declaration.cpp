@@ -21,15 +21,6 @@ std::optional<uint64_t> length_field(const json::Value* v, const std::string& wh
   return std::nullopt;
 }
 
-// The config objects to read, language model first: a multimodal config keeps its lengths in text_config.
-std::vector<ModelConfig> config_objects(const ModelConfig& cfg) {
-  std::vector<ModelConfig> out;
-  if (const json::Value* t = cfg.raw("text_config"); t && t->is_object())
-    out.push_back(*cfg.sub("text_config"));
-  out.push_back(cfg);
-  return out;
-}
-
 std::string where(const ModelConfig& c, std::string_view key) {
   return c.path().empty() ? std::string(key) : c.path() + "." + std::string(key);
 }
@@ -73,7 +64,7 @@ void read_rope(const std::vector<ModelConfig>& objs, ContextDeclaration& d) {
 
 ContextDeclaration read_context_declaration(const ModelConfig& cfg, std::string_view context_keys) {
   ContextDeclaration d;
-  const std::vector<ModelConfig> objs = config_objects(cfg);
+  const std::vector<ModelConfig> objs = cfg.language_first();
   for (std::string_view key : list_items(context_keys.empty() ? kGenericContextKeys : context_keys)) {
     for (const ModelConfig& o : objs)
       if ((d.declared = length_at(o, key, d))) break;

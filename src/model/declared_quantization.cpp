@@ -237,6 +237,8 @@ std::optional<DeclaredQuantization> read_declared_quantization(const ModelConfig
   for (std::string_view key : {"quantization_config", "compression_config"})
     if (auto q = cfg.sub(key))
       return labelled(parse_declaration(*q, "config.json " + std::string(key), ""), *q, key);
+  // The root's declaration first (it covers the whole checkpoint), unlike the language-model facts that
+  // ModelConfig::language_first() reads from text_config first.
   if (auto text = cfg.sub("text_config"))
     if (auto q = text->sub("quantization_config"))
       return labelled(parse_declaration(*q, "config.json text_config.quantization_config", ""), *q,

@@ -4,17 +4,14 @@
 
 namespace ma {
 
-LanguageConfig::LanguageConfig(const ModelConfig* root) : root_(root) {
-  if (const json::Value* t = root_ ? root_->raw("text_config") : nullptr; t && t->is_object())
-    text_ = root_->sub("text_config");
+LanguageConfig::LanguageConfig(const ModelConfig* root) {
+  if (root) objects_ = root->language_first();
 }
 
 const json::Value* LanguageConfig::find(std::string_view key) const {
-  if (text_)
-    if (const json::Value* v = text_->raw(key); v && !v->is_null()) return v;
-  if (!root_) return nullptr;
-  const json::Value* v = root_->raw(key);
-  return v && !v->is_null() ? v : nullptr;
+  for (const ModelConfig& o : objects_)
+    if (const json::Value* v = o.raw(key); v && !v->is_null()) return v;
+  return nullptr;
 }
 
 std::optional<std::string> LanguageConfig::text(std::string_view key) const {

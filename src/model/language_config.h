@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/json.h"
 #include "model/config.h"
@@ -15,7 +16,7 @@ namespace ma {
 class LanguageConfig {
  public:
   explicit LanguageConfig(const ModelConfig* root);
-  bool present() const { return root_ != nullptr; }
+  bool present() const { return !objects_.empty(); }
   // The first non-null value of `key`: text_config, then the root.
   const json::Value* find(std::string_view key) const;
   std::optional<std::string> text(std::string_view key) const;
@@ -24,8 +25,7 @@ class LanguageConfig {
   const json::Value* object(std::string_view key) const;  // an object value, else nullptr
 
  private:
-  const ModelConfig* root_;
-  std::optional<ModelConfig> text_;
+  std::vector<ModelConfig> objects_;  // ModelConfig::language_first(); empty without a config
 };
 
 // The same lenient reads on a member of an object value (rope_scaling, attn_config); `obj` may be null.

@@ -76,11 +76,7 @@ void read_config_facts(const ModelConfig& cfg, ArchitectureRecord& a) {
         d;  // what the checkpoint is expected to hold; its headers, when read, have the last word
     a.stored_dtype_source = "config.json torch_dtype";
   }
-  std::vector<ModelConfig> objects;
-  if (const json::Value* t = cfg.raw("text_config"); t && t->is_object())
-    objects.push_back(*cfg.sub("text_config"));
-  objects.push_back(cfg);
-  for (const ModelConfig& o : objects)
+  for (const ModelConfig& o : cfg.language_first())
     for (std::string_view key : {"mamba_ssm_cache_dtype", "mamba_ssm_dtype"})
       if (!a.ssm_cache_dtype) a.ssm_cache_dtype = cache_dtype(o, key);
 }
