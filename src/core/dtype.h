@@ -38,12 +38,16 @@ struct DTypeInfo {
   std::string_view short_name;        // as users write it on the command line and in reports ("bf16")
   uint32_t bits;
   bool is_float;
+  std::string_view
+      torch_storage;  // the typed storage class PyTorch pickles name ("FloatStorage"); "" for none
 };
 
 const DTypeInfo& dtype_info(DType t);
 std::optional<DType> dtype_from_safetensors(std::string_view name);
 // Accepts short names ("bf16"), torch names ("bfloat16", "torch.bfloat16") and safetensors names.
 std::optional<DType> dtype_from_any_name(std::string_view name);
+// The dtype of a PyTorch typed storage class ("BFloat16Storage", without the "torch." module).
+std::optional<DType> dtype_from_torch_storage(std::string_view class_name);
 inline uint32_t dtype_bits(DType t) {
   return dtype_info(t).bits;
 }

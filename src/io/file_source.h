@@ -4,20 +4,22 @@
 #include <filesystem>
 #include <string>
 
+#include "io/byte_source.h"
+
 namespace ma {
 
-class FileSource {
+class FileSource final : public ByteSource {
  public:
   explicit FileSource(const std::filesystem::path& path);  // throws Error(NotFound / LocalIO)
   ~FileSource();
   FileSource(const FileSource&) = delete;
   FileSource& operator=(const FileSource&) = delete;
 
-  uint64_t size() const { return size_; }
-  const std::string& name() const { return name_; }
+  uint64_t size() const override { return size_; }
+  const std::string& name() const override { return name_; }
   // Reads exactly `len` bytes at `offset` into `out` (resized); throws Error(Malformed) if the file is
   // shorter.
-  void read_exact(uint64_t offset, uint64_t len, std::string& out) const;
+  void read_exact(uint64_t offset, uint64_t len, std::string& out) const override;
   // The same into a caller's buffer of at least `len` bytes.
   void read_exact(uint64_t offset, uint64_t len, char* out) const;
 

@@ -1,0 +1,293 @@
+#include "formats/torch_checkpoint.h"
+
+#include <map>
+#include <memory>
+#include <set>
+
+#include "core/checked.h"
+#include "core/error.h"
+#include "formats/pickle_machine.h"
+#include "formats/zip_directory.h"
+
+namespace ma {
+namespace {
+
+using K = PickleValue::Kind;
+
+constexpr uint64_t kMaxPickleBytes = 256ull << 20;  // data.pkl of a 46,000-tensor checkpoint is ~5 MB
+constexpr uint64_t kMaxTensors = 1'000'000;
+constexpr uint64_t kMaxDepth = 64;
+constexpr uint64_t kLegacyProtocol = 1001;
+// torch.serialization.MAGIC_NUMBER = 0x1950a86a20f9469cfc6c, as LONG1 writes it (little-endian).
+constexpr std::string_view kLegacyMagic("\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 10);
+
+[[noreturn]] void bad(const ByteSource& src, const std::string& field, const std::string& rule) {
+  throw Error(ErrorKind::Malformed, src.name(), field, rule);
+}
+
+uint64_t element_bytes(DType d) {
+  return dtype_bits(d) / 8;
+}
+
+// The storages of one checkpoint by key: one object per key, so tensors sharing a storage point at it.
+class Storages {
+ public:
+  explicit Storages(const ByteSource& src) : src_(src) {}
+
+  // A persistent id ('storage', torch.<X>Storage, key, location, numel[, view_metadata]).
+  void load(const PickleValue& pid, PickleValue& out) {
+    const std::vector<PickleValue*>& f = pid.items;
+    if (pid.kind != K::Tuple || f.size() < 5 || f[0]->kind != K::String || f[0]->text != "storage" ||
+        f[1]->kind != K::Global || f[2]->kind != K::String || f[4]->kind != K::Int || f[4]->integer < 0)
+      bad(src_, "pickle", "a persistent id that is not ('storage', type, key, location, numel)");
+    if (f.size() > 5 && f[5]->kind != K::None)
+      throw Error(ErrorKind::Unsupported, src_.name(), "pickle",
+                  "a legacy storage view (view_metadata): not read");
+    const std::string& type = f[1]->text;
+    const std::optional<DType> dtype = dtype_from_torch_storage(type.substr(type.rfind('.') + 1));
+    if (!dtype) bad(src_, "pickle", "'" + printable(type) + "' is not a storage type");
+    auto [it, fresh] = by_key_.try_emplace(f[2]->text);
+    if (fresh) {
+      auto s = std::make_shared<TorchStorage>();
+      s->dtype = *dtype;
+      s->key = f[2]->text;
+      s->numel = static_cast<uint64_t>(f[4]->integer);
+      if (!checked_mul(s->numel, element_bytes(s->dtype)))
+        bad(src_, "storage " + printable(s->key), "its size overflows 64 bits");
+      it->second = std::move(s);
+    } else if (it->second->dtype != *dtype || it->second->numel != static_cast<uint64_t>(f[4]->integer)) {
+      bad(src_, "storage " + printable(f[2]->text), "named twice with different types or sizes");
+    }
+    out.kind = K::Storage;
+    out.storage = it->second;
+  }
+
+  const std::map<std::string, std::shared_ptr<const TorchStorage>>& all() const { return by_key_; }
+
+ private:
+  const ByteSource& src_;
+  std::map<std::string, std::shared_ptr<const TorchStorage>> by_key_;
+};
+
+struct Found {
+  std::string path;
+  const TorchTensor* tensor;
+};
+
+// Every tensor reachable from `v`, by dotted path. A container reached a second time (the memo lets a pickle
+// share one) is not walked again, so shared or cyclic structures stay linear.
+void walk(const ByteSource& src, const PickleValue* v, const std::string& path, uint64_t depth,
+          std::set<const PickleValue*>& seen, std::vector<Found>& out) {
+  if (v->kind == K::Tensor) {
+    if (out.size() >= kMaxTensors)
+      throw Error(ErrorKind::Limit, src.name(), "tensors", "more than 1,000,000 tensors");
+    out.push_back({path, v->tensor.get()});
+    return;
+  }
+  const bool container = v->kind == K::Dict || v->kind == K::List || v->kind == K::Tuple;
+  if (!container || !seen.insert(v).second) return;
+  if (depth > kMaxDepth) throw Error(ErrorKind::Limit, src.name(), path, "nested deeper than 64 levels");
+  auto child = [&](const std::string& key) { return path.empty() ? key : path + "." + key; };
+  if (v->kind == K::Dict) {
+    for (const auto& [key, value] : v->entries) {
+      std::string name = key->kind == K::String ? key->text
+                         : key->kind == K::Int   ? std::to_string(key->integer)
+                                                 : "?";
+      walk(src, value, child(name), depth + 1, seen, out);
+    }
+  } else {
+    for (size_t i = 0; i < v->items.size(); ++i) walk(src, v->items[i], child(std::to_string(i)), depth + 1, seen, out);
+  }
+}
+
+// The state dict: the saved dict when it holds tensors itself, else the dict among its values (one level
+// down) that holds the most tensors directly.
+std::string state_dict_path(const PickleValue* root) {
+  auto direct = [](const PickleValue* d) {
+    size_t n = 0;
+    if (d->kind == K::Dict)
+      for (const auto& e : d->entries) n += e.second->kind == K::Tensor;
+    return n;
+  };
+  if (root->kind != K::Dict || direct(root) > 0) return "";
+  std::string best;
+  size_t most = 0;
+  for (const auto& [key, value] : root->entries)
+    if (key->kind == K::String && direct(value) > most) {
+      most = direct(value);
+      best = key->text;
+    }
+  return best;
+}
+
+bool is_contiguous(const TorchTensor& t) {
+  uint64_t expected = 1;
+  for (size_t i = t.shape.size(); i-- > 0;) {
+    if (t.shape[i] != 1 && t.stride[i] != expected) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
+
+TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::string format,
+                         const std::map<std::string, uint64_t>& storage_data) {
+  std::vector<Found> found;
+  std::set<const PickleValue*> seen;
+  walk(src, root, "", 0, seen, found);
+  TorchCheckpoint ck;
+  ck.format = std::move(format);
+  ck.state_dict_path = state_dict_path(root);
+  std::set<const TorchStorage*> used;
+  for (const Found& f : found) {
+    const TorchTensor& t = *f.tensor;
+    auto data = storage_data.find(t.storage->key);
+    if (data == storage_data.end()) bad(src, f.path, "its storage '" + printable(t.storage->key) + "' is not in the file");
+    TorchCheckpointTensor out;
+    out.path = f.path;
+    out.dtype = t.storage->dtype;
+    out.shape = t.shape;
+    out.stride = t.stride;
+    out.storage_offset = t.storage_offset;
+    out.storage_key = t.storage->key;
+    out.storage_numel = t.storage->numel;
+    out.data_begin = data->second + t.storage_offset * element_bytes(out.dtype);
+    out.contiguous = is_contiguous(t);
+    out.shares_storage = !used.insert(t.storage.get()).second;
+    if (!out.shares_storage) ck.storage_bytes += t.storage->numel * element_bytes(out.dtype);
+    ck.tensors.push_back(std::move(out));
+  }
+  return ck;
+}
+
+// ---- zip format: <prefix>/data.pkl, <prefix>/data/<key>, maybe <prefix>/byteorder
+
+TorchCheckpoint read_zip(const ByteSource& src) {
+  const ZipDirectory dir = read_zip_directory(src);
+  const ZipEntry* pkl = nullptr;
+  for (const ZipEntry& e : dir.entries) {
+    const size_t slash = e.name.find('/');
+    if (slash != std::string::npos && e.name.compare(slash, std::string::npos, "/data.pkl") == 0) {
+      pkl = &e;
+      break;
+    }
+  }
+  if (!pkl) bad(src, "data.pkl", "no <archive>/data.pkl member: not a PyTorch zip checkpoint");
+  const std::string prefix = pkl->name.substr(0, pkl->name.size() - std::string_view("data.pkl").size());
+  if (const ZipEntry* order = dir.find(prefix + "byteorder")) {
+    std::string value;
+    src.read_exact(zip_member_data_offset(src, *order), std::min<uint64_t>(order->size, 16), value);
+    if (value != "little")
+      throw Error(ErrorKind::Unsupported, src.name(), "byteorder", "'" + printable(value) + "': only little-endian is read");
+  }
+  if (pkl->size > kMaxPickleBytes)
+    throw Error(ErrorKind::Limit, src.name(), pkl->name, "a pickle over 256 MiB");
+  std::string program;
+  src.read_exact(zip_member_data_offset(src, *pkl), pkl->size, program);
+  Storages storages(src);
+  const PickleResult r = run_pickle(program, 0, src.name(), [&](const PickleValue& pid, PickleValue& out) {
+    storages.load(pid, out);
+  });
+  std::map<std::string, uint64_t> data;
+  for (const auto& [key, s] : storages.all()) {
+    const ZipEntry* e = dir.find(prefix + "data/" + key);
+    if (!e) bad(src, "storage " + printable(key), "no member " + printable(prefix) + "data/" + printable(key));
+    if (e->size < s->numel * element_bytes(s->dtype))
+      bad(src, "storage " + printable(key), "member holds " + std::to_string(e->size) + " bytes, fewer than its " +
+                                                std::to_string(s->numel) + " elements");
+    data[key] = zip_member_data_offset(src, *e);
+  }
+  return assemble(src, r.value, "pytorch zip", data);
+}
+
+// ---- legacy format: pickles of the magic number, the protocol version, sys_info, the object and the storage
+// keys; then per key, in that order, its element count (8 bytes) and its bytes.
+
+struct LegacyPickles {
+  PickleResult object;
+  std::vector<std::string> keys;
+  uint64_t end = 0;
+};
+
+LegacyPickles parse_legacy(const ByteSource& src, std::string_view bytes, Storages& storages) {
+  const auto no_ids = PersistentLoad();
+  PickleResult magic = run_pickle(bytes, 0, src.name(), no_ids);
+  if (magic.value->kind != K::Int || magic.value->text != kLegacyMagic)
+    bad(src, "magic number", "not a PyTorch checkpoint (no zip, no legacy magic number)");
+  PickleResult protocol = run_pickle(bytes, magic.end, src.name(), no_ids);
+  if (protocol.value->kind != K::Int || protocol.value->integer != static_cast<int64_t>(kLegacyProtocol))
+    bad(src, "protocol version", "not 1001");
+  PickleResult sys_info = run_pickle(bytes, protocol.end, src.name(), no_ids);
+  if (sys_info.value->kind == K::Dict)
+    for (const auto& [k, v] : sys_info.value->entries)
+      if (k->kind == K::String && k->text == "little_endian" && v->kind == K::Bool && !v->boolean)
+        throw Error(ErrorKind::Unsupported, src.name(), "sys_info", "a big-endian checkpoint: not read");
+  LegacyPickles out;
+  out.object = run_pickle(bytes, sys_info.end, src.name(), [&](const PickleValue& pid, PickleValue& v) {
+    storages.load(pid, v);
+  });
+  PickleResult keys = run_pickle(bytes, out.object.end, src.name(), no_ids);
+  if (keys.value->kind != K::List) bad(src, "storage keys", "not a list");
+  for (const PickleValue* k : keys.value->items) {
+    if (k->kind != K::String) bad(src, "storage keys", "a key that is not a string");
+    out.keys.push_back(k->text);
+  }
+  out.end = keys.end;
+  return out;
+}
+
+TorchCheckpoint read_legacy(const ByteSource& src) {
+  // The pickles come first and their length is known only by running them: read a prefix, and a larger one
+  // whenever it proves too short.
+  std::string bytes;
+  for (uint64_t want = 1 << 20;; want *= 4) {
+    const uint64_t len = std::min({want, src.size(), kMaxPickleBytes});
+    src.read_exact(0, len, bytes);
+    Storages storages(src);
+    try {
+      LegacyPickles p = parse_legacy(src, bytes, storages);
+      std::map<std::string, uint64_t> data;
+      uint64_t at = p.end;
+      std::string count;
+      for (const std::string& key : p.keys) {
+        auto s = storages.all().find(key);
+        if (s == storages.all().end()) bad(src, "storage " + printable(key), "listed but never used");
+        src.read_exact(at, 8, count);
+        uint64_t n = 0;
+        for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(count[static_cast<size_t>(i)]);
+        if (n != s->second->numel)
+          bad(src, "storage " + printable(key), "holds " + std::to_string(n) + " elements, its tensors say " +
+                                                    std::to_string(s->second->numel));
+        const uint64_t size = n * element_bytes(s->second->dtype);
+        if (at + 8 > src.size() || size > src.size() - at - 8)
+          bad(src, "storage " + printable(key), "runs past the end of the file");
+        data[key] = at + 8;
+        at += 8 + size;
+      }
+      return assemble(src, p.object.value, "pytorch legacy", data);
+    } catch (const Error& e) {
+      // Too short a prefix shows as a pickle running past its end; only then is a longer one worth reading.
+      const bool ran_out =
+          e.rule().find("past the end") != std::string::npos || e.rule().find("before STOP") != std::string::npos;
+      if (e.kind() != ErrorKind::Malformed || !ran_out || len == src.size() || len == kMaxPickleBytes) throw;
+    }
+  }
+}
+
+}  // namespace
+
+bool looks_like_torch_checkpoint(const ByteSource& src) {
+  if (looks_like_zip(src)) return true;
+  if (src.size() < 2) return false;
+  std::string head;
+  src.read_exact(0, 2, head);
+  return static_cast<uint8_t>(head[0]) == 0x80 && static_cast<uint8_t>(head[1]) <= 5;
+}
+
+TorchCheckpoint read_torch_checkpoint(const ByteSource& src) {
+  if (looks_like_zip(src)) return read_zip(src);
+  if (!looks_like_torch_checkpoint(src))
+    bad(src, "", "neither a zip nor a pickle: not a PyTorch checkpoint");
+  return read_legacy(src);
+}
+
+}  // namespace ma

@@ -1,0 +1,40 @@
+// The central directory of a ZIP archive (PyTorch's zip checkpoints: archive/data.pkl plus one member per
+// storage), ZIP64 included. Only what a reader of stored (uncompressed) members needs: names, sizes and where
+// each member's bytes start. Bounded like every reader of untrusted bytes: entry count, name length, and
+// every offset and size checked against the file.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/byte_source.h"
+
+namespace ma {
+
+struct ZipEntry {
+  std::string name;
+  uint16_t method = 0;  // 0: stored; anything else is compressed and not read
+  uint64_t compressed_size = 0;
+  uint64_t size = 0;
+  uint64_t local_header_offset = 0;
+};
+
+struct ZipDirectory {
+  std::vector<ZipEntry> entries;
+  const ZipEntry* find(std::string_view name) const;  // exact name; nullptr when absent
+};
+
+inline constexpr uint64_t kMaxZipEntries = 1 << 20;
+
+// True when the source starts with a local file header ("PK\3\4").
+bool looks_like_zip(const ByteSource& src);
+
+// Throws Error(Malformed) for a broken or lying directory, Error(Limit) above kMaxZipEntries entries.
+ZipDirectory read_zip_directory(const ByteSource& src);
+
+// Where a stored member's bytes begin (after its local header), checked to lie inside the source with its
+// whole size; throws Error(Malformed) otherwise and Error(Unsupported) for a compressed member.
+uint64_t zip_member_data_offset(const ByteSource& src, const ZipEntry& e);
+
+}  // namespace ma
