@@ -9,4 +9,5 @@ set(MA_FUZZERS
   model_info_fuzzer
   cli_args_fuzzer
   perf_model_fuzzer
+  torch_checkpoint_fuzzer
 )

@@ -34,7 +34,7 @@ std::optional<fs::path> cached_snapshot(const fs::path& hub_cache, const std::st
 }
 
 bool has_weights(const LocalModelFiles& m) {
-  return m.index || !m.safetensors.empty();
+  return m.index || !m.safetensors.empty() || !m.torch_files.empty();
 }
 
 bool selected(const StatsSelection& sel, const std::string& name, const TensorPlacement& p) {
@@ -49,7 +49,7 @@ void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSel
                     PlannedScan& plan, std::vector<std::string>& warnings) {
   if (!has_weights(files))
     throw Error(ErrorKind::NotFound, files.display_name, "",
-                "statistics need the weight files (*.safetensors); there are none" +
+                "statistics need the weight files (*.safetensors, PyTorch .bin/.pt); there are none" +
                     std::string(files.unread_weights.empty() ? "" : " in a format this command reads"));
   Checkpoint ck = read_checkpoint(files);
   if (!ck.headers_read)
@@ -59,13 +59,16 @@ void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSel
     const fs::path path = files.root / f.name;
     for (const StoredTensor& t : f.tensors) {
       if (!selected(sel, t.name, place_tensor(t.name))) continue;
+      if (t.strided) {
+        warnings.push_back(t.name + ": a strided view into a shared storage; left out of the statistics");
+        continue;
+      }
       if (!has_element_values(t.dtype)) {
         warnings.push_back(t.name + ": " + std::string(dtype_info(t.dtype).short_name) +
                            " elements have no defined scalar values; left out of the statistics");
         continue;
       }
-      plan.items.push_back(
-          {t.name, path, 8 + f.header_length + t.data_begin, t.bytes(), t.dtype, t.shape, t.numel});
+      plan.items.push_back({t.name, path, f.data_start + t.data_begin, t.bytes(), t.dtype, t.shape, t.numel});
       plan.trainable.push_back(trainable);
     }
   }

@@ -146,7 +146,7 @@ std::vector<Located> locate(const LocalModelFiles& files, Checkpoint& ck) {
   std::vector<Located> out;
   for (const CheckpointFile& f : ck.files)
     for (const StoredTensor& t : f.tensors)
-      out.push_back({files.root / f.name, 8 + f.header_length + t.data_begin, &t});
+      out.push_back({files.root / f.name, f.data_start + t.data_begin, &t});
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "core/name_index.h"
 #include "core/parallel.h"
 #include "formats/safetensors.h"
+#include "formats/torch_checkpoint.h"
 #include "io/file_source.h"
 
 namespace fs = std::filesystem;
@@ -16,9 +17,9 @@ namespace {
 // The index must agree with the shards: every tensor a shard stores is listed for that shard. Runs in the
 // worker that just parsed the shard; `listed` marks what was found so the caller can report what was not.
 void check_shard_against_index(const SafetensorsIndex& idx, const std::string& index_name, uint32_t shard,
-                               const SafetensorsHeader& h, std::vector<uint8_t>& listed) {
+                               const std::vector<StoredTensor>& tensors, std::vector<uint8_t>& listed) {
   const std::string& file = idx.shards[shard];
-  for (const StoredTensor& t : h.tensors) {
+  for (const StoredTensor& t : tensors) {
     auto pos = idx.find(t.name);
     if (!pos)
       throw Error(ErrorKind::Malformed, file, "tensor '" + printable(t.name) + "'",
@@ -100,8 +101,11 @@ std::vector<SafetensorsHeader> fetched_shards(const LocalModelFiles& files, cons
 
 // Index-only view: the index tells which tensors exist and where, the template supplies their shapes.
 void names_from_index(Checkpoint& ck) {
-  for (uint32_t i = 0; i < ck.index->shards.size(); ++i)
-    ck.files.push_back({ck.index->shards[i], 0, 0, {}, {}});
+  for (uint32_t i = 0; i < ck.index->shards.size(); ++i) {
+    CheckpointFile f;
+    f.name = ck.index->shards[i];
+    ck.files.push_back(std::move(f));
+  }
   for (const auto& [name, shard] : ck.index->weight_map) {
     StoredTensor t;
     t.name = std::string(name);
@@ -163,10 +167,102 @@ std::vector<SafetensorsHeader> read_indexed_shards(const LocalModelFiles& files,
   return headers;
 }
 
+void check_index_complete(const Checkpoint& ck, const std::vector<uint8_t>& listed) {
+  for (size_t i = 0; i < listed.size(); ++i)
+    if (!listed[i])
+      throw Error(ErrorKind::Malformed, ck.index_name,
+                  "weight_map['" + printable(ck.index->weight_map[i].first) + "']",
+                  "tensor is not in its shard " + ck.index->shards[ck.index->weight_map[i].second]);
+}
+
+// One PyTorch checkpoint as a CheckpointFile: the tensors of its state dict under their names in it; what
+// else it holds (a training checkpoint's optimizer state) becomes a note.
+CheckpointFile torch_file(const fs::path& path, std::string name, uint32_t index, std::string& format,
+                          std::vector<std::string>& notes) {
+  const FileSource src(path);
+  TorchCheckpoint tc = read_torch_checkpoint(src);
+  CheckpointFile f;
+  f.name = std::move(name);
+  f.size = src.size();
+  const std::string prefix = tc.state_dict_path.empty() ? "" : tc.state_dict_path + ".";
+  uint64_t other = 0;
+  for (TorchCheckpointTensor& t : tc.tensors) {
+    if (t.path.compare(0, prefix.size(), prefix) != 0) {
+      ++other;
+      continue;
+    }
+    StoredTensor s;
+    s.name = t.path.substr(prefix.size());
+    s.dtype = t.dtype;
+    s.numel = numel(t.shape);
+    s.shape = std::move(t.shape);
+    s.data_begin = t.data_begin;
+    s.data_end = t.data_begin + s.numel * (dtype_bits(t.dtype) / 8);
+    s.file_index = index;
+    s.strided = !t.contiguous;
+    s.shares_storage = t.shares_storage;
+    s.tied = t.tied;
+    f.tensors.push_back(std::move(s));
+  }
+  format = tc.format;
+  if (other)
+    notes.push_back(f.name + ": " + std::to_string(other) + " tensors outside its state dict" +
+                    (prefix.empty() ? "" : " '" + tc.state_dict_path + "'") +
+                    " (a training checkpoint's optimizer state, ...) are not the model's and not counted");
+  return f;
+}
+
+// PyTorch checkpoints: the files an index names, or the directory's.
+void read_torch_files(const LocalModelFiles& files, Checkpoint& ck) {
+  std::vector<fs::path> paths = files.torch_files;
+  if (files.index) {
+    ck.index_name = files.index->filename().string();
+    ck.index = parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes), files.index->string());
+    size_t present = 0;
+    for (const std::string& shard : ck.index->shards) {
+      std::error_code ec;
+      present += fs::exists(files.root / shard, ec);
+      paths.push_back(files.root / shard);
+    }
+    if (present == 0 || !files.fetched_headers.empty()) {
+      names_from_index(ck);
+      return;
+    }
+    for (const fs::path& p : paths) {
+      std::error_code ec;
+      if (!fs::exists(p, ec))
+        throw Error(ErrorKind::NotFound, files.index->string(), "shard " + p.filename().string(),
+                    "named by the index but missing from the directory");
+    }
+  }
+  ck.files.resize(paths.size());
+  std::vector<std::string> formats(paths.size());
+  std::vector<std::vector<std::string>> notes(paths.size());
+  parallel_for(paths.size(), [&](size_t i) {
+    const std::string name = files.index ? ck.index->shards[i] : paths[i].filename().string();
+    ck.files[i] = torch_file(paths[i], name, static_cast<uint32_t>(i), formats[i], notes[i]);
+  });
+  ck.format = formats.empty() ? "pytorch" : formats.front();
+  for (auto& n : notes) ck.notes.insert(ck.notes.end(), n.begin(), n.end());
+  ck.headers_read = true;
+  if (ck.index) {
+    std::vector<uint8_t> listed(ck.index->weight_map.size(), 0);
+    for (uint32_t i = 0; i < ck.files.size(); ++i)
+      check_shard_against_index(*ck.index, ck.index_name, i, ck.files[i].tensors, listed);
+    check_index_complete(ck, listed);
+  } else if (ck.files.size() > 1) {
+    reject_names_in_two_files(ck);
+  }
+}
+
 }  // namespace
 
 Checkpoint read_checkpoint(const LocalModelFiles& files) {
   Checkpoint ck;
+  if (!files.torch_files.empty() || (files.index && files.index_is_pytorch)) {
+    read_torch_files(files, ck);
+    return ck;
+  }
   std::vector<SafetensorsHeader> headers;
   if (files.index) {
     headers = read_indexed_shards(files, ck);
@@ -176,13 +272,10 @@ Checkpoint read_checkpoint(const LocalModelFiles& files) {
     }
     std::vector<uint8_t> listed(ck.index->weight_map.size(), 0);
     parallel_for(headers.size(), [&](size_t i) {
-      check_shard_against_index(*ck.index, ck.index_name, static_cast<uint32_t>(i), headers[i], listed);
+      check_shard_against_index(*ck.index, ck.index_name, static_cast<uint32_t>(i), headers[i].tensors,
+                                listed);
     });
-    for (size_t i = 0; i < listed.size(); ++i)
-      if (!listed[i])
-        throw Error(ErrorKind::Malformed, ck.index_name,
-                    "weight_map['" + printable(ck.index->weight_map[i].first) + "']",
-                    "tensor is not in its shard " + ck.index->shards[ck.index->weight_map[i].second]);
+    check_index_complete(ck, listed);
   } else {
     headers.resize(files.safetensors.size());
     parallel_for(headers.size(), [&](size_t i) {
@@ -195,6 +288,7 @@ Checkpoint read_checkpoint(const LocalModelFiles& files) {
     f.name = files.index ? ck.index->shards[i] : files.safetensors[i].filename().string();
     f.size = headers[i].file_size;
     f.header_length = headers[i].header_length;
+    f.data_start = 8 + f.header_length;
     f.metadata = std::move(headers[i].metadata);
     f.tensors = std::move(headers[i].tensors);
     for (StoredTensor& t : f.tensors) t.file_index = i;

@@ -16,6 +16,7 @@ struct CheckpointFile {
   std::string name;  // relative to the model directory
   uint64_t size = 0;
   uint64_t header_length = 0;
+  uint64_t data_start = 0;  // file offset that the tensors' data_begin counts from (safetensors: 8 + header)
   std::vector<std::pair<std::string, std::string>> metadata;
   // With headers: every tensor the file stores (dtype/shape/offsets exact). Index only: the names the index
   // places in this file, without shapes. Kept per file so shards read in parallel are never copied together.
@@ -23,15 +24,18 @@ struct CheckpointFile {
 };
 
 struct Checkpoint {
+  std::string format = "safetensors";  // or "pytorch zip", "pytorch legacy" (formats/torch_checkpoint.h)
   std::vector<CheckpointFile> files;
   bool headers_read = false;
+  std::vector<std::string> notes;  // what was read but is not the model's (a training checkpoint's optimizer)
   std::optional<SafetensorsIndex> index;
   std::string index_name;
 
   size_t tensor_count() const;
 };
 
-// Reads every safetensors header (in parallel across shards) and cross-checks them with the index, if any.
+// Reads every safetensors header, or every PyTorch checkpoint's pickle (LocalModelFiles::torch_files, or the
+// shards a pytorch_model.bin index names), in parallel across files, and cross-checks them with the index.
 // With an index but none of its shards present, returns the index's names only (headers_read = false).
 // Throws Error: Malformed for bad headers or index/shard disagreement, Unsafe for escaping shard paths.
 Checkpoint read_checkpoint(const LocalModelFiles& files);

@@ -14,6 +14,13 @@ bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// What torch.save writes under the names users give it.
+bool torch_checkpoint_name(const std::string& name) {
+  for (std::string_view ext : {".bin", ".pt", ".pth", ".ckpt"})
+    if (ends_with(name, ext)) return true;
+  return false;
+}
+
 }  // namespace
 
 LocalModelFiles locate_local_model(const std::string& arg) {
@@ -29,6 +36,9 @@ LocalModelFiles locate_local_model(const std::string& arg) {
     std::string name = p.filename().string();
     if (ends_with(name, ".safetensors")) {
       m.safetensors.push_back(p);
+    } else if (torch_checkpoint_name(name)) {
+      m.torch_files.push_back(p);
+      if (fs::exists(m.root / "config.json")) m.config = m.root / "config.json";
     } else if (ends_with(name, ".index.json")) {
       m.index = p;
       m.index_is_pytorch = name.find(".bin.") != std::string::npos;
@@ -37,7 +47,8 @@ LocalModelFiles locate_local_model(const std::string& arg) {
       m.config = p;
     } else {
       throw Error(ErrorKind::Usage, arg, "",
-                  "not a model file this command reads (expected a directory, .safetensors or config.json)");
+                  "not a model file this command reads (expected a directory, .safetensors, a PyTorch "
+                  ".bin/.pt/.pth/.ckpt or config.json)");
     }
     return m;
   }
@@ -55,22 +66,46 @@ LocalModelFiles locate_local_model(const std::string& arg) {
   }
   if (!m.index) {
     // Unsharded: every .safetensors file in the directory, except PEFT adapter weights next to a full model.
-    std::vector<fs::path> found, adapters;
+    std::vector<fs::path> found, adapters, torch;
     for (const auto& e : fs::directory_iterator(p, ec)) {
       if (e.is_directory(ec)) continue;
       std::string name = e.path().filename().string();
-      for (std::string_view ext : {".bin", ".pt", ".pth", ".gguf", ".onnx"})
+      if (torch_checkpoint_name(name)) torch.push_back(e.path());
+      for (std::string_view ext : {".gguf", ".onnx"})
         if (ends_with(name, ext)) m.unread_weights.push_back(e.path());
       if (!ends_with(name, ".safetensors")) continue;
       (name.rfind("adapter_", 0) == 0 ? adapters : found).push_back(e.path());
     }
     if (found.empty()) found = adapters;
     std::sort(found.begin(), found.end());
+    std::sort(torch.begin(), torch.end());
+    // Safetensors first: a repository holding both formats stores the same weights twice. Of several PyTorch
+    // files, transformers' pytorch_model.bin is the model's; others (epochs, optimizer dumps) are other
+    // checkpoints, not shards, and which one is meant only the user can say.
+    if (!found.empty()) {
+      m.unread_weights.insert(m.unread_weights.end(), torch.begin(), torch.end());
+    } else if (torch.size() > 1) {
+      auto hf = std::find_if(torch.begin(), torch.end(),
+                             [](const fs::path& f) { return f.filename() == "pytorch_model.bin"; });
+      if (hf == torch.end()) {
+        std::string names;
+        for (const fs::path& f : torch) names += (names.empty() ? "" : ", ") + f.filename().string();
+        throw Error(ErrorKind::Usage, arg, "",
+                    "holds " + std::to_string(torch.size()) + " PyTorch checkpoints (" + names +
+                        "): name the file to analyse");
+      }
+      m.torch_files.push_back(*hf);
+      for (const fs::path& f : torch)
+        if (f != *hf) m.unread_weights.push_back(f);
+    } else {
+      m.torch_files = torch;
+    }
     std::sort(m.unread_weights.begin(), m.unread_weights.end());
     m.safetensors = std::move(found);
   }
-  if (!m.config && !m.index && m.safetensors.empty())
-    throw Error(ErrorKind::NotFound, arg, "", "directory holds no config.json, index or .safetensors file");
+  if (!m.config && !m.index && m.safetensors.empty() && m.torch_files.empty())
+    throw Error(ErrorKind::NotFound, arg, "",
+                "directory holds no config.json, index, .safetensors or PyTorch checkpoint file");
   return m;
 }
 

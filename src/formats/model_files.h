@@ -26,8 +26,11 @@ struct LocalModelFiles {
   std::optional<std::filesystem::path> index;  // model.safetensors.index.json or pytorch_model.bin.index.json
   bool index_is_pytorch = false;               // the index names .bin shards (names only, no headers)
   std::vector<std::filesystem::path> safetensors;  // weight files to read headers from, in shard order
-  // Weight files in formats this command does not read (PyTorch .bin/.pt/.pth, GGUF, ONNX): reported, so a
-  // dry run from the config is never mistaken for an inventory of those files.
+  // PyTorch checkpoints (torch.save: .bin, .pt, .pth, .ckpt) to read when there is no safetensors file, in
+  // name order; a pytorch_model.bin index names its shards itself.
+  std::vector<std::filesystem::path> torch_files;
+  // Weight files in formats not read (GGUF, ONNX; PyTorch files beside safetensors ones): reported, so a dry
+  // run from the config is never mistaken for an inventory of those files.
   std::vector<std::filesystem::path> unread_weights;
   // A Hub model's weight files are not on disk: their headers were fetched by range requests. Keyed by the
   // name relative to `root` (as the index or the file list names them); read_checkpoint parses these instead

@@ -29,7 +29,12 @@ class Machine {
  public:
   Machine(std::string_view bytes, uint64_t at, const std::string& file, const PersistentLoad& load,
           const PickleLimits& limits)
-      : b_(bytes), at_(at), file_(file), load_(load), limits_(limits), arena_(std::make_shared<PickleArena>()) {}
+      : b_(bytes),
+        at_(at),
+        file_(file),
+        load_(load),
+        limits_(limits),
+        arena_(std::make_shared<PickleArena>()) {}
 
   PickleResult run() {
     for (;;) {
@@ -85,13 +90,15 @@ class Machine {
     return &v;
   }
   PickleValue* pop(uint64_t at) {
-    if (stack_.empty() || (!marks_.empty() && stack_.size() <= marks_.back())) fail(at, "pops an empty stack");
+    if (stack_.empty() || (!marks_.empty() && stack_.size() <= marks_.back()))
+      fail(at, "pops an empty stack");
     PickleValue* v = stack_.back();
     stack_.pop_back();
     return v;
   }
   PickleValue* top(uint64_t at) {
-    if (stack_.empty() || (!marks_.empty() && stack_.size() <= marks_.back())) fail(at, "reads an empty stack");
+    if (stack_.empty() || (!marks_.empty() && stack_.size() <= marks_.back()))
+      fail(at, "reads an empty stack");
     return stack_.back();
   }
   // The values above the last MARK, which is removed.
@@ -146,8 +153,9 @@ class Machine {
     g += '.';
     g += name;
     if (!admitted(g))
-      refuse(at, "global '" + printable(g) +
-                     "' is not allowed: only what torch.load(weights_only=True) admits is read, nothing is run");
+      refuse(at,
+             "global '" + printable(g) +
+                 "' is not allowed: only what torch.load(weights_only=True) admits is read, nothing is run");
     push_text(PickleValue::Kind::Global, g);
   }
 
@@ -403,7 +411,8 @@ class Machine {
         push(call(callable, args, at));
         return;
       }
-      case 'b': {  // BUILD: the state of an OrderedDict (its _metadata) or a tensor; neither changes what we read
+      case 'b': {  // BUILD: the state of an OrderedDict (its _metadata) or a tensor; neither changes what we
+                   // read
         pop(at);
         const PickleValue* obj = top(at);
         if (obj->kind != K::Dict && obj->kind != K::Tensor) fail(at, "BUILD on a value that takes no state");

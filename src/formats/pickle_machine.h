@@ -38,17 +38,29 @@ struct TorchTensor {
 // make a list contain itself, which must neither leak nor loop (walkers bound their depth).
 struct PickleValue {
   enum class Kind : uint8_t {
-    None, Bool, Int, Float, String, Bytes, List, Tuple, Dict, Set, Global, Storage, Tensor
+    None,
+    Bool,
+    Int,
+    Float,
+    String,
+    Bytes,
+    List,
+    Tuple,
+    Dict,
+    Set,
+    Global,
+    Storage,
+    Tensor
   };
   Kind kind = Kind::None;
   bool boolean = false;
   int64_t integer = 0;  // Int; an integer wider than 64 bits keeps its little-endian bytes in `text`
   double number = 0;
-  std::string text;                     // String, Bytes; Global: "module.name"
-  std::vector<PickleValue*> items;      // List, Tuple, Set
+  std::string text;                                            // String, Bytes; Global: "module.name"
+  std::vector<PickleValue*> items;                             // List, Tuple, Set
   std::vector<std::pair<PickleValue*, PickleValue*>> entries;  // Dict, in insertion order
-  std::shared_ptr<const TorchStorage> storage;  // Storage
-  std::shared_ptr<const TorchTensor> tensor;    // Tensor
+  std::shared_ptr<const TorchStorage> storage;                 // Storage
+  std::shared_ptr<const TorchTensor> tensor;                   // Tensor
 };
 
 struct PickleArena {

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <tuple>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -91,12 +92,13 @@ void walk(const ByteSource& src, const PickleValue* v, const std::string& path, 
   if (v->kind == K::Dict) {
     for (const auto& [key, value] : v->entries) {
       std::string name = key->kind == K::String ? key->text
-                         : key->kind == K::Int   ? std::to_string(key->integer)
-                                                 : "?";
+                         : key->kind == K::Int  ? std::to_string(key->integer)
+                                                : "?";
       walk(src, value, child(name), depth + 1, seen, out);
     }
   } else {
-    for (size_t i = 0; i < v->items.size(); ++i) walk(src, v->items[i], child(std::to_string(i)), depth + 1, seen, out);
+    for (size_t i = 0; i < v->items.size(); ++i)
+      walk(src, v->items[i], child(std::to_string(i)), depth + 1, seen, out);
   }
 }
 
@@ -138,10 +140,12 @@ TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::st
   ck.format = std::move(format);
   ck.state_dict_path = state_dict_path(root);
   std::set<const TorchStorage*> used;
+  std::set<std::tuple<const TorchStorage*, uint64_t, Shape, std::vector<uint64_t>>> views;
   for (const Found& f : found) {
     const TorchTensor& t = *f.tensor;
     auto data = storage_data.find(t.storage->key);
-    if (data == storage_data.end()) bad(src, f.path, "its storage '" + printable(t.storage->key) + "' is not in the file");
+    if (data == storage_data.end())
+      bad(src, f.path, "its storage '" + printable(t.storage->key) + "' is not in the file");
     TorchCheckpointTensor out;
     out.path = f.path;
     out.dtype = t.storage->dtype;
@@ -153,6 +157,7 @@ TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::st
     out.data_begin = data->second + t.storage_offset * element_bytes(out.dtype);
     out.contiguous = is_contiguous(t);
     out.shares_storage = !used.insert(t.storage.get()).second;
+    out.tied = !views.emplace(t.storage.get(), t.storage_offset, t.shape, t.stride).second;
     if (!out.shares_storage) ck.storage_bytes += t.storage->numel * element_bytes(out.dtype);
     ck.tensors.push_back(std::move(out));
   }
@@ -177,23 +182,25 @@ TorchCheckpoint read_zip(const ByteSource& src) {
     std::string value;
     src.read_exact(zip_member_data_offset(src, *order), std::min<uint64_t>(order->size, 16), value);
     if (value != "little")
-      throw Error(ErrorKind::Unsupported, src.name(), "byteorder", "'" + printable(value) + "': only little-endian is read");
+      throw Error(ErrorKind::Unsupported, src.name(), "byteorder",
+                  "'" + printable(value) + "': only little-endian is read");
   }
   if (pkl->size > kMaxPickleBytes)
     throw Error(ErrorKind::Limit, src.name(), pkl->name, "a pickle over 256 MiB");
   std::string program;
   src.read_exact(zip_member_data_offset(src, *pkl), pkl->size, program);
   Storages storages(src);
-  const PickleResult r = run_pickle(program, 0, src.name(), [&](const PickleValue& pid, PickleValue& out) {
-    storages.load(pid, out);
-  });
+  const PickleResult r = run_pickle(
+      program, 0, src.name(), [&](const PickleValue& pid, PickleValue& out) { storages.load(pid, out); });
   std::map<std::string, uint64_t> data;
   for (const auto& [key, s] : storages.all()) {
     const ZipEntry* e = dir.find(prefix + "data/" + key);
-    if (!e) bad(src, "storage " + printable(key), "no member " + printable(prefix) + "data/" + printable(key));
+    if (!e)
+      bad(src, "storage " + printable(key), "no member " + printable(prefix) + "data/" + printable(key));
     if (e->size < s->numel * element_bytes(s->dtype))
-      bad(src, "storage " + printable(key), "member holds " + std::to_string(e->size) + " bytes, fewer than its " +
-                                                std::to_string(s->numel) + " elements");
+      bad(src, "storage " + printable(key),
+          "member holds " + std::to_string(e->size) + " bytes, fewer than its " + std::to_string(s->numel) +
+              " elements");
     data[key] = zip_member_data_offset(src, *e);
   }
   return assemble(src, r.value, "pytorch zip", data);
@@ -222,9 +229,8 @@ LegacyPickles parse_legacy(const ByteSource& src, std::string_view bytes, Storag
       if (k->kind == K::String && k->text == "little_endian" && v->kind == K::Bool && !v->boolean)
         throw Error(ErrorKind::Unsupported, src.name(), "sys_info", "a big-endian checkpoint: not read");
   LegacyPickles out;
-  out.object = run_pickle(bytes, sys_info.end, src.name(), [&](const PickleValue& pid, PickleValue& v) {
-    storages.load(pid, v);
-  });
+  out.object = run_pickle(bytes, sys_info.end, src.name(),
+                          [&](const PickleValue& pid, PickleValue& v) { storages.load(pid, v); });
   PickleResult keys = run_pickle(bytes, out.object.end, src.name(), no_ids);
   if (keys.value->kind != K::List) bad(src, "storage keys", "not a list");
   for (const PickleValue* k : keys.value->items) {
@@ -255,8 +261,9 @@ TorchCheckpoint read_legacy(const ByteSource& src) {
         uint64_t n = 0;
         for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(count[static_cast<size_t>(i)]);
         if (n != s->second->numel)
-          bad(src, "storage " + printable(key), "holds " + std::to_string(n) + " elements, its tensors say " +
-                                                    std::to_string(s->second->numel));
+          bad(src, "storage " + printable(key),
+              "holds " + std::to_string(n) + " elements, its tensors say " +
+                  std::to_string(s->second->numel));
         const uint64_t size = n * element_bytes(s->second->dtype);
         if (at + 8 > src.size() || size > src.size() - at - 8)
           bad(src, "storage " + printable(key), "runs past the end of the file");
@@ -266,8 +273,8 @@ TorchCheckpoint read_legacy(const ByteSource& src) {
       return assemble(src, p.object.value, "pytorch legacy", data);
     } catch (const Error& e) {
       // Too short a prefix shows as a pickle running past its end; only then is a longer one worth reading.
-      const bool ran_out =
-          e.rule().find("past the end") != std::string::npos || e.rule().find("before STOP") != std::string::npos;
+      const bool ran_out = e.rule().find("past the end") != std::string::npos ||
+                           e.rule().find("before STOP") != std::string::npos;
       if (e.kind() != ErrorKind::Malformed || !ran_out || len == src.size() || len == kMaxPickleBytes) throw;
     }
   }
@@ -285,8 +292,7 @@ bool looks_like_torch_checkpoint(const ByteSource& src) {
 
 TorchCheckpoint read_torch_checkpoint(const ByteSource& src) {
   if (looks_like_zip(src)) return read_zip(src);
-  if (!looks_like_torch_checkpoint(src))
-    bad(src, "", "neither a zip nor a pickle: not a PyTorch checkpoint");
+  if (!looks_like_torch_checkpoint(src)) bad(src, "", "neither a zip nor a pickle: not a PyTorch checkpoint");
   return read_legacy(src);
 }
 

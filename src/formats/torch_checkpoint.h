@@ -23,13 +23,14 @@ struct TorchCheckpointTensor {
   uint64_t storage_offset = 0;  // elements
   std::string storage_key;
   uint64_t storage_numel = 0;
-  uint64_t data_begin = 0;       // absolute file offset of element [0, ..., 0]
-  bool contiguous = true;        // row-major without gaps: its bytes are [data_begin, data_begin + numel x size)
-  bool shares_storage = false;   // a tensor listed earlier uses the same storage (tied weights, views)
+  uint64_t data_begin = 0;  // absolute file offset of element [0, ..., 0]
+  bool contiguous = true;   // row-major without gaps: its bytes are [data_begin, data_begin + numel x size)
+  bool shares_storage = false;  // a tensor listed earlier uses the same storage (tied weights, views)
+  bool tied = false;            // ... and is the same view of it: the same tensor under a second name
 };
 
 struct TorchCheckpoint {
-  std::string format;  // "pytorch zip" or "pytorch legacy"
+  std::string format;                          // "pytorch zip" or "pytorch legacy"
   std::vector<TorchCheckpointTensor> tensors;  // in the order the pickle builds them
   std::string state_dict_path;                 // "" when the saved object is the state dict itself
   uint64_t storage_bytes = 0;                  // every storage once

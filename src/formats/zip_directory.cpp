@@ -37,7 +37,8 @@ End find_end(const ByteSource& src) {
     if (i + kEndSize + le(tail, i + 20, 2) != tail_len) continue;  // its comment must end the file
     End e{le(tail, i + 10, 2), le(tail, i + 12, 4), le(tail, i + 16, 4)};
     const uint64_t end_at = src.size() - tail_len + i;
-    const bool zip64 = e.entries == 0xffff || e.directory_size == 0xffffffff || e.directory_offset == 0xffffffff;
+    const bool zip64 =
+        e.entries == 0xffff || e.directory_size == 0xffffffff || e.directory_offset == 0xffffffff;
     if (!zip64) return e;
     if (end_at < kZip64LocatorSize) bad(src, "zip64 locator", "missing before the end record");
     std::string loc;
@@ -58,7 +59,8 @@ void apply_zip64(const ByteSource& src, std::string_view extra, ZipEntry& e, boo
                  bool offset64) {
   for (size_t at = 0; at + 4 <= extra.size();) {
     const uint64_t id = le(extra, at, 2), len = le(extra, at + 2, 2);
-    if (at + 4 + len > extra.size()) bad(src, "entry '" + printable(e.name) + "' extra field", "runs past its end");
+    if (at + 4 + len > extra.size())
+      bad(src, "entry '" + printable(e.name) + "' extra field", "runs past its end");
     if (id == 1) {
       size_t p = at + 4;
       auto next = [&](uint64_t& field) {
@@ -73,7 +75,8 @@ void apply_zip64(const ByteSource& src, std::string_view extra, ZipEntry& e, boo
     }
     at += 4 + len;
   }
-  if (size64 || comp64 || offset64) bad(src, "entry '" + printable(e.name) + "'", "zip64 sizes without a zip64 field");
+  if (size64 || comp64 || offset64)
+    bad(src, "entry '" + printable(e.name) + "'", "zip64 sizes without a zip64 field");
 }
 
 }  // namespace
@@ -108,8 +111,10 @@ ZipDirectory read_zip_directory(const ByteSource& src) {
   for (uint64_t i = 0; i < end.entries; ++i) {
     if (at + kCentralSize > dir.size() || le(dir, at, 4) != kCentralHeader)
       bad(src, "central directory entry " + std::to_string(i), "bad signature or truncated");
-    const uint64_t name_len = le(dir, at + 28, 2), extra_len = le(dir, at + 30, 2), comment_len = le(dir, at + 32, 2);
-    if (name_len > kMaxName) bad(src, "central directory entry " + std::to_string(i), "name longer than 4096 bytes");
+    const uint64_t name_len = le(dir, at + 28, 2), extra_len = le(dir, at + 30, 2),
+                   comment_len = le(dir, at + 32, 2);
+    if (name_len > kMaxName)
+      bad(src, "central directory entry " + std::to_string(i), "name longer than 4096 bytes");
     if (at + kCentralSize + name_len + extra_len + comment_len > dir.size())
       bad(src, "central directory entry " + std::to_string(i), "runs past the directory");
     ZipEntry e;
@@ -120,7 +125,8 @@ ZipDirectory read_zip_directory(const ByteSource& src) {
     e.local_header_offset = le(dir, at + 42, 4);
     apply_zip64(src, std::string_view(dir).substr(at + kCentralSize + name_len, extra_len), e,
                 e.size == 0xffffffff, e.compressed_size == 0xffffffff, e.local_header_offset == 0xffffffff);
-    if (e.local_header_offset > src.size()) bad(src, "entry '" + printable(e.name) + "'", "starts past the end of the file");
+    if (e.local_header_offset > src.size())
+      bad(src, "entry '" + printable(e.name) + "'", "starts past the end of the file");
     out.entries.push_back(std::move(e));
     at += kCentralSize + name_len + extra_len + comment_len;
   }

@@ -1,6 +1,6 @@
-// Where a reader's bytes come from: a local file (FileSource, pread) or bytes already in memory (a fuzz input,
-// a header fetched by HTTP range). Readers of untrusted formats take a ByteSource, so one parser serves every
-// origin and the same bounds checks guard each.
+// Where a reader's bytes come from: a local file (FileSource, pread) or bytes already in memory (a fuzz
+// input, a header fetched by HTTP range). Readers of untrusted formats take a ByteSource, so one parser
+// serves every origin and the same bounds checks guard each.
 #pragma once
 #include <cstdint>
 #include <string>

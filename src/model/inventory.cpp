@@ -225,8 +225,10 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
   if (headers_read) {
     t.shape = std::move(st.shape);
     t.dtype = st.dtype;
-    t.parameters = st.numel;
-    t.bytes = st.bytes();
+    // A PyTorch tensor whose storage an earlier one holds takes no bytes of its own; the same tensor under a
+    // second name (a tie the template does not already call a tied copy) no parameters either.
+    t.parameters = st.tied && !(m && m.how == TemplateMatch::How::TiedCopy) ? 0 : st.numel;
+    t.bytes = st.shares_storage ? 0 : st.bytes();
     if (m && m.how != TemplateMatch::How::Packed && t.shape != *m.shape && !is_packed_integer(st.dtype))
       note = {RowNote::What::ShapeMismatch, m.shape};
   } else if (m) {
@@ -263,10 +265,10 @@ Inventory build_inventory(const LocalModelFiles& files) {
     inv.model = build_template(*inv.config);
     inv.model->arch.quantization = read_declared_quantization(*inv.config, files.root);
   }
-  if (!files.index && files.safetensors.empty()) {
+  if (!files.index && files.safetensors.empty() && files.torch_files.empty()) {
     for (const auto& f : files.unread_weights)
       inv.warnings.push_back(f.filename().string() +
-                             " is not read (only safetensors headers are); the tensors listed are "
+                             " is not read (GGUF and ONNX are not yet); the tensors listed are "
                              "the ones the config implies");
     inv.origin = InventoryOrigin::Template;
     inv.tensors = template_rows(*inv.model, config_dtype(*inv.model));
@@ -276,6 +278,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
 
   Checkpoint ck = read_checkpoint(files);
   inv.origin = ck.headers_read ? InventoryOrigin::Headers : InventoryOrigin::IndexAndTemplate;
+  inv.notes.insert(inv.notes.end(), ck.notes.begin(), ck.notes.end());
   if (!ck.headers_read && !inv.model)
     throw Error(ErrorKind::NotFound, files.display_name, "config.json",
                 "an index without shards needs config.json to know tensor shapes");
@@ -291,6 +294,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
   CheckpointTotals totals;
   totals.files = ck.files.size();
   totals.headers_read = ck.headers_read;
+  totals.format = ck.format;
   // A total_size of 0 means the writer did not fill it in (Cosmos-Reason2-8B): nothing to compare.
   if (ck.index && ck.index->total_size.value_or(0) != 0) totals.index_total_size = ck.index->total_size;
   for (const auto& f : ck.files) totals.file_bytes += f.size;

@@ -53,6 +53,7 @@ struct CheckpointTotals {
   uint64_t bytes = 0;       // tensor data bytes (exact with headers; predicted from an index)
   uint64_t file_bytes = 0;  // sum of file sizes including headers (headers only)
   bool headers_read = false;
+  std::string format = "safetensors";        // of the files read: "pytorch zip", "pytorch legacy"
   std::optional<uint64_t> index_total_size;  // metadata.total_size of the index
 };
 

@@ -41,6 +41,7 @@ void write_checkpoint(JsonWriter& w, const std::optional<CheckpointTotals>& ck) 
     return;
   }
   w.begin_object();
+  w.key("format").value(ck->format);
   w.key("files").value(ck->files);
   w.key("tensors").value(ck->tensors);
   w.key("parameters").value(ck->parameters);
@@ -201,7 +202,11 @@ std::string render_tensors_console(const TensorsReport& r, bool color) {
   std::string out;
   out += std::string(bold) + inv.source + reset;
   if (inv.model) out += "  " + inv.model->arch.model_type + " / " + inv.model->arch.architecture;
-  out += std::string(dim) + "  (tensors from " + std::string(origin_name(inv.origin)) + ")" + reset + "\n";
+  const std::string from =
+      inv.origin == InventoryOrigin::Headers && inv.checkpoint && inv.checkpoint->format != "safetensors"
+          ? inv.checkpoint->format + " checkpoint"
+          : std::string(origin_name(inv.origin));
+  out += std::string(dim) + "  (tensors from " + from + ")" + reset + "\n";
 
   const ParameterCounts& c = r.counts;
   out += "num_parameters: " + with_thousands(c.total) + " (" + human_count(c.total) + ")" +

@@ -190,12 +190,24 @@ namespace {
 TEST(CliTensors, WeightsInOtherFormatsAreNamedNotIgnored) {
   test::TempDir tmp;
   std::filesystem::copy_file(test::example_dir() / "config.json", tmp / "config.json");
-  test::write_file(tmp / "pytorch_model.bin", "PK not really a zip");
+  test::write_file(tmp / "model.gguf", "GGUF not really");
   auto r = test::run_cli("tensors '" + tmp.path().string() + "' --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("warning: pytorch_model.bin is not read"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning: model.gguf is not read"), std::string::npos) << r.err;
   auto doc = json::Document::parse(r.out, "stdout");
   EXPECT_EQ(doc.root().find("origin")->as_string(), "template");
+}
+
+// A PyTorch checkpoint is read now: a broken one is one line naming it, exit 3, never a dry run in disguise.
+TEST(CliTensors, BrokenPytorchCheckpointIsOneError) {
+  test::TempDir tmp;
+  std::filesystem::copy_file(test::example_dir() / "config.json", tmp / "config.json");
+  test::write_file(tmp / "pytorch_model.bin", "PK\x03\x04 not really a zip");
+  auto r = test::run_cli("tensors '" + tmp.path().string() + "' --json");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(test::occurrences(r.err, "\n"), 1u) << r.err;
+  EXPECT_NE(r.err.find("pytorch_model.bin"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
 }
 
 }  // namespace

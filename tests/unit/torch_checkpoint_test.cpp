@@ -3,6 +3,8 @@
 // them (written by torch), and its values (float64 sum and abs-max, gathered through the strides) equal to
 // torch's; the malicious pickles refused naming their global, with nothing run; hostile programs written
 // here fail with one error, never a crash, hang or leak.
+#include "formats/torch_checkpoint.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,7 +15,6 @@
 #include "core/dtype_values.h"
 #include "core/error.h"
 #include "formats/pickle_machine.h"
-#include "formats/torch_checkpoint.h"
 #include "io/file_source.h"
 #include "test_support.h"
 
@@ -93,7 +94,8 @@ TEST(TorchCheckpoint, StorageViewsTiesAndEveryDtype) {
   expect_fixture("pickle-storage-views");
   const auto data = test::shared_data();
   if (!data) return;
-  const TorchCheckpoint ck = read_torch_checkpoint(FileSource(*data / "fixtures/pickle-storage-views/weights.pt"));
+  const TorchCheckpoint ck =
+      read_torch_checkpoint(FileSource(*data / "fixtures/pickle-storage-views/weights.pt"));
   EXPECT_EQ(ck.format, "pytorch zip");
   for (const TorchCheckpointTensor& t : ck.tensors) {
     if (t.path == "lm_head.weight") {
@@ -130,10 +132,10 @@ TEST(TorchCheckpoint, MaliciousPicklesAreRefusedNamingTheGlobal) {
   const fs::path pwned = "/tmp/PWNED_BY_PICKLE";
   std::error_code ec;
   fs::remove(pwned, ec);
-  for (const auto& [file, global] : {std::pair{"os-system.bin", "posix.system"},
-                                     std::pair{"builtins-eval.pt", "builtins.eval"},
-                                     std::pair{"whole-module.pth", "__main__.CustomModule"},
-                                     std::pair{"plain-pickle-exec.pkl", "posix.system"}}) {
+  for (const auto& [file, global] :
+       {std::pair{"os-system.bin", "posix.system"}, std::pair{"builtins-eval.pt", "builtins.eval"},
+        std::pair{"whole-module.pth", "__main__.CustomModule"},
+        std::pair{"plain-pickle-exec.pkl", "posix.system"}}) {
     try {
       read_torch_checkpoint(FileSource(dir / file));
       ADD_FAILURE() << file << " was read";
@@ -164,22 +166,29 @@ void expect_error(const std::string& bytes, ErrorKind kind) {
 TEST(PickleMachine, BrokenProgramsFailWithOneError) {
   expect_error(program("]q\x00"s), ErrorKind::Malformed);             // no STOP
   expect_error(program("h\x05."s), ErrorKind::Malformed);             // memo entry never stored
-  expect_error(program("a."s), ErrorKind::Malformed);                  // APPEND on an empty stack
+  expect_error(program("a."s), ErrorKind::Malformed);                 // APPEND on an empty stack
   expect_error(program("X\xff\xff\xff\x7f"s), ErrorKind::Malformed);  // a 2 GB string in 6 bytes
   expect_error(program("\xff."s), ErrorKind::Malformed);              // not an opcode
   expect_error(program("cos\nsystem\n."s), ErrorKind::Unsafe);
-  expect_error(program("\x8c\x08" "builtins" "\x8c\x04" "eval" "\x93."s), ErrorKind::Unsafe);  // STACK_GLOBAL
+  expect_error(program("\x8c\x08"
+                       "builtins"
+                       "\x8c\x04"
+                       "eval"
+                       "\x93."s),
+               ErrorKind::Unsafe);                                                 // STACK_GLOBAL
   expect_error(program("ccollections\nOrderedDict\n)\x81."s), ErrorKind::Unsafe);  // NEWOBJ
 }
 
 TEST(PickleMachine, ValuesAndLimits) {
   // A list that contains itself: built, and walked without looping (the walker keeps a seen set).
-  const PickleResult r = run_pickle(program("]q\x00h\x00" "a."s), 0, "t.pkl", {});
+  const PickleResult r = run_pickle(program("]q\x00h\x00"
+                                            "a."s),
+                                    0, "t.pkl", {});
   ASSERT_EQ(r.value->kind, PickleValue::Kind::List);
   EXPECT_EQ(r.value->items.at(0), r.value);
   // Integers: BININT is signed, LONG1 sign-extends, BINFLOAT is big-endian.
-  const PickleResult n =
-      run_pickle(program("(J\xfe\xff\xff\xff\x8a\x01\xffG\x3f\xf8\x00\x00\x00\x00\x00\x00t."s), 0, "t.pkl", {});
+  const PickleResult n = run_pickle(
+      program("(J\xfe\xff\xff\xff\x8a\x01\xffG\x3f\xf8\x00\x00\x00\x00\x00\x00t."s), 0, "t.pkl", {});
   ASSERT_EQ(n.value->items.size(), 3u);
   EXPECT_EQ(n.value->items[0]->integer, -2);
   EXPECT_EQ(n.value->items[1]->integer, -1);

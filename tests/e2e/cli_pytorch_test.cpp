@@ -1,0 +1,97 @@
+// PyTorch checkpoints through the command line: counts equal to what torch's writers recorded
+// (EXPECTED.json), the format named in tensors --json, statistics equal to those of the same weights as
+// safetensors, and malicious pickles refused with exit 4 and one line, with nothing run.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "cli_test_support.h"
+#include "core/json.h"
+#include "test_support.h"
+
+namespace ma {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<fs::path> fixtures() {
+  const auto data = test::shared_data();
+  return data ? std::optional<fs::path>(*data / "fixtures") : std::nullopt;
+}
+
+json::Document tensors_json(const fs::path& model) {
+  const auto r = test::run_cli("tensors " + test::quoted(model) + " --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::Document::parse(r.out, "stdout");
+}
+
+TEST(CliPytorch, CountsEqualWhatTorchRecorded) {
+  const auto f = fixtures();
+  if (!f) GTEST_SKIP() << "../shared/data not present";
+  for (const auto& [dir, key, format] :
+       {std::tuple{"tiny-llama-fp32-bin", "num_params", "pytorch zip"},
+        std::tuple{"tiny-gpt2-legacy-bin", "num_params", "pytorch legacy"},
+        std::tuple{"tiny-llama-bin-sharded", "num_params", "pytorch zip"},
+        std::tuple{"tiny-llama-training-ckpt", "num_params_model_state_dict", "pytorch zip"}}) {
+    SCOPED_TRACE(dir);
+    const json::Document expected = test::parse_json_file(*f / dir / "EXPECTED.json");
+    const json::Document d = tensors_json(*f / dir);
+    EXPECT_EQ(d.root().find("num_parameters")->as_uint(), expected.root().find(key)->as_uint());
+    EXPECT_EQ(d.root().find("origin")->as_string(), "headers");
+    EXPECT_EQ(d.root().find("checkpoint")->find("format")->as_string(), format);
+    EXPECT_TRUE(d.root().find("checkpoint")->find("bytes_exact")->as_bool());
+  }
+}
+
+TEST(CliPytorch, TrainingCheckpointSaysWhatIsNotTheModel) {
+  const auto f = fixtures();
+  if (!f) GTEST_SKIP() << "../shared/data not present";
+  const auto r = test::run_cli("tensors " + test::quoted(*f / "tiny-llama-training-ckpt"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("63 tensors outside its state dict 'model_state_dict'"), std::string::npos) << r.err;
+}
+
+TEST(CliPytorch, StatisticsEqualThoseOfTheSafetensorsCopy) {
+  const auto f = fixtures();
+  if (!f) GTEST_SKIP() << "../shared/data not present";
+  // tiny-llama-bin-sharded holds tiny-llama's tensors (bf16) in two zip shards.
+  const auto a = test::run_cli("stats " + test::quoted(*f / "tiny-llama") + " --json");
+  const auto b = test::run_cli("stats " + test::quoted(*f / "tiny-llama-bin-sharded") + " --json");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const json::Document da = json::Document::parse(a.out, "a"), db = json::Document::parse(b.out, "b");
+  std::map<std::string, std::pair<double, double>> of_a;
+  for (const json::Value& t : da.root().find("tensors")->items())
+    of_a[std::string(t.find("name")->as_string())] = {t.find("mean")->as_double(), t.find("l2_norm")->as_double()};
+  size_t compared = 0;
+  for (const json::Value& t : db.root().find("tensors")->items()) {
+    auto it = of_a.find(std::string(t.find("name")->as_string()));
+    ASSERT_NE(it, of_a.end()) << t.find("name")->as_string();
+    EXPECT_EQ(t.find("mean")->as_double(), it->second.first) << it->first;
+    EXPECT_EQ(t.find("l2_norm")->as_double(), it->second.second) << it->first;
+    ++compared;
+  }
+  EXPECT_EQ(compared, of_a.size());
+}
+
+TEST(CliPytorch, MaliciousPicklesExitFourAndRunNothing) {
+  const auto f = fixtures();
+  if (!f) GTEST_SKIP() << "../shared/data not present";
+  std::error_code ec;
+  fs::remove("/tmp/PWNED_BY_PICKLE", ec);
+  for (const char* file : {"os-system.bin", "builtins-eval.pt", "whole-module.pth"}) {
+    for (const char* command : {"tensors", "stats", ""}) {
+      const auto r = test::run_cli(std::string(command) + " " + test::quoted(*f / "pickle-malicious" / file));
+      EXPECT_EQ(r.exit_code, 4) << command << " " << file << ": " << r.err;
+      EXPECT_EQ(test::occurrences(r.err, "\n"), 1u) << r.err;
+      EXPECT_NE(r.err.find("is not allowed"), std::string::npos) << r.err;
+    }
+  }
+  EXPECT_FALSE(fs::exists("/tmp/PWNED_BY_PICKLE")) << "a payload ran";
+}
+
+}  // namespace
+}  // namespace ma
