@@ -60,7 +60,7 @@ void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSel
     for (const StoredTensor& t : f.tensors) {
       if (!selected(sel, t.name, place_tensor(t.name))) continue;
       if (t.strided) {
-        warnings.push_back(t.name + ": a strided view into a shared storage; left out of the statistics");
+        warnings.push_back(t.name + ": a view with gaps in its storage; left out of the statistics");
         continue;
       }
       if (!has_element_values(t.dtype)) {

@@ -183,6 +183,10 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
                                  shape_to_string(u.shape));
       continue;
     }
+    if (t.strided || t.permuted || u.strided || u.permuted) {
+      warnings.push_back(t.name + ": a view whose elements are not in row-major order on disk; not compared");
+      continue;
+    }
     if (!has_element_values(t.dtype) || !has_element_values(u.dtype)) {
       warnings.push_back(t.name + ": no element values (" + std::string(dtype_info(t.dtype).short_name) +
                          "/" + std::string(dtype_info(u.dtype).short_name) + "); not compared");

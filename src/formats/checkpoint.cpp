@@ -199,7 +199,8 @@ CheckpointFile torch_file(const fs::path& path, std::string name, uint32_t index
     s.data_begin = t.data_begin;
     s.data_end = t.data_begin + s.numel * (dtype_bits(t.dtype) / 8);
     s.file_index = index;
-    s.strided = !t.contiguous;
+    s.strided = !t.dense;
+    s.permuted = t.dense && !t.contiguous;
     s.shares_storage = t.shares_storage;
     s.tied = t.tied;
     f.tensors.push_back(std::move(s));

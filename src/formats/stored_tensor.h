@@ -16,11 +16,13 @@ struct StoredTensor {
   uint64_t data_begin = 0;  // relative to the start of the file's data area
   uint64_t data_end = 0;
   uint32_t file_index = 0;  // index into the checkpoint's list of files
-  // PyTorch checkpoints only: a view whose elements are not [data_begin, data_end) in row-major order (its
-  // bytes count as numel x size); a tensor whose storage an earlier one already holds (its bytes are
-  // there); and one that is exactly an earlier tensor (tied weights: the same storage, offset, shape and
-  // strides), whose parameters are the earlier one's.
+  // PyTorch checkpoints only: a view whose elements are not the bytes [data_begin, data_end) (its bytes
+  // count as numel x size); one whose elements are exactly those bytes but not in row-major order (a
+  // transpose: order-free statistics hold, element-wise comparisons do not); a tensor whose storage an
+  // earlier one already holds (its bytes are there); and one that is exactly an earlier tensor (tied weights:
+  // the same storage, offset, shape and strides), whose parameters are the earlier one's.
   bool strided = false;
+  bool permuted = false;
   bool shares_storage = false;
   bool tied = false;
   uint64_t bytes() const { return data_end - data_begin; }

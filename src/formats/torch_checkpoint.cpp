@@ -1,5 +1,6 @@
 #include "formats/torch_checkpoint.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -122,6 +123,21 @@ std::string state_dict_path(const PickleValue* root) {
   return best;
 }
 
+// Its elements fill [offset, offset + numel) of the storage in some order: sorted by stride, each dimension
+// steps over exactly the ones before it (dimensions of size 1 aside).
+bool is_dense(const TorchTensor& t) {
+  std::vector<std::pair<uint64_t, uint64_t>> dims;  // (stride, size)
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    if (t.shape[i] != 1) dims.emplace_back(t.stride[i], t.shape[i]);
+  std::sort(dims.begin(), dims.end());
+  uint64_t expected = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
 bool is_contiguous(const TorchTensor& t) {
   uint64_t expected = 1;
   for (size_t i = t.shape.size(); i-- > 0;) {
@@ -156,6 +172,7 @@ TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::st
     out.storage_numel = t.storage->numel;
     out.data_begin = data->second + t.storage_offset * element_bytes(out.dtype);
     out.contiguous = is_contiguous(t);
+    out.dense = out.contiguous || is_dense(t);
     out.shares_storage = !used.insert(t.storage.get()).second;
     out.tied = !views.emplace(t.storage.get(), t.storage_offset, t.shape, t.stride).second;
     if (!out.shares_storage) ck.storage_bytes += t.storage->numel * element_bytes(out.dtype);

@@ -25,6 +25,7 @@ struct TorchCheckpointTensor {
   uint64_t storage_numel = 0;
   uint64_t data_begin = 0;  // absolute file offset of element [0, ..., 0]
   bool contiguous = true;   // row-major without gaps: its bytes are [data_begin, data_begin + numel x size)
+  bool dense = true;        // those bytes hold exactly its elements, maybe in another order (a transpose)
   bool shares_storage = false;  // a tensor listed earlier uses the same storage (tied weights, views)
   bool tied = false;            // ... and is the same view of it: the same tensor under a second name
 };

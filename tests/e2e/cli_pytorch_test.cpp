@@ -3,6 +3,7 @@
 // safetensors, and malicious pickles refused with exit 4 and one line, with nothing run.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -65,7 +66,8 @@ TEST(CliPytorch, StatisticsEqualThoseOfTheSafetensorsCopy) {
   const json::Document da = json::Document::parse(a.out, "a"), db = json::Document::parse(b.out, "b");
   std::map<std::string, std::pair<double, double>> of_a;
   for (const json::Value& t : da.root().find("tensors")->items())
-    of_a[std::string(t.find("name")->as_string())] = {t.find("mean")->as_double(), t.find("l2_norm")->as_double()};
+    of_a[std::string(t.find("name")->as_string())] = {t.find("mean")->as_double(),
+                                                      t.find("l2_norm")->as_double()};
   size_t compared = 0;
   for (const json::Value& t : db.root().find("tensors")->items()) {
     auto it = of_a.find(std::string(t.find("name")->as_string()));
@@ -75,6 +77,28 @@ TEST(CliPytorch, StatisticsEqualThoseOfTheSafetensorsCopy) {
     ++compared;
   }
   EXPECT_EQ(compared, of_a.size());
+}
+
+// A transposed view (k.weight: shape [4, 8], strides [1, 4]) holds exactly 32 consecutive elements of its
+// storage: its order-free statistics are those elements', equal to what torch computed.
+TEST(CliPytorch, TransposedViewsHaveStatistics) {
+  const auto f = fixtures();
+  if (!f) GTEST_SKIP() << "../shared/data not present";
+  const fs::path dir = *f / "pickle-storage-views";
+  const auto r = test::run_cli("stats " + test::quoted(dir / "weights.pt") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json::Document d = json::Document::parse(r.out, "stdout");
+  const json::Document expected = test::parse_json_file(dir / "EXPECTED.json");
+  double want = 0;
+  for (const json::Value& t : expected.root().find("files")->find("weights.pt")->items())
+    if (t.find("path")->as_string() == "k.weight") want = t.find("sum_f64")->as_double();
+  bool found = false;
+  for (const json::Value& t : d.root().find("tensors")->items())
+    if (t.find("name")->as_string() == "k.weight") {
+      found = true;
+      EXPECT_NEAR(t.find("mean")->as_double() * 32, want, 1e-9 * std::fabs(want));
+    }
+  EXPECT_TRUE(found) << r.out;
 }
 
 TEST(CliPytorch, MaliciousPicklesExitFourAndRunNothing) {

@@ -102,6 +102,7 @@ TEST(TorchCheckpoint, StorageViewsTiesAndEveryDtype) {
       EXPECT_TRUE(t.shares_storage) << "one storage with embed.weight";
     } else if (t.path == "k.weight") {
       EXPECT_FALSE(t.contiguous) << "a transposed view";
+      EXPECT_TRUE(t.dense) << "its elements are exactly 32 consecutive ones of the storage";
     } else if (t.path == "q.weight") {
       EXPECT_TRUE(t.contiguous);
     }
