@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_process.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "deepseek_skeleton.h"
@@ -26,6 +27,8 @@ namespace fs = std::filesystem;
 using ma::test::FakeHub;
 using ma::test::LogEntry;
 
+using ma::bench::median;
+
 namespace {
 
 constexpr const char* kRepo = "deepseek-ai/DeepSeek-V3";
@@ -36,11 +39,6 @@ struct Sample {
   uint64_t bytes = 0;          // as the server sent them, headers included
   size_t header_requests = 0;  // requests for .safetensors files on either origin
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 std::string run_capture(const std::string& cmd, double& wall_ms) {
   auto start = std::chrono::steady_clock::now();

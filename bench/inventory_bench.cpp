@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_process.h"
 #include "core/error.h"
 #include "deepseek_skeleton.h"
 #include "io/atomic_file.h"
@@ -24,38 +25,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct RunResult {
-  double wall_ms;
-  long max_rss_kb;
-};
-
-// Runs argv with stdout to /dev/null; returns wall time and the child's peak RSS.
-RunResult run(const std::vector<std::string>& argv) {
-  auto start = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    FILE* devnull = std::fopen("/dev/null", "w");
-    dup2(fileno(devnull), STDOUT_FILENO);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  struct rusage ru {};
-  wait4(pid, &status, 0, &ru);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+// Runs argv (stdout to /dev/null); exits the benchmark when it fails.
+ma::bench::RunResult run(const std::vector<std::string>& argv) {
+  ma::bench::RunResult r = ma::bench::run_command(argv);
+  if (!r.ok) {
     std::fprintf(stderr, "command failed: %s\n", argv[0].c_str());
     std::exit(1);
   }
-  return {ms, ru.ru_maxrss};
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return r;
 }
 
 constexpr const char* kPythonReader = R"(import json, os, struct, sys
@@ -106,12 +83,12 @@ int main(int argc, char** argv) {
     std::vector<double> ours_ms, python_ms;
     long ours_rss = 0;
     for (int i = 0; i < runs; ++i) {  // interleaved, so drift affects both alike
-      RunResult r = run(ours);
-      ours_ms.push_back(r.wall_ms);
+      ma::bench::RunResult r = run(ours);
+      ours_ms.push_back(r.seconds * 1e3);
       ours_rss = std::max(ours_rss, r.max_rss_kb);
-      python_ms.push_back(run(python).wall_ms);
+      python_ms.push_back(run(python).seconds * 1e3);
     }
-    double a = median(ours_ms), b = median(python_ms);
+    double a = ma::bench::median(ours_ms), b = ma::bench::median(python_ms);
     std::printf("modelanalyzer tensors --json: median %.1f ms wall over %d runs, peak RSS %.1f MB\n", a, runs,
                 static_cast<double>(ours_rss) / 1024.0);
     std::printf("python3 read + json.loads:    median %.1f ms wall over %d runs\n", b, runs);

@@ -31,11 +31,14 @@
 #include <thread>
 #include <vector>
 
+#include "bench_process.h"
 #include "core/error.h"
 #include "formats/safetensors_writer.h"
 #include "io/atomic_file.h"
 
 namespace fs = std::filesystem;
+using ma::bench::median;
+using ma::bench::RunResult;
 
 namespace {
 
@@ -219,53 +222,6 @@ double read_loop(const fs::path& path, uint64_t size, int threads) {
   return s;
 }
 
-struct RunResult {
-  bool ok = false;
-  int exit_code = 0;
-  double seconds = 0;
-  long max_rss_kb = 0;
-};
-
-// Runs argv with stdout to /dev/null and stderr to `err` (shown if it fails); wall time and the child's peak
-// RSS.
-RunResult run(const std::vector<std::string>& argv, const fs::path& err) {
-  std::fflush(stdout);  // nothing buffered may be duplicated into the child
-  auto start = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    int devnull = ::open("/dev/null", O_WRONLY);
-    int errfd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(devnull, STDOUT_FILENO);
-    if (errfd >= 0) ::dup2(errfd, STDERR_FILENO);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
-    _exit(127);
-  }
-  int status = 0;
-  struct rusage ru {};
-  wait4(pid, &status, 0, &ru);
-  RunResult r;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.max_rss_kb = ru.ru_maxrss;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  if (!r.ok) {
-    std::ifstream in(err);
-    std::string line;
-    while (std::getline(in, line)) std::fprintf(stderr, "  %s: %s\n", argv[0].c_str(), line.c_str());
-  }
-  return r;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 const char* met(bool ok) {
   return ok ? "met" : "NOT met";
 }
@@ -309,7 +265,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> ours = {binary.string(), "stats", model.string(), "--json"};
     std::vector<std::string> python = {kPython, script.string(), model.string()};
     fs::path err = work / "stderr.txt";
-    RunResult probe = run(ours, err);  // warm-up, and is the command there at all?
+    RunResult probe = ma::bench::run_command(ours, err);  // warm-up, and is the command there at all?
     bool have_ours = probe.ok;
     if (!have_ours)
       std::printf("note: `modelanalyzer stats` failed (exit code %d); its measurements are skipped\n",
@@ -321,7 +277,7 @@ int main(int argc, char** argv) {
       read1.push_back(read_loop(model, size, 1));
       read2.push_back(read_loop(model, size, 2));
       if (have_ours) {
-        RunResult r = run(ours, err);
+        RunResult r = ma::bench::run_command(ours, err);
         if (!r.ok)
           throw std::runtime_error("modelanalyzer stats failed (exit code " + std::to_string(r.exit_code) +
                                    ")");
@@ -329,7 +285,7 @@ int main(int argc, char** argv) {
         ours_rss = std::max(ours_rss, r.max_rss_kb);
       }
       if (numpy) {
-        RunResult r = run(python, err);
+        RunResult r = ma::bench::run_command(python, err);
         if (!r.ok)
           throw std::runtime_error("the numpy baseline failed (exit code " + std::to_string(r.exit_code) +
                                    ")");

@@ -1,0 +1,55 @@
+#include "bench_process.h"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+namespace ma::bench {
+
+RunResult run_command(const std::vector<std::string>& argv, const std::filesystem::path& err) {
+  std::fflush(stdout);  // nothing buffered may be duplicated into the child
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    const int errfd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(devnull, STDOUT_FILENO);
+    if (errfd >= 0) ::dup2(errfd, STDERR_FILENO);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage ru {};
+  wait4(pid, &status, 0, &ru);
+  RunResult r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.max_rss_kb = ru.ru_maxrss;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!r.ok) {
+    std::ifstream in(err);
+    std::string line;
+    while (std::getline(in, line)) std::fprintf(stderr, "  %s: %s\n", argv[0].c_str(), line.c_str());
+  }
+  return r;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace ma::bench

@@ -1,0 +1,22 @@
+// What every benchmark needs to time a command: run it (stdout to /dev/null, stderr to a file shown when it
+// fails) for its wall time and peak RSS, and the median of repeated timings.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ma::bench {
+
+struct RunResult {
+  bool ok = false;
+  int exit_code = 0;
+  double seconds = 0;
+  long max_rss_kb = 0;
+};
+
+// argv[0] is looked up on PATH when it has no slash.
+RunResult run_command(const std::vector<std::string>& argv, const std::filesystem::path& err = "/dev/null");
+
+double median(std::vector<double> v);
+
+}  // namespace ma::bench

@@ -1,0 +1,74 @@
+// Benchmark of PyTorch checkpoints, side by side with the peer in one run:
+//  (a) header-only analysis: `modelanalyzer tensors DIR --json` on a pytorch_model.bin with Llama-3-70B's 723
+//      tensor names, against Python's pickle.Unpickler restricted the way torch.load(weights_only=True) is
+//      (what torch runs to read the same data.pkl; torch itself is not needed);
+//  (b) `modelanalyzer stats` on a 512 MiB zip checkpoint against the same tensors as safetensors: the pickle
+//      path must stream at the safetensors rate.
+// The files come from bench/torch_checkpoints.py (Debian's /usr/bin/python3; numpy for the values).
+//
+// usage: ma-bench-torch [--runs N] [--work DIR]
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "bench_process.h"
+
+namespace fs = std::filesystem;
+using ma::bench::median;
+using ma::bench::run_command;
+
+namespace {
+
+double median_seconds(const std::vector<std::string>& argv, int runs, long* rss_kb = nullptr) {
+  std::vector<double> s;
+  for (int i = 0; i <= runs; ++i) {  // the first run warms the page cache and is not counted
+    const ma::bench::RunResult r = run_command(argv);
+    if (!r.ok) {
+      std::fprintf(stderr, "command failed: %s\n", argv[0].c_str());
+      std::exit(1);
+    }
+    if (i > 0) s.push_back(r.seconds);
+    if (rss_kb) *rss_kb = std::max(*rss_kb, r.max_rss_kb);
+  }
+  return median(s);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const fs::path binary = fs::canonical("/proc/self/exe").parent_path().parent_path() / "modelanalyzer";
+  const fs::path script = fs::path(MA_SOURCE_DIR) / "bench" / "torch_checkpoints.py";
+  fs::path work = fs::temp_directory_path() / "ma-bench-torch";
+  int runs = 11;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
+    if (a == "--work") work = argv[i + 1];
+  }
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  if (!fs::exists(work / "big-st" / "model.safetensors") &&
+      !run_command({python, script.string(), "make", work.string()}).ok) {
+    std::fprintf(stderr, "could not write the checkpoints with %s\n", script.c_str());
+    return 1;
+  }
+  const fs::path llama = work / "llama70b";
+  long rss = 0;
+  const double ours = median_seconds({binary.string(), "tensors", llama.string(), "--json", "--quiet"}, runs, &rss);
+  const double peer = median_seconds({python, script.string(), "peer", (llama / "pytorch_model.bin").string()}, runs);
+  std::printf("(a) pytorch_model.bin, Llama-3-70B's 723 tensors, header only (median of %d)\n", runs);
+  std::printf("    modelanalyzer tensors --json      %7.1f ms  (peak RSS %.1f MB)\n", ours * 1e3,
+              static_cast<double>(rss) / 1024);
+  std::printf("    python restricted Unpickler       %7.1f ms  (interpreter start included)\n", peer * 1e3);
+
+  const double gib = 512.0 / 1024;  // 16 x 32 MiB
+  const int stats_runs = std::max(1, runs / 4);
+  const double pt = median_seconds({binary.string(), "stats", (work / "big" / "model.pt").string(), "--json"}, stats_runs);
+  const double st = median_seconds({binary.string(), "stats", (work / "big-st").string(), "--json"}, stats_runs);
+  std::printf("(b) stats on 512 MiB of float32, page cache warm (median of %d)\n", stats_runs);
+  std::printf("    zip checkpoint (model.pt)         %7.2f GiB/s\n", gib / pt);
+  std::printf("    safetensors (same tensors)        %7.2f GiB/s   ratio %.2f\n", gib / st, st / pt);
+  return 0;
+}
