@@ -56,8 +56,10 @@ int main(int argc, char** argv) {
   }
   const fs::path llama = work / "llama70b";
   long rss = 0;
-  const double ours = median_seconds({binary.string(), "tensors", llama.string(), "--json", "--quiet"}, runs, &rss);
-  const double peer = median_seconds({python, script.string(), "peer", (llama / "pytorch_model.bin").string()}, runs);
+  const double ours =
+      median_seconds({binary.string(), "tensors", llama.string(), "--json", "--quiet"}, runs, &rss);
+  const double peer =
+      median_seconds({python, script.string(), "peer", (llama / "pytorch_model.bin").string()}, runs);
   std::printf("(a) pytorch_model.bin, Llama-3-70B's 723 tensors, header only (median of %d)\n", runs);
   std::printf("    modelanalyzer tensors --json      %7.1f ms  (peak RSS %.1f MB)\n", ours * 1e3,
               static_cast<double>(rss) / 1024);
@@ -65,8 +67,10 @@ int main(int argc, char** argv) {
 
   const double gib = 512.0 / 1024;  // 16 x 32 MiB
   const int stats_runs = std::max(1, runs / 4);
-  const double pt = median_seconds({binary.string(), "stats", (work / "big" / "model.pt").string(), "--json"}, stats_runs);
-  const double st = median_seconds({binary.string(), "stats", (work / "big-st").string(), "--json"}, stats_runs);
+  const double pt =
+      median_seconds({binary.string(), "stats", (work / "big" / "model.pt").string(), "--json"}, stats_runs);
+  const double st =
+      median_seconds({binary.string(), "stats", (work / "big-st").string(), "--json"}, stats_runs);
   std::printf("(b) stats on 512 MiB of float32, page cache warm (median of %d)\n", stats_runs);
   std::printf("    zip checkpoint (model.pt)         %7.2f GiB/s\n", gib / pt);
   std::printf("    safetensors (same tensors)        %7.2f GiB/s   ratio %.2f\n", gib / st, st / pt);

@@ -4,6 +4,8 @@
 #include <system_error>
 
 #include "core/error.h"
+#include "formats/weight_format.h"
+#include "io/file_source.h"
 
 namespace fs = std::filesystem;
 
@@ -34,12 +36,26 @@ LocalModelFiles locate_local_model(const std::string& arg) {
   if (fs::is_regular_file(st)) {
     m.root = p.parent_path().empty() ? fs::path(".") : p.parent_path();
     std::string name = p.filename().string();
-    if (ends_with(name, ".safetensors")) {
-      m.safetensors.push_back(p);
-    } else if (torch_checkpoint_name(name)) {
-      m.torch_files.push_back(p);
+    if (!ends_with(name, ".json")) {
+      // A weight file is what its bytes say, whatever its name.
+      const WeightFormat format = sniff_weight_format(FileSource(p));
       if (fs::exists(m.root / "config.json")) m.config = m.root / "config.json";
-    } else if (ends_with(name, ".index.json")) {
+      switch (format) {
+        case WeightFormat::Safetensors:
+          m.safetensors.push_back(p);
+          return m;
+        case WeightFormat::PytorchZip:
+        case WeightFormat::PytorchLegacy:
+          m.torch_files.push_back(p);
+          return m;
+        case WeightFormat::Gguf:
+          throw Error(ErrorKind::Unsupported, arg, "",
+                      "a GGUF file: not read yet (safetensors and PyTorch are)");
+        case WeightFormat::Unknown:
+          break;
+      }
+    }
+    if (ends_with(name, ".index.json")) {
       m.index = p;
       m.index_is_pytorch = name.find(".bin.") != std::string::npos;
       if (fs::exists(m.root / "config.json")) m.config = m.root / "config.json";
@@ -47,8 +63,8 @@ LocalModelFiles locate_local_model(const std::string& arg) {
       m.config = p;
     } else {
       throw Error(ErrorKind::Usage, arg, "",
-                  "not a model file this command reads (expected a directory, .safetensors, a PyTorch "
-                  ".bin/.pt/.pth/.ckpt or config.json)");
+                  "not a model file this command reads (expected a directory, a safetensors or PyTorch "
+                  "checkpoint, or config.json)");
     }
     return m;
   }
