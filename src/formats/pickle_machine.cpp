@@ -3,7 +3,6 @@
 #include <array>
 #include <bit>
 #include <cstring>
-#include <unordered_map>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -112,11 +111,18 @@ class Machine {
   }
   void push(PickleValue* v) { stack_.push_back(v); }
 
-  void put(uint64_t key, uint64_t at) { memo_[key] = top(at); }
+  // Writers number memo entries 0, 1, 2, ...: a vector, bounded like the values themselves.
+  void put(uint64_t key, uint64_t at) {
+    if (key >= limits_.max_values)
+      throw Error(ErrorKind::Limit, file_, "pickle", "memo key " + std::to_string(key) + " beyond the cap",
+                  at);
+    if (key >= memo_.size()) memo_.resize(key + 1, nullptr);
+    memo_[key] = top(at);
+  }
   void get(uint64_t key, uint64_t at) {
-    auto it = memo_.find(key);
-    if (it == memo_.end()) fail(at, "reads memo entry " + std::to_string(key) + ", which was never stored");
-    push(it->second);
+    if (key >= memo_.size() || !memo_[key])
+      fail(at, "reads memo entry " + std::to_string(key) + ", which was never stored");
+    push(memo_[key]);
   }
 
   void push_int(int64_t v) {
@@ -453,7 +459,7 @@ class Machine {
   std::shared_ptr<PickleArena> arena_;
   std::vector<PickleValue*> stack_;
   std::vector<size_t> marks_;
-  std::unordered_map<uint64_t, PickleValue*> memo_;
+  std::vector<PickleValue*> memo_;
 };
 
 }  // namespace

@@ -1,10 +1,9 @@
 #include "formats/torch_checkpoint.h"
 
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <set>
-#include <tuple>
+#include <unordered_map>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -64,11 +63,11 @@ class Storages {
     out.storage = it->second;
   }
 
-  const std::map<std::string, std::shared_ptr<const TorchStorage>>& all() const { return by_key_; }
+  const std::unordered_map<std::string, std::shared_ptr<const TorchStorage>>& all() const { return by_key_; }
 
  private:
   const ByteSource& src_;
-  std::map<std::string, std::shared_ptr<const TorchStorage>> by_key_;
+  std::unordered_map<std::string, std::shared_ptr<const TorchStorage>> by_key_;
 };
 
 struct Found {
@@ -148,15 +147,15 @@ bool is_contiguous(const TorchTensor& t) {
 }
 
 TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::string format,
-                         const std::map<std::string, uint64_t>& storage_data) {
+                         const std::unordered_map<std::string, uint64_t>& storage_data) {
   std::vector<Found> found;
   std::set<const PickleValue*> seen;
   walk(src, root, "", 0, seen, found);
   TorchCheckpoint ck;
   ck.format = std::move(format);
   ck.state_dict_path = state_dict_path(root);
-  std::set<const TorchStorage*> used;
-  std::set<std::tuple<const TorchStorage*, uint64_t, Shape, std::vector<uint64_t>>> views;
+  // The views of each storage met so far: a tensor is tied to an earlier one with the same view.
+  std::unordered_map<const TorchStorage*, std::vector<const TorchTensor*>> views;
   for (const Found& f : found) {
     const TorchTensor& t = *f.tensor;
     auto data = storage_data.find(t.storage->key);
@@ -173,8 +172,12 @@ TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::st
     out.data_begin = data->second + t.storage_offset * element_bytes(out.dtype);
     out.contiguous = is_contiguous(t);
     out.dense = out.contiguous || is_dense(t);
-    out.shares_storage = !used.insert(t.storage.get()).second;
-    out.tied = !views.emplace(t.storage.get(), t.storage_offset, t.shape, t.stride).second;
+    std::vector<const TorchTensor*>& earlier = views[t.storage.get()];
+    out.shares_storage = !earlier.empty();
+    out.tied = std::any_of(earlier.begin(), earlier.end(), [&](const TorchTensor* u) {
+      return u->storage_offset == t.storage_offset && u->shape == t.shape && u->stride == t.stride;
+    });
+    earlier.push_back(&t);
     if (!out.shares_storage) ck.storage_bytes += t.storage->numel * element_bytes(out.dtype);
     ck.tensors.push_back(std::move(out));
   }
@@ -209,7 +212,7 @@ TorchCheckpoint read_zip(const ByteSource& src) {
   Storages storages(src);
   const PickleResult r = run_pickle(
       program, 0, src.name(), [&](const PickleValue& pid, PickleValue& out) { storages.load(pid, out); });
-  std::map<std::string, uint64_t> data;
+  std::unordered_map<std::string, uint64_t> data;
   for (const auto& [key, s] : storages.all()) {
     const ZipEntry* e = dir.find(prefix + "data/" + key);
     if (!e)
@@ -268,7 +271,7 @@ TorchCheckpoint read_legacy(const ByteSource& src) {
     Storages storages(src);
     try {
       LegacyPickles p = parse_legacy(src, bytes, storages);
-      std::map<std::string, uint64_t> data;
+      std::unordered_map<std::string, uint64_t> data;
       uint64_t at = p.end;
       std::string count;
       for (const std::string& key : p.keys) {

@@ -82,9 +82,8 @@ void apply_zip64(const ByteSource& src, std::string_view extra, ZipEntry& e, boo
 }  // namespace
 
 const ZipEntry* ZipDirectory::find(std::string_view name) const {
-  for (const ZipEntry& e : entries)
-    if (e.name == name) return &e;
-  return nullptr;
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : &entries[it->second];
 }
 
 bool looks_like_zip(const ByteSource& src) {
@@ -130,6 +129,8 @@ ZipDirectory read_zip_directory(const ByteSource& src) {
     out.entries.push_back(std::move(e));
     at += kCentralSize + name_len + extra_len + comment_len;
   }
+  out.by_name_.reserve(out.entries.size());
+  for (size_t i = 0; i < out.entries.size(); ++i) out.by_name_.emplace(out.entries[i].name, i);  // first wins
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "io/byte_source.h"
@@ -22,7 +23,13 @@ struct ZipEntry {
 
 struct ZipDirectory {
   std::vector<ZipEntry> entries;
-  const ZipEntry* find(std::string_view name) const;  // exact name; nullptr when absent
+  // Exact name; nullptr when absent. Hashed: a checkpoint has a member per storage (46,000 for DeepSeek-V3).
+  const ZipEntry* find(std::string_view name) const;
+
+ private:
+  friend ZipDirectory read_zip_directory(const ByteSource& src);
+  std::unordered_map<std::string_view, size_t>
+      by_name_;  // views into `entries`, filled once they are all read
 };
 
 inline constexpr uint64_t kMaxZipEntries = 1 << 20;

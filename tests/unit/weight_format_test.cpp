@@ -1,10 +1,11 @@
 // A weight file is what its first bytes say: each format's magic, not its file name, picks the reader.
+#include "formats/weight_format.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "formats/safetensors_writer.h"
-#include "formats/weight_format.h"
 #include "io/byte_source.h"
 
 namespace ma {
