@@ -71,7 +71,7 @@ struct PickleArena {
 using PersistentLoad = std::function<void(const PickleValue& pid, PickleValue& out)>;
 
 struct PickleLimits {
-  uint64_t max_values = 2'000'000;  // every value built, memoized or not
+  uint64_t max_values = 2'000'000;  // every value built, memoized or not; memo keys stay below it too
 };
 
 struct PickleResult {
