@@ -279,6 +279,9 @@ Inventory build_inventory(const LocalModelFiles& files) {
   Checkpoint ck = read_checkpoint(files);
   inv.origin = ck.headers_read ? InventoryOrigin::Headers : InventoryOrigin::IndexAndTemplate;
   inv.notes.insert(inv.notes.end(), ck.notes.begin(), ck.notes.end());
+  for (const auto& f : files.unread_weights)  // another format's copy, or another checkpoint of the model
+    inv.notes.push_back(f.filename().string() + " is not read (the weights analysed are the " + ck.format +
+                        " files; name it to analyse it instead)");
   if (!ck.headers_read && !inv.model)
     throw Error(ErrorKind::NotFound, files.display_name, "config.json",
                 "an index without shards needs config.json to know tensor shapes");
