@@ -79,6 +79,20 @@ TEST(CliPytorch, StatisticsEqualThoseOfTheSafetensorsCopy) {
   EXPECT_EQ(compared, of_a.size());
 }
 
+// The same weights as safetensors and as a sharded zip pickle compare as identical, element by element: the
+// pickle's storages are found at their exact offsets.
+TEST(CliPytorch, ComparedWithItsSafetensorsCopyEveryElementIsEqual) {
+  const auto f = fixtures();
+  if (!f) GTEST_SKIP() << "../shared/data not present";
+  const auto r = test::run_cli("compare " + test::quoted(*f / "tiny-llama") + " " +
+                               test::quoted(*f / "tiny-llama-bin-sharded") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json::Document d = json::Document::parse(r.out, "stdout");
+  EXPECT_EQ(d.root().find("compared")->as_uint(), 21u);
+  for (const json::Value& t : d.root().find("tensors")->items())
+    EXPECT_EQ(t.find("max_abs_diff")->as_double(), 0.0) << t.find("name")->as_string();
+}
+
 // A transposed view (k.weight: shape [4, 8], strides [1, 4]) holds exactly 32 consecutive elements of its
 // storage: its order-free statistics are those elements', equal to what torch computed.
 TEST(CliPytorch, TransposedViewsHaveStatistics) {
