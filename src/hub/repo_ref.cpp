@@ -34,6 +34,13 @@ std::optional<RepoRef> parse_hub_url(std::string_view arg) {
   rest = rest.substr(0, cut);
   size_t first = rest.find('/');
   size_t second = first == std::string_view::npos ? first : rest.find('/', first + 1);
+  // Canonical repos have no organization: "gpt2/tree/main" (exactly three segments: "org/tree/x" would be a
+  // repo named tree), "gpt2/blob/main/config.json", "gpt2/resolve/main/...".
+  if (first != std::string_view::npos) {
+    const std::string_view after = rest.substr(first + 1);
+    const bool tree = after.starts_with("tree/") && after.find('/', 5) == std::string_view::npos;
+    if (tree || after.starts_with("blob/") || after.starts_with("resolve/")) second = first;
+  }
   ref.id = std::string(rest.substr(0, second));
   if (second != std::string_view::npos) {
     std::string_view tail = rest.substr(second + 1);

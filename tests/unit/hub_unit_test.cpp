@@ -50,6 +50,19 @@ TEST(RepoRef, AcceptsTheFormsUsersType) {
   r = parse_repo_ref("hf.co/openai-community/gpt2");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->id, "openai-community/gpt2");
+  // Canonical repos without an organization, as the browser shows them.
+  r = parse_repo_ref("https://huggingface.co/gpt2/tree/main");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->id, "gpt2");
+  EXPECT_EQ(r->revision, "main");
+  r = parse_repo_ref("https://huggingface.co/bert-base-uncased/blob/v1/config.json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->id, "bert-base-uncased");
+  EXPECT_EQ(r->revision, "v1");
+  r = parse_repo_ref("https://huggingface.co/org/tree/tree/main");  // a repo named "tree"
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->id, "org/tree");
+  EXPECT_EQ(r->revision, "main");
 }
 
 TEST(RepoRef, LocalLookingPathsAreNotRepoIds) {
