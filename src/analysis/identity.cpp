@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <filesystem>
 #include <vector>
 
 #include "model/family_table.h"
@@ -195,9 +196,23 @@ std::string model_name_from_id(std::string_view model_id) {
   return std::string(parent) + " " + std::string(last.substr(0, last.rfind('.')));
 }
 
+std::string display_name_of(std::string_view model_id) {
+  namespace fs = std::filesystem;
+  std::string_view s = model_id;
+  while (s.size() > 1 && s.back() == '/') s.remove_suffix(1);
+  std::error_code ec;
+  const fs::path p{std::string(s)};
+  if (s.empty() || !fs::exists(p, ec)) return std::string(model_id);
+  const fs::path absolute = fs::absolute(p, ec).lexically_normal();
+  if (fs::is_directory(p, ec)) return absolute.filename().string();
+  const std::string dir = absolute.parent_path().filename().string();
+  return dir.empty() ? absolute.filename().string() : dir + "/" + absolute.filename().string();
+}
+
 Identity identify(const ReportInputs& in) {
   Identity id;
   id.model_id = in.options.model_id;
+  id.display_name = display_name_of(id.model_id);
   const ArchitectureRecord& a = in.inventory.arch;
   id.model_type = !a.root_model_type.empty() ? a.root_model_type : a.model_type;
   id.architecture_class = !a.architectures.empty() ? a.architectures.front() : a.architecture;

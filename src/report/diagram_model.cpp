@@ -176,7 +176,9 @@ size_t repeat_period(const std::vector<LayerCell>& cells) {
 
 DiagramModel build_diagram_model(const ModelReport& r) {
   DiagramModel m;
-  m.title = r.identity.model_id.empty() ? "Unnamed model" : r.identity.model_id;
+  m.title = !r.identity.display_name.empty() ? r.identity.display_name
+            : r.identity.model_id.empty()    ? "Unnamed model"
+                                             : r.identity.model_id;
   m.subtitle = subtitle(r);
   const std::vector<LayerSpec>& layers = r.arch.layers();
   m.num_layers = layers.empty() ? r.architecture.num_hidden_layers : layers.size();

@@ -125,6 +125,7 @@ std::string render_report_json(const ModelReport& r, std::string_view timestamp)
   JsonWriter w;
   w.begin_object();
   w.key("model_id").value(r.identity.model_id);
+  w.key("model_name").value(r.identity.display_name);
   write_json(w, r.identity);
   const ParameterCounts& p = r.parameters;
   if (!r.architecture_known) {
@@ -189,7 +190,7 @@ std::string render_report_json(const ModelReport& r, std::string_view timestamp)
 
 std::string render_report_markdown(const ModelReport& r) {
   MarkdownWriter w;
-  w.heading(1, "Model analysis: " + r.identity.model_id);
+  w.heading(1, "Model analysis: " + r.identity.display_name);
   render_markdown(w, r.identity, r);
   const ParameterCounts& p = r.parameters;
   w.heading(2, "Parameters");

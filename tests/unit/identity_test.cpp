@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 
 #include "model/family_table.h"
@@ -279,6 +280,18 @@ TEST(FamilyTable, SeedFamiliesAndArchitecturesResolve) {
   EXPECT_EQ(by_id("google/vit-base-patch16-224"), "ViT");
   EXPECT_EQ(by_id("distilbert-base-uncased"), "DistilBERT");
   EXPECT_EQ(by_id("google/mt5-base"), "mT5");
+}
+
+// Titles show the model's name, never a full local path: a directory's name, a file with its directory, a
+// Hub id as given.
+TEST(IdentityDetails, DisplayNameNeverAFullLocalPath) {
+  test::TempDir dir;
+  std::filesystem::create_directories(dir / "my-model");
+  test::write_file(dir / "my-model" / "weights.pt", "x");
+  EXPECT_EQ(display_name_of((dir / "my-model").string()), "my-model");
+  EXPECT_EQ(display_name_of((dir / "my-model").string() + "/"), "my-model");
+  EXPECT_EQ(display_name_of((dir / "my-model" / "weights.pt").string()), "my-model/weights.pt");
+  EXPECT_EQ(display_name_of("meta-llama/Llama-3.1-8B@main"), "meta-llama/Llama-3.1-8B@main");
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ std::string family_line(const Identity& s) {
 
 void render_console(ConsoleWriter& w, const Identity& s, const ModelReport& r, const RenderOptions& o) {
   (void)r;
-  w.heading(o.detailed ? "Basic information: " + s.model_id : "Model: " + s.model_id);
+  w.heading(o.detailed ? "Basic information: " + s.display_name : "Model: " + s.display_name);
   w.field("family", family_line(s));
   if (o.detailed) w.note("family from " + s.family_evidence);
   w.field("type", s.kind);
