@@ -4,6 +4,12 @@ namespace ma {
 namespace {
 
 void complete_attention(AttentionShape& at, const ArchitectureRecord& a, uint64_t hidden) {
+  // A window as long as the whole context never slides (Phi-3-128k: 262,144 over 131,072 positions): the
+  // layer attends fully, and its cache is a full one.
+  if (at.span == Span::Sliding && a.max_position_embeddings && at.window >= a.max_position_embeddings) {
+    at.span = Span::Full;
+    at.window = 0;
+  }
   if (!at.heads) at.heads = a.num_attention_heads;
   if (!at.kv_heads) at.kv_heads = a.num_key_value_heads ? a.num_key_value_heads : at.heads;
   if (!at.head_dim) at.head_dim = a.head_dim ? a.head_dim : (at.heads ? hidden / at.heads : 0);

@@ -30,6 +30,20 @@ TEST(ArchitectureRecord, Qwen2SlidesFromMaxWindowLayersOn) {
   EXPECT_EQ(kv_cache_total(p, 1, 2048), per_layer * (6 * 2048 + 4 * 512));
 }
 
+// Phi-3-mini-128k declares a 262,144-token window over 131,072 positions: a window that never slides is full
+// attention; one shorter than the context slides.
+TEST(ArchitectureRecord, AWindowAsLongAsTheContextIsFullAttention) {
+  for (const auto& [window, span] :
+       {std::pair{262144u, Span::Full}, std::pair{131072u, Span::Full}, std::pair{4096u, Span::Sliding}}) {
+    const ModelTemplate t = build(R"({"model_type":"mistral","hidden_size":64,"num_hidden_layers":2,
+        "num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":128,"vocab_size":100,
+        "max_position_embeddings":131072,"sliding_window":)" +
+                                  std::to_string(window) + "}");
+    EXPECT_EQ(t.arch.layers()[0].attention.span, span) << window;
+    EXPECT_EQ(t.arch.layers()[0].attention.window, span == Span::Full ? 0u : window) << window;
+  }
+}
+
 TEST(ArchitectureRecord, ExplicitLayerTypesWinAndWithoutTheFlagNothingSlides) {
   const ModelTemplate off = build(R"({"model_type":"qwen3","hidden_size":64,"num_hidden_layers":4,
       "num_attention_heads":4,"num_key_value_heads":2,"head_dim":16,"intermediate_size":128,"vocab_size":100,
