@@ -191,6 +191,19 @@ Capabilities assess_capabilities(const ReportInputs& in) {
   assess_generation(id, c);
   assess_context(in.inventory.arch, id, c);
   c.supports_long_context = c.max_context_length && *c.max_context_length >= kLongContextTokens;
+  // A stack of recurrent layers alone (Mamba, Mamba-2) has no positions and keeps one state whatever the
+  // length: no limit to report, whatever length the config carries.
+  const std::vector<LayerSpec>& layers = in.inventory.arch.layers();
+  if (!layers.empty() && std::none_of(layers.begin(), layers.end(), [](const LayerSpec& l) {
+        return l.mixer == Mixer::Attention || l.mixer == Mixer::None;
+      })) {
+    c.position_limit = false;
+    c.max_context_length.reset();
+    c.original_context_length.reset();
+    c.supports_long_context = true;
+    c.notes.push_back(
+        "state-space layers only: no positions, a fixed-size state per sequence, no context limit");
+  }
   assess_adapters(in, c);
   return c;
 }

@@ -87,6 +87,23 @@ TEST(Capabilities, Qwen25DeclaresItsContextWithoutRopeScaling) {
   EXPECT_TRUE(c.rope_scaling_type.empty());
 }
 
+// Mamba layers only: no positions and a fixed-size state, so no context limit (whatever length the config
+// carries), long context yes; a hybrid with attention keeps its declared limit.
+TEST(Capabilities, PureStateSpaceModelsHaveNoContextLimit) {
+  test::TempDir dir;
+  test::write_file(dir / "config.json", R"({"model_type":"mamba","hidden_size":64,"state_size":8,
+      "num_hidden_layers":2,"vocab_size":100,"max_position_embeddings":256})");
+  auto m = test::load_model(dir.path(), false);
+  const Capabilities c = assess_capabilities(m->inputs());
+  EXPECT_FALSE(c.position_limit);
+  EXPECT_FALSE(c.max_context_length);
+  EXPECT_TRUE(c.supports_long_context);
+  EXPECT_TRUE(any_note(c, "no context limit"));
+  test::write_file(dir / "config.json", test::tiny_llama_config("2"));
+  auto llama = test::load_model(dir.path(), false);
+  EXPECT_TRUE(assess_capabilities(llama->inputs()).position_limit);
+}
+
 TEST(Capabilities, Gpt2) {
   auto m = real("openai-community__gpt2");
   if (!m) GTEST_SKIP() << "no ../shared/data";

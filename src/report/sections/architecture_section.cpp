@@ -46,6 +46,7 @@ std::string position_text(const ArchitectureDetails& s) {
 }
 
 std::string heads_text(const ArchitectureDetails& s) {
+  if (s.architecture_type == "ssm") return "none (state-space layers only)";
   return count_or_unknown(s.num_attention_heads) + " (kv " + count_or_unknown(s.num_key_value_heads) +
          ", head dim " + count_or_unknown(s.head_dim) + ")";
 }

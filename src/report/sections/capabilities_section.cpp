@@ -10,6 +10,7 @@ std::string yes_no(bool b) {
 }
 
 std::string context_line(const Capabilities& s) {
+  if (!s.position_limit) return "no limit (state-space layers only)";
   if (!s.max_context_length) return "unknown";
   std::string line = with_thousands(*s.max_context_length);
   if (s.original_context_length && *s.original_context_length != *s.max_context_length) {
@@ -45,6 +46,7 @@ void write_json(JsonWriter& w, const Capabilities& s) {
   w.key("capabilities").begin_object();
   w.key("can_generate").value(s.can_generate);
   w.key("max_context_length").value_or_null(s.max_context_length);
+  w.key("context_limit").value(s.position_limit);
   w.key("original_context_length").value_or_null(s.original_context_length);
   w.key("context_source");
   if (s.context_source.empty())
