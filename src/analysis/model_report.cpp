@@ -1,5 +1,7 @@
 #include "analysis/model_report.h"
 
+#include "core/units.h"
+
 namespace ma {
 namespace {
 
@@ -41,6 +43,13 @@ ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles
   r.capabilities = assess_capabilities(in);
   r.metadata = options.metadata;
   r.warnings = inventory.warnings;
+  // A --context past what the model was built for is sized as asked, and said to be beyond it.
+  if (options.context && r.capabilities.max_context_length &&
+      *options.context > *r.capabilities.max_context_length)
+    r.warnings.push_back("--context " + with_thousands(*options.context) +
+                         " is beyond the model's maximum context of " +
+                         with_thousands(*r.capabilities.max_context_length) +
+                         ": the KV cache is sized for it, the model may not work at that length");
   return r;
 }
 

@@ -47,6 +47,25 @@ TEST(CliReport, SeveralModelsGiveAComparison) {
   EXPECT_EQ(doc.root().items().size(), 2u);
 }
 
+// The example's maximum context is 256 tokens: a longer --context is sized as asked, with one warning.
+TEST(CliReport, ContextBeyondTheModelsMaximumWarns) {
+  auto r = test::run_cli(example() + " --context 100000");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::occurrences(r.err, "--context 100,000 is beyond the model's maximum context of 256"), 1u)
+      << r.err;
+  EXPECT_EQ(test::run_cli(example() + " --context 256").err.find("beyond"), std::string::npos);
+}
+
+// A family name with its own parentheses takes its maker after a comma, never "(DeciLM) (NVIDIA)".
+TEST(CliReport, FamilyLineHasNoDoubledParentheses) {
+  const auto data = test::shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  auto r = test::run_cli(test::quoted(*data / "hf-configs" / "nvidia__Llama-3_3-Nemotron-Super-49B-v1"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Nemotron-NAS (DeciLM), NVIDIA"), std::string::npos) << r.out;
+  EXPECT_NE(test::run_cli(example()).out.find("LLaMA (Meta)"), std::string::npos);
+}
+
 TEST(CliReport, BadOptionsAreUsageErrorsAndWriteNothing) {
   test::TempDir tmp;
   std::string out = " --export '" + (tmp / "x.json").string() + "'";

@@ -8,8 +8,11 @@ std::string or_unknown(const std::string& s) {
   return s.empty() ? "unknown" : s;
 }
 
+// "LLaMA (Meta)"; a family name with its own parentheses takes the maker after a comma:
+// "Nemotron-NAS (DeciLM), NVIDIA".
 std::string family_line(const Identity& s) {
-  return s.organization.empty() ? s.family : s.family + " (" + s.organization + ")";
+  if (s.organization.empty()) return s.family;
+  return s.family.ends_with(')') ? s.family + ", " + s.organization : s.family + " (" + s.organization + ")";
 }
 
 }  // namespace
