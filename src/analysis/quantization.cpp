@@ -307,9 +307,10 @@ QuantizationInfo analyze_quantization(const ReportInputs& in) {
              : key == "gptq" && headers ? infer_gptq_bits(evidence)
                                         : std::nullopt;
     if (!q.bits && m) q.bits = m->bits;
-    if (declared && (declared->group_size || declared->per_channel))
+    if (declared && (declared->group_size || declared->per_channel)) {
       q.group_size = declared->group_size;
-    else if (m)
+      q.block = declared->block;
+    } else if (m)
       q.group_size = m->group_size;
     q.format_detail = format_detail(m, declared);
     if (declared && !inferred.empty() && method_name(inferred) != q.method)

@@ -19,6 +19,8 @@ struct QuantizationInfo {
   std::string source;            // "quantization_config", "tensor dtypes", or both
   std::optional<uint32_t> bits;  // weight bits
   std::optional<uint64_t> group_size;  // elements sharing one scale (block 128x128 for block-FP8: 16384)
+  std::vector<uint64_t>
+      block;                  // the 2-D block those elements form (block-FP8 {128, 128}); empty: a row group
   std::string format_detail;  // e.g. "float8_e4m3fn weights, float32 weight_scale_inv per 128x128 block"
   std::vector<std::string>
       unquantized;  // modules kept in high precision (lm_head, embeddings, norms, routers)

@@ -38,6 +38,13 @@ std::string scale_text(const QuantizationInfo& s) {
   return out;
 }
 
+// "128×128".
+std::string block_text(const std::vector<uint64_t>& block) {
+  std::string t;
+  for (uint64_t d : block) t += (t.empty() ? "" : "×") + with_thousands(d);
+  return t;
+}
+
 }  // namespace
 
 void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelReport& r,
@@ -49,7 +56,10 @@ void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelRepo
   } else {
     w.field("type", s.method);
     w.field("bits", s.bits ? std::to_string(*s.bits) : "unknown");
-    if (s.group_size) w.field("group size", with_thousands(*s.group_size));
+    if (!s.block.empty())
+      w.field("scale per", "block " + block_text(s.block));
+    else if (s.group_size)
+      w.field("group size", with_thousands(*s.group_size));
     w.field("logical parameters",
             human_count(s.logical_parameters) + " (" + with_thousands(s.logical_parameters) + ")");
   }
@@ -89,6 +99,14 @@ void write_json(JsonWriter& w, const QuantizationInfo& s) {
     w.value(*s.group_size);
   else
     w.null();
+  w.key("block");
+  if (s.block.empty()) {
+    w.null();
+  } else {
+    w.begin_array();
+    for (uint64_t d : s.block) w.value(d);
+    w.end_array();
+  }
   str_or_null("format_detail", s.format_detail);
   w.key("unquantized").begin_array();
   for (const auto& g : s.unquantized) w.value(g);
@@ -119,7 +137,10 @@ void render_markdown(MarkdownWriter& w, const QuantizationInfo& s, const ModelRe
     rows.push_back({"Method", s.method});
     rows.push_back({"Source", s.source});
     rows.push_back({"Bits", s.bits ? std::to_string(*s.bits) : "unknown"});
-    if (s.group_size) rows.push_back({"Group size", with_thousands(*s.group_size)});
+    if (!s.block.empty())
+      rows.push_back({"Scale per", "block " + block_text(s.block)});
+    else if (s.group_size)
+      rows.push_back({"Group size", with_thousands(*s.group_size)});
     if (!s.format_detail.empty()) rows.push_back({"Format", s.format_detail});
     rows.push_back({"Logical parameters",
                     with_thousands(s.logical_parameters) + " (" + human_count(s.logical_parameters) + ")"});
