@@ -155,9 +155,10 @@ void assess_adapters(const ReportInputs& in, Capabilities& c) {
                           c.lora_target_modules.end())
       c.lora_target_modules.emplace_back(m);
   }
+  c.adapters_known = !in.inventory.tensors.empty();
   if (c.lora_target_modules.empty()) {
-    c.notes.push_back(in.inventory.tensors.empty() ? "no tensor inventory: LoRA compatibility unknown"
-                                                   : "no linear projections found: LoRA not applicable");
+    c.notes.push_back(!c.adapters_known ? "no tensor inventory: LoRA compatibility unknown"
+                                        : "no linear projections found: LoRA not applicable");
   } else {
     c.lora_compatible = true;
     std::string list;

@@ -104,6 +104,20 @@ TEST(Capabilities, PureStateSpaceModelsHaveNoContextLimit) {
   EXPECT_TRUE(assess_capabilities(llama->inputs()).position_limit);
 }
 
+// Without a template there are no tensors to find projections in: LoRA and QLoRA are not known, not "no";
+// without a context length, long context is not known either.
+TEST(Capabilities, WithoutATemplateAdaptersAreNotKnown) {
+  test::TempDir dir;
+  test::write_file(dir / "config.json",
+                   R"({"model_type":"frobnitz","architectures":["FrobnitzForCausalLM"]})");
+  auto m = test::load_model(dir.path(), false);
+  ASSERT_FALSE(m->template_built);
+  const Capabilities c = assess_capabilities(m->inputs());
+  EXPECT_FALSE(c.adapters_known);
+  EXPECT_FALSE(c.long_context_known());
+  EXPECT_TRUE(any_note(c, "LoRA compatibility unknown"));
+}
+
 TEST(Capabilities, Gpt2) {
   auto m = real("openai-community__gpt2");
   if (!m) GTEST_SKIP() << "no ../shared/data";

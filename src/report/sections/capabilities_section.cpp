@@ -9,6 +9,19 @@ std::string yes_no(bool b) {
   return b ? "yes" : "no";
 }
 
+// "not known" where the report lacks what decides it (no template, no context length), never a false "no".
+std::string yes_no_known(bool b, bool known) {
+  return known ? yes_no(b) : "not known";
+}
+
+void bool_or_null(JsonWriter& w, std::string_view key, bool b, bool known) {
+  w.key(key);
+  if (known)
+    w.value(b);
+  else
+    w.null();
+}
+
 std::string context_line(const Capabilities& s) {
   if (!s.position_limit) return "no limit (state-space layers only)";
   if (!s.max_context_length) return "unknown";
@@ -34,9 +47,9 @@ void render_console(ConsoleWriter& w, const Capabilities& s, const ModelReport& 
   w.heading("Capabilities");
   w.field("can generate", yes_no(s.can_generate));
   w.field("max context", context_line(s));
-  w.field("long context (>= 32k)", yes_no(s.supports_long_context));
-  w.field("LoRA", yes_no(s.lora_compatible));
-  w.field("QLoRA", yes_no(s.qlora_compatible));
+  w.field("long context (>= 32k)", yes_no_known(s.supports_long_context, s.long_context_known()));
+  w.field("LoRA", yes_no_known(s.lora_compatible, s.adapters_known));
+  w.field("QLoRA", yes_no_known(s.qlora_compatible, s.adapters_known));
   if (!o.detailed) return;
   if (!s.prequantized.empty()) w.field("already quantized", s.prequantized);
   for (const std::string& n : s.notes) w.note(n);
@@ -63,10 +76,11 @@ void write_json(JsonWriter& w, const Capabilities& s) {
     w.value(*s.rope_scaling_factor);
   else
     w.null();
-  w.key("supports_long_context").value(s.supports_long_context);
-  w.key("lora_compatible").value(s.lora_compatible);
-  w.key("supports_lora").value(s.lora_compatible);  // seed 002's name for the same claim
-  w.key("qlora_compatible").value(s.qlora_compatible);
+  bool_or_null(w, "supports_long_context", s.supports_long_context, s.long_context_known());
+  bool_or_null(w, "lora_compatible", s.lora_compatible, s.adapters_known);
+  bool_or_null(w, "supports_lora", s.lora_compatible,
+               s.adapters_known);  // seed 002's name for the same claim
+  bool_or_null(w, "qlora_compatible", s.qlora_compatible, s.adapters_known);
   w.key("lora_target_modules").begin_array();
   for (const auto& m : s.lora_target_modules) w.value(m);
   w.end_array();
@@ -87,9 +101,9 @@ void render_markdown(MarkdownWriter& w, const Capabilities& s, const ModelReport
   std::vector<std::pair<std::string, std::string>> rows = {
       {"Can generate", yes_no(s.can_generate)},
       {"Max context", context_line(s)},
-      {"Long context (>= 32,768)", yes_no(s.supports_long_context)},
-      {"LoRA", yes_no(s.lora_compatible)},
-      {"QLoRA", yes_no(s.qlora_compatible)}};
+      {"Long context (>= 32,768)", yes_no_known(s.supports_long_context, s.long_context_known())},
+      {"LoRA", yes_no_known(s.lora_compatible, s.adapters_known)},
+      {"QLoRA", yes_no_known(s.qlora_compatible, s.adapters_known)}};
   if (!s.lora_target_modules.empty())
     rows.push_back({"LoRA target modules", markdown_cell(joined(s.lora_target_modules))});
   if (!s.prequantized.empty()) rows.push_back({"Already quantized", markdown_cell(s.prequantized)});
