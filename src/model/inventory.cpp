@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "core/error.h"
 #include "core/parallel.h"
@@ -63,6 +64,76 @@ class DifferenceLog {
   std::vector<std::string> lines_;
   size_t count_ = 0;
 };
+
+// An index whose total_size differs from the bytes the headers hold (or the template predicts). Llama-2's
+// index counts 32 rotary inv_freq buffers (128 bytes each) the template has no shape for: when stored tensors
+// of unknown shape explain the whole excess, at most 1 MiB each, there is nothing to act on, and it is a
+// note.
+void report_total_size(const CheckpointTotals& totals, const Checkpoint& ck,
+                       const std::vector<InventoryTensor>& rows, Inventory& inv) {
+  const size_t unknown =
+      std::count_if(rows.begin(), rows.end(), [](const InventoryTensor& t) { return !t.shape_known; });
+  const uint64_t excess =
+      *totals.index_total_size > totals.bytes ? *totals.index_total_size - totals.bytes : 0;
+  const bool width_known = ck.headers_read || inv.model->arch.stored_dtype.has_value();
+  if (unknown && excess && width_known && excess <= unknown * (uint64_t{1} << 20)) {
+    inv.notes.push_back(ck.index_name + " metadata.total_size is " + with_thousands(excess) +
+                        " bytes above the template's prediction: the " + std::to_string(unknown) +
+                        " stored tensors of unknown shape (e.g. rotary inv_freq buffers)");
+    return;
+  }
+  std::string why;
+  if (!ck.headers_read && !inv.model->arch.stored_dtype)
+    why += "; the config declares no torch_dtype, float32 assumed";
+  if (unknown)
+    why += "; " + std::to_string(unknown) +
+           " stored tensors of unknown shape (e.g. rotary inv_freq buffers) not counted";
+  inv.warnings.push_back(
+      ck.index_name + " metadata.total_size is " + std::to_string(*totals.index_total_size) + " bytes; the " +
+      (ck.headers_read ? "headers hold " : "template predicts ") + std::to_string(totals.bytes) + why);
+}
+
+std::string_view top_module(std::string_view name) {
+  return name.substr(0, name.find('.'));
+}
+
+// Template tensors the checkpoint lacks. A top-level module missing whole (LLaVA-1.5's vision_tower, which
+// its code loads from the CLIP repo mm_vision_tower names) is one line with its size; the rest one by one.
+void report_missing(const TemplateMatcher& matcher, const std::vector<InventoryTensor>& rows,
+                    const ModelTemplate& model, const ModelConfig* config, DifferenceLog& missing,
+                    std::vector<std::string>& warnings) {
+  std::set<std::string_view> stored;
+  for (const InventoryTensor& t : rows)
+    if (t.stored) stored.insert(top_module(t.name));
+  struct Absent {
+    size_t tensors = 0;
+    uint64_t elements = 0;
+  };
+  std::map<std::string, Absent> whole;
+  std::vector<std::pair<std::string, std::string>> lines;  // (top module, line)
+  matcher.for_each_unmatched([&](const std::string& name, const Shape& shape) {
+    std::string top(top_module(name));
+    Absent& a = whole[top];
+    ++a.tensors;
+    a.elements += numel(shape);
+    lines.emplace_back(
+        top, "template tensor '" + name + "' " + shape_to_string(shape) + " is not in the checkpoint");
+  });
+  std::set<std::string> summarized;
+  for (const auto& [top, a] : whole) {
+    if (stored.count(top) || a.tensors < 2) continue;
+    summarized.insert(top);
+    std::string line = "the checkpoint holds no '" + top + "' module: its " + with_thousands(a.tensors) +
+                       " template tensors (" + with_thousands(a.elements) + " parameters) are not stored";
+    const std::string& key = model.arch.vision_key;
+    if (config && !key.empty() && top.find("vision") != std::string::npos)
+      if (const json::Value* v = config->raw(key); v && v->is_string())
+        line += "; config.json's " + key + " names it ('" + printable(v->as_string()) + "'), loaded apart";
+    warnings.push_back(line);
+  }
+  for (auto& [top, line] : lines)
+    if (!summarized.count(top)) missing.add(std::move(line));
+}
 
 // The inventory row a template entry implies (dry runs, tied copies).
 InventoryTensor template_row(const TemplateTensor& tt, std::string name, const Shape& shape, DType dtype,
@@ -344,10 +415,8 @@ Inventory build_inventory(const LocalModelFiles& files) {
       rows.push_back(template_row(*m.tensor, name, *m.shape, m.dtype, m.kind));
       keys.push_back(m.order);
     });
-    matcher->for_each_unmatched([&](const std::string& name, const Shape& shape) {
-      diff.missing.add("template tensor '" + name + "' " + shape_to_string(shape) +
-                       " is not in the checkpoint");
-    });
+    report_missing(*matcher, rows, *inv.model, inv.config ? &*inv.config : nullptr, diff.missing,
+                   inv.warnings);
   }
   if (diff.mismatched.count) {
     // transformers refuses such a checkpoint (size mismatch) unless told to ignore it: the template's count
@@ -363,20 +432,8 @@ Inventory build_inventory(const LocalModelFiles& files) {
   }
   diff.missing.flush(inv.warnings);
   diff.extra.flush(inv.warnings);
-  if (totals.index_total_size && *totals.index_total_size != totals.bytes) {
-    size_t unknown =
-        std::count_if(rows.begin(), rows.end(), [](const InventoryTensor& t) { return !t.shape_known; });
-    std::string why;
-    if (!ck.headers_read && !inv.model->arch.stored_dtype)
-      why += "; the config declares no torch_dtype, float32 assumed";
-    if (unknown)
-      why += "; " + std::to_string(unknown) +
-             " stored tensors of unknown shape (e.g. rotary inv_freq buffers) not counted";
-    inv.warnings.push_back(ck.index_name + " metadata.total_size is " +
-                           std::to_string(*totals.index_total_size) + " bytes; the " +
-                           (ck.headers_read ? "headers hold " : "template predicts ") +
-                           std::to_string(totals.bytes) + why);
-  }
+  if (totals.index_total_size && *totals.index_total_size != totals.bytes)
+    report_total_size(totals, ck, rows, inv);
   inv.checkpoint = totals;
   sort_rows(rows, keys);
   inv.tensors = std::move(rows);
