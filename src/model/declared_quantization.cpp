@@ -297,15 +297,30 @@ std::optional<std::string> simple_regex_to_glob(std::string_view re) {
 
 }  // namespace
 
+namespace {
+
+// The longest run of a glob pattern without wildcards.
+std::string longest_literal(std::string_view pattern) {
+  std::string_view best;
+  for (size_t at = 0; at <= pattern.size();) {
+    const size_t star = std::min(pattern.find_first_of("*?", at), pattern.size());
+    if (star - at > best.size()) best = pattern.substr(at, star - at);
+    at = star + 1;
+  }
+  return std::string(best);
+}
+
+}  // namespace
+
 ModuleMatcher::ModuleMatcher(const std::vector<std::string>& patterns) {
   for (const std::string& p : patterns) {
     if (p.starts_with("re:")) {
       if (auto g = simple_regex_to_glob(std::string_view(p).substr(3)))
-        globs_.push_back("\x01" + *g);
+        globs_.push_back({{*g}, longest_literal(*g)});  // matched against the whole name
       else
         unread_.push_back(p);
     } else if (p.find('*') != std::string::npos) {
-      globs_.push_back(p);
+      globs_.push_back({{p, p + ".*", "*." + p, "*." + p + ".*"}, longest_literal(p)});
     } else {
       exact_.push_back(p);
     }
@@ -326,15 +341,10 @@ bool ModuleMatcher::matches(std::string_view module) const {
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
-  for (const std::string& g : globs_) {
-    if (g.front() == '\x01') {  // from a regex: matched against the whole name
-      if (glob_match(std::string_view(g).substr(1), module)) return true;
-      continue;
-    }
-    std::string_view p = g;
-    if (glob_match(p, module) || glob_match(std::string(p) + ".*", module) ||
-        glob_match("*." + std::string(p), module) || glob_match("*." + std::string(p) + ".*", module))
-      return true;
+  for (const Glob& g : globs_) {
+    if (module.find(g.required) == std::string_view::npos) continue;
+    for (const std::string& p : g.patterns)
+      if (glob_match(p, module)) return true;
   }
   return false;
 }

@@ -43,8 +43,16 @@ class ModuleMatcher {
   const std::vector<std::string>& unread() const { return unread_; }
 
  private:
+  // A wildcard entry: the patterns it is tried as (itself, and as a dotted run: "p.*", "*.p", "*.p.*"; a
+  // regex only whole), and its longest literal run, which a module must contain to match at all. That check
+  // spares the glob matcher for nearly every module (NVIDIA's DeepSeek-V3-0324 lists 245 entries for 46,000
+  // tensors).
+  struct Glob {
+    std::vector<std::string> patterns;
+    std::string required;
+  };
   std::vector<std::string> exact_;  // sorted
-  std::vector<std::string> globs_;
+  std::vector<Glob> globs_;
   std::vector<std::string> unread_;
 };
 

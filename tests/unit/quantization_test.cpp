@@ -429,6 +429,13 @@ TEST(QuantizationTest, ModuleMatcher) {
   EXPECT_TRUE(m.matches("model.layers.1.mlp.shared_expert"));
   EXPECT_FALSE(m.matches("model.layers.1.mlp.shared_expert.up_proj"));
   EXPECT_EQ(m.unread(), std::vector<std::string>{"re:(a|b)"});
+  // NVIDIA's DeepSeek-V3-0324 entries: a trailing wildcard on a layer's module, matched as a dotted run too.
+  ModuleMatcher nv({"model.layers.21.self_attn*", "*.mlp.gate", "layers.3*"});
+  EXPECT_TRUE(nv.matches("model.layers.21.self_attn.kv_b_proj"));
+  EXPECT_FALSE(nv.matches("model.layers.22.self_attn.kv_b_proj"));
+  EXPECT_TRUE(nv.matches("model.layers.9.mlp.gate"));
+  EXPECT_TRUE(nv.matches("model.layers.30.mlp.experts.0.up_proj"));
+  EXPECT_FALSE(nv.matches("model.layers.2.mlp.experts.0.up_proj"));
 }
 
 // ---- renderers
