@@ -85,7 +85,7 @@ std::string render_compare_console(const WeightComparison& c, size_t top, bool c
   w.heading("COMPARISON");
   w.field("A:", c.a);
   w.field("B:", c.b);
-  w.note(counts_line(c));
+  w.footnote(counts_line(c));
   w.heading("MOST CHANGED TENSORS");
   std::vector<std::vector<std::string>> rows;
   for (size_t i : ranked(c)) {
@@ -110,7 +110,7 @@ std::string render_compare_console(const WeightComparison& c, size_t top, bool c
   auto list = [&](const char* title, const std::vector<std::string>& names) {
     if (names.empty()) return;
     w.heading(title);
-    for (const std::string& n : names) w.note(n);
+    for (const std::string& n : names) w.footnote(n);
   };
   list("MISSING IN B", c.missing_in_b);
   list("EXTRA IN B", c.extra_in_b);

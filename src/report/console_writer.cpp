@@ -11,17 +11,37 @@ void ConsoleWriter::heading(std::string_view title) {
   out_ += color_ ? "\033[0m\n" : "\n";
 }
 
+namespace {
+
+constexpr size_t kIndent = 2, kLabelWidth = 26;  // values start at column kIndent + kLabelWidth
+
+}  // namespace
+
+// A label too long for its column takes a line of its own, so that every value starts in the same column.
 void ConsoleWriter::field(std::string_view label, std::string_view value) {
-  constexpr size_t kLabelWidth = 26;
-  out_ += "  ";
+  out_.append(kIndent, ' ');
   out_ += label;
-  out_.append(label.size() < kLabelWidth ? kLabelWidth - label.size() : 1, ' ');
+  if (label.size() < kLabelWidth) {
+    out_.append(kLabelWidth - label.size(), ' ');
+  } else {
+    out_ += '\n';
+    out_.append(kIndent + kLabelWidth, ' ');
+  }
   out_ += value;
   out_ += '\n';
 }
 
+void ConsoleWriter::footnote(std::string_view text) {
+  out_.append(kIndent, ' ');
+  if (color_) out_ += "\033[2m";
+  out_ += text;
+  out_ += color_ ? "\033[0m\n" : "\n";
+}
+
+// Under the value it explains (a formula, the evidence for a claim).
 void ConsoleWriter::note(std::string_view text) {
-  out_ += color_ ? "  \033[2m" : "  ";
+  out_.append(kIndent + kLabelWidth, ' ');
+  if (color_) out_ += "\033[2m";
   out_ += text;
   out_ += color_ ? "\033[0m\n" : "\n";
 }

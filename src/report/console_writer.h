@@ -12,7 +12,8 @@ class ConsoleWriter {
   explicit ConsoleWriter(bool color) : color_(color) {}
   void heading(std::string_view title);
   void field(std::string_view label, std::string_view value);  // "  label                 value"
-  void note(std::string_view text);                            // dimmed line, e.g. a formula or assumption
+  void note(std::string_view text);      // dimmed, under the value above it: a formula, the evidence
+  void footnote(std::string_view text);  // dimmed, at the left: what a table or a whole section assumes
   void table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
   void blank();
   std::string take() { return std::move(out_); }

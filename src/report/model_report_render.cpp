@@ -62,7 +62,7 @@ void console_parameters(ConsoleWriter& w, const ModelReport& r, const RenderOpti
   if (!o.detailed) return;
   w.field("by block", by_block_text(p));
   w.field("outside the layers", with_thousands(p.outside_layers) + " (embeddings, final norm, head, towers)");
-  w.note("non-embedding: " + std::string(kNonEmbeddingConvention));
+  w.footnote("non-embedding: " + std::string(kNonEmbeddingConvention));
 }
 
 // The encoder's layers by type when the model also has a decoder (the main stack, whose groups the layer

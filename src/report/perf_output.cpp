@@ -224,9 +224,9 @@ std::string render_perf_console(const PerfResult& r, const std::string& model_id
                     brief_number(g.ai_hbm()), duration_text(g.t_comp), duration_text(g.t_hbm),
                     duration_text(g.t_est), g.regime});
   w.table({"Kind", "F_theory", "Bytes HBM", "AI_hbm", "T_comp", "T_hbm", "T_est", "Regime"}, rows);
-  w.note("T_est per operation = max(T_comp, T_hbm, T_net); the step sums its operations" +
-         std::string(r.overhead_s > 0 ? " plus the kernel overhead" : "") +
-         ". --json lists every operation.");
+  w.footnote("T_est per operation = max(T_comp, T_hbm, T_net); the step sums its operations" +
+             std::string(r.overhead_s > 0 ? " plus the kernel overhead" : "") +
+             ". --json lists every operation.");
   return w.take();
 }
 

@@ -89,7 +89,7 @@ std::string render_stats_console(const WeightStats& s, bool color) {
           rows);
   char eps[128];
   std::snprintf(eps, sizeof eps, "eps = %g; kurtosis is excess (0 for a normal distribution)", s.eps);
-  w.note(eps);
+  w.footnote(eps);
   return w.take();
 }
 

@@ -52,7 +52,7 @@ void render_console(ConsoleWriter& w, const Capabilities& s, const ModelReport& 
   w.field("QLoRA", yes_no_known(s.qlora_compatible, s.adapters_known));
   if (!o.detailed) return;
   if (!s.prequantized.empty()) w.field("already quantized", s.prequantized);
-  for (const std::string& n : s.notes) w.note(n);
+  for (const std::string& n : s.notes) w.footnote(n);
 }
 
 void write_json(JsonWriter& w, const Capabilities& s) {

@@ -88,26 +88,44 @@ void console_summary(ConsoleWriter& w, const MemoryReport& s) {
     w.field("training QLoRA r16", human_bytes(t->bytes) + " (checkpointing)");
 }
 
+// An estimate's JSON name in words: "training_mixed_bf16_states" -> "training mixed BF16 states".
+std::string words(std::string_view name) {
+  static constexpr std::pair<std::string_view, std::string_view> kUpper[] = {
+      {"fp32", "FP32"},   {"fp16", "FP16"},   {"bf16", "BF16"},       {"fp8", "FP8"},
+      {"int8", "INT8"},   {"int4", "INT4"},   {"kv", "KV"},           {"lora", "LoRA"},
+      {"qlora", "QLoRA"}, {"adamw", "AdamW"}, {"stored", "as stored"}};
+  std::string out;
+  for (size_t at = 0; at <= name.size();) {
+    const size_t end = std::min(name.find('_', at), name.size());
+    std::string_view word = name.substr(at, end - at);
+    for (const auto& [from, to] : kUpper)
+      if (word == from) word = to;
+    out += (out.empty() ? "" : " ") + std::string(word);
+    at = end + 1;
+  }
+  return out;
+}
+
 void console_detailed(ConsoleWriter& w, const MemoryReport& s) {
-  for (const Estimate& e : s.weights) console_estimate(w, &e, e.name, true);
-  w.field("kv_cache_dtype", s.kv_cache_dtype);
+  for (const Estimate& e : s.weights) console_estimate(w, &e, words(e.name), true);
+  w.field("KV cache dtype", s.kv_cache_dtype);
   if (s.kv_known) {
-    w.field("kv_cache_per_token_bytes", bytes_exactly(s.kv_cache_per_token_bytes));
-    w.field("kv_cache_per_token_decompressed_bytes", bytes_exactly(s.kv_cache_per_token_decompressed_bytes));
-    w.field("state_bytes_per_sequence", bytes_exactly(s.state_bytes_per_sequence));
+    w.field("KV cache per token", bytes_exactly(s.kv_cache_per_token_bytes));
+    w.field("  decompressed", bytes_exactly(s.kv_cache_per_token_decompressed_bytes));
+    w.field("state per sequence", bytes_exactly(s.state_bytes_per_sequence));
     if (s.cross_attention_bytes_per_sequence)
-      w.field("cross_attention_bytes_per_sequence", bytes_exactly(s.cross_attention_bytes_per_sequence));
-    w.field("kv_cache_bytes", s.kv_cache_total_known() ? bytes_exactly(s.kv_cache_bytes) + " for batch " +
-                                                             with_thousands(s.batch) + " x " + context_text(s)
-                                                       : std::string("unknown (pass --context)"));
+      w.field("cross-attention / sequence", bytes_exactly(s.cross_attention_bytes_per_sequence));
+    w.field("KV cache", s.kv_cache_total_known() ? bytes_exactly(s.kv_cache_bytes) + " for batch " +
+                                                       with_thousands(s.batch) + " x " + context_text(s)
+                                                 : std::string("unknown (pass --context)"));
   }
   w.note(s.kv_convention);
   if (!s.kv_layers.empty()) w.table(kLayerHeader, layer_rows(s));
-  for (const Estimate& e : s.inference) console_estimate(w, &e, e.name, true);
-  for (const Estimate& e : s.training) console_estimate(w, &e, e.name, true);
-  w.field("lora_adapter_parameters",
+  for (const Estimate& e : s.inference) console_estimate(w, &e, words(e.name), true);
+  for (const Estimate& e : s.training) console_estimate(w, &e, words(e.name), true);
+  w.field("LoRA adapter parameters",
           with_thousands(s.lora_adapter_parameters) + " (rank " + with_thousands(s.lora_rank) + ")");
-  for (const std::string& a : s.assumptions) w.note("assumption: " + a);
+  for (const std::string& a : s.assumptions) w.footnote("assumption: " + a);
 }
 
 void json_estimates(JsonWriter& w, std::string_view key, const std::vector<Estimate>& list) {

@@ -74,7 +74,7 @@ void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelRepo
     w.field("stored bytes", bytes_exactly(s.stored_bytes));
     w.note("stored figures " + stored_from_text(s));
   }
-  for (const std::string& n : s.notes) w.note("note: " + n);
+  for (const std::string& n : s.notes) w.footnote("note: " + n);
 }
 
 void write_json(JsonWriter& w, const QuantizationInfo& s) {
