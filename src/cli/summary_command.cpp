@@ -91,7 +91,10 @@ int run_summary(const Args& args) {
     if (a.visualize) {
       std::vector<std::string> svgs;
       for (const ModelReport& r : reports) svgs.push_back(render_diagram_svg(r, style));
-      for (size_t i = 0; i < reports.size(); ++i) write_diagram_file(svgs[i], diagram_name(a.models[i]));
+      for (size_t i = 0; i < reports.size(); ++i) {
+        write_diagram_file(svgs[i], diagram_name(a.models[i]));
+        print_notes({"diagram written to " + diagram_name(a.models[i])}, out);
+      }
     }
     if (a.json)
       print_stdout(report_json_array(reports, timestamp));
@@ -103,7 +106,10 @@ int run_summary(const Args& args) {
   std::string json = (a.json || !a.export_json.empty()) ? render_report_json(r, timestamp) : std::string();
   std::string markdown = a.export_markdown.empty() ? std::string() : render_report_markdown(r);
   std::string svg = a.visualize ? render_diagram_svg(r, style) : std::string();
-  if (a.visualize) write_diagram_file(svg, a.viz_output);
+  if (a.visualize) {
+    write_diagram_file(svg, a.viz_output);
+    if (a.viz_output != "-") print_notes({"diagram written to " + a.viz_output}, out);
+  }
   if (!a.export_json.empty()) write_output_file(a.export_json, json);
   if (!a.export_markdown.empty()) write_output_file(a.export_markdown, markdown);
   if (a.json)

@@ -66,6 +66,19 @@ TEST(CliReport, FamilyLineHasNoDoubledParentheses) {
   EXPECT_NE(test::run_cli(example()).out.find("LLaMA (Meta)"), std::string::npos);
 }
 
+// The diagram's path is said (on stderr, with the other notes), except under --quiet.
+TEST(CliReport, VisualizeSaysWhereTheDiagramWent) {
+  test::TempDir tmp;
+  const std::string svg = (tmp / "arch.svg").string();
+  auto r = test::run_cli(example() + " --visualize --viz-output '" + svg + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: diagram written to " + svg), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(svg));
+  auto quiet = test::run_cli(example() + " --visualize --viz-output '" + svg + "' --quiet");
+  EXPECT_EQ(quiet.exit_code, 0);
+  EXPECT_TRUE(quiet.err.empty()) << quiet.err;
+}
+
 TEST(CliReport, BadOptionsAreUsageErrorsAndWriteNothing) {
   test::TempDir tmp;
   std::string out = " --export '" + (tmp / "x.json").string() + "'";
