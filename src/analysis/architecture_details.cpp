@@ -31,7 +31,8 @@ std::string mlp_type(const ArchitectureRecord& a) {
     any = true;
     gated = gated || l.ffn.gated;
   }
-  if (!any) return a.model_type.empty() ? "" : "none";
+  // No layers at all (no template: the config alone named the model) says nothing about the FFN.
+  if (!any) return a.model_type.empty() || a.layers().empty() ? "" : "none";
   return gated ? "gated" : "plain";
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "analysis/architecture_details.h"
 #include "report_test_support.h"
 
 namespace ma {
@@ -116,6 +117,8 @@ TEST(Capabilities, WithoutATemplateAdaptersAreNotKnown) {
   EXPECT_FALSE(c.adapters_known);
   EXPECT_FALSE(c.long_context_known());
   EXPECT_TRUE(any_note(c, "LoRA compatibility unknown"));
+  // Nor is the MLP "none": without layers nothing is known of it.
+  EXPECT_EQ(describe_architecture(m->inventory.arch, m->params, {}).mlp_type, "");
 }
 
 TEST(Capabilities, Gpt2) {
