@@ -81,6 +81,7 @@ ArchitectureDetails describe_architecture(const ArchitectureRecord& a, const Par
   d.vocab_size = a.vocab_size;
   d.max_position_embeddings = a.max_position_embeddings;
   d.tie_word_embeddings = a.tie_word_embeddings;
+  d.use_cache = a.use_cache;
   d.torch_dtype = a.torch_dtype;
   if (a.stored_dtype) {
     d.stored_dtype = std::string(dtype_info(*a.stored_dtype).short_name);

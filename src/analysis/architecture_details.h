@@ -52,6 +52,7 @@ struct ArchitectureDetails {
   std::string position_embedding;  // rope | learned | alibi | relative (T5) | none; empty: unknown
   std::optional<RopeSpec> rope;
   bool tie_word_embeddings = false;
+  bool use_cache = true;  // config.json use_cache (seed 002's field)
   bool attention_bias = false;
   bool mlp_bias = false;
   std::string torch_dtype;

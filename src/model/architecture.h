@@ -162,6 +162,9 @@ struct ArchitectureRecord {
   uint64_t num_shared_experts = 0;
   uint64_t moe_intermediate_size = 0;
   bool tie_word_embeddings = false;
+  // config.json use_cache (PretrainedConfig's default: true): whether generation keeps the KV cache. A
+  // lenient read: a value that is not a boolean counts as absent.
+  bool use_cache = true;
   std::string torch_dtype;  // as declared in config.json ("bfloat16"), empty if absent
   // The dtype the unquantized float weights are stored in (model/stored_dtype.h): the declared one, else what
   // the checkpoint shows; unset when nothing tells (a config alone without torch_dtype).

@@ -68,6 +68,11 @@ void read_config_facts(const ModelConfig& cfg, ArchitectureRecord& a) {
       break;
     }
   a.context = read_context_declaration(cfg, context_keys(a));
+  for (const ModelConfig& o : cfg.language_first())
+    if (const json::Value* v = o.raw("use_cache"); v && v->is_bool()) {
+      a.use_cache = v->as_bool();
+      break;
+    }
   // A builder may have found it first (in text_config, or Qwen-1's bf16/fp16 flags).
   if (a.torch_dtype.empty()) a.torch_dtype = text_of(cfg, "torch_dtype");
   if (a.torch_dtype.empty()) a.torch_dtype = text_of(cfg, "dtype");

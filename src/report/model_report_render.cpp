@@ -182,6 +182,7 @@ std::string render_report_json(const ModelReport& r, std::string_view timestamp)
   for (const auto& s : r.warnings) w.value(s);
   w.end_array();
   w.key("analysis_timestamp").value(timestamp);
+  w.key("tool_version").value("modelanalyzer " MA_VERSION);
   w.end_object();
   std::string out = w.take();
   out += '\n';

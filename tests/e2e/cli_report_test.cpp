@@ -66,6 +66,16 @@ TEST(CliReport, FamilyLineHasNoDoubledParentheses) {
   EXPECT_NE(test::run_cli(example()).out.find("LLaMA (Meta)"), std::string::npos);
 }
 
+// Every export says which tool wrote it, beside the analysis date.
+TEST(CliReport, JsonNamesTheToolVersion) {
+  auto r = test::run_cli(example() + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json::Document d = json::Document::parse(r.out, "stdout");
+  EXPECT_EQ(d.root().find("tool_version")->as_string(), "modelanalyzer " MA_VERSION);
+  EXPECT_FALSE(d.root().find("analysis_timestamp")->as_string().empty());
+  EXPECT_TRUE(d.root().find("architecture")->find("use_cache")->as_bool());
+}
+
 // The diagram's path is said (on stderr, with the other notes), except under --quiet.
 TEST(CliReport, VisualizeSaysWhereTheDiagramWent) {
   test::TempDir tmp;

@@ -44,6 +44,15 @@ TEST(ArchitectureRecord, AWindowAsLongAsTheContextIsFullAttention) {
   }
 }
 
+// Seed 002's architecture.use_cache: the config's own value, true when it says nothing (PretrainedConfig).
+TEST(ArchitectureRecord, UseCacheAsTheConfigStatesIt) {
+  const std::string base = R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":1,
+      "num_attention_heads":4,"intermediate_size":128,"vocab_size":100)";
+  EXPECT_TRUE(build(base + "}").arch.use_cache);
+  EXPECT_FALSE(build(base + R"(,"use_cache":false})").arch.use_cache);
+  EXPECT_TRUE(build(base + R"(,"use_cache":"no"})").arch.use_cache) << "not a boolean: as if absent";
+}
+
 TEST(ArchitectureRecord, ExplicitLayerTypesWinAndWithoutTheFlagNothingSlides) {
   const ModelTemplate off = build(R"({"model_type":"qwen3","hidden_size":64,"num_hidden_layers":4,
       "num_attention_heads":4,"num_key_value_heads":2,"head_dim":16,"intermediate_size":128,"vocab_size":100,

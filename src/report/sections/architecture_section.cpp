@@ -158,6 +158,7 @@ void write_json(JsonWriter& w, const ArchitectureDetails& s) {
     w.null();
   }
   w.key("tie_word_embeddings").value(s.tie_word_embeddings);
+  w.key("use_cache").value(s.use_cache);
   w.key("attention_bias").value(s.attention_bias);
   w.key("mlp_bias").value(s.mlp_bias);
   w.key("torch_dtype").text_or_null(s.torch_dtype);
