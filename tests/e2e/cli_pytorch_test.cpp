@@ -115,6 +115,28 @@ TEST(CliPytorch, TransposedViewsHaveStatistics) {
   EXPECT_TRUE(found) << r.out;
 }
 
+// Without ../shared too: a pickle written here whose REDUCE would call posix.system("touch ...") is refused
+// at its GLOBAL, under every name torch.save uses, before anything could run.
+TEST(CliPytorch, AHandWrittenMaliciousPickleIsRefusedEverywhere) {
+  test::TempDir tmp;
+  const fs::path marker = tmp / "PWNED";
+  const std::string arg = marker.string();
+  std::string pickle =
+      "\x80\x02"
+      "cposix\nsystem\nq\x00X";
+  for (int i = 0; i < 4; ++i) pickle += static_cast<char>(((arg.size() + 6) >> (8 * i)) & 0xff);
+  pickle += "touch " + arg + "q\x01\x85q\x02Rq\x03.";
+  for (const char* name : {"pytorch_model.bin", "model.pt", "weights.pth", "last.ckpt"}) {
+    test::write_file(tmp / name, pickle);
+    const auto r = test::run_cli("tensors " + test::quoted(tmp / name));
+    EXPECT_EQ(r.exit_code, 4) << name << ": " << r.err;
+    EXPECT_EQ(test::occurrences(r.err, "\n"), 1u) << r.err;
+    EXPECT_NE(r.err.find("global 'posix.system' is not allowed"), std::string::npos) << r.err;
+    fs::remove(tmp / name);
+  }
+  EXPECT_FALSE(fs::exists(marker)) << "the payload ran";
+}
+
 TEST(CliPytorch, MaliciousPicklesExitFourAndRunNothing) {
   const auto f = fixtures();
   if (!f) GTEST_SKIP() << "../shared/data not present";
