@@ -128,8 +128,8 @@ std::vector<Estimate> inference_estimates(const ReportInputs& in, const MemoryRe
   else if (!m.kv_cache_total_known())
     kv_formula = "context unknown: only per-sequence state counted (pass --context)";
   out.push_back({"inference_kv_cache", m.kv_cache_bytes, kv_formula});
-  if (in.inventory.model)
-    out.push_back(inference_activations(in.inventory.model->arch, m.batch, m.context, compute));
+  if (in.inventory.arch.hidden_size)  // the record knows the widths (a template, or GGUF metadata)
+    out.push_back(inference_activations(in.inventory.arch, m.batch, m.context, compute));
   uint64_t sum = 0;
   for (const Estimate& e : out) sum = add({sum, e.bytes}, "inference");
   const uint64_t overhead = sum / 100 * kOverheadPercent + sum % 100 * kOverheadPercent / 100;
@@ -162,7 +162,7 @@ MemoryReport estimate_memory(const ReportInputs& in) {
   const DType kv = in.options.kv_dtype.value_or(compute);
   m.kv_cache_dtype = std::string(dtype_info(kv).short_name);
   m.batch = in.options.batch;
-  m.context = in.options.context.value_or(inv.model ? inv.model->arch.max_position_embeddings : 0);
+  m.context = in.options.context.value_or(inv.arch.max_position_embeddings);
   m.weights = weight_estimates(in);
 
   KvCachePlan plan = plan_kv_cache(inv.arch, kv, compute, m.context);
@@ -210,9 +210,9 @@ MemoryReport estimate_memory(const ReportInputs& in) {
   TrainingInputs t;
   t.parameters = in.params.total;
   t.layers = inv.arch.layers().size();
+  t.hidden = inv.arch.hidden_size;
+  t.heads = inv.arch.num_attention_heads;
   if (inv.model) {
-    t.hidden = inv.model->arch.hidden_size;
-    t.heads = inv.model->arch.num_attention_heads;
     t.adapters = count_adapters(*inv.model, kLoraRank);
     t.adapters_known = true;
   }

@@ -13,13 +13,19 @@ using memory::add;
 using memory::mul;
 using memory::num;
 
-// Bytes of `elements` values of dtype `d`, sub-byte dtypes (a 4-bit KV cache) packed.
+// Bytes of `elements` values of dtype `d`, sub-byte dtypes (a 4-bit KV cache) packed; a block type
+// (llama.cpp's q8_0 / q4_0 cache) in whole blocks with their scales.
 uint64_t sized(uint64_t elements, DType d, std::string_view what) {
+  const DTypeInfo& info = dtype_info(d);
+  if (info.block_elements > 1)
+    return mul({memory::ceil_div(elements, info.block_elements), info.block_bytes}, what);
   return memory::ceil_div(mul({elements, dtype_bits(d)}, what), 8);
 }
 
-// "2 bytes", "1 byte", "4 bits": the size of one element in a formula.
+// "2 bytes", "1 byte", "4 bits", "34 bytes per 32": the size of one element (or block) in a formula.
 std::string elem_text(DType d) {
+  const DTypeInfo& info = dtype_info(d);
+  if (info.block_elements > 1) return num(info.block_bytes) + " bytes per " + num(info.block_elements);
   const uint32_t bits = dtype_bits(d);
   if (bits % 8) return std::to_string(bits) + " bits";
   return num(bits / 8) + (bits == 8 ? " byte" : " bytes");

@@ -30,8 +30,11 @@ ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles
   ModelReport r;
   r.parameters = count_parameters(inventory);
   r.arch = inventory.arch;
+  if (inventory.checkpoint && inventory.checkpoint->headers_read)
+    r.weights_format = inventory.checkpoint->format;
   r.layer_summary = summarize_layers(inventory.arch.layers());
-  if (!options.skip_tokenizer) r.tokenizer = read_tokenizer(files.root);
+  if (!options.skip_tokenizer)
+    r.tokenizer = inventory.embedded_tokenizer ? inventory.embedded_tokenizer : read_tokenizer(files.root);
   ReportInputs in{inventory, files, r.parameters, r.tokenizer, options};
   r.identity = identify(in);
   r.architecture = describe_architecture(inventory.arch, r.parameters, stored_mtp(inventory));

@@ -30,6 +30,7 @@ struct ModelReport {
   ArchitectureRecord arch;  // what the model is: stacks and layers (a copy of the inventory's record)
   LayerSummary layer_summary;
   ParameterCounts parameters;
+  std::string weights_format;  // of the weight files read ("safetensors", "gguf", "pytorch zip"); "" for none
   QuantizationInfo quantization;
   MemoryReport memory;
   std::optional<TokenizerInfo> tokenizer;

@@ -72,7 +72,7 @@ ParameterCounts count_parameters(const Inventory& inv) {
     for (const InventoryTensor& t : inv.tensors) {
       if (t.kind != TensorKind::Parameter || !t.stored) continue;
       tally(c, tower_embedding, a,
-            {t.name, &t.placement, t.parameters, t.placement.block == Block::Embedding, false});
+            {t.name, &t.placement, t.parameters, t.placement.block == Block::Embedding, t.routed_expert});
     }
   }
   std::sort(c.by_block.begin(), c.by_block.end(),
@@ -85,10 +85,13 @@ ParameterCounts count_parameters(const Inventory& inv) {
     const FfnShape* moe = nullptr;
     for (const LayerSpec& l : a.layers())
       if (l.ffn.kind == Ffn::Moe && !moe) moe = &l.ffn;
-    if (!moe || moe->experts == 0 || moe->top_k == 0 || moe->top_k > moe->experts)
+    const bool valid = moe && moe->experts != 0 && moe->top_k != 0 && moe->top_k <= moe->experts;
+    // A template always states them; bare weights (a GGUF without expert_used_count, safetensors without a
+    // config) may not, and then the active count is not known.
+    if (!valid && inv.model)
       throw Error(ErrorKind::Internal, "", a.model_type,
                   "routed experts without a valid experts/top-k count");
-    c.active = c.total - c.routed_experts + c.routed_experts / moe->experts * moe->top_k;
+    if (valid) c.active = c.total - c.routed_experts + c.routed_experts / moe->experts * moe->top_k;
   }
   if (c.towers) c.active = c.active.value_or(c.total) - c.towers;
   if (inv.shape_contradictions && inv.checkpoint) c.as_stored = inv.checkpoint->parameters;

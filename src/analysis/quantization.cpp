@@ -250,7 +250,7 @@ void predicted(const Inventory& inv, const std::optional<DeclaredQuantization>& 
       q.unquantized_elements[unquantized_group(t)] += t.parameters;
     }
     q.elements_by_stored_dtype[dtype_name(dtype)] += elements;
-    predicted_bytes += elements * dtype_bits(dtype) / 8;
+    predicted_bytes += dtype_bytes(elements, dtype);
   }
   q.stored_bytes = predicted_bytes + q.quantization_scale_bytes;
   const auto& ck = inv.checkpoint;

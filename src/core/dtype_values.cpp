@@ -31,7 +31,7 @@ double small_float(uint32_t bits, int e, int m, int bias, bool ieee_top) {
 }  // namespace
 
 bool has_element_values(DType t) {
-  return t != DType::C64 && t != DType::F6_E2M3 && t != DType::F6_E3M2;
+  return t != DType::C64 && t != DType::F6_E2M3 && t != DType::F6_E3M2 && !is_block_type(t);
 }
 
 uint32_t counted_patterns(DType t) {
@@ -88,9 +88,7 @@ double element_value(DType t, uint64_t bits) {
       return bits == 0xff ? kNaN : std::ldexp(1.0, static_cast<int>(bits) - 127);
     case DType::F4:
       return small_float(static_cast<uint32_t>(bits & 0xf), 2, 1, 1, false);
-    case DType::C64:
-    case DType::F6_E2M3:
-    case DType::F6_E3M2:
+    default:  // complex, 6-bit floats and block types: no value per element bit pattern
       break;
   }
   return kNaN;

@@ -1,7 +1,8 @@
 // The value an element's bits stand for, exactly, as a double (every dtype of at most 32 bits, and 64-bit
 // floats, convert without rounding; 64-bit integers beyond 2^53 round as numpy's float64 does). F4 is
 // float4_e2m1fn_x2: two elements per byte, the first in the low nibble. F6 and complex types have no
-// element-wise meaning here: `has_element_values` is false for them.
+// element-wise meaning here, nor do ggml's block types (their values need the block's scales,
+// formats/ggml_dequant.h): `has_element_values` is false for them.
 #pragma once
 #include <cstdint>
 

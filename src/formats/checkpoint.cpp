@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/name_index.h"
 #include "core/parallel.h"
+#include "formats/gguf.h"
 #include "formats/safetensors.h"
 #include "formats/torch_checkpoint.h"
 #include "io/file_source.h"
@@ -256,10 +257,57 @@ void read_torch_files(const LocalModelFiles& files, Checkpoint& ck) {
   }
 }
 
+// A GGUF model's parts: each its own header and tensors; the first part's metadata describes the model, and
+// a split model's parts must agree on how many they are and which each is (split.count, split.no).
+void read_gguf_files(const LocalModelFiles& files, Checkpoint& ck) {
+  const size_t n = files.gguf_files.size();
+  std::vector<GgufFile> parts(n);
+  parallel_for(n, [&](size_t i) { parts[i] = read_gguf(FileSource(files.gguf_files[i])); });
+  for (size_t i = 0; i < n; ++i) {
+    if (n > 1) {
+      const auto count = parts[i].uint_value("split.count");
+      const auto no = parts[i].uint_value("split.no");
+      if (count != n || no != i)
+        throw Error(ErrorKind::Malformed, files.gguf_files[i].string(), "split.count / split.no",
+                    "part " + std::to_string(i + 1) + " of " + std::to_string(n) +
+                        " by its name, but its header says " +
+                        (no ? "part " + std::to_string(*no + 1) : std::string("no part number")) + " of " +
+                        (count ? std::to_string(*count) : std::string("an unstated number")));
+    }
+    CheckpointFile f;
+    f.name = files.gguf_files[i].filename().string();
+    f.size = parts[i].file_size;
+    f.header_length = parts[i].header.size();
+    f.data_start = parts[i].data_start;
+    f.tensors.reserve(parts[i].tensors.size());
+    for (GgufTensorInfo& t : parts[i].tensors) {
+      StoredTensor s;
+      s.name = std::move(t.name);
+      s.dtype = t.dtype;
+      s.numel = numel(t.shape);
+      s.shape = std::move(t.shape);
+      s.data_begin = t.offset;
+      s.data_end = t.offset + t.bytes;
+      s.file_index = static_cast<uint32_t>(i);
+      f.tensors.push_back(std::move(s));
+    }
+    parts[i].tensors.clear();
+    ck.files.push_back(std::move(f));
+  }
+  ck.format = "gguf";
+  ck.headers_read = true;
+  ck.gguf = std::make_shared<const GgufFile>(std::move(parts.front()));
+  if (n > 1) reject_names_in_two_files(ck);
+}
+
 }  // namespace
 
 Checkpoint read_checkpoint(const LocalModelFiles& files) {
   Checkpoint ck;
+  if (!files.gguf_files.empty()) {
+    read_gguf_files(files, ck);
+    return ck;
+  }
   if (!files.torch_files.empty() || (files.index && files.index_is_pytorch)) {
     read_torch_files(files, ck);
     return ck;

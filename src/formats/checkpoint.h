@@ -1,11 +1,13 @@
 // A checkpoint as stored: its files and every tensor their headers (or, without shards, the index) declare.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "formats/gguf.h"
 #include "formats/model_files.h"
 #include "formats/safetensors_index.h"
 #include "formats/stored_tensor.h"
@@ -24,20 +26,24 @@ struct CheckpointFile {
 };
 
 struct Checkpoint {
-  std::string format = "safetensors";  // or "pytorch zip", "pytorch legacy" (formats/torch_checkpoint.h)
+  std::string format =
+      "safetensors";  // or "pytorch zip", "pytorch legacy" (formats/torch_checkpoint.h), "gguf"
   std::vector<CheckpointFile> files;
   bool headers_read = false;
   std::vector<std::string> notes;  // what was read but is not the model's (a training checkpoint's optimizer)
   std::optional<SafetensorsIndex> index;
+  // GGUF: the first part's header, whose metadata describes the model (architecture, tokenizer).
+  std::shared_ptr<const GgufFile> gguf;
   std::string index_name;
 
   size_t tensor_count() const;
 };
 
-// Reads every safetensors header, or every PyTorch checkpoint's pickle (LocalModelFiles::torch_files, or the
-// shards a pytorch_model.bin index names), in parallel across files, and cross-checks them with the index.
-// With an index but none of its shards present, returns the index's names only (headers_read = false).
-// Throws Error: Malformed for bad headers or index/shard disagreement, Unsafe for escaping shard paths.
+// Reads every safetensors header, every part of a GGUF model, or every PyTorch checkpoint's pickle
+// (LocalModelFiles::torch_files, or the shards a pytorch_model.bin index names), in parallel across files,
+// and cross-checks them with the index. With an index but none of its shards present, returns the index's
+// names only (headers_read = false). Throws Error: Malformed for bad headers or index/shard disagreement,
+// Unsafe for escaping shard paths.
 Checkpoint read_checkpoint(const LocalModelFiles& files);
 
 }  // namespace ma

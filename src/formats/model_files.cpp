@@ -1,6 +1,8 @@
 #include "formats/model_files.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <optional>
 #include <system_error>
 
 #include "core/error.h"
@@ -21,6 +23,61 @@ bool torch_checkpoint_name(const std::string& name) {
   for (std::string_view ext : {".bin", ".pt", ".pth", ".ckpt"})
     if (ends_with(name, ext)) return true;
   return false;
+}
+
+// llama.cpp's split models are NAME-00001-of-0000N.gguf (llama_split_path). For such a name, the number of
+// parts and the common prefix; nullopt for any other name.
+struct SplitName {
+  std::string prefix;  // up to and including the '-' before the part number
+  unsigned count = 0;
+};
+std::optional<SplitName> split_name(const std::string& name) {
+  // "-00001-of-00003.gguf" is 20 characters.
+  if (name.size() < 20 || !ends_with(name, ".gguf")) return std::nullopt;
+  const std::string tail = name.substr(name.size() - 20);
+  auto digits = [&](size_t at) {
+    unsigned v = 0;
+    for (size_t k = at; k < at + 5; ++k) {
+      if (tail[k] < '0' || tail[k] > '9') return 0u;
+      v = v * 10 + static_cast<unsigned>(tail[k] - '0');
+    }
+    return v;
+  };
+  if (tail[0] != '-' || tail.compare(6, 4, "-of-") != 0) return std::nullopt;
+  const unsigned part = digits(1), count = digits(10);
+  if (part == 0 || count == 0 || part > count) return std::nullopt;
+  return SplitName{name.substr(0, name.size() - 19), count};
+}
+
+// Every part of the split model `file` belongs to (just `file` when it is not split); all must be present.
+std::vector<fs::path> gguf_parts(const fs::path& file) {
+  const auto split = split_name(file.filename().string());
+  if (!split) return {file};
+  std::vector<fs::path> parts;
+  for (unsigned k = 1; k <= split->count; ++k) {
+    char suffix[32];
+    std::snprintf(suffix, sizeof suffix, "%05u-of-%05u.gguf", k, split->count);
+    fs::path p = file.parent_path() / (split->prefix + suffix);
+    std::error_code ec;
+    if (!fs::exists(p, ec))
+      throw Error(ErrorKind::NotFound, file.string(), "split part " + std::to_string(k),
+                  p.filename().string() + " is missing (a split GGUF model is read from all its parts)");
+    parts.push_back(std::move(p));
+  }
+  return parts;
+}
+
+// A directory's GGUF models: one entry per file or split model (keyed by its first part), in name order.
+// llama.cpp's multimodal projectors (mmproj*.gguf) are separate models of the vision tower.
+std::vector<fs::path> gguf_models_in(const std::vector<fs::path>& ggufs) {
+  std::vector<fs::path> models;
+  for (const fs::path& f : ggufs) {
+    const std::string name = f.filename().string();
+    if (name.rfind("mmproj", 0) == 0) continue;
+    const auto split = split_name(name);
+    if (!split || name.compare(split->prefix.size(), 5, "00001") == 0) models.push_back(f);
+  }
+  return models;
 }
 
 }  // namespace
@@ -49,8 +106,9 @@ LocalModelFiles locate_local_model(const std::string& arg) {
           m.torch_files.push_back(p);
           return m;
         case WeightFormat::Gguf:
-          throw Error(ErrorKind::Unsupported, arg, "",
-                      "a GGUF file: not read yet (safetensors and PyTorch are)");
+          m.config.reset();  // a GGUF file carries its own configuration
+          m.gguf_files = gguf_parts(p);
+          return m;
         case WeightFormat::Unknown:
           break;
       }
@@ -63,7 +121,7 @@ LocalModelFiles locate_local_model(const std::string& arg) {
       m.config = p;
     } else {
       throw Error(ErrorKind::Usage, arg, "",
-                  "not a model file this command reads (expected a directory, a safetensors or PyTorch "
+                  "not a model file this command reads (expected a directory, a safetensors, PyTorch or GGUF "
                   "checkpoint, or config.json)");
     }
     return m;
@@ -82,13 +140,13 @@ LocalModelFiles locate_local_model(const std::string& arg) {
   }
   if (!m.index) {
     // Unsharded: every .safetensors file in the directory, except PEFT adapter weights next to a full model.
-    std::vector<fs::path> found, adapters, torch;
+    std::vector<fs::path> found, adapters, torch, gguf;
     for (const auto& e : fs::directory_iterator(p, ec)) {
       if (e.is_directory(ec)) continue;
       std::string name = e.path().filename().string();
       if (torch_checkpoint_name(name)) torch.push_back(e.path());
-      for (std::string_view ext : {".gguf", ".onnx"})
-        if (ends_with(name, ext)) m.unread_weights.push_back(e.path());
+      if (ends_with(name, ".gguf")) gguf.push_back(e.path());
+      if (ends_with(name, ".onnx")) m.unread_weights.push_back(e.path());
       if (!ends_with(name, ".safetensors")) continue;
       (name.rfind("adapter_", 0) == 0 ? adapters : found).push_back(e.path());
     }
@@ -116,12 +174,32 @@ LocalModelFiles locate_local_model(const std::string& arg) {
     } else {
       m.torch_files = torch;
     }
+    // GGUF only when nothing else holds the weights (a Hub repo with both ships the GGUF as a download for
+    // llama.cpp); of several quantizations of one model, only the user can say which is meant.
+    std::sort(gguf.begin(), gguf.end());
+    const std::vector<fs::path> gguf_models = gguf_models_in(gguf);
+    if (found.empty() && m.torch_files.empty() && !gguf_models.empty()) {
+      if (gguf_models.size() > 1) {
+        std::string names;
+        for (const fs::path& f : gguf_models) names += (names.empty() ? "" : ", ") + f.filename().string();
+        throw Error(ErrorKind::Usage, arg, "",
+                    "holds " + std::to_string(gguf_models.size()) + " GGUF models (" + names +
+                        "): name the file to analyse");
+      }
+      m.gguf_files = gguf_parts(gguf_models.front());
+      m.config.reset();
+      for (const fs::path& f : gguf)
+        if (std::find(m.gguf_files.begin(), m.gguf_files.end(), f) == m.gguf_files.end())
+          m.unread_weights.push_back(f);
+    } else {
+      m.unread_weights.insert(m.unread_weights.end(), gguf.begin(), gguf.end());
+    }
     std::sort(m.unread_weights.begin(), m.unread_weights.end());
     m.safetensors = std::move(found);
   }
-  if (!m.config && !m.index && m.safetensors.empty() && m.torch_files.empty())
+  if (!m.config && !m.index && m.safetensors.empty() && m.torch_files.empty() && m.gguf_files.empty())
     throw Error(ErrorKind::NotFound, arg, "",
-                "directory holds no config.json, index, .safetensors or PyTorch checkpoint file");
+                "directory holds no config.json, index, .safetensors, PyTorch or GGUF file");
   return m;
 }
 

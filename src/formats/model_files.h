@@ -1,5 +1,5 @@
 // Which files make up a local model: a directory (config + weights, sharded or not, or a config alone),
-// a single .safetensors file, or a bare config.json.
+// a single weight file (safetensors, PyTorch, GGUF), or a bare config.json.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -29,6 +29,8 @@ struct LocalModelFiles {
   // PyTorch checkpoints (torch.save: .bin, .pt, .pth, .ckpt) to read when there is no safetensors file, in
   // name order; a pytorch_model.bin index names its shards itself.
   std::vector<std::filesystem::path> torch_files;
+  // A GGUF model: one file, or the parts of a split one (NAME-00001-of-0000N.gguf) in part order.
+  std::vector<std::filesystem::path> gguf_files;
   // Weight files in formats not read (GGUF, ONNX; PyTorch files beside safetensors ones): reported, so a dry
   // run from the config is never mistaken for an inventory of those files.
   std::vector<std::filesystem::path> unread_weights;

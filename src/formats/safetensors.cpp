@@ -142,8 +142,8 @@ StoredTensor read_tensor_entry(json::Reader& r, std::string_view source, std::st
   if (t.data_end - t.data_begin != *bits / 8)
     malformed(source, tensor_field(t.name),
               "declares " + std::to_string(t.data_end - t.data_begin) + " bytes but shape " +
-                  shape_to_string(t.shape) + " of " + std::string(dtype_info(t.dtype).safetensors_name) +
-                  " implies " + std::to_string(*bits / 8));
+                  shape_to_string(t.shape) + " of " + std::string(dtype_info(t.dtype).name) + " implies " +
+                  std::to_string(*bits / 8));
   return t;
 }
 

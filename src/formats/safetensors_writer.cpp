@@ -32,7 +32,7 @@ std::string safetensors_header_json(const std::vector<TensorToWrite>& tensors,
   for (const TensorToWrite& t : tensors) {
     const uint64_t end = offset + tensor_bytes(t);
     w.key(t.name).begin_object();
-    w.key("dtype").value(dtype_info(t.dtype).safetensors_name);
+    w.key("dtype").value(dtype_info(t.dtype).name);
     w.key("shape").begin_array();
     for (uint64_t d : t.shape) w.value(d);
     w.end_array();

@@ -8,10 +8,12 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/units.h"
+#include "formats/gguf_tokenizer.h"
 #include "io/file_source.h"
 #include "model/config.h"
 #include "model/declared_quantization.h"
 #include "model/family_registry.h"
+#include "model/gguf_record.h"
 #include "model/inferred_record.h"
 #include "model/natural_order.h"
 #include "model/record_config.h"
@@ -32,7 +34,7 @@ DType config_dtype(const ModelTemplate& t) {
 }
 
 uint64_t bytes_of(uint64_t elements, DType d) {
-  return elements * dtype_bits(d) / 8;
+  return dtype_bytes(elements, d);
 }
 
 TensorKind kind_without_template_match(const TensorPlacement& p, bool have_template) {
@@ -289,6 +291,10 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
     t.embedding = m.tensor->embedding && m.how != TemplateMatch::How::TiedCopy;
   } else {
     t.kind = kind_without_template_match(t.placement, model != nullptr);
+    if (!model) {  // bare weights (GGUF, safetensors without config): what the placement says
+      t.routed_expert = t.placement.block == Block::MoeExpert;
+      t.embedding = t.placement.block == Block::Embedding;
+    }
     bool known = model && std::any_of(model->known_extras.begin(), model->known_extras.end(),
                                       [&](const auto& k) { return t.name.rfind(k.prefix, 0) == 0; });
     if (model && t.kind == TensorKind::Extra && !known) note.what = RowNote::What::Unpredicted;
@@ -336,10 +342,10 @@ Inventory build_inventory(const LocalModelFiles& files) {
     inv.model = build_template(*inv.config);
     inv.model->arch.quantization = read_declared_quantization(*inv.config, files.root);
   }
-  if (!files.index && files.safetensors.empty() && files.torch_files.empty()) {
+  if (!files.index && files.safetensors.empty() && files.torch_files.empty() && files.gguf_files.empty()) {
     for (const auto& f : files.unread_weights)
       inv.warnings.push_back(f.filename().string() +
-                             " is not read (GGUF and ONNX are not yet); the tensors listed are "
+                             " is not read (ONNX is not read yet); the tensors listed are "
                              "the ones the config implies");
     inv.origin = InventoryOrigin::Template;
     inv.tensors = template_rows(*inv.model, config_dtype(*inv.model));
@@ -450,6 +456,11 @@ Inventory build_inventory(const LocalModelFiles& files) {
     for (const InventoryTensor& t : inv.tensors)
       if (t.kind == TensorKind::Parameter) parameters.push_back({t.name, t.placement});
     derive_facts(parameters, inv.arch);
+    if (ck.gguf) {  // a GGUF file states what config.json and the tokenizer files state elsewhere
+      for (std::string& n : fill_record_from_gguf(*ck.gguf, inv.tensors, inv.arch))
+        inv.notes.push_back(std::move(n));
+      inv.embedded_tokenizer = tokenizer_from_gguf(*ck.gguf);
+    }
   }
   return inv;
 }

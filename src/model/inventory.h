@@ -11,6 +11,7 @@
 #include "core/shape.h"
 #include "formats/checkpoint.h"
 #include "formats/model_files.h"
+#include "formats/tokenizer.h"
 #include "model/config.h"
 #include "model/model_template.h"
 #include "model/tensor_placement.h"
@@ -78,6 +79,8 @@ struct Inventory {
   size_t shape_contradictions = 0;
   std::vector<std::string> warnings;  // template vs checkpoint differences, index size disagreements
   std::vector<std::string> notes;     // what the user should know about the mode (an index without shards)
+  // A tokenizer stored inside the weights file (GGUF's tokenizer.ggml.*), preferred to files beside it.
+  std::optional<TokenizerInfo> embedded_tokenizer;
 };
 
 // Reads what is there (config, index, safetensors headers) and assembles the inventory.

@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/gguf_tensor_names.h"
+
 namespace ma {
 namespace {
 
@@ -189,6 +191,7 @@ std::string_view block_name(Block b) {
 }
 
 TensorPlacement place_tensor(std::string_view name) {
+  if (std::optional<TensorPlacement> gguf = place_gguf_tensor(name)) return *gguf;
   TensorPlacement pl;
   Parts parts = split(name);
 

@@ -127,7 +127,7 @@ void draw_panel(Svg& svg, const TensorStats& t, double px, double py, bool first
   svg.begin_group("panel");
   plot::fit_middle(svg, px + 6, py + 13, kPanelW - 12, t.name,
                    TextStyle{11, plot::kInk, true, Anchor::Start, 8.5});
-  std::string meta = std::string(dtype_info(t.dtype).safetensors_name) + "  " + shape_text(t) + "  " +
+  std::string meta = std::string(dtype_info(t.dtype).name) + "  " + shape_text(t) + "  " +
                      plot::si_count(static_cast<double>(t.numel)) + " elements";
   svg.fit(px + 6, py + 26, kPanelW - 12, meta, TextStyle{9, plot::kMuted, false, Anchor::Start, 7.5});
 

@@ -58,7 +58,10 @@ void console_parameters(ConsoleWriter& w, const ModelReport& r, const RenderOpti
   // Every parameter of the model transformers builds is trainable (buffers are not parameters); a PEFT
   // adapter directory, where only the adapter trains, is a different report.
   w.field("trainable", with_thousands(p.total) + " (all parameters)");
-  if (!p.from_template) w.note("counted from the stored tensors: there is no config.json");
+  if (!p.from_template)
+    w.note(r.weights_format == "gguf"
+               ? "counted from the GGUF file's tensors; its metadata describes the model"
+               : "counted from the stored tensors: there is no config.json");
   if (!o.detailed) return;
   w.field("by block", by_block_text(p));
   w.field("outside the layers", with_thousands(p.outside_layers) + " (embeddings, final norm, head, towers)");
@@ -126,6 +129,11 @@ std::string render_report_json(const ModelReport& r, std::string_view timestamp)
   w.begin_object();
   w.key("model_id").value(r.identity.model_id);
   w.key("model_name").value(r.identity.display_name);
+  w.key("weights_format");  // what was read: "safetensors", "gguf", "pytorch zip"; null for a config alone
+  if (r.weights_format.empty())
+    w.null();
+  else
+    w.value(r.weights_format);
   write_json(w, r.identity);
   const ParameterCounts& p = r.parameters;
   if (!r.architecture_known) {

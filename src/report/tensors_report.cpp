@@ -145,14 +145,15 @@ void stream_tensors_json(const TensorsReport& r, const std::function<void(std::s
   w.begin_object();
   w.key("source").value(inv.source);
   w.key("origin").value(origin_name(inv.origin));
+  // The record's: a template's, or what GGUF metadata names; null for bare weights that name nothing.
   w.key("model_type");
-  if (inv.model)
-    w.value(inv.model->arch.model_type);
+  if (!inv.arch.model_type.empty())
+    w.value(inv.arch.model_type);
   else
     w.null();
   w.key("architecture");
-  if (inv.model)
-    w.value(inv.model->arch.architecture);
+  if (!inv.arch.architecture.empty())
+    w.value(inv.arch.architecture);
   else
     w.null();
   w.key("num_parameters").value(r.counts.total);
@@ -201,7 +202,7 @@ std::string render_tensors_console(const TensorsReport& r, bool color) {
   const char* reset = color ? "\033[0m" : "";
   std::string out;
   out += std::string(bold) + inv.source + reset;
-  if (inv.model) out += "  " + inv.model->arch.model_type + " / " + inv.model->arch.architecture;
+  if (!inv.arch.model_type.empty()) out += "  " + inv.arch.model_type + " / " + inv.arch.architecture;
   const std::string from =
       inv.origin == InventoryOrigin::Headers && inv.checkpoint && inv.checkpoint->format != "safetensors"
           ? inv.checkpoint->format + " checkpoint"

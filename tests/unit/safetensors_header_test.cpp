@@ -121,8 +121,7 @@ TEST_F(HeaderTest, S12_EveryDtypeHasItsExactSize) {
   std::vector<TensorToWrite> tensors;
   for (int i = 0; i <= static_cast<int>(DType::F6_E3M2); ++i) {
     auto d = static_cast<DType>(i);
-    tensors.push_back(
-        {std::string(dtype_info(d).safetensors_name), d, {8}, std::string(dtype_bits(d), '\x01')});
+    tensors.push_back({std::string(dtype_info(d).name), d, {8}, std::string(dtype_bits(d), '\x01')});
   }
   write_safetensors(dir / "all.safetensors", tensors);
   SafetensorsHeader h = read_safetensors_header((dir / "all.safetensors").string());

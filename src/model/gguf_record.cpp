@@ -1,0 +1,329 @@
+#include "model/gguf_record.h"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+
+#include "core/error.h"
+
+namespace ma {
+namespace {
+
+// llama.cpp's architecture names (llama-arch.cpp, LLM_ARCH_NAMES) and the Hugging Face model_type and class
+// of the same models, for the families the tool names; swa_period: every how many layers one is global when
+// the file states the sliding window but not its pattern (llama.cpp's built-in set_swa_pattern per arch).
+struct GgufArch {
+  std::string_view gguf;
+  std::string_view model_type;
+  std::string_view hf_class;
+  uint32_t swa_period = 0;
+};
+constexpr std::array kArchitectures = {
+    GgufArch{"llama", "llama", "LlamaForCausalLM"},
+    GgufArch{"llama4", "llama4_text", "Llama4ForCausalLM"},
+    GgufArch{"mistral3", "mistral", "MistralForCausalLM"},
+    GgufArch{"qwen2", "qwen2", "Qwen2ForCausalLM"},
+    GgufArch{"qwen2moe", "qwen2_moe", "Qwen2MoeForCausalLM"},
+    GgufArch{"qwen3", "qwen3", "Qwen3ForCausalLM"},
+    GgufArch{"qwen3moe", "qwen3_moe", "Qwen3MoeForCausalLM"},
+    GgufArch{"qwen3next", "qwen3_next", "Qwen3NextForCausalLM"},
+    GgufArch{"gemma", "gemma", "GemmaForCausalLM"},
+    GgufArch{"gemma2", "gemma2", "Gemma2ForCausalLM", 2},
+    GgufArch{"gemma3", "gemma3_text", "Gemma3ForCausalLM", 6},
+    GgufArch{"gemma3n", "gemma3n_text", "Gemma3nForCausalLM", 5},
+    GgufArch{"phi2", "phi", "PhiForCausalLM"},
+    GgufArch{"phi3", "phi3", "Phi3ForCausalLM"},
+    GgufArch{"phimoe", "phimoe", "PhimoeForCausalLM"},
+    GgufArch{"deepseek", "deepseek", "DeepseekForCausalLM"},
+    GgufArch{"deepseek2", "deepseek_v3", "DeepseekV3ForCausalLM"},
+    GgufArch{"gpt-oss", "gpt_oss", "GptOssForCausalLM", 2},
+    GgufArch{"mamba", "mamba", "MambaForCausalLM"},
+    GgufArch{"mamba2", "mamba2", "Mamba2ForCausalLM"},
+    GgufArch{"nemotron_h", "nemotron_h", "NemotronHForCausalLM"},
+    GgufArch{"granitehybrid", "granitemoehybrid", "GraniteMoeHybridForCausalLM"},
+    GgufArch{"granite", "granite", "GraniteForCausalLM"},
+    GgufArch{"granitemoe", "granitemoe", "GraniteMoeForCausalLM"},
+    GgufArch{"jamba", "jamba", "JambaForCausalLM"},
+    GgufArch{"falcon-h1", "falcon_h1", "FalconH1ForCausalLM"},
+    GgufArch{"falcon", "falcon", "FalconForCausalLM"},
+    GgufArch{"bert", "bert", "BertModel"},
+    GgufArch{"t5", "t5", "T5ForConditionalGeneration"},
+    GgufArch{"t5encoder", "t5", "T5EncoderModel"},
+    GgufArch{"gpt2", "gpt2", "GPT2LMHeadModel"},
+    GgufArch{"gptneox", "gpt_neox", "GPTNeoXForCausalLM"},
+    GgufArch{"bloom", "bloom", "BloomForCausalLM"},
+    GgufArch{"mpt", "mpt", "MptForCausalLM"},
+    GgufArch{"starcoder2", "starcoder2", "Starcoder2ForCausalLM"},
+    GgufArch{"stablelm", "stablelm", "StableLmForCausalLM"},
+    GgufArch{"command-r", "cohere", "CohereForCausalLM"},
+    GgufArch{"cohere2", "cohere2", "Cohere2ForCausalLM", 4},
+    GgufArch{"olmo", "olmo", "OlmoForCausalLM"},
+    GgufArch{"olmo2", "olmo2", "Olmo2ForCausalLM"},
+    GgufArch{"olmoe", "olmoe", "OlmoeForCausalLM"},
+    GgufArch{"internlm2", "internlm2", "InternLM2ForCausalLM"},
+    GgufArch{"chatglm", "chatglm", "ChatGLMForConditionalGeneration"},
+    GgufArch{"glm4", "glm4", "Glm4ForCausalLM"},
+    GgufArch{"glm4moe", "glm4_moe", "Glm4MoeForCausalLM"},
+    GgufArch{"minicpm", "minicpm", "MiniCPMForCausalLM"},
+    GgufArch{"baichuan", "baichuan", "BaichuanForCausalLM"},
+    GgufArch{"exaone", "exaone", "ExaoneForCausalLM"},
+    GgufArch{"smollm3", "smollm3", "SmolLM3ForCausalLM"},
+    GgufArch{"ernie4_5", "ernie4_5", "Ernie4_5ForCausalLM"},
+    GgufArch{"lfm2", "lfm2", "Lfm2ForCausalLM"},
+};
+
+const GgufArch* find_arch(std::string_view name) {
+  for (const GgufArch& a : kArchitectures)
+    if (a.gguf == name) return &a;
+  return nullptr;
+}
+
+// The metadata of one architecture: "{arch}.KEY", scalar or (per layer) array.
+class ArchKeys {
+ public:
+  ArchKeys(const GgufFile& g, std::string arch) : g_(g), arch_(std::move(arch)) {}
+  std::string key(std::string_view k) const { return arch_ + "." + std::string(k); }
+  std::optional<uint64_t> uint(std::string_view k) const { return g_.uint_value(key(k)); }
+  std::optional<double> real(std::string_view k) const { return g_.float_value(key(k)); }
+  std::optional<std::string_view> text(std::string_view k) const { return g_.string_value(key(k)); }
+  // A value that may be given per layer: the layer's entry of an array, else the scalar.
+  std::optional<uint64_t> per_layer(std::string_view k, size_t layer) const {
+    if (auto arr = g_.uint_array(key(k))) {
+      if (layer < arr->size()) return (*arr)[layer];
+      return std::nullopt;
+    }
+    return uint(k);
+  }
+  // The first non-zero value of a per-layer key (the record's model-wide default).
+  std::optional<uint64_t> first(std::string_view k) const {
+    if (auto arr = g_.uint_array(key(k))) {
+      for (uint64_t v : *arr)
+        if (v) return v;
+      return arr->empty() ? std::nullopt : std::optional<uint64_t>(0);
+    }
+    return uint(k);
+  }
+  const GgufFile& file() const { return g_; }
+
+ private:
+  const GgufFile& g_;
+  std::string arch_;
+};
+
+// What each layer's tensors show beyond its kind: whether its MLP is gated, and the expert width stored.
+struct LayerTensors {
+  bool gated = false;
+  bool expert_gated = false;
+  uint64_t expert_width = 0;
+  uint64_t experts = 0;
+  bool shared_expert = false;
+};
+
+std::vector<LayerTensors> layer_tensors(const std::vector<InventoryTensor>& tensors, std::string_view stack,
+                                        size_t layers) {
+  std::vector<LayerTensors> out(layers);
+  for (const InventoryTensor& t : tensors) {
+    if (!t.placement.layer || t.stack() != stack || *t.placement.layer >= layers) continue;
+    LayerTensors& l = out[*t.placement.layer];
+    const Block b = t.placement.block;
+    const std::string& role = t.placement.role;
+    if (b == Block::Mlp && role == "gate") l.gated = true;
+    if (b == Block::SharedExpert) l.shared_expert = true;
+    if (b == Block::MoeExpert && t.shape.size() == 3) {
+      // [experts, width, hidden] for gate/up, [experts, hidden, width] for down (ggml's ne reversed).
+      l.experts = t.shape[0];
+      if (role == "gate" || role == "gate-up") l.expert_gated = true;
+      if (role == "up" || role == "gate") l.expert_width = t.shape[1];
+      if (role == "gate-up") l.expert_width = t.shape[1] / 2;
+    }
+  }
+  return out;
+}
+
+// Which layers use the sliding window: a per-layer boolean array when the file has one, else every layer but
+// each period-th (llama.cpp's pattern: layer i slides when i % period < period - 1).
+std::vector<bool> sliding_layers(const ArchKeys& k, const GgufArch* arch, size_t layers) {
+  std::vector<bool> out(layers, false);
+  if (const GgufKv* kv = k.file().find(k.key("attention.sliding_window_pattern"))) {
+    if (kv->type == GgufType::Array && kv->element_type == GgufType::Bool) {
+      auto flags = k.file().uint_array(k.key("attention.sliding_window_pattern"));
+      for (size_t i = 0; flags && i < layers && i < flags->size(); ++i) out[i] = (*flags)[i] != 0;
+      return out;
+    }
+    if (kv->is_integer() && kv->u > 0) {
+      for (size_t i = 0; i < layers; ++i) out[i] = i % kv->u < kv->u - 1;
+      return out;
+    }
+  }
+  const uint32_t period = arch ? arch->swa_period : 0;
+  for (size_t i = 0; i < layers; ++i) out[i] = period == 0 || i % period < period - 1;
+  return out;
+}
+
+void fill_attention(const ArchKeys& k, size_t layer, const ArchitectureRecord& a, AttentionShape& at) {
+  at.heads = k.per_layer("attention.head_count", layer).value_or(a.num_attention_heads);
+  at.kv_heads = k.per_layer("attention.head_count_kv", layer).value_or(at.heads);
+  at.head_dim = a.head_dim;
+  at.v_head_dim = k.uint("attention.value_length").value_or(0);
+  if (at.v_head_dim == at.head_dim) at.v_head_dim = 0;
+  if (auto rank = k.uint("attention.kv_lora_rank"); rank && *rank) {
+    // MLA. Files converted since mid-2025 store the absorbed form (key_length = kv_lora_rank + rope dims,
+    // one kv head) and give the per-head sizes under *_mla.
+    at.kind = AttentionKind::Mla;
+    at.kv_lora_rank = *rank;
+    at.q_lora_rank = k.uint("attention.q_lora_rank").value_or(0);
+    at.qk_rope_head_dim = k.uint("rope.dimension_count").value_or(0);
+    at.head_dim = k.uint("attention.key_length_mla").value_or(a.head_dim);
+    at.v_head_dim = k.uint("attention.value_length_mla").value_or(k.uint("attention.value_length").value_or(0));
+    at.qk_nope_head_dim = at.head_dim > at.qk_rope_head_dim ? at.head_dim - at.qk_rope_head_dim : 0;
+    at.kv_heads = at.heads;
+    return;
+  }
+  at.kind = attention_kind_of(at.heads, at.kv_heads);
+}
+
+}  // namespace
+
+std::string_view model_type_of_gguf_architecture(std::string_view gguf_arch) {
+  const GgufArch* a = find_arch(gguf_arch);
+  return a ? a->model_type : std::string_view();
+}
+
+std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vector<InventoryTensor>& tensors,
+                                               ArchitectureRecord& a) {
+  std::vector<std::string> notes;
+  const std::optional<std::string_view> name = g.string_value("general.architecture");
+  if (!name) {
+    notes.push_back("the GGUF metadata has no general.architecture: layers and dimensions are not known");
+    return notes;
+  }
+  const GgufArch* arch = find_arch(*name);
+  const std::string arch_name(*name);
+  if (arch) {
+    a.model_type = a.root_model_type = std::string(arch->model_type);
+    a.architecture = std::string(arch->hf_class);
+    a.architectures = {a.architecture};
+  } else {
+    a.model_type = a.root_model_type = arch_name;
+    notes.push_back("llama.cpp architecture '" + printable(arch_name) +
+                    "' has no Hugging Face family here: its dimensions are read, its family is not named");
+  }
+  const ArchKeys k(g, arch_name);
+  a.hidden_size = k.uint("embedding_length").value_or(0);
+  a.num_attention_heads = k.first("attention.head_count").value_or(0);
+  a.num_key_value_heads = k.first("attention.head_count_kv").value_or(a.num_attention_heads);
+  a.head_dim = k.uint("attention.key_length")
+                   .value_or(a.num_attention_heads ? a.hidden_size / a.num_attention_heads : 0);
+  a.intermediate_size = k.first("feed_forward_length").value_or(0);
+  a.num_experts = k.uint("expert_count").value_or(0);
+  a.experts_per_token = k.uint("expert_used_count").value_or(0);
+  a.num_shared_experts = k.uint("expert_shared_count").value_or(0);
+  a.moe_intermediate_size = k.uint("expert_feed_forward_length").value_or(0);
+  if (auto ctx = k.uint("context_length"); ctx && *ctx) {
+    a.max_position_embeddings = *ctx;
+    a.context.declared = DeclaredLength{*ctx, k.key("context_length")};
+  }
+  if (auto v = k.uint("vocab_size")) {
+    a.vocab_size = *v;
+  } else if (const GgufKv* tokens = g.find("tokenizer.ggml.tokens"); tokens && tokens->type == GgufType::Array) {
+    a.vocab_size = tokens->count;
+  }
+  bool has_output = false, has_embedding = false, has_position_table = false;
+  for (const InventoryTensor& t : tensors) {
+    has_output = has_output || t.placement.block == Block::LmHead;
+    has_embedding = has_embedding || t.placement.role == "token-embedding";
+    has_position_table = has_position_table || t.placement.role == "position-embedding";
+    if (!a.vocab_size && t.placement.role == "token-embedding" && !t.shape.empty()) a.vocab_size = t.shape[0];
+  }
+  a.tie_word_embeddings = has_embedding && !has_output;  // llama.cpp then uses token_embd as the output
+
+  if (auto eps = k.real("attention.layer_norm_rms_epsilon")) {
+    a.norm = NormKind::RmsNorm;
+    a.norm_eps = *eps;
+  } else if (auto eps2 = k.real("attention.layer_norm_epsilon")) {
+    a.norm = NormKind::LayerNorm;
+    a.norm_eps = *eps2;
+  }
+  const auto rope_dims = k.uint("rope.dimension_count");
+  const auto theta = k.real("rope.freq_base");
+  if (has_position_table) {
+    a.position = PositionKind::Learned;
+  } else if (arch_name == "bloom" || arch_name == "mpt") {
+    a.position = PositionKind::Alibi;
+  } else if (arch_name == "t5" || arch_name == "t5encoder") {
+    a.position = PositionKind::Relative;
+  } else if (rope_dims || theta) {
+    a.position = PositionKind::Rope;
+    RopeSpec r;
+    r.type = std::string(k.text("rope.scaling.type").value_or("default"));
+    if (r.type == "none") r.type = "default";
+    r.theta = theta.value_or(10000.0);  // llama.cpp's default base
+    if (auto f = k.real("rope.scaling.factor"); f && *f != 0 && *f != 1) r.factor = *f;
+    if (auto o = k.uint("rope.scaling.original_context_length")) r.original_max_position_embeddings = *o;
+    if (rope_dims && a.head_dim && *rope_dims < a.head_dim && !k.uint("attention.kv_lora_rank"))
+      r.partial_rotary_factor = static_cast<double>(*rope_dims) / static_cast<double>(a.head_dim);
+    if (auto local = k.real("rope.freq_base_swa")) r.local_theta = *local;
+    a.context.rope_type = r.type == "default" ? "" : r.type;
+    a.context.rope_factor = r.factor;
+    if (r.original_max_position_embeddings)
+      a.context.rope_original = DeclaredLength{*r.original_max_position_embeddings,
+                                               k.key("rope.scaling.original_context_length")};
+    a.rope = r;
+  }
+
+  StackSpec* stack = a.main_stack();
+  if (!stack) return notes;
+  stack->hidden = a.hidden_size;
+  if (auto blocks = k.uint("block_count"); blocks && *blocks != stack->layers.size())
+    notes.push_back(k.key("block_count") + " is " + std::to_string(*blocks) + " but the tensors hold " +
+                    std::to_string(stack->layers.size()) + " layers: the tensors are counted");
+  a.num_layers = stack->layers.size();
+  const std::vector<LayerTensors> seen = layer_tensors(tensors, stack->path, stack->layers.size());
+  const uint64_t window = k.uint("attention.sliding_window").value_or(0);
+  const std::vector<bool> sliding = window ? sliding_layers(k, arch, stack->layers.size()) : std::vector<bool>{};
+  const bool mamba2 = arch_name == "mamba2" || arch_name == "nemotron_h" || arch_name == "granitehybrid" ||
+                      arch_name == "falcon-h1";
+  for (size_t i = 0; i < stack->layers.size(); ++i) {
+    LayerSpec& l = stack->layers[i];
+    if (l.mixer == Mixer::Attention) {
+      fill_attention(k, i, a, l.attention);
+      if (window && sliding[i] && window < a.max_position_embeddings) {
+        l.attention.span = Span::Sliding;
+        l.attention.window = window;
+      }
+    } else if (l.mixer == Mixer::Mamba) {
+      if (mamba2) l.mixer = Mixer::Mamba2;
+      StateShape& s = l.state;
+      s.inner = k.uint("ssm.inner_size").value_or(0);
+      s.state = k.uint("ssm.state_size").value_or(0);
+      s.conv_kernel = k.uint("ssm.conv_kernel").value_or(0);
+      if (mamba2) {
+        s.groups = k.uint("ssm.group_count").value_or(1);
+        s.heads = k.uint("ssm.time_step_rank").value_or(0);  // Mamba-2: one dt per head
+        s.head_dim = s.heads ? s.inner / s.heads : 0;
+      }
+    }
+    FfnShape& f = l.ffn;
+    if (f.kind == Ffn::Dense) {
+      f.gated = seen[i].gated;
+      f.intermediate = k.per_layer("feed_forward_length", i).value_or(a.intermediate_size);
+    } else if (f.kind == Ffn::Moe) {
+      f.gated = seen[i].expert_gated;
+      f.expert_matrices = f.gated ? 3 : 2;
+      f.experts = a.num_experts ? a.num_experts : seen[i].experts;
+      f.top_k = a.experts_per_token;
+      f.expert_intermediate = a.moe_intermediate_size ? a.moe_intermediate_size : seen[i].expert_width;
+      if (seen[i].shared_expert) {
+        f.shared_experts = std::max<uint64_t>(1, a.num_shared_experts);
+        f.shared_intermediate = k.uint("expert_shared_feed_forward_length")
+                                    .value_or(f.shared_experts * f.expert_intermediate);
+      }
+    }
+  }
+  if (!a.moe_intermediate_size)
+    for (const LayerSpec& l : stack->layers)
+      if (l.ffn.kind == Ffn::Moe) a.moe_intermediate_size = l.ffn.expert_intermediate;
+  return notes;
+}
+
+}  // namespace ma

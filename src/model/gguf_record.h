@@ -1,0 +1,25 @@
+// The architecture record of a GGUF model, from llama.cpp's metadata: general.architecture names the family
+// and the "{arch}.*" keys give what config.json gives elsewhere (block_count, embedding_length, attention
+// heads — per layer where they vary —, key/value lengths, sliding window and its pattern, rope, experts, SSM
+// sizes, MLA ranks). The layers' kinds come from the tensors (infer_record); this fills their dimensions.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/gguf.h"
+#include "model/architecture.h"
+#include "model/inventory.h"
+
+namespace ma {
+
+// The Hugging Face model_type of a llama.cpp architecture name ("qwen3moe" -> "qwen3_moe"); "" if unknown.
+std::string_view model_type_of_gguf_architecture(std::string_view gguf_arch);
+
+// Fills `a` (already holding the stacks and layer kinds the tensor names show) from the metadata. Returns
+// what the user should know (an architecture llama.cpp names but we do not map, keys that contradict the
+// tensors), one line each.
+std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vector<InventoryTensor>& tensors,
+                                               ArchitectureRecord& a);
+
+}  // namespace ma

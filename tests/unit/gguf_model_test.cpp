@@ -1,0 +1,220 @@
+// A GGUF file as a model: located (single file, split parts, a directory), inventoried with llama.cpp's
+// names placed like Hugging Face ones, and its architecture record filled from the "{arch}.*" metadata.
+#include <gtest/gtest.h>
+
+#include "analysis/parameter_counts.h"
+#include "core/error.h"
+#include "formats/model_files.h"
+#include "model/gguf_record.h"
+#include "model/inventory.h"
+#include "model/tensor_placement.h"
+#include "gguf_test_models.h"
+#include "test_support.h"
+
+namespace ma {
+namespace {
+
+Inventory inventory_of(const std::filesystem::path& p) {
+  return build_inventory(locate_local_model(p.string()));
+}
+
+TEST(GgufModel, NamesPlacedLikeTheirHuggingFaceCounterparts) {
+  const std::pair<const char*, const char*> pairs[] = {
+      {"blk.3.attn_q.weight", "model.layers.3.self_attn.q_proj.weight"},
+      {"blk.3.attn_k.weight", "model.layers.3.self_attn.k_proj.weight"},
+      {"blk.3.attn_output.weight", "model.layers.3.self_attn.o_proj.weight"},
+      {"blk.3.ffn_gate.weight", "model.layers.3.mlp.gate_proj.weight"},
+      {"blk.3.ffn_down.weight", "model.layers.3.mlp.down_proj.weight"},
+      {"blk.3.attn_norm.weight", "model.layers.3.input_layernorm.weight"},
+      {"blk.3.ffn_gate_inp.weight", "model.layers.3.mlp.gate.weight"},
+      {"blk.3.ffn_up_exps.weight", "model.layers.3.mlp.experts.0.up_proj.weight"},
+      {"blk.3.ffn_down_shexp.weight", "model.layers.3.mlp.shared_experts.down_proj.weight"},
+      {"blk.3.ssm_in.weight", "backbone.layers.3.mixer.in_proj.weight"},
+      {"blk.3.attn_q_norm.weight", "model.layers.3.self_attn.q_norm.weight"},
+      {"token_embd.weight", "model.embed_tokens.weight"},
+      {"output_norm.weight", "model.norm.weight"},
+      {"output.weight", "lm_head.weight"},
+  };
+  for (const auto& [gguf, hf] : pairs) {
+    const TensorPlacement g = place_tensor(gguf), h = place_tensor(hf);
+    EXPECT_EQ(block_name(g.block), block_name(h.block)) << gguf << " vs " << hf;
+    EXPECT_EQ(g.role, h.role) << gguf << " vs " << hf;
+    EXPECT_EQ(g.layer, h.layer) << gguf;
+  }
+  EXPECT_EQ(std::string(place_tensor("blk.3.attn_q.weight").layer ? "blk" : ""), "blk");
+  EXPECT_EQ(place_tensor("blk.3.attn_q.weight").stack_length, 3u);
+  EXPECT_EQ(place_tensor("dec.blk.1.cross_attn_k.weight").block, Block::CrossAttention);
+  EXPECT_EQ(place_tensor("dec.blk.1.cross_attn_k.weight").stack_length, 7u);
+}
+
+TEST(GgufModel, TinyLlamaInventoryAndRecord) {
+  test::TempDir dir;
+  const test::TinyGguf m{.matrix_type = DType::Q8_0};
+  test::write_tiny_gguf(dir / "tiny.Q8_0.gguf", m);
+  const Inventory inv = inventory_of(dir / "tiny.Q8_0.gguf");
+  ASSERT_TRUE(inv.checkpoint);
+  EXPECT_EQ(inv.checkpoint->format, "gguf");
+  EXPECT_TRUE(inv.checkpoint->headers_read);
+  // A quantized matrix holds as many parameters as its shape says, whatever its type.
+  const ParameterCounts p = count_parameters(inv);
+  EXPECT_EQ(p.total, test::tiny_gguf_parameters(m));
+  EXPECT_EQ(inv.checkpoint->parameters, test::tiny_gguf_parameters(m));
+  // Q8_0 matrices: 34 bytes per 32 elements; the F32 norms and embeddings 4 bytes each.
+  const uint64_t h = 64, matrices = 2 * (64 * 64 * 2 + 2 * 32 * 64 + 3 * 128 * 64) + 100 * 64;
+  EXPECT_EQ(inv.checkpoint->bytes, matrices / 32 * 34 + (100 * 64 + 5 * h) * 4);
+
+  const ArchitectureRecord& a = inv.arch;
+  EXPECT_EQ(a.model_type, "llama");
+  EXPECT_EQ(a.architecture, "LlamaForCausalLM");
+  EXPECT_EQ(a.hidden_size, 64u);
+  EXPECT_EQ(a.num_layers, 2u);
+  EXPECT_EQ(a.vocab_size, 100u);
+  EXPECT_EQ(a.num_attention_heads, 4u);
+  EXPECT_EQ(a.num_key_value_heads, 2u);
+  EXPECT_EQ(a.head_dim, 16u);
+  EXPECT_EQ(a.max_position_embeddings, 2048u);
+  EXPECT_FALSE(a.tie_word_embeddings);
+  EXPECT_EQ(a.norm, NormKind::RmsNorm);
+  ASSERT_TRUE(a.rope);
+  EXPECT_EQ(a.rope->theta, 500000.0);
+  ASSERT_EQ(a.layers().size(), 2u);
+  const LayerSpec& l = a.layers()[1];
+  EXPECT_EQ(l.mixer, Mixer::Attention);
+  EXPECT_EQ(l.attention.kind, AttentionKind::Gqa);
+  EXPECT_EQ(l.attention.kv_heads, 2u);
+  EXPECT_EQ(l.ffn.kind, Ffn::Dense);
+  EXPECT_TRUE(l.ffn.gated);
+  EXPECT_EQ(l.ffn.intermediate, 128u);
+}
+
+TEST(GgufModel, TiedOutputWhenTheFileHasNone) {
+  test::TempDir dir;
+  const test::TinyGguf m{.tied = true};
+  test::write_tiny_gguf(dir / "m.gguf", m);
+  const Inventory inv = inventory_of(dir / "m.gguf");
+  EXPECT_TRUE(inv.arch.tie_word_embeddings);
+  EXPECT_EQ(count_parameters(inv).total, test::tiny_gguf_parameters(m));
+}
+
+TEST(GgufModel, PerLayerHeadCountsAndSlidingPattern) {
+  test::TempDir dir;
+  test::TinyGguf m{.arch = "gemma3", .layers = 7};
+  auto kv = test::tiny_gguf_metadata(m);
+  kv.push_back(gguf_u32_array("gemma3.attention.head_count_kv", {2, 2, 2, 2, 2, 1, 2}));
+  kv.erase(std::find_if(kv.begin(), kv.end(), [](auto& v) { return v.key == "gemma3.attention.head_count_kv"; }));
+  kv.push_back(gguf_u32("gemma3.attention.sliding_window", 512));
+  write_gguf(dir / "g.gguf", kv, test::tiny_gguf_tensors(m));
+  const Inventory inv = inventory_of(dir / "g.gguf");
+  const auto& layers = inv.arch.layers();
+  ASSERT_EQ(layers.size(), 7u);
+  // Gemma-3: five sliding layers, then a global one (llama.cpp's pattern of 6 when the file states none).
+  for (size_t i = 0; i < 7; ++i)
+    EXPECT_EQ(layers[i].attention.span, i == 5 ? Span::Full : Span::Sliding) << "layer " << i;
+  EXPECT_EQ(layers[0].attention.window, 512u);
+  EXPECT_EQ(layers[5].attention.kv_heads, 1u);
+  EXPECT_EQ(layers[5].attention.kind, AttentionKind::Mqa);
+  EXPECT_EQ(inv.arch.model_type, "gemma3_text");
+
+  // An explicit per-layer pattern wins over the built-in period.
+  kv.push_back(gguf_bool_array("gemma3.attention.sliding_window_pattern", {true, false, true, false, true, false, true}));
+  write_gguf(dir / "g.gguf", kv, test::tiny_gguf_tensors(m));
+  const Inventory inv2 = inventory_of(dir / "g.gguf");
+  for (size_t i = 0; i < 7; ++i)
+    EXPECT_EQ(inv2.arch.layers()[i].attention.span, i % 2 == 0 ? Span::Sliding : Span::Full) << "layer " << i;
+}
+
+TEST(GgufModel, MixtureOfExperts) {
+  test::TempDir dir;
+  test::TinyGguf m{.arch = "qwen3moe", .layers = 2};
+  auto kv = test::tiny_gguf_metadata(m);
+  kv.push_back(gguf_u32("qwen3moe.expert_count", 8));
+  kv.push_back(gguf_u32("qwen3moe.expert_used_count", 2));
+  kv.push_back(gguf_u32("qwen3moe.expert_feed_forward_length", 32));
+  std::vector<TensorToWrite> tensors;
+  for (TensorToWrite& t : test::tiny_gguf_tensors(m))
+    if (t.name.find("ffn_gate.") == std::string::npos && t.name.find("ffn_up.") == std::string::npos &&
+        t.name.find("ffn_down.") == std::string::npos)
+      tensors.push_back(std::move(t));
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    tensors.push_back({p + "ffn_gate_inp.weight", DType::F32, {8, 64}, {}});
+    tensors.push_back({p + "ffn_gate_exps.weight", DType::Q8_0, {8, 32, 64}, {}});
+    tensors.push_back({p + "ffn_up_exps.weight", DType::Q8_0, {8, 32, 64}, {}});
+    tensors.push_back({p + "ffn_down_exps.weight", DType::Q8_0, {8, 64, 32}, {}});
+  }
+  write_gguf(dir / "moe.gguf", kv, tensors);
+  const Inventory inv = inventory_of(dir / "moe.gguf");
+  const LayerSpec& l = inv.arch.layers()[0];
+  EXPECT_EQ(l.ffn.kind, Ffn::Moe);
+  EXPECT_EQ(l.ffn.experts, 8u);
+  EXPECT_EQ(l.ffn.top_k, 2u);
+  EXPECT_EQ(l.ffn.expert_intermediate, 32u);
+  EXPECT_EQ(l.ffn.expert_matrices, 3u);
+  const ParameterCounts p = count_parameters(inv);
+  const uint64_t experts = 2 * 3 * 8 * 32 * 64;
+  EXPECT_EQ(p.routed_experts, experts);
+  ASSERT_TRUE(p.active);
+  EXPECT_EQ(*p.active, p.total - experts + experts / 8 * 2);  // 2 of 8 experts run per token
+}
+
+TEST(GgufModel, SplitModelIsOneModel) {
+  test::TempDir dir;
+  const test::TinyGguf m;
+  auto tensors = test::tiny_gguf_tensors(m);
+  const size_t half = tensors.size() / 2;
+  std::vector<TensorToWrite> first(tensors.begin(), tensors.begin() + half), second(tensors.begin() + half, tensors.end());
+  auto kv1 = test::tiny_gguf_metadata(m);
+  kv1.push_back(gguf_u32("split.no", 0));
+  kv1.push_back(gguf_u32("split.count", 2));
+  write_gguf(dir / "m-00001-of-00002.gguf", kv1, first);
+  write_gguf(dir / "m-00002-of-00002.gguf", {gguf_u32("split.no", 1), gguf_u32("split.count", 2)}, second);
+  // Named by any part, or by the directory: the same model of both parts.
+  for (const char* arg : {"m-00001-of-00002.gguf", "m-00002-of-00002.gguf", ""}) {
+    const Inventory inv = inventory_of(dir.path() / arg);
+    EXPECT_EQ(inv.checkpoint->files, 2u) << arg;
+    EXPECT_EQ(count_parameters(inv).total, test::tiny_gguf_parameters(m)) << arg;
+    EXPECT_EQ(inv.arch.num_layers, 2u) << arg;
+  }
+  // A part that says it is another part is refused; a missing part is named.
+  write_gguf(dir / "m-00002-of-00002.gguf", {gguf_u32("split.no", 0), gguf_u32("split.count", 2)}, second);
+  EXPECT_THROW(inventory_of(dir / "m-00001-of-00002.gguf"), Error);
+  std::filesystem::remove(dir / "m-00002-of-00002.gguf");
+  try {
+    inventory_of(dir / "m-00001-of-00002.gguf");
+    ADD_FAILURE() << "a missing part was not reported";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::NotFound);
+    EXPECT_NE(std::string(e.what()).find("m-00002-of-00002.gguf"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GgufModel, DirectoryWithSeveralQuantizationsAsksWhichOne) {
+  test::TempDir dir;
+  test::write_tiny_gguf(dir / "m.Q4_0.gguf", {.matrix_type = DType::Q4_0});
+  test::write_tiny_gguf(dir / "m.Q8_0.gguf", {.matrix_type = DType::Q8_0});
+  test::write_tiny_gguf(dir / "mmproj-m-f16.gguf", {});  // a vision projector, not a third choice
+  try {
+    locate_local_model(dir.path().string());
+    ADD_FAILURE() << "two GGUF models in one directory were not refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_NE(std::string(e.what()).find("m.Q4_0.gguf, m.Q8_0.gguf"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("mmproj"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(dir / "m.Q8_0.gguf");
+  EXPECT_EQ(locate_local_model(dir.path().string()).gguf_files.size(), 1u);
+}
+
+TEST(GgufModel, UnknownArchitectureKeepsItsDimensions) {
+  test::TempDir dir;
+  test::write_tiny_gguf(dir / "m.gguf", {.arch = "someday-arch"});
+  const Inventory inv = inventory_of(dir / "m.gguf");
+  EXPECT_EQ(inv.arch.hidden_size, 64u);
+  EXPECT_EQ(inv.arch.layers().size(), 2u);
+  EXPECT_EQ(inv.arch.model_type, "someday-arch");
+  EXPECT_TRUE(std::any_of(inv.notes.begin(), inv.notes.end(),
+                          [](const std::string& n) { return n.find("someday-arch") != std::string::npos; }));
+}
+
+}  // namespace
+}  // namespace ma
