@@ -10,4 +10,5 @@ set(MA_FUZZERS
   cli_args_fuzzer
   perf_model_fuzzer
   torch_checkpoint_fuzzer
+  gguf_fuzzer
 )

@@ -9,6 +9,7 @@
 #include "core/glob.h"
 #include "core/json.h"
 #include "formats/checkpoint.h"
+#include "formats/ggml_dequant.h"
 #include "io/file_source.h"
 #include "model/tensor_placement.h"
 
@@ -34,7 +35,7 @@ std::optional<fs::path> cached_snapshot(const fs::path& hub_cache, const std::st
 }
 
 bool has_weights(const LocalModelFiles& m) {
-  return m.index || !m.safetensors.empty() || !m.torch_files.empty();
+  return m.index || !m.safetensors.empty() || !m.torch_files.empty() || !m.gguf_files.empty();
 }
 
 bool selected(const StatsSelection& sel, const std::string& name, const TensorPlacement& p) {
@@ -49,7 +50,7 @@ void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSel
                     PlannedScan& plan, std::vector<std::string>& warnings) {
   if (!has_weights(files))
     throw Error(ErrorKind::NotFound, files.display_name, "",
-                "statistics need the weight files (*.safetensors, PyTorch .bin/.pt); there are none" +
+                "statistics need the weight files (*.safetensors, PyTorch .bin/.pt, GGUF); there are none" +
                     std::string(files.unread_weights.empty() ? "" : " in a format this command reads"));
   Checkpoint ck = read_checkpoint(files);
   if (!ck.headers_read)
@@ -63,7 +64,14 @@ void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSel
         warnings.push_back(t.name + ": a view with gaps in its storage; left out of the statistics");
         continue;
       }
-      if (!has_element_values(t.dtype)) {
+      if (is_block_type(t.dtype) && !can_dequantize(t.dtype)) {
+        warnings.push_back(
+            t.name + ": " + std::string(dtype_info(t.dtype).name) +
+            " blocks decode through llama.cpp's lookup grids, which are not built in; left out "
+            "of the statistics");
+        continue;
+      }
+      if (!has_element_values(t.dtype) && !is_block_type(t.dtype)) {
         warnings.push_back(t.name + ": " + std::string(dtype_info(t.dtype).short_name) +
                            " elements have no defined scalar values; left out of the statistics");
         continue;

@@ -10,6 +10,7 @@
 #include "core/dtype_values.h"
 #include "core/error.h"
 #include "core/parallel.h"
+#include "formats/ggml_dequant.h"
 #include "io/file_source.h"
 
 namespace ma {
@@ -64,7 +65,7 @@ std::vector<TensorStats> scan_weights(const std::vector<ScanItem>& items, const 
     s.numel = it.numel;
     s.bytes = it.bytes;
     total_bytes += it.bytes;
-    if (!has_element_values(it.dtype))
+    if (!has_element_values(it.dtype) && !can_dequantize(it.dtype))
       throw Error(ErrorKind::Internal, it.file.string(), it.name, "scan of a dtype without element values");
     if (count_slots(it.dtype) == 0) {
       units.push_back({i, 0, it.bytes});  // 32/64-bit: one unit, two passes

@@ -1,12 +1,14 @@
 #include "analysis/wide_tensor_stats.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "analysis/stats_math.h"
 #include "core/dtype_values.h"
+#include "formats/ggml_dequant.h"
 
 namespace ma {
 namespace {
@@ -38,16 +40,31 @@ uint64_t load_bits(const char* p, unsigned width) {
   return u;
 }
 
-// Calls f(bits) for every element of the tensor, reading it through the buffer; false when cancelled.
+// Calls f(bits) for every element of the tensor, reading it through the buffer; false when cancelled. A ggml
+// block type is read in whole blocks and decoded to float32 first (`decoded`: the caller's scratch), so f
+// sees the F32 bits of the values llama.cpp computes with.
 template <typename F>
-bool for_each_element(const FileSource& file, uint64_t offset, uint64_t bytes, unsigned width, char* buffer,
-                      size_t buffer_bytes, const std::atomic<bool>* cancel, F&& f) {
+bool for_each_element(const FileSource& file, uint64_t offset, uint64_t bytes, DType stored, char* buffer,
+                      size_t buffer_bytes, std::vector<float>& decoded, const std::atomic<bool>* cancel,
+                      F&& f) {
+  const DTypeInfo& info = dtype_info(stored);
+  const bool blocks = info.block_elements > 1;
+  const unsigned width = blocks ? 4 : dtype_bits(stored) / 8;
+  const size_t chunk = blocks ? buffer_bytes / info.block_bytes * info.block_bytes : buffer_bytes;
+  if (blocks) decoded.resize(chunk / info.block_bytes * info.block_elements);
   for (uint64_t done = 0; done < bytes;) {
     if (cancel && cancel->load(std::memory_order_relaxed)) return false;
-    const size_t len = static_cast<size_t>(std::min<uint64_t>(buffer_bytes, bytes - done));
+    const size_t len = static_cast<size_t>(std::min<uint64_t>(chunk, bytes - done));
     file.read_exact(offset + done, len, buffer);
-    for (size_t i = 0; i + width <= len; i += width) f(load_bits(buffer + i, width));
     done += len;
+    if (!blocks) {
+      for (size_t i = 0; i + width <= len; i += width) f(load_bits(buffer + i, width));
+      continue;
+    }
+    const size_t n = len / info.block_bytes;
+    dequantize_blocks(stored, reinterpret_cast<const uint8_t*>(buffer), n, decoded.data());
+    for (size_t i = 0; i < n * info.block_elements; ++i)
+      f(static_cast<uint64_t>(std::bit_cast<uint32_t>(decoded[i])));
   }
   return true;
 }
@@ -56,32 +73,35 @@ bool for_each_element(const FileSource& file, uint64_t offset, uint64_t bytes, u
 
 bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, char* buffer,
                        size_t buffer_bytes, double eps, uint32_t bins, const std::atomic<bool>* cancel) {
-  const unsigned width = dtype_bits(s.dtype) / 8;
+  // Block types are decoded to float32: their values are F32's, their stored type stays s.dtype.
+  const DType vt = is_block_type(s.dtype) ? DType::F32 : s.dtype;
+  const unsigned width = dtype_bits(vt) / 8;
   const unsigned key_shift = width * 8 - 16;
+  std::vector<float> decoded;
   std::vector<uint64_t> prefix(65536, 0);
   CompensatedSum sum, squares;
   uint64_t zeros = 0, near = 0;
   double min = INFINITY, max = -INFINITY;
-  const bool complete =
-      for_each_element(file, offset, s.bytes, width, buffer, buffer_bytes, cancel, [&](uint64_t bits) {
-        const double v = element_value(s.dtype, bits);
-        if (std::isnan(v)) {
-          ++s.nan_count;
-          return;
-        }
-        if (std::isinf(v)) {
-          ++s.inf_count;
-          return;
-        }
-        ++s.finite;
-        if (v == 0) ++zeros;
-        if (std::fabs(v) <= eps) ++near;
-        min = std::min(min, v);
-        max = std::max(max, v);
-        sum.add(v);
-        squares.add(v * v);
-        ++prefix[order_key(s.dtype, bits) >> key_shift];
-      });
+  const bool complete = for_each_element(file, offset, s.bytes, s.dtype, buffer, buffer_bytes, decoded,
+                                         cancel, [&](uint64_t bits) {
+                                           const double v = element_value(vt, bits);
+                                           if (std::isnan(v)) {
+                                             ++s.nan_count;
+                                             return;
+                                           }
+                                           if (std::isinf(v)) {
+                                             ++s.inf_count;
+                                             return;
+                                           }
+                                           ++s.finite;
+                                           if (v == 0) ++zeros;
+                                           if (std::fabs(v) <= eps) ++near;
+                                           min = std::min(min, v);
+                                           max = std::max(max, v);
+                                           sum.add(v);
+                                           squares.add(v * v);
+                                           ++prefix[order_key(vt, bits) >> key_shift];
+                                         });
   if (!complete) return false;
   s.zeros_fraction = s.numel ? static_cast<double>(zeros) / static_cast<double>(s.numel) : 0;
   s.near_zero_fraction = s.numel ? static_cast<double>(near) / static_cast<double>(s.numel) : 0;
@@ -129,16 +149,16 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
   std::vector<std::vector<uint64_t>> sub(width == 4 ? buckets.size() : 0, std::vector<uint64_t>(65536, 0));
   std::vector<std::vector<double>> values(width == 8 ? buckets.size() : 0);
   CompensatedSum m2, m3, m4;  // central moments about the exact mean: numpy's two-pass variance
-  const bool second_complete =
-      for_each_element(file, offset, s.bytes, width, buffer, buffer_bytes, cancel, [&](uint64_t bits) {
-        const double v = element_value(s.dtype, bits);
+  const bool second_complete = for_each_element(
+      file, offset, s.bytes, s.dtype, buffer, buffer_bytes, decoded, cancel, [&](uint64_t bits) {
+        const double v = element_value(vt, bits);
         if (!std::isfinite(v)) return;
         const double d = v - mean, d2 = d * d;
         m2.add(d2);
         m3.add(d2 * d);
         m4.add(d2 * d2);
         ++s.histogram.counts[binner.bin(v)];
-        const uint64_t key = order_key(s.dtype, bits);
+        const uint64_t key = order_key(vt, bits);
         const uint64_t bucket = key >> key_shift;
         if (!std::binary_search(buckets.begin(), buckets.end(), bucket)) return;
         if (width == 4)
@@ -156,11 +176,11 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
       const uint64_t key = (w.bucket << 16) | low;
       // Back from the key to the bits, then the value.
       uint64_t bits = key;
-      if (s.dtype == DType::F32)
+      if (vt == DType::F32)
         bits = (key & 0x80000000u) ? (key & 0x7fffffffu) : (~key & 0xffffffffu);
-      else if (s.dtype == DType::I32)
+      else if (vt == DType::I32)
         bits = key ^ 0x80000000u;
-      w.value = element_value(s.dtype, bits);
+      w.value = element_value(vt, bits);
     } else {
       std::vector<double>& v = values[slot];
       std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(w.rank_in_bucket), v.end());

@@ -217,7 +217,8 @@ GgufTensorInfo read_tensor_info(HeaderReader& r, GgufFile& f, uint64_t index) {
       throw Error(ErrorKind::Malformed, r.name(), field, "a dimension above 2^63");
   }
   const uint64_t type = r.uint(4, field);
-  const std::optional<DType> dtype = type <= UINT32_MAX ? dtype_from_ggml(static_cast<uint32_t>(type)) : std::nullopt;
+  const std::optional<DType> dtype =
+      type <= UINT32_MAX ? dtype_from_ggml(static_cast<uint32_t>(type)) : std::nullopt;
   if (!dtype)
     throw Error(ErrorKind::Malformed, r.name(), field,
                 "unknown or removed ggml type " + std::to_string(type));
@@ -274,7 +275,7 @@ void check_extents(const GgufFile& f, const std::string& name) {
 }  // namespace
 
 std::string_view gguf_type_name(GgufType t) {
-  static constexpr std::string_view kNames[] = {"u8",  "i8",   "u16",    "i16",   "u32", "i32", "f32",
+  static constexpr std::string_view kNames[] = {"u8",   "i8",     "u16",   "i16", "u32", "i32", "f32",
                                                 "bool", "string", "array", "u64", "i64", "f64"};
   const auto k = static_cast<size_t>(t);
   return k < std::size(kNames) ? kNames[k] : "?";

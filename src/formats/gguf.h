@@ -1,8 +1,8 @@
 // GGUF, llama.cpp's single-file format (versions 2 and 3): a header of typed key/value metadata (the model's
 // hyperparameters under "{arch}.*", its tokenizer under "tokenizer.ggml.*"), then one info record per tensor
-// (name, dimensions, ggml type, offset), then the tensor data, aligned. Everything in the header is bounded and
-// validated before anything is allocated from it: counts against the bytes left, lengths against the caps,
-// tensor extents against the file.
+// (name, dimensions, ggml type, offset), then the tensor data, aligned. Everything in the header is bounded
+// and validated before anything is allocated from it: counts against the bytes left, lengths against the
+// caps, tensor extents against the file.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -61,9 +61,9 @@ struct GgufTensorInfo {
 struct GgufFile {
   uint32_t version = 0;
   uint64_t file_size = 0;
-  uint64_t alignment = 32;   // general.alignment, or the format's default
-  uint64_t data_start = 0;   // file offset of the data section
-  std::string header;        // bytes [0, end of the tensor infos)
+  uint64_t alignment = 32;       // general.alignment, or the format's default
+  uint64_t data_start = 0;       // file offset of the data section
+  std::string header;            // bytes [0, end of the tensor infos)
   std::vector<GgufKv> metadata;  // in file order
   std::vector<GgufTensorInfo> tensors;
 
@@ -78,7 +78,9 @@ struct GgufFile {
   // for another element type.
   std::optional<std::vector<uint64_t>> uint_array(std::string_view key) const;
   std::optional<std::vector<std::string_view>> string_array(std::string_view key) const;
-  std::string_view view(uint64_t begin, uint64_t end) const { return std::string_view(header).substr(begin, end - begin); }
+  std::string_view view(uint64_t begin, uint64_t end) const {
+    return std::string_view(header).substr(begin, end - begin);
+  }
 };
 
 // Caps on what a header may declare; far beyond any published model (a 256k-token vocabulary with its merges

@@ -47,15 +47,16 @@ std::optional<TokenizerInfo> tokenizer_from_gguf(const GgufFile& g) {
   if (const GgufKv* merges = g.find("tokenizer.ggml.merges"); merges && merges->type == GgufType::Array)
     t.merges = merges->count;
   static constexpr std::pair<std::string_view, std::string_view> kSpecial[] = {
-      {"bos", "tokenizer.ggml.bos_token_id"},     {"eos", "tokenizer.ggml.eos_token_id"},
-      {"unk", "tokenizer.ggml.unknown_token_id"}, {"pad", "tokenizer.ggml.padding_token_id"},
+      {"bos", "tokenizer.ggml.bos_token_id"},       {"eos", "tokenizer.ggml.eos_token_id"},
+      {"unk", "tokenizer.ggml.unknown_token_id"},   {"pad", "tokenizer.ggml.padding_token_id"},
       {"sep", "tokenizer.ggml.seperator_token_id"},  // sic: llama.cpp's key
-      {"cls", "tokenizer.ggml.cls_token_id"},     {"mask", "tokenizer.ggml.mask_token_id"},
+      {"cls", "tokenizer.ggml.cls_token_id"},       {"mask", "tokenizer.ggml.mask_token_id"},
   };
   for (const auto& [role, key] : kSpecial) {
     const std::optional<uint64_t> id = g.uint_value(key);
     if (!id) continue;
-    const std::string content = tokens && *id < tokens->size() ? std::string((*tokens)[*id]) : "#" + std::to_string(*id);
+    const std::string content =
+        tokens && *id < tokens->size() ? std::string((*tokens)[*id]) : "#" + std::to_string(*id);
     t.special_tokens.push_back({std::string(role), content});
   }
   if (const auto tmpl = g.string_value("tokenizer.chat_template")) {
@@ -66,9 +67,11 @@ std::optional<TokenizerInfo> tokenizer_from_gguf(const GgufFile& g) {
   // Named templates: tokenizer.chat_template.NAME (tool_use, rag, ...).
   constexpr std::string_view kNamed = "tokenizer.chat_template.";
   for (const GgufKv& kv : g.metadata)
-    if (kv.key.size() > kNamed.size() && kv.key.compare(0, kNamed.size(), kNamed) == 0 && kv.type == GgufType::String)
+    if (kv.key.size() > kNamed.size() && kv.key.compare(0, kNamed.size(), kNamed) == 0 &&
+        kv.type == GgufType::String)
       t.chat_template_names.push_back(kv.key.substr(kNamed.size()));
-  if (!t.chat_template_names.empty() && t.has_chat_template) t.chat_template_names.insert(t.chat_template_names.begin(), "default");
+  if (!t.chat_template_names.empty() && t.has_chat_template)
+    t.chat_template_names.insert(t.chat_template_names.begin(), "default");
   return t;
 }
 

@@ -92,8 +92,8 @@ GgufValueToWrite gguf_string_array(std::string key, const std::vector<std::strin
   return w;
 }
 
-std::string gguf_header_bytes(const std::vector<GgufValueToWrite>& metadata, const std::vector<TensorToWrite>& tensors,
-                              uint32_t version) {
+std::string gguf_header_bytes(const std::vector<GgufValueToWrite>& metadata,
+                              const std::vector<TensorToWrite>& tensors, uint32_t version) {
   const uint64_t alignment = alignment_of(metadata);
   std::string h = "GGUF";
   put(h, version, 4);

@@ -33,8 +33,8 @@ GgufValueToWrite gguf_bool_array(std::string key, const std::vector<bool>& v);
 GgufValueToWrite gguf_string_array(std::string key, const std::vector<std::string>& v);
 
 // The header (magic to the end of the tensor infos, unpadded); tensors' shapes row-major as in TensorToWrite.
-std::string gguf_header_bytes(const std::vector<GgufValueToWrite>& metadata, const std::vector<TensorToWrite>& tensors,
-                              uint32_t version = 3);
+std::string gguf_header_bytes(const std::vector<GgufValueToWrite>& metadata,
+                              const std::vector<TensorToWrite>& tensors, uint32_t version = 3);
 
 void write_gguf(const std::filesystem::path& path, const std::vector<GgufValueToWrite>& metadata,
                 const std::vector<TensorToWrite>& tensors);

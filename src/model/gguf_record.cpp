@@ -174,7 +174,8 @@ void fill_attention(const ArchKeys& k, size_t layer, const ArchitectureRecord& a
     at.q_lora_rank = k.uint("attention.q_lora_rank").value_or(0);
     at.qk_rope_head_dim = k.uint("rope.dimension_count").value_or(0);
     at.head_dim = k.uint("attention.key_length_mla").value_or(a.head_dim);
-    at.v_head_dim = k.uint("attention.value_length_mla").value_or(k.uint("attention.value_length").value_or(0));
+    at.v_head_dim =
+        k.uint("attention.value_length_mla").value_or(k.uint("attention.value_length").value_or(0));
     at.qk_nope_head_dim = at.head_dim > at.qk_rope_head_dim ? at.head_dim - at.qk_rope_head_dim : 0;
     at.kv_heads = at.heads;
     return;
@@ -225,7 +226,8 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
   }
   if (auto v = k.uint("vocab_size")) {
     a.vocab_size = *v;
-  } else if (const GgufKv* tokens = g.find("tokenizer.ggml.tokens"); tokens && tokens->type == GgufType::Array) {
+  } else if (const GgufKv* tokens = g.find("tokenizer.ggml.tokens");
+             tokens && tokens->type == GgufType::Array) {
     a.vocab_size = tokens->count;
   }
   bool has_output = false, has_embedding = false, has_position_table = false;
@@ -266,8 +268,8 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
     a.context.rope_type = r.type == "default" ? "" : r.type;
     a.context.rope_factor = r.factor;
     if (r.original_max_position_embeddings)
-      a.context.rope_original = DeclaredLength{*r.original_max_position_embeddings,
-                                               k.key("rope.scaling.original_context_length")};
+      a.context.rope_original =
+          DeclaredLength{*r.original_max_position_embeddings, k.key("rope.scaling.original_context_length")};
     a.rope = r;
   }
 
@@ -280,7 +282,8 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
   a.num_layers = stack->layers.size();
   const std::vector<LayerTensors> seen = layer_tensors(tensors, stack->path, stack->layers.size());
   const uint64_t window = k.uint("attention.sliding_window").value_or(0);
-  const std::vector<bool> sliding = window ? sliding_layers(k, arch, stack->layers.size()) : std::vector<bool>{};
+  const std::vector<bool> sliding =
+      window ? sliding_layers(k, arch, stack->layers.size()) : std::vector<bool>{};
   const bool mamba2 = arch_name == "mamba2" || arch_name == "nemotron_h" || arch_name == "granitehybrid" ||
                       arch_name == "falcon-h1";
   for (size_t i = 0; i < stack->layers.size(); ++i) {
@@ -315,8 +318,8 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
       f.expert_intermediate = a.moe_intermediate_size ? a.moe_intermediate_size : seen[i].expert_width;
       if (seen[i].shared_expert) {
         f.shared_experts = std::max<uint64_t>(1, a.num_shared_experts);
-        f.shared_intermediate = k.uint("expert_shared_feed_forward_length")
-                                    .value_or(f.shared_experts * f.expert_intermediate);
+        f.shared_intermediate =
+            k.uint("expert_shared_feed_forward_length").value_or(f.shared_experts * f.expert_intermediate);
       }
     }
   }

@@ -12,6 +12,7 @@
 
 #include "cli_test_support.h"
 #include "core/json.h"
+#include "formats/gguf_writer.h"
 #include "formats/safetensors_writer.h"
 
 namespace fs = std::filesystem;
@@ -65,6 +66,48 @@ TEST(CliStats, PackedF4ValuesLowNibbleFirst) {
   EXPECT_DOUBLE_EQ(w.find("min")->as_double(), -6);
   EXPECT_DOUBLE_EQ(w.find("max")->as_double(), 6);
   EXPECT_EQ(w.find("numel")->as_uint(), 4u);
+}
+
+// A GGUF Q8_0 tensor's statistics are those of the values it decodes to (d x q): the same as the statistics
+// of those values stored as F32, every figure; a type whose decoding is not built in is left out by name.
+TEST(CliStats, QuantizedGgufEqualsItsDecodedValues) {
+  TempDir dir;
+  std::string blocks, floats;
+  for (int b = 0; b < 8; ++b) {
+    const uint16_t d = static_cast<uint16_t>(0x3800 + 0x400 * (b % 3));  // fp16 0.5, 1, 2
+    const float scale = 0.5f * static_cast<float>(1 << (b % 3));
+    blocks += static_cast<char>(d & 0xff);
+    blocks += static_cast<char>(d >> 8);
+    for (int i = 0; i < 32; ++i) {
+      const int8_t q = static_cast<int8_t>((b * 37 + i * 11) % 255 - 127);
+      blocks += static_cast<char>(q);
+      const float v = scale * static_cast<float>(q);
+      floats.append(reinterpret_cast<const char*>(&v), 4);
+    }
+  }
+  write_gguf(dir / "q.gguf", {gguf_string("general.architecture", "llama")},
+             {{"blk.0.attn_q.weight", DType::Q8_0, {4, 64}, blocks},
+              {"blk.0.attn_k.weight", DType::IQ2_XXS, {1, 256}, std::string(66, '\0')}});
+  write_safetensors(dir / "f.safetensors", {{"blk.0.attn_q.weight", DType::F32, {4, 64}, floats}});
+  CommandResult q = run_cli("stats '" + (dir / "q.gguf").string() + "' --json");
+  CommandResult f = run_cli("stats '" + (dir / "f.safetensors").string() + "' --json");
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  EXPECT_NE(q.err.find("blk.0.attn_k.weight: IQ2_XXS blocks"), std::string::npos) << q.err;
+  json::Document dq = json::Document::parse(q.out, "gguf"), df = json::Document::parse(f.out, "f32");
+  const json::Value& a = tensor(dq, "blk.0.attn_q.weight");
+  const json::Value& b = tensor(df, "blk.0.attn_q.weight");
+  EXPECT_EQ(a.find("dtype")->as_string(), "q8_0");
+  EXPECT_EQ(a.find("numel")->as_uint(), 256u);
+  for (const char* k :
+       {"mean", "std", "var", "min", "max", "abs_max", "l2_norm", "zeros_fraction", "kurtosis"})
+    EXPECT_EQ(a.find(k)->as_double(), b.find(k)->as_double()) << k;
+  for (const char* p : {"p0.1", "p1", "p50", "p99", "p99.9"})
+    EXPECT_EQ(a.find("percentiles")->find(p)->as_double(), b.find("percentiles")->find(p)->as_double()) << p;
+  std::vector<uint64_t> ca, cb;
+  for (const json::Value& c : a.find("histogram")->find("counts")->items()) ca.push_back(*c.as_uint());
+  for (const json::Value& c : b.find("histogram")->find("counts")->items()) cb.push_back(*c.as_uint());
+  EXPECT_EQ(ca, cb);
 }
 
 TEST(CliStats, ShardedCheckpointAsAWhole) {

@@ -5,10 +5,10 @@
 #include "analysis/parameter_counts.h"
 #include "core/error.h"
 #include "formats/model_files.h"
+#include "gguf_test_models.h"
 #include "model/gguf_record.h"
 #include "model/inventory.h"
 #include "model/tensor_placement.h"
-#include "gguf_test_models.h"
 #include "test_support.h"
 
 namespace ma {
@@ -101,7 +101,8 @@ TEST(GgufModel, PerLayerHeadCountsAndSlidingPattern) {
   test::TinyGguf m{.arch = "gemma3", .layers = 7};
   auto kv = test::tiny_gguf_metadata(m);
   kv.push_back(gguf_u32_array("gemma3.attention.head_count_kv", {2, 2, 2, 2, 2, 1, 2}));
-  kv.erase(std::find_if(kv.begin(), kv.end(), [](auto& v) { return v.key == "gemma3.attention.head_count_kv"; }));
+  kv.erase(
+      std::find_if(kv.begin(), kv.end(), [](auto& v) { return v.key == "gemma3.attention.head_count_kv"; }));
   kv.push_back(gguf_u32("gemma3.attention.sliding_window", 512));
   write_gguf(dir / "g.gguf", kv, test::tiny_gguf_tensors(m));
   const Inventory inv = inventory_of(dir / "g.gguf");
@@ -116,7 +117,8 @@ TEST(GgufModel, PerLayerHeadCountsAndSlidingPattern) {
   EXPECT_EQ(inv.arch.model_type, "gemma3_text");
 
   // An explicit per-layer pattern wins over the built-in period.
-  kv.push_back(gguf_bool_array("gemma3.attention.sliding_window_pattern", {true, false, true, false, true, false, true}));
+  kv.push_back(gguf_bool_array("gemma3.attention.sliding_window_pattern",
+                               {true, false, true, false, true, false, true}));
   write_gguf(dir / "g.gguf", kv, test::tiny_gguf_tensors(m));
   const Inventory inv2 = inventory_of(dir / "g.gguf");
   for (size_t i = 0; i < 7; ++i)
@@ -162,7 +164,8 @@ TEST(GgufModel, SplitModelIsOneModel) {
   const test::TinyGguf m;
   auto tensors = test::tiny_gguf_tensors(m);
   const size_t half = tensors.size() / 2;
-  std::vector<TensorToWrite> first(tensors.begin(), tensors.begin() + half), second(tensors.begin() + half, tensors.end());
+  std::vector<TensorToWrite> first(tensors.begin(), tensors.begin() + half),
+      second(tensors.begin() + half, tensors.end());
   auto kv1 = test::tiny_gguf_metadata(m);
   kv1.push_back(gguf_u32("split.no", 0));
   kv1.push_back(gguf_u32("split.count", 2));

@@ -92,8 +92,8 @@ TEST(GgufReader, EveryValueTypeAndTensorInfo) {
 }
 
 TEST(GgufReader, AlignmentFromMetadata) {
-  const GgufFile f = parse(file_bytes({gguf_u32("general.alignment", 64)}, {{"a", DType::F32, {3}, {}},
-                                                                            {"b", DType::F32, {3}, {}}}));
+  const GgufFile f = parse(file_bytes({gguf_u32("general.alignment", 64)},
+                                      {{"a", DType::F32, {3}, {}}, {"b", DType::F32, {3}, {}}}));
   EXPECT_EQ(f.alignment, 64u);
   EXPECT_EQ(f.tensors[1].offset, 64u);
   EXPECT_EQ(f.data_start % 64, 0u);
@@ -129,7 +129,8 @@ TEST(GgufReader, NestedArrays) {
 }
 
 TEST(GgufReader, EveryTruncationIsMalformed) {
-  const std::string whole = file_bytes(test::tiny_gguf_metadata({}), test::tiny_gguf_tensors({.with_data = false}));
+  const std::string whole =
+      file_bytes(test::tiny_gguf_metadata({}), test::tiny_gguf_tensors({.with_data = false}));
   const size_t header = parse(whole).header.size();
   for (size_t n = 0; n < header; ++n)
     ASSERT_EQ(error_kind(whole.substr(0, n)), ErrorKind::Malformed) << "cut at " << n;
