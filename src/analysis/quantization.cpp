@@ -66,6 +66,7 @@ std::string unquantized_group(const InventoryTensor& t) {
 struct TensorEvidence {
   uint64_t qweight = 0, g_idx = 0, packed = 0, scale_inv = 0, weight_scale = 0, weight_scale_2 = 0;
   uint64_t blocks = 0, bnb4 = 0, bnb8 = 0, f8_weights = 0, u8_weights = 0, i8_weights = 0;
+  uint64_t ggml_blocks = 0;  // tensors stored in ggml block types (GGUF)
   const InventoryTensor* first_qweight = nullptr;
   const InventoryTensor* first_g_idx = nullptr;
 };
@@ -74,6 +75,10 @@ TensorEvidence gather_evidence(const Inventory& inv) {
   TensorEvidence e;
   for (const InventoryTensor& t : inv.tensors) {
     if (!t.stored || !t.dtype) continue;
+    if (is_block_type(*t.dtype)) {
+      ++e.ggml_blocks;
+      continue;
+    }
     std::string_view leaf = leaf_of(t.name);
     if (leaf == "qweight") {
       ++e.qweight;
@@ -110,6 +115,7 @@ TensorEvidence gather_evidence(const Inventory& inv) {
 
 // The method the tensors alone imply; empty when they look unquantized.
 std::string infer_method(const TensorEvidence& e) {
+  if (e.ggml_blocks) return "gguf";
   if (e.qweight) return e.g_idx ? "gptq" : "awq";
   if (e.packed) return "compressed-tensors";
   if (e.blocks) return "mxfp4";
@@ -343,6 +349,10 @@ QuantizationInfo analyze_quantization(const ReportInputs& in) {
       q.notes.push_back("weight bits assumed " + (q.bits ? std::to_string(*q.bits) : std::string("unknown")) +
                         " (the method's default): no config says");
   }
+  // What a downloader compares across quantizations: every stored byte of the weights (scales included) per
+  // parameter of the model they encode.
+  if (headers && q.quantized && q.logical_parameters)
+    q.bits_per_weight = 8.0 * static_cast<double>(q.stored_bytes) / static_cast<double>(q.logical_parameters);
   return q;
 }
 

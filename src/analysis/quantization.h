@@ -29,6 +29,8 @@ struct QuantizationInfo {
   uint64_t quantization_scale_tensors = 0;
   uint64_t quantization_scale_bytes = 0;
   uint64_t stored_bytes = 0;  // what the checkpoint holds (headers), or predicts (index)
+  // stored_bytes x 8 / logical_parameters: a quantized checkpoint read from its headers (GGUF Q4_K_M ~4.9)
+  std::optional<double> bits_per_weight;
   // Where the stored figures come from: "headers" (exact), "index" (names from the index, sizes predicted
   // from the template and the method; stored_bytes is the index's metadata.total_size when it has one),
   // "template" (no weights: predicted from the config and the method).

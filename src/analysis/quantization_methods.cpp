@@ -48,6 +48,9 @@ constexpr std::array kMethods{
                 "torchao tensor subclasses (int4/int8 weight-only or float8)"},
     QuantMethod{"bitnet", "bitnet", 2, std::nullopt, DType::U8, false,
                 "ternary weights (-1, 0, 1) packed four per uint8 with a per-tensor weight_scale"},
+    QuantMethod{"gguf", "gguf", std::nullopt, std::nullopt, DType::Q4_K, true,
+                "llama.cpp block types: each block of 32 or 256 weights stores its own scales (Q4_K: 144 "
+                "bytes per 256 weights, 4.5 bits per weight); the type may differ per tensor"},
 };
 
 }  // namespace

@@ -45,8 +45,8 @@ uint64_t load_le(const char* p, unsigned bytes) {
   return v;
 }
 
-// Reads the header front to back from a buffer that grows on demand (doubling), so a file is read once and
-// only as far as its header goes.
+// Reads the header front to back into a buffer that grows on demand, so a file is read once and only as far
+// as its header goes.
 class HeaderReader {
  public:
   HeaderReader(const ByteSource& src, std::string& buf, const GgufLimits& limits)
@@ -65,11 +65,17 @@ class HeaderReader {
     if (*end > limits_.max_header_bytes)
       throw Error(ErrorKind::Limit, src_.name(), field,
                   "the header exceeds " + std::to_string(limits_.max_header_bytes >> 20) + " MiB");
-    uint64_t grown = std::max({*end, 2 * static_cast<uint64_t>(buf_.size()), kFirstRead});
-    grown = std::min({grown, src_.size(), limits_.max_header_bytes});
-    std::string more;
-    src_.read_exact(buf_.size(), grown - buf_.size(), more);
-    buf_ += more;
+    // The whole possible header is reserved once (address space only: untouched pages cost nothing), so
+    // growing never copies; each byte of the header is then touched once, by the read that fills it. On a VM
+    // where a first touch costs ~15 us per page this is most of the time a large tokenizer takes.
+    const uint64_t cap = std::min(src_.size(), limits_.max_header_bytes);
+    if (buf_.capacity() < cap) buf_.reserve(cap);
+    // Steps of kFirstRead: with the room reserved a step costs one read, and at most one step is read ahead.
+    uint64_t grown = std::max({*end, static_cast<uint64_t>(buf_.size()) + kFirstRead, kFirstRead});
+    grown = std::min(grown, cap);
+    const size_t old = buf_.size();
+    buf_.resize(grown);
+    src_.read_exact(old, grown - old, buf_.data() + old);
   }
   uint64_t uint(unsigned bytes, const std::string& field) {
     need(bytes, field);
@@ -388,6 +394,25 @@ std::optional<std::vector<uint64_t>> GgufFile::uint_array(std::string_view key) 
     out[k] = v;
   }
   return out;
+}
+
+std::optional<uint64_t> GgufFile::uint_element(const GgufKv& kv, uint64_t index) const {
+  const GgufType t = kv.element_type;
+  const unsigned size = static_cast<unsigned>(fixed_size(t));
+  if (kv.type != GgufType::Array || !size || t == GgufType::F32 || t == GgufType::F64 || index >= kv.count)
+    return std::nullopt;
+  const uint64_t v = load_le(header.data() + kv.begin + index * size, size);
+  const bool is_signed = t == GgufType::I8 || t == GgufType::I16 || t == GgufType::I32 || t == GgufType::I64;
+  if (is_signed && (v >> (8 * size - 1)) & 1) return std::nullopt;
+  return v;
+}
+
+std::optional<std::string_view> GgufFile::string_element(const GgufKv& kv, uint64_t index) const {
+  if (kv.type != GgufType::Array || kv.element_type != GgufType::String || index >= kv.count)
+    return std::nullopt;
+  uint64_t p = kv.begin;
+  for (uint64_t k = 0; k < index; ++k) p += 8 + load_le(header.data() + p, 8);  // bounds checked when read
+  return view(p + 8, p + 8 + load_le(header.data() + p, 8));
 }
 
 std::optional<std::vector<std::string_view>> GgufFile::string_array(std::string_view key) const {

@@ -78,6 +78,10 @@ struct GgufFile {
   // for another element type.
   std::optional<std::vector<uint64_t>> uint_array(std::string_view key) const;
   std::optional<std::vector<std::string_view>> string_array(std::string_view key) const;
+  // One element of an array without materialising the array (a vocabulary's 150,000 tokens): an integer
+  // array's element as unsigned (nullopt if negative or not integers), a string array's element (a walk).
+  std::optional<uint64_t> uint_element(const GgufKv& array, uint64_t index) const;
+  std::optional<std::string_view> string_element(const GgufKv& array, uint64_t index) const;
   std::string_view view(uint64_t begin, uint64_t end) const {
     return std::string_view(header).substr(begin, end - begin);
   }

@@ -34,13 +34,19 @@ std::optional<TokenizerInfo> tokenizer_from_gguf(const GgufFile& g) {
   t.model_type = model_type_of(*model);
   t.tokenizer_class = "llama.cpp " + std::string(*model);
   t.files_read.push_back("GGUF metadata (tokenizer.ggml.*)");
-  const std::optional<std::vector<std::string_view>> tokens = g.string_array("tokenizer.ggml.tokens");
+  // Elements are read in place: a 150,000-token vocabulary is counted, never copied.
+  const GgufKv* tokens = g.find("tokenizer.ggml.tokens");
+  if (tokens && (tokens->type != GgufType::Array || tokens->element_type != GgufType::String))
+    tokens = nullptr;
   if (tokens) {
     t.vocab_known = true;
-    t.vocab_size = tokens->size();
+    t.vocab_size = tokens->count;
     uint64_t added = 0;
-    if (auto types = g.uint_array("tokenizer.ggml.token_type"); types && types->size() == tokens->size())
-      for (uint64_t type : *types) added += type == kControl || type == kUserDefined;
+    if (const GgufKv* types = g.find("tokenizer.ggml.token_type"); types && types->count == tokens->count)
+      for (uint64_t i = 0; i < types->count; ++i) {
+        const std::optional<uint64_t> type = g.uint_element(*types, i);
+        added += type == kControl || type == kUserDefined;
+      }
     t.added_tokens = added;
     t.base_vocab_size = t.vocab_size - added;
   }
@@ -55,8 +61,8 @@ std::optional<TokenizerInfo> tokenizer_from_gguf(const GgufFile& g) {
   for (const auto& [role, key] : kSpecial) {
     const std::optional<uint64_t> id = g.uint_value(key);
     if (!id) continue;
-    const std::string content =
-        tokens && *id < tokens->size() ? std::string((*tokens)[*id]) : "#" + std::to_string(*id);
+    const std::optional<std::string_view> text = tokens ? g.string_element(*tokens, *id) : std::nullopt;
+    const std::string content = text ? std::string(*text) : "#" + std::to_string(*id);
     t.special_tokens.push_back({std::string(role), content});
   }
   if (const auto tmpl = g.string_value("tokenizer.chat_template")) {

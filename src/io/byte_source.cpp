@@ -4,12 +4,25 @@
 
 namespace ma {
 
-void MemorySource::read_exact(uint64_t offset, uint64_t len, std::string& out) const {
-  if (offset > bytes_.size() || len > bytes_.size() - offset)
-    throw Error(ErrorKind::Malformed, name_, "",
+namespace {
+
+void check_range(std::string_view bytes, uint64_t offset, uint64_t len, const std::string& name) {
+  if (offset > bytes.size() || len > bytes.size() - offset)
+    throw Error(ErrorKind::Malformed, name, "",
                 "read of " + std::to_string(len) + " bytes at offset " + std::to_string(offset) +
-                    " runs past the end (" + std::to_string(bytes_.size()) + " bytes)");
+                    " runs past the end (" + std::to_string(bytes.size()) + " bytes)");
+}
+
+}  // namespace
+
+void MemorySource::read_exact(uint64_t offset, uint64_t len, std::string& out) const {
+  check_range(bytes_, offset, len, name_);
   out.assign(bytes_.substr(offset, len));
+}
+
+void MemorySource::read_exact(uint64_t offset, uint64_t len, char* out) const {
+  check_range(bytes_, offset, len, name_);
+  bytes_.copy(out, len, offset);
 }
 
 }  // namespace ma

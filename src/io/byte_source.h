@@ -16,6 +16,8 @@ class ByteSource {
   virtual const std::string& name() const = 0;
   // Exactly `len` bytes at `offset` into `out` (resized); throws Error(Malformed) past the end.
   virtual void read_exact(uint64_t offset, uint64_t len, std::string& out) const = 0;
+  // The same into a caller's buffer of at least `len` bytes (no allocation, no zero-filling first).
+  virtual void read_exact(uint64_t offset, uint64_t len, char* out) const = 0;
 };
 
 // Bytes the caller keeps alive for the source's lifetime.
@@ -25,6 +27,7 @@ class MemorySource final : public ByteSource {
   uint64_t size() const override { return bytes_.size(); }
   const std::string& name() const override { return name_; }
   void read_exact(uint64_t offset, uint64_t len, std::string& out) const override;
+  void read_exact(uint64_t offset, uint64_t len, char* out) const override;
 
  private:
   std::string_view bytes_;

@@ -20,8 +20,7 @@ class FileSource final : public ByteSource {
   // Reads exactly `len` bytes at `offset` into `out` (resized); throws Error(Malformed) if the file is
   // shorter.
   void read_exact(uint64_t offset, uint64_t len, std::string& out) const override;
-  // The same into a caller's buffer of at least `len` bytes.
-  void read_exact(uint64_t offset, uint64_t len, char* out) const;
+  void read_exact(uint64_t offset, uint64_t len, char* out) const override;
 
  private:
   int fd_ = -1;

@@ -1,5 +1,7 @@
 // The quantization section: method, bits, group size, format, what stays 16/32-bit, stored dtypes, scales,
 // stored bytes and the logical parameter count, in console, JSON ("quantization") and Markdown.
+#include <cstdio>
+
 #include "core/units.h"
 #include "report/section_renderers.h"
 
@@ -45,6 +47,12 @@ std::string block_text(const std::vector<uint64_t>& block) {
   return t;
 }
 
+std::string bits_text(double bits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", bits);
+  return buf;
+}
+
 }  // namespace
 
 void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelReport& r,
@@ -55,13 +63,16 @@ void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelRepo
     w.field("quantized", "no");
   } else {
     w.field("type", s.method);
-    w.field("bits", s.bits ? std::to_string(*s.bits) : "unknown");
+    // GGUF mixes types per tensor: its one figure is bits per weight, below.
+    w.field("bits", s.bits ? std::to_string(*s.bits) : s.bits_per_weight ? "per tensor type" : "unknown");
     if (!s.block.empty())
       w.field("scale per", "block " + block_text(s.block));
     else if (s.group_size)
       w.field("group size", with_thousands(*s.group_size));
     w.field("logical parameters",
             human_count(s.logical_parameters) + " (" + with_thousands(s.logical_parameters) + ")");
+    if (s.bits_per_weight)
+      w.field("bits per weight", bits_text(*s.bits_per_weight) + " (stored bytes x 8 / logical parameters)");
   }
   if (o.detailed) {
     if (s.quantized) {
@@ -118,6 +129,11 @@ void write_json(JsonWriter& w, const QuantizationInfo& s) {
   for (const auto& [d, n] : s.elements_by_stored_dtype) w.key(d).value(n);
   w.end_object();
   w.key("logical_parameters").value(s.logical_parameters);
+  w.key("bits_per_weight");
+  if (s.bits_per_weight)
+    w.value(*s.bits_per_weight);
+  else
+    w.null();
   w.key("quantization_scale_tensors").value(s.quantization_scale_tensors);
   w.key("quantization_scale_bytes").value(s.quantization_scale_bytes);
   w.key("quantization_scale_tensors_unsized").value(s.quantization_scale_tensors_unsized);
@@ -137,6 +153,7 @@ void render_markdown(MarkdownWriter& w, const QuantizationInfo& s, const ModelRe
     rows.push_back({"Method", s.method});
     rows.push_back({"Source", s.source});
     rows.push_back({"Bits", s.bits ? std::to_string(*s.bits) : "unknown"});
+    if (s.bits_per_weight) rows.push_back({"Bits per weight", bits_text(*s.bits_per_weight)});
     if (!s.block.empty())
       rows.push_back({"Scale per", "block " + block_text(s.block)});
     else if (s.group_size)

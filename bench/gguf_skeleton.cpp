@@ -1,0 +1,89 @@
+#include "gguf_skeleton.h"
+
+#include <string>
+#include <vector>
+
+#include "formats/gguf_writer.h"
+
+namespace ma::bench {
+namespace {
+
+std::vector<GgufValueToWrite> llama_metadata(uint32_t layers, uint32_t hidden, uint32_t ffn, uint32_t heads,
+                                             uint32_t kv_heads, uint32_t vocab, bool tokenizer) {
+  std::vector<GgufValueToWrite> kv = {
+      gguf_string("general.architecture", "llama"),
+      gguf_string("general.name", "bench"),
+      gguf_u32("general.file_type", 15),  // LLAMA_FTYPE_MOSTLY_Q4_K_M
+      gguf_u32("llama.block_count", layers),
+      gguf_u32("llama.context_length", 8192),
+      gguf_u32("llama.embedding_length", hidden),
+      gguf_u32("llama.feed_forward_length", ffn),
+      gguf_u32("llama.attention.head_count", heads),
+      gguf_u32("llama.attention.head_count_kv", kv_heads),
+      gguf_f32("llama.rope.freq_base", 500000.0f),
+      gguf_f32("llama.attention.layer_norm_rms_epsilon", 1e-5f),
+      gguf_u32("llama.rope.dimension_count", hidden / heads),
+      gguf_u32("llama.vocab_size", vocab),
+  };
+  if (!tokenizer) return kv;
+  std::vector<std::string> tokens(vocab), merges(280147);
+  std::vector<int32_t> types(vocab, 1);
+  for (uint32_t i = 0; i < vocab; ++i) tokens[i] = "tok" + std::to_string(i);
+  for (size_t i = 0; i < merges.size(); ++i) merges[i] = "a" + std::to_string(i) + " b" + std::to_string(i);
+  for (uint32_t i = vocab - 256; i < vocab; ++i) types[i] = 3;  // Llama-3's reserved control tokens
+  kv.push_back(gguf_string("tokenizer.ggml.model", "gpt2"));
+  kv.push_back(gguf_string_array("tokenizer.ggml.tokens", tokens));
+  kv.push_back(gguf_i32_array("tokenizer.ggml.token_type", types));
+  kv.push_back(gguf_string_array("tokenizer.ggml.merges", merges));
+  kv.push_back(gguf_u32("tokenizer.ggml.bos_token_id", 128000));
+  kv.push_back(gguf_u32("tokenizer.ggml.eos_token_id", 128009));
+  kv.push_back(gguf_string("tokenizer.chat_template", std::string(1500, 'x')));
+  return kv;
+}
+
+TensorToWrite tensor(std::string name, DType dtype, Shape shape, bool data) {
+  TensorToWrite t{std::move(name), dtype, std::move(shape), {}};
+  if (data) {
+    // Bytes below 0x40: every fp16 scale is finite, so every block decodes to finite values.
+    t.data.resize(dtype_bytes(numel(t.shape), dtype));
+    for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = static_cast<char>((i * 37 + 11) & 0x3f);
+  }
+  return t;
+}
+
+std::vector<TensorToWrite> llama_tensors(uint32_t layers, uint64_t hidden, uint64_t ffn, uint64_t kv_width,
+                                         uint64_t vocab, bool q4_k_m, bool data) {
+  std::vector<TensorToWrite> t;
+  t.push_back(tensor("token_embd.weight", DType::Q4_K, {vocab, hidden}, data));
+  for (uint32_t l = 0; l < layers; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    const DType v = q4_k_m ? DType::Q6_K : DType::Q4_K;
+    const DType down = q4_k_m && l % 2 == 0 ? DType::Q6_K : DType::Q4_K;
+    t.push_back(tensor(p + "attn_norm.weight", DType::F32, {hidden}, data));
+    t.push_back(tensor(p + "attn_q.weight", DType::Q4_K, {hidden, hidden}, data));
+    t.push_back(tensor(p + "attn_k.weight", DType::Q4_K, {kv_width, hidden}, data));
+    t.push_back(tensor(p + "attn_v.weight", v, {kv_width, hidden}, data));
+    t.push_back(tensor(p + "attn_output.weight", DType::Q4_K, {hidden, hidden}, data));
+    t.push_back(tensor(p + "ffn_norm.weight", DType::F32, {hidden}, data));
+    t.push_back(tensor(p + "ffn_gate.weight", DType::Q4_K, {ffn, hidden}, data));
+    t.push_back(tensor(p + "ffn_up.weight", DType::Q4_K, {ffn, hidden}, data));
+    t.push_back(tensor(p + "ffn_down.weight", down, {hidden, ffn}, data));
+  }
+  t.push_back(tensor("output_norm.weight", DType::F32, {hidden}, data));
+  t.push_back(tensor("output.weight", q4_k_m ? DType::Q6_K : DType::Q4_K, {vocab, hidden}, data));
+  return t;
+}
+
+}  // namespace
+
+void write_llama70b_q4_k_m(const std::filesystem::path& path) {
+  write_gguf(path, llama_metadata(80, 8192, 28672, 64, 8, 128256, true),
+             llama_tensors(80, 8192, 28672, 1024, 128256, true, false));
+}
+
+void write_q4_k_layers(const std::filesystem::path& path, unsigned layers) {
+  write_gguf(path, llama_metadata(layers, 4096, 11008, 32, 32, 32000, false),
+             llama_tensors(layers, 4096, 11008, 4096, 32000, false, true));
+}
+
+}  // namespace ma::bench

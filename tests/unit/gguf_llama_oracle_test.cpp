@@ -1,0 +1,367 @@
+// GGUF models against llama.cpp itself. The oracle script tests/oracle/llama_gguf_oracle.py has llama.cpp's
+// own libraries (the pinned node-llama-cpp build under tests/peer) write two tiny models with its gguf API (a
+// GQA Llama with rope_freqs and untied output; a tied Qwen3-MoE with 3-D expert tensors), quantize them with
+// llama_model_quantize (Q8_0, Q4_0, Q4_K_M, Q6_K, IQ4_XS, MXFP4_MOE) and load every file with
+// llama_model_load_from_file; what llama.cpp reports for each file (parameters, size, dimensions, metadata
+// strings, tensor infos) must be what we read from the same file. Without /usr/bin/python3 (with numpy) or
+// the libraries, or when llama.cpp cannot load its own files, the tests skip and say why.
+#include <gtest/gtest.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/parameter_counts.h"
+#include "core/dtype.h"
+#include "core/json.h"
+#include "formats/gguf.h"
+#include "formats/model_files.h"
+#include "io/file_source.h"
+#include "model/inventory.h"
+#include "test_support.h"
+
+namespace ma {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kPython = "/usr/bin/python3";
+constexpr int kLlamaCouldNotLoad = 3;  // the script's exit status when llama.cpp refuses its own file
+
+fs::path llama_lib_dir() {
+  return fs::path(MA_SOURCE_DIR) / "tests/peer/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64";
+}
+
+bool has_library(const fs::path& dir, std::string_view prefix) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+// One ggml tensor info as llama.cpp's gguf_init_from_file reads it.
+struct LlamaTensor {
+  int type = -1;
+  std::vector<int64_t> ne;  // ggml's four dimensions, fastest first, unused ones 1
+  uint64_t offset = 0, size = 0;
+};
+
+// What llama.cpp reported for one file.
+struct LlamaReport {
+  std::string file, arch, ftype;
+  uint64_t n_params = 0, size = 0, data_offset = 0;
+  int64_t n_layer = 0, n_embd = 0, n_head = 0, n_ctx_train = 0;
+  std::optional<int64_t> n_head_kv, n_swa;
+  std::vector<std::pair<std::string, std::string>> meta;
+  std::map<std::string, LlamaTensor> tensors;
+
+  const std::string* meta_value(const std::string& key) const {
+    for (const auto& [k, v] : meta)
+      if (k == key) return &v;
+    return nullptr;
+  }
+};
+
+uint64_t uint_member(const json::Value& o, std::string_view key) {
+  const json::Value* v = o.find(key);
+  if (!v || !v->as_uint()) throw std::runtime_error("no unsigned '" + std::string(key) + "'");
+  return *v->as_uint();
+}
+int64_t int_member(const json::Value& o, std::string_view key) {
+  const json::Value* v = o.find(key);
+  if (!v || !v->as_int()) throw std::runtime_error("no integer '" + std::string(key) + "'");
+  return *v->as_int();
+}
+std::string string_member(const json::Value& o, std::string_view key) {
+  const json::Value* v = o.find(key);
+  if (!v || !v->is_string()) throw std::runtime_error("no string '" + std::string(key) + "'");
+  return std::string(v->as_string());
+}
+
+LlamaReport parse_report(const fs::path& p) {
+  const json::Document d = test::parse_json_file(p);
+  const json::Value& r = d.root();
+  LlamaReport out;
+  out.file = string_member(r, "file");
+  out.arch = string_member(r, "arch");
+  out.ftype = string_member(r, "ftype");
+  out.n_params = uint_member(r, "n_params");
+  out.size = uint_member(r, "size");
+  out.data_offset = uint_member(r, "data_offset");
+  out.n_layer = int_member(r, "n_layer");
+  out.n_embd = int_member(r, "n_embd");
+  out.n_head = int_member(r, "n_head");
+  out.n_ctx_train = int_member(r, "n_ctx_train");
+  if (r.find("n_head_kv")) out.n_head_kv = int_member(r, "n_head_kv");
+  if (r.find("n_swa")) out.n_swa = int_member(r, "n_swa");
+  for (const json::Value& kv : r.find("meta")->items())
+    out.meta.emplace_back(std::string(kv.items().at(0).as_string()),
+                          std::string(kv.items().at(1).as_string()));
+  for (const json::Value& t : r.find("tensors")->items()) {
+    LlamaTensor lt;
+    lt.type = static_cast<int>(int_member(t, "type"));
+    for (const json::Value& n : t.find("ne")->items()) lt.ne.push_back(*n.as_int());
+    lt.offset = uint_member(t, "offset");
+    lt.size = uint_member(t, "size");
+    out.tensors[string_member(t, "name")] = std::move(lt);
+  }
+  return out;
+}
+
+// Runs the oracle script once for the whole suite, into a temporary directory.
+class GgufLlamaOracle : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!fs::exists(kPython)) {
+      skip_reason_ = std::string(kPython) + " is not installed";
+      return;
+    }
+    const fs::path libs = llama_lib_dir();
+    if (!has_library(libs, "libllama") || !has_library(libs, "libggml-base") ||
+        !has_library(libs, "libggml-cpu")) {
+      skip_reason_ = "llama.cpp's libraries are not installed (scripts/install-peer.sh): " + libs.string();
+      return;
+    }
+    if (test::run_shell(std::string(kPython) + " -c 'import numpy'").exit_code != 0) {
+      skip_reason_ = std::string(kPython) + " has no numpy";
+      return;
+    }
+    dir_ = std::make_unique<test::TempDir>();
+    const test::CommandResult r =
+        test::run_shell(std::string(kPython) + " " +
+                        test::quoted(fs::path(MA_SOURCE_DIR) / "tests/oracle/llama_gguf_oracle.py") + " " +
+                        test::quoted(libs) + " " + test::quoted(dir_->path()));
+    if (r.exit_code == kLlamaCouldNotLoad) {
+      skip_reason_ = "llama.cpp could not load the models it wrote: " + r.err;
+      return;
+    }
+    if (r.exit_code != 0) {
+      failure_ = "oracle script failed (" + std::to_string(r.exit_code) + "): " + r.err;
+      return;
+    }
+    try {
+      const json::Document manifest = test::parse_json_file(dir_->path() / "manifest.json");
+      for (const json::Value& f : manifest.root().find("files")->items())
+        reports_.push_back(parse_report(dir_->path() / (std::string(f.as_string()) + ".json")));
+      for (const json::Value& s : manifest.root().find("skipped")->items())  // optional file types
+        std::cout << "[ oracle   ] not written: " << s.items().at(0).as_string() << ": "
+                  << s.items().at(1).as_string() << "\n";
+    } catch (const std::exception& e) {
+      failure_ = std::string("bad oracle output: ") + e.what();
+    }
+  }
+  static void TearDownTestSuite() {
+    reports_.clear();
+    dir_.reset();
+  }
+
+  void SetUp() override {
+    if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
+    ASSERT_TRUE(failure_.empty()) << failure_;
+    ASSERT_FALSE(reports_.empty());
+  }
+
+  static fs::path path_of(const LlamaReport& r) { return dir_->path() / r.file; }
+  static Inventory inventory_of(const LlamaReport& r) {
+    return build_inventory(locate_local_model(path_of(r).string()));
+  }
+
+  static std::string skip_reason_, failure_;
+  static std::unique_ptr<test::TempDir> dir_;
+  static std::vector<LlamaReport> reports_;
+};
+
+std::string GgufLlamaOracle::skip_reason_, GgufLlamaOracle::failure_;
+std::unique_ptr<test::TempDir> GgufLlamaOracle::dir_;
+std::vector<LlamaReport> GgufLlamaOracle::reports_;
+
+TEST_F(GgufLlamaOracle, EveryRequiredFileWasWrittenAndLoaded) {
+  std::set<std::string> files;
+  for (const LlamaReport& r : reports_) files.insert(r.file);
+  for (const char* arch : {"llama", "qwen3moe"})
+    for (const char* ftype : {"F32", "Q8_0", "Q4_0", "Q4_K_M", "Q6_K"})
+      EXPECT_TRUE(files.count(std::string(arch) + "-" + ftype + ".gguf")) << arch << " " << ftype;
+}
+
+TEST_F(GgufLlamaOracle, ParametersAreLlamaCppsLessItsRopeFactors) {
+  for (const LlamaReport& r : reports_) {
+    SCOPED_TRACE(r.file);
+    const Inventory inv = inventory_of(r);
+    ASSERT_TRUE(inv.checkpoint);
+    // llama_model_n_params sums every tensor the model holds, once each: a tied output is not counted again
+    // (the file has no output.weight and neither count adds one), but Llama 3.1's rope_freqs (rotary
+    // frequency factors) is a tensor to llama.cpp and a buffer to transformers (inv_freq, never a
+    // parameter), so our num_parameters leaves it out and llama.cpp does not.
+    uint64_t rope_factors = 0;
+    for (const auto& [name, t] : r.tensors)
+      if (name.rfind("rope_freqs.", 0) == 0)
+        rope_factors += static_cast<uint64_t>(t.ne[0] * t.ne[1] * t.ne[2] * t.ne[3]);
+    EXPECT_EQ(count_parameters(inv).total, r.n_params - rope_factors);
+    EXPECT_EQ(inv.checkpoint->parameters, r.n_params - rope_factors);
+    EXPECT_EQ(inv.checkpoint->parameters + inv.checkpoint->buffer_elements + inv.checkpoint->extra_elements,
+              r.n_params);
+    if (r.arch == "llama") {
+      EXPECT_GT(rope_factors, 0u);  // the difference is exercised
+    }
+  }
+}
+
+TEST_F(GgufLlamaOracle, StoredBytesAreLlamaCppsModelSize) {
+  for (const LlamaReport& r : reports_) {
+    SCOPED_TRACE(r.file);
+    const Inventory inv = inventory_of(r);
+    ASSERT_TRUE(inv.checkpoint);
+    EXPECT_EQ(inv.checkpoint->bytes, r.size);  // llama_model_size: ggml_nbytes of every tensor
+    EXPECT_EQ(inv.checkpoint->tensors, r.tensors.size());
+  }
+}
+
+TEST_F(GgufLlamaOracle, TensorInfosAreGgmls) {
+  for (const LlamaReport& r : reports_) {
+    SCOPED_TRACE(r.file);
+    const Inventory inv = inventory_of(r);
+    std::set<std::string> ours;
+    for (const InventoryTensor& t : inv.tensors) {
+      if (!t.stored) continue;
+      SCOPED_TRACE(t.name);
+      ours.insert(t.name);
+      auto it = r.tensors.find(t.name);
+      ASSERT_NE(it, r.tensors.end()) << "llama.cpp has no such tensor";
+      const LlamaTensor& lt = it->second;
+      std::vector<int64_t> ne(t.shape.rbegin(), t.shape.rend());  // ggml's ne is the row-major shape reversed
+      ne.resize(4, 1);
+      EXPECT_EQ(ne, lt.ne);
+      ASSERT_TRUE(t.dtype);
+      EXPECT_EQ(dtype_info(*t.dtype).ggml_type, lt.type) << dtype_info(*t.dtype).name;
+      EXPECT_EQ(t.bytes, lt.size);
+    }
+    EXPECT_EQ(ours.size(), r.tensors.size());
+    // Where the data is: the data section's start and each tensor's offset in it.
+    const GgufFile g = read_gguf(FileSource(path_of(r)));
+    EXPECT_EQ(g.data_start, r.data_offset);
+    for (const GgufTensorInfo& t : g.tensors) {
+      auto it = r.tensors.find(t.name);
+      ASSERT_NE(it, r.tensors.end()) << t.name;
+      EXPECT_EQ(t.offset, it->second.offset) << t.name;
+      EXPECT_EQ(t.bytes, it->second.size) << t.name;
+    }
+  }
+}
+
+std::optional<uint64_t> parse_uint(const std::string& s) {
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+TEST_F(GgufLlamaOracle, RecordIsWhatLlamaCppLoaded) {
+  for (const LlamaReport& r : reports_) {
+    SCOPED_TRACE(r.file);
+    const Inventory inv = inventory_of(r);
+    const ArchitectureRecord& a = inv.arch;
+    EXPECT_EQ(static_cast<int64_t>(a.num_layers), r.n_layer);
+    EXPECT_EQ(static_cast<int64_t>(a.layers().size()), r.n_layer);
+    EXPECT_EQ(static_cast<int64_t>(a.hidden_size), r.n_embd);
+    EXPECT_EQ(static_cast<int64_t>(a.num_attention_heads), r.n_head);
+    if (r.n_head_kv) {
+      EXPECT_EQ(static_cast<int64_t>(a.num_key_value_heads), *r.n_head_kv);
+    }
+    EXPECT_EQ(static_cast<int64_t>(a.max_position_embeddings), r.n_ctx_train);
+    // Tied exactly when llama.cpp found no output tensor and used the token embeddings instead.
+    EXPECT_EQ(a.tie_word_embeddings, r.tensors.count("output.weight") == 0);
+    // llama.cpp refuses a tensor whose shape is not what its hyperparameters make of it, so the shapes of
+    // the files it loaded state its head width, vocabulary and MLP width.
+    const LlamaTensor& q = r.tensors.at("blk.0.attn_q.weight");  // ne: hidden, heads x head_dim
+    const LlamaTensor& k = r.tensors.at("blk.0.attn_k.weight");  // ne: hidden, kv heads x head_dim
+    EXPECT_EQ(static_cast<int64_t>(a.head_dim) * r.n_head, q.ne[1]);
+    EXPECT_EQ(static_cast<int64_t>(a.vocab_size), r.tensors.at("token_embd.weight").ne[1]);
+    for (const LayerSpec& l : a.layers()) {
+      ASSERT_EQ(l.mixer, Mixer::Attention);
+      EXPECT_EQ(static_cast<int64_t>(l.attention.heads), r.n_head);
+      if (r.n_head_kv) {
+        EXPECT_EQ(static_cast<int64_t>(l.attention.kv_heads), *r.n_head_kv);
+      }
+      EXPECT_EQ(static_cast<int64_t>(l.attention.kv_heads * l.attention.head_dim), k.ne[1]);
+      if (r.n_swa == 0) {
+        EXPECT_EQ(l.attention.span, Span::Full);
+      }
+      if (l.ffn.kind == Ffn::Dense) {
+        EXPECT_EQ(static_cast<int64_t>(l.ffn.intermediate), r.tensors.at("blk.0.ffn_gate.weight").ne[1]);
+      }
+    }
+    if (r.arch != "qwen3moe") continue;
+    // Experts: the counts llama.cpp read (its metadata strings), the width its expert tensors have.
+    const std::string* experts = r.meta_value("qwen3moe.expert_count");
+    const std::string* used = r.meta_value("qwen3moe.expert_used_count");
+    ASSERT_TRUE(experts && used);
+    const LlamaTensor& gate = r.tensors.at("blk.0.ffn_gate_exps.weight");  // ne: hidden, width, experts
+    EXPECT_EQ(a.num_experts, parse_uint(*experts));
+    EXPECT_EQ(a.experts_per_token, parse_uint(*used));
+    for (const LayerSpec& l : a.layers()) {
+      EXPECT_EQ(l.ffn.kind, Ffn::Moe);
+      EXPECT_EQ(l.ffn.experts, parse_uint(*experts));
+      EXPECT_EQ(static_cast<int64_t>(l.ffn.experts), gate.ne[2]);
+      EXPECT_EQ(l.ffn.top_k, parse_uint(*used));
+      EXPECT_EQ(static_cast<int64_t>(l.ffn.expert_intermediate), gate.ne[1]);
+    }
+    const ParameterCounts p = count_parameters(inv);
+    ASSERT_TRUE(p.active);
+    EXPECT_LT(*p.active, p.total);
+  }
+}
+
+TEST_F(GgufLlamaOracle, MetadataIsWhatLlamaCppRead) {
+  for (const LlamaReport& r : reports_) {
+    SCOPED_TRACE(r.file);
+    const GgufFile g = read_gguf(FileSource(path_of(r)));
+    std::set<std::string> theirs;
+    for (const auto& [key, value] : r.meta) {
+      SCOPED_TRACE(key + " = " + value);
+      theirs.insert(key);
+      const GgufKv* kv = g.find(key);
+      ASSERT_NE(kv, nullptr) << "we do not read this key";
+      switch (kv->type) {
+        case GgufType::Array:
+          break;  // llama.cpp reports arrays abbreviated, if at all
+        case GgufType::String:
+          EXPECT_EQ(g.string_value(key), value);
+          break;
+        case GgufType::Bool:
+          EXPECT_EQ(g.bool_value(key), value == "true");
+          break;
+        case GgufType::F32:
+        case GgufType::F64: {
+          // llama.cpp prints floats with %f (six decimals): equal to within that rounding.
+          char* end = nullptr;
+          const double v = std::strtod(value.c_str(), &end);
+          ASSERT_EQ(end, value.c_str() + value.size());
+          EXPECT_NEAR(kv->f, v, 5.0000001e-7);
+          break;
+        }
+        default:
+          ASSERT_TRUE(kv->is_integer()) << gguf_type_name(kv->type);
+          if (!value.empty() && value[0] == '-') {
+            EXPECT_EQ(std::to_string(kv->i), value);
+          } else {
+            EXPECT_EQ(std::optional<uint64_t>(kv->u), parse_uint(value));
+          }
+      }
+    }
+    // llama.cpp reports every scalar key: those we read and it does not would be keys it never saw.
+    for (const GgufKv& kv : g.metadata)
+      if (kv.type != GgufType::Array) {
+        EXPECT_TRUE(theirs.count(kv.key)) << kv.key;
+      }
+    EXPECT_FALSE(r.meta.empty());
+  }
+}
+
+}  // namespace
+}  // namespace ma
