@@ -38,7 +38,8 @@ double median_seconds(const std::vector<std::string>& argv, int runs, long* rss_
   return median(s);
 }
 
-// The peer's one line of JSON (run through the shell to capture it); empty when node or the package is absent.
+// The peer's one line of JSON (run through the shell to capture it); empty when node or the package is
+// absent.
 std::string peer_line(const fs::path& script, const fs::path& file) {
   const std::string cmd = "node '" + script.string() + "' '" + file.string() + "' 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
@@ -85,7 +86,8 @@ int main(int argc, char** argv) {
   if (!fs::exists(q4k)) ma::bench::write_q4_k_layers(q4k, 3);
 
   long rss = 0;
-  const double tensors = median_seconds({binary.string(), "tensors", big.string(), "--json", "--quiet"}, runs, &rss);
+  const double tensors =
+      median_seconds({binary.string(), "tensors", big.string(), "--json", "--quiet"}, runs, &rss);
   const double report = median_seconds({binary.string(), big.string(), "--json", "--quiet"}, runs);
   std::printf("(a) Llama-3-70B Q4_K_M GGUF, 723 tensors, %.1f GB file, header only (median of %d)\n",
               static_cast<double>(fs::file_size(big)) / 1e9, runs);
@@ -94,7 +96,9 @@ int main(int argc, char** argv) {
   std::printf("    modelanalyzer (report) --json     %7.1f ms\n", report * 1e3);
   const std::string line = peer_line(peer, big);
   if (line.empty()) {
-    std::printf("    @huggingface/gguf                 skipped (node or tests/peer/node_modules absent: scripts/install-peer.sh)\n");
+    std::printf(
+        "    @huggingface/gguf                 skipped (node or tests/peer/node_modules absent: "
+        "scripts/install-peer.sh)\n");
   } else {
     std::vector<double> whole, parse;
     for (int i = 0; i <= runs; ++i) {
@@ -110,10 +114,13 @@ int main(int argc, char** argv) {
 
   const double gb = static_cast<double>(fs::file_size(q4k)) / 1e9;
   const int stats_runs = std::max(1, runs / 4);
-  const double stats = median_seconds({binary.string(), "stats", q4k.string(), "--json", "--quiet"}, stats_runs);
-  std::printf("(b) stats on %.2f GB of Q4_K GGUF (decoded to float32, exact percentiles), page cache warm "
-              "(median of %d)\n",
-              gb, stats_runs);
-  std::printf("    modelanalyzer stats               %7.2f GB/s of file bytes  (%.2f s)\n", gb / stats, stats);
+  const double stats =
+      median_seconds({binary.string(), "stats", q4k.string(), "--json", "--quiet"}, stats_runs);
+  std::printf(
+      "(b) stats on %.2f GB of Q4_K GGUF (decoded to float32, exact percentiles), page cache warm "
+      "(median of %d)\n",
+      gb, stats_runs);
+  std::printf("    modelanalyzer stats               %7.2f GB/s of file bytes  (%.2f s)\n", gb / stats,
+              stats);
   return 0;
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs the peer check's node modules (the official @huggingface/hub JS client, pinned in
-# tests/peer/package-lock.json) into tests/peer/node_modules. Idempotent. Needs node >= 18 and npm
+# Installs the peer checks' and oracles' node modules (pinned in tests/peer/package-lock.json) into
+# tests/peer/node_modules: the official @huggingface/hub JS client, the Hub's GGUF parser @huggingface/gguf,
+# and llama.cpp's own libraries (@node-llama-cpp/linux-x64) that the GGUF tests load with ctypes.
+# Idempotent. Needs node >= 18 and npm
 # (Debian 12: apt-get install nodejs npm). Without them it prints one notice and exits 0, so that the
 # peer tests skip visibly instead of failing.
 set -euo pipefail

@@ -23,19 +23,6 @@ HistogramBinner::HistogramBinner(const std::vector<double>& edges)
       norm_(static_cast<double>(edges.size() - 1) / (edges.back() - edges.front())),
       bins_(static_cast<uint32_t>(edges.size() - 1)) {}
 
-uint32_t HistogramBinner::bin(double x) const {
-  // numpy's fast path for equal bins, including its two corrections for rounding at the edges.
-  double f = (x - first_) * norm_;
-  int64_t i = static_cast<int64_t>(f);
-  if (i >= static_cast<int64_t>(bins_)) i = bins_ - 1;
-  if (i < 0) i = 0;
-  if (x < edges_[static_cast<size_t>(i)])
-    --i;
-  else if (x >= edges_[static_cast<size_t>(i) + 1] && i != static_cast<int64_t>(bins_) - 1)
-    ++i;
-  return static_cast<uint32_t>(std::clamp<int64_t>(i, 0, bins_ - 1));
-}
-
 PercentileRank percentile_rank(double q, uint64_t n) {
   const double h = q / 100.0 * static_cast<double>(n - 1);
   const double below = std::floor(h);

@@ -2,6 +2,7 @@
 // bin assignment as numpy.histogram does them, percentile interpolation as numpy.percentile's "linear", and
 // mean / central moments merged with Pébay's formulas so that partial results combine exactly as one pass.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <utility>
@@ -20,7 +21,19 @@ std::vector<double> histogram_edges(double first, double last, uint32_t bins);
 class HistogramBinner {
  public:
   explicit HistogramBinner(const std::vector<double>& edges);
-  uint32_t bin(double x) const;
+  // Inline: it runs once per element of every 32/64-bit and decoded block tensor.
+  uint32_t bin(double x) const {
+    // numpy's fast path for equal bins, including its two corrections for rounding at the edges.
+    const double f = (x - first_) * norm_;
+    int64_t i = static_cast<int64_t>(f);
+    if (i >= static_cast<int64_t>(bins_)) i = bins_ - 1;
+    if (i < 0) i = 0;
+    if (x < edges_[static_cast<size_t>(i)])
+      --i;
+    else if (x >= edges_[static_cast<size_t>(i) + 1] && i != static_cast<int64_t>(bins_) - 1)
+      ++i;
+    return static_cast<uint32_t>(std::clamp<int64_t>(i, 0, bins_ - 1));
+  }
 
  private:
   const std::vector<double>& edges_;

@@ -78,13 +78,19 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
   const unsigned width = dtype_bits(vt) / 8;
   const unsigned key_shift = width * 8 - 16;
   std::vector<float> decoded;
+  // float32 (and every decoded block type) converts inline; the other wide types through the dtype table.
+  const bool f32 = vt == DType::F32;
+  auto value_of = [&](uint64_t bits) {
+    return f32 ? static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(bits)))
+               : element_value(vt, bits);
+  };
   std::vector<uint64_t> prefix(65536, 0);
   CompensatedSum sum, squares;
   uint64_t zeros = 0, near = 0;
   double min = INFINITY, max = -INFINITY;
   const bool complete = for_each_element(file, offset, s.bytes, s.dtype, buffer, buffer_bytes, decoded,
                                          cancel, [&](uint64_t bits) {
-                                           const double v = element_value(vt, bits);
+                                           const double v = value_of(bits);
                                            if (std::isnan(v)) {
                                              ++s.nan_count;
                                              return;
@@ -151,7 +157,7 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
   CompensatedSum m2, m3, m4;  // central moments about the exact mean: numpy's two-pass variance
   const bool second_complete = for_each_element(
       file, offset, s.bytes, s.dtype, buffer, buffer_bytes, decoded, cancel, [&](uint64_t bits) {
-        const double v = element_value(vt, bits);
+        const double v = value_of(bits);
         if (!std::isfinite(v)) return;
         const double d = v - mean, d2 = d * d;
         m2.add(d2);

@@ -294,6 +294,7 @@ bool GgufKv::is_integer() const {
 GgufFile read_gguf(const ByteSource& src, const GgufLimits& limits) {
   GgufFile f;
   f.file_size = src.size();
+  f.alignment = kDefaultAlignment;
   HeaderReader r(src, f.header, limits);
   r.need(4, "magic");
   if (f.header.compare(0, 4, "GGUF") != 0)

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli_test_support.h"
+#include "formats/gguf_writer.h"
 #include "formats/safetensors_writer.h"
 
 namespace fs = std::filesystem;
@@ -71,6 +72,25 @@ TEST(HostileInput, AMillionLayersIsALimitNotAnAllocation) {
   }
   write_file(dir / "config.json", tiny_llama_config("1024"));
   EXPECT_EQ(run_cli("tensors " + quoted(dir / "config.json") + " --json").exit_code, 0);
+}
+
+// A GGUF whose metadata claims a billion layers and whose one tensor sits at layer 99,999,999: the record
+// takes its layers from the tensors, and an index that high is no layer stack, so nothing is sized by either
+// number.
+TEST(HostileInput, AGgufLayerIndexOfAHundredMillionIsNoAllocation) {
+  TempDir dir;
+  write_gguf(dir / "m.gguf",
+             {gguf_string("general.architecture", "llama"), gguf_u32("llama.block_count", 1000000000),
+              gguf_u32("llama.embedding_length", 64), gguf_u32("llama.attention.head_count", 4)},
+             {{"blk.99999999.attn_q.weight", DType::F32, {64, 64}, {}}});
+  const auto start = std::chrono::steady_clock::now();
+  auto r = run_cli("tensors " + quoted(dir / "m.gguf") + " --json");
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(s, 2.0);
+  json::Document d = json::Document::parse(r.out, "stdout");
+  EXPECT_EQ(d.root().find("num_parameters")->as_uint(), 4096u);
+  EXPECT_TRUE(d.root().find("layers")->items().empty());
 }
 
 TEST(HostileInput, ExpertsTimesLayersIsCappedBeforeBuilding) {
