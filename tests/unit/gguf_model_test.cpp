@@ -6,6 +6,8 @@
 #include "core/error.h"
 #include "formats/model_files.h"
 #include "gguf_test_models.h"
+#include "formats/gguf_tokenizer.h"
+#include "io/byte_source.h"
 #include "model/gguf_record.h"
 #include "model/inventory.h"
 #include "model/tensor_placement.h"
@@ -217,6 +219,41 @@ TEST(GgufModel, UnknownArchitectureKeepsItsDimensions) {
   EXPECT_EQ(inv.arch.model_type, "someday-arch");
   EXPECT_TRUE(std::any_of(inv.notes.begin(), inv.notes.end(),
                           [](const std::string& n) { return n.find("someday-arch") != std::string::npos; }));
+}
+
+// The tokenizer a GGUF carries: its model, vocabulary (control and user-defined tokens counted as added, as
+// Llama-3's 256 reserved specials are), merges, special tokens by id, and chat templates.
+TEST(GgufModel, TokenizerFromMetadata) {
+  test::TempDir dir;
+  auto kv = test::tiny_gguf_metadata({});
+  kv.erase(std::find_if(kv.begin(), kv.end(), [](auto& v) { return v.key == "tokenizer.ggml.model"; }));
+  kv.push_back(gguf_string("tokenizer.ggml.model", "gpt2"));
+  kv.push_back(gguf_string_array("tokenizer.ggml.tokens", {"<|begin|>", "a", "b", "ab", "<|end|>", "<|tool|>"}));
+  kv.push_back(gguf_i32_array("tokenizer.ggml.token_type", {3, 1, 1, 1, 3, 4}));
+  kv.push_back(gguf_string_array("tokenizer.ggml.merges", {"a b"}));
+  kv.push_back(gguf_u32("tokenizer.ggml.bos_token_id", 0));
+  kv.push_back(gguf_u32("tokenizer.ggml.eos_token_id", 4));
+  kv.push_back(gguf_u32("tokenizer.ggml.padding_token_id", 99));  // beyond the vocabulary: shown by id
+  kv.push_back(gguf_string("tokenizer.chat_template", "{{ m }}\u00e9"));
+  kv.push_back(gguf_string("tokenizer.chat_template.tool_use", "{{ t }}"));
+  write_gguf(dir / "t.gguf", kv, test::tiny_gguf_tensors({}));
+  const Inventory inv = inventory_of(dir / "t.gguf");
+  ASSERT_TRUE(inv.embedded_tokenizer);
+  const TokenizerInfo& t = *inv.embedded_tokenizer;
+  EXPECT_EQ(t.model_type, "BPE");
+  EXPECT_TRUE(t.vocab_known);
+  EXPECT_EQ(t.vocab_size, 6u);
+  EXPECT_EQ(t.added_tokens, 3u);
+  EXPECT_EQ(t.base_vocab_size, 3u);
+  EXPECT_EQ(t.merges, 1u);
+  ASSERT_EQ(t.special_tokens.size(), 3u);
+  EXPECT_EQ(t.special_tokens[0].role, "bos");
+  EXPECT_EQ(t.special_tokens[0].content, "<|begin|>");
+  EXPECT_EQ(t.special_tokens[1].content, "<|end|>");
+  EXPECT_EQ(t.special_tokens[2].content, "#99");
+  EXPECT_TRUE(t.has_chat_template);
+  EXPECT_EQ(t.chat_template_length, 8u);  // code points: "{{ m }}" and one two-byte character
+  EXPECT_EQ(t.chat_template_names, (std::vector<std::string>{"default", "tool_use"}));
 }
 
 }  // namespace
