@@ -17,6 +17,7 @@ struct GgufArch {
   std::string_view model_type;
   std::string_view hf_class;
   uint32_t swa_period = 0;
+  bool encoder_only = false;  // BERT-style: the layers are an encoder stack
 };
 constexpr std::array kArchitectures = {
     GgufArch{"llama", "llama", "LlamaForCausalLM"},
@@ -46,9 +47,11 @@ constexpr std::array kArchitectures = {
     GgufArch{"jamba", "jamba", "JambaForCausalLM"},
     GgufArch{"falcon-h1", "falcon_h1", "FalconH1ForCausalLM"},
     GgufArch{"falcon", "falcon", "FalconForCausalLM"},
-    GgufArch{"bert", "bert", "BertModel"},
+    GgufArch{"bert", "bert", "BertModel", 0, true},
+    GgufArch{"nomic-bert", "nomic_bert", "NomicBertModel", 0, true},
+    GgufArch{"modern-bert", "modernbert", "ModernBertModel", 0, true},
     GgufArch{"t5", "t5", "T5ForConditionalGeneration"},
-    GgufArch{"t5encoder", "t5", "T5EncoderModel"},
+    GgufArch{"t5encoder", "t5", "T5EncoderModel", 0, true},
     GgufArch{"gpt2", "gpt2", "GPT2LMHeadModel"},
     GgufArch{"gptneox", "gpt_neox", "GPTNeoXForCausalLM"},
     GgufArch{"bloom", "bloom", "BloomForCausalLM"},
@@ -142,6 +145,7 @@ class ArchKeys {
 // What each layer's tensors show beyond its kind: whether its MLP is gated, and the expert width stored.
 struct LayerTensors {
   bool gated = false;
+  uint64_t up_rows = 0;  // rows of the MLP's up projection (Phi-3 stores gate and up fused in ffn_up)
   bool expert_gated = false;
   uint64_t expert_width = 0;
   uint64_t experts = 0;
@@ -157,6 +161,7 @@ std::vector<LayerTensors> layer_tensors(const std::vector<InventoryTensor>& tens
     const Block b = t.placement.block;
     const std::string& role = t.placement.role;
     if (b == Block::Mlp && role == "gate") l.gated = true;
+    if (b == Block::Mlp && role == "up" && t.shape.size() == 2) l.up_rows = t.shape[0];
     if (b == Block::SharedExpert) l.shared_expert = true;
     if (b == Block::MoeExpert && t.shape.size() == 3) {
       // [experts, width, hidden] for gate/up, [experts, hidden, width] for down (ggml's ne reversed).
@@ -306,6 +311,7 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
   StackSpec* stack = a.main_stack();
   if (!stack) return notes;
   stack->hidden = a.hidden_size;
+  if (arch && arch->encoder_only) stack->role = StackRole::Encoder;
   if (auto blocks = k.uint("block_count"); blocks && *blocks != stack->layers.size())
     notes.push_back(k.key("block_count") + " is " + std::to_string(*blocks) + " but the tensors hold " +
                     std::to_string(stack->layers.size()) + " layers: the tensors are counted");
@@ -338,8 +344,9 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
     }
     FfnShape& f = l.ffn;
     if (f.kind == Ffn::Dense) {
-      f.gated = seen[i].gated;
       f.intermediate = k.per_layer("feed_forward_length", i).value_or(a.intermediate_size);
+      // A separate gate, or gate and up fused into one ffn_up twice the width (Phi-3's gate_up_proj).
+      f.gated = seen[i].gated || (f.intermediate && seen[i].up_rows == 2 * f.intermediate);
     } else if (f.kind == Ffn::Moe) {
       f.gated = seen[i].expert_gated;
       f.expert_matrices = f.gated ? 3 : 2;
@@ -356,6 +363,27 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
   if (!a.moe_intermediate_size)
     for (const LayerSpec& l : stack->layers)
       if (l.ffn.kind == Ffn::Moe) a.moe_intermediate_size = l.ffn.expert_intermediate;
+  // DeepSeek/GLM files keep the multi-token-prediction layers at the end of block_count: their own stack, so
+  // that per-token figures (KV cache, layer pattern) are the decoder's; their parameters stay counted, as
+  // llama.cpp counts them (transformers builds no MTP module, so its num_parameters is lower by theirs).
+  const uint64_t nextn = k.uint("nextn_predict_layers").value_or(0);
+  if (nextn && nextn < stack->layers.size()) {
+    const size_t keep = stack->layers.size() - nextn;
+    StackSpec& mtp = a.add_stack(StackRole::Mtp, stack->path, a.hidden_size);
+    mtp.first_index = keep;
+    mtp.layers.assign(stack->layers.begin() + static_cast<std::ptrdiff_t>(keep), stack->layers.end());
+    stack->layers.resize(keep);
+    a.num_layers = keep;
+    notes.push_back(
+        "layers " + std::to_string(keep) + "-" + std::to_string(keep + nextn - 1) +
+        " are the multi-token-prediction module (" + k.key("nextn_predict_layers") +
+        "): in the parameters, as llama.cpp counts them, but not in the decoder's per-token figures");
+  }
+  // A pure state-space model (Mamba) has no positions at all; rope keys would have said otherwise.
+  if (a.position == PositionKind::Unknown &&
+      std::none_of(stack->layers.begin(), stack->layers.end(),
+                   [](const LayerSpec& l) { return l.mixer == Mixer::Attention; }))
+    a.position = PositionKind::None;
   return notes;
 }
 

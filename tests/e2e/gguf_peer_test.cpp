@@ -31,11 +31,13 @@ TEST(GgufPeer, ParameterCountsEqualTheHubParsers) {
   for (const auto& [name, m] : models) {
     SCOPED_TRACE(name);
     write_tiny_gguf(dir / name, m);
-    const CommandResult peer = run_shell("node " + quoted(kPeerDir / "gguf_params.mjs") + " " + quoted(dir / name));
+    const CommandResult peer =
+        run_shell("node " + quoted(kPeerDir / "gguf_params.mjs") + " " + quoted(dir / name));
     ASSERT_EQ(peer.exit_code, 0) << peer.err;
     const CommandResult ours = run_cli("tensors " + quoted(dir / name) + " --json");
     ASSERT_EQ(ours.exit_code, 0) << ours.err;
-    const json::Document p = json::Document::parse(peer.out, "peer"), o = json::Document::parse(ours.out, "ours");
+    const json::Document p = json::Document::parse(peer.out, "peer"),
+                         o = json::Document::parse(ours.out, "ours");
     EXPECT_EQ(o.root().find("num_parameters")->as_uint(), p.root().find("parameterCount")->as_uint());
     EXPECT_EQ(o.root().find("checkpoint")->find("tensors")->as_uint(), p.root().find("tensors")->as_uint());
     EXPECT_EQ(std::string(p.root().find("architecture")->as_string()), m.arch);

@@ -4,9 +4,9 @@
 
 #include "analysis/parameter_counts.h"
 #include "core/error.h"
+#include "formats/gguf_tokenizer.h"
 #include "formats/model_files.h"
 #include "gguf_test_models.h"
-#include "formats/gguf_tokenizer.h"
 #include "io/byte_source.h"
 #include "model/gguf_record.h"
 #include "model/inventory.h"
@@ -210,6 +210,66 @@ TEST(GgufModel, DirectoryWithSeveralQuantizationsAsksWhichOne) {
   EXPECT_EQ(locate_local_model(dir.path().string()).gguf_files.size(), 1u);
 }
 
+// What llama.cpp's layouts imply beyond the names: Phi-3's gate and up fused in one ffn_up of twice the width
+// is a gated MLP; BERT's layers are an encoder; a Mamba model has no positions.
+TEST(GgufModel, FusedGateEncoderStackAndStateSpaceModel) {
+  test::TempDir dir;
+  test::TinyGguf phi{.arch = "phi3"};
+  std::vector<TensorToWrite> tensors;
+  for (TensorToWrite& t : test::tiny_gguf_tensors(phi)) {
+    if (t.name.find("ffn_gate.") != std::string::npos) continue;
+    if (t.name.find("ffn_up.") != std::string::npos) {
+      t.shape[0] *= 2;
+      t.data += t.data;
+    }
+    tensors.push_back(std::move(t));
+  }
+  write_gguf(dir / "phi.gguf", test::tiny_gguf_metadata(phi), tensors);
+  const Inventory p = inventory_of(dir / "phi.gguf");
+  EXPECT_TRUE(p.arch.layers()[0].ffn.gated);
+  EXPECT_EQ(p.arch.layers()[0].ffn.intermediate, 128u);
+
+  test::write_tiny_gguf(dir / "bert.gguf", {.arch = "bert"});
+  const Inventory b = inventory_of(dir / "bert.gguf");
+  ASSERT_NE(b.arch.main_stack(), nullptr);
+  EXPECT_EQ(b.arch.main_stack()->role, StackRole::Encoder);
+
+  write_gguf(dir / "mamba.gguf",
+             {gguf_string("general.architecture", "mamba"), gguf_u32("mamba.embedding_length", 64),
+              gguf_u32("mamba.ssm.inner_size", 128), gguf_u32("mamba.ssm.state_size", 16),
+              gguf_u32("mamba.ssm.conv_kernel", 4)},
+             {{"token_embd.weight", DType::F32, {100, 64}, {}},
+              {"blk.0.ssm_in.weight", DType::F32, {256, 64}, {}},
+              {"blk.0.ssm_conv1d.weight", DType::F32, {128, 1, 4}, {}},
+              {"blk.0.ssm_out.weight", DType::F32, {64, 128}, {}},
+              {"blk.0.attn_norm.weight", DType::F32, {64}, {}}});
+  const Inventory m = inventory_of(dir / "mamba.gguf");
+  ASSERT_EQ(m.arch.layers().size(), 1u);
+  EXPECT_EQ(m.arch.layers()[0].mixer, Mixer::Mamba);
+  EXPECT_EQ(m.arch.layers()[0].state.inner, 128u);
+  EXPECT_EQ(m.arch.layers()[0].state.state, 16u);
+  EXPECT_EQ(m.arch.position, PositionKind::None);
+}
+
+// DeepSeek-V3's GGUF holds its MTP layer as the last of block_count (nextn_predict_layers 1): an MTP stack
+// after the decoder, still in the parameter count.
+TEST(GgufModel, NextnLayersAreTheMtpStack) {
+  test::TempDir dir;
+  test::TinyGguf m{.arch = "deepseek2", .layers = 3};
+  auto kv = test::tiny_gguf_metadata(m);
+  kv.push_back(gguf_u32("deepseek2.nextn_predict_layers", 1));
+  write_gguf(dir / "d.gguf", kv, test::tiny_gguf_tensors(m));
+  const Inventory inv = inventory_of(dir / "d.gguf");
+  EXPECT_EQ(inv.arch.num_layers, 2u);
+  EXPECT_EQ(inv.arch.layers().size(), 2u);
+  const StackSpec* mtp = inv.arch.stack(StackRole::Mtp);
+  ASSERT_NE(mtp, nullptr);
+  EXPECT_EQ(mtp->first_index, 2u);
+  EXPECT_EQ(mtp->layers.size(), 1u);
+  EXPECT_EQ(count_parameters(inv).total, test::tiny_gguf_parameters(m));
+  EXPECT_EQ(count_parameters(inv).by_layer.size(), 2u);
+}
+
 TEST(GgufModel, UnknownArchitectureKeepsItsDimensions) {
   test::TempDir dir;
   test::write_tiny_gguf(dir / "m.gguf", {.arch = "someday-arch"});
@@ -228,7 +288,8 @@ TEST(GgufModel, TokenizerFromMetadata) {
   auto kv = test::tiny_gguf_metadata({});
   kv.erase(std::find_if(kv.begin(), kv.end(), [](auto& v) { return v.key == "tokenizer.ggml.model"; }));
   kv.push_back(gguf_string("tokenizer.ggml.model", "gpt2"));
-  kv.push_back(gguf_string_array("tokenizer.ggml.tokens", {"<|begin|>", "a", "b", "ab", "<|end|>", "<|tool|>"}));
+  kv.push_back(
+      gguf_string_array("tokenizer.ggml.tokens", {"<|begin|>", "a", "b", "ab", "<|end|>", "<|tool|>"}));
   kv.push_back(gguf_i32_array("tokenizer.ggml.token_type", {3, 1, 1, 1, 3, 4}));
   kv.push_back(gguf_string_array("tokenizer.ggml.merges", {"a b"}));
   kv.push_back(gguf_u32("tokenizer.ggml.bos_token_id", 0));
