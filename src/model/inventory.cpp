@@ -33,10 +33,6 @@ DType config_dtype(const ModelTemplate& t) {
   return DType::F32;  // transformers' default when a config declares none
 }
 
-uint64_t bytes_of(uint64_t elements, DType d) {
-  return dtype_bytes(elements, d);
-}
-
 TensorKind kind_without_template_match(const TensorPlacement& p, bool have_template) {
   if (p.block == Block::Quantization) return TensorKind::QuantizationScale;
   if (p.block == Block::Buffer) return TensorKind::Buffer;
@@ -150,7 +146,7 @@ InventoryTensor template_row(const TemplateTensor& tt, std::string name, const S
   t.embedding = tt.embedding;
   t.stored = tt.stored;
   t.parameters = t.stored ? numel(t.shape) : 0;
-  t.bytes = t.stored ? bytes_of(t.parameters, dtype) : 0;
+  t.bytes = t.stored ? dtype_bytes(t.parameters, dtype) : 0;
   t.placement = place_tensor(t.name);
   return t;
 }
@@ -272,7 +268,7 @@ void settle_width_from_index(std::vector<InventoryTensor>& rows, const std::vect
   for (size_t i = 0; i < rows.size(); ++i)
     if (notes[i].model_dtype) {
       rows[i].dtype = *d;
-      rows[i].bytes = bytes_of(rows[i].parameters, *d);
+      rows[i].bytes = dtype_bytes(rows[i].parameters, *d);
     }
 }
 
@@ -313,7 +309,7 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
     t.shape = *m.shape;
     t.dtype = m.dtype;
     t.parameters = numel(t.shape);
-    t.bytes = bytes_of(t.parameters, m.dtype);
+    t.bytes = dtype_bytes(t.parameters, m.dtype);
   } else {
     t.shape_known = false;
   }
