@@ -5,7 +5,7 @@
 
 namespace ma::cli {
 
-// --revision, --offline, --token, --token-file, --trust-endpoint.
+// --revision, --file, --offline, --token, --token-file, --trust-endpoint.
 void add_hub_options(CommandSpec& spec, HubArgs& hub);
 
 }  // namespace ma::cli

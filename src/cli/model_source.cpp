@@ -78,6 +78,7 @@ OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tok
   const bool warn = first_settings_warnings();
   RemoteOptions options;
   options.skip_tokenizer = skip_tokenizer;
+  options.gguf_file = hub.file;
   RemoteModel m;
   try {
     m = open_remote_model(*ref, settings, options);

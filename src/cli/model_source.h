@@ -15,6 +15,7 @@ namespace ma::cli {
 struct HubArgs {
   HubFlags flags;
   std::optional<std::string> revision;  // --revision (overrides an @rev in the id)
+  std::optional<std::string> file;      // --file: which GGUF model of a repository holding several
 };
 
 struct OpenedModel {

@@ -32,9 +32,11 @@ LocalModelFiles local_weights(const std::string& model, const HubArgs& hub) {
   std::optional<RepoRef> ref = parse_repo_ref(model);
   if (!ref) return locate_local_model(model);  // the "no such file" error
   if (hub.revision) ref->revision = *hub.revision;
-  OpenedModel opened =
-      open_model(model, HubArgs{HubFlags{std::nullopt, std::nullopt, false, true}, hub.revision}, true);
-  if (opened.files.fetched_headers.empty() && (opened.files.index || !opened.files.safetensors.empty()))
+  OpenedModel opened = open_model(
+      model, HubArgs{HubFlags{std::nullopt, std::nullopt, false, true}, hub.revision, hub.file}, true);
+  const LocalModelFiles& f = opened.files;
+  if (f.fetched_headers.empty() && f.fetched_gguf.empty() &&
+      (f.index || !f.safetensors.empty() || !f.gguf_files.empty()))
     return opened.files;
   throw Error(ErrorKind::NotFound, model, "",
               "statistics need the weights: run `modelanalyzer download " + model +

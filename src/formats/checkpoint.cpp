@@ -262,7 +262,20 @@ void read_torch_files(const LocalModelFiles& files, Checkpoint& ck) {
 void read_gguf_files(const LocalModelFiles& files, Checkpoint& ck) {
   const size_t n = files.gguf_files.size();
   std::vector<GgufFile> parts(n);
-  parallel_for(n, [&](size_t i) { parts[i] = read_gguf(FileSource(files.gguf_files[i])); });
+  parallel_for(n, [&](size_t i) {
+    const std::string name = files.gguf_files[i].lexically_relative(files.root).string();
+    for (const FetchedHeader& h : files.fetched_gguf)
+      if (h.name == name) {  // a Hub file: its header, fetched by range requests
+        try {
+          parts[i] = read_gguf(PrefixSource(h.prefix, h.file_size, files.display_name + "/" + name));
+        } catch (const BytesNotFetched&) {
+          throw Error(ErrorKind::Malformed, files.display_name + "/" + name, "header",
+                      "the fetched header is incomplete");
+        }
+        return;
+      }
+    parts[i] = read_gguf(FileSource(files.gguf_files[i]));
+  });
   for (size_t i = 0; i < n; ++i) {
     if (n > 1) {
       const auto count = parts[i].uint_value("split.count");

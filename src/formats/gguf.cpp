@@ -72,7 +72,8 @@ class HeaderReader {
     if (buf_.capacity() < cap) buf_.reserve(cap);
     // Steps of kFirstRead: with the room reserved a step costs one read, and at most one step is read ahead.
     uint64_t grown = std::max({*end, static_cast<uint64_t>(buf_.size()) + kFirstRead, kFirstRead});
-    grown = std::min(grown, cap);
+    // No read-ahead beyond what a fetched prefix holds: only bytes the header needs may cost a request.
+    grown = std::min({grown, cap, std::max(*end, src_.available())});
     const size_t old = buf_.size();
     buf_.resize(grown);
     src_.read_exact(old, grown - old, buf_.data() + old);

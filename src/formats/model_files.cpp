@@ -1,11 +1,10 @@
 #include "formats/model_files.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <optional>
 #include <system_error>
 
 #include "core/error.h"
+#include "formats/gguf_split.h"
 #include "formats/weight_format.h"
 #include "io/file_source.h"
 
@@ -25,39 +24,13 @@ bool torch_checkpoint_name(const std::string& name) {
   return false;
 }
 
-// llama.cpp's split models are NAME-00001-of-0000N.gguf (llama_split_path). For such a name, the number of
-// parts and the common prefix; nullopt for any other name.
-struct SplitName {
-  std::string prefix;  // up to and including the '-' before the part number
-  unsigned count = 0;
-};
-std::optional<SplitName> split_name(const std::string& name) {
-  // "-00001-of-00003.gguf" is 20 characters.
-  if (name.size() < 20 || !ends_with(name, ".gguf")) return std::nullopt;
-  const std::string tail = name.substr(name.size() - 20);
-  auto digits = [&](size_t at) {
-    unsigned v = 0;
-    for (size_t k = at; k < at + 5; ++k) {
-      if (tail[k] < '0' || tail[k] > '9') return 0u;
-      v = v * 10 + static_cast<unsigned>(tail[k] - '0');
-    }
-    return v;
-  };
-  if (tail[0] != '-' || tail.compare(6, 4, "-of-") != 0) return std::nullopt;
-  const unsigned part = digits(1), count = digits(10);
-  if (part == 0 || count == 0 || part > count) return std::nullopt;
-  return SplitName{name.substr(0, name.size() - 19), count};
-}
-
 // Every part of the split model `file` belongs to (just `file` when it is not split); all must be present.
 std::vector<fs::path> gguf_parts(const fs::path& file) {
-  const auto split = split_name(file.filename().string());
+  const auto split = gguf_split_name(file.filename().string());
   if (!split) return {file};
   std::vector<fs::path> parts;
   for (unsigned k = 1; k <= split->count; ++k) {
-    char suffix[32];
-    std::snprintf(suffix, sizeof suffix, "%05u-of-%05u.gguf", k, split->count);
-    fs::path p = file.parent_path() / (split->prefix + suffix);
+    fs::path p = file.parent_path() / gguf_part_name(split->prefix, k, split->count);
     std::error_code ec;
     if (!fs::exists(p, ec))
       throw Error(ErrorKind::NotFound, file.string(), "split part " + std::to_string(k),
@@ -68,15 +41,10 @@ std::vector<fs::path> gguf_parts(const fs::path& file) {
 }
 
 // A directory's GGUF models: one entry per file or split model (keyed by its first part), in name order.
-// llama.cpp's multimodal projectors (mmproj*.gguf) are separate models of the vision tower.
 std::vector<fs::path> gguf_models_in(const std::vector<fs::path>& ggufs) {
   std::vector<fs::path> models;
-  for (const fs::path& f : ggufs) {
-    const std::string name = f.filename().string();
-    if (name.rfind("mmproj", 0) == 0) continue;
-    const auto split = split_name(name);
-    if (!split || name.compare(split->prefix.size(), 5, "00001") == 0) models.push_back(f);
-  }
+  for (const fs::path& f : ggufs)
+    if (is_gguf_model_entry(f.filename().string())) models.push_back(f);
   return models;
 }
 

@@ -38,6 +38,9 @@ struct LocalModelFiles {
   // name relative to `root` (as the index or the file list names them); read_checkpoint parses these instead
   // of opening files.
   std::vector<FetchedHeader> fetched_headers;
+  // A Hub GGUF model's headers (parts of gguf_files, by name relative to `root`), fetched by range requests;
+  // read_checkpoint parses these instead of opening the files.
+  std::vector<FetchedHeader> fetched_gguf;
   // The index, when whoever located the files parsed it already (a 4 MB index takes milliseconds to parse).
   std::shared_ptr<const SafetensorsIndex> parsed_index;
 };

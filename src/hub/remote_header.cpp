@@ -1,6 +1,9 @@
 #include "hub/remote_header.h"
 
+#include <algorithm>
+
 #include "core/error.h"
+#include "formats/gguf.h"
 #include "formats/safetensors.h"
 #include "hub/hub_cache.h"
 #include "hub/response_headers.h"
@@ -42,6 +45,45 @@ HubResult get_range(HubHttp& http, const std::string& url, uint64_t first, uint6
 }
 
 }  // namespace
+
+RemoteHeader fetch_gguf_header(HubHttp& http, const std::string& url, std::optional<uint64_t> expected_size,
+                               const HubTarget& target) {
+  const std::string where = target.repo + "/" + target.file;
+  uint64_t asked = expected_size ? std::min(*expected_size, kGgufFirstRead) : kGgufFirstRead;
+  HubResult r = get_range(http, url, 0, std::max<uint64_t>(asked, 1) - 1, target);
+  RemoteHeader out;
+  out.file_size = stated_size(r, where);
+  if (expected_size && *expected_size != out.file_size)
+    throw Error(ErrorKind::Network, where, "size",
+                "the server states " + std::to_string(out.file_size) + " bytes, the file list " +
+                    std::to_string(*expected_size));
+  if (const std::string* e = r.file_etag()) out.etag = checked_etag(*e, where);
+  out.prefix = std::move(r.response.body);
+  for (;;) {
+    if (out.prefix.size() < asked && out.prefix.size() < out.file_size)
+      throw Error(ErrorKind::Network, where, "body", "truncated: the server sent fewer bytes than asked for");
+    try {
+      const GgufFile g = read_gguf(PrefixSource(out.prefix, out.file_size, where));
+      out.prefix.resize(g.header.size());
+      return out;
+    } catch (const BytesNotFetched& more) {
+      // The parser's caps (GgufLimits) bound how far this grows: it refuses a larger header before asking.
+      asked = std::min(out.file_size, std::max<uint64_t>(more.end, 2 * out.prefix.size()));
+      HubResult next = get_range(http, url, out.prefix.size(), asked - 1, target);
+      out.prefix += next.response.body;
+    }
+  }
+}
+
+bool gguf_header_complete(std::string_view prefix, uint64_t file_size) {
+  try {
+    return read_gguf(PrefixSource(prefix, file_size, "cached header")).header.size() == prefix.size();
+  } catch (const BytesNotFetched&) {
+    return false;
+  } catch (const Error&) {
+    return false;
+  }
+}
 
 uint64_t header_guess(uint64_t tensor_count, uint64_t name_bytes) {
   // Per entry: quotes, colon and comma (4), {"dtype":"BF16","shape":[..],"data_offsets":[..,..]} with up to

@@ -1,10 +1,14 @@
 #include "hub/remote_model.h"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <mutex>
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "core/units.h"
+#include "formats/gguf_split.h"
 #include "formats/safetensors_index.h"
 #include "hub/content_hash.h"
 #include "hub/hub_api.h"
@@ -191,6 +195,111 @@ class Assembler {
     return true;
   }
 
+  // The parts of a GGUF model in the listing (one, or every part of a split model), in part order.
+  std::vector<const RepoFile*> gguf_parts(const HubModelInfo& info, const RepoFile& first) const {
+    const std::optional<GgufSplitName> split = gguf_split_name(first.path);
+    if (!split) return {&first};
+    std::vector<const RepoFile*> parts;
+    for (unsigned k = 1; k <= split->count; ++k) {
+      const std::string name = gguf_part_name(split->prefix, k, split->count);
+      const RepoFile* f = info.file(name);
+      if (!f)
+        throw Error(ErrorKind::NotFound, ref_.id + "/" + first.path, "split part " + std::to_string(k),
+                    name + " is not in the repository");
+      parts.push_back(f);
+    }
+    return parts;
+  }
+
+  // Which GGUF model to read: the one --file names (a file name, or a part of one such as Q4_K_M), else the
+  // only one; several without a choice are listed with their sizes, as the Hub's file viewer lists them.
+  const RepoFile* choose_gguf(const HubModelInfo& info, const std::vector<const RepoFile*>& models) const {
+    auto lower = [](std::string s) {
+      for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return s;
+    };
+    auto listing = [&](const std::vector<const RepoFile*>& list) {
+      std::string out;
+      for (const RepoFile* m : list) {
+        uint64_t bytes = 0;
+        for (const RepoFile* p : gguf_parts(info, *m)) bytes += p->size.value_or(0);
+        out += (out.empty() ? "" : ", ") + m->path + " (" + human_bytes(bytes) + ")";
+      }
+      return out;
+    };
+    if (options_.gguf_file) {
+      std::vector<const RepoFile*> hits;
+      for (const RepoFile* m : models) {
+        if (m->path == *options_.gguf_file) return m;
+        if (lower(m->path).find(lower(*options_.gguf_file)) != std::string::npos) hits.push_back(m);
+      }
+      if (hits.size() == 1) return hits.front();
+      throw Error(ErrorKind::Usage, ref_.id, "--file",
+                  hits.empty() ? "no GGUF model matches '" + *options_.gguf_file +
+                                     "'; the repository holds " + listing(models)
+                               : "'" + *options_.gguf_file + "' matches " + std::to_string(hits.size()) +
+                                     " GGUF models: " + listing(hits) + "; name one file");
+    }
+    if (models.size() == 1) return models.front();
+    throw Error(ErrorKind::Usage, ref_.id, "",
+                "holds " + std::to_string(models.size()) + " GGUF models: " + listing(models) +
+                    "; choose one with --file NAME (a file name, or a quantization such as Q4_K_M)");
+  }
+
+  // One GGUF part's header: the file itself when downloaded, else the header cache, else range requests.
+  // Sets `fetched` (and returns true) unless the file is on disk; false when offline and absent.
+  bool gguf_header(const HubModelInfo& info, const RepoFile& f, std::optional<FetchedHeader>& fetched,
+                   RemoteStats& stats) {
+    if (cache_.snapshot_file(info.commit, f.path)) return true;
+    FetchedHeader h{f.path, "", f.size.value_or(0)};
+    std::optional<std::string> cached;
+    if (!f.lfs_sha256.empty()) cached = cache_.read_header(f.lfs_sha256);
+    if (cached && f.size && gguf_header_complete(*cached, *f.size)) {
+      h.prefix = std::move(*cached);
+      std::lock_guard lock(mutex_);
+      ++stats.headers_cached;
+    } else {
+      if (!http_) return false;
+      RemoteHeader rh =
+          fetch_gguf_header(*http_, file_url(info.commit, f.path), f.size, {ref_.id, info.commit, f.path});
+      if (!f.lfs_sha256.empty() && !rh.etag.empty() && rh.etag != f.lfs_sha256)
+        throw Error(ErrorKind::Network, ref_.id + "/" + f.path, "X-Linked-Etag",
+                    "the file changed between the listing and the read (etag differs); run again");
+      const std::string& key = f.lfs_sha256.empty() ? rh.etag : f.lfs_sha256;
+      if (key.size() == 64) cache_.write_header(key, rh.prefix);
+      h.prefix = std::move(rh.prefix);
+      h.file_size = rh.file_size;
+      std::lock_guard lock(mutex_);
+      ++stats.headers_fetched;
+    }
+    std::lock_guard lock(mutex_);
+    stats.header_bytes += h.prefix.size();
+    fetched = std::move(h);
+    return true;
+  }
+
+  // A repository of GGUF files (the "-GGUF" repos of llama.cpp users): the chosen model's parts, headers
+  // only.
+  void gguf_model(const HubModelInfo& info, LocalModelFiles& files, RemoteStats& stats) {
+    std::vector<const RepoFile*> models;
+    for (const RepoFile& f : info.files)
+      if (top_level(f.path) && ends_with(f.path, ".gguf") && is_gguf_model_entry(f.path))
+        models.push_back(&f);
+    if (models.empty()) return;
+    const std::vector<const RepoFile*> parts = gguf_parts(info, *choose_gguf(info, models));
+    // The other quantizations are choices, not unread copies of these weights.
+    std::erase_if(files.unread_weights, [](const fs::path& p) { return p.extension() == ".gguf"; });
+    std::vector<std::optional<FetchedHeader>> fetched(parts.size());
+    parallel_for_threads(parts.size(), settings_.parallel_requests, [&](size_t i) {
+      if (!gguf_header(info, *parts[i], fetched[i], stats)) note_missing("header of " + parts[i]->path);
+    });
+    for (size_t i = 0; i < parts.size(); ++i) {
+      files.gguf_files.push_back(files.root / parts[i]->path);
+      if (fetched[i]) files.fetched_gguf.push_back(std::move(*fetched[i]));
+    }
+    files.config.reset();  // a GGUF file carries its own configuration, as locally
+  }
+
   void note_missing(std::string what) {
     std::lock_guard lock(mutex_);
     missing_.push_back(std::move(what));
@@ -230,9 +339,11 @@ class Assembler {
     });
     if (!files.index)
       for (const WeightFile& w : weights) files.safetensors.push_back(files.root / w.file->path);
-    if (!files.config && !files.index && files.safetensors.empty() && missing_.empty())
+    if (!files.index && weights.empty()) gguf_model(info, files, m.stats);
+    if (!files.config && !files.index && files.safetensors.empty() && files.gguf_files.empty() &&
+        missing_.empty())
       throw Error(ErrorKind::NotFound, files.display_name, "",
-                  "the repository holds no config.json, index or .safetensors file");
+                  "the repository holds no config.json, index, .safetensors or GGUF file");
     if (http_) {
       m.stats.requests = http_->client().requests();
       m.stats.bytes_received = http_->client().bytes_received();

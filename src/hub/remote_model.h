@@ -5,6 +5,7 @@
 // reached and the cache holds the revision, the cached snapshot is used with a warning.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ namespace ma {
 
 struct RemoteOptions {
   bool skip_tokenizer = false;
+  // Of a repository holding several GGUF models (quantizations), the one to read: a file name, or a part of
+  // one such as "Q4_K_M" (case-insensitive). Unset: the only one, or an error listing them.
+  std::optional<std::string> gguf_file;
 };
 
 struct RemoteStats {

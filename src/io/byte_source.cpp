@@ -25,4 +25,18 @@ void MemorySource::read_exact(uint64_t offset, uint64_t len, char* out) const {
   bytes_.copy(out, len, offset);
 }
 
+void PrefixSource::read_exact(uint64_t offset, uint64_t len, std::string& out) const {
+  out.resize(len);
+  read_exact(offset, len, out.data());
+}
+
+void PrefixSource::read_exact(uint64_t offset, uint64_t len, char* out) const {
+  if (offset > size_ || len > size_ - offset)
+    throw Error(ErrorKind::Malformed, name_, "",
+                "read of " + std::to_string(len) + " bytes at offset " + std::to_string(offset) +
+                    " runs past the end (" + std::to_string(size_) + " bytes)");
+  if (offset + len > prefix_.size()) throw BytesNotFetched{offset + len};
+  prefix_.copy(out, len, offset);
+}
+
 }  // namespace ma

@@ -18,6 +18,33 @@ class ByteSource {
   virtual void read_exact(uint64_t offset, uint64_t len, std::string& out) const = 0;
   // The same into a caller's buffer of at least `len` bytes (no allocation, no zero-filling first).
   virtual void read_exact(uint64_t offset, uint64_t len, char* out) const = 0;
+  // Bytes at hand without further cost: all of them, except for a prefix fetched over the network
+  // (PrefixSource), which readers of sequential headers should not read ahead of.
+  virtual uint64_t available() const { return size(); }
+};
+
+// Thrown by PrefixSource for a read past the bytes fetched so far: the caller fetches up to `end` (or more)
+// and parses again. Not an ma::Error: it is a request for bytes, not a fault of the file.
+struct BytesNotFetched {
+  uint64_t end = 0;
+};
+
+// The first bytes of a remote file of `file_size` bytes (a GGUF header fetched by range requests): a reader
+// sees the whole file's size, and a read beyond the prefix throws BytesNotFetched.
+class PrefixSource final : public ByteSource {
+ public:
+  PrefixSource(std::string_view prefix, uint64_t file_size, std::string name)
+      : prefix_(prefix), size_(file_size), name_(std::move(name)) {}
+  uint64_t size() const override { return size_; }
+  uint64_t available() const override { return prefix_.size(); }
+  const std::string& name() const override { return name_; }
+  void read_exact(uint64_t offset, uint64_t len, std::string& out) const override;
+  void read_exact(uint64_t offset, uint64_t len, char* out) const override;
+
+ private:
+  std::string_view prefix_;
+  uint64_t size_;
+  std::string name_;
 };
 
 // Bytes the caller keeps alive for the source's lifetime.

@@ -1,0 +1,140 @@
+// GGUF models on the Hub, end to end against the fake Hub (nginx on loopback): a repository of quantizations
+// is listed when no file is chosen, `--file` picks one by name or quantization, and only its header crosses
+// the network (range requests growing until it parses), then comes from the cache.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cli_test_support.h"
+#include "core/json.h"
+#include "fake_hub.h"
+#include "formats/gguf_writer.h"
+#include "gguf_test_models.h"
+
+namespace fs = std::filesystem;
+
+namespace ma::test {
+namespace {
+
+// A GGUF whose header is real (with a tokenizer of `tokens` entries, so that it outgrows the first read when
+// asked to) and whose data is a hole the fake Hub writes sparse.
+FakeFile gguf_file(const std::string& path, DType type, uint32_t tokens, char etag) {
+  TinyGguf m{.hidden = 256, .ffn = 512, .matrix_type = type, .with_data = false};
+  std::vector<GgufValueToWrite> kv = tiny_gguf_metadata(m);
+  std::vector<std::string> vocab(tokens);
+  for (uint32_t i = 0; i < tokens; ++i) vocab[i] = "token-number-" + std::to_string(i);
+  kv.push_back(gguf_string_array("tokenizer.ggml.tokens", vocab));
+  const std::vector<TensorToWrite> tensors = tiny_gguf_tensors(m);
+  std::string header = gguf_header_bytes(kv, tensors);
+  header.resize((header.size() + 31) / 32 * 32, '\0');
+  uint64_t data = 0;
+  for (const TensorToWrite& t : tensors) data += (dtype_bytes(numel(t.shape), t.dtype) + 31) / 32 * 32;
+  FakeFile f;
+  f.path = path;
+  f.content = header;
+  f.sparse_size = header.size() + data;
+  f.lfs = true;
+  f.etag = std::string(64, etag);  // never hashed: only headers are read
+  return f;
+}
+
+class HubGguf : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!FakeHub::available()) return;
+    work_ = new TempDir();
+    hub_ = new FakeHub(work_->path() / "hub", "");
+    FakeRepo quants;
+    quants.id = "ex/tiny-GGUF";
+    // 200,000 tokens: a ~5 MB header, more than the first 2 MiB range request.
+    quants.files = {gguf_file("tiny.Q4_K_M.gguf", DType::Q4_K, 200000, 'a'),
+                    gguf_file("tiny.Q8_0.gguf", DType::Q8_0, 10, 'b'),
+                    gguf_file("mmproj-tiny-f16.gguf", DType::F16, 10, 'c')};
+    hub_->add_repo(quants);
+    FakeRepo one;
+    one.id = "ex/one-GGUF";
+    one.files = {gguf_file("one.Q8_0.gguf", DType::Q8_0, 10, 'd')};
+    hub_->add_repo(one);
+    hub_->start();
+  }
+  static void TearDownTestSuite() {
+    delete hub_;
+    delete work_;
+    hub_ = nullptr;
+    work_ = nullptr;
+  }
+  void SetUp() override {
+    if (!hub_) GTEST_SKIP() << "nginx not installed: the Hub client's end-to-end tests need it";
+    hub_->clear_log();
+  }
+  CommandResult run(const std::string& args) {
+    return run_cli_env("-u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HOME -u HF_HUB_OFFLINE -u HF_TOKEN_PATH HOME=" +
+                           quoted(cache_ / "home") + " HF_ENDPOINT=" + hub_->endpoint() +
+                           " HF_HUB_CACHE=" + quoted(cache_ / "hub"),
+                       args);
+  }
+  uint64_t cdn_bytes() {
+    uint64_t n = 0;
+    for (const LogEntry& e : hub_->log())
+      if (e.server == "cdn") n += e.bytes_sent;
+    return n;
+  }
+
+  static FakeHub* hub_;
+  static TempDir* work_;
+  TempDir cache_;
+};
+
+FakeHub* HubGguf::hub_ = nullptr;
+TempDir* HubGguf::work_ = nullptr;
+
+const uint64_t kParameters = tiny_gguf_parameters({.hidden = 256, .ffn = 512});
+
+size_t count_of(const std::vector<LogEntry>& log, const std::string& server) {
+  size_t n = 0;
+  for (const LogEntry& e : log) n += e.server == server;
+  return n;
+}
+
+TEST_F(HubGguf, TheOnlyModelIsReadFromItsHeader) {
+  CommandResult r = run("ex/one-GGUF --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "stdout");
+  EXPECT_EQ(d.root().find("num_parameters")->as_uint(), kParameters);
+  EXPECT_EQ(d.root().find("weights_format")->as_string(), "gguf");
+  EXPECT_EQ(d.root().find("quantization")->find("method")->as_string(), "gguf");
+  EXPECT_EQ(count_of(hub_->log(), "cdn"), 1u);  // one range request held the whole header
+}
+
+TEST_F(HubGguf, SeveralQuantizationsAreListedThenChosen) {
+  CommandResult list = run("ex/tiny-GGUF --json");
+  EXPECT_EQ(list.exit_code, 2) << list.err;
+  EXPECT_NE(list.err.find("holds 2 GGUF models: tiny.Q4_K_M.gguf ("), std::string::npos) << list.err;
+  EXPECT_NE(list.err.find("tiny.Q8_0.gguf ("), std::string::npos) << list.err;
+  EXPECT_EQ(list.err.find("mmproj"), std::string::npos) << list.err;
+  EXPECT_NE(list.err.find("--file"), std::string::npos) << list.err;
+
+  hub_->clear_log();
+  CommandResult q4 = run("tensors ex/tiny-GGUF --file q4_k_m --json");
+  ASSERT_EQ(q4.exit_code, 0) << q4.err;
+  json::Document d = json::Document::parse(q4.out, "stdout");
+  EXPECT_EQ(d.root().find("num_parameters")->as_uint(), kParameters);
+  EXPECT_EQ(d.root().find("checkpoint")->find("format")->as_string(), "gguf");
+  // The ~5 MB header took more than the first 2 MiB request; no tensor data crossed (the file is ~8 MB).
+  const std::vector<LogEntry> log = hub_->log();
+  EXPECT_GE(count_of(log, "cdn"), 2u);
+  EXPECT_LT(cdn_bytes(), 6u << 20);
+
+  // Cached: a second run reads no header again.
+  hub_->clear_log();
+  CommandResult again = run("tensors ex/tiny-GGUF --file tiny.Q4_K_M.gguf --json");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(count_of(hub_->log(), "cdn"), 0u);
+
+  CommandResult none = run("tensors ex/tiny-GGUF --file Q2_K --json");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no GGUF model matches 'Q2_K'"), std::string::npos) << none.err;
+}
+
+}  // namespace
+}  // namespace ma::test
