@@ -1,5 +1,5 @@
-// llama.cpp's names for the parts of a split GGUF model (llama_split_path: NAME-00001-of-00003.gguf), shared by
-// the local directory layout and the Hub's file list.
+// llama.cpp's names for the parts of a split GGUF model (llama_split_path: NAME-00001-of-00003.gguf), shared
+// by the local directory layout and the Hub's file list.
 #pragma once
 #include <optional>
 #include <string>

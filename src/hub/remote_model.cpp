@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <mutex>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "core/parallel.h"
@@ -195,14 +196,18 @@ class Assembler {
     return true;
   }
 
-  // The parts of a GGUF model in the listing (one, or every part of a split model), in part order.
-  std::vector<const RepoFile*> gguf_parts(const HubModelInfo& info, const RepoFile& first) const {
+  // The parts of a GGUF model in the listing (one, or every part of a split model), in part order. Looked up
+  // by hash: a hostile listing of 99,999 parts must not cost 99,999 scans of the file list.
+  std::vector<const RepoFile*> gguf_parts(const HubModelInfo& info, const RepoFile& first) {
     const std::optional<GgufSplitName> split = gguf_split_name(first.path);
     if (!split) return {&first};
+    if (by_path_.empty())
+      for (const RepoFile& f : info.files) by_path_.emplace(f.path, &f);
     std::vector<const RepoFile*> parts;
     for (unsigned k = 1; k <= split->count; ++k) {
       const std::string name = gguf_part_name(split->prefix, k, split->count);
-      const RepoFile* f = info.file(name);
+      const auto it = by_path_.find(name);
+      const RepoFile* f = it == by_path_.end() ? nullptr : it->second;
       if (!f)
         throw Error(ErrorKind::NotFound, ref_.id + "/" + first.path, "split part " + std::to_string(k),
                     name + " is not in the repository");
@@ -213,7 +218,7 @@ class Assembler {
 
   // Which GGUF model to read: the one --file names (a file name, or a part of one such as Q4_K_M), else the
   // only one; several without a choice are listed with their sizes, as the Hub's file viewer lists them.
-  const RepoFile* choose_gguf(const HubModelInfo& info, const std::vector<const RepoFile*>& models) const {
+  const RepoFile* choose_gguf(const HubModelInfo& info, const std::vector<const RepoFile*>& models) {
     auto lower = [](std::string s) {
       for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       return s;
@@ -357,6 +362,7 @@ class Assembler {
   HubCache cache_;
   std::mutex mutex_;
   std::vector<std::string> missing_;
+  std::unordered_map<std::string_view, const RepoFile*> by_path_;  // GGUF part lookups (gguf_parts)
 };
 
 }  // namespace

@@ -38,6 +38,32 @@ FakeFile gguf_file(const std::string& path, DType type, uint32_t tokens, char et
   return f;
 }
 
+// The two parts of a split model (split.no / split.count as llama.cpp's gguf-split writes them).
+std::vector<FakeFile> split_files() {
+  const TinyGguf m{.hidden = 256, .ffn = 512, .with_data = false};
+  std::vector<TensorToWrite> tensors = tiny_gguf_tensors(m);
+  const size_t half = tensors.size() / 2;
+  std::vector<FakeFile> out;
+  for (unsigned part = 0; part < 2; ++part) {
+    std::vector<GgufValueToWrite> kv = part == 0 ? tiny_gguf_metadata(m) : std::vector<GgufValueToWrite>{};
+    kv.push_back(gguf_u32("split.no", part));
+    kv.push_back(gguf_u32("split.count", 2));
+    std::vector<TensorToWrite> mine(tensors.begin() + (part ? half : 0),
+                                    part ? tensors.end() : tensors.begin() + half);
+    FakeFile f;
+    f.path = "split-0000" + std::to_string(part + 1) + "-of-00002.gguf";
+    f.content = gguf_header_bytes(kv, mine);
+    f.content.resize((f.content.size() + 31) / 32 * 32, '\0');
+    uint64_t data = 0;
+    for (const TensorToWrite& t : mine) data += (dtype_bytes(numel(t.shape), t.dtype) + 31) / 32 * 32;
+    f.sparse_size = f.content.size() + data;
+    f.lfs = true;
+    f.etag = std::string(64, part ? 'f' : 'e');
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 class HubGguf : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -55,6 +81,10 @@ class HubGguf : public ::testing::Test {
     one.id = "ex/one-GGUF";
     one.files = {gguf_file("one.Q8_0.gguf", DType::Q8_0, 10, 'd')};
     hub_->add_repo(one);
+    FakeRepo split;
+    split.id = "ex/split-GGUF";
+    split.files = split_files();
+    hub_->add_repo(split);
     hub_->start();
   }
   static void TearDownTestSuite() {
@@ -68,10 +98,11 @@ class HubGguf : public ::testing::Test {
     hub_->clear_log();
   }
   CommandResult run(const std::string& args) {
-    return run_cli_env("-u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HOME -u HF_HUB_OFFLINE -u HF_TOKEN_PATH HOME=" +
-                           quoted(cache_ / "home") + " HF_ENDPOINT=" + hub_->endpoint() +
-                           " HF_HUB_CACHE=" + quoted(cache_ / "hub"),
-                       args);
+    return run_cli_env(
+        "-u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HOME -u HF_HUB_OFFLINE -u HF_TOKEN_PATH HOME=" +
+            quoted(cache_ / "home") + " HF_ENDPOINT=" + hub_->endpoint() +
+            " HF_HUB_CACHE=" + quoted(cache_ / "hub"),
+        args);
   }
   uint64_t cdn_bytes() {
     uint64_t n = 0;
@@ -134,6 +165,15 @@ TEST_F(HubGguf, SeveralQuantizationsAreListedThenChosen) {
   CommandResult none = run("tensors ex/tiny-GGUF --file Q2_K --json");
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("no GGUF model matches 'Q2_K'"), std::string::npos) << none.err;
+}
+
+TEST_F(HubGguf, ASplitModelIsReadFromEveryPartsHeader) {
+  CommandResult r = run("tensors ex/split-GGUF --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "stdout");
+  EXPECT_EQ(d.root().find("num_parameters")->as_uint(), kParameters);
+  EXPECT_EQ(d.root().find("checkpoint")->find("files")->as_uint(), 2u);
+  EXPECT_EQ(count_of(hub_->log(), "cdn"), 2u);  // one range request per part
 }
 
 }  // namespace
