@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -50,6 +51,20 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double median_seconds(const std::vector<std::string>& argv, int runs, long* rss_kb) {
+  std::vector<double> s;
+  for (int i = 0; i <= runs; ++i) {
+    const RunResult r = run_command(argv);
+    if (!r.ok) {
+      std::fprintf(stderr, "command failed: %s\n", argv[0].c_str());
+      std::exit(1);
+    }
+    if (i > 0) s.push_back(r.seconds);
+    if (rss_kb) *rss_kb = std::max(*rss_kb, r.max_rss_kb);
+  }
+  return median(s);
 }
 
 }  // namespace ma::bench

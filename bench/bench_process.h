@@ -19,4 +19,8 @@ RunResult run_command(const std::vector<std::string>& argv, const std::filesyste
 
 double median(std::vector<double> v);
 
+// The median wall time of `runs` runs of a command, after one more that warms the page cache and is not
+// counted; the largest peak RSS into `rss_kb` when given. A failing command ends the benchmark (exit 1).
+double median_seconds(const std::vector<std::string>& argv, int runs, long* rss_kb = nullptr);
+
 }  // namespace ma::bench

@@ -20,23 +20,10 @@
 
 namespace fs = std::filesystem;
 using ma::bench::median;
+using ma::bench::median_seconds;
 using ma::bench::run_command;
 
 namespace {
-
-double median_seconds(const std::vector<std::string>& argv, int runs, long* rss_kb = nullptr) {
-  std::vector<double> s;
-  for (int i = 0; i <= runs; ++i) {  // the first run warms the page cache and is not counted
-    const ma::bench::RunResult r = run_command(argv);
-    if (!r.ok) {
-      std::fprintf(stderr, "command failed: %s\n", argv[0].c_str());
-      std::exit(1);
-    }
-    if (i > 0) s.push_back(r.seconds);
-    if (rss_kb) *rss_kb = std::max(*rss_kb, r.max_rss_kb);
-  }
-  return median(s);
-}
 
 // The peer's one line of JSON (run through the shell to capture it); empty when node or the package is
 // absent.

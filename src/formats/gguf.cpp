@@ -10,9 +10,8 @@
 namespace ma {
 namespace {
 
-constexpr uint64_t kDefaultAlignment = 32;  // the format's default when general.alignment is absent
-constexpr uint32_t kMaxDims = 4;            // ggml's GGML_MAX_DIMS
-constexpr uint64_t kFirstRead = 1 << 20;    // most headers without a large vocabulary fit
+constexpr uint32_t kMaxDims = 4;          // ggml's GGML_MAX_DIMS
+constexpr uint64_t kFirstRead = 1 << 20;  // most headers without a large vocabulary fit
 
 // Bytes of one element of a fixed-size value type; 0 for strings and arrays.
 uint64_t fixed_size(GgufType t) {
@@ -128,7 +127,11 @@ void read_value(HeaderReader& r, GgufType t, GgufKv* kv, uint32_t depth, const G
                 const std::string& field) {
   if (t == GgufType::String) {
     auto [b, e] = r.string(field);
-    if (kv) kv->begin = b, kv->end = e, kv->count = e - b;
+    if (kv) {
+      kv->begin = b;
+      kv->end = e;
+      kv->count = e - b;
+    }
     return;
   }
   if (t == GgufType::Array) {
@@ -137,7 +140,11 @@ void read_value(HeaderReader& r, GgufType t, GgufKv* kv, uint32_t depth, const G
                   "arrays nested deeper than " + std::to_string(limits.max_array_depth));
     const GgufType elem = value_type(r, field);
     const uint64_t count = r.uint(8, field);
-    if (kv) kv->element_type = elem, kv->count = count, kv->begin = r.pos();
+    if (kv) {
+      kv->element_type = elem;
+      kv->count = count;
+      kv->begin = r.pos();
+    }
     const uint64_t size = fixed_size(elem);
     // Every string holds at least its 8-byte length; every array its type and count.
     r.check_count(count, size ? size : elem == GgufType::String ? 8 : 12, field);
@@ -295,7 +302,6 @@ bool GgufKv::is_integer() const {
 GgufFile read_gguf(const ByteSource& src, const GgufLimits& limits) {
   GgufFile f;
   f.file_size = src.size();
-  f.alignment = kDefaultAlignment;
   HeaderReader r(src, f.header, limits);
   r.need(4, "magic");
   if (f.header.compare(0, 4, "GGUF") != 0)
@@ -384,16 +390,14 @@ std::optional<std::string_view> GgufFile::string_value(std::string_view key) con
 
 std::optional<std::vector<uint64_t>> GgufFile::uint_array(std::string_view key) const {
   const GgufKv* kv = find(key);
-  if (!kv || kv->type != GgufType::Array) return std::nullopt;
-  const GgufType t = kv->element_type;
-  const unsigned size = static_cast<unsigned>(fixed_size(t));
-  if (!size || t == GgufType::F32 || t == GgufType::F64) return std::nullopt;
-  const bool is_signed = t == GgufType::I8 || t == GgufType::I16 || t == GgufType::I32 || t == GgufType::I64;
+  const GgufType t = kv ? kv->element_type : GgufType::String;
+  if (!kv || kv->type != GgufType::Array || !fixed_size(t) || t == GgufType::F32 || t == GgufType::F64)
+    return std::nullopt;
   std::vector<uint64_t> out(kv->count);
   for (uint64_t k = 0; k < kv->count; ++k) {
-    uint64_t v = load_le(header.data() + kv->begin + k * size, size);
-    if (is_signed && (v >> (8 * size - 1)) & 1) return std::nullopt;  // negative
-    out[k] = v;
+    const std::optional<uint64_t> v = uint_element(*kv, k);  // nullopt: a negative element
+    if (!v) return std::nullopt;
+    out[k] = *v;
   }
   return out;
 }

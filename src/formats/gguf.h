@@ -50,6 +50,9 @@ struct GgufKv {
   bool is_float() const { return type == GgufType::F32 || type == GgufType::F64; }
 };
 
+// Where tensor data starts and each tensor is padded to, when general.alignment does not say.
+inline constexpr uint64_t kGgufDefaultAlignment = 32;
+
 struct GgufTensorInfo {
   std::string name;
   Shape shape;  // row-major, as PyTorch and safetensors write it: ggml's ne[] reversed

@@ -30,7 +30,7 @@ uint64_t alignment_of(const std::vector<GgufValueToWrite>& metadata) {
       std::memcpy(&a, v.payload.data(), 4);
       return a;
     }
-  return 32;
+  return kGgufDefaultAlignment;
 }
 
 uint64_t tensor_bytes(const TensorToWrite& t) {

@@ -44,13 +44,12 @@ HubResult get_range(HubHttp& http, const std::string& url, uint64_t first, uint6
   return r;
 }
 
-}  // namespace
-
-RemoteHeader fetch_gguf_header(HubHttp& http, const std::string& url, std::optional<uint64_t> expected_size,
-                               const HubTarget& target) {
+// The first `len` bytes of a file, with its size as the server states it (checked against the file list's)
+// and its etag: what both header readers start from.
+RemoteHeader first_range(HubHttp& http, const std::string& url, uint64_t len,
+                         std::optional<uint64_t> expected_size, const HubTarget& target) {
   const std::string where = target.repo + "/" + target.file;
-  uint64_t asked = expected_size ? std::min(*expected_size, kGgufFirstRead) : kGgufFirstRead;
-  HubResult r = get_range(http, url, 0, std::max<uint64_t>(asked, 1) - 1, target);
+  HubResult r = get_range(http, url, 0, len - 1, target);
   RemoteHeader out;
   out.file_size = stated_size(r, where);
   if (expected_size && *expected_size != out.file_size)
@@ -59,6 +58,17 @@ RemoteHeader fetch_gguf_header(HubHttp& http, const std::string& url, std::optio
                     std::to_string(*expected_size));
   if (const std::string* e = r.file_etag()) out.etag = checked_etag(*e, where);
   out.prefix = std::move(r.response.body);
+  return out;
+}
+
+}  // namespace
+
+RemoteHeader fetch_gguf_header(HubHttp& http, const std::string& url, std::optional<uint64_t> expected_size,
+                               const HubTarget& target) {
+  const std::string where = target.repo + "/" + target.file;
+  uint64_t asked =
+      std::max<uint64_t>(1, expected_size ? std::min(*expected_size, kGgufFirstRead) : kGgufFirstRead);
+  RemoteHeader out = first_range(http, url, asked, expected_size, target);
   for (;;) {
     if (out.prefix.size() < asked && out.prefix.size() < out.file_size)
       throw Error(ErrorKind::Network, where, "body", "truncated: the server sent fewer bytes than asked for");
@@ -96,15 +106,7 @@ RemoteHeader fetch_safetensors_header(HubHttp& http, const std::string& url, uin
   const std::string where = target.repo + "/" + target.file;
   if (expected_size && first_guess > *expected_size) first_guess = *expected_size;
   if (first_guess < 8) first_guess = 8;
-  HubResult r = get_range(http, url, 0, first_guess - 1, target);
-  RemoteHeader out;
-  out.file_size = stated_size(r, where);
-  if (expected_size && *expected_size != out.file_size)
-    throw Error(ErrorKind::Network, where, "size",
-                "the server states " + std::to_string(out.file_size) + " bytes, the file list " +
-                    std::to_string(*expected_size));
-  if (const std::string* e = r.file_etag()) out.etag = checked_etag(*e, where);
-  out.prefix = std::move(r.response.body);
+  RemoteHeader out = first_range(http, url, first_guess, expected_size, target);
   if (out.prefix.size() < 8 && out.prefix.size() < out.file_size)
     throw Error(ErrorKind::Network, where, "body", "truncated: fewer bytes than the 8-byte length prefix");
   const uint64_t n =

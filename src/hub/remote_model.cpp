@@ -164,22 +164,26 @@ class Assembler {
     return out.empty() ? adapters : out;
   }
 
-  // The header of one weight file: the file itself when a full download is in the snapshot, else the header
-  // cache, else one or two range requests. False when offline and absent.
-  bool header(const HubModelInfo& info, const WeightFile& w, LocalModelFiles& files, RemoteStats& stats) {
-    const RepoFile& f = *w.file;
-    if (cache_.snapshot_file(info.commit, f.path)) return true;  // read from disk like any local model
-    std::optional<std::string> prefix;
-    if (!f.lfs_sha256.empty()) prefix = cache_.read_header(f.lfs_sha256);
-    FetchedHeader h{f.path, "", f.size.value_or(0)};
-    if (prefix && f.size && complete_header(*prefix)) {
-      h.prefix = std::move(*prefix);
+  enum class HeaderSource { OnDisk, Read, Missing };
+
+  // The header of one weight file: nothing to read when a full download is in the snapshot (it is read from
+  // disk like any local model); else the header cache, when `complete(bytes, file size)` accepts what it
+  // holds; else `fetch()` (range requests), checked against the listing's etag and cached. Missing when
+  // offline.
+  template <typename Complete, typename Fetch>
+  HeaderSource weight_header(const HubModelInfo& info, const RepoFile& f, Complete complete, Fetch fetch,
+                             FetchedHeader& h, RemoteStats& stats) {
+    if (cache_.snapshot_file(info.commit, f.path)) return HeaderSource::OnDisk;
+    h = FetchedHeader{f.path, "", f.size.value_or(0)};
+    std::optional<std::string> cached;
+    if (!f.lfs_sha256.empty()) cached = cache_.read_header(f.lfs_sha256);
+    if (cached && f.size && complete(*cached, *f.size)) {
+      h.prefix = std::move(*cached);
       std::lock_guard lock(mutex_);
       ++stats.headers_cached;
     } else {
-      if (!http_) return false;
-      RemoteHeader rh = fetch_safetensors_header(*http_, file_url(info.commit, f.path), w.guess, f.size,
-                                                 {ref_.id, info.commit, f.path});
+      if (!http_) return HeaderSource::Missing;
+      RemoteHeader rh = fetch();
       if (!f.lfs_sha256.empty() && !rh.etag.empty() && rh.etag != f.lfs_sha256)
         throw Error(ErrorKind::Network, ref_.id + "/" + f.path, "X-Linked-Etag",
                     "the file changed between the listing and the read (etag differs); run again");
@@ -192,8 +196,25 @@ class Assembler {
     }
     std::lock_guard lock(mutex_);
     stats.header_bytes += h.prefix.size();
-    files.fetched_headers.push_back(std::move(h));
-    return true;
+    return HeaderSource::Read;
+  }
+
+  // A safetensors file's header: one or two range requests sized by the guess. False when offline and absent.
+  bool header(const HubModelInfo& info, const WeightFile& w, LocalModelFiles& files, RemoteStats& stats) {
+    const RepoFile& f = *w.file;
+    FetchedHeader h;
+    const HeaderSource got = weight_header(
+        info, f, [](std::string_view prefix, uint64_t) { return complete_header(prefix); },
+        [&] {
+          return fetch_safetensors_header(*http_, file_url(info.commit, f.path), w.guess, f.size,
+                                          {ref_.id, info.commit, f.path});
+        },
+        h, stats);
+    if (got == HeaderSource::Read) {
+      std::lock_guard lock(mutex_);
+      files.fetched_headers.push_back(std::move(h));
+    }
+    return got != HeaderSource::Missing;
   }
 
   // The parts of a GGUF model in the listing (one, or every part of a split model), in part order. Looked up
@@ -251,36 +272,20 @@ class Assembler {
                     "; choose one with --file NAME (a file name, or a quantization such as Q4_K_M)");
   }
 
-  // One GGUF part's header: the file itself when downloaded, else the header cache, else range requests.
-  // Sets `fetched` (and returns true) unless the file is on disk; false when offline and absent.
+  // One GGUF part's header, by range requests that grow until it parses. Sets `fetched` unless the file is on
+  // disk; false when offline and absent.
   bool gguf_header(const HubModelInfo& info, const RepoFile& f, std::optional<FetchedHeader>& fetched,
                    RemoteStats& stats) {
-    if (cache_.snapshot_file(info.commit, f.path)) return true;
-    FetchedHeader h{f.path, "", f.size.value_or(0)};
-    std::optional<std::string> cached;
-    if (!f.lfs_sha256.empty()) cached = cache_.read_header(f.lfs_sha256);
-    if (cached && f.size && gguf_header_complete(*cached, *f.size)) {
-      h.prefix = std::move(*cached);
-      std::lock_guard lock(mutex_);
-      ++stats.headers_cached;
-    } else {
-      if (!http_) return false;
-      RemoteHeader rh =
-          fetch_gguf_header(*http_, file_url(info.commit, f.path), f.size, {ref_.id, info.commit, f.path});
-      if (!f.lfs_sha256.empty() && !rh.etag.empty() && rh.etag != f.lfs_sha256)
-        throw Error(ErrorKind::Network, ref_.id + "/" + f.path, "X-Linked-Etag",
-                    "the file changed between the listing and the read (etag differs); run again");
-      const std::string& key = f.lfs_sha256.empty() ? rh.etag : f.lfs_sha256;
-      if (key.size() == 64) cache_.write_header(key, rh.prefix);
-      h.prefix = std::move(rh.prefix);
-      h.file_size = rh.file_size;
-      std::lock_guard lock(mutex_);
-      ++stats.headers_fetched;
-    }
-    std::lock_guard lock(mutex_);
-    stats.header_bytes += h.prefix.size();
-    fetched = std::move(h);
-    return true;
+    FetchedHeader h;
+    const HeaderSource got = weight_header(
+        info, f, gguf_header_complete,
+        [&] {
+          return fetch_gguf_header(*http_, file_url(info.commit, f.path), f.size,
+                                   {ref_.id, info.commit, f.path});
+        },
+        h, stats);
+    if (got == HeaderSource::Read) fetched = std::move(h);
+    return got != HeaderSource::Missing;
   }
 
   // A repository of GGUF files (the "-GGUF" repos of llama.cpp users): the chosen model's parts, headers

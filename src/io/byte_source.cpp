@@ -6,22 +6,22 @@ namespace ma {
 
 namespace {
 
-void check_range(std::string_view bytes, uint64_t offset, uint64_t len, const std::string& name) {
-  if (offset > bytes.size() || len > bytes.size() - offset)
+void check_range(uint64_t size, uint64_t offset, uint64_t len, const std::string& name) {
+  if (offset > size || len > size - offset)
     throw Error(ErrorKind::Malformed, name, "",
                 "read of " + std::to_string(len) + " bytes at offset " + std::to_string(offset) +
-                    " runs past the end (" + std::to_string(bytes.size()) + " bytes)");
+                    " runs past the end (" + std::to_string(size) + " bytes)");
 }
 
 }  // namespace
 
 void MemorySource::read_exact(uint64_t offset, uint64_t len, std::string& out) const {
-  check_range(bytes_, offset, len, name_);
+  check_range(bytes_.size(), offset, len, name_);
   out.assign(bytes_.substr(offset, len));
 }
 
 void MemorySource::read_exact(uint64_t offset, uint64_t len, char* out) const {
-  check_range(bytes_, offset, len, name_);
+  check_range(bytes_.size(), offset, len, name_);
   bytes_.copy(out, len, offset);
 }
 
@@ -31,10 +31,7 @@ void PrefixSource::read_exact(uint64_t offset, uint64_t len, std::string& out) c
 }
 
 void PrefixSource::read_exact(uint64_t offset, uint64_t len, char* out) const {
-  if (offset > size_ || len > size_ - offset)
-    throw Error(ErrorKind::Malformed, name_, "",
-                "read of " + std::to_string(len) + " bytes at offset " + std::to_string(offset) +
-                    " runs past the end (" + std::to_string(size_) + " bytes)");
+  check_range(size_, offset, len, name_);
   if (offset + len > prefix_.size()) throw BytesNotFetched{offset + len};
   prefix_.copy(out, len, offset);
 }

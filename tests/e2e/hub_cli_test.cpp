@@ -154,11 +154,7 @@ class HubCli : public ::testing::Test {
   // with --trust-endpoint, loopback not being a Hugging Face host).
   CommandResult run(const std::string& args, const std::string& env = "") {
     CommandResult r = run_cli_env(
-        "-u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HOME -u HF_HUB_OFFLINE -u HF_TOKEN_PATH "
-        "-u TRANSFORMERS_OFFLINE HOME=" +
-            quoted(cache_ / "home") + " HF_ENDPOINT=" + hub_->endpoint() +
-            " HF_HUB_CACHE=" + quoted(cache_ / "hub") + " HF_TOKEN=" + kToken + " " + env,
-        args);
+        isolated_hub_env(hub_->endpoint(), cache_.path()) + " HF_TOKEN=" + kToken + " " + env, args);
     outputs_.push_back(r.out);
     outputs_.push_back(r.err);
     return r;

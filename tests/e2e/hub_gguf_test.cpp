@@ -98,11 +98,7 @@ class HubGguf : public ::testing::Test {
     hub_->clear_log();
   }
   CommandResult run(const std::string& args) {
-    return run_cli_env(
-        "-u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HOME -u HF_HUB_OFFLINE -u HF_TOKEN_PATH HOME=" +
-            quoted(cache_ / "home") + " HF_ENDPOINT=" + hub_->endpoint() +
-            " HF_HUB_CACHE=" + quoted(cache_ / "hub"),
-        args);
+    return run_cli_env(isolated_hub_env(hub_->endpoint(), cache_.path()), args);
   }
   uint64_t cdn_bytes() {
     uint64_t n = 0;

@@ -20,6 +20,12 @@ CommandResult run_cli(const std::string& args) {
   return run_cli_env("", args);
 }
 
+std::string isolated_hub_env(const std::string& endpoint, const std::filesystem::path& dir) {
+  return "-u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HOME -u HF_HUB_OFFLINE -u HF_TOKEN_PATH "
+         "-u TRANSFORMERS_OFFLINE HOME=" +
+         quoted(dir / "home") + " HF_ENDPOINT=" + endpoint + " HF_HUB_CACHE=" + quoted(dir / "hub");
+}
+
 CommandResult run_cli_env(const std::string& env, const std::string& args) {
   return run_shell((env.empty() ? std::string() : "env " + env + " ") + cli_binary() + " " + args);
 }

@@ -22,6 +22,9 @@ std::string cli_binary();
 CommandResult run_cli(const std::string& args);
 // The same under `env ENV` (assignments and -u NAME options, shell-quoted by the caller).
 CommandResult run_cli_env(const std::string& env, const std::string& args);
+// The environment of a run against a test Hub at `endpoint` that nothing of the user's leaks into: no token,
+// HF_HOME, offline switch or token path of the user's; HOME and the Hub cache under `dir` (home/, hub/).
+std::string isolated_hub_env(const std::string& endpoint, const std::filesystem::path& dir);
 // The same in working directory `dir`, so that relative names given in `args` (and the model ids the outputs
 // print) do not depend on where the build or the temp directory is.
 CommandResult run_cli_in(const std::filesystem::path& dir, const std::string& args);
