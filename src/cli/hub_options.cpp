@@ -2,13 +2,11 @@
 
 namespace ma::cli {
 
-void add_hub_options(CommandSpec& spec, HubArgs& hub) {
+void add_hub_options(CommandSpec& spec, HubArgs& hub, bool choose_gguf) {
   // clang-format off
   const std::vector<Option> options = {
       {{"--revision"}, "R", "Hub branch, tag or commit (overrides MODEL@R)",
        [&hub](const std::string& v) { hub.revision = v; }},
-      {{"--file"}, "NAME", "Hub: of a repo's GGUF models, the one to read (a file name or e.g. Q4_K_M)",
-       [&hub](const std::string& v) { hub.file = v; }},
       {{"--offline"}, "", "Hub: answer from the cache only (also HF_HUB_OFFLINE=1)",
        [&hub](const std::string&) { hub.flags.offline = true; }},
       {{"--token-file"}, "F", "Hub: read the token from F", [&hub](const std::string& v) { hub.flags.token_file = v; }},
@@ -19,6 +17,11 @@ void add_hub_options(CommandSpec& spec, HubArgs& hub) {
   };
   // clang-format on
   spec.options.insert(spec.options.end(), options.begin(), options.end());
+  if (choose_gguf)
+    spec.options.push_back({{"--file"},
+                            "NAME",
+                            "Hub: of a repo's GGUF models, the one to read (a file name or e.g. Q4_K_M)",
+                            [&hub](const std::string& v) { hub.file = v; }});
 }
 
 }  // namespace ma::cli

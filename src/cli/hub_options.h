@@ -5,7 +5,8 @@
 
 namespace ma::cli {
 
-// --revision, --file, --offline, --token, --token-file, --trust-endpoint.
-void add_hub_options(CommandSpec& spec, HubArgs& hub);
+// --revision, --offline, --token, --token-file, --trust-endpoint; and --file for the commands that analyse
+// one model of a repository (download takes --include instead).
+void add_hub_options(CommandSpec& spec, HubArgs& hub, bool choose_gguf = true);
 
 }  // namespace ma::cli
