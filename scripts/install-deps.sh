@@ -13,6 +13,8 @@ PACKAGES=(
   libxml2-utils           # xmllint: the diagram tests check the SVG is well-formed XML
   libcurl4-openssl-dev    # the Hub client's HTTP(S)
   libssl-dev              # SHA-256 / SHA-1 of downloads (OpenSSL libcrypto)
+  libonnx-dev libprotobuf-dev  # ONNX models: ONNX's own ModelProto parser and shape inference
+  python3-onnx            # the ONNX tests' independent reference (onnx.load, shape_inference)
   curl nginx-light        # the fake Hugging Face Hub (tests/hub): nginx serves it, its self-test drives it with curl
 )
 # The peer check runs the official @huggingface/hub JS client. Debian's nodejs and npm only when no node is

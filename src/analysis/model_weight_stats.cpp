@@ -35,7 +35,7 @@ std::optional<fs::path> cached_snapshot(const fs::path& hub_cache, const std::st
 }
 
 bool has_weights(const LocalModelFiles& m) {
-  return m.index || !m.safetensors.empty() || !m.torch_files.empty() || !m.gguf_files.empty();
+  return m.index || !m.safetensors.empty() || !m.torch_files.empty() || !m.gguf_files.empty() || m.onnx_file;
 }
 
 bool selected(const StatsSelection& sel, const std::string& name, const TensorPlacement& p) {
@@ -49,9 +49,10 @@ bool selected(const StatsSelection& sel, const std::string& name, const TensorPl
 void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSelection& sel,
                     PlannedScan& plan, std::vector<std::string>& warnings) {
   if (!has_weights(files))
-    throw Error(ErrorKind::NotFound, files.display_name, "",
-                "statistics need the weight files (*.safetensors, PyTorch .bin/.pt, GGUF); there are none" +
-                    std::string(files.unread_weights.empty() ? "" : " in a format this command reads"));
+    throw Error(
+        ErrorKind::NotFound, files.display_name, "",
+        "statistics need the weight files (*.safetensors, PyTorch .bin/.pt, GGUF, ONNX); there are none" +
+            std::string(files.unread_weights.empty() ? "" : " in a format this command reads"));
   Checkpoint ck = read_checkpoint(files);
   if (!ck.headers_read)
     throw Error(ErrorKind::NotFound, files.display_name, "",
@@ -62,6 +63,11 @@ void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSel
       if (!selected(sel, t.name, place_tensor(t.name))) continue;
       if (t.strided) {
         warnings.push_back(t.name + ": a view with gaps in its storage; left out of the statistics");
+        continue;
+      }
+      if (t.encoded) {
+        warnings.push_back(t.name +
+                           ": values stored as protobuf varints, not raw bytes; left out of the statistics");
         continue;
       }
       if (is_block_type(t.dtype) && !can_dequantize(t.dtype)) {

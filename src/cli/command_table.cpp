@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/compare_args.h"
 #include "cli/download_args.h"
+#include "cli/graph_args.h"
 #include "cli/perf_args.h"
 #include "cli/report_args.h"
 #include "cli/stats_args.h"
@@ -25,9 +26,10 @@ std::string perf_help() {
   return command_help(perf_spec(a, knobs));
 }
 
-const std::array<Command, 6> kCommands{{
+const std::array<Command, 7> kCommands{{
     {"", run_summary, help_of<ReportArgs, report_spec>},
     {"tensors", run_tensors, help_of<TensorsArgs, tensors_spec>},
+    {"graph", run_graph, help_of<GraphArgs, graph_spec>},
     {"stats", run_stats, help_of<StatsArgs, stats_spec>},
     {"compare", run_compare, help_of<CompareArgs, compare_spec>},
     {"perf", run_perf, perf_help},
@@ -58,13 +60,14 @@ std::string usage_text() {
   const CommandSpec report_options = report_spec(report);
   {
     TensorsArgs t;
+    GraphArgs g;
     StatsArgs st;
     CompareArgs c;
     PerfArgs p;
     std::vector<std::pair<std::string, std::string>> knobs;
     DownloadArgs d;
-    for (const CommandSpec& s : {report_options, tensors_spec(t), stats_spec(st), compare_spec(c),
-                                 perf_spec(p, knobs), download_spec(d)}) {
+    for (const CommandSpec& s : {report_options, tensors_spec(t), graph_spec(g), stats_spec(st),
+                                 compare_spec(c), perf_spec(p, knobs), download_spec(d)}) {
       out += "  modelanalyzer " + (s.name.empty() ? std::string() : std::string(s.name) + " ") +
              std::string(s.operands) + " [options]\n" + indented(s.summary);
     }

@@ -11,6 +11,7 @@ namespace ma::cli {
 using Args = std::vector<std::string>;
 
 int run_tensors(const Args& args);
+int run_graph(const Args& args);
 int run_summary(const Args& args);
 int run_download(const Args& args);
 int run_stats(const Args& args);

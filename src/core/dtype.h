@@ -70,6 +70,7 @@ struct DTypeInfo {
   bool is_float;
   std::string_view
       torch_storage;            // the typed storage class PyTorch pickles name ("FloatStorage"); "" for none
+  int32_t onnx_type = -1;       // ONNX's TensorProto.DataType value; -1: ONNX has no such type
   int32_t ggml_type = -1;       // ggml's enum value (GGUF tensor infos); -1: ggml has no such type
   uint32_t block_elements = 1;  // block types: elements per block; 1 for element types
   uint32_t block_bytes = 0;     // block types: bytes per block (scales included)
@@ -79,6 +80,7 @@ const DTypeInfo& dtype_info(DType t);
 // Element types only: a block type in a safetensors header is an unknown dtype.
 std::optional<DType> dtype_from_safetensors(std::string_view name);
 std::optional<DType> dtype_from_ggml(uint32_t ggml_type);
+std::optional<DType> dtype_from_onnx(int32_t onnx_type);
 // Accepts short names ("bf16"), torch names ("bfloat16", "torch.bfloat16") and safetensors names.
 std::optional<DType> dtype_from_any_name(std::string_view name);
 // The dtype of a PyTorch typed storage class ("BFloat16Storage", without the "torch." module).

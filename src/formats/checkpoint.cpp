@@ -313,10 +313,52 @@ void read_gguf_files(const LocalModelFiles& files, Checkpoint& ck) {
   if (n > 1) reject_names_in_two_files(ck);
 }
 
+// An ONNX model: the .onnx file (file 0, its inline initializers) and the external data files it names,
+// which must stay inside the model's directory once symbolic links are followed.
+void read_onnx_file(const LocalModelFiles& files, Checkpoint& ck) {
+  const fs::path& path = *files.onnx_file;
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  std::error_code ec;
+  const fs::path real_dir = fs::weakly_canonical(dir, ec);
+  OnnxExternalSize external_size = [&](const std::string& location) -> std::optional<uint64_t> {
+    const fs::path p = dir / location;
+    if (!fs::exists(p, ec)) return std::nullopt;
+    const fs::path real = fs::weakly_canonical(p, ec);
+    auto rel = real.lexically_relative(real_dir);
+    if (ec || rel.empty() || *rel.begin() == "..")
+      throw Error(ErrorKind::Unsafe, path.string(), "external data '" + printable(location) + "'",
+                  "resolves outside the model's directory (a symbolic link)");
+    return FileSource(p).size();
+  };
+  auto model = std::make_shared<OnnxModel>(read_onnx(FileSource(path), external_size));
+  CheckpointFile main;
+  main.name = path.filename().string();
+  main.size = fs::file_size(path, ec);
+  ck.files.push_back(std::move(main));
+  for (const std::string& location : model->external_files) {
+    CheckpointFile f;
+    f.name = location;
+    f.size = fs::file_size(dir / location, ec);
+    ck.files.push_back(std::move(f));
+  }
+  for (StoredTensor& t : model->initializers) ck.files[t.file_index].tensors.push_back(std::move(t));
+  model->initializers.clear();
+  ck.format = "onnx";
+  ck.headers_read = true;
+  if (model->sparse_initializers)
+    ck.notes.push_back(std::to_string(model->sparse_initializers) +
+                       " sparse initializers are not read (counted in no figure)");
+  ck.onnx = std::move(model);
+}
+
 }  // namespace
 
 Checkpoint read_checkpoint(const LocalModelFiles& files) {
   Checkpoint ck;
+  if (files.onnx_file) {
+    read_onnx_file(files, ck);
+    return ck;
+  }
   if (!files.gguf_files.empty()) {
     read_gguf_files(files, ck);
     return ck;

@@ -9,6 +9,7 @@
 
 #include "formats/gguf.h"
 #include "formats/model_files.h"
+#include "formats/onnx_model.h"
 #include "formats/safetensors_index.h"
 #include "formats/stored_tensor.h"
 
@@ -27,13 +28,15 @@ struct CheckpointFile {
 
 struct Checkpoint {
   std::string format =
-      "safetensors";  // or "pytorch zip", "pytorch legacy" (formats/torch_checkpoint.h), "gguf"
+      "safetensors";  // or "pytorch zip", "pytorch legacy" (formats/torch_checkpoint.h), "gguf", "onnx"
   std::vector<CheckpointFile> files;
   bool headers_read = false;
   std::vector<std::string> notes;  // what was read but is not the model's (a training checkpoint's optimizer)
   std::optional<SafetensorsIndex> index;
   // GGUF: the first part's header, whose metadata describes the model (architecture, tokenizer).
   std::shared_ptr<const GgufFile> gguf;
+  // ONNX: the graph (nodes, inputs, outputs, inferred edge shapes); its initializers are the files' tensors.
+  std::shared_ptr<const OnnxModel> onnx;
   std::string index_name;
 
   size_t tensor_count() const;

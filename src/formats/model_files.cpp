@@ -77,7 +77,16 @@ LocalModelFiles locate_local_model(const std::string& arg) {
           m.config.reset();  // a GGUF file carries its own configuration
           m.gguf_files = gguf_parts(p);
           return m;
+        case WeightFormat::Onnx:
+          m.onnx_file = p;
+          return m;
         case WeightFormat::Unknown:
+          // An ONNX protobuf has no magic: a .onnx file that does not open like one is still read as one,
+          // so that its parser names what is wrong with it.
+          if (ends_with(name, ".onnx")) {
+            m.onnx_file = p;
+            return m;
+          }
           break;
       }
     }
@@ -88,9 +97,10 @@ LocalModelFiles locate_local_model(const std::string& arg) {
     } else if (ends_with(name, ".json")) {
       m.config = p;
     } else {
-      throw Error(ErrorKind::Usage, arg, "",
-                  "not a model file this command reads (expected a directory, a safetensors, PyTorch or GGUF "
-                  "checkpoint, or config.json)");
+      throw Error(
+          ErrorKind::Usage, arg, "",
+          "not a model file this command reads (expected a directory, a safetensors, PyTorch, GGUF or "
+          "ONNX model, or config.json)");
     }
     return m;
   }
@@ -108,19 +118,26 @@ LocalModelFiles locate_local_model(const std::string& arg) {
   }
   if (!m.index) {
     // Unsharded: every .safetensors file in the directory, except PEFT adapter weights next to a full model.
-    std::vector<fs::path> found, adapters, torch, gguf;
+    std::vector<fs::path> found, adapters, torch, gguf, onnx;
     for (const auto& e : fs::directory_iterator(p, ec)) {
       if (e.is_directory(ec)) continue;
       std::string name = e.path().filename().string();
       if (torch_checkpoint_name(name)) torch.push_back(e.path());
       if (ends_with(name, ".gguf")) gguf.push_back(e.path());
-      if (ends_with(name, ".onnx")) m.unread_weights.push_back(e.path());
+      if (ends_with(name, ".onnx")) onnx.push_back(e.path());
       if (!ends_with(name, ".safetensors")) continue;
       (name.rfind("adapter_", 0) == 0 ? adapters : found).push_back(e.path());
     }
     if (found.empty()) found = adapters;
     std::sort(found.begin(), found.end());
     std::sort(torch.begin(), torch.end());
+    // Beside an ONNX model a .bin file is usually its external data, not a PyTorch checkpoint: only files
+    // whose bytes are a checkpoint count as one.
+    if (!onnx.empty())
+      std::erase_if(torch, [](const fs::path& f) {
+        const WeightFormat w = sniff_weight_format(FileSource(f));
+        return w != WeightFormat::PytorchZip && w != WeightFormat::PytorchLegacy;
+      });
     // Safetensors first: a repository holding both formats stores the same weights twice. Of several PyTorch
     // files, transformers' pytorch_model.bin is the model's; others (epochs, optimizer dumps) are other
     // checkpoints, not shards, and which one is meant only the user can say.
@@ -162,12 +179,27 @@ LocalModelFiles locate_local_model(const std::string& arg) {
     } else {
       m.unread_weights.insert(m.unread_weights.end(), gguf.begin(), gguf.end());
     }
+    // ONNX likewise: an export beside the checkpoint it came from is a copy of the same weights.
+    std::sort(onnx.begin(), onnx.end());
+    if (found.empty() && m.torch_files.empty() && m.gguf_files.empty() && !onnx.empty()) {
+      if (onnx.size() > 1) {
+        std::string names;
+        for (const fs::path& f : onnx) names += (names.empty() ? "" : ", ") + f.filename().string();
+        throw Error(ErrorKind::Usage, arg, "",
+                    "holds " + std::to_string(onnx.size()) + " ONNX models (" + names +
+                        "): name the file to analyse");
+      }
+      m.onnx_file = onnx.front();
+    } else {
+      m.unread_weights.insert(m.unread_weights.end(), onnx.begin(), onnx.end());
+    }
     std::sort(m.unread_weights.begin(), m.unread_weights.end());
     m.safetensors = std::move(found);
   }
-  if (!m.config && !m.index && m.safetensors.empty() && m.torch_files.empty() && m.gguf_files.empty())
+  if (!m.config && !m.index && m.safetensors.empty() && m.torch_files.empty() && m.gguf_files.empty() &&
+      !m.onnx_file)
     throw Error(ErrorKind::NotFound, arg, "",
-                "directory holds no config.json, index, .safetensors, PyTorch or GGUF file");
+                "directory holds no config.json, index, .safetensors, PyTorch, GGUF or ONNX file");
   return m;
 }
 

@@ -31,8 +31,10 @@ struct LocalModelFiles {
   std::vector<std::filesystem::path> torch_files;
   // A GGUF model: one file, or the parts of a split one (NAME-00001-of-0000N.gguf) in part order.
   std::vector<std::filesystem::path> gguf_files;
-  // Weight files in formats not read (GGUF, ONNX; PyTorch files beside safetensors ones): reported, so a dry
-  // run from the config is never mistaken for an inventory of those files.
+  // An ONNX model (model.onnx); its external data files are named inside it.
+  std::optional<std::filesystem::path> onnx_file;
+  // Weight files in formats not read (PyTorch, GGUF or ONNX files beside safetensors ones): reported, so a
+  // dry run from the config is never mistaken for an inventory of those files.
   std::vector<std::filesystem::path> unread_weights;
   // A Hub model's weight files are not on disk: their headers were fetched by range requests. Keyed by the
   // name relative to `root` (as the index or the file list names them); read_checkpoint parses these instead

@@ -25,6 +25,9 @@ struct StoredTensor {
   bool permuted = false;
   bool shares_storage = false;
   bool tied = false;
+  // ONNX only: values held in protobuf's varint fields (int32_data, int64_data), not as raw bytes; their
+  // bytes count as numel x size, and there is no byte range to read them from.
+  bool encoded = false;
   uint64_t bytes() const { return data_end - data_begin; }
 };
 

@@ -6,6 +6,21 @@
 #include "formats/zip_directory.h"
 
 namespace ma {
+namespace {
+
+// ModelProto field 1 (ir_version, a varint: tag 0x08) with a version below 128, then a length-delimited
+// field among producer_name .. opset_import (2-4, 6-8), model_version (5, varint) or metadata_props (14).
+bool looks_like_onnx(std::string_view head) {
+  if (head.size() < 3) return false;
+  const auto tag = static_cast<uint8_t>(head[0]), version = static_cast<uint8_t>(head[1]),
+             next = static_cast<uint8_t>(head[2]);
+  if (tag != 0x08 || version < 1 || version > 0x7f) return false;
+  for (int field : {0x12, 0x1a, 0x22, 0x28, 0x32, 0x3a, 0x42, 0x72})
+    if (next == field) return true;
+  return false;
+}
+
+}  // namespace
 
 std::string_view weight_format_name(WeightFormat f) {
   switch (f) {
@@ -17,6 +32,8 @@ std::string_view weight_format_name(WeightFormat f) {
       return "pytorch legacy";
     case WeightFormat::Gguf:
       return "gguf";
+    case WeightFormat::Onnx:
+      return "onnx";
     case WeightFormat::Unknown:
       break;
   }
@@ -34,6 +51,7 @@ WeightFormat sniff_weight_format(const ByteSource& src) {
     for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(head[static_cast<size_t>(i)]);
     if (n >= 2 && n <= src.size() - 8 && head[8] == '{') return WeightFormat::Safetensors;
   }
+  if (looks_like_onnx(head)) return WeightFormat::Onnx;
   return WeightFormat::Unknown;
 }
 

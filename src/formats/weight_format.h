@@ -7,11 +7,13 @@
 
 namespace ma {
 
-enum class WeightFormat { Safetensors, PytorchZip, PytorchLegacy, Gguf, Unknown };
+enum class WeightFormat { Safetensors, PytorchZip, PytorchLegacy, Gguf, Onnx, Unknown };
 std::string_view weight_format_name(WeightFormat f);  // "safetensors", "pytorch zip", ..., "unknown"
 
 // Reads at most 16 bytes. Safetensors: a little-endian header length that fits the file, then '{'; PyTorch
-// zip: a ZIP local header; PyTorch legacy (or any pickle): the PROTO opcode; GGUF: "GGUF".
+// zip: a ZIP local header; PyTorch legacy (or any pickle): the PROTO opcode; GGUF: "GGUF"; ONNX (a protobuf
+// without magic): a ModelProto opening with its ir_version field, as every serializer writes it, then the
+// tag of another ModelProto field.
 WeightFormat sniff_weight_format(const ByteSource& src);
 
 }  // namespace ma

@@ -338,11 +338,11 @@ Inventory build_inventory(const LocalModelFiles& files) {
     inv.model = build_template(*inv.config);
     inv.model->arch.quantization = read_declared_quantization(*inv.config, files.root);
   }
-  if (!files.index && files.safetensors.empty() && files.torch_files.empty() && files.gguf_files.empty()) {
+  if (!files.index && files.safetensors.empty() && files.torch_files.empty() && files.gguf_files.empty() &&
+      !files.onnx_file) {
     for (const auto& f : files.unread_weights)
       inv.warnings.push_back(f.filename().string() +
-                             " is not read (ONNX is not read yet); the tensors listed are "
-                             "the ones the config implies");
+                             " is not read; the tensors listed are the ones the config implies");
     inv.origin = InventoryOrigin::Template;
     inv.tensors = template_rows(*inv.model, config_dtype(*inv.model));
     inv.arch = inv.model->arch;

@@ -187,15 +187,17 @@ TEST(CliTensors, HybridLayerMapOfNemotronNano) {
 namespace ma {
 namespace {
 
-TEST(CliTensors, WeightsInOtherFormatsAreNamedNotIgnored) {
+// An ONNX file is read now: a broken one is one line naming it and the rule, exit 3, never a dry run from the
+// config beside it.
+TEST(CliTensors, BrokenOnnxIsOneError) {
   test::TempDir tmp;
   std::filesystem::copy_file(test::example_dir() / "config.json", tmp / "config.json");
   test::write_file(tmp / "model.onnx", "not really");
   auto r = test::run_cli("tensors '" + tmp.path().string() + "' --json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("warning: model.onnx is not read"), std::string::npos) << r.err;
-  auto doc = json::Document::parse(r.out, "stdout");
-  EXPECT_EQ(doc.root().find("origin")->as_string(), "template");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(test::occurrences(r.err, "\n"), 1u) << r.err;
+  EXPECT_NE(r.err.find("model.onnx: ModelProto: not a valid ONNX protobuf"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
 }
 
 // A GGUF file is read now: a broken one is one line naming it and the field, exit 3.

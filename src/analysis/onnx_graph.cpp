@@ -1,0 +1,200 @@
+#include "analysis/onnx_graph.h"
+
+#include <algorithm>
+#include <map>
+#include <string_view>
+#include <unordered_map>
+
+#include "core/dtype.h"
+#include "model/tensor_placement.h"
+
+namespace ma {
+namespace {
+
+constexpr std::string_view kIntegerKernels[] = {"MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv",
+                                                "DynamicQuantizeLinear"};
+
+std::string qualified_op(const OnnxNode& n) {
+  if (n.domain.empty() || n.domain == "ai.onnx") return n.op_type;
+  return n.domain + "." + n.op_type;
+}
+
+// Exporters name nodes by module path ("/model/layers.3/self_attn/MatMul", "/Reshape" outside the layers),
+// which reads as a tensor name once its slashes are dots.
+bool is_module_path(std::string_view name) {
+  return name.find('/') != std::string_view::npos;
+}
+
+std::optional<uint32_t> layer_of_name(std::string_view name) {
+  std::string dotted;
+  for (char c : name)
+    if (c == '/') {
+      if (!dotted.empty()) dotted += '.';
+    } else {
+      dotted += c;
+    }
+  return place_tensor(dotted).layer;
+}
+
+int64_t int_attribute(const OnnxNode& n, std::string_view name) {
+  for (const auto& [k, v] : n.int_attributes)
+    if (k == name) return v;
+  return 0;
+}
+
+void count_ops(const OnnxModel& g, OnnxGraphSummary& s) {
+  std::map<std::string, uint64_t> ops;
+  for (const OnnxNode& n : g.nodes) {
+    ++ops[qualified_op(n)];
+    s.subgraph_nodes += n.subgraph_nodes;
+  }
+  for (auto& [op, count] : ops) s.ops.push_back({op, count});
+  std::stable_sort(s.ops.begin(), s.ops.end(),
+                   [](const OnnxOpCount& a, const OnnxOpCount& b) { return a.count > b.count; });
+}
+
+// Depth: one pass in file order (ONNX requires topological order; a value produced later, as in a file
+// that breaks the rule, counts as depth 0, so a cycle cannot loop). Fan-out: readers per value.
+void topology(const OnnxModel& g, OnnxGraphSummary& s) {
+  std::unordered_map<std::string_view, uint64_t> depth, readers;
+  for (const OnnxNode& n : g.nodes) {
+    uint64_t d = 0;
+    for (const std::string& in : n.inputs) {
+      if (in.empty()) continue;  // an omitted optional input
+      ++readers[in];
+      auto it = depth.find(in);
+      if (it != depth.end()) d = std::max(d, it->second);
+    }
+    for (const std::string& out : n.outputs)
+      if (!out.empty()) depth[out] = d + 1;
+    s.depth = std::max(s.depth, d + 1);
+  }
+  if (g.nodes.empty()) s.depth = 0;
+  for (const auto& [value, count] : readers)
+    if (count > s.max_fan_out || (count == s.max_fan_out && value < s.max_fan_out_value)) {
+      s.max_fan_out = count;
+      s.max_fan_out_value = std::string(value);
+    }
+}
+
+void precision(const OnnxModel& g, const Checkpoint& ck, OnnxGraphSummary& s) {
+  std::map<std::string, OnnxPrecision> weights;
+  for (const CheckpointFile& f : ck.files)
+    for (const StoredTensor& t : f.tensors) {
+      OnnxPrecision& p = weights[std::string(dtype_info(t.dtype).name)];
+      p.kind = "weights";
+      p.dtype = dtype_info(t.dtype).name;
+      p.elements += t.numel;
+      p.bytes += t.bytes();
+    }
+  for (auto& [name, p] : weights) s.precision.push_back(p);
+  std::stable_sort(s.precision.begin(), s.precision.end(),
+                   [](const OnnxPrecision& a, const OnnxPrecision& b) { return a.bytes > b.bytes; });
+
+  std::unordered_map<std::string_view, const StoredTensor*> initializer;
+  for (const CheckpointFile& f : ck.files)
+    for (const StoredTensor& t : f.tensors) initializer[t.name] = &t;
+  OnnxPrecision qdq, nbits, kernels;
+  qdq.kind = "QDQ";
+  nbits.kind = "MatMulNBits";
+  kernels.kind = "integer kernels";
+  for (const OnnxNode& n : g.nodes) {
+    if (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear") {
+      ++qdq.nodes;
+      // The zero point (third input) carries the quantized type; without one the type is U8.
+      if (n.inputs.size() > 2)
+        if (auto it = initializer.find(n.inputs[2]); it != initializer.end())
+          qdq.dtype = dtype_info(it->second->dtype).name;
+      if (qdq.dtype.empty()) qdq.dtype = "U8";
+    } else if (n.op_type == "MatMulNBits") {
+      ++nbits.nodes;
+      nbits.bits = int_attribute(n, "bits");
+      nbits.block_size = int_attribute(n, "block_size");
+      nbits.elements += static_cast<uint64_t>(std::max<int64_t>(0, int_attribute(n, "K"))) *
+                        static_cast<uint64_t>(std::max<int64_t>(0, int_attribute(n, "N")));
+    } else if (std::find(std::begin(kIntegerKernels), std::end(kIntegerKernels), n.op_type) !=
+               std::end(kIntegerKernels)) {
+      ++kernels.nodes;
+    }
+  }
+  for (OnnxPrecision* p : {&qdq, &nbits, &kernels})
+    if (p->nodes) s.precision.push_back(*p);
+}
+
+// Layers: from node names where exporters keep module paths (a path without a layer is outside them); else
+// from the floating-point initializers a
+// node reads (integer ones are shapes and axes, shared by every layer), the last layer among them; else the
+// last layer among the nodes that feed it (the residual stream runs on into the next layer).
+void layers(const OnnxModel& g, const Checkpoint& ck, OnnxGraphSummary& s) {
+  std::unordered_map<std::string_view, std::optional<uint32_t>> of_value;
+  std::unordered_map<std::string_view, std::optional<uint32_t>> of_weight;
+  std::map<uint32_t, OnnxLayerSlice> numbered;
+  OnnxLayerSlice rest;
+  bool by_name = false, by_initializer = false;
+  for (const CheckpointFile& f : ck.files)
+    for (const StoredTensor& t : f.tensors) {
+      std::optional<uint32_t> layer = place_tensor(t.name).layer;
+      if (dtype_info(t.dtype).is_float) of_weight[t.name] = layer;
+      OnnxLayerSlice& slice = layer ? numbered[*layer] : rest;
+      slice.layer = layer;
+      ++slice.initializers;
+      slice.weight_bytes += t.bytes();
+    }
+  for (const OnnxNode& n : g.nodes) {
+    const bool named = is_module_path(n.name);
+    std::optional<uint32_t> layer = named ? layer_of_name(n.name) : std::nullopt;
+    by_name = by_name || layer.has_value();
+    auto latest = [&](const auto& layer_of) {
+      std::optional<uint32_t> found;
+      bool any = false;
+      for (const std::string& in : n.inputs)
+        if (auto it = layer_of.find(in); it != layer_of.end()) {
+          any = true;
+          if (it->second && (!found || *it->second > *found)) found = it->second;
+        }
+      return std::make_pair(any, found);
+    };
+    if (!named) {
+      auto [weighted, by_weight] = latest(of_weight);
+      layer = weighted ? by_weight : latest(of_value).second;
+    }
+    for (const std::string& out : n.outputs) of_value[out] = layer;
+    OnnxLayerSlice& slice = layer ? numbered[*layer] : rest;
+    slice.layer = layer;
+    ++slice.nodes;
+  }
+  for (const CheckpointFile& f : ck.files)
+    for (const StoredTensor& t : f.tensors) by_initializer = by_initializer || place_tensor(t.name).layer;
+  if (numbered.empty()) return;
+  s.layer_evidence = by_name ? "node names" : by_initializer ? "initializer names" : "";
+  for (auto& [index, slice] : numbered) s.layers.push_back(slice);
+  if (rest.nodes || rest.initializers) s.layers.push_back(rest);
+}
+
+}  // namespace
+
+OnnxGraphSummary summarize_onnx_graph(const OnnxModel& g, const Checkpoint& ck) {
+  OnnxGraphSummary s;
+  s.ir_version = g.ir_version;
+  s.producer = g.producer_name + (g.producer_version.empty() ? "" : " " + g.producer_version);
+  s.opsets = g.opsets;
+  s.nodes = g.nodes.size();
+  s.inputs = g.inputs;
+  s.outputs = g.outputs;
+  for (const CheckpointFile& f : ck.files)
+    for (const StoredTensor& t : f.tensors) {
+      ++s.initializers;
+      s.initializer_elements += t.numel;
+      s.initializer_bytes += t.bytes();
+    }
+  count_ops(g, s);
+  topology(g, s);
+  precision(g, ck, s);
+  layers(g, ck, s);
+  s.edges = g.edges;
+  for (const OnnxValue& v : s.edges) s.edges_with_shape += v.shape.has_value();
+  s.shape_inference_error = g.shape_inference_error;
+  return s;
+}
+
+}  // namespace ma

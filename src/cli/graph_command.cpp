@@ -1,0 +1,29 @@
+#include "analysis/onnx_graph.h"
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "cli/graph_args.h"
+#include "core/error.h"
+#include "formats/checkpoint.h"
+#include "formats/model_files.h"
+#include "report/onnx_graph_report.h"
+
+namespace ma::cli {
+
+int run_graph(const Args& args) {
+  const GraphArgs a = parse_graph_args(args);
+  Output out = detect_output(a.common);
+  const LocalModelFiles files = locate_local_model(a.model);
+  if (!files.onnx_file)
+    throw Error(ErrorKind::Usage, a.model, "",
+                "not an ONNX model: `graph` reads the graph of a .onnx file (other formats: `tensors`)");
+  const Checkpoint ck = read_checkpoint(files);
+  const OnnxGraphSummary g = summarize_onnx_graph(*ck.onnx, ck);
+  print_notes(ck.notes, out);
+  if (a.json)
+    stream_onnx_graph_json(g, files.display_name, a.edges, print_stdout);
+  else if (!out.quiet)
+    print_stdout(render_onnx_graph_console(g, files.display_name, a.edges));
+  return 0;
+}
+
+}  // namespace ma::cli

@@ -1,0 +1,173 @@
+#include "report/onnx_graph_report.h"
+
+#include <algorithm>
+
+#include "core/json_writer.h"
+#include "core/text.h"
+#include "core/units.h"
+
+namespace ma {
+namespace {
+
+std::string padded(std::string s, size_t width, bool right = false) {
+  if (s.size() >= width) return s + (right ? "" : " ");
+  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
+
+std::string counted(uint64_t n, std::string_view noun) {
+  return with_thousands(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
+std::string opset_domain(const std::string& domain) {
+  return domain.empty() ? "ai.onnx" : domain;
+}
+
+std::string shape_text(const OnnxValue& v) {
+  if (!v.shape) return "rank unknown";
+  std::string out = "[";
+  for (size_t i = 0; i < v.shape->size(); ++i) {
+    const OnnxDim& d = (*v.shape)[i];
+    out += i ? ", " : "";
+    out += d.size ? std::to_string(*d.size) : !d.symbol.empty() ? terminal_safe(d.symbol) : "?";
+  }
+  return out + "]";
+}
+
+void values_table(std::string& out, const char* title, const std::vector<OnnxValue>& values) {
+  out += std::string(title) + " (" + std::to_string(values.size()) + ")\n";
+  size_t width = 4;
+  for (const OnnxValue& v : values) width = std::max(width, std::min<size_t>(terminal_safe(v.name).size(), 48));
+  for (const OnnxValue& v : values)
+    out += "  " + padded(terminal_safe(v.name), width) + " " +
+           padded(v.elem_type.empty() ? "?" : v.elem_type, 6) + " " + shape_text(v) + "\n";
+}
+
+std::string precision_line(const OnnxPrecision& p) {
+  if (p.kind == "weights")
+    return "weights " + padded(p.dtype, 6) + " " + counted(p.elements, "element") + ", " + bytes_exactly(p.bytes);
+  if (p.kind == "MatMulNBits")
+    return "MatMulNBits " + counted(p.nodes, "node") + ": " + std::to_string(p.bits) + "-bit weights, block " +
+           std::to_string(p.block_size) + ", " + counted(p.elements, "weight") + " (K x N)";
+  if (p.kind == "QDQ") return "QDQ " + counted(p.nodes, "QuantizeLinear/DequantizeLinear node") + ", " + p.dtype;
+  return p.kind + " " + counted(p.nodes, "node");
+}
+
+void write_value(JsonWriter& w, const OnnxValue& v) {
+  w.begin_object();
+  w.key("name").value(v.name);
+  w.key("elem_type").text_or_null(v.elem_type);
+  w.key("shape");
+  if (!v.shape) {
+    w.null();
+  } else {
+    w.begin_array();
+    for (const OnnxDim& d : *v.shape) {
+      if (d.size)
+        w.value(*d.size);
+      else
+        w.text_or_null(d.symbol);
+    }
+    w.end_array();
+  }
+  w.end_object();
+}
+
+void write_values(JsonWriter& w, std::string_view key, const std::vector<OnnxValue>& values) {
+  w.key(key).begin_array();
+  for (const OnnxValue& v : values) {
+    w.newline();
+    write_value(w, v);
+  }
+  w.end_array();
+}
+
+}  // namespace
+
+std::string render_onnx_graph_console(const OnnxGraphSummary& g, std::string_view title, bool edges) {
+  std::string out = "ONNX graph: " + terminal_safe(title) + "\n";
+  out += "  IR version " + std::to_string(g.ir_version) + ", producer " +
+         (g.producer.empty() ? std::string("not stated") : terminal_safe(g.producer)) + ", opsets";
+  for (const auto& [domain, version] : g.opsets)
+    out += " " + terminal_safe(opset_domain(domain)) + " " + std::to_string(version);
+  out += "\n  Nodes: " + with_thousands(g.nodes);
+  if (g.subgraph_nodes) out += " (+" + with_thousands(g.subgraph_nodes) + " in subgraphs)";
+  out += ", depth " + with_thousands(g.depth);
+  if (g.max_fan_out)
+    out += ", largest fan-out " + with_thousands(g.max_fan_out) + " (" + terminal_safe(g.max_fan_out_value) + ")";
+  out += "\n  Initializers: " + with_thousands(g.initializers) + ", " + with_thousands(g.initializer_elements) +
+         " elements, " + bytes_exactly(g.initializer_bytes) + "\n\n";
+  values_table(out, "Inputs", g.inputs);
+  values_table(out, "Outputs", g.outputs);
+  out += "\nOperators (" + std::to_string(g.ops.size()) + " types)\n";
+  for (const OnnxOpCount& op : g.ops)
+    out += "  " + padded(terminal_safe(op.op_type), 28) + padded(with_thousands(op.count), 8, true) + "\n";
+  out += "\nPrecision\n";
+  for (const OnnxPrecision& p : g.precision) out += "  " + precision_line(p) + "\n";
+  if (!g.layers.empty()) {
+    out += "\nLayers (from " + g.layer_evidence + ")\n  " + padded("layer", 8) + padded("nodes", 8, true) +
+           padded("initializers", 14, true) + "  weights\n";
+    for (const OnnxLayerSlice& l : g.layers)
+      out += "  " + padded(l.layer ? std::to_string(*l.layer) : "other", 8) +
+             padded(with_thousands(l.nodes), 8, true) + padded(with_thousands(l.initializers), 14, true) + "  " +
+             human_bytes(l.weight_bytes) + "\n";
+  }
+  out += "\nShapes: " + with_thousands(g.edges_with_shape) + " of " + with_thousands(g.edges.size()) +
+         " intermediate values have an inferred shape";
+  if (!g.shape_inference_error.empty()) out += " (inference stopped: " + terminal_safe(g.shape_inference_error) + ")";
+  out += edges ? "\n" : "; --edges lists them\n";
+  if (edges) {
+    out += "\n";
+    values_table(out, "Edges", g.edges);
+  }
+  return out;
+}
+
+void stream_onnx_graph_json(const OnnxGraphSummary& g, std::string_view source, bool edges,
+                            const std::function<void(std::string_view)>& sink) {
+  JsonWriter w(sink);
+  w.begin_object();
+  w.key("source").value(source);
+  w.key("ir_version").value(g.ir_version);
+  w.key("producer").text_or_null(g.producer);
+  w.key("opsets").begin_array();
+  for (const auto& [domain, version] : g.opsets)
+    w.begin_object().key("domain").value(opset_domain(domain)).key("version").value(version).end_object();
+  w.end_array();
+  w.key("nodes").value(g.nodes);
+  w.key("subgraph_nodes").value(g.subgraph_nodes);
+  w.key("depth").value(g.depth);
+  w.key("max_fan_out").value(g.max_fan_out);
+  w.key("max_fan_out_value").text_or_null(g.max_fan_out_value);
+  w.key("initializers").value(g.initializers);
+  w.key("initializer_elements").value(g.initializer_elements);
+  w.key("initializer_bytes").value(g.initializer_bytes);
+  write_values(w, "inputs", g.inputs);
+  write_values(w, "outputs", g.outputs);
+  w.key("ops").begin_object();
+  for (const OnnxOpCount& op : g.ops) w.key(op.op_type).value(op.count);
+  w.end_object();
+  w.key("precision").begin_array();
+  for (const OnnxPrecision& p : g.precision) {
+    w.begin_object().key("kind").value(p.kind).key("dtype").text_or_null(p.dtype);
+    w.key("nodes").value(p.nodes).key("elements").value(p.elements).key("bytes").value(p.bytes);
+    w.key("bits").value(p.bits).key("block_size").value(p.block_size).end_object();
+  }
+  w.end_array();
+  w.key("layer_evidence").text_or_null(g.layer_evidence);
+  w.key("layers").begin_array();
+  for (const OnnxLayerSlice& l : g.layers) {
+    w.newline().begin_object().key("layer").value_or_null(l.layer);
+    w.key("nodes").value(l.nodes).key("initializers").value(l.initializers);
+    w.key("weight_bytes").value(l.weight_bytes).end_object();
+  }
+  w.end_array();
+  w.key("edges_total").value(static_cast<uint64_t>(g.edges.size()));
+  w.key("edges_with_shape").value(g.edges_with_shape);
+  w.key("shape_inference_error").text_or_null(g.shape_inference_error);
+  if (edges) write_values(w, "edges", g.edges);
+  w.end_object();
+  w.flush();
+  sink("\n");
+}
+
+}  // namespace ma

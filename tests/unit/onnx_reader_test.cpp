@@ -1,0 +1,235 @@
+// The ONNX reader on models built with ONNX's own protobuf classes and broken one field at a time: every
+// bad input is refused with its error kind (the exit code) naming the field, none crashes, and nothing is
+// read outside the model's directory.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "core/error.h"
+#include "formats/checkpoint.h"
+#include "formats/model_files.h"
+#include "formats/onnx_model.h"
+#include "formats/weight_format.h"
+#include "io/byte_source.h"
+#include "io/file_source.h"
+#include "onnx_test_models.h"
+#include "test_support.h"
+
+namespace ma {
+namespace {
+
+namespace fs = std::filesystem;
+
+OnnxModel read_bytes(const std::string& bytes, const OnnxExternalSize& external = {},
+                     const OnnxLimits& limits = {}) {
+  const OnnxExternalSize none = [](const std::string&) { return std::optional<uint64_t>(); };
+  return read_onnx(MemorySource(bytes, "m.onnx"), external ? external : none, limits);
+}
+
+ErrorKind kind_of(const std::string& bytes, const OnnxExternalSize& external = {}, const OnnxLimits& limits = {},
+                  std::string* message = nullptr) {
+  try {
+    read_bytes(bytes, external, limits);
+  } catch (const Error& e) {
+    if (message) *message = e.what();
+    return e.kind();
+  }
+  ADD_FAILURE() << "accepted";
+  return ErrorKind::Internal;
+}
+
+OnnxExternalSize sized(uint64_t size) {
+  return [size](const std::string&) { return std::optional<uint64_t>(size); };
+}
+
+TEST(OnnxReader, InlineWeightIsLocatedInTheFile) {
+  const std::string bytes = test::tiny_onnx_model().SerializeAsString();
+  const OnnxModel m = read_bytes(bytes);
+  ASSERT_EQ(m.initializers.size(), 1u);
+  const StoredTensor& w = m.initializers[0];
+  EXPECT_EQ(w.dtype, DType::F32);
+  EXPECT_EQ(w.shape, (Shape{3, 2}));
+  EXPECT_EQ(w.file_index, 0u);
+  EXPECT_FALSE(w.encoded);
+  ASSERT_EQ(w.bytes(), 24u);
+  std::vector<float> values(6);
+  std::memcpy(values.data(), bytes.data() + w.data_begin, 24);
+  EXPECT_EQ(values, test::kTinyOnnxWeights);
+  EXPECT_EQ(m.nodes.size(), 1u);
+  EXPECT_EQ(m.inputs.size(), 1u);
+  ASSERT_EQ(m.edges.size(), 0u);  // x -> y: no intermediate value
+  EXPECT_EQ(m.outputs[0].shape->at(0).symbol, "batch");
+  EXPECT_EQ(sniff_weight_format(MemorySource(bytes, "m")), WeightFormat::Onnx);
+}
+
+TEST(OnnxReader, EveryTruncationIsRefusedOrReadWithinTheBytesLeft) {
+  const std::string bytes = test::tiny_onnx_model().SerializeAsString();
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    const std::string prefix = bytes.substr(0, n);
+    try {
+      const OnnxModel m = read_bytes(prefix);
+      for (const StoredTensor& t : m.initializers)
+        if (!t.encoded) {
+          EXPECT_LE(t.data_end, n) << n;
+        }
+    } catch (const Error& e) {
+      EXPECT_TRUE(e.kind() == ErrorKind::Malformed) << n << ": " << e.what();
+    }
+  }
+}
+
+TEST(OnnxReader, ExternalDataMustStayInsideTheModelDirectory) {
+  for (const char* location : {"../outside.bin", "/etc/passwd", "data/../../x.bin", "a/../../b"}) {
+    onnx::ModelProto m = test::tiny_onnx_model();
+    test::make_weight_external(m, location, "0", "24", {});
+    std::string message;
+    EXPECT_EQ(kind_of(m.SerializeAsString(), sized(1000), {}, &message), ErrorKind::Unsafe) << location;
+    EXPECT_NE(message.find("model.layers.0.mlp.up_proj.weight"), std::string::npos) << message;
+  }
+}
+
+TEST(OnnxReader, ExternalDataMustLieInsideItsFile) {
+  struct Case {
+    const char* offset;
+    const char* length;
+    uint64_t file_size;
+    ErrorKind kind;
+  };
+  for (const Case& c : {Case{"0", "24", 23, ErrorKind::Malformed},                      // file too short
+                        Case{"8", "24", 31, ErrorKind::Malformed},                      // offset pushes it out
+                        Case{"18446744073709551615", "24", 100, ErrorKind::Malformed},  // offset + bytes overflow
+                        Case{"0", "20", 100, ErrorKind::Malformed},                     // length disagrees
+                        Case{"-1", "24", 100, ErrorKind::Malformed},                    // not a byte count
+                        Case{"0x10", "24", 100, ErrorKind::Malformed}}) {
+    onnx::ModelProto m = test::tiny_onnx_model();
+    test::make_weight_external(m, "w.bin", c.offset, c.length, {});
+    EXPECT_EQ(kind_of(m.SerializeAsString(), sized(c.file_size)), c.kind) << c.offset << " " << c.length;
+  }
+  onnx::ModelProto m = test::tiny_onnx_model();
+  test::make_weight_external(m, "w.bin", "8", "", {});
+  const OnnxModel ok = read_bytes(m.SerializeAsString(), sized(32));
+  EXPECT_EQ(ok.initializers[0].file_index, 1u);
+  EXPECT_EQ(ok.initializers[0].data_begin, 8u);
+  EXPECT_EQ(ok.initializers[0].data_end, 32u);
+  EXPECT_EQ(ok.external_files, std::vector<std::string>{"w.bin"});
+  EXPECT_EQ(kind_of(m.SerializeAsString()), ErrorKind::NotFound);  // the file is missing
+}
+
+TEST(OnnxReader, InitializersThatLieAboutTheirValuesAreRefused) {
+  auto broken = [](auto&& edit) {
+    onnx::ModelProto m = test::tiny_onnx_model();
+    edit(*m.mutable_graph()->mutable_initializer(0), m);
+    return m.SerializeAsString();
+  };
+  EXPECT_EQ(kind_of(broken([](onnx::TensorProto& t, auto&) { t.mutable_raw_data()->pop_back(); })),
+            ErrorKind::Malformed);
+  EXPECT_EQ(kind_of(broken([](onnx::TensorProto& t, auto&) { t.set_dims(0, -3); })), ErrorKind::Malformed);
+  EXPECT_EQ(kind_of(broken([](onnx::TensorProto& t, auto&) {
+              t.set_dims(0, int64_t{1} << 40);
+              t.set_dims(1, int64_t{1} << 40);
+            })),
+            ErrorKind::Malformed);
+  EXPECT_EQ(kind_of(broken([](onnx::TensorProto& t, auto&) { t.clear_name(); })), ErrorKind::Malformed);
+  EXPECT_EQ(kind_of(broken([](onnx::TensorProto& t, auto& m) { *m.mutable_graph()->add_initializer() = t; })),
+            ErrorKind::Malformed);
+  EXPECT_EQ(kind_of(broken([](onnx::TensorProto& t, auto&) {
+              t.clear_raw_data();
+              t.add_float_data(1.0f);  // one value for six elements
+            })),
+            ErrorKind::Malformed);
+  EXPECT_EQ(kind_of(broken([](onnx::TensorProto& t, auto&) {
+              t.set_data_type(onnx::TensorProto_DataType_STRING);
+            })),
+            ErrorKind::Unsupported);
+}
+
+TEST(OnnxReader, NotAModelIsMalformed) {
+  EXPECT_EQ(kind_of("this is not a protobuf at all"), ErrorKind::Malformed);
+  onnx::ModelProto no_graph = test::tiny_onnx_model();
+  no_graph.clear_graph();
+  EXPECT_EQ(kind_of(no_graph.SerializeAsString()), ErrorKind::Malformed);
+  onnx::ModelProto no_version = test::tiny_onnx_model();
+  no_version.clear_ir_version();
+  EXPECT_EQ(kind_of(no_version.SerializeAsString()), ErrorKind::Malformed);
+}
+
+TEST(OnnxReader, ParsedSizeAndCountsAreCapped) {
+  onnx::ModelProto m = test::tiny_onnx_model();
+  for (int i = 0; i < 20000; ++i) m.mutable_graph()->add_node();  // two bytes each on the wire
+  const std::string bytes = m.SerializeAsString();
+  OnnxLimits small;
+  small.max_parsed_bytes = 256 << 10;
+  std::string message;
+  EXPECT_EQ(kind_of(bytes, {}, small, &message), ErrorKind::Limit);
+  EXPECT_NE(message.find("memory"), std::string::npos) << message;
+  OnnxLimits few;
+  few.max_nodes = 1000;
+  EXPECT_EQ(kind_of(bytes, {}, few), ErrorKind::Limit);
+  EXPECT_EQ(read_bytes(bytes).nodes.size(), 20001u);  // within the default caps
+}
+
+TEST(OnnxReader, NestingBeyondProtobufsLimitIsMalformedNotACrash) {
+  onnx::ModelProto m = test::tiny_onnx_model();
+  onnx::GraphProto* g = m.mutable_graph();
+  for (int depth = 0; depth < 200; ++depth) {
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type("If");
+    onnx::AttributeProto* a = n->add_attribute();
+    a->set_name("then_branch");
+    a->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+    g = a->mutable_g();
+  }
+  EXPECT_EQ(kind_of(m.SerializeAsString()), ErrorKind::Malformed);
+}
+
+TEST(OnnxReader, SubgraphNodesAreCounted) {
+  onnx::ModelProto m = test::tiny_onnx_model();
+  onnx::NodeProto* n = m.mutable_graph()->add_node();
+  n->set_op_type("If");
+  onnx::AttributeProto* a = n->add_attribute();
+  a->set_name("then_branch");
+  a->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+  a->mutable_g()->add_node()->set_op_type("Identity");
+  a->mutable_g()->add_node()->set_op_type("Identity");
+  EXPECT_EQ(read_bytes(m.SerializeAsString()).nodes.back().subgraph_nodes, 2u);
+}
+
+TEST(OnnxCheckpoint, ExternalDataThroughASymlinkOutOfTheDirectoryIsUnsafe) {
+  test::TempDir tmp;
+  fs::create_directories(tmp / "model");
+  onnx::ModelProto m = test::tiny_onnx_model();
+  test::make_weight_external(m, "weights.bin", "0", "24", tmp / "outside.bin");
+  test::write_onnx(tmp / "model" / "model.onnx", m);
+  fs::create_symlink(tmp / "outside.bin", tmp / "model" / "weights.bin");
+  try {
+    read_checkpoint(locate_local_model((tmp / "model").string()));
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsafe) << e.what();
+  }
+  // The same file inside the directory is read.
+  fs::remove(tmp / "model" / "weights.bin");
+  fs::rename(tmp / "outside.bin", tmp / "model" / "weights.bin");
+  const Checkpoint ck = read_checkpoint(locate_local_model((tmp / "model").string()));
+  ASSERT_EQ(ck.files.size(), 2u);
+  EXPECT_EQ(ck.files[1].name, "weights.bin");
+  EXPECT_EQ(ck.files[1].tensors.size(), 1u);
+}
+
+TEST(OnnxCheckpoint, ADirectoryWithTwoModelsAsksWhichOne) {
+  test::TempDir tmp;
+  test::write_onnx(tmp / "encoder_model.onnx", test::tiny_onnx_model());
+  test::write_onnx(tmp / "decoder_model.onnx", test::tiny_onnx_model());
+  try {
+    locate_local_model(tmp.path().string());
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_NE(std::string(e.what()).find("decoder_model.onnx, encoder_model.onnx"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(locate_local_model((tmp / "decoder_model.onnx").string()).onnx_file);
+}
+
+}  // namespace
+}  // namespace ma
