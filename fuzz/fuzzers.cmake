@@ -11,4 +11,5 @@ set(MA_FUZZERS
   perf_model_fuzzer
   torch_checkpoint_fuzzer
   gguf_fuzzer
+  onnx_fuzzer
 )

@@ -44,6 +44,8 @@ if [ -d "$shared" ] && [ $update = 0 ]; then
     { printf '\x01'; cat "$f"; } >"$extra/tokenizer_fuzzer/$i"; i=$((i+1))
   done
   i=0
+  for f in "$shared"/fixtures/*/*.onnx; do cp "$f" "$extra/onnx_fuzzer/$i"; i=$((i+1)); done
+  i=0
   for f in "$shared"/hf-configs/*/*.index.json; do cp "$f" "$extra/safetensors_index_fuzzer/$i"; i=$((i+1)); done
 fi
 

@@ -186,7 +186,7 @@ AttentionSummary summarize_attention(const ArchitectureRecord& arch) {
   s.num_attention_heads = arch.num_attention_heads;
   s.num_key_value_heads = arch.num_key_value_heads;
   s.head_dim = arch.head_dim;
-  const bool dims_known = !arch.model_type.empty();
+  const bool dims_known = !arch.model_type.empty() || arch.num_attention_heads != 0;
   const std::vector<LayerSpec>& specs = arch.layers();
   for (size_t i = 0; i < specs.size(); ++i)
     s.layers.push_back(layer_attention(static_cast<uint32_t>(i), specs[i], dims_known));

@@ -177,7 +177,8 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
                 : "unknown: without config.json there is no architecture to derive the cache from";
     return p;
   }
-  p.known = !arch.model_type.empty();
+  // A family names the cache; without one (an ONNX graph) the heads the record found size it.
+  p.known = !arch.model_type.empty() || (arch.num_attention_heads && arch.head_dim);
   if (!p.known) {
     p.convention = "unknown: without config.json there is no architecture to derive the cache from";
     return p;

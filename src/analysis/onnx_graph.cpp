@@ -11,8 +11,8 @@
 namespace ma {
 namespace {
 
-constexpr std::string_view kIntegerKernels[] = {"MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv",
-                                                "DynamicQuantizeLinear"};
+constexpr std::string_view kIntegerKernels[] = {"MatMulInteger", "QLinearMatMul", "ConvInteger",
+                                                "QLinearConv", "DynamicQuantizeLinear"};
 
 std::string qualified_op(const OnnxNode& n) {
   if (n.domain.empty() || n.domain == "ai.onnx") return n.op_type;

@@ -45,7 +45,7 @@ struct OnnxGraphSummary {
   std::string producer;  // "pytorch 2.11.0"
   std::vector<std::pair<std::string, int64_t>> opsets;
   uint64_t nodes = 0;
-  uint64_t subgraph_nodes = 0;  // inside If / Loop / Scan bodies
+  uint64_t subgraph_nodes = 0;   // inside If / Loop / Scan bodies
   std::vector<OnnxOpCount> ops;  // most frequent first, then by name
   std::vector<OnnxValue> inputs, outputs;
   uint64_t initializers = 0, initializer_elements = 0, initializer_bytes = 0;

@@ -88,8 +88,7 @@ uint64_t parse_decimal(const std::string& s, const std::string& file, const std:
 
 // An external data location must name a file below the model's directory: relative, no "..", no NUL.
 void check_location(const std::string& location, const std::string& file, const std::string& field) {
-  if (location.empty())
-    throw Error(ErrorKind::Malformed, file, field, "external data without a location");
+  if (location.empty()) throw Error(ErrorKind::Malformed, file, field, "external data without a location");
   const std::filesystem::path p(location);
   bool climbs = location.find('\0') != std::string::npos || p.is_absolute() || p.has_root_name() ||
                 location.front() == '/' || location.front() == '\\';
@@ -135,8 +134,7 @@ class InitializerReader {
   }
 
  private:
-  void place_external(const onnx::TensorProto& t, const std::string& field, uint64_t bytes,
-                      StoredTensor& s) {
+  void place_external(const onnx::TensorProto& t, const std::string& field, uint64_t bytes, StoredTensor& s) {
     std::string location;
     std::optional<uint64_t> offset, length;
     for (const onnx::StringStringEntryProto& kv : t.external_data()) {
@@ -179,8 +177,8 @@ class InitializerReader {
     if (t.has_raw_data()) {
       if (t.raw_data().size() != bytes)
         throw Error(ErrorKind::Malformed, src_.name(), field,
-                    "raw_data holds " + std::to_string(t.raw_data().size()) + " bytes but its shape and type take " +
-                        std::to_string(bytes));
+                    "raw_data holds " + std::to_string(t.raw_data().size()) +
+                        " bytes but its shape and type take " + std::to_string(bytes));
     } else {
       values = static_cast<uint64_t>(t.float_data_size()) + static_cast<uint64_t>(t.int32_data_size()) +
                static_cast<uint64_t>(t.int64_data_size()) + static_cast<uint64_t>(t.double_data_size()) +
@@ -256,7 +254,8 @@ void read_graph(const ByteSource& src, const std::string& bytes, onnx::ModelProt
     node.outputs.assign(n.output().begin(), n.output().end());
     node.subgraph_nodes = count_subgraph_nodes(n);
     for (const onnx::AttributeProto& a : n.attribute())
-      if (a.type() == onnx::AttributeProto_AttributeType_INT) node.int_attributes.emplace_back(a.name(), a.i());
+      if (a.type() == onnx::AttributeProto_AttributeType_INT)
+        node.int_attributes.emplace_back(a.name(), a.i());
     out.nodes.push_back(std::move(node));
   }
 
@@ -296,7 +295,8 @@ OnnxModel read_onnx(const ByteSource& src, const OnnxExternalSize& external_size
     out.producer_name = m->producer_name();
     out.producer_version = m->producer_version();
     out.graph_name = m->graph().name();
-    for (const onnx::OperatorSetIdProto& o : m->opset_import()) out.opsets.emplace_back(o.domain(), o.version());
+    for (const onnx::OperatorSetIdProto& o : m->opset_import())
+      out.opsets.emplace_back(o.domain(), o.version());
     for (const onnx::StringStringEntryProto& kv : m->metadata_props())
       out.metadata.emplace_back(kv.key(), kv.value());
     read_graph(src, bytes, *m, external_size, limits, out);

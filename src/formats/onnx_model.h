@@ -39,7 +39,7 @@ struct OnnxNode {
 struct OnnxModel {
   int64_t ir_version = 0;
   std::string producer_name, producer_version, graph_name;
-  std::vector<std::pair<std::string, int64_t>> opsets;  // domain ("" = ai.onnx) and version
+  std::vector<std::pair<std::string, int64_t>> opsets;        // domain ("" = ai.onnx) and version
   std::vector<std::pair<std::string, std::string>> metadata;  // metadata_props
   // Inputs the caller feeds (initializers that older IR versions also list as inputs are left out).
   std::vector<OnnxValue> inputs, outputs;

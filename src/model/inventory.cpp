@@ -1,6 +1,7 @@
 #include "model/inventory.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <set>
@@ -16,6 +17,7 @@
 #include "model/gguf_record.h"
 #include "model/inferred_record.h"
 #include "model/natural_order.h"
+#include "model/onnx_record.h"
 #include "model/record_config.h"
 #include "model/record_facts.h"
 #include "model/stored_dtype.h"
@@ -456,6 +458,21 @@ Inventory build_inventory(const LocalModelFiles& files) {
       for (std::string& n : fill_record_from_gguf(*ck.gguf, inv.tensors, inv.arch))
         inv.notes.push_back(std::move(n));
       inv.embedded_tokenizer = tokenizer_from_gguf(*ck.gguf);
+    }
+    if (ck.onnx) {  // ONNX Runtime GenAI states the decoder's dimensions beside the model; else the graph
+      std::optional<json::Document> genai;
+      std::error_code ec;
+      if (const std::filesystem::path p = files.root / "genai_config.json";
+          std::filesystem::is_regular_file(p, ec))
+        genai = json::Document::parse(read_small_file(p, kMaxConfigBytes), p.string());
+      for (std::string& n :
+           fill_record_from_onnx(*ck.onnx, genai ? &genai->root() : nullptr, inv.tensors, inv.arch))
+        inv.notes.push_back(std::move(n));
+      // An export computes (and keeps its cache) in the type of its float weights.
+      if (std::optional<DType> d = dtype_in_headers(inv.tensors)) {
+        inv.arch.stored_dtype = d;
+        inv.arch.stored_dtype_source = "ONNX initializers";
+      }
     }
   }
   return inv;

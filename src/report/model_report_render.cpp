@@ -61,6 +61,9 @@ void console_parameters(ConsoleWriter& w, const ModelReport& r, const RenderOpti
   if (!p.from_template)
     w.note(r.weights_format == "gguf"
                ? "counted from the GGUF file's tensors; its metadata describes the model"
+           : r.weights_format == "onnx"
+               ? "counted from the ONNX initializers (constants the exporter stored among "
+                 "them included); the graph describes the model"
                : "counted from the stored tensors: there is no config.json");
   if (!o.detailed) return;
   w.field("by block", by_block_text(p));

@@ -36,7 +36,8 @@ std::string shape_text(const OnnxValue& v) {
 void values_table(std::string& out, const char* title, const std::vector<OnnxValue>& values) {
   out += std::string(title) + " (" + std::to_string(values.size()) + ")\n";
   size_t width = 4;
-  for (const OnnxValue& v : values) width = std::max(width, std::min<size_t>(terminal_safe(v.name).size(), 48));
+  for (const OnnxValue& v : values)
+    width = std::max(width, std::min<size_t>(terminal_safe(v.name).size(), 48));
   for (const OnnxValue& v : values)
     out += "  " + padded(terminal_safe(v.name), width) + " " +
            padded(v.elem_type.empty() ? "?" : v.elem_type, 6) + " " + shape_text(v) + "\n";
@@ -44,11 +45,14 @@ void values_table(std::string& out, const char* title, const std::vector<OnnxVal
 
 std::string precision_line(const OnnxPrecision& p) {
   if (p.kind == "weights")
-    return "weights " + padded(p.dtype, 6) + " " + counted(p.elements, "element") + ", " + bytes_exactly(p.bytes);
+    return "weights " + padded(p.dtype, 6) + " " + counted(p.elements, "element") + ", " +
+           bytes_exactly(p.bytes);
   if (p.kind == "MatMulNBits")
-    return "MatMulNBits " + counted(p.nodes, "node") + ": " + std::to_string(p.bits) + "-bit weights, block " +
-           std::to_string(p.block_size) + ", " + counted(p.elements, "weight") + " (K x N)";
-  if (p.kind == "QDQ") return "QDQ " + counted(p.nodes, "QuantizeLinear/DequantizeLinear node") + ", " + p.dtype;
+    return "MatMulNBits " + counted(p.nodes, "node") + ": " + std::to_string(p.bits) +
+           "-bit weights, block " + std::to_string(p.block_size) + ", " + counted(p.elements, "weight") +
+           " (K x N)";
+  if (p.kind == "QDQ")
+    return "QDQ " + counted(p.nodes, "QuantizeLinear/DequantizeLinear node") + ", " + p.dtype;
   return p.kind + " " + counted(p.nodes, "node");
 }
 
@@ -93,9 +97,10 @@ std::string render_onnx_graph_console(const OnnxGraphSummary& g, std::string_vie
   if (g.subgraph_nodes) out += " (+" + with_thousands(g.subgraph_nodes) + " in subgraphs)";
   out += ", depth " + with_thousands(g.depth);
   if (g.max_fan_out)
-    out += ", largest fan-out " + with_thousands(g.max_fan_out) + " (" + terminal_safe(g.max_fan_out_value) + ")";
-  out += "\n  Initializers: " + with_thousands(g.initializers) + ", " + with_thousands(g.initializer_elements) +
-         " elements, " + bytes_exactly(g.initializer_bytes) + "\n\n";
+    out += ", largest fan-out " + with_thousands(g.max_fan_out) + " (" + terminal_safe(g.max_fan_out_value) +
+           ")";
+  out += "\n  Initializers: " + with_thousands(g.initializers) + ", " +
+         with_thousands(g.initializer_elements) + " elements, " + bytes_exactly(g.initializer_bytes) + "\n\n";
   values_table(out, "Inputs", g.inputs);
   values_table(out, "Outputs", g.outputs);
   out += "\nOperators (" + std::to_string(g.ops.size()) + " types)\n";
@@ -108,12 +113,13 @@ std::string render_onnx_graph_console(const OnnxGraphSummary& g, std::string_vie
            padded("initializers", 14, true) + "  weights\n";
     for (const OnnxLayerSlice& l : g.layers)
       out += "  " + padded(l.layer ? std::to_string(*l.layer) : "other", 8) +
-             padded(with_thousands(l.nodes), 8, true) + padded(with_thousands(l.initializers), 14, true) + "  " +
-             human_bytes(l.weight_bytes) + "\n";
+             padded(with_thousands(l.nodes), 8, true) + padded(with_thousands(l.initializers), 14, true) +
+             "  " + human_bytes(l.weight_bytes) + "\n";
   }
   out += "\nShapes: " + with_thousands(g.edges_with_shape) + " of " + with_thousands(g.edges.size()) +
          " intermediate values have an inferred shape";
-  if (!g.shape_inference_error.empty()) out += " (inference stopped: " + terminal_safe(g.shape_inference_error) + ")";
+  if (!g.shape_inference_error.empty())
+    out += " (inference stopped: " + terminal_safe(g.shape_inference_error) + ")";
   out += edges ? "\n" : "; --edges lists them\n";
   if (edges) {
     out += "\n";

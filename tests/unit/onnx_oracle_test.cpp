@@ -1,5 +1,5 @@
-// ONNX models against the onnx package itself. tests/oracle/onnx_models.py (Debian's python3-onnx) writes four
-// small models — module-path node names with numbered layers, the same with external data in a
+// ONNX models against the onnx package itself. tests/oracle/onnx_models.py (Debian's python3-onnx) writes
+// four small models — module-path node names with numbered layers, the same with external data in a
 // subdirectory, initializers in protobuf's typed fields, and QDQ / MatMulNBits / If precision markers — and
 // says what onnx reads from each: nodes and op types, opsets, inputs and outputs, every initializer's type,
 // dims, location and bytes, and every edge's shape from onnx.shape_inference.infer_shapes. Our reader must
@@ -47,15 +47,18 @@ std::string shape_text(const json::Value& shape) {
   if (shape.is_null()) return "none";
   std::string out = "[";
   for (const json::Value& d : shape.items())
-    out += (out.size() > 1 ? "," : "") +
-           (d.is_string() ? std::string(d.as_string()) : d.is_null() ? "?" : std::to_string(*d.as_uint()));
+    out += (out.size() > 1 ? "," : "") + (d.is_string() ? std::string(d.as_string())
+                                          : d.is_null() ? "?"
+                                                        : std::to_string(*d.as_uint()));
   return out + "]";
 }
 std::string shape_text(const OnnxValue& v) {
   if (!v.shape) return "none";
   std::string out = "[";
   for (const OnnxDim& d : *v.shape)
-    out += (out.size() > 1 ? "," : "") + (d.size ? std::to_string(*d.size) : d.symbol.empty() ? "?" : d.symbol);
+    out += (out.size() > 1 ? "," : "") + (d.size             ? std::to_string(*d.size)
+                                          : d.symbol.empty() ? "?"
+                                                             : d.symbol);
   return out + "]";
 }
 
@@ -163,8 +166,8 @@ TEST_P(OnnxOracleModels, InitializersAreWhereOnnxPutTheirBytes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Written, OnnxOracleModels, ::testing::Values("mlp", "mlp_external", "typed", "quant"),
-                         test::ParamName());
+INSTANTIATE_TEST_SUITE_P(Written, OnnxOracleModels,
+                         ::testing::Values("mlp", "mlp_external", "typed", "quant"), test::ParamName());
 
 TEST_F(OnnxOracle, LayersFollowModulePathNodeNames) {
   const Checkpoint ck = read_checkpoint(locate_local_model(model_path("mlp").string()));
@@ -209,7 +212,8 @@ TEST(OnnxFixture, TorchExportOfGpt2MatchesTheOnnxPackage) {
   const OnnxGraphSummary g = summarize_onnx_graph(*ck.onnx, ck);
   EXPECT_EQ(g.nodes, *want.root().find("nodes")->as_uint());
   std::map<std::string, uint64_t> want_ops, got_ops;
-  for (const auto& [op, count] : want.root().find("ops")->members()) want_ops[std::string(op)] = *count.as_uint();
+  for (const auto& [op, count] : want.root().find("ops")->members())
+    want_ops[std::string(op)] = *count.as_uint();
   for (const OnnxOpCount& op : g.ops) got_ops[op.op_type] = op.count;
   EXPECT_EQ(want_ops, got_ops);
   EXPECT_EQ(g.initializers, *want.root().find("initializers")->as_uint());

@@ -27,8 +27,8 @@ OnnxModel read_bytes(const std::string& bytes, const OnnxExternalSize& external 
   return read_onnx(MemorySource(bytes, "m.onnx"), external ? external : none, limits);
 }
 
-ErrorKind kind_of(const std::string& bytes, const OnnxExternalSize& external = {}, const OnnxLimits& limits = {},
-                  std::string* message = nullptr) {
+ErrorKind kind_of(const std::string& bytes, const OnnxExternalSize& external = {},
+                  const OnnxLimits& limits = {}, std::string* message = nullptr) {
   try {
     read_bytes(bytes, external, limits);
   } catch (const Error& e) {
@@ -96,12 +96,13 @@ TEST(OnnxReader, ExternalDataMustLieInsideItsFile) {
     uint64_t file_size;
     ErrorKind kind;
   };
-  for (const Case& c : {Case{"0", "24", 23, ErrorKind::Malformed},                      // file too short
-                        Case{"8", "24", 31, ErrorKind::Malformed},                      // offset pushes it out
-                        Case{"18446744073709551615", "24", 100, ErrorKind::Malformed},  // offset + bytes overflow
-                        Case{"0", "20", 100, ErrorKind::Malformed},                     // length disagrees
-                        Case{"-1", "24", 100, ErrorKind::Malformed},                    // not a byte count
-                        Case{"0x10", "24", 100, ErrorKind::Malformed}}) {
+  for (const Case& c :
+       {Case{"0", "24", 23, ErrorKind::Malformed},                      // file too short
+        Case{"8", "24", 31, ErrorKind::Malformed},                      // offset pushes it out
+        Case{"18446744073709551615", "24", 100, ErrorKind::Malformed},  // offset + bytes overflow
+        Case{"0", "20", 100, ErrorKind::Malformed},                     // length disagrees
+        Case{"-1", "24", 100, ErrorKind::Malformed},                    // not a byte count
+        Case{"0x10", "24", 100, ErrorKind::Malformed}}) {
     onnx::ModelProto m = test::tiny_onnx_model();
     test::make_weight_external(m, "w.bin", c.offset, c.length, {});
     EXPECT_EQ(kind_of(m.SerializeAsString(), sized(c.file_size)), c.kind) << c.offset << " " << c.length;
@@ -138,9 +139,8 @@ TEST(OnnxReader, InitializersThatLieAboutTheirValuesAreRefused) {
               t.add_float_data(1.0f);  // one value for six elements
             })),
             ErrorKind::Malformed);
-  EXPECT_EQ(kind_of(broken([](onnx::TensorProto& t, auto&) {
-              t.set_data_type(onnx::TensorProto_DataType_STRING);
-            })),
+  EXPECT_EQ(kind_of(broken(
+                [](onnx::TensorProto& t, auto&) { t.set_data_type(onnx::TensorProto_DataType_STRING); })),
             ErrorKind::Unsupported);
 }
 
@@ -226,7 +226,8 @@ TEST(OnnxCheckpoint, ADirectoryWithTwoModelsAsksWhichOne) {
     ADD_FAILURE() << "accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
-    EXPECT_NE(std::string(e.what()).find("decoder_model.onnx, encoder_model.onnx"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("decoder_model.onnx, encoder_model.onnx"), std::string::npos)
+        << e.what();
   }
   EXPECT_TRUE(locate_local_model((tmp / "decoder_model.onnx").string()).onnx_file);
 }
