@@ -7,14 +7,17 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "analysis/module_class.h"
 #include "analysis/stats_math.h"
+#include "analysis/tensor_pairing.h"
 #include "core/dtype_values.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "formats/checkpoint.h"
+#include "formats/ggml_dequant.h"
 #include "io/file_source.h"
 #include "model/tensor_placement.h"
 
@@ -25,24 +28,27 @@ namespace {
 
 constexpr size_t kChunkElements = 1 << 16;
 
-struct Located {
-  fs::path file;
-  uint64_t offset;
-  const StoredTensor* tensor;
-};
-
 struct Pair {
-  Located a, b;
+  const PairedSide* a;
+  const PairedSide* b;
   size_t out;
+  // A GGUF side of a q/k projection whose rows llama.cpp's converter reordered for its rotary kernel: read
+  // in the original order, with this head size (0: rows as stored).
+  uint64_t rotary_head_dim_a = 0, rotary_head_dim_b = 0;
 };
 
-// Element decoding through a table for types of at most 16 bits (the hot case: BF16), element_value
-// otherwise.
+// Element decoding through a table for types of at most 16 bits (the hot case: BF16), ggml's to_float for
+// block types, element_value otherwise.
 class Decoder {
  public:
   void decode(DType t, const char* raw, size_t n, double* out) {
     const uint32_t bits = dtype_bits(t);
-    if (t != DType::F4 && bits <= 16) {
+    if (is_block_type(t)) {
+      floats_.resize(n);
+      dequantize_blocks(t, reinterpret_cast<const uint8_t*>(raw), n / dtype_info(t).block_elements,
+                        floats_.data());
+      for (size_t i = 0; i < n; ++i) out[i] = floats_[i];
+    } else if (t != DType::F4 && bits <= 16) {
       std::vector<double>& table = table_for(t);
       for (size_t i = 0; i < n; ++i) {
         uint64_t v = 0;
@@ -71,6 +77,7 @@ class Decoder {
     return table;
   }
   std::map<DType, std::vector<double>> tables_;
+  std::vector<float> floats_;
 };
 
 struct Worker {
@@ -86,28 +93,54 @@ struct Worker {
   }
 };
 
-// Bytes of elements [first, first + n) of a tensor (F4 packs two per byte; chunks start at even elements).
+// Bytes of elements [first, first + n) of a tensor (F4 packs two per byte; block types hold whole blocks, and
+// chunks and rows start at block boundaries).
 std::pair<uint64_t, uint64_t> byte_span(DType t, uint64_t first, uint64_t n) {
   if (t == DType::F4) return {first / 2, (n + 1) / 2};
+  if (is_block_type(t)) return {dtype_bytes(first, t), dtype_bytes(n, t)};
   const uint64_t w = dtype_bits(t) / 8;
   return {first * w, n * w};
 }
 
+// The stored row holding original row `row` of a q/k projection in llama.cpp's rotary order: within each
+// head, the converter interleaves the two rotary halves (row h*hd + i*hd/2 + j is stored at h*hd + 2j + i).
+uint64_t rotary_row(uint64_t row, uint64_t head_dim) {
+  const uint64_t h = row / head_dim, in_head = row % head_dim, half = head_dim / 2;
+  return h * head_dim + 2 * (in_head % half) + in_head / half;
+}
+
+// Reads elements [first, first + n) of one side into `raw` and decodes them; with a rotary head size, n is
+// one row and the stored row it comes from is looked up.
+void read_side(Worker& w, const PairedSide& s, uint64_t rotary_head_dim, uint64_t first, size_t n,
+               std::vector<char>& raw, double* out) {
+  uint64_t element = first;
+  if (rotary_head_dim) {
+    const uint64_t cols = s.shape.back();
+    element = rotary_row(first / cols, rotary_head_dim) * cols;
+  }
+  auto [offset, len] = byte_span(s.dtype, element, n);
+  w.file(s.file).read_exact(s.offset + offset, len, raw.data());
+  w.decoder.decode(s.dtype, raw.data(), n, out);
+}
+
 void compare_pair(Worker& w, const Pair& p, TensorDrift& d) {
-  const StoredTensor& ta = *p.a.tensor;
-  const StoredTensor& tb = *p.b.tensor;
-  const FileSource& fa = w.file(p.a.file);
-  const FileSource& fb = w.file(p.b.file);
+  const PairedSide& ta = *p.a;
+  const PairedSide& tb = *p.b;
   Moments ma, mb;
   double aa = 0, bb = 0, ab = 0, diff2 = 0, max_diff = 0;
-  for (uint64_t first = 0; first < ta.numel; first += kChunkElements) {
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunkElements, ta.numel - first));
-    auto [oa, la] = byte_span(ta.dtype, first, n);
-    auto [ob, lb] = byte_span(tb.dtype, first, n);
-    fa.read_exact(p.a.offset + oa, la, w.raw_a.data());
-    fb.read_exact(p.b.offset + ob, lb, w.raw_b.data());
-    w.decoder.decode(ta.dtype, w.raw_a.data(), n, w.a.data());
-    w.decoder.decode(tb.dtype, w.raw_b.data(), n, w.b.data());
+  // Row by row where a side's rows are reordered; in large chunks otherwise.
+  const bool by_row = (p.rotary_head_dim_a || p.rotary_head_dim_b) && ta.shape.size() == 2;
+  const uint64_t unit = by_row ? ta.shape[1] : kChunkElements;
+  for (uint64_t first = 0; first < ta.numel; first += unit) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(unit, ta.numel - first));
+    if (w.a.size() < n) {
+      w.a.resize(n);
+      w.b.resize(n);
+      w.raw_a.resize(n * 8);
+      w.raw_b.resize(n * 8);
+    }
+    read_side(w, ta, by_row ? p.rotary_head_dim_a : 0, first, n, w.raw_a, w.a.data());
+    read_side(w, tb, by_row ? p.rotary_head_dim_b : 0, first, n, w.raw_b, w.b.data());
     // Pairs where either side is NaN or Inf are left out of every sum (they would poison them all).
     size_t k = 0;
     for (size_t i = 0; i < n; ++i)
@@ -142,12 +175,34 @@ void compare_pair(Worker& w, const Pair& p, TensorDrift& d) {
   d.sum_diff2 = diff2;
 }
 
-std::vector<Located> locate(const LocalModelFiles& files, Checkpoint& ck) {
-  std::vector<Located> out;
-  for (const CheckpointFile& f : ck.files)
-    for (const StoredTensor& t : f.tensors)
-      out.push_back({files.root / f.name, f.data_start + t.data_begin, &t});
-  return out;
+// Why a pair cannot be compared element by element; empty when it can.
+std::string why_not_comparable(const PairedSide& t, const PairedSide& u) {
+  if (!t.in_order || !u.in_order) return "a view whose elements are not in row-major order on disk";
+  if (t.encoded || u.encoded) return "values stored as protobuf varints, not raw bytes";
+  for (DType d : {t.dtype, u.dtype}) {
+    if (is_block_type(d) && !can_dequantize(d))
+      return std::string(dtype_info(d).name) +
+             " blocks decode through llama.cpp's lookup grids, which are not built in";
+    if (!is_block_type(d) && !has_element_values(d))
+      return "no element values (" + std::string(dtype_info(t.dtype).short_name) + "/" +
+             std::string(dtype_info(u.dtype).short_name) + ")";
+  }
+  return "";
+}
+
+// The head size a GGUF q/k projection's rows are grouped by (from {arch}.attention.key_length, else the
+// embedding length over the head count); 0 when the side is not such a tensor of a GGUF file.
+uint64_t gguf_head_dim(const Checkpoint& ck, const PairedSide& s) {
+  if (!ck.gguf || s.shape.size() != 2) return 0;
+  const TensorPlacement p = place_tensor(s.tensor);
+  if (p.block != Block::Attention || (p.role != "q" && p.role != "k")) return 0;
+  const auto arch = ck.gguf->string_value("general.architecture");
+  if (!arch) return 0;
+  const std::string prefix = std::string(*arch) + ".";
+  uint64_t hd = ck.gguf->uint_value(prefix + "attention.key_length").value_or(0);
+  const uint64_t heads = ck.gguf->uint_value(prefix + "attention.head_count").value_or(0);
+  if (!hd && heads) hd = ck.gguf->uint_value(prefix + "embedding_length").value_or(0) / heads;
+  return hd >= 2 && hd % 2 == 0 && s.shape[0] % hd == 0 ? hd : 0;
 }
 
 }  // namespace
@@ -160,57 +215,106 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
     if (!ck->headers_read)
       throw Error(ErrorKind::NotFound, (ck == &ca ? a : b).display_name, "",
                   "comparison needs the weight files");
-  std::vector<Located> la = locate(a, ca), lb = locate(b, cb);
-  std::unordered_map<std::string_view, size_t> in_b;
-  for (size_t i = 0; i < lb.size(); ++i) in_b.emplace(lb[i].tensor->name, i);
+  // One format names a tensor alike in both; an original and its GGUF quantization pair by place.
+  const bool by_place = (ca.format == "gguf") != (cb.format == "gguf");
+  const std::vector<PairedSide> sa = paired_sides(a, ca, by_place), sb = paired_sides(b, cb, by_place);
+  const TensorPairs tp = by_place ? pair_by_place(sa, sb) : pair_by_name(sa, sb);
 
   WeightComparison c;
   c.mean_threshold = options.mean_threshold;
   c.rel_l2_threshold = options.rel_l2_threshold;
+  c.paired_by = by_place ? "place" : "name";
+  // Every candidate computed: the pairs, both row orders of a GGUF q/k projection, every A x B of an
+  // ambiguous place. `a_index` keeps A's order for the result.
   std::vector<Pair> pairs;
-  std::vector<bool> matched(lb.size(), false);
-  for (const Located& x : la) {
-    const StoredTensor& t = *x.tensor;
-    auto it = in_b.find(t.name);
-    if (it == in_b.end()) {
-      c.missing_in_b.push_back(t.name);
-      continue;
-    }
-    matched[it->second] = true;
-    const StoredTensor& u = *lb[it->second].tensor;
-    if (t.shape != u.shape) {
-      c.shape_mismatch.push_back(t.name + ": " + shape_to_string(t.shape) + " vs " +
-                                 shape_to_string(u.shape));
-      continue;
-    }
-    if (t.strided || t.permuted || u.strided || u.permuted) {
-      warnings.push_back(t.name + ": a view whose elements are not in row-major order on disk; not compared");
-      continue;
-    }
-    if (!has_element_values(t.dtype) || !has_element_values(u.dtype)) {
-      warnings.push_back(t.name + ": no element values (" + std::string(dtype_info(t.dtype).short_name) +
-                         "/" + std::string(dtype_info(u.dtype).short_name) + "); not compared");
-      continue;
-    }
+  std::vector<TensorDrift> drifts;
+  std::vector<size_t> a_index;
+  auto candidate = [&](size_t i, size_t j, uint64_t rotary_a, uint64_t rotary_b) {
     TensorDrift d;
-    d.name = t.name;
-    const TensorPlacement p = place_tensor(t.name);
+    d.name = sa[i].name;
+    if (sb[j].name != sa[i].name) d.name_b = sb[j].name;
+    const TensorPlacement p = place_tensor(sa[i].tensor);
     d.layer = p.layer;
     d.module_class = module_class(p.block, p.role);
-    d.dtype_a = t.dtype;
-    d.dtype_b = u.dtype;
-    d.shape = t.shape;
-    d.numel = t.numel;
-    pairs.push_back({x, lb[it->second], c.tensors.size()});
-    c.tensors.push_back(std::move(d));
+    d.dtype_a = sa[i].dtype;
+    d.dtype_b = sb[j].dtype;
+    d.shape = sa[i].shape;
+    d.numel = sa[i].numel;
+    pairs.push_back({&sa[i], &sb[j], drifts.size(), rotary_a, rotary_b});
+    drifts.push_back(std::move(d));
+    a_index.push_back(i);
+  };
+  // Whether the pair can be compared; says why not otherwise.
+  auto comparable = [&](size_t i, size_t j) {
+    if (sa[i].shape != sb[j].shape) {
+      c.shape_mismatch.push_back(sa[i].name + ": " + shape_to_string(sa[i].shape) + " vs " +
+                                 (sb[j].name == sa[i].name ? "" : sb[j].name + " ") +
+                                 shape_to_string(sb[j].shape));
+      return false;
+    }
+    if (std::string why = why_not_comparable(sa[i], sb[j]); !why.empty()) {
+      warnings.push_back(sa[i].name + ": " + why + "; not compared");
+      return false;
+    }
+    return true;
+  };
+  struct Choice {
+    std::vector<size_t> candidates;  // indices into drifts
+  };
+  std::vector<Choice> choices;  // each keeps the candidate with the smallest error
+  for (auto [i, j] : tp.pairs) {
+    if (!comparable(i, j)) continue;
+    const uint64_t ha = gguf_head_dim(ca, sa[i]), hb = gguf_head_dim(cb, sb[j]);
+    Choice choice;
+    choice.candidates.push_back(drifts.size());
+    candidate(i, j, 0, 0);
+    if (ha || hb) {  // llama.cpp's converter reorders the rows of some families' q/k: try both orders
+      choice.candidates.push_back(drifts.size());
+      candidate(i, j, ha, hb);
+    }
+    choices.push_back(std::move(choice));
   }
-  for (size_t i = 0; i < lb.size(); ++i)
-    if (!matched[i]) c.extra_in_b.push_back(lb[i].tensor->name);
+  for (const auto& group : tp.ambiguous) {
+    std::vector<size_t> first(group.size());
+    for (size_t g = 0; g < group.size(); ++g) {
+      first[g] = drifts.size();
+      candidate(group[g].first, group[g].second, 0, 0);
+    }
+    choices.push_back({first});
+  }
+  for (size_t i : tp.only_a) c.missing_in_b.push_back(sa[i].name);
+  for (size_t j : tp.only_b) c.extra_in_b.push_back(sb[j].name);
 
   const size_t threads = options.threads ? options.threads : available_cores();
-  parallel_for_with_state<Worker>(pairs.size(), threads, [&](Worker& w, size_t i) {
-    compare_pair(w, pairs[i], c.tensors[pairs[i].out]);
-  });
+  parallel_for_with_state<Worker>(
+      pairs.size(), threads, [&](Worker& w, size_t k) { compare_pair(w, pairs[k], drifts[pairs[k].out]); });
+
+  // Keep, per choice, the candidates with the smallest error: one for a pair (the row order that matches),
+  // a one-to-one assignment for an ambiguous place (smallest relative error first).
+  std::vector<size_t> kept;
+  for (const Choice& ch : choices) {
+    std::vector<size_t> order = ch.candidates;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t x, size_t y) { return drifts[x].sum_diff2 < drifts[y].sum_diff2; });
+    const bool rotary_pair = ch.candidates.size() == 2 &&
+                             pairs[ch.candidates[1]].a == pairs[ch.candidates[0]].a &&
+                             pairs[ch.candidates[1]].b == pairs[ch.candidates[0]].b;
+    if (ch.candidates.size() == 1 || rotary_pair) {
+      kept.push_back(order.front());
+      if (rotary_pair && order.front() == ch.candidates[1]) ++c.rotary_reordered;
+      continue;
+    }
+    std::set<const PairedSide*> used_a, used_b;
+    for (size_t k : order)
+      if (!used_a.count(pairs[k].a) && !used_b.count(pairs[k].b)) {
+        used_a.insert(pairs[k].a);
+        used_b.insert(pairs[k].b);
+        kept.push_back(k);
+        ++c.paired_by_values;
+      }
+  }
+  std::stable_sort(kept.begin(), kept.end(), [&](size_t x, size_t y) { return a_index[x] < a_index[y]; });
+  for (size_t k : kept) c.tensors.push_back(std::move(drifts[k]));
 
   std::map<int64_t, LayerDrift> layers;  // -1: outside the layer stack
   std::map<int64_t, double> aa, bb, ab, dd;
@@ -233,6 +337,21 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
     if (key >= 0) c.layers.push_back(l);
   }
   if (layers.count(-1)) c.layers.push_back(layers[-1]);
+  std::map<DType, DTypeDrift> by_type;
+  for (const TensorDrift& d : c.tensors) {
+    DTypeDrift& t = by_type[d.dtype_b];
+    t.dtype = d.dtype_b;
+    ++t.tensors;
+    t.numel += d.numel;
+    t.sum_a2 += d.sum_a2;
+    t.sum_diff2 += d.sum_diff2;
+    t.max_abs_diff = std::max(t.max_abs_diff, d.max_abs_diff);
+  }
+  for (auto& [dtype, t] : by_type) {
+    t.rel_l2 = t.sum_a2 > 0 ? std::sqrt(t.sum_diff2 / t.sum_a2) : 0;
+    t.snr_db = t.sum_diff2 > 0 && t.sum_a2 > 0 ? 10 * std::log10(t.sum_a2 / t.sum_diff2) : INFINITY;
+    c.by_dtype_b.push_back(t);
+  }
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return c;
 }

@@ -1,5 +1,7 @@
 // Checkpoint drift (seed 001's "Comparing Checkpoints"): two checkpoints of the same architecture compared
 // tensor by tensor while both are streamed, aggregated per layer, ranked, and flagged against a threshold.
+// An original against its GGUF quantization gives the quantization error: tensors paired by place
+// (analysis/tensor_pairing.h), blocks decoded as llama.cpp decodes them, and the error pooled per GGUF type.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -13,7 +15,9 @@
 namespace ma {
 
 struct TensorDrift {
-  std::string name;
+  std::string name;  // A's
+  std::string
+      name_b;  // B's when it differs (another format's name, an expert's slice "blk.0.ffn_up_exps.weight[3]")
   std::optional<uint32_t> layer;
   ModuleClass module_class = ModuleClass::Other;
   DType dtype_a = DType::F32, dtype_b = DType::F32;
@@ -41,6 +45,16 @@ struct LayerDrift {
   uint32_t flagged = 0;  // tensors flagged in the layer
 };
 
+// B's tensors of one dtype (a GGUF type: Q4_K, Q6_K) pooled: the error that type leaves.
+struct DTypeDrift {
+  DType dtype = DType::F32;
+  uint64_t tensors = 0, numel = 0;
+  double rel_l2 = 0;  // sqrt(sum ||B-A||^2 / sum ||A||^2)
+  double snr_db = 0;  // 10 log10(sum ||A||^2 / sum ||B-A||^2); +inf (null) when B equals A
+  double max_abs_diff = 0;
+  double sum_a2 = 0, sum_diff2 = 0;
+};
+
 struct WeightComparison {
   std::string a, b;                         // the models as the user named them
   double mean_threshold = 0.1;              // seed 001's example threshold on |mean drift|
@@ -50,6 +64,10 @@ struct WeightComparison {
   std::vector<std::string> extra_in_b;      // in B only
   std::vector<std::string> shape_mismatch;  // "name: [a] vs [b]"
   std::vector<LayerDrift> layers;           // by layer index, then the non-layer row
+  std::vector<DTypeDrift> by_dtype_b;       // by B's dtype, in dtype order
+  std::string paired_by = "name";           // or "place" (an original against a GGUF file)
+  uint64_t rotary_reordered = 0;            // GGUF q/k projections read in llama.cpp's rotary row order
+  uint64_t paired_by_values = 0;            // tensors at a shared place (a layer's norms) paired by likeness
   double seconds = 0;
 };
 

@@ -31,15 +31,16 @@ void from_genai_config(const json::Value& genai, ArchitectureRecord& a, std::vec
   a.num_attention_heads = uint_at(decoder, "num_attention_heads");
   a.num_key_value_heads = uint_at(decoder, "num_key_value_heads");
   a.head_dim = uint_at(decoder, "head_size");
-  if (uint64_t layers = uint_at(decoder, "num_hidden_layers"); layers && a.main_stack() &&
-                                                               layers != a.main_stack()->layers.size())
-    notes.push_back("genai_config.json says " + std::to_string(layers) + " layers but the initializers hold " +
-                    std::to_string(a.main_stack()->layers.size()) + ": the initializers are counted");
+  if (uint64_t layers = uint_at(decoder, "num_hidden_layers");
+      layers && a.main_stack() && layers != a.main_stack()->layers.size())
+    notes.push_back("genai_config.json says " + std::to_string(layers) +
+                    " layers but the initializers hold " + std::to_string(a.main_stack()->layers.size()) +
+                    ": the initializers are counted");
 }
 
-// [batch, seq, heads, head_dim] after a projection is reshaped into heads, [batch, heads, seq, head_dim] after
-// the transpose: a vote for `heads` wherever heads x head_dim is the hidden size (or, for key/value heads,
-// wherever head_dim is the one the queries showed).
+// [batch, seq, heads, head_dim] after a projection is reshaped into heads, [batch, heads, seq, head_dim]
+// after the transpose: a vote for `heads` wherever heads x head_dim is the hidden size (or, for key/value
+// heads, wherever head_dim is the one the queries showed).
 std::map<uint64_t, uint64_t> head_votes(const OnnxModel& g, uint64_t hidden, uint64_t head_dim) {
   std::map<uint64_t, uint64_t> votes;
   for (const OnnxValue& v : g.edges) {
@@ -74,8 +75,9 @@ void from_graph(const OnnxModel& g, const std::vector<InventoryTensor>& tensors,
       a.hidden_size = t.shape[1];
     }
   if (!a.hidden_size) {
-    notes.push_back("no token embedding or head matrix among the initializers: hidden size and vocabulary are "
-                    "not known");
+    notes.push_back(
+        "no token embedding or head matrix among the initializers: hidden size and vocabulary are "
+        "not known");
     return;
   }
   if (!a.num_attention_heads) {
@@ -108,8 +110,8 @@ std::vector<std::string> fill_record_from_onnx(const OnnxModel& g, const json::V
   if (!stack) return notes;
   stack->hidden = a.hidden_size;
   a.num_layers = stack->layers.size();
-  // The MLP width: the up projection's dimension that is not the hidden size (Linear stores [out, in], GPT-2's
-  // Conv1D and MatMul exports [in, out]).
+  // The MLP width: the up projection's dimension that is not the hidden size (Linear stores [out, in],
+  // GPT-2's Conv1D and MatMul exports [in, out]).
   for (const InventoryTensor& t : tensors)
     if (!a.intermediate_size && t.placement.layer && t.placement.role == "up" && t.shape.size() == 2 &&
         (t.shape[0] == a.hidden_size) != (t.shape[1] == a.hidden_size))

@@ -78,6 +78,32 @@ std::string counts_line(const WeightComparison& c) {
   return buf;
 }
 
+// The error each dtype of B leaves (a GGUF file's Q4_K, Q6_K, ...): shown when B's types differ from A's.
+const std::vector<std::string> kDTypeHeader = {"Type of B",     "Tensors",  "Elements",
+                                               "||B-A||/||A||", "SNR (dB)", "Max |B-A|"};
+
+bool types_differ(const WeightComparison& c) {
+  for (const TensorDrift& d : c.tensors)
+    if (d.dtype_a != d.dtype_b) return true;
+  return false;
+}
+
+std::vector<std::vector<std::string>> dtype_rows(const WeightComparison& c) {
+  std::vector<std::vector<std::string>> rows;
+  for (const DTypeDrift& t : c.by_dtype_b)
+    rows.push_back({std::string(dtype_info(t.dtype).name), with_thousands(t.tensors), with_thousands(t.numel),
+                    table_number(t.rel_l2), defined(t.snr_db), table_number(t.max_abs_diff)});
+  return rows;
+}
+
+// How tensors were paired when the names differ (an original against its GGUF quantization).
+std::string pairing_line(const WeightComparison& c) {
+  if (c.paired_by != "place") return "";
+  return "paired by place (layer, block, role, expert) across formats; " +
+         with_thousands(c.rotary_reordered) + " q/k projections read in llama.cpp's rotary row order; " +
+         with_thousands(c.paired_by_values) + " tensors sharing a place paired by likeness";
+}
+
 }  // namespace
 
 std::string render_compare_console(const WeightComparison& c, size_t top, bool color) {
@@ -86,6 +112,11 @@ std::string render_compare_console(const WeightComparison& c, size_t top, bool c
   w.field("A:", c.a);
   w.field("B:", c.b);
   w.footnote(counts_line(c));
+  if (!pairing_line(c).empty()) w.footnote(pairing_line(c));
+  if (types_differ(c)) {
+    w.heading("ERROR BY TYPE OF B");
+    w.table(kDTypeHeader, dtype_rows(c));
+  }
   w.heading("MOST CHANGED TENSORS");
   std::vector<std::vector<std::string>> rows;
   for (size_t i : ranked(c)) {
@@ -142,6 +173,21 @@ void stream_compare_json(const WeightComparison& c, const JsonWriter::Sink& sink
   names("missing_in_b", c.missing_in_b);
   names("extra_in_b", c.extra_in_b);
   names("shape_mismatch", c.shape_mismatch);
+  w.key("paired_by").value(c.paired_by);
+  w.key("rotary_reordered").value(c.rotary_reordered);
+  w.key("paired_by_values").value(c.paired_by_values);
+  w.key("by_dtype_b").begin_array();
+  for (const DTypeDrift& t : c.by_dtype_b) {
+    w.newline().begin_object();
+    w.key("dtype").value(dtype_info(t.dtype).short_name);
+    w.key("tensors").value(t.tensors);
+    w.key("numel").value(t.numel);
+    w.key("rel_l2").value(t.rel_l2);
+    w.key("snr_db").value(t.snr_db);
+    w.key("max_abs_diff").value(t.max_abs_diff);
+    w.end_object();
+  }
+  w.end_array();
   w.key("layers").begin_array();
   for (const LayerDrift& l : c.layers) {
     w.newline().begin_object();
@@ -159,6 +205,7 @@ void stream_compare_json(const WeightComparison& c, const JsonWriter::Sink& sink
     const TensorDrift& d = c.tensors[i];
     w.newline().begin_object();
     w.key("name").value(d.name);
+    w.key("name_b").text_or_null(d.name_b);
     w.key("layer").value_or_null(d.layer);
     w.key("module_class").value(std::string(module_class_name(d.module_class)));
     w.key("dtype_a").value(dtype_info(d.dtype_a).short_name);
@@ -218,6 +265,11 @@ std::string render_compare_markdown(const WeightComparison& c, size_t top) {
   MarkdownWriter w;
   w.heading(1, "Checkpoint drift: " + c.a + " → " + c.b);
   w.paragraph(counts_line(c) + ".");
+  if (!pairing_line(c).empty()) w.paragraph(pairing_line(c) + ".");
+  if (types_differ(c)) {
+    w.heading(2, "Error by type of B");
+    w.table(kDTypeHeader, dtype_rows(c));
+  }
   w.heading(2, "Most changed tensors");
   std::vector<std::vector<std::string>> rows;
   for (size_t i : ranked(c)) {

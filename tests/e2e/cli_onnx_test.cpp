@@ -85,7 +85,8 @@ TEST(CliOnnx, ExternalDataLeavingTheDirectoryIsOneLineExitFour) {
   CommandResult r = run_cli("tensors '" + (tmp / "m").string() + "'");
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_EQ(occurrences(r.err, "\n"), 1u) << r.err;
-  EXPECT_NE(r.err.find("model.onnx: initializer 'model.layers.0.mlp.up_proj.weight'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("model.onnx: initializer 'model.layers.0.mlp.up_proj.weight'"), std::string::npos)
+      << r.err;
   EXPECT_TRUE(r.out.empty());
 }
 

@@ -2,11 +2,12 @@
 // one, else from the graph (embedding shape, the values where projections split into heads). The truth is
 // written by hand here; the GPT-2 fixture's own config.json (../shared) checks the graph reading on a real
 // torch.onnx export.
+#include "model/onnx_record.h"
+
 #include <gtest/gtest.h>
 
 #include "formats/model_files.h"
 #include "model/inventory.h"
-#include "model/onnx_record.h"
 #include "onnx_test_models.h"
 #include "test_support.h"
 
@@ -46,11 +47,11 @@ TEST(OnnxRecord, HeadsAndKeyValueHeadsFromTheValuesThatSplitProjections) {
   test::TempDir tmp;
   onnx::ModelProto m = test::tiny_onnx_model();
   add_embedding(m, 100, 128);
-  add_value(m, "q_heads", {7, 8, 16});    // [batch, seq 7, 8 heads, 16]
-  add_value(m, "q_t", {8, 7, 16});        // transposed
-  add_value(m, "k_heads", {7, 2, 16});    // 2 key/value heads of the same size
+  add_value(m, "q_heads", {7, 8, 16});  // [batch, seq 7, 8 heads, 16]
+  add_value(m, "q_t", {8, 7, 16});      // transposed
+  add_value(m, "k_heads", {7, 2, 16});  // 2 key/value heads of the same size
   add_value(m, "v_heads", {7, 2, 16});
-  add_value(m, "scores", {8, 7, 7});      // [batch, heads, seq, seq]: no vote (7 < 8)
+  add_value(m, "scores", {8, 7, 7});  // [batch, heads, seq, seq]: no vote (7 < 8)
   test::write_onnx(tmp / "model.onnx", m);
   const Inventory inv = inventory_of(tmp.path());
   EXPECT_EQ(inv.arch.hidden_size, 128u);
@@ -86,7 +87,8 @@ TEST(OnnxRecord, WithoutAnEmbeddingTheDimensionsAreSaidToBeUnknown) {
   const Inventory inv = inventory_of(tmp.path());
   EXPECT_EQ(inv.arch.hidden_size, 0u);
   bool said = false;
-  for (const std::string& n : inv.notes) said = said || n.find("hidden size and vocabulary are not known") != std::string::npos;
+  for (const std::string& n : inv.notes)
+    said = said || n.find("hidden size and vocabulary are not known") != std::string::npos;
   EXPECT_TRUE(said);
 }
 
@@ -99,7 +101,8 @@ TEST(OnnxRecord, Gpt2ExportMatchesTheConfigItWasExportedFrom) {
   EXPECT_EQ(inv.arch.num_attention_heads, *cfg.root().find("n_head")->as_uint());
   EXPECT_EQ(inv.arch.vocab_size, *cfg.root().find("vocab_size")->as_uint());
   EXPECT_EQ(inv.arch.num_layers, *cfg.root().find("n_layer")->as_uint());
-  EXPECT_EQ(inv.arch.intermediate_size, 4 * *cfg.root().find("n_embd")->as_uint());  // n_inner null: 4 x n_embd
+  EXPECT_EQ(inv.arch.intermediate_size,
+            4 * *cfg.root().find("n_embd")->as_uint());  // n_inner null: 4 x n_embd
   ASSERT_TRUE(cfg.root().find("n_inner")->is_null());
 }
 
