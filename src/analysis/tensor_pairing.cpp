@@ -17,7 +17,8 @@ int64_t expert_of(std::string_view name) {
   int64_t e = 0;
   size_t i = at + kExperts.size();
   if (i >= name.size() || name[i] < '0' || name[i] > '9') return -1;
-  for (; i < name.size() && name[i] >= '0' && name[i] <= '9' && e < (int64_t{1} << 40); ++i) e = e * 10 + (name[i] - '0');
+  for (; i < name.size() && name[i] >= '0' && name[i] <= '9' && e < (int64_t{1} << 40); ++i)
+    e = e * 10 + (name[i] - '0');
   return e;
 }
 
@@ -26,12 +27,13 @@ std::string_view last_component(std::string_view name) {
   return dot == std::string_view::npos ? name : name.substr(dot + 1);
 }
 
-using Place = std::tuple<int64_t, Block, std::string, std::string, int64_t>;  // layer, block, role, suffix, expert
+using Place =
+    std::tuple<int64_t, Block, std::string, std::string, int64_t>;  // layer, block, role, suffix, expert
 
 Place place_of(const PairedSide& s) {
   const TensorPlacement p = place_tensor(s.tensor);
-  return {p.layer ? static_cast<int64_t>(*p.layer) : -1, p.block, p.role, std::string(last_component(s.tensor)),
-          s.slice >= 0 ? s.slice : expert_of(s.tensor)};
+  return {p.layer ? static_cast<int64_t>(*p.layer) : -1, p.block, p.role,
+          std::string(last_component(s.tensor)), s.slice >= 0 ? s.slice : expert_of(s.tensor)};
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 // of one format pair by name. Across formats (an original in safetensors and its GGUF quantization) names
 // differ, so tensors pair by where they sit: layer, block, role, weight or bias, and the expert they belong
 // to — llama.cpp stacks a layer's experts in one 3-D tensor, whose slices pair with the per-expert originals.
-// Where one place holds several tensors of one shape in both (a layer's two norms), the candidates are left to
-// the caller, which keeps the pairing that makes them most alike.
+// Where one place holds several tensors of one shape in both (a layer's two norms), the candidates are left
+// to the caller, which keeps the pairing that makes them most alike.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -18,7 +18,7 @@ namespace ma {
 
 // A tensor, or one expert's slice of a stacked expert tensor, as compare reads it.
 struct PairedSide {
-  std::string name;  // as stored; a slice is "blk.3.ffn_up_exps.weight[7]"
+  std::string name;    // as stored; a slice is "blk.3.ffn_up_exps.weight[7]"
   std::string tensor;  // the stored tensor's name (a slice's whole tensor)
   int64_t slice = -1;  // the expert a slice holds
   std::filesystem::path file;
@@ -30,7 +30,8 @@ struct PairedSide {
   bool encoded = false;  // ONNX varint values: no bytes to read
 };
 
-// Every tensor of a checkpoint; with `split_experts`, a 3-D routed-expert tensor becomes one slice per expert.
+// Every tensor of a checkpoint; with `split_experts`, a 3-D routed-expert tensor becomes one slice per
+// expert.
 std::vector<PairedSide> paired_sides(const LocalModelFiles& files, const Checkpoint& ck, bool split_experts);
 
 struct TensorPairs {

@@ -79,6 +79,7 @@ OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tok
   RemoteOptions options;
   options.skip_tokenizer = skip_tokenizer;
   options.gguf_file = hub.file;
+  options.list_gguf_models = hub.list_gguf_models;
   RemoteModel m;
   try {
     m = open_remote_model(*ref, settings, options);
@@ -91,6 +92,7 @@ OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tok
   out.metadata = metadata_of(m, *ref);
   out.stats = m.stats;
   out.files = std::move(m.files);
+  out.gguf_models = std::move(m.gguf_models);
   return out;
 }
 

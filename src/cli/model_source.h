@@ -16,13 +16,15 @@ struct HubArgs {
   HubFlags flags;
   std::optional<std::string> revision;  // --revision (overrides an @rev in the id)
   std::optional<std::string> file;      // --file: which GGUF model of a repository holding several
+  bool list_gguf_models = false;        // without --file, list a repository's several GGUF models
 };
 
 struct OpenedModel {
   LocalModelFiles files;
   std::optional<ModelMetadata> metadata;  // Hub models only
   std::optional<RemoteStats> stats;
-  std::vector<std::string> warnings;  // settings and fallbacks worth telling the user
+  std::vector<std::string> warnings;         // settings and fallbacks worth telling the user
+  std::vector<GgufModelChoice> gguf_models;  // list_gguf_models: the repository's models, none chosen
 };
 
 OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tokenizer);

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "analysis/gguf_quantizations.h"
 #include "analysis/model_report.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
@@ -18,6 +19,7 @@
 #include "model/inventory.h"
 #include "report/diagram_png.h"
 #include "report/diagram_svg.h"
+#include "report/gguf_quantizations_report.h"
 #include "report/model_report_render.h"
 
 namespace ma::cli {
@@ -46,6 +48,8 @@ std::string report_json_array(const std::vector<ModelReport>& reports, const std
 
 int run_summary(const Args& args) {
   ReportArgs a = parse_report_args(args);
+  // One repository of several GGUF quantizations and no --file: the listing is the answer.
+  a.hub.list_gguf_models = a.models.size() == 1;
   Output out = detect_output(a.common);
   const bool progress = out.stderr_tty && !out.quiet;
   std::vector<ModelReport> reports;
@@ -54,6 +58,14 @@ int run_summary(const Args& args) {
     if (progress) std::fprintf(stderr, "analysing %s ...\n", terminal_safe(model).c_str());
     OpenedModel opened = open_model(model, a.hub, a.options.skip_tokenizer);
     print_warnings(opened.warnings, out);
+    if (!opened.gguf_models.empty()) {
+      const std::vector<GgufQuantization> models = summarize_gguf_models(opened.gguf_models);
+      if (a.json)
+        print_stdout(render_gguf_quantizations_json(models, model));
+      else if (!out.quiet)
+        print_stdout(render_gguf_quantizations_console(models, model));
+      return 0;
+    }
     const LocalModelFiles& files = opened.files;
     Inventory& inv = keep_until_exit(build_inventory_or_identity(files));
     print_notes(inv.notes, out);

@@ -290,12 +290,17 @@ class Assembler {
 
   // A repository of GGUF files (the "-GGUF" repos of llama.cpp users): the chosen model's parts, headers
   // only.
-  void gguf_model(const HubModelInfo& info, LocalModelFiles& files, RemoteStats& stats) {
+  void gguf_model(const HubModelInfo& info, LocalModelFiles& files, RemoteModel& m) {
+    RemoteStats& stats = m.stats;
     std::vector<const RepoFile*> models;
     for (const RepoFile& f : info.files)
       if (top_level(f.path) && ends_with(f.path, ".gguf") && is_gguf_model_entry(f.path))
         models.push_back(&f);
     if (models.empty()) return;
+    if (models.size() > 1 && !options_.gguf_file && options_.list_gguf_models) {
+      list_gguf_models(info, models, m);
+      return;
+    }
     const std::vector<const RepoFile*> parts = gguf_parts(info, *choose_gguf(info, models));
     // The other quantizations are choices, not unread copies of these weights.
     std::erase_if(files.unread_weights, [](const fs::path& p) { return p.extension() == ".gguf"; });
@@ -308,6 +313,33 @@ class Assembler {
       if (fetched[i]) files.fetched_gguf.push_back(std::move(*fetched[i]));
     }
     files.config.reset();  // a GGUF file carries its own configuration, as locally
+  }
+
+  // Every model of a repository of quantizations with its parts' headers (fetched in parallel, cached like
+  // any header): what a listing needs to say each one's type mix and bits per weight.
+  void list_gguf_models(const HubModelInfo& info, const std::vector<const RepoFile*>& models,
+                        RemoteModel& m) {
+    std::vector<std::pair<size_t, const RepoFile*>> parts;  // (model, part)
+    m.gguf_models.resize(models.size());
+    for (size_t k = 0; k < models.size(); ++k) {
+      m.gguf_models[k].file = models[k]->path;
+      for (const RepoFile* p : gguf_parts(info, *models[k])) {
+        parts.emplace_back(k, p);
+        m.gguf_models[k].bytes += p->size.value_or(0);
+      }
+    }
+    std::vector<std::optional<FetchedHeader>> fetched(parts.size());
+    parallel_for_threads(parts.size(), settings_.parallel_requests, [&](size_t i) {
+      if (!gguf_header(info, *parts[i].second, fetched[i], m.stats))
+        note_missing("header of " + parts[i].second->path);
+    });
+    for (size_t i = 0; i < parts.size(); ++i) {
+      GgufModelChoice& c = m.gguf_models[parts[i].first];
+      if (fetched[i])
+        c.parts.push_back(std::move(*fetched[i]));
+      else if (auto local = cache_.snapshot_file(info.commit, parts[i].second->path))
+        c.parts_on_disk.push_back(*local);
+    }
   }
 
   void note_missing(std::string what) {
@@ -349,9 +381,9 @@ class Assembler {
     });
     if (!files.index)
       for (const WeightFile& w : weights) files.safetensors.push_back(files.root / w.file->path);
-    if (!files.index && weights.empty()) gguf_model(info, files, m.stats);
+    if (!files.index && weights.empty()) gguf_model(info, files, m);
     if (!files.config && !files.index && files.safetensors.empty() && files.gguf_files.empty() &&
-        missing_.empty())
+        m.gguf_models.empty() && missing_.empty())
       throw Error(ErrorKind::NotFound, files.display_name, "",
                   "the repository holds no config.json, index, .safetensors or GGUF file");
     if (http_) {

@@ -21,6 +21,18 @@ struct RemoteOptions {
   // Of a repository holding several GGUF models (quantizations), the one to read: a file name, or a part of
   // one such as "Q4_K_M" (case-insensitive). Unset: the only one, or an error listing them.
   std::optional<std::string> gguf_file;
+  // With several GGUF models and no gguf_file: fetch every model's header(s) into RemoteModel::gguf_models
+  // (a listing, as the Hub's file viewer shows) instead of refusing to choose.
+  bool list_gguf_models = false;
+};
+
+// One GGUF model of a repository of quantizations: its file (the first part of a split one), every part's
+// header as fetched (or read from the cache), and the bytes of all its parts.
+struct GgufModelChoice {
+  std::string file;
+  std::vector<FetchedHeader> parts;                  // fetched, in part order
+  std::vector<std::filesystem::path> parts_on_disk;  // or, when downloaded, the files themselves
+  uint64_t bytes = 0;
 };
 
 struct RemoteStats {
@@ -38,6 +50,7 @@ struct RemoteModel {
   HubModelInfo info;
   RemoteStats stats;
   std::vector<std::string> warnings;
+  std::vector<GgufModelChoice> gguf_models;  // list_gguf_models: the repository's models, no weights chosen
 };
 
 RemoteModel open_remote_model(const RepoRef& ref, const HubSettings& settings,

@@ -75,26 +75,11 @@ constexpr std::array kArchitectures = {
     GgufArch{"lfm2", "lfm2", "Lfm2ForCausalLM"},
 };
 
-// llama.cpp's general.file_type (enum llama_ftype): the quantization mix the file was made with.
-std::string_view file_type_name(uint64_t t) {
-  static constexpr std::pair<uint64_t, std::string_view> kNames[] = {
-      {0, "F32"},     {1, "F16"},     {2, "Q4_0"},       {3, "Q4_1"},    {7, "Q8_0"},     {8, "Q5_0"},
-      {9, "Q5_1"},    {10, "Q2_K"},   {11, "Q3_K_S"},    {12, "Q3_K_M"}, {13, "Q3_K_L"},  {14, "Q4_K_S"},
-      {15, "Q4_K_M"}, {16, "Q5_K_S"}, {17, "Q5_K_M"},    {18, "Q6_K"},   {19, "IQ2_XXS"}, {20, "IQ2_XS"},
-      {21, "Q2_K_S"}, {22, "IQ3_XS"}, {23, "IQ3_XXS"},   {24, "IQ1_S"},  {25, "IQ4_NL"},  {26, "IQ3_S"},
-      {27, "IQ3_M"},  {28, "IQ2_S"},  {29, "IQ2_M"},     {30, "IQ4_XS"}, {31, "IQ1_M"},   {32, "BF16"},
-      {36, "TQ1_0"},  {37, "TQ2_0"},  {38, "MXFP4_MOE"},
-  };
-  for (const auto& [k, n] : kNames)
-    if (k == t) return n;
-  return {};
-}
-
 // A quantized file type is the file's declaration of its quantization (as quantization_config is elsewhere).
 std::optional<DeclaredQuantization> declared_quantization(const GgufFile& g) {
   const std::optional<uint64_t> t = g.uint_value("general.file_type");
   if (!t || *t == 0 || *t == 1 || *t == 32) return std::nullopt;  // F32, F16, BF16: not quantized
-  const std::string_view name = file_type_name(*t);
+  const std::string_view name = gguf_file_type_name(*t);
   DeclaredQuantization d;
   d.key = "gguf";
   d.source = "GGUF general.file_type";
@@ -218,6 +203,21 @@ void fill_attention(const ArchKeys& k, size_t layer, const ArchitectureRecord& a
 }
 
 }  // namespace
+
+// llama.cpp's general.file_type (enum llama_ftype): the quantization mix the file was made with.
+std::string_view gguf_file_type_name(uint64_t t) {
+  static constexpr std::pair<uint64_t, std::string_view> kNames[] = {
+      {0, "F32"},     {1, "F16"},     {2, "Q4_0"},       {3, "Q4_1"},    {7, "Q8_0"},     {8, "Q5_0"},
+      {9, "Q5_1"},    {10, "Q2_K"},   {11, "Q3_K_S"},    {12, "Q3_K_M"}, {13, "Q3_K_L"},  {14, "Q4_K_S"},
+      {15, "Q4_K_M"}, {16, "Q5_K_S"}, {17, "Q5_K_M"},    {18, "Q6_K"},   {19, "IQ2_XXS"}, {20, "IQ2_XS"},
+      {21, "Q2_K_S"}, {22, "IQ3_XS"}, {23, "IQ3_XXS"},   {24, "IQ1_S"},  {25, "IQ4_NL"},  {26, "IQ3_S"},
+      {27, "IQ3_M"},  {28, "IQ2_S"},  {29, "IQ2_M"},     {30, "IQ4_XS"}, {31, "IQ1_M"},   {32, "BF16"},
+      {36, "TQ1_0"},  {37, "TQ2_0"},  {38, "MXFP4_MOE"},
+  };
+  for (const auto& [k, n] : kNames)
+    if (k == t) return n;
+  return {};
+}
 
 std::string_view model_type_of_gguf_architecture(std::string_view gguf_arch) {
   const GgufArch* a = find_arch(gguf_arch);

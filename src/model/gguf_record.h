@@ -16,6 +16,9 @@ namespace ma {
 // The Hugging Face model_type of a llama.cpp architecture name ("qwen3moe" -> "qwen3_moe"); "" if unknown.
 std::string_view model_type_of_gguf_architecture(std::string_view gguf_arch);
 
+// llama.cpp's general.file_type (enum llama_ftype) by name ("Q4_K_M"); "" for a number it does not define.
+std::string_view gguf_file_type_name(uint64_t file_type);
+
 // Fills `a` (already holding the stacks and layer kinds the tensor names show) from the metadata. Returns
 // what the user should know (an architecture llama.cpp names but we do not map, keys that contradict the
 // tensors), one line each.

@@ -133,8 +133,41 @@ TEST_F(HubGguf, TheOnlyModelIsReadFromItsHeader) {
   EXPECT_EQ(count_of(hub_->log(), "cdn"), 1u);  // one range request held the whole header
 }
 
+// The report on a repository of quantizations is the listing the Hub's file viewer shows, from each model's
+// header: file type, size, bits per weight and the type mix, with figures the writer's own tensors give.
+TEST_F(HubGguf, TheReportListsEveryQuantizationWithItsTypeMix) {
+  CommandResult r = run("ex/tiny-GGUF --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "stdout");
+  const std::vector<json::Value>& models = d.root().find("gguf_models")->items();
+  ASSERT_EQ(models.size(), 2u);  // the mmproj projector is not a model
+  for (const json::Value& m : models) {
+    const std::string file(m.find("file")->as_string());
+    SCOPED_TRACE(file);
+    const DType type = file == "tiny.Q4_K_M.gguf" ? DType::Q4_K : DType::Q8_0;
+    const TinyGguf tiny{.hidden = 256, .ffn = 512, .matrix_type = type, .with_data = false};
+    uint64_t bytes = 0, typed = 0;
+    for (const TensorToWrite& t : tiny_gguf_tensors(tiny)) {
+      bytes += dtype_bytes(numel(t.shape), t.dtype);
+      if (t.dtype == type) typed += numel(t.shape);
+    }
+    EXPECT_EQ(m.find("parameters")->as_uint(), kParameters);
+    EXPECT_EQ(m.find("tensor_bytes")->as_uint(), bytes);
+    EXPECT_DOUBLE_EQ(m.find("bits_per_weight")->as_double(),
+                     8.0 * static_cast<double>(bytes) / static_cast<double>(kParameters));
+    const json::Value& first = m.find("types")->items().at(0);  // most parameters first: the matrices' type
+    EXPECT_EQ(first.find("dtype")->as_string(), dtype_info(type).short_name);
+    EXPECT_EQ(first.find("parameters")->as_uint(), typed);
+    EXPECT_EQ(m.find("parts")->as_uint(), 1u);
+  }
+  CommandResult console = run("ex/tiny-GGUF");
+  ASSERT_EQ(console.exit_code, 0) << console.err;
+  EXPECT_NE(console.out.find("2 GGUF models; analyse one with --file"), std::string::npos) << console.out;
+  EXPECT_NE(console.out.find("tiny.Q8_0.gguf"), std::string::npos) << console.out;
+}
+
 TEST_F(HubGguf, SeveralQuantizationsAreListedThenChosen) {
-  CommandResult list = run("ex/tiny-GGUF --json");
+  CommandResult list = run("tensors ex/tiny-GGUF --json");
   EXPECT_EQ(list.exit_code, 2) << list.err;
   EXPECT_NE(list.err.find("holds 2 GGUF models: tiny.Q4_K_M.gguf ("), std::string::npos) << list.err;
   EXPECT_NE(list.err.find("tiny.Q8_0.gguf ("), std::string::npos) << list.err;

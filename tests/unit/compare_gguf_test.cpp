@@ -99,15 +99,16 @@ TEST(CompareGguf, OriginalAndItsGgufPairByPlaceWithTheQuantizationError) {
   write_safetensors(tmp / "model.safetensors", hf);
   write_gguf(tmp / "model.gguf",
              {gguf_string("general.architecture", "llama"), gguf_u32("llama.embedding_length", kHidden),
-              gguf_u32("llama.attention.head_count", kHeads), gguf_u32("llama.attention.head_count_kv", kKvHeads),
-              gguf_u32("llama.block_count", 1)},
+              gguf_u32("llama.attention.head_count", kHeads),
+              gguf_u32("llama.attention.head_count_kv", kKvHeads), gguf_u32("llama.block_count", 1)},
              gguf);
 
   std::vector<std::string> warnings;
   CompareOptions options;
   options.threads = 2;
-  const WeightComparison c = compare_weights(locate_local_model((tmp / "model.safetensors").string()),
-                                             locate_local_model((tmp / "model.gguf").string()), options, warnings);
+  const WeightComparison c =
+      compare_weights(locate_local_model((tmp / "model.safetensors").string()),
+                      locate_local_model((tmp / "model.gguf").string()), options, warnings);
   EXPECT_TRUE(warnings.empty()) << warnings.front();
   EXPECT_EQ(c.paired_by, "place");
   EXPECT_TRUE(c.missing_in_b.empty()) << c.missing_in_b.front();

@@ -1,0 +1,33 @@
+// A repository of GGUF quantizations as the Hub's file viewer lists it, from each model's header alone: the
+// file, its size, llama.cpp's file type (general.file_type: "Q4_K_M"), the parameters and tensor bytes, bits
+// per weight (8 x tensor bytes / parameters, scales included), and the type mix: how many tensors,
+// parameters and bytes each ggml type holds.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "hub/remote_model.h"
+
+namespace ma {
+
+struct GgufTypeShare {
+  DType dtype = DType::F32;
+  uint64_t tensors = 0, parameters = 0, bytes = 0;
+};
+
+struct GgufQuantization {
+  std::string file;
+  uint64_t parts = 0;
+  uint64_t size_bytes = 0;  // of every part, as the listing gives them
+  std::string file_type;    // "" when general.file_type is absent or a number llama.cpp does not name
+  uint64_t parameters = 0, tensor_bytes = 0;
+  double bits_per_weight = 0;
+  std::vector<GgufTypeShare> types;  // most parameters first
+};
+
+// Throws Error(Malformed) for a header that does not parse.
+std::vector<GgufQuantization> summarize_gguf_models(const std::vector<GgufModelChoice>& models);
+
+}  // namespace ma

@@ -1,0 +1,84 @@
+#include "report/gguf_quantizations_report.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/json_writer.h"
+#include "core/text.h"
+#include "core/units.h"
+
+namespace ma {
+namespace {
+
+std::string two_decimals(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+// "Q4_K 72.1%, Q6_K 27.5%, F32 0.4%": each type's share of the parameters.
+std::string type_mix(const GgufQuantization& q) {
+  std::string out;
+  for (const GgufTypeShare& t : q.types) {
+    const double share = q.parameters ? 100.0 * static_cast<double>(t.parameters) / static_cast<double>(q.parameters) : 0;
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.1f%%", share);
+    out += (out.empty() ? "" : ", ") + std::string(dtype_info(t.dtype).name) + " " + buf;
+  }
+  return out;
+}
+
+std::string padded(std::string s, size_t width) {
+  return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
+}
+
+}  // namespace
+
+std::string render_gguf_quantizations_console(const std::vector<GgufQuantization>& models, std::string_view repo) {
+  std::string out = terminal_safe(repo) + ": " + std::to_string(models.size()) +
+                    " GGUF models; analyse one with --file NAME (a file name, or a quantization such as Q4_K_M)\n";
+  size_t width = 4;
+  for (const GgufQuantization& q : models) width = std::max(width, terminal_safe(q.file).size());
+  out += "  " + padded("File", width + 1) + padded("Type", 10) + padded("Size", 12) + padded("Bits/weight", 13) +
+         "Type mix (share of parameters)\n";
+  for (const GgufQuantization& q : models)
+    out += "  " + padded(terminal_safe(q.file), width + 1) + padded(q.file_type.empty() ? "-" : q.file_type, 10) +
+           padded(human_bytes(q.size_bytes), 12) + padded(two_decimals(q.bits_per_weight), 13) + type_mix(q) + "\n";
+  return out;
+}
+
+std::string render_gguf_quantizations_json(const std::vector<GgufQuantization>& models, std::string_view repo) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("source").value(repo);
+  w.key("gguf_models").begin_array();
+  for (const GgufQuantization& q : models) {
+    w.newline().begin_object();
+    w.key("file").value(q.file);
+    w.key("parts").value(q.parts);
+    w.key("size_bytes").value(q.size_bytes);
+    w.key("file_type").text_or_null(q.file_type);
+    w.key("parameters").value(q.parameters);
+    w.key("tensor_bytes").value(q.tensor_bytes);
+    w.key("bits_per_weight").value(q.bits_per_weight);
+    w.key("types").begin_array();
+    for (const GgufTypeShare& t : q.types)
+      w.begin_object()
+          .key("dtype")
+          .value(dtype_info(t.dtype).short_name)
+          .key("tensors")
+          .value(t.tensors)
+          .key("parameters")
+          .value(t.parameters)
+          .key("bytes")
+          .value(t.bytes)
+          .end_object();
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take() + "\n";
+}
+
+}  // namespace ma
