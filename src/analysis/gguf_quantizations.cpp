@@ -47,9 +47,11 @@ std::vector<GgufQuantization> summarize_gguf_models(const std::vector<GgufModelC
       q.tensor_bytes += s.bytes;
       q.types.push_back(s);
     }
-    std::stable_sort(q.types.begin(), q.types.end(),
-                     [](const GgufTypeShare& a, const GgufTypeShare& b) { return a.parameters > b.parameters; });
-    q.bits_per_weight = q.parameters ? 8.0 * static_cast<double>(q.tensor_bytes) / static_cast<double>(q.parameters) : 0;
+    std::stable_sort(q.types.begin(), q.types.end(), [](const GgufTypeShare& a, const GgufTypeShare& b) {
+      return a.parameters > b.parameters;
+    });
+    q.bits_per_weight =
+        q.parameters ? 8.0 * static_cast<double>(q.tensor_bytes) / static_cast<double>(q.parameters) : 0;
     out.push_back(std::move(q));
   }
   return out;

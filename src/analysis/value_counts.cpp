@@ -40,7 +40,7 @@ void tally(const char* data, size_t n, uint32_t* t0) {
 PatternCounter::PatternCounter() : wide_(2 * kWide, 0), narrow_(2 * kNarrow, 0) {}
 
 uint32_t count_slots(DType dtype) {
-  return dtype == DType::F4 ? 256 : counted_patterns(dtype);
+  return dtype_bits(dtype) == 4 ? 256 : counted_patterns(dtype);  // 4-bit types: counted per byte
 }
 
 void PatternCounter::count(DType dtype, const char* data, size_t bytes) {
@@ -58,10 +58,10 @@ void PatternCounter::flush_into(DType dtype, std::vector<uint64_t>& totals) {
 }
 
 void stats_from_counts(TensorStats& s, const std::vector<uint64_t>& totals, double eps, uint32_t bins) {
-  // F4 was counted per byte: each byte holds two elements, low nibble first.
+  // 4-bit types were counted per byte: each byte holds two elements, low nibble first.
   std::vector<uint64_t> nibbles;
   const std::vector<uint64_t>* counts = &totals;
-  if (s.dtype == DType::F4) {
+  if (dtype_bits(s.dtype) == 4) {
     nibbles.assign(16, 0);
     for (size_t b = 0; b < 256; ++b) {
       nibbles[b & 15] += totals[b];

@@ -48,14 +48,14 @@ class Decoder {
       dequantize_blocks(t, reinterpret_cast<const uint8_t*>(raw), n / dtype_info(t).block_elements,
                         floats_.data());
       for (size_t i = 0; i < n; ++i) out[i] = floats_[i];
-    } else if (t != DType::F4 && bits <= 16) {
+    } else if (bits != 4 && bits <= 16) {
       std::vector<double>& table = table_for(t);
       for (size_t i = 0; i < n; ++i) {
         uint64_t v = 0;
         std::memcpy(&v, raw + i * (bits / 8), bits / 8);
         out[i] = table[v];
       }
-    } else if (t == DType::F4) {
+    } else if (bits == 4) {  // two per byte, low nibble first
       for (size_t i = 0; i < n; ++i)
         out[i] = element_value(t, (static_cast<uint8_t>(raw[i / 2]) >> (4 * (i % 2))) & 15);
     } else {
@@ -93,10 +93,10 @@ struct Worker {
   }
 };
 
-// Bytes of elements [first, first + n) of a tensor (F4 packs two per byte; block types hold whole blocks, and
-// chunks and rows start at block boundaries).
+// Bytes of elements [first, first + n) of a tensor (4-bit types pack two per byte; block types hold whole
+// blocks, and chunks and rows start at block boundaries).
 std::pair<uint64_t, uint64_t> byte_span(DType t, uint64_t first, uint64_t n) {
-  if (t == DType::F4) return {first / 2, (n + 1) / 2};
+  if (dtype_bits(t) == 4) return {first / 2, (n + 1) / 2};
   if (is_block_type(t)) return {dtype_bytes(first, t), dtype_bytes(n, t)};
   const uint64_t w = dtype_bits(t) / 8;
   return {first * w, n * w};

@@ -7,7 +7,7 @@
 namespace ma {
 namespace {
 
-constexpr std::array<DTypeInfo, 49> kTable{{
+constexpr std::array<DTypeInfo, 51> kTable{{
     {DType::BOOL, "BOOL", "torch.bool", "bool", 8, false, "BoolStorage", 9},
     {DType::U8, "U8", "torch.uint8", "u8", 8, false, "ByteStorage", 2},
     {DType::I8, "I8", "torch.int8", "i8", 8, false, "CharStorage", 3, 24},
@@ -30,6 +30,8 @@ constexpr std::array<DTypeInfo, 49> kTable{{
     {DType::F4, "F4", "torch.float4_e2m1fn_x2", "f4", 4, true, "", 23},
     {DType::F6_E2M3, "F6_E2M3", "torch.float6_e2m3fn", "f6_e2m3", 6, true, "", -1},
     {DType::F6_E3M2, "F6_E3M2", "torch.float6_e3m2fn", "f6_e3m2", 6, true, "", -1},
+    {DType::I4, "I4", "torch.int4", "i4", 4, false, "", 22},
+    {DType::U4, "U4", "torch.uint4", "u4", 4, false, "", 21},
     // ggml block types: {name, -, short name, 0 bits, float, -, -, ggml type, elements per block, bytes per
     // block} as ggml_get_type_traits gives them (tests/formats/ggml_types_test.cpp checks against llama.cpp's
     // own).
@@ -76,7 +78,9 @@ const DTypeInfo& dtype_info(DType t) {
 
 std::optional<DType> dtype_from_safetensors(std::string_view name) {
   for (const auto& e : kTable)
-    if (e.name == name && e.block_elements == 1) return e.dtype;
+    // The 4-bit integers are ONNX's: the safetensors format defines no I4 or U4.
+    if (e.name == name && e.block_elements == 1 && e.dtype != DType::I4 && e.dtype != DType::U4)
+      return e.dtype;
   return std::nullopt;
 }
 

@@ -31,6 +31,8 @@ enum class DType : uint8_t {
   F4,
   F6_E2M3,
   F6_E3M2,
+  I4,  // ONNX's INT4 / UINT4: two per byte, the first element in the low nibble (as F4)
+  U4,
   // ggml block types, in ggml's own order (ggml.h enum ggml_type).
   Q4_0,
   Q4_1,
@@ -92,8 +94,9 @@ inline uint32_t dtype_bits(DType t) {
 inline bool is_block_type(DType t) {
   return dtype_info(t).block_elements > 1;
 }
-// Bytes that `elements` elements take: whole blocks for block types, whole bytes otherwise (F4 packs two
-// elements per byte). Block types need a multiple of the block size; the caller checks (formats/gguf.cpp).
+// Bytes that `elements` elements take: whole blocks for block types, whole bytes otherwise (F4, I4 and U4
+// pack two elements per byte). Block types need a multiple of the block size; the caller checks
+// (formats/gguf.cpp).
 uint64_t dtype_bytes(uint64_t elements, DType t);
 // Storage bits per element, scales included (Q4_K 4.5, Q8_0 8.5, BF16 16).
 double dtype_bits_per_element(DType t);

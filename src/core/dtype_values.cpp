@@ -35,7 +35,7 @@ bool has_element_values(DType t) {
 }
 
 uint32_t counted_patterns(DType t) {
-  if (t == DType::F4) return 16;
+  if (dtype_bits(t) == 4) return 16;
   uint32_t bits = dtype_bits(t);
   return bits <= 16 && has_element_values(t) ? 1u << bits : 0;
 }
@@ -88,6 +88,10 @@ double element_value(DType t, uint64_t bits) {
       return bits == 0xff ? kNaN : std::ldexp(1.0, static_cast<int>(bits) - 127);
     case DType::F4:
       return small_float(static_cast<uint32_t>(bits & 0xf), 2, 1, 1, false);
+    case DType::I4:  // two's complement in a nibble
+      return static_cast<double>(static_cast<int>(bits & 0xf) - ((bits & 0x8) ? 16 : 0));
+    case DType::U4:
+      return static_cast<double>(bits & 0xf);
     default:  // complex, 6-bit floats and block types: no value per element bit pattern
       break;
   }

@@ -68,7 +68,7 @@ using OnnxExternalSize = std::function<std::optional<uint64_t>(const std::string
 // Throws Error: Malformed (not a ModelProto, an initializer whose bytes do not match its shape, external
 // data outside its file, duplicate initializer names), Unsafe (an external data path that is absolute or
 // climbs with ".."), NotFound (a missing external data file), Limit (a file over protobuf's 2 GiB, a parse
-// over OnnxLimits), Unsupported (an initializer element type with no dtype: strings, 4-bit integers).
+// over OnnxLimits), Unsupported (an initializer element type with no dtype: strings, complex128, 2-bit).
 OnnxModel read_onnx(const ByteSource& src, const OnnxExternalSize& external_size,
                     const OnnxLimits& limits = {});
 

@@ -20,7 +20,8 @@ std::string two_decimals(double v) {
 std::string type_mix(const GgufQuantization& q) {
   std::string out;
   for (const GgufTypeShare& t : q.types) {
-    const double share = q.parameters ? 100.0 * static_cast<double>(t.parameters) / static_cast<double>(q.parameters) : 0;
+    const double share =
+        q.parameters ? 100.0 * static_cast<double>(t.parameters) / static_cast<double>(q.parameters) : 0;
     char buf[48];
     std::snprintf(buf, sizeof buf, "%.1f%%", share);
     out += (out.empty() ? "" : ", ") + std::string(dtype_info(t.dtype).name) + " " + buf;
@@ -34,20 +35,24 @@ std::string padded(std::string s, size_t width) {
 
 }  // namespace
 
-std::string render_gguf_quantizations_console(const std::vector<GgufQuantization>& models, std::string_view repo) {
-  std::string out = terminal_safe(repo) + ": " + std::to_string(models.size()) +
-                    " GGUF models; analyse one with --file NAME (a file name, or a quantization such as Q4_K_M)\n";
+std::string render_gguf_quantizations_console(const std::vector<GgufQuantization>& models,
+                                              std::string_view repo) {
+  std::string out =
+      terminal_safe(repo) + ": " + std::to_string(models.size()) +
+      " GGUF models; analyse one with --file NAME (a file name, or a quantization such as Q4_K_M)\n";
   size_t width = 4;
   for (const GgufQuantization& q : models) width = std::max(width, terminal_safe(q.file).size());
-  out += "  " + padded("File", width + 1) + padded("Type", 10) + padded("Size", 12) + padded("Bits/weight", 13) +
-         "Type mix (share of parameters)\n";
+  out += "  " + padded("File", width + 1) + padded("Type", 10) + padded("Size", 12) +
+         padded("Bits/weight", 13) + "Type mix (share of parameters)\n";
   for (const GgufQuantization& q : models)
-    out += "  " + padded(terminal_safe(q.file), width + 1) + padded(q.file_type.empty() ? "-" : q.file_type, 10) +
-           padded(human_bytes(q.size_bytes), 12) + padded(two_decimals(q.bits_per_weight), 13) + type_mix(q) + "\n";
+    out += "  " + padded(terminal_safe(q.file), width + 1) +
+           padded(q.file_type.empty() ? "-" : q.file_type, 10) + padded(human_bytes(q.size_bytes), 12) +
+           padded(two_decimals(q.bits_per_weight), 13) + type_mix(q) + "\n";
   return out;
 }
 
-std::string render_gguf_quantizations_json(const std::vector<GgufQuantization>& models, std::string_view repo) {
+std::string render_gguf_quantizations_json(const std::vector<GgufQuantization>& models,
+                                           std::string_view repo) {
   JsonWriter w;
   w.begin_object();
   w.key("source").value(repo);

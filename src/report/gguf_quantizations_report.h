@@ -1,5 +1,5 @@
-// The listing of a repository of GGUF quantizations (`modelanalyzer org/name-GGUF` without --file): one row per
-// model with its file type, size, bits per weight and type mix, on the console and as JSON under the same
+// The listing of a repository of GGUF quantizations (`modelanalyzer org/name-GGUF` without --file): one row
+// per model with its file type, size, bits per weight and type mix, on the console and as JSON under the same
 // names.
 #pragma once
 #include <string>
@@ -10,7 +10,9 @@
 
 namespace ma {
 
-std::string render_gguf_quantizations_console(const std::vector<GgufQuantization>& models, std::string_view repo);
-std::string render_gguf_quantizations_json(const std::vector<GgufQuantization>& models, std::string_view repo);
+std::string render_gguf_quantizations_console(const std::vector<GgufQuantization>& models,
+                                              std::string_view repo);
+std::string render_gguf_quantizations_json(const std::vector<GgufQuantization>& models,
+                                           std::string_view repo);
 
 }  // namespace ma

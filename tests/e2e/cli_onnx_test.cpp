@@ -76,6 +76,24 @@ TEST(CliOnnx, TensorsReportAndStatsReadTheInitializers) {
   EXPECT_DOUBLE_EQ(st.find("max")->as_double(), 4.0);
 }
 
+// INT4 weights (ONNX opset 21): two per byte, low nibble first, statistics of the integer values.
+TEST(CliOnnx, StatsOfFourBitIntegerWeights) {
+  TempDir tmp;
+  onnx::ModelProto m = tiny_onnx_model();
+  onnx::TensorProto& w = *m.mutable_graph()->mutable_initializer(0);
+  w.set_data_type(22);                             // INT4
+  w.set_raw_data(std::string("\x21\xf7\x08", 3));  // 1, 2, 7, -1, -8, 0
+  write_onnx(tmp / "int4.onnx", m);
+  CommandResult s = run_cli("stats '" + (tmp / "int4.onnx").string() + "' --json");
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  json::Document d = json::Document::parse(s.out, "stats");
+  const json::Value& st = tensor(d, "model.layers.0.mlp.up_proj.weight");
+  EXPECT_DOUBLE_EQ(st.find("mean")->as_double(), 1.0 / 6);
+  EXPECT_DOUBLE_EQ(st.find("min")->as_double(), -8.0);
+  EXPECT_DOUBLE_EQ(st.find("max")->as_double(), 7.0);
+  EXPECT_DOUBLE_EQ(st.find("zeros_fraction")->as_double(), 1.0 / 6);
+}
+
 TEST(CliOnnx, ExternalDataLeavingTheDirectoryIsOneLineExitFour) {
   TempDir tmp;
   fs::create_directories(tmp / "m");

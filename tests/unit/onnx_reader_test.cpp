@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/dtype_values.h"
 #include "core/error.h"
 #include "formats/checkpoint.h"
 #include "formats/model_files.h"
@@ -142,6 +143,23 @@ TEST(OnnxReader, InitializersThatLieAboutTheirValuesAreRefused) {
   EXPECT_EQ(kind_of(broken(
                 [](onnx::TensorProto& t, auto&) { t.set_data_type(onnx::TensorProto_DataType_STRING); })),
             ErrorKind::Unsupported);
+}
+
+// ONNX's INT4 (opset 21 QDQ weights): two elements per byte, the first in the low nibble.
+TEST(OnnxReader, FourBitIntegersAreTwoPerByte) {
+  onnx::ModelProto m = test::tiny_onnx_model();
+  onnx::TensorProto& w = *m.mutable_graph()->mutable_initializer(0);
+  w.set_data_type(22);  // INT4 (onnx >= 1.16; Debian's 1.12 parses the number all the same)
+  w.set_raw_data(std::string("\x21\xf7\x08", 3));  // 1, 2, 7, -1, -8, 0
+  const OnnxModel ok = read_bytes(m.SerializeAsString());
+  EXPECT_EQ(ok.initializers[0].dtype, DType::I4);
+  EXPECT_EQ(ok.initializers[0].bytes(), 3u);
+  EXPECT_EQ(element_value(DType::I4, 0x7), 7.0);
+  EXPECT_EQ(element_value(DType::I4, 0xf), -1.0);
+  EXPECT_EQ(element_value(DType::I4, 0x8), -8.0);
+  EXPECT_EQ(element_value(DType::U4, 0xf), 15.0);
+  w.set_raw_data(std::string("\x21\xf7", 2));  // five elements' worth for six
+  EXPECT_EQ(kind_of(m.SerializeAsString()), ErrorKind::Malformed);
 }
 
 TEST(OnnxReader, NotAModelIsMalformed) {
