@@ -35,7 +35,7 @@ std::optional<fs::path> cached_snapshot(const fs::path& hub_cache, const std::st
 }
 
 bool has_weights(const LocalModelFiles& m) {
-  return m.index || !m.safetensors.empty() || !m.torch_files.empty() || !m.gguf_files.empty() || m.onnx_file;
+  return m.format != CheckpointFormat::None;
 }
 
 bool selected(const StatsSelection& sel, const std::string& name, const TensorPlacement& p) {
@@ -104,7 +104,7 @@ ModelWeightsInput weights_input(LocalModelFiles model, const fs::path& hub_cache
   bool adapter = fs::is_regular_file(adapter_config, ec);
   if (adapter) {
     bool adapter_weights = false;
-    for (const auto& p : model.safetensors)
+    for (const auto& p : model.weight_files)
       if (p.filename().string().rfind("adapter_", 0) == 0) adapter_weights = true;
     adapter = adapter_weights && !model.index;
   }

@@ -13,7 +13,7 @@ int run_graph(const Args& args) {
   const GraphArgs a = parse_graph_args(args);
   Output out = detect_output(a.common);
   const LocalModelFiles files = locate_local_model(a.model);
-  if (!files.onnx_file)
+  if (files.format != CheckpointFormat::Onnx)
     throw Error(ErrorKind::Usage, a.model, "",
                 "not an ONNX model: `graph` reads the graph of a .onnx file (other formats: `tensors`)");
   const Checkpoint ck = read_checkpoint(files);

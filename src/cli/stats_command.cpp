@@ -35,9 +35,7 @@ LocalModelFiles local_weights(const std::string& model, const HubArgs& hub) {
   OpenedModel opened = open_model(
       model, HubArgs{HubFlags{std::nullopt, std::nullopt, false, true}, hub.revision, hub.file}, true);
   const LocalModelFiles& f = opened.files;
-  if (f.fetched_headers.empty() && f.fetched_gguf.empty() &&
-      (f.index || !f.safetensors.empty() || !f.gguf_files.empty()))
-    return opened.files;
+  if (f.fetched_headers.empty() && f.format != CheckpointFormat::None) return opened.files;
   throw Error(ErrorKind::NotFound, model, "",
               "statistics need the weights: run `modelanalyzer download " + model +
                   "` first (only headers are cached)");

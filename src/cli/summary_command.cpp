@@ -88,9 +88,8 @@ int run_summary(const Args& args) {
     if (out.verbose) {
       double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       std::fprintf(stderr, "%s: config %s, %zu weight file(s)%s, %zu tensors, analysed in %.1f ms\n",
-                   model.c_str(), files.config ? files.config->c_str() : "none",
-                   files.safetensors.size() + files.fetched_headers.size(), files.index ? " + index" : "",
-                   inv.tensors.size(), ms);
+                   model.c_str(), files.config ? files.config->c_str() : "none", files.weight_files.size(),
+                   files.index ? " + index" : "", inv.tensors.size(), ms);
     }
   }
 

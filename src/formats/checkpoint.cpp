@@ -216,7 +216,7 @@ CheckpointFile torch_file(const fs::path& path, std::string name, uint32_t index
 
 // PyTorch checkpoints: the files an index names, or the directory's.
 void read_torch_files(const LocalModelFiles& files, Checkpoint& ck) {
-  std::vector<fs::path> paths = files.torch_files;
+  std::vector<fs::path> paths = files.weight_files;
   if (files.index) {
     ck.index_name = files.index->filename().string();
     ck.index = parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes), files.index->string());
@@ -260,11 +260,11 @@ void read_torch_files(const LocalModelFiles& files, Checkpoint& ck) {
 // A GGUF model's parts: each its own header and tensors; the first part's metadata describes the model, and
 // a split model's parts must agree on how many they are and which each is (split.count, split.no).
 void read_gguf_files(const LocalModelFiles& files, Checkpoint& ck) {
-  const size_t n = files.gguf_files.size();
+  const size_t n = files.weight_files.size();
   std::vector<GgufFile> parts(n);
   parallel_for(n, [&](size_t i) {
-    const std::string name = files.gguf_files[i].lexically_relative(files.root).string();
-    for (const FetchedHeader& h : files.fetched_gguf)
+    const std::string name = files.weight_files[i].lexically_relative(files.root).string();
+    for (const FetchedHeader& h : files.fetched_headers)
       if (h.name == name) {  // a Hub file: its header, fetched by range requests
         try {
           parts[i] = read_gguf(PrefixSource(h.prefix, h.file_size, files.display_name + "/" + name));
@@ -274,21 +274,21 @@ void read_gguf_files(const LocalModelFiles& files, Checkpoint& ck) {
         }
         return;
       }
-    parts[i] = read_gguf(FileSource(files.gguf_files[i]));
+    parts[i] = read_gguf(FileSource(files.weight_files[i]));
   });
   for (size_t i = 0; i < n; ++i) {
     if (n > 1) {
       const auto count = parts[i].uint_value("split.count");
       const auto no = parts[i].uint_value("split.no");
       if (count != n || no != i)
-        throw Error(ErrorKind::Malformed, files.gguf_files[i].string(), "split.count / split.no",
+        throw Error(ErrorKind::Malformed, files.weight_files[i].string(), "split.count / split.no",
                     "part " + std::to_string(i + 1) + " of " + std::to_string(n) +
                         " by its name, but its header says " +
                         (no ? "part " + std::to_string(*no + 1) : std::string("no part number")) + " of " +
                         (count ? std::to_string(*count) : std::string("an unstated number")));
     }
     CheckpointFile f;
-    f.name = files.gguf_files[i].filename().string();
+    f.name = files.weight_files[i].filename().string();
     f.size = parts[i].file_size;
     f.header_length = parts[i].header.size();
     f.data_start = parts[i].data_start;
@@ -316,7 +316,7 @@ void read_gguf_files(const LocalModelFiles& files, Checkpoint& ck) {
 // An ONNX model: the .onnx file (file 0, its inline initializers) and the external data files it names,
 // which must stay inside the model's directory once symbolic links are followed.
 void read_onnx_file(const LocalModelFiles& files, Checkpoint& ck) {
-  const fs::path& path = *files.onnx_file;
+  const fs::path& path = files.weight_files.at(0);
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   std::error_code ec;
   const fs::path real_dir = fs::weakly_canonical(dir, ec);
@@ -351,28 +351,14 @@ void read_onnx_file(const LocalModelFiles& files, Checkpoint& ck) {
   ck.onnx = std::move(model);
 }
 
-}  // namespace
-
-Checkpoint read_checkpoint(const LocalModelFiles& files) {
-  Checkpoint ck;
-  if (files.onnx_file) {
-    read_onnx_file(files, ck);
-    return ck;
-  }
-  if (!files.gguf_files.empty()) {
-    read_gguf_files(files, ck);
-    return ck;
-  }
-  if (!files.torch_files.empty() || (files.index && files.index_is_pytorch)) {
-    read_torch_files(files, ck);
-    return ck;
-  }
+// A model's safetensors files, or the shards its index names (cross-checked with it).
+void read_safetensors_files(const LocalModelFiles& files, Checkpoint& ck) {
   std::vector<SafetensorsHeader> headers;
   if (files.index) {
     headers = read_indexed_shards(files, ck);
     if (headers.empty()) {
       names_from_index(ck);
-      return ck;
+      return;
     }
     std::vector<uint8_t> listed(ck.index->weight_map.size(), 0);
     parallel_for(headers.size(), [&](size_t i) {
@@ -381,15 +367,15 @@ Checkpoint read_checkpoint(const LocalModelFiles& files) {
     });
     check_index_complete(ck, listed);
   } else {
-    headers.resize(files.safetensors.size());
+    headers.resize(files.weight_files.size());
     parallel_for(headers.size(), [&](size_t i) {
-      const FetchedHeader* f = fetched(files, files.safetensors[i].filename().string());
-      headers[i] = f ? parse_fetched(*f) : read_safetensors_header(files.safetensors[i].string());
+      const FetchedHeader* f = fetched(files, files.weight_files[i].filename().string());
+      headers[i] = f ? parse_fetched(*f) : read_safetensors_header(files.weight_files[i].string());
     });
   }
   for (uint32_t i = 0; i < headers.size(); ++i) {
     CheckpointFile f;
-    f.name = files.index ? ck.index->shards[i] : files.safetensors[i].filename().string();
+    f.name = files.index ? ck.index->shards[i] : files.weight_files[i].filename().string();
     f.size = headers[i].file_size;
     f.header_length = headers[i].header_length;
     f.data_start = 8 + f.header_length;
@@ -400,6 +386,28 @@ Checkpoint read_checkpoint(const LocalModelFiles& files) {
   }
   ck.headers_read = true;
   if (!ck.index && headers.size() > 1) reject_names_in_two_files(ck);
+}
+
+}  // namespace
+
+// One reader per checkpoint format; adding a format is one reader and one case here.
+Checkpoint read_checkpoint(const LocalModelFiles& files) {
+  Checkpoint ck;
+  switch (files.format) {
+    case CheckpointFormat::Pytorch:
+      read_torch_files(files, ck);
+      break;
+    case CheckpointFormat::Gguf:
+      read_gguf_files(files, ck);
+      break;
+    case CheckpointFormat::Onnx:
+      read_onnx_file(files, ck);
+      break;
+    case CheckpointFormat::Safetensors:
+    case CheckpointFormat::None:  // a config alone: no files, nothing stored
+      read_safetensors_files(files, ck);
+      break;
+  }
   return ck;
 }
 

@@ -43,7 +43,7 @@ struct Checkpoint {
 };
 
 // Reads every safetensors header, every part of a GGUF model, or every PyTorch checkpoint's pickle
-// (LocalModelFiles::torch_files, or the shards a pytorch_model.bin index names), in parallel across files,
+// (LocalModelFiles::weight_files, or the shards a pytorch_model.bin index names), in parallel across files,
 // and cross-checks them with the index. With an index but none of its shards present, returns the index's
 // names only (headers_read = false). Throws Error: Malformed for bad headers or index/shard disagreement,
 // Unsafe for escaping shard paths.

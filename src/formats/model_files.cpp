@@ -48,6 +48,13 @@ std::vector<fs::path> gguf_models_in(const std::vector<fs::path>& ggufs) {
   return models;
 }
 
+// "a.gguf, b.gguf": the files a user must choose from.
+std::string names_of(const std::vector<fs::path>& files) {
+  std::string names;
+  for (const fs::path& f : files) names += (names.empty() ? "" : ", ") + f.filename().string();
+  return names;
+}
+
 }  // namespace
 
 LocalModelFiles locate_local_model(const std::string& arg) {
@@ -67,24 +74,29 @@ LocalModelFiles locate_local_model(const std::string& arg) {
       if (fs::exists(m.root / "config.json")) m.config = m.root / "config.json";
       switch (format) {
         case WeightFormat::Safetensors:
-          m.safetensors.push_back(p);
+          m.format = CheckpointFormat::Safetensors;
+          m.weight_files = {p};
           return m;
         case WeightFormat::PytorchZip:
         case WeightFormat::PytorchLegacy:
-          m.torch_files.push_back(p);
+          m.format = CheckpointFormat::Pytorch;
+          m.weight_files = {p};
           return m;
         case WeightFormat::Gguf:
           m.config.reset();  // a GGUF file carries its own configuration
-          m.gguf_files = gguf_parts(p);
+          m.format = CheckpointFormat::Gguf;
+          m.weight_files = gguf_parts(p);
           return m;
         case WeightFormat::Onnx:
-          m.onnx_file = p;
+          m.format = CheckpointFormat::Onnx;
+          m.weight_files = {p};
           return m;
         case WeightFormat::Unknown:
           // An ONNX protobuf has no magic: a .onnx file that does not open like one is still read as one,
           // so that its parser names what is wrong with it.
           if (ends_with(name, ".onnx")) {
-            m.onnx_file = p;
+            m.format = CheckpointFormat::Onnx;
+            m.weight_files = {p};
             return m;
           }
           break;
@@ -93,6 +105,7 @@ LocalModelFiles locate_local_model(const std::string& arg) {
     if (ends_with(name, ".index.json")) {
       m.index = p;
       m.index_is_pytorch = name.find(".bin.") != std::string::npos;
+      m.format = m.index_is_pytorch ? CheckpointFormat::Pytorch : CheckpointFormat::Safetensors;
       if (fs::exists(m.root / "config.json")) m.config = m.root / "config.json";
     } else if (ends_with(name, ".json")) {
       m.config = p;
@@ -112,9 +125,11 @@ LocalModelFiles locate_local_model(const std::string& arg) {
   if (fs::exists(p / "config.json", ec)) m.config = p / "config.json";
   if (fs::exists(p / "model.safetensors.index.json", ec)) {
     m.index = p / "model.safetensors.index.json";
+    m.format = CheckpointFormat::Safetensors;
   } else if (fs::exists(p / "pytorch_model.bin.index.json", ec)) {
     m.index = p / "pytorch_model.bin.index.json";
     m.index_is_pytorch = true;
+    m.format = CheckpointFormat::Pytorch;
   }
   if (!m.index) {
     // Unsharded: every .safetensors file in the directory, except PEFT adapter weights next to a full model.
@@ -138,66 +153,53 @@ LocalModelFiles locate_local_model(const std::string& arg) {
         const WeightFormat w = sniff_weight_format(FileSource(f));
         return w != WeightFormat::PytorchZip && w != WeightFormat::PytorchLegacy;
       });
-    // Safetensors first: a repository holding both formats stores the same weights twice. Of several PyTorch
-    // files, transformers' pytorch_model.bin is the model's; others (epochs, optimizer dumps) are other
-    // checkpoints, not shards, and which one is meant only the user can say.
-    if (!found.empty()) {
-      m.unread_weights.insert(m.unread_weights.end(), torch.begin(), torch.end());
-    } else if (torch.size() > 1) {
-      auto hf = std::find_if(torch.begin(), torch.end(),
-                             [](const fs::path& f) { return f.filename() == "pytorch_model.bin"; });
-      if (hf == torch.end()) {
-        std::string names;
-        for (const fs::path& f : torch) names += (names.empty() ? "" : ", ") + f.filename().string();
-        throw Error(ErrorKind::Usage, arg, "",
-                    "holds " + std::to_string(torch.size()) + " PyTorch checkpoints (" + names +
-                        "): name the file to analyse");
-      }
-      m.torch_files.push_back(*hf);
-      for (const fs::path& f : torch)
-        if (f != *hf) m.unread_weights.push_back(f);
-    } else {
-      m.torch_files = torch;
-    }
-    // GGUF only when nothing else holds the weights (a Hub repo with both ships the GGUF as a download for
-    // llama.cpp); of several quantizations of one model, only the user can say which is meant.
+    // One format holds the model's weights, in this order of precedence: safetensors (a repository holding
+    // several formats stores the same weights again for other tools), PyTorch, GGUF (shipped for llama.cpp),
+    // ONNX (an export). The others are named as unread.
     std::sort(gguf.begin(), gguf.end());
-    const std::vector<fs::path> gguf_models = gguf_models_in(gguf);
-    if (found.empty() && m.torch_files.empty() && !gguf_models.empty()) {
-      if (gguf_models.size() > 1) {
-        std::string names;
-        for (const fs::path& f : gguf_models) names += (names.empty() ? "" : ", ") + f.filename().string();
-        throw Error(ErrorKind::Usage, arg, "",
-                    "holds " + std::to_string(gguf_models.size()) + " GGUF models (" + names +
-                        "): name the file to analyse");
-      }
-      m.gguf_files = gguf_parts(gguf_models.front());
-      m.config.reset();
-      for (const fs::path& f : gguf)
-        if (std::find(m.gguf_files.begin(), m.gguf_files.end(), f) == m.gguf_files.end())
-          m.unread_weights.push_back(f);
-    } else {
-      m.unread_weights.insert(m.unread_weights.end(), gguf.begin(), gguf.end());
-    }
-    // ONNX likewise: an export beside the checkpoint it came from is a copy of the same weights.
     std::sort(onnx.begin(), onnx.end());
-    if (found.empty() && m.torch_files.empty() && m.gguf_files.empty() && !onnx.empty()) {
-      if (onnx.size() > 1) {
-        std::string names;
-        for (const fs::path& f : onnx) names += (names.empty() ? "" : ", ") + f.filename().string();
-        throw Error(ErrorKind::Usage, arg, "",
-                    "holds " + std::to_string(onnx.size()) + " ONNX models (" + names +
-                        "): name the file to analyse");
+    const std::vector<fs::path> gguf_models = gguf_models_in(gguf);
+    if (!found.empty()) {
+      m.format = CheckpointFormat::Safetensors;
+      m.weight_files = std::move(found);
+    } else if (!torch.empty()) {
+      // Of several PyTorch files, transformers' pytorch_model.bin is the model's; others (epochs, optimizer
+      // dumps) are other checkpoints, not shards, and which one is meant only the user can say.
+      auto chosen = torch.begin();
+      if (torch.size() > 1) {
+        chosen = std::find_if(torch.begin(), torch.end(),
+                              [](const fs::path& f) { return f.filename() == "pytorch_model.bin"; });
+        if (chosen == torch.end())
+          throw Error(ErrorKind::Usage, arg, "",
+                      "holds " + std::to_string(torch.size()) + " PyTorch checkpoints (" + names_of(torch) +
+                          "): name the file to analyse");
       }
-      m.onnx_file = onnx.front();
-    } else {
-      m.unread_weights.insert(m.unread_weights.end(), onnx.begin(), onnx.end());
+      m.format = CheckpointFormat::Pytorch;
+      m.weight_files = {*chosen};
+    } else if (!gguf_models.empty()) {
+      // Of several quantizations of one model, only the user can say which is meant.
+      if (gguf_models.size() > 1)
+        throw Error(ErrorKind::Usage, arg, "",
+                    "holds " + std::to_string(gguf_models.size()) + " GGUF models (" + names_of(gguf_models) +
+                        "): name the file to analyse");
+      m.format = CheckpointFormat::Gguf;
+      m.weight_files = gguf_parts(gguf_models.front());
+      m.config.reset();  // a GGUF file carries its own configuration
+    } else if (!onnx.empty()) {
+      if (onnx.size() > 1)
+        throw Error(ErrorKind::Usage, arg, "",
+                    "holds " + std::to_string(onnx.size()) + " ONNX models (" + names_of(onnx) +
+                        "): name the file to analyse");
+      m.format = CheckpointFormat::Onnx;
+      m.weight_files = {onnx.front()};
     }
+    for (const std::vector<fs::path>* files : {&torch, &gguf, &onnx})
+      for (const fs::path& f : *files)
+        if (std::find(m.weight_files.begin(), m.weight_files.end(), f) == m.weight_files.end())
+          m.unread_weights.push_back(f);
     std::sort(m.unread_weights.begin(), m.unread_weights.end());
-    m.safetensors = std::move(found);
   }
-  if (!m.config && !m.index && m.safetensors.empty() && m.torch_files.empty() && m.gguf_files.empty() &&
-      !m.onnx_file)
+  if (!m.config && m.format == CheckpointFormat::None)
     throw Error(ErrorKind::NotFound, arg, "",
                 "directory holds no config.json, index, .safetensors, PyTorch, GGUF or ONNX file");
   return m;

@@ -8,6 +8,10 @@
 namespace ma {
 
 enum class WeightFormat { Safetensors, PytorchZip, PytorchLegacy, Gguf, Onnx, Unknown };
+
+// The format of a model's weights as a whole, which decides the reader (formats/checkpoint.h): PyTorch zip
+// and legacy files are one checkpoint format, their reader tells them apart.
+enum class CheckpointFormat { None, Safetensors, Pytorch, Gguf, Onnx };
 std::string_view weight_format_name(WeightFormat f);  // "safetensors", "pytorch zip", ..., "unknown"
 
 // Reads at most 16 bytes. Safetensors: a little-endian header length that fits the file, then '{'; PyTorch

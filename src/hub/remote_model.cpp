@@ -308,9 +308,10 @@ class Assembler {
     parallel_for_threads(parts.size(), settings_.parallel_requests, [&](size_t i) {
       if (!gguf_header(info, *parts[i], fetched[i], stats)) note_missing("header of " + parts[i]->path);
     });
+    files.format = CheckpointFormat::Gguf;
     for (size_t i = 0; i < parts.size(); ++i) {
-      files.gguf_files.push_back(files.root / parts[i]->path);
-      if (fetched[i]) files.fetched_gguf.push_back(std::move(*fetched[i]));
+      files.weight_files.push_back(files.root / parts[i]->path);
+      if (fetched[i]) files.fetched_headers.push_back(std::move(*fetched[i]));
     }
     files.config.reset();  // a GGUF file carries its own configuration, as locally
   }
@@ -365,9 +366,11 @@ class Assembler {
     if (auto p = present("config.json")) files.config = *p;
     if (auto p = present("model.safetensors.index.json")) {
       files.index = *p;
+      files.format = CheckpointFormat::Safetensors;
     } else if (auto q = present("pytorch_model.bin.index.json")) {
       files.index = *q;
       files.index_is_pytorch = true;
+      files.format = CheckpointFormat::Pytorch;
     }
     if (!files.index)
       for (const RepoFile& f : info.files)
@@ -379,11 +382,12 @@ class Assembler {
     parallel_for_threads(weights.size(), settings_.parallel_requests, [&](size_t i) {
       if (!header(info, weights[i], files, m.stats)) note_missing("header of " + weights[i].file->path);
     });
-    if (!files.index)
-      for (const WeightFile& w : weights) files.safetensors.push_back(files.root / w.file->path);
+    if (!files.index && !weights.empty()) {
+      files.format = CheckpointFormat::Safetensors;
+      for (const WeightFile& w : weights) files.weight_files.push_back(files.root / w.file->path);
+    }
     if (!files.index && weights.empty()) gguf_model(info, files, m);
-    if (!files.config && !files.index && files.safetensors.empty() && files.gguf_files.empty() &&
-        m.gguf_models.empty() && missing_.empty())
+    if (!files.config && files.format == CheckpointFormat::None && m.gguf_models.empty() && missing_.empty())
       throw Error(ErrorKind::NotFound, files.display_name, "",
                   "the repository holds no config.json, index, .safetensors or GGUF file");
     if (http_) {

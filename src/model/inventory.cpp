@@ -340,8 +340,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
     inv.model = build_template(*inv.config);
     inv.model->arch.quantization = read_declared_quantization(*inv.config, files.root);
   }
-  if (!files.index && files.safetensors.empty() && files.torch_files.empty() && files.gguf_files.empty() &&
-      !files.onnx_file) {
+  if (files.format == CheckpointFormat::None) {
     for (const auto& f : files.unread_weights)
       inv.warnings.push_back(f.filename().string() +
                              " is not read; the tensors listed are the ones the config implies");

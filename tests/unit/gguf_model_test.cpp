@@ -207,7 +207,7 @@ TEST(GgufModel, DirectoryWithSeveralQuantizationsAsksWhichOne) {
     EXPECT_EQ(std::string(e.what()).find("mmproj"), std::string::npos) << e.what();
   }
   std::filesystem::remove(dir / "m.Q8_0.gguf");
-  EXPECT_EQ(locate_local_model(dir.path().string()).gguf_files.size(), 1u);
+  EXPECT_EQ(locate_local_model(dir.path().string()).weight_files.size(), 1u);
 }
 
 // What llama.cpp's layouts imply beyond the names: Phi-3's gate and up fused in one ffn_up of twice the width

@@ -78,9 +78,10 @@ TEST_P(IndexNamesTest, InventoryCoversIndex) {
   const fs::path dir = *data / "hf-configs" / dir_name;
 
   LocalModelFiles files = locate_local_model(dir.string());
-  ASSERT_TRUE(files.safetensors.empty()) << "hf-configs holds no shards";
+  ASSERT_TRUE(files.weight_files.empty()) << "hf-configs holds no shards";
   files.index = dir / index_name;
   files.index_is_pytorch = index_name.starts_with("pytorch_model");
+  files.format = files.index_is_pytorch ? CheckpointFormat::Pytorch : CheckpointFormat::Safetensors;
   json::Document index = test::parse_json_file(*files.index);
   const json::Value& weight_map = *index.root().find("weight_map");
 
@@ -156,6 +157,7 @@ TEST_P(IndexNamesTest, InventoryCoversIndex) {
   LocalModelFiles config_only = files;
   config_only.index.reset();
   config_only.index_is_pytorch = false;
+  config_only.format = CheckpointFormat::None;
   Inventory dry = build_inventory(config_only);
   ASSERT_EQ(dry.origin, InventoryOrigin::Template);
   const uint64_t expected_pieces =

@@ -247,7 +247,7 @@ TEST(OnnxCheckpoint, ADirectoryWithTwoModelsAsksWhichOne) {
     EXPECT_NE(std::string(e.what()).find("decoder_model.onnx, encoder_model.onnx"), std::string::npos)
         << e.what();
   }
-  EXPECT_TRUE(locate_local_model((tmp / "decoder_model.onnx").string()).onnx_file);
+  EXPECT_EQ(locate_local_model((tmp / "decoder_model.onnx").string()).format, CheckpointFormat::Onnx);
 }
 
 }  // namespace
