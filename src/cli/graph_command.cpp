@@ -22,7 +22,7 @@ int run_graph(const Args& args) {
   if (a.json)
     stream_onnx_graph_json(g, files.display_name, a.edges, print_stdout);
   else if (!out.quiet)
-    print_stdout(render_onnx_graph_console(g, files.display_name, a.edges));
+    print_stdout(render_onnx_graph_console(g, files.display_name, a.edges, out.color));
   return 0;
 }
 

@@ -63,7 +63,7 @@ int run_summary(const Args& args) {
       if (a.json)
         print_stdout(render_gguf_quantizations_json(models, model));
       else if (!out.quiet)
-        print_stdout(render_gguf_quantizations_console(models, model));
+        print_stdout(render_gguf_quantizations_console(models, model, out.color));
       return 0;
     }
     const LocalModelFiles& files = opened.files;

@@ -6,6 +6,7 @@
 #include "core/json_writer.h"
 #include "core/text.h"
 #include "core/units.h"
+#include "report/console_writer.h"
 
 namespace ma {
 namespace {
@@ -29,26 +30,19 @@ std::string type_mix(const GgufQuantization& q) {
   return out;
 }
 
-std::string padded(std::string s, size_t width) {
-  return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
-}
-
 }  // namespace
 
 std::string render_gguf_quantizations_console(const std::vector<GgufQuantization>& models,
-                                              std::string_view repo) {
-  std::string out =
-      terminal_safe(repo) + ": " + std::to_string(models.size()) +
-      " GGUF models; analyse one with --file NAME (a file name, or a quantization such as Q4_K_M)\n";
-  size_t width = 4;
-  for (const GgufQuantization& q : models) width = std::max(width, terminal_safe(q.file).size());
-  out += "  " + padded("File", width + 1) + padded("Type", 10) + padded("Size", 12) +
-         padded("Bits/weight", 13) + "Type mix (share of parameters)\n";
+                                              std::string_view repo, bool color) {
+  ConsoleWriter w(color);
+  w.heading(terminal_safe(repo) + ": " + std::to_string(models.size()) + " GGUF models");
+  std::vector<std::vector<std::string>> rows;
   for (const GgufQuantization& q : models)
-    out += "  " + padded(terminal_safe(q.file), width + 1) +
-           padded(q.file_type.empty() ? "-" : q.file_type, 10) + padded(human_bytes(q.size_bytes), 12) +
-           padded(two_decimals(q.bits_per_weight), 13) + type_mix(q) + "\n";
-  return out;
+    rows.push_back({terminal_safe(q.file), q.file_type.empty() ? "-" : q.file_type, human_bytes(q.size_bytes),
+                    two_decimals(q.bits_per_weight), type_mix(q)});
+  w.table({"File", "Type", "Size", "Bits/weight", "Type mix (share of parameters)"}, rows);
+  w.footnote("analyse one with --file NAME (a file name, or a quantization such as Q4_K_M)");
+  return w.take();
 }
 
 std::string render_gguf_quantizations_json(const std::vector<GgufQuantization>& models,

@@ -11,7 +11,7 @@
 namespace ma {
 
 std::string render_gguf_quantizations_console(const std::vector<GgufQuantization>& models,
-                                              std::string_view repo);
+                                              std::string_view repo, bool color);
 std::string render_gguf_quantizations_json(const std::vector<GgufQuantization>& models,
                                            std::string_view repo);
 

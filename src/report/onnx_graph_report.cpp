@@ -5,14 +5,10 @@
 #include "core/json_writer.h"
 #include "core/text.h"
 #include "core/units.h"
+#include "report/console_writer.h"
 
 namespace ma {
 namespace {
-
-std::string padded(std::string s, size_t width, bool right = false) {
-  if (s.size() >= width) return s + (right ? "" : " ");
-  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
-}
 
 std::string counted(uint64_t n, std::string_view noun) {
   return with_thousands(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
@@ -33,27 +29,24 @@ std::string shape_text(const OnnxValue& v) {
   return out + "]";
 }
 
-void values_table(std::string& out, const char* title, const std::vector<OnnxValue>& values) {
-  out += std::string(title) + " (" + std::to_string(values.size()) + ")\n";
-  size_t width = 4;
+void values_table(ConsoleWriter& w, const std::string& title, const std::vector<OnnxValue>& values) {
+  w.heading(title + " (" + std::to_string(values.size()) + ")");
+  std::vector<std::vector<std::string>> rows;
   for (const OnnxValue& v : values)
-    width = std::max(width, std::min<size_t>(terminal_safe(v.name).size(), 48));
-  for (const OnnxValue& v : values)
-    out += "  " + padded(terminal_safe(v.name), width) + " " +
-           padded(v.elem_type.empty() ? "?" : v.elem_type, 6) + " " + shape_text(v) + "\n";
+    rows.push_back({terminal_safe(v.name), v.elem_type.empty() ? "?" : v.elem_type, shape_text(v)});
+  w.table({"Name", "Type", "Shape"}, rows);
 }
 
-std::string precision_line(const OnnxPrecision& p) {
+// One precision entry as a label and its figures.
+std::pair<std::string, std::string> precision_field(const OnnxPrecision& p) {
   if (p.kind == "weights")
-    return "weights " + padded(p.dtype, 6) + " " + counted(p.elements, "element") + ", " +
-           bytes_exactly(p.bytes);
+    return {"weights " + p.dtype, counted(p.elements, "element") + ", " + bytes_exactly(p.bytes)};
   if (p.kind == "MatMulNBits")
-    return "MatMulNBits " + counted(p.nodes, "node") + ": " + std::to_string(p.bits) +
-           "-bit weights, block " + std::to_string(p.block_size) + ", " + counted(p.elements, "weight") +
-           " (K x N)";
+    return {p.kind, counted(p.nodes, "node") + ": " + std::to_string(p.bits) + "-bit weights, block " +
+                        std::to_string(p.block_size) + ", " + counted(p.elements, "weight") + " (K x N)"};
   if (p.kind == "QDQ")
-    return "QDQ " + counted(p.nodes, "QuantizeLinear/DequantizeLinear node") + ", " + p.dtype;
-  return p.kind + " " + counted(p.nodes, "node");
+    return {p.kind, counted(p.nodes, "QuantizeLinear/DequantizeLinear node") + ", " + p.dtype};
+  return {p.kind, counted(p.nodes, "node")};
 }
 
 void write_value(JsonWriter& w, const OnnxValue& v) {
@@ -87,45 +80,53 @@ void write_values(JsonWriter& w, std::string_view key, const std::vector<OnnxVal
 
 }  // namespace
 
-std::string render_onnx_graph_console(const OnnxGraphSummary& g, std::string_view title, bool edges) {
-  std::string out = "ONNX graph: " + terminal_safe(title) + "\n";
-  out += "  IR version " + std::to_string(g.ir_version) + ", producer " +
-         (g.producer.empty() ? std::string("not stated") : terminal_safe(g.producer)) + ", opsets";
+std::string render_onnx_graph_console(const OnnxGraphSummary& g, std::string_view title, bool edges,
+                                      bool color) {
+  ConsoleWriter w(color);
+  w.heading("ONNX graph: " + terminal_safe(title));
+  std::string opsets;
   for (const auto& [domain, version] : g.opsets)
-    out += " " + terminal_safe(opset_domain(domain)) + " " + std::to_string(version);
-  out += "\n  Nodes: " + with_thousands(g.nodes);
-  if (g.subgraph_nodes) out += " (+" + with_thousands(g.subgraph_nodes) + " in subgraphs)";
-  out += ", depth " + with_thousands(g.depth);
+    opsets +=
+        (opsets.empty() ? "" : ", ") + terminal_safe(opset_domain(domain)) + " " + std::to_string(version);
+  w.field("IR version", std::to_string(g.ir_version));
+  w.field("producer", g.producer.empty() ? std::string("not stated") : terminal_safe(g.producer));
+  w.field("opsets", opsets.empty() ? std::string("none stated") : opsets);
+  w.field("nodes", with_thousands(g.nodes) +
+                       (g.subgraph_nodes ? " (+" + with_thousands(g.subgraph_nodes) + " in subgraphs)" : ""));
+  w.field("depth", counted(g.depth, "node") + " on the longest chain");
   if (g.max_fan_out)
-    out += ", largest fan-out " + with_thousands(g.max_fan_out) + " (" + terminal_safe(g.max_fan_out_value) +
-           ")";
-  out += "\n  Initializers: " + with_thousands(g.initializers) + ", " +
-         with_thousands(g.initializer_elements) + " elements, " + bytes_exactly(g.initializer_bytes) + "\n\n";
-  values_table(out, "Inputs", g.inputs);
-  values_table(out, "Outputs", g.outputs);
-  out += "\nOperators (" + std::to_string(g.ops.size()) + " types)\n";
-  for (const OnnxOpCount& op : g.ops)
-    out += "  " + padded(terminal_safe(op.op_type), 28) + padded(with_thousands(op.count), 8, true) + "\n";
-  out += "\nPrecision\n";
-  for (const OnnxPrecision& p : g.precision) out += "  " + precision_line(p) + "\n";
+    w.field("largest fan-out",
+            counted(g.max_fan_out, "reader") + " of " + terminal_safe(g.max_fan_out_value));
+  w.field("initializers", with_thousands(g.initializers) + ": " + counted(g.initializer_elements, "element") +
+                              ", " + bytes_exactly(g.initializer_bytes));
+  values_table(w, "Inputs", g.inputs);
+  values_table(w, "Outputs", g.outputs);
+  w.heading("Operators (" + std::to_string(g.ops.size()) + " types)");
+  std::vector<std::vector<std::string>> rows;
+  for (const OnnxOpCount& op : g.ops) rows.push_back({terminal_safe(op.op_type), with_thousands(op.count)});
+  w.table({"Op type", "Nodes"}, rows);
+  w.heading("Precision");
+  for (const OnnxPrecision& p : g.precision) {
+    const auto [label, value] = precision_field(p);
+    w.field(label, value);
+  }
   if (!g.layers.empty()) {
-    out += "\nLayers (from " + g.layer_evidence + ")\n  " + padded("layer", 8) + padded("nodes", 8, true) +
-           padded("initializers", 14, true) + "  weights\n";
+    w.heading("Layers (from " + g.layer_evidence + ")");
+    rows.clear();
     for (const OnnxLayerSlice& l : g.layers)
-      out += "  " + padded(l.layer ? std::to_string(*l.layer) : "other", 8) +
-             padded(with_thousands(l.nodes), 8, true) + padded(with_thousands(l.initializers), 14, true) +
-             "  " + human_bytes(l.weight_bytes) + "\n";
+      rows.push_back({l.layer ? std::to_string(*l.layer) : "other", with_thousands(l.nodes),
+                      with_thousands(l.initializers), human_bytes(l.weight_bytes)});
+    w.table({"Layer", "Nodes", "Initializers", "Weights"}, rows);
   }
-  out += "\nShapes: " + with_thousands(g.edges_with_shape) + " of " + with_thousands(g.edges.size()) +
-         " intermediate values have an inferred shape";
-  if (!g.shape_inference_error.empty())
-    out += " (inference stopped: " + terminal_safe(g.shape_inference_error) + ")";
-  out += edges ? "\n" : "; --edges lists them\n";
-  if (edges) {
-    out += "\n";
-    values_table(out, "Edges", g.edges);
-  }
-  return out;
+  w.heading("Shapes");
+  w.field("inferred", with_thousands(g.edges_with_shape) + " of " + with_thousands(g.edges.size()) +
+                          " intermediate values");
+  if (!g.shape_inference_error.empty()) w.field("inference stopped", terminal_safe(g.shape_inference_error));
+  if (edges)
+    values_table(w, "Edges", g.edges);
+  else
+    w.footnote("--edges lists every intermediate value with its type and shape");
+  return w.take();
 }
 
 void stream_onnx_graph_json(const OnnxGraphSummary& g, std::string_view source, bool edges,

@@ -9,7 +9,8 @@
 
 namespace ma {
 
-std::string render_onnx_graph_console(const OnnxGraphSummary& g, std::string_view title, bool edges);
+std::string render_onnx_graph_console(const OnnxGraphSummary& g, std::string_view title, bool edges,
+                                      bool color);
 void stream_onnx_graph_json(const OnnxGraphSummary& g, std::string_view source, bool edges,
                             const std::function<void(std::string_view)>& sink);
 
