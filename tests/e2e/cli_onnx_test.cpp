@@ -109,6 +109,16 @@ TEST(CliOnnx, ExternalDataLeavingTheDirectoryIsOneLineExitFour) {
   EXPECT_TRUE(r.out.empty());
 }
 
+// ONNX's library and protobuf live in the reader module, loaded only for ONNX models: no other command pays
+// for loading them at start-up.
+TEST(CliOnnx, TheProgramItselfDoesNotLinkOnnx) {
+  if (!have_tool("ldd")) GTEST_SKIP() << "ldd is not installed";
+  CommandResult r = run_shell("ldd " + cli_binary());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("libonnx"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("libprotobuf"), std::string::npos) << r.out;
+}
+
 TEST(CliOnnx, GraphOfAnotherFormatIsAUsageError) {
   CommandResult r = run_cli("graph '" + example_dir().string() + "'");
   EXPECT_EQ(r.exit_code, 2) << r.err;

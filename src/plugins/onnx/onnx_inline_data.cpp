@@ -1,4 +1,4 @@
-#include "formats/onnx_inline_data.h"
+#include "plugins/onnx/onnx_inline_data.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>

@@ -1,0 +1,336 @@
+// The ONNX reader module (libma_onnx.so): ONNX's own protobuf classes parse the model inside a memory budget,
+// ONNX's shape inference runs on it, and what the program needs comes back as plain values
+// (formats/onnx_reader_abi.h).
+#include <google/protobuf/arena.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <charconv>
+#include <climits>
+#include <filesystem>
+#include <new>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/checked.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "formats/onnx_reader_abi.h"
+#include "plugins/onnx/onnx_inline_data.h"
+
+namespace ma {
+namespace {
+
+// The model's bytes and the name errors give them.
+struct NamedBytes {
+  std::string_view bytes;
+  std::string file;
+  const std::string& name() const { return file; }
+};
+
+// The arena's allowance, per parsing thread: protobuf asks for blocks through these hooks, and a model whose
+// parsed form would outgrow the allowance is refused instead of exhausting memory (empty repeated elements
+// cost a byte or two on the wire and a hundred in memory).
+struct ArenaBudgetExceeded {};
+thread_local uint64_t t_arena_left = 0;
+
+void* budget_alloc(size_t n) {
+  if (n > t_arena_left) throw ArenaBudgetExceeded{};
+  t_arena_left -= n;
+  return ::operator new(n);
+}
+
+void budget_dealloc(void* p, size_t) {
+  ::operator delete(p);
+}
+
+std::string elem_type_name(int32_t t) {
+  if (std::optional<DType> d = dtype_from_onnx(t)) return std::string(dtype_info(*d).name);
+  if (onnx::TensorProto_DataType_IsValid(t)) return onnx::TensorProto_DataType_Name(t);
+  return "type " + std::to_string(t);
+}
+
+OnnxValue value_of(const onnx::ValueInfoProto& v) {
+  OnnxValue out;
+  out.name = v.name();
+  if (!v.type().has_tensor_type()) {
+    out.elem_type = v.type().has_sequence_type() ? "sequence" : v.type().has_map_type() ? "map" : "";
+    return out;
+  }
+  const onnx::TypeProto_Tensor& t = v.type().tensor_type();
+  out.elem_type = t.elem_type() ? elem_type_name(t.elem_type()) : "";
+  if (!t.has_shape()) return out;
+  out.shape.emplace();
+  for (const onnx::TensorShapeProto_Dimension& d : t.shape().dim()) {
+    OnnxDim dim;
+    if (d.has_dim_value() && d.dim_value() >= 0) dim.size = static_cast<uint64_t>(d.dim_value());
+    if (d.has_dim_param()) dim.symbol = d.dim_param();
+    out.shape->push_back(std::move(dim));
+  }
+  return out;
+}
+
+uint64_t count_subgraph_nodes(const onnx::NodeProto& n, int depth = 0) {
+  if (depth > 64) return 0;  // protobuf's own recursion limit stops deeper nesting at parse time
+  uint64_t total = 0;
+  auto graph_nodes = [&](const onnx::GraphProto& g) {
+    total += static_cast<uint64_t>(g.node_size());
+    for (const onnx::NodeProto& inner : g.node()) total += count_subgraph_nodes(inner, depth + 1);
+  };
+  for (const onnx::AttributeProto& a : n.attribute()) {
+    if (a.has_g()) graph_nodes(a.g());
+    for (const onnx::GraphProto& g : a.graphs()) graph_nodes(g);
+  }
+  return total;
+}
+
+// A decimal string from external_data ("offset", "length").
+uint64_t parse_decimal(const std::string& s, const std::string& file, const std::string& field) {
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size())
+    throw Error(ErrorKind::Malformed, file, field, "'" + printable(s) + "' is not a byte count");
+  return v;
+}
+
+// An external data location must name a file below the model's directory: relative, no "..", no NUL.
+void check_location(const std::string& location, const std::string& file, const std::string& field) {
+  if (location.empty()) throw Error(ErrorKind::Malformed, file, field, "external data without a location");
+  const std::filesystem::path p(location);
+  bool climbs = location.find('\0') != std::string::npos || p.is_absolute() || p.has_root_name() ||
+                location.front() == '/' || location.front() == '\\';
+  for (const auto& part : p) climbs = climbs || part == "..";
+  if (climbs)
+    throw Error(ErrorKind::Unsafe, file, field,
+                "external data location '" + printable(location) +
+                    "' leaves the model's directory (absolute or with '..')");
+}
+
+class InitializerReader {
+ public:
+  InitializerReader(const NamedBytes& src, const OnnxExternalSize& external_size, OnnxModel& out)
+      : src_(src), external_size_(external_size), out_(out) {}
+
+  void add(const onnx::TensorProto& t, const OnnxInlineData& inline_data) {
+    const std::string field = "initializer '" + printable(t.name()) + "'";
+    if (t.name().empty())
+      throw Error(ErrorKind::Malformed, src_.name(),
+                  "initializer " + std::to_string(out_.initializers.size()), "has no name");
+    if (!names_.insert(t.name()).second)
+      throw Error(ErrorKind::Malformed, src_.name(), field, "a second initializer of that name");
+    std::optional<DType> dtype = dtype_from_onnx(t.data_type());
+    if (!dtype)
+      throw Error(ErrorKind::Unsupported, src_.name(), field,
+                  "element type " + elem_type_name(t.data_type()) + " has no dtype here");
+    StoredTensor s;
+    s.name = t.name();
+    s.dtype = *dtype;
+    for (int64_t d : t.dims()) {
+      if (d < 0) throw Error(ErrorKind::Malformed, src_.name(), field, "a negative dimension");
+      s.shape.push_back(static_cast<uint64_t>(d));
+    }
+    std::optional<uint64_t> n = checked_numel(s.shape);
+    if (!n || !checked_mul(*n, 8)) throw Error(ErrorKind::Malformed, src_.name(), field, "too many elements");
+    s.numel = *n;
+    const uint64_t bytes = dtype_bytes(s.numel, s.dtype);
+    if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
+      place_external(t, field, bytes, s);
+    else
+      place_inline(t, field, bytes, inline_data, s);
+    out_.initializers.push_back(std::move(s));
+  }
+
+ private:
+  void place_external(const onnx::TensorProto& t, const std::string& field, uint64_t bytes, StoredTensor& s) {
+    std::string location;
+    std::optional<uint64_t> offset, length;
+    for (const onnx::StringStringEntryProto& kv : t.external_data()) {
+      if (kv.key() == "location") location = kv.value();
+      if (kv.key() == "offset") offset = parse_decimal(kv.value(), src_.name(), field + " offset");
+      if (kv.key() == "length") length = parse_decimal(kv.value(), src_.name(), field + " length");
+    }
+    check_location(location, src_.name(), field);
+    auto [it, added] = file_of_.try_emplace(location, 0);
+    if (added) {
+      std::optional<uint64_t> size = external_size_(location);
+      if (!size)
+        throw Error(ErrorKind::NotFound, src_.name(), field,
+                    "external data file '" + printable(location) + "' is missing");
+      out_.external_files.push_back(location);
+      sizes_.push_back(*size);
+      it->second = static_cast<uint32_t>(out_.external_files.size());
+    }
+    const uint64_t size = sizes_[it->second - 1];
+    if (length && *length != bytes)
+      throw Error(ErrorKind::Malformed, src_.name(), field,
+                  "external data length " + std::to_string(*length) + " but its shape and type take " +
+                      std::to_string(bytes) + " bytes");
+    const uint64_t begin = offset.value_or(0);
+    std::optional<uint64_t> end = checked_add(begin, bytes);
+    if (!end || *end > size)
+      throw Error(ErrorKind::Malformed, src_.name(), field,
+                  "its " + std::to_string(bytes) + " bytes at offset " + std::to_string(begin) +
+                      " run past the end of " + location + " (" + std::to_string(size) + " bytes)");
+    s.file_index = it->second;
+    s.data_begin = begin;
+    s.data_end = *end;
+  }
+
+  void place_inline(const onnx::TensorProto& t, const std::string& field, uint64_t bytes,
+                    const OnnxInlineData& d, StoredTensor& s) {
+    // Values in the typed fields count once each, whatever their encoding; raw_data must hold the bytes the
+    // shape and type take.
+    uint64_t values = 0;
+    if (t.has_raw_data()) {
+      if (t.raw_data().size() != bytes)
+        throw Error(ErrorKind::Malformed, src_.name(), field,
+                    "raw_data holds " + std::to_string(t.raw_data().size()) +
+                        " bytes but its shape and type take " + std::to_string(bytes));
+    } else {
+      values = static_cast<uint64_t>(t.float_data_size()) + static_cast<uint64_t>(t.int32_data_size()) +
+               static_cast<uint64_t>(t.int64_data_size()) + static_cast<uint64_t>(t.double_data_size()) +
+               static_cast<uint64_t>(t.uint64_data_size());
+      // 16-bit and 8-bit types travel one value per int32_data entry; 4-bit types pack two per entry.
+      const uint64_t expected = dtype_bits(s.dtype) == 4 ? (s.numel + 1) / 2 : s.numel;
+      if (values != expected)
+        throw Error(ErrorKind::Malformed, src_.name(), field,
+                    "holds " + std::to_string(values) + " values but its shape has " +
+                        std::to_string(s.numel) + " elements");
+    }
+    s.file_index = 0;
+    if (d.contiguous && d.end - d.begin == bytes) {
+      s.data_begin = d.begin;
+      s.data_end = d.end;
+    } else {
+      // Varint-encoded values have no byte range: their size is what they take in memory.
+      s.data_begin = 0;
+      s.data_end = bytes;
+      s.encoded = true;
+    }
+  }
+
+  const NamedBytes& src_;
+  const OnnxExternalSize& external_size_;
+  OnnxModel& out_;
+  std::unordered_set<std::string> names_;
+  std::unordered_map<std::string, uint32_t> file_of_;
+  std::vector<uint64_t> sizes_;
+};
+
+void infer_shapes(onnx::ModelProto& m, OnnxModel& out) {
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0, /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const ArenaBudgetExceeded&) {
+    throw;
+  } catch (const std::exception& e) {
+    out.shape_inference_error = printable(e.what(), 200);
+  }
+}
+
+void read_graph(const NamedBytes& src, std::string_view bytes, onnx::ModelProto& m,
+                const OnnxExternalSize& external_size, const OnnxLimits& limits, OnnxModel& out) {
+  const onnx::GraphProto& g = m.graph();
+  if (static_cast<uint64_t>(g.node_size()) > limits.max_nodes ||
+      static_cast<uint64_t>(g.initializer_size()) > limits.max_initializers)
+    throw Error(ErrorKind::Limit, src.name(), "graph",
+                std::to_string(g.node_size()) + " nodes and " + std::to_string(g.initializer_size()) +
+                    " initializers exceed the caps (" + std::to_string(limits.max_nodes) + ", " +
+                    std::to_string(limits.max_initializers) + ")");
+  const std::vector<OnnxInlineData> inline_data = onnx_inline_data(bytes);
+  if (inline_data.size() != static_cast<size_t>(g.initializer_size()))
+    throw Error(ErrorKind::Malformed, src.name(), "graph.initializer",
+                "the initializers do not walk as the parser read them");
+  InitializerReader initializers(src, external_size, out);
+  for (int i = 0; i < g.initializer_size(); ++i)
+    initializers.add(g.initializer(i), inline_data[static_cast<size_t>(i)]);
+  out.sparse_initializers = static_cast<uint64_t>(g.sparse_initializer_size());
+
+  std::unordered_set<std::string_view> weights;
+  for (const onnx::TensorProto& t : g.initializer()) weights.insert(t.name());
+  for (const onnx::ValueInfoProto& v : g.input())
+    if (!weights.count(v.name())) out.inputs.push_back(value_of(v));
+  for (const onnx::ValueInfoProto& v : g.output()) out.outputs.push_back(value_of(v));
+  out.nodes.reserve(static_cast<size_t>(g.node_size()));
+  for (const onnx::NodeProto& n : g.node()) {
+    OnnxNode node;
+    node.name = n.name();
+    node.op_type = n.op_type();
+    node.domain = n.domain();
+    node.inputs.assign(n.input().begin(), n.input().end());
+    node.outputs.assign(n.output().begin(), n.output().end());
+    node.subgraph_nodes = count_subgraph_nodes(n);
+    for (const onnx::AttributeProto& a : n.attribute())
+      if (a.type() == onnx::AttributeProto_AttributeType_INT)
+        node.int_attributes.emplace_back(a.name(), a.i());
+    out.nodes.push_back(std::move(node));
+  }
+
+  infer_shapes(m, out);
+  for (const onnx::ValueInfoProto& v : m.graph().value_info())
+    if (!weights.count(v.name())) out.edges.push_back(value_of(v));
+}
+
+OnnxModel read_onnx_bytes(const NamedBytes& src, const OnnxExternalSize& external_size,
+                          const OnnxLimits& limits) {
+  const std::string_view bytes = src.bytes;
+  google::protobuf::ArenaOptions options;
+  options.block_alloc = budget_alloc;
+  options.block_dealloc = budget_dealloc;
+  t_arena_left = limits.max_parsed_bytes;
+  OnnxModel out;
+  try {
+    google::protobuf::Arena arena(options);
+    auto* m = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                              static_cast<int>(bytes.size()));
+    in.SetRecursionLimit(64);
+    if (!m->ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
+      throw Error(ErrorKind::Malformed, src.name(), "ModelProto",
+                  "not a valid ONNX protobuf (truncated, or not an ONNX model)");
+    if (!m->has_graph() || m->ir_version() <= 0)
+      throw Error(ErrorKind::Malformed, src.name(), m->has_graph() ? "ir_version" : "graph",
+                  "missing: every ONNX model states its IR version and holds a graph");
+    out.ir_version = m->ir_version();
+    out.producer_name = m->producer_name();
+    out.producer_version = m->producer_version();
+    out.graph_name = m->graph().name();
+    for (const onnx::OperatorSetIdProto& o : m->opset_import())
+      out.opsets.emplace_back(o.domain(), o.version());
+    for (const onnx::StringStringEntryProto& kv : m->metadata_props())
+      out.metadata.emplace_back(kv.key(), kv.value());
+    read_graph(src, bytes, *m, external_size, limits, out);
+  } catch (const ArenaBudgetExceeded&) {
+    throw Error(ErrorKind::Limit, src.name(), "ModelProto",
+                "its parsed form would take more than " + std::to_string(limits.max_parsed_bytes >> 20) +
+                    " MiB of memory");
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace ma
+
+extern "C" __attribute__((visibility("default"))) void ma_onnx_read(const ma::OnnxReadRequest* request,
+                                                                    ma::OnnxReadResult* result) noexcept {
+  try {
+    result->model =
+        ma::read_onnx_bytes({request->bytes, request->name}, *request->external_size, request->limits);
+  } catch (const ma::Error& e) {
+    result->error_kind = static_cast<int>(e.kind());
+    result->file = e.file();
+    result->field = e.field();
+    result->rule = e.rule();
+    result->offset = e.offset();
+  } catch (const std::bad_alloc&) {
+    result->error_kind = static_cast<int>(ma::ErrorKind::Limit);
+    result->file = request->name;
+    result->rule = "out of memory while reading the model";
+  } catch (const std::exception& e) {
+    result->error_kind = static_cast<int>(ma::ErrorKind::Internal);
+    result->file = request->name;
+    result->rule = e.what();
+  }
+}
