@@ -76,7 +76,8 @@ OnnxModel read_onnx(const ByteSource& src, const OnnxExternalSize& external_size
   OnnxReadResult result;
   read(&request, &result);
   if (result.error_kind)
-    throw Error(static_cast<ErrorKind>(result.error_kind), result.file, result.field, result.rule, result.offset);
+    throw Error(static_cast<ErrorKind>(result.error_kind), result.file, result.field, result.rule,
+                result.offset);
   return std::move(result.model);
 }
 

@@ -7,12 +7,13 @@
 
 namespace ma {
 
+// What one file is.
 enum class WeightFormat { Safetensors, PytorchZip, PytorchLegacy, Gguf, Onnx, Unknown };
+std::string_view weight_format_name(WeightFormat f);  // "safetensors", "pytorch zip", ..., "unknown"
 
 // The format of a model's weights as a whole, which decides the reader (formats/checkpoint.h): PyTorch zip
 // and legacy files are one checkpoint format, their reader tells them apart.
 enum class CheckpointFormat { None, Safetensors, Pytorch, Gguf, Onnx };
-std::string_view weight_format_name(WeightFormat f);  // "safetensors", "pytorch zip", ..., "unknown"
 
 // Reads at most 16 bytes. Safetensors: a little-endian header length that fits the file, then '{'; PyTorch
 // zip: a ZIP local header; PyTorch legacy (or any pickle): the PROTO opcode; GGUF: "GGUF"; ONNX (a protobuf

@@ -332,5 +332,9 @@ extern "C" __attribute__((visibility("default"))) void ma_onnx_read(const ma::On
     result->error_kind = static_cast<int>(ma::ErrorKind::Internal);
     result->file = request->name;
     result->rule = e.what();
+  } catch (...) {  // nothing may leave a noexcept entry point
+    result->error_kind = static_cast<int>(ma::ErrorKind::Internal);
+    result->file = request->name;
+    result->rule = "the ONNX reader failed";
   }
 }
