@@ -1,3 +1,4 @@
+#include "analysis/identity.h"
 #include "analysis/onnx_graph.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
@@ -22,7 +23,7 @@ int run_graph(const Args& args) {
   if (a.json)
     stream_onnx_graph_json(g, files.display_name, a.edges, print_stdout);
   else if (!out.quiet)
-    print_stdout(render_onnx_graph_console(g, files.display_name, a.edges, out.color));
+    print_stdout(render_onnx_graph_console(g, display_name_of(a.model), a.edges, out.color));  // no full path
   return 0;
 }
 

@@ -47,6 +47,9 @@ TEST(CliOnnx, GraphJsonDescribesTheGraph) {
   ASSERT_EQ(console.exit_code, 0) << console.err;
   EXPECT_NE(console.out.find("MatMul"), std::string::npos) << console.out;
   EXPECT_NE(console.out.find("[batch, 3]"), std::string::npos) << console.out;
+  // The title names the model as every report does (its directory and file), never the full local path.
+  EXPECT_NE(console.out.find("ONNX graph: tiny-onnx/model.onnx"), std::string::npos) << console.out;
+  EXPECT_EQ(console.out.find(tmp.path().string()), std::string::npos) << console.out;
   EXPECT_NE(console.out.find("weights F32"), std::string::npos) << console.out;
 }
 
