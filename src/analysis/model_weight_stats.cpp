@@ -4,12 +4,11 @@
 #include <system_error>
 
 #include "analysis/module_class.h"
-#include "core/dtype_values.h"
+#include "analysis/readable_values.h"
 #include "core/error.h"
 #include "core/glob.h"
 #include "core/json.h"
 #include "formats/checkpoint.h"
-#include "formats/ggml_dequant.h"
 #include "io/file_source.h"
 #include "model/tensor_placement.h"
 
@@ -61,25 +60,8 @@ void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSel
     const fs::path path = files.root / f.name;
     for (const StoredTensor& t : f.tensors) {
       if (!selected(sel, t.name, place_tensor(t.name))) continue;
-      if (t.strided) {
-        warnings.push_back(t.name + ": a view with gaps in its storage; left out of the statistics");
-        continue;
-      }
-      if (t.encoded) {
-        warnings.push_back(t.name +
-                           ": values stored as protobuf varints, not raw bytes; left out of the statistics");
-        continue;
-      }
-      if (is_block_type(t.dtype) && !can_dequantize(t.dtype)) {
-        warnings.push_back(
-            t.name + ": " + std::string(dtype_info(t.dtype).name) +
-            " blocks decode through llama.cpp's lookup grids, which are not built in; left out "
-            "of the statistics");
-        continue;
-      }
-      if (!has_element_values(t.dtype) && !is_block_type(t.dtype)) {
-        warnings.push_back(t.name + ": " + std::string(dtype_info(t.dtype).short_name) +
-                           " elements have no defined scalar values; left out of the statistics");
+      if (std::string why = why_values_unreadable(t.dtype, t.strided, t.encoded); !why.empty()) {
+        warnings.push_back(t.name + ": " + why + "; left out of the statistics");
         continue;
       }
       plan.items.push_back({t.name, path, f.data_start + t.data_begin, t.bytes(), t.dtype, t.shape, t.numel});

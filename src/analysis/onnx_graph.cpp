@@ -134,6 +134,7 @@ void layers(const OnnxModel& g, const Checkpoint& ck, OnnxGraphSummary& s) {
   for (const CheckpointFile& f : ck.files)
     for (const StoredTensor& t : f.tensors) {
       std::optional<uint32_t> layer = place_tensor(t.name).layer;
+      by_initializer = by_initializer || layer.has_value();
       if (dtype_info(t.dtype).is_float) of_weight[t.name] = layer;
       OnnxLayerSlice& slice = layer ? numbered[*layer] : rest;
       slice.layer = layer;
@@ -163,8 +164,6 @@ void layers(const OnnxModel& g, const Checkpoint& ck, OnnxGraphSummary& s) {
     slice.layer = layer;
     ++slice.nodes;
   }
-  for (const CheckpointFile& f : ck.files)
-    for (const StoredTensor& t : f.tensors) by_initializer = by_initializer || place_tensor(t.name).layer;
   if (numbered.empty()) return;
   s.layer_evidence = by_name ? "node names" : by_initializer ? "initializer names" : "";
   for (auto& [index, slice] : numbered) s.layers.push_back(slice);

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "analysis/module_class.h"
+#include "analysis/readable_values.h"
 #include "analysis/stats_math.h"
 #include "analysis/tensor_pairing.h"
 #include "core/dtype_values.h"
@@ -178,15 +179,8 @@ void compare_pair(Worker& w, const Pair& p, TensorDrift& d) {
 // Why a pair cannot be compared element by element; empty when it can.
 std::string why_not_comparable(const PairedSide& t, const PairedSide& u) {
   if (!t.in_order || !u.in_order) return "a view whose elements are not in row-major order on disk";
-  if (t.encoded || u.encoded) return "values stored as protobuf varints, not raw bytes";
-  for (DType d : {t.dtype, u.dtype}) {
-    if (is_block_type(d) && !can_dequantize(d))
-      return std::string(dtype_info(d).name) +
-             " blocks decode through llama.cpp's lookup grids, which are not built in";
-    if (!is_block_type(d) && !has_element_values(d))
-      return "no element values (" + std::string(dtype_info(t.dtype).short_name) + "/" +
-             std::string(dtype_info(u.dtype).short_name) + ")";
-  }
+  for (const PairedSide* s : {&t, &u})
+    if (std::string why = why_values_unreadable(s->dtype, false, s->encoded); !why.empty()) return why;
   return "";
 }
 

@@ -74,7 +74,8 @@ std::string usage_text() {
   }
   out += "\nreport options:\n" + option_lines(report_options.options);
   out +=
-      "\nMODEL: a model directory (config.json and/or *.safetensors, sharded or not), a .safetensors file,\n"
+      "\nMODEL: a model directory (config.json and/or *.safetensors, sharded or not), a weight file\n"
+      "       (.safetensors; PyTorch .bin/.pt/.pth/.ckpt; .gguf, any part of a split one; .onnx),\n"
       "       a config.json (dry run: the tensors the architecture implies, without weights), or a Hub "
       "model\n"
       "       (gpt2, org/name, org/name@revision or a huggingface.co URL; a local path of the same name "
