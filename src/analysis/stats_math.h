@@ -21,18 +21,18 @@ std::vector<double> histogram_edges(double first, double last, uint32_t bins);
 class HistogramBinner {
  public:
   explicit HistogramBinner(const std::vector<double>& edges);
-  // Inline: it runs once per element of every 32/64-bit and decoded block tensor.
+  // Inline and without branches: it runs once per element of every 32/64-bit and decoded block tensor, and
+  // values near a bin edge would make a branch on the corrections mispredict.
   uint32_t bin(double x) const {
     // numpy's fast path for equal bins, including its two corrections for rounding at the edges.
-    const double f = (x - first_) * norm_;
-    int64_t i = static_cast<int64_t>(f);
-    if (i >= static_cast<int64_t>(bins_)) i = bins_ - 1;
-    if (i < 0) i = 0;
-    if (x < edges_[static_cast<size_t>(i)])
-      --i;
-    else if (x >= edges_[static_cast<size_t>(i) + 1] && i != static_cast<int64_t>(bins_) - 1)
-      ++i;
-    return static_cast<uint32_t>(std::clamp<int64_t>(i, 0, bins_ - 1));
+    const int64_t last = static_cast<int64_t>(bins_) - 1;
+    int64_t i = static_cast<int64_t>((x - first_) * norm_);
+    i = i > last ? last : i;
+    i = i < 0 ? 0 : i;
+    const int64_t down = x < edges_[static_cast<size_t>(i)];
+    const int64_t up = (down == 0) & (i != last) & (x >= edges_[static_cast<size_t>(i) + 1]);
+    i += up - down;
+    return static_cast<uint32_t>(i < 0 ? 0 : i);
   }
 
  private:

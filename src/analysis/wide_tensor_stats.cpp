@@ -8,18 +8,32 @@
 
 #include "analysis/stats_math.h"
 #include "core/dtype_values.h"
+#include "core/vector_clones.h"
 #include "formats/ggml_dequant.h"
+
+// bins_of recomputes histogram edges and must round i * step + first twice, as histogram_edges does; a
+// compiler allowed to fuse it into one FMA (e.g. under -march=native) would move values across edges.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
 
 namespace ma {
 namespace {
 
+// Values are handled a piece at a time: 16,384 doubles and their keys (256 KiB) stay in a core's L2 cache
+// between the loops that each look at them once.
+constexpr size_t kPiece = 16384;
+
 // A key whose unsigned order is the values' order: sign-magnitude floats flip, signed integers offset.
 uint64_t order_key(DType t, uint64_t bits) {
   switch (t) {
-    case DType::F32:
-      return (bits & 0x80000000u) ? (~bits & 0xffffffffu) : (bits | 0x80000000u);
+    case DType::F32:  // without a branch: weights' signs are random, a branch on them mispredicts half the
+                      // time
+      return (bits ^ ((0 - (bits >> 31)) | 0x80000000u)) & 0xffffffffu;
     case DType::F64:
-      return (bits >> 63) ? ~bits : (bits | (1ull << 63));
+      return bits ^ ((0 - (bits >> 63)) | (1ull << 63));
     case DType::I32:
       return (bits ^ 0x80000000u) & 0xffffffffu;
     case DType::I64:
@@ -29,42 +43,224 @@ uint64_t order_key(DType t, uint64_t bits) {
   }
 }
 
-uint64_t load_bits(const char* p, unsigned width) {
-  if (width == 4) {
-    uint32_t u;
-    std::memcpy(&u, p, 4);
-    return u;
-  }
-  uint64_t u;
-  std::memcpy(&u, p, 8);
-  return u;
+// The bits back from a key (order_key's inverse for the 32-bit types).
+uint64_t key_bits(DType t, uint64_t key) {
+  if (t == DType::F32) return (key & 0x80000000u) ? (key & 0x7fffffffu) : (~key & 0xffffffffu);
+  if (t == DType::I32) return key ^ 0x80000000u;
+  return key;
 }
 
-// Calls f(bits) for every element of the tensor, reading it through the buffer; false when cancelled. A ggml
-// block type is read in whole blocks and decoded to float32 first (`decoded`: the caller's scratch), so f
-// sees the F32 bits of the values llama.cpp computes with.
+// The finite values of one piece with their order keys; NaN and ±Inf are counted and left out.
+struct Piece {
+  std::vector<double> values = std::vector<double>(kPiece);
+  std::vector<uint64_t> keys = std::vector<uint64_t>(kPiece);
+  size_t n = 0;
+  uint64_t nan = 0, inf = 0;
+};
+
+// float32 values and their keys; true when all are finite (an exponent of all ones is NaN or ±Inf).
+MA_VECTOR_CLONES bool load_f32(const char* __restrict p, size_t count, double* __restrict values,
+                               uint64_t* __restrict keys) {
+  uint32_t special = 0;
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t u;
+    std::memcpy(&u, p + 4 * i, 4);
+    values[i] = static_cast<double>(std::bit_cast<float>(u));
+    keys[i] = order_key(DType::F32, u);
+    special |= (u & 0x7f800000u) == 0x7f800000u;
+  }
+  return special == 0;
+}
+
+// Fills `piece` from `count` (≤ kPiece) stored elements of value type `vt` at `p`.
+void load_piece(DType vt, const char* p, size_t count, Piece& piece) {
+  const unsigned width = dtype_bits(vt) / 8;
+  bool all_finite = true;
+  if (vt == DType::F32) {
+    all_finite = load_f32(p, count, piece.values.data(), piece.keys.data());
+  } else {
+    for (size_t i = 0; i < count; ++i) {
+      uint64_t u = 0;
+      std::memcpy(&u, p + width * i, width);
+      const double v = element_value(vt, u);
+      piece.values[i] = v;
+      piece.keys[i] = order_key(vt, u);
+      all_finite &= v - v == 0;
+    }
+  }
+  piece.n = count;
+  if (all_finite) return;
+  size_t out = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const double v = piece.values[i];
+    if (std::isnan(v)) {
+      ++piece.nan;
+    } else if (std::isinf(v)) {
+      ++piece.inf;
+    } else {
+      piece.values[out] = v;
+      piece.keys[out++] = piece.keys[i];
+    }
+  }
+  piece.n = out;
+}
+
+// The per-value loops run in four lanes of vector registers (GCC/Clang vector extensions: the compiler's own
+// vectoriser gives up on these reductions), each sum compensated in its lane by Knuth's TwoSum, which needs
+// no branch: a sum of 3e38 and 0.1 keeps the 0.1, as the scalar compensated sum (math.fsum) does. The lanes
+// enter the caller's compensated totals in a fixed order, so a result never depends on which clone ran.
+using Lanes = double __attribute__((vector_size(32)));
+using LaneMask = int64_t __attribute__((vector_size(32)));
+constexpr size_t kLanes = 4;
+
+struct LaneSum {
+  Lanes sum = {}, error = {};
+  void add(const Lanes& x) {  // by reference: a 32-byte vector by value changes the ABI without AVX
+    const Lanes t = sum + x, z = t - sum;
+    error += (sum - (t - z)) + (x - z);
+    sum = t;
+  }
+  void flush_into(CompensatedSum& total) const {
+    for (size_t j = 0; j < kLanes; ++j) {
+      total.add(sum[j]);
+      total.add(error[j]);
+    }
+  }
+};
+
+// Pass 1's figures, accumulated over the pieces.
+struct PassOne {
+  CompensatedSum sum, squares;
+  double min = INFINITY, max = -INFINITY;
+  uint64_t zeros = 0, near = 0;
+};
+
+MA_VECTOR_CLONES void add_pass_one(const double* v, size_t n, double eps, PassOne& r) {
+  const LaneMask magnitude = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  LaneSum s, q;
+  Lanes lo = {INFINITY, INFINITY, INFINITY, INFINITY};
+  Lanes hi = -lo;
+  LaneMask z = {}, e = {};  // a comparison gives -1 in each lane where it holds
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    Lanes x;
+    std::memcpy(&x, v + i, sizeof x);
+    s.add(x);
+    q.add(x * x);
+    lo = x < lo ? x : lo;
+    hi = x > hi ? x : hi;
+    z -= x == 0;
+    e -= (Lanes)((LaneMask)x & magnitude) <= eps;
+  }
+  s.flush_into(r.sum);
+  q.flush_into(r.squares);
+  for (size_t j = 0; j < kLanes; ++j) {
+    r.min = std::min(r.min, lo[j]);
+    r.max = std::max(r.max, hi[j]);
+    r.zeros += static_cast<uint64_t>(z[j]);
+    r.near += static_cast<uint64_t>(e[j]);
+  }
+  for (; i < n; ++i) {
+    const double x = v[i];
+    r.sum.add(x);
+    r.squares.add(x * x);
+    r.min = std::min(r.min, x);
+    r.max = std::max(r.max, x);
+    r.zeros += x == 0;
+    r.near += std::fabs(x) <= eps;
+  }
+}
+
+// Pass 2's sums of (x - mean)^2, ^3 and ^4 about pass 1's mean (numpy's two-pass variance).
+struct CentralMoments {
+  CompensatedSum m2, m3, m4;
+};
+
+MA_VECTOR_CLONES void add_central_moments(const double* v, size_t n, double mean, CentralMoments& c) {
+  LaneSum a2, a3, a4;
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    Lanes x;
+    std::memcpy(&x, v + i, sizeof x);
+    const Lanes d = x - mean, d2 = d * d;
+    a2.add(d2);
+    a3.add(d2 * d);
+    a4.add(d2 * d2);
+  }
+  a2.flush_into(c.m2);
+  a3.flush_into(c.m3);
+  a4.flush_into(c.m4);
+  for (; i < n; ++i) {
+    const double d = v[i] - mean, d2 = d * d;
+    c.m2.add(d2);
+    c.m3.add(d2 * d);
+    c.m4.add(d2 * d2);
+  }
+}
+
+// numpy.histogram's bin of each value (HistogramBinner's rule), four at a time. An edge is recomputed as
+// histogram_edges computes it, i * step + first, rather than loaded: the two corrections then need no
+// gather. Only edges 0 … bins - 1 are ever compared (the last bin takes its upper edge), and those are all
+// computed this way.
+using LaneIndex = int32_t __attribute__((vector_size(16)));
+
+MA_VECTOR_CLONES void bins_of(const double* v, size_t n, const std::vector<double>& edges, uint32_t* out) {
+  const uint32_t bins = static_cast<uint32_t>(edges.size() - 1);
+  const double first = edges.front(), norm = static_cast<double>(bins) / (edges.back() - edges.front());
+  const double step = (edges.back() - edges.front()) / bins;
+  const int32_t last = static_cast<int32_t>(bins) - 1;
+  const LaneIndex zero = {}, top = {last, last, last, last}, one = {1, 1, 1, 1};
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    Lanes x;
+    std::memcpy(&x, v + i, sizeof x);
+    LaneIndex b = __builtin_convertvector((x - first) * norm, LaneIndex);
+    b = b > top ? top : b;
+    b = b < zero ? zero : b;
+    const Lanes lower = __builtin_convertvector(b, Lanes) * step + first;
+    const Lanes upper = __builtin_convertvector(b + one, Lanes) * step + first;
+    const LaneIndex down = __builtin_convertvector(x < lower, LaneIndex);  // -1 where it holds
+    const LaneIndex up = __builtin_convertvector(x >= upper, LaneIndex) & (b != top) & ~down;
+    b += down - up;
+    b = b < zero ? zero : b;
+    std::memcpy(out + i, &b, sizeof b);
+  }
+  const HistogramBinner binner(edges);
+  for (; i < n; ++i) out[i] = binner.bin(v[i]);
+}
+
+// Calls f(piece) for the tensor's values a piece at a time, reading it through the buffer; false when
+// cancelled. A ggml block type is read in whole blocks and decoded to float32 first (`decoded`: scratch), so
+// f sees the values llama.cpp computes with.
 template <typename F>
-bool for_each_element(const FileSource& file, uint64_t offset, uint64_t bytes, DType stored, char* buffer,
-                      size_t buffer_bytes, std::vector<float>& decoded, const std::atomic<bool>* cancel,
-                      F&& f) {
+bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DType stored, char* buffer,
+                    size_t buffer_bytes, const std::atomic<bool>* cancel, Piece& piece, F&& f) {
   const DTypeInfo& info = dtype_info(stored);
   const bool blocks = info.block_elements > 1;
-  const unsigned width = blocks ? 4 : dtype_bits(stored) / 8;
   const size_t chunk = blocks ? buffer_bytes / info.block_bytes * info.block_bytes : buffer_bytes;
-  if (blocks) decoded.resize(chunk / info.block_bytes * info.block_elements);
+  const size_t blocks_per_piece = blocks ? std::max<size_t>(1, kPiece / info.block_elements) : 0;
+  std::vector<float> decoded(blocks ? blocks_per_piece * info.block_elements : 0);
+  const unsigned width = blocks ? 4 : dtype_bits(stored) / 8;
   for (uint64_t done = 0; done < bytes;) {
     if (cancel && cancel->load(std::memory_order_relaxed)) return false;
     const size_t len = static_cast<size_t>(std::min<uint64_t>(chunk, bytes - done));
     file.read_exact(offset + done, len, buffer);
     done += len;
     if (!blocks) {
-      for (size_t i = 0; i + width <= len; i += width) f(load_bits(buffer + i, width));
+      for (size_t at = 0; at + width <= len; at += kPiece * width) {
+        load_piece(stored, buffer + at, std::min(kPiece, (len - at) / width), piece);
+        f(piece);
+      }
       continue;
     }
     const size_t n = len / info.block_bytes;
-    dequantize_blocks(stored, reinterpret_cast<const uint8_t*>(buffer), n, decoded.data());
-    for (size_t i = 0; i < n * info.block_elements; ++i)
-      f(static_cast<uint64_t>(std::bit_cast<uint32_t>(decoded[i])));
+    for (size_t b = 0; b < n; b += blocks_per_piece) {
+      const size_t nb = std::min(blocks_per_piece, n - b);
+      dequantize_blocks(stored, reinterpret_cast<const uint8_t*>(buffer) + b * info.block_bytes, nb,
+                        decoded.data());
+      load_piece(DType::F32, reinterpret_cast<const char*>(decoded.data()), nb * info.block_elements, piece);
+      f(piece);
+    }
   }
   return true;
 }
@@ -77,48 +273,31 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
   const DType vt = is_block_type(s.dtype) ? DType::F32 : s.dtype;
   const unsigned width = dtype_bits(vt) / 8;
   const unsigned key_shift = width * 8 - 16;
-  std::vector<float> decoded;
-  // float32 (and every decoded block type) converts inline; the other wide types through the dtype table.
-  const bool f32 = vt == DType::F32;
-  auto value_of = [&](uint64_t bits) {
-    return f32 ? static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(bits)))
-               : element_value(vt, bits);
-  };
+  Piece piece;
   std::vector<uint64_t> prefix(65536, 0);
-  CompensatedSum sum, squares;
-  uint64_t zeros = 0, near = 0;
-  double min = INFINITY, max = -INFINITY;
-  const bool complete = for_each_element(file, offset, s.bytes, s.dtype, buffer, buffer_bytes, decoded,
-                                         cancel, [&](uint64_t bits) {
-                                           const double v = value_of(bits);
-                                           if (std::isnan(v)) {
-                                             ++s.nan_count;
-                                             return;
-                                           }
-                                           if (std::isinf(v)) {
-                                             ++s.inf_count;
-                                             return;
-                                           }
-                                           ++s.finite;
-                                           if (v == 0) ++zeros;
-                                           if (std::fabs(v) <= eps) ++near;
-                                           min = std::min(min, v);
-                                           max = std::max(max, v);
-                                           sum.add(v);
-                                           squares.add(v * v);
-                                           ++prefix[order_key(vt, bits) >> key_shift];
-                                         });
+  PassOne one;
+  const bool complete =
+      for_each_piece(file, offset, s.bytes, s.dtype, buffer, buffer_bytes, cancel, piece, [&](Piece& p) {
+        s.nan_count += p.nan;
+        s.inf_count += p.inf;
+        p.nan = p.inf = 0;
+        s.finite += p.n;
+        add_pass_one(p.values.data(), p.n, eps, one);
+        uint64_t* buckets = prefix.data();
+        const unsigned shift = key_shift;
+        for (size_t i = 0; i < p.n; ++i) ++buckets[p.keys[i] >> shift];
+      });
   if (!complete) return false;
-  s.zeros_fraction = s.numel ? static_cast<double>(zeros) / static_cast<double>(s.numel) : 0;
-  s.near_zero_fraction = s.numel ? static_cast<double>(near) / static_cast<double>(s.numel) : 0;
-  s.l2_norm = std::sqrt(squares.value());
+  s.zeros_fraction = s.numel ? static_cast<double>(one.zeros) / static_cast<double>(s.numel) : 0;
+  s.near_zero_fraction = s.numel ? static_cast<double>(one.near) / static_cast<double>(s.numel) : 0;
+  s.l2_norm = std::sqrt(one.squares.value());
   s.histogram.counts.assign(bins, 0);
   if (s.finite == 0) return true;
   const double n = static_cast<double>(s.finite);
-  const double mean = sum.value() / n;  // compensated: exact even when huge values cancel
-  s.min = min;
-  s.max = max;
-  s.abs_max = std::max(std::fabs(min), std::fabs(max));
+  const double mean = one.sum.value() / n;  // compensated: exact even when huge values cancel
+  s.min = one.min;
+  s.max = one.max;
+  s.abs_max = std::max(std::fabs(one.min), std::fabs(one.max));
 
   // Which key buckets hold the order statistics the percentiles need, and each one's rank inside its bucket.
   struct Wanted {
@@ -139,54 +318,59 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
     w.bucket = b;
     w.rank_in_bucket = w.rank - before;
   }
-  std::vector<uint64_t> buckets;
-  for (const Wanted& w : wanted) buckets.push_back(w.bucket);
-  std::sort(buckets.begin(), buckets.end());
-  buckets.erase(std::unique(buckets.begin(), buckets.end()), buckets.end());
-  auto slot_of = [&](uint64_t bucket) {
-    return static_cast<size_t>(std::lower_bound(buckets.begin(), buckets.end(), bucket) - buckets.begin());
-  };
+  // slot_of[bucket]: the bucket's place among the wanted ones, kNotWanted for the others.
+  constexpr uint8_t kNotWanted = 0xff;
+  std::vector<uint8_t> slot_of(65536, kNotWanted);
+  size_t slots = 0;
+  for (const Wanted& w : wanted)
+    if (slot_of[w.bucket] == kNotWanted) slot_of[w.bucket] = static_cast<uint8_t>(slots++);
 
-  auto [first, last] = histogram_range(min, max);
+  auto [first, last] = histogram_range(one.min, one.max);
   s.histogram.edges = histogram_edges(first, last, bins);
   s.histogram.counts.assign(bins, 0);
-  HistogramBinner binner(s.histogram.edges);
+  std::vector<uint32_t> bin_of(kPiece);
+  std::vector<uint64_t> bin_counts(4 * static_cast<size_t>(bins), 0);
   // 32-bit keys: the low 16 bits inside each wanted bucket pin the value down exactly. 64-bit: the values.
-  std::vector<std::vector<uint64_t>> sub(width == 4 ? buckets.size() : 0, std::vector<uint64_t>(65536, 0));
-  std::vector<std::vector<double>> values(width == 8 ? buckets.size() : 0);
-  CompensatedSum m2, m3, m4;  // central moments about the exact mean: numpy's two-pass variance
-  const bool second_complete = for_each_element(
-      file, offset, s.bytes, s.dtype, buffer, buffer_bytes, decoded, cancel, [&](uint64_t bits) {
-        const double v = value_of(bits);
-        if (!std::isfinite(v)) return;
-        const double d = v - mean, d2 = d * d;
-        m2.add(d2);
-        m3.add(d2 * d);
-        m4.add(d2 * d2);
-        ++s.histogram.counts[binner.bin(v)];
-        const uint64_t key = order_key(vt, bits);
-        const uint64_t bucket = key >> key_shift;
-        if (!std::binary_search(buckets.begin(), buckets.end(), bucket)) return;
-        if (width == 4)
-          ++sub[slot_of(bucket)][key & 0xffff];
-        else
-          values[slot_of(bucket)].push_back(v);
+  std::vector<std::vector<uint64_t>> sub(width == 4 ? slots : 0, std::vector<uint64_t>(65536, 0));
+  std::vector<std::vector<double>> values(width == 8 ? slots : 0);
+  CentralMoments central;
+  const bool second_complete =
+      for_each_piece(file, offset, s.bytes, s.dtype, buffer, buffer_bytes, cancel, piece, [&](Piece& p) {
+        p.nan = p.inf = 0;
+        const double* v = p.values.data();
+        add_central_moments(v, p.n, mean, central);
+        // Four interleaved tables: runs of equal bins (the centre of a weight distribution) would otherwise
+        // make each increment wait for the one before.
+        const size_t n_values = p.n;
+        bins_of(v, n_values, s.histogram.edges, bin_of.data());
+        uint64_t* counts = bin_counts.data();
+        const uint32_t* b = bin_of.data();
+        size_t at = 0;
+        for (; at + 4 <= n_values; at += 4)
+          for (size_t j = 0; j < 4; ++j) ++counts[j * bins + b[at + j]];
+        for (; at < n_values; ++at) ++counts[b[at]];
+        const uint8_t* slot_table = slot_of.data();
+        const unsigned shift = key_shift;
+        for (size_t i = 0; i < n_values; ++i) {
+          const uint64_t key = p.keys[i];
+          const uint8_t slot = slot_table[key >> shift];
+          if (slot == kNotWanted) continue;
+          if (width == 4)
+            ++sub[slot][key & 0xffff];
+          else
+            values[slot].push_back(v[i]);
+        }
       });
   if (!second_complete) return false;
+  for (size_t j = 0; j < 4; ++j)
+    for (uint32_t b = 0; b < bins; ++b) s.histogram.counts[b] += bin_counts[j * bins + b];
   for (Wanted& w : wanted) {
-    const size_t slot = slot_of(w.bucket);
+    const uint8_t slot = slot_of[w.bucket];
     if (width == 4) {
       uint64_t before = 0;
       size_t low = 0;
       while (before + sub[slot][low] <= w.rank_in_bucket) before += sub[slot][low++];
-      const uint64_t key = (w.bucket << 16) | low;
-      // Back from the key to the bits, then the value.
-      uint64_t bits = key;
-      if (vt == DType::F32)
-        bits = (key & 0x80000000u) ? (key & 0x7fffffffu) : (~key & 0xffffffffu);
-      else if (vt == DType::I32)
-        bits = key ^ 0x80000000u;
-      w.value = element_value(vt, bits);
+      w.value = element_value(vt, key_bits(vt, (w.bucket << 16) | low));
     } else {
       std::vector<double>& v = values[slot];
       std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(w.rank_in_bucket), v.end());
@@ -195,7 +379,7 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
   }
   for (size_t i = 0; i < pr.size(); ++i)
     s.percentiles[i] = interpolate(wanted[2 * i].value, wanted[2 * i + 1].value, pr[i].fraction);
-  apply_moments(s, Moments{n, mean, m2.value(), m3.value(), m4.value()});
+  apply_moments(s, Moments{n, mean, central.m2.value(), central.m3.value(), central.m4.value()});
   return true;
 }
 
