@@ -40,6 +40,7 @@ ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles
   r.architecture = describe_architecture(inventory.arch, r.parameters, stored_mtp(inventory));
   r.attention = summarize_attention(inventory.arch);
   r.moe = summarize_moe(inventory.arch, r.parameters);
+  r.ssm = summarize_ssm(inventory.arch);
   r.quantization = analyze_quantization(in);
   r.architecture_known = inventory.model.has_value() || !inventory.tensors.empty();
   if (r.architecture_known) r.memory = estimate_memory(in);

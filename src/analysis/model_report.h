@@ -14,6 +14,7 @@
 #include "analysis/moe_summary.h"
 #include "analysis/parameter_counts.h"
 #include "analysis/quantization.h"
+#include "analysis/ssm_summary.h"
 #include "formats/tokenizer.h"
 #include "model/inventory.h"
 
@@ -27,7 +28,8 @@ struct ModelReport {
   ArchitectureDetails architecture;
   AttentionSummary attention;
   std::optional<MoeSummary> moe;
-  ArchitectureRecord arch;  // what the model is: stacks and layers (a copy of the inventory's record)
+  std::optional<SsmSummary> ssm;  // Mamba, Mamba-2, gated-DeltaNet layers and the hybrids
+  ArchitectureRecord arch;        // what the model is: stacks and layers (a copy of the inventory's record)
   LayerSummary layer_summary;
   ParameterCounts parameters;
   std::string weights_format;  // of the weight files read ("safetensors", "gguf", "pytorch zip"); "" for none

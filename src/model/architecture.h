@@ -89,6 +89,8 @@ struct StateShape {
   uint64_t conv_kernel = 0;          // the conv state keeps the whole kernel window
   uint64_t groups = 0;               // Mamba-2 B/C groups
   uint64_t heads = 0, head_dim = 0;  // Mamba-2
+  uint64_t dt_rank = 0;              // Mamba-1: rank of the low-rank dt projection
+  uint64_t chunk_size = 0;           // Mamba-2: the chunked scan's chunk (prefill); 0: the config names none
   // Gated DeltaNet (Qwen3-Next, Qwen3.5): q/k heads, v heads and their dims.
   uint64_t key_heads = 0, value_heads = 0, key_head_dim = 0, value_head_dim = 0;
 };

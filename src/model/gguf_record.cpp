@@ -340,6 +340,8 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
         s.groups = k.uint("ssm.group_count").value_or(1);
         s.heads = k.uint("ssm.time_step_rank").value_or(0);  // Mamba-2: one dt per head
         s.head_dim = s.heads ? s.inner / s.heads : 0;
+      } else {
+        s.dt_rank = k.uint("ssm.time_step_rank").value_or(0);
       }
     }
     FfnShape& f = l.ffn;

@@ -118,6 +118,7 @@ std::string render_report_console(const ModelReport& r, const RenderOptions& o, 
   render_console(w, r.architecture, r, o);
   render_console(w, r.attention, r, o);
   if (r.moe) render_console(w, *r.moe, r, o);
+  if (r.ssm) render_console(w, *r.ssm, r, o);
   console_layers(w, r);
   if (r.quantization.quantized || o.detailed) render_console(w, r.quantization, r, o);
   if (r.architecture_known) render_console(w, r.memory, r, o);
@@ -179,6 +180,7 @@ std::string render_report_json(const ModelReport& r, std::string_view timestamp)
   write_json(w, r.architecture);
   write_json(w, r.attention);
   write_json(w, r.moe);
+  write_json(w, r.ssm);
   write_json(w, r.quantization);
   if (r.architecture_known)
     write_json(w, r.memory);
@@ -241,6 +243,7 @@ std::string render_report_markdown(const ModelReport& r) {
   render_markdown(w, r.architecture, r);
   render_markdown(w, r.attention, r);
   if (r.moe) render_markdown(w, *r.moe, r);
+  if (r.ssm) render_markdown(w, *r.ssm, r);
   if (!r.layer_summary.by_type.empty()) {
     w.heading(2, "Layers");
     std::vector<std::vector<std::string>> lrows;

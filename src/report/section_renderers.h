@@ -21,6 +21,7 @@ void render_console(ConsoleWriter& w, const ArchitectureDetails& s, const ModelR
 void render_console(ConsoleWriter& w, const AttentionSummary& s, const ModelReport& r,
                     const RenderOptions& o);
 void render_console(ConsoleWriter& w, const MoeSummary& s, const ModelReport& r, const RenderOptions& o);
+void render_console(ConsoleWriter& w, const SsmSummary& s, const ModelReport& r, const RenderOptions& o);
 void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelReport& r,
                     const RenderOptions& o);
 void render_console(ConsoleWriter& w, const MemoryReport& s, const ModelReport& r, const RenderOptions& o);
@@ -32,6 +33,7 @@ void write_json(JsonWriter& w, const Identity& s);
 void write_json(JsonWriter& w, const ArchitectureDetails& s);
 void write_json(JsonWriter& w, const AttentionSummary& s);
 void write_json(JsonWriter& w, const std::optional<MoeSummary>& s);
+void write_json(JsonWriter& w, const std::optional<SsmSummary>& s);
 void write_json(JsonWriter& w, const QuantizationInfo& s);
 void write_json(JsonWriter& w, const MemoryReport& s);
 void write_json(JsonWriter& w, const std::optional<TokenizerInfo>& s);
@@ -42,6 +44,7 @@ void render_markdown(MarkdownWriter& w, const Identity& s, const ModelReport& r)
 void render_markdown(MarkdownWriter& w, const ArchitectureDetails& s, const ModelReport& r);
 void render_markdown(MarkdownWriter& w, const AttentionSummary& s, const ModelReport& r);
 void render_markdown(MarkdownWriter& w, const MoeSummary& s, const ModelReport& r);
+void render_markdown(MarkdownWriter& w, const SsmSummary& s, const ModelReport& r);
 void render_markdown(MarkdownWriter& w, const QuantizationInfo& s, const ModelReport& r);
 void render_markdown(MarkdownWriter& w, const MemoryReport& s, const ModelReport& r);
 void render_markdown(MarkdownWriter& w, const TokenizerInfo& s, const ModelReport& r);

@@ -88,6 +88,7 @@ void build_mamba2(const ModelConfig& cfg, ModelTemplate& t) {
   m.groups = cfg.dim_or("n_groups", 8);
   m.state = cfg.dim_or("state_size", 128);
   m.conv = cfg.dim_or("conv_kernel", 4);
+  m.chunk = cfg.dim_or("chunk_size", 0);
   m.proj_bias = cfg.flag_or("use_bias", false);
   m.conv_bias = cfg.flag_or("use_conv_bias", true);
   t.arch.intermediate_size = m.inner;
@@ -306,6 +307,7 @@ void build_nemotron_h(const ModelConfig& cfg, ModelTemplate& t) {
   m.groups = cfg.dim_or(nemotron_key(cfg, "n_groups", "mamba_n_groups"), 8);
   m.state = cfg.dim_or("ssm_state_size", 128);
   m.conv = cfg.dim_or(nemotron_key(cfg, "conv_kernel", "mamba_d_conv"), 4);
+  m.chunk = cfg.dim_or("chunk_size", 0);
   m.proj_bias = cfg.flag_or("use_bias", false);
   m.conv_bias = cfg.flag_or(nemotron_key(cfg, "use_conv_bias", "mamba_conv_bias"), true);
 
@@ -400,6 +402,7 @@ ssm::Mamba2Mixer granite_mamba(const ModelConfig& cfg, uint64_t hidden) {
   m.groups = cfg.dim_or("mamba_n_groups", 1);
   m.state = cfg.dim_or("mamba_d_state", 256);
   m.conv = cfg.dim_or("mamba_d_conv", 4);
+  m.chunk = cfg.dim_or("mamba_chunk_size", 0);
   m.proj_bias = cfg.flag_or("mamba_proj_bias", false);
   m.conv_bias = cfg.flag_or("mamba_conv_bias", true);
   return m;

@@ -66,6 +66,7 @@ StateShape state_of(const Mamba1Mixer& m) {
   s.inner = m.inner;
   s.state = m.state;
   s.conv_kernel = m.conv;
+  s.dt_rank = m.dt_rank;
   return s;
 }
 
@@ -77,6 +78,7 @@ StateShape state_of(const Mamba2Mixer& m) {
   s.groups = m.groups;
   s.heads = m.heads;
   s.head_dim = m.head_dim ? m.head_dim : (m.heads ? m.inner / m.heads : 0);
+  s.chunk_size = m.chunk;
   return s;
 }
 

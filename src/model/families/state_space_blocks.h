@@ -34,6 +34,7 @@ struct Mamba2Mixer {
   uint64_t groups = 1;
   uint64_t state = 128;
   uint64_t conv = 4;
+  uint64_t chunk = 0;  // as the config states it (chunk_size, mamba_chunk_size); 0: not stated
   bool proj_bias = false;
   bool conv_bias = true;
 };

@@ -1,0 +1,32 @@
+#include "analysis/ssm_summary.h"
+
+namespace ma {
+
+std::optional<SsmSummary> summarize_ssm(const ArchitectureRecord& arch) {
+  const std::vector<LayerSpec>& layers = arch.layers();
+  SsmSummary s;
+  s.num_layers = layers.size();
+  for (uint32_t i = 0; i < layers.size(); ++i) {
+    const LayerSpec& l = layers[i];
+    if (l.mixer == Mixer::Attention) {
+      s.attention_layers.push_back(i);
+      continue;
+    }
+    if (l.mixer != Mixer::Mamba && l.mixer != Mixer::Mamba2 && l.mixer != Mixer::LinearAttention) continue;
+    SsmMixer* m = nullptr;
+    for (SsmMixer& k : s.mixers)
+      if (k.mixer == l.mixer) m = &k;
+    if (!m) {
+      m = &s.mixers.emplace_back();
+      m->mixer = l.mixer;
+      m->shape = l.state;
+      if (l.state.inner && arch.hidden_size)
+        m->expand = static_cast<double>(l.state.inner) / static_cast<double>(arch.hidden_size);
+    }
+    m->layers.push_back(i);
+  }
+  if (s.mixers.empty()) return std::nullopt;
+  return s;
+}
+
+}  // namespace ma

@@ -1,0 +1,30 @@
+// The state-space and linear-attention mixers of Mamba, Mamba-2, gated-DeltaNet and the hybrids built from
+// them: each mixer kind's shape (d_state, d_inner and expand, heads x head dim, groups, conv kernel, dt rank,
+// chunk size) and the layers that use it. What the state costs in memory is the memory section's.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "model/architecture.h"
+
+namespace ma {
+
+struct SsmMixer {
+  Mixer mixer = Mixer::Mamba;  // Mamba, Mamba2 or LinearAttention
+  StateShape shape;            // of its first layer (layers of one kind share it in every family we build)
+  double expand = 0;  // d_inner / hidden size (Mamba-1's expand; a Mamba-2 sized by heads x head_dim need not be a round
+                      // multiple); 0 where either is unknown
+  std::vector<uint32_t> layers;
+};
+
+struct SsmSummary {
+  std::vector<SsmMixer> mixers;  // in the order the kinds first appear
+  std::vector<uint32_t> attention_layers;
+  uint64_t num_layers = 0;
+};
+
+// nullopt for a model with no state-space or linear-attention layer.
+std::optional<SsmSummary> summarize_ssm(const ArchitectureRecord& arch);
+
+}  // namespace ma
