@@ -141,6 +141,25 @@ std::vector<Estimate> inference_estimates(const ReportInputs& in, const MemoryRe
   return out;
 }
 
+// Seed 002's "Inference (FP16)": the same sum with every term at 16 bits — fp16 weights whatever the
+// checkpoint stores, the cache in fp16 (or --kv-dtype), 16-bit activations — so that models compare on one
+// footing.
+Estimate inference_total_fp16(const ReportInputs& in, const MemoryReport& m) {
+  const ArchitectureRecord& a = in.inventory.arch;
+  const uint64_t weights = m.find("weights_fp16")->bytes;
+  const KvCachePlan plan = plan_kv_cache(a, in.options.kv_dtype.value_or(DType::F16), DType::F16, m.context);
+  const uint64_t kv = kv_cache_total(plan, m.batch, m.context);
+  const uint64_t activations =
+      a.hidden_size ? inference_activations(a, m.batch, m.context, DType::F16).bytes : 0;
+  const uint64_t sum = add({weights, kv, activations}, "inference fp16");
+  const uint64_t overhead = sum / 100 * kOverheadPercent + sum % 100 * kOverheadPercent / 100;
+  return {"inference_total_fp16", add({sum, overhead}, "inference fp16"),
+          "fp16 weights " + num(weights) + " + KV cache " + num(kv) + " (" +
+              std::string(dtype_info(in.options.kv_dtype.value_or(DType::F16)).short_name) +
+              ") + fp16 activations " + num(activations) + " + " + num(kOverheadPercent) + "% overhead " +
+              num(overhead)};
+}
+
 }  // namespace
 
 bool MemoryReport::kv_cache_total_known() const {
@@ -202,6 +221,7 @@ MemoryReport estimate_memory(const ReportInputs& in) {
         "mamba_ssm_dtype); conv states keep the whole kernel window as transformers does");
 
   m.inference = inference_estimates(in, m, compute);
+  m.inference.push_back(inference_total_fp16(in, m));
   m.assumptions.push_back(
       "inference: activations of one prefill pass over batch x context with a "
       "memory-efficient attention kernel; overhead " +

@@ -13,8 +13,8 @@ namespace ma {
 struct SsmMixer {
   Mixer mixer = Mixer::Mamba;  // Mamba, Mamba2 or LinearAttention
   StateShape shape;            // of its first layer (layers of one kind share it in every family we build)
-  double expand = 0;  // d_inner / hidden size (Mamba-1's expand; a Mamba-2 sized by heads x head_dim need not be a round
-                      // multiple); 0 where either is unknown
+  double expand = 0;  // d_inner / hidden size (Mamba-1's expand; a Mamba-2 sized by heads x head_dim need not
+                      // be a round multiple); 0 where either is unknown
   std::vector<uint32_t> layers;
 };
 

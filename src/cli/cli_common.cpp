@@ -31,6 +31,21 @@ std::string utc_timestamp() {
   return buf;
 }
 
+namespace {
+std::string& command_line() {
+  static std::string line = "modelanalyzer";
+  return line;
+}
+}  // namespace
+
+void remember_command_line(const std::vector<std::string>& args) {
+  command_line() = command_line_text(args);
+}
+
+RunInfo run_info() {
+  return {utc_timestamp(), command_line()};
+}
+
 void print_stdout(std::string_view s) {
   if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) note_stdout_error();
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/option_table.h"
+#include "report/run_info.h"
 
 namespace ma::cli {
 
@@ -20,6 +21,10 @@ Output detect_output(const CommonFlags& flags);
 void print_stdout(std::string_view s);
 // Now, as ISO 8601 UTC ("2026-11-26T08:45:29Z"): the timestamp of exports.
 std::string utc_timestamp();
+// The command line of this process (main records it once, before any command runs), for the exports.
+void remember_command_line(const std::vector<std::string>& args);
+// Now and this process's command line, redacted (report/run_info.h).
+RunInfo run_info();
 
 // Keeps a command's result alive until the process exits instead of destroying it: the OS reclaims the
 // memory at once, while running the destructors of a 45,000-tensor inventory costs milliseconds (compilers

@@ -29,7 +29,7 @@ int run_compare(const Args& args) {
 
   std::string json_text;
   if (a.outputs.json || !a.outputs.json_file.empty())
-    stream_compare_json(c, [&](std::string_view s) { json_text.append(s); });
+    stream_compare_json(c, run_info(), [&](std::string_view s) { json_text.append(s); });
   std::string csv = a.outputs.csv_file.empty() ? std::string() : render_compare_csv(c);
   std::string markdown = a.outputs.markdown_file.empty() ? std::string() : render_compare_markdown(c, top);
   std::string plot = a.outputs.plot_file.empty() ? std::string() : render_drift_by_layer_svg(c);

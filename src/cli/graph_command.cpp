@@ -21,7 +21,7 @@ int run_graph(const Args& args) {
   const OnnxGraphSummary g = summarize_onnx_graph(*ck.onnx, ck);
   print_notes(ck.notes, out);
   if (a.json)
-    stream_onnx_graph_json(g, files.display_name, a.edges, print_stdout);
+    stream_onnx_graph_json(g, files.display_name, a.edges, run_info(), print_stdout);
   else if (!out.quiet)
     print_stdout(render_onnx_graph_console(g, display_name_of(a.model), a.edges, out.color));  // no full path
   return 0;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/stdout_status.h"
 #include "core/error.h"
@@ -40,6 +41,7 @@ int run(const ma::cli::Args& args) {
 
 int main(int argc, char** argv) {
   const ma::cli::Args args(argv + 1, argv + argc);
+  ma::cli::remember_command_line(args);
   int code;
   try {
     code = run(args);

@@ -36,7 +36,8 @@ int run_perf(const Args& args) {
   PerfSweeps study;
   if (a.json || !a.report_file.empty()) study = perf_sweeps(inv, report, result);
   std::string json;
-  if (a.json) stream_perf_json(result, study, a.model, [&](std::string_view s) { json.append(s); });
+  if (a.json)
+    stream_perf_json(result, study, a.model, run_info(), [&](std::string_view s) { json.append(s); });
   PerfStudyFiles files = render_perf_study(inv, report, result, std::move(study), a);
   write_perf_study(files, a);
   if (a.json)

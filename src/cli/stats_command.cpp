@@ -79,7 +79,7 @@ int run_stats(const Args& args) {
   // Everything rendered first, then written: a failure leaves no partial file.
   std::string json_text;
   if (a.outputs.json || !a.outputs.json_file.empty())
-    stream_stats_json(stats, [&](std::string_view s) { json_text.append(s); });
+    stream_stats_json(stats, run_info(), [&](std::string_view s) { json_text.append(s); });
   std::string csv = a.outputs.csv_file.empty()
                         ? std::string()
                         : render_stats_csv(stats, input.model.root.string(), "", utc_timestamp());

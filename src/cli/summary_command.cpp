@@ -34,10 +34,10 @@ std::string diagram_name(const std::string& model) {
   return name + "_architecture.png";
 }
 
-std::string report_json_array(const std::vector<ModelReport>& reports, const std::string& timestamp) {
+std::string report_json_array(const std::vector<ModelReport>& reports, const RunInfo& run) {
   std::string out = "[\n";
   for (size_t i = 0; i < reports.size(); ++i) {
-    std::string one = render_report_json(reports[i], timestamp);
+    std::string one = render_report_json(reports[i], run);
     while (!one.empty() && one.back() == '\n') one.pop_back();
     out += one + (i + 1 < reports.size() ? ",\n" : "\n");
   }
@@ -61,7 +61,7 @@ int run_summary(const Args& args) {
     if (!opened.gguf_models.empty()) {
       const std::vector<GgufQuantization> models = summarize_gguf_models(opened.gguf_models);
       if (a.json)
-        print_stdout(render_gguf_quantizations_json(models, model));
+        print_stdout(render_gguf_quantizations_json(models, model, run_info()));
       else if (!out.quiet)
         print_stdout(render_gguf_quantizations_console(models, model, out.color));
       return 0;
@@ -94,7 +94,7 @@ int run_summary(const Args& args) {
   }
 
   // Everything is rendered before anything is written, so a failure leaves no partial output file.
-  const std::string timestamp = utc_timestamp();
+  const RunInfo run = run_info();
   RenderOptions render;
   render.detailed = a.detailed;
   const DiagramStyle style = a.viz_style == "simple" ? DiagramStyle::Simple : DiagramStyle::Detailed;
@@ -108,14 +108,14 @@ int run_summary(const Args& args) {
       }
     }
     if (a.json)
-      print_stdout(report_json_array(reports, timestamp));
+      print_stdout(report_json_array(reports, run));
     else if (!out.quiet)
       print_stdout(render_comparison_console(reports, out.color));
     return 0;
   }
   const ModelReport& r = reports.front();
-  std::string json = (a.json || !a.export_json.empty()) ? render_report_json(r, timestamp) : std::string();
-  std::string markdown = a.export_markdown.empty() ? std::string() : render_report_markdown(r);
+  std::string json = (a.json || !a.export_json.empty()) ? render_report_json(r, run) : std::string();
+  std::string markdown = a.export_markdown.empty() ? std::string() : render_report_markdown(r, run);
   std::string svg = a.visualize ? render_diagram_svg(r, style) : std::string();
   if (a.visualize) {
     write_diagram_file(svg, a.viz_output);

@@ -24,7 +24,7 @@ int run_tensors(const Args& args) {
   // (Formatting cannot fail once the inventory exists, so JSON streams straight to stdout.)
   if (!a.csv_path.empty()) write_output_file(a.csv_path, render_tensors_csv(report));
   if (a.json)
-    stream_tensors_json(report, print_stdout);
+    stream_tensors_json(report, run_info(), print_stdout);
   else if (!out.quiet && a.csv_path != "-")
     print_stdout(render_tensors_console(report, out.color));
   return 0;

@@ -8,6 +8,7 @@
 #include "report/console_writer.h"
 #include "report/csv_cells.h"
 #include "report/markdown_writer.h"
+#include "report/run_info.h"
 #include "report/stats_report.h"
 
 namespace ma {
@@ -149,7 +150,7 @@ std::string render_compare_console(const WeightComparison& c, size_t top, bool c
   return w.take();
 }
 
-void stream_compare_json(const WeightComparison& c, const JsonWriter::Sink& sink) {
+void stream_compare_json(const WeightComparison& c, const RunInfo& run, const JsonWriter::Sink& sink) {
   JsonWriter w(sink);
   auto names = [&](const char* key, const std::vector<std::string>& v) {
     w.key(key).begin_array();
@@ -227,6 +228,7 @@ void stream_compare_json(const WeightComparison& c, const JsonWriter::Sink& sink
     w.end_object();
   }
   w.end_array();
+  write_run_info(w, run);
   w.end_object();
   w.flush();
   sink("\n");

@@ -6,11 +6,12 @@
 
 #include "analysis/weight_compare.h"
 #include "core/json_writer.h"
+#include "report/run_info.h"
 
 namespace ma {
 
 std::string render_compare_console(const WeightComparison& c, size_t top, bool color);
-void stream_compare_json(const WeightComparison& c, const JsonWriter::Sink& sink);
+void stream_compare_json(const WeightComparison& c, const RunInfo& run, const JsonWriter::Sink& sink);
 std::string render_compare_csv(const WeightComparison& c);
 std::string render_compare_markdown(const WeightComparison& c, size_t top);
 

@@ -7,6 +7,7 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "report/console_writer.h"
+#include "report/run_info.h"
 
 namespace ma {
 namespace {
@@ -45,8 +46,8 @@ std::string render_gguf_quantizations_console(const std::vector<GgufQuantization
   return w.take();
 }
 
-std::string render_gguf_quantizations_json(const std::vector<GgufQuantization>& models,
-                                           std::string_view repo) {
+std::string render_gguf_quantizations_json(const std::vector<GgufQuantization>& models, std::string_view repo,
+                                           const RunInfo& run) {
   JsonWriter w;
   w.begin_object();
   w.key("source").value(repo);
@@ -76,6 +77,7 @@ std::string render_gguf_quantizations_json(const std::vector<GgufQuantization>& 
     w.end_object();
   }
   w.end_array();
+  write_run_info(w, run);
   w.end_object();
   return w.take() + "\n";
 }

@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "analysis/gguf_quantizations.h"
+#include "report/run_info.h"
 
 namespace ma {
 
 std::string render_gguf_quantizations_console(const std::vector<GgufQuantization>& models,
                                               std::string_view repo, bool color);
-std::string render_gguf_quantizations_json(const std::vector<GgufQuantization>& models,
-                                           std::string_view repo);
+std::string render_gguf_quantizations_json(const std::vector<GgufQuantization>& models, std::string_view repo,
+                                           const RunInfo& run);
 
 }  // namespace ma

@@ -4,6 +4,7 @@
 
 #include "core/units.h"
 #include "report/layers_json.h"
+#include "report/run_info.h"
 
 namespace ma {
 namespace {
@@ -128,7 +129,7 @@ std::string render_report_console(const ModelReport& r, const RenderOptions& o, 
   return w.take();
 }
 
-std::string render_report_json(const ModelReport& r, std::string_view timestamp) {
+std::string render_report_json(const ModelReport& r, const RunInfo& run) {
   JsonWriter w;
   w.begin_object();
   w.key("model_id").value(r.identity.model_id);
@@ -194,17 +195,18 @@ std::string render_report_json(const ModelReport& r, std::string_view timestamp)
   w.key("warnings").begin_array();
   for (const auto& s : r.warnings) w.value(s);
   w.end_array();
-  w.key("analysis_timestamp").value(timestamp);
-  w.key("tool_version").value("modelanalyzer " MA_VERSION);
+  write_run_info(w, run);
   w.end_object();
   std::string out = w.take();
   out += '\n';
   return out;
 }
 
-std::string render_report_markdown(const ModelReport& r) {
+std::string render_report_markdown(const ModelReport& r, const RunInfo& run) {
   MarkdownWriter w;
   w.heading(1, "Model analysis: " + r.identity.display_name);
+  w.paragraph("**Analysis Date:** " + run.timestamp + " · " + tool_version_text() + " · `" +
+              run.command_line + "`");
   render_markdown(w, r.identity, r);
   const ParameterCounts& p = r.parameters;
   w.heading(2, "Parameters");

@@ -6,14 +6,15 @@
 #include <vector>
 
 #include "analysis/model_report.h"
+#include "report/run_info.h"
 #include "report/section_renderers.h"
 
 namespace ma {
 
 std::string render_report_console(const ModelReport& r, const RenderOptions& o, bool color);
-// `timestamp`: ISO 8601 UTC, passed in so the renderer stays a pure function of its inputs.
-std::string render_report_json(const ModelReport& r, std::string_view timestamp);
-std::string render_report_markdown(const ModelReport& r);
+// `run`: when and how the export was made, passed in so the renderer stays a pure function of its inputs.
+std::string render_report_json(const ModelReport& r, const RunInfo& run);
+std::string render_report_markdown(const ModelReport& r, const RunInfo& run);
 // Several models side by side (seed 002 example 8).
 std::string render_comparison_console(const std::vector<ModelReport>& reports, bool color);
 

@@ -6,6 +6,7 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "report/console_writer.h"
+#include "report/run_info.h"
 
 namespace ma {
 namespace {
@@ -130,7 +131,7 @@ std::string render_onnx_graph_console(const OnnxGraphSummary& g, std::string_vie
 }
 
 void stream_onnx_graph_json(const OnnxGraphSummary& g, std::string_view source, bool edges,
-                            const std::function<void(std::string_view)>& sink) {
+                            const RunInfo& run, const std::function<void(std::string_view)>& sink) {
   JsonWriter w(sink);
   w.begin_object();
   w.key("source").value(source);
@@ -172,6 +173,7 @@ void stream_onnx_graph_json(const OnnxGraphSummary& g, std::string_view source, 
   w.key("edges_with_shape").value(g.edges_with_shape);
   w.key("shape_inference_error").text_or_null(g.shape_inference_error);
   if (edges) write_values(w, "edges", g.edges);
+  write_run_info(w, run);
   w.end_object();
   w.flush();
   sink("\n");

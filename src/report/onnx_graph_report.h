@@ -6,12 +6,13 @@
 #include <string_view>
 
 #include "analysis/onnx_graph.h"
+#include "report/run_info.h"
 
 namespace ma {
 
 std::string render_onnx_graph_console(const OnnxGraphSummary& g, std::string_view title, bool edges,
                                       bool color);
 void stream_onnx_graph_json(const OnnxGraphSummary& g, std::string_view source, bool edges,
-                            const std::function<void(std::string_view)>& sink);
+                            const RunInfo& run, const std::function<void(std::string_view)>& sink);
 
 }  // namespace ma

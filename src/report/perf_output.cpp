@@ -8,6 +8,7 @@
 #include "core/units.h"
 #include "report/console_writer.h"
 #include "report/roofline_plot.h"
+#include "report/run_info.h"
 
 namespace ma {
 namespace {
@@ -231,7 +232,7 @@ std::string render_perf_console(const PerfResult& r, const std::string& model_id
 }
 
 void stream_perf_json(const PerfResult& r, const PerfSweeps& study, const std::string& model_id,
-                      const JsonWriter::Sink& sink) {
+                      const RunInfo& run, const JsonWriter::Sink& sink) {
   JsonWriter w(sink);
   const ComputeDType peak_dtype = perf_peak_dtype(r);
   w.begin_object();
@@ -277,6 +278,7 @@ void stream_perf_json(const PerfResult& r, const PerfSweeps& study, const std::s
   for (const std::string& a : r.assumptions) w.value(a);
   w.end_array();
   study_object(w, study);
+  write_run_info(w, run);
   w.end_object();
   w.flush();
   sink("\n");

@@ -7,6 +7,7 @@
 #include "report/console_writer.h"
 #include "report/csv_cells.h"
 #include "report/markdown_writer.h"
+#include "report/run_info.h"
 
 namespace ma {
 namespace {
@@ -93,7 +94,7 @@ std::string render_stats_console(const WeightStats& s, bool color) {
   return w.take();
 }
 
-void stream_stats_json(const WeightStats& s, const JsonWriter::Sink& sink) {
+void stream_stats_json(const WeightStats& s, const RunInfo& run, const JsonWriter::Sink& sink) {
   JsonWriter w(sink);
   auto num = [&](const TensorStats& t, double v) {
     if (defined(t))
@@ -172,6 +173,7 @@ void stream_stats_json(const WeightStats& s, const JsonWriter::Sink& sink) {
     w.end_object();
   }
   w.end_array();
+  write_run_info(w, run);
   w.end_object();
   w.flush();
   sink("\n");

@@ -7,11 +7,12 @@
 
 #include "analysis/weight_stats.h"
 #include "core/json_writer.h"
+#include "report/run_info.h"
 
 namespace ma {
 
 std::string render_stats_console(const WeightStats& s, bool color);
-void stream_stats_json(const WeightStats& s, const JsonWriter::Sink& sink);
+void stream_stats_json(const WeightStats& s, const RunInfo& run, const JsonWriter::Sink& sink);
 // seed 004: model_path, model_id, revision, param_name, layer_index, block_type, shape, rows, cols,
 // design_rank, mean, std, var, sparsity, dtype, created_at, then every other statistic.
 std::string render_stats_csv(const WeightStats& s, std::string_view model_path, std::string_view revision,

@@ -7,6 +7,7 @@
 #include "core/json_writer.h"
 #include "core/units.h"
 #include "report/layers_json.h"
+#include "report/run_info.h"
 
 namespace ma {
 namespace {
@@ -133,13 +134,14 @@ std::string csv_field(std::string_view s) {
 
 }  // namespace
 
-std::string render_tensors_json(const TensorsReport& r) {
+std::string render_tensors_json(const TensorsReport& r, const RunInfo& run) {
   std::string out;
-  stream_tensors_json(r, [&](std::string_view chunk) { out += chunk; });
+  stream_tensors_json(r, run, [&](std::string_view chunk) { out += chunk; });
   return out;
 }
 
-void stream_tensors_json(const TensorsReport& r, const std::function<void(std::string_view)>& sink) {
+void stream_tensors_json(const TensorsReport& r, const RunInfo& run,
+                         const std::function<void(std::string_view)>& sink) {
   const Inventory& inv = r.inventory;
   JsonWriter w(sink);
   w.begin_object();
@@ -174,6 +176,7 @@ void stream_tensors_json(const TensorsReport& r, const std::function<void(std::s
     w.newline().raw(row);
   }
   w.newline().end_array();
+  write_run_info(w, run);
   w.end_object();
   w.newline();
   w.flush();

@@ -8,6 +8,7 @@
 #include "analysis/layer_summary.h"
 #include "analysis/parameter_counts.h"
 #include "model/inventory.h"
+#include "report/run_info.h"
 
 namespace ma {
 
@@ -18,9 +19,10 @@ struct TensorsReport {
 };
 
 std::string render_tensors_console(const TensorsReport& r, bool color);
-std::string render_tensors_json(const TensorsReport& r);
+std::string render_tensors_json(const TensorsReport& r, const RunInfo& run);
 // The same JSON, streamed to `sink` in chunks (the CLI writes it to stdout as it goes).
-void stream_tensors_json(const TensorsReport& r, const std::function<void(std::string_view)>& sink);
+void stream_tensors_json(const TensorsReport& r, const RunInfo& run,
+                         const std::function<void(std::string_view)>& sink);
 std::string render_tensors_csv(const TensorsReport& r);
 
 }  // namespace ma

@@ -74,6 +74,17 @@ TEST(CliReport, JsonNamesTheToolVersion) {
   EXPECT_EQ(d.root().find("tool_version")->as_string(), "modelanalyzer " MA_VERSION);
   EXPECT_FALSE(d.root().find("analysis_timestamp")->as_string().empty());
   EXPECT_TRUE(d.root().find("architecture")->find("use_cache")->as_bool());
+  EXPECT_EQ(d.root().find("command_line")->as_string(),
+            "modelanalyzer " + test::example_dir().string() + " --json");
+  // Every JSON export carries the same three keys.
+  for (const std::string& command : {"tensors " + example() + " --json", "stats " + example() + " --json"}) {
+    auto c = test::run_cli(command);
+    ASSERT_EQ(c.exit_code, 0) << command << ": " << c.err;
+    const json::Document e = json::Document::parse(c.out, command);
+    EXPECT_EQ(e.root().find("tool_version")->as_string(), "modelanalyzer " MA_VERSION) << command;
+    EXPECT_FALSE(e.root().find("analysis_timestamp")->as_string().empty()) << command;
+    EXPECT_EQ(e.root().find("command_line")->as_string().rfind("modelanalyzer ", 0), 0u) << command;
+  }
 }
 
 // The diagram's path is said (on stderr, with the other notes), except under --quiet.

@@ -16,7 +16,7 @@ void expect_perf_goldens(const std::string& mode) {
   expect_output_goldens(example_dir().parent_path(),
                         "perf " + example_dir().filename().string() + " --hw h200 --mode " + mode,
                         {{"txt", ""}, {"json", " --json"}, {"md", " --quiet --report -"}},
-                        fs::path("perf") / ("example-h200-" + mode));
+                        fs::path("perf") / ("example-h200-" + mode), /*normalize=*/true);
 }
 
 TEST(GoldenPerf, ExampleDecodeOnH200) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <regex>
 
 #include "cli_test_support.h"
 #include "golden_support.h"
@@ -45,10 +46,9 @@ std::vector<std::string> case_names() {
 // Paths and the timestamp differ between machines and runs.
 std::string normalize(std::string s, const std::string& model_path) {
   s = test::replace_all(std::move(s), model_path, "MODEL");
-  const std::string key = "\"analysis_timestamp\":\"";
-  if (size_t at = s.find(key); at != std::string::npos)
-    s.replace(at + key.size(), 20, "TIMESTAMP-----------");
-  return s;
+  // The JSON's analysis_timestamp and the Markdown's Analysis Date.
+  static const std::regex timestamp(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)");
+  return std::regex_replace(s, timestamp, "TIMESTAMP-----------");
 }
 
 class GoldenTest : public ::testing::TestWithParam<std::string> {};

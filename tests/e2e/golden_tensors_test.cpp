@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 void expect_tensors_goldens(const fs::path& dir, const std::string& model, const std::string& name) {
   expect_output_goldens(dir, "tensors " + model,
                         {{"txt", ""}, {"json", " --json"}, {"csv", " --quiet --csv -"}},
-                        fs::path("tensors") / name);
+                        fs::path("tensors") / name, /*normalize=*/true);
 }
 
 TEST(GoldenTensors, BuiltInExample) {

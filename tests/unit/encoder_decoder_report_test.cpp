@@ -25,7 +25,8 @@ ModelReport tiny_t5() {
 
 TEST(EncoderDecoderReport, JsonListsBothStacksLayerByLayer) {
   const ModelReport r = tiny_t5();
-  const json::Document d = json::Document::parse(render_report_json(r, "now"), "report");
+  const json::Document d =
+      json::Document::parse(render_report_json(r, RunInfo{"now", "modelanalyzer test"}), "report");
   const json::Value& a = *d.root().find("architecture");
   EXPECT_EQ(a.find("encoder_layers")->as_uint(), 4u);
   EXPECT_EQ(a.find("decoder_layers")->as_uint(), 6u);
@@ -43,7 +44,7 @@ TEST(EncoderDecoderReport, ConsoleAndMarkdownNameEachStack) {
   EXPECT_NE(console.find("4 encoder + 6 decoder"), std::string::npos) << console;
   EXPECT_NE(console.find("4 x attention+dense (encoder)"), std::string::npos) << console;
   EXPECT_NE(console.find("6 x attention+cross-attention+dense (decoder)"), std::string::npos) << console;
-  const std::string md = render_report_markdown(r);
+  const std::string md = render_report_markdown(r, RunInfo{"now", "modelanalyzer test"});
   EXPECT_NE(md.find("| attention+dense (encoder) | 4 | 0-3 |"), std::string::npos) << md;
 }
 
@@ -52,7 +53,8 @@ TEST(EncoderDecoderReport, DecoderOnlyModelsHaveNoEncoderMap) {
   test::write_file(dir / "config.json", test::tiny_llama_config("2"));
   const LocalModelFiles files = locate_local_model(dir.path().string());
   const ModelReport r = build_model_report(build_inventory(files), files, {});
-  const json::Document d = json::Document::parse(render_report_json(r, "now"), "report");
+  const json::Document d =
+      json::Document::parse(render_report_json(r, RunInfo{"now", "modelanalyzer test"}), "report");
   EXPECT_TRUE(d.root().find("encoder_layer_map")->is_null());
   EXPECT_EQ(render_report_console(r, {}, false).find("(decoder)"), std::string::npos);
 }

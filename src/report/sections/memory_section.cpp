@@ -220,6 +220,8 @@ void write_json(JsonWriter& w, const MemoryReport& s) {
                                   {"params_int4_mb", "weights_int4"}})
     if (const Estimate* e = s.find(name)) w.key(key).raw(mib_json(e->bytes));
   if (s.kv_known) w.key("kv_cache_per_token_mb").raw(mib_json(s.kv_cache_per_token_bytes));
+  if (const Estimate* e = s.find("inference_total_fp16"))
+    w.key("total_inference_fp16_mb").raw(mib_json(e->bytes));
   if (const Estimate* e = s.find("training_full_fp32_total"))
     w.key("total_training_fp32_mb").raw(mib_json(e->bytes));
   w.end_object();

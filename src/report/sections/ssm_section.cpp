@@ -39,8 +39,9 @@ std::vector<std::pair<std::string, std::string>> shape_rows(const SsmMixer& m) {
     if (v) rows.emplace_back(label, with_thousands(v));
   };
   if (m.mixer == Mixer::LinearAttention) {
-    if (s.key_heads) rows.emplace_back("key heads x dim", with_thousands(s.key_heads) + " x " +
-                                                                       with_thousands(s.key_head_dim));
+    if (s.key_heads)
+      rows.emplace_back("key heads x dim",
+                        with_thousands(s.key_heads) + " x " + with_thousands(s.key_head_dim));
     if (s.value_heads)
       rows.emplace_back("value heads x dim",
                         with_thousands(s.value_heads) + " x " + with_thousands(s.value_head_dim));
@@ -49,9 +50,10 @@ std::vector<std::pair<std::string, std::string>> shape_rows(const SsmMixer& m) {
   }
   add("d_state", s.state);
   if (s.inner)
-    rows.emplace_back("d_inner", with_thousands(s.inner) +
-                                     (m.expand ? " (" + brief_number(m.expand) + " x hidden)" : ""));
-  if (s.heads) rows.emplace_back("heads x head_dim", with_thousands(s.heads) + " x " + with_thousands(s.head_dim));
+    rows.emplace_back(
+        "d_inner", with_thousands(s.inner) + (m.expand ? " (" + brief_number(m.expand) + " x hidden)" : ""));
+  if (s.heads)
+    rows.emplace_back("heads x head_dim", with_thousands(s.heads) + " x " + with_thousands(s.head_dim));
   add("groups", s.groups);
   add("conv kernel", s.conv_kernel);
   add("dt rank", s.dt_rank);
@@ -67,7 +69,8 @@ void render_console(ConsoleWriter& w, const SsmSummary& s, const ModelReport&, c
     w.field(std::string(kind_title(m.mixer)) + " layers", layers_text(m.layers, s.num_layers, o.detailed));
     for (const auto& [label, value] : shape_rows(m)) w.field("  " + label, value);
   }
-  if (!s.attention_layers.empty()) w.field("attention layers", layers_text(s.attention_layers, s.num_layers, o.detailed));
+  if (!s.attention_layers.empty())
+    w.field("attention layers", layers_text(s.attention_layers, s.num_layers, o.detailed));
 }
 
 void write_json(JsonWriter& w, const std::optional<SsmSummary>& s) {
@@ -119,7 +122,8 @@ void render_markdown(MarkdownWriter& w, const SsmSummary& s, const ModelReport&)
   w.heading(2, "State-space mixers");
   std::vector<std::pair<std::string, std::string>> rows;
   for (const SsmMixer& m : s.mixers) {
-    rows.emplace_back(std::string(kind_title(m.mixer)) + " layers", layers_text(m.layers, s.num_layers, true));
+    rows.emplace_back(std::string(kind_title(m.mixer)) + " layers",
+                      layers_text(m.layers, s.num_layers, true));
     for (const auto& [label, value] : shape_rows(m)) rows.emplace_back(label, value);
   }
   if (!s.attention_layers.empty())
