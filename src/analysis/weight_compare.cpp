@@ -20,6 +20,7 @@
 #include "formats/checkpoint.h"
 #include "formats/ggml_dequant.h"
 #include "io/file_source.h"
+#include "model/config.h"
 #include "model/tensor_placement.h"
 
 namespace fs = std::filesystem;
@@ -201,6 +202,34 @@ uint64_t gguf_head_dim(const Checkpoint& ck, const PairedSide& s) {
 
 }  // namespace
 
+namespace {
+
+// What a config says the model is: "llama (LlamaForCausalLM)"; "" without a config.
+std::string declared_architecture(const LocalModelFiles& m) {
+  if (!m.config) return "";
+  constexpr uint64_t kMaxConfigBytes = 16ull << 20;
+  const ModelConfig cfg = ModelConfig::parse(read_small_file(*m.config, kMaxConfigBytes), m.config->string());
+  std::string s = cfg.string_or("model_type", "");
+  for (const std::string& a : cfg.strings("architectures")) s += " (" + a + ")";
+  return s;
+}
+
+}  // namespace
+
+const char* drift_rule_name(DriftRule r) {
+  switch (r) {
+    case kMeanDriftRule:
+      return "mean_drift";
+    case kRelL2Rule:
+      return "rel_l2";
+    case kCosineRule:
+      return "cosine";
+    case kMaxAbsDiffRule:
+      return "max_abs_diff";
+  }
+  return "?";
+}
+
 WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles& b,
                                  const CompareOptions& options, std::vector<std::string>& warnings) {
   auto start = std::chrono::steady_clock::now();
@@ -213,10 +242,20 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
   const bool by_place = (ca.format == "gguf") != (cb.format == "gguf");
   const std::vector<PairedSide> sa = paired_sides(a, ca, by_place), sb = paired_sides(b, cb, by_place);
   const TensorPairs tp = by_place ? pair_by_place(sa, sb) : pair_by_name(sa, sb);
+  // Drift means something between checkpoints of one architecture; tensors of two that merely share names
+  // compare, but the user should know.
+  if (!by_place) {
+    const std::string arch_a = declared_architecture(a), arch_b = declared_architecture(b);
+    if (!arch_a.empty() && !arch_b.empty() && arch_a != arch_b)
+      warnings.push_back(b.display_name + ": config.json declares " + arch_b + ", " + a.display_name +
+                         "'s declares " + arch_a + ": different architectures, tensors compared by name");
+  }
 
   WeightComparison c;
   c.mean_threshold = options.mean_threshold;
   c.rel_l2_threshold = options.rel_l2_threshold;
+  c.cosine_threshold = options.cosine_threshold;
+  c.max_abs_threshold = options.max_abs_threshold;
   c.paired_by = by_place ? "place" : "name";
   // Every candidate computed: the pairs, both row orders of a GGUF q/k projection, every A x B of an
   // ambiguous place. `a_index` keeps A's order for the result.
@@ -313,7 +352,12 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
   std::map<int64_t, LayerDrift> layers;  // -1: outside the layer stack
   std::map<int64_t, double> aa, bb, ab, dd;
   for (TensorDrift& d : c.tensors) {
-    d.flagged = d.mean_drift > c.mean_threshold || (c.rel_l2_threshold > 0 && d.rel_l2 > c.rel_l2_threshold);
+    d.flagged_by = 0;
+    if (d.mean_drift > c.mean_threshold) d.flagged_by |= kMeanDriftRule;
+    if (c.rel_l2_threshold > 0 && d.rel_l2 > c.rel_l2_threshold) d.flagged_by |= kRelL2Rule;
+    if (d.cosine < c.cosine_threshold) d.flagged_by |= kCosineRule;
+    if (c.max_abs_threshold > 0 && d.max_abs_diff > c.max_abs_threshold) d.flagged_by |= kMaxAbsDiffRule;
+    d.flagged = d.flagged_by != 0;
     const int64_t key = d.layer ? static_cast<int64_t>(*d.layer) : -1;
     LayerDrift& l = layers[key];
     l.layer = d.layer;

@@ -30,10 +30,22 @@ struct TensorDrift {
   double rel_l2 = 0;     // ||B - A|| / ||A|| (0 when both are zero)
   double cosine = 0;     // <A, B> / (||A|| ||B||); 1 when both are zero
   double max_abs_diff = 0;
-  bool flagged = false;  // mean_drift > threshold or rel_l2 > rel_threshold
+  uint32_t flagged_by = 0;  // the DriftRule bits this tensor breaks
+  bool flagged = false;     // flagged_by != 0
   // The sums the per-layer figures are pooled from.
   double sum_a2 = 0, sum_b2 = 0, sum_ab = 0, sum_diff2 = 0;
 };
+
+// Why a tensor is flagged: each rule it breaks (bits of TensorDrift::flagged_by).
+enum DriftRule : uint32_t {
+  kMeanDriftRule = 1,   // |mean drift| > mean_threshold (seed 001's rule)
+  kRelL2Rule = 2,       // ||B-A||/||A|| > rel_l2_threshold
+  kCosineRule = 4,      // cosine < cosine_threshold
+  kMaxAbsDiffRule = 8,  // max |B-A| > max_abs_threshold
+};
+// "mean_drift", "rel_l2", "cosine", "max_abs_diff": the rule's figure, as the JSON names it.
+const char* drift_rule_name(DriftRule r);
+inline constexpr DriftRule kDriftRules[] = {kMeanDriftRule, kRelL2Rule, kCosineRule, kMaxAbsDiffRule};
 
 // Per decoder layer (and one row, layer = nullopt, for everything outside the stack).
 struct LayerDrift {
@@ -56,9 +68,12 @@ struct DTypeDrift {
 };
 
 struct WeightComparison {
-  std::string a, b;                         // the models as the user named them
-  double mean_threshold = 0.1;              // seed 001's example threshold on |mean drift|
-  double rel_l2_threshold = 0;              // 0: not used
+  std::string a, b;  // the models as the user named them
+  // The rules (CompareOptions); a threshold of 0 is not used (cosine: -1, which no cosine is below).
+  double mean_threshold = 0.1;
+  double rel_l2_threshold = 0.5;
+  double cosine_threshold = 0.9;
+  double max_abs_threshold = 0;
   std::vector<TensorDrift> tensors;         // in A's order, both present and same shape
   std::vector<std::string> missing_in_b;    // in A only
   std::vector<std::string> extra_in_b;      // in B only
@@ -77,9 +92,15 @@ struct WeightComparison {
 
 namespace ma {
 
+// The flagging rules. Seed 001 flags by |mean drift| alone, which two unrelated checkpoints pass (both means
+// are near 0): the defaults add ||B-A||/||A|| > 0.5 and cosine < 0.9, which independent weights of equal
+// norm break (rel. L2 ~ 1.41, cosine ~ 0) while fine-tuning and 4-bit quantization stay far inside
+// (rel. L2 of a few percent, cosine above 0.99). max |B-A| is scale-bound: off unless asked.
 struct CompareOptions {
   double mean_threshold = 0.1;
-  double rel_l2_threshold = 0;
+  double rel_l2_threshold = 0.5;
+  double cosine_threshold = 0.9;
+  double max_abs_threshold = 0;
   unsigned threads = 0;  // 0: one per core
 };
 

@@ -51,12 +51,12 @@ std::vector<std::string> tensor_row(const TensorDrift& d) {
           table_number(d.rel_l2),
           table_number(d.cosine),
           table_number(d.max_abs_diff),
-          d.flagged ? "yes" : ""};
+          flagged_by_text(d)};
 }
 
 const std::vector<std::string> kTensorHeader = {"Tensor",       "Layer",     "Class",
                                                 "|Mean drift|", "Std ratio", "||B-A||/||A||",
-                                                "Cosine",       "Max |B-A|", "Flagged"};
+                                                "Cosine",       "Max |B-A|", "Flagged by"};
 const std::vector<std::string> kLayerHeader = {"Layer",  "Elements",  "||B-A||/||A||",
                                                "Cosine", "Max |B-A|", "Flagged"};
 
@@ -68,15 +68,10 @@ std::vector<std::string> layer_row(const LayerDrift& l) {
 std::string counts_line(const WeightComparison& c) {
   size_t flagged = 0;
   for (const TensorDrift& d : c.tensors) flagged += d.flagged;
-  char buf[256];
-  std::snprintf(
-      buf, sizeof buf,
-      "%zu tensors compared, %zu flagged (|mean drift| > %g%s), %zu missing in B, %zu extra in B, "
-      "%zu shape mismatches",
-      c.tensors.size(), flagged, c.mean_threshold,
-      c.rel_l2_threshold > 0 ? (" or ||B-A||/||A|| > " + table_number(c.rel_l2_threshold)).c_str() : "",
-      c.missing_in_b.size(), c.extra_in_b.size(), c.shape_mismatch.size());
-  return buf;
+  return std::to_string(c.tensors.size()) + " tensors compared, " + std::to_string(flagged) + " flagged (" +
+         flag_rules_text(c) + "), " + std::to_string(c.missing_in_b.size()) + " missing in B, " +
+         std::to_string(c.extra_in_b.size()) + " extra in B, " + std::to_string(c.shape_mismatch.size()) +
+         " shape mismatches";
 }
 
 // The error each dtype of B leaves (a GGUF file's Q4_K, Q6_K, ...): shown when B's types differ from A's.
@@ -150,6 +145,24 @@ std::string render_compare_console(const WeightComparison& c, size_t top, bool c
   return w.take();
 }
 
+std::string flag_rules_text(const WeightComparison& c) {
+  std::vector<std::string> rules = {"|mean drift| > " + short_number(c.mean_threshold)};
+  if (c.rel_l2_threshold > 0) rules.push_back("||B-A||/||A|| > " + short_number(c.rel_l2_threshold));
+  if (c.cosine_threshold > -1) rules.push_back("cosine < " + short_number(c.cosine_threshold));
+  if (c.max_abs_threshold > 0) rules.push_back("max |B-A| > " + short_number(c.max_abs_threshold));
+  std::string text;
+  for (size_t i = 0; i < rules.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == rules.size() ? " or " : ", ") + rules[i];
+  return text;
+}
+
+std::string flagged_by_text(const TensorDrift& d) {
+  std::string text;
+  for (DriftRule r : kDriftRules)
+    if (d.flagged_by & r) text += (text.empty() ? "" : "+") + std::string(drift_rule_name(r));
+  return text;
+}
+
 void stream_compare_json(const WeightComparison& c, const RunInfo& run, const JsonWriter::Sink& sink) {
   JsonWriter w(sink);
   auto names = [&](const char* key, const std::vector<std::string>& v) {
@@ -163,11 +176,16 @@ void stream_compare_json(const WeightComparison& c, const RunInfo& run, const Js
   w.key("a").value(c.a);
   w.key("b").value(c.b);
   w.key("mean_threshold").value(c.mean_threshold);
-  w.key("rel_l2_threshold");
-  if (c.rel_l2_threshold > 0)
-    w.value(c.rel_l2_threshold);
-  else
-    w.null();
+  auto threshold = [&](const char* key, double v, bool used) {
+    w.key(key);
+    if (used)
+      w.value(v);
+    else
+      w.null();
+  };
+  threshold("rel_l2_threshold", c.rel_l2_threshold, c.rel_l2_threshold > 0);
+  threshold("cosine_threshold", c.cosine_threshold, c.cosine_threshold > -1);
+  threshold("max_abs_threshold", c.max_abs_threshold, c.max_abs_threshold > 0);
   w.key("compared").value(static_cast<uint64_t>(c.tensors.size()));
   w.key("flagged").value(static_cast<uint64_t>(flagged));
   w.key("seconds").value(c.seconds);
@@ -225,6 +243,10 @@ void stream_compare_json(const WeightComparison& c, const RunInfo& run, const Js
     w.key("cosine").value(d.cosine);
     w.key("max_abs_diff").value(d.max_abs_diff);
     w.key("flagged").value(d.flagged);
+    w.key("flagged_by").begin_array();
+    for (DriftRule r : kDriftRules)
+      if (d.flagged_by & r) w.value(drift_rule_name(r));
+    w.end_array();
     w.end_object();
   }
   w.end_array();
@@ -237,7 +259,7 @@ void stream_compare_json(const WeightComparison& c, const RunInfo& run, const Js
 std::string render_compare_csv(const WeightComparison& c) {
   std::string out =
       "name,layer,module_class,dtype_a,dtype_b,shape,numel,mean_a,mean_b,mean_drift,std_a,std_b,std_ratio,"
-      "rel_l2,cosine,max_abs_diff,flagged\n";
+      "rel_l2,cosine,max_abs_diff,flagged,flagged_by\n";
   for (size_t i : ranked(c)) {
     const TensorDrift& d = c.tensors[i];
     const std::vector<std::string> cells = {csv_text(d.name),
@@ -256,7 +278,8 @@ std::string render_compare_csv(const WeightComparison& c) {
                                             csv_number(d.rel_l2),
                                             csv_number(d.cosine),
                                             csv_number(d.max_abs_diff),
-                                            d.flagged ? "true" : "false"};
+                                            d.flagged ? "true" : "false",
+                                            flagged_by_text(d)};
     for (size_t k = 0; k < cells.size(); ++k) out += (k ? "," : "") + cells[k];
     out += '\n';
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/compare_report.h"
 #include "report/diagram_canvas.h"
 #include "report/plot_axes.h"
 
@@ -24,12 +25,6 @@ struct Row {
   double x = 0;
   std::string label;
 };
-
-std::string threshold_text(const WeightComparison& c) {
-  std::string s = "|mean drift| > " + plot::compact(c.mean_threshold);
-  if (c.rel_l2_threshold > 0) s += " or rel. L2 > " + plot::compact(c.rel_l2_threshold);
-  return s;
-}
 
 // "A → B" in `max_width`, each name cut in its middle when both do not fit.
 void draw_title(Svg& svg, const WeightComparison& c, double x, double y, double max_width) {
@@ -81,13 +76,18 @@ std::string render_drift_by_layer_svg(const WeightComparison& c) {
   svg.rect(0, 0, kWidth, height, "#ffffff");
   draw_title(svg, c, 24, 32, kWidth - 48);
 
+  // The subtitle counts what the plot highlights: the bars drawn red, "other" included.
   size_t flagged_tensors = 0, flagged_layers = 0;
+  bool flagged_other = false;
   for (const TensorDrift& t : c.tensors) flagged_tensors += t.flagged;
-  for (const LayerDrift& d : c.layers) flagged_layers += (d.layer && d.flagged > 0);
+  for (const LayerDrift& d : c.layers) {
+    flagged_layers += (d.layer && d.flagged > 0);
+    flagged_other |= (!d.layer && d.flagged > 0);
+  }
   std::string sub = "Weight drift by layer \u00b7 " + std::to_string(c.tensors.size()) +
                     " tensors compared, " + std::to_string(flagged_tensors) + " flagged (" +
-                    threshold_text(c) + ") in " + std::to_string(flagged_layers) +
-                    (flagged_layers == 1 ? " layer" : " layers");
+                    flag_rules_text(c) + ") in " + std::to_string(flagged_layers) +
+                    (flagged_layers == 1 ? " layer" : " layers") + (flagged_other ? " and outside them" : "");
   if (!c.missing_in_b.empty()) sub += " \u00b7 " + std::to_string(c.missing_in_b.size()) + " only in A";
   if (!c.extra_in_b.empty()) sub += " \u00b7 " + std::to_string(c.extra_in_b.size()) + " only in B";
   if (!c.shape_mismatch.empty())
@@ -206,6 +206,13 @@ std::string render_drift_by_layer_svg(const WeightComparison& c) {
     xy.push_back(bottom.sy.clamped(std::max(0.0, 1 - r.d->cosine)));
   }
   svg.polyline(xy, plot::kGreen, 1.5);
+  const double cosine_mark = 1 - c.cosine_threshold;  // the threshold on the panel's 1 - cosine axis
+  const bool cosine_line =
+      c.cosine_threshold > -1 && cosine_mark >= bottom.sy.lo && cosine_mark <= bottom.sy.hi;
+  if (cosine_line) {
+    const double y = bottom.sy(cosine_mark);
+    svg.line(bottom.left(), y, bottom.right(), y, plot::kInk, 1.2, true);
+  }
   const size_t every = rows.size() <= 64 ? 1 : (rows.size() + 47) / 48;
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
@@ -228,6 +235,9 @@ std::string render_drift_by_layer_svg(const WeightComparison& c) {
                        plot::LegendEntry::Kind::DashedLine, plot::Marker::Circle});
   entries.push_back(
       {"1 \u2212 cosine per layer", plot::kGreen, plot::LegendEntry::Kind::LineMarker, plot::Marker::Circle});
+  if (cosine_line)
+    entries.push_back({"cosine threshold " + plot::compact(c.cosine_threshold), plot::kInk,
+                       plot::LegendEntry::Kind::DashedLine, plot::Marker::Circle});
   svg.begin_group("legend");
   plot::draw_legend(svg, kLeft + plot_w + 20, top.y, kLegendW, entries, 11);
   svg.end_group();
@@ -241,7 +251,7 @@ std::string render_drift_by_layer_svg(const WeightComparison& c) {
           "rel. L2 = \u2016B \u2212 A\u2016 / \u2016A\u2016 and cosine = \u27e8A, B\u27e9 / (\u2016A\u2016 "
           "\u2016B\u2016) "
           "over all the tensors of a layer; a tensor is flagged when " +
-              threshold_text(c) + ".",
+              flag_rules_text(c) + ".",
           TextStyle{11, plot::kMuted, false, Anchor::Start, 8.5});
   svg.fit(24, height - 16, kWidth - 48,
           list.empty() ? "No layer has flagged tensors." : "Flagged layers (flagged tensors): " + list,

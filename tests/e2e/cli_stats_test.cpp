@@ -233,6 +233,50 @@ TEST(CliCompare, DriftFiguresMissingExtraAndFlags) {
   EXPECT_NE(console.out.find("FLAGGED"), std::string::npos);
 }
 
+// Two unrelated checkpoints: every mean is 0, so |mean drift| alone (seed 001's rule) flags nothing; the
+// default rules flag them by ||B-A||/||A|| and cosine. A's tensor is a, B's an orthogonal b of the same
+// norm: rel. L2 = sqrt(2), cosine = 0. The rules each name what they flag; a B that only scales A by 1.01
+// (a fine-tune-sized change, cosine 1, rel. L2 0.01) breaks none until --max-diff asks.
+TEST(CliCompare, UnrelatedCheckpointsAreFlaggedByDefault) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "a");
+  std::filesystem::create_directories(dir / "b");
+  write_file(dir / "a" / "config.json", R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"]})");
+  write_file(dir / "b" / "config.json",
+             R"({"model_type": "mistral", "architectures": ["MistralForCausalLM"]})");
+  write_safetensors(dir / "a" / "model.safetensors",
+                    {{"model.layers.0.mlp.up_proj.weight", DType::F32, {4}, f32({1, -1, 1, -1})},
+                     {"model.layers.0.mlp.down_proj.weight", DType::F32, {4}, f32({100, -100, 100, -100})}});
+  write_safetensors(dir / "b" / "model.safetensors",
+                    {{"model.layers.0.mlp.up_proj.weight", DType::F32, {4}, f32({1, 1, -1, -1})},
+                     {"model.layers.0.mlp.down_proj.weight", DType::F32, {4}, f32({101, -101, 101, -101})}});
+  const std::string ab = "compare '" + (dir / "a").string() + "' '" + (dir / "b").string() + "' --json";
+  CommandResult r = run_cli(ab);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("different architectures"), std::string::npos) << r.err;
+  json::Document d = json::Document::parse(r.out, "compare");
+  const json::Value& up = tensor(d, "model.layers.0.mlp.up_proj.weight");
+  EXPECT_DOUBLE_EQ(up.find("mean_drift")->as_double(), 0.0);
+  EXPECT_DOUBLE_EQ(up.find("cosine")->as_double(), 0.0);
+  EXPECT_DOUBLE_EQ(up.find("rel_l2")->as_double(), std::sqrt(2.0));
+  std::vector<std::string> why;
+  for (const json::Value& v : up.find("flagged_by")->items()) why.emplace_back(v.as_string());
+  EXPECT_EQ(why, (std::vector<std::string>{"rel_l2", "cosine"}));
+  const json::Value& down = tensor(d, "model.layers.0.mlp.down_proj.weight");
+  EXPECT_FALSE(down.find("flagged")->as_bool());
+  EXPECT_EQ(d.root().find("flagged")->as_uint(), 1u);
+  EXPECT_DOUBLE_EQ(d.root().find("rel_l2_threshold")->as_double(), 0.5);
+  EXPECT_DOUBLE_EQ(d.root().find("cosine_threshold")->as_double(), 0.9);
+  EXPECT_TRUE(d.root().find("max_abs_threshold")->is_null());
+  // max |B-A| of the down projection is 1: flagged once asked, by that rule alone.
+  d = json::Document::parse(run_cli(ab + " --max-diff 0.5").out, "compare");
+  EXPECT_EQ(tensor(d, "model.layers.0.mlp.down_proj.weight").find("flagged_by")->items()[0].as_string(),
+            "max_abs_diff");
+  // Seed 001's rule alone (the others off) flags nothing here.
+  d = json::Document::parse(run_cli(ab + " --rel-threshold 0 --cos-threshold -1").out, "compare");
+  EXPECT_EQ(d.root().find("flagged")->as_uint(), 0u);
+}
+
 TEST(CliCompare, ACheckpointAgainstItselfHasNoDrift) {
   CommandResult r = run_cli("compare " + example() + " " + example() + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
