@@ -8,7 +8,8 @@
 namespace ma {
 
 // Empty when they can; else the reason: a view with gaps in its storage (`strided`), ONNX varint fields
-// (`encoded`), a ggml grid type not decoded, or a type without scalar values (complex, 6-bit floats).
+// (`encoded`), a block type with no decoder (none today: formats/ggml_dequant.h decodes every ggml type), or
+// a type without scalar values (complex, 6-bit floats).
 std::string why_values_unreadable(DType dtype, bool strided, bool encoded);
 
 }  // namespace ma

@@ -4,49 +4,17 @@
 #include <bit>
 #include <cstring>
 
-// Bit-exactness with ggml rests on evaluating every product and sum exactly as its C code does, each rounded
-// to float32 on its own: a compiler allowed to fuse `a * b + c` into one FMA (GCC does by default for C++
-// when the target has FMA, e.g. -march=native) would round once instead of twice and differ in the last bit.
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+#include "formats/ggml_block_fields.h"
+#include "formats/ggml_dequant_iq.h"
 
 namespace ma {
 namespace {
 
-// ---------------------------------------------------------------------------------------------------------
-// Scalars stored in blocks. Blocks have no alignment (a Q4_0 block is 18 bytes), so fields are assembled
-// from bytes: little-endian whatever the host, and no misaligned loads for UBSan to flag.
-
-inline uint16_t le16(const uint8_t* p) {
-  return static_cast<uint16_t>(p[0] | p[1] << 8);
-}
-
-inline uint32_t le32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
-         static_cast<uint32_t>(p[3]) << 24;
-}
-
-// IEEE half -> float, exactly: every half is a float. Subnormals are mant * 2^-24 (exact in float32); a NaN
-// keeps its payload and comes out quiet, as the hardware converters and ggml's own routine leave it.
-inline float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exponent = (h >> 10) & 0x1fu;
-  const uint32_t mantissa = h & 0x3ffu;
-  if (exponent == 0) {
-    const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
-    return sign ? -magnitude : magnitude;
-  }
-  if (exponent == 0x1f)
-    return std::bit_cast<float>(sign | 0x7f800000u | mantissa << 13 | (mantissa ? 0x00400000u : 0u));
-  return std::bit_cast<float>(sign | (exponent + 112) << 23 | mantissa << 13);
-}
-
-inline float half_at(const uint8_t* p) {
-  return half_to_float(le16(p));
-}
+using ggml::each_block;
+using ggml::half_at;
+using ggml::kBit;
+using ggml::le16;
+using ggml::le32;
 
 // MXFP4's E8M0 scale, halved: ggml doubles the E2M1 values (kvalues_mxfp4 holds 2 * e2m1 as int8) and
 // halves the scale to match, 2^(e - 128). Exponent bytes 0 and 1 give the subnormals 2^-128 and 2^-127;
@@ -92,14 +60,6 @@ inline void k_scale_min(const uint8_t* s, int j, uint8_t& scale, uint8_t& min) {
     min = static_cast<uint8_t>((s[j + 4] >> 4) | (s[j] >> 6) << 4);
   }
 }
-
-// kBit[j] = 1 << j. Testing bit j of a word as `word & kBit[j]` rather than `(word >> j) & 1` lets the
-// compiler vectorise the loop over j: SSE2 has no per-lane shift counts, but it has a per-lane AND.
-constexpr auto kBit = [] {
-  std::array<uint32_t, 32> t{};
-  for (unsigned j = 0; j < 32; ++j) t[j] = 1u << j;
-  return t;
-}();
 
 // `n` bytes of nibbles indexing a 16-level codebook, laid out as Q4_0's (element j in the low nibble of byte
 // j, element j + n in the high one): y = d * level, 2n elements. x86-64's baseline SIMD has no byte shuffle
@@ -376,16 +336,6 @@ void q2_0(const uint8_t* __restrict b, float* __restrict y) {
   for (int j = 0; j < 64; ++j) y[j] = static_cast<float>(q[j]) * d;
 }
 
-// ---------------------------------------------------------------------------------------------------------
-
-// The loop over blocks, one instantiation per type, so each block decoder inlines into a tight loop. Kept out
-// of line: inlined all together into dequantize_blocks' switch, GCC 12 vectorised some of them (Q4_0) three
-// times worse.
-template <void (*Decode)(const uint8_t* __restrict, float* __restrict), size_t Bytes, size_t Elements>
-[[gnu::noinline]] void each_block(const uint8_t* src, size_t blocks, float* dst) {
-  for (size_t i = 0; i < blocks; ++i) Decode(src + i * Bytes, dst + i * Elements);
-}
-
 }  // namespace
 
 bool can_dequantize(DType t) {
@@ -410,6 +360,13 @@ bool can_dequantize(DType t) {
     case DType::NVFP4:
     case DType::Q1_0:
     case DType::Q2_0:
+    case DType::IQ2_XXS:
+    case DType::IQ2_XS:
+    case DType::IQ2_S:
+    case DType::IQ3_XXS:
+    case DType::IQ3_S:
+    case DType::IQ1_S:
+    case DType::IQ1_M:
       return true;
     default:
       return false;
@@ -458,6 +415,14 @@ void dequantize_blocks(DType t, const uint8_t* src, size_t blocks, float* dst) {
       return each_block<q1_0, 18, 128>(src, blocks, dst);
     case DType::Q2_0:
       return each_block<q2_0, 18, 64>(src, blocks, dst);
+    case DType::IQ2_XXS:
+    case DType::IQ2_XS:
+    case DType::IQ2_S:
+    case DType::IQ3_XXS:
+    case DType::IQ3_S:
+    case DType::IQ1_S:
+    case DType::IQ1_M:
+      return dequantize_grid_blocks(t, src, blocks, dst);  // ggml_dequant_iq.cpp
     default:
       return;  // precondition: can_dequantize(t)
   }

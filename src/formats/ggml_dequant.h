@@ -10,8 +10,9 @@
 
 namespace ma {
 
-// Whether dequantize_blocks decodes this dtype (element types are not block types; see core/dtype.h). The
-// IQ1/IQ2/IQ3 types, whose values come from ggml's large lookup grids, are not decoded.
+// Whether dequantize_blocks decodes this dtype: every ggml block type (element types are not block types;
+// see core/dtype.h). The IQ1/IQ2/IQ3 types, whose values come from ggml's lookup grids, are decoded in
+// ggml_dequant_iq.cpp.
 bool can_dequantize(DType t);
 
 // Decodes `blocks` whole blocks of block type `t` starting at `src` (blocks * dtype_info(t).block_bytes

@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <thread>
+#include <tuple>
 
 #include "cli_test_support.h"
 #include "core/json.h"
@@ -68,8 +70,10 @@ TEST(CliStats, PackedF4ValuesLowNibbleFirst) {
   EXPECT_EQ(w.find("numel")->as_uint(), 4u);
 }
 
-// A GGUF Q8_0 tensor's statistics are those of the values it decodes to (d x q): the same as the statistics
-// of those values stored as F32, every figure; a type whose decoding is not built in is left out by name.
+// A GGUF tensor's statistics are those of the values it decodes to: the same as the statistics of those
+// values stored as F32, every figure. Q8_0 decodes to d x q; IQ2_XXS, a lookup-grid type, here to +-d * (2r +
+// 1) in run r: every grid index is 0 (the entry of eight 8s) and run r's scale is r, so (d * (0.5 + r) *
+// 0.25) * 8.
 TEST(CliStats, QuantizedGgufEqualsItsDecodedValues) {
   TempDir dir;
   std::string blocks, floats;
@@ -85,29 +89,56 @@ TEST(CliStats, QuantizedGgufEqualsItsDecodedValues) {
       floats.append(reinterpret_cast<const char*>(&v), 4);
     }
   }
+  std::string iq_blocks, iq_floats;
+  for (int b = 0; b < 4; ++b) {
+    const uint16_t d = static_cast<uint16_t>(0x3800 + 0x400 * (b % 3));
+    const float scale = 0.5f * static_cast<float>(1 << (b % 3));
+    iq_blocks += static_cast<char>(d & 0xff);
+    iq_blocks += static_cast<char>(d >> 8);
+    for (int r = 0; r < 8; ++r) {
+      uint32_t aux = static_cast<uint32_t>(r) << 28;  // the scale; below it four 7-bit sign fields
+      for (int l = 0; l < 4; ++l) {
+        const unsigned signs = (b * 29 + r * 11 + l * 7) & 127;
+        aux |= signs << (7 * l);
+        for (int j = 0; j < 8; ++j) {  // the eighth sign makes the number of negated elements even
+          const bool negative = j < 7 ? ((signs >> j) & 1) != 0 : std::popcount(signs) % 2 == 1;
+          const float v = (negative ? -scale : scale) * static_cast<float>(2 * r + 1);
+          iq_floats.append(reinterpret_cast<const char*>(&v), 4);
+        }
+      }
+      iq_blocks += std::string(4, '\0');  // grid indices
+      for (int k = 0; k < 4; ++k) iq_blocks += static_cast<char>(aux >> (8 * k));
+    }
+  }
   write_gguf(dir / "q.gguf", {gguf_string("general.architecture", "llama")},
              {{"blk.0.attn_q.weight", DType::Q8_0, {4, 64}, blocks},
-              {"blk.0.attn_k.weight", DType::IQ2_XXS, {1, 256}, std::string(66, '\0')}});
-  write_safetensors(dir / "f.safetensors", {{"blk.0.attn_q.weight", DType::F32, {4, 64}, floats}});
+              {"blk.0.attn_k.weight", DType::IQ2_XXS, {4, 256}, iq_blocks}});
+  write_safetensors(dir / "f.safetensors", {{"blk.0.attn_q.weight", DType::F32, {4, 64}, floats},
+                                            {"blk.0.attn_k.weight", DType::F32, {4, 256}, iq_floats}});
   CommandResult q = run_cli("stats '" + (dir / "q.gguf").string() + "' --json");
   CommandResult f = run_cli("stats '" + (dir / "f.safetensors").string() + "' --json");
   ASSERT_EQ(q.exit_code, 0) << q.err;
   ASSERT_EQ(f.exit_code, 0) << f.err;
-  EXPECT_NE(q.err.find("blk.0.attn_k.weight: IQ2_XXS blocks"), std::string::npos) << q.err;
+  EXPECT_EQ(q.err.find("blocks"), std::string::npos) << q.err;  // no type left out
   json::Document dq = json::Document::parse(q.out, "gguf"), df = json::Document::parse(f.out, "f32");
-  const json::Value& a = tensor(dq, "blk.0.attn_q.weight");
-  const json::Value& b = tensor(df, "blk.0.attn_q.weight");
-  EXPECT_EQ(a.find("dtype")->as_string(), "q8_0");
-  EXPECT_EQ(a.find("numel")->as_uint(), 256u);
-  for (const char* k :
-       {"mean", "std", "var", "min", "max", "abs_max", "l2_norm", "zeros_fraction", "kurtosis"})
-    EXPECT_EQ(a.find(k)->as_double(), b.find(k)->as_double()) << k;
-  for (const char* p : {"p0.1", "p1", "p50", "p99", "p99.9"})
-    EXPECT_EQ(a.find("percentiles")->find(p)->as_double(), b.find("percentiles")->find(p)->as_double()) << p;
-  std::vector<uint64_t> ca, cb;
-  for (const json::Value& c : a.find("histogram")->find("counts")->items()) ca.push_back(*c.as_uint());
-  for (const json::Value& c : b.find("histogram")->find("counts")->items()) cb.push_back(*c.as_uint());
-  EXPECT_EQ(ca, cb);
+  for (const auto& [name, dtype, numel] : {std::tuple{"blk.0.attn_q.weight", "q8_0", 256u},
+                                           std::tuple{"blk.0.attn_k.weight", "iq2_xxs", 1024u}}) {
+    SCOPED_TRACE(name);
+    const json::Value& a = tensor(dq, name);
+    const json::Value& b = tensor(df, name);
+    EXPECT_EQ(a.find("dtype")->as_string(), dtype);
+    EXPECT_EQ(a.find("numel")->as_uint(), numel);
+    for (const char* k :
+         {"mean", "std", "var", "min", "max", "abs_max", "l2_norm", "zeros_fraction", "kurtosis"})
+      EXPECT_EQ(a.find(k)->as_double(), b.find(k)->as_double()) << k;
+    for (const char* p : {"p0.1", "p1", "p50", "p99", "p99.9"})
+      EXPECT_EQ(a.find("percentiles")->find(p)->as_double(), b.find("percentiles")->find(p)->as_double())
+          << p;
+    std::vector<uint64_t> ca, cb;
+    for (const json::Value& c : a.find("histogram")->find("counts")->items()) ca.push_back(*c.as_uint());
+    for (const json::Value& c : b.find("histogram")->find("counts")->items()) cb.push_back(*c.as_uint());
+    EXPECT_EQ(ca, cb);
+  }
 }
 
 TEST(CliStats, ShardedCheckpointAsAWhole) {

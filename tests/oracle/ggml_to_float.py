@@ -4,8 +4,8 @@
 usage: ggml_to_float.py LIBGGML_BASE_SO OUTDIR SEED [TYPE_NAME,...]
 
 For every ggml type whose type traits (ggml_get_type_traits) report a block size above 1 (or those of them
-named, in any case, in the optional list: the IQ1/IQ2 grids take ggml seconds to initialize), writes to
-OUTDIR
+named, in any case, in the optional list, which may be empty: the IQ1/IQ2 grids take ggml seconds to
+initialize), writes to OUTDIR
   <type_name>.blocks  the blocks, raw bytes, back to back
   <type_name>.f32     what the reference decodes them to: little-endian float32, block_size per block
 and one table, types.tsv, with a row for every ggml type (element types and removed ones included):
