@@ -18,21 +18,9 @@ import sys
 
 import numpy as np
 
-
-class TypeTraits(ctypes.Structure):
-    # struct ggml_type_traits (ggml.h) in the pinned build.
-    _fields_ = [
-        ("type_name", ctypes.c_char_p),
-        ("blck_size", ctypes.c_int64),
-        ("blck_size_interleave", ctypes.c_int64),
-        ("type_size", ctypes.c_size_t),
-        ("is_quantized", ctypes.c_bool),
-        ("to_float", ctypes.c_void_p),
-        ("from_float_ref", ctypes.c_void_p),
-    ]
+from ggml_ctypes import TO_FLOAT, TypeTraits
 
 
-TO_FLOAT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 GGML_TYPES = {"iq2_xxs": 16, "iq2_xs": 17, "iq3_xxs": 18, "iq1_s": 19, "iq3_s": 21, "iq2_s": 22}
 QK_K = 256
 HALF_ONE = (0x00, 0x3C)  # fp16 1.0, little-endian

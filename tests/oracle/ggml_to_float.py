@@ -34,22 +34,8 @@ import sys
 
 import numpy as np
 
+from ggml_ctypes import TO_FLOAT, FROM_FLOAT, TypeTraits
 
-class TypeTraits(ctypes.Structure):
-    # struct ggml_type_traits (ggml.h) in the pinned build.
-    _fields_ = [
-        ("type_name", ctypes.c_char_p),
-        ("blck_size", ctypes.c_int64),
-        ("blck_size_interleave", ctypes.c_int64),
-        ("type_size", ctypes.c_size_t),
-        ("is_quantized", ctypes.c_bool),
-        ("to_float", ctypes.c_void_p),
-        ("from_float_ref", ctypes.c_void_p),
-    ]
-
-
-TO_FLOAT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
-FROM_FLOAT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 
 # Byte offsets of the fp16 fields of each block (ggml-common.h), so that run 2 keeps them finite.
 HALF_FIELDS = {
