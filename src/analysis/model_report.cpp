@@ -57,4 +57,12 @@ ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles
   return r;
 }
 
+void relate_to_first(std::vector<ModelReport>& reports) {
+  if (reports.size() < 2 || !reports.front().architecture_known || reports.front().parameters.total == 0)
+    return;
+  const double first = static_cast<double>(reports.front().parameters.total);
+  for (ModelReport& r : reports)
+    if (r.architecture_known) r.parameters_vs_first = static_cast<double>(r.parameters.total) / first;
+}
+
 }  // namespace ma

@@ -39,7 +39,13 @@ struct ModelReport {
   Capabilities capabilities;
   std::optional<ModelMetadata> metadata;
   std::vector<std::string> warnings;
+  // Several models analysed together (seed 001's "Ratio: 3.1x larger"): total parameters over the first
+  // model's. Unset for a single model, or when either count is unknown.
+  std::optional<double> parameters_vs_first;
 };
+
+// Sets parameters_vs_first on every report after the first.
+void relate_to_first(std::vector<ModelReport>& reports);
 
 // The report copies what it shows; the inventory need not outlive it.
 ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles& files,

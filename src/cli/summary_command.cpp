@@ -99,6 +99,7 @@ int run_summary(const Args& args) {
   render.detailed = a.detailed;
   const DiagramStyle style = a.viz_style == "simple" ? DiagramStyle::Simple : DiagramStyle::Detailed;
   if (reports.size() > 1) {
+    relate_to_first(reports);
     if (a.visualize) {
       std::vector<std::string> svgs;
       for (const ModelReport& r : reports) svgs.push_back(render_diagram_svg(r, style));

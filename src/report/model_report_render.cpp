@@ -1,6 +1,7 @@
 #include "report/model_report_render.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "core/units.h"
 #include "report/layers_json.h"
@@ -148,6 +149,7 @@ std::string render_report_json(const ModelReport& r, const RunInfo& run) {
   } else {
     w.key("num_parameters").value(p.total);
     w.key("num_parameters_human").value(human_count(p.total));
+    if (r.parameters_vs_first) w.key("num_parameters_vs_first").value(*r.parameters_vs_first);
     // Every parameter is active in a dense model.
     w.key("num_parameters_active").value(p.active.value_or(p.total));
     w.key("num_parameters_active_non_embedding").value(p.active_non_embedding.value_or(p.non_embedding));
@@ -271,12 +273,21 @@ std::string render_report_markdown(const ModelReport& r, const RunInfo& run) {
   return w.take();
 }
 
+namespace {
+// "1.00x", "11.4x": three significant digits, as the seed prints "3.10x larger".
+std::string format_ratio(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, r >= 100 ? "%.0fx" : r >= 10 ? "%.1fx" : "%.2fx", r);
+  return buf;
+}
+}  // namespace
+
 std::string render_comparison_console(const std::vector<ModelReport>& reports, bool color) {
   ConsoleWriter w(color);
   w.heading("Comparison");
-  std::vector<std::string> header = {"model",     "family",  "type",     "params",
-                                     "active",    "layers",  "hidden",   "heads/kv",
-                                     "attention", "context", "kv/token", "weights bf16"};
+  std::vector<std::string> header = {"model",   "family",   "type",        "params",   "vs first",
+                                     "active",  "layers",   "hidden",      "heads/kv", "attention",
+                                     "context", "kv/token", "weights bf16"};
   std::vector<std::vector<std::string>> rows;
   for (const ModelReport& r : reports) {
     const ArchitectureDetails& a = r.architecture;
@@ -284,7 +295,8 @@ std::string render_comparison_console(const std::vector<ModelReport>& reports, b
     for (const Estimate& e : r.memory.weights)
       if (e.name == "weights_bf16") bf16 = human_bytes(e.bytes);
     rows.push_back(
-        {r.identity.model_id, r.identity.family, r.identity.kind, human_count(r.parameters.total),
+        {r.identity.display_name, r.identity.family, r.identity.kind, human_count(r.parameters.total),
+         r.parameters_vs_first ? format_ratio(*r.parameters_vs_first) : "-",
          human_count(r.parameters.active.value_or(r.parameters.total)), std::to_string(a.num_hidden_layers),
          std::to_string(a.hidden_size),
          std::to_string(a.num_attention_heads) + "/" + std::to_string(a.num_key_value_heads),

@@ -1,6 +1,8 @@
 // End-to-end: the report command's options, exports and exit codes (seed 002 §7).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "cli_test_support.h"
 #include "core/json.h"
 
@@ -45,6 +47,32 @@ TEST(CliReport, SeveralModelsGiveAComparison) {
   auto doc = json::Document::parse(j.out, "stdout");
   ASSERT_TRUE(doc.root().is_array());
   EXPECT_EQ(doc.root().items().size(), 2u);
+}
+
+// Seed 001's "Ratio: 3.10x larger": each model's parameters over the first's, in the table and the JSON.
+TEST(CliReport, ComparisonGivesTheRatioToTheFirstModel) {
+  test::TempDir tmp;
+  test::write_file(tmp / "config.json", R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"],
+    "hidden_size": 128, "intermediate_size": 256, "num_hidden_layers": 4, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "vocab_size": 1000, "torch_dtype": "bfloat16"})");
+  const std::string models = example() + " '" + tmp.path().string() + "'";
+  auto j = test::run_cli(models + " --skip-tokenizer --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  auto doc = json::Document::parse(j.out, "stdout");
+  const auto& items = doc.root().items();
+  ASSERT_EQ(items.size(), 2u);
+  const double first = static_cast<double>(*items[0].find("num_parameters")->as_uint());
+  const double second = static_cast<double>(*items[1].find("num_parameters")->as_uint());
+  EXPECT_DOUBLE_EQ(items[0].find("num_parameters_vs_first")->as_double(), 1.0);
+  EXPECT_DOUBLE_EQ(items[1].find("num_parameters_vs_first")->as_double(), second / first);
+  char ratio[16];
+  std::snprintf(ratio, sizeof ratio, "%.2fx", second / first);
+  auto console = test::run_cli(models + " --skip-tokenizer");
+  EXPECT_NE(console.out.find(ratio), std::string::npos) << ratio << "\n" << console.out;
+  EXPECT_EQ(console.out.find(tmp.path().string()), std::string::npos)
+      << "a local model is named, not its path";
+  // A single model's report has no ratio.
+  EXPECT_EQ(test::run_cli(example() + " --json").out.find("num_parameters_vs_first"), std::string::npos);
 }
 
 // The example's maximum context is 256 tokens: a longer --context is sized as asked, with one warning.
