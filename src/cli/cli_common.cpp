@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "cli/stdout_status.h"
+#include "cli/verbose_trace.h"
 #include "core/text.h"
 #include "io/output_file.h"
 
@@ -19,6 +20,7 @@ Output detect_output(const CommonFlags& flags) {
   const char* no_color = std::getenv("NO_COLOR");
   o.color = ::isatty(STDOUT_FILENO) && !(no_color && *no_color);
   o.stderr_tty = ::isatty(STDERR_FILENO);
+  enable_trace(o.verbose);
   return o;
 }
 

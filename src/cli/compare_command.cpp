@@ -6,6 +6,8 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/compare_args.h"
+#include "cli/model_source.h"
+#include "cli/verbose_trace.h"
 #include "core/error.h"
 #include "formats/model_files.h"
 #include "report/compare_report.h"
@@ -19,8 +21,13 @@ int run_compare(const Args& args) {
   const size_t top = a.top;
   Output out = detect_output(a.common);
   std::vector<std::string> warnings;
-  WeightComparison c =
-      compare_weights(locate_local_model(models[0]), locate_local_model(models[1]), a.options, warnings);
+  trace("locating " + models[0] + " and " + models[1]);
+  const LocalModelFiles files_a = locate_local_model(models[0]), files_b = locate_local_model(models[1]);
+  trace_files(files_a);
+  trace_files(files_b);
+  trace("streaming both checkpoints tensor by tensor");
+  WeightComparison c = compare_weights(files_a, files_b, a.options, warnings);
+  trace(std::to_string(c.tensors.size()) + " tensors compared");
   c.a = models[0];
   c.b = models[1];
   print_warnings(warnings, out);

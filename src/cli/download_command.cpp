@@ -9,6 +9,7 @@
 #include "cli/interrupt.h"
 #include "cli/model_source.h"
 #include "cli/progress.h"
+#include "cli/verbose_trace.h"
 #include "core/error.h"
 #include "core/units.h"
 #include "hub/download.h"
@@ -28,8 +29,10 @@ int run_download(const Args& args) {
     validate_revision(*hub.revision);
     ref->revision = *hub.revision;
   }
-  HubSettings settings = hub_settings(hub.flags);
   Output out = detect_output(a.common);
+  HubSettings settings = hub_settings(hub.flags);
+  trace_http(settings);
+  trace("downloading " + ref->id + "@" + ref->revision + " from " + settings.endpoint);
   print_warnings(settings.warnings, out);
 
   const std::atomic<bool>& interrupted = interrupt_flag();

@@ -3,6 +3,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/graph_args.h"
+#include "cli/verbose_trace.h"
 #include "core/error.h"
 #include "formats/checkpoint.h"
 #include "formats/model_files.h"
@@ -17,7 +18,9 @@ int run_graph(const Args& args) {
   if (files.format != CheckpointFormat::Onnx)
     throw Error(ErrorKind::Usage, a.model, "",
                 "not an ONNX model: `graph` reads the graph of a .onnx file (other formats: `tensors`)");
+  trace("reading " + files.weight_files.front().filename().string() + " (the ONNX module)");
   const Checkpoint ck = read_checkpoint(files);
+  trace("summarising the graph and inferring shapes");
   const OnnxGraphSummary g = summarize_onnx_graph(*ck.onnx, ck);
   print_notes(ck.notes, out);
   if (a.json)

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cli/cli_common.h"
+#include "cli/verbose_trace.h"
 #include "core/error.h"
 #include "hub/repo_ref.h"
 
@@ -60,13 +61,25 @@ void print_settings_warnings(const HubSettings& settings, bool quiet) {
 
 }  // namespace
 
+void trace_files(const LocalModelFiles& f) {
+  if (!trace_enabled()) return;
+  static constexpr const char* kFormat[] = {"none", "safetensors", "pytorch", "gguf", "onnx"};
+  trace("found: config " + (f.config ? f.config->filename().string() : std::string("none")) + ", " +
+        std::to_string(f.weight_files.size()) + " " + kFormat[static_cast<int>(f.format)] +
+        " weight file(s)" + (f.index ? " named by " + f.index->filename().string() : std::string()) +
+        (f.fetched_headers.empty() ? ""
+                                   : ", " + std::to_string(f.fetched_headers.size()) + " headers fetched"));
+}
+
 OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tokenizer) {
   OpenedModel out;
   std::error_code ec;
   std::optional<RepoRef> ref;
   if (!std::filesystem::exists(arg, ec)) ref = parse_repo_ref(arg);
   if (!ref) {
+    trace("locating the model in " + arg);
     out.files = locate_local_model(arg);
+    trace_files(out.files);
     return out;
   }
   if (hub.revision) {
@@ -75,6 +88,9 @@ OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tok
     ref->explicit_revision = true;
   }
   HubSettings settings = hub_settings(hub.flags);
+  trace_http(settings);
+  trace("resolving " + ref->id + "@" + ref->revision + " on " + settings.endpoint +
+        (settings.offline ? " (offline: the cache)" : ""));
   const bool warn = first_settings_warnings();
   RemoteOptions options;
   options.skip_tokenizer = skip_tokenizer;
@@ -93,6 +109,7 @@ OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tok
   out.stats = m.stats;
   out.files = std::move(m.files);
   out.gguf_models = std::move(m.gguf_models);
+  trace_files(out.files);
   return out;
 }
 

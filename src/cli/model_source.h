@@ -28,5 +28,7 @@ struct OpenedModel {
 };
 
 OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tokenizer);
+// --verbose: the files found (config, weight files and their format, an index, headers fetched).
+void trace_files(const LocalModelFiles& files);
 
 }  // namespace ma::cli

@@ -98,7 +98,7 @@ void add_common_options(CommandSpec& spec, CommonFlags& flags) {
   // clang-format off
   spec.options.push_back({{"--quiet", "-q"}, "", "print nothing but errors",
                           [&flags](const std::string&) { flags.quiet = true; }});
-  spec.options.push_back({{"--verbose", "-v"}, "", "timings and request counts on stderr",
+  spec.options.push_back({{"--verbose", "-v"}, "", "stages and every HTTP request, with timings, on stderr",
                           [&flags](const std::string&) { flags.verbose = true; }});
   // clang-format on
 }

@@ -11,6 +11,7 @@
 #include "cli/model_source.h"
 #include "cli/perf_args.h"
 #include "cli/perf_study.h"
+#include "cli/verbose_trace.h"
 #include "core/error.h"
 #include "model/inventory.h"
 #include "report/perf_output.h"
@@ -22,8 +23,10 @@ int run_perf(const Args& args) {
   Output out = detect_output(a.common);
   OpenedModel opened = open_model(a.model, a.hub, true);
   print_warnings(opened.warnings, out);
+  trace("reading the configuration and the weight headers; building the inventory");
   Inventory& inv = keep_until_exit(build_inventory(opened.files));
   print_notes(inv.notes, out);
+  trace("building the report; modelling the step on " + a.hardware);
   ReportOptions options;
   options.model_id = a.model;
   options.skip_tokenizer = true;
@@ -33,6 +36,7 @@ int run_perf(const Args& args) {
   PerfResult result = model_performance(inv, report, a.inputs, hw);
 
   // Everything rendered first, then written.
+  trace("step modelled; sweeps and outputs");
   PerfSweeps study;
   if (a.json || !a.report_file.empty()) study = perf_sweeps(inv, report, result);
   std::string json;

@@ -15,6 +15,7 @@
 #include "cli/model_source.h"
 #include "cli/progress.h"
 #include "cli/stats_args.h"
+#include "cli/verbose_trace.h"
 #include "core/error.h"
 #include "hub/hub_settings.h"
 #include "hub/repo_ref.h"
@@ -50,10 +51,13 @@ int run_stats(const Args& args) {
   Output out = detect_output(a.common);
   std::vector<std::string> warnings;
   HubSettings settings = hub_settings(a.hub.flags);
+  trace_http(settings);
+  trace("locating the weights of " + model);
   ModelWeightsInput input = weights_input(local_weights(model, a.hub), settings.cache_root, warnings, a.base);
   if (!input.base_found_at.empty())
     print_notes({"adapter base model: " + input.base_found_at.string() + " (frozen)"}, out);
   PlannedScan plan = plan_scan(input, a.selection, warnings);
+  trace("scanning " + std::to_string(plan.items.size()) + " tensors");
   print_warnings(warnings, out);
   if (plan.items.empty())
     throw Error(ErrorKind::NotFound, model, "--include", "no tensor matches the selection");

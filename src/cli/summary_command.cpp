@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/model_source.h"
 #include "cli/report_args.h"
+#include "cli/verbose_trace.h"
 #include "core/error.h"
 #include "core/text.h"
 #include "formats/model_files.h"
@@ -67,12 +68,17 @@ int run_summary(const Args& args) {
       return 0;
     }
     const LocalModelFiles& files = opened.files;
+    trace("reading the configuration and the weight headers; building the inventory");
     Inventory& inv = keep_until_exit(build_inventory_or_identity(files));
+    trace("inventory: " + std::to_string(inv.tensors.size()) + " tensors");
     print_notes(inv.notes, out);
     ReportOptions options = a.options;
     options.model_id = model;
     options.metadata = opened.metadata;
+    trace(options.skip_tokenizer ? "building the report (tokenizer skipped)"
+                                 : "building the report: parameters, memory, loading the tokenizer");
     reports.push_back(build_model_report(inv, files, options));
+    trace("report built");
     print_warnings(reports.back().warnings, out);
     if (out.verbose && opened.stats)
       std::fprintf(stderr,

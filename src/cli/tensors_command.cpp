@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/model_source.h"
 #include "cli/tensors_args.h"
+#include "cli/verbose_trace.h"
 #include "core/error.h"
 #include "formats/model_files.h"
 #include "model/inventory.h"
@@ -16,10 +17,13 @@ int run_tensors(const Args& args) {
   Output out = detect_output(a.common);
   OpenedModel opened = open_model(a.model, a.hub, true);
   print_warnings(opened.warnings, out);
+  trace("reading the configuration and the weight headers; building the inventory");
   Inventory& inv = keep_until_exit(build_inventory(opened.files));
+  trace("inventory: " + std::to_string(inv.tensors.size()) + " tensors; counting parameters");
   TensorsReport report{inv, count_parameters(inv), summarize_layers(inv.arch.layers())};
   print_warnings(inv.warnings, out);
   print_notes(inv.notes, out);
+  trace("writing the output");
   // Render everything before writing anything, so a failure leaves no partial output.
   // (Formatting cannot fail once the inventory exists, so JSON streams straight to stdout.)
   if (!a.csv_path.empty()) write_output_file(a.csv_path, render_tensors_csv(report));

@@ -68,11 +68,16 @@ HubResult HubHttp::follow(const std::string& start, HttpRequest request) {
     if (settings_.send_token && origin == endpoint_origin_)
       request.authorization = "Bearer " + settings_.token->value;
     HttpResponse r;
+    const auto sent = std::chrono::steady_clock::now();
     try {
       r = client_.perform(request);
     } catch (const Error& e) {
       throw TransportError(e);
     }
+    if (settings_.observe)
+      settings_.observe({request.head ? "HEAD" : "GET", redact_url(url), request.range, r.status,
+                         r.body_bytes,
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count()});
     if (origin == endpoint_origin_) result.hub_headers = r.headers;
     const std::string* location = r.header("location");
     if (!is_redirect(r.status) || !location) {

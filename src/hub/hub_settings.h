@@ -43,6 +43,9 @@ struct HubSettings {
   unsigned parallel_requests = 16;  // header range reads and small files in flight
   // A token on the command line, a token withheld from an endpoint or sent to it over plain http.
   std::vector<std::string> warnings;
+  // Told of every HTTP exchange, each redirect hop on its own (--verbose); called from the threads that
+  // make the requests. Unset: nobody is told.
+  std::function<void(const HttpExchange&)> observe;
 };
 
 using EnvLookup = std::function<std::optional<std::string>(const char*)>;

@@ -45,6 +45,17 @@ struct HttpResponse {
   const std::string* header(std::string_view lower_name) const;  // the last such header, or null
 };
 
+// One request and its answer as a log may show them: the URL without its query string (presigned CDN URLs
+// carry signatures), never a header.
+struct HttpExchange {
+  std::string method;  // GET, HEAD
+  std::string url;     // redact_url'd
+  std::optional<ByteRange> range;
+  int status = 0;
+  uint64_t body_bytes = 0;
+  double seconds = 0;
+};
+
 struct HttpTimeouts {
   long connect_s = 10;
   long stall_s = 10;  // abort when no byte arrives for this long (slow-loris)

@@ -115,6 +115,22 @@ TEST(CliReport, JsonNamesTheToolVersion) {
   }
 }
 
+// --verbose on every subcommand: stage lines on stderr, each with the time since start; none otherwise, and
+// none under --quiet.
+TEST(CliReport, VerboseTracesTheStagesOfEveryCommand) {
+  for (const std::string& command :
+       {example(), "tensors " + example(), "stats " + example(), "compare " + example() + " " + example(),
+        "perf " + example() + " --hw h200"}) {
+    auto r = test::run_cli(command + " --verbose");
+    ASSERT_EQ(r.exit_code, 0) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("modelanalyzer: ["), std::string::npos) << command << ": " << r.err;
+    EXPECT_NE(r.err.find(" ms] "), std::string::npos) << command << ": " << r.err;
+    EXPECT_EQ(test::run_cli(command).err.find("modelanalyzer: ["), std::string::npos) << command;
+    EXPECT_EQ(test::run_cli(command + " --verbose --quiet").err.find("modelanalyzer: ["), std::string::npos)
+        << command;
+  }
+}
+
 // The diagram's path is said (on stderr, with the other notes), except under --quiet.
 TEST(CliReport, VisualizeSaysWhereTheDiagramWent) {
   test::TempDir tmp;

@@ -634,5 +634,25 @@ TEST_F(HubCli, SettingsWarningsNeverUnderQuiet) {
   }
 }
 
+// --verbose says what the program does: its stages, and one line per HTTP exchange — as many as the server
+// answered, each with its status — without the token (the fixture checks every output for it).
+TEST_F(HubCli, VerboseTracesStagesAndEveryRequest) {
+  CommandResult r = run("ex/tiny-llama --verbose --trust-endpoint");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("] resolving ex/tiny-llama@main on " + hub_->endpoint()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("] building the report"), std::string::npos) << r.err;
+  const std::vector<LogEntry> served = hub_->log();
+  ASSERT_FALSE(served.empty());
+  size_t traced = 0;
+  for (size_t at = r.err.find("] GET "); at != std::string::npos; at = r.err.find("] GET ", at + 1)) ++traced;
+  for (size_t at = r.err.find("] HEAD "); at != std::string::npos; at = r.err.find("] HEAD ", at + 1))
+    ++traced;
+  EXPECT_EQ(traced, served.size()) << r.err;
+  EXPECT_NE(r.err.find("GET " + hub_->endpoint() + "/api/models/ex/tiny-llama"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" -> 200, "), std::string::npos) << r.err;
+  // Without --verbose, none of it.
+  EXPECT_EQ(run("ex/tiny-llama --trust-endpoint").err.find("] GET "), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ma::test
