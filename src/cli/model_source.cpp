@@ -105,6 +105,7 @@ OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tok
   }
   if (warn) out.warnings = settings.warnings;  // the command prints them with its own --quiet
   for (std::string& w : m.warnings) out.warnings.push_back(std::move(w));
+  out.notes = std::move(m.notes);
   out.metadata = metadata_of(m, *ref);
   out.stats = m.stats;
   out.files = std::move(m.files);

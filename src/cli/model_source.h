@@ -24,6 +24,7 @@ struct OpenedModel {
   std::optional<ModelMetadata> metadata;  // Hub models only
   std::optional<RemoteStats> stats;
   std::vector<std::string> warnings;         // settings and fallbacks worth telling the user
+  std::vector<std::string> notes;            // how the model was read, where that is worth saying
   std::vector<GgufModelChoice> gguf_models;  // list_gguf_models: the repository's models, none chosen
 };
 

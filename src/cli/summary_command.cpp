@@ -59,6 +59,7 @@ int run_summary(const Args& args) {
     if (progress) std::fprintf(stderr, "analysing %s ...\n", terminal_safe(model).c_str());
     OpenedModel opened = open_model(model, a.hub, a.options.skip_tokenizer);
     print_warnings(opened.warnings, out);
+    print_notes(opened.notes, out);
     if (!opened.gguf_models.empty()) {
       const std::vector<GgufQuantization> models = summarize_gguf_models(opened.gguf_models);
       if (a.json)

@@ -17,6 +17,7 @@ int run_tensors(const Args& args) {
   Output out = detect_output(a.common);
   OpenedModel opened = open_model(a.model, a.hub, true);
   print_warnings(opened.warnings, out);
+  print_notes(opened.notes, out);
   trace("reading the configuration and the weight headers; building the inventory");
   Inventory& inv = keep_until_exit(build_inventory(opened.files));
   trace("inventory: " + std::to_string(inv.tensors.size()) + " tensors; counting parameters");

@@ -85,6 +85,13 @@ bool is_hugging_face_host(const std::string& endpoint) {
   return false;
 }
 
+namespace {
+std::string strip_trailing_slashes(std::string url) {
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url;
+}
+}  // namespace
+
 HubSettings hub_settings(const HubFlags& flags, const EnvLookup& env_in) {
   // HF_HOME's default depends on XDG_CACHE_HOME and HOME, like huggingface_hub.constants.
   EnvLookup env = [&](const char* name) -> std::optional<std::string> {
@@ -95,8 +102,7 @@ HubSettings hub_settings(const HubFlags& flags, const EnvLookup& env_in) {
   };
   HubSettings s;
   if (auto e = env("HF_ENDPOINT"); e && !e->empty()) {
-    s.endpoint = *e;
-    while (!s.endpoint.empty() && s.endpoint.back() == '/') s.endpoint.pop_back();
+    s.endpoint = strip_trailing_slashes(*e);
     if (s.endpoint.rfind("https://", 0) != 0 && s.endpoint.rfind("http://", 0) != 0)
       throw Error(ErrorKind::Usage, "HF_ENDPOINT", "", "must start with https:// or http://");
     if (s.endpoint.find('@') != std::string::npos || s.endpoint.find('?') != std::string::npos)
@@ -130,11 +136,18 @@ HubSettings hub_settings(const HubFlags& flags, const EnvLookup& env_in) {
   if (s.token) check_token_characters(*s.token);
 
   // The token is for Hugging Face. Another endpoint (a mirror, a test server) gets it only when the user
-  // says so: explicitly passed, or --trust-endpoint (N21).
-  s.send_token = s.token && (is_hugging_face_host(s.endpoint) || explicit_token || flags.trust_endpoint);
+  // says so: explicitly passed, --trust-endpoint (N21), or MODELANALYZER_TRUSTED_ENDPOINT naming this very
+  // endpoint — a name, not a yes: a variable left in a shell profile cannot send the token to whatever
+  // HF_ENDPOINT is set later.
+  const std::optional<std::string> trusted_env = env("MODELANALYZER_TRUSTED_ENDPOINT");
+  const bool trusted_by_env = trusted_env && strip_trailing_slashes(*trusted_env) == s.endpoint;
+  s.send_token = s.token && (is_hugging_face_host(s.endpoint) || explicit_token || flags.trust_endpoint ||
+                             trusted_by_env);
   if (s.token && !s.send_token)
     s.warnings.push_back("the token from " + s.token->source + " is not sent to " + s.endpoint +
-                         " (not a Hugging Face host); pass --trust-endpoint to send it");
+                         " (not a Hugging Face host); pass --trust-endpoint or set "
+                         "MODELANALYZER_TRUSTED_ENDPOINT=" +
+                         s.endpoint + " to send it");
   // Trusted is not encrypted: whoever sees the traffic of a plain-http endpoint reads the token.
   if (s.send_token && s.endpoint.rfind("http://", 0) == 0)
     s.warnings.push_back("the token from " + s.token->source + " goes to " + s.endpoint +

@@ -76,9 +76,7 @@ class Assembler {
     if (commit.empty())
       throw Error(ErrorKind::NotFound, ref_.id + "@" + ref_.revision, "", "not in the cache and " + why);
     auto body = cache_.read_info(commit);
-    if (!body)
-      throw Error(ErrorKind::NotFound, ref_.id + "@" + ref_.revision, "",
-                  "its file list is not in the cache (analysed by another tool?) and " + why);
+    if (!body) return snapshot_as_is(commit, why);
     RemoteModel m;
     m.info = parse_model_info(std::move(*body), (cache_.repo_dir() / "modelanalyzer/info").string());
     assemble(m);
@@ -92,6 +90,26 @@ class Assembler {
   }
 
  private:
+  // A snapshot another tool (huggingface_hub's snapshot_download, from_pretrained) wrote: no file list of
+  // ours beside it, but the files themselves are there. Read as a local model: what is on disk is what there
+  // is (files that tool did not download are simply absent).
+  RemoteModel snapshot_as_is(const std::string& commit, const std::string& why) {
+    const std::filesystem::path dir = cache_.snapshot_dir(commit);
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+      throw Error(ErrorKind::NotFound, ref_.id + "@" + ref_.revision, "",
+                  "its files are not in the cache and " + why);
+    RemoteModel m;
+    m.files = locate_local_model(dir.string());
+    m.files.display_name = ref_.id + (ref_.explicit_revision ? "@" + ref_.revision : "");
+    m.info.id = ref_.id;
+    m.info.commit = commit;
+    m.notes.push_back(ref_.id + "@" + ref_.revision + ": " + why +
+                      "; read from the files of the cache snapshot " + commit.substr(0, 12) +
+                      " as they are (no file list: the Hub's metadata is unknown)");
+    return m;
+  }
+
   std::string file_url(const std::string& commit, const std::string& path) const {
     return resolve_url(settings_, ref_.id, commit, path);
   }

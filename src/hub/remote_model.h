@@ -50,6 +50,7 @@ struct RemoteModel {
   HubModelInfo info;
   RemoteStats stats;
   std::vector<std::string> warnings;
+  std::vector<std::string> notes;  // how it was read, where that is worth saying (a snapshot read as is)
   std::vector<GgufModelChoice> gguf_models;  // list_gguf_models: the repository's models, no weights chosen
 };
 

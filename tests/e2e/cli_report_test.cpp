@@ -131,6 +131,32 @@ TEST(CliReport, VerboseTracesTheStagesOfEveryCommand) {
   }
 }
 
+// A snapshot huggingface_hub wrote (refs/main, snapshots/{commit}/ links into blobs/, no file list of ours)
+// is read offline as the files it holds: the same inventory as the directory itself, with a note.
+TEST(CliReport, OfflineReadsASnapshotAnotherToolWrote) {
+  test::TempDir cache;
+  const std::string commit = "0123456789abcdef0123456789abcdef01234567";
+  const auto repo = cache / "hub" / "models--org--tiny";  // isolated_hub_env: HF_HUB_CACHE is {dir}/hub
+  fs::create_directories(repo / "refs");
+  fs::create_directories(repo / "blobs");
+  fs::create_directories(repo / "snapshots" / commit);
+  test::write_file(repo / "refs" / "main", commit);
+  for (const char* f : {"config.json", "model.safetensors"}) {
+    fs::copy_file(test::example_dir() / f, repo / "blobs" / f);
+    fs::create_symlink(fs::path("../../blobs") / f, repo / "snapshots" / commit / f);
+  }
+  const std::string env = test::isolated_hub_env("http://127.0.0.1:9", cache.path()) + " HF_HUB_OFFLINE=1";
+  auto r = test::run_cli_env(env, "tensors org/tiny --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("read from the files of the cache snapshot 0123456789ab"), std::string::npos) << r.err;
+  auto local = test::run_cli("tensors " + example() + " --json");
+  const auto a = json::Document::parse(r.out, "snapshot"), b = json::Document::parse(local.out, "local");
+  EXPECT_EQ(*a.root().find("num_parameters")->as_uint(), *b.root().find("num_parameters")->as_uint());
+  EXPECT_EQ(a.root().find("tensors")->items().size(), b.root().find("tensors")->items().size());
+  // No snapshot for another ref: a clear error, not a guess.
+  EXPECT_EQ(test::run_cli_env(env, "tensors org/tiny@dev").exit_code, 8);
+}
+
 // The diagram's path is said (on stderr, with the other notes), except under --quiet.
 TEST(CliReport, VisualizeSaysWhereTheDiagramWent) {
   test::TempDir tmp;

@@ -130,6 +130,17 @@ TEST(HubSettingsTest, TokenGoesOnlyToHuggingFaceUnlessTrusted) {  // N21
   EXPECT_TRUE(
       settings_with({{"HF_TOKEN", "hf_x"}, {"HOME", "/h"}, {"HF_ENDPOINT", "https://mirror.example"}}, trust)
           .send_token);
+  // The environment trusts an endpoint by naming it; naming another one trusts nothing.
+  EXPECT_TRUE(settings_with({{"HF_TOKEN", "hf_x"},
+                             {"HOME", "/h"},
+                             {"HF_ENDPOINT", "https://mirror.example"},
+                             {"MODELANALYZER_TRUSTED_ENDPOINT", "https://mirror.example/"}})
+                  .send_token);
+  EXPECT_FALSE(settings_with({{"HF_TOKEN", "hf_x"},
+                              {"HOME", "/h"},
+                              {"HF_ENDPOINT", "https://evil.example"},
+                              {"MODELANALYZER_TRUSTED_ENDPOINT", "https://mirror.example"}})
+                   .send_token);
   EXPECT_TRUE(is_hugging_face_host("https://cdn.huggingface.co"));
   EXPECT_FALSE(is_hugging_face_host("https://huggingface.co.evil.example"));
   EXPECT_FALSE(is_hugging_face_host("http://huggingface.co"));
