@@ -21,7 +21,8 @@ CommandResult run_cli(const std::string& args) {
 }
 
 std::string isolated_hub_env(const std::string& endpoint, const std::filesystem::path& dir) {
-  return "-u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HOME -u HF_HUB_OFFLINE -u HF_TOKEN_PATH -u MODELANALYZER_TRUSTED_ENDPOINT "
+  return "-u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HOME -u HF_HUB_OFFLINE -u HF_TOKEN_PATH -u "
+         "MODELANALYZER_TRUSTED_ENDPOINT "
          "-u TRANSFORMERS_OFFLINE HOME=" +
          quoted(dir / "home") + " HF_ENDPOINT=" + endpoint + " HF_HUB_CACHE=" + quoted(dir / "hub");
 }
