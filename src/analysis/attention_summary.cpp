@@ -195,6 +195,7 @@ AttentionSummary summarize_attention(const ArchitectureRecord& arch) {
   s.pattern = compress_pattern(tokens);
   if (!s.pattern.empty()) s.pattern += heads_note(s);
   s.attention_type = headline(s);
+  s.kernels = attention_kernels(arch);
   return s;
 }
 

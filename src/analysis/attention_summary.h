@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/attention_kernels.h"
 #include "model/architecture.h"
 
 namespace ma {
@@ -29,6 +30,7 @@ struct AttentionSummary {
   uint64_t head_dim = 0;
   std::vector<LayerAttention> layers;  // one per decoder layer
   std::string pattern;                 // compact, e.g. "5×sliding(1024) + 1×full, ×8 (GQA 16/8)"
+  AttentionKernels kernels;            // which fused kernels can run it
 };
 
 AttentionSummary summarize_attention(const ArchitectureRecord& arch);

@@ -181,6 +181,7 @@ struct ArchitectureRecord {
   std::string activation;  // of the MLP as the config names it (silu, gelu_pytorch_tanh, ...); "" unknown
   PositionKind position = PositionKind::Unknown;
   std::optional<RopeSpec> rope;  // with PositionKind::Rope
+  double attention_softcap = 0;  // attn_logit_softcapping (Gemma-2): tanh cap on the scores; 0: none
   bool attention_bias = false;
   bool mlp_bias = false;
 

@@ -184,6 +184,7 @@ void derive_facts(const ModelConfig& config, const std::vector<NamedPlacement>& 
   if (a.norm == NormKind::Unknown && cfg.find("rms_norm_eps")) a.norm = NormKind::RmsNorm;
   if (!a.norm_eps) a.norm_eps = norm_eps(cfg);
   if (a.activation.empty()) a.activation = activation(cfg);
+  if (auto cap = cfg.number("attn_logit_softcapping"); cap && *cap > 0) a.attention_softcap = *cap;
   if (a.position == PositionKind::Unknown) {
     if (alibi_flag(cfg))
       a.position = PositionKind::Alibi;

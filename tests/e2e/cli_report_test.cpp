@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 
 #include "cli_test_support.h"
 #include "core/json.h"
@@ -155,6 +156,27 @@ TEST(CliReport, OfflineReadsASnapshotAnotherToolWrote) {
   EXPECT_EQ(a.root().find("tensors")->items().size(), b.root().find("tensors")->items().size());
   // No snapshot for another ref: a clear error, not a guess.
   EXPECT_EQ(test::run_cli_env(env, "tensors org/tiny@dev").exit_code, 8);
+}
+
+// Kernel support is the architecture's: Gemma-2's attn_logit_softcapping rules SDPA out (no soft-capping
+// hook) and leaves FlashAttention-2 (softcap), in console and JSON alike.
+TEST(CliReport, KernelSupportFollowsTheArchitecture) {
+  test::TempDir tmp;
+  test::write_file(tmp / "config.json", R"({"model_type": "gemma2", "architectures": ["Gemma2ForCausalLM"],
+    "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 1000, "attn_logit_softcapping": 50.0,
+    "torch_dtype": "bfloat16"})");
+  auto r = test::run_cli("'" + tmp.path().string() + "' --json --skip-tokenizer");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = json::Document::parse(r.out, "stdout");
+  std::map<std::string, bool> supported;
+  for (const json::Value& k : doc.root().find("attention")->find("kernels")->items())
+    supported[std::string(k.find("kernel")->as_string())] = k.find("supported")->as_bool();
+  EXPECT_EQ(supported, (std::map<std::string, bool>{{"FlashAttention-2", true}, {"SDPA", false}}));
+  auto console = test::run_cli("'" + tmp.path().string() + "' --skip-tokenizer");
+  EXPECT_NE(console.out.find("SDPA                      no — no hook for logit soft-capping (50)"),
+            std::string::npos)
+      << console.out;
 }
 
 // The diagram's path is said (on stderr, with the other notes), except under --quiet.

@@ -1,5 +1,5 @@
-// The attention section: the headline kind, heads, the compact layer pattern, and (detailed, Markdown)
-// every layer's kind, heads, head dim and window.
+// The attention section: the headline kind, heads, the compact layer pattern, which fused kernels can run it
+// (analysis/attention_kernels.h), and (detailed, Markdown) every layer's kind, heads, head dim and window.
 #include "core/units.h"
 #include "report/section_renderers.h"
 
@@ -44,6 +44,13 @@ std::vector<std::vector<std::string>> grouped_rows(const AttentionSummary& s) {
   return rows;
 }
 
+// "yes — sliding window as window_size (flash-attn >= 2.3); fp16 / bf16 only".
+std::string kernel_text(const KernelSupport& k) {
+  std::string t = k.supported ? "yes" : "no";
+  for (size_t i = 0; i < k.notes.size(); ++i) t += (i == 0 ? " — " : "; ") + k.notes[i];
+  return t;
+}
+
 }  // namespace
 
 void render_console(ConsoleWriter& w, const AttentionSummary& s, const ModelReport& r,
@@ -54,6 +61,7 @@ void render_console(ConsoleWriter& w, const AttentionSummary& s, const ModelRepo
   w.field("type", s.attention_type.empty() ? "unknown" : s.attention_type);
   w.field("heads", heads_text(s));
   if (!s.pattern.empty()) w.field("pattern", s.pattern);
+  for (const KernelSupport& k : s.kernels.kernels) w.field(k.kernel, kernel_text(k));
   if (!o.detailed || s.layers.empty()) return;
   w.blank();
   w.table({"layers", "kind", "heads", "kv heads", "head dim", "window"}, grouped_rows(s));
@@ -66,6 +74,17 @@ void write_json(JsonWriter& w, const AttentionSummary& s) {
   w.key("num_key_value_heads").count_or_null(s.num_key_value_heads);
   w.key("head_dim").count_or_null(s.head_dim);
   w.key("pattern").value(s.pattern);
+  w.key("kernels").begin_array();
+  for (const KernelSupport& k : s.kernels.kernels) {
+    w.begin_object();
+    w.key("kernel").value(k.kernel);
+    w.key("supported").value(k.supported);
+    w.key("notes").begin_array();
+    for (const std::string& n : k.notes) w.value(n);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
   w.key("layers").begin_array();
   for (const LayerAttention& l : s.layers) {
     w.newline().begin_object();
@@ -86,9 +105,12 @@ void render_markdown(MarkdownWriter& w, const AttentionSummary& s, const ModelRe
   (void)r;
   if (s.layers.empty() && s.attention_type.empty()) return;
   w.heading(2, "Attention");
-  w.fields({{"Type", s.attention_type.empty() ? "unknown" : s.attention_type},
-            {"Heads", heads_text(s)},
-            {"Pattern", s.pattern.empty() ? "unknown" : s.pattern}});
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {"Type", s.attention_type.empty() ? "unknown" : s.attention_type},
+      {"Heads", heads_text(s)},
+      {"Pattern", s.pattern.empty() ? "unknown" : s.pattern}};
+  for (const KernelSupport& k : s.kernels.kernels) fields.emplace_back(k.kernel, kernel_text(k));
+  w.fields(fields);
   const std::vector<std::vector<std::string>> rows = grouped_rows(s);
   if (!rows.empty()) w.table({"Layers", "Kind", "Heads", "KV heads", "Head dim", "Window"}, rows);
 }
