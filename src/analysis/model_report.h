@@ -13,6 +13,7 @@
 #include "analysis/memory.h"
 #include "analysis/moe_summary.h"
 #include "analysis/parameter_counts.h"
+#include "analysis/peft_adapter.h"
 #include "analysis/quantization.h"
 #include "analysis/ssm_summary.h"
 #include "formats/tokenizer.h"
@@ -42,6 +43,9 @@ struct ModelReport {
   // Several models analysed together (seed 001's "Ratio: 3.1x larger"): total parameters over the first
   // model's. Unset for a single model, or when either count is unknown.
   std::optional<double> parameters_vs_first;
+  // A PEFT adapter directory: the adapter itself; the rest of the report is its base model's when the base
+  // was found (the merged model's figures), else the adapter's tensors alone.
+  std::optional<AdapterSummary> adapter;
 };
 
 // Sets parameters_vs_first on every report after the first.

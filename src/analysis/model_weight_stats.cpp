@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "analysis/module_class.h"
+#include "analysis/peft_adapter.h"
 #include "analysis/readable_values.h"
 #include "core/error.h"
 #include "core/glob.h"
@@ -83,13 +84,7 @@ ModelWeightsInput weights_input(LocalModelFiles model, const fs::path& hub_cache
   }
   const fs::path adapter_config = model.root / "adapter_config.json";
   std::error_code ec;
-  bool adapter = fs::is_regular_file(adapter_config, ec);
-  if (adapter) {
-    bool adapter_weights = false;
-    for (const auto& p : model.weight_files)
-      if (p.filename().string().rfind("adapter_", 0) == 0) adapter_weights = true;
-    adapter = adapter_weights && !model.index;
-  }
+  const bool adapter = is_peft_adapter(model);
   in.model = std::move(model);
   if (!adapter) return in;
   json::Document doc =

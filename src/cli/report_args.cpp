@@ -46,6 +46,8 @@ CommandSpec report_spec(ReportArgs& a) {
        [&a](const std::string& v) { a.viz_style = choice_arg("--viz-style", v, {"simple", "detailed"}); }},
       {{"--viz-output"}, "FILE", "the diagram's file: .png or .svg (- for SVG on stdout)",
        [&a](const std::string& v) { a.viz_output = image_path_arg("--viz-output", v); }},
+      {{"--base"}, "DIR", "a PEFT adapter's base model (default: found from the adapter's config)",
+       [&a](const std::string& v) { a.base = v; }},
       {{"--batch"}, "N", "KV cache and memory for N sequences (default 1)",
        [&a](const std::string& v) { a.options.batch = integer_arg("--batch", v, 1, kMaxBatch); }},
       {{"--context"}, "N", "... of N tokens each (default: the model's maximum context)",

@@ -1,5 +1,6 @@
 // Command-line options of the report command (`modelanalyzer MODEL...`), seed 002 §7 and appendix D.
 #pragma once
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,9 +20,10 @@ struct ReportArgs {
   std::string export_json, export_markdown;
   bool visualize = false;
   std::string viz_style = "detailed";
-  std::string viz_output;  // default model_architecture.png (per model when several)
-  HubArgs hub;             // token, revision, offline; the token is never printed
-  ReportOptions options;   // batch, context, kv dtype, skip tokenizer
+  std::string viz_output;                     // default model_architecture.png (per model when several)
+  HubArgs hub;                                // token, revision, offline; the token is never printed
+  std::optional<std::filesystem::path> base;  // a PEFT adapter's base model (default: from its config)
+  ReportOptions options;                      // batch, context, kv dtype, skip tokenizer
 };
 
 // The option table, writing into `a`.

@@ -8,6 +8,8 @@
 
 #include "analysis/gguf_quantizations.h"
 #include "analysis/model_report.h"
+#include "analysis/model_weight_stats.h"
+#include "analysis/peft_adapter.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/model_source.h"
@@ -16,6 +18,7 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "formats/model_files.h"
+#include "hub/hub_settings.h"
 #include "io/file_source.h"
 #include "model/inventory.h"
 #include "report/diagram_png.h"
@@ -68,6 +71,20 @@ int run_summary(const Args& args) {
         print_stdout(render_gguf_quantizations_console(models, model, out.color));
       return 0;
     }
+    // A PEFT adapter is reported with its base model, which the merged model is, when the base is found.
+    std::optional<AdapterSummary> adapter;
+    if (is_peft_adapter(opened.files)) {
+      trace("a PEFT adapter: reading adapter_config.json and looking for its base model");
+      adapter = summarize_adapter(opened.files);
+      std::vector<std::string> base_warnings;
+      ModelWeightsInput in =
+          weights_input(opened.files, hub_settings(a.hub.flags).cache_root, base_warnings, a.base);
+      print_warnings(base_warnings, out);
+      if (in.frozen_base) {
+        adapter->base_found_at = a.base ? *a.base : in.base_found_at;
+        opened.files = std::move(*in.frozen_base);
+      }
+    }
     const LocalModelFiles& files = opened.files;
     trace("reading the configuration and the weight headers; building the inventory");
     Inventory& inv = keep_until_exit(build_inventory_or_identity(files));
@@ -79,6 +96,10 @@ int run_summary(const Args& args) {
     trace(options.skip_tokenizer ? "building the report (tokenizer skipped)"
                                  : "building the report: parameters, memory, loading the tokenizer");
     reports.push_back(build_model_report(inv, files, options));
+    if (adapter) {
+      if (!adapter->base_found_at.empty()) adapter->base_parameters = reports.back().parameters.total;
+      reports.back().adapter = std::move(adapter);
+    }
     trace("report built");
     print_warnings(reports.back().warnings, out);
     if (out.verbose && opened.stats)

@@ -117,6 +117,7 @@ std::string render_report_console(const ModelReport& r, const RenderOptions& o, 
   ConsoleWriter w(color);
   render_console(w, r.identity, r, o);
   console_parameters(w, r, o);
+  if (r.adapter) render_console(w, *r.adapter, r, o);
   render_console(w, r.architecture, r, o);
   render_console(w, r.attention, r, o);
   if (r.moe) render_console(w, *r.moe, r, o);
@@ -184,6 +185,7 @@ std::string render_report_json(const ModelReport& r, const RunInfo& run) {
   write_json(w, r.attention);
   write_json(w, r.moe);
   write_json(w, r.ssm);
+  write_json(w, r.adapter);
   write_json(w, r.quantization);
   if (r.architecture_known)
     write_json(w, r.memory);
@@ -210,6 +212,7 @@ std::string render_report_markdown(const ModelReport& r, const RunInfo& run) {
   w.paragraph("**Analysis Date:** " + run.timestamp + " · " + tool_version_text() + " · `" +
               run.command_line + "`");
   render_markdown(w, r.identity, r);
+  if (r.adapter) render_markdown(w, *r.adapter, r);
   const ParameterCounts& p = r.parameters;
   w.heading(2, "Parameters");
   if (!r.architecture_known) {

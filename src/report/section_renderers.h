@@ -22,6 +22,7 @@ void render_console(ConsoleWriter& w, const AttentionSummary& s, const ModelRepo
                     const RenderOptions& o);
 void render_console(ConsoleWriter& w, const MoeSummary& s, const ModelReport& r, const RenderOptions& o);
 void render_console(ConsoleWriter& w, const SsmSummary& s, const ModelReport& r, const RenderOptions& o);
+void render_console(ConsoleWriter& w, const AdapterSummary& s, const ModelReport& r, const RenderOptions& o);
 void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelReport& r,
                     const RenderOptions& o);
 void render_console(ConsoleWriter& w, const MemoryReport& s, const ModelReport& r, const RenderOptions& o);
@@ -34,6 +35,7 @@ void write_json(JsonWriter& w, const ArchitectureDetails& s);
 void write_json(JsonWriter& w, const AttentionSummary& s);
 void write_json(JsonWriter& w, const std::optional<MoeSummary>& s);
 void write_json(JsonWriter& w, const std::optional<SsmSummary>& s);
+void write_json(JsonWriter& w, const std::optional<AdapterSummary>& s);
 void write_json(JsonWriter& w, const QuantizationInfo& s);
 void write_json(JsonWriter& w, const MemoryReport& s);
 void write_json(JsonWriter& w, const std::optional<TokenizerInfo>& s);
@@ -45,6 +47,7 @@ void render_markdown(MarkdownWriter& w, const ArchitectureDetails& s, const Mode
 void render_markdown(MarkdownWriter& w, const AttentionSummary& s, const ModelReport& r);
 void render_markdown(MarkdownWriter& w, const MoeSummary& s, const ModelReport& r);
 void render_markdown(MarkdownWriter& w, const SsmSummary& s, const ModelReport& r);
+void render_markdown(MarkdownWriter& w, const AdapterSummary& s, const ModelReport& r);
 void render_markdown(MarkdownWriter& w, const QuantizationInfo& s, const ModelReport& r);
 void render_markdown(MarkdownWriter& w, const MemoryReport& s, const ModelReport& r);
 void render_markdown(MarkdownWriter& w, const TokenizerInfo& s, const ModelReport& r);

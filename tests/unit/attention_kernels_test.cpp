@@ -60,7 +60,8 @@ TEST(AttentionKernels, MlaValuesArePaddedAlibiAndWindowsTakeAMask) {
   alibi.position = PositionKind::Alibi;
   EXPECT_TRUE(noted(kernel(attention_kernels(alibi), "FlashAttention-2"), "alibi_slopes"));
   EXPECT_TRUE(noted(kernel(attention_kernels(alibi), "SDPA"), "not the flash backend"));
-  EXPECT_TRUE(noted(kernel(attention_kernels(record(128, 0, Span::Sliding)), "FlashAttention-2"), "window_size"));
+  EXPECT_TRUE(
+      noted(kernel(attention_kernels(record(128, 0, Span::Sliding)), "FlashAttention-2"), "window_size"));
   EXPECT_TRUE(kernel(attention_kernels(record(128, 0, Span::Chunked)), "FlashAttention-2").supported);
 }
 

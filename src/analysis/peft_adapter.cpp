@@ -1,0 +1,75 @@
+#include "analysis/peft_adapter.h"
+
+#include <cmath>
+
+#include "core/error.h"
+#include "core/json.h"
+#include "formats/checkpoint.h"
+#include "io/file_source.h"
+
+namespace ma {
+namespace {
+
+constexpr uint64_t kMaxAdapterConfigBytes = 1 << 20;
+
+std::vector<std::string> names(const json::Value* v, const std::string& file, std::string_view key) {
+  std::vector<std::string> out;
+  if (!v || v->is_null()) return out;
+  if (v->is_string()) {  // PEFT also takes one regex string
+    out.emplace_back(v->as_string());
+    return out;
+  }
+  if (!v->is_array()) throw Error(ErrorKind::Malformed, file, std::string(key), "must be a list of names or a string");
+  for (const json::Value& n : v->items()) {
+    if (!n.is_string()) throw Error(ErrorKind::Malformed, file, std::string(key), "must be a list of names");
+    out.emplace_back(n.as_string());
+  }
+  return out;
+}
+
+}  // namespace
+
+bool is_peft_adapter(const LocalModelFiles& files) {
+  std::error_code ec;
+  if (files.index || !std::filesystem::is_regular_file(files.root / "adapter_config.json", ec)) return false;
+  for (const auto& p : files.weight_files)
+    if (p.filename().string().rfind("adapter_", 0) == 0) return true;
+  return false;
+}
+
+AdapterSummary summarize_adapter(const LocalModelFiles& adapter) {
+  const std::filesystem::path path = adapter.root / "adapter_config.json";
+  const std::string file = path.string();
+  const json::Document doc = json::Document::parse(read_small_file(path, kMaxAdapterConfigBytes), file);
+  const json::Value& c = doc.root();
+  if (!c.is_object()) throw Error(ErrorKind::Malformed, file, "", "must be a JSON object");
+  AdapterSummary s;
+  if (const json::Value* t = c.find("peft_type"); t && t->is_string()) s.peft_type = std::string(t->as_string());
+  if (const json::Value* r = c.find("r"); r && !r->is_null()) {
+    if (!r->as_uint()) throw Error(ErrorKind::Malformed, file, "r", "must be a non-negative integer");
+    s.r = *r->as_uint();
+  }
+  if (const json::Value* a = c.find("lora_alpha"); a && !a->is_null()) {
+    if (!a->is_number() || !std::isfinite(a->as_double()))
+      throw Error(ErrorKind::Malformed, file, "lora_alpha", "must be a number");
+    s.alpha = a->as_double();
+  }
+  if (const json::Value* v = c.find("use_rslora"); v && v->is_bool()) s.rslora = v->as_bool();
+  if (const json::Value* v = c.find("use_dora"); v && v->is_bool()) s.dora = v->as_bool();
+  // PEFT's LoraLayer.update_layer: scaling = alpha / r, or alpha / sqrt(r) with use_rslora.
+  if (s.r) s.scaling = s.rslora ? s.alpha / std::sqrt(static_cast<double>(s.r)) : s.alpha / static_cast<double>(s.r);
+  s.target_modules = names(c.find("target_modules"), file, "target_modules");
+  s.modules_to_save = names(c.find("modules_to_save"), file, "modules_to_save");
+  if (const json::Value* b = c.find("base_model_name_or_path"); b && b->is_string())
+    s.base_model = std::string(b->as_string());
+  const Checkpoint ck = read_checkpoint(adapter);
+  for (const CheckpointFile& f : ck.files)
+    for (const StoredTensor& t : f.tensors) {
+      ++s.tensors;
+      s.parameters += t.numel;
+      s.bytes += t.bytes();
+    }
+  return s;
+}
+
+}  // namespace ma

@@ -1,0 +1,81 @@
+// End-to-end: the report on a PEFT adapter directory — the adapter itself (type, rank, alpha, scaling,
+// targets, its tensors) and, when its base model is found, the base's figures, which the merged model has.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "cli_test_support.h"
+#include "core/json.h"
+#include "formats/safetensors_writer.h"
+
+namespace ma::test {
+namespace {
+
+std::string f32_zeros(size_t n) {
+  return std::string(n * 4, '\0');
+}
+
+// The fixture PEFT wrote for tiny-llama (EXPECTED.json: PEFT's own trainable and all-parameter counts), with
+// its base beside it: merged = the base's parameters, unmerged = PEFT's all_params.
+TEST(CliAdapterReport, LoraWithItsBaseEqualsPeftsCounts) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  const auto dir = *data / "fixtures" / "tiny-llama-lora";
+  const json::Document expected = json::Document::parse(read_file(dir / "EXPECTED.json"), "EXPECTED.json");
+  CommandResult r = run_cli("'" + dir.string() + "' --json --skip-tokenizer");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json::Document d = json::Document::parse(r.out, "stdout");
+  const json::Value& a = *d.root().find("adapter");
+  EXPECT_EQ(a.find("peft_type")->as_string(), "LORA");
+  EXPECT_EQ(a.find("r")->as_uint(), 4u);
+  EXPECT_DOUBLE_EQ(a.find("lora_alpha")->as_double(), 8.0);
+  EXPECT_DOUBLE_EQ(a.find("scaling")->as_double(), 2.0);
+  EXPECT_EQ(a.find("target_modules")->items().size(), 2u);
+  EXPECT_EQ(a.find("adapter_parameters")->as_uint(), expected.root().find("trainable_params")->as_uint());
+  EXPECT_EQ(a.find("adapter_tensors")->as_uint(), expected.root().find("adapter_tensors")->items().size());
+  EXPECT_EQ(a.find("unmerged_parameters")->as_uint(), expected.root().find("all_params")->as_uint());
+  EXPECT_EQ(a.find("merged_parameters")->as_uint(), d.root().find("num_parameters")->as_uint());
+  // The rest of the report is the base's: tiny-llama's config is read.
+  EXPECT_EQ(d.root().find("architecture_class")->as_string(), "LlamaForCausalLM");
+  // --base names it explicitly, to the same figures.
+  CommandResult b = run_cli("'" + dir.string() + "' --json --skip-tokenizer --base '" +
+                            (*data / "fixtures" / "tiny-llama").string() + "'");
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(json::Document::parse(b.out, "stdout").root().find("num_parameters")->as_uint(),
+            d.root().find("num_parameters")->as_uint());
+}
+
+// rsLoRA scales by alpha / sqrt(r); a base that is nowhere is named, and nothing merged is claimed.
+TEST(CliAdapterReport, MissingBaseIsNamedAndNothingMergedClaimed) {
+  TempDir dir;
+  write_file(dir / "adapter_config.json", R"({"peft_type": "LORA", "r": 16, "lora_alpha": 32,
+    "use_rslora": true, "target_modules": "q_proj|v_proj", "base_model_name_or_path": "org/not-here"})");
+  write_safetensors(dir / "adapter_model.safetensors",
+                    {{"base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight", DType::F32, {16, 8},
+                      f32_zeros(128)},
+                     {"base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight", DType::F32, {8, 16},
+                      f32_zeros(128)}});
+  CommandResult r = run_cli("'" + dir.path().string() + "' --json --skip-tokenizer");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("base model 'org/not-here' not found"), std::string::npos) << r.err;
+  const json::Value& a = *json::Document::parse(r.out, "stdout").root().find("adapter");
+  EXPECT_DOUBLE_EQ(a.find("scaling")->as_double(), 32.0 / 4.0);  // sqrt(16) = 4
+  EXPECT_EQ(a.find("adapter_parameters")->as_uint(), 256u);
+  EXPECT_EQ(a.find("adapter_bytes")->as_uint(), 1024u);
+  EXPECT_EQ(a.find("target_modules")->items()[0].as_string(), "q_proj|v_proj");  // one regex, as PEFT takes it
+  EXPECT_TRUE(a.find("merged_parameters")->is_null());
+  EXPECT_TRUE(a.find("base_found_at")->is_null());
+  CommandResult console = run_cli("'" + dir.path().string() + "' --skip-tokenizer");
+  EXPECT_NE(console.out.find("org/not-here — not found locally or in the cache (pass --base DIR)"),
+            std::string::npos)
+      << console.out;
+  // A malformed rank is one clear error naming the file and the field.
+  write_file(dir / "adapter_config.json", R"({"peft_type": "LORA", "r": -1})");
+  CommandResult bad = run_cli("'" + dir.path().string() + "' --skip-tokenizer");
+  EXPECT_EQ(bad.exit_code, 3) << bad.err;
+  EXPECT_NE(bad.err.find("adapter_config.json"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("r"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace ma::test
