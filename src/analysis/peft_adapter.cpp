@@ -19,7 +19,8 @@ std::vector<std::string> names(const json::Value* v, const std::string& file, st
     out.emplace_back(v->as_string());
     return out;
   }
-  if (!v->is_array()) throw Error(ErrorKind::Malformed, file, std::string(key), "must be a list of names or a string");
+  if (!v->is_array())
+    throw Error(ErrorKind::Malformed, file, std::string(key), "must be a list of names or a string");
   for (const json::Value& n : v->items()) {
     if (!n.is_string()) throw Error(ErrorKind::Malformed, file, std::string(key), "must be a list of names");
     out.emplace_back(n.as_string());
@@ -44,7 +45,8 @@ AdapterSummary summarize_adapter(const LocalModelFiles& adapter) {
   const json::Value& c = doc.root();
   if (!c.is_object()) throw Error(ErrorKind::Malformed, file, "", "must be a JSON object");
   AdapterSummary s;
-  if (const json::Value* t = c.find("peft_type"); t && t->is_string()) s.peft_type = std::string(t->as_string());
+  if (const json::Value* t = c.find("peft_type"); t && t->is_string())
+    s.peft_type = std::string(t->as_string());
   if (const json::Value* r = c.find("r"); r && !r->is_null()) {
     if (!r->as_uint()) throw Error(ErrorKind::Malformed, file, "r", "must be a non-negative integer");
     s.r = *r->as_uint();
@@ -57,7 +59,8 @@ AdapterSummary summarize_adapter(const LocalModelFiles& adapter) {
   if (const json::Value* v = c.find("use_rslora"); v && v->is_bool()) s.rslora = v->as_bool();
   if (const json::Value* v = c.find("use_dora"); v && v->is_bool()) s.dora = v->as_bool();
   // PEFT's LoraLayer.update_layer: scaling = alpha / r, or alpha / sqrt(r) with use_rslora.
-  if (s.r) s.scaling = s.rslora ? s.alpha / std::sqrt(static_cast<double>(s.r)) : s.alpha / static_cast<double>(s.r);
+  if (s.r)
+    s.scaling = s.rslora ? s.alpha / std::sqrt(static_cast<double>(s.r)) : s.alpha / static_cast<double>(s.r);
   s.target_modules = names(c.find("target_modules"), file, "target_modules");
   s.modules_to_save = names(c.find("modules_to_save"), file, "modules_to_save");
   if (const json::Value* b = c.find("base_model_name_or_path"); b && b->is_string())

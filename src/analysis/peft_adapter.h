@@ -22,8 +22,8 @@ struct AdapterSummary {
   double scaling = 0;  // alpha / r, or alpha / sqrt(r) with rsLoRA; 0 when r is 0
   std::vector<std::string> target_modules;
   std::vector<std::string> modules_to_save;
-  std::string base_model;                    // base_model_name_or_path, as written
-  std::filesystem::path base_found_at;       // empty: not found (nor given with --base)
+  std::string base_model;                           // base_model_name_or_path, as written
+  std::filesystem::path base_found_at;              // empty: not found (nor given with --base)
   uint64_t tensors = 0, parameters = 0, bytes = 0;  // the adapter's own stored tensors
   std::optional<uint64_t> base_parameters;          // set by the report once the base is analysed
 };

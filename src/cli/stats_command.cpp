@@ -1,12 +1,17 @@
 // `modelanalyzer stats MODEL`: per-tensor statistics of a local checkpoint (seed 001's dump_model_info,
 // seed 004's analyze.py), streamed at memory speed. Outputs are rendered in full before any file is written,
 // so Ctrl-C (exit 130) or a failure leaves no partial file.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <mutex>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "analysis/model_weight_stats.h"
 #include "cli/cli_common.h"
@@ -42,54 +47,144 @@ LocalModelFiles local_weights(const std::string& model, const HubArgs& hub) {
                   "` first (only headers are cached)");
 }
 
+// Seed 004's `--model_path data/models`: a directory that is no model itself but holds models (data/models/
+// org/name), each found by a walk of at most three levels that stops at the first model on a path. Symlinks
+// are not followed, so a link cycle cannot make the walk endless.
+std::vector<std::pair<std::string, LocalModelFiles>> models_under(const std::filesystem::path& root) {
+  namespace fs = std::filesystem;
+  constexpr int kMaxDepth = 3;
+  std::vector<std::pair<std::string, LocalModelFiles>> found;
+  std::vector<std::pair<fs::path, int>> pending = {{root, 0}};
+  while (!pending.empty()) {
+    auto [dir, depth] = pending.back();
+    pending.pop_back();
+    std::error_code ec;
+    std::vector<fs::path> children;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
+      if (e.is_directory(ec) && !e.is_symlink(ec)) children.push_back(e.path());
+    std::sort(children.begin(), children.end(), std::greater<>());  // popped in name order
+    for (const fs::path& c : children) {
+      std::optional<LocalModelFiles> m;
+      try {
+        m = locate_local_model(c.string());
+      } catch (const Error&) {
+      }
+      if (m && m->format != CheckpointFormat::None)
+        found.emplace_back(fs::relative(c, root).generic_string(), std::move(*m));
+      else if (depth + 1 < kMaxDepth)
+        pending.emplace_back(c, depth + 1);
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  return found;
+}
+
+// One model's scan; false when interrupted (Ctrl-C).
+bool scan_model(const std::string& model_id, ModelWeightsInput input, StatsArgs& a, const Output& out,
+                WeightStats& stats) {
+  std::vector<std::string> warnings;
+  if (!input.base_found_at.empty())
+    print_notes({"adapter base model: " + input.base_found_at.string() + " (frozen)"}, out);
+  PlannedScan plan = plan_scan(input, a.selection, warnings);
+  trace("scanning " + std::to_string(plan.items.size()) + " tensors of " + model_id);
+  print_warnings(warnings, out);
+  if (plan.items.empty())
+    throw Error(ErrorKind::NotFound, model_id, "--include", "no tensor matches the selection");
+  const std::atomic<bool>& interrupted = interrupt_flag();
+  ScanOptions& scan = a.scan;
+  scan.cancel = &interrupted;
+  ProgressLine progress(out.stderr_tty && !out.quiet, "scanning");
+  scan.progress = [&](uint64_t done, uint64_t total) { progress.update(done, total); };
+  try {
+    stats = compute_weight_stats(plan, scan);
+  } catch (const Error&) {
+    progress.finish();
+    if (interrupted.load()) return false;
+    throw;
+  }
+  progress.finish();
+  stats.model_id = model_id;
+  if (!out.quiet) {
+    const double gb = static_cast<double>(stats.summary.bytes) / 1e9;
+    std::fprintf(stderr, "%s%llu tensors, %.2f GB scanned in %.2f s (%.2f GB/s)\n",
+                 a.model == model_id ? "" : (model_id + ": ").c_str(),
+                 static_cast<unsigned long long>(stats.summary.tensors), gb, stats.summary.seconds,
+                 stats.summary.seconds > 0 ? gb / stats.summary.seconds : 0.0);
+  }
+  return true;
+}
+
 }  // namespace
 
 int run_stats(const Args& args) {
   StatsArgs a = parse_stats_args(args);
   const std::string& model = a.model;
-  ScanOptions& scan = a.scan;
   Output out = detect_output(a.common);
-  std::vector<std::string> warnings;
   HubSettings settings = hub_settings(a.hub.flags);
   trace_http(settings);
   trace("locating the weights of " + model);
-  ModelWeightsInput input = weights_input(local_weights(model, a.hub), settings.cache_root, warnings, a.base);
-  if (!input.base_found_at.empty())
-    print_notes({"adapter base model: " + input.base_found_at.string() + " (frozen)"}, out);
-  PlannedScan plan = plan_scan(input, a.selection, warnings);
-  trace("scanning " + std::to_string(plan.items.size()) + " tensors");
+  // The models to scan: MODEL itself, or every model under a directory of models (model_id: its path there).
+  std::vector<std::pair<std::string, ModelWeightsInput>> inputs;
+  std::error_code ec;
+  std::vector<std::string> warnings;
+  if (std::filesystem::is_directory(model, ec)) {
+    try {
+      inputs.emplace_back(model,
+                          weights_input(locate_local_model(model), settings.cache_root, warnings, a.base));
+    } catch (const Error&) {
+      auto under = models_under(model);
+      if (under.empty()) throw;
+      for (auto& [id, files] : under)
+        inputs.emplace_back(id, weights_input(std::move(files), settings.cache_root, warnings));
+    }
+  } else {
+    inputs.emplace_back(model,
+                        weights_input(local_weights(model, a.hub), settings.cache_root, warnings, a.base));
+  }
   print_warnings(warnings, out);
-  if (plan.items.empty())
-    throw Error(ErrorKind::NotFound, model, "--include", "no tensor matches the selection");
+  const bool several = inputs.size() > 1;
+  if (several && (!a.outputs.plot_file.empty() || !a.trends_file.empty()))
+    throw Error(ErrorKind::Usage, model, "--plot",
+                "draws one model: name one of the " + std::to_string(inputs.size()) + " models under it");
 
-  const std::atomic<bool>& interrupted = interrupt_flag();
-  scan.cancel = &interrupted;
-  ProgressLine progress(out.stderr_tty && !out.quiet, "scanning");
-  scan.progress = [&](uint64_t done, uint64_t total) { progress.update(done, total); };
-  WeightStats stats;
-  try {
-    stats = compute_weight_stats(plan, scan);
-  } catch (const Error&) {
-    progress.finish();
-    if (interrupted.load()) {
+  std::vector<WeightStats> all;
+  std::vector<std::string> roots;
+  for (auto& [id, input] : inputs) {
+    roots.push_back(input.model.root.string());
+    if (!scan_model(id, std::move(input), a, out, all.emplace_back())) {
       std::fprintf(stderr, "modelanalyzer: interrupted; no output file was written\n");
       return kInterruptedExit;
     }
-    throw;
   }
-  progress.finish();
-  stats.model_id = model;
 
-  // Everything rendered first, then written: a failure leaves no partial file.
-  std::string json_text;
-  if (a.outputs.json || !a.outputs.json_file.empty())
-    stream_stats_json(stats, run_info(), [&](std::string_view s) { json_text.append(s); });
-  std::string csv = a.outputs.csv_file.empty()
-                        ? std::string()
-                        : render_stats_csv(stats, input.model.root.string(), "", utc_timestamp());
-  std::string markdown = a.outputs.markdown_file.empty() ? std::string() : render_stats_markdown(stats);
-  std::string plot = a.outputs.plot_file.empty() ? std::string() : render_distribution_grid_svg(stats);
-  std::string trends = a.trends_file.empty() ? std::string() : render_layer_trends_svg(stats);
+  // Everything rendered first, then written: a failure leaves no partial file. Several models: a JSON array,
+  // one CSV (seed 004's model_id column tells the rows apart), the Markdown and console reports one after
+  // another.
+  const RunInfo run = run_info();
+  std::string json_text, csv, markdown, console;
+  if (several) json_text = "[\n";
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (a.outputs.json || !a.outputs.json_file.empty()) {
+      std::string one;
+      stream_stats_json(all[i], run, [&](std::string_view s) { one.append(s); });
+      if (several) {
+        while (!one.empty() && one.back() == '\n') one.pop_back();
+        one += i + 1 < all.size() ? ",\n" : "\n";
+      }
+      json_text += one;
+    }
+    if (!a.outputs.csv_file.empty()) {
+      std::string part = render_stats_csv(all[i], roots[i], "", run.timestamp);
+      csv += i == 0 ? part : part.substr(part.find('\n') + 1);  // one header
+    }
+    if (!a.outputs.markdown_file.empty()) markdown += render_stats_markdown(all[i]);
+    if (!a.outputs.json && !out.quiet)
+      console += (several ? std::string(i ? "\n" : "") + "MODEL " + all[i].model_id + "\n" : std::string()) +
+                 render_stats_console(all[i], out.color);
+  }
+  if (several) json_text += "]\n";
+  std::string plot = a.outputs.plot_file.empty() ? std::string() : render_distribution_grid_svg(all.front());
+  std::string trends = a.trends_file.empty() ? std::string() : render_layer_trends_svg(all.front());
   if (!a.outputs.plot_file.empty()) write_diagram_file(plot, a.outputs.plot_file);
   if (!a.trends_file.empty()) write_diagram_file(trends, a.trends_file);
   if (!a.outputs.json_file.empty()) write_output_file(a.outputs.json_file, json_text);
@@ -98,13 +193,7 @@ int run_stats(const Args& args) {
   if (a.outputs.json)
     print_stdout(json_text);
   else if (!out.quiet && !a.outputs.file_on_stdout() && a.trends_file != "-")
-    print_stdout(render_stats_console(stats, out.color));
-  if (!out.quiet) {
-    const double gb = static_cast<double>(stats.summary.bytes) / 1e9;
-    std::fprintf(stderr, "%llu tensors, %.2f GB scanned in %.2f s (%.2f GB/s)\n",
-                 static_cast<unsigned long long>(stats.summary.tensors), gb, stats.summary.seconds,
-                 stats.summary.seconds > 0 ? gb / stats.summary.seconds : 0.0);
-  }
+    print_stdout(console);
   return 0;
 }
 

@@ -51,9 +51,13 @@ TEST(CliAdapterReport, MissingBaseIsNamedAndNothingMergedClaimed) {
   write_file(dir / "adapter_config.json", R"({"peft_type": "LORA", "r": 16, "lora_alpha": 32,
     "use_rslora": true, "target_modules": "q_proj|v_proj", "base_model_name_or_path": "org/not-here"})");
   write_safetensors(dir / "adapter_model.safetensors",
-                    {{"base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight", DType::F32, {16, 8},
+                    {{"base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight",
+                      DType::F32,
+                      {16, 8},
                       f32_zeros(128)},
-                     {"base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight", DType::F32, {8, 16},
+                     {"base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight",
+                      DType::F32,
+                      {8, 16},
                       f32_zeros(128)}});
   CommandResult r = run_cli("'" + dir.path().string() + "' --json --skip-tokenizer");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -62,7 +66,8 @@ TEST(CliAdapterReport, MissingBaseIsNamedAndNothingMergedClaimed) {
   EXPECT_DOUBLE_EQ(a.find("scaling")->as_double(), 32.0 / 4.0);  // sqrt(16) = 4
   EXPECT_EQ(a.find("adapter_parameters")->as_uint(), 256u);
   EXPECT_EQ(a.find("adapter_bytes")->as_uint(), 1024u);
-  EXPECT_EQ(a.find("target_modules")->items()[0].as_string(), "q_proj|v_proj");  // one regex, as PEFT takes it
+  EXPECT_EQ(a.find("target_modules")->items()[0].as_string(),
+            "q_proj|v_proj");  // one regex, as PEFT takes it
   EXPECT_TRUE(a.find("merged_parameters")->is_null());
   EXPECT_TRUE(a.find("base_found_at")->is_null());
   CommandResult console = run_cli("'" + dir.path().string() + "' --skip-tokenizer");

@@ -9,6 +9,8 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <map>
+#include <sstream>
 #include <thread>
 #include <tuple>
 
@@ -226,6 +228,39 @@ TEST(CliStats, PeftAdapterWithItsBaseFoundBeside) {
   EXPECT_TRUE(tensor(d, "base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight")
                   .find("trainable")
                   ->as_bool());
+}
+
+// Seed 004's `--model_path data/models`: a directory of models (org/name and name) is scanned model by model
+// into one CSV whose model_id column tells them apart, a JSON array, and a console block per model.
+TEST(CliStats, ADirectoryOfModelsGivesOneCsv) {
+  TempDir dir;
+  for (const char* m : {"org/tiny", "plain"}) {
+    std::filesystem::create_directories(dir / m);
+    for (const char* f : {"config.json", "model.safetensors"})
+      std::filesystem::copy_file(example_dir() / f, dir / m / f);
+  }
+  CommandResult single = run_cli("stats " + example() + " --json");
+  ASSERT_EQ(single.exit_code, 0) << single.err;
+  const size_t tensors = json::Document::parse(single.out, "one").root().find("tensors")->items().size();
+  CommandResult r = run_cli("stats '" + dir.path().string() + "' --csv - --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, size_t> rows;
+  std::istringstream csv(r.out);
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line.rfind("model_path,model_id,", 0), 0u) << line;
+  while (std::getline(csv, line)) {
+    const size_t a = line.find(','), b = line.find(',', a + 1);
+    ++rows[line.substr(a + 1, b - a - 1)];
+  }
+  EXPECT_EQ(rows, (std::map<std::string, size_t>{{"org/tiny", tensors}, {"plain", tensors}}));
+  CommandResult j = run_cli("stats '" + dir.path().string() + "' --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const json::Document d = json::Document::parse(j.out, "array");
+  ASSERT_EQ(d.root().items().size(), 2u);
+  EXPECT_EQ(d.root().items()[1].find("model_id")->as_string(), "plain");
+  EXPECT_NE(run_cli("stats '" + dir.path().string() + "'").out.find("MODEL org/tiny"), std::string::npos);
+  EXPECT_EQ(run_cli("stats '" + dir.path().string() + "' --plot x.svg").exit_code, 2);
 }
 
 TEST(CliCompare, DriftFiguresMissingExtraAndFlags) {

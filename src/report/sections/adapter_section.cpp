@@ -28,7 +28,8 @@ std::string base_text(const AdapterSummary& a) {
 
 std::string merged_text(const AdapterSummary& a) {
   if (!a.base_parameters) return "unknown without the base model";
-  return with_thousands(*a.base_parameters) + " parameters, as the base (LoRA merges B·A into its weights); " +
+  return with_thousands(*a.base_parameters) +
+         " parameters, as the base (LoRA merges B·A into its weights); " +
          with_thousands(*a.base_parameters + a.parameters) + " unmerged (base + adapter)";
 }
 
