@@ -51,7 +51,7 @@ std::vector<std::pair<std::string, std::string>> shape_rows(const SsmMixer& m) {
   add("d_state", s.state);
   if (s.inner)
     rows.emplace_back(
-        "d_inner", with_thousands(s.inner) + (m.expand ? " (" + brief_number(m.expand) + " x hidden)" : ""));
+        "d_inner", with_thousands(s.inner) + (m.expand > 0 ? " (" + brief_number(m.expand) + " x hidden)" : ""));
   if (s.heads)
     rows.emplace_back("heads x head_dim", with_thousands(s.heads) + " x " + with_thousands(s.head_dim));
   add("groups", s.groups);
@@ -98,7 +98,7 @@ void write_json(JsonWriter& w, const std::optional<SsmSummary>& s) {
       w.key("d_state").count_or_null(st.state);
       w.key("d_inner").count_or_null(st.inner);
       w.key("expand");
-      if (m.expand)
+      if (m.expand > 0)
         w.value(m.expand);
       else
         w.null();
