@@ -50,8 +50,8 @@ std::vector<std::pair<std::string, std::string>> shape_rows(const SsmMixer& m) {
   }
   add("d_state", s.state);
   if (s.inner)
-    rows.emplace_back(
-        "d_inner", with_thousands(s.inner) + (m.expand > 0 ? " (" + brief_number(m.expand) + " x hidden)" : ""));
+    rows.emplace_back("d_inner", with_thousands(s.inner) +
+                                     (m.expand > 0 ? " (" + brief_number(m.expand) + " x hidden)" : ""));
   if (s.heads)
     rows.emplace_back("heads x head_dim", with_thousands(s.heads) + " x " + with_thousands(s.head_dim));
   add("groups", s.groups);
