@@ -49,6 +49,26 @@ void apply_knob(ExecutionKnobs& k, const std::string& flag, const std::string& t
     k.elementwise = v;
 }
 
+// "LO,HI" with 0 < LO < HI (log axes).
+std::pair<double, double> axis_limits(const char* flag, const std::string& v) {
+  const size_t comma = v.find(',');
+  if (comma == std::string::npos)
+    throw Error(ErrorKind::Usage, flag, "", "LO,HI, got '" + printable(v) + "'");
+  const double lo = positive_number_arg(flag, v.substr(0, comma)),
+               hi = positive_number_arg(flag, v.substr(comma + 1));
+  if (!(lo < hi)) throw Error(ErrorKind::Usage, flag, "", "LO must be below HI, got '" + printable(v) + "'");
+  return {lo, hi};
+}
+
+size_t label_count(const std::string& v) {
+  if (v == "none") return 0;
+  if (v == "minimal") return 4;  // the whole step and the three largest ops
+  if (v == "normal") return 12;
+  if (v == "all") return SIZE_MAX;
+  throw Error(ErrorKind::Usage, "--roofline-labels", "",
+              "none, minimal, normal or all, got '" + printable(v) + "'");
+}
+
 }  // namespace
 
 CommandSpec perf_spec(PerfArgs& a, std::vector<std::pair<std::string, std::string>>& knob_overrides) {
@@ -109,11 +129,25 @@ CommandSpec perf_spec(PerfArgs& a, std::vector<std::pair<std::string, std::strin
        [&a](const std::string& v) { a.report_file = v; }},
       {{"--plot"}, "FILE", "roofline plot: .png or .svg (- for SVG on stdout)",
        [&a](const std::string& v) { a.plot_file = image_path_arg("--plot", v); }},
-      {{"--plot-hw"}, "A,B", "chips of the roofline plot (default h200,b200)",
+      {{"--plot-hw"}, "A,B", "chips of the roofline plot (default: --hw)",
        [&a](const std::string& v) { a.plot_chips = split(v); }},
-      {{"--plot-dtype"}, "D", "dtype of the roofline plot (default fp8)", [&a](const std::string& v) {
+      {{"--plot-dtype"}, "D", "dtype of the roofline plot (default: the step's)", [&a](const std::string& v) {
          dtype("--plot-dtype", v);
          a.plot_dtype = v;
+       }},
+      {{"--roofline-x"}, "LO,HI", "the roofline's FLOP/B axis (default: fitted, at least 0.1 to 1e5)",
+       [&a](const std::string& v) { a.roofline.x_limits = axis_limits("--roofline-x", v); }},
+      {{"--roofline-y"}, "LO,HI", "the roofline's TFLOP/s axis (default: fitted)",
+       [&a](const std::string& v) { a.roofline.y_limits = axis_limits("--roofline-y", v); }},
+      {{"--roofline-labels"}, "MODE", "labelled points per panel: none, minimal (4), normal (12, default), all",
+       [&a](const std::string& v) { a.roofline.max_labels = label_count(v); }},
+      {{"--b-sat"}, "M", "tensor-core saturation: eta_tc = min(1, M_eff / M) (default: the hardware's, 64)",
+       [&a](const std::string& v) { a.b_sat = positive_number_arg("--b-sat", v, 1e9); }},
+      {{"--sensitivity"}, "GRID", "the report's knob grid: small (4), medium (24, default) or large (72)",
+       [&a](const std::string& v) {
+         if (v != "small" && v != "medium" && v != "large")
+           throw Error(ErrorKind::Usage, "--sensitivity", "", "small, medium or large, got '" + printable(v) + "'");
+         a.sensitivity = v;
        }},
   };
   // clang-format on

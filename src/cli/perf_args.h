@@ -1,6 +1,7 @@
 // Command-line options of `modelanalyzer perf` (seed 001 §6): hardware, mode and shape of the step, dtypes,
 // execution profile and knobs, parallelism, outputs.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/model_source.h"
 #include "cli/option_table.h"
+#include "report/roofline_plot.h"
 
 namespace ma::cli {
 
@@ -20,9 +22,14 @@ struct PerfArgs {
   bool json = false;
   std::string report_file;  // --report FILE.md
   std::string plot_file;    // --plot FILE.png|svg (roofline)
-  std::vector<std::string> plot_chips = {"h200",
-                                         "b200"};  // --plot-hw A,B (seed default: H200 and B200 at FP8)
-  std::string plot_dtype = "fp8";
+  // The roofline's chips and dtype: by default the --hw profile and the step's own dtypes, so the figure
+  // shows what the tables compute (--plot-hw / --plot-dtype draw others, e.g. seed 001's H200 and B200 at
+  // FP8).
+  std::vector<std::string> plot_chips;
+  std::string plot_dtype;
+  RooflineStyle roofline;              // --roofline-x, --roofline-y, --roofline-labels
+  std::optional<double> b_sat;         // --b-sat: the tensor-core saturation M of every chip
+  std::string sensitivity = "medium";  // --sensitivity small|medium|large: the knob grid's size
   bool kv_len_given = false;
 };
 

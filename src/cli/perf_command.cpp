@@ -33,13 +33,14 @@ int run_perf(const Args& args) {
   options.skip_tokenizer = true;
   options.kv_dtype = DType::BF16;  // the model scales the 16-bit cache sizes to --kv-dtype
   ModelReport report = build_model_report(inv, opened.files, options);
-  const Hardware hw = resolve_hardware(a.hardware);
+  Hardware hw = resolve_hardware(a.hardware);
+  if (a.b_sat) hw.b_sat = *a.b_sat;
   PerfResult result = model_performance(inv, report, a.inputs, hw);
 
   // Everything rendered first, then written.
   trace("step modelled; sweeps and outputs");
   PerfSweeps study;
-  if (a.json || !a.report_file.empty()) study = perf_sweeps(inv, report, result);
+  if (a.json || !a.report_file.empty()) study = perf_sweeps(inv, report, result, a.sensitivity);
   std::string json;
   if (a.json)
     stream_perf_json(result, study, a.model, run_info(), [&](std::string_view s) { json.append(s); });

@@ -1,5 +1,6 @@
 #include "cli/perf_study.h"
 
+#include "analysis/identity.h"
 #include "cli/cli_common.h"
 #include "report/diagram_png.h"
 #include "report/perf_report.h"
@@ -16,7 +17,8 @@ PerfResult run(const Inventory& inv, const ModelReport& report, const PerfInputs
 
 }  // namespace
 
-PerfSweeps perf_sweeps(const Inventory& inv, const ModelReport& report, const PerfResult& base) {
+PerfSweeps perf_sweeps(const Inventory& inv, const ModelReport& report, const PerfResult& base,
+                       const std::string& grid) {
   PerfSweeps s;
   const Hardware& hw = base.hardware;
   for (const ExecutionKnobs& knobs : {ExecutionKnobs::naive(), ExecutionKnobs::efficient()})
@@ -27,10 +29,20 @@ PerfSweeps perf_sweeps(const Inventory& inv, const ModelReport& report, const Pe
       in.knobs = knobs;
       s.decode_batch_sweep.push_back(run(inv, report, in, hw));
     }
-  // The medium grid: every combination of the knobs seed 001 varies.
-  for (double wrf : {1.0, 2.0, 4.0})
-    for (double fusion : {1.0, 0.5})
-      for (double elementwise : {1.0, 0.7})
+  // Every combination of the knobs seed 001 varies, at the grid's resolution.
+  std::vector<double> wrfs = {1, 2, 4}, fusions = {1, 0.5}, elementwises = {1, 0.7};
+  if (grid == "small") {
+    wrfs = {1, 4};
+    fusions = {1};
+    elementwises = {1};
+  } else if (grid == "large") {
+    wrfs = {1, 2, 4, 8};
+    fusions = {1, 0.75, 0.5};
+    elementwises = {1, 0.85, 0.7};
+  }
+  for (double wrf : wrfs)
+    for (double fusion : fusions)
+      for (double elementwise : elementwises)
         for (bool flash : {false, true}) {
           PerfInputs in = base.inputs;
           in.knobs.profile = "grid";
@@ -62,16 +74,25 @@ PerfStudyFiles render_perf_study(const Inventory& inv, const ModelReport& report
     f.markdown = render_perf_markdown(base, s);
   }
   if (!args.plot_file.empty()) {
+    // By default the step itself on its own chip (the tables' figures); --plot-hw / --plot-dtype redo it on
+    // others.
     std::vector<RooflineSeries> chips;
-    const ComputeDType dt = *compute_dtype_from_name(args.plot_dtype);
-    for (const std::string& name : args.plot_chips) {
+    const std::vector<std::string> names =
+        args.plot_chips.empty() ? std::vector<std::string>{args.hardware} : args.plot_chips;
+    for (const std::string& name : names) {
       PerfInputs in = base.inputs;
-      in.weight_dtype = in.act_dtype = dt;
-      const Hardware hw = resolve_hardware(name);
-      chips.push_back({hw, dt, roofline_points(run(inv, report, in, hw))});
+      if (!args.plot_dtype.empty())
+        in.weight_dtype = in.act_dtype = *compute_dtype_from_name(args.plot_dtype);
+      Hardware hw = resolve_hardware(name);
+      if (args.b_sat) hw.b_sat = *args.b_sat;
+      const PerfResult r = run(inv, report, in, hw);
+      chips.push_back({hw, perf_peak_dtype(r), roofline_points(r)});
     }
-    f.svg = render_roofline_svg(chips, args.model + ": " + std::string(perf_mode_name(base.inputs.mode)) +
-                                           ", batch " + std::to_string(base.inputs.batch));
+    f.svg = render_roofline_svg(chips,
+                                display_name_of(args.model) + ": " +
+                                    std::string(perf_mode_name(base.inputs.mode)) + ", batch " +
+                                    std::to_string(base.inputs.batch),
+                                args.roofline);
   }
   return f;
 }

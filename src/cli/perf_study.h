@@ -19,7 +19,11 @@ struct PerfStudyFiles {
 };
 
 // The steps beside `base` that the report and `--json` show (cheap: ~50 runs of the analytical model).
-PerfSweeps perf_sweeps(const Inventory& inv, const ModelReport& report, const PerfResult& base);
+// `grid`: the sensitivity grid's size — small (WRF 1/4 x attention naive/flash), medium (seed 001's default:
+// WRF 1/2/4 x fusion 1/0.5 x elementwise 1/0.7 x attention) or large (WRF 1/2/4/8 x fusion 1/0.75/0.5 x
+// elementwise 1/0.85/0.7 x attention).
+PerfSweeps perf_sweeps(const Inventory& inv, const ModelReport& report, const PerfResult& base,
+                       const std::string& grid = "medium");
 
 PerfStudyFiles render_perf_study(const Inventory& inv, const ModelReport& report, const PerfResult& base,
                                  PerfSweeps study, const PerfArgs& args);

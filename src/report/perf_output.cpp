@@ -216,7 +216,10 @@ std::string render_perf_console(const PerfResult& r, const std::string& model_id
           brief_number(t.ai_hbm()) + " FLOP/B (ridge " + brief_number(r.hardware.ridge(in.act_dtype)) + ")");
   w.field("TF_est / TF_roofline_hbm",
           brief_number(r.tf_est) + " / " + brief_number(r.tf_roofline_hbm) + " TFLOP/s");
-  w.field("MFU_est", percent_text(r.mfu_est));
+  const ComputeDType peak_dtype = perf_peak_dtype(r);
+  w.field("MFU_est", percent_text(r.mfu_est) + " of P_peak " + brief_number(r.hardware.peak(peak_dtype)) +
+                         " TFLOP/s (" + std::string(compute_dtype_name(peak_dtype)) + ", " + r.hardware.name +
+                         ")");
   w.field("tokens/s", brief_number(r.tokens_per_s));
   w.heading("BY OPERATION KIND");
   std::vector<std::vector<std::string>> rows;

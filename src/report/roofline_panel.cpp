@@ -20,7 +20,6 @@ using diagram::TextStyle;
 using plot::Axes;
 
 constexpr double kMarkerR = 5, kTotalR = 7;
-constexpr size_t kMaxLabels = 12;
 
 // Peak and ridge numbers as the panel prints them: whole TFLOP/s from 100 up, else 3 significant digits.
 std::string tflops_text(double v) {
@@ -41,7 +40,7 @@ std::string short_label(std::string_view name) {
 }
 
 // Which points get labels: the whole step, then the largest by FLOPs (the order given among equals).
-std::vector<size_t> label_order(const std::vector<RooflinePoint>& pts) {
+std::vector<size_t> label_order(const std::vector<RooflinePoint>& pts, size_t max_labels) {
   std::vector<size_t> idx;
   for (size_t i = 0; i < pts.size(); ++i)
     if (plottable(pts[i]) && !pts[i].label.empty()) idx.push_back(i);
@@ -49,7 +48,7 @@ std::vector<size_t> label_order(const std::vector<RooflinePoint>& pts) {
     if (pts[a].total != pts[b].total) return pts[a].total;
     return pts[a].flops > pts[b].flops;
   });
-  if (idx.size() > kMaxLabels) idx.resize(kMaxLabels);
+  if (idx.size() > max_labels) idx.resize(max_labels);
   return idx;
 }
 
@@ -124,7 +123,7 @@ Domain shared_domain(const std::vector<RooflineSeries>& chips) {
   return d;
 }
 
-size_t draw_panel(Svg& svg, const RooflineSeries& s, const Domain& d, double x0) {
+size_t draw_panel(Svg& svg, const RooflineSeries& s, const Domain& d, double x0, size_t max_labels) {
   Axes a;
   a.sx.log = a.sy.log = true;
   a.sx.lo = d.xlo;
@@ -240,7 +239,7 @@ size_t draw_panel(Svg& svg, const RooflineSeries& s, const Domain& d, double x0)
 
   std::vector<Placed> placed;
   size_t missed = 0;
-  for (size_t i : label_order(s.points)) {
+  for (size_t i : label_order(s.points, max_labels)) {
     Placed pl{};
     pl.point = i;
     const std::string text = plot::ellipsize_middle(short_label(s.points[i].label), kLabelFont, false, 190);

@@ -40,6 +40,7 @@ Domain shared_domain(const std::vector<RooflineSeries>& chips);
 
 // One chip's panel with its plot area's left edge at x0. Returns how many labelled points went without their
 // label.
-size_t draw_panel(diagram::Svg& svg, const RooflineSeries& s, const Domain& d, double x0);
+// At most `max_labels` points are labelled.
+size_t draw_panel(diagram::Svg& svg, const RooflineSeries& s, const Domain& d, double x0, size_t max_labels);
 
 }  // namespace ma::roofline

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
+#include <tuple>
 
 #include "report/diagram_canvas.h"
 #include "report/plot_axes.h"
@@ -93,16 +94,18 @@ void draw_legend(Svg& svg, double x, double y, const std::vector<Swatch>& rows) 
 }
 
 // The caption under the panels; `missed` labels left out, `hidden` points not drawn.
-std::string caption_text(size_t missed, size_t hidden) {
+std::string caption_text(size_t missed, size_t hidden, size_t outside, size_t max_labels) {
   std::string note =
       "Points: attained TF_est = F_theory / T_est (the full time model, so they sit on or below the roof) "
       "against AI = F_theory / bytes_hbm; the whole step is the outlined diamond, coloured by its regime. "
       "Left "
       "of the ridge an op at the roof is limited by HBM bandwidth, right of it by peak compute. Labelled: "
       "the "
-      "step and the largest ops by FLOPs (at most 12 per panel)";
+      "step and the largest ops by FLOPs (at most " +
+      std::to_string(max_labels) + " per panel)";
   if (missed > 0) note += "; " + std::to_string(missed) + " label(s) left out for want of room";
   if (hidden > 0) note += "; " + std::to_string(hidden) + " point(s) without FLOPs or bytes not drawn";
+  if (outside > 0) note += "; " + std::to_string(outside) + " point(s) outside the axis limits not drawn";
   return note + ".";
 }
 
@@ -148,7 +151,17 @@ std::vector<RooflinePoint> roofline_points(const PerfResult& r) {
   return out;
 }
 
-std::string render_roofline_svg(const std::vector<RooflineSeries>& chips, const std::string& title) {
+std::string render_roofline_svg(const std::vector<RooflineSeries>& given, const std::string& title,
+                                const RooflineStyle& style) {
+  Domain d = roofline::shared_domain(given);
+  if (style.x_limits) std::tie(d.xlo, d.xhi) = *style.x_limits;
+  if (style.y_limits) std::tie(d.ylo, d.yhi) = *style.y_limits;
+  std::vector<RooflineSeries> chips = given;
+  size_t outside = 0;
+  for (RooflineSeries& c : chips)
+    outside += std::erase_if(c.points, [&](const RooflinePoint& p) {
+      return plottable(p) && (p.ai < d.xlo || p.ai > d.xhi || p.tflops < d.ylo || p.tflops > d.yhi);
+    });
   const double n = static_cast<double>(std::max<size_t>(chips.size(), 1));
   const double width = kLeft + n * kPanelW + (n - 1) * kPanelGap + 28 + kLegendW + kRightPad;
   size_t hidden = 0;
@@ -159,7 +172,8 @@ std::string render_roofline_svg(const std::vector<RooflineSeries>& chips, const 
   constexpr double kCaptionFont = 11, kCaptionLine = 16;
   size_t all_points = 0;
   for (const RooflineSeries& c : chips) all_points += c.points.size();
-  const size_t caption_lines = wrap(caption_text(all_points, hidden), kCaptionFont, width - 48).size();
+  const size_t caption_lines =
+      wrap(caption_text(all_points, hidden, outside, style.max_labels), kCaptionFont, width - 48).size();
   const double height = chips.empty()
                             ? kTop + 120
                             : kTop + kPanelH + 74 + kCaptionLine * static_cast<double>(caption_lines) + 14;
@@ -178,11 +192,11 @@ std::string render_roofline_svg(const std::vector<RooflineSeries>& chips, const 
     return svg.finish();
   }
 
-  const Domain d = roofline::shared_domain(chips);
   size_t missed = 0;
   bool any[4] = {false, false, false, false}, any_total = false;
   for (size_t c = 0; c < chips.size(); ++c) {
-    missed += roofline::draw_panel(svg, chips[c], d, kLeft + static_cast<double>(c) * (kPanelW + kPanelGap));
+    missed += roofline::draw_panel(svg, chips[c], d, kLeft + static_cast<double>(c) * (kPanelW + kPanelGap),
+                                   style.max_labels);
     for (const RooflinePoint& p : chips[c].points) {
       if (!plottable(p)) continue;
       if (p.total) {
@@ -211,7 +225,8 @@ std::string render_roofline_svg(const std::vector<RooflineSeries>& chips, const 
 
   svg.begin_group("caption");
   double y = kTop + kPanelH + 74;
-  for (const std::string& line : wrap(caption_text(missed, hidden), kCaptionFont, width - 48)) {
+  for (const std::string& line :
+       wrap(caption_text(missed, hidden, outside, style.max_labels), kCaptionFont, width - 48)) {
     svg.text(24, y, line, TextStyle{kCaptionFont, plot::kMuted, false, Anchor::Start});
     y += kCaptionLine;
   }

@@ -3,7 +3,9 @@
 // memory-bound and compute-bound regions shaded, and the model's operations as points coloured by regime.
 // A standalone SVG ready for a paper; write_diagram_file() (report/diagram_png.h) turns it into PNG.
 #pragma once
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/perf/hardware.h"
@@ -35,8 +37,17 @@ struct RooflineSeries {
 // and tf_est. Groups without FLOPs are left out (network transfers, pure lookups).
 std::vector<RooflinePoint> roofline_points(const PerfResult& r);
 
+// Seed 001's roofline controls (roofline_x_limits, roofline_y_limits, roofline_label_mode).
+struct RooflineStyle {
+  std::optional<std::pair<double, double>> x_limits;  // FLOP/B; unset: fitted to the points and ridges
+  std::optional<std::pair<double, double>> y_limits;  // TFLOP/s; unset: fitted
+  size_t max_labels = 12;                             // per panel: the whole step first, then by FLOPs
+};
+
 // One panel per chip, side by side on shared log axes (x from 0.1 to 1e5 FLOP/B at least, widened to the
-// points and ridges), a legend and a caption. An empty `chips` gives a small document saying so.
-std::string render_roofline_svg(const std::vector<RooflineSeries>& chips, const std::string& title);
+// points and ridges, or the style's limits: points outside them are left out and counted in the caption), a
+// legend and a caption. An empty `chips` gives a small document saying so.
+std::string render_roofline_svg(const std::vector<RooflineSeries>& chips, const std::string& title,
+                                const RooflineStyle& style = {});
 
 }  // namespace ma

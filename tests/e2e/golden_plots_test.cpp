@@ -1,11 +1,11 @@
 // Golden SVGs, one per kind of picture the binary draws: the stats histogram grid (--plot) and per-layer
 // trends (--trends) and the compare drift plot (--plot) of the fixed checkpoints (golden_support.h), the
-// perf roofline of the built-in example (--plot of a decode step on h200: the default panels, H200 and B200
-// at FP8), and the report's architecture diagram of the example in both styles (--visualize --viz-style
-// simple|detailed --viz-output x.svg). The binary runs in the inputs' directory on relative names: the
-// titles, and so the layout, do not depend on where the build is; nothing needs normalising. Regenerate with
-// UPDATE_GOLDEN=1; GOLDEN_PNG_DIR=DIR also draws each picture as DIR/<name>.png with the binary's PNG path,
-// to look at before committing.
+// perf roofline of the built-in example (--plot of a decode step on h200, drawn as seed 001's two panels,
+// H200 and B200 at FP8), and the report's architecture diagram of the example in both styles (--visualize
+// --viz-style simple|detailed --viz-output x.svg). The binary runs in the inputs' directory on relative
+// names: the titles, and so the layout, do not depend on where the build is; nothing needs normalising.
+// Regenerate with UPDATE_GOLDEN=1; GOLDEN_PNG_DIR=DIR also draws each picture as DIR/<name>.png with the
+// binary's PNG path, to look at before committing.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -50,7 +50,8 @@ TEST(GoldenPlots, CompareDrift) {
 
 TEST(GoldenPlots, PerfRoofline) {
   expect_plot_golden(example_dir().parent_path(),
-                     "perf " + example_dir().filename().string() + " --hw h200 --mode decode --plot OUT",
+                     "perf " + example_dir().filename().string() +
+                         " --hw h200 --mode decode --plot-hw h200,b200 --plot-dtype fp8 --plot OUT",
                      "perf-roofline");
 }
 

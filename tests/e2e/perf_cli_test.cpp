@@ -34,5 +34,36 @@ TEST(PerfCli, JsonCarriesTheIssuesFieldsAndReportAndPlotAreWritten) {
   EXPECT_NE(bad.err.find("h200-measured"), std::string::npos) << "the error lists the known chips";
 }
 
+// Seed 001's report controls: the roofline draws the step the tables show (its chip and dtype) unless asked
+// for others, its axes and labels obey --roofline-x/-y/-labels, --b-sat sets the tensor-core saturation the
+// model uses, and --sensitivity sizes the knob grid; the console's MFU names the peak it divides by.
+TEST(PerfCli, ReportControlsOfSeedOne) {
+  TempDir dir;
+  const std::string perf = "perf " + example() + " --hw h200";
+  ASSERT_EQ(run_cli(perf + " --plot " + quoted(dir / "r.svg")).exit_code, 0);
+  const std::string svg = read_file(dir / "r.svg");
+  EXPECT_NE(svg.find("H200 SXM 141 GB \u00b7 BF16"), std::string::npos) << "the example computes in bf16";
+  EXPECT_EQ(svg.find("FP8"), std::string::npos);
+  EXPECT_EQ(svg.find("B200"), std::string::npos) << "one panel: the --hw chip";
+  ASSERT_EQ(
+      run_cli(perf + " --roofline-labels none --roofline-x 1,10 --plot " + quoted(dir / "n.svg")).exit_code,
+      0);
+  const std::string none = read_file(dir / "n.svg");
+  EXPECT_NE(none.find("at most 0 per panel"), std::string::npos);
+  EXPECT_NE(none.find("outside the axis limits not drawn"), std::string::npos)
+      << "elementwise ops sit below AI 1";
+  auto json = [&](const std::string& extra) {
+    CommandResult r = run_cli(perf + " --json " + extra);
+    EXPECT_EQ(r.exit_code, 0) << extra << ": " << r.err;
+    return json::Document::parse(r.out, extra);
+  };
+  EXPECT_DOUBLE_EQ(json("--b-sat 128").root().find("hardware")->find("b_sat")->as_double(), 128.0);
+  EXPECT_EQ(json("--sensitivity small").root().find("study")->find("sensitivity")->items().size(), 4u);
+  EXPECT_EQ(json("--sensitivity large").root().find("study")->find("sensitivity")->items().size(), 72u);
+  EXPECT_NE(run_cli(perf).out.find("of P_peak 989.4 TFLOP/s (bf16, h200)"), std::string::npos);
+  EXPECT_EQ(run_cli(perf + " --roofline-x 5,1").exit_code, 2);
+  EXPECT_EQ(run_cli(perf + " --sensitivity huge").exit_code, 2);
+}
+
 }  // namespace
 }  // namespace ma::test
