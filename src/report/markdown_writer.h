@@ -5,18 +5,21 @@
 #include <utility>
 #include <vector>
 
+#include "report/document_writer.h"
+
 namespace ma {
 
-class MarkdownWriter {
+class MarkdownWriter final : public DocumentWriter {
  public:
-  void heading(int level, std::string_view title);
-  void paragraph(std::string_view text);
+  void heading(int level, std::string_view title) override;
+  void paragraph(std::string_view text) override;
   // A two-column | Field | Value | table.
-  void fields(const std::vector<std::pair<std::string, std::string>>& rows);
-  void table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
-  // A formula or derivation, shown verbatim.
-  void formula(std::string_view text);
-  std::string take() { return std::move(out_); }
+  void fields(const std::vector<std::pair<std::string, std::string>>& rows) override;
+  void table(const std::vector<std::string>& header,
+             const std::vector<std::vector<std::string>>& rows) override;
+  // A formula or derivation, in a code block.
+  void formula(std::string_view text) override;
+  std::string take() override { return std::move(out_); }
 
  private:
   std::string out_;

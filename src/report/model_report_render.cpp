@@ -5,6 +5,7 @@
 
 #include "core/units.h"
 #include "report/layers_json.h"
+#include "report/markdown_writer.h"
 #include "report/run_info.h"
 
 namespace ma {
@@ -206,13 +207,12 @@ std::string render_report_json(const ModelReport& r, const RunInfo& run) {
   return out;
 }
 
-std::string render_report_markdown(const ModelReport& r, const RunInfo& run) {
-  MarkdownWriter w;
+void write_report_document(DocumentWriter& w, const ModelReport& r, const RunInfo& run) {
   w.heading(1, "Model analysis: " + r.identity.display_name);
   w.paragraph("**Analysis Date:** " + run.timestamp + " · " + tool_version_text() + " · `" +
               run.command_line + "`");
-  render_markdown(w, r.identity, r);
-  if (r.adapter) render_markdown(w, *r.adapter, r);
+  render_document(w, r.identity, r);
+  if (r.adapter) render_document(w, *r.adapter, r);
   const ParameterCounts& p = r.parameters;
   w.heading(2, "Parameters");
   if (!r.architecture_known) {
@@ -247,10 +247,10 @@ std::string render_report_markdown(const ModelReport& r, const RunInfo& run) {
                       "tied weights once, buffers never."
                     : "Counted from the stored tensors (no config.json).");
   }
-  render_markdown(w, r.architecture, r);
-  render_markdown(w, r.attention, r);
-  if (r.moe) render_markdown(w, *r.moe, r);
-  if (r.ssm) render_markdown(w, *r.ssm, r);
+  render_document(w, r.architecture, r);
+  render_document(w, r.attention, r);
+  if (r.moe) render_document(w, *r.moe, r);
+  if (r.ssm) render_document(w, *r.ssm, r);
   if (!r.layer_summary.by_type.empty()) {
     w.heading(2, "Layers");
     std::vector<std::vector<std::string>> lrows;
@@ -262,17 +262,22 @@ std::string render_report_markdown(const ModelReport& r, const RunInfo& run) {
                        index_ranges(g.indices), group_parameters(r.parameters, g)});
     w.table({"Type", "Count", "Layers", "Parameters each"}, lrows);
   }
-  render_markdown(w, r.quantization, r);
-  if (r.architecture_known) render_markdown(w, r.memory, r);
-  if (r.tokenizer) render_markdown(w, *r.tokenizer, r);
-  render_markdown(w, r.capabilities, r);
-  if (r.metadata) render_markdown(w, *r.metadata, r);
+  render_document(w, r.quantization, r);
+  if (r.architecture_known) render_document(w, r.memory, r);
+  if (r.tokenizer) render_document(w, *r.tokenizer, r);
+  render_document(w, r.capabilities, r);
+  if (r.metadata) render_document(w, *r.metadata, r);
   if (!r.warnings.empty()) {
     w.heading(2, "Warnings");
     std::string list;
     for (const auto& s : r.warnings) list += "- " + s + "\n";
     w.paragraph(list);
   }
+}
+
+std::string render_report_markdown(const ModelReport& r, const RunInfo& run) {
+  MarkdownWriter w;
+  write_report_document(w, r, run);
   return w.take();
 }
 

@@ -7,7 +7,7 @@
 #include "analysis/model_report.h"
 #include "core/json_writer.h"
 #include "report/console_writer.h"
-#include "report/markdown_writer.h"
+#include "report/document_writer.h"
 
 namespace ma {
 
@@ -42,16 +42,16 @@ void write_json(JsonWriter& w, const std::optional<TokenizerInfo>& s);
 void write_json(JsonWriter& w, const Capabilities& s);
 void write_json(JsonWriter& w, const std::optional<ModelMetadata>& s);
 
-void render_markdown(MarkdownWriter& w, const Identity& s, const ModelReport& r);
-void render_markdown(MarkdownWriter& w, const ArchitectureDetails& s, const ModelReport& r);
-void render_markdown(MarkdownWriter& w, const AttentionSummary& s, const ModelReport& r);
-void render_markdown(MarkdownWriter& w, const MoeSummary& s, const ModelReport& r);
-void render_markdown(MarkdownWriter& w, const SsmSummary& s, const ModelReport& r);
-void render_markdown(MarkdownWriter& w, const AdapterSummary& s, const ModelReport& r);
-void render_markdown(MarkdownWriter& w, const QuantizationInfo& s, const ModelReport& r);
-void render_markdown(MarkdownWriter& w, const MemoryReport& s, const ModelReport& r);
-void render_markdown(MarkdownWriter& w, const TokenizerInfo& s, const ModelReport& r);
-void render_markdown(MarkdownWriter& w, const Capabilities& s, const ModelReport& r);
-void render_markdown(MarkdownWriter& w, const ModelMetadata& s, const ModelReport& r);
+void render_document(DocumentWriter& w, const Identity& s, const ModelReport& r);
+void render_document(DocumentWriter& w, const ArchitectureDetails& s, const ModelReport& r);
+void render_document(DocumentWriter& w, const AttentionSummary& s, const ModelReport& r);
+void render_document(DocumentWriter& w, const MoeSummary& s, const ModelReport& r);
+void render_document(DocumentWriter& w, const SsmSummary& s, const ModelReport& r);
+void render_document(DocumentWriter& w, const AdapterSummary& s, const ModelReport& r);
+void render_document(DocumentWriter& w, const QuantizationInfo& s, const ModelReport& r);
+void render_document(DocumentWriter& w, const MemoryReport& s, const ModelReport& r);
+void render_document(DocumentWriter& w, const TokenizerInfo& s, const ModelReport& r);
+void render_document(DocumentWriter& w, const Capabilities& s, const ModelReport& r);
+void render_document(DocumentWriter& w, const ModelMetadata& s, const ModelReport& r);
 
 }  // namespace ma

@@ -62,7 +62,8 @@ TEST(CliAdapterReport, MissingBaseIsNamedAndNothingMergedClaimed) {
   CommandResult r = run_cli("'" + dir.path().string() + "' --json --skip-tokenizer");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("base model 'org/not-here' not found"), std::string::npos) << r.err;
-  const json::Value& a = *json::Document::parse(r.out, "stdout").root().find("adapter");
+  const json::Document d = json::Document::parse(r.out, "stdout");  // alive while `a` refers into it
+  const json::Value& a = *d.root().find("adapter");
   EXPECT_DOUBLE_EQ(a.find("scaling")->as_double(), 32.0 / 4.0);  // sqrt(16) = 4
   EXPECT_EQ(a.find("adapter_parameters")->as_uint(), 256u);
   EXPECT_EQ(a.find("adapter_bytes")->as_uint(), 1024u);

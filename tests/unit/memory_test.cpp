@@ -9,6 +9,7 @@
 #include "core/json.h"
 #include "formats/model_files.h"
 #include "model/inventory.h"
+#include "report/markdown_writer.h"
 #include "report/section_renderers.h"
 #include "report_test_support.h"
 #include "test_support.h"
@@ -168,7 +169,7 @@ TEST(MemoryTest, MarkdownShowsEveryFormula) {
   ModelReport r;
   r.memory = memory_of(*l);
   MarkdownWriter w;
-  render_markdown(w, r.memory, r);
+  render_document(w, r.memory, r);
   std::string md = w.take();
   for (const auto* list : {&r.memory.weights, &r.memory.inference, &r.memory.training})
     for (const Estimate& e : *list) EXPECT_NE(md.find(markdown_cell(e.formula)), std::string::npos) << e.name;

@@ -9,6 +9,7 @@
 #include "analysis/model_report.h"
 #include "core/error.h"
 #include "model/declared_quantization.h"
+#include "report/markdown_writer.h"
 #include "report/model_report_render.h"
 #include "report/section_renderers.h"
 #include "test_support.h"
@@ -490,7 +491,7 @@ TEST(QuantizationTest, RenderersCarryTheFigures) {
   EXPECT_NE(detailed.find("4,242"), std::string::npos);
   EXPECT_NE(detailed.find("5,678"), std::string::npos);
   MarkdownWriter m;
-  render_markdown(m, q, r);
+  render_document(m, q, r);
   std::string md = m.take();
   EXPECT_NE(md.find("13,015,864,320"), std::string::npos);
   EXPECT_NE(md.find("| i32 | 5,678 |"), std::string::npos) << md;

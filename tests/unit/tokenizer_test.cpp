@@ -9,6 +9,7 @@
 
 #include "analysis/model_report.h"
 #include "core/error.h"
+#include "report/markdown_writer.h"
 #include "report/section_renderers.h"
 #include "test_support.h"
 
@@ -457,7 +458,7 @@ TEST(TokenizerRender, ConsoleSummaryAndDetailed) {
 TEST(TokenizerRender, MarkdownShowsTokensAsCode) {
   ModelReport r;
   MarkdownWriter w;
-  render_markdown(w, sample(), r);
+  render_document(w, sample(), r);
   std::string md = w.take();
   EXPECT_TRUE(contains(md, "## Tokenizer")) << md;
   EXPECT_TRUE(contains(md, "`<|begin_of_text|>`") || contains(md, "`<\\|begin_of_text\\|>`")) << md;

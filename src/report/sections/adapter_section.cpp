@@ -88,7 +88,7 @@ void write_json(JsonWriter& w, const std::optional<AdapterSummary>& a) {
   w.end_object();
 }
 
-void render_markdown(MarkdownWriter& w, const AdapterSummary& a, const ModelReport&) {
+void render_document(DocumentWriter& w, const AdapterSummary& a, const ModelReport&) {
   w.heading(2, "PEFT adapter");
   w.fields(rows(a));
 }

@@ -188,7 +188,7 @@ void write_json(JsonWriter& w, const ArchitectureDetails& s) {
   w.end_object();
 }
 
-void render_markdown(MarkdownWriter& w, const ArchitectureDetails& s, const ModelReport& r) {
+void render_document(DocumentWriter& w, const ArchitectureDetails& s, const ModelReport& r) {
   (void)r;
   w.heading(2, "Architecture");
   w.fields({{"Type", text_or_unknown(s.architecture_type)},

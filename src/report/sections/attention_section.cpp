@@ -101,7 +101,7 @@ void write_json(JsonWriter& w, const AttentionSummary& s) {
   w.end_object();
 }
 
-void render_markdown(MarkdownWriter& w, const AttentionSummary& s, const ModelReport& r) {
+void render_document(DocumentWriter& w, const AttentionSummary& s, const ModelReport& r) {
   (void)r;
   if (s.layers.empty() && s.attention_type.empty()) return;
   w.heading(2, "Attention");

@@ -95,7 +95,7 @@ void write_json(JsonWriter& w, const Capabilities& s) {
   w.end_object();
 }
 
-void render_markdown(MarkdownWriter& w, const Capabilities& s, const ModelReport& r) {
+void render_document(DocumentWriter& w, const Capabilities& s, const ModelReport& r) {
   (void)r;
   w.heading(2, "Capabilities");
   std::vector<std::pair<std::string, std::string>> rows = {
@@ -104,9 +104,8 @@ void render_markdown(MarkdownWriter& w, const Capabilities& s, const ModelReport
       {"Long context (>= 32,768)", yes_no_known(s.supports_long_context, s.long_context_known())},
       {"LoRA", yes_no_known(s.lora_compatible, s.adapters_known)},
       {"QLoRA", yes_no_known(s.qlora_compatible, s.adapters_known)}};
-  if (!s.lora_target_modules.empty())
-    rows.push_back({"LoRA target modules", markdown_cell(joined(s.lora_target_modules))});
-  if (!s.prequantized.empty()) rows.push_back({"Already quantized", markdown_cell(s.prequantized)});
+  if (!s.lora_target_modules.empty()) rows.push_back({"LoRA target modules", joined(s.lora_target_modules)});
+  if (!s.prequantized.empty()) rows.push_back({"Already quantized", s.prequantized});
   w.fields(rows);
   std::string list;
   for (const auto& n : s.notes) list += "- " + n + "\n";

@@ -45,16 +45,16 @@ void write_json(JsonWriter& w, const Identity& s) {
   w.key("kind_evidence").value(s.kind_evidence);
 }
 
-void render_markdown(MarkdownWriter& w, const Identity& s, const ModelReport& r) {
+void render_document(DocumentWriter& w, const Identity& s, const ModelReport& r) {
   (void)r;
   w.heading(2, "Basic information");
-  w.fields({{"Model ID", markdown_cell(s.model_id)},
-            {"Family", markdown_cell(s.family)},
-            {"Organization", markdown_cell(or_unknown(s.organization))},
+  w.fields({{"Model ID", s.model_id},
+            {"Family", s.family},
+            {"Organization", or_unknown(s.organization)},
             {"Type", s.kind},
             {"Training objective", s.training_objective},
-            {"Architecture class", markdown_cell(or_unknown(s.architecture_class))},
-            {"Config model_type", markdown_cell(or_unknown(s.model_type))}});
+            {"Architecture class", or_unknown(s.architecture_class)},
+            {"Config model_type", or_unknown(s.model_type)}});
   w.paragraph("- Family from " + s.family_evidence + "\n- Type from " + s.kind_evidence +
               "\n- Objective from " + s.objective_evidence + "\n");
 }

@@ -227,7 +227,7 @@ void write_json(JsonWriter& w, const MemoryReport& s) {
   w.end_object();
 }
 
-void render_markdown(MarkdownWriter& w, const MemoryReport& s, const ModelReport& r) {
+void render_document(DocumentWriter& w, const MemoryReport& s, const ModelReport& r) {
   (void)r;
   const std::vector<std::string> header{"Estimate", "Bytes", "Size", "Formula"};
   w.heading(2, "Memory");

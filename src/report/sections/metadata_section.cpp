@@ -58,18 +58,17 @@ void write_json(JsonWriter& w, const std::optional<ModelMetadata>& m) {
   w.end_object();
 }
 
-void render_markdown(MarkdownWriter& w, const ModelMetadata& s, const ModelReport& r) {
+void render_document(DocumentWriter& w, const ModelMetadata& s, const ModelReport& r) {
   (void)r;
   w.heading(2, "Metadata");
   std::vector<std::pair<std::string, std::string>> rows = {
-      {"Repository", markdown_cell(s.repo_id)},
-      {"Revision",
-       markdown_cell(s.revision + (s.commit.empty() || s.commit == s.revision ? "" : " = " + s.commit))},
-      {"Author", markdown_cell(or_none(s.author, "unknown"))},
+      {"Repository", s.repo_id},
+      {"Revision", s.revision + (s.commit.empty() || s.commit == s.revision ? "" : " = " + s.commit)},
+      {"Author", or_none(s.author, "unknown")},
       {"Downloads", count_or_unknown(s.downloads)},
       {"Likes", count_or_unknown(s.likes)},
-      {"License", markdown_cell(or_none(s.license, "not declared"))},
-      {"Gated", markdown_cell(or_none(s.gated, "unknown"))}};
+      {"License", or_none(s.license, "not declared")},
+      {"Gated", or_none(s.gated, "unknown")}};
   if (s.weight_files_bytes)
     rows.push_back({"Model size", human_bytes(*s.weight_files_bytes) + " of weight files"});
   w.fields(rows);

@@ -92,7 +92,7 @@ void write_json(JsonWriter& w, const std::optional<MoeSummary>& s) {
   w.end_object();
 }
 
-void render_markdown(MarkdownWriter& w, const MoeSummary& s, const ModelReport& r) {
+void render_document(DocumentWriter& w, const MoeSummary& s, const ModelReport& r) {
   w.heading(2, "Mixture of experts");
   std::vector<std::pair<std::string, std::string>> rows = {{"Experts", experts_text(s)},
                                                            {"Expert size", expert_size_text(s)}};

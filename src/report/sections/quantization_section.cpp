@@ -145,7 +145,7 @@ void write_json(JsonWriter& w, const QuantizationInfo& s) {
   w.end_object();
 }
 
-void render_markdown(MarkdownWriter& w, const QuantizationInfo& s, const ModelReport& r) {
+void render_document(DocumentWriter& w, const QuantizationInfo& s, const ModelReport& r) {
   (void)r;
   w.heading(2, "Quantization");
   std::vector<std::pair<std::string, std::string>> rows = {{"Quantized", s.quantized ? "yes" : "no"}};

@@ -118,7 +118,7 @@ void write_json(JsonWriter& w, const std::optional<SsmSummary>& s) {
   w.end_object();
 }
 
-void render_markdown(MarkdownWriter& w, const SsmSummary& s, const ModelReport&) {
+void render_document(DocumentWriter& w, const SsmSummary& s, const ModelReport&) {
   w.heading(2, "State-space mixers");
   std::vector<std::pair<std::string, std::string>> rows;
   for (const SsmMixer& m : s.mixers) {

@@ -195,7 +195,7 @@ void write_json(JsonWriter& w, const std::optional<TokenizerInfo>& s) {
   w.end_object();
 }
 
-void render_markdown(MarkdownWriter& w, const TokenizerInfo& s, const ModelReport& r) {
+void render_document(DocumentWriter& w, const TokenizerInfo& s, const ModelReport& r) {
   (void)r;
   w.heading(2, "Tokenizer");
   std::vector<std::pair<std::string, std::string>> rows = {{"Type", type_label(s)}};
