@@ -16,6 +16,7 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev  # ONNX models: ONNX's own ModelProto parser and shape inference
   python3-onnx            # the ONNX tests' independent reference (onnx.load, shape_inference)
   curl nginx-light        # the fake Hugging Face Hub (tests/hub): nginx serves it, its self-test drives it with curl
+  chromium                # the HTML report's test opens it in headless Chromium (screenshots, scripts, console)
 )
 # The peer check runs the official @huggingface/hub JS client. Debian's nodejs and npm only when no node is
 # installed: a NodeSource nodejs already carries npm and conflicts with Debian's npm package.

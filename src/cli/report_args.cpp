@@ -38,6 +38,8 @@ CommandSpec report_spec(ReportArgs& a) {
       {{"--json"}, "", "the JSON export on stdout", [&a](const std::string&) { a.json = true; }},
       {{"--export"}, "FILE.json", "write the JSON export (- for stdout)",
        [&a](const std::string& v) { a.export_json = v; }},
+      {{"--html"}, "FILE.html", "write the report as one self-contained HTML page (- for stdout)",
+       [&a](const std::string& v) { a.export_html = v; }},
       {{"--export-markdown"}, "FILE.md", "write the Markdown export (- for stdout)",
        [&a](const std::string& v) { a.export_markdown = v; }},
       {{"--visualize"}, "", "draw the architecture (default file model_architecture.png)",
@@ -71,7 +73,7 @@ ReportArgs parse_report_args(const Args& args) {
   if (!a.viz_output.empty() && a.models.size() > 1)
     throw Error(ErrorKind::Usage, "", "--viz-output",
                 "names one file; with several models each gets <model>_architecture.png");
-  if ((!a.export_json.empty() || !a.export_markdown.empty()) && a.models.size() > 1)
+  if ((!a.export_json.empty() || !a.export_markdown.empty() || !a.export_html.empty()) && a.models.size() > 1)
     throw Error(ErrorKind::Usage, "", "--export",
                 "exports one model; analyse models one at a time to export each");
   if (a.viz_output.empty() && a.models.size() == 1) a.viz_output = "model_architecture.png";

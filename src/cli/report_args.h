@@ -17,7 +17,7 @@ struct ReportArgs {
   CommonFlags common;
   bool detailed = false;
   bool json = false;  // the JSON export on stdout
-  std::string export_json, export_markdown;
+  std::string export_json, export_markdown, export_html;
   bool visualize = false;
   std::string viz_style = "detailed";
   std::string viz_output;                     // default model_architecture.png (per model when several)

@@ -24,6 +24,7 @@
 #include "report/diagram_png.h"
 #include "report/diagram_svg.h"
 #include "report/gguf_quantizations_report.h"
+#include "report/html_page.h"
 #include "report/model_report_render.h"
 
 namespace ma::cli {
@@ -146,15 +147,23 @@ int run_summary(const Args& args) {
   std::string json = (a.json || !a.export_json.empty()) ? render_report_json(r, run) : std::string();
   std::string markdown = a.export_markdown.empty() ? std::string() : render_report_markdown(r, run);
   std::string svg = a.visualize ? render_diagram_svg(r, style) : std::string();
+  // The page carries the diagram whether or not --visualize writes it to a file.
+  std::string html = a.export_html.empty()
+                         ? std::string()
+                         : render_report_html(r, run, svg.empty() ? render_diagram_svg(r, style) : svg);
   if (a.visualize) {
     write_diagram_file(svg, a.viz_output);
     if (a.viz_output != "-") print_notes({"diagram written to " + a.viz_output}, out);
   }
   if (!a.export_json.empty()) write_output_file(a.export_json, json);
   if (!a.export_markdown.empty()) write_output_file(a.export_markdown, markdown);
+  if (!a.export_html.empty()) {
+    write_output_file(a.export_html, html);
+    if (a.export_html != "-") print_notes({"HTML report written to " + a.export_html}, out);
+  }
   if (a.json)
     print_stdout(json);
-  else if (!out.quiet)
+  else if (!out.quiet && a.export_html != "-")
     print_stdout(render_report_console(r, render, out.color));
   return 0;
 }
