@@ -134,9 +134,12 @@ std::string render_report_html(const ModelReport& r, const RunInfo& run, const s
   return "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
          "<meta name=\"generator\" content=\"" +
-         html_escaped(tool_version_text()) + "\">\n<title>Model analysis: " + html_escaped(r.identity.display_name) +
-         "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<main>\n"
-         "<div class=\"toolbar\"><button id=\"theme\" type=\"button\" title=\"Light or dark\">Theme</button></div>\n" +
+         html_escaped(tool_version_text()) +
+         "\">\n<title>Model analysis: " + html_escaped(r.identity.display_name) + "</title>\n<style>" +
+         kStyle +
+         "</style>\n</head>\n<body>\n<main>\n"
+         "<div class=\"toolbar\"><button id=\"theme\" type=\"button\" title=\"Light or "
+         "dark\">Theme</button></div>\n" +
          content + "</main>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
 }
 

@@ -59,7 +59,8 @@ TEST(CliHtmlReport, ModelTextIsEscaped) {
 // In Chromium: the page renders at a laptop and a phone width, its script runs (it makes every sortable
 // header focusable) and nothing is logged to the console.
 TEST(CliHtmlReport, RendersInHeadlessChromium) {
-  if (!fs::exists(kChromium)) GTEST_SKIP() << kChromium << " is not installed (scripts/install-deps.sh installs it)";
+  if (!fs::exists(kChromium))
+    GTEST_SKIP() << kChromium << " is not installed (scripts/install-deps.sh installs it)";
   TempDir dir;
   html_of(dir, example());
   const std::string url = "file://" + (dir / "report.html").string();

@@ -12,7 +12,8 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 
 // Seed 002's *_mb fields: MiB with two decimals, and three significant digits below 1 MiB, where two decimals
-// would round a small model's figures (a 128-byte-per-token KV cache) to 0.00; the exact bytes are beside them.
+// would round a small model's figures (a 128-byte-per-token KV cache) to 0.00; the exact bytes are beside
+// them.
 std::string mib_json(uint64_t n) {
   char buf[48];
   const double mib = static_cast<double>(n) / kMiB;
