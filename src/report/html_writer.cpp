@@ -1,5 +1,7 @@
 #include "report/html_writer.h"
 
+#include "report/diagram_canvas.h"
+
 namespace ma {
 namespace {
 
@@ -29,30 +31,7 @@ std::string inline_markup(std::string_view s) {
 }  // namespace
 
 std::string html_escaped(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return diagram::xml_escape(s);  // the five entities (&apos; is HTML5's too), and no control characters
 }
 
 // Each level-2 heading opens a <section>, so the page can be navigated and printed section by section.

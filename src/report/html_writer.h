@@ -26,7 +26,7 @@ class HtmlWriter final : public DocumentWriter {
   bool in_section_ = false;
 };
 
-// &, <, >, " and ' as entities.
+// &, <, >, " and ' as entities; control characters (no place in HTML text) dropped.
 std::string html_escaped(std::string_view s);
 
 }  // namespace ma
