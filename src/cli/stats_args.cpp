@@ -34,6 +34,8 @@ CommandSpec stats_spec(StatsArgs& a) {
   const std::vector<Option> own = {
       {{"--trends"}, "FILE", "std and abs max by layer: .png or .svg",
        [&a](const std::string& v) { a.trends_file = image_path_arg("--trends", v); }},
+      {{"--html"}, "FILE.html", "the report, histograms and trends as one self-contained page (- for stdout)",
+       [&a](const std::string& v) { a.html_file = v; }},
       {{"--include"}, "GLOB", "only tensors whose name matches (repeatable)",
        [&a](const std::string& v) { a.selection.include.push_back(v); }},
       {{"--exclude"}, "GLOB", "leave out tensors whose name matches (repeatable)",

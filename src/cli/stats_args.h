@@ -18,6 +18,7 @@ struct StatsArgs {
   CommonFlags common;
   ResultOutputs outputs;
   std::string trends_file;                    // "-": stdout
+  std::string html_file;                      // --html: one self-contained page ("-": stdout)
   std::optional<std::filesystem::path> base;  // a PEFT adapter's base model
   StatsSelection selection;
   ScanOptions scan;  // eps, bins, threads

@@ -143,7 +143,7 @@ int run_stats(const Args& args) {
   }
   print_warnings(warnings, out);
   const bool several = inputs.size() > 1;
-  if (several && (!a.outputs.plot_file.empty() || !a.trends_file.empty()))
+  if (several && (!a.outputs.plot_file.empty() || !a.trends_file.empty() || !a.html_file.empty()))
     throw Error(ErrorKind::Usage, model, "--plot",
                 "draws one model: name one of the " + std::to_string(inputs.size()) + " models under it");
 
@@ -185,14 +185,19 @@ int run_stats(const Args& args) {
   if (several) json_text += "]\n";
   std::string plot = a.outputs.plot_file.empty() ? std::string() : render_distribution_grid_svg(all.front());
   std::string trends = a.trends_file.empty() ? std::string() : render_layer_trends_svg(all.front());
+  const std::string html =
+      a.html_file.empty() ? std::string()
+                          : render_stats_html(all.front(), run, render_distribution_grid_svg(all.front()),
+                                              render_layer_trends_svg(all.front()));
   if (!a.outputs.plot_file.empty()) write_diagram_file(plot, a.outputs.plot_file);
+  if (!a.html_file.empty()) write_output_file(a.html_file, html);
   if (!a.trends_file.empty()) write_diagram_file(trends, a.trends_file);
   if (!a.outputs.json_file.empty()) write_output_file(a.outputs.json_file, json_text);
   if (!a.outputs.csv_file.empty()) write_output_file(a.outputs.csv_file, csv);
   if (!a.outputs.markdown_file.empty()) write_output_file(a.outputs.markdown_file, markdown);
   if (a.outputs.json)
     print_stdout(json_text);
-  else if (!out.quiet && !a.outputs.file_on_stdout() && a.trends_file != "-")
+  else if (!out.quiet && !a.outputs.file_on_stdout() && a.trends_file != "-" && a.html_file != "-")
     print_stdout(console);
   return 0;
 }

@@ -111,13 +111,34 @@ constexpr const char* kScript = R"js(
 )js";
 
 // The diagram as an inline element: no XML declaration inside HTML.
-std::string inline_svg(std::string svg) {
-  if (svg.rfind("<?xml", 0) == 0) svg.erase(0, svg.find("?>") + 2);
-  while (!svg.empty() && (svg.front() == '\n' || svg.front() == '\r')) svg.erase(0, 1);
-  return svg;
+std::string inline_svg(const std::string& svg) {
+  size_t from = svg.rfind("<?xml", 0) == 0 ? svg.find("?>") + 2 : 0;
+  while (from < svg.size() && (svg[from] == '\n' || svg[from] == '\r')) ++from;
+  return svg.substr(from);
 }
 
 }  // namespace
+
+std::string html_figure(const std::string& svg, const std::string& caption) {
+  std::string out = "<figure>";
+  out += inline_svg(svg);
+  out += "<figcaption>";
+  out += caption;
+  out += "</figcaption></figure>\n";
+  return out;
+}
+
+std::string html_page(const std::string& title, const std::string& body) {
+  return "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+         "<meta name=\"generator\" content=\"" +
+         html_escaped(tool_version_text()) + "\">\n<title>" + html_escaped(title) + "</title>\n<style>" +
+         kStyle +
+         "</style>\n</head>\n<body>\n<main>\n"
+         "<div class=\"toolbar\"><button id=\"theme\" type=\"button\" title=\"Light or "
+         "dark\">Theme</button></div>\n" +
+         body + "</main>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
+}
 
 std::string render_report_html(const ModelReport& r, const RunInfo& run, const std::string& diagram_svg) {
   HtmlWriter body;
@@ -125,22 +146,15 @@ std::string render_report_html(const ModelReport& r, const RunInfo& run, const s
   std::string content = body.take();
   if (!diagram_svg.empty()) {
     // After the identity section: the picture of what the rest of the page details.
-    std::string figure = "<section>\n<h2>Architecture diagram</h2>\n<figure>" + inline_svg(diagram_svg) +
-                         "<figcaption>The architecture of " + html_escaped(r.identity.display_name) +
-                         " as <code>--visualize</code> draws it.</figcaption></figure>\n</section>\n";
+    const std::string figure =
+        "<section>\n<h2>Architecture diagram</h2>\n" +
+        html_figure(diagram_svg, "The architecture of " + html_escaped(r.identity.display_name) +
+                                     " as <code>--visualize</code> draws it.") +
+        "</section>\n";
     const size_t second = content.find("<section>", content.find("<section>") + 1);
     content.insert(second == std::string::npos ? content.size() : second, figure);
   }
-  return "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-         "<meta name=\"generator\" content=\"" +
-         html_escaped(tool_version_text()) +
-         "\">\n<title>Model analysis: " + html_escaped(r.identity.display_name) + "</title>\n<style>" +
-         kStyle +
-         "</style>\n</head>\n<body>\n<main>\n"
-         "<div class=\"toolbar\"><button id=\"theme\" type=\"button\" title=\"Light or "
-         "dark\">Theme</button></div>\n" +
-         content + "</main>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
+  return html_page("Model analysis: " + r.identity.display_name, content);
 }
 
 }  // namespace ma

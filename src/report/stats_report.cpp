@@ -6,6 +6,8 @@
 #include "core/units.h"
 #include "report/console_writer.h"
 #include "report/csv_cells.h"
+#include "report/html_page.h"
+#include "report/html_writer.h"
 #include "report/markdown_writer.h"
 #include "report/run_info.h"
 
@@ -223,8 +225,7 @@ std::string render_stats_csv(const WeightStats& s, std::string_view model_path, 
   return out;
 }
 
-std::string render_stats_markdown(const WeightStats& s) {
-  MarkdownWriter w;
+void write_stats_document(DocumentWriter& w, const WeightStats& s) {
   w.heading(1, "Weight statistics: " + s.model_id);
   w.heading(2, "Summary");
   w.fields({{"Total parameters", with_thousands(s.summary.total_parameters)},
@@ -235,11 +236,11 @@ std::string render_stats_markdown(const WeightStats& s) {
   w.heading(2, "Weight statistics");
   std::vector<std::vector<std::string>> rows;
   for (const TensorStats& t : s.tensors)
-    rows.push_back(
-        {markdown_cell(t.name), shape_to_python_tuple(t.shape), std::string(dtype_info(t.dtype).short_name),
-         std::string(module_class_name(t.module_class)), t.trainable ? "✓" : "✗", stat(t, t.mean),
-         stat(t, t.std), stat(t, t.min), stat(t, t.max), stat(t, t.abs_max), percent(t.near_zero_fraction),
-         stat(t, t.kurtosis), std::to_string(t.nan_count + t.inf_count)});
+    rows.push_back({t.name, shape_to_python_tuple(t.shape), std::string(dtype_info(t.dtype).short_name),
+                    std::string(module_class_name(t.module_class)), t.trainable ? "✓" : "✗", stat(t, t.mean),
+                    stat(t, t.std), stat(t, t.min), stat(t, t.max), stat(t, t.abs_max),
+                    percent(t.near_zero_fraction), stat(t, t.kurtosis),
+                    std::to_string(t.nan_count + t.inf_count)});
   w.table({"Tensor", "Shape", "Dtype", "Class", "Grad", "Mean", "Std", "Min", "Max", "Abs max", "|x|<=eps",
            "Kurtosis", "NaN/Inf"},
           rows);
@@ -247,7 +248,30 @@ std::string render_stats_markdown(const WeightStats& s) {
   std::snprintf(eps, sizeof eps, "eps = %g. Statistics are over the finite values; kurtosis is excess.",
                 s.eps);
   w.paragraph(eps);
+}
+
+std::string render_stats_markdown(const WeightStats& s) {
+  MarkdownWriter w;
+  write_stats_document(w, s);
   return w.take();
+}
+
+std::string render_stats_html(const WeightStats& s, const RunInfo& run, const std::string& distributions_svg,
+                              const std::string& trends_svg) {
+  HtmlWriter w;
+  write_stats_document(w, s);
+  std::string body = w.take();
+  std::string figures = "<section>\n<h2>Figures</h2>\n";
+  figures +=
+      html_figure(distributions_svg, "Per-tensor histograms with their statistics (<code>--plot</code>).");
+  figures += html_figure(trends_svg, "Statistics by layer for each module class (<code>--trends</code>).");
+  figures += "</section>\n";
+  const size_t second = body.find("<section>", body.find("<section>") + 1);
+  body.insert(second == std::string::npos ? body.size() : second, figures);
+  body.insert(body.find("</h1>") + 6, "<p><strong>Analysis Date:</strong> " + html_escaped(run.timestamp) +
+                                          " · " + html_escaped(tool_version_text()) + " · <code>" +
+                                          html_escaped(run.command_line) + "</code></p>\n");
+  return html_page("Weight statistics: " + s.model_id, body);
 }
 
 }  // namespace ma

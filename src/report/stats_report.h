@@ -7,6 +7,7 @@
 
 #include "analysis/weight_stats.h"
 #include "core/json_writer.h"
+#include "report/document_writer.h"
 #include "report/run_info.h"
 
 namespace ma {
@@ -18,6 +19,12 @@ void stream_stats_json(const WeightStats& s, const RunInfo& run, const JsonWrite
 std::string render_stats_csv(const WeightStats& s, std::string_view model_path, std::string_view revision,
                              std::string_view created_at);
 std::string render_stats_markdown(const WeightStats& s);
+// The same document into any writer (Markdown, HTML).
+void write_stats_document(DocumentWriter& w, const WeightStats& s);
+// `stats --html`: the Markdown report's content, the distribution grid and the layer trends inline, as one
+// self-contained page (report/html_page.h).
+std::string render_stats_html(const WeightStats& s, const RunInfo& run, const std::string& distributions_svg,
+                              const std::string& trends_svg);
 
 // Compact fixed/scientific number for tables: 6 significant digits.
 std::string table_number(double v);

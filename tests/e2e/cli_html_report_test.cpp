@@ -44,6 +44,24 @@ TEST(CliHtmlReport, OnePageWithEverySectionAndNothingFetched) {
   EXPECT_NE(html.find("<strong>Analysis Date:</strong>"), std::string::npos);
 }
 
+// `stats --html`: the statistics report with its two figures inline, as one page with nothing fetched.
+TEST(CliHtmlReport, StatsPageCarriesTheTableAndBothFigures) {
+  TempDir dir;
+  const fs::path out = dir / "stats.html";
+  CommandResult r = run_cli("stats " + example() + " --quiet --html " + quoted(out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = read_file(out);
+  EXPECT_EQ(html.rfind("<!doctype html>", 0), 0u);
+  for (const char* part : {"<h2>Summary</h2>", "<h2>Figures</h2>", "<h2>Weight statistics</h2>",
+                           "model.layers.0.self_attn.q_proj.weight", "<strong>Analysis Date:</strong>"})
+    EXPECT_NE(html.find(part), std::string::npos) << part;
+  size_t figures = 0;
+  for (size_t at = html.find("<figure><svg"); at != std::string::npos; at = html.find("<figure><svg", at + 1))
+    ++figures;
+  EXPECT_EQ(figures, 2u) << "the histograms and the layer trends";
+  EXPECT_FALSE(std::regex_search(html, std::regex(R"((src|href)\s*=)")));
+}
+
 // Text from the model is escaped, never markup: a config whose architecture name holds a tag.
 TEST(CliHtmlReport, ModelTextIsEscaped) {
   TempDir dir;
