@@ -10,6 +10,8 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -50,10 +52,30 @@ LocalModelFiles local_weights(const std::string& model, const HubArgs& hub) {
 // Seed 004's `--model_path data/models`: a directory that is no model itself but holds models (data/models/
 // org/name), each found by a walk of at most three levels that stops at the first model on a path. Symlinks
 // are not followed, so a link cycle cannot make the walk endless.
-std::vector<std::pair<std::string, LocalModelFiles>> models_under(const std::filesystem::path& root) {
+// A model found under a directory of models: its id there, and the commit of a Hugging Face cache snapshot.
+struct FoundModel {
+  std::string id, revision;
+  LocalModelFiles files;
+};
+
+// "models--org--name/snapshots/<commit>" (the Hugging Face cache, seed 004's "every cached repo") is the
+// repo org/name at that commit; any other path is its own id.
+FoundModel named(const std::string& rel, LocalModelFiles files) {
+  constexpr std::string_view kRepo = "models--", kSnapshots = "/snapshots/";
+  const size_t snap = rel.find(kSnapshots);
+  if (rel.rfind(kRepo, 0) == 0 && snap != std::string::npos &&
+      rel.find('/', snap + kSnapshots.size()) == std::string::npos) {
+    std::string repo = rel.substr(kRepo.size(), snap - kRepo.size());
+    if (const size_t dash = repo.find("--"); dash != std::string::npos) repo.replace(dash, 2, "/");
+    return {repo, rel.substr(snap + kSnapshots.size()), std::move(files)};
+  }
+  return {rel, "", std::move(files)};
+}
+
+std::vector<FoundModel> models_under(const std::filesystem::path& root) {
   namespace fs = std::filesystem;
   constexpr int kMaxDepth = 3;
-  std::vector<std::pair<std::string, LocalModelFiles>> found;
+  std::vector<FoundModel> found;
   std::vector<std::pair<fs::path, int>> pending = {{root, 0}};
   while (!pending.empty()) {
     auto [dir, depth] = pending.back();
@@ -70,12 +92,14 @@ std::vector<std::pair<std::string, LocalModelFiles>> models_under(const std::fil
       } catch (const Error&) {
       }
       if (m && m->format != CheckpointFormat::None)
-        found.emplace_back(fs::relative(c, root).generic_string(), std::move(*m));
+        found.push_back(named(fs::relative(c, root).generic_string(), std::move(*m)));
       else if (depth + 1 < kMaxDepth)
         pending.emplace_back(c, depth + 1);
     }
   }
-  std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::sort(found.begin(), found.end(), [](const FoundModel& x, const FoundModel& y) {
+    return std::tie(x.id, x.revision) < std::tie(y.id, y.revision);
+  });
   return found;
 }
 
@@ -125,6 +149,7 @@ int run_stats(const Args& args) {
   trace("locating the weights of " + model);
   // The models to scan: MODEL itself, or every model under a directory of models (model_id: its path there).
   std::vector<std::pair<std::string, ModelWeightsInput>> inputs;
+  std::vector<std::string> revisions;  // per input: a cache snapshot's commit, else empty
   std::error_code ec;
   std::vector<std::string> warnings;
   if (std::filesystem::is_directory(model, ec)) {
@@ -134,13 +159,16 @@ int run_stats(const Args& args) {
     } catch (const Error&) {
       auto under = models_under(model);
       if (under.empty()) throw;
-      for (auto& [id, files] : under)
-        inputs.emplace_back(id, weights_input(std::move(files), settings.cache_root, warnings));
+      for (FoundModel& f : under) {
+        inputs.emplace_back(f.id, weights_input(std::move(f.files), settings.cache_root, warnings));
+        revisions.push_back(f.revision);
+      }
     }
   } else {
     inputs.emplace_back(model,
                         weights_input(local_weights(model, a.hub), settings.cache_root, warnings, a.base));
   }
+  revisions.resize(inputs.size());
   print_warnings(warnings, out);
   const bool several = inputs.size() > 1;
   if (several && (!a.outputs.plot_file.empty() || !a.trends_file.empty() || !a.html_file.empty()))
@@ -174,7 +202,7 @@ int run_stats(const Args& args) {
       json_text += one;
     }
     if (!a.outputs.csv_file.empty()) {
-      std::string part = render_stats_csv(all[i], roots[i], "", run.timestamp);
+      std::string part = render_stats_csv(all[i], roots[i], revisions[i], run.timestamp);
       csv += i == 0 ? part : part.substr(part.find('\n') + 1);  // one header
     }
     if (!a.outputs.markdown_file.empty()) markdown += render_stats_markdown(all[i]);

@@ -263,6 +263,30 @@ TEST(CliStats, ADirectoryOfModelsGivesOneCsv) {
   EXPECT_EQ(run_cli("stats '" + dir.path().string() + "' --plot x.svg").exit_code, 2);
 }
 
+// Seed 004's "every cached repo": the Hugging Face cache is such a directory; a snapshot there is the repo
+// org/name (models--org--name) at its commit, in the model_id and revision columns.
+TEST(CliStats, TheHuggingFaceCacheGivesRepoIdsAndCommits) {
+  TempDir cache;
+  const std::string commit = "89abcdef0123456789abcdef0123456789abcdef";
+  for (const char* repo : {"models--org--tiny", "models--plain"}) {
+    const auto snap = cache / repo / "snapshots" / commit;
+    std::filesystem::create_directories(snap);
+    for (const char* f : {"config.json", "model.safetensors"})
+      std::filesystem::copy_file(example_dir() / f, snap / f);
+  }
+  CommandResult r = run_cli("stats '" + cache.path().string() + "' --csv - --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::string> revision_of;
+  std::istringstream csv(r.out);
+  std::string line;
+  std::getline(csv, line);
+  while (std::getline(csv, line)) {
+    const size_t a = line.find(','), b = line.find(',', a + 1), c = line.find(',', b + 1);
+    revision_of[line.substr(a + 1, b - a - 1)] = line.substr(b + 1, c - b - 1);
+  }
+  EXPECT_EQ(revision_of, (std::map<std::string, std::string>{{"org/tiny", commit}, {"plain", commit}}));
+}
+
 TEST(CliCompare, DriftFiguresMissingExtraAndFlags) {
   TempDir dir;
   write_safetensors(dir / "a.safetensors",
