@@ -8,6 +8,7 @@
 #include "cli/cli_common.h"
 #include "cli/verbose_trace.h"
 #include "core/error.h"
+#include "formats/weight_format.h"
 #include "hub/repo_ref.h"
 
 namespace ma::cli {
@@ -63,9 +64,8 @@ void print_settings_warnings(const HubSettings& settings, bool quiet) {
 
 void trace_files(const LocalModelFiles& f) {
   if (!trace_enabled()) return;
-  static constexpr const char* kFormat[] = {"none", "safetensors", "pytorch", "gguf", "onnx"};
   trace("found: config " + (f.config ? f.config->filename().string() : std::string("none")) + ", " +
-        std::to_string(f.weight_files.size()) + " " + kFormat[static_cast<int>(f.format)] +
+        std::to_string(f.weight_files.size()) + " " + std::string(checkpoint_format_name(f.format)) +
         " weight file(s)" + (f.index ? " named by " + f.index->filename().string() : std::string()) +
         (f.fetched_headers.empty() ? ""
                                    : ", " + std::to_string(f.fetched_headers.size()) + " headers fetched"));

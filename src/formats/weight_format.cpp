@@ -22,6 +22,22 @@ bool looks_like_onnx(std::string_view head) {
 
 }  // namespace
 
+std::string_view checkpoint_format_name(CheckpointFormat f) {
+  switch (f) {
+    case CheckpointFormat::Safetensors:
+      return "safetensors";
+    case CheckpointFormat::Pytorch:
+      return "pytorch";
+    case CheckpointFormat::Gguf:
+      return "gguf";
+    case CheckpointFormat::Onnx:
+      return "onnx";
+    case CheckpointFormat::None:
+      break;
+  }
+  return "none";
+}
+
 std::string_view weight_format_name(WeightFormat f) {
   switch (f) {
     case WeightFormat::Safetensors:

@@ -14,6 +14,8 @@ std::string_view weight_format_name(WeightFormat f);  // "safetensors", "pytorch
 // The format of a model's weights as a whole, which decides the reader (formats/checkpoint.h): PyTorch zip
 // and legacy files are one checkpoint format, their reader tells them apart.
 enum class CheckpointFormat { None, Safetensors, Pytorch, Gguf, Onnx };
+std::string_view checkpoint_format_name(
+    CheckpointFormat f);  // "none", "safetensors", "pytorch", "gguf", "onnx"
 
 // Reads at most 16 bytes. Safetensors: a little-endian header length that fits the file, then '{'; PyTorch
 // zip: a ZIP local header; PyTorch legacy (or any pickle): the PROTO opcode; GGUF: "GGUF"; ONNX (a protobuf

@@ -176,12 +176,9 @@ void stream_compare_json(const WeightComparison& c, const RunInfo& run, const Js
   w.key("a").value(c.a);
   w.key("b").value(c.b);
   w.key("mean_threshold").value(c.mean_threshold);
+  // A rule that is off (its threshold 0, cosine's -1) is null.
   auto threshold = [&](const char* key, double v, bool used) {
-    w.key(key);
-    if (used)
-      w.value(v);
-    else
-      w.null();
+    w.key(key).value_or_null(used ? std::optional<double>(v) : std::nullopt);
   };
   threshold("rel_l2_threshold", c.rel_l2_threshold, c.rel_l2_threshold > 0);
   threshold("cosine_threshold", c.cosine_threshold, c.cosine_threshold > -1);

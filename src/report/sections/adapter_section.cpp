@@ -80,11 +80,9 @@ void write_json(JsonWriter& w, const std::optional<AdapterSummary>& a) {
   w.key("base_model").text_or_null(a->base_model);
   w.key("base_found_at").text_or_null(a->base_found_at.string());
   w.key("merged_parameters").value_or_null(a->base_parameters);
-  w.key("unmerged_parameters");
-  if (a->base_parameters)
-    w.value(*a->base_parameters + a->parameters);
-  else
-    w.null();
+  w.key("unmerged_parameters")
+      .value_or_null(a->base_parameters ? std::optional<uint64_t>(*a->base_parameters + a->parameters)
+                                        : std::nullopt);
   w.end_object();
 }
 

@@ -97,11 +97,7 @@ void write_json(JsonWriter& w, const std::optional<SsmSummary>& s) {
     } else {
       w.key("d_state").count_or_null(st.state);
       w.key("d_inner").count_or_null(st.inner);
-      w.key("expand");
-      if (m.expand > 0)
-        w.value(m.expand);
-      else
-        w.null();
+      w.key("expand").value_or_null(m.expand > 0 ? std::optional<double>(m.expand) : std::nullopt);
       w.key("heads").count_or_null(st.heads);
       w.key("head_dim").count_or_null(st.head_dim);
       w.key("groups").count_or_null(st.groups);
