@@ -9,7 +9,9 @@
 #include <system_error>
 
 #include "core/error.h"
+#include "hub/content_hash.h"
 #include "hub/repo_ref.h"
+#include "hub/response_headers.h"
 #include "hub/stale_temp.h"
 #include "io/atomic_file.h"
 #include "io/file_source.h"
@@ -210,6 +212,38 @@ void HubCache::write_header(const std::string& etag, std::string_view prefix) co
   // Not flushed to disk: a header cut short by a power loss fails its own length check when read back and is
   // fetched again (read_header's callers), and flushing each of a 163-shard repo's headers costs 0.5 s.
   write_file_atomically(dir / etag, prefix, Durability::Checked);
+}
+
+namespace {
+// A repo path as one file name: its SHA-256 (paths hold slashes and may exceed a name's 255 bytes).
+std::string path_key(const std::string& path) {
+  return content_hash_of(path, std::string(64, '0'));  // 64 hex selects SHA-256
+}
+}  // namespace
+
+std::optional<HubCache::HeaderKey> HubCache::read_header_key(const std::string& commit,
+                                                             const std::string& path) const {
+  const fs::path p = repo_ / "modelanalyzer" / "keys" / commit / path_key(path);
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) return std::nullopt;
+  const std::string text = read_small_file(p, 128);  // "<64 hex> <decimal size>"
+  HeaderKey key;
+  key.etag = text.substr(0, 64);
+  if (text.size() < 66 || text[64] != ' ' ||
+      key.etag.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return std::nullopt;
+  const std::optional<uint64_t> size = parse_byte_count(std::string_view(text).substr(65));
+  if (!size) return std::nullopt;
+  key.file_size = *size;
+  return key;
+}
+
+void HubCache::write_header_key(const std::string& commit, const std::string& path,
+                                const HeaderKey& key) const {
+  const fs::path dir = repo_ / "modelanalyzer" / "keys" / commit;
+  make_dirs(dir);
+  write_file_atomically(dir / path_key(path), key.etag + " " + std::to_string(key.file_size),
+                        Durability::Checked);
 }
 
 std::optional<std::string> HubCache::read_info(const std::string& commit) const {

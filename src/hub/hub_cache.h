@@ -6,9 +6,11 @@
 // once leave only complete entries (C1, C2). Everything read back is checked: refs hold 40 hex (C9), etags
 // and commits from a server are hex before they become file names (N14), snapshot links resolve inside
 // blobs/ (C7). Beside the layout, under modelanalyzer/ (ignored by huggingface_hub's scanner): weight-file
-// headers keyed by etag, the model info of each commit, so a second analysis needs no request for them, and
+// headers keyed by etag (and, for listings without hashes, the etag of each path at a commit), the model info
+// of each commit, so a second analysis needs no request for them, and
 // a stamp for each blob whose hash was checked.
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -54,6 +56,16 @@ class HubCache {
 
   std::optional<std::string> read_header(const std::string& etag) const;
   void write_header(const std::string& etag, std::string_view prefix) const;
+  // A listing without LFS hashes or sizes (a mirror's, or an API answer without blobs=true) names no header
+  // key, so the etag and size a header read found are remembered per commit and path
+  // (modelanalyzer/keys/{commit}/{sha256 of the path}): --offline finds the header again. nullopt when
+  // absent or malformed.
+  struct HeaderKey {
+    std::string etag;  // 64 hex
+    uint64_t file_size = 0;
+  };
+  std::optional<HeaderKey> read_header_key(const std::string& commit, const std::string& path) const;
+  void write_header_key(const std::string& commit, const std::string& path, const HeaderKey& key) const;
   std::optional<std::string> read_info(const std::string& commit) const;
   void write_info(const std::string& commit, std::string_view json) const;
 

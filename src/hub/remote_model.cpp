@@ -193,9 +193,16 @@ class Assembler {
                              FetchedHeader& h, RemoteStats& stats) {
     if (cache_.snapshot_file(info.commit, f.path)) return HeaderSource::OnDisk;
     h = FetchedHeader{f.path, "", f.size.value_or(0)};
+    // The key of the cached header: the listing's hash, else what an earlier read of this commit found.
+    std::optional<HubCache::HeaderKey> key;
+    if (!f.lfs_sha256.empty() && f.size)
+      key = HubCache::HeaderKey{f.lfs_sha256, *f.size};
+    else if (f.lfs_sha256.empty())
+      key = cache_.read_header_key(info.commit, f.path);
     std::optional<std::string> cached;
-    if (!f.lfs_sha256.empty()) cached = cache_.read_header(f.lfs_sha256);
-    if (cached && f.size && complete(*cached, *f.size)) {
+    if (key) cached = cache_.read_header(key->etag);
+    if (cached && complete(*cached, key->file_size)) {
+      h.file_size = key->file_size;
       h.prefix = std::move(*cached);
       std::lock_guard lock(mutex_);
       ++stats.headers_cached;
@@ -205,8 +212,12 @@ class Assembler {
       if (!f.lfs_sha256.empty() && !rh.etag.empty() && rh.etag != f.lfs_sha256)
         throw Error(ErrorKind::Network, ref_.id + "/" + f.path, "X-Linked-Etag",
                     "the file changed between the listing and the read (etag differs); run again");
-      const std::string& key = f.lfs_sha256.empty() ? rh.etag : f.lfs_sha256;
-      if (key.size() == 64) cache_.write_header(key, rh.prefix);
+      if (!f.lfs_sha256.empty()) {
+        cache_.write_header(f.lfs_sha256, rh.prefix);
+      } else if (rh.etag.size() == 64) {
+        cache_.write_header(rh.etag, rh.prefix);
+        cache_.write_header_key(info.commit, f.path, {rh.etag, rh.file_size});
+      }
       h.prefix = std::move(rh.prefix);
       h.file_size = rh.file_size;
       std::lock_guard lock(mutex_);

@@ -71,6 +71,17 @@ FakeRepo tampered_repo() {
   return r;
 }
 
+// The example under a listing that names its files only (no sizes, no LFS hashes), as a mirror or an API
+// answer without blobs=true gives them.
+FakeRepo unhashed_listing_repo() {
+  FakeRepo r = example_repo("ex/unhashed", "normal");
+  std::string siblings;
+  for (const FakeFile& f : r.files)
+    siblings += (siblings.empty() ? "" : ",") + ("{\"rfilename\":\"" + f.path + "\"}");
+  r.info_json_fields = "\"siblings\":[" + siblings + "]";
+  return r;
+}
+
 // A rate-limited repo holding only the config, whose 429 answers carry `header`.
 FakeRepo limited_repo(const std::string& id, std::pair<std::string, std::string> header) {
   FakeRepo r = example_repo(id, "rate_limited");
@@ -96,6 +107,7 @@ class HubCli : public ::testing::Test {
     bad_info.info_json_fields = "\"downloads\":";  // the server answers invalid JSON
     hub_->add_repo(bad_info);
     hub_->add_repo(tampered_repo());
+    hub_->add_repo(unhashed_listing_repo());
     hub_->add_repo(limited_repo("ex/limited-inf", {"Retry-After", "inf"}));
     hub_->add_repo(limited_repo("ex/limited-nan", {"RateLimit", "\"api\";r=0;t=nan"}));
     FakeRepo norange;
@@ -251,6 +263,18 @@ TEST_F(HubCli, SecondRunMakesNoHeaderRequestAndOfflineRunMakesNone) {
   ASSERT_EQ(offline.exit_code, 0) << offline.err;
   EXPECT_EQ(offline.out.substr(offline.out.find("\"num_parameters\"")),
             warm.out.substr(warm.out.find("\"num_parameters\"")));
+}
+
+// A listing without hashes names no key for the header cache: the etag and size the read found are kept per
+// commit and path, so the offline run finds the header again.
+TEST_F(HubCli, OfflineWorksFromAListingWithoutHashes) {
+  CommandResult online = run("tensors ex/unhashed --json");
+  ASSERT_EQ(online.exit_code, 0) << online.err;
+  CommandResult offline =
+      run("tensors ex/unhashed --json", "HF_HUB_OFFLINE=1 HF_ENDPOINT=http://127.0.0.1:9");
+  ASSERT_EQ(offline.exit_code, 0) << offline.err;
+  EXPECT_EQ(offline.out.substr(offline.out.find("\"num_parameters\"")),
+            online.out.substr(online.out.find("\"num_parameters\"")));
 }
 
 TEST_F(HubCli, ACorruptCachedHeaderIsFetchedAgain) {
