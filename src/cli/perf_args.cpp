@@ -127,6 +127,8 @@ CommandSpec perf_spec(PerfArgs& a, std::vector<std::pair<std::string, std::strin
       {{"--json"}, "", "the result as JSON on stdout", [&a](const std::string&) { a.json = true; }},
       {{"--report"}, "FILE.md", "the Markdown efficiency study (- for stdout)",
        [&a](const std::string& v) { a.report_file = v; }},
+      {{"--html"}, "FILE.html", "the efficiency study and its roofline as one self-contained page (- for stdout)",
+       [&a](const std::string& v) { a.html_file = v; }},
       {{"--plot"}, "FILE", "roofline plot: .png or .svg (- for SVG on stdout)",
        [&a](const std::string& v) { a.plot_file = image_path_arg("--plot", v); }},
       {{"--plot-hw"}, "A,B", "chips of the roofline plot (default: --hw)",
@@ -165,6 +167,12 @@ PerfArgs parse_perf_args(const Args& args) {
   a.hub.flags.quiet = a.common.quiet;  // the Hub settings warnings obey --quiet too
   for (const auto& [flag, text] : knob_overrides) apply_knob(a.inputs.knobs, flag, text);
   if (!knob_overrides.empty()) a.inputs.knobs.profile += " (modified)";
+  // stdout carries one document, whole.
+  const int on_stdout =
+      int(a.json) + int(a.report_file == "-") + int(a.html_file == "-") + int(a.plot_file == "-");
+  if (on_stdout > 1)
+    throw Error(ErrorKind::Usage, "perf", "",
+                "only one of --json, --report -, --html - and --plot - can use stdout");
   // Seed 001: the decode KV length is the report's sequence length (255 by default).
   if (!a.kv_len_given) a.inputs.kv_len = a.inputs.seq;
   return a;

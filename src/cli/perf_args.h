@@ -22,6 +22,7 @@ struct PerfArgs {
   bool json = false;
   std::string report_file;  // --report FILE.md
   std::string plot_file;    // --plot FILE.png|svg (roofline)
+  std::string html_file;    // --html FILE.html: the study with its roofline, one self-contained page
   // The roofline's chips and dtype: by default the --hw profile and the step's own dtypes, so the figure
   // shows what the tables compute (--plot-hw / --plot-dtype draw others, e.g. seed 001's H200 and B200 at
   // FP8).
@@ -31,6 +32,9 @@ struct PerfArgs {
   std::optional<double> b_sat;         // --b-sat: the tensor-core saturation M of every chip
   std::string sensitivity = "medium";  // --sensitivity small|medium|large: the knob grid's size
   bool kv_len_given = false;
+
+  // One of --json, --report -, --html -, --plot - writes stdout (parse_perf_args allows one at most).
+  bool stdout_taken() const { return json || report_file == "-" || html_file == "-" || plot_file == "-"; }
 };
 
 // The option table, writing into `a` (execution-knob overrides go to `knob_overrides`, applied after the

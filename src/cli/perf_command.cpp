@@ -40,7 +40,8 @@ int run_perf(const Args& args) {
   // Everything rendered first, then written.
   trace("step modelled; sweeps and outputs");
   PerfSweeps study;
-  if (a.json || !a.report_file.empty()) study = perf_sweeps(inv, report, result, a.sensitivity);
+  if (a.json || !a.report_file.empty() || !a.html_file.empty())
+    study = perf_sweeps(inv, report, result, a.sensitivity);
   std::string json;
   if (a.json)
     stream_perf_json(result, study, a.model, run_info(), [&](std::string_view s) { json.append(s); });
@@ -48,7 +49,7 @@ int run_perf(const Args& args) {
   write_perf_study(files, a);
   if (a.json)
     print_stdout(json);
-  else if (!out.quiet)
+  else if (!out.quiet && !a.stdout_taken())
     print_stdout(render_perf_console(result, a.model, out.color));
   return 0;
 }

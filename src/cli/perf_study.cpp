@@ -67,13 +67,7 @@ PerfSweeps perf_sweeps(const Inventory& inv, const ModelReport& report, const Pe
 PerfStudyFiles render_perf_study(const Inventory& inv, const ModelReport& report, const PerfResult& base,
                                  PerfSweeps study, const PerfArgs& args) {
   PerfStudyFiles f;
-  if (!args.report_file.empty()) {
-    PerfSweeps& s = study;
-    s.roofline_plot = args.plot_file;
-    s.model_id = args.model;
-    f.markdown = render_perf_markdown(base, s);
-  }
-  if (!args.plot_file.empty()) {
+  if (!args.plot_file.empty() || !args.html_file.empty()) {
     // By default the step itself on its own chip (the tables' figures); --plot-hw / --plot-dtype redo it on
     // others.
     std::vector<RooflineSeries> chips;
@@ -94,12 +88,25 @@ PerfStudyFiles render_perf_study(const Inventory& inv, const ModelReport& report
                                     std::to_string(base.inputs.batch),
                                 args.roofline);
   }
+  study.model_id = display_name_of(args.model);  // a title names the model, not a local path
+  study.run = run_info();
+  if (!args.report_file.empty()) {
+    study.roofline_plot = args.plot_file;
+    f.markdown = render_perf_markdown(base, study);
+    study.roofline_plot.clear();
+  }
+  if (!args.html_file.empty()) {
+    study.roofline_svg = f.svg;
+    f.html = render_perf_html(base, study);
+  }
+  if (args.plot_file.empty()) f.svg.clear();
   return f;
 }
 
 void write_perf_study(const PerfStudyFiles& files, const PerfArgs& args) {
   if (!args.plot_file.empty()) write_diagram_file(files.svg, args.plot_file);
   if (!args.report_file.empty()) write_output_file(args.report_file, files.markdown);
+  if (!args.html_file.empty()) write_output_file(args.html_file, files.html);
 }
 
 }  // namespace ma::cli

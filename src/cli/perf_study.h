@@ -15,6 +15,7 @@ namespace ma::cli {
 
 struct PerfStudyFiles {
   std::string markdown;  // empty unless --report
+  std::string html;      // empty unless --html
   std::string svg;       // empty unless --plot
 };
 

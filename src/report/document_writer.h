@@ -12,7 +12,8 @@ class DocumentWriter {
  public:
   virtual ~DocumentWriter() = default;
   virtual void heading(int level, std::string_view title) = 0;
-  // Plain text; **bold** and `code` spans are the only markup a caller may use.
+  // Plain text; **bold** and `code` spans are the only markup a caller may use, and lines that start with
+  // "- " are the items of a list.
   virtual void paragraph(std::string_view text) = 0;
   // A two-column Field / Value table.
   virtual void fields(const std::vector<std::pair<std::string, std::string>>& rows) = 0;
@@ -20,6 +21,9 @@ class DocumentWriter {
                      const std::vector<std::vector<std::string>>& rows) = 0;
   // A formula or derivation, shown verbatim.
   virtual void formula(std::string_view text) = 0;
+  // A picture: Markdown links `file` (nothing when it is empty), HTML inlines `svg` (nothing when empty).
+  // `caption` is plain text.
+  virtual void figure(std::string_view svg, std::string_view file, std::string_view caption) = 0;
   virtual std::string take() = 0;
 };
 

@@ -41,7 +41,11 @@ figcaption { color: var(--muted); font-size: 0.9em; }
 .toolbar { float: right; }
 .toolbar button { font: inherit; color: var(--fg); background: var(--head); border: 1px solid var(--line);
                   border-radius: 6px; padding: 4px 10px; cursor: pointer; }
-td { overflow-wrap: anywhere; }
+/* A field's value wraps anywhere; a wide table keeps its words whole and scrolls inside its box instead
+   of breaking a tensor name into a column of letters. */
+table.fields td { overflow-wrap: anywhere; }
+table.sortable td { overflow-wrap: normal; }
+td.num { white-space: nowrap; }
 @media (max-width: 640px) {
   main { padding: 14px 10px 32px; } h1 { font-size: 1.35rem; } th, td { padding: 4px 6px; }
   table.fields th { white-space: normal; width: 38%; }

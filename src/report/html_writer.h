@@ -16,6 +16,7 @@ class HtmlWriter final : public DocumentWriter {
   void table(const std::vector<std::string>& header,
              const std::vector<std::vector<std::string>>& rows) override;
   void formula(std::string_view text) override;
+  void figure(std::string_view svg, std::string_view file, std::string_view caption) override;
   // Raw markup the caller vouches for (an inline SVG figure).
   void raw(std::string_view html) { out_ += html; }
   std::string take() override;

@@ -61,4 +61,17 @@ void MarkdownWriter::formula(std::string_view text) {
   out_ += "\n```\n\n";
 }
 
+void MarkdownWriter::figure(std::string_view, std::string_view file, std::string_view caption) {
+  if (file.empty()) return;
+  out_ += "![";
+  out_ += caption;
+  out_ += "](";
+  out_ += file;
+  out_ += ")\n\nFigure: `";
+  out_ += file;
+  out_ += "` (";
+  out_ += caption;
+  out_ += ").\n\n";
+}
+
 }  // namespace ma

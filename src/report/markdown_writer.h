@@ -19,6 +19,7 @@ class MarkdownWriter final : public DocumentWriter {
              const std::vector<std::vector<std::string>>& rows) override;
   // A formula or derivation, in a code block.
   void formula(std::string_view text) override;
+  void figure(std::string_view svg, std::string_view file, std::string_view caption) override;
   std::string take() override { return std::move(out_); }
 
  private:

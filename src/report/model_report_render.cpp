@@ -209,8 +209,7 @@ std::string render_report_json(const ModelReport& r, const RunInfo& run) {
 
 void write_report_document(DocumentWriter& w, const ModelReport& r, const RunInfo& run) {
   w.heading(1, "Model analysis: " + r.identity.display_name);
-  w.paragraph("**Analysis Date:** " + run.timestamp + " · " + tool_version_text() + " · `" +
-              run.command_line + "`");
+  w.paragraph(run_info_paragraph(run));
   render_document(w, r.identity, r);
   if (r.adapter) render_document(w, *r.adapter, r);
   const ParameterCounts& p = r.parameters;

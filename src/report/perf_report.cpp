@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+#include "report/html_page.h"
+#include "report/html_writer.h"
 #include "report/markdown_writer.h"
 #include "report/perf_report_parts.h"
 
@@ -29,10 +31,10 @@ ComputeDType perf_peak_dtype(const PerfResult& r) {
   return bytes_per_element(w) > bytes_per_element(a) ? w : a;
 }
 
-std::string render_perf_markdown(const PerfResult& base, const PerfSweeps& s) {
-  MarkdownWriter md;
+void write_perf_document(DocumentWriter& md, const PerfResult& base, const PerfSweeps& s) {
   const std::string model = s.model_id.empty() ? "model" : s.model_id;
   md.heading(1, "Performance analysis: " + model);
+  if (!s.run.timestamp.empty()) md.paragraph(run_info_paragraph(s.run));
   md.paragraph("The efficiency study for one " + perf_md::mode_name(base) + " step (" +
                perf_md::shape_text(base) + ") on " + base.hardware.name +
                ": FLOPs, bytes, arithmetic intensity and time per operation, the roofline, "
@@ -45,7 +47,19 @@ std::string render_perf_markdown(const PerfResult& base, const PerfSweeps& s) {
   perf_md::limits(md, s.limits);
   perf_md::knobs_table(md, base.inputs.knobs);
   perf_md::appendix(md);
+}
+
+std::string render_perf_markdown(const PerfResult& base, const PerfSweeps& s) {
+  MarkdownWriter md;
+  write_perf_document(md, base, s);
   return md.take();
+}
+
+std::string render_perf_html(const PerfResult& base, const PerfSweeps& s) {
+  HtmlWriter html;
+  write_perf_document(html, base, s);
+  return html_page("Performance analysis: " + (s.model_id.empty() ? std::string("model") : s.model_id),
+                   html.take());
 }
 
 }  // namespace ma

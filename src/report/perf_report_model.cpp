@@ -70,7 +70,7 @@ std::string layer_signature(const std::vector<const OpCost*>& ops) {
 }  // namespace
 
 // 1. Architecture overview.
-void overview(MarkdownWriter& md, const PerfResult& r, const std::string& model) {
+void overview(DocumentWriter& md, const PerfResult& r, const std::string& model) {
   md.heading(2, "1. Architecture Overview");
   const PerfInputs& in = r.inputs;
   std::set<uint32_t> layers;
@@ -132,7 +132,7 @@ void overview(MarkdownWriter& md, const PerfResult& r, const std::string& model)
 }
 
 // 2. The per-op table (representative layers), per-kind totals, the step.
-void analytical(MarkdownWriter& md, const PerfResult& r) {
+void analytical(DocumentWriter& md, const PerfResult& r) {
   md.heading(2, "2. Analytical Model (FLOPs, Bytes, Time)");
   md.formula(
       "eta_tc(M_eff) = min(1, M_eff / B_sat)\n"

@@ -18,7 +18,7 @@ std::string binding_resource(const std::string& regime) {
 }
 
 // The decode batch sweep, grouped by profile in the order first met, B ascending.
-void batch_sweep(MarkdownWriter& md, const std::vector<PerfResult>& sweep) {
+void batch_sweep(DocumentWriter& md, const std::vector<PerfResult>& sweep) {
   md.heading(3, "3.1 Decode batch sweep");
   if (sweep.empty()) {
     md.paragraph("No decode batch sweep was computed.");
@@ -89,13 +89,11 @@ void batch_sweep(MarkdownWriter& md, const std::vector<PerfResult>& sweep) {
 }  // namespace
 
 // 3. Roofline: the figure, the op groups, the sweep, the worked example.
-void roofline(MarkdownWriter& md, const PerfResult& r, const PerfSweeps& s) {
+void roofline(DocumentWriter& md, const PerfResult& r, const PerfSweeps& s) {
   md.heading(2, "3. Roofline Analysis");
-  if (!s.roofline_plot.empty())
-    md.paragraph(
-        "![Roofline: attained TFLOP/s against arithmetic intensity](" + s.roofline_plot + ")\n\nFigure: `" +
-        s.roofline_plot +
-        "` (one panel per accelerator; roof = min(P_peak, BW_hbm x AI), ridge marked, regions shaded).");
+  md.figure(s.roofline_svg, s.roofline_plot,
+            "Roofline: attained TFLOP/s against arithmetic intensity, one panel per accelerator; roof = "
+            "min(P_peak, BW_hbm x AI), ridge marked, regions shaded");
   const ComputeDType pd = perf_peak_dtype(r);
   md.paragraph("Ridge on " + r.hardware.name +
                ": OI_knee = P_peak / BW_hbm = " + brief_number(r.hardware.ridge(pd)) +
@@ -112,7 +110,7 @@ void roofline(MarkdownWriter& md, const PerfResult& r, const PerfSweeps& s) {
 }
 
 // 4. The sensitivity grid, as passed.
-void sensitivity(MarkdownWriter& md, const std::vector<PerfResult>& grid) {
+void sensitivity(DocumentWriter& md, const std::vector<PerfResult>& grid) {
   md.heading(2, "4. Sensitivity Analysis");
   if (grid.empty()) {
     md.paragraph("No sensitivity grid was computed.");
@@ -143,7 +141,7 @@ void sensitivity(MarkdownWriter& md, const std::vector<PerfResult>& grid) {
 }
 
 // 5. Training, prefill and decode: what binds each.
-void limits(MarkdownWriter& md, const std::vector<PerfResult>& lim) {
+void limits(DocumentWriter& md, const std::vector<PerfResult>& lim) {
   md.heading(2, "5. Architectural Limits");
   if (lim.empty()) {
     md.paragraph("No training / prefill / decode limits were computed.");

@@ -17,7 +17,7 @@ bool close(double formula, double field) {
 }  // namespace
 
 // Every step of the worked example as a formula, its values and its result.
-void worked_example(MarkdownWriter& md, const PerfResult& w) {
+void worked_example(DocumentWriter& md, const PerfResult& w) {
   md.heading(
       3, "3.2 Worked example (" + mode_name(w) + ", " + shape_text(w) + ", " + w.inputs.knobs.profile + ")");
   const OpCost& t = w.total;
@@ -98,7 +98,7 @@ void worked_example(MarkdownWriter& md, const PerfResult& w) {
 }
 
 // 6. Seed 001's execution / kernel assumptions table with the values in effect.
-void knobs_table(MarkdownWriter& md, const ExecutionKnobs& k) {
+void knobs_table(DocumentWriter& md, const ExecutionKnobs& k) {
   md.heading(2, "6. Execution / Kernel Assumptions");
   const ExecutionKnobs nv = ExecutionKnobs::naive(), ef = ExecutionKnobs::efficient();
   const auto wrf = [](const ExecutionKnobs& x) {
@@ -133,7 +133,7 @@ void knobs_table(MarkdownWriter& md, const ExecutionKnobs& k) {
       "counters, tune the knobs to match observed bytes and regenerate the report.");
 }
 
-void appendix(MarkdownWriter& md) {
+void appendix(DocumentWriter& md) {
   md.heading(2, "Appendix A: Detailed Derivations");
   md.paragraph(
       "Symbols: B batch, S tokens per sequence in this step (decode: 1), L cached tokens, H hidden size, "

@@ -48,6 +48,10 @@ std::string tool_version_text() {
   return "modelanalyzer " MA_VERSION;
 }
 
+std::string run_info_paragraph(const RunInfo& r) {
+  return "**Analysis Date:** " + r.timestamp + " · " + tool_version_text() + " · `" + r.command_line + "`";
+}
+
 void write_run_info(JsonWriter& w, const RunInfo& r) {
   w.key("analysis_timestamp").value(r.timestamp);
   w.key("tool_version").value(tool_version_text());

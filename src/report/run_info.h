@@ -21,6 +21,10 @@ std::string command_line_text(const std::vector<std::string>& args);
 // "modelanalyzer 0.1.0".
 std::string tool_version_text();
 
+// The line under a document's title: "**Analysis Date:** <time> · modelanalyzer 0.1.0 · `<command line>`"
+// (DocumentWriter paragraph markup).
+std::string run_info_paragraph(const RunInfo& r);
+
 // Keys "analysis_timestamp", "tool_version", "command_line" into the object open in `w`.
 void write_run_info(JsonWriter& w, const RunInfo& r);
 

@@ -268,9 +268,9 @@ std::string render_stats_html(const WeightStats& s, const RunInfo& run, const st
   figures += "</section>\n";
   const size_t second = body.find("<section>", body.find("<section>") + 1);
   body.insert(second == std::string::npos ? body.size() : second, figures);
-  body.insert(body.find("</h1>") + 6, "<p><strong>Analysis Date:</strong> " + html_escaped(run.timestamp) +
-                                          " · " + html_escaped(tool_version_text()) + " · <code>" +
-                                          html_escaped(run.command_line) + "</code></p>\n");
+  HtmlWriter run_line;
+  run_line.paragraph(run_info_paragraph(run));
+  body.insert(body.find("</h1>") + 6, run_line.take());
   return html_page("Weight statistics: " + s.model_id, body);
 }
 

@@ -353,7 +353,10 @@ TEST(PerfReportTest, HasEverySectionInOrder) {
   EXPECT_TRUE(contains(md, "| P_peak (BF16) | 1000 TFLOP/s |"));
   EXPECT_TRUE(contains(md, "| Ridge OI_knee = P_peak / BW_hbm | 250 FLOP/byte |"));
   EXPECT_TRUE(
-      contains(md, "![Roofline: attained TFLOP/s against arithmetic intensity](two-op-roofline.png)"));
+      contains(md,
+               "![Roofline: attained TFLOP/s against arithmetic intensity, one panel per accelerator; "
+               "roof = min(P_peak, BW_hbm x AI), ridge marked, regions shaded](two-op-roofline.png)"));
+  EXPECT_TRUE(contains(md, "Figure: `two-op-roofline.png`"));
   EXPECT_TRUE(contains(md, "- hand-made test model"));
   // Appendix derivations as formulas: the causal half and the network terms.
   EXPECT_TRUE(contains(md, "S(S+1)/2"));

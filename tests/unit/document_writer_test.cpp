@@ -1,0 +1,53 @@
+// The two forms of a written report (report/document_writer.h): what a section writes once must read right
+// as Markdown and as HTML — lists, paragraphs, figures, escaping.
+#include <gtest/gtest.h>
+
+#include "report/html_writer.h"
+#include "report/markdown_writer.h"
+
+namespace ma {
+namespace {
+
+TEST(HtmlWriter, DashLinesBecomeAListBetweenParagraphs) {
+  HtmlWriter w;
+  w.paragraph("Before:\n- one `a<b`\n- **two**\nafter\n\nnext");
+  EXPECT_EQ(w.take(),
+            "<p>Before:</p>\n<ul>\n<li>one <code>a&lt;b</code></li>\n<li><strong>two</strong></li>\n</ul>\n"
+            "<p>after</p>\n<p>next</p>\n");
+}
+
+TEST(HtmlWriter, ProseLinesStayOneParagraph) {
+  HtmlWriter w;
+  w.paragraph("line one\nline two - not an item");
+  EXPECT_EQ(w.take(), "<p>line one<br>line two - not an item</p>\n");
+}
+
+TEST(HtmlWriter, FiguresStayOnOneLineWordsMayWrap) {
+  HtmlWriter w;
+  w.table({"name", "time", "delta"}, {{"layers.0.mlp", "70.53 ns", "-0.5"}});
+  const std::string html = w.take();
+  EXPECT_NE(html.find("<td>layers.0.mlp</td><td class=\"num\">70.53 ns</td><td class=\"num\">-0.5</td>"),
+            std::string::npos)
+      << html;
+}
+
+TEST(HtmlWriter, FigureInlinesTheSvgAndEscapesTheCaption) {
+  HtmlWriter w;
+  w.figure("<?xml version=\"1.0\"?>\n<svg></svg>", "roof.png", "min(P, BW x AI) & <more>");
+  EXPECT_EQ(w.take(), "<figure><svg></svg><figcaption>min(P, BW x AI) &amp; &lt;more&gt;</figcaption></figure>\n");
+  HtmlWriter none;
+  none.figure("", "roof.png", "caption");
+  EXPECT_EQ(none.take(), "") << "no picture, no empty frame";
+}
+
+TEST(MarkdownWriter, FigureLinksTheFileOrWritesNothing) {
+  MarkdownWriter w;
+  w.figure("<svg></svg>", "roof.png", "Roofline");
+  EXPECT_EQ(w.take(), "![Roofline](roof.png)\n\nFigure: `roof.png` (Roofline).\n\n");
+  MarkdownWriter none;
+  none.figure("<svg></svg>", "", "Roofline");
+  EXPECT_EQ(none.take(), "");
+}
+
+}  // namespace
+}  // namespace ma
