@@ -133,6 +133,8 @@ std::string headline(const AttentionSummary& s) {
   for (const std::string& k : kinds) base += (base.empty() ? "" : "/") + k;
   if (sliding) base += " + sliding window";
   if (chunked) base += " + chunked local";
+  // A pure state-space model has no attention at all: "none", not "Mamba" under an "Attention" heading.
+  if (base.empty() && !linear && ssm) return "none (Mamba state-space layers only)";
   std::string other = linear && ssm ? "linear attention + Mamba"
                       : linear      ? "linear attention"
                       : ssm         ? "Mamba"
@@ -179,6 +181,13 @@ std::string compress_pattern(const std::vector<std::string>& tokens) {
     s += (s.empty() ? "" : " + ") + part;
   }
   return s;
+}
+
+bool attention_free(const AttentionSummary& s) {
+  if (s.layers.empty()) return false;
+  for (const LayerAttention& l : s.layers)
+    if (l.mixer == Mixer::Attention || l.mixer == Mixer::LinearAttention) return false;
+  return true;
 }
 
 AttentionSummary summarize_attention(const ArchitectureRecord& arch) {

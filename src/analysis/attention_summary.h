@@ -34,6 +34,8 @@ struct AttentionSummary {
 };
 
 AttentionSummary summarize_attention(const ArchitectureRecord& arch);
+// No layer attends (a pure Mamba model): no heads, no pattern, no kernels to show.
+bool attention_free(const AttentionSummary& s);
 
 // Run-length and period compression of a layer sequence: {a,a,b,a,a,b} -> "2×a + 1×b, ×2";
 // {n,n,f,n,f,n,f,n} -> "2×n + (1×f + 1×n)×3". Picks the factorization that shows the fewest runs.

@@ -24,6 +24,7 @@
 #include "cli/stats_args.h"
 #include "cli/verbose_trace.h"
 #include "core/error.h"
+#include "core/units.h"
 #include "hub/hub_settings.h"
 #include "hub/repo_ref.h"
 #include "report/diagram_png.h"
@@ -129,10 +130,12 @@ bool scan_model(const std::string& model_id, ModelWeightsInput input, StatsArgs&
   progress.finish();
   stats.model_id = model_id;
   if (!out.quiet) {
+    // The size in binary units as everywhere else; the rate in decimal GB/s, as disks and buses are rated.
     const double gb = static_cast<double>(stats.summary.bytes) / 1e9;
-    std::fprintf(stderr, "%s%llu tensors, %.2f GB scanned in %.2f s (%.2f GB/s)\n",
+    std::fprintf(stderr, "%s%llu tensors, %s scanned in %.2f s (%.2f GB/s)\n",
                  a.model == model_id ? "" : (model_id + ": ").c_str(),
-                 static_cast<unsigned long long>(stats.summary.tensors), gb, stats.summary.seconds,
+                 static_cast<unsigned long long>(stats.summary.tensors),
+                 human_bytes(stats.summary.bytes).c_str(), stats.summary.seconds,
                  stats.summary.seconds > 0 ? gb / stats.summary.seconds : 0.0);
   }
   return true;

@@ -85,12 +85,20 @@ void report_total_size(const CheckpointTotals& totals, const Checkpoint& ck,
   std::string why;
   if (!ck.headers_read && !inv.model->arch.stored_dtype)
     why += "; the config declares no torch_dtype, float32 assumed";
-  if (unknown)
-    why += "; " + std::to_string(unknown) +
-           " stored tensors of unknown shape (e.g. rotary inv_freq buffers) not counted";
+  if (unknown) {
+    // Name what is not a rotary buffer: LLaVA-1.5's index stores an lm_head its template (LlavaModel) lacks,
+    // and that, not the 32 inv_freq buffers, is the 262 MB.
+    std::string others;
+    size_t named = 0;
+    for (const InventoryTensor& t : rows)
+      if (!t.shape_known && !t.name.ends_with("inv_freq") && named++ < 3)
+        others += (others.empty() ? "e.g. " : ", ") + t.name;
+    why += "; " + std::to_string(unknown) + " stored tensors of unknown shape (" +
+           (others.empty() ? std::string("rotary inv_freq buffers") : others) + ") not counted";
+  }
   inv.warnings.push_back(
-      ck.index_name + " metadata.total_size is " + std::to_string(*totals.index_total_size) + " bytes; the " +
-      (ck.headers_read ? "headers hold " : "template predicts ") + std::to_string(totals.bytes) + why);
+      ck.index_name + " metadata.total_size is " + with_thousands(*totals.index_total_size) + " bytes; the " +
+      (ck.headers_read ? "headers hold " : "template predicts ") + with_thousands(totals.bytes) + why);
 }
 
 std::string_view top_module(std::string_view name) {

@@ -40,6 +40,10 @@ TEST(CliSsmSection, MambaShapeFollowsTheConfig) {
   for (const char* line : {"Mamba layers              3 of 3: 0-2", "d_state                 16",
                            "d_inner                 400 (2 x hidden)", "dt rank                 13"})
     EXPECT_NE(console.out.find(line), std::string::npos) << line << "\n" << console.out;
+  // No attention: said once, no "heads unknown" or kernel lines under it.
+  const std::string attention = console.out.substr(console.out.find("Attention\n"));
+  EXPECT_EQ(attention.substr(0, attention.find("\n\n")),
+            "Attention\n  type                      none (Mamba state-space layers only)");
 }
 
 // A hybrid from the shared configs: every shape figure equals the config's own key, and the Mamba-2 and

@@ -210,7 +210,8 @@ TEST(AttentionSummary, Qwen3NextLinearAttention) {
 TEST(AttentionSummary, MambaHasNoAttention) {
   ANALYZE_OR_SKIP(m, "synthetic-configs/mamba-2.8b-shape");
   const AttentionSummary s = summarize_attention(m->inventory.arch);
-  EXPECT_EQ(s.attention_type, "Mamba");
+  EXPECT_EQ(s.attention_type, "none (Mamba state-space layers only)");
+  EXPECT_TRUE(attention_free(s)) << "the report shows no heads, pattern or kernels for it";
   EXPECT_EQ(s.pattern, "64×none");  // n_layer 64
 }
 

@@ -34,7 +34,8 @@ TEST(HtmlWriter, FiguresStayOnOneLineWordsMayWrap) {
 TEST(HtmlWriter, FigureInlinesTheSvgAndEscapesTheCaption) {
   HtmlWriter w;
   w.figure("<?xml version=\"1.0\"?>\n<svg></svg>", "roof.png", "min(P, BW x AI) & <more>");
-  EXPECT_EQ(w.take(), "<figure><svg></svg><figcaption>min(P, BW x AI) &amp; &lt;more&gt;</figcaption></figure>\n");
+  EXPECT_EQ(w.take(),
+            "<figure><svg></svg><figcaption>min(P, BW x AI) &amp; &lt;more&gt;</figcaption></figure>\n");
   HtmlWriter none;
   none.figure("", "roof.png", "caption");
   EXPECT_EQ(none.take(), "") << "no picture, no empty frame";

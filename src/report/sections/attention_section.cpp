@@ -59,6 +59,7 @@ void render_console(ConsoleWriter& w, const AttentionSummary& s, const ModelRepo
   if (s.layers.empty() && s.attention_type.empty()) return;
   w.heading("Attention");
   w.field("type", s.attention_type.empty() ? "unknown" : s.attention_type);
+  if (attention_free(s)) return;
   w.field("heads", heads_text(s));
   if (!s.pattern.empty()) w.field("pattern", s.pattern);
   for (const KernelSupport& k : s.kernels.kernels) w.field(k.kernel, kernel_text(k));
@@ -105,6 +106,10 @@ void render_document(DocumentWriter& w, const AttentionSummary& s, const ModelRe
   (void)r;
   if (s.layers.empty() && s.attention_type.empty()) return;
   w.heading(2, "Attention");
+  if (attention_free(s)) {
+    w.fields({{"Type", s.attention_type}});
+    return;
+  }
   std::vector<std::pair<std::string, std::string>> fields = {
       {"Type", s.attention_type.empty() ? "unknown" : s.attention_type},
       {"Heads", heads_text(s)},
