@@ -35,6 +35,7 @@
 #include "core/error.h"
 #include "formats/safetensors_writer.h"
 #include "io/atomic_file.h"
+#include "llama_1b_checkpoint.h"
 
 namespace fs = std::filesystem;
 using ma::bench::median;
@@ -46,127 +47,6 @@ constexpr const char* kPython = "/usr/bin/python3";
 constexpr double kTargetGBs = 8.0;
 constexpr double kTargetSpeedup = 30.0;
 constexpr long kTargetRssKb = 512 * 1024;
-
-// -----------------------------------------------------------------------------------------------------------
-// The checkpoint.
-
-struct Planned {
-  ma::TensorToWrite tensor;  // data left empty: only the header is built from it
-  double mean, sigma;        // the weights' distribution
-};
-
-std::vector<Planned> llama_1b_layout() {
-  constexpr uint64_t kHidden = 2048, kKv = 512, kMlp = 8192, kVocab = 128256, kLayers = 16;
-  std::vector<Planned> t;
-  auto add = [&](std::string name, ma::Shape shape, double mean, double sigma) {
-    t.push_back({{std::move(name), ma::DType::BF16, std::move(shape), {}}, mean, sigma});
-  };
-  add("model.embed_tokens.weight", {kVocab, kHidden}, 0, 0.02);
-  for (uint64_t l = 0; l < kLayers; ++l) {
-    std::string p = "model.layers." + std::to_string(l) + ".";
-    add(p + "input_layernorm.weight", {kHidden}, 1.0, 0.05);
-    add(p + "self_attn.q_proj.weight", {kHidden, kHidden}, 0, 0.02);
-    add(p + "self_attn.k_proj.weight", {kKv, kHidden}, 0, 0.02);
-    add(p + "self_attn.v_proj.weight", {kKv, kHidden}, 0, 0.02);
-    add(p + "self_attn.o_proj.weight", {kHidden, kHidden}, 0, 0.02 / std::sqrt(2.0 * kLayers));
-    add(p + "post_attention_layernorm.weight", {kHidden}, 1.0, 0.05);
-    add(p + "mlp.gate_proj.weight", {kMlp, kHidden}, 0, 0.02);
-    add(p + "mlp.up_proj.weight", {kMlp, kHidden}, 0, 0.02);
-    add(p + "mlp.down_proj.weight", {kHidden, kMlp}, 0, 0.02 / std::sqrt(2.0 * kLayers));
-  }
-  add("model.norm.weight", {kHidden}, 1.0, 0.05);
-  return t;
-}
-
-uint64_t splitmix64(uint64_t& s) {
-  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-uint16_t to_bf16(float f) {  // round to nearest even (inputs are finite)
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  b += 0x7fff + ((b >> 16) & 1);
-  return static_cast<uint16_t>(b >> 16);
-}
-
-// 65,536 normal samples of the tensor's distribution as BF16; each element then picks one with 16 random bits
-// (four elements per 64-bit draw), which is fast and gives a realistic spread of distinct values.
-std::vector<uint16_t> value_table(double mean, double sigma, uint64_t& rng) {
-  std::vector<uint16_t> table(65536);
-  for (auto& v : table) {
-    double u = (static_cast<double>(splitmix64(rng) >> 11) + 0.5) * 0x1p-53;  // (0, 1)
-    double w = static_cast<double>(splitmix64(rng) >> 11) * 0x1p-53;
-    double z = std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * std::numbers::pi * w);
-    v = to_bf16(static_cast<float>(mean + sigma * z));
-  }
-  return table;
-}
-
-std::string padded_header(const std::vector<ma::TensorToWrite>& tensors) {
-  std::string header = ma::safetensors_header_json(tensors, {{"format", "pt"}});
-  while (header.size() % 8) header += ' ';  // as write_safetensors pads it
-  std::string out(8, '\0');
-  uint64_t n = header.size();
-  for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
-  return out + header;
-}
-
-bool file_starts_with(const fs::path& p, const std::string& prefix) {
-  int fd = ::open(p.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  std::string got(prefix.size(), '\0');
-  ssize_t n = ::pread(fd, got.data(), got.size(), 0);
-  ::close(fd);
-  return n == static_cast<ssize_t>(prefix.size()) && got == prefix;
-}
-
-// Writes (or reuses) the checkpoint; returns its size in bytes.
-uint64_t ensure_checkpoint(const fs::path& path, size_t& tensor_count) {
-  std::vector<Planned> plan = llama_1b_layout();
-  std::vector<ma::TensorToWrite> tensors;
-  uint64_t data_bytes = 0;
-  for (const auto& p : plan) {
-    tensors.push_back(p.tensor);
-    data_bytes += ma::numel(p.tensor.shape) * 2;
-  }
-  tensor_count = tensors.size();
-  std::string head = padded_header(tensors);
-  uint64_t size = head.size() + data_bytes;
-  std::error_code ec;
-  if (fs::file_size(path, ec) == size && !ec && file_starts_with(path, head)) {
-    std::printf("reusing %s\n", path.c_str());
-    return size;
-  }
-  std::printf("writing %s (%.2f GB)...\n", path.c_str(), static_cast<double>(size) / 1e9);
-  std::fflush(stdout);
-  auto start = std::chrono::steady_clock::now();
-  fs::create_directories(path.parent_path());
-  ma::AtomicFile out(path);
-  out.write(head);
-  uint64_t rng = 0x5eed5eed5eedull;
-  constexpr size_t kChunk = 32u << 20;  // elements per write: 64 MiB
-  std::vector<uint16_t> buf(kChunk);
-  for (const auto& p : plan) {
-    std::vector<uint16_t> table = value_table(p.mean, p.sigma, rng);
-    uint64_t left = ma::numel(p.tensor.shape);
-    while (left) {
-      size_t n = static_cast<size_t>(std::min<uint64_t>(left, kChunk));
-      for (size_t i = 0; i < n; i += 4) {
-        uint64_t r = splitmix64(rng);
-        for (size_t j = 0; j < 4 && i + j < n; ++j) buf[i + j] = table[(r >> (16 * j)) & 0xffff];
-      }
-      out.write(std::string_view(reinterpret_cast<const char*>(buf.data()), n * 2));
-      left -= n;
-    }
-  }
-  out.commit();
-  std::printf("  written in %.1f s\n",
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  return size;
-}
 
 // -----------------------------------------------------------------------------------------------------------
 // Measurements.
@@ -251,7 +131,7 @@ int main(int argc, char** argv) {
   try {
     fs::path model = work / "llama-1b-bf16.safetensors";
     size_t tensors = 0;
-    uint64_t size = ensure_checkpoint(model, tensors);
+    uint64_t size = ma::bench::ensure_llama_1b_checkpoint(model, tensors);
     const double gb = static_cast<double>(size) / 1e9;
     std::printf("checkpoint: Llama-3.2-1B layout, BF16, %zu tensors, %.3f GB (%s)\n", tensors, gb,
                 model.c_str());

@@ -8,6 +8,9 @@ PACKAGES=(
   clang-format            # .ci/run checks the layout of every C++ file (scripts/check-format.sh)
   python3                 # benchmark reference scripts
   python3-numpy           # the independent float64 reference the weight-statistics tests compare against
+  libopenblas0-pthread    # `spectrum`: LAPACK and BLAS (loaded at run time; Debian's alternatives point
+                          # liblapack.so.3 at OpenBLAS, 3-5x the reference LAPACK's speed)
+  python3-scipy           # `spectrum`'s benchmark peer (scipy.linalg.svd, gesdd)
   librsvg2-dev            # --visualize: SVG -> PNG with librsvg on cairo
   fonts-dejavu-core       # a sans-serif font for the diagrams' labels
   libxml2-utils           # xmllint: the diagram tests check the SVG is well-formed XML

@@ -3,22 +3,20 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <unordered_map>
 
+#include "analysis/element_decoder.h"
 #include "analysis/module_class.h"
 #include "analysis/readable_values.h"
 #include "analysis/stats_math.h"
 #include "analysis/tensor_pairing.h"
-#include "core/dtype_values.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "formats/checkpoint.h"
-#include "formats/ggml_dequant.h"
 #include "io/file_source.h"
 #include "model/config.h"
 #include "model/tensor_placement.h"
@@ -39,51 +37,8 @@ struct Pair {
   uint64_t rotary_head_dim_a = 0, rotary_head_dim_b = 0;
 };
 
-// Element decoding through a table for types of at most 16 bits (the hot case: BF16), ggml's to_float for
-// block types, element_value otherwise.
-class Decoder {
- public:
-  void decode(DType t, const char* raw, size_t n, double* out) {
-    const uint32_t bits = dtype_bits(t);
-    if (is_block_type(t)) {
-      floats_.resize(n);
-      dequantize_blocks(t, reinterpret_cast<const uint8_t*>(raw), n / dtype_info(t).block_elements,
-                        floats_.data());
-      for (size_t i = 0; i < n; ++i) out[i] = floats_[i];
-    } else if (bits != 4 && bits <= 16) {
-      std::vector<double>& table = table_for(t);
-      for (size_t i = 0; i < n; ++i) {
-        uint64_t v = 0;
-        std::memcpy(&v, raw + i * (bits / 8), bits / 8);
-        out[i] = table[v];
-      }
-    } else if (bits == 4) {  // two per byte, low nibble first
-      for (size_t i = 0; i < n; ++i)
-        out[i] = element_value(t, (static_cast<uint8_t>(raw[i / 2]) >> (4 * (i % 2))) & 15);
-    } else {
-      for (size_t i = 0; i < n; ++i) {
-        uint64_t v = 0;
-        std::memcpy(&v, raw + i * (bits / 8), bits / 8);
-        out[i] = element_value(t, v);
-      }
-    }
-  }
-
- private:
-  std::vector<double>& table_for(DType t) {
-    std::vector<double>& table = tables_[t];
-    if (table.empty()) {
-      table.resize(size_t{1} << dtype_bits(t));
-      for (size_t v = 0; v < table.size(); ++v) table[v] = element_value(t, v);
-    }
-    return table;
-  }
-  std::map<DType, std::vector<double>> tables_;
-  std::vector<float> floats_;
-};
-
 struct Worker {
-  Decoder decoder;
+  ElementDecoder decoder;
   std::vector<char> raw_a = std::vector<char>(kChunkElements * 8),
                     raw_b = std::vector<char>(kChunkElements * 8);
   std::vector<double> a = std::vector<double>(kChunkElements), b = std::vector<double>(kChunkElements);

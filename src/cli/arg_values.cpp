@@ -61,4 +61,15 @@ std::string image_path_arg(const std::string& flag, const std::string& text) {
   return text;
 }
 
+std::pair<uint32_t, uint32_t> layer_range_arg(const std::string& flag, const std::string& text) {
+  constexpr uint64_t kMaxLayerIndex = 1 << 24;
+  const size_t dash = text.find('-');
+  const std::string first = text.substr(0, dash),
+                    last = dash == std::string::npos ? first : text.substr(dash + 1);
+  auto r = std::make_pair(static_cast<uint32_t>(integer_arg(flag, first, 0, kMaxLayerIndex)),
+                          static_cast<uint32_t>(integer_arg(flag, last, 0, kMaxLayerIndex)));
+  if (r.first > r.second) throw Error(ErrorKind::Usage, "", flag, "the range's start is after its end");
+  return r;
+}
+
 }  // namespace ma::cli

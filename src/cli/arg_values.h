@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <utility>
 
 namespace ma::cli {
 
@@ -14,6 +15,8 @@ uint64_t integer_arg(const std::string& flag, const std::string& text, uint64_t 
 double number_arg(const std::string& flag, const std::string& text, double min, double max);
 // A finite number > 0 (and <= max).
 double positive_number_arg(const std::string& flag, const std::string& text, double max = 1e300);
+// A layer range "A-B" (inclusive) or one layer "N".
+std::pair<uint32_t, uint32_t> layer_range_arg(const std::string& flag, const std::string& text);
 // One of `choices`; the error lists them.
 std::string choice_arg(const std::string& flag, const std::string& text,
                        std::initializer_list<const char*> choices);

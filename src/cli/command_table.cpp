@@ -7,6 +7,7 @@
 #include "cli/graph_args.h"
 #include "cli/perf_args.h"
 #include "cli/report_args.h"
+#include "cli/spectrum_args.h"
 #include "cli/stats_args.h"
 #include "cli/tensors_args.h"
 
@@ -26,12 +27,13 @@ std::string perf_help() {
   return command_help(perf_spec(a, knobs));
 }
 
-const std::array<Command, 7> kCommands{{
+const std::array<Command, 8> kCommands{{
     {"", run_summary, help_of<ReportArgs, report_spec>},
     {"tensors", run_tensors, help_of<TensorsArgs, tensors_spec>},
     {"graph", run_graph, help_of<GraphArgs, graph_spec>},
     {"stats", run_stats, help_of<StatsArgs, stats_spec>},
     {"compare", run_compare, help_of<CompareArgs, compare_spec>},
+    {"spectrum", run_spectrum, help_of<SpectrumArgs, spectrum_spec>},
     {"perf", run_perf, perf_help},
     {"download", run_download, help_of<DownloadArgs, download_spec>},
 }};
@@ -63,11 +65,12 @@ std::string usage_text() {
     GraphArgs g;
     StatsArgs st;
     CompareArgs c;
+    SpectrumArgs sp;
     PerfArgs p;
     std::vector<std::pair<std::string, std::string>> knobs;
     DownloadArgs d;
     for (const CommandSpec& s : {report_options, tensors_spec(t), graph_spec(g), stats_spec(st),
-                                 compare_spec(c), perf_spec(p, knobs), download_spec(d)}) {
+                                 compare_spec(c), spectrum_spec(sp), perf_spec(p, knobs), download_spec(d)}) {
       out += "  modelanalyzer " + (s.name.empty() ? std::string() : std::string(s.name) + " ") +
              std::string(s.operands) + " [options]\n" + indented(s.summary);
     }

@@ -17,6 +17,7 @@ int run_download(const Args& args);
 int run_stats(const Args& args);
 int run_compare(const Args& args);
 int run_perf(const Args& args);
+int run_spectrum(const Args& args);
 
 struct Command {
   std::string_view name;  // "" for the report (`modelanalyzer MODEL...`)

@@ -2,24 +2,10 @@
 
 #include "cli/arg_values.h"
 #include "cli/hub_options.h"
+#include "cli/selection_options.h"
 #include "core/error.h"
 
 namespace ma::cli {
-namespace {
-
-constexpr uint64_t kMaxLayerIndex = 1 << 24;
-
-std::pair<uint32_t, uint32_t> layer_range(const std::string& text) {
-  const size_t dash = text.find('-');
-  const std::string first = text.substr(0, dash),
-                    last = dash == std::string::npos ? first : text.substr(dash + 1);
-  auto r = std::make_pair(static_cast<uint32_t>(integer_arg("--layers", first, 0, kMaxLayerIndex)),
-                          static_cast<uint32_t>(integer_arg("--layers", last, 0, kMaxLayerIndex)));
-  if (r.first > r.second) throw Error(ErrorKind::Usage, "", "--layers", "the range's start is after its end");
-  return r;
-}
-
-}  // namespace
 
 CommandSpec stats_spec(StatsArgs& a) {
   CommandSpec s;
@@ -36,12 +22,6 @@ CommandSpec stats_spec(StatsArgs& a) {
        [&a](const std::string& v) { a.trends_file = image_path_arg("--trends", v); }},
       {{"--html"}, "FILE.html", "the report, histograms and trends as one self-contained page (- for stdout)",
        [&a](const std::string& v) { a.html_file = v; }},
-      {{"--include"}, "GLOB", "only tensors whose name matches (repeatable)",
-       [&a](const std::string& v) { a.selection.include.push_back(v); }},
-      {{"--exclude"}, "GLOB", "leave out tensors whose name matches (repeatable)",
-       [&a](const std::string& v) { a.selection.exclude.push_back(v); }},
-      {{"--layers"}, "A-B", "only layers A to B (or one layer N)",
-       [&a](const std::string& v) { a.selection.layers = layer_range(v); }},
       {{"--eps"}, "E", "|x| <= E counts as near zero (default 1e-6)",
        [&a](const std::string& v) { a.scan.eps = number_arg("--eps", v, 0, 1e300); }},
       {{"--bins"}, "N", "histogram bins (default 64)",
@@ -53,6 +33,7 @@ CommandSpec stats_spec(StatsArgs& a) {
   };
   // clang-format on
   s.options.insert(s.options.end(), own.begin(), own.end());
+  add_selection_options(s, a.selection);
   add_common_options(s, a.common);
   add_hub_options(s, a.hub);
   return s;

@@ -23,6 +23,7 @@
 #include "cli/progress.h"
 #include "cli/stats_args.h"
 #include "cli/verbose_trace.h"
+#include "cli/weights_source.h"
 #include "core/error.h"
 #include "core/units.h"
 #include "hub/hub_settings.h"
@@ -33,22 +34,6 @@
 
 namespace ma::cli {
 namespace {
-
-// A Hub id names the weights only once they are downloaded: use the cached snapshot when it has them.
-LocalModelFiles local_weights(const std::string& model, const HubArgs& hub) {
-  std::error_code ec;
-  if (std::filesystem::exists(model, ec)) return locate_local_model(model);
-  std::optional<RepoRef> ref = parse_repo_ref(model);
-  if (!ref) return locate_local_model(model);  // the "no such file" error
-  if (hub.revision) ref->revision = *hub.revision;
-  OpenedModel opened = open_model(
-      model, HubArgs{HubFlags{std::nullopt, std::nullopt, false, true}, hub.revision, hub.file}, true);
-  const LocalModelFiles& f = opened.files;
-  if (f.fetched_headers.empty() && f.format != CheckpointFormat::None) return opened.files;
-  throw Error(ErrorKind::NotFound, model, "",
-              "statistics need the weights: run `modelanalyzer download " + model +
-                  "` first (only headers are cached)");
-}
 
 // Seed 004's `--model_path data/models`: a directory that is no model itself but holds models (data/models/
 // org/name), each found by a walk of at most three levels that stops at the first model on a path. Symlinks

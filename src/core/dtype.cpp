@@ -102,6 +102,33 @@ uint64_t dtype_bytes(uint64_t elements, DType t) {
   return (elements * d.bits + 7) / 8;
 }
 
+std::optional<uint32_t> dtype_fraction_bits(DType t) {
+  switch (t) {
+    case DType::F64:
+      return 52;
+    case DType::F32:
+      return 23;
+    case DType::F16:
+      return 10;
+    case DType::BF16:
+      return 7;
+    case DType::F8_E4M3:
+    case DType::F8_E4M3FNUZ:
+    case DType::F6_E2M3:
+      return 3;
+    case DType::F8_E5M2:
+    case DType::F8_E5M2FNUZ:
+    case DType::F6_E3M2:
+      return 2;
+    case DType::F4:
+      return 1;
+    case DType::F8_E8M0:
+      return 0;
+    default:
+      return std::nullopt;
+  }
+}
+
 double dtype_bits_per_element(DType t) {
   const DTypeInfo& d = dtype_info(t);
   if (d.block_elements > 1) return 8.0 * d.block_bytes / d.block_elements;

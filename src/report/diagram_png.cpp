@@ -1,7 +1,6 @@
 #include "report/diagram_png.h"
 
 #include <cairo.h>
-#include <dlfcn.h>
 #include <librsvg/rsvg.h>
 
 #include <cctype>
@@ -9,6 +8,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "core/runtime_library.h"
 #include "io/output_file.h"
 
 namespace ma {
@@ -23,9 +23,9 @@ class Raster {
  public:
   static const Raster& get() {
     static const Raster lib;
-    if (!lib.error.empty())
+    if (!lib.libs_.missing().empty())
       throw Error(
-          ErrorKind::NotFound, lib.error, "",
+          ErrorKind::NotFound, lib.libs_.missing(), "",
           "PNG diagrams need librsvg and cairo (Debian: librsvg2-2); --viz-output FILE.svg needs neither");
     return lib;
   }
@@ -45,37 +45,25 @@ class Raster {
 
  private:
   Raster() {
-    void* rsvg = open("librsvg-2.so.2");
-    void* cairo = open("libcairo.so.2");
-    void* gobject = open("libgobject-2.0.so.0");
-    void* glib = open("libglib-2.0.so.0");
-    if (!error.empty()) return;
-    bind(rsvg, "rsvg_handle_new_from_data", new_from_data);
-    bind(rsvg, "rsvg_handle_get_intrinsic_size_in_pixels", intrinsic_size);
-    bind(rsvg, "rsvg_handle_render_document", render_document);
-    bind(gobject, "g_object_unref", object_unref);
-    bind(glib, "g_error_free", error_free);
-    bind(cairo, "cairo_image_surface_create", surface_create);
-    bind(cairo, "cairo_surface_status", surface_status);
-    bind(cairo, "cairo_surface_flush", surface_flush);
-    bind(cairo, "cairo_surface_write_to_png_stream", write_png);
-    bind(cairo, "cairo_surface_destroy", surface_destroy);
-    bind(cairo, "cairo_create", create);
-    bind(cairo, "cairo_destroy", destroy);
+    void* rsvg = libs_.open("librsvg-2.so.2");
+    void* cairo = libs_.open("libcairo.so.2");
+    void* gobject = libs_.open("libgobject-2.0.so.0");
+    void* glib = libs_.open("libglib-2.0.so.0");
+    if (!libs_.missing().empty()) return;
+    libs_.bind(rsvg, "rsvg_handle_new_from_data", new_from_data);
+    libs_.bind(rsvg, "rsvg_handle_get_intrinsic_size_in_pixels", intrinsic_size);
+    libs_.bind(rsvg, "rsvg_handle_render_document", render_document);
+    libs_.bind(gobject, "g_object_unref", object_unref);
+    libs_.bind(glib, "g_error_free", error_free);
+    libs_.bind(cairo, "cairo_image_surface_create", surface_create);
+    libs_.bind(cairo, "cairo_surface_status", surface_status);
+    libs_.bind(cairo, "cairo_surface_flush", surface_flush);
+    libs_.bind(cairo, "cairo_surface_write_to_png_stream", write_png);
+    libs_.bind(cairo, "cairo_surface_destroy", surface_destroy);
+    libs_.bind(cairo, "cairo_create", create);
+    libs_.bind(cairo, "cairo_destroy", destroy);
   }
-  void* open(const char* name) {
-    void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!h && error.empty()) error = name;
-    return h;
-  }
-  template <typename F>
-  void bind(void* lib, const char* symbol, F& fn) {
-    fn = reinterpret_cast<F>(dlsym(lib, symbol));
-    if (!fn && error.empty()) error = symbol;
-  }
-
- public:
-  std::string error;  // the library or symbol that could not be loaded
+  RuntimeLibraries libs_;
 };
 
 struct GObjectFree {

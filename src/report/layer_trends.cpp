@@ -204,8 +204,7 @@ std::string render_layer_trends_svg(const WeightStats& s) {
 
   Axes top, bottom;
   for (Axes* a : {&top, &bottom}) {
-    a->sx.lo = lo - (n_layers == 1 ? 1.0 : 0.6);
-    a->sx.hi = hi + (n_layers == 1 ? 1.0 : 0.6);
+    plot::layer_domain(*a, lo, hi);
     a->tick_font = 11;
     a->title_font = 12;
     a->vertical_grid = false;
@@ -228,11 +227,7 @@ std::string render_layer_trends_svg(const WeightStats& s) {
   plot::log_domain(bottom.sy.lo, bottom.sy.hi);
   bottom.ytitle = "abs max (log scale)";
   bottom.xtitle = "layer index";
-  for (Axes* a : {&top, &bottom}) {
-    a->xticks = plot::fitted_ticks(a->sx, true, a->tick_font, 12, true);
-    std::erase_if(a->xticks, [&](const plot::Tick& t) { return t.value < lo - 1e-9 || t.value > hi + 1e-9; });
-    a->yticks = plot::fitted_ticks(a->sy, false, a->tick_font, 6);
-  }
+  for (Axes* a : {&top, &bottom}) plot::layer_ticks(*a, lo, hi);
 
   const double per_layer = plot_w / static_cast<double>(n_layers);
   const double marker_r = std::clamp(per_layer / 3.2, 1.8, 3.8);

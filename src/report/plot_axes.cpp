@@ -314,6 +314,18 @@ void place(Axes& a, double x, double y, double w, double h) {
   a.sy.p1 = y;
 }
 
+void layer_domain(Axes& a, uint32_t lo, uint32_t hi) {
+  const double pad = hi == lo ? 1.0 : 0.6;
+  a.sx.lo = lo - pad;
+  a.sx.hi = hi + pad;
+}
+
+void layer_ticks(Axes& a, uint32_t lo, uint32_t hi, int y_ticks) {
+  a.xticks = fitted_ticks(a.sx, true, a.tick_font, 12, true);
+  std::erase_if(a.xticks, [&](const Tick& t) { return t.value < lo - 1e-9 || t.value > hi + 1e-9; });
+  a.yticks = fitted_ticks(a.sy, false, a.tick_font, y_ticks);
+}
+
 void draw_grid(diagram::Svg& svg, const Axes& a) {
   for (const Tick& t : a.yticks) {
     if (t.label.empty()) continue;

@@ -88,6 +88,11 @@ struct Axes {
 };
 // Sets the pixel ranges of the scales from the area.
 void place(Axes& a, double x, double y, double w, double h);
+// A layer-index x axis over layers [lo, hi]: the domain padded by 0.6 of a layer (1 for a single layer), so
+// the end markers clear the frame; after place(), `layer_ticks` puts integer ticks inside [lo, hi] and the
+// y ticks (at most `y_ticks`).
+void layer_domain(Axes& a, uint32_t lo, uint32_t hi);
+void layer_ticks(Axes& a, uint32_t lo, uint32_t hi, int y_ticks = 6);
 void draw_grid(diagram::Svg& svg, const Axes& a);
 // The left and bottom axis lines, outward tick marks, tick labels and the axis titles (y rotated). With
 // `x_labels` false the bottom axis gets tick marks only (a panel stacked above another).

@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""Independent numpy reference for `modelanalyzer spectrum`: the singular values of every matrix of one
+safetensors file (F32, F16, BF16) and what they say.
+
+usage: spectrum_reference.py FILE.safetensors [--energy 0.9]
+       spectrum_reference.py --alpha-of SPECTRUM.json   (alpha of each tensor's own singular values, from
+                                                         `modelanalyzer spectrum --json --values`)
+
+Prints {"tensors": {name: {...}}}; a 3-D tensor [E, m, n] gives the matrices "name[e]". Everything is
+computed in float64 from the file's own bytes (header parsed here with json + struct, BF16 widened here by a
+bit shift), with LAPACK through numpy.linalg.svd, so nothing of the C++ implementation is trusted.
+
+The definitions are the contract the C++ command is tested against (tests/e2e/spectrum_numpy_test.cpp):
+  s                 numpy.linalg.svd(W as float64, compute_uv=False), descending
+  rank_tolerance    max(s[0] * max(m, n) * eps_f32, u * ||W||_F) with u = 2**-(fraction bits + 1) of the
+                    stored dtype when it is narrower than float32 (F16 2**-11, BF16 2**-8), else 0
+  actual_rank       count(s > rank_tolerance)
+  svd_90_percent_rank  searchsorted(cumsum(s**2) / sum(s**2), energy) + 1
+  stable_rank       sum(s**2) / s[0]**2        effective_rank  exp(-sum(p log p)), p = s / sum(s)
+  spectral_norm     s[0]                       condition_number  s[0] / s[-1] (null when s[-1] == 0)
+  alpha             powerlaw.Fit(s**2) as the `powerlaw` package (and WeightWatcher) fits it, unbounded:
+                    each distinct value but the largest as xmin, alpha = 1 + n / sum(log(x / xmin)) over
+                    the n values >= xmin, D = max |searchsorted(tail, x, 'left') / n - (1 - (x / xmin)**(1 -
+                    alpha))| over the tail's distinct values; the smallest D wins
+"""
+
+import json
+import struct
+import sys
+
+import numpy as np
+
+FRACTION_BITS = {"F32": 23, "F16": 10, "BF16": 7}
+
+
+def read_tensors(path):
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        header = json.loads(f.read(n))
+        base = 8 + n
+        out = []
+        for name, info in header.items():
+            if name == "__metadata__":
+                continue
+            begin, end = info["data_offsets"]
+            f.seek(base + begin)
+            raw = f.read(end - begin)
+            dtype = info["dtype"]
+            if dtype == "F32":
+                x = np.frombuffer(raw, dtype="<f4").astype(np.float64)
+            elif dtype == "F16":
+                x = np.frombuffer(raw, dtype="<f2").astype(np.float64)
+            elif dtype == "BF16":
+                x = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+            else:
+                continue
+            out.append((begin, name, dtype, info["shape"], x))
+    out.sort()
+    return [(name, dtype, shape, x) for _, name, dtype, shape, x in out]
+
+
+def power_law(values):
+    x = np.sort(values[values > 0])
+    if len(x) < 3:
+        return None
+    best = None
+    logs = np.log(x)
+    for i in range(len(x) - 1):
+        if i > 0 and x[i] == x[i - 1]:
+            continue
+        if x[i] == x[-1]:
+            break
+        tail = x[i:]
+        n = len(tail)
+        sum_log = logs[i:].sum() - n * logs[i]
+        if sum_log <= 0:
+            continue
+        alpha = 1 + n / sum_log
+        distinct, first = np.unique(tail, return_index=True)
+        fitted = 1 - (distinct / x[i]) ** (1 - alpha)
+        d = np.max(np.abs(first / n - fitted))
+        if best is None or d < best[2]:
+            best = (alpha, x[i], d, n)
+    return best
+
+
+def metrics(w, dtype, energy):
+    m, n = w.shape
+    s = np.linalg.svd(w, compute_uv=False)
+    fro2 = float(np.sum(w * w))
+    bits = FRACTION_BITS[dtype]
+    u = 2.0 ** -(bits + 1) if bits < 23 else 0.0
+    tol = max(s[0] * max(m, n) * float(np.finfo(np.float32).eps), u * np.sqrt(fro2))
+    sq = s * s
+    cum = np.cumsum(sq) / sq.sum()
+    p = s / s.sum()
+    p = p[p > 0]
+    fit = power_law(sq)
+    return {
+        "singular_values": s.tolist(),
+        "rank_tolerance": tol,
+        "actual_rank": int(np.sum(s > tol)),
+        "svd_90_percent_rank": int(np.searchsorted(cum, 0.9) + 1),
+        "energy_rank": int(np.searchsorted(cum, energy) + 1),
+        "stable_rank": float(sq.sum() / sq[0]),
+        "effective_rank": float(np.exp(-np.sum(p * np.log(p)))),
+        "spectral_norm": float(s[0]),
+        "frobenius_norm": float(np.sqrt(fro2)),
+        "condition_number": float(s[0] / s[-1]) if s[-1] > 0 else None,
+        "alpha": fit[0] if fit else None,
+        "alpha_xmin": fit[1] if fit else None,
+    }
+
+
+def main():
+    if sys.argv[1] == "--alpha-of":
+        with open(sys.argv[2]) as f:
+            tensors = json.load(f)["tensors"]
+        out = {}
+        for t in tensors:
+            fit = power_law(np.array(t["singular_values"]) ** 2)
+            out[t["name"]] = {"alpha": fit[0] if fit else None, "alpha_xmin": fit[1] if fit else None}
+        json.dump({"tensors": out}, sys.stdout)
+        return
+    path = sys.argv[1]
+    energy = float(sys.argv[sys.argv.index("--energy") + 1]) if "--energy" in sys.argv else 0.9
+    result = {}
+    for name, dtype, shape, x in read_tensors(path):
+        if len(shape) == 2:
+            result[name] = metrics(x.reshape(shape), dtype, energy)
+        elif len(shape) == 3:
+            for e, w in enumerate(x.reshape(shape)):
+                result[f"{name}[{e}]"] = metrics(w, dtype, energy)
+    json.dump({"tensors": result}, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,154 @@
+#include "analysis/spectrum/model_spectrum.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "analysis/element_decoder.h"
+#include "analysis/readable_values.h"
+#include "analysis/spectrum/lapack.h"
+#include "core/error.h"
+#include "io/file_source.h"
+#include "model/tensor_placement.h"
+
+namespace ma {
+namespace {
+
+// Raw bytes are read in pieces of about this size and decoded into the matrix, so the raw copy never
+// doubles the peak.
+constexpr uint64_t kReadElements = uint64_t{1} << 22;
+
+struct MatrixShape {
+  uint64_t count = 1, rows = 0, cols = 0;  // count > 1: a stacked expert tensor [count, rows, cols]
+};
+
+std::optional<MatrixShape> matrix_shape(const Shape& shape) {
+  if (shape.size() == 2) return MatrixShape{1, shape[0], shape[1]};
+  if (shape.size() == 3) return MatrixShape{shape[0], shape[1], shape[2]};
+  return std::nullopt;
+}
+
+// Unit roundoff of the stored dtype when it is a float narrower than float32 (the SVD's own precision); 0
+// otherwise (float32 and wider: numpy's rule stands; integers and block types: rounding is not relative).
+double storage_roundoff(DType t) {
+  const std::optional<uint32_t> bits = dtype_fraction_bits(t);
+  if (!bits || *bits >= 23) return 0;
+  return std::ldexp(1.0, -static_cast<int>(*bits) - 1);
+}
+
+// Reads elements [first, first + n) of the item into `out` (block types: whole blocks from `first`).
+void read_elements(const FileSource& file, const ScanItem& item, uint64_t first, uint64_t n, std::string& raw,
+                   ElementDecoder& decoder, float* out) {
+  uint64_t begin = 0, len = 0;
+  if (dtype_bits(item.dtype) == 4) {
+    begin = first / 2;
+    len = (n + 1) / 2;
+  } else if (is_block_type(item.dtype)) {
+    begin = dtype_bytes(first, item.dtype);
+    len = dtype_bytes(n, item.dtype);
+  } else {
+    begin = first * (dtype_bits(item.dtype) / 8);
+    len = n * (dtype_bits(item.dtype) / 8);
+  }
+  file.read_exact(item.offset + begin, len, raw);
+  decoder.decode(item.dtype, raw.data(), static_cast<size_t>(n), out);
+}
+
+MatrixSpectrum analyse(const ScanItem& item, const MatrixShape& m, uint64_t expert, std::vector<float>& w,
+                       const FileSource& file, ElementDecoder& decoder, const SpectrumOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  MatrixSpectrum r;
+  r.name = m.count > 1 ? item.name + "[" + std::to_string(expert) + "]" : item.name;
+  r.dtype = item.dtype;
+  r.rows = m.rows;
+  r.cols = m.cols;
+  const uint64_t numel = m.rows * m.cols;
+  w.resize(numel);
+  // 4-bit types hold two elements per byte and block types whole blocks: a chunk starts on a boundary.
+  uint64_t step = kReadElements;
+  if (is_block_type(item.dtype)) step -= step % dtype_info(item.dtype).block_elements;
+  std::string raw;
+  for (uint64_t done = 0; done < numel; done += step)
+    read_elements(file, item, expert * numel + done, std::min(step, numel - done), raw, decoder, w.data() + done);
+  // Mean, variance and sparsity over the elements (NaN/Inf make the decomposition meaningless: refused).
+  double sum = 0, sum_sq = 0;
+  uint64_t near_zero = 0;
+  for (float x : w) {
+    if (!std::isfinite(x))
+      throw Error(ErrorKind::Malformed, item.file.string(), r.name, "holds NaN or Inf: no singular values");
+    sum += x;
+    sum_sq += double(x) * x;
+    near_zero += std::fabs(x) <= o.eps;
+  }
+  const double n = static_cast<double>(numel);
+  r.mean = sum / n;
+  r.var = std::max(0.0, sum_sq / n - r.mean * r.mean);
+  r.std = std::sqrt(r.var);
+  r.sparsity = static_cast<double>(near_zero) / n;
+  r.frobenius_norm = std::sqrt(sum_sq);
+  r.singular_values = singular_values(w, m.rows, m.cols, o.method, o.randomized);
+  MetricInputs in;
+  in.rows = m.rows;
+  in.cols = m.cols;
+  in.frobenius_squared = sum_sq;
+  in.storage_roundoff = storage_roundoff(item.dtype);
+  in.energy = o.energy;
+  in.tolerance = o.tolerance;
+  r.metrics = spectral_metrics(r.singular_values, in);
+  const TensorPlacement p = place_tensor(item.name);
+  r.local_name = r.name;
+  if (p.layer) {
+    // "model.layers.12.mlp.experts.3.down_proj.weight[1]" -> "mlp.experts.3.down_proj[1]"
+    const size_t after_index = r.name.find('.', size_t{p.stack_length} + 1);
+    if (after_index != std::string::npos) r.local_name = r.name.substr(after_index + 1);
+    if (const size_t at = r.local_name.find(".weight"); at != std::string::npos) r.local_name.erase(at, 7);
+  }
+  r.layer = p.layer;
+  r.block = std::string(block_name(p.block));
+  r.role = p.role;
+  r.module_class = module_class(p.block, p.role);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace
+
+ModelSpectrum compute_model_spectrum(const PlannedScan& plan, const SpectrumOptions& o) {
+  lapack::require();
+  const auto start = std::chrono::steady_clock::now();
+  ModelSpectrum out;
+  out.method = o.method;
+  out.randomized = o.randomized;
+  out.energy = o.energy;
+  out.tolerance = o.tolerance;
+  out.eps = o.eps;
+  out.library = lapack::library_name();
+  size_t total = 0;
+  for (const ScanItem& item : plan.items)
+    if (const auto m = matrix_shape(item.shape)) total += m->count;
+  std::vector<float> w;
+  ElementDecoder decoder;
+  size_t done = 0;
+  for (const ScanItem& item : plan.items) {
+    const std::optional<MatrixShape> m = matrix_shape(item.shape);
+    if (!m) {
+      if (item.shape.size() > 3) out.skipped.push_back(item.name + ": " + std::to_string(item.shape.size()) +
+                                                         "-D, not a matrix");
+      continue;
+    }
+    if (m->rows == 0 || m->cols == 0) {
+      out.skipped.push_back(item.name + ": empty");
+      done += m->count;
+      continue;
+    }
+    const FileSource file(item.file);
+    for (uint64_t e = 0; e < m->count; ++e) {
+      if (o.cancel && o.cancel->load()) throw Error(ErrorKind::LocalIO, item.file.string(), item.name, "interrupted");
+      out.matrices.push_back(analyse(item, *m, e, w, file, decoder, o));
+      if (o.progress) o.progress(++done, total);
+    }
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace ma

@@ -1,0 +1,27 @@
+#include "cli/weights_source.h"
+
+#include <filesystem>
+#include <optional>
+
+#include "core/error.h"
+#include "hub/repo_ref.h"
+
+namespace ma::cli {
+
+// A Hub id names the weights only once they are downloaded: the cached snapshot when it has them.
+LocalModelFiles local_weights(const std::string& model, const HubArgs& hub) {
+  std::error_code ec;
+  if (std::filesystem::exists(model, ec)) return locate_local_model(model);
+  std::optional<RepoRef> ref = parse_repo_ref(model);
+  if (!ref) return locate_local_model(model);  // the "no such file" error
+  if (hub.revision) ref->revision = *hub.revision;
+  OpenedModel opened = open_model(
+      model, HubArgs{HubFlags{std::nullopt, std::nullopt, false, true}, hub.revision, hub.file}, true);
+  const LocalModelFiles& f = opened.files;
+  if (f.fetched_headers.empty() && f.format != CheckpointFormat::None) return opened.files;
+  throw Error(ErrorKind::NotFound, model, "",
+              "this command reads the weights: run `modelanalyzer download " + model +
+                  "` first (only headers are cached)");
+}
+
+}  // namespace ma::cli

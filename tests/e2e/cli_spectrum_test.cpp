@@ -1,0 +1,100 @@
+// End-to-end: `modelanalyzer spectrum` on the built-in example and on bad input — every output it writes, the
+// console's layout, and one clear line for what it refuses. Skips (visibly) without LAPACK.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "cli_test_support.h"
+#include "formats/safetensors_writer.h"
+#include "svg_test_support.h"
+
+namespace ma::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CliSpectrum : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    CommandResult probe = run_cli("spectrum " + example() + " --quiet");
+    if (probe.exit_code == 10) GTEST_SKIP() << "no LAPACK: " << probe.err;
+    ASSERT_EQ(probe.exit_code, 0) << probe.err;
+  }
+};
+
+TEST_F(CliSpectrum, ConsoleTablesByLayer) {
+  CommandResult r = run_cli("spectrum " + example());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* part : {"LAYER-BY-LAYER MATRIX ANALYSIS", "OUTSIDE THE LAYERS", "LAYER 0", "LAYER 1",
+                           "model.embed_tokens.weight", "q_proj", "mlp.gate_proj", "mlp.down_proj", "SVD 90%"})
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+  EXPECT_EQ(r.out.find("\nLAYER 2"), std::string::npos) << "the example has two layers";
+}
+
+// Every file at once, each complete; the CSV has seed 004's columns first and a row per matrix.
+TEST_F(CliSpectrum, WritesEveryOutput) {
+  TempDir dir;
+  CommandResult r = run_cli("spectrum " + example() + " --quiet --export " + quoted(dir / "s.json") + " --csv " +
+                            quoted(dir / "s.csv") + " --markdown " + quoted(dir / "s.md") + " --plot " +
+                            quoted(dir / "trend.svg") + " --spectrum-plot " + quoted(dir / "sigma.svg") +
+                            " --show '*q_proj*'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  const std::string csv = read_file(dir / "s.csv");
+  EXPECT_EQ(csv.rfind("model_path,model_id,revision,param_name,layer_index,block_type,shape,rows,cols,design_rank,"
+                      "actual_rank,rank_ratio,svd_90_percent_rank,svd_90_percent_ratio,mean,std,var,sparsity,dtype,"
+                      "created_at,",
+                      0),
+            0u)
+      << csv.substr(0, 300);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 17) << "a header and the example's 16 matrices";
+  const std::string md = read_file(dir / "s.md");
+  EXPECT_NE(md.find("# Spectrum: tiny-llama"), std::string::npos);
+  EXPECT_NE(md.find("## Layer 1"), std::string::npos);
+  EXPECT_NE(md.find("**Analysis Date:**"), std::string::npos);
+  const std::string trend = read_file(dir / "trend.svg"), sigma = read_file(dir / "sigma.svg");
+  if (have_xmllint()) {
+    EXPECT_TRUE(xmllint_accepts(trend));
+    EXPECT_TRUE(xmllint_accepts(sigma));
+  }
+  EXPECT_NE(trend.find("panel rank"), std::string::npos);
+  EXPECT_NE(trend.find("panel alpha"), std::string::npos);
+  EXPECT_NE(trend.find("tiny-llama"), std::string::npos);
+  EXPECT_EQ(trend.find(example()), std::string::npos) << "the title names the model, not its path";
+  EXPECT_NE(sigma.find("model.layers.0.self_attn.q_proj.weight"), std::string::npos);
+  EXPECT_NE(sigma.find("model.layers.1.self_attn.q_proj.weight"), std::string::npos);
+  EXPECT_EQ(sigma.find("k_proj"), std::string::npos) << "--show chose the q projections only";
+}
+
+TEST_F(CliSpectrum, RefusesWhatItCannotDecompose) {
+  TempDir dir;
+  // A NaN inside a matrix: no singular values, one line naming the file and the tensor, exit 3.
+  std::string data(4 * 4 * 4, '\0');
+  const float nan = std::nanf("");
+  std::memcpy(data.data() + 20, &nan, 4);
+  write_safetensors(dir / "nan.safetensors", {{"w", DType::F32, {4, 4}, data}});
+  CommandResult r = run_cli("spectrum " + quoted(dir / "nan.safetensors"));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("nan.safetensors"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("w: holds NaN or Inf: no singular values"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  // Only vectors: nothing to decompose.
+  write_safetensors(dir / "vec.safetensors", {{"v", DType::F32, {4}, std::string(16, '\0')}});
+  r = run_cli("spectrum " + quoted(dir / "vec.safetensors"));
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  // Usage errors name the option and what it accepts.
+  r = run_cli("spectrum " + example() + " --method qr");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--method"), std::string::npos) << r.err;
+  r = run_cli("spectrum " + example() + " --energy 1.5");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = run_cli("spectrum " + example() + " --spectrum-plot " + quoted(dir / "x.svg") + " --show 'nothing*'");
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "x.svg"));
+}
+
+}  // namespace
+}  // namespace ma::test

@@ -1,0 +1,298 @@
+// `modelanalyzer spectrum` against an independent float64 numpy reference (scripts/spectrum_reference.py:
+// its own safetensors parser and BF16 decoding, numpy.linalg.svd, its own rank / energy / power-law code).
+// Planted rank-r matrices (r = 5, 17, 64 in 512 x 512, F32 and BF16), a full-rank rectangle, a stacked
+// expert tensor, a vector and a 4-D kernel are written with our safetensors writer; both programs run on the
+// file. Skips (visibly) without /usr/bin/python3 + numpy or without LAPACK.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "cli_test_support.h"
+#include "core/json.h"
+#include "formats/safetensors_writer.h"
+
+namespace ma {
+namespace {
+
+namespace fs = std::filesystem;
+using test::quoted;
+using test::run_shell;
+
+constexpr const char* kPython = "/usr/bin/python3";
+
+bool numpy_available() {
+  static const bool ok = std::system((std::string(kPython) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0;
+  return ok;
+}
+
+// A fixed-seed splitmix64 with Box-Muller normals: the same file on every machine.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : s_(seed) {}
+  double normal() {
+    const double u = 1.0 - uniform(), v = uniform();
+    return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * std::numbers::pi * v);
+  }
+
+ private:
+  double uniform() {
+    uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1p-53;
+  }
+  uint64_t s_;
+};
+
+std::vector<double> gaussian(Rng& rng, size_t n) {
+  std::vector<double> v(n);
+  for (double& x : v) x = rng.normal();
+  return v;
+}
+
+// W = A B with A (rows x r) and B (r x cols) Gaussian: rank r exactly in exact arithmetic.
+std::vector<double> planted(Rng& rng, size_t rows, size_t cols, size_t r) {
+  const std::vector<double> a = gaussian(rng, rows * r), b = gaussian(rng, r * cols);
+  std::vector<double> w(rows * cols, 0.0);
+  for (size_t i = 0; i < rows; ++i)
+    for (size_t k = 0; k < r; ++k)
+      for (size_t j = 0; j < cols; ++j) w[i * cols + j] += a[i * r + k] * b[k * cols + j];
+  return w;
+}
+
+std::string as_f32(const std::vector<double>& v) {
+  std::string out(v.size() * 4, '\0');
+  for (size_t i = 0; i < v.size(); ++i) {
+    const float f = static_cast<float>(v[i]);
+    std::memcpy(out.data() + 4 * i, &f, 4);
+  }
+  return out;
+}
+
+// Round to nearest even, as torch's bfloat16 conversion does.
+std::string as_bf16(const std::vector<double>& v) {
+  std::string out(v.size() * 2, '\0');
+  for (size_t i = 0; i < v.size(); ++i) {
+    const float f = static_cast<float>(v[i]);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    bits += 0x7fff + ((bits >> 16) & 1);
+    const uint16_t half = static_cast<uint16_t>(bits >> 16);
+    std::memcpy(out.data() + 2 * i, &half, 2);
+  }
+  return out;
+}
+
+class SpectrumNumpy : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new test::TempDir();
+    Rng rng(2026);
+    std::vector<TensorToWrite> t;
+    for (size_t r : {5, 17, 64}) {
+      const std::vector<double> w = planted(rng, 512, 512, r);
+      t.push_back({"planted" + std::to_string(r) + ".f32", DType::F32, {512, 512}, as_f32(w)});
+      t.push_back({"planted" + std::to_string(r) + ".bf16", DType::BF16, {512, 512}, as_bf16(w)});
+    }
+    t.push_back({"rect.f32", DType::F32, {300, 700}, as_f32(gaussian(rng, 300 * 700))});
+    t.push_back({"experts.bf16", DType::BF16, {2, 64, 96}, as_bf16(gaussian(rng, 2 * 64 * 96))});
+    t.push_back({"norm.f32", DType::F32, {512}, as_f32(gaussian(rng, 512))});
+    t.push_back({"conv.f32", DType::F32, {8, 4, 3, 3}, as_f32(gaussian(rng, 8 * 4 * 9))});
+    write_safetensors(file(), t);
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  static fs::path file() { return dir_->path() / "planted.safetensors"; }
+
+  void SetUp() override {
+    if (!numpy_available()) GTEST_SKIP() << kPython << " with numpy is not installed";
+    if (run_cli_json("").exit_code == 10) GTEST_SKIP() << "no LAPACK: apt-get install libopenblas0-pthread";
+  }
+
+  static test::CommandResult run_cli_json(const std::string& extra) {
+    return test::run_cli("spectrum " + quoted(file()) + " --json --values" + extra);
+  }
+
+  // name -> tensor object of `text` (ours: tensors[]; the reference: tensors{}).
+  static std::map<std::string, const json::Value*> by_name(const json::Value& tensors) {
+    std::map<std::string, const json::Value*> out;
+    if (tensors.is_array())
+      for (const json::Value& t : tensors.items()) out[std::string(t.find("name")->as_string())] = &t;
+    else
+      for (const json::Member& m : tensors.members()) out[std::string(m.key)] = &m.value;
+    return out;
+  }
+
+  static json::Document parse(std::string text, const char* what) {
+    json::Limits limits;
+    limits.max_bytes = 1ull << 28;
+    return json::Document::parse(std::move(text), what, limits);
+  }
+
+  static test::TempDir* dir_;
+};
+test::TempDir* SpectrumNumpy::dir_ = nullptr;
+
+std::vector<double> numbers(const json::Value* v) {
+  std::vector<double> out;
+  if (v && v->is_array())
+    for (const json::Value& x : v->items()) out.push_back(x.as_double());
+  return out;
+}
+
+TEST_F(SpectrumNumpy, FullSvdEqualsLapackInFloat64) {
+  auto ours = run_cli_json("");
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  auto ref = run_shell(std::string(kPython) + " " + quoted(fs::path(MA_SOURCE_DIR) / "scripts" / "spectrum_reference.py") +
+                       " " + quoted(file()));
+  ASSERT_EQ(ref.exit_code, 0) << ref.err;
+  const json::Document our_doc = parse(ours.out, "spectrum --json"), ref_doc = parse(ref.out, "reference");
+  auto o = by_name(*our_doc.root().find("tensors"));
+  auto r = by_name(*ref_doc.root().find("tensors"));
+  // Every matrix and only matrices: the vector is no matrix, the 4-D kernel is skipped with a reason.
+  EXPECT_EQ(o.size(), r.size());
+  EXPECT_EQ(o.size(), 9u);
+  ASSERT_EQ(our_doc.root().find("skipped")->items().size(), 1u);
+  EXPECT_EQ(our_doc.root().find("skipped")->items()[0].as_string(), "conv.f32: 4-D, not a matrix");
+  for (const auto& [name, ref_t] : r) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(o.count(name));
+    const json::Value& t = *o[name];
+    const std::vector<double> s = numbers(t.find("singular_values")), s_ref = numbers(ref_t->find("singular_values"));
+    ASSERT_EQ(s.size(), s_ref.size());
+    // sgesdd's backward error bounds |σ_i − σ_i(exact)| by a small multiple of ε_f32·σ_max: compare
+    // normwise. The planted 512 x 512 matrices hold to 1e-6; the 300 x 700 rectangle to 2e-6.
+    const double tol = (name == "rect.f32" ? 2e-6 : 1e-6) * s_ref.front();
+    for (size_t i = 0; i < s.size(); ++i) ASSERT_NEAR(s[i], s_ref[i], tol) << "σ_" << i;
+    const auto integer = [&](const char* key) { return t.find(key)->as_uint().value_or(UINT64_MAX); };
+    const auto ref_integer = [&](const char* key) { return ref_t->find(key)->as_uint().value_or(UINT64_MAX - 1); };
+    EXPECT_EQ(integer("actual_rank"), ref_integer("actual_rank"));
+    EXPECT_EQ(integer("svd_90_percent_rank"), ref_integer("svd_90_percent_rank"));
+    for (const char* key : {"stable_rank", "spectral_norm", "frobenius_norm", "rank_tolerance"})
+      EXPECT_NEAR(t.find(key)->as_double(), ref_t->find(key)->as_double(), 1e-5 * ref_t->find(key)->as_double())
+          << key;
+    // The entropy sums over every σ, the hundreds of rounding-level ones of a planted F32 matrix included:
+    // float32's noise there (σ ~ 1e-7·σ_max, each off by its own size) moves it by a few 1e-5.
+    EXPECT_NEAR(t.find("effective_rank")->as_double(), ref_t->find("effective_rank")->as_double(),
+                1e-4 * ref_t->find("effective_rank")->as_double());
+    if (name.starts_with("planted")) {
+      // The planted rank is recovered, F32 and BF16 alike; a rank-deficient matrix has no finite condition.
+      const uint64_t planted = std::stoull(name.substr(7, name.find('.') - 7));
+      EXPECT_EQ(integer("actual_rank"), planted);
+      EXPECT_TRUE(t.find("condition_number")->is_null());
+    } else {
+      EXPECT_EQ(integer("actual_rank"), integer("design_rank"));
+      EXPECT_NEAR(t.find("condition_number")->as_double(), ref_t->find("condition_number")->as_double(),
+                  1e-4 * ref_t->find("condition_number")->as_double());
+    }
+  }
+}
+
+// α of the same spectrum as the powerlaw package computes it (the reference's reimplementation, given our
+// singular values): within the 0.02, and in fact to rounding.
+TEST_F(SpectrumNumpy, AlphaEqualsThePowerlawFitOfTheSameSpectrum) {
+  test::TempDir tmp;
+  auto ours = run_cli_json("");
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  test::write_file(tmp / "ours.json", ours.out);
+  auto ref = run_shell(std::string(kPython) + " " + quoted(fs::path(MA_SOURCE_DIR) / "scripts" / "spectrum_reference.py") +
+                       " --alpha-of " + quoted(tmp / "ours.json"));
+  ASSERT_EQ(ref.exit_code, 0) << ref.err;
+  const json::Document our_doc = parse(ours.out, "spectrum --json"), ref_doc = parse(ref.out, "reference");
+  auto o = by_name(*our_doc.root().find("tensors"));
+  size_t compared = 0;
+  for (const auto& [name, ref_t] : by_name(*ref_doc.root().find("tensors"))) {
+    SCOPED_TRACE(name);
+    ASSERT_FALSE(ref_t->find("alpha")->is_null());
+    EXPECT_NEAR(o[name]->find("alpha")->as_double(), ref_t->find("alpha")->as_double(), 0.02);
+    EXPECT_NEAR(o[name]->find("alpha")->as_double(), ref_t->find("alpha")->as_double(), 1e-9);
+    EXPECT_DOUBLE_EQ(o[name]->find("alpha_xmin")->as_double(), ref_t->find("alpha_xmin")->as_double());
+    ++compared;
+  }
+  EXPECT_EQ(compared, 9u);
+}
+
+// Σσ² is ‖W‖²_F, and ‖W‖_F is the l2_norm `stats` reports for the same tensor.
+TEST_F(SpectrumNumpy, EnergyEqualsTheFrobeniusNormOfStats) {
+  auto ours = run_cli_json("");
+  auto stats = test::run_cli("stats " + quoted(file()) + " --json");
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  const json::Document our_doc = parse(ours.out, "spectrum"), stats_doc = parse(stats.out, "stats");
+  auto st = by_name(*stats_doc.root().find("tensors"));
+  for (const auto& [name, t] : by_name(*our_doc.root().find("tensors"))) {
+    if (name.ends_with("]")) continue;  // stats reports the stacked tensor whole
+    SCOPED_TRACE(name);
+    double sum_sq = 0;
+    for (double s : numbers(t->find("singular_values"))) sum_sq += s * s;
+    const double l2 = st[name]->find("l2_norm")->as_double();
+    EXPECT_NEAR(std::sqrt(sum_sq), l2, 1e-6 * l2);
+  }
+}
+
+// The Gram path: every σ above its stated resolution agrees with the full SVD, and the planted ranks hold.
+TEST_F(SpectrumNumpy, GramPathAgreesAboveItsResolution) {
+  auto full = run_cli_json(""), gram = run_cli_json(" --method gram");
+  ASSERT_EQ(gram.exit_code, 0) << gram.err;
+  const json::Document full_doc = parse(full.out, "svd"), gram_doc = parse(gram.out, "gram");
+  EXPECT_EQ(gram_doc.root().find("method")->as_string(), "gram");
+  auto f = by_name(*full_doc.root().find("tensors"));
+  for (const auto& [name, t] : by_name(*gram_doc.root().find("tensors"))) {
+    SCOPED_TRACE(name);
+    const std::vector<double> s = numbers(t->find("singular_values")), s_full = numbers(f[name]->find("singular_values"));
+    const double resolution = t->find("gram_resolution")->as_double();
+    EXPECT_NEAR(resolution, std::sqrt(std::min(t->find("rows")->as_double(), t->find("cols")->as_double()) *
+                                      1.1920928955078125e-07) * s_full.front(), 1e-3 * resolution);
+    for (size_t i = 0; i < s.size(); ++i)
+      if (s_full[i] > 10 * resolution) {
+        EXPECT_NEAR(s[i], s_full[i], 1e-4 * s_full[i]) << "σ_" << i;
+      }
+    EXPECT_EQ(t->find("actual_rank")->as_uint(), f[name]->find("actual_rank")->as_uint());
+  }
+}
+
+// --rank-k: the top K by randomized SVD. Where the spectrum ends inside K the figures are exact; where it
+// does not, rank and 90% rank are null with the lower bound K, never K itself.
+TEST_F(SpectrumNumpy, TruncatedSpectrumGivesBoundsNotValues) {
+  auto full = run_cli_json(""), top = run_cli_json(" --rank-k 32");
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  const json::Document full_doc = parse(full.out, "svd"), top_doc = parse(top.out, "top");
+  auto f = by_name(*full_doc.root().find("tensors"));
+  auto k = by_name(*top_doc.root().find("tensors"));
+  // Rank 5 and 17 end inside K = 32: their top σ agree with the full SVD, their ranks are exact.
+  for (const char* name : {"planted5.f32", "planted17.bf16"}) {
+    SCOPED_TRACE(name);
+    const std::vector<double> s = numbers(k[name]->find("singular_values")), s_full = numbers(f[name]->find("singular_values"));
+    ASSERT_EQ(s.size(), 32u);
+    const uint64_t r = f[name]->find("actual_rank")->as_uint().value();
+    for (size_t i = 0; i < r; ++i) EXPECT_NEAR(s[i], s_full[i], 1e-4 * s_full[i]);
+    EXPECT_EQ(k[name]->find("actual_rank")->as_uint(), r);
+    EXPECT_EQ(k[name]->find("svd_90_percent_rank")->as_uint(), f[name]->find("svd_90_percent_rank")->as_uint());
+  }
+  // Rank 64 does not: bounds.
+  const json::Value& p64 = *k["planted64.f32"];
+  EXPECT_TRUE(p64.find("actual_rank")->is_null());
+  EXPECT_EQ(p64.find("actual_rank_lower_bound")->as_uint(), 32u);
+  EXPECT_TRUE(p64.find("svd_90_percent_rank")->is_null());
+  EXPECT_EQ(p64.find("svd_90_percent_rank_lower_bound")->as_uint(), 32u);
+  EXPECT_TRUE(p64.find("effective_rank")->is_null());
+  EXPECT_TRUE(p64.find("alpha")->is_null());
+  EXPECT_GT(p64.find("randomized_error_factor")->as_double(), 1.0);
+  // A sketch's σ never exceed the true ones.
+  const std::vector<double> s = numbers(p64.find("singular_values")), s_full = numbers(f["planted64.f32"]->find("singular_values"));
+  for (size_t i = 0; i < s.size(); ++i) EXPECT_LE(s[i], s_full[i] * (1 + 1e-5)) << "σ_" << i;
+  // The console says "≥ 32", the CSV leaves the rank empty and fills the bound.
+  auto console = test::run_cli("spectrum " + quoted(file()) + " --rank-k 32");
+  EXPECT_NE(console.out.find("≥ 32/512"), std::string::npos) << console.out;
+}
+
+}  // namespace
+}  // namespace ma
