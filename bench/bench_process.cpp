@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 
 namespace ma::bench {
 
@@ -45,6 +47,26 @@ RunResult run_command(const std::vector<std::string>& argv, const std::filesyste
     while (std::getline(in, line)) std::fprintf(stderr, "  %s: %s\n", argv[0].c_str(), line.c_str());
   }
   return r;
+}
+
+RunResult run_or_exit(const std::vector<std::string>& argv, const std::filesystem::path& err) {
+  RunResult r = run_command(argv, err);
+  if (!r.ok) {
+    std::fprintf(stderr, "failed (exit %d): %s\n", r.exit_code, argv[0].c_str());
+    std::exit(1);
+  }
+  return r;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+double json_number_after(const std::string& json, const std::string& key) {
+  const std::string needle = "\"" + key + "\":";
+  const size_t at = json.find(needle);
+  return at == std::string::npos ? std::nan("") : std::atof(json.c_str() + at + needle.size());
 }
 
 double median(std::vector<double> v) {

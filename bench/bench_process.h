@@ -19,6 +19,13 @@ RunResult run_command(const std::vector<std::string>& argv, const std::filesyste
 
 double median(std::vector<double> v);
 
+// run_command, ending the benchmark (exit 1, the command's stderr shown) when it fails.
+RunResult run_or_exit(const std::vector<std::string>& argv, const std::filesystem::path& err);
+// A whole small file (a command's JSON output); empty when it cannot be read.
+std::string read_text(const std::filesystem::path& path);
+// The number after "key": in a JSON text (the first occurrence); NaN when absent.
+double json_number_after(const std::string& json, const std::string& key);
+
 // The median wall time of `runs` runs of a command, after one more that warms the page cache and is not
 // counted; the largest peak RSS into `rss_kb` when given. A failing command ends the benchmark (exit 1).
 double median_seconds(const std::vector<std::string>& argv, int runs, long* rss_kb = nullptr);

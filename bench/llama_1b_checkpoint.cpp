@@ -20,7 +20,6 @@ namespace fs = std::filesystem;
 namespace ma::bench {
 namespace {
 
-
 struct Planned {
   ma::TensorToWrite tensor;  // data left empty: only the header is built from it
   double mean, sigma;        // the weights' distribution

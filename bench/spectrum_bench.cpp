@@ -58,19 +58,6 @@ fs::path ensure_matrix(const fs::path& work) {
   return path;
 }
 
-// The number after "\"seconds\":" in a small JSON text (ours: the whole decomposition; scipy's: the calls).
-double seconds_in(const std::string& json) {
-  const size_t at = json.find("\"seconds\":");
-  return at == std::string::npos ? NAN : std::atof(json.c_str() + at + 10);
-}
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 struct Timed {
   std::vector<double> wall, inner;
   long rss_kb = 0;
@@ -81,22 +68,13 @@ struct Timed {
   }
 };
 
-RunResult must(const std::vector<std::string>& argv, const fs::path& err) {
-  RunResult r = run_command(argv, err);
-  if (!r.ok) {
-    std::fprintf(stderr, "failed (%d): %s\n%s\n", r.exit_code, argv[0].c_str(), read_text(err).c_str());
-    std::exit(1);
-  }
-  return r;
-}
-
 // Runs a python baseline with its JSON on stdout captured into `out`.
 RunResult python(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
   std::vector<std::string> argv = {"/bin/sh", "-c", ""};
   std::string cmd = std::string(kPython);
   for (const std::string& a : args) cmd += " '" + a + "'";
   argv[2] = cmd + " > '" + out.string() + "'";
-  return must(argv, err);
+  return ma::bench::run_or_exit(argv, err);
 }
 
 }  // namespace
@@ -129,14 +107,16 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   Timed ours_svd, ours_gram, scipy_svd, numpy_gram;
   for (int r = 0; r < runs; ++r) {
-    RunResult x = must({tool, "spectrum", matrix.string(), "--quiet", "--export", json.string()}, err);
-    ours_svd.add(x, seconds_in(read_text(json)));
+    RunResult x = ma::bench::run_or_exit(
+        {tool, "spectrum", matrix.string(), "--quiet", "--export", json.string()}, err);
+    ours_svd.add(x, ma::bench::json_number_after(ma::bench::read_text(json), "seconds"));
     x = python({baseline, matrix.string()}, json, err);
-    scipy_svd.add(x, seconds_in(read_text(json)));
-    x = must({tool, "spectrum", matrix.string(), "--quiet", "--method", "gram", "--export", json.string()}, err);
-    ours_gram.add(x, seconds_in(read_text(json)));
+    scipy_svd.add(x, ma::bench::json_number_after(ma::bench::read_text(json), "seconds"));
+    x = ma::bench::run_or_exit(
+        {tool, "spectrum", matrix.string(), "--quiet", "--method", "gram", "--export", json.string()}, err);
+    ours_gram.add(x, ma::bench::json_number_after(ma::bench::read_text(json), "seconds"));
     x = python({baseline, matrix.string(), "--gram"}, json, err);
-    numpy_gram.add(x, seconds_in(read_text(json)));
+    numpy_gram.add(x, ma::bench::json_number_after(ma::bench::read_text(json), "seconds"));
     std::printf("  run %d: ours svd %.2f s, scipy gesdd %.2f s, ours gram %.2f s, numpy gram %.2f s\n", r + 1,
                 ours_svd.wall.back(), scipy_svd.inner.back(), ours_gram.wall.back(), numpy_gram.inner.back());
     std::fflush(stdout);
@@ -144,17 +124,18 @@ int main(int argc, char** argv) {
   const double svd = median(ours_svd.wall), svd_in = median(ours_svd.inner);
   const double sci = median(scipy_svd.inner), sci_wall = median(scipy_svd.wall);
   const double gram = median(ours_gram.wall), np_gram = median(numpy_gram.inner);
-  std::printf("\n%-44s %10s %10s\n", ("median of " + std::to_string(runs) + " runs").c_str(), "in-process", "process");
+  std::printf("\n%-44s %10s %10s\n", ("median of " + std::to_string(runs) + " runs").c_str(), "in-process",
+              "process");
   std::printf("%-44s %9.2fs %9.2fs  (peak RSS %.0f MiB)\n", "modelanalyzer spectrum (sgesdd)", svd_in, svd,
               static_cast<double>(ours_svd.rss_kb) / 1024.0);
   std::printf("%-44s %9.2fs %9.2fs\n", "scipy.linalg.svd gesdd, float32", sci, sci_wall);
   std::printf("%-44s %9.2fs %9.2fs  (peak RSS %.0f MiB)\n", "modelanalyzer spectrum --method gram",
               median(ours_gram.inner), gram, static_cast<double>(ours_gram.rss_kb) / 1024.0);
   std::printf("%-44s %9.2fs %9.2fs\n", "numpy eigvalsh(W Wt), float32", np_gram, median(numpy_gram.wall));
-  std::printf("\nSVD: ours (whole process) / scipy gesdd (call alone) = %.2f  -> %s (target <= 1)\n", svd / sci,
-              svd <= sci ? "met" : "NOT met");
-  std::printf("Gram: %.2fx faster than our SVD, %.2fx faster than scipy gesdd  -> %s (target >= 3x)\n", svd / gram,
-              sci / gram, svd / gram >= 3 ? "met" : "NOT met");
+  std::printf("\nSVD: ours (whole process) / scipy gesdd (call alone) = %.2f  -> %s (target <= 1)\n",
+              svd / sci, svd <= sci ? "met" : "NOT met");
+  std::printf("Gram: %.2fx faster than our SVD, %.2fx faster than scipy gesdd  -> %s (target >= 3x)\n",
+              svd / gram, sci / gram, svd / gram >= 3 ? "met" : "NOT met");
 
   if (model) {
     size_t tensors = 0;
@@ -166,9 +147,11 @@ int main(int argc, char** argv) {
     std::vector<std::string> methods = {"gram"};
     if (model_svd) methods.push_back("svd");
     for (const std::string& m : methods) {
-      const RunResult x = must({tool, "spectrum", ckpt.string(), "--quiet", "--method", m, "--export", json.string()}, err);
-      std::printf("  --method %-5s %7.1f s wall, peak RSS %.0f MiB (checkpoint %.0f MiB)\n", m.c_str(), x.seconds,
-                  static_cast<double>(x.max_rss_kb) / 1024.0, static_cast<double>(size) / 1048576.0);
+      const RunResult x = ma::bench::run_or_exit(
+          {tool, "spectrum", ckpt.string(), "--quiet", "--method", m, "--export", json.string()}, err);
+      std::printf("  --method %-5s %7.1f s wall, peak RSS %.0f MiB (checkpoint %.0f MiB)\n", m.c_str(),
+                  x.seconds, static_cast<double>(x.max_rss_kb) / 1024.0,
+                  static_cast<double>(size) / 1048576.0);
       std::fflush(stdout);
     }
   }

@@ -11,6 +11,7 @@ PACKAGES=(
   libopenblas0-pthread    # `spectrum`: LAPACK and BLAS (loaded at run time; Debian's alternatives point
                           # liblapack.so.3 at OpenBLAS, 3-5x the reference LAPACK's speed)
   python3-scipy           # `spectrum`'s benchmark peer (scipy.linalg.svd, gesdd)
+  python3-sklearn         # `embeddings`' test reference and benchmark peer (KMeans, silhouette_score)
   librsvg2-dev            # --visualize: SVG -> PNG with librsvg on cairo
   fonts-dejavu-core       # a sans-serif font for the diagrams' labels
   libxml2-utils           # xmllint: the diagram tests check the SVG is well-formed XML

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "analysis/element_decoder.h"
+#include "analysis/matrix_reader.h"
 #include "analysis/module_class.h"
 #include "analysis/readable_values.h"
 #include "analysis/stats_math.h"
@@ -50,15 +51,6 @@ struct Worker {
   }
 };
 
-// Bytes of elements [first, first + n) of a tensor (4-bit types pack two per byte; block types hold whole
-// blocks, and chunks and rows start at block boundaries).
-std::pair<uint64_t, uint64_t> byte_span(DType t, uint64_t first, uint64_t n) {
-  if (dtype_bits(t) == 4) return {first / 2, (n + 1) / 2};
-  if (is_block_type(t)) return {dtype_bytes(first, t), dtype_bytes(n, t)};
-  const uint64_t w = dtype_bits(t) / 8;
-  return {first * w, n * w};
-}
-
 // The stored row holding original row `row` of a q/k projection in llama.cpp's rotary order: within each
 // head, the converter interleaves the two rotary halves (row h*hd + i*hd/2 + j is stored at h*hd + 2j + i).
 uint64_t rotary_row(uint64_t row, uint64_t head_dim) {
@@ -75,7 +67,7 @@ void read_side(Worker& w, const PairedSide& s, uint64_t rotary_head_dim, uint64_
     const uint64_t cols = s.shape.back();
     element = rotary_row(first / cols, rotary_head_dim) * cols;
   }
-  auto [offset, len] = byte_span(s.dtype, element, n);
+  auto [offset, len] = element_byte_span(s.dtype, element, n);
   w.file(s.file).read_exact(s.offset + offset, len, raw.data());
   w.decoder.decode(s.dtype, raw.data(), n, out);
 }

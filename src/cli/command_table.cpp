@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/compare_args.h"
 #include "cli/download_args.h"
+#include "cli/embeddings_args.h"
 #include "cli/graph_args.h"
 #include "cli/perf_args.h"
 #include "cli/report_args.h"
@@ -27,13 +28,14 @@ std::string perf_help() {
   return command_help(perf_spec(a, knobs));
 }
 
-const std::array<Command, 8> kCommands{{
+const std::array<Command, 9> kCommands{{
     {"", run_summary, help_of<ReportArgs, report_spec>},
     {"tensors", run_tensors, help_of<TensorsArgs, tensors_spec>},
     {"graph", run_graph, help_of<GraphArgs, graph_spec>},
     {"stats", run_stats, help_of<StatsArgs, stats_spec>},
     {"compare", run_compare, help_of<CompareArgs, compare_spec>},
     {"spectrum", run_spectrum, help_of<SpectrumArgs, spectrum_spec>},
+    {"embeddings", run_embeddings, help_of<EmbeddingsArgs, embeddings_spec>},
     {"perf", run_perf, perf_help},
     {"download", run_download, help_of<DownloadArgs, download_spec>},
 }};
@@ -66,11 +68,13 @@ std::string usage_text() {
     StatsArgs st;
     CompareArgs c;
     SpectrumArgs sp;
+    EmbeddingsArgs em;
     PerfArgs p;
     std::vector<std::pair<std::string, std::string>> knobs;
     DownloadArgs d;
-    for (const CommandSpec& s : {report_options, tensors_spec(t), graph_spec(g), stats_spec(st),
-                                 compare_spec(c), spectrum_spec(sp), perf_spec(p, knobs), download_spec(d)}) {
+    for (const CommandSpec& s :
+         {report_options, tensors_spec(t), graph_spec(g), stats_spec(st), compare_spec(c), spectrum_spec(sp),
+          embeddings_spec(em), perf_spec(p, knobs), download_spec(d)}) {
       out += "  modelanalyzer " + (s.name.empty() ? std::string() : std::string(s.name) + " ") +
              std::string(s.operands) + " [options]\n" + indented(s.summary);
     }

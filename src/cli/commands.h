@@ -18,6 +18,7 @@ int run_stats(const Args& args);
 int run_compare(const Args& args);
 int run_perf(const Args& args);
 int run_spectrum(const Args& args);
+int run_embeddings(const Args& args);
 
 struct Command {
   std::string_view name;  // "" for the report (`modelanalyzer MODEL...`)

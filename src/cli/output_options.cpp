@@ -1,6 +1,8 @@
 #include "cli/output_options.h"
 
 #include "cli/arg_values.h"
+#include "cli/cli_common.h"
+#include "report/diagram_png.h"
 
 namespace ma::cli {
 
@@ -20,6 +22,18 @@ void add_result_output_options(CommandSpec& spec, ResultOutputs& out, std::strin
   spec.options.push_back({{"--plot"}, "FILE", plot_help,
                           [&out](const std::string& v) { out.plot_file = image_path_arg("--plot", v); }});
   // clang-format on
+}
+
+void write_results(const ResultOutputs& out, const RenderedResults& r, bool quiet, bool stdout_taken,
+                   const std::string& console) {
+  if (!out.plot_file.empty()) write_diagram_file(r.plot_svg, out.plot_file);
+  if (!out.json_file.empty()) write_output_file(out.json_file, r.json);
+  if (!out.csv_file.empty()) write_output_file(out.csv_file, r.csv);
+  if (!out.markdown_file.empty()) write_output_file(out.markdown_file, r.markdown);
+  if (out.json)
+    print_stdout(r.json);
+  else if (!quiet && !out.file_on_stdout() && !stdout_taken)
+    print_stdout(console);
 }
 
 }  // namespace ma::cli

@@ -17,4 +17,14 @@ struct ResultOutputs {
 // --json, --export, --csv, --markdown (alias --export-markdown), --plot; `plot_help` says what is drawn.
 void add_result_output_options(CommandSpec& spec, ResultOutputs& out, std::string_view plot_help);
 
+// The documents of one command, rendered before anything is written (a failure leaves no partial file).
+struct RenderedResults {
+  std::string json, csv, markdown;
+  std::string plot_svg;  // the --plot figure
+};
+// Writes the plot, the JSON, CSV and Markdown files that `out` names; then stdout: the JSON with --json, else
+// `console` unless --quiet or another output took stdout (`stdout_taken`: a command's own "-" outputs).
+void write_results(const ResultOutputs& out, const RenderedResults& r, bool quiet, bool stdout_taken,
+                   const std::string& console);
+
 }  // namespace ma::cli

@@ -15,7 +15,8 @@ CommandSpec spectrum_spec(SpectrumArgs& a) {
       "Singular values of every weight matrix (LAPACK): numerical rank, 90% energy rank, stable and\n"
       "effective rank, spectral norm, condition number, power-law alpha; by layer and module class.";
   s.operand = one_operand(a.model, s.name);
-  add_result_output_options(s, a.outputs, "rank ratio and alpha by layer: .png or .svg (- for SVG on stdout)");
+  add_result_output_options(s, a.outputs,
+                            "rank ratio and alpha by layer: .png or .svg (- for SVG on stdout)");
   SpectrumOptions& o = a.options;
   // clang-format off
   const std::vector<Option> own = {

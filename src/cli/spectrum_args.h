@@ -17,7 +17,7 @@ struct SpectrumArgs {
   ResultOutputs outputs;      // --json, --export, --csv, --markdown, --plot (rank ratio and alpha by layer)
   std::string spectrum_plot;  // --spectrum-plot FILE: the singular values of the --show matrices
   std::vector<std::string> show;  // --show GLOB: which matrices --spectrum-plot draws
-  bool values = false;        // --values: each matrix's singular values in the JSON
+  bool values = false;            // --values: each matrix's singular values in the JSON
   StatsSelection selection;
   SpectrumOptions options;
   HubArgs hub;

@@ -13,7 +13,6 @@
 #include "cli/weights_source.h"
 #include "core/error.h"
 #include "core/glob.h"
-#include "hub/hub_settings.h"
 #include "report/diagram_png.h"
 #include "report/spectrum_plots.h"
 #include "report/spectrum_report.h"
@@ -23,14 +22,9 @@ namespace ma::cli {
 int run_spectrum(const Args& args) {
   SpectrumArgs a = parse_spectrum_args(args);
   Output out = detect_output(a.common);
-  HubSettings settings = hub_settings(a.hub.flags);
-  trace_http(settings);
-  trace("locating the weights of " + a.model);
-  std::vector<std::string> warnings;
-  ModelWeightsInput input = weights_input(local_weights(a.model, a.hub), settings.cache_root, warnings);
-  PlannedScan plan = plan_scan(input, a.selection, warnings);
-  print_warnings(warnings, out);
-  if (plan.items.empty()) throw Error(ErrorKind::NotFound, a.model, "--include", "no tensor matches the selection");
+  const auto [input, plan] = plan_weights(a.model, a.hub, a.selection, out);
+  if (plan.items.empty())
+    throw Error(ErrorKind::NotFound, a.model, "--include", "no tensor matches the selection");
   trace("decomposing the matrices of " + std::to_string(plan.items.size()) + " tensors");
 
   const std::atomic<bool>& interrupted = interrupt_flag();
@@ -51,40 +45,36 @@ int run_spectrum(const Args& args) {
   progress.finish();
   spectrum.model_id = a.model;
   if (spectrum.matrices.empty())
-    throw Error(ErrorKind::NotFound, a.model, "tensors", "no 2-D or stacked 3-D weight matrix in the selection");
+    throw Error(ErrorKind::NotFound, a.model, "tensors",
+                "no 2-D or stacked 3-D weight matrix in the selection");
 
   // Everything rendered first, then written: a failure leaves no partial file.
   const RunInfo run = run_info();
-  std::string json;
-  if (a.outputs.json || !a.outputs.json_file.empty())
-    stream_spectrum_json(spectrum, run, a.values, [&](std::string_view s) { json.append(s); });
-  const std::string csv = a.outputs.csv_file.empty()
-                              ? std::string()
-                              : render_spectrum_csv(spectrum, input.model.root.string(), "", run.timestamp);
-  const std::string markdown =
-      a.outputs.markdown_file.empty() ? std::string() : render_spectrum_markdown(spectrum, run);
-  const std::string trends = a.outputs.plot_file.empty() ? std::string() : render_spectrum_trends_svg(spectrum);
+  const ResultOutputs& o = a.outputs;
+  RenderedResults r;
+  if (o.json || !o.json_file.empty())
+    stream_spectrum_json(spectrum, run, a.values, [&](std::string_view s) { r.json.append(s); });
+  if (!o.csv_file.empty())
+    r.csv = render_spectrum_csv(spectrum, input.model.root.string(), "", run.timestamp);
+  if (!o.markdown_file.empty()) r.markdown = render_spectrum_markdown(spectrum, run);
+  if (!o.plot_file.empty()) r.plot_svg = render_spectrum_trends_svg(spectrum);
   std::string curves;
   if (!a.spectrum_plot.empty()) {
     std::vector<const MatrixSpectrum*> shown;
     for (const MatrixSpectrum& m : spectrum.matrices) {
-      const bool wanted = a.show.empty() ? (m.layer && *m.layer == 0)
-                                         : std::any_of(a.show.begin(), a.show.end(),
-                                                       [&](const std::string& g) { return glob_match(g, m.name); });
+      const bool wanted = a.show.empty()
+                              ? (m.layer && *m.layer == 0)
+                              : std::any_of(a.show.begin(), a.show.end(),
+                                            [&](const std::string& g) { return glob_match(g, m.name); });
       if (wanted) shown.push_back(&m);
     }
     if (shown.empty()) throw Error(ErrorKind::NotFound, a.model, "--show", "no matrix matches");
     curves = render_singular_values_svg(spectrum, shown);
   }
-  if (!a.outputs.plot_file.empty()) write_diagram_file(trends, a.outputs.plot_file);
   if (!a.spectrum_plot.empty()) write_diagram_file(curves, a.spectrum_plot);
-  if (!a.outputs.json_file.empty()) write_output_file(a.outputs.json_file, json);
-  if (!a.outputs.csv_file.empty()) write_output_file(a.outputs.csv_file, csv);
-  if (!a.outputs.markdown_file.empty()) write_output_file(a.outputs.markdown_file, markdown);
-  if (a.outputs.json)
-    print_stdout(json);
-  else if (!out.quiet && !a.outputs.file_on_stdout() && a.spectrum_plot != "-")
-    print_stdout(render_spectrum_console(spectrum, out.color));
+  const bool console = !o.json && !out.quiet;
+  write_results(o, r, out.quiet, a.spectrum_plot == "-",
+                console ? render_spectrum_console(spectrum, out.color) : std::string());
   return 0;
 }
 

@@ -3,7 +3,9 @@
 #include <filesystem>
 #include <optional>
 
+#include "cli/verbose_trace.h"
 #include "core/error.h"
+#include "hub/hub_settings.h"
 #include "hub/repo_ref.h"
 
 namespace ma::cli {
@@ -22,6 +24,18 @@ LocalModelFiles local_weights(const std::string& model, const HubArgs& hub) {
   throw Error(ErrorKind::NotFound, model, "",
               "this command reads the weights: run `modelanalyzer download " + model +
                   "` first (only headers are cached)");
+}
+
+PlannedWeights plan_weights(const std::string& model, const HubArgs& hub, const StatsSelection& selection,
+                            const Output& out) {
+  HubSettings settings = hub_settings(hub.flags);
+  trace_http(settings);
+  trace("locating the weights of " + model);
+  std::vector<std::string> warnings;
+  PlannedWeights w{weights_input(local_weights(model, hub), settings.cache_root, warnings), {}};
+  w.plan = plan_scan(w.input, selection, warnings);
+  print_warnings(warnings, out);
+  return w;
 }
 
 }  // namespace ma::cli

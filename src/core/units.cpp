@@ -127,6 +127,12 @@ std::string duration_text(double s) {
   return brief_number(s * 1e9) + " ns";
 }
 
+std::string fixed_decimals(double v, int decimals) {
+  char buf[400];  // %.*f of 1e300 is 301 digits
+  std::snprintf(buf, sizeof buf, "%.*f", std::clamp(decimals, 0, 30), v);
+  return buf;
+}
+
 std::string percent_text(double f) {
   return std::isfinite(f) ? brief_number(f * 100) + "%" : brief_number(f);
 }

@@ -22,6 +22,7 @@ std::string plain_number(double v);  // integral values with separators ("500,00
 std::string brief_number(double v);
 std::string duration_text(double seconds);  // in the unit that keeps it in [1, 1000): "12.34 ms", "456 us"
 std::string percent_text(double fraction);  // 0.5466 -> "54.66%"
+std::string fixed_decimals(double v, int decimals);        // printf's %.*f: 0.01562, 2 -> "0.02"
 std::string si_quantity(double v, std::string_view unit);  // 3.81e5, "FLOP" -> "381 kFLOP"
 
 // Sorted indices as runs: {0,1,2,5,7,8,9} -> "0-2,5,7-9" (a run of two is "0-1"); "" for none.

@@ -90,7 +90,8 @@ void draw_series(Svg& svg, const Axes& a, const std::vector<uint32_t>& layers, c
   flush();
   if (!markers) return;
   for (size_t i = 0; i < v.size(); ++i)
-    if (std::isfinite(v[i])) plot::draw_marker(svg, style.marker, a.sx(layers[i]), a.sy.clamped(v[i]), r, style.color);
+    if (std::isfinite(v[i]))
+      plot::draw_marker(svg, style.marker, a.sx(layers[i]), a.sy.clamped(v[i]), r, style.color);
 }
 
 void title(Svg& svg, const std::string& text, double width) {
@@ -104,11 +105,13 @@ std::string render_spectrum_trends_svg(const ModelSpectrum& s) {
   const std::string model = s.model_id.empty() ? "model" : display_name_of(s.model_id);
   const double plot_w = kWidth - kLeft - kLegendW - kRightPad - 20;
   const double height = series.empty() ? 200 : kTop + 2 * kPanelH + kPanelGap + 60;
-  Svg svg(static_cast<int>(kWidth), static_cast<int>(height), "Rank and heavy-tail alpha by layer of " + model);
+  Svg svg(static_cast<int>(kWidth), static_cast<int>(height),
+          "Rank and heavy-tail alpha by layer of " + model);
   svg.rect(0, 0, kWidth, height, "#ffffff");
   title(svg, "Rank and spectral tail by layer \u2014 " + model, kWidth);
   if (series.empty()) {
-    svg.text(kWidth / 2, 130, "No matrices inside the layer stack.", TextStyle{14, plot::kMuted, false, Anchor::Middle});
+    svg.text(kWidth / 2, 130, "No matrices inside the layer stack.",
+             TextStyle{14, plot::kMuted, false, Anchor::Middle});
     return svg.finish();
   }
   uint32_t lo = UINT32_MAX, hi = 0;
@@ -124,8 +127,8 @@ std::string render_spectrum_trends_svg(const ModelSpectrum& s) {
     }
   const size_t n_layers = hi - lo + 1;
   svg.text(24, 54,
-           std::to_string(s.matrices.size()) + " matrices, " + std::to_string(n_layers) + " layers \u00b7 a class " +
-               "with several matrices in a layer (experts) shows their mean",
+           std::to_string(s.matrices.size()) + " matrices, " + std::to_string(n_layers) +
+               " layers \u00b7 a class " + "with several matrices in a layer (experts) shows their mean",
            TextStyle{12, plot::kMuted, false, Anchor::Start});
   Axes top, bottom;
   for (Axes* a : {&top, &bottom}) plot::layer_domain(*a, lo, hi);
@@ -143,7 +146,8 @@ std::string render_spectrum_trends_svg(const ModelSpectrum& s) {
   for (Axes* a : {&top, &bottom}) plot::layer_ticks(*a, lo, hi);
   const double r = std::clamp(plot_w / static_cast<double>(n_layers) / 3.2, 1.8, 3.8);
   svg.begin_group("panel rank");
-  svg.text(top.x, top.y - 10, "Numerical rank (solid) and 90% energy rank (dashed), as a fraction of min(m, n)",
+  svg.text(top.x, top.y - 10,
+           "Numerical rank (solid) and 90% energy rank (dashed), as a fraction of min(m, n)",
            TextStyle{13, plot::kInk, true, Anchor::Start});
   plot::draw_grid(svg, top);
   for (const Series& se : series) draw_series(svg, top, se.layers, se.energy_ratio, se.style, true, false, r);
@@ -151,7 +155,8 @@ std::string render_spectrum_trends_svg(const ModelSpectrum& s) {
   plot::draw_axes(svg, top, false);
   svg.end_group();
   svg.begin_group("panel alpha");
-  svg.text(bottom.x, bottom.y - 10, "Power-law exponent alpha of the eigenvalues of W\u1d40W (lower: heavier tail)",
+  svg.text(bottom.x, bottom.y - 10,
+           "Power-law exponent alpha of the eigenvalues of W\u1d40W (lower: heavier tail)",
            TextStyle{13, plot::kInk, true, Anchor::Start});
   plot::draw_grid(svg, bottom);
   for (const Series& se : series) draw_series(svg, bottom, se.layers, se.alpha, se.style, false, true, r);
@@ -160,18 +165,21 @@ std::string render_spectrum_trends_svg(const ModelSpectrum& s) {
   std::vector<plot::LegendEntry> entries;
   for (const Series& se : series)
     entries.push_back({se.name, se.style.color, plot::LegendEntry::Kind::LineMarker, se.style.marker});
-  entries.push_back({"90% energy rank", plot::kMuted, plot::LegendEntry::Kind::DashedLine, plot::Marker::Circle});
+  entries.push_back(
+      {"90% energy rank", plot::kMuted, plot::LegendEntry::Kind::DashedLine, plot::Marker::Circle});
   svg.begin_group("legend");
   plot::draw_legend(svg, kLeft + plot_w + 20, top.y, kLegendW, entries, 11, "module class");
   svg.end_group();
-  svg.fit(24, height - 16, kWidth - 48,
-          "Rank: singular values above the tolerance in the JSON's rank_tolerance. alpha: continuous power-law "
-          "fit of the eigenvalue tail, xmin by the smallest Kolmogorov-Smirnov distance (WeightWatcher).",
-          TextStyle{11, plot::kMuted, false, Anchor::Start, 8.5});
+  svg.fit(
+      24, height - 16, kWidth - 48,
+      "Rank: singular values above the tolerance in the JSON's rank_tolerance. alpha: continuous power-law "
+      "fit of the eigenvalue tail, xmin by the smallest Kolmogorov-Smirnov distance (WeightWatcher).",
+      TextStyle{11, plot::kMuted, false, Anchor::Start, 8.5});
   return svg.finish();
 }
 
-std::string render_singular_values_svg(const ModelSpectrum& s, const std::vector<const MatrixSpectrum*>& shown) {
+std::string render_singular_values_svg(const ModelSpectrum& s,
+                                       const std::vector<const MatrixSpectrum*>& shown) {
   const std::string model = s.model_id.empty() ? "model" : display_name_of(s.model_id);
   const size_t drawn = std::min(shown.size(), kMaxCurves);
   const double plot_w = kWidth - kLeft - 320 - kRightPad - 20, height = 520;
@@ -204,7 +212,7 @@ std::string render_singular_values_svg(const ModelSpectrum& s, const std::vector
            TextStyle{12, plot::kMuted, false, Anchor::Start});
   plot::draw_grid(svg, a);
   // Okabe & Ito without yellow (too faint on white); the next six curves repeat them dashed.
-  const std::vector<std::string> colors = {plot::kBlue,   plot::kOrange, plot::kGreen,
+  const std::vector<std::string> colors = {plot::kBlue,       plot::kOrange, plot::kGreen,
                                            plot::kVermillion, plot::kPurple, plot::kSky};
   std::vector<plot::LegendEntry> entries;
   for (size_t c = 0; c < drawn; ++c) {
@@ -223,7 +231,8 @@ std::string render_singular_values_svg(const ModelSpectrum& s, const std::vector
     svg.polyline(xy, color, 1.6, dashed);
     if (m.metrics.rank_90 && *m.metrics.rank_90 <= v.size()) {
       const size_t i = *m.metrics.rank_90 - 1;
-      svg.circle(a.sx((static_cast<double>(i) + 0.5) / n), a.sy.clamped(v[i] / v.front()), 4.5, "none", color, 1.6);
+      svg.circle(a.sx((static_cast<double>(i) + 0.5) / n), a.sy.clamped(v[i] / v.front()), 4.5, "none", color,
+                 1.6);
     }
     entries.push_back({plot::ellipsize_middle(m.name, 11, false, 290), color,
                        dashed ? plot::LegendEntry::Kind::DashedLine : plot::LegendEntry::Kind::LineMarker,

@@ -15,6 +15,7 @@ std::string render_spectrum_trends_svg(const ModelSpectrum& s);
 
 // σ_i / σ_max against i / design rank (log y), one line per matrix in `shown` (at most 12; a caption says
 // how many were left out), with each one's 90% energy rank marked.
-std::string render_singular_values_svg(const ModelSpectrum& s, const std::vector<const MatrixSpectrum*>& shown);
+std::string render_singular_values_svg(const ModelSpectrum& s,
+                                       const std::vector<const MatrixSpectrum*>& shown);
 
 }  // namespace ma

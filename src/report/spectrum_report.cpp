@@ -13,14 +13,8 @@
 namespace ma {
 namespace {
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 std::string ratio_text(uint64_t n, uint64_t of) {
-  return of ? fixed(100.0 * static_cast<double>(n) / static_cast<double>(of), 1) + "%" : "-";
+  return of ? fixed_decimals(100.0 * static_cast<double>(n) / static_cast<double>(of), 1) + "%" : "-";
 }
 
 std::string method_text(const ModelSpectrum& s) {
@@ -55,10 +49,10 @@ std::vector<std::string> console_row(const MatrixSpectrum& m) {
           brief_number(x.stable_rank),
           opt_text(x.effective_rank),
           brief_number(x.spectral_norm),
-          x.alpha ? fixed(x.alpha->alpha, 2) : "-",
-          fixed(100 * m.sparsity, 1) + "%",
-          fixed(m.mean, 4),
-          fixed(m.std, 4)};
+          x.alpha ? fixed_decimals(x.alpha->alpha, 2) : "-",
+          fixed_decimals(100 * m.sparsity, 1) + "%",
+          fixed_decimals(m.mean, 4),
+          fixed_decimals(m.std, 4)};
 }
 
 }  // namespace
@@ -77,7 +71,9 @@ std::string_view spectrum_method_name(SpectrumMethod m) {
 
 std::string rank_text(const std::optional<uint64_t>& rank, const std::optional<uint64_t>& lower_bound,
                       uint64_t design_rank) {
-  if (rank) return std::to_string(*rank) + "/" + std::to_string(design_rank) + " (" + ratio_text(*rank, design_rank) + ")";
+  if (rank)
+    return std::to_string(*rank) + "/" + std::to_string(design_rank) + " (" + ratio_text(*rank, design_rank) +
+           ")";
   if (lower_bound) return "≥ " + std::to_string(*lower_bound) + "/" + std::to_string(design_rank);
   return "-";
 }
@@ -90,14 +86,16 @@ std::map<int64_t, std::vector<const MatrixSpectrum*>> by_layer(const ModelSpectr
 }
 
 const std::vector<std::string>& table_header() {
-  static const std::vector<std::string> h = {"Matrix", "Shape", "Rank", "SVD 90%", "Stable rank", "Eff. rank",
-                                             "||W||_2", "alpha", "Sparsity", "Mean", "Std"};
+  static const std::vector<std::string> h = {"Matrix",      "Shape",     "Rank",    "SVD 90%",
+                                             "Stable rank", "Eff. rank", "||W||_2", "alpha",
+                                             "Sparsity",    "Mean",      "Std"};
   return h;
 }
 
 // The row's label: the module class when it names one matrix of the layer ("q_proj"), else the name inside
 // the layer ("mlp.gate_proj", "mlp.experts.3.down_proj"); outside the layers, the whole name.
-std::vector<std::vector<std::string>> layer_rows(int64_t layer, const std::vector<const MatrixSpectrum*>& ms) {
+std::vector<std::vector<std::string>> layer_rows(int64_t layer,
+                                                 const std::vector<const MatrixSpectrum*>& ms) {
   std::map<ModuleClass, size_t> per_class;
   for (const MatrixSpectrum* m : ms) ++per_class[m->module_class];
   std::vector<std::vector<std::string>> rows;
@@ -160,7 +158,8 @@ std::string render_spectrum_markdown(const ModelSpectrum& s, const RunInfo& run)
   return w.take();
 }
 
-void stream_spectrum_json(const ModelSpectrum& s, const RunInfo& run, bool values, const JsonWriter::Sink& sink) {
+void stream_spectrum_json(const ModelSpectrum& s, const RunInfo& run, bool values,
+                          const JsonWriter::Sink& sink) {
   JsonWriter w(sink);
   w.begin_object();
   w.key("model_id").value(s.model_id);
@@ -234,10 +233,11 @@ void stream_spectrum_json(const ModelSpectrum& s, const RunInfo& run, bool value
   w.flush();
 }
 
-std::string render_spectrum_csv(const ModelSpectrum& s, std::string_view model_path, std::string_view revision,
-                                std::string_view created_at) {
+std::string render_spectrum_csv(const ModelSpectrum& s, std::string_view model_path,
+                                std::string_view revision, std::string_view created_at) {
   std::string out =
-      "model_path,model_id,revision,param_name,layer_index,block_type,shape,rows,cols,design_rank,actual_rank,"
+      "model_path,model_id,revision,param_name,layer_index,block_type,shape,rows,cols,design_rank,actual_"
+      "rank,"
       "rank_ratio,svd_90_percent_rank,svd_90_percent_ratio,mean,std,var,sparsity,dtype,created_at,"
       "actual_rank_lower_bound,svd_90_percent_rank_lower_bound,energy_rank,stable_rank,effective_rank,"
       "spectral_norm,frobenius_norm,condition_number,alpha,alpha_xmin,alpha_ks_distance,rank_tolerance\n";
@@ -245,39 +245,38 @@ std::string render_spectrum_csv(const ModelSpectrum& s, std::string_view model_p
   const auto number = [](const std::optional<double>& v) { return v ? csv_number(*v) : std::string(); };
   for (const MatrixSpectrum& m : s.matrices) {
     const SpectralMetrics& x = m.metrics;
-    const std::vector<std::string> cells = {
-        csv_text(model_path),
-        csv_text(s.model_id),
-        csv_text(revision),
-        csv_text(m.name),
-        m.layer ? std::to_string(*m.layer) : std::string(),
-        std::string(module_class_name(m.module_class)),
-        csv_text(shape_to_python_tuple({m.rows, m.cols})),
-        std::to_string(m.rows),
-        std::to_string(m.cols),
-        std::to_string(x.design_rank),
-        count(x.actual_rank),
-        number(ratio(x.actual_rank, x.design_rank)),
-        count(x.rank_90),
-        number(ratio(x.rank_90, x.design_rank)),
-        csv_number(m.mean),
-        csv_number(m.std),
-        csv_number(m.var),
-        csv_number(m.sparsity),
-        std::string(dtype_info(m.dtype).torch_name),
-        std::string(created_at),
-        count(x.actual_rank_lower_bound),
-        count(x.rank_90_lower_bound),
-        count(x.energy_rank),
-        csv_number(x.stable_rank),
-        number(x.effective_rank),
-        csv_number(x.spectral_norm),
-        csv_number(m.frobenius_norm),
-        number(x.condition_number),
-        x.alpha ? csv_number(x.alpha->alpha) : std::string(),
-        x.alpha ? csv_number(x.alpha->xmin) : std::string(),
-        x.alpha ? csv_number(x.alpha->ks_distance) : std::string(),
-        csv_number(x.tolerance)};
+    const std::vector<std::string> cells = {csv_text(model_path),
+                                            csv_text(s.model_id),
+                                            csv_text(revision),
+                                            csv_text(m.name),
+                                            m.layer ? std::to_string(*m.layer) : std::string(),
+                                            std::string(module_class_name(m.module_class)),
+                                            csv_text(shape_to_python_tuple({m.rows, m.cols})),
+                                            std::to_string(m.rows),
+                                            std::to_string(m.cols),
+                                            std::to_string(x.design_rank),
+                                            count(x.actual_rank),
+                                            number(ratio(x.actual_rank, x.design_rank)),
+                                            count(x.rank_90),
+                                            number(ratio(x.rank_90, x.design_rank)),
+                                            csv_number(m.mean),
+                                            csv_number(m.std),
+                                            csv_number(m.var),
+                                            csv_number(m.sparsity),
+                                            std::string(dtype_info(m.dtype).torch_name),
+                                            std::string(created_at),
+                                            count(x.actual_rank_lower_bound),
+                                            count(x.rank_90_lower_bound),
+                                            count(x.energy_rank),
+                                            csv_number(x.stable_rank),
+                                            number(x.effective_rank),
+                                            csv_number(x.spectral_norm),
+                                            csv_number(m.frobenius_norm),
+                                            number(x.condition_number),
+                                            x.alpha ? csv_number(x.alpha->alpha) : std::string(),
+                                            x.alpha ? csv_number(x.alpha->xmin) : std::string(),
+                                            x.alpha ? csv_number(x.alpha->ks_distance) : std::string(),
+                                            csv_number(x.tolerance)};
     for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
     out += '\n';
   }

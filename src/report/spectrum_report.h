@@ -17,9 +17,10 @@ std::string_view spectrum_method_name(SpectrumMethod m);  // "svd", "gram", "ran
 std::string render_spectrum_console(const ModelSpectrum& s, bool color);
 std::string render_spectrum_markdown(const ModelSpectrum& s, const RunInfo& run);
 // `values`: each matrix's singular values too (--values).
-void stream_spectrum_json(const ModelSpectrum& s, const RunInfo& run, bool values, const JsonWriter::Sink& sink);
-std::string render_spectrum_csv(const ModelSpectrum& s, std::string_view model_path, std::string_view revision,
-                                std::string_view created_at);
+void stream_spectrum_json(const ModelSpectrum& s, const RunInfo& run, bool values,
+                          const JsonWriter::Sink& sink);
+std::string render_spectrum_csv(const ModelSpectrum& s, std::string_view model_path,
+                                std::string_view revision, std::string_view created_at);
 
 // "128/512 (25.0%)", or "≥ 128/512" for a lower bound from a truncated spectrum.
 std::string rank_text(const std::optional<uint64_t>& rank, const std::optional<uint64_t>& lower_bound,

@@ -27,8 +27,9 @@ class CliSpectrum : public ::testing::Test {
 TEST_F(CliSpectrum, ConsoleTablesByLayer) {
   CommandResult r = run_cli("spectrum " + example());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* part : {"LAYER-BY-LAYER MATRIX ANALYSIS", "OUTSIDE THE LAYERS", "LAYER 0", "LAYER 1",
-                           "model.embed_tokens.weight", "q_proj", "mlp.gate_proj", "mlp.down_proj", "SVD 90%"})
+  for (const char* part :
+       {"LAYER-BY-LAYER MATRIX ANALYSIS", "OUTSIDE THE LAYERS", "LAYER 0", "LAYER 1",
+        "model.embed_tokens.weight", "q_proj", "mlp.gate_proj", "mlp.down_proj", "SVD 90%"})
     EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
   EXPECT_EQ(r.out.find("\nLAYER 2"), std::string::npos) << "the example has two layers";
 }
@@ -36,18 +37,19 @@ TEST_F(CliSpectrum, ConsoleTablesByLayer) {
 // Every file at once, each complete; the CSV has seed 004's columns first and a row per matrix.
 TEST_F(CliSpectrum, WritesEveryOutput) {
   TempDir dir;
-  CommandResult r = run_cli("spectrum " + example() + " --quiet --export " + quoted(dir / "s.json") + " --csv " +
-                            quoted(dir / "s.csv") + " --markdown " + quoted(dir / "s.md") + " --plot " +
-                            quoted(dir / "trend.svg") + " --spectrum-plot " + quoted(dir / "sigma.svg") +
-                            " --show '*q_proj*'");
+  CommandResult r = run_cli("spectrum " + example() + " --quiet --export " + quoted(dir / "s.json") +
+                            " --csv " + quoted(dir / "s.csv") + " --markdown " + quoted(dir / "s.md") +
+                            " --plot " + quoted(dir / "trend.svg") + " --spectrum-plot " +
+                            quoted(dir / "sigma.svg") + " --show '*q_proj*'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
   const std::string csv = read_file(dir / "s.csv");
-  EXPECT_EQ(csv.rfind("model_path,model_id,revision,param_name,layer_index,block_type,shape,rows,cols,design_rank,"
-                      "actual_rank,rank_ratio,svd_90_percent_rank,svd_90_percent_ratio,mean,std,var,sparsity,dtype,"
-                      "created_at,",
-                      0),
-            0u)
+  EXPECT_EQ(
+      csv.rfind("model_path,model_id,revision,param_name,layer_index,block_type,shape,rows,cols,design_rank,"
+                "actual_rank,rank_ratio,svd_90_percent_rank,svd_90_percent_ratio,mean,std,var,sparsity,dtype,"
+                "created_at,",
+                0),
+      0u)
       << csv.substr(0, 300);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 17) << "a header and the example's 16 matrices";
   const std::string md = read_file(dir / "s.md");

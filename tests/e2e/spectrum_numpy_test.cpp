@@ -27,37 +27,19 @@ using test::run_shell;
 constexpr const char* kPython = "/usr/bin/python3";
 
 bool numpy_available() {
-  static const bool ok = std::system((std::string(kPython) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0;
+  static const bool ok =
+      std::system((std::string(kPython) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0;
   return ok;
 }
 
-// A fixed-seed splitmix64 with Box-Muller normals: the same file on every machine.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : s_(seed) {}
-  double normal() {
-    const double u = 1.0 - uniform(), v = uniform();
-    return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * std::numbers::pi * v);
-  }
-
- private:
-  double uniform() {
-    uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1p-53;
-  }
-  uint64_t s_;
-};
-
-std::vector<double> gaussian(Rng& rng, size_t n) {
+std::vector<double> gaussian(test::NormalRng& rng, size_t n) {
   std::vector<double> v(n);
-  for (double& x : v) x = rng.normal();
+  for (double& x : v) x = rng();
   return v;
 }
 
 // W = A B with A (rows x r) and B (r x cols) Gaussian: rank r exactly in exact arithmetic.
-std::vector<double> planted(Rng& rng, size_t rows, size_t cols, size_t r) {
+std::vector<double> planted(test::NormalRng& rng, size_t rows, size_t cols, size_t r) {
   const std::vector<double> a = gaussian(rng, rows * r), b = gaussian(rng, r * cols);
   std::vector<double> w(rows * cols, 0.0);
   for (size_t i = 0; i < rows; ++i)
@@ -93,7 +75,7 @@ class SpectrumNumpy : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new test::TempDir();
-    Rng rng(2026);
+    test::NormalRng rng(2026);
     std::vector<TensorToWrite> t;
     for (size_t r : {5, 17, 64}) {
       const std::vector<double> w = planted(rng, 512, 512, r);
@@ -151,8 +133,9 @@ std::vector<double> numbers(const json::Value* v) {
 TEST_F(SpectrumNumpy, FullSvdEqualsLapackInFloat64) {
   auto ours = run_cli_json("");
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
-  auto ref = run_shell(std::string(kPython) + " " + quoted(fs::path(MA_SOURCE_DIR) / "scripts" / "spectrum_reference.py") +
-                       " " + quoted(file()));
+  auto ref =
+      run_shell(std::string(kPython) + " " +
+                quoted(fs::path(MA_SOURCE_DIR) / "scripts" / "spectrum_reference.py") + " " + quoted(file()));
   ASSERT_EQ(ref.exit_code, 0) << ref.err;
   const json::Document our_doc = parse(ours.out, "spectrum --json"), ref_doc = parse(ref.out, "reference");
   auto o = by_name(*our_doc.root().find("tensors"));
@@ -166,18 +149,23 @@ TEST_F(SpectrumNumpy, FullSvdEqualsLapackInFloat64) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(o.count(name));
     const json::Value& t = *o[name];
-    const std::vector<double> s = numbers(t.find("singular_values")), s_ref = numbers(ref_t->find("singular_values"));
+    const std::vector<double> s = numbers(t.find("singular_values")),
+                              s_ref = numbers(ref_t->find("singular_values"));
     ASSERT_EQ(s.size(), s_ref.size());
     // sgesdd's backward error bounds |σ_i − σ_i(exact)| by a small multiple of ε_f32·σ_max: compare
     // normwise. The planted 512 x 512 matrices hold to 1e-6; the 300 x 700 rectangle to 2e-6.
     const double tol = (name == "rect.f32" ? 2e-6 : 1e-6) * s_ref.front();
     for (size_t i = 0; i < s.size(); ++i) ASSERT_NEAR(s[i], s_ref[i], tol) << "σ_" << i;
     const auto integer = [&](const char* key) { return t.find(key)->as_uint().value_or(UINT64_MAX); };
-    const auto ref_integer = [&](const char* key) { return ref_t->find(key)->as_uint().value_or(UINT64_MAX - 1); };
+    const json::Value* reference = ref_t;  // clang 14 captures no structured binding
+    const auto ref_integer = [&](const char* key) {
+      return reference->find(key)->as_uint().value_or(UINT64_MAX - 1);
+    };
     EXPECT_EQ(integer("actual_rank"), ref_integer("actual_rank"));
     EXPECT_EQ(integer("svd_90_percent_rank"), ref_integer("svd_90_percent_rank"));
     for (const char* key : {"stable_rank", "spectral_norm", "frobenius_norm", "rank_tolerance"})
-      EXPECT_NEAR(t.find(key)->as_double(), ref_t->find(key)->as_double(), 1e-5 * ref_t->find(key)->as_double())
+      EXPECT_NEAR(t.find(key)->as_double(), ref_t->find(key)->as_double(),
+                  1e-5 * ref_t->find(key)->as_double())
           << key;
     // The entropy sums over every σ, the hundreds of rounding-level ones of a planted F32 matrix included:
     // float32's noise there (σ ~ 1e-7·σ_max, each off by its own size) moves it by a few 1e-5.
@@ -203,7 +191,8 @@ TEST_F(SpectrumNumpy, AlphaEqualsThePowerlawFitOfTheSameSpectrum) {
   auto ours = run_cli_json("");
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
   test::write_file(tmp / "ours.json", ours.out);
-  auto ref = run_shell(std::string(kPython) + " " + quoted(fs::path(MA_SOURCE_DIR) / "scripts" / "spectrum_reference.py") +
+  auto ref = run_shell(std::string(kPython) + " " +
+                       quoted(fs::path(MA_SOURCE_DIR) / "scripts" / "spectrum_reference.py") +
                        " --alpha-of " + quoted(tmp / "ours.json"));
   ASSERT_EQ(ref.exit_code, 0) << ref.err;
   const json::Document our_doc = parse(ours.out, "spectrum --json"), ref_doc = parse(ref.out, "reference");
@@ -247,10 +236,14 @@ TEST_F(SpectrumNumpy, GramPathAgreesAboveItsResolution) {
   auto f = by_name(*full_doc.root().find("tensors"));
   for (const auto& [name, t] : by_name(*gram_doc.root().find("tensors"))) {
     SCOPED_TRACE(name);
-    const std::vector<double> s = numbers(t->find("singular_values")), s_full = numbers(f[name]->find("singular_values"));
+    const std::vector<double> s = numbers(t->find("singular_values")),
+                              s_full = numbers(f[name]->find("singular_values"));
     const double resolution = t->find("gram_resolution")->as_double();
-    EXPECT_NEAR(resolution, std::sqrt(std::min(t->find("rows")->as_double(), t->find("cols")->as_double()) *
-                                      1.1920928955078125e-07) * s_full.front(), 1e-3 * resolution);
+    EXPECT_NEAR(resolution,
+                std::sqrt(std::min(t->find("rows")->as_double(), t->find("cols")->as_double()) *
+                          1.1920928955078125e-07) *
+                    s_full.front(),
+                1e-3 * resolution);
     for (size_t i = 0; i < s.size(); ++i)
       if (s_full[i] > 10 * resolution) {
         EXPECT_NEAR(s[i], s_full[i], 1e-4 * s_full[i]) << "σ_" << i;
@@ -270,12 +263,14 @@ TEST_F(SpectrumNumpy, TruncatedSpectrumGivesBoundsNotValues) {
   // Rank 5 and 17 end inside K = 32: their top σ agree with the full SVD, their ranks are exact.
   for (const char* name : {"planted5.f32", "planted17.bf16"}) {
     SCOPED_TRACE(name);
-    const std::vector<double> s = numbers(k[name]->find("singular_values")), s_full = numbers(f[name]->find("singular_values"));
+    const std::vector<double> s = numbers(k[name]->find("singular_values")),
+                              s_full = numbers(f[name]->find("singular_values"));
     ASSERT_EQ(s.size(), 32u);
     const uint64_t r = f[name]->find("actual_rank")->as_uint().value();
     for (size_t i = 0; i < r; ++i) EXPECT_NEAR(s[i], s_full[i], 1e-4 * s_full[i]);
     EXPECT_EQ(k[name]->find("actual_rank")->as_uint(), r);
-    EXPECT_EQ(k[name]->find("svd_90_percent_rank")->as_uint(), f[name]->find("svd_90_percent_rank")->as_uint());
+    EXPECT_EQ(k[name]->find("svd_90_percent_rank")->as_uint(),
+              f[name]->find("svd_90_percent_rank")->as_uint());
   }
   // Rank 64 does not: bounds.
   const json::Value& p64 = *k["planted64.f32"];
@@ -287,7 +282,8 @@ TEST_F(SpectrumNumpy, TruncatedSpectrumGivesBoundsNotValues) {
   EXPECT_TRUE(p64.find("alpha")->is_null());
   EXPECT_GT(p64.find("randomized_error_factor")->as_double(), 1.0);
   // A sketch's σ never exceed the true ones.
-  const std::vector<double> s = numbers(p64.find("singular_values")), s_full = numbers(f["planted64.f32"]->find("singular_values"));
+  const std::vector<double> s = numbers(p64.find("singular_values")),
+                            s_full = numbers(f["planted64.f32"]->find("singular_values"));
   for (size_t i = 0; i < s.size(); ++i) EXPECT_LE(s[i], s_full[i] * (1 + 1e-5)) << "σ_" << i;
   // The console says "≥ 32", the CSV leaves the rank empty and fills the bound.
   auto console = test::run_cli("spectrum " + quoted(file()) + " --rank-k 32");

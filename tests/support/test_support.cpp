@@ -4,10 +4,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <numbers>
 #include <random>
 #include <sstream>
 
@@ -104,6 +106,18 @@ std::string tiny_llama_config(const std::string& num_hidden_layers) {
   return R"({"model_type":"llama","hidden_size":64,"num_attention_heads":4,"intermediate_size":128,)"
          R"("vocab_size":100,"num_hidden_layers":)" +
          num_hidden_layers + "}";
+}
+
+double NormalRng::uniform() {
+  uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1p-53;
+}
+
+double NormalRng::operator()() {
+  const double u = 1.0 - uniform(), v = uniform();
+  return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * std::numbers::pi * v);
 }
 
 }  // namespace ma::test

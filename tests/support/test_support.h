@@ -57,6 +57,18 @@ size_t occurrences(std::string_view text, std::string_view part);
 // `s` with every occurrence of `from` replaced by `to`.
 std::string replace_all(std::string s, const std::string& from, const std::string& to);
 
+// Normal samples from a fixed-seed splitmix64 with Box-Muller (not <random>'s distributions, whose output
+// differs between standard libraries): generated test data is the same file on every machine.
+class NormalRng {
+ public:
+  explicit NormalRng(uint64_t seed) : state_(seed) {}
+  double operator()();
+
+ private:
+  double uniform();  // [0, 1)
+  uint64_t state_;
+};
+
 // The bytes of a float32 tensor holding `values`.
 std::string f32(std::initializer_list<float> values);
 

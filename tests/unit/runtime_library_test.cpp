@@ -1,8 +1,8 @@
 // Libraries loaded on first use (core/runtime_library.h): what is missing is named, first failure first, so
 // the feature's one error line can say what to install.
-#include <gtest/gtest.h>
-
 #include "core/runtime_library.h"
+
+#include <gtest/gtest.h>
 
 namespace ma {
 namespace {

@@ -1,11 +1,12 @@
 // The figures `spectrum` derives from singular values (analysis/spectrum/spectral_metrics.h) and the
 // power-law fit (power_law_fit.h), on spectra worked out by hand: no LAPACK needed.
+#include "analysis/spectrum/spectral_metrics.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "analysis/spectrum/power_law_fit.h"
-#include "analysis/spectrum/spectral_metrics.h"
 
 namespace ma {
 namespace {

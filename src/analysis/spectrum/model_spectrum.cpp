@@ -3,19 +3,15 @@
 #include <chrono>
 #include <cmath>
 
-#include "analysis/element_decoder.h"
+#include "analysis/lapack.h"
+#include "analysis/matrix_reader.h"
 #include "analysis/readable_values.h"
-#include "analysis/spectrum/lapack.h"
 #include "core/error.h"
 #include "io/file_source.h"
 #include "model/tensor_placement.h"
 
 namespace ma {
 namespace {
-
-// Raw bytes are read in pieces of about this size and decoded into the matrix, so the raw copy never
-// doubles the peak.
-constexpr uint64_t kReadElements = uint64_t{1} << 22;
 
 struct MatrixShape {
   uint64_t count = 1, rows = 0, cols = 0;  // count > 1: a stacked expert tensor [count, rows, cols]
@@ -35,24 +31,6 @@ double storage_roundoff(DType t) {
   return std::ldexp(1.0, -static_cast<int>(*bits) - 1);
 }
 
-// Reads elements [first, first + n) of the item into `out` (block types: whole blocks from `first`).
-void read_elements(const FileSource& file, const ScanItem& item, uint64_t first, uint64_t n, std::string& raw,
-                   ElementDecoder& decoder, float* out) {
-  uint64_t begin = 0, len = 0;
-  if (dtype_bits(item.dtype) == 4) {
-    begin = first / 2;
-    len = (n + 1) / 2;
-  } else if (is_block_type(item.dtype)) {
-    begin = dtype_bytes(first, item.dtype);
-    len = dtype_bytes(n, item.dtype);
-  } else {
-    begin = first * (dtype_bits(item.dtype) / 8);
-    len = n * (dtype_bits(item.dtype) / 8);
-  }
-  file.read_exact(item.offset + begin, len, raw);
-  decoder.decode(item.dtype, raw.data(), static_cast<size_t>(n), out);
-}
-
 MatrixSpectrum analyse(const ScanItem& item, const MatrixShape& m, uint64_t expert, std::vector<float>& w,
                        const FileSource& file, ElementDecoder& decoder, const SpectrumOptions& o) {
   const auto start = std::chrono::steady_clock::now();
@@ -62,13 +40,7 @@ MatrixSpectrum analyse(const ScanItem& item, const MatrixShape& m, uint64_t expe
   r.rows = m.rows;
   r.cols = m.cols;
   const uint64_t numel = m.rows * m.cols;
-  w.resize(numel);
-  // 4-bit types hold two elements per byte and block types whole blocks: a chunk starts on a boundary.
-  uint64_t step = kReadElements;
-  if (is_block_type(item.dtype)) step -= step % dtype_info(item.dtype).block_elements;
-  std::string raw;
-  for (uint64_t done = 0; done < numel; done += step)
-    read_elements(file, item, expert * numel + done, std::min(step, numel - done), raw, decoder, w.data() + done);
+  read_elements_as_float(file, item, expert * numel, numel, w, decoder);
   // Mean, variance and sparsity over the elements (NaN/Inf make the decomposition meaningless: refused).
   double sum = 0, sum_sq = 0;
   uint64_t near_zero = 0;
@@ -131,8 +103,8 @@ ModelSpectrum compute_model_spectrum(const PlannedScan& plan, const SpectrumOpti
   for (const ScanItem& item : plan.items) {
     const std::optional<MatrixShape> m = matrix_shape(item.shape);
     if (!m) {
-      if (item.shape.size() > 3) out.skipped.push_back(item.name + ": " + std::to_string(item.shape.size()) +
-                                                         "-D, not a matrix");
+      if (item.shape.size() > 3)
+        out.skipped.push_back(item.name + ": " + std::to_string(item.shape.size()) + "-D, not a matrix");
       continue;
     }
     if (m->rows == 0 || m->cols == 0) {
@@ -142,7 +114,8 @@ ModelSpectrum compute_model_spectrum(const PlannedScan& plan, const SpectrumOpti
     }
     const FileSource file(item.file);
     for (uint64_t e = 0; e < m->count; ++e) {
-      if (o.cancel && o.cancel->load()) throw Error(ErrorKind::LocalIO, item.file.string(), item.name, "interrupted");
+      if (o.cancel && o.cancel->load())
+        throw Error(ErrorKind::LocalIO, item.file.string(), item.name, "interrupted");
       out.matrices.push_back(analyse(item, *m, e, w, file, decoder, o));
       if (o.progress) o.progress(++done, total);
     }

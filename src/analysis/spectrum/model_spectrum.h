@@ -1,7 +1,8 @@
 // `modelanalyzer spectrum`: the singular values of every weight matrix of a checkpoint (2-D tensors, and each
 // expert of a 3-D stacked expert tensor as its own matrix), streamed one matrix at a time — memory stays at
 // one matrix in float32 plus LAPACK's workspace, whatever the checkpoint's size — with what they say
-// (spectral_metrics.h), the matrix's mean / std / sparsity for seed 004's CSV, and its place in the layer map.
+// (spectral_metrics.h), the matrix's mean / std / sparsity for seed 004's CSV, and its place in the layer
+// map.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -29,7 +30,7 @@ struct SpectrumOptions {
 };
 
 struct MatrixSpectrum {
-  std::string name;  // the tensor's; "name[e]" for expert e of a stacked expert tensor
+  std::string name;        // the tensor's; "name[e]" for expert e of a stacked expert tensor
   std::string local_name;  // inside its layer, without ".weight": "mlp.experts.3.down_proj"; else the name
   DType dtype = DType::F32;
   uint64_t rows = 0, cols = 0;

@@ -14,9 +14,9 @@ namespace ma {
 
 struct PowerLawFit {
   double alpha = 0;
-  double xmin = 0;        // the eigenvalue the tail starts at
-  double ks_distance = 0; // D of the chosen fit
-  uint64_t tail = 0;      // eigenvalues >= xmin
+  double xmin = 0;         // the eigenvalue the tail starts at
+  double ks_distance = 0;  // D of the chosen fit
+  uint64_t tail = 0;       // eigenvalues >= xmin
 };
 
 // `eigenvalues` in any order; zeros and negatives (numerical noise) are left out. nullopt with fewer than 3

@@ -5,7 +5,7 @@
 #include <limits>
 #include <random>
 
-#include "analysis/spectrum/lapack.h"
+#include "analysis/lapack.h"
 
 namespace ma {
 namespace {
@@ -32,7 +32,8 @@ SingularValues gram_eigenvalues(std::vector<float>& w, uint64_t rows, uint64_t c
   lapack::symmetric_eigenvalues(static_cast<int64_t>(n), g.data(), lambda.data());
   SingularValues out;
   out.values.reserve(n);
-  for (auto it = lambda.rbegin(); it != lambda.rend(); ++it) out.values.push_back(std::sqrt(std::max(0.0, double(*it))));
+  for (auto it = lambda.rbegin(); it != lambda.rend(); ++it)
+    out.values.push_back(std::sqrt(std::max(0.0, double(*it))));
   const double eps = std::numeric_limits<float>::epsilon();
   out.resolution = out.values.empty() ? 0 : std::sqrt(static_cast<double>(n) * eps) * out.values.front();
   return out;

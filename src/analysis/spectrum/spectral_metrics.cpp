@@ -41,7 +41,8 @@ SpectralMetrics spectral_metrics(const SingularValues& sv, const MetricInputs& i
     m.tolerance = std::max({s.front() * static_cast<double>(std::max(in.rows, in.cols)) * eps,
                             in.storage_roundoff * std::sqrt(in.frobenius_squared), sv.resolution});
   }
-  const auto above = static_cast<uint64_t>(std::count_if(s.begin(), s.end(), [&](double v) { return v > m.tolerance; }));
+  const auto above =
+      static_cast<uint64_t>(std::count_if(s.begin(), s.end(), [&](double v) { return v > m.tolerance; }));
   if (complete || above < s.size())
     m.actual_rank = above;
   else

@@ -2,9 +2,11 @@
 //   actual_rank       σ_i > tolerance. Default tolerance: numpy.linalg.matrix_rank's σ_max·max(m, n)·ε with
 //                     ε of float32 (the dtype the SVD runs in), raised for matrices stored in fewer bits to
 //                     u·‖W‖_F, u the stored dtype's unit roundoff: rounding every element to that dtype moves
-//                     each σ by at most ‖E‖₂ <= ‖E‖_F <= u·‖W‖_F (Weyl), so σ below it can be rounding alone —
-//                     numpy's rule on a bf16 matrix would call every matrix full-rank. `--rank-tol` overrides.
-//   energy rank       searchsorted(cumsum(σ²)/Σσ², energy) + 1: always at 0.9 (seed 004's svd_90_percent_rank),
+//                     each σ by at most ‖E‖₂ <= ‖E‖_F <= u·‖W‖_F (Weyl), so σ below it can be rounding alone
+//                     — numpy's rule on a bf16 matrix would call every matrix full-rank. `--rank-tol`
+//                     overrides.
+//   energy rank       searchsorted(cumsum(σ²)/Σσ², energy) + 1: always at 0.9 (seed 004's
+//   svd_90_percent_rank),
 //                     and at --energy when another target is asked.
 //   stable rank       ‖W‖²_F / σ²_max;  effective rank  exp(H(p)), p_i = σ_i / Σσ (Roy & Vetterli 2007).
 //   spectral norm σ_max, condition number σ_max / σ_min (full numerical rank only: below it σ_min is noise

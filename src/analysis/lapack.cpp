@@ -1,4 +1,4 @@
-#include "analysis/spectrum/lapack.h"
+#include "analysis/lapack.h"
 
 #include <dlfcn.h>
 
@@ -19,13 +19,14 @@ using Gesdd = void (*)(const char*, const int*, const int*, float*, const int*, 
                        float*, const int*, float*, const int*, int*, int*, size_t);
 using Syevd = void (*)(const char*, const char*, const int*, float*, const int*, float*, float*, const int*,
                        int*, const int*, int*, size_t, size_t);
-using Syrk = void (*)(const char*, const char*, const int*, const int*, const float*, const float*, const int*,
-                      const float*, float*, const int*, size_t, size_t);
-using Gemm = void (*)(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
-                      const int*, const float*, const int*, const float*, float*, const int*, size_t, size_t);
+using Syrk = void (*)(const char*, const char*, const int*, const int*, const float*, const float*,
+                      const int*, const float*, float*, const int*, size_t, size_t);
+using Gemm = void (*)(const char*, const char*, const int*, const int*, const int*, const float*,
+                      const float*, const int*, const float*, const int*, const float*, float*, const int*,
+                      size_t, size_t);
 using Geqrf = void (*)(const int*, const int*, float*, const int*, float*, float*, const int*, int*);
-using Orgqr = void (*)(const int*, const int*, const int*, float*, const int*, const float*, float*, const int*,
-                       int*);
+using Orgqr = void (*)(const int*, const int*, const int*, float*, const int*, const float*, float*,
+                       const int*, int*);
 using ConfigText = char* (*)();
 
 struct Library {
@@ -67,8 +68,10 @@ int dim(int64_t v, const char* what) {
 }
 
 void check(int info, const char* routine) {
-  if (info < 0) throw Error(ErrorKind::Internal, "", routine, "argument " + std::to_string(-info) + " rejected");
-  if (info > 0) throw Error(ErrorKind::Malformed, "", routine, "did not converge (info " + std::to_string(info) + ")");
+  if (info < 0)
+    throw Error(ErrorKind::Internal, "", routine, "argument " + std::to_string(-info) + " rejected");
+  if (info > 0)
+    throw Error(ErrorKind::Malformed, "", routine, "did not converge (info " + std::to_string(info) + ")");
 }
 
 // LAPACK returns a workspace size as a float: round up, never below one.
@@ -81,8 +84,9 @@ int workspace(float query) {
 void require() {
   const Library& lib = library();
   if (!lib.libs.missing().empty())
-    throw Error(ErrorKind::Unsupported, lib.libs.missing(), "LAPACK",
-                "spectrum needs LAPACK and BLAS: apt-get install libopenblas0-pthread (or liblapack3)");
+    throw Error(
+        ErrorKind::Unsupported, lib.libs.missing(), "LAPACK",
+        "spectrum and embeddings need LAPACK and BLAS: apt-get install libopenblas0-pthread (or liblapack3)");
 }
 
 std::string library_name() {
@@ -100,7 +104,8 @@ void singular_values(int64_t m64, int64_t n64, float* a, float* s) {
   check(info, "sgesdd");
   lwork = workspace(query);
   std::vector<float> work(static_cast<size_t>(lwork));
-  library().gesdd("N", &m, &n, a, &m, s, &dummy, &one, &dummy, &one, work.data(), &lwork, iwork.data(), &info, 1);
+  library().gesdd("N", &m, &n, a, &m, s, &dummy, &one, &dummy, &one, work.data(), &lwork, iwork.data(), &info,
+                  1);
   check(info, "sgesdd");
 }
 
@@ -132,8 +137,8 @@ void multiply(bool transpose_a, bool transpose_b, int64_t m64, int64_t n64, int6
   const int m = dim(m64, "m"), n = dim(n64, "n"), k = dim(k64, "k");
   const int lda = dim(lda64, "lda"), ldb = dim(ldb64, "ldb"), ldc = dim(ldc64, "ldc");
   const float alpha = 1, beta = 0;
-  library().gemm(transpose_a ? "T" : "N", transpose_b ? "T" : "N", &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c,
-                 &ldc, 1, 1);
+  library().gemm(transpose_a ? "T" : "N", transpose_b ? "T" : "N", &m, &n, &k, &alpha, a, &lda, b, &ldb,
+                 &beta, c, &ldc, 1, 1);
 }
 
 void orthonormalize(int64_t m64, int64_t n64, float* a) {
