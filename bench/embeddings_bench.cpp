@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
     }
   }
   const std::string tool = (fs::path(argv[0]).parent_path().parent_path() / "modelanalyzer").string();
-  const std::string baseline = (fs::path(MA_SOURCE_DIR) / "bench" / "embeddings_sklearn_baseline.py").string();
+  const std::string baseline =
+      (fs::path(MA_SOURCE_DIR) / "bench" / "embeddings_sklearn_baseline.py").string();
   const fs::path err = work / "stderr.txt", json = work / "out.json";
   const fs::path model = ensure_model(work / "rows32000x2048", 32000, 2048);
   std::printf("(a) 32,000 x 2,048 float32, k = 8, max_iter 50, %d runs, interleaved\n", runs);
@@ -92,21 +93,23 @@ int main(int argc, char** argv) {
   std::vector<double> ours, ours_inner, theirs;
   double our_inertia = 0, their_inertia = 0;
   for (int r = 0; r < runs; ++r) {
-    const RunResult x = ma::bench::run_or_exit({tool, "embeddings", model.string(), "--k", "8", "--max-iter", "50", "--quiet", "--export",
-                              json.string()},
-                             err);
+    const RunResult x = ma::bench::run_or_exit({tool, "embeddings", model.string(), "--k", "8", "--max-iter",
+                                                "50", "--quiet", "--export", json.string()},
+                                               err);
     const std::string out = ma::bench::read_text(json);
     ours.push_back(x.seconds);
     ours_inner.push_back(ma::bench::json_number_after(out, "seconds"));
     our_inertia = ma::bench::json_number_after(out, "inertia");
-    const RunResult y = ma::bench::run_or_exit({"/bin/sh", "-c",
-                              std::string(kPython) + " '" + baseline + "' '" + (model / "model.safetensors").string() +
-                                  "' " + kTensor + " 8 > '" + json.string() + "'"},
-                             err);
+    const RunResult y = ma::bench::run_or_exit(
+        {"/bin/sh", "-c",
+         std::string(kPython) + " '" + baseline + "' '" + (model / "model.safetensors").string() + "' " +
+             kTensor + " 8 > '" + json.string() + "'"},
+        err);
     const std::string base = ma::bench::read_text(json);
     theirs.push_back(ma::bench::json_number_after(base, "seconds"));
     their_inertia = ma::bench::json_number_after(base, "inertia");
-    std::printf("  run %d: ours %.2f s (whole process), scikit-learn fit %.2f s\n", r + 1, x.seconds, theirs.back());
+    std::printf("  run %d: ours %.2f s (whole process), scikit-learn fit %.2f s\n", r + 1, x.seconds,
+                theirs.back());
     std::fflush(stdout);
     (void)y;
   }
@@ -116,15 +119,16 @@ int main(int argc, char** argv) {
   std::printf("%-58s %9.2f\n", "  of which in-process analysis (JSON seconds)", median(ours_inner));
   std::printf("%-58s %9.2f  (inertia %.6g)\n", "scikit-learn KMeans(k=8, n_init=1, max_iter=50).fit alone",
               median(theirs), their_inertia);
-  std::printf("\nours / scikit-learn = %.2f -> %s (target <= 1: at least as fast)\n", median(ours) / median(theirs),
-              median(ours) <= median(theirs) ? "met" : "NOT met");
+  std::printf("\nours / scikit-learn = %.2f -> %s (target <= 1: at least as fast)\n",
+              median(ours) / median(theirs), median(ours) <= median(theirs) ? "met" : "NOT met");
   if (qwen) {
     const fs::path q = ensure_model(work / "qwen151936x1024", 151936, 1024);
-    const RunResult x = ma::bench::run_or_exit({tool, "embeddings", q.string(), "--k", "32", "--max-iter", "50", "--quiet", "--export",
-                              json.string()},
-                             err);
-    std::printf("\n(b) Qwen-shaped 151,936 x 1,024, k = 32, max_iter 50: %.2f s whole process, peak RSS %.0f MiB\n",
-                x.seconds, static_cast<double>(x.max_rss_kb) / 1024.0);
+    const RunResult x = ma::bench::run_or_exit({tool, "embeddings", q.string(), "--k", "32", "--max-iter",
+                                                "50", "--quiet", "--export", json.string()},
+                                               err);
+    std::printf(
+        "\n(b) Qwen-shaped 151,936 x 1,024, k = 32, max_iter 50: %.2f s whole process, peak RSS %.0f MiB\n",
+        x.seconds, static_cast<double>(x.max_rss_kb) / 1024.0);
   }
   return 0;
 }

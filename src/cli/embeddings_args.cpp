@@ -36,7 +36,7 @@ CommandSpec embeddings_spec(EmbeddingsArgs& a) {
        [&o](const std::string& v) { o.max_iter = static_cast<uint32_t>(integer_arg("--max-iter", v, 1, 100000)); }},
       {{"--matrix"}, "M", "embedding (default) or head (the untied LM head)",
        [&o](const std::string& v) { o.matrix = choice_arg("--matrix", v, {"embedding", "head"}); }},
-      {{"--silhouette-sample"}, "N", "rows the silhouette is computed over (default 4000; all when fewer)",
+      {{"--silhouette-sample"}, "N", "rows the silhouette is computed over (default 2000; all when fewer)",
        [&o](const std::string& v) { o.silhouette_sample = integer_arg("--silhouette-sample", v, 2, 1u << 20); }},
       {{"--examples"}, "N", "tokens shown per cluster, nearest its centre first (default 5)",
        [&o](const std::string& v) { o.examples = static_cast<uint32_t>(integer_arg("--examples", v, 0, 1000)); }},

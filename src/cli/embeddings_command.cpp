@@ -31,7 +31,8 @@ int run_embeddings(const Args& args) {
   const RunInfo run = run_info();
   const ResultOutputs& o = a.outputs;
   RenderedResults r;
-  if (o.json || !o.json_file.empty()) stream_embeddings_json(analysis, run, [&](std::string_view s) { r.json.append(s); });
+  if (o.json || !o.json_file.empty())
+    stream_embeddings_json(analysis, run, [&](std::string_view s) { r.json.append(s); });
   if (!o.csv_file.empty()) r.csv = render_embeddings_csv(analysis, tokens, run.timestamp);
   if (!o.markdown_file.empty()) r.markdown = render_embeddings_markdown(analysis, run);
   if (!o.plot_file.empty()) r.plot_svg = render_embedding_projection_svg(analysis);

@@ -47,7 +47,8 @@ void read_vocab(json::Reader& r, const std::string& file, std::vector<std::strin
     r.begin_array();
     for (uint64_t id = 0; r.next_item(); ++id) {
       count();
-      if (r.peek() != Kind::Array) wrong(file, "model.vocab[" + std::to_string(id) + "]", "must be [piece, score]");
+      if (r.peek() != Kind::Array)
+        wrong(file, "model.vocab[" + std::to_string(id) + "]", "must be [piece, score]");
       r.begin_array();
       if (!r.next_item() || r.peek() != Kind::String)
         wrong(file, "model.vocab[" + std::to_string(id) + "]", "must be [piece, score]");
@@ -61,7 +62,8 @@ void read_vocab(json::Reader& r, const std::string& file, std::vector<std::strin
 
 // added_tokens, applied after model.vocab whatever their order in the file: the library's added token
 // wins for its id.
-void read_added(json::Reader& r, const std::string& file, std::vector<std::pair<uint64_t, std::string>>& added) {
+void read_added(json::Reader& r, const std::string& file,
+                std::vector<std::pair<uint64_t, std::string>>& added) {
   if (r.peek() != Kind::Array) {
     r.skip();
     return;

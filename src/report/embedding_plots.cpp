@@ -21,8 +21,9 @@ const std::vector<std::string>& palette() {
                                              plot::kPurple, plot::kSky,    plot::kBlack, "#8c6d31"};
   return c;
 }
-constexpr plot::Marker kMarkers[] = {plot::Marker::Circle, plot::Marker::Square, plot::Marker::TriangleUp,
-                                     plot::Marker::Diamond, plot::Marker::TriangleDown, plot::Marker::Hexagon};
+constexpr plot::Marker kMarkers[] = {plot::Marker::Circle,       plot::Marker::Square,
+                                     plot::Marker::TriangleUp,   plot::Marker::Diamond,
+                                     plot::Marker::TriangleDown, plot::Marker::Hexagon};
 
 std::string percent(double v) {
   char buf[32];
@@ -40,8 +41,8 @@ std::string render_embedding_projection_svg(const EmbeddingAnalysis& a) {
   plot::fit_middle(svg, 24, 32, kW - 48, "Token embedding by cluster \u2014 " + model,
                    TextStyle{18, plot::kInk, true, Anchor::Start, 12});
   svg.text(24, 54,
-           a.tensor + " (" + with_thousands(a.rows) + " x " + with_thousands(a.cols) + ") \u00b7 k = " + std::to_string(a.k) + " \u00b7 " +
-               std::to_string(a.projected_rows.size()) + " rows drawn",
+           a.tensor + " (" + with_thousands(a.rows) + " x " + with_thousands(a.cols) + ") \u00b7 k = " +
+               std::to_string(a.k) + " \u00b7 " + std::to_string(a.projected_rows.size()) + " rows drawn",
            TextStyle{12, plot::kMuted, false, Anchor::Start});
   // The axes span the middle 99% of the points on each component, so that a few outlying rows (the ones
   // the report lists) do not squeeze the rest into a corner; those beyond sit on the frame.
@@ -83,8 +84,9 @@ std::string render_embedding_projection_svg(const EmbeddingAnalysis& a) {
   const double r = a.projected_rows.size() > 2000 ? 1.6 : 2.4;
   for (size_t i = 0; i < a.projected_rows.size(); ++i) {
     const uint32_t c = a.clustering.labels[a.projected_rows[i]];
-    plot::draw_marker(svg, kMarkers[(c / palette().size()) % std::size(kMarkers)], ax.sx.clamped(a.projection[2 * i]),
-                      ax.sy.clamped(a.projection[2 * i + 1]), r, palette()[c % palette().size()], "none", 0);
+    plot::draw_marker(svg, kMarkers[(c / palette().size()) % std::size(kMarkers)],
+                      ax.sx.clamped(a.projection[2 * i]), ax.sy.clamped(a.projection[2 * i + 1]), r,
+                      palette()[c % palette().size()], "none", 0);
   }
   svg.end_group();
   plot::draw_axes(svg, ax, true);
@@ -110,9 +112,10 @@ std::string render_elbow_svg(const EmbeddingAnalysis& a) {
   svg.rect(0, 0, kW, kH, "#ffffff");
   plot::fit_middle(svg, 24, 32, kW - 48, "k-means inertia by k \u2014 " + display_name_of(a.model_id),
                    TextStyle{18, plot::kInk, true, Anchor::Start, 12});
-  svg.text(24, 54,
-           a.elbow ? "ring: the elbow (Kneedle), k = " + std::to_string(*a.elbow) : "one k: no elbow to choose",
-           TextStyle{12, plot::kMuted, false, Anchor::Start});
+  svg.text(
+      24, 54,
+      a.elbow ? "ring: the elbow (Kneedle), k = " + std::to_string(*a.elbow) : "one k: no elbow to choose",
+      TextStyle{12, plot::kMuted, false, Anchor::Start});
   Axes ax;
   ax.sx.lo = a.elbow_ks.front() - 0.5;
   ax.sx.hi = a.elbow_ks.back() + 0.5;
@@ -134,7 +137,8 @@ std::string render_elbow_svg(const EmbeddingAnalysis& a) {
   svg.polyline(xy, plot::kBlue, 1.8);
   for (size_t i = 0; i < a.elbow_ks.size(); ++i) {
     plot::draw_marker(svg, plot::Marker::Circle, xy[2 * i], xy[2 * i + 1], 3.5, plot::kBlue);
-    if (a.elbow && a.elbow_ks[i] == *a.elbow) svg.circle(xy[2 * i], xy[2 * i + 1], 8, "none", plot::kOutlier, 2);
+    if (a.elbow && a.elbow_ks[i] == *a.elbow)
+      svg.circle(xy[2 * i], xy[2 * i + 1], 8, "none", plot::kOutlier, 2);
   }
   plot::draw_axes(svg, ax, true);
   return svg.finish();

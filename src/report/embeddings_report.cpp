@@ -41,8 +41,8 @@ std::string list(const std::vector<RowRef>& rows, size_t at_most = 8) {
 std::string clustering_text(const EmbeddingAnalysis& a) {
   std::string s = "k = " + std::to_string(a.k);
   if (a.elbow)
-    s += " (the elbow of k = " + std::to_string(a.elbow_ks.front()) + "-" + std::to_string(a.elbow_ks.back()) +
-         ", Kneedle)";
+    s += " (the elbow of k = " + std::to_string(a.elbow_ks.front()) + "-" +
+         std::to_string(a.elbow_ks.back()) + ", Kneedle)";
   s += ", inertia " + brief_number(a.clustering.inertia) + ", " + std::to_string(a.clustering.iterations) +
        " Lloyd iterations" + (a.clustering.converged ? "" : " (max_iter reached)") + ", seed " +
        std::to_string(a.options.seed);
@@ -52,14 +52,16 @@ std::string clustering_text(const EmbeddingAnalysis& a) {
 std::vector<std::vector<std::string>> cluster_rows(const EmbeddingAnalysis& a) {
   std::vector<std::vector<std::string>> rows;
   for (const ClusterSummary& c : a.clusters)
-    rows.push_back({std::to_string(c.id), with_thousands(c.size),
-                    fixed_decimals(100.0 * static_cast<double>(c.size) / static_cast<double>(a.rows), 1) + "%",
-                    brief_number(c.center_norm), brief_number(c.mean_distance), list(c.examples)});
+    rows.push_back(
+        {std::to_string(c.id), with_thousands(c.size),
+         fixed_decimals(100.0 * static_cast<double>(c.size) / static_cast<double>(a.rows), 1) + "%",
+         brief_number(c.center_norm), brief_number(c.mean_distance), list(c.examples)});
   return rows;
 }
 
 const std::vector<std::string>& cluster_header() {
-  static const std::vector<std::string> h = {"Cluster", "Rows", "Share", "Centre norm", "Mean dist", "Nearest to the centre"};
+  static const std::vector<std::string> h = {"Cluster",     "Rows",      "Share",
+                                             "Centre norm", "Mean dist", "Nearest to the centre"};
   return h;
 }
 
@@ -76,9 +78,11 @@ std::vector<std::pair<std::string, std::string>> summary_fields(const EmbeddingA
                         brief_number(a.norms.max) + "; mean " + brief_number(a.norms.mean) + ", std " +
                         brief_number(a.norms.std)},
       {"outlier norms", with_thousands(a.outlier_count) + " rows with modified z > 3.5: " + list(a.outliers)},
-      {"near-zero rows", with_thousands(a.near_zero_count) + " rows with norm <= 0.001 x median: " + list(a.near_zero)},
-      {"exact duplicates", with_thousands(a.duplicate_rows) + " rows in " + with_thousands(a.duplicate_groups) +
-                               " groups of identical rows (largest " + with_thousands(a.largest_duplicate_group) + ")"},
+      {"near-zero rows",
+       with_thousands(a.near_zero_count) + " rows with norm <= 0.001 x median: " + list(a.near_zero)},
+      {"exact duplicates", with_thousands(a.duplicate_rows) + " rows in " +
+                               with_thousands(a.duplicate_groups) + " groups of identical rows (largest " +
+                               with_thousands(a.largest_duplicate_group) + ")"},
   };
 }
 
@@ -197,7 +201,11 @@ void stream_embeddings_json(const EmbeddingAnalysis& a, const RunInfo& run, cons
     w.end_array();
   }
   w.end_array();
-  w.key("explained_variance_ratio").begin_array().value(a.explained_variance[0]).value(a.explained_variance[1]).end_array();
+  w.key("explained_variance_ratio")
+      .begin_array()
+      .value(a.explained_variance[0])
+      .value(a.explained_variance[1])
+      .end_array();
   w.key("seconds").value(a.seconds);
   write_run_info(w, run);
   w.end_object();

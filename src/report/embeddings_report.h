@@ -1,6 +1,7 @@
 // What `embeddings` prints and writes: the console and Markdown summaries (clusters with example tokens, the
 // elbow, the silhouette, row norms and the rows that stand out), the JSON with every figure under the names
-// the console uses, and a CSV with one line per row (token, cluster, norm: seed 004's embedding_analysis.csv).
+// the console uses, and a CSV with one line per row (token, cluster, norm: seed 004's
+// embedding_analysis.csv).
 #pragma once
 #include <string>
 #include <string_view>

@@ -28,7 +28,8 @@ constexpr const char* kPython = "/usr/bin/python3";
 constexpr uint64_t kRows = 3000, kCols = 32;
 
 bool sklearn_available() {
-  static const bool ok = std::system((std::string(kPython) + " -c 'import sklearn' >/dev/null 2>&1").c_str()) == 0;
+  static const bool ok =
+      std::system((std::string(kPython) + " -c 'import sklearn' >/dev/null 2>&1").c_str()) == 0;
   return ok;
 }
 
@@ -48,18 +49,22 @@ class EmbeddingsSklearn : public ::testing::Test {
     for (uint64_t i = 0; i < kRows; ++i)
       for (uint64_t t = 0; t < kCols; ++t)
         x[i * kCols + t] = centers[(i / 500) * kCols + t] + static_cast<float>(0.5 * normal());
-    for (uint64_t i = 10; i < 15; ++i) std::fill_n(&x[i * kCols], kCols, 0.0f);  // untrained: zero
+    for (uint64_t i = 10; i < 15; ++i) std::fill_n(&x[i * kCols], kCols, 0.0f);         // untrained: zero
     for (uint64_t i : {20, 21, 22}) std::copy_n(&x[30 * kCols], kCols, &x[i * kCols]);  // one shared vector
     for (uint64_t i : {40, 41})
       for (uint64_t t = 0; t < kCols; ++t) x[i * kCols + t] *= 40;
     for (float& h : head) h = static_cast<float>(normal());
     const fs::path m = dir_->path();
-    write_safetensors(m / "model.safetensors", {{"model.embed_tokens.weight", DType::F32, {kRows, kCols}, floats(x)},
-                                                {"lm_head.weight", DType::F32, {kRows, kCols}, floats(head)}});
+    write_safetensors(m / "model.safetensors",
+                      {{"model.embed_tokens.weight", DType::F32, {kRows, kCols}, floats(x)},
+                       {"lm_head.weight", DType::F32, {kRows, kCols}, floats(head)}});
     std::string vocab;
-    for (uint64_t i = 0; i < kRows; ++i) vocab += (i ? ",\"tok" : "\"tok") + std::to_string(i) + "\":" + std::to_string(i);
-    test::write_file(m / "tokenizer.json", "{\"added_tokens\":[{\"id\":0,\"content\":\"<s>\"}],\"model\":{\"type\":\"BPE\","
-                                           "\"vocab\":{" + vocab + "},\"merges\":[]}}");
+    for (uint64_t i = 0; i < kRows; ++i)
+      vocab += (i ? ",\"tok" : "\"tok") + std::to_string(i) + "\":" + std::to_string(i);
+    test::write_file(m / "tokenizer.json",
+                     "{\"added_tokens\":[{\"id\":0,\"content\":\"<s>\"}],\"model\":{\"type\":\"BPE\","
+                     "\"vocab\":{" +
+                         vocab + "},\"merges\":[]}}");
     test::write_file(m / "config.json", R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"],
       "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 0, "num_attention_heads": 4,
       "vocab_size": 3000, "tie_word_embeddings": false})");
@@ -69,7 +74,8 @@ class EmbeddingsSklearn : public ::testing::Test {
     dir_ = nullptr;
   }
   void SetUp() override {
-    probe_ = test::run_cli("embeddings " + quoted(dir_->path()) + " --k 6 --seed 3 --json --silhouette-sample 5000");
+    probe_ = test::run_cli("embeddings " + quoted(dir_->path()) +
+                           " --k 6 --seed 3 --json --silhouette-sample 5000");
     if (probe_.exit_code == 10) GTEST_SKIP() << "no LAPACK: " << probe_.err;
     ASSERT_EQ(probe_.exit_code, 0) << probe_.err;
   }
@@ -92,7 +98,8 @@ TEST_F(EmbeddingsSklearn, SameClustersInertiaAndSilhouetteAsScikitLearn) {
   const json::Document ours = parse(probe_.out), theirs = parse(ref.out);
   const json::Value& o = ours.root();
   const json::Value& r = theirs.root();
-  EXPECT_NEAR(o.find("inertia")->as_double(), r.find("inertia")->as_double(), 1e-5 * r.find("inertia")->as_double());
+  EXPECT_NEAR(o.find("inertia")->as_double(), r.find("inertia")->as_double(),
+              1e-5 * r.find("inertia")->as_double());
   const auto& sizes = r.find("sizes")->items();
   const auto& clusters = o.find("clusters")->items();
   ASSERT_EQ(clusters.size(), sizes.size());
@@ -113,7 +120,8 @@ TEST_F(EmbeddingsSklearn, FindsUntrainedAndOutlyingRows) {
   EXPECT_EQ(o.find("duplicate_rows")->as_uint(), 9u) << "5 zero rows + rows 20, 21, 22 and 30";
   EXPECT_EQ(o.find("largest_duplicate_group")->as_uint(), 5u);
   std::set<std::string> outliers;
-  for (const json::Value& v : o.find("outliers")->items()) outliers.insert(std::string(v.find("token")->as_string()));
+  for (const json::Value& v : o.find("outliers")->items())
+    outliers.insert(std::string(v.find("token")->as_string()));
   EXPECT_TRUE(outliers.count("tok40") && outliers.count("tok41")) << "the rows scaled by 40";
   // The added token's text wins over the vocabulary's for its id.
   auto csv = test::run_cli("embeddings " + quoted(dir_->path()) + " --k 6 --seed 3 --quiet --csv -");
@@ -136,7 +144,9 @@ TEST_F(EmbeddingsSklearn, ElbowOverARangeAndThePlots) {
   for (const json::Value& v : elbow->find("inertias")->items()) y.push_back(v.as_double());
   ASSERT_EQ(y.size(), 9u);
   const double lo = *std::min_element(y.begin(), y.end()), hi = *std::max_element(y.begin(), y.end());
-  const auto distance = [&](size_t i) { return (1 - (y[i] - lo) / (hi - lo)) - static_cast<double>(i) / 8.0; };
+  const auto distance = [&](size_t i) {
+    return (1 - (y[i] - lo) / (hi - lo)) - static_cast<double>(i) / 8.0;
+  };
   size_t best = 0;
   for (size_t i = 1; i < y.size(); ++i)
     if (distance(i) > distance(best)) best = i;

@@ -1,8 +1,9 @@
 // The pieces of `embeddings` that need no model: the Kneedle elbow on curves worked by hand, and k-means on
 // points whose clustering is known.
+#include "analysis/embedding/kmeans.h"
+
 #include <gtest/gtest.h>
 
-#include "analysis/embedding/kmeans.h"
 #include "analysis/lapack.h"
 #include "core/error.h"
 

@@ -6,10 +6,10 @@
 #include <cstring>
 #include <numeric>
 #include <random>
-#include <unordered_map>
+#include <tuple>
 
-#include "analysis/matrix_reader.h"
 #include "analysis/lapack.h"
+#include "analysis/matrix_reader.h"
 #include "core/error.h"
 #include "model/tensor_placement.h"
 
@@ -17,7 +17,7 @@ namespace ma {
 namespace {
 
 constexpr size_t kListed = 20;
-constexpr double kOutlierZ = 3.5;        // Iglewicz & Hoaglin's modified z-score threshold
+constexpr double kOutlierZ = 3.5;           // Iglewicz & Hoaglin's modified z-score threshold
 constexpr double kNearZeroFraction = 1e-3;  // of the median norm
 
 const ScanItem& find_matrix(const PlannedScan& plan, const std::string& which) {
@@ -77,7 +77,8 @@ void row_norms(EmbeddingAnalysis& a, const std::vector<float>& x, std::vector<do
   }
   a.outlier_count = outliers.size();
   a.near_zero_count = near_zero.size();
-  std::stable_sort(outliers.begin(), outliers.end(), [](const RowRef& l, const RowRef& r) { return l.value > r.value; });
+  std::stable_sort(outliers.begin(), outliers.end(),
+                   [](const RowRef& l, const RowRef& r) { return l.value > r.value; });
   outliers.resize(std::min(outliers.size(), kListed));
   near_zero.resize(std::min(near_zero.size(), kListed));
   a.outliers = std::move(outliers);
@@ -85,15 +86,34 @@ void row_norms(EmbeddingAnalysis& a, const std::vector<float>& x, std::vector<do
   a.row_norms.assign(norms.begin(), norms.end());
 }
 
-// Rows whose bytes are identical: untrained rows often keep one shared initial vector.
-void duplicates(EmbeddingAnalysis& a, const std::vector<float>& x) {
+// Rows whose bytes are identical: untrained rows often keep one shared initial vector. Identical rows have
+// identical norms, so only rows of equal norm are compared, byte for byte.
+void duplicates(EmbeddingAnalysis& a, const std::vector<float>& x, const std::vector<double>& norms) {
   const uint64_t n = a.rows, d = a.cols;
-  std::unordered_map<std::string_view, std::vector<uint64_t>> groups;
-  const char* base = reinterpret_cast<const char*>(x.data());
-  for (uint64_t i = 0; i < n; ++i) groups[std::string_view(base + i * d * 4, d * 4)].push_back(i);
+  std::vector<uint64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](uint64_t i, uint64_t j) { return std::tie(norms[i], i) < std::tie(norms[j], j); });
   std::vector<std::vector<uint64_t>> repeated;
-  for (auto& [bytes, rows] : groups)
-    if (rows.size() > 1) repeated.push_back(std::move(rows));
+  for (uint64_t b = 0; b < n;) {
+    uint64_t e = b + 1;
+    while (e < n && norms[order[e]] == norms[order[b]]) ++e;
+    // Within a run of equal norms, group the byte-identical rows (runs are short: a quadratic pass is fine
+    // for real data; a run of thousands is one group of untrained rows, found on its first row).
+    std::vector<bool> taken(e - b, false);
+    for (uint64_t i = b; i < e; ++i) {
+      if (taken[i - b]) continue;
+      std::vector<uint64_t> group = {order[i]};
+      for (uint64_t j = i + 1; j < e; ++j)
+        if (!taken[j - b] && std::memcmp(&x[order[i] * d], &x[order[j] * d], d * sizeof(float)) == 0) {
+          taken[j - b] = true;
+          group.push_back(order[j]);
+        }
+      if (group.size() > 1) repeated.push_back(std::move(group));
+    }
+    b = e;
+  }
+  for (auto& g : repeated) std::sort(g.begin(), g.end());
   std::sort(repeated.begin(), repeated.end(), [](const auto& l, const auto& r) {
     return l.size() != r.size() ? l.size() > r.size() : l.front() < r.front();
   });
@@ -107,51 +127,107 @@ void duplicates(EmbeddingAnalysis& a, const std::vector<float>& x) {
   }
 }
 
-// The top two eigenvectors of the covariance (ssyrk of the rows, then power iteration with deflation on
-// the d x d matrix), and the projection of a seeded sample of rows onto them.
+// Eigenvectors of a small symmetric matrix (row-major l x l, destroyed) by cyclic Jacobi rotations: the
+// eigenvalues on the diagonal, the vectors in the columns of `v`.
+void jacobi_eigen(std::vector<double>& a, size_t l, std::vector<double>& v) {
+  v.assign(l * l, 0.0);
+  for (size_t i = 0; i < l; ++i) v[i * l + i] = 1;
+  for (int sweep = 0; sweep < 60; ++sweep) {
+    double off = 0;
+    for (size_t p = 0; p < l; ++p)
+      for (size_t q = p + 1; q < l; ++q) off += a[p * l + q] * a[p * l + q];
+    if (off < 1e-30) break;
+    for (size_t p = 0; p < l; ++p)
+      for (size_t q = p + 1; q < l; ++q) {
+        if (std::fabs(a[p * l + q]) < 1e-300) continue;
+        const double theta = (a[q * l + q] - a[p * l + p]) / (2 * a[p * l + q]);
+        const double t = (theta >= 0 ? 1 : -1) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
+        const double c = 1 / std::sqrt(t * t + 1), s = t * c;
+        for (size_t k = 0; k < l; ++k) {  // columns p, q
+          const double akp = a[k * l + p], akq = a[k * l + q];
+          a[k * l + p] = c * akp - s * akq;
+          a[k * l + q] = s * akp + c * akq;
+        }
+        for (size_t k = 0; k < l; ++k) {  // rows p, q
+          const double apk = a[p * l + k], aqk = a[q * l + k];
+          a[p * l + k] = c * apk - s * aqk;
+          a[q * l + k] = s * apk + c * aqk;
+        }
+        for (size_t k = 0; k < l; ++k) {
+          const double vkp = v[k * l + p], vkq = v[k * l + q];
+          v[k * l + p] = c * vkp - s * vkq;
+          v[k * l + q] = s * vkp + c * vkq;
+        }
+      }
+  }
+}
+
+// The two leading principal directions by subspace iteration on the centred rows (Halko, Martinsson & Tropp
+// 2011, §4.5: 6 columns, 4 power iterations, every product through BLAS; the centring applied implicitly as
+// Xc V = X V − 1 (μᵀ V)), their share of the total variance, and the projection of a seeded sample of rows.
 void principal_components(EmbeddingAnalysis& a, const std::vector<float>& x, std::mt19937_64& rng) {
   const uint64_t n = a.rows, d = a.cols;
+  const int64_t ni = static_cast<int64_t>(n), di = static_cast<int64_t>(d);
+  const uint64_t l = std::min<uint64_t>({6, n, d});
+  const int64_t li = static_cast<int64_t>(l);
   std::vector<double> mean(d, 0.0);
   for (uint64_t i = 0; i < n; ++i)
     for (uint64_t t = 0; t < d; ++t) mean[t] += x[i * d + t];
   for (double& m : mean) m /= static_cast<double>(n);
-  std::vector<float> g(d * d);
-  lapack::gram(false, static_cast<int64_t>(d), static_cast<int64_t>(n), x.data(), static_cast<int64_t>(d), g.data());
-  std::vector<double> cov(d * d);
-  for (uint64_t i = 0; i < d; ++i)
-    for (uint64_t j = i; j < d; ++j) {  // the upper triangle holds XᵀX (column-major: g[i + j d], i <= j)
-      const double c = g[i + j * d] / static_cast<double>(n) - mean[i] * mean[j];
-      cov[i * d + j] = cov[j * d + i] = c;
+  const double total = total_variance(x, n, d);
+  std::normal_distribution<float> normal;
+  std::vector<float> z(d * l), y(n * l);  // column-major d x l and n x l
+  for (float& e : z) e = normal(rng);
+  // Y = Xc Z (n x l): X Z, then each column minus μᵀ z_j.
+  const auto rows_times = [&] {
+    lapack::multiply(true, false, ni, li, di, x.data(), di, z.data(), di, y.data(), ni);
+    for (uint64_t j = 0; j < l; ++j) {
+      double mz = 0;
+      for (uint64_t t = 0; t < d; ++t) mz += mean[t] * z[j * d + t];
+      for (uint64_t i = 0; i < n; ++i) y[j * n + i] -= static_cast<float>(mz);
     }
-  double trace = 0;
-  for (uint64_t i = 0; i < d; ++i) trace += cov[i * d + i];
-  std::vector<std::vector<double>> vectors;
-  std::normal_distribution<double> normal;
-  for (int c = 0; c < 2; ++c) {
-    std::vector<double> v(d), w(d);
-    for (double& e : v) e = normal(rng);
-    double lambda = 0;
-    for (int it = 0; it < 300; ++it) {
-      for (const auto& u : vectors) {  // deflation: stay orthogonal to the components found
-        const double p = std::inner_product(v.begin(), v.end(), u.begin(), 0.0);
-        for (uint64_t t = 0; t < d; ++t) v[t] -= p * u[t];
-      }
-      const double norm = std::sqrt(std::inner_product(v.begin(), v.end(), v.begin(), 0.0));
-      if (!(norm > 0)) break;
-      for (double& e : v) e /= norm;
-      for (uint64_t i = 0; i < d; ++i) w[i] = std::inner_product(v.begin(), v.end(), cov.begin() + static_cast<std::ptrdiff_t>(i * d), 0.0);
-      const double next = std::inner_product(v.begin(), v.end(), w.begin(), 0.0);
-      const bool settled = std::fabs(next - lambda) <= 1e-10 * std::fabs(next);
-      lambda = next;
-      v.swap(w);
-      if (settled && it > 5) break;
+  };
+  // Z = Xcᵀ Y (d x l): Xᵀ Y, then each column minus μ (1ᵀ y_j).
+  const auto columns_times = [&] {
+    lapack::multiply(false, false, di, li, ni, x.data(), di, y.data(), ni, z.data(), di);
+    for (uint64_t j = 0; j < l; ++j) {
+      double sy = 0;
+      for (uint64_t i = 0; i < n; ++i) sy += y[j * n + i];
+      for (uint64_t t = 0; t < d; ++t) z[j * d + t] -= static_cast<float>(mean[t] * sy);
     }
+  };
+  for (int it = 0; it < 4; ++it) {
+    rows_times();
+    lapack::orthonormalize(ni, li, y.data());
+    columns_times();
+    lapack::orthonormalize(di, li, z.data());
+  }
+  rows_times();
+  lapack::orthonormalize(ni, li, y.data());  // Q: an orthonormal basis of the leading range of Xc
+  columns_times();                           // Z = Xcᵀ Q = Bᵀ, B = Qᵀ Xc
+  // B Bᵀ = Zᵀ Z (l x l): its eigenpairs are the σ² and left vectors of B; the directions are Z u / σ.
+  std::vector<double> g(l * l, 0.0), u;
+  for (uint64_t p = 0; p < l; ++p)
+    for (uint64_t q = 0; q < l; ++q)
+      for (uint64_t t = 0; t < d; ++t) g[p * l + q] += double(z[p * d + t]) * z[q * d + t];
+  jacobi_eigen(g, l, u);
+  std::vector<size_t> order(l);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t i, size_t j) { return g[i * l + i] > g[j * l + j]; });
+  std::vector<std::vector<double>> directions;
+  for (size_t c = 0; c < 2 && c < l; ++c) {
+    const size_t e = order[c];
+    const double sigma2 = std::max(0.0, g[e * l + e]);
+    std::vector<double> v(d, 0.0);
+    for (uint64_t t = 0; t < d; ++t)
+      for (uint64_t p = 0; p < l; ++p) v[t] += double(z[p * d + t]) * u[p * l + e];
     const double norm = std::sqrt(std::inner_product(v.begin(), v.end(), v.begin(), 0.0));
     if (norm > 0)
-      for (double& e : v) e /= norm;
-    a.explained_variance[c] = trace > 0 ? lambda / trace : 0;
-    vectors.push_back(std::move(v));
+      for (double& w : v) w /= norm;
+    a.explained_variance[c] = total > 0 ? sigma2 / static_cast<double>(n) / total : 0;
+    directions.push_back(std::move(v));
   }
+  while (directions.size() < 2) directions.emplace_back(d, 0.0);
   std::vector<uint64_t> rows(n);
   std::iota(rows.begin(), rows.end(), 0);
   if (n > a.options.plot_points) {
@@ -159,17 +235,17 @@ void principal_components(EmbeddingAnalysis& a, const std::vector<float>& x, std
     rows.resize(a.options.plot_points);
     std::sort(rows.begin(), rows.end());
   }
-  for (uint64_t i : rows) {
-    for (const auto& v : vectors) {
+  for (uint64_t i : rows)
+    for (const auto& v : directions) {
       double p = 0;
       for (uint64_t t = 0; t < d; ++t) p += (x[i * d + t] - mean[t]) * v[t];
       a.projection.push_back(static_cast<float>(p));
     }
-  }
   a.projected_rows = std::move(rows);
 }
 
-void summarise_clusters(EmbeddingAnalysis& a, const std::vector<float>& x, const std::vector<std::string>& tokens) {
+void summarise_clusters(EmbeddingAnalysis& a, const std::vector<float>& x,
+                        const std::vector<std::string>& tokens) {
   const uint64_t d = a.cols;
   const KMeansResult& km = a.clustering;
   std::vector<std::vector<std::pair<double, uint64_t>>> members(km.k);
@@ -215,18 +291,21 @@ EmbeddingAnalysis analyse_embeddings(const PlannedScan& plan, const std::vector<
   a.cols = item.shape[1];
   a.options = o;
   a.tokens_known = !tokens.empty();
-  if (a.rows < 2 || a.cols == 0) throw Error(ErrorKind::Malformed, item.file.string(), item.name, "fewer than 2 rows");
+  if (a.rows < 2 || a.cols == 0)
+    throw Error(ErrorKind::Malformed, item.file.string(), item.name, "fewer than 2 rows");
   if (o.k_max > a.rows)
-    throw Error(ErrorKind::Usage, "", "--k", "k = " + std::to_string(o.k_max) + " exceeds the " + std::to_string(a.rows) + " rows");
+    throw Error(ErrorKind::Usage, "", "--k",
+                "k = " + std::to_string(o.k_max) + " exceeds the " + std::to_string(a.rows) + " rows");
   std::vector<float> x;
   ElementDecoder decoder;
   const FileSource file(item.file);
   read_elements_as_float(file, item, 0, a.rows * a.cols, x, decoder);
   for (float v : x)
-    if (!std::isfinite(v)) throw Error(ErrorKind::Malformed, item.file.string(), item.name, "holds NaN or Inf");
+    if (!std::isfinite(v))
+      throw Error(ErrorKind::Malformed, item.file.string(), item.name, "holds NaN or Inf");
   std::vector<double> norms;
   row_norms(a, x, norms, tokens);
-  duplicates(a, x);
+  duplicates(a, x, norms);
 
   // The clustering: one k, or every k of the range and the elbow's.
   KMeansOptions km;

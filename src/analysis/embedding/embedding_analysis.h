@@ -19,7 +19,7 @@ struct EmbeddingOptions {
   uint32_t k_min = 8, k_max = 8;     // one k, or the range the elbow is chosen from
   uint64_t seed = 0;
   uint32_t max_iter = 300;
-  uint64_t silhouette_sample = 4000;  // rows the silhouette is computed over (all when fewer)
+  uint64_t silhouette_sample = 2000;  // rows the silhouette is computed over (all when fewer)
   uint64_t plot_points = 4000;        // rows the projection keeps for the plot
   uint32_t examples = 5;              // tokens shown per cluster: the rows nearest its centre
 };
@@ -57,16 +57,16 @@ struct EmbeddingAnalysis {
   double silhouette = 0;
   uint64_t silhouette_rows = 0;
   NormSummary norms;
-  std::vector<float> row_norms;            // per row
+  std::vector<float> row_norms;           // per row
   std::vector<float> distance_to_center;  // per row, to its cluster's centre
-  std::vector<RowRef> outliers;      // robust z of the norm > 3.5, largest first (at most 20)
+  std::vector<RowRef> outliers;           // robust z of the norm > 3.5, largest first (at most 20)
   uint64_t outlier_count = 0;
-  std::vector<RowRef> near_zero;     // norm <= 1e-3 x median (at most 20)
+  std::vector<RowRef> near_zero;  // norm <= 1e-3 x median (at most 20)
   uint64_t near_zero_count = 0;
   uint64_t duplicate_groups = 0, duplicate_rows = 0, largest_duplicate_group = 0;
   std::vector<std::vector<uint64_t>> duplicate_examples;  // the largest groups (at most 5, 8 rows each)
-  double explained_variance[2] = {0, 0};  // of the two principal components
-  std::vector<float> projection;          // (pc1, pc2) of the plotted rows
+  double explained_variance[2] = {0, 0};                  // of the two principal components
+  std::vector<float> projection;                          // (pc1, pc2) of the plotted rows
   std::vector<uint64_t> projected_rows;
   double seconds = 0;
 };

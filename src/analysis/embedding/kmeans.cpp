@@ -22,10 +22,12 @@ std::vector<double> row_norms_squared(const std::vector<float>& x, uint64_t n, u
 }
 
 // dots (rows of b) x (n rows of x): out[j + i * m] = x_i · b_j, m rows in b.
-void dots(const std::vector<float>& x, uint64_t n, uint64_t d, const float* b, uint64_t m, std::vector<float>& out) {
+void dots(const std::vector<float>& x, uint64_t n, uint64_t d, const float* b, uint64_t m,
+          std::vector<float>& out) {
   out.resize(n * m);
   lapack::multiply(true, false, static_cast<int64_t>(m), static_cast<int64_t>(n), static_cast<int64_t>(d), b,
-                   static_cast<int64_t>(d), x.data(), static_cast<int64_t>(d), out.data(), static_cast<int64_t>(m));
+                   static_cast<int64_t>(d), x.data(), static_cast<int64_t>(d), out.data(),
+                   static_cast<int64_t>(m));
 }
 
 double squared_distance(const float* a, const float* b, uint64_t d) {
@@ -54,8 +56,10 @@ std::vector<uint64_t> kmeans_plus_plus(const std::vector<float>& x, uint64_t n, 
     std::vector<uint64_t> ids(trials);
     for (uint32_t t = 0; t < trials; ++t) {
       const double r = uniform(rng) * potential;
-      ids[t] = std::min<uint64_t>(
-          static_cast<uint64_t>(std::lower_bound(cumulative.begin(), cumulative.end(), r) - cumulative.begin()), n - 1);
+      ids[t] =
+          std::min<uint64_t>(static_cast<uint64_t>(std::lower_bound(cumulative.begin(), cumulative.end(), r) -
+                                                   cumulative.begin()),
+                             n - 1);
       std::copy_n(&x[ids[t] * d], d, &candidates[t * d]);
     }
     dots(x, n, d, candidates.data(), trials, dot);
@@ -82,9 +86,9 @@ std::vector<uint64_t> kmeans_plus_plus(const std::vector<float>& x, uint64_t n, 
 
 // Labels by the nearest centre (argmin of ‖c‖² − 2 x·c; ties to the lower index); returns each row's squared
 // distance to its centre in `dist`.
-void assign(const std::vector<float>& x, uint64_t n, uint64_t d, const std::vector<float>& centers, uint32_t k,
-            const std::vector<double>& norms, std::vector<uint32_t>& labels, std::vector<double>& dist,
-            std::vector<float>& dot) {
+void assign(const std::vector<float>& x, uint64_t n, uint64_t d, const std::vector<float>& centers,
+            uint32_t k, const std::vector<double>& norms, std::vector<uint32_t>& labels,
+            std::vector<double>& dist, std::vector<float>& dot) {
   std::vector<double> cnorm(k);
   for (uint32_t j = 0; j < k; ++j) {
     double s = 0;
@@ -109,6 +113,23 @@ void assign(const std::vector<float>& x, uint64_t n, uint64_t d, const std::vect
 
 }  // namespace
 
+double total_variance(const std::vector<float>& x, uint64_t n, uint64_t d) {
+  std::vector<double> sum(d, 0.0), sum_sq(d, 0.0);
+  for (uint64_t i = 0; i < n; ++i) {
+    const float* row = &x[i * d];
+    for (uint64_t t = 0; t < d; ++t) {
+      sum[t] += row[t];
+      sum_sq[t] += double(row[t]) * row[t];
+    }
+  }
+  double total = 0;
+  for (uint64_t t = 0; t < d; ++t) {
+    const double mean = sum[t] / static_cast<double>(n);
+    total += std::max(0.0, sum_sq[t] / static_cast<double>(n) - mean * mean);
+  }
+  return total;
+}
+
 KMeansResult kmeans(const std::vector<float>& x, uint64_t n, uint64_t d, const KMeansOptions& o) {
   KMeansResult r;
   r.k = o.k;
@@ -119,34 +140,29 @@ KMeansResult kmeans(const std::vector<float>& x, uint64_t n, uint64_t d, const K
   r.centers.resize(k * d);
   for (uint32_t j = 0; j < k; ++j) std::copy_n(&x[r.initial_rows[j] * d], d, &r.centers[j * d]);
   // scikit-learn's tolerance: tol × the mean over features of the per-feature variance.
-  double var_sum = 0;
-  for (uint64_t t = 0; t < d; ++t) {
-    double s = 0, s2 = 0;
-    for (uint64_t i = 0; i < n; ++i) {
-      s += x[i * d + t];
-      s2 += double(x[i * d + t]) * x[i * d + t];
-    }
-    const double mean = s / static_cast<double>(n);
-    var_sum += std::max(0.0, s2 / static_cast<double>(n) - mean * mean);
-  }
-  const double tol = o.tol * var_sum / static_cast<double>(d);
+  const double tol = o.tol * total_variance(x, n, d) / static_cast<double>(d);
 
   r.labels.assign(n, 0);
   std::vector<uint32_t> previous(n, std::numeric_limits<uint32_t>::max());
   std::vector<double> dist(n), sums(k * d);
+  std::vector<float> one_hot(n * k), sum_f(k * d);
   std::vector<uint64_t> counts(k);
   std::vector<float> dot;
   bool strict = false;
   for (r.iterations = 0; r.iterations < o.max_iter;) {
     assign(x, n, d, r.centers, k, norms, r.labels, dist, dot);
     ++r.iterations;
-    std::fill(sums.begin(), sums.end(), 0.0);
+    // The clusters' sums in one product: (d x n rows) x (n x k one-hot labels), float32 as scikit-learn.
+    std::fill(one_hot.begin(), one_hot.end(), 0.0f);
     std::fill(counts.begin(), counts.end(), 0);
     for (uint64_t i = 0; i < n; ++i) {
-      const uint32_t c = r.labels[i];
-      ++counts[c];
-      for (uint64_t t = 0; t < d; ++t) sums[c * d + t] += x[i * d + t];
+      one_hot[i + r.labels[i] * n] = 1.0f;
+      ++counts[r.labels[i]];
     }
+    lapack::multiply(false, false, static_cast<int64_t>(d), k, static_cast<int64_t>(n), x.data(),
+                     static_cast<int64_t>(d), one_hot.data(), static_cast<int64_t>(n), sum_f.data(),
+                     static_cast<int64_t>(d));
+    for (size_t i = 0; i < sums.size(); ++i) sums[i] = sum_f[i];
     // Empty clusters take the rows farthest from their centres, farthest first (scikit-learn's relocation).
     std::vector<uint32_t> empty;
     for (uint32_t j = 0; j < k; ++j)
@@ -247,12 +263,14 @@ double silhouette(const std::vector<float>& x, uint64_t d, const std::vector<uin
       std::fill(per_cluster.begin(), per_cluster.end(), 0.0);
       for (uint64_t i = 0; i < m; ++i) {
         if (i == row) continue;
-        per_cluster[labels[sample[i]]] += std::sqrt(std::max(0.0, norms[row] + norms[i] - 2.0 * dot[j + i * nb]));
+        per_cluster[labels[sample[i]]] +=
+            std::sqrt(std::max(0.0, norms[row] + norms[i] - 2.0 * dot[j + i * nb]));
       }
       const double a = per_cluster[own] / static_cast<double>(in_cluster[own] - 1);
       double b = std::numeric_limits<double>::infinity();
       for (uint32_t c = 0; c < k; ++c)
-        if (c != own && in_cluster[c] > 0) b = std::min(b, per_cluster[c] / static_cast<double>(in_cluster[c]));
+        if (c != own && in_cluster[c] > 0)
+          b = std::min(b, per_cluster[c] / static_cast<double>(in_cluster[c]));
       if (std::isfinite(b) && std::max(a, b) > 0) total += (b - a) / std::max(a, b);
     }
   }

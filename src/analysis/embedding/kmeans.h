@@ -1,10 +1,11 @@
 // k-means of the rows of a matrix, as scikit-learn's KMeans(algorithm="lloyd", n_init=1) computes it, so that
 // the same initial centres give the same clustering and inertia: greedy k-means++ seeding (Arthur &
-// Vassilvitskii 2007, with 2 + ln k local trials as scikit-learn), then Lloyd iterations until the labels stop
-// changing or the centres move less than tol × the mean per-feature variance (squared, summed), at most
+// Vassilvitskii 2007, with 2 + ln k local trials as scikit-learn), then Lloyd iterations until the labels
+// stop changing or the centres move less than tol × the mean per-feature variance (squared, summed), at most
 // max_iter times; an empty cluster takes the point farthest from its centre; a last assignment step when the
-// loop ended on the tolerance. Distances through BLAS (‖x‖² − 2 x·c + ‖c‖²); centres and inertia summed in
-// double. Deterministic for a seed: one thread of our own, BLAS's threads only inside each product.
+// loop ended on the tolerance. Distances and the clusters' sums through BLAS (‖x‖² − 2 x·c + ‖c‖², float32 as
+// scikit-learn); the inertia summed in double. Deterministic for a seed: one thread of our own, BLAS's
+// threads only inside each product.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -20,14 +21,17 @@ struct KMeansOptions {
 
 struct KMeansResult {
   uint32_t k = 0;
-  std::vector<float> centers;       // k x d, row-major
-  std::vector<uint32_t> labels;     // per row
-  std::vector<uint64_t> sizes;      // per cluster
+  std::vector<float> centers;          // k x d, row-major
+  std::vector<uint32_t> labels;        // per row
+  std::vector<uint64_t> sizes;         // per cluster
   std::vector<uint64_t> initial_rows;  // the rows k-means++ chose as the first centres, in order
-  double inertia = 0;               // Σ ‖x − c(label)‖²
+  double inertia = 0;                  // Σ ‖x − c(label)‖²
   uint32_t iterations = 0;
-  bool converged = false;           // labels stable, or the centres' shift under the tolerance
+  bool converged = false;  // labels stable, or the centres' shift under the tolerance
 };
+
+// Σ over the d features of each feature's variance (population): the trace of the covariance.
+double total_variance(const std::vector<float>& x, uint64_t n, uint64_t d);
 
 // `x`: n rows of d floats. Requires 1 <= k <= n. Throws Error(Unsupported) without LAPACK/BLAS.
 KMeansResult kmeans(const std::vector<float>& x, uint64_t n, uint64_t d, const KMeansOptions& options);
