@@ -201,6 +201,10 @@ void stream_embeddings_json(const EmbeddingAnalysis& a, const RunInfo& run, cons
     w.end_array();
   }
   w.end_array();
+  w.key("near_duplicate_rows").value(a.near_duplicate_rows);
+  w.key("near_duplicate_pairs").begin_array();
+  for (const auto& [i, j] : a.near_duplicate_pairs) w.begin_array().value(i).value(j).end_array();
+  w.end_array();
   w.key("explained_variance_ratio")
       .begin_array()
       .value(a.explained_variance[0])

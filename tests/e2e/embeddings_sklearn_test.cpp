@@ -2,9 +2,9 @@
 // scripts/embeddings_reference.py, with its own safetensors parser): from the initial centres our k-means++
 // chose, KMeans(algorithm="lloyd", n_init=1) reaches the same clusters and inertia, and silhouette_score
 // agrees. The test model is generated here: six Gaussian blobs of 500 tokens in 32 dimensions, with five
-// zeroed rows, three copies of one row and two rows scaled by 40 — the untrained and odd rows the report
-// must find — a tokenizer.json naming every token, and an untied LM head. Skips (visibly) without python3 +
-// scikit-learn or without LAPACK.
+// zeroed rows, three copies of one row, a near twin of another and two rows scaled by 40 — the untrained and
+// odd rows the report must find — a tokenizer.json naming every token, and an untied LM head. Skips
+// (visibly) without python3 + scikit-learn or without LAPACK.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -53,6 +53,8 @@ class EmbeddingsSklearn : public ::testing::Test {
     for (uint64_t i : {20, 21, 22}) std::copy_n(&x[30 * kCols], kCols, &x[i * kCols]);  // one shared vector
     for (uint64_t i : {40, 41})
       for (uint64_t t = 0; t < kCols; ++t) x[i * kCols + t] *= 40;
+    for (uint64_t t = 0; t < kCols; ++t)  // row 1500: a near twin of row 1600 (another blob), off by 1e-4
+      x[1500 * kCols + t] = x[1600 * kCols + t] * (1 + (t % 2 ? 1e-4f : -1e-4f));
     for (float& h : head) h = static_cast<float>(normal());
     const fs::path m = dir_->path();
     write_safetensors(m / "model.safetensors",
@@ -123,6 +125,11 @@ TEST_F(EmbeddingsSklearn, FindsUntrainedAndOutlyingRows) {
   for (const json::Value& v : o.find("outliers")->items())
     outliers.insert(std::string(v.find("token")->as_string()));
   EXPECT_TRUE(outliers.count("tok40") && outliers.count("tok41")) << "the rows scaled by 40";
+  EXPECT_EQ(o.find("near_duplicate_rows")->as_uint(), 2u)
+      << "rows 1500 and 1600 only: blob-mates differ more";
+  ASSERT_EQ(o.find("near_duplicate_pairs")->items().size(), 1u);
+  EXPECT_EQ(o.find("near_duplicate_pairs")->items()[0].items()[0].as_uint(), 1500u);
+  EXPECT_EQ(o.find("near_duplicate_pairs")->items()[0].items()[1].as_uint(), 1600u);
   // The added token's text wins over the vocabulary's for its id.
   auto csv = test::run_cli("embeddings " + quoted(dir_->path()) + " --k 6 --seed 3 --quiet --csv -");
   ASSERT_EQ(csv.exit_code, 0) << csv.err;

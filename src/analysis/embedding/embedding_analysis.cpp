@@ -127,6 +127,47 @@ void duplicates(EmbeddingAnalysis& a, const std::vector<float>& x, const std::ve
   }
 }
 
+// Near-identical rows: sorted by their projection on a random direction, each row is compared with its next
+// few neighbours in that order; a pair with cosine > 0.9999 that is not byte-identical counts. Rows that are
+// near each other project near each other, so untrained rows that drifted together are found in O(n log n +
+// n·w·d) instead of a quadratic search (which a 150k-row embedding cannot afford).
+void near_duplicates(EmbeddingAnalysis& a, const std::vector<float>& x, const std::vector<double>& norms,
+                     std::mt19937_64& rng) {
+  constexpr uint64_t kWindow = 8;
+  constexpr double kCosine = 0.9999;
+  const uint64_t n = a.rows, d = a.cols;
+  std::normal_distribution<double> normal;
+  std::vector<double> dir(d);
+  for (double& v : dir) v = normal(rng);
+  std::vector<std::pair<double, uint64_t>> proj(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    double p = 0;
+    for (uint64_t t = 0; t < d; ++t) p += dir[t] * x[i * d + t];
+    proj[i] = {norms[i] > 0 ? p / norms[i] : 0, i};  // on the unit sphere: cosine neighbours stay together
+  }
+  std::sort(proj.begin(), proj.end());
+  std::vector<bool> found(n, false);
+  for (uint64_t s = 0; s < n; ++s) {
+    const uint64_t i = proj[s].second;
+    if (!(norms[i] > 0)) continue;
+    for (uint64_t w = 1; w <= kWindow && s + w < n; ++w) {
+      const uint64_t j = proj[s + w].second;
+      if (!(norms[j] > 0) || std::memcmp(&x[i * d], &x[j * d], d * sizeof(float)) == 0) continue;
+      double dot = 0;
+      for (uint64_t t = 0; t < d; ++t) dot += double(x[i * d + t]) * x[j * d + t];
+      if (dot / (norms[i] * norms[j]) > kCosine) {
+        for (uint64_t r : {i, j})
+          if (!found[r]) {
+            found[r] = true;
+            ++a.near_duplicate_rows;
+          }
+        if (a.near_duplicate_pairs.size() < 20)
+          a.near_duplicate_pairs.emplace_back(std::min(i, j), std::max(i, j));
+      }
+    }
+  }
+}
+
 // Eigenvectors of a small symmetric matrix (row-major l x l, destroyed) by cyclic Jacobi rotations: the
 // eigenvalues on the diagonal, the vectors in the columns of `v`.
 void jacobi_eigen(std::vector<double>& a, size_t l, std::vector<double>& v) {
@@ -327,6 +368,7 @@ EmbeddingAnalysis analyse_embeddings(const PlannedScan& plan, const std::vector<
   summarise_clusters(a, x, tokens);
 
   std::mt19937_64 rng(o.seed ^ 0x9e3779b97f4a7c15ull);
+  near_duplicates(a, x, norms, rng);
   std::vector<uint64_t> sample(a.rows);
   std::iota(sample.begin(), sample.end(), 0);
   if (a.rows > o.silhouette_sample) {

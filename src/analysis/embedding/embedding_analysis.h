@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/embedding/kmeans.h"
@@ -65,8 +66,13 @@ struct EmbeddingAnalysis {
   uint64_t near_zero_count = 0;
   uint64_t duplicate_groups = 0, duplicate_rows = 0, largest_duplicate_group = 0;
   std::vector<std::vector<uint64_t>> duplicate_examples;  // the largest groups (at most 5, 8 rows each)
-  double explained_variance[2] = {0, 0};                  // of the two principal components
-  std::vector<float> projection;                          // (pc1, pc2) of the plotted rows
+  // Rows nearly identical to another (cosine > 0.9999, not byte-identical), found among neighbours in the
+  // order of a random projection: a heuristic that catches untrained rows drifting together, not a full
+  // nearest-neighbour search.
+  uint64_t near_duplicate_rows = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> near_duplicate_pairs;  // (row, its near twin), at most 20
+  double explained_variance[2] = {0, 0};                            // of the two principal components
+  std::vector<float> projection;                                    // (pc1, pc2) of the plotted rows
   std::vector<uint64_t> projected_rows;
   double seconds = 0;
 };
