@@ -6,7 +6,8 @@ usage: spectrum_reference.py FILE.safetensors [--energy 0.9]
        spectrum_reference.py --alpha-of SPECTRUM.json   (alpha of each tensor's own singular values, from
                                                          `modelanalyzer spectrum --json --values`)
 
-Prints {"tensors": {name: {...}}}; a 3-D tensor [E, m, n] gives the matrices "name[e]". Everything is
+Prints {"tensors": {name: {...}}}; a stacked expert tensor [E, m, n] (".experts." in its name) gives the
+matrices "name[e]"; other 3-D tensors (kernels) are no matrices. Everything is
 computed in float64 from the file's own bytes (header parsed here with json + struct, BF16 widened here by a
 bit shift), with LAPACK through numpy.linalg.svd, so nothing of the C++ implementation is trusted.
 
@@ -128,7 +129,7 @@ def main():
     for name, dtype, shape, x in read_tensors(path):
         if len(shape) == 2:
             result[name] = metrics(x.reshape(shape), dtype, energy)
-        elif len(shape) == 3:
+        elif len(shape) == 3 and ".experts." in name:  # stacked experts; other 3-D tensors are kernels
             for e, w in enumerate(x.reshape(shape)):
                 result[f"{name}[{e}]"] = metrics(w, dtype, energy)
     json.dump({"tensors": result}, sys.stdout)

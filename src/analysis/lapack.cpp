@@ -28,6 +28,8 @@ using Geqrf = void (*)(const int*, const int*, float*, const int*, float*, float
 using Orgqr = void (*)(const int*, const int*, const int*, float*, const int*, const float*, float*,
                        const int*, int*);
 using ConfigText = char* (*)();
+using SetThreads = void (*)(int);
+using GetThreads = int (*)();
 
 struct Library {
   Gesdd gesdd = nullptr;
@@ -36,6 +38,8 @@ struct Library {
   Gemm gemm = nullptr;
   Geqrf geqrf = nullptr;
   Orgqr orgqr = nullptr;
+  SetThreads set_threads = nullptr;  // OpenBLAS only
+  int threads = 1;                   // OpenBLAS's own choice at load (one per core)
   std::string name;
   RuntimeLibraries libs;
 
@@ -52,12 +56,27 @@ struct Library {
     libs.bind(blas, "sgemm_", gemm);
     auto config = blas ? reinterpret_cast<ConfigText>(dlsym(blas, "openblas_get_config")) : nullptr;
     name = config ? std::string(config()) : "reference LAPACK/BLAS (liblapack.so.3)";
+    set_threads = blas ? reinterpret_cast<SetThreads>(dlsym(blas, "openblas_set_num_threads")) : nullptr;
+    const auto get_threads =
+        blas ? reinterpret_cast<GetThreads>(dlsym(blas, "openblas_get_num_threads")) : nullptr;
+    if (get_threads) threads = std::max(1, get_threads());
   }
 };
 
 const Library& library() {
   static const Library lib;
   return lib;
+}
+
+// OpenBLAS's worker threads spin while they wait: on a small problem they cost more than they give, and on a
+// busy machine (two analyses at once, a test suite run in parallel) they spin against each other and a
+// 512 x 512 decomposition takes seconds instead of milliseconds. Below this many multiply-adds one thread
+// runs it; above, every core.
+constexpr double kThreadedWork = 3e8;
+
+void size_threads(double work) {
+  const Library& lib = library();
+  if (lib.set_threads) lib.set_threads(work < kThreadedWork ? 1 : lib.threads);
 }
 
 // LAPACK's LP64 interface takes 32-bit dimensions.
@@ -97,6 +116,7 @@ std::string library_name() {
 void singular_values(int64_t m64, int64_t n64, float* a, float* s) {
   require();
   const int m = dim(m64, "rows"), n = dim(n64, "cols");
+  size_threads(double(m) * n * std::min(m, n));
   int info = 0, lwork = -1, one = 1;
   float query = 0, dummy = 0;
   std::vector<int> iwork(8 * static_cast<size_t>(std::min(m, n)));
@@ -112,6 +132,7 @@ void singular_values(int64_t m64, int64_t n64, float* a, float* s) {
 void symmetric_eigenvalues(int64_t n64, float* a, float* w) {
   require();
   const int n = dim(n64, "n");
+  size_threads(double(n) * n * n);
   int info = 0, lwork = -1, liwork = -1, iquery = 0;
   float query = 0;
   library().syevd("N", "U", &n, a, &n, w, &query, &lwork, &iquery, &liwork, &info, 1, 1);
@@ -127,6 +148,7 @@ void symmetric_eigenvalues(int64_t n64, float* a, float* w) {
 void gram(bool transpose, int64_t n64, int64_t k64, const float* a, int64_t lda64, float* c) {
   require();
   const int n = dim(n64, "n"), k = dim(k64, "k"), lda = dim(lda64, "lda");
+  size_threads(double(n) * n * k);
   const float alpha = 1, beta = 0;
   library().syrk("U", transpose ? "T" : "N", &n, &k, &alpha, a, &lda, &beta, c, &n, 1, 1);
 }
@@ -136,6 +158,7 @@ void multiply(bool transpose_a, bool transpose_b, int64_t m64, int64_t n64, int6
   require();
   const int m = dim(m64, "m"), n = dim(n64, "n"), k = dim(k64, "k");
   const int lda = dim(lda64, "lda"), ldb = dim(ldb64, "ldb"), ldc = dim(ldc64, "ldc");
+  size_threads(double(m) * n * k);
   const float alpha = 1, beta = 0;
   library().gemm(transpose_a ? "T" : "N", transpose_b ? "T" : "N", &m, &n, &k, &alpha, a, &lda, b, &ldb,
                  &beta, c, &ldc, 1, 1);
@@ -144,6 +167,7 @@ void multiply(bool transpose_a, bool transpose_b, int64_t m64, int64_t n64, int6
 void orthonormalize(int64_t m64, int64_t n64, float* a) {
   require();
   const int m = dim(m64, "m"), n = dim(n64, "n");
+  size_threads(double(m) * n * n);
   int info = 0, lwork = -1;
   float query = 0;
   std::vector<float> tau(static_cast<size_t>(n));

@@ -1,8 +1,8 @@
 // `modelanalyzer spectrum` against an independent float64 numpy reference (scripts/spectrum_reference.py:
 // its own safetensors parser and BF16 decoding, numpy.linalg.svd, its own rank / energy / power-law code).
 // Planted rank-r matrices (r = 5, 17, 64 in 512 x 512, F32 and BF16), a full-rank rectangle, a stacked
-// expert tensor, a vector and a 4-D kernel are written with our safetensors writer; both programs run on the
-// file. Skips (visibly) without /usr/bin/python3 + numpy or without LAPACK.
+// expert tensor, a vector and 3-D and 4-D kernels are written with our safetensors writer; both programs run
+// on the file. Skips (visibly) without /usr/bin/python3 + numpy or without LAPACK.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -83,7 +83,11 @@ class SpectrumNumpy : public ::testing::Test {
       t.push_back({"planted" + std::to_string(r) + ".bf16", DType::BF16, {512, 512}, as_bf16(w)});
     }
     t.push_back({"rect.f32", DType::F32, {300, 700}, as_f32(gaussian(rng, 300 * 700))});
-    t.push_back({"experts.bf16", DType::BF16, {2, 64, 96}, as_bf16(gaussian(rng, 2 * 64 * 96))});
+    t.push_back({"model.layers.0.mlp.experts.gate_up_proj",
+                 DType::BF16,
+                 {2, 64, 96},
+                 as_bf16(gaussian(rng, 2 * 64 * 96))});
+    t.push_back({"model.layers.0.mixer.conv1d.weight", DType::F32, {8, 1, 4}, as_f32(gaussian(rng, 8 * 4))});
     t.push_back({"norm.f32", DType::F32, {512}, as_f32(gaussian(rng, 512))});
     t.push_back({"conv.f32", DType::F32, {8, 4, 3, 3}, as_f32(gaussian(rng, 8 * 4 * 9))});
     write_safetensors(file(), t);
@@ -140,11 +144,15 @@ TEST_F(SpectrumNumpy, FullSvdEqualsLapackInFloat64) {
   const json::Document our_doc = parse(ours.out, "spectrum --json"), ref_doc = parse(ref.out, "reference");
   auto o = by_name(*our_doc.root().find("tensors"));
   auto r = by_name(*ref_doc.root().find("tensors"));
-  // Every matrix and only matrices: the vector is no matrix, the 4-D kernel is skipped with a reason.
+  // Every matrix and only matrices: each stacked expert is one, the vector is none, and the kernels (a 3-D
+  // conv1d, a 4-D conv) are skipped with a reason.
   EXPECT_EQ(o.size(), r.size());
   EXPECT_EQ(o.size(), 9u);
-  ASSERT_EQ(our_doc.root().find("skipped")->items().size(), 1u);
-  EXPECT_EQ(our_doc.root().find("skipped")->items()[0].as_string(), "conv.f32: 4-D, not a matrix");
+  EXPECT_EQ(o.count("model.layers.0.mlp.experts.gate_up_proj[1]"), 1u);
+  const auto& skipped = our_doc.root().find("skipped")->items();
+  ASSERT_EQ(skipped.size(), 2u);
+  EXPECT_EQ(skipped[0].as_string(), "model.layers.0.mixer.conv1d.weight: 3-D, not a matrix");
+  EXPECT_EQ(skipped[1].as_string(), "conv.f32: 4-D, not a matrix");
   for (const auto& [name, ref_t] : r) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(o.count(name));

@@ -17,9 +17,14 @@ struct MatrixShape {
   uint64_t count = 1, rows = 0, cols = 0;  // count > 1: a stacked expert tensor [count, rows, cols]
 };
 
-std::optional<MatrixShape> matrix_shape(const Shape& shape) {
+// A 2-D tensor is a matrix; a 3-D one only when it stacks experts ([experts, rows, cols]): other 3-D
+// tensors are kernels (Mamba's conv1d [channels, 1, width]), not a pile of matrices.
+std::optional<MatrixShape> matrix_shape(const ScanItem& item) {
+  const Shape& shape = item.shape;
   if (shape.size() == 2) return MatrixShape{1, shape[0], shape[1]};
-  if (shape.size() == 3) return MatrixShape{shape[0], shape[1], shape[2]};
+  const Block block = place_tensor(item.name).block;
+  if (shape.size() == 3 && (block == Block::MoeExpert || block == Block::SharedExpert))
+    return MatrixShape{shape[0], shape[1], shape[2]};
   return std::nullopt;
 }
 
@@ -96,14 +101,14 @@ ModelSpectrum compute_model_spectrum(const PlannedScan& plan, const SpectrumOpti
   out.library = lapack::library_name();
   size_t total = 0;
   for (const ScanItem& item : plan.items)
-    if (const auto m = matrix_shape(item.shape)) total += m->count;
+    if (const auto m = matrix_shape(item)) total += m->count;
   std::vector<float> w;
   ElementDecoder decoder;
   size_t done = 0;
   for (const ScanItem& item : plan.items) {
-    const std::optional<MatrixShape> m = matrix_shape(item.shape);
+    const std::optional<MatrixShape> m = matrix_shape(item);
     if (!m) {
-      if (item.shape.size() > 3)
+      if (item.shape.size() > 2)
         out.skipped.push_back(item.name + ": " + std::to_string(item.shape.size()) + "-D, not a matrix");
       continue;
     }

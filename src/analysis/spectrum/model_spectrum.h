@@ -1,8 +1,8 @@
 // `modelanalyzer spectrum`: the singular values of every weight matrix of a checkpoint (2-D tensors, and each
-// expert of a 3-D stacked expert tensor as its own matrix), streamed one matrix at a time — memory stays at
-// one matrix in float32 plus LAPACK's workspace, whatever the checkpoint's size — with what they say
-// (spectral_metrics.h), the matrix's mean / std / sparsity for seed 004's CSV, and its place in the layer
-// map.
+// expert of a 3-D stacked expert tensor as its own matrix; other 3-D and wider tensors, kernels, are listed
+// as skipped), streamed one matrix at a time — memory stays at one matrix in float32 plus LAPACK's workspace,
+// whatever the checkpoint's size — with what they say (spectral_metrics.h), the matrix's mean / std /
+// sparsity for seed 004's CSV, and its place in the layer map.
 #pragma once
 #include <atomic>
 #include <cstdint>
