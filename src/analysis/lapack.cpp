@@ -68,11 +68,11 @@ const Library& library() {
   return lib;
 }
 
-// OpenBLAS's worker threads spin while they wait: on a small problem they cost more than they give, and on a
-// busy machine (two analyses at once, a test suite run in parallel) they spin against each other and a
-// 512 x 512 decomposition takes seconds instead of milliseconds. Below this many multiply-adds one thread
-// runs it; above, every core.
-constexpr double kThreadedWork = 3e8;
+// OpenBLAS's worker threads spin while they wait: on a small problem they cost more than they give (below
+// this many multiply-adds one thread runs it; above, OpenBLAS's own count, one per core or
+// OPENBLAS_NUM_THREADS). On a busy machine they spin against each other: the test suite, two tests at once
+// on two cores, sets OPENBLAS_NUM_THREADS=1 (a 512 x 512 decomposition took 43 s instead of 1 s).
+constexpr double kThreadedWork = 1e7;
 
 void size_threads(double work) {
   const Library& lib = library();

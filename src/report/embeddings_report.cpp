@@ -210,6 +210,7 @@ void stream_embeddings_json(const EmbeddingAnalysis& a, const RunInfo& run, cons
       .value(a.explained_variance[0])
       .value(a.explained_variance[1])
       .end_array();
+  w.key("kmeans_seconds").value(a.kmeans_seconds);
   w.key("seconds").value(a.seconds);
   write_run_info(w, run);
   w.end_object();

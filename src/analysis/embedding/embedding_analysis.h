@@ -74,7 +74,8 @@ struct EmbeddingAnalysis {
   double explained_variance[2] = {0, 0};                            // of the two principal components
   std::vector<float> projection;                                    // (pc1, pc2) of the plotted rows
   std::vector<uint64_t> projected_rows;
-  double seconds = 0;
+  double kmeans_seconds = 0;  // the clustering alone (every k of the range): what scikit-learn's fit does
+  double seconds = 0;         // the whole analysis
 };
 
 // Finds the matrix in `plan` (the tensor whose role is the token embedding, or the LM head), reads it and

@@ -5,7 +5,6 @@
 
 #include "analysis/lapack.h"
 #include "analysis/matrix_reader.h"
-#include "analysis/readable_values.h"
 #include "core/error.h"
 #include "io/file_source.h"
 #include "model/tensor_placement.h"
