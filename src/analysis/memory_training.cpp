@@ -15,15 +15,29 @@ using memory::mul;
 using memory::num;
 
 // LoRA targets: the attention projections q, k, v, o (a fused qkv module is one target; MLA's down and up
-// projections stand for q, k and v).
+// projections stand for q, k and v), in softmax and linear attention alike; and in a state-space mixer, the
+// projections in and out of it (in_proj, x_proj, out_proj, PEFT's Mamba targets), so that a Mamba model or a
+// hybrid's Mamba layers get adapters too rather than none.
 constexpr std::array<std::string_view, 9> kLoraRoles{"q",      "k",    "v",       "o",    "qkv",
                                                      "q-down", "q-up", "kv-down", "kv-up"};
+constexpr std::array<std::string_view, 3> kStateSpaceLoraRoles{"in_proj", "x_proj", "o"};
 
 bool is_lora_target(const TensorPlacement& pl) {
-  if (pl.block != Block::Attention && pl.block != Block::CrossAttention) return false;
-  for (std::string_view r : kLoraRoles)
-    if (pl.role == r) return true;
-  return false;
+  const auto any = [&](const auto& roles) {
+    for (std::string_view r : roles)
+      if (pl.role == r) return true;
+    return false;
+  };
+  switch (pl.block) {
+    case Block::Attention:
+    case Block::CrossAttention:
+    case Block::LinearAttention:
+      return any(kLoraRoles);
+    case Block::Mamba:
+      return any(kStateSpaceLoraRoles);
+    default:
+      return false;
+  }
 }
 
 // Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models", eq. 1: one
@@ -123,8 +137,8 @@ std::vector<Estimate> estimate_training(const TrainingInputs& t, std::vector<std
   assumptions.push_back(
       "LoRA: rank " + num(t.lora_rank) +
       " adapters on every attention projection (q, k, v, o; a fused qkv counts once; MLA's "
-      "q_a/q_b/kv_a/kv_b), trained in fp32 with AdamW; base weights frozen in bf16; gradient "
-      "checkpointing on");
+      "q_a/q_b/kv_a/kv_b) and every state-space mixer's in_proj, x_proj and out_proj, trained in fp32 with "
+      "AdamW; base weights frozen in bf16; gradient checkpointing on");
   assumptions.push_back(
       "QLoRA: every weight matrix of the blocks in NF4 (bitsandbytes, blocksize 64, double "
       "quantization), embeddings, norms, biases and the LM head in bf16; the same adapters");

@@ -35,6 +35,9 @@ TEST(CliSsmSection, MambaShapeFollowsTheConfig) {
   EXPECT_EQ(uint_at(m, "dt_rank"), 13u);  // ceil(200 / 16)
   EXPECT_TRUE(m.find("chunk_size")->is_null()) << "Mamba-1 has no chunked scan";
   EXPECT_TRUE(ssm->find("attention_layers")->items().empty());
+  // LoRA on a model without attention: rank-16 pairs on each mixer's in_proj [800, 200], x_proj [13 + 2 x 16,
+  // 400] and out_proj [200, 400]: 16 x (1000 + 445 + 600) = 32,720 per layer, 3 layers.
+  EXPECT_EQ(uint_at(*doc.root().find("memory"), "lora_adapter_parameters"), 98160u);
   auto console = test::run_cli("'" + tmp.path().string() + "' --skip-tokenizer");
   ASSERT_EQ(console.exit_code, 0) << console.err;
   for (const char* line : {"Mamba layers              3 of 3: 0-2", "d_state                 16",
