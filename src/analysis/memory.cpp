@@ -91,31 +91,55 @@ Estimate inference_weights(const ReportInputs& in, const MemoryReport& m, DType 
               std::string(dtype_info(compute).short_name) + ")"};
 }
 
+// The widest FFN intermediates of one token over the layers: a gated MLP holds gate, up and their product
+// (3 widths), an ungated one (GELU, relu²) up and its activation (2); a MoE layer its top-k routed experts
+// and its shared experts together (shared_expert_intermediate_size, not one more routed expert's width).
+struct FfnWidth {
+  uint64_t elements = 0;  // per token
+  std::string formula;
+};
+
+FfnWidth widest_ffn(const ArchitectureRecord& a) {
+  FfnWidth best;
+  for (const LayerSpec& l : a.layers()) {
+    const FfnShape& f = l.ffn;
+    FfnWidth w;
+    if (f.kind == Ffn::Dense && f.intermediate) {
+      const uint64_t parts = f.gated ? 3 : 2;
+      w = {mul({parts, f.intermediate}, "ffn width"),
+           num(parts) + " x " + num(f.intermediate) + " ffn width (" +
+               (f.gated ? "gate, up, product" : "up, activation") + ")"};
+    } else if (f.kind == Ffn::Moe && f.expert_intermediate) {
+      const uint64_t parts = f.expert_matrices == 3 ? 3 : 2;
+      const uint64_t routed = mul({f.top_k, f.expert_intermediate}, "routed width");
+      w = {mul({parts, add({routed, f.shared_intermediate}, "moe width")}, "moe width"),
+           num(parts) + " x (" + num(f.top_k) + " experts x " + num(f.expert_intermediate) +
+               (f.shared_intermediate ? " + " + num(f.shared_intermediate) + " shared" : std::string()) +
+               ") moe width"};
+    }
+    if (w.elements > best.elements) best = w;
+  }
+  return best;
+}
+
 // Peak activations of one prefill pass, attention done by a memory-efficient kernel (no context x context
-// scores): the residual stream and the normed input (2h) plus the FFN's gate, up and activated product
-// (3 x ffn width) for every token, and the fp32 logits of the last position.
+// scores): the residual stream and the normed input (2h) plus the widest layer's FFN intermediates for every
+// token, and the fp32 logits of the last position.
 Estimate inference_activations(const ArchitectureRecord& a, uint64_t batch, uint64_t context, DType compute) {
   if (!context) return {"inference_activations", 0, "context unknown: pass --context"};
-  uint64_t moe = a.num_experts
-                     ? mul({a.experts_per_token + a.num_shared_experts,
-                            a.moe_intermediate_size ? a.moe_intermediate_size : a.intermediate_size},
-                           "moe width")
-                     : 0;
-  uint64_t ffn = std::max(a.intermediate_size, moe);
-  std::string ffn_note = num(ffn) + " ffn width";
-  if (!ffn) {
-    ffn = mul({4, a.hidden_size}, "ffn");
-    ffn_note = "4 x hidden = " + num(ffn) + " (no ffn width in the config)";
+  FfnWidth ffn = widest_ffn(a);
+  if (!ffn.elements) {
+    const uint64_t guess = mul({4, a.hidden_size}, "ffn");
+    ffn = {mul({3, guess}, "ffn"), "3 x 4 x hidden = 3 x " + num(guess) + " (no ffn width in the config)"};
   }
   const uint64_t b = dtype_bits(compute) / 8;
-  const uint64_t width = add({mul({2, a.hidden_size}, "2h"), mul({3, ffn}, "3 ffn")}, "width");
+  const uint64_t width = add({mul({2, a.hidden_size}, "2h"), ffn.elements}, "width");
   const uint64_t bytes =
       add({mul({batch, context, width, b}, "activations"), mul({batch, a.vocab_size, 4}, "logits")},
           "activations");
   return {"inference_activations", bytes,
-          num(batch) + " batch x " + num(context) + " tokens x (2 x " + num(a.hidden_size) +
-              " hidden + 3 x " + ffn_note + ") x " + num(b) + " bytes + " + num(batch) + " x " +
-              num(a.vocab_size) +
+          num(batch) + " batch x " + num(context) + " tokens x (2 x " + num(a.hidden_size) + " hidden + " +
+              ffn.formula + ") x " + num(b) + " bytes + " + num(batch) + " x " + num(a.vocab_size) +
               " vocab x 4 bytes fp32 logits (largest layer's intermediates, memory-efficient attention)"};
 }
 
