@@ -58,6 +58,13 @@ RunResult run_or_exit(const std::vector<std::string>& argv, const std::filesyste
   return r;
 }
 
+RunResult run_to_file_or_exit(const std::vector<std::string>& argv, const std::filesystem::path& out,
+                              const std::filesystem::path& err) {
+  std::string cmd;
+  for (const std::string& a : argv) cmd += (cmd.empty() ? "'" : " '") + a + "'";
+  return run_or_exit({"/bin/sh", "-c", cmd + " > '" + out.string() + "'"}, err);
+}
+
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

@@ -21,6 +21,10 @@ double median(std::vector<double> v);
 
 // run_command, ending the benchmark (exit 1, the command's stderr shown) when it fails.
 RunResult run_or_exit(const std::vector<std::string>& argv, const std::filesystem::path& err);
+// `argv` run through /bin/sh with its stdout into `out` (a peer script's JSON), ending the benchmark when it
+// fails.
+RunResult run_to_file_or_exit(const std::vector<std::string>& argv, const std::filesystem::path& out,
+                              const std::filesystem::path& err);
 // A whole small file (a command's JSON output); empty when it cannot be read.
 std::string read_text(const std::filesystem::path& path);
 // The number after "key": in a JSON text (the first occurrence); NaN when absent.

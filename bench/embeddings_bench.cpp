@@ -101,18 +101,14 @@ int main(int argc, char** argv) {
     ours_inner.push_back(ma::bench::json_number_after(out, "seconds"));
     ours_kmeans.push_back(ma::bench::json_number_after(out, "kmeans_seconds"));
     our_inertia = ma::bench::json_number_after(out, "inertia");
-    const RunResult y = ma::bench::run_or_exit(
-        {"/bin/sh", "-c",
-         std::string(kPython) + " '" + baseline + "' '" + (model / "model.safetensors").string() + "' " +
-             kTensor + " 8 > '" + json.string() + "'"},
-        err);
+    ma::bench::run_to_file_or_exit({kPython, baseline, (model / "model.safetensors").string(), kTensor, "8"},
+                                   json, err);
     const std::string base = ma::bench::read_text(json);
     theirs.push_back(ma::bench::json_number_after(base, "seconds"));
     their_inertia = ma::bench::json_number_after(base, "inertia");
     std::printf("  run %d: ours %.2f s (whole process), scikit-learn fit %.2f s\n", r + 1, x.seconds,
                 theirs.back());
     std::fflush(stdout);
-    (void)y;
   }
   std::printf("\n%-58s %9s\n", ("median of " + std::to_string(runs) + " runs").c_str(), "seconds");
   std::printf("%-58s %9.2f  (inertia %.6g)\n", "modelanalyzer embeddings --k 8, whole process", median(ours),

@@ -68,15 +68,6 @@ struct Timed {
   }
 };
 
-// Runs a python baseline with its JSON on stdout captured into `out`.
-RunResult python(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
-  std::vector<std::string> argv = {"/bin/sh", "-c", ""};
-  std::string cmd = std::string(kPython);
-  for (const std::string& a : args) cmd += " '" + a + "'";
-  argv[2] = cmd + " > '" + out.string() + "'";
-  return ma::bench::run_or_exit(argv, err);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -110,12 +101,12 @@ int main(int argc, char** argv) {
     RunResult x = ma::bench::run_or_exit(
         {tool, "spectrum", matrix.string(), "--quiet", "--export", json.string()}, err);
     ours_svd.add(x, ma::bench::json_number_after(ma::bench::read_text(json), "seconds"));
-    x = python({baseline, matrix.string()}, json, err);
+    x = ma::bench::run_to_file_or_exit({kPython, baseline, matrix.string()}, json, err);
     scipy_svd.add(x, ma::bench::json_number_after(ma::bench::read_text(json), "seconds"));
     x = ma::bench::run_or_exit(
         {tool, "spectrum", matrix.string(), "--quiet", "--method", "gram", "--export", json.string()}, err);
     ours_gram.add(x, ma::bench::json_number_after(ma::bench::read_text(json), "seconds"));
-    x = python({baseline, matrix.string(), "--gram"}, json, err);
+    x = ma::bench::run_to_file_or_exit({kPython, baseline, matrix.string(), "--gram"}, json, err);
     numpy_gram.add(x, ma::bench::json_number_after(ma::bench::read_text(json), "seconds"));
     std::printf("  run %d: ours svd %.2f s, scipy gesdd %.2f s, ours gram %.2f s, numpy gram %.2f s\n", r + 1,
                 ours_svd.wall.back(), scipy_svd.inner.back(), ours_gram.wall.back(), numpy_gram.inner.back());

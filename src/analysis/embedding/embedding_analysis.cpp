@@ -40,17 +40,15 @@ RowRef ref(uint64_t row, double value, const std::vector<std::string>& tokens) {
   return {row, row < tokens.size() ? tokens[row] : std::string(), value};
 }
 
-void row_norms(EmbeddingAnalysis& a, const std::vector<float>& x, std::vector<double>& norms,
+void row_norms(EmbeddingAnalysis& a, const RowStatistics& stats, std::vector<double>& norms,
                const std::vector<std::string>& tokens) {
-  const uint64_t n = a.rows, d = a.cols;
+  const uint64_t n = a.rows;
   norms.resize(n);
   double sum = 0, sum_sq = 0;
   for (uint64_t i = 0; i < n; ++i) {
-    double s = 0;
-    for (uint64_t t = 0; t < d; ++t) s += double(x[i * d + t]) * x[i * d + t];
-    norms[i] = std::sqrt(s);
+    norms[i] = std::sqrt(stats.norms_squared[i]);
     sum += norms[i];
-    sum_sq += s;
+    sum_sq += stats.norms_squared[i];
   }
   std::vector<double> sorted = norms;
   std::sort(sorted.begin(), sorted.end());
@@ -227,7 +225,8 @@ void jacobi_eigen(std::vector<double>& a, size_t l, std::vector<double>& v) {
 // The two leading principal directions by subspace iteration on the centred rows (Halko, Martinsson & Tropp
 // 2011, §4.5: 6 columns, 4 power iterations, every product through BLAS; the centring applied implicitly as
 // Xc V = X V − 1 (μᵀ V)), their share of the total variance, and the projection of a seeded sample of rows.
-void principal_components(EmbeddingAnalysis& a, const std::vector<float>& x, std::mt19937_64& rng) {
+void principal_components(EmbeddingAnalysis& a, const std::vector<float>& x, double total,
+                          std::mt19937_64& rng) {
   const uint64_t n = a.rows, d = a.cols;
   const int64_t ni = static_cast<int64_t>(n), di = static_cast<int64_t>(d);
   const uint64_t l = std::min<uint64_t>({6, n, d});
@@ -236,7 +235,6 @@ void principal_components(EmbeddingAnalysis& a, const std::vector<float>& x, std
   for (uint64_t i = 0; i < n; ++i)
     for (uint64_t t = 0; t < d; ++t) mean[t] += x[i * d + t];
   for (double& m : mean) m /= static_cast<double>(n);
-  const double total = total_variance(x, n, d);
   std::normal_distribution<float> normal;
   std::vector<float> z(d * l), y(n * l);  // column-major d x l and n x l
   for (float& e : z) e = normal(rng);
@@ -366,7 +364,8 @@ EmbeddingAnalysis analyse_embeddings(const PlannedScan& plan, const std::vector<
     if (!std::isfinite(v))
       throw Error(ErrorKind::Malformed, item.file.string(), item.name, "holds NaN or Inf");
   std::vector<double> norms;
-  row_norms(a, x, norms, tokens);
+  const RowStatistics stats = row_statistics(x, a.rows, a.cols);  // once, for every k and the projection
+  row_norms(a, stats, norms, tokens);
   duplicates(a, x, norms);
 
   // The clustering: one k, or every k of the range and the elbow's.
@@ -377,7 +376,7 @@ EmbeddingAnalysis analyse_embeddings(const PlannedScan& plan, const std::vector<
   const auto clustering_start = std::chrono::steady_clock::now();
   for (uint32_t k = o.k_min; k <= o.k_max; ++k) {
     km.k = k;
-    runs.push_back(kmeans(x, a.rows, a.cols, km));
+    runs.push_back(kmeans(x, a.rows, a.cols, km, stats));
     a.elbow_ks.push_back(k);
     a.elbow_inertias.push_back(runs.back().inertia);
   }
@@ -402,7 +401,7 @@ EmbeddingAnalysis analyse_embeddings(const PlannedScan& plan, const std::vector<
   }
   a.silhouette_rows = sample.size();
   a.silhouette = a.k > 1 ? silhouette(x, a.cols, sample, a.clustering.labels, a.k) : 0;
-  principal_components(a, x, rng);
+  principal_components(a, x, stats.total_variance, rng);
   a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return a;
 }

@@ -11,16 +11,6 @@
 namespace ma {
 namespace {
 
-std::vector<double> row_norms_squared(const std::vector<float>& x, uint64_t n, uint64_t d) {
-  std::vector<double> out(n);
-  for (uint64_t i = 0; i < n; ++i) {
-    double s = 0;
-    for (uint64_t j = 0; j < d; ++j) s += double(x[i * d + j]) * x[i * d + j];
-    out[i] = s;
-  }
-  return out;
-}
-
 // dots (rows of b) x (n rows of x): out[j + i * m] = x_i · b_j, m rows in b.
 void dots(const std::vector<float>& x, uint64_t n, uint64_t d, const float* b, uint64_t m,
           std::vector<float>& out) {
@@ -113,34 +103,44 @@ void assign(const std::vector<float>& x, uint64_t n, uint64_t d, const std::vect
 
 }  // namespace
 
-double total_variance(const std::vector<float>& x, uint64_t n, uint64_t d) {
+RowStatistics row_statistics(const std::vector<float>& x, uint64_t n, uint64_t d) {
+  RowStatistics r;
+  r.norms_squared.resize(n);
   std::vector<double> sum(d, 0.0), sum_sq(d, 0.0);
   for (uint64_t i = 0; i < n; ++i) {
     const float* row = &x[i * d];
+    double norm = 0;
     for (uint64_t t = 0; t < d; ++t) {
+      const double sq = double(row[t]) * row[t];
       sum[t] += row[t];
-      sum_sq[t] += double(row[t]) * row[t];
+      sum_sq[t] += sq;
+      norm += sq;
     }
+    r.norms_squared[i] = norm;
   }
-  double total = 0;
   for (uint64_t t = 0; t < d; ++t) {
     const double mean = sum[t] / static_cast<double>(n);
-    total += std::max(0.0, sum_sq[t] / static_cast<double>(n) - mean * mean);
+    r.total_variance += std::max(0.0, sum_sq[t] / static_cast<double>(n) - mean * mean);
   }
-  return total;
+  return r;
 }
 
 KMeansResult kmeans(const std::vector<float>& x, uint64_t n, uint64_t d, const KMeansOptions& o) {
+  return kmeans(x, n, d, o, row_statistics(x, n, d));
+}
+
+KMeansResult kmeans(const std::vector<float>& x, uint64_t n, uint64_t d, const KMeansOptions& o,
+                    const RowStatistics& rows) {
   KMeansResult r;
   r.k = o.k;
   const uint32_t k = o.k;
   std::mt19937_64 rng(o.seed);
-  const std::vector<double> norms = row_norms_squared(x, n, d);
+  const std::vector<double>& norms = rows.norms_squared;
   r.initial_rows = kmeans_plus_plus(x, n, d, k, norms, rng);
   r.centers.resize(k * d);
   for (uint32_t j = 0; j < k; ++j) std::copy_n(&x[r.initial_rows[j] * d], d, &r.centers[j * d]);
   // scikit-learn's tolerance: tol × the mean over features of the per-feature variance.
-  const double tol = o.tol * total_variance(x, n, d) / static_cast<double>(d);
+  const double tol = o.tol * rows.total_variance / static_cast<double>(d);
 
   r.labels.assign(n, 0);
   std::vector<uint32_t> previous(n, std::numeric_limits<uint32_t>::max());

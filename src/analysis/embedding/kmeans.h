@@ -30,10 +30,18 @@ struct KMeansResult {
   bool converged = false;  // labels stable, or the centres' shift under the tolerance
 };
 
-// Σ over the d features of each feature's variance (population): the trace of the covariance.
-double total_variance(const std::vector<float>& x, uint64_t n, uint64_t d);
+// What every clustering of one matrix needs and one pass computes: each row's squared norm, and the sum
+// over the d features of each feature's (population) variance, the covariance's trace.
+struct RowStatistics {
+  std::vector<double> norms_squared;
+  double total_variance = 0;
+};
+RowStatistics row_statistics(const std::vector<float>& x, uint64_t n, uint64_t d);
 
-// `x`: n rows of d floats. Requires 1 <= k <= n. Throws Error(Unsupported) without LAPACK/BLAS.
+// `x`: n rows of d floats. Requires 1 <= k <= n. Throws Error(Unsupported) without LAPACK/BLAS. `rows`:
+// row_statistics(x, n, d), passed when several k share it; the overload without computes it.
+KMeansResult kmeans(const std::vector<float>& x, uint64_t n, uint64_t d, const KMeansOptions& options,
+                    const RowStatistics& rows);
 KMeansResult kmeans(const std::vector<float>& x, uint64_t n, uint64_t d, const KMeansOptions& options);
 
 // The elbow of an inertia curve over increasing k by Kneedle (Satopää et al. 2011), as the `kneed` package
