@@ -44,7 +44,18 @@ std::optional<DType> model_dtype(const Inventory& inv) {
   return inv.arch.stored_dtype;
 }
 
-std::vector<Estimate> weight_estimates(const ReportInputs& in) {
+// What a quantized checkpoint stores, predicted from its declaration and the template when no header was
+// read: elements per stored dtype and the scale tensors, as the quantization section counts them.
+std::string predicted_storage(const QuantizationInfo& q) {
+  std::string parts;
+  for (const auto& [dtype, elements] : q.elements_by_stored_dtype)
+    parts += (parts.empty() ? "" : " + ") + num(elements) + " " + dtype;
+  return "predicted from the " + q.source + " declaration (" + q.method + ") and the template: " + parts +
+         " elements + " + num(q.quantization_scale_tensors) + " scale tensors of " +
+         num(q.quantization_scale_bytes) + " bytes";
+}
+
+std::vector<Estimate> weight_estimates(const ReportInputs& in, const QuantizationInfo& quant) {
   const uint64_t P = in.params.total;
   const std::string p = num(P) + " params";
   std::vector<Estimate> w;
@@ -63,6 +74,8 @@ std::vector<Estimate> weight_estimates(const ReportInputs& in) {
       w.push_back({"weights_stored", *ck->index_total_size, "metadata.total_size of the checkpoint index"});
     else
       w.push_back({"weights_stored", ck->bytes, "predicted from the index's tensor names and the template"});
+  } else if (quant.quantized && quant.stored_from == "template" && quant.stored_bytes) {
+    w.push_back({"weights_stored", quant.stored_bytes, predicted_storage(quant)});
   }
   return w;
 }
@@ -197,19 +210,27 @@ const Estimate* MemoryReport::find(std::string_view name) const {
   return nullptr;
 }
 
-MemoryReport estimate_memory(const ReportInputs& in) {
+MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& quant,
+                             const Capabilities& caps) {
   MemoryReport m;
   const Inventory& inv = in.inventory;
   const std::optional<DType> known = model_dtype(inv);
   const DType compute = known.value_or(DType::F16);
-  const DType kv = in.options.kv_dtype.value_or(compute);
+  const std::optional<DType> declared_kv =
+      inv.arch.quantization ? inv.arch.quantization->kv_cache_dtype : std::nullopt;
+  const DType kv = in.options.kv_dtype.value_or(declared_kv.value_or(compute));
   m.kv_cache_dtype = std::string(dtype_info(kv).short_name);
   m.batch = in.options.batch;
-  m.context = in.options.context.value_or(inv.arch.max_position_embeddings);
-  m.weights = weight_estimates(in);
+  m.max_context = inv.arch.max_position_embeddings;
+  m.context =
+      in.options.context.value_or(m.max_context ? std::min<uint64_t>(m.max_context, kDefaultContext) : 0);
+  m.weights = weight_estimates(in, quant);
 
   KvCachePlan plan = plan_kv_cache(inv.arch, kv, compute, m.context);
   m.kv_cache_bytes = kv_cache_total(plan, m.batch, m.context);
+  if (m.max_context)
+    m.kv_cache_bytes_at_max_context =
+        kv_cache_total(plan_kv_cache(inv.arch, kv, compute, m.max_context), m.batch, m.max_context);
   m.kv_known = plan.known;
   m.kv_layers = std::move(plan.layers);
   m.kv_cache_per_token_bytes = plan.per_token;
@@ -229,11 +250,19 @@ MemoryReport estimate_memory(const ReportInputs& in) {
     m.assumptions.push_back(
         "the config declares no floating-point torch_dtype: 16-bit (fp16) assumed for "
         "inference weights, activations and the cache");
-  if (!in.options.kv_dtype)
+  if (!in.options.kv_dtype && declared_kv)
+    m.assumptions.push_back("KV cache in " + m.kv_cache_dtype + ", as " + inv.arch.quantization->source +
+                            " declares it was calibrated for; --kv-dtype changes it");
+  else if (!in.options.kv_dtype)
     m.assumptions.push_back("KV cache in the model's dtype (" + m.kv_cache_dtype +
                             "); --kv-dtype changes it");
   if (!m.context)
     m.assumptions.push_back("no maximum context in the config: per-token KV and activations need --context");
+  else if (!in.options.context && m.context < m.max_context)
+    m.assumptions.push_back("context = min(max_position_embeddings " + num(m.max_context) + ", " +
+                            num(kDefaultContext) + ") = " + num(m.context) +
+                            ", a practical serving length; the KV cache at the maximum is shown beside it; "
+                            "--context changes it");
   else if (!in.options.context)
     m.assumptions.push_back("context = max_position_embeddings (" + num(m.context) +
                             "); --context changes it");
@@ -263,6 +292,8 @@ MemoryReport estimate_memory(const ReportInputs& in) {
   t.batch = m.batch;
   t.context = m.context;
   t.lora_rank = kLoraRank;
+  // Without a tensor inventory the adapters are unknown and so is QLoRA's eligibility: sized as for 16 bits.
+  t.qlora_possible = !caps.adapters_known || caps.qlora_compatible;
   m.lora_rank = kLoraRank;
   m.lora_adapter_parameters = t.adapters.lora_parameters;
   m.training = estimate_training(t, m.assumptions);

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/capabilities.h"
+#include "analysis/quantization.h"
 #include "analysis/report_inputs.h"
 
 namespace ma {
@@ -57,7 +59,11 @@ struct MemoryReport {
   uint64_t state_bytes_per_sequence = 0;            // Mamba / linear-attention state
   uint64_t cross_attention_bytes_per_sequence = 0;  // encoder-decoder: cross-attention K/V over the encoder
   uint64_t batch = 1;
-  uint64_t context = 0;  // 0: unknown (no maximum context in the config and no --context)
+  // The context the figures are for: --context, else min(max_context, kDefaultContext). 0: unknown (no
+  // maximum context in the config and no --context).
+  uint64_t context = 0;
+  uint64_t max_context = 0;                    // the config's maximum context; 0: unknown
+  uint64_t kv_cache_bytes_at_max_context = 0;  // batch x max_context, beside the practical figure
   std::vector<KvLayer> kv_layers;
   std::string kv_convention;        // e.g. "MLA: latent cache (kv_lora_rank + qk_rope_head_dim) per layer"
   std::vector<Estimate> inference;  // weights + kv + activations + overhead, total
@@ -73,6 +79,12 @@ struct MemoryReport {
   bool kv_cache_total_known() const;  // in weights, inference or training; null if absent
 };
 
-MemoryReport estimate_memory(const ReportInputs& in);
+// A practical default context: a long-context model (128k, 1M) is mostly served far below its maximum, and
+// sizing the cache for the maximum would make every such model look like it needs a datacenter.
+inline constexpr uint64_t kDefaultContext = 8192;
+
+// `quant`: the report's quantization analysis, whose stored bytes (read, or predicted from the config) are
+// the weights inference loads. `caps`: QLoRA is sized only for a checkpoint it can start from.
+MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& quant, const Capabilities& caps);
 
 }  // namespace ma

@@ -125,6 +125,17 @@ std::vector<Estimate> estimate_training(const TrainingInputs& t, std::vector<std
   out.push_back(
       {"training_lora_total", add({mul({P, 2}, "lora base"), adapter_bytes, act_ckpt}, "lora"),
        "frozen bf16 weights " + p + " x 2 + " + adapters + " + checkpointed activations " + num(act_ckpt)});
+  assumptions.push_back(
+      "LoRA: rank " + num(t.lora_rank) +
+      " adapters on every attention projection (q, k, v, o; a fused qkv counts once; MLA's "
+      "q_a/q_b/kv_a/kv_b) and every state-space mixer's in_proj, x_proj and out_proj, trained in fp32 with "
+      "AdamW; base weights frozen in bf16; gradient checkpointing on");
+  if (!t.qlora_possible) {
+    assumptions.push_back(
+        "QLoRA: not sized, the checkpoint is already quantized another way and QLoRA starts from 16-bit "
+        "weights");
+    return out;
+  }
   // bitsandbytes NF4 with double quantization: 4 bits per weight, an 8-bit absmax per 64 weights and an fp32
   // constant per 256 of those blocks; everything else (embeddings, norms, head) stays bf16.
   const uint64_t Q = std::min(t.adapters.quantizable_parameters, P);
@@ -134,11 +145,6 @@ std::vector<Estimate> estimate_training(const TrainingInputs& t, std::vector<std
                  "NF4 base " + num(Q) +
                      " params x (0.5 + 1/64 absmax + 4/16,384 double-quant) = " + num(nf4) + " + bf16 rest " +
                      num(P - Q) + " x 2 + " + adapters + " + checkpointed activations " + num(act_ckpt)});
-  assumptions.push_back(
-      "LoRA: rank " + num(t.lora_rank) +
-      " adapters on every attention projection (q, k, v, o; a fused qkv counts once; MLA's "
-      "q_a/q_b/kv_a/kv_b) and every state-space mixer's in_proj, x_proj and out_proj, trained in fp32 with "
-      "AdamW; base weights frozen in bf16; gradient checkpointing on");
   assumptions.push_back(
       "QLoRA: every weight matrix of the blocks in NF4 (bitsandbytes, blocksize 64, double "
       "quantization), embeddings, norms, biases and the LM head in bf16; the same adapters");

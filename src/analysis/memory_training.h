@@ -23,6 +23,7 @@ struct TrainingInputs {
   uint64_t lora_rank = 16;
   AdapterCounts adapters;
   bool adapters_known = false;  // false without a template (bare weights)
+  bool qlora_possible = true;   // false for a checkpoint already quantized another way (GPTQ, FP8, ...)
 };
 
 std::vector<Estimate> estimate_training(const TrainingInputs& t, std::vector<std::string>& assumptions);

@@ -43,8 +43,8 @@ ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles
   r.ssm = summarize_ssm(inventory.arch);
   r.quantization = analyze_quantization(in);
   r.architecture_known = inventory.model.has_value() || !inventory.tensors.empty();
-  if (r.architecture_known) r.memory = estimate_memory(in);
   r.capabilities = assess_capabilities(in);
+  if (r.architecture_known) r.memory = estimate_memory(in, r.quantization, r.capabilities);
   r.metadata = options.metadata;
   r.warnings = inventory.warnings;
   // A --context past what the model was built for is sized as asked, and said to be beyond it.

@@ -52,7 +52,7 @@ CommandSpec report_spec(ReportArgs& a) {
        [&a](const std::string& v) { a.base = v; }},
       {{"--batch"}, "N", "KV cache and memory for N sequences (default 1)",
        [&a](const std::string& v) { a.options.batch = integer_arg("--batch", v, 1, kMaxBatch); }},
-      {{"--context"}, "N", "... of N tokens each (default: the model's maximum context)",
+      {{"--context"}, "N", "... of N tokens each (default: min(the model's maximum context, 8,192))",
        [&a](const std::string& v) { a.options.context = integer_arg("--context", v, 1, kMaxContext); }},
       {{"--kv-dtype"}, "DTYPE", "KV cache dtype: fp32, bf16, fp16, fp8, ... (default: the model's dtype)",
        [&a](const std::string& v) { a.options.kv_dtype = kv_dtype(v); }},

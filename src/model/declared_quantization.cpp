@@ -115,6 +115,13 @@ void parse_fp8(const ModelConfig& c, DeclaredQuantization& d) {
 // The first config group's weight scheme (llm-compressor writes one group for uniform recipes).
 void parse_compressed_tensors(const ModelConfig& c, DeclaredQuantization& d) {
   add_ignore(c, "ignore", d);
+  if (auto kv = c.sub("kv_cache_scheme")) {
+    const std::optional<uint32_t> bits = read_bits(*kv, "num_bits");
+    const bool is_float = lower(kv->string_or("type", "int")) == "float";
+    if (bits == 8u) d.kv_cache_dtype = is_float ? DType::F8_E4M3 : DType::I8;
+    d.qualifiers.push_back("KV cache " + std::string(is_float ? "float " : "int ") +
+                           (bits ? std::to_string(*bits) : "?") + "-bit");
+  }
   std::string format = c.string_or("format", "");
   if (!format.empty()) d.qualifiers.push_back("format " + format);
   auto groups = c.sub("config_groups");
@@ -170,6 +177,8 @@ void parse_modelopt(const ModelConfig& c, DeclaredQuantization& d) {
   read_group(c, "group_size", d);
   std::string kv = c.string_or("kv_cache_quant_algo", "");
   if (!kv.empty()) d.qualifiers.push_back("KV cache " + kv);
+  // modelopt writes FP8 (E4M3, per-tensor k/v scales); its NVFP4 cache has no dtype engines share yet.
+  if (lower(kv) == "fp8") d.kv_cache_dtype = DType::F8_E4M3;
   add_ignore(c, "exclude_modules", d);
   add_ignore(c, "ignore", d);
 }

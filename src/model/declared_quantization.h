@@ -24,7 +24,10 @@ struct DeclaredQuantization {
   std::vector<std::string> qualifiers;  // "act-order (desc_act)", "one scale per 128x128 block", ...
   std::vector<std::string> ignore;      // modules the config keeps unquantized (names or patterns)
   std::optional<DType> weight_dtype;    // when the config decides it (compressed-tensors)
-  std::string label;                    // as the report names it: "bitsandbytes 4-bit (quantization_config)"
+  // The KV cache's dtype when the checkpoint was calibrated for a quantized cache (modelopt
+  // kv_cache_quant_algo "FP8", compressed-tensors kv_cache_scheme): engines load it that way by default.
+  std::optional<DType> kv_cache_dtype;
+  std::string label;  // as the report names it: "bitsandbytes 4-bit (quantization_config)"
 };
 
 // nullopt when nothing declares quantization: config.json, then the side files in `root` (empty: none).

@@ -68,7 +68,8 @@ inline std::unique_ptr<LoadedModel> config_only(const std::string& json, const s
 }
 
 inline MemoryReport memory_of(const LoadedModel& l, const ReportOptions& o = {}) {
-  return estimate_memory(l.inputs(o));
+  const ReportInputs in = l.inputs(o);
+  return estimate_memory(in, analyze_quantization(in), assess_capabilities(in));
 }
 
 }  // namespace ma::test

@@ -42,8 +42,12 @@ TEST(MemoryKvTest, Llama31_8bGqaAndFlags) {
   MemoryReport m = memory_of(*l);
   EXPECT_EQ(m.kv_cache_dtype, "bf16");
   EXPECT_EQ(m.kv_cache_per_token_bytes, 131'072u);
-  // 131,072 x 131,072 max_position_embeddings = 17,179,869,184 (16 GiB).
-  EXPECT_EQ(m.kv_cache_bytes, 17'179'869'184u);
+  // The practical default context is min(131,072 max_position_embeddings, 8,192): 131,072 x 8,192 =
+  // 1,073,741,824 (1 GiB); at the maximum, 131,072 x 131,072 = 17,179,869,184 (16 GiB), shown beside it.
+  EXPECT_EQ(m.context, 8192u);
+  EXPECT_EQ(m.max_context, 131'072u);
+  EXPECT_EQ(m.kv_cache_bytes, 1'073'741'824u);
+  EXPECT_EQ(m.kv_cache_bytes_at_max_context, 17'179'869'184u);
 
   ReportOptions o;
   o.batch = 4;

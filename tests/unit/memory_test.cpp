@@ -61,6 +61,51 @@ TEST(MemoryTest, StoredWeightsFromHeaders) {
   EXPECT_LT(bytes(m, "weights_stored"), bytes(m, "weights_bf16"));
 }
 
+TEST(MemoryTest, QuantizedConfigIsSizedAsItStores) {
+  LOAD_OR_SKIP(l, "hf-configs", "nvidia__Llama-3.1-70B-Instruct-FP8");
+  MemoryReport m = memory_of(*l);
+  // modelopt FP8, lm_head excluded. Per layer the seven linears hold 2 x 8192^2 (q, o) + 2 x 1024 x 8192
+  // (k, v) + 3 x 28,672 x 8192 (gate, up, down) = 855,638,016 one-byte weights; x 80 = 68,451,041,280.
+  // bf16: embedding and lm_head 2 x 128,256 x 8192 + 161 norms x 8192 = 2,102,665,216 elements, 2 bytes
+  // each. Scales: 560 linears x (weight_scale + input_scale) x 4 bytes = 4,480.
+  const uint64_t stored = 68'451'041'280u + 2 * 2'102'665'216u + 4'480u;
+  EXPECT_EQ(bytes(m, "weights_stored"), stored);
+  EXPECT_EQ(bytes(m, "inference_weights"), stored);
+  // kv_cache_quant_algo FP8: 80 layers x 2 x 8 kv heads x 128 x 1 byte; the practical context 8,192 of
+  // 131,072.
+  EXPECT_EQ(m.kv_cache_dtype, "f8_e4m3");
+  EXPECT_EQ(m.kv_cache_per_token_bytes, 163'840u);
+  EXPECT_EQ(bytes(m, "inference_kv_cache"), 163'840u * 8'192u);
+  EXPECT_EQ(m.kv_cache_bytes_at_max_context, uint64_t{163'840} * 131'072u);
+  // Already FP8: QLoRA starts from 16-bit weights, so no QLoRA figure; LoRA stays.
+  EXPECT_EQ(m.find("training_qlora_total"), nullptr);
+  EXPECT_NE(m.find("training_lora_total"), nullptr);
+  // --kv-dtype still decides.
+  ReportOptions o;
+  o.kv_dtype = DType::BF16;
+  EXPECT_EQ(memory_of(*l, o).kv_cache_per_token_bytes, 327'680u);
+}
+
+TEST(MemoryTest, CompressedTensorsKvCacheScheme) {
+  // llm-compressor's kv_cache_scheme {num_bits 8, type float} (as poolside's Laguna declares it): the
+  // cache is float8 (E4M3); type int makes it int8.
+  for (const auto& [type, dtype] : {std::pair{"float", "f8_e4m3"}, {"int", "i8"}}) {
+    test::TempDir dir;
+    test::write_file(dir / "config.json", std::string(R"({"architectures": ["LlamaForCausalLM"],
+      "model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+      "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 256,
+      "max_position_embeddings": 512, "torch_dtype": "bfloat16",
+      "quantization_config": {"quant_method": "compressed-tensors", "format": "float-quantized",
+        "kv_cache_scheme": {"num_bits": 8, "type": ")") +
+                                              type + R"(", "strategy": "tensor"}}})");
+    auto l = test::load_model(dir.path());
+    const MemoryReport m = memory_of(*l);
+    EXPECT_EQ(m.kv_cache_dtype, dtype);
+    // 2 layers x 2 (K, V) x 2 kv heads x 16 head dim x 1 byte.
+    EXPECT_EQ(m.kv_cache_per_token_bytes, 128u);
+  }
+}
+
 TEST(MemoryTest, InferenceTotal) {
   LOAD_OR_SKIP(l, "hf-configs", "meta-llama__Meta-Llama-3.1-8B");
   ReportOptions o;
@@ -148,9 +193,11 @@ TEST(MemoryTest, JsonCarriesEveryNameAndSeedFields) {
   ASSERT_NE(mem, nullptr);
   EXPECT_EQ(mem->find("kv_cache_dtype")->as_string(), "bf16");
   EXPECT_EQ(*mem->find("kv_cache_per_token_bytes")->as_uint(), 131'072u);
-  EXPECT_EQ(*mem->find("kv_cache_bytes")->as_uint(), 17'179'869'184u);
+  EXPECT_EQ(*mem->find("kv_cache_bytes")->as_uint(), 1'073'741'824u);  // 131,072 x 8,192 tokens
+  EXPECT_EQ(*mem->find("kv_cache_bytes_at_max_context")->as_uint(), 17'179'869'184u);  // x 131,072
   EXPECT_EQ(*mem->find("state_bytes_per_sequence")->as_uint(), 0u);
-  EXPECT_EQ(*mem->find("context")->as_uint(), 131'072u);
+  EXPECT_EQ(*mem->find("context")->as_uint(), 8'192u);
+  EXPECT_EQ(*mem->find("max_context")->as_uint(), 131'072u);
   EXPECT_EQ(*mem->find("weights_bytes")->find("int4")->as_uint(), 4'266'076'288u);
   for (const char* key : {"fp32", "bf16", "fp16", "fp8", "int8", "int4"})
     EXPECT_NE(mem->find("weights_bytes")->find(key), nullptr) << key;

@@ -60,6 +60,12 @@ std::string context_text(const MemoryReport& s) {
   return s.context ? with_thousands(s.context) : std::string("unknown context");
 }
 
+// The cache at the model's maximum context, shown when the figures are for a shorter one.
+bool at_max_differs(const MemoryReport& s) {
+  return s.kv_known && s.max_context && s.context != s.max_context &&
+         s.kv_cache_bytes_at_max_context != s.kv_cache_bytes;
+}
+
 void console_estimate(ConsoleWriter& w, const Estimate* e, std::string_view label, bool formula) {
   if (!e) return;
   w.field(label, bytes_exactly(e->bytes));
@@ -83,6 +89,8 @@ void console_summary(ConsoleWriter& w, const MemoryReport& s) {
       w.field("cross-attention per sequence", bytes_exactly(s.cross_attention_bytes_per_sequence));
     w.field("KV cache (" + with_thousands(s.batch) + " x " + context_text(s) + ")",
             s.kv_cache_total_known() ? human_bytes(s.kv_cache_bytes) : "unknown (pass --context)");
+    if (at_max_differs(s))
+      w.field("  at max " + with_thousands(s.max_context), human_bytes(s.kv_cache_bytes_at_max_context));
   }
   if (const Estimate* t = s.find("inference_total")) w.field("inference total", human_bytes(t->bytes));
   if (const Estimate* t = s.find("training_mixed_bf16_checkpointed_total"))
@@ -121,6 +129,9 @@ void console_detailed(ConsoleWriter& w, const MemoryReport& s) {
     w.field("KV cache", s.kv_cache_total_known() ? bytes_exactly(s.kv_cache_bytes) + " for batch " +
                                                        with_thousands(s.batch) + " x " + context_text(s)
                                                  : std::string("unknown (pass --context)"));
+    if (at_max_differs(s))
+      w.field("  at max context", bytes_exactly(s.kv_cache_bytes_at_max_context) + " for batch " +
+                                      with_thousands(s.batch) + " x " + with_thousands(s.max_context));
   }
   w.note(s.kv_convention);
   if (!s.kv_layers.empty()) w.table(kLayerHeader, layer_rows(s));
@@ -181,9 +192,16 @@ void write_json(JsonWriter& w, const MemoryReport& s) {
   known("state_bytes_per_sequence", s.state_bytes_per_sequence);
   known("cross_attention_bytes_per_sequence", s.cross_attention_bytes_per_sequence);
   w.key("batch").value(s.batch);
-  w.key("context");
-  if (s.context)
-    w.value(s.context);
+  for (const auto& [key, v] : {std::pair{"context", s.context}, {"max_context", s.max_context}}) {
+    w.key(key);
+    if (v)
+      w.value(v);
+    else
+      w.null();
+  }
+  w.key("kv_cache_bytes_at_max_context");
+  if (s.kv_known && s.max_context)
+    w.value(s.kv_cache_bytes_at_max_context);
   else
     w.null();
   w.key("kv_convention").value(s.kv_convention);
@@ -240,17 +258,22 @@ void render_document(DocumentWriter& w, const MemoryReport& s, const ModelReport
   if (!s.kv_known) {
     w.paragraph("Unknown: " + s.kv_convention);
   } else {
-    w.fields(
-        {{"KV cache dtype", s.kv_cache_dtype},
-         {"Per token (kv_cache_per_token_bytes)", bytes_exactly(s.kv_cache_per_token_bytes)},
-         {"Per token decompressed (kv_cache_per_token_decompressed_bytes)",
-          bytes_exactly(s.kv_cache_per_token_decompressed_bytes)},
-         {"State per sequence (state_bytes_per_sequence)", bytes_exactly(s.state_bytes_per_sequence)},
-         {"Cross-attention per sequence (cross_attention_bytes_per_sequence)",
-          bytes_exactly(s.cross_attention_bytes_per_sequence)},
-         {"Batch x context", with_thousands(s.batch) + " x " + context_text(s)},
-         {"Total (kv_cache_bytes)", s.kv_cache_total_known() ? bytes_exactly(s.kv_cache_bytes)
-                                                             : std::string("unknown (pass --context)")}});
+    std::vector<std::pair<std::string, std::string>> fields{
+        {"KV cache dtype", s.kv_cache_dtype},
+        {"Per token (kv_cache_per_token_bytes)", bytes_exactly(s.kv_cache_per_token_bytes)},
+        {"Per token decompressed (kv_cache_per_token_decompressed_bytes)",
+         bytes_exactly(s.kv_cache_per_token_decompressed_bytes)},
+        {"State per sequence (state_bytes_per_sequence)", bytes_exactly(s.state_bytes_per_sequence)},
+        {"Cross-attention per sequence (cross_attention_bytes_per_sequence)",
+         bytes_exactly(s.cross_attention_bytes_per_sequence)},
+        {"Batch x context", with_thousands(s.batch) + " x " + context_text(s)},
+        {"Total (kv_cache_bytes)", s.kv_cache_total_known() ? bytes_exactly(s.kv_cache_bytes)
+                                                            : std::string("unknown (pass --context)")}};
+    if (at_max_differs(s))
+      fields.push_back(
+          {"At max context " + with_thousands(s.max_context) + " (kv_cache_bytes_at_max_context)",
+           bytes_exactly(s.kv_cache_bytes_at_max_context)});
+    w.fields(fields);
     w.formula(
         "kv_cache_bytes = batch x (sum over layers of bytes_per_token x min(context, window) + state and "
         "cross-attention bytes per sequence)");
