@@ -161,6 +161,7 @@ bool predicted_quantized(const InventoryTensor& t, const QuantMethod* m, const M
 // Fills the stored figures from the headers: exact dtypes, bytes, scales, and what stayed 16/32-bit.
 void from_headers(const Inventory& inv, bool hqq, QuantizationInfo& q) {
   q.stored_from = "headers";
+  for (const InventoryTensor& t : inv.tensors) q.tensor_bytes.push_back(t.bytes);
   for (const InventoryTensor& t : inv.tensors) {
     if (!t.stored || !t.dtype) continue;
     q.elements_by_stored_dtype[dtype_name(*t.dtype)] += t.parameters;
@@ -226,7 +227,9 @@ void predicted(const Inventory& inv, const std::optional<DeclaredQuantization>& 
   uint64_t predicted_bytes = 0;
   bool scales_unpredicted = false;
   bool hqq = d && d->key == "hqq";
+  q.tensor_bytes.reserve(inv.tensors.size());
   for (const InventoryTensor& t : inv.tensors) {
+    q.tensor_bytes.push_back(t.bytes);
     if (!t.stored) continue;
     if (is_quant_aux(t, hqq)) {
       ++q.quantization_scale_tensors;
@@ -241,10 +244,12 @@ void predicted(const Inventory& inv, const std::optional<DeclaredQuantization>& 
     uint64_t elements = t.parameters;
     if (q.quantized && is_wide_float(dtype) && known_dtype && predicted_quantized(t, m, ignore)) {
       // Without names from an index, the scales beside each quantized weight are predicted too.
+      uint64_t scales = 0;
       if (!inv.checkpoint && d) {
         if (auto s = predict_scales(d->key, t.shape, *d, q.bits, q.group_size)) {
           q.quantization_scale_tensors += s->tensors;
           q.quantization_scale_bytes += s->bytes;
+          scales = s->bytes;
         } else {
           scales_unpredicted = true;
         }
@@ -252,6 +257,7 @@ void predicted(const Inventory& inv, const std::optional<DeclaredQuantization>& 
       uint32_t container = packing_container_bits(wdtype);
       if (container && q.bits && *q.bits < container) elements = t.parameters * *q.bits / container;
       dtype = wdtype;
+      q.tensor_bytes.back() = dtype_bytes(elements, dtype) + scales;
     } else if (q.quantized && t.kind == TensorKind::Parameter && is_wide_float(dtype)) {
       q.unquantized_elements[unquantized_group(t)] += t.parameters;
     }

@@ -40,6 +40,10 @@ struct QuantizationInfo {
   uint64_t quantization_scale_tensors_unsized = 0;
   std::vector<std::string>
       notes;  // disagreements (logical count vs template, config vs tensors), assumptions
+  // Bytes each inventory tensor is stored in (index-aligned with Inventory::tensors): a quantized weight's
+  // packed bytes plus, when predicted, the scales beside it; read from the headers, the tensor's own bytes.
+  // What the performance model streams per GEMM.
+  std::vector<uint64_t> tensor_bytes;
 };
 
 QuantizationInfo analyze_quantization(const ReportInputs& in);

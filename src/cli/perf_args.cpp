@@ -104,12 +104,21 @@ CommandSpec perf_spec(PerfArgs& a, std::vector<std::pair<std::string, std::strin
          in.kv_len = integer_arg("--kv-len", v, 1, kMaxTokens);
          a.kv_len_given = true;
        }},
-      {{"--dtype"}, "D", "weights and activations",
-       [&in](const std::string& v) { in.weight_dtype = in.act_dtype = dtype("--dtype", v); }},
-      {{"--weight-dtype"}, "D", "weights only",
-       [&in](const std::string& v) { in.weight_dtype = dtype("--weight-dtype", v); }},
+      {{"--dtype"}, "D", "weights and activations (default: a quantized checkpoint as stored, else bf16)",
+       [&in, &a](const std::string& v) {
+         in.weight_dtype = in.act_dtype = dtype("--dtype", v);
+         a.weight_dtype_given = true;
+       }},
+      {{"--weight-dtype"}, "D", "weights only", [&in, &a](const std::string& v) {
+         in.weight_dtype = dtype("--weight-dtype", v);
+         a.weight_dtype_given = true;
+       }},
       {{"--act-dtype"}, "D", "activations only", [&in](const std::string& v) { in.act_dtype = dtype("--act-dtype", v); }},
-      {{"--kv-dtype"}, "D", "KV cache", [&in](const std::string& v) { in.kv_dtype = dtype("--kv-dtype", v); }},
+      {{"--kv-dtype"}, "D", "KV cache (default: the dtype the checkpoint declares, else bf16)",
+       [&in, &a](const std::string& v) {
+         in.kv_dtype = dtype("--kv-dtype", v);
+         a.kv_dtype_given = true;
+       }},
       {{"--profile"}, "P", "naive or efficient execution (the knobs below override it)", [&in](const std::string& v) {
          const bool naive = choice_arg("--profile", v, {"naive", "efficient"}) == "naive";
          in.knobs = naive ? ExecutionKnobs::naive() : ExecutionKnobs::efficient();

@@ -6,6 +6,7 @@
 
 #include "analysis/model_report.h"
 #include "analysis/perf/perf_model.h"
+#include "analysis/perf/stored_precision.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/model_source.h"
@@ -35,6 +36,10 @@ int run_perf(const Args& args) {
   ModelReport report = build_model_report(inv, opened.files, options);
   Hardware hw = resolve_hardware(a.hardware);
   if (a.b_sat) hw.b_sat = *a.b_sat;
+  if (!a.weight_dtype_given)
+    use_stored_weights(a.inputs, report.quantization,
+                       inv.arch.quantization ? inv.arch.quantization->kv_cache_dtype : std::nullopt,
+                       a.kv_dtype_given, hw);
   PerfResult result = model_performance(inv, report, a.inputs, hw);
 
   // Everything rendered first, then written.

@@ -63,6 +63,11 @@ void inputs_object(JsonWriter& w, const PerfInputs& in) {
   w.key("weight_dtype").value(compute_dtype_name(in.weight_dtype));
   w.key("act_dtype").value(compute_dtype_name(in.act_dtype));
   w.key("kv_dtype").value(compute_dtype_name(in.kv_dtype));
+  w.key("weights_as_stored");
+  if (in.stored_label.empty())
+    w.null();
+  else
+    w.value(in.stored_label);
   w.key("tp").value(in.parallel.tp);
   w.key("pp").value(in.parallel.pp);
   w.key("ep").value(in.parallel.ep);
@@ -192,6 +197,7 @@ std::string render_perf_console(const PerfResult& r, const std::string& model_id
   w.field("dtypes", "weights " + std::string(compute_dtype_name(in.weight_dtype)) + ", activations " +
                         std::string(compute_dtype_name(in.act_dtype)) + ", KV " +
                         std::string(compute_dtype_name(in.kv_dtype)));
+  if (!in.stored_label.empty()) w.field("weights", in.stored_label);
   w.field("profile",
           in.knobs.profile + (in.knobs.flash_attention ? " (flash attention)" : " (eager attention)"));
   if (in.parallel.tp * in.parallel.pp * in.parallel.ep > 1)

@@ -92,6 +92,9 @@ void overview(DocumentWriter& md, const PerfResult& r, const std::string& model)
       {"Weights / activations / KV cache dtype", upper(compute_dtype_name(in.weight_dtype)) + " / " +
                                                      upper(compute_dtype_name(in.act_dtype)) + " / " +
                                                      upper(compute_dtype_name(in.kv_dtype))},
+      {"Weights as stored", in.stored_label.empty() ? std::string("no (--dtype / --weight-dtype, or an "
+                                                                  "unquantized checkpoint)")
+                                                    : in.stored_label},
       {"Compute dtype (P_peak)", upper(compute_dtype_name(perf_peak_dtype(r)))},
       {"Parallelism (per GPU figures)", "TP " + std::to_string(in.parallel.tp) + " x PP " +
                                             std::to_string(in.parallel.pp) + " x EP " +

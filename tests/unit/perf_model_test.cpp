@@ -9,6 +9,7 @@
 
 #include "analysis/model_report.h"
 #include "analysis/perf/hardware.h"
+#include "analysis/perf/stored_precision.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "formats/model_files.h"
@@ -107,6 +108,49 @@ TEST(PerfModel, TimesFollowTheRoofline) {
   EXPECT_EQ(r.total.regime, "memory");
   EXPECT_NEAR(r.mfu_est, r.total.flops_theory / (1e15 * r.total.t_est), 1e-15);
   EXPECT_DOUBLE_EQ(r.tokens_per_s, 1 / r.total.t_est);
+}
+
+TEST(PerfModel, WeightResidencyIsBoundedByOnChipMemory) {
+  auto m = load(MA_EXAMPLE_DIR);
+  const double matmul_bytes =
+      2 * (2 * (64.0 * 64 + 2 * (32.0 * 64) + 64.0 * 64 + 3 * (64.0 * 160)) + 512.0 * 64);
+  PerfInputs in;
+  in.knobs = ExecutionKnobs::efficient();  // WRF 4: a quarter of the weights per step
+  Hardware h = round_machine();
+  // No on-chip memory: every weight comes from HBM once per step, whatever the profile says.
+  PerfResult none = model_performance(m->inv, m->report, in, h);
+  EXPECT_DOUBLE_EQ(none.total.bytes_weights, matmul_bytes);
+  EXPECT_GE(none.total.t_est, matmul_bytes / 1e12);
+  // 100 kB on chip: the step streams the weights less what stays there.
+  h.l2_mb = 0.1;
+  PerfResult some = model_performance(m->inv, m->report, in, h);
+  EXPECT_NEAR(some.total.bytes_weights, matmul_bytes - 1e5, 1e-6);
+  // A chip holding them all: the profile's own factor applies (a quarter of the weights).
+  h.l2_mb = 100;
+  PerfResult all = model_performance(m->inv, m->report, in, h);
+  EXPECT_DOUBLE_EQ(all.total.bytes_weights, matmul_bytes / 4);
+}
+
+TEST(PerfModel, QuantizedCheckpointRunsAsStored) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  auto m = load(*data / "hf-configs" / "nvidia__Llama-3.1-70B-Instruct-FP8");
+  PerfInputs in;
+  const Hardware& h200 = *find_hardware("h200");
+  use_stored_weights(in, m->report.quantization, m->inv.arch.quantization->kv_cache_dtype, false, h200);
+  EXPECT_EQ(in.weight_dtype, ComputeDType::FP8);
+  EXPECT_EQ(in.act_dtype, ComputeDType::FP8);  // modelopt FP8 is W8A8 on Hopper
+  EXPECT_EQ(in.kv_dtype, ComputeDType::FP8);   // kv_cache_quant_algo FP8
+  PerfResult r = model_performance(m->inv, m->report, in, h200);
+  // The 560 fp8 linears (855,638,016 bytes per layer x 80) with their two f32 scalar scales each, and the
+  // untied bf16 lm_head 128,256 x 8192 x 2; the embedding is gathered, not streamed.
+  EXPECT_DOUBLE_EQ(sum_kind(r, "gemm", &OpCost::bytes_weights),
+                   68'451'041'280.0 + 560 * 8 + 128'256.0 * 8192 * 2);
+  // Ampere has no fp8 tensor cores: the weights stay fp8 in memory, the GEMMs run in bf16.
+  PerfInputs a100;
+  use_stored_weights(a100, m->report.quantization, std::nullopt, false, *find_hardware("a100-80gb"));
+  EXPECT_EQ(a100.act_dtype, ComputeDType::BF16);
+  EXPECT_EQ(a100.kv_dtype, ComputeDType::BF16);
 }
 
 TEST(PerfModel, MoeRunsTopKExpertsPerToken) {

@@ -32,6 +32,7 @@ struct Row {
   double fp32, tf32, bf16, fp16, fp8, fp4, int8;  // dense TFLOP/s (TOPS for int8)
   double hbm_gbps, hbm_gb, interconnect_gbps;
   double b_sat, kernel_overhead_s, graph_kernel_overhead_s, scalar_tflops;
+  double l2_mb, smem_mb;  // on-chip MB: L2 (+ Infinity Cache); the L1/shared-memory SRAM of all SMs
   const char* source;
 };
 
@@ -40,37 +41,42 @@ constexpr Row kTable[] = {
   {"a100-40gb", "NVIDIA A100 SXM 40 GB",
    19.5, 156, 312, 312, 0, 0, 624,
    1555, 40, 300,  // NVLink 3: 600 GB/s total
-   64, 0, 0, 19.5,
+   64, 0, 0, 19.5, 40, 21.2,
    "NVIDIA A100 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/a100/ (A100 40GB SXM column; "
-   "tensor figures without sparsity; NVLink 600 GB/s total = 300 per direction); FP8/FP4 not supported"},
+   "tensor figures without sparsity; NVLink 600 GB/s total = 300 per direction); FP8/FP4 not supported; "
+   "on-chip: L2 40 MB, 108 SMs x 192 KB L1/shared memory (A100 whitepaper)"},
   {"a100-80gb", "NVIDIA A100 SXM 80 GB",
    19.5, 156, 312, 312, 0, 0, 624,
    2039, 80, 300,
-   64, 0, 0, 19.5,
+   64, 0, 0, 19.5, 40, 21.2,
    "NVIDIA A100 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/a100/ (A100 80GB SXM column, "
    "HBM2e 2,039 GB/s; tensor figures without sparsity; NVLink 600 GB/s total = 300 per direction); "
-   "FP8/FP4 not supported"},
+   "FP8/FP4 not supported; "
+   "on-chip: L2 40 MB, 108 SMs x 192 KB L1/shared memory (A100 whitepaper)"},
   {"h100-sxm", "NVIDIA H100 SXM 80 GB",
    67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9,
    3350, 80, 450,  // NVLink 4: 900 GB/s total
-   64, 0, 0, 67,
+   64, 0, 0, 67, 50, 34.6,
    "NVIDIA H100 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/h100/ (H100 SXM column; its "
    "tensor figures are with sparsity and are halved here, as in the NVIDIA H100 Tensor Core GPU "
-   "Architecture whitepaper; NVLink 900 GB/s total = 450 per direction); FP4 not supported"},
+   "Architecture whitepaper; NVLink 900 GB/s total = 450 per direction); FP4 not supported; "
+   "on-chip: L2 50 MB, 132 SMs x 256 KB L1/shared memory (H100 whitepaper)"},
   {"h100-pcie", "NVIDIA H100 PCIe 80 GB",
    51, 378, 756.5, 756.5, 1513, 0, 1513,
    2000, 80, 64,  // PCIe Gen5 x16 (the optional 2-GPU NVLink bridge is not modelled)
-   64, 0, 0, 51,
+   64, 0, 0, 51, 50, 29.9,
    "NVIDIA H100 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/h100/ (H100 PCIe column; "
    "sparsity figures halved; PCIe Gen5 x16 128 GB/s bidirectional = 64 per direction, NVLink bridge for "
-   "GPU pairs not modelled); FP4 not supported"},
+   "GPU pairs not modelled); FP4 not supported; "
+   "on-chip: L2 50 MB, 114 SMs x 256 KB L1/shared memory (H100 whitepaper)"},
   {"h200", "NVIDIA H200 SXM 141 GB",
    67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9,
    4800, 141, 450,
-   64, 0, 0, 67,
+   64, 0, 0, 67, 50, 34.6,
    "NVIDIA H200 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/h200/ (H200 SXM column; its "
    "tensor figures are with sparsity and are halved here; HBM3e 4.8 TB/s; NVLink 900 GB/s total = 450 "
-   "per direction); FP4 not supported"},
+   "per direction); FP4 not supported; "
+   "on-chip: L2 50 MB, 132 SMs x 256 KB L1/shared memory (the H100 SXM die)"},
   // Calibrated from ../shared/data/gpu/h200-measurements.json (torch 2.11, cu130, one H200):
   //  - hbm_gbps = copy_GBps_read_plus_write (device-to-device copy, bytes read + written / s).
   //  - peaks = the largest TFLOPs of the measured GEMM curve per dtype (bfloat16, float16, fp8_e4m3 rows;
@@ -93,47 +99,53 @@ constexpr Row kTable[] = {
    50.595696475317666, 411.2377581938717, 793.3441972739215, 774.7753499876666, 1415.6704757898765, 0,
    1415.6704757898765,
    4215.91062895038, 141, 450,
-   64, 21e-6, 5.1e-6, 50.595696475317666,
+   64, 21e-6, 5.1e-6, 50.595696475317666, 50, 34.6,
    "measured on one H200 (shared/data/gpu/h200-measurements.json): HBM = device copy bandwidth, peaks = "
    "max measured GEMM TFLOP/s per dtype (int8 = fp8, not measured), kernel overhead 21 us and b_sat 64 "
    "fitted to all 94 GEMMs (predicted/measured in [0.84, 1.19]); graph kernel overhead 5.1 us fitted to "
    "the 18 CUDA-graph decode steps (h200-decode-cuda-graphs.json) with the model's kernel count; capacity "
-   "and NVLink from the NVIDIA H200 datasheet"},
+   "and NVLink from the NVIDIA H200 datasheet; "
+   "on-chip: L2 50 MB, 132 SMs x 256 KB L1/shared memory (the H100 SXM die)"},
   {"b200", "NVIDIA B200 (HGX B200) 180 GB",
    75, 1125, 2250, 2250, 4500, 9000, 4500,
    7700, 180, 900,  // NVLink 5: 1.8 TB/s total
-   64, 0, 0, 75,
+   64, 0, 0, 75, 126, 38.8,
    "NVIDIA HGX B200 specifications, nvidia.com/en-us/data-center/hgx/ (per-GPU column: FP4 18, FP8 9, "
    "INT8 9, FP16/BF16 4.5, TF32 2.2 PFLOPS, all with sparsity and halved here, TF32 as half the BF16 "
-   "rate; FP32 75 TFLOPS; 180 GB HBM3e at 7.7 TB/s; NVLink 5 1.8 TB/s total = 900 per direction)"},
+   "rate; FP32 75 TFLOPS; 180 GB HBM3e at 7.7 TB/s; NVLink 5 1.8 TB/s total = 900 per direction); "
+   "on-chip: L2 126 MB, 148 SMs x 256 KB L1/shared memory (Chips and Cheese, Nvidia's B200, 2025)"},
   {"gb200", "NVIDIA GB200 NVL72, per Blackwell GPU, 186 GB",
    80, 1250, 2500, 2500, 5000, 10000, 5000,
    8000, 186, 900,
-   64, 0, 0, 80,
+   64, 0, 0, 80, 126, 38.8,
    "NVIDIA GB200 NVL72 specifications, nvidia.com/en-us/data-center/gb200-nvl72/ (per-GPU column: FP4 "
    "20, FP8 10, INT8 10, FP16/BF16 5, TF32 2.5 PFLOPS, all with sparsity and halved here; FP32 80 "
-   "TFLOPS; 186 GB HBM3e at 8 TB/s; NVLink 5 1.8 TB/s total = 900 per direction)"},
+   "TFLOPS; 186 GB HBM3e at 8 TB/s; NVLink 5 1.8 TB/s total = 900 per direction); "
+   "on-chip: L2 126 MB, 148 SMs x 256 KB L1/shared memory (as B200)"},
   {"mi300x", "AMD Instinct MI300X 192 GB",
    163.4, 653.7, 1307.4, 1307.4, 2614.9, 0, 2614.9,
    5300, 192, 448,  // 7 Infinity Fabric links x 64 GB/s per direction
-   64, 0, 0, 163.4,
+   64, 0, 0, 163.4, 288, 29.9,
    "AMD Instinct MI300X accelerator data sheet, amd.com/en/products/accelerators/instinct/mi300/mi300x.html "
    "(dense matrix figures, not the 'with structured sparsity' ones; FP32 vector 163.4; HBM3 5.3 TB/s; "
    "7 Infinity Fabric links of 128 GB/s bidirectional = 896 GB/s aggregate, 448 per direction, 64 to "
-   "any one peer); FP4 not supported"},
+   "any one peer); FP4 not supported; "
+   "on-chip: 256 MB Infinity Cache + 8 XCDs x 4 MB L2, 304 CUs x (64 KB LDS + 32 KB L1) (AMD CDNA 3 whitepaper)"},
   {"l40s", "NVIDIA L40S 48 GB",
    91.6, 183, 362.05, 362.05, 733, 0, 733,
    864, 48, 32,  // PCIe Gen4 x16, no NVLink
-   64, 0, 0, 91.6,
+   64, 0, 0, 91.6, 96, 18.6,
    "NVIDIA L40S GPU datasheet, nvidia.com/en-us/data-center/l40s/ (figures without sparsity; GDDR6 864 "
-   "GB/s; PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction, no NVLink); FP4 not supported"},
+   "GB/s; PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction, no NVLink); FP4 not supported; "
+   "on-chip: L2 96 MB, 142 SMs x 128 KB L1/shared memory (Ada whitepaper)"},
   {"rtx4090", "NVIDIA GeForce RTX 4090 24 GB",
    82.6, 82.6, 165.2, 165.2, 330.3, 0, 660.6,
    1008, 24, 32,
-   64, 0, 0, 82.6,
+   64, 0, 0, 82.6, 72, 16.8,
    "NVIDIA Ada GPU Architecture whitepaper v2.01, Appendix A (GeForce RTX 4090): dense tensor rates with "
    "FP32 accumulate (FP16-accumulate FP16/FP8 rates are twice these); GDDR6X 1,008 GB/s; PCIe Gen4 x16 = "
-   "32 GB/s per direction, no NVLink; FP4 not supported"},
+   "32 GB/s per direction, no NVLink; FP4 not supported; "
+   "on-chip: L2 72 MB, 128 SMs x 128 KB L1/shared memory (Ada whitepaper)"},
 };
 // clang-format on
 
@@ -150,6 +162,8 @@ Hardware from_row(const Row& r) {
   h.kernel_overhead_s = r.kernel_overhead_s;
   h.graph_kernel_overhead_s = r.graph_kernel_overhead_s;
   h.scalar_tflops = r.scalar_tflops;
+  h.l2_mb = r.l2_mb;
+  h.smem_mb = r.smem_mb;
   h.source = r.source;
   return h;
 }
@@ -339,7 +353,9 @@ std::span<const HardwareNumberField> hardware_number_fields() {
       {"b_sat", &Hardware::b_sat},
       {"kernel_overhead_s", &Hardware::kernel_overhead_s},
       {"graph_kernel_overhead_s", &Hardware::graph_kernel_overhead_s},
-      {"scalar_tflops", &Hardware::scalar_tflops}};
+      {"scalar_tflops", &Hardware::scalar_tflops},
+      {"l2_mb", &Hardware::l2_mb},
+      {"smem_mb", &Hardware::smem_mb}};
   return kFields;
 }
 

@@ -34,11 +34,18 @@ struct Hardware {
   // (~21 us on the H200); the CUDA-graph decode steps imply ~5.6 us per modelled kernel. 0 = not measured.
   double graph_kernel_overhead_s = 0;
   double scalar_tflops = 0;  // non-tensor-core (CUDA core) throughput for elementwise work; 0: peak fp32
-  std::string source;        // datasheet, or how the profile was measured
+  // On-chip memory that can hold weights between steps: the L2 (plus AMD's Infinity Cache) and the L1 /
+  // shared-memory SRAM of all SMs, MB (10^6 bytes). It bounds seed 001's weight-residency factor: a step
+  // streams at least (weights - on-chip) bytes from HBM, whatever the profile. 0 (a profile without it): no
+  // reuse.
+  double l2_mb = 0;
+  double smem_mb = 0;
+  std::string source;  // datasheet, or how the profile was measured
 
   double peak(ComputeDType d) const { return peak_tflops[static_cast<int>(d)]; }
   // Machine balance: FLOP per byte where the roofline's memory and compute limits meet.
   double ridge(ComputeDType d) const { return peak(d) * 1e12 / (hbm_gbps * 1e9); }
+  double on_chip_bytes() const { return (l2_mb + smem_mb) * 1e6; }
 };
 
 // Hardware's scalar fields by the names they have in a --hw profile file and in `perf --json`: one table

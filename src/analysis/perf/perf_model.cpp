@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
 
 #include "analysis/perf/parallelism.h"
 #include "core/error.h"
@@ -61,18 +64,29 @@ class Builder {
     tp_ = in.parallel.tp;
     pp_ = in.parallel.pp;
     ep_ = in.parallel.ep;
+    expert_wb_ = wb_;
+    if (stored()) {  // routed experts as stored: their bytes per parameter
+      double bytes = 0, params = 0;
+      for (size_t i = 0; i < inv.tensors.size(); ++i)
+        if (inv.tensors[i].routed_expert && inv.tensors[i].kind == TensorKind::Parameter) {
+          bytes += static_cast<double>(in.stored_bytes[i]);
+          params += static_cast<double>(inv.tensors[i].parameters);
+        }
+      if (params > 0) expert_wb_ = bytes / params;
+    }
   }
 
   std::vector<OpCost> build() {
     embedding();
-    for (const InventoryTensor& t : inv_.tensors) {
+    for (size_t i = 0; i < inv_.tensors.size(); ++i) {
+      const InventoryTensor& t = inv_.tensors[i];
       const bool cross = t.placement.block == Block::CrossAttention;
       if (!is_gemm_weight(t) && !is_tied_lm_head_matrix(t)) continue;
       // In decode the encoder output and the cross-attention keys and values already exist.
       if (in_.mode == PerfMode::Decode &&
           (in_encoder(t) || (cross && (t.placement.role == "k" || t.placement.role == "v"))))
         continue;
-      gemm(t);
+      gemm(t, i);
     }
     const std::vector<LayerSpec>& layers = inv_.arch.layers();
     for (uint32_t l = 0; l < layers.size(); ++l) layer_ops(l);
@@ -85,10 +99,15 @@ class Builder {
       if (layers[l].cross_attention) cross_attention(l);
     if (in_.mode == PerfMode::Train) optimizer();
     // Pipeline parallel: each GPU runs 1/pp of the layers; what is reported is one GPU's share.
-    if (pp_ > 1)
+    if (pp_ > 1) {
       for (OpCost& op : ops_) scale(op, 1.0 / pp_);
+      weights_once_ /= pp_;
+    }
     return std::move(ops_);
   }
+
+  // The weight bytes the step reads with every weight read once (no residency factor), per GPU.
+  double weights_once() const { return weights_once_; }
 
  private:
   static void scale(OpCost& op, double f) {
@@ -120,7 +139,11 @@ class Builder {
   }
 
   // A weight matrix [out, in] applied to every token: M = tokens, K = in, N = out (split over tp GPUs).
-  void gemm(const InventoryTensor& t) {
+  bool stored() const { return in_.stored_bytes.size() == inv_.tensors.size(); }
+
+  // `index`: the tensor's place in the inventory, for its stored bytes (a tied copy stores none: the
+  // matrix it shares is read at the step's weight dtype).
+  void gemm(const InventoryTensor& t, size_t index) {
     const double n = static_cast<double>(t.shape[0]), k = static_cast<double>(t.shape[1]);
     const Block block = t.placement.block;
     const bool attention = block == Block::Attention || block == Block::CrossAttention;
@@ -134,7 +157,11 @@ class Builder {
     op.m_eff = m;
     op.flops_theory = op.flops_tensorcore = 2 * m * k * n * train_ / tp_;
     const double wrf = attention ? in_.knobs.wrf_attention : in_.knobs.wrf_dense;
-    op.bytes_weights = k * n * wb_ / wrf / tp_ * (in_.mode == PerfMode::Train ? 3 : 1);
+    const double bytes =
+        stored() && in_.stored_bytes[index] ? static_cast<double>(in_.stored_bytes[index]) : k * n * wb_;
+    const double once = bytes / tp_ * (in_.mode == PerfMode::Train ? 3 : 1);
+    weights_once_ += once;
+    op.bytes_weights = once / wrf;
     op.bytes_activations = (m * k + m * n) * ab_ * in_.knobs.act_fusion * train_ / (lm_head ? 1 : tp_);
     op.kernels = train_;
     ops_.push_back(op);
@@ -272,8 +299,9 @@ class Builder {
     op.layer = l;
     op.m_eff = tokens_ * k / touched;  // tokens per active expert
     op.flops_theory = op.flops_tensorcore = 2 * tokens_ * k * per_expert * train_ / ep_;
-    op.bytes_weights =
-        touched * per_expert * wb_ / in_.knobs.wrf_moe / ep_ * (in_.mode == PerfMode::Train ? 3 : 1);
+    const double once = touched * per_expert * expert_wb_ / ep_ * (in_.mode == PerfMode::Train ? 3 : 1);
+    weights_once_ += once;
+    op.bytes_weights = once / in_.knobs.wrf_moe;
     // Each expert reads its input, writes its output and passes `expert_matrices` - 1 intermediate widths.
     const double widths = static_cast<double>(f.expert_matrices);
     op.bytes_activations =
@@ -329,9 +357,33 @@ class Builder {
   const ModelReport& rep_;
   const PerfInputs& in_;
   double tokens_ = 0, q_len_ = 1, train_ = 1, wb_ = 2, ab_ = 2, hidden_ = 0;
+  double expert_wb_ = 2;  // bytes per routed-expert parameter: wb_, or as stored
   double tp_ = 1, pp_ = 1, ep_ = 1;
+  double weights_once_ = 0;
   std::vector<OpCost> ops_;
 };
+
+// Seed 001's weight-residency factor says weights stay on chip between uses; only what fits on chip can.
+// The step streams at least (weights read once - on-chip capacity) from HBM, so no profile beats the
+// bandwidth floor: the weight bytes of every op are scaled up together when the profile asks for less.
+// Returns the assumption that states the bound, with its numbers, when it applied.
+std::optional<std::string> bound_weight_residency(std::vector<OpCost>& ops, double weights_once,
+                                                  const Hardware& hw) {
+  double streamed = 0;
+  for (const OpCost& op : ops) streamed += op.bytes_weights;
+  const double floor = std::max(0.0, weights_once - hw.on_chip_bytes());
+  if (streamed <= 0 || streamed >= floor) return std::nullopt;
+  const double f = floor / streamed;
+  for (OpCost& op : ops) op.bytes_weights *= f;
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "weight residency bounded by on-chip memory: the profile's factors would stream %.4g GB of "
+                "%.4g GB of weights, but only %.4g MB fits on chip (L2 %.4g MB + L1/shared %.4g MB), so the "
+                "step streams %.4g GB",
+                streamed / 1e9, weights_once / 1e9, hw.on_chip_bytes() / 1e6, hw.l2_mb, hw.smem_mb,
+                floor / 1e9);
+  return std::string(buf);
+}
 
 // Times of one operation: compute at the tensor-core efficiency of its M, memory, network; they overlap
 // within the operation, so its estimate is the largest.
@@ -396,7 +448,9 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
   PerfResult r;
   r.inputs = in;
   r.hardware = hw;
-  r.ops = Builder(inv, report, in).build();
+  Builder builder(inv, report, in);
+  r.ops = builder.build();
+  const std::optional<std::string> residency = bound_weight_residency(r.ops, builder.weights_once(), hw);
   r.tokens = in.mode == PerfMode::Decode ? static_cast<double>(in.batch)
                                          : static_cast<double>(in.batch) * static_cast<double>(in.seq);
   OpCost& t = r.total;
@@ -450,6 +504,7 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
       "step "
       "runs the decoder, its cross-attention reading the cached keys and values of the --seq source tokens",
   };
+  if (residency) r.assumptions.push_back(*residency);
   return r;
 }
 

@@ -44,6 +44,11 @@ struct PerfInputs {
                kv_dtype = ComputeDType::BF16;
   ExecutionKnobs knobs;
   Parallelism parallel;
+  // Weights as the checkpoint stores them (perf's default for a quantized checkpoint; --dtype and
+  // --weight-dtype set one dtype instead): bytes per inventory tensor, index-aligned with
+  // Inventory::tensors, scales included. Empty: every weight at weight_dtype.
+  std::vector<uint64_t> stored_bytes;
+  std::string stored_label;  // what they are, e.g. "as stored: fp8 (modelopt), W8A8 fp8"
 };
 
 // One operation (or the whole step, in PerfResult::total).
