@@ -92,7 +92,9 @@ CommandSpec perf_spec(PerfArgs& a, std::vector<std::pair<std::string, std::strin
   s.options = {
       {{"--hw"}, "NAME|FILE.json", "accelerator from the hardware table, or a JSON profile (default h200)",
        [&a](const std::string& v) { a.hardware = v; }},
-      {{"--mode"}, "MODE", "prefill, decode (default) or train", [&in](const std::string& v) {
+      {{"--mode"}, "MODE", "prefill, decode (default; prefill for an encoder-only model) or train",
+       [&in, &a](const std::string& v) {
+         a.mode_given = true;
          const std::string m = choice_arg("--mode", v, {"prefill", "decode", "train"});
          in.mode = m == "prefill" ? PerfMode::Prefill : m == "train" ? PerfMode::Train : PerfMode::Decode;
        }},

@@ -32,6 +32,7 @@ struct PerfArgs {
   std::optional<double> b_sat;         // --b-sat: the tensor-core saturation M of every chip
   std::string sensitivity = "medium";  // --sensitivity small|medium|large: the knob grid's size
   bool kv_len_given = false;
+  bool mode_given = false;
   bool weight_dtype_given = false;  // --dtype or --weight-dtype: not the checkpoint's stored dtypes
   bool kv_dtype_given = false;
 

@@ -36,6 +36,8 @@ int run_perf(const Args& args) {
   ModelReport report = build_model_report(inv, opened.files, options);
   Hardware hw = resolve_hardware(a.hardware);
   if (a.b_sat) hw.b_sat = *a.b_sat;
+  // An encoder-only model has no decode step: its default step is the one forward pass it has.
+  if (!a.mode_given && !has_decode_step(report)) a.inputs.mode = PerfMode::Prefill;
   if (!a.weight_dtype_given)
     use_stored_weights(a.inputs, report.quantization,
                        inv.arch.quantization ? inv.arch.quantization->kv_cache_dtype : std::nullopt,

@@ -21,8 +21,10 @@ PerfSweeps perf_sweeps(const Inventory& inv, const ModelReport& report, const Pe
                        const std::string& grid) {
   PerfSweeps s;
   const Hardware& hw = base.hardware;
+  const bool decodes = has_decode_step(report);  // an encoder-only model: no decode sweep, limit or example
   for (const ExecutionKnobs& knobs : {ExecutionKnobs::naive(), ExecutionKnobs::efficient()})
     for (uint64_t b : kSweepBatches) {
+      if (!decodes) break;
       PerfInputs in = base.inputs;
       in.mode = PerfMode::Decode;
       in.batch = b;
@@ -53,10 +55,12 @@ PerfSweeps perf_sweeps(const Inventory& inv, const ModelReport& report, const Pe
           s.sensitivity.push_back(run(inv, report, in, hw));
         }
   for (PerfMode mode : {PerfMode::Train, PerfMode::Prefill, PerfMode::Decode}) {
+    if (mode == PerfMode::Decode && !decodes) continue;
     PerfInputs in = base.inputs;
     in.mode = mode;
     s.limits.push_back(run(inv, report, in, hw));
   }
+  if (!decodes) return s;
   PerfInputs worked = base.inputs;
   worked.mode = PerfMode::Decode;
   worked.batch = 128;

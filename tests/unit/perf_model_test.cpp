@@ -250,6 +250,24 @@ TEST(PerfModel, BertTiedHeadIsOneGemmAndItsBiasNone) {
   EXPECT_EQ(decoders, 1u);
 }
 
+TEST(PerfModel, DecodeOnAnEncoderOnlyModelIsRefused) {
+  TempDir dir;
+  write_file(
+      dir / "config.json",
+      R"({"model_type":"bert","architectures":["BertForMaskedLM"],"hidden_size":64,"num_hidden_layers":2,)"
+      R"("num_attention_heads":4,"intermediate_size":128,"vocab_size":1000,"max_position_embeddings":128,)"
+      R"("type_vocab_size":2})");
+  auto m = load(dir.path());
+  PerfInputs in;  // decode
+  try {
+    model_performance(m->inv, m->report, in, round_machine());
+    FAIL() << "decode of an encoder-only model was modelled";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_NE(std::string(e.what()).find("encoder-only"), std::string::npos) << e.what();
+  }
+}
+
 TEST(PerfModel, EveryOracleArchitectureInEveryMode) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data not present";
@@ -264,6 +282,10 @@ TEST(PerfModel, EveryOracleArchitectureInEveryMode) {
     }
     if (!m->report.architecture_known) continue;
     for (PerfMode mode : {PerfMode::Decode, PerfMode::Prefill, PerfMode::Train}) {
+      if (mode == PerfMode::Decode && !has_decode_step(m->report)) {
+        EXPECT_EQ(m->report.architecture.architecture_type, "encoder-only");
+        continue;
+      }
       PerfInputs in;
       in.mode = mode;
       in.batch = 4;

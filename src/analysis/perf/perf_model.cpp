@@ -432,6 +432,10 @@ ExecutionKnobs ExecutionKnobs::efficient() {
   return k;
 }
 
+bool has_decode_step(const ModelReport& report) {
+  return report.architecture.architecture_type != "encoder-only";
+}
+
 PerfResult model_performance(const Inventory& inv, const ModelReport& report, const PerfInputs& in,
                              const Hardware& hw) {
   if (!report.architecture_known || inv.arch.layers().empty())
@@ -444,6 +448,10 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
   if (in.parallel.tp == 0 || in.parallel.pp == 0 || in.parallel.ep == 0)
     throw Error(ErrorKind::Usage, "", "--tp/--pp/--ep", "must be at least 1");
   check_parallelism(inv.arch, in.parallel);
+  if (in.mode == PerfMode::Decode && !has_decode_step(report))
+    throw Error(
+        ErrorKind::Usage, inv.source, "--mode",
+        "decode needs a decoder; this model is encoder-only (use --mode prefill for one forward pass)");
 
   PerfResult r;
   r.inputs = in;

@@ -86,6 +86,10 @@ struct PerfResult {
   std::vector<std::string> assumptions;  // every modelling choice, in words
 };
 
+// False for an encoder-only model (BERT, a T5 encoder alone): it reads its input in one pass and has no
+// token-by-token step, so decode is refused.
+bool has_decode_step(const ModelReport& report);
+
 // Throws Error(Unsupported) without an architecture template, Error(Usage) for impossible inputs (zero
 // batch, tp not dividing the heads, a dtype the hardware lacks).
 PerfResult model_performance(const Inventory& inv, const ModelReport& report, const PerfInputs& in,

@@ -40,7 +40,8 @@ void use_stored_weights(PerfInputs& in, const QuantizationInfo& q, std::optional
   in.act_dtype = p.activations;
   in.stored_bytes = q.tensor_bytes;
   std::string what;
-  for (const auto& [dtype, elements] : q.elements_by_stored_dtype) what += (what.empty() ? "" : " + ") + dtype;
+  for (const auto& [dtype, elements] : q.elements_by_stored_dtype)
+    what += (what.empty() ? "" : " + ") + dtype;
   in.stored_label = "as stored (" + q.method + ": " + what + ", scales included), " +
                     (*p.scheme ? std::string(p.scheme) : "16-bit compute");
   if (!kv_given && declared_kv && dtype_bits(*declared_kv) == 8 && dtype_info(*declared_kv).is_float)
