@@ -104,13 +104,7 @@ Estimate inference_weights(const ReportInputs& in, const MemoryReport& m, DType 
               std::string(dtype_info(compute).short_name) + ")"};
 }
 
-// The widest FFN intermediates of one token over the layers: a gated MLP holds gate, up and their product
-// (3 widths), an ungated one (GELU, relu²) up and its activation (2); a MoE layer its top-k routed experts
-// and its shared experts together (shared_expert_intermediate_size, not one more routed expert's width).
-struct FfnWidth {
-  uint64_t elements = 0;  // per token
-  std::string formula;
-};
+}  // namespace
 
 FfnWidth widest_ffn(const ArchitectureRecord& a) {
   FfnWidth best;
@@ -134,6 +128,8 @@ FfnWidth widest_ffn(const ArchitectureRecord& a) {
   }
   return best;
 }
+
+namespace {
 
 // Peak activations of one prefill pass, attention done by a memory-efficient kernel (no context x context
 // scores): the residual stream and the normed input (2h) plus the widest layer's FFN intermediates for every
@@ -169,7 +165,7 @@ std::vector<Estimate> inference_estimates(const ReportInputs& in, const MemoryRe
     out.push_back(inference_activations(in.inventory.arch, m.batch, m.context, compute));
   uint64_t sum = 0;
   for (const Estimate& e : out) sum = add({sum, e.bytes}, "inference");
-  const uint64_t overhead = sum / 100 * kOverheadPercent + sum % 100 * kOverheadPercent / 100;
+  const uint64_t overhead = memory::percent_of(sum, kOverheadPercent);
   out.push_back(
       {"inference_overhead", overhead,
        num(kOverheadPercent) + "% of " + num(sum) + " (CUDA context, allocator fragmentation, workspaces)"});
@@ -189,7 +185,7 @@ Estimate inference_total_fp16(const ReportInputs& in, const MemoryReport& m) {
   const uint64_t activations =
       a.hidden_size ? inference_activations(a, m.batch, m.context, DType::F16).bytes : 0;
   const uint64_t sum = add({weights, kv, activations}, "inference fp16");
-  const uint64_t overhead = sum / 100 * kOverheadPercent + sum % 100 * kOverheadPercent / 100;
+  const uint64_t overhead = memory::percent_of(sum, kOverheadPercent);
   return {"inference_total_fp16", add({sum, overhead}, "inference fp16"),
           "fp16 weights " + num(weights) + " + KV cache " + num(kv) + " (" +
               std::string(dtype_info(in.options.kv_dtype.value_or(DType::F16)).short_name) +

@@ -79,6 +79,15 @@ struct MemoryReport {
   bool kv_cache_total_known() const;  // in weights, inference or training; null if absent
 };
 
+// The widest FFN intermediates one token holds over the layers: a gated MLP holds gate, up and their product
+// (3 widths), an ungated one (GELU, relu²) up and its activation (2); a MoE layer its top-k routed experts
+// and its shared experts together (shared_expert_intermediate_size, not one more routed expert's width).
+struct FfnWidth {
+  uint64_t elements = 0;  // per token; 0 when the record has no FFN widths
+  std::string formula;
+};
+FfnWidth widest_ffn(const ArchitectureRecord& a);
+
 // A practical default context: a long-context model (128k, 1M) is mostly served far below its maximum, and
 // sizing the cache for the maximum would make every such model look like it needs a datacenter.
 inline constexpr uint64_t kDefaultContext = 8192;

@@ -41,6 +41,11 @@ inline uint64_t ceil_div(uint64_t a, uint64_t b) {
   return b == 0 ? 0 : a / b + (a % b != 0);
 }
 
+// pct% of n, rounded down, without overflowing for any n.
+inline uint64_t percent_of(uint64_t n, uint64_t pct) {
+  return n / 100 * pct + n % 100 * pct / 100;
+}
+
 // "1,234,567" — every number in a formula is written this way.
 inline std::string num(uint64_t n) {
   return with_thousands(n);

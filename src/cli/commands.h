@@ -19,6 +19,7 @@ int run_compare(const Args& args);
 int run_perf(const Args& args);
 int run_spectrum(const Args& args);
 int run_embeddings(const Args& args);
+int run_plan(const Args& args);
 
 struct Command {
   std::string_view name;  // "" for the report (`modelanalyzer MODEL...`)

@@ -114,4 +114,14 @@ OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tok
   return out;
 }
 
+OpenedInventory open_inventory(const std::string& arg, const HubArgs& hub, const Output& out) {
+  OpenedInventory r{open_model(arg, hub, true), nullptr};
+  print_warnings(r.opened.warnings, out);
+  print_notes(r.opened.notes, out);
+  trace("reading the configuration and the weight headers; building the inventory");
+  r.inventory = &keep_until_exit(build_inventory(r.opened.files));
+  print_notes(r.inventory->notes, out);
+  return r;
+}
+
 }  // namespace ma::cli

@@ -5,10 +5,12 @@
 #include <vector>
 
 #include "analysis/metadata.h"
+#include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "formats/model_files.h"
 #include "hub/hub_settings.h"
 #include "hub/remote_model.h"
+#include "model/inventory.h"
 
 namespace ma::cli {
 
@@ -29,6 +31,14 @@ struct OpenedModel {
 };
 
 OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tokenizer);
+
+// MODEL opened (no tokenizer) and its inventory built, the warnings and notes printed on the way: where the
+// commands that model a step (perf, plan) start. The inventory lives until the process exits.
+struct OpenedInventory {
+  OpenedModel opened;
+  Inventory* inventory = nullptr;
+};
+OpenedInventory open_inventory(const std::string& arg, const HubArgs& hub, const Output& out);
 // --verbose: the files found (config, weight files and their format, an index, headers fetched).
 void trace_files(const LocalModelFiles& files);
 

@@ -22,18 +22,14 @@ namespace ma::cli {
 int run_perf(const Args& args) {
   PerfArgs a = parse_perf_args(args);
   Output out = detect_output(a.common);
-  OpenedModel opened = open_model(a.model, a.hub, true);
-  print_warnings(opened.warnings, out);
-  print_notes(opened.notes, out);
-  trace("reading the configuration and the weight headers; building the inventory");
-  Inventory& inv = keep_until_exit(build_inventory(opened.files));
-  print_notes(inv.notes, out);
+  const OpenedInventory opened = open_inventory(a.model, a.hub, out);
+  Inventory& inv = *opened.inventory;
   trace("building the report; modelling the step on " + a.hardware);
   ReportOptions options;
   options.model_id = a.model;
   options.skip_tokenizer = true;
   options.kv_dtype = DType::BF16;  // the model scales the 16-bit cache sizes to --kv-dtype
-  ModelReport report = build_model_report(inv, opened.files, options);
+  ModelReport report = build_model_report(inv, opened.opened.files, options);
   Hardware hw = resolve_hardware(a.hardware);
   if (a.b_sat) hw.b_sat = *a.b_sat;
   // An encoder-only model has no decode step: its default step is the one forward pass it has.

@@ -1,0 +1,280 @@
+#include "analysis/plan/device_budget.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/memory_math.h"
+
+namespace ma {
+namespace {
+
+using memory::add;
+using memory::mul;
+using memory::num;
+
+constexpr uint64_t kGiB = 1ull << 30;
+constexpr uint64_t kTransformersOverheadPercent = 10;  // as the report's inference_overhead
+// vLLM's profile run: non-torch memory grows by ~0.25 GiB on one GPU and by ~2.1 GiB with tensor parallel
+// (custom all-reduce and NCCL buffers), as the vLLM 0.19 logs in ../shared/data/engines print it.
+constexpr uint64_t kVllmNonTorchSingle = kGiB / 4;
+constexpr uint64_t kVllmNonTorchParallel = 2 * kGiB + kGiB / 8;
+// vLLM's sampler warm-up holds fp32 logits for max_num_seqs sequences and sorts them for top-k/top-p: the
+// logits (4 bytes), the sorted values (4) and their int64 indices (8) per vocabulary entry.
+constexpr uint64_t kSamplerBytesPerLogit = 16;
+
+bool in_stack(const InventoryTensor& t, const StackSpec* s) {
+  return s && t.placement.layer && t.stack() == s->path;
+}
+
+// How many ways a layer's cache divides over `tp` GPUs: attention K/V by KV head (a GPU keeps at least one
+// head, so tp beyond the KV heads replicates), MLA's latent not at all (every rank keeps it), recurrent
+// state by head.
+uint64_t cache_split(const KvLayer& l, const ArchitectureRecord& a, uint32_t tp) {
+  const std::vector<LayerSpec>& layers = a.layers();
+  switch (l.kind) {
+    case CacheKind::MlaLatent:
+      return 1;
+    case CacheKind::SsmState:
+    case CacheKind::LinearState:
+      return tp;
+    case CacheKind::Cross:
+      if (l.layer < layers.size() && layers[l.layer].cross_attention)
+        return std::max<uint64_t>(1, std::min<uint64_t>(tp, layers[l.layer].cross_attention->kv_heads));
+      return 1;
+    default:
+      if (l.layer < layers.size() && layers[l.layer].attention.kv_heads)
+        return std::max<uint64_t>(1, std::min<uint64_t>(tp, layers[l.layer].attention.kv_heads));
+      return 1;
+  }
+}
+
+struct StageCache {
+  uint64_t demand = 0;     // batch x context, windows capped, state included
+  uint64_t per_token = 0;  // every attention layer counted whole (how vLLM sizes its pool)
+};
+
+StageCache stage_cache(const BudgetModel& m, uint32_t first, uint32_t end, uint32_t tp, uint64_t batch,
+                       uint64_t context) {
+  StageCache c;
+  for (const KvLayer& l : m.kv.layers) {
+    if (l.layer < first || l.layer >= end) continue;
+    const uint64_t split = cache_split(l, *m.arch, tp);
+    const uint64_t tokens = l.window ? std::min(l.window, context) : context;
+    const uint64_t seq = add({mul({l.bytes_per_token, tokens}, "kv"), l.state_bytes_per_sequence}, "kv");
+    c.demand = add({c.demand, mul({batch, seq}, "kv") / split}, "kv");
+    c.per_token += l.bytes_per_token / split;
+  }
+  return c;
+}
+
+uint64_t stage_weights(const WeightLayout& w, uint32_t first, uint32_t end, bool is_first, bool is_last) {
+  uint64_t b = 0;
+  for (uint32_t l = first; l < end; ++l) b += w.layer_bytes[l];
+  if (is_first) b += w.before_bytes;
+  if (is_last) b += w.after_bytes;
+  return b;
+}
+
+uint64_t fraction_of(uint64_t bytes, double f) {
+  return static_cast<uint64_t>(std::floor(static_cast<double>(bytes) * f));
+}
+
+// One forward pass over `tokens` tokens: the residual stream and normed input (2h) and the widest FFN
+// intermediates per token, split over the tensor-parallel group (the FFN is; the residual is not).
+uint64_t forward_activations(const BudgetModel& m, uint64_t tokens, uint32_t tp) {
+  const uint64_t h = m.arch->hidden_size;
+  return mul({tokens, add({mul({2, h}, "2h"), m.ffn.elements / tp}, "width"), m.activation_bytes}, "act");
+}
+
+void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t context, PlanEngine engine,
+                 const EngineKnobs& k, uint64_t weights, const StageCache& cache, bool last_stage,
+                 DeviceBytes& d, EngineView& v) {
+  d.weights = weights;
+  const uint64_t vocab = m.arch->vocab_size;
+  switch (engine) {
+    case PlanEngine::Transformers: {
+      d.kv = cache.demand;
+      d.activations = add({forward_activations(m, mul({batch, context}, "tokens"), s.tp),
+                           last_stage ? mul({batch, vocab, 4}, "logits") : 0},
+                          "act");
+      const uint64_t sum = add({d.weights, d.kv, d.activations}, "sum");
+      d.overhead = memory::percent_of(sum, kTransformersOverheadPercent);
+      v.formulas.push_back("transformers: weights + KV cache of batch x context + one prefill's activations + " +
+                           num(kTransformersOverheadPercent) + "% (CUDA context, fragmentation, workspaces)");
+      break;
+    }
+    case PlanEngine::Vllm: {
+      const uint64_t forward = forward_activations(m, *k.max_num_batched_tokens, s.tp);
+      const uint64_t sampler = last_stage ? mul({*k.max_num_seqs, vocab, kSamplerBytesPerLogit}, "sampler") : 0;
+      d.activations = std::max(forward, sampler);
+      d.overhead = s.tp > 1 ? kVllmNonTorchParallel : kVllmNonTorchSingle;
+      d.reserved = d.capacity - fraction_of(d.capacity, *k.gpu_memory_utilization);
+      const uint64_t budget = d.capacity - d.reserved;
+      const uint64_t non_kv = d.weights + d.activations + d.overhead;
+      const uint64_t pool = budget > non_kv ? budget - non_kv : 0;
+      const uint64_t block = mul({*k.block_size, std::max<uint64_t>(cache.per_token, 1)}, "block");
+      v.kv_cache_tokens = cache.per_token ? pool / block * *k.block_size : 0;
+      v.kv_cache_bytes = pool;
+      d.kv = cache.demand;
+      v.formulas.push_back(
+          "vLLM: pool = gpu_memory_utilization " + std::to_string(*k.gpu_memory_utilization).substr(0, 4) +
+          " x " + num(d.capacity) + " - weights " + num(d.weights) + " - activation peak " +
+          num(d.activations) + " - non-torch " + num(d.overhead) + " = " + num(pool) + " bytes");
+      v.formulas.push_back("activation peak = max(forward of max_num_batched_tokens " +
+                           num(*k.max_num_batched_tokens) + " = " + num(forward) + ", sampler " +
+                           num(*k.max_num_seqs) + " seqs x " + num(vocab) + " vocab x " +
+                           num(kSamplerBytesPerLogit) + " bytes = " + num(sampler) + ")");
+      v.formulas.push_back("KV tokens = floor(pool / (block_size " + num(*k.block_size) + " x " +
+                           num(cache.per_token) + " bytes per token)) x block_size = " + num(v.kv_cache_tokens));
+      d.kv_spare = pool > cache.demand ? pool - cache.demand : 0;
+      break;
+    }
+    case PlanEngine::Sglang: {
+      d.reserved = d.capacity - fraction_of(d.capacity, *k.mem_fraction_static);
+      const uint64_t budget = d.capacity - d.reserved;
+      const uint64_t pool = budget > d.weights ? budget - d.weights : 0;
+      v.kv_cache_bytes = pool;
+      v.kv_cache_tokens = cache.per_token ? pool / cache.per_token : 0;
+      d.kv = cache.demand;
+      d.kv_spare = pool > cache.demand ? pool - cache.demand : 0;
+      v.formulas.push_back("SGLang: KV pool = mem_fraction_static " +
+                           std::to_string(*k.mem_fraction_static).substr(0, 4) + " x " + num(d.capacity) +
+                           " - weights " + num(d.weights) + " = " + num(pool) +
+                           " bytes; activations and CUDA graphs live in the rest");
+      break;
+    }
+    case PlanEngine::LlamaCpp: {
+      d.kv = cache.demand;
+      // The compute buffer of one ubatch: fp32 logits and the widest intermediates of n_ubatch tokens (an
+      // approximation: llama.cpp sizes it from its graph; MLA models need several times more).
+      const uint64_t u = *k.ubatch;
+      d.activations = add({mul({u, vocab, 4}, "logits"), mul({u, m.ffn.elements + 2 * m.arch->hidden_size, 4},
+                                                               "compute")},
+                          "compute buffer");
+      v.formulas.push_back("llama.cpp: KV of n_ctx " + num(context) + " x batch " + num(batch) +
+                           "; compute buffer ~ n_ubatch " + num(u) + " x (vocab + widest intermediates) x 4 bytes");
+      break;
+    }
+  }
+  if (engine == PlanEngine::Transformers || engine == PlanEngine::LlamaCpp) {
+    v.kv_cache_bytes = cache.demand;
+    v.kv_cache_tokens = cache.per_token ? cache.demand / cache.per_token : 0;
+  }
+  v.weights_bytes = d.weights;
+  v.activation_peak_bytes = d.activations;
+  v.non_kv_bytes = d.weights + d.activations + d.overhead;
+  v.max_concurrency = context ? static_cast<double>(v.kv_cache_tokens) / static_cast<double>(context) : 0;
+}
+
+}  // namespace
+
+uint64_t WeightLayout::total() const {
+  uint64_t t = before_bytes + after_bytes;
+  for (uint64_t b : layer_bytes) t += b;
+  return t;
+}
+
+WeightLayout weight_layout(const Inventory& inv, const std::vector<uint64_t>& tensor_bytes) {
+  WeightLayout w;
+  const StackSpec* main = inv.arch.main_stack();
+  const size_t layers = inv.arch.layers().size();
+  w.layer_bytes.assign(layers, 0);
+  w.layer_expert_bytes.assign(layers, 0);
+  bool after = false;
+  for (size_t i = 0; i < inv.tensors.size() && i < tensor_bytes.size(); ++i) {
+    const InventoryTensor& t = inv.tensors[i];
+    if (!t.stored) continue;
+    const uint64_t b = tensor_bytes[i];
+    if (in_stack(t, main) && *t.placement.layer < layers) {
+      w.layer_bytes[*t.placement.layer] += b;
+      if (t.routed_expert) w.layer_expert_bytes[*t.placement.layer] += b;
+      after = true;
+    } else if (after || t.placement.block == Block::LmHead) {
+      w.after_bytes += b;  // the final norm and the head follow the stack
+    } else {
+      w.before_bytes += b;
+    }
+  }
+  return w;
+}
+
+std::vector<uint32_t> balance_stages(const WeightLayout& w, uint32_t pp) {
+  const uint32_t n = static_cast<uint32_t>(w.layer_bytes.size());
+  if (pp <= 1 || n == 0) return {0};
+  // The smallest stage limit for which greedy filling needs at most pp stages (binary search on bytes).
+  auto stages_for = [&](uint64_t limit, std::vector<uint32_t>* starts) {
+    uint32_t count = 1;
+    uint64_t cur = w.before_bytes;
+    if (starts) starts->assign(1, 0);
+    for (uint32_t l = 0; l < n; ++l) {
+      const uint64_t add_b = w.layer_bytes[l] + (l + 1 == n ? w.after_bytes : 0);
+      const uint32_t left = n - l;  // every later stage needs a layer
+      if (cur + add_b > limit && l > 0 && count < pp && left >= 1) {
+        ++count;
+        cur = 0;
+        if (starts) starts->push_back(l);
+      }
+      cur += add_b;
+    }
+    return count;
+  };
+  uint64_t lo = 1, hi = w.total();
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    std::vector<uint32_t> s;
+    stages_for(mid, &s);
+    // feasible when every stage's bytes stay within mid
+    bool ok = true;
+    for (size_t i = 0; i < s.size() && ok; ++i) {
+      const uint32_t end = i + 1 < s.size() ? s[i + 1] : n;
+      ok = stage_weights(w, s[i], end, i == 0, end == n) <= mid;
+    }
+    if (ok)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  std::vector<uint32_t> starts;
+  stages_for(lo, &starts);
+  // Fewer stages than asked (tiny models): split the largest stages until there are pp.
+  while (starts.size() < pp && starts.size() < n) {
+    size_t best = 0;
+    uint32_t best_len = 0;
+    for (size_t i = 0; i < starts.size(); ++i) {
+      const uint32_t end = i + 1 < starts.size() ? starts[i + 1] : n;
+      if (end - starts[i] > best_len) best = i, best_len = end - starts[i];
+    }
+    if (best_len < 2) break;
+    starts.insert(starts.begin() + static_cast<std::ptrdiff_t>(best) + 1, starts[best] + best_len / 2);
+  }
+  return starts;
+}
+
+Budget device_budget(const BudgetModel& m, Split split, uint64_t batch, uint64_t context, PlanEngine engine,
+                     const EngineKnobs& knobs, uint64_t device_bytes) {
+  Budget b;
+  b.split = split;
+  const uint32_t n = static_cast<uint32_t>(m.weights.layer_bytes.size());
+  const std::vector<uint32_t> starts = balance_stages(m.weights, split.pp);
+  b.fits = true;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    StageBudget st;
+    st.first_layer = starts[i];
+    st.end_layer = i + 1 < starts.size() ? starts[i + 1] : n;
+    const bool first = i == 0, last = i + 1 == starts.size();
+    const uint64_t weights = stage_weights(m.weights, st.first_layer, st.end_layer, first, last) / split.tp;
+    const StageCache cache = stage_cache(m, st.first_layer, st.end_layer, split.tp, batch, context);
+    st.bytes.capacity = device_bytes;
+    EngineView view;
+    fill_device(m, split, batch, context, engine, knobs, weights, cache, last, st.bytes, view);
+    if (b.stages.empty() || st.bytes.used() > b.worst.used()) {
+      b.worst = st.bytes;
+      b.engine = view;
+    }
+    b.fits = b.fits && st.bytes.fits();
+    b.stages.push_back(st);
+  }
+  return b;
+}
+
+}  // namespace ma

@@ -1,0 +1,82 @@
+// What one device of a split holds: weights of its pipeline stage split over the tensor-parallel group,
+// the KV cache (or state) of its layers for batch x context, activations, the engine's own overhead and the
+// headroom it leaves, as the chosen engine sizes them (plan_engine.h); and the engine's own view (vLLM's KV
+// pool in tokens and the concurrency it allows).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/memory.h"
+#include "analysis/memory_kv.h"
+#include "analysis/plan/plan_engine.h"
+#include "model/inventory.h"
+
+namespace ma {
+
+// The weights as a plan places them: per layer of the language stack, and what sits before (embedding,
+// vision tower, encoder) and after it (final norm, LM head).
+struct WeightLayout {
+  std::vector<uint64_t> layer_bytes;         // every tensor of layer i, its routed experts included
+  std::vector<uint64_t> layer_expert_bytes;  // of which routed experts
+  uint64_t before_bytes = 0, after_bytes = 0;
+  uint64_t total() const;
+};
+
+// `tensor_bytes`: index-aligned with inv.tensors (the quantization analysis' stored bytes, or a precision's).
+WeightLayout weight_layout(const Inventory& inv, const std::vector<uint64_t>& tensor_bytes);
+
+// The model facts a budget needs, computed once per plan.
+struct BudgetModel {
+  const ArchitectureRecord* arch = nullptr;
+  WeightLayout weights;
+  KvCachePlan kv;               // at the plan's KV dtype
+  FfnWidth ffn;                 // widest per-token FFN intermediates
+  uint64_t activation_bytes = 2;  // per element (16-bit activations)
+};
+
+struct Split {
+  uint32_t tp = 1, pp = 1, ep = 1;
+  uint32_t devices() const { return tp * pp; }  // expert parallel runs inside the tensor-parallel group
+};
+
+// One device's bytes by kind; `capacity` is the whole device.
+struct DeviceBytes {
+  uint64_t capacity = 0;
+  uint64_t weights = 0, kv = 0, activations = 0, overhead = 0;
+  uint64_t reserved = 0;  // headroom the engine leaves by its own rule (vLLM's 1 - gpu_memory_utilization)
+  uint64_t kv_spare = 0;  // KV pool an engine preallocates beyond what batch x context needs (vLLM, SGLang)
+  uint64_t used() const { return weights + kv + activations + overhead + reserved + kv_spare; }
+  bool fits() const { return used() <= capacity; }
+};
+
+// The engine's view of its memory, per device (JSON "engine"): what vLLM's log prints.
+struct EngineView {
+  uint64_t kv_cache_bytes = 0;   // the KV pool it allocates (transformers, llama.cpp: the demand)
+  uint64_t kv_cache_tokens = 0;  // tokens the pool holds (vLLM: whole blocks)
+  uint64_t weights_bytes = 0, activation_peak_bytes = 0, non_kv_bytes = 0;
+  double max_concurrency = 0;  // kv_cache_tokens / context
+  std::vector<std::string> formulas;
+};
+
+struct StageBudget {
+  uint32_t first_layer = 0, end_layer = 0;  // [first, end) of the language stack
+  DeviceBytes bytes;
+};
+
+struct Budget {
+  Split split;
+  std::vector<StageBudget> stages;  // one per pipeline stage; every device of a stage holds the same
+  DeviceBytes worst;                // the fullest stage's device
+  EngineView engine;                // of the fullest stage
+  bool fits = false;
+};
+
+// Stage boundaries for `pp` stages balancing the weight bytes (the largest stage as small as it can be);
+// returns each stage's first layer.
+std::vector<uint32_t> balance_stages(const WeightLayout& w, uint32_t pp);
+
+Budget device_budget(const BudgetModel& m, Split split, uint64_t batch, uint64_t context, PlanEngine engine,
+                     const EngineKnobs& knobs, uint64_t device_bytes);
+
+}  // namespace ma

@@ -1,0 +1,94 @@
+#include "analysis/plan/device_spec.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/units.h"
+
+namespace ma {
+namespace {
+
+constexpr uint32_t kMaxDevices = 4096;
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+[[noreturn]] void bad(std::string_view flag, std::string_view text, const std::string& rule) {
+  throw Error(ErrorKind::Usage, "", std::string(flag), "'" + printable(text) + "': " + rule);
+}
+
+std::optional<uint64_t> size_of(std::string_view text) {
+  const std::string t = lower(text);
+  double value = 0;
+  const char* end = t.data() + t.size();
+  auto [p, ec] = std::from_chars(t.data(), end, value);
+  if (ec != std::errc() || p == t.data() || !std::isfinite(value) || value <= 0) return std::nullopt;
+  const std::string_view unit(p, static_cast<size_t>(end - p));
+  double scale = 0;
+  if (unit == "gb" || unit == "gib" || unit == "g") scale = kGiB;
+  if (unit == "tb" || unit == "tib" || unit == "t") scale = kGiB * 1024;
+  if (unit == "mb" || unit == "mib") scale = kGiB / 1024;
+  if (scale == 0 || value * scale > 1e18) return std::nullopt;
+  return static_cast<uint64_t>(std::llround(value * scale));
+}
+
+const Hardware* hardware_named(std::string_view name, std::string_view flag, std::string_view text) {
+  if (const Hardware* h = find_hardware(name)) return h;
+  const std::string want = lower(name);
+  if (want.size() < 3) bad(flag, text, "too short to name a device; sizes need a unit (24GB)");
+  // A unique prefix ("b200" is exact, "a100-80" a prefix); measured profiles are only named in full.
+  const Hardware* found = nullptr;
+  size_t count = 0;
+  std::string all, matches;
+  for (const Hardware& h : hardware_table()) {
+    all += (all.empty() ? "" : ", ") + h.name;
+    if (h.name.rfind(want, 0) != 0 || h.name.find("measured") != std::string::npos) continue;
+    matches += (matches.empty() ? "" : ", ") + h.name;
+    found = &h;
+    ++count;
+  }
+  if (count == 1) return found;
+  if (count > 1) bad(flag, text, "ambiguous, say which: " + matches);
+  bad(flag, text, "not a size (24GB, 80GiB) nor a hardware name (" + all + "), optionally with a count (8xh200)");
+}
+
+}  // namespace
+
+uint64_t parse_memory_size(std::string_view text, std::string_view flag) {
+  if (auto s = size_of(text)) return *s;
+  bad(flag, text, "must be a size such as 64GB or 512GiB (binary units)");
+}
+
+DeviceSpec parse_device_spec(std::string_view text, std::string_view flag) {
+  DeviceSpec d;
+  d.text = std::string(text);
+  std::string_view rest = text;
+  const size_t x = lower(text).find('x');
+  if (x != std::string::npos && x > 0 &&
+      std::all_of(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(x),
+                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    uint64_t n = 0;
+    std::from_chars(text.data(), text.data() + x, n);
+    if (n == 0 || n > kMaxDevices) bad(flag, text, "the device count must be 1 to " + std::to_string(kMaxDevices));
+    d.count = static_cast<uint32_t>(n);
+    rest = text.substr(x + 1);
+  }
+  if (rest.empty()) bad(flag, text, "names no device");
+  if (auto s = size_of(rest)) {
+    d.memory_bytes = *s;
+    return d;
+  }
+  const Hardware* h = hardware_named(rest, flag, text);
+  d.hardware = *h;
+  d.memory_bytes = static_cast<uint64_t>(std::llround(h->hbm_gb * kGiB));
+  return d;
+}
+
+}  // namespace ma

@@ -1,0 +1,29 @@
+// `--gpu 24GB | h200 | 8xh200 | 2xh100-sxm`: how many devices and how much memory each, and, when named
+// from the hardware table, their speed. Memory sizes are binary, as GPU and DIMM makers count them: an
+// "80 GB" H100 carries 80 GiB of HBM (CUDA reports 79.19 GiB of it), a "24 GB" RTX 4090 24 GiB, and
+// "64 GB" of RAM is 64 GiB. Reading them as 10^9 would lose 7% of every device.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "analysis/perf/hardware.h"
+
+namespace ma {
+
+struct DeviceSpec {
+  uint32_t count = 1;
+  uint64_t memory_bytes = 0;         // per device
+  std::optional<Hardware> hardware;  // a table entry (speed known); a bare size gives memory only
+  std::string text;                  // as written
+};
+
+// Throws Error(Usage, `flag`) naming the rule: "[N x] (SIZE | NAME)", SIZE a number with GB, GiB, TB or
+// TiB (all binary), NAME a hardware-table entry or a unique prefix of one ("h100" is ambiguous).
+DeviceSpec parse_device_spec(std::string_view text, std::string_view flag);
+
+// A memory size alone ("64GB"), binary as above.
+uint64_t parse_memory_size(std::string_view text, std::string_view flag);
+
+}  // namespace ma

@@ -1,0 +1,328 @@
+#include "analysis/plan/plan.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "analysis/memory_math.h"
+#include "analysis/perf/parallelism.h"
+#include "analysis/perf/perf_model.h"
+#include "analysis/perf/stored_precision.h"
+#include "core/error.h"
+
+namespace ma {
+namespace {
+
+using memory::num;
+
+constexpr uint64_t kMaxBatch = 1ull << 20;
+constexpr uint64_t kUnboundedContext = 1ull << 24;  // the search's ceiling when the model names no maximum
+constexpr std::array<WeightPrecision, 4> kPrecisions{WeightPrecision::Stored, WeightPrecision::BF16,
+                                                     WeightPrecision::FP8, WeightPrecision::INT4};
+
+// A linear layer's weight: what a precision change converts (embeddings, norms, routers stay 16-bit).
+bool is_linear_weight(const InventoryTensor& t) {
+  if (t.kind != TensorKind::Parameter || t.shape.size() != 2 || t.embedding) return false;
+  const Block b = t.placement.block;
+  return b != Block::Embedding && b != Block::Norm && b != Block::MoeRouter;
+}
+
+std::vector<uint64_t> tensor_bytes_at(const Inventory& inv, const QuantizationInfo& q, WeightPrecision p) {
+  if (p == WeightPrecision::Stored && q.tensor_bytes.size() == inv.tensors.size()) return q.tensor_bytes;
+  std::vector<uint64_t> out;
+  out.reserve(inv.tensors.size());
+  for (const InventoryTensor& t : inv.tensors) {
+    if (p == WeightPrecision::Stored || t.parameters == 0) {
+      out.push_back(t.bytes);
+      continue;
+    }
+    const uint64_t n = t.parameters;
+    if (!is_linear_weight(t))
+      out.push_back(n * 2);
+    else if (p == WeightPrecision::BF16)
+      out.push_back(n * 2);
+    else if (p == WeightPrecision::FP8)
+      out.push_back(n);
+    else  // int4, g128: half a byte per weight and 4 bytes (fp16 scale + zero point) per 128 weights
+      out.push_back(memory::ceil_div(n, 2) + memory::ceil_div(n, 128) * 4);
+  }
+  return out;
+}
+
+ComputeDType compute_kv(DType kv) {
+  if (dtype_bits(kv) == 8) return ComputeDType::FP8;
+  if (kv == DType::F32) return ComputeDType::FP32;
+  return ComputeDType::BF16;
+}
+
+// The performance model's inputs for a precision on `hw`.
+PerfInputs perf_inputs(const ModelReport& report, WeightPrecision p, DType kv, const Hardware& hw) {
+  PerfInputs in;
+  in.kv_dtype = compute_kv(kv);
+  switch (p) {
+    case WeightPrecision::Stored:
+      use_stored_weights(in, report.quantization, std::nullopt, true, hw);
+      break;
+    case WeightPrecision::BF16:
+      break;
+    case WeightPrecision::FP8:
+      in.weight_dtype = ComputeDType::FP8;
+      in.act_dtype = hw.peak(ComputeDType::FP8) > 0 ? ComputeDType::FP8 : ComputeDType::BF16;
+      break;
+    case WeightPrecision::INT4:  // W4A16: half a byte per weight streamed, 16-bit compute
+      in.weight_dtype = ComputeDType::FP4;
+      break;
+  }
+  return in;
+}
+
+void time_split(const Inventory& inv, const ModelReport& report, const PlanRequest& rq, DType kv,
+                uint64_t context, SplitPlan& s) {
+  if (!rq.gpus.hardware) return;
+  const Hardware& hw = *rq.gpus.hardware;
+  PerfInputs in = perf_inputs(report, rq.precision, kv, hw);
+  in.parallel = {s.split.tp, s.split.pp, s.split.ep};
+  try {
+    if (has_decode_step(report)) {
+      in.mode = PerfMode::Decode;
+      in.batch = rq.batch;
+      in.kv_len = context;
+      const PerfResult d = model_performance(inv, report, in, hw);
+      s.decode_step_s = d.total.t_est * s.split.pp;  // the stages run one after another for one token
+      s.decode_tokens_per_s = static_cast<double>(rq.batch) / *s.decode_step_s;
+    }
+    in.mode = PerfMode::Prefill;
+    in.batch = 1;
+    in.seq = context;
+    const PerfResult p = model_performance(inv, report, in, hw);
+    s.prefill_tokens_per_s = static_cast<double>(context) / (p.total.t_est * s.split.pp);
+  } catch (const Error&) {
+    // a precision the device cannot compute in: sized, not timed
+  }
+}
+
+std::vector<SplitPlan> enumerate_splits(const ArchitectureRecord& arch, uint32_t devices) {
+  std::vector<SplitPlan> out;
+  uint64_t experts = 0;
+  for (const LayerSpec& l : arch.layers()) experts = std::max(experts, l.ffn.experts);
+  for (uint32_t tp = devices; tp >= 1; --tp) {
+    if (devices % tp) continue;
+    // Expert parallel over the tensor-parallel group is an alternative wherever the experts divide.
+    std::vector<uint32_t> eps{1};
+    if (tp > 1 && experts && experts % tp == 0) eps.push_back(tp);
+    for (uint32_t ep : eps) {
+      SplitPlan s;
+      s.split = {tp, devices / tp, ep};
+      try {
+        check_parallelism(arch, {s.split.tp, s.split.pp, s.split.ep});
+      } catch (const Error& e) {
+        s.invalid = e.what();
+      }
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+// The largest value in [1, hi] for which `fits` holds (fits is monotone: true up to a point); 0: none.
+template <typename Fits>
+uint64_t largest_fitting(uint64_t hi, Fits fits) {
+  if (!fits(1)) return 0;
+  uint64_t lo = 1;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+std::vector<LayerKindAdvice> layer_kinds(const ArchitectureRecord& arch, const WeightLayout& w) {
+  std::vector<LayerKindAdvice> out;
+  const std::vector<LayerSpec>& layers = arch.layers();
+  for (size_t i = 0; i < layers.size() && i < w.layer_bytes.size(); ++i) {
+    const std::string kind = layers[i].type();
+    auto it = std::find_if(out.begin(), out.end(), [&](const LayerKindAdvice& a) { return a.kind == kind; });
+    if (it == out.end()) {
+      out.push_back({kind, 0, 0, 0, 0});
+      it = out.end() - 1;
+    }
+    const FfnShape& f = layers[i].ffn;
+    const uint64_t experts = w.layer_expert_bytes[i];
+    const uint64_t dense = w.layer_bytes[i] - experts;
+    const uint64_t read = f.experts ? dense + experts / f.experts * std::min(f.top_k, f.experts) : w.layer_bytes[i];
+    ++it->layers;
+    it->stored_bytes += w.layer_bytes[i];
+    it->read_per_token_bytes += read;
+  }
+  for (LayerKindAdvice& a : out)
+    a.read_fraction = a.stored_bytes ? static_cast<double>(a.read_per_token_bytes) / static_cast<double>(a.stored_bytes) : 0;
+  std::stable_sort(out.begin(), out.end(),
+                   [](const LayerKindAdvice& a, const LayerKindAdvice& b) { return a.read_fraction > b.read_fraction; });
+  return out;
+}
+
+// llama.cpp's offload: the token embedding stays on the CPU; the output and the last -ngl layers go to the
+// GPUs with their KV cache; for MoE models --n-cpu-moe keeps the routed experts of the first layers on the
+// CPU instead, so attention and shared experts stay fast.
+OffloadPlan plan_offload(const BudgetModel& m, const PlanRequest& rq, uint64_t batch, uint64_t context) {
+  OffloadPlan o;
+  const WeightLayout& w = m.weights;
+  const uint32_t n = static_cast<uint32_t>(w.layer_bytes.size());
+  const EngineKnobs k = engine_defaults(PlanEngine::LlamaCpp, rq.knobs, rq.gpus.memory_bytes);
+  const Budget compute = device_budget(m, {}, 1, 1, PlanEngine::LlamaCpp, k, rq.gpus.memory_bytes);
+  const uint64_t gpu_total = rq.gpus.memory_bytes * rq.gpus.count;
+  const uint64_t buffer = compute.worst.activations;
+  const uint64_t kv = device_budget(m, {}, batch, context, PlanEngine::LlamaCpp, k, rq.gpus.memory_bytes).worst.kv;
+  const uint64_t gpu_room = gpu_total > buffer + kv ? gpu_total - buffer - kv : 0;
+  uint64_t experts_all = 0, dense_all = 0;
+  for (uint32_t l = 0; l < n; ++l) {
+    experts_all += w.layer_expert_bytes[l];
+    dense_all += w.layer_bytes[l] - w.layer_expert_bytes[l];
+  }
+  uint64_t gpu = w.after_bytes + dense_all + experts_all;
+  o.gpu_layers = n;
+  if (experts_all > 0) {
+    // Experts of layers [0, k) on the CPU, the smallest k that fits.
+    while (gpu > gpu_room && o.cpu_moe_layers < n) gpu -= w.layer_expert_bytes[o.cpu_moe_layers++];
+  }
+  // Still too much: whole layers from the front go to the CPU (-ngl shrinks).
+  for (uint32_t l = 0; gpu > gpu_room && l < n; ++l) {
+    gpu -= w.layer_bytes[l] - (l < o.cpu_moe_layers ? w.layer_expert_bytes[l] : 0);
+    --o.gpu_layers;
+  }
+  if (gpu > gpu_room) gpu -= std::min(gpu, w.after_bytes);  // not even the output fits
+  o.gpu_bytes = gpu + buffer + kv;
+  o.cpu_bytes = w.total() - gpu;
+  o.fits = o.gpu_bytes <= gpu_total && (!rq.cpu_ram || o.cpu_bytes <= *rq.cpu_ram);
+  // Bytes read per decode token on each side: every dense weight, top-k of each layer's experts.
+  double gpu_read = static_cast<double>(w.after_bytes), cpu_read = 0;
+  const std::vector<LayerSpec>& layers = m.arch->layers();
+  for (uint32_t l = 0; l < n; ++l) {
+    const double experts = static_cast<double>(w.layer_expert_bytes[l]);
+    const double frac = layers[l].ffn.experts
+                            ? static_cast<double>(std::min(layers[l].ffn.top_k, layers[l].ffn.experts)) /
+                                  static_cast<double>(layers[l].ffn.experts)
+                            : 1.0;
+    const double dense = static_cast<double>(w.layer_bytes[l]) - experts;
+    const bool layer_on_gpu = l >= n - o.gpu_layers;
+    (layer_on_gpu ? gpu_read : cpu_read) += dense;
+    (layer_on_gpu && l >= o.cpu_moe_layers ? gpu_read : cpu_read) += experts * frac;
+  }
+  const double cpu_s = cpu_read / (rq.cpu_gbps * 1e9);
+  if (rq.gpus.hardware) {
+    const double gpu_s = gpu_read / (rq.gpus.hardware->hbm_gbps * 1e9);
+    o.decode_tokens_per_s = 1.0 / (gpu_s + cpu_s);
+  }
+  o.formula = "-ngl " + num(o.gpu_layers) + (o.cpu_moe_layers ? " --n-cpu-moe " + num(o.cpu_moe_layers) : "") +
+              ": per token " + num(static_cast<uint64_t>(gpu_read)) + " bytes read on the GPU + " +
+              num(static_cast<uint64_t>(cpu_read)) + " on the CPU at " + num(static_cast<uint64_t>(rq.cpu_gbps)) +
+              " GB/s";
+  return o;
+}
+
+}  // namespace
+
+std::string_view precision_name(WeightPrecision p) {
+  static constexpr std::string_view kNames[] = {"stored", "bf16", "fp8", "int4"};
+  return kNames[static_cast<size_t>(p)];
+}
+
+std::optional<WeightPrecision> precision_from_name(std::string_view name) {
+  for (WeightPrecision p : kPrecisions)
+    if (precision_name(p) == name) return p;
+  return std::nullopt;
+}
+
+Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanRequest& rq) {
+  if (!report.architecture_known || inv.arch.layers().empty())
+    throw Error(ErrorKind::Unsupported, inv.source, "", "a plan needs a known architecture");
+  if (rq.batch == 0) throw Error(ErrorKind::Usage, "", "--batch", "must be at least 1");
+  Plan plan;
+  plan.request = rq;
+  plan.batch = rq.batch;
+  plan.max_model_context = inv.arch.max_position_embeddings;
+  plan.context = rq.context.value_or(report.memory.context ? report.memory.context : kDefaultContext);
+  const DType kv = dtype_from_any_name(report.memory.kv_cache_dtype).value_or(DType::BF16);
+  plan.kv_dtype = report.memory.kv_cache_dtype;
+  const EngineKnobs knobs = engine_defaults(rq.engine, rq.knobs, rq.gpus.memory_bytes);
+  plan.request.knobs = knobs;
+
+  BudgetModel m;
+  m.arch = &inv.arch;
+  m.weights = weight_layout(inv, tensor_bytes_at(inv, report.quantization, rq.precision));
+  m.kv = plan_kv_cache(inv.arch, kv, kv, plan.context);
+  m.ffn = widest_ffn(inv.arch);
+  plan.weights_bytes = m.weights.total();
+  auto budget = [&](const Split& s, uint64_t batch, uint64_t context) {
+    return device_budget(m, s, batch, context, rq.engine, knobs, rq.gpus.memory_bytes);
+  };
+
+  plan.splits = enumerate_splits(inv.arch, rq.gpus.count);
+  for (SplitPlan& s : plan.splits) {
+    if (!s.invalid.empty()) continue;
+    s.budget = budget(s.split, rq.batch, plan.context);
+    s.stage_starts = balance_stages(m.weights, s.split.pp);
+    if (s.budget.fits) time_split(inv, report, rq, kv, plan.context, s);
+  }
+  // The fastest split that fits (decode, else prefill tokens/s); without timings the one with most room.
+  auto speed = [](const SplitPlan& s) {
+    return s.decode_tokens_per_s.value_or(s.prefill_tokens_per_s.value_or(0));
+  };
+  std::optional<size_t> roomiest;
+  for (size_t i = 0; i < plan.splits.size(); ++i) {
+    const SplitPlan& s = plan.splits[i];
+    if (!s.invalid.empty()) continue;
+    if (!roomiest || s.budget.worst.used() - s.budget.worst.kv_spare <
+                         plan.splits[*roomiest].budget.worst.used() - plan.splits[*roomiest].budget.worst.kv_spare)
+      roomiest = i;
+    if (!s.budget.fits) continue;
+    if (!plan.best || speed(s) > speed(plan.splits[*plan.best])) plan.best = i;
+  }
+  plan.fits = plan.best.has_value();
+  if (const std::optional<size_t> pick = plan.best ? plan.best : roomiest) {
+    const Split s = plan.splits[*pick].split;
+    const uint64_t ceiling = plan.max_model_context ? plan.max_model_context : kUnboundedContext;
+    plan.max_context = largest_fitting(ceiling, [&](uint64_t c) { return budget(s, rq.batch, c).fits; });
+    plan.max_batch = largest_fitting(kMaxBatch, [&](uint64_t b) { return budget(s, b, plan.context).fits; });
+  }
+
+  for (WeightPrecision p : kPrecisions) {
+    BudgetModel pm = m;
+    pm.weights = weight_layout(inv, tensor_bytes_at(inv, report.quantization, p));
+    PrecisionFit f;
+    f.precision = p;
+    f.weights_bytes = pm.weights.total();
+    for (const SplitPlan& s : plan.splits)
+      if (s.invalid.empty() &&
+          device_budget(pm, s.split, rq.batch, plan.context, rq.engine, knobs, rq.gpus.memory_bytes).fits) {
+        f.fits = true;
+        f.split = s.split;
+        break;
+      }
+    plan.precisions.push_back(f);
+  }
+  // The widest of bf16, fp8 and int4 that fits ("stored" is the request's own answer: `fits`).
+  for (const PrecisionFit& f : plan.precisions)
+    if (f.fits && f.precision != WeightPrecision::Stored && !plan.widest_fitting) plan.widest_fitting = f.precision;
+
+  if (rq.cpu_ram || rq.engine == PlanEngine::LlamaCpp) plan.offload = plan_offload(m, rq, rq.batch, plan.context);
+  plan.layer_kinds = layer_kinds(inv.arch, m.weights);
+
+  plan.assumptions = {
+      "memory sizes are binary: GPU makers' GB are GiB (an 80 GB H100 has 80 GiB, CUDA shows 79.19 GiB)",
+      "tensor parallel splits every weight and the attention heads' KV cache over its GPUs (a GPU keeps at least "
+      "one KV head; MLA's latent is kept whole on each); expert parallel runs inside the tensor-parallel group",
+      "pipeline stages are contiguous layers balanced by weight bytes; the first holds the embedding, the last "
+      "the head; figures are the fullest stage's device",
+      "decode tokens/s = batch / (pp x one decode step at KV length = context) from the performance model "
+      "(no pipelining of microbatches); prefill tokens/s for one sequence of `context` tokens",
+      "precisions: bf16, fp8 and int4 convert the linear layers only (int4: g128 with an fp16 scale and zero); "
+      "`stored` is the checkpoint as stored or predicted from its quantization config",
+  };
+  return plan;
+}
+
+}  // namespace ma

@@ -1,0 +1,98 @@
+// `modelanalyzer plan`: will the model fit these devices, split how, at what context and batch, in which
+// precision, and how fast. Every split the model allows (tensor parallel dividing the heads, pipeline
+// stages balanced by bytes, expert parallel dividing the experts) is sized per device by the engine's rule
+// (device_budget.h) and, on a device from the hardware table, timed by the performance model; the largest
+// context and batch that fit are searched; precisions are tried from the widest; when a CPU is given and
+// the GPUs are not enough, llama.cpp-style offload (-ngl layers on the GPUs, --n-cpu-moe experts on the CPU).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/model_report.h"
+#include "analysis/plan/device_budget.h"
+#include "analysis/plan/device_spec.h"
+#include "analysis/plan/plan_engine.h"
+#include "model/inventory.h"
+
+namespace ma {
+
+// The weights' precision: as the checkpoint stores them, or every linear layer in one dtype (embeddings,
+// norms and the rest 16-bit): bf16, fp8, int4 (g128 with an fp16 scale and zero point per group).
+enum class WeightPrecision { Stored, BF16, FP8, INT4 };
+std::string_view precision_name(WeightPrecision p);  // stored, bf16, fp8, int4
+std::optional<WeightPrecision> precision_from_name(std::string_view name);
+
+struct PlanRequest {
+  DeviceSpec gpus;
+  std::optional<uint64_t> cpu_ram;  // --cpu-ram: enables CPU offload
+  std::optional<uint64_t> context;  // default: min(max context, 8,192)
+  uint64_t batch = 1;               // sequences in flight (--batch / --concurrency)
+  WeightPrecision precision = WeightPrecision::Stored;
+  std::optional<DType> kv_dtype;  // default: the dtype the checkpoint declares for its cache, else 16-bit
+  PlanEngine engine = PlanEngine::Transformers;
+  EngineKnobs knobs;
+  double cpu_gbps = 50;  // --cpu-bw: CPU memory bandwidth for offloaded layers (dual-channel DDR5 ~ 50-90)
+  double pcie_gbps = 25;  // --pcie-bw: host-to-device bandwidth (PCIe 4.0 x16 ~ 25 GB/s achieved)
+};
+
+struct SplitPlan {
+  Split split;
+  std::string invalid;  // why the model cannot be split so; empty: valid
+  Budget budget;        // per device at the request's batch and context
+  std::vector<uint32_t> stage_starts;
+  std::optional<double> decode_tokens_per_s;   // batch / (pp x decode step), on a known device
+  std::optional<double> prefill_tokens_per_s;  // one sequence of `context` tokens
+  std::optional<double> decode_step_s;
+};
+
+struct OffloadPlan {
+  uint32_t gpu_layers = 0;      // llama.cpp -ngl: the last layers (and the output) on the GPUs
+  uint32_t cpu_moe_layers = 0;  // --n-cpu-moe: the routed experts of the first layers on the CPU
+  uint64_t gpu_bytes = 0, cpu_bytes = 0;
+  bool fits = false;
+  std::optional<double> decode_tokens_per_s;
+  std::string formula;
+};
+
+struct PrecisionFit {
+  WeightPrecision precision = WeightPrecision::Stored;
+  uint64_t weights_bytes = 0;
+  bool fits = false;
+  std::optional<Split> split;  // the first split it fits with
+};
+
+// Per layer kind (LayerSpec::type()): what a GPU gains by holding it. Decode reads every dense weight each
+// token but only top-k of the experts, so the bytes read per token per stored byte rank what belongs on the
+// GPU first (seed 000's hybrid partition advice).
+struct LayerKindAdvice {
+  std::string kind;
+  uint32_t layers = 0;
+  uint64_t stored_bytes = 0;
+  uint64_t read_per_token_bytes = 0;
+  double read_fraction = 0;  // read_per_token / stored
+};
+
+struct Plan {
+  std::string model_id;
+  PlanRequest request;
+  uint64_t context = 0, max_model_context = 0, batch = 1;
+  std::string kv_dtype;
+  uint64_t weights_bytes = 0;  // the whole model at the request's precision
+  std::vector<SplitPlan> splits;
+  std::optional<size_t> best;  // index of the recommended split
+  bool fits = false;
+  uint64_t max_context = 0;  // with the best split (or the largest) at the request's batch; 0: none fits
+  uint64_t max_batch = 0;    // at the request's context
+  std::vector<PrecisionFit> precisions;
+  std::optional<WeightPrecision> widest_fitting;  // the widest of bf16, fp8, int4 that fits
+  std::optional<OffloadPlan> offload;
+  std::vector<LayerKindAdvice> layer_kinds;
+  std::vector<std::string> assumptions;
+};
+
+// Throws Error(Unsupported) without an architecture, Error(Usage) for impossible requests.
+Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanRequest& request);
+
+}  // namespace ma

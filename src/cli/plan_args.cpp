@@ -1,0 +1,78 @@
+#include "cli/plan_args.h"
+
+#include "cli/arg_values.h"
+#include "cli/hub_options.h"
+#include "core/error.h"
+
+namespace ma::cli {
+namespace {
+
+constexpr uint64_t kMaxTokens = 1ull << 40;
+constexpr uint64_t kMaxSequences = 1ull << 20;
+
+}  // namespace
+
+CommandSpec plan_spec(PlanArgs& a) {
+  CommandSpec s;
+  s.name = "plan";
+  s.operands = "MODEL";
+  s.summary =
+      "Will it fit, where, and how fast: bytes per device (weights, KV cache, activations, engine\n"
+      "overhead), the largest context and batch, valid tensor / pipeline / expert splits ranked by\n"
+      "tokens/s, the widest precision that fits, llama.cpp offload (-ngl, --n-cpu-moe) with a CPU.";
+  s.operand = one_operand(a.model, s.name);
+  add_result_output_options(s, a.outputs, "bytes per device as stacked bars and the layer strip: .png or .svg");
+  PlanRequest& r = a.request;
+  EngineKnobs& k = r.knobs;
+  // clang-format off
+  const std::vector<Option> own = {
+      {{"--gpu"}, "SPEC", "devices: 24GB, h200, 8xh200, 2xh100-sxm (a count and a hardware name, or a size; binary GB)",
+       [&a](const std::string& v) { a.gpu = v; }},
+      {{"--cpu-ram"}, "SIZE", "CPU memory for offloaded layers, e.g. 64GB (enables the offload plan)",
+       [&a](const std::string& v) { a.cpu_ram = v; }},
+      {{"--context"}, "N", "tokens per sequence (default: min(the model's maximum, 8,192))",
+       [&r](const std::string& v) { r.context = integer_arg("--context", v, 1, kMaxTokens); }},
+      {{"--batch", "--concurrency"}, "N", "sequences in flight (default 1)",
+       [&r](const std::string& v) { r.batch = integer_arg("--batch", v, 1, kMaxSequences); }},
+      {{"--dtype"}, "P", "weights: stored (default), bf16, fp8 or int4",
+       [&r](const std::string& v) {
+         r.precision = *precision_from_name(choice_arg("--dtype", v, {"stored", "bf16", "fp8", "int4"}));
+       }},
+      {{"--kv-dtype"}, "DTYPE", "KV cache dtype (default: the checkpoint's declared, else the model's)",
+       [&a](const std::string& v) {
+         a.kv_dtype = dtype_from_any_name(v);
+         if (!a.kv_dtype) throw Error(ErrorKind::Usage, "", "--kv-dtype", "unknown dtype '" + printable(v) + "'");
+       }},
+      {{"--engine"}, "E", "transformers (default), vllm, sglang or llama.cpp: whose memory rules",
+       [&r](const std::string& v) {
+         r.engine = *engine_from_name(choice_arg("--engine", v, {"transformers", "vllm", "sglang", "llama.cpp"}));
+       }},
+      {{"--gpu-memory-utilization"}, "F", "vLLM: fraction of each device it may use (default 0.9)",
+       [&k](const std::string& v) { k.gpu_memory_utilization = number_arg("--gpu-memory-utilization", v, 0.01, 1); }},
+      {{"--max-num-batched-tokens"}, "N", "vLLM: tokens of its profiled forward pass (default 8192 on >= 70 GiB, else 2048)",
+       [&k](const std::string& v) { k.max_num_batched_tokens = integer_arg("--max-num-batched-tokens", v, 1, kMaxTokens); }},
+      {{"--max-num-seqs"}, "N", "vLLM: sequences its sampler is profiled for (default 1024 on >= 70 GiB, else 256)",
+       [&k](const std::string& v) { k.max_num_seqs = integer_arg("--max-num-seqs", v, 1, kMaxSequences); }},
+      {{"--block-size"}, "N", "vLLM: tokens per KV block (default 16)",
+       [&k](const std::string& v) { k.block_size = integer_arg("--block-size", v, 1, 1 << 16); }},
+      {{"--mem-fraction-static"}, "F", "SGLang: fraction for weights and the KV pool (default 0.88)",
+       [&k](const std::string& v) { k.mem_fraction_static = number_arg("--mem-fraction-static", v, 0.01, 1); }},
+      {{"--cpu-bw"}, "GB/S", "CPU memory bandwidth for offloaded layers (default 50)",
+       [&r](const std::string& v) { r.cpu_gbps = positive_number_arg("--cpu-bw", v, 1e5); }},
+  };
+  // clang-format on
+  s.options.insert(s.options.end(), own.begin(), own.end());
+  add_common_options(s, a.common);
+  add_hub_options(s, a.hub);
+  return s;
+}
+
+PlanArgs parse_plan_args(const Args& args) {
+  PlanArgs a = parse_model_command(args, plan_spec);
+  if (a.gpu.empty()) throw Error(ErrorKind::Usage, "", "--gpu", "is required: which devices to plan for (e.g. 8xh200, 24GB)");
+  a.request.gpus = parse_device_spec(a.gpu, "--gpu");
+  if (!a.cpu_ram.empty()) a.request.cpu_ram = parse_memory_size(a.cpu_ram, "--cpu-ram");
+  return a;
+}
+
+}  // namespace ma::cli

@@ -1,0 +1,27 @@
+// Command-line options of `modelanalyzer plan MODEL`.
+#pragma once
+#include <string>
+
+#include "analysis/plan/plan.h"
+#include "cli/commands.h"
+#include "cli/model_source.h"
+#include "cli/option_table.h"
+#include "cli/output_options.h"
+
+namespace ma::cli {
+
+struct PlanArgs {
+  std::string model;
+  CommonFlags common;
+  ResultOutputs outputs;  // --json, --export, --markdown, --plot (bytes per device and the layer strip)
+  std::string gpu;        // --gpu, parsed once the option table is done
+  std::string cpu_ram;    // --cpu-ram
+  PlanRequest request;
+  std::optional<DType> kv_dtype;  // --kv-dtype, for the report's cache figures
+  HubArgs hub;
+};
+
+CommandSpec plan_spec(PlanArgs& a);
+PlanArgs parse_plan_args(const Args& args);  // throws Error(Usage)
+
+}  // namespace ma::cli

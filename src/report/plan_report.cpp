@@ -1,0 +1,468 @@
+#include "report/plan_report.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/units.h"
+#include "report/console_writer.h"
+#include "report/csv_cells.h"
+#include "report/diagram_canvas.h"
+#include "report/markdown_writer.h"
+#include "report/plot_axes.h"
+
+namespace ma {
+namespace {
+
+std::string split_text(const Split& s) {
+  std::string t = "TP " + std::to_string(s.tp) + " x PP " + std::to_string(s.pp);
+  if (s.ep > 1) t += ", EP " + std::to_string(s.ep);
+  return t;
+}
+
+std::string devices_text(const Plan& p) {
+  const DeviceSpec& g = p.request.gpus;
+  if (!g.hardware) return std::to_string(g.count) + " x " + human_bytes(g.memory_bytes) + " device";
+  return std::to_string(g.count) + " x " + g.hardware->description + " (" + human_bytes(g.memory_bytes) +
+         " each)";
+}
+
+std::string tokens_per_s(const std::optional<double>& v) {
+  return v ? fixed_decimals(*v, *v >= 100 ? 0 : 1) : std::string("-");
+}
+
+const SplitPlan* chosen(const Plan& p) {
+  if (p.best) return &p.splits[*p.best];
+  const SplitPlan* roomiest = nullptr;
+  for (const SplitPlan& s : p.splits)
+    if (s.invalid.empty() && (!roomiest || s.budget.worst.used() < roomiest->budget.worst.used())) roomiest = &s;
+  return roomiest;
+}
+
+uint64_t free_bytes(const DeviceBytes& d) {
+  return d.capacity > d.used() ? d.capacity - d.used() : 0;
+}
+
+// The kinds of one device's bytes, in the order the bars stack them (JSON names).
+struct BytesKind {
+  const char* name;
+  const char* label;
+  uint64_t DeviceBytes::*field;
+  const std::string* color;
+};
+const BytesKind kKinds[] = {
+    {"weights", "weights", &DeviceBytes::weights, &plot::kBlue},
+    {"kv_cache", "KV cache / state", &DeviceBytes::kv, &plot::kOrange},
+    {"activations", "activations", &DeviceBytes::activations, &plot::kGreen},
+    {"overhead", "engine overhead", &DeviceBytes::overhead, &plot::kPurple},
+    {"reserved", "engine headroom", &DeviceBytes::reserved, &plot::kFaint},
+    {"kv_spare", "KV pool unused", &DeviceBytes::kv_spare, &plot::kSky},
+};
+
+std::string verdict(const Plan& p) {
+  if (!p.fits) {
+    std::string t = "does not fit on " + devices_text(p);
+    if (p.widest_fitting)
+      t += "; fits in " + std::string(precision_name(*p.widest_fitting));
+    else if (p.offload && p.offload->fits)
+      t += "; fits with CPU offload";
+    return t;
+  }
+  const SplitPlan& s = p.splits[*p.best];
+  return "fits: " + split_text(s.split) + ", " + human_bytes(s.budget.worst.used() - s.budget.worst.kv_spare) +
+         " of " + human_bytes(s.budget.worst.capacity) + " per device";
+}
+
+std::vector<std::vector<std::string>> device_rows(const SplitPlan& s) {
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 0; i < s.budget.stages.size(); ++i) {
+    const StageBudget& st = s.budget.stages[i];
+    const DeviceBytes& d = st.bytes;
+    rows.push_back({std::to_string(i), std::to_string(st.first_layer) + "-" + std::to_string(st.end_layer - 1),
+                    human_bytes(d.weights), human_bytes(d.kv), human_bytes(d.activations), human_bytes(d.overhead),
+                    human_bytes(d.reserved + d.kv_spare), human_bytes(free_bytes(d)), d.fits() ? "yes" : "no"});
+  }
+  return rows;
+}
+const std::vector<std::string> kDeviceHeader{"stage", "layers", "weights", "kv_cache", "activations",
+                                             "overhead", "headroom", "free", "fits"};
+
+std::vector<std::vector<std::string>> split_rows(const Plan& p) {
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 0; i < p.splits.size(); ++i) {
+    const SplitPlan& s = p.splits[i];
+    if (!s.invalid.empty()) {
+      rows.push_back({split_text(s.split), "-", "invalid", "-", "-", s.invalid});
+      continue;
+    }
+    const DeviceBytes& d = s.budget.worst;
+    std::string starts;
+    for (uint32_t l : s.stage_starts) starts += (starts.empty() ? "" : ",") + std::to_string(l);
+    rows.push_back({split_text(s.split) + (p.best == i ? " *" : ""), human_bytes(d.used() - d.kv_spare),
+                    d.fits() ? "yes" : "no", tokens_per_s(s.decode_tokens_per_s), tokens_per_s(s.prefill_tokens_per_s),
+                    s.split.pp > 1 ? "stages start at layers " + starts : ""});
+  }
+  return rows;
+}
+const std::vector<std::string> kSplitHeader{"split", "per device", "fits", "decode tok/s", "prefill tok/s",
+                                            "note"};
+
+std::vector<std::vector<std::string>> precision_rows(const Plan& p) {
+  std::vector<std::vector<std::string>> rows;
+  for (const PrecisionFit& f : p.precisions)
+    rows.push_back({std::string(precision_name(f.precision)), human_bytes(f.weights_bytes), f.fits ? "yes" : "no",
+                    f.split ? split_text(*f.split) : "-"});
+  return rows;
+}
+
+std::vector<std::vector<std::string>> kind_rows(const Plan& p) {
+  std::vector<std::vector<std::string>> rows;
+  for (const LayerKindAdvice& k : p.layer_kinds)
+    rows.push_back({k.kind, std::to_string(k.layers), human_bytes(k.stored_bytes), human_bytes(k.read_per_token_bytes),
+                    fixed_decimals(100 * k.read_fraction, 1) + "%"});
+  return rows;
+}
+const std::vector<std::string> kKindHeader{"layer kind", "layers", "stored", "read per token", "read fraction"};
+
+std::string context_text(const Plan& p) {
+  if (!p.max_context) return "none fits";
+  std::string t = with_thousands(p.max_context);
+  if (p.max_model_context && p.max_context == p.max_model_context) t += " (the model's maximum)";
+  return t + " at batch " + with_thousands(p.batch);
+}
+
+std::vector<std::pair<std::string, std::string>> summary_fields(const Plan& p) {
+  std::vector<std::pair<std::string, std::string>> f{
+      {"devices", devices_text(p)},
+      {"engine", std::string(engine_name(p.request.engine))},
+      {"weights_bytes (" + std::string(precision_name(p.request.precision)) + ")", bytes_exactly(p.weights_bytes)},
+      {"context / batch", with_thousands(p.context) + " / " + with_thousands(p.batch) +
+                              (p.max_model_context ? " (model maximum " + with_thousands(p.max_model_context) + ")" : "")},
+      {"kv_cache_dtype", p.kv_dtype},
+      {"fits", verdict(p)},
+      {"max_context", context_text(p)},
+      {"max_batch", p.max_batch ? with_thousands(p.max_batch) + " at context " + with_thousands(p.context) : "none fits"},
+      {"widest_fitting_precision", p.widest_fitting ? std::string(precision_name(*p.widest_fitting)) : "none"},
+  };
+  return f;
+}
+
+std::vector<std::pair<std::string, std::string>> engine_fields(const EngineView& e) {
+  return {{"kv_cache_tokens", with_thousands(e.kv_cache_tokens)},
+          {"kv_cache_bytes", bytes_exactly(e.kv_cache_bytes)},
+          {"weights_bytes", bytes_exactly(e.weights_bytes)},
+          {"activation_peak_bytes", bytes_exactly(e.activation_peak_bytes)},
+          {"non_kv_bytes", bytes_exactly(e.non_kv_bytes)},
+          {"max_concurrency", fixed_decimals(e.max_concurrency, 2)}};
+}
+
+std::vector<std::pair<std::string, std::string>> offload_fields(const OffloadPlan& o) {
+  return {{"gpu_layers (-ngl)", std::to_string(o.gpu_layers)},
+          {"cpu_moe_layers (--n-cpu-moe)", std::to_string(o.cpu_moe_layers)},
+          {"gpu_bytes", bytes_exactly(o.gpu_bytes)},
+          {"cpu_bytes", bytes_exactly(o.cpu_bytes)},
+          {"fits", o.fits ? "yes" : "no"},
+          {"decode_tokens_per_s", tokens_per_s(o.decode_tokens_per_s)},
+          {"formula", o.formula}};
+}
+
+void bytes_object(JsonWriter& w, const DeviceBytes& d) {
+  w.key("capacity").value(d.capacity);
+  w.key("bytes").begin_object();
+  for (const BytesKind& k : kKinds) w.key(k.name).value(d.*k.field);
+  w.key("free").value(free_bytes(d));
+  w.end_object();
+  w.key("fits").value(d.fits());
+}
+
+void optional_number(JsonWriter& w, std::string_view key, const std::optional<double>& v) {
+  w.key(key);
+  if (v)
+    w.value(*v);
+  else
+    w.null();
+}
+
+void split_object(JsonWriter& w, const SplitPlan& s) {
+  w.key("tp").value(s.split.tp);
+  w.key("pp").value(s.split.pp);
+  w.key("ep").value(s.split.ep);
+  w.key("valid").value(s.invalid.empty());
+  w.key("invalid_reason");
+  if (s.invalid.empty())
+    w.null();
+  else
+    w.value(s.invalid);
+}
+
+}  // namespace
+
+std::string render_plan_console(const Plan& p, bool color) {
+  ConsoleWriter w(color);
+  w.heading("PLAN " + p.model_id);
+  for (const auto& [label, value] : summary_fields(p)) w.field(label, value);
+  if (const SplitPlan* s = chosen(p)) {
+    w.heading("Per device (" + split_text(s->split) + (p.best ? "" : ", the roomiest split: it does not fit") + ")");
+    w.table(kDeviceHeader, device_rows(*s));
+    if (p.request.engine != PlanEngine::Transformers) {
+      w.heading("Engine (" + std::string(engine_name(p.request.engine)) + ", fullest device)");
+      for (const auto& [label, value] : engine_fields(s->budget.engine)) w.field(label, value);
+      for (const std::string& f : s->budget.engine.formulas) w.note(f);
+    }
+  }
+  w.heading("Splits (* recommended)");
+  w.table(kSplitHeader, split_rows(p));
+  w.heading("Precisions");
+  w.table({"precision", "weights", "fits", "split"}, precision_rows(p));
+  if (p.offload) {
+    w.heading("Offload (llama.cpp)");
+    for (const auto& [label, value] : offload_fields(*p.offload)) w.field(label, value);
+  }
+  w.heading("Layer kinds (GPU first from the top)");
+  w.table(kKindHeader, kind_rows(p));
+  for (const std::string& a : p.assumptions) w.footnote("assumption: " + a);
+  return w.take();
+}
+
+std::string render_plan_markdown(const Plan& p, const RunInfo& run) {
+  MarkdownWriter w;
+  w.heading(1, "Plan: " + p.model_id);
+  w.paragraph(run_info_paragraph(run));
+  w.fields(summary_fields(p));
+  if (const SplitPlan* s = chosen(p)) {
+    w.heading(2, "Per device (" + split_text(s->split) + ")");
+    w.table(kDeviceHeader, device_rows(*s));
+    if (p.request.engine != PlanEngine::Transformers) {
+      w.heading(2, "Engine view (" + std::string(engine_name(p.request.engine)) + ")");
+      w.fields(engine_fields(s->budget.engine));
+      std::string list;
+      for (const std::string& f : s->budget.engine.formulas) list += "- " + f + "\n";
+      w.paragraph(list);
+    }
+  }
+  w.heading(2, "Splits");
+  w.table(kSplitHeader, split_rows(p));
+  w.heading(2, "Precisions");
+  w.table({"precision", "weights", "fits", "split"}, precision_rows(p));
+  if (p.offload) {
+    w.heading(2, "Offload (llama.cpp)");
+    w.fields(offload_fields(*p.offload));
+  }
+  w.heading(2, "Layer kinds");
+  w.table(kKindHeader, kind_rows(p));
+  w.heading(2, "Assumptions");
+  std::string list;
+  for (const std::string& a : p.assumptions) list += "- " + a + "\n";
+  w.paragraph(list);
+  return w.take();
+}
+
+void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink& sink) {
+  JsonWriter w(sink);
+  w.begin_object();
+  w.key("model_id").value(p.model_id);
+  w.key("engine").begin_object();
+  w.key("name").value(engine_name(p.request.engine));
+  const SplitPlan* c = chosen(p);
+  const EngineView e = c ? c->budget.engine : EngineView{};
+  w.key("kv_cache_tokens").value(e.kv_cache_tokens);
+  w.key("kv_cache_bytes").value(e.kv_cache_bytes);
+  w.key("weights_bytes").value(e.weights_bytes);
+  w.key("activation_peak_bytes").value(e.activation_peak_bytes);
+  w.key("non_kv_bytes").value(e.non_kv_bytes);
+  w.key("max_concurrency").value(e.max_concurrency);
+  w.key("formulas").begin_array();
+  for (const std::string& f : e.formulas) w.value(f);
+  w.end_array();
+  w.end_object();
+  w.key("gpus").begin_object();
+  w.key("spec").value(p.request.gpus.text);
+  w.key("count").value(p.request.gpus.count);
+  w.key("memory_bytes").value(p.request.gpus.memory_bytes);
+  w.key("hardware");
+  if (p.request.gpus.hardware)
+    w.value(p.request.gpus.hardware->name);
+  else
+    w.null();
+  w.end_object();
+  w.key("precision").value(precision_name(p.request.precision));
+  w.key("weights_bytes").value(p.weights_bytes);
+  w.key("context").value(p.context);
+  w.key("max_model_context").value(p.max_model_context);
+  w.key("batch").value(p.batch);
+  w.key("kv_cache_dtype").value(p.kv_dtype);
+  w.key("fits").value(p.fits);
+  w.key("verdict").value(verdict(p));
+  w.key("max_context").value(p.max_context);
+  w.key("max_batch").value(p.max_batch);
+  w.key("widest_fitting_precision");
+  if (p.widest_fitting)
+    w.value(precision_name(*p.widest_fitting));
+  else
+    w.null();
+  w.key("devices").begin_array();
+  if (c)
+    for (const StageBudget& st : c->budget.stages) {
+      for (uint32_t i = 0; i < c->split.tp; ++i) {
+        w.begin_object();
+        w.key("device").value(static_cast<uint64_t>(&st - c->budget.stages.data()) * c->split.tp + i);
+        w.key("stage").value(static_cast<uint64_t>(&st - c->budget.stages.data()));
+        w.key("first_layer").value(st.first_layer);
+        w.key("end_layer").value(st.end_layer);
+        bytes_object(w, st.bytes);
+        w.end_object();
+      }
+    }
+  w.end_array();
+  w.key("splits").begin_array();
+  for (const SplitPlan& s : p.splits) {
+    w.begin_object();
+    split_object(w, s);
+    if (s.invalid.empty()) {
+      bytes_object(w, s.budget.worst);
+      w.key("stage_starts").begin_array();
+      for (uint32_t l : s.stage_starts) w.value(l);
+      w.end_array();
+    }
+    w.end_object();
+  }
+  w.end_array();
+  w.key("plans").begin_array();
+  for (const SplitPlan& s : p.splits) {
+    if (!s.invalid.empty() || !s.budget.fits) continue;
+    w.begin_object();
+    split_object(w, s);
+    w.key("recommended").value(c == &s && p.best.has_value());
+    w.key("tokens_per_s").begin_object();
+    optional_number(w, "decode", s.decode_tokens_per_s);
+    optional_number(w, "prefill", s.prefill_tokens_per_s);
+    w.end_object();
+    optional_number(w, "decode_step_s", s.decode_step_s);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("precisions").begin_array();
+  for (const PrecisionFit& f : p.precisions) {
+    w.begin_object();
+    w.key("precision").value(precision_name(f.precision));
+    w.key("weights_bytes").value(f.weights_bytes);
+    w.key("fits").value(f.fits);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("offload");
+  if (p.offload) {
+    const OffloadPlan& o = *p.offload;
+    w.begin_object();
+    w.key("gpu_layers").value(o.gpu_layers);
+    w.key("cpu_moe_layers").value(o.cpu_moe_layers);
+    w.key("gpu_bytes").value(o.gpu_bytes);
+    w.key("cpu_bytes").value(o.cpu_bytes);
+    w.key("fits").value(o.fits);
+    optional_number(w, "decode_tokens_per_s", o.decode_tokens_per_s);
+    w.key("formula").value(o.formula);
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.key("layer_kinds").begin_array();
+  for (const LayerKindAdvice& k : p.layer_kinds) {
+    w.begin_object();
+    w.key("kind").value(k.kind);
+    w.key("layers").value(k.layers);
+    w.key("stored_bytes").value(k.stored_bytes);
+    w.key("read_per_token_bytes").value(k.read_per_token_bytes);
+    w.key("read_fraction").value(k.read_fraction);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("assumptions").begin_array();
+  for (const std::string& a : p.assumptions) w.value(a);
+  w.end_array();
+  write_run_info(w, run);
+  w.end_object();
+  w.flush();
+}
+
+std::string render_plan_csv(const Plan& p) {
+  std::string out = "model_id,tp,pp,ep,valid,fits,per_device_bytes,decode_tokens_per_s,prefill_tokens_per_s\n";
+  for (const SplitPlan& s : p.splits) {
+    const bool valid = s.invalid.empty();
+    out += csv_text(p.model_id) + "," + std::to_string(s.split.tp) + "," + std::to_string(s.split.pp) + "," +
+           std::to_string(s.split.ep) + "," + (valid ? "true" : "false") + "," +
+           (valid && s.budget.fits ? "true" : "false") + "," +
+           (valid ? std::to_string(s.budget.worst.used() - s.budget.worst.kv_spare) : "") + "," +
+           (s.decode_tokens_per_s ? csv_number(*s.decode_tokens_per_s) : "") + "," +
+           (s.prefill_tokens_per_s ? csv_number(*s.prefill_tokens_per_s) : "") + "\n";
+  }
+  return out;
+}
+
+std::string render_plan_svg(const Plan& p) {
+  using diagram::Svg;
+  using diagram::TextStyle;
+  const SplitPlan* c = chosen(p);
+  const size_t stages = c ? c->budget.stages.size() : 0;
+  const double bar_w = 56, gap = 24, left = 90, top = 70, plot_h = 300;
+  const int width = static_cast<int>(std::max(900.0, left + static_cast<double>(stages) * (bar_w + gap) + 260));
+  const int height = 470;
+  Svg svg(width, height, "Plan: " + p.model_id);
+  TextStyle title{16, plot::kInk, true};
+  title.min_size = 12;
+  svg.fit(20, 28, width - 40, "Bytes per device: " + p.model_id, title);
+  TextStyle sub{12, plot::kMuted};
+  sub.min_size = 10;
+  svg.fit(20, 48, width - 40, devices_text(p) + "; " + verdict(p), sub);
+  if (!c) return svg.finish();
+  const double cap = static_cast<double>(p.request.gpus.memory_bytes);
+  auto y_of = [&](double bytes) { return top + plot_h - plot_h * std::min(bytes, cap * 1.25) / (cap * 1.25); };
+  // Capacity line and axis.
+  svg.line(left - 6, top, left - 6, top + plot_h, plot::kAxis, 1);
+  svg.line(left - 10, y_of(cap), left + static_cast<double>(stages) * (bar_w + gap), y_of(cap), plot::kVermillion, 1.5, true);
+  TextStyle axis{11, plot::kMuted, false, diagram::Anchor::End};
+  svg.text(left - 12, y_of(cap) + 4, human_bytes(p.request.gpus.memory_bytes), axis);
+  svg.text(left - 12, top + plot_h + 4, "0", axis);
+  for (size_t i = 0; i < stages; ++i) {
+    const DeviceBytes& d = c->budget.stages[i].bytes;
+    const double x = left + static_cast<double>(i) * (bar_w + gap);
+    double acc = 0;
+    for (const BytesKind& k : kKinds) {
+      const double b = static_cast<double>(d.*k.field);
+      if (b <= 0) continue;
+      svg.rect(x, y_of(acc + b), bar_w, y_of(acc) - y_of(acc + b), *k.color, "#ffffff", 0, 0.5);
+      acc += b;
+    }
+    TextStyle label{11, plot::kInk, false, diagram::Anchor::Middle};
+    svg.text(x + bar_w / 2, top + plot_h + 18, "stage " + std::to_string(i), label);
+    svg.text(x + bar_w / 2, top + plot_h + 32,
+             std::to_string(c->split.tp) + (c->split.tp == 1 ? " GPU" : " GPUs"), label);
+  }
+  // Legend.
+  const double lx = left + static_cast<double>(stages) * (bar_w + gap) + 10;
+  double ly = top + 10;
+  for (const BytesKind& k : kKinds) {
+    svg.rect(lx, ly - 10, 12, 12, *k.color);
+    svg.text(lx + 18, ly, k.label, TextStyle{12, plot::kInk});
+    ly += 20;
+  }
+  svg.line(lx, ly - 4, lx + 12, ly - 4, plot::kVermillion, 1.5, true);
+  svg.text(lx + 18, ly, "device capacity", TextStyle{12, plot::kInk});
+  // The layer strip: one cell per layer of the language stack, coloured by the stage that holds it.
+  const size_t layers = c->budget.stages.empty() ? 0 : c->budget.stages.back().end_layer;
+  const double strip_y = top + plot_h + 60, strip_w = static_cast<double>(width) - 40;
+  svg.text(20, strip_y - 8, "Layers by device (pipeline stage)", TextStyle{12, plot::kInk, true});
+  const std::string* palette[] = {&plot::kBlue, &plot::kOrange, &plot::kGreen, &plot::kPurple,
+                                  &plot::kSky,  &plot::kVermillion, &plot::kYellow, &plot::kBlack};
+  for (size_t i = 0; i < stages; ++i) {
+    const StageBudget& st = c->budget.stages[i];
+    const double x0 = 20 + strip_w * st.first_layer / std::max<double>(1, static_cast<double>(layers));
+    const double x1 = 20 + strip_w * st.end_layer / std::max<double>(1, static_cast<double>(layers));
+    svg.rect(x0, strip_y, x1 - x0, 22, *palette[i % 8], "#ffffff", 0, 1);
+    if (x1 - x0 > 60)
+      svg.text((x0 + x1) / 2, strip_y + 15,
+               std::to_string(st.first_layer) + "-" + std::to_string(st.end_layer - 1),
+               TextStyle{11, "#ffffff", true, diagram::Anchor::Middle});
+  }
+  return svg.finish();
+}
+
+}  // namespace ma

@@ -1,0 +1,59 @@
+// End-to-end: `modelanalyzer plan` on the built-in example: the issue's JSON fields, every number the console
+// shows also in the JSON, the Markdown, CSV and picture written, and bad device specs refused with exit 2.
+// The plan itself: unit/plan_test.cpp.
+#include <gtest/gtest.h>
+
+#include "cli_test_support.h"
+#include "core/json.h"
+#include "core/units.h"
+
+namespace ma::test {
+namespace {
+
+TEST(PlanCli, JsonHasTheIssuesFieldsAndEveryOutputIsWritten) {
+  TempDir dir;
+  CommandResult r = run_cli("plan " + example() + " --gpu 2xh200 --engine vllm --json --markdown " +
+                            quoted(dir / "plan.md") + " --csv " + quoted(dir / "plan.csv") + " --plot " +
+                            quoted(dir / "plan.svg"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "plan");
+  const json::Value& root = d.root();
+  for (const char* key : {"fits", "devices", "max_context", "max_batch", "splits", "plans", "engine",
+                          "precisions", "widest_fitting_precision", "layer_kinds"})
+    EXPECT_NE(root.find(key), nullptr) << key;
+  EXPECT_TRUE(root.find("fits")->as_bool());
+  const json::Value& device = root.find("devices")->items().at(0);
+  for (const char* kind : {"weights", "kv_cache", "activations", "overhead", "reserved", "free"})
+    EXPECT_NE(device.find("bytes")->find(kind), nullptr) << kind;
+  const json::Value* engine = root.find("engine");
+  for (const char* key : {"kv_cache_tokens", "kv_cache_bytes", "weights_bytes", "activation_peak_bytes",
+                          "non_kv_bytes", "max_concurrency"})
+    EXPECT_NE(engine->find(key), nullptr) << key;
+  EXPECT_GT(*engine->find("kv_cache_tokens")->as_uint(), 0u);
+  const json::Value& plan = root.find("plans")->items().at(0);
+  EXPECT_GT(plan.find("tokens_per_s")->find("decode")->as_double(), 0);
+  // The tiny example has 4 heads: TP 2 is valid, and so is PP 2.
+  EXPECT_EQ(root.find("splits")->items().size(), 2u);
+  EXPECT_NE(read_file(dir / "plan.md").find("## Splits"), std::string::npos);
+  EXPECT_NE(read_file(dir / "plan.csv").find("model_id,tp,pp,ep"), std::string::npos);
+  EXPECT_NE(read_file(dir / "plan.svg").find("<svg"), std::string::npos);
+
+  // The console's figures come from the same plan.
+  CommandResult console = run_cli("plan " + example() + " --gpu 2xh200 --engine vllm");
+  ASSERT_EQ(console.exit_code, 0) << console.err;
+  EXPECT_NE(console.out.find("kv_cache_tokens           " +
+                             with_thousands(*engine->find("kv_cache_tokens")->as_uint())),
+            std::string::npos)
+      << console.out;
+}
+
+TEST(PlanCli, BadDevicesAndMissingGpuAreUsageErrors) {
+  for (const char* args : {" --gpu h100", " --gpu 0xh200", " --gpu 24XB", "", " --gpu 24GB --engine tgi"}) {
+    CommandResult r = run_cli("plan " + example() + args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find("--"), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace ma::test

@@ -1,0 +1,243 @@
+// `plan`: device specs, per-device bytes against the report's own memory figures and hand derivations, the
+// split rules (heads, KV heads, MLA, pipeline stages), the searches' boundaries, llama.cpp offload, and
+// vLLM's KV-cache capacity against what vLLM 0.19 printed for real runs (../shared/data/engines).
+#include "analysis/plan/plan.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/model_report.h"
+#include "core/error.h"
+#include "core/json.h"
+#include "formats/model_files.h"
+#include "io/file_source.h"
+#include "model/inventory.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+
+namespace ma::test {
+namespace {
+
+constexpr uint64_t kGiB = 1ull << 30;
+
+struct Loaded {
+  LocalModelFiles files;
+  Inventory inv;
+  ModelReport report;
+};
+
+std::unique_ptr<Loaded> load(const fs::path& dir, std::optional<DType> kv = std::nullopt,
+                             std::optional<uint64_t> context = std::nullopt) {
+  auto m = std::make_unique<Loaded>();
+  m->files = locate_local_model(dir.string());
+  m->inv = build_inventory(m->files);
+  ReportOptions o;
+  o.skip_tokenizer = true;
+  o.kv_dtype = kv;
+  o.context = context;
+  m->report = build_model_report(m->inv, m->files, o);
+  return m;
+}
+
+#define LOAD_CONFIG_OR_SKIP(var, name)                                 \
+  auto data_ = shared_data();                                          \
+  if (!data_) GTEST_SKIP() << "../shared/data is not available";       \
+  auto var = load(*data_ / "hf-configs" / (name))
+
+const SplitPlan& split_of(const Plan& p, uint32_t tp, uint32_t pp, uint32_t ep = 1) {
+  for (const SplitPlan& s : p.splits)
+    if (s.split.tp == tp && s.split.pp == pp && s.split.ep == ep) return s;
+  ADD_FAILURE() << "no split TP " << tp << " PP " << pp << " EP " << ep;
+  return p.splits.front();
+}
+
+PlanRequest on(const std::string& gpus) {
+  PlanRequest rq;
+  rq.gpus = parse_device_spec(gpus, "--gpu");
+  return rq;
+}
+
+TEST(PlanDevices, SizesAreBinaryAndNamesComeFromTheHardwareTable) {
+  EXPECT_EQ(parse_device_spec("24GB", "--gpu").memory_bytes, 24 * kGiB);
+  EXPECT_EQ(parse_device_spec("80GiB", "--gpu").memory_bytes, 80 * kGiB);
+  const DeviceSpec h = parse_device_spec("8xH200", "--gpu");
+  EXPECT_EQ(h.count, 8u);
+  ASSERT_TRUE(h.hardware);
+  EXPECT_EQ(h.hardware->name, "h200");
+  EXPECT_EQ(h.memory_bytes, 141 * kGiB);
+  EXPECT_EQ(parse_device_spec("2xh100-sxm", "--gpu").hardware->name, "h100-sxm");
+  EXPECT_EQ(parse_memory_size("64GB", "--cpu-ram"), 64 * kGiB);
+  for (const char* bad : {"h100", "0xh200", "8x", "abc", "-5GB", "24XB"}) {
+    try {
+      parse_device_spec(bad, "--gpu");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Usage) << bad;
+      EXPECT_NE(std::string(e.what()).find("--gpu"), std::string::npos) << e.what();
+    }
+  }
+  try {
+    parse_device_spec("h100", "--gpu");
+  } catch (const Error& e) {  // ambiguous: both H100s named
+    EXPECT_NE(std::string(e.what()).find("h100-sxm, h100-pcie"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Plan, OneDeviceUnderTransformersIsTheReportsInferenceTotal) {
+  LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3.1-8B");
+  const Plan p = make_plan(m->inv, m->report, on("24GB"));
+  ASSERT_TRUE(p.fits);
+  const DeviceBytes& d = split_of(p, 1, 1).budget.worst;
+  // Two code paths, one figure: the report's weights + KV + activations + 10% for 1 x 8,192 tokens.
+  EXPECT_EQ(d.weights + d.kv + d.activations + d.overhead, m->report.memory.find("inference_total")->bytes);
+  EXPECT_EQ(d.kv, 131'072u * 8'192u);
+  EXPECT_EQ(d.capacity, 24 * kGiB);
+}
+
+TEST(Plan, LargestContextAndBatchAreBoundaries) {
+  LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3.1-8B");
+  const Plan p = make_plan(m->inv, m->report, on("24GB"));
+  ASSERT_GT(p.max_context, 8'192u);
+  ASSERT_LT(p.max_context, 131'072u);
+  const SplitPlan& s = split_of(p, 1, 1);
+  // Rebuild the budget beside the boundary: the largest fits, one more token does not.
+  BudgetModel bm;
+  bm.arch = &m->inv.arch;
+  bm.weights = weight_layout(m->inv, m->report.quantization.tensor_bytes);
+  bm.kv = plan_kv_cache(m->inv.arch, DType::BF16, DType::BF16, p.context);
+  bm.ffn = widest_ffn(m->inv.arch);
+  const EngineKnobs k = engine_defaults(PlanEngine::Transformers, {}, 24 * kGiB);
+  EXPECT_TRUE(device_budget(bm, s.split, 1, p.max_context, PlanEngine::Transformers, k, 24 * kGiB).fits);
+  EXPECT_FALSE(device_budget(bm, s.split, 1, p.max_context + 1, PlanEngine::Transformers, k, 24 * kGiB).fits);
+  EXPECT_TRUE(device_budget(bm, s.split, p.max_batch, p.context, PlanEngine::Transformers, k, 24 * kGiB).fits);
+  EXPECT_FALSE(device_budget(bm, s.split, p.max_batch + 1, p.context, PlanEngine::Transformers, k, 24 * kGiB).fits);
+}
+
+TEST(Plan, SplitsFollowHeadsKvHeadsAndMla) {
+  LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3.1-8B");  // 32 heads, 8 KV heads
+  const Plan three = make_plan(m->inv, m->report, on("3x24GB"));
+  EXPECT_NE(split_of(three, 3, 1).invalid.find("32 attention heads"), std::string::npos);
+  EXPECT_TRUE(split_of(three, 1, 3).invalid.empty());
+  // TP 16 over 8 KV heads: each GPU keeps one head, so its cache is an eighth, not a sixteenth.
+  const Plan sixteen = make_plan(m->inv, m->report, on("16x24GB"));
+  EXPECT_EQ(split_of(sixteen, 16, 1).budget.worst.kv, 131'072u * 8'192u / 8);
+  EXPECT_EQ(split_of(sixteen, 8, 2).budget.worst.kv, 131'072u * 8'192u / 8 / 2);  // 16 of 32 layers
+  // MLA's latent is whole on every tensor-parallel rank: 61 layers x 576 x 2 bytes per token.
+  auto ds = load(*data_ / "hf-configs" / "deepseek-ai__DeepSeek-V3");
+  const Plan d = make_plan(ds->inv, ds->report, on("8xh200"));
+  EXPECT_EQ(split_of(d, 8, 1).budget.worst.kv, 61u * 576 * 2 * 8'192);
+  EXPECT_TRUE(d.fits);
+  EXPECT_TRUE(split_of(d, 8, 1, 8).invalid.empty());  // 256 experts over 8
+}
+
+TEST(Plan, PipelineStagesCoverEveryLayerOnceAndBalanceBytes) {
+  LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3.1-8B");
+  const Plan p = make_plan(m->inv, m->report, on("4x24GB"));
+  const SplitPlan& s = split_of(p, 1, 4);
+  ASSERT_EQ(s.budget.stages.size(), 4u);
+  uint32_t next = 0;
+  uint64_t weights = 0, largest = 0;
+  for (const StageBudget& st : s.budget.stages) {
+    EXPECT_EQ(st.first_layer, next);
+    next = st.end_layer;
+    weights += st.bytes.weights;
+    largest = std::max(largest, st.bytes.weights);
+  }
+  EXPECT_EQ(next, 32u);
+  EXPECT_EQ(weights, p.weights_bytes);
+  // No stage holds more than a quarter plus one layer (218,112,000 params x 2 bytes) plus the head.
+  EXPECT_LE(largest, p.weights_bytes / 4 + 436'224'000u + 1'050'673'152u);
+}
+
+TEST(Plan, PrecisionsAndTheDoesNotFitVerdict) {
+  LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3.1-70B");
+  const Plan p = make_plan(m->inv, m->report, on("80GB"));
+  EXPECT_FALSE(p.fits);  // 131 GiB of bf16 weights
+  ASSERT_TRUE(p.widest_fitting);
+  EXPECT_EQ(*p.widest_fitting, WeightPrecision::FP8);  // 66 GiB of linears + 2 GiB 16-bit embeddings
+  EXPECT_EQ(p.max_context, 0u);
+  EXPECT_TRUE(make_plan(m->inv, m->report, on("2xh100-sxm")).fits);
+}
+
+TEST(Plan, MoeOffloadKeepsExpertsOnTheCpu) {
+  LOAD_CONFIG_OR_SKIP(m, "Qwen__Qwen3-30B-A3B");  // 57 GiB of bf16 weights, 48 layers of 128 experts
+  PlanRequest rq = on("24GB");
+  rq.cpu_ram = 64 * kGiB;
+  const Plan p = make_plan(m->inv, m->report, rq);
+  EXPECT_FALSE(p.fits);
+  ASSERT_TRUE(p.offload);
+  const OffloadPlan& o = *p.offload;
+  EXPECT_TRUE(o.fits);
+  EXPECT_EQ(o.gpu_layers, 48u);  // every layer's attention stays on the GPU
+  EXPECT_GT(o.cpu_moe_layers, 0u);
+  EXPECT_LT(o.cpu_moe_layers, 48u);
+  EXPECT_LE(o.gpu_bytes, 24 * kGiB);
+  EXPECT_GT(o.cpu_bytes, 0u);
+  EXPECT_LT(o.cpu_bytes, p.weights_bytes);
+  EXPECT_LE(o.cpu_bytes, 64 * kGiB);
+  // Experts are read top-8 of 128 per token: they come first off the GPU.
+  ASSERT_FALSE(p.layer_kinds.empty());
+  EXPECT_LT(p.layer_kinds.back().read_fraction, 0.1);
+}
+
+// The config of a Hub id in hf-configs: org__name, without -Instruct, or Meta's older "Meta-" naming.
+std::optional<fs::path> config_of(const fs::path& configs, std::string id) {
+  id = id.substr(0, id.find(' '));
+  const size_t slash = id.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  const std::string org = id.substr(0, slash);
+  std::vector<std::string> names{id.substr(slash + 1)};
+  if (const size_t i = names[0].find("-Instruct"); i != std::string::npos) names.push_back(names[0].substr(0, i));
+  for (size_t n = names.size(), i = 0; i < n; ++i) names.push_back("Meta-" + names[i]);
+  for (const std::string& n : names)
+    if (fs::exists(configs / (org + "__" + n) / "config.json")) return configs / (org + "__" + n);
+  return std::nullopt;
+}
+
+TEST(PlanEngines, VllmKvCacheTokensMatchWhatVllmPrinted) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  const json::Document doc = json::Document::parse(
+      read_small_file(*data / "engines" / "engine-memory.json", 16 << 20), "engine-memory.json");
+  size_t checked = 0;
+  for (const json::Value& row : doc.root().items()) {
+    if (row.find("engine")->as_string() != "vLLM") continue;
+    const json::Value* printed = row.find("figures_parsed")->find("kv_tokens");
+    const std::string gpu(row.find("gpu")->as_string());
+    const size_t at = gpu.find("total_memory=");
+    const std::string quant(row.find("dtype_quantization")->as_string());
+    const auto dir = config_of(*data / "hf-configs", std::string(row.find("model_id")->as_string()));
+    // Runs with the device's total printed, and weights as their config stores them.
+    if (!printed || !printed->as_uint() || at == std::string::npos || !dir ||
+        (quant != "bf16" && quant.find("MXFP4") == std::string::npos))
+      continue;
+    const json::Value* s = row.find("settings");
+    const std::string kv(row.find("kv_cache_dtype")->as_string());
+    const uint64_t context = *s->find("max_model_len")->as_uint();
+    auto m = load(*dir, kv == "fp8" ? std::optional<DType>(DType::F8_E4M3) : std::nullopt, context);
+    PlanRequest rq;
+    const uint64_t tp = *row.find("tp")->as_uint(), pp = *row.find("pp")->as_uint();
+    std::string memory = gpu.substr(at + 13, gpu.find("GiB", at) - at - 13);
+    memory.erase(std::remove(memory.begin(), memory.end(), ' '), memory.end());
+    rq.gpus = parse_device_spec(std::to_string(tp * pp) + "x" + memory + "GiB", "--gpu");
+    rq.engine = PlanEngine::Vllm;
+    rq.knobs.gpu_memory_utilization = s->find("gpu_memory_utilization")->as_double();
+    rq.knobs.max_num_seqs = *s->find("max_num_seqs")->as_uint();
+    rq.knobs.max_num_batched_tokens = *s->find("max_num_batched_tokens")->as_uint();
+    rq.knobs.block_size = *s->find("block_size")->as_uint();
+    rq.context = context;
+    const Plan p = make_plan(m->inv, m->report, rq);
+    const SplitPlan& sp = split_of(p, static_cast<uint32_t>(tp), static_cast<uint32_t>(pp));
+    const double ratio = static_cast<double>(sp.budget.engine.kv_cache_tokens) / static_cast<double>(*printed->as_uint());
+    EXPECT_NEAR(ratio, 1.0, 0.05) << row.find("id")->as_string();
+    EXPECT_EQ(sp.budget.engine.kv_cache_tokens % 16, 0u);  // whole blocks
+    ++checked;
+  }
+  EXPECT_GE(checked, 8u);
+}
+
+}  // namespace
+}  // namespace ma::test
