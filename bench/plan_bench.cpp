@@ -104,21 +104,22 @@ int main(int argc, char** argv) {
     }
     if (!m) continue;
     for (const PlanRequest* rq : {&big, &small})
-      times.emplace_back(plan_seconds(*m, *rq, runs),
-                         e.path().filename().string() + (rq == &big ? " on 8xh200 vllm" : " on 24GB + 64GB CPU"));
+      times.emplace_back(
+          plan_seconds(*m, *rq, runs),
+          e.path().filename().string() + (rq == &big ? " on 8xh200 vllm" : " on 24GB + 64GB CPU"));
   }
   std::sort(times.begin(), times.end());
   const double median = times[times.size() / 2].first;
-  std::printf("%zu plans: median %.2f ms, slowest %.2f ms (%s); target 50 ms: %s\n", times.size(), median * 1e3,
-              times.back().first * 1e3, times.back().second.c_str(),
+  std::printf("%zu plans: median %.2f ms, slowest %.2f ms (%s); target 50 ms: %s\n", times.size(),
+              median * 1e3, times.back().first * 1e3, times.back().second.c_str(),
               times.back().first < 0.05 ? "met" : "NOT met");
   for (size_t i = times.size() >= 5 ? times.size() - 5 : 0; i < times.size(); ++i)
     std::printf("  %8.2f ms  %s\n", times[i].first * 1e3, times[i].second.c_str());
 
   std::printf("\n== vLLM KV cache tokens: printed by vLLM vs plan --engine vllm (target within 5%%) ==\n");
   std::printf("%-44s %12s %12s %8s\n", "run", "vLLM", "plan", "ratio");
-  const json::Document doc =
-      json::Document::parse(read_small_file((data / "engines" / "engine-memory.json").string(), 16 << 20), "engines");
+  const json::Document doc = json::Document::parse(
+      read_small_file((data / "engines" / "engine-memory.json").string(), 16 << 20), "engines");
   for (const json::Value& row : doc.root().items()) {
     if (row.find("engine")->as_string() != "vLLM") continue;
     const json::Value* tokens = row.find("figures_parsed")->find("kv_tokens");
@@ -147,7 +148,8 @@ int main(int argc, char** argv) {
     const Plan p = make_plan(m->inv, m->report, rq);
     for (const SplitPlan& sp : p.splits)
       if (sp.split.tp == tp && sp.split.pp == pp && sp.split.ep == 1) {
-        const double ratio = static_cast<double>(sp.budget.engine.kv_cache_tokens) / static_cast<double>(*tokens->as_uint());
+        const double ratio =
+            static_cast<double>(sp.budget.engine.kv_cache_tokens) / static_cast<double>(*tokens->as_uint());
         std::printf("%-44s %12llu %12llu %8.4f\n", std::string(row.find("id")->as_string()).c_str(),
                     static_cast<unsigned long long>(*tokens->as_uint()),
                     static_cast<unsigned long long>(sp.budget.engine.kv_cache_tokens), ratio);

@@ -7,6 +7,7 @@
 #include "analysis/model_report.h"
 #include "analysis/perf/perf_model.h"
 #include "analysis/perf/stored_precision.h"
+#include "analysis/plan/perf_capacity.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/model_source.h"
@@ -39,6 +40,7 @@ int run_perf(const Args& args) {
                        inv.arch.quantization ? inv.arch.quantization->kv_cache_dtype : std::nullopt,
                        a.kv_dtype_given, hw);
   PerfResult result = model_performance(inv, report, a.inputs, hw);
+  result.capacity = check_capacity(inv, report, a.inputs, hw);
 
   // Everything rendered first, then written.
   trace("step modelled; sweeps and outputs");

@@ -21,7 +21,8 @@ CommandSpec plan_spec(PlanArgs& a) {
       "overhead), the largest context and batch, valid tensor / pipeline / expert splits ranked by\n"
       "tokens/s, the widest precision that fits, llama.cpp offload (-ngl, --n-cpu-moe) with a CPU.";
   s.operand = one_operand(a.model, s.name);
-  add_result_output_options(s, a.outputs, "bytes per device as stacked bars and the layer strip: .png or .svg");
+  add_result_output_options(s, a.outputs,
+                            "bytes per device as stacked bars and the layer strip: .png or .svg");
   PlanRequest& r = a.request;
   EngineKnobs& k = r.knobs;
   // clang-format off
@@ -69,7 +70,8 @@ CommandSpec plan_spec(PlanArgs& a) {
 
 PlanArgs parse_plan_args(const Args& args) {
   PlanArgs a = parse_model_command(args, plan_spec);
-  if (a.gpu.empty()) throw Error(ErrorKind::Usage, "", "--gpu", "is required: which devices to plan for (e.g. 8xh200, 24GB)");
+  if (a.gpu.empty())
+    throw Error(ErrorKind::Usage, "", "--gpu", "is required: which devices to plan for (e.g. 8xh200, 24GB)");
   a.request.gpus = parse_device_spec(a.gpu, "--gpu");
   if (!a.cpu_ram.empty()) a.request.cpu_ram = parse_memory_size(a.cpu_ram, "--cpu-ram");
   return a;

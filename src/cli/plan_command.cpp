@@ -30,7 +30,8 @@ int run_plan(const Args& args) {
   const RunInfo run = run_info();
   const ResultOutputs& o = a.outputs;
   RenderedResults r;
-  if (o.json || !o.json_file.empty()) stream_plan_json(plan, run, [&](std::string_view s) { r.json.append(s); });
+  if (o.json || !o.json_file.empty())
+    stream_plan_json(plan, run, [&](std::string_view s) { r.json.append(s); });
   if (!o.csv_file.empty()) r.csv = render_plan_csv(plan);
   if (!o.markdown_file.empty()) r.markdown = render_plan_markdown(plan, run);
   if (!o.plot_file.empty()) r.plot_svg = render_plan_svg(plan);

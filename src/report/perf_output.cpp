@@ -54,6 +54,27 @@ void step_fields(JsonWriter& w, const PerfResult& r) {
   w.key("tokens_per_s").value(r.tokens_per_s);
 }
 
+// The console's capacity line: "fits: 17.2 GiB of 141.0 GiB per device", or what would.
+std::string capacity_text(const CapacityCheck& c) {
+  const std::string bytes =
+      human_bytes(c.bytes_per_device) + " of " + human_bytes(c.capacity_bytes) + " per device";
+  return c.fits ? "fits: " + bytes : "DOES NOT FIT: " + bytes + "; " + c.advice;
+}
+
+void capacity_object(JsonWriter& w, const std::optional<CapacityCheck>& c) {
+  w.key("capacity");
+  if (!c) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  w.key("fits").value(c->fits);
+  w.key("bytes_per_device").value(c->bytes_per_device);
+  w.key("capacity_bytes").value(c->capacity_bytes);
+  w.key("advice").value(c->advice);
+  w.end_object();
+}
+
 void inputs_object(JsonWriter& w, const PerfInputs& in) {
   w.key("inputs").begin_object();
   w.key("mode").value(perf_mode_name(in.mode));
@@ -227,6 +248,7 @@ std::string render_perf_console(const PerfResult& r, const std::string& model_id
                          " TFLOP/s (" + std::string(compute_dtype_name(peak_dtype)) + ", " + r.hardware.name +
                          ")");
   w.field("tokens/s", brief_number(r.tokens_per_s));
+  if (r.capacity) w.field("capacity", capacity_text(*r.capacity));
   w.heading("BY OPERATION KIND");
   std::vector<std::vector<std::string>> rows;
   for (const OpCost& g : ops_by_kind(r))
@@ -247,6 +269,7 @@ void stream_perf_json(const PerfResult& r, const PerfSweeps& study, const std::s
   w.begin_object();
   w.key("model_id").value(model_id);
   step_fields(w, r);
+  capacity_object(w, r.capacity);
   w.key("compute_dtype").value(compute_dtype_name(peak_dtype));
   w.key("p_peak_tflops").value(r.hardware.peak(peak_dtype));
   w.key("ridge_flop_per_byte").value(r.hardware.ridge(peak_dtype));

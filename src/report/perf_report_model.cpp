@@ -96,6 +96,12 @@ void overview(DocumentWriter& md, const PerfResult& r, const std::string& model)
                                                                   "unquantized checkpoint)")
                                                     : in.stored_label},
       {"Compute dtype (P_peak)", upper(compute_dtype_name(perf_peak_dtype(r)))},
+      {"Capacity (per device)",
+       !r.capacity        ? std::string("not checked (training: see the report's training figures)")
+       : r.capacity->fits ? "fits: " + human_bytes(r.capacity->bytes_per_device) + " of " +
+                                human_bytes(r.capacity->capacity_bytes)
+                          : "does not fit: " + human_bytes(r.capacity->bytes_per_device) + " of " +
+                                human_bytes(r.capacity->capacity_bytes) + "; " + r.capacity->advice},
       {"Parallelism (per GPU figures)", "TP " + std::to_string(in.parallel.tp) + " x PP " +
                                             std::to_string(in.parallel.pp) + " x EP " +
                                             std::to_string(in.parallel.ep)},

@@ -13,12 +13,6 @@
 namespace ma {
 namespace {
 
-std::string split_text(const Split& s) {
-  std::string t = "TP " + std::to_string(s.tp) + " x PP " + std::to_string(s.pp);
-  if (s.ep > 1) t += ", EP " + std::to_string(s.ep);
-  return t;
-}
-
 std::string devices_text(const Plan& p) {
   const DeviceSpec& g = p.request.gpus;
   if (!g.hardware) return std::to_string(g.count) + " x " + human_bytes(g.memory_bytes) + " device";
@@ -34,7 +28,8 @@ const SplitPlan* chosen(const Plan& p) {
   if (p.best) return &p.splits[*p.best];
   const SplitPlan* roomiest = nullptr;
   for (const SplitPlan& s : p.splits)
-    if (s.invalid.empty() && (!roomiest || s.budget.worst.used() < roomiest->budget.worst.used())) roomiest = &s;
+    if (s.invalid.empty() && (!roomiest || s.budget.worst.used() < roomiest->budget.worst.used()))
+      roomiest = &s;
   return roomiest;
 }
 
@@ -68,8 +63,9 @@ std::string verdict(const Plan& p) {
     return t;
   }
   const SplitPlan& s = p.splits[*p.best];
-  return "fits: " + split_text(s.split) + ", " + human_bytes(s.budget.worst.used() - s.budget.worst.kv_spare) +
-         " of " + human_bytes(s.budget.worst.capacity) + " per device";
+  return "fits: " + split_name(s.split) + ", " +
+         human_bytes(s.budget.worst.used() - s.budget.worst.kv_spare) + " of " +
+         human_bytes(s.budget.worst.capacity) + " per device";
 }
 
 std::vector<std::vector<std::string>> device_rows(const SplitPlan& s) {
@@ -77,51 +73,54 @@ std::vector<std::vector<std::string>> device_rows(const SplitPlan& s) {
   for (size_t i = 0; i < s.budget.stages.size(); ++i) {
     const StageBudget& st = s.budget.stages[i];
     const DeviceBytes& d = st.bytes;
-    rows.push_back({std::to_string(i), std::to_string(st.first_layer) + "-" + std::to_string(st.end_layer - 1),
-                    human_bytes(d.weights), human_bytes(d.kv), human_bytes(d.activations), human_bytes(d.overhead),
-                    human_bytes(d.reserved + d.kv_spare), human_bytes(free_bytes(d)), d.fits() ? "yes" : "no"});
+    rows.push_back(
+        {std::to_string(i), std::to_string(st.first_layer) + "-" + std::to_string(st.end_layer - 1),
+         human_bytes(d.weights), human_bytes(d.kv), human_bytes(d.activations), human_bytes(d.overhead),
+         human_bytes(d.reserved + d.kv_spare), human_bytes(free_bytes(d)), d.fits() ? "yes" : "no"});
   }
   return rows;
 }
-const std::vector<std::string> kDeviceHeader{"stage", "layers", "weights", "kv_cache", "activations",
-                                             "overhead", "headroom", "free", "fits"};
+const std::vector<std::string> kDeviceHeader{"stage",    "layers",   "weights", "kv_cache", "activations",
+                                             "overhead", "headroom", "free",    "fits"};
 
 std::vector<std::vector<std::string>> split_rows(const Plan& p) {
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < p.splits.size(); ++i) {
     const SplitPlan& s = p.splits[i];
     if (!s.invalid.empty()) {
-      rows.push_back({split_text(s.split), "-", "invalid", "-", "-", s.invalid});
+      rows.push_back({split_name(s.split), "-", "invalid", "-", "-", s.invalid});
       continue;
     }
     const DeviceBytes& d = s.budget.worst;
     std::string starts;
     for (uint32_t l : s.stage_starts) starts += (starts.empty() ? "" : ",") + std::to_string(l);
-    rows.push_back({split_text(s.split) + (p.best == i ? " *" : ""), human_bytes(d.used() - d.kv_spare),
-                    d.fits() ? "yes" : "no", tokens_per_s(s.decode_tokens_per_s), tokens_per_s(s.prefill_tokens_per_s),
+    rows.push_back({split_name(s.split) + (p.best == i ? " *" : ""), human_bytes(d.used() - d.kv_spare),
+                    d.fits() ? "yes" : "no", tokens_per_s(s.decode_tokens_per_s),
+                    tokens_per_s(s.prefill_tokens_per_s),
                     s.split.pp > 1 ? "stages start at layers " + starts : ""});
   }
   return rows;
 }
-const std::vector<std::string> kSplitHeader{"split", "per device", "fits", "decode tok/s", "prefill tok/s",
-                                            "note"};
+const std::vector<std::string> kSplitHeader{"split",        "per device",    "fits",
+                                            "decode tok/s", "prefill tok/s", "note"};
 
 std::vector<std::vector<std::string>> precision_rows(const Plan& p) {
   std::vector<std::vector<std::string>> rows;
   for (const PrecisionFit& f : p.precisions)
-    rows.push_back({std::string(precision_name(f.precision)), human_bytes(f.weights_bytes), f.fits ? "yes" : "no",
-                    f.split ? split_text(*f.split) : "-"});
+    rows.push_back({std::string(precision_name(f.precision)), human_bytes(f.weights_bytes),
+                    f.fits ? "yes" : "no", f.split ? split_name(*f.split) : "-"});
   return rows;
 }
 
 std::vector<std::vector<std::string>> kind_rows(const Plan& p) {
   std::vector<std::vector<std::string>> rows;
   for (const LayerKindAdvice& k : p.layer_kinds)
-    rows.push_back({k.kind, std::to_string(k.layers), human_bytes(k.stored_bytes), human_bytes(k.read_per_token_bytes),
-                    fixed_decimals(100 * k.read_fraction, 1) + "%"});
+    rows.push_back({k.kind, std::to_string(k.layers), human_bytes(k.stored_bytes),
+                    human_bytes(k.read_per_token_bytes), fixed_decimals(100 * k.read_fraction, 1) + "%"});
   return rows;
 }
-const std::vector<std::string> kKindHeader{"layer kind", "layers", "stored", "read per token", "read fraction"};
+const std::vector<std::string> kKindHeader{"layer kind", "layers", "stored", "read per token",
+                                           "read fraction"};
 
 std::string context_text(const Plan& p) {
   if (!p.max_context) return "none fits";
@@ -134,14 +133,18 @@ std::vector<std::pair<std::string, std::string>> summary_fields(const Plan& p) {
   std::vector<std::pair<std::string, std::string>> f{
       {"devices", devices_text(p)},
       {"engine", std::string(engine_name(p.request.engine))},
-      {"weights_bytes (" + std::string(precision_name(p.request.precision)) + ")", bytes_exactly(p.weights_bytes)},
-      {"context / batch", with_thousands(p.context) + " / " + with_thousands(p.batch) +
-                              (p.max_model_context ? " (model maximum " + with_thousands(p.max_model_context) + ")" : "")},
+      {"weights_bytes (" + std::string(precision_name(p.request.precision)) + ")",
+       bytes_exactly(p.weights_bytes)},
+      {"context / batch",
+       with_thousands(p.context) + " / " + with_thousands(p.batch) +
+           (p.max_model_context ? " (model maximum " + with_thousands(p.max_model_context) + ")" : "")},
       {"kv_cache_dtype", p.kv_dtype},
       {"fits", verdict(p)},
       {"max_context", context_text(p)},
-      {"max_batch", p.max_batch ? with_thousands(p.max_batch) + " at context " + with_thousands(p.context) : "none fits"},
-      {"widest_fitting_precision", p.widest_fitting ? std::string(precision_name(*p.widest_fitting)) : "none"},
+      {"max_batch",
+       p.max_batch ? with_thousands(p.max_batch) + " at context " + with_thousands(p.context) : "none fits"},
+      {"widest_fitting_precision",
+       p.widest_fitting ? std::string(precision_name(*p.widest_fitting)) : "none"},
   };
   return f;
 }
@@ -201,7 +204,8 @@ std::string render_plan_console(const Plan& p, bool color) {
   w.heading("PLAN " + p.model_id);
   for (const auto& [label, value] : summary_fields(p)) w.field(label, value);
   if (const SplitPlan* s = chosen(p)) {
-    w.heading("Per device (" + split_text(s->split) + (p.best ? "" : ", the roomiest split: it does not fit") + ")");
+    w.heading("Per device (" + split_name(s->split) +
+              (p.best ? "" : ", the roomiest split: it does not fit") + ")");
     w.table(kDeviceHeader, device_rows(*s));
     if (p.request.engine != PlanEngine::Transformers) {
       w.heading("Engine (" + std::string(engine_name(p.request.engine)) + ", fullest device)");
@@ -229,7 +233,7 @@ std::string render_plan_markdown(const Plan& p, const RunInfo& run) {
   w.paragraph(run_info_paragraph(run));
   w.fields(summary_fields(p));
   if (const SplitPlan* s = chosen(p)) {
-    w.heading(2, "Per device (" + split_text(s->split) + ")");
+    w.heading(2, "Per device (" + split_name(s->split) + ")");
     w.table(kDeviceHeader, device_rows(*s));
     if (p.request.engine != PlanEngine::Transformers) {
       w.heading(2, "Engine view (" + std::string(engine_name(p.request.engine)) + ")");
@@ -384,7 +388,8 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
 }
 
 std::string render_plan_csv(const Plan& p) {
-  std::string out = "model_id,tp,pp,ep,valid,fits,per_device_bytes,decode_tokens_per_s,prefill_tokens_per_s\n";
+  std::string out =
+      "model_id,tp,pp,ep,valid,fits,per_device_bytes,decode_tokens_per_s,prefill_tokens_per_s\n";
   for (const SplitPlan& s : p.splits) {
     const bool valid = s.invalid.empty();
     out += csv_text(p.model_id) + "," + std::to_string(s.split.tp) + "," + std::to_string(s.split.pp) + "," +
@@ -403,7 +408,8 @@ std::string render_plan_svg(const Plan& p) {
   const SplitPlan* c = chosen(p);
   const size_t stages = c ? c->budget.stages.size() : 0;
   const double bar_w = 56, gap = 24, left = 90, top = 70, plot_h = 300;
-  const int width = static_cast<int>(std::max(900.0, left + static_cast<double>(stages) * (bar_w + gap) + 260));
+  const int width =
+      static_cast<int>(std::max(900.0, left + static_cast<double>(stages) * (bar_w + gap) + 260));
   const int height = 470;
   Svg svg(width, height, "Plan: " + p.model_id);
   TextStyle title{16, plot::kInk, true};
@@ -414,10 +420,13 @@ std::string render_plan_svg(const Plan& p) {
   svg.fit(20, 48, width - 40, devices_text(p) + "; " + verdict(p), sub);
   if (!c) return svg.finish();
   const double cap = static_cast<double>(p.request.gpus.memory_bytes);
-  auto y_of = [&](double bytes) { return top + plot_h - plot_h * std::min(bytes, cap * 1.25) / (cap * 1.25); };
+  auto y_of = [&](double bytes) {
+    return top + plot_h - plot_h * std::min(bytes, cap * 1.25) / (cap * 1.25);
+  };
   // Capacity line and axis.
   svg.line(left - 6, top, left - 6, top + plot_h, plot::kAxis, 1);
-  svg.line(left - 10, y_of(cap), left + static_cast<double>(stages) * (bar_w + gap), y_of(cap), plot::kVermillion, 1.5, true);
+  svg.line(left - 10, y_of(cap), left + static_cast<double>(stages) * (bar_w + gap), y_of(cap),
+           plot::kVermillion, 1.5, true);
   TextStyle axis{11, plot::kMuted, false, diagram::Anchor::End};
   svg.text(left - 12, y_of(cap) + 4, human_bytes(p.request.gpus.memory_bytes), axis);
   svg.text(left - 12, top + plot_h + 4, "0", axis);
@@ -450,7 +459,7 @@ std::string render_plan_svg(const Plan& p) {
   const size_t layers = c->budget.stages.empty() ? 0 : c->budget.stages.back().end_layer;
   const double strip_y = top + plot_h + 60, strip_w = static_cast<double>(width) - 40;
   svg.text(20, strip_y - 8, "Layers by device (pipeline stage)", TextStyle{12, plot::kInk, true});
-  const std::string* palette[] = {&plot::kBlue, &plot::kOrange, &plot::kGreen, &plot::kPurple,
+  const std::string* palette[] = {&plot::kBlue, &plot::kOrange,     &plot::kGreen,  &plot::kPurple,
                                   &plot::kSky,  &plot::kVermillion, &plot::kYellow, &plot::kBlack};
   for (size_t i = 0; i < stages; ++i) {
     const StageBudget& st = c->budget.stages[i];

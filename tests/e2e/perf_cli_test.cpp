@@ -17,8 +17,9 @@ TEST(PerfCli, JsonCarriesTheIssuesFieldsAndReportAndPlotAreWritten) {
   json::Document d = json::Document::parse(r.out, "perf");
   for (const char* key :
        {"t_est_s", "t_comp_s", "t_hbm_s", "t_net_s", "regime", "flops_theory", "flops_realizable",
-        "bytes_hbm", "ai_hbm", "mfu_est", "tokens_per_s", "inputs", "knobs", "hardware", "ops"})
+        "bytes_hbm", "ai_hbm", "mfu_est", "tokens_per_s", "inputs", "knobs", "hardware", "ops", "capacity"})
     EXPECT_NE(d.root().find(key), nullptr) << key;
+  EXPECT_TRUE(d.root().find("capacity")->find("fits")->as_bool());
   const json::Value& op = d.root().find("ops")->items().at(0);
   for (const char* key : {"t_est_s", "t_comp_s", "t_hbm_s", "t_net_s", "regime", "flops_theory",
                           "flops_realizable", "bytes_hbm", "ai_hbm", "m_eff", "eta_tc"})

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "analysis/model_report.h"
+#include "analysis/plan/perf_capacity.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "formats/model_files.h"
@@ -42,9 +43,9 @@ std::unique_ptr<Loaded> load(const fs::path& dir, std::optional<DType> kv = std:
   return m;
 }
 
-#define LOAD_CONFIG_OR_SKIP(var, name)                                 \
-  auto data_ = shared_data();                                          \
-  if (!data_) GTEST_SKIP() << "../shared/data is not available";       \
+#define LOAD_CONFIG_OR_SKIP(var, name)                           \
+  auto data_ = shared_data();                                    \
+  if (!data_) GTEST_SKIP() << "../shared/data is not available"; \
   auto var = load(*data_ / "hf-configs" / (name))
 
 const SplitPlan& split_of(const Plan& p, uint32_t tp, uint32_t pp, uint32_t ep = 1) {
@@ -112,8 +113,10 @@ TEST(Plan, LargestContextAndBatchAreBoundaries) {
   const EngineKnobs k = engine_defaults(PlanEngine::Transformers, {}, 24 * kGiB);
   EXPECT_TRUE(device_budget(bm, s.split, 1, p.max_context, PlanEngine::Transformers, k, 24 * kGiB).fits);
   EXPECT_FALSE(device_budget(bm, s.split, 1, p.max_context + 1, PlanEngine::Transformers, k, 24 * kGiB).fits);
-  EXPECT_TRUE(device_budget(bm, s.split, p.max_batch, p.context, PlanEngine::Transformers, k, 24 * kGiB).fits);
-  EXPECT_FALSE(device_budget(bm, s.split, p.max_batch + 1, p.context, PlanEngine::Transformers, k, 24 * kGiB).fits);
+  EXPECT_TRUE(
+      device_budget(bm, s.split, p.max_batch, p.context, PlanEngine::Transformers, k, 24 * kGiB).fits);
+  EXPECT_FALSE(
+      device_budget(bm, s.split, p.max_batch + 1, p.context, PlanEngine::Transformers, k, 24 * kGiB).fits);
 }
 
 TEST(Plan, SplitsFollowHeadsKvHeadsAndMla) {
@@ -183,6 +186,22 @@ TEST(Plan, MoeOffloadKeepsExpertsOnTheCpu) {
   EXPECT_LT(p.layer_kinds.back().read_fraction, 0.1);
 }
 
+TEST(PerfCapacity, SaysWhenAStepDoesNotFitAndWhatWould) {
+  LOAD_CONFIG_OR_SKIP(ds, "deepseek-ai__DeepSeek-V3");
+  const Hardware& h200 = *find_hardware("h200");
+  PerfInputs in;  // decode, batch 1, bf16 weights on one H200: 1.25 TiB of weights
+  const std::optional<CapacityCheck> one = check_capacity(ds->inv, ds->report, in, h200);
+  ASSERT_TRUE(one);
+  EXPECT_FALSE(one->fits);
+  EXPECT_GT(one->bytes_per_device, 671'026'404'352u * 2);
+  EXPECT_EQ(one->capacity_bytes, 141 * kGiB);
+  EXPECT_NE(one->advice.find("fits on 16 x h200"), std::string::npos) << one->advice;
+  in.parallel.tp = 16;
+  EXPECT_TRUE(check_capacity(ds->inv, ds->report, in, h200)->fits);
+  in.mode = PerfMode::Train;
+  EXPECT_FALSE(check_capacity(ds->inv, ds->report, in, h200));  // training has the report's figures
+}
+
 // The config of a Hub id in hf-configs: org__name, without -Instruct, or Meta's older "Meta-" naming.
 std::optional<fs::path> config_of(const fs::path& configs, std::string id) {
   id = id.substr(0, id.find(' '));
@@ -190,7 +209,8 @@ std::optional<fs::path> config_of(const fs::path& configs, std::string id) {
   if (slash == std::string::npos) return std::nullopt;
   const std::string org = id.substr(0, slash);
   std::vector<std::string> names{id.substr(slash + 1)};
-  if (const size_t i = names[0].find("-Instruct"); i != std::string::npos) names.push_back(names[0].substr(0, i));
+  if (const size_t i = names[0].find("-Instruct"); i != std::string::npos)
+    names.push_back(names[0].substr(0, i));
   for (size_t n = names.size(), i = 0; i < n; ++i) names.push_back("Meta-" + names[i]);
   for (const std::string& n : names)
     if (fs::exists(configs / (org + "__" + n) / "config.json")) return configs / (org + "__" + n);
@@ -231,7 +251,8 @@ TEST(PlanEngines, VllmKvCacheTokensMatchWhatVllmPrinted) {
     rq.context = context;
     const Plan p = make_plan(m->inv, m->report, rq);
     const SplitPlan& sp = split_of(p, static_cast<uint32_t>(tp), static_cast<uint32_t>(pp));
-    const double ratio = static_cast<double>(sp.budget.engine.kv_cache_tokens) / static_cast<double>(*printed->as_uint());
+    const double ratio =
+        static_cast<double>(sp.budget.engine.kv_cache_tokens) / static_cast<double>(*printed->as_uint());
     EXPECT_NEAR(ratio, 1.0, 0.05) << row.find("id")->as_string();
     EXPECT_EQ(sp.budget.engine.kv_cache_tokens % 16, 0u);  // whole blocks
     ++checked;

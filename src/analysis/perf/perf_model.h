@@ -71,6 +71,15 @@ struct OpCost {
   std::string regime;  // compute | memory | network
 };
 
+// Whether the step's memory fits its devices (weights, KV cache, activations, workspace per device), and what
+// would when it does not. perf_model does not size memory: the caller fills it
+// (analysis/plan/perf_capacity.h).
+struct CapacityCheck {
+  bool fits = true;
+  uint64_t bytes_per_device = 0, capacity_bytes = 0;
+  std::string advice;  // e.g. "fits on 16 x h200 (TP 8 x PP 2), or in fp8 on these 8"
+};
+
 struct PerfResult {
   PerfInputs inputs;
   Hardware hardware;
@@ -83,7 +92,8 @@ struct PerfResult {
   double p_effective = 0;      // P_peak * F_theory / F_realizable, TFLOP/s
   double mfu_est = 0;          // F_theory / (P_peak * T_est)
   double tokens_per_s = 0;
-  std::vector<std::string> assumptions;  // every modelling choice, in words
+  std::vector<std::string> assumptions;   // every modelling choice, in words
+  std::optional<CapacityCheck> capacity;  // unset where not checked (training steps)
 };
 
 // False for an encoder-only model (BERT, a T5 encoder alone): it reads its input in one pass and has no

@@ -99,13 +99,15 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
                           "act");
       const uint64_t sum = add({d.weights, d.kv, d.activations}, "sum");
       d.overhead = memory::percent_of(sum, kTransformersOverheadPercent);
-      v.formulas.push_back("transformers: weights + KV cache of batch x context + one prefill's activations + " +
-                           num(kTransformersOverheadPercent) + "% (CUDA context, fragmentation, workspaces)");
+      v.formulas.push_back(
+          "transformers: weights + KV cache of batch x context + one prefill's activations + " +
+          num(kTransformersOverheadPercent) + "% (CUDA context, fragmentation, workspaces)");
       break;
     }
     case PlanEngine::Vllm: {
       const uint64_t forward = forward_activations(m, *k.max_num_batched_tokens, s.tp);
-      const uint64_t sampler = last_stage ? mul({*k.max_num_seqs, vocab, kSamplerBytesPerLogit}, "sampler") : 0;
+      const uint64_t sampler =
+          last_stage ? mul({*k.max_num_seqs, vocab, kSamplerBytesPerLogit}, "sampler") : 0;
       d.activations = std::max(forward, sampler);
       d.overhead = s.tp > 1 ? kVllmNonTorchParallel : kVllmNonTorchSingle;
       d.reserved = d.capacity - fraction_of(d.capacity, *k.gpu_memory_utilization);
@@ -116,16 +118,17 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
       v.kv_cache_tokens = cache.per_token ? pool / block * *k.block_size : 0;
       v.kv_cache_bytes = pool;
       d.kv = cache.demand;
-      v.formulas.push_back(
-          "vLLM: pool = gpu_memory_utilization " + std::to_string(*k.gpu_memory_utilization).substr(0, 4) +
-          " x " + num(d.capacity) + " - weights " + num(d.weights) + " - activation peak " +
-          num(d.activations) + " - non-torch " + num(d.overhead) + " = " + num(pool) + " bytes");
+      v.formulas.push_back("vLLM: pool = gpu_memory_utilization " +
+                           std::to_string(*k.gpu_memory_utilization).substr(0, 4) + " x " + num(d.capacity) +
+                           " - weights " + num(d.weights) + " - activation peak " + num(d.activations) +
+                           " - non-torch " + num(d.overhead) + " = " + num(pool) + " bytes");
       v.formulas.push_back("activation peak = max(forward of max_num_batched_tokens " +
                            num(*k.max_num_batched_tokens) + " = " + num(forward) + ", sampler " +
                            num(*k.max_num_seqs) + " seqs x " + num(vocab) + " vocab x " +
                            num(kSamplerBytesPerLogit) + " bytes = " + num(sampler) + ")");
       v.formulas.push_back("KV tokens = floor(pool / (block_size " + num(*k.block_size) + " x " +
-                           num(cache.per_token) + " bytes per token)) x block_size = " + num(v.kv_cache_tokens));
+                           num(cache.per_token) +
+                           " bytes per token)) x block_size = " + num(v.kv_cache_tokens));
       d.kv_spare = pool > cache.demand ? pool - cache.demand : 0;
       break;
     }
@@ -148,11 +151,12 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
       // The compute buffer of one ubatch: fp32 logits and the widest intermediates of n_ubatch tokens (an
       // approximation: llama.cpp sizes it from its graph; MLA models need several times more).
       const uint64_t u = *k.ubatch;
-      d.activations = add({mul({u, vocab, 4}, "logits"), mul({u, m.ffn.elements + 2 * m.arch->hidden_size, 4},
-                                                               "compute")},
-                          "compute buffer");
+      d.activations = add(
+          {mul({u, vocab, 4}, "logits"), mul({u, m.ffn.elements + 2 * m.arch->hidden_size, 4}, "compute")},
+          "compute buffer");
       v.formulas.push_back("llama.cpp: KV of n_ctx " + num(context) + " x batch " + num(batch) +
-                           "; compute buffer ~ n_ubatch " + num(u) + " x (vocab + widest intermediates) x 4 bytes");
+                           "; compute buffer ~ n_ubatch " + num(u) +
+                           " x (vocab + widest intermediates) x 4 bytes");
       break;
     }
   }
@@ -167,6 +171,12 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
 }
 
 }  // namespace
+
+std::string split_name(const Split& s) {
+  std::string t = "TP " + std::to_string(s.tp) + " x PP " + std::to_string(s.pp);
+  if (s.ep > 1) t += ", EP " + std::to_string(s.ep);
+  return t;
+}
 
 uint64_t WeightLayout::total() const {
   uint64_t t = before_bytes + after_bytes;

@@ -30,8 +30,8 @@ WeightLayout weight_layout(const Inventory& inv, const std::vector<uint64_t>& te
 struct BudgetModel {
   const ArchitectureRecord* arch = nullptr;
   WeightLayout weights;
-  KvCachePlan kv;               // at the plan's KV dtype
-  FfnWidth ffn;                 // widest per-token FFN intermediates
+  KvCachePlan kv;                 // at the plan's KV dtype
+  FfnWidth ffn;                   // widest per-token FFN intermediates
   uint64_t activation_bytes = 2;  // per element (16-bit activations)
 };
 
@@ -39,6 +39,7 @@ struct Split {
   uint32_t tp = 1, pp = 1, ep = 1;
   uint32_t devices() const { return tp * pp; }  // expert parallel runs inside the tensor-parallel group
 };
+std::string split_name(const Split& s);  // "TP 8 x PP 1, EP 8"
 
 // One device's bytes by kind; `capacity` is the whole device.
 struct DeviceBytes {

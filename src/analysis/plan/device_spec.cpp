@@ -56,7 +56,8 @@ const Hardware* hardware_named(std::string_view name, std::string_view flag, std
   }
   if (count == 1) return found;
   if (count > 1) bad(flag, text, "ambiguous, say which: " + matches);
-  bad(flag, text, "not a size (24GB, 80GiB) nor a hardware name (" + all + "), optionally with a count (8xh200)");
+  bad(flag, text,
+      "not a size (24GB, 80GiB) nor a hardware name (" + all + "), optionally with a count (8xh200)");
 }
 
 }  // namespace
@@ -76,7 +77,8 @@ DeviceSpec parse_device_spec(std::string_view text, std::string_view flag) {
                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
     uint64_t n = 0;
     std::from_chars(text.data(), text.data() + x, n);
-    if (n == 0 || n > kMaxDevices) bad(flag, text, "the device count must be 1 to " + std::to_string(kMaxDevices));
+    if (n == 0 || n > kMaxDevices)
+      bad(flag, text, "the device count must be 1 to " + std::to_string(kMaxDevices));
     d.count = static_cast<uint32_t>(n);
     rest = text.substr(x + 1);
   }

@@ -37,7 +37,9 @@ std::vector<uint64_t> tensor_bytes_at(const Inventory& inv, const QuantizationIn
       continue;
     }
     const uint64_t n = t.parameters;
-    if (!is_linear_weight(t))
+    if (p == WeightPrecision::FP32)
+      out.push_back(n * 4);
+    else if (!is_linear_weight(t))
       out.push_back(n * 2);
     else if (p == WeightPrecision::BF16)
       out.push_back(n * 2);
@@ -64,6 +66,9 @@ PerfInputs perf_inputs(const ModelReport& report, WeightPrecision p, DType kv, c
       use_stored_weights(in, report.quantization, std::nullopt, true, hw);
       break;
     case WeightPrecision::BF16:
+      break;
+    case WeightPrecision::FP32:
+      in.weight_dtype = in.act_dtype = ComputeDType::FP32;
       break;
     case WeightPrecision::FP8:
       in.weight_dtype = ComputeDType::FP8;
@@ -152,15 +157,19 @@ std::vector<LayerKindAdvice> layer_kinds(const ArchitectureRecord& arch, const W
     const FfnShape& f = layers[i].ffn;
     const uint64_t experts = w.layer_expert_bytes[i];
     const uint64_t dense = w.layer_bytes[i] - experts;
-    const uint64_t read = f.experts ? dense + experts / f.experts * std::min(f.top_k, f.experts) : w.layer_bytes[i];
+    const uint64_t read =
+        f.experts ? dense + experts / f.experts * std::min(f.top_k, f.experts) : w.layer_bytes[i];
     ++it->layers;
     it->stored_bytes += w.layer_bytes[i];
     it->read_per_token_bytes += read;
   }
   for (LayerKindAdvice& a : out)
-    a.read_fraction = a.stored_bytes ? static_cast<double>(a.read_per_token_bytes) / static_cast<double>(a.stored_bytes) : 0;
-  std::stable_sort(out.begin(), out.end(),
-                   [](const LayerKindAdvice& a, const LayerKindAdvice& b) { return a.read_fraction > b.read_fraction; });
+    a.read_fraction = a.stored_bytes
+                          ? static_cast<double>(a.read_per_token_bytes) / static_cast<double>(a.stored_bytes)
+                          : 0;
+  std::stable_sort(out.begin(), out.end(), [](const LayerKindAdvice& a, const LayerKindAdvice& b) {
+    return a.read_fraction > b.read_fraction;
+  });
   return out;
 }
 
@@ -175,7 +184,8 @@ OffloadPlan plan_offload(const BudgetModel& m, const PlanRequest& rq, uint64_t b
   const Budget compute = device_budget(m, {}, 1, 1, PlanEngine::LlamaCpp, k, rq.gpus.memory_bytes);
   const uint64_t gpu_total = rq.gpus.memory_bytes * rq.gpus.count;
   const uint64_t buffer = compute.worst.activations;
-  const uint64_t kv = device_budget(m, {}, batch, context, PlanEngine::LlamaCpp, k, rq.gpus.memory_bytes).worst.kv;
+  const uint64_t kv =
+      device_budget(m, {}, batch, context, PlanEngine::LlamaCpp, k, rq.gpus.memory_bytes).worst.kv;
   const uint64_t gpu_room = gpu_total > buffer + kv ? gpu_total - buffer - kv : 0;
   uint64_t experts_all = 0, dense_all = 0;
   for (uint32_t l = 0; l < n; ++l) {
@@ -216,17 +226,18 @@ OffloadPlan plan_offload(const BudgetModel& m, const PlanRequest& rq, uint64_t b
     const double gpu_s = gpu_read / (rq.gpus.hardware->hbm_gbps * 1e9);
     o.decode_tokens_per_s = 1.0 / (gpu_s + cpu_s);
   }
-  o.formula = "-ngl " + num(o.gpu_layers) + (o.cpu_moe_layers ? " --n-cpu-moe " + num(o.cpu_moe_layers) : "") +
-              ": per token " + num(static_cast<uint64_t>(gpu_read)) + " bytes read on the GPU + " +
-              num(static_cast<uint64_t>(cpu_read)) + " on the CPU at " + num(static_cast<uint64_t>(rq.cpu_gbps)) +
-              " GB/s";
+  o.formula = "-ngl " + num(o.gpu_layers) +
+              (o.cpu_moe_layers ? " --n-cpu-moe " + num(o.cpu_moe_layers) : "") + ": per token " +
+              num(static_cast<uint64_t>(gpu_read)) + " bytes read on the GPU + " +
+              num(static_cast<uint64_t>(cpu_read)) + " on the CPU at " +
+              num(static_cast<uint64_t>(rq.cpu_gbps)) + " GB/s";
   return o;
 }
 
 }  // namespace
 
 std::string_view precision_name(WeightPrecision p) {
-  static constexpr std::string_view kNames[] = {"stored", "bf16", "fp8", "int4"};
+  static constexpr std::string_view kNames[] = {"stored", "bf16", "fp8", "int4", "fp32"};
   return kNames[static_cast<size_t>(p)];
 }
 
@@ -245,8 +256,9 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   plan.batch = rq.batch;
   plan.max_model_context = inv.arch.max_position_embeddings;
   plan.context = rq.context.value_or(report.memory.context ? report.memory.context : kDefaultContext);
-  const DType kv = dtype_from_any_name(report.memory.kv_cache_dtype).value_or(DType::BF16);
-  plan.kv_dtype = report.memory.kv_cache_dtype;
+  const DType kv =
+      rq.kv_dtype.value_or(dtype_from_any_name(report.memory.kv_cache_dtype).value_or(DType::BF16));
+  plan.kv_dtype = std::string(dtype_info(kv).short_name);
   const EngineKnobs knobs = engine_defaults(rq.engine, rq.knobs, rq.gpus.memory_bytes);
   plan.request.knobs = knobs;
 
@@ -275,8 +287,9 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   for (size_t i = 0; i < plan.splits.size(); ++i) {
     const SplitPlan& s = plan.splits[i];
     if (!s.invalid.empty()) continue;
-    if (!roomiest || s.budget.worst.used() - s.budget.worst.kv_spare <
-                         plan.splits[*roomiest].budget.worst.used() - plan.splits[*roomiest].budget.worst.kv_spare)
+    if (!roomiest ||
+        s.budget.worst.used() - s.budget.worst.kv_spare <
+            plan.splits[*roomiest].budget.worst.used() - plan.splits[*roomiest].budget.worst.kv_spare)
       roomiest = i;
     if (!s.budget.fits) continue;
     if (!plan.best || speed(s) > speed(plan.splits[*plan.best])) plan.best = i;
@@ -306,20 +319,26 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   }
   // The widest of bf16, fp8 and int4 that fits ("stored" is the request's own answer: `fits`).
   for (const PrecisionFit& f : plan.precisions)
-    if (f.fits && f.precision != WeightPrecision::Stored && !plan.widest_fitting) plan.widest_fitting = f.precision;
+    if (f.fits && f.precision != WeightPrecision::Stored && !plan.widest_fitting)
+      plan.widest_fitting = f.precision;
 
-  if (rq.cpu_ram || rq.engine == PlanEngine::LlamaCpp) plan.offload = plan_offload(m, rq, rq.batch, plan.context);
+  if (rq.cpu_ram || rq.engine == PlanEngine::LlamaCpp)
+    plan.offload = plan_offload(m, rq, rq.batch, plan.context);
   plan.layer_kinds = layer_kinds(inv.arch, m.weights);
 
   plan.assumptions = {
       "memory sizes are binary: GPU makers' GB are GiB (an 80 GB H100 has 80 GiB, CUDA shows 79.19 GiB)",
-      "tensor parallel splits every weight and the attention heads' KV cache over its GPUs (a GPU keeps at least "
-      "one KV head; MLA's latent is kept whole on each); expert parallel runs inside the tensor-parallel group",
-      "pipeline stages are contiguous layers balanced by weight bytes; the first holds the embedding, the last "
+      "tensor parallel splits every weight and the attention heads' KV cache over its GPUs (a GPU keeps at "
+      "least "
+      "one KV head; MLA's latent is kept whole on each); expert parallel runs inside the tensor-parallel "
+      "group",
+      "pipeline stages are contiguous layers balanced by weight bytes; the first holds the embedding, the "
+      "last "
       "the head; figures are the fullest stage's device",
       "decode tokens/s = batch / (pp x one decode step at KV length = context) from the performance model "
       "(no pipelining of microbatches); prefill tokens/s for one sequence of `context` tokens",
-      "precisions: bf16, fp8 and int4 convert the linear layers only (int4: g128 with an fp16 scale and zero); "
+      "precisions: bf16, fp8 and int4 convert the linear layers only (int4: g128 with an fp16 scale and "
+      "zero); "
       "`stored` is the checkpoint as stored or predicted from its quantization config",
   };
   return plan;

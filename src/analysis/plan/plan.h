@@ -20,8 +20,9 @@ namespace ma {
 
 // The weights' precision: as the checkpoint stores them, or every linear layer in one dtype (embeddings,
 // norms and the rest 16-bit): bf16, fp8, int4 (g128 with an fp16 scale and zero point per group).
-enum class WeightPrecision { Stored, BF16, FP8, INT4 };
-std::string_view precision_name(WeightPrecision p);  // stored, bf16, fp8, int4
+// FP32 (every parameter 4 bytes) only sizes perf's fp32 steps; plans offer the other four.
+enum class WeightPrecision { Stored, BF16, FP8, INT4, FP32 };
+std::string_view precision_name(WeightPrecision p);  // stored, bf16, fp8, int4, fp32
 std::optional<WeightPrecision> precision_from_name(std::string_view name);
 
 struct PlanRequest {
@@ -33,7 +34,7 @@ struct PlanRequest {
   std::optional<DType> kv_dtype;  // default: the dtype the checkpoint declares for its cache, else 16-bit
   PlanEngine engine = PlanEngine::Transformers;
   EngineKnobs knobs;
-  double cpu_gbps = 50;  // --cpu-bw: CPU memory bandwidth for offloaded layers (dual-channel DDR5 ~ 50-90)
+  double cpu_gbps = 50;   // --cpu-bw: CPU memory bandwidth for offloaded layers (dual-channel DDR5 ~ 50-90)
   double pcie_gbps = 25;  // --pcie-bw: host-to-device bandwidth (PCIe 4.0 x16 ~ 25 GB/s achieved)
 };
 

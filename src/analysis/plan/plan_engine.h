@@ -20,7 +20,7 @@ std::optional<PlanEngine> engine_from_name(std::string_view name);
 
 // The engines' knobs; unset ones take the engine's default (engine_defaults).
 struct EngineKnobs {
-  std::optional<double> gpu_memory_utilization;   // vLLM, default 0.9
+  std::optional<double> gpu_memory_utilization;    // vLLM, default 0.9
   std::optional<uint64_t> max_num_batched_tokens;  // vLLM: 8192 on a >= 70 GiB device, else 2048
   std::optional<uint64_t> max_num_seqs;            // vLLM: 1024 on a >= 70 GiB device, else 256
   std::optional<uint64_t> block_size;              // vLLM: 16 tokens per KV block
