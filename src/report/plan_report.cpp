@@ -122,6 +122,40 @@ std::vector<std::vector<std::string>> kind_rows(const Plan& p) {
 const std::vector<std::string> kKindHeader{"layer kind", "layers", "stored", "read per token",
                                            "read fraction"};
 
+std::vector<std::string> feature_header() {
+  std::vector<std::string> h{"layer feature", "layers"};
+  for (size_t t = 0; t < kConversionTargets; ++t)
+    h.emplace_back(conversion_target_name(static_cast<ConversionTarget>(t)));
+  h.emplace_back("note");
+  return h;
+}
+
+std::vector<std::vector<std::string>> feature_rows(const ConversionPlan& c) {
+  std::vector<std::vector<std::string>> rows;
+  for (const FeatureSupport& f : c.features) {
+    std::vector<std::string> r{f.feature, std::to_string(f.layers)};
+    for (Support s : f.support) r.emplace_back(support_name(s));
+    r.push_back(f.note);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::vector<std::vector<std::string>> quantizable_rows(const ConversionPlan& c) {
+  std::vector<std::vector<std::string>> rows;
+  for (const QuantizationCandidate& q : c.quantizable)
+    rows.push_back({q.block, with_thousands(q.parameters), human_bytes(q.bytes_now), human_bytes(q.bytes_fp8),
+                    human_bytes(q.bytes_int4)});
+  return rows;
+}
+const std::vector<std::string> kQuantizableHeader{"linear layers", "parameters", "as stored", "fp8",
+                                                  "int4 (g128)"};
+
+std::string savings_text(const ConversionPlan& c) {
+  return "saved_fp8_bytes " + human_bytes(c.saved_fp8) + ", saved_int4_bytes " + human_bytes(c.saved_int4) +
+         " (embeddings, norms, routers and the head stay 16-bit)";
+}
+
 std::string context_text(const Plan& p) {
   if (!p.max_context) return "none fits";
   std::string t = with_thousands(p.max_context);
@@ -159,8 +193,8 @@ std::vector<std::pair<std::string, std::string>> engine_fields(const EngineView&
 }
 
 std::vector<std::pair<std::string, std::string>> offload_fields(const OffloadPlan& o) {
-  return {{"gpu_layers (-ngl)", std::to_string(o.gpu_layers)},
-          {"cpu_moe_layers (--n-cpu-moe)", std::to_string(o.cpu_moe_layers)},
+  return {{"gpu_layers", std::to_string(o.gpu_layers) + " (-ngl)"},
+          {"cpu_moe_layers", std::to_string(o.cpu_moe_layers) + " (--n-cpu-moe)"},
           {"gpu_bytes", bytes_exactly(o.gpu_bytes)},
           {"cpu_bytes", bytes_exactly(o.cpu_bytes)},
           {"fits", o.fits ? "yes" : "no"},
@@ -223,6 +257,11 @@ std::string render_plan_console(const Plan& p, bool color) {
   }
   w.heading("Layer kinds (GPU first from the top)");
   w.table(kKindHeader, kind_rows(p));
+  w.heading("Conversion (kernel support as of " + p.conversion.catalogue_date + ")");
+  w.table(feature_header(), feature_rows(p.conversion));
+  w.heading("Quantization candidates");
+  w.table(kQuantizableHeader, quantizable_rows(p.conversion));
+  w.field("savings", savings_text(p.conversion));
   for (const std::string& a : p.assumptions) w.footnote("assumption: " + a);
   return w.take();
 }
@@ -253,6 +292,11 @@ std::string render_plan_markdown(const Plan& p, const RunInfo& run) {
   }
   w.heading(2, "Layer kinds");
   w.table(kKindHeader, kind_rows(p));
+  w.heading(2, "Conversion (kernel support as of " + p.conversion.catalogue_date + ")");
+  w.table(feature_header(), feature_rows(p.conversion));
+  w.heading(2, "Quantization candidates");
+  w.table(kQuantizableHeader, quantizable_rows(p.conversion));
+  w.paragraph(savings_text(p.conversion));
   w.heading(2, "Assumptions");
   std::string list;
   for (const std::string& a : p.assumptions) list += "- " + a + "\n";
@@ -379,6 +423,35 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
     w.end_object();
   }
   w.end_array();
+  w.key("conversion").begin_object();
+  w.key("catalogue_date").value(p.conversion.catalogue_date);
+  w.key("features").begin_array();
+  for (const FeatureSupport& f : p.conversion.features) {
+    w.begin_object();
+    w.key("feature").value(f.feature);
+    w.key("layers").value(f.layers);
+    w.key("support").begin_object();
+    for (size_t t = 0; t < kConversionTargets; ++t)
+      w.key(conversion_target_name(static_cast<ConversionTarget>(t))).value(support_name(f.support[t]));
+    w.end_object();
+    w.key("note").value(f.note);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("quantizable").begin_array();
+  for (const QuantizationCandidate& q : p.conversion.quantizable) {
+    w.begin_object();
+    w.key("block").value(q.block);
+    w.key("parameters").value(q.parameters);
+    w.key("bytes_now").value(q.bytes_now);
+    w.key("bytes_fp8").value(q.bytes_fp8);
+    w.key("bytes_int4").value(q.bytes_int4);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("saved_fp8_bytes").value(p.conversion.saved_fp8);
+  w.key("saved_int4_bytes").value(p.conversion.saved_int4);
+  w.end_object();
   w.key("assumptions").begin_array();
   for (const std::string& a : p.assumptions) w.value(a);
   w.end_array();

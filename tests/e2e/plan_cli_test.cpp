@@ -19,7 +19,7 @@ TEST(PlanCli, JsonHasTheIssuesFieldsAndEveryOutputIsWritten) {
   json::Document d = json::Document::parse(r.out, "plan");
   const json::Value& root = d.root();
   for (const char* key : {"fits", "devices", "max_context", "max_batch", "splits", "plans", "engine",
-                          "precisions", "widest_fitting_precision", "layer_kinds"})
+                          "precisions", "widest_fitting_precision", "layer_kinds", "conversion"})
     EXPECT_NE(root.find(key), nullptr) << key;
   EXPECT_TRUE(root.find("fits")->as_bool());
   const json::Value& device = root.find("devices")->items().at(0);

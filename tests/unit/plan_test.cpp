@@ -202,6 +202,48 @@ TEST(PerfCapacity, SaysWhenAStepDoesNotFitAndWhatWould) {
   EXPECT_FALSE(check_capacity(ds->inv, ds->report, in, h200));  // training has the report's figures
 }
 
+TEST(Plan, HybridLayersAreFoundUnderTheCheckpointsOwnStackName) {
+  LOAD_CONFIG_OR_SKIP(m, "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");  // backbone.layers, not model.layers
+  const WeightLayout w = weight_layout(m->inv, m->report.quantization.tensor_bytes);
+  ASSERT_EQ(w.layer_bytes.size(), 52u);
+  for (size_t l = 0; l < w.layer_bytes.size(); ++l) EXPECT_GT(w.layer_bytes[l], 0u) << "layer " << l;
+  // Before the stack: the embedding alone (131,072 x 2,688 bf16); after it: the norm and the untied head.
+  EXPECT_EQ(w.before_bytes, 131'072u * 2'688 * 2);
+  EXPECT_EQ(w.total(), m->report.quantization.stored_bytes);
+}
+
+TEST(Plan, ConversionNamesWhatEachTargetCannotRun) {
+  LOAD_CONFIG_OR_SKIP(m, "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");  // 23 Mamba-2, 23 MoE, 6 attention
+  const ConversionPlan c = plan_conversion(m->inv, m->report.quantization.tensor_bytes);
+  auto feature = [&](std::string_view name) -> const FeatureSupport* {
+    for (const FeatureSupport& f : c.features)
+      if (f.feature == name) return &f;
+    return nullptr;
+  };
+  const FeatureSupport* mamba = feature("Mamba-2 (SSD scan)");
+  ASSERT_NE(mamba, nullptr);
+  EXPECT_EQ(mamba->layers, 23u);
+  EXPECT_EQ(mamba->support[static_cast<size_t>(ConversionTarget::OrtGenai)], Support::Custom);
+  EXPECT_EQ(mamba->support[static_cast<size_t>(ConversionTarget::Vllm)], Support::Native);
+  ASSERT_NE(feature("MoE routing (top-k experts)"), nullptr);
+  EXPECT_EQ(feature("MoE routing (top-k experts)")->layers, 23u);
+  EXPECT_EQ(feature("grouped-query attention")->layers, 6u);
+  EXPECT_EQ(feature("multi-head latent attention (MLA)"), nullptr);
+  // Every 2-D linear weight of the blocks is a candidate, counted once; bf16 -> int4 saves about 3/4.
+  uint64_t linear = 0;
+  for (const InventoryTensor& t : m->inv.tensors)
+    if (t.kind == TensorKind::Parameter && t.shape.size() == 2 && !t.embedding &&
+        (t.placement.block == Block::Attention || t.placement.block == Block::MoeExpert ||
+         t.placement.block == Block::SharedExpert || t.placement.block == Block::Mamba ||
+         t.placement.block == Block::Mlp))
+      linear += t.parameters;
+  uint64_t candidates = 0, now = 0;
+  for (const QuantizationCandidate& q : c.quantizable) candidates += q.parameters, now += q.bytes_now;
+  EXPECT_EQ(candidates, linear);
+  EXPECT_EQ(now, 2 * linear);
+  EXPECT_NEAR(static_cast<double>(c.saved_int4) / static_cast<double>(now), 1 - (0.5 + 4.0 / 128) / 2, 1e-3);
+}
+
 // The config of a Hub id in hf-configs: org__name, without -Instruct, or Meta's older "Meta-" naming.
 std::optional<fs::path> config_of(const fs::path& configs, std::string id) {
   id = id.substr(0, id.find(' '));

@@ -22,8 +22,34 @@ constexpr uint64_t kVllmNonTorchParallel = 2 * kGiB + kGiB / 8;
 // logits (4 bytes), the sorted values (4) and their int64 indices (8) per vocabulary entry.
 constexpr uint64_t kSamplerBytesPerLogit = 16;
 
-bool in_stack(const InventoryTensor& t, const StackSpec* s) {
-  return s && t.placement.layer && t.stack() == s->path;
+// The checkpoint's name of the language stack: the template's in-memory path when the tensors use it, else
+// (a checkpoint that names it its own way: Nemotron-H's "backbone.layers" for "model.layers") the stack with
+// the most layered tensors among those ending like it, towers and encoders aside.
+std::string_view stored_stack_name(const Inventory& inv, const StackSpec* main) {
+  if (!main) return {};
+  std::vector<std::pair<std::string_view, size_t>> stacks;
+  for (const InventoryTensor& t : inv.tensors) {
+    if (!t.placement.layer) continue;
+    const std::string_view s = t.stack();
+    if (s == main->path) return s;
+    auto it = std::find_if(stacks.begin(), stacks.end(), [&](const auto& e) { return e.first == s; });
+    if (it == stacks.end())
+      stacks.emplace_back(s, 1);
+    else
+      ++it->second;
+  }
+  const std::string_view leaf = std::string_view(main->path).substr(main->path.rfind('.') + 1);
+  std::string_view best;
+  size_t most = 0;
+  for (const auto& [s, n] : stacks) {
+    const bool aside =
+        main->role == StackRole::Decoder && (s.find("encoder") != s.npos || s.find("vision") != s.npos ||
+                                             s.find("visual") != s.npos || s.find("audio") != s.npos);
+    if (aside || s.substr(s.rfind('.') + 1) != leaf || n <= most) continue;
+    best = s;
+    most = n;
+  }
+  return best;
 }
 
 // How many ways a layer's cache divides over `tp` GPUs: attention K/V by KV head (a GPU keeps at least one
@@ -186,7 +212,7 @@ uint64_t WeightLayout::total() const {
 
 WeightLayout weight_layout(const Inventory& inv, const std::vector<uint64_t>& tensor_bytes) {
   WeightLayout w;
-  const StackSpec* main = inv.arch.main_stack();
+  const std::string_view stack = stored_stack_name(inv, inv.arch.main_stack());
   const size_t layers = inv.arch.layers().size();
   w.layer_bytes.assign(layers, 0);
   w.layer_expert_bytes.assign(layers, 0);
@@ -195,7 +221,7 @@ WeightLayout weight_layout(const Inventory& inv, const std::vector<uint64_t>& te
     const InventoryTensor& t = inv.tensors[i];
     if (!t.stored) continue;
     const uint64_t b = tensor_bytes[i];
-    if (in_stack(t, main) && *t.placement.layer < layers) {
+    if (!stack.empty() && t.placement.layer && t.stack() == stack && *t.placement.layer < layers) {
       w.layer_bytes[*t.placement.layer] += b;
       if (t.routed_expert) w.layer_expert_bytes[*t.placement.layer] += b;
       after = true;

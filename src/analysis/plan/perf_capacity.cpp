@@ -69,7 +69,8 @@ std::optional<CapacityCheck> check_capacity(const Inventory& inv, const ModelRep
   if (plan.widest_fitting && *plan.widest_fitting != rq.precision)
     would.push_back("fits in " + std::string(precision_name(*plan.widest_fitting)) + " weights on these " +
                     std::to_string(rq.gpus.count));
-  if (would.empty()) would.push_back("no split of up to " + std::to_string(kMostDevices) + " x " + hw.name + " holds it");
+  if (would.empty())
+    would.push_back("no split of up to " + std::to_string(kMostDevices) + " x " + hw.name + " holds it");
   for (const std::string& w : would) c.advice += (c.advice.empty() ? "" : "; ") + w;
   return c;
 }

@@ -325,6 +325,7 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   if (rq.cpu_ram || rq.engine == PlanEngine::LlamaCpp)
     plan.offload = plan_offload(m, rq, rq.batch, plan.context);
   plan.layer_kinds = layer_kinds(inv.arch, m.weights);
+  plan.conversion = plan_conversion(inv, tensor_bytes_at(inv, report.quantization, WeightPrecision::Stored));
 
   plan.assumptions = {
       "memory sizes are binary: GPU makers' GB are GiB (an 80 GB H100 has 80 GiB, CUDA shows 79.19 GiB)",

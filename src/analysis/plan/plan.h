@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/model_report.h"
+#include "analysis/plan/conversion.h"
 #include "analysis/plan/device_budget.h"
 #include "analysis/plan/device_spec.h"
 #include "analysis/plan/plan_engine.h"
@@ -90,6 +91,7 @@ struct Plan {
   std::optional<WeightPrecision> widest_fitting;  // the widest of bf16, fp8, int4 that fits
   std::optional<OffloadPlan> offload;
   std::vector<LayerKindAdvice> layer_kinds;
+  ConversionPlan conversion;
   std::vector<std::string> assumptions;
 };
 

@@ -1,0 +1,158 @@
+#include "analysis/plan/conversion.h"
+
+#include <algorithm>
+
+namespace ma {
+namespace {
+
+using S = Support;
+
+// What each target runs, as of kCatalogueDate, from the targets' model lists and kernels: ONNX Runtime
+// GenAI's model builder (GroupQueryAttention with local windows and softcap; the com.microsoft MoE/QMoE
+// contrib ops; no MLA, chunked attention or state-space scans), llama.cpp (ggml: GQA, MLA for deepseek2,
+// SWA, llama4's chunked attention, mul_mat_id experts, ssm_scan for Mamba-1/2, T5 cross-attention, ALiBi),
+// TensorRT-LLM (its model list: DeepSeek MLA and MTP, Mamba / Mamba-2, encoder-decoders), vLLM (MLA, fused
+// MoE, Mamba and Mamba-2 kernels, Gated DeltaNet for Qwen3-Next, MTP speculation; encoder-decoders only for
+// Whisper and a few multimodal models). Columns: ORT GenAI, llama.cpp, TensorRT-LLM, vLLM.
+constexpr std::string_view kCatalogueDate = "2025-11";
+struct CatalogueRow {
+  std::string_view feature;
+  std::array<Support, kConversionTargets> support;
+  std::string_view note;
+};
+constexpr CatalogueRow kCatalogue[] = {
+    {"multi-head attention", {S::Native, S::Native, S::Native, S::Native}, ""},
+    {"grouped-query attention", {S::Native, S::Native, S::Native, S::Native}, "GroupQueryAttention in ONNX"},
+    {"multi-query attention", {S::Native, S::Native, S::Native, S::Native}, ""},
+    {"multi-head latent attention (MLA)", {S::Custom, S::Native, S::Native, S::Native},
+     "the latent cache and absorbed projections need their own kernel"},
+    {"sliding-window attention", {S::Native, S::Native, S::Native, S::Native},
+     "ONNX: GroupQueryAttention local_window_size"},
+    {"chunked local attention", {S::Custom, S::Native, S::Native, S::Native}, "Llama-4's attention_chunk_size"},
+    {"attention logit softcap", {S::Native, S::Native, S::Native, S::Native}, ""},
+    {"MoE routing (top-k experts)", {S::Contrib, S::Native, S::Native, S::Native},
+     "ONNX Runtime: com.microsoft MoE / QMoE"},
+    {"Mamba (selective scan)", {S::Custom, S::Native, S::Native, S::Native}, "a recurrent scan: no ONNX operator"},
+    {"Mamba-2 (SSD scan)", {S::Custom, S::Native, S::Native, S::Native}, "a chunked scan: no ONNX operator"},
+    {"linear attention (Gated DeltaNet)", {S::Custom, S::Native, S::Custom, S::Native},
+     "Qwen3-Next / Qwen3.5: a delta-rule recurrence"},
+    {"cross-attention (encoder-decoder)", {S::Native, S::Native, S::Native, S::Custom},
+     "vLLM serves few encoder-decoders (Whisper)"},
+    {"ALiBi positions", {S::Custom, S::Native, S::Native, S::Native}, "a bias added to the scores"},
+    {"multi-token prediction layers", {S::Custom, S::Custom, S::Native, S::Native},
+     "used for speculative decoding; the model runs without them"},
+};
+
+const CatalogueRow& row(std::string_view feature) {
+  for (const CatalogueRow& r : kCatalogue)
+    if (r.feature == feature) return r;
+  return kCatalogue[0];
+}
+
+void count(std::vector<FeatureSupport>& out, std::string_view feature, uint32_t layers = 1) {
+  auto it = std::find_if(out.begin(), out.end(), [&](const FeatureSupport& f) { return f.feature == feature; });
+  if (it == out.end()) {
+    const CatalogueRow& r = row(feature);
+    out.push_back({std::string(r.feature), 0, r.support, std::string(r.note)});
+    it = out.end() - 1;
+  }
+  it->layers += layers;
+}
+
+std::string_view attention_feature(AttentionKind k) {
+  switch (k) {
+    case AttentionKind::Mla:
+      return "multi-head latent attention (MLA)";
+    case AttentionKind::Gqa:
+      return "grouped-query attention";
+    case AttentionKind::Mqa:
+      return "multi-query attention";
+    default:
+      return "multi-head attention";
+  }
+}
+
+bool quantizable(const InventoryTensor& t) {
+  if (t.kind != TensorKind::Parameter || t.shape.size() != 2 || t.embedding) return false;
+  switch (t.placement.block) {
+    case Block::Attention:
+    case Block::CrossAttention:
+    case Block::Mlp:
+    case Block::MoeExpert:
+    case Block::SharedExpert:
+    case Block::Mamba:
+    case Block::LinearAttention:
+      return true;
+    default:
+      return false;  // embeddings, norms, routers and the head stay 16-bit in every recipe
+  }
+}
+
+}  // namespace
+
+std::string_view conversion_target_name(ConversionTarget t) {
+  static constexpr std::string_view kNames[] = {"onnxruntime-genai", "llama.cpp", "tensorrt-llm", "vllm"};
+  return kNames[static_cast<size_t>(t)];
+}
+
+std::string_view support_name(Support s) {
+  static constexpr std::string_view kNames[] = {"native", "contrib", "custom"};
+  return kNames[static_cast<size_t>(s)];
+}
+
+ConversionPlan plan_conversion(const Inventory& inv, const std::vector<uint64_t>& tensor_bytes) {
+  ConversionPlan c;
+  c.catalogue_date = std::string(kCatalogueDate);
+  const ArchitectureRecord& a = inv.arch;
+  for (const LayerSpec& l : a.layers()) {
+    switch (l.mixer) {
+      case Mixer::Attention:
+        count(c.features, attention_feature(l.attention.kind));
+        if (l.attention.span == Span::Sliding) count(c.features, "sliding-window attention");
+        if (l.attention.span == Span::Chunked) count(c.features, "chunked local attention");
+        break;
+      case Mixer::Mamba:
+        count(c.features, "Mamba (selective scan)");
+        break;
+      case Mixer::Mamba2:
+        count(c.features, "Mamba-2 (SSD scan)");
+        break;
+      case Mixer::LinearAttention:
+        count(c.features, "linear attention (Gated DeltaNet)");
+        break;
+      case Mixer::None:
+        break;
+    }
+    if (l.ffn.kind == Ffn::Moe) count(c.features, "MoE routing (top-k experts)");
+    if (l.cross_attention) count(c.features, "cross-attention (encoder-decoder)");
+    if (l.mixer == Mixer::Attention && a.attention_softcap > 0) count(c.features, "attention logit softcap");
+    if (l.mixer == Mixer::Attention && a.position == PositionKind::Alibi) count(c.features, "ALiBi positions");
+  }
+  if (const StackSpec* mtp = a.stack(StackRole::Mtp))
+    count(c.features, "multi-token prediction layers", static_cast<uint32_t>(mtp->layers.size()));
+
+  for (size_t i = 0; i < inv.tensors.size() && i < tensor_bytes.size(); ++i) {
+    const InventoryTensor& t = inv.tensors[i];
+    if (!t.stored || !quantizable(t)) continue;
+    const std::string block(block_name(t.placement.block));
+    auto it = std::find_if(c.quantizable.begin(), c.quantizable.end(),
+                           [&](const QuantizationCandidate& q) { return q.block == block; });
+    if (it == c.quantizable.end()) {
+      c.quantizable.push_back({block, 0, 0, 0, 0});
+      it = c.quantizable.end() - 1;
+    }
+    it->parameters += t.parameters;
+    it->bytes_now += tensor_bytes[i];
+    it->bytes_fp8 += t.parameters;                                        // plus per-tensor scales
+    it->bytes_int4 += (t.parameters + 1) / 2 + (t.parameters + 127) / 128 * 4;  // g128 fp16 scale + zero
+  }
+  for (const QuantizationCandidate& q : c.quantizable) {
+    c.saved_fp8 += q.bytes_now > q.bytes_fp8 ? q.bytes_now - q.bytes_fp8 : 0;
+    c.saved_int4 += q.bytes_now > q.bytes_int4 ? q.bytes_now - q.bytes_int4 : 0;
+  }
+  std::sort(c.quantizable.begin(), c.quantizable.end(),
+            [](const QuantizationCandidate& x, const QuantizationCandidate& y) { return x.bytes_now > y.bytes_now; });
+  return c;
+}
+
+}  // namespace ma

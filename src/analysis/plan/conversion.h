@@ -1,0 +1,51 @@
+// Seed 000's conversion planning: which of the model's layer features each deployment target (ONNX Runtime
+// GenAI, llama.cpp / GGUF, TensorRT-LLM, vLLM) runs with its standard operators, with a target-specific
+// operator, or not without a custom kernel; and which linear layers are worth quantizing, with the bytes an
+// fp8 or int4 conversion saves. The support levels are one catalogue (conversion.cpp) with the date it
+// describes: targets add kernels with every release.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/inventory.h"
+
+namespace ma {
+
+enum class ConversionTarget { OrtGenai, LlamaCpp, TensorRtLlm, Vllm };
+inline constexpr size_t kConversionTargets = 4;
+std::string_view conversion_target_name(ConversionTarget t);  // onnxruntime-genai, llama.cpp, tensorrt-llm, vllm
+
+// native: the target's standard operators or kernels; contrib: an operator of the target's own domain
+// (ONNX Runtime's com.microsoft MoE); custom: no kernel in the target as of the catalogue's date.
+enum class Support { Native, Contrib, Custom };
+std::string_view support_name(Support s);  // native, contrib, custom
+
+struct FeatureSupport {
+  std::string feature;  // "grouped-query attention", "Mamba-2 (SSD scan)", ...
+  uint32_t layers = 0;  // of the language stack
+  std::array<Support, kConversionTargets> support{};
+  std::string note;
+};
+
+// Linear weights of one block kind a conversion could quantize.
+struct QuantizationCandidate {
+  std::string block;  // attention, mlp, moe-expert, shared-expert, mamba, linear-attention
+  uint64_t parameters = 0;
+  uint64_t bytes_now = 0;  // as stored
+  uint64_t bytes_fp8 = 0, bytes_int4 = 0;
+};
+
+struct ConversionPlan {
+  std::string catalogue_date;
+  std::vector<FeatureSupport> features;
+  std::vector<QuantizationCandidate> quantizable;
+  uint64_t saved_fp8 = 0, saved_int4 = 0;  // over every candidate, against the bytes as stored
+};
+
+// `tensor_bytes`: index-aligned with inv.tensors (the stored bytes).
+ConversionPlan plan_conversion(const Inventory& inv, const std::vector<uint64_t>& tensor_bytes);
+
+}  // namespace ma
