@@ -31,7 +31,7 @@ CommandSpec plan_spec(PlanArgs& a) {
        [&a](const std::string& v) { a.gpu = v; }},
       {{"--cpu-ram"}, "SIZE", "CPU memory for offloaded layers, e.g. 64GB (enables the offload plan)",
        [&a](const std::string& v) { a.cpu_ram = v; }},
-      {{"--context"}, "N", "tokens per sequence (default: min(the model's maximum, 8,192))",
+      {{"--context", "--n-ctx", "--max-model-len"}, "N", "tokens per sequence (default: min(the model's maximum, 8,192))",
        [&r](const std::string& v) { r.context = integer_arg("--context", v, 1, kMaxTokens); }},
       {{"--batch", "--concurrency"}, "N", "sequences in flight (default 1)",
        [&r](const std::string& v) { r.batch = integer_arg("--batch", v, 1, kMaxSequences); }},
@@ -39,7 +39,7 @@ CommandSpec plan_spec(PlanArgs& a) {
        [&r](const std::string& v) {
          r.precision = *precision_from_name(choice_arg("--dtype", v, {"stored", "bf16", "fp8", "int4"}));
        }},
-      {{"--kv-dtype"}, "DTYPE", "KV cache dtype (default: the checkpoint's declared, else the model's)",
+      {{"--kv-dtype"}, "DTYPE", "K and V cache dtype (default: the checkpoint's, else the model's; llama.cpp f16)",
        [&a](const std::string& v) {
          a.kv_dtype = dtype_from_any_name(v);
          if (!a.kv_dtype) throw Error(ErrorKind::Usage, "", "--kv-dtype", "unknown dtype '" + printable(v) + "'");

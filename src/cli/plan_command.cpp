@@ -20,6 +20,7 @@ int run_plan(const Args& args) {
   options.model_id = a.model;
   options.skip_tokenizer = true;
   options.kv_dtype = a.kv_dtype;
+  a.request.kv_dtype = a.kv_dtype;
   options.context = a.request.context;
   ModelReport report = build_model_report(inv, opened.opened.files, options);
   trace("sizing every split and searching the largest context and batch");

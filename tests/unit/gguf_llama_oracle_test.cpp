@@ -23,6 +23,7 @@
 #include "formats/gguf.h"
 #include "formats/model_files.h"
 #include "io/file_source.h"
+#include "llama_oracle_support.h"
 #include "model/inventory.h"
 #include "test_support.h"
 
@@ -31,19 +32,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kPython = "/usr/bin/python3";
-constexpr int kLlamaCouldNotLoad = 3;  // the script's exit status when llama.cpp refuses its own file
-
-fs::path llama_lib_dir() {
-  return fs::path(MA_SOURCE_DIR) / "tests/peer/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64";
-}
-
-bool has_library(const fs::path& dir, std::string_view prefix) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.path().filename().string().rfind(prefix, 0) == 0) return true;
-  return false;
-}
+using test::kLlamaCouldNotLoad;
+using test::kOraclePython;
+using test::llama_lib_dir;
 
 // One ggml tensor info as llama.cpp's gguf_init_from_file reads it.
 struct LlamaTensor {
@@ -118,23 +109,12 @@ LlamaReport parse_report(const fs::path& p) {
 class GgufLlamaOracle : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (!fs::exists(kPython)) {
-      skip_reason_ = std::string(kPython) + " is not installed";
-      return;
-    }
+    skip_reason_ = test::llama_oracle_unavailable();
+    if (!skip_reason_.empty()) return;
     const fs::path libs = llama_lib_dir();
-    if (!has_library(libs, "libllama") || !has_library(libs, "libggml-base") ||
-        !has_library(libs, "libggml-cpu")) {
-      skip_reason_ = "llama.cpp's libraries are not installed (scripts/install-peer.sh): " + libs.string();
-      return;
-    }
-    if (test::run_shell(std::string(kPython) + " -c 'import numpy'").exit_code != 0) {
-      skip_reason_ = std::string(kPython) + " has no numpy";
-      return;
-    }
     dir_ = std::make_unique<test::TempDir>();
     const test::CommandResult r =
-        test::run_shell(std::string(kPython) + " " +
+        test::run_shell(std::string(kOraclePython) + " " +
                         test::quoted(fs::path(MA_SOURCE_DIR) / "tests/oracle/llama_gguf_oracle.py") + " " +
                         test::quoted(libs) + " " + test::quoted(dir_->path()));
     if (r.exit_code == kLlamaCouldNotLoad) {

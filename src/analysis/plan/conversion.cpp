@@ -24,22 +24,32 @@ constexpr CatalogueRow kCatalogue[] = {
     {"multi-head attention", {S::Native, S::Native, S::Native, S::Native}, ""},
     {"grouped-query attention", {S::Native, S::Native, S::Native, S::Native}, "GroupQueryAttention in ONNX"},
     {"multi-query attention", {S::Native, S::Native, S::Native, S::Native}, ""},
-    {"multi-head latent attention (MLA)", {S::Custom, S::Native, S::Native, S::Native},
+    {"multi-head latent attention (MLA)",
+     {S::Custom, S::Native, S::Native, S::Native},
      "the latent cache and absorbed projections need their own kernel"},
-    {"sliding-window attention", {S::Native, S::Native, S::Native, S::Native},
+    {"sliding-window attention",
+     {S::Native, S::Native, S::Native, S::Native},
      "ONNX: GroupQueryAttention local_window_size"},
-    {"chunked local attention", {S::Custom, S::Native, S::Native, S::Native}, "Llama-4's attention_chunk_size"},
+    {"chunked local attention",
+     {S::Custom, S::Native, S::Native, S::Native},
+     "Llama-4's attention_chunk_size"},
     {"attention logit softcap", {S::Native, S::Native, S::Native, S::Native}, ""},
-    {"MoE routing (top-k experts)", {S::Contrib, S::Native, S::Native, S::Native},
+    {"MoE routing (top-k experts)",
+     {S::Contrib, S::Native, S::Native, S::Native},
      "ONNX Runtime: com.microsoft MoE / QMoE"},
-    {"Mamba (selective scan)", {S::Custom, S::Native, S::Native, S::Native}, "a recurrent scan: no ONNX operator"},
+    {"Mamba (selective scan)",
+     {S::Custom, S::Native, S::Native, S::Native},
+     "a recurrent scan: no ONNX operator"},
     {"Mamba-2 (SSD scan)", {S::Custom, S::Native, S::Native, S::Native}, "a chunked scan: no ONNX operator"},
-    {"linear attention (Gated DeltaNet)", {S::Custom, S::Native, S::Custom, S::Native},
+    {"linear attention (Gated DeltaNet)",
+     {S::Custom, S::Native, S::Custom, S::Native},
      "Qwen3-Next / Qwen3.5: a delta-rule recurrence"},
-    {"cross-attention (encoder-decoder)", {S::Native, S::Native, S::Native, S::Custom},
+    {"cross-attention (encoder-decoder)",
+     {S::Native, S::Native, S::Native, S::Custom},
      "vLLM serves few encoder-decoders (Whisper)"},
     {"ALiBi positions", {S::Custom, S::Native, S::Native, S::Native}, "a bias added to the scores"},
-    {"multi-token prediction layers", {S::Custom, S::Custom, S::Native, S::Native},
+    {"multi-token prediction layers",
+     {S::Custom, S::Custom, S::Native, S::Native},
      "used for speculative decoding; the model runs without them"},
 };
 
@@ -50,7 +60,8 @@ const CatalogueRow& row(std::string_view feature) {
 }
 
 void count(std::vector<FeatureSupport>& out, std::string_view feature, uint32_t layers = 1) {
-  auto it = std::find_if(out.begin(), out.end(), [&](const FeatureSupport& f) { return f.feature == feature; });
+  auto it =
+      std::find_if(out.begin(), out.end(), [&](const FeatureSupport& f) { return f.feature == feature; });
   if (it == out.end()) {
     const CatalogueRow& r = row(feature);
     out.push_back({std::string(r.feature), 0, r.support, std::string(r.note)});
@@ -126,7 +137,8 @@ ConversionPlan plan_conversion(const Inventory& inv, const std::vector<uint64_t>
     if (l.ffn.kind == Ffn::Moe) count(c.features, "MoE routing (top-k experts)");
     if (l.cross_attention) count(c.features, "cross-attention (encoder-decoder)");
     if (l.mixer == Mixer::Attention && a.attention_softcap > 0) count(c.features, "attention logit softcap");
-    if (l.mixer == Mixer::Attention && a.position == PositionKind::Alibi) count(c.features, "ALiBi positions");
+    if (l.mixer == Mixer::Attention && a.position == PositionKind::Alibi)
+      count(c.features, "ALiBi positions");
   }
   if (const StackSpec* mtp = a.stack(StackRole::Mtp))
     count(c.features, "multi-token prediction layers", static_cast<uint32_t>(mtp->layers.size()));
@@ -143,7 +155,7 @@ ConversionPlan plan_conversion(const Inventory& inv, const std::vector<uint64_t>
     }
     it->parameters += t.parameters;
     it->bytes_now += tensor_bytes[i];
-    it->bytes_fp8 += t.parameters;                                        // plus per-tensor scales
+    it->bytes_fp8 += t.parameters;                                              // plus per-tensor scales
     it->bytes_int4 += (t.parameters + 1) / 2 + (t.parameters + 127) / 128 * 4;  // g128 fp16 scale + zero
   }
   for (const QuantizationCandidate& q : c.quantizable) {
@@ -151,7 +163,9 @@ ConversionPlan plan_conversion(const Inventory& inv, const std::vector<uint64_t>
     c.saved_int4 += q.bytes_now > q.bytes_int4 ? q.bytes_now - q.bytes_int4 : 0;
   }
   std::sort(c.quantizable.begin(), c.quantizable.end(),
-            [](const QuantizationCandidate& x, const QuantizationCandidate& y) { return x.bytes_now > y.bytes_now; });
+            [](const QuantizationCandidate& x, const QuantizationCandidate& y) {
+              return x.bytes_now > y.bytes_now;
+            });
   return c;
 }
 

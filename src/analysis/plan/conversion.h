@@ -16,7 +16,8 @@ namespace ma {
 
 enum class ConversionTarget { OrtGenai, LlamaCpp, TensorRtLlm, Vllm };
 inline constexpr size_t kConversionTargets = 4;
-std::string_view conversion_target_name(ConversionTarget t);  // onnxruntime-genai, llama.cpp, tensorrt-llm, vllm
+std::string_view conversion_target_name(
+    ConversionTarget t);  // onnxruntime-genai, llama.cpp, tensorrt-llm, vllm
 
 // native: the target's standard operators or kernels; contrib: an operator of the target's own domain
 // (ONNX Runtime's com.microsoft MoE); custom: no kernel in the target as of the catalogue's date.

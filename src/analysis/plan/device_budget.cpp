@@ -101,6 +101,12 @@ uint64_t stage_weights(const WeightLayout& w, uint32_t first, uint32_t end, bool
   return b;
 }
 
+// llama.cpp rounds n_ctx up to whole 256-cell pages of its KV cache ("padding = 256" in its log).
+constexpr uint64_t kLlamaCppKvPadding = 256;
+uint64_t llama_cpp_cells(uint64_t context) {
+  return memory::ceil_div(context, kLlamaCppKvPadding) * kLlamaCppKvPadding;
+}
+
 uint64_t fraction_of(uint64_t bytes, double f) {
   return static_cast<uint64_t>(std::floor(static_cast<double>(bytes) * f));
 }
@@ -174,15 +180,18 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
     }
     case PlanEngine::LlamaCpp: {
       d.kv = cache.demand;
-      // The compute buffer of one ubatch: fp32 logits and the widest intermediates of n_ubatch tokens (an
-      // approximation: llama.cpp sizes it from its graph; MLA models need several times more).
+      // The compute buffer of one ubatch: fp32 logits and the widest intermediates of n_ubatch tokens, and
+      // the f16 attention mask over every cell (an approximation: llama.cpp sizes it from its graph, MLA
+      // models need several times more).
       const uint64_t u = *k.ubatch;
-      d.activations = add(
-          {mul({u, vocab, 4}, "logits"), mul({u, m.ffn.elements + 2 * m.arch->hidden_size, 4}, "compute")},
-          "compute buffer");
-      v.formulas.push_back("llama.cpp: KV of n_ctx " + num(context) + " x batch " + num(batch) +
-                           "; compute buffer ~ n_ubatch " + num(u) +
-                           " x (vocab + widest intermediates) x 4 bytes");
+      const uint64_t cells = llama_cpp_cells(context);
+      d.activations =
+          add({mul({u, vocab, 4}, "logits"), mul({u, m.ffn.elements + 2 * m.arch->hidden_size, 4}, "compute"),
+               mul({u, cells, 2}, "mask")},
+              "compute buffer");
+      v.formulas.push_back("llama.cpp: KV of n_ctx " + num(context) + " rounded up to " + num(cells) +
+                           " cells x batch " + num(batch) + "; compute buffer ~ n_ubatch " + num(u) +
+                           " x ((vocab + widest intermediates) x 4 bytes + cells x 2 bytes of mask)");
       break;
     }
   }
@@ -299,7 +308,8 @@ Budget device_budget(const BudgetModel& m, Split split, uint64_t batch, uint64_t
     st.end_layer = i + 1 < starts.size() ? starts[i + 1] : n;
     const bool first = i == 0, last = i + 1 == starts.size();
     const uint64_t weights = stage_weights(m.weights, st.first_layer, st.end_layer, first, last) / split.tp;
-    const StageCache cache = stage_cache(m, st.first_layer, st.end_layer, split.tp, batch, context);
+    const StageCache cache = stage_cache(m, st.first_layer, st.end_layer, split.tp, batch,
+                                         engine == PlanEngine::LlamaCpp ? llama_cpp_cells(context) : context);
     st.bytes.capacity = device_bytes;
     EngineView view;
     fill_device(m, split, batch, context, engine, knobs, weights, cache, last, st.bytes, view);

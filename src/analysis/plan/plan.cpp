@@ -256,8 +256,12 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   plan.batch = rq.batch;
   plan.max_model_context = inv.arch.max_position_embeddings;
   plan.context = rq.context.value_or(report.memory.context ? report.memory.context : kDefaultContext);
-  const DType kv =
-      rq.kv_dtype.value_or(dtype_from_any_name(report.memory.kv_cache_dtype).value_or(DType::BF16));
+  // The cache dtype: the request's, else llama.cpp's own default (f16 K and V), else the report's (the
+  // checkpoint's declared cache dtype or the model's).
+  const DType kv = rq.kv_dtype ? *rq.kv_dtype
+                   : rq.engine == PlanEngine::LlamaCpp
+                       ? DType::F16
+                       : dtype_from_any_name(report.memory.kv_cache_dtype).value_or(DType::BF16);
   plan.kv_dtype = std::string(dtype_info(kv).short_name);
   const EngineKnobs knobs = engine_defaults(rq.engine, rq.knobs, rq.gpus.memory_bytes);
   plan.request.knobs = knobs;
