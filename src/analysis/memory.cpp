@@ -68,8 +68,9 @@ std::vector<Estimate> weight_estimates(const ReportInputs& in, const Quantizatio
                    num(kInt4GroupOverhead) + " bytes (fp16 scale + fp16 zero)"});
   if (const auto& ck = in.inventory.checkpoint) {
     if (ck->headers_read)
-      w.push_back({"weights_stored", ck->bytes,
-                   "tensor data in the safetensors headers of " + num(ck->files) + " file(s), as stored"});
+      w.push_back(
+          {"weights_stored", ck->bytes,
+           "tensor data in the " + ck->format + " headers of " + num(ck->files) + " file(s), as stored"});
     else if (ck->index_total_size)
       w.push_back({"weights_stored", *ck->index_total_size, "metadata.total_size of the checkpoint index"});
     else

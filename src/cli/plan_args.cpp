@@ -58,6 +58,8 @@ CommandSpec plan_spec(PlanArgs& a) {
        [&k](const std::string& v) { k.block_size = integer_arg("--block-size", v, 1, 1 << 16); }},
       {{"--mem-fraction-static"}, "F", "SGLang: fraction for weights and the KV pool (default 0.88)",
        [&k](const std::string& v) { k.mem_fraction_static = number_arg("--mem-fraction-static", v, 0.01, 1); }},
+      {{"--weights"}, "", "read the local weights: kurtosis and outliers per block as a quantization hint",
+       [&a](const std::string&) { a.read_weights = true; }},
       {{"--cpu-bw"}, "GB/S", "CPU memory bandwidth for offloaded layers (default 50)",
        [&r](const std::string& v) { r.cpu_gbps = positive_number_arg("--cpu-bw", v, 1e5); }},
   };

@@ -18,6 +18,7 @@ struct PlanArgs {
   std::string cpu_ram;    // --cpu-ram
   PlanRequest request;
   std::optional<DType> kv_dtype;  // --kv-dtype, for the report's cache figures
+  bool read_weights = false;      // --weights: scan the local weights for the quantization hints
   HubArgs hub;
 };
 

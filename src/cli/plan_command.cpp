@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/plan_args.h"
 #include "cli/verbose_trace.h"
+#include "cli/weights_source.h"
 #include "model/inventory.h"
 #include "report/plan_report.h"
 
@@ -26,6 +27,11 @@ int run_plan(const Args& args) {
   trace("sizing every split and searching the largest context and batch");
   Plan plan = make_plan(inv, report, a.request);
   plan.model_id = a.model;
+  if (a.read_weights) {
+    trace("reading every weight for the quantization hints");
+    const PlannedWeights w = plan_weights(a.model, a.hub, StatsSelection{}, out);
+    add_sensitivity(plan.conversion, compute_weight_stats(w.plan, ScanOptions{}));
+  }
 
   // Everything rendered first, then written: a failure leaves no partial file.
   const RunInfo run = run_info();

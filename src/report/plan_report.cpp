@@ -141,15 +141,24 @@ std::vector<std::vector<std::string>> feature_rows(const ConversionPlan& c) {
   return rows;
 }
 
+// What the weights' tails say about int4 (only with --weights).
+std::string hint(const QuantizationCandidate& q) {
+  if (!q.max_kurtosis) return "-";
+  return q.sensitive ? "keep 8-bit or protect outliers (" + q.most_outlying + ")"
+                     : "no heavy tails: int4 round-to-nearest";
+}
+
 std::vector<std::vector<std::string>> quantizable_rows(const ConversionPlan& c) {
   std::vector<std::vector<std::string>> rows;
   for (const QuantizationCandidate& q : c.quantizable)
     rows.push_back({q.block, with_thousands(q.parameters), human_bytes(q.bytes_now), human_bytes(q.bytes_fp8),
-                    human_bytes(q.bytes_int4)});
+                    human_bytes(q.bytes_int4), q.max_kurtosis ? brief_number(*q.max_kurtosis) : "-",
+                    q.max_outlier_ratio ? brief_number(*q.max_outlier_ratio) : "-", hint(q)});
   return rows;
 }
-const std::vector<std::string> kQuantizableHeader{"linear layers", "parameters", "as stored", "fp8",
-                                                  "int4 (g128)"};
+const std::vector<std::string> kQuantizableHeader{
+    "linear layers", "parameters",   "as stored",         "fp8",
+    "int4 (g128)",   "max_kurtosis", "max_outlier_ratio", "hint"};
 
 std::string savings_text(const ConversionPlan& c) {
   return "saved_fp8_bytes " + human_bytes(c.saved_fp8) + ", saved_int4_bytes " + human_bytes(c.saved_int4) +
@@ -446,6 +455,16 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
     w.key("bytes_now").value(q.bytes_now);
     w.key("bytes_fp8").value(q.bytes_fp8);
     w.key("bytes_int4").value(q.bytes_int4);
+    for (const auto& [key, v] :
+         {std::pair{"max_kurtosis", q.max_kurtosis}, {"max_outlier_ratio", q.max_outlier_ratio}}) {
+      w.key(key);
+      if (v)
+        w.value(*v);
+      else
+        w.null();
+    }
+    w.key("most_outlying").value(q.most_outlying);
+    w.key("sensitive").value(q.sensitive);
     w.end_object();
   }
   w.end_array();

@@ -3,6 +3,8 @@
 // The plan itself: unit/plan_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cli_test_support.h"
 #include "core/json.h"
 #include "core/units.h"
@@ -45,6 +47,31 @@ TEST(PlanCli, JsonHasTheIssuesFieldsAndEveryOutputIsWritten) {
                              with_thousands(*engine->find("kv_cache_tokens")->as_uint())),
             std::string::npos)
       << console.out;
+}
+
+// --weights: each candidate block's largest kurtosis and abs_max / std are those `stats` reports for its
+// matrices.
+TEST(PlanCli, WeightsGiveEachBlockTheTailsStatsMeasures) {
+  CommandResult plan = run_cli("plan " + example() + " --gpu 24GB --weights --json");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  CommandResult stats = run_cli("stats " + example() + " --json");
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  const json::Document p = json::Document::parse(plan.out, "plan");
+  const json::Document st = json::Document::parse(stats.out, "stats");
+  const json::Value& candidates = *p.root().find("conversion")->find("quantizable");
+  ASSERT_GE(candidates.items().size(), 2u);  // attention and mlp
+  for (const json::Value& q : candidates.items()) {
+    const std::string block(q.find("block")->as_string());
+    double kurtosis = -1e9, ratio = 0;
+    for (const json::Value& t : st.root().find("tensors")->items()) {
+      if (t.find("block")->as_string() != block || t.find("rows")->is_null()) continue;
+      kurtosis = std::max(kurtosis, t.find("kurtosis")->as_double());
+      ratio = std::max(ratio, t.find("abs_max")->as_double() / t.find("std")->as_double());
+    }
+    EXPECT_DOUBLE_EQ(q.find("max_kurtosis")->as_double(), kurtosis) << block;
+    EXPECT_NEAR(q.find("max_outlier_ratio")->as_double(), ratio, 1e-9 * ratio) << block;
+    EXPECT_FALSE(q.find("sensitive")->as_bool()) << block;  // random normal weights: no heavy tails
+  }
 }
 
 TEST(PlanCli, BadDevicesAndMissingGpuAreUsageErrors) {

@@ -29,8 +29,8 @@ TEST(PlanLlamaCpp, KvCacheAndWeightsAreWhatLlamaCppAllocates) {
   if (!why.empty()) GTEST_SKIP() << why;
   TempDir dir;
   const CommandResult r = run_shell(std::string(kOraclePython) + " " +
-                                    quoted(fs::path(MA_SOURCE_DIR) / "tests/oracle/llama_context_oracle.py") + " " +
-                                    quoted(llama_lib_dir()) + " " + quoted(dir.path()));
+                                    quoted(fs::path(MA_SOURCE_DIR) / "tests/oracle/llama_context_oracle.py") +
+                                    " " + quoted(llama_lib_dir()) + " " + quoted(dir.path()));
   if (r.exit_code == kLlamaCouldNotLoad) GTEST_SKIP() << "llama.cpp did not start: " << r.err;
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json::Document contexts = parse_json_file(dir / "contexts.json");
@@ -51,7 +51,8 @@ TEST(PlanLlamaCpp, KvCacheAndWeightsAreWhatLlamaCppAllocates) {
     const Plan p = make_plan(inv, report, rq);
     const EngineView& e = p.splits.front().budget.engine;
     EXPECT_NEAR(static_cast<double>(e.kv_cache_bytes), c.find("kv_mib")->as_double() * kMiB, kLogResolution);
-    EXPECT_NEAR(static_cast<double>(p.weights_bytes), c.find("model_mib")->as_double() * kMiB, kLogResolution);
+    EXPECT_NEAR(static_cast<double>(p.weights_bytes), c.find("model_mib")->as_double() * kMiB,
+                kLogResolution);
     const double compute = c.find("compute_mib")->as_double() * kMiB;
     EXPECT_NEAR(static_cast<double>(e.activation_peak_bytes) / compute, 1.0, 0.15);
     ++checked;

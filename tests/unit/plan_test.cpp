@@ -244,6 +244,36 @@ TEST(Plan, ConversionNamesWhatEachTargetCannotRun) {
   EXPECT_NEAR(static_cast<double>(c.saved_int4) / static_cast<double>(now), 1 - (0.5 + 4.0 / 128) / 2, 1e-3);
 }
 
+TEST(Plan, SensitivityFlagsHeavyTailedBlocks) {
+  ConversionPlan c;
+  c.quantizable.resize(2);
+  c.quantizable[0].block = "mlp";
+  c.quantizable[1].block = "attention";
+  WeightStats stats;
+  auto tensor = [&](const char* name, const char* block, double kurtosis, double abs_max, double std) {
+    TensorStats t;
+    t.name = name;
+    t.block = block;
+    t.kurtosis = kurtosis;
+    t.abs_max = abs_max;
+    t.std = std;
+    t.rows = 8;
+    stats.tensors.push_back(t);
+  };
+  tensor("layers.0.mlp.up_proj.weight", "mlp", 3, 5, 1);
+  tensor("layers.0.mlp.down_proj.weight", "mlp", 12, 2.5, 0.1);  // ratio 25: past both thresholds
+  tensor("layers.0.self_attn.q_proj.weight", "attention", 0.5, 4, 1);
+  tensor("layers.0.input_layernorm.weight", "attention", 50, 100, 1);  // a vector: not a matrix, ignored
+  stats.tensors.back().rows.reset();
+  add_sensitivity(c, stats);
+  EXPECT_DOUBLE_EQ(*c.quantizable[0].max_kurtosis, 12);
+  EXPECT_DOUBLE_EQ(*c.quantizable[0].max_outlier_ratio, 25);
+  EXPECT_EQ(c.quantizable[0].most_outlying, "layers.0.mlp.down_proj.weight");
+  EXPECT_TRUE(c.quantizable[0].sensitive);
+  EXPECT_DOUBLE_EQ(*c.quantizable[1].max_kurtosis, 0.5);
+  EXPECT_FALSE(c.quantizable[1].sensitive);
+}
+
 // The config of a Hub id in hf-configs: org__name, without -Instruct, or Meta's older "Meta-" naming.
 std::optional<fs::path> config_of(const fs::path& configs, std::string id) {
   id = id.substr(0, id.find(' '));

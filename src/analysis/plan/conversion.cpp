@@ -150,7 +150,8 @@ ConversionPlan plan_conversion(const Inventory& inv, const std::vector<uint64_t>
     auto it = std::find_if(c.quantizable.begin(), c.quantizable.end(),
                            [&](const QuantizationCandidate& q) { return q.block == block; });
     if (it == c.quantizable.end()) {
-      c.quantizable.push_back({block, 0, 0, 0, 0});
+      c.quantizable.emplace_back();
+      c.quantizable.back().block = block;
       it = c.quantizable.end() - 1;
     }
     it->parameters += t.parameters;
@@ -167,6 +168,22 @@ ConversionPlan plan_conversion(const Inventory& inv, const std::vector<uint64_t>
               return x.bytes_now > y.bytes_now;
             });
   return c;
+}
+
+void add_sensitivity(ConversionPlan& plan, const WeightStats& stats) {
+  for (QuantizationCandidate& q : plan.quantizable) {
+    for (const TensorStats& t : stats.tensors) {
+      if (t.block != q.block || !t.rows || t.std <= 0) continue;
+      const double ratio = t.abs_max / t.std;
+      if (!q.max_kurtosis || t.kurtosis > *q.max_kurtosis) q.max_kurtosis = t.kurtosis;
+      if (!q.max_outlier_ratio || ratio > *q.max_outlier_ratio) {
+        q.max_outlier_ratio = ratio;
+        q.most_outlying = t.name;
+      }
+    }
+    q.sensitive = (q.max_kurtosis && *q.max_kurtosis > kSensitiveKurtosis) ||
+                  (q.max_outlier_ratio && *q.max_outlier_ratio > kSensitiveOutlierRatio);
+  }
 }
 
 }  // namespace ma

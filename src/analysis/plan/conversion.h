@@ -6,10 +6,12 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "analysis/weight_stats.h"
 #include "model/inventory.h"
 
 namespace ma {
@@ -37,7 +39,19 @@ struct QuantizationCandidate {
   uint64_t parameters = 0;
   uint64_t bytes_now = 0;  // as stored
   uint64_t bytes_fp8 = 0, bytes_int4 = 0;
+  // With the weights read (plan --weights): the most outlier-prone tensor of the block, a hint of how much
+  // round-to-nearest quantization would hurt it. Unset without the scan.
+  std::optional<double> max_kurtosis;       // excess kurtosis; a Gaussian's is 0
+  std::optional<double> max_outlier_ratio;  // abs_max / std
+  std::string most_outlying;                // the tensor with the largest outlier ratio
+  bool sensitive = false;                   // past either threshold below
 };
+
+// Past these a block's largest weights sit far in the tail: an int4 grid sized by abs_max spends most of its
+// levels on a few values. Rules of thumb (LLM.int8(), SmoothQuant): keep such blocks 8-bit, or use a method
+// that protects outliers (AWQ, GPTQ with act-order).
+inline constexpr double kSensitiveKurtosis = 10;
+inline constexpr double kSensitiveOutlierRatio = 20;
 
 struct ConversionPlan {
   std::string catalogue_date;
@@ -48,5 +62,8 @@ struct ConversionPlan {
 
 // `tensor_bytes`: index-aligned with inv.tensors (the stored bytes).
 ConversionPlan plan_conversion(const Inventory& inv, const std::vector<uint64_t>& tensor_bytes);
+
+// Adds the weights' outlier figures (`stats`' per-tensor kurtosis and abs_max / std) to each candidate block.
+void add_sensitivity(ConversionPlan& plan, const WeightStats& stats);
 
 }  // namespace ma

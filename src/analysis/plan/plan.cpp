@@ -346,6 +346,12 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
       "zero); "
       "`stored` is the checkpoint as stored or predicted from its quantization config",
   };
+  if (plan.offload)
+    plan.assumptions.push_back(
+        "offload: llama.cpp keeps the token embedding on the CPU and every layer's KV cache on the GPUs; the "
+        "CPU computes its own layers, so only activations cross PCIe (negligible per token); a decode token "
+        "reads every dense weight and top-k of each layer's experts, on the GPU at its HBM bandwidth and on "
+        "the CPU at --cpu-bw");
   return plan;
 }
 

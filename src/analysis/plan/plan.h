@@ -35,8 +35,7 @@ struct PlanRequest {
   std::optional<DType> kv_dtype;  // default: the dtype the checkpoint declares for its cache, else 16-bit
   PlanEngine engine = PlanEngine::Transformers;
   EngineKnobs knobs;
-  double cpu_gbps = 50;   // --cpu-bw: CPU memory bandwidth for offloaded layers (dual-channel DDR5 ~ 50-90)
-  double pcie_gbps = 25;  // --pcie-bw: host-to-device bandwidth (PCIe 4.0 x16 ~ 25 GB/s achieved)
+  double cpu_gbps = 50;  // --cpu-bw: CPU memory bandwidth for offloaded layers (dual-channel DDR5 ~ 50-90)
 };
 
 struct SplitPlan {
