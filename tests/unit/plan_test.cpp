@@ -136,6 +136,17 @@ TEST(Plan, SplitsFollowHeadsKvHeadsAndMla) {
   EXPECT_TRUE(split_of(d, 8, 1, 8).invalid.empty());  // 256 experts over 8
 }
 
+TEST(Plan, TpAndPpNameTheEnginesSplit) {
+  LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3.1-8B");
+  PlanRequest rq = on("4x24GB");
+  rq.pp = 2;
+  const Plan p = make_plan(m->inv, m->report, rq);
+  ASSERT_EQ(p.splits.size(), 1u);
+  EXPECT_EQ(p.splits[0].split.tp, 2u);
+  rq.tp = 3;  // 3 x 2 is not 4 devices
+  EXPECT_THROW(make_plan(m->inv, m->report, rq), Error);
+}
+
 TEST(Plan, PipelineStagesCoverEveryLayerOnceAndBalanceBytes) {
   LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3.1-8B");
   const Plan p = make_plan(m->inv, m->report, on("4x24GB"));

@@ -277,6 +277,18 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   };
 
   plan.splits = enumerate_splits(inv.arch, rq.gpus.count);
+  // --tp / --pp name the engine's own split: only those are sized and ranked.
+  if (rq.tp || rq.pp) {
+    std::erase_if(plan.splits, [&](const SplitPlan& s) {
+      return (rq.tp && s.split.tp != *rq.tp) || (rq.pp && s.split.pp != *rq.pp);
+    });
+    if (plan.splits.empty())
+      throw Error(ErrorKind::Usage, "", "--tp/--pp",
+                  "no split of " + std::to_string(rq.gpus.count) + " devices has" +
+                      (rq.tp ? " tp " + std::to_string(*rq.tp) : "") +
+                      (rq.pp ? " pp " + std::to_string(*rq.pp) : "") +
+                      ": tp x pp must equal the device count");
+  }
   for (SplitPlan& s : plan.splits) {
     if (!s.invalid.empty()) continue;
     s.budget = budget(s.split, rq.batch, plan.context);

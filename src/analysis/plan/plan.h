@@ -35,6 +35,7 @@ struct PlanRequest {
   std::optional<DType> kv_dtype;  // default: the dtype the checkpoint declares for its cache, else 16-bit
   PlanEngine engine = PlanEngine::Transformers;
   EngineKnobs knobs;
+  std::optional<uint32_t> tp, pp;  // --tp / --pp: only this split (tp x pp = the device count)
   double cpu_gbps = 50;  // --cpu-bw: CPU memory bandwidth for offloaded layers (dual-channel DDR5 ~ 50-90)
 };
 
