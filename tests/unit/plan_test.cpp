@@ -221,6 +221,12 @@ TEST(Plan, HybridLayersAreFoundUnderTheCheckpointsOwnStackName) {
   // Before the stack: the embedding alone (131,072 x 2,688 bf16); after it: the norm and the untied head.
   EXPECT_EQ(w.before_bytes, 131'072u * 2'688 * 2);
   EXPECT_EQ(w.total(), m->report.quantization.stored_bytes);
+  // ViT checkpoints keep "vit.encoder.layer" where transformers 5 builds "vit.encoder.layers".
+  auto vit = load(*data_ / "fixtures" / "tiny-vit");
+  const WeightLayout v = weight_layout(vit->inv, vit->report.quantization.tensor_bytes);
+  ASSERT_EQ(v.layer_bytes.size(), 2u);
+  EXPECT_GT(v.layer_bytes[0], 0u);
+  EXPECT_EQ(v.layer_bytes[0], v.layer_bytes[1]);
 }
 
 TEST(Plan, ConversionNamesWhatEachTargetCannotRun) {

@@ -23,8 +23,9 @@ constexpr uint64_t kVllmNonTorchParallel = 2 * kGiB + kGiB / 8;
 constexpr uint64_t kSamplerBytesPerLogit = 16;
 
 // The checkpoint's name of the language stack: the template's in-memory path when the tensors use it, else
-// (a checkpoint that names it its own way: Nemotron-H's "backbone.layers" for "model.layers") the stack with
-// the most layered tensors among those ending like it, towers and encoders aside.
+// (a checkpoint that names it its own way: Nemotron-H's "backbone.layers" for "model.layers", ViT's
+// "vit.encoder.layer" for transformers 5's "vit.encoder.layers") the stack with the most layered tensors,
+// a decoder's towers and encoder aside.
 std::string_view stored_stack_name(const Inventory& inv, const StackSpec* main) {
   if (!main) return {};
   std::vector<std::pair<std::string_view, size_t>> stacks;
@@ -38,14 +39,13 @@ std::string_view stored_stack_name(const Inventory& inv, const StackSpec* main) 
     else
       ++it->second;
   }
-  const std::string_view leaf = std::string_view(main->path).substr(main->path.rfind('.') + 1);
   std::string_view best;
   size_t most = 0;
   for (const auto& [s, n] : stacks) {
     const bool aside =
         main->role == StackRole::Decoder && (s.find("encoder") != s.npos || s.find("vision") != s.npos ||
                                              s.find("visual") != s.npos || s.find("audio") != s.npos);
-    if (aside || s.substr(s.rfind('.') + 1) != leaf || n <= most) continue;
+    if (aside || n <= most) continue;
     best = s;
     most = n;
   }
