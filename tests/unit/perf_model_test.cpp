@@ -222,18 +222,23 @@ TEST(PerfModel, CalibratedH200PredictsEveryCudaGraphDecodeStep) {
 namespace ma::test {
 namespace {
 
+// A two-layer BertForMaskedLM (H 64, 4 heads, V 1000) written into `dir`.
+std::unique_ptr<Loaded> tiny_bert(const TempDir& dir) {
+  write_file(
+      dir / "config.json",
+      R"({"model_type":"bert","architectures":["BertForMaskedLM"],"hidden_size":64,"num_hidden_layers":2,)"
+      R"("num_attention_heads":4,"intermediate_size":128,"vocab_size":1000,"max_position_embeddings":128,)"
+      R"("type_vocab_size":2})");
+  return load(dir.path());
+}
+
 // Every architecture with a template: all three modes give finite, positive figures, and the step's
 // FLOPs are the sum of its operations' (no op is lost between the pieces).
 // BERT ties its masked-LM decoder to the embedding and its 1-D decoder bias to `cls.predictions.bias`: the
 // decoder matrix is one GEMM of 2·T·H·V FLOPs, the bias no GEMM at all (it once was, read as a matrix).
 TEST(PerfModel, BertTiedHeadIsOneGemmAndItsBiasNone) {
   TempDir dir;
-  write_file(
-      dir / "config.json",
-      R"({"model_type":"bert","architectures":["BertForMaskedLM"],"hidden_size":64,"num_hidden_layers":2,)"
-      R"("num_attention_heads":4,"intermediate_size":128,"vocab_size":1000,"max_position_embeddings":128,)"
-      R"("type_vocab_size":2})");
-  auto m = load(dir.path());
+  auto m = tiny_bert(dir);
   PerfInputs in;
   in.mode = PerfMode::Prefill;
   in.batch = 2;
@@ -252,12 +257,7 @@ TEST(PerfModel, BertTiedHeadIsOneGemmAndItsBiasNone) {
 
 TEST(PerfModel, DecodeOnAnEncoderOnlyModelIsRefused) {
   TempDir dir;
-  write_file(
-      dir / "config.json",
-      R"({"model_type":"bert","architectures":["BertForMaskedLM"],"hidden_size":64,"num_hidden_layers":2,)"
-      R"("num_attention_heads":4,"intermediate_size":128,"vocab_size":1000,"max_position_embeddings":128,)"
-      R"("type_vocab_size":2})");
-  auto m = load(dir.path());
+  auto m = tiny_bert(dir);
   PerfInputs in;  // decode
   try {
     model_performance(m->inv, m->report, in, round_machine());
