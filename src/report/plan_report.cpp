@@ -25,12 +25,7 @@ std::string tokens_per_s(const std::optional<double>& v) {
 }
 
 const SplitPlan* chosen(const Plan& p) {
-  if (p.best) return &p.splits[*p.best];
-  const SplitPlan* roomiest = nullptr;
-  for (const SplitPlan& s : p.splits)
-    if (s.invalid.empty() && (!roomiest || s.budget.worst.used() < roomiest->budget.worst.used()))
-      roomiest = &s;
-  return roomiest;
+  return p.shown ? &p.splits[*p.shown] : nullptr;
 }
 
 uint64_t free_bytes(const DeviceBytes& d) {

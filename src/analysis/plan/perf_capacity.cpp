@@ -46,6 +46,7 @@ std::optional<CapacityCheck> check_capacity(const Inventory& inv, const ModelRep
   rq.context = in.mode == PerfMode::Decode ? in.kv_len + 1 : in.seq;
   rq.precision = precision_of(in);
   rq.kv_dtype = kv_dtype_of(in.kv_dtype);
+  rq.time_splits = false;  // only whether it fits; the one plan that names a split below is timed
   const Plan plan = make_plan(inv, report, rq);
   CapacityCheck c;
   c.capacity_bytes = rq.gpus.memory_bytes;
@@ -59,12 +60,12 @@ std::optional<CapacityCheck> check_capacity(const Inventory& inv, const ModelRep
   for (uint32_t n = rq.gpus.count * 2; n <= kMostDevices; n *= 2) {
     PlanRequest more = rq;
     more.gpus.count = n;
+    if (!make_plan(inv, report, more).fits) continue;
+    more.time_splits = true;  // the fastest split of the first count that fits is the one named
     const Plan p = make_plan(inv, report, more);
-    if (p.fits) {
-      would.push_back("fits on " + std::to_string(n) + " x " + hw.name + " (" +
-                      split_name(p.splits[*p.best].split) + ")");
-      break;
-    }
+    would.push_back("fits on " + std::to_string(n) + " x " + hw.name + " (" +
+                    split_name(p.splits[*p.best].split) + ")");
+    break;
   }
   if (plan.widest_fitting && *plan.widest_fitting != rq.precision)
     would.push_back("fits in " + std::string(precision_name(*plan.widest_fitting)) + " weights on these " +

@@ -293,7 +293,7 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
     if (!s.invalid.empty()) continue;
     s.budget = budget(s.split, rq.batch, plan.context);
     s.stage_starts = balance_stages(m.weights, s.split.pp);
-    if (s.budget.fits) time_split(inv, report, rq, kv, plan.context, s);
+    if (s.budget.fits && rq.time_splits) time_split(inv, report, rq, kv, plan.context, s);
   }
   // The fastest split that fits (decode, else prefill tokens/s); without timings the one with most room.
   auto speed = [](const SplitPlan& s) {
@@ -311,8 +311,9 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
     if (!plan.best || speed(s) > speed(plan.splits[*plan.best])) plan.best = i;
   }
   plan.fits = plan.best.has_value();
-  if (const std::optional<size_t> pick = plan.best ? plan.best : roomiest) {
-    const Split s = plan.splits[*pick].split;
+  plan.shown = plan.best ? plan.best : roomiest;
+  if (plan.shown) {
+    const Split s = plan.splits[*plan.shown].split;
     const uint64_t ceiling = plan.max_model_context ? plan.max_model_context : kUnboundedContext;
     plan.max_context = largest_fitting(ceiling, [&](uint64_t c) { return budget(s, rq.batch, c).fits; });
     plan.max_batch = largest_fitting(kMaxBatch, [&](uint64_t b) { return budget(s, b, plan.context).fits; });

@@ -36,6 +36,7 @@ struct PlanRequest {
   PlanEngine engine = PlanEngine::Transformers;
   EngineKnobs knobs;
   std::optional<uint32_t> tp, pp;  // --tp / --pp: only this split (tp x pp = the device count)
+  bool time_splits = true;         // false: size only (a caller that needs no tokens/s)
   double cpu_gbps = 50;  // --cpu-bw: CPU memory bandwidth for offloaded layers (dual-channel DDR5 ~ 50-90)
 };
 
@@ -83,7 +84,8 @@ struct Plan {
   std::string kv_dtype;
   uint64_t weights_bytes = 0;  // the whole model at the request's precision
   std::vector<SplitPlan> splits;
-  std::optional<size_t> best;  // index of the recommended split
+  std::optional<size_t> best;   // index of the recommended split
+  std::optional<size_t> shown;  // the split the per-device figures are for: best, else the roomiest valid one
   bool fits = false;
   uint64_t max_context = 0;  // with the best split (or the largest) at the request's batch; 0: none fits
   uint64_t max_batch = 0;    // at the request's context
