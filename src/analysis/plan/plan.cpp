@@ -181,11 +181,12 @@ OffloadPlan plan_offload(const BudgetModel& m, const PlanRequest& rq, uint64_t b
   const WeightLayout& w = m.weights;
   const uint32_t n = static_cast<uint32_t>(w.layer_bytes.size());
   const EngineKnobs k = engine_defaults(PlanEngine::LlamaCpp, rq.knobs, rq.gpus.memory_bytes);
-  const Budget compute = device_budget(m, {}, 1, 1, PlanEngine::LlamaCpp, k, rq.gpus.memory_bytes);
+  // One llama.cpp budget at the plan's batch and context gives both the KV cache and the compute buffer
+  // (whose attention mask grows with the context).
+  const DeviceBytes at =
+      device_budget(m, {}, batch, context, PlanEngine::LlamaCpp, k, rq.gpus.memory_bytes).worst;
   const uint64_t gpu_total = rq.gpus.memory_bytes * rq.gpus.count;
-  const uint64_t buffer = compute.worst.activations;
-  const uint64_t kv =
-      device_budget(m, {}, batch, context, PlanEngine::LlamaCpp, k, rq.gpus.memory_bytes).worst.kv;
+  const uint64_t buffer = at.activations, kv = at.kv;
   const uint64_t gpu_room = gpu_total > buffer + kv ? gpu_total - buffer - kv : 0;
   uint64_t experts_all = 0, dense_all = 0;
   for (uint32_t l = 0; l < n; ++l) {
