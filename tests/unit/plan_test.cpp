@@ -349,5 +349,62 @@ TEST(PlanEngines, VllmKvCacheTokensMatchWhatVllmPrinted) {
   EXPECT_GE(checked, 8u);
 }
 
+// SGLang's runs: pool = mem_fraction_static x free memory at start - weights - kernel modules. A row that
+// printed its free memory at start is planned on a device that leaves exactly that after our start-up
+// figure; otherwise the device is what torch reported for the same card in another row (total_memory=).
+TEST(PlanEngines, SglangKvCacheTokensMatchWhatSglangPrinted) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  const json::Document doc = json::Document::parse(
+      read_small_file(*data / "engines" / "engine-memory.json", 16 << 20), "engine-memory.json");
+  auto torch_total_of = [&](const std::string& card) -> std::optional<std::string> {
+    for (const json::Value& row : doc.root().items()) {
+      const std::string gpu(row.find("gpu")->as_string());
+      const size_t at = gpu.find("total_memory=");
+      if (gpu.find(card) != std::string::npos && at != std::string::npos)
+        return gpu.substr(at + 13, gpu.find("GiB", at) - at - 13);
+    }
+    return std::nullopt;
+  };
+  size_t checked = 0;
+  for (const json::Value& row : doc.root().items()) {
+    if (row.find("engine")->as_string() != "SGLang") continue;
+    const json::Value* parsed = row.find("figures_parsed");
+    const json::Value* printed = parsed->find("kv_tokens");
+    const json::Value* fraction = row.find("settings")->find("mem_fraction_static");
+    const std::string id(row.find("model_id")->as_string());
+    auto dir = config_of(*data / "hf-configs", id);
+    // A model whose config is not here may name its twin: "... (Qwen2.5-32B architecture)".
+    const std::string arch(row.find("architecture")->as_string());
+    if (const size_t end = arch.find(" architecture)"); !dir && end != std::string::npos) {
+      const size_t open = arch.rfind('(', end);
+      dir = config_of(*data / "hf-configs",
+                      id.substr(0, id.find('/') + 1) + arch.substr(open + 1, end - open - 1));
+    }
+    // mem_fraction_static "auto" is a version-dependent heuristic of SGLang's, not modelled.
+    if (!printed || !fraction || !fraction->is_number() || !dir) continue;
+    const uint32_t tp = static_cast<uint32_t>(*row.find("tp")->as_uint());
+    std::string memory;
+    if (const json::Value* avail = parsed->find("avail_before_weights_gib"))
+      memory = std::to_string(avail->as_double() + static_cast<double>(worker_startup_bytes(tp)) / kGiB);
+    else if (const std::string gpu(row.find("gpu")->as_string()); gpu.find("H100") != std::string::npos)
+      memory = torch_total_of("H100").value_or("");
+    if (memory.empty()) continue;
+    memory.erase(std::remove(memory.begin(), memory.end(), ' '), memory.end());
+    auto m = load(*dir, std::nullopt, 4096);
+    PlanRequest rq;
+    rq.gpus = parse_device_spec(std::to_string(tp) + "x" + memory + "GiB", "--gpu");
+    rq.engine = PlanEngine::Sglang;
+    rq.knobs.mem_fraction_static = fraction->as_double();
+    rq.context = 4096;
+    const Plan p = make_plan(m->inv, m->report, rq);
+    const double ratio = static_cast<double>(split_of(p, tp, 1).budget.engine.kv_cache_tokens) /
+                         static_cast<double>(*printed->as_uint());
+    EXPECT_NEAR(ratio, 1.0, 0.05) << row.find("id")->as_string();
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2u);  // QwQ-32B on 4 x L4, Qwen3-235B-A22B-FP8 on 4 x H100
+}
+
 }  // namespace
 }  // namespace ma::test

@@ -83,7 +83,9 @@ std::string_view attention_feature(AttentionKind k) {
   }
 }
 
-bool quantizable(const InventoryTensor& t) {
+}  // namespace
+
+bool is_quantizable_linear(const InventoryTensor& t) {
   if (t.kind != TensorKind::Parameter || t.shape.size() != 2 || t.embedding) return false;
   switch (t.placement.block) {
     case Block::Attention:
@@ -98,8 +100,6 @@ bool quantizable(const InventoryTensor& t) {
       return false;  // embeddings, norms, routers and the head stay 16-bit in every recipe
   }
 }
-
-}  // namespace
 
 std::string_view conversion_target_name(ConversionTarget t) {
   static constexpr std::string_view kNames[] = {"onnxruntime-genai", "llama.cpp", "tensorrt-llm", "vllm"};
@@ -145,7 +145,7 @@ ConversionPlan plan_conversion(const Inventory& inv, const std::vector<uint64_t>
 
   for (size_t i = 0; i < inv.tensors.size() && i < tensor_bytes.size(); ++i) {
     const InventoryTensor& t = inv.tensors[i];
-    if (!t.stored || !quantizable(t)) continue;
+    if (!t.stored || !is_quantizable_linear(t)) continue;
     const std::string block(block_name(t.placement.block));
     auto it = std::find_if(c.quantizable.begin(), c.quantizable.end(),
                            [&](const QuantizationCandidate& q) { return q.block == block; });

@@ -26,6 +26,11 @@ std::string_view conversion_target_name(
 enum class Support { Native, Contrib, Custom };
 std::string_view support_name(Support s);  // native, contrib, custom
 
+// A weight that quantization recipes convert: the 2-D linear weights of attention, MLP, experts, Mamba and
+// linear attention. Embeddings, norms, routers and the head stay 16-bit in every recipe
+// (llm-compressor, ModelOpt, AutoGPTQ, vLLM's fp8), so `plan --dtype` and the conversion advice agree.
+bool is_quantizable_linear(const InventoryTensor& t);
+
 struct FeatureSupport {
   std::string feature;  // "grouped-query attention", "Mamba-2 (SSD scan)", ...
   uint32_t layers = 0;  // of the language stack

@@ -14,10 +14,17 @@ using memory::num;
 
 constexpr uint64_t kGiB = 1ull << 30;
 constexpr uint64_t kTransformersOverheadPercent = 10;  // as the report's inference_overhead
-// vLLM's profile run: non-torch memory grows by ~0.25 GiB on one GPU and by ~2.1 GiB with tensor parallel
-// (custom all-reduce and NCCL buffers), as the vLLM 0.19 logs in ../shared/data/engines print it.
+// vLLM's profile run: non-torch memory grows by ~0.25 GiB on one GPU (the CUDA kernel modules loaded as the
+// first forward runs) and by ~2.1 GiB with tensor parallel (custom all-reduce and NCCL buffers), as the
+// vLLM 0.19 logs in ../shared/data/engines print it.
 constexpr uint64_t kVllmNonTorchSingle = kGiB / 4;
 constexpr uint64_t kVllmNonTorchParallel = 2 * kGiB + kGiB / 8;
+constexpr uint64_t kKernelModules = kVllmNonTorchSingle;
+// What a worker holds before it loads anything: the CUDA context (0.51 GiB on an H100), and with tensor
+// parallel the NCCL communicators made at start-up too (1.53 GiB) - vLLM 0.19's "worker init memory
+// snapshot" lines on H100 in ../shared/data/engines. SGLang measures its total after these.
+constexpr uint64_t kStartupSingle = kGiB / 2;
+constexpr uint64_t kStartupParallel = kGiB + kGiB / 2;
 // vLLM's sampler warm-up holds fp32 logits for max_num_seqs sequences and sorts them for top-k/top-p: the
 // logits (4 bytes), the sorted values (4) and their int64 indices (8) per vocabulary entry.
 constexpr uint64_t kSamplerBytesPerLogit = 16;
@@ -165,17 +172,30 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
       break;
     }
     case PlanEngine::Sglang: {
-      d.reserved = d.capacity - fraction_of(d.capacity, *k.mem_fraction_static);
-      const uint64_t budget = d.capacity - d.reserved;
-      const uint64_t pool = budget > d.weights ? budget - d.weights : 0;
+      // SGLang takes its total as the memory free once the CUDA context and communicators exist, keeps
+      // (1 - mem_fraction_static) of that total for activations and CUDA graphs, and gives the KV pool what
+      // the free memory after loading (the weights and the kernel modules loading brings in) leaves above
+      // that reserve: pool = mem_fraction_static x free at start - weights - kernel modules. (Its log's
+      // QwQ-32B TP4 run: 0.85 x 21.63 GiB - 15.54 GiB "mem usage" of the load = 46,611 tokens.)
+      const uint64_t startup = std::min(d.capacity, worker_startup_bytes(s.tp));
+      const uint64_t free_at_start = d.capacity - startup;
+      const uint64_t budget = fraction_of(free_at_start, *k.mem_fraction_static);
+      d.reserved = free_at_start - budget;
+      d.overhead = startup + kKernelModules;
+      const uint64_t non_kv = d.weights + kKernelModules;
+      const uint64_t pool = budget > non_kv ? budget - non_kv : 0;
       v.kv_cache_bytes = pool;
       v.kv_cache_tokens = cache.per_token ? pool / cache.per_token : 0;
       d.kv = cache.demand;
       d.kv_spare = pool > cache.demand ? pool - cache.demand : 0;
       v.formulas.push_back("SGLang: KV pool = mem_fraction_static " +
-                           std::to_string(*k.mem_fraction_static).substr(0, 4) + " x " + num(d.capacity) +
-                           " - weights " + num(d.weights) + " = " + num(pool) +
+                           std::to_string(*k.mem_fraction_static).substr(0, 4) + " x free at start " +
+                           num(free_at_start) + " (device " + num(d.capacity) + " - CUDA context" +
+                           (s.tp > 1 ? " and communicators " : " ") + num(startup) + ") - weights " +
+                           num(d.weights) + " - kernel modules " + num(kKernelModules) + " = " + num(pool) +
                            " bytes; activations and CUDA graphs live in the rest");
+      v.formulas.push_back("KV tokens = floor(pool / " + num(cache.per_token) +
+                           " bytes per token) = " + num(v.kv_cache_tokens));
       break;
     }
     case PlanEngine::LlamaCpp: {
@@ -206,6 +226,10 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
 }
 
 }  // namespace
+
+uint64_t worker_startup_bytes(uint32_t tp) {
+  return tp > 1 ? kStartupParallel : kStartupSingle;
+}
 
 std::string split_name(const Split& s) {
   std::string t = "TP " + std::to_string(s.tp) + " x PP " + std::to_string(s.pp);

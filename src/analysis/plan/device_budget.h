@@ -41,6 +41,10 @@ struct Split {
 };
 std::string split_name(const Split& s);  // "TP 8 x PP 1, EP 8"
 
+// What a serving worker holds before it loads the model: the CUDA context, and with tensor parallel the
+// communicators made at start-up (SGLang takes its total after these).
+uint64_t worker_startup_bytes(uint32_t tp);
+
 // One device's bytes by kind; `capacity` is the whole device.
 struct DeviceBytes {
   uint64_t capacity = 0;

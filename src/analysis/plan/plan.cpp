@@ -20,13 +20,6 @@ constexpr uint64_t kUnboundedContext = 1ull << 24;  // the search's ceiling when
 constexpr std::array<WeightPrecision, 4> kPrecisions{WeightPrecision::Stored, WeightPrecision::BF16,
                                                      WeightPrecision::FP8, WeightPrecision::INT4};
 
-// A linear layer's weight: what a precision change converts (embeddings, norms, routers stay 16-bit).
-bool is_linear_weight(const InventoryTensor& t) {
-  if (t.kind != TensorKind::Parameter || t.shape.size() != 2 || t.embedding) return false;
-  const Block b = t.placement.block;
-  return b != Block::Embedding && b != Block::Norm && b != Block::MoeRouter;
-}
-
 std::vector<uint64_t> tensor_bytes_at(const Inventory& inv, const QuantizationInfo& q, WeightPrecision p) {
   if (p == WeightPrecision::Stored && q.tensor_bytes.size() == inv.tensors.size()) return q.tensor_bytes;
   std::vector<uint64_t> out;
@@ -39,7 +32,7 @@ std::vector<uint64_t> tensor_bytes_at(const Inventory& inv, const QuantizationIn
     const uint64_t n = t.parameters;
     if (p == WeightPrecision::FP32)
       out.push_back(n * 4);
-    else if (!is_linear_weight(t))
+    else if (!is_quantizable_linear(t))
       out.push_back(n * 2);
     else if (p == WeightPrecision::BF16)
       out.push_back(n * 2);

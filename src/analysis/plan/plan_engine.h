@@ -5,7 +5,7 @@
 //    profiles (a forward pass of max_num_batched_tokens, or the sampler's logits for max_num_seqs
 //    sequences, whichever is larger) and non-torch memory (communication buffers); the rest is the KV pool,
 //    paged in blocks of block_size tokens. CUDA graphs and the CUDA context live in the headroom;
-//  - SGLang: mem_fraction_static of the device for weights and the KV pool;
+//  - SGLang: mem_fraction_static of the memory free at its start for the weights and the KV pool;
 //  - llama.cpp: the KV cache of n_ctx tokens in type_k / type_v and a compute buffer for a ubatch.
 #pragma once
 #include <cstdint>
