@@ -17,6 +17,7 @@
 
 #include "analysis/model_report.h"
 #include "analysis/plan/plan.h"
+#include "analyzed_model.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "formats/model_files.h"
@@ -28,25 +29,17 @@ using namespace ma;
 
 namespace {
 
-struct Loaded {
-  LocalModelFiles files;
-  Inventory inv;
-  ModelReport report;
-};
+using ma::test::AnalyzedModel;
 
-std::unique_ptr<Loaded> load(const fs::path& dir, std::optional<DType> kv = std::nullopt) {
-  auto m = std::make_unique<Loaded>();
-  m->files = locate_local_model(dir.string());
-  m->inv = build_inventory(m->files);
+std::unique_ptr<AnalyzedModel> load(const fs::path& dir, std::optional<DType> kv = std::nullopt) {
   ReportOptions o;
-  o.skip_tokenizer = true;
   o.kv_dtype = kv;
-  m->report = build_model_report(m->inv, m->files, o);
+  auto m = ma::test::analyze_dir(dir, o);
   if (!m->report.architecture_known) return nullptr;
   return m;
 }
 
-double plan_seconds(const Loaded& m, const PlanRequest& rq, int runs) {
+double plan_seconds(const AnalyzedModel& m, const PlanRequest& rq, int runs) {
   std::vector<double> t;
   for (int i = 0; i < runs; ++i) {
     const auto a = std::chrono::steady_clock::now();
@@ -96,7 +89,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<double, std::string>> times;
   for (const auto& e : fs::directory_iterator(data / "hf-configs")) {
     if (!fs::exists(e.path() / "config.json")) continue;
-    std::unique_ptr<Loaded> m;
+    std::unique_ptr<AnalyzedModel> m;
     try {
       m = load(e.path());
     } catch (const Error&) {

@@ -9,6 +9,7 @@
 #include "cli/perf_args.h"
 #include "cli/plan_args.h"
 #include "cli/report_args.h"
+#include "cli/serve_args.h"
 #include "cli/spectrum_args.h"
 #include "cli/stats_args.h"
 #include "cli/tensors_args.h"
@@ -29,7 +30,7 @@ std::string perf_help() {
   return command_help(perf_spec(a, knobs));
 }
 
-const std::array<Command, 10> kCommands{{
+const std::array<Command, 11> kCommands{{
     {"", run_summary, help_of<ReportArgs, report_spec>},
     {"tensors", run_tensors, help_of<TensorsArgs, tensors_spec>},
     {"graph", run_graph, help_of<GraphArgs, graph_spec>},
@@ -39,6 +40,7 @@ const std::array<Command, 10> kCommands{{
     {"embeddings", run_embeddings, help_of<EmbeddingsArgs, embeddings_spec>},
     {"perf", run_perf, perf_help},
     {"plan", run_plan, help_of<PlanArgs, plan_spec>},
+    {"serve", run_serve, help_of<ServeArgs, serve_spec>},
     {"download", run_download, help_of<DownloadArgs, download_spec>},
 }};
 
@@ -75,9 +77,10 @@ std::string usage_text() {
     std::vector<std::pair<std::string, std::string>> knobs;
     DownloadArgs d;
     PlanArgs pl;
+    ServeArgs sv;
     for (const CommandSpec& s :
          {report_options, tensors_spec(t), graph_spec(g), stats_spec(st), compare_spec(c), spectrum_spec(sp),
-          embeddings_spec(em), perf_spec(p, knobs), plan_spec(pl), download_spec(d)}) {
+          embeddings_spec(em), perf_spec(p, knobs), plan_spec(pl), serve_spec(sv), download_spec(d)}) {
       out += "  modelanalyzer " + (s.name.empty() ? std::string() : std::string(s.name) + " ") +
              std::string(s.operands) + " [options]\n" + indented(s.summary);
     }

@@ -20,6 +20,7 @@ int run_perf(const Args& args);
 int run_spectrum(const Args& args);
 int run_embeddings(const Args& args);
 int run_plan(const Args& args);
+int run_serve(const Args& args);
 
 struct Command {
   std::string_view name;  // "" for the report (`modelanalyzer MODEL...`)

@@ -10,6 +10,7 @@
 #include "analysis/model_report.h"
 #include "analysis/perf/hardware.h"
 #include "analysis/perf/stored_precision.h"
+#include "analyzed_model.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "formats/model_files.h"
@@ -21,21 +22,10 @@ namespace fs = std::filesystem;
 namespace ma::test {
 namespace {
 
-struct Loaded {
-  LocalModelFiles files;
-  Inventory inv;
-  ModelReport report;
-};
-
-std::unique_ptr<Loaded> load(const fs::path& dir) {
-  auto m = std::make_unique<Loaded>();
-  m->files = locate_local_model(dir.string());
-  m->inv = build_inventory(m->files);
+std::unique_ptr<AnalyzedModel> load(const fs::path& dir) {
   ReportOptions o;
-  o.skip_tokenizer = true;
   o.kv_dtype = DType::BF16;
-  m->report = build_model_report(m->inv, m->files, o);
-  return m;
+  return analyze_dir(dir, o);
 }
 
 // A round machine so that times are easy to check: 1000 TFLOP/s bf16, 1000 GB/s.
@@ -167,6 +157,44 @@ TEST(PerfModel, MoeRunsTopKExpertsPerToken) {
   EXPECT_NEAR(sum_kind(r, "moe", &OpCost::bytes_weights), 32 * 8 * (1 - std::pow(0.75, 4)) * expert * 2, 1);
 }
 
+// Experts spread over the whole tensor-parallel group: TP alone slices every expert, EP gives each GPU whole
+// experts; either way a GPU holds and streams 1/tp of them and runs 1/tp of their FLOPs.
+TEST(PerfModel, TensorParallelSplitsTheExpertsWithOrWithoutExpertParallel) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  auto m = load(*data / "hf-configs" / "mistralai__Mixtral-8x7B-Instruct-v0.1");
+  PerfInputs in;
+  in.batch = 4;
+  const PerfResult one = model_performance(m->inv, m->report, in, round_machine());
+  in.parallel.tp = 8;
+  const PerfResult tp = model_performance(m->inv, m->report, in, round_machine());
+  in.parallel.ep = 8;
+  const PerfResult ep = model_performance(m->inv, m->report, in, round_machine());
+  for (double OpCost::*f : {&OpCost::bytes_weights, &OpCost::flops_theory}) {
+    EXPECT_DOUBLE_EQ(sum_kind(tp, "moe", f), sum_kind(one, "moe", f) / 8);
+    EXPECT_DOUBLE_EQ(sum_kind(ep, "moe", f), sum_kind(one, "moe", f) / 8);
+  }
+}
+
+// gpt-oss stores its experts in MXFP4: per 32 weights, 16 bytes of packed values and one byte of scale
+// (0.53125 bytes per weight), plus the f32 biases as predicted from the config. The u8 "_blocks" tensors hold
+// two weights per element, so the bytes per weight come from the logical count.
+TEST(PerfModel, PackedExpertsStreamTheirStoredBytesPerLogicalWeight) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  auto m = load(*data / "hf-configs" / "openai__gpt-oss-120b");
+  PerfInputs in;
+  in.batch = 1;
+  const Hardware& h200 = *find_hardware("h200");
+  use_stored_weights(in, m->report.quantization, std::nullopt, false, h200);
+  const PerfResult r = model_performance(m->inv, m->report, in, h200);
+  // One token, top-4 of 128 experts in each of 36 layers; an expert: gate_up 2880 x 5760 and down 2880 x
+  // 2880 weights with their biases (5760 + 2880).
+  const double weights = 2880.0 * 5760 + 2880.0 * 2880, biases = 5760 + 2880;
+  const double per_param = (weights * 17 / 32 + biases * 4) / (weights + biases);
+  EXPECT_NEAR(sum_kind(r, "moe", &OpCost::bytes_weights), 36 * 4 * (weights + biases) * per_param, 1e3);
+}
+
 TEST(PerfModel, TensorParallelSplitsGemmsAndAddsAllReduces) {
   auto m = load(MA_EXAMPLE_DIR);
   PerfInputs in;
@@ -194,7 +222,7 @@ TEST(PerfModel, CalibratedH200PredictsEveryCudaGraphDecodeStep) {
   size_t rows = 0;
   for (const json::Value& row : doc.root().items()) {
     const bool small = row.find("model")->as_string() == "llama-3.2-1b-shape";
-    const Loaded& m = small ? *llama_1b : *llama_8b;
+    const AnalyzedModel& m = small ? *llama_1b : *llama_8b;
     PerfInputs in;
     in.batch = *row.find("B")->as_uint();
     in.kv_len = *row.find("kv_len")->as_uint();
@@ -223,7 +251,7 @@ namespace ma::test {
 namespace {
 
 // A two-layer BertForMaskedLM (H 64, 4 heads, V 1000) written into `dir`.
-std::unique_ptr<Loaded> tiny_bert(const TempDir& dir) {
+std::unique_ptr<AnalyzedModel> tiny_bert(const TempDir& dir) {
   write_file(
       dir / "config.json",
       R"({"model_type":"bert","architectures":["BertForMaskedLM"],"hidden_size":64,"num_hidden_layers":2,)"
@@ -274,7 +302,7 @@ TEST(PerfModel, EveryOracleArchitectureInEveryMode) {
   size_t models = 0;
   for (const auto& e : fs::directory_iterator(*data / "hf-configs")) {
     if (!fs::exists(e.path() / "config.json")) continue;
-    std::unique_ptr<Loaded> m;
+    std::unique_ptr<AnalyzedModel> m;
     try {
       m = load(e.path());
     } catch (const Error&) {

@@ -10,6 +10,7 @@
 
 #include "analysis/model_report.h"
 #include "analysis/plan/perf_capacity.h"
+#include "analyzed_model.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "formats/model_files.h"
@@ -24,23 +25,12 @@ namespace {
 
 constexpr uint64_t kGiB = 1ull << 30;
 
-struct Loaded {
-  LocalModelFiles files;
-  Inventory inv;
-  ModelReport report;
-};
-
-std::unique_ptr<Loaded> load(const fs::path& dir, std::optional<DType> kv = std::nullopt,
-                             std::optional<uint64_t> context = std::nullopt) {
-  auto m = std::make_unique<Loaded>();
-  m->files = locate_local_model(dir.string());
-  m->inv = build_inventory(m->files);
+std::unique_ptr<AnalyzedModel> load(const fs::path& dir, std::optional<DType> kv = std::nullopt,
+                                    std::optional<uint64_t> context = std::nullopt) {
   ReportOptions o;
-  o.skip_tokenizer = true;
   o.kv_dtype = kv;
   o.context = context;
-  m->report = build_model_report(m->inv, m->files, o);
-  return m;
+  return analyze_dir(dir, o);
 }
 
 #define LOAD_CONFIG_OR_SKIP(var, name)                           \

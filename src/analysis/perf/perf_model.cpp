@@ -65,14 +65,19 @@ class Builder {
     pp_ = in.parallel.pp;
     ep_ = in.parallel.ep;
     expert_wb_ = wb_;
-    if (stored()) {  // routed experts as stored: their bytes per parameter
-      double bytes = 0, params = 0;
-      for (size_t i = 0; i < inv.tensors.size(); ++i)
-        if (inv.tensors[i].routed_expert && inv.tensors[i].kind == TensorKind::Parameter) {
+    // Routed experts as stored: their bytes, scales included, per logical parameter. A packed tensor's
+    // elements are not its parameters (gpt-oss's MXFP4 "_blocks" hold two per u8), so the count is the
+    // report's, and the scales ("experts.*_scales", "experts.N.*.weight_scale_inv") ride with the weights.
+    if (stored() && rep.moe && rep.moe->routed_expert_parameters > 0) {
+      double bytes = 0;
+      for (size_t i = 0; i < inv.tensors.size(); ++i) {
+        const InventoryTensor& t = inv.tensors[i];
+        const bool scale =
+            t.kind == TensorKind::QuantizationScale && t.name.find(".experts.") != std::string::npos;
+        if ((t.routed_expert && t.kind == TensorKind::Parameter) || scale)
           bytes += static_cast<double>(in.stored_bytes[i]);
-          params += static_cast<double>(inv.tensors[i].parameters);
-        }
-      if (params > 0) expert_wb_ = bytes / params;
+      }
+      expert_wb_ = bytes / static_cast<double>(rep.moe->routed_expert_parameters);
     }
   }
 
@@ -298,14 +303,17 @@ class Builder {
     op.kind = "moe";
     op.layer = l;
     op.m_eff = tokens_ * k / touched;  // tokens per active expert
-    op.flops_theory = op.flops_tensorcore = 2 * tokens_ * k * per_expert * train_ / ep_;
-    const double once = touched * per_expert * expert_wb_ / ep_ * (in_.mode == PerfMode::Train ? 3 : 1);
+    // The experts spread over the whole tensor-parallel group: expert parallel gives each GPU whole
+    // experts, tensor parallel alone a 1/tp slice of every expert (expert parallel runs inside the group).
+    const double spread = std::max(tp_, ep_);
+    op.flops_theory = op.flops_tensorcore = 2 * tokens_ * k * per_expert * train_ / spread;
+    const double once = touched * per_expert * expert_wb_ / spread * (in_.mode == PerfMode::Train ? 3 : 1);
     weights_once_ += once;
     op.bytes_weights = once / in_.knobs.wrf_moe;
     // Each expert reads its input, writes its output and passes `expert_matrices` - 1 intermediate widths.
     const double widths = static_cast<double>(f.expert_matrices);
     op.bytes_activations =
-        tokens_ * k * (2 * hidden_ + widths * inter) * ab_ * in_.knobs.act_fusion * train_ / ep_;
+        tokens_ * k * (2 * hidden_ / ep_ + widths * inter / spread) * ab_ * in_.knobs.act_fusion * train_;
     op.kernels = 4 * train_;  // route, gather, grouped GEMMs, scatter
     ops_.push_back(op);
   }

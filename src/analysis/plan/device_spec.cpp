@@ -87,9 +87,18 @@ DeviceSpec parse_device_spec(std::string_view text, std::string_view flag) {
     d.memory_bytes = *s;
     return d;
   }
-  const Hardware* h = hardware_named(rest, flag, text);
-  d.hardware = *h;
-  d.memory_bytes = static_cast<uint64_t>(std::llround(h->hbm_gb * kGiB));
+  const DeviceSpec named = devices_of(*hardware_named(rest, flag, text), d.count);
+  d.hardware = named.hardware;
+  d.memory_bytes = named.memory_bytes;
+  return d;
+}
+
+DeviceSpec devices_of(const Hardware& hw, uint32_t count) {
+  DeviceSpec d;
+  d.count = count;
+  d.hardware = hw;
+  d.memory_bytes = static_cast<uint64_t>(std::llround(hw.hbm_gb * kGiB));
+  d.text = std::to_string(count) + "x" + hw.name;
   return d;
 }
 

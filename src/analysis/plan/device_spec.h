@@ -23,6 +23,9 @@ struct DeviceSpec {
 // TiB (all binary), NAME a hardware-table entry or a unique prefix of one ("h100" is ambiguous).
 DeviceSpec parse_device_spec(std::string_view text, std::string_view flag);
 
+// `count` devices of a hardware-table entry (its capacity read as binary, as above).
+DeviceSpec devices_of(const Hardware& hw, uint32_t count);
+
 // A memory size alone ("64GB"), binary as above.
 uint64_t parse_memory_size(std::string_view text, std::string_view flag);
 

@@ -38,10 +38,8 @@ std::optional<CapacityCheck> check_capacity(const Inventory& inv, const ModelRep
                                             const PerfInputs& in, const Hardware& hw) {
   if (in.mode == PerfMode::Train) return std::nullopt;
   PlanRequest rq;
-  rq.gpus.count = in.parallel.tp * in.parallel.pp;
-  rq.gpus.hardware = hw;
+  rq.gpus = devices_of(hw, in.parallel.tp * in.parallel.pp);
   rq.gpus.text = hw.name;
-  rq.gpus.memory_bytes = static_cast<uint64_t>(std::llround(hw.hbm_gb * 1024.0 * 1024 * 1024));
   rq.batch = in.batch;
   rq.context = in.mode == PerfMode::Decode ? in.kv_len + 1 : in.seq;
   rq.precision = precision_of(in);

@@ -50,35 +50,11 @@ ComputeDType compute_kv(DType kv) {
   return ComputeDType::BF16;
 }
 
-// The performance model's inputs for a precision on `hw`.
-PerfInputs perf_inputs(const ModelReport& report, WeightPrecision p, DType kv, const Hardware& hw) {
-  PerfInputs in;
-  in.kv_dtype = compute_kv(kv);
-  switch (p) {
-    case WeightPrecision::Stored:
-      use_stored_weights(in, report.quantization, std::nullopt, true, hw);
-      break;
-    case WeightPrecision::BF16:
-      break;
-    case WeightPrecision::FP32:
-      in.weight_dtype = in.act_dtype = ComputeDType::FP32;
-      break;
-    case WeightPrecision::FP8:
-      in.weight_dtype = ComputeDType::FP8;
-      in.act_dtype = hw.peak(ComputeDType::FP8) > 0 ? ComputeDType::FP8 : ComputeDType::BF16;
-      break;
-    case WeightPrecision::INT4:  // W4A16: half a byte per weight streamed, 16-bit compute
-      in.weight_dtype = ComputeDType::FP4;
-      break;
-  }
-  return in;
-}
-
 void time_split(const Inventory& inv, const ModelReport& report, const PlanRequest& rq, DType kv,
                 uint64_t context, SplitPlan& s) {
   if (!rq.gpus.hardware) return;
   const Hardware& hw = *rq.gpus.hardware;
-  PerfInputs in = perf_inputs(report, rq.precision, kv, hw);
+  PerfInputs in = precision_perf_inputs(report, rq.precision, kv, hw);
   in.parallel = {s.split.tp, s.split.pp, s.split.ep};
   try {
     if (has_decode_step(report)) {
@@ -229,6 +205,29 @@ OffloadPlan plan_offload(const BudgetModel& m, const PlanRequest& rq, uint64_t b
 }
 
 }  // namespace
+
+PerfInputs precision_perf_inputs(const ModelReport& report, WeightPrecision p, DType kv, const Hardware& hw) {
+  PerfInputs in;
+  in.kv_dtype = compute_kv(kv);
+  switch (p) {
+    case WeightPrecision::Stored:
+      use_stored_weights(in, report.quantization, std::nullopt, true, hw);
+      break;
+    case WeightPrecision::BF16:
+      break;
+    case WeightPrecision::FP32:
+      in.weight_dtype = in.act_dtype = ComputeDType::FP32;
+      break;
+    case WeightPrecision::FP8:
+      in.weight_dtype = ComputeDType::FP8;
+      in.act_dtype = hw.peak(ComputeDType::FP8) > 0 ? ComputeDType::FP8 : ComputeDType::BF16;
+      break;
+    case WeightPrecision::INT4:  // W4A16: half a byte per weight streamed, 16-bit compute
+      in.weight_dtype = ComputeDType::FP4;
+      break;
+  }
+  return in;
+}
 
 std::string_view precision_name(WeightPrecision p) {
   static constexpr std::string_view kNames[] = {"stored", "bf16", "fp8", "int4", "fp32"};

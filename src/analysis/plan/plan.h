@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/model_report.h"
+#include "analysis/perf/perf_model.h"
 #include "analysis/plan/conversion.h"
 #include "analysis/plan/device_budget.h"
 #include "analysis/plan/device_spec.h"
@@ -99,5 +100,9 @@ struct Plan {
 
 // Throws Error(Unsupported) without an architecture, Error(Usage) for impossible requests.
 Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanRequest& request);
+
+// The performance model's inputs for weights in precision `p` (as stored: as the engines run them) and a
+// `kv` cache on `hw`.
+PerfInputs precision_perf_inputs(const ModelReport& report, WeightPrecision p, DType kv, const Hardware& hw);
 
 }  // namespace ma

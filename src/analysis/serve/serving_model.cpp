@@ -1,0 +1,225 @@
+#include "analysis/serve/serving_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "analysis/perf/achievable.h"
+#include "analysis/perf/perf_model.h"
+#include "core/error.h"
+
+namespace ma {
+namespace {
+
+constexpr int kFixedPointIterations = 60;
+// InferenceMAX's client sends 10 prompts per concurrent client (num_prompts = 10 x concurrency): the first of
+// the 10 rounds starts all at once.
+constexpr uint32_t kBenchmarkRounds = 10;
+
+// The largest of a step's terms, in the words of the issue: streaming the weights, the KV cache, the
+// tensor cores, the interconnect, or kernel launches.
+std::string bound_of(const PerfResult& r) {
+  const double bw = r.hardware.hbm_gbps * 1e9;
+  const std::pair<double, const char*> terms[] = {
+      {r.total.bytes_weights / bw, "weights"},
+      {(r.total.bytes_kv + r.total.bytes_activations + r.total.bytes_temporary) / bw, "kv"},
+      {r.total.t_comp, "compute"},
+      {r.total.t_net, "network"},
+      {r.overhead_s, "launch"}};
+  return std::max_element(std::begin(terms), std::end(terms),
+                          [](const auto& a, const auto& b) { return a.first < b.first; })
+      ->second;
+}
+
+class Estimator {
+ public:
+  Estimator(const Inventory& inv, const ModelReport& report, const ServeRequest& rq, const PerfInputs& base,
+            const Hardware& hw)
+      : inv_(inv), report_(report), rq_(rq), base_(base), hw_(hw), rules_(serve_engine_rules(rq.engine)) {
+    budget_ = rq.max_batched_tokens.value_or(rules_.max_batched_tokens);
+    mean_kv_ = rq.isl + rq.osl / 2;
+    PerfInputs in = base_;
+    in.mode = PerfMode::Prefill;
+    in.batch = 1;
+    in.seq = rq.isl;
+    prefill_ = model_performance(inv_, report_, in, hw_);
+    // Mixed steps stream the weights once for the decodes and the prompt chunk together: a prompt costs
+    // only what it adds to a step that reads them anyway (its FLOPs, or its other bytes), and shares its
+    // kernel launches. A prefill batch of its own pays its whole step.
+    const double bw = hw_.hbm_gbps * 1e9;
+    prefill_cost_ = rules_.mixed_prefill
+                        ? std::max(prefill_.total.t_comp, (prefill_.total.bytes_hbm() - prefill_.total.bytes_weights) / bw) +
+                              prefill_.total.t_net
+                        : prefill_.total.t_est;
+  }
+
+  // Mean TTFT of `n` prompts sent together: they fill steps of the engine's token budget in turn, so the
+  // i-th is done after ceil(i x isl / budget) such steps.
+  double first_round_ttft(double n) {
+    const uint64_t per_step = std::max<uint64_t>(1, budget_ / rq_.isl);  // whole prompts per step
+    if (!burst_step_) {
+      PerfInputs in = base_;
+      in.mode = PerfMode::Prefill;
+      in.batch = per_step;
+      in.seq = std::min(rq_.isl, budget_);
+      burst_step_ = model_performance(inv_, report_, in, hw_).total.t_est *
+                    static_cast<double>(std::max<uint64_t>(1, rq_.isl / in.seq));
+    }
+    const auto prompts = static_cast<uint64_t>(std::llround(n));
+    double sum = 0;
+    for (uint64_t i = 1; i <= prompts; ++i)
+      sum += static_cast<double>((i + per_step - 1) / per_step) * *burst_step_;
+    return prompts ? sum / static_cast<double>(prompts) : 0;
+  }
+
+  double decode_step(double batch) {
+    const uint64_t b = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(batch)));
+    if (auto it = decode_.find(b); it != decode_.end()) return it->second.total.t_est;
+    PerfInputs in = base_;
+    in.mode = PerfMode::Decode;
+    in.batch = b;
+    in.kv_len = mean_kv_;
+    return decode_.emplace(b, model_performance(inv_, report_, in, hw_)).first->second.total.t_est;
+  }
+
+  ServePoint at(uint64_t concurrency, uint64_t max_running) {
+    ServePoint p;
+    p.concurrency = concurrency;
+    const double c = static_cast<double>(concurrency);
+    const double running = std::min(c, static_cast<double>(max_running));
+    const double steps = static_cast<double>(rq_.osl - 1);  // the first output token comes with the prefill
+    double batch = running, rate = 0, ttft_own = 0, d = 0;
+    for (int i = 0; i < kFixedPointIterations; ++i) {
+      d = decode_step(batch);
+      rate = 1.0 / (steps * d / batch + prefill_cost_);
+      // Its own prefill: a batch of its own right after the step in flight (prefill first), or chunks of
+      // the token budget the running decodes leave, each riding one decode step (mixed).
+      if (rules_.mixed_prefill) {
+        const double room = std::max(1.0, static_cast<double>(budget_) - batch);
+        const double chunks = std::ceil(static_cast<double>(rq_.isl) / room);
+        ttft_own = d / 2 + chunks * d + prefill_cost_;
+      } else {
+        ttft_own = d / 2 + prefill_.total.t_est;
+      }
+      // Prefills queued before it: M/D/1 with the engine busy on prefills a fraction rho of the time.
+      const double rho = std::min(0.95, rate * prefill_cost_);
+      const double ttft = ttft_own + rho * prefill_cost_ / (2 * (1 - rho));
+      const double next = std::clamp(running - rate * ttft, 1.0, running);
+      if (std::abs(next - batch) < 1e-6) break;
+      batch = 0.5 * (batch + next);
+    }
+    const double rho = std::min(0.95, rate * prefill_cost_);
+    double ttft = ttft_own + rho * prefill_cost_ / (2 * (1 - rho));
+    ttft += (c - running) / rate;  // clients beyond the KV pool wait for a slot
+    // A benchmark's first round: every client sends at once, and the prompts queue for the prefill steps
+    // (chunks of the step budget, one after another); the k - 1 rounds after it run in steady state.
+    const double k = static_cast<double>(rq_.rounds.value_or(kBenchmarkRounds));
+    if (k > 0) {
+      const double burst = first_round_ttft(running);
+      p.first_round_ttft_s = burst;
+      ttft = ((k - 1) * ttft + std::max(burst, ttft)) / k;
+    }
+    p.running = running;
+    p.decode_batch = batch;
+    p.decode_step_s = d;
+    p.prefill_s = prefill_cost_;
+    p.mean_ttft_s = ttft;
+    p.mean_tpot_s = rq_.osl > 1 ? batch / (rate * steps) : 0;
+    p.mean_itl_s = p.mean_tpot_s * rq_.stream_interval.value_or(rules_.stream_interval);
+    p.mean_e2el_s = ttft + steps * p.mean_tpot_s;
+    p.requests_per_s = c / p.mean_e2el_s;
+    const double gpus = rq_.tp;
+    p.input_tokens_per_s_per_gpu = p.requests_per_s * static_cast<double>(rq_.isl) / gpus;
+    p.output_tokens_per_s_per_gpu = p.requests_per_s * static_cast<double>(rq_.osl) / gpus;
+    p.throughput_tokens_per_s_per_gpu = p.input_tokens_per_s_per_gpu + p.output_tokens_per_s_per_gpu;
+    p.decode_bound = bound_of(decode_.at(std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(batch)))));
+    p.prefill_bound = bound_of(prefill_);
+    return p;
+  }
+
+ private:
+  const Inventory& inv_;
+  const ModelReport& report_;
+  const ServeRequest& rq_;
+  PerfInputs base_;
+  Hardware hw_;
+  const ServeEngineRules& rules_;
+  uint64_t budget_ = 0, mean_kv_ = 0;
+  PerfResult prefill_;
+  double prefill_cost_ = 0;
+  std::optional<double> burst_step_;  // one prefill step of the first round
+  std::map<uint64_t, PerfResult> decode_;
+};
+
+}  // namespace
+
+ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, const ServeRequest& rq) {
+  if (!has_decode_step(report))
+    throw Error(ErrorKind::Usage, "", "MODEL", "an encoder-only model generates no tokens to serve");
+  if (rq.isl == 0 || rq.osl == 0 || rq.concurrency == 0)
+    throw Error(ErrorKind::Usage, "", "--isl/--osl/--concurrency", "must be at least 1");
+  const ServeEngineRules& rules = serve_engine_rules(rq.engine);
+  ServeResult out;
+  out.request = rq;
+  out.engine_source = std::string(rules.source);
+
+  // The KV pool by the engine's memory rule, on tp devices holding one replica.
+  PlanRequest plan_rq;
+  plan_rq.gpus = devices_of(rq.hw, rq.tp);
+  plan_rq.engine = rules.memory;
+  plan_rq.precision = rq.precision;
+  plan_rq.kv_dtype = rq.kv_dtype;
+  plan_rq.context = rq.isl + rq.osl;
+  plan_rq.batch = rq.concurrency;
+  plan_rq.tp = rq.tp;
+  plan_rq.pp = 1;
+  plan_rq.time_splits = false;
+  const Plan plan = make_plan(inv, report, plan_rq);
+  const auto split = std::find_if(plan.splits.begin(), plan.splits.end(), [&](const SplitPlan& s) {
+    return s.split.tp == rq.tp && s.split.pp == 1 && s.split.ep == rq.ep;
+  });
+  if (split == plan.splits.end())
+    throw Error(ErrorKind::Usage, "", "--ep", "expert parallel must be 1 or the tensor-parallel size");
+  if (!split->invalid.empty()) throw Error(ErrorKind::Usage, "", "--tp", split->invalid);
+  out.kv_cache_tokens = split->budget.engine.kv_cache_tokens;
+  out.max_running = out.kv_cache_tokens / (rq.isl + rq.osl);
+  if (out.max_running == 0)
+    throw Error(ErrorKind::Usage, "", "--hw/--tp",
+                "one request of " + std::to_string(rq.isl + rq.osl) + " tokens does not fit the " +
+                    std::string(rules.name) + " KV pool of " + std::to_string(rq.tp) + " x " + rq.hw.name +
+                    " (" + std::to_string(out.kv_cache_tokens) + " tokens)");
+
+  const DType kv = rq.kv_dtype ? *rq.kv_dtype
+                               : dtype_from_any_name(report.memory.kv_cache_dtype).value_or(DType::BF16);
+  const AchievableHardware achievable = achievable_hardware(rq.hw);
+  PerfInputs base = precision_perf_inputs(report, rq.precision, kv, achievable.hw);
+  base.knobs = ExecutionKnobs::efficient();
+  base.parallel = {rq.tp, 1, rq.ep};
+  out.precision_label = base.stored_label.empty() ? std::string(precision_name(rq.precision)) : base.stored_label;
+
+  Estimator e(inv, report, rq, base, achievable.hw);
+  out.point = e.at(rq.concurrency, out.max_running);
+  for (uint64_t c : rq.sweep) out.sweep.push_back(e.at(c, out.max_running));
+
+  out.assumptions = {
+      "closed loop: " + std::to_string(rq.concurrency) + " clients, each sends a prompt of " +
+          std::to_string(rq.isl) + " tokens, reads " + std::to_string(rq.osl) + " output tokens, then sends the next",
+      "R = 1 / ((osl - 1) x D(B) / B + P); B = running - R x TTFT; TPOT = B / (R (osl - 1)); E2EL = TTFT + "
+      "(osl - 1) TPOT; tokens/s per GPU = concurrency / E2EL x tokens / tp",
+      "D(B): the performance model's decode step (efficient profile: flash attention, fused kernels, CUDA "
+      "graphs) at batch B and the mean KV length isl + osl / 2 = " + std::to_string(rq.isl + rq.osl / 2) +
+          ", TP " + std::to_string(rq.tp) + (rq.ep > 1 ? " with EP " + std::to_string(rq.ep) : "") +
+          ", its all-reduces included",
+      std::string("P: ") + (rules.mixed_prefill
+                                ? "a prompt's FLOPs (or its non-weight bytes) on steps that stream the weights "
+                                  "for the decodes anyway"
+                                : "a prefill step of its own, which the running decodes wait for"),
+      "TTFT: half the step in flight, its own prefill, and the prefills queued before it (M/D/1); clients "
+      "beyond the KV pool (" + std::to_string(out.max_running) + " requests) wait for a slot",
+      "engine: " + std::string(rules.source),
+      "speeds: " + achievable.how,
+      "weights: " + out.precision_label};
+  return out;
+}
+
+}  // namespace ma

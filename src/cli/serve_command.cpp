@@ -1,0 +1,46 @@
+// `modelanalyzer serve MODEL --hw h200 --tp 8 --concurrency 64`: what a serving engine delivers at a load
+// (issue 14).
+#include "analysis/model_report.h"
+#include "analysis/serve/serve_precision.h"
+#include "analysis/serve/serving_model.h"
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "cli/serve_args.h"
+#include "cli/verbose_trace.h"
+#include "core/error.h"
+#include "model/inventory.h"
+#include "report/serve_report.h"
+
+namespace ma::cli {
+
+int run_serve(const Args& args) {
+  ServeArgs a = parse_serve_args(args);
+  Output out = detect_output(a.common);
+  const OpenedInventory opened = open_inventory(a.model, a.hub, out);
+  Inventory& inv = *opened.inventory;
+  ReportOptions options;
+  options.model_id = a.model;
+  options.skip_tokenizer = true;
+  options.kv_dtype = a.request.kv_dtype;
+  ModelReport report = build_model_report(inv, opened.opened.files, options);
+  if (!a.precision.empty()) a.request.precision = *serve_precision(a.precision, report.quantization);
+  trace("timing decode and prefill steps at every load point");
+  ServeResult result = estimate_serving(inv, report, a.request);
+  result.model_id = a.model;
+
+  // Everything rendered first, then written: a failure leaves no partial file.
+  const RunInfo run = run_info();
+  const ResultOutputs& o = a.outputs;
+  if (!o.csv_file.empty())
+    throw Error(ErrorKind::Usage, "", "--csv", "serve writes JSON, Markdown and a plot; use --export FILE.json");
+  RenderedResults r;
+  if (o.json || !o.json_file.empty())
+    stream_serve_json(result, run, [&](std::string_view s) { r.json.append(s); });
+  if (!o.markdown_file.empty()) r.markdown = render_serve_markdown(result, run);
+  if (!o.plot_file.empty()) r.plot_svg = render_serve_svg(result);
+  const bool console = !o.json && !out.quiet;
+  write_results(o, r, out.quiet, false, console ? render_serve_console(result) : std::string());
+  return 0;
+}
+
+}  // namespace ma::cli

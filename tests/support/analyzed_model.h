@@ -1,0 +1,28 @@
+// A model directory read the way the commands read it: its files, the inventory and the report (no
+// tokenizer), for tests and benchmarks of the analyses that start from a report (perf, plan, serve).
+#pragma once
+#include <filesystem>
+#include <memory>
+
+#include "analysis/model_report.h"
+#include "formats/model_files.h"
+#include "model/inventory.h"
+
+namespace ma::test {
+
+struct AnalyzedModel {
+  LocalModelFiles files;
+  Inventory inv;
+  ModelReport report;
+};
+
+inline std::unique_ptr<AnalyzedModel> analyze_dir(const std::filesystem::path& dir, ReportOptions o = {}) {
+  auto m = std::make_unique<AnalyzedModel>();
+  m->files = locate_local_model(dir.string());
+  m->inv = build_inventory(m->files);
+  o.skip_tokenizer = true;
+  m->report = build_model_report(m->inv, m->files, o);
+  return m;
+}
+
+}  // namespace ma::test
