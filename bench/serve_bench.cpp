@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -19,10 +18,10 @@
 #include <vector>
 
 #include "analysis/model_report.h"
-#include "analyzed_model.h"
 #include "analysis/perf/hardware.h"
 #include "analysis/serve/serve_precision.h"
 #include "analysis/serve/serving_model.h"
+#include "analyzed_model.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "formats/model_files.h"
@@ -34,8 +33,8 @@ using namespace ma;
 
 namespace {
 
-using ma::test::AnalyzedModel;
 using ma::test::analyze_dir;
+using ma::test::AnalyzedModel;
 
 struct Ratios {
   std::vector<double> tpot, ttft, tput;
@@ -93,7 +92,6 @@ int main(int argc, char** argv) {
     const ServeResult r = estimate_serving(m->inv, m->report, rq);
     const double tpot = r.point.mean_tpot_s / row.find("mean_tpot")->as_double();
     const double ttft = r.point.mean_ttft_s / row.find("mean_ttft")->as_double();
-    if (std::getenv("MEDIAN")) std::printf("MEDIAN %s-%s-%llu-tp%u %llu %.4f %.4f\n", engine.c_str(), hw.c_str(), static_cast<unsigned long long>(rq.isl), rq.tp, static_cast<unsigned long long>(rq.concurrency), r.point.mean_ttft_s, row.find("median_ttft")->as_double());
     const double tput = r.point.throughput_tokens_per_s_per_gpu / row.find("tput_per_gpu")->as_double();
     const std::string model(row.find("model")->as_string());
     const std::string group = hw + " " + model.substr(model.find('/') + 1) + " " + engine;
@@ -114,8 +112,7 @@ int main(int argc, char** argv) {
                   r.point.throughput_tokens_per_s_per_gpu, row.find("tput_per_gpu")->as_double(), tput);
     }
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("\npredicted / measured (median, worst, share within +-30%%)\n");
   std::printf("%-40s %5s  %-22s %-22s %-22s\n", "group", "runs", "TPOT", "TTFT", "tokens/s per GPU");
   auto line = [](const char* name, const Ratios& g) {

@@ -87,8 +87,8 @@ ServeArgs parse_serve_args(const Args& args) {
   else
     a.request.sweep = sweep_list(a.sweep);
   if (a.request.ep != 1 && a.request.ep != a.request.tp)
-    throw Error(ErrorKind::Usage, "", "--ep", "expert parallel must be 1 or the tensor-parallel size " +
-                                                  std::to_string(a.request.tp));
+    throw Error(ErrorKind::Usage, "", "--ep",
+                "expert parallel must be 1 or the tensor-parallel size " + std::to_string(a.request.tp));
   return a;
 }
 

@@ -13,7 +13,7 @@ namespace ma::cli {
 struct ServeArgs {
   std::string model;
   CommonFlags common;
-  ResultOutputs outputs;  // --json, --export, --markdown, --plot (the throughput-latency curve)
+  ResultOutputs outputs;          // --json, --export, --markdown, --plot (the throughput-latency curve)
   std::string hardware = "h200";  // --hw, resolved once the option table is done
   std::string precision;          // --precision fp8|fp4|bf16; default: as stored
   std::string sweep;              // --sweep 1,2,4,...

@@ -17,7 +17,9 @@ std::string fixed(double v, int decimals) {
   std::snprintf(b, sizeof b, "%.*f", decimals, v);
   return b;
 }
-std::string ms(double s) { return fixed(s * 1e3, s < 0.1 ? 2 : 1) + " ms"; }
+std::string ms(double s) {
+  return fixed(s * 1e3, s < 0.1 ? 2 : 1) + " ms";
+}
 
 std::string settings(const ServeResult& r) {
   const ServeRequest& q = r.request;
@@ -42,15 +44,15 @@ std::vector<std::pair<std::string, std::string>> point_fields(const ServeResult&
           {"throughput_tokens_per_s_per_gpu", fixed(p.throughput_tokens_per_s_per_gpu, 0)},
           {"output_tokens_per_s_per_gpu", fixed(p.output_tokens_per_s_per_gpu, 0)},
           {"input_tokens_per_s_per_gpu", fixed(p.input_tokens_per_s_per_gpu, 0)},
-          {"decode_step_s", ms(p.decode_step_s) + " at batch " + fixed(p.decode_batch, 1) + ", bound: " +
-                                p.decode_bound},
+          {"decode_step_s",
+           ms(p.decode_step_s) + " at batch " + fixed(p.decode_batch, 1) + ", bound: " + p.decode_bound},
           {"prefill_s", ms(p.prefill_s) + " per request, bound: " + p.prefill_bound},
           {"first_round_ttft_s", ms(p.first_round_ttft_s)}};
 }
 
-const std::vector<std::string> kSweepHeader = {
-    "concurrency", "TTFT",       "TPOT",         "ITL",           "E2EL",        "tok/s/GPU",
-    "out tok/s/GPU", "tok/s/user", "decode batch", "decode bound"};
+const std::vector<std::string> kSweepHeader = {"concurrency",  "TTFT",        "TPOT",          "ITL",
+                                               "E2EL",         "tok/s/GPU",   "out tok/s/GPU", "tok/s/user",
+                                               "decode batch", "decode bound"};
 
 std::vector<std::vector<std::string>> sweep_rows(const ServeResult& r) {
   std::vector<std::vector<std::string>> rows;
@@ -148,6 +150,7 @@ void stream_serve_json(const ServeResult& r, const RunInfo& run, const JsonWrite
   w.end_array();
   write_run_info(w, run);
   w.end_object();
+  w.flush();
 }
 
 // InferenceMAX's picture: throughput per GPU (y) against interactivity, tokens/s per user (x), one marker per
@@ -158,7 +161,8 @@ std::string render_serve_svg(const ServeResult& r) {
   constexpr double kW = 860, kH = 520, kLeft = 92, kTop = 78, kPlotW = 720, kPlotH = 360;
   std::vector<ServePoint> points = r.sweep;
   if (points.empty()) points.push_back(r.point);
-  diagram::Svg svg(static_cast<int>(kW), static_cast<int>(kH), "Serving throughput and latency: " + r.model_id);
+  diagram::Svg svg(static_cast<int>(kW), static_cast<int>(kH),
+                   "Serving throughput and latency: " + r.model_id);
   svg.rect(0, 0, kW, kH, "#ffffff");
   svg.fit(24, 32, kW - 48, r.model_id, TextStyle{18, plot::kInk, true, Anchor::Start, 10});
   svg.fit(24, 54, kW - 48, settings(r) + " \u00b7 " + r.precision_label,
@@ -195,7 +199,8 @@ std::string render_serve_svg(const ServeResult& r) {
     if (points[j].concurrency == r.point.concurrency) svg.circle(x, y, 8, "none", plot::kVermillion, 2);
     plot::draw_marker(svg, plot::Marker::Circle, x, y, 4.5, plot::kBlue);
     const std::string label = "c" + std::to_string(points[j].concurrency);
-    if (std::abs(x - last_x) < diagram::text_width(label, 10, false) + 8 && std::abs(y - last_y) < 13) continue;
+    if (std::abs(x - last_x) < diagram::text_width(label, 10, false) + 8 && std::abs(y - last_y) < 13)
+      continue;
     svg.text(x + 7, y - 7, label, TextStyle{10, plot::kMuted, false, Anchor::Start});
     last_x = x;
     last_y = y;

@@ -2,8 +2,6 @@
 // output token faster than a decode step; more clients never lower the throughput nor speed a token), the
 // engines' scheduling and streaming, the KV pool's queue, the benchmark's first round, and the estimate
 // against every InferenceMAX run in ../shared/data/serving (the targets).
-#include "analysis/serve/serving_model.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,12 +10,13 @@
 #include "analysis/model_report.h"
 #include "analysis/perf/achievable.h"
 #include "analysis/serve/serve_precision.h"
+#include "analysis/serve/serving_model.h"
+#include "analyzed_model.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "formats/model_files.h"
 #include "io/file_source.h"
 #include "model/inventory.h"
-#include "analyzed_model.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -25,7 +24,9 @@ namespace fs = std::filesystem;
 namespace ma::test {
 namespace {
 
-std::unique_ptr<AnalyzedModel> load(const fs::path& dir) { return analyze_dir(dir); }
+std::unique_ptr<AnalyzedModel> load(const fs::path& dir) {
+  return analyze_dir(dir);
+}
 
 ServeRequest on_h200(uint64_t concurrency) {
   ServeRequest rq;

@@ -29,8 +29,8 @@ AchievableHardware achievable_hardware(const Hardware& datasheet) {
   Hardware h = datasheet;
   const double bw = ref_measured->hbm_gbps / ref->hbm_gbps;
   h.hbm_gbps *= bw;
-  std::string how = "datasheet derated by " + std::string(kReference) + "'s measured / datasheet ratios: " +
-                    ratio_text("bandwidth", bw);
+  std::string how = "datasheet derated by " + std::string(kReference) +
+                    "'s measured / datasheet ratios: " + ratio_text("bandwidth", bw);
   // Formats the reference lacks (fp4) take the ratio of the narrowest one it has (fp8).
   const double fp8 = ref_measured->peak(ComputeDType::FP8) / ref->peak(ComputeDType::FP8);
   for (int d = 0; d < kComputeDTypeCount; ++d) {

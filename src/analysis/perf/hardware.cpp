@@ -131,6 +131,24 @@ constexpr Row kTable[] = {
    "7 Infinity Fabric links of 128 GB/s bidirectional = 896 GB/s aggregate, 448 per direction, 64 to "
    "any one peer); FP4 not supported; "
    "on-chip: 256 MB Infinity Cache + 8 XCDs x 4 MB L2, 304 CUs x (64 KB LDS + 32 KB L1) (AMD CDNA 3 whitepaper)"},
+  {"mi325x", "AMD Instinct MI325X 256 GB",
+   163.4, 653.7, 1307.4, 1307.4, 2614.9, 0, 2614.9,
+   6000, 256, 448,  // the MI300X's 7 Infinity Fabric links
+   64, 0, 0, 163.4, 288, 29.9,
+   "AMD Instinct MI325X accelerator data sheet, amd.com/en/products/accelerators/instinct/mi300/mi325x.html "
+   "(the MI300X's CDNA 3 compute: dense matrix figures, not the 'with structured sparsity' ones; HBM3E "
+   "256 GB at 6 TB/s; 7 Infinity Fabric links, 896 GB/s aggregate = 448 per direction); FP4 not supported; "
+   "on-chip: 256 MB Infinity Cache + 8 XCDs x 4 MB L2, 304 CUs x (64 KB LDS + 32 KB L1) (AMD CDNA 3 whitepaper)"},
+  {"mi355x", "AMD Instinct MI355X 288 GB",
+   157.3, 0, 2500, 2500, 5000, 10000, 5000,
+   8000, 288, 537.5,  // 7 Infinity Fabric links, 1,075 GB/s aggregate
+   64, 0, 0, 157.3, 288, 50.3,
+   "AMD Instinct MI355X accelerator data sheet, amd.com/en/products/accelerators/instinct/mi350/mi355x.html "
+   "(dense figures: FP16/BF16 2.5 PFLOPS, FP8 5.0, MXFP4/MXFP6 10, INT8 5.0 POPS, not the 'with structured "
+   "sparsity' ones; FP32 vector 157.3 TFLOPS; TF32 not listed; HBM3E 288 GB at 8 TB/s; 7 Infinity Fabric "
+   "links, 1,075 GB/s aggregate = 537.5 per direction); "
+   "on-chip: 256 MB Infinity Cache + 8 XCDs x 4 MB L2, 256 CUs x (160 KB LDS + 32 KB L1) (AMD CDNA 4 "
+   "whitepaper)"},
   {"l40s", "NVIDIA L40S 48 GB",
    91.6, 183, 362.05, 362.05, 733, 0, 733,
    864, 48, 32,  // PCIe Gen4 x16, no NVLink

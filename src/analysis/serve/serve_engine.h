@@ -18,11 +18,11 @@ enum class ServeEngine { Vllm, Sglang, Trt, Atom };
 
 struct ServeEngineRules {
   ServeEngine engine;
-  std::string_view name;          // as InferenceMAX names it: vllm, sglang, trt, atom
-  PlanEngine memory;              // whose rule sizes the KV pool
-  bool mixed_prefill;             // prompt chunks share the decode steps (else prefill batches alone)
-  uint64_t max_batched_tokens;    // tokens per step (vLLM's max_num_batched_tokens, SGLang's chunk)
-  uint32_t stream_interval;       // output tokens per streamed chunk: the inter-token latency a client sees
+  std::string_view name;        // as InferenceMAX names it: vllm, sglang, trt, atom
+  PlanEngine memory;            // whose rule sizes the KV pool
+  bool mixed_prefill;           // prompt chunks share the decode steps (else prefill batches alone)
+  uint64_t max_batched_tokens;  // tokens per step (vLLM's max_num_batched_tokens, SGLang's chunk)
+  uint32_t stream_interval;     // output tokens per streamed chunk: the inter-token latency a client sees
   std::string_view source;
 };
 

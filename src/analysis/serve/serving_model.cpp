@@ -48,7 +48,8 @@ class Estimator {
     // kernel launches. A prefill batch of its own pays its whole step.
     const double bw = hw_.hbm_gbps * 1e9;
     prefill_cost_ = rules_.mixed_prefill
-                        ? std::max(prefill_.total.t_comp, (prefill_.total.bytes_hbm() - prefill_.total.bytes_weights) / bw) +
+                        ? std::max(prefill_.total.t_comp,
+                                   (prefill_.total.bytes_hbm() - prefill_.total.bytes_weights) / bw) +
                               prefill_.total.t_net
                         : prefill_.total.t_est;
   }
@@ -189,13 +190,14 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
                     std::string(rules.name) + " KV pool of " + std::to_string(rq.tp) + " x " + rq.hw.name +
                     " (" + std::to_string(out.kv_cache_tokens) + " tokens)");
 
-  const DType kv = rq.kv_dtype ? *rq.kv_dtype
-                               : dtype_from_any_name(report.memory.kv_cache_dtype).value_or(DType::BF16);
+  const DType kv =
+      rq.kv_dtype ? *rq.kv_dtype : dtype_from_any_name(report.memory.kv_cache_dtype).value_or(DType::BF16);
   const AchievableHardware achievable = achievable_hardware(rq.hw);
   PerfInputs base = precision_perf_inputs(report, rq.precision, kv, achievable.hw);
   base.knobs = ExecutionKnobs::efficient();
   base.parallel = {rq.tp, 1, rq.ep};
-  out.precision_label = base.stored_label.empty() ? std::string(precision_name(rq.precision)) : base.stored_label;
+  out.precision_label =
+      base.stored_label.empty() ? std::string(precision_name(rq.precision)) : base.stored_label;
 
   Estimator e(inv, report, rq, base, achievable.hw);
   out.point = e.at(rq.concurrency, out.max_running);
@@ -203,19 +205,22 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
 
   out.assumptions = {
       "closed loop: " + std::to_string(rq.concurrency) + " clients, each sends a prompt of " +
-          std::to_string(rq.isl) + " tokens, reads " + std::to_string(rq.osl) + " output tokens, then sends the next",
+          std::to_string(rq.isl) + " tokens, reads " + std::to_string(rq.osl) +
+          " output tokens, then sends the next",
       "R = 1 / ((osl - 1) x D(B) / B + P); B = running - R x TTFT; TPOT = B / (R (osl - 1)); E2EL = TTFT + "
       "(osl - 1) TPOT; tokens/s per GPU = concurrency / E2EL x tokens / tp",
       "D(B): the performance model's decode step (efficient profile: flash attention, fused kernels, CUDA "
-      "graphs) at batch B and the mean KV length isl + osl / 2 = " + std::to_string(rq.isl + rq.osl / 2) +
-          ", TP " + std::to_string(rq.tp) + (rq.ep > 1 ? " with EP " + std::to_string(rq.ep) : "") +
-          ", its all-reduces included",
-      std::string("P: ") + (rules.mixed_prefill
-                                ? "a prompt's FLOPs (or its non-weight bytes) on steps that stream the weights "
-                                  "for the decodes anyway"
-                                : "a prefill step of its own, which the running decodes wait for"),
+      "graphs) at batch B and the mean KV length isl + osl / 2 = " +
+          std::to_string(rq.isl + rq.osl / 2) + ", TP " + std::to_string(rq.tp) +
+          (rq.ep > 1 ? " with EP " + std::to_string(rq.ep) : "") + ", its all-reduces included",
+      std::string("P: ") +
+          (rules.mixed_prefill
+               ? "a prompt's FLOPs (or its non-weight bytes) on steps that stream the weights "
+                 "for the decodes anyway"
+               : "a prefill step of its own, which the running decodes wait for"),
       "TTFT: half the step in flight, its own prefill, and the prefills queued before it (M/D/1); clients "
-      "beyond the KV pool (" + std::to_string(out.max_running) + " requests) wait for a slot",
+      "beyond the KV pool (" +
+          std::to_string(out.max_running) + " requests) wait for a slot",
       "engine: " + std::string(rules.source),
       "speeds: " + achievable.how,
       "weights: " + out.precision_label};

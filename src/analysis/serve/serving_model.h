@@ -34,7 +34,7 @@ struct ServeRequest {
   std::optional<uint32_t> stream_interval;     // default: the engine's
   // Prompts each client sends in the benchmark (its first round starts together); 0: steady state only.
   std::optional<uint32_t> rounds;
-  std::vector<uint64_t> sweep;                 // concurrencies of the throughput-latency curve
+  std::vector<uint64_t> sweep;  // concurrencies of the throughput-latency curve
 };
 
 // One load point. Times in seconds, throughputs per GPU (input + output tokens, and each part).
@@ -44,8 +44,7 @@ struct ServePoint {
   double decode_batch = 0;  // of them, generating (the rest are in their prefill)
   double mean_ttft_s = 0, mean_tpot_s = 0, mean_itl_s = 0, mean_e2el_s = 0;
   double first_round_ttft_s = 0;  // mean TTFT of the benchmark's first round, all prompts sent at once
-  double throughput_tokens_per_s_per_gpu = 0, output_tokens_per_s_per_gpu = 0,
-         input_tokens_per_s_per_gpu = 0;
+  double throughput_tokens_per_s_per_gpu = 0, output_tokens_per_s_per_gpu = 0, input_tokens_per_s_per_gpu = 0;
   double requests_per_s = 0;
   double decode_step_s = 0;   // one decode step at decode_batch
   double prefill_s = 0;       // one request's prefill as the engine pays for it
