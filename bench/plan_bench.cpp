@@ -2,8 +2,9 @@
 // performance model, the largest context and batch searched, four precisions, the offload plan) for every
 // config in ../shared/data/hf-configs that has a template, on 8 x H200 with the vLLM rules and on one 24 GB
 // card with a 64 GB CPU, against the target of 50 ms per plan; and, side by side, the KV-cache
-// capacity vLLM 0.19 printed for the runs in ../shared/data/engines/engine-memory.json whose config is here
-// against what `plan --engine vllm` computes from the same settings (target: within 5%).
+// capacity vLLM 0.19 and SGLang printed for the runs in ../shared/data/engines/engine-memory.json whose
+// config is here against what `plan --engine vllm|sglang` computes from the same settings (target: within
+// 5%).
 //
 // usage: ma-bench-plan [--runs N]
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "analyzed_model.h"
 #include "core/error.h"
 #include "core/json.h"
+#include "engine_memory_runs.h"
 #include "formats/model_files.h"
 #include "io/file_source.h"
 #include "model/inventory.h"
@@ -53,19 +55,6 @@ double plan_seconds(const AnalyzedModel& m, const PlanRequest& rq, int runs) {
 }
 
 // The config directory of a Hub id in hf-configs: org__name, without -Instruct, or Meta's older naming.
-std::optional<fs::path> config_of(const fs::path& configs, std::string id) {
-  id = id.substr(0, id.find(' '));
-  const size_t slash = id.find('/');
-  if (slash == std::string::npos) return std::nullopt;
-  const std::string org = id.substr(0, slash);
-  std::string name = id.substr(slash + 1);
-  std::vector<std::string> names{name};
-  if (const size_t i = name.find("-Instruct"); i != std::string::npos) names.push_back(name.substr(0, i));
-  for (size_t n = names.size(), i = 0; i < n; ++i) names.push_back("Meta-" + names[i]);
-  for (const std::string& n : names)
-    if (fs::exists(configs / (org + "__" + n) / "config.json")) return configs / (org + "__" + n);
-  return std::nullopt;
-}
 
 }  // namespace
 
@@ -109,44 +98,21 @@ int main(int argc, char** argv) {
   for (size_t i = times.size() >= 5 ? times.size() - 5 : 0; i < times.size(); ++i)
     std::printf("  %8.2f ms  %s\n", times[i].first * 1e3, times[i].second.c_str());
 
-  std::printf("\n== vLLM KV cache tokens: printed by vLLM vs plan --engine vllm (target within 5%%) ==\n");
-  std::printf("%-44s %12s %12s %8s\n", "run", "vLLM", "plan", "ratio");
-  const json::Document doc = json::Document::parse(
-      read_small_file((data / "engines" / "engine-memory.json").string(), 16 << 20), "engines");
-  for (const json::Value& row : doc.root().items()) {
-    if (row.find("engine")->as_string() != "vLLM") continue;
-    const json::Value* tokens = row.find("figures_parsed")->find("kv_tokens");
-    const std::string gpu(row.find("gpu")->as_string());
-    const size_t at = gpu.find("total_memory=");
-    if (!tokens || !tokens->as_uint() || at == std::string::npos) continue;
-    const std::string quant(row.find("dtype_quantization")->as_string());
-    const auto dir = config_of(data / "hf-configs", std::string(row.find("model_id")->as_string()));
-    if (!dir || (quant != "bf16" && quant.find("MXFP4") == std::string::npos)) continue;
-    const json::Value* s = row.find("settings");
-    const std::string kv(row.find("kv_cache_dtype")->as_string());
-    auto m = load(*dir, kv == "fp8" ? std::optional<DType>(DType::F8_E4M3) : std::nullopt);
-    if (!m) continue;
-    PlanRequest rq;
-    const uint64_t tp = *row.find("tp")->as_uint(), pp = *row.find("pp")->as_uint();
-    std::string memory = gpu.substr(at + 13, gpu.find("GiB", at) - at - 13);
-    memory.erase(std::remove(memory.begin(), memory.end(), ' '), memory.end());
-    memory += "GiB";
-    rq.gpus = parse_device_spec(std::to_string(tp * pp) + "x" + memory, "--gpu");
-    rq.engine = PlanEngine::Vllm;
-    rq.knobs.gpu_memory_utilization = s->find("gpu_memory_utilization")->as_double();
-    rq.knobs.max_num_seqs = *s->find("max_num_seqs")->as_uint();
-    rq.knobs.max_num_batched_tokens = *s->find("max_num_batched_tokens")->as_uint();
-    rq.knobs.block_size = *s->find("block_size")->as_uint();
-    rq.context = *s->find("max_model_len")->as_uint();
-    const Plan p = make_plan(m->inv, m->report, rq);
-    for (const SplitPlan& sp : p.splits)
-      if (sp.split.tp == tp && sp.split.pp == pp && sp.split.ep == 1) {
-        const double ratio =
-            static_cast<double>(sp.budget.engine.kv_cache_tokens) / static_cast<double>(*tokens->as_uint());
-        std::printf("%-44s %12llu %12llu %8.4f\n", std::string(row.find("id")->as_string()).c_str(),
-                    static_cast<unsigned long long>(*tokens->as_uint()),
-                    static_cast<unsigned long long>(sp.budget.engine.kv_cache_tokens), ratio);
-      }
+  for (const char* engine : {"vLLM", "SGLang"}) {
+    std::printf("\n== %s KV cache tokens: printed by %s vs plan --engine (target within 5%%) ==\n", engine,
+                engine);
+    std::printf("%-44s %12s %12s %8s\n", "run", engine, "plan", "ratio");
+    for (const ma::test::EngineRun& r : ma::test::engine_memory_runs(data, engine)) {
+      auto m = load(r.config_dir, r.kv_dtype);
+      if (!m) continue;
+      const Plan p = make_plan(m->inv, m->report, r.request);
+      for (const SplitPlan& sp : p.splits)
+        if (sp.split.tp == r.tp && sp.split.pp == r.pp && sp.split.ep == 1)
+          std::printf(
+              "%-44s %12llu %12llu %8.4f\n", r.id.c_str(), static_cast<unsigned long long>(r.printed_tokens),
+              static_cast<unsigned long long>(sp.budget.engine.kv_cache_tokens),
+              static_cast<double>(sp.budget.engine.kv_cache_tokens) / static_cast<double>(r.printed_tokens));
+    }
   }
   return 0;
 }

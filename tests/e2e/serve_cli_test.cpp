@@ -14,8 +14,9 @@ namespace {
 
 TEST(ServeCli, JsonHasTheIssuesFieldsAndEveryOutputIsWritten) {
   TempDir dir;
-  CommandResult r = run_cli("serve " + example() + " --hw h200 --tp 2 --concurrency 16 --sweep 1,4,16,64 --json" +
-                            " --markdown " + quoted(dir / "serve.md") + " --plot " + quoted(dir / "serve.svg"));
+  CommandResult r =
+      run_cli("serve " + example() + " --hw h200 --tp 2 --concurrency 16 --sweep 1,4,16,64 --json" +
+              " --markdown " + quoted(dir / "serve.md") + " --plot " + quoted(dir / "serve.svg"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json::Document d = json::Document::parse(r.out, "serve");
   const json::Value& root = d.root();
@@ -42,19 +43,21 @@ TEST(ServeCli, JsonHasTheIssuesFieldsAndEveryOutputIsWritten) {
   EXPECT_NE(svg.find(">c64<"), std::string::npos);
 
   // The console shows the JSON's figures, in ms to two decimals.
-  CommandResult console = run_cli("serve " + example() + " --hw h200 --tp 2 --concurrency 16 --sweep 1,4,16,64");
+  CommandResult console =
+      run_cli("serve " + example() + " --hw h200 --tp 2 --concurrency 16 --sweep 1,4,16,64");
   ASSERT_EQ(console.exit_code, 0) << console.err;
   char tpot[32];
   std::snprintf(tpot, sizeof tpot, "%.2f ms", root.find("mean_tpot_s")->as_double() * 1e3);
-  EXPECT_NE(console.out.find(std::string("mean_tpot_s               ") + tpot), std::string::npos) << console.out;
+  EXPECT_NE(console.out.find(std::string("mean_tpot_s               ") + tpot), std::string::npos)
+      << console.out;
 }
 
 TEST(ServeCli, BadSettingsAreRefusedWithExit2AndNoFile) {
   TempDir dir;
   const std::string out = " --export " + quoted(dir / "serve.json");
-  for (const std::string& bad : {std::string(" --ep 3 --tp 2"), std::string(" --precision fp2"),
-                                 std::string(" --engine tgi"), std::string(" --sweep 4,,8"),
-                                 std::string(" --isl 0"), std::string(" --hw nosuchchip")}) {
+  for (const std::string& bad :
+       {std::string(" --ep 3 --tp 2"), std::string(" --precision fp2"), std::string(" --engine tgi"),
+        std::string(" --sweep 4,,8"), std::string(" --isl 0"), std::string(" --hw nosuchchip")}) {
     CommandResult r = run_cli("serve " + example() + bad + out);
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
     EXPECT_NE(r.err.find("--"), std::string::npos) << bad << ": " << r.err;
