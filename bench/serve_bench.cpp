@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
     rq.isl = *row.find("isl")->as_uint();
     rq.osl = *row.find("osl")->as_uint();
     rq.concurrency = *row.find("conc")->as_uint();
+    rq.dp_attention = row.find("dp_attention")->as_string() == "true";
     const ServeResult r = estimate_serving(m->inv, m->report, rq);
     const double tpot = r.point.mean_tpot_s / row.find("mean_tpot")->as_double();
     const double ttft = r.point.mean_ttft_s / row.find("mean_ttft")->as_double();

@@ -244,4 +244,23 @@ uint64_t kv_cache_total(const KvCachePlan& plan, uint64_t batch, uint64_t contex
   return mul({per_sequence, batch}, "kv cache x batch");
 }
 
+uint64_t cache_split(const KvLayer& l, const ArchitectureRecord& a, uint32_t tp) {
+  const std::vector<LayerSpec>& layers = a.layers();
+  switch (l.kind) {
+    case CacheKind::MlaLatent:
+      return 1;
+    case CacheKind::SsmState:
+    case CacheKind::LinearState:
+      return tp;
+    case CacheKind::Cross:
+      if (l.layer < layers.size() && layers[l.layer].cross_attention)
+        return std::max<uint64_t>(1, std::min<uint64_t>(tp, layers[l.layer].cross_attention->kv_heads));
+      return 1;
+    default:
+      if (l.layer < layers.size() && layers[l.layer].attention.kv_heads)
+        return std::max<uint64_t>(1, std::min<uint64_t>(tp, layers[l.layer].attention.kv_heads));
+      return 1;
+  }
+}
+
 }  // namespace ma

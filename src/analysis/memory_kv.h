@@ -32,4 +32,9 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
 // per-sequence state and cross-attention K/V, times the batch.
 uint64_t kv_cache_total(const KvCachePlan& plan, uint64_t batch, uint64_t context);
 
+// How many ways a layer's cache divides over `tp` tensor-parallel GPUs: attention K/V by KV head (a GPU keeps
+// at least one head, so tp beyond the KV heads replicates), MLA's latent not at all (every rank keeps it),
+// recurrent state by head. What plan sizes per device and perf streams per step.
+uint64_t cache_split(const KvLayer& layer, const ArchitectureRecord& arch, uint32_t tp);
+
 }  // namespace ma

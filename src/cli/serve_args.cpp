@@ -46,6 +46,8 @@ CommandSpec serve_spec(ServeArgs& a) {
        [&r](const std::string& v) { r.tp = static_cast<uint32_t>(integer_arg("--tp", v, 1, kMaxWays)); }},
       {{"--ep"}, "N", "expert parallel over the tensor-parallel group: 1 or --tp (default 1)",
        [&r](const std::string& v) { r.ep = static_cast<uint32_t>(integer_arg("--ep", v, 1, kMaxWays)); }},
+      {{"--dp-attention"}, "", "attention data-parallel over the --tp GPUs (SGLang's --enable-dp-attention)",
+       [&r](const std::string&) { r.dp_attention = true; }},
       {{"--precision"}, "P", "weights: fp8, fp4 or bf16 (default: as stored)",
        [&a](const std::string& v) { a.precision = choice_arg("--precision", v, {"fp8", "fp4", "bf16"}); }},
       {{"--kv-dtype"}, "DTYPE", "KV cache dtype (default: the checkpoint's, else bf16)",

@@ -24,7 +24,7 @@ std::string ms(double s) {
 std::string settings(const ServeResult& r) {
   const ServeRequest& q = r.request;
   return std::to_string(q.tp) + " x " + q.hw.name + " (TP " + std::to_string(q.tp) +
-         (q.ep > 1 ? ", EP " + std::to_string(q.ep) : "") + "), " +
+         (q.ep > 1 ? ", EP " + std::to_string(q.ep) : "") + (q.dp_attention ? ", DP attention" : "") + "), " +
          std::string(serve_engine_rules(q.engine).name) + ", isl " + std::to_string(q.isl) + ", osl " +
          std::to_string(q.osl);
 }
@@ -125,6 +125,7 @@ void stream_serve_json(const ServeResult& r, const RunInfo& run, const JsonWrite
   w.key("hw").value(q.hw.name);
   w.key("tp").value(q.tp);
   w.key("ep").value(q.ep);
+  w.key("dp_attention").value(q.dp_attention);
   w.key("engine").value(serve_engine_rules(q.engine).name);
   w.key("precision").value(r.precision_label);
   w.key("isl").value(q.isl);

@@ -1,6 +1,6 @@
 // The runs of ../shared/data/engines/engine-memory.json that `plan --engine vllm|sglang` can be set up for:
-// the model's config (or its twin's), the engine's knobs, the devices as the engine saw them, and the KV-cache
-// tokens it printed. Shared by the plan tests and ma-bench-plan.
+// the model's config (or its twin's), the engine's knobs, the devices as the engine saw them, and the
+// KV-cache tokens it printed. Shared by the plan tests and ma-bench-plan.
 //  - vLLM rows with the device total torch printed ("total_memory=79.19 GiB") and weights as their config
 //    stores them (bf16, MXFP4);
 //  - SGLang rows with a numeric mem_fraction_static ("auto" is a version-dependent heuristic, not modelled):
@@ -36,14 +36,17 @@ inline std::optional<std::filesystem::path> config_of(const std::filesystem::pat
   if (slash == std::string::npos) return std::nullopt;
   const std::string org = id.substr(0, slash);
   std::vector<std::string> names{id.substr(slash + 1)};
-  if (const size_t i = names[0].find("-Instruct"); i != std::string::npos) names.push_back(names[0].substr(0, i));
+  if (const size_t i = names[0].find("-Instruct"); i != std::string::npos)
+    names.push_back(names[0].substr(0, i));
   for (size_t n = names.size(), i = 0; i < n; ++i) names.push_back("Meta-" + names[i]);
   for (const std::string& n : names)
-    if (std::filesystem::exists(configs / (org + "__" + n) / "config.json")) return configs / (org + "__" + n);
+    if (std::filesystem::exists(configs / (org + "__" + n) / "config.json"))
+      return configs / (org + "__" + n);
   return std::nullopt;
 }
 
-inline std::vector<EngineRun> engine_memory_runs(const std::filesystem::path& data, const std::string& engine) {
+inline std::vector<EngineRun> engine_memory_runs(const std::filesystem::path& data,
+                                                 const std::string& engine) {
   const json::Document doc = json::Document::parse(
       read_small_file(data / "engines" / "engine-memory.json", 16 << 20), "engine-memory.json");
   auto torch_total = [&](const std::string& gpu) -> std::optional<std::string> {
@@ -76,7 +79,8 @@ inline std::vector<EngineRun> engine_memory_runs(const std::filesystem::path& da
     const std::string arch(row.find("architecture")->as_string());
     if (const size_t end = arch.find(" architecture)"); !dir && end != std::string::npos) {
       const size_t open = arch.rfind('(', end);
-      dir = config_of(data / "hf-configs", id.substr(0, id.find('/') + 1) + arch.substr(open + 1, end - open - 1));
+      dir = config_of(data / "hf-configs",
+                      id.substr(0, id.find('/') + 1) + arch.substr(open + 1, end - open - 1));
     }
     if (!dir) continue;
     r.config_dir = *dir;

@@ -195,6 +195,38 @@ TEST(PerfModel, PackedExpertsStreamTheirStoredBytesPerLogicalWeight) {
   EXPECT_NEAR(sum_kind(r, "moe", &OpCost::bytes_weights), 36 * 4 * (weights + biases) * per_param, 1e3);
 }
 
+// Tensor parallel keeps MLA's latent whole on every rank; data-parallel attention gives each GPU whole
+// attention matrices and the cache of its own 1/tp of the sequences, and trades the two all-reduces per layer
+// for an all-gather and a reduce-scatter (half the bytes).
+TEST(PerfModel, DataParallelAttentionHoldsWholeWeightsAndItsOwnCache) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  auto m = load(*data / "hf-configs" / "deepseek-ai__DeepSeek-V3");
+  PerfInputs in;
+  in.batch = 64;
+  in.kv_len = 1000;
+  const PerfResult one = model_performance(m->inv, m->report, in, round_machine());
+  in.parallel.tp = 8;
+  const PerfResult tp = model_performance(m->inv, m->report, in, round_machine());
+  in.parallel.dp_attention = true;
+  const PerfResult dp = model_performance(m->inv, m->report, in, round_machine());
+  // The latent: 61 layers x (512 + 64) x 2 bytes per token, read for 1,000 cached tokens and written for one.
+  const double latent = 64.0 * 1001 * 61 * 576 * 2;
+  EXPECT_DOUBLE_EQ(sum_kind(one, "attention", &OpCost::bytes_kv), latent);
+  EXPECT_DOUBLE_EQ(sum_kind(tp, "attention", &OpCost::bytes_kv), latent);
+  EXPECT_DOUBLE_EQ(sum_kind(dp, "attention", &OpCost::bytes_kv), latent / 8);
+  double attention_weights_one = 0, attention_weights_dp = 0, attention_weights_tp = 0;
+  for (const auto& [r, sum] : {std::pair{&one, &attention_weights_one}, std::pair{&tp, &attention_weights_tp},
+                               std::pair{&dp, &attention_weights_dp}})
+    for (const OpCost& op : r->ops)
+      if (op.kind == "gemm" && op.name.find("self_attn") != std::string::npos) *sum += op.bytes_weights;
+  EXPECT_DOUBLE_EQ(attention_weights_tp, attention_weights_one / 8);
+  EXPECT_DOUBLE_EQ(attention_weights_dp, attention_weights_one);
+  EXPECT_DOUBLE_EQ(dp.total.bytes_net, tp.total.bytes_net / 2);
+  // FLOPs per GPU do not change: 1/8 of the sequences through whole matrices is 1/8 of the work.
+  EXPECT_NEAR(dp.total.flops_theory, tp.total.flops_theory, 1e-9 * tp.total.flops_theory);
+}
+
 TEST(PerfModel, TensorParallelSplitsGemmsAndAddsAllReduces) {
   auto m = load(MA_EXAMPLE_DIR);
   PerfInputs in;

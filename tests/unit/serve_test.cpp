@@ -143,6 +143,30 @@ TEST(Serve, FirstRoundWeighsOneInKAndOversizedRequestsAreRefused) {
   EXPECT_THROW(estimate_serving(m->inv, m->report, rq), Error);
 }
 
+// Data-parallel attention: each GPU keeps only its own sequences' cache. MLA's latent, whole on every rank
+// under tensor parallel, then holds about tp times the tokens; a GQA model whose KV heads already split over
+// tp gains nothing and loses the room of the attention weights each GPU now holds whole.
+TEST(Serve, DataParallelAttentionMultipliesAnMlaPoolAndShrinksAGqaOne) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  for (const auto& [name, mla] :
+       {std::pair{"deepseek-ai__DeepSeek-R1", true}, std::pair{"meta-llama__Meta-Llama-3.1-70B", false}}) {
+    auto m = load(*data / "hf-configs" / name);
+    ServeRequest rq = on_h200(64);
+    rq.tp = 8;
+    rq.engine = ServeEngine::Sglang;
+    const ServeResult tp = estimate_serving(m->inv, m->report, rq);
+    rq.dp_attention = true;
+    const ServeResult dp = estimate_serving(m->inv, m->report, rq);
+    if (mla) {
+      EXPECT_GT(dp.kv_cache_tokens, 5 * tp.kv_cache_tokens) << name;
+      EXPECT_LT(dp.kv_cache_tokens, 8 * tp.kv_cache_tokens) << name;
+    } else {
+      EXPECT_LT(dp.kv_cache_tokens, tp.kv_cache_tokens) << name;
+    }
+  }
+}
+
 TEST(Serve, PrecisionNamesRunAStoredCheckpointAsStoredAndConvertTheRest) {
   QuantizationInfo bf16;
   QuantizationInfo mxfp4;
@@ -179,6 +203,7 @@ TEST(Serve, InferenceMaxRunsWithinTheIssuesTargets) {
     rq.isl = *row.find("isl")->as_uint();
     rq.osl = *row.find("osl")->as_uint();
     rq.concurrency = *row.find("conc")->as_uint();
+    rq.dp_attention = row.find("dp_attention")->as_string() == "true";
     const ServePoint p = estimate_serving(m->inv, m->report, rq).point;
     tpot.push_back(p.mean_tpot_s / row.find("mean_tpot")->as_double());
     tput.push_back(p.throughput_tokens_per_s_per_gpu / row.find("tput_per_gpu")->as_double());

@@ -22,7 +22,8 @@ void check_parallelism(const ArchitectureRecord& arch, const Parallelism& p) {
     uint64_t heads = 0, kv_heads = 0;
     if (l.mixer == Mixer::Attention) heads = l.attention.heads, kv_heads = l.attention.kv_heads;
     if (l.mixer == Mixer::LinearAttention) heads = l.state.value_heads, kv_heads = l.state.key_heads;
-    if (p.tp <= 1 || heads == 0) continue;  // nothing to split, or unknown without a config
+    // Nothing to split: one GPU, data-parallel attention (whole heads per GPU), or unknown without a config.
+    if (p.tp <= 1 || p.dp_attention || heads == 0) continue;
     if (heads % p.tp != 0)
       refuse("--tp", p.tp,
              "layer " + std::to_string(i) + " has " + std::to_string(heads) + " attention heads, which " +

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "analysis/memory_kv.h"
 #include "analysis/perf/parallelism.h"
 #include "core/error.h"
 
@@ -64,6 +65,7 @@ class Builder {
     tp_ = in.parallel.tp;
     pp_ = in.parallel.pp;
     ep_ = in.parallel.ep;
+    dp_ = in.parallel.dp_attention ? tp_ : 1;
     expert_wb_ = wb_;
     // Routed experts as stored: their bytes, scales included, per logical parameter. A packed tensor's
     // elements are not its parameters (gpt-oss's MXFP4 "_blocks" hold two per u8), so the count is the
@@ -160,14 +162,20 @@ class Builder {
     op.kind = "gemm";
     op.layer = t.placement.layer;
     op.m_eff = m;
+    // Data-parallel attention: whole matrices for 1/dp of the tokens; else a 1/tp slice for all of them.
+    const double rows = attention ? dp_ : 1, slice = attention && dp_ > 1 ? 1 : tp_;
+    op.m_eff = m / rows;
     op.flops_theory = op.flops_tensorcore = 2 * m * k * n * train_ / tp_;
     const double wrf = attention ? in_.knobs.wrf_attention : in_.knobs.wrf_dense;
     const double bytes =
         stored() && in_.stored_bytes[index] ? static_cast<double>(in_.stored_bytes[index]) : k * n * wb_;
-    const double once = bytes / tp_ * (in_.mode == PerfMode::Train ? 3 : 1);
+    const double once = bytes / slice * (in_.mode == PerfMode::Train ? 3 : 1);
     weights_once_ += once;
     op.bytes_weights = once / wrf;
-    op.bytes_activations = (m * k + m * n) * ab_ * in_.knobs.act_fusion * train_ / (lm_head ? 1 : tp_);
+    op.bytes_activations = (m * k + m * n) * ab_ * in_.knobs.act_fusion * train_ /
+                           (lm_head                ? 1
+                            : attention && dp_ > 1 ? dp_
+                                                   : tp_);
     op.kernels = train_;
     ops_.push_back(op);
   }
@@ -211,11 +219,16 @@ class Builder {
     op.flops_theory = op.flops_tensorcore + kSoftmaxFlopsPerScore * scores * heads * train_;
     const double per_token = kv ? static_cast<double>(kv->bytes_per_token) : 0;
     const double kv_scale = bytes_per_element(in_.kv_dtype) / 2.0;  // the report's cache is sized at 16 bits
+    // A GPU holds its share of the cache: by KV head under tensor parallel (MLA's latent whole on every
+    // rank), its own sequences' under data-parallel attention.
+    const double split = dp_ > 1 ? dp_
+                         : kv    ? static_cast<double>(cache_split(*kv, inv_.arch, in_.parallel.tp))
+                                 : tp_;
     if (in_.mode == PerfMode::Decode) {
       const double cached = std::min(static_cast<double>(in_.kv_len), window);
-      op.bytes_kv = b * (cached + 1) * per_token * kv_scale / tp_;  // read the cache, write the new token
+      op.bytes_kv = b * (cached + 1) * per_token * kv_scale / split;  // read the cache, write the new token
     } else {
-      op.bytes_kv = tokens_ * per_token * kv_scale / tp_ * train_;  // written once (read back in backward)
+      op.bytes_kv = tokens_ * per_token * kv_scale / split * train_;  // written once (read back in backward)
     }
     op.bytes_activations = tokens_ * heads * d * 2 * ab_ * in_.knobs.act_fusion * train_;  // Q in, O out
     if (!in_.knobs.flash_attention) {
@@ -336,7 +349,8 @@ class Builder {
     double bytes = 0;
     const double activations = tokens_ * hidden_ * ab_;
     // Tensor parallel: an all-reduce after attention and after the MLP; a ring moves 2 (tp-1)/tp of it.
-    if (tp_ > 1) bytes += 2 * activations * 2 * (tp_ - 1) / tp_;
+    // Data-parallel attention: an all-gather into the MLP and a reduce-scatter out, (tp-1)/tp each.
+    if (tp_ > 1) bytes += (dp_ > 1 ? 2 : 4) * activations * (tp_ - 1) / tp_;
     // Expert parallel: all-to-all dispatch and combine of each token's k expert inputs.
     if (ep_ > 1 && spec.ffn.kind == Ffn::Moe)
       bytes += 2 * activations * static_cast<double>(spec.ffn.top_k) * (ep_ - 1) / ep_;
@@ -367,6 +381,7 @@ class Builder {
   double tokens_ = 0, q_len_ = 1, train_ = 1, wb_ = 2, ab_ = 2, hidden_ = 0;
   double expert_wb_ = 2;  // bytes per routed-expert parameter: wb_, or as stored
   double tp_ = 1, pp_ = 1, ep_ = 1;
+  double dp_ = 1;  // data-parallel attention: the ways the sequences split over the group (else 1)
   double weights_once_ = 0;
   std::vector<OpCost> ops_;
 };

@@ -33,6 +33,10 @@ struct ExecutionKnobs {
 
 struct Parallelism {
   uint32_t tp = 1, pp = 1, ep = 1;
+  // Data-parallel attention (SGLang's --enable-dp-attention): each of the tp GPUs holds every attention
+  // weight and runs attention for 1/tp of the sequences with their own cache; the MLPs and experts stay
+  // split over the group, fed by an all-gather and returned by a reduce-scatter.
+  bool dp_attention = false;
 };
 
 struct PerfInputs {

@@ -59,28 +59,6 @@ std::string_view stored_stack_name(const Inventory& inv, const StackSpec* main) 
   return best;
 }
 
-// How many ways a layer's cache divides over `tp` GPUs: attention K/V by KV head (a GPU keeps at least one
-// head, so tp beyond the KV heads replicates), MLA's latent not at all (every rank keeps it), recurrent
-// state by head.
-uint64_t cache_split(const KvLayer& l, const ArchitectureRecord& a, uint32_t tp) {
-  const std::vector<LayerSpec>& layers = a.layers();
-  switch (l.kind) {
-    case CacheKind::MlaLatent:
-      return 1;
-    case CacheKind::SsmState:
-    case CacheKind::LinearState:
-      return tp;
-    case CacheKind::Cross:
-      if (l.layer < layers.size() && layers[l.layer].cross_attention)
-        return std::max<uint64_t>(1, std::min<uint64_t>(tp, layers[l.layer].cross_attention->kv_heads));
-      return 1;
-    default:
-      if (l.layer < layers.size() && layers[l.layer].attention.kv_heads)
-        return std::max<uint64_t>(1, std::min<uint64_t>(tp, layers[l.layer].attention.kv_heads));
-      return 1;
-  }
-}
-
 struct StageCache {
   uint64_t demand = 0;     // batch x context, windows capped, state included
   uint64_t per_token = 0;  // every attention layer counted whole (how vLLM sizes its pool)

@@ -20,30 +20,6 @@ constexpr uint64_t kUnboundedContext = 1ull << 24;  // the search's ceiling when
 constexpr std::array<WeightPrecision, 4> kPrecisions{WeightPrecision::Stored, WeightPrecision::BF16,
                                                      WeightPrecision::FP8, WeightPrecision::INT4};
 
-std::vector<uint64_t> tensor_bytes_at(const Inventory& inv, const QuantizationInfo& q, WeightPrecision p) {
-  if (p == WeightPrecision::Stored && q.tensor_bytes.size() == inv.tensors.size()) return q.tensor_bytes;
-  std::vector<uint64_t> out;
-  out.reserve(inv.tensors.size());
-  for (const InventoryTensor& t : inv.tensors) {
-    if (p == WeightPrecision::Stored || t.parameters == 0) {
-      out.push_back(t.bytes);
-      continue;
-    }
-    const uint64_t n = t.parameters;
-    if (p == WeightPrecision::FP32)
-      out.push_back(n * 4);
-    else if (!is_quantizable_linear(t))
-      out.push_back(n * 2);
-    else if (p == WeightPrecision::BF16)
-      out.push_back(n * 2);
-    else if (p == WeightPrecision::FP8)
-      out.push_back(n);
-    else  // int4, g128: half a byte per weight and 4 bytes (fp16 scale + zero point) per 128 weights
-      out.push_back(memory::ceil_div(n, 2) + memory::ceil_div(n, 128) * 4);
-  }
-  return out;
-}
-
 ComputeDType compute_kv(DType kv) {
   if (dtype_bits(kv) == 8) return ComputeDType::FP8;
   if (kv == DType::F32) return ComputeDType::FP32;
@@ -55,7 +31,7 @@ void time_split(const Inventory& inv, const ModelReport& report, const PlanReque
   if (!rq.gpus.hardware) return;
   const Hardware& hw = *rq.gpus.hardware;
   PerfInputs in = precision_perf_inputs(report, rq.precision, kv, hw);
-  in.parallel = {s.split.tp, s.split.pp, s.split.ep};
+  in.parallel = {s.split.tp, s.split.pp, s.split.ep, false};
   try {
     if (has_decode_step(report)) {
       in.mode = PerfMode::Decode;
@@ -205,6 +181,30 @@ OffloadPlan plan_offload(const BudgetModel& m, const PlanRequest& rq, uint64_t b
 }
 
 }  // namespace
+
+std::vector<uint64_t> tensor_bytes_at(const Inventory& inv, const QuantizationInfo& q, WeightPrecision p) {
+  if (p == WeightPrecision::Stored && q.tensor_bytes.size() == inv.tensors.size()) return q.tensor_bytes;
+  std::vector<uint64_t> out;
+  out.reserve(inv.tensors.size());
+  for (const InventoryTensor& t : inv.tensors) {
+    if (p == WeightPrecision::Stored || t.parameters == 0) {
+      out.push_back(t.bytes);
+      continue;
+    }
+    const uint64_t n = t.parameters;
+    if (p == WeightPrecision::FP32)
+      out.push_back(n * 4);
+    else if (!is_quantizable_linear(t))
+      out.push_back(n * 2);
+    else if (p == WeightPrecision::BF16)
+      out.push_back(n * 2);
+    else if (p == WeightPrecision::FP8)
+      out.push_back(n);
+    else  // int4, g128: half a byte per weight and 4 bytes (fp16 scale + zero point) per 128 weights
+      out.push_back(memory::ceil_div(n, 2) + memory::ceil_div(n, 128) * 4);
+  }
+  return out;
+}
 
 PerfInputs precision_perf_inputs(const ModelReport& report, WeightPrecision p, DType kv, const Hardware& hw) {
   PerfInputs in;

@@ -101,6 +101,10 @@ struct Plan {
 // Throws Error(Unsupported) without an architecture, Error(Usage) for impossible requests.
 Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanRequest& request);
 
+// Bytes of each inventory tensor (index-aligned) with the weights in precision `p`: as stored, or the linear
+// weights quantization recipes convert (is_quantizable_linear) in bf16, fp8 or int4 g128, the rest 16-bit.
+std::vector<uint64_t> tensor_bytes_at(const Inventory& inv, const QuantizationInfo& q, WeightPrecision p);
+
 // The performance model's inputs for weights in precision `p` (as stored: as the engines run them) and a
 // `kv` cache on `hw`.
 PerfInputs precision_perf_inputs(const ModelReport& report, WeightPrecision p, DType kv, const Hardware& hw);

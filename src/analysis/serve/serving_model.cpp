@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/memory_kv.h"
 #include "analysis/perf/achievable.h"
 #include "analysis/perf/perf_model.h"
 #include "core/error.h"
@@ -152,6 +153,23 @@ class Estimator {
   std::map<uint64_t, PerfResult> decode_;
 };
 
+// Data-parallel attention: every GPU holds all the attention weights (tensor parallel gave it 1/tp of
+// them) and the whole cache of its own sequences, so the replica's pool holds tp x (pool - the attention
+// weights it now holds more) / the full per-token bytes.
+uint64_t dp_attention_pool_tokens(const Inventory& inv, const ModelReport& report, const ServeRequest& rq,
+                                  uint64_t pool_bytes) {
+  const std::vector<uint64_t> bytes = tensor_bytes_at(inv, report.quantization, rq.precision);
+  uint64_t attention = 0;
+  for (size_t i = 0; i < inv.tensors.size(); ++i)
+    if (inv.tensors[i].placement.block == Block::Attention) attention += bytes[i];
+  const uint64_t extra = attention - attention / rq.tp;
+  const DType kv =
+      rq.kv_dtype ? *rq.kv_dtype : dtype_from_any_name(report.memory.kv_cache_dtype).value_or(DType::BF16);
+  const uint64_t per_token = plan_kv_cache(inv.arch, kv, kv, rq.isl + rq.osl).per_token;
+  if (per_token == 0 || pool_bytes <= extra) return 0;
+  return (pool_bytes - extra) / per_token * rq.tp;
+}
+
 }  // namespace
 
 ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, const ServeRequest& rq) {
@@ -182,7 +200,9 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
   if (split == plan.splits.end())
     throw Error(ErrorKind::Usage, "", "--ep", "expert parallel must be 1 or the tensor-parallel size");
   if (!split->invalid.empty()) throw Error(ErrorKind::Usage, "", "--tp", split->invalid);
-  out.kv_cache_tokens = split->budget.engine.kv_cache_tokens;
+  out.kv_cache_tokens = rq.dp_attention && rq.tp > 1
+                            ? dp_attention_pool_tokens(inv, report, rq, split->budget.engine.kv_cache_bytes)
+                            : split->budget.engine.kv_cache_tokens;
   out.max_running = out.kv_cache_tokens / (rq.isl + rq.osl);
   if (out.max_running == 0)
     throw Error(ErrorKind::Usage, "", "--hw/--tp",
@@ -195,7 +215,7 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
   const AchievableHardware achievable = achievable_hardware(rq.hw);
   PerfInputs base = precision_perf_inputs(report, rq.precision, kv, achievable.hw);
   base.knobs = ExecutionKnobs::efficient();
-  base.parallel = {rq.tp, 1, rq.ep};
+  base.parallel = {rq.tp, 1, rq.ep, rq.dp_attention};
   out.precision_label =
       base.stored_label.empty() ? std::string(precision_name(rq.precision)) : base.stored_label;
 

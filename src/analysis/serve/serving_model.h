@@ -25,7 +25,8 @@ namespace ma {
 
 struct ServeRequest {
   Hardware hw;
-  uint32_t tp = 1, ep = 1;  // GPUs = tp; experts split over ep of them
+  uint32_t tp = 1, ep = 1;    // GPUs = tp; experts split over ep of them
+  bool dp_attention = false;  // attention data-parallel over the tp GPUs (each its own sequences and cache)
   WeightPrecision precision = WeightPrecision::Stored;
   std::optional<DType> kv_dtype;  // default: the checkpoint's, else 16-bit
   ServeEngine engine = ServeEngine::Vllm;
