@@ -5,11 +5,14 @@
 #include <atomic>
 #include <filesystem>
 
+#include "analysis/parameter_counts.h"
 #include "cli/cli_common.h"
 #include "cli/verbose_trace.h"
 #include "core/error.h"
 #include "formats/weight_format.h"
 #include "hub/repo_ref.h"
+#include "io/file_source.h"
+#include "model/simulator_config.h"
 
 namespace ma::cli {
 namespace {
@@ -121,6 +124,25 @@ OpenedInventory open_inventory(const std::string& arg, const HubArgs& hub, const
   trace("reading the configuration and the weight headers; building the inventory");
   r.inventory = &keep_until_exit(build_inventory(r.opened.files));
   print_notes(r.inventory->notes, out);
+  return r;
+}
+
+OpenedInventory open_simulator_config(const std::string& path, const Output& out) {
+  constexpr size_t kMaxConfigBytes = 16 << 20;
+  trace("reading the simulator config and rebuilding its model");
+  const SimulatorModel m = read_simulator_config(read_small_file(path, kMaxConfigBytes), path);
+  OpenedInventory r;
+  r.opened.files.display_name = path;
+  Inventory& inv = keep_until_exit(inventory_from_config_text(m.hf_config_json, path));
+  const uint64_t rebuilt = count_parameters(inv).total;
+  std::string note = path + ": " + (m.name.empty() ? std::string("the model") : m.name) + " rebuilt as a " +
+                     m.family + " model from its layer entries (" + std::to_string(rebuilt) + " parameters";
+  if (m.total_params && m.total_params != rebuilt)
+    note += "; the config states " + std::to_string(m.total_params) +
+            ": what its classes do not carry (biases, extra norms) is left out";
+  inv.notes.push_back(note + ")");
+  print_notes(inv.notes, out);
+  r.inventory = &inv;
   return r;
 }
 

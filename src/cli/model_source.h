@@ -39,6 +39,9 @@ struct OpenedInventory {
   Inventory* inventory = nullptr;
 };
 OpenedInventory open_inventory(const std::string& arg, const HubArgs& hub, const Output& out);
+// `--config FILE`: a simulator config (build-config's) rebuilt as the model its layers describe
+// (model/simulator_config.h), with a note naming the family and comparing its total with the config's.
+OpenedInventory open_simulator_config(const std::string& path, const Output& out);
 // --verbose: the files found (config, weight files and their format, an index, headers fetched).
 void trace_files(const LocalModelFiles& files);
 

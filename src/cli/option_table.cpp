@@ -94,6 +94,13 @@ void require_operand(const std::string& value, const CommandSpec& spec) {
                     command_words(spec) + "--help");
 }
 
+void require_model_or_config(const std::string& model, const std::string& config, const CommandSpec& spec) {
+  if (!model.empty() && !config.empty())
+    throw Error(ErrorKind::Usage, "", "--config",
+                "names the model already: give MODEL or --config, not both");
+  if (config.empty()) require_operand(model, spec);
+}
+
 void add_common_options(CommandSpec& spec, CommonFlags& flags) {
   // clang-format off
   spec.options.push_back({{"--quiet", "-q"}, "", "print nothing but errors",

@@ -38,6 +38,8 @@ std::string option_lines(const std::vector<Option>& options);
 std::function<void(const std::string&)> one_operand(std::string& slot, std::string_view command);
 // Fails with "MODEL: missing; usage: ..." when the command's one operand was not given.
 void require_operand(const std::string& value, const CommandSpec& spec);
+// For commands that take MODEL or --config FILE (perf, serve): exactly one of them.
+void require_model_or_config(const std::string& model, const std::string& config, const CommandSpec& spec);
 
 // Parses a command that takes one MODEL and the Hub options (`A` has model, common and hub): the table, the
 // operand check, and --quiet handed on to the Hub settings warnings.

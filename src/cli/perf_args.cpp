@@ -92,6 +92,8 @@ CommandSpec perf_spec(PerfArgs& a, std::vector<std::pair<std::string, std::strin
   s.options = {
       {{"--hw"}, "NAME|FILE.json", "accelerator from the hardware table, or a JSON profile (default h200)",
        [&a](const std::string& v) { a.hardware = v; }},
+      {{"--config"}, "FILE.json", "a simulator config (build-config's, perhaps edited) instead of MODEL",
+       [&a](const std::string& v) { a.config_file = v; }},
       {{"--mode"}, "MODE", "prefill, decode (default; prefill for an encoder-only model) or train",
        [&in, &a](const std::string& v) {
          a.mode_given = true;
@@ -174,7 +176,7 @@ PerfArgs parse_perf_args(const Args& args) {
   std::vector<std::pair<std::string, std::string>> knob_overrides;
   const CommandSpec spec = perf_spec(a, knob_overrides);
   parse_command_line(args, spec);
-  require_operand(a.model, spec);
+  require_model_or_config(a.model, a.config_file, spec);
   a.hub.flags.quiet = a.common.quiet;  // the Hub settings warnings obey --quiet too
   for (const auto& [flag, text] : knob_overrides) apply_knob(a.inputs.knobs, flag, text);
   if (!knob_overrides.empty()) a.inputs.knobs.profile += " (modified)";

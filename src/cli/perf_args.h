@@ -15,6 +15,7 @@ namespace ma::cli {
 
 struct PerfArgs {
   std::string model;
+  std::string config_file;  // --config: a simulator config instead of MODEL
   HubArgs hub;
   std::string hardware = "h200";  // --hw NAME|FILE.json
   PerfInputs inputs;

@@ -42,6 +42,8 @@ CommandSpec serve_spec(ServeArgs& a) {
   const std::vector<Option> own = {
       {{"--hw"}, "NAME|FILE.json", "accelerator from the hardware table, or a JSON profile (default h200)",
        [&a](const std::string& v) { a.hardware = v; }},
+      {{"--config"}, "FILE.json", "a simulator config (build-config's, perhaps edited) instead of MODEL",
+       [&a](const std::string& v) { a.config_file = v; }},
       {{"--tp"}, "N", "tensor-parallel GPUs holding one replica (default 1)",
        [&r](const std::string& v) { r.tp = static_cast<uint32_t>(integer_arg("--tp", v, 1, kMaxWays)); }},
       {{"--ep"}, "N", "expert parallel over the tensor-parallel group: 1 or --tp (default 1)",
@@ -82,7 +84,11 @@ CommandSpec serve_spec(ServeArgs& a) {
 }
 
 ServeArgs parse_serve_args(const Args& args) {
-  ServeArgs a = parse_model_command(args, serve_spec);
+  ServeArgs a;
+  const CommandSpec spec = serve_spec(a);
+  parse_command_line(args, spec);
+  require_model_or_config(a.model, a.config_file, spec);
+  a.hub.flags.quiet = a.common.quiet;
   a.request.hw = resolve_hardware(a.hardware);
   if (a.sweep.empty())
     a.request.sweep.assign(std::begin(kDefaultSweep), std::end(kDefaultSweep));

@@ -12,6 +12,7 @@ namespace ma::cli {
 
 struct ServeArgs {
   std::string model;
+  std::string config_file;  // --config: a simulator config instead of MODEL
   CommonFlags common;
   ResultOutputs outputs;          // --json, --export, --markdown, --plot (the throughput-latency curve)
   std::string hardware = "h200";  // --hw, resolved once the option table is done

@@ -16,7 +16,9 @@ namespace ma::cli {
 int run_serve(const Args& args) {
   ServeArgs a = parse_serve_args(args);
   Output out = detect_output(a.common);
-  const OpenedInventory opened = open_inventory(a.model, a.hub, out);
+  const OpenedInventory opened =
+      a.config_file.empty() ? open_inventory(a.model, a.hub, out) : open_simulator_config(a.config_file, out);
+  if (a.model.empty()) a.model = a.config_file;
   Inventory& inv = *opened.inventory;
   ReportOptions options;
   options.model_id = a.model;

@@ -485,6 +485,18 @@ Inventory build_inventory(const LocalModelFiles& files) {
   return inv;
 }
 
+Inventory inventory_from_config_text(const std::string& config_json, const std::string& source) {
+  Inventory inv;
+  inv.source = source;
+  inv.config = ModelConfig::parse(config_json, source);
+  inv.model = build_template(*inv.config);
+  inv.model->arch.quantization = read_declared_quantization(*inv.config, {});
+  inv.origin = InventoryOrigin::Template;
+  inv.tensors = template_rows(*inv.model, config_dtype(*inv.model));
+  inv.arch = inv.model->arch;
+  return inv;
+}
+
 Inventory identity_only_inventory(ModelConfig cfg, std::string source, const std::string& why) {
   Inventory inv;
   inv.source = std::move(source);

@@ -90,6 +90,10 @@ Inventory build_inventory(const LocalModelFiles& files);
 // states (identity, context, dimensions; no tensors, no layers) with a warning saying so, instead of
 // Error(Unsupported): naming a model and its context needs no template.
 Inventory build_inventory_or_identity(const LocalModelFiles& files);
+// The inventory a config alone implies, from its text (a config rebuilt from a simulator config, not a
+// file): the template's tensors at the config's dtype. `source`: what the user named.
+Inventory inventory_from_config_text(const std::string& config_json, const std::string& source);
+
 // That inventory for a config alone (`source`: what the user named).
 Inventory identity_only_inventory(ModelConfig cfg, std::string source, const std::string& why);
 
