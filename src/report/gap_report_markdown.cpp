@@ -25,8 +25,12 @@ std::string layers_text(const LayerTypeEntry& e) {
 void tensors_section(MarkdownWriter& md, const GapAnalysis& g) {
   md.heading(2, "Tensors of one instance");
   md.paragraph(
-      "In-memory names as transformers builds them (the first instance); dtype as the model stores its "
-      "weights.");
+      "In-memory names as transformers builds them (the first instance); dtype as the model declares its "
+      "weights" +
+      (g.quantization.empty()
+           ? std::string(".")
+           : " (the checkpoint also declares " + g.quantization +
+                 " quantization: its quantized linear weights are stored narrower, with scales)."));
   std::vector<std::vector<std::string>> rows;
   for (const GapTensor& t : g.tensors)
     rows.push_back({"`" + t.name + "`", shape_to_string(t.shape), t.dtype, with_thousands(numel(t.shape))});

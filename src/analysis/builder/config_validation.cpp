@@ -77,8 +77,9 @@ std::vector<PublishedClaim> parse_cell(const std::string& cell, bool exact, cons
   return claims;
 }
 
+// "70.5537B", "72.5939M": six significant digits in the unit claims are written in.
 std::string billions(double v) {
-  return short_number(v / 1e9) + "B";
+  return v >= 1e9 ? short_number(v / 1e9) + "B" : short_number(v / 1e6) + "M";
 }
 
 struct Check {

@@ -239,6 +239,7 @@ GapAnalysis analyse_gap(const SimulatorConfig& cfg, const LayerTypeEntry& entry)
   g.entry = &entry;
   g.model_id = cfg.model_id;
   g.hf_model_id = cfg.hf_model_id;
+  g.quantization = cfg.quantization;
   const Facts& f = entry.facts;
   const uint64_t hidden = fact(f, "hidden_size") ? fact(f, "hidden_size") : cfg.hidden_size;
   const uint64_t experts = fact(f, "num_experts"), top_k = fact(f, "top_k");

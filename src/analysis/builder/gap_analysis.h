@@ -56,6 +56,7 @@ struct ExpertParallel {
 struct GapAnalysis {
   const LayerTypeEntry* entry = nullptr;
   std::string model_id, hf_model_id;
+  std::string quantization;  // the checkpoint's declared method, "" for none
   std::vector<GapTensor> tensors;
   std::array<uint64_t, 3> parameters_per_device{};  // per kGapTensorParallel
   std::optional<ExpertParallel> expert_parallel;

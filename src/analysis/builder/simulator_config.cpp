@@ -249,6 +249,7 @@ SimulatorConfig build_simulator_config(const Inventory& inv, const std::string& 
   cfg.vocab_size = a.vocab_size;
   cfg.parameters = count_parameters(inv);
   cfg.stored_dtype = a.stored_dtype;
+  if (a.quantization) cfg.quantization = a.quantization->key;
   cfg.catalogue_source = catalogue.source;
   cfg.notes = extras_notes(inv);
 

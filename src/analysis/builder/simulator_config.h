@@ -44,6 +44,7 @@ struct SimulatorConfig {
   uint64_t vocab_size = 0;
   ParameterCounts parameters;         // total is `total_params`
   std::optional<DType> stored_dtype;  // for the gap reports' tensor dtypes
+  std::string quantization;  // the declared method ("fp8"), "" when none: weights are stored narrower
   std::vector<LayerTypeEntry> layer_types;
   std::string catalogue_source;
   std::vector<std::string> notes;  // what the config leaves out and why (an MTP module transformers omits)
