@@ -28,17 +28,17 @@ std::string joined(const std::vector<std::string>& lines, std::string_view separ
 std::string render_simulator_config_json(const SimulatorConfig& cfg, const ConfigValidation& validation) {
   JsonWriter w;
   w.begin_object();
-  w.newline().key("model_id").value(cfg.model_id);
-  w.newline().key("hf_model_id").value(cfg.hf_model_id);
-  w.newline().key("name").value(cfg.name);
-  w.newline().key("hidden_size").value(cfg.hidden_size);
-  w.newline().key("num_layers").value(cfg.num_layers);
-  w.newline().key("vocab_size").value(cfg.vocab_size);
-  w.newline().key("total_params").value(cfg.parameters.total);
-  w.newline().key("total_params_formatted").value(format_parameter_count(cfg.parameters.total));
-  w.newline().key("layer_types").begin_array();
+  w.key("model_id").value(cfg.model_id);
+  w.key("hf_model_id").value(cfg.hf_model_id);
+  w.key("name").value(cfg.name);
+  w.key("hidden_size").value(cfg.hidden_size);
+  w.key("num_layers").value(cfg.num_layers);
+  w.key("vocab_size").value(cfg.vocab_size);
+  w.key("total_params").value(cfg.parameters.total);
+  w.key("total_params_formatted").value(format_parameter_count(cfg.parameters.total));
+  w.key("layer_types").begin_array();
   for (const LayerTypeEntry& e : cfg.layer_types) {
-    w.newline().begin_object();
+    w.begin_object();
     w.key("name").value(e.name);
     w.key("class").value(e.class_name);
     w.key("count").value(e.count);
@@ -52,19 +52,19 @@ std::string render_simulator_config_json(const SimulatorConfig& cfg, const Confi
     if (!e.supported) w.key("gap_report").value(e.gap_report);
     w.end_object();
   }
-  w.newline().end_array();
-  w.newline().key("validated").value(validation.validated);
+  w.end_array();
+  w.key("validated").value(validation.validated);
   std::vector<std::string> notes = validation.notes;
   notes.insert(notes.end(), cfg.notes.begin(), cfg.notes.end());
   notes.push_back("layer classes from " + cfg.catalogue_source +
                   "; parameter counts exact (the template's tensors, "
                   "as transformers builds them); layer_idx is the first layer of each type");
-  w.newline().key("validation_notes").value(joined(notes, "; "));
-  w.newline().key("validation_sources").begin_array();
+  w.key("validation_notes").value(joined(notes, "; "));
+  w.key("validation_sources").begin_array();
   for (const std::string& s : validation.sources) w.value(s);
   w.end_array();
-  w.newline().end_object();
-  return w.take() + "\n";
+  w.end_object();
+  return indented_json(w.take());  // Mantile's own configs are indented: people read and edit them
 }
 
 std::string render_simulator_config_console(const SimulatorConfig& cfg, const ConfigValidation& validation,

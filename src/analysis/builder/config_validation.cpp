@@ -1,5 +1,6 @@
 #include "analysis/builder/config_validation.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <sstream>
@@ -189,7 +190,8 @@ ConfigValidation validate_config(const SimulatorConfig& cfg, const Expectations&
     check.record(!matched.empty(), "published " + std::string(claimed_figure_name(c.figure)) + " " + c.text +
                                        " (" + range + ") against " + (figures.empty() ? "nothing" : figures) +
                                        (matched.empty() ? "" : " (" + matched + " matches)"));
-    v.sources.push_back(c.source);
+    if (std::find(v.sources.begin(), v.sources.end(), c.source) == v.sources.end())
+      v.sources.push_back(c.source);
   }
   if (v.notes.empty())
     v.notes.push_back(
