@@ -1,6 +1,7 @@
 #include "analysis/builder/simulator_config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "analysis/identity.h"
@@ -205,8 +206,10 @@ Names names_of(const std::string& model) {
   } else if (const size_t sep = hf.find("__"); sep != std::string::npos) {
     hf = hf.substr(0, sep) + "/" + hf.substr(sep + 2);
   }
+  // A file-name-safe id: it names the gap reports ("org/name" -> "org_name", as Mantile's configs spell it).
   std::string id = hf;
-  std::replace(id.begin(), id.end(), '/', '_');
+  for (char& ch : id)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_') ch = '_';
   const size_t slash = hf.rfind('/');
   return {hf, id, slash == std::string::npos ? hf : hf.substr(slash + 1)};
 }
