@@ -1,5 +1,6 @@
 // `modelanalyzer build-config MODEL --out FILE.json --gaps DIR`: seed 003's validated simulator config, with
 // a gap report for every layer type the simulator lacks.
+#include <cstdio>
 #include <filesystem>
 #include <system_error>
 
@@ -11,6 +12,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "report/gap_report_markdown.h"
 #include "report/simulator_config_report.h"
 
@@ -83,7 +85,14 @@ int run_build_config(const Args& args) {
   for (const RenderedFile& g : gaps) write_output_file(g.path.string(), g.content);
   write_output_file(a.out, json);
   if (!out.quiet && a.out != "-") print_stdout(render_simulator_config_console(cfg, validation, out.color));
-  return validation.failed ? kExitValidationFailed : 0;
+  if (!validation.failed) return 0;
+  // Like an error, one line on stderr (even under --quiet): the exit code alone does not say what disagreed.
+  std::string first;
+  for (const std::string& n : validation.notes)
+    if (first.empty() && n.rfind("DISCREPANCY: ", 0) == 0) first = n.substr(13);
+  std::fprintf(stderr, "modelanalyzer: validation failed: %s (the config was written to %s)\n",
+               terminal_safe(first).c_str(), terminal_safe(a.out).c_str());
+  return kExitValidationFailed;
 }
 
 }  // namespace ma::cli

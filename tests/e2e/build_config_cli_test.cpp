@@ -78,6 +78,8 @@ TEST(BuildConfigCli, AFailedValidationExits11AndStillWritesTheWholeConfig) {
   const CommandResult r = run_cli("build-config " + model + " --out " + quoted(dir / "c.json") + " --gaps " +
                                   quoted(dir / "gaps") + " --expect-params 8e9");
   EXPECT_EQ(r.exit_code, 11) << r.err;
+  EXPECT_EQ(occurrences(r.err, "\n"), 1u) << r.err;
+  EXPECT_NE(r.err.find("validation failed: total parameters 70,553,706,496"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("DISCREPANCY: total parameters 70,553,706,496"), std::string::npos) << r.out;
   const json::Document d = parse_json_file(dir / "c.json");  // complete JSON, or this throws
   EXPECT_TRUE(violations(d).empty());
