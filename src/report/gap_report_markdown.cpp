@@ -53,6 +53,12 @@ void parallelism_section(MarkdownWriter& md, const GapAnalysis& g, const KindRef
   for (uint64_t n : g.parameters_per_device) totals.push_back(with_thousands(n));
   rows.push_back(std::move(totals));
   md.table(header, rows);
+  if (const auto& t = g.tp_traffic)
+    md.formula("TP traffic per token: " + t->collective + ", " + with_thousands(t->elements_per_token) +
+               " elements x 2 bytes (bf16) = " + with_thousands(t->bytes_per_token) +
+               " bytes (each rank sends " + "(TP - 1) / TP of it in a ring)\nat a batch of " +
+               std::to_string(kGapBatchTokens) +
+               " tokens per step: " + with_thousands(t->bytes_per_token * kGapBatchTokens) + " bytes");
   if (!g.expert_parallel) return;
   const ExpertParallel& ep = *g.expert_parallel;
   md.heading(3, "Expert parallelism");

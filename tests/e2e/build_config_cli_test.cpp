@@ -62,7 +62,8 @@ TEST(BuildConfigCli, Llama70bWritesTheConfigTheHeadsGapReportAndValidates) {
   EXPECT_EQ(gap, "gaps/meta-llama_Llama-3.3-70B-Instruct.lm_head.md");
   const std::string md = read_file(dir / gap);
   for (const char* part :
-       {"lm_head.weight", "[128256, 8192]", "bf16", "ParallelLMHead", "TP 8", "[16032, 8192]"})
+       {"lm_head.weight", "[128256, 8192]", "bf16", "ParallelLMHead", "TP 8", "[16032, 8192]",
+        "all-gather of the logits, 128,256 elements x 2 bytes (bf16) = 256,512 bytes"})
     EXPECT_NE(md.find(part), std::string::npos) << part;
   EXPECT_EQ(*entry(d, "norm")->find("count")->as_uint(), 161u);
   EXPECT_EQ(entry(d, "attention")->find("gap_report"), nullptr);

@@ -219,6 +219,9 @@ TEST(BuildConfig, DeepSeekV3MlaIsAGapWithItsTensorsAndDenseAndMoeLayersAreSepara
       EXPECT_EQ(*t.shards[2], (Shape{128 * 192 / 8, 1536}));
     }
   }
+  // o_proj is row-parallel: one all-reduce of the 7168-wide output per token, 2 bytes an element.
+  ASSERT_TRUE(gap.tp_traffic);
+  EXPECT_EQ(gap.tp_traffic->bytes_per_token, 7168u * 2);
   // Linear FLOPs per token: 2 x the weight matrices' elements (norms are vectors, not matmuls).
   EXPECT_EQ(gap.linear_flops_per_token, 2 * (kMla - 1536 - 512));
   // Core at L = 4096: 2 x 128 x (128 + 64) x 4096 + 2 x 128 x 128 x 4096.

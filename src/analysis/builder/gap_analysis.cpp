@@ -271,6 +271,13 @@ GapAnalysis analyse_gap(const SimulatorConfig& cfg, const LayerTypeEntry& entry)
     g.tensors.push_back(std::move(gt));
   }
   if (entry.kind == ComponentKind::Embedding) g.linear_flops_per_token = 0;  // a lookup
+  const bool row_parallel = std::any_of(g.tensors.begin(), g.tensors.end(),
+                                        [](const GapTensor& t) { return t.rule == ShardRule::Columns; });
+  if (entry.kind == ComponentKind::LmHead && fact(f, "vocab_size"))
+    g.tp_traffic =
+        TensorParallelTraffic{"all-gather of the logits", fact(f, "vocab_size"), 2 * fact(f, "vocab_size")};
+  else if (row_parallel)
+    g.tp_traffic = TensorParallelTraffic{"all-reduce of the output", hidden, 2 * hidden};
   if (experts && top_k) {
     ExpertParallel ep{experts, top_k, hidden, {}, 2, 0};
     for (uint64_t n = 2; n <= experts && n <= 256; n *= 2)

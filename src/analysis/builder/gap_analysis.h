@@ -53,12 +53,21 @@ struct ExpertParallel {
   uint64_t all_to_all_bytes_per_token = 0;
 };
 
+// What tensor parallelism sends per token: the all-reduce after a row-parallel projection, or the all-gather
+// of a vocabulary-split head's logits (bf16, 2 bytes an element).
+struct TensorParallelTraffic {
+  std::string collective;  // "all-reduce of the output", "all-gather of the logits"
+  uint64_t elements_per_token = 0;
+  uint64_t bytes_per_token = 0;
+};
+
 struct GapAnalysis {
   const LayerTypeEntry* entry = nullptr;
   std::string model_id, hf_model_id;
   std::string quantization;  // the checkpoint's declared method, "" for none
   std::vector<GapTensor> tensors;
   std::array<uint64_t, 3> parameters_per_device{};  // per kGapTensorParallel
+  std::optional<TensorParallelTraffic> tp_traffic;  // unset when TP sends nothing the layer itself causes
   std::optional<ExpertParallel> expert_parallel;
   uint64_t linear_flops_per_token = 0;  // 2 x the weight elements one token multiplies (top-k experts only)
   // The mixer's own work at kGapContext (attention scores and values, a scan's state update); unset when the
