@@ -284,6 +284,11 @@ TEST(BuildConfig, ACatalogueWithAnMlaClassMakesItSupportedWithExactlyItsArgument
   EXPECT_EQ(spec(mla, "kv_lora_rank"), 512u);
   EXPECT_TRUE(is_null_spec(mla, "no_such_fact"));
   EXPECT_EQ(mla.missing_arguments, std::vector<std::string>{"no_such_fact"});
+  EXPECT_NE(
+      std::find(
+          b->cfg.notes.begin(), b->cfg.notes.end(),
+          "mla_attention: MLAAttentionLayer argument 'no_such_fact' is nothing this model states (null)"),
+      b->cfg.notes.end());
   EXPECT_FALSE(entry(b->cfg, "embedding").supported);  // the file replaces the catalogue
 }
 

@@ -284,6 +284,9 @@ SimulatorConfig build_simulator_config(const Inventory& inv, const std::string& 
     e.supported = target != nullptr;
     e.facts = firsts[i]->facts;
     fill_specs(e, e.facts, target);
+    for (const std::string& arg : e.missing_arguments)
+      cfg.notes.push_back(e.name + ": " + e.class_name + " argument '" + arg +
+                          "' is nothing this model states (null)");
   }
   name_entries(cfg.layer_types);
 

@@ -21,8 +21,9 @@ struct LayerTypeEntry {
   ComponentKind kind = ComponentKind::Other;
   uint64_t count = 0;
   bool supported = false;
-  // layer_idx: the first layer of the model (index in its stack plus the stack's first index) holding one;
-  // unset for what sits outside the layers (embedding, head, towers). Mantile's own configs give the first.
+  // layer_idx: the first layer holding one, as an index in its stack (the model's layer index for the
+  // language model); unset for what sits outside the layers (embedding, head, towers). Mantile's own configs
+  // give the first.
   std::optional<uint64_t> layer_idx;
   std::vector<uint64_t> layers;  // every layer holding one (outside-layer instances not listed)
   uint64_t parameter_count = 0;  // per instance
