@@ -8,10 +8,24 @@
 namespace ma {
 namespace {
 
-constexpr std::array<std::string_view, 16> kKindNames = {
-    "attention",    "mla",         "mamba",     "mamba2",    "linear-attention", "cross-attention",
-    "dense-mlp",    "moe",         "norm",      "embedding", "lm-head",          "mtp",
-    "vision-tower", "audio-tower", "projector", "other"};
+constexpr std::array<ComponentKindInfo, 16> kKinds = {{
+    {ComponentKind::Attention, "attention", "GroupedQueryAttentionLayer"},
+    {ComponentKind::Mla, "mla_attention", "MLAAttentionLayer"},
+    {ComponentKind::Mamba, "mamba", "MambaLayer"},
+    {ComponentKind::Mamba2, "mamba2", "Mamba2Layer"},
+    {ComponentKind::LinearAttention, "linear_attention", "GatedDeltaNetLayer"},
+    {ComponentKind::CrossAttention, "cross_attention", "CrossAttentionLayer"},
+    {ComponentKind::DenseMlp, "mlp", "GatedMLPLayer"},
+    {ComponentKind::Moe, "moe", "MoELayer"},
+    {ComponentKind::Norm, "norm", "NormLayer"},
+    {ComponentKind::Embedding, "embedding", "EmbeddingLayer"},
+    {ComponentKind::LmHead, "lm_head", "LMHeadLayer"},
+    {ComponentKind::Mtp, "mtp", "MTPLayer"},
+    {ComponentKind::VisionTower, "vision_tower", "VisionTowerLayer"},
+    {ComponentKind::AudioTower, "audio_tower", "AudioTowerLayer"},
+    {ComponentKind::Projector, "projector", "MultimodalProjectorLayer"},
+    {ComponentKind::Other, "other", "UnclassifiedLayer"},
+}};
 
 bool ends_with(std::string_view s, std::string_view tail) {
   return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
@@ -252,8 +266,10 @@ Key key_of(const ArchitectureRecord& a, std::string_view name, const TensorPlace
 
 }  // namespace
 
-std::string_view component_kind_name(ComponentKind k) {
-  return kKindNames[static_cast<size_t>(k)];
+const ComponentKindInfo& component_kind_info(ComponentKind k) {
+  for (const ComponentKindInfo& i : kKinds)
+    if (i.kind == k) return i;
+  return kKinds.back();
 }
 
 const FactValue* find_fact(const Facts& facts, std::string_view name) {

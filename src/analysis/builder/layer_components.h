@@ -35,7 +35,15 @@ enum class ComponentKind : uint8_t {
   Projector,
   Other,
 };
-std::string_view component_kind_name(ComponentKind k);
+// Each kind's names, one table (layer_components.cpp): the config entry it becomes and the simulator class it
+// maps to (Mantile's where it has one; otherwise the name a simulator would give the missing class, which a
+// catalogue file may add). Attention and MLPs refine the class by their facts (simulator_config.cpp).
+struct ComponentKindInfo {
+  ComponentKind kind;
+  std::string_view entry;            // "mla_attention"
+  std::string_view simulator_class;  // "MLAAttentionLayer"
+};
+const ComponentKindInfo& component_kind_info(ComponentKind k);
 
 // A constructor argument's value: unknown (null), a count, or a flag.
 using FactValue = std::variant<std::monostate, uint64_t, bool>;

@@ -11,58 +11,26 @@
 namespace ma {
 namespace {
 
-// The simulator class each component maps to. Mantile's classes where it has one (layer_catalogue.cpp);
-// otherwise the name a simulator would give the missing class, which a catalogue file may add.
+// The simulator class of an instance: its kind's (layer_components.h), refined for attention (MHA, GQA,
+// sliding or sinks, chunked) and for MLPs without a gate.
 std::string class_for(const ComponentInstance& c) {
-  const FactValue* window = find_fact(c.facts, "sliding_window");
-  const FactValue* sinks = find_fact(c.facts, "num_sinks");
-  switch (c.kind) {
-    case ComponentKind::Attention: {
-      // Mantile's SlidingWindowAttentionLayer takes sliding_window = None for full attention, so a model
-      // with sinks (gpt-oss) keeps one class for both kinds of its layers.
-      const FactValue* chunk = find_fact(c.facts, "attention_chunk_size");
-      if (chunk && !std::holds_alternative<std::monostate>(*chunk)) return "ChunkedAttentionLayer";
-      const bool windowed = window && !std::holds_alternative<std::monostate>(*window);
-      const bool with_sinks = sinks && std::holds_alternative<uint64_t>(*sinks) && std::get<uint64_t>(*sinks);
-      if (windowed || with_sinks) return "SlidingWindowAttentionLayer";
-      const FactValue* heads = find_fact(c.facts, "num_heads");
-      const FactValue* kv = find_fact(c.facts, "num_kv_heads");
-      return heads && kv && *heads == *kv ? "AttentionLayer" : "GroupedQueryAttentionLayer";
-    }
-    case ComponentKind::Mla:
-      return "MLAAttentionLayer";
-    case ComponentKind::Mamba:
-      return "MambaLayer";
-    case ComponentKind::Mamba2:
-      return "Mamba2Layer";
-    case ComponentKind::LinearAttention:
-      return "GatedDeltaNetLayer";
-    case ComponentKind::CrossAttention:
-      return "CrossAttentionLayer";
-    case ComponentKind::DenseMlp: {
-      const FactValue* p = find_fact(c.facts, "num_projections");
-      return p && *p == FactValue(uint64_t{3}) ? "GatedMLPLayer" : "MLPLayer";
-    }
-    case ComponentKind::Moe:
-      return "MoELayer";
-    case ComponentKind::Norm:
-      return "NormLayer";
-    case ComponentKind::Embedding:
-      return "EmbeddingLayer";
-    case ComponentKind::LmHead:
-      return "LMHeadLayer";
-    case ComponentKind::Mtp:
-      return "MTPLayer";
-    case ComponentKind::VisionTower:
-      return "VisionTowerLayer";
-    case ComponentKind::AudioTower:
-      return "AudioTowerLayer";
-    case ComponentKind::Projector:
-      return "MultimodalProjectorLayer";
-    case ComponentKind::Other:
-      break;
+  auto is_set = [&](std::string_view fact) {
+    const FactValue* v = find_fact(c.facts, fact);
+    return v && !std::holds_alternative<std::monostate>(*v) && *v != FactValue(uint64_t{0});
+  };
+  if (c.kind == ComponentKind::Attention) {
+    if (is_set("attention_chunk_size")) return "ChunkedAttentionLayer";
+    // Mantile's SlidingWindowAttentionLayer takes sliding_window = None for full attention, so a model with
+    // sinks (gpt-oss) keeps one class for both kinds of its layers.
+    if (is_set("sliding_window") || is_set("num_sinks")) return "SlidingWindowAttentionLayer";
+    const FactValue* heads = find_fact(c.facts, "num_heads");
+    const FactValue* kv = find_fact(c.facts, "num_kv_heads");
+    if (heads && kv && *heads == *kv) return "AttentionLayer";
   }
-  return "UnclassifiedLayer";
+  if (c.kind == ComponentKind::DenseMlp && find_fact(c.facts, "num_projections") &&
+      *find_fact(c.facts, "num_projections") != FactValue(uint64_t{3}))
+    return "MLPLayer";
+  return std::string(component_kind_info(c.kind).simulator_class);
 }
 
 std::string underscored(std::string s) {
@@ -77,57 +45,10 @@ bool is_qk_norm(std::string_view module) {
 }
 
 std::string base_name(const ComponentInstance& c) {
-  std::string n;
-  switch (c.kind) {
-    case ComponentKind::Attention:
-      n = "attention";
-      break;
-    case ComponentKind::Mla:
-      n = "mla_attention";
-      break;
-    case ComponentKind::Mamba:
-      n = "mamba";
-      break;
-    case ComponentKind::Mamba2:
-      n = "mamba2";
-      break;
-    case ComponentKind::LinearAttention:
-      n = "linear_attention";
-      break;
-    case ComponentKind::CrossAttention:
-      n = "cross_attention";
-      break;
-    case ComponentKind::DenseMlp:
-      n = "mlp";
-      break;
-    case ComponentKind::Moe:
-      n = "moe";
-      break;
-    case ComponentKind::Norm:
-      n = is_qk_norm(c.variant) ? "qk_norm" : "norm";
-      break;
-    case ComponentKind::Embedding:
-      n = c.variant == "token-embedding" ? "embedding" : underscored(c.variant);
-      break;
-    case ComponentKind::LmHead:
-      n = "lm_head";
-      break;
-    case ComponentKind::Mtp:
-      n = "mtp";
-      break;
-    case ComponentKind::VisionTower:
-      n = "vision_tower";
-      break;
-    case ComponentKind::AudioTower:
-      n = "audio_tower";
-      break;
-    case ComponentKind::Projector:
-      n = "projector";
-      break;
-    case ComponentKind::Other:
-      n = "other_" + underscored(c.variant);
-      break;
-  }
+  std::string n(component_kind_info(c.kind).entry);
+  if (c.kind == ComponentKind::Norm && is_qk_norm(c.variant)) n = "qk_norm";
+  if (c.kind == ComponentKind::Embedding && c.variant != "token-embedding") n = underscored(c.variant);
+  if (c.kind == ComponentKind::Other) n += "_" + underscored(c.variant);
   return c.main_stack ? n : std::string(stack_role_name(c.stack)) + "_" + n;
 }
 
