@@ -8,6 +8,9 @@
 namespace ma {
 namespace {
 
+// A tower holds hundreds of tensors: the tables show the first ones, the totals count them all.
+constexpr size_t kShownTensors = 48;
+
 std::string fact_text(const FactValue& v) {
   if (const auto* n = std::get_if<uint64_t>(&v)) return std::to_string(*n);
   if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
@@ -32,8 +35,17 @@ void tensors_section(MarkdownWriter& md, const GapAnalysis& g) {
            : " (the checkpoint also declares " + g.quantization +
                  " quantization: its quantized linear weights are stored narrower, with scales)."));
   std::vector<std::vector<std::string>> rows;
-  for (const GapTensor& t : g.tensors)
-    rows.push_back({"`" + t.name + "`", shape_to_string(t.shape), t.dtype, with_thousands(numel(t.shape))});
+  uint64_t rest = 0;
+  for (size_t i = 0; i < g.tensors.size(); ++i) {
+    const GapTensor& t = g.tensors[i];
+    if (i < kShownTensors)
+      rows.push_back({"`" + t.name + "`", shape_to_string(t.shape), t.dtype, with_thousands(numel(t.shape))});
+    else
+      rest += numel(t.shape);
+  }
+  if (g.tensors.size() > kShownTensors)
+    rows.push_back(
+        {"... " + std::to_string(g.tensors.size() - kShownTensors) + " more", "", "", with_thousands(rest)});
   md.table({"tensor", "shape", "dtype", "parameters"}, rows);
 }
 
@@ -44,7 +56,8 @@ void parallelism_section(MarkdownWriter& md, const GapAnalysis& g, const KindRef
   std::vector<std::string> header = {"tensor", "rule"};
   for (uint64_t tp : kGapTensorParallel) header.push_back("TP " + std::to_string(tp));
   std::vector<std::vector<std::string>> rows;
-  for (const GapTensor& t : g.tensors) {
+  for (size_t i = 0; i < g.tensors.size() && i < kShownTensors; ++i) {
+    const GapTensor& t = g.tensors[i];
     std::vector<std::string> row = {"`" + t.name + "`", std::string(shard_rule_name(t.rule))};
     for (const std::optional<Shape>& s : t.shards) row.push_back(s ? shape_to_string(*s) : "does not divide");
     rows.push_back(std::move(row));
@@ -53,6 +66,9 @@ void parallelism_section(MarkdownWriter& md, const GapAnalysis& g, const KindRef
   for (uint64_t n : g.parameters_per_device) totals.push_back(with_thousands(n));
   rows.push_back(std::move(totals));
   md.table(header, rows);
+  md.paragraph(
+      "Vectors (norms, biases, per-head parameters such as A_log and D) are listed as replicated; engines "
+      "shard some per-head vectors with their heads. The per-device totals cover every tensor.");
   if (const auto& t = g.tp_traffic)
     md.formula("TP traffic per token: " + t->collective + ", " + with_thousands(t->elements_per_token) +
                " elements x 2 bytes (bf16) = " + with_thousands(t->bytes_per_token) +
