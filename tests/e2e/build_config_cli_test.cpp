@@ -136,7 +136,26 @@ TEST(BuildConfigCli, ABadCatalogueIsOneLineExit3AndNoOutput) {
 
 TEST(BuildConfigCli, TheExampleModelBuildsAndMissingOptionsAreUsageErrors) {
   TempDir dir;
-  EXPECT_TRUE(violations(build_config(example(), dir, "c")).empty());
+  const json::Document d = build_config(example(), dir, "c");
+  EXPECT_TRUE(violations(d).empty());
+  // The example (hidden 64, 4 heads of 16, 2 KV heads, MLP 160, vocabulary 512, 2 layers, untied head), by
+  // hand: attention 64x64 + 2 x 32x64 + 64x64, MLP 3 x 64x160, two norms a layer and the final one.
+  struct Expected {
+    const char* name;
+    uint64_t count, each;
+  };
+  uint64_t sum = 0;
+  for (const Expected& e :
+       {Expected{"embedding", 1, 512 * 64}, Expected{"attention", 2, 12'288}, Expected{"mlp", 2, 30'720},
+        Expected{"norm", 5, 64}, Expected{"lm_head", 1, 512 * 64}}) {
+    const json::Value* v = entry(d, e.name);
+    ASSERT_NE(v, nullptr) << e.name;
+    EXPECT_EQ(*v->find("count")->as_uint(), e.count) << e.name;
+    EXPECT_EQ(*v->find("specs")->find("parameter_count")->as_uint(), e.each) << e.name;
+    sum += e.count * e.each;
+  }
+  EXPECT_EQ(*d.root().find("total_params")->as_uint(), sum);
+  EXPECT_EQ(d.root().find("layer_types")->items().size(), 5u);
   const CommandResult no_out = run_cli("build-config " + example() + " --gaps " + quoted(dir / "g"));
   EXPECT_EQ(no_out.exit_code, 2);
   EXPECT_NE(no_out.err.find("--out"), std::string::npos) << no_out.err;
