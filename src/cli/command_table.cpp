@@ -1,6 +1,7 @@
 // The subcommands in one table, and the main help generated from their option tables.
 #include <array>
 
+#include "cli/build_config_args.h"
 #include "cli/commands.h"
 #include "cli/compare_args.h"
 #include "cli/download_args.h"
@@ -30,7 +31,7 @@ std::string perf_help() {
   return command_help(perf_spec(a, knobs));
 }
 
-const std::array<Command, 11> kCommands{{
+const std::array<Command, 12> kCommands{{
     {"", run_summary, help_of<ReportArgs, report_spec>},
     {"tensors", run_tensors, help_of<TensorsArgs, tensors_spec>},
     {"graph", run_graph, help_of<GraphArgs, graph_spec>},
@@ -42,6 +43,7 @@ const std::array<Command, 11> kCommands{{
     {"plan", run_plan, help_of<PlanArgs, plan_spec>},
     {"serve", run_serve, help_of<ServeArgs, serve_spec>},
     {"download", run_download, help_of<DownloadArgs, download_spec>},
+    {"build-config", run_build_config, help_of<BuildConfigArgs, build_config_spec>},
 }};
 
 std::string indented(std::string_view text) {
@@ -78,9 +80,11 @@ std::string usage_text() {
     DownloadArgs d;
     PlanArgs pl;
     ServeArgs sv;
+    BuildConfigArgs bc;
     for (const CommandSpec& s :
          {report_options, tensors_spec(t), graph_spec(g), stats_spec(st), compare_spec(c), spectrum_spec(sp),
-          embeddings_spec(em), perf_spec(p, knobs), plan_spec(pl), serve_spec(sv), download_spec(d)}) {
+          embeddings_spec(em), perf_spec(p, knobs), plan_spec(pl), serve_spec(sv), download_spec(d),
+          build_config_spec(bc)}) {
       out += "  modelanalyzer " + (s.name.empty() ? std::string() : std::string(s.name) + " ") +
              std::string(s.operands) + " [options]\n" + indented(s.summary);
     }
@@ -106,7 +110,8 @@ std::string usage_text() {
       "\n"
       "exit codes: 0 ok, 1 internal error, 2 usage, 3 malformed file, 4 unsafe content, 5 resource limit,\n"
       "            6 network, 7 authentication (gated, private, token rejected), 8 not found, 9 local I/O,\n"
-      "            10 unsupported architecture, 130 interrupted\n"
+      "            10 unsupported architecture, 11 build-config validation failed (config written),\n"
+      "            130 interrupted\n"
       "\n"
       "modelanalyzer COMMAND --help lists a command's options.\n";
   return out;

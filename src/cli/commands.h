@@ -21,6 +21,10 @@ int run_spectrum(const Args& args);
 int run_embeddings(const Args& args);
 int run_plan(const Args& args);
 int run_serve(const Args& args);
+int run_build_config(const Args& args);
+
+// build-config: the config was written, but a validation check failed (README, "Exit codes").
+inline constexpr int kExitValidationFailed = 11;
 
 struct Command {
   std::string_view name;  // "" for the report (`modelanalyzer MODEL...`)

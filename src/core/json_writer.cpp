@@ -115,4 +115,45 @@ void JsonWriter::flush() {
   }
 }
 
+std::string indented_json(std::string_view json, int indent) {
+  std::string out;
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  auto next_line = [&] { out += '\n' + std::string(static_cast<size_t>(depth * indent), ' '); };
+  auto blank = [](char ch) { return ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r'; };
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      out += c;
+      in_string = escaped || c != '"';
+      escaped = !escaped && c == '\\';
+      continue;
+    }
+    if (blank(c)) continue;
+    if (c == '"') in_string = true;
+    if (c == '{' || c == '[') {
+      size_t j = i + 1;
+      while (j < json.size() && blank(json[j])) ++j;
+      if (j < json.size() && (json[j] == '}' || json[j] == ']')) {
+        out += c;  // an empty container stays on its line: "{}"
+        out += json[j];
+        i = j;
+        continue;
+      }
+    }
+    if (c == '}' || c == ']') {
+      --depth;
+      next_line();
+    }
+    out += c;
+    if (c == ':') out += ' ';
+    if (c == ',') next_line();
+    if (c == '{' || c == '[') {
+      ++depth;
+      next_line();
+    }
+  }
+  return out + "\n";
+}
+
 }  // namespace ma

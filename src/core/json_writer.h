@@ -59,4 +59,8 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
+// `json` (valid JSON, as JsonWriter writes it) laid out with `indent` spaces per level, one member or item a
+// line, as Python's json.dump(indent=2) does: for small files people read and edit (a simulator config).
+std::string indented_json(std::string_view json, int indent = 2);
+
 }  // namespace ma

@@ -8,7 +8,7 @@ namespace ma::test {
 namespace {
 
 TEST(CliArgs, EveryCommandHasAHelpFromItsTable) {
-  for (const char* name : {"", "tensors", "stats", "compare", "perf", "download"}) {
+  for (const char* name : {"", "tensors", "stats", "compare", "perf", "download", "build-config"}) {
     const cli::Command* c = cli::find_command(name);
     ASSERT_NE(c, nullptr) << name;
     const std::string help = c->help();
@@ -21,8 +21,9 @@ TEST(CliArgs, EveryCommandHasAHelpFromItsTable) {
   EXPECT_NE(r.out.find("--tp N"), std::string::npos) << r.out;
   auto top = run_cli("--help");
   EXPECT_EQ(top.exit_code, 0);
-  for (const char* s : {"modelanalyzer tensors MODEL", "modelanalyzer perf MODEL",
-                        "report options:", "--kv-dtype DTYPE", "130 interrupted"})
+  for (const char* s :
+       {"modelanalyzer tensors MODEL", "modelanalyzer perf MODEL", "modelanalyzer build-config MODEL",
+        "report options:", "--kv-dtype DTYPE", "130 interrupted"})
     EXPECT_NE(top.out.find(s), std::string::npos) << s;
   EXPECT_EQ(top.out.find("seed 0"), std::string::npos)
       << "user-visible text names things, not seed documents";

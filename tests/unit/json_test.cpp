@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/json_writer.h"
 
 namespace ma {
 namespace {
@@ -112,6 +113,31 @@ TEST(Json, NonFiniteLiteralsOnlyWhereAllowed) {
   EXPECT_EQ(*d.root().items()[3].as_int(), -1);
   EXPECT_THROW(json::Document::parse("[Inf]", "config.json", l), Error);
   EXPECT_THROW(json::Document::parse("[NaN]", "header"), Error);
+}
+
+}  // namespace
+}  // namespace ma
+
+namespace ma {
+namespace {
+
+// The layout Python's json.dumps(indent=2) gives, strings (with escaped quotes, commas and brackets)
+// untouched.
+TEST(JsonWriter, IndentedJsonLaysOutOneValueALine) {
+  const std::string compact = R"({"a":[1,{"b":"x,\"{]"}],"e":{},"f":[ ],"g":null})";
+  EXPECT_EQ(indented_json(compact),
+            "{\n"
+            "  \"a\": [\n"
+            "    1,\n"
+            "    {\n"
+            "      \"b\": \"x,\\\"{]\"\n"
+            "    }\n"
+            "  ],\n"
+            "  \"e\": {},\n"
+            "  \"f\": [],\n"
+            "  \"g\": null\n"
+            "}\n");
+  EXPECT_NO_THROW(json::Document::parse(indented_json(compact), "indented"));
 }
 
 }  // namespace

@@ -1,0 +1,320 @@
+#include "analysis/builder/layer_components.h"
+
+#include <algorithm>
+#include <array>
+
+#include "core/error.h"
+
+namespace ma {
+namespace {
+
+constexpr std::array<ComponentKindInfo, 16> kKinds = {{
+    {ComponentKind::Attention, "attention", "GroupedQueryAttentionLayer"},
+    {ComponentKind::Mla, "mla_attention", "MLAAttentionLayer"},
+    {ComponentKind::Mamba, "mamba", "MambaLayer"},
+    {ComponentKind::Mamba2, "mamba2", "Mamba2Layer"},
+    {ComponentKind::LinearAttention, "linear_attention", "GatedDeltaNetLayer"},
+    {ComponentKind::CrossAttention, "cross_attention", "CrossAttentionLayer"},
+    {ComponentKind::DenseMlp, "mlp", "GatedMLPLayer"},
+    {ComponentKind::Moe, "moe", "MoELayer"},
+    {ComponentKind::Norm, "norm", "NormLayer"},
+    {ComponentKind::Embedding, "embedding", "EmbeddingLayer"},
+    {ComponentKind::LmHead, "lm_head", "LMHeadLayer"},
+    {ComponentKind::Mtp, "mtp", "MTPLayer"},
+    {ComponentKind::VisionTower, "vision_tower", "VisionTowerLayer"},
+    {ComponentKind::AudioTower, "audio_tower", "AudioTowerLayer"},
+    {ComponentKind::Projector, "projector", "MultimodalProjectorLayer"},
+    {ComponentKind::Other, "other", "UnclassifiedLayer"},
+}};
+
+bool ends_with(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+// The module a tensor belongs to: its name without the leaf ("...q_norm.weight" -> "...q_norm").
+std::string_view module_of(std::string_view name) {
+  const size_t dot = name.rfind('.');
+  return dot == std::string_view::npos ? name : name.substr(0, dot);
+}
+
+// The stack whose layer holds the tensor, by the module-list prefix of its name and the layer range.
+const StackSpec* stack_of(const ArchitectureRecord& a, std::string_view name, const TensorPlacement& p) {
+  if (!p.layer) return nullptr;
+  const std::string_view prefix = name.substr(0, p.stack_length);
+  for (const StackSpec& s : a.stacks)
+    if (s.path == prefix && *p.layer >= s.first_index && *p.layer - s.first_index < s.layers.size())
+      return &s;
+  return nullptr;
+}
+
+bool recurrent_or_latent(const LayerSpec& l) {
+  return l.mixer == Mixer::Mamba || l.mixer == Mixer::Mamba2 || l.mixer == Mixer::LinearAttention ||
+         (l.mixer == Mixer::Attention && l.attention.kind == AttentionKind::Mla);
+}
+
+ComponentKind mixer_kind(const LayerSpec& l) {
+  switch (l.mixer) {
+    case Mixer::Mamba:
+      return ComponentKind::Mamba;
+    case Mixer::Mamba2:
+      return ComponentKind::Mamba2;
+    case Mixer::LinearAttention:
+      return ComponentKind::LinearAttention;
+    default:
+      return l.attention.kind == AttentionKind::Mla ? ComponentKind::Mla : ComponentKind::Attention;
+  }
+}
+
+ComponentKind tower_kind(StackRole r, Block b) {
+  if (b == Block::VisionProjector || r == StackRole::Projector) return ComponentKind::Projector;
+  return r == StackRole::Audio ? ComponentKind::AudioTower : ComponentKind::VisionTower;
+}
+
+// Which component a tensor of a layer belongs to. A norm nested inside an MLA or recurrent mixer (MLA's
+// kv_a_layernorm) is part of that mixer: a simulator implementing the mixer implements it too. Norms
+// directly under the layer, and the q/k norms of ordinary attention, are norm instances.
+ComponentKind kind_in_layer(const TensorPlacement& p, const LayerSpec& l, std::string_view name,
+                            size_t layer_prefix) {
+  switch (p.block) {
+    case Block::Attention:
+      return l.mixer == Mixer::Attention ? mixer_kind(l) : ComponentKind::Attention;
+    case Block::CrossAttention:
+      return ComponentKind::CrossAttention;
+    case Block::Mlp:
+      return ComponentKind::DenseMlp;
+    case Block::MoeRouter:
+    case Block::MoeExpert:
+    case Block::SharedExpert:
+      return ComponentKind::Moe;
+    case Block::Mamba:
+      return l.mixer == Mixer::Mamba2 ? ComponentKind::Mamba2 : ComponentKind::Mamba;
+    case Block::LinearAttention:
+      return ComponentKind::LinearAttention;
+    case Block::Mtp:
+      return ComponentKind::Mtp;
+    case Block::Norm: {
+      const std::string_view rest = name.substr(std::min(layer_prefix, name.size()));
+      const bool nested = std::count(rest.begin(), rest.end(), '.') >= 3;  // "3.self_attn.x.weight"
+      return nested && recurrent_or_latent(l) ? mixer_kind(l) : ComponentKind::Norm;
+    }
+    default:
+      return ComponentKind::Other;
+  }
+}
+
+bool is_lookup_table(std::string_view role) {
+  return role == "token-embedding" || role == "position-embedding" || role == "token-type-embedding";
+}
+
+uint64_t hidden_of(const ArchitectureRecord& a, const StackSpec* s) {
+  return s && s->hidden ? s->hidden : a.hidden_size;
+}
+
+FactValue count_or_null(uint64_t n) {
+  return n ? FactValue(n) : FactValue();
+}
+
+bool has_bias(const ComponentInstance& c) {
+  return std::any_of(c.tensors.begin(), c.tensors.end(),
+                     [](const ComponentTensor& t) { return ends_with(t.name, ".bias"); });
+}
+
+uint64_t elements_named(const ComponentInstance& c, std::string_view leaf) {
+  uint64_t n = 0;
+  for (const ComponentTensor& t : c.tensors)
+    if (ends_with(t.name, leaf)) n += numel(t.shape);
+  return n;
+}
+
+// The [rows, columns] of the instance's first 2-D tensor (an embedding table, a head): {0, 0} if none.
+std::pair<uint64_t, uint64_t> matrix_shape(const ComponentInstance& c) {
+  for (const ComponentTensor& t : c.tensors)
+    if (t.shape.size() == 2) return {t.shape[0], t.shape[1]};
+  return {0, 0};
+}
+
+Facts attention_facts(const AttentionShape& at, uint64_t hidden, const ComponentInstance& c) {
+  const bool sliding = at.span == Span::Sliding && at.window;
+  const bool chunked = at.span == Span::Chunked && at.window;
+  return {{"hidden_size", hidden},
+          {"num_heads", at.heads},
+          {"num_query_heads", at.heads},
+          {"num_kv_heads", at.kv_heads},
+          {"head_dim", at.head_dim},
+          {"sliding_window", sliding ? FactValue(at.window) : FactValue()},
+          {"attention_chunk_size", chunked ? FactValue(at.window) : FactValue()},
+          {"num_sinks", elements_named(c, ".sinks")},
+          {"has_bias", has_bias(c)}};
+}
+
+Facts facts_of(const ComponentInstance& c, const ArchitectureRecord& a, const StackSpec* s,
+               const LayerSpec* l) {
+  const uint64_t hidden = hidden_of(a, s);
+  const auto [rows, cols] = matrix_shape(c);
+  switch (c.kind) {
+    case ComponentKind::Attention:
+      return attention_facts(l ? l->attention : AttentionShape{}, hidden, c);
+    case ComponentKind::CrossAttention:
+      return attention_facts(l && l->cross_attention ? *l->cross_attention : AttentionShape{}, hidden, c);
+    case ComponentKind::Mla: {
+      const AttentionShape at = l ? l->attention : AttentionShape{};
+      return {{"hidden_size", hidden},
+              {"num_heads", at.heads},
+              {"q_lora_rank", count_or_null(at.q_lora_rank)},
+              {"kv_lora_rank", at.kv_lora_rank},
+              {"qk_nope_head_dim", at.qk_nope_head_dim},
+              {"qk_rope_head_dim", at.qk_rope_head_dim},
+              {"v_head_dim", at.v_head_dim ? at.v_head_dim : at.head_dim},
+              {"indexer_heads", count_or_null(at.indexer_heads)},
+              {"indexer_head_dim", count_or_null(at.indexer_head_dim)},
+              {"indexer_topk", count_or_null(at.indexer_topk)},
+              {"has_bias", has_bias(c)}};
+    }
+    case ComponentKind::Mamba:
+    case ComponentKind::Mamba2:
+    case ComponentKind::LinearAttention: {
+      const StateShape st = l ? l->state : StateShape{};
+      return {{"hidden_size", hidden},
+              {"d_inner", count_or_null(st.inner)},
+              {"d_state", count_or_null(st.state)},
+              {"conv_kernel", count_or_null(st.conv_kernel)},
+              {"dt_rank", count_or_null(st.dt_rank)},
+              {"num_heads", count_or_null(st.heads)},
+              {"head_dim", count_or_null(st.head_dim)},
+              {"n_groups", count_or_null(st.groups)},
+              {"chunk_size", count_or_null(st.chunk_size)},
+              {"num_key_heads", count_or_null(st.key_heads)},
+              {"num_value_heads", count_or_null(st.value_heads)},
+              {"key_head_dim", count_or_null(st.key_head_dim)},
+              {"value_head_dim", count_or_null(st.value_head_dim)},
+              {"has_bias", has_bias(c)}};
+    }
+    case ComponentKind::DenseMlp: {
+      const FfnShape f = l ? l->ffn : FfnShape{};
+      return {{"hidden_size", hidden},
+              {"intermediate_size", f.intermediate},
+              {"num_projections", uint64_t{f.gated ? 3u : 2u}},
+              {"has_bias", has_bias(c)}};
+    }
+    case ComponentKind::Moe: {
+      const FfnShape f = l ? l->ffn : FfnShape{};
+      return {{"hidden_size", hidden},
+              {"intermediate_size", f.expert_intermediate},
+              {"num_experts", f.experts},
+              {"top_k", f.top_k},
+              {"num_shared_experts", f.shared_experts},
+              {"shared_intermediate_size", f.shared_intermediate},
+              {"num_projections", uint64_t{f.expert_matrices}},
+              {"has_bias", has_bias(c)}};
+    }
+    case ComponentKind::Norm:
+      return {{"hidden_size", elements_named(c, ".weight")}, {"has_bias", has_bias(c)}};
+    case ComponentKind::Embedding:
+    case ComponentKind::LmHead:
+      return {{"vocab_size", rows}, {"hidden_size", cols}, {"has_bias", has_bias(c)}};
+    default: {
+      Facts f{{"hidden_size", count_or_null(hidden)}};
+      if (s) f.emplace_back("num_layers", uint64_t{s->layers.size()});
+      if (s && s->patch_size) f.emplace_back("patch_size", s->patch_size);
+      if (s && s->image_size) f.emplace_back("image_size", s->image_size);
+      if (s && s->mel_bins) f.emplace_back("mel_bins", s->mel_bins);
+      return f;
+    }
+  }
+}
+
+// Where an instance lives: its kind, stack, layer and variant; tensors with the same key are one instance.
+struct Key {
+  ComponentKind kind;
+  const StackSpec* stack;
+  std::optional<uint64_t> layer;
+  std::string variant;
+  bool operator==(const Key& o) const {
+    return kind == o.kind && stack == o.stack && layer == o.layer && variant == o.variant;
+  }
+};
+
+Key key_of(const ArchitectureRecord& a, std::string_view name, const TensorPlacement& p) {
+  const StackSpec* s = stack_of(a, name, p);
+  const bool tower_block = p.block == Block::Vision || p.block == Block::VisionProjector;
+  if (tower_block ||
+      (s && (s->role == StackRole::Vision || s->role == StackRole::Audio || s->role == StackRole::Projector)))
+    return {tower_kind(s ? s->role : StackRole::Vision, p.block), nullptr, std::nullopt, ""};
+  if (p.block == Block::Mtp || (s && s->role == StackRole::Mtp)) return {ComponentKind::Mtp, s, p.layer, ""};
+  if (s) {
+    const LayerSpec& l = s->layers[*p.layer - s->first_index];
+    const ComponentKind k = kind_in_layer(p, l, name, p.stack_length + 1);
+    // A norm instance is its module (T5 has three "layer_norm" modules per layer).
+    return {k, s, *p.layer - s->first_index,
+            k == ComponentKind::Norm    ? std::string(module_of(name))
+            : k == ComponentKind::Other ? std::string(block_name(p.block))
+                                        : ""};
+  }
+  switch (p.block) {
+    case Block::Embedding:
+      // Lookup tables are embeddings; a tower's convolutional stem or a [CLS] token is not.
+      return {is_lookup_table(p.role) ? ComponentKind::Embedding : ComponentKind::Other, nullptr,
+              std::nullopt, p.role};
+    case Block::LmHead:
+      return {ComponentKind::LmHead, nullptr, std::nullopt, ""};
+    case Block::Norm:
+      return {ComponentKind::Norm, nullptr, std::nullopt, std::string(module_of(name))};
+    default:
+      return {ComponentKind::Other, nullptr, std::nullopt, std::string(block_name(p.block))};
+  }
+}
+
+}  // namespace
+
+const ComponentKindInfo& component_kind_info(ComponentKind k) {
+  for (const ComponentKindInfo& i : kKinds)
+    if (i.kind == k) return i;
+  return kKinds.back();
+}
+
+const FactValue* find_fact(const Facts& facts, std::string_view name) {
+  for (const auto& [key, value] : facts)
+    if (key == name) return &value;
+  return nullptr;
+}
+
+std::vector<ComponentInstance> split_into_components(const Inventory& inv) {
+  if (!inv.model)
+    throw Error(ErrorKind::Unsupported, inv.source, "config.json",
+                "a simulator config is built from the architecture's template: a model with a config.json is "
+                "needed");
+  const ArchitectureRecord& a = inv.arch;
+  std::vector<ComponentInstance> out;
+  std::vector<Key> keys;
+  // The same parameters count_parameters() counts: learned weights, tied copies once.
+  for (const TemplateTensor& t : inv.model->tensors) {
+    if (t.kind != TensorKind::Parameter || !t.tied_to.empty()) continue;
+    const TensorPlacement p = place_tensor(t.name);
+    Key k = key_of(a, t.name, p);
+    auto it = std::find(keys.begin(), keys.end(), k);
+    if (it == keys.end()) {
+      ComponentInstance c;
+      c.kind = k.kind;
+      // What sits outside the stacks (embeddings, the final norm) belongs with the language model's stack.
+      const StackSpec* main = a.main_stack();
+      c.stack = k.stack ? k.stack->role : (main ? main->role : StackRole::Decoder);
+      c.main_stack = !k.stack || k.stack == a.main_stack();
+      c.layer = k.layer;
+      c.variant = k.variant;
+      out.push_back(std::move(c));
+      keys.push_back(std::move(k));
+      it = keys.end() - 1;
+    }
+    ComponentInstance& c = out[static_cast<size_t>(it - keys.begin())];
+    c.parameters += numel(t.shape);
+    c.tensors.push_back({t.name, t.shape, t.routed_expert});
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    const StackSpec* s = keys[i].stack;
+    const LayerSpec* l = s && keys[i].layer ? &s->layers[*keys[i].layer] : nullptr;
+    out[i].facts = facts_of(out[i], a, s, l);
+  }
+  return out;
+}
+
+}  // namespace ma

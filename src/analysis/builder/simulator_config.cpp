@@ -1,0 +1,224 @@
+#include "analysis/builder/simulator_config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "analysis/identity.h"
+#include "core/error.h"
+#include "core/units.h"
+
+namespace ma {
+namespace {
+
+// The simulator class of an instance: its kind's (layer_components.h), refined for attention (MHA, GQA,
+// sliding or sinks, chunked) and for MLPs without a gate.
+std::string class_for(const ComponentInstance& c) {
+  auto is_set = [&](std::string_view fact) {
+    const FactValue* v = find_fact(c.facts, fact);
+    return v && !std::holds_alternative<std::monostate>(*v) && *v != FactValue(uint64_t{0});
+  };
+  if (c.kind == ComponentKind::Attention) {
+    if (is_set("attention_chunk_size")) return "ChunkedAttentionLayer";
+    // Mantile's SlidingWindowAttentionLayer takes sliding_window = None for full attention, so a model with
+    // sinks (gpt-oss) keeps one class for both kinds of its layers.
+    if (is_set("sliding_window") || is_set("num_sinks")) return "SlidingWindowAttentionLayer";
+    const FactValue* heads = find_fact(c.facts, "num_heads");
+    const FactValue* kv = find_fact(c.facts, "num_kv_heads");
+    if (heads && kv && *heads == *kv) return "AttentionLayer";
+  }
+  if (c.kind == ComponentKind::DenseMlp && find_fact(c.facts, "num_projections") &&
+      *find_fact(c.facts, "num_projections") != FactValue(uint64_t{3}))
+    return "MLPLayer";
+  return std::string(component_kind_info(c.kind).simulator_class);
+}
+
+std::string underscored(std::string s) {
+  for (char& ch : s)
+    if (ch == '-' || ch == '/' || ch == '.') ch = '_';
+  return s;
+}
+
+bool is_qk_norm(std::string_view module) {
+  const std::string_view leaf = module.substr(module.rfind('.') + 1);
+  return leaf == "q_norm" || leaf == "k_norm" || leaf == "q_layernorm" || leaf == "k_layernorm";
+}
+
+std::string base_name(const ComponentInstance& c) {
+  std::string n(component_kind_info(c.kind).entry);
+  if (c.kind == ComponentKind::Norm && is_qk_norm(c.variant)) n = "qk_norm";
+  if (c.kind == ComponentKind::Embedding && c.variant != "token-embedding") n = underscored(c.variant);
+  if (c.kind == ComponentKind::Other) n += "_" + underscored(c.variant);
+  return c.main_stack ? n : std::string(stack_role_name(c.stack)) + "_" + n;
+}
+
+// Instances are one entry when a simulator would build them with the same arguments: same class, same
+// facts, same parameters (and, for embeddings and unclassified tensors, the same role).
+bool same_entry(const LayerTypeEntry& e, const ComponentInstance& first, const ComponentInstance& c) {
+  const bool role_matters = c.kind == ComponentKind::Embedding || c.kind == ComponentKind::Other;
+  return e.kind == c.kind && first.stack == c.stack && first.main_stack == c.main_stack &&
+         first.facts == c.facts && e.parameter_count == c.parameters && e.class_name == class_for(c) &&
+         (!role_matters || first.variant == c.variant) && is_qk_norm(first.variant) == is_qk_norm(c.variant);
+}
+
+// Entries of one base name told apart: attention by its span, norms by their width, the rest by order.
+void name_entries(std::vector<LayerTypeEntry>& entries) {
+  auto span_of = [](const LayerTypeEntry& e) -> std::string {
+    if (e.kind != ComponentKind::Attention) return "";
+    auto is_set = [&](std::string_view fact) {
+      const FactValue* v = find_fact(e.facts, fact);
+      return v && !std::holds_alternative<std::monostate>(*v);
+    };
+    return is_set("sliding_window") ? "_sliding" : is_set("attention_chunk_size") ? "_chunked" : "_full";
+  };
+  std::vector<std::string> base, span;
+  for (const LayerTypeEntry& e : entries) {
+    base.push_back(e.name);
+    span.push_back(span_of(e));
+  }
+  for (size_t i = 0; i < entries.size(); ++i)
+    for (size_t j = 0; j < entries.size(); ++j)
+      if (base[j] == base[i] && span[j] != span[i]) {
+        entries[i].name += span[i];  // the spans differ: say which is which
+        break;
+      }
+  for (size_t i = 0; i < entries.size(); ++i) {
+    uint64_t ordinal = 1;
+    for (size_t j = 0; j < i; ++j)
+      if (entries[j].name == entries[i].name ||
+          entries[j].name == entries[i].name + "_" + std::to_string(ordinal))
+        ++ordinal;
+    if (ordinal > 1) entries[i].name += "_" + std::to_string(ordinal);
+  }
+}
+
+// Supported: the class's arguments in the catalogue's order (layer_idx from the entry); unsupported: every
+// fact. parameter_count last in both.
+void fill_specs(LayerTypeEntry& e, const Facts& facts, const TargetClass* target) {
+  if (target) {
+    for (const std::string& arg : target->arguments) {
+      if (arg == "layer_idx") {
+        e.specs.emplace_back(arg, e.layer_idx ? FactValue(*e.layer_idx) : FactValue());
+        continue;
+      }
+      const FactValue* v = find_fact(facts, arg);
+      if (!v) e.missing_arguments.push_back(arg);
+      e.specs.emplace_back(arg, v ? *v : FactValue());
+    }
+  } else {
+    if (e.layer_idx) e.specs.emplace_back("layer_idx", *e.layer_idx);
+    e.specs.insert(e.specs.end(), facts.begin(), facts.end());
+  }
+  e.specs.emplace_back("parameter_count", e.parameter_count);
+}
+
+struct Names {
+  std::string hf_model_id, model_id, name;
+};
+
+// A local directory "org__name" (the Hub cache's and ../shared/data's spelling) is the Hub's "org/name"; a
+// Hub id is kept without its revision; anything else is its directory name.
+Names names_of(const std::string& model) {
+  std::string hf = model_name_from_id(model);
+  if (!std::filesystem::exists(model)) {
+    hf = model.substr(0, model.find('@'));
+    const std::string url = "huggingface.co/";
+    if (const size_t at = hf.find(url); at != std::string::npos) hf = hf.substr(at + url.size());
+  } else if (const size_t sep = hf.find("__"); sep != std::string::npos) {
+    hf = hf.substr(0, sep) + "/" + hf.substr(sep + 2);
+  }
+  // A file-name-safe id: it names the gap reports ("org/name" -> "org_name", as Mantile's configs spell it).
+  std::string id = hf;
+  for (char& ch : id)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_') ch = '_';
+  const size_t slash = hf.rfind('/');
+  return {hf, id, slash == std::string::npos ? hf : hf.substr(slash + 1)};
+}
+
+std::vector<std::string> extras_notes(const Inventory& inv) {
+  std::vector<std::string> notes;
+  for (const ModelTemplate::KnownExtra& x : inv.model->known_extras) {
+    uint64_t n = 0;
+    for (const TemplateTensor& t : inv.model->tensors)
+      if (t.kind == TensorKind::Extra && t.name.rfind(x.prefix, 0) == 0) n += numel(t.shape);
+    const std::string line = "not listed: " + x.prefix + "* (" + with_thousands(n) + " parameters), " +
+                             x.reason + ", so it is outside total_params";
+    if (n && std::find(notes.begin(), notes.end(), line) == notes.end()) notes.push_back(line);
+  }
+  return notes;
+}
+
+}  // namespace
+
+std::string format_parameter_count(uint64_t n) {
+  const double v = static_cast<double>(n);
+  if (v >= 1e12) return fixed_decimals(v / 1e12, 1) + "T";
+  if (v >= 1e9) return fixed_decimals(v / 1e9, 1) + "B";
+  if (v >= 1e6) return fixed_decimals(v / 1e6, 1) + "M";
+  if (v >= 1e3) return fixed_decimals(v / 1e3, 1) + "K";
+  return std::to_string(n);
+}
+
+SimulatorConfig build_simulator_config(const Inventory& inv, const std::string& model,
+                                       const LayerCatalogue& catalogue) {
+  const std::vector<ComponentInstance> instances = split_into_components(inv);
+  SimulatorConfig cfg;
+  const Names names = names_of(model);
+  cfg.hf_model_id = names.hf_model_id;
+  cfg.model_id = names.model_id;
+  cfg.name = names.name;
+  const ArchitectureRecord& a = inv.arch;
+  cfg.hidden_size = a.hidden_size;
+  cfg.num_layers = a.num_layers ? a.num_layers : a.layers().size();
+  cfg.vocab_size = a.vocab_size;
+  cfg.parameters = count_parameters(inv);
+  cfg.stored_dtype = a.stored_dtype;
+  if (a.quantization) cfg.quantization = a.quantization->key;
+  cfg.catalogue_source = catalogue.source;
+  cfg.notes = extras_notes(inv);
+
+  std::vector<const ComponentInstance*> firsts;  // the first instance of each entry
+  for (const ComponentInstance& c : instances) {
+    auto it = std::find_if(cfg.layer_types.begin(), cfg.layer_types.end(), [&](const LayerTypeEntry& e) {
+      return same_entry(e, *firsts[static_cast<size_t>(&e - cfg.layer_types.data())], c);
+    });
+    if (it == cfg.layer_types.end()) {
+      LayerTypeEntry e;
+      e.name = base_name(c);
+      e.class_name = class_for(c);
+      e.kind = c.kind;
+      e.parameter_count = c.parameters;
+      e.example_tensors = c.tensors;
+      cfg.layer_types.push_back(std::move(e));
+      firsts.push_back(&c);
+      it = cfg.layer_types.end() - 1;
+    }
+    ++it->count;
+    if (c.layer) {
+      it->layers.push_back(*c.layer);
+      if (!it->layer_idx || *c.layer < *it->layer_idx) it->layer_idx = *c.layer;
+    }
+  }
+  for (size_t i = 0; i < cfg.layer_types.size(); ++i) {
+    LayerTypeEntry& e = cfg.layer_types[i];
+    const TargetClass* target = catalogue.find(e.class_name);
+    e.supported = target != nullptr;
+    e.facts = firsts[i]->facts;
+    fill_specs(e, e.facts, target);
+    for (const std::string& arg : e.missing_arguments)
+      cfg.notes.push_back(e.name + ": " + e.class_name + " argument '" + arg +
+                          "' is nothing this model states (null)");
+  }
+  name_entries(cfg.layer_types);
+
+  // The config's promise: a simulator instantiating every entry count times holds exactly the model.
+  uint64_t sum = 0;
+  for (const LayerTypeEntry& e : cfg.layer_types) sum += e.count * e.parameter_count;
+  if (sum != cfg.parameters.total)
+    throw Error(ErrorKind::Internal, model, "layer_types",
+                "entries sum to " + with_thousands(sum) + " parameters, the model has " +
+                    with_thousands(cfg.parameters.total));
+  return cfg;
+}
+
+}  // namespace ma

@@ -1,0 +1,61 @@
+#include "cli/build_config_args.h"
+
+#include "cli/arg_values.h"
+#include "cli/hub_options.h"
+#include "core/error.h"
+
+namespace ma::cli {
+namespace {
+
+// "1%", "0.5%" or "1" (percent either way), as a fraction.
+double tolerance_arg(const std::string& text) {
+  const bool percent = !text.empty() && text.back() == '%';
+  return number_arg("--tolerance", percent ? text.substr(0, text.size() - 1) : text, 0, 100) / 100;
+}
+
+}  // namespace
+
+CommandSpec build_config_spec(BuildConfigArgs& a) {
+  CommandSpec s;
+  s.name = "build-config";
+  s.operands = "MODEL";
+  s.summary =
+      "A layer-by-layer config for the Mantile performance simulator: every layer type mapped to a "
+      "simulator\n"
+      "class with exact parameter counts, validated against expected and published counts, and a gap report\n"
+      "for each layer type the simulator lacks (MLA, Mamba, Gated DeltaNet, an untied LM head, ...).";
+  s.operand = one_operand(a.model, s.name);
+  Expectations& e = a.expect;
+  // clang-format off
+  const std::vector<Option> own = {
+      {{"--out"}, "FILE.json", "the config to write (required; written even when validation fails)",
+       [&a](const std::string& v) { a.out = v; }},
+      {{"--gaps"}, "DIR", "directory for the gap reports, one Markdown file per unsupported layer type (required)",
+       [&a](const std::string& v) { a.gaps = v; }},
+      {{"--target-layers"}, "FILE", "the simulator's layer classes as JSON (default: Mantile's published classes)",
+       [&a](const std::string& v) { a.target_layers = v; }},
+      {{"--expect-params"}, "N", "expected total parameters, e.g. 70e9",
+       [&e](const std::string& v) { e.parameters = positive_number_arg("--expect-params", v, 1e15); }},
+      {{"--expect-layers"}, "N", "expected number of layers",
+       [&e](const std::string& v) { e.layers = integer_arg("--expect-layers", v, 1, 1 << 20); }},
+      {{"--tolerance"}, "P%", "allowed difference from --expect-params (default 1%)",
+       [&e](const std::string& v) { e.tolerance = tolerance_arg(v); }},
+      {{"--claims"}, "FILE", "published counts, tab-separated (default: PARAM_COUNTS.tsv beside MODEL's directory)",
+       [&a](const std::string& v) { a.claims = v; }},
+  };
+  // clang-format on
+  s.options.insert(s.options.end(), own.begin(), own.end());
+  add_common_options(s, a.common);
+  add_hub_options(s, a.hub);
+  return s;
+}
+
+BuildConfigArgs parse_build_config_args(const Args& args) {
+  BuildConfigArgs a = parse_model_command(args, build_config_spec);
+  if (a.out.empty()) throw Error(ErrorKind::Usage, "", "--out", "is required: where to write the config");
+  if (a.gaps.empty())
+    throw Error(ErrorKind::Usage, "", "--gaps", "is required: where to write the gap reports");
+  return a;
+}
+
+}  // namespace ma::cli

@@ -1,0 +1,98 @@
+// `modelanalyzer build-config MODEL --out FILE.json --gaps DIR`: seed 003's validated simulator config, with
+// a gap report for every layer type the simulator lacks.
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+#include "analysis/builder/config_validation.h"
+#include "analysis/builder/gap_analysis.h"
+#include "analysis/builder/simulator_config.h"
+#include "analysis/identity.h"
+#include "cli/build_config_args.h"
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "core/error.h"
+#include "core/text.h"
+#include "report/gap_report_markdown.h"
+#include "report/simulator_config_report.h"
+
+namespace fs = std::filesystem;
+
+namespace ma::cli {
+namespace {
+
+struct RenderedFile {
+  fs::path path;
+  std::string content;
+};
+
+// The gap report's path as the config records it: relative to the config's directory, so the pair can move
+// together.
+std::string relative_to_config(const fs::path& gap, const std::string& out) {
+  const fs::path base = out == "-" ? fs::current_path() : fs::absolute(out).parent_path();
+  return fs::absolute(gap).lexically_normal().lexically_relative(base.lexically_normal()).generic_string();
+}
+
+// The published counts: --claims, else a PARAM_COUNTS.tsv in the directory that holds MODEL's directory
+// (../shared/data/hf-configs keeps one beside its models), matched by the directory's name ("org__name").
+std::vector<PublishedClaim> claims_for(const BuildConfigArgs& a, std::string& file) {
+  file = a.claims;
+  std::error_code ec;
+  const bool local = fs::is_directory(a.model, ec);
+  fs::path dir = fs::absolute(a.model).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();  // "models/x/" names x
+  if (file.empty() && local && fs::is_regular_file(dir.parent_path() / "PARAM_COUNTS.tsv", ec))
+    file = (dir.parent_path() / "PARAM_COUNTS.tsv").string();
+  if (file.empty()) return {};
+  std::string name = local ? dir.filename().string() : a.model.substr(0, a.model.find('@'));
+  if (const size_t slash = name.find('/'); !local && slash != std::string::npos) name.replace(slash, 1, "__");
+  return published_claims(file, name);
+}
+
+void make_directory(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw Error(ErrorKind::LocalIO, dir, "--gaps", "cannot create the directory: " + ec.message());
+}
+
+}  // namespace
+
+int run_build_config(const Args& args) {
+  const BuildConfigArgs a = parse_build_config_args(args);
+  // The catalogue first: a bad file fails before anything is read or written.
+  const LayerCatalogue catalogue =
+      a.target_layers.empty() ? default_layer_catalogue() : load_layer_catalogue(a.target_layers);
+  Output out = detect_output(a.common);
+  const OpenedInventory opened = open_inventory(a.model, a.hub, out);
+  SimulatorConfig cfg = build_simulator_config(*opened.inventory, a.model, catalogue);
+
+  std::vector<RenderedFile> gaps;
+  for (LayerTypeEntry& e : cfg.layer_types) {
+    if (e.supported) continue;
+    const fs::path path = fs::path(a.gaps) / (cfg.model_id + "." + e.name + ".md");
+    e.gap_report = relative_to_config(path, a.out);
+    gaps.push_back({path, render_gap_report_markdown(analyse_gap(cfg, e))});
+  }
+  std::string claims_file;
+  const std::vector<PublishedClaim> claims = claims_for(a, claims_file);
+  const ConfigValidation validation = validate_config(cfg, a.expect, claims, claims_file);
+
+  // Everything rendered first, then written (each file atomically): a failure leaves no partial file. The
+  // config is written even when validation fails, so the user can inspect what disagreed.
+  const std::string json = render_simulator_config_json(cfg, validation);
+  if (!gaps.empty()) make_directory(a.gaps);
+  for (const RenderedFile& g : gaps) write_output_file(g.path.string(), g.content);
+  write_output_file(a.out, json);
+  if (!out.quiet && a.out != "-") print_stdout(render_simulator_config_console(cfg, validation, out.color));
+  if (!validation.failed) return 0;
+  // Like an error, one line on stderr (even under --quiet): the exit code alone does not say what disagreed.
+  std::string first;
+  for (const std::string& n : validation.notes)
+    if (first.empty() && n.rfind("DISCREPANCY: ", 0) == 0) first = n.substr(13);
+  std::fprintf(stderr, "modelanalyzer: validation failed: %s (the config was written to %s)\n",
+               terminal_safe(first).c_str(), terminal_safe(a.out).c_str());
+  return kExitValidationFailed;
+}
+
+}  // namespace ma::cli

@@ -1,0 +1,434 @@
+// `build-config`: the simulator config's entries against transformers' totals (../shared/data/oracle) and
+// Mantile's published per-class counts (reference/mantile.md), the catalogue file, the validation against
+// expected and published counts, the gap analysis, and every generated config against the published JSON
+// Schema (docs/schema/mantile-config.schema.json).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "analysis/builder/config_validation.h"
+#include "analysis/builder/gap_analysis.h"
+#include "analysis/builder/simulator_config.h"
+#include "core/error.h"
+#include "formats/model_files.h"
+#include "json_schema.h"
+#include "model/inventory.h"
+#include "report/gap_report_markdown.h"
+#include "report/simulator_config_report.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+
+namespace ma::test {
+namespace {
+
+struct Built {
+  LocalModelFiles files;
+  Inventory inv;
+  SimulatorConfig cfg;
+};
+
+std::unique_ptr<Built> build(const fs::path& dir,
+                             const LayerCatalogue& catalogue = default_layer_catalogue()) {
+  auto b = std::make_unique<Built>();
+  b->files = locate_local_model(dir.string());
+  b->inv = build_inventory(b->files);
+  b->cfg = build_simulator_config(b->inv, dir.string(), catalogue);
+  return b;
+}
+
+#define BUILD_OR_SKIP(var, subdir, name)                         \
+  auto data_ = shared_data();                                    \
+  if (!data_) GTEST_SKIP() << "../shared/data is not available"; \
+  auto var = build(*data_ / (subdir) / (name))
+
+const LayerTypeEntry& entry(const SimulatorConfig& c, const std::string& name) {
+  for (const LayerTypeEntry& e : c.layer_types)
+    if (e.name == name) return e;
+  std::string names;
+  for (const LayerTypeEntry& e : c.layer_types) names += " " + e.name;
+  ADD_FAILURE() << "no entry " << name << "; entries:" << names;
+  return c.layer_types.front();
+}
+
+uint64_t spec(const LayerTypeEntry& e, const std::string& name) {
+  const FactValue* v = find_fact(e.specs, name);
+  EXPECT_TRUE(v && std::holds_alternative<uint64_t>(*v)) << e.name << "." << name;
+  return v && std::holds_alternative<uint64_t>(*v) ? std::get<uint64_t>(*v) : 0;
+}
+
+bool is_null_spec(const LayerTypeEntry& e, const std::string& name) {
+  const FactValue* v = find_fact(e.specs, name);
+  return v && std::holds_alternative<std::monostate>(*v);
+}
+
+uint64_t entries_sum(const SimulatorConfig& c) {
+  uint64_t sum = 0;
+  for (const LayerTypeEntry& e : c.layer_types) sum += e.count * e.parameter_count;
+  return sum;
+}
+
+uint64_t oracle_params(const std::string& oracle_name) {
+  const json::Document d = parse_json_file(*shared_data() / "oracle" / (oracle_name + ".json"));
+  return *d.root().find("num_params")->as_uint();
+}
+
+// The entries sum to our total, which is transformers' (the oracle) and the figure derived by hand.
+void expect_exact_total(const SimulatorConfig& c, const std::string& oracle_name, uint64_t by_hand) {
+  EXPECT_EQ(c.parameters.total, by_hand);
+  EXPECT_EQ(c.parameters.total, oracle_params(oracle_name));
+  EXPECT_EQ(entries_sum(c), c.parameters.total);
+}
+
+std::vector<std::string> spec_names(const LayerTypeEntry& e) {
+  std::vector<std::string> names;
+  for (const auto& s : e.specs) names.push_back(s.first);
+  return names;
+}
+
+TEST(BuildConfig, Llama33_70bHasMantilesPerClassCountsPlusTheHeadAndEveryNorm) {
+  BUILD_OR_SKIP(b, "hf-configs", "meta-llama__Llama-3.3-70B-Instruct");
+  const SimulatorConfig& c = b->cfg;
+  expect_exact_total(c, "meta-llama__Llama-3.3-70B-Instruct", 70'553'706'496u);
+  EXPECT_EQ(c.hf_model_id, "meta-llama/Llama-3.3-70B-Instruct");
+  EXPECT_EQ(c.num_layers, 80u);
+  EXPECT_EQ(format_parameter_count(c.parameters.total), "70.6B");
+  ASSERT_EQ(c.layer_types.size(), 5u);
+
+  // Mantile's hand-written config: 8192^2 x 2 + 2 x 1024 x 8192 = 150,994,944.
+  const LayerTypeEntry& att = entry(c, "attention");
+  EXPECT_EQ(att.class_name, "GroupedQueryAttentionLayer");
+  EXPECT_TRUE(att.supported);
+  EXPECT_EQ(att.count, 80u);
+  EXPECT_EQ(att.parameter_count, 150'994'944u);
+  EXPECT_EQ(spec_names(att), (std::vector<std::string>{"layer_idx", "hidden_size", "num_heads",
+                                                       "num_kv_heads", "head_dim", "parameter_count"}));
+  EXPECT_EQ(spec(att, "layer_idx"), 0u);
+  EXPECT_EQ(spec(att, "num_heads"), 64u);
+  EXPECT_EQ(spec(att, "num_kv_heads"), 8u);
+  EXPECT_EQ(spec(att, "head_dim"), 128u);
+  // 3 x 8192 x 28672
+  const LayerTypeEntry& mlp = entry(c, "mlp");
+  EXPECT_EQ(mlp.class_name, "GatedMLPLayer");
+  EXPECT_EQ(mlp.count, 80u);
+  EXPECT_EQ(mlp.parameter_count, 704'643'072u);
+  EXPECT_EQ(spec(mlp, "intermediate_size"), 28672u);
+  // Two norms per layer and the final one: 161, where Mantile's hand-written config has 80.
+  const LayerTypeEntry& norm = entry(c, "norm");
+  EXPECT_EQ(norm.class_name, "NormLayer");
+  EXPECT_EQ(norm.count, 161u);
+  EXPECT_EQ(norm.parameter_count, 8192u);
+  const LayerTypeEntry& emb = entry(c, "embedding");
+  EXPECT_EQ(emb.class_name, "EmbeddingLayer");
+  EXPECT_EQ(emb.count, 1u);
+  EXPECT_EQ(emb.parameter_count, 1'050'673'152u);  // 128256 x 8192
+  EXPECT_EQ(spec_names(emb), (std::vector<std::string>{"vocab_size", "hidden_size", "parameter_count"}));
+  // The untied head has no Mantile class. What Mantile's hand-written total (69,502,369,792) misses is
+  // exactly the head and the 81 norms it leaves out.
+  const LayerTypeEntry& head = entry(c, "lm_head");
+  EXPECT_FALSE(head.supported);
+  EXPECT_EQ(head.count, 1u);
+  EXPECT_EQ(head.parameter_count, 1'050'673'152u);
+  EXPECT_EQ(c.parameters.total - 69'502'369'792u, head.parameter_count + 81u * 8192u);
+}
+
+// mantile.md's gpt-oss per-class figure for attention (19,365,120) cannot be right: with it the entries
+// would sum to 116,570,492,928 + 2,880, not the 116,829,156,672 transformers builds. By hand, one layer's
+// attention: q 4096 x 2880 + 4096, k and v 512 x 2880 + 512 each, o 2880 x 4096 + 2880, sinks 64 =
+// 26,550,144 (Mantile's own openai_GPT-OSS-120B.json says 26,550,080: the same without the sinks).
+TEST(BuildConfig, GptOss120bSplitsSlidingAndFullAttentionAndSumsExactly) {
+  BUILD_OR_SKIP(b, "hf-configs", "openai__gpt-oss-120b");
+  const SimulatorConfig& c = b->cfg;
+  expect_exact_total(c, "openai__gpt-oss-120b", 116'829'156'672u);
+  constexpr uint64_t kAttention = 4096 * 2880 + 4096 + 2 * (512 * 2880 + 512) + 2880 * 4096 + 2880 + 64;
+  static_assert(kAttention == 26'550'144);
+  for (const char* name : {"attention_sliding", "attention_full"}) {
+    const LayerTypeEntry& a = entry(c, name);
+    EXPECT_EQ(a.class_name, "SlidingWindowAttentionLayer") << name;
+    EXPECT_TRUE(a.supported) << name;
+    EXPECT_EQ(a.count, 18u) << name;
+    EXPECT_EQ(a.parameter_count, kAttention) << name;
+    EXPECT_EQ(spec(a, "num_query_heads"), 64u) << name;
+    EXPECT_EQ(spec(a, "num_kv_heads"), 8u) << name;
+    EXPECT_EQ(spec(a, "num_sinks"), 64u) << name;
+  }
+  EXPECT_EQ(spec(entry(c, "attention_sliding"), "sliding_window"), 128u);
+  EXPECT_EQ(spec(entry(c, "attention_sliding"), "layer_idx"), 0u);  // gpt-oss alternates, sliding first
+  EXPECT_TRUE(is_null_spec(entry(c, "attention_full"), "sliding_window"));
+  EXPECT_EQ(spec(entry(c, "attention_full"), "layer_idx"), 1u);
+  // mantile.md: 36 MoE of 3,186,524,288 (router 128 x 2880 + 128, gate_up 128 x 2880 x 5760 + 128 x 5760,
+  // down 128 x 2880 x 2880 + 128 x 2880).
+  const LayerTypeEntry& moe = entry(c, "moe");
+  EXPECT_EQ(moe.class_name, "MoELayer");
+  EXPECT_EQ(moe.count, 36u);
+  EXPECT_EQ(moe.parameter_count, 3'186'524'288u);
+  EXPECT_EQ(spec(moe, "num_experts"), 128u);
+  EXPECT_EQ(spec(moe, "top_k"), 4u);
+  EXPECT_EQ(entry(c, "norm").count, 73u);  // 72 + the final norm
+  EXPECT_EQ(entry(c, "norm").parameter_count, 2880u);
+  EXPECT_EQ(entry(c, "embedding").parameter_count, 579'133'440u);
+  EXPECT_FALSE(entry(c, "lm_head").supported);
+  EXPECT_EQ(entry(c, "lm_head").parameter_count, 579'133'440u);
+}
+
+TEST(BuildConfig, Mistral7bMatchesMantilesPublishedCounts) {
+  BUILD_OR_SKIP(b, "synthetic-configs", "mistral-7b-v0.1-shape");
+  const SimulatorConfig& c = b->cfg;
+  expect_exact_total(c, "synthetic__mistral-7b-v0.1-shape", 7'241'732'096u);
+  EXPECT_EQ(entry(c, "attention").parameter_count, 41'943'040u);
+  EXPECT_EQ(entry(c, "attention").count, 32u);
+  EXPECT_EQ(entry(c, "mlp").parameter_count, 176'160'768u);
+  EXPECT_EQ(entry(c, "norm").parameter_count, 4096u);
+  EXPECT_EQ(entry(c, "norm").count, 65u);
+  EXPECT_EQ(entry(c, "embedding").parameter_count, 131'072'000u);
+}
+
+TEST(BuildConfig, DeepSeekV3MlaIsAGapWithItsTensorsAndDenseAndMoeLayersAreSeparate) {
+  BUILD_OR_SKIP(b, "hf-configs", "deepseek-ai__DeepSeek-V3");
+  const SimulatorConfig& c = b->cfg;
+  EXPECT_EQ(c.parameters.total, oracle_params("deepseek-ai__DeepSeek-V3"));
+  EXPECT_EQ(entries_sum(c), c.parameters.total);
+  const LayerTypeEntry& mla = entry(c, "mla_attention");
+  EXPECT_FALSE(mla.supported);
+  EXPECT_EQ(mla.class_name, "MLAAttentionLayer");
+  EXPECT_EQ(mla.count, 61u);
+  // By hand (config: hidden 7168, 128 heads, q_lora 1536, kv_lora 512, nope 128, rope 64, v 128):
+  // q_a 1536x7168, q_a_norm 1536, q_b (128x192)x1536, kv_a (512+64)x7168, kv_a_norm 512,
+  // kv_b (128x(128+128))x512, o 7168x(128x128).
+  constexpr uint64_t kMla =
+      1536 * 7168 + 1536 + 128 * 192 * 1536 + 576 * 7168 + 512 + 128 * 256 * 512 + 7168 * 128 * 128;
+  EXPECT_EQ(mla.parameter_count, kMla);
+  EXPECT_EQ(entry(c, "mlp").count, 3u);  // first_k_dense_replace
+  EXPECT_EQ(entry(c, "moe").count, 58u);
+  EXPECT_EQ(entry(c, "norm").count, 61u * 2 + 1);  // the MLA's own norms are part of the MLA
+  EXPECT_FALSE(c.notes.empty());                   // the MTP layer: stored, not built by transformers
+
+  const GapAnalysis gap = analyse_gap(c, mla);
+  const std::string md = render_gap_report_markdown(gap);
+  for (const char* part : {"kv_a_proj_with_mqa", "q_b_proj", "kv_a_layernorm", "deepseek_v2.py", "TP 8",
+                           "Test specification", "[576, 7168]"})
+    EXPECT_NE(md.find(part), std::string::npos) << part;
+  // The latent down-projection is whole on every rank; q_b splits by heads.
+  for (const GapTensor& t : gap.tensors) {
+    if (t.name.find("kv_a_proj_with_mqa.weight") != std::string::npos) {
+      EXPECT_EQ(t.rule, ShardRule::Replicated);
+    }
+    if (t.name.find("q_b_proj.weight") != std::string::npos) {
+      EXPECT_EQ(*t.shards[2], (Shape{128 * 192 / 8, 1536}));
+    }
+  }
+  // o_proj is row-parallel: one all-reduce of the 7168-wide output per token, 2 bytes an element.
+  ASSERT_TRUE(gap.tp_traffic);
+  EXPECT_EQ(gap.tp_traffic->bytes_per_token, 7168u * 2);
+  // Linear FLOPs per token: 2 x the weight matrices' elements (norms are vectors, not matmuls).
+  EXPECT_EQ(gap.linear_flops_per_token, 2 * (kMla - 1536 - 512));
+  // Core at L = 4096: 2 x 128 x (128 + 64) x 4096 + 2 x 128 x 128 x 4096.
+  EXPECT_EQ(*gap.core_flops_per_token, 2u * 128 * 192 * 4096 + 2u * 128 * 128 * 4096);
+}
+
+TEST(BuildConfig, MoeGapReportsGiveExpertsPerDeviceAndAllToAllBytes) {
+  BUILD_OR_SKIP(b, "hf-configs", "openai__gpt-oss-120b");
+  // A catalogue without MoELayer makes the MoE a gap.
+  LayerCatalogue cat = default_layer_catalogue();
+  cat.classes.erase(std::remove_if(cat.classes.begin(), cat.classes.end(),
+                                   [](const TargetClass& t) { return t.name == "MoELayer"; }),
+                    cat.classes.end());
+  const SimulatorConfig c = build_simulator_config(b->inv, "gpt-oss-120b", cat);
+  const GapAnalysis g = analyse_gap(c, entry(c, "moe"));
+  ASSERT_TRUE(g.expert_parallel);
+  EXPECT_EQ(g.expert_parallel->experts_per_device.back(), (std::pair<uint64_t, uint64_t>{128, 1}));
+  // 2 (dispatch, combine) x top-4 x 2880 x 2 bytes
+  EXPECT_EQ(g.expert_parallel->all_to_all_bytes_per_token, 2u * 4 * 2880 * 2);
+  // Router 2 x 128 x 2880 plus 4 of 128 experts' (2880 x 5760 + 2880 x 2880) x 2.
+  EXPECT_EQ(g.linear_flops_per_token, 2u * 128 * 2880 + 4u * 2 * (2880u * 5760 + 2880u * 2880));
+}
+
+TEST(BuildConfig, HybridMambaAndLinearAttentionLayersAreGapsAndSumsStayExact) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  struct Case {
+    const char* dir;
+    const char* entry;
+    const char* tensor;
+  };
+  for (const Case& k :
+       {Case{"nvidia__Nemotron-H-56B-Base-8K", "mamba2", "mixer.in_proj.weight"},
+        Case{"Qwen__Qwen3-Next-80B-A3B-Thinking", "linear_attention", "linear_attn.in_proj_qkvz"}}) {
+    auto b = build(*data / "hf-configs" / k.dir);
+    EXPECT_EQ(entries_sum(b->cfg), oracle_params(k.dir)) << k.dir;
+    const LayerTypeEntry& e = entry(b->cfg, k.entry);
+    EXPECT_FALSE(e.supported) << k.dir;
+    const std::string md = render_gap_report_markdown(analyse_gap(b->cfg, e));
+    EXPECT_NE(md.find(k.tensor), std::string::npos) << k.dir << "\n" << md.substr(0, 2000);
+  }
+}
+
+TEST(BuildConfig, ACatalogueWithAnMlaClassMakesItSupportedWithExactlyItsArguments) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  TempDir dir;
+  write_file(
+      dir / "classes.json",
+      R"({"classes": [{"name": "MLAAttentionLayer", "arguments": ["layer_idx", "hidden_size", "num_heads",
+                 "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "no_such_fact"]},
+                {"name": "NormLayer", "arguments": ["layer_idx", "hidden_size", "has_bias"]}]})");
+  const LayerCatalogue cat = load_layer_catalogue((dir / "classes.json").string());
+  auto b = build(*data / "hf-configs" / "deepseek-ai__DeepSeek-V3", cat);
+  const LayerTypeEntry& mla = entry(b->cfg, "mla_attention");
+  EXPECT_TRUE(mla.supported);
+  EXPECT_EQ(spec_names(mla),
+            (std::vector<std::string>{"layer_idx", "hidden_size", "num_heads", "kv_lora_rank", "q_lora_rank",
+                                      "qk_rope_head_dim", "no_such_fact", "parameter_count"}));
+  EXPECT_EQ(spec(mla, "kv_lora_rank"), 512u);
+  EXPECT_TRUE(is_null_spec(mla, "no_such_fact"));
+  EXPECT_EQ(mla.missing_arguments, std::vector<std::string>{"no_such_fact"});
+  EXPECT_NE(
+      std::find(
+          b->cfg.notes.begin(), b->cfg.notes.end(),
+          "mla_attention: MLAAttentionLayer argument 'no_such_fact' is nothing this model states (null)"),
+      b->cfg.notes.end());
+  EXPECT_FALSE(entry(b->cfg, "embedding").supported);  // the file replaces the catalogue
+}
+
+TEST(BuildConfig, BadCatalogueFilesNameTheFileAndTheField) {
+  TempDir dir;
+  struct Bad {
+    const char* text;
+    const char* field;
+  };
+  for (const Bad& bad :
+       {Bad{"[]", "(root)"}, Bad{R"({"classes": {}})", "classes"},
+        Bad{R"({"classes": [{"name": "", "arguments": []}]})", "classes[0].name"},
+        Bad{R"({"classes": [{"name": "A", "arguments": [1]}]})", "classes[0].arguments[0]"},
+        Bad{R"({"classes": [{"name": "A", "arguments": []}, {"name": "A", "arguments": []}]})",
+            "classes[1].name"},
+        Bad{R"({"classes": [], "extra": 1})", "extra"},
+        Bad{R"({"classes": [{"name": "A"}]})", "classes[0].arguments"}}) {
+    write_file(dir / "bad.json", bad.text);
+    try {
+      load_layer_catalogue((dir / "bad.json").string());
+      ADD_FAILURE() << bad.text << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Malformed) << bad.text;
+      EXPECT_EQ(e.field(), bad.field) << e.what();
+      EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(BuildConfigValidation, PublishedClaimsCoverWhatRoundsToThem) {
+  TempDir dir;
+  write_file(dir / "counts.tsv",
+             "model_dir\tparams\texactness\tsource\n"
+             "a\t70B\trounded\tcard a\n"
+             "b\t117B total / 5.1B active\trounded\tcard b\n"
+             "c\t30.5B total / 3.3B activated (29.9B non-embedding)\trounded\tcard c\n"
+             "d\t6053381344\texact\tcard d\n");
+  const std::string f = (dir / "counts.tsv").string();
+  const auto a = published_claims(f, "a");
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].figure, ClaimedFigure::Total);
+  EXPECT_DOUBLE_EQ(a[0].low, 69.5e9);
+  EXPECT_DOUBLE_EQ(a[0].high, 70.5e9);
+  const auto b = published_claims(f, "b");
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[1].figure, ClaimedFigure::Active);
+  EXPECT_DOUBLE_EQ(b[1].low, 5.05e9);
+  const auto c = published_claims(f, "c");
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[2].figure, ClaimedFigure::NonEmbedding);
+  EXPECT_DOUBLE_EQ(c[2].high, 29.95e9);
+  const auto d = published_claims(f, "d");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_DOUBLE_EQ(d[0].low, 6053381344.0);
+  EXPECT_DOUBLE_EQ(d[0].high, 6053381344.0);
+  EXPECT_TRUE(published_claims(f, "unlisted").empty());
+  write_file(dir / "bad.tsv", "name\tcount\n");
+  EXPECT_THROW(published_claims((dir / "bad.tsv").string(), "a"), Error);
+}
+
+TEST(BuildConfigValidation, Llama70bPassesAt70BAnd80LayersAndFailsAt8B) {
+  BUILD_OR_SKIP(b, "hf-configs", "meta-llama__Llama-3.3-70B-Instruct");
+  Expectations ok{70e9, 80, 0.01};  // 70.55B is 0.79% above 70B
+  const ConfigValidation pass = validate_config(b->cfg, ok, {}, "");
+  EXPECT_TRUE(pass.validated);
+  EXPECT_FALSE(pass.failed);
+  EXPECT_EQ(pass.sources.size(), 2u);
+  Expectations tight{70e9, 80, 0.005};
+  EXPECT_TRUE(validate_config(b->cfg, tight, {}, "").failed);
+  Expectations wrong{8e9, 79, 0.01};
+  const ConfigValidation fail = validate_config(b->cfg, wrong, {}, "");
+  EXPECT_FALSE(fail.validated);
+  EXPECT_TRUE(fail.failed);
+  ASSERT_EQ(fail.notes.size(), 2u);
+  EXPECT_NE(fail.notes[0].find("DISCREPANCY"), std::string::npos);
+  EXPECT_NE(fail.notes[0].find("--expect-params 8B"), std::string::npos) << fail.notes[0];
+  EXPECT_NE(fail.notes[1].find("layers 80 against --expect-layers 79"), std::string::npos) << fail.notes[1];
+  const ConfigValidation none = validate_config(b->cfg, Expectations{}, {}, "");
+  EXPECT_FALSE(none.validated);
+  EXPECT_FALSE(none.failed);
+}
+
+TEST(BuildConfigValidation, GptOssPublishedTotalAndActiveCountsAreConfirmed) {
+  BUILD_OR_SKIP(b, "hf-configs", "openai__gpt-oss-120b");
+  const std::string file = (*data_ / "hf-configs" / "PARAM_COUNTS.tsv").string();
+  const auto claims = published_claims(file, "openai__gpt-oss-120b");
+  ASSERT_EQ(claims.size(), 2u);  // "117B total / 5.1B active"
+  const ConfigValidation v = validate_config(b->cfg, Expectations{}, claims, file);
+  EXPECT_TRUE(v.validated) << v.notes[0] << "\n" << v.notes[1];
+  EXPECT_NE(v.sources[0].find("PARAM_COUNTS.tsv"), std::string::npos);
+}
+
+// Every config the tool can analyse: the entries sum to transformers' count exactly, and the rendered file
+// satisfies the published schema.
+TEST(BuildConfig, EveryConfigSumsExactlyAndMatchesTheSchema) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  const json::Document schema =
+      parse_json_file(fs::path(MA_SOURCE_DIR) / "docs/schema/mantile-config.schema.json");
+  size_t built = 0, refused = 0, against_oracle = 0;
+  for (const char* sub : {"hf-configs", "synthetic-configs"}) {
+    for (const auto& d : fs::directory_iterator(*data / sub)) {
+      if (!fs::exists(d.path() / "config.json")) continue;
+      const std::string name = d.path().filename().string();
+      std::unique_ptr<Built> b;
+      try {
+        b = build(d.path());
+      } catch (const Error& e) {
+        ASSERT_NE(e.kind(), ErrorKind::Internal) << name << ": " << e.what();
+        ++refused;  // an architecture without a template (ChatGLM-6B, Qwen-VL, ...)
+        continue;
+      }
+      ++built;
+      EXPECT_EQ(entries_sum(b->cfg), b->cfg.parameters.total) << name;
+      const fs::path oracle =
+          *data / "oracle" / ((std::string(sub) == "hf-configs" ? "" : "synthetic__") + name + ".json");
+      if (fs::exists(oracle)) {
+        const json::Document o = parse_json_file(oracle);
+        if (o.root().find("ok")->as_bool()) {
+          EXPECT_EQ(b->cfg.parameters.total, *o.root().find("num_params")->as_uint()) << name;
+          ++against_oracle;
+        }
+      }
+      for (const LayerTypeEntry& e : b->cfg.layer_types) {
+        EXPECT_GT(e.count, 0u) << name << " " << e.name;
+        if (!e.supported) {
+          EXPECT_FALSE(render_gap_report_markdown(analyse_gap(b->cfg, e)).empty()) << name << " " << e.name;
+        }
+      }
+      const std::string text = render_simulator_config_json(b->cfg, validate_config(b->cfg, {}, {}, ""));
+      const json::Document doc = json::Document::parse(text, name);
+      const std::vector<std::string> errors = schema_violations(schema.root(), doc.root());
+      EXPECT_TRUE(errors.empty()) << name << ": " << errors.front();
+    }
+  }
+  std::cout << "[          ] " << built << " configs built, " << refused << " refused, " << against_oracle
+            << " checked against transformers\n";
+  EXPECT_GT(built, 120u);
+  EXPECT_GT(against_oracle, 100u);
+}
+
+}  // namespace
+}  // namespace ma::test
