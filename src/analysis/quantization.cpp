@@ -362,4 +362,12 @@ QuantizationInfo analyze_quantization(const ReportInputs& in) {
   return q;
 }
 
+uint64_t logical_parameters(const InventoryTensor& t, const QuantizationInfo& q) {
+  if (!q.quantized || !q.bits || *q.bits == 0 || t.kind != TensorKind::Parameter || !t.dtype)
+    return t.parameters;
+  const uint32_t storage = dtype_bits(*t.dtype);
+  if (dtype_info(*t.dtype).is_float || storage <= *q.bits) return t.parameters;
+  return t.parameters * storage / *q.bits;
+}
+
 }  // namespace ma

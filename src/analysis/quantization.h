@@ -48,4 +48,8 @@ struct QuantizationInfo {
 
 QuantizationInfo analyze_quantization(const ReportInputs& in);
 
+// The weights one stored tensor encodes: its elements, or for a quantized weight packed into wider integers
+// (gpt-oss's MXFP4 "_blocks" in u8, GPTQ's int32 qweight) elements x storage bits / weight bits.
+uint64_t logical_parameters(const InventoryTensor& t, const QuantizationInfo& q);
+
 }  // namespace ma

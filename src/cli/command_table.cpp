@@ -81,10 +81,9 @@ std::string usage_text() {
     PlanArgs pl;
     ServeArgs sv;
     BuildConfigArgs bc;
-    for (const CommandSpec& s :
-         {report_options, tensors_spec(t), graph_spec(g), stats_spec(st), compare_spec(c), spectrum_spec(sp),
-          embeddings_spec(em), perf_spec(p, knobs), plan_spec(pl), serve_spec(sv), download_spec(d),
-          build_config_spec(bc)}) {
+    for (const CommandSpec& s : {report_options, tensors_spec(t), graph_spec(g), stats_spec(st),
+                                 compare_spec(c), spectrum_spec(sp), embeddings_spec(em), perf_spec(p, knobs),
+                                 plan_spec(pl), serve_spec(sv), download_spec(d), build_config_spec(bc)}) {
       out += "  modelanalyzer " + (s.name.empty() ? std::string() : std::string(s.name) + " ") +
              std::string(s.operands) + " [options]\n" + indented(s.summary);
     }

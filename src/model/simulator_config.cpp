@@ -92,8 +92,9 @@ class Reader {
       return;
     }
     if (supported && supported->is_bool() && !supported->as_bool())
-      throw unsupported(at, "class " + c + " has no simulator class, so no model can be rebuilt for it; "
-                                           "estimate the original model instead");
+      throw unsupported(at, "class " + c +
+                                " has no simulator class, so no model can be rebuilt for it; "
+                                "estimate the original model instead");
     if (c == "EmbeddingLayer" || c == "NormLayer") return;  // sizes only: vocab and hidden are top-level
     if (c == "GroupedQueryAttentionLayer" || c == "AttentionLayer" || c == "SlidingWindowAttentionLayer") {
       Attention a;
@@ -125,8 +126,9 @@ class Reader {
         throw bad(s, "needs experts and a top_k between 1 and the experts");
     } else {
       // MLPLayer (ungated) and any class a catalogue adds: no family here builds them.
-      throw unsupported(at, "class " + c + " cannot be rebuilt as a model (rebuilt: attention, gated MLP, "
-                                           "MoE, norm, embedding, LM head)");
+      throw unsupported(at, "class " + c +
+                                " cannot be rebuilt as a model (rebuilt: attention, gated MLP, "
+                                "MoE, norm, embedding, LM head)");
     }
   }
 
@@ -151,17 +153,22 @@ class Reader {
   }
 
   std::string family() const {
-    const bool sinks = std::any_of(attention_.begin(), attention_.end(), [](const Attention& a) { return a.sinks; });
-    const bool windowed = std::any_of(attention_.begin(), attention_.end(), [](const Attention& a) { return a.window; });
-    const bool all_windowed = std::all_of(attention_.begin(), attention_.end(), [](const Attention& a) { return a.window; });
+    const bool sinks =
+        std::any_of(attention_.begin(), attention_.end(), [](const Attention& a) { return a.sinks; });
+    const bool windowed =
+        std::any_of(attention_.begin(), attention_.end(), [](const Attention& a) { return a.window; });
+    const bool all_windowed =
+        std::all_of(attention_.begin(), attention_.end(), [](const Attention& a) { return a.window; });
     if (sinks) {
-      if (!moe_.count) throw unsupported("layer_types", "attention sinks come with gpt-oss's MoE; no MoE found");
+      if (!moe_.count)
+        throw unsupported("layer_types", "attention sinks come with gpt-oss's MoE; no MoE found");
       return "gpt_oss";
     }
     if (windowed && !all_windowed)
       throw unsupported("layer_types", "windowed and full attention layers without sinks (not rebuilt)");
     if (moe_.count) {
-      if (windowed) throw unsupported("layer_types", "windowed attention with MoE without sinks (not rebuilt)");
+      if (windowed)
+        throw unsupported("layer_types", "windowed attention with MoE without sinks (not rebuilt)");
       if (moe_.shared) {
         if (attention_.front().head_dim * attention_.front().heads != hidden_)
           throw unsupported("layer_types", "shared experts with a head_dim other than hidden / heads");
@@ -177,7 +184,8 @@ class Reader {
   std::vector<std::string> layer_kinds() const {
     std::vector<const Attention*> order;
     for (const Attention& a : attention_) order.push_back(&a);
-    std::stable_sort(order.begin(), order.end(), [](const Attention* x, const Attention* y) { return x->first < y->first; });
+    std::stable_sort(order.begin(), order.end(),
+                     [](const Attention* x, const Attention* y) { return x->first < y->first; });
     std::vector<uint64_t> used(order.size(), 0);
     std::vector<std::string> kinds;
     for (uint64_t l = 0; l < layers_; ++l) {

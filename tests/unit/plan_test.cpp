@@ -167,6 +167,26 @@ TEST(Plan, PrecisionsAndTheDoesNotFitVerdict) {
   EXPECT_TRUE(make_plan(m->inv, m->report, on("2xh100-sxm")).fits);
 }
 
+// gpt-oss stores its experts as MXFP4 (two weights per u8 of "_blocks", plus u8 "_scales"): converted to bf16
+// every one of its 116,829,156,672 weights takes 2 bytes and the scales go; in fp8 the fused 3-D experts are
+// linear weights like any other (1 byte), the rest stays 16-bit.
+TEST(Plan, PackedExpertsConvertEveryWeightTheyEncode) {
+  LOAD_CONFIG_OR_SKIP(m, "openai__gpt-oss-120b");
+  const Plan p = make_plan(m->inv, m->report, on("2xh200"));
+  auto weights = [&](WeightPrecision w) {
+    for (const PrecisionFit& f : p.precisions)
+      if (f.precision == w) return f.weights_bytes;
+    return uint64_t{0};
+  };
+  EXPECT_EQ(weights(WeightPrecision::BF16), 116'829'156'672ull * 2);
+  // In fp8: the experts, 36 layers x 128 x (2880 x 5760 + 2880 x 2880), and the attention matrices, 36 x
+  // (q 2880 x 4096, k and v 2880 x 512, o 4096 x 2880); biases, sinks, router, norms, embedding and head stay
+  // bf16.
+  const uint64_t linear =
+      36ull * 128 * (2880 * 5760 + 2880 * 2880) + 36ull * (2 * 2880 * 4096 + 2 * 2880 * 512);
+  EXPECT_EQ(weights(WeightPrecision::FP8), linear + (116'829'156'672ull - linear) * 2);
+}
+
 TEST(Plan, MoeOffloadKeepsExpertsOnTheCpu) {
   LOAD_CONFIG_OR_SKIP(m, "Qwen__Qwen3-30B-A3B");  // 57 GiB of bf16 weights, 48 layers of 128 experts
   PlanRequest rq = on("24GB");

@@ -22,9 +22,8 @@ std::string config(const std::string& layer_types, uint64_t layers = 2) {
 const std::string kGqa =
     R"({"name":"attention","class":"GroupedQueryAttentionLayer","count":2,"supported":true,"specs":)"
     R"({"layer_idx":0,"hidden_size":64,"num_heads":4,"num_kv_heads":2,"head_dim":16,"parameter_count":0}})";
-const std::string kMlp =
-    R"({"name":"mlp","class":"GatedMLPLayer","count":2,"supported":true,"specs":)"
-    R"({"layer_idx":0,"hidden_size":64,"intermediate_size":128,"parameter_count":0}})";
+const std::string kMlp = R"({"name":"mlp","class":"GatedMLPLayer","count":2,"supported":true,"specs":)"
+                         R"({"layer_idx":0,"hidden_size":64,"intermediate_size":128,"parameter_count":0}})";
 const std::string kMoe =
     R"({"name":"moe","class":"MoELayer","count":2,"supported":true,"specs":{"layer_idx":0,"hidden_size":64,)"
     R"("intermediate_size":32,"num_experts":8,"top_k":2,"num_shared_experts":2,"num_projections":3,)"
@@ -63,8 +62,8 @@ TEST(SimulatorConfig, SinksAndWindowsRebuildGptOssLayerByLayer) {
     return std::string(R"({"name":")") + name +
            R"(","class":"SlidingWindowAttentionLayer","count":2,"supported":true,"specs":{"layer_idx":)" +
            std::to_string(first) +
-           R"(,"hidden_size":64,"num_query_heads":4,"num_kv_heads":2,"head_dim":16,"sliding_window":)" + window +
-           R"(,"num_sinks":4,"has_bias":true,"parameter_count":0}})";
+           R"(,"hidden_size":64,"num_query_heads":4,"num_kv_heads":2,"head_dim":16,"sliding_window":)" +
+           window + R"(,"num_sinks":4,"has_bias":true,"parameter_count":0}})";
   };
   std::string moe = kMoe;
   moe.replace(moe.find("\"num_shared_experts\":2"), 22, "\"num_shared_experts\":0");

@@ -86,7 +86,12 @@ std::string_view attention_feature(AttentionKind k) {
 }  // namespace
 
 bool is_quantizable_linear(const InventoryTensor& t) {
-  if (t.kind != TensorKind::Parameter || t.shape.size() != 2 || t.embedding) return false;
+  if (t.kind != TensorKind::Parameter || t.embedding) return false;
+  // A matrix, or routed experts fused into one tensor ([experts, out, in]; MXFP4 blocks add a dimension);
+  // not the biases fused experts keep as [experts, out].
+  if (t.shape.size() != 2 && !(t.routed_expert && t.shape.size() > 2)) return false;
+  const std::string_view name = t.name;
+  if (name.size() >= 4 && name.substr(name.size() - 4) == "bias") return false;
   switch (t.placement.block) {
     case Block::Attention:
     case Block::CrossAttention:

@@ -26,9 +26,9 @@ std::string_view conversion_target_name(
 enum class Support { Native, Contrib, Custom };
 std::string_view support_name(Support s);  // native, contrib, custom
 
-// A weight that quantization recipes convert: the 2-D linear weights of attention, MLP, experts, Mamba and
-// linear attention. Embeddings, norms, routers and the head stay 16-bit in every recipe
-// (llm-compressor, ModelOpt, AutoGPTQ, vLLM's fp8), so `plan --dtype` and the conversion advice agree.
+// A weight that quantization recipes convert: the linear weights of attention, MLP, experts (fused 3-D expert
+// tensors included), Mamba and linear attention. Embeddings, norms, routers and the head stay 16-bit in every
+// recipe (llm-compressor, ModelOpt, AutoGPTQ, vLLM's fp8), so `plan --dtype` and the conversion advice agree.
 bool is_quantizable_linear(const InventoryTensor& t);
 
 struct FeatureSupport {

@@ -191,7 +191,13 @@ std::vector<uint64_t> tensor_bytes_at(const Inventory& inv, const QuantizationIn
       out.push_back(t.bytes);
       continue;
     }
-    const uint64_t n = t.parameters;
+    // The checkpoint's own scales go with its quantization; a converted model has the target's (int4's
+    // below) or none.
+    if (t.kind == TensorKind::QuantizationScale) {
+      out.push_back(0);
+      continue;
+    }
+    const uint64_t n = logical_parameters(t, q);  // a packed MXFP4 / GPTQ tensor converts all its weights
     if (p == WeightPrecision::FP32)
       out.push_back(n * 4);
     else if (!is_quantizable_linear(t))
