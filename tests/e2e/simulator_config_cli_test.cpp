@@ -41,12 +41,15 @@ TEST(SimulatorConfigCli, PerfAndServeOnABuiltConfigEqualTheModel) {
     const json::Document a = json_of(run_cli("perf --config " + quoted(config) + step));
     const json::Document b = json_of(run_cli("perf " + model + step));
     for (const char* key : {"t_est_s", "bytes_weights", "bytes_kv", "flops_theory", "bytes_net"})
-      EXPECT_DOUBLE_EQ(a.root().find(key)->as_double(), b.root().find(key)->as_double()) << name << " " << key;
+      EXPECT_DOUBLE_EQ(a.root().find(key)->as_double(), b.root().find(key)->as_double())
+          << name << " " << key;
     const std::string load = " --hw h200 --tp 2 --precision bf16 --concurrency 32 --sweep 32 --json";
     const json::Document s = json_of(run_cli("serve --config " + quoted(config) + load));
     const json::Document t = json_of(run_cli("serve " + model + load));
-    for (const char* key : {"mean_tpot_s", "mean_ttft_s", "throughput_tokens_per_s_per_gpu", "kv_cache_tokens"})
-      EXPECT_DOUBLE_EQ(s.root().find(key)->as_double(), t.root().find(key)->as_double()) << name << " " << key;
+    for (const char* key :
+         {"mean_tpot_s", "mean_ttft_s", "throughput_tokens_per_s_per_gpu", "kv_cache_tokens"})
+      EXPECT_DOUBLE_EQ(s.root().find(key)->as_double(), t.root().find(key)->as_double())
+          << name << " " << key;
   }
 }
 
@@ -63,16 +66,19 @@ TEST(SimulatorConfigCli, AHandEditMovesTheEstimate) {
   const std::filesystem::path edited = dir / "edited.json";
   std::ofstream(edited) << text;
   const std::string step = " --batch 8 --kv-len 4000 --json";
-  const double before = json_of(run_cli("perf --config " + quoted(config) + step)).root().find("bytes_kv")->as_double();
-  const double after = json_of(run_cli("perf --config " + quoted(edited) + step)).root().find("bytes_kv")->as_double();
+  const double before =
+      json_of(run_cli("perf --config " + quoted(config) + step)).root().find("bytes_kv")->as_double();
+  const double after =
+      json_of(run_cli("perf --config " + quoted(edited) + step)).root().find("bytes_kv")->as_double();
   EXPECT_DOUBLE_EQ(after, before / 2);
 }
 
 TEST(SimulatorConfigCli, ModelWithConfigOrAnUnrebuildableConfigIsRefused) {
   TempDir dir;
   const std::filesystem::path mla = dir / "mla.json";
-  std::ofstream(mla) << R"({"hidden_size":64,"num_layers":1,"vocab_size":10,"layer_types":[)"
-                     << R"({"name":"mla","class":"MLAAttentionLayer","count":1,"supported":false,"specs":{}}]})";
+  std::ofstream(mla)
+      << R"({"hidden_size":64,"num_layers":1,"vocab_size":10,"layer_types":[)"
+      << R"({"name":"mla","class":"MLAAttentionLayer","count":1,"supported":false,"specs":{}}]})";
   CommandResult both = run_cli("perf " + example() + " --config " + quoted(mla));
   EXPECT_EQ(both.exit_code, 2) << both.err;
   EXPECT_NE(both.err.find("--config"), std::string::npos) << both.err;
