@@ -64,8 +64,9 @@ class Estimator {
       in.mode = PerfMode::Prefill;
       in.batch = per_step;
       in.seq = std::min(rq_.isl, budget_);
+      // A prompt longer than the budget takes ceil(isl / budget) steps of one chunk each.
       burst_step_ = model_performance(inv_, report_, in, hw_).total.t_est *
-                    static_cast<double>(std::max<uint64_t>(1, rq_.isl / in.seq));
+                    static_cast<double>((rq_.isl + in.seq - 1) / in.seq);
     }
     const auto prompts = static_cast<uint64_t>(std::llround(n));
     double sum = 0;
