@@ -13,6 +13,8 @@ namespace {
 // What the layer classes do not carry, as the families' own configs default them.
 constexpr uint64_t kMaxPositions = 131072;
 constexpr double kRmsNormEps = 1e-5;
+// Instances of one entry: far above any model's layers or norms, low enough that sums cannot wrap.
+constexpr uint64_t kMaxCount = 1 << 20;
 
 struct Attention {
   std::string entry;
@@ -85,6 +87,8 @@ class Reader {
     if (!specs || !specs->is_object()) throw bad(at + ".specs", "must be an object");
     const std::string c(cls->as_string());
     const uint64_t count = uint_at(e, "count", at + ".count");
+    if (count == 0 || count > kMaxCount)
+      throw bad(at + ".count", "must be 1 to " + std::to_string(kMaxCount));
     const json::Value* supported = e.find("supported");
     const std::string s = at + ".specs";
     if (c == "LMHeadLayer") {

@@ -102,6 +102,9 @@ TEST(SimulatorConfig, WhatCannotBeRebuiltIsRefusedNamingTheEntry) {
   std::string no_heads = kGqa;
   no_heads.replace(no_heads.find("\"num_heads\":4"), 13, "\"num_heads\":-4");
   refused(config(no_heads + "," + kMlp), ErrorKind::Malformed, "layer_types[0].specs.num_heads");
+  std::string huge = kGqa;
+  huge.replace(huge.find("\"count\":2"), 9, "\"count\":18446744073709551615");
+  refused(config(huge + "," + kMlp), ErrorKind::Malformed, "layer_types[0].count");
   refused("[1, 2]", ErrorKind::Malformed, "toy.json");
   refused(config(""), ErrorKind::Malformed, "layer_types");
 }
