@@ -11,6 +11,7 @@ namespace {
 constexpr uint64_t kMaxTokens = 1ull << 24;
 constexpr uint64_t kMaxClients = 1ull << 16;
 constexpr uint64_t kMaxWays = 4096;
+constexpr size_t kMaxSweepPoints = 64;  // each point times its own decode steps
 // InferenceMAX's concurrencies, and their doublings on both sides.
 constexpr uint64_t kDefaultSweep[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 
@@ -18,6 +19,8 @@ std::vector<uint64_t> sweep_list(const std::string& text) {
   std::vector<uint64_t> out;
   size_t at = 0;
   while (at <= text.size()) {
+    if (out.size() == kMaxSweepPoints)
+      throw Error(ErrorKind::Usage, "", "--sweep", "at most " + std::to_string(kMaxSweepPoints) + " points");
     const size_t comma = std::min(text.find(',', at), text.size());
     out.push_back(integer_arg("--sweep", text.substr(at, comma - at), 1, kMaxClients));
     at = comma + 1;

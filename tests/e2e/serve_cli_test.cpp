@@ -55,9 +55,11 @@ TEST(ServeCli, JsonHasTheIssuesFieldsAndEveryOutputIsWritten) {
 TEST(ServeCli, BadSettingsAreRefusedWithExit2AndNoFile) {
   TempDir dir;
   const std::string out = " --export " + quoted(dir / "serve.json");
+  std::string too_many = " --sweep 1";  // 65 points: one more than a sweep may have
+  for (int i = 0; i < 64; ++i) too_many += ",1";
   for (const std::string& bad :
        {std::string(" --ep 3 --tp 2"), std::string(" --precision fp2"), std::string(" --engine tgi"),
-        std::string(" --sweep 4,,8"), std::string(" --isl 0"), std::string(" --hw nosuchchip")}) {
+        std::string(" --sweep 4,,8"), std::string(" --isl 0"), std::string(" --hw nosuchchip"), too_many}) {
     CommandResult r = run_cli("serve " + example() + bad + out);
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
     EXPECT_NE(r.err.find("--"), std::string::npos) << bad << ": " << r.err;
