@@ -50,7 +50,8 @@ TEST(Serve, LittlesLawAndTokensPerGpuHold) {
 }
 
 // One client: every output token waits for one decode step and for its share of the one prefill per request,
-// TPOT = D(1) + P / (osl - 1), with D and P the performance model's steps on the achievable H200.
+// TPOT = D(1) + P / (osl - 1), with D and P the performance model's steps on the achievable H200 (the
+// measured profile: 21 us per eager kernel launch, 5.1 us in a CUDA graph).
 TEST(Serve, OneClientPaysOneDecodeStepPerTokenAndItsOwnPrefill) {
   auto m = load(MA_EXAMPLE_DIR);
   const ServeRequest rq = on_h200(1);
@@ -65,10 +66,12 @@ TEST(Serve, OneClientPaysOneDecodeStepPerTokenAndItsOwnPrefill) {
   in.mode = PerfMode::Prefill;
   in.seq = 512;
   const PerfResult p = model_performance(m->inv, m->report, in, hw);
-  // vLLM mixes the prompt into steps that stream the weights anyway: it adds its FLOPs or its other bytes.
+  // vLLM mixes the prompt into steps that stream the weights anyway: it adds its FLOPs or its other bytes,
+  // and the step that carries it launches its kernels eagerly (21 us each on the H200) instead of from a
+  // CUDA graph (5.1 us).
   const double bw = hw.hbm_gbps * 1e9;
-  const double prompt =
-      std::max(p.total.t_comp, (p.total.bytes_hbm() - p.total.bytes_weights) / bw) + p.total.t_net;
+  const double prompt = std::max(p.total.t_comp, (p.total.bytes_hbm() - p.total.bytes_weights) / bw) +
+                        p.total.t_net + p.total.kernels * (21e-6 - 5.1e-6);
   EXPECT_DOUBLE_EQ(r.point.decode_batch, 1.0);
   EXPECT_NEAR(r.point.mean_tpot_s, d.total.t_est + prompt / 255, 1e-12);
   EXPECT_GE(r.point.mean_tpot_s, d.total.t_est);

@@ -504,8 +504,9 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
     t.t_hbm += op.t_hbm;
     t.t_net += op.t_net;
   }
-  // A whole step runs as a CUDA graph (as serving engines replay it): the per-kernel cost under graphs.
-  r.overhead_s = t.kernels * hw.graph_kernel_overhead_s;
+  // A step replays a CUDA graph (as serving engines replay decode steps) unless the caller says it launches
+  // its kernels eagerly: the per-kernel cost of each.
+  r.overhead_s = t.kernels * (in.cuda_graph ? hw.graph_kernel_overhead_s : hw.kernel_overhead_s);
   t.t_est = op_time + r.overhead_s;
   t.regime = t.t_comp >= t.t_hbm && t.t_comp >= t.t_net ? "compute"
              : t.t_hbm >= t.t_net                       ? "memory"

@@ -53,6 +53,9 @@ struct PerfInputs {
   // Inventory::tensors, scales included. Empty: every weight at weight_dtype.
   std::vector<uint64_t> stored_bytes;
   std::string stored_label;  // what they are, e.g. "as stored: fp8 (modelopt), W8A8 fp8"
+  // Whether the step replays a CUDA graph (the per-kernel cost under graphs) or launches its kernels one by
+  // one (serving engines capture graphs for decode batches only; a prefill runs eagerly).
+  bool cuda_graph = true;
 };
 
 // One operation (or the whole step, in PerfResult::total).

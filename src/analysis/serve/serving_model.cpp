@@ -43,15 +43,17 @@ class Estimator {
     in.mode = PerfMode::Prefill;
     in.batch = 1;
     in.seq = rq.isl;
+    in.cuda_graph = false;  // engines capture graphs for decode batches; a step with a prompt runs eagerly
     prefill_ = model_performance(inv_, report_, in, hw_);
     // Mixed steps stream the weights once for the decodes and the prompt chunk together: a prompt costs
-    // only what it adds to a step that reads them anyway (its FLOPs, or its other bytes), and shares its
-    // kernel launches. A prefill batch of its own pays its whole step.
+    // only what it adds to a step that reads them anyway (its FLOPs, or its other bytes), and that step's
+    // kernels launch eagerly instead of from a graph. A prefill batch of its own pays its whole step.
     const double bw = hw_.hbm_gbps * 1e9;
+    const double eager = prefill_.total.kernels * (hw_.kernel_overhead_s - hw_.graph_kernel_overhead_s);
     prefill_cost_ = rules_.mixed_prefill
                         ? std::max(prefill_.total.t_comp,
                                    (prefill_.total.bytes_hbm() - prefill_.total.bytes_weights) / bw) +
-                              prefill_.total.t_net
+                              prefill_.total.t_net + std::max(0.0, eager)
                         : prefill_.total.t_est;
   }
 
@@ -64,6 +66,7 @@ class Estimator {
       in.mode = PerfMode::Prefill;
       in.batch = per_step;
       in.seq = std::min(rq_.isl, budget_);
+      in.cuda_graph = false;
       // A prompt longer than the budget takes ceil(isl / budget) steps of one chunk each.
       burst_step_ = model_performance(inv_, report_, in, hw_).total.t_est *
                     static_cast<double>((rq_.isl + in.seq - 1) / in.seq);
@@ -237,8 +240,8 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
       std::string("P: ") +
           (rules.mixed_prefill
                ? "a prompt's FLOPs (or its non-weight bytes) on steps that stream the weights "
-                 "for the decodes anyway"
-               : "a prefill step of its own, which the running decodes wait for"),
+                 "for the decodes anyway, whose kernels then launch eagerly (no CUDA graph)"
+               : "a prefill step of its own, launched eagerly, which the running decodes wait for"),
       "TTFT: half the step in flight, its own prefill, and the prefills queued before it (M/D/1); clients "
       "beyond the KV pool (" +
           std::to_string(out.max_running) + " requests) wait for a slot",
