@@ -5,7 +5,7 @@
 // the worst ratio of each and the share of runs within +-30% (targets: medians of TPOT and throughput within
 // +-15%, 90% of runs within +-30%). Nothing is fitted to these runs.
 //
-// usage: ma-bench-serve [--all]   (--all: one line per run; default: the summary and the worst runs)
+// usage: ma-bench-serve [--outliers]   (default: one line per run; --outliers: only runs beyond +-30%)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -60,7 +60,7 @@ double within(const std::vector<double>& v, double band) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool all = argc > 1 && std::strcmp(argv[1], "--all") == 0;
+  const bool all = !(argc > 1 && std::strcmp(argv[1], "--outliers") == 0);
   const fs::path data = fs::path(MA_SOURCE_DIR) / ".." / "shared" / "data";
   const fs::path file = data / "serving" / "inferencemax.json";
   if (!fs::exists(file)) {
