@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
+#include "core/units.h"
 #include "report/console_writer.h"
 #include "report/diagram_canvas.h"
 #include "report/markdown_writer.h"
@@ -12,13 +12,8 @@
 namespace ma {
 namespace {
 
-std::string fixed(double v, int decimals) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", decimals, v);
-  return b;
-}
 std::string ms(double s) {
-  return fixed(s * 1e3, s < 0.1 ? 2 : 1) + " ms";
+  return fixed_decimals(s * 1e3, s < 0.1 ? 2 : 1) + " ms";
 }
 
 std::string settings(const ServeResult& r) {
@@ -40,12 +35,12 @@ std::vector<std::pair<std::string, std::string>> point_fields(const ServeResult&
           {"mean_ttft_s", ms(p.mean_ttft_s)},
           {"mean_tpot_s", ms(p.mean_tpot_s)},
           {"mean_itl_s", ms(p.mean_itl_s)},
-          {"mean_e2el_s", fixed(p.mean_e2el_s, 2) + " s"},
-          {"throughput_tokens_per_s_per_gpu", fixed(p.throughput_tokens_per_s_per_gpu, 0)},
-          {"output_tokens_per_s_per_gpu", fixed(p.output_tokens_per_s_per_gpu, 0)},
-          {"input_tokens_per_s_per_gpu", fixed(p.input_tokens_per_s_per_gpu, 0)},
-          {"decode_step_s",
-           ms(p.decode_step_s) + " at batch " + fixed(p.decode_batch, 1) + ", bound: " + p.decode_bound},
+          {"mean_e2el_s", fixed_decimals(p.mean_e2el_s, 2) + " s"},
+          {"throughput_tokens_per_s_per_gpu", fixed_decimals(p.throughput_tokens_per_s_per_gpu, 0)},
+          {"output_tokens_per_s_per_gpu", fixed_decimals(p.output_tokens_per_s_per_gpu, 0)},
+          {"input_tokens_per_s_per_gpu", fixed_decimals(p.input_tokens_per_s_per_gpu, 0)},
+          {"decode_step_s", ms(p.decode_step_s) + " at batch " + fixed_decimals(p.decode_batch, 1) +
+                                ", bound: " + p.decode_bound},
           {"prefill_s", ms(p.prefill_s) + " per request, bound: " + p.prefill_bound},
           {"first_round_ttft_s", ms(p.first_round_ttft_s)}};
 }
@@ -58,10 +53,11 @@ std::vector<std::vector<std::string>> sweep_rows(const ServeResult& r) {
   std::vector<std::vector<std::string>> rows;
   for (const ServePoint& p : r.sweep)
     rows.push_back({std::to_string(p.concurrency), ms(p.mean_ttft_s), ms(p.mean_tpot_s), ms(p.mean_itl_s),
-                    fixed(p.mean_e2el_s, 2) + " s", fixed(p.throughput_tokens_per_s_per_gpu, 0),
-                    fixed(p.output_tokens_per_s_per_gpu, 0),
-                    p.mean_tpot_s > 0 ? fixed(1 / p.mean_tpot_s, 1) : "-", fixed(p.decode_batch, 1),
-                    p.decode_bound});
+                    fixed_decimals(p.mean_e2el_s, 2) + " s",
+                    fixed_decimals(p.throughput_tokens_per_s_per_gpu, 0),
+                    fixed_decimals(p.output_tokens_per_s_per_gpu, 0),
+                    p.mean_tpot_s > 0 ? fixed_decimals(1 / p.mean_tpot_s, 1) : "-",
+                    fixed_decimals(p.decode_batch, 1), p.decode_bound});
   return rows;
 }
 
