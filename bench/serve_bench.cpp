@@ -13,28 +13,16 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "analysis/model_report.h"
-#include "analysis/perf/hardware.h"
-#include "analysis/serve/serve_precision.h"
 #include "analysis/serve/serving_model.h"
-#include "analyzed_model.h"
-#include "core/error.h"
-#include "core/json.h"
-#include "formats/model_files.h"
-#include "io/file_source.h"
-#include "model/inventory.h"
+#include "inferencemax_runs.h"
 
 namespace fs = std::filesystem;
 using namespace ma;
 
 namespace {
-
-using ma::test::analyze_dir;
-using ma::test::AnalyzedModel;
 
 struct Ratios {
   std::vector<double> tpot, ttft, tput;
@@ -67,35 +55,20 @@ int main(int argc, char** argv) {
     std::printf("SKIPPED: %s is not available\n", file.string().c_str());
     return 0;
   }
-  const json::Document doc = json::Document::parse(read_small_file(file, 64 << 20), file.string());
-  std::map<std::string, std::unique_ptr<AnalyzedModel>> models;
+  const ma::test::MeasuredRuns measured = ma::test::inferencemax_runs(data);  // configs analysed, not timed
   std::map<std::string, Ratios> groups;
   Ratios total;
   std::printf("%-58s %7s %7s %6s %8s %8s %6s %8s %8s %6s\n", "run (hw model engine isl/osl tp conc)",
               "tpot ms", "meas", "ratio", "ttft ms", "meas", "ratio", "tok/s/g", "meas", "ratio");
   const auto start = std::chrono::steady_clock::now();
   size_t runs = 0;
-  for (const json::Value& row : doc.root().items()) {
-    const std::string dir(row.find("config_dir")->as_string());
-    auto& m = models[dir];
-    if (!m) m = analyze_dir(data / dir);
-    ServeRequest rq;
-    const std::string hw(row.find("hw")->as_string()), engine(row.find("framework")->as_string());
-    rq.hw = *find_hardware(hw);
-    rq.tp = static_cast<uint32_t>(*row.find("tp")->as_uint());
-    rq.ep = static_cast<uint32_t>(*row.find("ep")->as_uint());
-    rq.precision = *serve_precision(row.find("precision")->as_string(), m->report.quantization);
-    rq.engine = *serve_engine_from_name(engine);
-    rq.isl = *row.find("isl")->as_uint();
-    rq.osl = *row.find("osl")->as_uint();
-    rq.concurrency = *row.find("conc")->as_uint();
-    rq.dp_attention = row.find("dp_attention")->as_string() == "true";
-    const ServeResult r = estimate_serving(m->inv, m->report, rq);
-    const double tpot = r.point.mean_tpot_s / row.find("mean_tpot")->as_double();
-    const double ttft = r.point.mean_ttft_s / row.find("mean_ttft")->as_double();
-    const double tput = r.point.throughput_tokens_per_s_per_gpu / row.find("tput_per_gpu")->as_double();
-    const std::string model(row.find("model")->as_string());
-    const std::string group = hw + " " + model.substr(model.find('/') + 1) + " " + engine;
+  for (const ma::test::MeasuredRun& run : measured.runs) {
+    const ServeRequest& rq = run.request;
+    const std::string& group = run.group;
+    const ServeResult r = estimate_serving(run.model->inv, run.model->report, rq);
+    const double tpot = r.point.mean_tpot_s / run.mean_tpot_s;
+    const double ttft = r.point.mean_ttft_s / run.mean_ttft_s;
+    const double tput = r.point.throughput_tokens_per_s_per_gpu / run.tput_per_gpu;
     for (Ratios* g : {&groups[group], &total}) {
       g->tpot.push_back(tpot);
       g->ttft.push_back(ttft);
@@ -108,9 +81,9 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(rq.isl), static_cast<unsigned long long>(rq.osl), rq.tp,
                     static_cast<unsigned long long>(rq.concurrency));
       std::printf("%-58s %7.2f %7.2f %6.2f %8.1f %8.1f %6.2f %8.0f %8.0f %6.2f\n", id,
-                  r.point.mean_tpot_s * 1e3, row.find("mean_tpot")->as_double() * 1e3, tpot,
-                  r.point.mean_ttft_s * 1e3, row.find("mean_ttft")->as_double() * 1e3, ttft,
-                  r.point.throughput_tokens_per_s_per_gpu, row.find("tput_per_gpu")->as_double(), tput);
+                  r.point.mean_tpot_s * 1e3, run.mean_tpot_s * 1e3, tpot, r.point.mean_ttft_s * 1e3,
+                  run.mean_ttft_s * 1e3, ttft, r.point.throughput_tokens_per_s_per_gpu, run.tput_per_gpu,
+                  tput);
     }
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -13,9 +13,8 @@
 #include "analysis/serve/serving_model.h"
 #include "analyzed_model.h"
 #include "core/error.h"
-#include "core/json.h"
 #include "formats/model_files.h"
-#include "io/file_source.h"
+#include "inferencemax_runs.h"
 #include "model/inventory.h"
 #include "test_support.h"
 
@@ -189,27 +188,12 @@ TEST(Serve, PrecisionNamesRunAStoredCheckpointAsStoredAndConvertTheRest) {
 TEST(Serve, InferenceMaxRunsWithinTheIssuesTargets) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data is not available";
-  const fs::path file = *data / "serving" / "inferencemax.json";
-  const json::Document doc = json::Document::parse(read_small_file(file, 64 << 20), file.string());
-  std::map<std::string, std::unique_ptr<AnalyzedModel>> models;
+  const MeasuredRuns measured = inferencemax_runs(*data);
   std::vector<double> tpot, tput;
-  for (const json::Value& row : doc.root().items()) {
-    const std::string dir(row.find("config_dir")->as_string());
-    auto& m = models[dir];
-    if (!m) m = load(*data / dir);
-    ServeRequest rq;
-    rq.hw = *find_hardware(row.find("hw")->as_string());
-    rq.tp = static_cast<uint32_t>(*row.find("tp")->as_uint());
-    rq.ep = static_cast<uint32_t>(*row.find("ep")->as_uint());
-    rq.precision = *serve_precision(row.find("precision")->as_string(), m->report.quantization);
-    rq.engine = *serve_engine_from_name(row.find("framework")->as_string());
-    rq.isl = *row.find("isl")->as_uint();
-    rq.osl = *row.find("osl")->as_uint();
-    rq.concurrency = *row.find("conc")->as_uint();
-    rq.dp_attention = row.find("dp_attention")->as_string() == "true";
-    const ServePoint p = estimate_serving(m->inv, m->report, rq).point;
-    tpot.push_back(p.mean_tpot_s / row.find("mean_tpot")->as_double());
-    tput.push_back(p.throughput_tokens_per_s_per_gpu / row.find("tput_per_gpu")->as_double());
+  for (const MeasuredRun& r : measured.runs) {
+    const ServePoint p = estimate_serving(r.model->inv, r.model->report, r.request).point;
+    tpot.push_back(p.mean_tpot_s / r.mean_tpot_s);
+    tput.push_back(p.throughput_tokens_per_s_per_gpu / r.tput_per_gpu);
   }
   ASSERT_EQ(tpot.size(), 229u);
   for (std::vector<double>* ratios : {&tpot, &tput}) {
