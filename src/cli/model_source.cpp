@@ -146,4 +146,9 @@ OpenedInventory open_simulator_config(const std::string& path, const Output& out
   return r;
 }
 
+OpenedInventory open_model_or_config(const std::string& model, const std::string& config, const HubArgs& hub,
+                                     const Output& out) {
+  return config.empty() ? open_inventory(model, hub, out) : open_simulator_config(config, out);
+}
+
 }  // namespace ma::cli

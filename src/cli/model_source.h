@@ -42,6 +42,9 @@ OpenedInventory open_inventory(const std::string& arg, const HubArgs& hub, const
 // `--config FILE`: a simulator config (build-config's) rebuilt as the model its layers describe
 // (model/simulator_config.h), with a note naming the family and comparing its total with the config's.
 OpenedInventory open_simulator_config(const std::string& path, const Output& out);
+// perf and serve: MODEL, or the simulator config `config` when one is given.
+OpenedInventory open_model_or_config(const std::string& model, const std::string& config, const HubArgs& hub,
+                                     const Output& out);
 // --verbose: the files found (config, weight files and their format, an index, headers fetched).
 void trace_files(const LocalModelFiles& files);
 

@@ -23,8 +23,7 @@ namespace ma::cli {
 int run_perf(const Args& args) {
   PerfArgs a = parse_perf_args(args);
   Output out = detect_output(a.common);
-  const OpenedInventory opened =
-      a.config_file.empty() ? open_inventory(a.model, a.hub, out) : open_simulator_config(a.config_file, out);
+  const OpenedInventory opened = open_model_or_config(a.model, a.config_file, a.hub, out);
   if (a.model.empty()) a.model = a.config_file;
   Inventory& inv = *opened.inventory;
   trace("building the report; modelling the step on " + a.hardware);

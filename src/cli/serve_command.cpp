@@ -16,8 +16,7 @@ namespace ma::cli {
 int run_serve(const Args& args) {
   ServeArgs a = parse_serve_args(args);
   Output out = detect_output(a.common);
-  const OpenedInventory opened =
-      a.config_file.empty() ? open_inventory(a.model, a.hub, out) : open_simulator_config(a.config_file, out);
+  const OpenedInventory opened = open_model_or_config(a.model, a.config_file, a.hub, out);
   if (a.model.empty()) a.model = a.config_file;
   Inventory& inv = *opened.inventory;
   ReportOptions options;

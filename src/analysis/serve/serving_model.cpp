@@ -161,14 +161,12 @@ class Estimator {
 // them) and the whole cache of its own sequences, so the replica's pool holds tp x (pool - the attention
 // weights it now holds more) / the full per-token bytes.
 uint64_t dp_attention_pool_tokens(const Inventory& inv, const ModelReport& report, const ServeRequest& rq,
-                                  uint64_t pool_bytes) {
+                                  DType kv, uint64_t pool_bytes) {
   const std::vector<uint64_t> bytes = tensor_bytes_at(inv, report.quantization, rq.precision);
   uint64_t attention = 0;
   for (size_t i = 0; i < inv.tensors.size(); ++i)
     if (inv.tensors[i].placement.block == Block::Attention) attention += bytes[i];
   const uint64_t extra = attention - attention / rq.tp;
-  const DType kv =
-      rq.kv_dtype ? *rq.kv_dtype : dtype_from_any_name(report.memory.kv_cache_dtype).value_or(DType::BF16);
   const uint64_t per_token = plan_kv_cache(inv.arch, kv, kv, rq.isl + rq.osl).per_token;
   if (per_token == 0 || pool_bytes <= extra) return 0;
   return (pool_bytes - extra) / per_token * rq.tp;
@@ -186,6 +184,9 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
   out.request = rq;
   out.engine_source = std::string(rules.source);
 
+  // The cache dtype: the request's, else the checkpoint's declared one, else 16-bit.
+  const DType kv =
+      rq.kv_dtype ? *rq.kv_dtype : dtype_from_any_name(report.memory.kv_cache_dtype).value_or(DType::BF16);
   // The KV pool by the engine's memory rule, on tp devices holding one replica.
   PlanRequest plan_rq;
   plan_rq.gpus = devices_of(rq.hw, rq.tp);
@@ -204,9 +205,10 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
   if (split == plan.splits.end())
     throw Error(ErrorKind::Usage, "", "--ep", "expert parallel must be 1 or the tensor-parallel size");
   if (!split->invalid.empty()) throw Error(ErrorKind::Usage, "", "--tp", split->invalid);
-  out.kv_cache_tokens = rq.dp_attention && rq.tp > 1
-                            ? dp_attention_pool_tokens(inv, report, rq, split->budget.engine.kv_cache_bytes)
-                            : split->budget.engine.kv_cache_tokens;
+  out.kv_cache_tokens =
+      rq.dp_attention && rq.tp > 1
+          ? dp_attention_pool_tokens(inv, report, rq, kv, split->budget.engine.kv_cache_bytes)
+          : split->budget.engine.kv_cache_tokens;
   out.max_running = out.kv_cache_tokens / (rq.isl + rq.osl);
   if (out.max_running == 0)
     throw Error(ErrorKind::Usage, "", "--hw/--tp",
@@ -214,8 +216,6 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
                     std::string(rules.name) + " KV pool of " + std::to_string(rq.tp) + " x " + rq.hw.name +
                     " (" + std::to_string(out.kv_cache_tokens) + " tokens)");
 
-  const DType kv =
-      rq.kv_dtype ? *rq.kv_dtype : dtype_from_any_name(report.memory.kv_cache_dtype).value_or(DType::BF16);
   const AchievableHardware achievable = achievable_hardware(rq.hw);
   PerfInputs base = precision_perf_inputs(report, rq.precision, kv, achievable.hw);
   base.knobs = ExecutionKnobs::efficient();
