@@ -18,10 +18,14 @@ struct GgufArch {
   std::string_view hf_class;
   uint32_t swa_period = 0;
   bool encoder_only = false;  // BERT-style: the layers are an encoder stack
+  // Local attention llama.cpp applies without a key for it: Llama-4's chunks of 8192 (its loader's
+  // LLAMA_SWA_TYPE_CHUNKED with n_swa = 8192, whatever sliding_window says unless it says 0).
+  Span builtin_span = Span::Full;
+  uint64_t builtin_window = 0;
 };
 constexpr std::array kArchitectures = {
     GgufArch{"llama", "llama", "LlamaForCausalLM"},
-    GgufArch{"llama4", "llama4_text", "Llama4ForCausalLM"},
+    GgufArch{"llama4", "llama4_text", "Llama4ForCausalLM", 4, false, Span::Chunked, 8192},
     GgufArch{"mistral3", "mistral", "MistralForCausalLM"},
     GgufArch{"qwen2", "qwen2", "Qwen2ForCausalLM"},
     GgufArch{"qwen2moe", "qwen2_moe", "Qwen2MoeForCausalLM"},
@@ -135,6 +139,7 @@ struct LayerTensors {
   uint64_t expert_width = 0;
   uint64_t experts = 0;
   bool shared_expert = false;
+  bool cross_attention = false;  // T5's decoder layers attend the encoder's output
 };
 
 std::vector<LayerTensors> layer_tensors(const std::vector<InventoryTensor>& tensors, std::string_view stack,
@@ -148,6 +153,7 @@ std::vector<LayerTensors> layer_tensors(const std::vector<InventoryTensor>& tens
     if (b == Block::Mlp && role == "gate") l.gated = true;
     if (b == Block::Mlp && role == "up" && t.shape.size() == 2) l.up_rows = t.shape[0];
     if (b == Block::SharedExpert) l.shared_expert = true;
+    if (b == Block::CrossAttention) l.cross_attention = true;
     if (b == Block::MoeExpert && t.shape.size() == 3) {
       // [experts, width, hidden] for gate/up, [experts, hidden, width] for down (ggml's ne reversed).
       l.experts = t.shape[0];
@@ -200,6 +206,84 @@ void fill_attention(const ArchKeys& k, size_t layer, const ArchitectureRecord& a
     return;
   }
   at.kind = attention_kind_of(at.heads, at.kv_heads);
+}
+
+// Each layer's shapes from the metadata (per-layer arrays indexed by the layer's place in its stack) and from
+// what its tensors show.
+void fill_layers(const ArchKeys& k, const GgufArch* arch, const ArchitectureRecord& a,
+                 const std::vector<InventoryTensor>& tensors, StackSpec& stack) {
+  const std::vector<LayerTensors> seen = layer_tensors(tensors, stack.path, stack.layers.size());
+  const std::optional<uint64_t> window_key = k.uint("attention.sliding_window");
+  uint64_t window = window_key.value_or(0);
+  Span local = Span::Sliding;
+  if (arch && arch->builtin_window && !(window_key && *window_key == 0)) {
+    window = arch->builtin_window;
+    local = arch->builtin_span;
+  }
+  const std::vector<bool> sliding =
+      window ? sliding_layers(k, arch, stack.layers.size()) : std::vector<bool>{};
+  const std::string_view arch_name = arch ? arch->gguf : std::string_view();
+  const bool mamba2 = arch_name == "mamba2" || arch_name == "nemotron_h" || arch_name == "granitehybrid" ||
+                      arch_name == "falcon-h1";
+  for (size_t i = 0; i < stack.layers.size(); ++i) {
+    LayerSpec& l = stack.layers[i];
+    if (l.mixer == Mixer::Attention) {
+      fill_attention(k, i, a, l.attention);
+      if (seen[i].cross_attention) l.cross_attention = l.attention;  // T5: the same heads over the encoder
+      if (window && sliding[i] && window < a.max_position_embeddings) {
+        l.attention.span = local;
+        l.attention.window = window;
+      }
+    } else if (l.mixer == Mixer::Mamba) {
+      if (mamba2) l.mixer = Mixer::Mamba2;
+      StateShape& s = l.state;
+      s.inner = k.uint("ssm.inner_size").value_or(0);
+      s.state = k.uint("ssm.state_size").value_or(0);
+      s.conv_kernel = k.uint("ssm.conv_kernel").value_or(0);
+      if (mamba2) {
+        s.groups = k.uint("ssm.group_count").value_or(1);
+        s.heads = k.uint("ssm.time_step_rank").value_or(0);  // Mamba-2: one dt per head
+        s.head_dim = s.heads ? s.inner / s.heads : 0;
+      } else {
+        s.dt_rank = k.uint("ssm.time_step_rank").value_or(0);
+      }
+    }
+    FfnShape& f = l.ffn;
+    if (f.kind == Ffn::Dense) {
+      f.intermediate = k.per_layer("feed_forward_length", i).value_or(a.intermediate_size);
+      // A separate gate, or gate and up fused into one ffn_up twice the width (Phi-3's gate_up_proj).
+      f.gated = seen[i].gated || (f.intermediate && seen[i].up_rows == 2 * f.intermediate);
+    } else if (f.kind == Ffn::Moe) {
+      f.gated = seen[i].expert_gated;
+      f.expert_matrices = f.gated ? 3 : 2;
+      f.experts = a.num_experts ? a.num_experts : seen[i].experts;
+      f.top_k = a.experts_per_token;
+      f.expert_intermediate = a.moe_intermediate_size ? a.moe_intermediate_size : seen[i].expert_width;
+      if (seen[i].shared_expert) {
+        f.shared_experts = std::max<uint64_t>(1, a.num_shared_experts);
+        f.shared_intermediate =
+            k.uint("expert_shared_feed_forward_length").value_or(f.shared_experts * f.expert_intermediate);
+      }
+    }
+  }
+}
+
+// T5 keeps its encoder's layers under "enc.blk" beside the decoder's "dec.blk": the encoder becomes its own
+// stack (every layer self-attention and an MLP), as transformers' T5 record has it.
+void add_t5_encoder(const ArchKeys& k, const GgufArch* arch, ArchitectureRecord& a,
+                    const std::vector<InventoryTensor>& tensors) {
+  constexpr std::string_view kEncoder = "enc.blk";
+  if (a.stack(StackRole::Encoder)) return;
+  size_t layers = 0;
+  for (const InventoryTensor& t : tensors)
+    if (t.placement.layer && t.stack() == kEncoder)
+      layers = std::max<size_t>(layers, size_t{*t.placement.layer} + 1);
+  if (!layers) return;
+  StackSpec& encoder = a.add_stack(StackRole::Encoder, std::string(kEncoder), a.hidden_size);
+  LayerSpec l;
+  l.ffn.kind = Ffn::Dense;
+  encoder.layers.assign(layers, l);
+  fill_layers(k, arch, a, tensors, encoder);
 }
 
 }  // namespace
@@ -316,52 +400,8 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
     notes.push_back(k.key("block_count") + " is " + std::to_string(*blocks) + " but the tensors hold " +
                     std::to_string(stack->layers.size()) + " layers: the tensors are counted");
   a.num_layers = stack->layers.size();
-  const std::vector<LayerTensors> seen = layer_tensors(tensors, stack->path, stack->layers.size());
-  const uint64_t window = k.uint("attention.sliding_window").value_or(0);
-  const std::vector<bool> sliding =
-      window ? sliding_layers(k, arch, stack->layers.size()) : std::vector<bool>{};
-  const bool mamba2 = arch_name == "mamba2" || arch_name == "nemotron_h" || arch_name == "granitehybrid" ||
-                      arch_name == "falcon-h1";
-  for (size_t i = 0; i < stack->layers.size(); ++i) {
-    LayerSpec& l = stack->layers[i];
-    if (l.mixer == Mixer::Attention) {
-      fill_attention(k, i, a, l.attention);
-      if (window && sliding[i] && window < a.max_position_embeddings) {
-        l.attention.span = Span::Sliding;
-        l.attention.window = window;
-      }
-    } else if (l.mixer == Mixer::Mamba) {
-      if (mamba2) l.mixer = Mixer::Mamba2;
-      StateShape& s = l.state;
-      s.inner = k.uint("ssm.inner_size").value_or(0);
-      s.state = k.uint("ssm.state_size").value_or(0);
-      s.conv_kernel = k.uint("ssm.conv_kernel").value_or(0);
-      if (mamba2) {
-        s.groups = k.uint("ssm.group_count").value_or(1);
-        s.heads = k.uint("ssm.time_step_rank").value_or(0);  // Mamba-2: one dt per head
-        s.head_dim = s.heads ? s.inner / s.heads : 0;
-      } else {
-        s.dt_rank = k.uint("ssm.time_step_rank").value_or(0);
-      }
-    }
-    FfnShape& f = l.ffn;
-    if (f.kind == Ffn::Dense) {
-      f.intermediate = k.per_layer("feed_forward_length", i).value_or(a.intermediate_size);
-      // A separate gate, or gate and up fused into one ffn_up twice the width (Phi-3's gate_up_proj).
-      f.gated = seen[i].gated || (f.intermediate && seen[i].up_rows == 2 * f.intermediate);
-    } else if (f.kind == Ffn::Moe) {
-      f.gated = seen[i].expert_gated;
-      f.expert_matrices = f.gated ? 3 : 2;
-      f.experts = a.num_experts ? a.num_experts : seen[i].experts;
-      f.top_k = a.experts_per_token;
-      f.expert_intermediate = a.moe_intermediate_size ? a.moe_intermediate_size : seen[i].expert_width;
-      if (seen[i].shared_expert) {
-        f.shared_experts = std::max<uint64_t>(1, a.num_shared_experts);
-        f.shared_intermediate =
-            k.uint("expert_shared_feed_forward_length").value_or(f.shared_experts * f.expert_intermediate);
-      }
-    }
-  }
+  fill_layers(k, arch, a, tensors, *stack);
+  if (arch_name == "t5") add_t5_encoder(k, arch, a, tensors);
   if (!a.moe_intermediate_size)
     for (const LayerSpec& l : stack->layers)
       if (l.ffn.kind == Ffn::Moe) a.moe_intermediate_size = l.ffn.expert_intermediate;

@@ -21,6 +21,7 @@ const std::unordered_map<std::string_view, GgufRole>& layer_roles() {
       {"attn_k", {Block::Attention, "k"}},
       {"attn_v", {Block::Attention, "v"}},
       {"attn_output", {Block::Attention, "o"}},
+      {"attn_o", {Block::Attention, "o"}},  // T5's enc/dec self-attention output
       {"attn_qkv", {Block::Attention, "qkv"}},
       {"attn_q_a", {Block::Attention, "q-down"}},
       {"attn_q_b", {Block::Attention, "q-up"}},
@@ -114,8 +115,17 @@ std::optional<TensorPlacement> place_gguf_tensor(std::string_view name) {
   TensorPlacement pl;
   size_t pos = 0;
   std::string_view first = part(name, pos);
-  if (first == "enc" || first == "dec") {  // T5's encoder and decoder stacks: "enc.blk.N..."
-    if (part(name, pos) != "blk") return std::nullopt;
+  if (first == "enc" ||
+      first == "dec") {  // T5's encoder and decoder stacks: "enc.blk.N...", "enc.output_norm"
+    const std::string_view second = part(name, pos);
+    if (second == "output_norm") {
+      const std::string_view rest = name.substr(pos);
+      if (!rest.empty() && rest != "weight" && rest != "bias") return std::nullopt;
+      pl.block = Block::Norm;
+      pl.role = "norm";
+      return pl;
+    }
+    if (second != "blk") return std::nullopt;
     first = name.substr(0, pos - 1);
   }
   if (first == "blk" || first == "enc.blk" || first == "dec.blk") {

@@ -14,8 +14,13 @@ writes GGUF bytes itself.
      llama-F32.gguf     llama: GQA (4 heads, 2 kv heads), untied output, rope_freqs, an SPM ("llama") vocab
      qwen3moe-F32.gguf  qwen3moe: 8 experts, 2 used, 3-D expert tensors, q/k norms, tied output (no
                         output.weight), a byte-level BPE ("gpt2", pre "qwen2") vocab with merges
-   Every matrix width is a multiple of 256, so that the K-quants apply to every tensor.
-2. Quantizes each with llama_model_quantize into the file types of FTYPES (MXFP4_MOE for the MoE model only).
+   Every matrix width is a multiple of 256, so that the K-quants apply to every tensor. Two more, in F32
+   only, check the record of what llama.cpp builds differently:
+     llama4-F32.gguf    llama4: no sliding_window key (llama.cpp then chunks attention by 8192), MoE with a
+                        shared expert on every second layer, dense MLPs between
+     t5-F32.gguf        t5: an encoder ("enc.blk") and a decoder ("dec.blk") with cross-attention, d_kv apart
+                        from hidden / heads, relative position buckets
+2. Quantizes the first two with llama_model_quantize into the file types of FTYPES (MXFP4_MOE for the MoE model only).
 3. Loads every file with llama_model_load_from_file (CPU, no offload) and writes OUTDIR/<file>.json:
      file, arch, ftype, n_params, size, n_layer, n_embd, n_head, n_head_kv, n_swa, n_ctx_train, desc,
      meta          [[key, value], ...]: llama_model_meta_key_by_index / llama_model_meta_val_str_by_index
@@ -372,20 +377,51 @@ def norm(rng, n):
     return (1.0 + rng.standard_normal(n) * 0.01).astype(np.float32)
 
 
-def write_llama(lx, path, rng):
-    a, hidden, heads, kv_heads, ffn, layers, vocab, ctx = "llama", 256, 4, 2, 512, 2, 300, 8192
-    head_dim = hidden // heads
-    b = GgufBuilder(lx, 3 + 10 * layers)
+LLAMA_ATTENTION = ("attn_q", "attn_k", "attn_v", "attn_output")
+
+
+def header(b, a, layers, ctx, hidden, ffn, heads, eps):
+    """The keys every model here states: its architecture, the F32 file type and the stack's sizes."""
     b.text("general.architecture", a)
-    b.text("general.name", "oracle llama")
+    b.text("general.name", f"oracle {a}")
     b.u32("general.file_type", 0)  # ALL_F32
     b.u32(f"{a}.block_count", layers)
     b.u32(f"{a}.context_length", ctx)
     b.u32(f"{a}.embedding_length", hidden)
     b.u32(f"{a}.feed_forward_length", ffn)
     b.u32(f"{a}.attention.head_count", heads)
+    b.f32(f"{a}.attention.layer_norm_rms_epsilon", eps)
+
+
+def attention(b, rng, p, hidden, heads, kv_heads, head_dim, names=LLAMA_ATTENTION):
+    """q, k, v and the output projection of one layer, under `names`."""
+    q, k, v, o = names
+    b.tensor(p + q + ".weight", weights(rng, heads * head_dim, hidden))
+    b.tensor(p + k + ".weight", weights(rng, kv_heads * head_dim, hidden))
+    b.tensor(p + v + ".weight", weights(rng, kv_heads * head_dim, hidden))
+    b.tensor(p + o + ".weight", weights(rng, hidden, heads * head_dim))
+
+
+def gated_mlp(b, rng, p, hidden, width, suffix=""):
+    b.tensor(p + f"ffn_gate{suffix}.weight", weights(rng, width, hidden))
+    b.tensor(p + f"ffn_up{suffix}.weight", weights(rng, width, hidden))
+    b.tensor(p + f"ffn_down{suffix}.weight", weights(rng, hidden, width))
+
+
+def experts(b, rng, p, hidden, count, width):
+    """The router and 3-D expert tensors (ne: hidden, width, experts) of one MoE layer."""
+    b.tensor(p + "ffn_gate_inp.weight", weights(rng, count, hidden))
+    b.tensor(p + "ffn_gate_exps.weight", weights(rng, count, width, hidden))
+    b.tensor(p + "ffn_up_exps.weight", weights(rng, count, width, hidden))
+    b.tensor(p + "ffn_down_exps.weight", weights(rng, count, hidden, width))
+
+
+def write_llama(lx, path, rng):
+    a, hidden, heads, kv_heads, ffn, layers, vocab, ctx = "llama", 256, 4, 2, 512, 2, 300, 8192
+    head_dim = hidden // heads
+    b = GgufBuilder(lx, 3 + 10 * layers)
+    header(b, a, layers, ctx, hidden, ffn, heads, 1e-5)
     b.u32(f"{a}.attention.head_count_kv", kv_heads)
-    b.f32(f"{a}.attention.layer_norm_rms_epsilon", 1e-5)
     b.f32(f"{a}.rope.freq_base", 500000.0)
     b.u32(f"{a}.rope.dimension_count", head_dim)
     b.u32(f"{a}.vocab_size", vocab)
@@ -396,14 +432,9 @@ def write_llama(lx, path, rng):
     for l in range(layers):
         p = f"blk.{l}."
         b.tensor(p + "attn_norm.weight", norm(rng, hidden))
-        b.tensor(p + "attn_q.weight", weights(rng, heads * head_dim, hidden))
-        b.tensor(p + "attn_k.weight", weights(rng, kv_heads * head_dim, hidden))
-        b.tensor(p + "attn_v.weight", weights(rng, kv_heads * head_dim, hidden))
-        b.tensor(p + "attn_output.weight", weights(rng, hidden, heads * head_dim))
+        attention(b, rng, p, hidden, heads, kv_heads, head_dim)
         b.tensor(p + "ffn_norm.weight", norm(rng, hidden))
-        b.tensor(p + "ffn_gate.weight", weights(rng, ffn, hidden))
-        b.tensor(p + "ffn_up.weight", weights(rng, ffn, hidden))
-        b.tensor(p + "ffn_down.weight", weights(rng, hidden, ffn))
+        gated_mlp(b, rng, p, hidden, ffn)
     b.tensor("output_norm.weight", norm(rng, hidden))
     b.tensor("output.weight", weights(rng, vocab, hidden))
     b.write(path)
@@ -411,22 +442,15 @@ def write_llama(lx, path, rng):
 
 def write_qwen3moe(lx, path, rng):
     a, hidden, heads, kv_heads, head_dim, layers, ctx = "qwen3moe", 256, 4, 2, 64, 2, 32768
-    experts, used, expert_ffn = 8, 2, 256
+    count, used, expert_ffn = 8, 2, 256
     b = GgufBuilder(lx, 3 + 11 * layers)
-    b.text("general.architecture", a)
-    b.text("general.name", "oracle qwen3moe")
-    b.u32("general.file_type", 0)
-    b.u32(f"{a}.block_count", layers)
-    b.u32(f"{a}.context_length", ctx)
-    b.u32(f"{a}.embedding_length", hidden)
-    b.u32(f"{a}.feed_forward_length", 768)  # as Qwen3-30B-A3B's file states its (unused) dense width
-    b.u32(f"{a}.attention.head_count", heads)
+    # The dense width 768: as Qwen3-30B-A3B's file states its (unused) one.
+    header(b, a, layers, ctx, hidden, 768, heads, 1e-6)
     b.u32(f"{a}.attention.head_count_kv", kv_heads)
     b.u32(f"{a}.attention.key_length", head_dim)
     b.u32(f"{a}.attention.value_length", head_dim)
-    b.f32(f"{a}.attention.layer_norm_rms_epsilon", 1e-6)
     b.f32(f"{a}.rope.freq_base", 1000000.0)
-    b.u32(f"{a}.expert_count", experts)
+    b.u32(f"{a}.expert_count", count)
     b.u32(f"{a}.expert_used_count", used)
     b.u32(f"{a}.expert_feed_forward_length", expert_ffn)
     vocab = bpe_vocab(b, 300)
@@ -434,19 +458,77 @@ def write_qwen3moe(lx, path, rng):
     for l in range(layers):
         p = f"blk.{l}."
         b.tensor(p + "attn_norm.weight", norm(rng, hidden))
-        b.tensor(p + "attn_q.weight", weights(rng, heads * head_dim, hidden))
-        b.tensor(p + "attn_k.weight", weights(rng, kv_heads * head_dim, hidden))
-        b.tensor(p + "attn_v.weight", weights(rng, kv_heads * head_dim, hidden))
-        b.tensor(p + "attn_output.weight", weights(rng, hidden, heads * head_dim))
+        attention(b, rng, p, hidden, heads, kv_heads, head_dim)
         b.tensor(p + "attn_q_norm.weight", norm(rng, head_dim))
         b.tensor(p + "attn_k_norm.weight", norm(rng, head_dim))
         b.tensor(p + "ffn_norm.weight", norm(rng, hidden))
-        b.tensor(p + "ffn_gate_inp.weight", weights(rng, experts, hidden))
-        b.tensor(p + "ffn_gate_exps.weight", weights(rng, experts, expert_ffn, hidden))
-        b.tensor(p + "ffn_up_exps.weight", weights(rng, experts, expert_ffn, hidden))
-        b.tensor(p + "ffn_down_exps.weight", weights(rng, experts, hidden, expert_ffn))
+        experts(b, rng, p, hidden, count, expert_ffn)
     b.tensor("output_norm.weight", norm(rng, hidden))
     # No output.weight: tied to token_embd, as in the small Qwen3 models.
+    b.write(path)
+
+
+def write_llama4(lx, path, rng):
+    """Llama-4 as llama.cpp runs it: no sliding_window key, so chunked attention of 8192 on three layers of
+    every four; MoE (routed experts and a shared one) on every second layer, dense MLPs between."""
+    a, hidden, heads, kv_heads, head_dim, layers, ctx = "llama4", 256, 4, 2, 64, 4, 262144
+    count, used, expert_ffn, ffn, vocab = 4, 1, 256, 512, 300
+    b = GgufBuilder(lx, 3 + 13 * layers)
+    header(b, a, layers, ctx, hidden, ffn, heads, 1e-5)
+    b.u32(f"{a}.attention.head_count_kv", kv_heads)
+    b.u32(f"{a}.attention.key_length", head_dim)
+    b.u32(f"{a}.attention.value_length", head_dim)
+    b.f32(f"{a}.rope.freq_base", 500000.0)
+    b.u32(f"{a}.rope.dimension_count", head_dim)
+    b.u32(f"{a}.expert_count", count)
+    b.u32(f"{a}.expert_used_count", used)
+    b.u32(f"{a}.expert_feed_forward_length", expert_ffn)
+    b.u32(f"{a}.interleave_moe_layer_step", 2)
+    b.u32(f"{a}.vocab_size", vocab)
+    spm_vocab(b, vocab)
+    b.tensor("token_embd.weight", weights(rng, vocab, hidden))
+    for l in range(layers):
+        p = f"blk.{l}."
+        b.tensor(p + "attn_norm.weight", norm(rng, hidden))
+        attention(b, rng, p, hidden, heads, kv_heads, head_dim)
+        b.tensor(p + "ffn_norm.weight", norm(rng, hidden))
+        if (l + 1) % 2 == 0:  # llama.cpp: a MoE layer when (il + 1) % n_moe_layer_step == 0
+            experts(b, rng, p, hidden, count, expert_ffn)
+            gated_mlp(b, rng, p, hidden, expert_ffn, "_shexp")
+        else:
+            gated_mlp(b, rng, p, hidden, ffn)
+    b.tensor("output_norm.weight", norm(rng, hidden))
+    b.tensor("output.weight", weights(rng, vocab, hidden))
+    b.write(path)
+
+
+def write_t5(lx, path, rng):
+    """A FLAN-T5-shaped encoder-decoder: gated MLPs, d_kv (key_length) apart from hidden / heads, relative
+    position buckets in layer 0 of each stack, the decoder attending the encoder, an untied output."""
+    a, hidden, heads, head_dim, ffn, layers, buckets, ctx, vocab = "t5", 256, 4, 32, 512, 2, 32, 512, 300
+    b = GgufBuilder(lx, 5 + 24 * layers)
+    header(b, a, layers, ctx, hidden, ffn, heads, 1e-6)
+    b.u32(f"{a}.attention.key_length", head_dim)
+    b.u32(f"{a}.attention.value_length", head_dim)
+    b.u32(f"{a}.attention.relative_buckets_count", buckets)
+    b.u32(f"{a}.decoder_start_token_id", 0)
+    spm_vocab(b, vocab)
+    b.tensor("token_embd.weight", weights(rng, vocab, hidden))
+    for stack in ("enc", "dec"):
+        for l in range(layers):
+            p = f"{stack}.blk.{l}."
+            b.tensor(p + "attn_norm.weight", norm(rng, hidden))
+            if l == 0:
+                b.tensor(p + "attn_rel_b.weight", weights(rng, buckets, heads))
+            attention(b, rng, p, hidden, heads, heads, head_dim, ("attn_q", "attn_k", "attn_v", "attn_o"))
+            if stack == "dec":
+                b.tensor(p + "cross_attn_norm.weight", norm(rng, hidden))
+                attention(b, rng, p, hidden, heads, heads, head_dim,
+                          ("cross_attn_q", "cross_attn_k", "cross_attn_v", "cross_attn_o"))
+            b.tensor(p + "ffn_norm.weight", norm(rng, hidden))
+            gated_mlp(b, rng, p, hidden, ffn)
+        b.tensor(f"{stack}.output_norm.weight", norm(rng, hidden))
+    b.tensor("output.weight", weights(rng, vocab, hidden))
     b.write(path)
 
 
@@ -521,10 +603,12 @@ def main():
         rng = np.random.default_rng(20250611)
         sources = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
         files, skipped = [], []
-        for arch, writer in sources:
+        for arch, writer in sources + [("llama4", write_llama4), ("t5", write_t5)]:
             src = os.path.join(outdir, f"{arch}-F32.gguf")
             writer(lx, src, rng)
             files.append((src, arch, "F32"))
+            if (arch, writer) not in sources:  # the record's shapes only: F32 is enough
+                continue
             for name, ftype in FTYPES:
                 if name in MOE_ONLY_FTYPES and arch != "qwen3moe":
                     continue

@@ -167,6 +167,8 @@ TEST_F(GgufLlamaOracle, EveryRequiredFileWasWrittenAndLoaded) {
   for (const char* arch : {"llama", "qwen3moe"})
     for (const char* ftype : {"F32", "Q8_0", "Q4_0", "Q4_K_M", "Q6_K"})
       EXPECT_TRUE(files.count(std::string(arch) + "-" + ftype + ".gguf")) << arch << " " << ftype;
+  EXPECT_TRUE(files.count("llama4-F32.gguf"));
+  EXPECT_TRUE(files.count("t5-F32.gguf"));
 }
 
 TEST_F(GgufLlamaOracle, ParametersAreLlamaCppsLessItsRopeFactors) {
@@ -244,6 +246,7 @@ std::optional<uint64_t> parse_uint(const std::string& s) {
 TEST_F(GgufLlamaOracle, RecordIsWhatLlamaCppLoaded) {
   for (const LlamaReport& r : reports_) {
     SCOPED_TRACE(r.file);
+    if (r.arch == "t5") continue;  // its own test: encoder and decoder stacks under other names
     const Inventory inv = inventory_of(r);
     const ArchitectureRecord& a = inv.arch;
     EXPECT_EQ(static_cast<int64_t>(a.num_layers), r.n_layer);
@@ -276,6 +279,18 @@ TEST_F(GgufLlamaOracle, RecordIsWhatLlamaCppLoaded) {
         EXPECT_EQ(static_cast<int64_t>(l.ffn.intermediate), r.tensors.at("blk.0.ffn_gate.weight").ne[1]);
       }
     }
+    if (r.arch == "llama4") {
+      // llama.cpp runs Llama-4's attention in chunks of n_swa tokens on three layers of every four (its
+      // set_swa_pattern(4)), the fourth attending the whole context.
+      ASSERT_TRUE(r.n_swa && *r.n_swa > 0);
+      for (size_t i = 0; i < a.layers().size(); ++i) {
+        const AttentionShape& at = a.layers()[i].attention;
+        EXPECT_EQ(at.span, i % 4 == 3 ? Span::Full : Span::Chunked) << "layer " << i;
+        if (at.span == Span::Chunked) {
+          EXPECT_EQ(static_cast<int64_t>(at.window), *r.n_swa) << "layer " << i;
+        }
+      }
+    }
     if (r.arch != "qwen3moe") continue;
     // Experts: the counts llama.cpp read (its metadata strings), the width its expert tensors have.
     const std::string* experts = r.meta_value("qwen3moe.expert_count");
@@ -294,6 +309,43 @@ TEST_F(GgufLlamaOracle, RecordIsWhatLlamaCppLoaded) {
     const ParameterCounts p = count_parameters(inv);
     ASSERT_TRUE(p.active);
     EXPECT_LT(*p.active, p.total);
+  }
+}
+
+// T5: llama.cpp's n_layer is each stack's; the decoder's layers attend the encoder with the same heads, whose
+// width (key_length, T5's d_kv) the shapes llama.cpp accepted confirm.
+TEST_F(GgufLlamaOracle, T5IsAnEncoderAndADecoder) {
+  for (const LlamaReport& r : reports_) {
+    if (r.arch != "t5") continue;
+    SCOPED_TRACE(r.file);
+    const Inventory inv = inventory_of(r);
+    const ArchitectureRecord& a = inv.arch;
+    EXPECT_EQ(a.architecture, "T5ForConditionalGeneration");
+    EXPECT_EQ(a.position, PositionKind::Relative);
+    const StackSpec* encoder = a.stack(StackRole::Encoder);
+    const StackSpec* decoder = a.stack(StackRole::Decoder);
+    ASSERT_TRUE(encoder && decoder);
+    EXPECT_EQ(static_cast<int64_t>(encoder->layers.size()), r.n_layer);
+    EXPECT_EQ(static_cast<int64_t>(decoder->layers.size()), r.n_layer);
+    EXPECT_EQ(static_cast<int64_t>(a.hidden_size), r.n_embd);
+    const LlamaTensor& q = r.tensors.at("enc.blk.0.attn_q.weight");         // ne: hidden, heads x d_kv
+    const LlamaTensor& cq = r.tensors.at("dec.blk.0.cross_attn_q.weight");  // the same over the encoder
+    const LlamaTensor& up = r.tensors.at("dec.blk.0.ffn_up.weight");        // ne: hidden, d_ff
+    for (const StackSpec* s : {encoder, decoder})
+      for (const LayerSpec& l : s->layers) {
+        EXPECT_EQ(l.mixer, Mixer::Attention);
+        EXPECT_EQ(static_cast<int64_t>(l.attention.heads), r.n_head);
+        EXPECT_EQ(static_cast<int64_t>(l.attention.heads * l.attention.head_dim), q.ne[1]);
+        EXPECT_EQ(l.ffn.kind, Ffn::Dense);
+        EXPECT_TRUE(l.ffn.gated);
+        EXPECT_EQ(static_cast<int64_t>(l.ffn.intermediate), up.ne[1]);
+        EXPECT_EQ(l.cross_attention.has_value(), s == decoder);
+        if (l.cross_attention) {
+          EXPECT_EQ(static_cast<int64_t>(l.cross_attention->heads * l.cross_attention->head_dim), cq.ne[1]);
+        }
+      }
+    // Every tensor lands on a block: none is left as "other".
+    for (const InventoryTensor& t : inv.tensors) EXPECT_NE(t.placement.block, Block::Other) << t.name;
   }
 }
 

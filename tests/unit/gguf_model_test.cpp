@@ -127,6 +127,26 @@ TEST(GgufModel, PerLayerHeadCountsAndSlidingPattern) {
     EXPECT_EQ(inv2.arch.layers()[i].attention.span, i % 2 == 0 ? Span::Sliding : Span::Full) << "layer " << i;
 }
 
+// Llama-4: llama.cpp chunks attention by 8192 on three layers of four unless the file's sliding_window is 0
+// (then every layer attends the whole context). The oracle test checks the first case against llama.cpp.
+TEST(GgufModel, Llama4ChunkedAttentionUnlessTheFileTurnsItOff) {
+  test::TempDir dir;
+  test::TinyGguf m{.arch = "llama4", .layers = 4, .context = 262144};
+  auto kv = test::tiny_gguf_metadata(m);
+  kv.push_back(gguf_u32("llama4.attention.sliding_window", 0));
+  write_gguf(dir / "l.gguf", kv, test::tiny_gguf_tensors(m));
+  for (const LayerSpec& l : inventory_of(dir / "l.gguf").arch.layers())
+    EXPECT_EQ(l.attention.span, Span::Full);
+  test::write_tiny_gguf(dir / "l.gguf", m);
+  const auto& layers = inventory_of(dir / "l.gguf").arch.layers();
+  ASSERT_EQ(layers.size(), 4u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(layers[i].attention.span, Span::Chunked) << "layer " << i;
+    EXPECT_EQ(layers[i].attention.window, 8192u) << "layer " << i;
+  }
+  EXPECT_EQ(layers[3].attention.span, Span::Full);
+}
+
 TEST(GgufModel, MixtureOfExperts) {
   test::TempDir dir;
   test::TinyGguf m{.arch = "qwen3moe", .layers = 2};
