@@ -1,7 +1,6 @@
 #include "hub/content_hash.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,12 +9,14 @@
 #include <vector>
 
 #include "core/error.h"
+#include "hub/digest_library.h"
 
 namespace ma {
 
 struct ContentHash::State {
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  ~State() { EVP_MD_CTX_free(ctx); }
+  const DigestLibrary& evp = digests();
+  EVP_MD_CTX* ctx = evp.ctx_new();
+  ~State() { evp.ctx_free(ctx); }
 };
 
 ContentHash::ContentHash(std::string_view etag, uint64_t size)
@@ -27,10 +28,11 @@ ContentHash::ContentHash(std::string_view etag, uint64_t size)
 ContentHash::~ContentHash() = default;
 
 void ContentHash::start() {
-  EVP_DigestInit_ex(state_->ctx, git_blob_ ? EVP_sha1() : EVP_sha256(), nullptr);
+  const DigestLibrary& evp = state_->evp;
+  evp.init(state_->ctx, git_blob_ ? evp.sha1() : evp.sha256(), nullptr);
   if (git_blob_) {
     std::string prefix = "blob " + std::to_string(size_);
-    EVP_DigestUpdate(state_->ctx, prefix.data(), prefix.size() + 1);  // with the terminating NUL, as git does
+    evp.update(state_->ctx, prefix.data(), prefix.size() + 1);  // with the terminating NUL, as git does
   }
 }
 
@@ -39,13 +41,13 @@ void ContentHash::reset() {
 }
 
 void ContentHash::update(std::string_view bytes) {
-  EVP_DigestUpdate(state_->ctx, bytes.data(), bytes.size());
+  state_->evp.update(state_->ctx, bytes.data(), bytes.size());
 }
 
 std::string ContentHash::hex_digest() {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
-  EVP_DigestFinal_ex(state_->ctx, digest, &n);
+  state_->evp.final(state_->ctx, digest, &n);
   static const char* hex = "0123456789abcdef";
   std::string out;
   for (unsigned int i = 0; i < n; ++i) {

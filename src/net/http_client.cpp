@@ -1,12 +1,11 @@
 #include "net/http_client.h"
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <cctype>
 #include <exception>
 
 #include "core/error.h"
+#include "net/curl_library.h"
 
 namespace ma {
 namespace {
@@ -20,11 +19,6 @@ struct Transfer {
 };
 
 constexpr uint64_t kMaxErrorBody = 64 << 10;
-
-void init_curl_once() {
-  static const CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-  if (rc != CURLE_OK) throw Error(ErrorKind::Internal, "libcurl", "", "curl_global_init failed");
-}
 
 size_t on_header(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
@@ -46,7 +40,7 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
 
 bool status_is_success(const Transfer& t) {
   long status = 0;
-  curl_easy_getinfo(t.handle, CURLINFO_RESPONSE_CODE, &status);
+  curl().easy_getinfo(t.handle, CURLINFO_RESPONSE_CODE, &status);
   return status >= 200 && status < 300;
 }
 
@@ -56,7 +50,7 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   HttpResponse& r = *t->response;
   if (t->to_sink < 0) {
     long status = 0;
-    curl_easy_getinfo(t->handle, CURLINFO_RESPONSE_CODE, &status);
+    curl().easy_getinfo(t->handle, CURLINFO_RESPONSE_CODE, &status);
     t->to_sink = t->request->sink && status >= 200 && status < 300;
   }
   // Error and redirect bodies are kept (small) for the message; never streamed into a download.
@@ -95,7 +89,7 @@ std::string transport_reason(CURLcode rc) {
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_SSL_CERTPROBLEM:
-      return "TLS error: " + std::string(curl_easy_strerror(rc));
+      return "TLS error: " + std::string(curl().easy_strerror(rc));
     case CURLE_PARTIAL_FILE:
       return "connection closed before the whole body arrived";
     case CURLE_RECV_ERROR:
@@ -103,7 +97,7 @@ std::string transport_reason(CURLcode rc) {
     case CURLE_GOT_NOTHING:
       return "connection reset";
     default:
-      return curl_easy_strerror(rc);
+      return curl().easy_strerror(rc);
   }
 }
 
@@ -121,12 +115,12 @@ std::string redact_url(std::string_view url) {
   return std::string(url.substr(0, cut));
 }
 
-HttpClient::HttpClient(HttpTimeouts timeouts) : timeouts_(timeouts) {
-  init_curl_once();
-}
+// libcurl is loaded by the first request (net/curl_library.h), not here: a client made for a command that
+// finds everything local never costs its loading.
+HttpClient::HttpClient(HttpTimeouts timeouts) : timeouts_(timeouts) {}
 
 HttpClient::~HttpClient() {
-  for (void* h : idle_) curl_easy_cleanup(static_cast<CURL*>(h));
+  for (void* h : idle_) curl().easy_cleanup(static_cast<CURL*>(h));
 }
 
 void* HttpClient::acquire() {
@@ -138,7 +132,7 @@ void* HttpClient::acquire() {
       return h;
     }
   }
-  CURL* h = curl_easy_init();
+  CURL* h = curl().easy_init();
   if (!h) throw Error(ErrorKind::Internal, "libcurl", "", "curl_easy_init failed");
   return h;
 }
@@ -150,52 +144,52 @@ void HttpClient::release(void* handle) {
 
 HttpResponse HttpClient::perform(const HttpRequest& request) {
   CURL* h = static_cast<CURL*>(acquire());
-  curl_easy_reset(h);  // keeps the connection cache, clears the previous request's options
+  curl().easy_reset(h);  // keeps the connection cache, clears the previous request's options
   HttpResponse response;
   Transfer t{&request, &response, h, nullptr};
   std::string range;
   if (request.range)
     range = std::to_string(request.range->first) + "-" +
             (request.range->last == kOpenEnded ? std::string() : std::to_string(request.range->last));
-  curl_slist* headers = curl_slist_append(nullptr, "User-Agent: modelanalyzer/" MA_VERSION);
-  if (!request.accept_compressed) headers = curl_slist_append(headers, "Accept-Encoding: identity");
+  curl_slist* headers = curl().slist_append(nullptr, "User-Agent: modelanalyzer/" MA_VERSION);
+  if (!request.accept_compressed) headers = curl().slist_append(headers, "Accept-Encoding: identity");
   std::string auth;
   if (!request.authorization.empty()) {
     auth = "Authorization: " + request.authorization;
-    headers = curl_slist_append(headers, auth.c_str());
+    headers = curl().slist_append(headers, auth.c_str());
   }
-  curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, timeouts_.connect_s);
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, timeouts_.stall_s);
-  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+  curl().easy_setopt(h, CURLOPT_URL, request.url.c_str());
+  curl().easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl().easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+  curl().easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  curl().easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl().easy_setopt(h, CURLOPT_CONNECTTIMEOUT, timeouts_.connect_s);
+  curl().easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl().easy_setopt(h, CURLOPT_LOW_SPEED_TIME, timeouts_.stall_s);
+  curl().easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+  curl().easy_setopt(h, CURLOPT_HEADERDATA, &t);
+  curl().easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+  curl().easy_setopt(h, CURLOPT_WRITEDATA, &t);
   if (request.accept_compressed)
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // every encoding curl decodes
-  if (request.head) curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-  if (!range.empty()) curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
+    curl().easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // every encoding curl decodes
+  if (request.head) curl().easy_setopt(h, CURLOPT_NOBODY, 1L);
+  if (!range.empty()) curl().easy_setopt(h, CURLOPT_RANGE, range.c_str());
 
-  CURLcode rc = curl_easy_perform(h);
+  CURLcode rc = curl().easy_perform(h);
   long status = 0;
-  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  curl().easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
   long header_bytes = 0;
   curl_off_t body_bytes = 0;  // as received, before decoding
-  curl_easy_getinfo(h, CURLINFO_HEADER_SIZE, &header_bytes);
-  curl_easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &body_bytes);
-  curl_slist_free_all(headers);
+  curl().easy_getinfo(h, CURLINFO_HEADER_SIZE, &header_bytes);
+  curl().easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &body_bytes);
+  curl().slist_free_all(headers);
   requests_.fetch_add(1);
   bytes_.fetch_add(static_cast<uint64_t>(header_bytes + body_bytes));
   // A transfer we stopped on purpose leaves a connection mid-body: drop the handle rather than reuse it.
   if (rc == CURLE_OK)
     release(h);
   else
-    curl_easy_cleanup(h);
+    curl().easy_cleanup(h);
 
   if (t.sink_error) std::rethrow_exception(t.sink_error);
   if (rc == CURLE_WRITE_ERROR && response.capped) rc = CURLE_OK;

@@ -1,29 +1,31 @@
 #include "net/url.h"
 
-#include <curl/curl.h>
-
 #include <memory>
 
 #include "core/error.h"
+#include "net/curl_library.h"
 #include "net/http_client.h"
 
 namespace ma {
 namespace {
 
-using UrlHandle = std::unique_ptr<CURLU, decltype(&curl_url_cleanup)>;
+struct UrlCleanup {
+  void operator()(CURLU* u) const { curl().url_cleanup(u); }
+};
+using UrlHandle = std::unique_ptr<CURLU, UrlCleanup>;
 
 UrlHandle parse(const std::string& url) {
-  UrlHandle u(curl_url(), curl_url_cleanup);
-  if (!u || curl_url_set(u.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
+  UrlHandle u(curl().url());
+  if (!u || curl().url_set(u.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
     throw Error(ErrorKind::Network, redact_url(url), "", "not a valid URL");
   return u;
 }
 
 std::string part(CURLU* u, CURLUPart which, unsigned flags = 0) {
   char* value = nullptr;
-  if (curl_url_get(u, which, &value, flags) != CURLUE_OK || !value) return {};
+  if (curl().url_get(u, which, &value, flags) != CURLUE_OK || !value) return {};
   std::string out(value);
-  curl_free(value);
+  curl().free(value);
   return out;
 }
 
@@ -43,7 +45,7 @@ Origin origin_of(const std::string& url) {
 
 std::string resolve_url(const std::string& base, const std::string& location) {
   UrlHandle u = parse(base);
-  if (curl_url_set(u.get(), CURLUPART_URL, location.c_str(), 0) != CURLUE_OK)
+  if (curl().url_set(u.get(), CURLUPART_URL, location.c_str(), 0) != CURLUE_OK)
     throw Error(ErrorKind::Network, redact_url(base), "Location", "redirect to an invalid URL");
   return part(u.get(), CURLUPART_URL);
 }
