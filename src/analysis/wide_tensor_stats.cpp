@@ -4,12 +4,14 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "analysis/stats_math.h"
 #include "core/dtype_values.h"
 #include "core/vector_clones.h"
 #include "formats/ggml_dequant.h"
+#include "formats/ggml_levels.h"
 
 // bins_of recomputes histogram edges and must round i * step + first twice, as histogram_edges does; a
 // compiler allowed to fuse it into one FMA (e.g. under -march=native) would move values across edges.
@@ -22,9 +24,9 @@
 namespace ma {
 namespace {
 
-// Values are handled a piece at a time: 16,384 doubles and their keys (256 KiB) stay in a core's L2 cache
-// between the loops that each look at them once.
-constexpr size_t kPiece = 16384;
+// Values are handled a piece at a time: 8,192 values with their keys and weights (224 KiB) stay in a core's
+// L2 cache beside the percentile buckets (512 KiB) between the loops that each look at them once.
+constexpr size_t kPiece = 8192;
 
 // A key whose unsigned order is the values' order: sign-magnitude floats flip, signed integers offset.
 uint64_t order_key(DType t, uint64_t bits) {
@@ -50,11 +52,17 @@ uint64_t key_bits(DType t, uint64_t key) {
   return key;
 }
 
-// The finite values of one piece with their order keys; NaN and ±Inf are counted and left out.
+// The finite values of one piece with their order keys and how many elements each stands for; NaN and ±Inf
+// are counted and left out. A value stands for one element, except a level of a ggml block type read in its
+// level form (formats/ggml_levels.h), which stands for every element of its group holding its code: the
+// weights stay 1 for every other type.
 struct Piece {
   std::vector<double> values = std::vector<double>(kPiece);
   std::vector<uint64_t> keys = std::vector<uint64_t>(kPiece);
+  std::vector<double> weights = std::vector<double>(kPiece, 1.0);  // the counts as doubles, for the sums
+  std::vector<uint32_t> counts = std::vector<uint32_t>(kPiece, 1);
   size_t n = 0;
+  uint64_t elements = 0;  // the finite elements the piece's values stand for
   uint64_t nan = 0, inf = 0;
 };
 
@@ -89,6 +97,7 @@ void load_piece(DType vt, const char* p, size_t count, Piece& piece) {
     }
   }
   piece.n = count;
+  piece.elements = count;
   if (all_finite) return;
   size_t out = 0;
   for (size_t i = 0; i < count; ++i) {
@@ -101,6 +110,55 @@ void load_piece(DType vt, const char* p, size_t count, Piece& piece) {
       piece.values[out] = v;
       piece.keys[out++] = piece.keys[i];
     }
+  }
+  piece.n = piece.elements = out;
+}
+
+// The levels of a ggml block type in level form, `n` levels with their counts (0 to a group's size): each
+// level becomes a value weighted by its count, those no element holds with weight 0 (the loops below add
+// nothing for them and leave them out of min and max). Vectorised like load_f32 while every level is finite;
+// a piece with a NaN or infinite level (a NaN or infinite scale) is redone one level at a time, counting
+// those by their weights and leaving them out.
+MA_VECTOR_CLONES bool load_finite_levels(const float* __restrict levels, const uint8_t* __restrict counts,
+                                         size_t n, double* __restrict values, uint64_t* __restrict keys,
+                                         double* __restrict weights, uint32_t* __restrict weight_counts) {
+  uint32_t special = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t u;
+    std::memcpy(&u, levels + i, 4);
+    values[i] = static_cast<double>(levels[i]);
+    keys[i] = order_key(DType::F32, u);
+    weights[i] = static_cast<double>(counts[i]);
+    weight_counts[i] = counts[i];
+    special |= (u & 0x7f800000u) == 0x7f800000u;
+  }
+  return special == 0;
+}
+
+void load_levels(const float* levels, const uint8_t* counts, size_t n, Piece& piece) {
+  piece.n = n;
+  piece.elements = 0;
+  if (load_finite_levels(levels, counts, n, piece.values.data(), piece.keys.data(), piece.weights.data(),
+                         piece.counts.data())) {
+    uint64_t elements = 0;  // a local sum: counts (bytes) may alias the piece, and would keep it scalar
+    for (size_t i = 0; i < n; ++i) elements += counts[i];
+    piece.elements = elements;
+    return;
+  }
+  size_t out = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t u;
+    std::memcpy(&u, levels + i, 4);
+    const uint32_t c = counts[i];
+    if ((u & 0x7f800000u) == 0x7f800000u) {
+      ((u & 0x007fffffu) ? piece.nan : piece.inf) += c;
+      continue;
+    }
+    piece.values[out] = static_cast<double>(levels[i]);
+    piece.keys[out] = order_key(DType::F32, u);
+    piece.weights[out] = static_cast<double>(c);
+    piece.counts[out++] = c;
+    piece.elements += c;
   }
   piece.n = out;
 }
@@ -135,22 +193,27 @@ struct PassOne {
   uint64_t zeros = 0, near = 0;
 };
 
-MA_VECTOR_CLONES void add_pass_one(const double* v, size_t n, double eps, PassOne& r) {
+// Each value x enters as w copies: w * x and w * x * x are exact (x is a float32, w at most 32, so they fit
+// in a double's 53 bits), and the counts of zeros and near-zeros are sums of small integers, exact in double.
+MA_VECTOR_CLONES void add_pass_one(const double* v, const double* w, size_t n, double eps, PassOne& r) {
   const LaneMask magnitude = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  const Lanes none = {};
   LaneSum s, q;
   Lanes lo = {INFINITY, INFINITY, INFINITY, INFINITY};
   Lanes hi = -lo;
-  LaneMask z = {}, e = {};  // a comparison gives -1 in each lane where it holds
+  Lanes z = {}, e = {};
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    Lanes x;
+    Lanes x, c;
     std::memcpy(&x, v + i, sizeof x);
-    s.add(x);
-    q.add(x * x);
-    lo = x < lo ? x : lo;
-    hi = x > hi ? x : hi;
-    z -= x == 0;
-    e -= (Lanes)((LaneMask)x & magnitude) <= eps;
+    std::memcpy(&c, w + i, sizeof c);
+    const Lanes cx = c * x;
+    s.add(cx);
+    q.add(cx * x);
+    lo = ((x < lo) & (c > 0)) ? x : lo;
+    hi = ((x > hi) & (c > 0)) ? x : hi;
+    z += x == 0 ? c : none;
+    e += (Lanes)((LaneMask)x & magnitude) <= eps ? c : none;
   }
   s.flush_into(r.sum);
   q.flush_into(r.squares);
@@ -161,13 +224,15 @@ MA_VECTOR_CLONES void add_pass_one(const double* v, size_t n, double eps, PassOn
     r.near += static_cast<uint64_t>(e[j]);
   }
   for (; i < n; ++i) {
-    const double x = v[i];
-    r.sum.add(x);
-    r.squares.add(x * x);
-    r.min = std::min(r.min, x);
-    r.max = std::max(r.max, x);
-    r.zeros += x == 0;
-    r.near += std::fabs(x) <= eps;
+    const double x = v[i], cx = w[i] * x;
+    r.sum.add(cx);
+    r.squares.add(cx * x);
+    if (w[i] > 0) {
+      r.min = std::min(r.min, x);
+      r.max = std::max(r.max, x);
+    }
+    r.zeros += x == 0 ? static_cast<uint64_t>(w[i]) : 0;
+    r.near += std::fabs(x) <= eps ? static_cast<uint64_t>(w[i]) : 0;
   }
 }
 
@@ -176,25 +241,27 @@ struct CentralMoments {
   CompensatedSum m2, m3, m4;
 };
 
-MA_VECTOR_CLONES void add_central_moments(const double* v, size_t n, double mean, CentralMoments& c) {
+MA_VECTOR_CLONES void add_central_moments(const double* v, const double* w, size_t n, double mean,
+                                          CentralMoments& c) {
   LaneSum a2, a3, a4;
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    Lanes x;
+    Lanes x, k;
     std::memcpy(&x, v + i, sizeof x);
-    const Lanes d = x - mean, d2 = d * d;
-    a2.add(d2);
-    a3.add(d2 * d);
-    a4.add(d2 * d2);
+    std::memcpy(&k, w + i, sizeof k);
+    const Lanes d = x - mean, d2 = d * d, kd2 = k * d2;
+    a2.add(kd2);
+    a3.add(kd2 * d);
+    a4.add(kd2 * d2);
   }
   a2.flush_into(c.m2);
   a3.flush_into(c.m3);
   a4.flush_into(c.m4);
   for (; i < n; ++i) {
-    const double d = v[i] - mean, d2 = d * d;
-    c.m2.add(d2);
-    c.m3.add(d2 * d);
-    c.m4.add(d2 * d2);
+    const double d = v[i] - mean, d2 = d * d, kd2 = w[i] * d2;
+    c.m2.add(kd2);
+    c.m3.add(kd2 * d);
+    c.m4.add(kd2 * d2);
   }
 }
 
@@ -230,16 +297,22 @@ MA_VECTOR_CLONES void bins_of(const double* v, size_t n, const std::vector<doubl
 }
 
 // Calls f(piece) for the tensor's values a piece at a time, reading it through the buffer; false when
-// cancelled. A ggml block type is read in whole blocks and decoded to float32 first (`decoded`: scratch), so
-// f sees the values llama.cpp computes with.
+// cancelled. A ggml block type is read in whole blocks: in its level form where it has one (each group's
+// levels weighted by their counts), else decoded to float32 (`decoded`: scratch); either way f sees the
+// values llama.cpp computes with.
 template <typename F>
 bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DType stored, char* buffer,
                     size_t buffer_bytes, const std::atomic<bool>* cancel, Piece& piece, F&& f) {
   const DTypeInfo& info = dtype_info(stored);
   const bool blocks = info.block_elements > 1;
+  const std::optional<GgmlLevelShape> levels = blocks ? ggml_level_shape(stored) : std::nullopt;
+  // Values one block yields: its elements, or its groups' levels.
+  const size_t per_block =
+      levels ? info.block_elements / levels->group_elements * levels->levels : info.block_elements;
   const size_t chunk = blocks ? buffer_bytes / info.block_bytes * info.block_bytes : buffer_bytes;
-  const size_t blocks_per_piece = blocks ? std::max<size_t>(1, kPiece / info.block_elements) : 0;
-  std::vector<float> decoded(blocks ? blocks_per_piece * info.block_elements : 0);
+  const size_t blocks_per_piece = blocks ? std::max<size_t>(1, kPiece / per_block) : 0;
+  std::vector<float> decoded(blocks ? blocks_per_piece * per_block : 0);
+  std::vector<uint8_t> level_counts(levels ? blocks_per_piece * per_block : 0);
   const unsigned width = blocks ? 4 : dtype_bits(stored) / 8;
   for (uint64_t done = 0; done < bytes;) {
     if (cancel && cancel->load(std::memory_order_relaxed)) return false;
@@ -256,9 +329,14 @@ bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DTy
     const size_t n = len / info.block_bytes;
     for (size_t b = 0; b < n; b += blocks_per_piece) {
       const size_t nb = std::min(blocks_per_piece, n - b);
-      dequantize_blocks(stored, reinterpret_cast<const uint8_t*>(buffer) + b * info.block_bytes, nb,
-                        decoded.data());
-      load_piece(DType::F32, reinterpret_cast<const char*>(decoded.data()), nb * info.block_elements, piece);
+      const uint8_t* src = reinterpret_cast<const uint8_t*>(buffer) + b * info.block_bytes;
+      if (levels) {
+        block_levels(stored, src, nb, decoded.data(), level_counts.data());
+        load_levels(decoded.data(), level_counts.data(), nb * per_block, piece);
+      } else {
+        dequantize_blocks(stored, src, nb, decoded.data());
+        load_piece(DType::F32, reinterpret_cast<const char*>(decoded.data()), nb * per_block, piece);
+      }
       f(piece);
     }
   }
@@ -281,11 +359,12 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
         s.nan_count += p.nan;
         s.inf_count += p.inf;
         p.nan = p.inf = 0;
-        s.finite += p.n;
-        add_pass_one(p.values.data(), p.n, eps, one);
+        s.finite += p.elements;
+        add_pass_one(p.values.data(), p.weights.data(), p.n, eps, one);
         uint64_t* buckets = prefix.data();
+        const uint32_t* counts = p.counts.data();
         const unsigned shift = key_shift;
-        for (size_t i = 0; i < p.n; ++i) ++buckets[p.keys[i] >> shift];
+        for (size_t i = 0; i < p.n; ++i) buckets[p.keys[i] >> shift] += counts[i];
       });
   if (!complete) return false;
   s.zeros_fraction = s.numel ? static_cast<double>(one.zeros) / static_cast<double>(s.numel) : 0;
@@ -321,9 +400,14 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
   // slot_of[bucket]: the bucket's place among the wanted ones, kNotWanted for the others.
   constexpr uint8_t kNotWanted = 0xff;
   std::vector<uint8_t> slot_of(65536, kNotWanted);
+  // The same as one bit per bucket (8 KiB), which stays in a core's L1 cache where slot_of (64 KiB) does not:
+  // the per-value test reads it, slot_of only for the few values in a wanted bucket.
+  std::vector<uint64_t> wanted_bits(65536 / 64, 0);
   size_t slots = 0;
-  for (const Wanted& w : wanted)
+  for (const Wanted& w : wanted) {
     if (slot_of[w.bucket] == kNotWanted) slot_of[w.bucket] = static_cast<uint8_t>(slots++);
+    wanted_bits[w.bucket / 64] |= uint64_t{1} << (w.bucket % 64);
+  }
 
   auto [first, last] = histogram_range(one.min, one.max);
   s.histogram.edges = histogram_edges(first, last, bins);
@@ -338,27 +422,28 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
       for_each_piece(file, offset, s.bytes, s.dtype, buffer, buffer_bytes, cancel, piece, [&](Piece& p) {
         p.nan = p.inf = 0;
         const double* v = p.values.data();
-        add_central_moments(v, p.n, mean, central);
+        add_central_moments(v, p.weights.data(), p.n, mean, central);
         // Four interleaved tables: runs of equal bins (the centre of a weight distribution) would otherwise
         // make each increment wait for the one before.
         const size_t n_values = p.n;
         bins_of(v, n_values, s.histogram.edges, bin_of.data());
         uint64_t* counts = bin_counts.data();
         const uint32_t* b = bin_of.data();
+        const uint32_t* w = p.counts.data();
         size_t at = 0;
         for (; at + 4 <= n_values; at += 4)
-          for (size_t j = 0; j < 4; ++j) ++counts[j * bins + b[at + j]];
-        for (; at < n_values; ++at) ++counts[b[at]];
-        const uint8_t* slot_table = slot_of.data();
+          for (size_t j = 0; j < 4; ++j) counts[j * bins + b[at + j]] += w[at + j];
+        for (; at < n_values; ++at) counts[b[at]] += w[at];
+        const uint64_t* bits = wanted_bits.data();
         const unsigned shift = key_shift;
         for (size_t i = 0; i < n_values; ++i) {
-          const uint64_t key = p.keys[i];
-          const uint8_t slot = slot_table[key >> shift];
-          if (slot == kNotWanted) continue;
+          const uint64_t key = p.keys[i], bucket = key >> shift;
+          if (!((bits[bucket / 64] >> (bucket % 64)) & 1)) continue;
+          const uint8_t slot = slot_of[bucket];
           if (width == 4)
-            ++sub[slot][key & 0xffff];
+            sub[slot][key & 0xffff] += p.counts[i];
           else
-            values[slot].push_back(v[i]);
+            values[slot].push_back(v[i]);  // 64-bit types: never weighted
         }
       });
   if (!second_complete) return false;

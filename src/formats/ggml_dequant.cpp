@@ -10,18 +10,15 @@
 namespace ma {
 namespace {
 
+using ggml::e8m0_half;
 using ggml::each_block;
 using ggml::half_at;
+using ggml::k_scale_min;
 using ggml::kBit;
+using ggml::kE2m1Doubled;
+using ggml::kIq4nlValues;
 using ggml::le16;
 using ggml::le32;
-
-// MXFP4's E8M0 scale, halved: ggml doubles the E2M1 values (kvalues_mxfp4 holds 2 * e2m1 as int8) and
-// halves the scale to match, 2^(e - 128). Exponent bytes 0 and 1 give the subnormals 2^-128 and 2^-127;
-// 255, which OCP MX reserves for NaN, gives 2^127 as ggml has it (GGML_E8M0_TO_FP32_HALF).
-inline float e8m0_half(uint8_t e) {
-  return std::bit_cast<float>(e < 2 ? 0x00200000u << e : static_cast<uint32_t>(e - 1) << 23);
-}
 
 // NVFP4's UE4M3 sub-block scale, halved for the same reason (ggml_ue4m3_to_fp32): 4 exponent bits (bias 7),
 // 3 mantissa bits, bit 7 ignored; 0x00 and 0x7f (E4M3's NaN) read as 0. Every value is exact in float32.
@@ -41,25 +38,6 @@ constexpr std::array<float, 256> kUe4m3Half = [] {
   for (unsigned x = 0; x < 256; ++x) t[x] = ue4m3_half_value(x);
   return t;
 }();
-
-// The non-linear 4-bit codebooks (ggml-common.h): IQ4_NL/IQ4_XS's levels, and E2M1's eight magnitudes
-// doubled to integers, sign in the nibble's top bit (MXFP4, NVFP4).
-constexpr int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
-                                     1,    13,   25,  38,  53,  69,  89,  113};
-constexpr int8_t kE2m1Doubled[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
-
-// The 6-bit scale and min of sub-block j (0..7) of Q4_K/Q5_K, packed in 12 bytes: sub-blocks 0-3 hold theirs
-// in the low 6 bits of bytes j and j + 4; 4-7 in the nibbles of byte j + 4 plus the top 2 bits of bytes j - 4
-// (scale) and j (min).
-inline void k_scale_min(const uint8_t* s, int j, uint8_t& scale, uint8_t& min) {
-  if (j < 4) {
-    scale = s[j] & 63;
-    min = s[j + 4] & 63;
-  } else {
-    scale = static_cast<uint8_t>((s[j + 4] & 0xf) | (s[j - 4] >> 6) << 4);
-    min = static_cast<uint8_t>((s[j + 4] >> 4) | (s[j] >> 6) << 4);
-  }
-}
 
 // `n` bytes of nibbles indexing a 16-level codebook, laid out as Q4_0's (element j in the low nibble of byte
 // j, element j + n in the high one): y = d * level, 2n elements. x86-64's baseline SIMD has no byte shuffle
@@ -148,41 +126,21 @@ void q8_1(const uint8_t* __restrict b, float* __restrict y) {
   for (int j = 0; j < 32; ++j) y[j] = static_cast<float>(static_cast<int8_t>(b[4 + j])) * d;
 }
 
-// Q2_K, 84 bytes: 16 bytes of scales (low nibble: scale, high: min, one per 16 elements), 64 bytes of 2-bit
-// quants, fp16 d, fp16 dmin. Element 128h + 32s + l is bits 2s of byte 32h + l; value
-// (d * scale) * q - dmin * min.
+// Q2_K, 84 bytes, in 16 groups of 16 (ggml::q2_k_group): (d * scale) * q - dmin * min.
 void q2_k(const uint8_t* __restrict b, float* __restrict y) {
-  const uint8_t* scales = b;
-  const uint8_t* qs = b + 16;
-  const float d = half_at(b + 80), dmin = half_at(b + 82);
-  for (int g = 0; g < 16; ++g) {  // group g: elements 16g..16g+15
-    const float dl = d * static_cast<float>(scales[g] & 0xf);
-    const float ml = dmin * static_cast<float>(scales[g] >> 4);
-    const uint8_t* q = qs + 32 * (g / 8) + 16 * (g % 2);
-    const int shift = 2 * (g % 8 / 2);
-    for (int l = 0; l < 16; ++l) y[16 * g + l] = dl * static_cast<float>((q[l] >> shift) & 3) - ml;
+  for (int g = 0; g < 16; ++g) {
+    const ggml::Q2kGroup k = ggml::q2_k_group(b, g);
+    for (int l = 0; l < 16; ++l) y[16 * g + l] = k.dl * static_cast<float>((k.q[l] >> k.shift) & 3) - k.ml;
   }
 }
 
-// Q3_K, 110 bytes: 32 bytes of high bits (hmask), 64 bytes of low 2 bits laid out as Q2_K's, 12 bytes of
-// 6-bit scales (+32, one per 16 elements), fp16 d. Element 128h + 32s + l has its high bit in bit 4h + s of
-// hmask[l]; a clear bit subtracts 4. Value (d * (scale - 32)) * (q - 4 * !high).
+// Q3_K, 110 bytes, in 16 groups of 16 (ggml::q3_k_group): (d * (scale - 32)) * (q - 4 * !high).
 void q3_k(const uint8_t* __restrict b, float* __restrict y) {
-  const uint8_t* hmask = b;
-  const uint8_t* qs = b + 32;
-  const uint8_t* sc = b + 96;
-  const float d = half_at(b + 108);
   for (int g = 0; g < 16; ++g) {
-    const int low = g < 8 ? sc[g] & 0xf : sc[g - 8] >> 4;
-    const int high = (sc[8 + g % 4] >> (2 * (g / 4))) & 3;
-    const float dl = d * static_cast<float>((low | high << 4) - 32);
-    const uint8_t* q = qs + 32 * (g / 8) + 16 * (g % 2);
-    const uint8_t* hm = hmask + 16 * (g % 2);
-    const int shift = 2 * (g % 8 / 2);
-    const int mask = 1 << (4 * (g / 8) + g % 8 / 2);
+    const ggml::Q3kGroup k = ggml::q3_k_group(b, g);
     for (int l = 0; l < 16; ++l) {
-      const int v = ((q[l] >> shift) & 3) - ((hm[l] & mask) ? 0 : 4);
-      y[16 * g + l] = dl * static_cast<float>(v);
+      const int v = ((k.q[l] >> k.shift) & 3) - ((k.hm[l] & k.mask) ? 0 : 4);
+      y[16 * g + l] = k.dl * static_cast<float>(v);
     }
   }
 }

@@ -10,12 +10,14 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <random>
 #include <sstream>
 #include <thread>
 #include <tuple>
 
 #include "cli_test_support.h"
 #include "core/json.h"
+#include "formats/ggml_dequant.h"
 #include "formats/gguf_writer.h"
 #include "formats/safetensors_writer.h"
 
@@ -70,6 +72,16 @@ TEST(CliStats, PackedF4ValuesLowNibbleFirst) {
   EXPECT_DOUBLE_EQ(w.find("min")->as_double(), -6);
   EXPECT_DOUBLE_EQ(w.find("max")->as_double(), 6);
   EXPECT_EQ(w.find("numel")->as_uint(), 4u);
+}
+
+// The order statistics and histogram of two tensors' stats JSON are the same, exactly.
+void expect_same_distribution(const json::Value& a, const json::Value& b) {
+  for (const char* p : {"p0.1", "p1", "p50", "p99", "p99.9"})
+    EXPECT_EQ(a.find("percentiles")->find(p)->as_double(), b.find("percentiles")->find(p)->as_double()) << p;
+  std::vector<uint64_t> ca, cb;
+  for (const json::Value& c : a.find("histogram")->find("counts")->items()) ca.push_back(*c.as_uint());
+  for (const json::Value& c : b.find("histogram")->find("counts")->items()) cb.push_back(*c.as_uint());
+  EXPECT_EQ(ca, cb);
 }
 
 // A GGUF tensor's statistics are those of the values it decodes to: the same as the statistics of those
@@ -133,13 +145,52 @@ TEST(CliStats, QuantizedGgufEqualsItsDecodedValues) {
     for (const char* k :
          {"mean", "std", "var", "min", "max", "abs_max", "l2_norm", "zeros_fraction", "kurtosis"})
       EXPECT_EQ(a.find(k)->as_double(), b.find(k)->as_double()) << k;
-    for (const char* p : {"p0.1", "p1", "p50", "p99", "p99.9"})
-      EXPECT_EQ(a.find("percentiles")->find(p)->as_double(), b.find("percentiles")->find(p)->as_double())
-          << p;
-    std::vector<uint64_t> ca, cb;
-    for (const json::Value& c : a.find("histogram")->find("counts")->items()) ca.push_back(*c.as_uint());
-    for (const json::Value& c : b.find("histogram")->find("counts")->items()) cb.push_back(*c.as_uint());
-    EXPECT_EQ(ca, cb);
+    expect_same_distribution(a, b);
+  }
+}
+
+// The types read in their level form (formats/ggml_levels.h: each group's levels weighted by how many of its
+// elements hold them) give the statistics of their decoded elements stored as F32: counts, extremes,
+// percentiles and histogram exactly; the moments to the last bits (the same exact terms, summed in another
+// order). Random blocks, so scales include NaN, infinite and subnormal ones.
+TEST(CliStats, LevelFormGgufEqualsItsDecodedValues) {
+  TempDir dir;
+  std::mt19937 rng(7);
+  std::vector<TensorToWrite> blocks, floats;
+  for (DType t : {DType::Q4_0, DType::Q4_1, DType::IQ4_NL, DType::IQ4_XS, DType::MXFP4, DType::Q2_K,
+                  DType::Q3_K, DType::Q4_K}) {
+    const DTypeInfo& info = dtype_info(t);
+    const Shape shape{8, 4 * info.block_elements};
+    const size_t count = 32;  // blocks
+    std::string bytes(count * info.block_bytes, '\0');
+    for (char& c : bytes) c = static_cast<char>(rng());
+    std::vector<float> decoded(count * info.block_elements);
+    dequantize_blocks(t, reinterpret_cast<const uint8_t*>(bytes.data()), count, decoded.data());
+    const std::string name = "blk.0." + std::string(info.short_name) + ".weight";
+    blocks.push_back({name, t, shape, bytes});
+    floats.push_back({name, DType::F32, shape,
+                      std::string(reinterpret_cast<const char*>(decoded.data()), decoded.size() * 4)});
+  }
+  write_gguf(dir / "q.gguf", {gguf_string("general.architecture", "llama")}, blocks);
+  write_safetensors(dir / "f.safetensors", floats);
+  CommandResult q = run_cli("stats '" + (dir / "q.gguf").string() + "' --json");
+  CommandResult f = run_cli("stats '" + (dir / "f.safetensors").string() + "' --json");
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  json::Document dq = json::Document::parse(q.out, "gguf"), df = json::Document::parse(f.out, "f32");
+  for (const TensorToWrite& t : blocks) {
+    SCOPED_TRACE(t.name);
+    const json::Value& a = tensor(dq, t.name);
+    const json::Value& b = tensor(df, t.name);
+    for (const char* k : {"numel", "nan_count", "inf_count"})
+      EXPECT_EQ(a.find(k)->as_uint(), b.find(k)->as_uint()) << k;
+    for (const char* k : {"min", "max", "abs_max", "zeros_fraction", "near_zero_fraction"})
+      EXPECT_EQ(a.find(k)->as_double(), b.find(k)->as_double()) << k;
+    for (const char* k : {"mean", "std", "var", "l2_norm", "kurtosis"}) {
+      const double x = a.find(k)->as_double(), y = b.find(k)->as_double();
+      EXPECT_NEAR(x, y, 1e-12 * std::fabs(y)) << k;
+    }
+    expect_same_distribution(a, b);
   }
 }
 
