@@ -67,9 +67,14 @@ void print_settings_warnings(const HubSettings& settings, bool quiet) {
 
 void trace_files(const LocalModelFiles& f) {
   if (!trace_enabled()) return;
-  trace("found: config " + (f.config ? f.config->filename().string() : std::string("none")) + ", " +
-        std::to_string(f.weight_files.size()) + " " + std::string(checkpoint_format_name(f.format)) +
-        " weight file(s)" + (f.index ? " named by " + f.index->filename().string() : std::string()) +
+  const std::string format(checkpoint_format_name(f.format));
+  // With an index the shards are its to name: they are listed when the checkpoint is read.
+  const std::string weights =
+      f.index && f.weight_files.empty()
+          ? "the " + format + " weight files named by " + f.index->filename().string()
+          : std::to_string(f.weight_files.size()) + " " + format + " weight file(s)" +
+                (f.index ? " named by " + f.index->filename().string() : std::string());
+  trace("found: config " + (f.config ? f.config->filename().string() : std::string("none")) + ", " + weights +
         (f.fetched_headers.empty() ? ""
                                    : ", " + std::to_string(f.fetched_headers.size()) + " headers fetched"));
 }

@@ -1,6 +1,8 @@
 // The level form of the ggml block types (formats/ggml_levels.h) against their element decoder: in every
 // group, the levels weighted by their counts are exactly the elements dequantize_blocks decodes, bit for bit,
 // on random blocks (random scales included: NaN, infinite and subnormal ones), NaNs aside as one value.
+#include "formats/ggml_levels.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 
 #include "core/dtype.h"
 #include "formats/ggml_dequant.h"
-#include "formats/ggml_levels.h"
 
 namespace ma {
 namespace {
