@@ -24,9 +24,9 @@
 namespace ma {
 namespace {
 
-// Values are handled a piece at a time: 8,192 values with their keys and weights (224 KiB) stay in a core's
-// L2 cache beside the percentile buckets (512 KiB) between the loops that each look at them once.
-constexpr size_t kPiece = 8192;
+// Values are handled a piece at a time: 16,384 doubles and their keys (256 KiB) stay in a core's L2 cache
+// between the loops that each look at them once.
+constexpr size_t kPiece = 16384;
 
 // A key whose unsigned order is the values' order: sign-magnitude floats flip, signed integers offset.
 uint64_t order_key(DType t, uint64_t bits) {
@@ -59,8 +59,9 @@ uint64_t key_bits(DType t, uint64_t key) {
 struct Piece {
   std::vector<double> values = std::vector<double>(kPiece);
   std::vector<uint64_t> keys = std::vector<uint64_t>(kPiece);
-  std::vector<double> weights = std::vector<double>(kPiece, 1.0);  // the counts as doubles, for the sums
-  std::vector<uint32_t> counts = std::vector<uint32_t>(kPiece, 1);
+  std::vector<double> weights;  // levels only: the counts as doubles, for the sums
+  std::vector<uint32_t> counts;
+  bool weighted = false;
   size_t n = 0;
   uint64_t elements = 0;  // the finite elements the piece's values stand for
   uint64_t nan = 0, inf = 0;
@@ -136,6 +137,11 @@ MA_VECTOR_CLONES bool load_finite_levels(const float* __restrict levels, const u
 }
 
 void load_levels(const float* levels, const uint8_t* counts, size_t n, Piece& piece) {
+  if (!piece.weighted) {
+    piece.weighted = true;
+    piece.weights.resize(kPiece);
+    piece.counts.resize(kPiece);
+  }
   piece.n = n;
   piece.elements = 0;
   if (load_finite_levels(levels, counts, n, piece.values.data(), piece.keys.data(), piece.weights.data(),
@@ -195,61 +201,92 @@ struct PassOne {
 
 // Each value x enters as w copies: w * x and w * x * x are exact (x is a float32, w at most 32, so they fit
 // in a double's 53 bits), and the counts of zeros and near-zeros are sums of small integers, exact in double.
-MA_VECTOR_CLONES void add_pass_one(const double* v, const double* w, size_t n, double eps, PassOne& r) {
+// Unweighted (Weighted = false, `w` unread), every weight is the constant 1 and the compiler drops the
+// multiplications: the element-by-element types pay nothing for the level form.
+template <bool Weighted>
+[[gnu::always_inline]] inline void pass_one(const double* v, const double* w, size_t n, double eps,
+                                            PassOne& r) {
   const LaneMask magnitude = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
   const Lanes none = {};
   LaneSum s, q;
   Lanes lo = {INFINITY, INFINITY, INFINITY, INFINITY};
   Lanes hi = -lo;
-  Lanes z = {}, e = {};
+  Lanes z = {}, e = {};       // weighted counts of zeros and near-zeros
+  LaneMask zi = {}, ei = {};  // unweighted: a comparison gives -1 in each lane where it holds
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    Lanes x, c;
+    Lanes x;
     std::memcpy(&x, v + i, sizeof x);
-    std::memcpy(&c, w + i, sizeof c);
-    const Lanes cx = c * x;
-    s.add(cx);
-    q.add(cx * x);
-    lo = ((x < lo) & (c > 0)) ? x : lo;
-    hi = ((x > hi) & (c > 0)) ? x : hi;
-    z += x == 0 ? c : none;
-    e += (Lanes)((LaneMask)x & magnitude) <= eps ? c : none;
+    if constexpr (Weighted) {
+      Lanes c;
+      std::memcpy(&c, w + i, sizeof c);
+      const Lanes cx = c * x;
+      s.add(cx);
+      q.add(cx * x);
+      lo = ((x < lo) & (c > 0)) ? x : lo;
+      hi = ((x > hi) & (c > 0)) ? x : hi;
+      z += x == 0 ? c : none;
+      e += (Lanes)((LaneMask)x & magnitude) <= eps ? c : none;
+    } else {
+      s.add(x);
+      q.add(x * x);
+      lo = x < lo ? x : lo;
+      hi = x > hi ? x : hi;
+      zi -= x == 0;
+      ei -= (Lanes)((LaneMask)x & magnitude) <= eps;
+    }
   }
   s.flush_into(r.sum);
   q.flush_into(r.squares);
   for (size_t j = 0; j < kLanes; ++j) {
     r.min = std::min(r.min, lo[j]);
     r.max = std::max(r.max, hi[j]);
-    r.zeros += static_cast<uint64_t>(z[j]);
-    r.near += static_cast<uint64_t>(e[j]);
+    r.zeros += static_cast<uint64_t>(z[j]) + static_cast<uint64_t>(zi[j]);
+    r.near += static_cast<uint64_t>(e[j]) + static_cast<uint64_t>(ei[j]);
   }
   for (; i < n; ++i) {
-    const double x = v[i], cx = w[i] * x;
+    const double x = v[i], c = Weighted ? w[i] : 1.0, cx = c * x;
     r.sum.add(cx);
     r.squares.add(cx * x);
-    if (w[i] > 0) {
+    if (c > 0) {
       r.min = std::min(r.min, x);
       r.max = std::max(r.max, x);
     }
-    r.zeros += x == 0 ? static_cast<uint64_t>(w[i]) : 0;
-    r.near += std::fabs(x) <= eps ? static_cast<uint64_t>(w[i]) : 0;
+    r.zeros += x == 0 ? static_cast<uint64_t>(c) : 0;
+    r.near += std::fabs(x) <= eps ? static_cast<uint64_t>(c) : 0;
   }
 }
 
-// Pass 2's sums of (x - mean)^2, ^3 and ^4 about pass 1's mean (numpy's two-pass variance).
+MA_VECTOR_CLONES void add_pass_one(const double* v, size_t n, double eps, PassOne& r) {
+  pass_one<false>(v, nullptr, n, eps, r);
+}
+
+MA_VECTOR_CLONES void add_weighted_pass_one(const double* v, const double* w, size_t n, double eps,
+                                            PassOne& r) {
+  pass_one<true>(v, w, n, eps, r);
+}
+
+// Pass 2's sums of (x - mean)^2, ^3 and ^4 about pass 1's mean (numpy's two-pass variance), each value w
+// times.
 struct CentralMoments {
   CompensatedSum m2, m3, m4;
 };
 
-MA_VECTOR_CLONES void add_central_moments(const double* v, const double* w, size_t n, double mean,
-                                          CentralMoments& c) {
+template <bool Weighted>
+[[gnu::always_inline]] inline void central_moments(const double* v, const double* w, size_t n, double mean,
+                                                   CentralMoments& c) {
   LaneSum a2, a3, a4;
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    Lanes x, k;
+    Lanes x;
     std::memcpy(&x, v + i, sizeof x);
-    std::memcpy(&k, w + i, sizeof k);
-    const Lanes d = x - mean, d2 = d * d, kd2 = k * d2;
+    const Lanes d = x - mean, d2 = d * d;
+    Lanes kd2 = d2;
+    if constexpr (Weighted) {
+      Lanes k;
+      std::memcpy(&k, w + i, sizeof k);
+      kd2 = k * d2;
+    }
     a2.add(kd2);
     a3.add(kd2 * d);
     a4.add(kd2 * d2);
@@ -258,11 +295,20 @@ MA_VECTOR_CLONES void add_central_moments(const double* v, const double* w, size
   a3.flush_into(c.m3);
   a4.flush_into(c.m4);
   for (; i < n; ++i) {
-    const double d = v[i] - mean, d2 = d * d, kd2 = w[i] * d2;
+    const double d = v[i] - mean, d2 = d * d, kd2 = Weighted ? w[i] * d2 : d2;
     c.m2.add(kd2);
     c.m3.add(kd2 * d);
     c.m4.add(kd2 * d2);
   }
+}
+
+MA_VECTOR_CLONES void add_central_moments(const double* v, size_t n, double mean, CentralMoments& c) {
+  central_moments<false>(v, nullptr, n, mean, c);
+}
+
+MA_VECTOR_CLONES void add_weighted_central_moments(const double* v, const double* w, size_t n, double mean,
+                                                   CentralMoments& c) {
+  central_moments<true>(v, w, n, mean, c);
 }
 
 // numpy.histogram's bin of each value (HistogramBinner's rule), four at a time. An edge is recomputed as
@@ -360,11 +406,16 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
         s.inf_count += p.inf;
         p.nan = p.inf = 0;
         s.finite += p.elements;
-        add_pass_one(p.values.data(), p.weights.data(), p.n, eps, one);
         uint64_t* buckets = prefix.data();
-        const uint32_t* counts = p.counts.data();
         const unsigned shift = key_shift;
-        for (size_t i = 0; i < p.n; ++i) buckets[p.keys[i] >> shift] += counts[i];
+        if (p.weighted) {
+          add_weighted_pass_one(p.values.data(), p.weights.data(), p.n, eps, one);
+          const uint32_t* counts = p.counts.data();
+          for (size_t i = 0; i < p.n; ++i) buckets[p.keys[i] >> shift] += counts[i];
+        } else {
+          add_pass_one(p.values.data(), p.n, eps, one);
+          for (size_t i = 0; i < p.n; ++i) ++buckets[p.keys[i] >> shift];
+        }
       });
   if (!complete) return false;
   s.zeros_fraction = s.numel ? static_cast<double>(one.zeros) / static_cast<double>(s.numel) : 0;
@@ -422,18 +473,27 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
       for_each_piece(file, offset, s.bytes, s.dtype, buffer, buffer_bytes, cancel, piece, [&](Piece& p) {
         p.nan = p.inf = 0;
         const double* v = p.values.data();
-        add_central_moments(v, p.weights.data(), p.n, mean, central);
+        if (p.weighted)
+          add_weighted_central_moments(v, p.weights.data(), p.n, mean, central);
+        else
+          add_central_moments(v, p.n, mean, central);
         // Four interleaved tables: runs of equal bins (the centre of a weight distribution) would otherwise
         // make each increment wait for the one before.
         const size_t n_values = p.n;
         bins_of(v, n_values, s.histogram.edges, bin_of.data());
         uint64_t* counts = bin_counts.data();
         const uint32_t* b = bin_of.data();
-        const uint32_t* w = p.counts.data();
         size_t at = 0;
-        for (; at + 4 <= n_values; at += 4)
-          for (size_t j = 0; j < 4; ++j) counts[j * bins + b[at + j]] += w[at + j];
-        for (; at < n_values; ++at) counts[b[at]] += w[at];
+        if (p.weighted) {
+          const uint32_t* w = p.counts.data();
+          for (; at + 4 <= n_values; at += 4)
+            for (size_t j = 0; j < 4; ++j) counts[j * bins + b[at + j]] += w[at + j];
+          for (; at < n_values; ++at) counts[b[at]] += w[at];
+        } else {
+          for (; at + 4 <= n_values; at += 4)
+            for (size_t j = 0; j < 4; ++j) ++counts[j * bins + b[at + j]];
+          for (; at < n_values; ++at) ++counts[b[at]];
+        }
         const uint64_t* bits = wanted_bits.data();
         const unsigned shift = key_shift;
         for (size_t i = 0; i < n_values; ++i) {
@@ -441,7 +501,7 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
           if (!((bits[bucket / 64] >> (bucket % 64)) & 1)) continue;
           const uint8_t slot = slot_of[bucket];
           if (width == 4)
-            sub[slot][key & 0xffff] += p.counts[i];
+            sub[slot][key & 0xffff] += p.weighted ? p.counts[i] : 1;
           else
             values[slot].push_back(v[i]);  // 64-bit types: never weighted
         }
