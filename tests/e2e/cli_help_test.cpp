@@ -29,5 +29,17 @@ TEST(CliArgs, EveryCommandHasAHelpFromItsTable) {
       << "user-visible text names things, not seed documents";
 }
 
+// The libraries only some commands need are loaded when one of them runs (dlopen): ONNX's library and
+// protobuf by the ONNX reader module, libcurl and libcrypto by the first Hub request, librsvg by a PNG
+// diagram, LAPACK by spectrum and embeddings. No other command pays for loading them at start-up.
+TEST(Program, StartsWithoutTheLibrariesOnlySomeCommandsNeed) {
+  // What ldd prints, from the dynamic loader itself: every shared library the program loads at start.
+  CommandResult r = run_cli_env("LD_TRACE_LOADED_OBJECTS=1", "");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_NE(r.out.find("libc.so"), std::string::npos) << r.out;
+  for (const char* lib : {"libonnx", "libprotobuf", "libcurl", "libcrypto", "libssl", "librsvg", "liblapack"})
+    EXPECT_EQ(r.out.find(lib), std::string::npos) << lib << " in\n" << r.out;
+}
+
 }  // namespace
 }  // namespace ma::test

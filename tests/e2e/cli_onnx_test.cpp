@@ -112,17 +112,6 @@ TEST(CliOnnx, ExternalDataLeavingTheDirectoryIsOneLineExitFour) {
   EXPECT_TRUE(r.out.empty());
 }
 
-// ONNX's library and protobuf live in the reader module, loaded only for ONNX models: no other command pays
-// for loading them at start-up.
-TEST(CliOnnx, TheProgramItselfDoesNotLinkOnnx) {
-  // What ldd prints, from the dynamic loader itself: every shared library the program loads at start.
-  CommandResult r = run_cli_env("LD_TRACE_LOADED_OBJECTS=1", "");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  ASSERT_NE(r.out.find("libc.so"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("libonnx"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("libprotobuf"), std::string::npos) << r.out;
-}
-
 TEST(CliOnnx, GraphOfAnotherFormatIsAUsageError) {
   CommandResult r = run_cli("graph '" + example_dir().string() + "'");
   EXPECT_EQ(r.exit_code, 2) << r.err;

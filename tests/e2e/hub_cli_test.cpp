@@ -683,17 +683,5 @@ TEST_F(HubCli, VerboseTracesStagesAndEveryRequest) {
   EXPECT_EQ(run("ex/tiny-llama --trust-endpoint").err.find("] GET "), std::string::npos);
 }
 
-// libcurl and libcrypto are loaded by the first Hub request, not at start: a local analysis never pays for
-// loading them (the requests above went through them, loaded at run time).
-TEST(HubLibraries, TheProgramStartsWithoutCurlOrOpenSsl) {
-  // What ldd prints, from the dynamic loader itself: every shared library the program loads at start.
-  CommandResult r = run_cli_env("LD_TRACE_LOADED_OBJECTS=1", "");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  ASSERT_NE(r.out.find("libc.so"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("libcurl"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("libcrypto"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("libssl"), std::string::npos) << r.out;
-}
-
 }  // namespace
 }  // namespace ma::test
