@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "model/inferred_record.h"
 
 namespace ma {
 namespace {
@@ -278,7 +279,7 @@ void add_t5_encoder(const ArchKeys& k, const GgufArch* arch, ArchitectureRecord&
   for (const InventoryTensor& t : tensors)
     if (t.placement.layer && t.stack() == kEncoder)
       layers = std::max<size_t>(layers, size_t{*t.placement.layer} + 1);
-  if (!layers) return;
+  if (!layers || layers > kMaxInferredLayers) return;  // a hostile index sizes nothing
   StackSpec& encoder = a.add_stack(StackRole::Encoder, std::string(kEncoder), a.hidden_size);
   LayerSpec l;
   l.ffn.kind = Ffn::Dense;

@@ -7,9 +7,6 @@
 namespace ma {
 namespace {
 
-// Beyond this a layer index is not a layer count anyone trains: the names are not a layer stack.
-constexpr uint32_t kMaxInferredLayers = 100000;
-
 LayerSpec nothing_yet() {
   LayerSpec l;
   l.mixer = Mixer::None;

@@ -9,6 +9,9 @@
 
 namespace ma {
 
+// Beyond this a layer index is not a layer count anyone trains: the names are not a layer stack.
+inline constexpr uint32_t kMaxInferredLayers = 100000;
+
 ArchitectureRecord infer_record(const std::vector<InventoryTensor>& tensors);
 
 }  // namespace ma

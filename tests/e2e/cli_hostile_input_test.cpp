@@ -91,6 +91,18 @@ TEST(HostileInput, AGgufLayerIndexOfAHundredMillionIsNoAllocation) {
   json::Document d = json::Document::parse(r.out, "stdout");
   EXPECT_EQ(d.root().find("num_parameters")->as_uint(), 4096u);
   EXPECT_TRUE(d.root().find("layers")->items().empty());
+
+  // The same through T5's encoder stack, which the record builds beside the decoder's.
+  write_gguf(dir / "t5.gguf",
+             {gguf_string("general.architecture", "t5"), gguf_u32("t5.embedding_length", 64),
+              gguf_u32("t5.attention.head_count", 4)},
+             {{"dec.blk.0.attn_q.weight", DType::F32, {64, 64}, {}},
+              {"enc.blk.99999999.attn_q.weight", DType::F32, {64, 64}, {}}});
+  const auto t5_start = std::chrono::steady_clock::now();
+  auto t5 = run_cli(quoted(dir / "t5.gguf") + " --json");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t5_start).count(), 2.0);
+  EXPECT_EQ(t5.exit_code, 0) << t5.err;
+  EXPECT_EQ(json::Document::parse(t5.out, "stdout").root().find("num_parameters")->as_uint(), 8192u);
 }
 
 TEST(HostileInput, ExpertsTimesLayersIsCappedBeforeBuilding) {
