@@ -135,10 +135,11 @@ TEST(GgufModel, Llama4ChunkedAttentionUnlessTheFileTurnsItOff) {
   auto kv = test::tiny_gguf_metadata(m);
   kv.push_back(gguf_u32("llama4.attention.sliding_window", 0));
   write_gguf(dir / "l.gguf", kv, test::tiny_gguf_tensors(m));
-  for (const LayerSpec& l : inventory_of(dir / "l.gguf").arch.layers())
-    EXPECT_EQ(l.attention.span, Span::Full);
+  const Inventory off = inventory_of(dir / "l.gguf");
+  for (const LayerSpec& l : off.arch.layers()) EXPECT_EQ(l.attention.span, Span::Full);
   test::write_tiny_gguf(dir / "l.gguf", m);
-  const auto& layers = inventory_of(dir / "l.gguf").arch.layers();
+  const Inventory on = inventory_of(dir / "l.gguf");
+  const auto& layers = on.arch.layers();
   ASSERT_EQ(layers.size(), 4u);
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(layers[i].attention.span, Span::Chunked) << "layer " << i;
