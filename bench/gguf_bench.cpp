@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   const double stats =
       median_seconds({binary.string(), "stats", q4k.string(), "--json", "--quiet"}, stats_runs);
   std::printf(
-      "(b) stats on %.2f GB of Q4_K GGUF (decoded to float32, exact percentiles), page cache warm "
+      "(b) stats on %.2f GB of Q4_K GGUF (the values llama.cpp decodes, exact percentiles), page cache warm "
       "(median of %d)\n",
       gb, stats_runs);
   std::printf("    modelanalyzer stats               %7.2f GB/s of file bytes  (%.2f s)\n", gb / stats,

@@ -80,6 +80,15 @@ std::vector<TensorStats> scan_weights(const std::vector<ScanItem>& items, const 
     state[i].remaining = n;
   }
 
+  // A two-pass tensor (32/64-bit, block types) is one unit that a single thread works through: the largest
+  // go first, so that no thread is left alone with a large one at the end (a GGUF file ends with its output
+  // matrix, its largest). The counted units follow in checkpoint order.
+  std::stable_sort(units.begin(), units.end(), [&](const Unit& a, const Unit& b) {
+    const bool wa = count_slots(items[a.item].dtype) == 0, wb = count_slots(items[b.item].dtype) == 0;
+    if (wa != wb) return wa;
+    return wa && items[a.item].bytes > items[b.item].bytes;
+  });
+
   std::atomic<uint64_t> done_bytes{0};
   auto report = [&](uint64_t bytes) {
     uint64_t done = done_bytes.fetch_add(bytes) + bytes;
