@@ -1,5 +1,6 @@
 #include "formats/ggml_levels.h"
 
+#include <array>
 #include <cstring>
 
 #include "formats/ggml_block_fields.h"
@@ -14,24 +15,37 @@ using ggml::kE2m1Doubled;
 using ggml::kIq4nlValues;
 
 // How many of `n` (even) bytes' low and high nibbles hold each code, into `low` and `high` (they may be the
-// same table when both nibbles belong to one group). Even and odd bytes count into separate tables, summed
-// at the end: a run of equal codes would otherwise make each increment wait for the one before.
+// same table when both nibbles belong to one group). Each code adds its one-hot row of 16 byte counters, in
+// registers: increments in memory would wait on each other through a run of equal codes.
+using Counts16 = uint8_t __attribute__((vector_size(16)));
+constexpr auto kOneHot = [] {
+  std::array<std::array<uint8_t, 16>, 16> t{};
+  for (size_t k = 0; k < 16; ++k) t[k][k] = 1;
+  return t;
+}();
+
+inline Counts16 one_hot(unsigned code) {
+  Counts16 v;
+  std::memcpy(&v, kOneHot[code].data(), sizeof v);
+  return v;
+}
+
 inline void count_nibbles(const uint8_t* __restrict q, int n, uint8_t* low, uint8_t* high) {
-  uint8_t t[4][16] = {};
+  Counts16 lo0 = {}, lo1 = {}, hi0 = {}, hi1 = {};
   for (int j = 0; j < n; j += 2) {
-    ++t[0][q[j] & 0xf];
-    ++t[1][q[j] >> 4];
-    ++t[2][q[j + 1] & 0xf];
-    ++t[3][q[j + 1] >> 4];
+    lo0 += one_hot(q[j] & 0xf);
+    hi0 += one_hot(q[j] >> 4);
+    lo1 += one_hot(q[j + 1] & 0xf);
+    hi1 += one_hot(q[j + 1] >> 4);
   }
+  const Counts16 lo = lo0 + lo1, hi = hi0 + hi1;
   if (low == high) {
-    for (int k = 0; k < 16; ++k) low[k] = static_cast<uint8_t>(t[0][k] + t[1][k] + t[2][k] + t[3][k]);
+    const Counts16 both = lo + hi;
+    std::memcpy(low, &both, 16);
     return;
   }
-  for (int k = 0; k < 16; ++k) {
-    low[k] = static_cast<uint8_t>(t[0][k] + t[2][k]);
-    high[k] = static_cast<uint8_t>(t[1][k] + t[3][k]);
-  }
+  std::memcpy(low, &lo, 16);
+  std::memcpy(high, &hi, 16);
 }
 
 // Each expression below is its decoder's in ggml_dequant.cpp, term for term, so that a level is bit for bit
