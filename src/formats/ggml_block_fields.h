@@ -76,21 +76,22 @@ inline void k_scale_min(const uint8_t* s, int j, uint8_t& scale, uint8_t& min) {
 }
 
 // Group g (0..15, elements 16g..16g+15) of a Q2_K block, 84 bytes: 16 bytes of scales (low nibble: scale,
-// high: min), 64 bytes of 2-bit quants, fp16 d, fp16 dmin. Element 16g + l is bits `shift` of q[l]; its
-// value (d * scale) * q - dmin * min.
+// high: min), 64 bytes of 2-bit quants, fp16 d, fp16 dmin (converted once per block by the caller: d =
+// half_at(b + 80), dmin = half_at(b + 82)). Element 16g + l is bits `shift` of q[l]; its value
+// (d * scale) * q - dmin * min.
 struct Q2kGroup {
   float dl, ml;
   const uint8_t* q;
   int shift;
 };
-inline Q2kGroup q2_k_group(const uint8_t* b, int g) {
-  const float d = half_at(b + 80), dmin = half_at(b + 82);
+inline Q2kGroup q2_k_group(const uint8_t* b, float d, float dmin, int g) {
   return {d * static_cast<float>(b[g] & 0xf), dmin * static_cast<float>(b[g] >> 4),
           b + 16 + 32 * (g / 8) + 16 * (g % 2), 2 * (g % 8 / 2)};
 }
 
 // Group g of a Q3_K block, 110 bytes: 32 bytes of high bits (hmask), 64 bytes of low 2 bits laid out as
-// Q2_K's, 12 bytes of 6-bit scales (+32, one per group), fp16 d. Element 16g + l has its low bits at `shift`
+// Q2_K's, 12 bytes of 6-bit scales (+32, one per group), fp16 d (converted once per block by the caller: d =
+// half_at(b + 108)). Element 16g + l has its low bits at `shift`
 // of q[l] and its high bit under `mask` in hm[l]; a clear high bit subtracts 4. Value dl * (q - 4 * !high).
 struct Q3kGroup {
   float dl;
@@ -98,11 +99,11 @@ struct Q3kGroup {
   const uint8_t* hm;
   int shift, mask;
 };
-inline Q3kGroup q3_k_group(const uint8_t* b, int g) {
+inline Q3kGroup q3_k_group(const uint8_t* b, float d, int g) {
   const uint8_t* sc = b + 96;
   const int low = g < 8 ? sc[g] & 0xf : sc[g - 8] >> 4;
   const int high = (sc[8 + g % 4] >> (2 * (g / 4))) & 3;
-  return {half_at(b + 108) * static_cast<float>((low | high << 4) - 32), b + 32 + 32 * (g / 8) + 16 * (g % 2),
+  return {d * static_cast<float>((low | high << 4) - 32), b + 32 + 32 * (g / 8) + 16 * (g % 2),
           b + 16 * (g % 2), 2 * (g % 8 / 2), 1 << (4 * (g / 8) + g % 8 / 2)};
 }
 

@@ -128,16 +128,18 @@ void q8_1(const uint8_t* __restrict b, float* __restrict y) {
 
 // Q2_K, 84 bytes, in 16 groups of 16 (ggml::q2_k_group): (d * scale) * q - dmin * min.
 void q2_k(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = half_at(b + 80), dmin = half_at(b + 82);
   for (int g = 0; g < 16; ++g) {
-    const ggml::Q2kGroup k = ggml::q2_k_group(b, g);
+    const ggml::Q2kGroup k = ggml::q2_k_group(b, d, dmin, g);
     for (int l = 0; l < 16; ++l) y[16 * g + l] = k.dl * static_cast<float>((k.q[l] >> k.shift) & 3) - k.ml;
   }
 }
 
 // Q3_K, 110 bytes, in 16 groups of 16 (ggml::q3_k_group): (d * (scale - 32)) * (q - 4 * !high).
 void q3_k(const uint8_t* __restrict b, float* __restrict y) {
+  const float d = half_at(b + 108);
   for (int g = 0; g < 16; ++g) {
-    const ggml::Q3kGroup k = ggml::q3_k_group(b, g);
+    const ggml::Q3kGroup k = ggml::q3_k_group(b, d, g);
     for (int l = 0; l < 16; ++l) {
       const int v = ((k.q[l] >> k.shift) & 3) - ((k.hm[l] & k.mask) ? 0 : 4);
       y[16 * g + l] = k.dl * static_cast<float>(v);

@@ -108,8 +108,9 @@ void q4_k(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restrict 
 
 // Q2_K: 16 groups of 16 (ggml::q2_k_group), four levels (d * scale) * q - dmin * min.
 void q2_k(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restrict c) {
+  const float d = half_at(b + 80), dmin = half_at(b + 82);
   for (int g = 0; g < 16; ++g) {
-    const ggml::Q2kGroup k = ggml::q2_k_group(b, g);
+    const ggml::Q2kGroup k = ggml::q2_k_group(b, d, dmin, g);
     for (int q = 0; q < 4; ++q) y[4 * g + q] = k.dl * static_cast<float>(q) - k.ml;
     uint8_t* n = c + 4 * g;
     std::memset(n, 0, 4);
@@ -119,8 +120,9 @@ void q2_k(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restrict 
 
 // Q3_K: 16 groups of 16 (ggml::q3_k_group); code (low | high << 2), eight levels dl * (low - 4 * !high).
 void q3_k(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restrict c) {
+  const float d = half_at(b + 108);
   for (int g = 0; g < 16; ++g) {
-    const ggml::Q3kGroup k = ggml::q3_k_group(b, g);
+    const ggml::Q3kGroup k = ggml::q3_k_group(b, d, g);
     for (int code = 0; code < 8; ++code)
       y[8 * g + code] = k.dl * static_cast<float>((code & 3) - (code & 4 ? 0 : 4));
     uint8_t* n = c + 8 * g;
