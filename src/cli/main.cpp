@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/stdout_status.h"
 #include "core/error.h"
+#include "core/heap_pages.h"
 #include "core/text.h"
 
 namespace {
@@ -40,6 +41,7 @@ int run(const ma::cli::Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ma::prefer_huge_heap_pages();
   const ma::cli::Args args(argv + 1, argv + argc);
   ma::cli::remember_command_line(args);
   int code;

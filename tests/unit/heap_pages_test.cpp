@@ -1,0 +1,84 @@
+// The heap and large buffers ask for transparent huge pages (core/heap_pages.h): after the call, the block
+// lies in a mapping the kernel may back with 2 MiB pages. Skips where the kernel offers none, or under a
+// sanitizer (whose allocator is not glibc's heap).
+#include "core/heap_pages.h"
+
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string read_text(const char* path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// The "THPeligible" line of the /proc/self/smaps entry whose range holds `address`, or -1 if none.
+int huge_page_eligible(uintptr_t address) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &begin, &end) == 2 && line.find(':') > line.find(' ')) {
+      inside = address >= begin && address < end;
+      continue;
+    }
+    if (inside && line.rfind("THPeligible:", 0) == 0) return std::stoi(line.substr(12));
+  }
+  return -1;
+}
+
+#if defined(MA_SANITIZER_ALLOCATOR) || !defined(__GLIBC__)
+constexpr bool kGlibcHeap = false;
+#else
+constexpr bool kGlibcHeap = true;
+#endif
+
+// The kernel's THP setting ("always [madvise] never"), or empty with the reason the calls cannot be observed.
+std::string thp_mode(std::string& why_not) {
+  const std::string mode = read_text("/sys/kernel/mm/transparent_hugepage/enabled");
+  if (!kGlibcHeap)
+    why_not = "the sanitizer's allocator (or a libc other than glibc) owns the heap";
+  else if (mode.empty() || mode.find("[never]") != std::string::npos)
+    why_not = "this kernel offers no transparent huge pages";
+  return why_not.empty() ? mode : "";
+}
+
+TEST(HeapPages, HeapBlocksMayUseHugePagesAfterTheCall) {
+  std::string why_not;
+  const std::string mode = thp_mode(why_not);
+  if (mode.empty()) GTEST_SKIP() << why_not;
+  ma::prefer_huge_heap_pages();
+  std::vector<char> block(size_t{8} << 20, 1);  // under the 32 MiB mmap threshold: from the heap
+  EXPECT_EQ(huge_page_eligible(reinterpret_cast<uintptr_t>(block.data() + block.size() / 2)), 1)
+      << "THP mode: " << mode;
+}
+
+TEST(HeapPages, ALargeBlockMayUseHugePagesAfterTheCall) {
+  std::string why_not;
+  const std::string mode = thp_mode(why_not);
+  if (mode.empty()) GTEST_SKIP() << why_not;
+  // A mapping of its own, as glibc gives a block over its mmap threshold.
+  const size_t bytes = size_t{16} << 20;
+  void* room = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(room, MAP_FAILED);
+  const auto middle = reinterpret_cast<uintptr_t>(room) + bytes / 2;
+  if (mode.find("[madvise]") != std::string::npos) {
+    EXPECT_EQ(huge_page_eligible(middle), 0);  // not before the call
+  }
+  ma::prefer_huge_pages(room, bytes);
+  EXPECT_EQ(huge_page_eligible(middle), 1) << "THP mode: " << mode;
+  munmap(room, bytes);
+}
+
+}  // namespace
