@@ -1,6 +1,7 @@
 #include "model/inventory.h"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -282,14 +283,42 @@ void settle_width_from_index(std::vector<InventoryTensor>& rows, const std::vect
     }
 }
 
+// Where a routed expert's piece sits depends on its name only, never on the expert's index (place_tensor
+// skips the number after "experts"; ExpertPlacement.NeverDependsOnTheExpertIndex checks every template): the
+// 256 experts of a DeepSeek-V3 layer share one placement, computed once. Keyed by the template piece's shape
+// (one per tensor and part) and the name's stack prefix (a checkpoint may store some names without the
+// base-model prefix); a thread's rows come in name order, so a few entries hold every piece in use.
+class ExpertPlacements {
+ public:
+  const TensorPlacement& of(const Shape* piece, std::string_view name) {
+    for (const Entry& e : entries_)
+      if (e.piece == piece && name.substr(0, e.stack.size()) == e.stack) return e.placement;
+    Entry& e = entries_[next_++ % entries_.size()];
+    e.piece = piece;
+    e.placement = place_tensor(name);
+    e.stack.assign(name.substr(0, e.placement.stack_length));
+    return e.placement;
+  }
+
+ private:
+  struct Entry {
+    const Shape* piece = nullptr;
+    std::string stack;  // "model.layers"
+    TensorPlacement placement;
+  };
+  std::array<Entry, 8> entries_;
+  size_t next_ = 0;
+};
+
 // One stored tensor as an inventory row: its own facts from the header (or, from an index alone, the
 // template's prediction), its meaning from the template match.
 InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMatch& m,
-                           const ModelTemplate* model, RowNote& note) {
+                           const ModelTemplate* model, RowNote& note, ExpertPlacements& placements) {
   InventoryTensor t;
   t.name = std::move(st.name);
   t.file_index = st.file_index;
-  t.placement = place_tensor(t.name);
+  t.placement =
+      m.how == TemplateMatch::How::ExpertPiece ? placements.of(m.shape, t.name) : place_tensor(t.name);
   if (m) {
     t.kind = m.how == TemplateMatch::How::TiedCopy ? TensorKind::Extra : m.kind;
     if (m.how == TemplateMatch::How::TiedCopy) t.tied_to = m.tensor->tied_to;  // e.g. Falcon-180B's lm_head
@@ -398,11 +427,12 @@ Inventory build_inventory(const LocalModelFiles& files) {
   parallel_for((stored + kChunk - 1) / kChunk, [&](size_t chunk) {
     size_t end = std::min(stored, (chunk + 1) * kChunk);
     size_t f = std::upper_bound(first_row.begin(), first_row.end(), chunk * kChunk) - first_row.begin() - 1;
+    ExpertPlacements placements;
     for (size_t i = chunk * kChunk; i < end; ++i) {
       while (i >= first_row[f + 1]) ++f;
       StoredTensor& st = ck.files[f].tensors[i - first_row[f]];
       TemplateMatch m = matcher ? matcher->match(st.name) : TemplateMatch{};
-      rows[i] = stored_row(st, ck.headers_read, m, model, notes[i]);
+      rows[i] = stored_row(st, ck.headers_read, m, model, notes[i], placements);
       if (m) keys[i] = m.order;
     }
   });
