@@ -25,9 +25,6 @@ uintptr_t align_up(uintptr_t p) {
 }  // namespace
 
 void prefer_huge_heap_pages() {
-  // Worker threads would otherwise each grow an arena of their own, in 4 KiB pages; with two to a few
-  // dozen threads sharing one arena, the lock costs less than the faults saved.
-  mallopt(M_ARENA_MAX, 1);
   mallopt(M_TOP_PAD, static_cast<int>(kGrowth));
   mallopt(M_TRIM_THRESHOLD, static_cast<int>(2 * kGrowth));
   // Blocks up to 32 MiB (glibc's own ceiling for its sliding threshold) come from this heap, not from

@@ -17,9 +17,10 @@
 
 namespace ma {
 
-// Call first thing in main, before any thread starts: one heap arena for every thread, grown 64 MiB at a
-// time, and that growth marked MADV_HUGEPAGE. Without THP, under a sanitizer, or on another libc, it does
-// nothing; nothing depends on it but speed.
+// Call first thing in main, before any thread starts: the main heap grows 64 MiB at a time, and that growth
+// is marked MADV_HUGEPAGE. (Worker threads keep arenas of their own, in 4 KiB pages: sharing the main one
+// made them wait on its lock longer than the faults they were spared.) Without THP, under a sanitizer, or on
+// another libc, it does nothing; nothing depends on it but speed.
 void prefer_huge_heap_pages();
 
 // The same for one large block of its own (glibc maps blocks over 32 MiB apart from the heap): the 2 MiB
