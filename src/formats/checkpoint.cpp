@@ -122,7 +122,7 @@ std::vector<SafetensorsHeader> read_indexed_shards(const LocalModelFiles& files,
   if (!files.fetched_headers.empty()) {
     ck.index_name = files.index->filename().string();
     ck.index = files.parsed_index ? *files.parsed_index
-                                  : parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes),
+                                  : parse_safetensors_index(read_file_bytes(*files.index, kMaxIndexBytes),
                                                             files.index->string());
     return fetched_shards(files, ck);
   }
@@ -131,7 +131,7 @@ std::vector<SafetensorsHeader> read_indexed_shards(const LocalModelFiles& files,
   ParallelLoop<> loop(local.size(), metadata_threads(),
                       [&](NoState&, size_t i) { early[i] = read_safetensors_header(local[i].string()); });
   ck.index_name = files.index->filename().string();
-  ck.index = parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes), files.index->string());
+  ck.index = parse_safetensors_index(read_file_bytes(*files.index, kMaxIndexBytes), files.index->string());
   const std::vector<std::exception_ptr>& errors = loop.finish();
 
   const std::vector<std::string>& shards = ck.index->shards;
@@ -219,7 +219,7 @@ void read_torch_files(const LocalModelFiles& files, Checkpoint& ck) {
   std::vector<fs::path> paths = files.weight_files;
   if (files.index) {
     ck.index_name = files.index->filename().string();
-    ck.index = parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes), files.index->string());
+    ck.index = parse_safetensors_index(read_file_bytes(*files.index, kMaxIndexBytes), files.index->string());
     size_t present = 0;
     for (const std::string& shard : ck.index->shards) {
       std::error_code ec;

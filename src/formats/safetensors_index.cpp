@@ -43,14 +43,15 @@ std::optional<uint64_t> read_total_size(json::Reader& r, const std::string& src)
 
 }  // namespace
 
-SafetensorsIndex parse_safetensors_index(std::string json_text, std::string_view source) {
+// The index in `text`, which `owner` keeps alive as long as the index's names point into it.
+SafetensorsIndex parse_index_text(std::shared_ptr<const void> owner, std::string_view text,
+                                  std::string_view source) {
   json::Limits limits;
   limits.max_bytes = kMaxIndexBytes;
-  json::check_document_size(json_text, source, limits);
+  json::check_document_size(text, source, limits);
   SafetensorsIndex idx;
-  auto text = std::make_shared<const std::string>(std::move(json_text));
   auto names = std::make_shared<std::deque<std::string>>();
-  json::Reader r(*text, source, limits);
+  json::Reader r(text, source, limits);
   std::string src(source);
   if (r.peek() != json::Reader::Kind::Object)
     throw Error(ErrorKind::Malformed, src, "", "index must be a JSON object");
@@ -60,7 +61,7 @@ SafetensorsIndex parse_safetensors_index(std::string json_text, std::string_view
   std::string last_shard;
   uint32_t last_id = 0;
   // One ':' per entry at least: an upper bound that spares the weight map's doubling copies.
-  idx.weight_map.reserve(static_cast<size_t>(std::count(text->begin(), text->end(), ':')));
+  idx.weight_map.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), ':')));
   bool seen_map = false;
   r.begin_object();
   std::string_view key;
@@ -82,8 +83,7 @@ SafetensorsIndex parse_safetensors_index(std::string json_text, std::string_view
       std::string_view name;
       while (r.next_member(name)) {
         // Keys with escapes live in the reader's scratch buffer until the next string: keep a copy.
-        bool in_text =
-            name.data() >= text->data() && name.data() + name.size() <= text->data() + text->size();
+        bool in_text = name.data() >= text.data() && name.data() + name.size() <= text.data() + text.size();
         std::string_view tensor = in_text ? name : std::string_view(names->emplace_back(name));
         if (r.peek() != json::Reader::Kind::String)
           throw Error(ErrorKind::Malformed, src, "weight_map['" + printable(tensor) + "']",
@@ -121,10 +121,21 @@ SafetensorsIndex parse_safetensors_index(std::string json_text, std::string_view
   if (auto dup = lookup->first_duplicate())
     throw Error(ErrorKind::Malformed, src, "weight_map['" + printable(idx.weight_map[*dup].first) + "']",
                 "tensor listed twice");
-  idx.text_ = std::move(text);
+  idx.text_ = std::move(owner);
   idx.names_ = std::move(names);
   idx.lookup_ = std::move(lookup);
   return idx;
+}
+
+SafetensorsIndex parse_safetensors_index(std::string json_text, std::string_view source) {
+  auto text = std::make_shared<const std::string>(std::move(json_text));
+  const std::string_view view = *text;
+  return parse_index_text(std::move(text), view, source);
+}
+
+SafetensorsIndex parse_safetensors_index(FileBytes json_text, std::string_view source) {
+  const std::string_view view = json_text.view();
+  return parse_index_text(std::shared_ptr<const char[]>(std::move(json_text.data)), view, source);
 }
 
 }  // namespace ma

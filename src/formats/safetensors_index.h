@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/name_index.h"
+#include "io/file_source.h"
 
 namespace ma {
 
@@ -27,13 +28,15 @@ struct SafetensorsIndex {
   std::optional<uint32_t> find(std::string_view tensor) const { return lookup_->find(tensor); }
 
  private:
-  friend SafetensorsIndex parse_safetensors_index(std::string json_text, std::string_view source);
-  std::shared_ptr<const std::string> text_;               // what weight_map's names point into
+  friend SafetensorsIndex parse_index_text(std::shared_ptr<const void> owner, std::string_view text,
+                                           std::string_view source);
+  std::shared_ptr<const void> text_;                      // owns what weight_map's names point into
   std::shared_ptr<const std::deque<std::string>> names_;  // names that had JSON escapes, unescaped
   std::shared_ptr<const NameIndex> lookup_;
 };
 
 SafetensorsIndex parse_safetensors_index(std::string json_text, std::string_view source);
+SafetensorsIndex parse_safetensors_index(FileBytes json_text, std::string_view source);
 
 // True when `name` is a plain relative file name that cannot leave its directory on POSIX or Windows:
 // no absolute path, drive letter, UNC prefix, backslash, '..' component, empty component or NUL.

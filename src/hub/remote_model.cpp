@@ -157,7 +157,7 @@ class Assembler {
     std::vector<WeightFile> out;
     if (files.index && !files.index_is_pytorch) {
       files.parsed_index = std::make_shared<const SafetensorsIndex>(
-          parse_safetensors_index(read_small_file(*files.index, kMaxIndexBytes), files.index->string()));
+          parse_safetensors_index(read_file_bytes(*files.index, kMaxIndexBytes), files.index->string()));
       const SafetensorsIndex& idx = *files.parsed_index;
       std::vector<uint64_t> count(idx.shards.size()), name_bytes(idx.shards.size());
       for (const auto& [name, shard] : idx.weight_map) {

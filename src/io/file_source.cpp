@@ -77,14 +77,32 @@ void FileSource::read_exact(uint64_t offset, uint64_t len, char* out) const {
   }
 }
 
-std::string read_small_file(const std::filesystem::path& path, uint64_t max_bytes) {
-  FileSource f(path);
+namespace {
+
+void check_cap(const FileSource& f, uint64_t max_bytes) {
   if (f.size() > max_bytes)
     throw Error(
         ErrorKind::Limit, f.name(), "",
         "file is " + std::to_string(f.size()) + " bytes, over the cap of " + std::to_string(max_bytes));
+}
+
+}  // namespace
+
+std::string read_small_file(const std::filesystem::path& path, uint64_t max_bytes) {
+  FileSource f(path);
+  check_cap(f, max_bytes);
   std::string out;
   f.read_exact(0, f.size(), out);
+  return out;
+}
+
+FileBytes read_file_bytes(const std::filesystem::path& path, uint64_t max_bytes) {
+  FileSource f(path);
+  check_cap(f, max_bytes);
+  FileBytes out;
+  out.size = f.size();
+  out.data.reset(new char[out.size]);  // default-initialised: not zero-filled
+  f.read_exact(0, out.size, out.data.get());
   return out;
 }
 

@@ -2,7 +2,9 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <string_view>
 
 #include "io/byte_source.h"
 
@@ -30,5 +32,15 @@ class FileSource final : public ByteSource {
 
 // Whole small file (config.json, index) with a size cap; throws Error(Limit) above it.
 std::string read_small_file(const std::filesystem::path& path, uint64_t max_bytes);
+
+// A whole file in memory that is not zero-filled before the read overwrites it: for files of megabytes read
+// once (DeepSeek-V3's 4 MB index), where filling fresh memory with zeros first cost 1.8 of the 6.5 ms the
+// read took on the 2-core development VM.
+struct FileBytes {
+  std::unique_ptr<char[]> data;
+  size_t size = 0;
+  std::string_view view() const { return {data.get(), size}; }
+};
+FileBytes read_file_bytes(const std::filesystem::path& path, uint64_t max_bytes);
 
 }  // namespace ma

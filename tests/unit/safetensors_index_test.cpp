@@ -30,6 +30,37 @@ TEST(SafetensorsIndex, ParsesWeightMapAndTotalSize) {
   EXPECT_EQ(*idx.total_size, 1234u);
 }
 
+// An index read from its file (bytes not zero-filled first) is the index its text gives; the names, views
+// into those bytes, outlive the FileBytes the index was parsed from. Above the cap nothing is read.
+TEST(SafetensorsIndex, FromFileBytesEqualsFromText) {
+  test::TempDir dir;
+  const std::string text =
+      R"({"metadata":{"total_size":99},"weight_map":{"model.layers.0.mlp.experts.1.w1.weight":"m-1.safetensors",)"
+      R"("esc\u0061ped":"m-2.safetensors"}})";
+  test::write_file(dir / "model.safetensors.index.json", text);
+  const SafetensorsIndex from_text = parse_safetensors_index(text, "i");
+  SafetensorsIndex from_file = [&] {
+    FileBytes bytes = read_file_bytes(dir / "model.safetensors.index.json", kMaxIndexBytes);
+    EXPECT_EQ(bytes.view(), text);
+    return parse_safetensors_index(std::move(bytes), "i");
+  }();
+  ASSERT_EQ(from_file.weight_map.size(), from_text.weight_map.size());
+  for (size_t i = 0; i < from_text.weight_map.size(); ++i) {
+    EXPECT_EQ(from_file.weight_map[i].first, from_text.weight_map[i].first);
+    EXPECT_EQ(from_file.weight_map[i].second, from_text.weight_map[i].second);
+  }
+  EXPECT_EQ(from_file.weight_map[1].first, "escaped");
+  EXPECT_EQ(from_file.find("model.layers.0.mlp.experts.1.w1.weight"), 0u);
+  EXPECT_EQ(from_file.shards, from_text.shards);
+  EXPECT_EQ(from_file.total_size, 99u);
+  try {
+    read_file_bytes(dir / "model.safetensors.index.json", text.size() - 1);
+    ADD_FAILURE() << "read past the cap";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Limit);
+  }
+}
+
 TEST(SafetensorsIndex, X1_ShardPathsCannotEscape) {
   for (const char* bad : {"../../etc/passwd", "/abs/x.safetensors", "sub/../../x", "C:\\\\x",
                           "\\\\\\\\host\\\\share\\\\x", "a//b", "./x", ""})
