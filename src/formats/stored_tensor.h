@@ -10,12 +10,12 @@ namespace ma {
 
 struct StoredTensor {
   std::string name;
-  DType dtype = DType::F32;
   Shape shape;
   uint64_t numel = 0;
   uint64_t data_begin = 0;  // relative to the start of the file's data area
   uint64_t data_end = 0;
-  uint32_t file_index = 0;  // index into the checkpoint's list of files
+  uint32_t file_index = 0;   // index into the checkpoint's list of files
+  DType dtype = DType::F32;  // beside the flags below: 96 bytes a tensor, not 104
   // PyTorch checkpoints only: a view whose elements are not the bytes [data_begin, data_end) (its bytes
   // count as numel x size); one whose elements are exactly those bytes but not in row-major order (a
   // transpose: order-free statistics hold, element-wise comparisons do not); a tensor whose storage an

@@ -256,8 +256,8 @@ struct Differences {
 // What building a row found that must be reported; rows are built in parallel, reports made in order.
 struct RowNote {
   enum class What : uint8_t { None, Unpredicted, ShapeMismatch };
-  What what = What::None;
   const Shape* expected = nullptr;
+  What what = What::None;
   bool model_dtype = false;  // from an index: its dtype is the model's, assumed (not a quantized piece's)
 };
 
@@ -342,7 +342,7 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
     t.parameters = st.tied && !(m && m.how == TemplateMatch::How::TiedCopy) ? 0 : st.numel;
     t.bytes = st.shares_storage ? 0 : st.bytes();
     if (m && m.how != TemplateMatch::How::Packed && t.shape != *m.shape && !is_packed_integer(st.dtype))
-      note = {RowNote::What::ShapeMismatch, m.shape};
+      note = {m.shape, RowNote::What::ShapeMismatch};
   } else if (m) {
     note.model_dtype = m.model_dtype;
     t.shape = *m.shape;

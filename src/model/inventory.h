@@ -18,20 +18,21 @@
 
 namespace ma {
 
+// Fields ordered widest first, so that a row takes 152 bytes, not 168: DeepSeek-V3 has 46,183 of them.
 struct InventoryTensor {
   std::string name;  // on-disk name (Hub checkpoint convention)
   Shape shape;
-  bool shape_known = true;     // false for index names the template does not predict
-  std::optional<DType> dtype;  // stored dtype, or the config's torch_dtype in a dry run
-  uint64_t parameters = 0;     // elements; 0 for tied copies (counted at the tensor they share)
-  uint64_t bytes = 0;          // stored bytes; 0 for tied copies
+  uint64_t parameters = 0;  // elements; 0 for tied copies (counted at the tensor they share)
+  uint64_t bytes = 0;       // stored bytes; 0 for tied copies
   TensorPlacement placement;
-  TensorKind kind = TensorKind::Parameter;
   std::string_view tied_to;  // a name in the template the inventory owns; empty if not tied
+  std::optional<uint32_t> file_index;
+  std::optional<DType> dtype;  // stored dtype, or the config's torch_dtype in a dry run
+  TensorKind kind = TensorKind::Parameter;
+  bool shape_known = true;  // false for index names the template does not predict
   bool routed_expert = false;
   bool embedding = false;
   bool stored = true;  // present in the checkpoint (or would be, in a dry run)
-  std::optional<uint32_t> file_index;
 
   // The module-list prefix the layer index belongs to ("model.layers"); empty outside stacks.
   std::string_view stack() const { return std::string_view(name).substr(0, placement.stack_length); }
