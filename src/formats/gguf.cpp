@@ -418,12 +418,20 @@ std::optional<uint64_t> GgufFile::uint_element(const GgufKv& kv, uint64_t index)
   return v;
 }
 
-std::optional<std::string_view> GgufFile::string_element(const GgufKv& kv, uint64_t index) const {
-  if (kv.type != GgufType::Array || kv.element_type != GgufType::String || index >= kv.count)
-    return std::nullopt;
-  uint64_t p = kv.begin;
-  for (uint64_t k = 0; k < index; ++k) p += 8 + load_le(header.data() + p, 8);  // bounds checked when read
-  return view(p + 8, p + 8 + load_le(header.data() + p, 8));
+std::vector<std::optional<std::string_view>> GgufFile::string_elements(
+    const GgufKv& kv, const std::vector<uint64_t>& indices) const {
+  std::vector<std::optional<std::string_view>> out(indices.size());
+  if (kv.type != GgufType::Array || kv.element_type != GgufType::String) return out;
+  std::vector<size_t> order(indices.size());  // positions of `indices`, by index
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return indices[a] < indices[b]; });
+  uint64_t p = kv.begin, k = 0;  // element k starts at p; bounds were checked when the header was read
+  for (size_t i : order) {
+    if (indices[i] >= kv.count) break;
+    for (; k < indices[i]; ++k) p += 8 + load_le(header.data() + p, 8);
+    out[i] = view(p + 8, p + 8 + load_le(header.data() + p, 8));
+  }
+  return out;
 }
 
 std::optional<std::vector<std::string_view>> GgufFile::string_array(std::string_view key) const {

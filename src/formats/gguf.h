@@ -82,9 +82,13 @@ struct GgufFile {
   std::optional<std::vector<uint64_t>> uint_array(std::string_view key) const;
   std::optional<std::vector<std::string_view>> string_array(std::string_view key) const;
   // One element of an array without materialising the array (a vocabulary's 150,000 tokens): an integer
-  // array's element as unsigned (nullopt if negative or not integers), a string array's element (a walk).
+  // array's element as unsigned (nullopt if negative or not integers).
   std::optional<uint64_t> uint_element(const GgufKv& array, uint64_t index) const;
-  std::optional<std::string_view> string_element(const GgufKv& array, uint64_t index) const;
+  // A string array's elements at `indices`, in their order, found in one walk of the array (its strings can
+  // only be walked one after another: Llama-3's special tokens lie past 128,000 of them, and a walk each cost
+  // more than the rest of reading the tokenizer). nullopt for an index past the end or another array type.
+  std::vector<std::optional<std::string_view>> string_elements(const GgufKv& array,
+                                                               const std::vector<uint64_t>& indices) const;
   std::string_view view(uint64_t begin, uint64_t end) const {
     return std::string_view(header).substr(begin, end - begin);
   }

@@ -58,13 +58,18 @@ std::optional<TokenizerInfo> tokenizer_from_gguf(const GgufFile& g) {
       {"sep", "tokenizer.ggml.seperator_token_id"},  // sic: llama.cpp's key
       {"cls", "tokenizer.ggml.cls_token_id"},       {"mask", "tokenizer.ggml.mask_token_id"},
   };
-  for (const auto& [role, key] : kSpecial) {
-    const std::optional<uint64_t> id = g.uint_value(key);
-    if (!id) continue;
-    const std::optional<std::string_view> text = tokens ? g.string_element(*tokens, *id) : std::nullopt;
-    const std::string content = text ? std::string(*text) : "#" + std::to_string(*id);
-    t.special_tokens.push_back({std::string(role), content});
-  }
+  std::vector<std::string_view> roles;
+  std::vector<uint64_t> ids;
+  for (const auto& [role, key] : kSpecial)
+    if (const std::optional<uint64_t> id = g.uint_value(key)) {
+      roles.push_back(role);
+      ids.push_back(*id);
+    }
+  const std::vector<std::optional<std::string_view>> texts =
+      tokens ? g.string_elements(*tokens, ids) : std::vector<std::optional<std::string_view>>(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i)
+    t.special_tokens.push_back(
+        {std::string(roles[i]), texts[i] ? std::string(*texts[i]) : "#" + std::to_string(ids[i])});
   if (const auto tmpl = g.string_value("tokenizer.chat_template")) {
     t.has_chat_template = true;
     t.chat_template_length = code_points(*tmpl);

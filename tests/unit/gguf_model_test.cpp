@@ -315,6 +315,7 @@ TEST(GgufModel, TokenizerFromMetadata) {
   kv.push_back(gguf_string_array("tokenizer.ggml.merges", {"a b"}));
   kv.push_back(gguf_u32("tokenizer.ggml.bos_token_id", 0));
   kv.push_back(gguf_u32("tokenizer.ggml.eos_token_id", 4));
+  kv.push_back(gguf_u32("tokenizer.ggml.unknown_token_id", 1));   // before eos's id: found in the same walk
   kv.push_back(gguf_u32("tokenizer.ggml.padding_token_id", 99));  // beyond the vocabulary: shown by id
   kv.push_back(gguf_string("tokenizer.chat_template", "{{ m }}\u00e9"));
   kv.push_back(gguf_string("tokenizer.chat_template.tool_use", "{{ t }}"));
@@ -328,11 +329,13 @@ TEST(GgufModel, TokenizerFromMetadata) {
   EXPECT_EQ(t.added_tokens, 3u);
   EXPECT_EQ(t.base_vocab_size, 3u);
   EXPECT_EQ(t.merges, 1u);
-  ASSERT_EQ(t.special_tokens.size(), 3u);
+  ASSERT_EQ(t.special_tokens.size(), 4u);
   EXPECT_EQ(t.special_tokens[0].role, "bos");
   EXPECT_EQ(t.special_tokens[0].content, "<|begin|>");
   EXPECT_EQ(t.special_tokens[1].content, "<|end|>");
-  EXPECT_EQ(t.special_tokens[2].content, "#99");
+  EXPECT_EQ(t.special_tokens[2].role, "unk");
+  EXPECT_EQ(t.special_tokens[2].content, "a");
+  EXPECT_EQ(t.special_tokens[3].content, "#99");
   EXPECT_TRUE(t.has_chat_template);
   EXPECT_EQ(t.chat_template_length, 8u);  // code points: "{{ m }}" and one two-byte character
   EXPECT_EQ(t.chat_template_names, (std::vector<std::string>{"default", "tool_use"}));
