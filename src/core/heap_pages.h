@@ -2,7 +2,7 @@
 // (names, shapes, inventory rows: about 25 MB for DeepSeek-V3's 46,183 tensors). On virtual machines a 4 KiB
 // page fault is dear: touching 25 MB of fresh memory took 60 ms in 4 KiB pages on the 2-core development VM,
 // against 4 ms in 2 MiB pages. So, where the kernel offers transparent huge pages on request, the heap asks
-// for them. The price is memory committed in 2 MiB steps (DeepSeek-V3's inventory: peak RSS 30.4 -> 33 MB).
+// for them. The price is memory committed in 2 MiB steps (DeepSeek-V3's inventory: peak RSS 30.4 -> 31.4 MB).
 #pragma once
 #include <cstddef>
 
