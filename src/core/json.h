@@ -108,6 +108,11 @@ class Reader {
   void finish();  // only whitespace may follow
   uint64_t offset() const { return static_cast<uint64_t>(p_ - begin_); }
   [[noreturn]] void fail(const std::string& why) const;
+  // For a hot loop that recognises the usual spelling of a value byte for byte and leaves every other
+  // spelling to the reader (safetensors headers): the text not yet read, and a step past `n` bytes the
+  // caller has checked to be one complete value, where a value was expected.
+  std::string_view unread() const { return {p_, static_cast<size_t>(end_ - p_)}; }
+  void skip_read(size_t n) { p_ += n; }
 
  private:
   void skip_ws();

@@ -3,6 +3,9 @@
 // valid edge cases are accepted.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <vector>
+
 #include "core/error.h"
 #include "formats/safetensors.h"
 #include "formats/safetensors_writer.h"
@@ -55,6 +58,57 @@ TEST_F(HeaderTest, AcceptsAValidFile) {
   EXPECT_EQ(h.tensors[0].name, "a");
   EXPECT_EQ(h.tensors[0].numel, 2u);
   EXPECT_EQ(h.tensors[0].bytes(), 8u);
+}
+
+// Entries spelled as every writer spells them take a fast path (formats/safetensors.cpp,
+// read_canonical_entry); any other spelling the general reader. Each entry here, spelled both ways (the
+// second with spaces and its fields reordered), reads to the same tensor or fails with the same error.
+TEST_F(HeaderTest, CanonicalAndOtherSpellingsReadAlike) {
+  struct Entry {
+    std::string dtype, shape, offsets;
+    uint64_t data;
+  };
+  const std::vector<Entry> entries = {
+      {"F32", "[2,3]", "[0,24]", 24},
+      {"BF16", "[]", "[0,2]", 2},
+      {"U8", "[0]", "[0,0]", 0},
+      {"F16", "[1,1,1,1,1,1,1,1]", "[0,2]", 2},      // rank 8: the fast path's limit
+      {"F16", "[1,1,1,1,1,1,1,1,1]", "[0,2]", 2},    // rank 9: the general path
+      {"I64", "[9999999999999999999]", "[0,8]", 8},  // 19 digits: overflows the byte count
+      {"U8", "[18446744073709551616]", "[0,4]", 4},  // 20 digits: not a 64-bit integer
+      {"U8", "[02]", "[0,2]", 2},                    // a leading zero is not JSON
+      {"U8", "[2]", "[0,2.0]", 2},
+      {"U8", "[-2]", "[0,2]", 2},
+      {"Q9", "[2]", "[0,2]", 2},
+      {"F32", "[2]", "[8,0]", 8},
+      {"F32", "[2]", "[0,7]", 7},
+      {"B\\u0046", "[2]", "[0,2]", 2},  // an escape in the dtype name
+  };
+  for (const Entry& e : entries) {
+    const std::string canonical =
+        R"({"w":{"dtype":")" + e.dtype + R"(","shape":)" + e.shape + R"(,"data_offsets":)" + e.offsets + "}}";
+    const std::string other = R"({"w": { "shape" : )" + e.shape + R"(, "data_offsets": )" + e.offsets +
+                              R"(, "dtype" : ")" + e.dtype + "\" } }";
+    std::vector<std::optional<Error>> errors;
+    std::vector<SafetensorsHeader> headers;
+    for (const std::string& header : {canonical, other}) {
+      const std::string bytes = file_bytes(header, e.data);
+      errors.push_back(read_error(bytes));
+      if (!errors.back()) headers.push_back(read_safetensors_header((dir / "model.safetensors").string()));
+    }
+    ASSERT_EQ(errors[0].has_value(), errors[1].has_value()) << canonical;
+    if (errors[0]) {
+      EXPECT_EQ(errors[0]->kind(), errors[1]->kind()) << canonical;
+      EXPECT_EQ(errors[0]->rule(), errors[1]->rule()) << canonical;
+      continue;
+    }
+    const StoredTensor &a = headers[0].tensors.at(0), &b = headers[1].tensors.at(0);
+    EXPECT_EQ(a.dtype, b.dtype) << canonical;
+    EXPECT_EQ(a.shape, b.shape) << canonical;
+    EXPECT_EQ(a.numel, b.numel) << canonical;
+    EXPECT_EQ(a.data_begin, b.data_begin) << canonical;
+    EXPECT_EQ(a.data_end, b.data_end) << canonical;
+  }
 }
 
 TEST_F(HeaderTest, S1_TooSmall) {
