@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdlib>  // defines __GLIBC__ on glibc
+#include <new>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -10,12 +11,23 @@
 #endif
 
 namespace ma {
+namespace {
+constexpr size_t kHugePage = size_t{2} << 20;
+}  // namespace
+
+void HugePageBlockFree::operator()(char* p) const {
+  ::operator delete[](p, std::align_val_t{kHugePage});
+}
+
+HugePageBlock allocate_huge_page_block(size_t bytes) {
+  HugePageBlock block(static_cast<char*>(::operator new[](bytes, std::align_val_t{kHugePage})));
+  prefer_huge_pages(block.get(), bytes);
+  return block;
+}
 
 #if defined(__GLIBC__) && !defined(MA_SANITIZER_ALLOCATOR)
 
 namespace {
-
-constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kGrowth = size_t{64} << 20;
 
 uintptr_t align_up(uintptr_t p) {

@@ -1,6 +1,7 @@
 #include "formats/gguf.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <unordered_set>
 
@@ -39,24 +40,93 @@ uint64_t fixed_size(GgufType t) {
   return 0;
 }
 
+// A little-endian unsigned integer of `bytes` (1, 2, 4 or 8) bytes. Each width is one load: the walk over a
+// vocabulary's lengths runs this hundreds of thousands of times.
 uint64_t load_le(const char* p, unsigned bytes) {
-  uint64_t v = 0;
-  for (unsigned k = bytes; k-- > 0;) v = (v << 8) | static_cast<unsigned char>(p[k]);
-  return v;
+  const auto load = [p]<typename T>(T) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    const uint64_t u = v;
+    if constexpr (std::endian::native == std::endian::big) return __builtin_bswap64(u) >> (64 - 8 * sizeof v);
+    return u;
+  };
+  switch (bytes) {
+    case 1:
+      return static_cast<unsigned char>(*p);
+    case 2:
+      return load(uint16_t{});
+    case 4:
+      return load(uint32_t{});
+    default:
+      return load(uint64_t{});
+  }
 }
 
 // Reads the header front to back into a buffer that grows on demand, so a file is read once and only as far
 // as its header goes.
 class HeaderReader {
  public:
-  HeaderReader(const ByteSource& src, std::string& buf, const GgufLimits& limits)
+  HeaderReader(const ByteSource& src, GgufHeaderBytes& buf, const GgufLimits& limits)
       : src_(src), buf_(buf), limits_(limits) {}
 
   uint64_t pos() const { return pos_; }
+  const char* at() const { return buf_.data() + pos_; }
 
+  // pos_ never passes buf_.size(), so the common case is one comparison, inlined; reading more is not.
   void need(uint64_t n, const std::string& field) {
+    if (n > buf_.size() - pos_) grow(n, field);
+  }
+  uint64_t uint(unsigned bytes, const std::string& field) {
+    need(bytes, field);
+    const uint64_t v = load_le(at(), bytes);
+    pos_ += bytes;
+    return v;
+  }
+  void skip(uint64_t n, const std::string& field) {
+    need(n, field);
+    pos_ += n;
+  }
+  // A length-prefixed string: its bytes' offsets.
+  std::pair<uint64_t, uint64_t> string(const std::string& field) {
+    const uint64_t len = uint(8, field);
+    check_string_length(len, field);
+    const uint64_t begin = pos_;
+    skip(len, field);
+    return {begin, pos_};
+  }
+  // `count` strings one after another (a vocabulary, its merges), under string()'s rules.
+  void skip_strings(uint64_t count, const std::string& field) {
+    for (uint64_t k = 0; k < count; ++k) {
+      need(8, field);
+      const uint64_t len = load_le(at(), 8);
+      pos_ += 8;
+      check_string_length(len, field);
+      need(len, field);
+      pos_ += len;
+    }
+  }
+  // No count may promise more elements than the bytes left in the file could hold.
+  void check_count(uint64_t count, uint64_t min_bytes_each, const std::string& field) const {
+    const uint64_t left = src_.size() - std::min<uint64_t>(src_.size(), pos_);
+    if (min_bytes_each && count > left / min_bytes_each)
+      throw Error(ErrorKind::Malformed, src_.name(), field,
+                  "declares " + std::to_string(count) + " elements, more than the " + std::to_string(left) +
+                      " bytes left in the file can hold");
+  }
+  const std::string& name() const { return src_.name(); }
+
+ private:
+  void check_string_length(uint64_t len, const std::string& field) const {
+    if (len > limits_.max_string) string_too_long(len, field);
+  }
+  [[noreturn, gnu::noinline]] void string_too_long(uint64_t len, const std::string& field) const {
+    throw Error(ErrorKind::Limit, src_.name(), field,
+                "a string of " + std::to_string(len) + " bytes (cap " +
+                    std::to_string(limits_.max_string >> 20) + " MiB)");
+  }
+
+  [[gnu::noinline]] void grow(uint64_t n, const std::string& field) {
     const auto end = checked_add(pos_, n);
-    if (end && *end <= buf_.size()) return;
     if (!end || *end > src_.size())
       throw Error(ErrorKind::Malformed, src_.name(), field,
                   "the file ends inside the header (needs " + std::to_string(n) + " more bytes at offset " +
@@ -71,51 +141,18 @@ class HeaderReader {
     // the room asks for 2 MiB pages.
     const uint64_t cap = std::min(src_.size(), limits_.max_header_bytes);
     if (buf_.capacity() < cap) {
-      buf_.reserve(cap);
-      prefer_huge_pages(buf_.data(), buf_.capacity());
+      buf_.reserve_fresh(cap);
     }
     // Steps of kFirstRead: with the room reserved a step costs one read, and at most one step is read ahead.
     uint64_t grown = std::max({*end, static_cast<uint64_t>(buf_.size()) + kFirstRead, kFirstRead});
     // No read-ahead beyond what a fetched prefix holds: only bytes the header needs may cost a request.
     grown = std::min({grown, cap, std::max(*end, src_.available())});
     const size_t old = buf_.size();
-    buf_.resize(grown);
-    src_.read_exact(old, grown - old, buf_.data() + old);
+    src_.read_exact(old, grown - old, buf_.grow_to(grown));
   }
-  uint64_t uint(unsigned bytes, const std::string& field) {
-    need(bytes, field);
-    const uint64_t v = load_le(buf_.data() + pos_, bytes);
-    pos_ += bytes;
-    return v;
-  }
-  void skip(uint64_t n, const std::string& field) {
-    need(n, field);
-    pos_ += n;
-  }
-  // A length-prefixed string: its bytes' offsets.
-  std::pair<uint64_t, uint64_t> string(const std::string& field) {
-    const uint64_t len = uint(8, field);
-    if (len > limits_.max_string)
-      throw Error(ErrorKind::Limit, src_.name(), field,
-                  "a string of " + std::to_string(len) + " bytes (cap " +
-                      std::to_string(limits_.max_string >> 20) + " MiB)");
-    const uint64_t begin = pos_;
-    skip(len, field);
-    return {begin, pos_};
-  }
-  // No count may promise more elements than the bytes left in the file could hold.
-  void check_count(uint64_t count, uint64_t min_bytes_each, const std::string& field) const {
-    const uint64_t left = src_.size() - std::min<uint64_t>(src_.size(), pos_);
-    if (min_bytes_each && count > left / min_bytes_each)
-      throw Error(ErrorKind::Malformed, src_.name(), field,
-                  "declares " + std::to_string(count) + " elements, more than the " + std::to_string(left) +
-                      " bytes left in the file can hold");
-  }
-  const std::string& name() const { return src_.name(); }
 
- private:
   const ByteSource& src_;
-  std::string& buf_;
+  GgufHeaderBytes& buf_;
   const GgufLimits& limits_;
   uint64_t pos_ = 0;
 };
@@ -155,6 +192,8 @@ void read_value(HeaderReader& r, GgufType t, GgufKv* kv, uint32_t depth, const G
     r.check_count(count, size ? size : elem == GgufType::String ? 8 : 12, field);
     if (size) {
       r.skip(count * size, field);
+    } else if (elem == GgufType::String) {
+      r.skip_strings(count, field);
     } else {
       for (uint64_t k = 0; k < count; ++k) read_value(r, elem, nullptr, depth + 1, limits, field);
     }
@@ -222,7 +261,7 @@ GgufTensorInfo read_tensor_info(HeaderReader& r, GgufFile& f, uint64_t index) {
   GgufTensorInfo t;
   std::string field = "tensor #" + std::to_string(index);
   auto [nb, ne] = r.string(field);
-  t.name.assign(f.header, nb, ne - nb);
+  t.name = f.view(nb, ne);
   if (t.name.empty()) throw Error(ErrorKind::Malformed, r.name(), field, "a tensor without a name");
   field = tensor_field(t.name);
   const uint64_t n_dims = r.uint(4, field);
@@ -309,7 +348,7 @@ GgufFile read_gguf(const ByteSource& src, const GgufLimits& limits) {
   f.file_size = src.size();
   HeaderReader r(src, f.header, limits);
   r.need(4, "magic");
-  if (f.header.compare(0, 4, "GGUF") != 0)
+  if (f.header.view().substr(0, 4) != "GGUF")
     throw Error(ErrorKind::Malformed, src.name(), "magic", "not a GGUF file (no 'GGUF' magic)");
   r.skip(4, "magic");
   f.version = static_cast<uint32_t>(r.uint(4, "version"));
@@ -331,7 +370,7 @@ GgufFile read_gguf(const ByteSource& src, const GgufLimits& limits) {
     const std::string where = "metadata entry #" + std::to_string(k);
     auto [kb, ke] = r.string(where);
     GgufKv kv;
-    kv.key.assign(f.header, kb, ke - kb);
+    kv.key = f.view(kb, ke);
     if (kv.key.empty()) throw Error(ErrorKind::Malformed, src.name(), where, "an empty key");
     const std::string field = "metadata '" + printable(kv.key) + "'";
     kv.type = value_type(r, field);
@@ -350,13 +389,25 @@ GgufFile read_gguf(const ByteSource& src, const GgufLimits& limits) {
     if (!names.insert(t.name).second)
       throw Error(ErrorKind::Malformed, src.name(), tensor_field(t.name), "appears twice");
 
-  f.header.resize(r.pos());
+  f.header.shrink_to(r.pos());
   const uint64_t padded = (r.pos() + f.alignment - 1) / f.alignment * f.alignment;
   f.data_start = std::min(padded, f.file_size);
   if (!f.tensors.empty() && padded > f.file_size)
     throw Error(ErrorKind::Malformed, src.name(), "tensor data", "the file ends before its data section");
   check_extents(f, src.name());
   return f;
+}
+
+void GgufHeaderBytes::reserve_fresh(size_t n) {
+  bytes_ = allocate_huge_page_block(n);
+  capacity_ = n;
+  size_ = 0;
+}
+
+char* GgufHeaderBytes::grow_to(size_t n) {
+  char* fresh = bytes_.get() + size_;
+  size_ = n;
+  return fresh;
 }
 
 // ---- Lookups ----
@@ -416,6 +467,19 @@ std::optional<uint64_t> GgufFile::uint_element(const GgufKv& kv, uint64_t index)
   const bool is_signed = t == GgufType::I8 || t == GgufType::I16 || t == GgufType::I32 || t == GgufType::I64;
   if (is_signed && (v >> (8 * size - 1)) & 1) return std::nullopt;
   return v;
+}
+
+uint64_t GgufFile::count_equal(const GgufKv& kv, std::initializer_list<uint64_t> values) const {
+  const GgufType t = kv.element_type;
+  const unsigned size = static_cast<unsigned>(fixed_size(t));
+  if (kv.type != GgufType::Array || !size || t == GgufType::F32 || t == GgufType::F64) return 0;
+  uint64_t n = 0;
+  const char* p = header.data() + kv.begin;
+  for (uint64_t k = 0; k < kv.count; ++k) {
+    const uint64_t v = load_le(p + k * size, size);
+    for (uint64_t want : values) n += v == want;
+  }
+  return n;
 }
 
 std::vector<std::optional<std::string_view>> GgufFile::string_elements(

@@ -5,12 +5,14 @@
 // caps, tensor extents against the file.
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/heap_pages.h"
 #include "core/shape.h"
 #include "io/byte_source.h"
 
@@ -61,12 +63,33 @@ struct GgufTensorInfo {
   uint64_t bytes = 0;
 };
 
+// The header's bytes, read once into memory that is not zero-filled first: a 70B model's 8 MB tokenizer would
+// otherwise be written twice, and the zeros cost as much as the read on the 2-core development VM.
+class GgufHeaderBytes {
+ public:
+  const char* data() const { return bytes_.get(); }
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+  std::string_view view() const { return {bytes_.get(), size_}; }
+  // Room for `n` bytes (address space: pages are touched only when filled, in 2 MiB pages where the kernel
+  // offers them), empty.
+  void reserve_fresh(size_t n);
+  // Makes the size `n` (at most the capacity) and returns where the new bytes go; they are the caller's to
+  // fill.
+  char* grow_to(size_t n);
+  void shrink_to(size_t n) { size_ = n < size_ ? n : size_; }
+
+ private:
+  HugePageBlock bytes_;
+  size_t size_ = 0, capacity_ = 0;
+};
+
 struct GgufFile {
   uint32_t version = 0;
   uint64_t file_size = 0;
   uint64_t alignment = 32;       // general.alignment, or the format's default
   uint64_t data_start = 0;       // file offset of the data section
-  std::string header;            // bytes [0, end of the tensor infos)
+  GgufHeaderBytes header;        // bytes [0, end of the tensor infos)
   std::vector<GgufKv> metadata;  // in file order
   std::vector<GgufTensorInfo> tensors;
 
@@ -84,13 +107,16 @@ struct GgufFile {
   // One element of an array without materialising the array (a vocabulary's 150,000 tokens): an integer
   // array's element as unsigned (nullopt if negative or not integers).
   std::optional<uint64_t> uint_element(const GgufKv& array, uint64_t index) const;
+  // How many elements of an integer array equal one of `values` (a vocabulary's control tokens), in one pass;
+  // 0 for another array type.
+  uint64_t count_equal(const GgufKv& array, std::initializer_list<uint64_t> values) const;
   // A string array's elements at `indices`, in their order, found in one walk of the array (its strings can
   // only be walked one after another: Llama-3's special tokens lie past 128,000 of them, and a walk each cost
   // more than the rest of reading the tokenizer). nullopt for an index past the end or another array type.
   std::vector<std::optional<std::string_view>> string_elements(const GgufKv& array,
                                                                const std::vector<uint64_t>& indices) const;
   std::string_view view(uint64_t begin, uint64_t end) const {
-    return std::string_view(header).substr(begin, end - begin);
+    return header.view().substr(begin, end - begin);
   }
 };
 

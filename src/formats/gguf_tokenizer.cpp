@@ -43,10 +43,7 @@ std::optional<TokenizerInfo> tokenizer_from_gguf(const GgufFile& g) {
     t.vocab_size = tokens->count;
     uint64_t added = 0;
     if (const GgufKv* types = g.find("tokenizer.ggml.token_type"); types && types->count == tokens->count)
-      for (uint64_t i = 0; i < types->count; ++i) {
-        const std::optional<uint64_t> type = g.uint_element(*types, i);
-        added += type == kControl || type == kUserDefined;
-      }
+      added = g.count_equal(*types, {kControl, kUserDefined});
     t.added_tokens = added;
     t.base_vocab_size = t.vocab_size - added;
   }

@@ -81,4 +81,16 @@ TEST(HeapPages, ALargeBlockMayUseHugePagesAfterTheCall) {
   munmap(room, bytes);
 }
 
+TEST(HeapPages, AHugePageBlockMayUseHugePagesFromItsFirstByte) {
+  std::string why_not;
+  const std::string mode = thp_mode(why_not);
+  if (mode.empty()) GTEST_SKIP() << why_not;
+  const size_t bytes = size_t{16} << 20;
+  const ma::HugePageBlock block = ma::allocate_huge_page_block(bytes);
+  const auto head = reinterpret_cast<uintptr_t>(block.get());
+  EXPECT_EQ(head % (size_t{2} << 20), 0u);
+  EXPECT_EQ(huge_page_eligible(head), 1) << "THP mode: " << mode;
+  EXPECT_EQ(huge_page_eligible(head + bytes - 1), 1) << "THP mode: " << mode;
+}
+
 }  // namespace
