@@ -7,6 +7,7 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #endif
 
@@ -29,6 +30,8 @@ HugePageBlock allocate_huge_page_block(size_t bytes) {
 
 namespace {
 constexpr size_t kGrowth = size_t{64} << 20;
+constexpr uintptr_t kThreadHeap = uintptr_t{64} << 20;
+constexpr int kMadvCollapse = 25;  // <linux/mman.h>'s MADV_COLLAPSE, which glibc 2.36's headers lack
 
 uintptr_t align_up(uintptr_t p) {
   return (p + kHugePage - 1) & ~(kHugePage - 1);
@@ -61,9 +64,37 @@ void prefer_huge_pages(void* data, size_t bytes) {
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
+void prefer_huge_thread_heap_pages() {
+  // The arena this thread allocates from (created by its first allocation).
+  void* probe = std::malloc(1);
+  asm volatile("" : : "r"(probe) : "memory");
+  const auto at = reinterpret_cast<uintptr_t>(probe);
+  std::free(probe);
+  // Below the break: the main arena, already asked for huge pages by prefer_huge_heap_pages.
+  if (at < reinterpret_cast<uintptr_t>(sbrk(0))) return;
+  // glibc places each thread heap at a multiple of its largest size, HEAP_MAX_SIZE (64 MiB on 64-bit
+  // systems), and begins it with its bookkeeping: the arena, the previous heap, the size in use and the
+  // size mapped read-write. That is read with process_vm_readv, which reports a bad address instead of
+  // faulting, and believed only if it describes a heap holding `at`.
+  const uintptr_t base = at & ~(kThreadHeap - 1);
+  uintptr_t info[4] = {};
+  const iovec local{info, sizeof info}, remote{reinterpret_cast<void*>(base), sizeof info};
+  if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != static_cast<ssize_t>(sizeof info)) return;
+  const uintptr_t size = info[2], mapped = info[3];
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  if (size > mapped || mapped > kThreadHeap || at - base >= size || mapped % page) return;
+  // The whole heap, the part glibc has yet to make read-write included (it keeps the mark when it does).
+  // Every 2 MiB of it may now be huge, except the first: its bookkeeping was already written in 4 KiB
+  // pages, and a range that holds small pages is filled in small pages. MADV_COLLAPSE (Linux 6.1) turns it
+  // into one huge page now; elsewhere it is refused, and only the first 2 MiB stay small.
+  if (madvise(reinterpret_cast<void*>(base), kThreadHeap, MADV_HUGEPAGE) != 0) return;
+  madvise(reinterpret_cast<void*>(base), kHugePage, kMadvCollapse);
+}
+
 #else
 
 void prefer_huge_heap_pages() {}
+void prefer_huge_thread_heap_pages() {}
 void prefer_huge_pages(void*, size_t) {}
 
 #endif

@@ -24,6 +24,12 @@ namespace ma {
 // another libc, it does nothing; nothing depends on it but speed.
 void prefer_huge_heap_pages();
 
+// The same for the heap of the calling thread's own arena; call first thing in a worker thread. Worker
+// threads allocate apart from the main heap, and reading DeepSeek-V3's 163 headers made 1,900 faults there.
+// It pays after prefer_huge_heap_pages, whose 64 MiB growth also makes a new arena read-write in one piece:
+// a mapping smaller than 2 MiB never holds a huge page.
+void prefer_huge_thread_heap_pages();
+
 // The same for one large block of its own (glibc maps blocks over 32 MiB apart from the heap): the 2 MiB
 // pages wholly inside [data, data + bytes) may be huge. For buffers reserved at their largest possible size
 // and filled from the front, such as a GGUF header read into room for the whole header.

@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/heap_pages.h"
+
 namespace ma {
 
 // The cores this machine offers (at least 1).
@@ -37,7 +39,11 @@ class ParallelLoop {
   ParallelLoop(size_t n, size_t threads, F&& f, OnError on_error = OnError::Continue)
       : n_(n), f_(std::forward<F>(f)), errors_(n), stop_on_error_(on_error == OnError::StopNewItems) {
     const size_t helpers = std::min<size_t>(n, std::max<size_t>(threads, 1)) - (n ? 1 : 0);
-    for (size_t t = 0; t < helpers; ++t) threads_.emplace_back([this] { work(); });
+    for (size_t t = 0; t < helpers; ++t)
+      threads_.emplace_back([this] {
+        prefer_huge_thread_heap_pages();
+        work();
+      });
   }
   ParallelLoop(const ParallelLoop&) = delete;
   ParallelLoop& operator=(const ParallelLoop&) = delete;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/heap_pages.h"
 #include "core/parallel.h"
 #include "core/units.h"
 #include "formats/gguf_tokenizer.h"
@@ -392,8 +393,11 @@ Inventory build_inventory(const LocalModelFiles& files) {
   // The template is built on a thread of its own while this one reads the checkpoint: DeepSeek-V3's takes
   // 2.5 ms, and reading its index on this thread is what the whole read waits for. config.json's error
   // still comes first, as when it was read first.
-  std::future<ConfiguredModel> configured = std::async(
-      files.config ? std::launch::async : std::launch::deferred, [&files] { return configure(files); });
+  std::future<ConfiguredModel> configured =
+      std::async(files.config ? std::launch::async : std::launch::deferred, [&files] {
+        prefer_huge_thread_heap_pages();
+        return configure(files);
+      });
   std::optional<Checkpoint> read;
   std::exception_ptr read_failed;
   if (files.format != CheckpointFormat::None) {

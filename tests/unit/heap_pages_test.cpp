@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -91,6 +93,27 @@ TEST(HeapPages, AHugePageBlockMayUseHugePagesFromItsFirstByte) {
   EXPECT_EQ(head % (size_t{2} << 20), 0u);
   EXPECT_EQ(huge_page_eligible(head), 1) << "THP mode: " << mode;
   EXPECT_EQ(huge_page_eligible(head + bytes - 1), 1) << "THP mode: " << mode;
+}
+
+// A worker thread allocates from an arena of its own, apart from the main heap; after the call that arena's
+// heap may use huge pages too. (The arena may have been marked already by an earlier test's worker: glibc
+// hands a finished thread's arena to the next one. Without the call's madvise this fails either way.)
+TEST(HeapPages, AWorkerThreadsHeapMayUseHugePagesAfterTheCall) {
+  std::string why_not;
+  const std::string mode = thp_mode(why_not);
+  if (mode.empty()) GTEST_SKIP() << why_not;
+  ma::prefer_huge_heap_pages();  // as main() does first: a new arena's heap is then read-write in one piece
+  uintptr_t at = 0;
+  int eligible = -1;
+  std::thread worker([&] {
+    std::vector<char> block(4096, 1);  // the thread's arena exists from its first allocation
+    at = reinterpret_cast<uintptr_t>(block.data());
+    ma::prefer_huge_thread_heap_pages();
+    eligible = huge_page_eligible(at);
+  });
+  worker.join();
+  if (at < reinterpret_cast<uintptr_t>(sbrk(0))) GTEST_SKIP() << "the worker allocated from the main heap";
+  EXPECT_EQ(eligible, 1) << "THP mode: " << mode;
 }
 
 }  // namespace
