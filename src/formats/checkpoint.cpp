@@ -20,8 +20,17 @@ namespace {
 void check_shard_against_index(const SafetensorsIndex& idx, const std::string& index_name, uint32_t shard,
                                const std::vector<StoredTensor>& tensors, std::vector<uint8_t>& listed) {
   const std::string& file = idx.shards[shard];
+  // A shard's tensors are nearly always listed one after another in its own order (both sorted by name, or
+  // both in model order), so the entry after the last one found is tried before the hash index: it is read
+  // in sequence where a lookup costs two cache misses (DeepSeek-V3's 46,183: 10 of 75 ms of CPU). Names
+  // in the index are unique, so an equal name there is the one the lookup would find.
+  uint32_t next = 0;
   for (const StoredTensor& t : tensors) {
-    auto pos = idx.find(t.name);
+    std::optional<uint32_t> pos;
+    if (next < idx.weight_map.size() && idx.weight_map[next].first == t.name)
+      pos = next;
+    else
+      pos = idx.find(t.name);
     if (!pos)
       throw Error(ErrorKind::Malformed, file, "tensor '" + printable(t.name) + "'",
                   "stored in this shard but missing from " + index_name);
@@ -30,6 +39,7 @@ void check_shard_against_index(const SafetensorsIndex& idx, const std::string& i
                   "stored in this shard but " + index_name + " places it in " +
                       idx.shards[idx.weight_map[*pos].second]);
     listed[*pos] = 1;  // distinct positions per tensor: no two workers write the same byte
+    next = *pos + 1;
   }
 }
 
