@@ -37,7 +37,7 @@ TemplateMatcher::TemplateMatcher(const ModelTemplate& model, DType dtype)
   for (uint32_t i = 0; i < expected_.size(); ++i) {
     const std::string& n = *expected_[i].name;
     if (!expected_[i].tensor->stored) {
-      tied_.emplace(n, i);
+      ++tied_copies_;
       continue;
     }
     std::string first = n.substr(0, n.find('.') + 1);
@@ -63,8 +63,11 @@ TemplateMatch TemplateMatcher::from(const Expected& e, TemplateMatch::How how) c
 }
 
 TemplateMatch TemplateMatcher::match(const std::string& stored_name) {
-  auto exact = [&](std::string_view name) -> std::optional<uint32_t> {
-    if (auto i = find_stored(name)) return i;
+  // One lookup of the name as stored says both whether the template stores it and whether it is a tied
+  // copy's name (tied copies are in by_name_ too): 45,000 expert names of DeepSeek-V3 miss both.
+  const std::optional<uint32_t> as_stored = by_name_.find(stored_name);
+  auto exact = [&](std::string_view name, std::optional<uint32_t> found) -> std::optional<uint32_t> {
+    if (found && expected_[*found].tensor->stored) return found;
     // Checkpoints saved from the base model omit its prefix (GPT-2's "h.0.attn..." for "transformer.h.0...");
     // a name that already starts with one of the template's prefixes was not saved that way.
     for (const std::string& p : base_prefixes_)
@@ -76,18 +79,17 @@ TemplateMatch TemplateMatcher::match(const std::string& stored_name) {
     }
     return std::nullopt;
   };
-  if (auto i = exact(stored_name)) {
+  if (auto i = exact(stored_name, as_stored)) {
     seen_[*i] = 1;
     return from(expected_[*i], TemplateMatch::How::Exact);
   }
   if (std::string u = unpacked_name(stored_name); !u.empty())
-    if (auto i = exact(u)) {
+    if (auto i = exact(u, by_name_.find(u))) {
       seen_[*i] = 1;
       return from(expected_[*i], TemplateMatch::How::Packed);
     }
-  if (!tied_.empty())
-    if (auto it = tied_.find(stored_name); it != tied_.end())
-      return from(expected_[it->second], TemplateMatch::How::TiedCopy);
+  if (as_stored && !expected_[*as_stored].tensor->stored)
+    return from(expected_[*as_stored], TemplateMatch::How::TiedCopy);
   if (auto piece = patterns_.match(stored_name)) {
     pieces_seen_[piece->slot] = 1;
     const TemplateTensor& tt = model_.tensors[piece->tensor_index];

@@ -8,7 +8,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "core/dtype.h"
@@ -42,7 +41,7 @@ class TemplateMatcher {
   void for_each_unmatched(const std::function<void(const std::string&, const Shape&)>& f) const;
   // Tensors that share another's storage and are not stored: f(match describing it, on-disk name).
   void for_each_tied_copy(const std::function<void(const TemplateMatch&, const std::string&)>& f) const;
-  size_t tied_copies() const { return tied_.size(); }
+  size_t tied_copies() const { return tied_copies_; }
 
  private:
   // One on-disk tensor the template spells out: a view into the template, not a copy.
@@ -63,7 +62,7 @@ class TemplateMatcher {
   std::vector<Expected> expected_;
   NameIndex by_name_;
   std::vector<std::string> base_prefixes_;
-  std::unordered_map<std::string_view, uint32_t> tied_;
+  size_t tied_copies_ = 0;
   ExpertPatterns patterns_;
   // Bytes, not vector<bool> bits: concurrent match() calls mark distinct entries without a data race.
   std::vector<uint8_t> seen_, pieces_seen_;

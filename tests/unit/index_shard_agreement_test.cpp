@@ -32,7 +32,8 @@ void write_model(const TempDir& dir, const Entries& entries) {
 
 Entries agreeing(const std::vector<std::string>& order) {
   Entries e;
-  for (const std::string& t : order) e.emplace_back(t, t == "u" || t == "v" ? "b.safetensors" : "a.safetensors");
+  for (const std::string& t : order)
+    e.emplace_back(t, t == "u" || t == "v" ? "b.safetensors" : "a.safetensors");
   return e;
 }
 
@@ -47,15 +48,17 @@ std::string error_of(const TempDir& dir) {
 }
 
 TEST(IndexShardAgreement, EveryListingOrderReadsTheSameTensors) {
-  for (const std::vector<std::string>& order :
-       {std::vector<std::string>{"x", "y", "z", "u", "v"}, {"v", "u", "z", "y", "x"}, {"u", "x", "v", "y", "z"},
-        {"z", "x", "y", "v", "u"}}) {
+  for (const std::vector<std::string>& order : {std::vector<std::string>{"x", "y", "z", "u", "v"},
+                                                {"v", "u", "z", "y", "x"},
+                                                {"u", "x", "v", "y", "z"},
+                                                {"z", "x", "y", "v", "u"}}) {
     TempDir dir;
     write_model(dir, agreeing(order));
     const Inventory inv = build_inventory(locate_local_model(dir.path().string()));
     std::set<std::pair<std::string, uint64_t>> seen;
     for (const InventoryTensor& t : inv.tensors) seen.insert({t.name, t.parameters});
-    EXPECT_EQ(seen, (std::set<std::pair<std::string, uint64_t>>{{"u", 5}, {"v", 6}, {"x", 2}, {"y", 3}, {"z", 4}}))
+    EXPECT_EQ(seen,
+              (std::set<std::pair<std::string, uint64_t>>{{"u", 5}, {"v", 6}, {"x", 2}, {"y", 3}, {"z", 4}}))
         << "index order " << order[0] << order[1] << order[2] << order[3] << order[4];
   }
 }
@@ -67,15 +70,22 @@ TEST(IndexShardAgreement, EachDisagreementIsNamed) {
   };
   const std::vector<Case> cases = {
       // y follows x in the index, as in its shard, but the index places it in the other shard
-      {{{"x", "a.safetensors"}, {"y", "b.safetensors"}, {"z", "a.safetensors"}, {"u", "b.safetensors"},
+      {{{"x", "a.safetensors"},
+        {"y", "b.safetensors"},
+        {"z", "a.safetensors"},
+        {"u", "b.safetensors"},
         {"v", "b.safetensors"}},
        "tensor 'y': stored in this shard but model.safetensors.index.json places it in b.safetensors"},
       // z is stored but not listed
       {{{"x", "a.safetensors"}, {"y", "a.safetensors"}, {"u", "b.safetensors"}, {"v", "b.safetensors"}},
        "tensor 'z': stored in this shard but missing from model.safetensors.index.json"},
       // w is listed but not stored
-      {{{"x", "a.safetensors"}, {"y", "a.safetensors"}, {"w", "a.safetensors"}, {"z", "a.safetensors"},
-        {"u", "b.safetensors"}, {"v", "b.safetensors"}},
+      {{{"x", "a.safetensors"},
+        {"y", "a.safetensors"},
+        {"w", "a.safetensors"},
+        {"z", "a.safetensors"},
+        {"u", "b.safetensors"},
+        {"v", "b.safetensors"}},
        "weight_map['w']: tensor is not in its shard a.safetensors"},
   };
   for (const Case& c : cases) {
