@@ -39,9 +39,12 @@ class ParallelLoop {
   ParallelLoop(size_t n, size_t threads, F&& f, OnError on_error = OnError::Continue)
       : n_(n), f_(std::forward<F>(f)), errors_(n), stop_on_error_(on_error == OnError::StopNewItems) {
     const size_t helpers = std::min<size_t>(n, std::max<size_t>(threads, 1)) - (n ? 1 : 0);
+    // A helper's heap in 2 MiB pages holds at least 2 MiB: worth it for metadata work (up to 8 threads
+    // building tens of thousands of records), not for a many-core scan whose helpers allocate a few buffers.
+    const bool huge_heaps = helpers < metadata_threads();
     for (size_t t = 0; t < helpers; ++t)
-      threads_.emplace_back([this] {
-        prefer_huge_thread_heap_pages();
+      threads_.emplace_back([this, huge_heaps] {
+        if (huge_heaps) prefer_huge_thread_heap_pages();
         work();
       });
   }
