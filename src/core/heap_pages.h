@@ -2,7 +2,8 @@
 // (names, shapes, inventory rows: about 25 MB for DeepSeek-V3's 46,183 tensors). On virtual machines a 4 KiB
 // page fault is dear: touching 25 MB of fresh memory took 60 ms in 4 KiB pages on the 2-core development VM,
 // against 4 ms in 2 MiB pages. So, where the kernel offers transparent huge pages on request, the heap asks
-// for them. The price is memory committed in 2 MiB steps (DeepSeek-V3's inventory: peak RSS 30.4 -> 31.4 MB).
+// for them. The price is memory committed in 2 MiB steps (DeepSeek-V3's inventory: peak RSS 30.4 -> 34.7 MB,
+// worker threads' heaps included).
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -31,8 +32,8 @@ void prefer_huge_heap_pages();
 void prefer_huge_thread_heap_pages();
 
 // The same for one large block of its own (glibc maps blocks over 32 MiB apart from the heap): the 2 MiB
-// pages wholly inside [data, data + bytes) may be huge. For buffers reserved at their largest possible size
-// and filled from the front, such as a GGUF header read into room for the whole header.
+// pages wholly inside [data, data + bytes) may be huge. allocate_huge_page_block below uses it on a block
+// aligned so that every page qualifies.
 void prefer_huge_pages(void* data, size_t bytes);
 
 // A block of its own that starts on a 2 MiB boundary and asks for huge pages, so that all of it may be huge,
