@@ -19,11 +19,12 @@ namespace {
 // 256 KB: a read() this size costs a few microseconds of syscall against ~20 us of copying, and the buffer
 // plus two 256 KB count tables stay close to a core's L2.
 constexpr size_t kBufferBytes = 256 << 10;
-constexpr uint64_t kUnitBytes = 32ull << 20;  // a counting unit: large tensors are shared by the threads
 
+// Work for one thread at a time: a byte range of a counted tensor, or a unit of a two-pass one's pass.
 struct Unit {
   size_t item;
-  uint64_t begin, end;  // byte range within the tensor
+  uint64_t begin = 0, end = 0;  // counted: the byte range within the tensor
+  size_t wide_unit = 0;         // two-pass: the unit of its WideTensorScan
 };
 
 struct TensorState {
@@ -54,7 +55,8 @@ struct Worker {
 std::vector<TensorStats> scan_weights(const std::vector<ScanItem>& items, const ScanOptions& options) {
   std::vector<TensorStats> out(items.size());
   std::vector<TensorState> state(items.size());
-  std::vector<Unit> units;
+  std::vector<std::unique_ptr<WideTensorScan>> wide(items.size());
+  std::vector<Unit> units, wide_units;  // pass 1 of every tensor; pass 2 of the two-pass ones
   uint64_t total_bytes = 0;
   for (size_t i = 0; i < items.size(); ++i) {
     const ScanItem& it = items[i];
@@ -68,26 +70,21 @@ std::vector<TensorStats> scan_weights(const std::vector<ScanItem>& items, const 
     if (!has_element_values(it.dtype) && !can_dequantize(it.dtype))
       throw Error(ErrorKind::Internal, it.file.string(), it.name, "scan of a dtype without element values");
     if (count_slots(it.dtype) == 0) {
-      units.push_back({i, 0, it.bytes});  // 32/64-bit: one unit, two passes
-      state[i].remaining = 1;
+      wide[i] = std::make_unique<WideTensorScan>(s, options.eps, options.bins, options.unit_bytes);
+      for (size_t u = 0; u < wide[i]->units(); ++u) wide_units.push_back({i, 0, 0, u});
       continue;
     }
     const uint64_t elem = std::max<uint64_t>(1, dtype_bits(it.dtype) / 8);
-    const uint64_t step = kUnitBytes / elem * elem;
+    const uint64_t step = std::max(elem, options.unit_bytes / elem * elem);
     uint32_t n = 0;
     for (uint64_t b = 0; b < it.bytes || (b == 0 && n == 0); b += step, ++n)
       units.push_back({i, b, std::min(it.bytes, b + step)});
     state[i].remaining = n;
   }
 
-  // A two-pass tensor (32/64-bit, block types) is one unit that a single thread works through: the largest
-  // go first, so that no thread is left alone with a large one at the end (a GGUF file ends with its output
-  // matrix, its largest). The counted units follow in checkpoint order.
-  std::stable_sort(units.begin(), units.end(), [&](const Unit& a, const Unit& b) {
-    const bool wa = count_slots(items[a.item].dtype) == 0, wb = count_slots(items[b.item].dtype) == 0;
-    if (wa != wb) return wa;
-    return wa && items[a.item].bytes > items[b.item].bytes;
-  });
+  // The first loop runs pass 1 of the two-pass tensors (32/64-bit, block types), then the counted units, all
+  // in checkpoint order so that few tensors' tables are alive at once; the second runs their pass 2.
+  units.insert(units.begin(), wide_units.begin(), wide_units.end());
 
   std::atomic<uint64_t> done_bytes{0};
   auto report = [&](uint64_t bytes) {
@@ -100,10 +97,11 @@ std::vector<TensorStats> scan_weights(const std::vector<ScanItem>& items, const 
     const ScanItem& it = items[unit.item];
     TensorStats& s = out[unit.item];
     const FileSource& file = w.file(it.file);
-    if (count_slots(it.dtype) == 0) {
-      if (wide_tensor_stats(s, file, it.offset, w.buffer.get(), kBufferBytes, options.eps, options.bins,
-                            options.cancel))
-        report(it.bytes);
+    if (WideTensorScan* scan = wide[unit.item].get()) {
+      // Each pass reports half of the unit's bytes: the bar counts file bytes, read twice.
+      const uint64_t bytes = scan->unit_bytes(unit.wide_unit);
+      if (scan->first_pass(unit.wide_unit, file, it.offset, w.buffer.get(), kBufferBytes, options.cancel))
+        report(bytes / 2);
       return;
     }
     for (uint64_t b = unit.begin; b < unit.end;) {
@@ -131,6 +129,15 @@ std::vector<TensorStats> scan_weights(const std::vector<ScanItem>& items, const 
   const size_t threads = options.threads ? options.threads : available_cores();
   parallel_for_with_state<Worker>(units.size(), threads, [&](Worker& w, size_t u) {
     if (!stop()) run_unit(w, units[u]);
+  });
+  parallel_for_with_state<Worker>(wide_units.size(), threads, [&](Worker& w, size_t u) {
+    if (stop()) return;
+    const Unit& unit = wide_units[u];
+    WideTensorScan& scan = *wide[unit.item];
+    const uint64_t bytes = scan.unit_bytes(unit.wide_unit);
+    if (scan.second_pass(unit.wide_unit, w.file(items[unit.item].file), items[unit.item].offset,
+                         w.buffer.get(), kBufferBytes, options.cancel))
+      report(bytes - bytes / 2);
   });
   if (options.cancel && options.cancel->load())
     throw Error(ErrorKind::LocalIO, items.empty() ? std::string() : items.front().file.string(), "",

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -389,57 +390,109 @@ bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DTy
   return true;
 }
 
+// Pass 1's figures of one unit, merged in unit order once every unit has run.
+struct UnitPassOne {
+  PassOne one;
+  uint64_t finite = 0, nan = 0, inf = 0;
+};
+
+// An order statistic a percentile needs: its rank, the key bucket it lies in and its rank inside it.
+struct Wanted {
+  uint64_t rank, bucket, rank_in_bucket;
+  double value = 0;
+};
+
+constexpr size_t kKeyBuckets = 65536;
+
 }  // namespace
 
-bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, char* buffer,
-                       size_t buffer_bytes, double eps, uint32_t bins, const std::atomic<bool>* cancel) {
-  // Block types are decoded to float32: their values are F32's, their stored type stays s.dtype.
-  const DType vt = is_block_type(s.dtype) ? DType::F32 : s.dtype;
-  const unsigned width = dtype_bits(vt) / 8;
-  const unsigned key_shift = width * 8 - 16;
-  Piece piece;
-  std::vector<uint64_t> prefix(65536, 0);
+struct WideTensorScan::State {
+  State(TensorStats& stats, double eps_, uint32_t bins_, uint64_t unit_bytes)
+      : s(stats), eps(eps_), bins(bins_) {
+    const DTypeInfo& info = dtype_info(s.dtype);
+    const bool blocks = info.block_elements > 1;
+    vt = blocks ? DType::F32 : s.dtype;  // block types are decoded to float32; s.dtype stays the stored type
+    width = dtype_bits(vt) / 8;
+    key_shift = width * 8 - 16;
+    const uint64_t align = blocks ? info.block_bytes : dtype_bits(s.dtype) / 8;
+    step = std::max<uint64_t>(align, unit_bytes / align * align);
+    units = static_cast<size_t>(std::max<uint64_t>(1, (s.bytes + step - 1) / step));
+    first.resize(units);
+    central.resize(units);
+    first_left = units;
+    second_left = units;
+  }
+
+  uint64_t begin(size_t u) const { return std::min<uint64_t>(s.bytes, u * step); }
+  uint64_t end(size_t u) const { return std::min<uint64_t>(s.bytes, begin(u) + step); }
+  void plan();    // after the last unit of pass 1
+  void finish();  // after the last unit of pass 2
+
+  TensorStats& s;
+  const double eps;
+  const uint32_t bins;
+  DType vt = DType::F32;
+  unsigned width = 4, key_shift = 16;
+  uint64_t step = 0;
+  size_t units = 1;
+  std::mutex mutex;  // guards the merged counts below
+  std::atomic<size_t> first_left, second_left;
+  // Pass 1.
+  std::vector<UnitPassOne> first;
+  std::vector<uint64_t> prefix;  // counts per key bucket, allocated by the units, freed by plan()
+  // What pass 2 needs, from plan().
+  bool any_finite = false;
+  double mean = 0;
+  std::vector<PercentileRank> ranks;
+  std::vector<Wanted> wanted;
+  std::vector<uint64_t> wanted_bits;   // one bit per key bucket: does it hold a wanted order statistic?
+  std::vector<uint64_t> slot_buckets;  // the wanted buckets, once each: a bucket's slot is its place here
+  uint8_t slot_of(uint64_t bucket) const {
+    return static_cast<uint8_t>(std::find(slot_buckets.begin(), slot_buckets.end(), bucket) -
+                                slot_buckets.begin());
+  }
+  // Pass 2.
+  std::vector<CentralMoments> central;
+  std::vector<uint64_t> histogram;
+  std::vector<std::vector<uint64_t>> sub;   // 32-bit keys: counts by the low 16 bits, per slot
+  std::vector<std::vector<double>> values;  // 64-bit: the values of each slot's bucket
+};
+
+void WideTensorScan::State::plan() {
   PassOne one;
-  const bool complete =
-      for_each_piece(file, offset, s.bytes, s.dtype, buffer, buffer_bytes, cancel, piece, [&](Piece& p) {
-        s.nan_count += p.nan;
-        s.inf_count += p.inf;
-        p.nan = p.inf = 0;
-        s.finite += p.elements;
-        uint64_t* buckets = prefix.data();
-        const unsigned shift = key_shift;
-        if (p.weighted) {
-          add_weighted_pass_one(p.values.data(), p.weights.data(), p.n, eps, one);
-          const uint32_t* counts = p.counts.data();
-          for (size_t i = 0; i < p.n; ++i) buckets[p.keys[i] >> shift] += counts[i];
-        } else {
-          add_pass_one(p.values.data(), p.n, eps, one);
-          for (size_t i = 0; i < p.n; ++i) ++buckets[p.keys[i] >> shift];
-        }
-      });
-  if (!complete) return false;
+  for (const UnitPassOne& u : first) {
+    s.nan_count += u.nan;
+    s.inf_count += u.inf;
+    s.finite += u.finite;
+    one.sum.add(u.one.sum.sum);
+    one.sum.add(u.one.sum.c);
+    one.squares.add(u.one.squares.sum);
+    one.squares.add(u.one.squares.c);
+    one.min = std::min(one.min, u.one.min);
+    one.max = std::max(one.max, u.one.max);
+    one.zeros += u.one.zeros;
+    one.near += u.one.near;
+  }
+  std::vector<UnitPassOne>().swap(first);
   s.zeros_fraction = s.numel ? static_cast<double>(one.zeros) / static_cast<double>(s.numel) : 0;
   s.near_zero_fraction = s.numel ? static_cast<double>(one.near) / static_cast<double>(s.numel) : 0;
   s.l2_norm = std::sqrt(one.squares.value());
   s.histogram.counts.assign(bins, 0);
-  if (s.finite == 0) return true;
-  const double n = static_cast<double>(s.finite);
-  const double mean = one.sum.value() / n;  // compensated: exact even when huge values cancel
+  any_finite = s.finite > 0;
+  if (!any_finite) {
+    std::vector<uint64_t>().swap(prefix);
+    return;
+  }
+  mean = one.sum.value() / static_cast<double>(s.finite);  // compensated: exact even when huge values cancel
   s.min = one.min;
   s.max = one.max;
   s.abs_max = std::max(std::fabs(one.min), std::fabs(one.max));
 
   // Which key buckets hold the order statistics the percentiles need, and each one's rank inside its bucket.
-  struct Wanted {
-    uint64_t rank, bucket, rank_in_bucket;
-    double value = 0;
-  };
-  std::vector<Wanted> wanted;
-  std::vector<PercentileRank> pr;
   for (double q : kPercentiles) {
-    pr.push_back(percentile_rank(q, s.finite));
-    wanted.push_back({pr.back().below, 0, 0});
-    wanted.push_back({std::min(pr.back().below + 1, s.finite - 1), 0, 0});
+    ranks.push_back(percentile_rank(q, s.finite));
+    wanted.push_back({ranks.back().below, 0, 0});
+    wanted.push_back({std::min(ranks.back().below + 1, s.finite - 1), 0, 0});
   }
   for (Wanted& w : wanted) {
     uint64_t before = 0;
@@ -448,69 +501,25 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
     w.bucket = b;
     w.rank_in_bucket = w.rank - before;
   }
-  // slot_of[bucket]: the bucket's place among the wanted ones, kNotWanted for the others.
-  constexpr uint8_t kNotWanted = 0xff;
-  std::vector<uint8_t> slot_of(65536, kNotWanted);
-  // The same as one bit per bucket (8 KiB), which stays in a core's L1 cache where slot_of (64 KiB) does not:
-  // the per-value test reads it, slot_of only for the few values in a wanted bucket.
-  std::vector<uint64_t> wanted_bits(65536 / 64, 0);
-  size_t slots = 0;
+  std::vector<uint64_t>().swap(prefix);
+  // The bits (8 KiB) stay in a core's L1 cache: the per-value test reads them, and only the few values in a
+  // wanted bucket look for its slot. Pass 2's tables are allocated when it runs: a GGUF's hundreds of
+  // tensors all wait between the passes.
+  wanted_bits.assign(kKeyBuckets / 64, 0);
   for (const Wanted& w : wanted) {
-    if (slot_of[w.bucket] == kNotWanted) slot_of[w.bucket] = static_cast<uint8_t>(slots++);
+    if (std::find(slot_buckets.begin(), slot_buckets.end(), w.bucket) == slot_buckets.end())
+      slot_buckets.push_back(w.bucket);
     wanted_bits[w.bucket / 64] |= uint64_t{1} << (w.bucket % 64);
   }
+  auto [lo, hi] = histogram_range(one.min, one.max);
+  s.histogram.edges = histogram_edges(lo, hi, bins);
+}
 
-  auto [first, last] = histogram_range(one.min, one.max);
-  s.histogram.edges = histogram_edges(first, last, bins);
-  s.histogram.counts.assign(bins, 0);
-  std::vector<uint32_t> bin_of(kPiece);
-  std::vector<uint64_t> bin_counts(4 * static_cast<size_t>(bins), 0);
-  // 32-bit keys: the low 16 bits inside each wanted bucket pin the value down exactly. 64-bit: the values.
-  std::vector<std::vector<uint64_t>> sub(width == 4 ? slots : 0, std::vector<uint64_t>(65536, 0));
-  std::vector<std::vector<double>> values(width == 8 ? slots : 0);
-  CentralMoments central;
-  const bool second_complete =
-      for_each_piece(file, offset, s.bytes, s.dtype, buffer, buffer_bytes, cancel, piece, [&](Piece& p) {
-        p.nan = p.inf = 0;
-        const double* v = p.values.data();
-        if (p.weighted)
-          add_weighted_central_moments(v, p.weights.data(), p.n, mean, central);
-        else
-          add_central_moments(v, p.n, mean, central);
-        // Four interleaved tables: runs of equal bins (the centre of a weight distribution) would otherwise
-        // make each increment wait for the one before.
-        const size_t n_values = p.n;
-        bins_of(v, n_values, s.histogram.edges, bin_of.data());
-        uint64_t* counts = bin_counts.data();
-        const uint32_t* b = bin_of.data();
-        size_t at = 0;
-        if (p.weighted) {
-          const uint32_t* w = p.counts.data();
-          for (; at + 4 <= n_values; at += 4)
-            for (size_t j = 0; j < 4; ++j) counts[j * bins + b[at + j]] += w[at + j];
-          for (; at < n_values; ++at) counts[b[at]] += w[at];
-        } else {
-          for (; at + 4 <= n_values; at += 4)
-            for (size_t j = 0; j < 4; ++j) ++counts[j * bins + b[at + j]];
-          for (; at < n_values; ++at) ++counts[b[at]];
-        }
-        const uint64_t* bits = wanted_bits.data();
-        const unsigned shift = key_shift;
-        for (size_t i = 0; i < n_values; ++i) {
-          const uint64_t key = p.keys[i], bucket = key >> shift;
-          if (!((bits[bucket / 64] >> (bucket % 64)) & 1)) continue;
-          const uint8_t slot = slot_of[bucket];
-          if (width == 4)
-            sub[slot][key & 0xffff] += p.weighted ? p.counts[i] : 1;
-          else
-            values[slot].push_back(v[i]);  // 64-bit types: never weighted
-        }
-      });
-  if (!second_complete) return false;
-  for (size_t j = 0; j < 4; ++j)
-    for (uint32_t b = 0; b < bins; ++b) s.histogram.counts[b] += bin_counts[j * bins + b];
+void WideTensorScan::State::finish() {
+  if (!any_finite) return;
+  s.histogram.counts = std::move(histogram);
   for (Wanted& w : wanted) {
-    const uint8_t slot = slot_of[w.bucket];
+    const uint8_t slot = slot_of(w.bucket);
     if (width == 4) {
       uint64_t before = 0;
       size_t low = 0;
@@ -522,9 +531,151 @@ bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, 
       w.value = v[w.rank_in_bucket];
     }
   }
-  for (size_t i = 0; i < pr.size(); ++i)
-    s.percentiles[i] = interpolate(wanted[2 * i].value, wanted[2 * i + 1].value, pr[i].fraction);
-  apply_moments(s, Moments{n, mean, central.m2.value(), central.m3.value(), central.m4.value()});
+  for (size_t i = 0; i < ranks.size(); ++i)
+    s.percentiles[i] = interpolate(wanted[2 * i].value, wanted[2 * i + 1].value, ranks[i].fraction);
+  CentralMoments total;
+  for (const CentralMoments& c : central) {
+    for (auto [into, from] : {std::pair{&total.m2, &c.m2}, {&total.m3, &c.m3}, {&total.m4, &c.m4}}) {
+      into->add(from->sum);
+      into->add(from->c);
+    }
+  }
+  apply_moments(
+      s, Moments{static_cast<double>(s.finite), mean, total.m2.value(), total.m3.value(), total.m4.value()});
+  std::vector<std::vector<uint64_t>>().swap(sub);
+  std::vector<std::vector<double>>().swap(values);
+  std::vector<uint64_t>().swap(wanted_bits);
+}
+
+WideTensorScan::WideTensorScan(TensorStats& s, double eps, uint32_t bins, uint64_t unit_bytes)
+    : state_(std::make_unique<State>(s, eps, bins, unit_bytes)) {}
+
+WideTensorScan::~WideTensorScan() = default;
+
+size_t WideTensorScan::units() const {
+  return state_->units;
+}
+
+uint64_t WideTensorScan::unit_bytes(size_t unit) const {
+  return state_->end(unit) - state_->begin(unit);
+}
+
+bool WideTensorScan::first_pass(size_t unit, const FileSource& file, uint64_t offset, char* buffer,
+                                size_t buffer_bytes, const std::atomic<bool>* cancel) {
+  State& st = *state_;
+  UnitPassOne& r = st.first[unit];
+  // A tensor of one unit counts into the shared table, which nothing else touches meanwhile.
+  const bool own = st.units > 1;
+  if (!own) st.prefix.assign(kKeyBuckets, 0);
+  std::vector<uint64_t> own_prefix(own ? kKeyBuckets : 0, 0);
+  uint64_t* buckets = own ? own_prefix.data() : st.prefix.data();
+  const unsigned shift = st.key_shift;
+  const double eps = st.eps;
+  Piece piece;
+  const bool complete =
+      for_each_piece(file, offset + st.begin(unit), unit_bytes(unit), st.s.dtype, buffer, buffer_bytes,
+                     cancel, piece, [&](Piece& p) {
+                       r.nan += p.nan;
+                       r.inf += p.inf;
+                       p.nan = p.inf = 0;
+                       r.finite += p.elements;
+                       if (p.weighted) {
+                         add_weighted_pass_one(p.values.data(), p.weights.data(), p.n, eps, r.one);
+                         const uint32_t* counts = p.counts.data();
+                         for (size_t i = 0; i < p.n; ++i) buckets[p.keys[i] >> shift] += counts[i];
+                       } else {
+                         add_pass_one(p.values.data(), p.n, eps, r.one);
+                         for (size_t i = 0; i < p.n; ++i) ++buckets[p.keys[i] >> shift];
+                       }
+                     });
+  if (!complete) return false;
+  if (own) {
+    std::lock_guard lock(st.mutex);
+    if (st.prefix.empty()) st.prefix.assign(kKeyBuckets, 0);
+    for (size_t b = 0; b < kKeyBuckets; ++b) st.prefix[b] += own_prefix[b];
+  }
+  if (st.first_left.fetch_sub(1, std::memory_order_acq_rel) == 1) st.plan();
+  return true;
+}
+
+bool WideTensorScan::second_pass(size_t unit, const FileSource& file, uint64_t offset, char* buffer,
+                                 size_t buffer_bytes, const std::atomic<bool>* cancel) {
+  State& st = *state_;
+  if (st.any_finite) {
+    const uint32_t bins = st.bins;
+    const unsigned shift = st.key_shift;
+    const bool narrow = st.width == 4;
+    std::vector<uint32_t> bin_of(kPiece);
+    // Four interleaved tables: runs of equal bins (the centre of a weight distribution) would otherwise make
+    // each increment wait for the one before.
+    std::vector<uint64_t> bin_counts(4 * static_cast<size_t>(bins), 0);
+    // A tensor of one unit collects into the shared tables, as in pass 1.
+    const bool own = st.units > 1;
+    const size_t slots = st.slot_buckets.size();
+    if (!own) {
+      st.histogram.assign(bins, 0);
+      st.sub.assign(narrow ? slots : 0, std::vector<uint64_t>(kKeyBuckets, 0));
+      st.values.resize(narrow ? 0 : slots);
+    }
+    std::vector<std::vector<uint64_t>> own_sub(own && narrow ? slots : 0,
+                                               std::vector<uint64_t>(kKeyBuckets, 0));
+    std::vector<std::vector<double>> own_values(own && !narrow ? slots : 0);
+    std::vector<std::vector<uint64_t>>& sub = own ? own_sub : st.sub;
+    std::vector<std::vector<double>>& values = own ? own_values : st.values;
+    CentralMoments& central = st.central[unit];
+    const std::vector<double>& edges = st.s.histogram.edges;
+    const uint64_t* bits = st.wanted_bits.data();
+    const double mean = st.mean;
+    Piece piece;
+    const bool complete =
+        for_each_piece(file, offset + st.begin(unit), unit_bytes(unit), st.s.dtype, buffer, buffer_bytes,
+                       cancel, piece, [&](Piece& p) {
+                         p.nan = p.inf = 0;
+                         const double* v = p.values.data();
+                         if (p.weighted)
+                           add_weighted_central_moments(v, p.weights.data(), p.n, mean, central);
+                         else
+                           add_central_moments(v, p.n, mean, central);
+                         const size_t n_values = p.n;
+                         bins_of(v, n_values, edges, bin_of.data());
+                         uint64_t* counts = bin_counts.data();
+                         const uint32_t* b = bin_of.data();
+                         size_t at = 0;
+                         if (p.weighted) {
+                           const uint32_t* w = p.counts.data();
+                           for (; at + 4 <= n_values; at += 4)
+                             for (size_t j = 0; j < 4; ++j) counts[j * bins + b[at + j]] += w[at + j];
+                           for (; at < n_values; ++at) counts[b[at]] += w[at];
+                         } else {
+                           for (; at + 4 <= n_values; at += 4)
+                             for (size_t j = 0; j < 4; ++j) ++counts[j * bins + b[at + j]];
+                           for (; at < n_values; ++at) ++counts[b[at]];
+                         }
+                         for (size_t i = 0; i < n_values; ++i) {
+                           const uint64_t key = p.keys[i], bucket = key >> shift;
+                           if (!((bits[bucket / 64] >> (bucket % 64)) & 1)) continue;
+                           const uint8_t slot = st.slot_of(bucket);
+                           if (narrow)
+                             sub[slot][key & 0xffff] += p.weighted ? p.counts[i] : 1;
+                           else
+                             values[slot].push_back(v[i]);  // 64-bit types: never weighted
+                         }
+                       });
+    if (!complete) return false;
+    std::lock_guard lock(st.mutex);
+    if (st.histogram.empty()) {
+      st.histogram.assign(bins, 0);
+      st.sub.assign(narrow ? slots : 0, std::vector<uint64_t>(kKeyBuckets, 0));
+      st.values.resize(narrow ? 0 : slots);
+    }
+    for (size_t j = 0; j < 4; ++j)
+      for (uint32_t k = 0; k < bins; ++k) st.histogram[k] += bin_counts[j * bins + k];
+    for (size_t slot = 0; slot < own_sub.size(); ++slot)
+      for (size_t k = 0; k < kKeyBuckets; ++k) st.sub[slot][k] += own_sub[slot][k];
+    for (size_t slot = 0; slot < own_values.size(); ++slot)
+      st.values[slot].insert(st.values[slot].end(), own_values[slot].begin(), own_values[slot].end());
+  }
+  if (st.second_left.fetch_sub(1, std::memory_order_acq_rel) == 1) st.finish();
   return true;
 }
 

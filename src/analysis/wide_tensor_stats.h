@@ -6,21 +6,45 @@
 // 1's mean (numpy's two-pass variance), the histogram (its range is only known after pass 1) and those order
 // statistics exactly — by the next 16 key bits for 32-bit types, by collecting the few values of the buckets
 // concerned for 64-bit ones.
+//
+// Both passes are split into units (byte ranges of whole elements or blocks) that threads work through at
+// once: a quantized GGUF's largest matrix (its output, up to a gigabyte) would otherwise keep one core busy
+// while the others wait. Counts merge in any order; the compensated sums of each unit are kept and merged in
+// unit order, so a result depends on the unit size, never on the threads or their timing.
 #pragma once
 #include <atomic>
 #include <cstdint>
-#include <string>
+#include <memory>
 
 #include "analysis/weight_stats.h"
 #include "io/file_source.h"
 
 namespace ma {
 
-// `s` arrives with name, dtype, shape, numel and bytes set; the tensor's data is [offset, offset + bytes) of
-// `file`. `buffer` is the caller's reusable read buffer of `buffer_bytes` (a multiple of 8). `cancel` is
-// checked before every buffer read; once it is set the function returns with `s` incomplete (the caller
-// discards it). Returns false when cancelled.
-bool wide_tensor_stats(TensorStats& s, const FileSource& file, uint64_t offset, char* buffer,
-                       size_t buffer_bytes, double eps, uint32_t bins, const std::atomic<bool>* cancel);
+class WideTensorScan {
+ public:
+  // `s` arrives with name, dtype, shape, numel and bytes set and stays the caller's; it is complete once
+  // every unit of both passes has run. Units hold at most `unit_bytes` (at least one element or block).
+  WideTensorScan(TensorStats& s, double eps, uint32_t bins, uint64_t unit_bytes);
+  ~WideTensorScan();
+  WideTensorScan(const WideTensorScan&) = delete;
+  WideTensorScan& operator=(const WideTensorScan&) = delete;
+
+  size_t units() const;
+  uint64_t unit_bytes(size_t unit) const;
+
+  // One unit of a pass, reading [offset + the unit's range) of `file` through the caller's `buffer` of
+  // `buffer_bytes` (a multiple of 8). Distinct units of one pass may run on different threads at once;
+  // every unit of pass 1 must have finished before pass 2's first starts. `cancel` is checked before every
+  // buffer read; once it is set the call returns false and `s` is left incomplete (the caller discards it).
+  bool first_pass(size_t unit, const FileSource& file, uint64_t offset, char* buffer, size_t buffer_bytes,
+                  const std::atomic<bool>* cancel);
+  bool second_pass(size_t unit, const FileSource& file, uint64_t offset, char* buffer, size_t buffer_bytes,
+                   const std::atomic<bool>* cancel);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace ma

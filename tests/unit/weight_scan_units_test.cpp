@@ -1,0 +1,145 @@
+// A two-pass tensor split into units that several threads run at once must give what one unit gives: every
+// count, extreme, percentile and histogram bin exactly, and the moments to the last bits a different order of
+// compensated summation may move. The progress callback must end at the file's bytes, read twice.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include "analysis/weight_scan.h"
+#include "test_support.h"
+
+namespace ma {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A deterministic generator: the same bytes on every machine.
+struct Lcg {
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  uint64_t next() {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return x >> 11;
+  }
+  double uniform() { return static_cast<double>(next() >> 11) / static_cast<double>(1ull << 42); }
+};
+
+void append(std::string& out, const void* p, size_t n) { out.append(static_cast<const char*>(p), n); }
+
+// Roughly Gaussian float32 weights with exact zeros, a NaN, an infinity and one far outlier.
+std::string f32_values(size_t n, Lcg& g) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    float v = static_cast<float>((g.uniform() + g.uniform() + g.uniform() - 1.5) * 0.02);
+    if (i % 97 == 0) v = 0.0f;
+    if (i == n / 3) v = std::numeric_limits<float>::quiet_NaN();
+    if (i == n / 2) v = std::numeric_limits<float>::infinity();
+    if (i == n - 5) v = 3e4f;
+    append(out, &v, 4);
+  }
+  return out;
+}
+
+std::string f64_values(size_t n, Lcg& g) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    double v = (g.uniform() - 0.5) * 1e-3 + (i % 7 == 0 ? 1.0 : 0.0);
+    append(out, &v, 8);
+  }
+  return out;
+}
+
+// Q4_K super-blocks (144 bytes) with random codes and scales, and d / dmin fp16 values near 0.001 so that
+// every level is finite.
+std::string q4_k_blocks(size_t blocks, Lcg& g) {
+  std::string out;
+  for (size_t b = 0; b < blocks; ++b) {
+    const uint16_t d = static_cast<uint16_t>(0x1400 + g.next() % 0x200);
+    const uint16_t dmin = static_cast<uint16_t>(0x1000 + g.next() % 0x200);
+    append(out, &d, 2);
+    append(out, &dmin, 2);
+    for (int i = 0; i < 140; ++i) out.push_back(static_cast<char>(g.next() & 0xff));
+  }
+  return out;
+}
+
+// Q8_0 blocks (34 bytes: an fp16 scale and 32 int8 codes), decoded element by element.
+std::string q8_0_blocks(size_t blocks, Lcg& g) {
+  std::string out;
+  for (size_t b = 0; b < blocks; ++b) {
+    const uint16_t d = static_cast<uint16_t>(0x1400 + g.next() % 0x200);
+    append(out, &d, 2);
+    for (int i = 0; i < 32; ++i) out.push_back(static_cast<char>(g.next() & 0xff));
+  }
+  return out;
+}
+
+void expect_same(const TensorStats& one, const TensorStats& split) {
+  SCOPED_TRACE(one.name);
+  EXPECT_EQ(split.finite, one.finite);
+  EXPECT_EQ(split.nan_count, one.nan_count);
+  EXPECT_EQ(split.inf_count, one.inf_count);
+  EXPECT_EQ(split.min, one.min);
+  EXPECT_EQ(split.max, one.max);
+  EXPECT_EQ(split.abs_max, one.abs_max);
+  EXPECT_EQ(split.zeros_fraction, one.zeros_fraction);
+  EXPECT_EQ(split.near_zero_fraction, one.near_zero_fraction);
+  for (size_t i = 0; i < one.percentiles.size(); ++i) EXPECT_EQ(split.percentiles[i], one.percentiles[i]);
+  EXPECT_EQ(split.histogram.edges, one.histogram.edges);
+  EXPECT_EQ(split.histogram.counts, one.histogram.counts);
+  for (auto [a, b] : {std::pair{one.mean, split.mean}, {one.std, split.std}, {one.kurtosis, split.kurtosis},
+                      {one.l2_norm, split.l2_norm}})
+    EXPECT_NEAR(b, a, 1e-14 * std::fabs(a));
+  EXPECT_GT(one.finite, 0u);
+  EXPECT_GT(one.std, 0.0);
+}
+
+TEST(WeightScanUnits, ATwoPassTensorSplitIntoUnitsGivesWhatOneUnitGives) {
+  test::TempDir tmp;
+  Lcg g;
+  const std::string f32 = f32_values(300'001, g), f64 = f64_values(70'001, g), q4k = q4_k_blocks(2'000, g),
+                    q80 = q8_0_blocks(5'000, g);
+  const fs::path file = tmp / "tensors.bin";
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << f32 << f64 << q4k << q80;
+  }
+  std::vector<ScanItem> items = {
+      {"f32", file, 0, f32.size(), DType::F32, Shape{300'001}, 300'001},
+      {"f64", file, f32.size(), f64.size(), DType::F64, Shape{70'001}, 70'001},
+      {"q4_k", file, f32.size() + f64.size(), q4k.size(), DType::Q4_K, Shape{2'000 * 256}, 2'000 * 256},
+      {"q8_0", file, f32.size() + f64.size() + q4k.size(), q80.size(), DType::Q8_0, Shape{5'000 * 32},
+       5'000 * 32},
+  };
+  ScanOptions whole;
+  whole.bins = 32;
+  whole.threads = 1;
+  whole.unit_bytes = 1ull << 40;
+  const std::vector<TensorStats> one = scan_weights(items, whole);
+
+  ScanOptions split = whole;
+  split.threads = 3;
+  split.unit_bytes = 40'000;  // 31 F32 units, 15 F64, 8 Q4_K (whole blocks: 39,888 bytes), 5 Q8_0
+  std::atomic<uint64_t> last_done{0}, last_total{0};
+  split.progress = [&](uint64_t done, uint64_t total) {
+    uint64_t seen = last_done.load();
+    while (done > seen && !last_done.compare_exchange_weak(seen, done)) {
+    }
+    last_total = total;
+  };
+  const std::vector<TensorStats> many = scan_weights(items, split);
+  ASSERT_EQ(many.size(), one.size());
+  for (size_t i = 0; i < one.size(); ++i) expect_same(one[i], many[i]);
+  EXPECT_EQ(one[0].nan_count, 1u);
+  EXPECT_EQ(one[0].inf_count, 1u);
+  EXPECT_EQ(one[0].max, 3e4);
+  EXPECT_EQ(last_total.load(), f32.size() + f64.size() + q4k.size() + q80.size());
+  EXPECT_EQ(last_done.load(), last_total.load());
+}
+
+}  // namespace
+}  // namespace ma
