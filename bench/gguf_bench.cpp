@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_process.h"
@@ -105,8 +106,8 @@ int main(int argc, char** argv) {
       median_seconds({binary.string(), "stats", q4k.string(), "--json", "--quiet"}, stats_runs);
   std::printf(
       "(b) stats on %.2f GB of Q4_K GGUF (the values llama.cpp decodes, exact percentiles), page cache warm "
-      "(median of %d)\n",
-      gb, stats_runs);
+      "(median of %d, %u cores)\n",
+      gb, stats_runs, std::thread::hardware_concurrency());
   std::printf("    modelanalyzer stats               %7.2f GB/s of file bytes  (%.2f s)\n", gb / stats,
               stats);
   return 0;

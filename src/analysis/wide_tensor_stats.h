@@ -5,7 +5,9 @@
 // key prefix, which says where each percentile's order statistics lie. Pass 2: the central moments about pass
 // 1's mean (numpy's two-pass variance), the histogram (its range is only known after pass 1) and those order
 // statistics exactly — by the next 16 key bits for 32-bit types, by collecting the few values of the buckets
-// concerned for 64-bit ones.
+// concerned for 64-bit ones. For 32-bit keys the histogram comes mostly from pass 1's bucket counts: a bucket
+// no bin edge cuts lies in one bin whole, and only the values of the few buckets an edge cuts are binned one
+// by one. The per-value loops are in analysis/wide_stats_kernels.h.
 //
 // Both passes are split into units (byte ranges of whole elements or blocks) that threads work through at
 // once: a quantized GGUF's largest matrix (its output, up to a gigabyte) would otherwise keep one core busy

@@ -1,8 +1,10 @@
 // A two-pass tensor split into units that several threads run at once must give what one unit gives: every
 // count, extreme, percentile and histogram bin exactly, and the moments to the last bits a different order of
-// compensated summation may move. The progress callback must end at the file's bytes, read twice.
+// compensated summation may move. Histogram and percentiles must equal those of every value binned and
+// sorted. The progress callback must end at the file's bytes, read twice.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -10,7 +12,9 @@
 #include <fstream>
 #include <limits>
 
+#include "analysis/stats_math.h"
 #include "analysis/weight_scan.h"
+#include "formats/ggml_dequant.h"
 #include "test_support.h"
 
 namespace ma {
@@ -28,7 +32,9 @@ struct Lcg {
   double uniform() { return static_cast<double>(next() >> 11) / static_cast<double>(1ull << 42); }
 };
 
-void append(std::string& out, const void* p, size_t n) { out.append(static_cast<const char*>(p), n); }
+void append(std::string& out, const void* p, size_t n) {
+  out.append(static_cast<const char*>(p), n);
+}
 
 // Roughly Gaussian float32 weights with exact zeros, a NaN, an infinity and one far outlier.
 std::string f32_values(size_t n, Lcg& g) {
@@ -91,11 +97,45 @@ void expect_same(const TensorStats& one, const TensorStats& split) {
   for (size_t i = 0; i < one.percentiles.size(); ++i) EXPECT_EQ(split.percentiles[i], one.percentiles[i]);
   EXPECT_EQ(split.histogram.edges, one.histogram.edges);
   EXPECT_EQ(split.histogram.counts, one.histogram.counts);
-  for (auto [a, b] : {std::pair{one.mean, split.mean}, {one.std, split.std}, {one.kurtosis, split.kurtosis},
+  for (auto [a, b] : {std::pair{one.mean, split.mean},
+                      {one.std, split.std},
+                      {one.kurtosis, split.kurtosis},
                       {one.l2_norm, split.l2_norm}})
     EXPECT_NEAR(b, a, 1e-14 * std::fabs(a));
   EXPECT_GT(one.finite, 0u);
   EXPECT_GT(one.std, 0.0);
+}
+
+// The histogram and percentiles of `values` (finite ones) the plain way: every value binned, all sorted.
+void expect_brute_force(const TensorStats& s, std::vector<float> values, uint32_t bins) {
+  SCOPED_TRACE(s.name);
+  std::erase_if(values, [](float v) { return !std::isfinite(v); });
+  std::sort(values.begin(), values.end());
+  ASSERT_EQ(values.size(), s.finite);
+  auto [first, last] = histogram_range(values.front(), values.back());
+  const std::vector<double> edges = histogram_edges(first, last, bins);
+  const HistogramBinner binner(edges);
+  std::vector<uint64_t> counts(bins, 0);
+  for (float v : values) ++counts[binner.bin(v)];
+  EXPECT_EQ(s.histogram.edges, edges);
+  EXPECT_EQ(s.histogram.counts, counts);
+  for (size_t i = 0; i < kPercentiles.size(); ++i) {
+    const PercentileRank r = percentile_rank(kPercentiles[i], values.size());
+    const double above = values[std::min<size_t>(r.below + 1, values.size() - 1)];
+    EXPECT_EQ(s.percentiles[i], interpolate(values[r.below], above, r.fraction)) << kPercentiles[i];
+  }
+}
+
+std::vector<float> floats_of(const std::string& bytes) {
+  std::vector<float> out(bytes.size() / 4);
+  std::memcpy(out.data(), bytes.data(), out.size() * 4);
+  return out;
+}
+
+std::vector<float> decoded(DType t, const std::string& bytes, size_t blocks, size_t per_block) {
+  std::vector<float> out(blocks * per_block);
+  dequantize_blocks(t, reinterpret_cast<const uint8_t*>(bytes.data()), blocks, out.data());
+  return out;
 }
 
 TEST(WeightScanUnits, ATwoPassTensorSplitIntoUnitsGivesWhatOneUnitGives) {
@@ -134,6 +174,10 @@ TEST(WeightScanUnits, ATwoPassTensorSplitIntoUnitsGivesWhatOneUnitGives) {
   const std::vector<TensorStats> many = scan_weights(items, split);
   ASSERT_EQ(many.size(), one.size());
   for (size_t i = 0; i < one.size(); ++i) expect_same(one[i], many[i]);
+  // Pass 2 bins value by value only the key buckets a histogram edge cuts; the rest come whole from pass 1.
+  expect_brute_force(many[0], floats_of(f32), whole.bins);
+  expect_brute_force(many[2], decoded(DType::Q4_K, q4k, 2'000, 256), whole.bins);
+  expect_brute_force(many[3], decoded(DType::Q8_0, q80, 5'000, 32), whole.bins);
   EXPECT_EQ(one[0].nan_count, 1u);
   EXPECT_EQ(one[0].inf_count, 1u);
   EXPECT_EQ(one[0].max, 3e4);

@@ -1,0 +1,71 @@
+// The per-value loops of analysis/wide_tensor_stats.h's two passes: a tensor's bytes read into pieces of
+// finite values with their order keys (a ggml block type in its level form or decoded to float32), and the
+// vectorised sums, bins and moments over a piece. The scan around them (units, merging, percentiles) is in
+// wide_tensor_stats.cpp.
+#pragma once
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "analysis/stats_math.h"
+#include "core/dtype.h"
+#include "io/file_source.h"
+
+namespace ma::wide_stats {
+
+// Values are handled a piece at a time: 16,384 doubles and their keys (256 KiB) stay in a core's L2 cache
+// between the loops that each look at them once.
+inline constexpr size_t kPiece = 16384;
+
+// A key whose unsigned order is the values' order: sign-magnitude floats flip, signed integers offset.
+uint64_t order_key(DType t, uint64_t bits);
+// The bits back from a key (order_key's inverse for the 32-bit types).
+uint64_t key_bits(DType t, uint64_t key);
+
+// The finite values of one piece with their order keys and how many elements each stands for; NaN and ±Inf
+// are counted and left out. A value stands for one element, except a level of a ggml block type read in its
+// level form (formats/ggml_levels.h), which stands for every element of its group holding its code: the
+// weights stay 1 for every other type.
+struct Piece {
+  std::vector<double> values = std::vector<double>(kPiece);
+  std::vector<uint64_t> keys = std::vector<uint64_t>(kPiece);
+  std::vector<double> weights;  // levels only: the counts as doubles, for the sums
+  std::vector<uint32_t> counts;
+  bool weighted = false;
+  size_t n = 0;
+  uint64_t elements = 0;  // the finite elements the piece's values stand for
+  uint64_t nan = 0, inf = 0;
+};
+
+// Calls f(piece) for the values of [offset, offset + bytes) of `file` (whole elements or blocks of `stored`)
+// a piece at a time, reading them through the caller's buffer; false when cancelled (checked before every
+// read). A ggml block type is read in whole blocks: in its level form where it has one (each group's levels
+// weighted by their counts), else decoded to float32; either way f sees the values llama.cpp computes with.
+bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DType stored, char* buffer,
+                    size_t buffer_bytes, const std::atomic<bool>* cancel, Piece& piece,
+                    const std::function<void(Piece&)>& f);
+
+// Pass 1's figures, accumulated over the pieces.
+struct PassOne {
+  CompensatedSum sum, squares;
+  double min = INFINITY, max = -INFINITY;
+  uint64_t zeros = 0, near = 0;
+};
+void add_pass_one(const Piece& p, double eps, PassOne& r);
+// Adds each value's weight to buckets[key >> shift]: where the percentiles' order statistics lie.
+void count_key_buckets(const Piece& p, unsigned shift, uint64_t* buckets);
+
+// Pass 2's sums of (x - mean)^2, ^3 and ^4 about pass 1's mean (numpy's two-pass variance), each value as
+// many times as its weight.
+struct CentralMoments {
+  CompensatedSum m2, m3, m4;
+};
+void add_central_moments(const Piece& p, double mean, CentralMoments& c);
+
+// numpy.histogram's bin of each of v[0, n) over `edges` (histogram_edges'), as HistogramBinner gives it.
+void bins_of(const double* v, size_t n, const std::vector<double>& edges, uint32_t* out);
+
+}  // namespace ma::wide_stats
