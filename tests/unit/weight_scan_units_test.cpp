@@ -1,7 +1,8 @@
 // A two-pass tensor split into units that several threads run at once must give what one unit gives: every
 // count, extreme, percentile and histogram bin exactly, and the moments to the last bits a different order of
-// compensated summation may move. Histogram and percentiles must equal those of every value binned and
-// sorted. The progress callback must end at the file's bytes, read twice.
+// compensated summation may move, and with the same units any number of threads the same bits. Histogram
+// and percentiles must equal those of every value binned and sorted. The progress callback must end at the
+// file's bytes, read twice.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -174,6 +175,18 @@ TEST(WeightScanUnits, ATwoPassTensorSplitIntoUnitsGivesWhatOneUnitGives) {
   const std::vector<TensorStats> many = scan_weights(items, split);
   ASSERT_EQ(many.size(), one.size());
   for (size_t i = 0; i < one.size(); ++i) expect_same(one[i], many[i]);
+  // The unit size alone fixes the order of the compensated sums: one thread gives the same bits as three.
+  ScanOptions serial = split;
+  serial.threads = 1;
+  serial.progress = nullptr;
+  const std::vector<TensorStats> again = scan_weights(items, serial);
+  for (size_t i = 0; i < many.size(); ++i) {
+    SCOPED_TRACE(many[i].name);
+    EXPECT_EQ(std::bit_cast<uint64_t>(again[i].mean), std::bit_cast<uint64_t>(many[i].mean));
+    EXPECT_EQ(std::bit_cast<uint64_t>(again[i].std), std::bit_cast<uint64_t>(many[i].std));
+    EXPECT_EQ(std::bit_cast<uint64_t>(again[i].kurtosis), std::bit_cast<uint64_t>(many[i].kurtosis));
+    EXPECT_EQ(std::bit_cast<uint64_t>(again[i].l2_norm), std::bit_cast<uint64_t>(many[i].l2_norm));
+  }
   // Pass 2 bins value by value only the key buckets a histogram edge cuts; the rest come whole from pass 1.
   expect_brute_force(many[0], floats_of(f32), whole.bins);
   expect_brute_force(many[2], decoded(DType::Q4_K, q4k, 2'000, 256), whole.bins);
