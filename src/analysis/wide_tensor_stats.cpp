@@ -1,6 +1,7 @@
 #include "analysis/wide_tensor_stats.h"
 
 #include <algorithm>
+#include <bitset>
 #include <cmath>
 #include <mutex>
 #include <vector>
@@ -40,10 +41,7 @@ constexpr size_t kKeyBuckets = 65536;
 // Which key buckets pass 2 looks at value by value, one bit a bucket (8 KiB each, in a core's L1 cache):
 // `look`, those holding a wanted order statistic or cut by a histogram edge; `cut`, the latter.
 struct BucketTests {
-  std::vector<uint64_t> look = std::vector<uint64_t>(kKeyBuckets / 64, 0);
-  std::vector<uint64_t> cut = std::vector<uint64_t>(kKeyBuckets / 64, 0);
-  static void set(std::vector<uint64_t>& bits, uint64_t b) { bits[b / 64] |= uint64_t{1} << (b % 64); }
-  static bool has(const std::vector<uint64_t>& bits, uint64_t b) { return (bits[b / 64] >> (b % 64)) & 1; }
+  std::bitset<kKeyBuckets> look, cut;
 };
 
 // Pass 2's counts toward the order statistics, per wanted bucket: by the low 16 key bits for 32-bit keys,
@@ -212,11 +210,8 @@ void WideTensorScan::State::bin_whole_buckets() {
 
 BucketTests WideTensorScan::State::bucket_tests() const {
   BucketTests t;
-  for (uint64_t b : slot_buckets) BucketTests::set(t.look, b);
-  for (uint32_t b : cut_buckets) {
-    BucketTests::set(t.look, b);
-    BucketTests::set(t.cut, b);
-  }
+  for (uint64_t b : slot_buckets) t.look[b] = true;
+  for (uint32_t b : cut_buckets) t.look[b] = t.cut[b] = true;
   return t;
 }
 
@@ -226,9 +221,9 @@ void WideTensorScan::State::narrow_pass_two(const Piece& p, const BucketTests& t
   const size_t slots = slot_buckets.size();
   for (size_t i = 0; i < p.n; ++i) {
     const uint64_t key = p.keys[i], bucket = key >> 16;
-    if (!BucketTests::has(t.look, bucket)) continue;
+    if (!t.look[bucket]) continue;
     const uint64_t w = p.weighted ? p.counts[i] : 1;
-    if (BucketTests::has(t.cut, bucket)) scratch.counts[binner.bin(p.values[i])] += w;
+    if (t.cut[bucket]) scratch.counts[binner.bin(p.values[i])] += w;
     if (const size_t slot = slot_of(bucket); slot < slots) into.sub[slot][key & 0xffff] += w;
   }
 }
@@ -248,7 +243,7 @@ void WideTensorScan::State::wide_pass_two(const Piece& p, const BucketTests& t, 
   for (; at < p.n; ++at) ++counts[b[at]];
   for (size_t i = 0; i < p.n; ++i) {
     const uint64_t bucket = p.keys[i] >> key_shift;
-    if (BucketTests::has(t.look, bucket)) into.values[slot_of(bucket)].push_back(v[i]);
+    if (t.look[bucket]) into.values[slot_of(bucket)].push_back(v[i]);
   }
 }
 
