@@ -66,6 +66,17 @@ TEST(HeapPages, HeapBlocksMayUseHugePagesAfterTheCall) {
       << "THP mode: " << mode;
 }
 
+// The heap below its first 2 MiB boundary can only hold 4 KiB pages; the call keeps the next block out of
+// it, so a block allocated right after may be huge from its first page on.
+TEST(HeapPages, TheNextHeapBlockMayUseHugePagesFromItsHead) {
+  std::string why_not;
+  const std::string mode = thp_mode(why_not);
+  if (mode.empty()) GTEST_SKIP() << why_not;
+  ma::prefer_huge_heap_pages();
+  std::vector<char> block(size_t{8} << 20, 1);
+  EXPECT_EQ(huge_page_eligible(reinterpret_cast<uintptr_t>(block.data()) + 4096), 1) << "THP mode: " << mode;
+}
+
 TEST(HeapPages, ALargeBlockMayUseHugePagesAfterTheCall) {
   std::string why_not;
   const std::string mode = thp_mode(why_not);
