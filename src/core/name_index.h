@@ -25,6 +25,7 @@ class NameIndex {
     uint32_t position;  // position + 1; 0 = empty
   };
   static uint64_t hash(std::string_view s);
+  void insert(uint32_t i, uint64_t h);
   NameOf name_of_;
   const void* context_;
   std::vector<Slot> slots_;
