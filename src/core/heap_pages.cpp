@@ -45,35 +45,30 @@ void prefer_huge_heap_pages() {
   // Blocks up to 32 MiB (glibc's own ceiling for its sliding threshold) come from this heap, not from
   // mmap calls of their own in 4 KiB pages.
   mallopt(M_MMAP_THRESHOLD, static_cast<int>(kGrowth / 2));
-  // Grow the heap now, by one allocation larger than what start-up left free, freed at once: the region
-  // glibc takes from sbrk is exactly what lies between the break before and after, and no page of it is
-  // touched.
-  const auto before = reinterpret_cast<uintptr_t>(sbrk(0));
-  void* p = std::malloc(size_t{4} << 20);
-  asm volatile("" : : "r"(p) : "memory");     // the compiler would otherwise drop the malloc/free pair
-  auto top = reinterpret_cast<uintptr_t>(p);  // an address kept, not a pointer used after the free
-  asm volatile("" : "+r"(top));
-  std::free(p);
-  const auto after = reinterpret_cast<uintptr_t>(sbrk(0));
-  const uintptr_t begin = align_up(before), end = after & ~(kHugePage - 1);
-  if (before == static_cast<uintptr_t>(-1) || end <= begin) return;
-  if (madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE) != 0) return;  // no THP
-  // Allocating p wrote the heap top's header just past it, before the madvise: that one 4 KiB page would
-  // keep its whole 2 MiB in small pages (480 faults of DeepSeek-V3's index read landed there). Collapse it
-  // now (Linux 6.1's MADV_COLLAPSE; refused elsewhere, which costs only those faults).
-  const uintptr_t header_page = (top + (size_t{4} << 20)) & ~(kHugePage - 1);
-  if (header_page >= begin && header_page + kHugePage <= end)
-    madvise(reinterpret_cast<void*>(header_page), kHugePage, kMadvCollapse);
-  // The freed block went back to the heap's top, so the next block from the top starts where p did. From
-  // there to the first 2 MiB boundary the heap can only have 4 KiB pages: hold that stretch, untouched, so
-  // that what the run allocates next begins in huge pages. (The break starts at a random address: the
-  // stretch is 1 MiB on average, 256 faults of 4 KiB.)
+  // Grow the heap now with one block that runs from the start of the free top (what start-up left) to just
+  // below the first 2 MiB boundary past the break, kept and never touched:
+  // - it is larger than the top, so glibc takes the block plus M_TOP_PAD from sbrk, and no page of that
+  //   growth is touched;
+  // - glibc writes the new top's header just below the boundary, in the stretch that can only hold 4 KiB
+  //   pages anyway (a header written inside the range marked below would keep its whole 2 MiB in small
+  //   pages: 480 faults of DeepSeek-V3's index read once landed there);
+  // - what the run allocates next from the top begins on the boundary, in huge pages. (The break starts at
+  //   a random address: the stretch held is 1 MiB on average, 256 faults of 4 KiB spared.)
   constexpr uintptr_t kChunkHeader = 2 * sizeof(size_t);
-  if (top < begin && begin - top > 4 * kChunkHeader) {
-    static void* small_page_head = nullptr;
-    small_page_head = std::malloc(begin - top - 2 * kChunkHeader);
-    asm volatile("" : : "r"(small_page_head) : "memory");
-  }
+  const auto before = reinterpret_cast<uintptr_t>(sbrk(0));
+  if (before == static_cast<uintptr_t>(-1)) return;
+  const uintptr_t top = before - mallinfo2().keepcost;  // the main heap's free top ends at the break
+  uintptr_t begin = align_up(before);
+  if (begin - before < 4 * kChunkHeader) begin += kHugePage;  // the block must outgrow the top
+  if (begin - top >= kGrowth / 2) return;  // a top this large was grown already (by an earlier call)
+  // A block of `request` bytes takes a chunk of request + 8 (16-aligned): it ends one header below begin.
+  static void* small_page_head = nullptr;
+  small_page_head = std::malloc(begin - kChunkHeader - top - sizeof(size_t));
+  asm volatile("" : : "r"(small_page_head) : "memory");
+  const auto after = reinterpret_cast<uintptr_t>(sbrk(0));
+  const uintptr_t end = after & ~(kHugePage - 1);
+  if (end <= begin) return;
+  madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // refused without THP: no matter
 }
 
 void prefer_huge_pages(void* data, size_t bytes) {

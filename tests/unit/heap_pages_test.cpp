@@ -4,6 +4,7 @@
 #include "core/heap_pages.h"
 
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -56,10 +57,26 @@ std::string thp_mode(std::string& why_not) {
   return why_not.empty() ? mode : "";
 }
 
+// prefer_huge_heap_pages is made for the start of main, when the heap's only free memory is the little
+// start-up left. ctest runs each test in a process of its own; one run of many tests in one process may have
+// left megabytes free, which the call's blocks then come from instead of growing the heap.
+bool heap_as_at_start() {
+#if defined(__GLIBC__) && !defined(MA_SANITIZER_ALLOCATOR)
+  return mallinfo2().fordblks < (size_t{1} << 20);
+#else
+  return true;
+#endif
+}
+constexpr const char* kNotAtStart =
+    "earlier tests in this process left megabytes free in the heap: run this test in a process of its own, "
+    "as "
+    "ctest does";
+
 TEST(HeapPages, HeapBlocksMayUseHugePagesAfterTheCall) {
   std::string why_not;
   const std::string mode = thp_mode(why_not);
   if (mode.empty()) GTEST_SKIP() << why_not;
+  if (!heap_as_at_start()) GTEST_SKIP() << kNotAtStart;
   ma::prefer_huge_heap_pages();
   std::vector<char> block(size_t{8} << 20, 1);  // under the 32 MiB mmap threshold: from the heap
   EXPECT_EQ(huge_page_eligible(reinterpret_cast<uintptr_t>(block.data() + block.size() / 2)), 1)
@@ -72,6 +89,7 @@ TEST(HeapPages, TheNextHeapBlockMayUseHugePagesFromItsHead) {
   std::string why_not;
   const std::string mode = thp_mode(why_not);
   if (mode.empty()) GTEST_SKIP() << why_not;
+  if (!heap_as_at_start()) GTEST_SKIP() << kNotAtStart;
   ma::prefer_huge_heap_pages();
   std::vector<char> block(size_t{8} << 20, 1);
   EXPECT_EQ(huge_page_eligible(reinterpret_cast<uintptr_t>(block.data()) + 4096), 1) << "THP mode: " << mode;
@@ -113,6 +131,7 @@ TEST(HeapPages, AWorkerThreadsHeapMayUseHugePagesAfterTheCall) {
   std::string why_not;
   const std::string mode = thp_mode(why_not);
   if (mode.empty()) GTEST_SKIP() << why_not;
+  if (!heap_as_at_start()) GTEST_SKIP() << kNotAtStart;
   ma::prefer_huge_heap_pages();  // as main() does first: a new arena's heap is then read-write in one piece
   uintptr_t at = 0;
   int eligible = -1;
