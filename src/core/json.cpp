@@ -549,42 +549,56 @@ void check_document_size(std::string_view text, std::string_view source, const L
     throw Error(ErrorKind::Malformed, std::string(source), "JSON", "starts with a UTF-8 byte-order mark", 0);
 }
 
-void append_quoted(std::string& out, std::string_view s) {
-  out += '"';
-  size_t run = 0;  // copy unescaped runs in one append
-  for (size_t i = 0; i < s.size(); ++i) {
-    i = static_cast<size_t>(skip_plain(s.data() + i, s.data() + s.size()) - s.data());
-    if (i == s.size()) break;
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s.data() + run, i - run);
-    run = i + 1;
+char* write_quoted(char* out, std::string_view s) {
+  *out++ = '"';
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  while (end - p >= 8) {  // plain ASCII 8 bytes at a time: one load, one test, one store
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    if (special_bytes(w)) break;
+    std::memcpy(out, &w, 8);
+    p += 8;
+    out += 8;
+  }
+  for (; p != end; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c >= 0x20 && c != '"' && c != '\\') {  // UTF-8 is written as it is
+      *out++ = static_cast<char>(c);
+      continue;
+    }
+    *out++ = '\\';
     switch (c) {
       case '"':
-        out += "\\\"";
-        break;
       case '\\':
-        out += "\\\\";
+        *out++ = static_cast<char>(c);
         break;
       case '\n':
-        out += "\\n";
+        *out++ = 'n';
         break;
       case '\r':
-        out += "\\r";
+        *out++ = 'r';
         break;
       case '\t':
-        out += "\\t";
+        *out++ = 't';
         break;
       default: {
         static const char* hexd = "0123456789abcdef";
-        out += "\\u00";
-        out += hexd[c >> 4];
-        out += hexd[c & 15];
+        std::memcpy(out, "u00", 3);
+        out[3] = hexd[c >> 4];
+        out[4] = hexd[c & 15];
+        out += 5;
       }
     }
   }
-  out.append(s.data() + run, s.size() - run);
-  out += '"';
+  *out++ = '"';
+  return out;
+}
+
+void append_quoted(std::string& out, std::string_view s) {
+  const size_t before = out.size();
+  out.resize(before + quoted_size_bound(s.size()));
+  out.resize(static_cast<size_t>(write_quoted(out.data() + before, s) - out.data()));
 }
 
 }  // namespace ma::json

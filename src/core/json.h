@@ -158,5 +158,12 @@ void check_document_size(std::string_view text, std::string_view source, const L
 
 // Writes `s` as a JSON string literal (with quotes) to `out`.
 void append_quoted(std::string& out, std::string_view s);
+// The most bytes a JSON string literal of `n` bytes takes: two quotes and, at worst, "\u00XX" per byte.
+constexpr size_t quoted_size_bound(size_t n) {
+  return 6 * n + 2;
+}
+// The same literal written at `out`, which has room for quoted_size_bound(s.size()) bytes; returns its end.
+// For writers that fill a buffer of their own (the tensor rows of a large export).
+char* write_quoted(char* out, std::string_view s);
 
 }  // namespace ma::json

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "core/json_writer.h"
@@ -138,6 +141,61 @@ TEST(JsonWriter, IndentedJsonLaysOutOneValueALine) {
             "  \"g\": null\n"
             "}\n");
   EXPECT_NO_THROW(json::Document::parse(indented_json(compact), "indented"));
+}
+
+// A JSON string literal byte by byte, as RFC 8259 asks and Python's json.dumps(ensure_ascii=False) writes it:
+// the reference the 8-bytes-at-a-time writer is held to.
+std::string quoted_byte_by_byte(std::string_view s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+// Every byte that needs an escape (and a two-byte UTF-8 character, which does not) at every position of
+// strings of 0 to 24 bytes: inside the 8-byte words the writer copies whole, and in the tail it writes byte
+// by byte. What it writes reads back as the string, and never exceeds its size bound.
+TEST(JsonWriter, QuotedStringsMatchAByteByByteWriterAndReadBack) {
+  const std::vector<std::string> specials = {"\"",   "\\",   "\n",      "\r", "\t", std::string(1, '\0'),
+                                             "\x01", "\x1f", "\xc3\xa9"};
+  size_t checked = 0;
+  for (size_t length = 0; length <= 24; ++length)
+    for (size_t at = 0; at <= length; ++at)
+      for (const std::string& special : specials) {
+        std::string s(length, 'a');
+        if (at < length) s.replace(at, 1, special);
+        std::string written = "x";  // appended after what is there
+        json::append_quoted(written, s);
+        ASSERT_EQ(written, "x" + quoted_byte_by_byte(s)) << "length " << length << " at " << at;
+        std::string buf(json::quoted_size_bound(s.size()), '?');
+        char* end = json::write_quoted(buf.data(), s);
+        EXPECT_EQ(std::string(buf.data(), end), written.substr(1));
+        EXPECT_EQ(parse("[" + written.substr(1) + "]").root().items().at(0).as_string(), s);
+        ++checked;
+      }
+  EXPECT_EQ(checked, 9u * (25 * 26 / 2));
+  std::string controls;  // the bound is met exactly by a string of control characters
+  for (char c = 1; c < 0x20; ++c)
+    if (c != '\n' && c != '\r' && c != '\t') controls += c;
+  std::string buf(json::quoted_size_bound(controls.size()), '?');
+  EXPECT_EQ(static_cast<size_t>(json::write_quoted(buf.data(), controls) - buf.data()), buf.size());
 }
 
 }  // namespace
