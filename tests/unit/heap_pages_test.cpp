@@ -47,16 +47,6 @@ constexpr bool kGlibcHeap = false;
 constexpr bool kGlibcHeap = true;
 #endif
 
-// The kernel's THP setting ("always [madvise] never"), or empty with the reason the calls cannot be observed.
-std::string thp_mode(std::string& why_not) {
-  const std::string mode = read_text("/sys/kernel/mm/transparent_hugepage/enabled");
-  if (!kGlibcHeap)
-    why_not = "the sanitizer's allocator (or a libc other than glibc) owns the heap";
-  else if (mode.empty() || mode.find("[never]") != std::string::npos)
-    why_not = "this kernel offers no transparent huge pages";
-  return why_not.empty() ? mode : "";
-}
-
 // prefer_huge_heap_pages is made for the start of main, when the heap's only free memory is the little
 // start-up left. ctest runs each test in a process of its own; one run of many tests in one process may have
 // left megabytes free, which the call's blocks then come from instead of growing the heap.
@@ -67,16 +57,28 @@ bool heap_as_at_start() {
   return true;
 #endif
 }
-constexpr const char* kNotAtStart =
-    "earlier tests in this process left megabytes free in the heap: run this test in a process of its own, "
-    "as "
-    "ctest does";
+
+enum class Heap { Any, AsAtStart };
+
+// The kernel's THP setting ("always [madvise] never"), or empty with the reason the calls cannot be observed.
+std::string thp_mode(std::string& why_not, Heap heap = Heap::Any) {
+  const std::string mode = read_text("/sys/kernel/mm/transparent_hugepage/enabled");
+  if (!kGlibcHeap)
+    why_not = "the sanitizer's allocator (or a libc other than glibc) owns the heap";
+  else if (mode.empty() || mode.find("[never]") != std::string::npos)
+    why_not = "this kernel offers no transparent huge pages";
+  else if (heap == Heap::AsAtStart && !heap_as_at_start())
+    why_not =
+        "earlier tests in this process left megabytes free in the heap: run this test in a process of its "
+        "own, "
+        "as ctest does";
+  return why_not.empty() ? mode : "";
+}
 
 TEST(HeapPages, HeapBlocksMayUseHugePagesAfterTheCall) {
   std::string why_not;
-  const std::string mode = thp_mode(why_not);
+  const std::string mode = thp_mode(why_not, Heap::AsAtStart);
   if (mode.empty()) GTEST_SKIP() << why_not;
-  if (!heap_as_at_start()) GTEST_SKIP() << kNotAtStart;
   ma::prefer_huge_heap_pages();
   std::vector<char> block(size_t{8} << 20, 1);  // under the 32 MiB mmap threshold: from the heap
   EXPECT_EQ(huge_page_eligible(reinterpret_cast<uintptr_t>(block.data() + block.size() / 2)), 1)
@@ -87,9 +89,8 @@ TEST(HeapPages, HeapBlocksMayUseHugePagesAfterTheCall) {
 // it, so a block allocated right after may be huge from its first page on.
 TEST(HeapPages, TheNextHeapBlockMayUseHugePagesFromItsHead) {
   std::string why_not;
-  const std::string mode = thp_mode(why_not);
+  const std::string mode = thp_mode(why_not, Heap::AsAtStart);
   if (mode.empty()) GTEST_SKIP() << why_not;
-  if (!heap_as_at_start()) GTEST_SKIP() << kNotAtStart;
   ma::prefer_huge_heap_pages();
   std::vector<char> block(size_t{8} << 20, 1);
   EXPECT_EQ(huge_page_eligible(reinterpret_cast<uintptr_t>(block.data()) + 4096), 1) << "THP mode: " << mode;
@@ -129,9 +130,8 @@ TEST(HeapPages, AHugePageBlockMayUseHugePagesFromItsFirstByte) {
 // hands a finished thread's arena to the next one. Without the call's madvise this fails either way.)
 TEST(HeapPages, AWorkerThreadsHeapMayUseHugePagesAfterTheCall) {
   std::string why_not;
-  const std::string mode = thp_mode(why_not);
+  const std::string mode = thp_mode(why_not, Heap::AsAtStart);
   if (mode.empty()) GTEST_SKIP() << why_not;
-  if (!heap_as_at_start()) GTEST_SKIP() << kNotAtStart;
   ma::prefer_huge_heap_pages();  // as main() does first: a new arena's heap is then read-write in one piece
   uintptr_t at = 0;
   int eligible = -1;
