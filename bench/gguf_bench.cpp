@@ -3,7 +3,7 @@
 //      sparse data): `modelanalyzer tensors FILE --json` and the full report `modelanalyzer FILE --json`,
 //      against the Hugging Face Hub's own parser, @huggingface/gguf (tests/peer/gguf_params.mjs), whose
 //      parameter count is printed beside ours;
-//  (b) `modelanalyzer stats` on a quantized GGUF with real Q4_K data, in GB/s of file bytes.
+//  (b) `modelanalyzer stats` on a quantized GGUF with Q4_K data in every block, in GB/s of file bytes.
 //
 // usage: ma-bench-gguf [--runs N] [--work DIR]
 #include <algorithm>
@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
     if (a == "--work") work = argv[i + 1];
   }
   fs::create_directories(work);
-  const fs::path big = work / "llama-3-70b.Q4_K_M.gguf", q4k = work / "q4_k-3-layers.gguf";
+  const fs::path big = work / "llama-3-70b.Q4_K_M.gguf", q4k = work / "q4_k-3-layers-normal.gguf";
   if (!fs::exists(big)) ma::bench::write_llama70b_q4_k_m(big);
   if (!fs::exists(q4k)) ma::bench::write_q4_k_layers(q4k, 3);
 

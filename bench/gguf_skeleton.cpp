@@ -1,5 +1,8 @@
 #include "gguf_skeleton.h"
 
+#include <algorithm>
+#include <cmath>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -41,12 +44,58 @@ std::vector<GgufValueToWrite> llama_metadata(uint32_t layers, uint32_t hidden, u
   return kv;
 }
 
+// Q4_K blocks that look like llama.cpp's output for trained weights: fp16 super-block scales d and dmin
+// between 2^-10 and 2^-8, random 6-bit group scales and mins, and each group's codes those of 32 normally
+// distributed weights spread over 0..15 from their minimum to their maximum, as a quantizer fitting the
+// group gives them (the middle codes frequent, the ends held by one or two elements). Random, not a repeating
+// pattern: a periodic one would let branch predictors and caches learn what real data never repeats.
+void fill_q4_k(std::string& bytes) {
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&state] {  // splitmix64
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  auto normal = [&next] {  // Box-Muller
+    const double u = (static_cast<double>(next() >> 11) + 0.5) * 0x1p-53;
+    const double v = static_cast<double>(next() >> 11) * 0x1p-53;
+    return std::sqrt(-2 * std::log(u)) * std::cos(2 * std::numbers::pi * v);
+  };
+  auto scale = [](uint64_t r) { return static_cast<uint16_t>((5 + r % 3) << 10 | ((r >> 8) & 0x3ff)); };
+  for (size_t at = 0; at + 144 <= bytes.size(); at += 144) {
+    char* b = bytes.data() + at;
+    const uint16_t d = scale(next()), dmin = scale(next());
+    const uint64_t s0 = next(), s1 = next();
+    b[0] = static_cast<char>(d & 0xff), b[1] = static_cast<char>(d >> 8);
+    b[2] = static_cast<char>(dmin & 0xff), b[3] = static_cast<char>(dmin >> 8);
+    for (int k = 0; k < 12; ++k)
+      b[4 + k] = static_cast<char>((k < 8 ? s0 >> (8 * k) : s1 >> (8 * (k - 8))) & 0xff);
+    // Groups 2c and 2c + 1 share 32 bytes: 2c in the low nibbles, 2c + 1 in the high ones.
+    for (int g = 0; g < 8; ++g) {
+      double x[32];
+      for (double& v : x) v = normal();
+      const auto [lo, hi] = std::minmax_element(x, x + 32);
+      const double low = *lo, step = (*hi - *lo) / 15;
+      for (int k = 0; k < 32; ++k) {
+        const auto code = static_cast<uint8_t>(std::lround((x[k] - low) / step));
+        uint8_t& byte = reinterpret_cast<uint8_t&>(b[16 + 32 * (g / 2) + k]);
+        byte = g % 2 ? static_cast<uint8_t>((byte & 0x0f) | code << 4) : code;
+      }
+    }
+  }
+}
+
 TensorToWrite tensor(std::string name, DType dtype, Shape shape, bool data) {
   TensorToWrite t{std::move(name), dtype, std::move(shape), {}};
   if (data) {
-    // Bytes below 0x40: every fp16 scale is finite, so every block decodes to finite values.
     t.data.resize(dtype_bytes(numel(t.shape), dtype));
-    for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = static_cast<char>((i * 37 + 11) & 0x3f);
+    if (dtype == DType::Q4_K) {
+      fill_q4_k(t.data);
+    } else {
+      // Bytes below 0x40: every float is finite.
+      for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = static_cast<char>((i * 37 + 11) & 0x3f);
+    }
   }
   return t;
 }

@@ -8,8 +8,9 @@ namespace ma::bench {
 
 void write_llama70b_q4_k_m(const std::filesystem::path& path);
 
-// A quantized GGUF whose data is real (every block decodes to finite values): `layers` Llama-2-7B-shaped
-// layers of Q4_K matrices.
+// A quantized GGUF with data in every block: `layers` Llama-2-7B-shaped layers of Q4_K matrices whose blocks
+// look like llama.cpp's output for trained weights (each group's codes from normally distributed
+// weights, finite scales; see gguf_skeleton.cpp).
 void write_q4_k_layers(const std::filesystem::path& path, unsigned layers);
 
 }  // namespace ma::bench
