@@ -3,6 +3,7 @@
 #include <array>
 #include <cstring>
 
+#include "core/vector_clones.h"
 #include "formats/ggml_block_fields.h"
 
 namespace ma {
@@ -14,38 +15,47 @@ using ggml::k_scale_min;
 using ggml::kE2m1Doubled;
 using ggml::kIq4nlValues;
 
-// How many of `n` (even) bytes' low and high nibbles hold each code, into `low` and `high` (they may be the
-// same table when both nibbles belong to one group). Each code adds its one-hot row of 16 byte counters, in
-// registers: increments in memory would wait on each other through a run of equal codes.
-using Counts16 = uint8_t __attribute__((vector_size(16)));
-constexpr auto kOneHot = [] {
-  std::array<std::array<uint8_t, 16>, 16> t{};
-  for (size_t k = 0; k < 16; ++k) t[k][k] = 1;
+// How many of `n` (a multiple of 4) bytes' low and high nibbles hold each code, into `low` and `high` (they
+// may be the same table when both nibbles belong to one group). A byte indexes a row of 32 byte counters
+// with a one in its low nibble's lane (0-15) and in 16 + its high nibble's: one load and one add count both
+// nibbles, with no nibble taken apart (an AVX2 clone adds 32 lanes at once; the baseline adds two halves).
+// The counts stay in registers, four sums apart: increments in memory would wait on each other through a
+// run of equal codes.
+using Counts32 = uint8_t __attribute__((vector_size(32)));
+alignas(32) constexpr auto kNibblePairOneHot = [] {
+  std::array<std::array<uint8_t, 32>, 256> t{};
+  for (size_t b = 0; b < 256; ++b) {
+    t[b][b & 15] = 1;
+    t[b][16 + (b >> 4)] = 1;
+  }
   return t;
 }();
 
-inline Counts16 one_hot(unsigned code) {
-  Counts16 v;
-  std::memcpy(&v, kOneHot[code].data(), sizeof v);
-  return v;
+// Adds `byte`'s row to `c` (by reference: a 32-byte vector by value changes the ABI without AVX).
+[[gnu::always_inline]] inline void add_pair_one_hot(Counts32& c, uint8_t byte) {
+  Counts32 v;
+  std::memcpy(&v, kNibblePairOneHot[byte].data(), sizeof v);
+  c += v;
 }
 
-inline void count_nibbles(const uint8_t* __restrict q, int n, uint8_t* low, uint8_t* high) {
-  Counts16 lo0 = {}, lo1 = {}, hi0 = {}, hi1 = {};
-  for (int j = 0; j < n; j += 2) {
-    lo0 += one_hot(q[j] & 0xf);
-    hi0 += one_hot(q[j] >> 4);
-    lo1 += one_hot(q[j + 1] & 0xf);
-    hi1 += one_hot(q[j + 1] >> 4);
+[[gnu::always_inline]] inline void count_nibbles(const uint8_t* __restrict q, int n, uint8_t* low,
+                                                 uint8_t* high) {
+  Counts32 c0 = {}, c1 = {}, c2 = {}, c3 = {};
+  for (int j = 0; j < n; j += 4) {
+    add_pair_one_hot(c0, q[j]);
+    add_pair_one_hot(c1, q[j + 1]);
+    add_pair_one_hot(c2, q[j + 2]);
+    add_pair_one_hot(c3, q[j + 3]);
   }
-  const Counts16 lo = lo0 + lo1, hi = hi0 + hi1;
+  const Counts32 c = (c0 + c1) + (c2 + c3);
+  uint8_t both[32];
+  std::memcpy(both, &c, sizeof both);
   if (low == high) {
-    const Counts16 both = lo + hi;
-    std::memcpy(low, &both, 16);
+    for (int k = 0; k < 16; ++k) low[k] = static_cast<uint8_t>(both[k] + both[16 + k]);
     return;
   }
-  std::memcpy(low, &lo, 16);
-  std::memcpy(high, &hi, 16);
+  std::memcpy(low, both, 16);
+  std::memcpy(high, both + 16, 16);
 }
 
 // Each expression below is its decoder's in ggml_dequant.cpp, term for term, so that a level is bit for bit
@@ -57,31 +67,36 @@ inline void codebook_levels(const int8_t (&book)[16], float d, float* y) {
 }
 
 // Q4_0: (q - 8) * d; one group of 32, nibbles as Q4_0's.
-void q4_0(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restrict c) {
+[[gnu::always_inline]] inline void q4_0(const uint8_t* __restrict b, float* __restrict y,
+                                        uint8_t* __restrict c) {
   const float d = half_at(b);
   for (int q = 0; q < 16; ++q) y[q] = static_cast<float>(q - 8) * d;
   count_nibbles(b + 2, 16, c, c);
 }
 
 // Q4_1: q * d + m.
-void q4_1(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restrict c) {
+[[gnu::always_inline]] inline void q4_1(const uint8_t* __restrict b, float* __restrict y,
+                                        uint8_t* __restrict c) {
   const float d = half_at(b), m = half_at(b + 2);
   for (int q = 0; q < 16; ++q) y[q] = static_cast<float>(q) * d + m;
   count_nibbles(b + 4, 16, c, c);
 }
 
-void iq4_nl(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restrict c) {
+[[gnu::always_inline]] inline void iq4_nl(const uint8_t* __restrict b, float* __restrict y,
+                                          uint8_t* __restrict c) {
   codebook_levels(kIq4nlValues, half_at(b), y);
   count_nibbles(b + 2, 16, c, c);
 }
 
-void mxfp4(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restrict c) {
+[[gnu::always_inline]] inline void mxfp4(const uint8_t* __restrict b, float* __restrict y,
+                                         uint8_t* __restrict c) {
   codebook_levels(kE2m1Doubled, e8m0_half(b[0]), y);
   count_nibbles(b + 1, 16, c, c);
 }
 
 // IQ4_XS: 8 groups of 32, each (d * (scale - 32)) * level.
-void iq4_xs(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restrict c) {
+[[gnu::always_inline]] inline void iq4_xs(const uint8_t* __restrict b, float* __restrict y,
+                                          uint8_t* __restrict c) {
   const float d = half_at(b);
   const uint16_t scales_h = ggml::le16(b + 2);
   const uint8_t* scales_l = b + 4;
@@ -94,7 +109,8 @@ void iq4_xs(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restric
 
 // Q4_K: 8 groups of 32, (d * scale) * q - dmin * min; group 2c in the low nibbles of 32 bytes, 2c + 1 in
 // their high ones.
-void q4_k(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restrict c) {
+[[gnu::always_inline]] inline void q4_k(const uint8_t* __restrict b, float* __restrict y,
+                                        uint8_t* __restrict c) {
   const float d = half_at(b), dmin = half_at(b + 2);
   const uint8_t* s = b + 4;
   for (int g = 0; g < 8; ++g) {
@@ -107,7 +123,8 @@ void q4_k(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restrict 
 }
 
 // Q2_K: 16 groups of 16 (ggml::q2_k_group), four levels (d * scale) * q - dmin * min.
-void q2_k(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restrict c) {
+[[gnu::always_inline]] inline void q2_k(const uint8_t* __restrict b, float* __restrict y,
+                                        uint8_t* __restrict c) {
   const float d = half_at(b + 80), dmin = half_at(b + 82);
   for (int g = 0; g < 16; ++g) {
     const ggml::Q2kGroup k = ggml::q2_k_group(b, d, dmin, g);
@@ -119,7 +136,8 @@ void q2_k(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restrict 
 }
 
 // Q3_K: 16 groups of 16 (ggml::q3_k_group); code (low | high << 2), eight levels dl * (low - 4 * !high).
-void q3_k(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restrict c) {
+[[gnu::always_inline]] inline void q3_k(const uint8_t* __restrict b, float* __restrict y,
+                                        uint8_t* __restrict c) {
   const float d = half_at(b + 108);
   for (int g = 0; g < 16; ++g) {
     const ggml::Q3kGroup k = ggml::q3_k_group(b, d, g);
@@ -131,10 +149,12 @@ void q3_k(const uint8_t* __restrict b, float* __restrict y, uint8_t* __restrict 
   }
 }
 
-// The loop over blocks, one instantiation per type (as ggml::each_block).
+// The loop over blocks, one instantiation per type (as ggml::each_block), each inlined into block_levels,
+// whose clones (core/vector_clones.h) then hold every type's loop: Clang clones no function templates.
 template <void (*Levels)(const uint8_t* __restrict, float* __restrict, uint8_t* __restrict), size_t Bytes,
           size_t Entries>
-[[gnu::noinline]] void each_block(const uint8_t* src, size_t blocks, float* levels, uint8_t* counts) {
+[[gnu::always_inline]] inline void each_block(const uint8_t* src, size_t blocks, float* levels,
+                                              uint8_t* counts) {
   for (size_t i = 0; i < blocks; ++i) Levels(src + i * Bytes, levels + i * Entries, counts + i * Entries);
 }
 
@@ -158,7 +178,8 @@ std::optional<GgmlLevelShape> ggml_level_shape(DType t) {
   }
 }
 
-void block_levels(DType t, const uint8_t* src, size_t blocks, float* levels, uint8_t* counts) {
+MA_VECTOR_CLONES void block_levels(DType t, const uint8_t* src, size_t blocks, float* levels,
+                                   uint8_t* counts) {
   switch (t) {
     case DType::Q4_0:
       return each_block<q4_0, 18, 16>(src, blocks, levels, counts);
