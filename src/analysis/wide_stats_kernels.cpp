@@ -25,9 +25,8 @@ namespace ma::wide_stats {
 
 uint64_t order_key(DType t, uint64_t bits) {
   switch (t) {
-    case DType::F32:  // without a branch: weights' signs are random, a branch on them mispredicts half the
-                      // time
-      return (bits ^ ((0 - (bits >> 31)) | 0x80000000u)) & 0xffffffffu;
+    case DType::F32:
+      return float_key(std::bit_cast<float>(static_cast<uint32_t>(bits)));
     case DType::F64:
       return bits ^ ((0 - (bits >> 63)) | (1ull << 63));
     case DType::I32:
@@ -56,7 +55,7 @@ MA_VECTOR_CLONES bool load_f32(const char* __restrict p, size_t count, double* _
     uint32_t u;
     std::memcpy(&u, p + 4 * i, 4);
     values[i] = static_cast<double>(std::bit_cast<float>(u));
-    keys[i] = order_key(DType::F32, u);
+    keys[i] = float_key(std::bit_cast<float>(u));
     special |= (u & 0x7f800000u) == 0x7f800000u;
   }
   return special == 0;
@@ -64,6 +63,12 @@ MA_VECTOR_CLONES bool load_f32(const char* __restrict p, size_t count, double* _
 
 // Fills `piece` from `count` (≤ kPiece) stored elements of value type `vt` at `p`.
 void load_piece(DType vt, const char* p, size_t count, Piece& piece) {
+  piece.levels = nullptr;
+  piece.counts = nullptr;
+  if (piece.values.size() < kPiece) {
+    piece.values.resize(kPiece);
+    piece.keys.resize(kPiece);
+  }
   const unsigned width = dtype_bits(vt) / 8;
   bool all_finite = true;
   if (vt == DType::F32) {
@@ -96,58 +101,39 @@ void load_piece(DType vt, const char* p, size_t count, Piece& piece) {
   piece.n = piece.elements = out;
 }
 
-// The levels of a ggml block type in level form, `n` levels with their counts (0 to a group's size): each
-// level becomes a value weighted by its count, those no element holds with weight 0 (the loops below add
-// nothing for them and leave them out of min and max). Vectorised like load_f32 while every level is finite;
-// a piece with a NaN or infinite level (a NaN or infinite scale) is redone one level at a time, counting
-// those by their weights and leaving them out.
-MA_VECTOR_CLONES bool load_finite_levels(const float* __restrict levels, const uint8_t* __restrict counts,
-                                         size_t n, double* __restrict values, uint64_t* __restrict keys,
-                                         double* __restrict weights, uint32_t* __restrict weight_counts) {
-  uint32_t special = 0;
+// Points `piece` at `n` levels of a ggml block type and their counts, in place. A NaN or infinite level (from
+// a NaN or infinite scale) is counted by its count into NaN or ±Inf and set to 0 with a count of 0: the loops
+// below then add nothing for it, as for any level no element holds. The test for one runs vectorised; the
+// rare piece that has one is mended level by level.
+MA_VECTOR_CLONES bool levels_finite(const float* __restrict levels, const uint8_t* __restrict counts,
+                                    size_t n, uint64_t& elements) {
+  uint32_t special = 0, sum = 0;
   for (size_t i = 0; i < n; ++i) {
     uint32_t u;
     std::memcpy(&u, levels + i, 4);
-    values[i] = static_cast<double>(levels[i]);
-    keys[i] = order_key(DType::F32, u);
-    weights[i] = static_cast<double>(counts[i]);
-    weight_counts[i] = counts[i];
     special |= (u & 0x7f800000u) == 0x7f800000u;
+    sum += counts[i];
   }
+  elements = sum;
   return special == 0;
 }
 
-void load_levels(const float* levels, const uint8_t* counts, size_t n, Piece& piece) {
-  if (!piece.weighted) {
-    piece.weighted = true;
-    piece.weights.resize(kPiece);
-    piece.counts.resize(kPiece);
-  }
+void point_at_levels(float* levels, uint8_t* counts, size_t n, Piece& piece) {
+  piece.levels = levels;
+  piece.counts = counts;
   piece.n = n;
-  piece.elements = 0;
-  if (load_finite_levels(levels, counts, n, piece.values.data(), piece.keys.data(), piece.weights.data(),
-                         piece.counts.data())) {
-    uint64_t elements = 0;  // a local sum: counts (bytes) may alias the piece, and would keep it scalar
-    for (size_t i = 0; i < n; ++i) elements += counts[i];
-    piece.elements = elements;
-    return;
-  }
-  size_t out = 0;
+  // A piece holds at most kPiece levels of at most 32 elements each: its sum fits the 32 bits counted in.
+  static_assert(kPiece * 32 <= UINT32_MAX);
+  if (levels_finite(levels, counts, n, piece.elements)) return;
   for (size_t i = 0; i < n; ++i) {
     uint32_t u;
     std::memcpy(&u, levels + i, 4);
-    const uint32_t c = counts[i];
-    if ((u & 0x7f800000u) == 0x7f800000u) {
-      ((u & 0x007fffffu) ? piece.nan : piece.inf) += c;
-      continue;
-    }
-    piece.values[out] = static_cast<double>(levels[i]);
-    piece.keys[out] = order_key(DType::F32, u);
-    piece.weights[out] = static_cast<double>(c);
-    piece.counts[out++] = c;
-    piece.elements += c;
+    if ((u & 0x7f800000u) != 0x7f800000u) continue;
+    ((u & 0x007fffffu) ? piece.nan : piece.inf) += counts[i];
+    piece.elements -= counts[i];
+    levels[i] = 0;
+    counts[i] = 0;
   }
-  piece.n = out;
 }
 
 // The per-value loops run in four lanes of vector registers (GCC/Clang vector extensions: the compiler's own
@@ -173,12 +159,32 @@ struct LaneSum {
   }
 };
 
+// Four values as doubles, from doubles (element form) or float32 levels (level form), and four counts.
+using Floats4 = float __attribute__((vector_size(16)));
+using Bytes4 = uint8_t __attribute__((vector_size(4)));
+
+[[gnu::always_inline]] inline void load_lanes(const double* v, Lanes& x) {
+  std::memcpy(&x, v, sizeof x);
+}
+
+[[gnu::always_inline]] inline void load_lanes(const float* v, Lanes& x) {
+  Floats4 f;
+  std::memcpy(&f, v, sizeof f);
+  x = __builtin_convertvector(f, Lanes);
+}
+
+[[gnu::always_inline]] inline void load_lanes(const uint8_t* c, Lanes& x) {
+  Bytes4 b;
+  std::memcpy(&b, c, sizeof b);
+  x = __builtin_convertvector(b, Lanes);
+}
+
 // Each value x enters as w copies: w * x and w * x * x are exact (x is a float32, w at most 32, so they fit
 // in a double's 53 bits), and the counts of zeros and near-zeros are sums of small integers, exact in double.
-// Unweighted (Weighted = false, `w` unread), every weight is the constant 1 and the compiler drops the
-// multiplications: the element-by-element types pay nothing for the level form.
-template <bool Weighted>
-[[gnu::always_inline]] inline void pass_one(const double* v, const double* w, size_t n, double eps,
+// Unweighted (element form: Weighted = false, `w` unread), every weight is the constant 1 and the compiler
+// drops the multiplications: the element-by-element types pay nothing for the level form.
+template <bool Weighted, typename Value>
+[[gnu::always_inline]] inline void pass_one(const Value* v, const uint8_t* w, size_t n, double eps,
                                             PassOne& r) {
   const LaneMask magnitude = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
   const Lanes none = {};
@@ -190,10 +196,10 @@ template <bool Weighted>
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     Lanes x;
-    std::memcpy(&x, v + i, sizeof x);
+    load_lanes(v + i, x);
     if constexpr (Weighted) {
       Lanes c;
-      std::memcpy(&c, w + i, sizeof c);
+      load_lanes(w + i, c);
       const Lanes cx = c * x;
       s.add(cx);
       q.add(cx * x);
@@ -219,7 +225,7 @@ template <bool Weighted>
     r.near += static_cast<uint64_t>(e[j]) + static_cast<uint64_t>(ei[j]);
   }
   for (; i < n; ++i) {
-    const double x = v[i], c = Weighted ? w[i] : 1.0, cx = c * x;
+    const double x = static_cast<double>(v[i]), c = Weighted ? w[i] : 1.0, cx = c * x;
     r.sum.add(cx);
     r.squares.add(cx * x);
     if (c > 0) {
@@ -231,29 +237,29 @@ template <bool Weighted>
   }
 }
 
-MA_VECTOR_CLONES void pass_one_unweighted(const double* v, size_t n, double eps, PassOne& r) {
+MA_VECTOR_CLONES void pass_one_elements(const double* v, size_t n, double eps, PassOne& r) {
   pass_one<false>(v, nullptr, n, eps, r);
 }
 
-MA_VECTOR_CLONES void pass_one_weighted(const double* v, const double* w, size_t n, double eps, PassOne& r) {
+MA_VECTOR_CLONES void pass_one_levels(const float* v, const uint8_t* w, size_t n, double eps, PassOne& r) {
   pass_one<true>(v, w, n, eps, r);
 }
 
 // Pass 2's sums of (x - mean)^2, ^3 and ^4 about pass 1's mean (numpy's two-pass variance), each value w
 // times.
-template <bool Weighted>
-[[gnu::always_inline]] inline void central_moments(const double* v, const double* w, size_t n, double mean,
+template <bool Weighted, typename Value>
+[[gnu::always_inline]] inline void central_moments(const Value* v, const uint8_t* w, size_t n, double mean,
                                                    CentralMoments& c) {
   LaneSum a2, a3, a4;
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     Lanes x;
-    std::memcpy(&x, v + i, sizeof x);
+    load_lanes(v + i, x);
     const Lanes d = x - mean, d2 = d * d;
     Lanes kd2 = d2;
     if constexpr (Weighted) {
       Lanes k;
-      std::memcpy(&k, w + i, sizeof k);
+      load_lanes(w + i, k);
       kd2 = k * d2;
     }
     a2.add(kd2);
@@ -264,44 +270,44 @@ template <bool Weighted>
   a3.flush_into(c.m3);
   a4.flush_into(c.m4);
   for (; i < n; ++i) {
-    const double d = v[i] - mean, d2 = d * d, kd2 = Weighted ? w[i] * d2 : d2;
+    const double d = static_cast<double>(v[i]) - mean, d2 = d * d, kd2 = Weighted ? w[i] * d2 : d2;
     c.m2.add(kd2);
     c.m3.add(kd2 * d);
     c.m4.add(kd2 * d2);
   }
 }
 
-MA_VECTOR_CLONES void central_moments_unweighted(const double* v, size_t n, double mean, CentralMoments& c) {
+MA_VECTOR_CLONES void central_moments_elements(const double* v, size_t n, double mean, CentralMoments& c) {
   central_moments<false>(v, nullptr, n, mean, c);
 }
 
-MA_VECTOR_CLONES void central_moments_weighted(const double* v, const double* w, size_t n, double mean,
-                                               CentralMoments& c) {
+MA_VECTOR_CLONES void central_moments_levels(const float* v, const uint8_t* w, size_t n, double mean,
+                                             CentralMoments& c) {
   central_moments<true>(v, w, n, mean, c);
 }
 
 }  // namespace
 
 void add_pass_one(const Piece& p, double eps, PassOne& r) {
-  if (p.weighted)
-    pass_one_weighted(p.values.data(), p.weights.data(), p.n, eps, r);
+  if (p.weighted())
+    pass_one_levels(p.levels, p.counts, p.n, eps, r);
   else
-    pass_one_unweighted(p.values.data(), p.n, eps, r);
+    pass_one_elements(p.values.data(), p.n, eps, r);
 }
 
 void count_key_buckets(const Piece& p, unsigned shift, uint64_t* buckets) {
-  if (p.weighted) {
-    for (size_t i = 0; i < p.n; ++i) buckets[p.keys[i] >> shift] += p.counts[i];
+  if (p.weighted()) {
+    for (size_t i = 0; i < p.n; ++i) buckets[float_key(p.levels[i]) >> shift] += p.counts[i];
   } else {
     for (size_t i = 0; i < p.n; ++i) ++buckets[p.keys[i] >> shift];
   }
 }
 
 void add_central_moments(const Piece& p, double mean, CentralMoments& c) {
-  if (p.weighted)
-    central_moments_weighted(p.values.data(), p.weights.data(), p.n, mean, c);
+  if (p.weighted())
+    central_moments_levels(p.levels, p.counts, p.n, mean, c);
   else
-    central_moments_unweighted(p.values.data(), p.n, mean, c);
+    central_moments_elements(p.values.data(), p.n, mean, c);
 }
 
 // numpy.histogram's bin of each value (HistogramBinner's rule), four at a time. An edge is recomputed as
@@ -367,7 +373,7 @@ bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DTy
       const uint8_t* src = reinterpret_cast<const uint8_t*>(buffer) + b * info.block_bytes;
       if (levels) {
         block_levels(stored, src, nb, decoded.data(), level_counts.data());
-        load_levels(decoded.data(), level_counts.data(), nb * per_block, piece);
+        point_at_levels(decoded.data(), level_counts.data(), nb * per_block, piece);
       } else {
         dequantize_blocks(stored, src, nb, decoded.data());
         load_piece(DType::F32, reinterpret_cast<const char*>(decoded.data()), nb * per_block, piece);

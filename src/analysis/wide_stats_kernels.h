@@ -4,6 +4,7 @@
 // wide_tensor_stats.cpp.
 #pragma once
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -24,17 +25,24 @@ inline constexpr size_t kPiece = 16384;
 uint64_t order_key(DType t, uint64_t bits);
 // The bits back from a key (order_key's inverse for the 32-bit types).
 uint64_t key_bits(DType t, uint64_t key);
+// A float32's key, order_key(F32, its bits), without a branch: weights' signs are random, and a branch on
+// them would mispredict half the time.
+inline uint64_t float_key(float x) {
+  const uint32_t bits = std::bit_cast<uint32_t>(x);
+  return bits ^ ((0 - (bits >> 31)) | 0x80000000u);
+}
 
-// The finite values of one piece with their order keys and how many elements each stands for; NaN and ±Inf
-// are counted and left out. A value stands for one element, except a level of a ggml block type read in its
-// level form (formats/ggml_levels.h), which stands for every element of its group holding its code: the
-// weights stay 1 for every other type.
+// The finite values of one piece, NaN and ±Inf counted and left out. In element form each value stands for
+// one element and comes with its order key. In level form (a ggml block type read as its groups' levels,
+// formats/ggml_levels.h) the piece is the decoder's own float32 levels and uint8 counts, read in place: a
+// level stands for every element of its group holding its code, and a NaN or infinite level (a NaN or
+// infinite scale) has been counted and set to 0 with a count of 0, which every loop below adds nothing for.
 struct Piece {
-  std::vector<double> values = std::vector<double>(kPiece);
-  std::vector<uint64_t> keys = std::vector<uint64_t>(kPiece);
-  std::vector<double> weights;  // levels only: the counts as doubles, for the sums
-  std::vector<uint32_t> counts;
-  bool weighted = false;
+  std::vector<double> values;  // element form: kPiece of each, allocated by the first piece that needs them
+  std::vector<uint64_t> keys;
+  const float* levels = nullptr;  // level form: `n` levels and their counts
+  const uint8_t* counts = nullptr;
+  bool weighted() const { return levels != nullptr; }
   size_t n = 0;
   uint64_t elements = 0;  // the finite elements the piece's values stand for
   uint64_t nan = 0, inf = 0;
@@ -55,7 +63,8 @@ struct PassOne {
   uint64_t zeros = 0, near = 0;
 };
 void add_pass_one(const Piece& p, double eps, PassOne& r);
-// Adds each value's weight to buckets[key >> shift]: where the percentiles' order statistics lie.
+// Adds each value's weight to buckets[key >> shift]: where the percentiles' order statistics lie. A level's
+// key is float32's (shift 16).
 void count_key_buckets(const Piece& p, unsigned shift, uint64_t* buckets);
 
 // Pass 2's sums of (x - mean)^2, ^3 and ^4 about pass 1's mean (numpy's two-pass variance), each value as

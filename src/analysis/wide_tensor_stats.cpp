@@ -1,6 +1,7 @@
 #include "analysis/wide_tensor_stats.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bitset>
 #include <cmath>
 #include <mutex>
@@ -18,6 +19,7 @@ using wide_stats::add_pass_one;
 using wide_stats::bins_of;
 using wide_stats::CentralMoments;
 using wide_stats::count_key_buckets;
+using wide_stats::float_key;
 using wide_stats::for_each_piece;
 using wide_stats::key_bits;
 using wide_stats::kPiece;
@@ -58,9 +60,7 @@ struct PassTwoTables {
     else
       values.resize(slots);
   }
-  void merge(const PassTwoTables& o) {
-    for (size_t slot = 0; slot < o.sub.size(); ++slot)
-      for (size_t k = 0; k < kKeyBuckets; ++k) sub[slot][k] += o.sub[slot][k];
+  void merge_values(const PassTwoTables& o) {
     for (size_t slot = 0; slot < o.values.size(); ++slot)
       values[slot].insert(values[slot].end(), o.values[slot].begin(), o.values[slot].end());
   }
@@ -72,6 +72,7 @@ struct PassTwoScratch {
   explicit PassTwoScratch(uint32_t bins) : counts(4 * static_cast<size_t>(bins), 0) {}
   std::vector<uint64_t> counts;
   std::vector<uint32_t> bin_of;
+  std::vector<uint32_t> looked_at;  // narrow: the indices of a piece's values in buckets looked at
 };
 
 }  // namespace
@@ -215,16 +216,34 @@ BucketTests WideTensorScan::State::bucket_tests() const {
   return t;
 }
 
+// Most values lie in no bucket looked at (on weights, a few percent do): a sweep without branches lists those
+// that do, and only they are binned and counted. Tested one by one, each value's branch would cost a
+// misprediction wherever looked-at buckets are frequent, and kept the loop from running ahead.
 void WideTensorScan::State::narrow_pass_two(const Piece& p, const BucketTests& t, PassTwoScratch& scratch,
                                             PassTwoTables& into) const {
+  scratch.looked_at.resize(kPiece);
+  uint32_t* looked_at = scratch.looked_at.data();
+  size_t found = 0;
+  auto sweep = [&](auto key_of) {
+    for (size_t i = 0; i < p.n; ++i) {
+      looked_at[found] = static_cast<uint32_t>(i);
+      found += t.look[key_of(i) >> 16];
+    }
+  };
+  if (p.weighted())
+    sweep([&](size_t i) { return float_key(p.levels[i]); });
+  else
+    sweep([&](size_t i) { return p.keys[i]; });
   const HistogramBinner binner(s.histogram.edges);
   const size_t slots = slot_buckets.size();
-  for (size_t i = 0; i < p.n; ++i) {
-    const uint64_t key = p.keys[i], bucket = key >> 16;
-    if (!t.look[bucket]) continue;
-    const uint64_t w = p.weighted ? p.counts[i] : 1;
-    if (t.cut[bucket]) scratch.counts[binner.bin(p.values[i])] += w;
-    if (const size_t slot = slot_of(bucket); slot < slots) into.sub[slot][key & 0xffff] += w;
+  for (size_t j = 0; j < found; ++j) {
+    const size_t i = looked_at[j];
+    const uint64_t key = p.weighted() ? float_key(p.levels[i]) : p.keys[i], bucket = key >> 16;
+    const double value = p.weighted() ? static_cast<double>(p.levels[i]) : p.values[i];
+    const uint64_t w = p.weighted() ? p.counts[i] : 1;
+    if (t.cut[bucket]) scratch.counts[binner.bin(value)] += w;
+    if (const size_t slot = slot_of(bucket); slot < slots)
+      std::atomic_ref<uint64_t>(into.sub[slot][key & 0xffff]).fetch_add(w, std::memory_order_relaxed);
   }
 }
 
@@ -324,12 +343,16 @@ bool WideTensorScan::second_pass(size_t unit, const FileSource& file, uint64_t o
                                  size_t buffer_bytes, const std::atomic<bool>* cancel) {
   State& st = *state_;
   if (st.any_finite) {
-    // A tensor of one unit collects into the shared tables, as in pass 1.
-    const bool own = st.units > 1;
-    if (!own) st.allocate_pass_two_tables();
+    {
+      std::lock_guard lock(st.mutex);
+      st.allocate_pass_two_tables();
+    }
+    // 32-bit keys count the few values of the wanted buckets straight into the shared tables, by atomic adds:
+    // tables of the unit's own would be slots x 512 KiB to clear and then merge under the lock, for a few
+    // thousand counts. 64-bit keys keep a unit's values apart and append them under the lock.
+    const bool narrow = st.width == 4;
     PassTwoTables local;
-    if (own) local.allocate(st.width == 4, st.slot_buckets.size());
-    PassTwoTables& tables = own ? local : st.tables;
+    if (!narrow) local.allocate(false, st.slot_buckets.size());
     PassTwoScratch scratch(st.bins);
     Piece piece;
     const bool complete =
@@ -337,17 +360,16 @@ bool WideTensorScan::second_pass(size_t unit, const FileSource& file, uint64_t o
                        cancel, piece, [&, tests = st.bucket_tests()](Piece& p) {
                          p.nan = p.inf = 0;
                          add_central_moments(p, st.mean, st.central[unit]);
-                         if (st.width == 4)
-                           st.narrow_pass_two(p, tests, scratch, tables);
+                         if (narrow)
+                           st.narrow_pass_two(p, tests, scratch, st.tables);
                          else
-                           st.wide_pass_two(p, tests, scratch, tables);
+                           st.wide_pass_two(p, tests, scratch, local);
                        });
     if (!complete) return false;
     std::lock_guard lock(st.mutex);
-    st.allocate_pass_two_tables();
     for (size_t j = 0; j < 4; ++j)
       for (uint32_t k = 0; k < st.bins; ++k) st.histogram[k] += scratch.counts[j * st.bins + k];
-    if (own) st.tables.merge(local);
+    if (!narrow) st.tables.merge_values(local);
   }
   if (st.second_left.fetch_sub(1, std::memory_order_acq_rel) == 1) st.finish();
   return true;
