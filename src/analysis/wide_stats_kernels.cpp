@@ -161,7 +161,6 @@ struct LaneSum {
 
 // Four values as doubles, from doubles (element form) or float32 levels (level form), and four counts.
 using Floats4 = float __attribute__((vector_size(16)));
-using Bytes4 = uint8_t __attribute__((vector_size(4)));
 
 [[gnu::always_inline]] inline void load_lanes(const double* v, Lanes& x) {
   std::memcpy(&x, v, sizeof x);
@@ -173,10 +172,16 @@ using Bytes4 = uint8_t __attribute__((vector_size(4)));
   x = __builtin_convertvector(f, Lanes);
 }
 
+// Four counts (bytes) as doubles: each byte shifted into its own 64-bit lane becomes the double 2^52 + c by
+// its bits, less 2^52. Written as a vector conversion of bytes, the compiler made it four scalar
+// conversions and shuffles.
 [[gnu::always_inline]] inline void load_lanes(const uint8_t* c, Lanes& x) {
-  Bytes4 b;
-  std::memcpy(&b, c, sizeof b);
-  x = __builtin_convertvector(b, Lanes);
+  using Wide = uint64_t __attribute__((vector_size(32)));
+  uint32_t four;
+  std::memcpy(&four, c, sizeof four);
+  const Wide shifts = {0, 8, 16, 24}, none = {};
+  const Wide bits = ((none + four) >> shifts & 0xff) | 0x4330000000000000ull;
+  x = (Lanes)bits - 0x1p52;
 }
 
 // Each value x enters as w copies: w * x and w * x * x are exact (x is a float32, w at most 32, so they fit
