@@ -65,6 +65,7 @@ MA_VECTOR_CLONES bool load_f32(const char* __restrict p, size_t count, double* _
 void load_piece(DType vt, const char* p, size_t count, Piece& piece) {
   piece.levels = nullptr;
   piece.counts = nullptr;
+  piece.buckets = nullptr;
   if (piece.values.size() < kPiece) {
     piece.values.resize(kPiece);
     piece.keys.resize(kPiece);
@@ -101,30 +102,33 @@ void load_piece(DType vt, const char* p, size_t count, Piece& piece) {
   piece.n = piece.elements = out;
 }
 
-// Points `piece` at `n` levels of a ggml block type and their counts, in place. A NaN or infinite level (from
-// a NaN or infinite scale) is counted by its count into NaN or ±Inf and set to 0 with a count of 0: the loops
-// below then add nothing for it, as for any level no element holds. The test for one runs vectorised; the
-// rare piece that has one is mended level by level.
-MA_VECTOR_CLONES bool levels_finite(const float* __restrict levels, const uint8_t* __restrict counts,
-                                    size_t n, uint64_t& elements) {
+// Points `piece` at `n` levels of a ggml block type and their counts, in place, and fills its key buckets. A
+// NaN or infinite level (from a NaN or infinite scale) is counted by its count into NaN or ±Inf and set to 0
+// with a count of 0: the loops below then add nothing for it, as for any level no element holds. The test
+// for one runs vectorised with the buckets; the rare piece that has one is mended level by level.
+MA_VECTOR_CLONES bool scan_levels(const float* __restrict levels, const uint8_t* __restrict counts, size_t n,
+                                  uint16_t* __restrict buckets, uint64_t& elements) {
   uint32_t special = 0, sum = 0;
   for (size_t i = 0; i < n; ++i) {
     uint32_t u;
     std::memcpy(&u, levels + i, 4);
     special |= (u & 0x7f800000u) == 0x7f800000u;
     sum += counts[i];
+    buckets[i] = static_cast<uint16_t>(float_key(levels[i]) >> 16);
   }
   elements = sum;
   return special == 0;
 }
 
 void point_at_levels(float* levels, uint8_t* counts, size_t n, Piece& piece) {
+  if (piece.level_buckets.size() < kPiece) piece.level_buckets.resize(kPiece);
   piece.levels = levels;
   piece.counts = counts;
+  piece.buckets = piece.level_buckets.data();
   piece.n = n;
   // A piece holds at most kPiece levels of at most 32 elements each: its sum fits the 32 bits counted in.
   static_assert(kPiece * 32 <= UINT32_MAX);
-  if (levels_finite(levels, counts, n, piece.elements)) return;
+  if (scan_levels(levels, counts, n, piece.level_buckets.data(), piece.elements)) return;
   for (size_t i = 0; i < n; ++i) {
     uint32_t u;
     std::memcpy(&u, levels + i, 4);
@@ -133,6 +137,7 @@ void point_at_levels(float* levels, uint8_t* counts, size_t n, Piece& piece) {
     piece.elements -= counts[i];
     levels[i] = 0;
     counts[i] = 0;
+    piece.level_buckets[i] = static_cast<uint16_t>(float_key(0.0f) >> 16);
   }
 }
 
@@ -302,7 +307,7 @@ void add_pass_one(const Piece& p, double eps, PassOne& r) {
 
 void count_key_buckets(const Piece& p, unsigned shift, uint64_t* buckets) {
   if (p.weighted()) {
-    for (size_t i = 0; i < p.n; ++i) buckets[float_key(p.levels[i]) >> shift] += p.counts[i];
+    for (size_t i = 0; i < p.n; ++i) buckets[p.buckets[i]] += p.counts[i];
   } else {
     for (size_t i = 0; i < p.n; ++i) ++buckets[p.keys[i] >> shift];
   }

@@ -40,8 +40,10 @@ inline uint64_t float_key(float x) {
 struct Piece {
   std::vector<double> values;  // element form: kPiece of each, allocated by the first piece that needs them
   std::vector<uint64_t> keys;
-  const float* levels = nullptr;  // level form: `n` levels and their counts
+  const float* levels = nullptr;  // level form: `n` levels, their counts and key buckets (float_key >> 16)
   const uint8_t* counts = nullptr;
+  const uint16_t* buckets = nullptr;
+  std::vector<uint16_t> level_buckets;  // where `buckets` points
   bool weighted() const { return levels != nullptr; }
   size_t n = 0;
   uint64_t elements = 0;  // the finite elements the piece's values stand for
@@ -64,7 +66,7 @@ struct PassOne {
 };
 void add_pass_one(const Piece& p, double eps, PassOne& r);
 // Adds each value's weight to buckets[key >> shift]: where the percentiles' order statistics lie. A level's
-// key is float32's (shift 16).
+// bucket is in the piece (its float32 key >> 16).
 void count_key_buckets(const Piece& p, unsigned shift, uint64_t* buckets);
 
 // Pass 2's sums of (x - mean)^2, ^3 and ^4 about pass 1's mean (numpy's two-pass variance), each value as

@@ -229,16 +229,16 @@ void WideTensorScan::State::narrow_pass_two(const Piece& p, const BucketTests& t
   uint32_t* looked_at = scratch.looked_at.data();
   const uint8_t* of = t.of.data();
   size_t found = 0;
-  auto sweep = [&](auto key_of) {
+  auto sweep = [&](auto bucket_of) {
     for (size_t i = 0; i < p.n; ++i) {
       looked_at[found] = static_cast<uint32_t>(i);
-      found += of[key_of(i) >> 16] != 0;
+      found += of[bucket_of(i)] != 0;
     }
   };
   if (p.weighted())
-    sweep([&](size_t i) { return float_key(p.levels[i]); });
+    sweep([&](size_t i) { return p.buckets[i]; });
   else
-    sweep([&](size_t i) { return p.keys[i]; });
+    sweep([&](size_t i) { return p.keys[i] >> 16; });
   const HistogramBinner binner(s.histogram.edges);
   for (size_t j = 0; j < found; ++j) {
     const size_t i = looked_at[j];
