@@ -63,7 +63,7 @@ MA_VECTOR_CLONES bool load_f32(const char* __restrict p, size_t count, double* _
 
 // Fills `piece` from `count` (≤ kPiece) stored elements of value type `vt` at `p`.
 void load_piece(DType vt, const char* p, size_t count, Piece& piece) {
-  piece.levels = nullptr;
+  piece.floats = nullptr;
   piece.counts = nullptr;
   piece.buckets = nullptr;
   if (piece.values.size() < kPiece) {
@@ -102,10 +102,19 @@ void load_piece(DType vt, const char* p, size_t count, Piece& piece) {
   piece.n = piece.elements = out;
 }
 
-// Points `piece` at `n` levels of a ggml block type and their counts, in place, and fills its key buckets. A
-// NaN or infinite level (from a NaN or infinite scale) is counted by its count into NaN or ±Inf and set to 0
-// with a count of 0: the loops below then add nothing for it, as for any level no element holds. The test
-// for one runs vectorised with the buckets; the rare piece that has one is mended level by level.
+// The float form's key buckets of n floats, computed vectorised with the test for a NaN or ±Inf (true when
+// there is none); and the level form's, with the sum of the counts.
+MA_VECTOR_CLONES bool scan_floats(const float* __restrict v, size_t n, uint16_t* __restrict buckets) {
+  uint32_t special = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t u;
+    std::memcpy(&u, v + i, 4);
+    special |= (u & 0x7f800000u) == 0x7f800000u;
+    buckets[i] = static_cast<uint16_t>(float_key(v[i]) >> 16);
+  }
+  return special == 0;
+}
+
 MA_VECTOR_CLONES bool scan_levels(const float* __restrict levels, const uint8_t* __restrict counts, size_t n,
                                   uint16_t* __restrict buckets, uint64_t& elements) {
   uint32_t special = 0, sum = 0;
@@ -120,15 +129,36 @@ MA_VECTOR_CLONES bool scan_levels(const float* __restrict levels, const uint8_t*
   return special == 0;
 }
 
-void point_at_levels(float* levels, uint8_t* counts, size_t n, Piece& piece) {
-  if (piece.level_buckets.size() < kPiece) piece.level_buckets.resize(kPiece);
-  piece.levels = levels;
+void point_at_floats(const float* v, const uint8_t* counts, size_t n, Piece& piece) {
+  if (piece.float_buckets.size() < kPiece) piece.float_buckets.resize(kPiece);
+  piece.floats = v;
   piece.counts = counts;
-  piece.buckets = piece.level_buckets.data();
+  piece.buckets = piece.float_buckets.data();
   piece.n = n;
+}
+
+// Points `piece` at `n` float32 values, in place; a piece with a NaN or ±Inf goes to the double form, which
+// leaves them out.
+void float_piece(const float* v, size_t n, Piece& piece) {
+  if (piece.float_buckets.size() < kPiece) piece.float_buckets.resize(kPiece);
+  if (!scan_floats(v, n, piece.float_buckets.data())) {
+    load_piece(DType::F32, reinterpret_cast<const char*>(v), n, piece);
+    return;
+  }
+  point_at_floats(v, nullptr, n, piece);
+  piece.elements = n;
+}
+
+// Points `piece` at `n` levels of a ggml block type and their counts, in place. A NaN or infinite level is
+// counted by its count into NaN or ±Inf and set to 0 with a count of 0: the loops below then add nothing for
+// it, as for any level no element holds. The rare piece that has one is mended level by level.
+void level_piece(float* levels, uint8_t* counts, size_t n, Piece& piece) {
+  if (piece.float_buckets.size() < kPiece) piece.float_buckets.resize(kPiece);
+  const bool finite = scan_levels(levels, counts, n, piece.float_buckets.data(), piece.elements);
+  point_at_floats(levels, counts, n, piece);
   // A piece holds at most kPiece levels of at most 32 elements each: its sum fits the 32 bits counted in.
   static_assert(kPiece * 32 <= UINT32_MAX);
-  if (scan_levels(levels, counts, n, piece.level_buckets.data(), piece.elements)) return;
+  if (finite) return;
   for (size_t i = 0; i < n; ++i) {
     uint32_t u;
     std::memcpy(&u, levels + i, 4);
@@ -137,7 +167,7 @@ void point_at_levels(float* levels, uint8_t* counts, size_t n, Piece& piece) {
     piece.elements -= counts[i];
     levels[i] = 0;
     counts[i] = 0;
-    piece.level_buckets[i] = static_cast<uint16_t>(float_key(0.0f) >> 16);
+    piece.float_buckets[i] = static_cast<uint16_t>(float_key(0.0f) >> 16);
   }
 }
 
@@ -247,7 +277,11 @@ template <bool Weighted, typename Value>
   }
 }
 
-MA_VECTOR_CLONES void pass_one_elements(const double* v, size_t n, double eps, PassOne& r) {
+MA_VECTOR_CLONES void pass_one_doubles(const double* v, size_t n, double eps, PassOne& r) {
+  pass_one<false>(v, nullptr, n, eps, r);
+}
+
+MA_VECTOR_CLONES void pass_one_floats(const float* v, size_t n, double eps, PassOne& r) {
   pass_one<false>(v, nullptr, n, eps, r);
 }
 
@@ -287,7 +321,11 @@ template <bool Weighted, typename Value>
   }
 }
 
-MA_VECTOR_CLONES void central_moments_elements(const double* v, size_t n, double mean, CentralMoments& c) {
+MA_VECTOR_CLONES void central_moments_doubles(const double* v, size_t n, double mean, CentralMoments& c) {
+  central_moments<false>(v, nullptr, n, mean, c);
+}
+
+MA_VECTOR_CLONES void central_moments_floats(const float* v, size_t n, double mean, CentralMoments& c) {
   central_moments<false>(v, nullptr, n, mean, c);
 }
 
@@ -300,14 +338,18 @@ MA_VECTOR_CLONES void central_moments_levels(const float* v, const uint8_t* w, s
 
 void add_pass_one(const Piece& p, double eps, PassOne& r) {
   if (p.weighted())
-    pass_one_levels(p.levels, p.counts, p.n, eps, r);
+    pass_one_levels(p.floats, p.counts, p.n, eps, r);
+  else if (p.float_form())
+    pass_one_floats(p.floats, p.n, eps, r);
   else
-    pass_one_elements(p.values.data(), p.n, eps, r);
+    pass_one_doubles(p.values.data(), p.n, eps, r);
 }
 
 void count_key_buckets(const Piece& p, unsigned shift, uint64_t* buckets) {
   if (p.weighted()) {
     for (size_t i = 0; i < p.n; ++i) buckets[p.buckets[i]] += p.counts[i];
+  } else if (p.float_form()) {
+    for (size_t i = 0; i < p.n; ++i) ++buckets[p.buckets[i]];
   } else {
     for (size_t i = 0; i < p.n; ++i) ++buckets[p.keys[i] >> shift];
   }
@@ -315,9 +357,11 @@ void count_key_buckets(const Piece& p, unsigned shift, uint64_t* buckets) {
 
 void add_central_moments(const Piece& p, double mean, CentralMoments& c) {
   if (p.weighted())
-    central_moments_levels(p.levels, p.counts, p.n, mean, c);
+    central_moments_levels(p.floats, p.counts, p.n, mean, c);
+  else if (p.float_form())
+    central_moments_floats(p.floats, p.n, mean, c);
   else
-    central_moments_elements(p.values.data(), p.n, mean, c);
+    central_moments_doubles(p.values.data(), p.n, mean, c);
 }
 
 // numpy.histogram's bin of each value (HistogramBinner's rule), four at a time. An edge is recomputed as
@@ -362,7 +406,9 @@ bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DTy
       levels ? info.block_elements / levels->group_elements * levels->levels : info.block_elements;
   const size_t chunk = blocks ? buffer_bytes / info.block_bytes * info.block_bytes : buffer_bytes;
   const size_t blocks_per_piece = blocks ? std::max<size_t>(1, kPiece / per_block) : 0;
-  std::vector<float> decoded(blocks ? blocks_per_piece * per_block : 0);
+  // Float32 tensors are copied out of the read buffer into `decoded` too: the floats are then a float array.
+  const bool f32 = stored == DType::F32;
+  std::vector<float> decoded(blocks ? blocks_per_piece * per_block : f32 ? kPiece : 0);
   std::vector<uint8_t> level_counts(levels ? blocks_per_piece * per_block : 0);
   const unsigned width = blocks ? 4 : dtype_bits(stored) / 8;
   for (uint64_t done = 0; done < bytes;) {
@@ -372,7 +418,13 @@ bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DTy
     done += len;
     if (!blocks) {
       for (size_t at = 0; at + width <= len; at += kPiece * width) {
-        load_piece(stored, buffer + at, std::min(kPiece, (len - at) / width), piece);
+        const size_t count = std::min(kPiece, (len - at) / width);
+        if (f32) {
+          std::memcpy(decoded.data(), buffer + at, count * 4);
+          float_piece(decoded.data(), count, piece);
+        } else {
+          load_piece(stored, buffer + at, count, piece);
+        }
         f(piece);
       }
       continue;
@@ -383,10 +435,10 @@ bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DTy
       const uint8_t* src = reinterpret_cast<const uint8_t*>(buffer) + b * info.block_bytes;
       if (levels) {
         block_levels(stored, src, nb, decoded.data(), level_counts.data());
-        point_at_levels(decoded.data(), level_counts.data(), nb * per_block, piece);
+        level_piece(decoded.data(), level_counts.data(), nb * per_block, piece);
       } else {
         dequantize_blocks(stored, src, nb, decoded.data());
-        load_piece(DType::F32, reinterpret_cast<const char*>(decoded.data()), nb * per_block, piece);
+        float_piece(decoded.data(), nb * per_block, piece);
       }
       f(piece);
     }

@@ -32,19 +32,24 @@ inline uint64_t float_key(float x) {
   return bits ^ ((0 - (bits >> 31)) | 0x80000000u);
 }
 
-// The finite values of one piece, NaN and ±Inf counted and left out. In element form each value stands for
-// one element and comes with its order key. In level form (a ggml block type read as its groups' levels,
-// formats/ggml_levels.h) the piece is the decoder's own float32 levels and uint8 counts, read in place: a
-// level stands for every element of its group holding its code, and a NaN or infinite level (a NaN or
-// infinite scale) has been counted and set to 0 with a count of 0, which every loop below adds nothing for.
+// The finite values of one piece, NaN and ±Inf counted and left out, in one of two forms.
+//  - Float form (float32 tensors, and the float32 values ggml block types decode to): the values are floats,
+//    read in place, with each one's key bucket (float_key >> 16). In level form, the float form of a block
+//    type read as its groups' levels (formats/ggml_levels.h), each value is a level and stands for
+//    `counts[i]` elements, those of its group holding its code; a NaN or infinite level (from a NaN or
+//    infinite scale) has been counted and set to 0 with a count of 0, which every loop below adds nothing
+//    for.
+//  - Double form (the other types, and a float32 piece holding a NaN or ±Inf, left out): each value as a
+//    double with its order key.
 struct Piece {
-  std::vector<double> values;  // element form: kPiece of each, allocated by the first piece that needs them
+  std::vector<double> values;  // double form: kPiece of each, allocated by the first piece that needs them
   std::vector<uint64_t> keys;
-  const float* levels = nullptr;  // level form: `n` levels, their counts and key buckets (float_key >> 16)
-  const uint8_t* counts = nullptr;
-  const uint16_t* buckets = nullptr;
-  std::vector<uint16_t> level_buckets;  // where `buckets` points
-  bool weighted() const { return levels != nullptr; }
+  const float* floats = nullptr;        // float form: `n` floats
+  const uint16_t* buckets = nullptr;    // and their key buckets
+  const uint8_t* counts = nullptr;      // level form: how many elements each level stands for
+  std::vector<uint16_t> float_buckets;  // where `buckets` points
+  bool float_form() const { return floats != nullptr; }
+  bool weighted() const { return counts != nullptr; }
   size_t n = 0;
   uint64_t elements = 0;  // the finite elements the piece's values stand for
   uint64_t nan = 0, inf = 0;
@@ -65,8 +70,8 @@ struct PassOne {
   uint64_t zeros = 0, near = 0;
 };
 void add_pass_one(const Piece& p, double eps, PassOne& r);
-// Adds each value's weight to buckets[key >> shift]: where the percentiles' order statistics lie. A level's
-// bucket is in the piece (its float32 key >> 16).
+// Adds each value's weight to buckets[key >> shift]: where the percentiles' order statistics lie. In float
+// form the piece has each value's bucket (shift 16).
 void count_key_buckets(const Piece& p, unsigned shift, uint64_t* buckets);
 
 // Pass 2's sums of (x - mean)^2, ^3 and ^4 about pass 1's mean (numpy's two-pass variance), each value as

@@ -235,18 +235,18 @@ void WideTensorScan::State::narrow_pass_two(const Piece& p, const BucketTests& t
       found += of[bucket_of(i)] != 0;
     }
   };
-  if (p.weighted())
+  if (p.float_form())
     sweep([&](size_t i) { return p.buckets[i]; });
   else
     sweep([&](size_t i) { return p.keys[i] >> 16; });
   const HistogramBinner binner(s.histogram.edges);
   for (size_t j = 0; j < found; ++j) {
     const size_t i = looked_at[j];
-    const uint64_t key = p.weighted() ? float_key(p.levels[i]) : p.keys[i];
+    const uint64_t key = p.float_form() ? float_key(p.floats[i]) : p.keys[i];
     const uint8_t what = of[key >> 16];
     const uint64_t w = p.weighted() ? p.counts[i] : 1;
     if (what & BucketTests::kCut)
-      scratch.counts[binner.bin(p.weighted() ? static_cast<double>(p.levels[i]) : p.values[i])] += w;
+      scratch.counts[binner.bin(p.float_form() ? static_cast<double>(p.floats[i]) : p.values[i])] += w;
     if (const unsigned slot = what & BucketTests::kSlot)
       std::atomic_ref<uint64_t>(into.sub[slot - 1][key & 0xffff]).fetch_add(w, std::memory_order_relaxed);
   }
