@@ -149,16 +149,18 @@ TEST(CliStats, QuantizedGgufEqualsItsDecodedValues) {
   }
 }
 
-// The types read in their level form (formats/ggml_levels.h: each group's levels weighted by how many of its
-// elements hold them) give the statistics of their decoded elements stored as F32: counts, extremes,
-// percentiles and histogram exactly; the moments to the last bits (the same exact terms, summed in another
-// order). Random blocks, so scales include NaN, infinite and subnormal ones.
-TEST(CliStats, LevelFormGgufEqualsItsDecodedValues) {
+// Block types give the statistics of their decoded elements stored as F32: counts, extremes, percentiles and
+// histogram exactly; the moments to the last bits. The types read in their level form (formats/ggml_levels.h:
+// each group's levels weighted by how many of its elements hold them) sum the same exact terms in another
+// order; the others are decoded to float32 and read as F32 is. Random blocks, so scales include NaN,
+// infinite and subnormal ones: pieces with NaN or infinite values, left out.
+TEST(CliStats, BlockTypesGgufEqualTheirDecodedValues) {
   TempDir dir;
   std::mt19937 rng(7);
   std::vector<TensorToWrite> blocks, floats;
-  for (DType t : {DType::Q4_0, DType::Q4_1, DType::IQ4_NL, DType::IQ4_XS, DType::MXFP4, DType::Q2_K,
-                  DType::Q3_K, DType::Q4_K}) {
+  for (DType t :
+       {DType::Q4_0, DType::Q4_1, DType::IQ4_NL, DType::IQ4_XS, DType::MXFP4, DType::Q2_K, DType::Q3_K,
+        DType::Q4_K, DType::Q5_0, DType::Q8_0, DType::Q5_K, DType::Q6_K, DType::IQ2_XXS}) {
     const DTypeInfo& info = dtype_info(t);
     const Shape shape{8, 4 * info.block_elements};
     const size_t count = 32;  // blocks
