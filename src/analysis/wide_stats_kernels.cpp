@@ -129,8 +129,13 @@ MA_VECTOR_CLONES bool scan_levels(const float* __restrict levels, const uint8_t*
   return special == 0;
 }
 
-void point_at_floats(const float* v, const uint8_t* counts, size_t n, Piece& piece) {
+// Where a float-form piece's buckets go.
+uint16_t* bucket_space(Piece& piece) {
   if (piece.float_buckets.size() < kPiece) piece.float_buckets.resize(kPiece);
+  return piece.float_buckets.data();
+}
+
+void point_at_floats(const float* v, const uint8_t* counts, size_t n, Piece& piece) {
   piece.floats = v;
   piece.counts = counts;
   piece.buckets = piece.float_buckets.data();
@@ -140,8 +145,7 @@ void point_at_floats(const float* v, const uint8_t* counts, size_t n, Piece& pie
 // Points `piece` at `n` float32 values, in place; a piece with a NaN or ±Inf goes to the double form, which
 // leaves them out.
 void float_piece(const float* v, size_t n, Piece& piece) {
-  if (piece.float_buckets.size() < kPiece) piece.float_buckets.resize(kPiece);
-  if (!scan_floats(v, n, piece.float_buckets.data())) {
+  if (!scan_floats(v, n, bucket_space(piece))) {
     load_piece(DType::F32, reinterpret_cast<const char*>(v), n, piece);
     return;
   }
@@ -153,8 +157,7 @@ void float_piece(const float* v, size_t n, Piece& piece) {
 // counted by its count into NaN or ±Inf and set to 0 with a count of 0: the loops below then add nothing for
 // it, as for any level no element holds. The rare piece that has one is mended level by level.
 void level_piece(float* levels, uint8_t* counts, size_t n, Piece& piece) {
-  if (piece.float_buckets.size() < kPiece) piece.float_buckets.resize(kPiece);
-  const bool finite = scan_levels(levels, counts, n, piece.float_buckets.data(), piece.elements);
+  const bool finite = scan_levels(levels, counts, n, bucket_space(piece), piece.elements);
   point_at_floats(levels, counts, n, piece);
   // A piece holds at most kPiece levels of at most 32 elements each: its sum fits the 32 bits counted in.
   static_assert(kPiece * 32 <= UINT32_MAX);
@@ -194,7 +197,7 @@ struct LaneSum {
   }
 };
 
-// Four values as doubles, from doubles (element form) or float32 levels (level form), and four counts.
+// Four values as doubles, from doubles (double form) or floats (float form), and four counts (level form).
 using Floats4 = float __attribute__((vector_size(16)));
 
 [[gnu::always_inline]] inline void load_lanes(const double* v, Lanes& x) {
@@ -221,8 +224,8 @@ using Floats4 = float __attribute__((vector_size(16)));
 
 // Each value x enters as w copies: w * x and w * x * x are exact (x is a float32, w at most 32, so they fit
 // in a double's 53 bits), and the counts of zeros and near-zeros are sums of small integers, exact in double.
-// Unweighted (element form: Weighted = false, `w` unread), every weight is the constant 1 and the compiler
-// drops the multiplications: the element-by-element types pay nothing for the level form.
+// Unweighted (every form but the level form: Weighted = false, `w` unread), every weight is the constant 1
+// and the compiler drops the multiplications: the other forms pay nothing for the level form.
 template <bool Weighted, typename Value>
 [[gnu::always_inline]] inline void pass_one(const Value* v, const uint8_t* w, size_t n, double eps,
                                             PassOne& r) {
