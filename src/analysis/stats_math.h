@@ -71,7 +71,7 @@ struct Moments {
 // small enough to stay in cache).
 Moments moments_of_block(const double* x, size_t count);
 
-// Fills mean, var, std and kurtosis from moments over `finite` values.
+// Fills mean, var, std and kurtosis from moments over `finite` values (m3 is not read).
 void apply_moments(TensorStats& s, const Moments& m);
 
 // Every statistic of a tensor from its distinct finite values with their counts, sorted by value (the exact

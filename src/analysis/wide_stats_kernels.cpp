@@ -292,12 +292,11 @@ MA_VECTOR_CLONES void pass_one_levels(const float* v, const uint8_t* w, size_t n
   pass_one<true>(v, w, n, eps, r);
 }
 
-// Pass 2's sums of (x - mean)^2, ^3 and ^4 about pass 1's mean (numpy's two-pass variance), each value w
-// times.
+// Pass 2's sums of (x - mean)^2 and ^4 about pass 1's mean (numpy's two-pass variance), each value w times.
 template <bool Weighted, typename Value>
 [[gnu::always_inline]] inline void central_moments(const Value* v, const uint8_t* w, size_t n, double mean,
                                                    CentralMoments& c) {
-  LaneSum a2, a3, a4;
+  LaneSum a2, a4;
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     Lanes x;
@@ -310,16 +309,13 @@ template <bool Weighted, typename Value>
       kd2 = k * d2;
     }
     a2.add(kd2);
-    a3.add(kd2 * d);
     a4.add(kd2 * d2);
   }
   a2.flush_into(c.m2);
-  a3.flush_into(c.m3);
   a4.flush_into(c.m4);
   for (; i < n; ++i) {
     const double d = static_cast<double>(v[i]) - mean, d2 = d * d, kd2 = Weighted ? w[i] * d2 : d2;
     c.m2.add(kd2);
-    c.m3.add(kd2 * d);
     c.m4.add(kd2 * d2);
   }
 }

@@ -74,10 +74,11 @@ void add_pass_one(const Piece& p, double eps, PassOne& r);
 // form the piece has each value's bucket (shift 16).
 void count_key_buckets(const Piece& p, unsigned shift, uint64_t* buckets);
 
-// Pass 2's sums of (x - mean)^2, ^3 and ^4 about pass 1's mean (numpy's two-pass variance), each value as
-// many times as its weight.
+// Pass 2's sums of (x - mean)^2 and ^4 about pass 1's mean (numpy's two-pass variance), each value as many
+// times as its weight: the variance and the kurtosis. The third (skewness) is not reported, and every unit's
+// sums are about the same mean, so their merge needs no third moment either.
 struct CentralMoments {
-  CompensatedSum m2, m3, m4;
+  CompensatedSum m2, m4;
 };
 void add_central_moments(const Piece& p, double mean, CentralMoments& c);
 

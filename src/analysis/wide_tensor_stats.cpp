@@ -291,13 +291,15 @@ void WideTensorScan::State::finish() {
     s.percentiles[i] = interpolate(wanted[2 * i].value, wanted[2 * i + 1].value, ranks[i].fraction);
   CentralMoments total;
   for (const CentralMoments& c : central) {
-    for (auto [into, from] : {std::pair{&total.m2, &c.m2}, {&total.m3, &c.m3}, {&total.m4, &c.m4}}) {
+    for (auto [into, from] : {std::pair{&total.m2, &c.m2}, {&total.m4, &c.m4}}) {
       into->add(from->sum);
       into->add(from->c);
     }
   }
   apply_moments(
-      s, Moments{static_cast<double>(s.finite), mean, total.m2.value(), total.m3.value(), total.m4.value()});
+      s,
+      Moments{
+          .n = static_cast<double>(s.finite), .mean = mean, .m2 = total.m2.value(), .m4 = total.m4.value()});
   tables = PassTwoTables();
 }
 
