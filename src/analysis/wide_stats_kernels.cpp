@@ -193,7 +193,7 @@ struct LaneSum {
   // as each term but one that outgrows every term before it, so Dekker's Fast2Sum (three additions where
   // TwoSum takes six) is exact for all others. Where a term outgrows the sum, the error it keeps is off by
   // at most half a unit in the new sum's last place, and such terms at least double the sum: all of them
-  // together cost the result less than one unit in its last place. The loops are bound by additions.
+  // together cost a lane's sum at most one unit in its last place. The loops are bound by additions.
   void add_growing(const Lanes& x) {
     const Lanes t = sum + x;
     error += x - (t - sum);
