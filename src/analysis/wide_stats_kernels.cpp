@@ -354,7 +354,7 @@ void add_pass_one(const Piece& p, double eps, PassOne& r) {
     pass_one_doubles(p.values.data(), p.n, eps, r);
 }
 
-void count_key_buckets(const Piece& p, unsigned shift, uint64_t* buckets) {
+void count_key_buckets(const Piece& p, unsigned shift, uint32_t* buckets) {
   if (p.weighted()) {
     for (size_t i = 0; i < p.n; ++i) buckets[p.buckets[i]] += p.counts[i];
   } else if (p.float_form()) {

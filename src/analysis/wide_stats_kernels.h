@@ -72,7 +72,7 @@ struct PassOne {
 void add_pass_one(const Piece& p, double eps, PassOne& r);
 // Adds each value's weight to buckets[key >> shift]: where the percentiles' order statistics lie. In float
 // form the piece has each value's bucket (shift 16).
-void count_key_buckets(const Piece& p, unsigned shift, uint64_t* buckets);
+void count_key_buckets(const Piece& p, unsigned shift, uint32_t* buckets);
 
 // Pass 2's sums of (x - mean)^2 and ^4 about pass 1's mean (numpy's two-pass variance), each value as many
 // times as its weight: the variance and the kurtosis. The third (skewness) is not reported, and every unit's

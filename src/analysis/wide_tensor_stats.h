@@ -26,7 +26,8 @@ namespace ma {
 class WideTensorScan {
  public:
   // `s` arrives with name, dtype, shape, numel and bytes set and stays the caller's; it is complete once
-  // every unit of both passes has run. Units hold at most `unit_bytes` (at least one element or block).
+  // every unit of both passes has run. Units hold at most `unit_bytes`, and at most 256 MiB (at least one
+  // element or block).
   WideTensorScan(TensorStats& s, double eps, uint32_t bins, uint64_t unit_bytes);
   ~WideTensorScan();
   WideTensorScan(const WideTensorScan&) = delete;
