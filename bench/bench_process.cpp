@@ -39,6 +39,10 @@ RunResult run_command(const std::vector<std::string>& argv, const std::filesyste
   RunResult r;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.max_rss_kb = ru.ru_maxrss;
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
+  r.cpu_seconds = seconds(ru.ru_utime) + seconds(ru.ru_stime);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (!r.ok) {
@@ -82,17 +86,21 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-double median_seconds(const std::vector<std::string>& argv, int runs, long* rss_kb) {
-  std::vector<double> s;
+double median_seconds(const std::vector<std::string>& argv, int runs, long* rss_kb, double* cpu_seconds) {
+  std::vector<double> s, cpu;
   for (int i = 0; i <= runs; ++i) {
     const RunResult r = run_command(argv);
     if (!r.ok) {
       std::fprintf(stderr, "command failed: %s\n", argv[0].c_str());
       std::exit(1);
     }
-    if (i > 0) s.push_back(r.seconds);
+    if (i > 0) {
+      s.push_back(r.seconds);
+      cpu.push_back(r.cpu_seconds);
+    }
     if (rss_kb) *rss_kb = std::max(*rss_kb, r.max_rss_kb);
   }
+  if (cpu_seconds) *cpu_seconds = median(cpu);
   return median(s);
 }
 

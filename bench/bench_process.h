@@ -11,6 +11,7 @@ struct RunResult {
   bool ok = false;
   int exit_code = 0;
   double seconds = 0;
+  double cpu_seconds = 0;  // user + system, all its threads
   long max_rss_kb = 0;
 };
 
@@ -31,7 +32,9 @@ std::string read_text(const std::filesystem::path& path);
 double json_number_after(const std::string& json, const std::string& key);
 
 // The median wall time of `runs` runs of a command, after one more that warms the page cache and is not
-// counted; the largest peak RSS into `rss_kb` when given. A failing command ends the benchmark (exit 1).
-double median_seconds(const std::vector<std::string>& argv, int runs, long* rss_kb = nullptr);
+// counted; the largest peak RSS into `rss_kb` and the median CPU time into `cpu_seconds` when given. A
+// failing command ends the benchmark (exit 1).
+double median_seconds(const std::vector<std::string>& argv, int runs, long* rss_kb = nullptr,
+                      double* cpu_seconds = nullptr);
 
 }  // namespace ma::bench

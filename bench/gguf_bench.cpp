@@ -102,13 +102,16 @@ int main(int argc, char** argv) {
 
   const double gb = static_cast<double>(fs::file_size(q4k)) / 1e9;
   const int stats_runs = std::max(1, runs / 4);
-  const double stats =
-      median_seconds({binary.string(), "stats", q4k.string(), "--json", "--quiet"}, stats_runs);
+  double cpu = 0;
+  const double stats = median_seconds({binary.string(), "stats", q4k.string(), "--json", "--quiet"},
+                                      stats_runs, nullptr, &cpu);
   std::printf(
       "(b) stats on %.2f GB of Q4_K GGUF (the values llama.cpp decodes, exact percentiles), page cache warm "
       "(median of %d, %u cores)\n",
       gb, stats_runs, std::thread::hardware_concurrency());
   std::printf("    modelanalyzer stats               %7.2f GB/s of file bytes  (%.2f s)\n", gb / stats,
               stats);
+  // The rate a core reaches: the passes are shared by every core, so the wall rate grows with them.
+  std::printf("    per core: %.2f GB/s of file bytes (CPU %.2f s)\n", gb / cpu, cpu);
   return 0;
 }
