@@ -47,18 +47,9 @@ uint64_t key_bits(DType t, uint64_t key) {
 
 namespace {
 
-// float32 values and their keys; true when all are finite (an exponent of all ones is NaN or ±Inf).
-MA_VECTOR_CLONES bool load_f32(const char* __restrict p, size_t count, double* __restrict values,
-                               uint64_t* __restrict keys) {
-  uint32_t special = 0;
-  for (size_t i = 0; i < count; ++i) {
-    uint32_t u;
-    std::memcpy(&u, p + 4 * i, 4);
-    values[i] = static_cast<double>(std::bit_cast<float>(u));
-    keys[i] = float_key(std::bit_cast<float>(u));
-    special |= (u & 0x7f800000u) == 0x7f800000u;
-  }
-  return special == 0;
+// True for the bits of a float32 NaN or ±Inf (an exponent of all ones).
+inline bool nan_or_inf_bits(uint32_t u) {
+  return (u & 0x7f800000u) == 0x7f800000u;
 }
 
 // Fills `piece` from `count` (≤ kPiece) stored elements of value type `vt` at `p`.
@@ -70,19 +61,16 @@ void load_piece(DType vt, const char* p, size_t count, Piece& piece) {
     piece.values.resize(kPiece);
     piece.keys.resize(kPiece);
   }
+  // Float32 pieces come here only when they hold a NaN or ±Inf (float_piece reads the others in place).
   const unsigned width = dtype_bits(vt) / 8;
   bool all_finite = true;
-  if (vt == DType::F32) {
-    all_finite = load_f32(p, count, piece.values.data(), piece.keys.data());
-  } else {
-    for (size_t i = 0; i < count; ++i) {
-      uint64_t u = 0;
-      std::memcpy(&u, p + width * i, width);
-      const double v = element_value(vt, u);
-      piece.values[i] = v;
-      piece.keys[i] = order_key(vt, u);
-      all_finite &= v - v == 0;
-    }
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t u = 0;
+    std::memcpy(&u, p + width * i, width);
+    const double v = element_value(vt, u);
+    piece.values[i] = v;
+    piece.keys[i] = order_key(vt, u);
+    all_finite &= v - v == 0;
   }
   piece.n = count;
   piece.elements = count;
@@ -109,7 +97,7 @@ MA_VECTOR_CLONES bool scan_floats(const float* __restrict v, size_t n, uint16_t*
   for (size_t i = 0; i < n; ++i) {
     uint32_t u;
     std::memcpy(&u, v + i, 4);
-    special |= (u & 0x7f800000u) == 0x7f800000u;
+    special |= nan_or_inf_bits(u);
     buckets[i] = static_cast<uint16_t>(float_key(v[i]) >> 16);
   }
   return special == 0;
@@ -121,7 +109,7 @@ MA_VECTOR_CLONES bool scan_levels(const float* __restrict levels, const uint8_t*
   for (size_t i = 0; i < n; ++i) {
     uint32_t u;
     std::memcpy(&u, levels + i, 4);
-    special |= (u & 0x7f800000u) == 0x7f800000u;
+    special |= nan_or_inf_bits(u);
     sum += counts[i];
     buckets[i] = static_cast<uint16_t>(float_key(levels[i]) >> 16);
   }
@@ -165,7 +153,7 @@ void level_piece(float* levels, uint8_t* counts, size_t n, Piece& piece) {
   for (size_t i = 0; i < n; ++i) {
     uint32_t u;
     std::memcpy(&u, levels + i, 4);
-    if ((u & 0x7f800000u) != 0x7f800000u) continue;
+    if (!nan_or_inf_bits(u)) continue;
     ((u & 0x007fffffu) ? piece.nan : piece.inf) += counts[i];
     piece.elements -= counts[i];
     levels[i] = 0;
