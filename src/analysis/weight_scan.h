@@ -1,10 +1,11 @@
 // The streaming engine: reads tensor data with pread into reused per-thread buffers (never mmap: page faults
 // cap a mapped scan at a third of read()'s speed on the machines we measured) and computes each tensor's
 // statistics. Large tensors are split into work units shared by all threads: those of at most 16 bits are
-// counted in one pass and their counts merged; 32/64-bit and block tensors run pass 1 of every unit, then
-// pass 2 (analysis/wide_tensor_stats.h). Memory stays bounded by threads x (buffer + a unit's count tables,
-// up to 5 MB in pass 2) + up to 5 MB per tensor in flight, whatever the checkpoint's size (peak RSS of
-// `stats` on a 0.49 GB Q4_K GGUF: 23 MB on 2 cores, 130 MB on 16).
+// counted in one pass and their counts merged; 32/64-bit and block tensors run pass 1 of all their units,
+// then pass 2 (analysis/wide_tensor_stats.h), which a thread takes up as soon as a tensor's pass 1 is done.
+// Memory stays bounded by threads x (buffer + a thread's scratch, about 1.5 MB) + up to 5 MB per tensor
+// between or in its passes, whatever the checkpoint's size (peak RSS of `stats` on a 0.49 GB Q4_K GGUF: 18 MB
+// on 2 threads, 64 MB on 16).
 #pragma once
 #include <atomic>
 #include <cstdint>

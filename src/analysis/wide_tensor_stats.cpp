@@ -45,24 +45,60 @@ constexpr size_t kKeyBuckets = 65536;
 // the sweep over every value one load, where a bit also cost shifts and a mask: 10% of stats on a Q4_K GGUF.
 struct BucketTests {
   static constexpr uint8_t kCut = 0x80, kSlot = 0x7f;
-  std::vector<uint8_t> of = std::vector<uint8_t>(kKeyBuckets, 0);
+  std::vector<uint8_t> of;  // kKeyBuckets, from pass 2's first unit of the tensor to its last
 };
 static_assert(2 * kPercentiles.size() < BucketTests::kSlot);
+
+// A value of a wanted bucket (32-bit keys) in a slot's list: its low 16 key bits and how many elements it
+// stands for (at most a group's, 256).
+struct LowBits {
+  uint16_t low, weight;
+};
+
+// Pass 2's counts toward the order statistics of one wanted bucket, by the low 16 key bits. A bucket holding
+// many values gets a table of 65,536 counts; one holding few (pass 1 counted them) a list of its values, as
+// long as its count: a table is 512 KiB to allocate, clear and walk, which made a small tensor's fixed cost
+// most of a BERT-sized float32 scan.
+struct SlotCounts {
+  static constexpr uint64_t kMostListed = 2048;
+  std::vector<uint64_t> table;
+  std::vector<LowBits> list;
+  uint64_t listed = 0;  // taken by atomic adds: threads append to one list at once
+  explicit SlotCounts(uint64_t weight) {
+    if (weight <= kMostListed)
+      list.resize(static_cast<size_t>(weight));
+    else
+      table.assign(kKeyBuckets, 0);
+  }
+  void add(uint16_t low, uint64_t w) {
+    if (!table.empty()) {
+      std::atomic_ref<uint64_t>(table[low]).fetch_add(w, std::memory_order_relaxed);
+    } else if (w != 0) {  // every listed value has a weight, so pass 1's count bounds the list
+      const uint64_t at = std::atomic_ref<uint64_t>(listed).fetch_add(1, std::memory_order_relaxed);
+      if (at < list.size()) list[at] = {low, static_cast<uint16_t>(w)};
+    }
+  }
+  // The low bits of the value of rank `rank` among the bucket's.
+  uint16_t low_of_rank(uint64_t rank) {
+    uint64_t before = 0;
+    if (!table.empty()) {
+      size_t low = 0;
+      while (low + 1 < kKeyBuckets && before + table[low] <= rank) before += table[low++];
+      return static_cast<uint16_t>(low);
+    }
+    list.resize(std::min<uint64_t>(listed, list.size()));
+    std::sort(list.begin(), list.end(), [](LowBits a, LowBits b) { return a.low < b.low; });
+    size_t i = 0;
+    while (i + 1 < list.size() && before + list[i].weight <= rank) before += list[i++].weight;
+    return list.empty() ? 0 : list[i].low;
+  }
+};
 
 // Pass 2's counts toward the order statistics, per wanted bucket: by the low 16 key bits for 32-bit keys,
 // the values themselves for 64-bit ones.
 struct PassTwoTables {
-  std::vector<std::vector<uint64_t>> sub;
+  std::vector<SlotCounts> narrow;
   std::vector<std::vector<double>> values;
-  bool allocated = false;
-  void allocate(bool narrow, size_t slots) {
-    if (allocated) return;
-    allocated = true;
-    if (narrow)
-      sub.assign(slots, std::vector<uint64_t>(kKeyBuckets, 0));
-    else
-      values.resize(slots);
-  }
   void merge_values(const PassTwoTables& o) {
     for (size_t slot = 0; slot < o.values.size(); ++slot)
       values[slot].insert(values[slot].end(), o.values[slot].begin(), o.values[slot].end());
@@ -72,13 +108,27 @@ struct PassTwoTables {
 // One unit's histogram counts (four interleaved tables: runs of equal bins, the centre of a weight
 // distribution, would otherwise make each increment wait for the one before) and bins of a piece.
 struct PassTwoScratch {
-  explicit PassTwoScratch(uint32_t bins) : counts(4 * static_cast<size_t>(bins), 0) {}
   std::vector<uint64_t> counts;
-  std::vector<uint32_t> bin_of;
-  std::vector<uint32_t> looked_at;  // narrow: the indices of a piece's values in buckets looked at
+  std::vector<uint32_t> bin_of = std::vector<uint32_t>(kPiece);
+  std::vector<uint32_t> looked_at = std::vector<uint32_t>(kPiece);  // narrow: a piece's values looked at
 };
 
 }  // namespace
+
+struct WideScanScratch::Memory {
+  wide_stats::PieceBuffers pieces;
+  std::vector<uint32_t> key_buckets = std::vector<uint32_t>(kKeyBuckets);  // pass 1's counts of one unit
+  bool key_buckets_clear = true;  // all zero: a unit clears what it used when it ends well
+  PassTwoScratch pass_two;
+};
+
+WideScanScratch::WideScanScratch() = default;
+WideScanScratch::~WideScanScratch() = default;
+
+WideScanScratch::Memory& WideScanScratch::memory() {
+  if (!memory_) memory_ = std::make_unique<Memory>();
+  return *memory_;
+}
 
 struct WideTensorScan::State {
   State(TensorStats& stats, double eps_, uint32_t bins_, uint64_t unit_bytes)
@@ -104,9 +154,8 @@ struct WideTensorScan::State {
   uint64_t end(size_t u) const { return std::min<uint64_t>(s.bytes, begin(u) + step); }
   void plan();  // after the last unit of pass 1
   void bin_whole_buckets();
-  void finish();  // after the last unit of pass 2
-  void allocate_pass_two_tables() { tables.allocate(width == 4, slot_buckets.size()); }
-  BucketTests bucket_tests() const;
+  void finish();            // after the last unit of pass 2
+  void prepare_pass_two();  // at its first unit, under the lock
   void narrow_pass_two(const Piece& p, const BucketTests& t, PassTwoScratch& scratch,
                        PassTwoTables& into) const;
   void wide_pass_two(const Piece& p, const BucketTests& t, PassTwoScratch& scratch,
@@ -124,12 +173,23 @@ struct WideTensorScan::State {
   // Pass 1.
   std::vector<UnitPassOne> first;
   std::vector<uint64_t> prefix;  // counts per key bucket, allocated by the units, freed by plan()
+  size_t first_bucket = kKeyBuckets, last_bucket = 0;  // those of prefix that may hold counts
+  // The buckets [first, last] that values from `min` to `max` lie in: all for keys other than float32's.
+  std::pair<size_t, size_t> bucket_range(double min, double max) const {
+    if (min > max) return {1, 0};  // no finite value
+    if (vt != DType::F32) return {0, kKeyBuckets - 1};
+    // A zero may be either: -0 sorts first and +0 last.
+    const float low = min == 0 ? -0.0f : static_cast<float>(min),
+                high = max == 0 ? 0.0f : static_cast<float>(max);
+    return {float_key(low) >> 16, float_key(high) >> 16};
+  }
   // What pass 2 needs, from plan().
   bool any_finite = false;
   double mean = 0;
   std::vector<PercentileRank> ranks;
   std::vector<Wanted> wanted;
   std::vector<uint64_t> slot_buckets;      // the wanted buckets, once each: a bucket's slot is its place here
+  std::vector<uint64_t> slot_weights;      // and pass 1's count of each
   size_t slot_of(uint64_t bucket) const {  // slot_buckets.size() for a bucket not wanted
     return static_cast<size_t>(std::find(slot_buckets.begin(), slot_buckets.end(), bucket) -
                                slot_buckets.begin());
@@ -138,6 +198,7 @@ struct WideTensorScan::State {
   // Pass 2.
   std::vector<CentralMoments> central;
   std::vector<uint64_t> histogram;
+  BucketTests tests;
   PassTwoTables tables;
 };
 
@@ -177,20 +238,27 @@ void WideTensorScan::State::plan() {
     wanted.push_back({ranks.back().below, 0, 0});
     wanted.push_back({std::min(ranks.back().below + 1, s.finite - 1), 0, 0});
   }
+  // The ranks ascend but for a tiny tensor's repeats, so one walk over the buckets finds them all.
+  uint64_t before = 0;
+  size_t b = first_bucket;
   for (Wanted& w : wanted) {
-    uint64_t before = 0;
-    size_t b = 0;
-    while (before + prefix[b] <= w.rank) before += prefix[b++];
+    if (w.rank < before) {
+      before = 0;
+      b = first_bucket;
+    }
+    while (b + 1 < kKeyBuckets && before + prefix[b] <= w.rank) before += prefix[b++];
     w.bucket = b;
     w.rank_in_bucket = w.rank - before;
   }
   for (const Wanted& w : wanted)
-    if (slot_of(w.bucket) == slot_buckets.size()) slot_buckets.push_back(w.bucket);
+    if (slot_of(w.bucket) == slot_buckets.size()) {
+      slot_buckets.push_back(w.bucket);
+      slot_weights.push_back(prefix[w.bucket]);
+    }
   auto [lo, hi] = histogram_range(one.min, one.max);
   s.histogram.edges = histogram_edges(lo, hi, bins);
   histogram.assign(bins, 0);
   if (width == 4) bin_whole_buckets();
-  // Pass 2's tables are allocated when it runs: a GGUF's hundreds of tensors all wait between the passes.
   std::vector<uint64_t>().swap(prefix);
 }
 
@@ -200,7 +268,7 @@ void WideTensorScan::State::plan() {
 void WideTensorScan::State::bin_whole_buckets() {
   const HistogramBinner binner(s.histogram.edges);
   const double lowest = s.histogram.edges.front(), highest = s.histogram.edges.back();
-  for (uint64_t b = 0; b < kKeyBuckets; ++b) {
+  for (uint64_t b = first_bucket; b <= last_bucket; ++b) {
     if (prefix[b] == 0) continue;
     const double low = element_value(vt, key_bits(vt, b << 16));
     const double high = element_value(vt, key_bits(vt, (b << 16) | 0xffff));
@@ -215,12 +283,18 @@ void WideTensorScan::State::bin_whole_buckets() {
   }
 }
 
-BucketTests WideTensorScan::State::bucket_tests() const {
-  BucketTests t;
+// Pass 2's tables and bucket tests live from its first unit of the tensor to its last: a GGUF's hundreds of
+// tensors all wait between the passes.
+void WideTensorScan::State::prepare_pass_two() {
+  if (!tests.of.empty()) return;
+  if (width == 4)
+    for (uint64_t weight : slot_weights) tables.narrow.emplace_back(weight);
+  else
+    tables.values.resize(slot_buckets.size());
+  tests.of.assign(kKeyBuckets, 0);
   for (size_t slot = 0; slot < slot_buckets.size(); ++slot)
-    t.of[slot_buckets[slot]] = static_cast<uint8_t>(slot + 1);
-  for (uint32_t b : cut_buckets) t.of[b] |= BucketTests::kCut;
-  return t;
+    tests.of[slot_buckets[slot]] = static_cast<uint8_t>(slot + 1);
+  for (uint32_t b : cut_buckets) tests.of[b] |= BucketTests::kCut;
 }
 
 // Most values lie in no bucket looked at (on weights, a few percent do): a sweep without branches lists those
@@ -228,7 +302,6 @@ BucketTests WideTensorScan::State::bucket_tests() const {
 // misprediction wherever looked-at buckets are frequent, and kept the loop from running ahead.
 void WideTensorScan::State::narrow_pass_two(const Piece& p, const BucketTests& t, PassTwoScratch& scratch,
                                             PassTwoTables& into) const {
-  scratch.looked_at.resize(kPiece);
   uint32_t* looked_at = scratch.looked_at.data();
   const uint8_t* of = t.of.data();
   size_t found = 0;
@@ -251,7 +324,7 @@ void WideTensorScan::State::narrow_pass_two(const Piece& p, const BucketTests& t
     if (what & BucketTests::kCut)
       scratch.counts[binner.bin(p.float_form() ? static_cast<double>(p.floats[i]) : p.values[i])] += w;
     if (const unsigned slot = what & BucketTests::kSlot)
-      std::atomic_ref<uint64_t>(into.sub[slot - 1][key & 0xffff]).fetch_add(w, std::memory_order_relaxed);
+      into.narrow[slot - 1].add(static_cast<uint16_t>(key & 0xffff), w);
   }
 }
 
@@ -260,7 +333,6 @@ void WideTensorScan::State::narrow_pass_two(const Piece& p, const BucketTests& t
 void WideTensorScan::State::wide_pass_two(const Piece& p, const BucketTests& t, PassTwoScratch& scratch,
                                           PassTwoTables& into) const {
   const double* v = p.values.data();
-  scratch.bin_of.resize(kPiece);
   bins_of(v, p.n, s.histogram.edges, scratch.bin_of.data());
   uint64_t* counts = scratch.counts.data();
   const uint32_t* b = scratch.bin_of.data();
@@ -279,10 +351,7 @@ void WideTensorScan::State::finish() {
   for (Wanted& w : wanted) {
     const size_t slot = slot_of(w.bucket);
     if (width == 4) {
-      const std::vector<uint64_t>& sub = tables.sub[slot];
-      uint64_t before = 0;
-      size_t low = 0;
-      while (before + sub[low] <= w.rank_in_bucket) before += sub[low++];
+      const uint16_t low = tables.narrow[slot].low_of_rank(w.rank_in_bucket);
       w.value = element_value(vt, key_bits(vt, (w.bucket << 16) | low));
     } else {
       std::vector<double>& v = tables.values[slot];
@@ -304,6 +373,7 @@ void WideTensorScan::State::finish() {
       Moments{
           .n = static_cast<double>(s.finite), .mean = mean, .m2 = total.m2.value(), .m4 = total.m4.value()});
   tables = PassTwoTables();
+  tests = BucketTests();
 }
 
 WideTensorScan::WideTensorScan(TensorStats& s, double eps, uint32_t bins, uint64_t unit_bytes)
@@ -319,67 +389,81 @@ uint64_t WideTensorScan::unit_bytes(size_t unit) const {
   return state_->end(unit) - state_->begin(unit);
 }
 
-bool WideTensorScan::first_pass(size_t unit, const FileSource& file, uint64_t offset, char* buffer,
-                                size_t buffer_bytes, const std::atomic<bool>* cancel) {
+WideTensorScan::UnitEnd WideTensorScan::first_pass(size_t unit, const FileSource& file, uint64_t offset,
+                                                   char* buffer, size_t buffer_bytes,
+                                                   WideScanScratch& scratch,
+                                                   const std::atomic<bool>* cancel) {
   State& st = *state_;
+  WideScanScratch::Memory& m = scratch.memory();
   UnitPassOne& r = st.first[unit];
   // The unit's own table of 32-bit counts (a unit holds fewer than 2^32 elements) is half the size of the
   // shared one, and stays in a core's L2 cache with the piece.
-  std::vector<uint32_t> own(kKeyBuckets, 0);
-  Piece piece;
+  uint32_t* own = m.key_buckets.data();
+  if (!m.key_buckets_clear) std::fill(m.key_buckets.begin(), m.key_buckets.end(), 0);
+  m.key_buckets_clear = false;
   const bool complete = for_each_piece(file, offset + st.begin(unit), unit_bytes(unit), st.s.dtype, buffer,
-                                       buffer_bytes, cancel, piece, [&](Piece& p) {
+                                       buffer_bytes, cancel, m.pieces, [&](Piece& p) {
                                          r.nan += p.nan;
                                          r.inf += p.inf;
                                          p.nan = p.inf = 0;
                                          r.finite += p.elements;
                                          add_pass_one(p, st.eps, r.one);
-                                         count_key_buckets(p, st.key_shift, own.data());
+                                         count_key_buckets(p, st.key_shift, own);
                                        });
-  if (!complete) return false;
-  {
+  if (!complete) return UnitEnd::Cancelled;
+  // Only the buckets from that of the unit's least value to that of its greatest hold counts: the rest of
+  // the table is neither merged nor cleared, which a small tensor's unit paid for all 65,536.
+  const auto [lo, hi] = st.bucket_range(r.one.min, r.one.max);
+  if (lo <= hi) {
     std::lock_guard lock(st.mutex);
     if (st.prefix.empty()) st.prefix.assign(kKeyBuckets, 0);
-    for (size_t b = 0; b < kKeyBuckets; ++b) st.prefix[b] += own[b];
+    for (size_t b = lo; b <= hi; ++b) st.prefix[b] += own[b];
+    st.first_bucket = std::min(st.first_bucket, lo);
+    st.last_bucket = std::max(st.last_bucket, hi);
   }
-  if (st.first_left.fetch_sub(1, std::memory_order_acq_rel) == 1) st.plan();
-  return true;
+  if (lo <= hi) std::fill(own + lo, own + hi + 1, 0);
+  m.key_buckets_clear = true;
+  if (st.first_left.fetch_sub(1, std::memory_order_acq_rel) != 1) return UnitEnd::Done;
+  st.plan();
+  return UnitEnd::PassComplete;
 }
 
-bool WideTensorScan::second_pass(size_t unit, const FileSource& file, uint64_t offset, char* buffer,
-                                 size_t buffer_bytes, const std::atomic<bool>* cancel) {
+WideTensorScan::UnitEnd WideTensorScan::second_pass(size_t unit, const FileSource& file, uint64_t offset,
+                                                    char* buffer, size_t buffer_bytes,
+                                                    WideScanScratch& scratch,
+                                                    const std::atomic<bool>* cancel) {
   State& st = *state_;
   if (st.any_finite) {
     {
       std::lock_guard lock(st.mutex);
-      st.allocate_pass_two_tables();
+      st.prepare_pass_two();
     }
-    // 32-bit keys count the few values of the wanted buckets straight into the shared tables, by atomic adds:
-    // tables of the unit's own would be slots x 512 KiB to clear and then merge under the lock, for a few
-    // thousand counts. 64-bit keys keep a unit's values apart and append them under the lock.
+    // 32-bit keys count the few values of the wanted buckets straight into the tensor's tables and lists, by
+    // atomic adds: tables of the unit's own would be slots x 512 KiB to clear and then merge under the lock,
+    // for a few thousand counts. 64-bit keys keep a unit's values apart and append them under the lock.
     const bool narrow = st.width == 4;
     PassTwoTables local;
-    if (!narrow) local.allocate(false, st.slot_buckets.size());
-    PassTwoScratch scratch(st.bins);
-    Piece piece;
-    const bool complete =
-        for_each_piece(file, offset + st.begin(unit), unit_bytes(unit), st.s.dtype, buffer, buffer_bytes,
-                       cancel, piece, [&, tests = st.bucket_tests()](Piece& p) {
-                         p.nan = p.inf = 0;
-                         add_central_moments(p, st.mean, st.central[unit]);
-                         if (narrow)
-                           st.narrow_pass_two(p, tests, scratch, st.tables);
-                         else
-                           st.wide_pass_two(p, tests, scratch, local);
-                       });
-    if (!complete) return false;
+    if (!narrow) local.values.resize(st.slot_buckets.size());
+    WideScanScratch::Memory& m = scratch.memory();
+    m.pass_two.counts.assign(4 * static_cast<size_t>(st.bins), 0);
+    const bool complete = for_each_piece(file, offset + st.begin(unit), unit_bytes(unit), st.s.dtype, buffer,
+                                         buffer_bytes, cancel, m.pieces, [&](Piece& p) {
+                                           p.nan = p.inf = 0;
+                                           add_central_moments(p, st.mean, st.central[unit]);
+                                           if (narrow)
+                                             st.narrow_pass_two(p, st.tests, m.pass_two, st.tables);
+                                           else
+                                             st.wide_pass_two(p, st.tests, m.pass_two, local);
+                                         });
+    if (!complete) return UnitEnd::Cancelled;
     std::lock_guard lock(st.mutex);
     for (size_t j = 0; j < 4; ++j)
-      for (uint32_t k = 0; k < st.bins; ++k) st.histogram[k] += scratch.counts[j * st.bins + k];
+      for (uint32_t k = 0; k < st.bins; ++k) st.histogram[k] += m.pass_two.counts[j * st.bins + k];
     if (!narrow) st.tables.merge_values(local);
   }
-  if (st.second_left.fetch_sub(1, std::memory_order_acq_rel) == 1) st.finish();
-  return true;
+  if (st.second_left.fetch_sub(1, std::memory_order_acq_rel) != 1) return UnitEnd::Done;
+  st.finish();
+  return UnitEnd::PassComplete;
 }
 
 }  // namespace ma

@@ -23,6 +23,22 @@
 
 namespace ma {
 
+// A thread's working memory for the units it runs (pieces, bucket counts, bins), kept from unit to unit and
+// tensor to tensor: see wide_stats::PieceBuffers for why. Allocated at a thread's first unit.
+class WideScanScratch {
+ public:
+  WideScanScratch();
+  ~WideScanScratch();
+  WideScanScratch(const WideScanScratch&) = delete;
+  WideScanScratch& operator=(const WideScanScratch&) = delete;
+
+ private:
+  friend class WideTensorScan;
+  struct Memory;
+  Memory& memory();
+  std::unique_ptr<Memory> memory_;
+};
+
 class WideTensorScan {
  public:
   // `s` arrives with name, dtype, shape, numel and bytes set and stays the caller's; it is complete once
@@ -37,13 +53,16 @@ class WideTensorScan {
   uint64_t unit_bytes(size_t unit) const;
 
   // One unit of a pass, reading [offset + the unit's range) of `file` through the caller's `buffer` of
-  // `buffer_bytes` (a multiple of 8). Distinct units of one pass may run on different threads at once;
-  // every unit of pass 1 must have finished before pass 2's first starts. `cancel` is checked before every
-  // buffer read; once it is set the call returns false and `s` is left incomplete (the caller discards it).
-  bool first_pass(size_t unit, const FileSource& file, uint64_t offset, char* buffer, size_t buffer_bytes,
-                  const std::atomic<bool>* cancel);
-  bool second_pass(size_t unit, const FileSource& file, uint64_t offset, char* buffer, size_t buffer_bytes,
-                   const std::atomic<bool>* cancel);
+  // `buffer_bytes` (a multiple of 8), in the calling thread's `scratch`. Distinct units of one pass may run
+  // on different threads at once; every unit of pass 1 must have finished before pass 2's first starts.
+  // `cancel` is checked before every buffer read; once it is set the call returns Cancelled and `s` is left
+  // incomplete (the caller discards it).
+  // PassComplete: the unit was its pass's last to end (after pass 1, pass 2 may start).
+  enum class UnitEnd { Cancelled, Done, PassComplete };
+  UnitEnd first_pass(size_t unit, const FileSource& file, uint64_t offset, char* buffer, size_t buffer_bytes,
+                     WideScanScratch& scratch, const std::atomic<bool>* cancel);
+  UnitEnd second_pass(size_t unit, const FileSource& file, uint64_t offset, char* buffer, size_t buffer_bytes,
+                      WideScanScratch& scratch, const std::atomic<bool>* cancel);
 
  private:
   struct State;

@@ -12,9 +12,11 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <string>
 
 #include "analysis/stats_math.h"
 #include "analysis/weight_scan.h"
+#include "core/error.h"
 #include "formats/ggml_dequant.h"
 #include "test_support.h"
 
@@ -196,6 +198,93 @@ TEST(WeightScanUnits, ATwoPassTensorSplitIntoUnitsGivesWhatOneUnitGives) {
   EXPECT_EQ(one[0].max, 3e4);
   EXPECT_EQ(last_total.load(), f32.size() + f64.size() + q4k.size() + q80.size());
   EXPECT_EQ(last_done.load(), last_total.load());
+}
+
+// Pass 1 merges only the key buckets between those of a unit's least and greatest values. A zero may be -0
+// or +0, whose buckets differ (-0 sorts first), whichever of them min or max reports: tensors whose least or
+// greatest value is a zero of either sign, or that hold only zeros, must keep every count.
+TEST(WeightScanUnits, SignedZerosAtEitherEndKeepTheirCounts) {
+  test::TempDir tmp;
+  Lcg g;
+  std::vector<std::vector<float>> tensors(3);
+  for (int i = 0; i < 3000; ++i) {
+    const float zero = i % 3 == 0 ? -0.0f : 0.0f;
+    const float away = static_cast<float>(g.uniform() + 0.001);
+    tensors[0].push_back(i % 2 ? zero : away);   // least value a zero
+    tensors[1].push_back(i % 2 ? zero : -away);  // greatest value a zero
+    tensors[2].push_back(zero);                  // only zeros
+  }
+  const fs::path file = tmp / "zeros.bin";
+  std::vector<ScanItem> items;
+  {
+    std::ofstream out(file, std::ios::binary);
+    for (size_t t = 0; t < tensors.size(); ++t) {
+      out.write(reinterpret_cast<const char*>(tensors[t].data()), 3000 * 4);
+      items.push_back({"t" + std::to_string(t), file, t * 3000 * 4, 3000 * 4, DType::F32, Shape{3000}, 3000});
+    }
+  }
+  ScanOptions options;
+  options.bins = 16;
+  options.unit_bytes = 1000;  // 12 units a tensor: each unit's range differs
+  const std::vector<TensorStats> stats = scan_weights(items, options);
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    SCOPED_TRACE(t);
+    EXPECT_EQ(stats[t].finite, 3000u);
+    EXPECT_EQ(stats[t].zeros_fraction, t == 2 ? 1.0 : 0.5);
+    expect_brute_force(stats[t], tensors[t], options.bins);
+  }
+}
+
+// Threads wait in the scan for a tensor's pass 2 while its pass 1 ends elsewhere. A unit that fails (its last
+// read runs past the file's end) must end the scan with its error and release them: the scan must not hang
+// (ctest's timeout would fail it) nor report a result. The failing unit comes first and is the slowest, so
+// the others' threads have run every small tensor's two passes and wait for its pass 2 when it fails.
+TEST(WeightScanUnits, AFailedUnitEndsTheScanWithItsErrorAndReleasesTheWaitingThreads) {
+  test::TempDir tmp;
+  Lcg g;
+  const std::string big = f32_values(4'000'001, g), small = f32_values(80'000, g);
+  const fs::path big_file = tmp / "big.bin", small_file = tmp / "small.bin";
+  std::ofstream(big_file, std::ios::binary) << big;
+  std::ofstream(small_file, std::ios::binary) << small;
+  std::vector<ScanItem> items = {{"runs past the end", big_file, 0, big.size() + 4096, DType::F32,
+                                  Shape{4'000'001 + 1024}, 4'000'001 + 1024}};
+  for (uint64_t i = 0; i < 8; ++i)
+    items.push_back(
+        {"small " + std::to_string(i), small_file, i * 40'000, 40'000, DType::F32, Shape{10'000}, 10'000});
+  ScanOptions options;
+  options.threads = 4;
+  for (int attempt = 0; attempt < 10; ++attempt) {  // the threads' timing differs from run to run
+    try {
+      scan_weights(items, options);
+      ADD_FAILURE() << "a unit past the file's end did not fail the scan";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("runs past the end of the file"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(WeightScanUnits, ACancelledScanEndsInterrupted) {
+  test::TempDir tmp;
+  Lcg g;
+  const std::string f32 = f32_values(200'001, g);
+  const fs::path file = tmp / "tensors.bin";
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << f32;
+  }
+  const std::vector<ScanItem> items = {{"f32", file, 0, f32.size(), DType::F32, Shape{200'001}, 200'001}};
+  std::atomic<bool> cancel{false};
+  ScanOptions options;
+  options.threads = 4;
+  options.unit_bytes = 40'000;
+  options.cancel = &cancel;
+  options.progress = [&](uint64_t, uint64_t) { cancel = true; };  // after the first unit
+  try {
+    scan_weights(items, options);
+    ADD_FAILURE() << "a cancelled scan returned a result";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("interrupted"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
