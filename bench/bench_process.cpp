@@ -87,6 +87,10 @@ double median(std::vector<double> v) {
 }
 
 double median_seconds(const std::vector<std::string>& argv, int runs, long* rss_kb, double* cpu_seconds) {
+  // What a bench has just written may still be on its way to the disk. On the 16-core VM lent on 2026-11-28,
+  // stats read float32 files written seconds before at 0.68 GiB/s; the same files, synced and read later,
+  // at 8.4 GiB/s.
+  ::sync();
   std::vector<double> s, cpu;
   for (int i = 0; i <= runs; ++i) {
     const RunResult r = run_command(argv);

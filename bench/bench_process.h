@@ -31,9 +31,9 @@ std::string read_text(const std::filesystem::path& path);
 // The number after "key": in a JSON text (the first occurrence); NaN when absent.
 double json_number_after(const std::string& json, const std::string& key);
 
-// The median wall time of `runs` runs of a command, after one more that warms the page cache and is not
-// counted; the largest peak RSS into `rss_kb` and the median CPU time into `cpu_seconds` when given. A
-// failing command ends the benchmark (exit 1).
+// The median wall time of `runs` runs of a command, after a sync() and one more run that warms the page cache
+// and is not counted; the largest peak RSS into `rss_kb` and the median CPU time into `cpu_seconds` when
+// given. A failing command ends the benchmark (exit 1).
 double median_seconds(const std::vector<std::string>& argv, int runs, long* rss_kb = nullptr,
                       double* cpu_seconds = nullptr);
 
