@@ -50,7 +50,7 @@ struct BucketTests {
 static_assert(2 * kPercentiles.size() < BucketTests::kSlot);
 
 // A value of a wanted bucket (32-bit keys) in a slot's list: its low 16 key bits and how many elements it
-// stands for (at most a group's, 256).
+// stands for (1, or a level's count, under 256).
 struct LowBits {
   uint16_t low, weight;
 };
