@@ -22,7 +22,7 @@
 
 #include "bench_process.h"
 #include "formats/safetensors_writer.h"
-#include "llama_1b_checkpoint.h"
+#include "generated_checkpoints.h"
 
 namespace fs = std::filesystem;
 using ma::bench::median;

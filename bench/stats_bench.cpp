@@ -8,7 +8,8 @@
 //   (c) the numpy baseline bench/stats_numpy_baseline.py run by /usr/bin/python3 (mean, std, min, max, zero
 //       fraction and a 64-bin histogram per tensor, chunked memmap, float64 sums): wall and peak RSS.
 // Prints medians, throughput in GB/s (10^9 bytes of checkpoint per second), the ratios, and whether the
-// targets are met: >= 8 GB/s, >= 30x numpy, peak RSS <= 512 MiB.
+// targets are met: >= 8 GB/s, >= 30x numpy, peak RSS <= 512 MiB. Then (d) the same two commands on a
+// BERT-base-shaped float32 checkpoint (199 tensors, 438 MB, most of them small): what a scan pays per tensor.
 //
 // usage: ma-bench-stats [--runs N] [--work DIR] [--no-numpy]
 #include <fcntl.h>
@@ -34,8 +35,8 @@
 #include "bench_process.h"
 #include "core/error.h"
 #include "formats/safetensors_writer.h"
+#include "generated_checkpoints.h"
 #include "io/atomic_file.h"
-#include "llama_1b_checkpoint.h"
 
 namespace fs = std::filesystem;
 using ma::bench::median;
@@ -200,6 +201,21 @@ int main(int argc, char** argv) {
                   met(ours_rss <= kTargetRssKb));
     } else {
       std::printf("targets: not measured (`modelanalyzer stats` did not run)\n");
+    }
+    // A scan's cost per tensor shows on a checkpoint of many small tensors.
+    const fs::path bert = work / "bert-base-f32.safetensors";
+    size_t bert_tensors = 0;
+    const double bert_gb =
+        static_cast<double>(ma::bench::ensure_bert_base_checkpoint(bert, bert_tensors)) / 1e9;
+    std::printf("checkpoint: BERT-base layout, float32, %zu tensors, %.3f GB (%s)\n", bert_tensors, bert_gb,
+                bert.c_str());
+    if (have_ours) {
+      const double s = ma::bench::median_seconds({binary.string(), "stats", bert.string(), "--json"}, runs);
+      std::printf("modelanalyzer stats --json: %.3f s, %.2f GB/s\n", s, bert_gb / s);
+      if (numpy) {
+        const double n = ma::bench::median_seconds({kPython, script.string(), bert.string()}, runs);
+        std::printf("numpy baseline:             %.3f s, %.2f GB/s; speedup %.1fx\n", n, bert_gb / n, n / s);
+      }
     }
   } catch (const ma::Error& e) {
     std::fprintf(stderr, "bench: %s\n", e.what());
