@@ -164,9 +164,9 @@ uint64_t ensure_checkpoint(const fs::path& path, const std::vector<Planned>& pla
       size_t n = static_cast<size_t>(std::min<uint64_t>(left, kChunk));
       for (size_t i = 0; i < n; i += 4) {
         uint64_t r = splitmix64(rng);
+        // The table's low `width` bytes are the value on this little-endian machine.
         for (size_t j = 0; j < 4 && i + j < n; ++j)
-          std::memcpy(buf.data() + (i + j) * width, &table[(r >> (16 * j)) & 0xffff],
-                      width);  // little-endian
+          std::memcpy(buf.data() + (i + j) * width, &table[(r >> (16 * j)) & 0xffff], width);
       }
       out.write(std::string_view(buf.data(), n * width));
       left -= n;

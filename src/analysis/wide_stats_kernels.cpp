@@ -408,7 +408,7 @@ bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DTy
   const bool f32 = stored == DType::F32;
   const bool f32_in_place = f32 && reinterpret_cast<uintptr_t>(buffer) % alignof(float) == 0;
   // Grown, never shrunk: the same buffers serve every unit of every tensor a thread scans.
-  const size_t values = blocks ? blocks_per_piece * per_block : f32 ? kPiece : 0;
+  const size_t values = blocks ? blocks_per_piece * per_block : f32 && !f32_in_place ? kPiece : 0;
   if (into.decoded.size() < values) into.decoded.resize(values);
   if (levels && into.level_counts.size() < values) into.level_counts.resize(values);
   float* decoded = into.decoded.data();

@@ -24,13 +24,11 @@
 namespace ma {
 
 // A thread's working memory for the units it runs (pieces, bucket counts, bins), kept from unit to unit and
-// tensor to tensor: see wide_stats::PieceBuffers for why. Allocated at a thread's first unit.
+// tensor to tensor, so a unit allocates nothing. Allocated at a thread's first unit; not copyable.
 class WideScanScratch {
  public:
   WideScanScratch();
   ~WideScanScratch();
-  WideScanScratch(const WideScanScratch&) = delete;
-  WideScanScratch& operator=(const WideScanScratch&) = delete;
 
  private:
   friend class WideTensorScan;
