@@ -5,20 +5,54 @@
 
 namespace ma {
 
+namespace {
+
+uint64_t word_at(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+
+uint32_t half_word_at(const char* p) {
+  uint32_t w;
+  std::memcpy(&w, p, 4);
+  return w;
+}
+
+}  // namespace
+
 uint64_t NameIndex::hash(std::string_view s) {
-  // Multiply-xorshift over 8-byte words: tensor names share long prefixes, so every byte must count.
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 31;
+  // Multiply-xorshift over 8-byte words: tensor names share long prefixes, so every byte must count. Two
+  // words a round on two independent lanes, so their multiplies overlap; the last bytes are read as words
+  // that end at the name's end (overlapping what came before), never copied out byte by byte.
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  const size_t n = s.size();
+  uint64_t a = 0x9E3779B97F4A7C15ull ^ n, b = 0xC2B2AE3D27D4EB4Full;
+  if (n > 16) {
+    for (; end - p > 16; p += 16) {
+      a = (a ^ word_at(p)) * 0xBF58476D1CE4E5B9ull;
+      b = (b ^ word_at(p + 8)) * 0x94D049BB133111EBull;
+      a ^= a >> 31;
+      b ^= b >> 29;
+    }
+    a ^= word_at(end - 16);  // the last 1 to 16 bytes, in the two words that end the name
+    b ^= word_at(end - 8);
+  } else if (n >= 8) {
+    a ^= word_at(p);
+    b ^= word_at(end - 8);
+  } else if (n >= 4) {
+    a ^= half_word_at(p);
+    b ^= half_word_at(end - 4);
+  } else if (n > 0) {
+    a ^= static_cast<uint64_t>(static_cast<unsigned char>(p[0])) << 16 |
+         static_cast<uint64_t>(static_cast<unsigned char>(p[n / 2])) << 8 |
+         static_cast<unsigned char>(p[n - 1]);
   }
-  uint64_t tail = 0;
-  std::memcpy(&tail, s.data() + i, s.size() - i);
-  h = (h ^ tail) * 0x94D049BB133111EBull;
-  return h ^ (h >> 29);
+  uint64_t h = (a * 0xBF58476D1CE4E5B9ull) ^ (b * 0x94D049BB133111EBull);
+  h ^= h >> 32;
+  h *= 0xD6E8FEB86659FD93ull;
+  return h ^ (h >> 32);
 }
 
 NameIndex::NameIndex(uint32_t count, NameOf name_of, const void* context)

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "core/byte_count.h"
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/json.h"
@@ -236,7 +237,7 @@ SafetensorsHeader parse_safetensors_header(std::string_view header_json, uint64_
   r.begin_object();
   // Reserve (a little over) once: every tensor entry is one JSON object. Growing a vector of 280 entries by
   // doubling would touch twice the memory it keeps.
-  auto objects = static_cast<size_t>(std::count(header_json.begin(), header_json.end(), '{'));
+  const size_t objects = count_byte(header_json, '{');
   h.tensors.reserve(std::min<size_t>(objects, kSafetensorsMaxTensors));
   bool seen_metadata = false;
   std::string_view key;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "core/byte_count.h"
 #include "core/error.h"
 #include "core/json.h"
 
@@ -61,7 +62,7 @@ SafetensorsIndex parse_index_text(std::shared_ptr<const void> owner, std::string
   std::string last_shard;
   uint32_t last_id = 0;
   // One ':' per entry at least: an upper bound that spares the weight map's doubling copies.
-  idx.weight_map.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), ':')));
+  idx.weight_map.reserve(count_byte(text, ':'));
   bool seen_map = false;
   r.begin_object();
   std::string_view key;
