@@ -4,7 +4,7 @@
 
 namespace ma {
 
-ExpertPatterns::ExpertPatterns(const ModelTemplate& t) {
+ExpertPatterns::ExpertPatterns(const ModelTemplate& t) : by_key_(0, nullptr, nullptr) {
   for (uint32_t i = 0; i < t.tensors.size(); ++i) {
     const TemplateTensor& tt = t.tensors[i];
     if (!tt.per_expert || !tt.stored) continue;
@@ -13,12 +13,17 @@ ExpertPatterns::ExpertPatterns(const ModelTemplate& t) {
     entries_.push_back({i, pe.experts, static_cast<uint32_t>(pe.parts.size()), slots_});
     slots_ += pe.pieces();
     for (uint32_t p = 0; p < pe.parts.size(); ++p)
-      by_key_.emplace(pe.prefix + "." + pe.parts[p].suffix, std::pair{entry, p});
+      keys_.push_back({pe.prefix + "." + pe.parts[p].suffix, entry, p});
   }
+  // A key stated twice keeps its first piece, as the map this replaced did.
+  by_key_ = NameIndex(
+      static_cast<uint32_t>(keys_.size()),
+      [](const void* c, uint32_t i) { return std::string_view(static_cast<const Key*>(c)[i].text); },
+      keys_.data());
 }
 
 std::optional<ExpertPatterns::Hit> ExpertPatterns::match(std::string_view name) const {
-  if (by_key_.empty()) return std::nullopt;
+  if (keys_.empty()) return std::nullopt;
   thread_local std::string scratch_;
   // Try removing each ".<digits>" component in turn; the one that leaves a known key is the expert index.
   // Last first: the expert index comes after the layer index ("model.layers.10.mlp.experts.37.w1"), so
@@ -30,13 +35,13 @@ std::optional<ExpertPatterns::Hit> ExpertPatterns::match(std::string_view name) 
     if (end == dot + 1 || end >= name.size() || name[end] != '.' || end - dot > 10) continue;
     scratch_.assign(name.substr(0, dot));
     scratch_.append(name.substr(end));
-    auto it = by_key_.find(scratch_);
-    if (it == by_key_.end()) continue;
+    const std::optional<uint32_t> key = by_key_.find(scratch_);
+    if (!key) continue;
     uint32_t expert = 0;
     std::from_chars(name.data() + dot + 1, name.data() + end, expert);
-    const Entry& e = entries_[it->second.first];
+    const Entry& e = entries_[keys_[*key].entry];
     if (expert >= e.experts) return std::nullopt;
-    uint32_t part = it->second.second;
+    const uint32_t part = keys_[*key].part;
     return Hit{e.tensor_index, expert, part, e.first_slot + uint64_t{expert} * e.parts + part};
   }
   return std::nullopt;

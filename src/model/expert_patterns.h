@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "core/name_index.h"
 #include "model/model_template.h"
 
 namespace ma {
@@ -22,7 +22,10 @@ class ExpertPatterns {
   };
 
   explicit ExpertPatterns(const ModelTemplate& t);
-  bool empty() const { return by_key_.empty(); }
+  // by_key_ points into keys_: a copy would look up in the original's keys.
+  ExpertPatterns(const ExpertPatterns&) = delete;
+  ExpertPatterns& operator=(const ExpertPatterns&) = delete;
+  bool empty() const { return keys_.empty(); }
   uint64_t slots() const { return slots_; }
   // Thread-safe (const; candidate keys go to a per-thread buffer).
   std::optional<Hit> match(std::string_view name) const;
@@ -42,9 +45,14 @@ class ExpertPatterns {
     uint32_t parts;
     uint64_t first_slot;
   };
+  struct Key {
+    std::string text;  // prefix + "." + suffix: the name without its expert index
+    uint32_t entry;
+    uint32_t part;
+  };
   std::vector<Entry> entries_;
-  std::unordered_map<std::string, std::pair<uint32_t, uint32_t>>
-      by_key_;  // prefix + "." + suffix -> entry, part
+  std::vector<Key> keys_;
+  NameIndex by_key_;  // over keys_: one probe of a flat table, not std::hash and a node per key
   uint64_t slots_ = 0;
 };
 

@@ -114,9 +114,16 @@ std::string_view top_module(std::string_view name) {
 void report_missing(const TemplateMatcher& matcher, const std::vector<InventoryTensor>& rows,
                     const ModelTemplate& model, const ModelConfig* config, DifferenceLog& missing,
                     std::vector<std::string>& warnings) {
+  // Rows come in runs of one module: a row whose module is the previous row's skips the set, instead of a
+  // tree walk for each of DeepSeek-V3's 46,183 rows.
   std::set<std::string_view> stored;
-  for (const InventoryTensor& t : rows)
-    if (t.stored) stored.insert(top_module(t.name));
+  std::optional<std::string_view> previous;
+  for (const InventoryTensor& t : rows) {
+    if (!t.stored) continue;
+    const std::string_view top = top_module(t.name);
+    if (top != previous) stored.insert(top);
+    previous = top;
+  }
   struct Absent {
     size_t tensors = 0;
     uint64_t elements = 0;
