@@ -102,6 +102,18 @@ JsonWriter& JsonWriter::null() {
   return *this;
 }
 
+JsonWriter& JsonWriter::rendered_elements(std::string_view text) {
+  if (text.empty()) return *this;
+  if (!first_.empty()) first_.back() = false;
+  if (!sink_) {
+    out_ += text;
+    return *this;
+  }
+  flush();
+  sink_(text);
+  return *this;
+}
+
 JsonWriter& JsonWriter::newline() {
   out_ += '\n';
   maybe_flush();

@@ -40,6 +40,9 @@ class JsonWriter {
   JsonWriter& text_or_null(std::string_view s) { return s.empty() ? null() : value(s); }
   // A value already rendered as JSON (the caller guarantees it is valid), placed like any other value.
   JsonWriter& raw(std::string_view json);
+  // Elements rendered elsewhere, each as newline() and raw() would write it: "\n" and, before all but the
+  // container's first element, ",". Handed straight to the sink after what is buffered.
+  JsonWriter& rendered_elements(std::string_view text);
   // Writes a newline before the next element: keeps large arrays one element per line.
   JsonWriter& newline();
   // Hands what is buffered to the sink (call once at the end when streaming).

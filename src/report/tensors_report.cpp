@@ -6,6 +6,8 @@
 
 #include "core/json.h"
 #include "core/json_writer.h"
+#include "core/ordered_blocks.h"
+#include "core/parallel.h"
 #include "core/units.h"
 #include "report/layers_json.h"
 #include "report/run_info.h"
@@ -118,6 +120,26 @@ std::string_view tensor_object(std::vector<char>& buf, const InventoryTensor& t)
   return {buf.data(), static_cast<size_t>(p - buf.data())};
 }
 
+// The elements of "tensors", one a line. A large inventory's rows are formatted in blocks on every core
+// while this thread writes out the finished ones in order: DeepSeek-V3's 46,183 rows take 3.2 ms on one core
+// of a 2-core VM, and the whole command 1 ms less on both. A small inventory's rows are formatted on this
+// thread alone, which saves starting threads.
+void write_tensor_rows(JsonWriter& w, const std::vector<InventoryTensor>& rows) {
+  constexpr size_t kRowsPerBlock = 512, kRowsPerThread = 4096;
+  const size_t blocks = (rows.size() + kRowsPerBlock - 1) / kRowsPerBlock;
+  const size_t threads = std::min(metadata_threads(), rows.size() / kRowsPerThread + 1);
+  emit_blocks_in_order(
+      blocks, threads,
+      [&rows](size_t b, std::string& text) {
+        std::vector<char> row;  // reused: one object per tensor, written directly
+        for (size_t i = b * kRowsPerBlock; i < std::min(rows.size(), (b + 1) * kRowsPerBlock); ++i) {
+          text += i ? "\n," : "\n";
+          text += tensor_object(row, rows[i]);
+        }
+      },
+      [&w](std::string_view text) { w.rendered_elements(text); });
+}
+
 std::string pad(std::string s, size_t width, bool right = false) {
   if (s.size() >= width) return s;
   return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
@@ -170,8 +192,7 @@ void stream_tensors_json(const TensorsReport& r, const RunInfo& run,
   for (const auto& s : inv.warnings) w.value(s);
   w.end_array();
   w.newline().key("tensors").begin_array();
-  std::vector<char> row;  // reused: one object per tensor, written directly (45,000 rows for DeepSeek-V3)
-  for (const InventoryTensor& t : inv.tensors) w.newline().raw(tensor_object(row, t));
+  write_tensor_rows(w, inv.tensors);
   w.newline().end_array();
   write_run_info(w, run);
   w.end_object();

@@ -6,6 +6,7 @@
 
 #include "cli_test_support.h"
 #include "core/json.h"
+#include "formats/safetensors_writer.h"
 
 namespace ma {
 namespace {
@@ -44,6 +45,25 @@ TEST(CliTensors, JsonOnTheBuiltInExample) {
   ASSERT_EQ(layers.items().size(), 2u);
   EXPECT_EQ(layers.items()[0].find("type")->as_string(), "attention+dense");
   EXPECT_EQ(layers.items()[0].find("attention")->as_string(), "gqa");
+}
+
+// Enough rows that they are formatted in blocks on several threads (where the machine has them): every row
+// is there once, in order, and the blocks join into one valid JSON array.
+TEST(CliTensors, JsonOfManyTensorsKeepsEveryRowInOrder) {
+  test::TempDir tmp;
+  constexpr size_t kTensors = 9000;
+  std::vector<TensorToWrite> tensors;
+  for (size_t i = 0; i < kTensors; ++i)
+    tensors.push_back({"w." + std::to_string(i), DType::F32, {1}, std::string(4, '\0')});
+  write_safetensors(tmp / "model.safetensors", tensors);
+  auto r = test::run_cli("tensors " + quoted(tmp.path()) + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = json::Document::parse(r.out, "stdout");
+  const auto& rows = doc.root().find("tensors")->items();
+  ASSERT_EQ(rows.size(), kTensors);
+  for (size_t i = 0; i < kTensors; ++i)
+    ASSERT_EQ(rows[i].find("name")->as_string(), "w." + std::to_string(i));
+  EXPECT_EQ(test::occurrences(r.out, "\n,{\"name\""), kTensors - 1);
 }
 
 TEST(CliTensors, CsvInSeed003Format) {
