@@ -372,8 +372,9 @@ void read_safetensors_files(const LocalModelFiles& files, Checkpoint& ck) {
     }
     std::vector<uint8_t> listed(ck.index->weight_map.size(), 0);
     parallel_for(headers.size(), [&](size_t i) {
-      check_shard_against_index(*ck.index, ck.index_name, static_cast<uint32_t>(i), headers[i].tensors,
-                                listed);
+      const auto file = static_cast<uint32_t>(i);
+      for (StoredTensor& t : headers[i].tensors) t.file_index = file;
+      check_shard_against_index(*ck.index, ck.index_name, file, headers[i].tensors, listed);
     });
     check_index_complete(ck, listed);
   } else {
@@ -381,9 +382,10 @@ void read_safetensors_files(const LocalModelFiles& files, Checkpoint& ck) {
     parallel_for(headers.size(), [&](size_t i) {
       const FetchedHeader* f = fetched(files, files.weight_files[i].filename().string());
       headers[i] = f ? parse_fetched(*f) : read_safetensors_header(files.weight_files[i].string());
+      for (StoredTensor& t : headers[i].tensors) t.file_index = static_cast<uint32_t>(i);
     });
   }
-  for (uint32_t i = 0; i < headers.size(); ++i) {
+  for (uint32_t i = 0; i < headers.size(); ++i) {  // each tensor already knows its file (set above)
     CheckpointFile f;
     f.name = files.index ? ck.index->shards[i] : files.weight_files[i].filename().string();
     f.size = headers[i].file_size;
@@ -391,7 +393,6 @@ void read_safetensors_files(const LocalModelFiles& files, Checkpoint& ck) {
     f.data_start = 8 + f.header_length;
     f.metadata = std::move(headers[i].metadata);
     f.tensors = std::move(headers[i].tensors);
-    for (StoredTensor& t : f.tensors) t.file_index = i;
     ck.files.push_back(std::move(f));
   }
   ck.headers_read = true;

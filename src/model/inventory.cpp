@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <exception>
 #include <filesystem>
 #include <future>
@@ -111,19 +112,9 @@ std::string_view top_module(std::string_view name) {
 
 // Template tensors the checkpoint lacks. A top-level module missing whole (LLaVA-1.5's vision_tower, which
 // its code loads from the CLIP repo mm_vision_tower names) is one line with its size; the rest one by one.
-void report_missing(const TemplateMatcher& matcher, const std::vector<InventoryTensor>& rows,
+void report_missing(const TemplateMatcher& matcher, const std::set<std::string_view>& stored,
                     const ModelTemplate& model, const ModelConfig* config, DifferenceLog& missing,
                     std::vector<std::string>& warnings) {
-  // Rows come in runs of one module: a row whose module is the previous row's skips the set, instead of a
-  // tree walk for each of DeepSeek-V3's 46,183 rows.
-  std::set<std::string_view> stored;
-  std::optional<std::string_view> previous;
-  for (const InventoryTensor& t : rows) {
-    if (!t.stored) continue;
-    const std::string_view top = top_module(t.name);
-    if (top != previous) stored.insert(top);
-    previous = top;
-  }
   struct Absent {
     size_t tensors = 0;
     uint64_t elements = 0;
@@ -242,6 +233,33 @@ void tally(const InventoryTensor& t, CheckpointTotals& totals) {
   ++totals.tensors;
   totals.bytes += t.bytes;
 }
+
+// The sums of two parts of the stored tensors.
+void add_tally(const CheckpointTotals& part, CheckpointTotals& totals) {
+  totals.parameters += part.parameters;
+  totals.buffers += part.buffers;
+  totals.buffer_elements += part.buffer_elements;
+  totals.extras += part.extras;
+  totals.extra_elements += part.extra_elements;
+  totals.quantization_scales += part.quantization_scales;
+  totals.quantization_scale_elements += part.quantization_scale_elements;
+  totals.tensors += part.tensors;
+  totals.bytes += part.bytes;
+}
+
+// What one chunk of rows adds up to, found while the chunk is built: its tally and the top-level modules its
+// stored tensors belong to (rows come in runs of one module, so a row of the previous row's module is not
+// looked up again).
+struct ChunkSums {
+  CheckpointTotals totals;
+  std::vector<std::string_view> modules;
+  void add(const InventoryTensor& t) {
+    tally(t, totals);
+    if (!t.stored) return;
+    const std::string_view top = top_module(t.name);
+    if (modules.empty() || modules.back() != top) modules.push_back(top);
+  }
+};
 
 // num_parameters of the model the config describes: every parameter the template builds, tied ones once.
 uint64_t count_configured(const ModelTemplate& t) {
@@ -459,36 +477,56 @@ Inventory build_inventory(const LocalModelFiles& files) {
   for (size_t f = 0; f < ck.files.size(); ++f) first_row[f + 1] = first_row[f] + ck.files[f].tensors.size();
   const size_t stored = first_row.back();
   const size_t tied = matcher ? matcher->tied_copies() : 0;
-  std::vector<InventoryTensor> rows(stored);
-  std::vector<uint64_t> keys(stored, kUnknownOrder);  // template order; tensors it does not know go last
-  std::vector<RowNote> notes(stored);
+  std::vector<InventoryTensor> rows;
+  std::vector<uint64_t> keys;  // template order; tensors it does not know go last
   rows.reserve(stored + tied);
   keys.reserve(stored + tied);
+  rows.resize(stored);
+  keys.resize(stored, kUnknownOrder);
+  std::vector<RowNote> notes(stored);
   constexpr size_t kChunk = 2048;
-  parallel_for((stored + kChunk - 1) / kChunk, [&](size_t chunk) {
-    size_t end = std::min(stored, (chunk + 1) * kChunk);
+  std::vector<ChunkSums> sums((stored + kChunk - 1) / kChunk);
+  // A file's stored tensors are freed by the chunk that builds its last row (all but the names and shapes,
+  // which the rows took): on every thread at once, not one after the other when the checkpoint goes.
+  std::vector<std::atomic<size_t>> rows_left(ck.files.size());
+  for (size_t f = 0; f < ck.files.size(); ++f) rows_left[f] = ck.files[f].tensors.size();
+  parallel_for(sums.size(), [&](size_t chunk) {
+    const size_t end = std::min(stored, (chunk + 1) * kChunk);
     size_t f = std::upper_bound(first_row.begin(), first_row.end(), chunk * kChunk) - first_row.begin() - 1;
     ExpertPlacements placements;
-    for (size_t i = chunk * kChunk; i < end; ++i) {
+    for (size_t i = chunk * kChunk; i < end; ++f) {
       while (i >= first_row[f + 1]) ++f;
-      StoredTensor& st = ck.files[f].tensors[i - first_row[f]];
-      TemplateMatch m = matcher ? matcher->match(st.name) : TemplateMatch{};
-      rows[i] = stored_row(st, ck.headers_read, m, model, notes[i], placements);
-      if (m) keys[i] = m.order;
+      const size_t file_end = std::min(end, first_row[f + 1]);
+      for (; i < file_end; ++i) {
+        StoredTensor& st = ck.files[f].tensors[i - first_row[f]];
+        TemplateMatch m = matcher ? matcher->match(st.name) : TemplateMatch{};
+        rows[i] = stored_row(st, ck.headers_read, m, model, notes[i], placements);
+        if (m) keys[i] = m.order;
+        sums[chunk].add(rows[i]);
+      }
+      const size_t built = file_end - std::max(chunk * kChunk, first_row[f]);
+      if (rows_left[f].fetch_sub(built) == built) std::vector<StoredTensor>().swap(ck.files[f].tensors);
     }
   });
-  if (!ck.headers_read && model && !declared_float_dtype(model->arch.torch_dtype) && totals.index_total_size)
+  if (!ck.headers_read && model && !declared_float_dtype(model->arch.torch_dtype) &&
+      totals.index_total_size) {
     settle_width_from_index(rows, notes, *totals.index_total_size, inv.model->arch);
+    for (ChunkSums& part : sums) part.totals = {};  // the widths changed: count the rows again
+    for (size_t i = 0; i < stored; ++i) tally(rows[i], sums[i / kChunk].totals);
+  }
+  std::set<std::string_view> stored_modules;
+  for (const ChunkSums& part : sums) {
+    add_tally(part.totals, totals);
+    stored_modules.insert(part.modules.begin(), part.modules.end());
+  }
   Differences diff;
   for (size_t i = 0; i < stored; ++i) {
-    const InventoryTensor& t = rows[i];
-    tally(t, totals);
     if (notes[i].what == RowNote::What::Unpredicted)
-      diff.extra.add("checkpoint tensor '" + t.name + "' is not in the " + model->arch.architecture +
+      diff.extra.add("checkpoint tensor '" + rows[i].name + "' is not in the " + model->arch.architecture +
                      " template");
     else if (notes[i].what == RowNote::What::ShapeMismatch)
       if (diff.mismatched.count++ == 0)
-        diff.mismatched.first = "'" + t.name + "' is " + shape_to_string(t.shape) +
+        diff.mismatched.first = "'" + rows[i].name + "' is " + shape_to_string(rows[i].shape) +
                                 " where the config implies " + shape_to_string(*notes[i].expected);
   }
   if (matcher) {
@@ -497,7 +535,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
       rows.push_back(template_row(*m.tensor, name, *m.shape, m.dtype, m.kind));
       keys.push_back(m.order);
     });
-    report_missing(*matcher, rows, *inv.model, inv.config ? &*inv.config : nullptr, diff.missing,
+    report_missing(*matcher, stored_modules, *inv.model, inv.config ? &*inv.config : nullptr, diff.missing,
                    inv.warnings);
   }
   if (diff.mismatched.count) {

@@ -1,7 +1,6 @@
 #include "model/stored_dtype.h"
 
 #include <array>
-#include <map>
 
 #include "model/inventory.h"
 
@@ -15,18 +14,21 @@ std::optional<DType> declared_float_dtype(const std::string& torch_dtype) {
 }
 
 std::optional<DType> dtype_in_headers(const std::vector<InventoryTensor>& rows) {
-  std::map<DType, uint64_t> elements;
+  // Elements per dtype, indexed by its value: one add per row, not a std::map lookup (46,183 in DeepSeek-V3).
+  std::array<uint64_t, 256> elements{};
   for (const InventoryTensor& t : rows)
-    if (t.kind == TensorKind::Parameter && t.stored && t.dtype && dtype_info(*t.dtype).is_float &&
-        dtype_bits(*t.dtype) >= 16)
-      elements[*t.dtype] += t.parameters;
+    if (t.kind == TensorKind::Parameter && t.stored && t.dtype)
+      elements[static_cast<uint8_t>(*t.dtype)] += t.parameters;
   std::optional<DType> best;
   uint64_t most = 0;
-  for (const auto& [d, n] : elements)
-    if (n > most) {
-      most = n;
+  for (size_t v = 0; v < elements.size(); ++v) {
+    const auto d = static_cast<DType>(v);
+    // Tested first, a count above zero means some row holds the value: only real dtypes are looked up.
+    if (elements[v] > most && dtype_info(d).is_float && dtype_bits(d) >= 16) {
+      most = elements[v];
       best = d;
     }
+  }
   return best;
 }
 
