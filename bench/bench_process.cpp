@@ -1,6 +1,7 @@
 #include "bench_process.h"
 
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,23 +16,31 @@
 #include <fstream>
 #include <iterator>
 
+extern char** environ;  // for posix_spawnp: the child gets this environment
+
 namespace ma::bench {
 
 RunResult run_command(const std::vector<std::string>& argv, const std::filesystem::path& err) {
   std::fflush(stdout);  // nothing buffered may be duplicated into the child
+  // posix_spawn, not fork(): a forked child copies the parent's page tables before it execs, which costs in
+  // proportion to the bench's own memory and would be timed as the command's (/bin/true from an 11 MB parent
+  // on a 2-core VM: 3.7-4.7 ms forked, 2.6-2.7 ms spawned).
+  posix_spawn_file_actions_t io;
+  posix_spawn_file_actions_init(&io);
+  posix_spawn_file_actions_addopen(&io, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&io, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int devnull = ::open("/dev/null", O_WRONLY);
-    const int errfd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(devnull, STDOUT_FILENO);
-    if (errfd >= 0) ::dup2(errfd, STDERR_FILENO);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
-    _exit(127);
+  pid_t pid = 0;
+  const int failed = posix_spawnp(&pid, args[0], &io, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&io);
+  if (failed) {
+    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(failed));
+    RunResult r;
+    r.exit_code = 127;
+    return r;
   }
   int status = 0;
   struct rusage ru {};
