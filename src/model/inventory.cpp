@@ -421,7 +421,8 @@ Inventory build_inventory(const LocalModelFiles& files) {
   std::future<ConfiguredModel> configured =
       std::async(files.config ? std::launch::async : std::launch::deferred, [&files] {
         prefer_huge_thread_heap_pages();
-        return configure(files);
+        auto c = configure(files);
+        return c;
       });
   std::optional<Checkpoint> read;
   std::exception_ptr read_failed;
@@ -494,6 +495,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
     const size_t end = std::min(stored, (chunk + 1) * kChunk);
     size_t f = std::upper_bound(first_row.begin(), first_row.end(), chunk * kChunk) - first_row.begin() - 1;
     ExpertPlacements placements;
+    ChunkSums found;  // on this thread's stack: neighbouring chunks' sums share cache lines
     for (size_t i = chunk * kChunk; i < end; ++f) {
       while (i >= first_row[f + 1]) ++f;
       const size_t file_end = std::min(end, first_row[f + 1]);
@@ -502,11 +504,12 @@ Inventory build_inventory(const LocalModelFiles& files) {
         TemplateMatch m = matcher ? matcher->match(st.name) : TemplateMatch{};
         rows[i] = stored_row(st, ck.headers_read, m, model, notes[i], placements);
         if (m) keys[i] = m.order;
-        sums[chunk].add(rows[i]);
+        found.add(rows[i]);
       }
       const size_t built = file_end - std::max(chunk * kChunk, first_row[f]);
       if (rows_left[f].fetch_sub(built) == built) std::vector<StoredTensor>().swap(ck.files[f].tensors);
     }
+    sums[chunk] = std::move(found);
   });
   if (!ck.headers_read && model && !declared_float_dtype(model->arch.torch_dtype) &&
       totals.index_total_size) {
