@@ -421,8 +421,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
   std::future<ConfiguredModel> configured =
       std::async(files.config ? std::launch::async : std::launch::deferred, [&files] {
         prefer_huge_thread_heap_pages();
-        auto c = configure(files);
-        return c;
+        return configure(files);
       });
   std::optional<Checkpoint> read;
   std::exception_ptr read_failed;

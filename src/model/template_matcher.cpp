@@ -50,6 +50,18 @@ TemplateMatcher::TemplateMatcher(const ModelTemplate& model, DType dtype)
       expected_.data());
   seen_.assign(expected_.size(), 0);
   pieces_seen_.assign(patterns_.slots(), 0);
+  patterns_first_ =
+      !patterns_.empty() && std::none_of(expected_.begin(), expected_.end(), [&](const Expected& e) {
+        const std::string& n = *e.name;
+        std::vector<std::string> forms = {n};
+        for (const std::string& p : base_prefixes_)
+          if (n.compare(0, p.size(), p) == 0) forms.push_back(n.substr(p.size()));
+        for (size_t k = 0, plain = forms.size(); k < plain; ++k)
+          if (std::string_view(forms[k]).ends_with(".weight"))
+            forms.push_back(forms[k].substr(0, forms[k].size() - 7) + ".qweight");
+        return std::any_of(forms.begin(), forms.end(),
+                           [&](const std::string& f) { return patterns_.match(f).has_value(); });
+      });
 }
 
 std::optional<uint32_t> TemplateMatcher::find_stored(std::string_view name) const {
@@ -63,8 +75,10 @@ TemplateMatch TemplateMatcher::from(const Expected& e, TemplateMatch::How how) c
 }
 
 TemplateMatch TemplateMatcher::match(const std::string& stored_name) {
+  if (patterns_first_)
+    if (auto piece = patterns_.match(stored_name)) return expert_piece(*piece);
   // One lookup of the name as stored says both whether the template stores it and whether it is a tied
-  // copy's name (tied copies are in by_name_ too): 45,000 expert names of DeepSeek-V3 miss both.
+  // copy's name (tied copies are in by_name_ too).
   const std::optional<uint32_t> as_stored = by_name_.find(stored_name);
   auto exact = [&](std::string_view name, std::optional<uint32_t> found) -> std::optional<uint32_t> {
     if (found && expected_[*found].tensor->stored) return found;
@@ -90,20 +104,22 @@ TemplateMatch TemplateMatcher::match(const std::string& stored_name) {
     }
   if (as_stored && !expected_[*as_stored].tensor->stored)
     return from(expected_[*as_stored], TemplateMatch::How::TiedCopy);
-  if (auto piece = patterns_.match(stored_name)) {
-    pieces_seen_[piece->slot] = 1;
-    const TemplateTensor& tt = model_.tensors[piece->tensor_index];
-    const PerExpertPieces& pe = *tt.per_expert;
-    return TemplateMatch{
-        TemplateMatch::How::ExpertPiece,
-        &tt,
-        &pe.parts[piece->part].shape,
-        dtype_,
-        tt.kind,
-        order_key(piece->tensor_index, uint64_t{piece->expert} * pe.parts.size() + piece->part),
-        true};
-  }
+  if (!patterns_first_)
+    if (auto piece = patterns_.match(stored_name)) return expert_piece(*piece);
   return {};
+}
+
+TemplateMatch TemplateMatcher::expert_piece(const ExpertPatterns::Hit& piece) {
+  pieces_seen_[piece.slot] = 1;
+  const TemplateTensor& tt = model_.tensors[piece.tensor_index];
+  const PerExpertPieces& pe = *tt.per_expert;
+  return TemplateMatch{TemplateMatch::How::ExpertPiece,
+                       &tt,
+                       &pe.parts[piece.part].shape,
+                       dtype_,
+                       tt.kind,
+                       order_key(piece.tensor_index, uint64_t{piece.expert} * pe.parts.size() + piece.part),
+                       true};
 }
 
 void TemplateMatcher::for_each_unmatched(

@@ -56,6 +56,7 @@ class TemplateMatcher {
   };
   std::optional<uint32_t> find_stored(std::string_view name) const;
   TemplateMatch from(const Expected& e, TemplateMatch::How how) const;
+  TemplateMatch expert_piece(const ExpertPatterns::Hit& piece);
 
   const ModelTemplate& model_;
   DType dtype_;
@@ -64,6 +65,10 @@ class TemplateMatcher {
   std::vector<std::string> base_prefixes_;
   size_t tied_copies_ = 0;
   ExpertPatterns patterns_;
+  // No form in which the template's own names can be stored (as named, packed, without a base prefix)
+  // matches an expert pattern: a name that does is an expert piece, and the name lookups that would all miss
+  // are skipped (DeepSeek-V3's 44,544 expert names). False for a template that could be ambiguous.
+  bool patterns_first_ = false;
   // Bytes, not vector<bool> bits: concurrent match() calls mark distinct entries without a data race.
   std::vector<uint8_t> seen_, pieces_seen_;
 };
