@@ -30,6 +30,25 @@ TEST(SafetensorsIndex, ParsesWeightMapAndTotalSize) {
   EXPECT_EQ(*idx.total_size, 1234u);
 }
 
+// Runs of one shard are taken by comparing the next value with the previous one byte for byte: spacing,
+// escapes that spell the same shard, a shard that is a prefix of the next and a value cut short all give
+// what the general reader gives.
+TEST(SafetensorsIndex, RunsOfOneShardReadLikeAnyOtherEntry) {
+  auto idx = parse_safetensors_index(
+      "{\"weight_map\": {\"a\": \"m-1.safetensors\",\n  \"b\" :\t\"m-1.safetensors\", "
+      "\"c\":\"m-1.safetensors2\","
+      "\"d\":\"m\\u002d1.safetensors\",\"e\":\"m-1.safetensors\",\"f\":\"m-1.safetensor\"}}",
+      "i");
+  ASSERT_EQ(idx.shards, (std::vector<std::string>{"m-1.safetensors", "m-1.safetensors2", "m-1.safetensor"}));
+  const std::vector<uint32_t> shard_of = {0, 0, 1, 0, 0, 2};
+  ASSERT_EQ(idx.weight_map.size(), shard_of.size());
+  for (size_t i = 0; i < shard_of.size(); ++i) EXPECT_EQ(idx.weight_map[i].second, shard_of[i]) << i;
+  EXPECT_EQ(index_error(R"({"weight_map":{"a":"m-1.safetensors","b":"m-1.safetensors)"),
+            ErrorKind::Malformed);
+  EXPECT_EQ(index_error(R"({"weight_map":{"a":"m-1.safetensors","b":"m-1.safetensors"x}})"),
+            ErrorKind::Malformed);
+}
+
 // An index read from its file (bytes not zero-filled first) is the index its text gives; the names, views
 // into those bytes, outlive the FileBytes the index was parsed from. Above the cap nothing is read.
 TEST(SafetensorsIndex, FromFileBytesEqualsFromText) {
