@@ -1,10 +1,17 @@
 #include "model/expert_patterns.h"
 
+#include <algorithm>
+#include <array>
+#include <atomic>
 #include <charconv>
 
 namespace ma {
 
-ExpertPatterns::ExpertPatterns(const ModelTemplate& t) : by_key_(0, nullptr, nullptr) {
+namespace {
+std::atomic<uint64_t> last_id{0};
+}  // namespace
+
+ExpertPatterns::ExpertPatterns(const ModelTemplate& t) : by_key_(0, nullptr, nullptr), id_(++last_id) {
   for (uint32_t i = 0; i < t.tensors.size(); ++i) {
     const TemplateTensor& tt = t.tensors[i];
     if (!tt.per_expert || !tt.stored) continue;
@@ -22,6 +29,38 @@ ExpertPatterns::ExpertPatterns(const ModelTemplate& t) : by_key_(0, nullptr, nul
       keys_.data());
 }
 
+namespace {
+
+// The keys this thread matched last, most recent first: one expert's tensors come together ("experts.7.down",
+// "experts.7.gate", "experts.7.up", then expert 8), so the key of the next name is nearly always here, and
+// comparing the name's two parts with it spares copying them out and hashing them.
+struct RecentKeys {
+  uint64_t patterns = 0;  // the id of the ExpertPatterns whose keys these are
+  std::array<uint32_t, 4> keys{};
+  size_t count = 0;
+};
+thread_local RecentKeys recent;
+
+}  // namespace
+
+std::optional<uint32_t> ExpertPatterns::recent_key(std::string_view name, size_t dot, size_t end) const {
+  if (recent.patterns != id_) return std::nullopt;
+  const std::string_view before = name.substr(0, dot), after = name.substr(end);
+  for (size_t i = 0; i < recent.count; ++i) {
+    const std::string_view key = keys_[recent.keys[i]].text;
+    if (key.size() == before.size() + after.size() && key.starts_with(before) && key.ends_with(after))
+      return recent.keys[i];
+  }
+  return std::nullopt;
+}
+
+void ExpertPatterns::remember_key(uint32_t key) const {
+  if (recent.patterns != id_) recent = RecentKeys{id_, {}, 0};
+  std::copy_backward(recent.keys.begin(), recent.keys.end() - 1, recent.keys.end());
+  recent.keys[0] = key;
+  recent.count = std::min(recent.count + 1, recent.keys.size());
+}
+
 std::optional<ExpertPatterns::Hit> ExpertPatterns::match(std::string_view name) const {
   if (keys_.empty()) return std::nullopt;
   thread_local std::string scratch_;
@@ -33,10 +72,13 @@ std::optional<ExpertPatterns::Hit> ExpertPatterns::match(std::string_view name) 
     size_t end = dot + 1;
     while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
     if (end == dot + 1 || end >= name.size() || name[end] != '.' || end - dot > 10) continue;
-    scratch_.assign(name.substr(0, dot));
-    scratch_.append(name.substr(end));
-    const std::optional<uint32_t> key = by_key_.find(scratch_);
-    if (!key) continue;
+    std::optional<uint32_t> key = recent_key(name, dot, end);
+    if (!key) {
+      scratch_.assign(name.substr(0, dot));
+      scratch_.append(name.substr(end));
+      if (!(key = by_key_.find(scratch_))) continue;
+      remember_key(*key);
+    }
     uint32_t expert = 0;
     std::from_chars(name.data() + dot + 1, name.data() + end, expert);
     const Entry& e = entries_[keys_[*key].entry];

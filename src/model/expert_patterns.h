@@ -45,6 +45,10 @@ class ExpertPatterns {
     uint32_t parts;
     uint64_t first_slot;
   };
+  // A key this thread found recently that the name with [dot, end) cut out spells, if any.
+  std::optional<uint32_t> recent_key(std::string_view name, size_t dot, size_t end) const;
+  void remember_key(uint32_t key) const;
+
   struct Key {
     std::string text;  // prefix + "." + suffix: the name without its expert index
     uint32_t entry;
@@ -53,6 +57,7 @@ class ExpertPatterns {
   std::vector<Entry> entries_;
   std::vector<Key> keys_;
   NameIndex by_key_;  // over keys_: one probe of a flat table, not std::hash and a node per key
+  uint64_t id_;       // unique to this object: a thread's recent keys are this object's only if they say so
   uint64_t slots_ = 0;
 };
 

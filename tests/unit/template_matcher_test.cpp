@@ -9,13 +9,13 @@
 namespace ma {
 namespace {
 
-ModelTemplate moe_template() {
+ModelTemplate moe_template(uint32_t expert_count = 3) {
   ModelTemplate t;
   t.add("model.embed.weight", {8, 4});
   TemplateTensor& experts = t.add("model.layers.0.mlp.experts.up_down", {3, 16});
   experts.routed_expert = true;
-  experts.per_expert =
-      PerExpertPieces{"model.layers.0.mlp.experts", 3, {{"up.weight", {4, 2}}, {"down.weight", {2, 4}}}};
+  experts.per_expert = PerExpertPieces{
+      "model.layers.0.mlp.experts", expert_count, {{"up.weight", {4, 2}}, {"down.weight", {2, 4}}}};
   t.add("model.norm.weight", {4});
   return t;
 }
@@ -46,6 +46,19 @@ TEST(TemplateMatcher, ATemplateNameShapedLikeAnExpertPieceIsMatchedAsItself) {
   ASSERT_EQ(exact.how, TemplateMatch::How::Exact);
   EXPECT_EQ(*exact.shape, (Shape{9, 9}));
   EXPECT_EQ(m.match("model.layers.0.mlp.experts.2.up.weight").how, TemplateMatch::How::ExpertPiece);
+}
+
+// Each thread remembers the expert keys it matched last: two matchers used in turn on one thread, with the
+// same keys but not the same experts, each answer by their own template.
+TEST(TemplateMatcher, MatchersUsedInTurnAnswerByTheirOwnTemplate) {
+  const ModelTemplate three = moe_template(3), five = moe_template(5);
+  TemplateMatcher a(three, DType::BF16), b(five, DType::BF16);
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(a.match("model.layers.0.mlp.experts.1.up.weight").how, TemplateMatch::How::ExpertPiece);
+    EXPECT_FALSE(a.match("model.layers.0.mlp.experts.4.up.weight"));
+    EXPECT_EQ(b.match("model.layers.0.mlp.experts.4.up.weight").how, TemplateMatch::How::ExpertPiece);
+    EXPECT_EQ(*b.match("model.layers.0.mlp.experts.4.down.weight").shape, (Shape{2, 4}));
+  }
 }
 
 }  // namespace
