@@ -252,9 +252,11 @@ void add_tally(const CheckpointTotals& part, CheckpointTotals& totals) {
 // looked up again).
 struct ChunkSums {
   CheckpointTotals totals;
+  ElementsByDtype elements{};  // for the dtype the headers store the weights in
   std::vector<std::string_view> modules;
   void add(const InventoryTensor& t) {
     tally(t, totals);
+    count_elements(t, elements);
     if (!t.stored) return;
     const std::string_view top = top_module(t.name);
     if (modules.empty() || modules.back() != top) modules.push_back(top);
@@ -517,8 +519,10 @@ Inventory build_inventory(const LocalModelFiles& files) {
     for (size_t i = 0; i < stored; ++i) tally(rows[i], sums[i / kChunk].totals);
   }
   std::set<std::string_view> stored_modules;
+  ElementsByDtype elements{};
   for (const ChunkSums& part : sums) {
     add_tally(part.totals, totals);
+    for (size_t d = 0; d < elements.size(); ++d) elements[d] += part.elements[d];
     stored_modules.insert(part.modules.begin(), part.modules.end());
   }
   Differences diff;
@@ -560,7 +564,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
   sort_rows(rows, keys);
   inv.tensors = std::move(rows);
   if (inv.model && ck.headers_read)
-    if (std::optional<DType> d = dtype_in_headers(inv.tensors)) {
+    if (std::optional<DType> d = dominant_float_dtype(elements)) {
       inv.model->arch.stored_dtype = d;
       inv.model->arch.stored_dtype_source = "safetensors headers";
     }

@@ -13,12 +13,12 @@ std::optional<DType> declared_float_dtype(const std::string& torch_dtype) {
   return d;
 }
 
-std::optional<DType> dtype_in_headers(const std::vector<InventoryTensor>& rows) {
-  // Elements per dtype, indexed by its value: one add per row, not a std::map lookup (46,183 in DeepSeek-V3).
-  std::array<uint64_t, 256> elements{};
-  for (const InventoryTensor& t : rows)
-    if (t.kind == TensorKind::Parameter && t.stored && t.dtype)
-      elements[static_cast<uint8_t>(*t.dtype)] += t.parameters;
+void count_elements(const InventoryTensor& row, ElementsByDtype& elements) {
+  if (row.kind == TensorKind::Parameter && row.stored && row.dtype)
+    elements[static_cast<uint8_t>(*row.dtype)] += row.parameters;
+}
+
+std::optional<DType> dominant_float_dtype(const ElementsByDtype& elements) {
   std::optional<DType> best;
   uint64_t most = 0;
   for (size_t v = 0; v < elements.size(); ++v) {
@@ -30,6 +30,12 @@ std::optional<DType> dtype_in_headers(const std::vector<InventoryTensor>& rows) 
     }
   }
   return best;
+}
+
+std::optional<DType> dtype_in_headers(const std::vector<InventoryTensor>& rows) {
+  ElementsByDtype elements{};
+  for (const InventoryTensor& t : rows) count_elements(t, elements);
+  return dominant_float_dtype(elements);
 }
 
 std::optional<DType> dtype_from_total_size(uint64_t total_size, uint64_t fixed_bytes,

@@ -4,6 +4,7 @@
 // checkpoint holds. The checkpoint itself tells: its headers name every dtype, and an index's total_size
 // settles the width of the weights the template predicts.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,6 +27,12 @@ std::optional<DType> declared_float_dtype(const std::string& torch_dtype);
 // From headers: the float dtype of 16 bits or more holding the most parameter elements (quantized weights
 // in 8 or 4 bits are the quantization's, not the model's dtype).
 std::optional<DType> dtype_in_headers(const std::vector<InventoryTensor>& rows);
+
+// The same in parts, for rows counted where they are built: stored parameter elements per dtype (indexed by
+// the dtype's value), then the dtype that answer names.
+using ElementsByDtype = std::array<uint64_t, 256>;
+void count_elements(const InventoryTensor& row, ElementsByDtype& elements);
+std::optional<DType> dominant_float_dtype(const ElementsByDtype& elements);
 
 // From an index alone: the width w (float32 or 16-bit) at which fixed_bytes + float_elements x w comes
 // within 1% of total_size (tensors the template cannot shape, such as rotary inv_freq buffers, account for
