@@ -247,9 +247,9 @@ void add_tally(const CheckpointTotals& part, CheckpointTotals& totals) {
   totals.bytes += part.bytes;
 }
 
-// What one chunk of rows adds up to, found while the chunk is built: its tally and the top-level modules its
-// stored tensors belong to (rows come in runs of one module, so a row of the previous row's module is not
-// looked up again).
+// What one chunk of rows adds up to, found while the chunk is built: its tally, its stored parameter elements
+// per dtype, and the top-level modules its stored tensors belong to (rows come in runs of one module, so a
+// row of the previous row's module is not looked up again).
 struct ChunkSums {
   CheckpointTotals totals;
   ElementsByDtype elements{};  // for the dtype the headers store the weights in
