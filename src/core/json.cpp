@@ -315,6 +315,16 @@ void Reader::skip_utf8_sequence() {
   p_ += len;
 }
 
+bool Reader::take_string(std::string_view value) {
+  skip_ws();
+  const auto left = static_cast<size_t>(end_ - p_);
+  if (left < value.size() + 2 || p_[0] != '"' || std::memcmp(p_ + 1, value.data(), value.size()) != 0 ||
+      p_[value.size() + 1] != '"')
+    return false;
+  p_ += value.size() + 2;
+  return true;
+}
+
 std::string_view Reader::string() {
   skip_ws();
   if (p_ == end_ || *p_ != '"') fail("expected a string");

@@ -113,6 +113,10 @@ class Reader {
   // caller has checked to be one complete value, where a value was expected.
   std::string_view unread() const { return {p_, static_cast<size_t>(end_ - p_)}; }
   void skip_read(size_t n) { p_ += n; }
+  // Consumes the string value `value` when the text spells it next exactly as "value" (after whitespace) and
+  // says so; otherwise consumes nothing but whitespace. For a value the reader returned once already, so one
+  // that needs no escape: the same bytes again are the same string, one comparison instead of a scan.
+  bool take_string(std::string_view value);
 
  private:
   void skip_ws();

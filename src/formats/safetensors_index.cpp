@@ -42,22 +42,6 @@ std::optional<uint64_t> read_total_size(json::Reader& r, const std::string& src)
   throw Error(ErrorKind::Malformed, src, "metadata.total_size", "must be a non-negative integer");
 }
 
-// Consumes `"value"` (after any whitespace) when that is what comes next, byte for byte, and says so.
-// `value` was read and checked once already (no escape, no control character can be in it unless the text
-// spelled it the same way), so the same bytes again are the same string: entries of one shard follow one
-// another, and each is one comparison instead of a string scan.
-bool take_quoted(json::Reader& r, std::string_view value) {
-  const std::string_view rest = r.unread();
-  size_t at = 0;
-  while (at < rest.size() && (rest[at] == ' ' || rest[at] == '\n' || rest[at] == '\r' || rest[at] == '\t'))
-    ++at;
-  if (rest.size() - at < value.size() + 2 || rest[at] != '"' ||
-      rest.compare(at + 1, value.size(), value) != 0 || rest[at + 1 + value.size()] != '"')
-    return false;
-  r.skip_read(at + value.size() + 2);
-  return true;
-}
-
 }  // namespace
 
 // The index in `text`, which `owner` keeps alive as long as the index's names point into it.
@@ -102,7 +86,8 @@ SafetensorsIndex parse_index_text(std::shared_ptr<const void> owner, std::string
         // Keys with escapes live in the reader's scratch buffer until the next string: keep a copy.
         bool in_text = name.data() >= text.data() && name.data() + name.size() <= text.data() + text.size();
         std::string_view tensor = in_text ? name : std::string_view(names->emplace_back(name));
-        if (!idx.weight_map.empty() && take_quoted(r, last_shard)) {  // the previous entry's shard again
+        // Entries of one shard follow one another: the previous entry's shard again is one comparison.
+        if (!idx.weight_map.empty() && r.take_string(last_shard)) {
           idx.weight_map.emplace_back(tensor, last_id);
           continue;
         }
