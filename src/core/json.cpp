@@ -4,6 +4,10 @@
 #include <cstring>
 #include <limits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/error.h"
 
 namespace ma::json {
@@ -23,8 +27,27 @@ inline uint64_t special_bytes(uint64_t w) {
          (w & kHighs);
 }
 
-// Advances `p` past plain ASCII string bytes, 8 at a time.
+#if defined(__SSE2__)
+// The special bytes among 16, one bit each (bit i for p[i]). As signed bytes, the control characters and
+// every non-ASCII byte are the ones below 0x20: one comparison finds both.
+inline unsigned special_mask16(const char* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i special = _mm_or_si128(
+      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+      _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+  return static_cast<unsigned>(_mm_movemask_epi8(special));
+}
+#endif
+
+// Advances `p` past plain ASCII string bytes: 16 at a time where SSE2 is (every x86-64), then 8 at a time.
+// A tensor name is about 50 bytes: three steps, not six.
 inline const char* skip_plain(const char* p, const char* end) {
+#if defined(__SSE2__)
+  while (end - p >= 16) {
+    if (const unsigned mask = special_mask16(p)) return p + __builtin_ctz(mask);
+    p += 16;
+  }
+#endif
   while (end - p >= 8) {
     uint64_t w;
     std::memcpy(&w, p, 8);
@@ -563,7 +586,15 @@ char* write_quoted(char* out, std::string_view s) {
   *out++ = '"';
   const char* p = s.data();
   const char* const end = p + s.size();
-  while (end - p >= 8) {  // plain ASCII 8 bytes at a time: one load, one test, one store
+#if defined(__SSE2__)
+  while (end - p >= 16) {  // plain ASCII 16 bytes at a time: one load, one test, one store
+    if (special_mask16(p)) break;
+    std::memcpy(out, p, 16);
+    p += 16;
+    out += 16;
+  }
+#endif
+  while (end - p >= 8) {  // then 8 at a time
     uint64_t w;
     std::memcpy(&w, p, 8);
     if (special_bytes(w)) break;

@@ -169,14 +169,38 @@ std::string quoted_byte_by_byte(std::string_view s) {
   return out + "\"";
 }
 
+// Every byte value at every position of a raw (unescaped) string of 40 bytes, where the reader skips plain
+// bytes 16 and then 8 at a time: printable ASCII reads as itself, a control character or a lone byte of 0x80
+// and above (not UTF-8) is refused wherever it falls, and a quote ends the string there.
+TEST(Json, RawStringBytesAreJudgedAtEveryPosition) {
+  for (size_t at = 0; at < 40; ++at)
+    for (int b = 0; b < 256; ++b) {
+      std::string s(40, 'a');
+      s[at] = static_cast<char>(b);
+      const std::string doc = "[\"" + s + "\"]";
+      if (b == '"') {
+        expect_malformed(doc, "");
+      } else if (b ==
+                 '\\') {  // escapes the next byte: 'a' is no JSON escape, and an escaped quote ends nothing
+        expect_malformed(doc, at + 1 < s.size() ? "escape" : "unterminated string");
+      } else if (b < 0x20) {
+        expect_malformed(doc, "control character");
+      } else if (b >= 0x80) {
+        expect_malformed(doc, "UTF-8");
+      } else {
+        ASSERT_EQ(parse(doc).root().items().at(0).as_string(), s) << "byte " << b << " at " << at;
+      }
+    }
+}
+
 // Every byte that needs an escape (and a two-byte UTF-8 character, which does not) at every position of
-// strings of 0 to 24 bytes: inside the 8-byte words the writer copies whole, and in the tail it writes byte
-// by byte. What it writes reads back as the string, and never exceeds its size bound.
+// strings of 0 to 40 bytes: inside the 16- and 8-byte blocks the writer copies whole, and in the tail it
+// writes byte by byte. What it writes reads back as the string, and never exceeds its size bound.
 TEST(JsonWriter, QuotedStringsMatchAByteByByteWriterAndReadBack) {
   const std::vector<std::string> specials = {"\"",   "\\",   "\n",      "\r", "\t", std::string(1, '\0'),
                                              "\x01", "\x1f", "\xc3\xa9"};
   size_t checked = 0;
-  for (size_t length = 0; length <= 24; ++length)
+  for (size_t length = 0; length <= 40; ++length)
     for (size_t at = 0; at <= length; ++at)
       for (const std::string& special : specials) {
         std::string s(length, 'a');
@@ -190,7 +214,7 @@ TEST(JsonWriter, QuotedStringsMatchAByteByByteWriterAndReadBack) {
         EXPECT_EQ(parse("[" + written.substr(1) + "]").root().items().at(0).as_string(), s);
         ++checked;
       }
-  EXPECT_EQ(checked, 9u * (25 * 26 / 2));
+  EXPECT_EQ(checked, 9u * (41 * 42 / 2));
   std::string controls;  // the bound is met exactly by a string of control characters
   for (char c = 1; c < 0x20; ++c)
     if (c != '\n' && c != '\r' && c != '\t') controls += c;
