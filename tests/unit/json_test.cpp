@@ -18,6 +18,14 @@ json::Document parse(const std::string& s) {
   return json::Document::parse(s, "test.json");
 }
 
+// Printable ASCII that differs from byte to byte, so a copy from the wrong offset shows: capitals, which no
+// JSON escape is.
+std::string plain_text(size_t length) {
+  std::string s(length, ' ');
+  for (size_t i = 0; i < length; ++i) s[i] = static_cast<char>('A' + i % 26);
+  return s;
+}
+
 void expect_malformed(const std::string& s, const std::string& needle) {
   try {
     parse(s);
@@ -175,13 +183,13 @@ std::string quoted_byte_by_byte(std::string_view s) {
 TEST(Json, RawStringBytesAreJudgedAtEveryPosition) {
   for (size_t at = 0; at < 40; ++at)
     for (int b = 0; b < 256; ++b) {
-      std::string s(40, 'a');
+      std::string s = plain_text(40);
       s[at] = static_cast<char>(b);
       const std::string doc = "[\"" + s + "\"]";
       if (b == '"') {
         expect_malformed(doc, "");
-      } else if (b ==
-                 '\\') {  // escapes the next byte: 'a' is no JSON escape, and an escaped quote ends nothing
+      } else if (b == '\\') {
+        // It escapes the next byte: a capital is no JSON escape, and an escaped closing quote ends nothing.
         expect_malformed(doc, at + 1 < s.size() ? "escape" : "unterminated string");
       } else if (b < 0x20) {
         expect_malformed(doc, "control character");
@@ -203,7 +211,7 @@ TEST(JsonWriter, QuotedStringsMatchAByteByByteWriterAndReadBack) {
   for (size_t length = 0; length <= 40; ++length)
     for (size_t at = 0; at <= length; ++at)
       for (const std::string& special : specials) {
-        std::string s(length, 'a');
+        std::string s = plain_text(length);
         if (at < length) s.replace(at, 1, special);
         std::string written = "x";  // appended after what is there
         json::append_quoted(written, s);
