@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <vector>
 
 extern char** environ;  // for posix_spawnp: the child gets this environment
 
@@ -93,6 +94,17 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void cache_by_reading(const std::filesystem::path& file) {
+  ::sync();  // dirty pages are not evicted
+  const int fd = ::open(file.c_str(), O_RDONLY);
+  if (fd < 0) return;
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  std::vector<char> buffer(1 << 20);
+  while (::read(fd, buffer.data(), buffer.size()) > 0) {
+  }
+  ::close(fd);
 }
 
 double median_seconds(const std::vector<std::string>& argv, int runs, long* rss_kb, double* cpu_seconds) {

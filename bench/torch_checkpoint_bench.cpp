@@ -50,11 +50,14 @@ int main(int argc, char** argv) {
 
   const double gib = 512.0 / 1024;  // 16 x 32 MiB
   const int stats_runs = std::max(1, runs / 4);
-  const double pt =
-      median_seconds({binary.string(), "stats", (work / "big" / "model.pt").string(), "--json"}, stats_runs);
+  const fs::path zip = work / "big" / "model.pt", safetensors = work / "big-st" / "model.safetensors";
+  ma::bench::cache_by_reading(zip);
+  ma::bench::cache_by_reading(safetensors);
+  const double pt = median_seconds({binary.string(), "stats", zip.string(), "--json"}, stats_runs);
   const double st =
-      median_seconds({binary.string(), "stats", (work / "big-st").string(), "--json"}, stats_runs);
-  std::printf("(b) stats on 512 MiB of float32, page cache warm (median of %d)\n", stats_runs);
+      median_seconds({binary.string(), "stats", safetensors.parent_path().string(), "--json"}, stats_runs);
+  std::printf("(b) stats on 512 MiB of float32, both files cached by reading them (median of %d)\n",
+              stats_runs);
   std::printf("    zip checkpoint (model.pt)         %7.2f GiB/s\n", gib / pt);
   std::printf("    safetensors (same tensors)        %7.2f GiB/s   ratio %.2f\n", gib / st, st / pt);
   return 0;
