@@ -13,10 +13,16 @@ struct RunResult {
   double seconds = 0;
   double cpu_seconds = 0;  // user + system, all its threads
   long max_rss_kb = 0;
+  // This process's RSS when it spawned the command: max_rss_kb cannot be told below it (the child starts
+  // out counted with the parent's resident memory, see run_command).
+  long rss_floor_kb = 0;
 };
 
 // argv[0] is looked up on PATH when it has no slash.
 RunResult run_command(const std::vector<std::string>& argv, const std::filesystem::path& err = "/dev/null");
+
+// r.max_rss_kb, with a note on stderr naming `what` when the figure is no more than the floor under it.
+long peak_rss_kb(const RunResult& r, const std::string& what);
 
 double median(std::vector<double> v);
 

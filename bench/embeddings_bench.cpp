@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
                                                err);
     std::printf(
         "\n(b) Qwen-shaped 151,936 x 1,024, k = 32, max_iter 50: %.2f s whole process, peak RSS %.0f MiB\n",
-        x.seconds, static_cast<double>(x.max_rss_kb) / 1024.0);
+        x.seconds, static_cast<double>(ma::bench::peak_rss_kb(x, "modelanalyzer embeddings")) / 1024.0);
   }
   return 0;
 }

@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < runs; ++i) {  // interleaved, so drift affects all alike
       ma::bench::RunResult r = run(ours);
       ours_ms.push_back(r.seconds * 1e3);
-      ours_rss = std::max(ours_rss, r.max_rss_kb);
+      ours_rss = std::max(ours_rss, ma::bench::peak_rss_kb(r, "modelanalyzer"));
       python_ms.push_back(run(python).seconds * 1e3);
       if (have_probe) probe_ms.push_back(run(probe).seconds * 1e3);
     }

@@ -64,7 +64,7 @@ struct Timed {
   void add(const RunResult& r, double in) {
     wall.push_back(r.seconds);
     inner.push_back(in);
-    rss_kb = std::max(rss_kb, r.max_rss_kb);
+    rss_kb = std::max(rss_kb, ma::bench::peak_rss_kb(r, "a spectrum run"));
   }
 };
 
@@ -141,7 +141,8 @@ int main(int argc, char** argv) {
       const RunResult x = ma::bench::run_or_exit(
           {tool, "spectrum", ckpt.string(), "--quiet", "--method", m, "--export", json.string()}, err);
       std::printf("  --method %-5s %7.1f s wall, peak RSS %.0f MiB (checkpoint %.0f MiB)\n", m.c_str(),
-                  x.seconds, static_cast<double>(x.max_rss_kb) / 1024.0,
+                  x.seconds,
+                  static_cast<double>(ma::bench::peak_rss_kb(x, "modelanalyzer spectrum")) / 1024.0,
                   static_cast<double>(size) / 1048576.0);
       std::fflush(stdout);
     }

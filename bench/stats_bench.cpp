@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
           throw std::runtime_error("modelanalyzer stats failed (exit code " + std::to_string(r.exit_code) +
                                    ")");
         ours_s.push_back(r.seconds);
-        ours_rss = std::max(ours_rss, r.max_rss_kb);
+        ours_rss = std::max(ours_rss, ma::bench::peak_rss_kb(r, "modelanalyzer"));
       }
       if (numpy) {
         RunResult r = ma::bench::run_command(python, err);
@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
           throw std::runtime_error("the numpy baseline failed (exit code " + std::to_string(r.exit_code) +
                                    ")");
         numpy_s.push_back(r.seconds);
-        numpy_rss = std::max(numpy_rss, r.max_rss_kb);
+        numpy_rss = std::max(numpy_rss, ma::bench::peak_rss_kb(r, "the numpy baseline"));
       }
       std::printf("  run %d/%d done\n", i + 1, runs);
       std::fflush(stdout);
