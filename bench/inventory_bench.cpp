@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
       if (have_probe) probe_ms.push_back(run(probe).seconds * 1e3);
     }
     // The fastest run beside the median: on the development VM a fresh 2 MiB page usually costs 0.1-0.2 ms
-    // to touch but, in streaks, 4-6 ms (README, Benchmarks), and a run that touches 30 MB of fresh memory
+    // to touch but, in streaks, 4-6 ms (docs/benchmarks.md), and a run that touches 30 MB of fresh memory
     // meets such a streak far more often than the probe, which allocates almost nothing.
     auto fastest = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
     double a = ma::bench::median(ours_ms), b = ma::bench::median(python_ms);
