@@ -24,6 +24,17 @@ bool torch_checkpoint_name(const std::string& name) {
   return false;
 }
 
+// The format a file's name claims. A file whose bytes open like no format (a truncated download, a file
+// saved half-way) is still read as that format, so that its reader names what is wrong with it; the bytes
+// decide otherwise (a GGUF saved as model.bin is read as GGUF).
+WeightFormat format_by_name(const std::string& name) {
+  if (ends_with(name, ".safetensors")) return WeightFormat::Safetensors;
+  if (ends_with(name, ".gguf")) return WeightFormat::Gguf;
+  if (ends_with(name, ".onnx")) return WeightFormat::Onnx;
+  if (torch_checkpoint_name(name)) return WeightFormat::PytorchZip;  // its reader tells zip and legacy apart
+  return WeightFormat::Unknown;
+}
+
 // Every part of the split model `file` belongs to (just `file` when it is not split); all must be present.
 std::vector<fs::path> gguf_parts(const fs::path& file) {
   const auto split = gguf_split_name(file.filename().string());
@@ -70,7 +81,8 @@ LocalModelFiles locate_local_model(const std::string& arg) {
     std::string name = p.filename().string();
     if (!ends_with(name, ".json")) {
       // A weight file is what its bytes say, whatever its name.
-      const WeightFormat format = sniff_weight_format(FileSource(p));
+      WeightFormat format = sniff_weight_format(FileSource(p));
+      if (format == WeightFormat::Unknown) format = format_by_name(name);
       if (fs::exists(m.root / "config.json")) m.config = m.root / "config.json";
       switch (format) {
         case WeightFormat::Safetensors:
@@ -92,13 +104,6 @@ LocalModelFiles locate_local_model(const std::string& arg) {
           m.weight_files = {p};
           return m;
         case WeightFormat::Unknown:
-          // An ONNX protobuf has no magic: a .onnx file that does not open like one is still read as one,
-          // so that its parser names what is wrong with it.
-          if (ends_with(name, ".onnx")) {
-            m.format = CheckpointFormat::Onnx;
-            m.weight_files = {p};
-            return m;
-          }
           break;
       }
     }

@@ -1,7 +1,7 @@
 // Hostile inputs around the parsers, end to end: FIFOs where files should be (must not hang), a tiny config
 // asking for a million layers (must not allocate for them), Ctrl-C during the 32-bit statistics path, paths
-// that are not UTF-8, an index whose shards are all missing, and impossible parallel splits. (A second
-// Ctrl-C ending the process: unit/interrupt_test.cpp.)
+// that are not UTF-8, weight files cut short, an index whose shards are all missing, and impossible parallel
+// splits. (A second Ctrl-C ending the process: unit/interrupt_test.cpp.)
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -146,6 +146,35 @@ TEST(HostileInput, ErrorLinesEscapeBytesThatAreNotUtf8) {
   EXPECT_NE(r.err.find("bad\\xff\\x1b[31mname"), std::string::npos) << r.err;
   auto utf8 = run_cli("tensors " + quoted(dir / "модель"));
   EXPECT_NE(utf8.err.find("модель"), std::string::npos) << "valid UTF-8 is kept: " << utf8.err;
+}
+
+// A file named like a checkpoint whose bytes open like none (a download cut short) is read as the format its
+// name claims, so its reader says what is wrong (exit 3), not the usage error for a file of no model format.
+TEST(HostileInput, ATruncatedWeightFileNamedDirectlyIsMalformedNotUnknown) {
+  TempDir dir;
+  const std::string st = read_file(example_dir() / "model.safetensors");
+  ASSERT_GT(st.size(), 1000u);
+  write_file(dir / "model.safetensors", st.substr(0, 1000));
+  auto r = run_cli("tensors " + quoted(dir / "model.safetensors"));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("model.safetensors: header length: header of"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("extends past the end of the file (1000 bytes)"), std::string::npos) << r.err;
+  struct Case {
+    const char* name;
+    const char* says;
+  };
+  for (const Case& c :
+       {Case{"empty.safetensors", "file too small to be safetensors"}, Case{"model.gguf", "not a GGUF file"},
+        Case{"pytorch_model.bin", "neither a zip nor a pickle"},
+        Case{"checkpoint.pt", "neither a zip nor a pickle"},
+        Case{"model.onnx", "not a valid ONNX protobuf"}}) {
+    write_file(dir / c.name, std::string(c.name) == "empty.safetensors" ? "" : "garbage, not weights");
+    auto g = run_cli("tensors " + quoted(dir / c.name));
+    EXPECT_EQ(g.exit_code, 3) << c.name << "\n" << g.err;
+    EXPECT_NE(g.err.find(c.says), std::string::npos) << c.name << "\n" << g.err;
+  }
+  write_file(dir / "notes.txt", "garbage, not weights");
+  EXPECT_EQ(run_cli("tensors " + quoted(dir / "notes.txt")).exit_code, 2) << "a name of no weight format";
 }
 
 TEST(HostileInput, AnIndexWithoutItsShardsSaysItIsADryRun) {
