@@ -14,7 +14,7 @@ struct ServeArgs {
   std::string model;
   std::string config_file;  // --config: a simulator config instead of MODEL
   CommonFlags common;
-  ResultOutputs outputs;          // --json, --export, --markdown, --plot (the throughput-latency curve)
+  ResultOutputs outputs;  // --json, --export, --csv, --markdown, --plot (the throughput-latency curve)
   std::string hardware = "h200";  // --hw, resolved once the option table is done
   std::string precision;          // --precision fp8|fp4|bf16; default: as stored
   std::string sweep;              // --sweep 1,2,4,...

@@ -32,10 +32,8 @@ int run_serve(const Args& args) {
   // Everything rendered first, then written: a failure leaves no partial file.
   const RunInfo run = run_info();
   const ResultOutputs& o = a.outputs;
-  if (!o.csv_file.empty())
-    throw Error(ErrorKind::Usage, "", "--csv",
-                "serve writes JSON, Markdown and a plot; use --export FILE.json");
   RenderedResults r;
+  if (!o.csv_file.empty()) r.csv = render_serve_csv(result);
   if (o.json || !o.json_file.empty())
     stream_serve_json(result, run, [&](std::string_view s) { r.json.append(s); });
   if (!o.markdown_file.empty()) r.markdown = render_serve_markdown(result, run);

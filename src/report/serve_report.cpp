@@ -5,6 +5,7 @@
 
 #include "core/units.h"
 #include "report/console_writer.h"
+#include "report/csv_cells.h"
 #include "report/diagram_canvas.h"
 #include "report/markdown_writer.h"
 #include "report/plot_axes.h"
@@ -39,8 +40,10 @@ std::vector<std::pair<std::string, std::string>> point_fields(const ServeResult&
           {"throughput_tokens_per_s_per_gpu", fixed_decimals(p.throughput_tokens_per_s_per_gpu, 0)},
           {"output_tokens_per_s_per_gpu", fixed_decimals(p.output_tokens_per_s_per_gpu, 0)},
           {"input_tokens_per_s_per_gpu", fixed_decimals(p.input_tokens_per_s_per_gpu, 0)},
-          {"decode_step_s", ms(p.decode_step_s) + " at batch " + fixed_decimals(p.decode_batch, 1) +
-                                ", bound: " + p.decode_bound},
+          {"decode_step_s", r.request.osl == 1
+                                ? "none (osl 1: the prefill gives the only token)"
+                                : ms(p.decode_step_s) + " at batch " + fixed_decimals(p.decode_batch, 1) +
+                                      ", bound: " + p.decode_bound},
           {"prefill_s", ms(p.prefill_s) + " per request, bound: " + p.prefill_bound},
           {"first_round_ttft_s", ms(p.first_round_ttft_s)}};
 }
@@ -61,26 +64,50 @@ std::vector<std::vector<std::string>> sweep_rows(const ServeResult& r) {
   return rows;
 }
 
+// Every figure of one load point, under the names the JSON and the CSV both give them: one list, so the two
+// exports never differ. `visit(name, value)` sees a uint64_t, a double or a string.
+template <typename Visit>
+void each_point_field(const ServePoint& p, Visit&& visit) {
+  visit("concurrency", p.concurrency);
+  visit("mean_ttft_s", p.mean_ttft_s);
+  visit("mean_tpot_s", p.mean_tpot_s);
+  visit("mean_itl_s", p.mean_itl_s);
+  visit("mean_e2el_s", p.mean_e2el_s);
+  visit("throughput_tokens_per_s_per_gpu", p.throughput_tokens_per_s_per_gpu);
+  visit("output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu);
+  visit("input_tokens_per_s_per_gpu", p.input_tokens_per_s_per_gpu);
+  visit("tokens_per_s_per_user", p.mean_tpot_s > 0 ? 1 / p.mean_tpot_s : 0.0);
+  visit("requests_per_s", p.requests_per_s);
+  visit("running", p.running);
+  visit("decode_batch", p.decode_batch);
+  visit("decode_step_s", p.decode_step_s);
+  visit("decode_bound", p.decode_bound);
+  visit("prefill_s", p.prefill_s);
+  visit("prefill_bound", p.prefill_bound);
+  visit("first_round_ttft_s", p.first_round_ttft_s);
+}
+
 void write_point(JsonWriter& w, const ServePoint& p) {
   w.begin_object();
-  w.key("concurrency").value(p.concurrency);
-  w.key("mean_ttft_s").value(p.mean_ttft_s);
-  w.key("mean_tpot_s").value(p.mean_tpot_s);
-  w.key("mean_itl_s").value(p.mean_itl_s);
-  w.key("mean_e2el_s").value(p.mean_e2el_s);
-  w.key("throughput_tokens_per_s_per_gpu").value(p.throughput_tokens_per_s_per_gpu);
-  w.key("output_tokens_per_s_per_gpu").value(p.output_tokens_per_s_per_gpu);
-  w.key("input_tokens_per_s_per_gpu").value(p.input_tokens_per_s_per_gpu);
-  w.key("tokens_per_s_per_user").value(p.mean_tpot_s > 0 ? 1 / p.mean_tpot_s : 0);
-  w.key("requests_per_s").value(p.requests_per_s);
-  w.key("running").value(p.running);
-  w.key("decode_batch").value(p.decode_batch);
-  w.key("decode_step_s").value(p.decode_step_s);
-  w.key("decode_bound").value(p.decode_bound);
-  w.key("prefill_s").value(p.prefill_s);
-  w.key("prefill_bound").value(p.prefill_bound);
-  w.key("first_round_ttft_s").value(p.first_round_ttft_s);
+  each_point_field(p, [&w](const char* name, const auto& value) { w.key(name).value(value); });
   w.end_object();
+}
+
+std::string csv_cell(uint64_t v) {
+  return std::to_string(v);
+}
+std::string csv_cell(double v) {
+  return csv_number(v);
+}
+std::string csv_cell(const std::string& v) {
+  return csv_text(v);
+}
+
+// One CSV row: which point it is (the load asked for, or one of the sweep), then its figures.
+std::string csv_row(const char* which, const ServePoint& p) {
+  std::string row = which;
+  each_point_field(p, [&row](const char*, const auto& value) { row += "," + csv_cell(value); });
+  return row + "\n";
 }
 
 }  // namespace
@@ -148,6 +175,14 @@ void stream_serve_json(const ServeResult& r, const RunInfo& run, const JsonWrite
   write_run_info(w, run);
   w.end_object();
   w.flush();
+}
+
+std::string render_serve_csv(const ServeResult& r) {
+  std::string out = "point";
+  each_point_field(ServePoint{}, [&out](const char* name, const auto&) { out += std::string(",") + name; });
+  out += "\n" + csv_row("load", r.point);
+  for (const ServePoint& p : r.sweep) out += csv_row("sweep", p);
+  return out;
 }
 
 // InferenceMAX's picture: throughput per GPU (y) against interactivity, tokens/s per user (x), one marker per

@@ -1,10 +1,13 @@
 // End-to-end: `modelanalyzer serve` on the built-in example: the issue's JSON fields at the top level and in
-// every sweep point, the console's figures equal to the JSON's, the Markdown and the picture written, and bad
-// settings refused with exit 2 and no file. The estimate itself: unit/serve_test.cpp.
+// every sweep point, the console's figures equal to the JSON's, the CSV's equal to the JSON's, the Markdown
+// and the picture written, and bad settings refused with exit 2 and no file. The estimate itself:
+// unit/serve_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "cli_test_support.h"
 #include "core/json.h"
@@ -52,6 +55,47 @@ TEST(ServeCli, JsonHasTheIssuesFieldsAndEveryOutputIsWritten) {
       << console.out;
 }
 
+// The CSV: a header of the JSON's point fields after `point`, then the load point and every sweep point,
+// each cell the JSON's value (numbers round-trip: the same shortest form).
+TEST(ServeCli, CsvHasTheJsonsFieldsAndValues) {
+  TempDir dir;
+  const std::string args = "serve " + example() + " --hw h200 --concurrency 16 --sweep 1,64";
+  CommandResult r = run_cli(args + " --json --csv " + quoted(dir / "serve.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "serve");
+  std::vector<const json::Value*> points{d.root().find("point")};
+  for (const json::Value& p : d.root().find("sweep")->items()) points.push_back(&p);
+  const std::string csv = read_file(dir / "serve.csv");
+  std::vector<std::vector<std::string>> rows;
+  for (size_t at = 0; at < csv.size();) {
+    const size_t end = csv.find('\n', at);
+    std::vector<std::string> cells;
+    for (size_t c = at; c <= end;) {
+      const size_t comma = std::min(csv.find(',', c), end);
+      cells.push_back(csv.substr(c, comma - c));
+      c = comma + 1;
+    }
+    rows.push_back(cells);
+    at = end + 1;
+  }
+  ASSERT_EQ(rows.size(), 4u) << csv;  // header, load, 2 sweep points
+  const auto& members = points[0]->members();
+  ASSERT_EQ(rows[0].size(), members.size() + 1);
+  EXPECT_EQ(rows[0][0], "point");
+  for (size_t i = 0; i < members.size(); ++i) EXPECT_EQ(rows[0][i + 1], members[i].key);
+  for (size_t row = 1; row < rows.size(); ++row) {
+    EXPECT_EQ(rows[row][0], row == 1 ? "load" : "sweep");
+    const auto& values = points[row - 1]->members();
+    for (size_t i = 0; i < values.size(); ++i) {
+      const json::Value& v = values[i].value;
+      if (v.is_string())
+        EXPECT_EQ(rows[row][i + 1], v.as_string()) << values[i].key;
+      else
+        EXPECT_EQ(std::stod(rows[row][i + 1]), v.as_double()) << values[i].key;
+    }
+  }
+}
+
 TEST(ServeCli, BadSettingsAreRefusedWithExit2AndNoFile) {
   TempDir dir;
   const std::string out = " --export " + quoted(dir / "serve.json");
@@ -65,6 +109,11 @@ TEST(ServeCli, BadSettingsAreRefusedWithExit2AndNoFile) {
     EXPECT_NE(r.err.find("--"), std::string::npos) << bad << ": " << r.err;
     EXPECT_FALSE(std::filesystem::exists(dir / "serve.json")) << bad;
   }
+  // A split the model cannot take names its flag once (the example has 4 heads).
+  CommandResult r = run_cli("serve " + example() + " --tp 3" + out);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("error: --tp: 3 cannot split this model"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "serve.json"));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // `serve`: the closed-loop serving estimate. Its identities (Little's law, tokens per GPU), its physics (no
 // output token faster than a decode step; more clients never lower the throughput nor speed a token), the
-// engines' scheduling and streaming, the KV pool's queue, the benchmark's first round, and the estimate
-// against every InferenceMAX run in ../shared/data/serving (the targets).
+// engines' scheduling and streaming, the KV pool's queue, the benchmark's first round, a load of one output
+// token (prefills only), and the estimate against every InferenceMAX run in ../shared/data/serving (the
+// issue's targets).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -143,6 +144,56 @@ TEST(Serve, FirstRoundWeighsOneInKAndOversizedRequestsAreRefused) {
   EXPECT_NEAR(bench.mean_ttft_s, (9 * steady.mean_ttft_s + bench.first_round_ttft_s) / 10, 1e-12);
   rq.isl = 1ull << 40;
   EXPECT_THROW(estimate_serving(m->inv, m->report, rq), Error);
+}
+
+// One prefill step of `prompts` prompts of 512 tokens on the achievable H200, launched eagerly (no CUDA
+// graph), as the first round and an osl-1 load run them.
+double prefill_step(const AnalyzedModel& m, uint64_t prompts) {
+  PerfInputs in;
+  in.knobs = ExecutionKnobs::efficient();
+  in.mode = PerfMode::Prefill;
+  in.batch = prompts;
+  in.seq = 512;
+  in.cuda_graph = false;
+  return model_performance(m.inv, m.report, in, achievable_hardware(*find_hardware("h200")).hw).total.t_est;
+}
+
+// The first round's prompts fill prefill steps of the token budget (8,192 / 512 = 16 prompts a step); the
+// last step carries only the prompts left, so one client's prompt pays a step of one prompt, not of 16.
+TEST(Serve, FirstRoundStepsCarryOnlyThePromptsSent) {
+  auto m = load(MA_EXAMPLE_DIR);
+  ServeRequest rq = on_h200(1);
+  rq.rounds = 10;
+  EXPECT_NEAR(estimate_serving(m->inv, m->report, rq).point.first_round_ttft_s, prefill_step(*m, 1), 1e-15);
+  rq.concurrency = 20;  // 16 prompts done after one full step, 4 after it and a step of 4
+  const double full = prefill_step(*m, 16), left = prefill_step(*m, 4);
+  ASSERT_LT(left, full);
+  EXPECT_NEAR(estimate_serving(m->inv, m->report, rq).point.first_round_ttft_s,
+              (16 * full + 4 * (full + left)) / 20, 1e-15);
+}
+
+// With one output token there is no decode step: the engine runs prefill steps only, and clients wait their
+// turn (E2EL = c / R, R = prompts per step / step time). At every osl and load, the engine completes no more
+// requests a second than their prefills alone allow (Little's law bounds the M/D/1 wait, which is capped).
+TEST(Serve, NoLoadCompletesRequestsFasterThanTheirPrefills) {
+  auto m = load(MA_EXAMPLE_DIR);
+  ServeRequest rq = on_h200(256);
+  rq.osl = 1;
+  const ServePoint p = estimate_serving(m->inv, m->report, rq).point;
+  EXPECT_EQ(p.decode_batch, 0.0);
+  EXPECT_EQ(p.decode_bound, "none");
+  EXPECT_EQ(p.mean_tpot_s, 0.0);
+  const double step = prefill_step(*m, 16);
+  EXPECT_NEAR(p.requests_per_s, 16 / step, 1e-9 * p.requests_per_s);
+  EXPECT_NEAR(p.mean_e2el_s, 256 * step / 16, 1e-9 * p.mean_e2el_s);
+  for (uint64_t osl : {1, 2, 4, 64})
+    for (uint64_t c : {1, 16, 256}) {
+      rq.osl = osl;
+      rq.concurrency = c;
+      const ServePoint q = estimate_serving(m->inv, m->report, rq).point;
+      EXPECT_LE(q.requests_per_s * q.prefill_s, 1 + 1e-12) << "osl " << osl << ", concurrency " << c;
+      EXPECT_NEAR(q.requests_per_s * q.mean_e2el_s, static_cast<double>(c), 1e-9 * static_cast<double>(c));
+    }
 }
 
 // Data-parallel attention: each GPU keeps only its own sequences' cache. MLA's latent, whole on every rank

@@ -6,6 +6,7 @@
 
 #include "analysis/memory_kv.h"
 #include "analysis/perf/achievable.h"
+#include "analysis/perf/parallelism.h"
 #include "analysis/perf/perf_model.h"
 #include "core/error.h"
 
@@ -58,24 +59,33 @@ class Estimator {
   }
 
   // Mean TTFT of `n` prompts sent together: they fill steps of the engine's token budget in turn, so the
-  // i-th is done after ceil(i x isl / budget) such steps.
+  // i-th is done after ceil(i x isl / budget) such steps. The last step carries only the prompts left (one
+  // lone prompt pays a step of one prompt, not a full step's).
   double first_round_ttft(double n) {
     const uint64_t per_step = std::max<uint64_t>(1, budget_ / rq_.isl);  // whole prompts per step
-    if (!burst_step_) {
-      PerfInputs in = base_;
-      in.mode = PerfMode::Prefill;
-      in.batch = per_step;
-      in.seq = std::min(rq_.isl, budget_);
-      in.cuda_graph = false;
-      // A prompt longer than the budget takes ceil(isl / budget) steps of one chunk each.
-      burst_step_ = model_performance(inv_, report_, in, hw_).total.t_est *
-                    static_cast<double>((rq_.isl + in.seq - 1) / in.seq);
-    }
     const auto prompts = static_cast<uint64_t>(std::llround(n));
-    double sum = 0;
-    for (uint64_t i = 1; i <= prompts; ++i)
-      sum += static_cast<double>((i + per_step - 1) / per_step) * *burst_step_;
-    return prompts ? sum / static_cast<double>(prompts) : 0;
+    if (prompts == 0) return 0;
+    const uint64_t full = prompts / per_step, left = prompts % per_step;
+    const double full_step = burst_step(per_step), last_step = left ? burst_step(left) : 0;
+    // Prompts of the j-th full step finish at j full steps; those of the last one after all full steps.
+    const double sum =
+        static_cast<double>(per_step) * full_step * static_cast<double>(full * (full + 1) / 2) +
+        static_cast<double>(left) * (static_cast<double>(full) * full_step + last_step);
+    return sum / static_cast<double>(prompts);
+  }
+
+  // One prefill step of the first round carrying `prompts` whole prompts (chunks of the token budget).
+  double burst_step(uint64_t prompts) {
+    if (auto it = burst_steps_.find(prompts); it != burst_steps_.end()) return it->second;
+    PerfInputs in = base_;
+    in.mode = PerfMode::Prefill;
+    in.batch = prompts;
+    in.seq = std::min(rq_.isl, budget_);
+    in.cuda_graph = false;
+    // A prompt longer than the budget takes ceil(isl / budget) steps of one chunk each.
+    const double t = model_performance(inv_, report_, in, hw_).total.t_est *
+                     static_cast<double>((rq_.isl + in.seq - 1) / in.seq);
+    return burst_steps_.emplace(prompts, t).first->second;
   }
 
   double decode_step(double batch) {
@@ -94,29 +104,46 @@ class Estimator {
     const double c = static_cast<double>(concurrency);
     const double running = std::min(c, static_cast<double>(max_running));
     const double steps = static_cast<double>(rq_.osl - 1);  // the first output token comes with the prefill
-    double batch = running, rate = 0, ttft_own = 0, d = 0;
-    for (int i = 0; i < kFixedPointIterations; ++i) {
-      d = decode_step(batch);
-      rate = 1.0 / (steps * d / batch + prefill_cost_);
-      // Its own prefill: a batch of its own right after the step in flight (prefill first), or chunks of
-      // the token budget the running decodes leave, each riding one decode step (mixed).
-      if (rules_.mixed_prefill) {
-        const double room = std::max(1.0, static_cast<double>(budget_) - batch);
-        const double chunks = std::ceil(static_cast<double>(rq_.isl) / room);
-        ttft_own = d / 2 + chunks * d + prefill_cost_;
-      } else {
-        ttft_own = d / 2 + prefill_.total.t_est;
+    double batch = 0, rate = 0, ttft = 0, d = 0, prefill = prefill_cost_;
+    if (steps == 0) {
+      // One output token (osl 1): the prefill gives it, and the engine runs prefill steps only, each carrying
+      // as many waiting prompts as its token budget holds. Every client waits its turn: E2EL = c / rate.
+      const uint64_t per_step = std::max<uint64_t>(1, budget_ / rq_.isl);
+      const uint64_t carried = std::min<uint64_t>(per_step, static_cast<uint64_t>(std::llround(running)));
+      prefill = burst_step(carried) / static_cast<double>(carried);
+      rate = 1 / prefill;
+      ttft = c / rate;
+    } else {
+      batch = running;
+      double ttft_own = 0;
+      for (int i = 0; i < kFixedPointIterations; ++i) {
+        d = decode_step(batch);
+        rate = 1.0 / (steps * d / batch + prefill_cost_);
+        // Its own prefill: a batch of its own right after the step in flight (prefill first), or chunks of
+        // the token budget the running decodes leave, each riding one decode step (mixed).
+        if (rules_.mixed_prefill) {
+          const double room = std::max(1.0, static_cast<double>(budget_) - batch);
+          const double chunks = std::ceil(static_cast<double>(rq_.isl) / room);
+          ttft_own = d / 2 + chunks * d + prefill_cost_;
+        } else {
+          ttft_own = d / 2 + prefill_.total.t_est;
+        }
+        // Prefills queued before it: M/D/1 with the engine busy on prefills a fraction rho of the time.
+        const double rho = std::min(0.95, rate * prefill_cost_);
+        const double queued = ttft_own + rho * prefill_cost_ / (2 * (1 - rho));
+        const double next = std::clamp(running - rate * queued, 1.0, running);
+        if (std::abs(next - batch) < 1e-6) break;
+        batch = 0.5 * (batch + next);
       }
-      // Prefills queued before it: M/D/1 with the engine busy on prefills a fraction rho of the time.
       const double rho = std::min(0.95, rate * prefill_cost_);
-      const double ttft = ttft_own + rho * prefill_cost_ / (2 * (1 - rho));
-      const double next = std::clamp(running - rate * ttft, 1.0, running);
-      if (std::abs(next - batch) < 1e-6) break;
-      batch = 0.5 * (batch + next);
+      ttft = ttft_own + rho * prefill_cost_ / (2 * (1 - rho));
+      ttft += (c - running) / rate;  // clients beyond the KV pool wait for a slot
+      // Little's law for the closed loop: c clients, one request each in the system, complete c / E2EL
+      // requests a second, and the engine completes at most `rate`. The M/D/1 wait above is capped (rho at
+      // most 0.95) and can undercount a saturated engine: what it misses is time queued before the prefill.
+      const double decoding = batch / rate;  // (osl - 1) x TPOT
+      ttft = std::max(ttft, c / rate - decoding);
     }
-    const double rho = std::min(0.95, rate * prefill_cost_);
-    double ttft = ttft_own + rho * prefill_cost_ / (2 * (1 - rho));
-    ttft += (c - running) / rate;  // clients beyond the KV pool wait for a slot
     // A benchmark's first round: every client sends at once, and the prompts queue for the prefill steps
     // (chunks of the step budget, one after another); the k - 1 rounds after it run in steady state.
     const double k = static_cast<double>(rq_.rounds.value_or(kBenchmarkRounds));
@@ -128,7 +155,7 @@ class Estimator {
     p.running = running;
     p.decode_batch = batch;
     p.decode_step_s = d;
-    p.prefill_s = prefill_cost_;
+    p.prefill_s = prefill;
     p.mean_ttft_s = ttft;
     p.mean_tpot_s = rq_.osl > 1 ? batch / (rate * steps) : 0;
     p.mean_itl_s = p.mean_tpot_s * rq_.stream_interval.value_or(rules_.stream_interval);
@@ -138,7 +165,9 @@ class Estimator {
     p.input_tokens_per_s_per_gpu = p.requests_per_s * static_cast<double>(rq_.isl) / gpus;
     p.output_tokens_per_s_per_gpu = p.requests_per_s * static_cast<double>(rq_.osl) / gpus;
     p.throughput_tokens_per_s_per_gpu = p.input_tokens_per_s_per_gpu + p.output_tokens_per_s_per_gpu;
-    p.decode_bound = bound_of(decode_.at(std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(batch)))));
+    p.decode_bound =
+        steps == 0 ? "none"
+                   : bound_of(decode_.at(std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(batch)))));
     p.prefill_bound = bound_of(prefill_);
     return p;
   }
@@ -153,7 +182,7 @@ class Estimator {
   uint64_t budget_ = 0, mean_kv_ = 0;
   PerfResult prefill_;
   double prefill_cost_ = 0;
-  std::optional<double> burst_step_;  // one prefill step of the first round
+  std::map<uint64_t, double> burst_steps_;  // a prefill step of the first round, by prompts it carries
   std::map<uint64_t, PerfResult> decode_;
 };
 
@@ -204,7 +233,11 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
   });
   if (split == plan.splits.end())
     throw Error(ErrorKind::Usage, "", "--ep", "expert parallel must be 1 or the tensor-parallel size");
-  if (!split->invalid.empty()) throw Error(ErrorKind::Usage, "", "--tp", split->invalid);
+  // The plan keeps why as text ("--tp: 8 cannot split ..."): the check's own error names the flag once.
+  if (!split->invalid.empty()) {
+    check_parallelism(inv.arch, {rq.tp, 1, rq.ep});
+    throw Error(ErrorKind::Usage, "", "--tp/--ep", "cannot split this model");  // the plan's check differed
+  }
   out.kv_cache_tokens =
       rq.dp_attention && rq.tp > 1
           ? dp_attention_pool_tokens(inv, report, rq, kv, split->budget.engine.kv_cache_bytes)
@@ -244,10 +277,16 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
                : "a prefill step of its own, launched eagerly, which the running decodes wait for"),
       "TTFT: half the step in flight, its own prefill, and the prefills queued before it (M/D/1); clients "
       "beyond the KV pool (" +
-          std::to_string(out.max_running) + " requests) wait for a slot",
+          std::to_string(out.max_running) +
+          " requests) wait for a slot; and never less than concurrency / R - (osl - 1) TPOT (Little's law: "
+          "the engine completes at most R requests a second)",
       "engine: " + std::string(rules.source),
       "speeds: " + achievable.how,
       "weights: " + out.precision_label};
+  if (rq.osl == 1)
+    out.assumptions.insert(out.assumptions.begin() + 2,
+                           "osl 1: no decode step; prefill steps of min(running, budget / isl) prompts each, "
+                           "launched eagerly: R = prompts / step, E2EL = TTFT = concurrency / R");
   return out;
 }
 
