@@ -45,6 +45,13 @@ std::string group_parameters(const ParameterCounts& p, const LayerGroup& g) {
   return lo == hi ? with_thousands(lo) : with_thousands(lo) + "-" + with_thousands(hi);
 }
 
+// Every parameter of the model transformers builds is trainable (buffers are not parameters); with a PEFT
+// adapter only the adapter's tensors train (and the modules it saves whole, which it stores), the base's
+// weights are frozen.
+uint64_t trainable_parameters(const ModelReport& r) {
+  return r.adapter ? r.adapter->parameters : r.parameters.total;
+}
+
 void console_parameters(ConsoleWriter& w, const ModelReport& r, const RenderOptions& o) {
   if (!r.architecture_known) {
     w.field("parameters", "unknown: no template for this architecture (see the warning)");
@@ -58,9 +65,12 @@ void console_parameters(ConsoleWriter& w, const ModelReport& r, const RenderOpti
   if (p.towers)
     w.field("towers", with_thousands(p.towers) + " (vision towers and projectors: no text token runs them)");
   w.field("embedding / non-embedding", with_thousands(p.embedding) + " / " + with_thousands(p.non_embedding));
-  // Every parameter of the model transformers builds is trainable (buffers are not parameters); a PEFT
-  // adapter directory, where only the adapter trains, is a different report.
-  w.field("trainable", with_thousands(p.total) + " (all parameters)");
+  if (r.adapter && r.adapter->base_parameters)
+    w.field("trainable", with_thousands(trainable_parameters(r)) + " (the adapter's; the base model's " +
+                             with_thousands(*r.adapter->base_parameters) + " are frozen)");
+  else
+    w.field("trainable", with_thousands(trainable_parameters(r)) +
+                             (r.adapter ? " (the adapter's tensors)" : " (all parameters)"));
   if (!p.from_template)
     w.note(r.weights_format == "gguf"
                ? "counted from the GGUF file's tensors; its metadata describes the model"
@@ -155,7 +165,7 @@ std::string render_report_json(const ModelReport& r, const RunInfo& run) {
     // Every parameter is active in a dense model.
     w.key("num_parameters_active").value(p.active.value_or(p.total));
     w.key("num_parameters_active_non_embedding").value(p.active_non_embedding.value_or(p.non_embedding));
-    w.key("num_parameters_trainable").value(p.total);
+    w.key("num_parameters_trainable").value(trainable_parameters(r));
     w.key("parameters").begin_object();
     w.key("total").value(p.total);
     w.key("embedding").value(p.embedding);

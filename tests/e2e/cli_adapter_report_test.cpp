@@ -35,6 +35,9 @@ TEST(CliAdapterReport, LoraWithItsBaseEqualsPeftsCounts) {
   EXPECT_EQ(a.find("adapter_tensors")->as_uint(), expected.root().find("adapter_tensors")->items().size());
   EXPECT_EQ(a.find("unmerged_parameters")->as_uint(), expected.root().find("all_params")->as_uint());
   EXPECT_EQ(a.find("merged_parameters")->as_uint(), d.root().find("num_parameters")->as_uint());
+  // Only the adapter trains: PEFT's trainable_params, not the merged model's count.
+  EXPECT_EQ(d.root().find("num_parameters_trainable")->as_uint(),
+            expected.root().find("trainable_params")->as_uint());
   // The rest of the report is the base's: tiny-llama's config is read.
   EXPECT_EQ(d.root().find("architecture_class")->as_string(), "LlamaForCausalLM");
   // --base names it explicitly, to the same figures.
@@ -71,6 +74,7 @@ TEST(CliAdapterReport, MissingBaseIsNamedAndNothingMergedClaimed) {
             "q_proj|v_proj");  // one regex, as PEFT takes it
   EXPECT_TRUE(a.find("merged_parameters")->is_null());
   EXPECT_TRUE(a.find("base_found_at")->is_null());
+  EXPECT_EQ(d.root().find("num_parameters_trainable")->as_uint(), 256u);
   CommandResult console = run_cli("'" + dir.path().string() + "' --skip-tokenizer");
   EXPECT_NE(console.out.find("org/not-here — not found locally or in the cache (pass --base DIR)"),
             std::string::npos)
