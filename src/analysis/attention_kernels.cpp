@@ -49,6 +49,12 @@ KernelSupport flash_attention_2(const ArchitectureRecord& a, const Traits& t) {
     k.notes.push_back("chunked local attention as chunk-long sequences (varlen), no mask");
   if (t.sliding) k.notes.push_back("sliding window as window_size (flash-attn >= 2.3)");
   if (a.position == PositionKind::Alibi) k.notes.push_back("ALiBi as alibi_slopes (flash-attn >= 2.4)");
+  // A learned bias per head and relative distance (T5's buckets) is added to every score: flash-attn takes
+  // ALiBi's slopes, not an arbitrary bias, and transformers offers no FlashAttention-2 for such models.
+  if (a.position == PositionKind::Relative) {
+    k.supported = false;
+    k.notes.push_back("no input for a learned relative-position bias added to the scores");
+  }
   if (a.attention_softcap > 0) k.notes.push_back("logit soft-capping as softcap (flash-attn >= 2.6)");
   k.notes.push_back("fp16 / bf16 only");
   return k;
@@ -62,8 +68,10 @@ KernelSupport sdpa(const ArchitectureRecord& a, const Traits& t) {
                       "): eager attention, or flex attention's score_mod");
   }
   bool masked = false;
-  if (a.position == PositionKind::Alibi) {
-    k.notes.push_back("ALiBi as an additive float mask");
+  if (a.position == PositionKind::Alibi || a.position == PositionKind::Relative) {
+    k.notes.push_back(a.position == PositionKind::Alibi
+                          ? "ALiBi as an additive float mask"
+                          : "the relative-position bias as an additive float mask");
     masked = true;
   }
   if (t.sliding || t.chunked) {

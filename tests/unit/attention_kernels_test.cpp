@@ -65,6 +65,18 @@ TEST(AttentionKernels, MlaValuesArePaddedAlibiAndWindowsTakeAMask) {
   EXPECT_TRUE(kernel(attention_kernels(record(128, 0, Span::Chunked)), "FlashAttention-2").supported);
 }
 
+// T5's learned relative-position bias is added to every score: flash-attn has no input for it (only ALiBi's
+// slopes); SDPA takes it as a float mask, off the flash backend.
+TEST(AttentionKernels, ARelativePositionBiasRulesOutFlashAttention) {
+  ArchitectureRecord t5 = record(64);
+  t5.position = PositionKind::Relative;
+  const AttentionKernels k = attention_kernels(t5);
+  EXPECT_FALSE(kernel(k, "FlashAttention-2").supported);
+  EXPECT_TRUE(noted(kernel(k, "FlashAttention-2"), "relative-position bias"));
+  EXPECT_TRUE(kernel(k, "SDPA").supported);
+  EXPECT_TRUE(noted(kernel(k, "SDPA"), "not the flash backend"));
+}
+
 TEST(AttentionKernels, NoSoftmaxAttentionNoKernels) {
   ArchitectureRecord a;
   StackSpec& s = a.add_stack(StackRole::Decoder, "backbone.layers");
