@@ -1,6 +1,8 @@
 #include "formats/checkpoint.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "core/name_index.h"
@@ -197,23 +199,37 @@ CheckpointFile torch_file(const fs::path& path, std::string name, uint32_t index
   f.size = src.size();
   const std::string prefix = tc.state_dict_path.empty() ? "" : tc.state_dict_path + ".";
   uint64_t other = 0;
-  for (TorchCheckpointTensor& t : tc.tensors) {
+  // Storage sharing among the state dict's own tensors (an optimizer's state holds storages of its own): the
+  // first tensor of a storage carries all its bytes, a later one none; a later one that is the same view
+  // (offset, shape, strides) is a tie, which names the tensor it repeats.
+  std::unordered_map<std::string_view, std::vector<const TorchCheckpointTensor*>> by_storage;
+  std::unordered_map<const TorchCheckpointTensor*, std::string> names;
+  for (const TorchCheckpointTensor& t : tc.tensors) {
     if (t.path.compare(0, prefix.size(), prefix) != 0) {
       ++other;
       continue;
     }
+    std::vector<const TorchCheckpointTensor*>& earlier = by_storage[t.storage_key];
     StoredTensor s;
     s.name = t.path.substr(prefix.size());
     s.dtype = t.dtype;
     s.numel = numel(t.shape);
-    s.shape = std::move(t.shape);
+    s.shape = t.shape;
     s.data_begin = t.data_begin;
     s.data_end = t.data_begin + s.numel * (dtype_bits(t.dtype) / 8);
     s.file_index = index;
     s.strided = !t.dense;
     s.permuted = t.dense && !t.contiguous;
-    s.shares_storage = t.shares_storage;
-    s.tied = t.tied;
+    s.shares_storage = !earlier.empty();
+    if (!s.shares_storage) s.storage_bytes = t.storage_numel * (dtype_bits(t.dtype) / 8);
+    for (const TorchCheckpointTensor* u : earlier)
+      if (u->storage_offset == t.storage_offset && u->shape == t.shape && u->stride == t.stride) {
+        s.tied = true;
+        f.ties.push_back({static_cast<uint32_t>(f.tensors.size()), names.at(u)});
+        break;
+      }
+    earlier.push_back(&t);
+    names.emplace(&t, s.name);
     f.tensors.push_back(std::move(s));
   }
   format = tc.format;

@@ -24,6 +24,13 @@ struct CheckpointFile {
   // With headers: every tensor the file stores (dtype/shape/offsets exact). Index only: the names the index
   // places in this file, without shapes. Kept per file so shards read in parallel are never copied together.
   std::vector<StoredTensor> tensors;
+  // PyTorch only: tensors that are the same view of the same storage as an earlier one (tied weights stored
+  // under two names), each with the earlier one's name.
+  struct Tie {
+    uint32_t tensor = 0;  // index into `tensors`
+    std::string same_as;
+  };
+  std::vector<Tie> ties;
 };
 
 struct Checkpoint {

@@ -14,8 +14,11 @@ struct StoredTensor {
   uint64_t numel = 0;
   uint64_t data_begin = 0;  // relative to the start of the file's data area
   uint64_t data_end = 0;
+  // PyTorch only, on the first tensor of a storage: the whole storage's bytes, which the file holds whatever
+  // its views cover (a view of 32 elements into a storage of 96 keeps all 96); 0: the tensor's own bytes.
+  uint64_t storage_bytes = 0;
   uint32_t file_index = 0;   // index into the checkpoint's list of files
-  DType dtype = DType::F32;  // beside the flags below: 96 bytes a tensor, not 104
+  DType dtype = DType::F32;  // beside the flags below: 104 bytes a tensor, not 112
   // PyTorch checkpoints only: a view whose elements are not the bytes [data_begin, data_end) (its bytes
   // count as numel x size); one whose elements are exactly those bytes but not in row-major order (a
   // transpose: order-free statistics hold, element-wise comparisons do not); a tensor whose storage an

@@ -385,7 +385,7 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
     // A PyTorch tensor whose storage an earlier one holds takes no bytes of its own; the same tensor under a
     // second name (a tie the template does not already call a tied copy) no parameters either.
     t.parameters = st.tied && !(m && m.how == TemplateMatch::How::TiedCopy) ? 0 : st.numel;
-    t.bytes = st.shares_storage ? 0 : st.bytes();
+    t.bytes = st.shares_storage ? 0 : st.storage_bytes ? st.storage_bytes : st.bytes();
     if (m && m.how != TemplateMatch::How::Packed && t.shape != *m.shape && !is_packed_integer(st.dtype))
       note = {m.shape, RowNote::What::ShapeMismatch};
   } else if (m) {
@@ -512,6 +512,17 @@ Inventory build_inventory(const LocalModelFiles& files) {
     }
     sums[chunk] = std::move(found);
   });
+  // A PyTorch tie names the tensor it repeats; the names live in the inventory, which the rows' views point
+  // into (reserved whole: never moved).
+  size_t ties = 0;
+  for (const CheckpointFile& f : ck.files) ties += f.ties.size();
+  inv.tie_targets.reserve(ties);
+  for (size_t f = 0; f < ck.files.size(); ++f)
+    for (CheckpointFile::Tie& tie : ck.files[f].ties) {
+      InventoryTensor& row = rows[first_row[f] + tie.tensor];
+      if (row.tied_to.empty())  // else the template already calls it a tied copy, of its own tensor
+        row.tied_to = inv.tie_targets.emplace_back(std::move(tie.same_as));
+    }
   if (!ck.headers_read && model && !declared_float_dtype(model->arch.torch_dtype) &&
       totals.index_total_size) {
     settle_width_from_index(rows, notes, *totals.index_total_size, inv.model->arch);

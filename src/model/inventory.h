@@ -25,7 +25,7 @@ struct InventoryTensor {
   uint64_t parameters = 0;  // elements; 0 for tied copies (counted at the tensor they share)
   uint64_t bytes = 0;       // stored bytes; 0 for tied copies
   TensorPlacement placement;
-  std::string_view tied_to;  // a name in the template the inventory owns; empty if not tied
+  std::string_view tied_to;  // a name the inventory owns (template, tie_targets); empty if not tied
   std::optional<uint32_t> file_index;
   std::optional<DType> dtype;  // stored dtype, or the config's torch_dtype in a dry run
   TensorKind kind = TensorKind::Parameter;
@@ -59,7 +59,7 @@ struct CheckpointTotals {
   std::optional<uint64_t> index_total_size;  // metadata.total_size of the index
 };
 
-// Move-only: tensors' tied_to views point into `model`.
+// Move-only: tensors' tied_to views point into `model` or `tie_targets`.
 struct Inventory {
   Inventory() = default;
   Inventory(Inventory&&) = default;
@@ -72,6 +72,8 @@ struct Inventory {
   std::optional<ModelConfig> config;   // the parsed config.json, when there is one
   std::optional<ModelTemplate> model;  // absent when there is no config (bare weights)
   std::vector<InventoryTensor> tensors;
+  // The names PyTorch ties repeat (their rows' tied_to views them): filled once, so never reallocated.
+  std::vector<std::string> tie_targets;
   // What the model is (model/architecture.h): the template's record, or without a config what the tensor
   // names tell (stacks and layer kinds, no dimensions). Analyses read this, never the config.
   ArchitectureRecord arch;

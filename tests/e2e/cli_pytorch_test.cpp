@@ -1,6 +1,7 @@
 // PyTorch checkpoints through the command line: counts equal to what torch's writers recorded
-// (EXPECTED.json), the format named in tensors --json, statistics equal to those of the same weights as
-// safetensors, and malicious pickles refused with exit 4 and one line, with nothing run.
+// (EXPECTED.json), the format named in tensors --json, storages counted once and ties named, statistics equal
+// to those of the same weights as safetensors, and malicious pickles refused with exit 4 and one line, with
+// nothing run.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -113,6 +114,42 @@ TEST(CliPytorch, TransposedViewsHaveStatistics) {
       EXPECT_NEAR(t.find("mean")->as_double() * 32, want, 1e-9 * std::fabs(want));
     }
   EXPECT_TRUE(found) << r.out;
+}
+
+// A file holds each storage whole, once, whatever its views cover: the checkpoint's bytes are the storages'
+// (here told apart by dtype and size, as the fixture's README describes them: embed.weight and
+// lm_head.weight one storage, q.weight and k.weight views into whole's). The first tensor of a storage
+// carries its bytes; lm_head.weight, the same view as embed.weight, is a tie that names it.
+TEST(CliPytorch, StoragesCountOnceAndATieNamesItsTensor) {
+  const auto f = fixtures();
+  if (!f) GTEST_SKIP() << "../shared/data not present";
+  const fs::path dir = *f / "pickle-storage-views";
+  const json::Document expected = test::parse_json_file(dir / "EXPECTED.json");
+  const std::map<std::string, uint64_t> element_bytes = {{"float32", 4}, {"float16", 2}, {"bfloat16", 2},
+                                                         {"int8", 1},    {"bool", 1},    {"int64", 8},
+                                                         {"float64", 8}};
+  std::map<std::pair<std::string, uint64_t>, uint64_t> storages;
+  for (const json::Value& t : expected.root().find("files")->find("weights.pt")->items()) {
+    const std::string dtype(t.find("dtype")->as_string());
+    const uint64_t numel = *t.find("storage_numel")->as_uint();
+    storages[{dtype, numel}] = numel * element_bytes.at(dtype);
+  }
+  uint64_t want = 0;
+  for (const auto& [key, bytes] : storages) want += bytes;
+  const json::Document d = tensors_json(dir / "weights.pt");
+  EXPECT_EQ(d.root().find("checkpoint")->find("bytes")->as_uint(), want);
+  std::map<std::string, const json::Value*> rows;
+  for (const json::Value& t : d.root().find("tensors")->items())
+    rows[std::string(t.find("name")->as_string())] = &t;
+  uint64_t views = 0;
+  for (const char* name : {"q.weight", "k.weight", "whole"})
+    views += *rows.at(name)->find("bytes")->as_uint();
+  EXPECT_EQ(views, 96u * 4);
+  const json::Value& tie = *rows.at("lm_head.weight");
+  EXPECT_EQ(tie.find("tied_to")->as_string(), "embed.weight");
+  EXPECT_EQ(tie.find("parameters")->as_uint(), 0u);
+  EXPECT_EQ(tie.find("bytes")->as_uint(), 0u);
+  EXPECT_TRUE(rows.at("embed.weight")->find("tied_to")->is_null());
 }
 
 // Without ../shared too: a pickle written here whose REDUCE would call posix.system("touch ...") is refused
