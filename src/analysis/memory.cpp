@@ -212,7 +212,7 @@ MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& qua
   MemoryReport m;
   const Inventory& inv = in.inventory;
   const std::optional<DType> known = model_dtype(inv);
-  const DType compute = known.value_or(DType::F16);
+  const DType compute = known.value_or(kAssumedModelDtype);
   const std::optional<DType> declared_kv =
       inv.arch.quantization ? inv.arch.quantization->kv_cache_dtype : std::nullopt;
   const DType kv = in.options.kv_dtype.value_or(declared_kv.value_or(compute));
@@ -244,9 +244,12 @@ MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& qua
         "no floating-point torch_dtype in the config: " + std::string(dtype_info(*known).short_name) +
         " (from the " + inv.arch.stored_dtype_source + ") for inference weights, activations and the cache");
   if (!known)
-    m.assumptions.push_back(
-        "the config declares no floating-point torch_dtype: 16-bit (fp16) assumed for "
-        "inference weights, activations and the cache");
+    m.assumptions.push_back("the config declares no floating-point torch_dtype: 16-bit (" +
+                            std::string(dtype_info(kAssumedModelDtype).short_name) +
+                            ") assumed for inference weights, activations and the cache" +
+                            (quant.quantized && quant.stored_from == "template"
+                                 ? ", and for the unquantized weights as stored"
+                                 : ""));
   if (!in.options.kv_dtype && declared_kv)
     m.assumptions.push_back("KV cache in " + m.kv_cache_dtype + ", as " + inv.arch.quantization->source +
                             " declares it was calibrated for; --kv-dtype changes it");

@@ -5,6 +5,7 @@
 #include "analysis/quantization_methods.h"
 #include "core/units.h"
 #include "model/declared_quantization.h"
+#include "model/stored_dtype.h"
 
 namespace ma {
 namespace {
@@ -227,6 +228,11 @@ void predicted(const Inventory& inv, const std::optional<DeclaredQuantization>& 
   uint64_t predicted_bytes = 0;
   bool scales_unpredicted = false;
   bool hqq = d && d->key == "hqq";
+  // A config that names no float dtype builds float32 tensors (transformers' default). A quantized checkpoint
+  // keeps its unquantized tensors in the 16 bits its quantizer ran on (gpt-oss: its index's total_size to
+  // the byte), which the memory section assumes too; an unquantized one may well be float32 (BERT's is).
+  const bool width_assumed =
+      q.quantized && !declared_float_dtype(inv.arch.torch_dtype) && !inv.arch.stored_dtype;
   q.tensor_bytes.reserve(inv.tensors.size());
   for (const InventoryTensor& t : inv.tensors) {
     q.tensor_bytes.push_back(t.bytes);
@@ -242,6 +248,10 @@ void predicted(const Inventory& inv, const std::optional<DeclaredQuantization>& 
     if (!t.shape_known || !t.dtype) continue;
     DType dtype = *t.dtype;
     uint64_t elements = t.parameters;
+    if (width_assumed && is_wide_float(dtype) && dtype_bits(dtype) > 16) {
+      dtype = kAssumedModelDtype;
+      q.tensor_bytes.back() = dtype_bytes(elements, dtype);
+    }
     if (q.quantized && is_wide_float(dtype) && known_dtype && predicted_quantized(t, m, ignore)) {
       // Without names from an index, the scales beside each quantized weight are predicted too.
       uint64_t scales = 0;

@@ -21,6 +21,11 @@ struct StoredDtype {
   std::string source;  // "config.json torch_dtype", "safetensors headers", "index total_size"
 };
 
+// The model's dtype where neither the config nor the checkpoint tells it: 16 bits, what inference runs in
+// (not transformers' float32 build default). Memory and the cache assume it, and so do the unquantized
+// tensors of a quantized checkpoint predicted from its config (gpt-oss stores them in 16 bits).
+inline constexpr DType kAssumedModelDtype = DType::F16;
+
 // The declared torch_dtype when it names a float dtype of 16 bits or more.
 std::optional<DType> declared_float_dtype(const std::string& torch_dtype);
 

@@ -220,6 +220,21 @@ TEST(QuantizationTest, GptOssMxfp4FromIndex) {
   EXPECT_FALSE(contains(q.unquantized, "moe-expert"));
 }
 
+// gpt-oss's config names no torch_dtype: transformers would build its unquantized tensors in float32, but the
+// checkpoint stores them in 16 bits. From the config alone the prediction equals the index's total_size.
+TEST(QuantizationTest, GptOssConfigAlonePredictsTheIndexsTotalSize) {
+  auto data = test::shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  const fs::path dir = *data / "hf-configs" / "openai__gpt-oss-20b";
+  test::TempDir alone;
+  fs::copy_file(dir / "config.json", alone / "config.json");
+  auto a = analyze(alone.path());
+  const json::Document index = test::parse_json_file(dir / "model.safetensors.index.json");
+  EXPECT_EQ(a->q.stored_from, "template");
+  EXPECT_EQ(a->q.stored_bytes, index.root().find("metadata")->find("total_size")->as_uint());
+  EXPECT_EQ(a->q.elements_by_stored_dtype.count("f32"), 0u);
+}
+
 // ---- unquantized ----------------------------------------------------------------------------------------
 
 TEST(QuantizationTest, UnquantizedBf16Fixture) {
