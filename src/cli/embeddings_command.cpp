@@ -24,7 +24,7 @@ int run_embeddings(const Args& args) {
     if (item.shape.size() == 2) rows = std::max(rows, item.shape[0]);
   const std::vector<std::string> tokens = read_token_strings(input.model.root / "tokenizer.json", rows);
   trace("clustering");
-  EmbeddingAnalysis analysis = analyse_embeddings(plan, tokens, a.options);
+  EmbeddingAnalysis analysis = analyse_embeddings(plan, tokens, a.options, a.model);
   analysis.model_id = a.model;
 
   // Everything rendered first, then written: a failure leaves no partial file.

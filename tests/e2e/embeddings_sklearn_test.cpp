@@ -186,6 +186,8 @@ TEST_F(EmbeddingsSklearn, RefusesWhatItCannotDo) {
   r = test::run_cli("embeddings " + quoted(tied.path()) + " --matrix head");
   EXPECT_EQ(r.exit_code, 8) << r.err;
   EXPECT_NE(r.err.find("no stored LM head"), std::string::npos) << r.err;
+  // The line names the model and the option, as every error does.
+  EXPECT_NE(r.err.find(tied.path().string() + ": --matrix head: "), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -20,13 +20,14 @@ constexpr size_t kListed = 20;
 constexpr double kOutlierZ = 3.5;           // Iglewicz & Hoaglin's modified z-score threshold
 constexpr double kNearZeroFraction = 1e-3;  // of the median norm
 
-const ScanItem& find_matrix(const PlannedScan& plan, const std::string& which) {
+const ScanItem& find_matrix(const PlannedScan& plan, const std::string& which, const std::string& model) {
   const std::string role = which == "head" ? "lm-head" : "token-embedding";
   for (const ScanItem& item : plan.items)
     if (item.shape.size() == 2 && place_tensor(item.name).role == role) return item;
-  throw Error(ErrorKind::NotFound, which == "head" ? "--matrix head" : "embedding", "tensors",
+  throw Error(ErrorKind::NotFound, model, "--matrix " + which,
               which == "head" ? "no stored LM head (tied to the embedding, or absent): use --matrix embedding"
-                              : "no 2-D token embedding among the selected tensors");
+                              : "no 2-D token embedding among its tensors (an export may keep only the "
+                                "tied LM head: try --matrix head)");
 }
 
 double percentile(const std::vector<double>& sorted, double q) {  // numpy's linear interpolation
@@ -341,10 +342,10 @@ void summarise_clusters(EmbeddingAnalysis& a, const std::vector<float>& x,
 }  // namespace
 
 EmbeddingAnalysis analyse_embeddings(const PlannedScan& plan, const std::vector<std::string>& tokens,
-                                     const EmbeddingOptions& o) {
+                                     const EmbeddingOptions& o, const std::string& model) {
   lapack::require();
   const auto start = std::chrono::steady_clock::now();
-  const ScanItem& item = find_matrix(plan, o.matrix);
+  const ScanItem& item = find_matrix(plan, o.matrix, model);
   EmbeddingAnalysis a;
   a.tensor = item.name;
   a.rows = item.shape[0];

@@ -80,8 +80,8 @@ struct EmbeddingAnalysis {
 
 // Finds the matrix in `plan` (the tensor whose role is the token embedding, or the LM head), reads it and
 // analyses it; `token_strings` maps ids to text (may be empty). Throws Error(NotFound) when the model has no
-// such matrix, Error(Unsupported) without LAPACK/BLAS.
+// such matrix (naming `model`, what the user named), Error(Unsupported) without LAPACK/BLAS.
 EmbeddingAnalysis analyse_embeddings(const PlannedScan& plan, const std::vector<std::string>& token_strings,
-                                     const EmbeddingOptions& options);
+                                     const EmbeddingOptions& options, const std::string& model);
 
 }  // namespace ma
