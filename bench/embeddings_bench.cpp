@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "bench_process.h"
 #include "formats/safetensors_writer.h"
 
@@ -67,22 +68,15 @@ fs::path ensure_model(const fs::path& dir, uint64_t rows, uint64_t cols) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int runs = 3;
-  bool qwen = true;
-  fs::path work = fs::temp_directory_path() / "ma-bench-embeddings";
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--runs" && i + 1 < argc) {
-      runs = std::max(1, std::atoi(argv[++i]));
-    } else if (a == "--work" && i + 1 < argc) {
-      work = argv[++i];
-    } else if (a == "--no-qwen") {
-      qwen = false;
-    } else {
-      std::fprintf(stderr, "usage: ma-bench-embeddings [--runs N] [--work DIR] [--no-qwen]\n");
-      return 2;
-    }
-  }
+  const std::string usage = "usage: ma-bench-embeddings [--runs N] [--work DIR] [--no-qwen]";
+  std::string runs_text, work_text;
+  bool no_qwen = false;
+  ma::bench::parse_bench_args(
+      argc, argv, usage, {{"--runs", &runs_text}, {"--work", &work_text}, {"--no-qwen", nullptr, &no_qwen}});
+  const int runs = static_cast<int>(ma::bench::count_arg("--runs", runs_text, 3, usage));
+  const bool qwen = !no_qwen;
+  const fs::path work =
+      work_text.empty() ? fs::temp_directory_path() / "ma-bench-embeddings" : fs::path(work_text);
   const std::string tool = (fs::path(argv[0]).parent_path().parent_path() / "modelanalyzer").string();
   const std::string baseline =
       (fs::path(MA_SOURCE_DIR) / "bench" / "embeddings_sklearn_baseline.py").string();

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "bench_process.h"
 #include "gguf_skeleton.h"
 
@@ -61,13 +62,11 @@ std::string our_parameters(const fs::path& binary, const fs::path& file) {
 int main(int argc, char** argv) {
   const fs::path binary = fs::canonical("/proc/self/exe").parent_path().parent_path() / "modelanalyzer";
   const fs::path peer = fs::path(MA_SOURCE_DIR) / "tests" / "peer" / "gguf_params.mjs";
-  fs::path work = fs::temp_directory_path() / "ma-bench-gguf";
-  int runs = 11;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
-    if (a == "--work") work = argv[i + 1];
-  }
+  const std::string usage = "usage: ma-bench-gguf [--runs N] [--work DIR]";
+  std::string runs_text, work_text;
+  ma::bench::parse_bench_args(argc, argv, usage, {{"--runs", &runs_text}, {"--work", &work_text}});
+  const int runs = static_cast<int>(ma::bench::count_arg("--runs", runs_text, 11, usage));
+  const fs::path work = work_text.empty() ? fs::temp_directory_path() / "ma-bench-gguf" : fs::path(work_text);
   fs::create_directories(work);
   const fs::path big = work / "llama-3-70b.Q4_K_M.gguf", q4k = work / "q4_k-3-layers-normal.gguf";
   if (!fs::exists(big)) ma::bench::write_llama70b_q4_k_m(big);

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "bench_process.h"
 #include "core/error.h"
 #include "deepseek_skeleton.h"
@@ -56,18 +57,15 @@ print(n)
 int main(int argc, char** argv) {
   fs::path self = fs::canonical("/proc/self/exe");
   fs::path binary = self.parent_path().parent_path() / "modelanalyzer";
-  fs::path config = default_deepseek_config();
-  fs::path work = fs::temp_directory_path() / "ma-bench-deepseek-v3";
-  int runs = 11;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string a = argv[i];
-    if (a == "--config")
-      config = argv[i + 1];
-    else if (a == "--runs")
-      runs = std::max(1, std::atoi(argv[i + 1]));
-    else if (a == "--work")
-      work = argv[i + 1];
-  }
+  const std::string usage =
+      "usage: ma-bench-inventory [--config DEEPSEEK_V3_CONFIG_JSON] [--runs N] [--work DIR]";
+  std::string config_text, runs_text, work_text;
+  ma::bench::parse_bench_args(argc, argv, usage,
+                              {{"--config", &config_text}, {"--runs", &runs_text}, {"--work", &work_text}});
+  const fs::path config = config_text.empty() ? default_deepseek_config() : fs::path(config_text);
+  const fs::path work =
+      work_text.empty() ? fs::temp_directory_path() / "ma-bench-deepseek-v3" : fs::path(work_text);
+  const int runs = static_cast<int>(ma::bench::count_arg("--runs", runs_text, 11, usage));
   if (!fs::exists(config)) {
     std::fprintf(stderr, "DeepSeek-V3 config not found at %s (pass --config)\n", config.c_str());
     return 2;

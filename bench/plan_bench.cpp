@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -19,6 +18,7 @@
 #include "analysis/model_report.h"
 #include "analysis/plan/plan.h"
 #include "analyzed_model.h"
+#include "bench_args.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "engine_memory_runs.h"
@@ -59,9 +59,10 @@ double plan_seconds(const AnalyzedModel& m, const PlanRequest& rq, int runs) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int runs = 5;
-  for (int i = 1; i < argc; ++i)
-    if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
+  const std::string usage = "usage: ma-bench-plan [--runs N]";
+  std::string runs_text;
+  ma::bench::parse_bench_args(argc, argv, usage, {{"--runs", &runs_text}});
+  const int runs = static_cast<int>(ma::bench::count_arg("--runs", runs_text, 5, usage));
   const fs::path data = fs::path(MA_SOURCE_DIR) / ".." / "shared" / "data";
   if (!fs::exists(data / "hf-configs")) {
     std::printf("../shared/data is not available: nothing to measure\n");

@@ -10,13 +10,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "analysis/serve/serving_model.h"
+#include "bench_args.h"
 #include "inferencemax_runs.h"
 
 namespace fs = std::filesystem;
@@ -48,7 +48,10 @@ double within(const std::vector<double>& v, double band) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool all = !(argc > 1 && std::strcmp(argv[1], "--outliers") == 0);
+  bool outliers = false;
+  ma::bench::parse_bench_args(argc, argv, "usage: ma-bench-serve [--outliers]",
+                              {{"--outliers", nullptr, &outliers}});
+  const bool all = !outliers;
   const fs::path data = fs::path(MA_SOURCE_DIR) / ".." / "shared" / "data";
   const fs::path file = data / "serving" / "inferencemax.json";
   if (!fs::exists(file)) {

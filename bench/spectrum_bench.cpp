@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "bench_process.h"
 #include "formats/safetensors_writer.h"
 #include "generated_checkpoints.h"
@@ -71,24 +72,18 @@ struct Timed {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int runs = 3;
-  bool model = true, model_svd = false;
-  fs::path work = fs::temp_directory_path() / "ma-bench-spectrum";
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--runs" && i + 1 < argc) {
-      runs = std::max(1, std::atoi(argv[++i]));
-    } else if (a == "--work" && i + 1 < argc) {
-      work = argv[++i];
-    } else if (a == "--no-model") {
-      model = false;
-    } else if (a == "--model-svd") {
-      model_svd = true;
-    } else {
-      std::fprintf(stderr, "usage: ma-bench-spectrum [--runs N] [--work DIR] [--no-model] [--model-svd]\n");
-      return 2;
-    }
-  }
+  const std::string usage = "usage: ma-bench-spectrum [--runs N] [--work DIR] [--no-model] [--model-svd]";
+  std::string runs_text, work_text;
+  bool no_model = false, model_svd = false;
+  ma::bench::parse_bench_args(argc, argv, usage,
+                              {{"--runs", &runs_text},
+                               {"--work", &work_text},
+                               {"--no-model", nullptr, &no_model},
+                               {"--model-svd", nullptr, &model_svd}});
+  const int runs = static_cast<int>(ma::bench::count_arg("--runs", runs_text, 3, usage));
+  const bool model = !no_model;
+  const fs::path work =
+      work_text.empty() ? fs::temp_directory_path() / "ma-bench-spectrum" : fs::path(work_text);
   const std::string tool = (fs::path(argv[0]).parent_path().parent_path() / "modelanalyzer").string();
   const fs::path source = MA_SOURCE_DIR;
   const std::string baseline = (source / "bench" / "spectrum_scipy_baseline.py").string();

@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.h"
 #include "bench_process.h"
 #include "core/error.h"
 #include "formats/safetensors_writer.h"
@@ -113,22 +114,16 @@ int main(int argc, char** argv) {
   fs::path self = fs::canonical("/proc/self/exe");
   fs::path binary = self.parent_path().parent_path() / "modelanalyzer";
   fs::path script = fs::path(MA_SOURCE_DIR) / "bench" / "stats_numpy_baseline.py";
-  fs::path work = fs::temp_directory_path() / "ma-bench-stats";
-  int runs = 3;
-  bool want_numpy = true;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--runs" && i + 1 < argc) {
-      runs = std::max(1, std::atoi(argv[++i]));
-    } else if (a == "--work" && i + 1 < argc) {
-      work = argv[++i];
-    } else if (a == "--no-numpy") {
-      want_numpy = false;
-    } else {
-      std::fprintf(stderr, "usage: ma-bench-stats [--runs N] [--work DIR] [--no-numpy]\n");
-      return 2;
-    }
-  }
+  const std::string usage = "usage: ma-bench-stats [--runs N] [--work DIR] [--no-numpy]";
+  std::string runs_text, work_text;
+  bool no_numpy = false;
+  ma::bench::parse_bench_args(
+      argc, argv, usage,
+      {{"--runs", &runs_text}, {"--work", &work_text}, {"--no-numpy", nullptr, &no_numpy}});
+  const int runs = static_cast<int>(ma::bench::count_arg("--runs", runs_text, 3, usage));
+  const bool want_numpy = !no_numpy;
+  const fs::path work =
+      work_text.empty() ? fs::temp_directory_path() / "ma-bench-stats" : fs::path(work_text);
   try {
     fs::path model = work / "llama-1b-bf16.safetensors";
     size_t tensors = 0;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "formats/tokenizer.h"
@@ -119,19 +120,13 @@ std::string generate(size_t vocab) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int runs = 21;
-  size_t vocab = 151643;  // Qwen2's base vocabulary
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--runs" && i + 1 < argc)
-      runs = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--vocab" && i + 1 < argc)
-      vocab = std::max<size_t>(300, std::strtoull(argv[++i], nullptr, 10));
-    else {
-      std::fprintf(stderr, "usage: ma-bench-tokenizer [--runs N] [--vocab N]\n");
-      return 2;
-    }
-  }
+  const std::string usage = "usage: ma-bench-tokenizer [--runs N] [--vocab N]";
+  std::string runs_text, vocab_text;
+  ma::bench::parse_bench_args(argc, argv, usage, {{"--runs", &runs_text}, {"--vocab", &vocab_text}});
+  const int runs = static_cast<int>(ma::bench::count_arg("--runs", runs_text, 21, usage));
+  // Qwen2's base vocabulary by default; at least the 256 bytes and a few merges.
+  const size_t vocab =
+      std::max<size_t>(300, static_cast<size_t>(ma::bench::count_arg("--vocab", vocab_text, 151643, usage)));
   fs::path dir = fs::temp_directory_path() / ("ma-tokenizer-bench-" + std::to_string(::getpid()));
   try {
     fs::create_directories(dir);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "bench_process.h"
 
 namespace fs = std::filesystem;
@@ -24,13 +25,12 @@ using ma::bench::run_command;
 int main(int argc, char** argv) {
   const fs::path binary = fs::canonical("/proc/self/exe").parent_path().parent_path() / "modelanalyzer";
   const fs::path script = fs::path(MA_SOURCE_DIR) / "bench" / "torch_checkpoints.py";
-  fs::path work = fs::temp_directory_path() / "ma-bench-torch";
-  int runs = 11;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
-    if (a == "--work") work = argv[i + 1];
-  }
+  const std::string usage = "usage: ma-bench-torch [--runs N] [--work DIR]";
+  std::string runs_text, work_text;
+  ma::bench::parse_bench_args(argc, argv, usage, {{"--runs", &runs_text}, {"--work", &work_text}});
+  const int runs = static_cast<int>(ma::bench::count_arg("--runs", runs_text, 11, usage));
+  const fs::path work =
+      work_text.empty() ? fs::temp_directory_path() / "ma-bench-torch" : fs::path(work_text);
   const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   if (!fs::exists(work / "big-st" / "model.safetensors") &&
       !run_command({python, script.string(), "make", work.string()}).ok) {
