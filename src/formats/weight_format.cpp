@@ -61,12 +61,14 @@ WeightFormat sniff_weight_format(const ByteSource& src) {
   src.read_exact(0, std::min<uint64_t>(src.size(), 16), head);
   if (head.size() >= 4 && head.compare(0, 4, "GGUF") == 0) return WeightFormat::Gguf;
   if (looks_like_zip(src)) return WeightFormat::PytorchZip;
-  if (looks_like_torch_checkpoint(src)) return WeightFormat::PytorchLegacy;
+  // Before the pickle test, which reads one opcode: a safetensors header 0x80 bytes long (mod 256) starts
+  // with the PROTO opcode's byte, and a pickle does not have a '{' after a length that fits the file.
   if (head.size() >= 9) {
     uint64_t n = 0;
     for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(head[static_cast<size_t>(i)]);
     if (n >= 2 && n <= src.size() - 8 && head[8] == '{') return WeightFormat::Safetensors;
   }
+  if (looks_like_torch_checkpoint(src)) return WeightFormat::PytorchLegacy;
   if (looks_like_onnx(head)) return WeightFormat::Onnx;
   return WeightFormat::Unknown;
 }

@@ -32,5 +32,19 @@ TEST(WeightFormat, EachMagicPicksItsReader) {
   EXPECT_EQ(sniff("\xff\xff\xff\x00\x00\x00\x00\x00{}"s), WeightFormat::Unknown);
 }
 
+// A header 0x80 bytes long (mod 256) starts with the byte of pickle's PROTO opcode: still safetensors.
+TEST(WeightFormat, AHeaderLengthThatLooksLikeAPickleOpcodeIsSafetensors) {
+  for (size_t length : {0x80u, 0x180u, 0x280u}) {
+    const std::string open = "{\"__metadata__\":{\"pad\":\"", close = "\"}}";
+    const std::string header = open + std::string(length - open.size() - close.size(), 'x') + close;
+    ASSERT_EQ(header.size(), length);
+    std::string st(8, '\0');
+    st[0] = static_cast<char>(length & 0xff);
+    st[1] = static_cast<char>(length >> 8);
+    ASSERT_EQ(static_cast<uint8_t>(st[0]), 0x80);
+    EXPECT_EQ(sniff(st + header), WeightFormat::Safetensors) << length;
+  }
+}
+
 }  // namespace
 }  // namespace ma
