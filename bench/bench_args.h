@@ -16,6 +16,7 @@ struct BenchFlag {
 void parse_bench_args(int argc, char** argv, const std::string& usage, const std::vector<BenchFlag>& flags);
 
 // `text` as a count of at least 1 (--runs, --vocab), or `fallback` when empty; else the usage and exit 2.
-long long count_arg(const std::string& flag, const std::string& text, long long fallback, const std::string& usage);
+long long count_arg(const std::string& flag, const std::string& text, long long fallback,
+                    const std::string& usage);
 
 }  // namespace ma::bench

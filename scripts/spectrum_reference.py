@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Independent numpy reference for `modelanalyzer spectrum`: the singular values of every matrix of one
-safetensors file (F32, F16, BF16) and what they say.
+safetensors file (F32, F16, BF16; float8 times the scale beside it) and what they say.
 
 usage: spectrum_reference.py FILE.safetensors [--energy 0.9]
        spectrum_reference.py --alpha-of SPECTRUM.json   (alpha of each tensor's own singular values, from
@@ -26,12 +26,16 @@ The definitions are the contract the C++ command is tested against (tests/e2e/sp
 """
 
 import json
+import os
 import struct
 import sys
 
 import numpy as np
 
-FRACTION_BITS = {"F32": 23, "F16": 10, "BF16": 7}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stats_reference  # noqa: E402  (its float8 decoders and dequantization, one definition of each)
+
+FRACTION_BITS = {"F32": 23, "F16": 10, "BF16": 7, "F8_E4M3": 3, "F8_E5M2": 2}
 
 
 def read_tensors(path):
@@ -53,11 +57,28 @@ def read_tensors(path):
                 x = np.frombuffer(raw, dtype="<f2").astype(np.float64)
             elif dtype == "BF16":
                 x = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+            elif dtype in ("F8_E4M3", "F8_E5M2"):
+                x = stats_reference.DECODERS[dtype][2](raw)
             else:
                 continue
             out.append((begin, name, dtype, info["shape"], x))
     out.sort()
-    return [(name, dtype, shape, x) for _, name, dtype, shape, x in out]
+    # A float8 weight beside its scale is code x scale (stats_reference.dequantize); the scales are no
+    # matrices of the model.
+    by_name = {name: (dtype, shape, x) for _, name, dtype, shape, x in out}
+    result = []
+    for _, name, dtype, shape, x in out:
+        if name.endswith("_scale_inv") or name.endswith("_scale"):
+            continue
+        if dtype.startswith("F8"):
+            for scale_name in (name + "_scale_inv", name + "_scale"):
+                if scale_name in by_name:
+                    w = stats_reference.dequantize(x, shape, by_name[scale_name][2], by_name[scale_name][1])
+                    if w is not None:
+                        x = w
+                    break
+        result.append((name, dtype, shape, x))
+    return result
 
 
 def power_law(values):

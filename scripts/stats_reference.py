@@ -10,7 +10,9 @@ bit manipulation, so nothing of the C++ implementation (nor ml_dtypes, nor torch
 
 The definitions below are the contract the C++ command is tested against (tests/unit/stats_numpy_test.cpp):
   x      every element converted exactly to float64 (see DECODERS; I64/U64 beyond 2^53 round to nearest,
-         which is the one place the conversion is not exact: float64 has a 53-bit significand)
+         which is the one place the conversion is not exact: float64 has a 53-bit significand); a float8
+         weight with its scale beside it (W.weight_scale_inv, W.weight_scale): code x scale in float32 (see
+         dequantize), and scaled_by names the scale
   f      the finite elements of x, n = len(f); numel counts every element
   mean   fsum(f) / n                        var  fsum((f - mean)**2) / n  (population), std = sqrt(var)
   min, max, abs_max = max|f|                l2_norm = sqrt(fsum(f * f))
@@ -235,12 +237,57 @@ def read_safetensors(path):
         yield name, dtype, shape, raw
 
 
+def block_of(n, extent):
+    """The smallest power of two b with ceil(n / b) == extent, or None."""
+    b = 1
+    while b <= 1 << 40:
+        if -(-n // b) == extent:
+            return b
+        b *= 2
+    return None
+
+
+def dequantize(codes, shape, scale, scale_shape):
+    """A float8 weight times the scale of its block (W.weight_scale_inv, or W.weight_scale), as DeepSeek's
+    weight_dequant computes it: the code, exact in float32, times its float32 scale, rounded to float32. The
+    blocks: per tensor for one scale, else for each axis the smallest power of two that splits it into the
+    scale's extent (a 1-D scale over a 2-D weight is per row). None when the shapes fit no such grid."""
+    if len(shape) not in (1, 2):
+        return None
+    rows, cols = (shape[0], shape[1]) if len(shape) == 2 else (1, shape[0])
+    s = scale.astype(np.float32)
+    if s.size == 1:
+        grid, blocks = (1, 1), (rows, cols)
+    elif len(scale_shape) == 2:
+        grid = (scale_shape[0], scale_shape[1])
+    elif len(scale_shape) == 1:
+        grid = (scale_shape[0], 1) if len(shape) == 2 else (1, scale_shape[0])
+    else:
+        return None
+    if s.size != 1:
+        blocks = (block_of(rows, grid[0]), block_of(cols, grid[1]))
+        if None in blocks:
+            return None
+    full = np.repeat(np.repeat(s.reshape(grid), blocks[0], axis=0), blocks[1], axis=1)[:rows, :cols]
+    w = codes.astype(np.float32).reshape(rows, cols) * full
+    return w.astype(np.float32).astype(np.float64).reshape(-1)
+
+
 def reference(path, eps, bins):
     out = {}
-    for name, dtype, shape, raw in read_safetensors(path):
+    tensors = list(read_safetensors(path))
+    decoded = {name: (dtype, shape, DECODERS[dtype][2](raw)) for name, dtype, shape, raw in tensors}
+    for name, dtype, shape, raw in tensors:
         short, bits, decode = DECODERS[dtype]
-        x = decode(raw)
-        entry = {"dtype": short, "shape": shape, "bytes": len(raw)}
+        x = decoded[name][2]
+        entry = {"dtype": short, "shape": shape, "bytes": len(raw), "scaled_by": None}
+        if dtype in ("F8_E4M3", "F8_E5M2"):
+            for scale_name in (name + "_scale_inv", name + "_scale"):
+                if scale_name in decoded and decoded[scale_name][0] in ("F32", "BF16", "F16"):
+                    w = dequantize(x, shape, decoded[scale_name][2], decoded[scale_name][1])
+                    if w is not None:
+                        x, entry["scaled_by"] = w, scale_name
+                    break
         entry.update(tensor_stats(x, shape, eps, bins))
         out[name] = entry
     return {"eps": eps, "bins": bins, "tensors": out}

@@ -1,8 +1,13 @@
 #include "analysis/model_weight_stats.h"
 
 #include <chrono>
+#include <memory>
+#include <string_view>
 #include <system_error>
+#include <unordered_map>
 
+#include "analysis/block_scale.h"
+#include "analysis/element_decoder.h"
 #include "analysis/module_class.h"
 #include "analysis/peft_adapter.h"
 #include "analysis/readable_values.h"
@@ -46,6 +51,44 @@ bool selected(const StatsSelection& sel, const std::string& name, const TensorPl
   return in;
 }
 
+bool is_float8(DType t) {
+  return dtype_info(t).is_float && dtype_bits(t) == 8;
+}
+
+// The scales of a float8 weight stored beside it (analysis/block_scale.h), read now (a few KB); null when it
+// has none, or (with a warning) when the scale's shape fits no block grid over the weight.
+std::shared_ptr<const BlockScale> scale_of(
+    const StoredTensor& w, const Checkpoint& ck,
+    const std::unordered_map<std::string_view, const StoredTensor*>& scales, const fs::path& root,
+    std::vector<std::string>& warnings) {
+  if (!is_float8(w.dtype)) return nullptr;
+  for (const std::string& name : scale_names_for(w.name)) {
+    const auto found = scales.find(name);
+    if (found == scales.end()) continue;
+    const StoredTensor& s = *found->second;
+    const std::optional<ScaleGrid> grid = scale_grid(w.shape, s.shape);
+    if (!grid || !dtype_info(s.dtype).is_float || is_block_type(s.dtype) || s.strided || s.encoded) {
+      warnings.push_back(w.name + ": its scale " + name + " " + shape_to_string(s.shape) +
+                         " fits no block grid over " + shape_to_string(w.shape) +
+                         "; the statistics are of its float8 codes");
+      return nullptr;
+    }
+    auto out = std::make_shared<BlockScale>();
+    out->tensor = name;
+    out->cols = w.shape.back();
+    out->block_rows = grid->block_rows;
+    out->block_cols = grid->block_cols;
+    out->grid_cols = grid->grid_cols;
+    const CheckpointFile& f = ck.files.at(s.file_index);
+    std::string raw;
+    FileSource(root / f.name).read_exact(f.data_start + s.data_begin, s.bytes(), raw);
+    out->scales.resize(s.numel);
+    ElementDecoder().decode(s.dtype, raw.data(), static_cast<size_t>(s.numel), out->scales.data());
+    return out;
+  }
+  return nullptr;
+}
+
 void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSelection& sel,
                     PlannedScan& plan, std::vector<std::string>& warnings) {
   if (!has_weights(files))
@@ -57,6 +100,11 @@ void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSel
   if (!ck.headers_read)
     throw Error(ErrorKind::NotFound, files.display_name, "",
                 "statistics need the weight files, not only an index");
+  // Scale tensors by name, for the float8 weights beside them (possibly in another shard).
+  std::unordered_map<std::string_view, const StoredTensor*> scales;
+  for (const CheckpointFile& f : ck.files)
+    for (const StoredTensor& t : f.tensors)
+      if (t.name.ends_with("_scale_inv") || t.name.ends_with("_scale")) scales.emplace(t.name, &t);
   for (const CheckpointFile& f : ck.files) {
     const fs::path path = files.root / f.name;
     for (const StoredTensor& t : f.tensors) {
@@ -65,7 +113,8 @@ void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSel
         warnings.push_back(t.name + ": " + why + "; left out of the statistics");
         continue;
       }
-      plan.items.push_back({t.name, path, f.data_start + t.data_begin, t.bytes(), t.dtype, t.shape, t.numel});
+      plan.items.push_back({t.name, path, f.data_start + t.data_begin, t.bytes(), t.dtype, t.shape, t.numel,
+                            scale_of(t, ck, scales, files.root, warnings)});
       plan.trainable.push_back(trainable);
     }
   }

@@ -122,11 +122,14 @@ std::vector<TensorStats> scan_weights(const std::vector<ScanItem>& items, const 
     s.shape = it.shape;
     s.numel = it.numel;
     s.bytes = it.bytes;
+    if (it.scale) s.scaled_by = it.scale->tensor;
     total_bytes += it.bytes;
     if (!has_element_values(it.dtype) && !can_dequantize(it.dtype))
       throw Error(ErrorKind::Internal, it.file.string(), it.name, "scan of a dtype without element values");
-    if (count_slots(it.dtype) == 0) {
-      wide[i] = std::make_unique<WideTensorScan>(s, options.eps, options.bins, options.unit_bytes);
+    // Scaled float8 values are float32 products, not 256 codes to count: they take the two-pass scan.
+    if (it.scale || count_slots(it.dtype) == 0) {
+      wide[i] =
+          std::make_unique<WideTensorScan>(s, options.eps, options.bins, options.unit_bytes, it.scale.get());
       for (size_t u = 0; u < wide[i]->units(); ++u) first.push_back({i, 0, 0, u});
       second_units += wide[i]->units();
       continue;

@@ -11,9 +11,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "analysis/block_scale.h"
 #include "analysis/weight_stats.h"
 
 namespace ma {
@@ -26,6 +28,8 @@ struct ScanItem {
   DType dtype = DType::F32;
   Shape shape;
   uint64_t numel = 0;
+  // A float8 weight's scales (analysis/block_scale.h): its values are code x scale, in float32.
+  std::shared_ptr<const BlockScale> scale;
 };
 
 struct ScanOptions {

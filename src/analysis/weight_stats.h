@@ -31,6 +31,7 @@ inline constexpr std::array<double, 5> kPercentiles = {0.1, 1, 50, 99, 99.9};
 struct TensorStats {
   std::string name;
   DType dtype = DType::F32;
+  std::string scaled_by;  // a float8 weight's scale tensor, whose scales its values include; empty: none
   Shape shape;
   uint64_t numel = 0;
   uint64_t bytes = 0;

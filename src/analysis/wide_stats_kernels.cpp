@@ -392,8 +392,8 @@ MA_VECTOR_CLONES void bins_of(const double* v, size_t n, const std::vector<doubl
   for (; i < n; ++i) out[i] = binner.bin(v[i]);
 }
 
-bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DType stored, char* buffer,
-                    size_t buffer_bytes, const std::atomic<bool>* cancel, PieceBuffers& into,
+bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DType stored, Scaling scaling,
+                    char* buffer, size_t buffer_bytes, const std::atomic<bool>* cancel, PieceBuffers& into,
                     const std::function<void(Piece&)>& f) {
   const DTypeInfo& info = dtype_info(stored);
   const bool blocks = info.block_elements > 1;
@@ -408,7 +408,9 @@ bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DTy
   const bool f32 = stored == DType::F32;
   const bool f32_in_place = f32 && reinterpret_cast<uintptr_t>(buffer) % alignof(float) == 0;
   // Grown, never shrunk: the same buffers serve every unit of every tensor a thread scans.
-  const size_t values = blocks ? blocks_per_piece * per_block : f32 && !f32_in_place ? kPiece : 0;
+  const size_t values = blocks                                    ? blocks_per_piece * per_block
+                        : (f32 && !f32_in_place) || scaling.scale ? kPiece
+                                                                  : 0;
   if (into.decoded.size() < values) into.decoded.resize(values);
   if (levels && into.level_counts.size() < values) into.level_counts.resize(values);
   float* decoded = into.decoded.data();
@@ -423,7 +425,13 @@ bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DTy
     if (!blocks) {
       for (size_t at = 0; at + width <= len; at += kPiece * width) {
         const size_t count = std::min(kPiece, (len - at) / width);
-        if (f32_in_place) {
+        if (scaling.scale) {
+          const uint64_t first = scaling.first_element + (done - len + at) / width;
+          for (size_t i = 0; i < count; ++i)
+            decoded[i] = static_cast<float>(element_value(stored, static_cast<uint8_t>(buffer[at + i])));
+          scaling.scale->apply(first, decoded, count);
+          float_piece(decoded, count, piece);
+        } else if (f32_in_place) {
           float_piece(reinterpret_cast<const float*>(buffer + at), count, piece);
         } else if (f32) {
           std::memcpy(decoded, buffer + at, count * 4);

@@ -11,6 +11,7 @@
 #include <functional>
 #include <vector>
 
+#include "analysis/block_scale.h"
 #include "analysis/stats_math.h"
 #include "core/dtype.h"
 #include "io/file_source.h"
@@ -63,12 +64,19 @@ struct PieceBuffers {
   std::vector<uint8_t> level_counts;
 };
 
+// A float8 weight's scales and the index of the first element read (analysis/block_scale.h); none: null.
+struct Scaling {
+  const BlockScale* scale = nullptr;
+  uint64_t first_element = 0;
+};
+
 // Calls f(piece) for the values of [offset, offset + bytes) of `file` (whole elements or blocks of `stored`)
 // a piece at a time, reading them through the caller's buffer; false when cancelled (checked before every
 // read). A ggml block type is read in whole blocks: in its level form where it has one (each group's levels
 // weighted by their counts), else decoded to float32; either way f sees the values llama.cpp computes with.
-bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DType stored, char* buffer,
-                    size_t buffer_bytes, const std::atomic<bool>* cancel, PieceBuffers& into,
+// With `scaling`, each float8 element is decoded to float32 and multiplied by its scale.
+bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DType stored, Scaling scaling,
+                    char* buffer, size_t buffer_bytes, const std::atomic<bool>* cancel, PieceBuffers& into,
                     const std::function<void(Piece&)>& f);
 
 // Pass 1's figures, accumulated over the pieces.

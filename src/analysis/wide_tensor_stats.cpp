@@ -131,11 +131,13 @@ WideScanScratch::Memory& WideScanScratch::memory() {
 }
 
 struct WideTensorScan::State {
-  State(TensorStats& stats, double eps_, uint32_t bins_, uint64_t unit_bytes)
-      : s(stats), eps(eps_), bins(bins_) {
+  State(TensorStats& stats, double eps_, uint32_t bins_, uint64_t unit_bytes, const BlockScale* scale_)
+      : s(stats), eps(eps_), bins(bins_), scale(scale_) {
     const DTypeInfo& info = dtype_info(s.dtype);
     const bool blocks = info.block_elements > 1;
-    vt = blocks ? DType::F32 : s.dtype;  // block types are decoded to float32; s.dtype stays the stored type
+    // Block types are decoded to float32, and scaled float8 is multiplied out in it; s.dtype stays the
+    // stored type.
+    vt = blocks || scale ? DType::F32 : s.dtype;
     width = dtype_bits(vt) / 8;
     key_shift = width * 8 - 16;
     const uint64_t align = blocks ? info.block_bytes : dtype_bits(s.dtype) / 8;
@@ -151,6 +153,10 @@ struct WideTensorScan::State {
   }
 
   uint64_t begin(size_t u) const { return std::min<uint64_t>(s.bytes, u * step); }
+  // The scale of unit u's values (its first element's index with it), or none.
+  wide_stats::Scaling scaled(size_t u) const {
+    return {scale, scale ? begin(u) / (dtype_bits(s.dtype) / 8) : 0};
+  }
   uint64_t end(size_t u) const { return std::min<uint64_t>(s.bytes, begin(u) + step); }
   void plan();  // after the last unit of pass 1
   void bin_whole_buckets();
@@ -164,6 +170,7 @@ struct WideTensorScan::State {
   TensorStats& s;
   const double eps;
   const uint32_t bins;
+  const BlockScale* scale;
   DType vt = DType::F32;
   unsigned width = 4, key_shift = 16;
   uint64_t step = 0;
@@ -376,8 +383,9 @@ void WideTensorScan::State::finish() {
   tests = BucketTests();
 }
 
-WideTensorScan::WideTensorScan(TensorStats& s, double eps, uint32_t bins, uint64_t unit_bytes)
-    : state_(std::make_unique<State>(s, eps, bins, unit_bytes)) {}
+WideTensorScan::WideTensorScan(TensorStats& s, double eps, uint32_t bins, uint64_t unit_bytes,
+                               const BlockScale* scale)
+    : state_(std::make_unique<State>(s, eps, bins, unit_bytes, scale)) {}
 
 WideTensorScan::~WideTensorScan() = default;
 
@@ -401,15 +409,16 @@ WideTensorScan::UnitEnd WideTensorScan::first_pass(size_t unit, const FileSource
   uint32_t* own = m.key_buckets.data();
   if (!m.key_buckets_clear) std::fill(m.key_buckets.begin(), m.key_buckets.end(), 0);
   m.key_buckets_clear = false;
-  const bool complete = for_each_piece(file, offset + st.begin(unit), unit_bytes(unit), st.s.dtype, buffer,
-                                       buffer_bytes, cancel, m.pieces, [&](Piece& p) {
-                                         r.nan += p.nan;
-                                         r.inf += p.inf;
-                                         p.nan = p.inf = 0;
-                                         r.finite += p.elements;
-                                         add_pass_one(p, st.eps, r.one);
-                                         count_key_buckets(p, st.key_shift, own);
-                                       });
+  const bool complete =
+      for_each_piece(file, offset + st.begin(unit), unit_bytes(unit), st.s.dtype, st.scaled(unit), buffer,
+                     buffer_bytes, cancel, m.pieces, [&](Piece& p) {
+                       r.nan += p.nan;
+                       r.inf += p.inf;
+                       p.nan = p.inf = 0;
+                       r.finite += p.elements;
+                       add_pass_one(p, st.eps, r.one);
+                       count_key_buckets(p, st.key_shift, own);
+                     });
   if (!complete) return UnitEnd::Cancelled;
   // Only the buckets from that of the unit's least value to that of its greatest hold counts: the rest of
   // the table is neither merged nor cleared, which a small tensor's unit paid for all 65,536.
@@ -446,15 +455,16 @@ WideTensorScan::UnitEnd WideTensorScan::second_pass(size_t unit, const FileSourc
     if (!narrow) local.values.resize(st.slot_buckets.size());
     WideScanScratch::Memory& m = scratch.memory();
     m.pass_two.counts.assign(4 * static_cast<size_t>(st.bins), 0);
-    const bool complete = for_each_piece(file, offset + st.begin(unit), unit_bytes(unit), st.s.dtype, buffer,
-                                         buffer_bytes, cancel, m.pieces, [&](Piece& p) {
-                                           p.nan = p.inf = 0;
-                                           add_central_moments(p, st.mean, st.central[unit]);
-                                           if (narrow)
-                                             st.narrow_pass_two(p, st.tests, m.pass_two, st.tables);
-                                           else
-                                             st.wide_pass_two(p, st.tests, m.pass_two, local);
-                                         });
+    const bool complete =
+        for_each_piece(file, offset + st.begin(unit), unit_bytes(unit), st.s.dtype, st.scaled(unit), buffer,
+                       buffer_bytes, cancel, m.pieces, [&](Piece& p) {
+                         p.nan = p.inf = 0;
+                         add_central_moments(p, st.mean, st.central[unit]);
+                         if (narrow)
+                           st.narrow_pass_two(p, st.tests, m.pass_two, st.tables);
+                         else
+                           st.wide_pass_two(p, st.tests, m.pass_two, local);
+                       });
     if (!complete) return UnitEnd::Cancelled;
     std::lock_guard lock(st.mutex);
     for (size_t j = 0; j < 4; ++j)

@@ -1,4 +1,5 @@
-// Statistics of a 32- or 64-bit tensor (F32, F64, I32, U32, I64, U64), or of a ggml block type's float32
+// Statistics of a 32- or 64-bit tensor (F32, F64, I32, U32, I64, U64), of a float8 weight times its scales
+// (analysis/block_scale.h), or of a ggml block type's float32
 // values (its level form, formats/ggml_levels.h, where it has one: each group's levels weighted by how many
 // elements hold them; else decoded element by element, formats/ggml_dequant.h), read twice, a piece at a
 // time. Pass 1: the sum and sum of squares, min, max, zeros, NaN/Inf, and a count per 16-bit order-preserving
@@ -18,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "analysis/block_scale.h"
 #include "analysis/weight_stats.h"
 #include "io/file_source.h"
 
@@ -41,8 +43,10 @@ class WideTensorScan {
  public:
   // `s` arrives with name, dtype, shape, numel and bytes set and stays the caller's; it is complete once
   // every unit of both passes has run. Units hold at most `unit_bytes`, and at most 256 MiB (at least one
-  // element or block).
-  WideTensorScan(TensorStats& s, double eps, uint32_t bins, uint64_t unit_bytes);
+  // element or block). `scale` (a float8 weight's, or null) must outlive the scan: the values are then
+  // code x scale in float32.
+  WideTensorScan(TensorStats& s, double eps, uint32_t bins, uint64_t unit_bytes,
+                 const BlockScale* scale = nullptr);
   ~WideTensorScan();
   WideTensorScan(const WideTensorScan&) = delete;
   WideTensorScan& operator=(const WideTensorScan&) = delete;

@@ -185,6 +185,7 @@ void stream_spectrum_json(const ModelSpectrum& s, const RunInfo& run, bool value
     w.key("block").value(m.block);
     w.key("role").value(m.role);
     w.key("dtype").value(dtype_info(m.dtype).short_name);
+    w.key("scaled_by").text_or_null(m.scaled_by);
     w.key("rows").value(m.rows);
     w.key("cols").value(m.cols);
     w.key("design_rank").value(x.design_rank);

@@ -1,5 +1,6 @@
 #include "report/stats_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -93,6 +94,15 @@ std::string render_stats_console(const WeightStats& s, bool color) {
   char eps[128];
   std::snprintf(eps, sizeof eps, "eps = %g; kurtosis is excess (0 for a normal distribution)", s.eps);
   w.footnote(eps);
+  const auto scaled = std::count_if(s.tensors.begin(), s.tensors.end(),
+                                    [](const TensorStats& t) { return !t.scaled_by.empty(); });
+  if (scaled)
+    w.footnote(std::to_string(scaled) + " float8 weight" + (scaled == 1 ? "" : "s") +
+               ": the values are code x the scale of its block (the tensor beside it, e.g. " +
+               std::find_if(s.tensors.begin(), s.tensors.end(),
+                            [](const TensorStats& t) { return !t.scaled_by.empty(); })
+                   ->scaled_by +
+               "), in float32");
   return w.take();
 }
 
@@ -121,6 +131,7 @@ void stream_stats_json(const WeightStats& s, const RunInfo& run, const JsonWrite
     w.newline().begin_object();
     w.key("name").value(t.name);
     w.key("dtype").value(dtype_info(t.dtype).short_name);
+    w.key("scaled_by").text_or_null(t.scaled_by);
     w.key("shape").begin_array();
     for (uint64_t d : t.shape) w.value(d);
     w.end_array();

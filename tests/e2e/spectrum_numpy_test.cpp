@@ -298,5 +298,42 @@ TEST_F(SpectrumNumpy, TruncatedSpectrumGivesBoundsNotValues) {
   EXPECT_NE(console.out.find("≥ 32/512"), std::string::npos) << console.out;
 }
 
+// A block-FP8 weight is analysed as W = code x the scale of its block (rows and columns no multiple of the
+// 128 blocks), against the reference's own dequantization; its scale is skipped as no weight matrix.
+TEST(SpectrumFloat8, BlockScaledWeightsAreTheirValuesNotTheirCodes) {
+  if (!numpy_available()) GTEST_SKIP() << kPython << " with numpy is not installed";
+  test::TempDir dir;
+  uint64_t state = 7;
+  auto next = [&state] { return (state = state * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  std::string codes(300 * 200, '\0');
+  for (char& c : codes) c = static_cast<char>((next() % 0x7f) | (next() & 1 ? 0x80 : 0));  // never NaN
+  std::vector<double> scales(3 * 2);
+  for (size_t i = 0; i < scales.size(); ++i) scales[i] = std::ldexp(1.0, -static_cast<int>(i) - 4);
+  write_safetensors(dir / "fp8.safetensors", {{"w.weight", DType::F8_E4M3, {300, 200}, codes},
+                                              {"w.weight_scale_inv", DType::F32, {3, 2}, as_f32(scales)}});
+  auto ours = test::run_cli("spectrum " + quoted(dir / "fp8.safetensors") + " --json --values");
+  if (ours.exit_code == 10) GTEST_SKIP() << "no LAPACK: apt-get install libopenblas0-pthread";
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  auto ref = run_shell(std::string(kPython) + " " +
+                       quoted(fs::path(MA_SOURCE_DIR) / "scripts" / "spectrum_reference.py") + " " +
+                       quoted(dir / "fp8.safetensors"));
+  ASSERT_EQ(ref.exit_code, 0) << ref.err;
+  const json::Document our_doc = json::Document::parse(ours.out, "ours");
+  const json::Document ref_doc = json::Document::parse(ref.out, "reference");
+  const auto& tensors = our_doc.root().find("tensors")->items();
+  ASSERT_EQ(tensors.size(), 1u);
+  EXPECT_EQ(tensors[0].find("scaled_by")->as_string(), "w.weight_scale_inv");
+  const json::Value* want = ref_doc.root().find("tensors")->find("w.weight");
+  ASSERT_NE(want, nullptr);
+  const std::vector<double> s = numbers(tensors[0].find("singular_values")),
+                            s_ref = numbers(want->find("singular_values"));
+  ASSERT_EQ(s.size(), s_ref.size());
+  for (size_t i = 0; i < s.size(); ++i) ASSERT_NEAR(s[i], s_ref[i], 2e-6 * s_ref.front()) << "σ_" << i;
+  EXPECT_EQ(tensors[0].find("actual_rank")->as_uint(), want->find("actual_rank")->as_uint());
+  const auto& skipped = our_doc.root().find("skipped")->items();
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].as_string(), "w.weight_scale_inv: a quantization scale, not a weight matrix");
+}
+
 }  // namespace
 }  // namespace ma

@@ -256,6 +256,33 @@ std::vector<TensorToWrite> all_dtype_tensors() {
   return t;
 }
 
+// Float8 weights beside their scales (block FP8 over a shape no multiple of 128, per row in BF16, per tensor,
+// and a scale whose shape fits no block grid, which is then not applied), each code random, the scales varied
+// so that every block differs.
+std::vector<TensorToWrite> scaled_float8_tensors() {
+  Rng rng(99);
+  const FloatFormat& e4m3 = float_formats()[4];
+  const FloatFormat& e5m2 = float_formats()[5];
+  const FloatFormat& bf16 = float_formats()[3];
+  EXPECT_EQ(e4m3.dtype, DType::F8_E4M3);
+  EXPECT_EQ(e5m2.dtype, DType::F8_E5M2);
+  auto codes = [&](const FloatFormat& f, const std::string& name, Shape shape) {
+    std::vector<uint64_t> bits(numel(shape));
+    for (auto& b : bits) b = encode(f, rng.weight(f.sigma * 40));
+    return from_bits(name, f.dtype, std::move(shape), bits);
+  };
+  auto scales = [&](const FloatFormat& f, const std::string& name, Shape shape) {
+    std::vector<uint64_t> bits(numel(shape));
+    for (auto& b : bits) b = encode(f, 1e-3 * (1 + rng.uniform()));
+    return from_bits(name, f.dtype, std::move(shape), bits);
+  };
+  const FloatFormat& f32 = float_formats()[1];
+  return {codes(e4m3, "block.weight", {300, 200}), scales(f32, "block.weight_scale_inv", {3, 2}),
+          codes(e5m2, "row.weight", {10, 7}),      scales(bf16, "row.weight_scale", {10, 1}),
+          codes(e4m3, "whole.weight", {5, 8}),     scales(f32, "whole.weight_scale", {}),
+          codes(e4m3, "misfit.weight", {4, 4}),    scales(f32, "misfit.weight_scale_inv", {3, 3})};
+}
+
 // ~5 million BF16 weights (2048 x 2448), with a few zeros, NaN and Inf sprinkled in, so the counting paths
 // run at a realistic scale.
 std::vector<TensorToWrite> large_bf16_tensor() {
@@ -345,6 +372,13 @@ void compare_tensor(const json::Value& ours, const json::Value& ref, const std::
     for (size_t i = 0; i < ref_shape.size(); ++i)
       expect_count(&shape->items()[i], &ref_shape[i], where + ".shape[" + std::to_string(i) + "]");
   }
+  const json::Value* scaled_by = member(ours, "scaled_by");
+  const json::Value* ref_scaled_by = member(ref, "scaled_by");
+  if (ref_scaled_by->is_null())
+    EXPECT_TRUE(scaled_by && scaled_by->is_null()) << where << ": scaled_by, reference null";
+  else
+    EXPECT_TRUE(scaled_by && scaled_by->is_string() && scaled_by->as_string() == ref_scaled_by->as_string())
+        << where << ": scaled_by, reference " << ref_scaled_by->as_string();
   for (const char* k : {"numel", "bytes", "nan_count", "inf_count", "rows", "cols", "design_rank"})
     expect_count(member(ours, k), member(ref, k), where + "." + k);
   for (const char* k : {"mean", "std", "var", "l2_norm", "kurtosis", "zeros_fraction", "near_zero_fraction"})
@@ -464,6 +498,22 @@ TEST(StatsNumpy, EveryDtypeAndSpecialValue) {
   auto tensors = all_dtype_tensors();
   write_safetensors(tmp / "all_dtypes.safetensors", tensors);
   EXPECT_EQ(compare_with_reference(tmp / "all_dtypes.safetensors"), tensors.size());
+}
+
+// Scaled float8 weights are statistics of code x scale, in float32; the scales are tensors of their own.
+TEST(StatsNumpy, Float8WeightsTimesTheirScales) {
+  MA_REQUIRE_NUMPY();
+  test::TempDir tmp;
+  const auto tensors = scaled_float8_tensors();
+  write_safetensors(tmp / "fp8.safetensors", tensors);
+  EXPECT_EQ(compare_with_reference(tmp / "fp8.safetensors"), tensors.size());
+  const auto r = test::run_cli("stats " + quoted(tmp / "fp8.safetensors") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(
+      r.err.find("misfit.weight: its scale misfit.weight_scale_inv [3, 3] fits no block grid over [4, 4]"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("\"scaled_by\":\"block.weight_scale_inv\""), std::string::npos);
 }
 
 TEST(StatsNumpy, FiveMillionBf16) {

@@ -152,11 +152,17 @@ TEST(WeightScanUnits, ATwoPassTensorSplitIntoUnitsGivesWhatOneUnitGives) {
     out << f32 << f64 << q4k << q80;
   }
   std::vector<ScanItem> items = {
-      {"f32", file, 0, f32.size(), DType::F32, Shape{300'001}, 300'001},
-      {"f64", file, f32.size(), f64.size(), DType::F64, Shape{70'001}, 70'001},
-      {"q4_k", file, f32.size() + f64.size(), q4k.size(), DType::Q4_K, Shape{2'000 * 256}, 2'000 * 256},
-      {"q8_0", file, f32.size() + f64.size() + q4k.size(), q80.size(), DType::Q8_0, Shape{5'000 * 32},
-       5'000 * 32},
+      {"f32", file, 0, f32.size(), DType::F32, Shape{300'001}, 300'001, {}},
+      {"f64", file, f32.size(), f64.size(), DType::F64, Shape{70'001}, 70'001, {}},
+      {"q4_k", file, f32.size() + f64.size(), q4k.size(), DType::Q4_K, Shape{2'000 * 256}, 2'000 * 256, {}},
+      {"q8_0",
+       file,
+       f32.size() + f64.size() + q4k.size(),
+       q80.size(),
+       DType::Q8_0,
+       Shape{5'000 * 32},
+       5'000 * 32,
+       {}},
   };
   ScanOptions whole;
   whole.bins = 32;
@@ -220,7 +226,8 @@ TEST(WeightScanUnits, SignedZerosAtEitherEndKeepTheirCounts) {
     std::ofstream out(file, std::ios::binary);
     for (size_t t = 0; t < tensors.size(); ++t) {
       out.write(reinterpret_cast<const char*>(tensors[t].data()), 3000 * 4);
-      items.push_back({"t" + std::to_string(t), file, t * 3000 * 4, 3000 * 4, DType::F32, Shape{3000}, 3000});
+      items.push_back(
+          {"t" + std::to_string(t), file, t * 3000 * 4, 3000 * 4, DType::F32, Shape{3000}, 3000, {}});
     }
   }
   ScanOptions options;
@@ -246,11 +253,23 @@ TEST(WeightScanUnits, AFailedUnitEndsTheScanWithItsErrorAndReleasesTheWaitingThr
   const fs::path big_file = tmp / "big.bin", small_file = tmp / "small.bin";
   std::ofstream(big_file, std::ios::binary) << big;
   std::ofstream(small_file, std::ios::binary) << small;
-  std::vector<ScanItem> items = {{"runs past the end", big_file, 0, big.size() + 4096, DType::F32,
-                                  Shape{4'000'001 + 1024}, 4'000'001 + 1024}};
+  std::vector<ScanItem> items = {{"runs past the end",
+                                  big_file,
+                                  0,
+                                  big.size() + 4096,
+                                  DType::F32,
+                                  Shape{4'000'001 + 1024},
+                                  4'000'001 + 1024,
+                                  {}}};
   for (uint64_t i = 0; i < 8; ++i)
-    items.push_back(
-        {"small " + std::to_string(i), small_file, i * 40'000, 40'000, DType::F32, Shape{10'000}, 10'000});
+    items.push_back({"small " + std::to_string(i),
+                     small_file,
+                     i * 40'000,
+                     40'000,
+                     DType::F32,
+                     Shape{10'000},
+                     10'000,
+                     {}});
   ScanOptions options;
   options.threads = 4;
   for (int attempt = 0; attempt < 10; ++attempt) {  // the threads' timing differs from run to run
@@ -272,7 +291,7 @@ TEST(WeightScanUnits, ACancelledScanEndsInterrupted) {
     std::ofstream out(file, std::ios::binary);
     out << f32;
   }
-  const std::vector<ScanItem> items = {{"f32", file, 0, f32.size(), DType::F32, Shape{200'001}, 200'001}};
+  const std::vector<ScanItem> items = {{"f32", file, 0, f32.size(), DType::F32, Shape{200'001}, 200'001, {}}};
   std::atomic<bool> cancel{false};
   ScanOptions options;
   options.threads = 4;

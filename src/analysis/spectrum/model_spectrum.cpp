@@ -16,12 +16,14 @@ struct MatrixShape {
   uint64_t count = 1, rows = 0, cols = 0;  // count > 1: a stacked expert tensor [count, rows, cols]
 };
 
-// A 2-D tensor is a matrix; a 3-D one only when it stacks experts ([experts, rows, cols]): other 3-D
-// tensors are kernels (Mamba's conv1d [channels, 1, width]), not a pile of matrices.
+// A 2-D tensor is a matrix, unless it holds a quantization's scales; a 3-D one only when it stacks experts
+// ([experts, rows, cols]): other 3-D tensors are kernels (Mamba's conv1d [channels, 1, width]), not a pile of
+// matrices.
 std::optional<MatrixShape> matrix_shape(const ScanItem& item) {
   const Shape& shape = item.shape;
-  if (shape.size() == 2) return MatrixShape{1, shape[0], shape[1]};
   const Block block = place_tensor(item.name).block;
+  if (block == Block::Quantization) return std::nullopt;  // scales (block FP8's [rows/128, cols/128]), not W
+  if (shape.size() == 2) return MatrixShape{1, shape[0], shape[1]};
   if (shape.size() == 3 && (block == Block::MoeExpert || block == Block::SharedExpert))
     return MatrixShape{shape[0], shape[1], shape[2]};
   return std::nullopt;
@@ -41,10 +43,12 @@ MatrixSpectrum analyse(const ScanItem& item, const MatrixShape& m, uint64_t expe
   MatrixSpectrum r;
   r.name = m.count > 1 ? item.name + "[" + std::to_string(expert) + "]" : item.name;
   r.dtype = item.dtype;
+  if (item.scale) r.scaled_by = item.scale->tensor;
   r.rows = m.rows;
   r.cols = m.cols;
   const uint64_t numel = m.rows * m.cols;
   read_elements_as_float(file, item, expert * numel, numel, w, decoder);
+  if (item.scale) item.scale->apply(expert * numel, w.data(), static_cast<size_t>(numel));  // W, not codes
   // Mean, variance and sparsity over the elements (NaN/Inf make the decomposition meaningless: refused).
   double sum = 0, sum_sq = 0;
   uint64_t near_zero = 0;
@@ -107,7 +111,9 @@ ModelSpectrum compute_model_spectrum(const PlannedScan& plan, const SpectrumOpti
   for (const ScanItem& item : plan.items) {
     const std::optional<MatrixShape> m = matrix_shape(item);
     if (!m) {
-      if (item.shape.size() > 2)
+      if (place_tensor(item.name).block == Block::Quantization)
+        out.skipped.push_back(item.name + ": a quantization scale, not a weight matrix");
+      else if (item.shape.size() > 2)
         out.skipped.push_back(item.name + ": " + std::to_string(item.shape.size()) + "-D, not a matrix");
       continue;
     }

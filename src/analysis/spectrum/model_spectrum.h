@@ -33,6 +33,8 @@ struct MatrixSpectrum {
   std::string name;        // the tensor's; "name[e]" for expert e of a stacked expert tensor
   std::string local_name;  // inside its layer, without ".weight": "mlp.experts.3.down_proj"; else the name
   DType dtype = DType::F32;
+  std::string
+      scaled_by;  // a float8 weight's scale tensor: the matrix is code x scale (analysis/block_scale.h)
   uint64_t rows = 0, cols = 0;
   std::optional<uint32_t> layer;
   std::string block, role;
