@@ -90,14 +90,22 @@ void compare_pair(Worker& w, const Pair& p, TensorDrift& d) {
     }
     read_side(w, ta, by_row ? p.rotary_head_dim_a : 0, first, n, w.raw_a, w.a.data());
     read_side(w, tb, by_row ? p.rotary_head_dim_b : 0, first, n, w.raw_b, w.b.data());
-    // Pairs where either side is NaN or Inf are left out of every sum (they would poison them all).
+    // Pairs where either side is NaN or Inf are left out of every sum (they would poison them all), and
+    // counted: a value that became NaN or Inf is a change no sum shows.
     size_t k = 0;
-    for (size_t i = 0; i < n; ++i)
-      if (std::isfinite(w.a[i]) && std::isfinite(w.b[i])) {
-        w.a[k] = w.a[i];
-        w.b[k] = w.b[i];
+    for (size_t i = 0; i < n; ++i) {
+      const double x = w.a[i], y = w.b[i];
+      const bool fa = std::isfinite(x), fb = std::isfinite(y);
+      if (fa && fb) {
+        w.a[k] = x;
+        w.b[k] = y;
         ++k;
+        continue;
       }
+      d.nonfinite_a += !fa;
+      d.nonfinite_b += !fb;
+      d.nonfinite_changed += fa || fb || (std::isnan(x) != std::isnan(y)) || (!std::isnan(x) && x != y);
+    }
     for (size_t i = 0; i < k; ++i) {
       const double x = w.a[i], y = w.b[i], dxy = y - x;
       aa += x * x;
@@ -117,6 +125,7 @@ void compare_pair(Worker& w, const Pair& p, TensorDrift& d) {
   d.std_ratio = d.std_a > 0 ? d.std_b / d.std_a : NAN;  // undefined for a constant A (JSON null)
   d.rel_l2 = aa > 0 ? std::sqrt(diff2 / aa) : (diff2 > 0 ? INFINITY : 0);
   d.cosine = aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : (aa == 0 && bb == 0 ? 1 : 0);
+  if (ma.n == 0 && d.numel > 0) d.rel_l2 = d.cosine = NAN;  // no pair finite on both sides: undefined (null)
   d.max_abs_diff = max_diff;
   d.sum_a2 = aa;
   d.sum_b2 = bb;
@@ -173,6 +182,8 @@ const char* drift_rule_name(DriftRule r) {
       return "cosine";
     case kMaxAbsDiffRule:
       return "max_abs_diff";
+    case kNonFiniteRule:
+      return "nonfinite_changed";
   }
   return "?";
 }
@@ -299,7 +310,7 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
   std::map<int64_t, LayerDrift> layers;  // -1: outside the layer stack
   std::map<int64_t, double> aa, bb, ab, dd;
   for (TensorDrift& d : c.tensors) {
-    d.flagged_by = 0;
+    d.flagged_by = d.nonfinite_changed ? uint32_t{kNonFiniteRule} : 0u;
     if (d.mean_drift > c.mean_threshold) d.flagged_by |= kMeanDriftRule;
     if (c.rel_l2_threshold > 0 && d.rel_l2 > c.rel_l2_threshold) d.flagged_by |= kRelL2Rule;
     if (d.cosine < c.cosine_threshold) d.flagged_by |= kCosineRule;

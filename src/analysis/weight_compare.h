@@ -30,6 +30,9 @@ struct TensorDrift {
   double rel_l2 = 0;     // ||B - A|| / ||A|| (0 when both are zero)
   double cosine = 0;     // <A, B> / (||A|| ||B||); 1 when both are zero
   double max_abs_diff = 0;
+  // NaN or ±Inf elements, which the sums above leave out; and the elements where A and B differ in them (a
+  // NaN in B where A is finite, +Inf for -Inf): a diverged fine-tune, whatever its finite values say.
+  uint64_t nonfinite_a = 0, nonfinite_b = 0, nonfinite_changed = 0;
   uint32_t flagged_by = 0;  // the DriftRule bits this tensor breaks
   bool flagged = false;     // flagged_by != 0
   // The sums the per-layer figures are pooled from.
@@ -42,10 +45,14 @@ enum DriftRule : uint32_t {
   kRelL2Rule = 2,       // ||B-A||/||A|| > rel_l2_threshold
   kCosineRule = 4,      // cosine < cosine_threshold
   kMaxAbsDiffRule = 8,  // max |B-A| > max_abs_threshold
+  kNonFiniteRule =
+      16,  // an element is NaN or ±Inf on one side and not (or not the same) on the other; always on
 };
-// "mean_drift", "rel_l2", "cosine", "max_abs_diff": the rule's figure, as the JSON names it.
+// "nonfinite_changed", "mean_drift", "rel_l2", "cosine", "max_abs_diff": the rule's figure, as the JSON
+// names it.
 const char* drift_rule_name(DriftRule r);
-inline constexpr DriftRule kDriftRules[] = {kMeanDriftRule, kRelL2Rule, kCosineRule, kMaxAbsDiffRule};
+inline constexpr DriftRule kDriftRules[] = {kNonFiniteRule, kMeanDriftRule, kRelL2Rule, kCosineRule,
+                                            kMaxAbsDiffRule};
 
 // Per decoder layer (and one row, layer = nullopt, for everything outside the stack).
 struct LayerDrift {

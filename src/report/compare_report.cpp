@@ -14,13 +14,18 @@
 namespace ma {
 namespace {
 
-// Tensor indices, most changed first (||B-A||/||A||, then max |B-A|).
+// Tensor indices, most changed first (elements that became or stopped being NaN/Inf, then ||B-A||/||A||, then
+// max |B-A|).
 std::vector<size_t> ranked(const WeightComparison& c) {
   std::vector<size_t> order(c.tensors.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
     const TensorDrift &a = c.tensors[x], &b = c.tensors[y];
-    return a.rel_l2 != b.rel_l2 ? a.rel_l2 > b.rel_l2 : a.max_abs_diff > b.max_abs_diff;
+    if (a.nonfinite_changed != b.nonfinite_changed) return a.nonfinite_changed > b.nonfinite_changed;
+    // An undefined ratio (no pair finite on both sides) ranks as the largest.
+    const double ra = std::isnan(a.rel_l2) ? INFINITY : a.rel_l2,
+                 rb = std::isnan(b.rel_l2) ? INFINITY : b.rel_l2;
+    return ra != rb ? ra > rb : a.max_abs_diff > b.max_abs_diff;
   });
   return order;
 }
@@ -48,15 +53,16 @@ std::vector<std::string> tensor_row(const TensorDrift& d) {
           std::string(module_class_name(d.module_class)),
           table_number(d.mean_drift),
           defined(d.std_ratio),
-          table_number(d.rel_l2),
-          table_number(d.cosine),
+          defined(d.rel_l2),
+          defined(d.cosine),
           table_number(d.max_abs_diff),
+          with_thousands(d.nonfinite_changed),
           flagged_by_text(d)};
 }
 
-const std::vector<std::string> kTensorHeader = {"Tensor",       "Layer",     "Class",
-                                                "|Mean drift|", "Std ratio", "||B-A||/||A||",
-                                                "Cosine",       "Max |B-A|", "Flagged by"};
+const std::vector<std::string> kTensorHeader = {"Tensor",          "Layer",         "Class",  "|Mean drift|",
+                                                "Std ratio",       "||B-A||/||A||", "Cosine", "Max |B-A|",
+                                                "NaN/Inf changed", "Flagged by"};
 const std::vector<std::string> kLayerHeader = {"Layer",  "Elements",  "||B-A||/||A||",
                                                "Cosine", "Max |B-A|", "Flagged"};
 
@@ -66,10 +72,17 @@ std::vector<std::string> layer_row(const LayerDrift& l) {
 }
 
 std::string counts_line(const WeightComparison& c) {
-  size_t flagged = 0;
-  for (const TensorDrift& d : c.tensors) flagged += d.flagged;
+  size_t flagged = 0, nonfinite = 0;
+  for (const TensorDrift& d : c.tensors) {
+    flagged += d.flagged;
+    nonfinite += d.nonfinite_changed > 0;
+  }
+  // Values that became (or stopped being) NaN or Inf always flag their tensor: said only when there are any.
   return std::to_string(c.tensors.size()) + " tensors compared, " + std::to_string(flagged) + " flagged (" +
-         flag_rules_text(c) + "), " + std::to_string(c.missing_in_b.size()) + " missing in B, " +
+         flag_rules_text(c) + ")" +
+         (nonfinite ? ", " + std::to_string(nonfinite) + " of them with NaN/Inf where the other side has none"
+                    : std::string()) +
+         ", " + std::to_string(c.missing_in_b.size()) + " missing in B, " +
          std::to_string(c.extra_in_b.size()) + " extra in B, " + std::to_string(c.shape_mismatch.size()) +
          " shape mismatches";
 }
@@ -239,6 +252,9 @@ void stream_compare_json(const WeightComparison& c, const RunInfo& run, const Js
     w.key("rel_l2").value(d.rel_l2);
     w.key("cosine").value(d.cosine);
     w.key("max_abs_diff").value(d.max_abs_diff);
+    w.key("nonfinite_a").value(d.nonfinite_a);
+    w.key("nonfinite_b").value(d.nonfinite_b);
+    w.key("nonfinite_changed").value(d.nonfinite_changed);
     w.key("flagged").value(d.flagged);
     w.key("flagged_by").begin_array();
     for (DriftRule r : kDriftRules)
@@ -256,7 +272,7 @@ void stream_compare_json(const WeightComparison& c, const RunInfo& run, const Js
 std::string render_compare_csv(const WeightComparison& c) {
   std::string out =
       "name,layer,module_class,dtype_a,dtype_b,shape,numel,mean_a,mean_b,mean_drift,std_a,std_b,std_ratio,"
-      "rel_l2,cosine,max_abs_diff,flagged,flagged_by\n";
+      "rel_l2,cosine,max_abs_diff,nonfinite_a,nonfinite_b,nonfinite_changed,flagged,flagged_by\n";
   for (size_t i : ranked(c)) {
     const TensorDrift& d = c.tensors[i];
     const std::vector<std::string> cells = {csv_text(d.name),
@@ -275,6 +291,9 @@ std::string render_compare_csv(const WeightComparison& c) {
                                             csv_number(d.rel_l2),
                                             csv_number(d.cosine),
                                             csv_number(d.max_abs_diff),
+                                            std::to_string(d.nonfinite_a),
+                                            std::to_string(d.nonfinite_b),
+                                            std::to_string(d.nonfinite_changed),
                                             d.flagged ? "true" : "false",
                                             flagged_by_text(d)};
     for (size_t k = 0; k < cells.size(); ++k) out += (k ? "," : "") + cells[k];

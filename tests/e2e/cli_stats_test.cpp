@@ -9,6 +9,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 #include <sstream>
@@ -418,6 +419,52 @@ TEST(CliCompare, UnrelatedCheckpointsAreFlaggedByDefault) {
   // Seed 001's rule alone (the others off) flags nothing here.
   d = json::Document::parse(run_cli(ab + " --rel-threshold 0 --cos-threshold -1").out, "compare");
   EXPECT_EQ(d.root().find("flagged")->as_uint(), 0u);
+}
+
+// A fine-tune that diverged: values that became NaN or Inf change no sum over the finite pairs, so they are
+// counted and always flag their tensor; a tensor with no pair finite on both sides has no ratio (null). The
+// same NaN on both sides is no change.
+TEST(CliCompare, ValuesThatBecameNanOrInfAreFlagged) {
+  TempDir dir;
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  write_safetensors(dir / "a.safetensors",
+                    {{"model.layers.0.mlp.up_proj.weight", DType::F32, {4}, f32({1, 2, 3, 4})},
+                     {"model.layers.0.mlp.down_proj.weight", DType::F32, {2}, f32({1, 2})},
+                     {"model.layers.1.mlp.up_proj.weight", DType::F32, {3}, f32({nan, 1, -inf})},
+                     {"model.layers.1.mlp.down_proj.weight", DType::F32, {2}, f32({1, 1})}});
+  write_safetensors(dir / "b.safetensors",
+                    {{"model.layers.0.mlp.up_proj.weight", DType::F32, {4}, f32({1, nan, 3, inf})},
+                     {"model.layers.0.mlp.down_proj.weight", DType::F32, {2}, f32({nan, nan})},
+                     {"model.layers.1.mlp.up_proj.weight", DType::F32, {3}, f32({nan, 1, -inf})},
+                     {"model.layers.1.mlp.down_proj.weight", DType::F32, {2}, f32({1, 1})}});
+  const std::string ab = "compare " + quoted(dir / "a.safetensors") + " " + quoted(dir / "b.safetensors");
+  CommandResult r = run_cli(ab + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "compare");
+  const json::Value& up = tensor(d, "model.layers.0.mlp.up_proj.weight");
+  EXPECT_EQ(up.find("nonfinite_changed")->as_uint(), 2u);
+  EXPECT_EQ(up.find("nonfinite_b")->as_uint(), 2u);
+  EXPECT_EQ(up.find("flagged_by")->items()[0].as_string(), "nonfinite_changed");
+  EXPECT_DOUBLE_EQ(up.find("rel_l2")->as_double(), 0.0);  // over the pairs finite on both sides: 1 and 3
+  const json::Value& down = tensor(d, "model.layers.0.mlp.down_proj.weight");
+  EXPECT_TRUE(down.find("rel_l2")->is_null());
+  EXPECT_TRUE(down.find("cosine")->is_null());
+  EXPECT_TRUE(down.find("flagged")->as_bool());
+  const json::Value& same = tensor(d, "model.layers.1.mlp.up_proj.weight");
+  EXPECT_EQ(same.find("nonfinite_a")->as_uint(), 2u);
+  EXPECT_EQ(same.find("nonfinite_changed")->as_uint(), 0u);
+  EXPECT_FALSE(same.find("flagged")->as_bool());
+  EXPECT_EQ(d.root().find("flagged")->as_uint(), 2u);
+  // Most changed first: the tensors that gained NaN/Inf (2 each; then the one with no ratio at all).
+  const auto& ranked = d.root().find("tensors")->items();
+  EXPECT_EQ(ranked[0].find("name")->as_string(), "model.layers.0.mlp.down_proj.weight");
+  EXPECT_EQ(ranked[1].find("name")->as_string(), "model.layers.0.mlp.up_proj.weight");
+  CommandResult console = run_cli(ab);
+  EXPECT_NE(
+      console.out.find("2 flagged (|mean drift| > 0.1, ||B-A||/||A|| > 0.5 or cosine < 0.9), 2 of them with "
+                       "NaN/Inf where the other side has none"),
+      std::string::npos)
+      << console.out;
 }
 
 TEST(CliCompare, ACheckpointAgainstItselfHasNoDrift) {

@@ -39,8 +39,8 @@ TEST(BlockScale, ApplyCrossesBlocksAndRows) {
   std::vector<float> v(15, 1.0f);
   s.apply(0, v.data(), 7);  // row 0 whole, then row 1's first two
   s.apply(7, v.data() + 7, 8);
-  const std::vector<float> want = {1, 1, 2, 2, 3,  //
-                                   1, 1, 2, 2, 3,  //
+  const std::vector<float> want = {1,  1,  2,  2,  3,  //
+                                   1,  1,  2,  2,  3,  //
                                    10, 10, 20, 20, 30};
   EXPECT_EQ(v, want);
 }
