@@ -48,6 +48,22 @@ double sum_kind(const PerfResult& r, std::string_view kind, double OpCost::*fiel
   return s;
 }
 
+// Pipeline parallel: the figures are one stage's, and a step's tokens pass the stages one after another, so
+// a batch gains nothing in tokens/s from more stages (each streams fewer weights, but for 1/pp of the step).
+TEST(PerfModel, PipelineStagesRunOneAfterAnother) {
+  auto m = load(MA_EXAMPLE_DIR);  // 2 layers
+  PerfInputs in;
+  in.batch = 8;
+  in.kv_len = 256;
+  const PerfResult one = model_performance(m->inv, m->report, in, round_machine());
+  in.parallel.pp = 2;
+  const PerfResult two = model_performance(m->inv, m->report, in, round_machine());
+  EXPECT_LT(two.total.t_est, one.total.t_est);  // a stage does half the layers
+  EXPECT_DOUBLE_EQ(two.tokens_per_s, 8 / (2 * two.total.t_est));
+  EXPECT_LE(two.tokens_per_s, one.tokens_per_s);
+  EXPECT_LE(two.mfu_est, one.mfu_est);
+}
+
 TEST(PerfModel, DenseDecodeGemmFlopsAreTwiceMatmulParamsTimesTokens) {
   auto m =
       load(MA_EXAMPLE_DIR);  // tiny Llama: H 64, 4 heads, 2 KV heads, head dim 16, I 160, V 512, 2 layers

@@ -515,8 +515,12 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
   r.tf_est = t.flops_theory / t.t_est / 1e12;
   r.tf_roofline_hbm = std::min(peak, hw.hbm_gbps * 1e9 * t.ai_hbm()) / 1e12;
   r.p_effective = t.flops_realizable > 0 ? peak * t.flops_theory / t.flops_realizable / 1e12 : 0;
-  r.mfu_est = t.flops_theory / (peak * t.t_est);
-  r.tokens_per_s = r.tokens / t.t_est;
+  // With pipeline parallel the figures are one stage's, and a step's tokens pass the pp stages one after
+  // another: the step takes pp x T_est, and each GPU is busy 1/pp of it (micro-batches would overlap the
+  // stages, but each then carries 1/pp of the batch: a memory-bound step is no faster for it).
+  const double stages = static_cast<double>(in.parallel.pp);
+  r.mfu_est = t.flops_theory / (peak * t.t_est * stages);
+  r.tokens_per_s = r.tokens / (t.t_est * stages);
   r.assumptions = {
       "every weight matrix [out, in] is a GEMM with M = tokens (decode: batch; prefill/train: batch x seq), "
       "K = in, N = out; F = 2 M K N",
@@ -530,7 +534,9 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
       "training: 3x forward FLOPs, weights read twice and gradients written once, AdamW with fp32 master "
       "weights (28 bytes and 10 FLOPs per parameter)",
       "tensor parallel splits every GEMM, the heads and the KV cache; expert parallel splits the experts; "
-      "pipeline parallel gives each GPU 1/pp of the layers (figures are one GPU's)",
+      "pipeline parallel gives each GPU 1/pp of the layers (figures are one GPU's, the average stage); the "
+      "stages run one after another, so tokens/s = tokens / (pp x T_est) and MFU counts each GPU busy 1/pp "
+      "of the step",
       "compute runs in the wider of the weight and activation dtypes",
       "encoder-decoder: the encoder runs over --seq source tokens in prefill and training only; a decode "
       "step "
