@@ -110,6 +110,23 @@ TEST(Plan, LargestContextAndBatchAreBoundaries) {
       device_budget(bm, s.split, p.max_batch + 1, p.context, PlanEngine::Transformers, k, 24 * kGiB).fits);
 }
 
+// vLLM pages the cache in blocks of 16 tokens: a context fits when its whole blocks do, so the largest one at
+// batch 1 is the pool's token count (a whole number of blocks), and one token more needs a block too many.
+TEST(Plan, VllmContextsFitInWholeBlocks) {
+  LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3.1-8B");
+  PlanRequest rq = on("24GB");
+  rq.engine = PlanEngine::Vllm;
+  const Plan p = make_plan(m->inv, m->report, rq);
+  const SplitPlan& s = split_of(p, 1, 1);
+  const uint64_t pool = s.budget.engine.kv_cache_tokens;
+  ASSERT_EQ(pool % 16, 0u);
+  EXPECT_EQ(p.max_context, pool);
+  rq.context = pool + 1;
+  EXPECT_FALSE(make_plan(m->inv, m->report, rq).fits);
+  rq.context = pool;
+  EXPECT_TRUE(make_plan(m->inv, m->report, rq).fits);
+}
+
 TEST(Plan, SplitsFollowHeadsKvHeadsAndMla) {
   LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3.1-8B");  // 32 heads, 8 KV heads
   const Plan three = make_plan(m->inv, m->report, on("3x24GB"));

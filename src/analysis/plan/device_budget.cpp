@@ -203,6 +203,16 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
   v.max_concurrency = context ? static_cast<double>(v.kv_cache_tokens) / static_cast<double>(context) : 0;
 }
 
+// The tokens of one sequence an engine's cache holds for a context: llama.cpp's cells (a multiple of 256),
+// vLLM's whole blocks of block_size (a context one token past the pool needs one more block, which vLLM
+// refuses to start without); the context itself elsewhere.
+uint64_t cached_tokens(PlanEngine engine, const EngineKnobs& k, uint64_t context) {
+  if (engine == PlanEngine::LlamaCpp) return llama_cpp_cells(context);
+  if (engine == PlanEngine::Vllm && k.block_size && *k.block_size > 0)
+    return memory::ceil_div(context, uint64_t{*k.block_size}) * *k.block_size;
+  return context;
+}
+
 }  // namespace
 
 uint64_t worker_startup_bytes(uint32_t tp) {
@@ -310,8 +320,8 @@ Budget device_budget(const BudgetModel& m, Split split, uint64_t batch, uint64_t
     st.end_layer = i + 1 < starts.size() ? starts[i + 1] : n;
     const bool first = i == 0, last = i + 1 == starts.size();
     const uint64_t weights = stage_weights(m.weights, st.first_layer, st.end_layer, first, last) / split.tp;
-    const StageCache cache = stage_cache(m, st.first_layer, st.end_layer, split.tp, batch,
-                                         engine == PlanEngine::LlamaCpp ? llama_cpp_cells(context) : context);
+    const StageCache cache =
+        stage_cache(m, st.first_layer, st.end_layer, split.tp, batch, cached_tokens(engine, knobs, context));
     st.bytes.capacity = device_bytes;
     EngineView view;
     fill_device(m, split, batch, context, engine, knobs, weights, cache, last, st.bytes, view);
