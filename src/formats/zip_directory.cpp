@@ -118,6 +118,7 @@ ZipDirectory read_zip_directory(const ByteSource& src) {
       bad(src, "central directory entry " + std::to_string(i), "runs past the directory");
     ZipEntry e;
     e.name.assign(dir, at + kCentralSize, name_len);
+    e.flags = static_cast<uint16_t>(le(dir, at + 8, 2));
     e.method = static_cast<uint16_t>(le(dir, at + 10, 2));
     e.compressed_size = le(dir, at + 20, 4);
     e.size = le(dir, at + 24, 4);
@@ -130,7 +131,11 @@ ZipDirectory read_zip_directory(const ByteSource& src) {
     at += kCentralSize + name_len + extra_len + comment_len;
   }
   out.by_name_.reserve(out.entries.size());
-  for (size_t i = 0; i < out.entries.size(); ++i) out.by_name_.emplace(out.entries[i].name, i);  // first wins
+  // A name twice is refused: Python's zipfile (and torch.load) take the last entry, other readers the first,
+  // so a second data.pkl could hide a payload from whichever reader checks the other one.
+  for (size_t i = 0; i < out.entries.size(); ++i)
+    if (!out.by_name_.emplace(out.entries[i].name, i).second)
+      bad(src, "entry '" + printable(out.entries[i].name) + "'", "appears twice in the central directory");
   return out;
 }
 
@@ -139,11 +144,19 @@ uint64_t zip_member_data_offset(const ByteSource& src, const ZipEntry& e) {
   if (e.method != 0)
     throw Error(ErrorKind::Unsupported, src.name(), field,
                 "compressed member (method " + std::to_string(e.method) + "): only stored members are read");
+  if (e.flags & 1)
+    throw Error(ErrorKind::Unsupported, src.name(), field, "encrypted member: its bytes are not its data");
   if (e.compressed_size != e.size) bad(src, field, "stored member whose compressed and plain sizes differ");
   std::string local;
   src.read_exact(e.local_header_offset, 30, local);
   if (le(local, 0, 4) != kLocalHeader) bad(src, field, "local header has a bad signature");
-  const uint64_t data = e.local_header_offset + 30 + le(local, 26, 2) + le(local, 28, 2);
+  // The local header must name the member the directory names: one region, one name, for every reader.
+  const uint64_t name_len = le(local, 26, 2);
+  std::string local_name;
+  if (name_len != e.name.size() || e.local_header_offset + 30 + name_len > src.size() ||
+      (src.read_exact(e.local_header_offset + 30, name_len, local_name), local_name != e.name))
+    bad(src, field, "local header names another member than the central directory");
+  const uint64_t data = e.local_header_offset + 30 + name_len + le(local, 28, 2);
   if (data > src.size() || e.size > src.size() - data) bad(src, field, "data runs past the end of the file");
   return data;
 }

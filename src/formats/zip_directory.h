@@ -15,6 +15,7 @@ namespace ma {
 
 struct ZipEntry {
   std::string name;
+  uint16_t flags = 0;   // general purpose bits: bit 0 = encrypted (not read)
   uint16_t method = 0;  // 0: stored; anything else is compressed and not read
   uint64_t compressed_size = 0;
   uint64_t size = 0;
@@ -37,11 +38,13 @@ inline constexpr uint64_t kMaxZipEntries = 1 << 20;
 // True when the source starts with a local file header ("PK\3\4").
 bool looks_like_zip(const ByteSource& src);
 
-// Throws Error(Malformed) for a broken or lying directory, Error(Limit) above kMaxZipEntries entries.
+// Throws Error(Malformed) for a broken or lying directory or a name that appears twice, Error(Limit) above
+// kMaxZipEntries entries.
 ZipDirectory read_zip_directory(const ByteSource& src);
 
-// Where a stored member's bytes begin (after its local header), checked to lie inside the source with its
-// whole size; throws Error(Malformed) otherwise and Error(Unsupported) for a compressed member.
+// Where a stored member's bytes begin (after its local header, which must carry the same name), checked to
+// lie inside the source with its whole size; throws Error(Malformed) otherwise and Error(Unsupported) for a
+// compressed or encrypted member.
 uint64_t zip_member_data_offset(const ByteSource& src, const ZipEntry& e);
 
 }  // namespace ma

@@ -1,0 +1,118 @@
+// The ZIP directory reader on archives built here byte by byte: a name the directory lists twice (a second
+// data.pkl that Python's zipfile, and so torch.load, would take instead of the first), a local header that
+// names another member than the directory, and an encrypted member are refused; a well-formed archive reads.
+#include "formats/zip_directory.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "io/byte_source.h"
+
+namespace ma {
+namespace {
+
+void put(std::string& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+struct Member {
+  std::string name, data;
+  std::string local_name;  // empty: the same as name
+  uint16_t flags = 0;
+};
+
+// A stored (uncompressed) archive of `members`, CRCs left 0 (the reader does not check them).
+std::string zip_of(const std::vector<Member>& members) {
+  std::string out, directory;
+  for (const Member& m : members) {
+    const std::string& local = m.local_name.empty() ? m.name : m.local_name;
+    const uint64_t offset = out.size();
+    put(out, 0x04034b50, 4);
+    put(out, 20, 2);
+    put(out, m.flags, 2);
+    put(out, 0, 2);  // stored
+    put(out, 0, 4);  // time, date
+    put(out, 0, 4);  // crc
+    put(out, m.data.size(), 4);
+    put(out, m.data.size(), 4);
+    put(out, local.size(), 2);
+    put(out, 0, 2);
+    out += local + m.data;
+    put(directory, 0x02014b50, 4);
+    put(directory, 20, 2);
+    put(directory, 20, 2);
+    put(directory, m.flags, 2);
+    put(directory, 0, 2);
+    put(directory, 0, 4);
+    put(directory, 0, 4);
+    put(directory, m.data.size(), 4);
+    put(directory, m.data.size(), 4);
+    put(directory, m.name.size(), 2);
+    put(directory, 0, 2);
+    put(directory, 0, 2);
+    put(directory, 0, 2);
+    put(directory, 0, 2);
+    put(directory, 0, 4);
+    put(directory, offset, 4);
+    directory += m.name;
+  }
+  const uint64_t at = out.size();
+  out += directory;
+  put(out, 0x06054b50, 4);
+  put(out, 0, 4);
+  put(out, members.size(), 2);
+  put(out, members.size(), 2);
+  put(out, directory.size(), 4);
+  put(out, at, 4);
+  put(out, 0, 2);
+  return out;
+}
+
+std::string error_of(const std::string& bytes, ErrorKind& kind) {
+  try {
+    const MemorySource src(bytes, "a.pt");
+    const ZipDirectory dir = read_zip_directory(src);
+    for (const ZipEntry& e : dir.entries) zip_member_data_offset(src, e);
+  } catch (const Error& e) {
+    kind = e.kind();
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ZipDirectory, AWellFormedArchiveReads) {
+  const std::string bytes = zip_of({{"a/data.pkl", "pickle", "", 0}, {"a/data/0", "0123", "", 0}});
+  const MemorySource src(bytes, "a.pt");
+  const ZipDirectory dir = read_zip_directory(src);
+  ASSERT_EQ(dir.entries.size(), 2u);
+  const ZipEntry* storage = dir.find("a/data/0");
+  ASSERT_NE(storage, nullptr);
+  EXPECT_EQ(bytes.substr(zip_member_data_offset(src, *storage), 4), "0123");
+}
+
+TEST(ZipDirectory, ANameListedTwiceIsRefused) {
+  ErrorKind kind{};
+  const std::string why = error_of(zip_of({{"a/data.pkl", "clean", "", 0}, {"a/data.pkl", "payload", "", 0}}), kind);
+  EXPECT_EQ(kind, ErrorKind::Malformed);
+  EXPECT_NE(why.find("entry 'a/data.pkl': appears twice in the central directory"), std::string::npos) << why;
+}
+
+TEST(ZipDirectory, ALocalHeaderNamingAnotherMemberIsRefused) {
+  ErrorKind kind{};
+  const std::string why = error_of(zip_of({{"a/data.pkl", "pickle", "a/other.pkl", 0}}), kind);
+  EXPECT_EQ(kind, ErrorKind::Malformed);
+  EXPECT_NE(why.find("local header names another member"), std::string::npos) << why;
+}
+
+TEST(ZipDirectory, AnEncryptedMemberIsNotRead) {
+  ErrorKind kind{};
+  const std::string why = error_of(zip_of({{"a/data.pkl", "pickle", "", 1}}), kind);
+  EXPECT_EQ(kind, ErrorKind::Unsupported);
+  EXPECT_NE(why.find("encrypted member"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace ma
