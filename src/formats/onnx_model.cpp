@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <mutex>
 #include <vector>
@@ -72,9 +73,23 @@ OnnxModel read_onnx(const ByteSource& src, const OnnxExternalSize& external_size
   const OnnxReadFunction read = reader(src.name());
   std::string bytes;
   src.read_exact(0, src.size(), bytes);
-  OnnxReadRequest request{bytes, src.name(), &external_size, limits};
+  // The module calls back for each external data file, and exceptions must not cross into it (it carries
+  // its own runtime: one unwinding through its frames aborts). A failing look-up is kept here and answered
+  // as "no such file", which ends the read; its own error is then the one thrown.
+  std::exception_ptr failed;
+  const OnnxExternalSize contained = [&](const std::string& location) -> std::optional<uint64_t> {
+    if (failed) return std::nullopt;
+    try {
+      return external_size(location);
+    } catch (...) {
+      failed = std::current_exception();
+      return std::nullopt;
+    }
+  };
+  OnnxReadRequest request{bytes, src.name(), &contained, limits};
   OnnxReadResult result;
   read(&request, &result);
+  if (failed) std::rethrow_exception(failed);
   if (result.error_kind)
     throw Error(static_cast<ErrorKind>(result.error_kind), result.file, result.field, result.rule,
                 result.offset);

@@ -13,9 +13,9 @@
 namespace ma {
 
 struct OnnxReadRequest {
-  std::string_view bytes;  // the whole .onnx file
-  std::string name;        // what errors call it
-  const OnnxExternalSize* external_size = nullptr;
+  std::string_view bytes;                           // the whole .onnx file
+  std::string name;                                 // what errors call it
+  const OnnxExternalSize* external_size = nullptr;  // never throws (read_onnx keeps the caller's errors)
   OnnxLimits limits;
 };
 

@@ -1,6 +1,7 @@
 // ONNX models through the built binary: `graph` (console and JSON), the report, `tensors` and `stats` on a
 // model written with ONNX's own protobuf classes, and the one-line refusals a user sees for bad ones.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 
@@ -110,6 +111,30 @@ TEST(CliOnnx, ExternalDataLeavingTheDirectoryIsOneLineExitFour) {
   EXPECT_NE(r.err.find("model.onnx: initializer 'model.layers.0.mlp.up_proj.weight'"), std::string::npos)
       << r.err;
   EXPECT_TRUE(r.out.empty());
+}
+
+// The external data look-ups run in the program while the ONNX module reads: their errors (a symbolic link
+// out of the directory, a FIFO) come back as the program's one line and exit code, not as an exception
+// unwinding through the module (which aborted).
+TEST(CliOnnx, ExternalDataThatIsALinkOutOrAFifoIsOneLine) {
+  TempDir tmp;
+  fs::create_directories(tmp / "m");
+  onnx::ModelProto m = tiny_onnx_model();
+  make_weight_external(m, "w.bin", "0", "24", tmp / "outside.bin");
+  write_onnx(tmp / "m" / "model.onnx", m);
+  fs::create_symlink(tmp / "outside.bin", tmp / "m" / "w.bin");
+  for (const char* command : {"tensors", "graph", "stats"}) {
+    CommandResult r = run_cli(std::string(command) + " " + quoted(tmp / "m" / "model.onnx"));
+    EXPECT_EQ(r.exit_code, 4) << command << ": " << r.err;
+    EXPECT_EQ(occurrences(r.err, "\n"), 1u) << r.err;
+    EXPECT_NE(r.err.find("external data 'w.bin': resolves outside the model's directory"), std::string::npos)
+        << r.err;
+  }
+  fs::remove(tmp / "m" / "w.bin");
+  ASSERT_EQ(::mkfifo((tmp / "m" / "w.bin").c_str(), 0600), 0);
+  CommandResult r = run_cli_timeout(20, "tensors " + quoted(tmp / "m" / "model.onnx"));
+  EXPECT_EQ(r.exit_code, 9) << r.err;
+  EXPECT_NE(r.err.find("w.bin: is a FIFO, not a regular file"), std::string::npos) << r.err;
 }
 
 TEST(CliOnnx, GraphOfAnotherFormatIsAUsageError) {

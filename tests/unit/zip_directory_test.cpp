@@ -95,7 +95,8 @@ TEST(ZipDirectory, AWellFormedArchiveReads) {
 
 TEST(ZipDirectory, ANameListedTwiceIsRefused) {
   ErrorKind kind{};
-  const std::string why = error_of(zip_of({{"a/data.pkl", "clean", "", 0}, {"a/data.pkl", "payload", "", 0}}), kind);
+  const std::string why =
+      error_of(zip_of({{"a/data.pkl", "clean", "", 0}, {"a/data.pkl", "payload", "", 0}}), kind);
   EXPECT_EQ(kind, ErrorKind::Malformed);
   EXPECT_NE(why.find("entry 'a/data.pkl': appears twice in the central directory"), std::string::npos) << why;
 }
