@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   try {
     code = run(args);
   } catch (const ma::Error& e) {
-    std::fprintf(stderr, "modelanalyzer: error: %s\n", ma::terminal_safe(e.what()).c_str());
+    std::fprintf(stderr, "modelanalyzer: error: %s\n", ma::terminal_safe(e.message()).c_str());
     code = e.exit_code();
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "modelanalyzer: error: out of memory\n");

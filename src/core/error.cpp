@@ -25,6 +25,10 @@ Error::Error(ErrorKind kind, std::string file, std::string field, std::string ru
       rule_(std::move(rule)),
       offset_(offset) {}
 
+std::string Error::message() const {
+  return compose(file_, field_, rule_, offset_);
+}
+
 std::string printable(std::string_view s, size_t max_len) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {

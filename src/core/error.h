@@ -32,6 +32,8 @@ class Error : public std::runtime_error {
   const std::string& rule() const { return rule_; }
   std::optional<uint64_t> offset() const { return offset_; }
   int exit_code() const { return static_cast<int>(kind_); }
+  // what() in full: a name with a NUL byte would end what()'s C string there, and the line with it.
+  std::string message() const;
 
  private:
   ErrorKind kind_;

@@ -9,4 +9,8 @@ namespace ma {
 
 std::string terminal_safe(std::string_view s);
 
+// True when terminal_safe leaves `s` as it is: valid UTF-8 without control characters. What a tensor name
+// must be to be printed, and written as JSON, unchanged.
+bool is_plain_text(std::string_view s);
+
 }  // namespace ma

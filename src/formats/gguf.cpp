@@ -8,6 +8,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/heap_pages.h"
+#include "core/text.h"
 
 namespace ma {
 namespace {
@@ -263,6 +264,9 @@ GgufTensorInfo read_tensor_info(HeaderReader& r, GgufFile& f, uint64_t index) {
   auto [nb, ne] = r.string(field);
   t.name = f.view(nb, ne);
   if (t.name.empty()) throw Error(ErrorKind::Malformed, r.name(), field, "a tensor without a name");
+  if (!is_plain_text(t.name))
+    throw Error(ErrorKind::Malformed, r.name(), tensor_field(t.name),
+                "the name is not UTF-8 text without control characters");
   field = tensor_field(t.name);
   const uint64_t n_dims = r.uint(4, field);
   if (n_dims == 0 || n_dims > kMaxDims)

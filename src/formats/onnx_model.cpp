@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "formats/onnx_reader_abi.h"
 
 namespace fs = std::filesystem;
@@ -63,6 +64,26 @@ OnnxReadFunction reader(const std::string& file) {
   return f;
 }
 
+// Every name the model gives its tensors, values and nodes, which the outputs print and write as JSON: the
+// protobuf's strings are bytes (proto2 does not check UTF-8), so text that is not is refused here.
+void check_names(const OnnxModel& m, const std::string& file) {
+  auto check = [&](const std::string& what, const std::string& name) {
+    if (!is_plain_text(name))
+      throw Error(ErrorKind::Malformed, file, what + " '" + printable(name) + "'",
+                  "the name is not UTF-8 text without control characters");
+  };
+  for (const StoredTensor& t : m.initializers) check("initializer", t.name);
+  for (const auto* values : {&m.inputs, &m.outputs, &m.edges})
+    for (const OnnxValue& v : *values) check("value", v.name);
+  for (const OnnxNode& n : m.nodes) {
+    check("node", n.name);
+    check("node op_type", n.op_type);
+    check("node domain", n.domain);
+    for (const auto* edges : {&n.inputs, &n.outputs})
+      for (const std::string& e : *edges) check("node input/output", e);
+  }
+}
+
 }  // namespace
 
 OnnxModel read_onnx(const ByteSource& src, const OnnxExternalSize& external_size, const OnnxLimits& limits) {
@@ -93,6 +114,7 @@ OnnxModel read_onnx(const ByteSource& src, const OnnxExternalSize& external_size
   if (result.error_kind)
     throw Error(static_cast<ErrorKind>(result.error_kind), result.file, result.field, result.rule,
                 result.offset);
+  check_names(result.model, src.name());
   return std::move(result.model);
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "formats/pickle_machine.h"
 #include "formats/zip_directory.h"
 
@@ -94,6 +95,8 @@ void walk(const ByteSource& src, const PickleValue* v, const std::string& path, 
       std::string name = key->kind == K::String ? key->text
                          : key->kind == K::Int  ? std::to_string(key->integer)
                                                 : "?";
+      if (!is_plain_text(name))
+        bad(src, "key '" + printable(child(name)) + "'", "not UTF-8 text without control characters");
       walk(src, value, child(name), depth + 1, seen, out);
     }
   } else {
@@ -151,6 +154,12 @@ TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::st
   std::vector<Found> found;
   std::set<const PickleValue*> seen;
   walk(src, root, "", 0, seen, found);
+  // One name, one tensor: a dict that sets a key twice (Python keeps the last), or keys 0 and "0" (both
+  // named "0"), would otherwise be counted twice.
+  std::set<std::string_view> names;
+  for (const Found& f : found)
+    if (!names.insert(f.path).second)
+      bad(src, "tensor '" + printable(f.path) + "'", "two tensors have this name (a key set twice?)");
   TorchCheckpoint ck;
   ck.format = std::move(format);
   ck.state_dict_path = state_dict_path(root);

@@ -152,6 +152,29 @@ TEST(CliPytorch, StoragesCountOnceAndATieNamesItsTensor) {
   EXPECT_TRUE(rows.at("embed.weight")->find("tied_to")->is_null());
 }
 
+// A tensor name is printed and written as JSON unchanged, and names one tensor: a key with an escape
+// sequence, and the keys 0 and "0" (both named "0"), are refused (exit 3) rather than printed raw or counted
+// twice. The checkpoints are written by a script with Python's standard library only.
+TEST(CliPytorch, KeysThatAreNotPlainTextOrNameTwoTensorsAreRefused) {
+  if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "/usr/bin/python3 is not installed";
+  test::TempDir tmp;
+  const fs::path script = fs::path(MA_SOURCE_DIR) / "tests" / "support" / "write_torch_zip.py";
+  const auto tensors_of = [&](const std::string& keys) {
+    const auto w = test::run_shell("/usr/bin/python3 " + test::quoted(script) + " " +
+                                   test::quoted(tmp / "m.pt") + " " + keys);
+    EXPECT_EQ(w.exit_code, 0) << w.err;
+    return test::run_cli("tensors " + test::quoted(tmp / "m.pt"));
+  };
+  EXPECT_EQ(tensors_of("w b").exit_code, 0);
+  auto r = tensors_of("w 'x\\x1b[2J'");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("key 'x\\x1b[2J': not UTF-8 text without control characters"), std::string::npos)
+      << r.err;
+  r = tensors_of("int:0 0");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("tensor '0': two tensors have this name"), std::string::npos) << r.err;
+}
+
 // Without ../shared too: a pickle written here whose REDUCE would call posix.system("touch ...") is refused
 // at its GLOBAL, under every name torch.save uses, before anything could run.
 TEST(CliPytorch, AHandWrittenMaliciousPickleIsRefusedEverywhere) {

@@ -138,6 +138,24 @@ TEST(GgufReader, EveryTruncationIsMalformed) {
   EXPECT_EQ(error_kind(whole.substr(0, whole.size() - 1)), ErrorKind::Malformed);
 }
 
+// Names are printed and written as JSON unchanged: bytes that are not UTF-8, a NUL or an escape sequence in a
+// tensor's name are refused (the GGUF spec's strings are UTF-8).
+TEST(GgufReader, TensorNamesMustBePlainText) {
+  for (const std::string& name : {std::string("tok\xff\xfe.weight"), std::string("tok\x1b[31m.weight"),
+                                  std::string("tok\0en.weight", 14)}) {
+    const std::string bytes = file_bytes({}, {{name, DType::F32, {4}, std::string(16, '\0')}});
+    try {
+      parse(bytes);
+      ADD_FAILURE() << "accepted " << printable(name);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Malformed);
+      EXPECT_NE(e.message().find("the name is not UTF-8 text without control characters"), std::string::npos)
+          << e.message();
+    }
+  }
+  EXPECT_NO_THROW(parse(file_bytes({}, {{"модель.weight", DType::F32, {4}, std::string(16, '\0')}})));
+}
+
 TEST(GgufReader, VersionsAndByteOrder) {
   EXPECT_EQ(parse(raw_header(0, 0, "", 2)).version, 2u);
   EXPECT_EQ(error_kind(raw_header(0, 0, "", 1)), ErrorKind::Unsupported);

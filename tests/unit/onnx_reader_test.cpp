@@ -162,6 +162,17 @@ TEST(OnnxReader, FourBitIntegersAreTwoPerByte) {
   EXPECT_EQ(kind_of(m.SerializeAsString()), ErrorKind::Malformed);
 }
 
+// Protobuf strings are bytes: an initializer or node name that is not UTF-8 text (or holds an escape
+// sequence) is refused, never printed raw nor written into JSON.
+TEST(OnnxReader, NamesMustBePlainText) {
+  onnx::ModelProto bad_initializer = test::tiny_onnx_model();
+  bad_initializer.mutable_graph()->mutable_initializer(0)->set_name("w\xff\xfe");
+  EXPECT_EQ(kind_of(bad_initializer.SerializeAsString()), ErrorKind::Malformed);
+  onnx::ModelProto bad_node = test::tiny_onnx_model();
+  bad_node.mutable_graph()->mutable_node(0)->set_name("n\x1b[2J");
+  EXPECT_EQ(kind_of(bad_node.SerializeAsString()), ErrorKind::Malformed);
+}
+
 TEST(OnnxReader, NotAModelIsMalformed) {
   EXPECT_EQ(kind_of("this is not a protobuf at all"), ErrorKind::Malformed);
   onnx::ModelProto no_graph = test::tiny_onnx_model();
