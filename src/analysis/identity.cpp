@@ -203,7 +203,8 @@ std::string display_name_of(std::string_view model_id) {
   std::error_code ec;
   const fs::path p{std::string(s)};
   if (s.empty() || !fs::exists(p, ec)) return std::string(model_id);
-  const fs::path absolute = fs::absolute(p, ec).lexically_normal();
+  fs::path absolute = fs::absolute(p, ec).lexically_normal();
+  if (!absolute.has_filename()) absolute = absolute.parent_path();  // "." and "..": the directory they name
   if (fs::is_directory(p, ec)) return absolute.filename().string();
   const std::string dir = absolute.parent_path().filename().string();
   return dir.empty() ? absolute.filename().string() : dir + "/" + absolute.filename().string();
@@ -217,7 +218,8 @@ Identity identify(const ReportInputs& in) {
   id.model_type = !a.root_model_type.empty() ? a.root_model_type : a.model_type;
   id.architecture_class = !a.architectures.empty() ? a.architectures.front() : a.architecture;
 
-  std::string name = normalize_model_id(model_name_from_id(id.model_id));
+  // From the name shown (a local directory's own name, "." included), not the argument as typed.
+  std::string name = normalize_model_id(model_name_from_id(id.display_name));
   std::string ambiguity;
   FamilyMatch m = match_family(in, id.model_type, id.architecture_class, name, ambiguity);
   if (m.row) {

@@ -122,7 +122,12 @@ LocalModelFiles locate_local_model(const std::string& arg) {
     }
     return m;
   }
-  if (!fs::is_directory(st)) throw Error(ErrorKind::Usage, arg, "", "not a regular file or directory");
+  if (!fs::is_directory(st))  // a FIFO or device: refused like one inside a model directory, never waited on
+    throw Error(ErrorKind::LocalIO, arg, "",
+                std::string(fs::is_fifo(st)                                      ? "is a FIFO"
+                            : fs::is_character_file(st) || fs::is_block_file(st) ? "is a device"
+                                                                                 : "is a socket") +
+                    ", not a regular file or directory; refusing to read it");
 
   m.root = p;
   // A name that exists is the model's file whatever its type: reading it (FileSource) then refuses a FIFO or

@@ -177,6 +177,18 @@ TEST(HostileInput, ATruncatedWeightFileNamedDirectlyIsMalformedNotUnknown) {
   EXPECT_EQ(run_cli("tensors " + quoted(dir / "notes.txt")).exit_code, 2) << "a name of no weight format";
 }
 
+// A FIFO or a device named as the model is refused like one inside a model directory (exit 9), not waited on.
+TEST(HostileInput, AFifoOrDeviceNamedAsTheModelIsRefused) {
+  TempDir dir;
+  ASSERT_EQ(::mkfifo((dir / "model.safetensors").c_str(), 0600), 0);
+  auto r = run_cli_timeout(20, "tensors " + quoted(dir / "model.safetensors"));
+  EXPECT_EQ(r.exit_code, 9) << r.err;
+  EXPECT_NE(r.err.find("is a FIFO, not a regular file or directory"), std::string::npos) << r.err;
+  r = run_cli_timeout(20, "/dev/zero");
+  EXPECT_EQ(r.exit_code, 9) << r.err;
+  EXPECT_NE(r.err.find("/dev/zero: is a device"), std::string::npos) << r.err;
+}
+
 TEST(HostileInput, AnIndexWithoutItsShardsSaysItIsADryRun) {
   TempDir dir;
   fs::copy_file(example_dir() / "config.json", dir / "config.json");

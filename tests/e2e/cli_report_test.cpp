@@ -32,6 +32,16 @@ TEST(CliReport, ExportsJsonAndMarkdownAtomically) {
     EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << "temporary file left behind";
 }
 
+// "." names the directory it is: the report's title and model_name are that directory's name.
+TEST(CliReport, TheCurrentDirectoryIsNamedByItsName) {
+  const test::CommandResult r = test::run_cli_in(test::example_dir(), ". --json --skip-tokenizer");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string name = test::example_dir().filename().string();
+  EXPECT_NE(r.out.find("\"model_name\":\"" + name + "\""), std::string::npos) << r.out.substr(0, 300);
+  EXPECT_NE(test::run_cli_in(test::example_dir(), ". --skip-tokenizer").out.find("Model: " + name + "\n"),
+            std::string::npos);
+}
+
 TEST(CliReport, JsonOnStdoutMatchesTheExport) {
   test::TempDir tmp;
   auto r = test::run_cli(example() + " --json --skip-tokenizer --export '" + (tmp / "a.json").string() + "'");
