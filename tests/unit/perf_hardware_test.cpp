@@ -320,8 +320,9 @@ TEST(PerfHardware, JsonProfileRoundTripsEveryTableEntry) {
 
 TEST(PerfHardware, JsonProfileDefaultsAndBase) {
   TempDir dir;
-  write_file(dir / "my-gpu.json",
-             R"({"peak_tflops": {"bfloat16": 500, "fp8_e4m3": 1000}, "hbm_gbps": 2000})");
+  write_file(
+      dir / "my-gpu.json",
+      R"({"peak_tflops": {"bfloat16": 500, "fp8_e4m3": 1000}, "hbm_gbps": 2000, "scalar_tflops": 60})");
   Hardware h = resolve_hardware((dir / "my-gpu.json").string());
   EXPECT_EQ(h.name, "my-gpu");
   EXPECT_EQ(h.peak(ComputeDType::BF16), 500);
@@ -361,7 +362,7 @@ TEST(PerfHardware, BadProfilesAreMalformed) {
     write_file(path, text);
     return kind_of(path.string());
   };
-  const std::string ok_peaks = R"("peak_tflops": {"bf16": 100})";
+  const std::string ok_peaks = R"("peak_tflops": {"bf16": 100, "fp32": 50})";
   write_file(dir / "ok.json", "{" + ok_peaks + R"(, "hbm_gbps": 1000})");
   EXPECT_NO_THROW(resolve_hardware((dir / "ok.json").string()));
   EXPECT_EQ(kind_for("{" + ok_peaks + R"(, "hbm_gbps": -1000})"), ErrorKind::Malformed);
@@ -372,6 +373,10 @@ TEST(PerfHardware, BadProfilesAreMalformed) {
   EXPECT_EQ(kind_for(R"({"peak_tflops": {"int4": 100}, "hbm_gbps": 1000})"), ErrorKind::Malformed);
   EXPECT_EQ(kind_for(R"({"peak_tflops": [100], "hbm_gbps": 1000})"), ErrorKind::Malformed);
   EXPECT_EQ(kind_for(R"({"peak_tflops": {}, "hbm_gbps": 1000})"), ErrorKind::Malformed);  // no peak
+  // No rate for the work off the tensor cores (scalar_tflops, or fp32's peak): steps would take seconds.
+  EXPECT_EQ(kind_for(R"({"peak_tflops": {"bf16": 500}, "hbm_gbps": 2000})"), ErrorKind::Malformed);
+  EXPECT_EQ(kind_for(R"({"peak_tflops": {"bf16": 500}, "hbm_gbps": 2000, "scalar_tflops": 60})"),
+            ErrorKind::Internal);  // read: no error
   EXPECT_EQ(kind_for("{" + ok_peaks + R"(, "hbm_gbps": 1000, "b_sat": 0})"), ErrorKind::Malformed);
   EXPECT_EQ(kind_for("{" + ok_peaks + R"(, "hbm_gbps": 1000, "kernel_overhead_s": -1e-6})"),
             ErrorKind::Malformed);
