@@ -190,6 +190,9 @@ TEST(PerfModel, TensorParallelSplitsTheExpertsWithOrWithoutExpertParallel) {
     EXPECT_DOUBLE_EQ(sum_kind(tp, "moe", f), sum_kind(one, "moe", f) / 8);
     EXPECT_DOUBLE_EQ(sum_kind(ep, "moe", f), sum_kind(one, "moe", f) / 8);
   }
+  // EP spreads the experts over that group: on one GPU it would hold 1/8 of them and every other weight.
+  in.parallel.tp = 1;
+  EXPECT_THROW(model_performance(m->inv, m->report, in, round_machine()), Error);
 }
 
 // gpt-oss stores its experts in MXFP4: per 32 weights, 16 bytes of packed values and one byte of scale

@@ -49,7 +49,8 @@ std::optional<CapacityCheck> check_capacity(const Inventory& inv, const ModelRep
   CapacityCheck c;
   c.capacity_bytes = rq.gpus.memory_bytes;
   for (const SplitPlan& s : plan.splits)
-    if (s.split.tp == in.parallel.tp && s.split.pp == in.parallel.pp && s.invalid.empty()) {
+    if (s.split.tp == in.parallel.tp && s.split.pp == in.parallel.pp && s.split.ep == in.parallel.ep &&
+        s.invalid.empty()) {
       c.bytes_per_device = s.budget.worst.used();
       c.fits = s.budget.fits;
     }
@@ -67,7 +68,7 @@ std::optional<CapacityCheck> check_capacity(const Inventory& inv, const ModelRep
   }
   if (plan.widest_fitting && *plan.widest_fitting != rq.precision)
     would.push_back("fits in " + std::string(precision_name(*plan.widest_fitting)) + " weights on these " +
-                    std::to_string(rq.gpus.count));
+                    std::to_string(rq.gpus.count) + " x " + hw.name);
   if (would.empty())
     would.push_back("no split of up to " + std::to_string(kMostDevices) + " x " + hw.name + " holds it");
   for (const std::string& w : would) c.advice += (c.advice.empty() ? "" : "; ") + w;
