@@ -13,6 +13,7 @@
 #include "analyzed_model.h"
 #include "core/error.h"
 #include "core/json.h"
+#include "core/units.h"
 #include "engine_memory_runs.h"
 #include "formats/model_files.h"
 #include "io/file_source.h"
@@ -172,6 +173,27 @@ TEST(Plan, PipelineStagesCoverEveryLayerOnceAndBalanceBytes) {
   EXPECT_EQ(weights, p.weights_bytes);
   // No stage holds more than a quarter plus one layer (218,112,000 params x 2 bytes) plus the head.
   EXPECT_LE(largest, p.weights_bytes / 4 + 436'224'000u + 1'050'673'152u);
+}
+
+// Llama-3.2-1B ties its head to the embedding (stored once, 262,668,288 parameters in bf16): a last pipeline
+// stage computes the logits with its own copy, and llama.cpp puts its duplicate of the embedding on the GPU
+// as the output, which each token reads.
+TEST(Plan, ATiedHeadIsCopiedToTheLastStageAndToLlamaCppsGpu) {
+  LOAD_CONFIG_OR_SKIP(m, "meta-llama__Llama-3.2-1B");
+  const uint64_t embedding = 128'256ull * 2'048 * 2;
+  const Plan p = make_plan(m->inv, m->report, on("2xh200"));
+  const SplitPlan& s = split_of(p, 1, 2);
+  ASSERT_EQ(s.budget.stages.size(), 2u);
+  EXPECT_EQ(s.budget.stages[0].bytes.weights + s.budget.stages[1].bytes.weights, p.weights_bytes + embedding);
+  PlanRequest rq = on("rtx4090");
+  rq.engine = PlanEngine::LlamaCpp;
+  const Plan offload = make_plan(m->inv, m->report, rq);
+  ASSERT_TRUE(offload.offload);
+  // Every layer, the final norm and the output copy on the GPU: the stored weights less the input embedding
+  // (on the CPU) plus its duplicate.
+  EXPECT_NE(offload.offload->formula.find(with_thousands(p.weights_bytes) + " bytes read on the GPU"),
+            std::string::npos)
+      << offload.offload->formula;
 }
 
 TEST(Plan, PrecisionsAndTheDoesNotFitVerdict) {

@@ -38,8 +38,9 @@ void check_parallelism(const ArchitectureRecord& arch, const Parallelism& p) {
     if (!moe || moe->experts == 0) refuse("--ep", p.ep, "it has no routed experts");
     // Experts spread over the tensor-parallel group (as vLLM and SGLang run EP): each GPU of it holds 1/ep.
     if (p.ep != p.tp)
-      refuse("--ep", p.ep, "expert parallel runs over the tensor-parallel group, so --ep is 1 or --tp (" +
-                               std::to_string(p.tp) + ")");
+      refuse("--ep", p.ep,
+             "expert parallel runs over the tensor-parallel group, so --ep is 1 or --tp (" +
+                 std::to_string(p.tp) + ")");
     if (moe->experts % p.ep != 0)
       refuse("--ep", p.ep, std::to_string(moe->experts) + " routed experts do not split evenly");
   }

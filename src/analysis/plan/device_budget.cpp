@@ -82,7 +82,7 @@ uint64_t stage_weights(const WeightLayout& w, uint32_t first, uint32_t end, bool
   uint64_t b = 0;
   for (uint32_t l = first; l < end; ++l) b += w.layer_bytes[l];
   if (is_first) b += w.before_bytes;
-  if (is_last) b += w.after_bytes;
+  if (is_last) b += w.after_bytes + (is_first ? 0 : w.tied_head_bytes);  // the first has the embedding
   return b;
 }
 
@@ -240,6 +240,11 @@ WeightLayout weight_layout(const Inventory& inv, const std::vector<uint64_t>& te
   bool after = false;
   for (size_t i = 0; i < inv.tensors.size() && i < tensor_bytes.size(); ++i) {
     const InventoryTensor& t = inv.tensors[i];
+    if (!t.stored && t.placement.block == Block::LmHead && !t.tied_to.empty()) {
+      for (size_t j = 0; j < inv.tensors.size() && j < tensor_bytes.size(); ++j)
+        if (inv.tensors[j].name == t.tied_to) w.tied_head_bytes += tensor_bytes[j];
+      continue;
+    }
     if (!t.stored) continue;
     const uint64_t b = tensor_bytes[i];
     if (!stack.empty() && t.placement.layer && t.stack() == stack && *t.placement.layer < layers) {
@@ -264,7 +269,7 @@ std::vector<uint32_t> balance_stages(const WeightLayout& w, uint32_t pp) {
     uint64_t cur = w.before_bytes;
     if (starts) starts->assign(1, 0);
     for (uint32_t l = 0; l < n; ++l) {
-      const uint64_t add_b = w.layer_bytes[l] + (l + 1 == n ? w.after_bytes : 0);
+      const uint64_t add_b = w.layer_bytes[l] + (l + 1 == n ? w.after_bytes + w.tied_head_bytes : 0);
       const uint32_t left = n - l;  // every later stage needs a layer
       if (cur + add_b > limit && l > 0 && count < pp && left >= 1) {
         ++count;
@@ -275,7 +280,7 @@ std::vector<uint32_t> balance_stages(const WeightLayout& w, uint32_t pp) {
     }
     return count;
   };
-  uint64_t lo = 1, hi = w.total();
+  uint64_t lo = 1, hi = w.total() + w.tied_head_bytes;
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo) / 2;
     std::vector<uint32_t> s;

@@ -20,7 +20,10 @@ struct WeightLayout {
   std::vector<uint64_t> layer_bytes;         // every tensor of layer i, its routed experts included
   std::vector<uint64_t> layer_expert_bytes;  // of which routed experts
   uint64_t before_bytes = 0, after_bytes = 0;
-  uint64_t total() const;
+  // A head tied to the embedding (stored once): a last pipeline stage apart from the first, and llama.cpp's
+  // output on the GPU, hold a copy of the embedding to compute the logits with.
+  uint64_t tied_head_bytes = 0;
+  uint64_t total() const;  // as stored: the tied copy is not in it
 };
 
 // `tensor_bytes`: index-aligned with inv.tensors (the quantization analysis' stored bytes, or a precision's).

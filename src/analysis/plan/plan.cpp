@@ -138,7 +138,10 @@ OffloadPlan plan_offload(const BudgetModel& m, const PlanRequest& rq, uint64_t b
     experts_all += w.layer_expert_bytes[l];
     dense_all += w.layer_bytes[l] - w.layer_expert_bytes[l];
   }
-  uint64_t gpu = w.after_bytes + dense_all + experts_all;
+  // The output on the GPU: the head, or for a tied one llama.cpp's duplicate of the embedding (which itself
+  // stays on the CPU for the input).
+  const uint64_t output = w.after_bytes + w.tied_head_bytes;
+  uint64_t gpu = output + dense_all + experts_all;
   o.gpu_layers = n;
   if (experts_all > 0) {
     // Experts of layers [0, k) on the CPU, the smallest k that fits.
@@ -149,12 +152,14 @@ OffloadPlan plan_offload(const BudgetModel& m, const PlanRequest& rq, uint64_t b
     gpu -= w.layer_bytes[l] - (l < o.cpu_moe_layers ? w.layer_expert_bytes[l] : 0);
     --o.gpu_layers;
   }
-  if (gpu > gpu_room) gpu -= std::min(gpu, w.after_bytes);  // not even the output fits
+  const bool output_on_gpu = gpu <= gpu_room;
+  if (!output_on_gpu) gpu -= std::min(gpu, output);  // not even the output fits: it runs on the CPU
   o.gpu_bytes = gpu + buffer + kv;
-  o.cpu_bytes = w.total() - gpu;
+  o.cpu_bytes = w.total() - (output_on_gpu ? gpu - w.tied_head_bytes : gpu);  // the copy is not stored
   o.fits = o.gpu_bytes <= gpu_total && (!rq.cpu_ram || o.cpu_bytes <= *rq.cpu_ram);
-  // Bytes read per decode token on each side: every dense weight, top-k of each layer's experts.
-  double gpu_read = static_cast<double>(w.after_bytes), cpu_read = 0;
+  // Bytes read per decode token on each side: every dense weight, top-k of each layer's experts, the output.
+  double gpu_read = output_on_gpu ? static_cast<double>(output) : 0;
+  double cpu_read = output_on_gpu ? 0 : static_cast<double>(output);
   const std::vector<LayerSpec>& layers = m.arch->layers();
   for (uint32_t l = 0; l < n; ++l) {
     const double experts = static_cast<double>(w.layer_expert_bytes[l]);
