@@ -103,7 +103,8 @@ const GgufArch* find_arch(std::string_view name) {
 // The metadata of one architecture: "{arch}.KEY", scalar or (per layer) array.
 class ArchKeys {
  public:
-  ArchKeys(const GgufFile& g, std::string arch) : g_(g), arch_(std::move(arch)) {}
+  ArchKeys(const GgufFile& g, std::string arch, std::string file)
+      : g_(g), arch_(std::move(arch)), file_(std::move(file)) {}
   std::string key(std::string_view k) const { return arch_ + "." + std::string(k); }
   std::optional<uint64_t> uint(std::string_view k) const { return g_.uint_value(key(k)); }
   std::optional<double> real(std::string_view k) const { return g_.float_value(key(k)); }
@@ -126,10 +127,12 @@ class ArchKeys {
     return uint(k);
   }
   const GgufFile& file() const { return g_; }
+  const std::string& file_name() const { return file_; }
 
  private:
   const GgufFile& g_;
   std::string arch_;
+  std::string file_;
 };
 
 // What each layer's tensors show beyond its kind: whether its MLP is gated, and the expert width stored.
@@ -187,8 +190,20 @@ std::vector<bool> sliding_layers(const ArchKeys& k, const GgufArch* arch, size_t
 }
 
 void fill_attention(const ArchKeys& k, size_t layer, const ArchitectureRecord& a, AttentionShape& at) {
-  at.heads = k.per_layer("attention.head_count", layer).value_or(a.num_attention_heads);
-  at.kv_heads = k.per_layer("attention.head_count_kv", layer).value_or(at.heads);
+  const std::optional<uint64_t> heads = k.per_layer("attention.head_count", layer);
+  const std::optional<uint64_t> kv_heads = k.per_layer("attention.head_count_kv", layer);
+  // A layer whose tensors make it attention cannot have 0 heads, nor KV heads that do not divide its heads
+  // (transformers refuses such a config; llama.cpp would divide by them): the rule config.json follows.
+  auto refuse = [&](std::string_view key, const std::string& rule) {
+    throw Error(ErrorKind::Malformed, k.file_name(), k.key(key) + " (layer " + std::to_string(layer) + ")",
+                rule);
+  };
+  if (heads && *heads == 0) refuse("attention.head_count", "an attention layer needs at least one head");
+  at.heads = heads.value_or(a.num_attention_heads);
+  if (kv_heads && (*kv_heads == 0 || (at.heads && at.heads % *kv_heads != 0)))
+    refuse("attention.head_count_kv", "must be at least 1 and divide the " + std::to_string(at.heads) +
+                                          " attention heads, found " + std::to_string(*kv_heads));
+  at.kv_heads = kv_heads.value_or(at.heads);
   at.head_dim = a.head_dim;
   at.v_head_dim = k.uint("attention.value_length").value_or(0);
   if (at.v_head_dim == at.head_dim) at.v_head_dim = 0;
@@ -310,7 +325,7 @@ std::string_view model_type_of_gguf_architecture(std::string_view gguf_arch) {
 }
 
 std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vector<InventoryTensor>& tensors,
-                                               ArchitectureRecord& a) {
+                                               ArchitectureRecord& a, const std::string& file) {
   std::vector<std::string> notes;
   const std::optional<std::string_view> name = g.string_value("general.architecture");
   if (!name) {
@@ -328,7 +343,7 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
     notes.push_back("llama.cpp architecture '" + printable(arch_name) +
                     "' has no Hugging Face family here: its dimensions are read, its family is not named");
   }
-  const ArchKeys k(g, arch_name);
+  const ArchKeys k(g, arch_name, file);
   a.quantization = declared_quantization(g);
   a.hidden_size = k.uint("embedding_length").value_or(0);
   a.num_attention_heads = k.first("attention.head_count").value_or(0);

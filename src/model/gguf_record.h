@@ -21,8 +21,8 @@ std::string_view gguf_file_type_name(uint64_t file_type);
 
 // Fills `a` (already holding the stacks and layer kinds the tensor names show) from the metadata. Returns
 // what the user should know (an architecture llama.cpp names but we do not map, keys that contradict the
-// tensors), one line each.
+// tensors), one line each. Throws Error(Malformed), naming `file`, for head counts no model can have.
 std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vector<InventoryTensor>& tensors,
-                                               ArchitectureRecord& a);
+                                               ArchitectureRecord& a, const std::string& file);
 
 }  // namespace ma

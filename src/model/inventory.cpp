@@ -588,7 +588,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
       if (t.kind == TensorKind::Parameter) parameters.push_back({t.name, t.placement});
     derive_facts(parameters, inv.arch);
     if (ck.gguf) {  // a GGUF file states what config.json and the tokenizer files state elsewhere
-      for (std::string& n : fill_record_from_gguf(*ck.gguf, inv.tensors, inv.arch))
+      for (std::string& n : fill_record_from_gguf(*ck.gguf, inv.tensors, inv.arch, inv.source))
         inv.notes.push_back(std::move(n));
       inv.embedded_tokenizer = tokenizer_from_gguf(*ck.gguf);
     }

@@ -98,6 +98,29 @@ TEST(GgufModel, TiedOutputWhenTheFileHasNone) {
   EXPECT_EQ(count_parameters(inv).total, test::tiny_gguf_parameters(m));
 }
 
+// Head counts no model can have are refused as config.json's are (exit 3), not reported as an attention of
+// "unknown" heads or a KV cache of 0 bytes.
+TEST(GgufModel, HeadCountsNoModelCanHaveAreMalformed) {
+  test::TempDir dir;
+  const test::TinyGguf m;  // 4 heads, 2 KV heads
+  const std::pair<std::string, uint32_t> cases[] = {{"llama.attention.head_count", 0},
+                                                    {"llama.attention.head_count_kv", 0},
+                                                    {"llama.attention.head_count_kv", 3}};
+  for (const auto& [key, value] : cases) {
+    std::vector<GgufValueToWrite> kv = test::tiny_gguf_metadata(m);
+    for (GgufValueToWrite& v : kv)
+      if (v.key == key) v = gguf_u32(key, value);
+    write_gguf(dir / "m.gguf", kv, test::tiny_gguf_tensors(m));
+    try {
+      inventory_of(dir / "m.gguf");
+      ADD_FAILURE() << key << " = " << value << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Malformed) << e.message();
+      EXPECT_NE(e.message().find(key + " (layer 0)"), std::string::npos) << e.message();
+    }
+  }
+}
+
 TEST(GgufModel, PerLayerHeadCountsAndSlidingPattern) {
   test::TempDir dir;
   test::TinyGguf m{.arch = "gemma3", .layers = 7};
