@@ -23,6 +23,10 @@
 namespace ma {
 namespace {
 
+// Protobuf messages nested inside each other (each If / Loop subgraph adds three: node, attribute, graph):
+// parsing recurses once per level, so the depth is capped below protobuf's default of 100.
+constexpr int kMaxNesting = 64;
+
 // The model's bytes and the name errors give them.
 struct NamedBytes {
   std::string_view bytes;
@@ -76,7 +80,7 @@ OnnxValue value_of(const onnx::ValueInfoProto& v) {
 }
 
 uint64_t count_subgraph_nodes(const onnx::NodeProto& n, int depth = 0) {
-  if (depth > 64) return 0;  // protobuf's own recursion limit stops deeper nesting at parse time
+  if (depth > kMaxNesting) return 0;  // the parse already refused deeper nesting
   uint64_t total = 0;
   auto graph_nodes = [&](const onnx::GraphProto& g) {
     total += static_cast<uint64_t>(g.node_size());
@@ -289,10 +293,21 @@ OnnxModel read_onnx_bytes(const NamedBytes& src, const OnnxExternalSize& externa
     auto* m = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
     google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
                                               static_cast<int>(bytes.size()));
-    in.SetRecursionLimit(64);
-    if (!m->ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
+    in.SetRecursionLimit(kMaxNesting);
+    if (!m->ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+      // Say which: a model that parses once the nesting may go deeper (1,000 levels, a few hundred KB of
+      // stack) broke the cap, not the format.
+      auto* deeper = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+      google::protobuf::io::CodedInputStream again(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                   static_cast<int>(bytes.size()));
+      again.SetRecursionLimit(1000);
+      if (deeper->ParseFromCodedStream(&again) && again.ConsumedEntireMessage())
+        throw Error(ErrorKind::Limit, src.name(), "ModelProto",
+                    "messages nested deeper than " + std::to_string(kMaxNesting) +
+                        " levels (subgraphs of If / Loop nodes inside each other): the cap");
       throw Error(ErrorKind::Malformed, src.name(), "ModelProto",
                   "not a valid ONNX protobuf (truncated, or not an ONNX model)");
+    }
     if (!m->has_graph() || m->ir_version() <= 0)
       throw Error(ErrorKind::Malformed, src.name(), m->has_graph() ? "ir_version" : "graph",
                   "missing: every ONNX model states its IR version and holds a graph");
