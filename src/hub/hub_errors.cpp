@@ -12,10 +12,13 @@ std::string server_message(const HubResult& r, const HubSettings& s) {
   if (!m) return {};
   std::string out;
   for (char c : *m)
-    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f && out.size() < 200) out += c;
+    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) out += c;
+  // The token is taken out of the whole message before it is cut short: cut first, a token across the cut
+  // would no longer be found, and its first characters would be printed.
   if (s.token && !s.token->value.empty())
     for (size_t at; (at = out.find(s.token->value)) != std::string::npos;)
       out.replace(at, s.token->value.size(), "<token>");
+  if (out.size() > 200) out.resize(200);
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "core/glob.h"
 #include "hub/content_hash.h"
 #include "hub/hub_cache.h"
+#include "hub/hub_errors.h"
 #include "hub/hub_settings.h"
 #include "hub/remote_header.h"
 #include "hub/repo_ref.h"
@@ -32,6 +33,26 @@ ErrorKind kind_of(const std::function<void()>& f) {
     return e.kind();
   }
   return ErrorKind::Internal;  // nothing thrown
+}
+
+// The server's own message is shown cut to 200 characters, and without the token: a token across the cut
+// was cut in two before it was looked for, and its first characters were printed.
+TEST(HubErrors, TheTokenIsTakenOutBeforeTheMessageIsCut) {
+  const std::string token = "hf_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ";
+  HubSettings settings;
+  settings.token = HubToken{token, "--token"};
+  for (size_t pad : {0u, 150u, 185u, 199u, 300u}) {
+    HubResult r;
+    r.response.status = 403;
+    r.response.headers = {{"x-error-message", std::string(pad, 'a') + token + " is not allowed"}};
+    try {
+      throw_hub_error(r, {"org/model", "", ""}, settings, 1);
+    } catch (const Error& e) {
+      const std::string m = e.message();
+      EXPECT_EQ(m.find("hf_abc"), std::string::npos) << pad << ": " << m;
+      EXPECT_EQ(m.find(token.substr(3, 12)), std::string::npos) << pad << ": " << m;
+    }
+  }
 }
 
 TEST(RepoRef, AcceptsTheFormsUsersType) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -126,6 +127,24 @@ TEST(Tokenizer, WordPieceCountsDistinctAddedIdsBeyondTheVocabulary) {
   EXPECT_FALSE(info->model_max_length.has_value());
   EXPECT_FALSE(info->has_chat_template);
   EXPECT_EQ(info->files_read, std::vector<std::string>{"tokenizer.json"});
+}
+
+// A list of 200,000 additional special tokens, each twice (a 4 MB tokenizer_config.json): listed once each,
+// at the speed of the parse. Searching the kept list for each one took minutes: a repository could stall us.
+TEST(Tokenizer, AHugeListOfSpecialTokensIsListedOnceInLinearTime) {
+  TempDir dir;
+  std::string list;
+  for (int round = 0; round < 2; ++round)
+    for (int i = 0; i < 100'000; ++i)
+      list += std::string(list.empty() ? "" : ",") + "\"<t" + std::to_string(i) + ">\"";
+  write_file(dir / "tokenizer_config.json",
+             "{\"eos_token\": \"<t7>\", \"additional_special_tokens\": [" + list + "]}");
+  const auto start = std::chrono::steady_clock::now();
+  auto info = read_tokenizer(dir.path());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(info.has_value());
+  EXPECT_EQ(info->special_tokens.size(), 100'000u);  // <t7> once, as the eos
+  EXPECT_LT(seconds, 5.0);                           // quadratic, it took 34 s for 200,000 on the 2-core VM
 }
 
 // Five [piece, score] entries plus added ids 5 and 7: 7. special_tokens_map.json overrides the config's eos
