@@ -182,19 +182,30 @@ class Downloader {
     }
     TempFile temp(temp_path);
     ContentHash hash(etag, expected);
-    uint64_t written = 0;
+    uint64_t written = 0, received = 0;  // in the file so far; in this attempt
     HttpRequest req;
     req.max_body = expected + 1;  // one byte more than promised is already a consistency failure
+    // A server that ignores Range on a resumed request (200, not 206) sends the whole file again: it starts
+    // over before its first byte is written after the part already here (N9).
+    req.on_sink_start = [&](int status) {
+      if (status != 200 || written == 0) return;
+      temp.truncate();
+      hash.reset();
+      written = 0;
+      add_progress(0, 0);
+    };
     req.sink = [&](std::string_view chunk) {
       if (options_.cancel && options_.cancel->load())
         throw Error(ErrorKind::LocalIO, where, "", "interrupted");
       temp.write(chunk);
       hash.update(chunk);
       written += chunk.size();
+      received += chunk.size();
       add_progress(chunk.size(), 0);
     };
     for (int attempt = 0;; ++attempt) {
       const uint64_t resume_from = written;
+      received = 0;
       req.range.reset();
       if (resume_from > 0) req.range = ByteRange{resume_from, kOpenEnded};
       HubResult r;
@@ -202,7 +213,7 @@ class Downloader {
         r = http_.fetch(resolve_url(settings_, ref_.id, info.commit, f.path), req,
                         {ref_.id, info.commit, f.path});
       } catch (const Error& e) {
-        if (e.kind() != ErrorKind::Network || written == resume_from || attempt >= kMaxResumes) throw;
+        if (e.kind() != ErrorKind::Network || received == 0 || attempt >= kMaxResumes) throw;
         std::lock_guard lock(mutex_);
         ++result_.resumed;
         continue;  // bytes arrived before the connection broke: resume from there
@@ -211,16 +222,6 @@ class Downloader {
       if (server_etag && checked_etag(*server_etag, where) != etag)
         throw Error(ErrorKind::Network, where, "ETag",
                     "the file changed on the server since it was listed; run again");
-      if (resume_from > 0 && r.response.status == 200) {
-        // The server ignored Range and sent the whole file again after the part we had: start over (N9).
-        temp.truncate();
-        hash.reset();
-        add_progress(0, 0);
-        written = 0;
-        req.range.reset();
-        r = http_.fetch(resolve_url(settings_, ref_.id, info.commit, f.path), req,
-                        {ref_.id, info.commit, f.path});
-      }
       break;
     }
     if (written != expected)

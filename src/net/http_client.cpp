@@ -52,6 +52,14 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
     long status = 0;
     curl().easy_getinfo(t->handle, CURLINFO_RESPONSE_CODE, &status);
     t->to_sink = t->request->sink && status >= 200 && status < 300;
+    if (t->to_sink && t->request->on_sink_start) {
+      try {
+        t->request->on_sink_start(static_cast<int>(status));
+      } catch (...) {
+        t->sink_error = std::current_exception();
+        return 0;  // aborts the transfer
+      }
+    }
   }
   // Error and redirect bodies are kept (small) for the message; never streamed into a download.
   const uint64_t cap = t->to_sink || status_is_success(*t) ? t->request->max_body : kMaxErrorBody;

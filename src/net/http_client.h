@@ -33,6 +33,9 @@ struct HttpRequest {
   bool accept_compressed = false;
   // Streams the body instead of collecting it; throwing from it aborts the transfer and rethrows.
   std::function<void(std::string_view)> sink;
+  // Called once with the status before the first byte goes to the sink (a 2xx answer): a resumed download
+  // learns there whether the server honoured its Range (206) or sends the whole file again (200).
+  std::function<void(int status)> on_sink_start;
 };
 
 struct HttpResponse {

@@ -84,10 +84,25 @@ TEST_F(HubResume, ServerIgnoringRangeOnResumeRestartsTheFile) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   fs::path file = fs::path(r.out.substr(0, r.out.find('\n'))) / "weights.bin";
   EXPECT_EQ(fs::file_size(file), static_cast<uintmax_t>(kSize));
-  // The cut GET, the Range request answered with the whole file (200), and the restart from byte 0.
+  // The cut GET, then the Range request answered with the whole file (200), which is the file: the part
+  // already here is dropped before its first byte is written.
   const std::string log = server.log();
   const size_t gets = occurrences(log, "GET /cut/model/resolve/");
-  EXPECT_EQ(gets, 3u) << log;
+  EXPECT_EQ(gets, 2u) << log;
+}
+
+// The same, and the whole file sent again is cut too: its bytes are the file's from byte 0 (not appended
+// after the first part), so the next Range asks for what this answer left.
+TEST_F(HubResume, ServerIgnoringRangeAndCutAgainResumesFromWhatItSent) {
+  CutServer server(dir_.path(), "ignore-range-and-cut");
+  if (!server.up()) GTEST_SKIP() << "python3 could not start tests/hub/cut_server.py";
+  CommandResult r = download(server, dir_ / "cache");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  fs::path file = fs::path(r.out.substr(0, r.out.find('\n'))) / "weights.bin";
+  EXPECT_EQ(fs::file_size(file), static_cast<uintmax_t>(kSize));  // and its SHA-256 matched
+  const std::string log = server.log();
+  EXPECT_EQ(occurrences(log, "range=bytes=" + std::to_string(kCut) + "-"), 2u) << log;
+  EXPECT_EQ(occurrences(log, "GET /cut/model/resolve/"), 3u) << log;
 }
 
 TEST_F(HubResume, SilentServerTimesOutAndFailsAfterRetries) {

@@ -4,7 +4,8 @@ anchors-reliability): it serves one repo, `cut/model` with one LFS file, and
 
   - cuts the first GET of the file after CUT bytes (Content-Length promises all of it, then the socket closes),
   - then answers a Range request with 206 and the rest (mode "resume"), or ignores Range and sends the whole
-    file again with 200 (mode "ignore-range");
+    file again with 200 (mode "ignore-range"), or does so and cuts it at the same place again before it
+    honours the next Range (mode "ignore-range-and-cut");
   - or, in mode "stall", sends the headers of every file GET and then nothing at all (a slow-loris server, N18).
 
 usage: cut_server.py PORT_FILE MODE FILE_SIZE CUT
@@ -59,7 +60,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.flush()
             time.sleep(60)
             return
-        if state["gets"] == 1:
+        if state["gets"] == 1 or (mode == "ignore-range-and-cut" and state["gets"] == 2):
+            # ("ignore-range-and-cut": the resumed request gets the whole file again, 200, cut as well.)
             # Promise the whole body, deliver CUT bytes, drop the connection.
             self.send_response(200)
             self.send_header("Content-Length", str(size))
@@ -71,7 +73,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(2)
             return
-        if rng and mode == "resume":
+        if rng and mode in ("resume", "ignore-range-and-cut"):
             start = int(rng.split("=")[1].split("-")[0])
             return self.send(206, body[start:], meta + [("Content-Range", f"bytes {start}-{size - 1}/{size}")])
         return self.send(200, body, meta)
