@@ -184,7 +184,8 @@ class Downloader {
     ContentHash hash(etag, expected);
     uint64_t written = 0, received = 0;  // in the file so far; in this attempt
     HttpRequest req;
-    req.max_body = expected + 1;  // one byte more than promised is already a consistency failure
+    req.cancel = options_.cancel;  // Ctrl-C stops a stalled transfer too, not only between chunks
+    req.max_body = expected + 1;   // one byte more than promised is already a consistency failure
     // A server that ignores Range on a resumed request (200, not 206) sends the whole file again: it starts
     // over before its first byte is written after the part already here (N9).
     req.on_sink_start = [&](int status) {

@@ -44,6 +44,12 @@ bool status_is_success(const Transfer& t) {
   return status >= 200 && status < 300;
 }
 
+// Called by curl about once a second, bytes or not: a non-zero return aborts the transfer.
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* t = static_cast<const Transfer*>(user);
+  return t->request->cancel && t->request->cancel->load() ? 1 : 0;
+}
+
 size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const size_t n = size * count;
@@ -181,6 +187,11 @@ HttpResponse HttpClient::perform(const HttpRequest& request) {
   if (request.accept_compressed)
     curl().easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // every encoding curl decodes
   if (request.head) curl().easy_setopt(h, CURLOPT_NOBODY, 1L);
+  if (request.cancel) {
+    curl().easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl().easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl().easy_setopt(h, CURLOPT_XFERINFODATA, &t);
+  }
   if (!range.empty()) curl().easy_setopt(h, CURLOPT_RANGE, range.c_str());
 
   CURLcode rc = curl().easy_perform(h);
@@ -200,6 +211,8 @@ HttpResponse HttpClient::perform(const HttpRequest& request) {
     curl().easy_cleanup(h);
 
   if (t.sink_error) std::rethrow_exception(t.sink_error);
+  if (rc == CURLE_ABORTED_BY_CALLBACK && request.cancel && request.cancel->load())
+    throw Error(ErrorKind::LocalIO, redact_url(request.url), "", "interrupted");
   if (rc == CURLE_WRITE_ERROR && response.capped) rc = CURLE_OK;
   if (rc != CURLE_OK) throw Error(ErrorKind::Network, redact_url(request.url), "", transport_reason(rc));
   response.status = static_cast<int>(status);

@@ -36,6 +36,9 @@ struct HttpRequest {
   // Called once with the status before the first byte goes to the sink (a 2xx answer): a resumed download
   // learns there whether the server honoured its Range (206) or sends the whole file again (200).
   std::function<void(int status)> on_sink_start;
+  // Set (Ctrl-C): the transfer stops within about a second, even one that is waiting for bytes that do not
+  // come, and perform throws Error(LocalIO, "interrupted").
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct HttpResponse {

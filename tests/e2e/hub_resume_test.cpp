@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include "cli_test_support.h"
@@ -103,6 +104,31 @@ TEST_F(HubResume, ServerIgnoringRangeAndCutAgainResumesFromWhatItSent) {
   const std::string log = server.log();
   EXPECT_EQ(occurrences(log, "range=bytes=" + std::to_string(kCut) + "-"), 2u) << log;
   EXPECT_EQ(occurrences(log, "GET /cut/model/resolve/"), 3u) << log;
+}
+
+// Ctrl-C while a transfer waits for bytes that do not come stops it within about a second (curl's progress
+// callback sees the flag; the body callback, which checked it before, never runs), exit 130, no file kept.
+TEST_F(HubResume, CtrlCStopsAStalledTransferPromptly) {
+  CutServer server(dir_.path(), "stall");
+  if (!server.up()) GTEST_SKIP() << "python3 could not start tests/hub/cut_server.py";
+  ::unsetenv("HF_TOKEN");
+  ::setenv("HF_ENDPOINT", server.endpoint().c_str(), 1);
+  ::setenv("HF_HUB_CACHE", (dir_ / "cache").c_str(), 1);
+  const pid_t pid = start_cli({"download", "cut/model", "--quiet"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const auto sent = std::chrono::steady_clock::now();
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const double after = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_LT(after, 5.0) << "the stalled transfer went on after Ctrl-C";
+  size_t partial = 0;
+  if (fs::exists(dir_ / "cache"))
+    for (const auto& e : fs::recursive_directory_iterator(dir_ / "cache"))
+      partial += e.path().extension() == ".incomplete";
+  EXPECT_EQ(partial, 0u);
 }
 
 TEST_F(HubResume, SilentServerTimesOutAndFailsAfterRetries) {
