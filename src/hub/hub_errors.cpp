@@ -76,9 +76,10 @@ void throw_hub_error(const HubResult& r, const HubTarget& t, const HubSettings& 
     fail(ErrorKind::NotFound,
          "repository '" + t.repo + "' not found on " + s.endpoint + " (a typo? private repos need a token)");
   }
-  if (status == 429)
-    fail(ErrorKind::Network, "rate limited after " + std::to_string(attempts) +
-                                 " attempt(s); retry later, or pass a token for higher limits");
+  if (status == 429)  // a token raises the limits: advised only when none was sent
+    fail(ErrorKind::Network, "rate limited after " + std::to_string(attempts) + " attempt(s); retry later" +
+                                 (s.token && s.send_token ? std::string(" (sent: " + token_hint(s) + ")")
+                                                          : ", or pass a token for higher limits"));
   if (retryable_status(status))
     fail(ErrorKind::Network, "server error after " + std::to_string(attempts) + " attempt(s)" +
                                  (msg.empty() ? std::string() : ": " + msg));

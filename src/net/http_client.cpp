@@ -216,6 +216,14 @@ HttpResponse HttpClient::perform(const HttpRequest& request) {
   if (rc == CURLE_WRITE_ERROR && response.capped) rc = CURLE_OK;
   if (rc != CURLE_OK) throw Error(ErrorKind::Network, redact_url(request.url), "", transport_reason(rc));
   response.status = static_cast<int>(status);
+  // Bytes asked for as they are (ranges of a weights file, a download) that come compressed are not the
+  // file's bytes: a network fault, not a malformed file.
+  if (!request.accept_compressed && status >= 200 && status < 300)
+    if (const std::string* encoding = response.header("content-encoding");
+        encoding && !encoding->empty() && *encoding != "identity")
+      throw Error(ErrorKind::Network, redact_url(request.url), "Content-Encoding",
+                  "the server compressed (" + printable(*encoding) +
+                      ") bytes asked for as they are (Accept-Encoding: identity)");
   return response;
 }
 

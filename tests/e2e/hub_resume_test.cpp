@@ -60,6 +60,11 @@ CommandResult download(const CutServer& server, const fs::path& cache) {
                      "download cut/model");
 }
 
+// The cut server in `mode`, as `server`; the test is skipped, visibly, when python3 cannot start it.
+#define START_CUT_SERVER_OR_SKIP(server, mode) \
+  CutServer server(dir_.path(), mode);         \
+  if (!server.up()) GTEST_SKIP() << "python3 could not start tests/hub/cut_server.py"
+
 // Each test's server writes its port and log under dir_; its downloads go to dir_/cache.
 class HubResume : public ::testing::Test {
  protected:
@@ -67,8 +72,7 @@ class HubResume : public ::testing::Test {
 };
 
 TEST_F(HubResume, LostConnectionResumesWithRange) {
-  CutServer server(dir_.path(), "resume");
-  if (!server.up()) GTEST_SKIP() << "python3 could not start tests/hub/cut_server.py";
+  START_CUT_SERVER_OR_SKIP(server, "resume");
   CommandResult r = download(server, dir_ / "cache");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("1 resumed after a lost connection"), std::string::npos) << r.err;
@@ -79,8 +83,7 @@ TEST_F(HubResume, LostConnectionResumesWithRange) {
 }
 
 TEST_F(HubResume, ServerIgnoringRangeOnResumeRestartsTheFile) {
-  CutServer server(dir_.path(), "ignore-range");
-  if (!server.up()) GTEST_SKIP() << "python3 could not start tests/hub/cut_server.py";
+  START_CUT_SERVER_OR_SKIP(server, "ignore-range");
   CommandResult r = download(server, dir_ / "cache");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   fs::path file = fs::path(r.out.substr(0, r.out.find('\n'))) / "weights.bin";
@@ -95,8 +98,7 @@ TEST_F(HubResume, ServerIgnoringRangeOnResumeRestartsTheFile) {
 // The same, and the whole file sent again is cut too: its bytes are the file's from byte 0 (not appended
 // after the first part), so the next Range asks for what this answer left.
 TEST_F(HubResume, ServerIgnoringRangeAndCutAgainResumesFromWhatItSent) {
-  CutServer server(dir_.path(), "ignore-range-and-cut");
-  if (!server.up()) GTEST_SKIP() << "python3 could not start tests/hub/cut_server.py";
+  START_CUT_SERVER_OR_SKIP(server, "ignore-range-and-cut");
   CommandResult r = download(server, dir_ / "cache");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   fs::path file = fs::path(r.out.substr(0, r.out.find('\n'))) / "weights.bin";
@@ -109,8 +111,7 @@ TEST_F(HubResume, ServerIgnoringRangeAndCutAgainResumesFromWhatItSent) {
 // Ctrl-C while a transfer waits for bytes that do not come stops it within about a second (curl's progress
 // callback sees the flag; the body callback, which checked it before, never runs), exit 130, no file kept.
 TEST_F(HubResume, CtrlCStopsAStalledTransferPromptly) {
-  CutServer server(dir_.path(), "stall");
-  if (!server.up()) GTEST_SKIP() << "python3 could not start tests/hub/cut_server.py";
+  START_CUT_SERVER_OR_SKIP(server, "stall");
   ::unsetenv("HF_TOKEN");
   ::setenv("HF_ENDPOINT", server.endpoint().c_str(), 1);
   ::setenv("HF_HUB_CACHE", (dir_ / "cache").c_str(), 1);
@@ -131,9 +132,17 @@ TEST_F(HubResume, CtrlCStopsAStalledTransferPromptly) {
   EXPECT_EQ(partial, 0u);
 }
 
+// A file asked for as its bytes (Accept-Encoding: identity) that comes with a Content-Encoding is not its
+// bytes: a network fault (exit 6) naming the encoding, not a malformed file, and nothing kept.
+TEST_F(HubResume, ACompressedAnswerToABytesRequestIsANetworkFault) {
+  START_CUT_SERVER_OR_SKIP(server, "compressed");
+  CommandResult r = download(server, dir_ / "cache");
+  EXPECT_EQ(r.exit_code, 6) << r.err;
+  EXPECT_NE(r.err.find("Content-Encoding: the server compressed (gzip)"), std::string::npos) << r.err;
+}
+
 TEST_F(HubResume, SilentServerTimesOutAndFailsAfterRetries) {
-  CutServer server(dir_.path(), "stall");
-  if (!server.up()) GTEST_SKIP() << "python3 could not start tests/hub/cut_server.py";
+  START_CUT_SERVER_OR_SKIP(server, "stall");
   auto start = std::chrono::steady_clock::now();
   CommandResult r = run_cli_env("-u HF_TOKEN HF_HUB_DOWNLOAD_TIMEOUT=1 HF_ENDPOINT=" + server.endpoint() +
                                     " HF_HUB_CACHE=" + quoted(dir_ / "cache"),

@@ -55,6 +55,29 @@ TEST(HubErrors, TheTokenIsTakenOutBeforeTheMessageIsCut) {
   }
 }
 
+// Rate limited: a token raises the limits, so it is advised only when none was sent.
+TEST(HubErrors, RateLimitsAdviseATokenOnlyWithoutOne) {
+  HubResult r;
+  r.response.status = 429;
+  auto message = [&](const HubSettings& settings) {
+    try {
+      throw_hub_error(r, {"org/model", "", ""}, settings, 6);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Network);
+      return e.message();
+    }
+    return std::string();
+  };
+  EXPECT_NE(message(HubSettings{}).find("or pass a token for higher limits"), std::string::npos);
+  HubSettings with;
+  with.token = HubToken{"hf_secret", "--token"};
+  with.send_token = true;
+  const std::string m = message(with);
+  EXPECT_EQ(m.find("pass a token"), std::string::npos) << m;
+  EXPECT_NE(m.find("sent: the token from --token"), std::string::npos) << m;
+  EXPECT_EQ(m.find("hf_secret"), std::string::npos) << m;
+}
+
 TEST(RepoRef, AcceptsTheFormsUsersType) {
   auto r = parse_repo_ref("gpt2");
   ASSERT_TRUE(r);
