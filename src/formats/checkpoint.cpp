@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/error.h"
 #include "core/name_index.h"
@@ -202,14 +203,14 @@ CheckpointFile torch_file(const fs::path& path, std::string name, uint32_t index
   // Storage sharing among the state dict's own tensors (an optimizer's state holds storages of its own): the
   // first tensor of a storage carries all its bytes, a later one none; a later one that is the same view
   // (offset, shape, strides) is a tie, which names the tensor it repeats.
-  std::unordered_map<std::string_view, std::vector<const TorchCheckpointTensor*>> by_storage;
-  std::unordered_map<const TorchCheckpointTensor*, std::string> names;
+  // Looked up, not searched: a storage may be viewed by a million tensors.
+  std::unordered_set<std::string_view> storages;
+  std::unordered_map<std::string, std::string> first_of_view;  // view_key -> the first tensor's name
   for (const TorchCheckpointTensor& t : tc.tensors) {
     if (t.path.compare(0, prefix.size(), prefix) != 0) {
       ++other;
       continue;
     }
-    std::vector<const TorchCheckpointTensor*>& earlier = by_storage[t.storage_key];
     StoredTensor s;
     s.name = t.path.substr(prefix.size());
     s.dtype = t.dtype;
@@ -220,16 +221,14 @@ CheckpointFile torch_file(const fs::path& path, std::string name, uint32_t index
     s.file_index = index;
     s.strided = !t.dense;
     s.permuted = t.dense && !t.contiguous;
-    s.shares_storage = !earlier.empty();
+    s.shares_storage = !storages.insert(t.storage_key).second;
     if (!s.shares_storage) s.storage_bytes = t.storage_numel * (dtype_bits(t.dtype) / 8);
-    for (const TorchCheckpointTensor* u : earlier)
-      if (u->storage_offset == t.storage_offset && u->shape == t.shape && u->stride == t.stride) {
-        s.tied = true;
-        f.ties.push_back({static_cast<uint32_t>(f.tensors.size()), names.at(u)});
-        break;
-      }
-    earlier.push_back(&t);
-    names.emplace(&t, s.name);
+    const auto [first, is_first] =
+        first_of_view.try_emplace(view_key(t.storage_key, t.storage_offset, t.shape, t.stride), s.name);
+    if (!is_first) {
+      s.tied = true;
+      f.ties.push_back({static_cast<uint32_t>(f.tensors.size()), first->second});
+    }
     f.tensors.push_back(std::move(s));
   }
   format = tc.format;

@@ -4,6 +4,7 @@
 #include <memory>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -149,6 +150,20 @@ bool is_contiguous(const TorchTensor& t) {
   return true;
 }
 
+}  // namespace
+
+std::string view_key(std::string_view storage, uint64_t offset, const Shape& shape,
+                     const std::vector<uint64_t>& stride) {
+  std::string key(storage);
+  key += '\0' + std::to_string(offset);
+  for (uint64_t d : shape) key += ',' + std::to_string(d);
+  key += ';';
+  for (uint64_t d : stride) key += ',' + std::to_string(d);
+  return key;
+}
+
+namespace {
+
 TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::string format,
                          const std::unordered_map<std::string, uint64_t>& storage_data) {
   std::vector<Found> found;
@@ -163,8 +178,9 @@ TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::st
   TorchCheckpoint ck;
   ck.format = std::move(format);
   ck.state_dict_path = state_dict_path(root);
-  // The views of each storage met so far: a tensor is tied to an earlier one with the same view.
-  std::unordered_map<const TorchStorage*, std::vector<const TorchTensor*>> views;
+  // The storages and views met so far: a tensor is tied to an earlier one with the same view.
+  std::set<const TorchStorage*> storages;
+  std::unordered_set<std::string> views;
   for (const Found& f : found) {
     const TorchTensor& t = *f.tensor;
     auto data = storage_data.find(t.storage->key);
@@ -181,12 +197,11 @@ TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::st
     out.data_begin = data->second + t.storage_offset * element_bytes(out.dtype);
     out.contiguous = is_contiguous(t);
     out.dense = out.contiguous || is_dense(t);
-    std::vector<const TorchTensor*>& earlier = views[t.storage.get()];
-    out.shares_storage = !earlier.empty();
-    out.tied = std::any_of(earlier.begin(), earlier.end(), [&](const TorchTensor* u) {
-      return u->storage_offset == t.storage_offset && u->shape == t.shape && u->stride == t.stride;
-    });
-    earlier.push_back(&t);
+    out.shares_storage = !storages.insert(t.storage.get()).second;
+    out.tied = !views
+                    .insert(view_key(std::to_string(reinterpret_cast<uintptr_t>(t.storage.get())),
+                                     t.storage_offset, t.shape, t.stride))
+                    .second;
     if (!out.shares_storage) ck.storage_bytes += t.storage->numel * element_bytes(out.dtype);
     ck.tensors.push_back(std::move(out));
   }

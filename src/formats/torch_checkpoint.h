@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/dtype.h"
@@ -36,6 +37,11 @@ struct TorchCheckpoint {
   std::string state_dict_path;                 // "" when the saved object is the state dict itself
   uint64_t storage_bytes = 0;                  // every storage once
 };
+
+// What makes two tensors the same view: their storage, offset, shape and strides, as one hashable key (a
+// storage viewed a million times is looked up, not searched view by view).
+std::string view_key(std::string_view storage, uint64_t offset, const Shape& shape,
+                     const std::vector<uint64_t>& stride);
 
 // True when the source is a zip or starts like a legacy checkpoint (a pickle protocol opcode).
 bool looks_like_torch_checkpoint(const ByteSource& src);

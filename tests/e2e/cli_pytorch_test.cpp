@@ -175,6 +175,23 @@ TEST(CliPytorch, KeysThatAreNotPlainTextOrNameTwoTensorsAreRefused) {
   EXPECT_NE(r.err.find("tensor '0': two tensors have this name"), std::string::npos) << r.err;
 }
 
+// 100,000 names for one view of one storage: 99,999 ties, found by lookup (compared with every earlier view
+// of the storage, they took quadratic time), each naming the first.
+TEST(CliPytorch, AStorageViewedAHundredThousandTimesIsReadInLinearTime) {
+  if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "/usr/bin/python3 is not installed";
+  test::TempDir tmp;
+  const fs::path script = fs::path(MA_SOURCE_DIR) / "tests" / "support" / "write_torch_zip.py";
+  ASSERT_EQ(test::run_shell("/usr/bin/python3 " + test::quoted(script) + " " + test::quoted(tmp / "v.pt") +
+                            " --views 100000")
+                .exit_code,
+            0);
+  const auto r = test::run_cli_timeout(60, "tensors " + test::quoted(tmp / "v.pt") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json::Document d = json::Document::parse(r.out, "stdout");
+  EXPECT_EQ(d.root().find("num_parameters")->as_uint(), 2u);
+  EXPECT_EQ(test::occurrences(r.out, "\"tied_to\":\"w0\""), 99'999u);
+}
+
 // Without ../shared too: a pickle written here whose REDUCE would call posix.system("touch ...") is refused
 // at its GLOBAL, under every name torch.save uses, before anything could run.
 TEST(CliPytorch, AHandWrittenMaliciousPickleIsRefusedEverywhere) {

@@ -6,6 +6,7 @@ fuzz/make_torch_corpus.py does).
 usage: write_torch_zip.py OUT.pt KEY...   (int:N is the int key N, anything else a str key with Python's
                                            escapes decoded, so 'x\x1b' holds an ESC; each key maps to its own
                                            2-element float tensor)
+       write_torch_zip.py OUT.pt --views N  (N keys, every one the same view of one storage: N - 1 ties)
 """
 import codecs
 import collections
@@ -61,7 +62,12 @@ class Pickler(pickle.Pickler):
 def main():
     out, keys = sys.argv[1], sys.argv[2:]
     state = collections.OrderedDict()
-    for i, key in enumerate(keys):
+    if keys[:1] == ["--views"]:
+        shared = Storage("0")
+        for i in range(int(keys[1])):
+            state[f"w{i}"] = Tensor(shared)
+        keys = ["w"]  # one storage file below
+    for i, key in enumerate(keys if not state else []):
         name = int(key[4:]) if key.startswith("int:") else codecs.decode(key, "unicode_escape")
         state[name] = Tensor(Storage(str(i)))
     data = io.BytesIO()
