@@ -67,7 +67,11 @@ std::shared_ptr<const BlockScale> scale_of(
     if (found == scales.end()) continue;
     const StoredTensor& s = *found->second;
     const std::optional<ScaleGrid> grid = scale_grid(w.shape, s.shape);
-    if (!grid || !dtype_info(s.dtype).is_float || is_block_type(s.dtype) || s.strided || s.encoded) {
+    // Read whole into memory: block FP8 has one scale per 16,384 weights, a per-row scale one per row; a
+    // scale of more than 16 M entries is no such thing (and would be gigabytes to hold).
+    constexpr uint64_t kMaxScaleEntries = uint64_t{1} << 24;
+    if (!grid || s.numel > kMaxScaleEntries || !dtype_info(s.dtype).is_float || is_block_type(s.dtype) ||
+        s.strided || s.encoded) {
       warnings.push_back(w.name + ": its scale " + name + " " + shape_to_string(s.shape) +
                          " fits no block grid over " + shape_to_string(w.shape) +
                          "; the statistics are of its float8 codes");
