@@ -1,6 +1,10 @@
 #include "cli_test_support.h"
 
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
 
 namespace ma::test {
 
@@ -51,6 +55,17 @@ pid_t start_cli(const std::vector<std::string>& args) {
     _exit(127);
   }
   return pid;
+}
+
+Interrupted interrupt_cli(pid_t pid) {
+  const auto sent = std::chrono::steady_clock::now();
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Interrupted r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  return r;
 }
 
 }  // namespace ma::test

@@ -34,4 +34,12 @@ CommandResult run_cli_timeout(int seconds, const std::string& args);
 // test that signals it; the caller waits for it.
 pid_t start_cli(const std::vector<std::string>& args);
 
+// Sends SIGINT to a child start_cli began and waits for it: its exit code (-1 when a signal ended it) and
+// the seconds from the signal to its end.
+struct Interrupted {
+  int exit_code = -1;
+  double seconds = 0;
+};
+Interrupted interrupt_cli(pid_t pid);
+
 }  // namespace ma::test
