@@ -65,19 +65,7 @@ std::string terminal_safe(std::string_view s) {
 }
 
 bool is_plain_text(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if (c < 0x20 || c == 0x7F) return false;
-      ++i;
-      continue;
-    }
-    uint32_t cp = 0;
-    const size_t n = utf8_length(s, i, cp);
-    if (n == 0 || (cp >= 0x80 && cp <= 0x9F)) return false;
-    i += n;
-  }
-  return true;
+  return terminal_safe(s) == s;  // one rule: what terminal_safe would change is not plain text
 }
 
 }  // namespace ma
