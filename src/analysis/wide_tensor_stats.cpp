@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "analysis/stats_math.h"
@@ -59,16 +60,28 @@ struct LowBits {
 // many values gets a table of 65,536 counts; one holding few (pass 1 counted them) a list of its values, as
 // long as its count: a table is 512 KiB to allocate, clear and walk, which made a small tensor's fixed cost
 // most of a BERT-sized float32 scan.
+//
+// A heavy bucket, one holding on average more values a unit than its table has entries (a tensor of one
+// repeated value, a pruned matrix's zeros at the median), is counted by each unit into a table of its own,
+// merged under the lock at the unit's end (`merge`): counted by atomic adds, every core's adds met on the
+// same few counters, and a float32 tensor of 134 M copies of 0.5 scanned at 0.83 GB/s on 2 cores where random
+// values scan at 2.8, and at 0.7 on 16 cores.
 struct SlotCounts {
   static constexpr uint64_t kMostListed = 2048;
   std::vector<uint64_t> table;
   std::vector<LowBits> list;
   uint64_t listed = 0;  // taken by atomic adds: threads append to one list at once
-  explicit SlotCounts(uint64_t weight) {
+  bool heavy = false;
+  SlotCounts(uint64_t weight, size_t units) {
     if (weight <= kMostListed)
       list.resize(static_cast<size_t>(weight));
     else
       table.assign(kKeyBuckets, 0);
+    heavy = weight / units >= kKeyBuckets;
+  }
+  // A unit's own counts of a heavy bucket, from `low` to `high`, which it leaves zero.
+  void merge(uint32_t* own, uint32_t low, uint32_t high) {
+    for (uint32_t i = low; i <= high; ++i) table[i] += std::exchange(own[i], 0);
   }
   void add(uint16_t low, uint64_t w) {
     if (!table.empty()) {
@@ -105,10 +118,18 @@ struct PassTwoTables {
   }
 };
 
+// A unit's counts of one heavy wanted bucket (SlotCounts), 32-bit as a unit holds fewer than 2^32 elements,
+// and the range of low key bits it touched: only that is merged and cleared.
+struct OwnSlotCounts {
+  std::vector<uint32_t> table;
+  uint32_t low = kKeyBuckets, high = 0;
+};
+
 // One unit's histogram counts (four interleaved tables: runs of equal bins, the centre of a weight
 // distribution, would otherwise make each increment wait for the one before) and bins of a piece.
 struct PassTwoScratch {
   std::vector<uint64_t> counts;
+  std::vector<OwnSlotCounts> own;  // by slot, for the heavy ones; all zero between units
   std::vector<uint32_t> bin_of = std::vector<uint32_t>(kPiece);
   std::vector<uint32_t> looked_at = std::vector<uint32_t>(kPiece);  // narrow: a piece's values looked at
 };
@@ -295,7 +316,7 @@ void WideTensorScan::State::bin_whole_buckets() {
 void WideTensorScan::State::prepare_pass_two() {
   if (!tests.of.empty()) return;
   if (width == 4)
-    for (uint64_t weight : slot_weights) tables.narrow.emplace_back(weight);
+    for (uint64_t weight : slot_weights) tables.narrow.emplace_back(weight, units);
   else
     tables.values.resize(slot_buckets.size());
   tests.of.assign(kKeyBuckets, 0);
@@ -323,6 +344,18 @@ void WideTensorScan::State::narrow_pass_two(const Piece& p, const BucketTests& t
   else
     sweep([&](size_t i) { return p.keys[i] >> 16; });
   const HistogramBinner binner(s.histogram.edges);
+  // A heavy bucket's values come in runs of one key (a repeated value, zeros): a run is summed here and
+  // added once, where each value's add waited for the one before to the same counter.
+  uint64_t run_key = 0, run_weight = 0;
+  unsigned run_slot = 0;
+  auto end_run = [&] {
+    if (run_weight == 0) return;
+    OwnSlotCounts& own = scratch.own[run_slot - 1];
+    const auto low = static_cast<uint32_t>(run_key & 0xffff);
+    own.table[low] += static_cast<uint32_t>(run_weight);
+    own.low = std::min(own.low, low);
+    own.high = std::max(own.high, low);
+  };
   for (size_t j = 0; j < found; ++j) {
     const size_t i = looked_at[j];
     const uint64_t key = p.float_form() ? float_key(p.floats[i]) : p.keys[i];
@@ -330,9 +363,20 @@ void WideTensorScan::State::narrow_pass_two(const Piece& p, const BucketTests& t
     const uint64_t w = p.weighted() ? p.counts[i] : 1;
     if (what & BucketTests::kCut)
       scratch.counts[binner.bin(p.float_form() ? static_cast<double>(p.floats[i]) : p.values[i])] += w;
-    if (const unsigned slot = what & BucketTests::kSlot)
-      into.narrow[slot - 1].add(static_cast<uint16_t>(key & 0xffff), w);
+    if (const unsigned slot = what & BucketTests::kSlot) {
+      if (!into.narrow[slot - 1].heavy) {
+        into.narrow[slot - 1].add(static_cast<uint16_t>(key & 0xffff), w);
+      } else if (key == run_key && run_weight != 0) {  // one key is one bucket, so one slot
+        run_weight += w;
+      } else {
+        end_run();
+        run_key = key;
+        run_slot = slot;
+        run_weight = w;
+      }
+    }
   }
+  end_run();
 }
 
 // 64-bit keys: every value is binned (a bucket's values cannot be listed from its key bits here), and the
@@ -455,6 +499,12 @@ WideTensorScan::UnitEnd WideTensorScan::second_pass(size_t unit, const FileSourc
     if (!narrow) local.values.resize(st.slot_buckets.size());
     WideScanScratch::Memory& m = scratch.memory();
     m.pass_two.counts.assign(4 * static_cast<size_t>(st.bins), 0);
+    if (narrow) {
+      if (m.pass_two.own.size() < st.tables.narrow.size()) m.pass_two.own.resize(st.tables.narrow.size());
+      for (size_t slot = 0; slot < st.tables.narrow.size(); ++slot)
+        if (st.tables.narrow[slot].heavy && m.pass_two.own[slot].table.empty())
+          m.pass_two.own[slot].table.assign(kKeyBuckets, 0);
+    }
     const bool complete =
         for_each_piece(file, offset + st.begin(unit), unit_bytes(unit), st.s.dtype, st.scaled(unit), buffer,
                        buffer_bytes, cancel, m.pieces, [&](Piece& p) {
@@ -465,8 +515,17 @@ WideTensorScan::UnitEnd WideTensorScan::second_pass(size_t unit, const FileSourc
                          else
                            st.wide_pass_two(p, st.tests, m.pass_two, local);
                        });
-    if (!complete) return UnitEnd::Cancelled;
+    // The unit's own counts of heavy buckets are merged even when cancelled: the scratch is left zero.
     std::lock_guard lock(st.mutex);
+    if (narrow)
+      for (size_t slot = 0; slot < st.tables.narrow.size(); ++slot) {
+        OwnSlotCounts& own = m.pass_two.own[slot];
+        if (!st.tables.narrow[slot].heavy || own.low > own.high) continue;
+        st.tables.narrow[slot].merge(own.table.data(), own.low, own.high);
+        own.low = kKeyBuckets;
+        own.high = 0;
+      }
+    if (!complete) return UnitEnd::Cancelled;
     for (size_t j = 0; j < 4; ++j)
       for (uint32_t k = 0; k < st.bins; ++k) st.histogram[k] += m.pass_two.counts[j * st.bins + k];
     if (!narrow) st.tables.merge_values(local);

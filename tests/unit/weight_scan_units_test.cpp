@@ -242,6 +242,56 @@ TEST(WeightScanUnits, SignedZerosAtEitherEndKeepTheirCounts) {
   }
 }
 
+// A key bucket holding most of a tensor's values (a repeated value, a pruned matrix's zeros) at a percentile
+// is counted by each unit on its own, in runs of one key, and merged at the unit's end (SlotCounts' heavy
+// buckets: over 65,536 of its values a unit on average). The counts must be those of every value sorted:
+// runs of several keys in one bucket, broken by other values, across units and threads, and a Q4_K tensor's
+// weighted levels (blocks of zero scale: every level 0) as well.
+TEST(WeightScanUnits, ABucketHoldingMostValuesCountsThemAll) {
+  test::TempDir tmp;
+  Lcg g;
+  std::vector<float> repeated, pruned;
+  for (int i = 0; i < 1'000'001; ++i) {
+    // Runs of 0.5 and of the next few floats above it, one bucket (65,536 keys), every 9th value apart.
+    const int run = (i / 37) % 4;
+    repeated.push_back(i % 9 == 0 ? static_cast<float>(g.uniform())
+                                  : std::nextafter(0.5f + static_cast<float>(run) * 6e-8f, 1.0f));
+    pruned.push_back(i % 5 < 3 ? 0.0f : static_cast<float>(g.uniform() - 0.5));  // 60% zeros: the median's
+  }
+  std::string q4k = q4_k_blocks(4'000, g);
+  for (size_t b = 0; b < 4'000; ++b)
+    if (b % 10 != 0) std::memset(q4k.data() + b * 144, 0, 4);  // d = dmin = 0: all 256 levels are 0
+  const fs::path file = tmp / "heavy.bin";
+  {
+    std::ofstream out(file, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(repeated.data()),
+              static_cast<std::streamsize>(repeated.size() * 4));
+    out.write(reinterpret_cast<const char*>(pruned.data()), static_cast<std::streamsize>(pruned.size() * 4));
+    out << q4k;
+  }
+  const uint64_t f32_bytes = repeated.size() * 4;
+  const std::vector<ScanItem> items = {
+      {"repeated", file, 0, f32_bytes, DType::F32, Shape{1'000'001}, 1'000'001, {}},
+      {"pruned", file, f32_bytes, f32_bytes, DType::F32, Shape{1'000'001}, 1'000'001, {}},
+      {"q4_k", file, 2 * f32_bytes, q4k.size(), DType::Q4_K, Shape{4'000 * 256}, 4'000 * 256, {}},
+  };
+  ScanOptions options;
+  options.bins = 32;
+  options.threads = 3;
+  options.unit_bytes =
+      300'000;  // 14 units of 75,000 floats a tensor; Q4_K's of 2,083 blocks (533,248 values)
+  const std::vector<TensorStats> split = scan_weights(items, options);
+  expect_brute_force(split[0], repeated, options.bins);
+  expect_brute_force(split[1], pruned, options.bins);
+  expect_brute_force(split[2], decoded(DType::Q4_K, q4k, 4'000, 256), options.bins);
+  EXPECT_EQ(split[1].percentiles[2], 0.0);
+  EXPECT_EQ(split[2].percentiles[2], 0.0);
+  options.threads = 1;
+  options.unit_bytes = 1ull << 40;
+  const std::vector<TensorStats> one = scan_weights(items, options);
+  for (size_t i = 0; i < one.size(); ++i) expect_same(one[i], split[i]);
+}
+
 // Threads wait in the scan for a tensor's pass 2 while its pass 1 ends elsewhere. A unit that fails (its last
 // read runs past the file's end) must end the scan with its error and release them: the scan must not hang
 // (ctest's timeout would fail it) nor report a result. The failing unit comes first and is the slowest, so
