@@ -4,11 +4,16 @@
 #               WORK/big/model.pt and WORK/big-st/model.safetensors (the same 16 x 32 MB float32 tensors)
 #   peer FILE   the peer: Python's pickle.Unpickler with torch.load(weights_only=True)'s restriction (an
 #               allowlist in find_class, storages by persistent id), as torch runs it, minus torch itself
-# Without torch installed, fake modules make pickle write the globals and persistent ids torch.save does.
-import collections, io, json, os, pickle, struct, sys, types, zipfile
+#   torch FILE  torch itself, where this interpreter can import it: torch.load(FILE, weights_only=True), five
+#               times, with mmap=True where torch has it; one line of JSON (tensors, parameters, the median load
+#               in ms, whether mapped, torch's version); exit 3 without torch
+# Fake modules make pickle write the globals and persistent ids torch.save does (torch is not needed to write),
+# and the files hold the records torch.load asks for (version, byteorder), so real torch reads them.
+import collections, io, json, os, pickle, statistics, struct, sys, time, types, zipfile
 
 torch = types.ModuleType("torch"); utils = types.ModuleType("torch._utils")
-sys.modules["torch"] = torch; sys.modules["torch._utils"] = utils; torch._utils = utils
+if sys.argv[1:2] != ["torch"]:  # the torch mode imports the real one
+    sys.modules["torch"] = torch; sys.modules["torch._utils"] = utils; torch._utils = utils
 def _rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks, metadata=None):
     return (storage, offset, size, stride)
 _rebuild_tensor_v2.__module__ = "torch._utils"; utils._rebuild_tensor_v2 = _rebuild_tensor_v2
@@ -38,6 +43,7 @@ def write_zip(path, tensors, cls, elem, data_of):
     f = io.BytesIO(); P(f, protocol=2).dump(state)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
         z.writestr("archive/data.pkl", f.getvalue()); z.writestr("archive/byteorder", "little")
+        z.writestr("archive/version", "3\n")
         for st in storages: z.writestr("archive/data/" + st.key, data_of(st.n * elem))
 
 def make(work):
@@ -87,5 +93,20 @@ def peer(path):
         state = Restricted(io.BytesIO(z.read(pkl))).load()
     print(len(state))
 
+def real_torch(path):
+    try:
+        import torch as real
+    except ImportError:
+        sys.exit(3)
+    # mmap (torch >= 2.1) maps the data rather than reading it, the nearest torch comes to reading a header
+    mmap = "mmap" in real.load.__code__.co_varnames
+    times = []
+    for _ in range(5):
+        t = time.perf_counter()
+        state = real.load(path, weights_only=True, map_location="cpu", **({"mmap": True} if mmap else {}))
+        times.append(time.perf_counter() - t)
+    print(json.dumps({"tensors": len(state), "parameters": sum(v.numel() for v in state.values()),
+                      "load_ms": statistics.median(times) * 1e3, "mmap": mmap, "version": real.__version__}))
+
 if __name__ == "__main__":
-    make(sys.argv[2]) if sys.argv[1] == "make" else peer(sys.argv[2])
+    {"make": make, "peer": peer, "torch": real_torch}[sys.argv[1]](sys.argv[2])
