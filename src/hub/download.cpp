@@ -213,8 +213,8 @@ class Downloader {
       try {
         r = http_.fetch(resolve_url(settings_, ref_.id, info.commit, f.path), req,
                         {ref_.id, info.commit, f.path});
-      } catch (const Error& e) {
-        if (e.kind() != ErrorKind::Network || received == 0 || attempt >= kMaxResumes) throw;
+      } catch (const TransientNetworkError&) {  // a failure another try would meet is not resumed
+        if (received == 0 || attempt >= kMaxResumes) throw;
         std::lock_guard lock(mutex_);
         ++result_.resumed;
         continue;  // bytes arrived before the connection broke: resume from there

@@ -31,11 +31,6 @@ std::string wait_text(double s) {
          (s >= kMaxHeaderWaitSeconds ? " s or more" : " s");
 }
 
-// An Error from the connection itself, as opposed to a policy refusal (bad redirect): only these are retried.
-struct TransportError : Error {
-  explicit TransportError(const Error& e) : Error(e) {}
-};
-
 void sleep_s(double s) {
   std::this_thread::sleep_for(std::chrono::duration<double>(s));
 }
@@ -67,13 +62,8 @@ HubResult HubHttp::follow(const std::string& start, HttpRequest request) {
     request.authorization.clear();
     if (settings_.send_token && origin == endpoint_origin_)
       request.authorization = "Bearer " + settings_.token->value;
-    HttpResponse r;
     const auto sent = std::chrono::steady_clock::now();
-    try {
-      r = client_.perform(request);
-    } catch (const Error& e) {
-      throw TransportError(e);
-    }
+    HttpResponse r = client_.perform(request);
     if (settings_.observe)
       settings_.observe({request.head ? "HEAD" : "GET", redact_url(url), request.range, r.status,
                          r.body_bytes,
@@ -110,9 +100,10 @@ HubResult HubHttp::fetch(const std::string& url, HttpRequest request, const HubT
     HubResult r;
     try {
       r = follow(url, request);
-    } catch (const TransportError& e) {
-      // Only the connection failed (refused, reset, timed out): worth another try. A refused redirect is not.
-      if (delivered || attempt > settings_.max_transport_retries) throw Error(e);
+    } catch (const TransientNetworkError&) {
+      // Only the connection failed (refused, reset, timed out): worth another try, unless bytes already went
+      // to the sink (the caller resumes). A refused redirect, Ctrl-C or a header over the limit is not.
+      if (delivered || attempt > settings_.max_transport_retries) throw;
       sleep_s(backoff);
       continue;
     }

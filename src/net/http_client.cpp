@@ -110,8 +110,32 @@ std::string transport_reason(CURLcode rc) {
     case CURLE_SEND_ERROR:
     case CURLE_GOT_NOTHING:
       return "connection reset";
+    case CURLE_OUT_OF_MEMORY:
+      // What libcurl answers when a response header line is over its 100 KB limit, far more often than
+      // when memory runs out.
+      return "a response header over libcurl's 100 KB limit (or out of memory)";
     default:
       return curl().easy_strerror(rc);
+  }
+}
+
+// The failures another try may not meet: the connection, not what was said on it.
+bool transient(CURLcode rc) {
+  switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_SSL_CONNECT_ERROR:  // the handshake broke off, unlike a certificate refused
+    case CURLE_PARTIAL_FILE:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -214,6 +238,8 @@ HttpResponse HttpClient::perform(const HttpRequest& request) {
   if (rc == CURLE_ABORTED_BY_CALLBACK && request.cancel && request.cancel->load())
     throw Error(ErrorKind::LocalIO, redact_url(request.url), "", "interrupted");
   if (rc == CURLE_WRITE_ERROR && response.capped) rc = CURLE_OK;
+  if (rc != CURLE_OK && transient(rc))
+    throw TransientNetworkError(ErrorKind::Network, redact_url(request.url), "", transport_reason(rc));
   if (rc != CURLE_OK) throw Error(ErrorKind::Network, redact_url(request.url), "", transport_reason(rc));
   response.status = static_cast<int>(status);
   // Bytes asked for as they are (ranges of a weights file, a download) that come compressed are not the

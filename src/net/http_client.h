@@ -13,7 +13,16 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
+
 namespace ma {
+
+// A failure of the connection itself that another try may not meet (refused, reset, timed out, cut short):
+// the only failure of perform worth retrying. Every other Error it throws is final: a refused TLS
+// certificate, a header over libcurl's limit, compressed bytes, Ctrl-C, a sink's own error.
+struct TransientNetworkError : Error {
+  using Error::Error;
+};
 
 inline constexpr uint64_t kOpenEnded = UINT64_MAX;
 
@@ -75,7 +84,8 @@ class HttpClient {
   HttpClient& operator=(const HttpClient&) = delete;
 
   // Thread-safe. Throws Error(Network) on transport failures (refused, reset, timeout, TLS), naming the URL
-  // without its query string (presigned CDN URLs carry signatures).
+  // without its query string (presigned CDN URLs carry signatures); TransientNetworkError for those another
+  // try may not meet.
   HttpResponse perform(const HttpRequest& request);
 
   uint64_t requests() const { return requests_.load(); }

@@ -120,6 +120,8 @@ TEST_F(HubResume, CtrlCStopsAStalledTransferPromptly) {
   const Interrupted ended = interrupt_cli(pid);
   EXPECT_EQ(ended.exit_code, 130);
   EXPECT_LT(ended.seconds, 5.0) << "the stalled transfer went on after Ctrl-C";
+  EXPECT_EQ(occurrences(server.log(), "GET /cut/model/resolve/"), 1u) << "Ctrl-C is not retried\n"
+                                                                      << server.log();
   size_t partial = 0;
   if (fs::exists(dir_ / "cache"))
     for (const auto& e : fs::recursive_directory_iterator(dir_ / "cache"))
@@ -134,6 +136,18 @@ TEST_F(HubResume, ACompressedAnswerToABytesRequestIsANetworkFault) {
   CommandResult r = download(server, dir_ / "cache");
   EXPECT_EQ(r.exit_code, 6) << r.err;
   EXPECT_NE(r.err.find("Content-Encoding: the server compressed (gzip)"), std::string::npos) << r.err;
+  // Another try would get the same answer: neither retried nor resumed.
+  EXPECT_EQ(occurrences(server.log(), "GET /cut/model/resolve/"), 1u) << server.log();
+}
+
+// A response header over libcurl's 100 KB limit is named as such (libcurl reports it as "out of memory"),
+// exit 6, and not asked for again: another try would meet it too.
+TEST_F(HubResume, AHeaderOverLibcurlsLimitIsNamedAndNotRetried) {
+  START_CUT_SERVER_OR_SKIP(server, "huge-header");
+  CommandResult r = download(server, dir_ / "cache");
+  EXPECT_EQ(r.exit_code, 6) << r.err;
+  EXPECT_NE(r.err.find("a response header over libcurl's 100 KB limit"), std::string::npos) << r.err;
+  EXPECT_EQ(occurrences(server.log(), "GET /cut/model/resolve/"), 1u) << server.log();
 }
 
 TEST_F(HubResume, SilentServerTimesOutAndFailsAfterRetries) {

@@ -7,7 +7,8 @@ anchors-reliability): it serves one repo, `cut/model` with one LFS file, and
     file again with 200 (mode "ignore-range"), or does so and cuts it at the same place again before it
     honours the next Range (mode "ignore-range-and-cut");
   - or, in mode "stall", sends the headers of every file GET and then nothing at all (a slow-loris server, N18);
-  - or, in mode "compressed", answers with a Content-Encoding of gzip although identity was asked for.
+  - or, in mode "compressed", answers with a Content-Encoding of gzip although identity was asked for;
+  - or, in mode "huge-header", answers with a header line of 150 KB (over libcurl's 100 KB limit).
 
 usage: cut_server.py PORT_FILE MODE FILE_SIZE CUT
 Writes the port it listens on (127.0.0.1, picked by the OS) to PORT_FILE, then serves until killed. Every
@@ -52,6 +53,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         meta = [("X-Repo-Commit", commit), ("X-Linked-Etag", f'"{sha}"'), ("X-Linked-Size", str(size))]
         state["gets"] += 1
         rng = self.headers.get("Range")
+        if mode == "huge-header":
+            return self.send(200, body, meta + [("X-Padding", "a" * 150_000)])
         if mode == "compressed":
             # Sent "compressed" although identity was asked for: not the file's bytes.
             return self.send(200, body, meta + [("Content-Encoding", "gzip")])
