@@ -51,7 +51,9 @@ CommandSpec embeddings_spec(EmbeddingsArgs& a) {
 }
 
 EmbeddingsArgs parse_embeddings_args(const Args& args) {
-  return parse_model_command(args, embeddings_spec);
+  EmbeddingsArgs a = parse_model_command(args, embeddings_spec);
+  require_one_stdout(stdout_claims(a.outputs));
+  return a;
 }
 
 }  // namespace ma::cli

@@ -2,12 +2,33 @@
 
 #include "cli/arg_values.h"
 #include "cli/cli_common.h"
+#include "core/error.h"
 #include "report/diagram_png.h"
 
 namespace ma::cli {
 
 bool ResultOutputs::file_on_stdout() const {
   return json_file == "-" || csv_file == "-" || markdown_file == "-" || plot_file == "-";
+}
+
+void require_one_stdout(const std::vector<StdoutClaim>& claims) {
+  std::string named;
+  int count = 0;
+  for (const StdoutClaim& c : claims)
+    if (c.claimed) named += (count++ ? " and " : "") + c.flag;
+  if (count > 1)
+    throw Error(ErrorKind::Usage, "", named,
+                "each writes to standard output, which carries one; send all but one to a file");
+}
+
+std::vector<StdoutClaim> stdout_claims(const ResultOutputs& out, std::vector<StdoutClaim> more) {
+  std::vector<StdoutClaim> claims = {{out.json, "--json"},
+                                     {out.json_file == "-", "--export -"},
+                                     {out.csv_file == "-", "--csv -"},
+                                     {out.markdown_file == "-", "--markdown -"},
+                                     {out.plot_file == "-", "--plot -"}};
+  claims.insert(claims.end(), more.begin(), more.end());
+  return claims;
 }
 
 void add_result_output_options(CommandSpec& spec, ResultOutputs& out, std::string_view plot_help) {

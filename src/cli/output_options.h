@@ -2,6 +2,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/option_table.h"
 
@@ -13,6 +14,17 @@ struct ResultOutputs {
   // The console table is left out when another output already goes to stdout.
   bool file_on_stdout() const;
 };
+
+// An output that would go to standard output, named by the flag that sends it there.
+struct StdoutClaim {
+  bool claimed;
+  std::string flag;  // "--json", "--export -", ...
+};
+// Standard output carries one document, whole: two claims would interleave there (a JSON parser then fails).
+// Throws Usage naming the claims when more than one is made.
+void require_one_stdout(const std::vector<StdoutClaim>& claims);
+// ResultOutputs' claims, then a command's own (`more`).
+std::vector<StdoutClaim> stdout_claims(const ResultOutputs& out, std::vector<StdoutClaim> more = {});
 
 // --json, --export, --csv, --markdown (alias --export-markdown), --plot; `plot_help` says what is drawn.
 void add_result_output_options(CommandSpec& spec, ResultOutputs& out, std::string_view plot_help);

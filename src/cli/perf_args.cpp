@@ -2,6 +2,7 @@
 
 #include "cli/arg_values.h"
 #include "cli/hub_options.h"
+#include "cli/output_options.h"
 #include "core/error.h"
 
 namespace ma::cli {
@@ -180,12 +181,10 @@ PerfArgs parse_perf_args(const Args& args) {
   a.hub.flags.quiet = a.common.quiet;  // the Hub settings warnings obey --quiet too
   for (const auto& [flag, text] : knob_overrides) apply_knob(a.inputs.knobs, flag, text);
   if (!knob_overrides.empty()) a.inputs.knobs.profile += " (modified)";
-  // stdout carries one document, whole.
-  const int on_stdout =
-      int(a.json) + int(a.report_file == "-") + int(a.html_file == "-") + int(a.plot_file == "-");
-  if (on_stdout > 1)
-    throw Error(ErrorKind::Usage, "perf", "",
-                "only one of --json, --report -, --html - and --plot - can use stdout");
+  require_one_stdout({{a.json, "--json"},
+                      {a.report_file == "-", "--report -"},
+                      {a.html_file == "-", "--html -"},
+                      {a.plot_file == "-", "--plot -"}});
   // Seed 001: the decode KV length is the report's sequence length (255 by default).
   if (!a.kv_len_given) a.inputs.kv_len = a.inputs.seq;
   return a;

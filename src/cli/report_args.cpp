@@ -2,6 +2,7 @@
 
 #include "cli/arg_values.h"
 #include "cli/hub_options.h"
+#include "cli/output_options.h"
 #include "core/dtype.h"
 #include "core/error.h"
 
@@ -77,6 +78,11 @@ ReportArgs parse_report_args(const Args& args) {
     throw Error(ErrorKind::Usage, "", "--export",
                 "exports one model; analyse models one at a time to export each");
   if (a.viz_output.empty() && a.models.size() == 1) a.viz_output = "model_architecture.png";
+  require_one_stdout({{a.json, "--json"},
+                      {a.export_json == "-", "--export -"},
+                      {a.export_markdown == "-", "--export-markdown -"},
+                      {a.export_html == "-", "--html -"},
+                      {a.visualize && a.viz_output == "-", "--viz-output -"}});
   return a;
 }
 

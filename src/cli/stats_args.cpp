@@ -40,7 +40,10 @@ CommandSpec stats_spec(StatsArgs& a) {
 }
 
 StatsArgs parse_stats_args(const Args& args) {
-  return parse_model_command(args, stats_spec);
+  StatsArgs a = parse_model_command(args, stats_spec);
+  require_one_stdout(
+      stdout_claims(a.outputs, {{a.trends_file == "-", "--trends -"}, {a.html_file == "-", "--html -"}}));
+  return a;
 }
 
 }  // namespace ma::cli

@@ -161,9 +161,13 @@ int run_summary(const Args& args) {
     write_output_file(a.export_html, html);
     if (a.export_html != "-") print_notes({"HTML report written to " + a.export_html}, out);
   }
+  // Standard output carries one document (parse_report_args allows one claim): the console report only
+  // when no other output went there.
+  const bool stdout_taken = a.export_json == "-" || a.export_markdown == "-" || a.export_html == "-" ||
+                            (a.visualize && a.viz_output == "-");
   if (a.json)
     print_stdout(json);
-  else if (!out.quiet && a.export_html != "-")
+  else if (!out.quiet && !stdout_taken)
     print_stdout(render_report_console(r, render, out.color));
   return 0;
 }

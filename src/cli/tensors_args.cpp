@@ -1,6 +1,7 @@
 #include "cli/tensors_args.h"
 
 #include "cli/hub_options.h"
+#include "cli/output_options.h"
 #include "core/error.h"
 
 namespace ma::cli {
@@ -24,7 +25,9 @@ CommandSpec tensors_spec(TensorsArgs& a) {
 }
 
 TensorsArgs parse_tensors_args(const Args& args) {
-  return parse_model_command(args, tensors_spec);
+  TensorsArgs a = parse_model_command(args, tensors_spec);
+  require_one_stdout({{a.json, "--json"}, {a.csv_path == "-", "--csv -"}});
+  return a;
 }
 
 }  // namespace ma::cli

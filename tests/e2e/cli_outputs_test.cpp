@@ -103,6 +103,51 @@ TEST(CliOutputs, DashIsStdoutForEveryOutputFlag) {
   }
 }
 
+// Without --quiet too, a "-" output is the only document on stdout: the console report stays out (the report
+// printed itself after the JSON of --export - and the SVG of --viz-output -, which no parser could read).
+TEST(CliOutputs, ADashOutputIsAloneOnStdout) {
+  struct Case {
+    std::string args;
+    std::string starts, ends;  // stdout's first and last characters
+  };
+  const std::vector<Case> cases = {
+      {example() + " --skip-tokenizer --export -", "{", "}\n"},
+      {example() + " --skip-tokenizer --export-markdown -", "# ", "\n"},
+      {example() + " --skip-tokenizer --visualize --viz-output -", "<?xml", "</svg>\n"},
+      {example() + " --skip-tokenizer --html -", "<!doctype html>", "</html>\n"},
+      {"tensors " + example() + " --csv -", "kind,name", "\n"},
+      {"stats " + example() + " --export -", "{", "}\n"},
+  };
+  for (const Case& c : cases) {
+    auto r = run_cli(c.args);
+    ASSERT_EQ(r.exit_code, 0) << c.args << "\n" << r.err;
+    EXPECT_EQ(r.out.rfind(c.starts, 0), 0u) << c.args << "\n" << r.out.substr(0, 200);
+    EXPECT_TRUE(r.out.ends_with(c.ends)) << c.args << "\n"
+                                         << r.out.substr(r.out.size() - std::min<size_t>(r.out.size(), 200));
+    EXPECT_EQ(r.out.find("Model: tiny-llama\n"), std::string::npos)
+        << c.args << ": the console report followed";
+  }
+}
+
+// Two outputs that both ask for stdout would interleave there: refused before any work, naming both.
+TEST(CliOutputs, TwoDocumentsOnStdoutAreRefused) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {example() + " --json --export -", "--json and --export -"},
+      {example() + " --export - --export-markdown -", "--export - and --export-markdown -"},
+      {example() + " --json --visualize --viz-output -", "--json and --viz-output -"},
+      {"tensors " + example() + " --json --csv -", "--json and --csv -"},
+      {"stats " + example() + " --json --plot -", "--json and --plot -"},
+      {"stats " + example() + " --csv - --html -", "--csv - and --html -"},
+  };
+  for (const auto& [args, named] : cases) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(r.out, "") << args;
+    EXPECT_NE(r.err.find(named + ": each writes to standard output"), std::string::npos) << args << "\n"
+                                                                                         << r.err;
+  }
+}
+
 TEST(CliOutputs, SymlinkToAFileKeepsTheLinkAndReplacesTheTarget) {
   TempDir dir;
   write_file(dir / "target.json", "old");
