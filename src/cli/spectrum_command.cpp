@@ -44,6 +44,9 @@ int run_spectrum(const Args& args) {
   }
   progress.finish();
   spectrum.model_id = a.model;
+  if (spectrum.matrices.empty() && spectrum.first_non_finite)
+    throw Error(ErrorKind::Malformed, a.model, "tensors",
+                "no matrix could be decomposed; the first: " + *spectrum.first_non_finite);
   if (spectrum.matrices.empty())
     throw Error(ErrorKind::NotFound, a.model, "tensors",
                 "no 2-D or stacked 3-D weight matrix in the selection");

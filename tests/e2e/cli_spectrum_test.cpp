@@ -70,18 +70,52 @@ TEST_F(CliSpectrum, WritesEveryOutput) {
   EXPECT_EQ(sigma.find("k_proj"), std::string::npos) << "--show chose the q projections only";
 }
 
+// The spread of a matrix whose mean dwarfs it: E[x²] - mean² lost four digits of std at 1000 ± 0.001 (and all
+// of them at larger offsets); the mean squared deviation keeps them.
+TEST_F(CliSpectrum, StdOfAMatrixFarFromZeroKeepsItsDigits) {
+  TempDir dir;
+  std::vector<float> v(8 * 8);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = 1000.0f + static_cast<float>((i * 37) % 11) * 1e-3f;
+  double mean = 0, deviations = 0;
+  for (float x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  for (float x : v) deviations += (x - mean) * (x - mean);
+  const double std_exact = std::sqrt(deviations / static_cast<double>(v.size()));
+  write_safetensors(
+      dir / "far.safetensors",
+      {{"w", DType::F32, {8, 8}, std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4)}});
+  CommandResult r = run_cli("spectrum " + quoted(dir / "far.safetensors") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t at = r.out.find("\"std\":");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_NEAR(std::atof(r.out.c_str() + at + 6), std_exact, 1e-9 * std_exact);
+}
+
 TEST_F(CliSpectrum, RefusesWhatItCannotDecompose) {
   TempDir dir;
-  // A NaN inside a matrix: no singular values, one line naming the file and the tensor, exit 3.
+  // A NaN inside a matrix: no singular values. Beside a finite matrix it is skipped, named, and the other one
+  // analysed (a diverged layer must not hide the rest); alone, one line naming the file and the tensor,
+  // exit 3.
   std::string data(4 * 4 * 4, '\0');
   const float nan = std::nanf("");
   std::memcpy(data.data() + 20, &nan, 4);
+  std::string finite(4 * 4 * 4, '\0');
+  const float one = 1.0f;
+  for (int i = 0; i < 4; ++i) std::memcpy(finite.data() + 4 * (5 * i), &one, 4);  // the identity
+  write_safetensors(dir / "both.safetensors",
+                    {{"w", DType::F32, {4, 4}, data}, {"v", DType::F32, {4, 4}, finite}});
+  CommandResult both = run_cli("spectrum " + quoted(dir / "both.safetensors") + " --json");
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_NE(both.out.find("\"w: holds NaN or Inf, which have no singular values\""), std::string::npos)
+      << both.out;
+  EXPECT_NE(both.out.find("\"name\":\"v\""), std::string::npos) << both.out;
   write_safetensors(dir / "nan.safetensors", {{"w", DType::F32, {4, 4}, data}});
   CommandResult r = run_cli("spectrum " + quoted(dir / "nan.safetensors"));
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find("nan.safetensors"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("w: holds NaN or Inf: no singular values"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no matrix could be decomposed; the first: w: holds NaN or Inf"), std::string::npos)
+      << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   // Only vectors: nothing to decompose.
   write_safetensors(dir / "vec.safetensors", {{"v", DType::F32, {4}, std::string(16, '\0')}});

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "analysis/lapack.h"
 #include "analysis/matrix_reader.h"
@@ -37,8 +38,11 @@ double storage_roundoff(DType t) {
   return std::ldexp(1.0, -static_cast<int>(*bits) - 1);
 }
 
-MatrixSpectrum analyse(const ScanItem& item, const MatrixShape& m, uint64_t expert, std::vector<float>& w,
-                       const FileSource& file, ElementDecoder& decoder, const SpectrumOptions& o) {
+// The spectrum of one matrix, or none (NaN or Inf in it make the decomposition meaningless: skipped, named,
+// while the model's other matrices are analysed).
+std::optional<MatrixSpectrum> analyse(const ScanItem& item, const MatrixShape& m, uint64_t expert,
+                                      std::vector<float>& w, const FileSource& file, ElementDecoder& decoder,
+                                      const SpectrumOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   MatrixSpectrum r;
   r.name = m.count > 1 ? item.name + "[" + std::to_string(expert) + "]" : item.name;
@@ -49,19 +53,21 @@ MatrixSpectrum analyse(const ScanItem& item, const MatrixShape& m, uint64_t expe
   const uint64_t numel = m.rows * m.cols;
   read_elements_as_float(file, item, expert * numel, numel, w, decoder);
   if (item.scale) item.scale->apply(expert * numel, w.data(), static_cast<size_t>(numel));  // W, not codes
-  // Mean, variance and sparsity over the elements (NaN/Inf make the decomposition meaningless: refused).
+  // Mean, variance and sparsity over the elements. The variance is the mean squared deviation from the mean
+  // (a second pass over the matrix in memory): E[x²] - mean² cancels where the mean dwarfs the spread.
   double sum = 0, sum_sq = 0;
   uint64_t near_zero = 0;
   for (float x : w) {
-    if (!std::isfinite(x))
-      throw Error(ErrorKind::Malformed, item.file.string(), r.name, "holds NaN or Inf: no singular values");
+    if (!std::isfinite(x)) return std::nullopt;
     sum += x;
     sum_sq += double(x) * x;
     near_zero += std::fabs(x) <= o.eps;
   }
   const double n = static_cast<double>(numel);
   r.mean = sum / n;
-  r.var = std::max(0.0, sum_sq / n - r.mean * r.mean);
+  double deviations = 0;
+  for (float x : w) deviations += (double(x) - r.mean) * (double(x) - r.mean);
+  r.var = deviations / n;
   r.std = std::sqrt(r.var);
   r.sparsity = static_cast<double>(near_zero) / n;
   r.frobenius_norm = std::sqrt(sum_sq);
@@ -126,7 +132,13 @@ ModelSpectrum compute_model_spectrum(const PlannedScan& plan, const SpectrumOpti
     for (uint64_t e = 0; e < m->count; ++e) {
       if (o.cancel && o.cancel->load())
         throw Error(ErrorKind::LocalIO, item.file.string(), item.name, "interrupted");
-      out.matrices.push_back(analyse(item, *m, e, w, file, decoder, o));
+      if (std::optional<MatrixSpectrum> one = analyse(item, *m, e, w, file, decoder, o))
+        out.matrices.push_back(std::move(*one));
+      else {
+        out.skipped.push_back((m->count > 1 ? item.name + "[" + std::to_string(e) + "]" : item.name) +
+                              ": holds NaN or Inf, which have no singular values");
+        if (!out.first_non_finite) out.first_non_finite = out.skipped.back();
+      }
       if (o.progress) o.progress(++done, total);
     }
   }

@@ -55,6 +55,7 @@ struct ModelSpectrum {
   std::string library;  // the LAPACK that ran
   std::vector<MatrixSpectrum> matrices;
   std::vector<std::string> skipped;  // "name: why" (1-D tensors are not matrices and are not listed)
+  std::optional<std::string> first_non_finite;  // the first matrix skipped for holding NaN or Inf, as listed
   double seconds = 0;
 };
 
