@@ -315,9 +315,7 @@ std::string render_compare_markdown(const WeightComparison& c, size_t top) {
   std::vector<std::vector<std::string>> rows;
   for (size_t i : ranked(c)) {
     if (rows.size() == top) break;
-    std::vector<std::string> r = tensor_row(c.tensors[i]);
-    r[0] = markdown_cell(r[0]);
-    rows.push_back(r);
+    rows.push_back(tensor_row(c.tensors[i]));  // the table escapes each cell
   }
   w.table(kTensorHeader, rows);
   w.heading(2, "Layers");
@@ -328,7 +326,7 @@ std::string render_compare_markdown(const WeightComparison& c, size_t top) {
     if (names.empty()) return;
     w.heading(2, title);
     std::string text;
-    for (const std::string& n : names) text += "- " + markdown_cell(n) + "\n";
+    for (const std::string& n : names) text += "- " + n + "\n";  // the paragraph escapes them
     w.paragraph(text);
   };
   list("Missing in B", c.missing_in_b);

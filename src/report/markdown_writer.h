@@ -26,7 +26,7 @@ class MarkdownWriter final : public DocumentWriter {
   std::string out_;
 };
 
-// Escapes the characters Markdown tables give meaning to (| and newlines).
+// Escapes the characters Markdown tables give meaning to (| and newlines) and those viewers read as HTML.
 std::string markdown_cell(std::string_view s);
 
 }  // namespace ma

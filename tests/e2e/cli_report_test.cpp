@@ -32,6 +32,21 @@ TEST(CliReport, ExportsJsonAndMarkdownAtomically) {
     EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << "temporary file left behind";
 }
 
+// Markdown viewers render HTML: text from the model is written as entities there, as the HTML page escapes
+// it, and a | in it does not split a table cell.
+TEST(CliReport, MarkdownShowsModelTextAsText) {
+  test::TempDir tmp;
+  fs::create_directories(tmp / "m");
+  test::write_file(tmp / "m" / "config.json",
+                   R"({"model_type": "llama", "architectures": ["<img onerror=x>|&amp"],
+    "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 1, "num_attention_heads": 4,
+    "vocab_size": 100})");
+  auto r = test::run_cli(test::quoted(tmp / "m") + " --export-markdown -");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("<img"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("&lt;img onerror=x>\\|&amp;amp"), std::string::npos) << r.out;
+}
+
 // "." names the directory it is: the report's title and model_name are that directory's name.
 TEST(CliReport, TheCurrentDirectoryIsNamedByItsName) {
   const test::CommandResult r = test::run_cli_in(test::example_dir(), ". --json --skip-tokenizer");
