@@ -27,6 +27,17 @@ namespace fs = std::filesystem;
 namespace ma {
 namespace {
 
+// ‖B−A‖/‖A‖ from Σa², Σ(b−a)²: infinite when A is all zero and B is not, 0 when both are.
+double relative_l2(double aa, double diff2) {
+  return aa > 0 ? std::sqrt(diff2 / aa) : (diff2 > 0 ? INFINITY : 0);
+}
+
+// Cosine from Σa², Σb², Σab. Where a side is all zero it has no direction: 1 when both are (identical), 0
+// when one is, as torch's cosine_similarity and sklearn's give.
+double cosine(double aa, double bb, double ab) {
+  return aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : (aa == 0 && bb == 0 ? 1 : 0);
+}
+
 constexpr size_t kChunkElements = 1 << 16;
 
 struct Pair {
@@ -123,8 +134,8 @@ void compare_pair(Worker& w, const Pair& p, TensorDrift& d) {
   d.std_a = ma.n > 0 ? std::sqrt(ma.m2 / ma.n) : 0;
   d.std_b = mb.n > 0 ? std::sqrt(mb.m2 / mb.n) : 0;
   d.std_ratio = d.std_a > 0 ? d.std_b / d.std_a : NAN;  // undefined for a constant A (JSON null)
-  d.rel_l2 = aa > 0 ? std::sqrt(diff2 / aa) : (diff2 > 0 ? INFINITY : 0);
-  d.cosine = aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : (aa == 0 && bb == 0 ? 1 : 0);
+  d.rel_l2 = relative_l2(aa, diff2);
+  d.cosine = cosine(aa, bb, ab);
   if (ma.n == 0 && d.numel > 0) d.rel_l2 = d.cosine = NAN;  // no pair finite on both sides: undefined (null)
   d.max_abs_diff = max_diff;
   d.sum_a2 = aa;
@@ -328,8 +339,8 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
     dd[key] += d.sum_diff2;
   }
   for (auto& [key, l] : layers) {
-    l.rel_l2 = aa[key] > 0 ? std::sqrt(dd[key] / aa[key]) : 0;
-    l.cosine = aa[key] > 0 && bb[key] > 0 ? ab[key] / std::sqrt(aa[key] * bb[key]) : 1;
+    l.rel_l2 = relative_l2(aa[key], dd[key]);  // the same rules as a tensor's
+    l.cosine = cosine(aa[key], bb[key], ab[key]);
     if (key >= 0) c.layers.push_back(l);
   }
   if (layers.count(-1)) c.layers.push_back(layers[-1]);

@@ -467,6 +467,29 @@ TEST(CliCompare, ValuesThatBecameNanOrInfAreFlagged) {
       << console.out;
 }
 
+// A side that is all zero has no direction: cosine 1 when both are, 0 when one is; the same rules for a
+// tensor and for the layer pooled over its tensors (a layer of zeros in A that B filled read as cosine 1).
+TEST(CliCompare, AllZeroSidesFollowOneRuleForTensorsAndLayers) {
+  TempDir dir;
+  write_safetensors(dir / "a.safetensors",
+                    {{"model.layers.0.mlp.up_proj.weight", DType::F32, {2}, f32({0, 0})},
+                     {"model.layers.1.mlp.up_proj.weight", DType::F32, {2}, f32({0, 0})}});
+  write_safetensors(dir / "b.safetensors",
+                    {{"model.layers.0.mlp.up_proj.weight", DType::F32, {2}, f32({1, 2})},
+                     {"model.layers.1.mlp.up_proj.weight", DType::F32, {2}, f32({0, 0})}});
+  CommandResult r =
+      run_cli("compare " + quoted(dir / "a.safetensors") + " " + quoted(dir / "b.safetensors") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "compare");
+  EXPECT_EQ(tensor(d, "model.layers.0.mlp.up_proj.weight").find("cosine")->as_double(), 0.0);
+  EXPECT_EQ(tensor(d, "model.layers.1.mlp.up_proj.weight").find("cosine")->as_double(), 1.0);
+  const auto& layers = d.root().find("layers")->items();
+  ASSERT_EQ(layers.size(), 2u) << r.out;
+  EXPECT_EQ(layers[0].find("cosine")->as_double(), 0.0) << r.out;
+  EXPECT_EQ(layers[1].find("cosine")->as_double(), 1.0) << r.out;
+  EXPECT_EQ(layers[1].find("rel_l2")->as_double(), 0.0) << r.out;
+}
+
 TEST(CliCompare, ACheckpointAgainstItselfHasNoDrift) {
   CommandResult r = run_cli("compare " + example() + " " + example() + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
