@@ -79,7 +79,11 @@ void apply_moments(TensorStats& s, const Moments& m) {
   s.mean = m.mean;
   s.var = m.m2 / m.n;
   s.std = std::sqrt(s.var);
-  s.kurtosis = m.m2 > 0 ? (m.m4 / m.n) / (s.var * s.var) - 3 : 0;
+  // 0 for a constant tensor; undefined (NaN, JSON null) where the moments overflowed (float64 values near its
+  // maximum), never the constant's 0.
+  s.kurtosis = !std::isfinite(m.m2) || !std::isfinite(m.m4) ? NAN
+               : m.m2 > 0                                   ? (m.m4 / m.n) / (s.var * s.var) - 3
+                                                            : 0;
 }
 
 void stats_from_distinct(TensorStats& s, const std::vector<std::pair<double, uint64_t>>& sorted,

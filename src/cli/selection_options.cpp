@@ -1,6 +1,9 @@
 #include "cli/selection_options.h"
 
+#include <utility>
+
 #include "cli/arg_values.h"
+#include "core/error.h"
 
 namespace ma::cli {
 
@@ -17,6 +20,16 @@ void add_selection_options(CommandSpec& spec, StatsSelection& selection) {
       {{"--layers"}, "A-B", "only layers A to B (or one layer N)", [&selection](const std::string& v) {
          selection.layers = layer_range_arg("--layers", v);
        }});
+}
+
+void throw_nothing_selected(const std::string& model, const StatsSelection& selection) {
+  std::string flags;
+  for (const auto& [given, flag] : {std::pair{!selection.include.empty(), "--include"},
+                                    {!selection.exclude.empty(), "--exclude"},
+                                    {selection.layers.has_value(), "--layers"}})
+    if (given) flags += (flags.empty() ? "" : ", ") + std::string(flag);
+  if (flags.empty()) throw Error(ErrorKind::NotFound, model, "tensors", "the checkpoint holds no tensor");
+  throw Error(ErrorKind::NotFound, model, flags, "no tensor matches the selection");
 }
 
 }  // namespace ma::cli

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/interrupt.h"
 #include "cli/progress.h"
+#include "cli/selection_options.h"
 #include "cli/spectrum_args.h"
 #include "cli/verbose_trace.h"
 #include "cli/weights_source.h"
@@ -23,8 +24,7 @@ int run_spectrum(const Args& args) {
   SpectrumArgs a = parse_spectrum_args(args);
   Output out = detect_output(a.common);
   const auto [input, plan] = plan_weights(a.model, a.hub, a.selection, out);
-  if (plan.items.empty())
-    throw Error(ErrorKind::NotFound, a.model, "--include", "no tensor matches the selection");
+  if (plan.items.empty()) throw_nothing_selected(a.model, a.selection);
   trace("decomposing the matrices of " + std::to_string(plan.items.size()) + " tensors");
 
   const std::atomic<bool>& interrupted = interrupt_flag();

@@ -21,6 +21,7 @@
 #include "cli/interrupt.h"
 #include "cli/model_source.h"
 #include "cli/progress.h"
+#include "cli/selection_options.h"
 #include "cli/stats_args.h"
 #include "cli/verbose_trace.h"
 #include "cli/weights_source.h"
@@ -98,8 +99,7 @@ bool scan_model(const std::string& model_id, ModelWeightsInput input, StatsArgs&
   PlannedScan plan = plan_scan(input, a.selection, warnings);
   trace("scanning " + std::to_string(plan.items.size()) + " tensors of " + model_id);
   print_warnings(warnings, out);
-  if (plan.items.empty())
-    throw Error(ErrorKind::NotFound, model_id, "--include", "no tensor matches the selection");
+  if (plan.items.empty()) throw_nothing_selected(model_id, a.selection);
   const std::atomic<bool>& interrupted = interrupt_flag();
   ScanOptions& scan = a.scan;
   scan.cancel = &interrupted;

@@ -36,13 +36,14 @@ std::string percent(double f) {
   return buf;
 }
 
+// A statistic that is undefined (no finite values) or overflowed is "-", as the JSON's null.
 std::string stat(const TensorStats& t, double v) {
-  return defined(t) ? table_number(v) : "-";
+  return defined(t) && std::isfinite(v) ? table_number(v) : "-";
 }
 
 // Undefined statistics (no finite values) are empty cells.
 std::string csv_stat(const TensorStats& t, double v) {
-  return defined(t) ? csv_number(v) : std::string();
+  return defined(t) && std::isfinite(v) ? csv_number(v) : std::string();
 }
 
 std::string opt(const std::optional<uint64_t>& v) {

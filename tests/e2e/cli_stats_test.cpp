@@ -61,6 +61,40 @@ TEST(CliStats, HandWorkedFigures) {
   EXPECT_EQ(d.root().find("summary")->find("total_parameters")->as_uint(), 11u);
 }
 
+// float64 values near its maximum overflow the second moment: std, the L2 norm and kurtosis are undefined
+// (null, "-" in the table), never the constant's kurtosis 0 nor "-nan"; min, max and mean stay exact.
+TEST(CliStats, MomentsThatOverflowAreUndefinedEverywhere) {
+  TempDir dir;
+  const double values[] = {1e300, -1e300, 1.7e308};
+  write_safetensors(
+      dir / "m.safetensors",
+      {{"w", DType::F64, {3}, std::string(reinterpret_cast<const char*>(values), sizeof values)}});
+  CommandResult r = run_cli("stats " + quoted(dir / "m.safetensors") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "stats");
+  const json::Value& w = tensor(d, "w");
+  EXPECT_TRUE(w.find("std")->is_null());
+  EXPECT_TRUE(w.find("kurtosis")->is_null());
+  EXPECT_EQ(w.find("max")->as_double(), 1.7e308);
+  CommandResult text = run_cli("stats " + quoted(dir / "m.safetensors"));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out.find("nan"), std::string::npos) << text.out;
+}
+
+// Nothing to scan names why: the flags that narrowed the selection, or a checkpoint with no tensor (it named
+// --include when none was given).
+TEST(CliStats, AnEmptySelectionNamesItsCause) {
+  TempDir dir;
+  write_safetensors(dir / "empty.safetensors", {});
+  CommandResult empty = run_cli("stats " + quoted(dir / "empty.safetensors"));
+  EXPECT_EQ(empty.exit_code, 8);
+  EXPECT_NE(empty.err.find("tensors: the checkpoint holds no tensor"), std::string::npos) << empty.err;
+  CommandResult narrowed = run_cli("spectrum " + example() + " --exclude '*' --layers 0-1");
+  EXPECT_EQ(narrowed.exit_code, 8);
+  EXPECT_NE(narrowed.err.find("--exclude, --layers: no tensor matches the selection"), std::string::npos)
+      << narrowed.err;
+}
+
 TEST(CliStats, PackedF4ValuesLowNibbleFirst) {
   TempDir dir;
   // float4_e2m1fn_x2: 0x21 holds 0.5 (low nibble 1) then 1.0 (high nibble 2); 0xF7 holds 6 then -6.
