@@ -49,6 +49,31 @@ TEST(PlanCli, JsonHasTheIssuesFieldsAndEveryOutputIsWritten) {
       << console.out;
 }
 
+// A cache of sliding-window layers holds the window, not the context: the sequences a pool serves are its
+// bytes over one sequence's, which for the engines that size the cache for the batch is the batch, and for
+// vLLM the largest batch the plan finds (Gemma 3 at 32k read 0.75 sequences of a cache sized for 4).
+TEST(PlanCli, MaxConcurrencyCountsSlidingWindowsAsTheyAreCached) {
+  TempDir dir;
+  write_file(dir / "config.json", R"({"model_type": "gemma2", "architectures": ["Gemma2ForCausalLM"],
+    "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 1000, "sliding_window": 512,
+    "max_position_embeddings": 32768, "torch_dtype": "bfloat16"})");
+  for (const char* engine : {"transformers", "llama.cpp"}) {
+    CommandResult r = run_cli("plan " + quoted(dir.path()) +
+                              " --gpu 24GB --context 32768 --batch 4 --engine " + engine + " --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json::Document d = json::Document::parse(r.out, "plan");
+    EXPECT_DOUBLE_EQ(d.root().find("engine")->find("max_concurrency")->as_double(), 4.0) << engine;
+    EXPECT_EQ(*d.root().find("engine")->find("kv_cache_tokens")->as_uint(), 4u * 32768) << engine;
+  }
+  CommandResult r =
+      run_cli("plan " + quoted(dir.path()) + " --gpu 24GB --context 32768 --engine vllm --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "plan");
+  const double concurrency = d.root().find("engine")->find("max_concurrency")->as_double();
+  EXPECT_EQ(static_cast<uint64_t>(concurrency), *d.root().find("max_batch")->as_uint()) << r.out;
+}
+
 // --weights: each candidate block's largest kurtosis and abs_max / std are those `stats` reports for its
 // matrices.
 TEST(PlanCli, WeightsGiveEachBlockTheTailsStatsMeasures) {

@@ -194,13 +194,21 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
     }
   }
   if (engine == PlanEngine::Transformers || engine == PlanEngine::LlamaCpp) {
+    // The cache is sized for the batch: its tokens are the batch's (llama.cpp: whole cells), whatever its
+    // sliding-window layers and recurrent state hold for them.
     v.kv_cache_bytes = cache.demand;
-    v.kv_cache_tokens = cache.per_token ? cache.demand / cache.per_token : 0;
+    v.kv_cache_tokens =
+        mul({batch, engine == PlanEngine::LlamaCpp ? llama_cpp_cells(context) : context}, "kv tokens");
   }
   v.weights_bytes = d.weights;
   v.activation_peak_bytes = d.activations;
   v.non_kv_bytes = d.weights + d.activations + d.overhead;
-  v.max_concurrency = context ? static_cast<double>(v.kv_cache_tokens) / static_cast<double>(context) : 0;
+  // Sequences of this context the pool serves: its bytes over one sequence's (windows capped, state
+  // included), the rule for every layer kind. kv_cache_tokens / context is that only where every layer keeps
+  // every token: Gemma 3 at 32k on 2 H200s read 0.75 sequences of a pool sized for 4.
+  v.max_concurrency = cache.demand ? static_cast<double>(v.kv_cache_bytes) * static_cast<double>(batch) /
+                                         static_cast<double>(cache.demand)
+                                   : 0;
 }
 
 // The tokens of one sequence an engine's cache holds for a context: llama.cpp's cells (a multiple of 256),

@@ -60,10 +60,14 @@ struct DeviceBytes {
 
 // The engine's view of its memory, per device (JSON "engine"): what vLLM's log prints.
 struct EngineView {
-  uint64_t kv_cache_bytes = 0;   // the KV pool it allocates (transformers, llama.cpp: the demand)
-  uint64_t kv_cache_tokens = 0;  // tokens the pool holds (vLLM: whole blocks)
+  uint64_t kv_cache_bytes = 0;  // the KV pool it allocates (transformers, llama.cpp: the demand)
+  // Tokens the pool holds as the engine logs them, every attention layer counted whole (vLLM: whole blocks);
+  // transformers and llama.cpp: batch x context (cells).
+  uint64_t kv_cache_tokens = 0;
   uint64_t weights_bytes = 0, activation_peak_bytes = 0, non_kv_bytes = 0;
-  double max_concurrency = 0;  // kv_cache_tokens / context
+  // Sequences of the context the pool serves: pool bytes / one sequence's (sliding windows capped, recurrent
+  // state included).
+  double max_concurrency = 0;
   std::vector<std::string> formulas;
 };
 
