@@ -105,6 +105,11 @@ TEST(PlanCli, BadDevicesAndMissingGpuAreUsageErrors) {
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_NE(r.err.find("--"), std::string::npos) << r.err;
   }
+  // The example's 4 heads cannot be shared by 3 GPUs: a split asked for that cannot exist is a usage error
+  // naming why, not a plan saying the model does not fit (exit 0).
+  CommandResult r = run_cli("plan " + example() + " --gpu 3xh200 --tp 3");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("--tp: 3 cannot split this model"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -292,6 +292,11 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
                       (rq.tp ? " tp " + std::to_string(*rq.tp) : "") +
                       (rq.pp ? " pp " + std::to_string(*rq.pp) : "") +
                       ": tp x pp must equal the device count");
+    // The split asked for cannot hold the model at all (heads, experts or layers do not divide): a usage
+    // error naming why, as perf and serve give, not a plan that says the model does not fit.
+    if (std::all_of(plan.splits.begin(), plan.splits.end(),
+                    [](const SplitPlan& s) { return !s.invalid.empty(); }))
+      throw Error(ErrorKind::Usage, "", "", plan.splits.front().invalid);
   }
   for (SplitPlan& s : plan.splits) {
     if (!s.invalid.empty()) continue;
