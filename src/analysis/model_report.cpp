@@ -47,14 +47,18 @@ ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles
   if (r.architecture_known) r.memory = estimate_memory(in, r.quantization, r.capabilities);
   r.metadata = options.metadata;
   r.warnings = inventory.warnings;
-  // A --context past what the model was built for is sized as asked, and said to be beyond it.
-  if (options.context && r.capabilities.max_context_length &&
-      *options.context > *r.capabilities.max_context_length)
-    r.warnings.push_back("--context " + with_thousands(*options.context) +
-                         " is beyond the model's maximum context of " +
-                         with_thousands(*r.capabilities.max_context_length) +
-                         ": the KV cache is sized for it, the model may not work at that length");
+  if (options.context)
+    if (auto w = context_beyond_maximum("--context " + with_thousands(*options.context), *options.context, r))
+      r.warnings.push_back(*w);
   return r;
+}
+
+std::optional<std::string> context_beyond_maximum(const std::string& what, uint64_t context,
+                                                  const ModelReport& report) {
+  const std::optional<uint64_t>& most = report.capabilities.max_context_length;
+  if (!most || context <= *most) return std::nullopt;
+  return what + " is beyond the model's maximum context of " + with_thousands(*most) +
+         ": the KV cache is sized for it, the model may not work at that length";
 }
 
 void relate_to_first(std::vector<ModelReport>& reports) {

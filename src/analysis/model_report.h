@@ -48,6 +48,11 @@ struct ModelReport {
   std::optional<AdapterSummary> adapter;
 };
 
+// A context past what the model was built for is sized as asked (rope scaling may carry it), and said to be
+// beyond it: the warning naming `what` ("--context 200,000"), or none within the maximum or without one.
+std::optional<std::string> context_beyond_maximum(const std::string& what, uint64_t context,
+                                                  const ModelReport& report);
+
 // Sets parameters_vs_first on every report after the first.
 void relate_to_first(std::vector<ModelReport>& reports);
 

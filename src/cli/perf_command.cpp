@@ -15,6 +15,7 @@
 #include "cli/perf_study.h"
 #include "cli/verbose_trace.h"
 #include "core/error.h"
+#include "core/units.h"
 #include "model/inventory.h"
 #include "report/perf_output.h"
 
@@ -40,6 +41,14 @@ int run_perf(const Args& args) {
     use_stored_weights(a.inputs, report.quantization,
                        inv.arch.quantization ? inv.arch.quantization->kv_cache_dtype : std::nullopt,
                        a.kv_dtype_given, hw);
+  // The step's context: the cache and the new token in decode, the sequence in prefill and training.
+  const bool decode = a.inputs.mode == PerfMode::Decode;
+  const uint64_t context = decode ? a.inputs.kv_len + 1 : a.inputs.seq;
+  if (auto w =
+          context_beyond_maximum(decode ? "--kv-len " + with_thousands(a.inputs.kv_len) + " + the new token"
+                                        : "--seq " + with_thousands(context),
+                                 context, report))
+    print_warnings({*w}, out);
   PerfResult result = model_performance(inv, report, a.inputs, hw);
   result.capacity = check_capacity(inv, report, a.inputs, hw);
 

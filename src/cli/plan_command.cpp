@@ -7,6 +7,7 @@
 #include "cli/plan_args.h"
 #include "cli/verbose_trace.h"
 #include "cli/weights_source.h"
+#include "core/units.h"
 #include "model/inventory.h"
 #include "report/plan_report.h"
 
@@ -24,6 +25,10 @@ int run_plan(const Args& args) {
   a.request.kv_dtype = a.kv_dtype;
   options.context = a.request.context;
   ModelReport report = build_model_report(inv, opened.opened.files, options);
+  if (a.request.context)
+    if (auto w = context_beyond_maximum("--context " + with_thousands(*a.request.context), *a.request.context,
+                                        report))
+      print_warnings({*w}, out);
   trace("sizing every split and searching the largest context and batch");
   Plan plan = make_plan(inv, report, a.request);
   plan.model_id = a.model;

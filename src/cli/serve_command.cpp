@@ -8,6 +8,7 @@
 #include "cli/serve_args.h"
 #include "cli/verbose_trace.h"
 #include "core/error.h"
+#include "core/units.h"
 #include "model/inventory.h"
 #include "report/serve_report.h"
 
@@ -24,6 +25,11 @@ int run_serve(const Args& args) {
   options.skip_tokenizer = true;
   options.kv_dtype = a.request.kv_dtype;
   ModelReport report = build_model_report(inv, opened.opened.files, options);
+  const uint64_t longest = a.request.isl + a.request.osl;  // a request's context at its last token
+  if (auto w = context_beyond_maximum("--isl " + with_thousands(a.request.isl) + " + --osl " +
+                                          with_thousands(a.request.osl) + " = " + with_thousands(longest),
+                                      longest, report))
+    print_warnings({*w}, out);
   if (!a.precision.empty()) a.request.precision = *serve_precision(a.precision, report.quantization);
   trace("timing decode and prefill steps at every load point");
   ServeResult result = estimate_serving(inv, report, a.request);

@@ -108,6 +108,20 @@ TEST(CliReport, ContextBeyondTheModelsMaximumWarns) {
   EXPECT_EQ(test::occurrences(r.err, "--context 100,000 is beyond the model's maximum context of 256"), 1u)
       << r.err;
   EXPECT_EQ(test::run_cli(example() + " --context 256").err.find("beyond"), std::string::npos);
+  // plan, serve and perf say so too, each naming what made the context.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"plan " + example() + " --gpu h200 --context 300", "--context 300 is beyond"},
+      {"serve " + example() + " --isl 200 --osl 100", "--isl 200 + --osl 100 = 300 is beyond"},
+      {"perf " + example() + " --kv-len 256", "--kv-len 256 + the new token is beyond"},
+      {"perf " + example() + " --mode prefill --seq 300", "--seq 300 is beyond"},
+  };
+  for (const auto& [args, said] : cases) {
+    auto c = test::run_cli(args);
+    EXPECT_EQ(c.exit_code, 0) << args << "\n" << c.err;
+    EXPECT_EQ(test::occurrences(c.err, said + " the model's maximum context of 256"), 1u) << args << "\n"
+                                                                                          << c.err;
+  }
+  EXPECT_EQ(test::run_cli("perf " + example() + " --kv-len 255").err.find("beyond"), std::string::npos);
 }
 
 // A family name with its own parentheses takes its maker after a comma, never "(DeciLM) (NVIDIA)".
