@@ -74,6 +74,21 @@ TEST(PlanCli, MaxConcurrencyCountsSlidingWindowsAsTheyAreCached) {
   EXPECT_EQ(static_cast<uint64_t>(concurrency), *d.root().find("max_batch")->as_uint()) << r.out;
 }
 
+// llama.cpp's iSWA cache gives a sliding-window layer its window plus a ubatch, in whole 256-cell pages:
+// pad(512 + 512, 256) = 1,024 cells beside the global layers' 4,096, at 2 x 2 heads x 64 x 2 bytes a token.
+TEST(PlanCli, LlamaCppCachesAWindowPlusAUbatchForSlidingLayers) {
+  TempDir dir;
+  write_file(dir / "config.json", R"({"model_type": "gemma2", "architectures": ["Gemma2ForCausalLM"],
+    "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 1000, "sliding_window": 512,
+    "max_position_embeddings": 32768, "torch_dtype": "bfloat16"})");
+  CommandResult r =
+      run_cli("plan " + quoted(dir.path()) + " --gpu 24GB --context 4096 --engine llama.cpp --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "plan");
+  EXPECT_EQ(*d.root().find("engine")->find("kv_cache_bytes")->as_uint(), (2u * 4096 + 2u * 1024) * 512);
+}
+
 // --weights: each candidate block's largest kurtosis and abs_max / std are those `stats` reports for its
 // matrices.
 TEST(PlanCli, WeightsGiveEachBlockTheTailsStatsMeasures) {

@@ -59,18 +59,33 @@ std::string_view stored_stack_name(const Inventory& inv, const StackSpec* main) 
   return best;
 }
 
+// llama.cpp rounds n_ctx up to whole 256-cell pages of its KV cache ("padding = 256" in its log).
+constexpr uint64_t kLlamaCppKvPadding = 256;
+uint64_t llama_cpp_cells(uint64_t context) {
+  return memory::ceil_div(context, kLlamaCppKvPadding) * kLlamaCppKvPadding;
+}
+
+// Tokens a sliding-window layer caches per sequence of `cached` tokens: the window; llama.cpp's iSWA cache
+// keeps a ubatch beyond it, in whole cells (llama_kv_cache_iswa: pad(n_swa + n_ubatch, 256), 768 cells for
+// gpt-oss's 128-token window, where the window alone undercounted its buffer by 15.7 MB at 131k).
+uint64_t window_tokens(PlanEngine engine, const EngineKnobs& k, uint64_t window, uint64_t cached) {
+  if (engine == PlanEngine::LlamaCpp && k.ubatch)
+    return std::min(cached, llama_cpp_cells(window + *k.ubatch));
+  return std::min(window, cached);
+}
+
 struct StageCache {
   uint64_t demand = 0;     // batch x context, windows capped, state included
   uint64_t per_token = 0;  // every attention layer counted whole (how vLLM sizes its pool)
 };
 
 StageCache stage_cache(const BudgetModel& m, uint32_t first, uint32_t end, uint32_t tp, uint64_t batch,
-                       uint64_t context) {
+                       uint64_t context, PlanEngine engine, const EngineKnobs& k) {
   StageCache c;
   for (const KvLayer& l : m.kv.layers) {
     if (l.layer < first || l.layer >= end) continue;
     const uint64_t split = cache_split(l, *m.arch, tp);
-    const uint64_t tokens = l.window ? std::min(l.window, context) : context;
+    const uint64_t tokens = l.window ? window_tokens(engine, k, l.window, context) : context;
     const uint64_t seq = add({mul({l.bytes_per_token, tokens}, "kv"), l.state_bytes_per_sequence}, "kv");
     c.demand = add({c.demand, mul({batch, seq}, "kv") / split}, "kv");
     c.per_token += l.bytes_per_token / split;
@@ -84,12 +99,6 @@ uint64_t stage_weights(const WeightLayout& w, uint32_t first, uint32_t end, bool
   if (is_first) b += w.before_bytes;
   if (is_last) b += w.after_bytes + (is_first ? 0 : w.tied_head_bytes);  // the first has the embedding
   return b;
-}
-
-// llama.cpp rounds n_ctx up to whole 256-cell pages of its KV cache ("padding = 256" in its log).
-constexpr uint64_t kLlamaCppKvPadding = 256;
-uint64_t llama_cpp_cells(uint64_t context) {
-  return memory::ceil_div(context, kLlamaCppKvPadding) * kLlamaCppKvPadding;
 }
 
 uint64_t fraction_of(uint64_t bytes, double f) {
@@ -333,8 +342,8 @@ Budget device_budget(const BudgetModel& m, Split split, uint64_t batch, uint64_t
     st.end_layer = i + 1 < starts.size() ? starts[i + 1] : n;
     const bool first = i == 0, last = i + 1 == starts.size();
     const uint64_t weights = stage_weights(m.weights, st.first_layer, st.end_layer, first, last) / split.tp;
-    const StageCache cache =
-        stage_cache(m, st.first_layer, st.end_layer, split.tp, batch, cached_tokens(engine, knobs, context));
+    const StageCache cache = stage_cache(m, st.first_layer, st.end_layer, split.tp, batch,
+                                         cached_tokens(engine, knobs, context), engine, knobs);
     st.bytes.capacity = device_bytes;
     EngineView view;
     fill_device(m, split, batch, context, engine, knobs, weights, cache, last, st.bytes, view);
