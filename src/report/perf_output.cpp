@@ -230,8 +230,8 @@ std::string render_perf_console(const PerfResult& r, const std::string& model_id
   w.field("T_comp / T_hbm / T_net",
           duration_text(t.t_comp) + " / " + duration_text(t.t_hbm) + " / " + duration_text(t.t_net));
   if (r.overhead_s > 0)
-    w.field("kernel overhead", duration_text(r.overhead_s) + " (" +
-                                   with_thousands(static_cast<uint64_t>(t.kernels)) + " kernels)");
+    w.field("kernel overhead", duration_text(r.overhead_s) + " (" + brief_number(t.kernels) + " kernels" +
+                                   (in.parallel.pp > 1 ? " in the average stage)" : ")"));
   w.field("F_theory / F_realizable",
           si_quantity(t.flops_theory, "FLOP") + " / " + si_quantity(t.flops_realizable, "FLOP"));
   w.field("bytes HBM", si_quantity(t.bytes_hbm(), "B") + " (weights " + si_quantity(t.bytes_weights, "B") +

@@ -76,7 +76,7 @@ std::vector<std::vector<std::string>> device_rows(const SplitPlan& s) {
   return rows;
 }
 const std::vector<std::string> kDeviceHeader{"stage",    "layers",   "weights", "kv_cache", "activations",
-                                             "overhead", "headroom", "free",    "fits"};
+                                             "overhead", "reserved", "free",    "fits"};
 
 std::vector<std::vector<std::string>> split_rows(const Plan& p) {
   std::vector<std::vector<std::string>> rows;

@@ -31,8 +31,8 @@ std::vector<std::pair<std::string, std::string>> point_fields(const ServeResult&
   return {{"settings", settings(r)},
           {"weights", r.precision_label},
           {"concurrency", std::to_string(p.concurrency)},
-          {"kv_cache_tokens", std::to_string(r.kv_cache_tokens) + " (" + std::to_string(r.max_running) +
-                                  " requests of isl + osl at once)"},
+          {"kv_cache_tokens", std::to_string(r.kv_cache_tokens)},
+          {"max_running", std::to_string(r.max_running) + " requests of isl + osl at once"},
           {"mean_ttft_s", ms(p.mean_ttft_s)},
           {"mean_tpot_s", ms(p.mean_tpot_s)},
           {"mean_itl_s", ms(p.mean_itl_s)},

@@ -47,6 +47,8 @@ TEST(PlanCli, JsonHasTheIssuesFieldsAndEveryOutputIsWritten) {
                              with_thousands(*engine->find("kv_cache_tokens")->as_uint())),
             std::string::npos)
       << console.out;
+  EXPECT_NE(console.out.find(" reserved "), std::string::npos) << "the JSON's bytes.reserved\n"
+                                                               << console.out;
 }
 
 // A cache of sliding-window layers holds the window, not the context: the sequences a pool serves are its

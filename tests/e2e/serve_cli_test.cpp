@@ -53,6 +53,11 @@ TEST(ServeCli, JsonHasTheIssuesFieldsAndEveryOutputIsWritten) {
   std::snprintf(tpot, sizeof tpot, "%.2f ms", root.find("mean_tpot_s")->as_double() * 1e3);
   EXPECT_NE(console.out.find(std::string("mean_tpot_s               ") + tpot), std::string::npos)
       << console.out;
+  // Under the JSON's names: the requests at once are max_running, not a note on kv_cache_tokens.
+  EXPECT_NE(console.out.find("max_running               " +
+                             std::to_string(*root.find("max_running")->as_uint()) + " requests"),
+            std::string::npos)
+      << console.out;
 }
 
 // The CSV: a header of the JSON's point fields after `point`, then the load point and every sweep point,
