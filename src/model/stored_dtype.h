@@ -22,9 +22,11 @@ struct StoredDtype {
 };
 
 // The model's dtype where neither the config nor the checkpoint tells it: 16 bits, what inference runs in
-// (not transformers' float32 build default). Memory and the cache assume it, and so do the unquantized
-// tensors of a quantized checkpoint predicted from its config (gpt-oss stores them in 16 bits).
-inline constexpr DType kAssumedModelDtype = DType::F16;
+// (not transformers' float32 build default), as bfloat16: what recent checkpoints store, and the name an
+// index's total_size gives 16-bit weights (dtype_from_total_size), so gpt-oss-20b (an index) and -120b (a
+// config alone) read alike. Memory and the cache assume it, and so do the unquantized tensors of a quantized
+// checkpoint predicted from its config (gpt-oss stores them in bf16).
+inline constexpr DType kAssumedModelDtype = DType::BF16;
 
 // The declared torch_dtype when it names a float dtype of 16 bits or more.
 std::optional<DType> declared_float_dtype(const std::string& torch_dtype);
