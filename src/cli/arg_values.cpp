@@ -33,9 +33,14 @@ double number_arg(const std::string& flag, const std::string& text, double min, 
 }
 
 double positive_number_arg(const std::string& flag, const std::string& text, double max) {
-  const double v = number_arg(flag, text, 0, max);
-  if (!(v > 0))
-    throw Error(ErrorKind::Usage, "", flag, "expects a positive number, got '" + printable(text) + "'");
+  char* end = nullptr;
+  const double v = text.empty() ? NAN : std::strtod(text.c_str(), &end);
+  // One rule in one message: above 0 and at most max ("from 0" read as if 0 were allowed).
+  if (!end || end != text.c_str() + text.size() || !std::isfinite(v) || !(v > 0) || v > max)
+    throw Error(ErrorKind::Usage, "", flag,
+                "expects a number above 0" +
+                    (max < 1e300 ? " and at most " + short_number(max) : std::string()) + ", got '" +
+                    printable(text) + "'");
   return v;
 }
 

@@ -214,7 +214,10 @@ TEST(HostileInput, ParallelSplitsThatCannotDivideAreRefused) {
         Case{" --pp 3", "--pp: 3 cannot split this model: it has 2 layers"},
         Case{" --pp 4294967297", "--pp: expects an integer from 1 to 65,536"},
         Case{" --ep 2", "--ep: 2 cannot split this model: it has no routed experts"},
-        Case{" --batch 1e3", "--batch: expects an integer"}, Case{" --wrf inf", "--wrf: expects a number"}}) {
+        Case{" --batch 1e3", "--batch: expects an integer"}, Case{" --wrf inf", "--wrf: expects a number"},
+        // 0 and below break one rule, said one way (the range once read "from 0", as if 0 were allowed).
+        Case{" --wrf 0", "--wrf: expects a number above 0 and at most"},
+        Case{" --wrf -1", "--wrf: expects a number above 0 and at most"}}) {
     auto r = run_cli("perf " + model + c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
