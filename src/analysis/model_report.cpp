@@ -6,18 +6,22 @@ namespace ma {
 namespace {
 
 // DeepSeek's multi-token-prediction module: stored beside the model as extras transformers does not build,
-// the layers after the decoder's (the MTP stack's range) and any tensor placed in the mtp block.
-StoredModule stored_mtp(const Inventory& inv) {
+// the layers after the decoder's (the MTP stack's range) and any tensor placed in the mtp block. Its bytes are
+// those the quantization gives each tensor (a block-FP8 checkpoint stores the module in FP8 with its scales,
+// as the rest), which a config's template rows, at the model's dtype, do not.
+StoredModule stored_mtp(const Inventory& inv, const QuantizationInfo& q) {
   const StackSpec* mtp = inv.arch.stack(StackRole::Mtp);
+  const bool sized = q.tensor_bytes.size() == inv.tensors.size();
   StoredModule n;
-  for (const InventoryTensor& t : inv.tensors) {
+  for (size_t i = 0; i < inv.tensors.size(); ++i) {
+    const InventoryTensor& t = inv.tensors[i];
     if (t.kind != TensorKind::Extra) continue;
     const bool in_stack = mtp && t.placement.layer && t.stack() == mtp->path &&
                           *t.placement.layer >= mtp->first_index &&
                           *t.placement.layer < mtp->first_index + mtp->layers.size();
     if (in_stack || t.placement.block == Block::Mtp) {
       n.parameters += t.parameters;
-      n.bytes += t.bytes;
+      n.bytes += sized ? q.tensor_bytes[i] : t.bytes;
     }
   }
   return n;
@@ -37,11 +41,11 @@ ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles
     r.tokenizer = inventory.embedded_tokenizer ? inventory.embedded_tokenizer : read_tokenizer(files.root);
   ReportInputs in{inventory, files, r.parameters, r.tokenizer, options};
   r.identity = identify(in);
-  r.architecture = describe_architecture(inventory.arch, r.parameters, stored_mtp(inventory));
+  r.quantization = analyze_quantization(in);
+  r.architecture = describe_architecture(inventory.arch, r.parameters, stored_mtp(inventory, r.quantization));
   r.attention = summarize_attention(inventory.arch);
   r.moe = summarize_moe(inventory.arch, r.parameters);
   r.ssm = summarize_ssm(inventory.arch);
-  r.quantization = analyze_quantization(in);
   r.architecture_known = inventory.model.has_value() || !inventory.tensors.empty();
   r.capabilities = assess_capabilities(in);
   if (r.architecture_known) r.memory = estimate_memory(in, r.quantization, r.capabilities);
