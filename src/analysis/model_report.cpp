@@ -6,9 +6,9 @@ namespace ma {
 namespace {
 
 // DeepSeek's multi-token-prediction module: stored beside the model as extras transformers does not build,
-// the layers after the decoder's (the MTP stack's range) and any tensor placed in the mtp block. Its bytes are
-// those the quantization gives each tensor (a block-FP8 checkpoint stores the module in FP8 with its scales,
-// as the rest), which a config's template rows, at the model's dtype, do not.
+// the layers after the decoder's (the MTP stack's range) and any tensor placed in the mtp block. Its bytes
+// are those the quantization gives each tensor (a block-FP8 checkpoint stores the module in FP8 with its
+// scales, as the rest), which a config's template rows, at the model's dtype, do not.
 StoredModule stored_mtp(const Inventory& inv, const QuantizationInfo& q) {
   const StackSpec* mtp = inv.arch.stack(StackRole::Mtp);
   const bool sized = q.tensor_bytes.size() == inv.tensors.size();

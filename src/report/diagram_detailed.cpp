@@ -26,8 +26,21 @@ void stack_box(Svg& s, const ModelReport& r, const DiagramModel& m, const Rect& 
       s.rect(cx, ly - 11, 12, 12, m.parts[static_cast<size_t>(pi)].colour.stroke, "none", 2);
       cx += 15;
     }
-    s.fit(f.x + 50, ly, f.w - 62, std::to_string(k.indices.size()) + " × " + k.title,
-          style(14, kInk, false, Anchor::Start, 11));
+    // A line too long at its smallest size breaks after its last " + " that fits ("6 × Attention +
+    // Cross-attention + MLP" was cut in T5's box), the rest on a second line.
+    const std::string line = std::to_string(k.indices.size()) + " × " + k.title;
+    const double width = f.w - 62;
+    size_t cut = std::string::npos;
+    if (text_width(line, 11) > width)
+      for (size_t at = line.find(" + "); at != std::string::npos; at = line.find(" + ", at + 1))
+        if (text_width(line.substr(0, at + 2), 11) <= width) cut = at;
+    if (cut == std::string::npos) {
+      s.fit(f.x + 50, ly, width, line, style(14, kInk, false, Anchor::Start, 11));
+    } else {
+      s.fit(f.x + 50, ly, width, line.substr(0, cut + 2), style(11, kInk, false, Anchor::Start, 11));
+      ly += 16;
+      s.fit(f.x + 50, ly, width, line.substr(cut + 3), style(11, kInk, false, Anchor::Start, 11));
+    }
     ly += 26;
   }
 }

@@ -49,8 +49,9 @@ std::string head_title(const ModelReport& r) {
 std::string input_line(const ModelReport& r) {
   if (r.identity.kind == "vision") return "image patches";
   const bool encoder_decoder = r.architecture.encoder_layers && r.architecture.decoder_layers;
-  if (r.identity.kind == "speech") return encoder_decoder ? "audio features + token ids" : "audio features";
-  if (encoder_decoder) return "source + target token ids";
+  // Short enough for the simple style's narrow input box ("source + target token ids" was cut there).
+  if (r.identity.kind == "speech") return encoder_decoder ? "audio + token ids" : "audio features";
+  if (encoder_decoder) return "source + target ids";
   for (const StackSummary& st : r.architecture.stacks) {
     if (st.role == StackRole::Vision) return "token ids + images";
     if (st.role == StackRole::Audio) return "token ids + audio";
@@ -310,6 +311,8 @@ std::vector<std::pair<std::string, std::string>> part_legend(const DiagramModel&
 std::string cell_label(const DiagramModel& m, const diagram::LayerCell& c) {
   std::string s;
   if (c.mixer >= 0) s = m.parts[static_cast<size_t>(c.mixer)].label;
+  // The strip's cells show the mixer and the feed-forward; a decoder's cross-attention is named here.
+  if (c.mixer >= 0 && m.cross_attention) s += " + cross-attention";
   if (c.ffn >= 0) s += (s.empty() ? "" : " + ") + m.parts[static_cast<size_t>(c.ffn)].label;
   return s.empty() ? "empty" : s;
 }

@@ -231,6 +231,29 @@ TEST(CliReport, VisualizeSaysWhereTheDiagramWent) {
   EXPECT_TRUE(quiet.err.empty()) << quiet.err;
 }
 
+// An encoder-decoder's diagrams: the decoder's kind of layer is written whole (broken after a " + ", it was
+// cut to "Attention + Cross-attenti…"), the layer pattern names the cross-attention, and the input fits its
+// box.
+TEST(CliReport, EncoderDecoderDiagramsCutNoLabel) {
+  test::TempDir tmp;
+  test::write_file(tmp / "config.json",
+                   R"({"model_type": "t5", "architectures": ["T5ForConditionalGeneration"],
+    "d_model": 64, "d_ff": 128, "d_kv": 16, "num_layers": 2, "num_decoder_layers": 2, "num_heads": 4,
+    "vocab_size": 1000, "feed_forward_proj": "relu", "tie_word_embeddings": true})");
+  for (const char* style : {"detailed", "simple"}) {
+    auto r = test::run_cli(test::quoted(tmp.path()) + " --skip-tokenizer --visualize --viz-style " + style +
+                           " --viz-output -");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const char* cut : {"Cross-attenti…", "token…", "target ids…"})
+      EXPECT_EQ(r.out.find(cut), std::string::npos) << style << ": " << cut;
+    EXPECT_NE(r.out.find("source + target ids"), std::string::npos) << style;
+    if (std::string(style) == "detailed") {
+      EXPECT_NE(r.out.find(">Cross-attention + MLP<"), std::string::npos);
+      EXPECT_NE(r.out.find("identical: MHA attention + cross-attention + MLP"), std::string::npos);
+    }
+  }
+}
+
 TEST(CliReport, BadOptionsAreUsageErrorsAndWriteNothing) {
   test::TempDir tmp;
   std::string out = " --export '" + (tmp / "x.json").string() + "'";
