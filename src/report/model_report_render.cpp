@@ -314,7 +314,7 @@ std::string render_comparison_console(const std::vector<ModelReport>& reports, b
     rows.push_back(
         {r.identity.display_name, r.identity.family, r.identity.kind, human_count(r.parameters.total),
          r.parameters_vs_first ? format_ratio(*r.parameters_vs_first) : "-",
-         human_count(r.parameters.active.value_or(r.parameters.total)), std::to_string(a.num_hidden_layers),
+         human_count(r.parameters.active.value_or(r.parameters.total)), layers_text(a),
          std::to_string(a.hidden_size),
          std::to_string(a.num_attention_heads) + "/" + std::to_string(a.num_key_value_heads),
          r.attention.attention_type,

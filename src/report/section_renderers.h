@@ -11,6 +11,10 @@
 
 namespace ma {
 
+// A model's layers in words: "32", or "4 encoder + 6 decoder" for an encoder-decoder (the report, the
+// comparison table).
+std::string layers_text(const ArchitectureDetails& s);
+
 struct RenderOptions {
   bool detailed = false;  // --detailed: every section in full; otherwise the summary
 };

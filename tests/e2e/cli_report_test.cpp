@@ -75,6 +75,19 @@ TEST(CliReport, SeveralModelsGiveAComparison) {
   EXPECT_EQ(doc.root().items().size(), 2u);
 }
 
+// An encoder-decoder's layers in the comparison table are the report's "N encoder + M decoder", not the
+// decoder's count alone.
+TEST(CliReport, ComparisonCountsBothStacksOfAnEncoderDecoder) {
+  test::TempDir tmp;
+  test::write_file(tmp / "config.json",
+                   R"({"model_type": "t5", "architectures": ["T5ForConditionalGeneration"],
+    "d_model": 64, "d_ff": 128, "d_kv": 16, "num_layers": 3, "num_decoder_layers": 2, "num_heads": 4,
+    "vocab_size": 1000, "feed_forward_proj": "relu", "tie_word_embeddings": true})");
+  auto r = test::run_cli(test::quoted(tmp.path()) + " " + example() + " --skip-tokenizer");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" 3 encoder + 2 decoder "), std::string::npos) << r.out;
+}
+
 // Seed 001's "Ratio: 3.10x larger": each model's parameters over the first's, in the table and the JSON.
 TEST(CliReport, ComparisonGivesTheRatioToTheFirstModel) {
   test::TempDir tmp;

@@ -60,13 +60,6 @@ std::string stored_dtype_text(const ArchitectureDetails& s) {
   return s.stored_dtype.empty() ? "unknown" : s.stored_dtype + " (" + s.stored_dtype_source + ")";
 }
 
-// "32", or "4 encoder + 6 decoder" for an encoder-decoder.
-std::string layers_text(const ArchitectureDetails& s) {
-  if (s.encoder_layers && s.decoder_layers)
-    return with_thousands(s.encoder_layers) + " encoder + " + with_thousands(s.decoder_layers) + " decoder";
-  return count_or_unknown(s.num_hidden_layers);
-}
-
 // "vision: 24 layers of 1,024, 16 heads, patch 14, image 336, 303.51M parameters".
 std::string stack_text(const StackSummary& x) {
   std::string t;
@@ -93,6 +86,13 @@ bool several_stacks(const ArchitectureDetails& s) {
 }
 
 }  // namespace
+
+// "32", or "4 encoder + 6 decoder" for an encoder-decoder.
+std::string layers_text(const ArchitectureDetails& s) {
+  if (s.encoder_layers && s.decoder_layers)
+    return with_thousands(s.encoder_layers) + " encoder + " + with_thousands(s.decoder_layers) + " decoder";
+  return count_or_unknown(s.num_hidden_layers);
+}
 
 void render_console(ConsoleWriter& w, const ArchitectureDetails& s, const ModelReport& r,
                     const RenderOptions& o) {
