@@ -97,6 +97,11 @@ void from_graph(const OnnxModel& g, const std::vector<InventoryTensor>& tensors,
 
 }  // namespace
 
+void relabel_folded_lookups(std::vector<InventoryTensor>& tensors) {
+  for (InventoryTensor& t : tensors)
+    if (t.placement.role == "token-embedding" && t.shape.size() != 2) t.placement.role = "position-embedding";
+}
+
 std::vector<std::string> fill_record_from_onnx(const OnnxModel& g, const json::Value* genai,
                                                const std::vector<InventoryTensor>& tensors,
                                                ArchitectureRecord& a) {

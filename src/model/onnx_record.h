@@ -19,6 +19,12 @@ namespace ma {
 
 // Fills `a` (holding the stacks and layer kinds the initializer names show, from infer_record). `genai` is
 // the parsed genai_config.json, or null. Returns what the user should know, one line each.
+// An exporter folds a lookup of fixed indices (a traced sequence's position ids 0..S-1) into a constant named
+// after its embedding op ("embedding_1", [1, S, hidden]). A token embedding is a [vocab, hidden] table, which
+// depends on the input and is never folded: an initializer placed as a token embedding with another rank is
+// a position embedding's rows, and is labelled so (GPT-2's export showed one as its token embedding).
+void relabel_folded_lookups(std::vector<InventoryTensor>& tensors);
+
 std::vector<std::string> fill_record_from_onnx(const OnnxModel& g, const json::Value* genai,
                                                const std::vector<InventoryTensor>& tensors,
                                                ArchitectureRecord& a);

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "formats/model_files.h"
 #include "model/inventory.h"
 #include "onnx_test_models.h"
@@ -104,6 +106,33 @@ TEST(OnnxRecord, Gpt2ExportMatchesTheConfigItWasExportedFrom) {
   EXPECT_EQ(inv.arch.intermediate_size,
             4 * *cfg.root().find("n_embd")->as_uint());  // n_inner null: 4 x n_embd
   ASSERT_TRUE(cfg.root().find("n_inner")->is_null());
+  // The export folded the position lookup into "embedding_1" [1, 8, 64]: a position embedding's rows, not the
+  // token embedding (which GPT-2 ties to the head), and GPT-2's positions are learned.
+  for (const InventoryTensor& t : inv.tensors) {
+    if (t.name == "embedding_1") {
+      EXPECT_EQ(t.placement.role, "position-embedding");
+    }
+  }
+}
+
+// A token embedding is a [vocab, hidden] table: an "embedding" initializer of another rank is a folded lookup
+// of fixed indices, a position embedding's rows; a 2-D one keeps its role.
+TEST(OnnxRecord, AFoldedLookupIsAPositionEmbeddingsRows) {
+  test::TempDir tmp;
+  onnx::ModelProto m = test::tiny_onnx_model();
+  add_embedding(m, 100, 16);
+  onnx::TensorProto* folded = m.mutable_graph()->add_initializer();
+  folded->set_name("embedding_1");
+  folded->set_data_type(onnx::TensorProto_DataType_FLOAT);
+  for (int64_t d : {1, 8, 16}) folded->add_dims(d);
+  folded->set_raw_data(std::string(8 * 16 * 4, '\0'));
+  test::write_onnx(tmp / "model.onnx", m);
+  const Inventory inv = inventory_of(tmp.path());
+  std::map<std::string, std::string> roles;
+  for (const InventoryTensor& t : inv.tensors) roles[t.name] = t.placement.role;
+  EXPECT_EQ(roles["embedding_1"], "position-embedding");
+  EXPECT_EQ(roles["model.embed_tokens.weight"], "token-embedding");
+  EXPECT_EQ(inv.arch.vocab_size, 100u);
 }
 
 }  // namespace
