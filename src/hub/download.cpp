@@ -147,11 +147,7 @@ class Downloader {
              file_content_hash(p, etag) == etag;
     }
     const auto p = cache_.snapshot_file(info.commit, f.path);
-    if (!p || fs::file_size(*p, ec) != *f.size) return false;
-    if (cache_.verified(etag, *p)) return true;
-    if (file_content_hash(*p, etag) != etag) return false;  // downloaded again, replacing the blob
-    cache_.mark_verified(etag, *p);
-    return true;
+    return p && cache_.intact(etag, *p, f.size);  // a damaged file is downloaded again, replacing the blob
   }
 
   void fetch(const HubModelInfo& info, const RepoFile& f) {

@@ -179,6 +179,15 @@ void HubCache::sweep_stale_temp_blobs() const {
   sweep_stale_incomplete(repo_ / "blobs", is_etag);
 }
 
+bool HubCache::intact(const std::string& etag, const fs::path& file, std::optional<uint64_t> size) const {
+  std::error_code ec;
+  if (size && fs::file_size(file, ec) != *size) return false;
+  if (verified(etag, file)) return true;
+  if (file_content_hash(file, etag) != etag) return false;
+  mark_verified(etag, file);
+  return true;
+}
+
 bool HubCache::verified(const std::string& etag, const fs::path& file) const {
   const fs::path p = repo_ / "modelanalyzer" / "verified" / etag;
   std::error_code ec;

@@ -53,6 +53,10 @@ class HubCache {
   // effort (a read-only cache is hashed each time).
   bool verified(const std::string& etag, const std::filesystem::path& file) const;
   void mark_verified(const std::string& etag, const std::filesystem::path& file) const;
+  // A cached file that is `etag`'s bytes: of `size` when given, stamped, or hashed right (then stamped). A
+  // damaged one (cut short by a crash, rewritten by another tool) is false: the caller fetches it again.
+  bool intact(const std::string& etag, const std::filesystem::path& file,
+              std::optional<uint64_t> size = std::nullopt) const;
 
   std::optional<std::string> read_header(const std::string& etag) const;
   void write_header(const std::string& etag, std::string_view prefix) const;

@@ -114,13 +114,17 @@ class Assembler {
     return resolve_url(settings_, ref_.id, commit, path);
   }
 
-  // A small file into the cache snapshot (or found there); false when offline and absent.
+  // A small file into the cache snapshot (or found there); false when offline and absent. Online, a cached
+  // file the listing names a hash for must still be that hash's bytes (download's rule): a damaged one (cut
+  // short by a crash, rewritten by another tool) is fetched again and replaces it, where it was read as it
+  // was (a config cut short read as a malformed model).
   bool small_file(const HubModelInfo& info, const RepoFile& f, RemoteStats& stats) {
-    if (cache_.snapshot_file(info.commit, f.path)) {
-      std::lock_guard lock(mutex_);
-      ++stats.files_cached;
-      return true;
-    }
+    if (const auto p = cache_.snapshot_file(info.commit, f.path))
+      if (!http_ || f.listed_hash().empty() || cache_.intact(f.listed_hash(), *p, f.size)) {
+        std::lock_guard lock(mutex_);
+        ++stats.files_cached;
+        return true;
+      }
     if (!http_) return false;
     HttpRequest req;
     req.max_body = kMaxSmallFile;  // decoded bytes: a compression bomb stops here too

@@ -606,6 +606,31 @@ TEST_F(HubCli, DownloadReplacesATamperedBlobInTheCache) {
   EXPECT_EQ(read_file(blob), original);
 }
 
+// An analysis finds a cached small file whose bytes are no longer those its listed hash names (a crash cut it
+// short, another tool rewrote it): it fetches the file again and replaces it, as download does, where it
+// read the damaged bytes.
+TEST_F(HubCli, AnalysisReplacesADamagedSmallFileInTheCache) {
+  ASSERT_EQ(run("ex/tiny-llama --json --quiet").exit_code, 0);
+  const std::string original = read_file(example_dir() / "config.json");
+  const fs::path blob =
+      cache_ / "hub" / "models--ex--tiny-llama" / "blobs" / hub_->etag_of("ex/tiny-llama", "config.json");
+  ASSERT_EQ(read_file(blob), original);
+  for (const std::string& damaged : {same_size_tamper(original), original.substr(0, original.size() / 2)}) {
+    write_file(blob, damaged);
+    hub_->clear_log();
+    CommandResult r = run("ex/tiny-llama --json --quiet");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    hub_->wait_for_log(1);
+    EXPECT_EQ(count("hub", "/resolve/" + hub_->commit_of("ex/tiny-llama") + "/config.json"), 1u)
+        << "the damaged config.json is fetched again";
+    EXPECT_EQ(read_file(blob), original);
+  }
+  hub_->clear_log();
+  ASSERT_EQ(run("ex/tiny-llama --json --quiet").exit_code, 0);
+  hub_->wait_for_log(1);  // the listing, asked for on every online run
+  EXPECT_EQ(count("hub", "/config.json"), 0u) << "an intact file is read from the cache";
+}
+
 // Temp files of a download killed with SIGKILL carry its pid: a later download sweeps those of dead
 // processes, in the cache's blobs/ and in --out, and leaves a live process's (this test's) alone.
 TEST_F(HubCli, DownloadSweepsTempFilesOfDeadProcessesOnly) {
