@@ -130,7 +130,9 @@ std::string render_gap_report_markdown(const GapAnalysis& g) {
              {"kind", std::string(ref.title)},
              {"instances", std::to_string(e.count) + " (" + layers_text(e) + ")"},
              {"parameters per instance", with_thousands(e.parameter_count)},
-             {"why a gap", "the simulator's layer catalogue has no class `" + e.class_name + "`"}});
+             {"why a gap", e.gap_reason.empty()
+                               ? "the simulator's layer catalogue has no class `" + e.class_name + "`"
+                               : e.gap_reason}});
   tensors_section(md, g);
   md.heading(2, "What it computes");
   md.paragraph(std::string(ref.math));

@@ -121,6 +121,36 @@ TEST(BuildConfigCli, ACatalogueWithMlaMakesDeepSeeksAttentionSupported) {
   EXPECT_FALSE(fs::exists(dir / "b-gaps" / "deepseek-ai_DeepSeek-V3.mla_attention.md"));
 }
 
+// A class of Mantile's that cannot rebuild the layer from the arguments it takes is a gap saying so, not a
+// supported entry with arguments that build another layer: Qwen3-Next's attention has an output gate in
+// q_proj (27,262,976 parameters where GroupedQueryAttentionLayer builds 18,874,368), ChatGLM2's MLP is gated
+// in one fused matrix (MLPLayer with two projections builds 2/3 of it). Biases, which no class but the
+// sliding-window one takes, stay supported with a note (Qwen2.5's q, k and v biases).
+TEST(BuildConfigCli, AClassThatCannotRebuildTheLayerIsAGap) {
+  TempDir dir;
+  const std::vector<std::pair<std::string, std::string>> gaps = {
+      {"Qwen__Qwen3-Next-80B-A3B-Thinking", "attention"}, {"THUDM__chatglm2-6b", "mlp"}};
+  for (const auto& [name, gap_entry] : gaps) {
+    MODEL_OR_SKIP(model, name);
+    const json::Document d = build_config(model, dir, name);
+    const json::Value* e = entry(d, gap_entry);
+    ASSERT_NE(e, nullptr) << name;
+    EXPECT_FALSE(e->find("supported")->as_bool()) << name;
+    const std::string report = read_file(dir / std::string(e->find("gap_report")->as_string()));
+    EXPECT_NE(report.find("parameters from its arguments, the layer holds"), std::string::npos) << report;
+  }
+  MODEL_OR_SKIP(qwen25, "Qwen__Qwen2.5-7B");
+  const json::Document q = build_config(qwen25, dir, "qwen25");
+  EXPECT_TRUE(entry(q, "attention")->find("supported")->as_bool());
+  EXPECT_NE(
+      q.root()
+          .find("validation_notes")
+          ->as_string()
+          .find("attention: GroupedQueryAttentionLayer builds 29,360,128 parameters from its arguments; the "
+                "layer's 4,608 more are biases"),
+      std::string::npos);
+}
+
 TEST(BuildConfigCli, ABadCatalogueIsOneLineExit3AndNoOutput) {
   TempDir dir;
   write_file(dir / "classes.json", R"({"classes": [{"name": "X", "arguments": ["a", 7]}]})");

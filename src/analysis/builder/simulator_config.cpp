@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "analysis/builder/class_parameters.h"
 #include "analysis/identity.h"
 #include "core/error.h"
 #include "core/units.h"
@@ -31,6 +32,26 @@ std::string class_for(const ComponentInstance& c) {
       *find_fact(c.facts, "num_projections") != FactValue(uint64_t{3}))
     return "MLPLayer";
   return std::string(component_kind_info(c.kind).simulator_class);
+}
+
+// The small terms of an instance that no Mantile class has an argument for, and that change neither what a
+// layer computes nor what it reads measurably: bias vectors and position-bias tables ("...bias",
+// "relative_attention_bias.weight"), unless the class counted the biases (has_bias set), other vectors (a
+// LayerNorm BERT keeps inside its attention, DeepSeek's e_score_correction_bias) and 1-wide gates (Qwen's
+// shared_expert_gate, [1, hidden]).
+uint64_t small_terms(const std::vector<ComponentTensor>& tensors, bool class_counts_biases) {
+  uint64_t n = 0;
+  for (const ComponentTensor& t : tensors) {
+    const std::string_view name = t.name;
+    const size_t leaf = name.rfind('.');
+    const std::string_view last = leaf == std::string_view::npos ? name : name.substr(leaf + 1);
+    const std::string_view module = leaf == std::string_view::npos ? "" : name.substr(0, leaf);
+    const std::string_view module_leaf = module.substr(module.rfind('.') + 1);
+    const bool bias = last.ends_with("bias") || module_leaf.ends_with("_bias");
+    const bool vector = t.shape.size() <= 1 || (t.shape.size() == 2 && (t.shape[0] == 1 || t.shape[1] == 1));
+    if (bias ? !class_counts_biases : vector) n += numel(t.shape);
+  }
+  return n;
 }
 
 std::string underscored(std::string s) {
@@ -199,11 +220,41 @@ SimulatorConfig build_simulator_config(const Inventory& inv, const std::string& 
       if (!it->layer_idx || *c.layer < *it->layer_idx) it->layer_idx = *c.layer;
     }
   }
+  const LayerCatalogue mantile = default_layer_catalogue();
   for (size_t i = 0; i < cfg.layer_types.size(); ++i) {
     LayerTypeEntry& e = cfg.layer_types[i];
     const TargetClass* target = catalogue.find(e.class_name);
-    e.supported = target != nullptr;
     e.facts = firsts[i]->facts;
+    // A class of Mantile's (its arguments as published) must rebuild the layer from the arguments it takes;
+    // one that builds another count is a gap, where an output gate (Qwen3-Next), experts in a latent space
+    // (Nemotron-3-Super) or a gated MLP read as ungated (ChatGLM2) were written as supported.
+    // Small terms (biases where the class takes no has_bias, T5's relative position bias, 1-wide gates) are
+    // the one difference kept supported: a few parameters in thousands that do not change what the
+    // simulator times, said in a note.
+    const TargetClass* published = mantile.find(e.class_name);
+    if (target && published && published->arguments == target->arguments)
+      if (const std::optional<uint64_t> built = class_parameters(e.class_name, e.facts);
+          built && *built != e.parameter_count) {
+        // Biases are in the class's count only where it takes has_bias and the layer has them.
+        const FactValue* has_bias = find_fact(e.facts, "has_bias");
+        const bool counted_biases = has_bias && *has_bias == FactValue(true) &&
+                                    std::find(published->arguments.begin(), published->arguments.end(),
+                                              "has_bias") != published->arguments.end();
+        const uint64_t small = small_terms(e.example_tensors, counted_biases);
+        if (small && *built + small == e.parameter_count) {
+          cfg.notes.push_back(e.name + ": " + e.class_name + " builds " + with_thousands(*built) +
+                              " parameters from its arguments; the layer's " + with_thousands(small) +
+                              " more are biases or 1-wide gates it has no argument for (parameter_count "
+                              "includes them)");
+        } else {
+          e.gap_reason = e.class_name + " builds " + with_thousands(*built) +
+                         " parameters from its arguments, the layer holds " +
+                         with_thousands(e.parameter_count) + ": none of its arguments carries the difference";
+          cfg.notes.push_back(e.name + ": " + e.gap_reason + ", so the layer is a gap");
+          target = nullptr;
+        }
+      }
+    e.supported = target != nullptr;
     fill_specs(e, e.facts, target);
     for (const std::string& arg : e.missing_arguments)
       cfg.notes.push_back(e.name + ": " + e.class_name + " argument '" + arg +

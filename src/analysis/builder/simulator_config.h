@@ -34,6 +34,9 @@ struct LayerTypeEntry {
   std::vector<std::string> missing_arguments;    // catalogue arguments no fact answers (left null)
   std::vector<ComponentTensor> example_tensors;  // of the first instance
   std::string gap_report;                        // set by the caller for unsupported entries (a path)
+  // Why an unsupported entry is a gap when the catalogue has its class: the class cannot rebuild the layer
+  // from the arguments it takes. Empty: the catalogue has no such class.
+  std::string gap_reason;
 };
 
 struct SimulatorConfig {
