@@ -102,7 +102,12 @@ OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tok
   const bool warn = first_settings_warnings();
   RemoteOptions options;
   options.skip_tokenizer = skip_tokenizer;
-  options.gguf_file = hub.file;
+  // --file and a ":NAME" suffix name the same choice: both given, they must agree.
+  if (hub.file && ref->gguf_model && *hub.file != *ref->gguf_model)
+    throw Error(
+        ErrorKind::Usage, "", "--file",
+        "names " + printable(*hub.file) + " where the model id names :" + printable(*ref->gguf_model));
+  options.gguf_file = hub.file ? hub.file : ref->gguf_model;
   options.list_gguf_models = hub.list_gguf_models;
   RemoteModel m;
   try {

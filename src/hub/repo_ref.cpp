@@ -132,6 +132,18 @@ void validate_repo_filename(std::string_view path, std::string_view source) {
 }
 
 std::optional<RepoRef> parse_repo_ref(std::string_view arg) {
+  // A trailing ":NAME" after the id or the revision picks one GGUF model (a git ref holds no ':', and the
+  // colon of "https://" has a '/' after it). Local-looking paths keep theirs.
+  std::optional<std::string> gguf_model;
+  if (const size_t colon = arg.rfind(':'); colon != std::string_view::npos &&
+                                           arg.find('/', colon) == std::string_view::npos && !arg.empty() &&
+                                           arg.front() != '.' && arg.front() != '/' && arg.front() != '~') {
+    gguf_model = std::string(arg.substr(colon + 1));
+    arg = arg.substr(0, colon);
+    if (gguf_model->empty() || !std::all_of(gguf_model->begin(), gguf_model->end(), id_char))
+      throw Error(ErrorKind::Usage, "model id", ":" + printable(*gguf_model),
+                  "names one GGUF model of the repository, such as :Q4_K_M (letters, digits, '-', '_', '.')");
+  }
   std::optional<RepoRef> ref = parse_hub_url(arg);
   if (!ref) {
     if (arg.empty() || arg.find("://") != std::string_view::npos) return std::nullopt;
@@ -155,6 +167,7 @@ std::optional<RepoRef> parse_repo_ref(std::string_view arg) {
   }
   validate_repo_id(ref->id);
   validate_revision(ref->revision);
+  ref->gguf_model = std::move(gguf_model);
   return ref;
 }
 

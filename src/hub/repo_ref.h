@@ -13,6 +13,9 @@ struct RepoRef {
   std::string id;                 // "org/name" or "name"
   std::string revision = "main";  // branch, tag, "refs/pr/N" or a 40-hex commit
   bool explicit_revision = false;
+  // A trailing ":NAME" ("org/name-GGUF:Q4_K_M", "org/name-GGUF@main:Q4_K_M", "hf.co/org/name-GGUF:Q4_K_M"):
+  // one GGUF model of a repository of quantizations, as llama.cpp's -hf and Ollama spell it.
+  std::optional<std::string> gguf_model;
 };
 
 // nullopt when `arg` does not have the shape of a repo id or Hub URL at all (then it is a local path);

@@ -195,6 +195,19 @@ TEST_F(HubGguf, SeveralQuantizationsAreListedThenChosen) {
   CommandResult none = run("tensors ex/tiny-GGUF --file Q2_K --json");
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("no GGUF model matches 'Q2_K'"), std::string::npos) << none.err;
+
+  // The same choice as a suffix of the id (llama.cpp's -hf, Ollama's hf.co/), at a revision too; --file
+  // naming another is refused.
+  for (const char* id : {"ex/tiny-GGUF:Q8_0", "ex/tiny-GGUF@main:q8_0"}) {
+    CommandResult q8 = run(std::string("tensors ") + id + " --json");
+    ASSERT_EQ(q8.exit_code, 0) << id << "\n" << q8.err;
+    EXPECT_NE(q8.out.find("\"dtype\":\"q8_0\""), std::string::npos) << id;  // the Q8_0 model's matrices
+    EXPECT_EQ(q8.out.find("\"dtype\":\"q4_k\""), std::string::npos) << id;
+  }
+  CommandResult both = run("tensors ex/tiny-GGUF:Q8_0 --file Q4_K_M --json");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("--file: names Q4_K_M where the model id names :Q8_0"), std::string::npos)
+      << both.err;
 }
 
 TEST_F(HubGguf, ASplitModelIsReadFromEveryPartsHeader) {

@@ -22,9 +22,10 @@ TEST(ClassParameters, MantilesPublishedCountsAreRebuilt) {
   EXPECT_EQ(class_parameters("GatedMLPLayer", facts({{"hidden_size", uint64_t{8192}},
                                                      {"intermediate_size", uint64_t{28672}}})),
             704'643'072u);
-  EXPECT_EQ(class_parameters("NormLayer", facts({{"hidden_size", uint64_t{8192}}, {"has_bias", false}})), 8'192u);
-  EXPECT_EQ(class_parameters("EmbeddingLayer", facts({{"vocab_size", uint64_t{128256}},
-                                                      {"hidden_size", uint64_t{8192}}})),
+  EXPECT_EQ(class_parameters("NormLayer", facts({{"hidden_size", uint64_t{8192}}, {"has_bias", false}})),
+            8'192u);
+  EXPECT_EQ(class_parameters("EmbeddingLayer",
+                             facts({{"vocab_size", uint64_t{128256}}, {"hidden_size", uint64_t{8192}}})),
             1'050'673'152u);
   // Mistral-7B: hidden 4,096, 32 heads of 128, 8 KV heads, MLP 14,336.
   EXPECT_EQ(class_parameters("GroupedQueryAttentionLayer", facts({{"hidden_size", uint64_t{4096}},
@@ -49,9 +50,9 @@ TEST(ClassParameters, MantilesPublishedCountsAreRebuilt) {
 TEST(ClassParameters, UnknownClassesAndMissingArgumentsHaveNoFormula) {
   EXPECT_FALSE(class_parameters("MLAAttentionLayer", facts({{"hidden_size", uint64_t{7168}}})));
   EXPECT_FALSE(class_parameters("GatedMLPLayer", facts({{"hidden_size", uint64_t{8192}}})));
-  EXPECT_FALSE(class_parameters("AttentionLayer", facts({{"hidden_size", uint64_t{64}},
-                                                         {"num_heads", FactValue{}},
-                                                         {"head_dim", uint64_t{16}}})));
+  EXPECT_FALSE(class_parameters(
+      "AttentionLayer",
+      facts({{"hidden_size", uint64_t{64}}, {"num_heads", FactValue{}}, {"head_dim", uint64_t{16}}})));
 }
 
 }  // namespace

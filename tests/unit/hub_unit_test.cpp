@@ -109,6 +109,27 @@ TEST(RepoRef, AcceptsTheFormsUsersType) {
   EXPECT_EQ(r->revision, "main");
 }
 
+// ":NAME" after the id or the revision picks one GGUF model, as llama.cpp's -hf and Ollama's hf.co/ names
+// spell it; it is never part of the revision (a git ref holds no ':').
+TEST(RepoRef, AColonSuffixNamesOneGgufModel) {
+  auto r = parse_repo_ref("bartowski/Llama-3.2-1B-Instruct-GGUF:Q4_K_M");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->id, "bartowski/Llama-3.2-1B-Instruct-GGUF");
+  EXPECT_EQ(r->revision, "main");
+  EXPECT_EQ(r->gguf_model, "Q4_K_M");
+  r = parse_repo_ref("org/name-GGUF@v2:q8_0");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->revision, "v2");
+  EXPECT_EQ(r->gguf_model, "q8_0");
+  r = parse_repo_ref("hf.co/org/name-GGUF:IQ4_XS");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->id, "org/name-GGUF");
+  EXPECT_EQ(r->gguf_model, "IQ4_XS");
+  EXPECT_FALSE(parse_repo_ref("https://huggingface.co/gpt2")->gguf_model);
+  for (const char* bad : {"org/name:", "org/name:Q4 K", "org/name@main:"})
+    EXPECT_EQ(kind_of([&] { parse_repo_ref(bad); }), ErrorKind::Usage) << bad;
+}
+
 TEST(RepoRef, LocalLookingPathsAreNotRepoIds) {
   for (const char* p : {"./model", "/abs/model", "~/m", "a/b/c.json", "my model", "file:///x"})
     EXPECT_FALSE(parse_repo_ref(p)) << p;

@@ -33,8 +33,8 @@ std::optional<uint64_t> class_parameters(std::string_view class_name, const Fact
   }
   if (class_name == "GroupedQueryAttentionLayer" || class_name == "SlidingWindowAttentionLayer") {
     const bool sliding = class_name == "SlidingWindowAttentionLayer";
-    const auto heads = number(facts, sliding ? "num_query_heads" : "num_heads"), kv = number(facts, "num_kv_heads"),
-               d = number(facts, "head_dim");
+    const auto heads = number(facts, sliding ? "num_query_heads" : "num_heads"),
+               kv = number(facts, "num_kv_heads"), d = number(facts, "head_dim");
     if (!heads || !kv || !d) return std::nullopt;
     uint64_t n = 2 * *h * *heads * *d + 2 * *h * *kv * *d;  // q and o; k and v
     if (sliding) {
@@ -45,8 +45,8 @@ std::optional<uint64_t> class_parameters(std::string_view class_name, const Fact
   }
   if (class_name == "MLPLayer" || class_name == "GatedMLPLayer") {
     const auto i = number(facts, "intermediate_size");
-    const auto projections = class_name == "GatedMLPLayer" ? std::optional<uint64_t>(3)
-                                                            : number(facts, "num_projections");
+    const auto projections =
+        class_name == "GatedMLPLayer" ? std::optional<uint64_t>(3) : number(facts, "num_projections");
     if (!i || !projections) return std::nullopt;
     return *projections * *h * *i;
   }

@@ -12,8 +12,8 @@
 
 namespace ma {
 
-// The count `class_name` builds from `facts` (its arguments by name); nullopt for a class whose formula is not
-// known here (a catalogue's own) or an argument missing or null.
+// The count `class_name` builds from `facts` (its arguments by name); nullopt for a class whose formula is
+// not known here (a catalogue's own) or an argument missing or null.
 std::optional<uint64_t> class_parameters(std::string_view class_name, const Facts& facts);
 
 }  // namespace ma
