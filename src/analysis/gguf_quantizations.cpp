@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "core/error.h"
 #include "formats/gguf.h"
@@ -28,20 +29,32 @@ void add_part(const GgufFile& g, GgufQuantization& q, std::map<DType, GgufTypeSh
 
 std::vector<GgufQuantization> summarize_gguf_models(const std::vector<GgufModelChoice>& models) {
   std::vector<GgufQuantization> out;
+  std::optional<Error> first_error;
   for (const GgufModelChoice& m : models) {
     GgufQuantization q;
     q.file = m.file;
     q.size_bytes = m.bytes;
     q.parts = m.parts.size() + m.parts_on_disk.size();
     std::map<DType, GgufTypeShare> types;
-    for (const FetchedHeader& h : m.parts) {
-      try {
-        add_part(read_gguf(PrefixSource(h.prefix, h.file_size, h.name)), q, types);
-      } catch (const BytesNotFetched&) {
-        throw Error(ErrorKind::Malformed, h.name, "header", "the fetched header is incomplete");
+    try {
+      if (m.error) throw *m.error;
+      for (const FetchedHeader& h : m.parts) {
+        try {
+          add_part(read_gguf(PrefixSource(h.prefix, h.file_size, h.name)), q, types);
+        } catch (const BytesNotFetched&) {
+          throw Error(ErrorKind::Malformed, h.name, "header", "the fetched header is incomplete");
+        }
       }
+      for (const std::filesystem::path& p : m.parts_on_disk) add_part(read_gguf(FileSource(p)), q, types);
+    } catch (const Error& e) {
+      if (!first_error) first_error = e;
+      GgufQuantization unreadable;
+      unreadable.file = m.file;
+      unreadable.size_bytes = m.bytes;
+      unreadable.error = e.message();
+      out.push_back(std::move(unreadable));
+      continue;
     }
-    for (const std::filesystem::path& p : m.parts_on_disk) add_part(read_gguf(FileSource(p)), q, types);
     for (auto& [dtype, s] : types) {
       q.parameters += s.parameters;
       q.tensor_bytes += s.bytes;
@@ -54,6 +67,9 @@ std::vector<GgufQuantization> summarize_gguf_models(const std::vector<GgufModelC
         q.parameters ? 8.0 * static_cast<double>(q.tensor_bytes) / static_cast<double>(q.parameters) : 0;
     out.push_back(std::move(q));
   }
+  if (first_error &&
+      std::all_of(out.begin(), out.end(), [](const GgufQuantization& q) { return !q.error.empty(); }))
+    throw *first_error;
   return out;
 }
 

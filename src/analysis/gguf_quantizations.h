@@ -25,9 +25,11 @@ struct GgufQuantization {
   uint64_t parameters = 0, tensor_bytes = 0;
   double bits_per_weight = 0;
   std::vector<GgufTypeShare> types;  // most parameters first
+  std::string error;  // why the model could not be read (its figures are then 0); "" when it was
 };
 
-// Throws Error(Malformed) for a header that does not parse.
+// A model whose header does not parse, or that could not be fetched, carries its error; when no model can be
+// read, the first one's is thrown.
 std::vector<GgufQuantization> summarize_gguf_models(const std::vector<GgufModelChoice>& models);
 
 }  // namespace ma

@@ -355,18 +355,32 @@ class Assembler {
                         RemoteModel& m) {
     std::vector<std::pair<size_t, const RepoFile*>> parts;  // (model, part)
     m.gguf_models.resize(models.size());
+    // One model that cannot be read (a part missing, a header refused, cut short or over a cap) is named in
+    // the listing; the others are still listed.
     for (size_t k = 0; k < models.size(); ++k) {
       m.gguf_models[k].file = models[k]->path;
-      for (const RepoFile* p : gguf_parts(info, *models[k])) {
-        parts.emplace_back(k, p);
-        m.gguf_models[k].bytes += p->size.value_or(0);
+      try {
+        for (const RepoFile* p : gguf_parts(info, *models[k])) {
+          parts.emplace_back(k, p);
+          m.gguf_models[k].bytes += p->size.value_or(0);
+        }
+      } catch (const Error& e) {
+        m.gguf_models[k].error = e;
       }
     }
     std::vector<std::optional<FetchedHeader>> fetched(parts.size());
+    std::vector<std::optional<Error>> failed(parts.size());
     parallel_for_threads(parts.size(), settings_.parallel_requests, [&](size_t i) {
-      if (!gguf_header(info, *parts[i].second, fetched[i], m.stats))
-        note_missing("header of " + parts[i].second->path);
+      try {
+        if (!gguf_header(info, *parts[i].second, fetched[i], m.stats))
+          note_missing("header of " + parts[i].second->path);
+      } catch (const Error& e) {
+        if (e.kind() == ErrorKind::LocalIO) throw;  // Ctrl-C or the cache: not this model's fault
+        failed[i] = e;
+      }
     });
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (failed[i] && !m.gguf_models[parts[i].first].error) m.gguf_models[parts[i].first].error = failed[i];
     for (size_t i = 0; i < parts.size(); ++i) {
       GgufModelChoice& c = m.gguf_models[parts[i].first];
       if (fetched[i])

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "formats/model_files.h"
 #include "hub/hub_settings.h"
 #include "hub/model_info.h"
@@ -33,6 +34,9 @@ struct GgufModelChoice {
   std::vector<FetchedHeader> parts;                  // fetched, in part order
   std::vector<std::filesystem::path> parts_on_disk;  // or, when downloaded, the files themselves
   uint64_t bytes = 0;
+  // Why this model cannot be read (a split part missing from the repository, a header the server would not
+  // give): the listing names it beside the others instead of failing for all of them.
+  std::optional<Error> error;
 };
 
 struct RemoteStats {

@@ -39,8 +39,12 @@ std::string render_gguf_quantizations_console(const std::vector<GgufQuantization
   w.heading(terminal_safe(repo) + ": " + std::to_string(models.size()) + " GGUF models");
   std::vector<std::vector<std::string>> rows;
   for (const GgufQuantization& q : models)
-    rows.push_back({terminal_safe(q.file), q.file_type.empty() ? "-" : q.file_type, human_bytes(q.size_bytes),
-                    two_decimals(q.bits_per_weight), type_mix(q)});
+    if (!q.error.empty())
+      rows.push_back({terminal_safe(q.file), "-", human_bytes(q.size_bytes), "-",
+                      "unreadable: " + terminal_safe(q.error)});
+    else
+      rows.push_back({terminal_safe(q.file), q.file_type.empty() ? "-" : q.file_type,
+                      human_bytes(q.size_bytes), two_decimals(q.bits_per_weight), type_mix(q)});
   w.table({"File", "Type", "Size", "Bits/weight", "Type mix (share of parameters)"}, rows);
   w.footnote("analyse one with --file NAME (a file name, or a quantization such as Q4_K_M)");
   return w.take();
@@ -61,6 +65,7 @@ std::string render_gguf_quantizations_json(const std::vector<GgufQuantization>& 
     w.key("parameters").value(q.parameters);
     w.key("tensor_bytes").value(q.tensor_bytes);
     w.key("bits_per_weight").value(q.bits_per_weight);
+    w.key("error").text_or_null(q.error);
     w.key("types").begin_array();
     for (const GgufTypeShare& t : q.types)
       w.begin_object()

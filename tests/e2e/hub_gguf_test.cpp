@@ -85,6 +85,12 @@ class HubGguf : public ::testing::Test {
     split.id = "ex/split-GGUF";
     split.files = split_files();
     hub_->add_repo(split);
+    // Two readable quantizations beside a split model whose second part is missing from the repository.
+    FakeRepo broken;
+    broken.id = "ex/broken-GGUF";
+    broken.files = {gguf_file("tiny.Q4_K_M.gguf", DType::Q4_K, 10, '1'),
+                    gguf_file("tiny.Q8_0.gguf", DType::Q8_0, 10, '2'), split_files().front()};
+    hub_->add_repo(broken);
     hub_->start();
   }
   static void TearDownTestSuite() {
@@ -208,6 +214,34 @@ TEST_F(HubGguf, SeveralQuantizationsAreListedThenChosen) {
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_NE(both.err.find("--file: names Q4_K_M where the model id names :Q8_0"), std::string::npos)
       << both.err;
+}
+
+// One model that cannot be read (a split model missing its second part) is named in the listing; the other
+// quantizations are listed, where the whole listing failed with the one model's error.
+TEST_F(HubGguf, AnUnreadableModelIsNamedAndTheOthersListed) {
+  CommandResult r = run("ex/broken-GGUF --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "stdout");
+  const std::vector<json::Value>& models = d.root().find("gguf_models")->items();
+  ASSERT_EQ(models.size(), 3u);
+  size_t readable = 0;
+  for (const json::Value& m : models) {
+    const std::string file(m.find("file")->as_string());
+    if (file.starts_with("split-")) {
+      EXPECT_NE(m.find("error")->as_string().find("split-00002-of-00002.gguf"), std::string::npos) << r.out;
+    } else {
+      EXPECT_TRUE(m.find("error")->is_null()) << file << "\n" << r.out;
+      EXPECT_EQ(m.find("parameters")->as_uint(), kParameters) << file;
+      ++readable;
+    }
+  }
+  EXPECT_EQ(readable, 2u);
+  CommandResult console = run("ex/broken-GGUF");
+  ASSERT_EQ(console.exit_code, 0) << console.err;
+  EXPECT_NE(console.out.find("unreadable: "), std::string::npos) << console.out;
+  // Chosen, the broken model still fails with its own error.
+  CommandResult chosen = run("tensors ex/broken-GGUF --file split --json");
+  EXPECT_EQ(chosen.exit_code, 8) << chosen.err;
 }
 
 TEST_F(HubGguf, ASplitModelIsReadFromEveryPartsHeader) {
