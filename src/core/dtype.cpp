@@ -186,4 +186,12 @@ std::optional<DType> dtype_from_torch_storage(std::string_view class_name) {
   return std::nullopt;
 }
 
+bool torch_storage_without_dtype(std::string_view class_name) {
+  // torch._storage_classes less those kTable maps.
+  for (std::string_view s : {"ComplexDoubleStorage", "QUInt8Storage", "QInt8Storage", "QInt32Storage",
+                             "QUInt4x2Storage", "QUInt2x4Storage"})
+    if (s == class_name) return true;
+  return false;
+}
+
 }  // namespace ma

@@ -87,6 +87,9 @@ std::optional<DType> dtype_from_onnx(int32_t onnx_type);
 std::optional<DType> dtype_from_any_name(std::string_view name);
 // The dtype of a PyTorch typed storage class ("BFloat16Storage", without the "torch." module).
 std::optional<DType> dtype_from_torch_storage(std::string_view class_name);
+// A storage class torch.load(weights_only=True) admits whose element type has no DType here (complex128, the
+// quantized storages): safe to unpickle, but its tensors are not read (Error(Unsupported), not a refusal).
+bool torch_storage_without_dtype(std::string_view class_name);
 // Bits per element of an element type (0 for block types: use dtype_bytes or dtype_bits_per_element).
 inline uint32_t dtype_bits(DType t) {
   return dtype_info(t).bits;

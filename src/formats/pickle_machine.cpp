@@ -19,7 +19,9 @@ bool admitted(std::string_view global) {
   for (std::string_view g : kAdmittedCallables)
     if (g == global) return true;
   constexpr std::string_view kTorch = "torch.";
-  return global.starts_with(kTorch) && dtype_from_torch_storage(global.substr(kTorch.size())).has_value();
+  if (!global.starts_with(kTorch)) return false;
+  const std::string_view name = global.substr(kTorch.size());
+  return dtype_from_torch_storage(name).has_value() || torch_storage_without_dtype(name);
 }
 
 constexpr size_t kMaxDims = 64;

@@ -47,7 +47,12 @@ class Storages {
       throw Error(ErrorKind::Unsupported, src_.name(), "pickle",
                   "a legacy storage view (view_metadata): not read");
     const std::string& type = f[1]->text;
-    const std::optional<DType> dtype = dtype_from_torch_storage(type.substr(type.rfind('.') + 1));
+    const std::string_view storage = std::string_view(type).substr(type.rfind('.') + 1);
+    const std::optional<DType> dtype = dtype_from_torch_storage(storage);
+    if (!dtype && torch_storage_without_dtype(storage))
+      throw Error(ErrorKind::Unsupported, src_.name(), "pickle",
+                  "a tensor of " + printable(type) +
+                      ": a storage torch.load(weights_only=True) reads, whose element type is not read here");
     if (!dtype) bad(src_, "pickle", "'" + printable(type) + "' is not a storage type");
     auto [it, fresh] = by_key_.try_emplace(f[2]->text);
     if (fresh) {

@@ -175,6 +175,24 @@ TEST(CliPytorch, KeysThatAreNotPlainTextOrNameTwoTensorsAreRefused) {
   EXPECT_NE(r.err.find("tensor '0': two tensors have this name"), std::string::npos) << r.err;
 }
 
+// A complex128 tensor is what torch.load(weights_only=True) reads: not an attack (exit 4, "not allowed") but
+// a storage whose element type is not read here (exit 10). torch itself writes it.
+TEST(CliPytorch, AStorageTorchAdmitsButWeDoNotReadIsUnsupportedNotUnsafe) {
+  if (test::run_shell("/usr/bin/python3 -c 'import torch'").exit_code != 0)
+    GTEST_SKIP() << "Debian's python3-torch is not installed (scripts/install-deps.sh installs it)";
+  test::TempDir tmp;
+  const auto w = test::run_shell(
+      "/usr/bin/python3 -c \"import torch; torch.save({'c': torch.zeros(3, "
+      "dtype=torch.complex128)}, '" +
+      (tmp / "c.pt").string() + "')\"");
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  const auto r = test::run_cli("tensors " + test::quoted(tmp / "c.pt"));
+  EXPECT_EQ(r.exit_code, 10) << r.err;
+  EXPECT_NE(r.err.find("torch.ComplexDoubleStorage: a storage torch.load(weights_only=True) reads"),
+            std::string::npos)
+      << r.err;
+}
+
 // 100,000 names for one view of one storage: 99,999 ties, found by lookup (compared with every earlier view
 // of the storage, they took quadratic time), each naming the first.
 TEST(CliPytorch, AStorageViewedAHundredThousandTimesIsReadInLinearTime) {
