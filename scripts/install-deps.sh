@@ -19,6 +19,7 @@ PACKAGES=(
   libssl-dev              # SHA-256 / SHA-1 of downloads (OpenSSL libcrypto)
   libonnx-dev libprotobuf-dev  # ONNX models: ONNX's own ModelProto parser and shape inference
   python3-onnx            # the ONNX tests' independent reference (onnx.load, shape_inference)
+  python3-torch           # torch.load(weights_only=True) itself: the PyTorch tests' oracle, ma-bench-torch's peer
   libsimdjson-dev         # ma-bench-inventory's anchor: a minimal simdjson parse of the same headers
   curl nginx-light        # the fake Hugging Face Hub (tests/hub): nginx serves it, its self-test drives it with curl
   chromium                # the HTML report's test opens it in headless Chromium (screenshots, scripts, console)
