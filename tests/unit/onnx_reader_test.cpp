@@ -162,6 +162,22 @@ TEST(OnnxReader, FourBitIntegersAreTwoPerByte) {
   EXPECT_EQ(kind_of(m.SerializeAsString()), ErrorKind::Malformed);
 }
 
+// A COMPLEX64 initializer in float_data holds two values an element, its real and imaginary parts, as
+// onnx.helper.make_tensor writes it and onnx.checker accepts it; one value an element is short.
+TEST(OnnxReader, ComplexValuesArePairsOfFloats) {
+  onnx::ModelProto m = test::tiny_onnx_model();
+  onnx::TensorProto& w = *m.mutable_graph()->mutable_initializer(0);  // [2, 3]
+  w.set_data_type(onnx::TensorProto_DataType_COMPLEX64);
+  w.clear_raw_data();
+  for (int i = 0; i < 12; ++i) w.add_float_data(static_cast<float>(i));
+  const OnnxModel ok = read_bytes(m.SerializeAsString());
+  EXPECT_EQ(ok.initializers[0].dtype, DType::C64);
+  EXPECT_EQ(ok.initializers[0].bytes(), 48u);
+  w.clear_float_data();
+  for (int i = 0; i < 6; ++i) w.add_float_data(static_cast<float>(i));
+  EXPECT_EQ(kind_of(m.SerializeAsString()), ErrorKind::Malformed);
+}
+
 // Protobuf strings are bytes: an initializer or node name that is not UTF-8 text (or holds an escape
 // sequence) is refused, never printed raw nor written into JSON.
 TEST(OnnxReader, NamesMustBePlainText) {

@@ -199,8 +199,11 @@ class InitializerReader {
       values = static_cast<uint64_t>(t.float_data_size()) + static_cast<uint64_t>(t.int32_data_size()) +
                static_cast<uint64_t>(t.int64_data_size()) + static_cast<uint64_t>(t.double_data_size()) +
                static_cast<uint64_t>(t.uint64_data_size());
-      // 16-bit and 8-bit types travel one value per int32_data entry; 4-bit types pack two per entry.
-      const uint64_t expected = dtype_bits(s.dtype) == 4 ? (s.numel + 1) / 2 : s.numel;
+      // 16-bit and 8-bit types travel one value per int32_data entry; 4-bit types pack two per entry; a
+      // complex64 element is two float_data values, its real and imaginary parts.
+      const uint64_t expected = dtype_bits(s.dtype) == 4 ? (s.numel + 1) / 2
+                                : s.dtype == DType::C64  ? 2 * s.numel
+                                                         : s.numel;
       if (values != expected)
         throw Error(ErrorKind::Malformed, src_.name(), field,
                     "holds " + std::to_string(values) + " values but its shape has " +
