@@ -203,6 +203,10 @@ void read_value(HeaderReader& r, GgufType t, GgufKv* kv, uint32_t depth, const G
   }
   const unsigned size = static_cast<unsigned>(fixed_size(t));
   const uint64_t bits = r.uint(size, field);
+  // The spec's bools are 0 and 1 (ggml reads any other byte as true): another is a damaged file.
+  if (t == GgufType::Bool && bits > 1)
+    throw Error(ErrorKind::Malformed, r.name(), field,
+                "a bool of " + std::to_string(bits) + " (the format allows 0 and 1)");
   if (!kv) return;
   kv->end = r.pos();
   kv->begin = kv->end - size;
@@ -240,9 +244,9 @@ void read_value(HeaderReader& r, GgufType t, GgufKv* kv, uint32_t depth, const G
 void check_version(uint32_t version, const std::string& name) {
   if (version == 2 || version == 3) return;
   const uint32_t swapped = __builtin_bswap32(version);
-  if (swapped >= 1 && swapped <= 3)
-    throw Error(ErrorKind::Unsupported, name, "version",
-                "a big-endian GGUF file (for s390x); only little-endian files are read");
+  if (swapped >= 1 && swapped <= 3)  // the reliability catalogue's G3: a file we cannot read as it is, exit 3
+    throw Error(ErrorKind::Malformed, name, "version",
+                "the file appears big-endian (a GGUF for s390x); only little-endian files are read");
   if (version == 1)
     throw Error(ErrorKind::Unsupported, name, "version",
                 "GGUF version 1 (August 2023, 32-bit counts) is not read; convert the model again");
@@ -328,10 +332,15 @@ void check_extents(const GgufFile& f, const std::string& name) {
   }
   std::sort(by_offset.begin(), by_offset.end(),
             [](const GgufTensorInfo* a, const GgufTensorInfo* b) { return a->offset < b->offset; });
-  for (size_t k = 1; k < by_offset.size(); ++k)
-    if (by_offset[k]->offset < by_offset[k - 1]->offset + by_offset[k - 1]->bytes && by_offset[k]->bytes)
-      throw Error(ErrorKind::Malformed, name, tensor_field(by_offset[k]->name),
-                  "overlaps the data of '" + printable(by_offset[k - 1]->name) + "'");
+  // Each tensor against the furthest end before it (the tensor reaching it), not only its neighbour: an empty
+  // tensor between two that overlap would hide them.
+  const GgufTensorInfo* reaching = nullptr;
+  for (const GgufTensorInfo* t : by_offset) {
+    if (reaching && t->bytes && t->offset < reaching->offset + reaching->bytes)
+      throw Error(ErrorKind::Malformed, name, tensor_field(t->name),
+                  "overlaps the data of '" + printable(reaching->name) + "'");
+    if (!reaching || t->offset + t->bytes > reaching->offset + reaching->bytes) reaching = t;
+  }
 }
 
 }  // namespace

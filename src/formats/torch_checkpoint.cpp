@@ -230,9 +230,12 @@ TorchCheckpoint read_zip(const ByteSource& src) {
   if (const ZipEntry* order = dir.find(prefix + "byteorder")) {
     std::string value;
     src.read_exact(zip_member_data_offset(src, *order), std::min<uint64_t>(order->size, 16), value);
+    // The reliability catalogue's P15: a big-endian file or a garbage value is not read as it is (exit 3).
     if (value != "little")
-      throw Error(ErrorKind::Unsupported, src.name(), "byteorder",
-                  "'" + printable(value) + "': only little-endian is read");
+      throw Error(ErrorKind::Malformed, src.name(), "byteorder",
+                  "'" + printable(value) + "': " +
+                      (value == "big" ? "a big-endian checkpoint; only little-endian is read"
+                                      : "neither 'little' nor 'big'"));
   }
   if (pkl->size > kMaxPickleBytes)
     throw Error(ErrorKind::Limit, src.name(), pkl->name, "a pickle over 256 MiB");

@@ -173,6 +173,13 @@ TEST(CliPytorch, KeysThatAreNotPlainTextOrNameTwoTensorsAreRefused) {
   r = tensors_of("int:0 0");
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("tensor '0': two tensors have this name"), std::string::npos) << r.err;
+  // A byteorder record other than "little" is not read as it is (the reliability catalogue's P15: exit 3).
+  r = tensors_of("--byteorder big w");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("byteorder: 'big': a big-endian checkpoint"), std::string::npos) << r.err;
+  r = tensors_of("--byteorder middle w");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("'middle': neither 'little' nor 'big'"), std::string::npos) << r.err;
 }
 
 // A complex128 tensor is what torch.load(weights_only=True) reads: not an attack (exit 4, "not allowed") but

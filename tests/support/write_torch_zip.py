@@ -7,6 +7,7 @@ usage: write_torch_zip.py OUT.pt KEY...   (int:N is the int key N, anything else
                                            escapes decoded, so 'x\x1b' holds an ESC; each key maps to its own
                                            2-element float tensor)
        write_torch_zip.py OUT.pt --views N  (N keys, every one the same view of one storage: N - 1 ties)
+       write_torch_zip.py OUT.pt --byteorder VALUE KEY...  (the byteorder record says VALUE)
 """
 import codecs
 import collections
@@ -61,6 +62,9 @@ class Pickler(pickle.Pickler):
 
 def main():
     out, keys = sys.argv[1], sys.argv[2:]
+    byteorder = "little"
+    if keys[:1] == ["--byteorder"]:
+        byteorder, keys = keys[1], keys[2:]
     state = collections.OrderedDict()
     if keys[:1] == ["--views"]:
         shared = Storage("0")
@@ -74,7 +78,7 @@ def main():
     Pickler(data, protocol=2).dump(state)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
         z.writestr("archive/data.pkl", data.getvalue())
-        z.writestr("archive/byteorder", "little")
+        z.writestr("archive/byteorder", byteorder)
         for i in range(len(keys)):
             z.writestr(f"archive/data/{i}", b"\0" * 8)
 

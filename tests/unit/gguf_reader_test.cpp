@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <tuple>
 
 #include "core/error.h"
 #include "formats/gguf.h"
@@ -160,7 +161,7 @@ TEST(GgufReader, VersionsAndByteOrder) {
   EXPECT_EQ(parse(raw_header(0, 0, "", 2)).version, 2u);
   EXPECT_EQ(error_kind(raw_header(0, 0, "", 1)), ErrorKind::Unsupported);
   EXPECT_EQ(error_kind(raw_header(0, 0, "", 4)), ErrorKind::Unsupported);
-  EXPECT_EQ(error_kind(raw_header(0, 0, "", 0x03000000)), ErrorKind::Unsupported);  // big-endian v3
+  EXPECT_EQ(error_kind(raw_header(0, 0, "", 0x03000000)), ErrorKind::Malformed);  // big-endian v3 (G3)
   EXPECT_EQ(error_kind("GGUX" + raw_header(0, 0, "").substr(4)), ErrorKind::Malformed);
 }
 
@@ -232,6 +233,32 @@ TEST(GgufReader, OverlappingTensorsAreRefused) {
   }
   s.resize((s.size() + 31) / 32 * 32, '\0');
   EXPECT_EQ(error_kind(s + std::string(512, '\0')), ErrorKind::Malformed);
+}
+
+// An empty tensor between two that overlap does not hide them: each is checked against the furthest end
+// before it, not only its neighbour's.
+TEST(GgufReader, AnEmptyTensorDoesNotHideAnOverlap) {
+  std::string s = raw_header(3, 0, "");
+  for (auto [name, dim, offset] : {std::tuple{"a", 64, 0}, {"z", 0, 32}, {"c", 8, 64}}) {
+    put(s, 1, 8);
+    s += name;
+    put(s, 1, 4);
+    put(s, static_cast<uint64_t>(dim), 8);
+    put(s, 0, 4);  // f32
+    put(s, static_cast<uint64_t>(offset), 8);
+  }
+  s.resize((s.size() + 31) / 32 * 32, '\0');
+  EXPECT_EQ(error_kind(s + std::string(512, '\0')), ErrorKind::Malformed);  // c lies inside a's 256 bytes
+}
+
+// The spec's bools are 0 and 1 (the reliability catalogue's G10): a byte of 2 is a damaged file.
+TEST(GgufReader, ABoolOtherThanZeroOrOneIsMalformed) {
+  std::string kv;
+  put(kv, 1, 8);
+  kv += "b";
+  put(kv, static_cast<uint32_t>(GgufType::Bool), 4);
+  EXPECT_EQ(parse(raw_header(0, 1, kv + std::string(1, '\1'))).metadata.size(), 1u);
+  EXPECT_EQ(error_kind(raw_header(0, 1, kv + std::string(1, '\2'))), ErrorKind::Malformed);
 }
 
 TEST(GgufReader, HeaderLargerThanFirstReadGrowsTheBuffer) {
