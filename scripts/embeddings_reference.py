@@ -6,7 +6,9 @@ usage: embeddings_reference.py FILE.safetensors TENSOR OURS.json
 Reads TENSOR (F32 or BF16) from the safetensors file with its own parser, takes the initial centre rows and
 max_iter from our JSON (`initial_center_rows`), and runs sklearn.cluster.KMeans(n_clusters=k,
 init=X[rows], n_init=1, algorithm="lloyd", tol=1e-4) on float32 rows; prints {"inertia", "sizes" (sorted by
-cluster id), "labels_hash", "silhouette" (sklearn.metrics.silhouette_score over every row), "norm_p50"}.
+cluster id), "labels_hash", "silhouette" (sklearn.metrics.silhouette_score over every row), "norm_p50",
+"explained_variance_ratio" (the two leading shares of the centred rows' variance, from numpy's float64 SVD:
+exact, where sklearn's PCA may choose an iterative solver)}.
 """
 
 import hashlib
@@ -52,6 +54,9 @@ def main():
         "silhouette": float(silhouette_score(x, labels)) if len(rows) > 1 else 0.0,
         "norm_p50": float(np.percentile(np.linalg.norm(x.astype(np.float64), axis=1), 50)),
     }
+    centred = x.astype(np.float64) - x.astype(np.float64).mean(axis=0)
+    variance = np.linalg.svd(centred, compute_uv=False) ** 2
+    out["explained_variance_ratio"] = (variance[:2] / variance.sum()).tolist()
     json.dump(out, sys.stdout)
 
 

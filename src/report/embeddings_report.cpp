@@ -72,7 +72,9 @@ std::vector<std::pair<std::string, std::string>> summary_fields(const EmbeddingA
       {"silhouette", fixed_decimals(a.silhouette, 4) + " (" + with_thousands(a.silhouette_rows) + " rows" +
                          (a.silhouette_rows < a.rows ? ", a seeded sample)" : ")")},
       {"principal components", "PC1 " + fixed_decimals(100 * a.explained_variance[0], 2) + "%, PC2 " +
-                                   fixed_decimals(100 * a.explained_variance[1], 2) + "% of the variance"},
+                                   fixed_decimals(100 * a.explained_variance[1], 2) + "% of the variance (" +
+                                   std::to_string(a.pca_iterations) + " iterations" +
+                                   (a.pca_converged ? ")" : ", not converged: lower bounds)")},
       {"row norms", "min " + brief_number(a.norms.min) + ", p1 " + brief_number(a.norms.p1) + ", median " +
                         brief_number(a.norms.p50) + ", p99 " + brief_number(a.norms.p99) + ", max " +
                         brief_number(a.norms.max) + "; mean " + brief_number(a.norms.mean) + ", std " +
@@ -210,6 +212,8 @@ void stream_embeddings_json(const EmbeddingAnalysis& a, const RunInfo& run, cons
       .value(a.explained_variance[0])
       .value(a.explained_variance[1])
       .end_array();
+  w.key("pca_iterations").value(a.pca_iterations);
+  w.key("pca_converged").value(a.pca_converged);
   w.key("kmeans_seconds").value(a.kmeans_seconds);
   w.key("seconds").value(a.seconds);
   write_run_info(w, run);

@@ -110,6 +110,42 @@ TEST_F(EmbeddingsSklearn, SameClustersInertiaAndSilhouetteAsScikitLearn) {
   EXPECT_EQ(o.find("silhouette_rows")->as_uint(), kRows) << "every row, as silhouette_score";
   EXPECT_NEAR(o.find("silhouette")->as_double(), r.find("silhouette")->as_double(), 1e-5);
   EXPECT_NEAR(o.find("norms")->find("p50")->as_double(), r.find("norm_p50")->as_double(), 1e-9);
+  // The principal components' shares, exact (numpy's float64 SVD) to the float32 products' precision.
+  EXPECT_TRUE(o.find("pca_converged")->as_bool());
+  for (size_t c = 0; c < 2; ++c) {
+    const double exact = r.find("explained_variance_ratio")->items()[c].as_double();
+    EXPECT_NEAR(o.find("explained_variance_ratio")->items()[c].as_double(), exact, 1e-5 * exact)
+        << "PC" << c + 1;
+  }
+}
+
+// A flat spectrum (Gaussian rows, as a random initialisation leaves an embedding): the leading shares differ
+// by a few percent, where a fixed handful of iterations stopped short (2% low on tiny-llama's). Exact here
+// too.
+TEST_F(EmbeddingsSklearn, PrincipalComponentsOfAFlatSpectrumAreExact) {
+  if (!sklearn_available()) GTEST_SKIP() << kPython << " with scikit-learn is not installed";
+  test::TempDir tmp;
+  test::NormalRng normal(5);
+  std::vector<float> x(2000 * 48);
+  for (float& v : x) v = static_cast<float>(normal());
+  fs::create_directories(tmp / "m");
+  write_safetensors(tmp / "m" / "model.safetensors",
+                    {{"model.embed_tokens.weight", DType::F32, {2000, 48}, floats(x)}});
+  const auto ours = test::run_cli("embeddings " + quoted(tmp / "m") + " --k 2 --json");
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  test::write_file(tmp / "ours.json", ours.out);
+  auto ref = test::run_shell(std::string(kPython) + " " +
+                             quoted(fs::path(MA_SOURCE_DIR) / "scripts" / "embeddings_reference.py") + " " +
+                             quoted(tmp / "m" / "model.safetensors") + " model.embed_tokens.weight " +
+                             quoted(tmp / "ours.json"));
+  ASSERT_EQ(ref.exit_code, 0) << ref.err;
+  const json::Document o = parse(ours.out), r = parse(ref.out);
+  EXPECT_TRUE(o.root().find("pca_converged")->as_bool());
+  for (size_t c = 0; c < 2; ++c) {
+    const double exact = r.root().find("explained_variance_ratio")->items()[c].as_double();
+    EXPECT_NEAR(o.root().find("explained_variance_ratio")->items()[c].as_double(), exact, 1e-5 * exact)
+        << "PC" << c + 1;
+  }
 }
 
 // The rows that stand out are found, by name.

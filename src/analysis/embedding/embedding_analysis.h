@@ -72,7 +72,11 @@ struct EmbeddingAnalysis {
   uint64_t near_duplicate_rows = 0;
   std::vector<std::pair<uint64_t, uint64_t>> near_duplicate_pairs;  // (row, its near twin), at most 20
   double explained_variance[2] = {0, 0};                            // of the two principal components
-  std::vector<float> projection;                                    // (pc1, pc2) of the plotted rows
+  // Subspace iterations the principal components took; false when the work budget ran out first (a flat
+  // spectrum of a large matrix), the shares then lower bounds.
+  uint32_t pca_iterations = 0;
+  bool pca_converged = true;
+  std::vector<float> projection;  // (pc1, pc2) of the plotted rows
   std::vector<uint64_t> projected_rows;
   double kmeans_seconds = 0;  // the clustering alone (every k of the range): what scikit-learn's fit does
   double seconds = 0;         // the whole analysis
