@@ -202,7 +202,7 @@ std::string render_report_json(const ModelReport& r, const RunInfo& run) {
     write_json(w, r.memory);
   else
     w.key("memory").null();
-  write_json(w, r.tokenizer);
+  write_json(w, r.tokenizer, r.architecture.vocab_size);
   write_json(w, r.capabilities);
   write_json(w, r.metadata);
   write_layers_json(w, r.arch);

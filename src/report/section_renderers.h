@@ -42,7 +42,8 @@ void write_json(JsonWriter& w, const std::optional<SsmSummary>& s);
 void write_json(JsonWriter& w, const std::optional<AdapterSummary>& s);
 void write_json(JsonWriter& w, const QuantizationInfo& s);
 void write_json(JsonWriter& w, const MemoryReport& s);
-void write_json(JsonWriter& w, const std::optional<TokenizerInfo>& s);
+// `embedding_rows`: the model's vocab_size (0: unknown), set beside the tokenizer's vocabulary.
+void write_json(JsonWriter& w, const std::optional<TokenizerInfo>& s, uint64_t embedding_rows);
 void write_json(JsonWriter& w, const Capabilities& s);
 void write_json(JsonWriter& w, const std::optional<ModelMetadata>& s);
 

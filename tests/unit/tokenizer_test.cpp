@@ -415,7 +415,7 @@ TokenizerInfo sample() {
 TEST(TokenizerRender, JsonCarriesEveryFigure) {
   JsonWriter w;
   w.begin_object();
-  write_json(w, std::optional<TokenizerInfo>(sample()));
+  write_json(w, std::optional<TokenizerInfo>(sample()), 128512);  // 256 rows beyond the vocabulary
   w.end_object();
   json::Document d = json::Document::parse(w.take(), "out.json");
   const json::Value* t = d.root().find("tokenizer");
@@ -436,6 +436,26 @@ TEST(TokenizerRender, JsonCarriesEveryFigure) {
   EXPECT_TRUE(t->find("has_chat_template")->as_bool());
   EXPECT_EQ(t->find("chat_template_length")->as_uint(), 3827u);
   EXPECT_EQ(t->find("files")->items().size(), 2u);
+  EXPECT_EQ(t->find("rows_without_token")->as_uint(), 256u);
+  EXPECT_EQ(t->find("tokens_without_row")->as_uint(), 0u);
+}
+
+// The tokenizer's vocabulary against the model's embedding rows: tokens with ids beyond the rows are ones the
+// model cannot embed; equal counts give 0 and 0; an unknown side gives null.
+TEST(TokenizerRender, VocabularyAgainstTheEmbeddingRows) {
+  auto gap = [](uint64_t rows) {
+    JsonWriter w;
+    w.begin_object();
+    write_json(w, std::optional<TokenizerInfo>(sample()), rows);
+    w.end_object();
+    return json::Document::parse(w.take(), "out.json");
+  };
+  const json::Document fewer = gap(128000);
+  EXPECT_EQ(fewer.root().find("tokenizer")->find("tokens_without_row")->as_uint(), 256u);
+  const json::Document equal = gap(128256);
+  EXPECT_EQ(equal.root().find("tokenizer")->find("rows_without_token")->as_uint(), 0u);
+  const json::Document unknown = gap(0);
+  EXPECT_TRUE(unknown.root().find("tokenizer")->find("rows_without_token")->is_null());
 }
 
 TEST(TokenizerRender, JsonUnknownsAreNull) {
@@ -444,8 +464,8 @@ TEST(TokenizerRender, JsonUnknownsAreNull) {
   t.files_read = {"tokenizer_config.json"};
   JsonWriter w;
   w.begin_object();
-  write_json(w, std::optional<TokenizerInfo>(t));
-  write_json(w, std::optional<TokenizerInfo>());  // a second key, only to check the nullopt form
+  write_json(w, std::optional<TokenizerInfo>(t), 0);
+  write_json(w, std::optional<TokenizerInfo>(), 0);  // a second key, only to check the nullopt form
   w.end_object();
   std::string out = w.take();
   EXPECT_TRUE(contains(out, R"("vocab_size":null)")) << out;

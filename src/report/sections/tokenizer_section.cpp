@@ -116,14 +116,34 @@ std::string files_label(const TokenizerInfo& s) {
   return v;
 }
 
+// The model's embedding rows against the tokenizer's vocabulary, when both are known and differ: rows no
+// token uses (padded to a round size, or untrained), or tokens with no row (which the model cannot embed).
+struct VocabGap {
+  uint64_t rows_without_token = 0, tokens_without_row = 0;
+};
+std::optional<VocabGap> vocab_gap(const TokenizerInfo& s, uint64_t embedding_rows) {
+  if (!s.vocab_known || !embedding_rows || s.vocab_size == embedding_rows) return std::nullopt;
+  if (embedding_rows > s.vocab_size) return VocabGap{embedding_rows - s.vocab_size, 0};
+  return VocabGap{0, s.vocab_size - embedding_rows};
+}
+
+std::string vocab_gap_label(const VocabGap& g, uint64_t embedding_rows) {
+  if (g.rows_without_token)
+    return with_thousands(g.rows_without_token) + " of the model's " + with_thousands(embedding_rows) +
+           " embedding rows have no token (padding to a round size, or untrained rows)";
+  return with_thousands(g.tokens_without_row) + " tokens have ids at or beyond the model's " +
+         with_thousands(embedding_rows) + " embedding rows: the model cannot embed them";
+}
+
 }  // namespace
 
 void render_console(ConsoleWriter& w, const TokenizerInfo& s, const ModelReport& r, const RenderOptions& o) {
-  (void)r;
   w.heading("Tokenizer");
   w.field("type", type_label(s));
   if (!s.tokenizer_class.empty() && !s.model_type.empty()) w.field("algorithm", display_token(s.model_type));
   w.field("vocab size", vocab_label(s));
+  if (const auto gap = vocab_gap(s, r.architecture.vocab_size))
+    w.field("embedding rows", vocab_gap_label(*gap, r.architecture.vocab_size));
   if (o.detailed && s.merges) w.field("merges", with_thousands(*s.merges));
   w.field("model max length", max_length_label(s));
   size_t additional = 0;
@@ -144,7 +164,7 @@ void render_console(ConsoleWriter& w, const TokenizerInfo& s, const ModelReport&
   if (o.detailed) w.field("files", files_label(s));
 }
 
-void write_json(JsonWriter& w, const std::optional<TokenizerInfo>& s) {
+void write_json(JsonWriter& w, const std::optional<TokenizerInfo>& s, uint64_t embedding_rows) {
   w.key("tokenizer");
   if (!s) {
     w.null();
@@ -167,6 +187,12 @@ void write_json(JsonWriter& w, const std::optional<TokenizerInfo>& s) {
   opt_count("vocab_size", known(s->vocab_size));
   opt_count("base_vocab_size", known(s->base_vocab_size));
   opt_count("added_tokens", known(s->added_tokens));
+  const std::optional<VocabGap> gap = vocab_gap(*s, embedding_rows);
+  const bool compared = s->vocab_known && embedding_rows;  // 0 and 0 when equal; null when not compared
+  opt_count("rows_without_token",
+            compared ? std::optional<uint64_t>(gap ? gap->rows_without_token : 0) : std::nullopt);
+  opt_count("tokens_without_row",
+            compared ? std::optional<uint64_t>(gap ? gap->tokens_without_row : 0) : std::nullopt);
   if (s->merges) w.key("merges").value(*s->merges);
   opt_count("model_max_length", s->model_max_length);
   // seed 002's flat keys ("bos_token", "eos_token", ...) for the named roles, then the full list.
@@ -196,11 +222,12 @@ void write_json(JsonWriter& w, const std::optional<TokenizerInfo>& s) {
 }
 
 void render_document(DocumentWriter& w, const TokenizerInfo& s, const ModelReport& r) {
-  (void)r;
   w.heading(2, "Tokenizer");
   std::vector<std::pair<std::string, std::string>> rows = {{"Type", type_label(s)}};
   if (!s.model_type.empty()) rows.push_back({"Model", display_token(s.model_type)});
   rows.push_back({"Vocab Size", vocab_label(s)});
+  if (const auto gap = vocab_gap(s, r.architecture.vocab_size))
+    rows.push_back({"Embedding Rows", vocab_gap_label(*gap, r.architecture.vocab_size)});
   if (s.merges) rows.push_back({"Merges", with_thousands(*s.merges)});
   rows.push_back({"Model Max Length", max_length_label(s)});
   rows.push_back({"Chat Template", chat_template_label(s)});
