@@ -25,7 +25,8 @@ CommandSpec embeddings_spec(EmbeddingsArgs& a) {
   const std::vector<Option> own = {
       {{"--k"}, "N|A-B", "clusters (default 8), or a range whose elbow (Kneedle) is chosen",
        [&o](const std::string& v) {
-         const size_t dash = v.find('-');
+         // A range is A-B; a leading '-' is a negative number, named whole in the error (not its empty "A").
+         const size_t dash = v.find('-', 1);
          o.k_min = static_cast<uint32_t>(integer_arg("--k", v.substr(0, dash), 1, kMaxK));
          o.k_max = dash == std::string::npos ? o.k_min : static_cast<uint32_t>(integer_arg("--k", v.substr(dash + 1), 1, kMaxK));
          if (o.k_max < o.k_min) throw Error(ErrorKind::Usage, "", "--k", "the range's start is after its end");

@@ -1,5 +1,6 @@
 #include "report/embeddings_report.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "analysis/identity.h"
@@ -69,8 +70,10 @@ std::vector<std::pair<std::string, std::string>> summary_fields(const EmbeddingA
   return {
       {"matrix", a.tensor + " (" + with_thousands(a.rows) + " x " + with_thousands(a.cols) + ")"},
       {"clusters", clustering_text(a)},
-      {"silhouette", fixed_decimals(a.silhouette, 4) + " (" + with_thousands(a.silhouette_rows) + " rows" +
-                         (a.silhouette_rows < a.rows ? ", a seeded sample)" : ")")},
+      {"silhouette", std::isnan(a.silhouette)
+                         ? std::string("undefined for one cluster")
+                         : fixed_decimals(a.silhouette, 4) + " (" + with_thousands(a.silhouette_rows) +
+                               " rows" + (a.silhouette_rows < a.rows ? ", a seeded sample)" : ")")},
       {"principal components", "PC1 " + fixed_decimals(100 * a.explained_variance[0], 2) + "%, PC2 " +
                                    fixed_decimals(100 * a.explained_variance[1], 2) + "% of the variance (" +
                                    std::to_string(a.pca_iterations) + " iterations" +

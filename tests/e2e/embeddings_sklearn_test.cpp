@@ -215,6 +215,13 @@ TEST_F(EmbeddingsSklearn, RefusesWhatItCannotDo) {
   EXPECT_NE(r.err.find("exceeds the 3000 rows"), std::string::npos) << r.err;
   r = test::run_cli("embeddings " + quoted(dir_->path()) + " --k 9-3");
   EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = test::run_cli("embeddings " + quoted(dir_->path()) + " --k -1");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("got '-1'"), std::string::npos) << r.err;
+  // One cluster has no silhouette (scikit-learn refuses k = 1): null, not 0.
+  r = test::run_cli("embeddings " + quoted(dir_->path()) + " --k 1 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(parse(r.out).root().find("silhouette")->is_null());
   // A model whose head is tied to its embedding stores none.
   test::TempDir tied;
   write_safetensors(tied / "model.safetensors",

@@ -422,7 +422,8 @@ EmbeddingAnalysis analyse_embeddings(const PlannedScan& plan, const std::vector<
     std::sort(sample.begin(), sample.end());
   }
   a.silhouette_rows = sample.size();
-  a.silhouette = a.k > 1 ? silhouette(x, a.cols, sample, a.clustering.labels, a.k) : 0;
+  // One cluster has no neighbouring cluster to compare with: undefined (scikit-learn refuses k = 1), NaN.
+  a.silhouette = a.k > 1 ? silhouette(x, a.cols, sample, a.clustering.labels, a.k) : NAN;
   principal_components(a, x, stats.total_variance, rng);
   a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return a;

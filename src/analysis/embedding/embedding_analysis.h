@@ -55,7 +55,7 @@ struct EmbeddingAnalysis {
   std::vector<uint32_t> elbow_ks;
   std::vector<double> elbow_inertias;
   std::optional<uint32_t> elbow;  // when a range was given
-  double silhouette = 0;
+  double silhouette = 0;          // NaN (JSON null) for one cluster, where it is undefined
   uint64_t silhouette_rows = 0;
   NormSummary norms;
   std::vector<float> row_norms;           // per row
