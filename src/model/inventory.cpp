@@ -591,6 +591,17 @@ Inventory build_inventory(const LocalModelFiles& files) {
     if (ck.gguf) {  // a GGUF file states what config.json and the tokenizer files state elsewhere
       for (std::string& n : fill_record_from_gguf(*ck.gguf, inv.tensors, inv.arch, inv.source))
         inv.notes.push_back(std::move(n));
+      // ggml keeps a tensor's name in 64 bytes with its terminator (GGML_MAX_NAME): llama.cpp refuses to load
+      // a file with a longer one, which this reader reads.
+      size_t long_names = 0;
+      const InventoryTensor* first = nullptr;
+      for (const InventoryTensor& t : inv.tensors)
+        if (t.name.size() >= 64 && long_names++ == 0) first = &t;
+      if (first)
+        inv.warnings.push_back(std::to_string(long_names) +
+                               " tensor name(s) of 64 bytes or more (the first: '" + printable(first->name) +
+                               "', " + std::to_string(first->name.size()) +
+                               " bytes): llama.cpp refuses to load this file (GGML_MAX_NAME is 64)");
       inv.embedded_tokenizer = tokenizer_from_gguf(*ck.gguf);
     }
     if (ck.onnx) {  // ONNX Runtime GenAI states the decoder's dimensions beside the model; else the graph

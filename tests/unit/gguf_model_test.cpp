@@ -98,6 +98,23 @@ TEST(GgufModel, TiedOutputWhenTheFileHasNone) {
   EXPECT_EQ(count_parameters(inv).total, test::tiny_gguf_parameters(m));
 }
 
+// ggml keeps a tensor name in 64 bytes with its terminator: a name of 64 bytes or more is read, with a
+// warning that llama.cpp refuses the file; 63 bytes pass without one.
+TEST(GgufModel, ANameLlamaCppCannotHoldIsWarnedAbout) {
+  test::TempDir dir;
+  const test::TinyGguf m;
+  for (const size_t length : {63, 64}) {
+    std::vector<TensorToWrite> tensors = test::tiny_gguf_tensors(m);
+    tensors.push_back({std::string(length, 'n'), DType::F32, {4}, {}});
+    write_gguf(dir / "m.gguf", test::tiny_gguf_metadata(m), tensors);
+    const Inventory inv = inventory_of(dir / "m.gguf");
+    bool warned = false;
+    for (const std::string& w : inv.warnings)
+      warned = warned || w.find("llama.cpp refuses to load") != std::string::npos;
+    EXPECT_EQ(warned, length >= 64) << length;
+  }
+}
+
 // Head counts no model can have are refused as config.json's are (exit 3), not reported as an attention of
 // "unknown" heads or a KV cache of 0 bytes.
 TEST(GgufModel, HeadCountsNoModelCanHaveAreMalformed) {
