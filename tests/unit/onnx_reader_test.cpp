@@ -162,6 +162,19 @@ TEST(OnnxReader, FourBitIntegersAreTwoPerByte) {
   EXPECT_EQ(kind_of(m.SerializeAsString()), ErrorKind::Malformed);
 }
 
+// An output declared with its type but no shape gets the shape ONNX's inference gives it, as
+// onnx.shape_inference.infer_shapes returns the model: x [batch, 3] times W [3, 2] is y [batch, 2].
+TEST(OnnxReader, AnOutputWithoutADeclaredShapeHasTheInferredOne) {
+  onnx::ModelProto m = test::tiny_onnx_model();
+  m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  const OnnxModel g = read_bytes(m.SerializeAsString());
+  ASSERT_EQ(g.outputs.size(), 1u);
+  ASSERT_TRUE(g.outputs[0].shape) << "rank unknown";
+  ASSERT_EQ(g.outputs[0].shape->size(), 2u);
+  EXPECT_EQ((*g.outputs[0].shape)[0].symbol, "batch");
+  EXPECT_EQ((*g.outputs[0].shape)[1].size, 2u);
+}
+
 // A COMPLEX64 initializer in float_data holds two values an element, its real and imaginary parts, as
 // onnx.helper.make_tensor writes it and onnx.checker accepts it; one value an element is short.
 TEST(OnnxReader, ComplexValuesArePairsOfFloats) {

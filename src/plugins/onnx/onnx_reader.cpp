@@ -262,7 +262,6 @@ void read_graph(const NamedBytes& src, std::string_view bytes, onnx::ModelProto&
   for (const onnx::TensorProto& t : g.initializer()) weights.insert(t.name());
   for (const onnx::ValueInfoProto& v : g.input())
     if (!weights.count(v.name())) out.inputs.push_back(value_of(v));
-  for (const onnx::ValueInfoProto& v : g.output()) out.outputs.push_back(value_of(v));
   out.nodes.reserve(static_cast<size_t>(g.node_size()));
   for (const onnx::NodeProto& n : g.node()) {
     OnnxNode node;
@@ -278,7 +277,10 @@ void read_graph(const NamedBytes& src, std::string_view bytes, onnx::ModelProto&
     out.nodes.push_back(std::move(node));
   }
 
+  // The outputs after inference: it fills in an output whose declared type gives no shape, as
+  // onnx.shape_inference.infer_shapes returns it.
   infer_shapes(m, out);
+  for (const onnx::ValueInfoProto& v : m.graph().output()) out.outputs.push_back(value_of(v));
   for (const onnx::ValueInfoProto& v : m.graph().value_info())
     if (!weights.count(v.name())) out.edges.push_back(value_of(v));
 }
