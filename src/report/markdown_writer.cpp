@@ -6,11 +6,34 @@ namespace ma {
 
 namespace {
 
-// Text with what Markdown viewers would read as HTML written as entities, outside `code spans` (whose text is
-// shown as it is): a model named <img onerror=...> must show as text, as the HTML export shows it. Only a <
-// that could open a tag (a letter, /, ! or ? follows) and an & that could start an entity (a letter or #
-// follows) are escaped, so "eta < 1" and "R & D" stay as they read. With `in_table`, | is escaped (inside
-// code spans too, as GFM tables ask) and a newline is a <br>.
+// The index just past the code span a run of backticks at `i` opens (its closing run of the same length), or
+// npos: a run nothing closes is text (CommonMark), and so is one after a backslash.
+size_t code_span_end(std::string_view s, size_t i) {
+  if (i > 0 && s[i - 1] == '\\') return std::string_view::npos;
+  auto run_at = [&](size_t at) {
+    size_t n = 0;
+    while (at + n < s.size() && s[at + n] == '`') ++n;
+    return n;
+  };
+  const size_t run = run_at(i);
+  for (size_t j = i + run; j < s.size();) {
+    if (s[j] != '`') {
+      ++j;
+      continue;
+    }
+    const size_t k = run_at(j);
+    if (k == run) return j + k;
+    j += k;
+  }
+  return std::string_view::npos;
+}
+
+// Text with what Markdown viewers would read as HTML written as entities, outside real `code spans` (whose
+// text is shown as it is; a lone backtick opens none, so "x`<img ...>" is escaped): a model named
+// <img onerror=...> must show as text, as the HTML export shows it. Only a < that could open a tag (a letter,
+// /, ! or ? follows) and an & that could start an entity (a letter or # follows) are escaped, so "eta < 1"
+// and "R & D" stay as they read. With `in_table`, | is escaped (inside code spans too, as GFM tables ask) and
+// a newline is a <br>.
 std::string markdown_text(std::string_view s, bool in_table) {
   auto starts_markup = [&](size_t i, std::string_view also) {
     if (i + 1 >= s.size()) return false;
@@ -18,17 +41,33 @@ std::string markdown_text(std::string_view s, bool in_table) {
     return std::isalpha(next) || also.find(static_cast<char>(next)) != std::string_view::npos;
   };
   std::string out;
-  bool in_code = false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '`') in_code = !in_code;
+  auto table_char = [&](char c) {
     if (in_table && c == '|')
       out += "\\|";
     else if (in_table && c == '\n')
       out += "<br>";
-    else if (!in_code && c == '<' && starts_markup(i, "/!?"))
+    else
+      return false;
+    return true;
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '`') {
+      const size_t end = code_span_end(s, i);
+      size_t stop = end;
+      if (end == std::string_view::npos) {  // an unclosed run: its backticks are text
+        stop = i;
+        while (stop < s.size() && s[stop] == '`') ++stop;
+      }
+      for (; i < stop; ++i)
+        if (!table_char(s[i])) out += s[i];
+      --i;
+      continue;
+    }
+    if (table_char(c)) continue;
+    if (c == '<' && starts_markup(i, "/!?"))
       out += "&lt;";
-    else if (!in_code && c == '&' && starts_markup(i, "#"))
+    else if (c == '&' && starts_markup(i, "#"))
       out += "&amp;";
     else
       out += c;

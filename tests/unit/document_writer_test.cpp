@@ -50,5 +50,21 @@ TEST(MarkdownWriter, FigureLinksTheFileOrWritesNothing) {
   EXPECT_EQ(none.take(), "");
 }
 
+// What a viewer would read as HTML is escaped outside real code spans only: a span shows its text as it is,
+// but a lone or backslash-escaped backtick opens none, so the markup after it is escaped too.
+TEST(MarkdownWriter, MarkupIsEscapedOutsideRealCodeSpansOnly) {
+  auto paragraph = [](std::string_view text) {
+    MarkdownWriter w;
+    w.paragraph(text);
+    return w.take();
+  };
+  EXPECT_EQ(paragraph("<img src=x> & eta < 1"), "&lt;img src=x> & eta < 1\n\n");
+  EXPECT_EQ(paragraph("`<img>` <b>"), "`<img>` &lt;b>\n\n");
+  EXPECT_EQ(paragraph("x`<img onerror=x>"), "x`&lt;img onerror=x>\n\n");
+  EXPECT_EQ(paragraph("\\`<img>`"), "\\`&lt;img>`\n\n");
+  EXPECT_EQ(paragraph("``a`<b>``"), "``a`<b>``\n\n");  // a run of two closes only at a run of two
+  EXPECT_EQ(markdown_cell("a|`b|c`&amp"), "a\\|`b\\|c`&amp;amp");
+}
+
 }  // namespace
 }  // namespace ma
