@@ -293,7 +293,7 @@ class Assembler {
         if (lower(m->path).find(lower(*options_.gguf_file)) != std::string::npos) hits.push_back(m);
       }
       if (hits.size() == 1) return hits.front();
-      throw Error(ErrorKind::Usage, ref_.id, "--file",
+      throw Error(ErrorKind::Usage, ref_.id, ref_.gguf_model ? ":" + *ref_.gguf_model : "--file",
                   hits.empty() ? "no GGUF model matches '" + *options_.gguf_file +
                                      "'; the repository holds " + listing(models)
                                : "'" + *options_.gguf_file + "' matches " + std::to_string(hits.size()) +

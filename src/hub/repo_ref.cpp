@@ -12,6 +12,13 @@ bool id_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
 }
 
+// A model file's name ("x.gguf"): never a repo id nor a GGUF model's quantization name.
+bool has_model_file_extension(std::string_view name) {
+  for (std::string_view ext : {".json", ".safetensors", ".gguf", ".bin", ".onnx", ".pt", ".pth"})
+    if (name.size() > ext.size() && name.substr(name.size() - ext.size()) == ext) return true;
+  return false;
+}
+
 std::string_view strip_prefix(std::string_view s, std::string_view prefix) {
   return s.rfind(prefix, 0) == 0 ? s.substr(prefix.size()) : std::string_view();
 }
@@ -133,16 +140,18 @@ void validate_repo_filename(std::string_view path, std::string_view source) {
 
 std::optional<RepoRef> parse_repo_ref(std::string_view arg) {
   // A trailing ":NAME" after the id or the revision picks one GGUF model (a git ref holds no ':', and the
-  // colon of "https://" has a '/' after it). Local-looking paths keep theirs.
+  // colon of "https://" has a '/' after it). Anything else with a colon stays a local path (whose error then
+  // says "no such file"): local-looking ones, a NAME that is not one, or one with a model file's extension
+  // ("out/model:v2.gguf" is a file not yet written, not the repository out/model).
   std::optional<std::string> gguf_model;
-  if (const size_t colon = arg.rfind(':'); colon != std::string_view::npos &&
-                                           arg.find('/', colon) == std::string_view::npos && !arg.empty() &&
-                                           arg.front() != '.' && arg.front() != '/' && arg.front() != '~') {
-    gguf_model = std::string(arg.substr(colon + 1));
+  const size_t colon = arg.rfind(':');
+  if (colon != std::string_view::npos && arg.find('/', colon) == std::string_view::npos &&
+      arg.front() != '.' && arg.front() != '/' && arg.front() != '~') {
+    const std::string_view name = arg.substr(colon + 1);
+    if (name.empty() || !std::all_of(name.begin(), name.end(), id_char) || has_model_file_extension(name))
+      return std::nullopt;
+    gguf_model = std::string(name);
     arg = arg.substr(0, colon);
-    if (gguf_model->empty() || !std::all_of(gguf_model->begin(), gguf_model->end(), id_char))
-      throw Error(ErrorKind::Usage, "model id", ":" + printable(*gguf_model),
-                  "names one GGUF model of the repository, such as :Q4_K_M (letters, digits, '-', '_', '.')");
   }
   std::optional<RepoRef> ref = parse_hub_url(arg);
   if (!ref) {
@@ -161,9 +170,7 @@ std::optional<RepoRef> parse_repo_ref(std::string_view arg) {
     for (char c : ref->id)
       if (!id_char(c) && c != '/') return std::nullopt;
     if (std::count(ref->id.begin(), ref->id.end(), '/') > 1) return std::nullopt;
-    for (std::string_view ext : {".json", ".safetensors", ".gguf", ".bin", ".onnx", ".pt", ".pth"})
-      if (ref->id.size() > ext.size() && ref->id.compare(ref->id.size() - ext.size(), ext.size(), ext) == 0)
-        return std::nullopt;
+    if (has_model_file_extension(ref->id)) return std::nullopt;
   }
   validate_repo_id(ref->id);
   validate_revision(ref->revision);

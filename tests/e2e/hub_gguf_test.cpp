@@ -210,6 +210,10 @@ TEST_F(HubGguf, SeveralQuantizationsAreListedThenChosen) {
     EXPECT_NE(q8.out.find("\"dtype\":\"q8_0\""), std::string::npos) << id;  // the Q8_0 model's matrices
     EXPECT_EQ(q8.out.find("\"dtype\":\"q4_k\""), std::string::npos) << id;
   }
+  CommandResult unmatched = run("tensors ex/tiny-GGUF:Q2_K --json");  // named as the user wrote it
+  EXPECT_EQ(unmatched.exit_code, 2);
+  EXPECT_NE(unmatched.err.find("ex/tiny-GGUF: :Q2_K: no GGUF model matches 'Q2_K'"), std::string::npos)
+      << unmatched.err;
   CommandResult both = run("tensors ex/tiny-GGUF:Q8_0 --file Q4_K_M --json");
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_NE(both.err.find("--file: names Q4_K_M where the model id names :Q8_0"), std::string::npos)
