@@ -256,7 +256,7 @@ TEST(WeightScanUnits, ABucketHoldingMostValuesCountsThemAll) {
     const int run = (i / 37) % 4;
     repeated.push_back(i % 9 == 0 ? static_cast<float>(g.uniform())
                                   : std::nextafter(0.5f + static_cast<float>(run) * 6e-8f, 1.0f));
-    pruned.push_back(i % 5 < 3 ? 0.0f : static_cast<float>(g.uniform() - 0.5));  // 60% zeros: the median's
+    pruned.push_back(i % 4 < 3 ? 0.0f : static_cast<float>(g.uniform() - 0.5));  // 75% zeros: the median's
   }
   std::string q4k = q4_k_blocks(4'000, g);
   for (size_t b = 0; b < 4'000; ++b)
@@ -278,8 +278,10 @@ TEST(WeightScanUnits, ABucketHoldingMostValuesCountsThemAll) {
   ScanOptions options;
   options.bins = 32;
   options.threads = 3;
-  options.unit_bytes =
-      300'000;  // 14 units of 75,000 floats a tensor; Q4_K's of 2,083 blocks (533,248 values)
+  // 11 units of 100,000 floats a tensor, each holding ~81,000 repeated values or ~75,000 zeros on average:
+  // heavy (over 65,536 a unit), counted by each unit and merged from three threads; Q4_K's 2 units of 2,777
+  // blocks.
+  options.unit_bytes = 400'000;
   const std::vector<TensorStats> split = scan_weights(items, options);
   expect_brute_force(split[0], repeated, options.bins);
   expect_brute_force(split[1], pruned, options.bins);
