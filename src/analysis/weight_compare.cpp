@@ -32,8 +32,9 @@ double relative_l2(double aa, double diff2) {
   return aa > 0 ? std::sqrt(diff2 / aa) : (diff2 > 0 ? INFINITY : 0);
 }
 
-// Cosine from Σa², Σb², Σab. Where a side is all zero it has no direction: 1 when both are (identical), 0
-// when one is, as torch's cosine_similarity and sklearn's give.
+// Cosine from Σa², Σb², Σab. Where a side is all zero it has no direction: 0 when one is (as torch's
+// cosine_similarity and sklearn's give), and 1 when both are, this tool's convention for identical tensors
+// (those libraries give 0 there too).
 double cosine(double aa, double bb, double ab) {
   return aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : (aa == 0 && bb == 0 ? 1 : 0);
 }

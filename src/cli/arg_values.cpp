@@ -21,11 +21,20 @@ uint64_t integer_arg(const std::string& flag, const std::string& text, uint64_t 
   return v;
 }
 
-double number_arg(const std::string& flag, const std::string& text, double min, double max) {
+namespace {
+
+// The whole text as a finite number, or NaN: strtod also reads "inf", "nan" and hex floats, and stops early.
+double finite_number(const std::string& text) {
   char* end = nullptr;
   const double v = text.empty() ? NAN : std::strtod(text.c_str(), &end);
-  // strtod also reads "inf", "nan" and hex floats: only finite values in range pass the checks below.
-  if (!end || end != text.c_str() + text.size() || !std::isfinite(v) || v < min || v > max)
+  return end && end == text.c_str() + text.size() && std::isfinite(v) ? v : NAN;
+}
+
+}  // namespace
+
+double number_arg(const std::string& flag, const std::string& text, double min, double max) {
+  const double v = finite_number(text);
+  if (std::isnan(v) || v < min || v > max)
     throw Error(ErrorKind::Usage, "", flag,
                 "expects a number from " + short_number(min) + " to " + short_number(max) + ", got '" +
                     printable(text) + "'");
@@ -33,10 +42,9 @@ double number_arg(const std::string& flag, const std::string& text, double min, 
 }
 
 double positive_number_arg(const std::string& flag, const std::string& text, double max) {
-  char* end = nullptr;
-  const double v = text.empty() ? NAN : std::strtod(text.c_str(), &end);
+  const double v = finite_number(text);
   // One rule in one message: above 0 and at most max ("from 0" read as if 0 were allowed).
-  if (!end || end != text.c_str() + text.size() || !std::isfinite(v) || !(v > 0) || v > max)
+  if (!(v > 0) || v > max)
     throw Error(ErrorKind::Usage, "", flag,
                 "expects a number above 0" +
                     (max < 1e300 ? " and at most " + short_number(max) : std::string()) + ", got '" +

@@ -66,6 +66,14 @@ CommandSpec report_spec(ReportArgs& a) {
   return s;
 }
 
+std::vector<StdoutClaim> stdout_claims(const ReportArgs& a) {
+  return {{a.json, "--json"},
+          {a.export_json == "-", "--export -"},
+          {a.export_markdown == "-", "--export-markdown -"},
+          {a.export_html == "-", "--html -"},
+          {a.visualize && a.viz_output == "-", "--viz-output -"}};
+}
+
 ReportArgs parse_report_args(const Args& args) {
   ReportArgs a;
   parse_command_line(args, report_spec(a));
@@ -78,11 +86,7 @@ ReportArgs parse_report_args(const Args& args) {
     throw Error(ErrorKind::Usage, "", "--export",
                 "exports one model; analyse models one at a time to export each");
   if (a.viz_output.empty() && a.models.size() == 1) a.viz_output = "model_architecture.png";
-  require_one_stdout({{a.json, "--json"},
-                      {a.export_json == "-", "--export -"},
-                      {a.export_markdown == "-", "--export-markdown -"},
-                      {a.export_html == "-", "--html -"},
-                      {a.visualize && a.viz_output == "-", "--viz-output -"}});
+  require_one_stdout(stdout_claims(a));
   return a;
 }
 

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/model_source.h"
 #include "cli/option_table.h"
+#include "cli/output_options.h"
 
 namespace ma::cli {
 
@@ -28,6 +29,10 @@ struct ReportArgs {
 
 // The option table, writing into `a`.
 CommandSpec report_spec(ReportArgs& a);
+
+// The outputs that write to standard output: --json, and those named "-" (at most one, parse_report_args
+// checks).
+std::vector<StdoutClaim> stdout_claims(const ReportArgs& a);
 // Throws Error(Usage) for unknown options and bad values.
 ReportArgs parse_report_args(const Args& args);
 

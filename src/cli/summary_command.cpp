@@ -163,8 +163,8 @@ int run_summary(const Args& args) {
   }
   // Standard output carries one document (parse_report_args allows one claim): the console report only
   // when no other output went there.
-  const bool stdout_taken = a.export_json == "-" || a.export_markdown == "-" || a.export_html == "-" ||
-                            (a.visualize && a.viz_output == "-");
+  bool stdout_taken = false;
+  for (const StdoutClaim& c : stdout_claims(a)) stdout_taken = stdout_taken || c.claimed;
   if (a.json)
     print_stdout(json);
   else if (!out.quiet && !stdout_taken)

@@ -87,6 +87,16 @@ class HeaderReader {
     need(n, field);
     pos_ += n;
   }
+  // `n` bools, each 0 or 1 as the spec says (ggml reads any other byte as true): another is a damaged file.
+  void skip_bools(uint64_t n, const std::string& field) {
+    need(n, field);
+    for (uint64_t k = 0; k < n; ++k)
+      if (static_cast<uint8_t>(at()[k]) > 1)
+        throw Error(
+            ErrorKind::Malformed, name(), field,
+            "a bool of " + std::to_string(static_cast<uint8_t>(at()[k])) + " (the format allows 0 and 1)");
+    pos_ += n;
+  }
   // A length-prefixed string: its bytes' offsets.
   std::pair<uint64_t, uint64_t> string(const std::string& field) {
     const uint64_t len = uint(8, field);
@@ -191,7 +201,9 @@ void read_value(HeaderReader& r, GgufType t, GgufKv* kv, uint32_t depth, const G
     const uint64_t size = fixed_size(elem);
     // Every string holds at least its 8-byte length; every array its type and count.
     r.check_count(count, size ? size : elem == GgufType::String ? 8 : 12, field);
-    if (size) {
+    if (elem == GgufType::Bool) {
+      r.skip_bools(count, field);
+    } else if (size) {
       r.skip(count * size, field);
     } else if (elem == GgufType::String) {
       r.skip_strings(count, field);

@@ -145,7 +145,8 @@ class Assembler {
     const std::string hash =
         checked_etag(!f.listed_hash().empty() ? f.listed_hash() : served_etag(r, where), where);
     require_content_hash(where, hash, content_hash_of(r.response.body, hash));
-    cache_.store_blob(r.response.body, hash, info.commit, f.path);
+    // Stamped as verified, as it was hashed just now: the next run does not hash it again.
+    cache_.mark_verified(hash, cache_.store_blob(r.response.body, hash, info.commit, f.path));
     std::lock_guard lock(mutex_);
     ++stats.files_downloaded;
     return true;

@@ -259,6 +259,14 @@ TEST(GgufReader, ABoolOtherThanZeroOrOneIsMalformed) {
   put(kv, static_cast<uint32_t>(GgufType::Bool), 4);
   EXPECT_EQ(parse(raw_header(0, 1, kv + std::string(1, '\1'))).metadata.size(), 1u);
   EXPECT_EQ(error_kind(raw_header(0, 1, kv + std::string(1, '\2'))), ErrorKind::Malformed);
+  std::string arr;  // and inside an array of bools
+  put(arr, 1, 8);
+  arr += "a";
+  put(arr, static_cast<uint32_t>(GgufType::Array), 4);
+  put(arr, static_cast<uint32_t>(GgufType::Bool), 4);
+  put(arr, 3, 8);
+  EXPECT_EQ(parse(raw_header(0, 1, arr + std::string("\1\0\1", 3))).metadata.size(), 1u);
+  EXPECT_EQ(error_kind(raw_header(0, 1, arr + std::string("\1\2\1", 3))), ErrorKind::Malformed);
 }
 
 TEST(GgufReader, HeaderLargerThanFirstReadGrowsTheBuffer) {

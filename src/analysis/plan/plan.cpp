@@ -296,7 +296,7 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
     // error naming why, as perf and serve give, not a plan that says the model does not fit.
     if (std::all_of(plan.splits.begin(), plan.splits.end(),
                     [](const SplitPlan& s) { return !s.invalid.empty(); }))
-      throw Error(ErrorKind::Usage, "", "", plan.splits.front().invalid);
+      throw Error(ErrorKind::Usage, "", "", plan.splits.front().invalid);  // it names --tp or --pp itself
   }
   for (SplitPlan& s : plan.splits) {
     if (!s.invalid.empty()) continue;
