@@ -202,7 +202,8 @@ void HubCache::mark_verified(const std::string& etag, const fs::path& file) cons
   try {
     fs::path dir = repo_ / "modelanalyzer" / "verified";
     make_dirs(dir);
-    write_file_atomically(dir / etag, *stamp);
+    // No fsync: a stamp lost or cut short by a crash only fails to match, and the file is hashed again.
+    write_file_atomically(dir / etag, *stamp, Durability::Checked);
   } catch (const Error&) {
     // Only a saving: a read-only cache is hashed again next time, and the download still succeeds.
   }
