@@ -47,7 +47,7 @@ std::vector<GgufQuantization> summarize_gguf_models(const std::vector<GgufModelC
       }
       for (const std::filesystem::path& p : m.parts_on_disk) add_part(read_gguf(FileSource(p)), q, types);
     } catch (const Error& e) {
-      if (e.kind() == ErrorKind::LocalIO || e.kind() == ErrorKind::Network) throw;  // not the model's fault
+      if (!is_input_fault(e)) throw;  // the disk or the network, not the model
       if (!first_error) first_error = e;
       GgufQuantization unreadable;
       unreadable.file = m.file;

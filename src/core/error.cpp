@@ -48,4 +48,17 @@ std::string printable(std::string_view s, size_t max_len) {
   return out;
 }
 
+bool is_input_fault(const Error& e) {
+  switch (e.kind()) {
+    case ErrorKind::Malformed:
+    case ErrorKind::NotFound:
+    case ErrorKind::Limit:
+    case ErrorKind::Unsafe:
+    case ErrorKind::Unsupported:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace ma

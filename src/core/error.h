@@ -41,6 +41,11 @@ class Error : public std::runtime_error {
   std::optional<uint64_t> offset_;
 };
 
+// An error one input is at fault for (malformed, missing, over a cap, refused, not modelled), as opposed to
+// the network, a token, Ctrl-C, the disk or a bug: a listing of several inputs names the first kind beside
+// the others and stops for the second.
+bool is_input_fault(const Error& e);
+
 // Printable form of untrusted text for messages: control bytes and non-ASCII bytes escaped, length capped.
 std::string printable(std::string_view s, size_t max_len = 80);
 

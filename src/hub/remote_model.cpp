@@ -350,22 +350,6 @@ class Assembler {
     files.config.reset();  // a GGUF file carries its own configuration, as locally
   }
 
-  // A model's own fault, which the listing names beside the others: a part missing, a header that breaks its
-  // format or a cap, a refused name. The network, the token, Ctrl-C and the cache fail the whole listing, as
-  // they would fail any other model (exit 6, 7, 130, 9), never a row that says a model is unreadable.
-  static bool one_models_fault(const Error& e) {
-    switch (e.kind()) {
-      case ErrorKind::Malformed:
-      case ErrorKind::NotFound:
-      case ErrorKind::Limit:
-      case ErrorKind::Unsafe:
-      case ErrorKind::Unsupported:
-        return true;
-      default:
-        return false;
-    }
-  }
-
   // Every model of a repository of quantizations with its parts' headers (fetched in parallel, cached like
   // any header): what a listing needs to say each one's type mix and bits per weight.
   void list_gguf_models(const HubModelInfo& info, const std::vector<const RepoFile*>& models,
@@ -382,7 +366,7 @@ class Assembler {
           m.gguf_models[k].bytes += p->size.value_or(0);
         }
       } catch (const Error& e) {
-        if (!one_models_fault(e)) throw;
+        if (!is_input_fault(e)) throw;  // the network, the token, Ctrl-C: the whole listing's, not a row's
         m.gguf_models[k].error = e;
       }
     }
@@ -393,7 +377,7 @@ class Assembler {
         if (!gguf_header(info, *parts[i].second, fetched[i], m.stats))
           note_missing("header of " + parts[i].second->path);
       } catch (const Error& e) {
-        if (!one_models_fault(e)) throw;
+        if (!is_input_fault(e)) throw;  // the network, the token, Ctrl-C: the whole listing's, not a row's
         failed[i] = e;
       }
     });
