@@ -515,7 +515,8 @@ WideTensorScan::UnitEnd WideTensorScan::second_pass(size_t unit, const FileSourc
                          else
                            st.wide_pass_two(p, st.tests, m.pass_two, local);
                        });
-    // The unit's own counts of heavy buckets are merged even when cancelled: the scratch is left zero.
+    // The unit's own counts of heavy buckets are merged (and their tables left zero for the worker's next
+    // unit) before anything else, cancelled or not: one place keeps the scratch's invariant.
     std::lock_guard lock(st.mutex);
     if (narrow)
       for (size_t slot = 0; slot < st.tables.narrow.size(); ++slot) {
