@@ -75,14 +75,19 @@ TEST(CliReport, SeveralModelsGiveAComparison) {
   EXPECT_EQ(doc.root().items().size(), 2u);
 }
 
+// A tiny T5 of `encoder_layers` encoder and 2 decoder layers.
+std::string tiny_t5_config(int encoder_layers) {
+  return R"({"model_type": "t5", "architectures": ["T5ForConditionalGeneration"], "d_model": 64, "d_ff": 128,
+    "d_kv": 16, "num_layers": )" +
+         std::to_string(encoder_layers) + R"(, "num_decoder_layers": 2, "num_heads": 4, "vocab_size": 1000,
+    "feed_forward_proj": "relu", "tie_word_embeddings": true})";
+}
+
 // An encoder-decoder's layers in the comparison table are the report's "N encoder + M decoder", not the
 // decoder's count alone.
 TEST(CliReport, ComparisonCountsBothStacksOfAnEncoderDecoder) {
   test::TempDir tmp;
-  test::write_file(tmp / "config.json",
-                   R"({"model_type": "t5", "architectures": ["T5ForConditionalGeneration"],
-    "d_model": 64, "d_ff": 128, "d_kv": 16, "num_layers": 3, "num_decoder_layers": 2, "num_heads": 4,
-    "vocab_size": 1000, "feed_forward_proj": "relu", "tie_word_embeddings": true})");
+  test::write_file(tmp / "config.json", tiny_t5_config(3));
   auto r = test::run_cli(test::quoted(tmp.path()) + " " + example() + " --skip-tokenizer");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(" 3 encoder + 2 decoder "), std::string::npos) << r.out;
@@ -249,10 +254,7 @@ TEST(CliReport, VisualizeSaysWhereTheDiagramWent) {
 // box.
 TEST(CliReport, EncoderDecoderDiagramsCutNoLabel) {
   test::TempDir tmp;
-  test::write_file(tmp / "config.json",
-                   R"({"model_type": "t5", "architectures": ["T5ForConditionalGeneration"],
-    "d_model": 64, "d_ff": 128, "d_kv": 16, "num_layers": 2, "num_decoder_layers": 2, "num_heads": 4,
-    "vocab_size": 1000, "feed_forward_proj": "relu", "tie_word_embeddings": true})");
+  test::write_file(tmp / "config.json", tiny_t5_config(2));
   for (const char* style : {"detailed", "simple"}) {
     auto r = test::run_cli(test::quoted(tmp.path()) + " --skip-tokenizer --visualize --viz-style " + style +
                            " --viz-output -");

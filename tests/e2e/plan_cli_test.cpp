@@ -51,15 +51,19 @@ TEST(PlanCli, JsonHasTheIssuesFieldsAndEveryOutputIsWritten) {
                                                                << console.out;
 }
 
+// A Gemma-2-shaped model of 4 layers, 2 of them sliding (a 512-token window): 2 KV heads of 64, so 512 bytes
+// a token a layer in bf16.
+constexpr const char* kSlidingGemma2 = R"({"model_type": "gemma2", "architectures": ["Gemma2ForCausalLM"],
+    "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 1000, "sliding_window": 512,
+    "max_position_embeddings": 32768, "torch_dtype": "bfloat16"})";
+
 // A cache of sliding-window layers holds the window, not the context: the sequences a pool serves are its
 // bytes over one sequence's, which for the engines that size the cache for the batch is the batch, and for
 // vLLM the largest batch the plan finds (Gemma 3 at 32k read 0.75 sequences of a cache sized for 4).
 TEST(PlanCli, MaxConcurrencyCountsSlidingWindowsAsTheyAreCached) {
   TempDir dir;
-  write_file(dir / "config.json", R"({"model_type": "gemma2", "architectures": ["Gemma2ForCausalLM"],
-    "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4,
-    "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 1000, "sliding_window": 512,
-    "max_position_embeddings": 32768, "torch_dtype": "bfloat16"})");
+  write_file(dir / "config.json", kSlidingGemma2);
   for (const char* engine : {"transformers", "llama.cpp"}) {
     CommandResult r = run_cli("plan " + quoted(dir.path()) +
                               " --gpu 24GB --context 32768 --batch 4 --engine " + engine + " --json");
@@ -80,10 +84,7 @@ TEST(PlanCli, MaxConcurrencyCountsSlidingWindowsAsTheyAreCached) {
 // pad(512 + 512, 256) = 1,024 cells beside the global layers' 4,096, at 2 x 2 heads x 64 x 2 bytes a token.
 TEST(PlanCli, LlamaCppCachesAWindowPlusAUbatchForSlidingLayers) {
   TempDir dir;
-  write_file(dir / "config.json", R"({"model_type": "gemma2", "architectures": ["Gemma2ForCausalLM"],
-    "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4,
-    "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 1000, "sliding_window": 512,
-    "max_position_embeddings": 32768, "torch_dtype": "bfloat16"})");
+  write_file(dir / "config.json", kSlidingGemma2);
   CommandResult r =
       run_cli("plan " + quoted(dir.path()) + " --gpu 24GB --context 4096 --engine llama.cpp --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
