@@ -586,7 +586,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
     inv.arch = infer_record(inv.tensors);
     std::vector<NamedPlacement> parameters;
     for (const InventoryTensor& t : inv.tensors)
-      if (t.kind == TensorKind::Parameter) parameters.push_back({t.name, t.placement});
+      if (t.kind == TensorKind::Parameter) parameters.push_back({t.name, t.placement, &t.shape});
     derive_facts(parameters, inv.arch);
     if (ck.gguf) {  // a GGUF file states what config.json and the tokenizer files state elsewhere
       for (std::string& n : fill_record_from_gguf(*ck.gguf, inv.tensors, inv.arch, inv.source))

@@ -1,5 +1,6 @@
 #include "model/record_facts.h"
 
+#include <algorithm>
 #include <array>
 
 #include "model/language_config.h"
@@ -39,8 +40,40 @@ bool is_norm(const TensorPlacement& p) {
          role.find("Norm") != std::string_view::npos || role.starts_with("ln");
 }
 
+// The width a dense MLP's up projection produces, or its down projection takes, in one layer.
+struct MlpWidths {
+  std::optional<uint32_t> layer;
+  Block block;
+  uint64_t up_out = 0, down_in = 0;
+};
+
+// ChatGLM's dense_h_to_4h is named like an ungated up projection (GPT-NeoX's) but holds gate and up fused:
+// its output is twice what dense_4h_to_h takes, as the SwiGLU halves it. An ungated MLP's widths are equal.
+bool fused_gate_up(const std::vector<MlpWidths>& widths) {
+  for (const MlpWidths& w : widths)
+    if (w.down_in && w.up_out == 2 * w.down_in) return true;
+  return false;
+}
+
+// Notes a 2-D weight of a dense MLP's up or down projection (stacked experts are named gate_up_proj when
+// fused).
+void note_mlp_width(const NamedPlacement& t, std::vector<MlpWidths>& widths) {
+  const TensorPlacement& p = t.placement;
+  if (!t.shape || t.shape->size() != 2 || !t.name.ends_with(".weight")) return;
+  if (p.block != Block::Mlp && p.block != Block::SharedExpert) return;
+  if (p.role != "up" && p.role != "down") return;
+  auto it = std::find_if(widths.begin(), widths.end(),
+                         [&](const MlpWidths& w) { return w.layer == p.layer && w.block == p.block; });
+  if (it == widths.end()) it = widths.insert(widths.end(), MlpWidths{p.layer, p.block});
+  if (p.role == "up")
+    it->up_out = (*t.shape)[0];  // nn.Linear's weight is [out, in]
+  else
+    it->down_in = (*t.shape)[1];
+}
+
 TensorFacts tensor_facts(const std::vector<NamedPlacement>& tensors) {
   TensorFacts f;
+  std::vector<MlpWidths> widths;
   for (const NamedPlacement& t : tensors) {
     const TensorPlacement& p = t.placement;
     const Block block = p.block;
@@ -56,10 +89,12 @@ TensorFacts tensor_facts(const std::vector<NamedPlacement>& tensors) {
       f.mlp = true;
       f.mlp_bias = f.mlp_bias || bias;
       f.gated = f.gated || p.role == "gate" || p.role == "gate-up";
+      note_mlp_width(t, widths);
     } else if (block == Block::Embedding && p.role == "position-embedding") {
       f.position_table = true;
     }
   }
+  f.gated = f.gated || fused_gate_up(widths);
   return f;
 }
 

@@ -414,11 +414,15 @@ TEST(RemoteCode, SmallConfigsOfEachFamilyBuild) {
   EXPECT_EQ(glm2.arch.layers().at(0).attention.kind, AttentionKind::Gqa);
   EXPECT_EQ(glm2.tensors.at(1).name, "transformer.rotary_pos_emb.inv_freq");
   EXPECT_EQ(glm2.tensors.at(1).shape, (Shape{4}));  // RotaryEmbedding(16 // 2): arange(0, 8, 2)
+  // dense_h_to_4h holds gate and up fused (2 x 96 rows for a 96-wide dense_4h_to_h): a gated MLP, though
+  // its name is GPT-NeoX's plain up projection's. ChatGLM-6B's (GELU) is ungated.
+  EXPECT_TRUE(glm2.arch.layers().at(0).ffn.gated);
   ModelTemplate glm1 = from_text(R"({"model_type": "chatglm", "vocab_size": 100, "num_layers": 1,
       "hidden_size": 64, "num_attention_heads": 4, "inner_hidden_size": 256, "pre_seq_len": 8})");
   EXPECT_EQ(glm1.tensors.back().name, "lm_head.weight");
   EXPECT_EQ(glm1.tensors.back().tied_to, "transformer.word_embeddings.weight");
   EXPECT_EQ(glm1.tensors[glm1.tensors.size() - 2].shape, (Shape{8, 1 * 64 * 2}));  // prefix_encoder table
+  EXPECT_FALSE(glm1.arch.layers().at(0).ffn.gated);
 }
 
 // distilgpt2's config names no model_type (transformers refuses it); its class GPT2LMHeadModel names gpt2,
