@@ -83,6 +83,31 @@ TEST(PerfModel, DenseDecodeGemmFlopsAreTwiceMatmulParamsTimesTokens) {
   EXPECT_DOUBLE_EQ(sum_kind(r, "attention", &OpCost::bytes_kv), 2 * (8.0 * 101 * 2 * 2 * 16 * 2));
 }
 
+// A sliding-window layer's cache holds the window, the new token among them (the report's size): a decode
+// step reads at most W tokens' keys and values, as many as its query sees, where a full layer reads the cache
+// and the new token. A tiny gpt-oss: window 32, 2 KV heads of 16, bf16; layers 0 and 2 slide.
+TEST(PerfModel, SlidingWindowDecodeReadsTheWindowItsQuerySees) {
+  TempDir dir;
+  write_file(dir / "config.json",
+             R"({"model_type":"gpt_oss","architectures":["GptOssForCausalLM"],"hidden_size":64,)"
+             R"("intermediate_size":96,"head_dim":16,"num_attention_heads":4,"num_key_value_heads":2,)"
+             R"("num_hidden_layers":4,"sliding_window":32,"layer_types":["sliding_attention",)"
+             R"("full_attention","sliding_attention","full_attention"],"num_local_experts":4,)"
+             R"("num_experts_per_tok":2,"vocab_size":256,"max_position_embeddings":512})");
+  auto m = load(dir.path());
+  PerfInputs in;
+  in.batch = 2;
+  in.kv_len = 100;
+  const PerfResult r = model_performance(m->inv, m->report, in, round_machine());
+  const double per_token = 2 * 2 * 16 * 2;  // K and V, 2 KV heads of 16, 2 bytes
+  for (const OpCost& op : r.ops) {
+    if (op.kind != "attention") continue;
+    const double seen = *op.layer % 2 == 0 ? 32 : 101;
+    EXPECT_DOUBLE_EQ(op.bytes_kv, 2 * seen * per_token) << op.name;
+    EXPECT_DOUBLE_EQ(op.flops_tensorcore, 4.0 * 16 * 4 * 2 * seen) << op.name;  // 4 d FLOPs a pair and head
+  }
+}
+
 TEST(PerfModel, CausalPrefillCountsTheLowerTriangleAndTrainingTriples) {
   auto m = load(MA_EXAMPLE_DIR);
   PerfInputs in;

@@ -225,8 +225,10 @@ class Builder {
                          : kv    ? static_cast<double>(cache_split(*kv, inv_.arch, in_.parallel.tp))
                                  : tp_;
     if (in_.mode == PerfMode::Decode) {
-      const double cached = std::min(static_cast<double>(in_.kv_len), window);
-      op.bytes_kv = b * (cached + 1) * per_token * kv_scale / split;  // read the cache, write the new token
+      // The keys the query sees: the cache's, then the new token's, written once. A window's cache holds W
+      // tokens with the new one among them (the report's size), so it is never read past W.
+      const double seen = std::min(static_cast<double>(in_.kv_len) + 1, window);
+      op.bytes_kv = b * seen * per_token * kv_scale / split;
     } else {
       op.bytes_kv = tokens_ * per_token * kv_scale / split * train_;  // written once (read back in backward)
     }
