@@ -28,6 +28,20 @@ std::optional<StackRole> stack_of(const Counted& c, const ArchitectureRecord& a)
   return std::nullopt;
 }
 
+// The encoder stack of an encoder-decoder (whose main stack is the decoder); none otherwise.
+const StackSpec* encoder_beside_decoder(const ArchitectureRecord& a) {
+  const StackSpec* encoder = a.stack(StackRole::Encoder);
+  return encoder && encoder != a.main_stack() ? encoder : nullptr;
+}
+
+// Adds a parameter to its layer's count when it lies in one of `stack`'s layers.
+void count_in_layer(std::vector<uint64_t>& by_layer, const StackSpec* stack, const Counted& x) {
+  if (!stack || !x.placement->layer || x.name.substr(0, x.placement->stack_length) != stack->path) return;
+  const uint32_t layer = *x.placement->layer;
+  if (layer >= stack->first_index && layer - stack->first_index < by_layer.size())
+    by_layer[layer - stack->first_index] += x.n;
+}
+
 // `tower_embedding`: the towers' own nn.Embedding tables (CLIP's position embedding), in `embedding` but
 // not in what a text token runs.
 void tally(ParameterCounts& c, uint64_t& tower_embedding, const ArchitectureRecord& a, const Counted& x) {
@@ -42,10 +56,8 @@ void tally(ParameterCounts& c, uint64_t& tower_embedding, const ArchitectureReco
                          [&](const BlockParameters& p) { return p.block == b; });
   if (it == c.by_block.end()) it = c.by_block.insert(c.by_block.end(), {b, 0});
   it->parameters += x.n;
-  const StackSpec* main = a.main_stack();
-  if (main && x.placement->layer && x.name.substr(0, x.placement->stack_length) == main->path &&
-      *x.placement->layer >= main->first_index && *x.placement->layer - main->first_index < c.by_layer.size())
-    c.by_layer[*x.placement->layer - main->first_index] += x.n;
+  count_in_layer(c.by_layer, a.main_stack(), x);
+  count_in_layer(c.encoder_by_layer, encoder_beside_decoder(a), x);
   if (std::optional<StackRole> role = stack_of(x, a)) {
     auto s = std::find_if(c.by_stack.begin(), c.by_stack.end(),
                           [&](const StackParameters& p) { return p.role == *role; });
@@ -61,6 +73,8 @@ ParameterCounts count_parameters(const Inventory& inv) {
   uint64_t tower_embedding = 0;
   const ArchitectureRecord& a = inv.arch;
   if (const StackSpec* main = a.main_stack()) c.by_layer.assign(main->layers.size(), 0);
+  if (const StackSpec* encoder = encoder_beside_decoder(a))
+    c.encoder_by_layer.assign(encoder->layers.size(), 0);
   if (inv.model) {
     c.from_template = true;
     for (const TemplateTensor& t : inv.model->tensors) {
@@ -79,6 +93,7 @@ ParameterCounts count_parameters(const Inventory& inv) {
             [](const BlockParameters& x, const BlockParameters& y) { return x.block < y.block; });
   c.outside_layers = c.total;
   for (uint64_t n : c.by_layer) c.outside_layers -= n;
+  for (uint64_t n : c.encoder_by_layer) c.outside_layers -= n;
   c.non_embedding = c.total - c.embedding;
   if (c.routed_experts) {
     // Experts are equal-sized, so the active share of the routed weights is exactly top_k / experts.

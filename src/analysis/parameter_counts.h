@@ -1,7 +1,7 @@
 // Parameter totals of an inventory: the model as transformers builds it (tied weights once, buffers never),
 // embedding vs non-embedding as transformers' num_parameters(exclude_embeddings=True) splits them, the
 // parameters a text token runs through, and where the parameters are: by block kind, by layer of the main
-// stack, by stack. Every breakdown sums to the total exactly.
+// stack (and of the encoder beside a decoder), by stack. Every breakdown sums to the total exactly.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -40,7 +40,10 @@ struct ParameterCounts {
 
   std::vector<BlockParameters> by_block;  // in Block order, blocks with parameters only
   std::vector<uint64_t> by_layer;         // the main stack's layers
-  uint64_t outside_layers = 0;            // total - sum(by_layer): embeddings, final norm, head, towers
+  // The encoder's layers when the main stack is a decoder (T5, BART, Whisper); empty otherwise.
+  std::vector<uint64_t> encoder_by_layer;
+  // total - sum(by_layer) - sum(encoder_by_layer): embeddings, final norms, head, towers.
+  uint64_t outside_layers = 0;
   std::vector<StackParameters> by_stack;  // decoder, encoder, towers (the rest of the model is in no stack)
 };
 

@@ -32,14 +32,14 @@ std::string by_block_text(const ParameterCounts& p) {
   return t;
 }
 
-// The parameters each layer of a group holds: "583,483,392", or "1,024-2,048" where they differ (per-layer
-// widths); empty when the counts do not cover the group (no template).
-std::string group_parameters(const ParameterCounts& p, const LayerGroup& g) {
+// The parameters each layer of a group holds (`by_layer`: the group's stack's counts): "583,483,392", or
+// "1,024-2,048" where they differ (per-layer widths); empty when the counts do not cover the group.
+std::string group_parameters(const std::vector<uint64_t>& by_layer, const LayerGroup& g) {
   uint64_t lo = UINT64_MAX, hi = 0;
   for (uint32_t i : g.indices) {
-    if (i >= p.by_layer.size()) return "";
-    lo = std::min(lo, p.by_layer[i]);
-    hi = std::max(hi, p.by_layer[i]);
+    if (i >= by_layer.size()) return "";
+    lo = std::min(lo, by_layer[i]);
+    hi = std::max(hi, by_layer[i]);
   }
   if (g.indices.empty()) return "";
   return lo == hi ? with_thousands(lo) : with_thousands(lo) + "-" + with_thousands(hi);
@@ -102,14 +102,13 @@ void console_layers(ConsoleWriter& w, const ModelReport& r) {
   const LayerSummary& l = r.layer_summary;
   if (l.by_type.empty()) return;
   w.heading("Layers");
-  for (const LayerGroup& g : encoder_groups(r))
-    w.field(std::to_string(g.indices.size()) + " x " + group_type(g, r, StackRole::Encoder),
-            "[" + index_ranges(g.indices) + "]");
-  for (const LayerGroup& g : l.by_type) {
-    const std::string each = group_parameters(r.parameters, g);
-    w.field(std::to_string(g.indices.size()) + " x " + group_type(g, r, StackRole::Decoder),
+  auto group = [&](const LayerGroup& g, StackRole stack, const std::vector<uint64_t>& by_layer) {
+    const std::string each = group_parameters(by_layer, g);
+    w.field(std::to_string(g.indices.size()) + " x " + group_type(g, r, stack),
             "[" + index_ranges(g.indices) + "]" + (each.empty() ? "" : ", " + each + " parameters each"));
-  }
+  };
+  for (const LayerGroup& g : encoder_groups(r)) group(g, StackRole::Encoder, r.parameters.encoder_by_layer);
+  for (const LayerGroup& g : l.by_type) group(g, StackRole::Decoder, r.parameters.by_layer);
   if (l.by_type.size() > 1) {
     auto tally = [](const std::vector<LayerGroup>& groups) {
       std::string s;
@@ -189,6 +188,9 @@ std::string render_report_json(const ModelReport& r, const RunInfo& run) {
     w.key("by_layer").begin_array();
     for (uint64_t n : p.by_layer) w.value(n);
     w.end_array();
+    w.key("encoder_by_layer").begin_array();
+    for (uint64_t n : p.encoder_by_layer) w.value(n);
+    w.end_array();
     w.key("outside_layers").value(p.outside_layers);
     w.end_object();
   }
@@ -265,10 +267,10 @@ void write_report_document(DocumentWriter& w, const ModelReport& r, const RunInf
     std::vector<std::vector<std::string>> lrows;
     for (const LayerGroup& g : encoder_groups(r))
       lrows.push_back({group_type(g, r, StackRole::Encoder), std::to_string(g.indices.size()),
-                       index_ranges(g.indices), ""});
+                       index_ranges(g.indices), group_parameters(r.parameters.encoder_by_layer, g)});
     for (const LayerGroup& g : r.layer_summary.by_type)
       lrows.push_back({group_type(g, r, StackRole::Decoder), std::to_string(g.indices.size()),
-                       index_ranges(g.indices), group_parameters(r.parameters, g)});
+                       index_ranges(g.indices), group_parameters(r.parameters.by_layer, g)});
     w.table({"Type", "Count", "Layers", "Parameters each"}, lrows);
   }
   render_document(w, r.quantization, r);

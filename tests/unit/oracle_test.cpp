@@ -177,8 +177,22 @@ TEST_P(OracleTest, TemplateEqualsTransformers) {
     if (layer < theirs_by_layer.size()) theirs_by_layer[layer] += numel(shape);
   }
   EXPECT_EQ(c.by_layer, theirs_by_layer) << "parameters by layer";
+  // An encoder beside the decoder (T5, BART, Whisper): its layers the same way, under its own path.
+  const StackSpec* encoder = inv.model->arch.stack(StackRole::Encoder);
+  std::vector<uint64_t> theirs_by_encoder_layer;
+  if (encoder && encoder != inv.model->arch.main_stack()) {
+    theirs_by_encoder_layer.assign(encoder->layers.size(), 0);
+    for (const auto& [name, shape] : shape_map(*o.find("params"))) {
+      if (!name.starts_with(encoder->path + ".")) continue;
+      const size_t start = encoder->path.size() + 1, dot = name.find('.', start);
+      const size_t layer = std::stoul(name.substr(start, dot - start));
+      if (layer < theirs_by_encoder_layer.size()) theirs_by_encoder_layer[layer] += numel(shape);
+    }
+  }
+  EXPECT_EQ(c.encoder_by_layer, theirs_by_encoder_layer) << "parameters by encoder layer";
   uint64_t in_layers = 0, in_blocks = 0;
   for (uint64_t n : c.by_layer) in_layers += n;
+  for (uint64_t n : c.encoder_by_layer) in_layers += n;
   for (const BlockParameters& b : c.by_block) in_blocks += b.parameters;
   EXPECT_EQ(in_layers + c.outside_layers, c.total);
   EXPECT_EQ(in_blocks, c.total);
