@@ -41,7 +41,7 @@ CompareArgs parse_compare_args(const Args& args) {
   CompareArgs a;
   parse_command_line(args, compare_spec(a));
   if (a.models.size() != 2) throw Error(ErrorKind::Usage, "", "A B", "'compare' takes two local checkpoints");
-  require_one_stdout(stdout_claims(a.outputs));
+  require_distinct_outputs(output_claims(a.outputs));
   return a;
 }
 

@@ -53,7 +53,7 @@ CommandSpec embeddings_spec(EmbeddingsArgs& a) {
 
 EmbeddingsArgs parse_embeddings_args(const Args& args) {
   EmbeddingsArgs a = parse_model_command(args, embeddings_spec);
-  require_one_stdout(stdout_claims(a.outputs));
+  require_distinct_outputs(output_claims(a.outputs, {{a.elbow_plot, "--elbow-plot"}}));
   return a;
 }
 

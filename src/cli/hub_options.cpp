@@ -9,7 +9,7 @@ void add_hub_options(CommandSpec& spec, HubArgs& hub, bool choose_gguf) {
        [&hub](const std::string& v) { hub.revision = v; }},
       {{"--offline"}, "", "Hub: answer from the cache only (also HF_HUB_OFFLINE=1)",
        [&hub](const std::string&) { hub.flags.offline = true; }},
-      {{"--token-file"}, "F", "Hub: read the token from F", [&hub](const std::string& v) { hub.flags.token_file = v; }},
+      {{"--token-file"}, "FILE", "Hub: read the token from FILE", [&hub](const std::string& v) { hub.flags.token_file = v; }},
       {{"--token"}, "T", "Hub token (visible in ps; prefer HF_TOKEN or --token-file)",
        [&hub](const std::string& v) { hub.flags.token = v; }},
       {{"--trust-endpoint"}, "", "send the token to a non-Hugging Face HF_ENDPOINT",

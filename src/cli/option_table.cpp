@@ -17,6 +17,11 @@ std::string command_words(const CommandSpec& spec) {
   return "modelanalyzer " + (spec.name.empty() ? std::string() : std::string(spec.name) + " ");
 }
 
+// An option whose value is a file or directory (its placeholder says FILE or DIR).
+bool names_a_path(const Option& o) {
+  return o.value.find("FILE") != std::string_view::npos || o.value.find("DIR") != std::string_view::npos;
+}
+
 }  // namespace
 
 void parse_command_line(const Args& args, const CommandSpec& spec) {
@@ -41,13 +46,15 @@ void parse_command_line(const Args& args, const CommandSpec& spec) {
     if (o->value.empty()) {
       if (eq != std::string::npos) throw Error(ErrorKind::Usage, "", name, "takes no value");
       o->set("");
-    } else if (eq != std::string::npos) {
-      o->set(arg.substr(eq + 1));
-    } else {
-      if (i + 1 >= args.size())
-        throw Error(ErrorKind::Usage, "", name, "needs a value (" + std::string(o->value) + ")");
-      o->set(args[++i]);
+      continue;
     }
+    if (eq == std::string::npos && i + 1 >= args.size())
+      throw Error(ErrorKind::Usage, "", name, "needs a value (" + std::string(o->value) + ")");
+    const std::string value = eq != std::string::npos ? arg.substr(eq + 1) : args[++i];
+    // `--export "$OUT"` with OUT unset would otherwise write nothing, and say nothing.
+    if (value.empty() && names_a_path(*o))
+      throw Error(ErrorKind::Usage, "", name, "needs a file name, and was given an empty one");
+    o->set(value);
   }
 }
 

@@ -1,5 +1,8 @@
 #include "cli/output_options.h"
 
+#include <algorithm>
+#include <filesystem>
+
 #include "cli/arg_values.h"
 #include "cli/cli_common.h"
 #include "core/error.h"
@@ -11,22 +14,50 @@ bool ResultOutputs::file_on_stdout() const {
   return json_file == "-" || csv_file == "-" || markdown_file == "-" || plot_file == "-";
 }
 
-void require_one_stdout(const std::vector<StdoutClaim>& claims) {
+namespace {
+
+// The flag as the user sent it there: "--json", "--export -".
+std::string sent_to_stdout(const OutputClaim& c) {
+  return c.flag == "--json" ? c.flag : c.flag + " -";
+}
+
+// One spelling per file: "a.json", "./a.json" and a symlink to it are the same output.
+std::filesystem::path identity(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+  return ec ? std::filesystem::path(path).lexically_normal() : p;
+}
+
+}  // namespace
+
+void require_distinct_outputs(const std::vector<OutputClaim>& claims) {
   std::string named;
   int count = 0;
-  for (const StdoutClaim& c : claims)
-    if (c.claimed) named += (count++ ? " and " : "") + c.flag;
+  for (const OutputClaim& c : claims)
+    if (c.path == "-") named += (count++ ? " and " : "") + sent_to_stdout(c);
   if (count > 1)
     throw Error(ErrorKind::Usage, "", named,
                 "each writes to standard output, which carries one; send all but one to a file");
+  for (size_t i = 0; i < claims.size(); ++i)
+    for (size_t j = i + 1; j < claims.size(); ++j) {
+      const OutputClaim &a = claims[i], &b = claims[j];
+      if (a.path.empty() || a.path == "-" || b.path.empty() || b.path == "-") continue;
+      if (identity(a.path) == identity(b.path))
+        throw Error(ErrorKind::Usage, a.path, a.flag + " and " + b.flag,
+                    "both write this file, which would keep only the last; give each its own");
+    }
 }
 
-std::vector<StdoutClaim> stdout_claims(const ResultOutputs& out, std::vector<StdoutClaim> more) {
-  std::vector<StdoutClaim> claims = {{out.json, "--json"},
-                                     {out.json_file == "-", "--export -"},
-                                     {out.csv_file == "-", "--csv -"},
-                                     {out.markdown_file == "-", "--markdown -"},
-                                     {out.plot_file == "-", "--plot -"}};
+bool claims_stdout(const std::vector<OutputClaim>& claims) {
+  return std::any_of(claims.begin(), claims.end(), [](const OutputClaim& c) { return c.path == "-"; });
+}
+
+std::vector<OutputClaim> output_claims(const ResultOutputs& out, std::vector<OutputClaim> more) {
+  std::vector<OutputClaim> claims = {{out.json ? "-" : "", "--json"},
+                                     {out.json_file, "--export"},
+                                     {out.csv_file, "--csv"},
+                                     {out.markdown_file, "--markdown"},
+                                     {out.plot_file, "--plot"}};
   claims.insert(claims.end(), more.begin(), more.end());
   return claims;
 }

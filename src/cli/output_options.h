@@ -15,16 +15,19 @@ struct ResultOutputs {
   bool file_on_stdout() const;
 };
 
-// An output that would go to standard output, named by the flag that sends it there.
-struct StdoutClaim {
-  bool claimed;
-  std::string flag;  // "--json", "--export -", ...
+// Where one output goes, named by its flag: a file, "-" for standard output, "" when not asked for.
+struct OutputClaim {
+  std::string path;
+  std::string flag;  // "--json", "--export", ...
 };
-// Standard output carries one document, whole: two claims would interleave there (a JSON parser then fails).
-// Throws Usage naming the claims when more than one is made.
-void require_one_stdout(const std::vector<StdoutClaim>& claims);
+// Each output needs a place of its own. Standard output carries one document, whole: two there would
+// interleave (a JSON parser then fails). Two outputs to one file would leave only the last one written.
+// Throws Usage naming both flags.
+void require_distinct_outputs(const std::vector<OutputClaim>& claims);
+// True when one of the claims is standard output.
+bool claims_stdout(const std::vector<OutputClaim>& claims);
 // ResultOutputs' claims, then a command's own (`more`).
-std::vector<StdoutClaim> stdout_claims(const ResultOutputs& out, std::vector<StdoutClaim> more = {});
+std::vector<OutputClaim> output_claims(const ResultOutputs& out, std::vector<OutputClaim> more = {});
 
 // --json, --export, --csv, --markdown (alias --export-markdown), --plot; `plot_help` says what is drawn.
 void add_result_output_options(CommandSpec& spec, ResultOutputs& out, std::string_view plot_help);

@@ -181,10 +181,10 @@ PerfArgs parse_perf_args(const Args& args) {
   a.hub.flags.quiet = a.common.quiet;  // the Hub settings warnings obey --quiet too
   for (const auto& [flag, text] : knob_overrides) apply_knob(a.inputs.knobs, flag, text);
   if (!knob_overrides.empty()) a.inputs.knobs.profile += " (modified)";
-  require_one_stdout({{a.json, "--json"},
-                      {a.report_file == "-", "--report -"},
-                      {a.html_file == "-", "--html -"},
-                      {a.plot_file == "-", "--plot -"}});
+  require_distinct_outputs({{a.json ? "-" : "", "--json"},
+                            {a.report_file, "--report"},
+                            {a.html_file, "--html"},
+                            {a.plot_file, "--plot"}});
   // Seed 001: the decode KV length is the report's sequence length (255 by default).
   if (!a.kv_len_given) a.inputs.kv_len = a.inputs.seq;
   return a;

@@ -80,7 +80,7 @@ PlanArgs parse_plan_args(const Args& args) {
     throw Error(ErrorKind::Usage, "", "--gpu", "is required: which devices to plan for (e.g. 8xh200, 24GB)");
   a.request.gpus = parse_device_spec(a.gpu, "--gpu");
   if (!a.cpu_ram.empty()) a.request.cpu_ram = parse_memory_size(a.cpu_ram, "--cpu-ram");
-  require_one_stdout(stdout_claims(a.outputs));
+  require_distinct_outputs(output_claims(a.outputs));
   return a;
 }
 

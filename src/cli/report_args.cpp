@@ -66,12 +66,12 @@ CommandSpec report_spec(ReportArgs& a) {
   return s;
 }
 
-std::vector<StdoutClaim> stdout_claims(const ReportArgs& a) {
-  return {{a.json, "--json"},
-          {a.export_json == "-", "--export -"},
-          {a.export_markdown == "-", "--export-markdown -"},
-          {a.export_html == "-", "--html -"},
-          {a.visualize && a.viz_output == "-", "--viz-output -"}};
+std::vector<OutputClaim> output_claims(const ReportArgs& a) {
+  return {{a.json ? "-" : "", "--json"},
+          {a.export_json, "--export"},
+          {a.export_markdown, "--export-markdown"},
+          {a.export_html, "--html"},
+          {a.visualize ? a.viz_output : "", "--viz-output"}};
 }
 
 ReportArgs parse_report_args(const Args& args) {
@@ -86,7 +86,7 @@ ReportArgs parse_report_args(const Args& args) {
     throw Error(ErrorKind::Usage, "", "--export",
                 "exports one model; analyse models one at a time to export each");
   if (a.viz_output.empty() && a.models.size() == 1) a.viz_output = "model_architecture.png";
-  require_one_stdout(stdout_claims(a));
+  require_distinct_outputs(output_claims(a));
   return a;
 }
 

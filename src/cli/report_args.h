@@ -32,7 +32,7 @@ CommandSpec report_spec(ReportArgs& a);
 
 // The outputs that write to standard output: --json, and those named "-" (at most one, parse_report_args
 // checks).
-std::vector<StdoutClaim> stdout_claims(const ReportArgs& a);
+std::vector<OutputClaim> output_claims(const ReportArgs& a);
 // Throws Error(Usage) for unknown options and bad values.
 ReportArgs parse_report_args(const Args& args);
 

@@ -100,7 +100,7 @@ ServeArgs parse_serve_args(const Args& args) {
   if (a.request.ep != 1 && a.request.ep != a.request.tp)
     throw Error(ErrorKind::Usage, "", "--ep",
                 "expert parallel must be 1 or the tensor-parallel size " + std::to_string(a.request.tp));
-  require_one_stdout(stdout_claims(a.outputs));
+  require_distinct_outputs(output_claims(a.outputs));
   return a;
 }
 

@@ -61,7 +61,7 @@ SpectrumArgs parse_spectrum_args(const Args& args) {
   SpectrumArgs a = parse_model_command(args, spectrum_spec);
   if (a.options.method == SpectrumMethod::Randomized && a.options.randomized.k == 0)
     throw Error(ErrorKind::Usage, "", "--rank-k", "K must be at least 1");
-  require_one_stdout(stdout_claims(a.outputs));
+  require_distinct_outputs(output_claims(a.outputs, {{a.spectrum_plot, "--spectrum-plot"}}));
   return a;
 }
 

@@ -41,8 +41,7 @@ CommandSpec stats_spec(StatsArgs& a) {
 
 StatsArgs parse_stats_args(const Args& args) {
   StatsArgs a = parse_model_command(args, stats_spec);
-  require_one_stdout(
-      stdout_claims(a.outputs, {{a.trends_file == "-", "--trends -"}, {a.html_file == "-", "--html -"}}));
+  require_distinct_outputs(output_claims(a.outputs, {{a.trends_file, "--trends"}, {a.html_file, "--html"}}));
   return a;
 }
 

@@ -163,8 +163,7 @@ int run_summary(const Args& args) {
   }
   // Standard output carries one document (parse_report_args allows one claim): the console report only
   // when no other output went there.
-  bool stdout_taken = false;
-  for (const StdoutClaim& c : stdout_claims(a)) stdout_taken = stdout_taken || c.claimed;
+  const bool stdout_taken = claims_stdout(output_claims(a));
   if (a.json)
     print_stdout(json);
   else if (!out.quiet && !stdout_taken)

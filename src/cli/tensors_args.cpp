@@ -26,7 +26,7 @@ CommandSpec tensors_spec(TensorsArgs& a) {
 
 TensorsArgs parse_tensors_args(const Args& args) {
   TensorsArgs a = parse_model_command(args, tensors_spec);
-  require_one_stdout({{a.json, "--json"}, {a.csv_path == "-", "--csv -"}});
+  require_distinct_outputs({{a.json ? "-" : "", "--json"}, {a.csv_path, "--csv"}});
   return a;
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "io/input_files.h"
 
 namespace ma {
 namespace {
@@ -41,6 +42,7 @@ FileSource::FileSource(const std::filesystem::path& path) : name_(path.string())
                 std::string("is ") + what + ", not a regular file; refusing to read it");
   }
   size_ = static_cast<uint64_t>(st.st_size);
+  note_input_file(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
 }
 
 FileSource::~FileSource() {

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "io/atomic_file.h"
+#include "io/input_files.h"
 
 namespace ma {
 namespace {
@@ -60,6 +61,9 @@ void write_output(const std::string& path, std::string_view content) {
     return;
   }
   if (S_ISREG(st.st_mode)) {
+    if (is_input_file(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)))
+      throw Error(ErrorKind::Usage, path, "",
+                  "is a file this run read as input; refusing to replace it with an output");
     std::error_code ec;
     const std::filesystem::path target = std::filesystem::canonical(path, ec);  // through symlinks
     write_file_atomically(ec ? std::filesystem::path(path) : target, content);

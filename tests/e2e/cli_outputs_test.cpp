@@ -148,6 +148,67 @@ TEST(CliOutputs, TwoDocumentsOnStdoutAreRefused) {
   }
 }
 
+// Two outputs to one file would keep only the one written last: refused before any work, however the path
+// is spelled.
+TEST(CliOutputs, TwoOutputsToOneFileAreRefused) {
+  TempDir dir;
+  const std::string same = quoted(dir / "same.out"), again = quoted(dir / "." / "same.out");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {example() + " --export " + same + " --export-markdown " + again, "--export and --export-markdown"},
+      {"stats " + example() + " --plot " + dir.path().string() + "/p.svg --trends " + dir.path().string() +
+           "/p.svg",
+       "--plot and --trends"},
+      {"compare " + example() + " " + example() + " --csv " + same + " --markdown " + same,
+       "--csv and --markdown"},
+      {"perf " + example() + " --report " + same + " --html " + same, "--report and --html"},
+  };
+  for (const auto& [args, named] : cases) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(named + ": both write this file"), std::string::npos) << args << "\n" << r.err;
+    EXPECT_FALSE(fs::exists(dir / "same.out")) << args;
+    EXPECT_FALSE(fs::exists(dir / "p.svg")) << args;
+  }
+}
+
+// `--export "$OUT"` with OUT unset: a usage error, not a run that silently writes nothing.
+TEST(CliOutputs, AnEmptyFileNameIsAUsageError) {
+  for (const std::string& args :
+       {example() + " --export ''", example() + " --export=",
+        "compare " + example() + " " + example() + " --csv ''", "stats " + example() + " --token-file ''"}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("needs a file name, and was given an empty one"), std::string::npos) << r.err;
+  }
+}
+
+// An output never replaces a file the run read: the model's config, its weights, a compared checkpoint (the
+// atomic rename would replace even a read-only file). Nothing is written, the input is intact.
+TEST(CliOutputs, AnOutputOverAnInputIsRefused) {
+  TempDir dir;
+  fs::copy(example_dir(), dir / "m", fs::copy_options::recursive);
+  const fs::path config = dir / "m" / "config.json";
+  const std::string before = read_file(config);
+  fs::path weights;
+  for (const auto& e : fs::directory_iterator(dir / "m"))
+    if (e.path().extension() == ".safetensors") weights = e.path();
+  ASSERT_FALSE(weights.empty());
+  const std::string weights_before = read_file(weights);
+  fs::create_symlink(config, dir / "link.json");
+  for (const std::string& args :
+       {quoted(dir / "m") + " --quiet --export " + quoted(config),
+        quoted(dir / "m") + " --quiet --export " + quoted(dir / "link.json"),
+        "compare " + quoted(dir / "m") + " " + example() + " --quiet --export " + quoted(weights),
+        "stats " + quoted(weights) + " --quiet --csv " + quoted(weights)}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("is a file this run read as input; refusing to replace it"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(read_file(config), before) << args;
+    EXPECT_EQ(read_file(weights), weights_before) << args;
+  }
+}
+
 TEST(CliOutputs, SymlinkToAFileKeepsTheLinkAndReplacesTheTarget) {
   TempDir dir;
   write_file(dir / "target.json", "old");
