@@ -212,11 +212,12 @@ MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& qua
   MemoryReport m;
   const Inventory& inv = in.inventory;
   const std::optional<DType> known = model_dtype(inv);
-  const DType compute = known.value_or(kAssumedModelDtype);
+  const DType compute = known.value_or(quant.quantized ? kAssumedModelDtype : DType::F32);
   const std::optional<DType> declared_kv =
       inv.arch.quantization ? inv.arch.quantization->kv_cache_dtype : std::nullopt;
   const DType kv = in.options.kv_dtype.value_or(declared_kv.value_or(compute));
   m.kv_cache_dtype = std::string(dtype_info(kv).short_name);
+  m.compute_dtype = std::string(dtype_info(compute).short_name);
   m.batch = in.options.batch;
   m.max_context = inv.arch.max_position_embeddings;
   m.context =
@@ -243,13 +244,17 @@ MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& qua
     m.assumptions.push_back(
         "no floating-point torch_dtype in the config: " + std::string(dtype_info(*known).short_name) +
         " (from the " + inv.arch.stored_dtype_source + ") for inference weights, activations and the cache");
-  if (!known)
-    m.assumptions.push_back("the config declares no floating-point torch_dtype: 16-bit (" +
-                            std::string(dtype_info(kAssumedModelDtype).short_name) +
-                            ") assumed for inference weights, activations and the cache" +
-                            (quant.quantized && quant.stored_from == "template"
-                                 ? ", and for the unquantized weights as stored"
-                                 : ""));
+  if (!known && !quant.quantized)
+    m.assumptions.push_back(
+        "the config declares no floating-point torch_dtype: f32 (transformers' default, and what such "
+        "checkpoints were saved in) for inference weights, activations and the cache");
+  if (!known && quant.quantized)
+    m.assumptions.push_back(
+        "the config declares no floating-point torch_dtype: 16-bit (" +
+        std::string(dtype_info(kAssumedModelDtype).short_name) +
+        ", what quantized kernels compute in) assumed for inference weights, activations "
+        "and the cache" +
+        (quant.stored_from == "template" ? ", and for the unquantized weights as stored" : ""));
   if (!in.options.kv_dtype && declared_kv)
     m.assumptions.push_back("KV cache in " + m.kv_cache_dtype + ", as " + inv.arch.quantization->source +
                             " declares it was calibrated for; --kv-dtype changes it");

@@ -50,6 +50,10 @@ struct KvLayer {
 
 struct MemoryReport {
   std::string kv_cache_dtype;  // short dtype name
+  // What inference holds weights, activations and recurrent state in (short name): the model's dtype, else
+  // float32 (transformers' default, and what a config without torch_dtype was saved in) or, for a quantized
+  // checkpoint, 16-bit (its kernels take nothing wider). What plan and serve size activations and state in.
+  std::string compute_dtype;
   std::vector<Estimate>
       weights;            // weights_fp32, weights_bf16, ..., weights_int4, weights_stored (when known)
   bool kv_known = false;  // false without an architecture (bare weights) to derive the cache from

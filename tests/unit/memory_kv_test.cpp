@@ -193,16 +193,18 @@ TEST(MemoryKvTest, EncoderOnlyHasNoCache) {
 TEST(MemoryKvTest, UnknownContextLeavesTheTotalUnknown) {
   LOAD_OR_SKIP(l, "hf-configs", "bigscience__bloom-560m");
   MemoryReport m = memory_of(*l);
-  // ALiBi: no max_position_embeddings, so no default context. No torch_dtype: 16-bit assumed.
-  // 24 layers x 2 x 16 heads x 64 head_dim (1024 / 16) x 2 bytes = 98,304 per token.
+  // ALiBi: no max_position_embeddings, so no default context. No torch_dtype and no index to read the
+  // stored width from: f32, transformers' default and the template's stored prediction.
+  // 24 layers x 2 x 16 heads x 64 head_dim (1024 / 16) x 4 bytes = 196,608 per token.
   EXPECT_EQ(m.context, 0u);
-  EXPECT_EQ(m.kv_cache_per_token_bytes, 98'304u);
+  EXPECT_EQ(m.compute_dtype, "f32");
+  EXPECT_EQ(m.kv_cache_per_token_bytes, 196'608u);
   EXPECT_FALSE(m.kv_cache_total_known());
   ReportOptions o;
   o.context = 2048;
   MemoryReport c = memory_of(*l, o);
   EXPECT_TRUE(c.kv_cache_total_known());
-  EXPECT_EQ(c.kv_cache_bytes, 201'326'592u);  // 98,304 x 2048
+  EXPECT_EQ(c.kv_cache_bytes, 402'653'184u);  // 196,608 x 2048
 }
 
 TEST(MemoryKvTest, BadSsmCacheDtypeIsAnError) {

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "analysis/model_report.h"
+#include "analysis/plan/device_budget.h"
 #include "analysis/plan/perf_capacity.h"
 #include "analyzed_model.h"
 #include "core/error.h"
@@ -16,6 +17,7 @@
 #include "core/units.h"
 #include "engine_memory_runs.h"
 #include "formats/model_files.h"
+#include "gguf_test_models.h"
 #include "io/file_source.h"
 #include "model/inventory.h"
 #include "test_support.h"
@@ -88,6 +90,47 @@ TEST(Plan, OneDeviceUnderTransformersIsTheReportsInferenceTotal) {
   EXPECT_EQ(d.weights + d.kv + d.activations + d.overhead, m->report.memory.find("inference_total")->bytes);
   EXPECT_EQ(d.kv, 131'072u * 8'192u);
   EXPECT_EQ(d.capacity, 24 * kGiB);
+}
+
+// A config without torch_dtype (GPT-2, whose checkpoint is f32) loads in f32, transformers' default: the
+// plan's activations are the report's, at 4 bytes, not 16-bit ones beside f32 weights.
+TEST(Plan, AnF32ModelUnderTransformersIsTheReportsInferenceTotal) {
+  LOAD_CONFIG_OR_SKIP(m, "openai-community__gpt2");
+  ASSERT_EQ(m->report.memory.compute_dtype, "f32");
+  PlanRequest rq = on("24GB");
+  rq.engine = PlanEngine::Transformers;
+  const Plan p = make_plan(m->inv, m->report, rq);
+  const DeviceBytes& d = split_of(p, 1, 1).budget.worst;
+  EXPECT_EQ(d.activations, m->report.memory.find("inference_activations")->bytes);
+  EXPECT_EQ(d.weights + d.kv + d.activations + d.overhead, m->report.memory.find("inference_total")->bytes);
+}
+
+// K and V take the cache dtype; a hybrid's conv and recurrent state stay in the model's (the report's rule):
+// with an fp8 cache, the plan's cache for Nemotron-H is the report's, the state not halved.
+TEST(Plan, RecurrentStateKeepsTheModelsDtypeUnderAnFp8Cache) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  auto m = load(*data / "hf-configs" / "nvidia__Nemotron-H-56B-Base-8K", DType::F8_E4M3, 4096);
+  ASSERT_GT(m->report.memory.state_bytes_per_sequence, 0u);
+  PlanRequest rq = on("h200");
+  rq.engine = PlanEngine::Transformers;
+  rq.kv_dtype = DType::F8_E4M3;
+  rq.context = 4096;
+  const Plan p = make_plan(m->inv, m->report, rq);
+  EXPECT_EQ(split_of(p, 1, 1).budget.worst.kv, m->report.memory.kv_cache_bytes);
+}
+
+// A GGUF lists token_embd after every blk.* (names sorted): the embedding still runs first, so it is in the
+// bytes before the layers (llama.cpp keeps it on the CPU; a first pipeline stage holds it).
+TEST(Plan, AGgufsTokenEmbeddingRunsBeforeTheLayers) {
+  TempDir dir;
+  write_tiny_gguf(dir / "tiny.gguf");
+  auto m = load(dir / "tiny.gguf");
+  std::vector<uint64_t> bytes;
+  for (const InventoryTensor& t : m->inv.tensors) bytes.push_back(t.bytes);
+  const WeightLayout w = weight_layout(m->inv, bytes);
+  EXPECT_EQ(w.before_bytes, 100u * 64 * 4);          // token_embd, f32
+  EXPECT_EQ(w.after_bytes, 64u * 4 + 100 * 64 * 4);  // output_norm and output
 }
 
 TEST(Plan, LargestContextAndBatchAreBoundaries) {

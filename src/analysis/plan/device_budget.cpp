@@ -248,6 +248,15 @@ uint64_t WeightLayout::total() const {
   return t;
 }
 
+namespace {
+
+// Blocks a token passes through before the first layer: the embeddings and the towers that feed them.
+bool runs_first(Block b) {
+  return b == Block::Embedding || b == Block::Vision || b == Block::VisionProjector;
+}
+
+}  // namespace
+
 WeightLayout weight_layout(const Inventory& inv, const std::vector<uint64_t>& tensor_bytes) {
   WeightLayout w;
   const std::string_view stack = stored_stack_name(inv, inv.arch.main_stack());
@@ -268,10 +277,12 @@ WeightLayout weight_layout(const Inventory& inv, const std::vector<uint64_t>& te
       w.layer_bytes[*t.placement.layer] += b;
       if (t.routed_expert) w.layer_expert_bytes[*t.placement.layer] += b;
       after = true;
+    } else if (runs_first(t.placement.block)) {
+      w.before_bytes += b;  // wherever it is listed: a GGUF lists token_embd after every blk.*
     } else if (after || t.placement.block == Block::LmHead) {
       w.after_bytes += b;  // the final norm and the head follow the stack
     } else {
-      w.before_bytes += b;
+      w.before_bytes += b;  // an embedding norm (BLOOM's) is listed before the layers
     }
   }
   return w;

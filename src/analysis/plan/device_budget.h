@@ -35,7 +35,7 @@ struct BudgetModel {
   WeightLayout weights;
   KvCachePlan kv;                 // at the plan's KV dtype
   FfnWidth ffn;                   // widest per-token FFN intermediates
-  uint64_t activation_bytes = 2;  // per element (16-bit activations)
+  uint64_t activation_bytes = 2;  // per element: the model's compute dtype
 };
 
 struct Split {

@@ -273,7 +273,11 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   BudgetModel m;
   m.arch = &inv.arch;
   m.weights = weight_layout(inv, tensor_bytes_at(inv, report.quantization, rq.precision));
-  m.kv = plan_kv_cache(inv.arch, kv, kv, plan.context);
+  // Recurrent state and activations in the model's compute dtype, as the report has them; only K and V in the
+  // cache dtype.
+  const DType compute = dtype_from_any_name(report.memory.compute_dtype).value_or(DType::BF16);
+  m.kv = plan_kv_cache(inv.arch, kv, compute, plan.context);
+  m.activation_bytes = dtype_bits(compute) / 8;
   m.ffn = widest_ffn(inv.arch);
   plan.weights_bytes = m.weights.total();
   auto budget = [&](const Split& s, uint64_t batch, uint64_t context) {

@@ -119,6 +119,7 @@ std::string words(std::string_view name) {
 
 void console_detailed(ConsoleWriter& w, const MemoryReport& s) {
   for (const Estimate& e : s.weights) console_estimate(w, &e, words(e.name), true);
+  w.field("compute dtype", s.compute_dtype);
   w.field("KV cache dtype", s.kv_cache_dtype);
   if (s.kv_known) {
     w.field("KV cache per token", bytes_exactly(s.kv_cache_per_token_bytes));
@@ -175,6 +176,7 @@ void render_console(ConsoleWriter& w, const MemoryReport& s, const ModelReport& 
 void write_json(JsonWriter& w, const MemoryReport& s) {
   w.key("memory").begin_object();
   w.key("kv_cache_dtype").value(s.kv_cache_dtype);
+  w.key("compute_dtype").value(s.compute_dtype);
   auto known = [&](std::string_view key, uint64_t v) {
     w.key(key);
     if (s.kv_known)
@@ -254,6 +256,8 @@ void render_document(DocumentWriter& w, const MemoryReport& s, const ModelReport
   w.heading(2, "Memory");
   w.heading(3, "Weights");
   w.table(header, estimate_rows(s.weights));
+  w.paragraph("Inference holds weights, activations and recurrent state in " + s.compute_dtype +
+              " (compute_dtype).");
   w.heading(3, "KV cache");
   if (!s.kv_known) {
     w.paragraph("Unknown: " + s.kv_convention);
