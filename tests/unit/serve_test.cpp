@@ -132,6 +132,24 @@ TEST(Serve, ClientsBeyondTheKvPoolQueue) {
               1e-6 * over.point.mean_ttft_s);  // the fixed point converges to 1e-6 of a request
 }
 
+// A hybrid keeps each request's recurrent state beside its tokens' K and V: the pool holds as many requests
+// as its bytes over one request's, state included (plan's max_concurrency), far fewer than its tokens over
+// isl + osl (8.8 times fewer for Nemotron-3-Nano at 768 tokens).
+TEST(Serve, AHybridsRequestsEachHoldTheirRecurrentState) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  auto m = load(*data / "hf-configs" / "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4");
+  const ServeResult r = estimate_serving(m->inv, m->report, on_h200(64));
+  const MemoryReport& mem = m->report.memory;
+  ASSERT_GT(mem.state_bytes_per_sequence, 0u);
+  const double per_token = static_cast<double>(mem.kv_cache_per_token_bytes);
+  const double request = 768 * per_token + static_cast<double>(mem.state_bytes_per_sequence);
+  const double pool_bytes = static_cast<double>(r.kv_cache_tokens) * per_token;
+  EXPECT_LE(static_cast<double>(r.max_running) * request, pool_bytes * (1 + 1e-9));
+  EXPECT_GE(static_cast<double>(r.max_running + 1) * request, pool_bytes * (1 - 1e-3));
+  EXPECT_LT(r.max_running, r.kv_cache_tokens / 768 / 4);
+}
+
 // The benchmark's first round sends every prompt at once; with k rounds the mean TTFT is
 // ((k - 1) x steady + first) / k, and one request of more tokens than the pool holds is refused.
 TEST(Serve, FirstRoundWeighsOneInKAndOversizedRequestsAreRefused) {

@@ -188,17 +188,23 @@ class Estimator {
 
 // Data-parallel attention: every GPU holds all the attention weights (tensor parallel gave it 1/tp of
 // them) and the whole cache of its own sequences, so the replica's pool holds tp x (pool - the attention
-// weights it now holds more) / the full per-token bytes.
-uint64_t dp_attention_pool_tokens(const Inventory& inv, const ModelReport& report, const ServeRequest& rq,
+// weights it now holds more): in tokens, over the full per-token bytes; in requests, over one request's
+// bytes (its tokens', windows capped, and its recurrent state).
+struct DpAttentionPool {
+  uint64_t tokens = 0, requests = 0;
+};
+DpAttentionPool dp_attention_pool(const Inventory& inv, const ModelReport& report, const ServeRequest& rq,
                                   DType kv, uint64_t pool_bytes) {
   const std::vector<uint64_t> bytes = tensor_bytes_at(inv, report.quantization, rq.precision);
   uint64_t attention = 0;
   for (size_t i = 0; i < inv.tensors.size(); ++i)
     if (inv.tensors[i].placement.block == Block::Attention) attention += bytes[i];
   const uint64_t extra = attention - attention / rq.tp;
-  const uint64_t per_token = plan_kv_cache(inv.arch, kv, kv, rq.isl + rq.osl).per_token;
-  if (per_token == 0 || pool_bytes <= extra) return 0;
-  return (pool_bytes - extra) / per_token * rq.tp;
+  const DType state = dtype_from_any_name(report.memory.compute_dtype).value_or(DType::BF16);
+  const KvCachePlan cache = plan_kv_cache(inv.arch, kv, state, rq.isl + rq.osl);
+  const uint64_t request = kv_cache_total(cache, 1, rq.isl + rq.osl);
+  if (cache.per_token == 0 || request == 0 || pool_bytes <= extra) return {};
+  return {(pool_bytes - extra) / cache.per_token * rq.tp, (pool_bytes - extra) * rq.tp / request};
 }
 
 }  // namespace
@@ -238,11 +244,17 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
     check_parallelism(inv.arch, {rq.tp, 1, rq.ep});
     throw Error(ErrorKind::Usage, "", "--tp/--ep", "cannot split this model");  // the plan's check differed
   }
-  out.kv_cache_tokens =
-      rq.dp_attention && rq.tp > 1
-          ? dp_attention_pool_tokens(inv, report, rq, kv, split->budget.engine.kv_cache_bytes)
-          : split->budget.engine.kv_cache_tokens;
-  out.max_running = out.kv_cache_tokens / (rq.isl + rq.osl);
+  // Requests the pool holds at once: its bytes over one request's (isl + osl tokens, windows capped, and the
+  // recurrent state a hybrid keeps per request), as plan's max_concurrency counts them. The pool's tokens
+  // over isl + osl would give a Mamba hybrid 8.8 times what it holds.
+  if (rq.dp_attention && rq.tp > 1) {
+    const DpAttentionPool pool = dp_attention_pool(inv, report, rq, kv, split->budget.engine.kv_cache_bytes);
+    out.kv_cache_tokens = pool.tokens;
+    out.max_running = pool.requests;
+  } else {
+    out.kv_cache_tokens = split->budget.engine.kv_cache_tokens;
+    out.max_running = static_cast<uint64_t>(split->budget.engine.max_concurrency);
+  }
   if (out.max_running == 0)
     throw Error(ErrorKind::Usage, "", "--hw/--tp",
                 "one request of " + std::to_string(rq.isl + rq.osl) + " tokens does not fit the " +
