@@ -108,6 +108,22 @@ TEST(PerfModel, SlidingWindowDecodeReadsTheWindowItsQuerySees) {
   }
 }
 
+// The report sizes K and V in its cache dtype (serve passes a checkpoint's declared fp8 through): the step
+// reads what the report holds at its own dtype, not a 16-bit figure scaled twice.
+TEST(PerfModel, KvBytesFollowTheReportsCacheDtype) {
+  ReportOptions o;
+  o.kv_dtype = DType::F8_E4M3;
+  auto m = analyze_dir(MA_EXAMPLE_DIR, o);
+  ASSERT_EQ(m->report.memory.kv_cache_dtype, "f8_e4m3");
+  PerfInputs in;
+  in.batch = 8;
+  in.kv_len = 100;
+  in.kv_dtype = ComputeDType::FP8;
+  const PerfResult r = model_performance(m->inv, m->report, in, round_machine());
+  // batch x (cache + 1) x 2 (K, V) x 2 KV heads x 16 x 1 byte, two layers.
+  EXPECT_DOUBLE_EQ(sum_kind(r, "attention", &OpCost::bytes_kv), 2 * (8.0 * 101 * 2 * 2 * 16 * 1));
+}
+
 TEST(PerfModel, CausalPrefillCountsTheLowerTriangleAndTrainingTriples) {
   auto m = load(MA_EXAMPLE_DIR);
   PerfInputs in;

@@ -24,6 +24,12 @@ ComputeDType compute_dtype(const PerfInputs& in) {
                                                                                : in.act_dtype;
 }
 
+// Bytes per element of a dtype the report names (16-bit where it names none).
+double element_bytes(const std::string& short_name) {
+  const std::optional<DType> d = dtype_from_any_name(short_name);
+  return d && dtype_bits(*d) >= 8 ? dtype_bits(*d) / 8.0 : 2.0;
+}
+
 bool is_gemm_weight(const InventoryTensor& t) {
   if (t.kind != TensorKind::Parameter || t.shape.size() != 2 || t.embedding || t.routed_expert) return false;
   const Block block = t.placement.block;
@@ -61,6 +67,10 @@ class Builder {
     train_ = in.mode == PerfMode::Train ? 3.0 : 1.0;  // forward + backward (two matmuls per forward one)
     wb_ = bytes_per_element(in.weight_dtype);
     ab_ = bytes_per_element(in.act_dtype);
+    // The report sizes K and V in its cache dtype and recurrent state in its compute dtype; the step rescales
+    // both to its own.
+    report_kv_bytes_ = element_bytes(rep.memory.kv_cache_dtype);
+    report_state_bytes_ = element_bytes(rep.memory.compute_dtype);
     hidden_ = static_cast<double>(inv.arch.hidden_size);
     tp_ = in.parallel.tp;
     pp_ = in.parallel.pp;
@@ -218,7 +228,7 @@ class Builder {
     op.flops_tensorcore = 2 * scores * heads * (2 * d) * train_;                 // QK^T and PV
     op.flops_theory = op.flops_tensorcore + kSoftmaxFlopsPerScore * scores * heads * train_;
     const double per_token = kv ? static_cast<double>(kv->bytes_per_token) : 0;
-    const double kv_scale = bytes_per_element(in_.kv_dtype) / 2.0;  // the report's cache is sized at 16 bits
+    const double kv_scale = bytes_per_element(in_.kv_dtype) / report_kv_bytes_;
     // A GPU holds its share of the cache: by KV head under tensor parallel (MLA's latent whole on every
     // rank), its own sequences' under data-parallel attention.
     const double split = dp_ > 1 ? dp_
@@ -291,15 +301,16 @@ class Builder {
   void ssm(uint32_t l, const LayerSpec& spec, const KvLayer* kv) {
     const double state = kv ? static_cast<double>(kv->state_bytes_per_sequence) : 0;
     if (state == 0) return;
-    const double elements = state / 2.0;  // the report sizes states at 16 bits
+    const double elements = state / report_state_bytes_;
     OpCost op;
     op.name = "layers." + std::to_string(l) + "." + std::string(mixer_name(spec.mixer));
     op.kind = "ssm";
     op.layer = l;
     op.m_eff = 1;
     op.flops_theory = 6 * tokens_ * elements * train_ / tp_;
-    op.bytes_kv =
-        2 * static_cast<double>(in_.batch) * state * bytes_per_element(in_.kv_dtype) / 2.0 / tp_ * train_;
+    // Read and written once a step, in the activations' dtype (engines keep it in the model's, not the
+    // cache's).
+    op.bytes_kv = 2 * static_cast<double>(in_.batch) * elements * ab_ / tp_ * train_;
     op.bytes_activations = tokens_ * hidden_ * 4 * ab_ * in_.knobs.act_fusion * train_;
     op.kernels = 2 * train_;
     ops_.push_back(op);
@@ -381,6 +392,7 @@ class Builder {
   const ModelReport& rep_;
   const PerfInputs& in_;
   double tokens_ = 0, q_len_ = 1, train_ = 1, wb_ = 2, ab_ = 2, hidden_ = 0;
+  double report_kv_bytes_ = 2, report_state_bytes_ = 2;  // bytes per element of the report's sizes
   double expert_wb_ = 2;  // bytes per routed-expert parameter: wb_, or as stored
   double tp_ = 1, pp_ = 1, ep_ = 1;
   double dp_ = 1;  // data-parallel attention: the ways the sequences split over the group (else 1)
