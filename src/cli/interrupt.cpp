@@ -1,5 +1,7 @@
 #include "cli/interrupt.h"
 
+#include <unistd.h>
+
 #include <csignal>
 
 namespace ma::cli {
@@ -9,6 +11,10 @@ std::atomic<bool> g_interrupted{false};
 
 extern "C" void on_interrupt(int) {
   g_interrupted.store(true);
+}
+
+extern "C" void exit_interrupted(int) {
+  _exit(kInterruptedExit);  // async-signal-safe, unlike exit()
 }
 
 }  // namespace
@@ -27,6 +33,14 @@ const std::atomic<bool>& interrupt_flag() {
   }();
   (void)installed;
   return g_interrupted;
+}
+
+void exit_on_interrupt() {
+  struct sigaction sa {};
+  sa.sa_handler = exit_interrupted;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
 }
 
 }  // namespace ma::cli

@@ -6,6 +6,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/interrupt.h"
 #include "cli/stdout_status.h"
 #include "core/error.h"
 #include "core/heap_pages.h"
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   ma::prefer_huge_heap_pages();
   const ma::cli::Args args(argv + 1, argv + argc);
   ma::cli::remember_command_line(args);
+  ma::cli::exit_on_interrupt();
   int code;
   try {
     code = run(args);

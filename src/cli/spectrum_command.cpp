@@ -43,6 +43,11 @@ int run_spectrum(const Args& args) {
     throw;
   }
   progress.finish();
+  // A signal during the last matrix (its SVD is not interruptible) ends the run too, before any output.
+  if (interrupted.load()) {
+    std::fprintf(stderr, "modelanalyzer: interrupted; no output file was written\n");
+    return kInterruptedExit;
+  }
   spectrum.model_id = a.model;
   if (spectrum.matrices.empty() && spectrum.first_non_finite)
     throw Error(ErrorKind::Malformed, a.model, "tensors",

@@ -113,6 +113,7 @@ bool scan_model(const std::string& model_id, ModelWeightsInput input, StatsArgs&
     throw;
   }
   progress.finish();
+  if (interrupted.load()) return false;  // a signal after the last unit's last check
   stats.model_id = model_id;
   if (!out.quiet) {
     // The size in binary units as everywhere else; the rate in decimal GB/s, as disks and buses are rated.
