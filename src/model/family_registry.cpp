@@ -58,7 +58,13 @@ ModelTemplate build_template(const ModelConfig& cfg) {
   ModelTemplate t;
   t.arch.model_type = model_type;
   t.arch.torch_dtype = cfg.string_or("torch_dtype", cfg.has("dtype") ? cfg.string_or("dtype", "") : "");
-  f->build(cfg, t);
+  try {
+    f->build(cfg, t);
+  } catch (const Error& e) {
+    // The template's cap on tensors (ModelTemplate::charge) knows no file: the config is what implies them.
+    if (e.kind() != ErrorKind::Limit || !e.file().empty()) throw;
+    throw Error(ErrorKind::Limit, cfg.file(), "its layer and expert counts", e.rule());
+  }
   complete_layer_shapes(t.arch);
   read_config_facts(cfg, t.arch);
   std::vector<NamedPlacement> parameters;

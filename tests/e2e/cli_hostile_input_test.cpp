@@ -74,6 +74,23 @@ TEST(HostileInput, AMillionLayersIsALimitNotAnAllocation) {
   EXPECT_EQ(run_cli("tensors " + quoted(dir / "config.json") + " --json").exit_code, 0);
 }
 
+// 64 layers of 20,000 experts: over the million tensors a template may hold. The error names the config that
+// implies them (the cap itself knows no file).
+TEST(HostileInput, TooManyExpertsNameTheConfig) {
+  TempDir dir;
+  write_file(dir / "config.json",
+             R"({"model_type":"mixtral","hidden_size":64,"intermediate_size":64,"num_hidden_layers":64,)"
+             R"("num_attention_heads":4,"num_key_value_heads":4,"num_local_experts":20000,)"
+             R"("num_experts_per_tok":2,"vocab_size":100})");
+  auto r = run_cli("tensors " + quoted(dir.path()));
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_NE(
+      r.err.find((dir / "config.json").string() + ": its layer and expert counts: the config implies more "
+                                                  "than 1000000 tensors"),
+      std::string::npos)
+      << r.err;
+}
+
 // A GGUF whose metadata claims a billion layers and whose one tensor sits at layer 99,999,999: the record
 // takes its layers from the tensors, and an index that high is no layer stack, so nothing is sized by either
 // number.
