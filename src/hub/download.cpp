@@ -16,6 +16,8 @@
 #include "hub/hub_api.h"
 #include "hub/hub_cache.h"
 #include "hub/hub_http.h"
+#include "hub/model_info.h"
+#include "hub/repo_ref.h"
 #include "hub/stale_temp.h"
 
 namespace fs = std::filesystem;
@@ -81,13 +83,7 @@ class Downloader {
 
   DownloadResult run() {
     HubModelInfo info = fetch_model_info(http_, ref_, cache_);
-    result_.commit = info.commit;
-    result_.root = options_.out_dir ? *options_.out_dir : cache_.snapshot_dir(info.commit);
-    std::vector<const RepoFile*> wanted;
-    for (const RepoFile& f : info.files)
-      if (selected(f.path)) wanted.push_back(&f);
-    if (wanted.empty())
-      throw Error(ErrorKind::NotFound, ref_.id, "--include", "no file of the repository matches");
+    const std::vector<const RepoFile*> wanted = wanted_files(info);
     progress_.files_total = wanted.size();
     for (const RepoFile* f : wanted) progress_.bytes_total += f->size.value_or(0);
     sweep_stale_temps(wanted);
@@ -96,7 +92,45 @@ class Downloader {
     return result_;
   }
 
+  // HF_HUB_OFFLINE / --offline: nothing is fetched. The revision's snapshot answers when the cached file list
+  // says every wanted file is there, whole (the same check as online); else the missing files are named.
+  DownloadResult run_offline() {
+    const std::string where = ref_.id + "@" + ref_.revision;
+    const std::string commit =
+        is_commit_hash(ref_.revision) ? ref_.revision : cache_.read_ref(ref_.revision).value_or("");
+    std::optional<std::string> body = commit.empty() ? std::nullopt : cache_.read_info(commit);
+    if (!body)
+      throw Error(ErrorKind::NotFound, where, "",
+                  "offline (HF_HUB_OFFLINE), and the cache holds no file list of this revision");
+    const HubModelInfo info =
+        parse_model_info(std::move(*body), (cache_.repo_dir() / "modelanalyzer/info").string());
+    std::string missing;
+    for (const RepoFile* f : wanted_files(info)) {
+      validate_repo_filename(f->path, "file list of " + ref_.id);
+      const std::string etag = checked_etag(f->listed_hash(), ref_.id + "/" + f->path);
+      if (f->size && present(info, *f, etag))
+        ++result_.files_present;
+      else
+        missing += (missing.empty() ? "" : ", ") + f->path;
+    }
+    if (!missing.empty())
+      throw Error(ErrorKind::NotFound, where, "", "offline (HF_HUB_OFFLINE); not in the cache: " + missing);
+    return result_;
+  }
+
  private:
+  // The files of the listing --include and --exclude select; sets where they go.
+  std::vector<const RepoFile*> wanted_files(const HubModelInfo& info) {
+    result_.commit = info.commit;
+    result_.root = options_.out_dir ? *options_.out_dir : cache_.snapshot_dir(info.commit);
+    std::vector<const RepoFile*> wanted;
+    for (const RepoFile& f : info.files)
+      if (selected(f.path)) wanted.push_back(&f);
+    if (wanted.empty())
+      throw Error(ErrorKind::NotFound, ref_.id, "--include", "no file of the repository matches");
+    return wanted;
+  }
+
   bool selected(const std::string& path) const {
     bool in = options_.include.empty();
     for (const std::string& g : options_.include) in = in || glob_match(g, path);
@@ -257,9 +291,8 @@ class Downloader {
 
 DownloadResult download_repo(const RepoRef& ref, const HubSettings& settings,
                              const DownloadOptions& options) {
-  if (settings.offline)
-    throw Error(ErrorKind::Network, ref.id, "", "downloading needs the network, but HF_HUB_OFFLINE is set");
-  return Downloader(ref, settings, options).run();
+  Downloader d(ref, settings, options);
+  return settings.offline ? d.run_offline() : d.run();
 }
 
 }  // namespace ma

@@ -418,6 +418,19 @@ TEST_F(HubCli, DownloadVerifiesSizeAndHashIntoTheCacheLayout) {
   EXPECT_EQ(local.exit_code, 0);
   CommandResult again = run("download ex/tiny-llama");
   EXPECT_NE(again.err.find("0 file(s) downloaded"), std::string::npos) << again.err;
+  // Offline, the complete snapshot answers from the cache (the endpoint a closed port); a repository the
+  // cache lacks is not found (8), not a network failure.
+  CommandResult offline = run("download ex/tiny-llama", "HF_HUB_OFFLINE=1 HF_ENDPOINT=http://127.0.0.1:9");
+  EXPECT_EQ(offline.exit_code, 0) << offline.err;
+  EXPECT_EQ(offline.out, snapshot.string() + "\n");
+  CommandResult absent = run("download ex/other", "HF_HUB_OFFLINE=1 HF_ENDPOINT=http://127.0.0.1:9");
+  EXPECT_EQ(absent.exit_code, 8) << absent.err;
+  EXPECT_NE(absent.err.find("offline (HF_HUB_OFFLINE)"), std::string::npos) << absent.err;
+  // A file of the listing removed from the snapshot is named.
+  fs::remove(snapshot / "config.json");
+  CommandResult partial = run("download ex/tiny-llama", "HF_HUB_OFFLINE=1 HF_ENDPOINT=http://127.0.0.1:9");
+  EXPECT_EQ(partial.exit_code, 8) << partial.err;
+  EXPECT_NE(partial.err.find("not in the cache: config.json"), std::string::npos) << partial.err;
 }
 
 TEST_F(HubCli, DownloadIntoADirectoryWithIncludeGlob) {
