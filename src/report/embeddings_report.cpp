@@ -160,6 +160,7 @@ void stream_embeddings_json(const EmbeddingAnalysis& a, const RunInfo& run, cons
     w.newline().begin_object();
     w.key("id").value(uint64_t{c.id});
     w.key("size").value(c.size);
+    w.key("share").value(static_cast<double>(c.size) / static_cast<double>(a.rows));  // of the rows
     w.key("center_norm").value(c.center_norm);
     w.key("mean_distance").value(c.mean_distance);
     refs("examples", c.examples, "distance");

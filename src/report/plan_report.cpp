@@ -68,15 +68,18 @@ std::vector<std::vector<std::string>> device_rows(const SplitPlan& s) {
   for (size_t i = 0; i < s.budget.stages.size(); ++i) {
     const StageBudget& st = s.budget.stages[i];
     const DeviceBytes& d = st.bytes;
-    rows.push_back(
-        {std::to_string(i), std::to_string(st.first_layer) + "-" + std::to_string(st.end_layer - 1),
-         human_bytes(d.weights), human_bytes(d.kv), human_bytes(d.activations), human_bytes(d.overhead),
-         human_bytes(d.reserved + d.kv_spare), human_bytes(free_bytes(d)), d.fits() ? "yes" : "no"});
+    rows.push_back({std::to_string(i),
+                    std::to_string(st.first_layer) + "-" + std::to_string(st.end_layer - 1),
+                    human_bytes(d.weights), human_bytes(d.kv), human_bytes(d.activations),
+                    human_bytes(d.overhead), human_bytes(d.reserved), human_bytes(d.kv_spare),
+                    human_bytes(free_bytes(d)), d.fits() ? "yes" : "no"});
   }
   return rows;
 }
-const std::vector<std::string> kDeviceHeader{"stage",    "layers",   "weights", "kv_cache", "activations",
-                                             "overhead", "reserved", "free",    "fits"};
+// The JSON's names (splits[].bytes, stages[].bytes): reserved is the engine's headroom, kv_spare the part of
+// its KV pool this batch leaves unused.
+const std::vector<std::string> kDeviceHeader{"stage",    "layers",   "weights",  "kv_cache", "activations",
+                                             "overhead", "reserved", "kv_spare", "free",     "fits"};
 
 std::vector<std::vector<std::string>> split_rows(const Plan& p) {
   std::vector<std::vector<std::string>> rows;
@@ -371,6 +374,8 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
     split_object(w, s);
     if (s.invalid.empty()) {
       bytes_object(w, s.budget.worst);
+      // The split table's "per device": what the batch takes of the worst device, the unused pool left out.
+      w.key("per_device_bytes").value(s.budget.worst.used() - s.budget.worst.kv_spare);
       w.key("stage_starts").begin_array();
       for (uint32_t l : s.stage_starts) w.value(l);
       w.end_array();
@@ -398,6 +403,11 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
     w.key("precision").value(precision_name(f.precision));
     w.key("weights_bytes").value(f.weights_bytes);
     w.key("fits").value(f.fits);
+    w.key("split");  // the first split it fits with
+    if (f.split)
+      w.value(split_name(*f.split));
+    else
+      w.null();
     w.end_object();
   }
   w.end_array();

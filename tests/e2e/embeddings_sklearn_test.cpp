@@ -107,6 +107,9 @@ TEST_F(EmbeddingsSklearn, SameClustersInertiaAndSilhouetteAsScikitLearn) {
   ASSERT_EQ(clusters.size(), sizes.size());
   for (size_t c = 0; c < sizes.size(); ++c)
     EXPECT_EQ(clusters[c].find("size")->as_uint(), sizes[c].as_uint()) << "cluster " << c;
+  for (size_t c = 0; c < sizes.size(); ++c)  // the console's Share column
+    EXPECT_DOUBLE_EQ(clusters[c].find("share")->as_double(),
+                     static_cast<double>(*sizes[c].as_uint()) / static_cast<double>(kRows));
   EXPECT_EQ(o.find("silhouette_rows")->as_uint(), kRows) << "every row, as silhouette_score";
   EXPECT_NEAR(o.find("silhouette")->as_double(), r.find("silhouette")->as_double(), 1e-5);
   EXPECT_NEAR(o.find("norms")->find("p50")->as_double(), r.find("norm_p50")->as_double(), 1e-9);

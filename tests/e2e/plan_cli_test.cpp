@@ -49,6 +49,22 @@ TEST(PlanCli, JsonHasTheIssuesFieldsAndEveryOutputIsWritten) {
       << console.out;
   EXPECT_NE(console.out.find(" reserved "), std::string::npos) << "the JSON's bytes.reserved\n"
                                                                << console.out;
+  EXPECT_NE(console.out.find(" kv_spare "), std::string::npos) << "the JSON's bytes.kv_spare\n"
+                                                               << console.out;
+  // The device table's reserved column is bytes.reserved alone (it showed reserved + kv_spare); the split
+  // table's "per device" is splits[].per_device_bytes; the precision table's split is precisions[].split.
+  const json::Value& bytes = *device.find("bytes");
+  EXPECT_NE(console.out.find(human_bytes(*bytes.find("reserved")->as_uint())), std::string::npos)
+      << console.out;
+  for (const json::Value& s : root.find("splits")->items()) {
+    const uint64_t used =
+        *s.find("bytes")->find("weights")->as_uint() + *s.find("bytes")->find("kv_cache")->as_uint() +
+        *s.find("bytes")->find("activations")->as_uint() + *s.find("bytes")->find("overhead")->as_uint() +
+        *s.find("bytes")->find("reserved")->as_uint();
+    EXPECT_EQ(*s.find("per_device_bytes")->as_uint(), used);
+  }
+  for (const json::Value& p : root.find("precisions")->items())
+    EXPECT_EQ(p.find("split")->is_null(), !p.find("fits")->as_bool());
 }
 
 // A Gemma-2-shaped model of 4 layers, 2 of them sliding (a 512-token window): 2 KV heads of 64, so 512 bytes
