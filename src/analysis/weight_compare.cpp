@@ -356,8 +356,11 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
     t.max_abs_diff = std::max(t.max_abs_diff, d.max_abs_diff);
   }
   for (auto& [dtype, t] : by_type) {
-    t.rel_l2 = t.sum_a2 > 0 ? std::sqrt(t.sum_diff2 / t.sum_a2) : 0;
-    t.snr_db = t.sum_diff2 > 0 && t.sum_a2 > 0 ? 10 * std::log10(t.sum_a2 / t.sum_diff2) : INFINITY;
+    // The tensor rule: infinite when only A is zero. SNR: infinite without noise, -infinite without signal.
+    t.rel_l2 = relative_l2(t.sum_a2, t.sum_diff2);
+    t.snr_db = t.sum_diff2 == 0 ? INFINITY
+               : t.sum_a2 == 0  ? -INFINITY
+                                : 10 * std::log10(t.sum_a2 / t.sum_diff2);
     c.by_dtype_b.push_back(t);
   }
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

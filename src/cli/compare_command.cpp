@@ -25,13 +25,21 @@ int run_compare(const Args& args) {
   const LocalModelFiles files_a = locate_local_model(models[0]), files_b = locate_local_model(models[1]);
   trace_files(files_a);
   trace_files(files_b);
+  // A side with no weights (a config alone) would read as a checkpoint whose every tensor is missing.
+  for (const LocalModelFiles* f : {&files_a, &files_b})
+    if (f->format == CheckpointFormat::None)
+      throw Error(
+          ErrorKind::NotFound, f->display_name, "",
+          "a comparison needs the weight files (*.safetensors, PyTorch .bin/.pt, GGUF, ONNX); there are "
+          "none" +
+              std::string(f->unread_weights.empty() ? "" : " in a format this command reads"));
   trace("streaming both checkpoints tensor by tensor");
   WeightComparison c = compare_weights(files_a, files_b, a.options, warnings);
   trace(std::to_string(c.tensors.size()) + " tensors compared");
   c.a = models[0];
   c.b = models[1];
   print_warnings(warnings, out);
-  if (c.tensors.empty() && c.missing_in_b.empty() && c.extra_in_b.empty())
+  if (c.tensors.empty() && c.missing_in_b.empty() && c.extra_in_b.empty() && c.shape_mismatch.empty())
     throw Error(ErrorKind::NotFound, models[0], "", "no tensors to compare");
 
   std::string json_text;

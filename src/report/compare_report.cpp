@@ -67,8 +67,9 @@ const std::vector<std::string> kLayerHeader = {"Layer",  "Elements",  "||B-A||/|
                                                "Cosine", "Max |B-A|", "Flagged"};
 
 std::vector<std::string> layer_row(const LayerDrift& l) {
-  return {layer_name(l.layer),    with_thousands(l.numel),      table_number(l.rel_l2),
-          table_number(l.cosine), table_number(l.max_abs_diff), std::to_string(l.flagged)};
+  // As a tensor's row: an infinite or undefined ratio is "-", null in the JSON.
+  return {layer_name(l.layer), with_thousands(l.numel),      defined(l.rel_l2),
+          defined(l.cosine),   table_number(l.max_abs_diff), std::to_string(l.flagged)};
 }
 
 std::string counts_line(const WeightComparison& c) {
@@ -101,7 +102,7 @@ std::vector<std::vector<std::string>> dtype_rows(const WeightComparison& c) {
   std::vector<std::vector<std::string>> rows;
   for (const DTypeDrift& t : c.by_dtype_b)
     rows.push_back({std::string(dtype_info(t.dtype).name), with_thousands(t.tensors), with_thousands(t.numel),
-                    table_number(t.rel_l2), defined(t.snr_db), table_number(t.max_abs_diff)});
+                    defined(t.rel_l2), defined(t.snr_db), table_number(t.max_abs_diff)});
   return rows;
 }
 

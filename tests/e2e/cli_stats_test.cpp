@@ -522,6 +522,30 @@ TEST(CliCompare, AllZeroSidesFollowOneRuleForTensorsAndLayers) {
   EXPECT_EQ(layers[0].find("cosine")->as_double(), 0.0) << r.out;
   EXPECT_EQ(layers[1].find("cosine")->as_double(), 1.0) << r.out;
   EXPECT_EQ(layers[1].find("rel_l2")->as_double(), 0.0) << r.out;
+  // Pooled by B's dtype, the same rule: zero A, nonzero difference is an infinite ratio (null), not 0, and no
+  // signal over noise is an SNR of -infinity (null), not +infinity.
+  const json::Value& f32_pool = d.root().find("by_dtype_b")->items().at(0);
+  EXPECT_TRUE(f32_pool.find("rel_l2")->is_null()) << r.out;
+  EXPECT_TRUE(f32_pool.find("snr_db")->is_null()) << r.out;
+  CommandResult console =
+      run_cli("compare " + quoted(dir / "a.safetensors") + " " + quoted(dir / "b.safetensors"));
+  EXPECT_EQ(console.out.find("nan"), std::string::npos) << console.out;
+  EXPECT_EQ(console.out.find("inf"), std::string::npos) << console.out;
+}
+
+// A side without weights (a config alone) is refused, as stats refuses it; two checkpoints whose every shared
+// tensor changed shape are compared: each mismatch is listed (it said "no tensors to compare", exit 8).
+TEST(CliCompare, AWeightlessSideIsRefusedAndAllMismatchesAreListed) {
+  TempDir dir;
+  write_safetensors(dir / "a.safetensors", {{"model.norm.weight", DType::F32, {2}, f32({1, 2})}});
+  write_safetensors(dir / "b.safetensors", {{"model.norm.weight", DType::F32, {1}, f32({1})}});
+  CommandResult mismatch =
+      run_cli("compare " + quoted(dir / "a.safetensors") + " " + quoted(dir / "b.safetensors"));
+  EXPECT_EQ(mismatch.exit_code, 0) << mismatch.err;
+  EXPECT_NE(mismatch.out.find("model.norm.weight: [2] vs [1]"), std::string::npos) << mismatch.out;
+  CommandResult config = run_cli("compare " + example() + " " + quoted(example_dir() / "config.json"));
+  EXPECT_EQ(config.exit_code, 8) << config.err;
+  EXPECT_NE(config.err.find("a comparison needs the weight files"), std::string::npos) << config.err;
 }
 
 TEST(CliCompare, ACheckpointAgainstItselfHasNoDrift) {
