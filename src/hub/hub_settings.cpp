@@ -1,6 +1,11 @@
 #include "hub/hub_settings.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/error.h"
 #include "io/file_source.h"
@@ -31,13 +36,47 @@ void check_token_characters(const HubToken& t) {
   }
 }
 
+constexpr size_t kMaxTokenFileBytes = 4096;
+
+// A token named with --token-file may come through a pipe (`--token-file <(pass hf)`, /dev/stdin): the usual
+// way to keep it out of `ps` and off the disk. Read to its end, at most 4 KB.
+std::string read_token_stream(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    throw Error(ErrorKind::LocalIO, path.string(), "", std::string("cannot open: ") + std::strerror(errno));
+  std::string text;
+  char buffer[1024];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : 0;
+      ::close(fd);
+      if (err)
+        throw Error(ErrorKind::LocalIO, path.string(), "", std::string("read failed: ") + std::strerror(err));
+      return text;
+    }
+    text.append(buffer, static_cast<size_t>(n));
+    if (text.size() > kMaxTokenFileBytes) {
+      ::close(fd);
+      throw Error(ErrorKind::Limit, path.string(), "", "a token file holds at most 4096 bytes");
+    }
+  }
+}
+
 std::optional<HubToken> token_from_file(const fs::path& path, bool required) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    if (required) throw Error(ErrorKind::LocalIO, path.string(), "", "token file not found");
-    return std::nullopt;
+  const fs::file_status st = fs::status(path, ec);
+  if (required) {  // --token-file: a file, a pipe or a device, whatever the user named
+    if (!fs::exists(st)) throw Error(ErrorKind::NotFound, path.string(), "", "token file not found");
+    if (fs::is_directory(st))
+      throw Error(ErrorKind::LocalIO, path.string(), "", "is a directory, not a token file");
+    auto value = clean_token(read_token_stream(path));
+    if (!value) return std::nullopt;
+    return HubToken{*value, path.string()};
   }
-  auto value = clean_token(read_small_file(path, 4096));
+  if (!fs::is_regular_file(st)) return std::nullopt;
+  auto value = clean_token(read_small_file(path, kMaxTokenFileBytes));
   if (!value) return std::nullopt;
   return HubToken{*value, path.string()};
 }

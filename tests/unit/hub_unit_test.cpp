@@ -2,12 +2,14 @@
 // and its checks (T6, T7, N21), server-supplied names (N14), cache refs and links (C7, C9), globs, the header
 // guess, the content hashes, the stamps of verified blobs and the sweep of stale temp files.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
@@ -182,6 +184,30 @@ TEST(HubSettingsTest, TokenLookupOrder) {  // T6
   EXPECT_EQ(settings_with(env).cache_root, home / "hf" / "hub");
   env["HF_HUB_CACHE"] = "/elsewhere";
   EXPECT_EQ(settings_with(env).cache_root, "/elsewhere");
+}
+
+// --token-file reads what the user names: a file, or a pipe (`--token-file <(pass hf)`), the way to keep a
+// token out of ps and off the disk. A missing one is not found (8); a directory is refused.
+TEST(HubSettingsTest, TokenFileMayBeAPipe) {
+  TempDir dir;
+  const fs::path fifo = dir / "token.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] { write_file(fifo, "hf_piped\n"); });
+  HubFlags flags;
+  flags.token_file = fifo.string();
+  const HubSettings s = settings_with({{"HOME", "/h"}}, flags);
+  writer.join();
+  ASSERT_TRUE(s.token);
+  EXPECT_EQ(s.token->value, "hf_piped");
+  flags.token_file = (dir / "absent").string();
+  try {
+    settings_with({{"HOME", "/h"}}, flags);
+    ADD_FAILURE() << "a missing token file was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::NotFound);
+  }
+  flags.token_file = dir.path().string();
+  EXPECT_THROW(settings_with({{"HOME", "/h"}}, flags), Error);
 }
 
 TEST(HubSettingsTest, TokenGoesOnlyToHuggingFaceUnlessTrusted) {  // N21
