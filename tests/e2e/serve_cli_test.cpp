@@ -119,6 +119,19 @@ TEST(ServeCli, BadSettingsAreRefusedWithExit2AndNoFile) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("error: --tp: 3 cannot split this model"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "serve.json"));
+  // An --ep equal to --tp that the experts do not divide says so, as perf does (it said --ep must be 1 or
+  // the tensor-parallel size, which it was). The tiny Mixtral has 4 experts and 4 heads.
+  TempDir m;
+  write_file(
+      m / "config.json",
+      R"({"model_type":"mixtral","architectures":["MixtralForCausalLM"],"hidden_size":64,)"
+      R"("intermediate_size":64,"num_hidden_layers":1,"num_attention_heads":8,"num_key_value_heads":8,)"
+      R"("num_local_experts":4,"num_experts_per_tok":2,"vocab_size":100,"torch_dtype":"bfloat16"})");
+  CommandResult ep = run_cli("serve " + quoted(m.path()) + " --tp 8 --ep 8" + out);
+  EXPECT_EQ(ep.exit_code, 2) << ep.err;
+  EXPECT_NE(ep.err.find("--ep: 8 cannot split this model: 4 routed experts do not split evenly"),
+            std::string::npos)
+      << ep.err;
 }
 
 }  // namespace

@@ -237,8 +237,11 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
   const auto split = std::find_if(plan.splits.begin(), plan.splits.end(), [&](const SplitPlan& s) {
     return s.split.tp == rq.tp && s.split.pp == 1 && s.split.ep == rq.ep;
   });
-  if (split == plan.splits.end())
+  if (split == plan.splits.end()) {
+    // The plan lists no split an --ep the engine takes cannot make (8 experts over 16): its check says why.
+    if (rq.ep == 1 || rq.ep == rq.tp) check_parallelism(inv.arch, {rq.tp, 1, rq.ep});
     throw Error(ErrorKind::Usage, "", "--ep", "expert parallel must be 1 or the tensor-parallel size");
+  }
   // The plan keeps why as text ("--tp: 8 cannot split ..."): the check's own error names the flag once.
   if (!split->invalid.empty()) {
     check_parallelism(inv.arch, {rq.tp, 1, rq.ep});
