@@ -1,6 +1,7 @@
 // `modelanalyzer serve MODEL --hw h200 --tp 8 --concurrency 64`: what a serving engine delivers at a load
 // (issue 14).
 #include "analysis/model_report.h"
+#include "analysis/perf/perf_model.h"
 #include "analysis/serve/serve_precision.h"
 #include "analysis/serve/serving_model.h"
 #include "cli/cli_common.h"
@@ -25,6 +26,9 @@ int run_serve(const Args& args) {
   options.skip_tokenizer = true;
   options.kv_dtype = a.request.kv_dtype;
   ModelReport report = build_model_report(inv, opened.opened.files, options);
+  // Refused before any warning about the request: an encoder-only model serves no tokens at all.
+  if (!has_decode_step(report))
+    throw Error(ErrorKind::Usage, a.model, "", "an encoder-only model generates no tokens to serve");
   const uint64_t longest = a.request.isl + a.request.osl;  // a request's context at its last token
   if (auto w = context_beyond_maximum("--isl " + with_thousands(a.request.isl) + " + --osl " +
                                           with_thousands(a.request.osl) + " = " + with_thousands(longest),

@@ -127,6 +127,16 @@ TEST(ServeCli, BadSettingsAreRefusedWithExit2AndNoFile) {
       R"({"model_type":"mixtral","architectures":["MixtralForCausalLM"],"hidden_size":64,)"
       R"("intermediate_size":64,"num_hidden_layers":1,"num_attention_heads":8,"num_key_value_heads":8,)"
       R"("num_local_experts":4,"num_experts_per_tok":2,"vocab_size":100,"torch_dtype":"bfloat16"})");
+  // An encoder-only model: one line naming it, before any warning about the request's length.
+  TempDir bert;
+  write_file(
+      bert / "config.json",
+      R"({"model_type":"bert","architectures":["BertForMaskedLM"],"hidden_size":64,"num_hidden_layers":2,)"
+      R"("num_attention_heads":4,"intermediate_size":128,"vocab_size":1000,"max_position_embeddings":128})");
+  CommandResult encoder = run_cli("serve " + quoted(bert.path()) + out);
+  EXPECT_EQ(encoder.exit_code, 2) << encoder.err;
+  EXPECT_EQ(encoder.err, "modelanalyzer: error: " + bert.path().string() +
+                             ": an encoder-only model generates no tokens to serve\n");
   CommandResult ep = run_cli("serve " + quoted(m.path()) + " --tp 8 --ep 8" + out);
   EXPECT_EQ(ep.exit_code, 2) << ep.err;
   EXPECT_NE(ep.err.find("--ep: 8 cannot split this model: 4 routed experts do not split evenly"),
