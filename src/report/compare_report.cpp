@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "analysis/identity.h"
 #include "core/units.h"
 #include "report/console_writer.h"
 #include "report/csv_cells.h"
@@ -305,7 +306,7 @@ std::string render_compare_csv(const WeightComparison& c) {
 
 std::string render_compare_markdown(const WeightComparison& c, size_t top) {
   MarkdownWriter w;
-  w.heading(1, "Checkpoint drift: " + c.a + " → " + c.b);
+  w.heading(1, "Checkpoint drift: " + display_name_of(c.a) + " → " + display_name_of(c.b));
   w.paragraph(counts_line(c) + ".");
   if (!pairing_line(c).empty()) w.paragraph(pairing_line(c) + ".");
   if (types_differ(c)) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "analysis/identity.h"
 #include "report/diagram_canvas.h"
 #include "report/plot_axes.h"
 #include "report/stats_plots.h"
@@ -210,7 +211,7 @@ std::string render_distribution_grid_svg(const WeightStats& s, size_t max_panels
   const double body = n == 0 ? 90 : static_cast<double>(rows) * kPanelH;
   const bool footnote = n < s.tensors.size();
   const double height = kTop + body + (footnote ? kFoot : 12);
-  const std::string model = s.model_id.empty() ? "model" : s.model_id;
+  const std::string model = s.model_id.empty() ? "model" : display_name_of(s.model_id);
   Svg svg(static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(height)),
           "Weight distributions of " + model);
   svg.rect(0, 0, width, height, "#ffffff");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/identity.h"
 #include "report/diagram_canvas.h"
 #include "report/plot_axes.h"
 #include "report/stats_plots.h"
@@ -168,7 +169,7 @@ std::string ring_list(const std::vector<Ring>& rings) {
 
 std::string render_layer_trends_svg(const WeightStats& s) {
   const std::vector<Series> series = collect(s);
-  const std::string model = s.model_id.empty() ? "model" : s.model_id;
+  const std::string model = s.model_id.empty() ? "model" : display_name_of(s.model_id);
   const double plot_w = kWidth - kLeft - kLegendW - kRightPad - 20;
   const double height = series.empty() ? 200 : kTop + 2 * kPanelH + kPanelGap + 84;
   Svg svg(static_cast<int>(kWidth), static_cast<int>(height), "Per-layer weight statistics of " + model);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/identity.h"
 #include "core/units.h"
 #include "report/console_writer.h"
 #include "report/csv_cells.h"
@@ -275,7 +276,7 @@ std::string render_plan_console(const Plan& p, bool color) {
 
 std::string render_plan_markdown(const Plan& p, const RunInfo& run) {
   MarkdownWriter w;
-  w.heading(1, "Plan: " + p.model_id);
+  w.heading(1, "Plan: " + display_name_of(p.model_id));
   w.paragraph(run_info_paragraph(run));
   w.fields(summary_fields(p));
   if (const SplitPlan* s = chosen(p)) {

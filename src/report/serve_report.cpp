@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/identity.h"
 #include "core/units.h"
 #include "report/console_writer.h"
 #include "report/csv_cells.h"
@@ -126,7 +127,7 @@ std::string render_serve_console(const ServeResult& r) {
 
 std::string render_serve_markdown(const ServeResult& r, const RunInfo& run) {
   MarkdownWriter w;
-  w.heading(1, "Serving estimate: " + r.model_id);
+  w.heading(1, "Serving estimate: " + display_name_of(r.model_id));
   w.paragraph(run_info_paragraph(run));
   w.fields(point_fields(r));
   if (!r.sweep.empty()) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "analysis/identity.h"
 #include "core/units.h"
 #include "report/console_writer.h"
 #include "report/csv_cells.h"
@@ -238,7 +239,7 @@ std::string render_stats_csv(const WeightStats& s, std::string_view model_path, 
 }
 
 void write_stats_document(DocumentWriter& w, const WeightStats& s) {
-  w.heading(1, "Weight statistics: " + s.model_id);
+  w.heading(1, "Weight statistics: " + display_name_of(s.model_id));
   w.heading(2, "Summary");
   w.fields({{"Total parameters", with_thousands(s.summary.total_parameters)},
             {"Trainable parameters", with_thousands(s.summary.trainable_parameters)},
@@ -283,7 +284,7 @@ std::string render_stats_html(const WeightStats& s, const RunInfo& run, const st
   HtmlWriter run_line;
   run_line.paragraph(run_info_paragraph(run));
   body.insert(body.find("</h1>") + 6, run_line.take());
-  return html_page("Weight statistics: " + s.model_id, body);
+  return html_page("Weight statistics: " + display_name_of(s.model_id), body);
 }
 
 }  // namespace ma

@@ -105,6 +105,29 @@ TEST(CliOutputs, DashIsStdoutForEveryOutputFlag) {
 
 // Without --quiet too, a "-" output is the only document on stdout: the console report stays out (the report
 // printed itself after the JSON of --export - and the SVG of --viz-output -, which no parser could read).
+// Titles name a local model by its directory, never by its full path (the README's rule), in every command's
+// Markdown, HTML and plots.
+TEST(CliOutputs, TitlesNameALocalModelByItsDirectory) {
+  const std::string full = example_dir().string();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"stats " + example() + " --quiet --markdown -", "# Weight statistics: tiny-llama\n"},
+      {"stats " + example() + " --quiet --html -", "<title>Weight statistics: tiny-llama</title>"},
+      {"stats " + example() + " --quiet --plot -", "tiny-llama"},
+      {"stats " + example() + " --quiet --trends -", "tiny-llama"},
+      {"compare " + example() + " " + example() + " --quiet --markdown -",
+       "# Checkpoint drift: tiny-llama → tiny-llama\n"},
+      {"plan " + example() + " --gpu h200 --quiet --markdown -", "# Plan: tiny-llama\n"},
+      {"serve " + example() + " --quiet --markdown -", "# Serving estimate: tiny-llama\n"},
+  };
+  for (const auto& [args, title] : cases) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    EXPECT_NE(r.out.find(title), std::string::npos) << args << "\n" << r.out.substr(0, 300);
+    EXPECT_EQ(r.out.find("# Weight statistics: " + full), std::string::npos) << args;
+    EXPECT_EQ(r.out.find("Checkpoint drift: " + full), std::string::npos) << args;
+  }
+}
+
 TEST(CliOutputs, ADashOutputIsAloneOnStdout) {
   struct Case {
     std::string args;

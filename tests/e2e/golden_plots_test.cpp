@@ -36,16 +36,15 @@ void expect_plot_golden(const fs::path& dir, const std::string& command, const s
 
 TEST(GoldenPlots, StatsHistogramsAndTrends) {
   TempDir tmp;
-  write_fixed_checkpoints(tmp.path());
-  expect_plot_golden(tmp.path(), "stats fixed-a.safetensors --plot OUT", "stats-histograms");
-  expect_plot_golden(tmp.path(), "stats fixed-a.safetensors --trends OUT", "stats-trends");
+  const fs::path dir = fixed_checkpoints_in(tmp);
+  expect_plot_golden(dir, "stats fixed-a.safetensors --plot OUT", "stats-histograms");
+  expect_plot_golden(dir, "stats fixed-a.safetensors --trends OUT", "stats-trends");
 }
 
 TEST(GoldenPlots, CompareDrift) {
   TempDir tmp;
-  write_fixed_checkpoints(tmp.path());
-  expect_plot_golden(tmp.path(), "compare fixed-a.safetensors fixed-b.safetensors --plot OUT",
-                     "compare-drift");
+  const fs::path dir = fixed_checkpoints_in(tmp);
+  expect_plot_golden(dir, "compare fixed-a.safetensors fixed-b.safetensors --plot OUT", "compare-drift");
 }
 
 TEST(GoldenPlots, PerfRoofline) {

@@ -18,15 +18,15 @@ const std::vector<GoldenOutput> kOutputs = {
 
 TEST(GoldenStats, FixedCheckpoint) {
   TempDir tmp;
-  write_fixed_checkpoints(tmp.path());
-  expect_output_goldens(tmp.path(), "stats fixed-a.safetensors --bins 8", kOutputs,
-                        fs::path("stats") / "fixed-a", true);
+  const fs::path dir = fixed_checkpoints_in(tmp);
+  expect_output_goldens(dir, "stats fixed-a.safetensors --bins 8", kOutputs, fs::path("stats") / "fixed-a",
+                        true);
 }
 
 TEST(GoldenCompare, FixedCheckpoints) {
   TempDir tmp;
-  write_fixed_checkpoints(tmp.path());
-  expect_output_goldens(tmp.path(), "compare fixed-a.safetensors fixed-b.safetensors", kOutputs,
+  const fs::path dir = fixed_checkpoints_in(tmp);
+  expect_output_goldens(dir, "compare fixed-a.safetensors fixed-b.safetensors", kOutputs,
                         fs::path("compare") / "fixed-a-b", true);
 }
 

@@ -119,6 +119,13 @@ void write_fixed_checkpoints(const fs::path& dir) {
   write_safetensors(dir / "fixed-b.safetensors", fixed_checkpoint(true));
 }
 
+fs::path fixed_checkpoints_in(const TempDir& tmp) {
+  const fs::path dir = tmp / "fixed";
+  fs::create_directories(dir);
+  write_fixed_checkpoints(dir);
+  return dir;
+}
+
 void write_moe_sliding_window_config(const fs::path& dir) {
   write_file(dir / "config.json", R"({
   "architectures": ["GptOssForCausalLM"],

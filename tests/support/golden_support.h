@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "test_support.h"
+
 namespace ma::test {
 
 // tests/golden/ in the source tree.
@@ -46,6 +48,8 @@ std::string normalize_run(std::string s);
 //                        0.25), layer 1's up_proj x 1.25 (not flagged), layer 0's up_proj stored as F32 with
 //                        the same values (no drift), lm_head.weight missing, an extra layers.4 q_proj bias.
 void write_fixed_checkpoints(const std::filesystem::path& dir);
+// The same in `tmp`/fixed: a directory named alike in every run, as titles name a file with its directory.
+std::filesystem::path fixed_checkpoints_in(const TempDir& tmp);
 // config.json of a tiny gpt-oss model for a dry run: 4 layers alternating sliding-window (32) and full
 // attention, GQA 4/2, 4 experts with top-2 routing and their biases, attention sinks.
 void write_moe_sliding_window_config(const std::filesystem::path& dir);
