@@ -86,7 +86,8 @@ ParameterCounts count_parameters(const Inventory& inv) {
     for (const InventoryTensor& t : inv.tensors) {
       if (t.kind != TensorKind::Parameter || !t.stored) continue;
       tally(c, tower_embedding, a,
-            {t.name, &t.placement, t.parameters, t.placement.block == Block::Embedding, t.routed_expert});
+            {t.name, &t.placement, t.parameters, t.embedding || t.placement.block == Block::Embedding,
+             t.routed_expert});
     }
   }
   std::sort(c.by_block.begin(), c.by_block.end(),

@@ -582,7 +582,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
   if (inv.model) {
     inv.arch = inv.model->arch;
   } else {
-    if (ck.onnx) relabel_folded_lookups(inv.tensors);
+    if (ck.onnx) relabel_folded_lookups(*ck.onnx, inv.tensors);
     inv.arch = infer_record(inv.tensors);
     std::vector<NamedPlacement> parameters;
     for (const InventoryTensor& t : inv.tensors)

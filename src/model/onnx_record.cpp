@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
+#include <unordered_set>
 
 namespace ma {
 namespace {
@@ -97,9 +99,17 @@ void from_graph(const OnnxModel& g, const std::vector<InventoryTensor>& tensors,
 
 }  // namespace
 
-void relabel_folded_lookups(std::vector<InventoryTensor>& tensors) {
+void relabel_folded_lookups(const OnnxModel& g, std::vector<InventoryTensor>& tensors) {
   for (InventoryTensor& t : tensors)
     if (t.placement.role == "token-embedding" && t.shape.size() != 2) t.placement.role = "position-embedding";
+  // A table a Gather looks rows up in is an embedding, whatever its name: GPT-2's export keeps its tied token
+  // table as lm_head.weight, which the head's MatMul reads too. It stays the head (its GEMM is timed) and
+  // counts among the embeddings, as transformers' exclude_embeddings leaves the tied table out.
+  std::unordered_set<std::string_view> tables;
+  for (const OnnxNode& n : g.nodes)
+    if (n.op_type == "Gather" && n.domain.empty() && !n.inputs.empty()) tables.insert(n.inputs[0]);
+  for (InventoryTensor& t : tensors)
+    if (t.shape.size() == 2 && tables.count(t.name)) t.embedding = true;
 }
 
 std::vector<std::string> fill_record_from_onnx(const OnnxModel& g, const json::Value* genai,

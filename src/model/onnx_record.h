@@ -22,8 +22,9 @@ namespace ma {
 // An exporter folds a lookup of fixed indices (a traced sequence's position ids 0..S-1) into a constant named
 // after its embedding op ("embedding_1", [1, S, hidden]). A token embedding is a [vocab, hidden] table, which
 // depends on the input and is never folded: an initializer placed as a token embedding with another rank is
-// a position embedding's rows, and is labelled so (GPT-2's export showed one as its token embedding).
-void relabel_folded_lookups(std::vector<InventoryTensor>& tensors);
+// a position embedding's rows, and is labelled so (GPT-2's export showed one as its token embedding). A 2-D
+// initializer a Gather reads rows of is an embedding table (InventoryTensor::embedding), whatever its name.
+void relabel_folded_lookups(const OnnxModel& g, std::vector<InventoryTensor>& tensors);
 
 std::vector<std::string> fill_record_from_onnx(const OnnxModel& g, const json::Value* genai,
                                                const std::vector<InventoryTensor>& tensors,

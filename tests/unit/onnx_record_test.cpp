@@ -8,6 +8,7 @@
 
 #include <map>
 
+#include "analysis/parameter_counts.h"
 #include "formats/model_files.h"
 #include "model/inventory.h"
 #include "onnx_test_models.h"
@@ -113,6 +114,11 @@ TEST(OnnxRecord, Gpt2ExportMatchesTheConfigItWasExportedFrom) {
       EXPECT_EQ(t.placement.role, "position-embedding");
     }
   }
+  // The token table the graph's Gather reads is stored as lm_head.weight (tied): an embedding, as
+  // exclude_embeddings counts it, beside the folded position rows: 512 x 64 + 8 x 64.
+  const ParameterCounts c = count_parameters(inv);
+  EXPECT_EQ(c.embedding, 512u * 64 + 8 * 64);
+  EXPECT_EQ(c.embedding + c.non_embedding, c.total);
 }
 
 // A token embedding is a [vocab, hidden] table: an "embedding" initializer of another rank is a folded lookup
