@@ -28,6 +28,44 @@ std::vector<std::string> names(const json::Value* v, const std::string& file, st
   return out;
 }
 
+// PEFT's LoraLayer.update_layer: scaling = alpha / r, or alpha / sqrt(r) with use_rslora.
+double lora_scaling(double alpha, uint64_t r, bool rslora) {
+  if (!r) return 0;
+  return rslora ? alpha / std::sqrt(static_cast<double>(r)) : alpha / static_cast<double>(r);
+}
+
+// rank_pattern and alpha_pattern: objects of pattern -> rank (a positive integer) or alpha (a number). A
+// module a pattern matches takes its rank and alpha; the other, the adapter's.
+std::vector<AdapterPattern> patterns(const json::Value& c, const std::string& file, const AdapterSummary& s) {
+  std::vector<AdapterPattern> out;
+  auto entry = [&](const std::string& pattern) -> AdapterPattern& {
+    for (AdapterPattern& p : out)
+      if (p.pattern == pattern) return p;
+    return out.emplace_back(AdapterPattern{pattern, s.r, s.alpha, 0});
+  };
+  for (const char* key : {"rank_pattern", "alpha_pattern"}) {
+    const json::Value* v = c.find(key);
+    if (!v || v->is_null()) continue;
+    if (!v->is_object()) throw Error(ErrorKind::Malformed, file, key, "must be an object of pattern: value");
+    for (const auto& [pattern, value] : v->members()) {
+      AdapterPattern& p = entry(std::string(pattern));
+      if (std::string_view(key) == "rank_pattern") {
+        if (!value.as_uint() || *value.as_uint() == 0)
+          throw Error(ErrorKind::Malformed, file, std::string(key) + "." + std::string(pattern),
+                      "must be a positive integer");
+        p.r = *value.as_uint();
+      } else {
+        if (!value.is_number() || !std::isfinite(value.as_double()))
+          throw Error(ErrorKind::Malformed, file, std::string(key) + "." + std::string(pattern),
+                      "must be a number");
+        p.alpha = value.as_double();
+      }
+    }
+  }
+  for (AdapterPattern& p : out) p.scaling = lora_scaling(p.alpha, p.r, s.rslora);
+  return out;
+}
+
 }  // namespace
 
 bool is_peft_adapter(const LocalModelFiles& files) {
@@ -58,9 +96,8 @@ AdapterSummary summarize_adapter(const LocalModelFiles& adapter) {
   }
   if (const json::Value* v = c.find("use_rslora"); v && v->is_bool()) s.rslora = v->as_bool();
   if (const json::Value* v = c.find("use_dora"); v && v->is_bool()) s.dora = v->as_bool();
-  // PEFT's LoraLayer.update_layer: scaling = alpha / r, or alpha / sqrt(r) with use_rslora.
-  if (s.r)
-    s.scaling = s.rslora ? s.alpha / std::sqrt(static_cast<double>(s.r)) : s.alpha / static_cast<double>(s.r);
+  s.scaling = lora_scaling(s.alpha, s.r, s.rslora);
+  s.patterns = patterns(c, file, s);
   s.target_modules = names(c.find("target_modules"), file, "target_modules");
   s.modules_to_save = names(c.find("modules_to_save"), file, "modules_to_save");
   if (const json::Value* b = c.find("base_model_name_or_path"); b && b->is_string())

@@ -14,12 +14,22 @@
 
 namespace ma {
 
+// A module pattern of rank_pattern / alpha_pattern: the rank and alpha PEFT gives the modules it matches
+// (each falls back to the adapter's r and lora_alpha), and the scaling they make.
+struct AdapterPattern {
+  std::string pattern;  // a module name or regex, as the config writes it
+  uint64_t r = 0;
+  double alpha = 0;
+  double scaling = 0;
+};
+
 struct AdapterSummary {
   std::string peft_type;  // "LORA", "IA3", ... as the config names it
   uint64_t r = 0;         // 0: not a rank-based adapter
   double alpha = 0;
   bool rslora = false, dora = false;
-  double scaling = 0;  // alpha / r, or alpha / sqrt(r) with rsLoRA; 0 when r is 0
+  double scaling = 0;                    // alpha / r, or alpha / sqrt(r) with rsLoRA; 0 when r is 0
+  std::vector<AdapterPattern> patterns;  // rank_pattern and alpha_pattern, by pattern
   std::vector<std::string> target_modules;
   std::vector<std::string> modules_to_save;
   std::string base_model;                           // base_model_name_or_path, as written

@@ -2,6 +2,7 @@
 // targets, its tensors) and, when its base model is found, the base's figures, which the merged model has.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "cli_test_support.h"
@@ -85,6 +86,38 @@ TEST(CliAdapterReport, MissingBaseIsNamedAndNothingMergedClaimed) {
   EXPECT_EQ(bad.exit_code, 3) << bad.err;
   EXPECT_NE(bad.err.find("adapter_config.json"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("r"), std::string::npos) << bad.err;
+}
+
+// rank_pattern and alpha_pattern set some modules apart (PEFT: r and alpha per matching module, the adapter's
+// elsewhere): each pattern with its scaling, rsLoRA's rule included. q_proj: r 8, alpha 32 -> 32 / sqrt(8);
+// v_proj: r 16 (the adapter's), alpha 4 -> 1.
+TEST(CliAdapterReport, RankAndAlphaPatternsHaveTheirOwnScaling) {
+  TempDir dir;
+  write_file(dir / "adapter_config.json", R"({"peft_type": "LORA", "r": 16, "lora_alpha": 32,
+    "use_rslora": true, "target_modules": ["q_proj", "v_proj"], "rank_pattern": {"q_proj": 8},
+    "alpha_pattern": {"q_proj": 32, "v_proj": 4}})");
+  write_safetensors(dir / "adapter_model.safetensors",
+                    {{"base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight",
+                      DType::F32,
+                      {8, 8},
+                      f32_zeros(64)}});
+  CommandResult r = run_cli("'" + dir.path().string() + "' --json --skip-tokenizer");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json::Document d = json::Document::parse(r.out, "stdout");
+  const auto& patterns = d.root().find("adapter")->find("patterns")->items();
+  ASSERT_EQ(patterns.size(), 2u);
+  EXPECT_EQ(patterns[0].find("pattern")->as_string(), "q_proj");
+  EXPECT_EQ(patterns[0].find("r")->as_uint(), 8u);
+  EXPECT_DOUBLE_EQ(patterns[0].find("scaling")->as_double(), 32.0 / std::sqrt(8.0));
+  EXPECT_EQ(patterns[1].find("pattern")->as_string(), "v_proj");
+  EXPECT_EQ(patterns[1].find("r")->as_uint(), 16u);
+  EXPECT_DOUBLE_EQ(patterns[1].find("scaling")->as_double(), 4.0 / 4.0);
+  CommandResult console = run_cli("'" + dir.path().string() + "' --skip-tokenizer");
+  EXPECT_NE(console.out.find("q_proj: r 8, alpha 32 (scaling "), std::string::npos) << console.out;
+  write_file(dir / "adapter_config.json", R"({"peft_type": "LORA", "r": 16, "rank_pattern": {"q_proj": 0}})");
+  CommandResult bad = run_cli("'" + dir.path().string() + "' --skip-tokenizer");
+  EXPECT_EQ(bad.exit_code, 3) << bad.err;
+  EXPECT_NE(bad.err.find("rank_pattern.q_proj: must be a positive integer"), std::string::npos) << bad.err;
 }
 
 }  // namespace

@@ -19,6 +19,15 @@ std::string rank_text(const AdapterSummary& a) {
          (a.rslora ? "alpha / sqrt(r)" : "alpha / r") + " = " + short_number(a.scaling) + ")";
 }
 
+// "q_proj: r 8, alpha 32 (scaling 4); ..." for the modules rank_pattern / alpha_pattern set apart.
+std::string patterns_text(const AdapterSummary& a) {
+  std::string t;
+  for (const AdapterPattern& p : a.patterns)
+    t += (t.empty() ? "" : "; ") + p.pattern + ": r " + with_thousands(p.r) + ", alpha " +
+         short_number(p.alpha) + " (scaling " + short_number(p.scaling) + ")";
+  return t;
+}
+
 std::string base_text(const AdapterSummary& a) {
   if (a.base_model.empty() && a.base_found_at.empty()) return "not named in adapter_config.json";
   if (a.base_found_at.empty()) return a.base_model + " — not found locally or in the cache (pass --base DIR)";
@@ -36,8 +45,9 @@ std::string merged_text(const AdapterSummary& a) {
 std::vector<std::pair<std::string, std::string>> rows(const AdapterSummary& a) {
   std::vector<std::pair<std::string, std::string>> r = {
       {"type", a.peft_type.empty() ? "unknown" : a.peft_type + (a.dora ? " (DoRA)" : "")},
-      {"rank", rank_text(a)},
-      {"target modules", list_text(a.target_modules)}};
+      {"rank", rank_text(a)}};
+  if (!a.patterns.empty()) r.emplace_back("rank / alpha patterns", patterns_text(a));
+  r.emplace_back("target modules", list_text(a.target_modules));
   if (!a.modules_to_save.empty()) r.emplace_back("modules saved whole", list_text(a.modules_to_save));
   r.emplace_back("adapter tensors", with_thousands(a.tensors) + ", " + with_thousands(a.parameters) +
                                         " parameters, " + bytes_exactly(a.bytes));
@@ -68,6 +78,16 @@ void write_json(JsonWriter& w, const std::optional<AdapterSummary>& a) {
   w.key("use_rslora").value(a->rslora);
   w.key("use_dora").value(a->dora);
   w.key("scaling").value(a->scaling);
+  w.key("patterns").begin_array();  // rank_pattern / alpha_pattern, each with its scaling
+  for (const AdapterPattern& p : a->patterns) {
+    w.begin_object();
+    w.key("pattern").value(p.pattern);
+    w.key("r").value(p.r);
+    w.key("lora_alpha").value(p.alpha);
+    w.key("scaling").value(p.scaling);
+    w.end_object();
+  }
+  w.end_array();
   w.key("target_modules").begin_array();
   for (const std::string& m : a->target_modules) w.value(m);
   w.end_array();
