@@ -3,6 +3,7 @@
 // read outside the model's directory.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -173,6 +174,65 @@ TEST(OnnxReader, AnOutputWithoutADeclaredShapeHasTheInferredOne) {
   ASSERT_EQ(g.outputs[0].shape->size(), 2u);
   EXPECT_EQ((*g.outputs[0].shape)[0].symbol, "batch");
   EXPECT_EQ((*g.outputs[0].shape)[1].size, 2u);
+}
+
+// onnx.checker's rules for the main graph: a value read before the node that makes it (a cycle, or nodes out
+// of order), a value nothing defines, a value made twice: each refused naming the node, never walked.
+TEST(OnnxReader, AGraphThatBreaksItsStructureIsMalformed) {
+  auto with_node = [](const std::string& op, const std::vector<std::string>& in, const std::string& out) {
+    onnx::ModelProto m = test::tiny_onnx_model();
+    onnx::NodeProto* n = m.mutable_graph()->add_node();
+    n->set_op_type(op);
+    for (const std::string& i : in) n->add_input(i);
+    n->add_output(out);
+    return m;
+  };
+  std::string message;
+  EXPECT_EQ(kind_of(with_node("Relu", {"z"}, "r").SerializeAsString(), {}, {}, &message),
+            ErrorKind::Malformed);
+  EXPECT_NE(message.find("graph.node[1] (Relu): reads 'z', which no input, initializer or node defines"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(kind_of(with_node("Relu", {"x"}, "y").SerializeAsString(), {}, {}, &message),
+            ErrorKind::Malformed);
+  EXPECT_NE(message.find("makes 'y', which is already defined"), std::string::npos) << message;
+  // The MatMul reads "r", which a later Relu makes from "y": a cycle.
+  onnx::ModelProto cycle = with_node("Relu", {"y"}, "r");
+  cycle.mutable_graph()->mutable_node(0)->set_input(0, "r");
+  EXPECT_EQ(kind_of(cycle.SerializeAsString(), {}, {}, &message), ErrorKind::Malformed);
+  EXPECT_NE(message.find("which a later node makes: the nodes are not topologically sorted"),
+            std::string::npos)
+      << message;
+}
+
+// Every intermediate value is listed, typed or not: the output of an op inference has no schema for
+// (com.microsoft's MatMulNBits) is an edge of unknown type, and what it feeds may be untyped too.
+TEST(OnnxReader, UntypedIntermediateValuesAreEdgesToo) {
+  onnx::ModelProto m = test::tiny_onnx_model();
+  onnx::GraphProto* g = m.mutable_graph();
+  g->mutable_node(0)->set_output(0, "m");
+  onnx::NodeProto* contrib = g->add_node();
+  contrib->set_op_type("FusedThing");
+  contrib->set_domain("com.example");
+  contrib->add_input("m");
+  contrib->add_output("c");
+  onnx::NodeProto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->add_input("c");
+  relu->add_output("y");
+  auto* opset = m.add_opset_import();
+  opset->set_domain("com.example");
+  opset->set_version(1);
+  const OnnxModel read = read_bytes(m.SerializeAsString());
+  std::vector<std::string> names;
+  for (const OnnxValue& e : read.edges) names.push_back(e.name);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"c", "m"}));
+  for (const OnnxValue& e : read.edges) {
+    if (e.name == "c") {
+      EXPECT_FALSE(e.shape.has_value());
+    }
+  }
 }
 
 // A COMPLEX64 initializer in float_data holds two values an element, its real and imaginary parts, as

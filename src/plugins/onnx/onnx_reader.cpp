@@ -240,6 +240,39 @@ void infer_shapes(onnx::ModelProto& m, OnnxModel& out) {
   }
 }
 
+// The main graph's structure, as onnx.checker requires it: every value a node reads is a graph input, an
+// initializer or an earlier node's output (nodes are topologically sorted: a value read before the node that
+// makes it is a cycle or an order the format forbids), and each value is made once (SSA). Depth and fan-out
+// are walked on it; a graph that breaks it has no such figures.
+void check_graph_structure(const onnx::GraphProto& g, const std::string& file) {
+  std::unordered_set<std::string_view> defined, made_later;
+  for (const onnx::ValueInfoProto& v : g.input()) defined.insert(v.name());
+  for (const onnx::TensorProto& t : g.initializer()) defined.insert(t.name());
+  for (const onnx::NodeProto& n : g.node())
+    for (const std::string& o : n.output())
+      if (!o.empty()) made_later.insert(o);
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    const std::string where = "graph.node[" + std::to_string(i) + "] (" + printable(n.op_type(), 40) +
+                              (n.name().empty() ? "" : " '" + printable(n.name(), 80) + "'") + ")";
+    for (const std::string& in : n.input()) {
+      if (in.empty() || defined.count(in)) continue;  // "": an optional input left out
+      throw Error(
+          ErrorKind::Malformed, file, where,
+          "reads '" + printable(in, 80) + "', " +
+              (made_later.count(in) ? "which a later node makes: the nodes are not topologically sorted"
+                                    : "which no input, initializer or node defines"));
+    }
+    for (const std::string& o : n.output()) {
+      if (o.empty()) continue;
+      if (!defined.insert(o).second)
+        throw Error(ErrorKind::Malformed, file, where,
+                    "makes '" + printable(o, 80) +
+                        "', which is already defined (an ONNX graph defines each value once)");
+    }
+  }
+}
+
 void read_graph(const NamedBytes& src, std::string_view bytes, onnx::ModelProto& m,
                 const OnnxExternalSize& external_size, const OnnxLimits& limits, OnnxModel& out) {
   const onnx::GraphProto& g = m.graph();
@@ -257,6 +290,7 @@ void read_graph(const NamedBytes& src, std::string_view bytes, onnx::ModelProto&
   for (int i = 0; i < g.initializer_size(); ++i)
     initializers.add(g.initializer(i), inline_data[static_cast<size_t>(i)]);
   out.sparse_initializers = static_cast<uint64_t>(g.sparse_initializer_size());
+  check_graph_structure(g, src.name());
 
   std::unordered_set<std::string_view> weights;
   for (const onnx::TensorProto& t : g.initializer()) weights.insert(t.name());
@@ -281,8 +315,17 @@ void read_graph(const NamedBytes& src, std::string_view bytes, onnx::ModelProto&
   // onnx.shape_inference.infer_shapes returns it.
   infer_shapes(m, out);
   for (const onnx::ValueInfoProto& v : m.graph().output()) out.outputs.push_back(value_of(v));
+  // Every intermediate value: a node's output that is no graph output. Inference types most; one it could not
+  // type (the output of a contrib op, com.microsoft's MatMulNBits, whose schema is not registered) is listed
+  // untyped, so "N of M inferred" counts it.
+  std::unordered_set<std::string_view> typed, graph_outputs;
+  for (const onnx::ValueInfoProto& v : m.graph().output()) graph_outputs.insert(v.name());
   for (const onnx::ValueInfoProto& v : m.graph().value_info())
-    if (!weights.count(v.name())) out.edges.push_back(value_of(v));
+    if (!weights.count(v.name()) && typed.insert(v.name()).second) out.edges.push_back(value_of(v));
+  for (const onnx::NodeProto& n : m.graph().node())
+    for (const std::string& o : n.output())
+      if (!o.empty() && !graph_outputs.count(o) && !weights.count(o) && typed.insert(o).second)
+        out.edges.push_back(OnnxValue{o, "", std::nullopt});
 }
 
 OnnxModel read_onnx_bytes(const NamedBytes& src, const OnnxExternalSize& external_size,
