@@ -1,6 +1,8 @@
 #include "analysis/peft_adapter.h"
 
 #include <cmath>
+#include <map>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "core/json.h"
@@ -108,8 +110,56 @@ AdapterSummary summarize_adapter(const LocalModelFiles& adapter) {
       ++s.tensors;
       s.parameters += t.numel;
       s.bytes += t.bytes();
+      if (t.name.find(".lora_A.") != std::string::npos || t.name.find(".lora_B.") != std::string::npos)
+        s.lora_weights.emplace_back(t.name, t.shape);
     }
   return s;
+}
+
+std::vector<std::string> adapter_base_mismatches(const AdapterSummary& a, const Inventory& base) {
+  std::unordered_map<std::string_view, const Shape*> weights;
+  for (const InventoryTensor& t : base.tensors) weights.emplace(t.name, &t.shape);
+  // Pairs by module: "base_model.model.<module>.lora_A.weight" (PEFT strips the adapter's name on saving).
+  struct Pair {
+    const Shape *a = nullptr, *b = nullptr;
+    std::string a_name;
+  };
+  std::map<std::string, Pair> modules;
+  for (const auto& [name, shape] : a.lora_weights) {
+    const bool is_a = name.find(".lora_A.") != std::string::npos;
+    std::string module = name.substr(0, name.find(is_a ? ".lora_A." : ".lora_B."));
+    if (module.starts_with("base_model.model.")) module = module.substr(17);
+    Pair& p = modules[module];
+    (is_a ? p.a : p.b) = &shape;
+    if (is_a) p.a_name = name;
+  }
+  size_t bad = 0;
+  std::string first;
+  auto fail = [&](const std::string& why) {
+    if (bad++ == 0) first = why;
+  };
+  for (const auto& [module, p] : modules) {
+    const auto w = weights.find(module + ".weight");
+    if (w == weights.end()) {
+      fail("it targets " + module + ", which the base has no weight for");
+      continue;
+    }
+    const Shape& base_shape = *w->second;
+    if (!p.a || !p.b || p.a->size() != 2 || p.b->size() != 2 || base_shape.size() != 2) continue;
+    const uint64_t rank = (*p.a)[0], in = (*p.a)[1], out = (*p.b)[0];
+    // nn.Linear's weight is [out, in]; GPT-2's Conv1D stores [in, out] (PEFT's fan_in_fan_out).
+    const bool fits =
+        (in == base_shape[1] && out == base_shape[0]) || (in == base_shape[0] && out == base_shape[1]);
+    if (!fits)
+      fail(module + ": lora_A " + shape_to_string(*p.a) + " and lora_B " + shape_to_string(*p.b) +
+           " against the base's " + shape_to_string(base_shape));
+    else if ((*p.b)[1] != rank || (a.patterns.empty() && a.r && rank != a.r))
+      fail(module + ": rank " + std::to_string(rank) + " (lora_B " + shape_to_string(*p.b) +
+           "), where the config says r " + std::to_string(a.r));
+  }
+  if (!bad) return {};
+  return {"the adapter does not fit its base model (PEFT would refuse to load it): " + std::to_string(bad) +
+          " LoRA module(s); the first: " + first};
 }
 
 }  // namespace ma

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "core/shape.h"
 #include "formats/model_files.h"
+#include "model/inventory.h"
 
 namespace ma {
 
@@ -32,10 +34,11 @@ struct AdapterSummary {
   std::vector<AdapterPattern> patterns;  // rank_pattern and alpha_pattern, by pattern
   std::vector<std::string> target_modules;
   std::vector<std::string> modules_to_save;
-  std::string base_model;                           // base_model_name_or_path, as written
-  std::filesystem::path base_found_at;              // empty: not found (nor given with --base)
-  uint64_t tensors = 0, parameters = 0, bytes = 0;  // the adapter's own stored tensors
-  std::optional<uint64_t> base_parameters;          // set by the report once the base is analysed
+  std::string base_model;                                   // base_model_name_or_path, as written
+  std::filesystem::path base_found_at;                      // empty: not found (nor given with --base)
+  uint64_t tensors = 0, parameters = 0, bytes = 0;          // the adapter's own stored tensors
+  std::vector<std::pair<std::string, Shape>> lora_weights;  // its lora_A / lora_B weights, as stored
+  std::optional<uint64_t> base_parameters;                  // set by the report once the base is analysed
 };
 
 // True for a directory holding adapter_config.json and adapter_* weights (and no shard index).
@@ -44,5 +47,10 @@ bool is_peft_adapter(const LocalModelFiles& files);
 // Reads adapter_config.json and the adapter's tensor headers. Throws Error naming the file and field for a
 // malformed config (r not a non-negative integer, target_modules neither a list nor a string).
 AdapterSummary summarize_adapter(const LocalModelFiles& adapter);
+
+// What PEFT would refuse when loading the adapter onto `base`: a LoRA pair on a module the base has no
+// weight for, A's input or B's output width not the module's, A's rank not B's or not the configured r.
+// One warning naming the count and the first; none when every pair fits.
+std::vector<std::string> adapter_base_mismatches(const AdapterSummary& a, const Inventory& base);
 
 }  // namespace ma

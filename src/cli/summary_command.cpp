@@ -98,7 +98,11 @@ int run_summary(const Args& args) {
                                  : "building the report: parameters, memory, loading the tokenizer");
     reports.push_back(build_model_report(inv, files, options));
     if (adapter) {
-      if (!adapter->base_found_at.empty()) adapter->base_parameters = reports.back().parameters.total;
+      if (!adapter->base_found_at.empty()) {
+        adapter->base_parameters = reports.back().parameters.total;
+        for (std::string& w : adapter_base_mismatches(*adapter, inv))
+          reports.back().warnings.push_back(std::move(w));
+      }
       reports.back().adapter = std::move(adapter);
     }
     trace("report built");

@@ -88,6 +88,45 @@ TEST(CliAdapterReport, MissingBaseIsNamedAndNothingMergedClaimed) {
   EXPECT_NE(bad.err.find("r"), std::string::npos) << bad.err;
 }
 
+// An adapter is checked against the base it is reported with, as PEFT's load would check it: a pair whose A
+// or B does not fit the module, a rank other than the config's, a module the base lacks (GPT-2 has no
+// q_proj). The fixture on its own base fits.
+TEST(CliAdapterReport, AnAdapterThatDoesNotFitItsBaseIsWarned) {
+  auto lora = [](const TempDir& dir, uint64_t r, uint64_t in, uint64_t rank) {
+    write_file(dir / "adapter_config.json",
+               R"({"peft_type": "LORA", "r": )" + std::to_string(r) + R"(, "lora_alpha": 8,
+      "target_modules": ["q_proj"]})");
+    const std::string a = "base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight";
+    const std::string b = "base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight";
+    write_safetensors(dir / "adapter_model.safetensors", {{a, DType::F32, {rank, in}, f32_zeros(rank * in)},
+                                                          {b, DType::F32, {64, rank}, f32_zeros(64 * rank)}});
+  };
+  const std::string base = " --skip-tokenizer --base " + example();
+  TempDir fits, wide, rank;
+  lora(fits, 4, 64, 4);
+  lora(wide, 4, 65, 4);
+  lora(rank, 4, 64, 16);
+  CommandResult ok = run_cli(quoted(fits.path()) + base);
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.err.find("does not fit"), std::string::npos) << ok.err;
+  CommandResult w = run_cli(quoted(wide.path()) + base);
+  EXPECT_NE(
+      w.err.find("the adapter does not fit its base model (PEFT would refuse to load it): 1 LoRA module(s); "
+                 "the first: model.layers.0.self_attn.q_proj: lora_A [4, 65] and lora_B [64, 4] against the "
+                 "base's [64, 64]"),
+      std::string::npos)
+      << w.err;
+  CommandResult r = run_cli(quoted(rank.path()) + base);
+  EXPECT_NE(r.err.find("rank 16 (lora_B [64, 16]), where the config says r 4"), std::string::npos) << r.err;
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  CommandResult gpt2 = run_cli(quoted(*data / "fixtures" / "tiny-llama-lora") + " --skip-tokenizer --base " +
+                               quoted(*data / "fixtures" / "tiny-gpt2"));
+  EXPECT_NE(gpt2.err.find("which the base has no weight for"), std::string::npos) << gpt2.err;
+  CommandResult own = run_cli(quoted(*data / "fixtures" / "tiny-llama-lora") + " --skip-tokenizer");
+  EXPECT_EQ(own.err.find("does not fit"), std::string::npos) << own.err;
+}
+
 // rank_pattern and alpha_pattern set some modules apart (PEFT: r and alpha per matching module, the adapter's
 // elsewhere): each pattern with its scaling, rsLoRA's rule included. q_proj: r 8, alpha 32 -> 32 / sqrt(8);
 // v_proj: r 16 (the adapter's), alpha 4 -> 1.
