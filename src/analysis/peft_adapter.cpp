@@ -117,8 +117,19 @@ AdapterSummary summarize_adapter(const LocalModelFiles& adapter) {
 }
 
 std::vector<std::string> adapter_base_mismatches(const AdapterSummary& a, const Inventory& base) {
-  std::unordered_map<std::string_view, const Shape*> weights;
-  for (const InventoryTensor& t : base.tensors) weights.emplace(t.name, &t.shape);
+  std::unordered_map<std::string_view, const InventoryTensor*> weights;
+  for (const InventoryTensor& t : base.tensors) weights.emplace(t.name, &t);
+  // The base's weight of a module: as named, or stored without the model's prefix (GPT-2's checkpoint has
+  // h.0.attn.c_attn where the adapter names transformer.h.0.attn.c_attn), or packed (GPTQ's qweight,
+  // compressed-tensors' weight_packed), whose shape is not the module's.
+  auto base_weight = [&](const std::string& module) -> std::pair<const InventoryTensor*, bool> {
+    const size_t dot = module.find('.');
+    for (const std::string& m : {module, dot == std::string::npos ? module : module.substr(dot + 1)})
+      for (const char* leaf : {".weight", ".qweight", ".weight_packed"})
+        if (auto it = weights.find(m + leaf); it != weights.end())
+          return {it->second, std::string_view(leaf) == ".weight"};
+    return {nullptr, false};
+  };
   // Pairs by module: "base_model.model.<module>.lora_A.weight" (PEFT strips the adapter's name on saving).
   struct Pair {
     const Shape *a = nullptr, *b = nullptr;
@@ -139,13 +150,16 @@ std::vector<std::string> adapter_base_mismatches(const AdapterSummary& a, const 
     if (bad++ == 0) first = why;
   };
   for (const auto& [module, p] : modules) {
-    const auto w = weights.find(module + ".weight");
-    if (w == weights.end()) {
+    const auto [w, plain] = base_weight(module);
+    if (!w) {
       fail("it targets " + module + ", which the base has no weight for");
       continue;
     }
-    const Shape& base_shape = *w->second;
-    if (!p.a || !p.b || p.a->size() != 2 || p.b->size() != 2 || base_shape.size() != 2) continue;
+    const Shape& base_shape = w->shape;
+    // Widths only where the base holds the module's matrix as a float matrix (bitsandbytes packs 4-bit
+    // weights into [n, 1] bytes).
+    const bool matrix = plain && w->dtype && dtype_info(*w->dtype).is_float && base_shape.size() == 2;
+    if (!p.a || !p.b || p.a->size() != 2 || p.b->size() != 2 || !matrix) continue;
     const uint64_t rank = (*p.a)[0], in = (*p.a)[1], out = (*p.b)[0];
     // nn.Linear's weight is [out, in]; GPT-2's Conv1D stores [in, out] (PEFT's fan_in_fan_out).
     const bool fits =

@@ -27,8 +27,11 @@ const std::atomic<bool>& interrupt_flag() {
     sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESETHAND;
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+    for (int sig : {SIGINT, SIGTERM}) {
+      struct sigaction old {};
+      if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;  // ignored stays so
+      sigaction(sig, &sa, nullptr);
+    }
     return true;
   }();
   (void)installed;
@@ -39,8 +42,12 @@ void exit_on_interrupt() {
   struct sigaction sa {};
   sa.sa_handler = exit_interrupted;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  for (int sig : {SIGINT, SIGTERM}) {
+    // A signal the caller ignores stays ignored (a non-interactive shell's background job keeps SIGINT off).
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaction(sig, &sa, nullptr);
+  }
 }
 
 }  // namespace ma::cli

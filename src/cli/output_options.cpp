@@ -28,6 +28,14 @@ std::filesystem::path identity(const std::string& path) {
   return ec ? std::filesystem::path(path).lexically_normal() : p;
 }
 
+// A device or FIFO takes each output in turn (write_output writes through them): /dev/null named twice is
+// fine.
+bool written_through(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  return !ec && (std::filesystem::is_character_file(st) || std::filesystem::is_fifo(st));
+}
+
 }  // namespace
 
 void require_distinct_outputs(const std::vector<OutputClaim>& claims) {
@@ -42,7 +50,7 @@ void require_distinct_outputs(const std::vector<OutputClaim>& claims) {
     for (size_t j = i + 1; j < claims.size(); ++j) {
       const OutputClaim &a = claims[i], &b = claims[j];
       if (a.path.empty() || a.path == "-" || b.path.empty() || b.path == "-") continue;
-      if (identity(a.path) == identity(b.path))
+      if (identity(a.path) == identity(b.path) && !written_through(a.path))
         throw Error(ErrorKind::Usage, a.path, a.flag + " and " + b.flag,
                     "both write this file, which would keep only the last; give each its own");
     }

@@ -619,6 +619,21 @@ Inventory build_inventory(const LocalModelFiles& files) {
         inv.arch.stored_dtype_source = "ONNX initializers";
       }
     }
+    // Bare weights compute in the float type of their matrices (a bf16 safetensors file, an F16 GGUF); the
+    // embedding table is looked up, not computed with. A GGUF whose matrices are all quantized runs in
+    // llama.cpp's f16, whatever its f32 norms and embedding.
+    if (!inv.arch.stored_dtype) {
+      ElementsByDtype matrices{};
+      for (const InventoryTensor& t : inv.tensors)
+        if (t.shape.size() >= 2 && t.placement.block != Block::Embedding) count_elements(t, matrices);
+      if (std::optional<DType> d = dominant_float_dtype(matrices)) {
+        inv.arch.stored_dtype = d;
+        inv.arch.stored_dtype_source = "the weight matrices' " + ck.format + " dtype";
+      } else if (ck.gguf) {
+        inv.arch.stored_dtype = DType::F16;
+        inv.arch.stored_dtype_source = "llama.cpp's compute type (every matrix quantized)";
+      }
+    }
   }
   return inv;
 }

@@ -127,6 +127,28 @@ TEST(CliAdapterReport, AnAdapterThatDoesNotFitItsBaseIsWarned) {
   EXPECT_EQ(own.err.find("does not fit"), std::string::npos) << own.err;
 }
 
+// The base's weight may be stored without the model's prefix (GPT-2's checkpoint names h.0.attn.c_attn where
+// PEFT names transformer.h.0.attn.c_attn) or packed (GPTQ's qweight): both fit, as PEFT loads them.
+TEST(CliAdapterReport, ABaseStoredWithoutItsPrefixOrPackedFits) {
+  TempDir base, adapter;
+  write_file(base / "config.json",
+             R"({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_embd": 64,
+    "n_head": 4, "n_layer": 1, "n_positions": 32, "vocab_size": 100})");
+  write_safetensors(base / "model.safetensors",
+                    {{"h.0.attn.c_attn.weight", DType::F32, {64, 192}, f32_zeros(64 * 192)},
+                     {"h.0.mlp.c_fc.qweight", DType::I32, {8, 256}, f32_zeros(8 * 256)}});
+  write_file(adapter / "adapter_config.json", R"({"peft_type": "LORA", "r": 2, "lora_alpha": 4,
+    "target_modules": ["c_attn", "c_fc"]})");
+  const std::string p = "base_model.model.transformer.h.0.";
+  write_safetensors(adapter / "adapter_model.safetensors",
+                    {{p + "attn.c_attn.lora_A.weight", DType::F32, {2, 64}, f32_zeros(128)},
+                     {p + "attn.c_attn.lora_B.weight", DType::F32, {192, 2}, f32_zeros(384)},
+                     {p + "mlp.c_fc.lora_A.weight", DType::F32, {2, 64}, f32_zeros(128)},
+                     {p + "mlp.c_fc.lora_B.weight", DType::F32, {256, 2}, f32_zeros(512)}});
+  CommandResult r = run_cli(quoted(adapter.path()) + " --skip-tokenizer --base " + quoted(base.path()));
+  EXPECT_EQ(r.err.find("does not fit"), std::string::npos) << r.err;
+}
+
 // rank_pattern and alpha_pattern set some modules apart (PEFT: r and alpha per matching module, the adapter's
 // elsewhere): each pattern with its scaling, rsLoRA's rule included. q_proj: r 8, alpha 32 -> 32 / sqrt(8);
 // v_proj: r 16 (the adapter's), alpha 4 -> 1.

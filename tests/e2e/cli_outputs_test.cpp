@@ -192,6 +192,9 @@ TEST(CliOutputs, TwoOutputsToOneFileAreRefused) {
     EXPECT_FALSE(fs::exists(dir / "same.out")) << args;
     EXPECT_FALSE(fs::exists(dir / "p.svg")) << args;
   }
+  // A device takes each output in turn: /dev/null named twice is no conflict.
+  auto null = run_cli("stats " + example() + " --quiet --export /dev/null --csv /dev/null");
+  EXPECT_EQ(null.exit_code, 0) << null.err;
 }
 
 // `--export "$OUT"` with OUT unset: a usage error, not a run that silently writes nothing.

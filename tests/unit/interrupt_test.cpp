@@ -44,5 +44,22 @@ TEST(HostileInput, AnInterruptOfACommandThatDoesNotPollExits130) {
   }
 }
 
+// A signal the caller ignores stays ignored (a background job of a non-interactive script): neither handler
+// takes SIGINT back.
+TEST(HostileInput, AnIgnoredInterruptStaysIgnored) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGINT, SIG_IGN);
+    cli::exit_on_interrupt();
+    (void)cli::interrupt_flag();
+    raise(SIGINT);
+    _exit(7);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 7);
+}
+
 }  // namespace
 }  // namespace ma::test

@@ -108,6 +108,25 @@ TEST(PerfModel, SlidingWindowDecodeReadsTheWindowItsQuerySees) {
   }
 }
 
+// A Mamba layer's state is read and written once a step as the report holds it, whatever the activations'
+// dtype (it was scaled by it: fp8 activations halved the state's traffic).
+TEST(PerfModel, RecurrentStateTrafficIsTheReportsStateBytes) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  auto m = load(*data / "fixtures" / "tiny-mamba");
+  uint64_t state = 0;
+  for (const KvLayer& l : m->report.memory.kv_layers) state += l.state_bytes_per_sequence;
+  ASSERT_GT(state, 0u);
+  for (ComputeDType act : {ComputeDType::BF16, ComputeDType::FP8, ComputeDType::FP32}) {
+    PerfInputs in;
+    in.batch = 2;
+    in.kv_len = 10;
+    in.act_dtype = act;
+    const PerfResult r = model_performance(m->inv, m->report, in, round_machine());
+    EXPECT_DOUBLE_EQ(sum_kind(r, "ssm", &OpCost::bytes_kv), 2.0 * 2 * static_cast<double>(state));
+  }
+}
+
 // The report sizes K and V in its cache dtype (serve passes a checkpoint's declared fp8 through): the step
 // reads what the report holds at its own dtype, not a 16-bit figure scaled twice.
 TEST(PerfModel, KvBytesFollowTheReportsCacheDtype) {

@@ -105,6 +105,36 @@ TEST(Plan, AnF32ModelUnderTransformersIsTheReportsInferenceTotal) {
   EXPECT_EQ(d.weights + d.kv + d.activations + d.overhead, m->report.memory.find("inference_total")->bytes);
 }
 
+// vLLM and SGLang run a float32 model in 16 bits: their cache, activations and state are bf16 where
+// transformers keeps f32 (GPT-2 declares no torch_dtype and stores f32).
+TEST(Plan, ServingEnginesRunAnF32ModelIn16Bits) {
+  LOAD_CONFIG_OR_SKIP(m, "openai-community__gpt2");
+  for (PlanEngine e : {PlanEngine::Vllm, PlanEngine::Sglang}) {
+    PlanRequest rq = on("h200");
+    rq.engine = e;
+    EXPECT_EQ(make_plan(m->inv, m->report, rq).kv_dtype, "bf16");
+    EXPECT_EQ(engine_compute_dtype(m->report, e), DType::BF16);
+  }
+  EXPECT_EQ(engine_kv_dtype(m->report, PlanEngine::Transformers, std::nullopt), DType::F32);
+  EXPECT_EQ(engine_kv_dtype(m->report, PlanEngine::LlamaCpp, std::nullopt), DType::F16);
+  EXPECT_EQ(engine_kv_dtype(m->report, PlanEngine::Vllm, DType::F8_E4M3), DType::F8_E4M3);
+}
+
+// Bare weights compute in their matrices' float type: an F16 or F32 GGUF in it, one whose every matrix is
+// quantized in llama.cpp's f16 (its f32 norms are not the model's dtype).
+TEST(Plan, AGgufComputesInItsMatricesTypeElseF16) {
+  TempDir dir;
+  for (const auto& [type, compute] : std::vector<std::pair<DType, std::string>>{
+           {DType::F32, "f32"}, {DType::F16, "f16"}, {DType::Q8_0, "f16"}}) {
+    test::TinyGguf g;
+    g.matrix_type = type;
+    const fs::path file = dir / (std::string(dtype_info(type).short_name) + ".gguf");
+    write_tiny_gguf(file, g);
+    auto m = load(file);
+    EXPECT_EQ(m->report.memory.compute_dtype, compute) << dtype_info(type).short_name;
+  }
+}
+
 // K and V take the cache dtype; a hybrid's conv and recurrent state stay in the model's (the report's rule):
 // with an fp8 cache, the plan's cache for Nemotron-H is the report's, the state not halved.
 TEST(Plan, RecurrentStateKeepsTheModelsDtypeUnderAnFp8Cache) {

@@ -308,9 +308,9 @@ class Builder {
     op.layer = l;
     op.m_eff = 1;
     op.flops_theory = 6 * tokens_ * elements * train_ / tp_;
-    // Read and written once a step, in the activations' dtype (engines keep it in the model's, not the
-    // cache's).
-    op.bytes_kv = 2 * static_cast<double>(in_.batch) * elements * ab_ / tp_ * train_;
+    // Read and written once a step, as the report holds it (the model's dtype, or the SSM cache dtype the
+    // config names; never the K/V cache's).
+    op.bytes_kv = 2 * static_cast<double>(in_.batch) * state / tp_ * train_;
     op.bytes_activations = tokens_ * hidden_ * 4 * ab_ * in_.knobs.act_fusion * train_;
     op.kernels = 2 * train_;
     ops_.push_back(op);

@@ -217,6 +217,22 @@ std::vector<uint64_t> tensor_bytes_at(const Inventory& inv, const QuantizationIn
   return out;
 }
 
+DType engine_compute_dtype(const ModelReport& report, PlanEngine engine) {
+  const DType compute = dtype_from_any_name(report.memory.compute_dtype).value_or(DType::BF16);
+  const bool serving = engine == PlanEngine::Vllm || engine == PlanEngine::Sglang;
+  return serving && dtype_bits(compute) > 16 ? DType::BF16 : compute;
+}
+
+DType engine_kv_dtype(const ModelReport& report, PlanEngine engine, std::optional<DType> requested) {
+  if (requested) return *requested;
+  if (engine == PlanEngine::LlamaCpp) return DType::F16;
+  const std::optional<DType> kv = dtype_from_any_name(report.memory.kv_cache_dtype);
+  // The report's cache is in the model's dtype unless the checkpoint declares one: the engine's then.
+  if (!kv || report.memory.kv_cache_dtype == report.memory.compute_dtype)
+    return engine_compute_dtype(report, engine);
+  return *kv;
+}
+
 PerfInputs precision_perf_inputs(const ModelReport& report, WeightPrecision p, DType kv, const Hardware& hw) {
   PerfInputs in;
   in.kv_dtype = compute_kv(kv);
@@ -262,10 +278,7 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   plan.context = rq.context.value_or(report.memory.context ? report.memory.context : kDefaultContext);
   // The cache dtype: the request's, else llama.cpp's own default (f16 K and V), else the report's (the
   // checkpoint's declared cache dtype or the model's).
-  const DType kv = rq.kv_dtype ? *rq.kv_dtype
-                   : rq.engine == PlanEngine::LlamaCpp
-                       ? DType::F16
-                       : dtype_from_any_name(report.memory.kv_cache_dtype).value_or(DType::BF16);
+  const DType kv = engine_kv_dtype(report, rq.engine, rq.kv_dtype);
   plan.kv_dtype = std::string(dtype_info(kv).short_name);
   const EngineKnobs knobs = engine_defaults(rq.engine, rq.knobs, rq.gpus.memory_bytes);
   plan.request.knobs = knobs;
@@ -273,9 +286,9 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   BudgetModel m;
   m.arch = &inv.arch;
   m.weights = weight_layout(inv, tensor_bytes_at(inv, report.quantization, rq.precision));
-  // Recurrent state and activations in the model's compute dtype, as the report has them; only K and V in the
-  // cache dtype.
-  const DType compute = dtype_from_any_name(report.memory.compute_dtype).value_or(DType::BF16);
+  // Recurrent state and activations in the model's compute dtype, as the report has them (16-bit under a
+  // serving engine); only K and V in the cache dtype.
+  const DType compute = engine_compute_dtype(report, rq.engine);
   m.kv = plan_kv_cache(inv.arch, kv, compute, plan.context);
   m.activation_bytes = dtype_bits(compute) / 8;
   m.ffn = widest_ffn(inv.arch);

@@ -98,6 +98,13 @@ struct Plan {
   std::vector<std::string> assumptions;
 };
 
+// The dtype an engine holds activations and recurrent state in: the report's compute dtype, except that vLLM
+// and SGLang run a float32 model in 16 bits (their dtype "auto" never keeps float32, too slow to serve).
+DType engine_compute_dtype(const ModelReport& report, PlanEngine engine);
+// The KV cache dtype: the request's, else llama.cpp's f16, else the report's (the checkpoint's declared cache
+// dtype, or the model's, which a 16-bit serving engine makes 16-bit too).
+DType engine_kv_dtype(const ModelReport& report, PlanEngine engine, std::optional<DType> requested);
+
 // Throws Error(Unsupported) without an architecture, Error(Usage) for impossible requests.
 Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanRequest& request);
 

@@ -200,7 +200,7 @@ DpAttentionPool dp_attention_pool(const Inventory& inv, const ModelReport& repor
   for (size_t i = 0; i < inv.tensors.size(); ++i)
     if (inv.tensors[i].placement.block == Block::Attention) attention += bytes[i];
   const uint64_t extra = attention - attention / rq.tp;
-  const DType state = dtype_from_any_name(report.memory.compute_dtype).value_or(DType::BF16);
+  const DType state = engine_compute_dtype(report, serve_engine_rules(rq.engine).memory);
   const KvCachePlan cache = plan_kv_cache(inv.arch, kv, state, rq.isl + rq.osl);
   const uint64_t request = kv_cache_total(cache, 1, rq.isl + rq.osl);
   if (cache.per_token == 0 || request == 0 || pool_bytes <= extra) return {};
@@ -219,9 +219,8 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
   out.request = rq;
   out.engine_source = std::string(rules.source);
 
-  // The cache dtype: the request's, else the checkpoint's declared one, else 16-bit.
-  const DType kv =
-      rq.kv_dtype ? *rq.kv_dtype : dtype_from_any_name(report.memory.kv_cache_dtype).value_or(DType::BF16);
+  // The cache dtype: the request's, else the checkpoint's declared one, else the engine's 16 bits.
+  const DType kv = engine_kv_dtype(report, rules.memory, rq.kv_dtype);
   // The KV pool by the engine's memory rule, on tp devices holding one replica.
   PlanRequest plan_rq;
   plan_rq.gpus = devices_of(rq.hw, rq.tp);
