@@ -55,7 +55,7 @@ CommandSpec serve_spec(ServeArgs& a) {
        [&r](const std::string&) { r.dp_attention = true; }},
       {{"--precision"}, "P", "weights: fp8, fp4 or bf16 (default: as stored)",
        [&a](const std::string& v) { a.precision = choice_arg("--precision", v, {"fp8", "fp4", "bf16"}); }},
-      {{"--kv-dtype"}, "DTYPE", "KV cache dtype (default: the checkpoint's, else bf16)",
+      {{"--kv-dtype"}, "DTYPE", "KV cache dtype (default: the checkpoint's, else the model's in 16 bits)",
        [&r](const std::string& v) {
          r.kv_dtype = dtype_from_any_name(v);
          if (!r.kv_dtype) throw Error(ErrorKind::Usage, "", "--kv-dtype", "unknown dtype '" + printable(v) + "'");
