@@ -163,6 +163,21 @@ TEST(Plan, AGgufsTokenEmbeddingRunsBeforeTheLayers) {
   EXPECT_EQ(w.after_bytes, 64u * 4 + 100 * 64 * 4);  // output_norm and output
 }
 
+// DeepSeek-V3 is stored in block FP8, its multi-token-prediction layer too: converted to fp8, it weighs what
+// it is stored as (within its block scales and 16-bit norms), where an MTP layer left at 16 bits made the
+// conversion 1.8% heavier than the checkpoint.
+TEST(Plan, AnFp8CheckpointConvertedToFp8WeighsWhatItStores) {
+  LOAD_CONFIG_OR_SKIP(m, "deepseek-ai__DeepSeek-V3");
+  const Plan p = make_plan(m->inv, m->report, on("8xh200"));
+  uint64_t stored = 0, fp8 = 0;
+  for (const PrecisionFit& f : p.precisions) {
+    if (f.precision == WeightPrecision::Stored) stored = f.weights_bytes;
+    if (f.precision == WeightPrecision::FP8) fp8 = f.weights_bytes;
+  }
+  ASSERT_GT(stored, 0u);
+  EXPECT_LT(static_cast<double>(fp8), 1.005 * static_cast<double>(stored)) << fp8 << " against " << stored;
+}
+
 TEST(Plan, LargestContextAndBatchAreBoundaries) {
   LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3.1-8B");
   const Plan p = make_plan(m->inv, m->report, on("24GB"));

@@ -27,8 +27,9 @@ enum class Support { Native, Contrib, Custom };
 std::string_view support_name(Support s);  // native, contrib, custom
 
 // A weight that quantization recipes convert: the linear weights of attention, MLP, experts (fused 3-D expert
-// tensors included), Mamba and linear attention. Embeddings, norms, routers and the head stay 16-bit in every
-// recipe (llm-compressor, ModelOpt, AutoGPTQ, vLLM's fp8), so `plan --dtype` and the conversion advice agree.
+// tensors included), Mamba and linear attention, in the model or in a stored extra (an MTP layer).
+// Embeddings, norms, routers and the head stay 16-bit in every recipe (llm-compressor, ModelOpt, AutoGPTQ,
+// vLLM's fp8), so `plan --dtype` and the conversion advice agree.
 bool is_quantizable_linear(const InventoryTensor& t);
 
 struct FeatureSupport {
