@@ -50,7 +50,7 @@ struct Pair {
   uint64_t rotary_head_dim_a = 0, rotary_head_dim_b = 0;
 };
 
-struct Worker {
+struct CompareWorker {
   ElementDecoder decoder;
   std::vector<char> raw_a = std::vector<char>(kChunkElements * 8),
                     raw_b = std::vector<char>(kChunkElements * 8);
@@ -72,7 +72,7 @@ uint64_t rotary_row(uint64_t row, uint64_t head_dim) {
 
 // Reads elements [first, first + n) of one side into `raw` and decodes them; with a rotary head size, n is
 // one row and the stored row it comes from is looked up.
-void read_side(Worker& w, const PairedSide& s, uint64_t rotary_head_dim, uint64_t first, size_t n,
+void read_side(CompareWorker& w, const PairedSide& s, uint64_t rotary_head_dim, uint64_t first, size_t n,
                std::vector<char>& raw, double* out) {
   uint64_t element = first;
   if (rotary_head_dim) {
@@ -84,7 +84,7 @@ void read_side(Worker& w, const PairedSide& s, uint64_t rotary_head_dim, uint64_
   w.decoder.decode(s.dtype, raw.data(), n, out);
 }
 
-void compare_pair(Worker& w, const Pair& p, TensorDrift& d) {
+void compare_pair(CompareWorker& w, const Pair& p, TensorDrift& d) {
   const PairedSide& ta = *p.a;
   const PairedSide& tb = *p.b;
   Moments ma, mb;
@@ -289,8 +289,9 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
   for (size_t j : tp.only_b) c.extra_in_b.push_back(sb[j].name);
 
   const size_t threads = options.threads ? options.threads : available_cores();
-  parallel_for_with_state<Worker>(
-      pairs.size(), threads, [&](Worker& w, size_t k) { compare_pair(w, pairs[k], drifts[pairs[k].out]); });
+  parallel_for_with_state<CompareWorker>(pairs.size(), threads, [&](CompareWorker& w, size_t k) {
+    compare_pair(w, pairs[k], drifts[pairs[k].out]);
+  });
 
   // Keep, per choice, the candidates with the smallest error: one for a pair (the row order that matches),
   // a one-to-one assignment for an ambiguous place (smallest relative error first).

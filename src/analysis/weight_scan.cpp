@@ -88,7 +88,7 @@ struct TensorState {
 };
 
 // One per thread: its read buffer, count tables, two-pass scratch and the file it has open.
-struct Worker {
+struct ScanWorker {
   std::unique_ptr<char[]> buffer{new char[kBufferBytes]};
   PatternCounter counter;
   WideScanScratch wide;
@@ -151,7 +151,7 @@ std::vector<TensorStats> scan_weights(const std::vector<ScanItem>& items, const 
   auto stop = [&] { return options.cancel && options.cancel->load(); };
 
   // Runs a unit; false when it was cancelled.
-  auto run_unit = [&](Worker& w, const Unit& unit) {
+  auto run_unit = [&](ScanWorker& w, const Unit& unit) {
     const ScanItem& it = items[unit.item];
     TensorStats& s = out[unit.item];
     const FileSource& file = w.file(it.file);
@@ -191,10 +191,10 @@ std::vector<TensorStats> scan_weights(const std::vector<ScanItem>& items, const 
     return true;
   };
 
-  // Each thread owns one Worker (buffer, tables, open file) and takes one unit per item of the loop. A unit
-  // that fails or is cancelled abandons the queue, so no thread waits for a pass 2 that cannot come.
+  // Each thread owns one ScanWorker (buffer, tables, open file) and takes one unit per item of the loop. A
+  // unit that fails or is cancelled abandons the queue, so no thread waits for a pass 2 that cannot come.
   const size_t threads = options.threads ? options.threads : available_cores();
-  parallel_for_with_state<Worker>(queue.total(), threads, [&](Worker& w, size_t) {
+  parallel_for_with_state<ScanWorker>(queue.total(), threads, [&](ScanWorker& w, size_t) {
     const std::optional<Unit> unit = queue.next();
     if (!unit) return;
     try {

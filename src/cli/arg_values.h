@@ -9,6 +9,10 @@
 
 namespace ma::cli {
 
+// The most tokens a token count may name (plan's --context, perf's --seq and --kv-len): far past any
+// context window.
+inline constexpr uint64_t kMaxTokenCount = 1ull << 40;
+
 // An integer in [min, max]; decimal digits only (no sign, no exponent, no spaces).
 uint64_t integer_arg(const std::string& flag, const std::string& text, uint64_t min, uint64_t max);
 // A finite decimal number in [min, max].

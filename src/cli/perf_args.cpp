@@ -9,8 +9,7 @@ namespace ma::cli {
 namespace {
 
 // The perf model works in doubles: these caps keep every product of them exact and finite.
-constexpr uint64_t kMaxTokens = 1ull << 40;
-constexpr uint64_t kMaxWays = 1 << 16;  // GPUs in one parallel dimension
+constexpr uint64_t kMaxParallelWays = 1 << 16;  // GPUs in one parallel dimension
 constexpr double kMaxFactor = 1e6;
 
 ComputeDType dtype(const std::string& flag, const std::string& text) {
@@ -86,7 +85,7 @@ CommandSpec perf_spec(PerfArgs& a, std::vector<std::pair<std::string, std::strin
   };
   auto ways = [](const char* flag, uint32_t& slot) {
     return [flag, &slot](const std::string& v) {
-      slot = static_cast<uint32_t>(integer_arg(flag, v, 1, kMaxWays));
+      slot = static_cast<uint32_t>(integer_arg(flag, v, 1, kMaxParallelWays));
     };
   };
   // clang-format off
@@ -102,11 +101,11 @@ CommandSpec perf_spec(PerfArgs& a, std::vector<std::pair<std::string, std::strin
          in.mode = m == "prefill" ? PerfMode::Prefill : m == "train" ? PerfMode::Train : PerfMode::Decode;
        }},
       {{"--batch"}, "N", "sequences in the step",
-       [&in](const std::string& v) { in.batch = integer_arg("--batch", v, 1, kMaxTokens); }},
+       [&in](const std::string& v) { in.batch = integer_arg("--batch", v, 1, kMaxTokenCount); }},
       {{"--seq"}, "N", "tokens per sequence (prefill, train)",
-       [&in](const std::string& v) { in.seq = integer_arg("--seq", v, 1, kMaxTokens); }},
+       [&in](const std::string& v) { in.seq = integer_arg("--seq", v, 1, kMaxTokenCount); }},
       {{"--kv-len"}, "N", "cached tokens per sequence in decode (default: --seq)", [&in, &a](const std::string& v) {
-         in.kv_len = integer_arg("--kv-len", v, 1, kMaxTokens);
+         in.kv_len = integer_arg("--kv-len", v, 1, kMaxTokenCount);
          a.kv_len_given = true;
        }},
       {{"--dtype"}, "D", "weights and activations (default: a quantized checkpoint as stored, else bf16)",

@@ -7,7 +7,6 @@
 namespace ma::cli {
 namespace {
 
-constexpr uint64_t kMaxTokens = 1ull << 40;
 constexpr uint64_t kMaxSequences = 1ull << 20;
 
 }  // namespace
@@ -32,7 +31,7 @@ CommandSpec plan_spec(PlanArgs& a) {
       {{"--cpu-ram"}, "SIZE", "CPU memory for offloaded layers, e.g. 64GB (enables the offload plan)",
        [&a](const std::string& v) { a.cpu_ram = v; }},
       {{"--context", "--n-ctx", "--max-model-len"}, "N", "tokens per sequence (default: min(the model's maximum, 8,192))",
-       [&r](const std::string& v) { r.context = integer_arg("--context", v, 1, kMaxTokens); }},
+       [&r](const std::string& v) { r.context = integer_arg("--context", v, 1, kMaxTokenCount); }},
       {{"--batch", "--concurrency"}, "N", "sequences in flight (default 1)",
        [&r](const std::string& v) { r.batch = integer_arg("--batch", v, 1, kMaxSequences); }},
       {{"--dtype"}, "P", "weights: stored (default), bf16, fp8 or int4",
@@ -51,7 +50,7 @@ CommandSpec plan_spec(PlanArgs& a) {
       {{"--gpu-memory-utilization"}, "F", "vLLM: fraction of each device it may use (default 0.9)",
        [&k](const std::string& v) { k.gpu_memory_utilization = number_arg("--gpu-memory-utilization", v, 0.01, 1); }},
       {{"--max-num-batched-tokens"}, "N", "vLLM: tokens of its profiled forward pass (default 8192 on >= 70 GiB, else 2048)",
-       [&k](const std::string& v) { k.max_num_batched_tokens = integer_arg("--max-num-batched-tokens", v, 1, kMaxTokens); }},
+       [&k](const std::string& v) { k.max_num_batched_tokens = integer_arg("--max-num-batched-tokens", v, 1, kMaxTokenCount); }},
       {{"--max-num-seqs"}, "N", "vLLM: sequences its sampler is profiled for (default 1024 on >= 70 GiB, else 256)",
        [&k](const std::string& v) { k.max_num_seqs = integer_arg("--max-num-seqs", v, 1, kMaxSequences); }},
       {{"--block-size"}, "N", "vLLM: tokens per KV block (default 16)",

@@ -8,9 +8,9 @@
 namespace ma::cli {
 namespace {
 
-constexpr uint64_t kMaxTokens = 1ull << 24;
+constexpr uint64_t kMaxServeTokens = 1ull << 24;
 constexpr uint64_t kMaxClients = 1ull << 16;
-constexpr uint64_t kMaxWays = 4096;
+constexpr uint64_t kMaxServeWays = 4096;
 constexpr size_t kMaxSweepPoints = 64;  // each point times its own decode steps
 // InferenceMAX's concurrencies, and their doublings on both sides.
 constexpr uint64_t kDefaultSweep[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
@@ -48,9 +48,9 @@ CommandSpec serve_spec(ServeArgs& a) {
       {{"--config"}, "FILE.json", "a simulator config (build-config's, perhaps edited) instead of MODEL",
        [&a](const std::string& v) { a.config_file = v; }},
       {{"--tp"}, "N", "tensor-parallel GPUs holding one replica (default 1)",
-       [&r](const std::string& v) { r.tp = static_cast<uint32_t>(integer_arg("--tp", v, 1, kMaxWays)); }},
+       [&r](const std::string& v) { r.tp = static_cast<uint32_t>(integer_arg("--tp", v, 1, kMaxServeWays)); }},
       {{"--ep"}, "N", "expert parallel over the tensor-parallel group: 1 or --tp (default 1)",
-       [&r](const std::string& v) { r.ep = static_cast<uint32_t>(integer_arg("--ep", v, 1, kMaxWays)); }},
+       [&r](const std::string& v) { r.ep = static_cast<uint32_t>(integer_arg("--ep", v, 1, kMaxServeWays)); }},
       {{"--dp-attention"}, "", "attention data-parallel over the --tp GPUs (SGLang's --enable-dp-attention)",
        [&r](const std::string&) { r.dp_attention = true; }},
       {{"--precision"}, "P", "weights: fp8, fp4 or bf16 (default: as stored)",
@@ -61,9 +61,9 @@ CommandSpec serve_spec(ServeArgs& a) {
          if (!r.kv_dtype) throw Error(ErrorKind::Usage, "", "--kv-dtype", "unknown dtype '" + printable(v) + "'");
        }},
       {{"--isl"}, "N", "input tokens per request (default 1024)",
-       [&r](const std::string& v) { r.isl = integer_arg("--isl", v, 1, kMaxTokens); }},
+       [&r](const std::string& v) { r.isl = integer_arg("--isl", v, 1, kMaxServeTokens); }},
       {{"--osl"}, "N", "output tokens per request (default 1024)",
-       [&r](const std::string& v) { r.osl = integer_arg("--osl", v, 1, kMaxTokens); }},
+       [&r](const std::string& v) { r.osl = integer_arg("--osl", v, 1, kMaxServeTokens); }},
       {{"--concurrency"}, "N", "requests in flight: clients of the closed loop (default 64)",
        [&r](const std::string& v) { r.concurrency = integer_arg("--concurrency", v, 1, kMaxClients); }},
       {{"--engine"}, "E", "vllm (default), sglang, trt or atom: how prefills are scheduled, whose KV pool",
@@ -71,7 +71,7 @@ CommandSpec serve_spec(ServeArgs& a) {
          r.engine = *serve_engine_from_name(choice_arg("--engine", v, {"vllm", "sglang", "trt", "trtllm", "atom"}));
        }},
       {{"--max-num-batched-tokens"}, "N", "tokens per engine step (default 8192)",
-       [&r](const std::string& v) { r.max_batched_tokens = integer_arg("--max-num-batched-tokens", v, 1, kMaxTokens); }},
+       [&r](const std::string& v) { r.max_batched_tokens = integer_arg("--max-num-batched-tokens", v, 1, kMaxServeTokens); }},
       {{"--stream-interval"}, "N", "output tokens per streamed chunk (default: vllm 1, sglang 10)",
        [&r](const std::string& v) { r.stream_interval = static_cast<uint32_t>(integer_arg("--stream-interval", v, 1, 4096)); }},
       {{"--rounds"}, "N", "prompts per client in the benchmark, the first round sent at once (default 10; 0: steady state)",

@@ -33,10 +33,6 @@ uint64_t alignment_of(const std::vector<GgufValueToWrite>& metadata) {
   return kGgufDefaultAlignment;
 }
 
-uint64_t tensor_bytes(const TensorToWrite& t) {
-  return dtype_bytes(numel(t.shape), t.dtype);
-}
-
 }  // namespace
 
 GgufValueToWrite gguf_u32(std::string key, uint32_t v) {
@@ -113,7 +109,7 @@ std::string gguf_header_bytes(const std::vector<GgufValueToWrite>& metadata,
     if (type < 0) throw Error(ErrorKind::Internal, "", t.name, "dtype has no ggml type");
     put(h, static_cast<uint32_t>(type), 4);
     put(h, offset, 8);
-    offset += (tensor_bytes(t) + alignment - 1) / alignment * alignment;
+    offset += (data_bytes(t) + alignment - 1) / alignment * alignment;
   }
   return h;
 }
@@ -126,7 +122,7 @@ void write_gguf(const std::filesystem::path& path, const std::vector<GgufValueTo
   out.write(header);
   uint64_t offset = (header.size() + alignment - 1) / alignment * alignment;
   for (const TensorToWrite& t : tensors) {
-    const uint64_t len = tensor_bytes(t);
+    const uint64_t len = data_bytes(t);
     if (!t.data.empty()) {
       if (t.data.size() != len)
         throw Error(ErrorKind::Internal, path.string(), t.name, "tensor data size does not match its shape");

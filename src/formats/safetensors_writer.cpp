@@ -11,14 +11,6 @@
 #include "io/atomic_file.h"
 
 namespace ma {
-namespace {
-
-uint64_t tensor_bytes(const TensorToWrite& t) {
-  return numel(t.shape) * dtype_bits(t.dtype) / 8;
-}
-
-}  // namespace
-
 std::string safetensors_header_json(const std::vector<TensorToWrite>& tensors,
                                     const std::vector<std::pair<std::string, std::string>>& metadata) {
   JsonWriter w;
@@ -30,7 +22,7 @@ std::string safetensors_header_json(const std::vector<TensorToWrite>& tensors,
   }
   uint64_t offset = 0;
   for (const TensorToWrite& t : tensors) {
-    const uint64_t end = offset + tensor_bytes(t);
+    const uint64_t end = offset + data_bytes(t);
     w.key(t.name).begin_object();
     w.key("dtype").value(dtype_info(t.dtype).name);
     w.key("shape").begin_array();
@@ -57,7 +49,7 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Tens
   out.write(header);
   uint64_t offset = 8 + header.size();
   for (const auto& t : tensors) {
-    uint64_t len = tensor_bytes(t);
+    uint64_t len = data_bytes(t);
     if (t.data.empty()) {
       offset += len;  // hole
       continue;

@@ -19,6 +19,11 @@ struct TensorToWrite {
   std::string data;  // exactly the tensor's bytes, or empty to leave a hole (sparse file, reads as zeros)
 };
 
+// The bytes its data takes: whole elements, or whole blocks of a ggml block type (the GGUF writer's).
+inline uint64_t data_bytes(const TensorToWrite& t) {
+  return dtype_bytes(numel(t.shape), t.dtype);
+}
+
 // The header JSON the writer would emit for these tensors (without the 8-byte prefix, unpadded).
 std::string safetensors_header_json(const std::vector<TensorToWrite>& tensors,
                                     const std::vector<std::pair<std::string, std::string>>& metadata);

@@ -5,15 +5,13 @@
 
 #include "core/error.h"
 #include "core/json.h"
+#include "formats/tokenizer.h"
 #include "io/file_source.h"
 
 namespace ma {
 namespace {
 
 using Kind = json::Reader::Kind;
-
-constexpr uint64_t kTokenizerJsonCap = 256ull << 20;
-constexpr uint64_t kMaxEntries = 1ull << 24;
 
 [[noreturn]] void wrong(const std::string& file, const std::string& field, const std::string& rule) {
   throw Error(ErrorKind::Malformed, file, field, rule);
@@ -33,7 +31,8 @@ void put(std::vector<std::string>& out, uint64_t id, std::string_view text) {
 void read_vocab(json::Reader& r, const std::string& file, std::vector<std::string>& out) {
   uint64_t n = 0;
   const auto count = [&] {
-    if (++n > kMaxEntries) throw Error(ErrorKind::Limit, file, "model.vocab", "more than 2^24 entries (cap)");
+    if (++n > kTokenizerMaxEntries)
+      throw Error(ErrorKind::Limit, file, "model.vocab", "more than 2^24 entries (cap)");
   };
   if (r.peek() == Kind::Object) {
     r.begin_object();
@@ -70,7 +69,8 @@ void read_added(json::Reader& r, const std::string& file,
   }
   r.begin_array();
   for (uint64_t i = 0; r.next_item(); ++i) {
-    if (i >= kMaxEntries) throw Error(ErrorKind::Limit, file, "added_tokens", "more than 2^24 entries (cap)");
+    if (i >= kTokenizerMaxEntries)
+      throw Error(ErrorKind::Limit, file, "added_tokens", "more than 2^24 entries (cap)");
     if (r.peek() != Kind::Object) wrong(file, "added_tokens[" + std::to_string(i) + "]", "must be an object");
     r.begin_object();
     std::string_view key;

@@ -17,13 +17,10 @@ namespace {
 namespace fs = std::filesystem;
 using Kind = json::Reader::Kind;
 
-// Caps (row J2 of the reliability catalogue). The largest real tokenizer.json files are ~35 MB (Gemma's 262k
-// vocabulary); configs and templates are kilobytes, a few megabytes with a large added_tokens_decoder.
-constexpr uint64_t kTokenizerJsonCap = 256ull << 20;
+// Caps beside tokenizer.h's: configs and templates are kilobytes, a few megabytes with a large
+// added_tokens_decoder.
 constexpr uint64_t kConfigCap = 64ull << 20;
 constexpr uint64_t kTemplateCap = 16ull << 20;
-// Real vocabularies stay under 300k entries; 16M is far beyond any and bounds the added-token id list.
-constexpr uint64_t kMaxEntries = 1ull << 24;
 // transformers writes int(1e30) (VERY_LARGE_INTEGER) for "no limit", some repos sys.maxsize (2^63-1); no real
 // tokenizer limit comes near 10^18.
 constexpr double kNoLimitThreshold = 1e18;
@@ -96,9 +93,9 @@ struct Source {
     return std::string(reader.string());
   }
   void count_entry(const std::string& field, uint64_t& n) {
-    if (++n > kMaxEntries)
+    if (++n > kTokenizerMaxEntries)
       throw Error(ErrorKind::Limit, name, field,
-                  "more than " + std::to_string(kMaxEntries) + " entries (cap)", reader.offset());
+                  "more than " + std::to_string(kTokenizerMaxEntries) + " entries (cap)", reader.offset());
   }
   // The document must be an object; reads its first member key.
   void begin_document(std::string_view what) {

@@ -11,6 +11,12 @@
 
 namespace ma {
 
+// Caps on a tokenizer.json (row J2 of the reliability catalogue), for every reader of it. The largest real
+// files are ~35 MB (Gemma's 262k vocabulary); real vocabularies stay under 300k entries, and 16M is far
+// beyond any and bounds the added-token id list.
+inline constexpr uint64_t kTokenizerJsonCap = 256ull << 20;
+inline constexpr uint64_t kTokenizerMaxEntries = 1ull << 24;
+
 struct SpecialToken {
   std::string role;  // bos, eos, unk, pad, sep, cls, mask, "additional", or an extra token's name ("image")
   std::string content;  // e.g. "<|begin_of_text|>"

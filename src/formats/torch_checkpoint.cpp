@@ -24,10 +24,6 @@ constexpr uint64_t kLegacyProtocol = 1001;
 // torch.serialization.MAGIC_NUMBER = 0x1950a86a20f9469cfc6c, as LONG1 writes it (little-endian).
 constexpr std::string_view kLegacyMagic("\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 10);
 
-[[noreturn]] void bad(const ByteSource& src, const std::string& field, const std::string& rule) {
-  throw Error(ErrorKind::Malformed, src.name(), field, rule);
-}
-
 uint64_t element_bytes(DType d) {
   return dtype_bits(d) / 8;
 }
@@ -42,7 +38,7 @@ class Storages {
     const std::vector<PickleValue*>& f = pid.items;
     if (pid.kind != K::Tuple || f.size() < 5 || f[0]->kind != K::String || f[0]->text != "storage" ||
         f[1]->kind != K::Global || f[2]->kind != K::String || f[4]->kind != K::Int || f[4]->integer < 0)
-      bad(src_, "pickle", "a persistent id that is not ('storage', type, key, location, numel)");
+      throw_malformed(src_, "pickle", "a persistent id that is not ('storage', type, key, location, numel)");
     if (f.size() > 5 && f[5]->kind != K::None)
       throw Error(ErrorKind::Unsupported, src_.name(), "pickle",
                   "a legacy storage view (view_metadata): not read");
@@ -53,7 +49,7 @@ class Storages {
       throw Error(ErrorKind::Unsupported, src_.name(), "pickle",
                   "a tensor of " + printable(type) +
                       ": a storage torch.load(weights_only=True) reads, whose element type is not read here");
-    if (!dtype) bad(src_, "pickle", "'" + printable(type) + "' is not a storage type");
+    if (!dtype) throw_malformed(src_, "pickle", "'" + printable(type) + "' is not a storage type");
     auto [it, fresh] = by_key_.try_emplace(f[2]->text);
     if (fresh) {
       auto s = std::make_shared<TorchStorage>();
@@ -61,10 +57,10 @@ class Storages {
       s->key = f[2]->text;
       s->numel = static_cast<uint64_t>(f[4]->integer);
       if (!checked_mul(s->numel, element_bytes(s->dtype)))
-        bad(src_, "storage " + printable(s->key), "its size overflows 64 bits");
+        throw_malformed(src_, "storage " + printable(s->key), "its size overflows 64 bits");
       it->second = std::move(s);
     } else if (it->second->dtype != *dtype || it->second->numel != static_cast<uint64_t>(f[4]->integer)) {
-      bad(src_, "storage " + printable(f[2]->text), "named twice with different types or sizes");
+      throw_malformed(src_, "storage " + printable(f[2]->text), "named twice with different types or sizes");
     }
     out.kind = K::Storage;
     out.storage = it->second;
@@ -102,7 +98,8 @@ void walk(const ByteSource& src, const PickleValue* v, const std::string& path, 
                          : key->kind == K::Int  ? std::to_string(key->integer)
                                                 : "?";
       if (!is_plain_text(name))
-        bad(src, "key '" + printable(child(name)) + "'", "not UTF-8 text without control characters");
+        throw_malformed(src, "key '" + printable(child(name)) + "'",
+                        "not UTF-8 text without control characters");
       walk(src, value, child(name), depth + 1, seen, out);
     }
   } else {
@@ -179,7 +176,8 @@ TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::st
   std::set<std::string_view> names;
   for (const Found& f : found)
     if (!names.insert(f.path).second)
-      bad(src, "tensor '" + printable(f.path) + "'", "two tensors have this name (a key set twice?)");
+      throw_malformed(src, "tensor '" + printable(f.path) + "'",
+                      "two tensors have this name (a key set twice?)");
   TorchCheckpoint ck;
   ck.format = std::move(format);
   ck.state_dict_path = state_dict_path(root);
@@ -190,7 +188,7 @@ TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::st
     const TorchTensor& t = *f.tensor;
     auto data = storage_data.find(t.storage->key);
     if (data == storage_data.end())
-      bad(src, f.path, "its storage '" + printable(t.storage->key) + "' is not in the file");
+      throw_malformed(src, f.path, "its storage '" + printable(t.storage->key) + "' is not in the file");
     TorchCheckpointTensor out;
     out.path = f.path;
     out.dtype = t.storage->dtype;
@@ -225,7 +223,7 @@ TorchCheckpoint read_zip(const ByteSource& src) {
       break;
     }
   }
-  if (!pkl) bad(src, "data.pkl", "no <archive>/data.pkl member: not a PyTorch zip checkpoint");
+  if (!pkl) throw_malformed(src, "data.pkl", "no <archive>/data.pkl member: not a PyTorch zip checkpoint");
   const std::string prefix = pkl->name.substr(0, pkl->name.size() - std::string_view("data.pkl").size());
   if (const ZipEntry* order = dir.find(prefix + "byteorder")) {
     std::string value;
@@ -248,11 +246,12 @@ TorchCheckpoint read_zip(const ByteSource& src) {
   for (const auto& [key, s] : storages.all()) {
     const ZipEntry* e = dir.find(prefix + "data/" + key);
     if (!e)
-      bad(src, "storage " + printable(key), "no member " + printable(prefix) + "data/" + printable(key));
+      throw_malformed(src, "storage " + printable(key),
+                      "no member " + printable(prefix) + "data/" + printable(key));
     if (e->size < s->numel * element_bytes(s->dtype))
-      bad(src, "storage " + printable(key),
-          "member holds " + std::to_string(e->size) + " bytes, fewer than its " + std::to_string(s->numel) +
-              " elements");
+      throw_malformed(src, "storage " + printable(key),
+                      "member holds " + std::to_string(e->size) + " bytes, fewer than its " +
+                          std::to_string(s->numel) + " elements");
     data[key] = zip_member_data_offset(src, *e);
   }
   return assemble(src, r.value, "pytorch zip", data);
@@ -271,10 +270,10 @@ LegacyPickles parse_legacy(const ByteSource& src, std::string_view bytes, Storag
   const auto no_ids = PersistentLoad();
   PickleResult magic = run_pickle(bytes, 0, src.name(), no_ids);
   if (magic.value->kind != K::Int || magic.value->text != kLegacyMagic)
-    bad(src, "magic number", "not a PyTorch checkpoint (no zip, no legacy magic number)");
+    throw_malformed(src, "magic number", "not a PyTorch checkpoint (no zip, no legacy magic number)");
   PickleResult protocol = run_pickle(bytes, magic.end, src.name(), no_ids);
   if (protocol.value->kind != K::Int || protocol.value->integer != static_cast<int64_t>(kLegacyProtocol))
-    bad(src, "protocol version", "not 1001");
+    throw_malformed(src, "protocol version", "not 1001");
   PickleResult sys_info = run_pickle(bytes, protocol.end, src.name(), no_ids);
   if (sys_info.value->kind == K::Dict)
     for (const auto& [k, v] : sys_info.value->entries)
@@ -284,9 +283,9 @@ LegacyPickles parse_legacy(const ByteSource& src, std::string_view bytes, Storag
   out.object = run_pickle(bytes, sys_info.end, src.name(),
                           [&](const PickleValue& pid, PickleValue& v) { storages.load(pid, v); });
   PickleResult keys = run_pickle(bytes, out.object.end, src.name(), no_ids);
-  if (keys.value->kind != K::List) bad(src, "storage keys", "not a list");
+  if (keys.value->kind != K::List) throw_malformed(src, "storage keys", "not a list");
   for (const PickleValue* k : keys.value->items) {
-    if (k->kind != K::String) bad(src, "storage keys", "a key that is not a string");
+    if (k->kind != K::String) throw_malformed(src, "storage keys", "a key that is not a string");
     out.keys.push_back(k->text);
   }
   out.end = keys.end;
@@ -308,17 +307,18 @@ TorchCheckpoint read_legacy(const ByteSource& src) {
       std::string count;
       for (const std::string& key : p.keys) {
         auto s = storages.all().find(key);
-        if (s == storages.all().end()) bad(src, "storage " + printable(key), "listed but never used");
+        if (s == storages.all().end())
+          throw_malformed(src, "storage " + printable(key), "listed but never used");
         src.read_exact(at, 8, count);
         uint64_t n = 0;
         for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(count[static_cast<size_t>(i)]);
         if (n != s->second->numel)
-          bad(src, "storage " + printable(key),
-              "holds " + std::to_string(n) + " elements, its tensors say " +
-                  std::to_string(s->second->numel));
+          throw_malformed(src, "storage " + printable(key),
+                          "holds " + std::to_string(n) + " elements, its tensors say " +
+                              std::to_string(s->second->numel));
         const uint64_t size = n * element_bytes(s->second->dtype);
         if (at + 8 > src.size() || size > src.size() - at - 8)
-          bad(src, "storage " + printable(key), "runs past the end of the file");
+          throw_malformed(src, "storage " + printable(key), "runs past the end of the file");
         data[key] = at + 8;
         at += 8 + size;
       }
@@ -344,7 +344,8 @@ bool looks_like_torch_checkpoint(const ByteSource& src) {
 
 TorchCheckpoint read_torch_checkpoint(const ByteSource& src) {
   if (looks_like_zip(src)) return read_zip(src);
-  if (!looks_like_torch_checkpoint(src)) bad(src, "", "neither a zip nor a pickle: not a PyTorch checkpoint");
+  if (!looks_like_torch_checkpoint(src))
+    throw_malformed(src, "", "neither a zip nor a pickle: not a PyTorch checkpoint");
   return read_legacy(src);
 }
 

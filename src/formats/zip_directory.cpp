@@ -18,17 +18,13 @@ uint64_t le(std::string_view b, size_t at, int bytes) {
   return v;
 }
 
-[[noreturn]] void bad(const ByteSource& src, const std::string& field, const std::string& rule) {
-  throw Error(ErrorKind::Malformed, src.name(), field, rule);
-}
-
 struct End {
   uint64_t entries = 0, directory_size = 0, directory_offset = 0;
 };
 
 // The end-of-central-directory record: searched backwards over the largest possible comment.
 End find_end(const ByteSource& src) {
-  if (src.size() < kEndSize) bad(src, "", "too short for a ZIP archive");
+  if (src.size() < kEndSize) throw_malformed(src, "", "too short for a ZIP archive");
   const uint64_t tail_len = std::min<uint64_t>(src.size(), kEndSize + kMaxComment);
   std::string tail;
   src.read_exact(src.size() - tail_len, tail_len, tail);
@@ -40,17 +36,18 @@ End find_end(const ByteSource& src) {
     const bool zip64 =
         e.entries == 0xffff || e.directory_size == 0xffffffff || e.directory_offset == 0xffffffff;
     if (!zip64) return e;
-    if (end_at < kZip64LocatorSize) bad(src, "zip64 locator", "missing before the end record");
+    if (end_at < kZip64LocatorSize) throw_malformed(src, "zip64 locator", "missing before the end record");
     std::string loc;
     src.read_exact(end_at - kZip64LocatorSize, kZip64LocatorSize, loc);
-    if (le(loc, 0, 4) != kZip64Locator) bad(src, "zip64 locator", "missing before the end record");
+    if (le(loc, 0, 4) != kZip64Locator)
+      throw_malformed(src, "zip64 locator", "missing before the end record");
     const uint64_t at = le(loc, 8, 8);
     std::string rec;
     src.read_exact(at, kZip64EndSize, rec);
-    if (le(rec, 0, 4) != kZip64End) bad(src, "zip64 end record", "bad signature");
+    if (le(rec, 0, 4) != kZip64End) throw_malformed(src, "zip64 end record", "bad signature");
     return End{le(rec, 32, 8), le(rec, 40, 8), le(rec, 48, 8)};
   }
-  bad(src, "", "no end-of-central-directory record: not a ZIP archive, or truncated");
+  throw_malformed(src, "", "no end-of-central-directory record: not a ZIP archive, or truncated");
 }
 
 // ZIP64 extended information (extra field 0x0001): the 64-bit values of the fields saturated at 0xffffffff,
@@ -60,11 +57,12 @@ void apply_zip64(const ByteSource& src, std::string_view extra, ZipEntry& e, boo
   for (size_t at = 0; at + 4 <= extra.size();) {
     const uint64_t id = le(extra, at, 2), len = le(extra, at + 2, 2);
     if (at + 4 + len > extra.size())
-      bad(src, "entry '" + printable(e.name) + "' extra field", "runs past its end");
+      throw_malformed(src, "entry '" + printable(e.name) + "' extra field", "runs past its end");
     if (id == 1) {
       size_t p = at + 4;
       auto next = [&](uint64_t& field) {
-        if (p + 8 > at + 4 + len) bad(src, "entry '" + printable(e.name) + "' zip64 field", "too short");
+        if (p + 8 > at + 4 + len)
+          throw_malformed(src, "entry '" + printable(e.name) + "' zip64 field", "too short");
         field = le(extra, p, 8);
         p += 8;
       };
@@ -76,7 +74,7 @@ void apply_zip64(const ByteSource& src, std::string_view extra, ZipEntry& e, boo
     at += 4 + len;
   }
   if (size64 || comp64 || offset64)
-    bad(src, "entry '" + printable(e.name) + "'", "zip64 sizes without a zip64 field");
+    throw_malformed(src, "entry '" + printable(e.name) + "'", "zip64 sizes without a zip64 field");
 }
 
 }  // namespace
@@ -99,9 +97,10 @@ ZipDirectory read_zip_directory(const ByteSource& src) {
     throw Error(ErrorKind::Limit, src.name(), "entries",
                 std::to_string(end.entries) + " entries exceed the cap of " + std::to_string(kMaxZipEntries));
   if (end.directory_offset > src.size() || end.directory_size > src.size() - end.directory_offset)
-    bad(src, "central directory", "lies outside the file");
+    throw_malformed(src, "central directory", "lies outside the file");
   if (end.directory_size < end.entries * kCentralSize)
-    bad(src, "central directory", "too small for its " + std::to_string(end.entries) + " entries");
+    throw_malformed(src, "central directory",
+                    "too small for its " + std::to_string(end.entries) + " entries");
   std::string dir;
   src.read_exact(end.directory_offset, end.directory_size, dir);
   ZipDirectory out;
@@ -109,13 +108,13 @@ ZipDirectory read_zip_directory(const ByteSource& src) {
   size_t at = 0;
   for (uint64_t i = 0; i < end.entries; ++i) {
     if (at + kCentralSize > dir.size() || le(dir, at, 4) != kCentralHeader)
-      bad(src, "central directory entry " + std::to_string(i), "bad signature or truncated");
+      throw_malformed(src, "central directory entry " + std::to_string(i), "bad signature or truncated");
     const uint64_t name_len = le(dir, at + 28, 2), extra_len = le(dir, at + 30, 2),
                    comment_len = le(dir, at + 32, 2);
     if (name_len > kMaxName)
-      bad(src, "central directory entry " + std::to_string(i), "name longer than 4096 bytes");
+      throw_malformed(src, "central directory entry " + std::to_string(i), "name longer than 4096 bytes");
     if (at + kCentralSize + name_len + extra_len + comment_len > dir.size())
-      bad(src, "central directory entry " + std::to_string(i), "runs past the directory");
+      throw_malformed(src, "central directory entry " + std::to_string(i), "runs past the directory");
     ZipEntry e;
     e.name.assign(dir, at + kCentralSize, name_len);
     e.flags = static_cast<uint16_t>(le(dir, at + 8, 2));
@@ -126,7 +125,7 @@ ZipDirectory read_zip_directory(const ByteSource& src) {
     apply_zip64(src, std::string_view(dir).substr(at + kCentralSize + name_len, extra_len), e,
                 e.size == 0xffffffff, e.compressed_size == 0xffffffff, e.local_header_offset == 0xffffffff);
     if (e.local_header_offset > src.size())
-      bad(src, "entry '" + printable(e.name) + "'", "starts past the end of the file");
+      throw_malformed(src, "entry '" + printable(e.name) + "'", "starts past the end of the file");
     out.entries.push_back(std::move(e));
     at += kCentralSize + name_len + extra_len + comment_len;
   }
@@ -135,7 +134,8 @@ ZipDirectory read_zip_directory(const ByteSource& src) {
   // so a second data.pkl could hide a payload from whichever reader checks the other one.
   for (size_t i = 0; i < out.entries.size(); ++i)
     if (!out.by_name_.emplace(out.entries[i].name, i).second)
-      bad(src, "entry '" + printable(out.entries[i].name) + "'", "appears twice in the central directory");
+      throw_malformed(src, "entry '" + printable(out.entries[i].name) + "'",
+                      "appears twice in the central directory");
   return out;
 }
 
@@ -146,18 +146,20 @@ uint64_t zip_member_data_offset(const ByteSource& src, const ZipEntry& e) {
                 "compressed member (method " + std::to_string(e.method) + "): only stored members are read");
   if (e.flags & 1)
     throw Error(ErrorKind::Unsupported, src.name(), field, "encrypted member: its bytes are not its data");
-  if (e.compressed_size != e.size) bad(src, field, "stored member whose compressed and plain sizes differ");
+  if (e.compressed_size != e.size)
+    throw_malformed(src, field, "stored member whose compressed and plain sizes differ");
   std::string local;
   src.read_exact(e.local_header_offset, 30, local);
-  if (le(local, 0, 4) != kLocalHeader) bad(src, field, "local header has a bad signature");
+  if (le(local, 0, 4) != kLocalHeader) throw_malformed(src, field, "local header has a bad signature");
   // The local header must name the member the directory names: one region, one name, for every reader.
   const uint64_t name_len = le(local, 26, 2);
   std::string local_name;
   if (name_len != e.name.size() || e.local_header_offset + 30 + name_len > src.size() ||
       (src.read_exact(e.local_header_offset + 30, name_len, local_name), local_name != e.name))
-    bad(src, field, "local header names another member than the central directory");
+    throw_malformed(src, field, "local header names another member than the central directory");
   const uint64_t data = e.local_header_offset + 30 + name_len + le(local, 28, 2);
-  if (data > src.size() || e.size > src.size() - data) bad(src, field, "data runs past the end of the file");
+  if (data > src.size() || e.size > src.size() - data)
+    throw_malformed(src, field, "data runs past the end of the file");
   return data;
 }
 

@@ -36,4 +36,8 @@ void PrefixSource::read_exact(uint64_t offset, uint64_t len, char* out) const {
   prefix_.copy(out, len, offset);
 }
 
+void throw_malformed(const ByteSource& src, const std::string& field, const std::string& rule) {
+  throw Error(ErrorKind::Malformed, src.name(), field, rule);
+}
+
 }  // namespace ma

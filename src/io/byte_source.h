@@ -23,6 +23,9 @@ class ByteSource {
   virtual uint64_t available() const { return size(); }
 };
 
+// Throws Error(Malformed) naming the source, the field and the rule broken: every reader's bad-input line.
+[[noreturn]] void throw_malformed(const ByteSource& src, const std::string& field, const std::string& rule);
+
 // Thrown by PrefixSource for a read past the bytes fetched so far: the caller fetches up to `end` (or more)
 // and parses again. Not an ma::Error: it is a request for bytes, not a fault of the file.
 struct BytesNotFetched {

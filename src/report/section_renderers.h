@@ -14,6 +14,9 @@ namespace ma {
 // A model's layers in words: "32", or "4 encoder + 6 decoder" for an encoder-decoder (the report, the
 // comparison table).
 std::string layers_text(const ArchitectureDetails& s);
+// Words the sections share: a count with separators, or "unknown" where the record has none (0); yes / no.
+std::string count_or_unknown(uint64_t n);
+std::string yes_no(bool b);
 
 struct RenderOptions {
   bool detailed = false;  // --detailed: every section in full; otherwise the summary

@@ -24,14 +24,8 @@ namespace {
 namespace fs = std::filesystem;
 using test::quoted;
 
-constexpr const char* kPython = "/usr/bin/python3";
+using test::kPython;
 constexpr uint64_t kRows = 3000, kCols = 32;
-
-bool sklearn_available() {
-  static const bool ok =
-      std::system((std::string(kPython) + " -c 'import sklearn' >/dev/null 2>&1").c_str()) == 0;
-  return ok;
-}
 
 std::string floats(const std::vector<float>& v) {
   std::string out(v.size() * 4, '\0');
@@ -89,7 +83,7 @@ class EmbeddingsSklearn : public ::testing::Test {
 test::TempDir* EmbeddingsSklearn::dir_ = nullptr;
 
 TEST_F(EmbeddingsSklearn, SameClustersInertiaAndSilhouetteAsScikitLearn) {
-  if (!sklearn_available()) GTEST_SKIP() << kPython << " with scikit-learn is not installed";
+  if (!test::python_imports("sklearn")) GTEST_SKIP() << kPython << " with scikit-learn is not installed";
   test::TempDir tmp;
   test::write_file(tmp / "ours.json", probe_.out);
   auto ref = test::run_shell(std::string(kPython) + " " +
@@ -126,7 +120,7 @@ TEST_F(EmbeddingsSklearn, SameClustersInertiaAndSilhouetteAsScikitLearn) {
 // by a few percent, where a fixed handful of iterations stopped short (2% low on tiny-llama's). Exact here
 // too.
 TEST_F(EmbeddingsSklearn, PrincipalComponentsOfAFlatSpectrumAreExact) {
-  if (!sklearn_available()) GTEST_SKIP() << kPython << " with scikit-learn is not installed";
+  if (!test::python_imports("sklearn")) GTEST_SKIP() << kPython << " with scikit-learn is not installed";
   test::TempDir tmp;
   test::NormalRng normal(5);
   std::vector<float> x(2000 * 48);

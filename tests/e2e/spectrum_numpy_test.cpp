@@ -24,13 +24,7 @@ namespace fs = std::filesystem;
 using test::quoted;
 using test::run_shell;
 
-constexpr const char* kPython = "/usr/bin/python3";
-
-bool numpy_available() {
-  static const bool ok =
-      std::system((std::string(kPython) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0;
-  return ok;
-}
+using test::kPython;
 
 std::vector<double> gaussian(test::NormalRng& rng, size_t n) {
   std::vector<double> v(n);
@@ -99,7 +93,7 @@ class SpectrumNumpy : public ::testing::Test {
   static fs::path file() { return dir_->path() / "planted.safetensors"; }
 
   void SetUp() override {
-    if (!numpy_available()) GTEST_SKIP() << kPython << " with numpy is not installed";
+    if (!test::python_imports("numpy")) GTEST_SKIP() << kPython << " with numpy is not installed";
     if (run_cli_json("").exit_code == 10) GTEST_SKIP() << "no LAPACK: apt-get install libopenblas0-pthread";
   }
 
@@ -301,7 +295,7 @@ TEST_F(SpectrumNumpy, TruncatedSpectrumGivesBoundsNotValues) {
 // A block-FP8 weight is analysed as W = code x the scale of its block (rows and columns no multiple of the
 // 128 blocks), against the reference's own dequantization; its scale is skipped as no weight matrix.
 TEST(SpectrumFloat8, BlockScaledWeightsAreTheirValuesNotTheirCodes) {
-  if (!numpy_available()) GTEST_SKIP() << kPython << " with numpy is not installed";
+  if (!test::python_imports("numpy")) GTEST_SKIP() << kPython << " with numpy is not installed";
   test::TempDir dir;
   uint64_t state = 7;
   auto next = [&state] { return (state = state * 6364136223846793005ull + 1442695040888963407ull) >> 33; };

@@ -29,19 +29,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kPython = "/usr/bin/python3";
+using test::kPython;
 constexpr const char* kStatsArgs = " --eps 1e-3 --bins 32";
 constexpr double kRelTol = 1e-9;
 constexpr double kAbsTol = 1e-12;
 
 using test::quoted;
 using test::run_shell;
-
-bool numpy_available() {
-  static const bool ok =
-      std::system((std::string(kPython) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0;
-  return ok;
-}
 
 // -----------------------------------------------------------------------------------------------------------
 // Test data. A fixed-seed splitmix64 (not <random>'s distributions, whose output differs between standard
@@ -478,7 +472,7 @@ size_t compare_with_reference(const fs::path& file) {
 // Skips the calling test, visibly, when the reference cannot run.
 #define MA_REQUIRE_NUMPY()                                                                        \
   do {                                                                                            \
-    if (!numpy_available())                                                                       \
+    if (!test::python_imports("numpy"))                                                           \
       GTEST_SKIP() << kPython << " cannot import numpy (Debian: apt-get install python3-numpy), " \
                    << "so the numpy reference for `modelanalyzer stats` cannot run";              \
   } while (0)

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <numbers>
 #include <random>
 #include <sstream>
@@ -71,6 +72,21 @@ CommandResult run_shell(const std::string& command_line) {
 
 bool have_tool(const std::string& name) {
   return std::system(("command -v " + name + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+bool python_imports(const std::string& module) {
+  static std::map<std::string, bool> known;
+  auto [it, added] = known.try_emplace(module, false);
+  if (added)
+    it->second =
+        std::system((std::string(kPython) + " -c 'import " + module + "' >/dev/null 2>&1").c_str()) == 0;
+  return it->second;
+}
+
+std::string le64(uint64_t n) {
+  std::string s(8, '\0');
+  for (size_t i = 0; i < 8; ++i) s[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  return s;
 }
 
 size_t occurrences(std::string_view text, std::string_view part) {

@@ -52,6 +52,15 @@ CommandResult run_shell(const std::string& command_line);
 // Whether `name` is a program on PATH.
 bool have_tool(const std::string& name);
 
+// Debian's python3, where the oracles' numpy, scipy, sklearn, onnx and torch are installed (the python3 first
+// on PATH may be another interpreter without them).
+inline constexpr const char* kPython = "/usr/bin/python3";
+// Whether kPython imports `module` (asked once per module).
+bool python_imports(const std::string& module);
+
+// `n` as 8 little-endian bytes (a safetensors header's length prefix).
+std::string le64(uint64_t n);
+
 // How many times `part` occurs in `text`, not overlapping.
 size_t occurrences(std::string_view text, std::string_view part);
 // `s` with every occurrence of `from` replaced by `to`.

@@ -308,7 +308,7 @@ TEST(GgmlDequant, ManyBlocksDecodeAsEachAlone) {
 // ------------------------------------------------------------------------------------------------------
 // llama.cpp's own library as the oracle.
 
-constexpr const char* kPython = "/usr/bin/python3";
+using test::kPython;
 
 fs::path ggml_library() {
   return fs::path(MA_SOURCE_DIR) / "tests/peer/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64" /

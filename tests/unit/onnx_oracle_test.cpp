@@ -24,7 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kPython = "/usr/bin/python3";
+using test::kPython;
 constexpr int kNoOnnxPackage = 2;  // the script's exit status without the onnx package
 
 std::string hex(const std::string& bytes) {

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 namespace ma::test {
 namespace {
 
-std::unique_ptr<AnalyzedModel> load(const fs::path& dir) {
+std::unique_ptr<AnalyzedModel> load_with_bf16_kv(const fs::path& dir) {
   ReportOptions o;
   o.kv_dtype = DType::BF16;
   return analyze_dir(dir, o);
@@ -51,7 +51,7 @@ double sum_kind(const PerfResult& r, std::string_view kind, double OpCost::*fiel
 // Pipeline parallel: the figures are one stage's, and a step's tokens pass the stages one after another, so
 // a batch gains nothing in tokens/s from more stages (each streams fewer weights, but for 1/pp of the step).
 TEST(PerfModel, PipelineStagesRunOneAfterAnother) {
-  auto m = load(MA_EXAMPLE_DIR);  // 2 layers
+  auto m = load_with_bf16_kv(MA_EXAMPLE_DIR);  // 2 layers
   PerfInputs in;
   in.batch = 8;
   in.kv_len = 256;
@@ -65,8 +65,8 @@ TEST(PerfModel, PipelineStagesRunOneAfterAnother) {
 }
 
 TEST(PerfModel, DenseDecodeGemmFlopsAreTwiceMatmulParamsTimesTokens) {
-  auto m =
-      load(MA_EXAMPLE_DIR);  // tiny Llama: H 64, 4 heads, 2 KV heads, head dim 16, I 160, V 512, 2 layers
+  auto m = load_with_bf16_kv(
+      MA_EXAMPLE_DIR);  // tiny Llama: H 64, 4 heads, 2 KV heads, head dim 16, I 160, V 512, 2 layers
   PerfInputs in;
   in.batch = 8;
   in.kv_len = 100;
@@ -94,7 +94,7 @@ TEST(PerfModel, SlidingWindowDecodeReadsTheWindowItsQuerySees) {
              R"("num_hidden_layers":4,"sliding_window":32,"layer_types":["sliding_attention",)"
              R"("full_attention","sliding_attention","full_attention"],"num_local_experts":4,)"
              R"("num_experts_per_tok":2,"vocab_size":256,"max_position_embeddings":512})");
-  auto m = load(dir.path());
+  auto m = load_with_bf16_kv(dir.path());
   PerfInputs in;
   in.batch = 2;
   in.kv_len = 100;
@@ -113,7 +113,7 @@ TEST(PerfModel, SlidingWindowDecodeReadsTheWindowItsQuerySees) {
 TEST(PerfModel, RecurrentStateTrafficIsTheReportsStateBytes) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data is not available";
-  auto m = load(*data / "fixtures" / "tiny-mamba");
+  auto m = load_with_bf16_kv(*data / "fixtures" / "tiny-mamba");
   uint64_t state = 0;
   for (const KvLayer& l : m->report.memory.kv_layers) state += l.state_bytes_per_sequence;
   ASSERT_GT(state, 0u);
@@ -144,7 +144,7 @@ TEST(PerfModel, KvBytesFollowTheReportsCacheDtype) {
 }
 
 TEST(PerfModel, CausalPrefillCountsTheLowerTriangleAndTrainingTriples) {
-  auto m = load(MA_EXAMPLE_DIR);
+  auto m = load_with_bf16_kv(MA_EXAMPLE_DIR);
   PerfInputs in;
   in.mode = PerfMode::Prefill;
   in.batch = 2;
@@ -159,7 +159,7 @@ TEST(PerfModel, CausalPrefillCountsTheLowerTriangleAndTrainingTriples) {
 }
 
 TEST(PerfModel, TimesFollowTheRoofline) {
-  auto m = load(MA_EXAMPLE_DIR);
+  auto m = load_with_bf16_kv(MA_EXAMPLE_DIR);
   PerfInputs in;
   in.batch = 1;
   PerfResult r = model_performance(m->inv, m->report, in, round_machine());
@@ -177,7 +177,7 @@ TEST(PerfModel, TimesFollowTheRoofline) {
 }
 
 TEST(PerfModel, WeightResidencyIsBoundedByOnChipMemory) {
-  auto m = load(MA_EXAMPLE_DIR);
+  auto m = load_with_bf16_kv(MA_EXAMPLE_DIR);
   const double matmul_bytes =
       2 * (2 * (64.0 * 64 + 2 * (32.0 * 64) + 64.0 * 64 + 3 * (64.0 * 160)) + 512.0 * 64);
   PerfInputs in;
@@ -200,7 +200,7 @@ TEST(PerfModel, WeightResidencyIsBoundedByOnChipMemory) {
 TEST(PerfModel, QuantizedCheckpointRunsAsStored) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data is not available";
-  auto m = load(*data / "hf-configs" / "nvidia__Llama-3.1-70B-Instruct-FP8");
+  auto m = load_with_bf16_kv(*data / "hf-configs" / "nvidia__Llama-3.1-70B-Instruct-FP8");
   PerfInputs in;
   const Hardware& h200 = *find_hardware("h200");
   use_stored_weights(in, m->report.quantization, m->inv.arch.quantization->kv_cache_dtype, false, h200);
@@ -222,7 +222,7 @@ TEST(PerfModel, QuantizedCheckpointRunsAsStored) {
 TEST(PerfModel, MoeRunsTopKExpertsPerToken) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data not present";
-  auto m = load(*data / "hf-configs" / "mistralai__Mixtral-8x7B-Instruct-v0.1");
+  auto m = load_with_bf16_kv(*data / "hf-configs" / "mistralai__Mixtral-8x7B-Instruct-v0.1");
   PerfInputs in;
   in.batch = 4;
   PerfResult r = model_performance(m->inv, m->report, in, round_machine());
@@ -238,7 +238,7 @@ TEST(PerfModel, MoeRunsTopKExpertsPerToken) {
 TEST(PerfModel, TensorParallelSplitsTheExpertsWithOrWithoutExpertParallel) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data not present";
-  auto m = load(*data / "hf-configs" / "mistralai__Mixtral-8x7B-Instruct-v0.1");
+  auto m = load_with_bf16_kv(*data / "hf-configs" / "mistralai__Mixtral-8x7B-Instruct-v0.1");
   PerfInputs in;
   in.batch = 4;
   const PerfResult one = model_performance(m->inv, m->report, in, round_machine());
@@ -261,7 +261,7 @@ TEST(PerfModel, TensorParallelSplitsTheExpertsWithOrWithoutExpertParallel) {
 TEST(PerfModel, PackedExpertsStreamTheirStoredBytesPerLogicalWeight) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data not present";
-  auto m = load(*data / "hf-configs" / "openai__gpt-oss-120b");
+  auto m = load_with_bf16_kv(*data / "hf-configs" / "openai__gpt-oss-120b");
   PerfInputs in;
   in.batch = 1;
   const Hardware& h200 = *find_hardware("h200");
@@ -281,7 +281,7 @@ TEST(PerfModel, PackedExpertsStreamTheirStoredBytesPerLogicalWeight) {
 TEST(PerfModel, DataParallelAttentionHoldsWholeWeightsAndItsOwnCache) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data not present";
-  auto m = load(*data / "hf-configs" / "deepseek-ai__DeepSeek-V3");
+  auto m = load_with_bf16_kv(*data / "hf-configs" / "deepseek-ai__DeepSeek-V3");
   PerfInputs in;
   in.batch = 64;
   in.kv_len = 1000;
@@ -308,7 +308,7 @@ TEST(PerfModel, DataParallelAttentionHoldsWholeWeightsAndItsOwnCache) {
 }
 
 TEST(PerfModel, TensorParallelSplitsGemmsAndAddsAllReduces) {
-  auto m = load(MA_EXAMPLE_DIR);
+  auto m = load_with_bf16_kv(MA_EXAMPLE_DIR);
   PerfInputs in;
   in.batch = 4;
   PerfResult one = model_performance(m->inv, m->report, in, round_machine());
@@ -326,8 +326,8 @@ TEST(PerfModel, CalibratedH200PredictsEveryCudaGraphDecodeStep) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data not present";
   json::Document doc = parse_json_file(*data / "gpu" / "h200-decode-cuda-graphs.json");
-  auto llama_1b = load(*data / "hf-configs" / "meta-llama__Llama-3.2-1B");
-  auto llama_8b = load(*data / "hf-configs" / "meta-llama__Meta-Llama-3.1-8B");
+  auto llama_1b = load_with_bf16_kv(*data / "hf-configs" / "meta-llama__Llama-3.2-1B");
+  auto llama_8b = load_with_bf16_kv(*data / "hf-configs" / "meta-llama__Meta-Llama-3.1-8B");
   const Hardware hw = resolve_hardware("h200-measured");
   const Hardware datasheet = resolve_hardware("h200");
   double worst = 1, worst_datasheet = 1;
@@ -369,7 +369,7 @@ std::unique_ptr<AnalyzedModel> tiny_bert(const TempDir& dir) {
       R"({"model_type":"bert","architectures":["BertForMaskedLM"],"hidden_size":64,"num_hidden_layers":2,)"
       R"("num_attention_heads":4,"intermediate_size":128,"vocab_size":1000,"max_position_embeddings":128,)"
       R"("type_vocab_size":2})");
-  return load(dir.path());
+  return load_with_bf16_kv(dir.path());
 }
 
 // Every architecture with a template: all three modes give finite, positive figures, and the step's
@@ -416,7 +416,7 @@ TEST(PerfModel, EveryOracleArchitectureInEveryMode) {
     if (!fs::exists(e.path() / "config.json")) continue;
     std::unique_ptr<AnalyzedModel> m;
     try {
-      m = load(e.path());
+      m = load_with_bf16_kv(e.path());
     } catch (const Error&) {
       continue;  // architectures without a template (the oracle's ok:false configs)
     }
@@ -448,8 +448,8 @@ TEST(PerfModel, EveryOracleArchitectureInEveryMode) {
 TEST(PerfModel, EncoderDecoderDecodeRunsOnlyTheDecoder) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data not present";
-  auto m = load(*data / "hf-configs" /
-                "google-t5__t5-small");  // d_model 512, d_ff 2048, 6 + 6 layers, vocab 32128
+  auto m = load_with_bf16_kv(*data / "hf-configs" /
+                             "google-t5__t5-small");  // d_model 512, d_ff 2048, 6 + 6 layers, vocab 32128
   PerfInputs in;
   in.batch = 1;
   PerfResult decode = model_performance(m->inv, m->report, in, round_machine());

@@ -280,11 +280,7 @@ TEST(QuantizationTest, UnquantizedConfigOnly) {
 
 // ---- synthetic headers: packing rules ------------------------------------------------------------------
 
-std::string le64(uint64_t n) {
-  std::string s(8, '\0');
-  for (int i = 0; i < 8; ++i) s[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
-  return s;
-}
+using test::le64;
 
 struct FakeTensor {
   std::string name, dtype;

@@ -14,11 +14,7 @@
 namespace ma {
 namespace {
 
-std::string le64(uint64_t n) {
-  std::string s(8, '\0');
-  for (int i = 0; i < 8; ++i) s[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
-  return s;
-}
+using test::le64;
 
 // A file made of the 8-byte prefix, `header` and `data_bytes` zero bytes.
 std::string file_bytes(const std::string& header, uint64_t data_bytes) {

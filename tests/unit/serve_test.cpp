@@ -24,10 +24,6 @@ namespace fs = std::filesystem;
 namespace ma::test {
 namespace {
 
-std::unique_ptr<AnalyzedModel> load(const fs::path& dir) {
-  return analyze_dir(dir);
-}
-
 ServeRequest on_h200(uint64_t concurrency) {
   ServeRequest rq;
   rq.hw = *find_hardware("h200");
@@ -39,7 +35,7 @@ ServeRequest on_h200(uint64_t concurrency) {
 }
 
 TEST(Serve, LittlesLawAndTokensPerGpuHold) {
-  auto m = load(MA_EXAMPLE_DIR);
+  auto m = analyze_dir(MA_EXAMPLE_DIR);
   ServeRequest rq = on_h200(16);
   rq.tp = 2;
   const ServePoint p = estimate_serving(m->inv, m->report, rq).point;
@@ -53,7 +49,7 @@ TEST(Serve, LittlesLawAndTokensPerGpuHold) {
 // TPOT = D(1) + P / (osl - 1), with D and P the performance model's steps on the achievable H200 (the
 // measured profile: 21 us per eager kernel launch, 5.1 us in a CUDA graph).
 TEST(Serve, OneClientPaysOneDecodeStepPerTokenAndItsOwnPrefill) {
-  auto m = load(MA_EXAMPLE_DIR);
+  auto m = analyze_dir(MA_EXAMPLE_DIR);
   const ServeRequest rq = on_h200(1);
   const ServeResult r = estimate_serving(m->inv, m->report, rq);
   const Hardware hw = achievable_hardware(rq.hw).hw;
@@ -80,7 +76,7 @@ TEST(Serve, OneClientPaysOneDecodeStepPerTokenAndItsOwnPrefill) {
 TEST(Serve, MoreClientsNeverLowerThroughputNorSpeedATokenUp) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data is not available";
-  auto m = load(*data / "hf-configs" / "openai__gpt-oss-120b");
+  auto m = analyze_dir(*data / "hf-configs" / "openai__gpt-oss-120b");
   ServeRequest rq = on_h200(64);
   rq.tp = 4;
   rq.sweep = {1, 2, 4, 8, 16, 32, 64, 128, 256};
@@ -97,7 +93,7 @@ TEST(Serve, MoreClientsNeverLowerThroughputNorSpeedATokenUp) {
 // SGLang runs a new prompt as a prefill batch of its own that the decodes wait for; vLLM mixes it into the
 // decode steps. The same load costs SGLang more per output token; its client sees 10 tokens per chunk.
 TEST(Serve, EnginesScheduleAndStreamTheirOwnWay) {
-  auto m = load(MA_EXAMPLE_DIR);
+  auto m = analyze_dir(MA_EXAMPLE_DIR);
   ServeRequest rq = on_h200(8);
   const ServePoint vllm = estimate_serving(m->inv, m->report, rq).point;
   rq.engine = ServeEngine::Sglang;
@@ -114,7 +110,7 @@ TEST(Serve, EnginesScheduleAndStreamTheirOwnWay) {
 TEST(Serve, ClientsBeyondTheKvPoolQueue) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data is not available";
-  auto m = load(*data / "hf-configs" / "meta-llama__Meta-Llama-3.1-8B");
+  auto m = analyze_dir(*data / "hf-configs" / "meta-llama__Meta-Llama-3.1-8B");
   ServeRequest rq = on_h200(1);
   rq.isl = 100'000;
   rq.osl = 20'000;
@@ -138,7 +134,7 @@ TEST(Serve, ClientsBeyondTheKvPoolQueue) {
 TEST(Serve, AHybridsRequestsEachHoldTheirRecurrentState) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data is not available";
-  auto m = load(*data / "hf-configs" / "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4");
+  auto m = analyze_dir(*data / "hf-configs" / "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4");
   const ServeResult r = estimate_serving(m->inv, m->report, on_h200(64));
   const MemoryReport& mem = m->report.memory;
   ASSERT_GT(mem.state_bytes_per_sequence, 0u);
@@ -153,7 +149,7 @@ TEST(Serve, AHybridsRequestsEachHoldTheirRecurrentState) {
 // The benchmark's first round sends every prompt at once; with k rounds the mean TTFT is
 // ((k - 1) x steady + first) / k, and one request of more tokens than the pool holds is refused.
 TEST(Serve, FirstRoundWeighsOneInKAndOversizedRequestsAreRefused) {
-  auto m = load(MA_EXAMPLE_DIR);
+  auto m = analyze_dir(MA_EXAMPLE_DIR);
   ServeRequest rq = on_h200(64);
   const ServePoint steady = estimate_serving(m->inv, m->report, rq).point;
   rq.rounds = 10;
@@ -179,7 +175,7 @@ double prefill_step(const AnalyzedModel& m, uint64_t prompts) {
 // The first round's prompts fill prefill steps of the token budget (8,192 / 512 = 16 prompts a step); the
 // last step carries only the prompts left, so one client's prompt pays a step of one prompt, not of 16.
 TEST(Serve, FirstRoundStepsCarryOnlyThePromptsSent) {
-  auto m = load(MA_EXAMPLE_DIR);
+  auto m = analyze_dir(MA_EXAMPLE_DIR);
   ServeRequest rq = on_h200(1);
   rq.rounds = 10;
   EXPECT_NEAR(estimate_serving(m->inv, m->report, rq).point.first_round_ttft_s, prefill_step(*m, 1), 1e-15);
@@ -194,7 +190,7 @@ TEST(Serve, FirstRoundStepsCarryOnlyThePromptsSent) {
 // turn (E2EL = c / R, R = prompts per step / step time). At every osl and load, the engine completes no more
 // requests a second than their prefills alone allow (Little's law bounds the M/D/1 wait, which is capped).
 TEST(Serve, NoLoadCompletesRequestsFasterThanTheirPrefills) {
-  auto m = load(MA_EXAMPLE_DIR);
+  auto m = analyze_dir(MA_EXAMPLE_DIR);
   ServeRequest rq = on_h200(256);
   rq.osl = 1;
   const ServePoint p = estimate_serving(m->inv, m->report, rq).point;
@@ -222,7 +218,7 @@ TEST(Serve, DataParallelAttentionMultipliesAnMlaPoolAndShrinksAGqaOne) {
   if (!data) GTEST_SKIP() << "../shared/data is not available";
   for (const auto& [name, mla] :
        {std::pair{"deepseek-ai__DeepSeek-R1", true}, std::pair{"meta-llama__Meta-Llama-3.1-70B", false}}) {
-    auto m = load(*data / "hf-configs" / name);
+    auto m = analyze_dir(*data / "hf-configs" / name);
     ServeRequest rq = on_h200(64);
     rq.tp = 8;
     rq.engine = ServeEngine::Sglang;

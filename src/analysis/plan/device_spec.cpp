@@ -12,7 +12,7 @@ namespace ma {
 namespace {
 
 constexpr uint32_t kMaxDevices = 4096;
-constexpr double kGiB = 1024.0 * 1024 * 1024;
+constexpr double kBytesPerGiB = 1024.0 * 1024 * 1024;
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -32,9 +32,9 @@ std::optional<uint64_t> size_of(std::string_view text) {
   if (ec != std::errc() || p == t.data() || !std::isfinite(value) || value <= 0) return std::nullopt;
   const std::string_view unit(p, static_cast<size_t>(end - p));
   double scale = 0;
-  if (unit == "gb" || unit == "gib" || unit == "g") scale = kGiB;
-  if (unit == "tb" || unit == "tib" || unit == "t") scale = kGiB * 1024;
-  if (unit == "mb" || unit == "mib") scale = kGiB / 1024;
+  if (unit == "gb" || unit == "gib" || unit == "g") scale = kBytesPerGiB;
+  if (unit == "tb" || unit == "tib" || unit == "t") scale = kBytesPerGiB * 1024;
+  if (unit == "mb" || unit == "mib") scale = kBytesPerGiB / 1024;
   if (scale == 0 || value * scale > 1e18) return std::nullopt;
   return static_cast<uint64_t>(std::llround(value * scale));
 }
@@ -97,7 +97,7 @@ DeviceSpec devices_of(const Hardware& hw, uint32_t count) {
   DeviceSpec d;
   d.count = count;
   d.hardware = hw;
-  d.memory_bytes = static_cast<uint64_t>(std::llround(hw.hbm_gb * kGiB));
+  d.memory_bytes = static_cast<uint64_t>(std::llround(hw.hbm_gb * kBytesPerGiB));
   d.text = std::to_string(count) + "x" + hw.name;
   return d;
 }

@@ -9,10 +9,10 @@ struct EngineName {
   PlanEngine engine;
   std::string_view name;
 };
-constexpr std::array<EngineName, 4> kEngines{{{PlanEngine::Transformers, "transformers"},
-                                              {PlanEngine::Vllm, "vllm"},
-                                              {PlanEngine::Sglang, "sglang"},
-                                              {PlanEngine::LlamaCpp, "llama.cpp"}}};
+constexpr std::array<EngineName, 4> kEngineNames{{{PlanEngine::Transformers, "transformers"},
+                                                  {PlanEngine::Vllm, "vllm"},
+                                                  {PlanEngine::Sglang, "sglang"},
+                                                  {PlanEngine::LlamaCpp, "llama.cpp"}}};
 
 // vLLM's EngineArgs raise max_num_batched_tokens and max_num_seqs for `vllm serve` on devices with at least
 // 70 GiB (8192 and 1024; the logs in ../shared/data/engines show both on H100 80 GB), and keep 2048 and 256
@@ -22,13 +22,13 @@ constexpr uint64_t kVllmLargeDevice = 70ull << 30;
 }  // namespace
 
 std::string_view engine_name(PlanEngine e) {
-  for (const EngineName& n : kEngines)
+  for (const EngineName& n : kEngineNames)
     if (n.engine == e) return n.name;
   return "transformers";
 }
 
 std::optional<PlanEngine> engine_from_name(std::string_view name) {
-  for (const EngineName& n : kEngines)
+  for (const EngineName& n : kEngineNames)
     if (n.name == name) return n.engine;
   if (name == "llamacpp" || name == "llama-cpp") return PlanEngine::LlamaCpp;
   return std::nullopt;

@@ -7,7 +7,7 @@ namespace ma {
 namespace {
 
 // clang-format off
-constexpr std::array<ServeEngineRules, 4> kEngines{{
+constexpr std::array<ServeEngineRules, 4> kServeEngines{{
   {ServeEngine::Vllm, "vllm", PlanEngine::Vllm, true, 8192, 1,
    "vLLM V1 scheduler: chunked prefill on by default, a token budget of max_num_batched_tokens (8,192 for "
    "`vllm serve` on a data-centre GPU) shared by the running decodes and prompt chunks; one token streamed "
@@ -28,12 +28,13 @@ constexpr std::array<ServeEngineRules, 4> kEngines{{
 }  // namespace
 
 const ServeEngineRules& serve_engine_rules(ServeEngine e) {
-  return *std::find_if(kEngines.begin(), kEngines.end(), [e](const auto& r) { return r.engine == e; });
+  return *std::find_if(kServeEngines.begin(), kServeEngines.end(),
+                       [e](const auto& r) { return r.engine == e; });
 }
 
 std::optional<ServeEngine> serve_engine_from_name(std::string_view name) {
   if (name == "trtllm" || name == "tensorrt-llm") return ServeEngine::Trt;
-  for (const ServeEngineRules& r : kEngines)
+  for (const ServeEngineRules& r : kServeEngines)
     if (r.name == name) return r.engine;
   return std::nullopt;
 }

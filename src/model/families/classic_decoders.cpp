@@ -436,7 +436,7 @@ void build_mpt(const ModelConfig& cfg, ModelTemplate& t) {
   causal_lm_head(t, "transformer.wte.weight");
 }
 
-constexpr std::array kFamilies{
+constexpr std::array kClassicDecoderFamilies{
     FamilyBuilder{"gpt2", build_gpt2},     FamilyBuilder{"gpt_bigcode", build_gpt_bigcode},
     FamilyBuilder{"gptj", build_gptj},     FamilyBuilder{"gpt_neox", build_gpt_neox},
     FamilyBuilder{"opt", build_opt},       FamilyBuilder{"bloom", build_bloom},
@@ -447,7 +447,7 @@ constexpr std::array kFamilies{
 }  // namespace
 
 std::span<const FamilyBuilder> classic_decoders() {
-  return kFamilies;
+  return kClassicDecoderFamilies;
 }
 
 }  // namespace ma::families

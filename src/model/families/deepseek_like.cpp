@@ -377,7 +377,7 @@ void build_glm4_moe(const ModelConfig& cfg, ModelTemplate& t) {
   build_stack(cfg, t, s);
 }
 
-constexpr std::array kFamilies{
+constexpr std::array kDeepSeekLikeFamilies{
     FamilyBuilder{"deepseek_v2", build_deepseek_v2},   FamilyBuilder{"deepseek_v3", build_deepseek_v3},
     FamilyBuilder{"deepseek_v32", build_deepseek_v32}, FamilyBuilder{"glm4_moe", build_glm4_moe},
     FamilyBuilder{"glm_moe_dsa", build_glm_moe_dsa},
@@ -386,7 +386,7 @@ constexpr std::array kFamilies{
 }  // namespace
 
 std::span<const FamilyBuilder> deepseek_like() {
-  return kFamilies;
+  return kDeepSeekLikeFamilies;
 }
 
 }  // namespace ma::families

@@ -285,7 +285,7 @@ void build_vit(const ModelConfig& cfg, ModelTemplate& t) {
     blocks::linear(t, "classifier", h, num_labels(cfg), true);
 }
 
-constexpr std::array kFamilies{
+constexpr std::array kEncoderFamilies{
     FamilyBuilder{"bert", build_bert},
     FamilyBuilder{"roberta", build_roberta},
     FamilyBuilder{"distilbert", build_distilbert},
@@ -298,7 +298,7 @@ constexpr std::array kFamilies{
 }  // namespace
 
 std::span<const FamilyBuilder> encoders() {
-  return kFamilies;
+  return kEncoderFamilies;
 }
 
 }  // namespace ma::families

@@ -133,7 +133,7 @@ void build_starcoder2(const ModelConfig& cfg, ModelTemplate& t) {
   build_llama_style(t, s);
 }
 
-constexpr std::array kFamilies{
+constexpr std::array kLlamaLikeFamilies{
     FamilyBuilder{"llama", build_llama},
     FamilyBuilder{"mistral", build_mistral},
     FamilyBuilder{"qwen2", build_qwen2},
@@ -150,7 +150,7 @@ constexpr std::array kFamilies{
 }  // namespace
 
 std::span<const FamilyBuilder> llama_like() {
-  return kFamilies;
+  return kLlamaLikeFamilies;
 }
 
 }  // namespace ma::families

@@ -403,7 +403,7 @@ void build_dbrx(const ModelConfig& cfg, ModelTemplate& t) {
   t.add("lm_head.weight", {a.vocab_size, h});
 }
 
-constexpr std::array kFamilies{
+constexpr std::array kMoeDecoderFamilies{
     FamilyBuilder{"mixtral", build_mixtral},       FamilyBuilder{"qwen2_moe", build_qwen2_moe},
     FamilyBuilder{"qwen3_moe", build_qwen3_moe},   FamilyBuilder{"olmoe", build_olmoe},
     FamilyBuilder{"granitemoe", build_granitemoe}, FamilyBuilder{"dbrx", build_dbrx},
@@ -413,7 +413,7 @@ constexpr std::array kFamilies{
 }  // namespace
 
 std::span<const FamilyBuilder> moe_decoders() {
-  return kFamilies;
+  return kMoeDecoderFamilies;
 }
 
 }  // namespace ma::families

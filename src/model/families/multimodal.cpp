@@ -426,7 +426,7 @@ void build_fuyu(const ModelConfig& cfg, ModelTemplate& t) {
   t.rename_on_disk("lm_head.", "language_model.lm_head.");
 }
 
-constexpr std::array kFamilies{
+constexpr std::array kMultimodalFamilies{
     FamilyBuilder{"llava", build_llava},   FamilyBuilder{"gemma3", build_gemma3},
     FamilyBuilder{"gemma4", build_gemma4}, FamilyBuilder{"llama4", build_llama4},
     FamilyBuilder{"fuyu", build_fuyu},
@@ -435,7 +435,7 @@ constexpr std::array kFamilies{
 }  // namespace
 
 std::span<const FamilyBuilder> multimodal() {
-  return kFamilies;
+  return kMultimodalFamilies;
 }
 
 }  // namespace ma::families

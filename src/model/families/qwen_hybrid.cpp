@@ -308,7 +308,7 @@ void build_qwen3_vl_moe(const ModelConfig& cfg, ModelTemplate& t) {
   build_qwen3_vl_family(cfg, t, true);
 }
 
-constexpr std::array kFamilies{
+constexpr std::array kQwenHybridFamilies{
     FamilyBuilder{"qwen3_next", build_qwen3_next},     FamilyBuilder{"qwen3_5", build_qwen3_5},
     FamilyBuilder{"qwen3_5_moe", build_qwen3_5_moe},   FamilyBuilder{"qwen2_vl", build_qwen2_vl},
     FamilyBuilder{"qwen2_5_vl", build_qwen2_5_vl},     FamilyBuilder{"qwen3_vl", build_qwen3_vl},
@@ -318,7 +318,7 @@ constexpr std::array kFamilies{
 }  // namespace
 
 std::span<const FamilyBuilder> qwen_hybrid() {
-  return kFamilies;
+  return kQwenHybridFamilies;
 }
 
 }  // namespace ma::families

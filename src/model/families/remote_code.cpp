@@ -55,7 +55,7 @@ void hand_derived(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.hand_derived = true;
 }
 
-constexpr std::array kFamilies{
+constexpr std::array kRemoteCodeFamilies{
     FamilyBuilder{"qwen", hand_derived<remote::build_qwen>},
     FamilyBuilder{"chatglm", hand_derived<remote::build_chatglm>},
     FamilyBuilder{"baichuan", hand_derived<remote::build_baichuan>},
@@ -74,7 +74,7 @@ constexpr std::array kFamilies{
 }  // namespace
 
 std::span<const FamilyBuilder> remote_code() {
-  return kFamilies;
+  return kRemoteCodeFamilies;
 }
 
 }  // namespace ma::families

@@ -467,7 +467,7 @@ void build_granitemoehybrid(const ModelConfig& cfg, ModelTemplate& t) {
   if (experts) set_moe_arch(t, experts, top_k, shared ? 1 : 0, a.intermediate_size);
 }
 
-constexpr std::array kFamilies{
+constexpr std::array kStateSpaceFamilies{
     FamilyBuilder{"mamba", build_mamba},
     FamilyBuilder{"mamba2", build_mamba2},
     FamilyBuilder{"jamba", build_jamba},
@@ -478,7 +478,7 @@ constexpr std::array kFamilies{
 }  // namespace
 
 std::span<const FamilyBuilder> state_space() {
-  return kFamilies;
+  return kStateSpaceFamilies;
 }
 
 }  // namespace ma::families

@@ -6,16 +6,18 @@
 #include "report/section_renderers.h"
 
 namespace ma {
-namespace {
 
 std::string count_or_unknown(uint64_t n) {
   return n ? with_thousands(n) : "unknown";
 }
-std::string text_or_unknown(const std::string& s) {
-  return s.empty() ? "unknown" : s;
-}
 std::string yes_no(bool b) {
   return b ? "yes" : "no";
+}
+
+namespace {
+
+std::string text_or_unknown(const std::string& s) {
+  return s.empty() ? "unknown" : s;
 }
 
 // "gated (silu)", "plain (gelu_new)".

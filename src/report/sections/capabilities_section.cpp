@@ -5,10 +5,6 @@
 namespace ma {
 namespace {
 
-std::string yes_no(bool b) {
-  return b ? "yes" : "no";
-}
-
 // "not known" where the report lacks what decides it (no template, no context length), never a false "no".
 std::string yes_no_known(bool b, bool known) {
   return known ? yes_no(b) : "not known";

@@ -7,10 +7,6 @@
 namespace ma {
 namespace {
 
-std::string count_or_unknown(uint64_t n) {
-  return n ? with_thousands(n) : "unknown";
-}
-
 // "256 routed + 1 shared, 8 per token".
 std::string experts_text(const MoeSummary& s) {
   std::string t = count_or_unknown(s.num_experts) + " routed";
