@@ -7,6 +7,7 @@
 #include "analysis/memory_math.h"
 #include "analysis/memory_training.h"
 #include "model/stored_dtype.h"
+#include "model/unloaded_tensors.h"
 
 namespace ma {
 
@@ -90,10 +91,35 @@ std::optional<uint64_t> quantized_bits(const std::optional<DeclaredQuantization>
   return std::nullopt;
 }
 
-// The weights as inference loads them: the checkpoint as stored, else the dtype the config declares.
-Estimate inference_weights(const ReportInputs& in, const MemoryReport& m, DType compute) {
-  if (const Estimate* s = m.find("weights_stored"))
-    return {"inference_weights", s->bytes, "as stored: " + s->formula};
+// What inference does not load of a checkpoint (model/unloaded_tensors.h), sized as the stored weights are.
+struct Unloaded {
+  uint64_t tensors = 0, bytes = 0;
+};
+
+Unloaded unloaded(const Inventory& inv, const QuantizationInfo& q) {
+  const std::vector<bool> skip = unloaded_tensors(inv);
+  Unloaded u;
+  for (size_t i = 0; i < skip.size() && i < q.tensor_bytes.size(); ++i)
+    if (skip[i]) {
+      ++u.tensors;
+      u.bytes = add({u.bytes, q.tensor_bytes[i]}, "unloaded");
+    }
+  return u;
+}
+
+// The weights as inference loads them: the checkpoint as stored less the extras it does not load, else the
+// dtype the config declares.
+Estimate inference_weights(const ReportInputs& in, const QuantizationInfo& quant, const MemoryReport& m,
+                           DType compute) {
+  if (const Estimate* s = m.find("weights_stored")) {
+    const Unloaded u = unloaded(in.inventory, quant);
+    if (!u.bytes || u.bytes > s->bytes) return {"inference_weights", s->bytes, "as stored: " + s->formula};
+    return {"inference_weights", s->bytes - u.bytes,
+            "as stored (" + num(s->bytes) + ": " + s->formula + ") less " + num(u.tensors) +
+                " stored tensors of " + num(u.bytes) +
+                " bytes that inference does not load (extras the model builds no module for, and their "
+                "scales: an MTP layer is loaded only as a speculative-decoding draft)"};
+  }
   if (auto bits = quantized_bits(in.inventory.arch.quantization)) {
     const Estimate* e = m.find(*bits <= 4 ? "weights_int4" : *bits <= 8 ? "weights_int8" : "weights_bf16");
     return {"inference_weights", e->bytes,
@@ -153,9 +179,10 @@ Estimate inference_activations(const ArchitectureRecord& a, uint64_t batch, uint
               " vocab x 4 bytes fp32 logits (largest layer's intermediates, memory-efficient attention)"};
 }
 
-std::vector<Estimate> inference_estimates(const ReportInputs& in, const MemoryReport& m, DType compute) {
+std::vector<Estimate> inference_estimates(const ReportInputs& in, const QuantizationInfo& quant,
+                                          const MemoryReport& m, DType compute) {
   std::vector<Estimate> out;
-  out.push_back(inference_weights(in, m, compute));
+  out.push_back(inference_weights(in, quant, m, compute));
   std::string kv_formula = "kv_cache_bytes for batch " + num(m.batch) + " x context " + num(m.context);
   if (!m.kv_known)
     kv_formula = "unknown (no architecture)";
@@ -278,7 +305,7 @@ MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& qua
         " unless the config names an SSM cache dtype (mamba_ssm_cache_dtype / "
         "mamba_ssm_dtype); conv states keep the whole kernel window as transformers does");
 
-  m.inference = inference_estimates(in, m, compute);
+  m.inference = inference_estimates(in, quant, m, compute);
   m.inference.push_back(inference_total_fp16(in, m));
   m.assumptions.push_back(
       "inference: activations of one prefill pass over batch x context with a "

@@ -1,6 +1,7 @@
 #include "analysis/model_report.h"
 
 #include "core/units.h"
+#include "model/unloaded_tensors.h"
 
 namespace ma {
 namespace {
@@ -12,15 +13,16 @@ namespace {
 StoredModule stored_mtp(const Inventory& inv, const QuantizationInfo& q) {
   const StackSpec* mtp = inv.arch.stack(StackRole::Mtp);
   const bool sized = q.tensor_bytes.size() == inv.tensors.size();
+  const std::vector<bool> unloaded = unloaded_tensors(inv);
   StoredModule n;
   for (size_t i = 0; i < inv.tensors.size(); ++i) {
     const InventoryTensor& t = inv.tensors[i];
-    if (t.kind != TensorKind::Extra) continue;
+    if (!unloaded[i]) continue;
     const bool in_stack = mtp && t.placement.layer && t.stack() == mtp->path &&
                           *t.placement.layer >= mtp->first_index &&
                           *t.placement.layer < mtp->first_index + mtp->layers.size();
     if (in_stack || t.placement.block == Block::Mtp) {
-      n.parameters += t.parameters;
+      if (t.kind == TensorKind::Extra) n.parameters += t.parameters;
       n.bytes += sized ? q.tensor_bytes[i] : t.bytes;
     }
   }

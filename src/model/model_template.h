@@ -17,7 +17,7 @@ namespace ma {
 enum class TensorKind : uint8_t {
   Parameter,  // a learned weight of the model
   Buffer,     // state saved with the model but not learned (rotary inv_freq, causal-mask bias, position ids)
-  Extra,      // stored in the checkpoint but not part of the model transformers builds (e.g. MTP layers)
+  Extra,      // stored but not part of the model transformers builds (MTP layers): not loaded for inference
   QuantizationScale,  // scales, zero points and group indices of quantized weights
 };
 std::string_view tensor_kind_name(TensorKind k);

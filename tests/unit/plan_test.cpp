@@ -17,6 +17,7 @@
 #include "core/units.h"
 #include "engine_memory_runs.h"
 #include "formats/model_files.h"
+#include "formats/safetensors_writer.h"
 #include "gguf_test_models.h"
 #include "io/file_source.h"
 #include "model/inventory.h"
@@ -161,6 +162,62 @@ TEST(Plan, AGgufsTokenEmbeddingRunsBeforeTheLayers) {
   const WeightLayout w = weight_layout(m->inv, bytes);
   EXPECT_EQ(w.before_bytes, 100u * 64 * 4);          // token_embd, f32
   EXPECT_EQ(w.after_bytes, 64u * 4 + 100 * 64 * 4);  // output_norm and output
+}
+
+// A stored multi-token-prediction layer, and the scales stored with it, are not loaded for inference
+// (transformers builds no module for them; vLLM and SGLang load one only as a speculative-decoding draft):
+// the report's inference weights and the plan's weights are the checkpoint less that layer, while a scale of
+// the model's own layers stays.
+TEST(Plan, AStoredMtpLayerIsNeitherInferenceWeightsNorPlanned) {
+  TempDir dir;
+  write_file(dir / "config.json", R"({"model_type":"deepseek_v3","hidden_size":64,"num_hidden_layers":2,
+      "num_attention_heads":4,"intermediate_size":128,"moe_intermediate_size":32,"vocab_size":100,
+      "n_routed_experts":4,"num_experts_per_tok":2,"n_shared_experts":1,"first_k_dense_replace":1,
+      "q_lora_rank":24,"kv_lora_rank":16,"qk_nope_head_dim":8,"qk_rope_head_dim":4,"v_head_dim":8,
+      "num_nextn_predict_layers":1,"torch_dtype":"bfloat16"})");
+  std::vector<TensorToWrite> stored;  // the template's tensors by their on-disk names (one per expert)
+  const auto config_only = load(dir.path());
+  for (const TemplateTensor& t : config_only->inv.model->tensors) {
+    if (!t.stored) continue;
+    if (t.per_expert) {
+      for (uint32_t e = 0; e < t.per_expert->experts; ++e)
+        for (size_t p = 0; p < t.per_expert->parts.size(); ++p)
+          stored.push_back({t.per_expert->name(e, p), DType::BF16, t.per_expert->parts[p].shape, {}});
+    } else if (t.disk.empty()) {
+      stored.push_back({t.name, DType::BF16, t.shape, {}});
+    } else {
+      for (const DiskPiece& d : t.disk) stored.push_back({d.name, DType::BF16, d.shape, {}});
+    }
+  }
+  stored.push_back({"model.layers.2.eh_proj.weight_scale_inv", DType::F32, {1, 1}, {}});
+  stored.push_back({"model.layers.0.self_attn.o_proj.weight_scale_inv", DType::F32, {1, 1}, {}});
+  uint64_t all = 0, without_mtp = 0, mtp_tensors = 0;
+  for (const TensorToWrite& t : stored) {
+    all += data_bytes(t);
+    if (t.name.starts_with("model.layers.2.")) {
+      ++mtp_tensors;
+    } else {
+      without_mtp += data_bytes(t);
+    }
+  }
+  ASSERT_GT(mtp_tensors, 10u);
+  write_safetensors(dir / "model.safetensors", stored);
+
+  auto m = load(dir.path());
+  ASSERT_TRUE(m->inv.checkpoint && m->inv.checkpoint->headers_read);
+  const Estimate* as_stored = m->report.memory.find("weights_stored");
+  const Estimate* inference = m->report.memory.find("inference_weights");
+  ASSERT_TRUE(as_stored && inference);
+  EXPECT_EQ(as_stored->bytes, all);
+  EXPECT_EQ(inference->bytes, without_mtp);
+  EXPECT_NE(inference->formula.find("less " + with_thousands(mtp_tensors) + " stored tensors"),
+            std::string::npos)
+      << inference->formula;
+  EXPECT_EQ(m->report.architecture.stacks.back().stored_bytes, all - without_mtp)
+      << "the MTP module, its scale too";
+  PlanRequest rq = on("h200");
+  rq.engine = PlanEngine::Transformers;
+  EXPECT_EQ(make_plan(m->inv, m->report, rq).weights_bytes, without_mtp);
 }
 
 // DeepSeek-V3 is stored in block FP8, its multi-token-prediction layer too: converted to fp8, it weighs what

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analysis/memory_math.h"
+#include "model/unloaded_tensors.h"
 
 namespace ma {
 namespace {
@@ -264,6 +265,7 @@ WeightLayout weight_layout(const Inventory& inv, const std::vector<uint64_t>& te
   w.layer_bytes.assign(layers, 0);
   w.layer_expert_bytes.assign(layers, 0);
   bool after = false;
+  const std::vector<bool> unloaded = unloaded_tensors(inv);
   for (size_t i = 0; i < inv.tensors.size() && i < tensor_bytes.size(); ++i) {
     const InventoryTensor& t = inv.tensors[i];
     if (!t.stored && t.placement.block == Block::LmHead && !t.tied_to.empty()) {
@@ -273,6 +275,12 @@ WeightLayout weight_layout(const Inventory& inv, const std::vector<uint64_t>& te
     }
     if (!t.stored) continue;
     const uint64_t b = tensor_bytes[i];
+    // What inference does not load stays out (model/unloaded_tensors.h). A head stored beside the embedding
+    // it is tied to is that embedding: the last pipeline stage alone needs a copy of it.
+    if (unloaded[i]) {
+      if (t.placement.block == Block::LmHead && !t.tied_to.empty()) w.tied_head_bytes += b;
+      continue;
+    }
     if (!stack.empty() && t.placement.layer && t.stack() == stack && *t.placement.layer < layers) {
       w.layer_bytes[*t.placement.layer] += b;
       if (t.routed_expert) w.layer_expert_bytes[*t.placement.layer] += b;

@@ -23,7 +23,7 @@ struct WeightLayout {
   // A head tied to the embedding (stored once): a last pipeline stage apart from the first, and llama.cpp's
   // output on the GPU, hold a copy of the embedding to compute the logits with.
   uint64_t tied_head_bytes = 0;
-  uint64_t total() const;  // as stored: the tied copy is not in it
+  uint64_t total() const;  // as loaded: neither stored extras (weight_layout) nor the tied copy
 };
 
 // `tensor_bytes`: index-aligned with inv.tensors (the quantization analysis' stored bytes, or a precision's).
