@@ -32,7 +32,7 @@ Traits traits_of(const ArchitectureRecord& a) {
   return t;
 }
 
-std::string num(uint64_t v) {
+std::string digits(uint64_t v) {
   return std::to_string(v);
 }
 
@@ -40,10 +40,10 @@ KernelSupport flash_attention_2(const ArchitectureRecord& a, const Traits& t) {
   KernelSupport k{"FlashAttention-2", true, {}};
   if (t.head_dim > kFlashMaxHeadDim) {
     k.supported = false;
-    k.notes.push_back("head dim " + num(t.head_dim) + " > " + num(kFlashMaxHeadDim));
+    k.notes.push_back("head dim " + digits(t.head_dim) + " > " + digits(kFlashMaxHeadDim));
   }
   if (t.v_head_dim != t.head_dim)
-    k.notes.push_back("values padded from head dim " + num(t.v_head_dim) + " to " + num(t.head_dim) +
+    k.notes.push_back("values padded from head dim " + digits(t.v_head_dim) + " to " + digits(t.head_dim) +
                       " (its kernels take one head dim for q, k and v)");
   if (t.chunked)  // as vLLM runs Llama-4's local layers: no mask parameter, but the varlen entry point
     k.notes.push_back("chunked local attention as chunk-long sequences (varlen), no mask");
@@ -81,7 +81,7 @@ KernelSupport sdpa(const ArchitectureRecord& a, const Traits& t) {
   if (masked)
     k.notes.push_back("with a mask, the memory-efficient or math backend (not the flash backend)");
   else if (t.head_dim > kFlashMaxHeadDim)
-    k.notes.push_back("head dim " + num(t.head_dim) + " > " + num(kFlashMaxHeadDim) +
+    k.notes.push_back("head dim " + digits(t.head_dim) + " > " + digits(kFlashMaxHeadDim) +
                       ": the memory-efficient or math backend");
   return k;
 }

@@ -29,12 +29,12 @@ constexpr uint64_t kOverheadPercent = 10;   // CUDA context, allocator fragmenta
 constexpr uint64_t kLoraRank = 16;
 
 // Whole-byte precisions: JSON key, label, bytes per parameter.
-struct Precision {
+struct WidthRow {
   std::string_view key;
   std::string_view label;
   uint64_t bytes;
 };
-constexpr std::array<Precision, 5> kPrecisions{
+constexpr std::array<WidthRow, 5> kWidths{
     {{"fp32", "FP32", 4}, {"bf16", "BF16", 2}, {"fp16", "FP16", 2}, {"fp8", "FP8", 1}, {"int8", "INT8", 1}}};
 
 // The model's compute dtype as transformers' torch_dtype="auto" picks it: the declared torch_dtype when it
@@ -60,7 +60,7 @@ std::vector<Estimate> weight_estimates(const ReportInputs& in, const Quantizatio
   const uint64_t P = in.params.total;
   const std::string p = num(P) + " params";
   std::vector<Estimate> w;
-  for (const Precision& pr : kPrecisions)
+  for (const WidthRow& pr : kWidths)
     w.push_back({"weights_" + std::string(pr.key), mul({P, pr.bytes}, "weights"),
                  p + " x " + num(pr.bytes) + (pr.bytes == 1 ? " byte" : " bytes")});
   const uint64_t groups = ceil_div(P, kInt4GroupSize);

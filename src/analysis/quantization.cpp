@@ -2,23 +2,15 @@
 
 #include <algorithm>
 
+#include "analysis/memory_math.h"
 #include "analysis/quantization_methods.h"
 #include "core/units.h"
 #include "model/declared_quantization.h"
 #include "model/stored_dtype.h"
+#include "model/tensor_placement.h"
 
 namespace ma {
 namespace {
-
-std::string_view leaf_of(std::string_view name) {
-  size_t dot = name.rfind('.');
-  return dot == std::string_view::npos ? name : name.substr(dot + 1);
-}
-
-std::string_view module_of(std::string_view name) {
-  size_t dot = name.rfind('.');
-  return dot == std::string_view::npos ? std::string_view() : name.substr(0, dot);
-}
 
 bool one_of(std::string_view s, std::initializer_list<std::string_view> set) {
   return std::find(set.begin(), set.end(), s) != set.end();
@@ -176,10 +168,6 @@ void from_headers(const Inventory& inv, bool hqq, QuantizationInfo& q) {
   }
 }
 
-uint64_t ceil_div(uint64_t a, uint64_t b) {
-  return b ? (a + b - 1) / b : 0;
-}
-
 struct ScalePrediction {
   uint64_t tensors = 0;
   uint64_t bytes = 0;
@@ -194,16 +182,16 @@ std::optional<ScalePrediction> predict_scales(const std::string& key, const Shap
   const uint64_t out = w[0], in = w[1];
   if (key == "fp8") {  // weight_scale_inv f32: one per block, or one per tensor
     if (d.block.size() == 2)
-      return ScalePrediction{1, ceil_div(out, d.block[0]) * ceil_div(in, d.block[1]) * 4};
+      return ScalePrediction{1, memory::ceil_div(out, d.block[0]) * memory::ceil_div(in, d.block[1]) * 4};
     return ScalePrediction{1, 4};
   }
   if (key == "modelopt_fp8") return ScalePrediction{2, 8};  // weight_scale, input_scale: f32 scalars
   if (key == "nvfp4")  // weight_scale f8 [out, in/16], weight_scale_2 and input_scale f32 scalars
-    return ScalePrediction{3, out * ceil_div(in, group.value_or(16)) + 8};
+    return ScalePrediction{3, out * memory::ceil_div(in, group.value_or(16)) + 8};
   if ((key == "gptq" || key == "awq") && bits) {
-    uint64_t groups = d.per_channel || !group ? 1 : ceil_div(in, *group);
-    uint64_t scales = groups * out * 2;                        // f16 [groups, out]
-    uint64_t qzeros = groups * ceil_div(out * *bits, 32) * 4;  // int32 [groups, out*bits/32]
+    uint64_t groups = d.per_channel || !group ? 1 : memory::ceil_div(in, *group);
+    uint64_t scales = groups * out * 2;                                // f16 [groups, out]
+    uint64_t qzeros = groups * memory::ceil_div(out * *bits, 32) * 4;  // int32 [groups, out*bits/32]
     if (key == "awq") return ScalePrediction{2, scales + qzeros};
     return ScalePrediction{3, scales + qzeros + in * 4};  // + g_idx int32 [in]
   }

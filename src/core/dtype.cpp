@@ -1,8 +1,9 @@
 #include "core/dtype.h"
 
 #include <array>
-#include <cctype>
 #include <string>
+
+#include "core/text.h"
 
 namespace ma {
 namespace {
@@ -63,12 +64,6 @@ constexpr std::array<DTypeInfo, 51> kTable{{
     {DType::Q1_0, "Q1_0", "", "q1_0", 0, true, "", -1, 41, 128, 18},
     {DType::Q2_0, "Q2_0", "", "q2_0", 0, true, "", -1, 42, 64, 18},
 }};
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 }  // namespace
 
@@ -136,7 +131,7 @@ double dtype_bits_per_element(DType t) {
 }
 
 std::optional<DType> dtype_from_any_name(std::string_view name) {
-  std::string n = lower(name);
+  std::string n = ascii_lower(name);
   if (n.rfind("torch.", 0) == 0) n.erase(0, 6);
   // Aliases used by config.json ("torch_dtype") and by users.
   static constexpr std::pair<std::string_view, DType> kAliases[] = {
@@ -162,7 +157,8 @@ std::optional<DType> dtype_from_any_name(std::string_view name) {
   for (const auto& [alias, t] : kAliases)
     if (alias == n) return t;
   for (const auto& e : kTable)
-    if (e.short_name == n || lower(e.name) == n || (!e.torch_name.empty() && e.torch_name.substr(6) == n))
+    if (e.short_name == n || ascii_lower(e.name) == n ||
+        (!e.torch_name.empty() && e.torch_name.substr(6) == n))
       return e.dtype;
   return std::nullopt;
 }

@@ -61,4 +61,8 @@ bool is_input_fault(const Error& e) {
   }
 }
 
+std::string tensor_field(std::string_view name) {
+  return "tensor '" + printable(name) + "'";
+}
+
 }  // namespace ma

@@ -48,5 +48,7 @@ bool is_input_fault(const Error& e);
 
 // Printable form of untrusted text for messages: control bytes and non-ASCII bytes escaped, length capped.
 std::string printable(std::string_view s, size_t max_len = 80);
+// How an error names a tensor of a weights file: "tensor 'model.embed_tokens.weight'", printable.
+std::string tensor_field(std::string_view name);
 
 }  // namespace ma

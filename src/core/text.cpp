@@ -68,4 +68,11 @@ bool is_plain_text(std::string_view s) {
   return terminal_safe(s) == s;  // one rule: what terminal_safe would change is not plain text
 }
 
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
 }  // namespace ma

@@ -13,4 +13,7 @@ std::string terminal_safe(std::string_view s);
 // must be to be printed, and written as JSON, unchanged.
 bool is_plain_text(std::string_view s);
 
+// `s` with ASCII letters in lower case: names users type in any case ("H100", "GiB").
+std::string ascii_lower(std::string_view s);
+
 }  // namespace ma

@@ -270,10 +270,6 @@ void check_version(uint32_t version, const std::string& name) {
               "holds " + std::to_string(version) + ", not a GGUF version: a damaged file, or not GGUF");
 }
 
-std::string tensor_field(std::string_view name) {
-  return "tensor '" + printable(name) + "'";
-}
-
 GgufTensorInfo read_tensor_info(HeaderReader& r, GgufFile& f, uint64_t index) {
   GgufTensorInfo t;
   std::string field = "tensor #" + std::to_string(index);

@@ -13,14 +13,10 @@ namespace fs = std::filesystem;
 namespace ma {
 namespace {
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // What torch.save writes under the names users give it.
 bool torch_checkpoint_name(const std::string& name) {
   for (std::string_view ext : {".bin", ".pt", ".pth", ".ckpt"})
-    if (ends_with(name, ext)) return true;
+    if (name.ends_with(ext)) return true;
   return false;
 }
 
@@ -28,9 +24,9 @@ bool torch_checkpoint_name(const std::string& name) {
 // saved half-way) is still read as that format, so that its reader names what is wrong with it; the bytes
 // decide otherwise (a GGUF saved as model.bin is read as GGUF).
 WeightFormat format_by_name(const std::string& name) {
-  if (ends_with(name, ".safetensors")) return WeightFormat::Safetensors;
-  if (ends_with(name, ".gguf")) return WeightFormat::Gguf;
-  if (ends_with(name, ".onnx")) return WeightFormat::Onnx;
+  if (name.ends_with(".safetensors")) return WeightFormat::Safetensors;
+  if (name.ends_with(".gguf")) return WeightFormat::Gguf;
+  if (name.ends_with(".onnx")) return WeightFormat::Onnx;
   if (torch_checkpoint_name(name)) return WeightFormat::PytorchZip;  // its reader tells zip and legacy apart
   return WeightFormat::Unknown;
 }
@@ -79,7 +75,7 @@ LocalModelFiles locate_local_model(const std::string& arg) {
   if (fs::is_regular_file(st)) {
     m.root = p.parent_path().empty() ? fs::path(".") : p.parent_path();
     std::string name = p.filename().string();
-    if (!ends_with(name, ".json")) {
+    if (!name.ends_with(".json")) {
       // A weight file is what its bytes say, whatever its name.
       WeightFormat format = sniff_weight_format(FileSource(p));
       if (format == WeightFormat::Unknown) format = format_by_name(name);
@@ -107,12 +103,12 @@ LocalModelFiles locate_local_model(const std::string& arg) {
           break;
       }
     }
-    if (ends_with(name, ".index.json")) {
+    if (name.ends_with(".index.json")) {
       m.index = p;
       m.index_is_pytorch = name.find(".bin.") != std::string::npos;
       m.format = m.index_is_pytorch ? CheckpointFormat::Pytorch : CheckpointFormat::Safetensors;
       if (fs::exists(m.root / "config.json")) m.config = m.root / "config.json";
-    } else if (ends_with(name, ".json")) {
+    } else if (name.ends_with(".json")) {
       m.config = p;
     } else {
       throw Error(
@@ -148,9 +144,9 @@ LocalModelFiles locate_local_model(const std::string& arg) {
       if (e.is_directory(ec)) continue;
       std::string name = e.path().filename().string();
       if (torch_checkpoint_name(name)) torch.push_back(e.path());
-      if (ends_with(name, ".gguf")) gguf.push_back(e.path());
-      if (ends_with(name, ".onnx")) onnx.push_back(e.path());
-      if (!ends_with(name, ".safetensors")) continue;
+      if (name.ends_with(".gguf")) gguf.push_back(e.path());
+      if (name.ends_with(".onnx")) onnx.push_back(e.path());
+      if (!name.ends_with(".safetensors")) continue;
       (name.rfind("adapter_", 0) == 0 ? adapters : found).push_back(e.path());
     }
     if (found.empty()) found = adapters;

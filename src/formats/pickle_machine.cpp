@@ -24,7 +24,7 @@ bool admitted(std::string_view global) {
   return dtype_from_torch_storage(name).has_value() || torch_storage_without_dtype(name);
 }
 
-constexpr size_t kMaxDims = 64;
+constexpr size_t kMaxPickleDims = 64;
 
 class Machine {
  public:
@@ -178,7 +178,7 @@ class Machine {
   }
   std::vector<uint64_t> dims(const PickleValue* v, const char* what, uint64_t at) const {
     if (!v || v->kind != PickleValue::Kind::Tuple) fail(at, std::string(what) + " must be a tuple");
-    if (v->items.size() > kMaxDims) fail(at, std::string(what) + " has more than 64 dimensions");
+    if (v->items.size() > kMaxPickleDims) fail(at, std::string(what) + " has more than 64 dimensions");
     std::vector<uint64_t> out;
     for (const PickleValue* d : v->items) out.push_back(non_negative(d, what, at));
     return out;

@@ -18,10 +18,6 @@ namespace {
   throw Error(ErrorKind::Malformed, std::string(source), field, rule);
 }
 
-std::string tensor_field(std::string_view name) {
-  return "tensor '" + printable(name) + "'";
-}
-
 // Files users mistake for safetensors: name them instead of reporting an absurd header length.
 void reject_known_impostors(std::string_view first_bytes, std::string_view source) {
   auto starts = [&](std::string_view p) { return first_bytes.substr(0, p.size()) == p; };

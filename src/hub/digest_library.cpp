@@ -8,11 +8,11 @@
 namespace ma {
 namespace {
 
-struct Loaded {
+struct LoadedDigest {
   DigestLibrary api;
   std::string missing;  // the library or symbol not found; empty when all loaded
 
-  Loaded() {
+  LoadedDigest() {
     RuntimeLibraries libs;
     void* lib = libs.open("libcrypto.so.3");
     libs.bind(lib, "EVP_MD_CTX_new", api.ctx_new);
@@ -29,7 +29,7 @@ struct Loaded {
 }  // namespace
 
 const DigestLibrary& digests() {
-  static const Loaded loaded;
+  static const LoadedDigest loaded;
   if (!loaded.missing.empty())
     throw Error(ErrorKind::Unsupported, loaded.missing, "libcrypto",
                 "checking the Hub's file hashes needs OpenSSL's libcrypto: apt-get install libssl3");

@@ -33,10 +33,6 @@ constexpr std::array<std::string_view, 6> kTokenizerFiles = {
     "tokenizer.json",      "tokenizer_config.json", "special_tokens_map.json",
     "chat_template.jinja", "chat_template.json",    "quant_config.json"};
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 bool top_level(std::string_view path) {
   return path.find('/') == std::string_view::npos;
 }
@@ -182,7 +178,7 @@ class Assembler {
     // Unsharded: top-level .safetensors files, PEFT adapter weights only when nothing else is there.
     std::vector<WeightFile> adapters;
     for (const RepoFile& f : info.files)
-      if (top_level(f.path) && ends_with(f.path, ".safetensors"))
+      if (top_level(f.path) && f.path.ends_with(".safetensors"))
         (f.path.rfind("adapter_", 0) == 0 ? adapters : out).push_back({&f});
     return out.empty() ? adapters : out;
   }
@@ -328,8 +324,7 @@ class Assembler {
     RemoteStats& stats = m.stats;
     std::vector<const RepoFile*> models;
     for (const RepoFile& f : info.files)
-      if (top_level(f.path) && ends_with(f.path, ".gguf") && is_gguf_model_entry(f.path))
-        models.push_back(&f);
+      if (top_level(f.path) && f.path.ends_with(".gguf") && is_gguf_model_entry(f.path)) models.push_back(&f);
     if (models.empty()) return;
     if (models.size() > 1 && !options_.gguf_file && options_.list_gguf_models) {
       list_gguf_models(info, models, m);
@@ -425,7 +420,7 @@ class Assembler {
       for (const RepoFile& f : info.files)
         if (top_level(f.path))
           for (std::string_view ext : {".bin", ".pt", ".pth", ".gguf", ".onnx"})
-            if (ends_with(f.path, ext)) files.unread_weights.push_back(files.root / f.path);
+            if (f.path.ends_with(ext)) files.unread_weights.push_back(files.root / f.path);
 
     std::vector<WeightFile> weights = weight_files(info, files);
     parallel_for_threads(weights.size(), settings_.parallel_requests, [&](size_t i) {

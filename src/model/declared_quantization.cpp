@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/glob.h"
+#include "core/text.h"
 #include "io/file_source.h"
 
 namespace ma {
@@ -11,12 +12,6 @@ namespace {
 
 constexpr uint64_t kMaxSideConfigBytes = 16ull << 20;
 constexpr uint64_t kMaxBits = 32;
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::optional<uint32_t> read_bits(const ModelConfig& c, std::string_view key) {
   auto b = c.opt_count(key);
@@ -62,7 +57,7 @@ void parse_gptq_awq(const ModelConfig& c, DeclaredQuantization& d) {
 void parse_bitsandbytes(const ModelConfig& c, DeclaredQuantization& d) {
   if (c.flag_or("load_in_4bit", false)) {
     d.key = "bitsandbytes_4bit";
-    d.qualifiers.push_back(lower(c.string_or("bnb_4bit_quant_type", "fp4")) + " codes");
+    d.qualifiers.push_back(ascii_lower(c.string_or("bnb_4bit_quant_type", "fp4")) + " codes");
     if (c.flag_or("bnb_4bit_use_double_quant", false))
       d.qualifiers.push_back("double quantization (the absmax scales themselves 8-bit)");
     std::string compute = c.string_or("bnb_4bit_compute_dtype", "");
@@ -117,7 +112,7 @@ void parse_compressed_tensors(const ModelConfig& c, DeclaredQuantization& d) {
   add_ignore(c, "ignore", d);
   if (auto kv = c.sub("kv_cache_scheme")) {
     const std::optional<uint32_t> bits = read_bits(*kv, "num_bits");
-    const bool is_float = lower(kv->string_or("type", "int")) == "float";
+    const bool is_float = ascii_lower(kv->string_or("type", "int")) == "float";
     if (bits == 8u) d.kv_cache_dtype = is_float ? DType::F8_E4M3 : DType::I8;
     d.qualifiers.push_back("KV cache " + std::string(is_float ? "float " : "int ") +
                            (bits ? std::to_string(*bits) : "?") + "-bit");
@@ -134,8 +129,8 @@ void parse_compressed_tensors(const ModelConfig& c, DeclaredQuantization& d) {
   auto w = group ? group->sub("weights") : std::nullopt;
   if (!w) return;
   d.bits = read_bits(*w, "num_bits");
-  std::string type = lower(w->string_or("type", "int"));
-  std::string strategy = lower(w->string_or("strategy", ""));
+  std::string type = ascii_lower(w->string_or("type", "int"));
+  std::string strategy = ascii_lower(w->string_or("strategy", ""));
   if (strategy == "block") {
     std::vector<int64_t> block = w->ints("block_structure");
     d.group_size = block_elements(*w, "block_structure", block);
@@ -157,7 +152,7 @@ void parse_compressed_tensors(const ModelConfig& c, DeclaredQuantization& d) {
   if (auto a = group->sub("input_activations")) {
     auto bits = read_bits(*a, "num_bits");
     std::string dyn = a->flag_or("dynamic", false) ? "dynamic" : "static";
-    d.qualifiers.push_back("activations " + lower(a->string_or("type", "int")) + " " +
+    d.qualifiers.push_back("activations " + ascii_lower(a->string_or("type", "int")) + " " +
                            (bits ? std::to_string(*bits) : "?") + "-bit, " + dyn);
   }
 }
@@ -165,7 +160,7 @@ void parse_compressed_tensors(const ModelConfig& c, DeclaredQuantization& d) {
 // modelopt (TensorRT Model Optimizer): quant_algo NVFP4 / FP8 / W4A16_AWQ ..., in hf_quant_config.json or in
 // config.json as quant_method "modelopt".
 void parse_modelopt(const ModelConfig& c, DeclaredQuantization& d) {
-  std::string algo = lower(c.string_or("quant_algo", ""));
+  std::string algo = ascii_lower(c.string_or("quant_algo", ""));
   if (algo == "nvfp4")
     d.key = "nvfp4";
   else if (algo == "fp8")
@@ -178,7 +173,7 @@ void parse_modelopt(const ModelConfig& c, DeclaredQuantization& d) {
   std::string kv = c.string_or("kv_cache_quant_algo", "");
   if (!kv.empty()) d.qualifiers.push_back("KV cache " + kv);
   // modelopt writes FP8 (E4M3, per-tensor k/v scales); its NVFP4 cache has no dtype engines share yet.
-  if (lower(kv) == "fp8") d.kv_cache_dtype = DType::F8_E4M3;
+  if (ascii_lower(kv) == "fp8") d.kv_cache_dtype = DType::F8_E4M3;
   add_ignore(c, "exclude_modules", d);
   add_ignore(c, "ignore", d);
 }
@@ -196,7 +191,7 @@ void parse_hqq(const ModelConfig& c, DeclaredQuantization& d) {
 DeclaredQuantization parse_declaration(const ModelConfig& c, std::string source, std::string_view file_hint) {
   DeclaredQuantization d;
   d.source = std::move(source);
-  d.key = lower(c.string_or("quant_method", ""));
+  d.key = ascii_lower(c.string_or("quant_method", ""));
   if (d.key.empty() && c.has("quant_algo")) d.key = "modelopt";
   if (d.key.empty() && (c.has("load_in_4bit") || c.has("load_in_8bit"))) d.key = "bitsandbytes";
   if (d.key.empty() && c.has("w_bit")) d.key = "awq";                        // AutoAWQ quant_config.json

@@ -343,4 +343,14 @@ TensorPlacement place_tensor(std::string_view name) {
   return pl;
 }
 
+std::string_view leaf_of(std::string_view name) {
+  const size_t dot = name.rfind('.');
+  return dot == std::string_view::npos ? name : name.substr(dot + 1);
+}
+
+std::string_view module_of(std::string_view name) {
+  const size_t dot = name.rfind('.');
+  return dot == std::string_view::npos ? std::string_view() : name.substr(0, dot);
+}
+
 }  // namespace ma

@@ -43,4 +43,9 @@ struct TensorPlacement {
 
 TensorPlacement place_tensor(std::string_view name);
 
+// A tensor name's last component ("weight_scale_inv") and the rest, its module
+// ("model.layers.0.mlp.up_proj"); a name without a dot is all leaf, with no module.
+std::string_view leaf_of(std::string_view name);
+std::string_view module_of(std::string_view name);
+
 }  // namespace ma

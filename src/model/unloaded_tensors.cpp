@@ -3,16 +3,9 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "model/tensor_placement.h"
+
 namespace ma {
-namespace {
-
-// A tensor's module: its name less the last component ("….down_proj" for "….down_proj.weight_scale_inv").
-std::string_view module_of(std::string_view name) {
-  const size_t dot = name.rfind('.');
-  return dot == std::string_view::npos ? std::string_view() : name.substr(0, dot);
-}
-
-}  // namespace
 
 std::vector<bool> unloaded_tensors(const Inventory& inv) {
   std::vector<bool> out(inv.tensors.size(), false);
@@ -26,7 +19,8 @@ std::vector<bool> unloaded_tensors(const Inventory& inv) {
   if (modules.empty()) return out;
   for (size_t i = 0; i < inv.tensors.size(); ++i) {
     const InventoryTensor& t = inv.tensors[i];
-    if (t.stored && t.kind == TensorKind::QuantizationScale && modules.count(module_of(t.name))) out[i] = true;
+    if (t.stored && t.kind == TensorKind::QuantizationScale && modules.count(module_of(t.name)))
+      out[i] = true;
   }
   return out;
 }

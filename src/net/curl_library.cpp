@@ -8,12 +8,12 @@
 namespace ma {
 namespace {
 
-struct Loaded {
+struct LoadedCurl {
   CurlLibrary api;
   std::string missing;  // the library or symbol not found; empty when all loaded
   CURLcode init = CURLE_FAILED_INIT;
 
-  Loaded() {
+  LoadedCurl() {
     RuntimeLibraries libs;
     void* lib = libs.open("libcurl.so.4");
     libs.bind(lib, "curl_global_init", api.global_init);
@@ -39,7 +39,7 @@ struct Loaded {
 }  // namespace
 
 const CurlLibrary& curl() {
-  static const Loaded loaded;  // C++ makes this first call thread-safe, and curl_global_init runs once
+  static const LoadedCurl loaded;  // C++ makes this first call thread-safe, and curl_global_init runs once
   if (!loaded.missing.empty())
     throw Error(ErrorKind::Unsupported, loaded.missing, "libcurl",
                 "the Hub client needs libcurl: apt-get install libcurl4");

@@ -34,14 +34,6 @@ double char_em(unsigned char c, bool bold) {
   return 1.0;
 }
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  std::string s = buf;
-  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
-  return s;
-}
-
 std::string_view anchor_name(Anchor a) {
   switch (a) {
     case Anchor::Middle:
@@ -57,7 +49,11 @@ std::string_view anchor_name(Anchor a) {
 }  // namespace
 
 std::string svg_num(double v) {
-  return num(v);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  std::string s = buf;
+  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+  return s;
 }
 
 std::string xml_escape(std::string_view s) {
@@ -126,26 +122,26 @@ Svg::Svg(int width, int height, std::string_view title) {
 
 void Svg::rect(double x, double y, double w, double h, std::string_view fill, std::string_view stroke,
                double radius, double stroke_width) {
-  out_ += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(std::max(0.0, w)) +
-          "\" height=\"" + num(std::max(0.0, h)) + "\"";
-  if (radius > 0) out_ += " rx=\"" + num(radius) + "\"";
+  out_ += "<rect x=\"" + svg_num(x) + "\" y=\"" + svg_num(y) + "\" width=\"" + svg_num(std::max(0.0, w)) +
+          "\" height=\"" + svg_num(std::max(0.0, h)) + "\"";
+  if (radius > 0) out_ += " rx=\"" + svg_num(radius) + "\"";
   out_ += " fill=\"" + std::string(fill) + "\"";
   if (stroke != "none")
-    out_ += " stroke=\"" + std::string(stroke) + "\" stroke-width=\"" + num(stroke_width) + "\"";
+    out_ += " stroke=\"" + std::string(stroke) + "\" stroke-width=\"" + svg_num(stroke_width) + "\"";
   out_ += "/>\n";
 }
 
 void Svg::circle(double cx, double cy, double r, std::string_view fill, std::string_view stroke,
                  double stroke_width) {
-  out_ += "<circle cx=\"" + num(cx) + "\" cy=\"" + num(cy) + "\" r=\"" + num(r) + "\" fill=\"" +
+  out_ += "<circle cx=\"" + svg_num(cx) + "\" cy=\"" + svg_num(cy) + "\" r=\"" + svg_num(r) + "\" fill=\"" +
           std::string(fill) + "\" stroke=\"" + std::string(stroke) + "\" stroke-width=\"" +
-          num(stroke_width) + "\"/>\n";
+          svg_num(stroke_width) + "\"/>\n";
 }
 
 void Svg::line(double x1, double y1, double x2, double y2, std::string_view stroke, double width,
                bool dashed) {
-  out_ += "<line x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" + num(y2) +
-          "\" stroke=\"" + std::string(stroke) + "\" stroke-width=\"" + num(width) + "\"";
+  out_ += "<line x1=\"" + svg_num(x1) + "\" y1=\"" + svg_num(y1) + "\" x2=\"" + svg_num(x2) + "\" y2=\"" +
+          svg_num(y2) + "\" stroke=\"" + std::string(stroke) + "\" stroke-width=\"" + svg_num(width) + "\"";
   if (dashed) out_ += " stroke-dasharray=\"5 4\"";
   out_ += "/>\n";
 }
@@ -158,12 +154,12 @@ void Svg::elbow_arrow(std::initializer_list<double> xy, std::string_view stroke,
   std::string points;
   bool first = true;
   for (double v : xy) {
-    points += (points.empty() ? "" : first ? " " : ",") + num(v);
+    points += (points.empty() ? "" : first ? " " : ",") + svg_num(v);
     first = !first;
   }
   // The head is a path of its own (librsvg 2.54 has no context-stroke for a shared marker).
   out_ += "<polyline points=\"" + points + "\" fill=\"none\" stroke=\"" + std::string(stroke) +
-          "\" stroke-width=\"" + num(width) + "\" stroke-linejoin=\"round\"/>\n";
+          "\" stroke-width=\"" + svg_num(width) + "\" stroke-linejoin=\"round\"/>\n";
   const auto* p = xy.begin();
   const size_t n = xy.size();
   if (n < 4) return;
@@ -172,17 +168,18 @@ void Svg::elbow_arrow(std::initializer_list<double> xy, std::string_view stroke,
   if (len <= 0) return;
   const double ux = (x2 - x1) / len, uy = (y2 - y1) / len, head = 5 + 2 * width, half = 2.5 + width;
   const double bx = x2 - ux * head, by = y2 - uy * head;
-  out_ += "<path d=\"M" + num(x2) + "," + num(y2) + " L" + num(bx - uy * half) + "," + num(by + ux * half) +
-          " L" + num(bx + uy * half) + "," + num(by - ux * half) + " z\" fill=\"" + std::string(stroke) +
-          "\"/>\n";
+  out_ += "<path d=\"M" + svg_num(x2) + "," + svg_num(y2) + " L" + svg_num(bx - uy * half) + "," +
+          svg_num(by + ux * half) + " L" + svg_num(bx + uy * half) + "," + svg_num(by - ux * half) +
+          " z\" fill=\"" + std::string(stroke) + "\"/>\n";
 }
 
 void Svg::polyline(const std::vector<double>& xy, std::string_view stroke, double width, bool dashed) {
   if (xy.size() < 4) return;
   std::string points;
-  for (size_t i = 0; i + 1 < xy.size(); i += 2) points += (i ? " " : "") + num(xy[i]) + "," + num(xy[i + 1]);
+  for (size_t i = 0; i + 1 < xy.size(); i += 2)
+    points += (i ? " " : "") + svg_num(xy[i]) + "," + svg_num(xy[i + 1]);
   out_ += "<polyline points=\"" + points + "\" fill=\"none\" stroke=\"" + std::string(stroke) +
-          "\" stroke-width=\"" + num(width) + "\" stroke-linejoin=\"round\"";
+          "\" stroke-width=\"" + svg_num(width) + "\" stroke-linejoin=\"round\"";
   if (dashed) out_ += " stroke-dasharray=\"5 4\"";
   out_ += "/>\n";
 }
@@ -190,7 +187,7 @@ void Svg::polyline(const std::vector<double>& xy, std::string_view stroke, doubl
 void Svg::path(std::string_view d, std::string_view fill, std::string_view stroke, double stroke_width) {
   out_ += "<path d=\"" + xml_escape(d) + "\" fill=\"" + std::string(fill) + "\"";
   if (stroke != "none")
-    out_ += " stroke=\"" + std::string(stroke) + "\" stroke-width=\"" + num(stroke_width) + "\"";
+    out_ += " stroke=\"" + std::string(stroke) + "\" stroke-width=\"" + svg_num(stroke_width) + "\"";
   out_ += "/>\n";
 }
 
@@ -203,10 +200,10 @@ void Svg::end_group() {
 }
 
 void Svg::text(double x, double y, std::string_view s, const TextStyle& style) {
-  out_ += "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" font-size=\"" + num(style.size) + "\" fill=\"" +
-          style.color + "\"";
+  out_ += "<text x=\"" + svg_num(x) + "\" y=\"" + svg_num(y) + "\" font-size=\"" + svg_num(style.size) +
+          "\" fill=\"" + style.color + "\"";
   if (style.rotate != 0)
-    out_ += " transform=\"rotate(" + num(style.rotate) + " " + num(x) + " " + num(y) + ")\"";
+    out_ += " transform=\"rotate(" + svg_num(style.rotate) + " " + svg_num(x) + " " + svg_num(y) + ")\"";
   if (style.bold) out_ += " font-weight=\"bold\"";
   if (style.anchor != Anchor::Start)
     out_ += " text-anchor=\"" + std::string(anchor_name(style.anchor)) + "\"";

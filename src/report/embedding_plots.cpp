@@ -25,7 +25,7 @@ constexpr plot::Marker kMarkers[] = {plot::Marker::Circle,       plot::Marker::S
                                      plot::Marker::TriangleUp,   plot::Marker::Diamond,
                                      plot::Marker::TriangleDown, plot::Marker::Hexagon};
 
-std::string percent(double v) {
+std::string percent_1dp(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v);
   return buf;
@@ -74,8 +74,8 @@ std::string render_embedding_projection_svg(const EmbeddingAnalysis& a) {
   plot::nice_domain(ax.sx.lo, ax.sx.hi, false);
   plot::nice_domain(ax.sy.lo, ax.sy.hi, false);
   plot::place(ax, kLeft, kTop, kW - kLeft - kLegend - 50, kH - kTop - 70);
-  ax.xtitle = "PC1 (" + percent(a.explained_variance[0]) + " of the variance)";
-  ax.ytitle = "PC2 (" + percent(a.explained_variance[1]) + ")";
+  ax.xtitle = "PC1 (" + percent_1dp(a.explained_variance[0]) + " of the variance)";
+  ax.ytitle = "PC2 (" + percent_1dp(a.explained_variance[1]) + ")";
   ax.vertical_grid = true;
   ax.xticks = plot::fitted_ticks(ax.sx, true, ax.tick_font, 8);
   ax.yticks = plot::fitted_ticks(ax.sy, false, ax.tick_font, 8);

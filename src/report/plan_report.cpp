@@ -40,7 +40,7 @@ struct BytesKind {
   uint64_t DeviceBytes::*field;
   const std::string* color;
 };
-const BytesKind kKinds[] = {
+const BytesKind kDeviceByteKinds[] = {
     {"weights", "weights", &DeviceBytes::weights, &plot::kBlue},
     {"kv_cache", "KV cache / state", &DeviceBytes::kv, &plot::kOrange},
     {"activations", "activations", &DeviceBytes::activations, &plot::kGreen},
@@ -213,7 +213,7 @@ std::vector<std::pair<std::string, std::string>> offload_fields(const OffloadPla
 void bytes_object(JsonWriter& w, const DeviceBytes& d) {
   w.key("capacity").value(d.capacity);
   w.key("bytes").begin_object();
-  for (const BytesKind& k : kKinds) w.key(k.name).value(d.*k.field);
+  for (const BytesKind& k : kDeviceByteKinds) w.key(k.name).value(d.*k.field);
   w.key("free").value(free_bytes(d));
   w.end_object();
   w.key("fits").value(d.fits());
@@ -532,7 +532,7 @@ std::string render_plan_svg(const Plan& p) {
     const DeviceBytes& d = c->budget.stages[i].bytes;
     const double x = left + static_cast<double>(i) * (bar_w + gap);
     double acc = 0;
-    for (const BytesKind& k : kKinds) {
+    for (const BytesKind& k : kDeviceByteKinds) {
       const double b = static_cast<double>(d.*k.field);
       if (b <= 0) continue;
       svg.rect(x, y_of(acc + b), bar_w, y_of(acc) - y_of(acc + b), *k.color, "#ffffff", 0, 0.5);
@@ -546,7 +546,7 @@ std::string render_plan_svg(const Plan& p) {
   // Legend.
   const double lx = left + static_cast<double>(stages) * (bar_w + gap) + 10;
   double ly = top + 10;
-  for (const BytesKind& k : kKinds) {
+  for (const BytesKind& k : kDeviceByteKinds) {
     svg.rect(lx, ly - 10, 12, 12, *k.color);
     svg.text(lx + 18, ly, k.label, TextStyle{12, plot::kInk});
     ly += 20;

@@ -31,7 +31,7 @@ std::string mebibytes(uint64_t bytes) {
   return buf;
 }
 
-std::string percent(double f) {
+std::string percent_2dp(double f) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f%%", f * 100);
   return buf;
@@ -88,9 +88,9 @@ std::string render_stats_console(const WeightStats& s, bool color) {
   rows.clear();
   for (const TensorStats& t : s.tensors)
     rows.push_back({t.name, std::string(module_class_name(t.module_class)), stat(t, t.abs_max),
-                    percent(t.zeros_fraction), percent(t.near_zero_fraction), stat(t, t.percentiles[1]),
-                    stat(t, t.percentiles[2]), stat(t, t.percentiles[3]), stat(t, t.kurtosis),
-                    std::to_string(t.nan_count), std::to_string(t.inf_count)});
+                    percent_2dp(t.zeros_fraction), percent_2dp(t.near_zero_fraction),
+                    stat(t, t.percentiles[1]), stat(t, t.percentiles[2]), stat(t, t.percentiles[3]),
+                    stat(t, t.kurtosis), std::to_string(t.nan_count), std::to_string(t.inf_count)});
   w.table({"Layer", "Class", "Abs max", "Zeros", "|x|<=eps", "p1", "p50", "p99", "Kurtosis", "NaN", "Inf"},
           rows);
   char eps[128];
@@ -252,7 +252,7 @@ void write_stats_document(DocumentWriter& w, const WeightStats& s) {
     rows.push_back({t.name, shape_to_python_tuple(t.shape), std::string(dtype_info(t.dtype).short_name),
                     std::string(module_class_name(t.module_class)), t.trainable ? "✓" : "✗", stat(t, t.mean),
                     stat(t, t.std), stat(t, t.min), stat(t, t.max), stat(t, t.abs_max),
-                    percent(t.near_zero_fraction), stat(t, t.kurtosis),
+                    percent_2dp(t.near_zero_fraction), stat(t, t.kurtosis),
                     std::to_string(t.nan_count + t.inf_count)});
   w.table({"Tensor", "Shape", "Dtype", "Class", "Grad", "Mean", "Std", "Min", "Max", "Abs max", "|x|<=eps",
            "Kurtosis", "NaN/Inf"},

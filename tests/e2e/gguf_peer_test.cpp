@@ -14,11 +14,9 @@ namespace fs = std::filesystem;
 namespace ma::test {
 namespace {
 
-const fs::path kPeerDir = fs::path(MA_SOURCE_DIR) / "tests" / "peer";
-
 TEST(GgufPeer, ParameterCountsEqualTheHubParsers) {
   if (!have_tool("node")) GTEST_SKIP() << "node not installed";
-  if (!fs::exists(kPeerDir / "node_modules" / "@huggingface" / "gguf"))
+  if (!fs::exists(test::peer_dir() / "node_modules" / "@huggingface" / "gguf"))
     GTEST_SKIP() << "peer not installed (bash scripts/install-peer.sh; needs node >= 18 and npm)";
   TempDir dir;
   std::vector<std::pair<std::string, TinyGguf>> models = {
@@ -32,7 +30,7 @@ TEST(GgufPeer, ParameterCountsEqualTheHubParsers) {
     SCOPED_TRACE(name);
     write_tiny_gguf(dir / name, m);
     const CommandResult peer =
-        run_shell("node " + quoted(kPeerDir / "gguf_params.mjs") + " " + quoted(dir / name));
+        run_shell("node " + quoted(test::peer_dir() / "gguf_params.mjs") + " " + quoted(dir / name));
     ASSERT_EQ(peer.exit_code, 0) << peer.err;
     const CommandResult ours = run_cli("tensors " + quoted(dir / name) + " --json");
     ASSERT_EQ(ours.exit_code, 0) << ours.err;

@@ -25,7 +25,7 @@ using ma::test::FakeRepo;
 namespace ma::test {
 namespace {
 
-constexpr const char* kToken = "hf_SENTINELabc123tokenvalue";
+constexpr const char* kSentinelToken = "hf_SENTINELabc123tokenvalue";
 
 // A safetensors file holding one F32 tensor of `elements` zeros, written sparse by the fake hub: the header
 // is real, the data a hole, so a 512 MB file costs nothing.
@@ -102,7 +102,7 @@ class HubCli : public ::testing::Test {
   static void SetUpTestSuite() {
     if (!FakeHub::available()) return;
     work_ = new TempDir();
-    hub_ = new FakeHub(work_->path() / "hub", kToken);
+    hub_ = new FakeHub(work_->path() / "hub", kSentinelToken);
     FakeRepo main = example_repo("ex/tiny-llama", "normal");
     main.info_json_fields =
         "\"author\":\"ex\",\"downloads\":1234567,\"likes\":89,\"cardData\":{\"license\":\"apache-2.0\"}";
@@ -156,12 +156,12 @@ class HubCli : public ::testing::Test {
     if (!hub_) return;
     // T1–T3: the sentinel token appears in no output, no cache file and never on the CDN.
     for (const std::string& s : outputs_)
-      EXPECT_EQ(s.find(kToken), std::string::npos) << "token leaked in output";
+      EXPECT_EQ(s.find(kSentinelToken), std::string::npos) << "token leaked in output";
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(cache_.path(), ec);
          it != fs::recursive_directory_iterator(); ++it)
       if (it->is_regular_file()) {
-        EXPECT_EQ(read_file(it->path()).find(kToken), std::string::npos) << it->path();
+        EXPECT_EQ(read_file(it->path()).find(kSentinelToken), std::string::npos) << it->path();
       }
     for (const LogEntry& e : hub_->log())
       if (e.server == "cdn") {
@@ -173,7 +173,7 @@ class HubCli : public ::testing::Test {
   // with --trust-endpoint, loopback not being a Hugging Face host).
   CommandResult run(const std::string& args, const std::string& env = "") {
     CommandResult r = run_cli_env(
-        isolated_hub_env(hub_->endpoint(), cache_.path()) + " HF_TOKEN=" + kToken + " " + env, args);
+        isolated_hub_env(hub_->endpoint(), cache_.path()) + " HF_TOKEN=" + kSentinelToken + " " + env, args);
     outputs_.push_back(r.out);
     outputs_.push_back(r.err);
     return r;
@@ -245,7 +245,7 @@ TEST_F(HubCli, ReportFromHubEqualsLocalAndReadsOnlyHeaders) {
       EXPECT_EQ(e.range.rfind("bytes=0-", 0), 0u) << e.range;
       EXPECT_EQ(e.status, 206);
     } else {
-      EXPECT_EQ(e.authorization, std::string("Bearer ") + kToken) << e.uri;
+      EXPECT_EQ(e.authorization, std::string("Bearer ") + kSentinelToken) << e.uri;
     }
   }
   EXPECT_EQ(cdn, 1u);
@@ -677,7 +677,7 @@ TEST_F(HubCli, TokenOverPlainHttpIsWarnedOnce) {
 
 // Warnings about the settings reach stderr when the command then fails, and once however many models.
 TEST_F(HubCli, SettingsWarningsSurviveAFailureOnce) {
-  const std::string token = std::string(" --token ") + kToken;
+  const std::string token = std::string(" --token ") + kSentinelToken;
   for (const std::string command : {"", "tensors ", "download "}) {
     CommandResult r = run(command + "ex/does-not-exist" + token);
     EXPECT_EQ(r.exit_code, 8) << command << r.err;
@@ -690,7 +690,7 @@ TEST_F(HubCli, SettingsWarningsSurviveAFailureOnce) {
 
 // --quiet: nothing but the error, whether the command fails or not.
 TEST_F(HubCli, SettingsWarningsNeverUnderQuiet) {
-  const std::string args = std::string(" --quiet --token ") + kToken;
+  const std::string args = std::string(" --quiet --token ") + kSentinelToken;
   for (const std::string command : {"", "tensors ", "download "}) {
     CommandResult failed = run(command + "ex/does-not-exist" + args);
     EXPECT_EQ(failed.exit_code, 8) << command << failed.err;

@@ -18,8 +18,6 @@ namespace fs = std::filesystem;
 namespace ma::test {
 namespace {
 
-const fs::path kPeerDir = fs::path(MA_SOURCE_DIR) / "tests" / "peer";
-
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
@@ -52,7 +50,7 @@ std::map<std::string, uint64_t> peers(const std::string& line) {
 
 TEST(HubPeer, OfficialJsClientCountsEqualOurs) {
   if (!FakeHub::available()) GTEST_SKIP() << "nginx not installed";
-  if (!fs::exists(kPeerDir / "node_modules" / "@huggingface" / "hub"))
+  if (!fs::exists(test::peer_dir() / "node_modules" / "@huggingface" / "hub"))
     GTEST_SKIP() << "peer not installed (bash scripts/install-peer.sh; needs node >= 18 and npm)";
   auto data = shared_data();
   TempDir work;
@@ -70,8 +68,8 @@ TEST(HubPeer, OfficialJsClientCountsEqualOurs) {
   for (const auto& [id, dir] : repos) hub.add_repo(repo_from_directory(id, dir));
   hub.start();
   for (const auto& [id, dir] : repos) {
-    const CommandResult node =
-        run_shell("node " + quoted(kPeerDir / "safetensors_params.mjs") + " " + hub.endpoint() + " " + id);
+    const CommandResult node = run_shell("node " + quoted(test::peer_dir() / "safetensors_params.mjs") + " " +
+                                         hub.endpoint() + " " + id);
     const std::string& peer = node.out;
     ASSERT_EQ(node.exit_code, 0) << id << ": " << peer << node.err;
     const CommandResult tensors =

@@ -10,6 +10,11 @@
 
 namespace ma::test {
 
+// The inventory of a model path, as the commands build it.
+inline Inventory inventory_of(const std::filesystem::path& p) {
+  return build_inventory(locate_local_model(p.string()));
+}
+
 struct AnalyzedModel {
   LocalModelFiles files;
   Inventory inv;

@@ -12,6 +12,10 @@ std::filesystem::path example_dir() {
   return MA_EXAMPLE_DIR;
 }
 
+std::filesystem::path peer_dir() {
+  return std::filesystem::path(MA_SOURCE_DIR) / "tests" / "peer";
+}
+
 std::string example() {
   return quoted(example_dir());
 }

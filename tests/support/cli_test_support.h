@@ -17,6 +17,8 @@ std::filesystem::path example_dir();
 std::string example();
 // The built binary, quoted for a command line.
 std::string cli_binary();
+// tests/peer: the npm peers (@huggingface/gguf, @huggingface/hub) and the scripts that run them.
+std::filesystem::path peer_dir();
 
 // Runs the built modelanalyzer binary with `args` (shell-quoted by the caller when needed).
 CommandResult run_cli(const std::string& args);

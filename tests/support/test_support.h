@@ -61,6 +61,10 @@ bool python_imports(const std::string& module);
 // `n` as 8 little-endian bytes (a safetensors header's length prefix).
 std::string le64(uint64_t n);
 
+// Whether `part` occurs in `text`.
+inline bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
 // How many times `part` occurs in `text`, not overlapping.
 size_t occurrences(std::string_view text, std::string_view part);
 // `s` with every occurrence of `from` replaced by `to`.

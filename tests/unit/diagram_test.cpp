@@ -246,15 +246,7 @@ TEST(DiagramTest, LongLabelsAreCutToFit) {
   EXPECT_NE(svg.find("WWW…"), std::string::npos);
 }
 
-// PNG: 8-byte signature, then the IHDR chunk whose width and height are big-endian at bytes 16 and 20.
-std::pair<uint32_t, uint32_t> png_size(const std::string& png) {
-  auto be32 = [&](size_t at) {
-    uint32_t v = 0;
-    for (size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(png[at + i]);
-    return v;
-  };
-  return {be32(16), be32(20)};
-}
+using test::png_size;
 
 TEST(DiagramTest, PngHasTheSignatureAndTheRequestedSize) {
   const std::string svg = render_diagram_svg(llama_report(), DiagramStyle::Detailed);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/parameter_counts.h"
+#include "analyzed_model.h"
 #include "core/error.h"
 #include "formats/gguf_tokenizer.h"
 #include "formats/model_files.h"
@@ -16,9 +17,7 @@
 namespace ma {
 namespace {
 
-Inventory inventory_of(const std::filesystem::path& p) {
-  return build_inventory(locate_local_model(p.string()));
-}
+using test::inventory_of;
 
 TEST(GgufModel, NamesPlacedLikeTheirHuggingFaceCounterparts) {
   const std::pair<const char*, const char*> pairs[] = {

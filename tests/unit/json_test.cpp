@@ -14,7 +14,7 @@
 namespace ma {
 namespace {
 
-json::Document parse(const std::string& s) {
+json::Document parse_json(const std::string& s) {
   return json::Document::parse(s, "test.json");
 }
 
@@ -28,7 +28,7 @@ std::string plain_text(size_t length) {
 
 void expect_malformed(const std::string& s, const std::string& needle) {
   try {
-    parse(s);
+    parse_json(s);
     ADD_FAILURE() << "accepted: " << s.substr(0, 60);
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Malformed);
@@ -38,7 +38,7 @@ void expect_malformed(const std::string& s, const std::string& needle) {
 }
 
 TEST(Json, ParsesNestedValues) {
-  auto d = parse(R"( {"a": [1, -2, 3.5e2, true, false, null], "b": {"c": "x\u00e9\ud83d\ude00\n"}} )");
+  auto d = parse_json(R"( {"a": [1, -2, 3.5e2, true, false, null], "b": {"c": "x\u00e9\ud83d\ude00\n"}} )");
   const json::Value& a = *d.root().find("a");
   ASSERT_EQ(a.items().size(), 6u);
   EXPECT_EQ(*a.items()[0].as_uint(), 1u);
@@ -52,7 +52,7 @@ TEST(Json, ParsesNestedValues) {
 }
 
 TEST(Json, IntegersStayExactTo64Bits) {
-  auto d = parse("[18446744073709551615, 18446744073709551616, 9007199254740993, -9223372036854775808]");
+  auto d = parse_json("[18446744073709551615, 18446744073709551616, 9007199254740993, -9223372036854775808]");
   EXPECT_EQ(*d.root().items()[0].as_uint(), 18446744073709551615ull);
   EXPECT_FALSE(d.root().items()[1].as_uint()) << "2^64 does not fit";
   EXPECT_EQ(*d.root().items()[2].as_uint(), 9007199254740993ull) << "beyond double precision";
@@ -60,7 +60,7 @@ TEST(Json, IntegersStayExactTo64Bits) {
 }
 
 TEST(Json, LastDuplicateKeyWinsLikePython) {
-  auto d = parse(R"({"k": 1, "k": 2})");
+  auto d = parse_json(R"({"k": 1, "k": 2})");
   EXPECT_EQ(*d.root().find("k")->as_uint(), 2u);
 }
 
@@ -82,7 +82,7 @@ TEST(Json, RejectsNonJson) {
 
 TEST(Json, NestingIsCapped) {
   expect_malformed(std::string(129, '[') + std::string(129, ']'), "nesting deeper than 128");
-  EXPECT_NO_THROW(parse(std::string(128, '[') + std::string(128, ']')));
+  EXPECT_NO_THROW(parse_json(std::string(128, '[') + std::string(128, ']')));
   expect_malformed(std::string(1000000, '['), "nesting");
 }
 
@@ -99,7 +99,7 @@ TEST(Json, SizeCapIsALimitError) {
 
 TEST(Json, ErrorCarriesByteOffset) {
   try {
-    parse("{\"a\": tru}");
+    parse_json("{\"a\": tru}");
     ADD_FAILURE();
   } catch (const Error& e) {
     ASSERT_TRUE(e.offset().has_value());
@@ -196,7 +196,7 @@ TEST(Json, RawStringBytesAreJudgedAtEveryPosition) {
       } else if (b >= 0x80) {
         expect_malformed(doc, "UTF-8");
       } else {
-        ASSERT_EQ(parse(doc).root().items().at(0).as_string(), s) << "byte " << b << " at " << at;
+        ASSERT_EQ(parse_json(doc).root().items().at(0).as_string(), s) << "byte " << b << " at " << at;
       }
     }
 }
@@ -219,7 +219,7 @@ TEST(JsonWriter, QuotedStringsMatchAByteByByteWriterAndReadBack) {
         std::string buf(json::quoted_size_bound(s.size()), '?');
         char* end = json::write_quoted(buf.data(), s);
         EXPECT_EQ(std::string(buf.data(), end), written.substr(1));
-        EXPECT_EQ(parse("[" + written.substr(1) + "]").root().items().at(0).as_string(), s);
+        EXPECT_EQ(parse_json("[" + written.substr(1) + "]").root().items().at(0).as_string(), s);
         ++checked;
       }
   EXPECT_EQ(checked, 9u * (41 * 42 / 2));

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "analysis/parameter_counts.h"
+#include "analyzed_model.h"
 #include "formats/model_files.h"
 #include "model/inventory.h"
 #include "onnx_test_models.h"
@@ -42,9 +43,7 @@ void add_embedding(onnx::ModelProto& m, int64_t vocab, int64_t hidden) {
   add_weight(m, "model.embed_tokens.weight", vocab, hidden);
 }
 
-Inventory inventory_of(const fs::path& dir) {
-  return build_inventory(locate_local_model(dir.string()));
-}
+using test::inventory_of;
 
 TEST(OnnxRecord, HeadsAndKeyValueHeadsFromTheValuesThatSplitProjections) {
   test::TempDir tmp;

@@ -153,24 +153,8 @@ PerfResult decode(uint64_t batch = 128, const std::string& profile = "naive", ui
   return r;
 }
 
-bool contains(const std::string& s, const std::string& needle) {
-  return s.find(needle) != std::string::npos;
-}
-
-// The shared SVG helpers (svg_test_support.h) under this file's short names.
-size_t count(const std::string& s, const std::string& needle) {
-  return test::occurrences(s, needle);
-}
-std::string group(const std::string& svg, const std::string& cls, size_t nth = 0) {
-  return test::svg_group(svg, cls, nth);
-}
-
-void expect_well_formed(const std::string& svg) {
-  ASSERT_EQ(svg.rfind("<?xml", 0), 0u);
-  EXPECT_TRUE(contains(svg, "</svg>"));
-  if (!test::have_xmllint()) GTEST_SKIP() << "xmllint not installed";
-  EXPECT_TRUE(test::xmllint_accepts(svg)) << "xmllint rejects the SVG";
-}
+using test::contains;
+using test::expect_well_formed_svg;
 
 struct TextBox {
   std::string text;
@@ -219,9 +203,9 @@ TEST(RooflinePlotTest, TwoChipsWithRidgeShadingPointsAndLegend) {
   const std::vector<RooflineSeries> chips = {{test_chip(), ComputeDType::FP8, roofline_points(base)},
                                              {big_chip(), ComputeDType::FP8, roofline_points(base)}};
   const std::string svg = render_roofline_svg(chips, "Roofline \u2014 test model <decode>");
-  expect_well_formed(svg);
+  expect_well_formed_svg(svg);
   EXPECT_TRUE(contains(svg, "Roofline \u2014 test model &lt;decode&gt;"));
-  EXPECT_EQ(count(svg, "<g class=\"panel\">"), 2u);
+  EXPECT_EQ(test::occurrences(svg, "<g class=\"panel\">"), 2u);
   // Ridges: 2000e12 / 4000e9 = 500 FLOP/B at 2000 TFLOP/s; 4000e12 / 8000e9 = 500 at 4000.
   EXPECT_TRUE(contains(svg, ">ridge 500 FLOP/B, 2000 TFLOP/s</text>"));
   EXPECT_TRUE(contains(svg, ">ridge 500 FLOP/B, 4000 TFLOP/s</text>"));
@@ -229,19 +213,19 @@ TEST(RooflinePlotTest, TwoChipsWithRidgeShadingPointsAndLegend) {
   EXPECT_TRUE(contains(svg, ">HBM 4 TB/s</text>"));
   // Both regions shaded in each panel, and named.
   for (size_t p = 0; p < 2; ++p) {
-    const std::string regions = group(svg, "regions", p);
-    EXPECT_EQ(count(regions, "<rect "), 2u);
+    const std::string regions = test::svg_group(svg, "regions", p);
+    EXPECT_EQ(test::occurrences(regions, "<rect "), 2u);
     EXPECT_TRUE(contains(regions, "fill=\"#fdf0e1\""));
     EXPECT_TRUE(contains(regions, "fill=\"#e6f0f8\""));
-    const std::string names = group(svg, "region-names", p);
+    const std::string names = test::svg_group(svg, "region-names", p);
     EXPECT_TRUE(contains(names, ">memory-bound<"));
     EXPECT_TRUE(contains(names, ">compute-bound<"));
     // Three points: two ops (a circle for compute, a square for memory) and the step (a diamond path).
-    const std::string points = group(svg, "points", p);
-    EXPECT_EQ(count(points, "<circle "), 1u);
-    EXPECT_EQ(count(points, "<rect "), 1u);
-    EXPECT_EQ(count(points, "<path "), 1u);
-    const std::string labels = group(svg, "point-labels", p);
+    const std::string points = test::svg_group(svg, "points", p);
+    EXPECT_EQ(test::occurrences(points, "<circle "), 1u);
+    EXPECT_EQ(test::occurrences(points, "<rect "), 1u);
+    EXPECT_EQ(test::occurrences(points, "<path "), 1u);
+    const std::string labels = test::svg_group(svg, "point-labels", p);
     EXPECT_TRUE(contains(labels, ">attention<"));
     EXPECT_TRUE(contains(labels, ">dense GEMMs<"));
     EXPECT_TRUE(contains(labels, ">whole step<"));
@@ -249,7 +233,7 @@ TEST(RooflinePlotTest, TwoChipsWithRidgeShadingPointsAndLegend) {
   // Decade ticks: 10^-1 .. 10^5 on x (powers of ten beyond the plain range).
   EXPECT_TRUE(contains(svg, ">10\u2075</text>"));
   EXPECT_TRUE(contains(svg, ">10\u207b\u00b9</text>"));
-  const std::string legend = group(svg, "legend");
+  const std::string legend = test::svg_group(svg, "legend");
   EXPECT_TRUE(contains(legend, "compute-bound op"));
   EXPECT_TRUE(contains(legend, "memory-bound op"));
   EXPECT_TRUE(contains(legend, "whole step"));
@@ -270,8 +254,8 @@ TEST(RooflinePlotTest, ManyClusteredPointsGetAtMostTwelveLabelsThatDoNotOverlap)
   }
   pts.push_back({"zero FLOPs", 0, 0, "memory", 0, false});
   const std::string svg = render_roofline_svg({{test_chip(), ComputeDType::FP8, pts}}, "Crowded");
-  expect_well_formed(svg);
-  const std::vector<TextBox> boxes = text_boxes(group(svg, "point-labels"));
+  expect_well_formed_svg(svg);
+  const std::vector<TextBox> boxes = text_boxes(test::svg_group(svg, "point-labels"));
   EXPECT_GE(boxes.size(), 4u);
   EXPECT_LE(boxes.size(), 12u);
   for (size_t i = 0; i < boxes.size(); ++i)
@@ -284,16 +268,16 @@ TEST(RooflinePlotTest, ManyClusteredPointsGetAtMostTwelveLabelsThatDoNotOverlap)
   EXPECT_TRUE(contains(svg, ">layers.39.mlp.down_proj<"));
   EXPECT_FALSE(contains(svg, ">layers.0.mlp.down_proj<"));
   // 40 markers drawn, the zero-FLOP point left out and said so.
-  const std::string points = group(svg, "points");
-  EXPECT_EQ(count(points, "<circle ") + count(points, "<rect "), 40u);
+  const std::string points = test::svg_group(svg, "points");
+  EXPECT_EQ(test::occurrences(points, "<circle ") + test::occurrences(points, "<rect "), 40u);
   std::string caption;
-  for (const TextBox& line : text_boxes(group(svg, "caption"))) caption += line.text + " ";
+  for (const TextBox& line : text_boxes(test::svg_group(svg, "caption"))) caption += line.text + " ";
   EXPECT_TRUE(contains(caption, "1 point(s) without FLOPs or bytes not drawn")) << caption;
 }
 
 TEST(RooflinePlotTest, EmptyInputAndPng) {
   const std::string empty = render_roofline_svg({}, "");
-  expect_well_formed(empty);
+  expect_well_formed_svg(empty);
   EXPECT_TRUE(contains(empty, "No accelerator to draw a roofline for."));
   const std::string svg =
       render_roofline_svg({{test_chip(), ComputeDType::FP8, roofline_points(decode())}}, "PNG check");
@@ -452,11 +436,11 @@ TEST(RooflinePlotTest, ChipWithoutThePeakDrawsNoRoof) {
   // The test chip has no FP4 peak: the panel says so, shades nothing as compute-bound and draws no ridge.
   const std::string svg =
       render_roofline_svg({{test_chip(), ComputeDType::FP4, roofline_points(decode())}}, "FP4");
-  expect_well_formed(svg);
+  expect_well_formed_svg(svg);
   EXPECT_TRUE(contains(svg, "no FP4 peak or HBM bandwidth for this accelerator: no roof drawn"));
-  EXPECT_EQ(count(group(svg, "regions"), "<rect "), 1u);
-  EXPECT_EQ(group(svg, "roofline"), "");
-  EXPECT_FALSE(contains(group(svg, "ridge"), "<text"));
+  EXPECT_EQ(test::occurrences(test::svg_group(svg, "regions"), "<rect "), 1u);
+  EXPECT_EQ(test::svg_group(svg, "roofline"), "");
+  EXPECT_FALSE(contains(test::svg_group(svg, "ridge"), "<text"));
 }
 
 TEST(PerfReportTest, EmptyResultRendersWithoutNumbersInvented) {

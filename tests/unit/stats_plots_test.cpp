@@ -23,38 +23,8 @@
 namespace ma {
 namespace {
 
-// xmllint (libxml2-utils, installed by scripts/install-deps.sh) judges well-formedness; without it, a check
-// that every element closes in order.
-void expect_well_formed(const std::string& svg) {
-  ASSERT_FALSE(svg.empty());
-  EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
-  if (test::have_xmllint()) {
-    EXPECT_TRUE(test::xmllint_accepts(svg)) << "xmllint rejects the SVG";
-    return;
-  }
-  std::vector<std::string> open;
-  static const std::regex tag("<(/?)([a-zA-Z?][^ />]*)[^>]*?(/?)>");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), tag); it != std::sregex_iterator(); ++it) {
-    const std::string name = (*it)[2];
-    if (name[0] == '?' || (*it)[3] == "/") continue;
-    if ((*it)[1] == "/") {
-      ASSERT_FALSE(open.empty()) << "</" << name << "> closes nothing";
-      ASSERT_EQ(open.back(), name);
-      open.pop_back();
-    } else {
-      open.push_back(name);
-    }
-  }
-  EXPECT_TRUE(open.empty());
-}
-
-// The shared SVG helpers (svg_test_support.h) under this file's short names.
-size_t count(const std::string& s, const std::string& needle) {
-  return test::occurrences(s, needle);
-}
-std::string group(const std::string& svg, const std::string& cls, size_t nth = 0) {
-  return test::svg_group(svg, cls, nth);
-}
+using test::expect_well_formed_svg;
+using test::png_size;
 
 std::string unescape(std::string s) {
   static const std::vector<std::pair<std::string, std::string>> kEntities = {
@@ -278,15 +248,15 @@ TEST(DistributionGridTest, OnePanelPerTensorWithNamesTicksAndStats) {
   WeightStats s = llama_like(2, std::nullopt);
   s.tensors.resize(10);
   const std::string svg = render_distribution_grid_svg(s);
-  expect_well_formed(svg);
-  EXPECT_EQ(count(svg, "<g class=\"panel\">"), 10u);
-  EXPECT_EQ(count(svg, "<g class=\"footnote\">"), 0u);
+  expect_well_formed_svg(svg);
+  EXPECT_EQ(test::occurrences(svg, "<g class=\"panel\">"), 10u);
+  EXPECT_EQ(test::occurrences(svg, "<g class=\"footnote\">"), 0u);
   EXPECT_TRUE(text_contains(svg, "test/llama-like"));
   EXPECT_TRUE(text_contains(svg, "10 tensors"));
   EXPECT_TRUE(text_contains(svg, "log scale"));
   for (const TensorStats& t : s.tensors) EXPECT_TRUE(has_text(svg, t.name)) << t.name;
   // The q_proj of layer 0 spans ±0.15: ticks at −0.1, 0, 0.1 (and maybe ±0.05); counts on decades.
-  const std::string q = group(svg, "panel", 1);
+  const std::string q = test::svg_group(svg, "panel", 1);
   ASSERT_TRUE(has_text(q, "model.layers.0.self_attn.q_proj.weight"));
   EXPECT_TRUE(has_text(q, "\u22120.1"));
   EXPECT_TRUE(has_text(q, "0"));
@@ -315,10 +285,10 @@ TEST(DistributionGridTest, ShowsTheLargestTensorsInCheckpointOrderAndSaysHowMany
     s.tensors.push_back(normal_tensor("t" + std::to_string(i), std::nullopt, ModuleClass::Other,
                                       16 + (i * 7) % 40, 64, 0.02));
   const std::string svg = render_distribution_grid_svg(s, 12);
-  expect_well_formed(svg);
-  EXPECT_EQ(count(svg, "<g class=\"panel\">"), 12u);
-  EXPECT_TRUE(text_contains(group(svg, "footnote"), "12 largest of 40 tensors"));
-  EXPECT_TRUE(text_contains(group(svg, "footnote"), "28 tensors not shown"));
+  expect_well_formed_svg(svg);
+  EXPECT_EQ(test::occurrences(svg, "<g class=\"panel\">"), 12u);
+  EXPECT_TRUE(text_contains(test::svg_group(svg, "footnote"), "12 largest of 40 tensors"));
+  EXPECT_TRUE(text_contains(test::svg_group(svg, "footnote"), "28 tensors not shown"));
   // Exactly the 12 largest, in checkpoint order.
   std::vector<size_t> idx(40);
   for (size_t i = 0; i < 40; ++i) idx[i] = i;
@@ -336,8 +306,8 @@ TEST(DistributionGridTest, ShowsTheLargestTensorsInCheckpointOrderAndSaysHowMany
   // Six columns from 26 panels on; zero panels is a figure with a footnote only.
   EXPECT_NE(render_distribution_grid_svg(s, 30).find("width=\"1556\""), std::string::npos);
   const std::string none = render_distribution_grid_svg(s, 0);
-  expect_well_formed(none);
-  EXPECT_EQ(count(none, "<g class=\"panel\">"), 0u);
+  expect_well_formed_svg(none);
+  EXPECT_EQ(test::occurrences(none, "<g class=\"panel\">"), 0u);
   EXPECT_TRUE(text_contains(none, "40 tensors not shown"));
 }
 
@@ -390,39 +360,39 @@ TEST(DistributionGridTest, DegenerateTensorsAreDrawnWithoutCrashing) {
   s.tensors.push_back(empty);
 
   const std::string svg = render_distribution_grid_svg(s);
-  expect_well_formed(svg);
-  EXPECT_EQ(count(svg, "<g class=\"panel\">"), 7u);
+  expect_well_formed_svg(svg);
+  EXPECT_EQ(test::occurrences(svg, "<g class=\"panel\">"), 7u);
   EXPECT_TRUE(text_contains(svg, "edge <&> \"cases\""));
   EXPECT_NE(svg.find("edge &lt;&amp;&gt; &quot;cases&quot;"), std::string::npos);
-  const std::string constant = group(svg, "panel", 0);
+  const std::string constant = test::svg_group(svg, "panel", 0);
   EXPECT_TRUE(has_text(constant, "constant"));
   EXPECT_TRUE(has_text(constant, "1"));  // the tick at the constant
   EXPECT_TRUE(has_text(constant, "std 0"));
-  const std::string numpy_constant = group(svg, "panel", 1);
+  const std::string numpy_constant = test::svg_group(svg, "panel", 1);
   EXPECT_TRUE(has_text(numpy_constant, "constant"));
   EXPECT_TRUE(has_text(numpy_constant, "max 0.25"));
-  EXPECT_FALSE(has_text(group(svg, "panel", 3), "constant"));
-  const std::string nan = group(svg, "panel", 2);
-  EXPECT_EQ(count(nan, "no finite values"), 2u);  // in the plot and in the stats box
+  EXPECT_FALSE(has_text(test::svg_group(svg, "panel", 3), "constant"));
+  const std::string nan = test::svg_group(svg, "panel", 2);
+  EXPECT_EQ(test::occurrences(nan, "no finite values"), 2u);  // in the plot and in the stats box
   EXPECT_TRUE(has_text(nan, "NaN 4k \u00b7 Inf 96"));
-  const std::string small = group(svg, "panel", 3);
+  const std::string small = test::svg_group(svg, "panel", 3);
   EXPECT_TRUE(has_text(small, "1e\u22124") || has_text(small, "5e\u22125")) << small;
   EXPECT_TRUE(has_text(small, "NaN 3"));
   for (const Text& t : text_elements(small))
     EXPECT_LE(diagram::text_width(t.s, t.size, t.bold), 238.0) << t.s;
-  const std::string big = group(svg, "panel", 4);
+  const std::string big = test::svg_group(svg, "panel", 4);
   EXPECT_TRUE(text_contains(big, "e5"));
   EXPECT_TRUE(text_contains(big, "G") || text_contains(big, "T")) << "SI count ticks";
-  EXPECT_TRUE(has_text(group(svg, "panel", 5), "no histogram"));
+  EXPECT_TRUE(has_text(test::svg_group(svg, "panel", 5), "no histogram"));
   // Linear counts are labelled as such.
   const std::string lin = render_distribution_grid_svg(s, 36, false);
-  expect_well_formed(lin);
+  expect_well_formed_svg(lin);
   EXPECT_FALSE(text_contains(lin, "log scale"));
   EXPECT_TRUE(has_text(lin, "count"));
 
   const std::string none = render_distribution_grid_svg(WeightStats{});
-  expect_well_formed(none);
-  EXPECT_EQ(count(none, "<g class=\"panel\">"), 0u);
+  expect_well_formed_svg(none);
+  EXPECT_EQ(test::occurrences(none, "<g class=\"panel\">"), 0u);
   EXPECT_TRUE(has_text(none, "No tensors to plot."));
 }
 
@@ -431,23 +401,24 @@ TEST(DistributionGridTest, DegenerateTensorsAreDrawnWithoutCrashing) {
 
 TEST(LayerTrendsTest, OneSeriesPerClassAndTheOutlierLayerRingedAndNumbered) {
   const std::string svg = render_layer_trends_svg(llama_like(32, 17));
-  expect_well_formed(svg);
-  const std::string legend = group(svg, "legend");
+  expect_well_formed_svg(svg);
+  const std::string legend = test::svg_group(svg, "legend");
   for (const char* cls : {"q_proj", "k_proj", "v_proj", "o_proj", "mlp", "norm"})
     EXPECT_TRUE(has_text(legend, cls));
   // Tensors outside the stack are not plotted.
   EXPECT_FALSE(has_text(legend, "embedding"));
   EXPECT_FALSE(has_text(legend, "output"));
-  EXPECT_EQ(count(svg, "<polyline "), 12u);  // 6 classes × 2 panels
+  EXPECT_EQ(test::occurrences(svg, "<polyline "), 12u);  // 6 classes × 2 panels
 
-  const std::string std_panel = group(svg, "panel std"), abs_panel = group(svg, "panel abs-max");
+  const std::string std_panel = test::svg_group(svg, "panel std"),
+                    abs_panel = test::svg_group(svg, "panel abs-max");
   for (const std::string* panel : {&std_panel, &abs_panel}) {
-    const std::string rings = group(*panel, "outliers");
-    EXPECT_EQ(count(rings, "<circle "), 1u) << rings;
-    EXPECT_EQ(count(rings, "stroke=\"" + plot::kOutlier + "\""), 1u);
+    const std::string rings = test::svg_group(*panel, "outliers");
+    EXPECT_EQ(test::occurrences(rings, "<circle "), 1u) << rings;
+    EXPECT_EQ(test::occurrences(rings, "stroke=\"" + plot::kOutlier + "\""), 1u);
     EXPECT_EQ(texts(rings), std::vector<std::string>{"17"});
   }
-  EXPECT_TRUE(text_contains(group(svg, "caption"), "std: 17 (q_proj)"));
+  EXPECT_TRUE(text_contains(test::svg_group(svg, "caption"), "std: 17 (q_proj)"));
   // Axes: layer ticks, titles, log scale for abs max.
   EXPECT_TRUE(has_text(abs_panel, "layer index"));
   EXPECT_TRUE(has_text(abs_panel, "30"));
@@ -456,24 +427,28 @@ TEST(LayerTrendsTest, OneSeriesPerClassAndTheOutlierLayerRingedAndNumbered) {
 
   // Without the outlier nothing is ringed.
   const std::string clean = render_layer_trends_svg(llama_like(32, std::nullopt));
-  EXPECT_EQ(count(group(group(clean, "panel std"), "outliers"), "<circle "), 0u);
-  EXPECT_EQ(count(group(group(clean, "panel abs-max"), "outliers"), "<circle "), 0u);
+  EXPECT_EQ(test::occurrences(test::svg_group(test::svg_group(clean, "panel std"), "outliers"), "<circle "),
+            0u);
+  EXPECT_EQ(
+      test::occurrences(test::svg_group(test::svg_group(clean, "panel abs-max"), "outliers"), "<circle "),
+      0u);
 }
 
 TEST(LayerTrendsTest, EdgeCasesStayWellFormed) {
   // One layer: points, no outliers, ticks only at that layer.
   const std::string one = render_layer_trends_svg(llama_like(1, std::nullopt));
-  expect_well_formed(one);
-  EXPECT_EQ(count(group(group(one, "panel std"), "outliers"), "<circle "), 0u);
-  EXPECT_FALSE(has_text(group(one, "panel abs-max"), "\u22121"));
-  EXPECT_TRUE(has_text(group(one, "panel abs-max"), "0"));
+  expect_well_formed_svg(one);
+  EXPECT_EQ(test::occurrences(test::svg_group(test::svg_group(one, "panel std"), "outliers"), "<circle "),
+            0u);
+  EXPECT_FALSE(has_text(test::svg_group(one, "panel abs-max"), "\u22121"));
+  EXPECT_TRUE(has_text(test::svg_group(one, "panel abs-max"), "0"));
   // 200 layers with an outlier at 120.
   const std::string many = render_layer_trends_svg(llama_like(200, 120));
-  expect_well_formed(many);
-  EXPECT_TRUE(has_text(group(group(many, "panel std"), "outliers"), "120"));
+  expect_well_formed_svg(many);
+  EXPECT_TRUE(has_text(test::svg_group(test::svg_group(many, "panel std"), "outliers"), "120"));
   // Nothing in the layer stack.
   const std::string none = render_layer_trends_svg(WeightStats{});
-  expect_well_formed(none);
+  expect_well_formed_svg(none);
   EXPECT_TRUE(has_text(none, "No per-layer tensors to plot."));
   // A lone class, a NaN-only tensor, and a long model id.
   WeightStats odd = llama_like(6, std::nullopt);
@@ -482,8 +457,8 @@ TEST(LayerTrendsTest, EdgeCasesStayWellFormed) {
   odd.tensors[5].finite = 0;
   odd.tensors[5].mean = std::nan("");
   const std::string o = render_layer_trends_svg(odd);
-  expect_well_formed(o);
-  EXPECT_TRUE(has_text(group(o, "legend"), "vision"));
+  expect_well_formed_svg(o);
+  EXPECT_TRUE(has_text(test::svg_group(o, "legend"), "vision"));
   for (const std::string& t : texts(o))
     if (t.find("Per-layer weight statistics") == 0) {
       EXPECT_NE(t.find("\u2026"), std::string::npos);
@@ -528,51 +503,53 @@ WeightComparison drift(uint32_t layers, const std::vector<std::pair<uint32_t, ui
 
 TEST(DriftPlotTest, FlaggedLayersAreHighlightedInBothPanels) {
   const std::string svg = render_drift_by_layer_svg(drift(12, {{3, 2}, {7, 1}, {9, 4}}));
-  expect_well_formed(svg);
+  expect_well_formed_svg(svg);
   EXPECT_TRUE(has_text(svg, "base/model \u2192 tuned/model"));
   EXPECT_TRUE(text_contains(svg, "48 tensors compared, 7 flagged"));
-  EXPECT_EQ(count(svg, " flagged\">"), 3u);
+  EXPECT_EQ(test::occurrences(svg, " flagged\">"), 3u);
   for (const auto& [layer, n] : std::vector<std::pair<uint32_t, uint32_t>>{{3, 2}, {7, 1}, {9, 4}}) {
-    const std::string bar = group(svg, "bar layer-" + std::to_string(layer) + " flagged");
+    const std::string bar = test::svg_group(svg, "bar layer-" + std::to_string(layer) + " flagged");
     ASSERT_FALSE(bar.empty()) << layer;
     EXPECT_NE(bar.find("fill=\"" + plot::kVermillion + "\""), std::string::npos);
     EXPECT_TRUE(has_text(bar, std::to_string(n)));  // its count of flagged tensors
   }
   for (uint32_t layer : {0u, 1u, 2u, 4u, 11u}) {
-    const std::string bar = group(svg, "bar layer-" + std::to_string(layer));
+    const std::string bar = test::svg_group(svg, "bar layer-" + std::to_string(layer));
     ASSERT_FALSE(bar.empty()) << layer;
     EXPECT_NE(bar.find("fill=\"" + plot::kBlue + "\""), std::string::npos);
   }
-  EXPECT_FALSE(group(svg, "bar layer-other").empty());
+  EXPECT_FALSE(test::svg_group(svg, "bar layer-other").empty());
   // The 1 − cosine markers of flagged layers are vermillion too: 3 in the cosine panel.
-  EXPECT_EQ(count(group(svg, "panel cosine"), "fill=\"" + plot::kVermillion + "\""), 3u);
+  EXPECT_EQ(test::occurrences(test::svg_group(svg, "panel cosine"), "fill=\"" + plot::kVermillion + "\""),
+            3u);
   // Threshold line, legend, axes, caption.
-  EXPECT_NE(group(svg, "panel rel-l2").find("stroke-dasharray"), std::string::npos);
-  EXPECT_TRUE(has_text(group(svg, "legend"), "rel. L2 threshold 0.05"));
-  EXPECT_TRUE(has_text(group(svg, "legend"), "layer with flagged tensors"));
+  EXPECT_NE(test::svg_group(svg, "panel rel-l2").find("stroke-dasharray"), std::string::npos);
+  EXPECT_TRUE(has_text(test::svg_group(svg, "legend"), "rel. L2 threshold 0.05"));
+  EXPECT_TRUE(has_text(test::svg_group(svg, "legend"), "layer with flagged tensors"));
   EXPECT_TRUE(has_text(svg, "other"));
   EXPECT_TRUE(has_text(svg, "10"));
   EXPECT_TRUE(text_contains(svg, "1 \u2212 cosine"));
-  EXPECT_TRUE(text_contains(group(svg, "caption"), "Flagged layers (flagged tensors): 3 (2), 7 (1), 9 (4)"));
+  EXPECT_TRUE(text_contains(test::svg_group(svg, "caption"),
+                            "Flagged layers (flagged tensors): 3 (2), 7 (1), 9 (4)"));
 
   const std::string clean = render_drift_by_layer_svg(drift(12, {}));
-  EXPECT_EQ(count(clean, " flagged\">"), 0u);
-  EXPECT_FALSE(has_text(group(clean, "legend"), "layer with flagged tensors"));
+  EXPECT_EQ(test::occurrences(clean, " flagged\">"), 0u);
+  EXPECT_FALSE(has_text(test::svg_group(clean, "legend"), "layer with flagged tensors"));
   EXPECT_TRUE(text_contains(clean, "No layer has flagged tensors."));
 }
 
 TEST(DriftPlotTest, EdgeCasesStayWellFormed) {
   const std::string none = render_drift_by_layer_svg(WeightComparison{});
-  expect_well_formed(none);
+  expect_well_formed_svg(none);
   EXPECT_TRUE(has_text(none, "A \u2192 B"));
   EXPECT_TRUE(has_text(none, "No tensors compared."));
   const std::string one = render_drift_by_layer_svg(drift(1, {{0, 1}}));
-  expect_well_formed(one);
-  EXPECT_EQ(count(one, " flagged\">"), 1u);
+  expect_well_formed_svg(one);
+  EXPECT_EQ(test::occurrences(one, " flagged\">"), 1u);
   const std::string many = render_drift_by_layer_svg(drift(200, {{150, 3}}));
-  expect_well_formed(many);
-  EXPECT_FALSE(group(many, "bar layer-150 flagged").empty());
-  EXPECT_FALSE(group(many, "bar layer-199").empty());
+  expect_well_formed_svg(many);
+  EXPECT_FALSE(test::svg_group(many, "bar layer-150 flagged").empty());
+  EXPECT_FALSE(test::svg_group(many, "bar layer-199").empty());
   // Identical checkpoints (1 − cosine = 0 everywhere), NaN drift, endless names.
   WeightComparison odd = drift(5, {});
   odd.a = std::string(300, 'a') + "<";
@@ -580,26 +557,16 @@ TEST(DriftPlotTest, EdgeCasesStayWellFormed) {
   for (LayerDrift& d : odd.layers) d.cosine = 1;
   odd.layers[2].rel_l2 = std::nan("");
   const std::string o = render_drift_by_layer_svg(odd);
-  expect_well_formed(o);
+  expect_well_formed_svg(o);
   for (const std::string& t : texts(o))
     if (t.find("\u2192") != std::string::npos) {
-      EXPECT_EQ(count(t, "\u2026"), 2u);
+      EXPECT_EQ(test::occurrences(t, "\u2026"), 2u);
       EXPECT_LE(diagram::text_width(t, 18, true), 1100 - 48);
     }
 }
 
 // --- PNG
 // -------------------------------------------------------------------------------------------------------
-
-std::pair<uint32_t, uint32_t> png_size(const std::string& png) {
-  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
-  const auto be32 = [&](size_t at) {
-    uint32_t v = 0;
-    for (size_t i = 0; i < 4; ++i) v = v << 8 | static_cast<unsigned char>(png[at + i]);
-    return v;
-  };
-  return png.size() < 24 ? std::make_pair(0u, 0u) : std::make_pair(be32(16), be32(20));
-}
 
 TEST(StatsPlotsPngTest, AllThreePlotsRasterize) {
   const WeightStats s = llama_like(8, 5);

@@ -21,9 +21,7 @@ namespace fs = std::filesystem;
 using test::TempDir;
 using test::write_file;
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::contains;
 
 // Runs read_tokenizer on `dir`, expecting an Error of `kind` whose message holds every needle.
 void expect_error(const fs::path& dir, ErrorKind kind, std::initializer_list<std::string> needles) {

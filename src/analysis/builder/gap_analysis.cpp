@@ -109,7 +109,7 @@ constexpr std::array<KindReference, 16> kReferences = {{
      "predicts one extra token per step, used for speculative decoding.",
      "torch.nn.Linear, torch.cat, the decoder layer's ops", "vllm/model_executor/models/deepseek_mtp.py",
      "python/sglang/srt/models/deepseek_nextn.py",
-     "As the decoder layer it contains; engines run it on the last pipeline stage as the draft model."},
+     "As the decoder layer it has_part; engines run it on the last pipeline stage as the draft model."},
     {ComponentKind::VisionTower, "Vision encoder (tower)",
      "patch embedding (a strided convolution or a Linear over flattened patches) plus positions, then "
      "encoder blocks (self-attention without a causal mask and an MLP), run once per image.",
@@ -131,7 +131,7 @@ constexpr std::array<KindReference, 16> kReferences = {{
      "None established."},
 }};
 
-bool contains(std::string_view s, std::string_view part) {
+bool has_part(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
 }
 
@@ -146,11 +146,11 @@ ShardRule rule_of(const ComponentTensor& t) {
   if (t.shape.size() < 2) return ShardRule::Replicated;
   const std::string_view m = module_leaf(t.name);
   for (std::string_view latent : {"q_a_proj", "kv_a_proj", "router", "gate"})
-    if (m == latent || (latent.back() == 'j' && contains(m, latent))) return ShardRule::Replicated;
+    if (m == latent || (latent.back() == 'j' && has_part(m, latent))) return ShardRule::Replicated;
   for (std::string_view row :
        {"o_proj", "down", "out_proj", "dense_4h_to_h", "fc2", "c_proj", "wo", "w2", "x_proj"})
-    if (contains(m, row)) return ShardRule::Columns;
-  if (contains(t.name, "experts.down_proj")) return ShardRule::Columns;
+    if (has_part(m, row)) return ShardRule::Columns;
+  if (has_part(t.name, "experts.down_proj")) return ShardRule::Columns;
   return ShardRule::Rows;
 }
 
@@ -169,7 +169,7 @@ uint64_t fact(const Facts& f, std::string_view name) {
 
 bool is_matmul_weight(const ComponentTensor& t) {
   const bool weight_leaf = t.name.size() > 7 && t.name.compare(t.name.size() - 7, 7, ".weight") == 0;
-  return t.shape.size() >= 2 && (weight_leaf || t.routed_expert) && !contains(t.name, "_bias");
+  return t.shape.size() >= 2 && (weight_leaf || t.routed_expert) && !has_part(t.name, "_bias");
 }
 
 void core_flops(GapAnalysis& g, const Facts& f, ComponentKind k) {

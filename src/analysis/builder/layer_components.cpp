@@ -27,12 +27,8 @@ constexpr std::array<ComponentKindInfo, 16> kKinds = {{
     {ComponentKind::Other, "other", "UnclassifiedLayer"},
 }};
 
-bool ends_with(std::string_view s, std::string_view tail) {
-  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
-
 // The module a tensor belongs to: its name without the leaf ("...q_norm.weight" -> "...q_norm").
-std::string_view module_of(std::string_view name) {
+std::string_view module_path(std::string_view name) {
   const size_t dot = name.rfind('.');
   return dot == std::string_view::npos ? name : name.substr(0, dot);
 }
@@ -116,13 +112,13 @@ FactValue count_or_null(uint64_t n) {
 
 bool has_bias(const ComponentInstance& c) {
   return std::any_of(c.tensors.begin(), c.tensors.end(),
-                     [](const ComponentTensor& t) { return ends_with(t.name, ".bias"); });
+                     [](const ComponentTensor& t) { return t.name.ends_with(".bias"); });
 }
 
 uint64_t elements_named(const ComponentInstance& c, std::string_view leaf) {
   uint64_t n = 0;
   for (const ComponentTensor& t : c.tensors)
-    if (ends_with(t.name, leaf)) n += numel(t.shape);
+    if (t.name.ends_with(leaf)) n += numel(t.shape);
   return n;
 }
 
@@ -246,7 +242,7 @@ Key key_of(const ArchitectureRecord& a, std::string_view name, const TensorPlace
     const ComponentKind k = kind_in_layer(p, l, name, p.stack_length + 1);
     // A norm instance is its module (T5 has three "layer_norm" modules per layer).
     return {k, s, *p.layer - s->first_index,
-            k == ComponentKind::Norm    ? std::string(module_of(name))
+            k == ComponentKind::Norm    ? std::string(module_path(name))
             : k == ComponentKind::Other ? std::string(block_name(p.block))
                                         : ""};
   }
@@ -258,7 +254,7 @@ Key key_of(const ArchitectureRecord& a, std::string_view name, const TensorPlace
     case Block::LmHead:
       return {ComponentKind::LmHead, nullptr, std::nullopt, ""};
     case Block::Norm:
-      return {ComponentKind::Norm, nullptr, std::nullopt, std::string(module_of(name))};
+      return {ComponentKind::Norm, nullptr, std::nullopt, std::string(module_path(name))};
     default:
       return {ComponentKind::Other, nullptr, std::nullopt, std::string(block_name(p.block))};
   }

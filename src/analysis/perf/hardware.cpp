@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/json.h"
+#include "core/text.h"
 #include "io/file_source.h"
 
 namespace ma {
@@ -37,7 +38,7 @@ struct Row {
 };
 
 // clang-format off
-constexpr Row kTable[] = {
+constexpr Row kHardwareRows[] = {
   {"a100-40gb", "NVIDIA A100 SXM 40 GB",
    19.5, 156, 312, 312, 0, 0, 624,
    1555, 40, 300,  // NVLink 3: 600 GB/s total
@@ -186,12 +187,6 @@ Hardware from_row(const Row& r) {
   return h;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string known_names() {
   std::string out;
   for (const Hardware& h : hardware_table()) out += (out.empty() ? "" : ", ") + h.name;
@@ -275,7 +270,7 @@ Hardware parse_profile(const std::string& path) {
 
 bool looks_like_file(const std::string& s) {
   if (s.find('/') != std::string::npos || s.find('\\') != std::string::npos) return true;
-  if (s.size() >= 5 && lower(s.substr(s.size() - 5)) == ".json") return true;
+  if (s.size() >= 5 && ascii_lower(s.substr(s.size() - 5)) == ".json") return true;
   std::error_code ec;
   return std::filesystem::is_regular_file(s, ec);
 }
@@ -339,7 +334,7 @@ std::optional<ComputeDType> compute_dtype_from_name(std::string_view name) {
       {"int8", ComputeDType::INT8},
       {"i8", ComputeDType::INT8},
   };
-  const std::string key = lower(name);
+  const std::string key = ascii_lower(name);
   for (const Alias& a : kAliases)
     if (a.name == key) return a.dtype;
   return std::nullopt;
@@ -385,14 +380,14 @@ std::span<const HardwareNumberField> hardware_number_fields() {
 const std::vector<Hardware>& hardware_table() {
   static const std::vector<Hardware> table = [] {
     std::vector<Hardware> t;
-    for (const Row& r : kTable) t.push_back(from_row(r));
+    for (const Row& r : kHardwareRows) t.push_back(from_row(r));
     return t;
   }();
   return table;
 }
 
 const Hardware* find_hardware(std::string_view name) {
-  const std::string key = lower(name);
+  const std::string key = ascii_lower(name);
   for (const Hardware& h : hardware_table())
     if (h.name == key) return &h;
   return nullptr;

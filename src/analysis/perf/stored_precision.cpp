@@ -9,12 +9,12 @@ bool stores(const QuantizationInfo& q, const char* dtype) {
 
 // The compute precision of the quantized GEMMs: weights' width, and activations quantized too where the
 // format and the device allow it.
-struct Precision {
+struct GemmPrecision {
   ComputeDType weights = ComputeDType::BF16, activations = ComputeDType::BF16;
   const char* scheme = "";
 };
 
-Precision precision_of(const QuantizationInfo& q, const Hardware& hw) {
+GemmPrecision precision_of(const QuantizationInfo& q, const Hardware& hw) {
   const bool float8 = stores(q, "f8_e4m3") || stores(q, "f8_e5m2");
   const bool fp4 = q.method == "nvfp4" || q.method == "mxfp4";
   if (float8 && q.bits == 8u) {
@@ -35,7 +35,7 @@ Precision precision_of(const QuantizationInfo& q, const Hardware& hw) {
 void use_stored_weights(PerfInputs& in, const QuantizationInfo& q, std::optional<DType> declared_kv,
                         bool kv_given, const Hardware& hw) {
   if (!q.quantized || q.tensor_bytes.empty()) return;
-  const Precision p = precision_of(q, hw);
+  const GemmPrecision p = precision_of(q, hw);
   in.weight_dtype = p.weights;
   in.act_dtype = p.activations;
   in.stored_bytes = q.tensor_bytes;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "core/units.h"
 
 namespace ma {
@@ -14,18 +15,12 @@ namespace {
 constexpr uint32_t kMaxDevices = 4096;
 constexpr double kBytesPerGiB = 1024.0 * 1024 * 1024;
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 [[noreturn]] void bad(std::string_view flag, std::string_view text, const std::string& rule) {
   throw Error(ErrorKind::Usage, "", std::string(flag), "'" + printable(text) + "': " + rule);
 }
 
 std::optional<uint64_t> size_of(std::string_view text) {
-  const std::string t = lower(text);
+  const std::string t = ascii_lower(text);
   double value = 0;
   const char* end = t.data() + t.size();
   auto [p, ec] = std::from_chars(t.data(), end, value);
@@ -41,7 +36,7 @@ std::optional<uint64_t> size_of(std::string_view text) {
 
 const Hardware* hardware_named(std::string_view name, std::string_view flag, std::string_view text) {
   if (const Hardware* h = find_hardware(name)) return h;
-  const std::string want = lower(name);
+  const std::string want = ascii_lower(name);
   if (want.size() < 3) bad(flag, text, "too short to name a device; sizes need a unit (24GB)");
   // A unique prefix ("b200" is exact, "a100-80" a prefix); measured profiles are only named in full.
   const Hardware* found = nullptr;
@@ -71,7 +66,7 @@ DeviceSpec parse_device_spec(std::string_view text, std::string_view flag) {
   DeviceSpec d;
   d.text = std::string(text);
   std::string_view rest = text;
-  const size_t x = lower(text).find('x');
+  const size_t x = ascii_lower(text).find('x');
   if (x != std::string::npos && x > 0 &&
       std::all_of(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(x),
                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {

@@ -17,8 +17,8 @@ using memory::num;
 
 constexpr uint64_t kMaxBatch = 1ull << 20;
 constexpr uint64_t kUnboundedContext = 1ull << 24;  // the search's ceiling when the model names no maximum
-constexpr std::array<WeightPrecision, 4> kPrecisions{WeightPrecision::Stored, WeightPrecision::BF16,
-                                                     WeightPrecision::FP8, WeightPrecision::INT4};
+constexpr std::array<WeightPrecision, 4> kPlanPrecisions{WeightPrecision::Stored, WeightPrecision::BF16,
+                                                         WeightPrecision::FP8, WeightPrecision::INT4};
 
 ComputeDType compute_kv(DType kv) {
   if (dtype_bits(kv) == 8) return ComputeDType::FP8;
@@ -262,7 +262,7 @@ std::string_view precision_name(WeightPrecision p) {
 }
 
 std::optional<WeightPrecision> precision_from_name(std::string_view name) {
-  for (WeightPrecision p : kPrecisions)
+  for (WeightPrecision p : kPlanPrecisions)
     if (precision_name(p) == name) return p;
   return std::nullopt;
 }
@@ -345,7 +345,7 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
     plan.max_batch = largest_fitting(kMaxBatch, [&](uint64_t b) { return budget(s, b, plan.context).fits; });
   }
 
-  for (WeightPrecision p : kPrecisions) {
+  for (WeightPrecision p : kPlanPrecisions) {
     BudgetModel pm = m;
     pm.weights = weight_layout(inv, tensor_bytes_at(inv, report.quantization, p));
     PrecisionFit f;

@@ -13,7 +13,7 @@ std::string list_text(const std::vector<std::string>& v) {
 }
 
 // "r 4, alpha 8 (scaling alpha / r = 2)".
-std::string rank_text(const AdapterSummary& a) {
+std::string adapter_rank_text(const AdapterSummary& a) {
   if (!a.r) return "-";
   return "r " + with_thousands(a.r) + ", alpha " + short_number(a.alpha) + " (scaling " +
          (a.rslora ? "alpha / sqrt(r)" : "alpha / r") + " = " + short_number(a.scaling) + ")";
@@ -45,7 +45,7 @@ std::string merged_text(const AdapterSummary& a) {
 std::vector<std::pair<std::string, std::string>> rows(const AdapterSummary& a) {
   std::vector<std::pair<std::string, std::string>> r = {
       {"type", a.peft_type.empty() ? "unknown" : a.peft_type + (a.dora ? " (DoRA)" : "")},
-      {"rank", rank_text(a)}};
+      {"rank", adapter_rank_text(a)}};
   if (!a.patterns.empty()) r.emplace_back("rank / alpha patterns", patterns_text(a));
   r.emplace_back("target modules", list_text(a.target_modules));
   if (!a.modules_to_save.empty()) r.emplace_back("modules saved whole", list_text(a.modules_to_save));

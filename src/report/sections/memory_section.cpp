@@ -53,8 +53,8 @@ std::vector<std::vector<std::string>> layer_rows(const MemoryReport& s) {
   return rows;
 }
 
-const std::vector<std::string> kLayerHeader{"Layers", "Count",          "Kind",   "Bytes/token",
-                                            "Window", "Bytes/sequence", "Formula"};
+const std::vector<std::string> kKvLayerHeader{"Layers", "Count",          "Kind",   "Bytes/token",
+                                              "Window", "Bytes/sequence", "Formula"};
 
 std::string context_text(const MemoryReport& s) {
   return s.context ? with_thousands(s.context) : std::string("unknown context");
@@ -135,7 +135,7 @@ void console_detailed(ConsoleWriter& w, const MemoryReport& s) {
                                       with_thousands(s.batch) + " x " + with_thousands(s.max_context));
   }
   w.note(s.kv_convention);
-  if (!s.kv_layers.empty()) w.table(kLayerHeader, layer_rows(s));
+  if (!s.kv_layers.empty()) w.table(kKvLayerHeader, layer_rows(s));
   for (const Estimate& e : s.inference) console_estimate(w, &e, words(e.name), true);
   for (const Estimate& e : s.training) console_estimate(w, &e, words(e.name), true);
   w.field("LoRA adapter parameters",
@@ -282,7 +282,7 @@ void render_document(DocumentWriter& w, const MemoryReport& s, const ModelReport
         "kv_cache_bytes = batch x (sum over layers of bytes_per_token x min(context, window) + state and "
         "cross-attention bytes per sequence)");
     w.paragraph("Convention: " + s.kv_convention + ".");
-    if (!s.kv_layers.empty()) w.table(kLayerHeader, layer_rows(s));
+    if (!s.kv_layers.empty()) w.table(kKvLayerHeader, layer_rows(s));
   }
   w.heading(3, "Inference");
   w.table(header, estimate_rows(s.inference));
