@@ -164,6 +164,50 @@ TEST(Plan, AGgufsTokenEmbeddingRunsBeforeTheLayers) {
   EXPECT_EQ(w.after_bytes, 64u * 4 + 100 * 64 * 4);  // output_norm and output
 }
 
+// The tensors the config in `dir` implies, by their on-disk names (one per expert), in `dtype` and with no
+// data (a sparse file): what a checkpoint of that config stores.
+std::vector<TensorToWrite> template_tensors(const fs::path& dir, DType dtype) {
+  std::vector<TensorToWrite> out;
+  const auto config_only = load(dir);
+  for (const TemplateTensor& t : config_only->inv.model->tensors) {
+    if (!t.stored) continue;
+    if (t.per_expert) {
+      for (uint32_t e = 0; e < t.per_expert->experts; ++e)
+        for (size_t p = 0; p < t.per_expert->parts.size(); ++p)
+          out.push_back({t.per_expert->name(e, p), dtype, t.per_expert->parts[p].shape, {}});
+    } else if (t.disk.empty()) {
+      out.push_back({t.name, dtype, t.shape, {}});
+    } else {
+      for (const DiskPiece& d : t.disk) out.push_back({d.name, dtype, d.shape, {}});
+    }
+  }
+  return out;
+}
+
+// vLLM and SGLang create their parameters in 16 bits and copy a float32 checkpoint into them; transformers
+// holds it as stored, as the report's inference weights do.
+TEST(Plan, ServingEnginesHoldAFloat32CheckpointIn16Bits) {
+  TempDir dir;
+  write_file(dir / "config.json", R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,
+      "num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":160,"vocab_size":512,
+      "torch_dtype":"float32"})");
+  const std::vector<TensorToWrite> stored = template_tensors(dir.path(), DType::F32);
+  uint64_t bytes = 0;
+  for (const TensorToWrite& t : stored) bytes += data_bytes(t);
+  write_safetensors(dir / "model.safetensors", stored);
+  auto m = load(dir.path());
+  ASSERT_EQ(m->report.memory.compute_dtype, "f32");
+  PlanRequest rq = on("h200");
+  rq.engine = PlanEngine::Transformers;
+  EXPECT_EQ(make_plan(m->inv, m->report, rq).weights_bytes, bytes);
+  EXPECT_EQ(make_plan(m->inv, m->report, rq).weights_bytes,
+            m->report.memory.find("inference_weights")->bytes);
+  for (PlanEngine e : {PlanEngine::Vllm, PlanEngine::Sglang}) {
+    rq.engine = e;
+    EXPECT_EQ(make_plan(m->inv, m->report, rq).weights_bytes, bytes / 2) << engine_name(e);
+  }
+}
+
 // A stored multi-token-prediction layer, and the scales stored with it, are not loaded for inference
 // (transformers builds no module for them; vLLM and SGLang load one only as a speculative-decoding draft):
 // the report's inference weights and the plan's weights are the checkpoint less that layer, while a scale of
@@ -175,20 +219,7 @@ TEST(Plan, AStoredMtpLayerIsNeitherInferenceWeightsNorPlanned) {
       "n_routed_experts":4,"num_experts_per_tok":2,"n_shared_experts":1,"first_k_dense_replace":1,
       "q_lora_rank":24,"kv_lora_rank":16,"qk_nope_head_dim":8,"qk_rope_head_dim":4,"v_head_dim":8,
       "num_nextn_predict_layers":1,"torch_dtype":"bfloat16"})");
-  std::vector<TensorToWrite> stored;  // the template's tensors by their on-disk names (one per expert)
-  const auto config_only = load(dir.path());
-  for (const TemplateTensor& t : config_only->inv.model->tensors) {
-    if (!t.stored) continue;
-    if (t.per_expert) {
-      for (uint32_t e = 0; e < t.per_expert->experts; ++e)
-        for (size_t p = 0; p < t.per_expert->parts.size(); ++p)
-          stored.push_back({t.per_expert->name(e, p), DType::BF16, t.per_expert->parts[p].shape, {}});
-    } else if (t.disk.empty()) {
-      stored.push_back({t.name, DType::BF16, t.shape, {}});
-    } else {
-      for (const DiskPiece& d : t.disk) stored.push_back({d.name, DType::BF16, d.shape, {}});
-    }
-  }
+  std::vector<TensorToWrite> stored = template_tensors(dir.path(), DType::BF16);
   stored.push_back({"model.layers.2.eh_proj.weight_scale_inv", DType::F32, {1, 1}, {}});
   stored.push_back({"model.layers.0.self_attn.o_proj.weight_scale_inv", DType::F32, {1, 1}, {}});
   uint64_t all = 0, without_mtp = 0, mtp_tensors = 0;

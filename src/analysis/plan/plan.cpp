@@ -217,6 +217,21 @@ std::vector<uint64_t> tensor_bytes_at(const Inventory& inv, const QuantizationIn
   return out;
 }
 
+std::vector<uint64_t> engine_tensor_bytes(const Inventory& inv, const ModelReport& report, WeightPrecision p,
+                                          PlanEngine engine) {
+  std::vector<uint64_t> out = tensor_bytes_at(inv, report.quantization, p);
+  if (p != WeightPrecision::Stored || (engine != PlanEngine::Vllm && engine != PlanEngine::Sglang))
+    return out;
+  const DType compute = engine_compute_dtype(report, engine);
+  for (size_t i = 0; i < inv.tensors.size() && i < out.size(); ++i) {
+    const InventoryTensor& t = inv.tensors[i];
+    if (t.kind == TensorKind::Parameter && t.dtype && dtype_info(*t.dtype).is_float &&
+        dtype_bits(*t.dtype) > dtype_bits(compute))
+      out[i] = dtype_bytes(t.parameters, compute);
+  }
+  return out;
+}
+
 DType engine_compute_dtype(const ModelReport& report, PlanEngine engine) {
   const DType compute = dtype_from_any_name(report.memory.compute_dtype).value_or(DType::BF16);
   const bool serving = engine == PlanEngine::Vllm || engine == PlanEngine::Sglang;
@@ -285,7 +300,7 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
 
   BudgetModel m;
   m.arch = &inv.arch;
-  m.weights = weight_layout(inv, tensor_bytes_at(inv, report.quantization, rq.precision));
+  m.weights = weight_layout(inv, engine_tensor_bytes(inv, report, rq.precision, rq.engine));
   // Recurrent state and activations in the model's compute dtype, as the report has them (16-bit under a
   // serving engine); only K and V in the cache dtype.
   const DType compute = engine_compute_dtype(report, rq.engine);
@@ -347,7 +362,7 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
 
   for (WeightPrecision p : kPlanPrecisions) {
     BudgetModel pm = m;
-    pm.weights = weight_layout(inv, tensor_bytes_at(inv, report.quantization, p));
+    pm.weights = weight_layout(inv, engine_tensor_bytes(inv, report, p, rq.engine));
     PrecisionFit f;
     f.precision = p;
     f.weights_bytes = pm.weights.total();
@@ -383,7 +398,9 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
       "(no pipelining of microbatches); prefill tokens/s for one sequence of `context` tokens",
       "precisions: bf16, fp8 and int4 convert the linear layers only (int4: g128 with an fp16 scale and "
       "zero); "
-      "`stored` is the checkpoint as stored or predicted from its quantization config",
+      "`stored` is the checkpoint as stored or predicted from its quantization config, less what inference "
+      "does not load (stored extras such as an MTP layer); vLLM and SGLang hold float weights stored wider "
+      "than their compute dtype in it (a float32 checkpoint in bf16)",
   };
   if (plan.offload)
     plan.assumptions.push_back(

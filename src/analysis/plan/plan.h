@@ -111,6 +111,11 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
 // Bytes of each inventory tensor (index-aligned) with the weights in precision `p`: as stored, or the linear
 // weights quantization recipes convert (is_quantizable_linear) in bf16, fp8 or int4 g128, the rest 16-bit.
 std::vector<uint64_t> tensor_bytes_at(const Inventory& inv, const QuantizationInfo& q, WeightPrecision p);
+// The same as `engine` holds them: vLLM and SGLang create every parameter in their compute dtype and copy the
+// checkpoint into it, so a float weight stored wider (a float32 checkpoint's, float32 norms beside bf16
+// matrices) takes that dtype's bytes; transformers and llama.cpp keep what is stored.
+std::vector<uint64_t> engine_tensor_bytes(const Inventory& inv, const ModelReport& report, WeightPrecision p,
+                                          PlanEngine engine);
 
 // The performance model's inputs for weights in precision `p` (as stored: as the engines run them) and a
 // `kv` cache on `hw`.

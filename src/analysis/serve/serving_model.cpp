@@ -195,7 +195,8 @@ struct DpAttentionPool {
 };
 DpAttentionPool dp_attention_pool(const Inventory& inv, const ModelReport& report, const ServeRequest& rq,
                                   DType kv, uint64_t pool_bytes) {
-  const std::vector<uint64_t> bytes = tensor_bytes_at(inv, report.quantization, rq.precision);
+  const std::vector<uint64_t> bytes =
+      engine_tensor_bytes(inv, report, rq.precision, serve_engine_rules(rq.engine).memory);
   uint64_t attention = 0;
   for (size_t i = 0; i < inv.tensors.size(); ++i)
     if (inv.tensors[i].placement.block == Block::Attention) attention += bytes[i];
