@@ -236,6 +236,14 @@ std::optional<ModelConfig> read_side_file(const std::filesystem::path& p) {
 
 }  // namespace
 
+std::optional<Shape> packed_qweight_shape(const DeclaredQuantization& q, const Shape& logical) {
+  if (logical.size() != 2 || !q.bits || *q.bits == 0 || 32 % *q.bits != 0) return std::nullopt;
+  const uint64_t per_int = 32 / *q.bits, out = logical[0], in = logical[1];
+  if (q.key == "gptq" && in % per_int == 0) return Shape{in / per_int, out};
+  if (q.key == "awq" && out % per_int == 0) return Shape{in, out / per_int};
+  return std::nullopt;
+}
+
 std::optional<DeclaredQuantization> read_declared_quantization(const ModelConfig& cfg,
                                                                const std::filesystem::path& root) {
   for (std::string_view key : {"quantization_config", "compression_config"})

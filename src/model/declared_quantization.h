@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/shape.h"
 #include "model/config.h"
 
 namespace ma {
@@ -34,6 +35,12 @@ struct DeclaredQuantization {
 // Wrong types in a declaration are errors (ModelConfig::fail).
 std::optional<DeclaredQuantization> read_declared_quantization(const ModelConfig& cfg,
                                                                const std::filesystem::path& root);
+
+// The stored shape of a packed ".qweight" (int32) whose linear weight is `logical` [out, in], as the declared
+// method packs it: GPTQ [in x bits / 32, out], AWQ [in, out x bits / 32]; nullopt for another method, bits
+// the config does not declare, or a width that does not pack into whole int32s. What an index alone lets
+// the inventory predict for such a tensor.
+std::optional<Shape> packed_qweight_shape(const DeclaredQuantization& q, const Shape& logical);
 
 // Matches module names against an ignore list as quantizers do: an entry names a module or any dotted run
 // of its components ("lm_head", "mlp.gate"), '*' is a wildcard ("model.layers.*.self_attn"), and "re:"

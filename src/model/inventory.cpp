@@ -388,6 +388,18 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
     t.bytes = st.shares_storage ? 0 : st.storage_bytes ? st.storage_bytes : st.bytes();
     if (m && m.how != TemplateMatch::How::Packed && t.shape != *m.shape && !is_packed_integer(st.dtype))
       note = {m.shape, RowNote::What::ShapeMismatch};
+  } else if (m && m.how == TemplateMatch::How::Packed) {
+    // A packed qweight from an index alone: int32 in the declared method's layout, its elements the packed
+    // ones (as its header would give them); not predicted when the method or its bits are not declared.
+    const DeclaredQuantization* q = model && model->arch.quantization ? &*model->arch.quantization : nullptr;
+    if (std::optional<Shape> packed = q ? packed_qweight_shape(*q, *m.shape) : std::nullopt) {
+      t.shape = std::move(*packed);
+      t.dtype = DType::I32;
+      t.parameters = numel(t.shape);
+      t.bytes = dtype_bytes(t.parameters, DType::I32);
+    } else {
+      t.shape_known = false;
+    }
   } else if (m) {
     note.model_dtype = m.model_dtype;
     t.shape = *m.shape;

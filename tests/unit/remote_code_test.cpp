@@ -222,6 +222,35 @@ TEST(RemoteCode, QwenGptqCheckpointNamesMapOntoTheTemplate) {
   EXPECT_EQ(t.arch.torch_dtype, "float16");                                     // its config sets fp16
 }
 
+// With the index alone, a packed qweight is predicted as AutoGPTQ stores it: int32 [in x 4 / 32, out] for
+// Qwen-7B-Chat-Int4's 4 bits, where it read as the fp16 [out, in] weight it stands for (14.38 GiB of
+// predictions against the index's 5.46 GiB in all).
+TEST(RemoteCode, AnIndexOnlyGptqQweightIsPredictedPacked) {
+  if (!test::shared_data()) GTEST_SKIP() << "../shared/data not present";
+  const fs::path dir = config_dir("Qwen__Qwen-7B-Chat-Int4");
+  const Inventory inv = build_inventory(locate_local_model(dir.string()));
+  ASSERT_TRUE(inv.checkpoint && !inv.checkpoint->headers_read);
+  std::map<std::string, Shape> weights;
+  for (const TemplateTensor& t : inv.model->tensors) weights[t.name] = t.shape;
+  size_t qweights = 0;
+  uint64_t predicted = 0;
+  for (const InventoryTensor& t : inv.tensors) {
+    if (t.shape_known) predicted += t.bytes;
+    if (!t.name.ends_with(".qweight")) continue;
+    ++qweights;
+    const Shape& logical = weights.at(t.name.substr(0, t.name.size() - 8) + ".weight");
+    EXPECT_EQ(t.dtype, DType::I32) << t.name;
+    EXPECT_EQ(t.shape, (Shape{logical[1] * 4 / 32, logical[0]})) << t.name;
+    EXPECT_EQ(t.bytes, logical[0] * logical[1] / 2) << t.name;
+  }
+  const Index ix = read_index(dir / "model.safetensors.index.json");
+  EXPECT_EQ(qweights,
+            static_cast<size_t>(std::count_if(ix.names.begin(), ix.names.end(),
+                                              [](const std::string& n) { return n.ends_with(".qweight"); })));
+  EXPECT_GT(qweights, 0u);
+  EXPECT_LE(predicted, ix.total_size);
+}
+
 // --- (c) published parameter counts ---
 
 // Whether `count` agrees with a figure PARAM_COUNTS.tsv quotes: "exact" rows exactly; rounded ones ("7B",
