@@ -86,8 +86,9 @@ std::string_view attention_feature(AttentionKind k) {
 }  // namespace
 
 bool is_quantizable_linear(const InventoryTensor& t) {
-  // A stored extra's linears convert too: DeepSeek-V3's multi-token-prediction layer is FP8 like the rest,
-  // and left at 16 bits its fp8 conversion outweighed the FP8 checkpoint (651.85 against 640.33 GiB).
+  // A stored extra's linears convert too: a converted checkpoint keeps DeepSeek-V3's multi-token-prediction
+  // layer, FP8 like the rest, and the conversion advice sizes that checkpoint. (The plan's weights leave
+  // extras out whatever their precision: model/unloaded_tensors.h.)
   if ((t.kind != TensorKind::Parameter && t.kind != TensorKind::Extra) || t.embedding) return false;
   // A matrix, or routed experts fused into one tensor ([experts, out, in]; MXFP4 blocks add a dimension);
   // not the biases fused experts keep as [experts, out].
