@@ -42,19 +42,24 @@ int64_t int_attribute(const OnnxNode& n, std::string_view name) {
   return 0;
 }
 
+// Calls f on every node: the main graph's, then those of its subgraph bodies.
+template <typename F>
+void for_each_node(const OnnxModel& g, F&& f) {
+  for (const OnnxNode& n : g.nodes) f(n);
+  for (const OnnxNode& n : g.subgraph_nodes) f(n);
+}
+
 void count_ops(const OnnxModel& g, OnnxGraphSummary& s) {
   std::map<std::string, uint64_t> ops;
-  for (const OnnxNode& n : g.nodes) {
-    ++ops[qualified_op(n)];
-    s.subgraph_nodes += n.subgraph_nodes;
-  }
+  for_each_node(g, [&](const OnnxNode& n) { ++ops[qualified_op(n)]; });
   for (auto& [op, count] : ops) s.ops.push_back({op, count});
   std::stable_sort(s.ops.begin(), s.ops.end(),
                    [](const OnnxOpCount& a, const OnnxOpCount& b) { return a.count > b.count; });
 }
 
-// Depth: one pass in file order (ONNX requires topological order; a value produced later, as in a file
-// that breaks the rule, counts as depth 0, so a cycle cannot loop). Fan-out: readers per value.
+// The main graph's topology (a subgraph body is one If / Loop node of it). Depth: one pass in file order
+// (ONNX requires topological order; a value produced later, as in a file that breaks the rule, counts as
+// depth 0, so a cycle cannot loop). Fan-out: readers per value.
 void topology(const OnnxModel& g, OnnxGraphSummary& s) {
   std::unordered_map<std::string_view, uint64_t> depth, readers;
   for (const OnnxNode& n : g.nodes) {
@@ -98,7 +103,7 @@ void precision(const OnnxModel& g, const Checkpoint& ck, OnnxGraphSummary& s) {
   qdq.kind = "QDQ";
   nbits.kind = "MatMulNBits";
   kernels.kind = "integer kernels";
-  for (const OnnxNode& n : g.nodes) {
+  for_each_node(g, [&](const OnnxNode& n) {
     if (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear") {
       ++qdq.nodes;
       // The zero point (third input) carries the quantized type; without one the type is U8.
@@ -116,7 +121,7 @@ void precision(const OnnxModel& g, const Checkpoint& ck, OnnxGraphSummary& s) {
                std::end(kIntegerKernels)) {
       ++kernels.nodes;
     }
-  }
+  });
   for (OnnxPrecision* p : {&qdq, &nbits, &kernels})
     if (p->nodes) s.precision.push_back(*p);
 }
@@ -141,7 +146,7 @@ void layers(const OnnxModel& g, const Checkpoint& ck, OnnxGraphSummary& s) {
       ++slice.initializers;
       slice.weight_bytes += t.bytes();
     }
-  for (const OnnxNode& n : g.nodes) {
+  for_each_node(g, [&](const OnnxNode& n) {
     const bool named = is_module_path(n.name);
     std::optional<uint32_t> layer = named ? layer_of_name(n.name) : std::nullopt;
     by_name = by_name || layer.has_value();
@@ -163,7 +168,7 @@ void layers(const OnnxModel& g, const Checkpoint& ck, OnnxGraphSummary& s) {
     OnnxLayerSlice& slice = layer ? numbered[*layer] : rest;
     slice.layer = layer;
     ++slice.nodes;
-  }
+  });
   if (numbered.empty()) return;
   s.layer_evidence = by_name ? "node names" : by_initializer ? "initializer names" : "";
   for (auto& [index, slice] : numbered) s.layers.push_back(slice);
@@ -178,6 +183,8 @@ OnnxGraphSummary summarize_onnx_graph(const OnnxModel& g, const Checkpoint& ck) 
   s.producer = g.producer_name + (g.producer_version.empty() ? "" : " " + g.producer_version);
   s.opsets = g.opsets;
   s.nodes = g.nodes.size();
+  s.subgraph_nodes = g.subgraph_nodes.size();
+  s.subgraph_initializers = g.subgraph_initializers;
   s.inputs = g.inputs;
   s.outputs = g.outputs;
   for (const CheckpointFile& f : ck.files)

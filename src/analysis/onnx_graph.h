@@ -45,8 +45,11 @@ struct OnnxGraphSummary {
   std::string producer;  // "pytorch 2.11.0"
   std::vector<std::pair<std::string, int64_t>> opsets;
   uint64_t nodes = 0;
-  uint64_t subgraph_nodes = 0;   // inside If / Loop / Scan bodies
-  std::vector<OnnxOpCount> ops;  // most frequent first, then by name
+  uint64_t subgraph_nodes = 0;         // inside If / Loop / Scan bodies
+  uint64_t subgraph_initializers = 0;  // inside them too: counted, not read (in no other figure)
+  // Every graph's nodes, subgraph bodies included (as are the precision and the layers below; the depth and
+  // fan-out are the main graph's): most frequent first, then by name.
+  std::vector<OnnxOpCount> ops;
   std::vector<OnnxValue> inputs, outputs;
   uint64_t initializers = 0, initializer_elements = 0, initializer_bytes = 0;
   // Longest chain of nodes from a graph input or initializer to any value, and the value read by the most

@@ -70,6 +70,7 @@ std::string short_number(double v) {
 }
 
 std::string bytes_exactly(uint64_t n) {
+  if (n < 1024) return human_bytes(n);  // "641 B" is exact already
   return human_bytes(n) + " (" + with_thousands(n) + " bytes)";
 }
 

@@ -11,7 +11,7 @@ namespace ma {
 std::string with_thousands(uint64_t n);  // 1234567 -> "1,234,567"
 std::string human_count(uint64_t n);     // 6738415616 -> "6.74B"
 std::string human_bytes(uint64_t n);     // binary units: "12.55 GiB"
-std::string bytes_exactly(uint64_t n);   // both: "12.55 GiB (13,476,831,232 bytes)"
+std::string bytes_exactly(uint64_t n);   // both: "12.55 GiB (13,476,831,232 bytes)"; "641 B" alone
 std::string short_number(double v);      // six significant digits, no trailing zeros: "0.5", "1e+300"
 std::string exact_number(
     double v);  // shortest round-trip spelling: 1e-05, 500000, 0.25; "unknown" if not finite

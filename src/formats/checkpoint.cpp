@@ -374,6 +374,9 @@ void read_onnx_file(const LocalModelFiles& files, Checkpoint& ck) {
   if (model->sparse_initializers)
     ck.notes.push_back(std::to_string(model->sparse_initializers) +
                        " sparse initializers are not read (counted in no figure)");
+  if (model->subgraph_initializers)
+    ck.notes.push_back(std::to_string(model->subgraph_initializers) +
+                       " initializers inside If / Loop / Scan bodies are not read (counted in no figure)");
   ck.onnx = std::move(model);
 }
 

@@ -32,8 +32,6 @@ struct OnnxNode {
   std::string name, op_type, domain;  // domain "" is the default ai.onnx
   std::vector<std::string> inputs, outputs;
   std::vector<std::pair<std::string, int64_t>> int_attributes;  // MatMulNBits' bits, block_size, K, N
-  // Nodes inside this node's subgraphs (If / Loop / Scan bodies), counted, not listed.
-  uint64_t subgraph_nodes = 0;
 };
 
 struct OnnxModel {
@@ -46,6 +44,11 @@ struct OnnxModel {
   // Every other named edge with what shape inference knows of it, in graph order.
   std::vector<OnnxValue> edges;
   std::vector<OnnxNode> nodes;  // the main graph's, in file order (topologically sorted, as ONNX requires)
+  // The nodes of If / Loop / Scan bodies at any depth, depth-first in file order: a merged decoder (one If
+  // choosing between the graphs with and without a KV cache) keeps every layer there. They may read values
+  // of the graphs around them.
+  std::vector<OnnxNode> subgraph_nodes;
+  uint64_t subgraph_initializers = 0;  // held inside those bodies: counted, not read
   // Initializers as stored tensors: file_index 0 is the .onnx file itself, k > 0 is external_files[k - 1].
   std::vector<StoredTensor> initializers;
   std::vector<std::string> external_files;  // relative to the model's directory, in order of first use

@@ -99,7 +99,10 @@ std::string render_onnx_graph_console(const OnnxGraphSummary& g, std::string_vie
     w.field("largest fan-out",
             counted(g.max_fan_out, "reader") + " of " + terminal_safe(g.max_fan_out_value));
   w.field("initializers", with_thousands(g.initializers) + ": " + counted(g.initializer_elements, "element") +
-                              ", " + bytes_exactly(g.initializer_bytes));
+                              ", " + bytes_exactly(g.initializer_bytes) +
+                              (g.subgraph_initializers ? " (+" + with_thousands(g.subgraph_initializers) +
+                                                             " in subgraphs, not read)"
+                                                       : ""));
   values_table(w, "Inputs", g.inputs);
   values_table(w, "Outputs", g.outputs);
   w.heading("Operators (" + std::to_string(g.ops.size()) + " types)");
@@ -143,6 +146,7 @@ void stream_onnx_graph_json(const OnnxGraphSummary& g, std::string_view source, 
   w.end_array();
   w.key("nodes").value(g.nodes);
   w.key("subgraph_nodes").value(g.subgraph_nodes);
+  w.key("subgraph_initializers").value(g.subgraph_initializers);
   w.key("depth").value(g.depth);
   w.key("max_fan_out").value(g.max_fan_out);
   w.key("max_fan_out_value").text_or_null(g.max_fan_out_value);

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes small ONNX models with Debian's python3-onnx and, beside each, what the onnx package itself reads
-from it: nodes and op types, opsets, graph inputs and outputs, every initializer (type, dims, where its bytes
+from it: nodes and op types (subgraph bodies included), opsets, graph inputs and outputs, every initializer (type, dims, where its bytes
 are and what they are) and every intermediate value's shape from onnx.shape_inference.infer_shapes. The C++
 tests (tests/unit/onnx_oracle_test.cpp) read the same files with our reader and must find the same.
 
@@ -8,6 +8,7 @@ usage: onnx_models.py OUT_DIR     exit 2 when the onnx package is missing (the t
 """
 import json
 import os
+import re
 import sys
 
 try:
@@ -97,6 +98,68 @@ def quant_model():
                              producer_name="onnx_models.py")
 
 
+def merged_model():
+    """A merged decoder as optimum writes one: the layers' weights in the main graph, one If choosing between
+    two bodies (with and without a KV cache) that hold every layer's nodes, module-path named and reading the
+    weights from the main graph, with a 4-bit MatMulNBits each and a small shape constant kept inside."""
+    k, n, block = 8, 8, 8
+    inits = [numpy_helper.from_array(np.array(True), "use_cache_branch")]
+    for layer in range(2):
+        inits += [numpy_helper.from_array(rng.standard_normal((8, 8)).astype(np.float32),
+                                          f"model.layers.{layer}.up_proj.weight"),
+                  numpy_helper.from_array(rng.integers(0, 255, (n, k // block, block // 2), dtype=np.uint8),
+                                          f"model.layers.{layer}.down_proj.qweight"),
+                  numpy_helper.from_array(rng.standard_normal(n * (k // block)).astype(np.float32),
+                                          f"model.layers.{layer}.down_proj.scales")]
+
+    def body(name, layers_with_add):
+        nodes, x = [], "x"
+        for layer in range(2):
+            p, m = f"model.layers.{layer}", f"/model/layers.{layer}"
+            nodes += [helper.make_node("MatMul", [x, f"{p}.up_proj.weight"], [f"{name}{m}/up"],
+                                       name=f"{m}/up_proj/MatMul"),
+                      helper.make_node("MatMulNBits", [f"{name}{m}/up", f"{p}.down_proj.qweight",
+                                                       f"{p}.down_proj.scales"], [f"{name}{m}/down"],
+                                       domain="com.microsoft", K=k, N=n, bits=4, block_size=block,
+                                       name=f"{m}/down_proj/MatMulNBits")]
+            x = f"{name}{m}/down"
+            if layer in layers_with_add:
+                nodes.append(helper.make_node("Add", [x, x], [f"{name}{m}/twice"], name=f"{m}/Add"))
+                x = f"{name}{m}/twice"
+        shape = numpy_helper.from_array(np.array([-1, 8], dtype=np.int64), f"{name}_shape")
+        nodes.append(helper.make_node("Reshape", [x, f"{name}_shape"], [f"{name}_out"], name=f"/{name}/Reshape"))
+        return helper.make_graph(nodes, name, [],
+                                 [helper.make_tensor_value_info(f"{name}_out", TensorProto.FLOAT, ["batch", 8])],
+                                 [shape])
+
+    nodes = [helper.make_node("If", ["use_cache_branch"], ["y"], then_branch=body("with_past", {0, 1}),
+                              else_branch=body("no_past", {1}), name="optimum::if")]
+    graph = helper.make_graph(nodes, "merged", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 8])], inits)
+    return helper.make_model(graph, opset_imports=OPSET + [helper.make_opsetid("com.microsoft", 1)],
+                             producer_name="onnx_models.py")
+
+
+def subgraphs(node):
+    for a in node.attribute:
+        if a.HasField("g"):
+            yield a.g
+        yield from a.graphs
+
+
+def body_contents(graph):
+    """The nodes and initializers of every If / Loop / Scan body below `graph`, at any depth."""
+    nodes, inits = [], 0
+    for n in graph.node:
+        for g in subgraphs(n):
+            nodes += list(g.node)
+            inits += len(g.initializer)
+            inner_nodes, inner_inits = body_contents(g)
+            nodes += inner_nodes
+            inits += inner_inits
+    return nodes, inits
+
+
 def shape_of(type_proto):
     t = type_proto.tensor_type
     if not t.HasField("shape"):
@@ -114,9 +177,11 @@ def describe(model, arrays, path):
     g = m.graph
     inferred = shape_inference.infer_shapes(m, data_prop=True).graph
     inits = {t.name for t in g.initializer}
+    body_nodes, body_inits = body_contents(g)
     out = {
         "nodes": len(g.node),
-        "subgraph_nodes": sum(len(a.g.node) for n in g.node for a in n.attribute if a.HasField("g")),
+        "subgraph_nodes": len(body_nodes),
+        "subgraph_initializers": body_inits,
         "ops": {},
         "opsets": [[o.domain, o.version] for o in m.opset_import],
         "inputs": [value(v) for v in g.input if v.name not in inits],
@@ -124,9 +189,14 @@ def describe(model, arrays, path):
         "edges": [value(v) for v in inferred.value_info if v.name not in inits],
         "initializers": [],
     }
-    for n in g.node:
+    layer_nodes = {}
+    for n in list(g.node) + body_nodes:
         op = n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}.{n.op_type}"
         out["ops"][op] = out["ops"].get(op, 0) + 1
+        layer = re.match(r"/model/layers\.(\d+)/", n.name)
+        if layer:
+            layer_nodes[layer.group(1)] = layer_nodes.get(layer.group(1), 0) + 1
+    out["layer_nodes"] = layer_nodes
     for t in g.initializer:
         ext = {e.key: e.value for e in t.external_data}
         raw = t.HasField("raw_data") or t.data_location == TensorProto.EXTERNAL
@@ -145,7 +215,8 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     summary = {}
     for name, build, external in [("mlp", mlp_model, False), ("mlp_external", mlp_model, True),
-                                  ("typed", typed_model, False), ("quant", quant_model, False)]:
+                                  ("typed", typed_model, False), ("quant", quant_model, False),
+                                  ("merged", merged_model, False)]:
         rng.bit_generator.state = np.random.default_rng(7).bit_generator.state
         model = build()
         if "com.microsoft" not in {o.domain for o in model.opset_import}:

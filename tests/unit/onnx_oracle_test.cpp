@@ -1,12 +1,14 @@
 // ONNX models against the onnx package itself. tests/oracle/onnx_models.py (Debian's python3-onnx) writes
-// four small models — module-path node names with numbered layers, the same with external data in a
-// subdirectory, initializers in protobuf's typed fields, and QDQ / MatMulNBits / If precision markers — and
-// says what onnx reads from each: nodes and op types, opsets, inputs and outputs, every initializer's type,
-// dims, location and bytes, and every edge's shape from onnx.shape_inference.infer_shapes. Our reader must
-// find the same, byte for byte. The fixture tiny-gpt2-onnx (torch.onnx export, ../shared) is checked against
-// its EXPECTED.json. Without /usr/bin/python3 with onnx, or without ../shared, the tests skip and say why.
+// five small models — module-path node names with numbered layers, the same with external data in a
+// subdirectory, initializers in protobuf's typed fields, QDQ / MatMulNBits / If precision markers, and a
+// merged decoder whose layers lie inside an If — and says what onnx reads from each: nodes and op types
+// (every subgraph's), opsets, inputs and outputs, every initializer's type, dims, location and bytes, and
+// every edge's shape from onnx.shape_inference.infer_shapes. Our reader must find the same, byte for byte.
+// The fixture tiny-gpt2-onnx (torch.onnx export, ../shared) is checked against its EXPECTED.json. Without
+// /usr/bin/python3 with onnx, or without ../shared, the tests skip and say why.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -123,6 +125,7 @@ TEST_P(OnnxOracleModels, GraphIsWhatOnnxReads) {
   const OnnxGraphSummary g = summarize_onnx_graph(*ck.onnx, ck);
   EXPECT_EQ(g.nodes, *want.find("nodes")->as_uint());
   EXPECT_EQ(g.subgraph_nodes, *want.find("subgraph_nodes")->as_uint());
+  EXPECT_EQ(g.subgraph_initializers, *want.find("subgraph_initializers")->as_uint());
   std::map<std::string, uint64_t> want_ops, got_ops;
   for (const auto& [op, count] : want.find("ops")->members()) want_ops[std::string(op)] = *count.as_uint();
   for (const OnnxOpCount& op : g.ops) got_ops[op.op_type] = op.count;
@@ -167,7 +170,8 @@ TEST_P(OnnxOracleModels, InitializersAreWhereOnnxPutTheirBytes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Written, OnnxOracleModels,
-                         ::testing::Values("mlp", "mlp_external", "typed", "quant"), test::ParamName());
+                         ::testing::Values("mlp", "mlp_external", "typed", "quant", "merged"),
+                         test::ParamName());
 
 TEST_F(OnnxOracle, LayersFollowModulePathNodeNames) {
   const Checkpoint ck = read_checkpoint(locate_local_model(model_path("mlp").string()));
@@ -201,6 +205,31 @@ TEST_F(OnnxOracle, PrecisionNamesQdqAndMatMulNBits) {
   EXPECT_EQ(by_kind["MatMulNBits "].block_size, 32);
   EXPECT_EQ(by_kind["MatMulNBits "].elements, 64u * 16);  // K x N logical weights in 512 packed bytes
   EXPECT_EQ(by_kind["weights U8"].bytes, 512u);
+}
+
+// A merged decoder keeps every layer in the two bodies of one If: the layers, the op histogram and the
+// MatMulNBits precision come from there, as the onnx package finds them walking every subgraph.
+TEST_F(OnnxOracle, AMergedDecodersLayersAreFoundInsideItsIf) {
+  const json::Value& want = expected("merged");
+  const Checkpoint ck = read_checkpoint(locate_local_model(model_path("merged").string()));
+  const OnnxGraphSummary g = summarize_onnx_graph(*ck.onnx, ck);
+  EXPECT_EQ(g.nodes, 1u);
+  EXPECT_EQ(g.layer_evidence, "node names");
+  std::map<std::string, uint64_t> want_layers, got_layers;
+  for (const auto& [layer, count] : want.find("layer_nodes")->members())
+    want_layers[std::string(layer)] = *count.as_uint();
+  for (const OnnxLayerSlice& l : g.layers)
+    if (l.layer) got_layers[std::to_string(*l.layer)] = l.nodes;
+  EXPECT_EQ(want_layers, got_layers);
+  ASSERT_EQ(want_layers.size(), 2u);
+  std::map<std::string, OnnxPrecision> by_kind;
+  for (const OnnxPrecision& p : g.precision) by_kind[p.kind] = p;
+  ASSERT_TRUE(by_kind.count("MatMulNBits"));
+  EXPECT_EQ(by_kind["MatMulNBits"].nodes, *want.find("ops")->find("com.microsoft.MatMulNBits")->as_uint());
+  EXPECT_EQ(by_kind["MatMulNBits"].elements, 4u * 8 * 8);  // K x N of each of the four
+  EXPECT_NE(std::find(ck.notes.begin(), ck.notes.end(),
+                      "2 initializers inside If / Loop / Scan bodies are not read (counted in no figure)"),
+            ck.notes.end());
 }
 
 TEST(OnnxFixture, TorchExportOfGpt2MatchesTheOnnxPackage) {

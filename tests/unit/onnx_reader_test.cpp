@@ -305,7 +305,7 @@ TEST(OnnxReader, NestingBeyondTheCapIsALimitNotACrash) {
   EXPECT_NE(why.find("nested deeper than 64 levels"), std::string::npos) << why;
 }
 
-TEST(OnnxReader, SubgraphNodesAreCounted) {
+TEST(OnnxReader, SubgraphNodesAreListedAtEveryDepth) {
   onnx::ModelProto m = test::tiny_onnx_model();
   onnx::NodeProto* n = m.mutable_graph()->add_node();
   n->set_op_type("If");
@@ -313,8 +313,42 @@ TEST(OnnxReader, SubgraphNodesAreCounted) {
   a->set_name("then_branch");
   a->set_type(onnx::AttributeProto_AttributeType_GRAPH);
   a->mutable_g()->add_node()->set_op_type("Identity");
-  a->mutable_g()->add_node()->set_op_type("Identity");
-  EXPECT_EQ(read_bytes(m.SerializeAsString()).nodes.back().subgraph_nodes, 2u);
+  onnx::NodeProto* loop = a->mutable_g()->add_node();
+  loop->set_op_type("Loop");
+  onnx::AttributeProto* body = loop->add_attribute();
+  body->set_name("body");
+  body->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+  onnx::NodeProto* inner = body->mutable_g()->add_node();
+  inner->set_op_type("MatMulNBits");
+  inner->set_domain("com.microsoft");
+  inner->set_name("/model/layers.1/MatMul");
+  body->mutable_g()->add_initializer()->set_name("axes");
+  const OnnxModel got = read_bytes(m.SerializeAsString());
+  ASSERT_EQ(got.subgraph_nodes.size(), 3u);
+  EXPECT_EQ(got.subgraph_nodes[0].op_type, "Identity");
+  EXPECT_EQ(got.subgraph_nodes[1].op_type, "Loop");
+  EXPECT_EQ(got.subgraph_nodes[2].op_type, "MatMulNBits");  // depth-first: the Loop's body after the Loop
+  EXPECT_EQ(got.subgraph_nodes[2].domain, "com.microsoft");
+  EXPECT_EQ(got.subgraph_nodes[2].name, "/model/layers.1/MatMul");
+  EXPECT_EQ(got.subgraph_initializers, 1u);
+}
+
+TEST(OnnxReader, SubgraphNodesCountTowardTheNodeCap) {
+  onnx::ModelProto m = test::tiny_onnx_model();
+  const auto main_nodes = static_cast<uint64_t>(m.graph().node_size());
+  onnx::NodeProto* n = m.mutable_graph()->add_node();
+  n->set_op_type("If");
+  onnx::AttributeProto* a = n->add_attribute();
+  a->set_name("then_branch");
+  a->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+  for (int i = 0; i < 3; ++i) a->mutable_g()->add_node()->set_op_type("Identity");
+  OnnxLimits limits;
+  limits.max_nodes = main_nodes + 1 + 3;  // exactly the nodes there are: read
+  EXPECT_EQ(read_bytes(m.SerializeAsString(), {}, limits).subgraph_nodes.size(), 3u);
+  limits.max_nodes = main_nodes + 1 + 2;
+  std::string why;
+  EXPECT_EQ(kind_of(m.SerializeAsString(), {}, limits, &why), ErrorKind::Limit);
+  EXPECT_NE(why.find("nodes with those of its subgraphs"), std::string::npos) << why;
 }
 
 TEST(OnnxCheckpoint, ExternalDataThroughASymlinkOutOfTheDirectoryIsUnsafe) {

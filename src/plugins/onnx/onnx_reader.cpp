@@ -79,18 +79,38 @@ OnnxValue value_of(const onnx::ValueInfoProto& v) {
   return out;
 }
 
-uint64_t count_subgraph_nodes(const onnx::NodeProto& n, int depth = 0) {
-  if (depth > kMaxNesting) return 0;  // the parse already refused deeper nesting
-  uint64_t total = 0;
-  auto graph_nodes = [&](const onnx::GraphProto& g) {
-    total += static_cast<uint64_t>(g.node_size());
-    for (const onnx::NodeProto& inner : g.node()) total += count_subgraph_nodes(inner, depth + 1);
+OnnxNode node_of(const onnx::NodeProto& n) {
+  OnnxNode node;
+  node.name = n.name();
+  node.op_type = n.op_type();
+  node.domain = n.domain();
+  node.inputs.assign(n.input().begin(), n.input().end());
+  node.outputs.assign(n.output().begin(), n.output().end());
+  for (const onnx::AttributeProto& a : n.attribute())
+    if (a.type() == onnx::AttributeProto_AttributeType_INT) node.int_attributes.emplace_back(a.name(), a.i());
+  return node;
+}
+
+// The nodes of the If / Loop / Scan bodies of node n, at any depth, depth-first in file order (an
+// exporter's merged decoder keeps every layer in an If's two branches), and how many initializers those
+// bodies hold. The nodes count toward the same cap as the main graph's.
+void add_subgraph_nodes(const onnx::NodeProto& n, int depth, const std::string& file, uint64_t max_nodes,
+                        OnnxModel& out) {
+  if (depth > kMaxNesting) return;  // the parse already refused deeper nesting
+  auto add_graph = [&](const onnx::GraphProto& g) {
+    out.subgraph_initializers += static_cast<uint64_t>(g.initializer_size());
+    for (const onnx::NodeProto& inner : g.node()) {
+      if (out.nodes.size() + out.subgraph_nodes.size() >= max_nodes)
+        throw Error(ErrorKind::Limit, file, "graph",
+                    "more than " + std::to_string(max_nodes) + " nodes with those of its subgraphs: the cap");
+      out.subgraph_nodes.push_back(node_of(inner));
+      add_subgraph_nodes(inner, depth + 1, file, max_nodes, out);
+    }
   };
   for (const onnx::AttributeProto& a : n.attribute()) {
-    if (a.has_g()) graph_nodes(a.g());
-    for (const onnx::GraphProto& g : a.graphs()) graph_nodes(g);
+    if (a.has_g()) add_graph(a.g());
+    for (const onnx::GraphProto& g : a.graphs()) add_graph(g);
   }
-  return total;
 }
 
 // A decimal string from external_data ("offset", "length").
@@ -297,19 +317,8 @@ void read_graph(const NamedBytes& src, std::string_view bytes, onnx::ModelProto&
   for (const onnx::ValueInfoProto& v : g.input())
     if (!weights.count(v.name())) out.inputs.push_back(value_of(v));
   out.nodes.reserve(static_cast<size_t>(g.node_size()));
-  for (const onnx::NodeProto& n : g.node()) {
-    OnnxNode node;
-    node.name = n.name();
-    node.op_type = n.op_type();
-    node.domain = n.domain();
-    node.inputs.assign(n.input().begin(), n.input().end());
-    node.outputs.assign(n.output().begin(), n.output().end());
-    node.subgraph_nodes = count_subgraph_nodes(n);
-    for (const onnx::AttributeProto& a : n.attribute())
-      if (a.type() == onnx::AttributeProto_AttributeType_INT)
-        node.int_attributes.emplace_back(a.name(), a.i());
-    out.nodes.push_back(std::move(node));
-  }
+  for (const onnx::NodeProto& n : g.node()) out.nodes.push_back(node_of(n));
+  for (const onnx::NodeProto& n : g.node()) add_subgraph_nodes(n, 0, src.name(), limits.max_nodes, out);
 
   // The outputs after inference: it fills in an output whose declared type gives no shape, as
   // onnx.shape_inference.infer_shapes returns it.
