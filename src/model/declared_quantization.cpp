@@ -236,11 +236,31 @@ std::optional<ModelConfig> read_side_file(const std::filesystem::path& p) {
 
 }  // namespace
 
-std::optional<Shape> packed_qweight_shape(const DeclaredQuantization& q, const Shape& logical) {
-  if (logical.size() != 2 || !q.bits || *q.bits == 0 || 32 % *q.bits != 0) return std::nullopt;
-  const uint64_t per_int = 32 / *q.bits, out = logical[0], in = logical[1];
-  if (q.key == "gptq" && in % per_int == 0) return Shape{in / per_int, out};
-  if (q.key == "awq" && out % per_int == 0) return Shape{in, out / per_int};
+std::optional<PackedLinearTensor> packed_linear_tensor(const DeclaredQuantization& q, const Shape& logical,
+                                                       std::string_view suffix) {
+  const bool gptq = q.key == "gptq", awq = q.key == "awq";
+  if (!(gptq || awq) || logical.size() != 2 || !q.bits || *q.bits == 0 || *q.bits > 8) return std::nullopt;
+  const uint64_t bits = *q.bits, out = logical[0], in = logical[1];
+  // GPTQ packs each 32 codes into `bits` int32s (3 bits too: a code may straddle two words); AWQ packs
+  // 32 / bits whole codes into one.
+  auto packed = [&](uint64_t n) -> std::optional<uint64_t> {
+    if (gptq) return n % 32 == 0 ? std::optional(n / 32 * bits) : std::nullopt;
+    return 32 % bits == 0 && n % (32 / bits) == 0 ? std::optional(n / (32 / bits)) : std::nullopt;
+  };
+  if (suffix == "qweight") {
+    const std::optional<uint64_t> packed_dim = packed(gptq ? in : out);
+    if (!packed_dim) return std::nullopt;
+    return PackedLinearTensor{gptq ? Shape{*packed_dim, out} : Shape{in, *packed_dim}, DType::I32};
+  }
+  if (suffix == "g_idx") return gptq ? std::optional(PackedLinearTensor{{in}, DType::I32}) : std::nullopt;
+  if (suffix == "bias") return PackedLinearTensor{{out}, DType::F16};
+  const std::optional<uint64_t> group = q.per_channel ? std::optional(in) : q.group_size;
+  if (!group || *group == 0) return std::nullopt;
+  const uint64_t groups = (in + *group - 1) / *group;
+  if (suffix == "scales") return PackedLinearTensor{{groups, out}, DType::F16};
+  if (suffix == "qzeros")
+    if (const std::optional<uint64_t> cols = packed(out))
+      return PackedLinearTensor{{groups, *cols}, DType::I32};
   return std::nullopt;
 }
 

@@ -36,11 +36,23 @@ struct DeclaredQuantization {
 std::optional<DeclaredQuantization> read_declared_quantization(const ModelConfig& cfg,
                                                                const std::filesystem::path& root);
 
-// The stored shape of a packed ".qweight" (int32) whose linear weight is `logical` [out, in], as the declared
-// method packs it: GPTQ [in x bits / 32, out], AWQ [in, out x bits / 32]; nullopt for another method, bits
-// the config does not declare, or a width that does not pack into whole int32s. What an index alone lets
-// the inventory predict for such a tensor.
-std::optional<Shape> packed_qweight_shape(const DeclaredQuantization& q, const Shape& logical);
+// A tensor GPTQ or AWQ stores for a linear layer in place of its weight: its shape and dtype.
+struct PackedLinearTensor {
+  Shape shape;
+  DType dtype = DType::I32;
+};
+
+// What the declared method stores under `suffix` for a linear layer whose weight is `logical` [out, in]
+// (AutoGPTQ's and AutoAWQ's QuantLinear), with b bits and G groups (in / group size, rounded up; 1 for
+// group_size -1). GPTQ packs each 32 codes into b int32s, AWQ 32 / b whole codes into one:
+//   GPTQ  qweight I32 [in / 32 x b, out]  qzeros I32 [G, out / 32 x b]  scales F16 [G, out]  g_idx I32 [in]
+//   AWQ   qweight I32 [in, out x b / 32]  qzeros I32 [G, out x b / 32]  scales F16 [G, out]
+//   both  bias F16 [out] (where a checkpoint stores one for a layer the model builds without: some
+//         AutoGPTQ versions kept a bias for every layer)
+// nullopt for another method or suffix, bits or a group size the config does not declare, or a width that
+// does not pack into whole int32s. What an index alone lets the inventory predict for these tensors.
+std::optional<PackedLinearTensor> packed_linear_tensor(const DeclaredQuantization& q, const Shape& logical,
+                                                       std::string_view suffix);
 
 // Matches module names against an ignore list as quantizers do: an entry names a module or any dotted run
 // of its components ("lm_head", "mlp.gate"), '*' is a wildcard ("model.layers.*.self_attn"), and "re:"

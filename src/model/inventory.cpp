@@ -285,7 +285,8 @@ struct Differences {
 
 // What building a row found that must be reported; rows are built in parallel, reports made in order.
 struct RowNote {
-  enum class What : uint8_t { None, Unpredicted, ShapeMismatch };
+  // QuantizerBias: a bias stored beside a GPTQ / AWQ packed weight for a layer the model builds without one.
+  enum class What : uint8_t { None, Unpredicted, ShapeMismatch, QuantizerBias };
   const Shape* expected = nullptr;
   What what = What::None;
   bool model_dtype = false;  // from an index: its dtype is the model's, assumed (not a quantized piece's)
@@ -355,15 +356,32 @@ ConfiguredModel configure(const LocalModelFiles& files) {
   return c;
 }
 
+// An index-only GPTQ/AWQ tensor stored beside a linear's packed weight (X.qzeros, X.scales, X.g_idx, a bias
+// the model lacks), sized as the declared method stores it from the template's X.weight.
+std::optional<PackedLinearTensor> packed_companion(std::string_view name, const DeclaredQuantization* q,
+                                                   const TemplateMatcher* matcher) {
+  const size_t dot = name.rfind('.');
+  if (!q || !matcher || dot == std::string_view::npos) return std::nullopt;
+  const std::string_view suffix = name.substr(dot + 1);
+  if (suffix != "qzeros" && suffix != "scales" && suffix != "g_idx" && suffix != "bias") return std::nullopt;
+  const Shape* logical = matcher->predicted_shape(std::string(name.substr(0, dot)) + ".weight");
+  return logical ? packed_linear_tensor(*q, *logical, suffix) : std::nullopt;
+}
+
 // One stored tensor as an inventory row: its own facts from the header (or, from an index alone, the
 // template's prediction), its meaning from the template match.
 InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMatch& m,
-                           const ModelTemplate* model, RowNote& note, ExpertPlacements& placements) {
+                           const TemplateMatcher* matcher, const ModelTemplate* model, RowNote& note,
+                           ExpertPlacements& placements) {
   InventoryTensor t;
   t.name = std::move(st.name);
   t.file_index = st.file_index;
   t.placement =
       m.how == TemplateMatch::How::ExpertPiece ? placements.of(m.shape, t.name) : place_tensor(t.name);
+  const DeclaredQuantization* q = model && model->arch.quantization ? &*model->arch.quantization : nullptr;
+  // What GPTQ / AWQ store beside a packed weight: explained by the declared method, though no template
+  // tensor names it (the bias some AutoGPTQ versions keep for a layer the model builds without one).
+  const std::optional<PackedLinearTensor> companion = m ? std::nullopt : packed_companion(t.name, q, matcher);
   if (m) {
     t.kind = m.how == TemplateMatch::How::TiedCopy ? TensorKind::Extra : m.kind;
     if (m.how == TemplateMatch::How::TiedCopy) t.tied_to = m.tensor->tied_to;  // e.g. Falcon-180B's lm_head
@@ -377,7 +395,8 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
     }
     bool known = model && std::any_of(model->known_extras.begin(), model->known_extras.end(),
                                       [&](const auto& k) { return t.name.rfind(k.prefix, 0) == 0; });
-    if (model && t.kind == TensorKind::Extra && !known) note.what = RowNote::What::Unpredicted;
+    if (model && t.kind == TensorKind::Extra && !known)
+      note.what = companion ? RowNote::What::QuantizerBias : RowNote::What::Unpredicted;
   }
   if (headers_read) {
     t.shape = std::move(st.shape);
@@ -388,26 +407,26 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
     t.bytes = st.shares_storage ? 0 : st.storage_bytes ? st.storage_bytes : st.bytes();
     if (m && m.how != TemplateMatch::How::Packed && t.shape != *m.shape && !is_packed_integer(st.dtype))
       note = {m.shape, RowNote::What::ShapeMismatch};
-  } else if (m && m.how == TemplateMatch::How::Packed) {
-    // A packed qweight from an index alone: int32 in the declared method's layout, its elements the packed
-    // ones (as its header would give them); not predicted when the method or its bits are not declared.
-    const DeclaredQuantization* q = model && model->arch.quantization ? &*model->arch.quantization : nullptr;
-    if (std::optional<Shape> packed = q ? packed_qweight_shape(*q, *m.shape) : std::nullopt) {
-      t.shape = std::move(*packed);
-      t.dtype = DType::I32;
-      t.parameters = numel(t.shape);
-      t.bytes = dtype_bytes(t.parameters, DType::I32);
-    } else {
-      t.shape_known = false;
-    }
-  } else if (m) {
+  } else if (m && m.how != TemplateMatch::How::Packed) {
     note.model_dtype = m.model_dtype;
     t.shape = *m.shape;
     t.dtype = m.dtype;
     t.parameters = numel(t.shape);
     t.bytes = dtype_bytes(t.parameters, m.dtype);
   } else {
-    t.shape_known = false;
+    // A packed qweight and what is stored beside it, from an index alone: in the declared method's layout,
+    // its elements the stored ones (as its header would give them); not predicted when the method, its bits
+    // or its group size are not declared.
+    const std::optional<PackedLinearTensor> packed =
+        m ? (q ? packed_linear_tensor(*q, *m.shape, "qweight") : std::nullopt) : companion;
+    if (packed) {
+      t.shape = packed->shape;
+      t.dtype = packed->dtype;
+      t.parameters = numel(t.shape);
+      t.bytes = dtype_bytes(t.parameters, packed->dtype);
+    } else {
+      t.shape_known = false;
+    }
   }
   return t;
 }
@@ -515,7 +534,8 @@ Inventory build_inventory(const LocalModelFiles& files) {
       for (; i < file_end; ++i) {
         StoredTensor& st = ck.files[f].tensors[i - first_row[f]];
         TemplateMatch m = matcher ? matcher->match(st.name) : TemplateMatch{};
-        rows[i] = stored_row(st, ck.headers_read, m, model, notes[i], placements);
+        rows[i] =
+            stored_row(st, ck.headers_read, m, matcher ? &*matcher : nullptr, model, notes[i], placements);
         if (m) keys[i] = m.order;
         found.add(rows[i]);
       }
@@ -549,7 +569,9 @@ Inventory build_inventory(const LocalModelFiles& files) {
     stored_modules.insert(part.modules.begin(), part.modules.end());
   }
   Differences diff;
+  size_t quantizer_biases = 0, first_quantizer_bias = 0;
   for (size_t i = 0; i < stored; ++i) {
+    if (notes[i].what == RowNote::What::QuantizerBias && quantizer_biases++ == 0) first_quantizer_bias = i;
     if (notes[i].what == RowNote::What::Unpredicted)
       diff.extra.add("checkpoint tensor '" + rows[i].name + "' is not in the " + model->arch.architecture +
                      " template");
@@ -558,6 +580,12 @@ Inventory build_inventory(const LocalModelFiles& files) {
         diff.mismatched.first = "'" + rows[i].name + "' is " + shape_to_string(rows[i].shape) +
                                 " where the config implies " + shape_to_string(*notes[i].expected);
   }
+  if (quantizer_biases)
+    inv.notes.push_back(
+        std::to_string(quantizer_biases) + " biases stored beside " + model->arch.quantization->key +
+        " packed weights (e.g. '" + rows[first_quantizer_bias].name +
+        "') belong to layers the model builds without one (the quantizer kept a bias for every layer): "
+        "extras, not loaded");
   if (matcher) {
     // Tied copies are listed (not stored) at their template position.
     matcher->for_each_tied_copy([&](const TemplateMatch& m, const std::string& name) {

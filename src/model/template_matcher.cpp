@@ -74,31 +74,38 @@ TemplateMatch TemplateMatcher::from(const Expected& e, TemplateMatch::How how) c
   return {how, e.tensor, e.shape, e.dtype, e.kind, e.order, e.model_dtype};
 }
 
+std::optional<uint32_t> TemplateMatcher::find_exact(std::string_view name,
+                                                    std::optional<uint32_t> found) const {
+  if (found && expected_[*found].tensor->stored) return found;
+  // Checkpoints saved from the base model omit its prefix (GPT-2's "h.0.attn..." for "transformer.h.0...");
+  // a name that already starts with one of the template's prefixes was not saved that way.
+  for (const std::string& p : base_prefixes_)
+    if (name.substr(0, p.size()) == p) return std::nullopt;
+  for (const std::string& p : base_prefixes_) {
+    std::string prefixed = p;
+    prefixed.append(name);
+    if (auto i = find_stored(prefixed)) return i;
+  }
+  return std::nullopt;
+}
+
+const Shape* TemplateMatcher::predicted_shape(std::string_view name) const {
+  const std::optional<uint32_t> i = find_exact(name, by_name_.find(name));
+  return i ? expected_[*i].shape : nullptr;
+}
+
 TemplateMatch TemplateMatcher::match(const std::string& stored_name) {
   if (patterns_first_)
     if (auto piece = patterns_.match(stored_name)) return expert_piece(*piece);
   // One lookup of the name as stored says both whether the template stores it and whether it is a tied
   // copy's name (tied copies are in by_name_ too).
   const std::optional<uint32_t> as_stored = by_name_.find(stored_name);
-  auto exact = [&](std::string_view name, std::optional<uint32_t> found) -> std::optional<uint32_t> {
-    if (found && expected_[*found].tensor->stored) return found;
-    // Checkpoints saved from the base model omit its prefix (GPT-2's "h.0.attn..." for "transformer.h.0...");
-    // a name that already starts with one of the template's prefixes was not saved that way.
-    for (const std::string& p : base_prefixes_)
-      if (name.substr(0, p.size()) == p) return std::nullopt;
-    for (const std::string& p : base_prefixes_) {
-      std::string prefixed = p;
-      prefixed.append(name);
-      if (auto i = find_stored(prefixed)) return i;
-    }
-    return std::nullopt;
-  };
-  if (auto i = exact(stored_name, as_stored)) {
+  if (auto i = find_exact(stored_name, as_stored)) {
     seen_[*i] = 1;
     return from(expected_[*i], TemplateMatch::How::Exact);
   }
   if (std::string u = unpacked_name(stored_name); !u.empty())
-    if (auto i = exact(u, by_name_.find(u))) {
+    if (auto i = find_exact(u, by_name_.find(u))) {
       seen_[*i] = 1;
       return from(expected_[*i], TemplateMatch::How::Packed);
     }

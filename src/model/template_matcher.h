@@ -42,6 +42,9 @@ class TemplateMatcher {
   // Tensors that share another's storage and are not stored: f(match describing it, on-disk name).
   void for_each_tied_copy(const std::function<void(const TemplateMatch&, const std::string&)>& f) const;
   size_t tied_copies() const { return tied_copies_; }
+  // The shape the template predicts for the on-disk name `name` (saved with or without the base-model
+  // prefix), recording no match: what the tensors a quantizer stores beside a packed weight are sized from.
+  const Shape* predicted_shape(std::string_view name) const;
 
  private:
   // One on-disk tensor the template spells out: a view into the template, not a copy.
@@ -55,6 +58,8 @@ class TemplateMatcher {
     bool model_dtype;
   };
   std::optional<uint32_t> find_stored(std::string_view name) const;
+  // The stored tensor `name` names, `found` being its own lookup, or the one it names with a base prefix.
+  std::optional<uint32_t> find_exact(std::string_view name, std::optional<uint32_t> found) const;
   TemplateMatch from(const Expected& e, TemplateMatch::How how) const;
   TemplateMatch expert_piece(const ExpertPatterns::Hit& piece);
 

@@ -417,6 +417,52 @@ TEST(QuantizationTest, GptqPerChannelAndWildcardIgnore) {
   EXPECT_EQ(a->q.unquantized_elements.at("attention"), 2u * 4 * 64 * 64);
 }
 
+// The tensors AutoGPTQ's and AutoAWQ's QuantLinear store for a Linear(in 4096, out 11008) at 4 bits (8 codes
+// per int32): GPTQ packs along the input (qweight [4096 / 8, 11008]), AWQ along the output ([4096,
+// 11008 / 8]); both keep zeros packed along the output and fp16 scales, one row per group of the input
+// (AutoGPTQ: torch.zeros((infeatures // 32 * bits, outfeatures)), qzeros (groups, outfeatures // 32 * bits)).
+TEST(QuantizationTest, PackedLinearTensorsFollowEachMethodsLayout) {
+  const Shape linear = {11008, 4096};
+  auto declared = [](std::string key, uint32_t bits, std::optional<uint64_t> group) {
+    DeclaredQuantization q;
+    q.key = std::move(key);
+    q.bits = bits;
+    q.group_size = group;
+    return q;
+  };
+  auto form = [&](const DeclaredQuantization& q, std::string_view suffix) {
+    const std::optional<PackedLinearTensor> t = packed_linear_tensor(q, linear, suffix);
+    return t ? shape_to_string(t->shape) + " " + std::string(dtype_info(t->dtype).name) : std::string("-");
+  };
+  const DeclaredQuantization gptq = declared("gptq", 4, 128);
+  EXPECT_EQ(form(gptq, "qweight"), "[512, 11008] I32");
+  EXPECT_EQ(form(gptq, "qzeros"), "[32, 1376] I32");
+  EXPECT_EQ(form(gptq, "scales"), "[32, 11008] F16");
+  EXPECT_EQ(form(gptq, "g_idx"), "[4096] I32");
+  EXPECT_EQ(form(gptq, "bias"), "[11008] F16");
+  EXPECT_EQ(form(gptq, "weight"), "-");
+  const DeclaredQuantization awq = declared("awq", 4, 128);
+  EXPECT_EQ(form(awq, "qweight"), "[4096, 1376] I32");
+  EXPECT_EQ(form(awq, "qzeros"), "[32, 1376] I32");
+  EXPECT_EQ(form(awq, "scales"), "[32, 11008] F16");
+  EXPECT_EQ(form(awq, "g_idx"), "-");  // AWQ keeps no group index
+  // group_size -1: one group spanning the whole input row. A group size not declared: no scales predicted.
+  DeclaredQuantization per_channel = declared("gptq", 4, std::nullopt);
+  per_channel.per_channel = true;
+  EXPECT_EQ(form(per_channel, "scales"), "[1, 11008] F16");
+  const DeclaredQuantization no_group = declared("gptq", 4, std::nullopt);
+  EXPECT_EQ(form(no_group, "scales"), "-");
+  EXPECT_EQ(form(no_group, "qweight"), "[512, 11008] I32");
+  // A group that does not divide the input leaves a last, shorter group: rounded up.
+  EXPECT_EQ(form(declared("gptq", 4, 1000), "scales"), "[5, 11008] F16");
+  // GPTQ's 3 bits: 32 codes in 3 int32s, a code straddling two; AWQ packs whole codes only. Other methods
+  // store other tensors.
+  EXPECT_EQ(form(declared("gptq", 3, 128), "qweight"), "[384, 11008] I32");
+  EXPECT_EQ(form(declared("gptq", 3, 128), "qzeros"), "[32, 1032] I32");
+  EXPECT_EQ(form(declared("awq", 3, 128), "qweight"), "-");
+  EXPECT_EQ(form(declared("bitsandbytes", 4, 64), "qweight"), "-");
+}
+
 TEST(QuantizationTest, BadDeclarationsAreErrors) {
   for (const char* bad : {R"({"quant_method":"gptq","bits":"four"})", R"({"quant_method":"gptq","bits":99})",
                           R"({"quant_method":"fp8","weight_block_size":[0,128]})",

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "analysis/parameter_counts.h"
 #include "core/dtype.h"
@@ -222,33 +223,46 @@ TEST(RemoteCode, QwenGptqCheckpointNamesMapOntoTheTemplate) {
   EXPECT_EQ(t.arch.torch_dtype, "float16");                                     // its config sets fp16
 }
 
-// With the index alone, a packed qweight is predicted as AutoGPTQ stores it: int32 [in x 4 / 32, out] for
-// Qwen-7B-Chat-Int4's 4 bits, where it read as the fp16 [out, in] weight it stands for (14.38 GiB of
-// predictions against the index's 5.46 GiB in all).
-TEST(RemoteCode, AnIndexOnlyGptqQweightIsPredictedPacked) {
+// With the index alone, a packed qweight and what AutoGPTQ stores beside it are predicted as it stores them
+// (Qwen-7B-Chat-Int4: 4 bits, groups of 128): qweight int32 [in x 4 / 32, out], qzeros int32 [in / 128,
+// out x 4 / 32], scales fp16 [in / 128, out], g_idx int32 [in], and the fp16 bias its kernels keep for
+// layers the model builds without one. The qweight read as the fp16 [out, in] weight it stands for (14.38 GiB
+// of predictions against the index's 5.46 GiB in all), and the rest went unpredicted; now every tensor is
+// predicted, and their bytes add up to the index's total_size.
+TEST(RemoteCode, AnIndexOnlyGptqCheckpointIsPredictedAsAutoGptqStoresIt) {
   if (!test::shared_data()) GTEST_SKIP() << "../shared/data not present";
   const fs::path dir = config_dir("Qwen__Qwen-7B-Chat-Int4");
   const Inventory inv = build_inventory(locate_local_model(dir.string()));
   ASSERT_TRUE(inv.checkpoint && !inv.checkpoint->headers_read);
   std::map<std::string, Shape> weights;
   for (const TemplateTensor& t : inv.model->tensors) weights[t.name] = t.shape;
-  size_t qweights = 0;
+  std::map<std::string, size_t> by_leaf;
   uint64_t predicted = 0;
   for (const InventoryTensor& t : inv.tensors) {
-    if (t.shape_known) predicted += t.bytes;
-    if (!t.name.ends_with(".qweight")) continue;
-    ++qweights;
-    const Shape& logical = weights.at(t.name.substr(0, t.name.size() - 8) + ".weight");
-    EXPECT_EQ(t.dtype, DType::I32) << t.name;
-    EXPECT_EQ(t.shape, (Shape{logical[1] * 4 / 32, logical[0]})) << t.name;
-    EXPECT_EQ(t.bytes, logical[0] * logical[1] / 2) << t.name;
+    ASSERT_TRUE(t.shape_known) << t.name;
+    predicted += t.bytes;
+    const std::string leaf = t.name.substr(t.name.rfind('.') + 1);
+    const auto linear = weights.find(t.name.substr(0, t.name.rfind('.')) + ".weight");
+    if (leaf == "weight" || linear == weights.end()) continue;
+    ++by_leaf[leaf];
+    const uint64_t out = linear->second[0], in = linear->second[1];
+    const auto [shape, dtype] = leaf == "qweight"  ? std::pair{Shape{in * 4 / 32, out}, DType::I32}
+                                : leaf == "qzeros" ? std::pair{Shape{in / 128, out * 4 / 32}, DType::I32}
+                                : leaf == "scales" ? std::pair{Shape{in / 128, out}, DType::F16}
+                                : leaf == "g_idx"  ? std::pair{Shape{in}, DType::I32}
+                                                   : std::pair{Shape{out}, DType::F16};
+    EXPECT_EQ(t.shape, shape) << t.name;
+    EXPECT_EQ(t.dtype, dtype) << t.name;
   }
   const Index ix = read_index(dir / "model.safetensors.index.json");
-  EXPECT_EQ(qweights,
-            static_cast<size_t>(std::count_if(ix.names.begin(), ix.names.end(),
-                                              [](const std::string& n) { return n.ends_with(".qweight"); })));
-  EXPECT_GT(qweights, 0u);
-  EXPECT_LE(predicted, ix.total_size);
+  for (const std::string leaf : {"qweight", "qzeros", "scales", "g_idx"}) {
+    EXPECT_EQ(by_leaf[leaf], static_cast<size_t>(std::count_if(
+                                 ix.names.begin(), ix.names.end(),
+                                 [&](const std::string& n) { return n.ends_with("." + leaf); })))
+        << leaf;
+    EXPECT_GT(by_leaf[leaf], 0u) << leaf;
+  }
+  EXPECT_EQ(predicted, ix.total_size);
 }
 
 // --- (c) published parameter counts ---
