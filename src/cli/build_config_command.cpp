@@ -82,8 +82,10 @@ int run_build_config(const Args& args) {
   // config is written even when validation fails, so the user can inspect what disagreed.
   const std::string json = render_simulator_config_json(cfg, validation);
   if (!gaps.empty()) make_directory(a.gaps);
-  for (const RenderedFile& g : gaps) write_output_file(g.path.string(), g.content);
-  write_output_file(a.out, json);
+  OutputBatch files = command_outputs();
+  for (const RenderedFile& g : gaps) files.add(g.path.string(), g.content);
+  files.add(a.out, json);
+  files.commit();
   if (!out.quiet && a.out != "-") print_stdout(render_simulator_config_console(cfg, validation, out.color));
   if (!validation.failed) return 0;
   // Like an error, one line on stderr (even under --quiet): the exit code alone does not say what disagreed.

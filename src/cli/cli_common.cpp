@@ -66,6 +66,10 @@ void print_notes(const std::vector<std::string>& notes, const Output& o) {
   for (const auto& n : notes) std::fprintf(stderr, "note: %s\n", terminal_safe(n).c_str());
 }
 
+OutputBatch command_outputs() {
+  return OutputBatch(print_stdout);
+}
+
 void write_output_file(const std::string& path, std::string_view content) {
   if (path == "-") {
     print_stdout(content);

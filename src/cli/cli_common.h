@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/option_table.h"
+#include "io/output_file.h"
 #include "report/run_info.h"
 
 namespace ma::cli {
@@ -42,5 +43,8 @@ void print_notes(const std::vector<std::string>& notes, const Output& o);
 // An output file of a command: "-" is stdout; devices and pipes are written through; regular files atomically
 // (io/output_file.h).
 void write_output_file(const std::string& path, std::string_view content);
+// A command's several output files, to appear together or not at all (io/output_file.h); "-" goes to stdout
+// as print_stdout writes it.
+OutputBatch command_outputs();
 
 }  // namespace ma::cli

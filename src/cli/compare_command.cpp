@@ -48,10 +48,13 @@ int run_compare(const Args& args) {
   std::string csv = a.outputs.csv_file.empty() ? std::string() : render_compare_csv(c);
   std::string markdown = a.outputs.markdown_file.empty() ? std::string() : render_compare_markdown(c, top);
   std::string plot = a.outputs.plot_file.empty() ? std::string() : render_drift_by_layer_svg(c);
-  if (!a.outputs.plot_file.empty()) write_diagram_file(plot, a.outputs.plot_file);
-  if (!a.outputs.json_file.empty()) write_output_file(a.outputs.json_file, json_text);
-  if (!a.outputs.csv_file.empty()) write_output_file(a.outputs.csv_file, csv);
-  if (!a.outputs.markdown_file.empty()) write_output_file(a.outputs.markdown_file, markdown);
+  OutputBatch files = command_outputs();
+  if (!a.outputs.plot_file.empty())
+    files.add(a.outputs.plot_file, diagram_file_bytes(plot, a.outputs.plot_file));
+  if (!a.outputs.json_file.empty()) files.add(a.outputs.json_file, json_text);
+  if (!a.outputs.csv_file.empty()) files.add(a.outputs.csv_file, csv);
+  if (!a.outputs.markdown_file.empty()) files.add(a.outputs.markdown_file, markdown);
+  files.commit();
   if (a.outputs.json)
     print_stdout(json_text);
   else if (!out.quiet && !a.outputs.file_on_stdout())

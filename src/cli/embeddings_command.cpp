@@ -1,5 +1,7 @@
 // `modelanalyzer embeddings MODEL`: the structure of the token embedding (issue 16, seed 004's
 // embedding_analysis.py) as console, JSON, CSV, Markdown and two plots.
+#include <utility>
+
 #include "analysis/embedding/embedding_analysis.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
@@ -37,10 +39,11 @@ int run_embeddings(const Args& args) {
   if (!o.markdown_file.empty()) r.markdown = render_embeddings_markdown(analysis, run);
   if (!o.plot_file.empty()) r.plot_svg = render_embedding_projection_svg(analysis);
   const std::string elbow = a.elbow_plot.empty() ? std::string() : render_elbow_svg(analysis);
-  if (!a.elbow_plot.empty()) write_diagram_file(elbow, a.elbow_plot);
+  OutputBatch files = command_outputs();
+  if (!a.elbow_plot.empty()) files.add(a.elbow_plot, diagram_file_bytes(elbow, a.elbow_plot));
   const bool console = !o.json && !out.quiet;
   write_results(o, r, out.quiet, a.elbow_plot == "-",
-                console ? render_embeddings_console(analysis, out.color) : std::string());
+                console ? render_embeddings_console(analysis, out.color) : std::string(), std::move(files));
   return 0;
 }
 

@@ -85,11 +85,12 @@ void add_result_output_options(CommandSpec& spec, ResultOutputs& out, std::strin
 }
 
 void write_results(const ResultOutputs& out, const RenderedResults& r, bool quiet, bool stdout_taken,
-                   const std::string& console) {
-  if (!out.plot_file.empty()) write_diagram_file(r.plot_svg, out.plot_file);
-  if (!out.json_file.empty()) write_output_file(out.json_file, r.json);
-  if (!out.csv_file.empty()) write_output_file(out.csv_file, r.csv);
-  if (!out.markdown_file.empty()) write_output_file(out.markdown_file, r.markdown);
+                   const std::string& console, OutputBatch files) {
+  if (!out.plot_file.empty()) files.add(out.plot_file, diagram_file_bytes(r.plot_svg, out.plot_file));
+  if (!out.json_file.empty()) files.add(out.json_file, r.json);
+  if (!out.csv_file.empty()) files.add(out.csv_file, r.csv);
+  if (!out.markdown_file.empty()) files.add(out.markdown_file, r.markdown);
+  files.commit();
   if (out.json)
     print_stdout(r.json);
   else if (!quiet && !out.file_on_stdout() && !stdout_taken)

@@ -4,7 +4,9 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/cli_common.h"
 #include "cli/option_table.h"
+#include "io/output_file.h"
 
 namespace ma::cli {
 
@@ -37,9 +39,10 @@ struct RenderedResults {
   std::string json, csv, markdown;
   std::string plot_svg;  // the --plot figure
 };
-// Writes the plot, the JSON, CSV and Markdown files that `out` names; then stdout: the JSON with --json, else
-// `console` unless --quiet or another output took stdout (`stdout_taken`: a command's own "-" outputs).
+// Writes the plot, the JSON, CSV and Markdown files that `out` names, with `files` (a command's own outputs,
+// already added), all together or none; then stdout: the JSON with --json, else `console` unless --quiet or
+// another output took stdout (`stdout_taken`: a command's own "-" outputs).
 void write_results(const ResultOutputs& out, const RenderedResults& r, bool quiet, bool stdout_taken,
-                   const std::string& console);
+                   const std::string& console, OutputBatch files = command_outputs());
 
 }  // namespace ma::cli

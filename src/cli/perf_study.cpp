@@ -108,9 +108,11 @@ PerfStudyFiles render_perf_study(const Inventory& inv, const ModelReport& report
 }
 
 void write_perf_study(const PerfStudyFiles& files, const PerfArgs& args) {
-  if (!args.plot_file.empty()) write_diagram_file(files.svg, args.plot_file);
-  if (!args.report_file.empty()) write_output_file(args.report_file, files.markdown);
-  if (!args.html_file.empty()) write_output_file(args.html_file, files.html);
+  OutputBatch out = command_outputs();
+  if (!args.plot_file.empty()) out.add(args.plot_file, diagram_file_bytes(files.svg, args.plot_file));
+  if (!args.report_file.empty()) out.add(args.report_file, files.markdown);
+  if (!args.html_file.empty()) out.add(args.html_file, files.html);
+  out.commit();
 }
 
 }  // namespace ma::cli

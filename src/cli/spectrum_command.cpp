@@ -2,6 +2,7 @@
 // seed 004's rank analysis), as console tables by layer, JSON, CSV and plots.
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "analysis/spectrum/model_spectrum.h"
 #include "cli/cli_common.h"
@@ -79,10 +80,11 @@ int run_spectrum(const Args& args) {
     if (shown.empty()) throw Error(ErrorKind::NotFound, a.model, "--show", "no matrix matches");
     curves = render_singular_values_svg(spectrum, shown);
   }
-  if (!a.spectrum_plot.empty()) write_diagram_file(curves, a.spectrum_plot);
+  OutputBatch files = command_outputs();
+  if (!a.spectrum_plot.empty()) files.add(a.spectrum_plot, diagram_file_bytes(curves, a.spectrum_plot));
   const bool console = !o.json && !out.quiet;
   write_results(o, r, out.quiet, a.spectrum_plot == "-",
-                console ? render_spectrum_console(spectrum, out.color) : std::string());
+                console ? render_spectrum_console(spectrum, out.color) : std::string(), std::move(files));
   return 0;
 }
 

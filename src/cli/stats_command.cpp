@@ -206,12 +206,15 @@ int run_stats(const Args& args) {
       a.html_file.empty() ? std::string()
                           : render_stats_html(all.front(), run, render_distribution_grid_svg(all.front()),
                                               render_layer_trends_svg(all.front()));
-  if (!a.outputs.plot_file.empty()) write_diagram_file(plot, a.outputs.plot_file);
-  if (!a.html_file.empty()) write_output_file(a.html_file, html);
-  if (!a.trends_file.empty()) write_diagram_file(trends, a.trends_file);
-  if (!a.outputs.json_file.empty()) write_output_file(a.outputs.json_file, json_text);
-  if (!a.outputs.csv_file.empty()) write_output_file(a.outputs.csv_file, csv);
-  if (!a.outputs.markdown_file.empty()) write_output_file(a.outputs.markdown_file, markdown);
+  OutputBatch files = command_outputs();
+  if (!a.outputs.plot_file.empty())
+    files.add(a.outputs.plot_file, diagram_file_bytes(plot, a.outputs.plot_file));
+  if (!a.html_file.empty()) files.add(a.html_file, html);
+  if (!a.trends_file.empty()) files.add(a.trends_file, diagram_file_bytes(trends, a.trends_file));
+  if (!a.outputs.json_file.empty()) files.add(a.outputs.json_file, json_text);
+  if (!a.outputs.csv_file.empty()) files.add(a.outputs.csv_file, csv);
+  if (!a.outputs.markdown_file.empty()) files.add(a.outputs.markdown_file, markdown);
+  files.commit();
   if (a.outputs.json)
     print_stdout(json_text);
   else if (!out.quiet && !a.outputs.file_on_stdout() && a.trends_file != "-" && a.html_file != "-")

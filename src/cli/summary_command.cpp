@@ -134,12 +134,14 @@ int run_summary(const Args& args) {
   if (reports.size() > 1) {
     relate_to_first(reports);
     if (a.visualize) {
-      std::vector<std::string> svgs;
-      for (const ModelReport& r : reports) svgs.push_back(render_diagram_svg(r, style));
+      OutputBatch files = command_outputs();
       for (size_t i = 0; i < reports.size(); ++i) {
-        write_diagram_file(svgs[i], diagram_name(a.models[i]));
-        print_notes({"diagram written to " + diagram_name(a.models[i])}, out);
+        const std::string name = diagram_name(a.models[i]);
+        files.add(name, diagram_file_bytes(render_diagram_svg(reports[i], style), name));
       }
+      files.commit();
+      for (size_t i = 0; i < reports.size(); ++i)
+        print_notes({"diagram written to " + diagram_name(a.models[i])}, out);
     }
     if (a.json)
       print_stdout(report_json_array(reports, run));
@@ -155,16 +157,15 @@ int run_summary(const Args& args) {
   std::string html = a.export_html.empty()
                          ? std::string()
                          : render_report_html(r, run, svg.empty() ? render_diagram_svg(r, style) : svg);
-  if (a.visualize) {
-    write_diagram_file(svg, a.viz_output);
-    if (a.viz_output != "-") print_notes({"diagram written to " + a.viz_output}, out);
-  }
-  if (!a.export_json.empty()) write_output_file(a.export_json, json);
-  if (!a.export_markdown.empty()) write_output_file(a.export_markdown, markdown);
-  if (!a.export_html.empty()) {
-    write_output_file(a.export_html, html);
-    if (a.export_html != "-") print_notes({"HTML report written to " + a.export_html}, out);
-  }
+  OutputBatch files = command_outputs();
+  if (a.visualize) files.add(a.viz_output, diagram_file_bytes(svg, a.viz_output));
+  if (!a.export_json.empty()) files.add(a.export_json, json);
+  if (!a.export_markdown.empty()) files.add(a.export_markdown, markdown);
+  if (!a.export_html.empty()) files.add(a.export_html, html);
+  files.commit();
+  if (a.visualize && a.viz_output != "-") print_notes({"diagram written to " + a.viz_output}, out);
+  if (!a.export_html.empty() && a.export_html != "-")
+    print_notes({"HTML report written to " + a.export_html}, out);
   // Standard output carries one document (parse_report_args allows one claim): the console report only
   // when no other output went there.
   const bool stdout_taken = claims_stdout(output_claims(a));

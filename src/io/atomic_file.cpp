@@ -38,10 +38,8 @@ AtomicFile::AtomicFile(std::filesystem::path final_path, Durability durability)
 }
 
 AtomicFile::~AtomicFile() {
-  if (fd_ >= 0) {
-    ::close(fd_);
-    ::unlink(temp_path_.c_str());
-  }
+  if (fd_ >= 0) ::close(fd_);
+  if (!published_) ::unlink(temp_path_.c_str());  // written, sealed or not: never left behind
 }
 
 void AtomicFile::write_at(uint64_t offset, std::string_view bytes) {
@@ -61,7 +59,7 @@ void AtomicFile::write(std::string_view bytes) {
   write_at(end_, bytes);
 }
 
-void AtomicFile::commit(uint64_t final_size) {
+void AtomicFile::seal(uint64_t final_size) {
   if (::ftruncate(fd_, static_cast<off_t>(final_size)) != 0) io_error(final_path_, "cannot set file size");
   // A replaced file keeps its permissions; a new one gets rw-r--r-- as before.
   struct stat old {};
@@ -76,13 +74,26 @@ void AtomicFile::commit(uint64_t final_size) {
     io_error(final_path_, "close failed");
   }
   fd_ = -1;
+}
+
+void AtomicFile::publish() {
   if (::rename(temp_path_.c_str(), final_path_.c_str()) != 0) {
     int e = errno;
     ::unlink(temp_path_.c_str());
     errno = e;
     io_error(final_path_, "cannot rename into place");
   }
-  if (durable) sync_directory_of(final_path_);
+  published_ = true;
+  if (durability_ == Durability::Durable) sync_directory_of(final_path_);
+}
+
+void AtomicFile::seal() {
+  seal(end_);
+}
+
+void AtomicFile::commit(uint64_t final_size) {
+  seal(final_size);
+  publish();
 }
 
 void AtomicFile::commit() {

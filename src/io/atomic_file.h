@@ -29,12 +29,18 @@ class AtomicFile {
   // Sets the final size (extending with a hole if needed), flushes and renames into place.
   void commit(uint64_t final_size);
   void commit();  // final size = bytes written so far
+  // commit() in two halves, for files that must appear together (OutputBatch): seal() sets the size,
+  // flushes and closes the temp file (where a full disk shows), publish() renames it into place.
+  void seal();
+  void publish();
 
  private:
+  void seal(uint64_t final_size);
   std::filesystem::path final_path_, temp_path_;
   Durability durability_;
   int fd_ = -1;
   uint64_t end_ = 0;
+  bool published_ = false;
 };
 
 // Convenience: write a whole small file atomically.

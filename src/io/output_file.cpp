@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -47,17 +48,28 @@ void write_through(const std::string& path, std::string_view content) {
 
 }  // namespace
 
-void write_output(const std::string& path, std::string_view content) {
+OutputBatch::OutputBatch(std::function<void(std::string_view)> to_stdout)
+    : to_stdout_(std::move(to_stdout)) {}
+OutputBatch::~OutputBatch() = default;
+OutputBatch::OutputBatch(OutputBatch&&) noexcept = default;
+OutputBatch& OutputBatch::operator=(OutputBatch&&) noexcept = default;
+
+void OutputBatch::add(const std::string& path, std::string_view content) {
   if (path == "-") {
-    if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size())
-      fail("standard output", "write failed", errno);
+    written_through_.emplace_back(path, content);
     return;
   }
   if (path.empty()) fail(path, "empty output file name", 0);
+  auto stage = [&](const std::filesystem::path& p) {
+    auto f = std::make_unique<AtomicFile>(p);
+    f->write(content);
+    f->seal();
+    files_.push_back(std::move(f));
+  };
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) fail(path, "cannot inspect the output path", errno);
-    write_file_atomically(path, content);  // absent: created atomically
+    stage(path);  // absent: created atomically
     return;
   }
   if (S_ISREG(st.st_mode)) {
@@ -66,14 +78,37 @@ void write_output(const std::string& path, std::string_view content) {
                   "is a file this run read as input; refusing to replace it with an output");
     std::error_code ec;
     const std::filesystem::path target = std::filesystem::canonical(path, ec);  // through symlinks
-    write_file_atomically(ec ? std::filesystem::path(path) : target, content);
+    stage(ec ? std::filesystem::path(path) : target);
   } else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
-    write_through(path, content);
+    written_through_.emplace_back(path, content);
   } else if (S_ISDIR(st.st_mode)) {
     fail(path, "is a directory, not an output file", 0);
   } else {
     fail(path, "is a socket or block device; write to a regular file, a pipe or - (stdout)", 0);
   }
+}
+
+void OutputBatch::commit() {
+  for (std::unique_ptr<AtomicFile>& f : files_) f->publish();
+  files_.clear();
+  std::stable_partition(written_through_.begin(), written_through_.end(),
+                        [](const auto& w) { return w.first != "-"; });
+  for (const auto& [path, content] : written_through_) {
+    if (path != "-") {
+      write_through(path, content);
+    } else if (to_stdout_) {
+      to_stdout_(content);
+    } else if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size()) {
+      fail("standard output", "write failed", errno);
+    }
+  }
+  written_through_.clear();
+}
+
+void write_output(const std::string& path, std::string_view content) {
+  OutputBatch one;
+  one.add(path, content);
+  one.commit();
 }
 
 }  // namespace ma

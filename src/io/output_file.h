@@ -8,12 +8,41 @@
 // device node or pipe with a regular file (as root, that corrupts /dev). Directories and sockets are refused.
 // "-" means standard output.
 #pragma once
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace ma {
 
+class AtomicFile;
+
 // Throws Error(LocalIO) naming the path when the target is refused or a write fails (ENOSPC on /dev/full).
 void write_output(const std::string& path, std::string_view content);
+
+// The outputs of one command, made to appear together: each regular file is written and flushed beside its
+// place when added, and none is renamed into place until every one is (commit). A failure before then (a
+// full disk, a missing directory, a path refused) leaves every old file as it was and no temp file behind.
+// Devices and pipes cannot be staged: they are written through after the files are in place, and "-"
+// (standard output, through `to_stdout`) last.
+class OutputBatch {
+ public:
+  // `to_stdout`: where "-" goes; by default written to stdout, a failed write throwing as write_output.
+  explicit OutputBatch(std::function<void(std::string_view)> to_stdout = {});
+  ~OutputBatch();
+  OutputBatch(OutputBatch&&) noexcept;
+  OutputBatch& operator=(OutputBatch&&) noexcept;
+
+  // Throws as write_output: a refused target, a failed write of a regular file's temp copy.
+  void add(const std::string& path, std::string_view content);
+  void commit();
+
+ private:
+  std::function<void(std::string_view)> to_stdout_;
+  std::vector<std::unique_ptr<AtomicFile>> files_;
+  std::vector<std::pair<std::string, std::string>> written_through_;  // devices and pipes, then "-"
+};
 
 }  // namespace ma

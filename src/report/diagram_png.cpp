@@ -124,15 +124,16 @@ void write_diagram_png(const std::string& svg, const std::filesystem::path& out,
   write_output(out.string(), render_diagram_png(svg, width_px));
 }
 
-void write_diagram_file(const std::string& svg, const std::filesystem::path& out) {
+std::string diagram_file_bytes(const std::string& svg, const std::filesystem::path& out) {
   std::string ext = out.extension().string();
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (out == "-" || ext == ".svg")
-    write_output(out.string(), svg);
-  else if (ext == ".png")
-    write_diagram_png(svg, out);
-  else
-    throw Error(ErrorKind::Usage, out.string(), "", "an image file name must end in .png or .svg");
+  if (out == "-" || ext == ".svg") return svg;
+  if (ext == ".png") return render_diagram_png(svg);
+  throw Error(ErrorKind::Usage, out.string(), "", "an image file name must end in .png or .svg");
+}
+
+void write_diagram_file(const std::string& svg, const std::filesystem::path& out) {
+  write_output(out.string(), diagram_file_bytes(svg, out));
 }
 
 }  // namespace ma

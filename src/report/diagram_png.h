@@ -14,8 +14,10 @@ std::string render_diagram_png(const std::string& svg, uint32_t width_px = 0);
 
 void write_diagram_png(const std::string& svg, const std::filesystem::path& out, uint32_t width_px = 0);
 
-// By the extension of `out` (any case): ".svg" and "-" write the SVG text, ".png" a PNG; anything else is
-// refused with Error(Usage) rather than written as PNG bytes under a name that promises another format.
+// The bytes of the file `out` names, by its extension (any case): ".svg" and "-" the SVG text, ".png" a PNG;
+// anything else is refused with Error(Usage) rather than written as PNG bytes under a name that promises
+// another format.
+std::string diagram_file_bytes(const std::string& svg, const std::filesystem::path& out);
 void write_diagram_file(const std::string& svg, const std::filesystem::path& out);
 
 }  // namespace ma

@@ -1,7 +1,7 @@
-// Where output files go: regular files atomically, devices and pipes written in place (never replaced by a
-// regular file), "-" to stdout for every output flag, sockets and directories refused, image names checked,
-// and write errors on stdout reported. The hostile targets are made here: FIFOs, private device nodes (as
-// root), a listening socket, /dev/full as stdout.
+// Where output files go: regular files atomically and all of a command's together, devices and pipes written
+// in place (never replaced by a regular file), "-" to stdout for every output flag, sockets and directories
+// refused, image names checked, and write errors on stdout reported. The hostile targets are made here:
+// FIFOs, private device nodes (as root), a listening socket, /dev/full as stdout.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -243,6 +243,33 @@ TEST(CliOutputs, SymlinkToAFileKeepsTheLinkAndReplacesTheTarget) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::is_symlink(dir / "link.json"));
   EXPECT_NE(read_file(dir / "target.json").find("\"model_id\""), std::string::npos);
+}
+
+// A command's outputs appear together or not at all: the JSON export is written and flushed beside its
+// place, but the Markdown's directory does not exist, so neither is renamed into place. Before, the JSON
+// replaced the old file and the command then failed on the Markdown.
+TEST(CliOutputs, OutputsAppearTogetherOrNotAtAll) {
+  TempDir dir;
+  write_file(dir / "report.json", "old");
+  write_file(dir / "diagram.svg", "old");
+  auto r = run_cli(example() + " --skip-tokenizer --quiet --visualize --viz-output " +
+                   quoted(dir / "diagram.svg") + " --export " + quoted(dir / "report.json") +
+                   " --export-markdown " + quoted(dir / "missing" / "report.md"));
+  EXPECT_EQ(r.exit_code, 9) << r.err;
+  EXPECT_NE(r.err.find((dir / "missing" / "report.md").string()), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(dir / "report.json"), "old");
+  EXPECT_EQ(read_file(dir / "diagram.svg"), "old");
+  EXPECT_EQ(std::vector<fs::path>(fs::directory_iterator(dir.path()), {}).size(), 2u)
+      << "a temp file was left";
+  // The same outputs where they can all be written: all three appear.
+  fs::create_directories(dir / "missing");
+  auto ok = run_cli(example() + " --skip-tokenizer --quiet --visualize --viz-output " +
+                    quoted(dir / "diagram.svg") + " --export " + quoted(dir / "report.json") +
+                    " --export-markdown " + quoted(dir / "missing" / "report.md"));
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(read_file(dir / "report.json").find("\"model_id\""), std::string::npos);
+  EXPECT_NE(read_file(dir / "diagram.svg").find("<svg"), std::string::npos);
+  EXPECT_NE(read_file(dir / "missing" / "report.md").find("#"), std::string::npos);
 }
 
 TEST(CliOutputs, DirectoriesAndSocketsAreRefused) {
