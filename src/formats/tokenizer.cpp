@@ -6,6 +6,7 @@
 #include <string_view>
 #include <system_error>
 #include <unordered_set>
+#include <utility>
 
 #include "core/error.h"
 #include "core/json.h"
@@ -254,8 +255,21 @@ void read_tokenizer_json(const fs::path& path, TokenizerInfo& info) {
 struct SpecialTokens {
   // Per kRoles: unset (not mentioned), or mentioned with a content or with null.
   std::array<std::optional<std::optional<std::string>>, kRoles.size()> named;
+  // A model's own roles, in file order: any other "<role>_token" key that holds a token (transformers 5
+  // saves them so: Gemma 4's boi_token, audio_token, eot_token ...), or null.
+  std::vector<std::pair<std::string, std::optional<std::string>>> model_specific;
   std::optional<std::vector<SpecialToken>> additional;  // additional_special_tokens / extra_special_tokens
 };
+
+// Sets a model-specific role, in place when a file named it already (special_tokens_map.json overrides).
+void set_model_specific(SpecialTokens& sp, std::string role, std::optional<std::string> content) {
+  for (auto& [r, c] : sp.model_specific)
+    if (r == role) {
+      c = std::move(content);
+      return;
+    }
+  sp.model_specific.emplace_back(std::move(role), std::move(content));
+}
 
 struct ChatTemplate {
   std::string file;
@@ -398,6 +412,13 @@ bool read_special_key(Source& s, std::string_view key, SpecialTokens& sp) {
     sp.additional->insert(sp.additional->end(), list.begin(), list.end());
     return true;
   }
+  // Another "<role>_token" holding a token's text (or null): a role of the model's own. Flags such as
+  // add_bos_token (a boolean) are other settings, and other values are left unread.
+  const Kind k = s.reader.peek();
+  if (key.size() > 6 && key.ends_with("_token") && (k == Kind::String || k == Kind::Null)) {
+    set_model_specific(sp, std::string(key.substr(0, key.size() - 6)), token_content(s, std::string(key)));
+    return true;
+  }
   return false;
 }
 
@@ -433,6 +454,7 @@ void read_special_tokens_map(const fs::path& path, SpecialTokens& sp) {
   s.reader.finish();
   for (size_t i = 0; i < kRoles.size(); ++i)
     if (over.named[i]) sp.named[i] = over.named[i];
+  for (auto& [role, content] : over.model_specific) set_model_specific(sp, role, content);
   if (over.additional) sp.additional = over.additional;
 }
 
@@ -461,11 +483,14 @@ std::vector<SpecialToken> flatten(const SpecialTokens& sp) {
   std::vector<SpecialToken> out;
   for (size_t i = 0; i < kRoles.size(); ++i)
     if (sp.named[i] && *sp.named[i]) out.push_back({std::string(kRoles[i]), **sp.named[i]});
-  if (!sp.additional) return out;
-  // Lists repeat tokens (Qwen's additional tokens include its eos <|im_end|>); each is listed once. A set:
-  // a list of hundreds of thousands (a 5 MB file) searched token by token took minutes.
+  // Lists repeat tokens (Qwen's additional tokens include its eos <|im_end|>; Gemma 3 names its image tokens
+  // both at the top level and in extra_special_tokens); each is listed once. A set: a list of hundreds of
+  // thousands (a 5 MB file) searched token by token took minutes.
   std::unordered_set<std::string> seen;
   for (const SpecialToken& t : out) seen.insert(t.content);
+  for (const auto& [role, content] : sp.model_specific)
+    if (content && seen.insert(*content).second) out.push_back({role, *content});
+  if (!sp.additional) return out;
   for (const SpecialToken& t : *sp.additional)
     if (seen.insert(t.content).second) out.push_back(t);
   return out;

@@ -243,6 +243,47 @@ TEST(Tokenizer, RealCohereConfigWithTemplateList) {
   EXPECT_EQ(info->special_tokens[2].role, "pad");
 }
 
+// "role content" of each special token, in order.
+std::vector<std::string> role_lines(const TokenizerInfo& info) {
+  std::vector<std::string> out;
+  for (const SpecialToken& t : info.special_tokens) out.push_back(t.role + " " + t.content);
+  return out;
+}
+
+// Gemma 4's tokenizer_config.json (written by transformers 5) names 18 roles of its own at the top level,
+// each a "<role>_token" key holding the token; read with python3: [(k[:-6], v) for k, v in c.items() if
+// k.endswith("_token") and isinstance(v, str) and k[:-6] not in standard] -> audio "<|audio|>", boa
+// "<|audio>", boi "<|image>", ... think "<|think|>"; plus bos, eos, unk, pad, mask and extra_special_tokens
+// ["<|video|>"]: 24 special tokens, the model's own listed by their role.
+TEST(Tokenizer, RealGemma4ConfigNamesItsOwnRoles) {
+  auto dir = hf_config("google__gemma-4-31B-it");
+  if (!dir) GTEST_SKIP() << "no ../shared/data";
+  auto info = read_tokenizer(*dir);
+  ASSERT_TRUE(info.has_value());
+  const std::vector<std::string> got = role_lines(*info);
+  ASSERT_EQ(got.size(), 24u);
+  EXPECT_EQ(got[4], "mask <mask>");
+  EXPECT_EQ(got[5], "audio <|audio|>");
+  EXPECT_EQ(got[12], "escape <|\"|>");
+  EXPECT_EQ(got[22], "think <|think|>");
+  EXPECT_EQ(got[23], "additional <|video|>");
+}
+
+// A role of the model's own named twice (top level and extra_special_tokens, as Gemma 3 saves them) is
+// listed once; special_tokens_map.json overrides it like any role; flags ending in "_token" (add_bos_token)
+// are not tokens.
+TEST(Tokenizer, ModelSpecificRolesAreListedOnceAndOverridable) {
+  test::TempDir dir;
+  write_file(dir / "tokenizer_config.json", R"({"bos_token": "<bos>", "add_bos_token": true,
+    "boi_token": "<start_of_image>", "image_token": "<image_soft_token>",
+    "extra_special_tokens": {"image_token": "<image_soft_token>"}})");
+  write_file(dir / "special_tokens_map.json", R"({"boi_token": "<boi>"})");
+  auto info = read_tokenizer(dir.path());
+  ASSERT_TRUE(info.has_value());
+  EXPECT_EQ(role_lines(*info),
+            (std::vector<std::string>{"bos <bos>", "boi <boi>", "image <image_soft_token>"}));
+}
+
 // Read with python3: len(c["chat_template"]) -> 4168, model_max_length 131072, tokenizer_class
 // "Qwen2Tokenizer", bos null, eos "<|im_end|>", pad "<|endoftext|>", 13 additional_special_tokens of which
 // "<|im_end|>" repeats the eos: 2 + 12 = 14 special tokens.
