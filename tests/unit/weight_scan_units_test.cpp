@@ -294,6 +294,54 @@ TEST(WeightScanUnits, ABucketHoldingMostValuesCountsThemAll) {
   for (size_t i = 0; i < one.size(); ++i) expect_same(one[i], split[i]);
 }
 
+// Pass 1 compares float32 values (and a block type's levels) as floats, eight at a time, so "near zero",
+// |x| <= eps for a double eps, is |x| against the greatest float not above eps. Around an eps that no float
+// equals (0.1: 0.1f lies above it, the float before below), one a float equals, zero, and 1e300 (past the
+// floats' range, where converting it would be undefined), the counts must be those of the values compared
+// as doubles; zeros, least and greatest too, in the float form and the Q4_K level form.
+TEST(WeightScanUnits, ZerosNearZerosAndExtremesAreThoseOfEveryValueComparedAsDoubles) {
+  test::TempDir tmp;
+  Lcg g;
+  std::vector<float> f32;
+  for (float b : {0.1f, 0.25f, 1e-6f})
+    for (float v : {b, std::nextafter(b, 0.0f), std::nextafter(b, 1.0f)}) {
+      f32.push_back(v);
+      f32.push_back(-v);
+    }
+  for (int i = 0; i < 10'001; ++i) f32.push_back(i % 13 == 0 ? 0.0f : static_cast<float>(g.uniform() - 0.5));
+  std::string q4k = q4_k_blocks(300, g);
+  const std::vector<float> levels = decoded(DType::Q4_K, q4k, 300, 256);
+  const fs::path file = tmp / "near.bin";
+  {
+    std::ofstream out(file, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(f32.data()), static_cast<std::streamsize>(f32.size() * 4));
+    out << q4k;
+  }
+  const std::vector<ScanItem> items = {
+      {"f32", file, 0, f32.size() * 4, DType::F32, Shape{f32.size()}, f32.size(), {}},
+      {"q4_k", file, f32.size() * 4, q4k.size(), DType::Q4_K, Shape{300 * 256}, 300 * 256, {}},
+  };
+  const double q4k_level = std::fabs(static_cast<double>(levels[77]));  // an eps a level equals
+  for (double eps : {0.1, 0.25, 1e-6, 0.0, 1e300, q4k_level, 0.01}) {
+    ScanOptions options;
+    options.eps = eps;
+    const std::vector<TensorStats> stats = scan_weights(items, options);
+    for (const auto& [s, values] : {std::pair{stats[0], f32}, {stats[1], levels}}) {
+      SCOPED_TRACE(s.name + " eps " + std::to_string(eps));
+      uint64_t zeros = 0, near = 0;
+      for (float v : values) {
+        zeros += v == 0;
+        near += std::fabs(static_cast<double>(v)) <= eps;
+      }
+      const double n = static_cast<double>(values.size());
+      EXPECT_EQ(s.zeros_fraction, static_cast<double>(zeros) / n);
+      EXPECT_EQ(s.near_zero_fraction, static_cast<double>(near) / n);
+      EXPECT_EQ(s.min, *std::min_element(values.begin(), values.end()));
+      EXPECT_EQ(s.max, *std::max_element(values.begin(), values.end()));
+    }
+  }
+}
+
 // Threads wait in the scan for a tensor's pass 2 while its pass 1 ends elsewhere. A unit that fails (its last
 // read runs past the file's end) must end the scan with its error and release them: the scan must not hang
 // (ctest's timeout would fail it) nor report a result. The failing unit comes first and is the slowest, so
