@@ -42,16 +42,22 @@ void count_in_layer(std::vector<uint64_t>& by_layer, const StackSpec* stack, con
     by_layer[layer - stack->first_index] += x.n;
 }
 
-// `tower_embedding`: the towers' own nn.Embedding tables (CLIP's position embedding), in `embedding` but
-// not in what a text token runs.
-void tally(ParameterCounts& c, uint64_t& tower_embedding, const ArchitectureRecord& a, const Counted& x) {
+// What the counts hold that a text token does not run: the towers' own nn.Embedding tables (CLIP's position
+// embedding, in `embedding`), and the multi-token-prediction layers (a GGUF's nextn layers: in llama.cpp's
+// count, run only to draft tokens for speculative decoding, as DeepSeek and GLM quote their active figures)
+// with the routed experts among them.
+struct NotRunPerToken {
+  uint64_t tower_embedding = 0, mtp = 0, mtp_routed = 0;
+};
+
+void tally(ParameterCounts& c, NotRunPerToken& aside, const ArchitectureRecord& a, const Counted& x) {
   c.total += x.n;
   if (x.embedding) c.embedding += x.n;
   if (x.routed) c.routed_experts += x.n;
   const Block b = x.placement->block;
   const bool tower = b == Block::Vision || b == Block::VisionProjector;
   if (tower) c.towers += x.n;
-  if (tower && x.embedding) tower_embedding += x.n;
+  if (tower && x.embedding) aside.tower_embedding += x.n;
   auto it = std::find_if(c.by_block.begin(), c.by_block.end(),
                          [&](const BlockParameters& p) { return p.block == b; });
   if (it == c.by_block.end()) it = c.by_block.insert(c.by_block.end(), {b, 0});
@@ -59,6 +65,10 @@ void tally(ParameterCounts& c, uint64_t& tower_embedding, const ArchitectureReco
   count_in_layer(c.by_layer, a.main_stack(), x);
   count_in_layer(c.encoder_by_layer, encoder_beside_decoder(a), x);
   if (std::optional<StackRole> role = stack_of(x, a)) {
+    if (*role == StackRole::Mtp) {
+      aside.mtp += x.n;
+      if (x.routed) aside.mtp_routed += x.n;
+    }
     auto s = std::find_if(c.by_stack.begin(), c.by_stack.end(),
                           [&](const StackParameters& p) { return p.role == *role; });
     if (s == c.by_stack.end()) s = c.by_stack.insert(c.by_stack.end(), {*role, 0});
@@ -70,7 +80,7 @@ void tally(ParameterCounts& c, uint64_t& tower_embedding, const ArchitectureReco
 
 ParameterCounts count_parameters(const Inventory& inv) {
   ParameterCounts c;
-  uint64_t tower_embedding = 0;
+  NotRunPerToken aside;
   const ArchitectureRecord& a = inv.arch;
   if (const StackSpec* main = a.main_stack()) c.by_layer.assign(main->layers.size(), 0);
   if (const StackSpec* encoder = encoder_beside_decoder(a))
@@ -80,12 +90,12 @@ ParameterCounts count_parameters(const Inventory& inv) {
     for (const TemplateTensor& t : inv.model->tensors) {
       if (t.kind != TensorKind::Parameter || !t.tied_to.empty()) continue;
       const TensorPlacement p = place_tensor(t.name);
-      tally(c, tower_embedding, a, {t.name, &p, numel(t.shape), t.embedding, t.routed_expert});
+      tally(c, aside, a, {t.name, &p, numel(t.shape), t.embedding, t.routed_expert});
     }
   } else {
     for (const InventoryTensor& t : inv.tensors) {
       if (t.kind != TensorKind::Parameter || !t.stored) continue;
-      tally(c, tower_embedding, a,
+      tally(c, aside, a,
             {t.name, &t.placement, t.parameters, t.embedding || t.placement.block == Block::Embedding,
              t.routed_expert});
     }
@@ -107,11 +117,14 @@ ParameterCounts count_parameters(const Inventory& inv) {
     if (!valid && inv.model)
       throw Error(ErrorKind::Internal, "", a.model_type,
                   "routed experts without a valid experts/top-k count");
-    if (valid) c.active = c.total - c.routed_experts + c.routed_experts / moe->experts * moe->top_k;
+    const uint64_t routed = c.routed_experts - aside.mtp_routed;
+    if (valid) c.active = c.total - aside.mtp - routed + routed / moe->experts * moe->top_k;
+  } else if (aside.mtp) {
+    c.active = c.total - aside.mtp;
   }
   if (c.towers) c.active = c.active.value_or(c.total) - c.towers;
   if (inv.shape_contradictions && inv.checkpoint) c.as_stored = inv.checkpoint->parameters;
-  if (c.active) c.active_non_embedding = *c.active - (c.embedding - tower_embedding);
+  if (c.active) c.active_non_embedding = *c.active - (c.embedding - aside.tower_embedding);
   return c;
 }
 

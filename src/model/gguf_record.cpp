@@ -432,10 +432,12 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
     mtp.layers.assign(stack->layers.begin() + static_cast<std::ptrdiff_t>(keep), stack->layers.end());
     stack->layers.resize(keep);
     a.num_layers = keep;
-    notes.push_back(
-        "layers " + std::to_string(keep) + "-" + std::to_string(keep + nextn - 1) +
-        " are the multi-token-prediction module (" + k.key("nextn_predict_layers") +
-        "): in the parameters, as llama.cpp counts them, but not in the decoder's per-token figures");
+    const std::string which =
+        nextn == 1 ? "layer " + std::to_string(keep) + " is"
+                   : "layers " + std::to_string(keep) + "-" + std::to_string(keep + nextn - 1) + " are";
+    notes.push_back(which + " the multi-token-prediction module (" + k.key("nextn_predict_layers") +
+                    "): in the parameters, as llama.cpp counts them, but not in the active parameters or the "
+                    "decoder's per-token figures");
   }
   // A pure state-space model (Mamba) has no positions at all; rope keys would have said otherwise.
   if (a.position == PositionKind::Unknown &&

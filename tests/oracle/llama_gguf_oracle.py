@@ -14,12 +14,14 @@ writes GGUF bytes itself.
      llama-F32.gguf     llama: GQA (4 heads, 2 kv heads), untied output, rope_freqs, an SPM ("llama") vocab
      qwen3moe-F32.gguf  qwen3moe: 8 experts, 2 used, 3-D expert tensors, q/k norms, tied output (no
                         output.weight), a byte-level BPE ("gpt2", pre "qwen2") vocab with merges
-   Every matrix width is a multiple of 256, so that the K-quants apply to every tensor. Two more, in F32
+   Every matrix width is a multiple of 256, so that the K-quants apply to every tensor. Three more, in F32
    only, check the record of what llama.cpp builds differently:
      llama4-F32.gguf    llama4: no sliding_window key (llama.cpp then chunks attention by 8192), MoE with a
                         shared expert on every second layer, dense MLPs between
      t5-F32.gguf        t5: an encoder ("enc.blk") and a decoder ("dec.blk") with cross-attention, d_kv apart
                         from hidden / heads, relative position buckets
+     glm4moe-F32.gguf   glm4moe: a dense first layer, MoE with a shared expert and a router bias, and a
+                        last layer that is the multi-token-prediction module (nextn_predict_layers)
 2. Quantizes the first two with llama_model_quantize into the file types of FTYPES (MXFP4_MOE for the MoE model only).
 3. Loads every file with llama_model_load_from_file (CPU, no offload) and writes OUTDIR/<file>.json:
      file, arch, ftype, n_params, size, n_layer, n_embd, n_head, n_head_kv, n_swa, n_ctx_train, desc,
@@ -393,6 +395,20 @@ def header(b, a, layers, ctx, hidden, ffn, heads, eps):
     b.f32(f"{a}.attention.layer_norm_rms_epsilon", eps)
 
 
+def grouped_attention_keys(b, a, kv_heads, head_dim, freq_base):
+    """K/V heads, a head width of its own (key_length, value_length) and the rope base."""
+    b.u32(f"{a}.attention.head_count_kv", kv_heads)
+    b.u32(f"{a}.attention.key_length", head_dim)
+    b.u32(f"{a}.attention.value_length", head_dim)
+    b.f32(f"{a}.rope.freq_base", freq_base)
+
+
+def expert_keys(b, a, count, used, width):
+    b.u32(f"{a}.expert_count", count)
+    b.u32(f"{a}.expert_used_count", used)
+    b.u32(f"{a}.expert_feed_forward_length", width)
+
+
 def attention(b, rng, p, hidden, heads, kv_heads, head_dim, names=LLAMA_ATTENTION):
     """q, k, v and the output projection of one layer, under `names`."""
     q, k, v, o = names
@@ -446,13 +462,8 @@ def write_qwen3moe(lx, path, rng):
     b = GgufBuilder(lx, 3 + 11 * layers)
     # The dense width 768: as Qwen3-30B-A3B's file states its (unused) one.
     header(b, a, layers, ctx, hidden, 768, heads, 1e-6)
-    b.u32(f"{a}.attention.head_count_kv", kv_heads)
-    b.u32(f"{a}.attention.key_length", head_dim)
-    b.u32(f"{a}.attention.value_length", head_dim)
-    b.f32(f"{a}.rope.freq_base", 1000000.0)
-    b.u32(f"{a}.expert_count", count)
-    b.u32(f"{a}.expert_used_count", used)
-    b.u32(f"{a}.expert_feed_forward_length", expert_ffn)
+    grouped_attention_keys(b, a, kv_heads, head_dim, 1000000.0)
+    expert_keys(b, a, count, used, expert_ffn)
     vocab = bpe_vocab(b, 300)
     b.tensor("token_embd.weight", weights(rng, vocab, hidden))
     for l in range(layers):
@@ -475,14 +486,9 @@ def write_llama4(lx, path, rng):
     count, used, expert_ffn, ffn, vocab = 4, 1, 256, 512, 300
     b = GgufBuilder(lx, 3 + 13 * layers)
     header(b, a, layers, ctx, hidden, ffn, heads, 1e-5)
-    b.u32(f"{a}.attention.head_count_kv", kv_heads)
-    b.u32(f"{a}.attention.key_length", head_dim)
-    b.u32(f"{a}.attention.value_length", head_dim)
-    b.f32(f"{a}.rope.freq_base", 500000.0)
+    grouped_attention_keys(b, a, kv_heads, head_dim, 500000.0)
     b.u32(f"{a}.rope.dimension_count", head_dim)
-    b.u32(f"{a}.expert_count", count)
-    b.u32(f"{a}.expert_used_count", used)
-    b.u32(f"{a}.expert_feed_forward_length", expert_ffn)
+    expert_keys(b, a, count, used, expert_ffn)
     b.u32(f"{a}.interleave_moe_layer_step", 2)
     b.u32(f"{a}.vocab_size", vocab)
     spm_vocab(b, vocab)
@@ -497,6 +503,51 @@ def write_llama4(lx, path, rng):
             gated_mlp(b, rng, p, hidden, expert_ffn, "_shexp")
         else:
             gated_mlp(b, rng, p, hidden, ffn)
+    b.tensor("output_norm.weight", norm(rng, hidden))
+    b.tensor("output.weight", weights(rng, vocab, hidden))
+    b.write(path)
+
+
+def write_glm4moe(lx, path, rng):
+    """GLM-4.5 as llama.cpp holds it: a dense first layer (leading_dense_block_count), MoE layers with
+    routed experts, a shared one and the router's score bias (exp_probs_b), biased q/k/v, partial rotary,
+    and a last layer that is the multi-token-prediction module (nextn_predict_layers: a whole MoE layer
+    plus its nextn.* projections and norms), stored in block_count as GLM's converter keeps it."""
+    a, hidden, heads, kv_heads, head_dim, layers, ctx = "glm4moe", 256, 4, 2, 64, 3, 131072
+    count, used, shared, expert_ffn, ffn, vocab_size = 4, 2, 1, 256, 512, 300
+    b = GgufBuilder(lx, 3 + 30 * layers)
+    header(b, a, layers, ctx, hidden, ffn, heads, 1e-5)
+    grouped_attention_keys(b, a, kv_heads, head_dim, 1000000.0)
+    b.u32(f"{a}.rope.dimension_count", head_dim // 2)  # partial rotary
+    expert_keys(b, a, count, used, expert_ffn)
+    b.u32(f"{a}.expert_shared_count", shared)
+    b.u32(f"{a}.leading_dense_block_count", 1)
+    b.f32(f"{a}.expert_weights_scale", 1.0)
+    b.flag(f"{a}.expert_weights_norm", True)
+    b.u32(f"{a}.expert_gating_func", 2)  # sigmoid
+    b.u32(f"{a}.nextn_predict_layers", 1)
+    vocab = bpe_vocab(b, vocab_size)
+    b.tensor("token_embd.weight", weights(rng, vocab, hidden))
+    for l in range(layers):
+        p = f"blk.{l}."
+        b.tensor(p + "attn_norm.weight", norm(rng, hidden))
+        attention(b, rng, p, hidden, heads, kv_heads, head_dim)
+        for name, width in (("attn_q", heads), ("attn_k", kv_heads), ("attn_v", kv_heads)):
+            b.tensor(p + name + ".bias", weights(rng, width * head_dim))
+        b.tensor(p + "post_attention_norm.weight", norm(rng, hidden))
+        if l == 0:
+            gated_mlp(b, rng, p, hidden, ffn)
+            continue
+        experts(b, rng, p, hidden, count, expert_ffn)
+        b.tensor(p + "exp_probs_b.bias", weights(rng, count))
+        gated_mlp(b, rng, p, hidden, expert_ffn * shared, "_shexp")
+        if l == layers - 1:  # the multi-token-prediction layer
+            b.tensor(p + "nextn.eh_proj.weight", weights(rng, hidden, 2 * hidden))
+            b.tensor(p + "nextn.embed_tokens.weight", weights(rng, vocab, hidden))
+            b.tensor(p + "nextn.enorm.weight", norm(rng, hidden))
+            b.tensor(p + "nextn.hnorm.weight", norm(rng, hidden))
+            b.tensor(p + "nextn.shared_head_head.weight", weights(rng, vocab, hidden))
+            b.tensor(p + "nextn.shared_head_norm.weight", norm(rng, hidden))
     b.tensor("output_norm.weight", norm(rng, hidden))
     b.tensor("output.weight", weights(rng, vocab, hidden))
     b.write(path)
@@ -603,7 +654,7 @@ def main():
         rng = np.random.default_rng(20250611)
         sources = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
         files, skipped = [], []
-        for arch, writer in sources + [("llama4", write_llama4), ("t5", write_t5)]:
+        for arch, writer in sources + [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe)]:
             src = os.path.join(outdir, f"{arch}-F32.gguf")
             writer(lx, src, rng)
             files.append((src, arch, "F32"))

@@ -169,6 +169,7 @@ TEST_F(GgufLlamaOracle, EveryRequiredFileWasWrittenAndLoaded) {
       EXPECT_TRUE(files.count(std::string(arch) + "-" + ftype + ".gguf")) << arch << " " << ftype;
   EXPECT_TRUE(files.count("llama4-F32.gguf"));
   EXPECT_TRUE(files.count("t5-F32.gguf"));
+  EXPECT_TRUE(files.count("glm4moe-F32.gguf"));
 }
 
 TEST_F(GgufLlamaOracle, ParametersAreLlamaCppsLessItsRopeFactors) {
@@ -310,6 +311,60 @@ TEST_F(GgufLlamaOracle, RecordIsWhatLlamaCppLoaded) {
     ASSERT_TRUE(p.active);
     EXPECT_LT(*p.active, p.total);
   }
+}
+
+// GLM-4.5 keeps its multi-token-prediction layer as the last of block_count (nextn_predict_layers). The
+// pinned llama.cpp counts that layer's tensors in llama_model_n_params and llama_model_size (it creates
+// them, logs them as unused and never runs them) but not in n_layer: ours must be the same, the layer its
+// own stack after the decoder's, and the decoder's layers the dense lead, then MoE with a shared expert.
+// The active count is what a token runs: the decoder's layers with top-k of their routed experts, no MTP.
+TEST_F(GgufLlamaOracle, Glm4MoeMtpLayerIsInTheParametersButNotTheDecoder) {
+  bool seen = false;
+  for (const LlamaReport& r : reports_) {
+    if (r.arch != "glm4moe") continue;
+    seen = true;
+    const Inventory inv = inventory_of(r);
+    const ArchitectureRecord& a = inv.arch;
+    const std::string* blocks = r.meta_value("glm4moe.block_count");
+    const std::string* nextn = r.meta_value("glm4moe.nextn_predict_layers");
+    ASSERT_TRUE(blocks && nextn);
+    ASSERT_EQ(parse_uint(*nextn), 1u);
+    EXPECT_EQ(static_cast<int64_t>(*parse_uint(*blocks) - *parse_uint(*nextn)), r.n_layer);
+    uint64_t stored = 0, mtp = 0, routed = 0;
+    for (const auto& [name, t] : r.tensors) {
+      const auto n = static_cast<uint64_t>(t.ne[0] * t.ne[1] * t.ne[2] * t.ne[3]);
+      stored += n;
+      if (name.rfind("blk." + std::to_string(r.n_layer) + ".", 0) == 0)
+        mtp += n;
+      else if (name.find("_exps.") != std::string::npos)
+        routed += n;
+    }
+    EXPECT_GT(mtp, 0u);
+    EXPECT_EQ(r.n_params, stored);  // the MTP layer is in llama.cpp's count
+    EXPECT_EQ(count_parameters(inv).total, r.n_params);
+    const StackSpec* mtp_stack = nullptr;
+    for (const StackSpec& st : a.stacks)
+      if (st.role == StackRole::Mtp) mtp_stack = &st;
+    ASSERT_NE(mtp_stack, nullptr);
+    EXPECT_EQ(static_cast<int64_t>(mtp_stack->first_index), r.n_layer);
+    EXPECT_EQ(mtp_stack->layers.size(), 1u);
+    ASSERT_EQ(static_cast<int64_t>(a.layers().size()), r.n_layer);
+    EXPECT_EQ(a.layers()[0].ffn.kind, Ffn::Dense);
+    EXPECT_EQ(static_cast<int64_t>(a.layers()[0].ffn.intermediate),
+              r.tensors.at("blk.0.ffn_gate.weight").ne[1]);
+    const FfnShape& moe = a.layers()[1].ffn;
+    EXPECT_EQ(moe.kind, Ffn::Moe);
+    EXPECT_EQ(static_cast<int64_t>(moe.experts), r.tensors.at("blk.1.ffn_gate_exps.weight").ne[2]);
+    EXPECT_EQ(moe.top_k, parse_uint(*r.meta_value("glm4moe.expert_used_count")));
+    EXPECT_EQ(static_cast<int64_t>(moe.shared_intermediate),
+              r.tensors.at("blk.1.ffn_gate_shexp.weight").ne[1]);
+    const uint64_t experts = static_cast<uint64_t>(r.tensors.at("blk.1.ffn_gate_exps.weight").ne[2]);
+    const uint64_t used = *parse_uint(*r.meta_value("glm4moe.expert_used_count"));
+    const ParameterCounts p = count_parameters(inv);
+    ASSERT_TRUE(p.active);
+    EXPECT_EQ(*p.active, r.n_params - mtp - routed + routed / experts * used);
+  }
+  EXPECT_TRUE(seen);
 }
 
 // T5: llama.cpp's n_layer is each stack's; the decoder's layers attend the encoder with the same heads, whose

@@ -312,7 +312,7 @@ TEST(GgufModel, FusedGateEncoderStackAndStateSpaceModel) {
 }
 
 // DeepSeek-V3's GGUF holds its MTP layer as the last of block_count (nextn_predict_layers 1): an MTP stack
-// after the decoder, still in the parameter count.
+// after the decoder, still in the parameter count, not in what a token runs (the active count).
 TEST(GgufModel, NextnLayersAreTheMtpStack) {
   test::TempDir dir;
   test::TinyGguf m{.arch = "deepseek2", .layers = 3};
@@ -326,8 +326,15 @@ TEST(GgufModel, NextnLayersAreTheMtpStack) {
   ASSERT_NE(mtp, nullptr);
   EXPECT_EQ(mtp->first_index, 2u);
   EXPECT_EQ(mtp->layers.size(), 1u);
-  EXPECT_EQ(count_parameters(inv).total, test::tiny_gguf_parameters(m));
-  EXPECT_EQ(count_parameters(inv).by_layer.size(), 2u);
+  const ParameterCounts p = count_parameters(inv);
+  EXPECT_EQ(p.total, test::tiny_gguf_parameters(m));
+  EXPECT_EQ(p.by_layer.size(), 2u);
+  uint64_t last_layer = 0;
+  for (const InventoryTensor& t : inv.tensors)
+    if (t.name.rfind("blk.2.", 0) == 0) last_layer += t.parameters;
+  ASSERT_GT(last_layer, 0u);
+  ASSERT_TRUE(p.active);
+  EXPECT_EQ(*p.active, p.total - last_layer);
 }
 
 TEST(GgufModel, UnknownArchitectureKeepsItsDimensions) {
