@@ -238,10 +238,20 @@ TorchCheckpoint read_zip(const ByteSource& src) {
   if (pkl->size > kMaxPickleBytes)
     throw Error(ErrorKind::Limit, src.name(), pkl->name, "a pickle over 256 MiB");
   std::string program;
-  src.read_exact(zip_member_data_offset(src, *pkl), pkl->size, program);
+  const uint64_t program_at = zip_member_data_offset(src, *pkl);
+  src.read_exact(program_at, pkl->size, program);
   Storages storages(src);
-  const PickleResult r = run_pickle(
-      program, 0, src.name(), [&](const PickleValue& pid, PickleValue& out) { storages.load(pid, out); });
+  // The machine counts bytes in the member; the error names the file, so its offset is the file's (where a
+  // hex editor finds the refused global), not the member's.
+  const PickleResult r = [&] {
+    try {
+      return run_pickle(program, 0, src.name(),
+                        [&](const PickleValue& pid, PickleValue& out) { storages.load(pid, out); });
+    } catch (const Error& e) {
+      if (!e.offset() || e.file() != src.name()) throw;
+      throw Error(e.kind(), e.file(), e.field(), e.rule(), program_at + *e.offset());
+    }
+  }();
   std::unordered_map<std::string, uint64_t> data;
   for (const auto& [key, s] : storages.all()) {
     const ZipEntry* e = dir.find(prefix + "data/" + key);

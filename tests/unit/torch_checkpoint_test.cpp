@@ -143,6 +143,21 @@ TEST(TorchCheckpoint, MaliciousPicklesAreRefusedNamingTheGlobal) {
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::Unsafe) << file << ": " << e.what();
       EXPECT_NE(std::string(e.what()).find(global), std::string::npos) << file << ": " << e.what();
+      // The offset is the file's (a zip checkpoint's pickle is a member some bytes in): there, the opcode
+      // that names it: GLOBAL, "c<module>\n<name>\n" (protocol 2 writes Python 2's __builtin__), or
+      // STACK_GLOBAL (protocol 4), whose strings come before it.
+      const std::string bytes = test::read_file(dir / file);
+      ASSERT_TRUE(e.offset()) << file;
+      ASSERT_LT(*e.offset(), bytes.size()) << file;
+      const size_t at = *e.offset();
+      if (bytes[at] == '\x93') continue;
+      ASSERT_EQ(bytes[at], 'c') << file;
+      const size_t module_end = bytes.find('\n', at), name_end = bytes.find('\n', module_end + 1);
+      ASSERT_NE(name_end, std::string::npos) << file;
+      std::string named = bytes.substr(at + 1, module_end - at - 1) + "." +
+                          bytes.substr(module_end + 1, name_end - module_end - 1);
+      if (named.rfind("__builtin__.", 0) == 0) named.replace(0, 11, "builtins");
+      EXPECT_EQ(named, global) << file;
     }
   }
   EXPECT_FALSE(fs::exists(pwned)) << "a payload ran";
