@@ -78,12 +78,13 @@ std::optional<int64_t> Number::as_int() const {
 
 // ---- Reader ----
 
-Reader::Reader(std::string_view text, std::string_view source, Limits limits)
+Reader::Reader(std::string_view text, std::string_view source, Limits limits, uint64_t origin)
     : p_(text.data()),
       begin_(text.data()),
       end_(text.data() + text.size()),
       source_(source),
-      limits_(limits) {}
+      limits_(limits),
+      origin_(origin) {}
 
 void Reader::fail(const std::string& why) const {
   throw Error(ErrorKind::Malformed, std::string(source_), "JSON", why, offset());

@@ -93,7 +93,9 @@ struct Limits {
 class Reader {
  public:
   enum class Kind { Null, Bool, Number, String, Array, Object };
-  Reader(std::string_view text, std::string_view source, Limits limits = {});
+  // `origin`: where `text` begins in `source` (a safetensors header at byte 8), so that offsets, and the
+  // byte an error names, are the source's.
+  Reader(std::string_view text, std::string_view source, Limits limits = {}, uint64_t origin = 0);
 
   Kind peek();  // the kind of the next value (after whitespace); fails at end of input
   void begin_object();
@@ -106,7 +108,7 @@ class Reader {
   void null();
   void skip();    // any value, fully validated
   void finish();  // only whitespace may follow
-  uint64_t offset() const { return static_cast<uint64_t>(p_ - begin_); }
+  uint64_t offset() const { return origin_ + static_cast<uint64_t>(p_ - begin_); }
   [[noreturn]] void fail(const std::string& why) const;
   // For a hot loop that recognises the usual spelling of a value byte for byte and leaves every other
   // spelling to the reader (safetensors headers): the text not yet read, and a step past `n` bytes the
@@ -132,6 +134,7 @@ class Reader {
   const char* end_;
   std::string_view source_;
   Limits limits_;
+  uint64_t origin_ = 0;
   uint32_t depth_ = 0;
   std::vector<bool> first_;  // per open container: no element read yet
   std::string scratch_;

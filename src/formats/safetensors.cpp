@@ -232,7 +232,7 @@ SafetensorsHeader parse_safetensors_header(std::string_view header_json, uint64_
   json::Limits limits;
   limits.max_bytes = kSafetensorsMaxHeader;
   json::check_document_size(header_json, source, limits);
-  json::Reader r(header_json, source, limits);
+  json::Reader r(header_json, source, limits, 8);  // the JSON follows the 8-byte length
   if (r.peek() != json::Reader::Kind::Object) malformed(source, "header", "the header must be a JSON object");
   r.begin_object();
   // Reserve (a little over) once: every tensor entry is one JSON object. Growing a vector of 280 entries by

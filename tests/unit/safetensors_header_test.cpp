@@ -140,6 +140,18 @@ TEST_F(HeaderTest, S7_NotJsonOrNulPadded) {
   expect_error(file_bytes(kOne + std::string(3, '\0'), 8), ErrorKind::Malformed, "trailing");
 }
 
+// The byte a JSON error names is the file's: the header starts after the 8-byte length, so a missing comma
+// before "shape" is reported where that key's quote is in the file.
+TEST_F(HeaderTest, AJsonErrorNamesTheFilesByte) {
+  const std::string header = R"({"a":{"dtype":"F32" "shape":[2],"data_offsets":[0,8]}})";
+  const std::string bytes = file_bytes(header, 8);
+  const std::optional<Error> e = read_error(bytes);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->field(), "JSON");
+  ASSERT_TRUE(e->offset());
+  EXPECT_EQ(*e->offset(), bytes.find("\"shape\"")) << e->what();
+}
+
 TEST_F(HeaderTest, S8_HeaderMustBeAnObject) {
   for (const char* h : {"[]", "\"x\"", "null", "123"})
     expect_error(file_bytes(h, 0), ErrorKind::Malformed, "JSON object");
