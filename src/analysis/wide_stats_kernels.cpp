@@ -283,7 +283,7 @@ using Floats8 = float __attribute__((vector_size(32)));
 using Ints8 = int32_t __attribute__((vector_size(32)));
 using Bytes8 = uint8_t __attribute__((vector_size(8)));
 
-// The greatest float32 not above `eps` (a float compares below it exactly when it compares below eps).
+// The greatest float32 not above `eps`: a float is at most it exactly when it is at most eps.
 // Outside the floats' range a conversion is undefined, so those ends are answered first.
 float float_at_most(double eps) {
   if (std::isnan(eps)) return NAN;
