@@ -57,7 +57,8 @@ std::vector<StackSummary> stacks_of(const ArchitectureRecord& a, const Parameter
     for (const StackParameters& p : params.by_stack)
       if (p.role == s.role) x.parameters = p.parameters;
     if (s.role == StackRole::Mtp) {
-      x.parameters = mtp.parameters;
+      x.counted_in_total = x.parameters > 0;  // the parameter counts took its layers in
+      if (!x.counted_in_total) x.parameters = mtp.parameters;
       x.stored_bytes = mtp.bytes;
     }
     out.push_back(std::move(x));

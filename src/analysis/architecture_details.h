@@ -21,10 +21,15 @@ struct StackSummary {
   uint64_t heads = 0;  // of its first attention layer; 0: none or unknown
   uint64_t patch_size = 0, image_size = 0, mel_bins = 0, positions = 0;
   uint64_t parameters = 0;
+  // false for an MTP module transformers does not build (DeepSeek's safetensors: checkpoint extras, outside
+  // the total); true for every other stack, and for MTP layers the model counts (a GGUF's nextn layers, as
+  // llama.cpp counts them; MiMo's). Counted or not, an MTP module is not in the active count.
+  bool counted_in_total = true;
   uint64_t stored_bytes = 0;  // MTP: what its tensors take in the checkpoint (0 for the other stacks)
 };
 
-// What a checkpoint stores of a module transformers does not build (DeepSeek's MTP layers).
+// What a checkpoint stores of the MTP module: the parameters of its extras (DeepSeek's layers, which
+// transformers does not build) and the bytes of all its tensors.
 struct StoredModule {
   uint64_t parameters = 0;
   uint64_t bytes = 0;

@@ -1,23 +1,22 @@
 #include "analysis/model_report.h"
 
 #include "core/units.h"
-#include "model/unloaded_tensors.h"
 
 namespace ma {
 namespace {
 
-// DeepSeek's multi-token-prediction module: stored beside the model as extras transformers does not build,
-// the layers after the decoder's (the MTP stack's range) and any tensor placed in the mtp block. Its bytes
-// are those the quantization gives each tensor (a block-FP8 checkpoint stores the module in FP8 with its
-// scales, as the rest), which a config's template rows, at the model's dtype, do not.
+// The multi-token-prediction module: the layers of the MTP stack's range and any tensor placed in the mtp
+// block. DeepSeek's safetensors store it beside the model as extras transformers does not build (their
+// parameters are counted here, outside the total); a GGUF's nextn layers, and MiMo's, are parameters of
+// the model, in the total, and only their bytes are counted here. The bytes are those the quantization
+// gives each tensor (a block-FP8 checkpoint stores the module in FP8 with its scales, as the rest), which a
+// config's template rows, at the model's dtype, do not.
 StoredModule stored_mtp(const Inventory& inv, const QuantizationInfo& q) {
   const StackSpec* mtp = inv.arch.stack(StackRole::Mtp);
   const bool sized = q.tensor_bytes.size() == inv.tensors.size();
-  const std::vector<bool> unloaded = unloaded_tensors(inv);
   StoredModule n;
   for (size_t i = 0; i < inv.tensors.size(); ++i) {
     const InventoryTensor& t = inv.tensors[i];
-    if (!unloaded[i]) continue;
     const bool in_stack = mtp && t.placement.layer && t.stack() == mtp->path &&
                           *t.placement.layer >= mtp->first_index &&
                           *t.placement.layer < mtp->first_index + mtp->layers.size();

@@ -104,6 +104,32 @@ TEST(ParameterBreakdown, DeepSeekMtpModuleIsAStackWithItsOwnParametersOutsideThe
   uint64_t in_stacks = 0;
   for (const StackParameters& s : r.parameters.by_stack) in_stacks += s.parameters;
   EXPECT_EQ(in_stacks, r.parameters.by_layer[0] + r.parameters.by_layer[1]) << "MTP is not in the total";
+  EXPECT_FALSE(mtp.counted_in_total);
+}
+
+// MiMo's MTP layer is a parameter of the model (MiMoModel builds model.mtp_layers): its own stack, in the
+// total, not in the decoder's layers, and not in the active count (it only drafts tokens).
+TEST(ParameterBreakdown, MiMoMtpLayerIsInTheTotalButNotTheActiveCount) {
+  TempDir dir;
+  auto m = load_config(dir, R"({"model_type":"mimo","hidden_size":64,"num_hidden_layers":2,
+      "num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":96,"vocab_size":100,
+      "num_nextn_predict_layers":1,"torch_dtype":"bfloat16"})");
+  const ModelReport r = build_model_report(m->inventory, m->files, m->options);
+  const StackSummary& mtp = r.architecture.stacks.back();
+  ASSERT_EQ(mtp.role, StackRole::Mtp);
+  EXPECT_EQ(mtp.path, "model.mtp_layers");
+  EXPECT_EQ(mtp.layers, 1u);
+  EXPECT_TRUE(mtp.counted_in_total);
+  uint64_t module = 0;
+  for (const InventoryTensor& t : m->inventory.tensors)
+    if (t.name.rfind("model.mtp_layers.0.", 0) == 0 && t.kind == TensorKind::Parameter)
+      module += t.parameters;
+  ASSERT_GT(module, 0u);
+  EXPECT_EQ(mtp.parameters, module);
+  EXPECT_EQ(mtp.stored_bytes, 2 * module) << "bfloat16";
+  EXPECT_EQ(r.parameters.by_layer.size(), 2u);
+  ASSERT_TRUE(r.parameters.active);
+  EXPECT_EQ(*r.parameters.active, r.parameters.total - module);
 }
 
 // gpt-oss model card, table 1: active parameters (the routed experts a token picks, attention, norms, the

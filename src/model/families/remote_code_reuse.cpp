@@ -112,6 +112,12 @@ void build_mimo(const ModelConfig& cfg, ModelTemplate& t) {
   const uint64_t mtp = cfg.count_or("num_nextn_predict_layers", 0);
   if (mtp > ModelConfig::kMaxLayers) cfg.fail("num_nextn_predict_layers", "is larger than any real model's");
   for (uint64_t i = 0; i < mtp; ++i) mtp_layer(t, "model.mtp_layers." + std::to_string(i));
+  // Their own stack: in the parameters (MiMoModel builds them), not in the decoder's per-token figures or
+  // the active count (they only draft tokens). Each is a Qwen2 decoder layer with its projections and norms.
+  if (mtp == 0) return;
+  const LayerSpec layer = t.arch.layers().back();
+  StackSpec& s = t.arch.add_stack(StackRole::Mtp, "model.mtp_layers", t.arch.hidden_size);
+  s.layers.assign(mtp, layer);
 }
 
 }  // namespace ma::families::remote

@@ -72,8 +72,12 @@ std::string stack_text(const StackSummary& x) {
   if (x.image_size) t += ", image " + with_thousands(x.image_size);
   if (x.mel_bins) t += ", " + with_thousands(x.mel_bins) + " mel bins";
   if (x.positions) t += ", " + with_thousands(x.positions) + " input positions";
-  // transformers builds no MTP module: its weights ride in the checkpoint as extras, outside the total.
-  if (x.role == StackRole::Mtp)
+  // transformers builds no MTP module: its weights ride in the checkpoint as extras, outside the total. A
+  // GGUF's (as llama.cpp counts them) and MiMo's are in the total; no token runs them either way.
+  if (x.role == StackRole::Mtp && x.counted_in_total)
+    t += ", " + human_count(x.parameters) + " parameters (" + human_bytes(x.stored_bytes) +
+         "), in the total, not in the active count";
+  else if (x.role == StackRole::Mtp)
     t += x.parameters ? ", " + human_count(x.parameters) + " parameters (" + human_bytes(x.stored_bytes) +
                             ") stored, not built by transformers"
                       : ", not built by transformers (its weights, if shipped, are checkpoint extras)";
@@ -179,7 +183,7 @@ void write_json(JsonWriter& w, const ArchitectureDetails& s) {
     w.key("mel_bins").count_or_null(x.mel_bins);
     w.key("input_positions").count_or_null(x.positions);
     w.key("parameters").value(x.parameters);
-    w.key("parameters_counted_in_total").value(x.role != StackRole::Mtp);
+    w.key("parameters_counted_in_total").value(x.counted_in_total);
     if (x.role == StackRole::Mtp)
       w.key("stored_bytes").value(x.stored_bytes);
     else
