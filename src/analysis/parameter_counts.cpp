@@ -43,9 +43,9 @@ void count_in_layer(std::vector<uint64_t>& by_layer, const StackSpec* stack, con
 }
 
 // What the counts hold that a text token does not run: the towers' own nn.Embedding tables (CLIP's position
-// embedding, in `embedding`), and the multi-token-prediction layers (a GGUF's nextn layers: in llama.cpp's
-// count, run only to draft tokens for speculative decoding, as DeepSeek and GLM quote their active figures)
-// with the routed experts among them.
+// embedding, in `embedding`), and the multi-token-prediction layers the total holds (a GGUF's nextn layers,
+// as llama.cpp counts them; MiMo's): run only to draft tokens for speculative decoding, and left out of the
+// active figures DeepSeek and GLM quote, with the routed experts among them.
 struct NotRunPerToken {
   uint64_t tower_embedding = 0, mtp = 0, mtp_routed = 0;
 };

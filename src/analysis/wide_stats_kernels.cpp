@@ -177,8 +177,9 @@ constexpr size_t kLanes = 4;
 using WideLanes = double __attribute__((vector_size(64)));
 constexpr size_t kWideLanes = 8;
 
-template <typename V, size_t N>
+template <typename V>
 struct LaneSumOf {
+  static constexpr size_t kN = sizeof(V) / sizeof(double);
   V sum = {}, error = {};
   void add(const V& x) {  // by reference: a 32-byte vector by value changes the ABI without AVX
     const V t = sum + x, z = t - sum;
@@ -196,15 +197,15 @@ struct LaneSumOf {
     sum = t;
   }
   void flush_into(CompensatedSum& total) const {
-    for (size_t j = 0; j < N; ++j) {
+    for (size_t j = 0; j < kN; ++j) {
       total.add(sum[j]);
       total.add(error[j]);
     }
   }
 };
 
-using LaneSum = LaneSumOf<Lanes, kLanes>;
-using WideLaneSum = LaneSumOf<WideLanes, kWideLanes>;
+using LaneSum = LaneSumOf<Lanes>;
+using WideLaneSum = LaneSumOf<WideLanes>;
 
 // Values as doubles: four from doubles (the double form, pass 1), eight from doubles or floats (the central
 // moments), and eight counts (the level form's weights).
