@@ -23,10 +23,22 @@ struct GgufArch {
   // LLAMA_SWA_TYPE_CHUNKED with n_swa = 8192, whatever sliding_window says unless it says 0).
   Span builtin_span = Span::Full;
   uint64_t builtin_window = 0;
+  // The window llama.cpp assumes when the file has no sliding_window key (Gemma 2's 4096: its first GGUF
+  // files stated none); 0: no window without the key.
+  uint64_t default_window = 0;
+  // The rope base of the sliding-window layers llama.cpp uses when the file has no rope.freq_base_swa key
+  // (Gemma 3's 10,000 beside its global 1,000,000, transformers' rope_local_base_freq default); 0: the
+  // global base.
+  double builtin_local_theta = 0;
 };
 constexpr std::array kArchitectures = {
     GgufArch{"llama", "llama", "LlamaForCausalLM"},
-    GgufArch{"llama4", "llama4_text", "Llama4ForCausalLM", 4, false, Span::Chunked, 8192},
+    GgufArch{.gguf = "llama4",
+             .model_type = "llama4_text",
+             .hf_class = "Llama4ForCausalLM",
+             .swa_period = 4,
+             .builtin_span = Span::Chunked,
+             .builtin_window = 8192},
     GgufArch{"mistral3", "mistral", "MistralForCausalLM"},
     GgufArch{"qwen2", "qwen2", "Qwen2ForCausalLM"},
     GgufArch{"qwen2moe", "qwen2_moe", "Qwen2MoeForCausalLM"},
@@ -34,9 +46,21 @@ constexpr std::array kArchitectures = {
     GgufArch{"qwen3moe", "qwen3_moe", "Qwen3MoeForCausalLM"},
     GgufArch{"qwen3next", "qwen3_next", "Qwen3NextForCausalLM"},
     GgufArch{"gemma", "gemma", "GemmaForCausalLM"},
-    GgufArch{"gemma2", "gemma2", "Gemma2ForCausalLM", 2},
-    GgufArch{"gemma3", "gemma3_text", "Gemma3ForCausalLM", 6},
-    GgufArch{"gemma3n", "gemma3n_text", "Gemma3nForCausalLM", 5},
+    GgufArch{.gguf = "gemma2",
+             .model_type = "gemma2",
+             .hf_class = "Gemma2ForCausalLM",
+             .swa_period = 2,
+             .default_window = 4096},
+    GgufArch{.gguf = "gemma3",
+             .model_type = "gemma3_text",
+             .hf_class = "Gemma3ForCausalLM",
+             .swa_period = 6,
+             .builtin_local_theta = 10000},
+    GgufArch{.gguf = "gemma3n",
+             .model_type = "gemma3n_text",
+             .hf_class = "Gemma3nForCausalLM",
+             .swa_period = 5,
+             .builtin_local_theta = 10000},
     GgufArch{"phi2", "phi", "PhiForCausalLM"},
     GgufArch{"phi3", "phi3", "Phi3ForCausalLM"},
     GgufArch{"phimoe", "phimoe", "PhimoeForCausalLM"},
@@ -230,7 +254,7 @@ void fill_layers(const ArchKeys& k, const GgufArch* arch, const ArchitectureReco
                  const std::vector<InventoryTensor>& tensors, StackSpec& stack) {
   const std::vector<LayerTensors> seen = layer_tensors(tensors, stack.path, stack.layers.size());
   const std::optional<uint64_t> window_key = k.uint("attention.sliding_window");
-  uint64_t window = window_key.value_or(0);
+  uint64_t window = window_key.value_or(arch ? arch->default_window : 0);
   Span local = Span::Sliding;
   if (arch && arch->builtin_window && !(window_key && *window_key == 0)) {
     window = arch->builtin_window;
@@ -399,7 +423,10 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
     if (auto o = k.uint("rope.scaling.original_context_length")) r.original_max_position_embeddings = *o;
     if (rope_dims && a.head_dim && *rope_dims < a.head_dim && !k.uint("attention.kv_lora_rank"))
       r.partial_rotary_factor = static_cast<double>(*rope_dims) / static_cast<double>(a.head_dim);
-    if (auto local = k.real("rope.freq_base_swa")) r.local_theta = *local;
+    if (auto local = k.real("rope.freq_base_swa"))
+      r.local_theta = *local;
+    else if (arch && arch->builtin_local_theta)
+      r.local_theta = arch->builtin_local_theta;
     a.context.rope_type = r.type == "default" ? "" : r.type;
     a.context.rope_factor = r.factor;
     if (r.original_max_position_embeddings)

@@ -14,17 +14,24 @@ writes GGUF bytes itself.
      llama-F32.gguf     llama: GQA (4 heads, 2 kv heads), untied output, rope_freqs, an SPM ("llama") vocab
      qwen3moe-F32.gguf  qwen3moe: 8 experts, 2 used, 3-D expert tensors, q/k norms, tied output (no
                         output.weight), a byte-level BPE ("gpt2", pre "qwen2") vocab with merges
-   Every matrix width is a multiple of 256, so that the K-quants apply to every tensor. Three more, in F32
-   only, check the record of what llama.cpp builds differently:
+   Every matrix width is a multiple of 256, so that the K-quants apply to every tensor. Eleven more, in F32
+   only (RECORD_ONLY), check the record of what llama.cpp builds of other architectures:
      llama4-F32.gguf    llama4: no sliding_window key (llama.cpp then chunks attention by 8192), MoE with a
                         shared expert on every second layer, dense MLPs between
      t5-F32.gguf        t5: an encoder ("enc.blk") and a decoder ("dec.blk") with cross-attention, d_kv apart
                         from hidden / heads, relative position buckets
      glm4moe-F32.gguf   glm4moe: a dense first layer, MoE with a shared expert and a router bias, and a
                         last layer that is the multi-token-prediction module (nextn_predict_layers)
+     qwen2, gemma2, gemma3, phi3, deepseek2, gpt-oss, bert, mamba: biased q/k/v; a window of 4096 that no
+                        key states; a sliding window on five layers of six; fused qkv and gate-up; latent
+                        attention (MLA); attention sinks and biased experts; an encoder with learned
+                        positions; a state-space model without attention
 2. Quantizes the first two with llama_model_quantize into the file types of FTYPES (MXFP4_MOE for the MoE model only).
 3. Loads every file with llama_model_load_from_file (CPU, no offload) and writes OUTDIR/<file>.json:
      file, arch, ftype, n_params, size, n_layer, n_embd, n_head, n_head_kv, n_swa, n_ctx_train, desc,
+     print_info    {key: value}: the hyperparameters llama.cpp logs as it loads ("print_info: n_ff = 512")
+     is_swa        [0 or 1 per layer]: whether llama.cpp runs that layer's attention in a sliding window
+                   (from its log; it has no C API for either)
      meta          [[key, value], ...]: llama_model_meta_key_by_index / llama_model_meta_val_str_by_index
                    (llama.cpp's string forms of the scalar metadata; it leaves arrays out)
      data_offset, alignment, tensors [{name, type, type_name, ne[4], offset, size}] from gguf_init_from_file
@@ -40,6 +47,7 @@ import ctypes
 import glob
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -182,9 +190,13 @@ class Llama:
         self.log = open(log_path, "w", encoding="utf-8")
         self.recent = []  # the last warnings and errors, for a message saying why a load failed
 
+        self.captured = None  # while a model loads: its log text, for what only the log states
+
         def on_log(level, text, _user):
             line = (text or b"").decode("utf-8", "replace")
             self.log.write(line)
+            if self.captured is not None:
+                self.captured.append(line)
             if level >= 3 and line.strip():  # GGML_LOG_LEVEL_WARN, _ERROR
                 self.recent = (self.recent + [line.strip()])[-8:]
 
@@ -322,18 +334,19 @@ def bytes_to_unicode():
     return [chr(c) for _, c in sorted(zip(bs, cs))]
 
 
-def spm_vocab(b, n_vocab):
+def spm_vocab(b, n_vocab, specials=()):
     """A SentencePiece ("llama") vocabulary: <unk>, <s>, </s>, the 256 byte tokens <0xXX> (llama.cpp
-    finds the newline through <0x0A>) and word pieces, with scores and token types."""
-    tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{i:02X}>" for i in range(256)]
-    types = [2, 3, 3] + [6] * 256  # UNKNOWN, CONTROL, CONTROL, BYTE
+    finds the newline through <0x0A>), `specials` and word pieces, with scores and token types."""
+    tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{i:02X}>" for i in range(256)] + list(specials)
+    types = [2, 3, 3] + [6] * 256 + [3] * len(specials)  # UNKNOWN, CONTROL, CONTROL, BYTE, CONTROL
     letters = "abcdefghijklmnopqrstuvwxyz"
     i = 0
     while len(tokens) < n_vocab:
         tokens.append("\u2581" + letters[i % 26] + (letters[i // 26] if i >= 26 else ""))
         types.append(1)  # NORMAL
         i += 1
-    scores = np.array([0.0] * 259 + [-float(k) for k in range(n_vocab - 259)], dtype=np.float32)
+    fixed = 259 + len(specials)
+    scores = np.array([0.0] * fixed + [-float(k) for k in range(n_vocab - fixed)], dtype=np.float32)
     b.text("tokenizer.ggml.model", "llama")
     b.str_array("tokenizer.ggml.tokens", tokens)
     b.num_array("tokenizer.ggml.scores", GGUF_TYPE_FLOAT32, scores)
@@ -382,11 +395,15 @@ def norm(rng, n):
 LLAMA_ATTENTION = ("attn_q", "attn_k", "attn_v", "attn_output")
 
 
-def header(b, a, layers, ctx, hidden, ffn, heads, eps):
-    """The keys every model here states: its architecture, the F32 file type and the stack's sizes."""
+def general(b, a):
     b.text("general.architecture", a)
     b.text("general.name", f"oracle {a}")
     b.u32("general.file_type", 0)  # ALL_F32
+
+
+def header(b, a, layers, ctx, hidden, ffn, heads, eps):
+    """The keys every model here states: its architecture, the F32 file type and the stack's sizes."""
+    general(b, a)
     b.u32(f"{a}.block_count", layers)
     b.u32(f"{a}.context_length", ctx)
     b.u32(f"{a}.embedding_length", hidden)
@@ -418,10 +435,30 @@ def attention(b, rng, p, hidden, heads, kv_heads, head_dim, names=LLAMA_ATTENTIO
     b.tensor(p + o + ".weight", weights(rng, hidden, heads * head_dim))
 
 
+def qk_norms(b, rng, p, head_dim):
+    """Qwen3's and Gemma 3's RMS norms of each query and key head."""
+    b.tensor(p + "attn_q_norm.weight", norm(rng, head_dim))
+    b.tensor(p + "attn_k_norm.weight", norm(rng, head_dim))
+
+
+def qkv_biases(b, rng, p, heads, kv_heads, head_dim):
+    for name, width in (("attn_q", heads), ("attn_k", kv_heads), ("attn_v", kv_heads)):
+        b.tensor(p + name + ".bias", weights(rng, width * head_dim))
+
+
 def gated_mlp(b, rng, p, hidden, width, suffix=""):
     b.tensor(p + f"ffn_gate{suffix}.weight", weights(rng, width, hidden))
     b.tensor(p + f"ffn_up{suffix}.weight", weights(rng, width, hidden))
     b.tensor(p + f"ffn_down{suffix}.weight", weights(rng, hidden, width))
+
+
+def shared_expert_keys(b, a, shared, scale):
+    """DeepSeek's MoE as GLM-4.5 also has it: dense leading layer, shared experts, sigmoid scores."""
+    b.u32(f"{a}.expert_shared_count", shared)
+    b.u32(f"{a}.leading_dense_block_count", 1)
+    b.f32(f"{a}.expert_weights_scale", scale)
+    b.flag(f"{a}.expert_weights_norm", True)
+    b.u32(f"{a}.expert_gating_func", 2)  # sigmoid
 
 
 def experts(b, rng, p, hidden, count, width):
@@ -430,6 +467,27 @@ def experts(b, rng, p, hidden, count, width):
     b.tensor(p + "ffn_gate_exps.weight", weights(rng, count, width, hidden))
     b.tensor(p + "ffn_up_exps.weight", weights(rng, count, width, hidden))
     b.tensor(p + "ffn_down_exps.weight", weights(rng, count, hidden, width))
+
+
+def experts_with_shared(b, rng, p, hidden, count, width, shared):
+    """A DeepSeek-style MoE layer: routed experts, the router's score bias, the shared experts as one MLP."""
+    experts(b, rng, p, hidden, count, width)
+    b.tensor(p + "exp_probs_b.bias", weights(rng, count))
+    gated_mlp(b, rng, p, hidden, width * shared, "_shexp")
+
+
+def dense_decoder(b, rng, layers, hidden, heads, kv_heads, head_dim, ffn, vocab, biased=False):
+    """Llama's layers (Qwen2's, `biased`, with biases on q, k and v), the last norm and an untied output."""
+    for l in range(layers):
+        p = f"blk.{l}."
+        b.tensor(p + "attn_norm.weight", norm(rng, hidden))
+        attention(b, rng, p, hidden, heads, kv_heads, head_dim)
+        if biased:
+            qkv_biases(b, rng, p, heads, kv_heads, head_dim)
+        b.tensor(p + "ffn_norm.weight", norm(rng, hidden))
+        gated_mlp(b, rng, p, hidden, ffn)
+    b.tensor("output_norm.weight", norm(rng, hidden))
+    b.tensor("output.weight", weights(rng, vocab, hidden))
 
 
 def write_llama(lx, path, rng):
@@ -445,14 +503,7 @@ def write_llama(lx, path, rng):
     b.tensor("token_embd.weight", weights(rng, vocab, hidden))
     # Llama 3.1's long-context frequency factors: one tensor llama.cpp shares between all layers.
     b.tensor("rope_freqs.weight", np.linspace(1.0, 8.0, head_dim // 2, dtype=np.float32))
-    for l in range(layers):
-        p = f"blk.{l}."
-        b.tensor(p + "attn_norm.weight", norm(rng, hidden))
-        attention(b, rng, p, hidden, heads, kv_heads, head_dim)
-        b.tensor(p + "ffn_norm.weight", norm(rng, hidden))
-        gated_mlp(b, rng, p, hidden, ffn)
-    b.tensor("output_norm.weight", norm(rng, hidden))
-    b.tensor("output.weight", weights(rng, vocab, hidden))
+    dense_decoder(b, rng, layers, hidden, heads, kv_heads, head_dim, ffn, vocab)
     b.write(path)
 
 
@@ -470,8 +521,7 @@ def write_qwen3moe(lx, path, rng):
         p = f"blk.{l}."
         b.tensor(p + "attn_norm.weight", norm(rng, hidden))
         attention(b, rng, p, hidden, heads, kv_heads, head_dim)
-        b.tensor(p + "attn_q_norm.weight", norm(rng, head_dim))
-        b.tensor(p + "attn_k_norm.weight", norm(rng, head_dim))
+        qk_norms(b, rng, p, head_dim)
         b.tensor(p + "ffn_norm.weight", norm(rng, hidden))
         experts(b, rng, p, hidden, count, expert_ffn)
     b.tensor("output_norm.weight", norm(rng, hidden))
@@ -520,11 +570,7 @@ def write_glm4moe(lx, path, rng):
     grouped_attention_keys(b, a, kv_heads, head_dim, 1000000.0)
     b.u32(f"{a}.rope.dimension_count", head_dim // 2)  # partial rotary
     expert_keys(b, a, count, used, expert_ffn)
-    b.u32(f"{a}.expert_shared_count", shared)
-    b.u32(f"{a}.leading_dense_block_count", 1)
-    b.f32(f"{a}.expert_weights_scale", 1.0)
-    b.flag(f"{a}.expert_weights_norm", True)
-    b.u32(f"{a}.expert_gating_func", 2)  # sigmoid
+    shared_expert_keys(b, a, shared, 1.0)
     b.u32(f"{a}.nextn_predict_layers", 1)
     vocab = bpe_vocab(b, vocab_size)
     b.tensor("token_embd.weight", weights(rng, vocab, hidden))
@@ -532,15 +578,12 @@ def write_glm4moe(lx, path, rng):
         p = f"blk.{l}."
         b.tensor(p + "attn_norm.weight", norm(rng, hidden))
         attention(b, rng, p, hidden, heads, kv_heads, head_dim)
-        for name, width in (("attn_q", heads), ("attn_k", kv_heads), ("attn_v", kv_heads)):
-            b.tensor(p + name + ".bias", weights(rng, width * head_dim))
+        qkv_biases(b, rng, p, heads, kv_heads, head_dim)
         b.tensor(p + "post_attention_norm.weight", norm(rng, hidden))
         if l == 0:
             gated_mlp(b, rng, p, hidden, ffn)
             continue
-        experts(b, rng, p, hidden, count, expert_ffn)
-        b.tensor(p + "exp_probs_b.bias", weights(rng, count))
-        gated_mlp(b, rng, p, hidden, expert_ffn * shared, "_shexp")
+        experts_with_shared(b, rng, p, hidden, count, expert_ffn, shared)
         if l == layers - 1:  # the multi-token-prediction layer
             b.tensor(p + "nextn.eh_proj.weight", weights(rng, hidden, 2 * hidden))
             b.tensor(p + "nextn.embed_tokens.weight", weights(rng, vocab, hidden))
@@ -583,6 +626,236 @@ def write_t5(lx, path, rng):
     b.write(path)
 
 
+def write_qwen2(lx, path, rng):
+    """Qwen2: biased q/k/v, grouped K/V heads, an untied output (as Qwen2-7B)."""
+    a, hidden, heads, kv_heads, head_dim, ffn, layers, ctx = "qwen2", 256, 4, 2, 64, 512, 2, 32768
+    b = GgufBuilder(lx, 3 + 12 * layers)
+    header(b, a, layers, ctx, hidden, ffn, heads, 1e-6)
+    b.u32(f"{a}.attention.head_count_kv", kv_heads)
+    b.f32(f"{a}.rope.freq_base", 1000000.0)
+    vocab = bpe_vocab(b, 300)
+    b.tensor("token_embd.weight", weights(rng, vocab, hidden))
+    dense_decoder(b, rng, layers, hidden, heads, kv_heads, head_dim, ffn, vocab, biased=True)
+    b.write(path)
+
+
+def write_gemma(lx, path, rng, a, kv_heads, head_dim, layers, ctx, theta, qk_norm, keys):
+    """Gemma 2's and 3's shape: norms before and after attention and MLP (Gemma 3's with q/k norms), a
+    tied output; `keys(b)` adds the generation's own metadata."""
+    hidden, heads, ffn = 256, 4, 512
+    b = GgufBuilder(lx, 3 + 15 * layers)
+    header(b, a, layers, ctx, hidden, ffn, heads, 1e-6)
+    grouped_attention_keys(b, a, kv_heads, head_dim, theta)
+    keys(b)
+    spm_vocab(b, 300)
+    b.tensor("token_embd.weight", weights(rng, 300, hidden))
+    for l in range(layers):
+        p = f"blk.{l}."
+        b.tensor(p + "attn_norm.weight", norm(rng, hidden))
+        attention(b, rng, p, hidden, heads, kv_heads, head_dim)
+        if qk_norm:
+            qk_norms(b, rng, p, head_dim)
+        b.tensor(p + "post_attention_norm.weight", norm(rng, hidden))
+        b.tensor(p + "ffn_norm.weight", norm(rng, hidden))
+        gated_mlp(b, rng, p, hidden, ffn)
+        b.tensor(p + "post_ffw_norm.weight", norm(rng, hidden))
+    b.tensor("output_norm.weight", norm(rng, hidden))
+    b.write(path)
+
+
+def write_gemma2(lx, path, rng):
+    """Gemma 2 as its first GGUF files were written: no sliding_window key (llama.cpp then assumes 4096 on
+    every second layer), logit soft-capping."""
+    def keys(b):
+        b.f32("gemma2.attn_logit_softcapping", 50.0)
+        b.f32("gemma2.final_logit_softcapping", 30.0)
+    write_gemma(lx, path, rng, "gemma2", 2, 64, 3, 8192, 10000.0, False, keys)
+
+
+def write_gemma3(lx, path, rng):
+    """Gemma 3 (1B-shaped): one K/V head of its own width, q/k norms, a sliding window that llama.cpp
+    applies on five layers of every six."""
+    write_gemma(lx, path, rng, "gemma3", 1, 32, 7, 32768, 1000000.0, True,
+                lambda b: b.u32("gemma3.attention.sliding_window", 512))
+
+
+def write_phi3(lx, path, rng):
+    """Phi-3 mini: q, k and v fused in one matrix (attn_qkv), gate and up fused in ffn_up (twice the MLP
+    width), an untied output."""
+    a, hidden, heads, ffn, layers, ctx = "phi3", 256, 4, 512, 2, 4096
+    head_dim = hidden // heads
+    b = GgufBuilder(lx, 3 + 6 * layers)
+    header(b, a, layers, ctx, hidden, ffn, heads, 1e-5)
+    b.u32(f"{a}.attention.head_count_kv", heads)
+    b.u32(f"{a}.rope.dimension_count", head_dim)
+    b.u32(f"{a}.rope.scaling.original_context_length", ctx)
+    # Phi-3's chat tokens: llama.cpp looks its end-of-turn token up by text.
+    spm_vocab(b, 300, ["<|endoftext|>", "<|assistant|>", "<|end|>", "<|user|>", "<|system|>"])
+    b.tensor("token_embd.weight", weights(rng, 300, hidden))
+    for l in range(layers):
+        p = f"blk.{l}."
+        b.tensor(p + "attn_norm.weight", norm(rng, hidden))
+        b.tensor(p + "attn_qkv.weight", weights(rng, 3 * heads * head_dim, hidden))
+        b.tensor(p + "attn_output.weight", weights(rng, hidden, heads * head_dim))
+        b.tensor(p + "ffn_norm.weight", norm(rng, hidden))
+        b.tensor(p + "ffn_up.weight", weights(rng, 2 * ffn, hidden))
+        b.tensor(p + "ffn_down.weight", weights(rng, hidden, ffn))
+    b.tensor("output_norm.weight", norm(rng, hidden))
+    b.tensor("output.weight", weights(rng, 300, hidden))
+    b.write(path)
+
+
+def write_deepseek2(lx, path, rng):
+    """DeepSeek-V3-shaped: multi-head latent attention (a low-rank query, a compressed K/V latent shared by
+    the heads, decoupled rotary dims), a dense first layer, then MoE with a shared expert and the router's
+    score bias, sigmoid gating."""
+    a, hidden, heads, layers, ctx = "deepseek2", 256, 4, 3, 163840
+    q_rank, kv_rank, nope, rope, v_dim = 128, 64, 32, 16, 32
+    count, used, shared, expert_ffn, ffn = 4, 2, 1, 256, 512
+    b = GgufBuilder(lx, 3 + 24 * layers)
+    header(b, a, layers, ctx, hidden, ffn, heads, 1e-6)
+    b.u32(f"{a}.attention.head_count_kv", heads)
+    b.u32(f"{a}.attention.q_lora_rank", q_rank)
+    b.u32(f"{a}.attention.kv_lora_rank", kv_rank)
+    b.u32(f"{a}.attention.key_length", nope + rope)
+    b.u32(f"{a}.attention.value_length", v_dim)
+    b.u32(f"{a}.rope.dimension_count", rope)
+    b.f32(f"{a}.rope.freq_base", 10000.0)
+    expert_keys(b, a, count, used, expert_ffn)
+    shared_expert_keys(b, a, shared, 2.5)
+    vocab = bpe_vocab(b, 300)
+    b.tensor("token_embd.weight", weights(rng, vocab, hidden))
+    for l in range(layers):
+        p = f"blk.{l}."
+        b.tensor(p + "attn_norm.weight", norm(rng, hidden))
+        b.tensor(p + "attn_q_a.weight", weights(rng, q_rank, hidden))
+        b.tensor(p + "attn_q_a_norm.weight", norm(rng, q_rank))
+        b.tensor(p + "attn_q_b.weight", weights(rng, heads * (nope + rope), q_rank))
+        b.tensor(p + "attn_kv_a_mqa.weight", weights(rng, kv_rank + rope, hidden))
+        b.tensor(p + "attn_kv_a_norm.weight", norm(rng, kv_rank))
+        b.tensor(p + "attn_kv_b.weight", weights(rng, heads * (nope + v_dim), kv_rank))
+        b.tensor(p + "attn_output.weight", weights(rng, hidden, heads * v_dim))
+        b.tensor(p + "ffn_norm.weight", norm(rng, hidden))
+        if l == 0:
+            gated_mlp(b, rng, p, hidden, ffn)
+            continue
+        experts_with_shared(b, rng, p, hidden, count, expert_ffn, shared)
+    b.tensor("output_norm.weight", norm(rng, hidden))
+    b.tensor("output.weight", weights(rng, vocab, hidden))
+    b.write(path)
+
+
+def write_gpt_oss(lx, path, rng):
+    """gpt-oss: biased attention with a learned sink per head, a sliding window on every second layer,
+    MoE with biased experts and router, no shared expert, an untied output."""
+    a, hidden, heads, kv_heads, head_dim, layers, ctx = "gpt-oss", 256, 4, 2, 64, 2, 131072
+    count, used, expert_ffn = 4, 2, 256
+    b = GgufBuilder(lx, 3 + 20 * layers)
+    header(b, a, layers, ctx, hidden, expert_ffn, heads, 1e-5)
+    grouped_attention_keys(b, a, kv_heads, head_dim, 150000.0)
+    b.u32(f"{a}.attention.sliding_window", 128)
+    expert_keys(b, a, count, used, expert_ffn)
+    vocab = bpe_vocab(b, 300)
+    b.tensor("token_embd.weight", weights(rng, vocab, hidden))
+    for l in range(layers):
+        p = f"blk.{l}."
+        b.tensor(p + "attn_norm.weight", norm(rng, hidden))
+        attention(b, rng, p, hidden, heads, kv_heads, head_dim)
+        qkv_biases(b, rng, p, heads, kv_heads, head_dim)
+        b.tensor(p + "attn_output.bias", weights(rng, hidden))
+        b.tensor(p + "attn_sinks.weight", weights(rng, heads))
+        b.tensor(p + "post_attention_norm.weight", norm(rng, hidden))
+        experts(b, rng, p, hidden, count, expert_ffn)
+        b.tensor(p + "ffn_gate_inp.bias", weights(rng, count))
+        for name, width in (("ffn_gate_exps", expert_ffn), ("ffn_up_exps", expert_ffn), ("ffn_down_exps", hidden)):
+            b.tensor(p + name + ".bias", weights(rng, count, width))
+    b.tensor("output_norm.weight", norm(rng, hidden))
+    b.tensor("output.weight", weights(rng, vocab, hidden))
+    b.write(path)
+
+
+def wpm_vocab(b, n_vocab):
+    """A WordPiece ("bert") vocabulary: BERT's special tokens, then letters and ## continuations."""
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    tokens = specials + list(letters) + ["##" + c for c in letters]
+    i = 0
+    while len(tokens) < n_vocab:
+        tokens.append(letters[i % 26] + letters[(i // 26) % 26] + letters[(i // 676) % 26])
+        i += 1
+    types = [3] * len(specials) + [1] * (len(tokens) - len(specials))
+    b.text("tokenizer.ggml.model", "bert")
+    b.str_array("tokenizer.ggml.tokens", tokens)
+    b.num_array("tokenizer.ggml.token_type", GGUF_TYPE_INT32, np.array(types, dtype=np.int32))
+    for key, token in (("unknown", "[UNK]"), ("seperator", "[SEP]"), ("padding", "[PAD]"), ("cls", "[CLS]"),
+                       ("mask", "[MASK]")):
+        b.u32(f"tokenizer.ggml.{key}_token_id", tokens.index(token))
+
+
+def write_bert(lx, path, rng):
+    """BERT (an encoder): learned positions and token types, layer norms with biases after each block,
+    biased projections, a plain (not gated) MLP, no output head."""
+    a, hidden, heads, ffn, layers, ctx, vocab, types = "bert", 256, 4, 512, 2, 512, 300, 2
+    head_dim = hidden // heads
+    b = GgufBuilder(lx, 6 + 16 * layers)
+    general(b, a)
+    for key, v in (("block_count", layers), ("context_length", ctx), ("embedding_length", hidden),
+                   ("feed_forward_length", ffn), ("attention.head_count", heads), ("pooling_type", 2)):
+        b.u32(f"{a}.{key}", v)
+    b.f32(f"{a}.attention.layer_norm_epsilon", 1e-12)
+    b.flag(f"{a}.attention.causal", False)
+    b.u32("tokenizer.ggml.token_type_count", types)
+    wpm_vocab(b, vocab)
+    b.tensor("token_embd.weight", weights(rng, vocab, hidden))
+    b.tensor("token_types.weight", weights(rng, types, hidden))
+    b.tensor("position_embd.weight", weights(rng, ctx, hidden))
+    b.tensor("token_embd_norm.weight", norm(rng, hidden))
+    b.tensor("token_embd_norm.bias", weights(rng, hidden))
+    for l in range(layers):
+        p = f"blk.{l}."
+        attention(b, rng, p, hidden, heads, heads, head_dim)
+        for name, width in (("attn_q", hidden), ("attn_k", hidden), ("attn_v", hidden), ("attn_output", hidden),
+                            ("ffn_up", ffn), ("ffn_down", hidden)):
+            b.tensor(p + name + ".bias", weights(rng, width))
+        b.tensor(p + "attn_output_norm.weight", norm(rng, hidden))
+        b.tensor(p + "attn_output_norm.bias", weights(rng, hidden))
+        b.tensor(p + "ffn_up.weight", weights(rng, ffn, hidden))
+        b.tensor(p + "ffn_down.weight", weights(rng, hidden, ffn))
+        b.tensor(p + "layer_output_norm.weight", norm(rng, hidden))
+        b.tensor(p + "layer_output_norm.bias", weights(rng, hidden))
+    b.write(path)
+
+
+def write_mamba(lx, path, rng):
+    """Mamba (1): no attention; each layer's selective state space (in projection, causal convolution,
+    x projection to the step and B, C; A and D per channel and state), a tied output."""
+    a, hidden, layers, ctx, vocab = "mamba", 256, 2, 1048576, 300
+    inner, state, conv, dt_rank = 2 * hidden, 16, 4, 16
+    b = GgufBuilder(lx, 3 + 11 * layers)
+    general(b, a)
+    for key, v in (("block_count", layers), ("context_length", ctx), ("embedding_length", hidden),
+                   ("feed_forward_length", 0), ("attention.head_count", 0), ("ssm.conv_kernel", conv),
+                   ("ssm.inner_size", inner), ("ssm.state_size", state), ("ssm.time_step_rank", dt_rank)):
+        b.u32(f"{a}.{key}", v)
+    b.f32(f"{a}.attention.layer_norm_rms_epsilon", 1e-5)
+    vocab = bpe_vocab(b, vocab)
+    b.tensor("token_embd.weight", weights(rng, vocab, hidden))
+    for l in range(layers):
+        p = f"blk.{l}."
+        b.tensor(p + "attn_norm.weight", norm(rng, hidden))
+        b.tensor(p + "ssm_in.weight", weights(rng, 2 * inner, hidden))
+        b.tensor(p + "ssm_conv1d.weight", weights(rng, inner, conv))
+        b.tensor(p + "ssm_conv1d.bias", weights(rng, inner))
+        b.tensor(p + "ssm_x.weight", weights(rng, dt_rank + 2 * state, inner))
+        b.tensor(p + "ssm_dt.weight", weights(rng, inner, dt_rank))
+        b.tensor(p + "ssm_dt.bias", weights(rng, inner))
+        b.tensor(p + "ssm_a", -np.abs(weights(rng, inner, state)))
+        b.tensor(p + "ssm_d", norm(rng, inner))
+        b.tensor(p + "ssm_out.weight", weights(rng, hidden, inner))
+    b.tensor("output_norm.weight", norm(rng, hidden))
+    b.write(path)
+
+
 # ------------------------------------------------------------------------------------------------------
 # Reading back.
 
@@ -597,7 +870,9 @@ def describe(lx, path, arch, ftype):
     params.n_gpu_layers = 0
     params.vocab_only = False
     lx.recent = []
+    lx.captured = []
     model = lx.llama.llama_model_load_from_file(path.encode(), params)
+    log, lx.captured = "".join(lx.captured), None
     if not model:
         raise Fatal(f"llama.cpp could not load {os.path.basename(path)}: " + " | ".join(lx.recent))
     ll = lx.llama
@@ -618,6 +893,17 @@ def describe(lx, path, arch, ftype):
         out["n_head_kv"] = lx.n_head_kv(model)
     if lx.n_swa is not None:
         out["n_swa"] = lx.n_swa(model)
+    # What the C API does not give, as llama.cpp logs it while loading: its hyperparameters ("print_info:
+    # n_embd_head_k = 64") and which layers attend through a sliding window ("layer 3 assigned to device
+    # CPU, is_swa = 1"; the one past the last is the output's).
+    out["print_info"], out["is_swa"] = {}, []
+    for line in log.splitlines():
+        m = re.match(r"print_info: +(\w[\w ]*?) += (.*)$", line)
+        if m:
+            out["print_info"][m.group(1)] = m.group(2).strip()
+        m = re.match(r"load_tensors: +layer +(\d+) assigned to device .*, is_swa = (\d)", line)
+        if m and int(m.group(1)) < out["n_layer"]:
+            out["is_swa"].append(int(m.group(2)))
     for i in range(ll.llama_model_meta_count(model)):
         out["meta"].append([c_string(ll.llama_model_meta_key_by_index, model, i),
                             c_string(ll.llama_model_meta_val_str_by_index, model, i)])
@@ -645,6 +931,13 @@ def describe(lx, path, arch, ftype):
     return out
 
 
+# Written in F32 only: what llama.cpp builds of each architecture (parameters, bytes, its record).
+RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe), ("qwen2", write_qwen2),
+               ("gemma2", write_gemma2), ("gemma3", write_gemma3), ("phi3", write_phi3),
+               ("deepseek2", write_deepseek2), ("gpt-oss", write_gpt_oss), ("bert", write_bert),
+               ("mamba", write_mamba)]
+
+
 def main():
     if len(sys.argv) != 3:
         raise SystemExit(__doc__)
@@ -654,7 +947,7 @@ def main():
         rng = np.random.default_rng(20250611)
         sources = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
         files, skipped = [], []
-        for arch, writer in sources + [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe)]:
+        for arch, writer in sources + RECORD_ONLY:
             src = os.path.join(outdir, f"{arch}-F32.gguf")
             writer(lx, src, rng)
             files.append((src, arch, "F32"))

@@ -51,6 +51,8 @@ struct LlamaReport {
   std::optional<int64_t> n_head_kv, n_swa;
   std::vector<std::pair<std::string, std::string>> meta;
   std::map<std::string, LlamaTensor> tensors;
+  std::map<std::string, std::string> print_info;  // the hyperparameters llama.cpp logged as it loaded
+  std::vector<int64_t> is_swa;                    // per layer, from its log: 1 where it slides a window
 
   const std::string* meta_value(const std::string& key) const {
     for (const auto& [k, v] : meta)
@@ -102,6 +104,9 @@ LlamaReport parse_report(const fs::path& p) {
     lt.size = uint_member(t, "size");
     out.tensors[string_member(t, "name")] = std::move(lt);
   }
+  for (const auto& [key, value] : r.find("print_info")->members())
+    out.print_info[std::string(key)] = std::string(value.as_string());
+  for (const json::Value& v : r.find("is_swa")->items()) out.is_swa.push_back(*v.as_int());
   return out;
 }
 
@@ -167,9 +172,9 @@ TEST_F(GgufLlamaOracle, EveryRequiredFileWasWrittenAndLoaded) {
   for (const char* arch : {"llama", "qwen3moe"})
     for (const char* ftype : {"F32", "Q8_0", "Q4_0", "Q4_K_M", "Q6_K"})
       EXPECT_TRUE(files.count(std::string(arch) + "-" + ftype + ".gguf")) << arch << " " << ftype;
-  EXPECT_TRUE(files.count("llama4-F32.gguf"));
-  EXPECT_TRUE(files.count("t5-F32.gguf"));
-  EXPECT_TRUE(files.count("glm4moe-F32.gguf"));
+  for (const char* arch : {"llama4", "t5", "glm4moe", "qwen2", "gemma2", "gemma3", "phi3", "deepseek2",
+                           "gpt-oss", "bert", "mamba"})
+    EXPECT_TRUE(files.count(std::string(arch) + "-F32.gguf")) << arch;
 }
 
 TEST_F(GgufLlamaOracle, ParametersAreLlamaCppsLessItsRopeFactors) {
@@ -247,7 +252,8 @@ std::optional<uint64_t> parse_uint(const std::string& s) {
 TEST_F(GgufLlamaOracle, RecordIsWhatLlamaCppLoaded) {
   for (const LlamaReport& r : reports_) {
     SCOPED_TRACE(r.file);
-    if (r.arch == "t5") continue;  // its own test: encoder and decoder stacks under other names
+    // Their own tests: T5's encoder and decoder stacks under other names, Mamba's layers without attention.
+    if (r.arch == "t5" || r.arch == "mamba") continue;
     const Inventory inv = inventory_of(r);
     const ArchitectureRecord& a = inv.arch;
     EXPECT_EQ(static_cast<int64_t>(a.num_layers), r.n_layer);
@@ -262,9 +268,13 @@ TEST_F(GgufLlamaOracle, RecordIsWhatLlamaCppLoaded) {
     EXPECT_EQ(a.tie_word_embeddings, r.tensors.count("output.weight") == 0);
     // llama.cpp refuses a tensor whose shape is not what its hyperparameters make of it, so the shapes of
     // the files it loaded state its head width, vocabulary and MLP width.
-    const LlamaTensor& q = r.tensors.at("blk.0.attn_q.weight");  // ne: hidden, heads x head_dim
-    const LlamaTensor& k = r.tensors.at("blk.0.attn_k.weight");  // ne: hidden, kv heads x head_dim
-    EXPECT_EQ(static_cast<int64_t>(a.head_dim) * r.n_head, q.ne[1]);
+    // Phi-3 fuses q, k and v in attn_qkv; MLA (DeepSeek) has neither: its own test.
+    const auto q = r.tensors.find("blk.0.attn_q.weight");      // ne: hidden, heads x head_dim
+    const auto k = r.tensors.find("blk.0.attn_k.weight");      // ne: hidden, kv heads x head_dim
+    const auto qkv = r.tensors.find("blk.0.attn_qkv.weight");  // ne: hidden, (heads + 2 kv heads) x head_dim
+    if (q != r.tensors.end()) {
+      EXPECT_EQ(static_cast<int64_t>(a.head_dim) * r.n_head, q->second.ne[1]);
+    }
     EXPECT_EQ(static_cast<int64_t>(a.vocab_size), r.tensors.at("token_embd.weight").ne[1]);
     for (const LayerSpec& l : a.layers()) {
       ASSERT_EQ(l.mixer, Mixer::Attention);
@@ -272,12 +282,15 @@ TEST_F(GgufLlamaOracle, RecordIsWhatLlamaCppLoaded) {
       if (r.n_head_kv) {
         EXPECT_EQ(static_cast<int64_t>(l.attention.kv_heads), *r.n_head_kv);
       }
-      EXPECT_EQ(static_cast<int64_t>(l.attention.kv_heads * l.attention.head_dim), k.ne[1]);
+      if (k != r.tensors.end()) {
+        EXPECT_EQ(static_cast<int64_t>(l.attention.kv_heads * l.attention.head_dim), k->second.ne[1]);
+      }
+      if (qkv != r.tensors.end()) {
+        EXPECT_EQ(static_cast<int64_t>((l.attention.heads + 2 * l.attention.kv_heads) * l.attention.head_dim),
+                  qkv->second.ne[1]);
+      }
       if (r.n_swa == 0) {
         EXPECT_EQ(l.attention.span, Span::Full);
-      }
-      if (l.ffn.kind == Ffn::Dense) {
-        EXPECT_EQ(static_cast<int64_t>(l.ffn.intermediate), r.tensors.at("blk.0.ffn_gate.weight").ne[1]);
       }
     }
     if (r.arch == "llama4") {
@@ -365,6 +378,88 @@ TEST_F(GgufLlamaOracle, Glm4MoeMtpLayerIsInTheParametersButNotTheDecoder) {
     EXPECT_EQ(*p.active, r.n_params - mtp - routed + routed / experts * used);
   }
   EXPECT_TRUE(seen);
+}
+
+// What llama.cpp logs of its hyperparameters as it loads ("print_info: n_embd_head_k = 64") and of each
+// layer ("is_swa = 1"), which its C API does not give: per layer, our record must say the same. A value
+// that differs between layers is logged as a list ("[4, 4, 2]").
+std::optional<uint64_t> logged(const LlamaReport& r, const std::string& key, size_t layer) {
+  const auto it = r.print_info.find(key);
+  if (it == r.print_info.end()) return std::nullopt;
+  std::string_view v = it->second;
+  if (!v.empty() && v.front() == '[') {
+    v.remove_prefix(1);
+    for (size_t i = 0; i < layer; ++i) v.remove_prefix(std::min(v.size(), v.find(',') + 1));
+    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+    v = v.substr(0, std::min(v.find(','), v.find(']')));
+  }
+  return parse_uint(std::string(v));
+}
+
+TEST_F(GgufLlamaOracle, LayersAreWhatLlamaCppLogged) {
+  for (const LlamaReport& r : reports_) {
+    if (r.arch == "t5") continue;  // two stacks: its own test
+    SCOPED_TRACE(r.file);
+    const Inventory inv = inventory_of(r);
+    const ArchitectureRecord& a = inv.arch;
+    ASSERT_EQ(static_cast<int64_t>(a.layers().size()), r.n_layer);
+    ASSERT_EQ(r.is_swa.size(), a.layers().size());
+    auto expect_logged = [&](uint64_t ours, const char* key, size_t layer) {
+      const std::optional<uint64_t> theirs = logged(r, key, layer);
+      ASSERT_TRUE(theirs) << key << " not logged";
+      EXPECT_EQ(ours, *theirs) << key;
+    };
+    // A model that attends both ways (BERT) is an encoder to us.
+    const auto causal = r.print_info.find("causal attn");
+    ASSERT_NE(causal, r.print_info.end());
+    const StackSpec* main = a.main_stack();
+    ASSERT_NE(main, nullptr);
+    EXPECT_EQ(main->role == StackRole::Encoder, causal->second == "0");
+    for (size_t i = 0; i < a.layers().size(); ++i) {
+      SCOPED_TRACE("layer " + std::to_string(i));
+      const LayerSpec& l = a.layers()[i];
+      if (r.arch == "mamba") {
+        ASSERT_EQ(l.mixer, Mixer::Mamba);
+        expect_logged(l.state.inner, "ssm_d_inner", i);
+        expect_logged(l.state.state, "ssm_d_state", i);
+        expect_logged(l.state.conv_kernel, "ssm_d_conv", i);
+        expect_logged(l.state.dt_rank, "ssm_dt_rank", i);
+        EXPECT_EQ(l.ffn.kind, Ffn::None);
+        continue;
+      }
+      ASSERT_EQ(l.mixer, Mixer::Attention);
+      const AttentionShape& at = l.attention;
+      EXPECT_EQ(at.span != Span::Full, r.is_swa[i] == 1);
+      if (r.is_swa[i]) {
+        expect_logged(at.window, "n_swa", i);
+        // The rope base of the windowed layers: Gemma 3's own 10,000, others' the global one.
+        const auto base = r.print_info.find("freq_base_swa");
+        ASSERT_NE(base, r.print_info.end());
+        ASSERT_TRUE(a.rope);
+        EXPECT_DOUBLE_EQ(a.rope->local_theta.value_or(a.rope->theta), std::stod(base->second));
+      }
+      expect_logged(at.head_dim, "n_embd_head_k", i);
+      expect_logged(at.v_head_dim ? at.v_head_dim : at.head_dim, "n_embd_head_v", i);
+      if (at.kind == AttentionKind::Mla) {
+        expect_logged(at.q_lora_rank, "n_lora_q", i);
+        expect_logged(at.kv_lora_rank, "n_lora_kv", i);
+        expect_logged(at.qk_rope_head_dim, "n_rot", i);
+      } else if (a.position == PositionKind::Rope) {
+        ASSERT_TRUE(a.rope);
+        const double part = a.rope->partial_rotary_factor.value_or(1.0);
+        expect_logged(static_cast<uint64_t>(std::llround(static_cast<double>(at.head_dim) * part)), "n_rot",
+                      i);
+      }
+      if (l.ffn.kind == Ffn::Dense) {
+        expect_logged(l.ffn.intermediate, "n_ff", i);
+      } else if (l.ffn.kind == Ffn::Moe) {
+        expect_logged(l.ffn.experts, "n_expert", i);
+        expect_logged(l.ffn.top_k, "n_expert_used", i);
+        if (r.print_info.count("n_ff_exp")) expect_logged(l.ffn.expert_intermediate, "n_ff_exp", i);
+        if (r.print_info.count("n_expert_shared")) expect_logged(l.ffn.shared_experts, "n_expert_shared", i);
+      }
+    }
+  }
 }
 
 // T5: llama.cpp's n_layer is each stack's; the decoder's layers attend the encoder with the same heads, whose
