@@ -3,7 +3,7 @@
 
 usage: llama_context_oracle.py LIB_DIR OUTDIR
 
-Writes the tiny llama and qwen3moe models of llama_gguf_oracle.py (llama.cpp's own gguf API), quantizes the
+Writes the tiny llama and qwen3moe models of llama_oracle_models.py (llama.cpp's own gguf API), quantizes the
 llama one to Q8_0, and for each file and each n_ctx of N_CTX creates a context with llama_init_from_model
 (CPU, one sequence, f16 K and V, flash attention off) and records the buffers llama.cpp's log reports:
 "model buffer size", "KV buffer size", "compute buffer size", "output buffer size" (MiB with two decimals;
@@ -22,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import llama_gguf_oracle as oracle  # noqa: E402
+import llama_oracle_models as models  # noqa: E402
 
 N_CTX = [512, 1000]
 # struct llama_context_params begins n_ctx, n_batch, n_ubatch, n_seq_max (uint32 each); the rest is carried
@@ -94,7 +95,7 @@ def main():
         lx.llama.llama_free.restype, lx.llama.llama_free.argtypes = None, [ctypes.c_void_p]
         rng = np.random.default_rng(20250611)
         files = []
-        for arch, writer in (("llama", oracle.write_llama), ("qwen3moe", oracle.write_qwen3moe)):
+        for arch, writer in models.QUANTIZED:
             src = os.path.join(outdir, f"{arch}-F32.gguf")
             writer(lx, src, rng)
             files.append(src)

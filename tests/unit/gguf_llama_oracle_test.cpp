@@ -1,10 +1,12 @@
 // GGUF models against llama.cpp itself. The oracle script tests/oracle/llama_gguf_oracle.py has llama.cpp's
-// own libraries (the pinned node-llama-cpp build under tests/peer) write two tiny models with its gguf API (a
-// GQA Llama with rope_freqs and untied output; a tied Qwen3-MoE with 3-D expert tensors), quantize them with
-// llama_model_quantize (Q8_0, Q4_0, Q4_K_M, Q6_K, IQ4_XS, MXFP4_MOE) and load every file with
-// llama_model_load_from_file; what llama.cpp reports for each file (parameters, size, dimensions, metadata
-// strings, tensor infos) must be what we read from the same file. Without /usr/bin/python3 (with numpy) or
-// the libraries, or when llama.cpp cannot load its own files, the tests skip and say why.
+// own libraries (the pinned node-llama-cpp build under tests/peer) write tiny models with its gguf API
+// (tests/oracle/llama_oracle_models.py: a GQA Llama with rope_freqs and an untied output and a tied
+// Qwen3-MoE with 3-D expert tensors, quantized with llama_model_quantize to Q8_0, Q4_0, Q4_K_M, Q6_K, IQ4_XS
+// and MXFP4_MOE; and one F32 model of each of 21 other architectures), load every file with
+// llama_model_load_from_file, and report what llama.cpp made of it: parameters, size, dimensions, metadata
+// strings, tensor infos, and the hyperparameters and per-layer window flags its log states. What we read
+// from the same file must be the same. Without /usr/bin/python3 (with numpy) or the libraries, or when
+// llama.cpp cannot load its own files, the tests skip and say why.
 #include <gtest/gtest.h>
 
 #include <charconv>
@@ -249,48 +251,59 @@ std::optional<uint64_t> parse_uint(const std::string& s) {
   return v;
 }
 
+// What llama.cpp logs of its hyperparameters as it loads ("print_info: n_embd_head_k = 64") and of each
+// layer ("is_swa = 1"), which its C API does not give: per layer, our record must say the same. A value
+// that differs between layers is logged as a list ("[4, 4, 2]").
+std::optional<uint64_t> logged(const LlamaReport& r, const std::string& key, size_t layer) {
+  const auto it = r.print_info.find(key);
+  if (it == r.print_info.end()) return std::nullopt;
+  std::string_view v = it->second;
+  if (!v.empty() && v.front() == '[') {
+    v.remove_prefix(1);
+    for (size_t i = 0; i < layer; ++i) v.remove_prefix(std::min(v.size(), v.find(',') + 1));
+    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+    v = v.substr(0, std::min(v.find(','), v.find(']')));
+  }
+  return parse_uint(std::string(v));
+}
+
 TEST_F(GgufLlamaOracle, RecordIsWhatLlamaCppLoaded) {
   for (const LlamaReport& r : reports_) {
     SCOPED_TRACE(r.file);
-    // Their own tests: T5's encoder and decoder stacks under other names, Mamba's layers without attention.
-    if (r.arch == "t5" || r.arch == "mamba") continue;
+    if (r.arch == "t5") continue;  // its own test: encoder and decoder stacks under other names
     const Inventory inv = inventory_of(r);
     const ArchitectureRecord& a = inv.arch;
     EXPECT_EQ(static_cast<int64_t>(a.num_layers), r.n_layer);
     EXPECT_EQ(static_cast<int64_t>(a.layers().size()), r.n_layer);
     EXPECT_EQ(static_cast<int64_t>(a.hidden_size), r.n_embd);
     EXPECT_EQ(static_cast<int64_t>(a.num_attention_heads), r.n_head);
-    if (r.n_head_kv) {
-      EXPECT_EQ(static_cast<int64_t>(a.num_key_value_heads), *r.n_head_kv);
-    }
     EXPECT_EQ(static_cast<int64_t>(a.max_position_embeddings), r.n_ctx_train);
     // Tied exactly when llama.cpp found no output tensor and used the token embeddings instead.
     EXPECT_EQ(a.tie_word_embeddings, r.tensors.count("output.weight") == 0);
-    // llama.cpp refuses a tensor whose shape is not what its hyperparameters make of it, so the shapes of
-    // the files it loaded state its head width, vocabulary and MLP width.
-    // Phi-3 fuses q, k and v in attn_qkv; MLA (DeepSeek) has neither: its own test.
-    const auto q = r.tensors.find("blk.0.attn_q.weight");      // ne: hidden, heads x head_dim
-    const auto k = r.tensors.find("blk.0.attn_k.weight");      // ne: hidden, kv heads x head_dim
-    const auto qkv = r.tensors.find("blk.0.attn_qkv.weight");  // ne: hidden, (heads + 2 kv heads) x head_dim
-    if (q != r.tensors.end()) {
-      EXPECT_EQ(static_cast<int64_t>(a.head_dim) * r.n_head, q->second.ne[1]);
-    }
     EXPECT_EQ(static_cast<int64_t>(a.vocab_size), r.tensors.at("token_embd.weight").ne[1]);
-    for (const LayerSpec& l : a.layers()) {
-      ASSERT_EQ(l.mixer, Mixer::Attention);
-      EXPECT_EQ(static_cast<int64_t>(l.attention.heads), r.n_head);
-      if (r.n_head_kv) {
-        EXPECT_EQ(static_cast<int64_t>(l.attention.kv_heads), *r.n_head_kv);
+    // llama.cpp refuses a tensor whose shape is not what its hyperparameters make of it, so the shapes of
+    // the files it loaded state each attention layer's heads and their width: q and k apart (ne: hidden,
+    // heads x head_dim) or fused in attn_qkv (Phi-3, GPT-2); MLA (DeepSeek) has neither, and is checked
+    // against llama.cpp's log in the next test, as the per-layer head counts of hybrids are.
+    for (size_t i = 0; i < a.layers().size(); ++i) {
+      const LayerSpec& l = a.layers()[i];
+      if (l.mixer != Mixer::Attention) continue;
+      SCOPED_TRACE("layer " + std::to_string(i));
+      const AttentionShape& at = l.attention;
+      const std::string p = "blk." + std::to_string(i) + ".";
+      EXPECT_EQ(at.heads, logged(r, "n_head", i));
+      EXPECT_EQ(at.kv_heads, logged(r, "n_head_kv", i));
+      if (const auto q = r.tensors.find(p + "attn_q.weight"); q != r.tensors.end()) {
+        EXPECT_EQ(static_cast<int64_t>(at.heads * at.head_dim), q->second.ne[1]);
       }
-      if (k != r.tensors.end()) {
-        EXPECT_EQ(static_cast<int64_t>(l.attention.kv_heads * l.attention.head_dim), k->second.ne[1]);
+      if (const auto k = r.tensors.find(p + "attn_k.weight"); k != r.tensors.end()) {
+        EXPECT_EQ(static_cast<int64_t>(at.kv_heads * at.head_dim), k->second.ne[1]);
       }
-      if (qkv != r.tensors.end()) {
-        EXPECT_EQ(static_cast<int64_t>((l.attention.heads + 2 * l.attention.kv_heads) * l.attention.head_dim),
-                  qkv->second.ne[1]);
+      if (const auto qkv = r.tensors.find(p + "attn_qkv.weight"); qkv != r.tensors.end()) {
+        EXPECT_EQ(static_cast<int64_t>((at.heads + 2 * at.kv_heads) * at.head_dim), qkv->second.ne[1]);
       }
       if (r.n_swa == 0) {
-        EXPECT_EQ(l.attention.span, Span::Full);
+        EXPECT_EQ(at.span, Span::Full);
       }
     }
     if (r.arch == "llama4") {
@@ -380,22 +393,6 @@ TEST_F(GgufLlamaOracle, Glm4MoeMtpLayerIsInTheParametersButNotTheDecoder) {
   EXPECT_TRUE(seen);
 }
 
-// What llama.cpp logs of its hyperparameters as it loads ("print_info: n_embd_head_k = 64") and of each
-// layer ("is_swa = 1"), which its C API does not give: per layer, our record must say the same. A value
-// that differs between layers is logged as a list ("[4, 4, 2]").
-std::optional<uint64_t> logged(const LlamaReport& r, const std::string& key, size_t layer) {
-  const auto it = r.print_info.find(key);
-  if (it == r.print_info.end()) return std::nullopt;
-  std::string_view v = it->second;
-  if (!v.empty() && v.front() == '[') {
-    v.remove_prefix(1);
-    for (size_t i = 0; i < layer; ++i) v.remove_prefix(std::min(v.size(), v.find(',') + 1));
-    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
-    v = v.substr(0, std::min(v.find(','), v.find(']')));
-  }
-  return parse_uint(std::string(v));
-}
-
 TEST_F(GgufLlamaOracle, LayersAreWhatLlamaCppLogged) {
   for (const LlamaReport& r : reports_) {
     if (r.arch == "t5") continue;  // two stacks: its own test
@@ -415,20 +412,7 @@ TEST_F(GgufLlamaOracle, LayersAreWhatLlamaCppLogged) {
     const StackSpec* main = a.main_stack();
     ASSERT_NE(main, nullptr);
     EXPECT_EQ(main->role == StackRole::Encoder, causal->second == "0");
-    for (size_t i = 0; i < a.layers().size(); ++i) {
-      SCOPED_TRACE("layer " + std::to_string(i));
-      const LayerSpec& l = a.layers()[i];
-      if (r.arch == "mamba") {
-        ASSERT_EQ(l.mixer, Mixer::Mamba);
-        expect_logged(l.state.inner, "ssm_d_inner", i);
-        expect_logged(l.state.state, "ssm_d_state", i);
-        expect_logged(l.state.conv_kernel, "ssm_d_conv", i);
-        expect_logged(l.state.dt_rank, "ssm_dt_rank", i);
-        EXPECT_EQ(l.ffn.kind, Ffn::None);
-        continue;
-      }
-      ASSERT_EQ(l.mixer, Mixer::Attention);
-      const AttentionShape& at = l.attention;
+    auto check_attention = [&](const AttentionShape& at, size_t i) {
       EXPECT_EQ(at.span != Span::Full, r.is_swa[i] == 1);
       if (r.is_swa[i]) {
         expect_logged(at.window, "n_swa", i);
@@ -450,6 +434,28 @@ TEST_F(GgufLlamaOracle, LayersAreWhatLlamaCppLogged) {
         expect_logged(static_cast<uint64_t>(std::llround(static_cast<double>(at.head_dim) * part)), "n_rot",
                       i);
       }
+    };
+    for (size_t i = 0; i < a.layers().size(); ++i) {
+      SCOPED_TRACE("layer " + std::to_string(i));
+      const LayerSpec& l = a.layers()[i];
+      // No K/V heads in a model with a state: a recurrent layer to llama.cpp, but for Nemotron-H's MLP layers
+      // (its recurrent ones have no MLP width either); Mamba-2 when its B and C come in groups (Mamba-1 logs
+      // none), the dt rank then being the heads.
+      const bool no_kv = logged(r, "n_head_kv", i) == 0u;
+      if (no_kv && r.arch == "nemotron_h" && logged(r, "n_ff", i) > 0u) {
+        EXPECT_EQ(l.mixer, Mixer::None);
+      } else if (no_kv && logged(r, "ssm_d_inner", i).value_or(0) > 0) {
+        const bool groups = logged(r, "ssm_n_group", i).value_or(0) > 0;
+        ASSERT_EQ(l.mixer, groups ? Mixer::Mamba2 : Mixer::Mamba);
+        expect_logged(l.state.inner, "ssm_d_inner", i);
+        expect_logged(l.state.state, "ssm_d_state", i);
+        expect_logged(l.state.conv_kernel, "ssm_d_conv", i);
+        expect_logged(groups ? l.state.heads : l.state.dt_rank, "ssm_dt_rank", i);
+        if (groups) expect_logged(l.state.groups, "ssm_n_group", i);
+      } else {
+        ASSERT_EQ(l.mixer, Mixer::Attention);
+        check_attention(l.attention, i);
+      }
       if (l.ffn.kind == Ffn::Dense) {
         expect_logged(l.ffn.intermediate, "n_ff", i);
       } else if (l.ffn.kind == Ffn::Moe) {
@@ -457,6 +463,9 @@ TEST_F(GgufLlamaOracle, LayersAreWhatLlamaCppLogged) {
         expect_logged(l.ffn.top_k, "n_expert_used", i);
         if (r.print_info.count("n_ff_exp")) expect_logged(l.ffn.expert_intermediate, "n_ff_exp", i);
         if (r.print_info.count("n_expert_shared")) expect_logged(l.ffn.shared_experts, "n_expert_shared", i);
+        if (r.print_info.count("n_ff_shexp")) expect_logged(l.ffn.shared_intermediate, "n_ff_shexp", i);
+      } else if (r.print_info.count("n_ff")) {
+        expect_logged(0, "n_ff", i);  // a layer without an MLP (Mamba's, Nemotron-H's mixers)
       }
     }
   }

@@ -1,0 +1,673 @@
+"""The tiny models the llama.cpp oracles write (llama_gguf_oracle.py, llama_context_oracle.py): one function
+per architecture, each writing through llama.cpp's gguf API (gguf_builder.py) the tensors and keys that
+llama.cpp's loader asks of that architecture, so that it loads the file. Widths are small (hidden 256) and,
+where a model is quantized, every matrix width is a multiple of 256 so that the K-quants apply.
+
+QUANTIZED are quantized into every file type the oracle tests; RECORD_ONLY are written in F32 only, for
+what llama.cpp builds of them (parameters, bytes, the layers it logs)."""
+
+import numpy as np
+
+from gguf_builder import GGUF_TYPE_FLOAT32, GGUF_TYPE_INT32, GgufBuilder
+
+HIDDEN = 256
+LLAMA_ATTENTION = ("attn_q", "attn_k", "attn_v", "attn_output")
+
+
+def weights(rng, *shape):
+    return (rng.standard_normal(shape) * 0.02).astype(np.float32)
+
+
+def norm(rng, *shape):
+    return (1.0 + rng.standard_normal(shape) * 0.01).astype(np.float32)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Vocabularies: each writes its tokenizer.ggml.* keys and returns its size.
+
+def bytes_to_unicode():
+    """GPT-2's byte-level alphabet: the 256 characters byte-level BPE spells bytes with (llama.cpp's
+    unicode_byte_to_utf8 maps them back, and refuses a token holding any other character)."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAC + 1)) + list(range(0xAE, 0xFF + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return [chr(c) for _, c in sorted(zip(bs, cs))]
+
+
+def spm_vocab(b, n_vocab, specials=()):
+    """A SentencePiece ("llama") vocabulary: <unk>, <s>, </s>, the 256 byte tokens <0xXX> (llama.cpp
+    finds the newline through <0x0A>), `specials` and word pieces, with scores and token types."""
+    tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{i:02X}>" for i in range(256)] + list(specials)
+    types = [2, 3, 3] + [6] * 256 + [3] * len(specials)  # UNKNOWN, CONTROL, CONTROL, BYTE, CONTROL
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    i = 0
+    while len(tokens) < n_vocab:
+        tokens.append("\u2581" + letters[i % 26] + (letters[i // 26] if i >= 26 else ""))
+        types.append(1)  # NORMAL
+        i += 1
+    fixed = 259 + len(specials)
+    scores = np.array([0.0] * fixed + [-float(k) for k in range(n_vocab - fixed)], dtype=np.float32)
+    b.text("tokenizer.ggml.model", "llama")
+    b.str_array("tokenizer.ggml.tokens", tokens)
+    b.num_array("tokenizer.ggml.scores", GGUF_TYPE_FLOAT32, scores)
+    b.num_array("tokenizer.ggml.token_type", GGUF_TYPE_INT32, np.array(types, dtype=np.int32))
+    b.u32("tokenizer.ggml.unknown_token_id", 0)
+    b.u32("tokenizer.ggml.bos_token_id", 1)
+    b.u32("tokenizer.ggml.eos_token_id", 2)
+    b.flag("tokenizer.ggml.add_bos_token", True)
+    return len(tokens)
+
+
+def phi3_vocab(b, n_vocab):
+    """SentencePiece with Phi-3's chat tokens: llama.cpp looks its end-of-turn token up by text."""
+    return spm_vocab(b, n_vocab, ["<|endoftext|>", "<|assistant|>", "<|end|>", "<|user|>", "<|system|>"])
+
+
+def bpe_vocab(b, n_vocab):
+    """A byte-level BPE ("gpt2") vocabulary: the 256 byte characters, merged pairs of letters with their
+    merges, and Qwen's special tokens; pre-tokenizer "qwen2" (an unknown one is refused)."""
+    alphabet = bytes_to_unicode()
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>"]
+    letters = "etaoinshrdlu"
+    merges, merged = [], []
+    for x in letters:
+        for y in letters:
+            if len(alphabet) + len(merged) + len(specials) >= n_vocab:
+                break
+            merges.append(f"{x} {y}")
+            merged.append(x + y)
+    tokens = alphabet + merged + specials
+    types = [1] * (len(alphabet) + len(merged)) + [3] * len(specials)  # NORMAL, CONTROL
+    b.text("tokenizer.ggml.model", "gpt2")
+    b.text("tokenizer.ggml.pre", "qwen2")
+    b.str_array("tokenizer.ggml.tokens", tokens)
+    b.num_array("tokenizer.ggml.token_type", GGUF_TYPE_INT32, np.array(types, dtype=np.int32))
+    b.str_array("tokenizer.ggml.merges", merges)
+    b.u32("tokenizer.ggml.eos_token_id", tokens.index("<|im_end|>"))
+    b.u32("tokenizer.ggml.padding_token_id", tokens.index("<|endoftext|>"))
+    b.u32("tokenizer.ggml.bos_token_id", tokens.index("<|endoftext|>"))
+    b.flag("tokenizer.ggml.add_bos_token", False)
+    return len(tokens)
+
+
+def wpm_vocab(b, n_vocab):
+    """A WordPiece ("bert") vocabulary: BERT's special tokens, then letters and ## continuations; two token
+    types (sentence A and B)."""
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    tokens = specials + list(letters) + ["##" + c for c in letters]
+    i = 0
+    while len(tokens) < n_vocab:
+        tokens.append(letters[i % 26] + letters[(i // 26) % 26] + letters[(i // 676) % 26])
+        i += 1
+    types = [3] * len(specials) + [1] * (len(tokens) - len(specials))
+    b.text("tokenizer.ggml.model", "bert")
+    b.str_array("tokenizer.ggml.tokens", tokens)
+    b.num_array("tokenizer.ggml.token_type", GGUF_TYPE_INT32, np.array(types, dtype=np.int32))
+    b.u32("tokenizer.ggml.token_type_count", 2)
+    for key, token in (("unknown", "[UNK]"), ("seperator", "[SEP]"), ("padding", "[PAD]"), ("cls", "[CLS]"),
+                       ("mask", "[MASK]")):
+        b.u32(f"tokenizer.ggml.{key}_token_id", tokens.index(token))
+    return len(tokens)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Metadata: the {arch}.* keys by what they describe, merged into one dict per model.
+
+def stack_keys(layers, ctx, ffn, heads, eps=1e-6, layer_norm=False):
+    """The stack's sizes and its norms' epsilon (RMS norms, or LayerNorms)."""
+    eps_key = "attention.layer_norm_epsilon" if layer_norm else "attention.layer_norm_rms_epsilon"
+    return {"block_count": layers, "context_length": ctx, "embedding_length": HIDDEN, "feed_forward_length": ffn,
+            "attention.head_count": heads, eps_key: eps}
+
+
+def grouped_keys(kv_heads, head_dim, theta):
+    """K/V heads, a head width of its own (key_length, value_length) and the rope base."""
+    return {"attention.head_count_kv": kv_heads, "attention.key_length": head_dim,
+            "attention.value_length": head_dim, "rope.freq_base": float(theta)}
+
+
+def expert_keys(count, used, width):
+    return {"expert_count": count, "expert_used_count": used, "expert_feed_forward_length": width}
+
+
+def shared_expert_keys(shared, scale):
+    """DeepSeek's MoE as GLM-4.5 also has it: a dense leading layer, shared experts, sigmoid scores."""
+    return {"expert_shared_count": shared, "leading_dense_block_count": 1, "expert_weights_scale": float(scale),
+            "expert_weights_norm": True, "expert_gating_func": 2}
+
+
+def ssm_keys(inner, state, conv, dt_rank, groups=None):
+    """A state-space mixer's sizes (Mamba-2: dt_rank is its heads, and B and C come in groups)."""
+    keys = {"ssm.conv_kernel": conv, "ssm.inner_size": inner, "ssm.state_size": state,
+            "ssm.time_step_rank": dt_rank}
+    if groups is not None:
+        keys["ssm.group_count"] = groups
+    return keys
+
+
+def per_layer(values):
+    return np.array(values, dtype=np.uint32)
+
+
+# ------------------------------------------------------------------------------------------------------
+# A model being written.
+
+class Model:
+    """general.*, the architecture's `keys` (relative to its name), a vocabulary and the token embedding;
+    then the writer's tensors through the helpers below, and finish(): the last norm, the output unless
+    tied, the file."""
+
+    def __init__(self, lx, rng, arch, keys, vocab=bpe_vocab, n_vocab=300):
+        self.b, self.rng = GgufBuilder(lx), rng
+        self.b.text("general.architecture", arch)
+        self.b.text("general.name", f"oracle {arch}")
+        self.b.u32("general.file_type", 0)  # ALL_F32
+        for key, v in keys.items():
+            self.b.value(f"{arch}.{key}", v)
+        self.vocab = vocab(self.b, n_vocab)
+        self.weight("token_embd", self.vocab, HIDDEN)
+
+    def tensor(self, name, data):
+        self.b.tensor(name, data)
+
+    def weight(self, name, *shape):
+        self.b.tensor(name + ".weight", weights(self.rng, *shape))
+
+    def bias(self, name, *shape):
+        self.b.tensor(name + ".bias", weights(self.rng, *shape))
+
+    def norm(self, name, *shape):
+        self.b.tensor(name + ".weight", norm(self.rng, *(shape or (HIDDEN,))))
+
+    def layer_norm(self, name, width=HIDDEN):
+        """A LayerNorm with its bias (GPT-2, Phi-2, StarCoder2, BERT)."""
+        self.norm(name, width)
+        self.bias(name, width)
+
+    def biased(self, name, rows, cols):
+        self.weight(name, rows, cols)
+        self.bias(name, rows)
+
+    def attention(self, p, heads, kv_heads, head_dim, names=LLAMA_ATTENTION):
+        """q, k, v and the output projection of one layer, under `names`."""
+        q, k, v, o = names
+        self.weight(p + q, heads * head_dim, HIDDEN)
+        self.weight(p + k, kv_heads * head_dim, HIDDEN)
+        self.weight(p + v, kv_heads * head_dim, HIDDEN)
+        self.weight(p + o, HIDDEN, heads * head_dim)
+
+    def qk_norms(self, p, q_width, k_width=None):
+        """Norms of the queries and keys: per head (Qwen3, Gemma 3) or over the projection (OLMo 2)."""
+        self.norm(p + "attn_q_norm", q_width)
+        self.norm(p + "attn_k_norm", k_width or q_width)
+
+    def qkv_biases(self, p, heads, kv_heads, head_dim):
+        for name, width in (("attn_q", heads), ("attn_k", kv_heads), ("attn_v", kv_heads)):
+            self.bias(p + name, width * head_dim)
+
+    def gated_mlp(self, p, width, suffix=""):
+        self.weight(p + f"ffn_gate{suffix}", width, HIDDEN)
+        self.weight(p + f"ffn_up{suffix}", width, HIDDEN)
+        self.weight(p + f"ffn_down{suffix}", HIDDEN, width)
+
+    def experts(self, p, count, width):
+        """The router and 3-D expert tensors (ne: hidden, width, experts) of one MoE layer."""
+        self.weight(p + "ffn_gate_inp", count, HIDDEN)
+        self.weight(p + "ffn_gate_exps", count, width, HIDDEN)
+        self.weight(p + "ffn_up_exps", count, width, HIDDEN)
+        self.weight(p + "ffn_down_exps", count, HIDDEN, width)
+
+    def experts_with_shared(self, p, count, width, shared):
+        """A DeepSeek-style MoE layer: routed experts, the router's score bias, the shared experts as one MLP."""
+        self.experts(p, count, width)
+        self.bias(p + "exp_probs_b", count)
+        self.gated_mlp(p, width * shared, "_shexp")
+
+    def mamba2_mixer(self, p, inner, state, conv, heads, groups):
+        """A Mamba-2 mixer: the in projection to z, x, B, C and one dt per head; the convolution over x, B
+        and C; A, D and dt's bias per head; the gated norm per group; the out projection."""
+        channels = inner + 2 * groups * state
+        self.weight(p + "ssm_in", 2 * inner + 2 * groups * state + heads, HIDDEN)
+        self.weight(p + "ssm_conv1d", channels, conv)
+        self.bias(p + "ssm_conv1d", channels)
+        self.bias(p + "ssm_dt", heads)
+        self.tensor(p + "ssm_a", -np.abs(weights(self.rng, heads, 1)))
+        self.tensor(p + "ssm_d", norm(self.rng, heads, 1))
+        self.norm(p + "ssm_norm", groups, inner // groups)
+        self.weight(p + "ssm_out", HIDDEN, inner)
+
+    def finish(self, path, tied=False, last_norm="rms", output_bias=False):
+        """The last norm ("rms", "layer" with a bias, or None), the output unless `tied` to the token
+        embedding, and the file."""
+        if last_norm == "layer":
+            self.layer_norm("output_norm")
+        elif last_norm:
+            self.norm("output_norm")
+        if not tied:
+            (self.biased if output_bias else self.weight)("output", self.vocab, HIDDEN)
+        self.b.write(path)
+
+
+def layers(n, prefix="blk"):
+    return [f"{prefix}.{l}." for l in range(n)]
+
+
+# ------------------------------------------------------------------------------------------------------
+# Quantized into every file type.
+
+def write_llama(lx, path, rng):
+    """Llama 3.1-shaped: GQA (4 heads, 2 kv heads), untied output, rope_freqs, an SPM vocabulary."""
+    head_dim = HIDDEN // 4
+    m = Model(lx, rng, "llama", {**stack_keys(2, 8192, 512, 4, eps=1e-5), "attention.head_count_kv": 2,
+                                 "rope.freq_base": 500000.0, "rope.dimension_count": head_dim, "vocab_size": 300},
+              vocab=spm_vocab)
+    # Llama 3.1's long-context frequency factors: one tensor llama.cpp shares between all layers.
+    m.tensor("rope_freqs.weight", np.linspace(1.0, 8.0, head_dim // 2, dtype=np.float32))
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, head_dim)
+        m.norm(p + "ffn_norm")
+        m.gated_mlp(p, 512)
+    m.finish(path)
+
+
+def write_qwen3moe(lx, path, rng):
+    """Qwen3-MoE: 8 experts, 2 used, 3-D expert tensors, q/k norms, a tied output (no output.weight, as in
+    the small Qwen3 models); the dense width 768 stated but unused, as Qwen3-30B-A3B's file states its."""
+    m = Model(lx, rng, "qwen3moe", {**stack_keys(2, 32768, 768, 4), **grouped_keys(2, 64, 1e6),
+                                    **expert_keys(8, 2, 256)})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.qk_norms(p, 64)
+        m.norm(p + "ffn_norm")
+        m.experts(p, 8, 256)
+    m.finish(path, tied=True)
+
+
+# ------------------------------------------------------------------------------------------------------
+# F32 only.
+
+def write_llama4(lx, path, rng):
+    """Llama-4 as llama.cpp runs it: no sliding_window key, so chunked attention of 8192 on three layers of
+    every four; MoE (routed experts and a shared one) on every second layer, dense MLPs between."""
+    m = Model(lx, rng, "llama4", {**stack_keys(4, 262144, 512, 4, eps=1e-5), **grouped_keys(2, 64, 500000),
+                                  "rope.dimension_count": 64, **expert_keys(4, 1, 256),
+                                  "interleave_moe_layer_step": 2, "vocab_size": 300}, vocab=spm_vocab)
+    for l, p in enumerate(layers(4)):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.norm(p + "ffn_norm")
+        if (l + 1) % 2 == 0:  # llama.cpp: a MoE layer when (il + 1) % n_moe_layer_step == 0
+            m.experts(p, 4, 256)
+            m.gated_mlp(p, 256, "_shexp")
+        else:
+            m.gated_mlp(p, 512)
+    m.finish(path)
+
+
+def write_glm4moe(lx, path, rng):
+    """GLM-4.5 as llama.cpp holds it: a dense first layer (leading_dense_block_count), MoE layers with
+    routed experts, a shared one and the router's score bias (exp_probs_b), biased q/k/v, partial rotary,
+    and a last layer that is the multi-token-prediction module (nextn_predict_layers: a whole MoE layer
+    plus its nextn.* projections and norms), stored in block_count as GLM's converter keeps it."""
+    m = Model(lx, rng, "glm4moe", {**stack_keys(3, 131072, 512, 4, eps=1e-5), **grouped_keys(2, 64, 1e6),
+                                   "rope.dimension_count": 32, **expert_keys(4, 2, 256),
+                                   **shared_expert_keys(1, 1.0), "nextn_predict_layers": 1})
+    for l, p in enumerate(layers(3)):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.qkv_biases(p, 4, 2, 64)
+        m.norm(p + "post_attention_norm")
+        if l == 0:
+            m.gated_mlp(p, 512)
+            continue
+        m.experts_with_shared(p, 4, 256, 1)
+        if l == 2:  # the multi-token-prediction layer
+            m.weight(p + "nextn.eh_proj", HIDDEN, 2 * HIDDEN)
+            m.weight(p + "nextn.embed_tokens", m.vocab, HIDDEN)
+            m.norm(p + "nextn.enorm")
+            m.norm(p + "nextn.hnorm")
+            m.weight(p + "nextn.shared_head_head", m.vocab, HIDDEN)
+            m.norm(p + "nextn.shared_head_norm")
+    m.finish(path)
+
+
+def write_t5(lx, path, rng):
+    """A FLAN-T5-shaped encoder-decoder: gated MLPs, d_kv (key_length) apart from hidden / heads, relative
+    position buckets in layer 0 of each stack, the decoder attending the encoder, an untied output."""
+    heads, head_dim, buckets = 4, 32, 32
+    m = Model(lx, rng, "t5", {**stack_keys(2, 512, 512, heads), "attention.key_length": head_dim,
+                              "attention.value_length": head_dim, "attention.relative_buckets_count": buckets,
+                              "decoder_start_token_id": 0}, vocab=spm_vocab)
+    for stack in ("enc", "dec"):
+        for l, p in enumerate(layers(2, f"{stack}.blk")):
+            m.norm(p + "attn_norm")
+            if l == 0:
+                m.weight(p + "attn_rel_b", buckets, heads)
+            m.attention(p, heads, heads, head_dim, ("attn_q", "attn_k", "attn_v", "attn_o"))
+            if stack == "dec":
+                m.norm(p + "cross_attn_norm")
+                m.attention(p, heads, heads, head_dim, ("cross_attn_q", "cross_attn_k", "cross_attn_v",
+                                                        "cross_attn_o"))
+            m.norm(p + "ffn_norm")
+            m.gated_mlp(p, 512)
+        m.norm(f"{stack}.output_norm")
+    m.finish(path, last_norm=None)
+
+
+def write_qwen2(lx, path, rng):
+    """Qwen2: biased q/k/v, grouped K/V heads, an untied output (as Qwen2-7B)."""
+    m = Model(lx, rng, "qwen2", {**stack_keys(2, 32768, 512, 4), "attention.head_count_kv": 2,
+                                 "rope.freq_base": 1e6})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.qkv_biases(p, 4, 2, 64)
+        m.norm(p + "ffn_norm")
+        m.gated_mlp(p, 512)
+    m.finish(path)
+
+
+def write_qwen3(lx, path, rng):
+    """Qwen3 (dense): q/k norms, no biases, a head width of its own (128), a tied output."""
+    m = Model(lx, rng, "qwen3", {**stack_keys(2, 40960, 512, 4), **grouped_keys(2, 128, 1e6)})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 128)
+        m.qk_norms(p, 128)
+        m.norm(p + "ffn_norm")
+        m.gated_mlp(p, 512)
+    m.finish(path, tied=True)
+
+
+def write_qwen2moe(lx, path, rng):
+    """Qwen1.5/2-MoE: biased q/k/v, routed experts and one shared expert of its own width behind a sigmoid
+    gate (ffn_gate_inp_shexp)."""
+    m = Model(lx, rng, "qwen2moe", {**stack_keys(2, 8192, 768, 4), **grouped_keys(4, 64, 1e6),
+                                    **expert_keys(8, 2, 256), "expert_shared_feed_forward_length": 512})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 4, 64)
+        m.qkv_biases(p, 4, 4, 64)
+        m.norm(p + "ffn_norm")
+        m.experts(p, 8, 256)
+        m.tensor(p + "ffn_gate_inp_shexp.weight", weights(rng, HIDDEN))
+        m.gated_mlp(p, 512, "_shexp")
+    m.finish(path)
+
+
+def write_gemma(lx, path, rng, arch, kv_heads, head_dim, n_layers, ctx, theta, qk_norm, keys):
+    """Gemma 2's and 3's shape: norms before and after attention and MLP (Gemma 3's with q/k norms), a
+    tied output; `keys` the generation's own metadata."""
+    m = Model(lx, rng, arch, {**stack_keys(n_layers, ctx, 512, 4), **grouped_keys(kv_heads, head_dim, theta),
+                              **keys}, vocab=spm_vocab)
+    for p in layers(n_layers):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, kv_heads, head_dim)
+        if qk_norm:
+            m.qk_norms(p, head_dim)
+        m.norm(p + "post_attention_norm")
+        m.norm(p + "ffn_norm")
+        m.gated_mlp(p, 512)
+        m.norm(p + "post_ffw_norm")
+    m.finish(path, tied=True)
+
+
+def write_gemma2(lx, path, rng):
+    """Gemma 2 as its first GGUF files were written: no sliding_window key (llama.cpp then assumes 4096 on
+    every second layer), logit soft-capping."""
+    write_gemma(lx, path, rng, "gemma2", 2, 64, 3, 8192, 10000, False,
+                {"attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0})
+
+
+def write_gemma3(lx, path, rng):
+    """Gemma 3 (1B-shaped): one K/V head of its own width, q/k norms, a sliding window that llama.cpp
+    applies on five layers of every six."""
+    write_gemma(lx, path, rng, "gemma3", 1, 32, 7, 32768, 1e6, True, {"attention.sliding_window": 512})
+
+
+def write_cohere2(lx, path, rng):
+    """Command R7B (cohere2): attention and MLP side by side after one norm, a sliding window on three
+    layers of four, a tied output."""
+    m = Model(lx, rng, "cohere2", {**stack_keys(4, 8192, 512, 4, eps=1e-5), **grouped_keys(2, 64, 50000),
+                                   "attention.layer_norm_epsilon": 1e-5, "attention.sliding_window": 4096,
+                                   "logit_scale": 0.25})
+    for p in layers(4):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.gated_mlp(p, 512)
+    m.finish(path, tied=True)
+
+
+def write_olmo2(lx, path, rng):
+    """OLMo 2: norms after attention and MLP only, q/k norms over the whole projection width."""
+    m = Model(lx, rng, "olmo2", {**stack_keys(2, 4096, 512, 4), **grouped_keys(4, 64, 500000)})
+    for p in layers(2):
+        m.attention(p, 4, 4, 64)
+        m.qk_norms(p, 4 * 64)
+        m.norm(p + "post_attention_norm")
+        m.gated_mlp(p, 512)
+        m.norm(p + "post_ffw_norm")
+    m.finish(path)
+
+
+def write_phi3(lx, path, rng):
+    """Phi-3 mini: q, k and v fused in one matrix (attn_qkv), gate and up fused in ffn_up (twice the MLP
+    width), an untied output."""
+    m = Model(lx, rng, "phi3", {**stack_keys(2, 4096, 512, 4, eps=1e-5), "attention.head_count_kv": 4,
+                                "rope.dimension_count": 64, "rope.scaling.original_context_length": 4096},
+              vocab=phi3_vocab)
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.weight(p + "attn_qkv", 3 * HIDDEN, HIDDEN)
+        m.weight(p + "attn_output", HIDDEN, HIDDEN)
+        m.norm(p + "ffn_norm")
+        m.weight(p + "ffn_up", 2 * 512, HIDDEN)
+        m.weight(p + "ffn_down", HIDDEN, 512)
+    m.finish(path)
+
+
+def write_phi2(lx, path, rng):
+    """Phi-2: attention and a plain GELU MLP side by side after one LayerNorm, fused biased qkv, partial
+    rotary (a quarter of each head), a biased untied output."""
+    m = Model(lx, rng, "phi2", {**stack_keys(2, 2048, 1024, 4, eps=1e-5, layer_norm=True),
+                                "attention.head_count_kv": 4, "rope.dimension_count": 16})
+    for p in layers(2):
+        m.layer_norm(p + "attn_norm")
+        m.biased(p + "attn_qkv", 3 * HIDDEN, HIDDEN)
+        m.biased(p + "attn_output", HIDDEN, HIDDEN)
+        m.biased(p + "ffn_up", 1024, HIDDEN)
+        m.biased(p + "ffn_down", HIDDEN, 1024)
+    m.finish(path, last_norm="layer", output_bias=True)
+
+
+def write_gpt2(lx, path, rng):
+    """GPT-2: learned positions, LayerNorms with biases, fused biased qkv, a plain MLP, a tied output."""
+    m = Model(lx, rng, "gpt2", stack_keys(2, 1024, 1024, 4, eps=1e-5, layer_norm=True))
+    m.weight("position_embd", 1024, HIDDEN)
+    for p in layers(2):
+        m.layer_norm(p + "attn_norm")
+        m.biased(p + "attn_qkv", 3 * HIDDEN, HIDDEN)
+        m.biased(p + "attn_output", HIDDEN, HIDDEN)
+        m.layer_norm(p + "ffn_norm")
+        m.biased(p + "ffn_up", 1024, HIDDEN)
+        m.biased(p + "ffn_down", HIDDEN, 1024)
+    m.finish(path, tied=True, last_norm="layer")
+
+
+def write_starcoder2(lx, path, rng):
+    """StarCoder2: grouped K/V heads, biases everywhere, a plain MLP, LayerNorms with biases, tied."""
+    m = Model(lx, rng, "starcoder2", {**stack_keys(2, 16384, 1024, 4, eps=1e-5, layer_norm=True),
+                                      "attention.head_count_kv": 2, "rope.freq_base": 100000.0})
+    for p in layers(2):
+        m.layer_norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.qkv_biases(p, 4, 2, 64)
+        m.bias(p + "attn_output", HIDDEN)
+        m.layer_norm(p + "ffn_norm")
+        m.biased(p + "ffn_up", 1024, HIDDEN)
+        m.biased(p + "ffn_down", HIDDEN, 1024)
+    m.finish(path, tied=True, last_norm="layer")
+
+
+def write_deepseek2(lx, path, rng):
+    """DeepSeek-V3-shaped: multi-head latent attention (a low-rank query, a compressed K/V latent shared by
+    the heads, decoupled rotary dims), a dense first layer, then MoE with a shared expert and the router's
+    score bias, sigmoid gating."""
+    heads, q_rank, kv_rank, nope, rope, v_dim = 4, 128, 64, 32, 16, 32
+    m = Model(lx, rng, "deepseek2", {**stack_keys(3, 163840, 512, heads), "attention.head_count_kv": heads,
+                                     "attention.q_lora_rank": q_rank, "attention.kv_lora_rank": kv_rank,
+                                     "attention.key_length": nope + rope, "attention.value_length": v_dim,
+                                     "rope.dimension_count": rope, "rope.freq_base": 10000.0,
+                                     **expert_keys(4, 2, 256), **shared_expert_keys(1, 2.5)})
+    for l, p in enumerate(layers(3)):
+        m.norm(p + "attn_norm")
+        m.weight(p + "attn_q_a", q_rank, HIDDEN)
+        m.norm(p + "attn_q_a_norm", q_rank)
+        m.weight(p + "attn_q_b", heads * (nope + rope), q_rank)
+        m.weight(p + "attn_kv_a_mqa", kv_rank + rope, HIDDEN)
+        m.norm(p + "attn_kv_a_norm", kv_rank)
+        m.weight(p + "attn_kv_b", heads * (nope + v_dim), kv_rank)
+        m.weight(p + "attn_output", HIDDEN, heads * v_dim)
+        m.norm(p + "ffn_norm")
+        if l == 0:
+            m.gated_mlp(p, 512)
+        else:
+            m.experts_with_shared(p, 4, 256, 1)
+    m.finish(path)
+
+
+def write_gpt_oss(lx, path, rng):
+    """gpt-oss: biased attention with a learned sink per head, a sliding window on every second layer,
+    MoE with biased experts and router, no shared expert, an untied output."""
+    count, width = 4, 256
+    m = Model(lx, rng, "gpt-oss", {**stack_keys(2, 131072, width, 4, eps=1e-5), **grouped_keys(2, 64, 150000),
+                                   "attention.sliding_window": 128, **expert_keys(count, 2, width)})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.qkv_biases(p, 4, 2, 64)
+        m.bias(p + "attn_output", HIDDEN)
+        m.weight(p + "attn_sinks", 4)
+        m.norm(p + "post_attention_norm")
+        m.experts(p, count, width)
+        m.bias(p + "ffn_gate_inp", count)
+        for name, rows in (("ffn_gate_exps", width), ("ffn_up_exps", width), ("ffn_down_exps", HIDDEN)):
+            m.bias(p + name, count, rows)
+    m.finish(path)
+
+
+def write_bert(lx, path, rng):
+    """BERT (an encoder): learned positions and token types, LayerNorms with biases after each block,
+    biased projections, a plain (not gated) MLP, no output head."""
+    m = Model(lx, rng, "bert", {**stack_keys(2, 512, 512, 4, eps=1e-12, layer_norm=True), "pooling_type": 2,
+                                "attention.causal": False}, vocab=wpm_vocab)
+    m.weight("token_types", 2, HIDDEN)
+    m.weight("position_embd", 512, HIDDEN)
+    m.layer_norm("token_embd_norm")
+    for p in layers(2):
+        for name in LLAMA_ATTENTION:
+            m.biased(p + name, HIDDEN, HIDDEN)
+        m.layer_norm(p + "attn_output_norm")
+        m.biased(p + "ffn_up", 512, HIDDEN)
+        m.biased(p + "ffn_down", HIDDEN, 512)
+        m.layer_norm(p + "layer_output_norm")
+    m.finish(path, tied=True, last_norm=None)
+
+
+def write_mamba(lx, path, rng):
+    """Mamba (1): no attention; each layer's selective state space (in projection, causal convolution,
+    x projection to the step and B, C; A and D per channel and state), a tied output."""
+    inner, state, conv, dt_rank = 2 * HIDDEN, 16, 4, 16
+    m = Model(lx, rng, "mamba", {**stack_keys(2, 1048576, 0, 0, eps=1e-5), **ssm_keys(inner, state, conv, dt_rank)})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.weight(p + "ssm_in", 2 * inner, HIDDEN)
+        m.weight(p + "ssm_conv1d", inner, conv)
+        m.bias(p + "ssm_conv1d", inner)
+        m.weight(p + "ssm_x", dt_rank + 2 * state, inner)
+        m.weight(p + "ssm_dt", inner, dt_rank)
+        m.bias(p + "ssm_dt", inner)
+        m.tensor(p + "ssm_a", -np.abs(weights(rng, inner, state)))
+        m.tensor(p + "ssm_d", norm(rng, inner))
+        m.weight(p + "ssm_out", HIDDEN, inner)
+    m.finish(path, tied=True)
+
+
+# Mamba-2's mixer in the models below: 8 heads of 64 channels.
+MAMBA2 = {"inner": 512, "state": 16, "conv": 4, "heads": 8}
+
+
+def write_mamba2(lx, path, rng):
+    """Mamba-2: two B/C groups, no attention, a tied output."""
+    s = MAMBA2
+    m = Model(lx, rng, "mamba2", {**stack_keys(2, 1048576, 0, 0, eps=1e-5),
+                                  **ssm_keys(s["inner"], s["state"], s["conv"], s["heads"], 2)})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.mamba2_mixer(p, s["inner"], s["state"], s["conv"], s["heads"], 2)
+    m.finish(path, tied=True)
+
+
+def write_nemotron_h(lx, path, rng):
+    """Nemotron-H: a stack of three kinds of layer, each one thing: Mamba-2 (no K/V heads, no MLP width),
+    attention (K/V heads) or a squared-ReLU MLP (an MLP width), told apart by the per-layer arrays."""
+    kinds = ["mamba", "mlp", "attention", "mlp", "mamba", "mlp"]
+    s = MAMBA2
+    m = Model(lx, rng, "nemotron_h", {
+        **stack_keys(len(kinds), 8192, per_layer([512 if k == "mlp" else 0 for k in kinds]), 4, eps=1e-5),
+        "attention.head_count_kv": per_layer([2 if k == "attention" else 0 for k in kinds]),
+        "attention.key_length": 64, "attention.value_length": 64,
+        "attention.layer_norm_epsilon": 1e-5,  # llama.cpp requires it beside the RMS one
+        **ssm_keys(s["inner"], s["state"], s["conv"], s["heads"], 2)})
+    for kind, p in zip(kinds, layers(len(kinds))):
+        m.norm(p + "attn_norm")
+        if kind == "mamba":
+            m.mamba2_mixer(p, s["inner"], s["state"], s["conv"], s["heads"], 2)
+        elif kind == "attention":
+            m.attention(p, 4, 2, 64)
+        else:
+            m.weight(p + "ffn_up", 512, HIDDEN)
+            m.weight(p + "ffn_down", HIDDEN, 512)
+    m.finish(path)
+
+
+def write_granitehybrid(lx, path, rng):
+    """Granite 4.0-H: Mamba-2 layers with an attention layer between (no K/V heads marks a Mamba layer),
+    every layer with routed experts (feed_forward_length their width, as in Granite's config) and a shared
+    one, Granite's scaling keys."""
+    kinds = ["mamba", "attention", "mamba"]
+    s = MAMBA2
+    m = Model(lx, rng, "granitehybrid", {
+        **stack_keys(len(kinds), 131072, 256, 4, eps=1e-5),
+        "attention.head_count_kv": per_layer([2 if k == "attention" else 0 for k in kinds]),
+        "expert_count": 4, "expert_used_count": 2, "expert_shared_feed_forward_length": 512,
+        **ssm_keys(s["inner"], s["state"], s["conv"], s["heads"], 1), "embedding_scale": 12.0,
+        "residual_scale": 0.22, "attention.scale": 0.0078125, "logit_scale": 8.0, "rope.freq_base": 10000.0})
+    for kind, p in zip(kinds, layers(len(kinds))):
+        m.norm(p + "attn_norm")
+        if kind == "mamba":
+            m.mamba2_mixer(p, s["inner"], s["state"], s["conv"], s["heads"], 1)
+        else:
+            m.attention(p, 4, 2, 64)
+        m.norm(p + "ffn_norm")
+        m.experts(p, 4, 256)
+        m.gated_mlp(p, 512, "_shexp")
+    m.finish(path, tied=True)
+
+
+QUANTIZED = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
+RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe), ("qwen2", write_qwen2),
+               ("qwen3", write_qwen3), ("qwen2moe", write_qwen2moe), ("gemma2", write_gemma2),
+               ("gemma3", write_gemma3), ("cohere2", write_cohere2), ("olmo2", write_olmo2), ("phi3", write_phi3),
+               ("phi2", write_phi2), ("gpt2", write_gpt2), ("starcoder2", write_starcoder2),
+               ("deepseek2", write_deepseek2), ("gpt-oss", write_gpt_oss), ("bert", write_bert),
+               ("mamba", write_mamba), ("mamba2", write_mamba2), ("nemotron_h", write_nemotron_h),
+               ("granitehybrid", write_granitehybrid)]
