@@ -17,6 +17,7 @@ std::string architecture_type(const ArchitectureRecord& a) {
       ++attention;
     else if (l.mixer != Mixer::None)
       ++recurrent;
+    if (l.parallel != Mixer::None) ++recurrent;  // beside attention in the same layer (Falcon-H1)
   }
   if (recurrent && attention) return "hybrid";
   if (recurrent) return "ssm";

@@ -27,6 +27,7 @@ LayerSummary summarize_layers(const std::vector<LayerSpec>& layers) {
         m += " (" + std::string(attention_kind_name(l.attention.kind)) + ")";
       if (l.mixer == Mixer::Attention && l.attention.window)
         m += " " + std::string(span_name(l.attention.span)) + "(" + std::to_string(l.attention.window) + ")";
+      if (l.parallel != Mixer::None) m += " + " + std::string(mixer_name(l.parallel));  // Falcon-H1
       add(s.by_mixer, m, i);
     }
     if (l.ffn.kind != Ffn::None) add(s.by_ffn, std::string(ffn_name(l.ffn.kind)), i);

@@ -208,6 +208,14 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
         add({p.per_token_decompressed, l.bytes_per_token_decompressed}, "kv per token");
     p.state_per_sequence = add({p.state_per_sequence, l.state_bytes_per_sequence}, "state per sequence");
     p.layers.push_back(std::move(l));
+    // A recurrent mixer beside attention (Falcon-H1) keeps its state as well as the layer's K/V.
+    if (spec.parallel != Mixer::None) {
+      KvLayer s = spec.parallel == Mixer::LinearAttention ? linear_attention_layer(c, spec.state)
+                                                          : mamba_layer(c, spec.parallel, spec.state);
+      s.layer = static_cast<uint32_t>(i);
+      p.state_per_sequence = add({p.state_per_sequence, s.state_bytes_per_sequence}, "state per sequence");
+      p.layers.push_back(std::move(s));
+    }
   }
 
   if (const StackSpec* encoder = arch.stack(StackRole::Encoder)) {

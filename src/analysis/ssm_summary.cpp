@@ -8,17 +8,18 @@ std::optional<SsmSummary> summarize_ssm(const ArchitectureRecord& arch) {
   s.num_layers = layers.size();
   for (uint32_t i = 0; i < layers.size(); ++i) {
     const LayerSpec& l = layers[i];
-    if (l.mixer == Mixer::Attention) {
-      s.attention_layers.push_back(i);
+    if (l.mixer == Mixer::Attention) s.attention_layers.push_back(i);
+    // The layer's recurrent mixer: its only one, or the one beside attention (Falcon-H1).
+    const Mixer recurrent = l.mixer == Mixer::Attention ? l.parallel : l.mixer;
+    if (recurrent != Mixer::Mamba && recurrent != Mixer::Mamba2 && recurrent != Mixer::LinearAttention)
       continue;
-    }
-    if (l.mixer != Mixer::Mamba && l.mixer != Mixer::Mamba2 && l.mixer != Mixer::LinearAttention) continue;
+    if (l.mixer == Mixer::Attention) s.parallel_layers.push_back(i);
     SsmMixer* m = nullptr;
     for (SsmMixer& k : s.mixers)
-      if (k.mixer == l.mixer) m = &k;
+      if (k.mixer == recurrent) m = &k;
     if (!m) {
       m = &s.mixers.emplace_back();
-      m->mixer = l.mixer;
+      m->mixer = recurrent;
       m->shape = l.state;
       if (l.state.inner && arch.hidden_size)
         m->expand = static_cast<double>(l.state.inner) / static_cast<double>(arch.hidden_size);

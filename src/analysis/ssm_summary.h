@@ -21,6 +21,9 @@ struct SsmMixer {
 struct SsmSummary {
   std::vector<SsmMixer> mixers;  // in the order the kinds first appear
   std::vector<uint32_t> attention_layers;
+  // Layers whose state-space mixer runs beside their attention on the same input, the outputs summed
+  // (Falcon-H1: every layer); empty for stacked hybrids, whose layers hold one mixer each.
+  std::vector<uint32_t> parallel_layers;
   uint64_t num_layers = 0;
 };
 

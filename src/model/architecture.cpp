@@ -9,6 +9,8 @@ namespace {
 constexpr std::array<std::string_view, 6> kStackRoles{"decoder", "encoder",   "vision",
                                                       "audio",   "projector", "mtp"};
 constexpr std::array<std::string_view, 5> kMixers{"attention", "mamba", "mamba2", "linear-attention", "none"};
+constexpr std::array<std::string_view, 5> kMixerTitles{"Attention", "Mamba", "Mamba-2", "Linear attention",
+                                                       "No mixer"};
 constexpr std::array<std::string_view, 4> kAttentionKinds{"mha", "gqa", "mqa", "mla"};
 constexpr std::array<std::string_view, 3> kSpans{"full", "sliding", "chunked"};
 constexpr std::array<std::string_view, 3> kFfns{"dense", "moe", "none"};
@@ -27,6 +29,9 @@ std::string_view stack_role_name(StackRole r) {
 }
 std::string_view mixer_name(Mixer m) {
   return kMixers[static_cast<size_t>(m)];
+}
+std::string_view mixer_title(Mixer m) {
+  return kMixerTitles[static_cast<size_t>(m)];
 }
 std::string_view attention_kind_name(AttentionKind k) {
   return kAttentionKinds[static_cast<size_t>(k)];
@@ -52,6 +57,7 @@ AttentionKind attention_kind_of(uint64_t heads, uint64_t kv_heads) {
 std::string LayerSpec::type() const {
   std::string t;
   if (mixer != Mixer::None) t = mixer_name(mixer);
+  if (parallel != Mixer::None) t += (t.empty() ? "" : "+") + std::string(mixer_name(parallel));
   if (cross_attention) t += (t.empty() ? "" : "+") + std::string("cross-attention");
   if (ffn.kind != Ffn::None) t += (t.empty() ? "" : "+") + std::string(ffn_name(ffn.kind));
   return t.empty() ? "none" : t;

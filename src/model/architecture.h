@@ -27,7 +27,8 @@ std::string_view stack_role_name(StackRole r);  // decoder, encoder, vision, aud
 
 // What mixes information across positions in a layer.
 enum class Mixer : uint8_t { Attention, Mamba, Mamba2, LinearAttention, None };
-std::string_view mixer_name(Mixer m);  // attention, mamba, mamba2, linear-attention, none
+std::string_view mixer_name(Mixer m);   // attention, mamba, mamba2, linear-attention, none
+std::string_view mixer_title(Mixer m);  // for people: Attention, Mamba, Mamba-2, Linear attention, No mixer
 
 // Softmax attention by how keys and values are shared: one K/V head per query head (MHA), per group (GQA),
 // one for all (MQA), or a compressed latent (MLA, DeepSeek-V2/V3).
@@ -111,11 +112,14 @@ struct FfnShape {
 struct LayerSpec {
   Mixer mixer = Mixer::Attention;
   AttentionShape attention;  // mixer == Attention
-  StateShape state;          // mixer == Mamba, Mamba2 or LinearAttention
+  StateShape state;          // mixer or parallel == Mamba, Mamba2 or LinearAttention
+  // A second mixer on the same input beside attention, the two outputs summed (Falcon-H1: Mamba-2 in every
+  // layer); its shape in `state`. None for a layer with one mixer.
+  Mixer parallel = Mixer::None;
   FfnShape ffn;
   std::optional<AttentionShape> cross_attention;  // decoder layers of encoder-decoders
-  // "attention+dense", "mamba2", "moe", "mamba+moe", "attention+cross-attention+dense": the non-empty parts
-  // joined by '+'.
+  // "attention+dense", "mamba2", "moe", "mamba+moe", "attention+cross-attention+dense",
+  // "attention+mamba2+dense" (parallel mixers): the non-empty parts joined by '+'.
   std::string type() const;
 };
 

@@ -274,8 +274,11 @@ void fill_layers(const ArchKeys& k, const GgufArch* arch, const ArchitectureReco
         l.attention.span = local;
         l.attention.window = window;
       }
-    } else if (l.mixer == Mixer::Mamba) {
-      if (mamba2) l.mixer = Mixer::Mamba2;
+    }
+    // A Mamba mixer, alone or beside attention (Falcon-H1).
+    Mixer& recurrent = l.mixer == Mixer::Mamba ? l.mixer : l.parallel;
+    if (recurrent == Mixer::Mamba) {
+      if (mamba2) recurrent = Mixer::Mamba2;
       StateShape& s = l.state;
       s.inner = k.uint("ssm.inner_size").value_or(0);
       s.state = k.uint("ssm.state_size").value_or(0);

@@ -14,11 +14,18 @@ LayerSpec nothing_yet() {
   return l;
 }
 
+// A layer holding both attention and state-space tensors runs the two side by side (Falcon-H1): attention
+// is its mixer, the other its parallel one, whichever tensor comes first.
 void add_evidence(LayerSpec& l, Block block) {
   if (block == Block::Attention) {
+    if (l.mixer == Mixer::Mamba || l.mixer == Mixer::LinearAttention) l.parallel = l.mixer;
     l.mixer = Mixer::Attention;
-  } else if ((block == Block::Mamba || block == Block::LinearAttention) && l.mixer == Mixer::None) {
-    l.mixer = block == Block::Mamba ? Mixer::Mamba : Mixer::LinearAttention;
+  } else if (block == Block::Mamba || block == Block::LinearAttention) {
+    const Mixer recurrent = block == Block::Mamba ? Mixer::Mamba : Mixer::LinearAttention;
+    if (l.mixer == Mixer::None)
+      l.mixer = recurrent;
+    else if (l.mixer == Mixer::Attention)
+      l.parallel = recurrent;
   } else if (block == Block::MoeExpert || block == Block::MoeRouter) {
     l.ffn.kind = Ffn::Moe;
   } else if (block == Block::Mlp && l.ffn.kind == Ffn::None) {

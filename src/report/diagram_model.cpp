@@ -36,7 +36,7 @@ std::string known_kind(const LayerSpec& l) {
 std::string mixer_key(const LayerSpec& l) {
   if (l.mixer != Mixer::Attention) return std::string(mixer_name(l.mixer));
   return "attention/" + known_kind(l) + "/" + std::string(span_name(l.attention.span)) + "/" +
-         std::to_string(l.attention.window);
+         std::to_string(l.attention.window) + "/" + std::string(mixer_name(l.parallel));
 }
 
 LayerPart mixer_part(const LayerSpec& l) {
@@ -53,18 +53,17 @@ LayerPart mixer_part(const LayerSpec& l) {
         p.label = kind.empty() ? "Attention" : kind + " attention";
         p.colour = l.attention.kind == AttentionKind::Mla && l.attention.heads ? kLatent : kAttention;
       }
+      if (l.parallel != Mixer::None)
+        p.label += " + " + std::string(mixer_title(l.parallel));  // side by side: Falcon-H1
       break;
     }
     case Mixer::Mamba:
-      p.label = "Mamba";
-      p.colour = kMamba;
-      break;
     case Mixer::Mamba2:
-      p.label = "Mamba-2";
+      p.label = std::string(mixer_title(l.mixer));
       p.colour = kMamba;
       break;
     case Mixer::LinearAttention:
-      p.label = "Linear attention";
+      p.label = std::string(mixer_title(l.mixer));
       p.colour = kLinear;
       break;
     case Mixer::None:
@@ -95,7 +94,7 @@ int intern(std::vector<LayerPart>& parts, LayerPart p) {
 std::string block_title(const LayerSpec& l) {
   std::string mixer;
   if (l.mixer == Mixer::Attention)
-    mixer = "Attention";
+    mixer = l.parallel == Mixer::None ? "Attention" : "Attention + " + std::string(mixer_title(l.parallel));
   else if (l.mixer != Mixer::None)
     mixer = mixer_part(l).label;
   if (l.cross_attention && !mixer.empty()) mixer += " + Cross-attention";
@@ -224,7 +223,7 @@ std::string dash_bytes(uint64_t v) {
 }
 
 std::string attention_name(const LayerSpec& l) {
-  if (l.mixer == Mixer::LinearAttention) return "Linear attention";
+  if (l.mixer == Mixer::LinearAttention) return std::string(mixer_title(l.mixer));
   if (l.mixer != Mixer::Attention || !l.attention.heads) return "Self-attention";
   switch (l.attention.kind) {
     case AttentionKind::Mha:

@@ -121,16 +121,18 @@ PartText mixer_text(const ModelReport& r, const DiagramModel& m, const diagram::
       t.lines.push_back(s);
     }
     if (r.architecture.attention_bias) t.lines.push_back("QKV bias");
+    if (l.parallel != Mixer::None)
+      t.lines.push_back("beside a " + std::string(mixer_title(l.parallel)) + " mixer, outputs summed");
     return t;
   }
   if (l.mixer == Mixer::Mamba || l.mixer == Mixer::Mamba2) {
-    t.title = (l.mixer == Mixer::Mamba ? "Mamba" : "Mamba-2") + std::string(" mixer (SSM)");
+    t.title = std::string(mixer_title(l.mixer)) + " mixer (SSM)";
     t.lines.push_back("selective state space");
     if (detailed) t.lines.push_back("fixed state, no KV cache");
     return t;
   }
   if (l.mixer == Mixer::LinearAttention) {
-    t.title = "Linear attention";
+    t.title = mixer_title(l.mixer);
     t.lines.push_back("fixed-size state, no KV cache");
     return t;
   }

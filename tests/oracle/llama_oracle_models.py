@@ -229,6 +229,27 @@ class Model:
         self.bias(p + "exp_probs_b", count)
         self.gated_mlp(p, width * shared, "_shexp")
 
+    def llama_block(self, p, kv_heads, head_dim, ffn=512, biases=False, qk_norm=False):
+        """Llama's layer: a norm, attention (Qwen2's with q/k/v biases, Qwen3's with q/k norms), a norm and a
+        gated MLP."""
+        self.norm(p + "attn_norm")
+        self.attention(p, 4, kv_heads, head_dim)
+        if biases:
+            self.qkv_biases(p, 4, kv_heads, head_dim)
+        if qk_norm:
+            self.qk_norms(p, head_dim)
+        self.norm(p + "ffn_norm")
+        self.gated_mlp(p, ffn)
+
+    def gpt2_block(self, p, ffn):
+        """GPT-2's layer (BLOOM's, GPT-NeoX's): LayerNorms with biases, fused biased qkv, a plain biased MLP."""
+        self.layer_norm(p + "attn_norm")
+        self.biased(p + "attn_qkv", 3 * HIDDEN, HIDDEN)
+        self.biased(p + "attn_output", HIDDEN, HIDDEN)
+        self.layer_norm(p + "ffn_norm")
+        self.biased(p + "ffn_up", ffn, HIDDEN)
+        self.biased(p + "ffn_down", HIDDEN, ffn)
+
     def mamba2_mixer(self, p, inner, state, conv, heads, groups):
         """A Mamba-2 mixer: the in projection to z, x, B, C and one dt per head; the convolution over x, B
         and C; A, D and dt's bias per head; the gated norm per group; the out projection."""
@@ -270,10 +291,7 @@ def write_llama(lx, path, rng):
     # Llama 3.1's long-context frequency factors: one tensor llama.cpp shares between all layers.
     m.tensor("rope_freqs.weight", np.linspace(1.0, 8.0, head_dim // 2, dtype=np.float32))
     for p in layers(2):
-        m.norm(p + "attn_norm")
-        m.attention(p, 4, 2, head_dim)
-        m.norm(p + "ffn_norm")
-        m.gated_mlp(p, 512)
+        m.llama_block(p, 2, head_dim)
     m.finish(path)
 
 
@@ -367,11 +385,7 @@ def write_qwen2(lx, path, rng):
     m = Model(lx, rng, "qwen2", {**stack_keys(2, 32768, 512, 4), "attention.head_count_kv": 2,
                                  "rope.freq_base": 1e6})
     for p in layers(2):
-        m.norm(p + "attn_norm")
-        m.attention(p, 4, 2, 64)
-        m.qkv_biases(p, 4, 2, 64)
-        m.norm(p + "ffn_norm")
-        m.gated_mlp(p, 512)
+        m.llama_block(p, 2, 64, biases=True)
     m.finish(path)
 
 
@@ -379,11 +393,7 @@ def write_qwen3(lx, path, rng):
     """Qwen3 (dense): q/k norms, no biases, a head width of its own (128), a tied output."""
     m = Model(lx, rng, "qwen3", {**stack_keys(2, 40960, 512, 4), **grouped_keys(2, 128, 1e6)})
     for p in layers(2):
-        m.norm(p + "attn_norm")
-        m.attention(p, 4, 2, 128)
-        m.qk_norms(p, 128)
-        m.norm(p + "ffn_norm")
-        m.gated_mlp(p, 512)
+        m.llama_block(p, 2, 128, qk_norm=True)
     m.finish(path, tied=True)
 
 
@@ -493,12 +503,7 @@ def write_gpt2(lx, path, rng):
     m = Model(lx, rng, "gpt2", stack_keys(2, 1024, 1024, 4, eps=1e-5, layer_norm=True))
     m.weight("position_embd", 1024, HIDDEN)
     for p in layers(2):
-        m.layer_norm(p + "attn_norm")
-        m.biased(p + "attn_qkv", 3 * HIDDEN, HIDDEN)
-        m.biased(p + "attn_output", HIDDEN, HIDDEN)
-        m.layer_norm(p + "ffn_norm")
-        m.biased(p + "ffn_up", 1024, HIDDEN)
-        m.biased(p + "ffn_down", HIDDEN, 1024)
+        m.gpt2_block(p, 1024)
     m.finish(path, tied=True, last_norm="layer")
 
 
@@ -663,6 +668,158 @@ def write_granitehybrid(lx, path, rng):
     m.finish(path, tied=True)
 
 
+def write_jamba(lx, path, rng):
+    """Jamba: Mamba (1) layers with its dt, B and C norms, one attention layer among them (no K/V heads
+    marks a Mamba layer), routed experts on every second layer and dense MLPs between."""
+    kinds = ["mamba", "attention", "mamba", "mamba"]
+    inner, state, conv, dt_rank = 2 * HIDDEN, 16, 4, 16
+    m = Model(lx, rng, "jamba", {
+        **stack_keys(len(kinds), 262144, 512, 4), "attention.head_count_kv": per_layer(
+            [2 if k == "attention" else 0 for k in kinds]), **ssm_keys(inner, state, conv, dt_rank),
+        "expert_count": 4, "expert_used_count": 2})
+    for l, (kind, p) in enumerate(zip(kinds, layers(len(kinds)))):
+        m.norm(p + "attn_norm")
+        if kind == "mamba":
+            m.weight(p + "ssm_in", 2 * inner, HIDDEN)
+            m.weight(p + "ssm_conv1d", inner, conv)
+            m.bias(p + "ssm_conv1d", inner)
+            m.weight(p + "ssm_x", dt_rank + 2 * state, inner)
+            m.norm(p + "ssm_dt_norm", dt_rank)
+            m.norm(p + "ssm_b_norm", state)
+            m.norm(p + "ssm_c_norm", state)
+            m.weight(p + "ssm_dt", inner, dt_rank)
+            m.bias(p + "ssm_dt", inner)
+            m.tensor(p + "ssm_a", -np.abs(weights(rng, inner, state)))
+            m.tensor(p + "ssm_d", norm(rng, inner))
+            m.weight(p + "ssm_out", HIDDEN, inner)
+        else:
+            m.attention(p, 4, 2, 64)
+        m.norm(p + "ffn_norm")
+        if l % 2 == 1:
+            m.experts(p, 4, 512)
+        else:
+            m.gated_mlp(p, 512)
+    m.finish(path)
+
+
+def write_falcon_h1(lx, path, rng):
+    """Falcon-H1: attention and a Mamba-2 mixer side by side in every layer, then an MLP."""
+    s = MAMBA2
+    m = Model(lx, rng, "falcon-h1", {**stack_keys(2, 16384, 512, 4), **grouped_keys(2, 64, 1e11),
+                                     **ssm_keys(s["inner"], s["state"], s["conv"], s["heads"], 1)})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.mamba2_mixer(p, s["inner"], s["state"], s["conv"], s["heads"], 1)
+        m.tensor(p + "ffn_norm", norm(rng, HIDDEN))  # no ".weight": llama.cpp names it so for Falcon-H1
+        m.gated_mlp(p, 512)
+    m.finish(path)
+
+
+def write_smollm3(lx, path, rng):
+    """SmolLM3: Llama layers, every fourth without rotary embeddings (NoPE), a tied output."""
+    m = Model(lx, rng, "smollm3", {**stack_keys(4, 65536, 512, 4), **grouped_keys(2, 64, 5e6)})
+    for p in layers(4):
+        m.llama_block(p, 2, 64)
+    m.finish(path, tied=True)
+
+
+def write_olmoe(lx, path, rng):
+    """OLMoE: q/k norms over the whole projection, 8 routed experts, 2 used, no shared one."""
+    m = Model(lx, rng, "olmoe", {**stack_keys(2, 4096, 256, 4), **grouped_keys(4, 64, 10000),
+                                 **expert_keys(8, 2, 256)})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 4, 64)
+        m.qk_norms(p, 4 * 64)
+        m.norm(p + "ffn_norm")
+        m.experts(p, 8, 256)
+    m.finish(path)
+
+
+def write_granitemoe(lx, path, rng):
+    """Granite 3 MoE: routed experts (feed_forward_length their width), Granite's scaling keys, tied."""
+    m = Model(lx, rng, "granitemoe", {**stack_keys(2, 4096, 256, 4), **grouped_keys(2, 64, 10000),
+                                      "expert_count": 4, "expert_used_count": 2, "embedding_scale": 12.0,
+                                      "residual_scale": 0.22, "attention.scale": 0.0078125, "logit_scale": 8.0})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.norm(p + "ffn_norm")
+        m.experts(p, 4, 256)
+    m.finish(path, tied=True)
+
+
+def write_falcon(lx, path, rng):
+    """Falcon-7B: attention and a plain MLP side by side after one LayerNorm, fused qkv with one K/V head
+    (multi-query), a tied output."""
+    m = Model(lx, rng, "falcon", {**stack_keys(2, 2048, 1024, 4, eps=1e-5, layer_norm=True),
+                                  "attention.head_count_kv": 1})
+    for p in layers(2):
+        m.layer_norm(p + "attn_norm")
+        m.weight(p + "attn_qkv", (4 + 2) * 64, HIDDEN)
+        m.weight(p + "attn_output", HIDDEN, HIDDEN)
+        m.weight(p + "ffn_up", 1024, HIDDEN)
+        m.weight(p + "ffn_down", HIDDEN, 1024)
+    m.finish(path, tied=True, last_norm="layer")
+
+
+def write_gptneox(lx, path, rng):
+    """GPT-NeoX (Pythia): parallel residual, fused biased qkv, partial rotary (a quarter), LayerNorms
+    with biases, a plain MLP, an untied output."""
+    m = Model(lx, rng, "gptneox", {**stack_keys(2, 2048, 1024, 4, eps=1e-5, layer_norm=True),
+                                   "rope.dimension_count": 16, "use_parallel_residual": True})
+    for p in layers(2):
+        m.gpt2_block(p, 1024)
+    m.finish(path, last_norm="layer")
+
+
+def write_stablelm(lx, path, rng):
+    """StableLM 2: LayerNorms with biases, biased q/k/v, partial rotary (a quarter), an untied output."""
+    m = Model(lx, rng, "stablelm", {**stack_keys(2, 4096, 512, 4, eps=1e-5, layer_norm=True),
+                                    "attention.head_count_kv": 4, "rope.dimension_count": 16})
+    for p in layers(2):
+        m.layer_norm(p + "attn_norm")
+        m.attention(p, 4, 4, 64)
+        m.qkv_biases(p, 4, 4, 64)
+        m.layer_norm(p + "ffn_norm")
+        m.gated_mlp(p, 512)
+    m.finish(path, last_norm="layer")
+
+
+def write_bloom(lx, path, rng):
+    """BLOOM: ALiBi (no positions), a LayerNorm after the embedding, fused biased qkv, a tied output."""
+    m = Model(lx, rng, "bloom", stack_keys(2, 2048, 1024, 4, eps=1e-5, layer_norm=True))
+    m.layer_norm("token_embd_norm")
+    for p in layers(2):
+        m.gpt2_block(p, 1024)
+    m.finish(path, tied=True, last_norm="layer")
+
+
+def write_command_r(lx, path, rng):
+    """Command-R: attention and MLP side by side after one LayerNorm without bias, a tied output."""
+    m = Model(lx, rng, "command-r", {**stack_keys(2, 131072, 512, 4, eps=1e-5, layer_norm=True),
+                                     **grouped_keys(4, 64, 8e6), "logit_scale": 0.0625})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 4, 64)
+        m.gated_mlp(p, 512)
+    m.finish(path, tied=True)
+
+
+def write_internlm2(lx, path, rng):
+    """InternLM2: q, k and v in one matrix (attn_qkv), grouped K/V heads, an untied output."""
+    m = Model(lx, rng, "internlm2", {**stack_keys(2, 32768, 512, 4), "attention.head_count_kv": 2,
+                                     "rope.freq_base": 1e6})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.weight(p + "attn_qkv", (4 + 2 * 2) * 64, HIDDEN)
+        m.weight(p + "attn_output", HIDDEN, HIDDEN)
+        m.norm(p + "ffn_norm")
+        m.gated_mlp(p, 512)
+    m.finish(path)
+
+
 QUANTIZED = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
 RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe), ("qwen2", write_qwen2),
                ("qwen3", write_qwen3), ("qwen2moe", write_qwen2moe), ("gemma2", write_gemma2),
@@ -670,4 +827,7 @@ RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm
                ("phi2", write_phi2), ("gpt2", write_gpt2), ("starcoder2", write_starcoder2),
                ("deepseek2", write_deepseek2), ("gpt-oss", write_gpt_oss), ("bert", write_bert),
                ("mamba", write_mamba), ("mamba2", write_mamba2), ("nemotron_h", write_nemotron_h),
-               ("granitehybrid", write_granitehybrid)]
+               ("granitehybrid", write_granitehybrid), ("jamba", write_jamba), ("falcon-h1", write_falcon_h1),
+               ("smollm3", write_smollm3), ("olmoe", write_olmoe), ("granitemoe", write_granitemoe),
+               ("falcon", write_falcon), ("gptneox", write_gptneox), ("stablelm", write_stablelm),
+               ("bloom", write_bloom), ("command-r", write_command_r), ("internlm2", write_internlm2)]

@@ -174,8 +174,12 @@ TEST_F(GgufLlamaOracle, EveryRequiredFileWasWrittenAndLoaded) {
   for (const char* arch : {"llama", "qwen3moe"})
     for (const char* ftype : {"F32", "Q8_0", "Q4_0", "Q4_K_M", "Q6_K"})
       EXPECT_TRUE(files.count(std::string(arch) + "-" + ftype + ".gguf")) << arch << " " << ftype;
-  for (const char* arch : {"llama4", "t5", "glm4moe", "qwen2", "gemma2", "gemma3", "phi3", "deepseek2",
-                           "gpt-oss", "bert", "mamba"})
+  for (const char* arch :
+       {"llama4",    "t5",        "glm4moe",   "qwen2",    "qwen3",      "qwen2moe",   "gemma2",
+        "gemma3",    "cohere2",   "olmo2",     "phi3",     "phi2",       "gpt2",       "starcoder2",
+        "deepseek2", "gpt-oss",   "bert",      "mamba",    "mamba2",     "nemotron_h", "granitehybrid",
+        "jamba",     "falcon-h1", "smollm3",   "olmoe",    "granitemoe", "falcon",     "gptneox",
+        "stablelm",  "bloom",     "command-r", "internlm2"})
     EXPECT_TRUE(files.count(std::string(arch) + "-F32.gguf")) << arch;
 }
 
@@ -412,6 +416,15 @@ TEST_F(GgufLlamaOracle, LayersAreWhatLlamaCppLogged) {
     const StackSpec* main = a.main_stack();
     ASSERT_NE(main, nullptr);
     EXPECT_EQ(main->role == StackRole::Encoder, causal->second == "0");
+    // Mamba-2 when its B and C come in groups (Mamba-1 logs none), the dt rank then being the heads.
+    auto groups = [&](size_t i) { return logged(r, "ssm_n_group", i).value_or(0) > 0; };
+    auto check_state = [&](const StateShape& st, size_t i) {
+      expect_logged(st.inner, "ssm_d_inner", i);
+      expect_logged(st.state, "ssm_d_state", i);
+      expect_logged(st.conv_kernel, "ssm_d_conv", i);
+      expect_logged(groups(i) ? st.heads : st.dt_rank, "ssm_dt_rank", i);
+      if (groups(i)) expect_logged(st.groups, "ssm_n_group", i);
+    };
     auto check_attention = [&](const AttentionShape& at, size_t i) {
       EXPECT_EQ(at.span != Span::Full, r.is_swa[i] == 1);
       if (r.is_swa[i]) {
@@ -439,22 +452,20 @@ TEST_F(GgufLlamaOracle, LayersAreWhatLlamaCppLogged) {
       SCOPED_TRACE("layer " + std::to_string(i));
       const LayerSpec& l = a.layers()[i];
       // No K/V heads in a model with a state: a recurrent layer to llama.cpp, but for Nemotron-H's MLP layers
-      // (its recurrent ones have no MLP width either); Mamba-2 when its B and C come in groups (Mamba-1 logs
-      // none), the dt rank then being the heads.
+      // (its recurrent ones have no MLP width either).
       const bool no_kv = logged(r, "n_head_kv", i) == 0u;
       if (no_kv && r.arch == "nemotron_h" && logged(r, "n_ff", i) > 0u) {
         EXPECT_EQ(l.mixer, Mixer::None);
       } else if (no_kv && logged(r, "ssm_d_inner", i).value_or(0) > 0) {
-        const bool groups = logged(r, "ssm_n_group", i).value_or(0) > 0;
-        ASSERT_EQ(l.mixer, groups ? Mixer::Mamba2 : Mixer::Mamba);
-        expect_logged(l.state.inner, "ssm_d_inner", i);
-        expect_logged(l.state.state, "ssm_d_state", i);
-        expect_logged(l.state.conv_kernel, "ssm_d_conv", i);
-        expect_logged(groups ? l.state.heads : l.state.dt_rank, "ssm_dt_rank", i);
-        if (groups) expect_logged(l.state.groups, "ssm_n_group", i);
+        ASSERT_EQ(l.mixer, groups(i) ? Mixer::Mamba2 : Mixer::Mamba);
+        check_state(l.state, i);
       } else {
         ASSERT_EQ(l.mixer, Mixer::Attention);
         check_attention(l.attention, i);
+        // A layer llama.cpp gave an SSM input projection as well runs both mixers (Falcon-H1).
+        const bool ssm = r.tensors.count("blk." + std::to_string(i) + ".ssm_in.weight") > 0;
+        EXPECT_EQ(l.parallel, !ssm ? Mixer::None : groups(i) ? Mixer::Mamba2 : Mixer::Mamba);
+        if (ssm) check_state(l.state, i);
       }
       if (l.ffn.kind == Ffn::Dense) {
         expect_logged(l.ffn.intermediate, "n_ff", i);

@@ -2,7 +2,9 @@
 // names placed like Hugging Face ones, and its architecture record filled from the "{arch}.*" metadata.
 #include <gtest/gtest.h>
 
+#include "analysis/memory_kv.h"
 #include "analysis/parameter_counts.h"
+#include "analysis/ssm_summary.h"
 #include "analyzed_model.h"
 #include "core/error.h"
 #include "formats/gguf_tokenizer.h"
@@ -309,6 +311,63 @@ TEST(GgufModel, FusedGateEncoderStackAndStateSpaceModel) {
   EXPECT_EQ(m.arch.layers()[0].state.inner, 128u);
   EXPECT_EQ(m.arch.layers()[0].state.state, 16u);
   EXPECT_EQ(m.arch.position, PositionKind::None);
+}
+
+// Falcon-H1 runs a Mamba-2 mixer beside attention in every layer, on the same input: each layer keeps K/V
+// per token and a recurrent state per sequence, and both must be in the record and the cache.
+TEST(GgufModel, FalconH1RunsMamba2BesideAttentionInEveryLayer) {
+  test::TempDir dir;
+  const test::TinyGguf m{.arch = "falcon-h1", .layers = 3};
+  const uint64_t inner = 128, state = 16, conv = 4, heads = 4, groups = 1,
+                 channels = inner + 2 * groups * state;
+  auto kv = test::tiny_gguf_metadata(m);
+  for (const auto& [key, v] : {std::pair{"ssm.inner_size", inner},
+                               {"ssm.state_size", state},
+                               {"ssm.conv_kernel", conv},
+                               {"ssm.time_step_rank", heads},
+                               {"ssm.group_count", groups}})
+    kv.push_back(gguf_u32("falcon-h1." + std::string(key), static_cast<uint32_t>(v)));
+  auto tensors = test::tiny_gguf_tensors(m);
+  for (uint32_t l = 0; l < m.layers; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    for (auto [name, shape] :
+         {std::pair<std::string, Shape>{"ssm_in.weight", {2 * inner + 2 * state + heads, 64}},
+          {"ssm_conv1d.weight", {channels, 1, conv}},
+          {"ssm_dt.bias", {heads}},
+          {"ssm_a", {heads}},
+          {"ssm_d", {heads}},
+          {"ssm_out.weight", {64, inner}}})
+      tensors.push_back({p + name, DType::F32, shape, std::string(numel(shape) * 4, '\0')});
+  }
+  write_gguf(dir / "f.gguf", kv, tensors);
+  const Inventory inv = inventory_of(dir / "f.gguf");
+  ASSERT_EQ(inv.arch.layers().size(), 3u);
+  for (const LayerSpec& l : inv.arch.layers()) {
+    EXPECT_EQ(l.mixer, Mixer::Attention);
+    EXPECT_EQ(l.parallel, Mixer::Mamba2);
+    EXPECT_EQ(l.type(), "attention+mamba2+dense");
+    EXPECT_EQ(l.attention.kv_heads, 2u);
+    EXPECT_EQ(l.state.inner, inner);
+    EXPECT_EQ(l.state.heads, heads);
+    EXPECT_EQ(l.state.head_dim, inner / heads);
+    EXPECT_EQ(l.state.groups, groups);
+  }
+  // K/V: 2 x 2 kv heads x 16 head dim x 2 bytes per layer per token; the Mamba-2 state per layer: conv
+  // (128 + 2 x 16) channels x 4 kernel + 4 heads x 32 head dim x 16 d_state, 2 bytes each.
+  const KvCachePlan kv_plan = plan_kv_cache(inv.arch, DType::BF16, DType::BF16, 1024);
+  EXPECT_EQ(kv_plan.per_token, 3u * 2 * 2 * 16 * 2);
+  EXPECT_EQ(kv_plan.state_per_sequence, 3u * (channels * conv + heads * (inner / heads) * state) * 2);
+  const std::optional<SsmSummary> ssm = summarize_ssm(inv.arch);
+  ASSERT_TRUE(ssm);
+  ASSERT_EQ(ssm->mixers.size(), 1u);
+  EXPECT_EQ(ssm->mixers[0].mixer, Mixer::Mamba2);
+  EXPECT_EQ(ssm->mixers[0].layers, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_EQ(ssm->attention_layers, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_EQ(ssm->parallel_layers, (std::vector<uint32_t>{0, 1, 2}));
+  const ParameterCounts p = count_parameters(inv);
+  EXPECT_EQ(p.total, test::tiny_gguf_parameters(m) + 3 * ((2 * inner + 2 * state + heads) * 64 +
+                                                          channels * conv + 3 * heads + 64 * inner));
+  EXPECT_EQ(describe_architecture(inv.arch, p, {}).architecture_type, "hybrid");
 }
 
 // DeepSeek-V3's GGUF holds its MTP layer as the last of block_count (nextn_predict_layers 1): an MTP stack

@@ -82,8 +82,9 @@ ComponentKind kind_in_layer(const TensorPlacement& p, const LayerSpec& l, std::s
     case Block::MoeExpert:
     case Block::SharedExpert:
       return ComponentKind::Moe;
-    case Block::Mamba:
-      return l.mixer == Mixer::Mamba2 ? ComponentKind::Mamba2 : ComponentKind::Mamba;
+    case Block::Mamba:  // the layer's mixer, or the one beside its attention (Falcon-H1)
+      return l.mixer == Mixer::Mamba2 || l.parallel == Mixer::Mamba2 ? ComponentKind::Mamba2
+                                                                     : ComponentKind::Mamba;
     case Block::LinearAttention:
       return ComponentKind::LinearAttention;
     case Block::Mtp:

@@ -124,23 +124,25 @@ ConversionPlan plan_conversion(const Inventory& inv, const std::vector<uint64_t>
   c.catalogue_date = std::string(kCatalogueDate);
   const ArchitectureRecord& a = inv.arch;
   for (const LayerSpec& l : a.layers()) {
-    switch (l.mixer) {
-      case Mixer::Attention:
-        count(c.features, attention_feature(l.attention.kind));
-        if (l.attention.span == Span::Sliding) count(c.features, "sliding-window attention");
-        if (l.attention.span == Span::Chunked) count(c.features, "chunked local attention");
-        break;
-      case Mixer::Mamba:
-        count(c.features, "Mamba (selective scan)");
-        break;
-      case Mixer::Mamba2:
-        count(c.features, "Mamba-2 (SSD scan)");
-        break;
-      case Mixer::LinearAttention:
-        count(c.features, "linear attention (Gated DeltaNet)");
-        break;
-      case Mixer::None:
-        break;
+    for (const Mixer mixer : {l.mixer, l.parallel}) {  // the second: beside attention (Falcon-H1)
+      switch (mixer) {
+        case Mixer::Attention:
+          count(c.features, attention_feature(l.attention.kind));
+          if (l.attention.span == Span::Sliding) count(c.features, "sliding-window attention");
+          if (l.attention.span == Span::Chunked) count(c.features, "chunked local attention");
+          break;
+        case Mixer::Mamba:
+          count(c.features, "Mamba (selective scan)");
+          break;
+        case Mixer::Mamba2:
+          count(c.features, "Mamba-2 (SSD scan)");
+          break;
+        case Mixer::LinearAttention:
+          count(c.features, "linear attention (Gated DeltaNet)");
+          break;
+        case Mixer::None:
+          break;
+      }
     }
     if (l.ffn.kind == Ffn::Moe) count(c.features, "MoE routing (top-k experts)");
     if (l.cross_attention) count(c.features, "cross-attention (encoder-decoder)");

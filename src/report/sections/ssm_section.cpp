@@ -6,19 +6,6 @@
 namespace ma {
 namespace {
 
-std::string_view kind_title(Mixer m) {
-  switch (m) {
-    case Mixer::Mamba:
-      return "Mamba";
-    case Mixer::Mamba2:
-      return "Mamba-2";
-    case Mixer::LinearAttention:
-      return "DeltaNet";  // gated DeltaNet, the linear attention of Qwen3-Next and Qwen3.5
-    default:
-      return "?";
-  }
-}
-
 // "26 of 52: 0-3,5,7". An interleaved hybrid's list runs to hundreds of characters: the summary then gives
 // the count and leaves the list to --detailed (and the JSON).
 std::string layers_text(const std::vector<uint32_t>& layers, uint64_t total, bool detailed) {
@@ -66,11 +53,14 @@ std::vector<std::pair<std::string, std::string>> shape_rows(const SsmMixer& m) {
 void render_console(ConsoleWriter& w, const SsmSummary& s, const ModelReport&, const RenderOptions& o) {
   w.heading("State-space mixers");
   for (const SsmMixer& m : s.mixers) {
-    w.field(std::string(kind_title(m.mixer)) + " layers", layers_text(m.layers, s.num_layers, o.detailed));
+    w.field(std::string(mixer_title(m.mixer)) + " layers", layers_text(m.layers, s.num_layers, o.detailed));
     for (const auto& [label, value] : shape_rows(m)) w.field("  " + label, value);
   }
   if (!s.attention_layers.empty())
     w.field("attention layers", layers_text(s.attention_layers, s.num_layers, o.detailed));
+  if (!s.parallel_layers.empty())
+    w.field("parallel layers", layers_text(s.parallel_layers, s.num_layers, o.detailed) +
+                                   " (both mixers side by side, outputs summed)");
 }
 
 void write_json(JsonWriter& w, const std::optional<SsmSummary>& s) {
@@ -111,6 +101,9 @@ void write_json(JsonWriter& w, const std::optional<SsmSummary>& s) {
   w.key("attention_layers").begin_array();
   for (uint32_t i : s->attention_layers) w.value(i);
   w.end_array();
+  w.key("parallel_layers").begin_array();
+  for (uint32_t i : s->parallel_layers) w.value(i);
+  w.end_array();
   w.end_object();
 }
 
@@ -118,12 +111,15 @@ void render_document(DocumentWriter& w, const SsmSummary& s, const ModelReport&)
   w.heading(2, "State-space mixers");
   std::vector<std::pair<std::string, std::string>> rows;
   for (const SsmMixer& m : s.mixers) {
-    rows.emplace_back(std::string(kind_title(m.mixer)) + " layers",
+    rows.emplace_back(std::string(mixer_title(m.mixer)) + " layers",
                       layers_text(m.layers, s.num_layers, true));
     for (const auto& [label, value] : shape_rows(m)) rows.emplace_back(label, value);
   }
   if (!s.attention_layers.empty())
     rows.emplace_back("Attention layers", layers_text(s.attention_layers, s.num_layers, true));
+  if (!s.parallel_layers.empty())
+    rows.emplace_back("Parallel layers", layers_text(s.parallel_layers, s.num_layers, true) +
+                                             " (both mixers side by side, outputs summed)");
   w.fields(rows);
 }
 
