@@ -37,8 +37,17 @@ std::string dtype_label(DType d) {
 
 struct Context {
   DType kv;
-  DType state;  // conv states
-  DType ssm;    // recurrent states
+  DType state;                       // conv states
+  DType ssm;                         // recurrent states
+  bool conv_without_newest = false;  // StateLayout's
+  // The conv state's columns: the whole kernel, or (vLLM, SGLang, llama.cpp) all but the newest input.
+  uint64_t conv_columns(uint64_t kernel) const {
+    return conv_without_newest && kernel > 0 ? kernel - 1 : kernel;
+  }
+  std::string conv_columns_text(uint64_t kernel) const {
+    return conv_without_newest ? num(conv_columns(kernel)) + " (kernel " + num(kernel) + " less the newest)"
+                               : num(kernel) + " kernel";
+  }
 };
 
 // Full, sliding-window or chunked attention: K and V per kv head (a layer whose V is its K still stores
@@ -101,11 +110,12 @@ KvLayer mamba_layer(const Context& c, Mixer mixer, const StateShape& st) {
     l.formula =
         "conv (" + num(st.inner) + " + 2 x " + num(st.groups) + " groups x " + num(st.state) + " d_state)";
   }
-  const uint64_t conv_bytes = sized(mul({conv_dim, st.conv_kernel}, "conv state"), c.state, "conv state");
+  const uint64_t conv_bytes =
+      sized(mul({conv_dim, c.conv_columns(st.conv_kernel)}, "conv state"), c.state, "conv state");
   const uint64_t ssm_bytes = sized(ssm_elems, c.ssm, "ssm state");
   l.state_bytes_per_sequence = add({conv_bytes, ssm_bytes}, "mamba state");
-  l.formula += " x " + num(st.conv_kernel) + " kernel x " + elem_text(c.state) + " + ssm " + ssm_formula +
-               " x " + elem_text(c.ssm) + " (" + dtype_label(c.ssm) +
+  l.formula += " x " + c.conv_columns_text(st.conv_kernel) + " x " + elem_text(c.state) + " + ssm " +
+               ssm_formula + " x " + elem_text(c.ssm) + " (" + dtype_label(c.ssm) +
                ") = " + num(l.state_bytes_per_sequence) + " per sequence";
   return l;
 }
@@ -117,11 +127,12 @@ KvLayer linear_attention_layer(const Context& c, const StateShape& st) {
   l.kind = CacheKind::LinearState;
   const uint64_t nk = st.key_heads, nv = st.value_heads, dk = st.key_head_dim, dv = st.value_head_dim;
   const uint64_t conv_dim = add({mul({2, nk, dk}, "key dim"), mul({nv, dv}, "value dim")}, "conv dim");
-  const uint64_t conv_bytes = sized(mul({conv_dim, st.conv_kernel}, "conv state"), c.state, "conv state");
+  const uint64_t conv_bytes =
+      sized(mul({conv_dim, c.conv_columns(st.conv_kernel)}, "conv state"), c.state, "conv state");
   const uint64_t rec_bytes = sized(mul({nv, dk, dv}, "recurrent state"), c.ssm, "recurrent state");
   l.state_bytes_per_sequence = add({conv_bytes, rec_bytes}, "linear-attention state");
   l.formula = "conv (2 x " + num(nk) + " x " + num(dk) + " + " + num(nv) + " x " + num(dv) + ") x " +
-              num(st.conv_kernel) + " kernel x " + elem_text(c.state) + " + recurrent " + num(nv) +
+              c.conv_columns_text(st.conv_kernel) + " x " + elem_text(c.state) + " + recurrent " + num(nv) +
               " value heads x " + num(dk) + " x " + num(dv) + " x " + elem_text(c.ssm) + " (" +
               dtype_label(c.ssm) + ") = " + num(l.state_bytes_per_sequence) + " per sequence";
   return l;
@@ -167,7 +178,8 @@ std::string convention_text(const KvCachePlan& p, DType kv, bool indexer) {
 
 }  // namespace
 
-KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state, uint64_t context) {
+KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state, uint64_t context,
+                          const StateLayout& layout) {
   KvCachePlan p;
   const StackSpec* decoder = arch.stack(StackRole::Decoder);
   if (!decoder) {
@@ -183,7 +195,8 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
     p.convention = "unknown: without config.json there is no architecture to derive the cache from";
     return p;
   }
-  const Context c{kv, state, arch.ssm_cache_dtype.value_or(state)};
+  const Context c{kv, layout.dtype.value_or(state),
+                  layout.dtype.value_or(arch.ssm_cache_dtype.value_or(state)), layout.conv_without_newest};
   const std::vector<LayerSpec>& layers = decoder->layers;
   for (size_t i = 0; i < layers.size(); ++i) {
     const LayerSpec& spec = layers[i];

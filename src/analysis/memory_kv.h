@@ -23,10 +23,20 @@ struct KvCachePlan {
   std::vector<std::string> assumptions;
 };
 
+// How a runtime lays out a recurrent layer's state. transformers' cache (and mamba_ssm's) keeps the conv
+// state's whole kernel window; vLLM, SGLang and llama.cpp keep the kernel less one column, the step's own
+// input being the newest. llama.cpp keeps both states in f32 whatever the model's dtype.
+struct StateLayout {
+  bool conv_without_newest = false;
+  std::optional<DType> dtype;  // of conv and recurrent states; unset: the caller's `state` rule
+};
+
 // `kv`: the attention K/V dtype; `state`: the dtype of conv and recurrent states unless the record names an
-// SSM cache dtype. `context` (0: unknown) only matters for encoder-decoder models without a fixed encoder
-// length, whose cross-attention covers an encoder input as long as the context.
-KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state, uint64_t context);
+// SSM cache dtype (or `layout` a dtype of its own). `context` (0: unknown) only matters for encoder-decoder
+// models without a fixed encoder length, whose cross-attention covers an encoder input as long as the
+// context.
+KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state, uint64_t context,
+                          const StateLayout& layout = {});
 
 // Bytes for `batch` sequences of `context` tokens: per-token bytes x min(context, window) per layer, plus the
 // per-sequence state and cross-attention K/V, times the batch.

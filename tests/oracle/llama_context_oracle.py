@@ -4,11 +4,13 @@
 usage: llama_context_oracle.py LIB_DIR OUTDIR
 
 Writes the tiny llama and qwen3moe models of llama_oracle_models.py (llama.cpp's own gguf API), quantizes the
-llama one to Q8_0, and for each file and each n_ctx of N_CTX creates a context with llama_init_from_model
-(CPU, one sequence, f16 K and V, flash attention off) and records the buffers llama.cpp's log reports:
-"model buffer size", "KV buffer size", "compute buffer size", "output buffer size" (MiB with two decimals;
-the KV cache of these models is a whole number of KiB). Writes OUTDIR/contexts.json:
-  [{"file", "n_ctx", "model_mib", "kv_mib", "compute_mib", "output_mib", "log": [lines]}, ...]
+llama one to Q8_0, writes the recurrent mamba2 and falcon-h1 ones, and for each file and each n_ctx of N_CTX
+creates a context with llama_init_from_model (CPU, one sequence, f16 K and V, flash attention off) and records
+the buffers llama.cpp's log reports: "model buffer size", "KV buffer size", "RS buffer size" (the recurrent
+state), "compute buffer size", "output buffer size" (MiB with two decimals; the KV cache of these models is a
+whole number of KiB). Writes OUTDIR/contexts.json:
+  [{"file", "n_ctx", "model_mib", "kv_mib", "rs_mib", "compute_mib", "output_mib", "log": [lines]}, ...]
+(a buffer the model has none of is absent).
 Exit status 3 when llama.cpp's libraries do not start (the caller skips).
 """
 
@@ -25,6 +27,7 @@ import llama_gguf_oracle as oracle  # noqa: E402
 import llama_oracle_models as models  # noqa: E402
 
 N_CTX = [512, 1000]
+RECURRENT = [("mamba2", models.write_mamba2), ("falcon-h1", models.write_falcon_h1)]
 # struct llama_context_params begins n_ctx, n_batch, n_ubatch, n_seq_max (uint32 each); the rest is carried
 # through from llama_context_default_params() as bytes, its size what that function writes.
 CONTEXT_HEAD = 16
@@ -47,7 +50,7 @@ def context_params_type(lib):
     return ContextParams
 
 
-BUFFER = re.compile(r"(model|KV|compute|output) buffer size\s*=\s*([0-9.]+) MiB")
+BUFFER = re.compile(r"(model|KV|RS|compute|output) buffer size\s*=\s*([0-9.]+) MiB")
 
 
 def measure(lx, ContextParams, path, n_ctx):
@@ -105,6 +108,11 @@ def main():
         if lx.llama.llama_model_quantize(files[0].encode(), dst.encode(), ctypes.byref(q)) != 0:
             raise SystemExit("llama_model_quantize to Q8_0 failed")
         files.append(dst)
+        # Recurrent state: Mamba-2 alone, and beside attention in every layer (Falcon-H1).
+        for arch, writer in RECURRENT:
+            src = os.path.join(outdir, f"{arch}-F32.gguf")
+            writer(lx, src, rng)
+            files.append(src)
         results = [measure(lx, ContextParams, f, n) for f in files for n in N_CTX]
         with open(os.path.join(outdir, "contexts.json"), "w", encoding="utf-8") as f:
             json.dump(results, f, indent=1)

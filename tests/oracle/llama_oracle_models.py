@@ -606,8 +606,10 @@ def write_mamba(lx, path, rng):
     m.finish(path, tied=True)
 
 
-# Mamba-2's mixer in the models below: 8 heads of 64 channels.
-MAMBA2 = {"inner": 512, "state": 16, "conv": 4, "heads": 8}
+# Mamba-2's mixer in the models below: 32 heads of 64 channels, a state of 128 (as the real models'): the
+# recurrent state is then large enough for llama.cpp's log, in MiB with two decimals, to tell how many
+# conv columns it keeps (llama_context_oracle.py).
+MAMBA2 = {"inner": 2048, "state": 128, "conv": 4, "heads": 32}
 
 
 def write_mamba2(lx, path, rng):
@@ -649,7 +651,7 @@ def write_granitehybrid(lx, path, rng):
     every layer with routed experts (feed_forward_length their width, as in Granite's config) and a shared
     one, Granite's scaling keys."""
     kinds = ["mamba", "attention", "mamba"]
-    s = MAMBA2
+    s = {**MAMBA2, "inner": 2 * HIDDEN, "heads": 8}  # llama.cpp's Granite graph requires d_inner = 2 x hidden
     m = Model(lx, rng, "granitehybrid", {
         **stack_keys(len(kinds), 131072, 256, 4, eps=1e-5),
         "attention.head_count_kv": per_layer([2 if k == "attention" else 0 for k in kinds]),

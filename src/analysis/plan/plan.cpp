@@ -238,6 +238,19 @@ DType engine_compute_dtype(const ModelReport& report, PlanEngine engine) {
   return serving && dtype_bits(compute) > 16 ? DType::BF16 : compute;
 }
 
+StateLayout engine_state_layout(PlanEngine engine) {
+  switch (engine) {
+    case PlanEngine::Transformers:
+      return {};
+    case PlanEngine::Vllm:
+    case PlanEngine::Sglang:
+      return {.conv_without_newest = true, .dtype = std::nullopt};
+    case PlanEngine::LlamaCpp:
+      return {.conv_without_newest = true, .dtype = DType::F32};
+  }
+  return {};
+}
+
 DType engine_kv_dtype(const ModelReport& report, PlanEngine engine, std::optional<DType> requested) {
   if (requested) return *requested;
   if (engine == PlanEngine::LlamaCpp) return DType::F16;
@@ -302,9 +315,10 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   m.arch = &inv.arch;
   m.weights = weight_layout(inv, engine_tensor_bytes(inv, report, rq.precision, rq.engine));
   // Recurrent state and activations in the model's compute dtype, as the report has them (16-bit under a
-  // serving engine); only K and V in the cache dtype.
+  // serving engine; llama.cpp's recurrent state in f32), the state laid out as the engine keeps it; only K
+  // and V in the cache dtype.
   const DType compute = engine_compute_dtype(report, rq.engine);
-  m.kv = plan_kv_cache(inv.arch, kv, compute, plan.context);
+  m.kv = plan_kv_cache(inv.arch, kv, compute, plan.context, engine_state_layout(rq.engine));
   m.activation_bytes = dtype_bits(compute) / 8;
   m.ffn = widest_ffn(inv.arch);
   plan.weights_bytes = m.weights.total();

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/memory_kv.h"
 #include "analysis/model_report.h"
 #include "analysis/perf/perf_model.h"
 #include "analysis/plan/conversion.h"
@@ -101,6 +102,9 @@ struct Plan {
 // The dtype an engine holds activations and recurrent state in: the report's compute dtype, except that vLLM
 // and SGLang run a float32 model in 16 bits (their dtype "auto" never keeps float32, too slow to serve).
 DType engine_compute_dtype(const ModelReport& report, PlanEngine engine);
+// How the engine keeps recurrent state (analysis/memory_kv.h): vLLM's and SGLang's Mamba cache and
+// llama.cpp's recurrent memory hold the conv kernel less one column; llama.cpp both states in f32.
+StateLayout engine_state_layout(PlanEngine engine);
 // The KV cache dtype: the request's, else llama.cpp's f16, else the report's (the checkpoint's declared cache
 // dtype, or the model's, which a 16-bit serving engine makes 16-bit too).
 DType engine_kv_dtype(const ModelReport& report, PlanEngine engine, std::optional<DType> requested);

@@ -202,7 +202,8 @@ DpAttentionPool dp_attention_pool(const Inventory& inv, const ModelReport& repor
     if (inv.tensors[i].placement.block == Block::Attention) attention += bytes[i];
   const uint64_t extra = attention - attention / rq.tp;
   const DType state = engine_compute_dtype(report, serve_engine_rules(rq.engine).memory);
-  const KvCachePlan cache = plan_kv_cache(inv.arch, kv, state, rq.isl + rq.osl);
+  const KvCachePlan cache = plan_kv_cache(inv.arch, kv, state, rq.isl + rq.osl,
+                                          engine_state_layout(serve_engine_rules(rq.engine).memory));
   const uint64_t request = kv_cache_total(cache, 1, rq.isl + rq.osl);
   if (cache.per_token == 0 || request == 0 || pool_bytes <= extra) return {};
   return {(pool_bytes - extra) / cache.per_token * rq.tp, (pool_bytes - extra) * rq.tp / request};
