@@ -119,7 +119,7 @@ std::string heads_note(const AttentionSummary& s) {
 
 std::string headline(const AttentionSummary& s) {
   std::vector<std::string> kinds;
-  bool sliding = false, chunked = false, linear = false, ssm = false;
+  bool sliding = false, chunked = false, linear = false, ssm = false, conv = false;
   for (const LayerAttention& l : s.layers) {
     if (softmax_attention(l)) {
       if (std::find(kinds.begin(), kinds.end(), upper(l.kind)) == kinds.end()) kinds.push_back(upper(l.kind));
@@ -128,6 +128,7 @@ std::string headline(const AttentionSummary& s) {
     }
     linear = linear || l.mixer == Mixer::LinearAttention;
     ssm = ssm || l.mixer == Mixer::Mamba || l.mixer == Mixer::Mamba2;
+    conv = conv || l.mixer == Mixer::ShortConv;
   }
   std::string base;
   for (const std::string& k : kinds) base += (base.empty() ? "" : "/") + k;
@@ -139,6 +140,7 @@ std::string headline(const AttentionSummary& s) {
                       : linear      ? "linear attention"
                       : ssm         ? "Mamba"
                                     : "";
+  if (conv) other += (other.empty() ? "" : " + ") + std::string("short convolution");
   if (base.empty()) return other.empty() ? (s.layers.empty() ? "" : s.layers[0].kind) : other;
   return other.empty() ? base : "hybrid (" + base + " + " + other + ")";
 }

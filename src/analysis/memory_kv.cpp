@@ -138,6 +138,17 @@ KvLayer linear_attention_layer(const Context& c, const StateShape& st) {
   return l;
 }
 
+// LFM2's short convolution: its state is the conv window over the hidden channels.
+KvLayer short_conv_layer(const Context& c, const StateShape& st) {
+  KvLayer l;
+  l.kind = CacheKind::SsmState;
+  l.state_bytes_per_sequence =
+      sized(mul({st.inner, c.conv_columns(st.conv_kernel)}, "conv state"), c.state, "conv state");
+  l.formula = "conv " + num(st.inner) + " channels x " + c.conv_columns_text(st.conv_kernel) + " x " +
+              elem_text(c.state) + " = " + num(l.state_bytes_per_sequence) + " per sequence";
+  return l;
+}
+
 KvLayer cross_layer(const Context& c, uint32_t layer, const AttentionShape& at, uint64_t encoder_length) {
   KvLayer l;
   l.layer = layer;
@@ -150,7 +161,9 @@ KvLayer cross_layer(const Context& c, uint32_t layer, const AttentionShape& at, 
   return l;
 }
 
-std::string convention_text(const KvCachePlan& p, DType kv, bool indexer) {
+// What the layers hold beside attention's K/V: `recurrent`, Mamba or linear-attention state; `short_conv`,
+// LFM2's conv windows.
+std::string convention_text(const KvCachePlan& p, DType kv, bool indexer, bool recurrent, bool short_conv) {
   auto has = [&](CacheKind kind) {
     return std::any_of(p.layers.begin(), p.layers.end(), [&](const KvLayer& l) { return l.kind == kind; });
   };
@@ -167,9 +180,11 @@ std::string convention_text(const KvCachePlan& p, DType kv, bool indexer) {
         "per-head K and V";
   if (indexer)
     s += "; the sparse-attention indexer (DSA) adds its index_head_dim keys per layer per token to both";
-  if (has(CacheKind::SsmState) || has(CacheKind::LinearState))
+  if (recurrent)
     s += "; Mamba and linear-attention layers hold a constant state per sequence (conv state + SSM/recurrent "
          "state) and add nothing per token";
+  if (short_conv)
+    s += "; short-convolution layers (LFM2) hold their conv window per sequence and add nothing per token";
   if (has(CacheKind::Cross))
     s += "; cross-attention K/V over the encoder output are computed once per sequence";
   if (has(CacheKind::Shared)) s += "; KV-shared layers reuse an earlier layer's cache";
@@ -211,6 +226,8 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
       l = mamba_layer(c, spec.mixer, spec.state);
     } else if (spec.mixer == Mixer::LinearAttention) {
       l = linear_attention_layer(c, spec.state);
+    } else if (spec.mixer == Mixer::ShortConv) {
+      l = short_conv_layer(c, spec.state);
     } else {
       l.kind = CacheKind::None;
       l.formula = "no sequence mixer: nothing cached";
@@ -249,9 +266,15 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
         p.layers.push_back(std::move(l));
       }
   }
-  const bool indexer = std::any_of(layers.begin(), layers.end(),
-                                   [](const LayerSpec& l) { return l.attention.indexer_head_dim > 0; });
-  p.convention = convention_text(p, kv, indexer);
+  const auto any = [&](auto pred) { return std::any_of(layers.begin(), layers.end(), pred); };
+  const bool indexer = any([](const LayerSpec& l) { return l.attention.indexer_head_dim > 0; });
+  const bool recurrent = any([](const LayerSpec& l) {
+    for (const Mixer m : {l.mixer, l.parallel})
+      if (m == Mixer::Mamba || m == Mixer::Mamba2 || m == Mixer::LinearAttention) return true;
+    return false;
+  });
+  const bool short_conv = any([](const LayerSpec& l) { return l.mixer == Mixer::ShortConv; });
+  p.convention = convention_text(p, kv, indexer, recurrent, short_conv);
   return p;
 }
 

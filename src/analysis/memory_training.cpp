@@ -21,6 +21,7 @@ using memory::num;
 constexpr std::array<std::string_view, 9> kLoraRoles{"q",      "k",    "v",       "o",    "qkv",
                                                      "q-down", "q-up", "kv-down", "kv-up"};
 constexpr std::array<std::string_view, 3> kStateSpaceLoraRoles{"in_proj", "x_proj", "o"};
+constexpr std::array<std::string_view, 2> kShortConvLoraRoles{"in_proj", "out_proj"};  // PEFT's LFM2 targets
 
 bool is_lora_target(const TensorPlacement& pl) {
   const auto any = [&](const auto& roles) {
@@ -35,6 +36,8 @@ bool is_lora_target(const TensorPlacement& pl) {
       return any(kLoraRoles);
     case Block::Mamba:
       return any(kStateSpaceLoraRoles);
+    case Block::ShortConv:
+      return any(kShortConvLoraRoles);
     default:
       return false;
   }

@@ -26,9 +26,11 @@ enum class StackRole : uint8_t { Decoder, Encoder, Vision, Audio, Projector, Mtp
 std::string_view stack_role_name(StackRole r);  // decoder, encoder, vision, audio, projector, mtp
 
 // What mixes information across positions in a layer.
-enum class Mixer : uint8_t { Attention, Mamba, Mamba2, LinearAttention, None };
-std::string_view mixer_name(Mixer m);   // attention, mamba, mamba2, linear-attention, none
-std::string_view mixer_title(Mixer m);  // for people: Attention, Mamba, Mamba-2, Linear attention, No mixer
+// ShortConv: LFM2's gated short convolution (in_proj to B, C, x; C * conv(B * x) over the last few tokens;
+// out_proj), whose state is its conv window.
+enum class Mixer : uint8_t { Attention, Mamba, Mamba2, LinearAttention, ShortConv, None };
+std::string_view mixer_name(Mixer m);   // attention, mamba, mamba2, linear-attention, short-conv, none
+std::string_view mixer_title(Mixer m);  // for people: Attention, Mamba, Mamba-2, Linear attention, ...
 
 // Softmax attention by how keys and values are shared: one K/V head per query head (MHA), per group (GQA),
 // one for all (MQA), or a compressed latent (MLA, DeepSeek-V2/V3).
@@ -112,7 +114,7 @@ struct FfnShape {
 struct LayerSpec {
   Mixer mixer = Mixer::Attention;
   AttentionShape attention;  // mixer == Attention
-  StateShape state;          // mixer or parallel == Mamba, Mamba2 or LinearAttention
+  StateShape state;          // mixer or parallel == Mamba, Mamba2, LinearAttention or ShortConv
   // A second mixer on the same input beside attention, the two outputs summed (Falcon-H1: Mamba-2 in every
   // layer); its shape in `state`. None for a layer with one mixer.
   Mixer parallel = Mixer::None;

@@ -116,6 +116,8 @@ constexpr std::array kFamilies = {
     FamilyRow{"Mamba-2", "state-spaces (Gu & Dao)", "mamba2", CausalLm, "mamba2 mamba-2", "",
               "mixer.dt_bias mixer.A_log !q_proj !mixer.x_proj"},
     FamilyRow{"Jamba", "AI21 Labs", "jamba", CausalLm, "jamba", "", "mamba.x_proj"},
+    FamilyRow{"Falcon-H1", "TII", "falcon_h1", CausalLm, "falcon-h1 falcon_h1"},
+    FamilyRow{"LFM2", "Liquid AI", "lfm2 lfm2_moe", CausalLm, "lfm2"},
     // --- encoders, encoder-decoders, speech ---
     FamilyRow{"DistilBERT", "Hugging Face", "distilbert", MaskedLm, "distilbert", "", "attention.q_lin"},
     FamilyRow{"XLM-RoBERTa", "Meta", "xlm-roberta", MaskedLm, "xlm-roberta"},

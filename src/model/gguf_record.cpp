@@ -290,6 +290,9 @@ void fill_layers(const ArchKeys& k, const GgufArch* arch, const ArchitectureReco
       } else {
         s.dt_rank = k.uint("ssm.time_step_rank").value_or(0);
       }
+    } else if (l.mixer == Mixer::ShortConv) {  // LFM2: a conv over the hidden channels, l_cache taps
+      l.state.inner = a.hidden_size;
+      l.state.conv_kernel = k.uint("shortconv.l_cache").value_or(0);
     }
     FfnShape& f = l.ffn;
     if (f.kind == Ffn::Dense) {

@@ -139,6 +139,11 @@ std::optional<TensorPlacement> place_gguf_tensor(std::string_view name) {
       pl.role = std::string(part(name, pos));
       return pl;
     }
+    if (module == "shortconv") {  // LFM2's short convolution: "shortconv.in_proj", ".conv", ".out_proj"
+      pl.block = Block::ShortConv;
+      pl.role = std::string(part(name, pos));
+      return pl;
+    }
     const auto& roles = layer_roles();
     const auto it = roles.find(module);
     pl.block = it != roles.end() ? it->second.block : Block::Other;

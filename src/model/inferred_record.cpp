@@ -20,8 +20,10 @@ void add_evidence(LayerSpec& l, Block block) {
   if (block == Block::Attention) {
     if (l.mixer == Mixer::Mamba || l.mixer == Mixer::LinearAttention) l.parallel = l.mixer;
     l.mixer = Mixer::Attention;
-  } else if (block == Block::Mamba || block == Block::LinearAttention) {
-    const Mixer recurrent = block == Block::Mamba ? Mixer::Mamba : Mixer::LinearAttention;
+  } else if (block == Block::Mamba || block == Block::LinearAttention || block == Block::ShortConv) {
+    const Mixer recurrent = block == Block::Mamba             ? Mixer::Mamba
+                            : block == Block::LinearAttention ? Mixer::LinearAttention
+                                                              : Mixer::ShortConv;
     if (l.mixer == Mixer::None)
       l.mixer = recurrent;
     else if (l.mixer == Mixer::Attention)

@@ -183,10 +183,25 @@ std::string role_of(std::string_view module) {
 }  // namespace
 
 std::string_view block_name(Block b) {
-  static constexpr std::string_view kNames[] = {
-      "embedding",        "attention", "cross-attention",  "mlp",    "moe-router", "moe-expert",
-      "shared-expert",    "mamba",     "linear-attention", "norm",   "lm-head",    "vision",
-      "vision-projector", "mtp",       "quantization",     "buffer", "other"};
+  static constexpr std::string_view kNames[] = {"embedding",
+                                                "attention",
+                                                "cross-attention",
+                                                "mlp",
+                                                "moe-router",
+                                                "moe-expert",
+                                                "shared-expert",
+                                                "mamba",
+                                                "linear-attention",
+                                                "short-conv",
+                                                "norm",
+                                                "lm-head",
+                                                "vision",
+                                                "vision-projector",
+                                                "mtp",
+                                                "quantization",
+                                                "buffer",
+                                                "other"};
+  static_assert(std::size(kNames) == static_cast<size_t>(Block::Other) + 1);
   return kNames[static_cast<size_t>(b)];
 }
 

@@ -1,7 +1,7 @@
 // Where a tensor sits in a model, from its name alone: the stack and layer index it belongs to, the block
-// (embedding, attention, mlp, moe-router, moe-expert, shared-expert, mamba, linear-attention, norm, lm-head,
-// vision, ...) and its role inside the block (q, k, v, o, qkv, gate, up, down, router, ...). Works on
-// in-memory and on-disk names of every supported family, and on names no template predicted.
+// (embedding, attention, mlp, moe-router, moe-expert, shared-expert, mamba, linear-attention, short-conv,
+// norm, lm-head, vision, ...) and its role inside the block (q, k, v, o, qkv, gate, up, down, router, ...).
+// Works on in-memory and on-disk names of every supported family, and on names no template predicted.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -21,6 +21,7 @@ enum class Block : uint8_t {
   SharedExpert,
   Mamba,
   LinearAttention,
+  ShortConv,  // LFM2's gated short convolution
   Norm,
   LmHead,
   Vision,

@@ -63,6 +63,7 @@ LayerPart mixer_part(const LayerSpec& l) {
       p.colour = kMamba;
       break;
     case Mixer::LinearAttention:
+    case Mixer::ShortConv:
       p.label = std::string(mixer_title(l.mixer));
       p.colour = kLinear;
       break;

@@ -136,6 +136,12 @@ PartText mixer_text(const ModelReport& r, const DiagramModel& m, const diagram::
     t.lines.push_back("fixed-size state, no KV cache");
     return t;
   }
+  if (l.mixer == Mixer::ShortConv) {
+    t.title = mixer_title(l.mixer);
+    t.lines.push_back("gated, over the last " + std::to_string(l.state.conv_kernel) + " tokens");
+    if (detailed) t.lines.push_back("conv window as state, no KV cache");
+    return t;
+  }
   t.title = mixer_name(l.mixer);
   return t;
 }

@@ -822,6 +822,28 @@ def write_internlm2(lx, path, rng):
     m.finish(path)
 
 
+def write_lfm2(lx, path, rng):
+    """LFM2: gated short convolutions (three taps over the hidden channels) with attention layers among
+    them (no K/V heads marks a conv layer), a norm of the embeddings at the end, a tied output."""
+    kinds = ["conv", "conv", "attention", "conv"]
+    m = Model(lx, rng, "lfm2", {**stack_keys(len(kinds), 32768, 512, 4, eps=1e-5),
+                                "attention.head_count_kv": per_layer([2 if k == "attention" else 0 for k in kinds]),
+                                "rope.freq_base": 1e6, "shortconv.l_cache": 3})
+    for kind, p in zip(kinds, layers(len(kinds))):
+        m.norm(p + "attn_norm")
+        if kind == "attention":
+            m.attention(p, 4, 2, 64)
+            m.qk_norms(p, 64)
+        else:
+            m.weight(p + "shortconv.conv", HIDDEN, 3)
+            m.weight(p + "shortconv.in_proj", 3 * HIDDEN, HIDDEN)
+            m.weight(p + "shortconv.out_proj", HIDDEN, HIDDEN)
+        m.norm(p + "ffn_norm")
+        m.gated_mlp(p, 512)
+    m.norm("token_embd_norm")  # LFM2's last norm, under llama.cpp's name for it
+    m.finish(path, tied=True, last_norm=None)
+
+
 QUANTIZED = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
 RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe), ("qwen2", write_qwen2),
                ("qwen3", write_qwen3), ("qwen2moe", write_qwen2moe), ("gemma2", write_gemma2),
@@ -832,4 +854,5 @@ RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm
                ("granitehybrid", write_granitehybrid), ("jamba", write_jamba), ("falcon-h1", write_falcon_h1),
                ("smollm3", write_smollm3), ("olmoe", write_olmoe), ("granitemoe", write_granitemoe),
                ("falcon", write_falcon), ("gptneox", write_gptneox), ("stablelm", write_stablelm),
-               ("bloom", write_bloom), ("command-r", write_command_r), ("internlm2", write_internlm2)]
+               ("bloom", write_bloom), ("command-r", write_command_r), ("internlm2", write_internlm2),
+               ("lfm2", write_lfm2)]

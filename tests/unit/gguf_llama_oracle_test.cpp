@@ -452,9 +452,15 @@ TEST_F(GgufLlamaOracle, LayersAreWhatLlamaCppLogged) {
       SCOPED_TRACE("layer " + std::to_string(i));
       const LayerSpec& l = a.layers()[i];
       // No K/V heads in a model with a state: a recurrent layer to llama.cpp, but for Nemotron-H's MLP layers
-      // (its recurrent ones have no MLP width either).
+      // (its recurrent ones have no MLP width either). LFM2's short convolution: the conv llama.cpp took for
+      // the layer (ne: taps, channels).
       const bool no_kv = logged(r, "n_head_kv", i) == 0u;
-      if (no_kv && r.arch == "nemotron_h" && logged(r, "n_ff", i) > 0u) {
+      const auto conv = r.tensors.find("blk." + std::to_string(i) + ".shortconv.conv.weight");
+      if (conv != r.tensors.end()) {
+        EXPECT_EQ(l.mixer, Mixer::ShortConv);
+        EXPECT_EQ(static_cast<int64_t>(l.state.conv_kernel), conv->second.ne[0]);
+        EXPECT_EQ(static_cast<int64_t>(l.state.inner), conv->second.ne[1]);
+      } else if (no_kv && r.arch == "nemotron_h" && logged(r, "n_ff", i) > 0u) {
         EXPECT_EQ(l.mixer, Mixer::None);
       } else if (no_kv && logged(r, "ssm_d_inner", i).value_or(0) > 0) {
         ASSERT_EQ(l.mixer, groups(i) ? Mixer::Mamba2 : Mixer::Mamba);

@@ -370,6 +370,54 @@ TEST(GgufModel, FalconH1RunsMamba2BesideAttentionInEveryLayer) {
   EXPECT_EQ(describe_architecture(inv.arch, p, {}).architecture_type, "hybrid");
 }
 
+// LFM2: gated short convolutions (shortconv.*) between attention layers, told apart by no K/V heads. A conv
+// layer keeps its window over the hidden channels as state: the whole kernel in transformers' cache, the
+// kernel less the newest column (and f32) in llama.cpp's.
+TEST(GgufModel, Lfm2ShortConvolutionLayersKeepTheirConvWindow) {
+  test::TempDir dir;
+  const test::TinyGguf m{.arch = "lfm2", .layers = 3};
+  auto kv = test::tiny_gguf_metadata(m);
+  kv.push_back(gguf_u32_array("lfm2.attention.head_count_kv", {0, 0, 2}));
+  kv.erase(
+      std::find_if(kv.begin(), kv.end(), [](auto& v) { return v.key == "lfm2.attention.head_count_kv"; }));
+  kv.push_back(gguf_u32("lfm2.shortconv.l_cache", 3));
+  std::vector<TensorToWrite> tensors;
+  for (TensorToWrite& t : test::tiny_gguf_tensors(m)) {
+    const bool conv_layer = t.name.starts_with("blk.0.") || t.name.starts_with("blk.1.");
+    if (conv_layer && t.name.find(".attn_") != std::string::npos &&
+        t.name.find("attn_norm") == std::string::npos)
+      continue;
+    tensors.push_back(std::move(t));
+  }
+  for (const char* p : {"blk.0.", "blk.1."})
+    for (auto [name, shape] : {std::pair<std::string, Shape>{"shortconv.conv.weight", {64, 3}},
+                               {"shortconv.in_proj.weight", {3 * 64, 64}},
+                               {"shortconv.out_proj.weight", {64, 64}}})
+      tensors.push_back({p + name, DType::F32, shape, std::string(numel(shape) * 4, '\0')});
+  write_gguf(dir / "l.gguf", kv, tensors);
+  const Inventory inv = inventory_of(dir / "l.gguf");
+  const auto& layers = inv.arch.layers();
+  ASSERT_EQ(layers.size(), 3u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(layers[i].mixer, Mixer::ShortConv);
+    EXPECT_EQ(layers[i].type(), "short-conv+dense");
+    EXPECT_EQ(layers[i].state.inner, 64u);
+    EXPECT_EQ(layers[i].state.conv_kernel, 3u);
+  }
+  EXPECT_EQ(layers[2].mixer, Mixer::Attention);
+  EXPECT_EQ(layers[2].attention.kv_heads, 2u);
+  EXPECT_EQ(plan_kv_cache(inv.arch, DType::BF16, DType::BF16, 0).state_per_sequence, 2u * 64 * 3 * 2);
+  const StateLayout llama_cpp{.conv_without_newest = true, .dtype = DType::F32};
+  EXPECT_EQ(plan_kv_cache(inv.arch, DType::F16, DType::BF16, 0, llama_cpp).state_per_sequence,
+            2u * 64 * 2 * 4);
+  const std::optional<SsmSummary> ssm = summarize_ssm(inv.arch);
+  ASSERT_TRUE(ssm);
+  ASSERT_EQ(ssm->mixers.size(), 1u);
+  EXPECT_EQ(ssm->mixers[0].mixer, Mixer::ShortConv);
+  EXPECT_EQ(ssm->mixers[0].layers, (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(describe_architecture(inv.arch, count_parameters(inv), {}).architecture_type, "hybrid");
+}
+
 // DeepSeek-V3's GGUF holds its MTP layer as the last of block_count (nextn_predict_layers 1): an MTP stack
 // after the decoder, still in the parameter count, not in what a token runs (the active count).
 TEST(GgufModel, NextnLayersAreTheMtpStack) {

@@ -44,6 +44,9 @@ constexpr CatalogueRow kCatalogue[] = {
     {"linear attention (Gated DeltaNet)",
      {S::Custom, S::Native, S::Custom, S::Native},
      "Qwen3-Next / Qwen3.5: a delta-rule recurrence"},
+    {"short convolution (LFM2)",
+     {S::Custom, S::Native, S::Custom, S::Native},
+     "a gated causal conv over the last few tokens, its window kept as state"},
     {"cross-attention (encoder-decoder)",
      {S::Native, S::Native, S::Native, S::Custom},
      "vLLM serves few encoder-decoders (Whisper)"},
@@ -104,6 +107,8 @@ bool is_quantizable_linear(const InventoryTensor& t) {
     case Block::Mamba:
     case Block::LinearAttention:
       return true;
+    case Block::ShortConv:
+      return t.placement.role != "conv";  // its projections; the conv's few taps per channel stay 16-bit
     default:
       return false;  // embeddings, norms, routers and the head stay 16-bit in every recipe
   }
@@ -139,6 +144,9 @@ ConversionPlan plan_conversion(const Inventory& inv, const std::vector<uint64_t>
           break;
         case Mixer::LinearAttention:
           count(c.features, "linear attention (Gated DeltaNet)");
+          break;
+        case Mixer::ShortConv:
+          count(c.features, "short convolution (LFM2)");
           break;
         case Mixer::None:
           break;

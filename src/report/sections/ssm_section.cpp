@@ -25,6 +25,11 @@ std::vector<std::pair<std::string, std::string>> shape_rows(const SsmMixer& m) {
   auto add = [&](const char* label, uint64_t v) {
     if (v) rows.emplace_back(label, with_thousands(v));
   };
+  if (m.mixer == Mixer::ShortConv) {  // LFM2: a conv window over the hidden channels
+    add("channels", s.inner);
+    add("conv kernel", s.conv_kernel);
+    return rows;
+  }
   if (m.mixer == Mixer::LinearAttention) {
     if (s.key_heads)
       rows.emplace_back("key heads x dim",
@@ -79,7 +84,9 @@ void write_json(JsonWriter& w, const std::optional<SsmSummary>& s) {
     w.key("layers").begin_array();
     for (uint32_t i : m.layers) w.value(i);
     w.end_array();
-    if (m.mixer == Mixer::LinearAttention) {
+    if (m.mixer == Mixer::ShortConv) {
+      w.key("channels").count_or_null(st.inner);
+    } else if (m.mixer == Mixer::LinearAttention) {
       w.key("key_heads").count_or_null(st.key_heads);
       w.key("key_head_dim").count_or_null(st.key_head_dim);
       w.key("value_heads").count_or_null(st.value_heads);
