@@ -431,7 +431,7 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
       r.partial_rotary_factor = static_cast<double>(*rope_dims) / static_cast<double>(a.head_dim);
     if (auto local = k.real("rope.freq_base_swa"))
       r.local_theta = *local;
-    else if (arch && arch->builtin_local_theta)
+    else if (arch && arch->builtin_local_theta > 0)
       r.local_theta = arch->builtin_local_theta;
     a.context.rope_type = r.type == "default" ? "" : r.type;
     a.context.rope_factor = r.factor;
