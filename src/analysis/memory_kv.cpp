@@ -149,6 +149,26 @@ KvLayer short_conv_layer(const Context& c, const StateShape& st) {
   return l;
 }
 
+// The state of a layer's recurrent mixer, its only one or the one beside attention (Falcon-H1); a layer
+// without a mixer caches nothing.
+KvLayer recurrent_layer(const Context& c, Mixer mixer, const StateShape& st) {
+  switch (mixer) {
+    case Mixer::Mamba:
+    case Mixer::Mamba2:
+      return mamba_layer(c, mixer, st);
+    case Mixer::LinearAttention:
+      return linear_attention_layer(c, st);
+    case Mixer::ShortConv:
+      return short_conv_layer(c, st);
+    default: {
+      KvLayer l;
+      l.kind = CacheKind::None;
+      l.formula = "no sequence mixer: nothing cached";
+      return l;
+    }
+  }
+}
+
 KvLayer cross_layer(const Context& c, uint32_t layer, const AttentionShape& at, uint64_t encoder_length) {
   KvLayer l;
   l.layer = layer;
@@ -222,15 +242,8 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
     } else if (spec.mixer == Mixer::Attention) {
       l = spec.attention.kind == AttentionKind::Mla ? mla_layer(c, spec.attention)
                                                     : attention_layer(c, spec.attention);
-    } else if (spec.mixer == Mixer::Mamba || spec.mixer == Mixer::Mamba2) {
-      l = mamba_layer(c, spec.mixer, spec.state);
-    } else if (spec.mixer == Mixer::LinearAttention) {
-      l = linear_attention_layer(c, spec.state);
-    } else if (spec.mixer == Mixer::ShortConv) {
-      l = short_conv_layer(c, spec.state);
     } else {
-      l.kind = CacheKind::None;
-      l.formula = "no sequence mixer: nothing cached";
+      l = recurrent_layer(c, spec.mixer, spec.state);
     }
     l.layer = static_cast<uint32_t>(i);
     p.per_token = add({p.per_token, l.bytes_per_token}, "kv per token");
@@ -240,8 +253,7 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
     p.layers.push_back(std::move(l));
     // A recurrent mixer beside attention (Falcon-H1) keeps its state as well as the layer's K/V.
     if (spec.parallel != Mixer::None) {
-      KvLayer s = spec.parallel == Mixer::LinearAttention ? linear_attention_layer(c, spec.state)
-                                                          : mamba_layer(c, spec.parallel, spec.state);
+      KvLayer s = recurrent_layer(c, spec.parallel, spec.state);
       s.layer = static_cast<uint32_t>(i);
       p.state_per_sequence = add({p.state_per_sequence, s.state_bytes_per_sequence}, "state per sequence");
       p.layers.push_back(std::move(s));

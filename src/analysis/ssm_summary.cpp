@@ -11,9 +11,7 @@ std::optional<SsmSummary> summarize_ssm(const ArchitectureRecord& arch) {
     if (l.mixer == Mixer::Attention) s.attention_layers.push_back(i);
     // The layer's recurrent mixer: its only one, or the one beside attention (Falcon-H1).
     const Mixer recurrent = l.mixer == Mixer::Attention ? l.parallel : l.mixer;
-    if (recurrent != Mixer::Mamba && recurrent != Mixer::Mamba2 && recurrent != Mixer::LinearAttention &&
-        recurrent != Mixer::ShortConv)
-      continue;
+    if (recurrent == Mixer::None) continue;
     if (l.mixer == Mixer::Attention) s.parallel_layers.push_back(i);
     SsmMixer* m = nullptr;
     for (SsmMixer& k : s.mixers)

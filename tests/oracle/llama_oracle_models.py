@@ -241,6 +241,12 @@ class Model:
         self.norm(p + "ffn_norm")
         self.gated_mlp(p, ffn)
 
+    def cohere_block(self, p, kv_heads):
+        """Cohere's layer: attention and a gated MLP side by side after one norm."""
+        self.norm(p + "attn_norm")
+        self.attention(p, 4, kv_heads, 64)
+        self.gated_mlp(p, 512)
+
     def gpt2_block(self, p, ffn):
         """GPT-2's layer (BLOOM's, GPT-NeoX's): LayerNorms with biases, fused biased qkv, a plain biased MLP."""
         self.layer_norm(p + "attn_norm")
@@ -450,9 +456,7 @@ def write_cohere2(lx, path, rng):
                                    "attention.layer_norm_epsilon": 1e-5, "attention.sliding_window": 4096,
                                    "logit_scale": 0.25})
     for p in layers(4):
-        m.norm(p + "attn_norm")
-        m.attention(p, 4, 2, 64)
-        m.gated_mlp(p, 512)
+        m.cohere_block(p, 2)
     m.finish(path, tied=True)
 
 
@@ -803,9 +807,7 @@ def write_command_r(lx, path, rng):
     m = Model(lx, rng, "command-r", {**stack_keys(2, 131072, 512, 4, eps=1e-5, layer_norm=True),
                                      **grouped_keys(4, 64, 8e6), "logit_scale": 0.0625})
     for p in layers(2):
-        m.norm(p + "attn_norm")
-        m.attention(p, 4, 4, 64)
-        m.gated_mlp(p, 512)
+        m.cohere_block(p, 4)
     m.finish(path, tied=True)
 
 

@@ -73,6 +73,22 @@ void count(std::vector<FeatureSupport>& out, std::string_view feature, uint32_t 
   it->layers += layers;
 }
 
+// The catalogue row of a recurrent mixer; empty for none.
+std::string_view recurrent_feature(Mixer m) {
+  switch (m) {
+    case Mixer::Mamba:
+      return "Mamba (selective scan)";
+    case Mixer::Mamba2:
+      return "Mamba-2 (SSD scan)";
+    case Mixer::LinearAttention:
+      return "linear attention (Gated DeltaNet)";
+    case Mixer::ShortConv:
+      return "short convolution (LFM2)";
+    default:
+      return "";
+  }
+}
+
 std::string_view attention_feature(AttentionKind k) {
   switch (k) {
     case AttentionKind::Mla:
@@ -129,29 +145,14 @@ ConversionPlan plan_conversion(const Inventory& inv, const std::vector<uint64_t>
   c.catalogue_date = std::string(kCatalogueDate);
   const ArchitectureRecord& a = inv.arch;
   for (const LayerSpec& l : a.layers()) {
-    for (const Mixer mixer : {l.mixer, l.parallel}) {  // the second: beside attention (Falcon-H1)
-      switch (mixer) {
-        case Mixer::Attention:
-          count(c.features, attention_feature(l.attention.kind));
-          if (l.attention.span == Span::Sliding) count(c.features, "sliding-window attention");
-          if (l.attention.span == Span::Chunked) count(c.features, "chunked local attention");
-          break;
-        case Mixer::Mamba:
-          count(c.features, "Mamba (selective scan)");
-          break;
-        case Mixer::Mamba2:
-          count(c.features, "Mamba-2 (SSD scan)");
-          break;
-        case Mixer::LinearAttention:
-          count(c.features, "linear attention (Gated DeltaNet)");
-          break;
-        case Mixer::ShortConv:
-          count(c.features, "short convolution (LFM2)");
-          break;
-        case Mixer::None:
-          break;
-      }
+    if (l.mixer == Mixer::Attention) {
+      count(c.features, attention_feature(l.attention.kind));
+      if (l.attention.span == Span::Sliding) count(c.features, "sliding-window attention");
+      if (l.attention.span == Span::Chunked) count(c.features, "chunked local attention");
     }
+    // The recurrent mixer: the layer's only one, or the one beside its attention (Falcon-H1).
+    const Mixer recurrent = l.mixer == Mixer::Attention ? l.parallel : l.mixer;
+    if (const std::string_view f = recurrent_feature(recurrent); !f.empty()) count(c.features, f);
     if (l.ffn.kind == Ffn::Moe) count(c.features, "MoE routing (top-k experts)");
     if (l.cross_attention) count(c.features, "cross-attention (encoder-decoder)");
     if (l.mixer == Mixer::Attention && a.attention_softcap > 0) count(c.features, "attention logit softcap");
