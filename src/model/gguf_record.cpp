@@ -19,6 +19,13 @@ struct GgufArch {
   std::string_view hf_class;
   uint32_t swa_period = 0;
   bool encoder_only = false;  // BERT-style: the layers are an encoder stack
+  // The global layer opens each period instead of closing it (ModernBERT's layers 0, 3, 6 …: llama.cpp's
+  // set_swa_pattern with dense_first).
+  bool dense_first = false;
+  // The layers' ssm_* tensors are a gated DeltaNet (linear attention: Qwen3-Next, Qwen3.5), sized by the
+  // ssm.* keys as llama.cpp reads them: group_count key heads, time_step_rank value heads, state_size the
+  // width of both.
+  bool delta_net = false;
   // Local attention llama.cpp applies without a key for it: Llama-4's chunks of 8192 (its loader's
   // LLAMA_SWA_TYPE_CHUNKED with n_swa = 8192, whatever sliding_window says unless it says 0).
   Span builtin_span = Span::Full;
@@ -44,7 +51,16 @@ constexpr std::array kArchitectures = {
     GgufArch{"qwen2moe", "qwen2_moe", "Qwen2MoeForCausalLM"},
     GgufArch{"qwen3", "qwen3", "Qwen3ForCausalLM"},
     GgufArch{"qwen3moe", "qwen3_moe", "Qwen3MoeForCausalLM"},
-    GgufArch{"qwen3next", "qwen3_next", "Qwen3NextForCausalLM"},
+    GgufArch{.gguf = "qwen3next",
+             .model_type = "qwen3_next",
+             .hf_class = "Qwen3NextForCausalLM",
+             .delta_net = true},
+    GgufArch{
+        .gguf = "qwen35", .model_type = "qwen3_5_text", .hf_class = "Qwen3_5ForCausalLM", .delta_net = true},
+    GgufArch{.gguf = "qwen35moe",
+             .model_type = "qwen3_5_moe_text",
+             .hf_class = "Qwen3_5MoeForCausalLM",
+             .delta_net = true},
     GgufArch{"gemma", "gemma", "GemmaForCausalLM"},
     GgufArch{.gguf = "gemma2",
              .model_type = "gemma2",
@@ -78,7 +94,12 @@ constexpr std::array kArchitectures = {
     GgufArch{"falcon", "falcon", "FalconForCausalLM"},
     GgufArch{"bert", "bert", "BertModel", 0, true},
     GgufArch{"nomic-bert", "nomic_bert", "NomicBertModel", 0, true},
-    GgufArch{"modern-bert", "modernbert", "ModernBertModel", 0, true},
+    GgufArch{.gguf = "modern-bert",
+             .model_type = "modernbert",
+             .hf_class = "ModernBertModel",
+             .swa_period = 3,
+             .encoder_only = true,
+             .dense_first = true},
     GgufArch{"t5", "t5", "T5ForConditionalGeneration"},
     GgufArch{"t5encoder", "t5", "T5EncoderModel", 0, true},
     GgufArch{"gpt2", "gpt2", "GPT2LMHeadModel"},
@@ -122,6 +143,23 @@ const GgufArch* find_arch(std::string_view name) {
   for (const GgufArch& a : kArchitectures)
     if (a.gguf == name) return &a;
   return nullptr;
+}
+
+// A gated DeltaNet's tensors under llama.cpp's names and their Hugging Face roles (transformers'
+// Qwen3NextGatedDeltaNet; Qwen3.5 splits in_proj_qkvz and in_proj_ba, which llama.cpp stores as attn_qkv and
+// attn_gate, ssm_beta and ssm_alpha).
+constexpr std::pair<std::string_view, std::string_view> kDeltaNetRoles[] = {
+    {"ssm_in", "in_proj_qkvz"}, {"ssm_ba", "in_proj_ba"},  {"attn_qkv", "in_proj_qkv"},
+    {"attn_gate", "in_proj_z"}, {"ssm_beta", "in_proj_b"}, {"ssm_alpha", "in_proj_a"},
+    {"ssm_conv1d", "conv1d"},   {"ssm_dt", "dt_bias"},     {"ssm_a", "A_log"},
+    {"ssm_norm", "norm"},       {"ssm_out", "out_proj"},
+};
+
+// The module of a layer's tensor: "ssm_in" of "blk.3.ssm_in.weight".
+std::string_view layer_module(const InventoryTensor& t) {
+  std::string_view rest = std::string_view(t.name).substr(std::min(t.name.size(), t.stack().size() + 1));
+  rest = rest.substr(std::min(rest.size(), rest.find('.') + 1));  // past the layer index
+  return rest.substr(0, rest.find('.'));
 }
 
 // The metadata of one architecture: "{arch}.KEY", scalar or (per layer) array.
@@ -194,22 +232,22 @@ std::vector<LayerTensors> layer_tensors(const std::vector<InventoryTensor>& tens
 }
 
 // Which layers use the sliding window: a per-layer boolean array when the file has one, else every layer but
-// each period-th (llama.cpp's pattern: layer i slides when i % period < period - 1).
+// one of each period (llama.cpp's pattern: layer i slides when i % period < period - 1, or, dense first,
+// when i % period > 0).
 std::vector<bool> sliding_layers(const ArchKeys& k, const GgufArch* arch, size_t layers) {
   std::vector<bool> out(layers, false);
+  uint64_t period = arch ? arch->swa_period : 0;
   if (const GgufKv* kv = k.file().find(k.key("attention.sliding_window_pattern"))) {
     if (kv->type == GgufType::Array && kv->element_type == GgufType::Bool) {
       auto flags = k.file().uint_array(k.key("attention.sliding_window_pattern"));
       for (size_t i = 0; flags && i < layers && i < flags->size(); ++i) out[i] = (*flags)[i] != 0;
       return out;
     }
-    if (kv->is_integer() && kv->u > 0) {
-      for (size_t i = 0; i < layers; ++i) out[i] = i % kv->u < kv->u - 1;
-      return out;
-    }
+    if (kv->is_integer() && kv->u > 0) period = kv->u;
   }
-  const uint32_t period = arch ? arch->swa_period : 0;
-  for (size_t i = 0; i < layers; ++i) out[i] = period == 0 || i % period < period - 1;
+  const bool dense_first = arch && arch->dense_first;
+  for (size_t i = 0; i < layers; ++i)
+    out[i] = period == 0 || (dense_first ? i % period > 0 : i % period < period - 1);
   return out;
 }
 
@@ -290,6 +328,12 @@ void fill_layers(const ArchKeys& k, const GgufArch* arch, const ArchitectureReco
       } else {
         s.dt_rank = k.uint("ssm.time_step_rank").value_or(0);
       }
+    } else if (l.mixer == Mixer::LinearAttention) {
+      StateShape& s = l.state;
+      s.key_heads = k.uint("ssm.group_count").value_or(0);
+      s.value_heads = k.uint("ssm.time_step_rank").value_or(0);
+      s.key_head_dim = s.value_head_dim = k.uint("ssm.state_size").value_or(0);
+      s.conv_kernel = k.uint("ssm.conv_kernel").value_or(0);
     } else if (l.mixer == Mixer::ShortConv) {  // LFM2: a conv over the hidden channels, l_cache taps
       l.state.inner = a.hidden_size;
       l.state.conv_kernel = k.uint("shortconv.l_cache").value_or(0);
@@ -347,6 +391,29 @@ std::string_view gguf_file_type_name(uint64_t t) {
   for (const auto& [k, n] : kNames)
     if (k == t) return n;
   return {};
+}
+
+void place_gguf_architecture_tensors(const GgufFile& g, std::vector<InventoryTensor>& tensors) {
+  const std::optional<std::string_view> name = g.string_value("general.architecture");
+  const GgufArch* arch = name ? find_arch(*name) : nullptr;
+  if (!arch || !arch->delta_net) return;
+  // A layer is a DeltaNet one by its convolution; its attn_qkv and attn_gate are then the DeltaNet's too.
+  std::vector<bool> delta_layer;
+  for (const InventoryTensor& t : tensors)
+    if (t.placement.layer && *t.placement.layer <= kMaxInferredLayers && layer_module(t) == "ssm_conv1d") {
+      delta_layer.resize(std::max<size_t>(delta_layer.size(), size_t{*t.placement.layer} + 1));
+      delta_layer[*t.placement.layer] = true;
+    }
+  for (InventoryTensor& t : tensors) {
+    if (!t.placement.layer || *t.placement.layer >= delta_layer.size() || !delta_layer[*t.placement.layer])
+      continue;
+    const std::string_view module = layer_module(t);
+    for (const auto& [gguf, role] : kDeltaNetRoles)
+      if (module == gguf) {
+        t.placement.block = Block::LinearAttention;
+        t.placement.role = std::string(role);
+      }
+  }
 }
 
 std::string_view model_type_of_gguf_architecture(std::string_view gguf_arch) {

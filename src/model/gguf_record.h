@@ -19,6 +19,11 @@ std::string_view model_type_of_gguf_architecture(std::string_view gguf_arch);
 // llama.cpp's general.file_type (enum llama_ftype) by name ("Q4_K_M"); "" for a number it does not define.
 std::string_view gguf_file_type_name(uint64_t file_type);
 
+// Where an architecture's llama.cpp names mean other blocks than they do alone (Qwen3-Next's ssm_* tensors
+// are a gated DeltaNet, not a Mamba mixer), moves those tensors to their blocks and Hugging Face roles.
+// Called before the layers' kinds are read from the tensors.
+void place_gguf_architecture_tensors(const GgufFile& g, std::vector<InventoryTensor>& tensors);
+
 // Fills `a` (already holding the stacks and layer kinds the tensor names show) from the metadata. Returns
 // what the user should know (an architecture llama.cpp names but we do not map, keys that contradict the
 // tensors), one line each. Throws Error(Malformed), naming `file`, for head counts no model can have.

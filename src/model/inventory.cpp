@@ -623,6 +623,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
     inv.arch = inv.model->arch;
   } else {
     if (ck.onnx) relabel_folded_lookups(*ck.onnx, inv.tensors);
+    if (ck.gguf) place_gguf_architecture_tensors(*ck.gguf, inv.tensors);
     inv.arch = infer_record(inv.tensors);
     std::vector<NamedPlacement> parameters;
     for (const InventoryTensor& t : inv.tensors)

@@ -16,8 +16,10 @@ writes GGUF bytes itself.
    and, in F32 only (RECORD_ONLY), one of each other architecture the tests check llama.cpp's build of:
    Llama-4's chunked attention, T5's two stacks, GLM-4.5's MTP layer, biased q/k/v (Qwen2), a window of
    4096 no key states (Gemma 2), a window on five layers of six (Gemma 3), fused qkv and gate-up (Phi-3),
-   latent attention (DeepSeek), attention sinks and biased experts (gpt-oss), an encoder (BERT), Mamba 1
-   and 2, and the hybrids Nemotron-H and Granite 4.0-H.
+   latent attention (DeepSeek), attention sinks and biased experts (gpt-oss), encoders (BERT, nomic-bert's
+   rotary one, ModernBERT's windowed one, T5's encoder alone), Mamba 1 and 2, the hybrids Nemotron-H,
+   Granite 4.0-H, Jamba, Falcon-H1 and LFM2, Qwen3-Next's and Qwen3.5's gated DeltaNet, and one of each
+   other family llama_oracle_models.py lists.
 2. Quantizes QUANTIZED with llama_model_quantize into the file types of FTYPES (MXFP4_MOE for the MoE model
    only).
 3. Loads every file with llama_model_load_from_file (CPU, no offload) and writes OUTDIR/<file>.json:

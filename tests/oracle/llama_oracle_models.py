@@ -202,10 +202,24 @@ class Model:
         self.weight(p + v, kv_heads * head_dim, HIDDEN)
         self.weight(p + o, HIDDEN, heads * head_dim)
 
+    def fused_attention(self, p, kv_heads=4, qkv_bias=False):
+        """q, k and v in one matrix (attn_qkv, 4 heads of 64 and `kv_heads` K/V heads) and the output
+        projection (Phi-3, InternLM2, ChatGLM, Falcon, MPT, the BERTs with rotary positions)."""
+        (self.biased if qkv_bias else self.weight)(p + "attn_qkv", (4 + 2 * kv_heads) * 64, HIDDEN)
+        self.weight(p + "attn_output", HIDDEN, HIDDEN)
+
     def qk_norms(self, p, q_width, k_width=None):
         """Norms of the queries and keys: per head (Qwen3, Gemma 3) or over the projection (OLMo 2)."""
         self.norm(p + "attn_q_norm", q_width)
         self.norm(p + "attn_k_norm", k_width or q_width)
+
+    def biased_attention(self, p, kv_heads):
+        """A LayerNorm with its bias, then attention (4 heads of 64) with biases on every projection
+        (StarCoder2, Phi-3.5-MoE)."""
+        self.layer_norm(p + "attn_norm")
+        self.attention(p, 4, kv_heads, 64)
+        self.qkv_biases(p, 4, kv_heads, 64)
+        self.bias(p + "attn_output", HIDDEN)
 
     def qkv_biases(self, p, heads, kv_heads, head_dim):
         for name, width in (("attn_q", heads), ("attn_k", kv_heads), ("attn_v", kv_heads)):
@@ -215,6 +229,11 @@ class Model:
         self.weight(p + f"ffn_gate{suffix}", width, HIDDEN)
         self.weight(p + f"ffn_up{suffix}", width, HIDDEN)
         self.weight(p + f"ffn_down{suffix}", HIDDEN, width)
+
+    def fused_gated_mlp(self, p, width):
+        """Gate and up in one matrix, ffn_up twice the width (Phi-3, ChatGLM, GLM-4, ModernBERT)."""
+        self.weight(p + "ffn_up", 2 * width, HIDDEN)
+        self.weight(p + "ffn_down", HIDDEN, width)
 
     def experts(self, p, count, width):
         """The router and 3-D expert tensors (ne: hidden, width, experts) of one MoE layer."""
@@ -480,11 +499,9 @@ def write_phi3(lx, path, rng):
               vocab=phi3_vocab)
     for p in layers(2):
         m.norm(p + "attn_norm")
-        m.weight(p + "attn_qkv", 3 * HIDDEN, HIDDEN)
-        m.weight(p + "attn_output", HIDDEN, HIDDEN)
+        m.fused_attention(p)
         m.norm(p + "ffn_norm")
-        m.weight(p + "ffn_up", 2 * 512, HIDDEN)
-        m.weight(p + "ffn_down", HIDDEN, 512)
+        m.fused_gated_mlp(p, 512)
     m.finish(path)
 
 
@@ -516,10 +533,7 @@ def write_starcoder2(lx, path, rng):
     m = Model(lx, rng, "starcoder2", {**stack_keys(2, 16384, 1024, 4, eps=1e-5, layer_norm=True),
                                       "attention.head_count_kv": 2, "rope.freq_base": 100000.0})
     for p in layers(2):
-        m.layer_norm(p + "attn_norm")
-        m.attention(p, 4, 2, 64)
-        m.qkv_biases(p, 4, 2, 64)
-        m.bias(p + "attn_output", HIDDEN)
+        m.biased_attention(p, 2)
         m.layer_norm(p + "ffn_norm")
         m.biased(p + "ffn_up", 1024, HIDDEN)
         m.biased(p + "ffn_down", HIDDEN, 1024)
@@ -763,8 +777,7 @@ def write_falcon(lx, path, rng):
                                   "attention.head_count_kv": 1})
     for p in layers(2):
         m.layer_norm(p + "attn_norm")
-        m.weight(p + "attn_qkv", (4 + 2) * 64, HIDDEN)
-        m.weight(p + "attn_output", HIDDEN, HIDDEN)
+        m.fused_attention(p, kv_heads=1)
         m.weight(p + "ffn_up", 1024, HIDDEN)
         m.weight(p + "ffn_down", HIDDEN, 1024)
     m.finish(path, tied=True, last_norm="layer")
@@ -817,8 +830,7 @@ def write_internlm2(lx, path, rng):
                                      "rope.freq_base": 1e6})
     for p in layers(2):
         m.norm(p + "attn_norm")
-        m.weight(p + "attn_qkv", (4 + 2 * 2) * 64, HIDDEN)
-        m.weight(p + "attn_output", HIDDEN, HIDDEN)
+        m.fused_attention(p, kv_heads=2)
         m.norm(p + "ffn_norm")
         m.gated_mlp(p, 512)
     m.finish(path)
@@ -846,6 +858,251 @@ def write_lfm2(lx, path, rng):
     m.finish(path, tied=True, last_norm=None)
 
 
+def write_mistral3(lx, path, rng):
+    """Ministral 3 (mistral3): Llama layers with a head width of its own (128 over a hidden of 256), an
+    untied output."""
+    m = Model(lx, rng, "mistral3", {**stack_keys(2, 262144, 512, 4, eps=1e-5), **grouped_keys(2, 128, 1e6)})
+    for p in layers(2):
+        m.llama_block(p, 2, 128)
+    m.finish(path)
+
+
+def write_phimoe(lx, path, rng):
+    """Phi-3.5-MoE: LayerNorms with biases (llama.cpp reads their epsilon from the RMS key), biased q/k/v
+    and output projections, 4 routed experts, 2 used, a biased untied output."""
+    m = Model(lx, rng, "phimoe", {**stack_keys(2, 4096, 256, 4, eps=1e-5), **grouped_keys(2, 64, 10000),
+                                  **expert_keys(4, 2, 256)})
+    for p in layers(2):
+        m.biased_attention(p, 2)
+        m.layer_norm(p + "ffn_norm")
+        m.experts(p, 4, 256)
+    m.finish(path, last_norm="layer", output_bias=True)
+
+
+def write_deepseek(lx, path, rng):
+    """DeepSeek-MoE (v1): ordinary attention, a dense first layer, then 8 routed experts (2 used) beside two
+    shared ones stored as one MLP of twice the expert width."""
+    m = Model(lx, rng, "deepseek", {**stack_keys(3, 4096, 512, 4), **grouped_keys(4, 64, 10000),
+                                    **expert_keys(8, 2, 128), "expert_shared_count": 2,
+                                    "leading_dense_block_count": 1, "expert_weights_scale": 1.0})
+    for l, p in enumerate(layers(3)):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 4, 64)
+        m.norm(p + "ffn_norm")
+        if l == 0:
+            m.gated_mlp(p, 512)
+        else:
+            m.experts(p, 8, 128)
+            m.gated_mlp(p, 2 * 128, "_shexp")
+    m.finish(path)
+
+
+def write_granite(lx, path, rng):
+    """Granite 3 (dense): Llama layers with Granite's scaling keys, a tied output."""
+    m = Model(lx, rng, "granite", {**stack_keys(2, 4096, 512, 4), **grouped_keys(2, 64, 10000),
+                                   "embedding_scale": 12.0, "residual_scale": 0.22, "attention.scale": 0.0078125,
+                                   "logit_scale": 8.0})
+    for p in layers(2):
+        m.llama_block(p, 2, 64)
+    m.finish(path, tied=True)
+
+
+def write_olmo(lx, path, rng):
+    """OLMo (1): LayerNorms without parameters, so no norm tensor at all; an untied output."""
+    m = Model(lx, rng, "olmo", {**stack_keys(2, 2048, 512, 4, eps=1e-5, layer_norm=True),
+                                "attention.head_count_kv": 4})
+    for p in layers(2):
+        m.attention(p, 4, 4, 64)
+        m.gated_mlp(p, 512)
+    m.finish(path, last_norm=None)
+
+
+def write_chatglm(lx, path, rng):
+    """ChatGLM3: fused biased qkv with two K/V groups, rotary on half of each head, gate and up in one
+    matrix (ffn_up twice the width), an untied output."""
+    m = Model(lx, rng, "chatglm", {**stack_keys(2, 8192, 512, 4, eps=1e-5), "attention.head_count_kv": 2,
+                                   "rope.dimension_count": 32})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.fused_attention(p, kv_heads=2, qkv_bias=True)
+        m.norm(p + "ffn_norm")
+        m.fused_gated_mlp(p, 512)
+    m.finish(path)
+
+
+def write_glm4(lx, path, rng):
+    """GLM-4 (0414): biased q/k/v, rotary on half of each head, norms after attention and MLP as well as
+    before, gate and up in one matrix."""
+    m = Model(lx, rng, "glm4", {**stack_keys(2, 32768, 512, 4, eps=1e-5), **grouped_keys(2, 64, 10000),
+                                "rope.dimension_count": 32})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.qkv_biases(p, 4, 2, 64)
+        m.norm(p + "post_attention_norm")
+        m.norm(p + "ffn_norm")
+        m.fused_gated_mlp(p, 512)
+        m.norm(p + "post_ffw_norm")
+    m.finish(path)
+
+
+def write_minicpm(lx, path, rng):
+    """MiniCPM: Llama layers with its embedding, residual and logit scales, a tied output."""
+    m = Model(lx, rng, "minicpm", {**stack_keys(2, 4096, 512, 4), **grouped_keys(4, 64, 10000),
+                                   "embedding_scale": 12.0, "residual_scale": 1.4, "logit_scale": 1.0})
+    for p in layers(2):
+        m.llama_block(p, 4, 64)
+    m.finish(path, tied=True)
+
+
+def write_baichuan(lx, path, rng):
+    """Baichuan 2 (7B): Llama layers (its fused W_pack stored split), an untied output."""
+    m = Model(lx, rng, "baichuan", {**stack_keys(2, 4096, 512, 4), "attention.head_count_kv": 4})
+    for p in layers(2):
+        m.llama_block(p, 4, 64)
+    m.finish(path)
+
+
+def write_exaone(lx, path, rng):
+    """EXAONE 3.5: Llama layers with grouped K/V heads, an untied output."""
+    m = Model(lx, rng, "exaone", {**stack_keys(2, 4096, 512, 4, eps=1e-5), **grouped_keys(2, 64, 1e6)})
+    for p in layers(2):
+        m.llama_block(p, 2, 64)
+    m.finish(path)
+
+
+def write_ernie4_5(lx, path, rng):
+    """ERNIE 4.5 (dense, 0.3B-shaped): Llama layers, a tied output."""
+    m = Model(lx, rng, "ernie4_5", {**stack_keys(2, 131072, 512, 4, eps=1e-5), **grouped_keys(2, 64, 500000)})
+    for p in layers(2):
+        m.llama_block(p, 2, 64)
+    m.finish(path, tied=True)
+
+
+def write_mpt(lx, path, rng):
+    """MPT: ALiBi (no positions), LayerNorms without biases, fused qkv, a plain MLP, no biases, a tied
+    output."""
+    m = Model(lx, rng, "mpt", {**stack_keys(2, 2048, 1024, 4, eps=1e-5, layer_norm=True),
+                               "attention.max_alibi_bias": 8.0})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.fused_attention(p)
+        m.norm(p + "ffn_norm")
+        m.weight(p + "ffn_up", 1024, HIDDEN)
+        m.weight(p + "ffn_down", HIDDEN, 1024)
+    m.finish(path, tied=True)
+
+
+def write_t5encoder(lx, path, rng):
+    """T5's encoder alone (as text encoders of image models ship it): t5's enc.* stack, no decoder."""
+    heads, head_dim, buckets = 4, 32, 32
+    m = Model(lx, rng, "t5encoder", {**stack_keys(2, 512, 512, heads), "attention.key_length": head_dim,
+                                     "attention.value_length": head_dim,
+                                     "attention.relative_buckets_count": buckets}, vocab=spm_vocab)
+    for l, p in enumerate(layers(2, "enc.blk")):
+        m.norm(p + "attn_norm")
+        if l == 0:
+            m.weight(p + "attn_rel_b", buckets, heads)
+        m.attention(p, heads, heads, head_dim, ("attn_q", "attn_k", "attn_v", "attn_o"))
+        m.norm(p + "ffn_norm")
+        m.gated_mlp(p, 512)
+    m.norm("enc.output_norm")
+    m.finish(path, tied=True, last_norm=None)
+
+
+def write_nomic_bert(lx, path, rng):
+    """nomic-embed-text (nomic-bert): an encoder with rotary positions, fused qkv, a gated MLP, LayerNorms
+    with biases after each block, token types, no biases elsewhere, no output head."""
+    m = Model(lx, rng, "nomic-bert", {**stack_keys(2, 2048, 512, 4, eps=1e-12, layer_norm=True),
+                                      "pooling_type": 1, "attention.causal": False, "rope.freq_base": 1000.0},
+              vocab=wpm_vocab)
+    m.weight("token_types", 2, HIDDEN)
+    m.layer_norm("token_embd_norm")
+    for p in layers(2):
+        m.fused_attention(p)
+        m.layer_norm(p + "attn_output_norm")
+        m.gated_mlp(p, 512)
+        m.layer_norm(p + "layer_output_norm")
+    m.finish(path, tied=True, last_norm=None)
+
+
+def write_modern_bert(lx, path, rng):
+    """ModernBERT: an encoder with a sliding window on two layers of three (each third global, from the
+    first), a rope base of its own for them, no norm before the first layer's attention, fused qkv, gate and
+    up in one matrix, no biases."""
+    m = Model(lx, rng, "modern-bert", {**stack_keys(3, 8192, 512, 4, eps=1e-5, layer_norm=True),
+                                       "pooling_type": 2, "attention.causal": False, "rope.freq_base": 160000.0,
+                                       "rope.freq_base_swa": 10000.0, "attention.sliding_window": 128})
+    m.norm("token_embd_norm")
+    for l, p in enumerate(layers(3)):
+        if l:
+            m.norm(p + "attn_norm")
+        m.fused_attention(p)
+        m.norm(p + "ffn_norm")
+        m.fused_gated_mlp(p, 512)
+    m.finish(path, tied=True)
+
+
+def write_delta_net_hybrid(lx, path, rng, arch, split, moe):
+    """Qwen3-Next's and Qwen3.5's stack: three gated DeltaNet layers to one of attention
+    (full_attention_interval), the attention's queries twice as wide for their output gate and rotated on a
+    quarter of each head, q/k norms. The DeltaNet's input projections are stored as Qwen3-Next fuses them
+    (ssm_in: q, k, v, z; ssm_ba: beta, alpha) or, `split`, as Qwen3.5 has them (attn_qkv, attn_gate for z,
+    ssm_beta, ssm_alpha). Each MLP is dense, or (`moe`) routed experts beside a gated shared one."""
+    kinds = ["delta", "delta", "delta", "attention"]
+    key_heads, value_heads, width = 2, 4, 32
+    key_dim, value_dim = key_heads * width, value_heads * width
+    keys = {**stack_keys(4, 262144, 512, 4), **grouped_keys(2, 64, 1e7), "full_attention_interval": 4,
+            "rope.dimension_count": 16, "ssm.conv_kernel": 4, "ssm.state_size": width,
+            "ssm.group_count": key_heads, "ssm.time_step_rank": value_heads, "ssm.inner_size": value_dim}
+    if split:  # Qwen3.5 rotates by time, height and width sections (mrope)
+        keys["rope.dimension_sections"] = per_layer([4, 2, 2, 0])
+    if moe:
+        keys.update({**expert_keys(8, 2, 128), "expert_shared_feed_forward_length": 128})
+    m = Model(lx, rng, arch, keys)
+    for kind, p in zip(kinds, layers(len(kinds))):
+        m.norm(p + "attn_norm")
+        if kind == "attention":
+            m.weight(p + "attn_q", 2 * 4 * 64, HIDDEN)
+            m.weight(p + "attn_k", 2 * 64, HIDDEN)
+            m.weight(p + "attn_v", 2 * 64, HIDDEN)
+            m.weight(p + "attn_output", HIDDEN, 4 * 64)
+            m.qk_norms(p, 64)
+        else:  # the input projections, the convolution over q, k and v, dt's bias, A, the gated norm
+            if split:
+                m.weight(p + "attn_qkv", 2 * key_dim + value_dim, HIDDEN)
+                m.weight(p + "attn_gate", value_dim, HIDDEN)
+                m.weight(p + "ssm_beta", value_heads, HIDDEN)
+                m.weight(p + "ssm_alpha", value_heads, HIDDEN)
+            else:
+                m.weight(p + "ssm_in", 2 * key_dim + 2 * value_dim, HIDDEN)
+                m.weight(p + "ssm_ba", 2 * value_heads, HIDDEN)
+            m.weight(p + "ssm_conv1d", 2 * key_dim + value_dim, 4)
+            m.bias(p + "ssm_dt", value_heads)
+            m.tensor(p + "ssm_a", -np.abs(weights(rng, value_heads)))
+            m.norm(p + "ssm_norm", width)
+            m.weight(p + "ssm_out", HIDDEN, value_dim)
+        m.norm(p + "post_attention_norm")
+        if moe:
+            m.experts(p, 8, 128)
+            m.tensor(p + "ffn_gate_inp_shexp.weight", weights(rng, HIDDEN))
+            m.gated_mlp(p, 128, "_shexp")
+        else:
+            m.gated_mlp(p, 512)
+    m.finish(path)
+
+
+def write_qwen3next(lx, path, rng):
+    write_delta_net_hybrid(lx, path, rng, "qwen3next", split=False, moe=True)
+
+
+def write_qwen35(lx, path, rng):
+    write_delta_net_hybrid(lx, path, rng, "qwen35", split=True, moe=False)
+
+
+def write_qwen35moe(lx, path, rng):
+    write_delta_net_hybrid(lx, path, rng, "qwen35moe", split=True, moe=True)
+
 QUANTIZED = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
 RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe), ("qwen2", write_qwen2),
                ("qwen3", write_qwen3), ("qwen2moe", write_qwen2moe), ("gemma2", write_gemma2),
@@ -857,4 +1114,10 @@ RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm
                ("smollm3", write_smollm3), ("olmoe", write_olmoe), ("granitemoe", write_granitemoe),
                ("falcon", write_falcon), ("gptneox", write_gptneox), ("stablelm", write_stablelm),
                ("bloom", write_bloom), ("command-r", write_command_r), ("internlm2", write_internlm2),
-               ("lfm2", write_lfm2)]
+               ("lfm2", write_lfm2), ("mistral3", write_mistral3), ("phimoe", write_phimoe),
+               ("deepseek", write_deepseek), ("granite", write_granite), ("olmo", write_olmo),
+               ("chatglm", write_chatglm), ("glm4", write_glm4), ("minicpm", write_minicpm),
+               ("baichuan", write_baichuan), ("exaone", write_exaone), ("ernie4_5", write_ernie4_5),
+               ("mpt", write_mpt), ("t5encoder", write_t5encoder), ("nomic-bert", write_nomic_bert),
+               ("modern-bert", write_modern_bert), ("qwen3next", write_qwen3next),
+               ("qwen35", write_qwen35), ("qwen35moe", write_qwen35moe)]

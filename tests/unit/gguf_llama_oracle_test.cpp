@@ -175,11 +175,14 @@ TEST_F(GgufLlamaOracle, EveryRequiredFileWasWrittenAndLoaded) {
     for (const char* ftype : {"F32", "Q8_0", "Q4_0", "Q4_K_M", "Q6_K"})
       EXPECT_TRUE(files.count(std::string(arch) + "-" + ftype + ".gguf")) << arch << " " << ftype;
   for (const char* arch :
-       {"llama4",    "t5",        "glm4moe",   "qwen2",    "qwen3",      "qwen2moe",   "gemma2",
-        "gemma3",    "cohere2",   "olmo2",     "phi3",     "phi2",       "gpt2",       "starcoder2",
-        "deepseek2", "gpt-oss",   "bert",      "mamba",    "mamba2",     "nemotron_h", "granitehybrid",
-        "jamba",     "falcon-h1", "smollm3",   "olmoe",    "granitemoe", "falcon",     "gptneox",
-        "stablelm",  "bloom",     "command-r", "internlm2"})
+       {"llama4",    "t5",        "glm4moe",   "qwen2",     "qwen3",      "qwen2moe",    "gemma2",
+        "gemma3",    "cohere2",   "olmo2",     "phi3",      "phi2",       "gpt2",        "starcoder2",
+        "deepseek2", "gpt-oss",   "bert",      "mamba",     "mamba2",     "nemotron_h",  "granitehybrid",
+        "jamba",     "falcon-h1", "smollm3",   "olmoe",     "granitemoe", "falcon",      "gptneox",
+        "stablelm",  "bloom",     "command-r", "internlm2", "lfm2",       "mistral3",    "phimoe",
+        "deepseek",  "granite",   "olmo",      "chatglm",   "glm4",       "minicpm",     "baichuan",
+        "exaone",    "ernie4_5",  "mpt",       "t5encoder", "nomic-bert", "modern-bert", "qwen3next",
+        "qwen35",    "qwen35moe"})
     EXPECT_TRUE(files.count(std::string(arch) + "-F32.gguf")) << arch;
 }
 
@@ -298,7 +301,9 @@ TEST_F(GgufLlamaOracle, RecordIsWhatLlamaCppLoaded) {
       EXPECT_EQ(at.heads, logged(r, "n_head", i));
       EXPECT_EQ(at.kv_heads, logged(r, "n_head_kv", i));
       if (const auto q = r.tensors.find(p + "attn_q.weight"); q != r.tensors.end()) {
-        EXPECT_EQ(static_cast<int64_t>(at.heads * at.head_dim), q->second.ne[1]);
+        // Qwen3-Next's and Qwen3.5's queries carry a sigmoid gate per head of the same width.
+        const bool gated = r.arch == "qwen3next" || r.arch == "qwen35" || r.arch == "qwen35moe";
+        EXPECT_EQ(static_cast<int64_t>(at.heads * at.head_dim * (gated ? 2 : 1)), q->second.ne[1]);
       }
       if (const auto k = r.tensors.find(p + "attn_k.weight"); k != r.tensors.end()) {
         EXPECT_EQ(static_cast<int64_t>(at.kv_heads * at.head_dim), k->second.ne[1]);
@@ -410,12 +415,13 @@ TEST_F(GgufLlamaOracle, LayersAreWhatLlamaCppLogged) {
       ASSERT_TRUE(theirs) << key << " not logged";
       EXPECT_EQ(ours, *theirs) << key;
     };
-    // A model that attends both ways (BERT) is an encoder to us.
+    // A model that attends both ways (BERT) is an encoder to us. T5's encoder logs causal attention, but
+    // llama.cpp runs it through llama_encode, which attends both ways whatever the flag says.
     const auto causal = r.print_info.find("causal attn");
     ASSERT_NE(causal, r.print_info.end());
     const StackSpec* main = a.main_stack();
     ASSERT_NE(main, nullptr);
-    EXPECT_EQ(main->role == StackRole::Encoder, causal->second == "0");
+    EXPECT_EQ(main->role == StackRole::Encoder, causal->second == "0" || r.arch == "t5encoder");
     // Mamba-2 when its B and C come in groups (Mamba-1 logs none), the dt rank then being the heads.
     auto groups = [&](size_t i) { return logged(r, "ssm_n_group", i).value_or(0) > 0; };
     auto check_state = [&](const StateShape& st, size_t i) {
@@ -455,8 +461,27 @@ TEST_F(GgufLlamaOracle, LayersAreWhatLlamaCppLogged) {
       // (its recurrent ones have no MLP width either). LFM2's short convolution: the conv llama.cpp took for
       // the layer (ne: taps, channels).
       const bool no_kv = logged(r, "n_head_kv", i) == 0u;
-      const auto conv = r.tensors.find("blk." + std::to_string(i) + ".shortconv.conv.weight");
-      if (conv != r.tensors.end()) {
+      const std::string blk = "blk." + std::to_string(i) + ".";
+      const auto conv = r.tensors.find(blk + "shortconv.conv.weight");
+      // A gated DeltaNet layer (Qwen3-Next, Qwen3.5), which llama.cpp logs nothing of per layer: its beta
+      // and alpha projections mark it, its convolution (ne: taps, channels) runs over q, k and v.
+      const auto delta_conv = r.tensors.find(blk + "ssm_conv1d.weight");
+      const bool delta_net =
+          r.tensors.count(blk + "ssm_ba.weight") || r.tensors.count(blk + "ssm_beta.weight");
+      if (delta_net) {
+        ASSERT_EQ(l.mixer, Mixer::LinearAttention);
+        const StateShape& st = l.state;
+        expect_logged(st.key_heads, "ssm_n_group", i);
+        expect_logged(st.value_heads, "ssm_dt_rank", i);
+        expect_logged(st.key_head_dim, "ssm_d_state", i);
+        expect_logged(st.value_head_dim, "ssm_d_state", i);
+        expect_logged(st.conv_kernel, "ssm_d_conv", i);
+        ASSERT_NE(delta_conv, r.tensors.end());
+        EXPECT_EQ(static_cast<int64_t>(st.conv_kernel), delta_conv->second.ne[0]);
+        EXPECT_EQ(
+            static_cast<int64_t>(2 * st.key_heads * st.key_head_dim + st.value_heads * st.value_head_dim),
+            delta_conv->second.ne[1]);
+      } else if (conv != r.tensors.end()) {
         EXPECT_EQ(l.mixer, Mixer::ShortConv);
         EXPECT_EQ(static_cast<int64_t>(l.state.conv_kernel), conv->second.ne[0]);
         EXPECT_EQ(static_cast<int64_t>(l.state.inner), conv->second.ne[1]);
