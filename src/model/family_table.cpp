@@ -52,6 +52,8 @@ constexpr std::array kFamilies = {
     FamilyRow{"Gemma 2", "Google", "gemma2", CausalLm, "gemma-2 gemma2"},
     FamilyRow{"Gemma 3", "Google", "gemma3", VisionLanguage, "gemma-3 gemma3 medgemma"},
     FamilyRow{"Gemma 3", "Google", "gemma3_text", CausalLm, "gemma-3 gemma3"},
+    FamilyRow{"Gemma 3n", "Google", "gemma3n", VisionLanguage, "gemma-3n gemma3n"},
+    FamilyRow{"Gemma 3n", "Google", "gemma3n_text", CausalLm, "gemma-3n gemma3n"},
     FamilyRow{"Gemma 4", "Google", "gemma4", VisionLanguage, "gemma-4 gemma4"},
     FamilyRow{"Gemma 4", "Google", "gemma4_text", CausalLm, "gemma-4 gemma4"},
     FamilyRow{"Qwen2-MoE", "Alibaba Qwen", "qwen2_moe", CausalLm, "qwen1.5-moe qwen2-moe"},

@@ -37,6 +37,9 @@ struct GgufArch {
   // (Gemma 3's 10,000 beside its global 1,000,000, transformers' rope_local_base_freq default); 0: the
   // global base.
   double builtin_local_theta = 0;
+  // The layers that keep K/V of their own when the file has no attention.shared_kv_layers key, the later
+  // ones reading an earlier layer's (llama.cpp's n_layer_kv_from_start: Gemma 3n's 20); 0: every layer.
+  uint64_t builtin_kv_layers = 0;
 };
 constexpr std::array kArchitectures = {
     GgufArch{"llama", "llama", "LlamaForCausalLM"},
@@ -76,7 +79,8 @@ constexpr std::array kArchitectures = {
              .model_type = "gemma3n_text",
              .hf_class = "Gemma3nForCausalLM",
              .swa_period = 5,
-             .builtin_local_theta = 10000},
+             .builtin_local_theta = 10000,
+             .builtin_kv_layers = 20},
     GgufArch{"phi2", "phi", "PhiForCausalLM"},
     GgufArch{"phi3", "phi3", "Phi3ForCausalLM"},
     GgufArch{"phimoe", "phimoe", "PhimoeForCausalLM"},
@@ -300,6 +304,13 @@ void fill_layers(const ArchKeys& k, const GgufArch* arch, const ArchitectureReco
   }
   const std::vector<bool> sliding =
       window ? sliding_layers(k, arch, stack.layers.size()) : std::vector<bool>{};
+  // The last shared_kv_layers attention layers read the cache of an earlier one (Gemma 3n, as Gemma 4's
+  // num_kv_shared_layers).
+  uint64_t own_kv = stack.layers.size();
+  if (const std::optional<uint64_t> shared = k.uint("attention.shared_kv_layers"))
+    own_kv -= std::min<uint64_t>(*shared, own_kv);
+  else if (arch && arch->builtin_kv_layers)
+    own_kv = std::min<uint64_t>(own_kv, arch->builtin_kv_layers);
   const std::string_view arch_name = arch ? arch->gguf : std::string_view();
   const bool mamba2 = arch_name == "mamba2" || arch_name == "nemotron_h" || arch_name == "granitehybrid" ||
                       arch_name == "falcon-h1";
@@ -308,6 +319,7 @@ void fill_layers(const ArchKeys& k, const GgufArch* arch, const ArchitectureReco
     if (l.mixer == Mixer::Attention) {
       fill_attention(k, i, a, l.attention);
       if (seen[i].cross_attention) l.cross_attention = l.attention;  // T5: the same heads over the encoder
+      l.attention.shares_cache = i >= own_kv;
       if (window && sliding[i] && window < a.max_position_embeddings) {
         l.attention.span = local;
         l.attention.window = window;

@@ -4,8 +4,10 @@
 usage: llama_context_oracle.py LIB_DIR OUTDIR
 
 Writes the tiny llama and qwen3moe models of llama_oracle_models.py (llama.cpp's own gguf API), quantizes the
-llama one to Q8_0, writes the recurrent mamba2 and falcon-h1 ones, and for each file and each n_ctx of N_CTX
-creates a context with llama_init_from_model (CPU, one sequence, f16 K and V, flash attention off) and records
+llama one to Q8_0, writes the recurrent mamba2, falcon-h1 and qwen3next ones and the windowed gemma3 and
+gemma3n ones, and for each file and each n_ctx of N_CTX creates a context with llama_init_from_model (CPU, one
+sequence, f16 K and V, flash attention as the library's default, windowed caches as llama-server keeps them:
+swa_full off) and records
 the buffers llama.cpp's log reports: "model buffer size", "KV buffer size", "RS buffer size" (the recurrent
 state), "compute buffer size", "output buffer size" (MiB with two decimals; the KV cache of these models is a
 whole number of KiB). Writes OUTDIR/contexts.json:
@@ -26,8 +28,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import llama_gguf_oracle as oracle  # noqa: E402
 import llama_oracle_models as models  # noqa: E402
 
-N_CTX = [512, 1000]
-RECURRENT = [("mamba2", models.write_mamba2), ("falcon-h1", models.write_falcon_h1)]
+N_CTX = [512, 1000, 4096]  # 4096: past Gemma 3's window of 512 plus a batch
+RECURRENT = [("mamba2", models.write_mamba2), ("falcon-h1", models.write_falcon_h1),
+             ("qwen3next", models.write_qwen3next)]
+# Caches smaller than every layer times the context: windows (Gemma 3: five layers of six), and layers that
+# read an earlier layer's cache (Gemma 3n).
+WINDOWED = [("gemma3", models.write_gemma3), ("gemma3n", models.write_gemma3n)]
 # struct llama_context_params begins n_ctx, n_batch, n_ubatch, n_seq_max (uint32 each); the rest is carried
 # through from llama_context_default_params() as bytes, its size what that function writes.
 CONTEXT_HEAD = 16
@@ -50,6 +56,23 @@ def context_params_type(lib):
     return ContextParams
 
 
+# The flags after abort_callback_data: embeddings, offload_kqv, no_perf, op_offload, swa_full, kv_unified, as
+# llama_context_default_params() sets them. They follow type_k and type_v (f16, ggml type 1) and two null
+# pointers; a build laid out otherwise is refused rather than written into at a guess.
+FLAGS_DEFAULT = bytes([0, 1, 1, 1, 1, 0])
+SWA_FULL = 4
+
+
+def swa_full_offset(defaults):
+    """Where swa_full lies in the bytes of llama_context_default_params()."""
+    raw = bytes(defaults)
+    anchor = (1).to_bytes(4, "little") * 2 + bytes(16) + FLAGS_DEFAULT
+    at = raw.find(anchor)
+    if at < 0 or at % 8 or raw.find(anchor, at + 1) >= 0:
+        raise SystemExit("struct layout: llama_context_default_params() has no flags where expected")
+    return at + 24 + SWA_FULL
+
+
 BUFFER = re.compile(r"(model|KV|RS|compute|output) buffer size\s*=\s*([0-9.]+) MiB")
 
 
@@ -63,6 +86,11 @@ def measure(lx, ContextParams, path, n_ctx):
         raise oracle.Fatal(f"llama.cpp could not load {path}")
     c = lx.llama.llama_context_default_params()
     c.n_ctx, c.n_batch, c.n_ubatch, c.n_seq_max = n_ctx, 512, 512, 1
+    # As llama-server and llama-cli run (common_params.swa_full is false; the library's default is true): a
+    # sliding-window layer keeps its window and a batch of cells, not the whole context.
+    flags = bytearray(bytes(c))
+    flags[swa_full_offset(c)] = 0
+    c = ContextParams.from_buffer_copy(bytes(flags))
     ctx = lx.llama.llama_init_from_model(model, c)
     if not ctx:
         raise oracle.Fatal(f"llama_init_from_model failed for {path} at n_ctx {n_ctx}")
@@ -108,8 +136,9 @@ def main():
         if lx.llama.llama_model_quantize(files[0].encode(), dst.encode(), ctypes.byref(q)) != 0:
             raise SystemExit("llama_model_quantize to Q8_0 failed")
         files.append(dst)
-        # Recurrent state: Mamba-2 alone, and beside attention in every layer (Falcon-H1).
-        for arch, writer in RECURRENT:
+        # Recurrent state: Mamba-2 alone, beside attention in every layer (Falcon-H1), a gated DeltaNet
+        # (Qwen3-Next); then the windowed and shared caches.
+        for arch, writer in RECURRENT + WINDOWED:
             src = os.path.join(outdir, f"{arch}-F32.gguf")
             writer(lx, src, rng)
             files.append(src)

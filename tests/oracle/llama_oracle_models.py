@@ -1103,6 +1103,45 @@ def write_qwen35(lx, path, rng):
 def write_qwen35moe(lx, path, rng):
     write_delta_net_hybrid(lx, path, rng, "qwen35moe", split=True, moe=True)
 
+def write_gemma3n(lx, path, rng):
+    """Gemma 3n: Gemma 3's layers (one K/V head, q/k norms, norms after attention and MLP, a window on four
+    layers of five) with its per-layer inputs (a second token embedding, 256 wide per layer, projected in
+    by each layer's gate), AltUp's four streams and LAuReL's rank-64 residual; the last two of 22 layers
+    read an earlier layer's cache (llama.cpp keeps K/V for the first 20 only). llama.cpp fixes the per-layer
+    width, the streams and the rank, so only the layer count and widths elsewhere are small."""
+    n, streams, rank, per = 22, 4, 64, 256
+    m = Model(lx, rng, "gemma3n", {**stack_keys(n, 32768, 64, 1), **grouped_keys(1, 64, 1e6),
+                                   "attention.sliding_window": 512, "attention.shared_kv_layers": 2,
+                                   "embedding_length_per_layer_input": per, "altup.active_idx": 0,
+                                   "altup.num_inputs": streams, "final_logit_softcapping": 30.0},
+              vocab=spm_vocab)
+    m.weight("per_layer_token_embd", m.vocab, per * n)
+    m.tensor("altup_proj.weight", weights(rng, streams - 1, HIDDEN, HIDDEN))
+    m.tensor("altup_unembd_proj.weight", weights(rng, streams - 1, HIDDEN, HIDDEN))
+    m.weight("per_layer_model_proj", per * n, HIDDEN)
+    m.norm("per_layer_proj_norm", per)
+    for p in layers(n):
+        m.norm(p + "attn_norm")
+        m.attention(p, 1, 1, 64)
+        m.qk_norms(p, 64)
+        m.norm(p + "post_attention_norm")
+        m.norm(p + "ffn_norm")
+        m.gated_mlp(p, 64)
+        m.norm(p + "post_ffw_norm")
+        m.weight(p + "inp_gate", per, HIDDEN)
+        m.weight(p + "proj", HIDDEN, per)
+        m.norm(p + "post_norm")
+        m.weight(p + "altup_correct_coef", streams, streams)
+        m.norm(p + "altup_correct_scale")
+        m.weight(p + "altup_predict_coef", streams * streams, streams)
+        m.weight(p + "altup_router", streams, HIDDEN)
+        m.norm(p + "altup_router_norm")
+        m.weight(p + "laurel_l", rank, HIDDEN)
+        m.weight(p + "laurel_r", HIDDEN, rank)
+        m.norm(p + "laurel_post_norm")
+    m.finish(path, tied=True)
+
+
 QUANTIZED = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
 RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe), ("qwen2", write_qwen2),
                ("qwen3", write_qwen3), ("qwen2moe", write_qwen2moe), ("gemma2", write_gemma2),
@@ -1120,4 +1159,4 @@ RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm
                ("baichuan", write_baichuan), ("exaone", write_exaone), ("ernie4_5", write_ernie4_5),
                ("mpt", write_mpt), ("t5encoder", write_t5encoder), ("nomic-bert", write_nomic_bert),
                ("modern-bert", write_modern_bert), ("qwen3next", write_qwen3next),
-               ("qwen35", write_qwen35), ("qwen35moe", write_qwen35moe)]
+               ("qwen35", write_qwen35), ("qwen35moe", write_qwen35moe), ("gemma3n", write_gemma3n)]

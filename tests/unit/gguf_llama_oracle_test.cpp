@@ -182,7 +182,7 @@ TEST_F(GgufLlamaOracle, EveryRequiredFileWasWrittenAndLoaded) {
         "stablelm",  "bloom",     "command-r", "internlm2", "lfm2",       "mistral3",    "phimoe",
         "deepseek",  "granite",   "olmo",      "chatglm",   "glm4",       "minicpm",     "baichuan",
         "exaone",    "ernie4_5",  "mpt",       "t5encoder", "nomic-bert", "modern-bert", "qwen3next",
-        "qwen35",    "qwen35moe"})
+        "qwen35",    "qwen35moe", "gemma3n"})
     EXPECT_TRUE(files.count(std::string(arch) + "-F32.gguf")) << arch;
 }
 

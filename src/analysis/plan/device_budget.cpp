@@ -189,17 +189,23 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
     case PlanEngine::LlamaCpp: {
       d.kv = cache.demand;
       // The compute buffer of one ubatch: fp32 logits and the widest intermediates of n_ubatch tokens, and
-      // the f16 attention mask over every cell (an approximation: llama.cpp sizes it from its graph, MLA
-      // models need several times more).
+      // the f16 attention mask over every cell, with a second one over the window's cells when layers slide
+      // (llama_kv_cache_iswa masks each of its two caches) — an approximation: llama.cpp sizes it from its
+      // graph, MLA models need several times more.
       const uint64_t u = *k.ubatch;
       const uint64_t cells = llama_cpp_cells(context);
+      uint64_t window = 0;
+      for (const KvLayer& l : m.kv.layers) window = std::max(window, l.window);
+      const uint64_t window_cells = window ? window_tokens(engine, k, window, cells) : 0;
       d.activations =
           add({mul({u, vocab, 4}, "logits"), mul({u, m.ffn.elements + 2 * m.arch->hidden_size, 4}, "compute"),
-               mul({u, cells, 2}, "mask")},
+               mul({u, cells + window_cells, 2}, "mask")},
               "compute buffer");
       v.formulas.push_back("llama.cpp: KV of n_ctx " + num(context) + " rounded up to " + num(cells) +
                            " cells x batch " + num(batch) + "; compute buffer ~ n_ubatch " + num(u) +
-                           " x ((vocab + widest intermediates) x 4 bytes + cells x 2 bytes of mask)");
+                           " x ((vocab + widest intermediates) x 4 bytes + " +
+                           (window_cells ? "(cells + " + num(window_cells) + " window cells)" : "cells") +
+                           " x 2 bytes of mask)");
       break;
     }
   }
