@@ -26,6 +26,8 @@ struct GgufArch {
   // ssm.* keys as llama.cpp reads them: group_count key heads, time_step_rank value heads, state_size the
   // width of both.
   bool delta_net = false;
+  // The ssm_* tensors are Mamba-2 mixers (heads of one dt each, B and C in groups), not Mamba-1's.
+  bool mamba2 = false;
   // Local attention llama.cpp applies without a key for it: Llama-4's chunks of 8192 (its loader's
   // LLAMA_SWA_TYPE_CHUNKED with n_swa = 8192, whatever sliding_window says unless it says 0).
   Span builtin_span = Span::Full;
@@ -51,6 +53,9 @@ constexpr std::array kArchitectures = {
              .builtin_window = 8192},
     GgufArch{"mistral3", "mistral", "MistralForCausalLM"},
     GgufArch{"qwen2", "qwen2", "Qwen2ForCausalLM"},
+    // The language models of Qwen3-VL (their vision towers are separate mmproj files).
+    GgufArch{"qwen3vl", "qwen3_vl_text", "Qwen3VLTextModel"},
+    GgufArch{"qwen3vlmoe", "qwen3_vl_moe_text", "Qwen3VLMoeTextModel"},
     GgufArch{"qwen2moe", "qwen2_moe", "Qwen2MoeForCausalLM"},
     GgufArch{"qwen3", "qwen3", "Qwen3ForCausalLM"},
     GgufArch{"qwen3moe", "qwen3_moe", "Qwen3MoeForCausalLM"},
@@ -88,13 +93,22 @@ constexpr std::array kArchitectures = {
     GgufArch{"deepseek2", "deepseek_v3", "DeepseekV3ForCausalLM"},
     GgufArch{"gpt-oss", "gpt_oss", "GptOssForCausalLM", 2},
     GgufArch{"mamba", "mamba", "MambaForCausalLM"},
-    GgufArch{"mamba2", "mamba2", "Mamba2ForCausalLM"},
-    GgufArch{"nemotron_h", "nemotron_h", "NemotronHForCausalLM"},
-    GgufArch{"granitehybrid", "granitemoehybrid", "GraniteMoeHybridForCausalLM"},
+    GgufArch{.gguf = "mamba2", .model_type = "mamba2", .hf_class = "Mamba2ForCausalLM", .mamba2 = true},
+    GgufArch{
+        .gguf = "nemotron_h", .model_type = "nemotron_h", .hf_class = "NemotronHForCausalLM", .mamba2 = true},
+    GgufArch{.gguf = "nemotron_h_moe",
+             .model_type = "nemotron_h",
+             .hf_class = "NemotronHForCausalLM",
+             .mamba2 = true},
+    GgufArch{.gguf = "granitehybrid",
+             .model_type = "granitemoehybrid",
+             .hf_class = "GraniteMoeHybridForCausalLM",
+             .mamba2 = true},
     GgufArch{"granite", "granite", "GraniteForCausalLM"},
     GgufArch{"granitemoe", "granitemoe", "GraniteMoeForCausalLM"},
     GgufArch{"jamba", "jamba", "JambaForCausalLM"},
-    GgufArch{"falcon-h1", "falcon_h1", "FalconH1ForCausalLM"},
+    GgufArch{
+        .gguf = "falcon-h1", .model_type = "falcon_h1", .hf_class = "FalconH1ForCausalLM", .mamba2 = true},
     GgufArch{"falcon", "falcon", "FalconForCausalLM"},
     GgufArch{"bert", "bert", "BertModel", 0, true},
     GgufArch{"nomic-bert", "nomic_bert", "NomicBertModel", 0, true},
@@ -110,7 +124,10 @@ constexpr std::array kArchitectures = {
     GgufArch{"gptneox", "gpt_neox", "GPTNeoXForCausalLM"},
     GgufArch{"bloom", "bloom", "BloomForCausalLM"},
     GgufArch{"mpt", "mpt", "MptForCausalLM"},
+    GgufArch{"starcoder", "gpt_bigcode", "GPTBigCodeForCausalLM"},
     GgufArch{"starcoder2", "starcoder2", "Starcoder2ForCausalLM"},
+    GgufArch{"dbrx", "dbrx", "DbrxForCausalLM"},
+    GgufArch{"minimax-m2", "minimax_m2", "MiniMaxM2ForCausalLM"},
     GgufArch{"stablelm", "stablelm", "StableLmForCausalLM"},
     GgufArch{"command-r", "cohere", "CohereForCausalLM"},
     GgufArch{"cohere2", "cohere2", "Cohere2ForCausalLM", 4},
@@ -127,6 +144,7 @@ constexpr std::array kArchitectures = {
     GgufArch{"smollm3", "smollm3", "SmolLM3ForCausalLM"},
     GgufArch{"ernie4_5", "ernie4_5", "Ernie4_5ForCausalLM"},
     GgufArch{"lfm2", "lfm2", "Lfm2ForCausalLM"},
+    GgufArch{"lfm2moe", "lfm2_moe", "Lfm2MoeForCausalLM"},
 };
 
 // A quantized file type is the file's declaration of its quantization (as quantization_config is elsewhere).
@@ -311,9 +329,7 @@ void fill_layers(const ArchKeys& k, const GgufArch* arch, const ArchitectureReco
     own_kv -= std::min<uint64_t>(*shared, own_kv);
   else if (arch && arch->builtin_kv_layers)
     own_kv = std::min<uint64_t>(own_kv, arch->builtin_kv_layers);
-  const std::string_view arch_name = arch ? arch->gguf : std::string_view();
-  const bool mamba2 = arch_name == "mamba2" || arch_name == "nemotron_h" || arch_name == "granitehybrid" ||
-                      arch_name == "falcon-h1";
+  const bool mamba2 = arch && arch->mamba2;
   for (size_t i = 0; i < stack.layers.size(); ++i) {
     LayerSpec& l = stack.layers[i];
     if (l.mixer == Mixer::Attention) {
@@ -503,6 +519,8 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
     RopeSpec r;
     r.type = std::string(k.text("rope.scaling.type").value_or("default"));
     if (r.type == "none") r.type = "default";
+    // Qwen-VL's multimodal rope: the rotary dims split by time, height and width sections.
+    if (r.type == "default" && k.file().find(k.key("rope.dimension_sections"))) r.type = "mrope";
     r.theta = theta.value_or(10000.0);  // llama.cpp's default base
     if (auto f = k.real("rope.scaling.factor"); f && *f != 0 && *f != 1) r.factor = *f;
     if (auto o = k.uint("rope.scaling.original_context_length")) r.original_max_position_embeddings = *o;

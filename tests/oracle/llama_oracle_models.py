@@ -641,27 +641,44 @@ def write_mamba2(lx, path, rng):
     m.finish(path, tied=True)
 
 
-def write_nemotron_h(lx, path, rng):
+def write_nemotron_h(lx, path, rng, moe=False):
     """Nemotron-H: a stack of three kinds of layer, each one thing: Mamba-2 (no K/V heads, no MLP width),
-    attention (K/V heads) or a squared-ReLU MLP (an MLP width), told apart by the per-layer arrays."""
+    attention (K/V heads) or a squared-ReLU MLP (an MLP width), told apart by the per-layer arrays. `moe`
+    (Nemotron 3 Nano, nemotron_h_moe): the MLP layers are ungated routed experts with a router score bias
+    beside an ungated shared expert."""
     kinds = ["mamba", "mlp", "attention", "mlp", "mamba", "mlp"]
     s = MAMBA2
-    m = Model(lx, rng, "nemotron_h", {
+    keys = {
         **stack_keys(len(kinds), 8192, per_layer([512 if k == "mlp" else 0 for k in kinds]), 4, eps=1e-5),
         "attention.head_count_kv": per_layer([2 if k == "attention" else 0 for k in kinds]),
         "attention.key_length": 64, "attention.value_length": 64,
         "attention.layer_norm_epsilon": 1e-5,  # llama.cpp requires it beside the RMS one
-        **ssm_keys(s["inner"], s["state"], s["conv"], s["heads"], 2)})
+        **ssm_keys(s["inner"], s["state"], s["conv"], s["heads"], 2)}
+    if moe:
+        keys.update({**expert_keys(8, 2, 128), "expert_shared_count": 1, "expert_shared_feed_forward_length": 256,
+                     "expert_gating_func": 2, "expert_weights_norm": True, "expert_weights_scale": 2.5})
+    m = Model(lx, rng, "nemotron_h_moe" if moe else "nemotron_h", keys)
     for kind, p in zip(kinds, layers(len(kinds))):
         m.norm(p + "attn_norm")
         if kind == "mamba":
             m.mamba2_mixer(p, s["inner"], s["state"], s["conv"], s["heads"], 2)
         elif kind == "attention":
             m.attention(p, 4, 2, 64)
+        elif moe:
+            m.weight(p + "ffn_gate_inp", 8, HIDDEN)
+            m.bias(p + "exp_probs_b", 8)
+            m.weight(p + "ffn_up_exps", 8, 128, HIDDEN)
+            m.weight(p + "ffn_down_exps", 8, HIDDEN, 128)
+            m.weight(p + "ffn_up_shexp", 256, HIDDEN)
+            m.weight(p + "ffn_down_shexp", HIDDEN, 256)
         else:
             m.weight(p + "ffn_up", 512, HIDDEN)
             m.weight(p + "ffn_down", HIDDEN, 512)
     m.finish(path)
+
+
+def write_nemotron_h_moe(lx, path, rng):
+    write_nemotron_h(lx, path, rng, moe=True)
 
 
 def write_granitehybrid(lx, path, rng):
@@ -836,14 +853,18 @@ def write_internlm2(lx, path, rng):
     m.finish(path)
 
 
-def write_lfm2(lx, path, rng):
+def write_lfm2(lx, path, rng, moe=False):
     """LFM2: gated short convolutions (three taps over the hidden channels) with attention layers among
-    them (no K/V heads marks a conv layer), a norm of the embeddings at the end, a tied output."""
+    them (no K/V heads marks a conv layer), a norm of the embeddings at the end, a tied output. `moe`
+    (LFM2-8B-A1B, lfm2moe): a dense first layer, then routed experts with a router score bias."""
     kinds = ["conv", "conv", "attention", "conv"]
-    m = Model(lx, rng, "lfm2", {**stack_keys(len(kinds), 32768, 512, 4, eps=1e-5),
-                                "attention.head_count_kv": per_layer([2 if k == "attention" else 0 for k in kinds]),
-                                "rope.freq_base": 1e6, "shortconv.l_cache": 3})
-    for kind, p in zip(kinds, layers(len(kinds))):
+    keys = {**stack_keys(len(kinds), 32768, 512, 4, eps=1e-5),
+            "attention.head_count_kv": per_layer([2 if k == "attention" else 0 for k in kinds]),
+            "rope.freq_base": 1e6, "shortconv.l_cache": 3}
+    if moe:
+        keys.update({**expert_keys(8, 2, 128), "leading_dense_block_count": 1, "expert_gating_func": 2})
+    m = Model(lx, rng, "lfm2moe" if moe else "lfm2", keys)
+    for l, (kind, p) in enumerate(zip(kinds, layers(len(kinds)))):
         m.norm(p + "attn_norm")
         if kind == "attention":
             m.attention(p, 4, 2, 64)
@@ -853,9 +874,17 @@ def write_lfm2(lx, path, rng):
             m.weight(p + "shortconv.in_proj", 3 * HIDDEN, HIDDEN)
             m.weight(p + "shortconv.out_proj", HIDDEN, HIDDEN)
         m.norm(p + "ffn_norm")
-        m.gated_mlp(p, 512)
+        if moe and l > 0:
+            m.experts(p, 8, 128)
+            m.bias(p + "exp_probs_b", 8)
+        else:
+            m.gated_mlp(p, 512)
     m.norm("token_embd_norm")  # LFM2's last norm, under llama.cpp's name for it
     m.finish(path, tied=True, last_norm=None)
+
+
+def write_lfm2moe(lx, path, rng):
+    write_lfm2(lx, path, rng, moe=True)
 
 
 def write_mistral3(lx, path, rng):
@@ -1142,6 +1171,78 @@ def write_gemma3n(lx, path, rng):
     m.finish(path, tied=True)
 
 
+def write_starcoder(lx, path, rng):
+    """StarCoder (gpt_bigcode): learned positions, multi-query attention in one biased qkv matrix, a plain
+    biased MLP, LayerNorms with biases, an untied output."""
+    m = Model(lx, rng, "starcoder", {**stack_keys(2, 8192, 1024, 4, eps=1e-5, layer_norm=True),
+                                     "attention.head_count_kv": 1})
+    m.weight("position_embd", 8192, HIDDEN)
+    for p in layers(2):
+        m.layer_norm(p + "attn_norm")
+        m.biased(p + "attn_qkv", (4 + 2) * 64, HIDDEN)
+        m.biased(p + "attn_output", HIDDEN, HIDDEN)
+        m.layer_norm(p + "ffn_norm")
+        m.biased(p + "ffn_up", 1024, HIDDEN)
+        m.biased(p + "ffn_down", HIDDEN, 1024)
+    m.finish(path, last_norm="layer")
+
+
+def write_dbrx(lx, path, rng):
+    """DBRX: LayerNorms without biases, fused qkv with clipped values, a norm after attention, 4 routed
+    experts, 2 used, an untied output."""
+    m = Model(lx, rng, "dbrx", {**stack_keys(2, 32768, 256, 4, eps=1e-5, layer_norm=True),
+                                "attention.head_count_kv": 2, "rope.freq_base": 500000.0,
+                                "attention.clamp_kqv": 8.0, **expert_keys(4, 2, 256)})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.fused_attention(p, kv_heads=2)
+        m.norm(p + "attn_output_norm")
+        m.experts(p, 4, 256)
+    m.finish(path)
+
+
+def write_minimax_m2(lx, path, rng):
+    """MiniMax-M2: q/k norms over the whole projections, rotary on half of each head, routed experts with
+    a sigmoid router and its score bias in every layer (llama.cpp takes their width from
+    feed_forward_length)."""
+    m = Model(lx, rng, "minimax-m2", {**stack_keys(2, 196608, 128, 4), **grouped_keys(2, 64, 5e6),
+                                      **expert_keys(8, 2, 128), "rope.dimension_count": 32,
+                                      "expert_gating_func": 2})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.qk_norms(p, 4 * 64, 2 * 64)
+        m.norm(p + "ffn_norm")
+        m.experts(p, 8, 128)
+        m.bias(p + "exp_probs_b", 8)
+    m.finish(path)
+
+
+def write_qwen3vl(lx, path, rng, moe=False):
+    """Qwen3-VL's language model (its vision tower is a separate mmproj file): Qwen3's layers, the rotary
+    dims in time, height and width sections (mrope), the deepstack layers' count, a tied output; `moe`:
+    routed experts in every layer (qwen3vlmoe)."""
+    keys = {**stack_keys(2, 262144, 512, 4), **grouped_keys(2, 64, 5e6),
+            "rope.dimension_sections": per_layer([8, 12, 12, 0]), "n_deepstack_layers": 3}
+    if moe:
+        keys.update(expert_keys(8, 2, 128))
+    m = Model(lx, rng, "qwen3vlmoe" if moe else "qwen3vl", keys)
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.qk_norms(p, 64)
+        m.norm(p + "ffn_norm")
+        if moe:
+            m.experts(p, 8, 128)
+        else:
+            m.gated_mlp(p, 512)
+    m.finish(path, tied=True)
+
+
+def write_qwen3vlmoe(lx, path, rng):
+    write_qwen3vl(lx, path, rng, moe=True)
+
+
 QUANTIZED = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
 RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe), ("qwen2", write_qwen2),
                ("qwen3", write_qwen3), ("qwen2moe", write_qwen2moe), ("gemma2", write_gemma2),
@@ -1159,4 +1260,7 @@ RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm
                ("baichuan", write_baichuan), ("exaone", write_exaone), ("ernie4_5", write_ernie4_5),
                ("mpt", write_mpt), ("t5encoder", write_t5encoder), ("nomic-bert", write_nomic_bert),
                ("modern-bert", write_modern_bert), ("qwen3next", write_qwen3next),
-               ("qwen35", write_qwen35), ("qwen35moe", write_qwen35moe), ("gemma3n", write_gemma3n)]
+               ("qwen35", write_qwen35), ("qwen35moe", write_qwen35moe), ("gemma3n", write_gemma3n),
+               ("starcoder", write_starcoder), ("dbrx", write_dbrx), ("minimax-m2", write_minimax_m2),
+               ("qwen3vl", write_qwen3vl), ("qwen3vlmoe", write_qwen3vlmoe), ("lfm2moe", write_lfm2moe),
+               ("nemotron_h_moe", write_nemotron_h_moe)]
