@@ -80,6 +80,7 @@ constexpr std::array kArchitectures = {
              .hf_class = "Gemma3ForCausalLM",
              .swa_period = 6,
              .builtin_local_theta = 10000},
+    GgufArch{.gguf = "gemma4", .model_type = "gemma4_text", .hf_class = "Gemma4ForCausalLM", .swa_period = 6},
     GgufArch{.gguf = "gemma3n",
              .model_type = "gemma3n_text",
              .hf_class = "Gemma3nForCausalLM",
@@ -336,6 +337,13 @@ void fill_layers(const ArchKeys& k, const GgufArch* arch, const ArchitectureReco
       fill_attention(k, i, a, l.attention);
       if (seen[i].cross_attention) l.cross_attention = l.attention;  // T5: the same heads over the encoder
       l.attention.shares_cache = i >= own_kv;
+      // Sliding layers whose heads have a width of their own (Gemma 4's 256 beside its global layers' 512).
+      if (window && sliding[i]) {
+        AttentionShape& at = l.attention;
+        if (const std::optional<uint64_t> width = k.uint("attention.key_length_swa")) at.head_dim = *width;
+        if (const std::optional<uint64_t> width = k.uint("attention.value_length_swa"))
+          at.v_head_dim = *width == at.head_dim ? 0 : *width;
+      }
       if (window && sliding[i] && window < a.max_position_embeddings) {
         l.attention.span = local;
         l.attention.window = window;

@@ -235,6 +235,26 @@ class Model:
         self.weight(p + "ffn_up", 2 * width, HIDDEN)
         self.weight(p + "ffn_down", HIDDEN, width)
 
+    def sandwiched_mlp(self, p, width):
+        """Gemma's MLP half: a norm after attention, then a gated MLP between two norms."""
+        self.norm(p + "post_attention_norm")
+        self.norm(p + "ffn_norm")
+        self.gated_mlp(p, width)
+        self.norm(p + "post_ffw_norm")
+
+    def per_layer_inputs(self, n_layers, width):
+        """Gemma 3n's and 4's per-layer inputs: a second token embedding `width` wide per layer, its
+        projection from the hidden state and its norm."""
+        self.weight("per_layer_token_embd", self.vocab, width * n_layers)
+        self.weight("per_layer_model_proj", width * n_layers, HIDDEN)
+        self.norm("per_layer_proj_norm", width)
+
+    def per_layer_input(self, p, width):
+        """A layer's use of its per-layer input: a gate from the hidden state, a projection back, a norm."""
+        self.weight(p + "inp_gate", width, HIDDEN)
+        self.weight(p + "proj", HIDDEN, width)
+        self.norm(p + "post_norm")
+
     def experts(self, p, count, width):
         """The router and 3-D expert tensors (ne: hidden, width, experts) of one MoE layer."""
         self.weight(p + "ffn_gate_inp", count, HIDDEN)
@@ -448,10 +468,7 @@ def write_gemma(lx, path, rng, arch, kv_heads, head_dim, n_layers, ctx, theta, q
         m.attention(p, 4, kv_heads, head_dim)
         if qk_norm:
             m.qk_norms(p, head_dim)
-        m.norm(p + "post_attention_norm")
-        m.norm(p + "ffn_norm")
-        m.gated_mlp(p, 512)
-        m.norm(p + "post_ffw_norm")
+        m.sandwiched_mlp(p, 512)
     m.finish(path, tied=True)
 
 
@@ -1144,22 +1161,15 @@ def write_gemma3n(lx, path, rng):
                                    "embedding_length_per_layer_input": per, "altup.active_idx": 0,
                                    "altup.num_inputs": streams, "final_logit_softcapping": 30.0},
               vocab=spm_vocab)
-    m.weight("per_layer_token_embd", m.vocab, per * n)
+    m.per_layer_inputs(n, per)
     m.tensor("altup_proj.weight", weights(rng, streams - 1, HIDDEN, HIDDEN))
     m.tensor("altup_unembd_proj.weight", weights(rng, streams - 1, HIDDEN, HIDDEN))
-    m.weight("per_layer_model_proj", per * n, HIDDEN)
-    m.norm("per_layer_proj_norm", per)
     for p in layers(n):
         m.norm(p + "attn_norm")
         m.attention(p, 1, 1, 64)
         m.qk_norms(p, 64)
-        m.norm(p + "post_attention_norm")
-        m.norm(p + "ffn_norm")
-        m.gated_mlp(p, 64)
-        m.norm(p + "post_ffw_norm")
-        m.weight(p + "inp_gate", per, HIDDEN)
-        m.weight(p + "proj", HIDDEN, per)
-        m.norm(p + "post_norm")
+        m.sandwiched_mlp(p, 64)
+        m.per_layer_input(p, per)
         m.weight(p + "altup_correct_coef", streams, streams)
         m.norm(p + "altup_correct_scale")
         m.weight(p + "altup_predict_coef", streams * streams, streams)
@@ -1243,6 +1253,39 @@ def write_qwen3vlmoe(lx, path, rng):
     write_qwen3vl(lx, path, rng, moe=True)
 
 
+def write_gemma4(lx, path, rng):
+    """Gemma 4 (E2B-shaped): a window on five layers of six (a per-layer flag array), the sliding layers'
+    heads half as wide as the global ones' (key_length_swa), each width rotated whole, q/k norms, the global
+    layers' rope factors (rope_freqs), Gemma 3n's per-layer inputs, and the last two layers reading the
+    cache of the last layer of their kind before them (no K/V projections of their own)."""
+    n, shared, per = 8, 2, 256
+    sliding = [l % 6 != 5 for l in range(n)]
+    m = Model(lx, rng, "gemma4", {**stack_keys(n, 131072, 512, 4), "attention.head_count_kv": 2,
+                                  "attention.key_length": 128, "attention.value_length": 128,
+                                  "attention.key_length_swa": 64, "attention.value_length_swa": 64,
+                                  "rope.dimension_count": 128, "rope.dimension_count_swa": 64,
+                                  "rope.freq_base": 1e6, "rope.freq_base_swa": 10000.0,
+                                  "attention.sliding_window": 512,
+                                  "attention.sliding_window_pattern": np.array(sliding, dtype=np.bool_),
+                                  "attention.shared_kv_layers": shared, "embedding_length_per_layer_input": per,
+                                  "final_logit_softcapping": 30.0}, vocab=spm_vocab)
+    m.tensor("rope_freqs.weight", np.ones(64, dtype=np.float32))
+    m.per_layer_inputs(n, per)
+    for l, p in enumerate(layers(n)):
+        width = 64 if sliding[l] else 128
+        m.norm(p + "attn_norm")
+        if l >= n - shared:
+            m.weight(p + "attn_q", 4 * width, HIDDEN)
+            m.weight(p + "attn_output", HIDDEN, 4 * width)
+            m.norm(p + "attn_q_norm", width)
+        else:
+            m.attention(p, 4, 2, width)
+            m.qk_norms(p, width)
+        m.sandwiched_mlp(p, 512)
+        m.per_layer_input(p, per)
+    m.finish(path, tied=True)
+
+
 QUANTIZED = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
 RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe), ("qwen2", write_qwen2),
                ("qwen3", write_qwen3), ("qwen2moe", write_qwen2moe), ("gemma2", write_gemma2),
@@ -1263,4 +1306,4 @@ RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm
                ("qwen35", write_qwen35), ("qwen35moe", write_qwen35moe), ("gemma3n", write_gemma3n),
                ("starcoder", write_starcoder), ("dbrx", write_dbrx), ("minimax-m2", write_minimax_m2),
                ("qwen3vl", write_qwen3vl), ("qwen3vlmoe", write_qwen3vlmoe), ("lfm2moe", write_lfm2moe),
-               ("nemotron_h_moe", write_nemotron_h_moe)]
+               ("nemotron_h_moe", write_nemotron_h_moe), ("gemma4", write_gemma4)]

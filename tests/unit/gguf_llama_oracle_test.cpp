@@ -175,15 +175,16 @@ TEST_F(GgufLlamaOracle, EveryRequiredFileWasWrittenAndLoaded) {
     for (const char* ftype : {"F32", "Q8_0", "Q4_0", "Q4_K_M", "Q6_K"})
       EXPECT_TRUE(files.count(std::string(arch) + "-" + ftype + ".gguf")) << arch << " " << ftype;
   for (const char* arch :
-       {"llama4",     "t5",        "glm4moe",       "qwen2",     "qwen3",      "qwen2moe",    "gemma2",
-        "gemma3",     "cohere2",   "olmo2",         "phi3",      "phi2",       "gpt2",        "starcoder2",
-        "deepseek2",  "gpt-oss",   "bert",          "mamba",     "mamba2",     "nemotron_h",  "granitehybrid",
-        "jamba",      "falcon-h1", "smollm3",       "olmoe",     "granitemoe", "falcon",      "gptneox",
-        "stablelm",   "bloom",     "command-r",     "internlm2", "lfm2",       "mistral3",    "phimoe",
-        "deepseek",   "granite",   "olmo",          "chatglm",   "glm4",       "minicpm",     "baichuan",
-        "exaone",     "ernie4_5",  "mpt",           "t5encoder", "nomic-bert", "modern-bert", "qwen3next",
-        "qwen35",     "qwen35moe", "gemma3n",       "starcoder", "dbrx",       "minimax-m2",  "qwen3vl",
-        "qwen3vlmoe", "lfm2moe",   "nemotron_h_moe"})
+       {"llama4",     "t5",         "glm4moe",       "qwen2",     "qwen3",          "qwen2moe",
+        "gemma2",     "gemma3",     "cohere2",       "olmo2",     "phi3",           "phi2",
+        "gpt2",       "starcoder2", "deepseek2",     "gpt-oss",   "bert",           "mamba",
+        "mamba2",     "nemotron_h", "granitehybrid", "jamba",     "falcon-h1",      "smollm3",
+        "olmoe",      "granitemoe", "falcon",        "gptneox",   "stablelm",       "bloom",
+        "command-r",  "internlm2",  "lfm2",          "mistral3",  "phimoe",         "deepseek",
+        "granite",    "olmo",       "chatglm",       "glm4",      "minicpm",        "baichuan",
+        "exaone",     "ernie4_5",   "mpt",           "t5encoder", "nomic-bert",     "modern-bert",
+        "qwen3next",  "qwen35",     "qwen35moe",     "gemma3n",   "starcoder",      "dbrx",
+        "minimax-m2", "qwen3vl",    "qwen3vlmoe",    "lfm2moe",   "nemotron_h_moe", "gemma4"})
     EXPECT_TRUE(files.count(std::string(arch) + "-F32.gguf")) << arch;
 }
 
@@ -442,8 +443,11 @@ TEST_F(GgufLlamaOracle, LayersAreWhatLlamaCppLogged) {
         ASSERT_TRUE(a.rope);
         EXPECT_DOUBLE_EQ(a.rope->local_theta.value_or(a.rope->theta), std::stod(base->second));
       }
-      expect_logged(at.head_dim, "n_embd_head_k", i);
-      expect_logged(at.v_head_dim ? at.v_head_dim : at.head_dim, "n_embd_head_v", i);
+      // Gemma 4's sliding layers have heads of their own width, logged apart (_swa).
+      const bool own_width = r.is_swa[i] && r.print_info.count("n_embd_head_k_swa");
+      expect_logged(at.head_dim, own_width ? "n_embd_head_k_swa" : "n_embd_head_k", i);
+      expect_logged(at.v_head_dim ? at.v_head_dim : at.head_dim,
+                    own_width ? "n_embd_head_v_swa" : "n_embd_head_v", i);
       if (at.kind == AttentionKind::Mla) {
         expect_logged(at.q_lora_rank, "n_lora_q", i);
         expect_logged(at.kv_lora_rank, "n_lora_kv", i);
@@ -451,8 +455,8 @@ TEST_F(GgufLlamaOracle, LayersAreWhatLlamaCppLogged) {
       } else if (a.position == PositionKind::Rope) {
         ASSERT_TRUE(a.rope);
         const double part = a.rope->partial_rotary_factor.value_or(1.0);
-        expect_logged(static_cast<uint64_t>(std::llround(static_cast<double>(at.head_dim) * part)), "n_rot",
-                      i);
+        expect_logged(static_cast<uint64_t>(std::llround(static_cast<double>(at.head_dim) * part)),
+                      own_width ? "n_rot_swa" : "n_rot", i);
       }
     };
     for (size_t i = 0; i < a.layers().size(); ++i) {
