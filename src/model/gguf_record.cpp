@@ -92,6 +92,7 @@ constexpr std::array kArchitectures = {
     GgufArch{"phimoe", "phimoe", "PhimoeForCausalLM"},
     GgufArch{"deepseek", "deepseek", "DeepseekForCausalLM"},
     GgufArch{"deepseek2", "deepseek_v3", "DeepseekV3ForCausalLM"},
+    GgufArch{"deepseek32", "deepseek_v32", "DeepseekV32ForCausalLM"},
     GgufArch{"gpt-oss", "gpt_oss", "GptOssForCausalLM", 2},
     GgufArch{"mamba", "mamba", "MambaForCausalLM"},
     GgufArch{.gguf = "mamba2", .model_type = "mamba2", .hf_class = "Mamba2ForCausalLM", .mamba2 = true},
@@ -139,6 +140,7 @@ constexpr std::array kArchitectures = {
     GgufArch{"chatglm", "chatglm", "ChatGLMForConditionalGeneration"},
     GgufArch{"glm4", "glm4", "Glm4ForCausalLM"},
     GgufArch{"glm4moe", "glm4_moe", "Glm4MoeForCausalLM"},
+    GgufArch{"glm-dsa", "glm_moe_dsa", "GlmMoeDsaForCausalLM"},
     GgufArch{"minicpm", "minicpm", "MiniCPMForCausalLM"},
     GgufArch{"baichuan", "baichuan", "BaichuanForCausalLM"},
     GgufArch{"exaone", "exaone", "ExaoneForCausalLM"},
@@ -229,6 +231,7 @@ struct LayerTensors {
   uint64_t experts = 0;
   bool shared_expert = false;
   bool cross_attention = false;  // T5's decoder layers attend the encoder's output
+  bool indexer = false;          // a sparse-attention indexer of its own (DeepSeek-V3.2, GLM-5)
 };
 
 std::vector<LayerTensors> layer_tensors(const std::vector<InventoryTensor>& tensors, std::string_view stack,
@@ -243,6 +246,7 @@ std::vector<LayerTensors> layer_tensors(const std::vector<InventoryTensor>& tens
     if (b == Block::Mlp && role == "up" && t.shape.size() == 2) l.up_rows = t.shape[0];
     if (b == Block::SharedExpert) l.shared_expert = true;
     if (b == Block::CrossAttention) l.cross_attention = true;
+    if (b == Block::Attention && role.starts_with("indexer-")) l.indexer = true;
     if (b == Block::MoeExpert && t.shape.size() == 3) {
       // [experts, width, hidden] for gate/up, [experts, hidden, width] for down (ggml's ne reversed).
       l.experts = t.shape[0];
@@ -337,6 +341,11 @@ void fill_layers(const ArchKeys& k, const GgufArch* arch, const ArchitectureReco
       fill_attention(k, i, a, l.attention);
       if (seen[i].cross_attention) l.cross_attention = l.attention;  // T5: the same heads over the encoder
       l.attention.shares_cache = i >= own_kv;
+      if (seen[i].indexer) {  // its keys are cached per token beside the layer's own
+        l.attention.indexer_heads = k.uint("attention.indexer.head_count").value_or(0);
+        l.attention.indexer_head_dim = k.uint("attention.indexer.key_length").value_or(0);
+        l.attention.indexer_topk = k.uint("attention.indexer.top_k").value_or(0);
+      }
       // Sliding layers whose heads have a width of their own (Gemma 4's 256 beside its global layers' 512).
       if (window && sliding[i]) {
         AttentionShape& at = l.attention;

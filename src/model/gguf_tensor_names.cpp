@@ -144,6 +144,11 @@ std::optional<TensorPlacement> place_gguf_tensor(std::string_view name) {
       pl.role = std::string(part(name, pos));
       return pl;
     }
+    if (module == "indexer") {  // DeepSeek-V3.2's and GLM-5's sparse-attention indexer: "indexer.attn_k"
+      pl.block = Block::Attention;
+      pl.role = "indexer-" + std::string(part(name, pos));
+      return pl;
+    }
     const auto& roles = layer_roles();
     const auto it = roles.find(module);
     pl.block = it != roles.end() ? it->second.block : Block::Other;

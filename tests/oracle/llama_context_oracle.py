@@ -4,8 +4,8 @@
 usage: llama_context_oracle.py LIB_DIR OUTDIR
 
 Writes the tiny llama and qwen3moe models of llama_oracle_models.py (llama.cpp's own gguf API), quantizes the
-llama one to Q8_0, writes the recurrent mamba2, falcon-h1 and qwen3next ones and the windowed gemma3,
-gemma3n and gemma4 ones, and for each file and each n_ctx of N_CTX creates a context with llama_init_from_model (CPU, one
+llama one to Q8_0, writes the recurrent mamba2, falcon-h1 and qwen3next ones, the windowed gemma3,
+gemma3n and gemma4 ones and the deepseek32 one (latent attention and a sparse-attention indexer), and for each file and each n_ctx of N_CTX creates a context with llama_init_from_model (CPU, one
 sequence, f16 K and V, flash attention as the library's default, windowed caches as llama-server keeps them:
 swa_full off) and records
 the buffers llama.cpp's log reports: "model buffer size", "KV buffer size", "RS buffer size" (the recurrent
@@ -34,6 +34,8 @@ RECURRENT = [("mamba2", models.write_mamba2), ("falcon-h1", models.write_falcon_
 # Caches smaller than every layer times the context: windows (Gemma 3: five layers of six), and layers that
 # read an earlier layer's cache (Gemma 3n, Gemma 4, whose windowed layers' heads are narrower).
 WINDOWED = [("gemma3", models.write_gemma3), ("gemma3n", models.write_gemma3n), ("gemma4", models.write_gemma4)]
+# Latent attention with a sparse-attention indexer, whose keys llama.cpp caches beside the latent.
+LATENT = [("deepseek32", models.write_deepseek32)]
 # struct llama_context_params begins n_ctx, n_batch, n_ubatch, n_seq_max (uint32 each); the rest is carried
 # through from llama_context_default_params() as bytes, its size what that function writes.
 CONTEXT_HEAD = 16
@@ -137,8 +139,8 @@ def main():
             raise SystemExit("llama_model_quantize to Q8_0 failed")
         files.append(dst)
         # Recurrent state: Mamba-2 alone, beside attention in every layer (Falcon-H1), a gated DeltaNet
-        # (Qwen3-Next); then the windowed and shared caches.
-        for arch, writer in RECURRENT + WINDOWED:
+        # (Qwen3-Next); then the windowed and shared caches, and the latent one.
+        for arch, writer in RECURRENT + WINDOWED + LATENT:
             src = os.path.join(outdir, f"{arch}-F32.gguf")
             writer(lx, src, rng)
             files.append(src)

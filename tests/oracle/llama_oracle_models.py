@@ -235,6 +235,22 @@ class Model:
         self.weight(p + "ffn_up", 2 * width, HIDDEN)
         self.weight(p + "ffn_down", HIDDEN, width)
 
+    def latent_attention(self, p, heads, q_rank, kv_rank, nope, rope, v_dim, absorbed=False):
+        """DeepSeek's multi-head latent attention: a low-rank query, a compressed K/V latent shared by the
+        heads with decoupled rotary dims, the latent's up projection whole (attn_kv_b) or, `absorbed`, split
+        per head into attn_k_b and attn_v_b."""
+        self.weight(p + "attn_q_a", q_rank, HIDDEN)
+        self.norm(p + "attn_q_a_norm", q_rank)
+        self.weight(p + "attn_q_b", heads * (nope + rope), q_rank)
+        self.weight(p + "attn_kv_a_mqa", kv_rank + rope, HIDDEN)
+        self.norm(p + "attn_kv_a_norm", kv_rank)
+        if absorbed:
+            self.tensor(p + "attn_k_b.weight", weights(self.rng, heads, kv_rank, nope))
+            self.tensor(p + "attn_v_b.weight", weights(self.rng, heads, v_dim, kv_rank))
+        else:
+            self.weight(p + "attn_kv_b", heads * (nope + v_dim), kv_rank)
+        self.weight(p + "attn_output", HIDDEN, heads * v_dim)
+
     def sandwiched_mlp(self, p, width):
         """Gemma's MLP half: a norm after attention, then a gated MLP between two norms."""
         self.norm(p + "post_attention_norm")
@@ -567,21 +583,28 @@ def write_deepseek2(lx, path, rng):
                                      "attention.key_length": nope + rope, "attention.value_length": v_dim,
                                      "rope.dimension_count": rope, "rope.freq_base": 10000.0,
                                      **expert_keys(4, 2, 256), **shared_expert_keys(1, 2.5)})
-    for l, p in enumerate(layers(3)):
+    deepseek_layers(m, 3, (heads, q_rank, kv_rank, nope, rope, v_dim))
+    m.finish(path)
+
+
+def deepseek_layers(m, n, mla, indexer=None):
+    """DeepSeek's layers: latent attention of `mla` (heads, q rank, kv rank, nope, rope, v widths), stored
+    absorbed when there is a sparse-attention `indexer` (heads, width), a dense first layer, then MoE with a
+    shared expert and the router's score bias."""
+    for l, p in enumerate(layers(n)):
         m.norm(p + "attn_norm")
-        m.weight(p + "attn_q_a", q_rank, HIDDEN)
-        m.norm(p + "attn_q_a_norm", q_rank)
-        m.weight(p + "attn_q_b", heads * (nope + rope), q_rank)
-        m.weight(p + "attn_kv_a_mqa", kv_rank + rope, HIDDEN)
-        m.norm(p + "attn_kv_a_norm", kv_rank)
-        m.weight(p + "attn_kv_b", heads * (nope + v_dim), kv_rank)
-        m.weight(p + "attn_output", HIDDEN, heads * v_dim)
+        m.latent_attention(p, *mla, absorbed=indexer is not None)
+        if indexer:
+            heads, width = indexer
+            m.layer_norm(p + "indexer.k_norm", width)
+            m.weight(p + "indexer.proj", heads, HIDDEN)
+            m.weight(p + "indexer.attn_k", width, HIDDEN)
+            m.weight(p + "indexer.attn_q_b", heads * width, mla[1])
         m.norm(p + "ffn_norm")
         if l == 0:
             m.gated_mlp(p, 512)
         else:
             m.experts_with_shared(p, 4, 256, 1)
-    m.finish(path)
 
 
 def write_gpt_oss(lx, path, rng):
@@ -1286,6 +1309,29 @@ def write_gemma4(lx, path, rng):
     m.finish(path, tied=True)
 
 
+def write_deepseek32(lx, path, rng, arch="deepseek32"):
+    """DeepSeek-V3.2 (and GLM-5, glm-dsa, as llama.cpp reads it): latent attention in the absorbed form
+    llama.cpp requires of it (one K/V head of kv_lora_rank + rope dims, the per-head sizes under *_mla,
+    kv_b split into attn_k_b and attn_v_b), each layer's sparse-attention indexer (4 heads of 64: llama.cpp's
+    graph needs at least 64), whose keys are cached beside the latent, then DeepSeek's MoE."""
+    heads, q_rank, kv_rank, nope, rope, v_dim = 4, 128, 64, 32, 16, 32
+    indexer_heads, indexer_dim = 4, 64
+    m = Model(lx, rng, arch, {**stack_keys(3, 163840, 512, heads), "attention.head_count_kv": 1,
+                              "attention.q_lora_rank": q_rank, "attention.kv_lora_rank": kv_rank,
+                              "attention.key_length": kv_rank + rope, "attention.value_length": kv_rank,
+                              "attention.key_length_mla": nope + rope, "attention.value_length_mla": v_dim,
+                              "rope.dimension_count": rope, "rope.freq_base": 10000.0,
+                              "attention.indexer.head_count": indexer_heads,
+                              "attention.indexer.key_length": indexer_dim, "attention.indexer.top_k": 64,
+                              **expert_keys(4, 2, 256), **shared_expert_keys(1, 2.5)})
+    deepseek_layers(m, 3, (heads, q_rank, kv_rank, nope, rope, v_dim), (indexer_heads, indexer_dim))
+    m.finish(path)
+
+
+def write_glm_dsa(lx, path, rng):
+    write_deepseek32(lx, path, rng, "glm-dsa")
+
+
 QUANTIZED = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
 RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe), ("qwen2", write_qwen2),
                ("qwen3", write_qwen3), ("qwen2moe", write_qwen2moe), ("gemma2", write_gemma2),
@@ -1306,4 +1352,5 @@ RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm
                ("qwen35", write_qwen35), ("qwen35moe", write_qwen35moe), ("gemma3n", write_gemma3n),
                ("starcoder", write_starcoder), ("dbrx", write_dbrx), ("minimax-m2", write_minimax_m2),
                ("qwen3vl", write_qwen3vl), ("qwen3vlmoe", write_qwen3vlmoe), ("lfm2moe", write_lfm2moe),
-               ("nemotron_h_moe", write_nemotron_h_moe), ("gemma4", write_gemma4)]
+               ("nemotron_h_moe", write_nemotron_h_moe), ("gemma4", write_gemma4),
+               ("deepseek32", write_deepseek32), ("glm-dsa", write_glm_dsa)]

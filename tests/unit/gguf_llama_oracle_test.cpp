@@ -56,6 +56,9 @@ struct LlamaReport {
   std::map<std::string, std::string> print_info;  // the hyperparameters llama.cpp logged as it loaded
   std::vector<int64_t> is_swa;                    // per layer, from its log: 1 where it slides a window
 
+  // Latent attention stored absorbed (key_length_mla: one K/V head of kv_lora_rank + rope dims, the
+  // per-head sizes under *_mla), as files converted since mid-2025 and every DeepSeek-V3.2 one are.
+  bool absorbed_mla() const { return meta_value(arch + ".attention.key_length_mla") != nullptr; }
   const std::string* meta_value(const std::string& key) const {
     for (const auto& [k, v] : meta)
       if (k == key) return &v;
@@ -184,7 +187,8 @@ TEST_F(GgufLlamaOracle, EveryRequiredFileWasWrittenAndLoaded) {
         "granite",    "olmo",       "chatglm",       "glm4",      "minicpm",        "baichuan",
         "exaone",     "ernie4_5",   "mpt",           "t5encoder", "nomic-bert",     "modern-bert",
         "qwen3next",  "qwen35",     "qwen35moe",     "gemma3n",   "starcoder",      "dbrx",
-        "minimax-m2", "qwen3vl",    "qwen3vlmoe",    "lfm2moe",   "nemotron_h_moe", "gemma4"})
+        "minimax-m2", "qwen3vl",    "qwen3vlmoe",    "lfm2moe",   "nemotron_h_moe", "gemma4",
+        "deepseek32", "glm-dsa"})
     EXPECT_TRUE(files.count(std::string(arch) + "-F32.gguf")) << arch;
 }
 
@@ -301,7 +305,9 @@ TEST_F(GgufLlamaOracle, RecordIsWhatLlamaCppLoaded) {
       const AttentionShape& at = l.attention;
       const std::string p = "blk." + std::to_string(i) + ".";
       EXPECT_EQ(at.heads, logged(r, "n_head", i));
-      EXPECT_EQ(at.kv_heads, logged(r, "n_head_kv", i));
+      // MLA keeps transformers' K/V heads (one per query head); llama.cpp logs the absorbed form's one
+      // latent head.
+      EXPECT_EQ(r.absorbed_mla() ? 1u : at.kv_heads, logged(r, "n_head_kv", i));
       if (const auto q = r.tensors.find(p + "attn_q.weight"); q != r.tensors.end()) {
         // Qwen3-Next's and Qwen3.5's queries carry a sigmoid gate per head of the same width.
         const bool gated = r.arch == "qwen3next" || r.arch == "qwen35" || r.arch == "qwen35moe";
@@ -445,9 +451,17 @@ TEST_F(GgufLlamaOracle, LayersAreWhatLlamaCppLogged) {
       }
       // Gemma 4's sliding layers have heads of their own width, logged apart (_swa).
       const bool own_width = r.is_swa[i] && r.print_info.count("n_embd_head_k_swa");
-      expect_logged(at.head_dim, own_width ? "n_embd_head_k_swa" : "n_embd_head_k", i);
+      const bool mla = r.absorbed_mla();  // the per-head widths logged under _mla
+      expect_logged(at.head_dim,
+                    own_width ? "n_embd_head_k_swa"
+                    : mla     ? "n_embd_head_k_mla"
+                              : "n_embd_head_k",
+                    i);
       expect_logged(at.v_head_dim ? at.v_head_dim : at.head_dim,
-                    own_width ? "n_embd_head_v_swa" : "n_embd_head_v", i);
+                    own_width ? "n_embd_head_v_swa"
+                    : mla     ? "n_embd_head_v_mla"
+                              : "n_embd_head_v",
+                    i);
       if (at.kind == AttentionKind::Mla) {
         expect_logged(at.q_lora_rank, "n_lora_q", i);
         expect_logged(at.kv_lora_rank, "n_lora_kv", i);
