@@ -144,8 +144,10 @@ constexpr std::array kArchitectures = {
     GgufArch{"minicpm", "minicpm", "MiniCPMForCausalLM"},
     GgufArch{"baichuan", "baichuan", "BaichuanForCausalLM"},
     GgufArch{"exaone", "exaone", "ExaoneForCausalLM"},
+    GgufArch{"exaone4", "exaone4", "Exaone4ForCausalLM", 4},
     GgufArch{"smollm3", "smollm3", "SmolLM3ForCausalLM"},
     GgufArch{"ernie4_5", "ernie4_5", "Ernie4_5ForCausalLM"},
+    GgufArch{"ernie4_5-moe", "ernie4_5_moe", "Ernie4_5_MoeForCausalLM"},
     GgufArch{"lfm2", "lfm2", "Lfm2ForCausalLM"},
     GgufArch{"lfm2moe", "lfm2_moe", "Lfm2MoeForCausalLM"},
 };

@@ -954,16 +954,24 @@ def write_deepseek(lx, path, rng):
     m = Model(lx, rng, "deepseek", {**stack_keys(3, 4096, 512, 4), **grouped_keys(4, 64, 10000),
                                     **expert_keys(8, 2, 128), "expert_shared_count": 2,
                                     "leading_dense_block_count": 1, "expert_weights_scale": 1.0})
-    for l, p in enumerate(layers(3)):
+    moe_after_dense(m, 3, 4, 2 * 128)
+    m.finish(path)
+
+
+def moe_after_dense(m, n, kv_heads, shared_width, score_bias=False):
+    """Llama's attention in `n` layers, a dense first MLP, then 8 routed experts of 128 (with a router score
+    bias) beside a shared MLP of `shared_width` (DeepSeek-MoE, ERNIE 4.5 MoE)."""
+    for l, p in enumerate(layers(n)):
         m.norm(p + "attn_norm")
-        m.attention(p, 4, 4, 64)
+        m.attention(p, 4, kv_heads, 64)
         m.norm(p + "ffn_norm")
         if l == 0:
             m.gated_mlp(p, 512)
-        else:
-            m.experts(p, 8, 128)
-            m.gated_mlp(p, 2 * 128, "_shexp")
-    m.finish(path)
+            continue
+        m.experts(p, 8, 128)
+        if score_bias:
+            m.bias(p + "exp_probs_b", 8)
+        m.gated_mlp(p, shared_width, "_shexp")
 
 
 def write_granite(lx, path, rng):
@@ -1332,6 +1340,29 @@ def write_glm_dsa(lx, path, rng):
     write_deepseek32(lx, path, rng, "glm-dsa")
 
 
+def write_exaone4(lx, path, rng):
+    """EXAONE 4.0 (1.2B-shaped, no window: llama.cpp slides one only for the 64-layer model): norms after
+    attention and MLP only, q/k norms, an untied output."""
+    m = Model(lx, rng, "exaone4", {**stack_keys(4, 65536, 512, 4, eps=1e-5), **grouped_keys(2, 64, 1e6)})
+    for p in layers(4):
+        m.attention(p, 4, 2, 64)
+        m.qk_norms(p, 64)
+        m.norm(p + "post_attention_norm")
+        m.gated_mlp(p, 512)
+        m.norm(p + "post_ffw_norm")
+    m.finish(path)
+
+
+def write_ernie4_5_moe(lx, path, rng):
+    """ERNIE 4.5 MoE: a dense first layer, then routed experts with a router score bias beside shared ones
+    of their own width, a tied output."""
+    m = Model(lx, rng, "ernie4_5-moe", {**stack_keys(3, 131072, 512, 4, eps=1e-5), **grouped_keys(2, 64, 500000),
+                                        **expert_keys(8, 2, 128), "leading_dense_block_count": 1,
+                                        "interleave_moe_layer_step": 1, "expert_shared_feed_forward_length": 256})
+    moe_after_dense(m, 3, 2, 256, score_bias=True)
+    m.finish(path, tied=True)
+
+
 QUANTIZED = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
 RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe), ("qwen2", write_qwen2),
                ("qwen3", write_qwen3), ("qwen2moe", write_qwen2moe), ("gemma2", write_gemma2),
@@ -1353,4 +1384,5 @@ RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm
                ("starcoder", write_starcoder), ("dbrx", write_dbrx), ("minimax-m2", write_minimax_m2),
                ("qwen3vl", write_qwen3vl), ("qwen3vlmoe", write_qwen3vlmoe), ("lfm2moe", write_lfm2moe),
                ("nemotron_h_moe", write_nemotron_h_moe), ("gemma4", write_gemma4),
-               ("deepseek32", write_deepseek32), ("glm-dsa", write_glm_dsa)]
+               ("deepseek32", write_deepseek32), ("glm-dsa", write_glm_dsa), ("exaone4", write_exaone4),
+               ("ernie4_5-moe", write_ernie4_5_moe)]
