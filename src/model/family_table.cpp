@@ -123,6 +123,10 @@ constexpr std::array kFamilies = {
     FamilyRow{"Falcon-H1", "TII", "falcon_h1", CausalLm, "falcon-h1 falcon_h1"},
     FamilyRow{"LFM2", "Liquid AI", "lfm2 lfm2_moe", CausalLm, "lfm2"},
     FamilyRow{"SmolLM3", "Hugging Face", "smollm3", CausalLm, "smollm3"},
+    FamilyRow{"Seed-OSS", "ByteDance Seed", "seed_oss", CausalLm, "seed-oss"},
+    FamilyRow{"AFM (Arcee)", "Arcee AI", "arcee", CausalLm, "afm-4.5b arcee"},
+    FamilyRow{"Hunyuan", "Tencent", "hunyuan_v1_dense hunyuan_v1_moe", CausalLm, "hunyuan"},
+    FamilyRow{"dots.llm1", "rednote hilab", "dots1", CausalLm, "dots.llm1 dots1"},
     FamilyRow{"ERNIE 4.5", "Baidu", "ernie4_5 ernie4_5_moe", CausalLm, "ernie-4.5 ernie4.5"},
     FamilyRow{"EXAONE", "LG AI Research", "exaone exaone4", CausalLm, "exaone"},
     // --- encoders, encoder-decoders, speech ---

@@ -284,16 +284,16 @@ class Model:
         self.bias(p + "exp_probs_b", count)
         self.gated_mlp(p, width * shared, "_shexp")
 
-    def llama_block(self, p, kv_heads, head_dim, ffn=512, biases=False, qk_norm=False):
-        """Llama's layer: a norm, attention (Qwen2's with q/k/v biases, Qwen3's with q/k norms), a norm and a
-        gated MLP."""
+    def llama_block(self, p, kv_heads, head_dim, ffn=512, biases=False, qk_norm=False, mlp_norm="ffn_norm"):
+        """Llama's layer: a norm, attention (Qwen2's with q/k/v biases, Qwen3's with q/k norms), a norm
+        (named `mlp_norm`: Seed-OSS's is post_attention_norm to llama.cpp) and a gated MLP."""
         self.norm(p + "attn_norm")
         self.attention(p, 4, kv_heads, head_dim)
         if biases:
             self.qkv_biases(p, 4, kv_heads, head_dim)
         if qk_norm:
             self.qk_norms(p, head_dim)
-        self.norm(p + "ffn_norm")
+        self.norm(p + mlp_norm)
         self.gated_mlp(p, ffn)
 
     def cohere_block(self, p, kv_heads):
@@ -1363,6 +1363,52 @@ def write_ernie4_5_moe(lx, path, rng):
     m.finish(path, tied=True)
 
 
+def write_seed_oss(lx, path, rng):
+    """Seed-OSS: biased q/k/v, the norm before the MLP under llama.cpp's post_attention_norm, an untied
+    output."""
+    m = Model(lx, rng, "seed_oss", {**stack_keys(2, 524288, 512, 4), **grouped_keys(2, 64, 1e7)})
+    for p in layers(2):
+        m.llama_block(p, 2, 64, biases=True, mlp_norm="post_attention_norm")
+    m.finish(path)
+
+
+def write_arcee(lx, path, rng):
+    """Arcee AFM: Llama's attention with an ungated squared-ReLU MLP (up and down only)."""
+    m = Model(lx, rng, "arcee", {**stack_keys(2, 65536, 512, 4, eps=1e-5), **grouped_keys(2, 64, 1e6)})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.norm(p + "ffn_norm")
+        m.weight(p + "ffn_up", 512, HIDDEN)
+        m.weight(p + "ffn_down", HIDDEN, 512)
+    m.finish(path)
+
+
+def write_hunyuan_dense(lx, path, rng):
+    """Hunyuan (dense): Llama layers with q/k norms, a tied output."""
+    m = Model(lx, rng, "hunyuan-dense", {**stack_keys(2, 262144, 512, 4, eps=1e-5), **grouped_keys(2, 64, 1e6)})
+    for p in layers(2):
+        m.llama_block(p, 2, 64, qk_norm=True)
+    m.finish(path, tied=True)
+
+
+def write_dots1(lx, path, rng):
+    """dots.llm1: q/k norms, a dense first layer, then DeepSeek's MoE (routed experts, two shared ones as one
+    MLP, the router's score bias)."""
+    m = Model(lx, rng, "dots1", {**stack_keys(3, 32768, 512, 4), **grouped_keys(4, 64, 1e6),
+                                 **expert_keys(8, 2, 128), **shared_expert_keys(2, 2.5)})
+    for l, p in enumerate(layers(3)):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 4, 64)
+        m.qk_norms(p, 64)
+        m.norm(p + "ffn_norm")
+        if l == 0:
+            m.gated_mlp(p, 512)
+        else:
+            m.experts_with_shared(p, 8, 128, 2)
+    m.finish(path)
+
+
 QUANTIZED = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
 RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe), ("qwen2", write_qwen2),
                ("qwen3", write_qwen3), ("qwen2moe", write_qwen2moe), ("gemma2", write_gemma2),
@@ -1385,4 +1431,5 @@ RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm
                ("qwen3vl", write_qwen3vl), ("qwen3vlmoe", write_qwen3vlmoe), ("lfm2moe", write_lfm2moe),
                ("nemotron_h_moe", write_nemotron_h_moe), ("gemma4", write_gemma4),
                ("deepseek32", write_deepseek32), ("glm-dsa", write_glm_dsa), ("exaone4", write_exaone4),
-               ("ernie4_5-moe", write_ernie4_5_moe)]
+               ("ernie4_5-moe", write_ernie4_5_moe), ("seed_oss", write_seed_oss), ("arcee", write_arcee),
+               ("hunyuan-dense", write_hunyuan_dense), ("dots1", write_dots1)]

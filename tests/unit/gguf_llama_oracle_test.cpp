@@ -179,17 +179,18 @@ TEST_F(GgufLlamaOracle, EveryRequiredFileWasWrittenAndLoaded) {
     for (const char* ftype : {"F32", "Q8_0", "Q4_0", "Q4_K_M", "Q6_K"})
       EXPECT_TRUE(files.count(std::string(arch) + "-" + ftype + ".gguf")) << arch << " " << ftype;
   for (const char* arch :
-       {"llama4",     "t5",         "glm4moe",       "qwen2",       "qwen3",          "qwen2moe",
-        "gemma2",     "gemma3",     "cohere2",       "olmo2",       "phi3",           "phi2",
-        "gpt2",       "starcoder2", "deepseek2",     "gpt-oss",     "bert",           "mamba",
-        "mamba2",     "nemotron_h", "granitehybrid", "jamba",       "falcon-h1",      "smollm3",
-        "olmoe",      "granitemoe", "falcon",        "gptneox",     "stablelm",       "bloom",
-        "command-r",  "internlm2",  "lfm2",          "mistral3",    "phimoe",         "deepseek",
-        "granite",    "olmo",       "chatglm",       "glm4",        "minicpm",        "baichuan",
-        "exaone",     "ernie4_5",   "mpt",           "t5encoder",   "nomic-bert",     "modern-bert",
-        "qwen3next",  "qwen35",     "qwen35moe",     "gemma3n",     "starcoder",      "dbrx",
-        "minimax-m2", "qwen3vl",    "qwen3vlmoe",    "lfm2moe",     "nemotron_h_moe", "gemma4",
-        "deepseek32", "glm-dsa",    "exaone4",       "ernie4_5-moe"})
+       {"llama4",        "t5",         "glm4moe",       "qwen2",        "qwen3",          "qwen2moe",
+        "gemma2",        "gemma3",     "cohere2",       "olmo2",        "phi3",           "phi2",
+        "gpt2",          "starcoder2", "deepseek2",     "gpt-oss",      "bert",           "mamba",
+        "mamba2",        "nemotron_h", "granitehybrid", "jamba",        "falcon-h1",      "smollm3",
+        "olmoe",         "granitemoe", "falcon",        "gptneox",      "stablelm",       "bloom",
+        "command-r",     "internlm2",  "lfm2",          "mistral3",     "phimoe",         "deepseek",
+        "granite",       "olmo",       "chatglm",       "glm4",         "minicpm",        "baichuan",
+        "exaone",        "ernie4_5",   "mpt",           "t5encoder",    "nomic-bert",     "modern-bert",
+        "qwen3next",     "qwen35",     "qwen35moe",     "gemma3n",      "starcoder",      "dbrx",
+        "minimax-m2",    "qwen3vl",    "qwen3vlmoe",    "lfm2moe",      "nemotron_h_moe", "gemma4",
+        "deepseek32",    "glm-dsa",    "exaone4",       "ernie4_5-moe", "seed_oss",       "arcee",
+        "hunyuan-dense", "dots1"})
     EXPECT_TRUE(files.count(std::string(arch) + "-F32.gguf")) << arch;
 }
 
