@@ -127,6 +127,9 @@ constexpr std::array kFamilies = {
     FamilyRow{"AFM (Arcee)", "Arcee AI", "arcee", CausalLm, "afm-4.5b arcee"},
     FamilyRow{"Hunyuan", "Tencent", "hunyuan_v1_dense hunyuan_v1_moe", CausalLm, "hunyuan"},
     FamilyRow{"dots.llm1", "rednote hilab", "dots1", CausalLm, "dots.llm1 dots1"},
+    FamilyRow{"Ling 2.0 (BailingMoE)", "inclusionAI", "bailing_moe_v2", CausalLm,
+              "ling-mini-2 ling-flash-2 ring-"},
+    FamilyRow{"Apertus", "Swiss AI", "apertus", CausalLm, "apertus"},
     FamilyRow{"ERNIE 4.5", "Baidu", "ernie4_5 ernie4_5_moe", CausalLm, "ernie-4.5 ernie4.5"},
     FamilyRow{"EXAONE", "LG AI Research", "exaone exaone4", CausalLm, "exaone"},
     // --- encoders, encoder-decoders, speech ---

@@ -47,7 +47,7 @@ class GgufBuilder:
 
     def value(self, key, v):
         """`v` by its Python type: a bool a flag, an int a u32, a float an f32, a str a string, a numpy
-        uint32 array an array of u32, a numpy bool array an array of flags (one byte each)."""
+        uint32 or float32 array an array of u32 or f32, a numpy bool array an array of flags (one byte each)."""
         if isinstance(v, bool):
             self.flag(key, v)
         elif isinstance(v, int):
@@ -58,6 +58,8 @@ class GgufBuilder:
             self.text(key, v)
         elif isinstance(v, np.ndarray) and v.dtype == np.uint32:
             self.num_array(key, GGUF_TYPE_UINT32, v)
+        elif isinstance(v, np.ndarray) and v.dtype == np.float32:
+            self.num_array(key, GGUF_TYPE_FLOAT32, v)
         elif isinstance(v, np.ndarray) and v.dtype == np.bool_:
             self.num_array(key, GGUF_TYPE_BOOL, v.astype(np.uint8))
         else:

@@ -296,6 +296,14 @@ class Model:
         self.norm(p + mlp_norm)
         self.gated_mlp(p, ffn)
 
+    def qk_normed_attention(self, p, kv_heads):
+        """A norm, attention (4 heads of 64) with q/k norms per head, and the norm before the MLP (Qwen3-MoE,
+        Hunyuan-MoE)."""
+        self.norm(p + "attn_norm")
+        self.attention(p, 4, kv_heads, 64)
+        self.qk_norms(p, 64)
+        self.norm(p + "ffn_norm")
+
     def cohere_block(self, p, kv_heads):
         """Cohere's layer: attention and a gated MLP side by side after one norm."""
         self.norm(p + "attn_norm")
@@ -362,10 +370,7 @@ def write_qwen3moe(lx, path, rng):
     m = Model(lx, rng, "qwen3moe", {**stack_keys(2, 32768, 768, 4), **grouped_keys(2, 64, 1e6),
                                     **expert_keys(8, 2, 256)})
     for p in layers(2):
-        m.norm(p + "attn_norm")
-        m.attention(p, 4, 2, 64)
-        m.qk_norms(p, 64)
-        m.norm(p + "ffn_norm")
+        m.qk_normed_attention(p, 2)
         m.experts(p, 8, 256)
     m.finish(path, tied=True)
 
@@ -1397,15 +1402,62 @@ def write_dots1(lx, path, rng):
     MLP, the router's score bias)."""
     m = Model(lx, rng, "dots1", {**stack_keys(3, 32768, 512, 4), **grouped_keys(4, 64, 1e6),
                                  **expert_keys(8, 2, 128), **shared_expert_keys(2, 2.5)})
+    qk_normed_moe_after_dense(m, 4, 2)
+    m.finish(path)
+
+
+def qk_normed_moe_after_dense(m, kv_heads, shared, fused=False):
+    """Three layers of attention with q/k norms (q, k and v in one matrix when `fused`), a dense first MLP,
+    then DeepSeek's MoE with `shared` shared experts (dots.llm1, Ling 2.0)."""
     for l, p in enumerate(layers(3)):
         m.norm(p + "attn_norm")
-        m.attention(p, 4, 4, 64)
+        if fused:
+            m.fused_attention(p, kv_heads=kv_heads)
+        else:
+            m.attention(p, 4, kv_heads, 64)
         m.qk_norms(p, 64)
         m.norm(p + "ffn_norm")
         if l == 0:
             m.gated_mlp(p, 512)
         else:
-            m.experts_with_shared(p, 8, 128, 2)
+            m.experts_with_shared(p, 8, 128, shared)
+
+
+def write_hunyuan_moe(lx, path, rng):
+    """Hunyuan-A13B (hunyuan-moe): q/k norms, routed experts in every layer (feed_forward_length their
+    width to llama.cpp) beside a shared MLP of its own width, a tied output."""
+    m = Model(lx, rng, "hunyuan-moe", {**stack_keys(2, 262144, 128, 4, eps=1e-5), **grouped_keys(2, 64, 1e6),
+                                       **expert_keys(8, 2, 128), "expert_shared_feed_forward_length": 256})
+    for p in layers(2):
+        m.qk_normed_attention(p, 2)
+        m.experts(p, 8, 128)
+        m.gated_mlp(p, 256, "_shexp")
+    m.finish(path, tied=True)
+
+
+def write_bailingmoe2(lx, path, rng):
+    """Ling 2.0 (bailingmoe2): fused qkv with q/k norms, rotary on half of each head, a dense first layer,
+    then DeepSeek's MoE (routed experts, a shared one, the router's score bias)."""
+    m = Model(lx, rng, "bailingmoe2", {**stack_keys(3, 32768, 512, 4), **grouped_keys(2, 64, 6e5),
+                                       **expert_keys(8, 2, 128), **shared_expert_keys(1, 2.5),
+                                       "expert_shared_feed_forward_length": 128, "rope.dimension_count": 32})
+    qk_normed_moe_after_dense(m, 2, 1, fused=True)
+    m.finish(path)
+
+
+def write_apertus(lx, path, rng):
+    """Apertus: q/k norms and an ungated xIELU MLP, whose per-layer activation parameters llama.cpp reads
+    from xielu.* arrays."""
+    m = Model(lx, rng, "apertus", {**stack_keys(2, 65536, 512, 4, eps=1e-5), **grouped_keys(2, 64, 12e6)})
+    for key, value in (("alpha_n", 0.8), ("alpha_p", 0.8), ("beta", 0.5), ("eps", -1e-6)):
+        m.b.value("xielu." + key, np.full(2, value, dtype=np.float32))
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.qk_norms(p, 64)
+        m.norm(p + "ffn_norm")
+        m.weight(p + "ffn_up", 512, HIDDEN)
+        m.weight(p + "ffn_down", HIDDEN, 512)
     m.finish(path)
 
 
@@ -1432,4 +1484,5 @@ RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm
                ("nemotron_h_moe", write_nemotron_h_moe), ("gemma4", write_gemma4),
                ("deepseek32", write_deepseek32), ("glm-dsa", write_glm_dsa), ("exaone4", write_exaone4),
                ("ernie4_5-moe", write_ernie4_5_moe), ("seed_oss", write_seed_oss), ("arcee", write_arcee),
-               ("hunyuan-dense", write_hunyuan_dense), ("dots1", write_dots1)]
+               ("hunyuan-dense", write_hunyuan_dense), ("dots1", write_dots1), ("hunyuan-moe", write_hunyuan_moe),
+               ("bailingmoe2", write_bailingmoe2), ("apertus", write_apertus)]
