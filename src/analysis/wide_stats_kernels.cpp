@@ -443,7 +443,11 @@ void add_central_moments(const Piece& p, double mean, CentralMoments& c) {
 // computed this way.
 using LaneIndex = int32_t __attribute__((vector_size(16)));
 
-MA_VECTOR_CLONES void bins_of(const double* v, size_t n, const std::vector<double>& edges, uint32_t* out) {
+namespace {
+
+// bins_of's clones: declared nowhere else (core/vector_clones.h says why).
+MA_VECTOR_CLONES void bins_of_values(const double* v, size_t n, const std::vector<double>& edges,
+                                     uint32_t* out) {
   const uint32_t bins = static_cast<uint32_t>(edges.size() - 1);
   const double first = edges.front(), norm = static_cast<double>(bins) / (edges.back() - edges.front());
   const double step = (edges.back() - edges.front()) / bins;
@@ -466,6 +470,12 @@ MA_VECTOR_CLONES void bins_of(const double* v, size_t n, const std::vector<doubl
   }
   const HistogramBinner binner(edges);
   for (; i < n; ++i) out[i] = binner.bin(v[i]);
+}
+
+}  // namespace
+
+void bins_of(const double* v, size_t n, const std::vector<double>& edges, uint32_t* out) {
+  bins_of_values(v, n, edges, out);
 }
 
 bool for_each_piece(const FileSource& file, uint64_t offset, uint64_t bytes, DType stored, Scaling scaling,

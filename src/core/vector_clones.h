@@ -6,6 +6,11 @@
 // faster). x86-64-v4 brings FMA, so a file with clones turns floating-point contraction off: every clone
 // rounds each product and sum as the baseline does. Elsewhere (other architectures, non-ELF targets) the
 // macro is empty and the baseline build is the only one.
+//
+// Only on a function declared nowhere before its definition: Clang 14 compiles a function that an earlier
+// declaration names without the attribute as its first clone alone, x86-64-v4 code with no dispatch, which
+// stops with SIGILL on a CPU without AVX-512 (the sanitize build's stats tests on a Zen 1 VM). A public
+// function forwards to a cloned one in an anonymous namespace.
 #pragma once
 
 #if defined(__x86_64__) && defined(__ELF__) && (defined(__GNUC__) || defined(__clang__))

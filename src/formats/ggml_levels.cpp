@@ -165,13 +165,39 @@ inline void codebook_levels(const int8_t (&book)[16], float d, float* y) {
   }
 }
 
-// The loop over blocks, one instantiation per type (as ggml::each_block), each inlined into block_levels,
-// whose clones (core/vector_clones.h) then hold every type's loop: Clang clones no function templates.
+// The loop over blocks, one instantiation per type (as ggml::each_block), each inlined into
+// levels_of_blocks, whose clones (core/vector_clones.h) then hold every type's loop: Clang clones no function
+// templates.
 template <void (*Levels)(const uint8_t* __restrict, float* __restrict, uint8_t* __restrict), size_t Bytes,
           size_t Entries>
 [[gnu::always_inline]] inline void each_block(const uint8_t* src, size_t blocks, float* levels,
                                               uint8_t* counts) {
   for (size_t i = 0; i < blocks; ++i) Levels(src + i * Bytes, levels + i * Entries, counts + i * Entries);
+}
+
+// block_levels's clones: declared nowhere else (core/vector_clones.h says why).
+MA_VECTOR_CLONES void levels_of_blocks(DType t, const uint8_t* src, size_t blocks, float* levels,
+                                       uint8_t* counts) {
+  switch (t) {
+    case DType::Q4_0:
+      return each_block<q4_0, 18, 16>(src, blocks, levels, counts);
+    case DType::Q4_1:
+      return each_block<q4_1, 20, 16>(src, blocks, levels, counts);
+    case DType::IQ4_NL:
+      return each_block<iq4_nl, 18, 16>(src, blocks, levels, counts);
+    case DType::MXFP4:
+      return each_block<mxfp4, 17, 16>(src, blocks, levels, counts);
+    case DType::IQ4_XS:
+      return each_block<iq4_xs, 136, 128>(src, blocks, levels, counts);
+    case DType::Q4_K:
+      return each_block<q4_k, 144, 128>(src, blocks, levels, counts);
+    case DType::Q2_K:
+      return each_block<q2_k, 84, 64>(src, blocks, levels, counts);
+    case DType::Q3_K:
+      return each_block<q3_k, 110, 128>(src, blocks, levels, counts);
+    default:
+      return;
+  }
 }
 
 }  // namespace
@@ -194,28 +220,8 @@ std::optional<GgmlLevelShape> ggml_level_shape(DType t) {
   }
 }
 
-MA_VECTOR_CLONES void block_levels(DType t, const uint8_t* src, size_t blocks, float* levels,
-                                   uint8_t* counts) {
-  switch (t) {
-    case DType::Q4_0:
-      return each_block<q4_0, 18, 16>(src, blocks, levels, counts);
-    case DType::Q4_1:
-      return each_block<q4_1, 20, 16>(src, blocks, levels, counts);
-    case DType::IQ4_NL:
-      return each_block<iq4_nl, 18, 16>(src, blocks, levels, counts);
-    case DType::MXFP4:
-      return each_block<mxfp4, 17, 16>(src, blocks, levels, counts);
-    case DType::IQ4_XS:
-      return each_block<iq4_xs, 136, 128>(src, blocks, levels, counts);
-    case DType::Q4_K:
-      return each_block<q4_k, 144, 128>(src, blocks, levels, counts);
-    case DType::Q2_K:
-      return each_block<q2_k, 84, 64>(src, blocks, levels, counts);
-    case DType::Q3_K:
-      return each_block<q3_k, 110, 128>(src, blocks, levels, counts);
-    default:
-      return;
-  }
+void block_levels(DType t, const uint8_t* src, size_t blocks, float* levels, uint8_t* counts) {
+  levels_of_blocks(t, src, blocks, levels, counts);
 }
 
 }  // namespace ma
