@@ -4,10 +4,10 @@
 usage: llama_context_oracle.py LIB_DIR OUTDIR
 
 Writes the tiny llama and qwen3moe models of llama_oracle_models.py (llama.cpp's own gguf API), quantizes the
-llama one to Q8_0, writes the recurrent mamba2, falcon-h1 and qwen3next ones, the windowed gemma3,
-gemma3n and gemma4 ones and the deepseek32 one (latent attention and a sparse-attention indexer), and for each file and each n_ctx of N_CTX creates a context with llama_init_from_model (CPU, one
-sequence, f16 K and V, flash attention as the library's default, windowed caches as llama-server keeps them:
-swa_full off) and records
+llama one to Q8_0, writes the recurrent mamba2, falcon-h1 and qwen3next ones, the windowed gemma3, gemma3n
+and gemma4 ones and the deepseek32 one (latent attention and a sparse-attention indexer), and for each file
+and each n_ctx of N_CTX creates a context with llama_init_from_model (CPU, one sequence, f16 K and V, flash
+attention as the library's default, windowed caches as llama-server keeps them: swa_full off) and records
 the buffers llama.cpp's log reports: "model buffer size", "KV buffer size", "RS buffer size" (the recurrent
 state), "compute buffer size", "output buffer size" (MiB with two decimals; the KV cache of these models is a
 whole number of KiB). Writes OUTDIR/contexts.json:
