@@ -2,7 +2,7 @@
 // own libraries (the pinned node-llama-cpp build under tests/peer) write tiny models with its gguf API
 // (tests/oracle/llama_oracle_models.py: a GQA Llama with rope_freqs and an untied output and a tied
 // Qwen3-MoE with 3-D expert tensors, quantized with llama_model_quantize to Q8_0, Q4_0, Q4_K_M, Q6_K, IQ4_XS
-// and MXFP4_MOE; and one F32 model of each of 21 other architectures), load every file with
+// and MXFP4_MOE; and one F32 model of each other architecture it lists), load every file with
 // llama_model_load_from_file, and report what llama.cpp made of it: parameters, size, dimensions, metadata
 // strings, tensor infos, and the hyperparameters and per-layer window flags its log states. What we read
 // from the same file must be the same. Without /usr/bin/python3 (with numpy) or the libraries, or when
@@ -25,7 +25,7 @@
 #include "formats/gguf.h"
 #include "formats/model_files.h"
 #include "io/file_source.h"
-#include "llama_oracle_support.h"
+#include "llama_oracle_reports.h"
 #include "model/family_table.h"
 #include "model/inventory.h"
 #include "test_support.h"
@@ -35,142 +35,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using test::kLlamaCouldNotLoad;
-using test::kOraclePython;
-using test::llama_lib_dir;
+using test::LlamaReport;
+using test::LlamaTensor;
 
-// One ggml tensor info as llama.cpp's gguf_init_from_file reads it.
-struct LlamaTensor {
-  int type = -1;
-  std::vector<int64_t> ne;  // ggml's four dimensions, fastest first, unused ones 1
-  uint64_t offset = 0, size = 0;
-};
-
-// What llama.cpp reported for one file.
-struct LlamaReport {
-  std::string file, arch, ftype;
-  uint64_t n_params = 0, size = 0, data_offset = 0;
-  int64_t n_layer = 0, n_embd = 0, n_head = 0, n_ctx_train = 0;
-  std::optional<int64_t> n_head_kv, n_swa;
-  std::vector<std::pair<std::string, std::string>> meta;
-  std::map<std::string, LlamaTensor> tensors;
-  std::map<std::string, std::string> print_info;  // the hyperparameters llama.cpp logged as it loaded
-  std::vector<int64_t> is_swa;                    // per layer, from its log: 1 where it slides a window
-
-  // Latent attention stored absorbed (key_length_mla: one K/V head of kv_lora_rank + rope dims, the
-  // per-head sizes under *_mla), as files converted since mid-2025 and every DeepSeek-V3.2 one are.
-  bool absorbed_mla() const { return meta_value(arch + ".attention.key_length_mla") != nullptr; }
-  const std::string* meta_value(const std::string& key) const {
-    for (const auto& [k, v] : meta)
-      if (k == key) return &v;
-    return nullptr;
-  }
-};
-
-uint64_t uint_member(const json::Value& o, std::string_view key) {
-  const json::Value* v = o.find(key);
-  if (!v || !v->as_uint()) throw std::runtime_error("no unsigned '" + std::string(key) + "'");
-  return *v->as_uint();
-}
-int64_t int_member(const json::Value& o, std::string_view key) {
-  const json::Value* v = o.find(key);
-  if (!v || !v->as_int()) throw std::runtime_error("no integer '" + std::string(key) + "'");
-  return *v->as_int();
-}
-std::string string_member(const json::Value& o, std::string_view key) {
-  const json::Value* v = o.find(key);
-  if (!v || !v->is_string()) throw std::runtime_error("no string '" + std::string(key) + "'");
-  return std::string(v->as_string());
-}
-
-LlamaReport parse_report(const fs::path& p) {
-  const json::Document d = test::parse_json_file(p);
-  const json::Value& r = d.root();
-  LlamaReport out;
-  out.file = string_member(r, "file");
-  out.arch = string_member(r, "arch");
-  out.ftype = string_member(r, "ftype");
-  out.n_params = uint_member(r, "n_params");
-  out.size = uint_member(r, "size");
-  out.data_offset = uint_member(r, "data_offset");
-  out.n_layer = int_member(r, "n_layer");
-  out.n_embd = int_member(r, "n_embd");
-  out.n_head = int_member(r, "n_head");
-  out.n_ctx_train = int_member(r, "n_ctx_train");
-  if (r.find("n_head_kv")) out.n_head_kv = int_member(r, "n_head_kv");
-  if (r.find("n_swa")) out.n_swa = int_member(r, "n_swa");
-  for (const json::Value& kv : r.find("meta")->items())
-    out.meta.emplace_back(std::string(kv.items().at(0).as_string()),
-                          std::string(kv.items().at(1).as_string()));
-  for (const json::Value& t : r.find("tensors")->items()) {
-    LlamaTensor lt;
-    lt.type = static_cast<int>(int_member(t, "type"));
-    for (const json::Value& n : t.find("ne")->items()) lt.ne.push_back(*n.as_int());
-    lt.offset = uint_member(t, "offset");
-    lt.size = uint_member(t, "size");
-    out.tensors[string_member(t, "name")] = std::move(lt);
-  }
-  for (const auto& [key, value] : r.find("print_info")->members())
-    out.print_info[std::string(key)] = std::string(value.as_string());
-  for (const json::Value& v : r.find("is_swa")->items()) out.is_swa.push_back(*v.as_int());
-  return out;
-}
-
-// Runs the oracle script once for the whole suite, into a temporary directory.
-class GgufLlamaOracle : public ::testing::Test {
+class GgufLlamaOracle : public test::LlamaOracleSuite {
  protected:
-  static void SetUpTestSuite() {
-    skip_reason_ = test::llama_oracle_unavailable();
-    if (!skip_reason_.empty()) return;
-    const fs::path libs = llama_lib_dir();
-    dir_ = std::make_unique<test::TempDir>();
-    const test::CommandResult r =
-        test::run_shell(std::string(kOraclePython) + " " +
-                        test::quoted(fs::path(MA_SOURCE_DIR) / "tests/oracle/llama_gguf_oracle.py") + " " +
-                        test::quoted(libs) + " " + test::quoted(dir_->path()));
-    if (r.exit_code == kLlamaCouldNotLoad) {
-      skip_reason_ = "llama.cpp could not load the models it wrote: " + r.err;
-      return;
-    }
-    if (r.exit_code != 0) {
-      failure_ = "oracle script failed (" + std::to_string(r.exit_code) + "): " + r.err;
-      return;
-    }
-    try {
-      const json::Document manifest = test::parse_json_file(dir_->path() / "manifest.json");
-      for (const json::Value& f : manifest.root().find("files")->items())
-        reports_.push_back(parse_report(dir_->path() / (std::string(f.as_string()) + ".json")));
-      for (const json::Value& s : manifest.root().find("skipped")->items())  // optional file types
-        std::cout << "[ oracle   ] not written: " << s.items().at(0).as_string() << ": "
-                  << s.items().at(1).as_string() << "\n";
-    } catch (const std::exception& e) {
-      failure_ = std::string("bad oracle output: ") + e.what();
-    }
-  }
-  static void TearDownTestSuite() {
-    reports_.clear();
-    dir_.reset();
-  }
-
-  void SetUp() override {
-    if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
-    ASSERT_TRUE(failure_.empty()) << failure_;
-    ASSERT_FALSE(reports_.empty());
-  }
-
-  static fs::path path_of(const LlamaReport& r) { return dir_->path() / r.file; }
+  static fs::path path_of(const LlamaReport& r) { return run_.path_of(r); }
   static Inventory inventory_of(const LlamaReport& r) {
     return build_inventory(locate_local_model(path_of(r).string()));
   }
 
-  static std::string skip_reason_, failure_;
-  static std::unique_ptr<test::TempDir> dir_;
-  static std::vector<LlamaReport> reports_;
+  static inline const std::vector<LlamaReport>& reports_ = run_.reports;
 };
-
-std::string GgufLlamaOracle::skip_reason_, GgufLlamaOracle::failure_;
-std::unique_ptr<test::TempDir> GgufLlamaOracle::dir_;
-std::vector<LlamaReport> GgufLlamaOracle::reports_;
 
 TEST_F(GgufLlamaOracle, EveryRequiredFileWasWrittenAndLoaded) {
   std::set<std::string> files;
@@ -203,10 +79,7 @@ TEST_F(GgufLlamaOracle, ParametersAreLlamaCppsLessItsRopeFactors) {
     // (the file has no output.weight and neither count adds one), but Llama 3.1's rope_freqs (rotary
     // frequency factors) is a tensor to llama.cpp and a buffer to transformers (inv_freq, never a
     // parameter), so our num_parameters leaves it out and llama.cpp does not.
-    uint64_t rope_factors = 0;
-    for (const auto& [name, t] : r.tensors)
-      if (name.rfind("rope_freqs.", 0) == 0)
-        rope_factors += static_cast<uint64_t>(t.ne[0] * t.ne[1] * t.ne[2] * t.ne[3]);
+    const uint64_t rope_factors = r.rope_factor_elements();
     EXPECT_EQ(count_parameters(inv).total, r.n_params - rope_factors);
     EXPECT_EQ(inv.checkpoint->parameters, r.n_params - rope_factors);
     EXPECT_EQ(inv.checkpoint->parameters + inv.checkpoint->buffer_elements + inv.checkpoint->extra_elements,

@@ -15,6 +15,8 @@ void llama_attention(ModelTemplate& t, const std::string& prefix, const Architec
   at.qkv_bias = s.qkv_bias;
   at.o_bias = s.o_bias;
   at.qk_norm = s.qk_norm == QkNorm::PerHead || s.qk_norm == QkNorm::FullWidth;
+  at.q_norm = s.q_norm;
+  at.k_norm = s.k_norm;
   if (s.qk_norm == QkNorm::FullWidth) at.qk_norm_width = a.num_attention_heads * a.head_dim;
   blocks::attention(t, prefix, at);
   if (s.qk_norm == QkNorm::HeadMatrix) {
@@ -37,6 +39,16 @@ void llama_mlp(ModelTemplate& t, const std::string& prefix, const ArchitectureRe
       blocks::linear(t, prefix + ".c_fc", a.hidden_size, a.intermediate_size, s.mlp_bias);
       blocks::linear(t, prefix + ".c_proj", a.intermediate_size, a.hidden_size, s.mlp_bias);
       break;
+    case Mlp::Ungated:
+      blocks::linear(t, prefix + ".up_proj", a.hidden_size, a.intermediate_size, s.mlp_bias);
+      blocks::linear(t, prefix + ".down_proj", a.intermediate_size, a.hidden_size, s.mlp_bias);
+      break;
+  }
+  if (s.xielu) {
+    t.add(prefix + ".act_fn.alpha_p", {1});
+    t.add(prefix + ".act_fn.alpha_n", {1});
+    t.add(prefix + ".act_fn.beta", {}).kind = TensorKind::Buffer;
+    t.add(prefix + ".act_fn.eps", {}).kind = TensorKind::Buffer;
   }
 }
 
@@ -50,11 +62,17 @@ void llama_style_decoder(ModelTemplate& t, const std::string& prefix, const Llam
     std::string p = stack.path + "." + std::to_string(i);
     llama_attention(t, p + ".self_attn", a, s);
     llama_mlp(t, p + ".mlp", a, s);
-    for (std::string_view n : s.layer_norms)
-      blocks::norm(t, p + "." + std::string(n), a.hidden_size, s.norm_bias);
+    if (s.norm_weights)
+      for (std::string_view n : s.layer_norms)
+        blocks::norm(t, p + "." + std::string(n), a.hidden_size, s.norm_bias);
     stack.layers.push_back(attention_layer(a, s.windows.empty() ? s.sliding_window : s.windows[i]));
   }
-  blocks::norm(t, prefix + "norm", a.hidden_size, s.norm_bias);
+  if (s.norm_weights) blocks::norm(t, prefix + "norm", a.hidden_size, s.norm_bias);
+}
+
+void llama_causal_lm(ModelTemplate& t, const LlamaStyle& s) {
+  llama_style_decoder(t, "model.", s);
+  lm_head(t, "model.embed_tokens.weight", t.arch);
 }
 
 LlamaStyle attention_bias_style(const ModelConfig& cfg) {

@@ -24,16 +24,22 @@ enum class Mlp : uint8_t {
   Gated,       // gate_proj / up_proj / down_proj
   FusedGated,  // gate_up_proj [2I, H] / down_proj (Phi-3)
   Plain,       // c_fc / c_proj without a gate (StarCoder2)
+  Ungated,     // up_proj / down_proj without a gate (Arcee's relu², Apertus' xIELU, Nemotron)
 };
 
 struct LlamaStyle {
   bool qkv_bias = false;
   bool o_bias = false;
   bool mlp_bias = false;
-  bool norm_bias = false;  // LayerNorm with a bias (StarCoder2), else weight-only RMSNorm / LayerNorm
-  bool fused_qkv = false;  // one qkv_proj instead of q/k/v (Phi-3)
+  bool norm_bias = false;    // LayerNorm with a bias (StarCoder2), else weight-only RMSNorm / LayerNorm
+  bool norm_weights = true;  // false: LayerNorms without parameters (OLMo-1), so no norm tensor at all
+  bool fused_qkv = false;    // one qkv_proj instead of q/k/v (Phi-3)
   QkNorm qk_norm = QkNorm::None;
+  std::string_view q_norm = "q_norm", k_norm = "k_norm";  // Hunyuan: query_layernorm, key_layernorm
   Mlp mlp = Mlp::Gated;
+  // Apertus' xIELU activation learns two scalars per MLP (act_fn.alpha_p, alpha_n) and saves two more as
+  // buffers (beta, eps).
+  bool xielu = false;
   // Norms each layer owns, in module order; Cohere runs attention and MLP in parallel after one norm, OLMo-2
   // only normalises outputs, Gemma-2/3 wrap the MLP in a second pair.
   std::vector<std::string_view> layer_norms{"input_layernorm", "post_attention_layernorm"};
@@ -44,6 +50,9 @@ struct LlamaStyle {
 // `prefix`embed_tokens.weight, `prefix`layers.N.*, `prefix`norm (prefix "model." for causal LMs, e.g.
 // "model.language_model." inside a VLM). No lm_head: callers tie or add it where their class has one.
 void llama_style_decoder(ModelTemplate& t, const std::string& prefix, const LlamaStyle& s);
+
+// A causal LM: the decoder under "model." and its lm_head, tied or not.
+void llama_causal_lm(ModelTemplate& t, const LlamaStyle& s);
 
 // q/k/v and o biases from attention_bias (default false), as LlamaConfig and most of its copies read it.
 LlamaStyle attention_bias_style(const ModelConfig& cfg);

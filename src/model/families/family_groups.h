@@ -8,6 +8,8 @@ namespace ma::families {
 
 std::span<const FamilyBuilder> llama_like();  // llama_like.cpp: Llama and its close relatives
 std::span<const FamilyBuilder>
+llama_variants();  // llama_variants.cpp: Granite, SmolLM3, OLMo, EXAONE 4, Apertus, Nemotron, ...
+std::span<const FamilyBuilder>
 moe_decoders();  // moe_decoders.cpp: Mixtral, Qwen-MoE, OLMoE, DBRX, gpt-oss, ...
 std::span<const FamilyBuilder>
 deepseek_like();  // deepseek_like.cpp: DeepSeek-V2/V3/V3.2 (MLA), GLM-4.5/5 MoE

@@ -9,25 +9,19 @@
 namespace ma::families {
 namespace {
 
-// A causal LM: the shared decoder under "model." and its lm_head.
-void build_llama_style(ModelTemplate& t, const LlamaStyle& s) {
-  llama_style_decoder(t, "model.", s);
-  lm_head(t, "model.embed_tokens.weight", t.arch);
-}
-
 void build_llama(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "LlamaForCausalLM";
-  build_llama_style(t, read_llama_text(cfg, t));
+  llama_causal_lm(t, read_llama_text(cfg, t));
 }
 
 void build_mistral(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "MistralForCausalLM";
-  build_llama_style(t, read_mistral_text(cfg, t, 0));
+  llama_causal_lm(t, read_mistral_text(cfg, t, 0));
 }
 
 void build_qwen2(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Qwen2ForCausalLM";
-  build_llama_style(t, read_qwen2_text(cfg, t));
+  llama_causal_lm(t, read_qwen2_text(cfg, t));
 }
 
 void build_qwen3(const ModelConfig& cfg, ModelTemplate& t) {
@@ -41,7 +35,7 @@ void build_qwen3(const ModelConfig& cfg, ModelTemplate& t) {
   LlamaStyle s = attention_bias_style(cfg);
   s.qk_norm = QkNorm::PerHead;
   s.windows = qwen_windows(cfg, t.arch.num_layers, 28);
-  build_llama_style(t, s);
+  llama_causal_lm(t, s);
 }
 
 void build_gemma(const ModelConfig& cfg, ModelTemplate& t) {
@@ -53,14 +47,14 @@ void build_gemma(const ModelConfig& cfg, ModelTemplate& t) {
   d.num_attention_heads = 16;
   d.num_key_value_heads = 16;
   read_decoder_dims(cfg, d, t);
-  build_llama_style(t, attention_bias_style(cfg));
+  llama_causal_lm(t, attention_bias_style(cfg));
 }
 
 void build_gemma2(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Gemma2ForCausalLM";
   read_decoder_dims(cfg, gemma_defaults(), t);
   // Gemma2Config has no sliding_window_pattern: without layer_types every other layer slides.
-  build_llama_style(t, gemma_sandwich_style(cfg, t.arch, cfg.count_or("sliding_window", 4096), 2));
+  llama_causal_lm(t, gemma_sandwich_style(cfg, t.arch, cfg.count_or("sliding_window", 4096), 2));
 }
 
 void build_gemma3_text(const ModelConfig& cfg, ModelTemplate& t) {
@@ -81,11 +75,11 @@ void build_phi3(const ModelConfig& cfg, ModelTemplate& t) {
   s.fused_qkv = true;
   s.mlp = Mlp::FusedGated;
   s.sliding_window = cfg.count_or("sliding_window", 0);
-  build_llama_style(t, s);
+  llama_causal_lm(t, s);
 }
 
-void build_cohere(const ModelConfig& cfg, ModelTemplate& t) {
-  t.arch.architecture = "CohereForCausalLM";
+// Cohere's and Cohere2's shared defaults and layer: attention and MLP side by side after one LayerNorm.
+LlamaStyle read_cohere_text(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.norm = NormKind::LayerNorm;  // mean-centred, without a bias: its tensors alone look like RMSNorm's
   DecoderDefaults d;
   d.vocab_size = 256000;
@@ -98,8 +92,28 @@ void build_cohere(const ModelConfig& cfg, ModelTemplate& t) {
   read_decoder_dims(cfg, d, t);
   LlamaStyle s = attention_bias_style(cfg);
   s.layer_norms = {"input_layernorm"};
+  return s;
+}
+
+void build_cohere(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "CohereForCausalLM";
+  LlamaStyle s = read_cohere_text(cfg, t);
   if (cfg.flag_or("use_qk_norm", false)) s.qk_norm = QkNorm::HeadMatrix;
-  build_llama_style(t, s);
+  llama_causal_lm(t, s);
+}
+
+void build_cohere2(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Cohere2ForCausalLM";
+  LlamaStyle s = read_cohere_text(cfg, t);
+  // Cohere2Config sets head_dim to hidden_size / num_attention_heads whatever config.json says.
+  ArchitectureRecord& a = t.arch;
+  if (a.hidden_size % a.num_attention_heads != 0)
+    cfg.fail("num_attention_heads", "must divide hidden_size (" + std::to_string(a.hidden_size) + ")");
+  a.head_dim = a.hidden_size / a.num_attention_heads;
+  // Without layer_types every sliding_window_pattern-th layer (4) attends fully and the others slide.
+  s.windows = interleaved_windows(cfg, a.num_layers, cfg.count_or("sliding_window", 4096),
+                                  cfg.dim_or("sliding_window_pattern", 4));
+  llama_causal_lm(t, s);
 }
 
 void build_olmo2(const ModelConfig& cfg, ModelTemplate& t) {
@@ -110,7 +124,7 @@ void build_olmo2(const ModelConfig& cfg, ModelTemplate& t) {
   LlamaStyle s = attention_bias_style(cfg);
   s.qk_norm = QkNorm::FullWidth;
   s.layer_norms = {"post_attention_layernorm", "post_feedforward_layernorm"};
-  build_llama_style(t, s);
+  llama_causal_lm(t, s);
 }
 
 void build_starcoder2(const ModelConfig& cfg, ModelTemplate& t) {
@@ -130,7 +144,7 @@ void build_starcoder2(const ModelConfig& cfg, ModelTemplate& t) {
   s.norm_bias = true;  // nn.LayerNorm keeps its bias even when use_bias is false
   s.mlp = Mlp::Plain;
   s.sliding_window = cfg.count_or("sliding_window", 0);
-  build_llama_style(t, s);
+  llama_causal_lm(t, s);
 }
 
 constexpr std::array kLlamaLikeFamilies{
@@ -143,6 +157,7 @@ constexpr std::array kLlamaLikeFamilies{
     FamilyBuilder{"gemma3_text", build_gemma3_text},
     FamilyBuilder{"phi3", build_phi3},
     FamilyBuilder{"cohere", build_cohere},
+    FamilyBuilder{"cohere2", build_cohere2},
     FamilyBuilder{"olmo2", build_olmo2},
     FamilyBuilder{"starcoder2", build_starcoder2},
 };

@@ -1,0 +1,133 @@
+// Our Hugging Face templates against llama.cpp. For each tiny GGUF model that llama.cpp itself wrote and
+// loaded (tests/oracle/llama_gguf_oracle.py), and whose architecture converts from a transformers family,
+// the test writes that family's config.json with the sizes llama.cpp reported (hidden size, layers, heads,
+// K/V heads, head width, MLP and expert widths, vocabulary, tied or not) and builds our template from it,
+// as for a config.json a user points at. llama.cpp refuses any tensor whose shape its hyperparameters do
+// not make, so its parameter count is that of the model those sizes describe: our template's must be the
+// same. This checks the templates of families that have no transformers oracle in ../shared/data against
+// an independent implementation; the families that have one are checked here too.
+#include <gtest/gtest.h>
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/parameter_counts.h"
+#include "formats/model_files.h"
+#include "llama_oracle_reports.h"
+#include "model/inventory.h"
+#include "test_support.h"
+
+namespace ma {
+namespace {
+
+namespace fs = std::filesystem;
+
+using test::LlamaReport;
+
+// A llama.cpp architecture and the transformers family its converter reads: the config's model_type and
+// class, and the fields that decide tensors llama.cpp's sizes do not state (biases, norms, experts' layout),
+// as the oracle model's writer (tests/oracle/llama_oracle_models.py) stores them.
+struct Twin {
+  std::string_view gguf_arch, model_type, architecture, extra;
+  // transformers parameters per layer that llama.cpp reads as metadata instead of tensors (Apertus' xIELU
+  // alpha_p and alpha_n, in its xielu.* arrays).
+  uint64_t per_layer_metadata_parameters = 0;
+};
+
+constexpr Twin kTwins[] = {
+    {"llama", "llama", "LlamaForCausalLM", ""},
+    {"qwen2", "qwen2", "Qwen2ForCausalLM", ""},
+    {"qwen3", "qwen3", "Qwen3ForCausalLM", ""},
+    {"gemma2", "gemma2", "Gemma2ForCausalLM", ""},
+    {"gemma3", "gemma3_text", "Gemma3ForCausalLM", ""},
+    {"phi3", "phi3", "Phi3ForCausalLM", ""},
+    {"olmo2", "olmo2", "Olmo2ForCausalLM", ""},
+    {"starcoder2", "starcoder2", "Starcoder2ForCausalLM", R"("use_bias": true)"},
+    {"command-r", "cohere", "CohereForCausalLM", R"("use_qk_norm": false)"},
+    {"cohere2", "cohere2", "Cohere2ForCausalLM", ""},
+    {"smollm3", "smollm3", "SmolLM3ForCausalLM", ""},
+    {"granite", "granite", "GraniteForCausalLM", ""},
+    {"olmo", "olmo", "OlmoForCausalLM", ""},
+    {"glm4", "glm4", "Glm4ForCausalLM", R"("attention_bias": true, "partial_rotary_factor": 0.5)"},
+    {"chatglm", "glm", "GlmForCausalLM", R"("attention_bias": true, "partial_rotary_factor": 0.5)"},
+    {"exaone4", "exaone4", "Exaone4ForCausalLM", ""},
+    {"ernie4_5", "ernie4_5", "Ernie4_5ForCausalLM", R"("use_bias": false)"},
+    {"seed_oss", "seed_oss", "SeedOssForCausalLM", R"("attention_bias": true, "attention_out_bias": false)"},
+    {"arcee", "arcee", "ArceeForCausalLM", ""},
+    {"hunyuan-dense", "hunyuan_v1_dense", "HunYuanDenseV1ForCausalLM", ""},
+    {"apertus", "apertus", "ApertusForCausalLM", "", 2},
+};
+
+const Twin* twin_of(std::string_view arch) {
+  for (const Twin& t : kTwins)
+    if (t.gguf_arch == arch) return &t;
+  return nullptr;
+}
+
+// A size llama.cpp logged as it loaded ("n_ff = 512"); a per-layer list must hold one value.
+uint64_t logged_size(const LlamaReport& r, const std::string& key) {
+  const auto it = r.print_info.find(key);
+  if (it == r.print_info.end()) throw std::runtime_error("llama.cpp logged no " + key);
+  uint64_t v = 0;
+  const std::string& s = it->second;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size())
+    throw std::runtime_error(key + " is not one size: " + s);
+  return v;
+}
+
+// The config.json of `twin`'s family with the sizes llama.cpp reported for `r`.
+std::string twin_config(const Twin& twin, const LlamaReport& r) {
+  const auto field = [](std::string_view key, uint64_t v) {
+    return "\"" + std::string(key) + "\": " + std::to_string(v) + ", ";
+  };
+  std::string c = "{\"model_type\": \"" + std::string(twin.model_type) + "\", \"architectures\": [\"" +
+                  std::string(twin.architecture) + "\"], ";
+  c += field("vocab_size", static_cast<uint64_t>(r.tensors.at("token_embd.weight").ne[1]));
+  c += field("hidden_size", static_cast<uint64_t>(r.n_embd));
+  c += field("num_hidden_layers", static_cast<uint64_t>(r.n_layer));
+  c += field("num_attention_heads", static_cast<uint64_t>(r.n_head));
+  c += field("num_key_value_heads", logged_size(r, "n_head_kv"));
+  c += field("head_dim", logged_size(r, "n_embd_head_k"));
+  c += field("intermediate_size", logged_size(r, "n_ff"));
+  c += field("max_position_embeddings", static_cast<uint64_t>(r.n_ctx_train));
+  if (!twin.extra.empty()) c += std::string(twin.extra) + ", ";
+  // llama.cpp's converter writes no output tensor for a tied head.
+  c += std::string("\"tie_word_embeddings\": ") + (r.tensors.count("output.weight") ? "false" : "true") + "}";
+  return c;
+}
+
+class HfTwinLlamaOracle : public test::LlamaOracleSuite {};
+
+TEST_F(HfTwinLlamaOracle, TemplateParametersAreLlamaCpps) {
+  std::set<std::string_view> checked;
+  for (const LlamaReport& r : run_.reports) {
+    if (r.ftype != "F32") continue;  // a quantized copy has the same parameters
+    const Twin* twin = twin_of(r.arch);
+    if (!twin) continue;
+    SCOPED_TRACE(r.file + " as " + std::string(twin->model_type));
+    const test::TempDir dir;
+    const std::string config = twin_config(*twin, r);
+    SCOPED_TRACE(config);
+    std::ofstream(dir.path() / "config.json") << config;
+    try {
+      const Inventory inv = build_inventory(locate_local_model((dir.path() / "config.json").string()));
+      ASSERT_TRUE(inv.model) << "no template";
+      EXPECT_EQ(count_parameters(inv).total, r.n_params - r.rope_factor_elements() +
+                                                 twin->per_layer_metadata_parameters * r.n_layer);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what();
+    }
+    checked.insert(twin->gguf_arch);
+  }
+  // Every twin was checked: the oracle wrote each of their architectures.
+  for (const Twin& t : kTwins) EXPECT_TRUE(checked.count(t.gguf_arch)) << t.gguf_arch;
+}
+
+}  // namespace
+}  // namespace ma
