@@ -76,8 +76,8 @@ LlamaOracleRun run_llama_gguf_oracle() {
   if (!run.skip_reason.empty()) return run;
   run.dir = std::make_unique<TempDir>();
   const CommandResult r = run_shell(std::string(kOraclePython) + " " +
-                                    quoted(fs::path(MA_SOURCE_DIR) / "tests/oracle/llama_gguf_oracle.py") + " " +
-                                    quoted(llama_lib_dir()) + " " + quoted(run.dir->path()));
+                                    quoted(fs::path(MA_SOURCE_DIR) / "tests/oracle/llama_gguf_oracle.py") +
+                                    " " + quoted(llama_lib_dir()) + " " + quoted(run.dir->path()));
   if (r.exit_code == kLlamaCouldNotLoad) {
     run.skip_reason = "llama.cpp could not load the models it wrote: " + r.err;
     return run;

@@ -3,6 +3,8 @@
 // GGUF reading (gguf_llama_oracle_test.cpp) and our Hugging Face templates (hf_twin_llama_oracle_test.cpp)
 // against what llama.cpp built.
 #pragma once
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -11,8 +13,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "test_support.h"
 

@@ -31,12 +31,18 @@ using test::LlamaReport;
 
 // A llama.cpp architecture and the transformers family its converter reads: the config's model_type and
 // class, and the fields that decide tensors llama.cpp's sizes do not state (biases, norms, experts' layout),
-// as the oracle model's writer (tests/oracle/llama_oracle_models.py) stores them.
+// as the oracle model's writer (tests/oracle/llama_oracle_models.py) stores them. In `extra`, {E} stands
+// for the routed experts, {K} the experts used per token, {W} an expert's width, {SW} the shared experts'
+// width together and {S} their count, {D} the dense layers before the first routed one: what llama.cpp's
+// expert tensors and log say.
 struct Twin {
   std::string_view gguf_arch, model_type, architecture, extra;
   // transformers parameters per layer that llama.cpp reads as metadata instead of tensors (Apertus' xIELU
   // alpha_p and alpha_n, in its xielu.* arrays).
   uint64_t per_layer_metadata_parameters = 0;
+  // The sigmoid router's score-correction bias (exp_probs_b) is a buffer to transformers, a tensor to
+  // llama.cpp (dots.llm1, as DeepSeek-V3); ERNIE 4.5 makes it a parameter.
+  bool score_bias_is_buffer = false;
 };
 
 constexpr Twin kTwins[] = {
@@ -61,6 +67,23 @@ constexpr Twin kTwins[] = {
     {"arcee", "arcee", "ArceeForCausalLM", ""},
     {"hunyuan-dense", "hunyuan_v1_dense", "HunYuanDenseV1ForCausalLM", ""},
     {"apertus", "apertus", "ApertusForCausalLM", "", 2},
+    {"qwen3moe", "qwen3_moe", "Qwen3MoeForCausalLM",
+     R"("num_experts": {E}, "num_experts_per_tok": {K}, "moe_intermediate_size": {W})"},
+    {"qwen2moe", "qwen2_moe", "Qwen2MoeForCausalLM",
+     R"("num_experts": {E}, "num_experts_per_tok": {K}, "moe_intermediate_size": {W},
+        "shared_expert_intermediate_size": {SW})"},
+    {"olmoe", "olmoe", "OlmoeForCausalLM", R"("num_experts": {E}, "num_experts_per_tok": {K})"},
+    {"granitemoe", "granitemoe", "GraniteMoeForCausalLM",
+     R"("num_local_experts": {E}, "num_experts_per_tok": {K})"},
+    {"phimoe", "phimoe", "PhimoeForCausalLM",
+     R"("num_local_experts": {E}, "num_experts_per_tok": {K}, "attention_bias": true, "lm_head_bias": true)"},
+    {"ernie4_5-moe", "ernie4_5_moe", "Ernie4_5_MoeForCausalLM",
+     R"("moe_num_experts": {E}, "moe_k": {K}, "moe_intermediate_size": {W}, "moe_num_shared_experts": {S},
+        "moe_layer_start_index": {D})"},
+    {"dots1", "dots1", "Dots1ForCausalLM",
+     R"("n_routed_experts": {E}, "num_experts_per_tok": {K}, "moe_intermediate_size": {W},
+        "n_shared_experts": {S}, "first_k_dense_replace": {D})",
+     0, true},
 };
 
 const Twin* twin_of(std::string_view arch) {
@@ -81,6 +104,30 @@ uint64_t logged_size(const LlamaReport& r, const std::string& key) {
   return v;
 }
 
+// `extra` with its expert placeholders replaced by what llama.cpp's tensors of `r` say: the first layer with
+// routed experts (ne: hidden, width, experts) and its shared experts' up projection (ne: hidden, width).
+std::string with_expert_sizes(std::string extra, const LlamaReport& r) {
+  if (extra.find('{') == std::string::npos) return extra;
+  int64_t dense = 0;
+  while (dense < r.n_layer && !r.tensors.count("blk." + std::to_string(dense) + ".ffn_up_exps.weight"))
+    ++dense;
+  if (dense == r.n_layer) throw std::runtime_error("no layer with routed experts");
+  const std::string p = "blk." + std::to_string(dense) + ".";
+  const std::vector<int64_t>& experts = r.tensors.at(p + "ffn_up_exps.weight").ne;
+  const auto shared = r.tensors.find(p + "ffn_up_shexp.weight");
+  const int64_t shared_width = shared == r.tensors.end() ? 0 : shared->second.ne[1];
+  const std::pair<std::string, uint64_t> sizes[] = {{"{E}", static_cast<uint64_t>(experts[2])},
+                                                    {"{K}", logged_size(r, "n_expert_used")},
+                                                    {"{W}", static_cast<uint64_t>(experts[1])},
+                                                    {"{SW}", static_cast<uint64_t>(shared_width)},
+                                                    {"{S}", static_cast<uint64_t>(shared_width / experts[1])},
+                                                    {"{D}", static_cast<uint64_t>(dense)}};
+  for (const auto& [key, value] : sizes)
+    for (size_t at; (at = extra.find(key)) != std::string::npos;)
+      extra.replace(at, key.size(), std::to_string(value));
+  return extra;
+}
+
 // The config.json of `twin`'s family with the sizes llama.cpp reported for `r`.
 std::string twin_config(const Twin& twin, const LlamaReport& r) {
   const auto field = [](std::string_view key, uint64_t v) {
@@ -96,7 +143,7 @@ std::string twin_config(const Twin& twin, const LlamaReport& r) {
   c += field("head_dim", logged_size(r, "n_embd_head_k"));
   c += field("intermediate_size", logged_size(r, "n_ff"));
   c += field("max_position_embeddings", static_cast<uint64_t>(r.n_ctx_train));
-  if (!twin.extra.empty()) c += std::string(twin.extra) + ", ";
+  if (!twin.extra.empty()) c += with_expert_sizes(std::string(twin.extra), r) + ", ";
   // llama.cpp's converter writes no output tensor for a tied head.
   c += std::string("\"tie_word_embeddings\": ") + (r.tensors.count("output.weight") ? "false" : "true") + "}";
   return c;
@@ -118,7 +165,10 @@ TEST_F(HfTwinLlamaOracle, TemplateParametersAreLlamaCpps) {
     try {
       const Inventory inv = build_inventory(locate_local_model((dir.path() / "config.json").string()));
       ASSERT_TRUE(inv.model) << "no template";
-      EXPECT_EQ(count_parameters(inv).total, r.n_params - r.rope_factor_elements() +
+      uint64_t score_bias = 0;
+      for (const auto& [name, t] : r.tensors)
+        if (twin->score_bias_is_buffer && name.ends_with(".exp_probs_b.bias")) score_bias += t.ne[0];
+      EXPECT_EQ(count_parameters(inv).total, r.n_params - r.rope_factor_elements() - score_bias +
                                                  twin->per_layer_metadata_parameters * r.n_layer);
     } catch (const std::exception& e) {
       ADD_FAILURE() << e.what();

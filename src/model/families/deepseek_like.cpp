@@ -1,8 +1,9 @@
 // DeepSeek-V2/V3/V3.2 and the GLM MoE decoders built on them: Llama's pre-norm block whose attention is
 // Multi-head Latent Attention (low-rank q and kv projections; GLM-4.5 keeps GQA with q/k norms) and whose
 // MLP is a routed mixture with shared experts after the first dense layers. V3.2 and GLM-5 add the
-// sparse-attention indexer. Hub checkpoints store routed experts one tensor each and append
-// multi-token-prediction layers after the decoder stack, which transformers does not build.
+// sparse-attention indexer; dots.llm1 puts the mixture under Qwen3's attention. Hub checkpoints store routed
+// experts one tensor each and append multi-token-prediction layers after the decoder stack, which
+// transformers does not build.
 #include <algorithm>
 #include <array>
 #include <string>
@@ -377,10 +378,38 @@ void build_glm4_moe(const ModelConfig& cfg, ModelTemplate& t) {
   build_stack(cfg, t, s);
 }
 
+// dots.llm1: DeepSeek-V3's routed mixture (sigmoid router with its score-correction buffer, shared experts,
+// dense leading layers) under Qwen3's attention (GQA with per-head q/k norms).
+void build_dots1(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Dots1ForCausalLM";
+  DecoderDefaults d;
+  d.vocab_size = 152064;
+  d.hidden_size = 4608;
+  d.intermediate_size = 10944;
+  d.num_hidden_layers = 62;
+  d.num_attention_heads = 32;
+  d.num_key_value_heads = 32;
+  read_decoder_dims(cfg, d, t);
+  Stack s;
+  s.mla = false;
+  s.gqa = standard_attention(t.arch);
+  s.gqa.qkv_bias = s.gqa.o_bias = cfg.flag_or("attention_bias", false);
+  s.gqa.qk_norm = true;
+  // Dots1Config leaves the expert counts null: a checkpoint's config gives them.
+  Moe m;
+  m.experts = 0;
+  m.top_k = 0;
+  m.shared = 0;
+  m.inter = 1408;
+  s.moe = read_moe(cfg, m);
+  s.moe_layer = moe_from_first_k(cfg, t.arch.num_layers, 0);
+  build_stack(cfg, t, s);
+}
+
 constexpr std::array kDeepSeekLikeFamilies{
     FamilyBuilder{"deepseek_v2", build_deepseek_v2},   FamilyBuilder{"deepseek_v3", build_deepseek_v3},
     FamilyBuilder{"deepseek_v32", build_deepseek_v32}, FamilyBuilder{"glm4_moe", build_glm4_moe},
-    FamilyBuilder{"glm_moe_dsa", build_glm_moe_dsa},
+    FamilyBuilder{"glm_moe_dsa", build_glm_moe_dsa},   FamilyBuilder{"dots1", build_dots1},
 };
 
 }  // namespace

@@ -38,8 +38,8 @@ void build_helium(const ModelConfig& cfg, ModelTemplate& t) {
   const ArchitectureRecord& a = t.arch;
   if (a.num_attention_heads * a.head_dim != a.hidden_size)
     cfg.fail("head_dim", "Helium's o_proj is hidden_size square: num_attention_heads x head_dim (" +
-                             std::to_string(a.num_attention_heads * a.head_dim) + ") must equal hidden_size (" +
-                             std::to_string(a.hidden_size) + ")");
+                             std::to_string(a.num_attention_heads * a.head_dim) +
+                             ") must equal hidden_size (" + std::to_string(a.hidden_size) + ")");
   LlamaStyle s = attention_bias_style(cfg);
   s.o_bias = false;
   s.mlp_bias = cfg.flag_or("mlp_bias", false);
@@ -262,20 +262,13 @@ void build_glm4(const ModelConfig& cfg, ModelTemplate& t) {
 }
 
 constexpr std::array kLlamaVariantFamilies{
-    FamilyBuilder{"granite", build_granite},
-    FamilyBuilder{"helium", build_helium},
-    FamilyBuilder{"smollm3", build_smollm3},
-    FamilyBuilder{"seed_oss", build_seed_oss},
-    FamilyBuilder{"ernie4_5", build_ernie4_5},
-    FamilyBuilder{"arcee", build_arcee},
-    FamilyBuilder{"olmo", build_olmo},
-    FamilyBuilder{"olmo3", build_olmo3},
-    FamilyBuilder{"exaone4", build_exaone4},
-    FamilyBuilder{"hunyuan_v1_dense", build_hunyuan_dense},
-    FamilyBuilder{"apertus", build_apertus},
-    FamilyBuilder{"nemotron", build_nemotron},
-    FamilyBuilder{"glm", build_glm},
-    FamilyBuilder{"glm4", build_glm4},
+    FamilyBuilder{"granite", build_granite},   FamilyBuilder{"helium", build_helium},
+    FamilyBuilder{"smollm3", build_smollm3},   FamilyBuilder{"seed_oss", build_seed_oss},
+    FamilyBuilder{"ernie4_5", build_ernie4_5}, FamilyBuilder{"arcee", build_arcee},
+    FamilyBuilder{"olmo", build_olmo},         FamilyBuilder{"olmo3", build_olmo3},
+    FamilyBuilder{"exaone4", build_exaone4},   FamilyBuilder{"hunyuan_v1_dense", build_hunyuan_dense},
+    FamilyBuilder{"apertus", build_apertus},   FamilyBuilder{"nemotron", build_nemotron},
+    FamilyBuilder{"glm", build_glm},           FamilyBuilder{"glm4", build_glm4},
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Mixture-of-experts decoders that keep Llama's layer layout (self_attn + sparse block + two RMSNorms):
-// Mixtral, Qwen1.5/2-MoE, Qwen3-MoE, OLMoE, Granite-MoE, MiniMax-M2 and gpt-oss, plus DBRX with its own
+// Mixtral, Qwen1.5/2-MoE, Qwen3-MoE, OLMoE, Granite-MoE, MiniMax-M2, gpt-oss, Phi-3.5-MoE and ERNIE 4.5
+// MoE, plus DBRX with its own
 // fused-attention layout. transformers >= 5 fuses the experts of a layer into stacked tensors; Hub
 // checkpoints mostly keep one tensor per expert, so each family also says how its experts are stored.
 #include <algorithm>
@@ -32,7 +33,10 @@ struct MoeLayout {
   blocks::ExpertsOnDisk names;   // per-expert leaf names (prefix is filled per layer)
   bool correction_bias = false;  // MiniMax-M2: e_score_correction_bias buffer of the sigmoid router
   bool shared_expert = false;    // Qwen2-MoE: a gated dense expert every token goes through
+  bool shared_experts = false;   // ERNIE 4.5: `shared_experts`, a plain MLP every token goes through
   uint64_t shared_inter = 0;
+  // ERNIE 4.5: the router's score bias, a parameter [1, E] under gate.moe_statics (mlp.moe_statics on disk).
+  bool statics_bias = false;
   bool mxfp4 = false;  // gpt-oss Hub checkpoints: experts stored as MXFP4 blocks + scales
 };
 
@@ -43,6 +47,9 @@ struct MoeDecoder {
   std::vector<bool> sparse;       // per layer: sparse block (true) or dense MLP
   std::vector<uint64_t> windows;  // per layer sliding window, 0 for full attention
   uint64_t dense_inter = 0;       // intermediate size of the dense layers
+  bool mlp_bias = false;          // biases of the dense and shared MLPs (ERNIE's use_bias)
+  bool norm_bias = false;         // LayerNorms with a bias (Phi-3.5-MoE), else weight-only RMSNorms
+  bool lm_head_bias = false;
 };
 
 // Reads the first present key among `keys` (config aliases such as num_experts / num_local_experts).
@@ -144,8 +151,8 @@ void experts(ModelTemplate& t, const std::string& mem, const std::string& disk, 
   }
 }
 
-void sparse_block(ModelTemplate& t, const std::string& layer, const ArchitectureRecord& a,
-                  const MoeLayout& m) {
+void sparse_block(ModelTemplate& t, const std::string& layer, const ArchitectureRecord& a, const MoeLayout& m,
+                  bool mlp_bias) {
   const std::string mem = layer + "." + m.block, disk = layer + "." + m.disk_block;
   const std::string disk_router = disk + "." + (m.disk_router.empty() ? m.router : m.disk_router);
   add_renamed(t, mem + "." + m.router + ".weight", {a.num_experts, a.hidden_size}, disk_router + ".weight");
@@ -155,9 +162,14 @@ void sparse_block(ModelTemplate& t, const std::string& layer, const Architecture
         add_renamed(t, mem + ".e_score_correction_bias", {a.num_experts}, disk + ".e_score_correction_bias");
     b.kind = TensorKind::Buffer;
   }
+  if (m.statics_bias)
+    add_renamed(t, mem + "." + m.router + ".moe_statics.e_score_correction_bias", {1, a.num_experts},
+                disk + ".moe_statics.e_score_correction_bias");
   const std::string experts_disk = m.style == ExpertStyle::Stacked ? disk : disk + ".experts";
   experts(t, mem + ".experts", experts_disk, a, m);
   if (m.shared_expert) blocks::gated_shared_expert(t, mem, a.hidden_size, m.shared_inter);
+  if (m.shared_experts)
+    blocks::gated_mlp(t, mem + ".shared_experts", a.hidden_size, m.shared_inter, mlp_bias);
 }
 
 void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
@@ -169,18 +181,20 @@ void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
     if (d.sinks) t.add(p + ".self_attn.sinks", {a.num_attention_heads});
     blocks::attention(t, p + ".self_attn", d.attn);
     if (d.sparse[i])
-      sparse_block(t, p, a, d.moe);
+      sparse_block(t, p, a, d.moe, d.mlp_bias);
     else
-      blocks::gated_mlp(t, p + ".mlp", a.hidden_size, d.dense_inter);
-    blocks::norm(t, p + ".input_layernorm", a.hidden_size, false);
-    blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, false);
+      blocks::gated_mlp(t, p + ".mlp", a.hidden_size, d.dense_inter, d.mlp_bias);
+    blocks::norm(t, p + ".input_layernorm", a.hidden_size, d.norm_bias);
+    blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, d.norm_bias);
     LayerSpec l = attention_layer(a, d.windows[i], d.sparse[i] ? Ffn::Moe : Ffn::Dense);
-    if (d.sparse[i] && d.moe.shared_expert) l.ffn.shared_intermediate = d.moe.shared_inter;
+    if (d.sparse[i] && (d.moe.shared_expert || d.moe.shared_experts))
+      l.ffn.shared_intermediate = d.moe.shared_inter;
     if (!d.sparse[i]) l.ffn.intermediate = d.dense_inter;
     stack.layers.push_back(l);
   }
-  blocks::norm(t, "model.norm", a.hidden_size, false);
+  blocks::norm(t, "model.norm", a.hidden_size, d.norm_bias);
   lm_head(t, "model.embed_tokens.weight", a);
+  if (d.lm_head_bias) t.add("lm_head.bias", {a.vocab_size});
 }
 
 // A decoder whose every layer is sparse, with full attention unless `windows` says otherwise.
@@ -355,6 +369,72 @@ void build_gpt_oss(const ModelConfig& cfg, ModelTemplate& t) {
   build_moe_decoder(t, d);
 }
 
+void build_phimoe(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "PhimoeForCausalLM";
+  t.arch.norm = NormKind::LayerNorm;
+  DecoderDefaults dd;
+  dd.vocab_size = 32064;
+  dd.intermediate_size = 6400;
+  dd.num_key_value_heads = 8;
+  dd.max_position_embeddings = 131072;
+  read_decoder_dims(cfg, dd, t);
+  read_experts(cfg, t, {"num_local_experts"}, 16, 2, t.arch.intermediate_size);
+  MoeDecoder d = all_sparse(t.arch);
+  d.attn.qkv_bias = d.attn.o_bias = cfg.flag_or("attention_bias", false);
+  d.windows = uniform_windows(t.arch.num_layers, cfg.count_or("sliding_window", 0));
+  // Mixtral's checkpoint layout; in memory the router is mlp.router.
+  d.moe = block_sparse_moe_layout();
+  d.moe.router = "router";
+  d.moe.disk_router = "gate";
+  d.norm_bias = true;  // nn.LayerNorm throughout
+  d.lm_head_bias = cfg.flag_or("lm_head_bias", false);
+  build_moe_decoder(t, d);
+}
+
+// ERNIE 4.5 MoE: layers from moe_layer_start_index (1) to moe_layer_end_index (-1: the last), every
+// moe_layer_interval-th of them, route; the others are dense.
+std::vector<bool> ernie_sparse_layers(const ModelConfig& cfg, uint64_t layers) {
+  const uint64_t start = cfg.count_or("moe_layer_start_index", 1);
+  int64_t end = -1;
+  if (const json::Value* v = cfg.raw("moe_layer_end_index"); v && !v->is_null()) {
+    if (!v->as_int()) cfg.fail("moe_layer_end_index", "must be an integer");
+    end = *v->as_int();
+  }
+  const uint64_t last = end < 0 ? layers - 1 : static_cast<uint64_t>(end);
+  const uint64_t interval = cfg.dim_or("moe_layer_interval", 1);
+  std::vector<bool> sparse(layers);
+  for (uint64_t i = 0; i < layers; ++i) sparse[i] = (i + 1) % interval == 0 && i >= start && i <= last;
+  return sparse;
+}
+
+void build_ernie4_5_moe(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Ernie4_5_MoeForCausalLM";
+  DecoderDefaults dd;
+  dd.vocab_size = 103424;
+  dd.hidden_size = 2560;
+  dd.intermediate_size = 12288;
+  dd.num_hidden_layers = 28;
+  dd.num_attention_heads = 20;
+  dd.num_key_value_heads = 4;
+  dd.tie_word_embeddings = true;
+  dd.max_position_embeddings = 131072;
+  read_decoder_dims(cfg, dd, t);
+  read_experts(cfg, t, {"moe_num_experts", "num_experts"}, 64, cfg.dim_or("moe_k", 6),
+               cfg.dim_or("moe_intermediate_size", 1536));
+  MoeDecoder d = all_sparse(t.arch);
+  d.sparse = ernie_sparse_layers(cfg, t.arch.num_layers);
+  d.dense_inter = t.arch.intermediate_size;
+  // One use_bias for the attention, the dense and shared MLPs and the head; the experts never have one.
+  d.attn.qkv_bias = d.attn.o_bias = d.mlp_bias = d.lm_head_bias = cfg.flag_or("use_bias", false);
+  d.moe.statics_bias = true;
+  t.arch.num_shared_experts = cfg.count_or("moe_num_shared_experts", 2);
+  d.moe.shared_experts = t.arch.num_shared_experts > 0;
+  d.moe.shared_inter = t.arch.num_shared_experts * t.arch.moe_intermediate_size;
+  // The larger checkpoints keep a multi-token-prediction module transformers does not load.
+  t.known_extras.push_back({"model.mtp", "multi-token-prediction module: transformers skips it"});
+  build_moe_decoder(t, d);
+}
+
 // DBRX names everything its own way and fuses q/k/v into one projection; its nested attn_config and
 // ffn_config hold the attention and expert numbers.
 void read_dbrx_dims(const ModelConfig& cfg, ArchitectureRecord& a) {
@@ -408,6 +488,7 @@ constexpr std::array kMoeDecoderFamilies{
     FamilyBuilder{"qwen3_moe", build_qwen3_moe},   FamilyBuilder{"olmoe", build_olmoe},
     FamilyBuilder{"granitemoe", build_granitemoe}, FamilyBuilder{"dbrx", build_dbrx},
     FamilyBuilder{"minimax_m2", build_minimax_m2}, FamilyBuilder{"gpt_oss", build_gpt_oss},
+    FamilyBuilder{"phimoe", build_phimoe},         FamilyBuilder{"ernie4_5_moe", build_ernie4_5_moe},
 };
 
 }  // namespace

@@ -1,0 +1,84 @@
+// The mixture-of-experts families added beside Mixtral's and DeepSeek's builders: what each stores where, in
+// memory (transformers 5's names) and in Hub checkpoints, on configs written here. Their counts are checked
+// against llama.cpp (hf_twin_llama_oracle_test.cpp) and their model pages (published_sizes_test.cpp).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.h"
+#include "template_test_support.h"
+
+namespace ma::test {
+namespace {
+
+// The on-disk name of a tensor stored under another name (its first piece).
+std::string disk_name(const TemplateTensor& x) {
+  return x.disk.empty() ? x.name : x.disk.front().name;
+}
+
+constexpr const char* kSmall = R"("hidden_size":64,"intermediate_size":96,"num_hidden_layers":3,
+    "num_attention_heads":4,"num_key_value_heads":2,"vocab_size":100)";
+
+std::string small(const std::string& model_type, const std::string& extra) {
+  return "{\"model_type\":\"" + model_type + "\"," + kSmall + "," + extra + "}";
+}
+
+TEST(MoeFamilies, PhimoeRoutesThroughMlpRouterStoredAsMixtralsGate) {
+  const ModelTemplate t = template_of(small("phimoe", R"("num_local_experts":4,"lm_head_bias":true)"));
+  const TemplateTensor* router = find_tensor(t, "model.layers.0.mlp.router.weight");
+  ASSERT_NE(router, nullptr);
+  EXPECT_EQ(disk_name(*router), "model.layers.0.block_sparse_moe.gate.weight");
+  const TemplateTensor* experts = find_tensor(t, "model.layers.0.mlp.experts.gate_up_proj");
+  ASSERT_NE(experts, nullptr);
+  ASSERT_TRUE(experts->per_expert);
+  EXPECT_EQ(experts->per_expert->name(3, 0), "model.layers.0.block_sparse_moe.experts.3.w1.weight");
+  // nn.LayerNorm with its bias everywhere, and the head's bias.
+  EXPECT_NE(find_tensor(t, "model.layers.2.post_attention_layernorm.bias"), nullptr);
+  EXPECT_NE(find_tensor(t, "model.norm.bias"), nullptr);
+  EXPECT_NE(find_tensor(t, "lm_head.bias"), nullptr);
+  EXPECT_EQ(t.arch.norm, NormKind::LayerNorm);
+}
+
+TEST(MoeFamilies, ErnieRoutesFromItsStartLayerWithAParameterScoreBias) {
+  const ModelTemplate t = template_of(small("ernie4_5_moe", R"("moe_num_experts":8,"moe_k":2,
+      "moe_intermediate_size":32,"moe_num_shared_experts":2,"use_bias":true)"));
+  // moe_layer_start_index 1: layer 0 is dense, with use_bias's biases.
+  EXPECT_NE(find_tensor(t, "model.layers.0.mlp.gate_proj.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mlp.gate.weight"), nullptr);
+  const TemplateTensor* bias = find_tensor(t, "model.layers.1.mlp.gate.moe_statics.e_score_correction_bias");
+  ASSERT_NE(bias, nullptr);
+  EXPECT_EQ(bias->shape, Shape({1, 8}));
+  EXPECT_EQ(bias->kind, TensorKind::Parameter);
+  EXPECT_EQ(disk_name(*bias), "model.layers.1.mlp.moe_statics.e_score_correction_bias");
+  // Two shared experts as one plain MLP of twice the expert width, biased too; the experts never are.
+  const TemplateTensor* shared = find_tensor(t, "model.layers.1.mlp.shared_experts.up_proj.weight");
+  ASSERT_NE(shared, nullptr);
+  EXPECT_EQ(shared->shape, Shape({64, 64}));
+  EXPECT_NE(find_tensor(t, "model.layers.1.mlp.shared_experts.up_proj.bias"), nullptr);
+  EXPECT_EQ(t.arch.layers()[0].ffn.kind, Ffn::Dense);
+  EXPECT_EQ(t.arch.layers()[2].ffn.kind, Ffn::Moe);
+  EXPECT_EQ(t.arch.layers()[2].ffn.shared_intermediate, 64u);
+  EXPECT_TRUE(t.arch.tie_word_embeddings);  // Ernie4_5_MoeConfig's default
+  // moe_layer_end_index and moe_layer_interval narrow the routed layers.
+  const ModelTemplate narrow = template_of(small("ernie4_5_moe", R"("moe_num_experts":8,"moe_k":2,
+      "moe_layer_start_index":0,"moe_layer_end_index":1,"moe_layer_interval":2)"));
+  EXPECT_EQ(narrow.arch.layers()[0].ffn.kind, Ffn::Dense);
+  EXPECT_EQ(narrow.arch.layers()[1].ffn.kind, Ffn::Moe);
+  EXPECT_EQ(narrow.arch.layers()[2].ffn.kind, Ffn::Dense);
+}
+
+TEST(MoeFamilies, Dots1IsDeepSeeksMixtureUnderQkNormedAttention) {
+  const ModelTemplate t = template_of(small("dots1", R"("head_dim":16,"n_routed_experts":8,
+      "num_experts_per_tok":2,"n_shared_experts":2,"moe_intermediate_size":32,"first_k_dense_replace":1)"));
+  EXPECT_NE(find_tensor(t, "model.layers.0.self_attn.q_norm.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mlp.gate.weight"), nullptr);
+  const TemplateTensor* bias = find_tensor(t, "model.layers.1.mlp.gate.e_score_correction_bias");
+  ASSERT_NE(bias, nullptr);
+  EXPECT_EQ(bias->kind, TensorKind::Buffer);
+  EXPECT_EQ(find_tensor(t, "model.layers.1.mlp.shared_experts.down_proj.weight")->shape, Shape({64, 64}));
+  // Dots1Config leaves the expert counts null: a config without them cannot route.
+  EXPECT_THROW(template_of(small("dots1", R"("head_dim":16)")), Error);
+}
+
+}  // namespace
+}  // namespace ma::test

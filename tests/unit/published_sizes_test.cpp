@@ -1,0 +1,116 @@
+// Families with no transformers oracle in ../shared/data, counted on the configs their model pages publish:
+// the count, rounded as the Hub's model pages round it, must be the size they state. Each config holds the
+// fields a count depends on, as the model's config.json states them, written by hand.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "analysis/parameter_counts.h"
+#include "formats/model_files.h"
+#include "model/inventory.h"
+#include "test_support.h"
+
+namespace ma::test {
+namespace {
+
+uint64_t parameters_of(const std::string& json) {
+  const TempDir dir;
+  std::ofstream(dir.path() / "config.json") << json;
+  return count_parameters(build_inventory(locate_local_model((dir.path() / "config.json").string()))).total;
+}
+
+// A count as the Hub's model pages state it: three significant digits ("8.17B", "361M").
+std::string three_digits(uint64_t n) {
+  char out[32];
+  const double b = static_cast<double>(n) / 1e9;
+  if (b >= 100)
+    std::snprintf(out, sizeof out, "%.0fB", b);
+  else if (b >= 10)
+    std::snprintf(out, sizeof out, "%.1fB", b);
+  else if (b >= 1)
+    std::snprintf(out, sizeof out, "%.2fB", b);
+  else
+    std::snprintf(out, sizeof out, "%.0fM", b * 1e3);
+  return out;
+}
+
+// Sizes as each model's config.json on the Hub states them (the fields a count depends on), and the size its
+// model page gives. Written by hand, not computed here.
+struct Published {
+  const char* model;
+  const char* config;
+  const char* size;
+};
+constexpr Published kPublished[] = {
+    {"ibm-granite/granite-3.1-8b-instruct",
+     R"({"model_type":"granite","hidden_size":4096,"intermediate_size":12800,"num_hidden_layers":40,
+         "num_attention_heads":32,"num_key_value_heads":8,"vocab_size":49155,"tie_word_embeddings":true})",
+     "8.17B"},
+    {"HuggingFaceTB/SmolLM3-3B",
+     R"({"model_type":"smollm3","hidden_size":2048,"intermediate_size":11008,"num_hidden_layers":36,
+         "num_attention_heads":16,"num_key_value_heads":4,"vocab_size":128256,"tie_word_embeddings":true})",
+     "3.08B"},
+    {"THUDM/GLM-4-9B-0414",
+     R"({"model_type":"glm4","hidden_size":4096,"intermediate_size":13696,"num_hidden_layers":40,
+         "num_attention_heads":32,"num_key_value_heads":2,"head_dim":128,"vocab_size":151552,
+         "attention_bias":true,"tie_word_embeddings":false})",
+     "9.40B"},
+    {"CohereLabs/c4ai-command-r7b-12-2024",
+     R"({"model_type":"cohere2","hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,
+         "num_attention_heads":32,"num_key_value_heads":8,"vocab_size":256000,"sliding_window":4096})",
+     "8.03B"},
+    {"swiss-ai/Apertus-8B-2509",
+     R"({"model_type":"apertus","hidden_size":4096,"intermediate_size":21504,"num_hidden_layers":32,
+         "num_attention_heads":32,"num_key_value_heads":8,"vocab_size":131072,"hidden_act":"xielu"})",
+     "8.05B"},
+    {"LGAI-EXAONE/EXAONE-4.0-1.2B",
+     R"({"model_type":"exaone4","hidden_size":2048,"intermediate_size":4096,"num_hidden_layers":30,
+         "num_attention_heads":32,"num_key_value_heads":8,"head_dim":64,"vocab_size":102400,
+         "tie_word_embeddings":true,"sliding_window":null})",
+     "1.28B"},
+    {"allenai/OLMo-7B-hf",
+     R"({"model_type":"olmo","hidden_size":4096,"intermediate_size":11008,"num_hidden_layers":32,
+         "num_attention_heads":32,"vocab_size":50304})",
+     "6.89B"},
+    {"nvidia/Minitron-4B-Base",
+     R"({"model_type":"nemotron","hidden_size":3072,"intermediate_size":9216,"num_hidden_layers":32,
+         "num_attention_heads":24,"num_key_value_heads":8,"head_dim":128,"vocab_size":256000})",
+     "4.19B"},
+    {"ByteDance-Seed/Seed-OSS-36B-Instruct",
+     R"({"model_type":"seed_oss","hidden_size":5120,"intermediate_size":27648,"num_hidden_layers":64,
+         "num_attention_heads":80,"num_key_value_heads":8,"head_dim":128,"vocab_size":155136,
+         "attention_bias":true,"attention_out_bias":false})",
+     "36.2B"},
+    {"microsoft/Phi-3.5-MoE-instruct",
+     R"({"model_type":"phimoe","hidden_size":4096,"intermediate_size":6400,"num_hidden_layers":32,
+         "num_attention_heads":32,"num_key_value_heads":8,"vocab_size":32064,"num_local_experts":16,
+         "num_experts_per_tok":2,"attention_bias":true,"lm_head_bias":true})",
+     "41.9B"},
+    {"baidu/ERNIE-4.5-21B-A3B-PT",
+     R"({"model_type":"ernie4_5_moe","hidden_size":2560,"intermediate_size":12288,"num_hidden_layers":28,
+         "num_attention_heads":20,"num_key_value_heads":4,"vocab_size":103424,"moe_num_experts":64,"moe_k":6,
+         "moe_intermediate_size":1536,"moe_num_shared_experts":2,"moe_layer_start_index":1,
+         "tie_word_embeddings":true,"use_bias":false})",
+     "21.8B"},
+    {"rednote-hilab/dots.llm1.inst",
+     R"({"model_type":"dots1","hidden_size":4096,"intermediate_size":10944,"moe_intermediate_size":1408,
+         "num_hidden_layers":62,"num_attention_heads":32,"num_key_value_heads":32,"head_dim":128,
+         "vocab_size":152064,"n_routed_experts":128,"num_experts_per_tok":6,"n_shared_experts":2,
+         "first_k_dense_replace":1})",
+     "143B"},
+    {"baidu/ERNIE-4.5-0.3B-PT",
+     R"({"model_type":"ernie4_5","hidden_size":1024,"intermediate_size":3072,"num_hidden_layers":18,
+         "num_attention_heads":16,"num_key_value_heads":2,"head_dim":128,"vocab_size":103424,
+         "tie_word_embeddings":true,"use_bias":false})",
+     "361M"},
+};
+
+TEST(PublishedSizes, CountsAreThePublishedSizes) {
+  for (const Published& p : kPublished) EXPECT_EQ(three_digits(parameters_of(p.config)), p.size) << p.model;
+}
+
+}  // namespace
+}  // namespace ma::test
