@@ -153,6 +153,7 @@ constexpr std::array kArchitectures = {
     GgufArch{"dots1", "dots1", "Dots1ForCausalLM"},
     GgufArch{"bailingmoe2", "bailing_moe_v2", "BailingMoeV2ForCausalLM"},
     GgufArch{"apertus", "apertus", "ApertusForCausalLM"},
+    GgufArch{"nemotron", "nemotron", "NemotronForCausalLM"},
     GgufArch{"ernie4_5", "ernie4_5", "Ernie4_5ForCausalLM"},
     GgufArch{"ernie4_5-moe", "ernie4_5_moe", "Ernie4_5_MoeForCausalLM"},
     GgufArch{"lfm2", "lfm2", "Lfm2ForCausalLM"},

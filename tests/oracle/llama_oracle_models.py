@@ -1461,6 +1461,20 @@ def write_apertus(lx, path, rng):
     m.finish(path)
 
 
+def write_nemotron(lx, path, rng):
+    """Nemotron-4 / Minitron: LayerNorms with biases (LayerNorm1P), rotary on half of each head, an ungated
+    squared-ReLU MLP, an untied output."""
+    m = Model(lx, rng, "nemotron", {**stack_keys(2, 4096, 512, 4, eps=1e-5, layer_norm=True),
+                                    **grouped_keys(2, 64, 10000), "rope.dimension_count": 32})
+    for p in layers(2):
+        m.layer_norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.layer_norm(p + "ffn_norm")
+        m.weight(p + "ffn_up", 512, HIDDEN)
+        m.weight(p + "ffn_down", HIDDEN, 512)
+    m.finish(path, last_norm="layer")
+
+
 QUANTIZED = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
 RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe), ("qwen2", write_qwen2),
                ("qwen3", write_qwen3), ("qwen2moe", write_qwen2moe), ("gemma2", write_gemma2),
@@ -1485,4 +1499,5 @@ RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm
                ("deepseek32", write_deepseek32), ("glm-dsa", write_glm_dsa), ("exaone4", write_exaone4),
                ("ernie4_5-moe", write_ernie4_5_moe), ("seed_oss", write_seed_oss), ("arcee", write_arcee),
                ("hunyuan-dense", write_hunyuan_dense), ("dots1", write_dots1), ("hunyuan-moe", write_hunyuan_moe),
-               ("bailingmoe2", write_bailingmoe2), ("apertus", write_apertus)]
+               ("bailingmoe2", write_bailingmoe2), ("apertus", write_apertus),
+               ("nemotron", write_nemotron)]

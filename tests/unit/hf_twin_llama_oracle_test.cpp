@@ -67,6 +67,7 @@ constexpr Twin kTwins[] = {
     {"arcee", "arcee", "ArceeForCausalLM", ""},
     {"hunyuan-dense", "hunyuan_v1_dense", "HunYuanDenseV1ForCausalLM", ""},
     {"apertus", "apertus", "ApertusForCausalLM", "", 2},
+    {"nemotron", "nemotron", "NemotronForCausalLM", ""},
     {"qwen3moe", "qwen3_moe", "Qwen3MoeForCausalLM",
      R"("num_experts": {E}, "num_experts_per_tok": {K}, "moe_intermediate_size": {W})"},
     {"qwen2moe", "qwen2_moe", "Qwen2MoeForCausalLM",
