@@ -284,9 +284,16 @@ TensorPlacement place_tensor(std::string_view name) {
       return pl;
     }
   }
-  if (module == "gate" || module == "router" || leaf == "e_score_correction_bias" || module == "switch" ||
-      any_part_in(inner, std::array<std::string_view, 1>{"router"})) {
-    set(Block::MoeRouter, role_of(leaf == "e_score_correction_bias" ? leaf : module));
+  if (module == "gate" || module == "router" || leaf == "e_score_correction_bias" || leaf == "expert_bias" ||
+      module == "switch" || any_part_in(inner, std::array<std::string_view, 1>{"router"})) {
+    set(Block::MoeRouter,
+        role_of(leaf == "e_score_correction_bias" || leaf == "expert_bias" ? leaf : module));
+    return pl;
+  }
+  // LFM2's short convolution: conv.in_proj, conv.conv, conv.out_proj.
+  if (pl.layer && any_part_in(inner, std::array<std::string_view, 1>{"conv"}) &&
+      in(module, std::array<std::string_view, 3>{"conv", "in_proj", "out_proj"})) {
+    set(Block::ShortConv, std::string(module));
     return pl;
   }
   if (any_part_in(inner, std::array<std::string_view, 2>{"linear_attn", "mamba"}) ||

@@ -8,6 +8,7 @@
 // an independent implementation; the families that have one are checked here too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -33,15 +34,15 @@ using test::LlamaReport;
 // class, and the fields that decide tensors llama.cpp's sizes do not state (biases, norms, experts' layout),
 // as the oracle model's writer (tests/oracle/llama_oracle_models.py) stores them. In `extra`, {E} stands
 // for the routed experts, {K} the experts used per token, {W} an expert's width, {SW} the shared experts'
-// width together and {S} their count, {D} the dense layers before the first routed one: what llama.cpp's
-// expert tensors and log say.
+// width together and {S} their count, {D} the dense layers before the first routed one, {LT} the layer
+// types (full_attention where llama.cpp logged K/V heads, else conv): what llama.cpp's tensors and log say.
 struct Twin {
   std::string_view gguf_arch, model_type, architecture, extra;
   // transformers parameters per layer that llama.cpp reads as metadata instead of tensors (Apertus' xIELU
   // alpha_p and alpha_n, in its xielu.* arrays).
   uint64_t per_layer_metadata_parameters = 0;
-  // The sigmoid router's score-correction bias (exp_probs_b) is a buffer to transformers, a tensor to
-  // llama.cpp (dots.llm1, as DeepSeek-V3); ERNIE 4.5 makes it a parameter.
+  // The router's score bias (exp_probs_b) is a buffer to transformers, a tensor to llama.cpp (dots.llm1's
+  // e_score_correction_bias, as DeepSeek-V3's; LFM2-MoE's expert_bias); ERNIE 4.5 makes it a parameter.
   bool score_bias_is_buffer = false;
 };
 
@@ -68,6 +69,13 @@ constexpr Twin kTwins[] = {
     {"hunyuan-dense", "hunyuan_v1_dense", "HunYuanDenseV1ForCausalLM", ""},
     {"apertus", "apertus", "ApertusForCausalLM", "", 2},
     {"nemotron", "nemotron", "NemotronForCausalLM", ""},
+    {"stablelm", "stablelm", "StableLmForCausalLM", R"("use_qkv_bias": true)"},
+    {"lfm2", "lfm2", "Lfm2ForCausalLM", R"("layer_types": {LT}, "block_auto_adjust_ff_dim": false)"},
+    {"lfm2moe", "lfm2_moe", "Lfm2MoeForCausalLM",
+     R"("layer_types": {LT}, "num_experts": {E}, "num_experts_per_tok": {K}, "moe_intermediate_size": {W},
+        "num_dense_layers": {D})",
+     0, true},
+    {"modern-bert", "modernbert", "ModernBertModel", ""},
     {"qwen3moe", "qwen3_moe", "Qwen3MoeForCausalLM",
      R"("num_experts": {E}, "num_experts_per_tok": {K}, "moe_intermediate_size": {W})"},
     {"qwen2moe", "qwen2_moe", "Qwen2MoeForCausalLM",
@@ -93,22 +101,43 @@ const Twin* twin_of(std::string_view arch) {
   return nullptr;
 }
 
-// A size llama.cpp logged as it loaded ("n_ff = 512"); a per-layer list must hold one value.
-uint64_t logged_size(const LlamaReport& r, const std::string& key) {
+// The sizes llama.cpp logged as it loaded: one ("n_ff = 512") or one per layer ("n_head_kv = [0, 0, 2, 0]").
+std::vector<uint64_t> logged_sizes(const LlamaReport& r, const std::string& key) {
   const auto it = r.print_info.find(key);
   if (it == r.print_info.end()) throw std::runtime_error("llama.cpp logged no " + key);
-  uint64_t v = 0;
-  const std::string& s = it->second;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size())
-    throw std::runtime_error(key + " is not one size: " + s);
-  return v;
+  std::string_view s = it->second;
+  if (s.starts_with('[') && s.ends_with(']')) s = s.substr(1, s.size() - 2);
+  std::vector<uint64_t> out;
+  while (!s.empty()) {
+    while (s.starts_with(' ')) s.remove_prefix(1);
+    uint64_t v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc()) throw std::runtime_error(key + " is not a size or list of sizes: " + it->second);
+    out.push_back(v);
+    s.remove_prefix(static_cast<size_t>(end - s.data()));
+    if (s.starts_with(','))
+      s.remove_prefix(1);
+    else if (!s.empty())
+      throw std::runtime_error(key + " is not a size or list of sizes: " + it->second);
+  }
+  return out;
+}
+// One size: the largest of a per-layer list (K/V heads: 0 marks a layer without attention).
+uint64_t logged_size(const LlamaReport& r, const std::string& key) {
+  const std::vector<uint64_t> v = logged_sizes(r, key);
+  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
 }
 
 // `extra` with its expert placeholders replaced by what llama.cpp's tensors of `r` say: the first layer with
 // routed experts (ne: hidden, width, experts) and its shared experts' up projection (ne: hidden, width).
 std::string with_expert_sizes(std::string extra, const LlamaReport& r) {
-  if (extra.find('{') == std::string::npos) return extra;
+  if (const size_t at = extra.find("{LT}"); at != std::string::npos) {
+    std::string types;
+    for (uint64_t kv : logged_sizes(r, "n_head_kv"))
+      types += std::string(types.empty() ? "" : ", ") + (kv ? "\"full_attention\"" : "\"conv\"");
+    extra.replace(at, 4, "[" + types + "]");
+  }
+  if (extra.find("{E}") == std::string::npos) return extra;
   int64_t dense = 0;
   while (dense < r.n_layer && !r.tensors.count("blk." + std::to_string(dense) + ".ffn_up_exps.weight"))
     ++dense;

@@ -16,15 +16,15 @@ std::string disk_name(const TemplateTensor& x) {
   return x.disk.empty() ? x.name : x.disk.front().name;
 }
 
-constexpr const char* kSmall = R"("hidden_size":64,"intermediate_size":96,"num_hidden_layers":3,
+constexpr const char* kSmallMoe = R"("hidden_size":64,"intermediate_size":96,"num_hidden_layers":3,
     "num_attention_heads":4,"num_key_value_heads":2,"vocab_size":100)";
 
-std::string small(const std::string& model_type, const std::string& extra) {
-  return "{\"model_type\":\"" + model_type + "\"," + kSmall + "," + extra + "}";
+std::string small_moe(const std::string& model_type, const std::string& extra) {
+  return "{\"model_type\":\"" + model_type + "\"," + kSmallMoe + "," + extra + "}";
 }
 
 TEST(MoeFamilies, PhimoeRoutesThroughMlpRouterStoredAsMixtralsGate) {
-  const ModelTemplate t = template_of(small("phimoe", R"("num_local_experts":4,"lm_head_bias":true)"));
+  const ModelTemplate t = template_of(small_moe("phimoe", R"("num_local_experts":4,"lm_head_bias":true)"));
   const TemplateTensor* router = find_tensor(t, "model.layers.0.mlp.router.weight");
   ASSERT_NE(router, nullptr);
   EXPECT_EQ(disk_name(*router), "model.layers.0.block_sparse_moe.gate.weight");
@@ -40,7 +40,7 @@ TEST(MoeFamilies, PhimoeRoutesThroughMlpRouterStoredAsMixtralsGate) {
 }
 
 TEST(MoeFamilies, ErnieRoutesFromItsStartLayerWithAParameterScoreBias) {
-  const ModelTemplate t = template_of(small("ernie4_5_moe", R"("moe_num_experts":8,"moe_k":2,
+  const ModelTemplate t = template_of(small_moe("ernie4_5_moe", R"("moe_num_experts":8,"moe_k":2,
       "moe_intermediate_size":32,"moe_num_shared_experts":2,"use_bias":true)"));
   // moe_layer_start_index 1: layer 0 is dense, with use_bias's biases.
   EXPECT_NE(find_tensor(t, "model.layers.0.mlp.gate_proj.bias"), nullptr);
@@ -60,7 +60,7 @@ TEST(MoeFamilies, ErnieRoutesFromItsStartLayerWithAParameterScoreBias) {
   EXPECT_EQ(t.arch.layers()[2].ffn.shared_intermediate, 64u);
   EXPECT_TRUE(t.arch.tie_word_embeddings);  // Ernie4_5_MoeConfig's default
   // moe_layer_end_index and moe_layer_interval narrow the routed layers.
-  const ModelTemplate narrow = template_of(small("ernie4_5_moe", R"("moe_num_experts":8,"moe_k":2,
+  const ModelTemplate narrow = template_of(small_moe("ernie4_5_moe", R"("moe_num_experts":8,"moe_k":2,
       "moe_layer_start_index":0,"moe_layer_end_index":1,"moe_layer_interval":2)"));
   EXPECT_EQ(narrow.arch.layers()[0].ffn.kind, Ffn::Dense);
   EXPECT_EQ(narrow.arch.layers()[1].ffn.kind, Ffn::Moe);
@@ -68,7 +68,7 @@ TEST(MoeFamilies, ErnieRoutesFromItsStartLayerWithAParameterScoreBias) {
 }
 
 TEST(MoeFamilies, Dots1IsDeepSeeksMixtureUnderQkNormedAttention) {
-  const ModelTemplate t = template_of(small("dots1", R"("head_dim":16,"n_routed_experts":8,
+  const ModelTemplate t = template_of(small_moe("dots1", R"("head_dim":16,"n_routed_experts":8,
       "num_experts_per_tok":2,"n_shared_experts":2,"moe_intermediate_size":32,"first_k_dense_replace":1)"));
   EXPECT_NE(find_tensor(t, "model.layers.0.self_attn.q_norm.weight"), nullptr);
   EXPECT_EQ(find_tensor(t, "model.layers.0.mlp.gate.weight"), nullptr);
@@ -77,7 +77,7 @@ TEST(MoeFamilies, Dots1IsDeepSeeksMixtureUnderQkNormedAttention) {
   EXPECT_EQ(bias->kind, TensorKind::Buffer);
   EXPECT_EQ(find_tensor(t, "model.layers.1.mlp.shared_experts.down_proj.weight")->shape, Shape({64, 64}));
   // Dots1Config leaves the expert counts null: a config without them cannot route.
-  EXPECT_THROW(template_of(small("dots1", R"("head_dim":16)")), Error);
+  EXPECT_THROW(template_of(small_moe("dots1", R"("head_dim":16)")), Error);
 }
 
 }  // namespace

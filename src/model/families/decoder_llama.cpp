@@ -23,6 +23,12 @@ void llama_attention(ModelTemplate& t, const std::string& prefix, const Architec
     t.add(prefix + ".q_norm.weight", {a.num_attention_heads, a.head_dim});
     t.add(prefix + ".k_norm.weight", {a.num_key_value_heads, a.head_dim});
   }
+  if (s.qk_norm == QkNorm::HeadList) {
+    for (uint64_t h = 0; h < a.num_attention_heads; ++h)
+      t.add(prefix + ".q_layernorm.norms." + std::to_string(h) + ".weight", {a.head_dim});
+    for (uint64_t h = 0; h < a.num_key_value_heads; ++h)
+      t.add(prefix + ".k_layernorm.norms." + std::to_string(h) + ".weight", {a.head_dim});
+  }
 }
 
 void llama_mlp(ModelTemplate& t, const std::string& prefix, const ArchitectureRecord& a,
@@ -108,6 +114,27 @@ LlamaStyle read_qwen2_text(const ModelConfig& cfg, ModelTemplate& t) {
   LlamaStyle s;
   s.qkv_bias = true;  // Qwen2 always biases q/k/v, never o
   s.windows = qwen_windows(cfg, t.arch.num_layers, 28);
+  return s;
+}
+
+void heads_split_hidden(const ModelConfig& cfg, ArchitectureRecord& a) {
+  if (a.hidden_size % a.num_attention_heads != 0)
+    cfg.fail("num_attention_heads", "must divide hidden_size (" + std::to_string(a.hidden_size) + ")");
+  a.head_dim = a.hidden_size / a.num_attention_heads;
+}
+
+LlamaStyle read_stablelm_text(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.norm = NormKind::LayerNorm;
+  DecoderDefaults d;
+  d.vocab_size = 50304;
+  d.hidden_size = 2560;
+  d.intermediate_size = 6912;
+  d.max_position_embeddings = 4096;
+  read_decoder_dims(cfg, d, t);
+  heads_split_hidden(cfg, t.arch);
+  LlamaStyle s;
+  s.qkv_bias = cfg.flag_or("use_qkv_bias", false);
+  s.norm_bias = true;  // nn.LayerNorm
   return s;
 }
 

@@ -18,6 +18,7 @@ enum class QkNorm : uint8_t {
   PerHead,     // RMSNorm over head_dim, shared by all heads (Qwen3, Gemma-3)
   FullWidth,   // RMSNorm over the whole q / k projection (OLMo-2)
   HeadMatrix,  // LayerNorm weight of shape [heads, head_dim] (Cohere)
+  HeadList,    // one bias-free LayerNorm per head: q_layernorm.norms.{h} (StableLM's qk_layernorm)
 };
 
 enum class Mlp : uint8_t {
@@ -62,6 +63,13 @@ LlamaStyle attention_bias_style(const ModelConfig& cfg);
 LlamaStyle read_llama_text(const ModelConfig& cfg, ModelTemplate& t);
 LlamaStyle read_mistral_text(const ModelConfig& cfg, ModelTemplate& t, uint64_t default_window);
 LlamaStyle read_qwen2_text(const ModelConfig& cfg, ModelTemplate& t);
+
+// Families whose attention splits hidden_size into its heads whatever config.json says (Cohere2, StableLM).
+void heads_split_hidden(const ModelConfig& cfg, ArchitectureRecord& a);
+
+// StableLmConfig's defaults and layer (the StableLMEpoch remote code's too): LayerNorms with biases, q/k/v
+// biased by use_qkv_bias, o_proj never.
+LlamaStyle read_stablelm_text(const ModelConfig& cfg, ModelTemplate& t);
 
 // Gemma-1/2/3 share their config defaults, apart from what each generation changed.
 DecoderDefaults gemma_defaults();

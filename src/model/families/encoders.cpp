@@ -1,8 +1,11 @@
-// Encoders (BERT, RoBERTa, DistilBERT, ViT) and encoder-decoders (BART, T5, Whisper; encoders_seq2seq.cpp).
-// Unlike decoder-only LMs, the class config.json names decides the tensors: a base model carries a pooler,
-// a masked-LM head ties its decoder to the word embeddings, classification heads add their own linears.
+// Encoders (BERT, RoBERTa, XLM-RoBERTa, DistilBERT, ModernBERT, ViT) and encoder-decoders (BART, T5, Whisper;
+// encoders_seq2seq.cpp). Unlike decoder-only LMs, the class config.json names decides the tensors: a base
+// model carries a pooler, a masked-LM head ties its decoder to the word embeddings, classification heads add
+// their own linears.
 #include <array>
+#include <vector>
 
+#include "model/families/decoder_llama.h"
 #include "model/families/encoders_common.h"
 #include "model/families/encoders_seq2seq.h"
 #include "model/families/family_groups.h"
@@ -47,10 +50,10 @@ void fill_arch(ModelTemplate& t, const std::string& cls, const TextEncoderDims& 
   a.max_position_embeddings = d.max_positions;
 }
 
-// BertConfig / RobertaConfig fields (RoBERTa's class keeps BERT's defaults).
-TextEncoderDims read_bert_dims(const ModelConfig& cfg) {
+// BertConfig / RobertaConfig / XLMRobertaConfig fields: BERT's defaults, but for RobertaConfig's vocabulary.
+TextEncoderDims read_bert_dims(const ModelConfig& cfg, uint64_t default_vocab) {
   TextEncoderDims d;
-  d.vocab = cfg.dim_or("vocab_size", 30522);
+  d.vocab = cfg.dim_or("vocab_size", default_vocab);
   d.max_positions = cfg.dim_or("max_position_embeddings", 512);
   d.type_vocab = cfg.dim_or("type_vocab_size", 2);
   d.layers = cfg.layers_or("num_hidden_layers", 12, 0);
@@ -90,9 +93,10 @@ void masked_lm_head(ModelTemplate& t, const MaskedLmNames& n, const std::string&
 }
 
 struct BertStyle {
-  std::string_view family;  // class prefix: "Bert", "Roberta"
+  std::string_view family;  // class prefix: "Bert", "Roberta", "XLMRoberta"
   std::string_view base;    // attribute of the base model in task classes: "bert", "roberta"
   bool roberta = false;     // lm_head / two-layer classifier naming
+  uint64_t default_vocab = 30522;
 };
 
 // Which task classes carry the base model's pooler.
@@ -136,7 +140,7 @@ void build_bert_style(const ModelConfig& cfg, ModelTemplate& t, const BertStyle&
                      {"Model", "ForMaskedLM", s.roberta ? "ForCausalLM" : "LMHeadModel", "ForPreTraining",
                       "ForNextSentencePrediction", "ForSequenceClassification", "ForTokenClassification",
                       "ForQuestionAnswering", "ForMultipleChoice"});
-  TextEncoderDims d = read_bert_dims(cfg);
+  TextEncoderDims d = read_bert_dims(cfg, s.default_vocab);
   fill_arch(t, cls, d);
   std::string prefix = task == "Model" ? "" : std::string(s.base) + ".";
   text_encoder_body(t, prefix, "encoder.layer", bert_layer_names(), d);
@@ -149,7 +153,74 @@ void build_bert(const ModelConfig& cfg, ModelTemplate& t) {
   build_bert_style(cfg, t, {"Bert", "bert", false});
 }
 void build_roberta(const ModelConfig& cfg, ModelTemplate& t) {
-  build_bert_style(cfg, t, {"Roberta", "roberta", true});
+  build_bert_style(cfg, t, {"Roberta", "roberta", true, 50265});
+}
+// XLMRobertaModel is RobertaModel with BERT's default vocabulary.
+void build_xlm_roberta(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bert_style(cfg, t, {"XLMRoberta", "roberta", true, 30522});
+}
+
+// ---- ModernBERT ----
+
+// Which layers attend globally: layer_types when listed, else every global_attn_every_n_layers-th from the
+// first (0, 3, 6 ...); the others slide over local_attention tokens.
+std::vector<uint64_t> modernbert_windows(const ModelConfig& cfg, uint64_t layers, uint64_t window) {
+  if (cfg.has("layer_types")) return interleaved_windows(cfg, layers, window, 1);
+  const uint64_t every = cfg.dim_or("global_attn_every_n_layers", 3);
+  std::vector<uint64_t> w(layers, 0);
+  for (uint64_t i = 0; i < layers; ++i) w[i] = i % every ? window : 0;
+  return w;
+}
+
+// Pre-norm layers with q, k and v fused (attn.Wqkv) and a GeGLU MLP whose mlp.Wi holds input and gate,
+// rotary positions only. Layer 0 has no attn_norm: the embedding norm stands in for it.
+void build_modernbert(const ModelConfig& cfg, ModelTemplate& t) {
+  const std::string cls = architecture_of(cfg, "ModernBertModel");
+  const std::string task =
+      supported_task(cfg, cls, "ModernBert",
+                     {"Model", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification"});
+  ArchitectureRecord& a = t.arch;
+  a.architecture = cls;
+  a.norm = NormKind::LayerNorm;
+  a.vocab_size = cfg.dim_or("vocab_size", 50368);
+  a.hidden_size = cfg.dim_or("hidden_size", 768);
+  a.intermediate_size = cfg.dim_or("intermediate_size", 1152);
+  a.num_layers = cfg.layers_or("num_hidden_layers", 22, 0);
+  a.num_attention_heads = a.num_key_value_heads = cfg.dim_or("num_attention_heads", 12);
+  a.head_dim = split_heads(cfg, "num_attention_heads", a.hidden_size, a.num_attention_heads);
+  a.max_position_embeddings = cfg.count_or("max_position_embeddings", 8192);
+  const bool norm_bias = cfg.flag_or("norm_bias", false),
+             attention_bias = cfg.flag_or("attention_bias", false), mlp_bias = cfg.flag_or("mlp_bias", false);
+  const uint64_t h = a.hidden_size, inter = a.intermediate_size;
+  const std::string prefix = task == "Model" ? "" : "model.";
+  blocks::embedding(t, prefix + "embeddings.tok_embeddings.weight", a.vocab_size, h);
+  blocks::norm(t, prefix + "embeddings.norm", h, norm_bias);
+  const std::vector<uint64_t> windows =
+      modernbert_windows(cfg, a.num_layers, cfg.count_or("local_attention", 128));
+  StackSpec& encoder = t.arch.add_stack(StackRole::Encoder, prefix + "layers", h);
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    const std::string p = encoder.path + "." + std::to_string(i);
+    if (i > 0) blocks::norm(t, p + ".attn_norm", h, norm_bias);
+    blocks::linear(t, p + ".attn.Wqkv", h, 3 * h, attention_bias);
+    blocks::linear(t, p + ".attn.Wo", h, h, attention_bias);
+    blocks::norm(t, p + ".mlp_norm", h, norm_bias);
+    blocks::linear(t, p + ".mlp.Wi", h, 2 * inter, mlp_bias);
+    blocks::linear(t, p + ".mlp.Wo", inter, h, mlp_bias);
+    LayerSpec l = attention_dense_layer();
+    set_window(l.attention, windows[i]);
+    encoder.layers.push_back(l);
+  }
+  blocks::norm(t, prefix + "final_norm", h, norm_bias);
+  if (task == "Model") return;
+  // The prediction head (dense, activation, norm) every task class puts on the encoder.
+  blocks::linear(t, "head.dense", h, h, cfg.flag_or("classifier_bias", false));
+  blocks::norm(t, "head.norm", h, norm_bias);
+  if (task == "ForMaskedLM") {
+    tied_or_own(t, "decoder.weight", prefix + "embeddings.tok_embeddings.weight", read_tie(cfg, t));
+    if (cfg.flag_or("decoder_bias", true)) t.add("decoder.bias", {a.vocab_size});
+  } else {
+    blocks::linear(t, "classifier", h, num_labels(cfg), true);
+  }
 }
 
 // ---- DistilBERT ----
@@ -288,6 +359,8 @@ void build_vit(const ModelConfig& cfg, ModelTemplate& t) {
 constexpr std::array kEncoderFamilies{
     FamilyBuilder{"bert", build_bert},
     FamilyBuilder{"roberta", build_roberta},
+    FamilyBuilder{"xlm-roberta", build_xlm_roberta},
+    FamilyBuilder{"modernbert", build_modernbert},
     FamilyBuilder{"distilbert", build_distilbert},
     FamilyBuilder{"vit", build_vit},
     FamilyBuilder{"bart", build_bart},

@@ -105,11 +105,8 @@ void build_cohere(const ModelConfig& cfg, ModelTemplate& t) {
 void build_cohere2(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Cohere2ForCausalLM";
   LlamaStyle s = read_cohere_text(cfg, t);
-  // Cohere2Config sets head_dim to hidden_size / num_attention_heads whatever config.json says.
   ArchitectureRecord& a = t.arch;
-  if (a.hidden_size % a.num_attention_heads != 0)
-    cfg.fail("num_attention_heads", "must divide hidden_size (" + std::to_string(a.hidden_size) + ")");
-  a.head_dim = a.hidden_size / a.num_attention_heads;
+  heads_split_hidden(cfg, a);  // as Cohere2Config sets head_dim
   // Without layer_types every sliding_window_pattern-th layer (4) attends fully and the others slide.
   s.windows = interleaved_windows(cfg, a.num_layers, cfg.count_or("sliding_window", 4096),
                                   cfg.dim_or("sliding_window_pattern", 4));

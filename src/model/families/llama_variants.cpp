@@ -2,10 +2,11 @@
 // multipliers are scalars, not tensors), Helium (a square o_proj), SmolLM3 (NoPE layers), Seed-OSS (o_proj's
 // bias on a flag of its own), ERNIE 4.5 (one use_bias for every projection), Arcee (an ungated relu² MLP),
 // OLMo (LayerNorms without parameters), OLMo 3 and EXAONE 4 (norms after each half only, q/k norms),
-// Hunyuan (q/k norms under other names), Apertus (ungated xIELU MLP with learned scalars) and Nemotron
-// (LayerNorm1P with biases, ungated relu² MLP), GLM-4 (fused gate and up; GLM-4-0414 with norms after
-// each half too). Each builder mirrors its transformers class: the config
-// class's defaults, then what its modules create.
+// Hunyuan (q/k norms under other names), Apertus (ungated xIELU MLP with learned scalars), Nemotron
+// (LayerNorm1P with biases, ungated relu² MLP), StableLM (LayerNorms with biases, optional per-head q/k
+// LayerNorms, a parallel residual without the second norm) and GLM-4 (fused gate and up; GLM-4-0414 with
+// norms after each half too). Each builder mirrors its transformers class: the config class's defaults, then
+// what its modules create.
 #include <array>
 
 #include "model/families/decoder_llama.h"
@@ -231,6 +232,15 @@ void build_nemotron(const ModelConfig& cfg, ModelTemplate& t) {
   llama_causal_lm(t, s);
 }
 
+void build_stablelm(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "StableLmForCausalLM";
+  LlamaStyle s = read_stablelm_text(cfg, t);
+  if (cfg.flag_or("qk_layernorm", false)) s.qk_norm = QkNorm::HeadList;
+  // With use_parallel_residual attention and MLP share the input norm.
+  if (cfg.flag_or("use_parallel_residual", false)) s.layer_norms = {"input_layernorm"};
+  llama_causal_lm(t, s);
+}
+
 // GLM-4 (glm) and GLM-4-0414 (glm4): q/k/v biased by attention_bias (true), o_proj never; gate and up fused.
 LlamaStyle read_glm_text(const ModelConfig& cfg, ModelTemplate& t) {
   DecoderDefaults d;
@@ -269,6 +279,7 @@ constexpr std::array kLlamaVariantFamilies{
     FamilyBuilder{"exaone4", build_exaone4},   FamilyBuilder{"hunyuan_v1_dense", build_hunyuan_dense},
     FamilyBuilder{"apertus", build_apertus},   FamilyBuilder{"nemotron", build_nemotron},
     FamilyBuilder{"glm", build_glm},           FamilyBuilder{"glm4", build_glm4},
+    FamilyBuilder{"stablelm", build_stablelm},
 };
 
 }  // namespace

@@ -41,12 +41,6 @@ void fused_qkv_decoder(ModelTemplate& t, const FusedNames& n, bool attention_bia
 }
 
 // The modeling files split hidden_size into the heads (no head_dim field), and refuse a remainder.
-void heads_split_hidden(const ModelConfig& cfg, ArchitectureRecord& a) {
-  if (a.hidden_size % a.num_attention_heads != 0)
-    cfg.fail("num_attention_heads", "must divide hidden_size (" + std::to_string(a.hidden_size) + ")");
-  a.head_dim = a.hidden_size / a.num_attention_heads;
-}
-
 const FusedNames kBaichuanNames{"model.embed_tokens.weight",
                                 "model.layers",
                                 "self_attn",
@@ -121,17 +115,7 @@ void build_internlm2(const ModelConfig& cfg, ModelTemplate& t) {
 
 void build_stablelm_epoch(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "StableLMEpochForCausalLM";
-  DecoderDefaults d;
-  d.vocab_size = 50304;
-  d.hidden_size = 2560;
-  d.intermediate_size = 6912;
-  d.max_position_embeddings = 4096;
-  read_decoder_dims(cfg, d, t);
-  heads_split_hidden(cfg, t.arch);
-  LlamaStyle s;
-  s.qkv_bias = cfg.flag_or("use_qkv_bias", false);
-  s.norm_bias = true;  // nn.LayerNorm
-  llama_style_decoder(t, "model.", s);
+  llama_style_decoder(t, "model.", read_stablelm_text(cfg, t));
   output_head(t, "lm_head.weight", "model.embed_tokens.weight", t.arch.tie_word_embeddings);
 }
 
