@@ -53,18 +53,21 @@ TEST(ConvHybrids, Lfm2MlpWidthIsTwoThirdsRoundedUp) {
   EXPECT_EQ(find_tensor(t, "model.layers.0.feed_forward.w1.weight")->shape, Shape({4608, 64}));
   EXPECT_EQ(t.arch.intermediate_size, 4608u);
   // A null multiplier skips the rounding; auto-adjust off keeps the width.
-  EXPECT_EQ(find_tensor(template_of(small_lfm2("lfm2", R"("block_ff_dim":6656,"block_ffn_dim_multiplier":null)")),
-                        "model.layers.0.feed_forward.w1.weight")
-                ->shape,
-            Shape({4437, 64}));
-  EXPECT_EQ(find_tensor(template_of(small_lfm2("lfm2", R"("intermediate_size":96,"block_auto_adjust_ff_dim":false)")),
-                        "model.layers.0.feed_forward.w3.weight")
+  EXPECT_EQ(
+      find_tensor(template_of(small_lfm2("lfm2", R"("block_ff_dim":6656,"block_ffn_dim_multiplier":null)")),
+                  "model.layers.0.feed_forward.w1.weight")
+          ->shape,
+      Shape({4437, 64}));
+  EXPECT_EQ(find_tensor(
+                template_of(small_lfm2("lfm2", R"("intermediate_size":96,"block_auto_adjust_ff_dim":false)")),
+                "model.layers.0.feed_forward.w3.weight")
                 ->shape,
             Shape({96, 64}));
 }
 
 TEST(ConvHybrids, Lfm2MoeRoutesAfterItsDenseLayers) {
-  const ModelTemplate t = template_of(small_lfm2("lfm2_moe", R"("intermediate_size":96,"moe_intermediate_size":32,
+  const ModelTemplate t =
+      template_of(small_lfm2("lfm2_moe", R"("intermediate_size":96,"moe_intermediate_size":32,
       "num_experts":8,"num_experts_per_tok":2,"num_dense_layers":1,
       "layer_types":["conv","full_attention","conv","conv"])"));
   EXPECT_EQ(find_tensor(t, "model.layers.0.feed_forward.w1.weight")->shape, Shape({96, 64}));  // not adjusted

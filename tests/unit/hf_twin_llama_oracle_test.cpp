@@ -35,7 +35,8 @@ using test::LlamaReport;
 // as the oracle model's writer (tests/oracle/llama_oracle_models.py) stores them. In `extra`, {E} stands
 // for the routed experts, {K} the experts used per token, {W} an expert's width, {SW} the shared experts'
 // width together and {S} their count, {D} the dense layers before the first routed one, {LT} the layer
-// types (full_attention where llama.cpp logged K/V heads, else conv): what llama.cpp's tensors and log say.
+// types (full_attention where llama.cpp logged K/V heads, else conv), {ssm_*} the state-space size logged
+// under that name: what llama.cpp's tensors and log say.
 struct Twin {
   std::string_view gguf_arch, model_type, architecture, extra;
   // transformers parameters per layer that llama.cpp reads as metadata instead of tensors (Apertus' xIELU
@@ -76,6 +77,9 @@ constexpr Twin kTwins[] = {
         "num_dense_layers": {D})",
      0, true},
     {"modern-bert", "modernbert", "ModernBertModel", ""},
+    {"falcon-h1", "falcon_h1", "FalconH1ForCausalLM",
+     R"("mamba_d_ssm": {ssm_d_inner}, "mamba_n_heads": {ssm_dt_rank}, "mamba_d_state": {ssm_d_state},
+        "mamba_d_conv": {ssm_d_conv}, "mamba_n_groups": {ssm_n_group}, "mamba_rms_norm": true)"},
     {"qwen3moe", "qwen3_moe", "Qwen3MoeForCausalLM",
      R"("num_experts": {E}, "num_experts_per_tok": {K}, "moe_intermediate_size": {W})"},
     {"qwen2moe", "qwen2_moe", "Qwen2MoeForCausalLM",
@@ -136,6 +140,11 @@ std::string with_expert_sizes(std::string extra, const LlamaReport& r) {
     for (uint64_t kv : logged_sizes(r, "n_head_kv"))
       types += std::string(types.empty() ? "" : ", ") + (kv ? "\"full_attention\"" : "\"conv\"");
     extra.replace(at, 4, "[" + types + "]");
+  }
+  // {ssm_d_inner} and the like: the size llama.cpp logged under that name.
+  for (size_t at; (at = extra.find("{ssm_")) != std::string::npos;) {
+    const size_t end = extra.find('}', at);
+    extra.replace(at, end + 1 - at, std::to_string(logged_size(r, extra.substr(at + 1, end - at - 1))));
   }
   if (extra.find("{E}") == std::string::npos) return extra;
   int64_t dense = 0;

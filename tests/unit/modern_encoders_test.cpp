@@ -16,8 +16,8 @@ constexpr const char* kSmallEncoder = R"("hidden_size":64,"intermediate_size":96
 
 std::string small_encoder(const std::string& model_type, const std::string& architecture,
                           const std::string& extra = "") {
-  return "{\"model_type\":\"" + model_type + "\",\"architectures\":[\"" + architecture + "\"]," + kSmallEncoder +
-         (extra.empty() ? "" : "," + extra) + "}";
+  return "{\"model_type\":\"" + model_type + "\",\"architectures\":[\"" + architecture + "\"]," +
+         kSmallEncoder + (extra.empty() ? "" : "," + extra) + "}";
 }
 
 TEST(ModernEncoders, ModernBertLayerZeroHasNoAttentionNorm) {
@@ -37,7 +37,8 @@ TEST(ModernEncoders, ModernBertLayerZeroHasNoAttentionNorm) {
 }
 
 TEST(ModernEncoders, ModernBertMaskedLmTiesItsDecoderButKeepsItsBias) {
-  const ModelTemplate t = template_of(small_encoder("modernbert", "ModernBertForMaskedLM", R"("norm_bias":true)"));
+  const ModelTemplate t =
+      template_of(small_encoder("modernbert", "ModernBertForMaskedLM", R"("norm_bias":true)"));
   const TemplateTensor* decoder = find_tensor(t, "decoder.weight");
   ASSERT_NE(decoder, nullptr);
   EXPECT_EQ(decoder->tied_to, "model.embeddings.tok_embeddings.weight");
@@ -60,7 +61,8 @@ TEST(ModernEncoders, XlmRobertaIsRobertaUnderItsOwnClassNames) {
   EXPECT_NE(find_tensor(t, "lm_head.dense.weight"), nullptr);
   EXPECT_EQ(find_tensor(t, "lm_head.decoder.weight")->tied_to, "roberta.embeddings.word_embeddings.weight");
   // Without a vocab_size, XLMRobertaConfig's is BERT's and RobertaConfig's its own.
-  const std::string bare = R"("hidden_size":64,"intermediate_size":96,"num_hidden_layers":1,"num_attention_heads":4})";
+  const std::string bare =
+      R"("hidden_size":64,"intermediate_size":96,"num_hidden_layers":1,"num_attention_heads":4})";
   EXPECT_EQ(template_of(R"({"model_type":"xlm-roberta",)" + bare).arch.vocab_size, 30522u);
   EXPECT_EQ(template_of(R"({"model_type":"roberta",)" + bare).arch.vocab_size, 50265u);
 }

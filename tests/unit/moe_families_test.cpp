@@ -80,5 +80,19 @@ TEST(MoeFamilies, Dots1IsDeepSeeksMixtureUnderQkNormedAttention) {
   EXPECT_THROW(template_of(small_moe("dots1", R"("head_dim":16)")), Error);
 }
 
+TEST(MoeFamilies, GraniteMoeSharedAddsItsSharedMlpBesideTheExperts) {
+  const ModelTemplate t = template_of(small_moe("granitemoeshared", R"("num_local_experts":4,
+      "shared_intermediate_size":48)"));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.shared_mlp.input_linear.weight")->shape, Shape({96, 64}));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.shared_mlp.output_linear.weight")->shape, Shape({64, 48}));
+  EXPECT_EQ(t.arch.layers()[0].ffn.kind, Ffn::Moe);
+  EXPECT_EQ(t.arch.layers()[0].ffn.shared_intermediate, 48u);
+  // shared_intermediate_size 0 (the default): GraniteMoE's tensors exactly.
+  const ModelTemplate none = template_of(small_moe("granitemoeshared", R"("num_local_experts":4)"));
+  const ModelTemplate plain = template_of(small_moe("granitemoe", R"("num_local_experts":4)"));
+  ASSERT_EQ(none.tensors.size(), plain.tensors.size());
+  for (size_t i = 0; i < none.tensors.size(); ++i) EXPECT_EQ(none.tensors[i].name, plain.tensors[i].name);
+}
+
 }  // namespace
 }  // namespace ma::test

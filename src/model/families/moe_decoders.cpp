@@ -50,6 +50,9 @@ struct MoeDecoder {
   bool mlp_bias = false;          // biases of the dense and shared MLPs (ERNIE's use_bias)
   bool norm_bias = false;         // LayerNorms with a bias (Phi-3.5-MoE), else weight-only RMSNorms
   bool lm_head_bias = false;
+  // GraniteMoeShared: beside the experts, shared_mlp.input_linear [2S, H] (gate and up) and output_linear
+  // [H, S]; 0: none.
+  uint64_t granite_shared = 0;
 };
 
 // Reads the first present key among `keys` (config aliases such as num_experts / num_local_experts).
@@ -180,15 +183,21 @@ void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
     std::string p = "model.layers." + std::to_string(i);
     if (d.sinks) t.add(p + ".self_attn.sinks", {a.num_attention_heads});
     blocks::attention(t, p + ".self_attn", d.attn);
-    if (d.sparse[i])
-      sparse_block(t, p, a, d.moe, d.mlp_bias);
-    else
+    if (!d.sparse[i]) {
       blocks::gated_mlp(t, p + ".mlp", a.hidden_size, d.dense_inter, d.mlp_bias);
+    } else {
+      sparse_block(t, p, a, d.moe, d.mlp_bias);
+      if (d.granite_shared) {
+        blocks::linear(t, p + ".shared_mlp.input_linear", a.hidden_size, 2 * d.granite_shared, false);
+        blocks::linear(t, p + ".shared_mlp.output_linear", d.granite_shared, a.hidden_size, false);
+      }
+    }
     blocks::norm(t, p + ".input_layernorm", a.hidden_size, d.norm_bias);
     blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, d.norm_bias);
     LayerSpec l = attention_layer(a, d.windows[i], d.sparse[i] ? Ffn::Moe : Ffn::Dense);
     if (d.sparse[i] && (d.moe.shared_expert || d.moe.shared_experts))
       l.ffn.shared_intermediate = d.moe.shared_inter;
+    if (d.sparse[i] && d.granite_shared) l.ffn.shared_intermediate = d.granite_shared;
     if (!d.sparse[i]) l.ffn.intermediate = d.dense_inter;
     stack.layers.push_back(l);
   }
@@ -325,8 +334,7 @@ void build_olmoe(const ModelConfig& cfg, ModelTemplate& t) {
   build_moe_decoder(t, d);
 }
 
-void build_granitemoe(const ModelConfig& cfg, ModelTemplate& t) {
-  t.arch.architecture = "GraniteMoeForCausalLM";
+MoeDecoder read_granitemoe(const ModelConfig& cfg, ModelTemplate& t) {
   read_decoder_dims(cfg, {}, t);
   read_experts(cfg, t, {"num_local_experts"}, 8, 2, t.arch.intermediate_size);
   MoeDecoder d = all_sparse(t.arch);
@@ -339,6 +347,19 @@ void build_granitemoe(const ModelConfig& cfg, ModelTemplate& t) {
   d.moe.style = ExpertStyle::Stacked;
   d.moe.names.up = "input_linear";
   d.moe.names.down = "output_linear";
+  return d;
+}
+
+void build_granitemoe(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "GraniteMoeForCausalLM";
+  build_moe_decoder(t, read_granitemoe(cfg, t));
+}
+
+// GraniteMoE with a shared MLP beside the experts, of shared_intermediate_size (0: none).
+void build_granitemoeshared(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "GraniteMoeSharedForCausalLM";
+  MoeDecoder d = read_granitemoe(cfg, t);
+  d.granite_shared = cfg.count_or("shared_intermediate_size", 0);
   build_moe_decoder(t, d);
 }
 
@@ -484,11 +505,17 @@ void build_dbrx(const ModelConfig& cfg, ModelTemplate& t) {
 }
 
 constexpr std::array kMoeDecoderFamilies{
-    FamilyBuilder{"mixtral", build_mixtral},       FamilyBuilder{"qwen2_moe", build_qwen2_moe},
-    FamilyBuilder{"qwen3_moe", build_qwen3_moe},   FamilyBuilder{"olmoe", build_olmoe},
-    FamilyBuilder{"granitemoe", build_granitemoe}, FamilyBuilder{"dbrx", build_dbrx},
-    FamilyBuilder{"minimax_m2", build_minimax_m2}, FamilyBuilder{"gpt_oss", build_gpt_oss},
-    FamilyBuilder{"phimoe", build_phimoe},         FamilyBuilder{"ernie4_5_moe", build_ernie4_5_moe},
+    FamilyBuilder{"mixtral", build_mixtral},
+    FamilyBuilder{"qwen2_moe", build_qwen2_moe},
+    FamilyBuilder{"qwen3_moe", build_qwen3_moe},
+    FamilyBuilder{"olmoe", build_olmoe},
+    FamilyBuilder{"granitemoe", build_granitemoe},
+    FamilyBuilder{"dbrx", build_dbrx},
+    FamilyBuilder{"minimax_m2", build_minimax_m2},
+    FamilyBuilder{"gpt_oss", build_gpt_oss},
+    FamilyBuilder{"phimoe", build_phimoe},
+    FamilyBuilder{"ernie4_5_moe", build_ernie4_5_moe},
+    FamilyBuilder{"granitemoeshared", build_granitemoeshared},
 };
 
 }  // namespace

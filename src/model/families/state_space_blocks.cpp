@@ -40,8 +40,8 @@ void mamba2_mixer(ModelTemplate& t, const std::string& prefix, const Mamba2Mixer
   t.add(prefix + ".D", {m.heads});
   depthwise_conv(t, prefix + ".conv1d", conv_channels, m.conv, m.conv_bias);
   blocks::linear(t, prefix + ".in_proj", m.hidden, m.inner + conv_channels + m.heads, m.proj_bias);
-  blocks::norm(t, prefix + ".norm", m.inner, false);
-  blocks::linear(t, prefix + ".out_proj", m.inner, m.hidden, m.proj_bias);
+  if (m.gated_norm) blocks::norm(t, prefix + ".norm", m.inner, false);
+  blocks::linear(t, prefix + ".out_proj", m.inner, m.hidden, m.out_bias.value_or(m.proj_bias));
 }
 
 uint64_t dim_or_auto(const ModelConfig& cfg, std::string_view key, uint64_t auto_value) {

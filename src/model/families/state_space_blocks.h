@@ -2,6 +2,7 @@
 // builds them, so that pure SSMs and hybrids (Jamba, Nemotron-H, Granite-4) compose the same tensors.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,9 +35,11 @@ struct Mamba2Mixer {
   uint64_t groups = 1;
   uint64_t state = 128;
   uint64_t conv = 4;
-  uint64_t chunk = 0;  // as the config states it (chunk_size, mamba_chunk_size); 0: not stated
-  bool proj_bias = false;
+  uint64_t chunk = 0;            // as the config states it (chunk_size, mamba_chunk_size); 0: not stated
+  bool proj_bias = false;        // in_proj's, and out_proj's unless out_bias says otherwise
+  std::optional<bool> out_bias;  // Falcon-H1: out_proj's bias follows projectors_bias
   bool conv_bias = true;
+  bool gated_norm = true;  // Falcon-H1 has the gated RMSNorm only with mamba_rms_norm
 };
 void mamba2_mixer(ModelTemplate& t, const std::string& prefix, const Mamba2Mixer& m);
 // What a Mamba-2 layer keeps per sequence: the conv window over d_inner + 2 x groups x d_state channels and
