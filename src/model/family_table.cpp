@@ -81,6 +81,8 @@ constexpr std::array kFamilies = {
     FamilyRow{"StableLM", "Stability AI", "stablelm stablelm_epoch", CausalLm, "stablelm stable-code"},
     FamilyRow{"Persimmon", "Adept", "persimmon", CausalLm, "persimmon"},
     FamilyRow{"Fuyu", "Adept", "fuyu", VisionLanguage, "fuyu"},
+    FamilyRow{"Mistral 3 (Mistral Small 3.1+)", "Mistral AI", "mistral3", VisionLanguage,
+              "mistral-small-3 magistral ministral-3"},
     FamilyRow{"LLaVA", "LLaVA project", "llava llava_next llava_onevision", VisionLanguage, "llava",
               "LlavaLlamaForCausalLM LlavaMistralForCausalLM"},
     FamilyRow{"MiniCPM-V", "OpenBMB", "minicpmv", VisionLanguage, "minicpm-v"},

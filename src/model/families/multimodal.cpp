@@ -1,5 +1,5 @@
-// Vision-language models: a vision tower (CLIP / SigLIP / Gemma-4 / Llama-4 vision) or a plain patch
-// projection (Fuyu), a projector, and a language model built from the nested text_config with the defaults of
+// Vision-language models: a vision tower (SigLIP / Gemma-4 / Llama-4 vision) or a plain patch projection
+// (Fuyu), a projector, and a language model built from the nested text_config with the defaults of
 // its own config class. The decoder stack of the record describes the language model only.
 #include <array>
 
@@ -11,21 +11,6 @@
 namespace ma::families {
 namespace {
 
-[[noreturn]] void unsupported(const ModelConfig& cfg, const std::string& what) {
-  throw Error(ErrorKind::Unsupported, cfg.file(), "model_type", "unsupported architecture: " + what);
-}
-
-std::string first_architecture(const ModelConfig& cfg) {
-  std::vector<std::string> archs = cfg.strings("architectures");
-  return archs.empty() ? std::string() : archs.front();
-}
-
-// Composite configs spell tying at the top level; older ones only in text_config.
-bool tie_embeddings(const ModelConfig& cfg, const ModelConfig& text, bool dflt) {
-  if (cfg.has("tie_word_embeddings")) return cfg.flag_or("tie_word_embeddings", dflt);
-  return text.flag_or("tie_word_embeddings", dflt);
-}
-
 void rms_norms(ModelTemplate& t, const std::string& p, uint64_t dim,
                std::initializer_list<const char*> names) {
   for (const char* n : names) blocks::norm(t, p + n, dim, false);
@@ -34,83 +19,6 @@ void rms_norms(ModelTemplate& t, const std::string& p, uint64_t dim,
 // The decoder stack of the language model, whose layers the builder then appends.
 StackSpec& language_stack(ModelTemplate& t, const std::string& lm) {
   return t.arch.add_stack(StackRole::Decoder, lm + "layers");
-}
-
-// ---- LLaVA: CLIP/SigLIP tower + two-layer projector + a Llama-family decoder ----
-
-// The text-only families' readers, so a nested text_config gets the defaults of its own config class.
-LlamaStyle read_llava_text(const ModelConfig& cfg, const ModelConfig& text, ModelTemplate& t) {
-  const std::string type = text.string_or("model_type", "llama");
-  LlamaStyle s;
-  if (type == "llama")
-    s = read_llama_text(text, t);
-  else if (type == "mistral")
-    s = read_mistral_text(text, t, 4096);
-  else if (type == "qwen2")
-    s = read_qwen2_text(text, t);
-  else
-    unsupported(cfg, "llava with a " + type + " language model");
-  t.arch.model_type = type;
-  return s;
-}
-
-// The original LLaVA repository's checkpoints (LlavaLlamaForCausalLM) keep the Llama layout and an
-// nn.Sequential projector; their CLIP tower is loaded separately from mm_vision_tower.
-void original_llava_disk_names(ModelTemplate& t) {
-  t.rename_on_disk("language_model.", "model.");
-  t.rename_on_disk("multi_modal_projector.linear_1.", "model.mm_projector.0.");
-  t.rename_on_disk("multi_modal_projector.linear_2.", "model.mm_projector.2.");
-  t.known_extras.push_back({"lm_head.", "LLaVA's language-model head; LlavaModel has none"});
-  for (uint64_t i = 0; i < t.arch.num_layers; ++i)
-    t.known_extras.push_back({"model.layers." + std::to_string(i) + ".self_attn.rotary_emb.",
-                              "rotary inv_freq buffer saved by old transformers versions"});
-}
-
-// transformers 4 layout of the converted (llava-hf style) checkpoints.
-void v4_conditional_disk_names(ModelTemplate& t) {
-  t.rename_on_disk("model.language_model.", "language_model.model.");
-  t.rename_on_disk("model.vision_tower.", "vision_tower.vision_model.");
-  t.rename_on_disk("model.multi_modal_projector.", "multi_modal_projector.");
-  t.rename_on_disk("lm_head.", "language_model.lm_head.");
-}
-
-void build_llava(const ModelConfig& cfg, ModelTemplate& t) {
-  // Configs naming a class transformers lacks (the original LlavaLlamaForCausalLM) load as the bare
-  // LlavaModel.
-  const bool conditional = first_architecture(cfg) == "LlavaForConditionalGeneration";
-  t.arch.architecture = conditional ? "LlavaForConditionalGeneration" : "LlavaModel";
-  const std::string root = conditional ? "model." : "";
-  const ModelConfig text = sub_or_empty(cfg, "text_config");
-  const LlamaStyle style = read_llava_text(cfg, text, t);
-  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
-
-  const ModelConfig vcfg = sub_or_empty(cfg, "vision_config");
-  const bool siglip = vcfg.string_or("model_type", "") == "siglip_vision_model";
-  VitDefaults vd = siglip ? siglip_vision_defaults() : clip_vision_defaults();
-  if (!cfg.has("vision_config")) {  // LlavaConfig's own CLIP ViT-L/14-336 default
-    vd.hidden_size = 1024;
-    vd.intermediate_size = 4096;
-    vd.num_hidden_layers = 24;
-    vd.num_attention_heads = 16;
-    vd.image_size = 336;
-    vd.patch_size = 14;
-  }
-  const uint64_t vision = vit_tower(vcfg, root + "vision_tower.", vd, t);
-  const json::Value* select = cfg.raw("vision_feature_layer");
-  const uint64_t feature_layers = select && select->is_array() ? cfg.ints("vision_feature_layer").size() : 1;
-  const bool bias = cfg.flag_or("multimodal_projector_bias", true);
-  const uint64_t hidden = t.arch.hidden_size;
-  blocks::linear(t, root + "multi_modal_projector.linear_1", vision * feature_layers, hidden, bias);
-  blocks::linear(t, root + "multi_modal_projector.linear_2", hidden, hidden, bias);
-  record_projector(t, root + "multi_modal_projector");
-
-  llama_style_decoder(t, root + "language_model.", style);
-  if (!conditional) {
-    original_llava_disk_names(t);
-    return;
-  }
-  lm_head(t, root + "language_model.embed_tokens.weight", t.arch);
-  v4_conditional_disk_names(t);
 }
 
 // ---- Gemma-3: SigLIP tower + soft-embedding projector + Gemma-3 text decoder ----
@@ -427,8 +335,9 @@ void build_fuyu(const ModelConfig& cfg, ModelTemplate& t) {
 }
 
 constexpr std::array kMultimodalFamilies{
-    FamilyBuilder{"llava", build_llava},   FamilyBuilder{"gemma3", build_gemma3},
-    FamilyBuilder{"gemma4", build_gemma4}, FamilyBuilder{"llama4", build_llama4},
+    FamilyBuilder{"gemma3", build_gemma3},
+    FamilyBuilder{"gemma4", build_gemma4},
+    FamilyBuilder{"llama4", build_llama4},
     FamilyBuilder{"fuyu", build_fuyu},
 };
 

@@ -1,5 +1,6 @@
 #include "model/families/multimodal_towers.h"
 
+#include "core/error.h"
 #include "model/blocks.h"
 #include "model/families/decoder_common.h"
 
@@ -64,6 +65,27 @@ ModelConfig sub_or_empty(const ModelConfig& cfg, std::string_view key) {
   return ModelConfig::parse("{}", cfg.file());
 }
 
+std::string first_architecture(const ModelConfig& cfg) {
+  std::vector<std::string> archs = cfg.strings("architectures");
+  return archs.empty() ? std::string() : archs.front();
+}
+
+bool tie_embeddings(const ModelConfig& cfg, const ModelConfig& text, bool dflt) {
+  if (cfg.has("tie_word_embeddings")) return cfg.flag_or("tie_word_embeddings", dflt);
+  return text.flag_or("tie_word_embeddings", dflt);
+}
+
+void v4_conditional_disk_names(ModelTemplate& t) {
+  t.rename_on_disk("model.language_model.", "language_model.model.");
+  t.rename_on_disk("model.vision_tower.", "vision_tower.vision_model.");
+  t.rename_on_disk("model.multi_modal_projector.", "multi_modal_projector.");
+  t.rename_on_disk("lm_head.", "language_model.lm_head.");
+}
+
+void unsupported(const ModelConfig& cfg, const std::string& what) {
+  throw Error(ErrorKind::Unsupported, cfg.file(), "model_type", "unsupported architecture: " + what);
+}
+
 VitDefaults clip_vision_defaults() {
   VitDefaults d;
   d.patch_size = 32;
@@ -107,6 +129,27 @@ uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDef
                       v.dim_or("image_size", d.image_size));
   blocks::norm(t, prefix + "post_layernorm", hidden, true);
   if (siglip && v.flag_or("vision_use_head", d.use_head)) siglip_head(t, prefix + "head.", hidden, inter);
+  return hidden;
+}
+
+uint64_t pixtral_vision_tower(const ModelConfig& v, const std::string& prefix, ModelTemplate& t) {
+  const uint64_t hidden = v.dim_or("hidden_size", 1024);
+  const uint64_t inter = v.dim_or("intermediate_size", 4096);
+  const uint64_t layers = v.layers_or("num_hidden_layers", 24);
+  const uint64_t heads = v.dim_or("num_attention_heads", 16);
+  const uint64_t patch = v.dim_or("patch_size", 16);
+  t.add(prefix + "patch_conv.weight", {hidden, v.dim_or("num_channels", 3), patch, patch});
+  blocks::norm(t, prefix + "ln_pre", hidden, false);
+  for (uint64_t i = 0; i < layers; ++i) {
+    const std::string p = prefix + "transformer.layers." + std::to_string(i) + ".";
+    blocks::norm(t, p + "attention_norm", hidden, false);
+    for (const char* proj : {"q_proj", "k_proj", "v_proj", "o_proj"})
+      blocks::linear(t, p + "attention." + proj, hidden, hidden, false);
+    blocks::gated_mlp(t, p + "feed_forward", hidden, inter);
+    blocks::norm(t, p + "ffn_norm", hidden, false);
+  }
+  record_vision_tower(t, prefix + "transformer.layers", hidden, layers, heads,
+                      even_head_dim(v, hidden, heads), inter, patch, v.dim_or("image_size", 1024));
   return hidden;
 }
 

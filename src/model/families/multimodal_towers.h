@@ -1,5 +1,6 @@
-// Vision encoders of the multimodal families (LLaVA, Gemma-3/4, Llama-4): their tensors belong to the
-// template, and each is a vision stack of the record beside the language model's decoder.
+// Vision encoders of the multimodal families (LLaVA, Mistral 3, Gemma-3/4, Llama-4): their tensors belong to
+// the template, and each is a vision stack of the record beside the language model's decoder. Also what
+// reading their composite configs takes.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -11,6 +12,15 @@ namespace ma::families {
 
 // A nested config object, or an empty one (every field at its default) when the key is absent or null.
 ModelConfig sub_or_empty(const ModelConfig& cfg, std::string_view key);
+// config.json's first `architectures` entry; "" without one.
+std::string first_architecture(const ModelConfig& cfg);
+// Composite configs spell tying at the top level; older ones only in text_config; `dflt` when neither does.
+bool tie_embeddings(const ModelConfig& cfg, const ModelConfig& text, bool dflt);
+// Renames on disk to transformers 4's layout of converted conditional-generation checkpoints (llava-hf style:
+// language_model.model.*, vision_tower.vision_model.*, multi_modal_projector.*, language_model.lm_head).
+void v4_conditional_disk_names(ModelTemplate& t);
+// Error(Unsupported, "unsupported architecture: <what>") on the config's model_type.
+[[noreturn]] void unsupported(const ModelConfig& cfg, const std::string& what);
 
 // Defaults of a ViT-style vision config class (CLIPVisionConfig, SiglipVisionConfig), which differ by class
 // and, for LLaVA, by whether the parent config supplied the sub-config at all.
@@ -34,6 +44,10 @@ uint64_t vit_tower(const ModelConfig& vcfg, const std::string& prefix, const Vit
 
 // Gemma-4's vision encoder (patch embedder, RMSNorm layers with q/k norms, optional clipped linears).
 uint64_t gemma4_vision_tower(const ModelConfig& vcfg, const std::string& prefix, ModelTemplate& t);
+
+// Pixtral's vision encoder (PixtralVisionModel: a bias-free patch conv, RMSNorm pre-norm layers with a
+// gated MLP, 2-D rotary positions) under `prefix`. Returns its hidden size.
+uint64_t pixtral_vision_tower(const ModelConfig& vcfg, const std::string& prefix, ModelTemplate& t);
 
 // Llama-4's vision model (unfold patch embedding, LayerNorm layers, pixel-shuffle adapter). Returns its
 // vision_output_dim, the projector's input width.

@@ -20,8 +20,8 @@ ssm::Mamba2Mixer read_falcon_h1_mixer(const ModelConfig& cfg, uint64_t hidden) {
   m.heads = cfg.dim_or("mamba_n_heads", 128);
   m.head_dim = ssm::dim_or_auto(cfg, "mamba_d_head", m.inner / m.heads);
   if (m.head_dim * m.heads != m.inner)
-    cfg.fail("mamba_d_head", "mamba_d_head x mamba_n_heads must equal mamba_d_ssm (" + std::to_string(m.inner) +
-                                 ")");
+    cfg.fail("mamba_d_head",
+             "mamba_d_head x mamba_n_heads must equal mamba_d_ssm (" + std::to_string(m.inner) + ")");
   m.groups = cfg.dim_or("mamba_n_groups", 1);
   m.state = cfg.dim_or("mamba_d_state", 256);
   m.conv = cfg.dim_or("mamba_d_conv", 4);
