@@ -11,7 +11,8 @@
 namespace ma::test {
 namespace {
 
-constexpr const char* kTinyText = R"("text_config":{"model_type":"mistral","hidden_size":64,"intermediate_size":96,
+constexpr const char* kTinyText =
+    R"("text_config":{"model_type":"mistral","hidden_size":64,"intermediate_size":96,
     "num_hidden_layers":1,"num_attention_heads":4,"num_key_value_heads":2,"vocab_size":100})";
 
 // The on-disk name of a tensor stored under another name (its first piece).
@@ -21,8 +22,8 @@ std::string stored_name(const TemplateTensor& x) {
 
 TEST(LlavaLike, NextAndOnevisionLearnAnImageNewline) {
   for (const std::string type : {"llava_next", "llava_onevision"}) {
-    const std::string cls = type == "llava_next" ? "LlavaNextForConditionalGeneration"
-                                                 : "LlavaOnevisionForConditionalGeneration";
+    const std::string cls =
+        type == "llava_next" ? "LlavaNextForConditionalGeneration" : "LlavaOnevisionForConditionalGeneration";
     const ModelTemplate t = template_of(R"({"model_type":")" + type + R"(","architectures":[")" + cls +
                                         R"("],)" + kTinyText + "}");
     const TemplateTensor* newline = find_tensor(t, "model.image_newline");
@@ -32,19 +33,23 @@ TEST(LlavaLike, NextAndOnevisionLearnAnImageNewline) {
     EXPECT_EQ(t.arch.architecture, cls);
   }
   // LLaVA has none; OneVision's default tower is SigLIP (1152 wide, no head).
-  EXPECT_EQ(find_tensor(template_of(R"({"model_type":"llava","architectures":["LlavaForConditionalGeneration"],)" +
-                                    std::string(kTinyText) + "}"),
-                        "model.image_newline"),
-            nullptr);
+  EXPECT_EQ(
+      find_tensor(template_of(R"({"model_type":"llava","architectures":["LlavaForConditionalGeneration"],)" +
+                              std::string(kTinyText) + "}"),
+                  "model.image_newline"),
+      nullptr);
   const ModelTemplate ov = template_of(R"({"model_type":"llava_onevision",)" + std::string(kTinyText) + "}");
-  EXPECT_EQ(find_tensor(ov, "vision_tower.embeddings.patch_embedding.weight")->shape, Shape({1152, 3, 14, 14}));
+  EXPECT_EQ(find_tensor(ov, "vision_tower.embeddings.patch_embedding.weight")->shape,
+            Shape({1152, 3, 14, 14}));
   EXPECT_EQ(find_tensor(ov, "vision_tower.head.probe"), nullptr);
 }
 
 TEST(LlavaLike, Mistral3MergesPatchesBeforeProjecting) {
-  const ModelTemplate t = template_of(R"({"model_type":"mistral3","architectures":["Mistral3ForConditionalGeneration"],
-      "spatial_merge_size":2,)" + std::string(kTinyText) +
-                                      R"(,"vision_config":{"model_type":"pixtral","hidden_size":32,
+  const ModelTemplate t =
+      template_of(R"({"model_type":"mistral3","architectures":["Mistral3ForConditionalGeneration"],
+      "spatial_merge_size":2,)" +
+                  std::string(kTinyText) +
+                  R"(,"vision_config":{"model_type":"pixtral","hidden_size":32,
       "intermediate_size":48,"num_hidden_layers":2,"num_attention_heads":2,"patch_size":14,"image_size":224}})");
   const std::string p = "model.multi_modal_projector.";
   EXPECT_EQ(find_tensor(t, p + "norm.weight")->shape, Shape({32}));
@@ -56,8 +61,9 @@ TEST(LlavaLike, Mistral3MergesPatchesBeforeProjecting) {
   EXPECT_EQ(conv->shape, Shape({32, 3, 14, 14}));
   EXPECT_EQ(find_tensor(t, "model.vision_tower.patch_conv.bias"), nullptr);
   EXPECT_EQ(stored_name(*conv), "vision_tower.patch_conv.weight");
-  EXPECT_EQ(stored_name(*find_tensor(t, "model.vision_tower.transformer.layers.1.feed_forward.down_proj.weight")),
-            "vision_tower.transformer.layers.1.feed_forward.down_proj.weight");
+  EXPECT_EQ(
+      stored_name(*find_tensor(t, "model.vision_tower.transformer.layers.1.feed_forward.down_proj.weight")),
+      "vision_tower.transformer.layers.1.feed_forward.down_proj.weight");
   EXPECT_EQ(stored_name(*find_tensor(t, "model.language_model.layers.0.self_attn.q_proj.weight")),
             "language_model.model.layers.0.self_attn.q_proj.weight");
   EXPECT_EQ(stored_name(*find_tensor(t, "lm_head.weight")), "language_model.lm_head.weight");

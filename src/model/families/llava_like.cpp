@@ -64,8 +64,8 @@ void build_llava_kind(const ModelConfig& cfg, ModelTemplate& t, const LlavaKind&
   t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
 
   const ModelConfig vcfg = sub_or_empty(cfg, "vision_config");
-  const bool siglip = vcfg.string_or("model_type", kind.siglip_default ? "siglip_vision_model" : "") ==
-                      "siglip_vision_model";
+  const bool siglip =
+      vcfg.string_or("model_type", kind.siglip_default ? "siglip_vision_model" : "") == "siglip_vision_model";
   VitDefaults vd = siglip ? siglip_vision_defaults() : clip_vision_defaults();
   if (!cfg.has("vision_config") && !kind.siglip_default) {  // the configs' own CLIP ViT-L/14-336 default
     vd.hidden_size = 1024;
@@ -121,7 +121,8 @@ void build_llava_onevision(const ModelConfig& cfg, ModelTemplate& t) {
 constexpr const char* kMistral3Text = R"({"model_type":"mistral","head_dim":128,"hidden_size":5120,
     "intermediate_size":32768,"max_position_embeddings":131072,"num_attention_heads":32,"num_hidden_layers":40,
     "num_key_value_heads":8,"vocab_size":131072})";
-constexpr const char* kMistral3Vision = R"({"model_type":"pixtral","hidden_size":1024,"intermediate_size":4096,
+constexpr const char* kMistral3Vision =
+    R"({"model_type":"pixtral","hidden_size":1024,"intermediate_size":4096,
     "patch_size":14,"image_size":1540,"num_hidden_layers":24,"num_attention_heads":16})";
 
 ModelConfig sub_or(const ModelConfig& cfg, std::string_view key, const char* dflt) {

@@ -53,8 +53,10 @@ void build_ssm_stack(ModelTemplate& t, ma::Mixer kind, const Mixer& m) {
   lm_head(t, embed, a);
 }
 
-void build_mamba(const ModelConfig& cfg, ModelTemplate& t) {
-  t.arch.architecture = "MambaForCausalLM";
+// MambaConfig's stack; FalconMambaConfig's differs in its projections' bias default (none) and in taking an
+// explicit intermediate_size over expand x hidden (Falcon-Mamba-7B states expand 16 and 8192). Falcon-Mamba's
+// RMS norms of B, C and dt hold no parameters.
+void build_mamba_kind(const ModelConfig& cfg, ModelTemplate& t, bool falcon) {
   DecoderDefaults d;
   d.vocab_size = 50280;
   d.hidden_size = 768;
@@ -63,14 +65,25 @@ void build_mamba(const ModelConfig& cfg, ModelTemplate& t) {
   read_ssm_dims(cfg, t, d);
   ssm::Mamba1Mixer m;
   m.hidden = t.arch.hidden_size;
-  m.inner = ssm::expanded_width(cfg, "expand", 2, m.hidden);
+  m.inner = falcon && cfg.has("intermediate_size") ? cfg.dim("intermediate_size")
+                                                   : ssm::expanded_width(cfg, "expand", 2, m.hidden);
   m.state = cfg.dim_or("state_size", 16);
   m.conv = cfg.dim_or("conv_kernel", 4);
   m.dt_rank = ssm::dim_or_auto(cfg, "time_step_rank", (m.hidden + 15) / 16);
-  m.proj_bias = cfg.flag_or("use_bias", true);
+  m.proj_bias = cfg.flag_or("use_bias", !falcon);
   m.conv_bias = cfg.flag_or("use_conv_bias", true);
   t.arch.intermediate_size = m.inner;
   build_ssm_stack(t, Mixer::Mamba, m);
+}
+
+void build_mamba(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "MambaForCausalLM";
+  build_mamba_kind(cfg, t, false);
+}
+
+void build_falcon_mamba(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "FalconMambaForCausalLM";
+  build_mamba_kind(cfg, t, true);
 }
 
 void build_mamba2(const ModelConfig& cfg, ModelTemplate& t) {
@@ -472,6 +485,7 @@ constexpr std::array kStateSpaceFamilies{
     FamilyBuilder{"mamba2", build_mamba2},
     FamilyBuilder{"jamba", build_jamba},
     FamilyBuilder{"nemotron_h", build_nemotron_h},
+    FamilyBuilder{"falcon_mamba", build_falcon_mamba},
     FamilyBuilder{"granitemoehybrid", build_granitemoehybrid},
 };
 
