@@ -19,8 +19,8 @@ std::span<const FamilyBuilder> all_family_builders() {
     for (auto group :
          {families::llama_like(), families::llama_variants(), families::moe_decoders(),
           families::deepseek_like(), families::classic_decoders(), families::qwen_hybrid(),
-          families::state_space(), families::conv_hybrids(), families::parallel_hybrids(),
-          families::encoders(), families::llava_like(), families::multimodal(), families::remote_code()})
+          families::state_space(), families::conv_hybrids(), families::mamba2_hybrids(), families::encoders(),
+          families::llava_like(), families::multimodal(), families::remote_code()})
       v.insert(v.end(), group.begin(), group.end());
     return v;
   }();

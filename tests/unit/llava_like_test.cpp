@@ -1,6 +1,6 @@
-// LLaVA-NeXT, LLaVA-OneVision and Mistral 3 (model/families/llava_like.cpp): what each adds to LLaVA, in
-// memory and on disk, on configs written here. Their counts are checked against the model pages in
-// published_sizes_test.cpp.
+// LLaVA-NeXT, LLaVA-OneVision, Mistral 3, Idefics3 / SmolVLM and PaliGemma (model/families/llava_like.cpp):
+// their towers and projectors, in memory and on disk, on configs written here. Their counts are checked
+// against the model pages in published_sizes_test.cpp.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -69,6 +69,44 @@ TEST(LlavaLike, Mistral3MergesPatchesBeforeProjecting) {
   EXPECT_EQ(stored_name(*find_tensor(t, "lm_head.weight")), "language_model.lm_head.weight");
   EXPECT_FALSE(t.arch.tie_word_embeddings);
   EXPECT_THROW(template_of(R"({"model_type":"mistral3","text_config":{"model_type":"qwen2"}})"), Error);
+}
+
+TEST(LlavaLike, Idefics3ShufflesPatchesIntoOneUnbiasedLinear) {
+  const ModelTemplate t =
+      template_of(R"({"model_type":"smolvlm","scale_factor":4,)" + std::string(kTinyText) +
+                  R"(,"vision_config":{"hidden_size":32,"intermediate_size":48,
+      "num_hidden_layers":1,"num_attention_heads":2,"image_size":64,"patch_size":16}})");
+  EXPECT_EQ(t.arch.architecture, "SmolVLMForConditionalGeneration");
+  EXPECT_EQ(find_tensor(t, "model.connector.modality_projection.proj.weight")->shape, Shape({64, 512}));
+  EXPECT_EQ(find_tensor(t, "model.connector.modality_projection.proj.bias"), nullptr);
+  // SigLIP's modules (a biased patch conv, no class token) without the pooling head.
+  EXPECT_NE(find_tensor(t, "model.vision_model.embeddings.patch_embedding.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.vision_model.embeddings.position_embedding.weight")->shape,
+            Shape({16, 32}));
+  EXPECT_EQ(find_tensor(t, "model.vision_model.head.probe"), nullptr);
+  EXPECT_NE(find_tensor(t, "model.text_model.layers.0.mlp.down_proj.weight"), nullptr);
+  EXPECT_FALSE(t.arch.tie_word_embeddings);
+}
+
+TEST(LlavaLike, PaliGemmaProjectsOnceIntoGemma) {
+  const ModelTemplate t = template_of(R"({"model_type":"paligemma","projection_dim":64,
+      "text_config":{"model_type":"gemma","hidden_size":64,"intermediate_size":96,"num_hidden_layers":1,
+        "num_attention_heads":4,"num_key_value_heads":1,"head_dim":16,"vocab_size":100},
+      "vision_config":{"hidden_size":32,"intermediate_size":48,"num_hidden_layers":1,"num_attention_heads":2,
+        "image_size":64,"patch_size":16,"vision_use_head":false}})");
+  const TemplateTensor* linear = find_tensor(t, "model.multi_modal_projector.linear.weight");
+  ASSERT_NE(linear, nullptr);
+  EXPECT_EQ(linear->shape, Shape({64, 32}));
+  EXPECT_NE(find_tensor(t, "model.multi_modal_projector.linear.bias"), nullptr);
+  EXPECT_EQ(stored_name(*find_tensor(t, "model.vision_tower.post_layernorm.weight")),
+            "vision_tower.vision_model.post_layernorm.weight");
+  EXPECT_EQ(stored_name(*find_tensor(t, "model.language_model.norm.weight")),
+            "language_model.model.norm.weight");
+  EXPECT_TRUE(t.arch.tie_word_embeddings);  // PaliGemmaConfig's default
+  EXPECT_THROW(
+      template_of(R"({"model_type":"paligemma","projection_dim":32,"text_config":{"model_type":"gemma",
+      "hidden_size":64}})"),
+      Error);
 }
 
 }  // namespace

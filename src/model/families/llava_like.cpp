@@ -1,8 +1,9 @@
 // LLaVA-style vision-language models: a vision tower, a projector to the text width and a decoder built from
 // the nested text_config with the defaults of its own config class. LLaVA, LLaVA-NeXT and LLaVA-OneVision
-// (CLIP or SigLIP towers, a two-layer projector; NeXT and OneVision add image_newline) and Mistral 3
-// (Mistral-Small-3.1: a Pixtral tower and a patch-merging projector). The decoder stack of the record
-// describes the language model only.
+// (CLIP or SigLIP towers, a two-layer projector; NeXT and OneVision add image_newline), Mistral 3
+// (Mistral-Small-3.1: a Pixtral tower and a patch-merging projector), Idefics3 and SmolVLM (pixel shuffle
+// and one linear) and PaliGemma (one linear into Gemma). The decoder stack of the record describes the
+// language model only.
 #include <array>
 #include <string>
 #include <string_view>
@@ -166,11 +167,101 @@ void build_mistral3(const ModelConfig& cfg, ModelTemplate& t) {
   t.rename_on_disk("lm_head.", "language_model.lm_head.");
 }
 
+// ---- Idefics3 / SmolVLM: a headless SigLIP-style tower, pixel shuffle, one linear, a Llama decoder ----
+
+// Idefics3VisionConfig's defaults (SmolVLMVisionConfig's are the same).
+VitDefaults idefics3_vision_defaults(std::string_view vision_type) {
+  VitDefaults d;
+  d.hidden_size = 1152;
+  d.num_hidden_layers = 12;
+  d.num_attention_heads = 16;
+  d.patch_size = 32;
+  d.model_type = vision_type;
+  return d;
+}
+
+void build_idefics3_kind(const ModelConfig& cfg, ModelTemplate& t, std::string_view prefix,
+                         std::string_view vision_type) {
+  t.arch.architecture = std::string(prefix) + "ForConditionalGeneration";
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  const LlamaStyle style = read_llava_text(cfg, text, t, "llama");
+  // Only the top-level flag ties the head (default: not).
+  t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", false);
+  const ModelConfig vcfg = sub_or_empty(cfg, "vision_config");
+  if (vcfg.string_or("model_type", vision_type) != vision_type)
+    vcfg.fail("model_type", "must be " + std::string(vision_type));
+  const uint64_t vision = vit_tower(vcfg, "model.vision_model.", idefics3_vision_defaults(vision_type), t);
+  // The connector shuffles scale_factor^2 neighbouring patches into one vector, then projects it, unbiased.
+  const uint64_t scale = cfg.dim_or("scale_factor", 2);
+  blocks::linear(t, "model.connector.modality_projection.proj", vision * scale * scale, t.arch.hidden_size,
+                 false);
+  record_projector(t, "model.connector");
+  llama_style_decoder(t, "model.text_model.", style);
+  lm_head(t, "model.text_model.embed_tokens.weight", t.arch);
+}
+
+void build_idefics3(const ModelConfig& cfg, ModelTemplate& t) {
+  build_idefics3_kind(cfg, t, "Idefics3", "idefics3_vision");
+}
+void build_smolvlm(const ModelConfig& cfg, ModelTemplate& t) {
+  build_idefics3_kind(cfg, t, "SmolVLM", "smolvlm_vision");
+}
+
+// ---- PaliGemma: a SigLIP tower without its head, one linear, a Gemma (PaliGemma 2: Gemma 2) decoder ----
+
+// PaliGemmaConfig's own sub-config defaults (PaliGemma 3B's), for a config that omits one.
+constexpr const char* kPaliGemmaText = R"({"model_type":"gemma","hidden_size":2048,"num_hidden_layers":18,
+    "intermediate_size":16384,"num_attention_heads":8,"num_key_value_heads":1,"vocab_size":257152})";
+constexpr const char* kPaliGemmaVision = R"({"model_type":"siglip_vision_model","intermediate_size":4096,
+    "hidden_size":1152,"patch_size":14,"image_size":224,"num_hidden_layers":27,"num_attention_heads":16,
+    "vision_use_head":false})";
+
+LlamaStyle read_paligemma_text(const ModelConfig& cfg, const ModelConfig& text, ModelTemplate& t) {
+  const std::string type = text.string_or("model_type", "gemma");
+  t.arch.model_type = type;
+  if (type == "gemma2") {
+    read_decoder_dims(text, gemma_defaults(), t);
+    return gemma_sandwich_style(text, t.arch, text.count_or("sliding_window", 4096), 2);
+  }
+  if (type != "gemma") unsupported(cfg, "paligemma with a " + type + " language model");
+  DecoderDefaults d = gemma_defaults();  // GemmaConfig's own
+  d.hidden_size = 3072;
+  d.intermediate_size = 24576;
+  d.num_hidden_layers = 28;
+  d.num_attention_heads = 16;
+  d.num_key_value_heads = 16;
+  read_decoder_dims(text, d, t);
+  return attention_bias_style(text);
+}
+
+void build_paligemma(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "PaliGemmaForConditionalGeneration";
+  const ModelConfig text = cfg.sub("text_config").value_or(ModelConfig::parse(kPaliGemmaText, cfg.file()));
+  const LlamaStyle style = read_paligemma_text(cfg, text, t);
+  t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", true);
+  const ModelConfig vcfg =
+      cfg.sub("vision_config").value_or(ModelConfig::parse(kPaliGemmaVision, cfg.file()));
+  const uint64_t vision = vit_tower(vcfg, "model.vision_tower.", siglip_vision_defaults(), t);
+  // The projector maps the tower's width to projection_dim, which must be the text width.
+  const uint64_t projection = vcfg.dim_or("projection_dim", cfg.dim_or("projection_dim", 2048));
+  if (projection != t.arch.hidden_size)
+    cfg.fail("projection_dim",
+             "must equal text_config.hidden_size (" + std::to_string(t.arch.hidden_size) + ")");
+  blocks::linear(t, "model.multi_modal_projector.linear", vision, projection, true);
+  record_projector(t, "model.multi_modal_projector");
+  llama_style_decoder(t, "model.language_model.", style);
+  lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
+  v4_conditional_disk_names(t);
+}
+
 constexpr std::array kLlavaLikeFamilies{
     FamilyBuilder{"llava", build_llava},
     FamilyBuilder{"llava_next", build_llava_next},
     FamilyBuilder{"llava_onevision", build_llava_onevision},
     FamilyBuilder{"mistral3", build_mistral3},
+    FamilyBuilder{"idefics3", build_idefics3},
+    FamilyBuilder{"smolvlm", build_smolvlm},
+    FamilyBuilder{"paligemma", build_paligemma},
 };
 
 }  // namespace

@@ -99,9 +99,12 @@ VitDefaults siglip_vision_defaults() {
 }
 
 uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDefaults& d, ModelTemplate& t) {
-  const std::string type =
-      v.string_or("model_type", d.use_head ? "siglip_vision_model" : "clip_vision_model");
-  const bool siglip = type == "siglip_vision_model";
+  const std::string type = v.string_or("model_type", !d.model_type.empty() ? d.model_type
+                                                     : d.use_head          ? "siglip_vision_model"
+                                                                           : "clip_vision_model");
+  // Idefics3's and SmolVLM's vision transformers are SigLIP's modules without the pooling head.
+  const bool headless = type == "idefics3_vision" || type == "smolvlm_vision";
+  const bool siglip = type == "siglip_vision_model" || headless;
   if (!siglip && type != "clip_vision_model")
     v.fail("model_type", "vision tower '" + type + "' is not supported here");
   const uint64_t hidden = v.dim_or("hidden_size", d.hidden_size);
@@ -128,7 +131,8 @@ uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDef
   record_vision_tower(t, prefix + "encoder.layers", hidden, layers, heads, hidden / heads, inter, patch,
                       v.dim_or("image_size", d.image_size));
   blocks::norm(t, prefix + "post_layernorm", hidden, true);
-  if (siglip && v.flag_or("vision_use_head", d.use_head)) siglip_head(t, prefix + "head.", hidden, inter);
+  if (siglip && !headless && v.flag_or("vision_use_head", d.use_head))
+    siglip_head(t, prefix + "head.", hidden, inter);
   return hidden;
 }
 

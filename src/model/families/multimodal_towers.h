@@ -33,12 +33,15 @@ struct VitDefaults {
   uint64_t image_size = 224;
   uint64_t patch_size = 16;
   bool use_head = false;  // SigLIP's attention-pooling head
+  // The tower's model_type when its config names none; "": SigLIP's with use_head, else CLIP's.
+  std::string_view model_type;
 };
 VitDefaults clip_vision_defaults();
 VitDefaults siglip_vision_defaults();
 
-// CLIPVisionModel or SiglipVisionModel (by vision config model_type) under `prefix` (e.g.
-// "model.vision_tower."). Returns the tower's hidden size, which the projector consumes.
+// CLIPVisionModel or SiglipVisionModel (by vision config model_type; Idefics3's and SmolVLM's vision models
+// are SigLIP's without its head) under `prefix` (e.g. "model.vision_tower."). Returns the tower's hidden
+// size, which the projector consumes.
 uint64_t vit_tower(const ModelConfig& vcfg, const std::string& prefix, const VitDefaults& d,
                    ModelTemplate& t);
 

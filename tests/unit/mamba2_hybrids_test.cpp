@@ -1,5 +1,6 @@
-// Falcon-H1 (model/families/parallel_hybrids.cpp): attention and a Mamba-2 mixer in every layer, on configs
-// written here. Its count is checked against llama.cpp in hf_twin_llama_oracle_test.cpp.
+// Bamba and Falcon-H1 (model/families/mamba2_hybrids.cpp), on configs written here. Falcon-H1's count is
+// checked against llama.cpp in hf_twin_llama_oracle_test.cpp, Bamba-9B's against its model page in
+// published_sizes_test.cpp.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -17,7 +18,7 @@ std::string small_falcon_h1(const std::string& extra) {
          (extra.empty() ? "" : "," + extra) + "}";
 }
 
-TEST(ParallelHybrids, FalconH1LayersHoldBothMixers) {
+TEST(Mamba2Hybrids, FalconH1LayersHoldBothMixers) {
   const ModelTemplate t = template_of(small_falcon_h1(""));
   const LayerSpec& l = t.arch.layers()[1];
   EXPECT_EQ(l.mixer, Mixer::Attention);
@@ -37,7 +38,7 @@ TEST(ParallelHybrids, FalconH1LayersHoldBothMixers) {
   EXPECT_EQ(find_tensor(t, "model.norm.weight"), nullptr);
 }
 
-TEST(ParallelHybrids, FalconH1BiasesFollowTheirOwnFlags) {
+TEST(Mamba2Hybrids, FalconH1BiasesFollowTheirOwnFlags) {
   // projectors_bias biases the mixer's out_proj, mamba_proj_bias its in_proj only.
   const ModelTemplate t = template_of(small_falcon_h1(R"("projectors_bias":true,"mamba_rms_norm":true)"));
   EXPECT_NE(find_tensor(t, "model.layers.0.mamba.out_proj.bias"), nullptr);
@@ -47,6 +48,25 @@ TEST(ParallelHybrids, FalconH1BiasesFollowTheirOwnFlags) {
   EXPECT_NE(find_tensor(in, "model.layers.0.mamba.in_proj.bias"), nullptr);
   EXPECT_EQ(find_tensor(in, "model.layers.0.mamba.out_proj.bias"), nullptr);
   EXPECT_THROW(template_of(small_falcon_h1(R"("mamba_d_head":10)")), Error);
+}
+
+TEST(Mamba2Hybrids, BambaAttendsOnlyWhereAttnLayerIndicesSays) {
+  const std::string config = R"({"model_type":"bamba","hidden_size":64,"intermediate_size":96,
+      "num_hidden_layers":4,"num_attention_heads":4,"num_key_value_heads":2,"vocab_size":100,"mamba_n_heads":8,
+      "mamba_d_state":16,"attn_layer_indices":[1])";
+  const ModelTemplate t = template_of(config + "}");
+  std::vector<Mixer> mixers;
+  for (const LayerSpec& l : t.arch.layers()) mixers.push_back(l.mixer);
+  using enum Mixer;
+  EXPECT_EQ(mixers, (std::vector<Mixer>{Mamba2, Attention, Mamba2, Mamba2}));
+  // mamba_expand 2: 128 wide, 8 heads of 16 ("auto"); the gated norm always.
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mamba.in_proj.weight")->shape, Shape({296, 64}));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mamba.norm.weight")->shape, Shape({128}));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.self_attn.q_proj.weight"), nullptr);
+  EXPECT_NE(find_tensor(t, "model.layers.1.self_attn.q_proj.weight"), nullptr);
+  EXPECT_NE(find_tensor(t, "model.layers.1.feed_forward.down_proj.weight"), nullptr);
+  EXPECT_NE(find_tensor(t, "model.final_layernorm.weight"), nullptr);
+  EXPECT_THROW(template_of(config + R"(,"attn_layer_indices":[4]})"), Error);
 }
 
 }  // namespace
