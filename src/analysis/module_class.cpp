@@ -38,6 +38,7 @@ ModuleClass module_class(Block block, std::string_view role) {
       return ModuleClass::LinearAttention;
     case Block::Vision:
     case Block::VisionProjector:
+    case Block::Audio:
       return ModuleClass::Vision;
     default:
       return role == "embedding-projection" ? ModuleClass::Embedding : ModuleClass::Other;

@@ -17,8 +17,16 @@ struct Counted {
 
 // The stack a parameter belongs to: a layer of a recorded stack, or a tower by its block.
 std::optional<StackRole> stack_of(const Counted& c, const ArchitectureRecord& a) {
-  if (c.placement->block == Block::Vision || c.placement->block == Block::VisionProjector)
-    return c.placement->block == Block::Vision ? StackRole::Vision : StackRole::Projector;
+  switch (c.placement->block) {
+    case Block::Vision:
+      return StackRole::Vision;
+    case Block::VisionProjector:
+      return StackRole::Projector;
+    case Block::Audio:
+      return StackRole::Audio;
+    default:
+      break;
+  }
   if (!c.placement->layer) return std::nullopt;
   const std::string_view stack = c.name.substr(0, c.placement->stack_length);
   for (const StackSpec& s : a.stacks)
@@ -55,7 +63,7 @@ void tally(ParameterCounts& c, NotRunPerToken& aside, const ArchitectureRecord& 
   if (x.embedding) c.embedding += x.n;
   if (x.routed) c.routed_experts += x.n;
   const Block b = x.placement->block;
-  const bool tower = b == Block::Vision || b == Block::VisionProjector;
+  const bool tower = is_tower(b);
   if (tower) c.towers += x.n;
   if (tower && x.embedding) aside.tower_embedding += x.n;
   auto it = std::find_if(c.by_block.begin(), c.by_block.end(),

@@ -86,6 +86,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Idefics3", "Hugging Face", "idefics3", VisionLanguage, "idefics3"},
     FamilyRow{"SmolVLM", "Hugging Face", "smolvlm", VisionLanguage, "smolvlm"},
     FamilyRow{"PaliGemma", "Google", "paligemma", VisionLanguage, "paligemma"},
+    FamilyRow{"Qwen2-Audio", "Alibaba Qwen", "qwen2_audio", CausalLm, "qwen2-audio"},
     FamilyRow{"LLaVA", "LLaVA project", "llava llava_next llava_onevision", VisionLanguage, "llava",
               "LlavaLlamaForCausalLM LlavaMistralForCausalLM"},
     FamilyRow{"MiniCPM-V", "OpenBMB", "minicpmv", VisionLanguage, "minicpm-v"},

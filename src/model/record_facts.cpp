@@ -78,7 +78,7 @@ TensorFacts tensor_facts(const std::vector<NamedPlacement>& tensors) {
     const TensorPlacement& p = t.placement;
     const Block block = p.block;
     const bool bias = is_bias(t.name);
-    if (block == Block::Vision || block == Block::VisionProjector) continue;
+    if (is_tower(block)) continue;
     if (is_norm(p)) {
       f.norm = true;
       f.norm_bias = f.norm_bias || bias;

@@ -197,6 +197,7 @@ std::string_view block_name(Block b) {
                                                 "lm-head",
                                                 "vision",
                                                 "vision-projector",
+                                                "audio",
                                                 "mtp",
                                                 "quantization",
                                                 "buffer",
@@ -266,6 +267,10 @@ TensorPlacement place_tensor(std::string_view name) {
   }
   if (any_part_in(inner, std::array<std::string_view, 1>{"indexer"})) {
     set(Block::Attention, "indexer-" + role);  // the sparse-attention indexer of DeepSeek-V3.2 / GLM-5
+    return pl;
+  }
+  if (any_part_in(parts, std::array<std::string_view, 2>{"audio_tower", "audio_model"})) {
+    set(Block::Audio, role);
     return pl;
   }
   if (any_part_in(parts, kVisionParts) || any_part_in(parts, kProjectorParts)) {

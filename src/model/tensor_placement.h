@@ -26,12 +26,17 @@ enum class Block : uint8_t {
   LmHead,
   Vision,
   VisionProjector,
+  Audio,  // an audio tower (Qwen2-Audio's audio_tower): like a vision tower, no text token runs it
   Mtp,
   Quantization,
   Buffer,
   Other
 };
 std::string_view block_name(Block b);  // embedding, attention, cross-attention, mlp, moe-router, ...
+// The towers and their projectors: what feeds the language model and no text token runs.
+inline bool is_tower(Block b) {
+  return b == Block::Vision || b == Block::VisionProjector || b == Block::Audio;
+}
 
 struct TensorPlacement {
   std::optional<uint32_t> layer;  // index inside the stack

@@ -63,7 +63,8 @@ void console_parameters(ConsoleWriter& w, const ModelReport& r, const RenderOpti
     w.field("active per token", human_count(*p.active) + " (" + with_thousands(*p.active) +
                                     "; non-embedding " + with_thousands(*p.active_non_embedding) + ")");
   if (p.towers)
-    w.field("towers", with_thousands(p.towers) + " (vision towers and projectors: no text token runs them)");
+    w.field("towers", with_thousands(p.towers) +
+                          " (vision and audio towers and their projectors: no text token runs them)");
   w.field("embedding / non-embedding", with_thousands(p.embedding) + " / " + with_thousands(p.non_embedding));
   if (r.adapter && r.adapter->base_parameters)
     w.field("trainable", with_thousands(trainable_parameters(r)) + " (the adapter's; the base model's " +

@@ -1,12 +1,19 @@
-// LLaVA-NeXT, LLaVA-OneVision, Mistral 3, Idefics3 / SmolVLM and PaliGemma (model/families/llava_like.cpp):
-// their towers and projectors, in memory and on disk, on configs written here. Their counts are checked
-// against the model pages in published_sizes_test.cpp.
+// LLaVA-NeXT, LLaVA-OneVision, Mistral 3, Idefics3 / SmolVLM, PaliGemma and Qwen2-Audio
+// (model/families/llava_like.cpp): their towers and projectors, in memory and on disk, on configs written
+// here. Their counts are checked against the model pages in published_sizes_test.cpp.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
+#include "analysis/parameter_counts.h"
 #include "core/error.h"
+#include "formats/model_files.h"
+#include "model/inventory.h"
+#include "model/tensor_placement.h"
 #include "template_test_support.h"
+#include "test_support.h"
 
 namespace ma::test {
 namespace {
@@ -107,6 +114,33 @@ TEST(LlavaLike, PaliGemmaProjectsOnceIntoGemma) {
       template_of(R"({"model_type":"paligemma","projection_dim":32,"text_config":{"model_type":"gemma",
       "hidden_size":64}})"),
       Error);
+}
+
+TEST(LlavaLike, Qwen2AudioTowerRunsForNoTextToken) {
+  const std::string config = R"({"model_type":"qwen2_audio",
+      "audio_config":{"d_model":32,"encoder_layers":2,"encoder_attention_heads":2,"encoder_ffn_dim":48,
+        "num_mel_bins":8,"max_source_positions":10},
+      "text_config":{"model_type":"qwen2","hidden_size":64,"intermediate_size":96,"num_hidden_layers":1,
+        "num_attention_heads":4,"num_key_value_heads":2,"vocab_size":100}})";
+  const ModelTemplate t = template_of(config);
+  EXPECT_EQ(find_tensor(t, "audio_tower.conv1.weight")->shape, Shape({32, 8, 3}));
+  EXPECT_EQ(find_tensor(t, "audio_tower.layers.1.self_attn.k_proj.bias"), nullptr);
+  EXPECT_NE(find_tensor(t, "audio_tower.layers.1.self_attn.q_proj.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, "audio_tower.embed_positions.weight")->kind, TensorKind::Parameter);
+  EXPECT_EQ(find_tensor(t, "multi_modal_projector.linear.weight")->shape, Shape({64, 32}));
+  EXPECT_NE(find_tensor(t, "language_model.lm_head.weight"), nullptr);
+  EXPECT_EQ(place_tensor("audio_tower.layers.1.fc1.weight").block, Block::Audio);
+  // The tower and its projector are towers: counted, but not in what a text token runs.
+  const TempDir dir;
+  std::ofstream(dir.path() / "config.json") << config;
+  const ParameterCounts c =
+      count_parameters(build_inventory(locate_local_model((dir.path() / "config.json").string())));
+  uint64_t tower = 0;
+  for (const TemplateTensor& x : t.tensors)
+    if (x.name.starts_with("audio_tower.") || x.name.starts_with("multi_modal_projector."))
+      tower += numel(x.shape);
+  EXPECT_GT(tower, 0u);
+  EXPECT_EQ(c.towers, tower);
 }
 
 }  // namespace

@@ -235,10 +235,14 @@ struct Key {
 
 Key key_of(const ArchitectureRecord& a, std::string_view name, const TensorPlacement& p) {
   const StackSpec* s = stack_of(a, name, p);
-  const bool tower_block = p.block == Block::Vision || p.block == Block::VisionProjector;
+  const bool tower_block = is_tower(p.block);
   if (tower_block ||
       (s && (s->role == StackRole::Vision || s->role == StackRole::Audio || s->role == StackRole::Projector)))
-    return {tower_kind(s ? s->role : StackRole::Vision, p.block), nullptr, std::nullopt, ""};
+    return {tower_kind(s                         ? s->role
+                       : p.block == Block::Audio ? StackRole::Audio
+                                                 : StackRole::Vision,
+                       p.block),
+            nullptr, std::nullopt, ""};
   if (p.block == Block::Mtp || (s && s->role == StackRole::Mtp)) return {ComponentKind::Mtp, s, p.layer, ""};
   if (s) {
     const LayerSpec& l = s->layers[*p.layer - s->first_index];

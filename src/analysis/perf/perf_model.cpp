@@ -34,9 +34,7 @@ bool is_gemm_weight(const InventoryTensor& t) {
   if (t.kind != TensorKind::Parameter || t.shape.size() != 2 || t.embedding || t.routed_expert) return false;
   const Block block = t.placement.block;
   // Embedding tables (and their tied copies, such as T5's encoder/decoder embed_tokens) are gathered from.
-  if (block == Block::Embedding || block == Block::Vision || block == Block::VisionProjector ||
-      block == Block::Norm)
-    return false;
+  if (block == Block::Embedding || is_tower(block) || block == Block::Norm) return false;
   return t.name.size() >= 6 && t.name.compare(t.name.size() - 6, 6, "weight") == 0;
 }
 

@@ -259,7 +259,7 @@ namespace {
 
 // Blocks a token passes through before the first layer: the embeddings and the towers that feed them.
 bool runs_first(Block b) {
-  return b == Block::Embedding || b == Block::Vision || b == Block::VisionProjector;
+  return b == Block::Embedding || is_tower(b);
 }
 
 }  // namespace

@@ -214,6 +214,35 @@ void build_t5(const ModelConfig& cfg, ModelTemplate& t) {
   if (has_decoder) describe_stack(t, StackRole::Decoder, "decoder.block", main, t.arch.head_dim);
 }
 
+namespace {
+
+// The tensors of Whisper's audio encoder under `encoder`.
+void audio_encoder_tensors(ModelTemplate& t, const std::string& encoder, const StackDims& enc, uint64_t mels,
+                           uint64_t positions) {
+  const uint64_t d = enc.layer.hidden;
+  t.add(encoder + ".conv1.weight", {d, mels, 3});
+  t.add(encoder + ".conv1.bias", {d});
+  t.add(encoder + ".conv2.weight", {d, d, 3});
+  t.add(encoder + ".conv2.bias", {d});
+  blocks::embedding(t, encoder + ".embed_positions.weight", positions, d);
+  bart_style_layers(t, encoder, enc, false);
+  blocks::norm(t, encoder + ".layer_norm", d, true);
+}
+
+}  // namespace
+
+void whisper_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix,
+                           StackRole role, const AudioEncoderDefaults& dflt) {
+  const uint64_t d = cfg.dim_or("d_model", dflt.d_model);
+  StackDims enc = read_stack(cfg, "encoder", d, dflt.layers, dflt.heads, dflt.ffn);
+  enc.layer.k_bias = false;
+  const uint64_t mels = cfg.dim_or("num_mel_bins", dflt.mel_bins);
+  const uint64_t positions = cfg.dim_or("max_source_positions", dflt.positions);
+  audio_encoder_tensors(t, prefix, enc, mels, positions);
+  describe_stack(t, role, prefix + ".layers", enc, d / enc.layer.heads, positions);
+  t.arch.stack(role)->mel_bins = mels;
+}
+
 void build_whisper(const ModelConfig& cfg, ModelTemplate& t) {
   std::string cls = architecture_of(cfg, "WhisperModel");
   std::string task = supported_task(cfg, cls, "Whisper", {"Model", "ForConditionalGeneration"});
@@ -228,13 +257,7 @@ void build_whisper(const ModelConfig& cfg, ModelTemplate& t) {
 
   std::string prefix = task == "Model" ? "" : "model.";
   std::string encoder = prefix + "encoder", decoder = prefix + "decoder";
-  t.add(encoder + ".conv1.weight", {d, mels, 3});
-  t.add(encoder + ".conv1.bias", {d});
-  t.add(encoder + ".conv2.weight", {d, d, 3});
-  t.add(encoder + ".conv2.bias", {d});
-  blocks::embedding(t, encoder + ".embed_positions.weight", src_pos, d);
-  bart_style_layers(t, encoder, enc, false);
-  blocks::norm(t, encoder + ".layer_norm", d, true);
+  audio_encoder_tensors(t, encoder, enc, mels, src_pos);
   blocks::embedding(t, decoder + ".embed_tokens.weight", vocab, d);
   blocks::embedding(t, decoder + ".embed_positions.weight", tgt_pos, d);
   bart_style_layers(t, decoder, dec, true);

@@ -1,5 +1,8 @@
 // Encoder-decoder families of the encoders group: BART, T5, Whisper. Registered in encoders.cpp's table.
 #pragma once
+#include <cstdint>
+#include <string>
+
 #include "model/config.h"
 #include "model/model_template.h"
 
@@ -8,5 +11,14 @@ namespace ma::families {
 void build_bart(const ModelConfig& cfg, ModelTemplate& t);
 void build_t5(const ModelConfig& cfg, ModelTemplate& t);
 void build_whisper(const ModelConfig& cfg, ModelTemplate& t);
+
+// Whisper's audio encoder under `prefix` (two convolutions over the mel bins, learned positions, layers with
+// no k_proj bias, a final LayerNorm), sized by the config's d_model, encoder_* and num_mel_bins fields with
+// `dflt`'s defaults; its layers form a stack of `role` in the record. Qwen2-Audio's audio tower is one.
+struct AudioEncoderDefaults {
+  uint64_t d_model = 384, layers = 4, heads = 6, ffn = 1536, mel_bins = 80, positions = 1500;
+};
+void whisper_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix,
+                           StackRole role, const AudioEncoderDefaults& dflt);
 
 }  // namespace ma::families

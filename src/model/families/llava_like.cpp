@@ -2,13 +2,14 @@
 // the nested text_config with the defaults of its own config class. LLaVA, LLaVA-NeXT and LLaVA-OneVision
 // (CLIP or SigLIP towers, a two-layer projector; NeXT and OneVision add image_newline), Mistral 3
 // (Mistral-Small-3.1: a Pixtral tower and a patch-merging projector), Idefics3 and SmolVLM (pixel shuffle
-// and one linear) and PaliGemma (one linear into Gemma). The decoder stack of the record describes the
-// language model only.
+// and one linear), PaliGemma (one linear into Gemma) and, with an audio tower, Qwen2-Audio. The decoder
+// stack of the record describes the language model only.
 #include <array>
 #include <string>
 #include <string_view>
 
 #include "model/families/decoder_llama.h"
+#include "model/families/encoders_seq2seq.h"
 #include "model/families/family_groups.h"
 #include "model/families/multimodal_towers.h"
 
@@ -254,6 +255,31 @@ void build_paligemma(const ModelConfig& cfg, ModelTemplate& t) {
   v4_conditional_disk_names(t);
 }
 
+// ---- Qwen2-Audio: Whisper's audio encoder, one linear, a Qwen2 decoder ----
+
+void build_qwen2_audio(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Qwen2AudioForConditionalGeneration";
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  const LlamaStyle style = read_llava_text(cfg, text, t, "qwen2");
+  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
+  // Qwen2AudioEncoderConfig's defaults: Whisper-large-v3's encoder. Its positions are a frozen nn.Embedding,
+  // a parameter that num_parameters counts.
+  AudioEncoderDefaults audio;
+  audio.d_model = 1280;
+  audio.layers = 32;
+  audio.heads = 20;
+  audio.ffn = 5120;
+  audio.mel_bins = 128;
+  const ModelConfig audio_cfg = sub_or_empty(cfg, "audio_config");
+  whisper_audio_encoder(audio_cfg, t, "audio_tower", StackRole::Audio, audio);
+  blocks::linear(t, "multi_modal_projector.linear", audio_cfg.dim_or("d_model", audio.d_model),
+                 t.arch.hidden_size, true);
+  record_projector(t, "multi_modal_projector");
+  // transformers 5 keeps transformers 4's layout here: no model. wrapper, the decoder inside language_model.
+  llama_style_decoder(t, "language_model.model.", style);
+  lm_head(t, "language_model.model.embed_tokens.weight", t.arch, "language_model.lm_head.weight");
+}
+
 constexpr std::array kLlavaLikeFamilies{
     FamilyBuilder{"llava", build_llava},
     FamilyBuilder{"llava_next", build_llava_next},
@@ -262,6 +288,7 @@ constexpr std::array kLlavaLikeFamilies{
     FamilyBuilder{"idefics3", build_idefics3},
     FamilyBuilder{"smolvlm", build_smolvlm},
     FamilyBuilder{"paligemma", build_paligemma},
+    FamilyBuilder{"qwen2_audio", build_qwen2_audio},
 };
 
 }  // namespace
