@@ -1,8 +1,8 @@
 // Mixture-of-experts decoders that keep Llama's layer layout (self_attn + sparse block + two RMSNorms):
-// Mixtral, Qwen1.5/2-MoE, Qwen3-MoE, OLMoE, Granite-MoE, MiniMax-M2, gpt-oss, Phi-3.5-MoE and ERNIE 4.5
-// MoE, plus DBRX with its own
-// fused-attention layout. transformers >= 5 fuses the experts of a layer into stacked tensors; Hub
-// checkpoints mostly keep one tensor per expert, so each family also says how its experts are stored.
+// Mixtral, Qwen1.5/2-MoE, Qwen3-MoE, OLMoE, Granite-MoE (and its shared-MLP variant), MiniMax-M2, gpt-oss,
+// Phi-3.5-MoE and ERNIE 4.5 MoE, plus DBRX with its own fused-attention layout. transformers >= 5 fuses the
+// experts of a layer into stacked tensors; Hub checkpoints mostly keep one tensor per expert, so each family
+// also says how its experts are stored.
 #include <algorithm>
 #include <array>
 #include <initializer_list>
