@@ -28,7 +28,7 @@ LlamaStyle read_llava_text(const ModelConfig& cfg, const ModelConfig& text, Mode
   else if (type == "qwen2")
     s = read_qwen2_text(text, t);
   else
-    unsupported(cfg, "llava with a " + type + " language model");
+    unsupported(cfg, cfg.string_or("model_type", "llava") + " with a " + type + " language model");
   t.arch.model_type = type;
   return s;
 }
