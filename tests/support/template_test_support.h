@@ -1,8 +1,15 @@
-// Family templates built from config.json text a test writes, and their tensors by in-memory name.
+// Family templates built from config.json text a test writes, their tensors by in-memory name and on disk,
+// and the parameter count a config gives as a user sees it.
 #pragma once
+#include <cstdint>
+#include <fstream>
 #include <string>
 
+#include "analysis/parameter_counts.h"
+#include "formats/model_files.h"
 #include "model/family_registry.h"
+#include "model/inventory.h"
+#include "test_support.h"
 
 namespace ma::test {
 
@@ -15,6 +22,22 @@ inline const TemplateTensor* find_tensor(const ModelTemplate& t, const std::stri
   for (const TemplateTensor& x : t.tensors)
     if (x.name == name) return &x;
   return nullptr;
+}
+
+// The on-disk name of a tensor checkpoints store under another name (its first piece), else its own.
+inline std::string stored_name(const TemplateTensor& x) {
+  return x.disk.empty() ? x.name : x.disk.front().name;
+}
+
+// The parameter counts of the model `config_json` describes, through the path a config.json the user names
+// takes; and their total, num_parameters.
+inline ParameterCounts counts_of(const std::string& config_json) {
+  const TempDir dir;
+  std::ofstream(dir.path() / "config.json") << config_json;
+  return count_parameters(build_inventory(locate_local_model((dir.path() / "config.json").string())));
+}
+inline uint64_t parameters_of(const std::string& config_json) {
+  return counts_of(config_json).total;
 }
 
 }  // namespace ma::test

@@ -11,11 +11,6 @@
 namespace ma::test {
 namespace {
 
-// The on-disk name of a tensor stored under another name (its first piece).
-std::string disk_name(const TemplateTensor& x) {
-  return x.disk.empty() ? x.name : x.disk.front().name;
-}
-
 constexpr const char* kSmallMoe = R"("hidden_size":64,"intermediate_size":96,"num_hidden_layers":3,
     "num_attention_heads":4,"num_key_value_heads":2,"vocab_size":100)";
 
@@ -27,7 +22,7 @@ TEST(MoeFamilies, PhimoeRoutesThroughMlpRouterStoredAsMixtralsGate) {
   const ModelTemplate t = template_of(small_moe("phimoe", R"("num_local_experts":4,"lm_head_bias":true)"));
   const TemplateTensor* router = find_tensor(t, "model.layers.0.mlp.router.weight");
   ASSERT_NE(router, nullptr);
-  EXPECT_EQ(disk_name(*router), "model.layers.0.block_sparse_moe.gate.weight");
+  EXPECT_EQ(stored_name(*router), "model.layers.0.block_sparse_moe.gate.weight");
   const TemplateTensor* experts = find_tensor(t, "model.layers.0.mlp.experts.gate_up_proj");
   ASSERT_NE(experts, nullptr);
   ASSERT_TRUE(experts->per_expert);
@@ -49,7 +44,7 @@ TEST(MoeFamilies, ErnieRoutesFromItsStartLayerWithAParameterScoreBias) {
   ASSERT_NE(bias, nullptr);
   EXPECT_EQ(bias->shape, Shape({1, 8}));
   EXPECT_EQ(bias->kind, TensorKind::Parameter);
-  EXPECT_EQ(disk_name(*bias), "model.layers.1.mlp.moe_statics.e_score_correction_bias");
+  EXPECT_EQ(stored_name(*bias), "model.layers.1.mlp.moe_statics.e_score_correction_bias");
   // Two shared experts as one plain MLP of twice the expert width, biased too; the experts never are.
   const TemplateTensor* shared = find_tensor(t, "model.layers.1.mlp.shared_experts.up_proj.weight");
   ASSERT_NE(shared, nullptr);

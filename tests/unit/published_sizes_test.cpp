@@ -4,23 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
-#include "analysis/parameter_counts.h"
-#include "formats/model_files.h"
-#include "model/inventory.h"
-#include "test_support.h"
+#include "template_test_support.h"
 
 namespace ma::test {
 namespace {
-
-uint64_t parameters_of(const std::string& json) {
-  const TempDir dir;
-  std::ofstream(dir.path() / "config.json") << json;
-  return count_parameters(build_inventory(locate_local_model((dir.path() / "config.json").string()))).total;
-}
 
 // A count as the Hub's model pages state it: three significant digits ("8.17B", "361M").
 std::string three_digits(uint64_t n) {

@@ -127,6 +127,7 @@ constexpr const char* kMistral3Vision =
     R"({"model_type":"pixtral","hidden_size":1024,"intermediate_size":4096,
     "patch_size":14,"image_size":1540,"num_hidden_layers":24,"num_attention_heads":16})";
 
+// A nested config, or `dflt` (parsed only then) when the key is absent or null.
 ModelConfig sub_or(const ModelConfig& cfg, std::string_view key, const char* dflt) {
   if (auto s = cfg.sub(key)) return *s;
   return ModelConfig::parse(dflt, cfg.file());
@@ -237,11 +238,10 @@ LlamaStyle read_paligemma_text(const ModelConfig& cfg, const ModelConfig& text, 
 
 void build_paligemma(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "PaliGemmaForConditionalGeneration";
-  const ModelConfig text = cfg.sub("text_config").value_or(ModelConfig::parse(kPaliGemmaText, cfg.file()));
+  const ModelConfig text = sub_or(cfg, "text_config", kPaliGemmaText);
   const LlamaStyle style = read_paligemma_text(cfg, text, t);
   t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", true);
-  const ModelConfig vcfg =
-      cfg.sub("vision_config").value_or(ModelConfig::parse(kPaliGemmaVision, cfg.file()));
+  const ModelConfig vcfg = sub_or(cfg, "vision_config", kPaliGemmaVision);
   const uint64_t vision = vit_tower(vcfg, "model.vision_tower.", siglip_vision_defaults(), t);
   // The projector maps the tower's width to projection_dim, which must be the text width.
   const uint64_t projection = vcfg.dim_or("projection_dim", cfg.dim_or("projection_dim", 2048));
