@@ -89,5 +89,48 @@ TEST(MoeFamilies, GraniteMoeSharedAddsItsSharedMlpBesideTheExperts) {
   for (size_t i = 0; i < none.tensors.size(); ++i) EXPECT_EQ(none.tensors[i].name, plain.tensors[i].name);
 }
 
+TEST(MoeFamilies, LagunaGivesEachLayerItsOwnHeadsAndAGatePerHead) {
+  const ModelTemplate t = template_of(small_moe("laguna", R"("head_dim":16,"num_experts":8,
+      "num_experts_per_tok":2,"moe_intermediate_size":32,"shared_expert_intermediate_size":24,
+      "num_attention_heads_per_layer":[4,6,4],"mlp_layer_types":["dense","sparse","sparse"],
+      "layer_types":["full_attention","sliding_attention","full_attention"],"sliding_window":8)"));
+  // Layer 1 runs 6 query heads: q_proj, o_proj and the softplus gate g_proj are sized by them; k/v by 2.
+  EXPECT_EQ(find_tensor(t, "model.layers.1.self_attn.q_proj.weight")->shape, Shape({96, 64}));
+  EXPECT_EQ(find_tensor(t, "model.layers.1.self_attn.o_proj.weight")->shape, Shape({64, 96}));
+  EXPECT_EQ(find_tensor(t, "model.layers.1.self_attn.g_proj.weight")->shape, Shape({6, 64}));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.self_attn.g_proj.weight")->shape, Shape({4, 64}));
+  EXPECT_EQ(find_tensor(t, "model.layers.1.self_attn.k_proj.weight")->shape, Shape({32, 64}));
+  EXPECT_EQ(find_tensor(t, "model.layers.1.self_attn.q_norm.weight")->shape, Shape({16}));
+  EXPECT_EQ(t.arch.layers()[1].attention.heads, 6u);
+  EXPECT_EQ(t.arch.layers()[1].attention.window, 8u);
+  EXPECT_EQ(t.arch.layers()[2].attention.heads, 4u);
+  EXPECT_EQ(t.arch.layers()[2].attention.window, 0u);
+  // Layer 0 is dense (intermediate_size); the others route, with a shared MLP Hub checkpoints call
+  // shared_expert, and the router's score bias a parameter they keep under experts.
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mlp.gate_proj.weight")->shape, Shape({96, 64}));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mlp.gate.weight"), nullptr);
+  const TemplateTensor* bias = find_tensor(t, "model.layers.1.mlp.gate.e_score_correction_bias");
+  ASSERT_NE(bias, nullptr);
+  EXPECT_EQ(bias->kind, TensorKind::Parameter);
+  EXPECT_EQ(stored_name(*bias), "model.layers.1.mlp.experts.e_score_correction_bias");
+  const TemplateTensor* shared = find_tensor(t, "model.layers.2.mlp.shared_experts.up_proj.weight");
+  ASSERT_NE(shared, nullptr);
+  EXPECT_EQ(shared->shape, Shape({24, 64}));
+  EXPECT_EQ(stored_name(*shared), "model.layers.2.mlp.shared_expert.up_proj.weight");
+  EXPECT_EQ(stored_name(*find_tensor(t, "model.layers.2.self_attn.q_proj.weight")),
+            "model.layers.2.self_attn.q_proj.weight");
+  EXPECT_EQ(t.arch.layers()[1].ffn.shared_intermediate, 24u);
+  // LagunaConfig's defaults: the first layer dense, every layer full attention with num_attention_heads.
+  const ModelTemplate plain = template_of(small_moe("laguna", R"("head_dim":16,"num_experts":8)"));
+  EXPECT_EQ(plain.arch.layers()[0].ffn.kind, Ffn::Dense);
+  EXPECT_EQ(plain.arch.layers()[2].ffn.kind, Ffn::Moe);
+  EXPECT_EQ(plain.arch.layers()[2].attention.heads, 4u);
+  EXPECT_EQ(plain.arch.layers()[2].attention.window, 0u);
+  // A per-layer list of the wrong length, or a head count the key/value heads do not divide, is refused.
+  EXPECT_THROW(template_of(small_moe("laguna", R"("num_attention_heads_per_layer":[4,4])")), Error);
+  EXPECT_THROW(template_of(small_moe("laguna", R"("num_attention_heads_per_layer":[4,5,4])")), Error);
+  EXPECT_THROW(template_of(small_moe("laguna", R"("mlp_layer_types":["dense","moe","sparse"])")), Error);
+}
+
 }  // namespace
 }  // namespace ma::test

@@ -113,6 +113,14 @@ TEST_P(OracleTest, TemplateEqualsTransformers) {
   files.config = config_dir / "config.json";
 
   if (!o.find("ok")->as_bool()) {
+    const std::string_view error = o.find("error")->as_string();
+    if (error.find("custom code") == std::string_view::npos &&
+        error.find("does not recognize") == std::string_view::npos &&
+        error.find("Unrecognized model") == std::string_view::npos)
+      // transformers has the class but could not build this config (poolside's Laguna-XS.2 stops the
+      // oracle's version with an AttributeError): there is no count to compare, and the family's own tests
+      // (published size, llama.cpp's count) check its template.
+      GTEST_SKIP() << "transformers failed on this config: " << error;
     // Needs code outside transformers: we must say so, never guess, unless we derived the template by hand
     // from the model's own code (remote_code_test checks those) or the config merely lacks the model_type its
     // class names (distilgpt2).

@@ -184,6 +184,14 @@ constexpr Published kPublished[] = {
          "num_attention_heads":16,"num_key_value_heads":2,"head_dim":128,"vocab_size":103424,
          "tie_word_embeddings":true,"use_bias":false})",
      "361M"},
+    {"poolside/Laguna-XS.2",  // mlp_layer_types as the config lists it: LagunaConfig's default, layer 0 dense
+     R"({"model_type":"laguna","hidden_size":2048,"intermediate_size":8192,"num_hidden_layers":40,
+         "num_attention_heads":48,"num_key_value_heads":8,"head_dim":128,"vocab_size":100352,
+         "num_experts":256,"num_experts_per_tok":8,"moe_intermediate_size":512,
+         "shared_expert_intermediate_size":512,"tie_word_embeddings":false,
+         "num_attention_heads_per_layer":[48,64,64,64,48,64,64,64,48,64,64,64,48,64,64,64,48,64,64,64,
+         48,64,64,64,48,64,64,64,48,64,64,64,48,64,64,64,48,64,64,64]})",
+     "33.4B"},
 };
 
 TEST(PublishedSizes, CountsAreThePublishedSizes) {

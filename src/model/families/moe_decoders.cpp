@@ -1,8 +1,8 @@
 // Mixture-of-experts decoders that keep Llama's layer layout (self_attn + sparse block + two RMSNorms):
 // Mixtral, Qwen1.5/2-MoE, Qwen3-MoE, OLMoE, Granite-MoE (and its shared-MLP variant), MiniMax-M2, gpt-oss,
-// Phi-3.5-MoE and ERNIE 4.5 MoE, plus DBRX with its own fused-attention layout. transformers >= 5 fuses the
-// experts of a layer into stacked tensors; Hub checkpoints mostly keep one tensor per expert, so each family
-// also says how its experts are stored.
+// Phi-3.5-MoE, ERNIE 4.5 MoE and Laguna, plus DBRX with its own fused-attention layout. transformers >= 5
+// fuses the experts of a layer into stacked tensors; Hub checkpoints mostly keep one tensor per expert, so
+// each family also says how its experts are stored.
 #include <algorithm>
 #include <array>
 #include <initializer_list>
@@ -34,7 +34,11 @@ struct MoeLayout {
   bool correction_bias = false;  // MiniMax-M2: e_score_correction_bias buffer of the sigmoid router
   bool shared_expert = false;    // Qwen2-MoE: a gated dense expert every token goes through
   bool shared_experts = false;   // ERNIE 4.5: `shared_experts`, a plain MLP every token goes through
+  std::string disk_shared_experts = "shared_experts";  // Laguna's checkpoints: `shared_expert`
   uint64_t shared_inter = 0;
+  // Laguna: the sigmoid router's score bias, a parameter [E] of the router (gate.e_score_correction_bias)
+  // that checkpoints store as experts.e_score_correction_bias.
+  bool router_score_bias = false;
   // ERNIE 4.5: the router's score bias, a parameter [1, E] under gate.moe_statics (mlp.moe_statics on disk).
   bool statics_bias = false;
   bool mxfp4 = false;  // gpt-oss Hub checkpoints: experts stored as MXFP4 blocks + scales
@@ -43,6 +47,9 @@ struct MoeLayout {
 struct MoeDecoder {
   blocks::Attention attn;
   bool sinks = false;  // gpt-oss: one learned attention-sink logit per head
+  // Laguna: query heads per layer (num_attention_heads_per_layer); empty, attn.heads in every layer.
+  std::vector<uint64_t> heads;
+  bool head_gate = false;  // Laguna: self_attn.g_proj [heads, H], a softplus gate on each head's output
   MoeLayout moe;
   std::vector<bool> sparse;       // per layer: sparse block (true) or dense MLP
   std::vector<uint64_t> windows;  // per layer sliding window, 0 for full attention
@@ -168,11 +175,17 @@ void sparse_block(ModelTemplate& t, const std::string& layer, const Architecture
   if (m.statics_bias)
     add_renamed(t, mem + "." + m.router + ".moe_statics.e_score_correction_bias", {1, a.num_experts},
                 disk + ".moe_statics.e_score_correction_bias");
+  if (m.router_score_bias)
+    add_renamed(t, mem + "." + m.router + ".e_score_correction_bias", {a.num_experts},
+                disk + ".experts.e_score_correction_bias");
   const std::string experts_disk = m.style == ExpertStyle::Stacked ? disk : disk + ".experts";
   experts(t, mem + ".experts", experts_disk, a, m);
   if (m.shared_expert) blocks::gated_shared_expert(t, mem, a.hidden_size, m.shared_inter);
-  if (m.shared_experts)
+  if (m.shared_experts) {
     blocks::gated_mlp(t, mem + ".shared_experts", a.hidden_size, m.shared_inter, mlp_bias);
+    if (m.disk_shared_experts != "shared_experts")
+      t.rename_on_disk(mem + ".shared_experts.", disk + "." + m.disk_shared_experts + ".");
+  }
 }
 
 void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
@@ -181,8 +194,11 @@ void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
   StackSpec& stack = t.arch.add_stack(StackRole::Decoder, "model.layers");
   for (uint64_t i = 0; i < a.num_layers; ++i) {
     std::string p = "model.layers." + std::to_string(i);
-    if (d.sinks) t.add(p + ".self_attn.sinks", {a.num_attention_heads});
-    blocks::attention(t, p + ".self_attn", d.attn);
+    blocks::Attention attn = d.attn;
+    if (!d.heads.empty()) attn.heads = d.heads[i];
+    if (d.sinks) t.add(p + ".self_attn.sinks", {attn.heads});
+    blocks::attention(t, p + ".self_attn", attn);
+    if (d.head_gate) blocks::linear(t, p + ".self_attn.g_proj", a.hidden_size, attn.heads, false);
     if (!d.sparse[i]) {
       blocks::gated_mlp(t, p + ".mlp", a.hidden_size, d.dense_inter, d.mlp_bias);
     } else {
@@ -195,6 +211,10 @@ void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
     blocks::norm(t, p + ".input_layernorm", a.hidden_size, d.norm_bias);
     blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, d.norm_bias);
     LayerSpec l = attention_layer(a, d.windows[i], d.sparse[i] ? Ffn::Moe : Ffn::Dense);
+    if (!d.heads.empty()) {
+      l.attention.heads = attn.heads;
+      l.attention.kind = attention_kind_of(attn.heads, attn.kv_heads);
+    }
     if (d.sparse[i] && (d.moe.shared_expert || d.moe.shared_experts))
       l.ffn.shared_intermediate = d.moe.shared_inter;
     if (d.sparse[i] && d.granite_shared) l.ffn.shared_intermediate = d.granite_shared;
@@ -456,6 +476,74 @@ void build_ernie4_5_moe(const ModelConfig& cfg, ModelTemplate& t) {
   build_moe_decoder(t, d);
 }
 
+// Laguna (poolside): Qwen3-MoE's experts behind a sigmoid router with a score bias, a shared MLP, dense
+// layers where mlp_layer_types says so (the first, by default), and attention whose query head count varies
+// by layer (num_attention_heads_per_layer: XS.2 gives its sliding layers 64 heads, its full ones 48), each
+// head's output scaled by a softplus gate of its own (g_proj).
+std::vector<uint64_t> laguna_heads(const ModelConfig& cfg, const ArchitectureRecord& a) {
+  std::vector<int64_t> listed = cfg.ints("num_attention_heads_per_layer");
+  if (listed.empty()) return std::vector<uint64_t>(a.num_layers, a.num_attention_heads);
+  if (listed.size() != a.num_layers)
+    cfg.fail("num_attention_heads_per_layer",
+             "must list one head count per layer (" + std::to_string(a.num_layers) + ")");
+  std::vector<uint64_t> heads;
+  for (int64_t h : listed) {
+    if (h <= 0 || static_cast<uint64_t>(h) % a.num_key_value_heads != 0)
+      cfg.fail("num_attention_heads_per_layer",
+               "each head count must be a positive multiple of num_key_value_heads (" +
+                   std::to_string(a.num_key_value_heads) + ")");
+    heads.push_back(static_cast<uint64_t>(h));
+  }
+  return heads;
+}
+
+std::vector<bool> laguna_sparse_layers(const ModelConfig& cfg, uint64_t layers) {
+  std::vector<std::string> types = cfg.strings("mlp_layer_types");
+  std::vector<bool> sparse(layers, true);
+  if (types.empty()) {
+    if (layers) sparse[0] = false;
+    return sparse;
+  }
+  if (types.size() != layers)
+    cfg.fail("mlp_layer_types", "must list one type per layer (" + std::to_string(layers) + ")");
+  for (uint64_t i = 0; i < layers; ++i) {
+    if (types[i] != "dense" && types[i] != "sparse")
+      cfg.fail("mlp_layer_types", "each entry must be \"dense\" or \"sparse\", not \"" + types[i] + "\"");
+    sparse[i] = types[i] == "sparse";
+  }
+  return sparse;
+}
+
+void build_laguna(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "LagunaForCausalLM";
+  DecoderDefaults dd;
+  dd.vocab_size = 100352;
+  dd.hidden_size = 2048;
+  dd.intermediate_size = 8192;
+  dd.num_hidden_layers = 40;
+  dd.num_attention_heads = 48;
+  dd.num_key_value_heads = 8;
+  dd.head_dim = 128;
+  dd.max_position_embeddings = 131072;
+  read_decoder_dims(cfg, dd, t);
+  read_experts(cfg, t, {"num_experts"}, 256, 8, cfg.dim_or("moe_intermediate_size", 512));
+  MoeDecoder d = all_sparse(t.arch);
+  d.heads = laguna_heads(cfg, t.arch);
+  d.head_gate = true;
+  d.attn.qkv_bias = d.attn.o_bias = cfg.flag_or("attention_bias", false);
+  d.attn.qk_norm = true;
+  d.sparse = laguna_sparse_layers(cfg, t.arch.num_layers);
+  d.dense_inter = t.arch.intermediate_size;
+  d.windows = layer_windows(cfg, t.arch.num_layers, cfg.count_or("sliding_window", 512),
+                            [](uint64_t) { return false; });
+  d.moe.router_score_bias = true;
+  d.moe.shared_experts = true;
+  d.moe.disk_shared_experts = "shared_expert";
+  d.moe.shared_inter = cfg.dim_or("shared_expert_intermediate_size", 512);
+  t.arch.num_shared_experts = 1;
+  build_moe_decoder(t, d);
+}
+
 // DBRX names everything its own way and fuses q/k/v into one projection; its nested attn_config and
 // ffn_config hold the attention and expert numbers.
 void read_dbrx_dims(const ModelConfig& cfg, ArchitectureRecord& a) {
@@ -516,6 +604,7 @@ constexpr std::array kMoeDecoderFamilies{
     FamilyBuilder{"phimoe", build_phimoe},
     FamilyBuilder{"ernie4_5_moe", build_ernie4_5_moe},
     FamilyBuilder{"granitemoeshared", build_granitemoeshared},
+    FamilyBuilder{"laguna", build_laguna},
 };
 
 }  // namespace
