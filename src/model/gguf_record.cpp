@@ -158,6 +158,13 @@ constexpr std::array kArchitectures = {
     GgufArch{"ernie4_5-moe", "ernie4_5_moe", "Ernie4_5_MoeForCausalLM"},
     GgufArch{"lfm2", "lfm2", "Lfm2ForCausalLM"},
     GgufArch{"lfm2moe", "lfm2_moe", "Lfm2MoeForCausalLM"},
+    // Laguna's converter writes the window but not its pattern: llama.cpp slides three layers of four, the
+    // first of each four global.
+    GgufArch{.gguf = "laguna",
+             .model_type = "laguna",
+             .hf_class = "LagunaForCausalLM",
+             .swa_period = 4,
+             .dense_first = true},
 };
 
 // A quantized file type is the file's declaration of its quantization (as quantization_config is elsewhere).

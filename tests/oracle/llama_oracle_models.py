@@ -1435,6 +1435,31 @@ def write_hunyuan_moe(lx, path, rng):
     m.finish(path, tied=True)
 
 
+def write_laguna(lx, path, rng):
+    """Laguna (poolside): a query head count per layer, a softplus gate per head (attn_gate), q/k norms, a
+    window on three layers of four (llama.cpp's built-in pattern, the first global), a dense first layer, then
+    routed experts behind a sigmoid router with a score bias beside a shared MLP of its own width."""
+    heads = [4, 8, 8, 8]
+    m = Model(lx, rng, "laguna", {**stack_keys(4, 262144, 512, per_layer(heads)), **grouped_keys(2, 64, 5e5),
+                                  **expert_keys(8, 2, 128), "leading_dense_block_count": 1,
+                                  "expert_shared_feed_forward_length": 96, "expert_weights_scale": 2.5,
+                                  "expert_weights_norm": True, "expert_gating_func": 2,
+                                  "attention.sliding_window": 128, "rope.freq_base_swa": 10000.0})
+    for l, p in enumerate(layers(4)):
+        m.norm(p + "attn_norm")
+        m.attention(p, heads[l], 2, 64)
+        m.qk_norms(p, 64)
+        m.weight(p + "attn_gate", heads[l], HIDDEN)
+        m.norm(p + "ffn_norm")
+        if l == 0:
+            m.gated_mlp(p, 512)
+            continue
+        m.experts(p, 8, 128)
+        m.bias(p + "exp_probs_b", 8)
+        m.gated_mlp(p, 96, "_shexp")
+    m.finish(path)
+
+
 def write_bailingmoe2(lx, path, rng):
     """Ling 2.0 (bailingmoe2): fused qkv with q/k norms, rotary on half of each head, a dense first layer,
     then DeepSeek's MoE (routed experts, a shared one, the router's score bias)."""
@@ -1500,4 +1525,4 @@ RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm
                ("ernie4_5-moe", write_ernie4_5_moe), ("seed_oss", write_seed_oss), ("arcee", write_arcee),
                ("hunyuan-dense", write_hunyuan_dense), ("dots1", write_dots1), ("hunyuan-moe", write_hunyuan_moe),
                ("bailingmoe2", write_bailingmoe2), ("apertus", write_apertus),
-               ("nemotron", write_nemotron)]
+               ("nemotron", write_nemotron), ("laguna", write_laguna)]

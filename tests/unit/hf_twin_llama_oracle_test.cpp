@@ -36,7 +36,9 @@ using test::LlamaReport;
 // for the routed experts, {K} the experts used per token, {W} an expert's width, {SW} the shared experts'
 // width together and {S} their count, {D} the dense layers before the first routed one, {LT} the layer
 // types (full_attention where llama.cpp logged K/V heads, else conv), {ssm_*} the state-space size logged
-// under that name: what llama.cpp's tensors and log say.
+// under that name, {HEADS} the query heads of each layer, {SLT} the layer types by where llama.cpp slides a
+// window (sliding_attention, else full_attention) and {SWA} that window, {MLT} the MLP types (dense for the
+// {D} leading layers, then sparse): what llama.cpp's tensors and log say.
 struct Twin {
   std::string_view gguf_arch, model_type, architecture, extra;
   // transformers parameters per layer that llama.cpp reads as metadata instead of tensors (Apertus' xIELU
@@ -97,6 +99,10 @@ constexpr Twin kTwins[] = {
      R"("n_routed_experts": {E}, "num_experts_per_tok": {K}, "moe_intermediate_size": {W},
         "n_shared_experts": {S}, "first_k_dense_replace": {D})",
      0, true},
+    {"laguna", "laguna", "LagunaForCausalLM",
+     R"("num_attention_heads_per_layer": {HEADS}, "layer_types": {SLT}, "sliding_window": {SWA},
+        "num_experts": {E}, "num_experts_per_tok": {K}, "moe_intermediate_size": {W},
+        "shared_expert_intermediate_size": {SW}, "mlp_layer_types": {MLT})"},
 };
 
 const Twin* twin_of(std::string_view arch) {
@@ -132,15 +138,39 @@ uint64_t logged_size(const LlamaReport& r, const std::string& key) {
   return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
 }
 
-// `extra` with its expert placeholders replaced by what llama.cpp's tensors of `r` say: the first layer with
-// routed experts (ne: hidden, width, experts) and its shared experts' up projection (ne: hidden, width).
-std::string with_expert_sizes(std::string extra, const LlamaReport& r) {
-  if (const size_t at = extra.find("{LT}"); at != std::string::npos) {
-    std::string types;
-    for (uint64_t kv : logged_sizes(r, "n_head_kv"))
-      types += std::string(types.empty() ? "" : ", ") + (kv ? "\"full_attention\"" : "\"conv\"");
-    extra.replace(at, 4, "[" + types + "]");
+// A JSON list of `n` strings, the i-th name_of(i).
+template <typename NameOf>
+std::string json_names(size_t n, NameOf name_of) {
+  std::string list;
+  for (size_t i = 0; i < n; ++i) list += std::string(i ? ", " : "") + "\"" + name_of(i) + "\"";
+  return "[" + list + "]";
+}
+
+// Replaces the first `key` in `text` with `value`.
+void replace_placeholder(std::string& text, std::string_view key, const std::string& value) {
+  if (const size_t at = text.find(key); at != std::string::npos) text.replace(at, key.size(), value);
+}
+
+// `extra` with its placeholders replaced by what llama.cpp logged and what its tensors of `r` say: the first
+// layer with routed experts (ne: hidden, width, experts) and its shared experts' up projection (ne: hidden,
+// width).
+std::string with_logged_sizes(std::string extra, const LlamaReport& r) {
+  if (extra.find("{LT}") != std::string::npos) {
+    const std::vector<uint64_t> kv = logged_sizes(r, "n_head_kv");
+    replace_placeholder(extra, "{LT}",
+                        json_names(kv.size(), [&](size_t i) { return kv[i] ? "full_attention" : "conv"; }));
   }
+  if (extra.find("{HEADS}") != std::string::npos) {
+    std::vector<uint64_t> heads = logged_sizes(r, "n_head");
+    if (heads.size() == 1) heads.assign(static_cast<size_t>(r.n_layer), heads[0]);
+    std::string list;
+    for (uint64_t h : heads) list += (list.empty() ? "" : ", ") + std::to_string(h);
+    replace_placeholder(extra, "{HEADS}", "[" + list + "]");
+  }
+  replace_placeholder(extra, "{SLT}", json_names(r.is_swa.size(), [&](size_t i) {
+                        return r.is_swa[i] ? "sliding_attention" : "full_attention";
+                      }));
+  replace_placeholder(extra, "{SWA}", std::to_string(r.n_swa.value_or(0)));
   // {ssm_d_inner} and the like: the size llama.cpp logged under that name.
   for (size_t at; (at = extra.find("{ssm_")) != std::string::npos;) {
     const size_t end = extra.find('}', at);
@@ -161,6 +191,9 @@ std::string with_expert_sizes(std::string extra, const LlamaReport& r) {
                                                     {"{SW}", static_cast<uint64_t>(shared_width)},
                                                     {"{S}", static_cast<uint64_t>(shared_width / experts[1])},
                                                     {"{D}", static_cast<uint64_t>(dense)}};
+  replace_placeholder(extra, "{MLT}", json_names(static_cast<size_t>(r.n_layer), [&](size_t i) {
+                        return static_cast<int64_t>(i) < dense ? "dense" : "sparse";
+                      }));
   for (const auto& [key, value] : sizes)
     for (size_t at; (at = extra.find(key)) != std::string::npos;)
       extra.replace(at, key.size(), std::to_string(value));
@@ -182,7 +215,7 @@ std::string twin_config(const Twin& twin, const LlamaReport& r) {
   c += field("head_dim", logged_size(r, "n_embd_head_k"));
   c += field("intermediate_size", logged_size(r, "n_ff"));
   c += field("max_position_embeddings", static_cast<uint64_t>(r.n_ctx_train));
-  if (!twin.extra.empty()) c += with_expert_sizes(std::string(twin.extra), r) + ", ";
+  if (!twin.extra.empty()) c += with_logged_sizes(std::string(twin.extra), r) + ", ";
   // llama.cpp's converter writes no output tensor for a tied head.
   c += std::string("\"tie_word_embeddings\": ") + (r.tensors.count("output.weight") ? "false" : "true") + "}";
   return c;
