@@ -135,6 +135,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Helium", "Kyutai", "helium", CausalLm, "helium"},
     FamilyRow{"Seed-OSS", "ByteDance Seed", "seed_oss", CausalLm, "seed-oss"},
     FamilyRow{"AFM (Arcee)", "Arcee AI", "arcee", CausalLm, "afm-4.5b arcee"},
+    FamilyRow{"Trinity (AFMoE)", "Arcee AI", "afmoe", CausalLm, "trinity afmoe"},
     FamilyRow{"Hunyuan", "Tencent", "hunyuan_v1_dense hunyuan_v1_moe", CausalLm, "hunyuan"},
     FamilyRow{"dots.llm1", "rednote hilab", "dots1", CausalLm, "dots.llm1 dots1"},
     FamilyRow{"Ling 2.0 (BailingMoE)", "inclusionAI", "bailing_moe_v2", CausalLm,

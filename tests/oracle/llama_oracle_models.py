@@ -1460,6 +1460,31 @@ def write_laguna(lx, path, rng):
     m.finish(path)
 
 
+def write_afmoe(lx, path, rng):
+    """AFMoE (Arcee's Trinity): q/k norms and a sigmoid gate per output element (attn_gate), norms before and
+    after attention and MLP, a window on three layers of four (llama.cpp's built-in pattern, the last global),
+    a dense first layer, then routed experts with a router score bias beside one shared expert."""
+    m = Model(lx, rng, "afmoe", {**stack_keys(4, 65536, 512, 4, eps=1e-5), **grouped_keys(2, 64, 10000),
+                                 **expert_keys(8, 2, 128), "expert_shared_count": 1, "leading_dense_block_count": 1,
+                                 "expert_weights_scale": 2.826, "expert_weights_norm": True,
+                                 "expert_gating_func": 2, "attention.sliding_window": 128})
+    for l, p in enumerate(layers(4)):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.qk_norms(p, 64)
+        m.weight(p + "attn_gate", 4 * 64, HIDDEN)
+        m.norm(p + "post_attention_norm")
+        m.norm(p + "ffn_norm")
+        if l == 0:
+            m.gated_mlp(p, 512)
+        else:
+            m.experts(p, 8, 128)
+            m.bias(p + "exp_probs_b", 8)
+            m.gated_mlp(p, 128, "_shexp")
+        m.norm(p + "post_ffw_norm")
+    m.finish(path)
+
+
 def write_bailingmoe2(lx, path, rng):
     """Ling 2.0 (bailingmoe2): fused qkv with q/k norms, rotary on half of each head, a dense first layer,
     then DeepSeek's MoE (routed experts, a shared one, the router's score bias)."""
@@ -1525,4 +1550,5 @@ RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm
                ("ernie4_5-moe", write_ernie4_5_moe), ("seed_oss", write_seed_oss), ("arcee", write_arcee),
                ("hunyuan-dense", write_hunyuan_dense), ("dots1", write_dots1), ("hunyuan-moe", write_hunyuan_moe),
                ("bailingmoe2", write_bailingmoe2), ("apertus", write_apertus),
-               ("nemotron", write_nemotron), ("laguna", write_laguna)]
+               ("nemotron", write_nemotron), ("laguna", write_laguna),
+               ("afmoe", write_afmoe)]

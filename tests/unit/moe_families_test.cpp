@@ -132,5 +132,31 @@ TEST(MoeFamilies, LagunaGivesEachLayerItsOwnHeadsAndAGatePerHead) {
   EXPECT_THROW(template_of(small_moe("laguna", R"("mlp_layer_types":["dense","moe","sparse"])")), Error);
 }
 
+TEST(MoeFamilies, AfmoeGatesEveryOutputElementAndNormsBothSidesOfTheMlp) {
+  const ModelTemplate t = template_of(small_moe("afmoe", R"("head_dim":16,"num_experts":8,
+      "num_experts_per_tok":2,"moe_intermediate_size":32,"num_shared_experts":2,"num_dense_layers":1,
+      "global_attn_every_n_layers":3,"sliding_window":8,"attention_bias":true)"));
+  // A sigmoid gate the width of the attention output; AfmoeConfig has no biases whatever the file says.
+  EXPECT_EQ(find_tensor(t, "model.layers.0.self_attn.gate_proj.weight")->shape, Shape({64, 64}));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.self_attn.q_proj.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.layers.0.self_attn.q_norm.weight")->shape, Shape({16}));
+  for (const char* norm :
+       {"input_layernorm", "post_attention_layernorm", "pre_mlp_layernorm", "post_mlp_layernorm"})
+    EXPECT_NE(find_tensor(t, std::string("model.layers.2.") + norm + ".weight"), nullptr) << norm;
+  // num_dense_layers dense layers, then the router under mlp.router.gate, its score bias a parameter of the
+  // block, and the shared experts as one MLP of their summed width.
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mlp.up_proj.weight")->shape, Shape({96, 64}));
+  EXPECT_EQ(find_tensor(t, "model.layers.1.mlp.router.gate.weight")->shape, Shape({8, 64}));
+  const TemplateTensor* bias = find_tensor(t, "model.layers.1.mlp.expert_bias");
+  ASSERT_NE(bias, nullptr);
+  EXPECT_EQ(bias->kind, TensorKind::Parameter);
+  EXPECT_EQ(find_tensor(t, "model.layers.1.mlp.shared_experts.up_proj.weight")->shape, Shape({64, 64}));
+  EXPECT_EQ(t.arch.layers()[1].ffn.shared_intermediate, 64u);
+  // Every global_attn_every_n_layers-th layer attends fully.
+  EXPECT_EQ(t.arch.layers()[0].attention.window, 8u);
+  EXPECT_EQ(t.arch.layers()[1].attention.window, 8u);
+  EXPECT_EQ(t.arch.layers()[2].attention.window, 0u);
+}
+
 }  // namespace
 }  // namespace ma::test

@@ -1,6 +1,6 @@
 // Families with no transformers oracle in ../shared/data, counted on the configs their model pages publish:
-// the count, rounded as the Hub's model pages round it, must be the size they state. Each config holds the
-// fields a count depends on, as the model's config.json states them, written by hand.
+// the count, rounded as the page rounds it, must be the size it states. Each config holds the fields a count
+// depends on, as the model's config.json states them, written by hand.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -11,18 +11,15 @@
 namespace ma::test {
 namespace {
 
-// A count as the Hub's model pages state it: three significant digits ("8.17B", "361M").
-std::string three_digits(uint64_t n) {
+// `n` rounded as `stated` is: in its unit (B or M) to as many decimals as it gives. The Hub's pages give
+// three significant digits ("8.17B", "361M"); a model card's prose may give fewer ("26B").
+std::string rounded_as(uint64_t n, const std::string& stated) {
+  const size_t dot = stated.find('.');
+  const int decimals = dot == std::string::npos ? 0 : static_cast<int>(stated.size() - dot - 2);
+  const char unit = stated.back();
   char out[32];
-  const double b = static_cast<double>(n) / 1e9;
-  if (b >= 100)
-    std::snprintf(out, sizeof out, "%.0fB", b);
-  else if (b >= 10)
-    std::snprintf(out, sizeof out, "%.1fB", b);
-  else if (b >= 1)
-    std::snprintf(out, sizeof out, "%.2fB", b);
-  else
-    std::snprintf(out, sizeof out, "%.0fM", b * 1e3);
+  std::snprintf(out, sizeof out, "%.*f%c", decimals, static_cast<double>(n) / (unit == 'B' ? 1e9 : 1e6),
+                unit);
   return out;
 }
 
@@ -192,10 +189,25 @@ constexpr Published kPublished[] = {
          "num_attention_heads_per_layer":[48,64,64,64,48,64,64,64,48,64,64,64,48,64,64,64,48,64,64,64,
          48,64,64,64,48,64,64,64,48,64,64,64,48,64,64,64,48,64,64,64]})",
      "33.4B"},
+    // Arcee's cards: "Trinity Mini is a 26B parameter MoE model with 3B active", Trinity Nano "6B ... 1B
+    // active".
+    {"arcee-ai/Trinity-Mini",
+     R"({"model_type":"afmoe","hidden_size":2048,"intermediate_size":6144,"moe_intermediate_size":1024,
+         "num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":4,"head_dim":128,
+         "num_dense_layers":2,"num_experts":128,"num_experts_per_tok":8,"num_shared_experts":1,
+         "vocab_size":200192,"tie_word_embeddings":false})",
+     "26B"},
+    {"arcee-ai/Trinity-Nano-Preview",
+     R"({"model_type":"afmoe","hidden_size":1024,"intermediate_size":3072,"moe_intermediate_size":256,
+         "num_hidden_layers":56,"num_attention_heads":8,"num_key_value_heads":2,"head_dim":128,
+         "num_dense_layers":2,"num_experts":128,"num_experts_per_tok":8,"num_shared_experts":1,
+         "vocab_size":200192,"tie_word_embeddings":false})",
+     "6B"},
 };
 
 TEST(PublishedSizes, CountsAreThePublishedSizes) {
-  for (const Published& p : kPublished) EXPECT_EQ(three_digits(parameters_of(p.config)), p.size) << p.model;
+  for (const Published& p : kPublished)
+    EXPECT_EQ(rounded_as(parameters_of(p.config), p.size), p.size) << p.model;
 }
 
 }  // namespace

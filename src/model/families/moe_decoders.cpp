@@ -1,8 +1,8 @@
 // Mixture-of-experts decoders that keep Llama's layer layout (self_attn + sparse block + two RMSNorms):
 // Mixtral, Qwen1.5/2-MoE, Qwen3-MoE, OLMoE, Granite-MoE (and its shared-MLP variant), MiniMax-M2, gpt-oss,
-// Phi-3.5-MoE, ERNIE 4.5 MoE and Laguna, plus DBRX with its own fused-attention layout. transformers >= 5
-// fuses the experts of a layer into stacked tensors; Hub checkpoints mostly keep one tensor per expert, so
-// each family also says how its experts are stored.
+// Phi-3.5-MoE, ERNIE 4.5 MoE, Laguna and AFMoE (Arcee's Trinity), plus DBRX with its own fused-attention
+// layout. transformers >= 5 fuses the experts of a layer into stacked tensors; Hub checkpoints mostly keep
+// one tensor per expert, so each family also says how its experts are stored.
 #include <algorithm>
 #include <array>
 #include <initializer_list>
@@ -39,9 +39,17 @@ struct MoeLayout {
   // Laguna: the sigmoid router's score bias, a parameter [E] of the router (gate.e_score_correction_bias)
   // that checkpoints store as experts.e_score_correction_bias.
   bool router_score_bias = false;
+  bool expert_bias = false;  // AFMoE: the router's score bias, a parameter [E] of the block (mlp.expert_bias)
   // ERNIE 4.5: the router's score bias, a parameter [1, E] under gate.moe_statics (mlp.moe_statics on disk).
   bool statics_bias = false;
   bool mxfp4 = false;  // gpt-oss Hub checkpoints: experts stored as MXFP4 blocks + scales
+};
+
+// A learned gate on the attention's output before o_proj, computed from the layer's input.
+enum class OutputGate : uint8_t {
+  None,
+  PerHead,     // Laguna: self_attn.g_proj [heads, H], a softplus gate on each head's output
+  PerElement,  // AFMoE: self_attn.gate_proj [heads x head_dim, H], a sigmoid gate on each output element
 };
 
 struct MoeDecoder {
@@ -49,7 +57,9 @@ struct MoeDecoder {
   bool sinks = false;  // gpt-oss: one learned attention-sink logit per head
   // Laguna: query heads per layer (num_attention_heads_per_layer); empty, attn.heads in every layer.
   std::vector<uint64_t> heads;
-  bool head_gate = false;  // Laguna: self_attn.g_proj [heads, H], a softplus gate on each head's output
+  OutputGate gate = OutputGate::None;
+  // AFMoE: pre_mlp_layernorm and post_mlp_layernorm around the MLP, beside the two norms of every family.
+  bool mlp_norms = false;
   MoeLayout moe;
   std::vector<bool> sparse;       // per layer: sparse block (true) or dense MLP
   std::vector<uint64_t> windows;  // per layer sliding window, 0 for full attention
@@ -178,6 +188,7 @@ void sparse_block(ModelTemplate& t, const std::string& layer, const Architecture
   if (m.router_score_bias)
     add_renamed(t, mem + "." + m.router + ".e_score_correction_bias", {a.num_experts},
                 disk + ".experts.e_score_correction_bias");
+  if (m.expert_bias) add_renamed(t, mem + ".expert_bias", {a.num_experts}, disk + ".expert_bias");
   const std::string experts_disk = m.style == ExpertStyle::Stacked ? disk : disk + ".experts";
   experts(t, mem + ".experts", experts_disk, a, m);
   if (m.shared_expert) blocks::gated_shared_expert(t, mem, a.hidden_size, m.shared_inter);
@@ -198,7 +209,10 @@ void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
     if (!d.heads.empty()) attn.heads = d.heads[i];
     if (d.sinks) t.add(p + ".self_attn.sinks", {attn.heads});
     blocks::attention(t, p + ".self_attn", attn);
-    if (d.head_gate) blocks::linear(t, p + ".self_attn.g_proj", a.hidden_size, attn.heads, false);
+    if (d.gate == OutputGate::PerHead)
+      blocks::linear(t, p + ".self_attn.g_proj", a.hidden_size, attn.heads, false);
+    if (d.gate == OutputGate::PerElement)
+      blocks::linear(t, p + ".self_attn.gate_proj", a.hidden_size, attn.heads * attn.head_dim, false);
     if (!d.sparse[i]) {
       blocks::gated_mlp(t, p + ".mlp", a.hidden_size, d.dense_inter, d.mlp_bias);
     } else {
@@ -210,6 +224,10 @@ void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
     }
     blocks::norm(t, p + ".input_layernorm", a.hidden_size, d.norm_bias);
     blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, d.norm_bias);
+    if (d.mlp_norms) {
+      blocks::norm(t, p + ".pre_mlp_layernorm", a.hidden_size, d.norm_bias);
+      blocks::norm(t, p + ".post_mlp_layernorm", a.hidden_size, d.norm_bias);
+    }
     LayerSpec l = attention_layer(a, d.windows[i], d.sparse[i] ? Ffn::Moe : Ffn::Dense);
     if (!d.heads.empty()) {
       l.attention.heads = attn.heads;
@@ -529,7 +547,7 @@ void build_laguna(const ModelConfig& cfg, ModelTemplate& t) {
   read_experts(cfg, t, {"num_experts"}, 256, 8, cfg.dim_or("moe_intermediate_size", 512));
   MoeDecoder d = all_sparse(t.arch);
   d.heads = laguna_heads(cfg, t.arch);
-  d.head_gate = true;
+  d.gate = OutputGate::PerHead;
   d.attn.qkv_bias = d.attn.o_bias = cfg.flag_or("attention_bias", false);
   d.attn.qk_norm = true;
   d.sparse = laguna_sparse_layers(cfg, t.arch.num_layers);
@@ -541,6 +559,41 @@ void build_laguna(const ModelConfig& cfg, ModelTemplate& t) {
   d.moe.disk_shared_experts = "shared_expert";
   d.moe.shared_inter = cfg.dim_or("shared_expert_intermediate_size", 512);
   t.arch.num_shared_experts = 1;
+  build_moe_decoder(t, d);
+}
+
+// AFMoE (Arcee's Trinity): Llama's attention with q/k norms and a sigmoid gate on every output element,
+// norms before and after both attention and MLP, num_dense_layers dense layers, then Qwen2-MoE's experts
+// behind a sigmoid router (mlp.router.gate) with a score bias (mlp.expert_bias) beside num_shared_experts
+// shared ones as one MLP. Every global_attn_every_n_layers-th layer attends fully, the others slide.
+void build_afmoe(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "AfmoeForCausalLM";
+  DecoderDefaults dd;
+  dd.vocab_size = 200192;
+  dd.hidden_size = 2048;
+  dd.intermediate_size = 6144;
+  dd.num_hidden_layers = 32;
+  dd.num_attention_heads = 16;
+  dd.head_dim = 128;
+  dd.max_position_embeddings = 16384;
+  read_decoder_dims(cfg, dd, t);
+  ArchitectureRecord& a = t.arch;
+  read_experts(cfg, t, {"num_experts"}, 64, 6, cfg.dim_or("moe_intermediate_size", 1408));
+  MoeDecoder d = all_sparse(a);
+  d.attn.qk_norm = true;  // AfmoeConfig sets attention_bias false whatever the file says
+  d.gate = OutputGate::PerElement;
+  d.mlp_norms = true;
+  const uint64_t dense = cfg.count_or("num_dense_layers", 1);
+  for (uint64_t i = 0; i < a.num_layers; ++i) d.sparse[i] = i >= dense;
+  d.dense_inter = a.intermediate_size;
+  const uint64_t period = cfg.dim_or("global_attn_every_n_layers", 4);
+  d.windows = layer_windows(cfg, a.num_layers, cfg.count_or("sliding_window", 1024),
+                            [&](uint64_t i) { return (i + 1) % period != 0; });
+  d.moe.router = "router.gate";
+  d.moe.expert_bias = true;
+  a.num_shared_experts = cfg.count_or("num_shared_experts", 2);
+  d.moe.shared_experts = a.num_shared_experts > 0;
+  d.moe.shared_inter = a.num_shared_experts * a.moe_intermediate_size;
   build_moe_decoder(t, d);
 }
 
@@ -605,6 +658,7 @@ constexpr std::array kMoeDecoderFamilies{
     FamilyBuilder{"ernie4_5_moe", build_ernie4_5_moe},
     FamilyBuilder{"granitemoeshared", build_granitemoeshared},
     FamilyBuilder{"laguna", build_laguna},
+    FamilyBuilder{"afmoe", build_afmoe},
 };
 
 }  // namespace
