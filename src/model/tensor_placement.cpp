@@ -76,10 +76,12 @@ constexpr std::array<std::string_view, 11> kQuantSuffixes{
 // image features, the bridge to the language model) "resampler".
 constexpr std::array<std::string_view, 6> kVisionParts{
     "visual", "vision_tower", "vision_model", "vision_encoder", "vision_embed_tokens", "vpm"};
-// A projector inside the vision module (Qwen-VL's visual.merger, Qwen3-VL's deepstack mergers) is still the
-// bridge to the language model's width, so it is a projector, not tower.
-constexpr std::array<std::string_view, 6> kProjectorParts{
-    "multi_modal_projector", "mm_projector", "merger", "deepstack_merger_list", "embed_vision", "resampler"};
+// A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
+// resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
+// tower.
+constexpr std::array<std::string_view, 7> kProjectorParts{
+    "multi_modal_projector", "mm_projector", "merger",   "deepstack_merger_list",
+    "embed_vision",          "resampler",    "attn_pool"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, Gemma 4's per-layer output scale (a persistent buffer).
 constexpr std::array<std::string_view, 4> kBufferLeaves{"inv_freq", "position_ids", "masked_bias",

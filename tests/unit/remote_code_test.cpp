@@ -26,11 +26,12 @@ namespace {
 namespace fs = std::filesystem;
 
 // Every ../shared/data/hf-configs directory whose oracle entry is ok:false and whose template we derive by
-// hand (Qwen-VL-Chat-Int4 stays unsupported).
+// hand.
 const char* const kRemoteCodeConfigs[] = {
     "Qwen__Qwen-7B",
     "Qwen__Qwen-7B-Chat",
     "Qwen__Qwen-7B-Chat-Int4",
+    "Qwen__Qwen-VL-Chat-Int4",
     "Qwen__Qwen-72B",
     "THUDM__chatglm-6b",
     "THUDM__chatglm2-6b",
@@ -425,7 +426,6 @@ void expect_unsupported(const std::string& json, const std::string& what) {
 }
 
 TEST(RemoteCode, VariantsNotDerivedAreRefused) {
-  expect_unsupported(R"({"model_type": "qwen", "visual": {"layers": 48}})", "qwen with a visual tower");
   expect_unsupported(R"({"model_type": "chatglm", "num_layers": 28})", "chatglm without");
   expect_unsupported(R"({"model_type": "minicpmv", "version": 2.6})", "minicpmv after MiniCPM-V 2");
   expect_unsupported(R"({"model_type": "minicpmv", "vision_encoder": "vit_base_patch16_224"})",
@@ -438,9 +438,65 @@ TEST(RemoteCode, VariantsNotDerivedAreRefused) {
                      "kimi_k2 with moe_layer_freq");
 }
 
-TEST(RemoteCode, QwenVlStaysUnsupported) {
+// Qwen-VL-Chat-Int4: Qwen-7B-Chat-Int4's language model (the same sizes, quantized alike) beside the visual
+// module of config.visual, which AutoGPTQ left in fp16. Its index names every visual tensor the template
+// stores and nothing else beside the language model's; its total_size exceeds Qwen-7B-Chat-Int4's by the
+// tower's values at two bytes each. By hand from visual.py: 1,664 wide, 48 blocks (38,361,728 each, an MLP
+// of int(1664 x 4.9231) = 8,192), 978,432 in the patch conv, 425,984 positions, the resampler's 76,054,528
+// and the final norms and proj: 1,935,610,624.
+TEST(RemoteCode, QwenVlIsQwen7bWithItsVisualModule) {
   if (!test::shared_data()) GTEST_SKIP() << "../shared/data not present";
-  EXPECT_THROW(load_template(config_dir("Qwen__Qwen-VL-Chat-Int4")), Error);
+  const fs::path dir = config_dir("Qwen__Qwen-VL-Chat-Int4");
+  const ModelTemplate t = load_template(dir);
+  EXPECT_TRUE(t.arch.hand_derived);
+  std::set<std::string> visual;
+  for (const auto& [name, bytes] : stored_bytes(t, {}))
+    if (name.starts_with("transformer.visual.")) visual.insert(name);
+  const Index vl = read_index(dir / "model.safetensors.index.json");
+  const Index lm = read_index(config_dir("Qwen__Qwen-7B-Chat-Int4") / "model.safetensors.index.json");
+  std::set<std::string> beyond_lm;
+  for (const std::string& name : vl.names)
+    if (!lm.names.count(name)) beyond_lm.insert(name);
+  EXPECT_EQ(visual.size(), 594u);
+  EXPECT_EQ(visual, beyond_lm) << "in the template, not the index:\n"
+                               << missing_from(visual, beyond_lm) << "in the index, not the template:\n"
+                               << missing_from(beyond_lm, visual);
+  const uint64_t tower = num_parameters(dir) - num_parameters(config_dir("Qwen__Qwen-7B-Chat-Int4"));
+  EXPECT_EQ(tower, 1'935'610'624u);
+  EXPECT_EQ(vl.total_size - lm.total_size, 2 * tower);
+  // The index alone: every tensor predicted, their bytes the index's total_size.
+  const Inventory inv = build_inventory(locate_local_model(dir.string()));
+  uint64_t predicted = 0;
+  for (const InventoryTensor& x : inv.tensors) predicted += x.bytes;
+  EXPECT_EQ(predicted, vl.total_size);
+  const ParameterCounts counts = count_parameters(inv);
+  EXPECT_EQ(counts.towers, tower);  // no text token runs the tower
+  EXPECT_EQ(counts.active, counts.total - tower);
+}
+
+TEST(RemoteCode, QwenVlVisualSizesComeFromItsConfig) {
+  const ModelTemplate t = from_text(R"({"model_type": "qwen", "hidden_size": 256, "num_attention_heads": 2,
+      "num_hidden_layers": 1, "intermediate_size": 512, "visual": {"width": 64, "layers": 2, "heads": 4,
+      "mlp_ratio": 2.6, "patch_size": 14, "image_size": 224, "output_dim": 256, "n_queries": 16}})");
+  std::map<std::string, Shape> shapes;
+  for (const TemplateTensor& x : t.tensors) shapes[x.name] = x.shape;
+  EXPECT_EQ(shapes.at("transformer.visual.conv1.weight"), (Shape{64, 3, 14, 14}));
+  EXPECT_EQ(shapes.at("transformer.visual.transformer.resblocks.1.mlp.c_fc.weight"),
+            (Shape{166, 64}));  // int(166.4)
+  EXPECT_EQ(shapes.at("transformer.visual.attn_pool.query"), (Shape{16, 256}));
+  EXPECT_EQ(shapes.at("transformer.visual.attn_pool.kv_proj.weight"), (Shape{256, 64}));
+  EXPECT_EQ(shapes.at("transformer.visual.proj"), (Shape{256, 256}));
+  EXPECT_FALSE(shapes.count("transformer.visual.attn_pool.ln_post.weight"));  // on the tower, not the pool
+  const StackSpec* vision = t.arch.stack(StackRole::Vision);
+  ASSERT_NE(vision, nullptr);
+  EXPECT_EQ(vision->layers.size(), 2u);
+  // visual.py has no defaults for the tower's sizes; output_dim must give the resampler whole heads.
+  EXPECT_THROW(from_text(R"({"model_type": "qwen", "visual": {"width": 64, "layers": 2, "heads": 4,
+      "patch_size": 14, "image_size": 224}})"),
+               Error);
+  EXPECT_THROW(from_text(R"({"model_type": "qwen", "visual": {"width": 64, "layers": 2, "heads": 4,
+      "mlp_ratio": 2, "patch_size": 14, "image_size": 224, "output_dim": 257}})"),
+               Error);
 }
 
 TEST(RemoteCode, SmallConfigsOfEachFamilyBuild) {

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "core/error.h"
+#include "model/blocks.h"
 #include "model/families/decoder_common.h"
 #include "model/families/family_groups.h"
 
@@ -35,6 +36,24 @@ void push_attention_layer(ModelTemplate& t, uint64_t heads, uint64_t kv_heads) {
   l.attention.heads = heads;
   l.attention.kv_heads = kv_heads;
   t.arch.stack(StackRole::Decoder)->layers.push_back(l);
+}
+
+void resampler(ModelTemplate& t, const std::string& p, uint64_t query_num, uint64_t e, uint64_t kv_dim,
+               bool own_output) {
+  uint64_t grid = 0;
+  while ((grid + 1) * (grid + 1) <= query_num) ++grid;
+  const uint64_t queries = grid * grid;
+  t.add(p + ".pos_embed", {queries, e});
+  t.add(p + ".query", {queries, e});
+  if (kv_dim != e) blocks::linear(t, p + ".kv_proj", kv_dim, e, false);
+  t.add(p + ".attn.in_proj_weight", {3 * e, e});
+  t.add(p + ".attn.in_proj_bias", {3 * e});
+  blocks::linear(t, p + ".attn.out_proj", e, e, true);
+  blocks::norm(t, p + ".ln_q", e, true);
+  blocks::norm(t, p + ".ln_kv", e, true);
+  if (!own_output) return;
+  blocks::norm(t, p + ".ln_post", e, true);
+  t.add(p + ".proj", {e, e});
 }
 
 void build_as(std::string_view model_type, const ModelConfig& cfg, ModelTemplate& t) {

@@ -14,7 +14,7 @@
 
 namespace ma::families::remote {
 
-// remote_code_qwen.cpp: Qwen-1 (QWenLMHeadModel).
+// remote_code_qwen.cpp: Qwen-1 (QWenLMHeadModel), and Qwen-VL's visual module beside it.
 void build_qwen(const ModelConfig& cfg, ModelTemplate& t);
 // remote_code_glm.cpp: ChatGLM-6B (GLM-1) and ChatGLM2/3, CodeGeeX2, GLM-4 (ChatGLMForConditionalGeneration).
 void build_chatglm(const ModelConfig& cfg, ModelTemplate& t);
@@ -46,6 +46,13 @@ void output_head(ModelTemplate& t, const std::string& name, const std::string& e
 TemplateTensor& inv_freq_buffer(ModelTemplate& t, const std::string& name, uint64_t dim);
 // Appends one attention + dense-MLP layer to the decoder stack (added first with t.arch.add_stack).
 void push_attention_layer(ModelTemplate& t, uint64_t heads, uint64_t kv_heads);
+// The perceiver resampler of Qwen-VL (visual.py) that MiniCPM-V 2 reuses, Resampler(grid_size =
+// isqrt(query_num), embed_dim = e, kv_dim): grid^2 learned queries cross-attend, through
+// nn.MultiheadAttention, to the tower's features projected to e wide (kv_proj, unless kv_dim is e). Its
+// pos_embed is a frozen nn.Parameter (requires_grad off), still one of the model's parameters. With
+// `own_output` it ends in its own ln_post and proj [e, e] (MiniCPM-V); Qwen-VL keeps those on the tower.
+void resampler(ModelTemplate& t, const std::string& p, uint64_t query_num, uint64_t e, uint64_t kv_dim,
+               bool own_output);
 // Runs the builder registered for `model_type` (the layout is the same under another name).
 void build_as(std::string_view model_type, const ModelConfig& cfg, ModelTemplate& t);
 

@@ -46,22 +46,6 @@ void timm_vision_tower(ModelTemplate& t, const std::string& p, const TimmVit& v,
   blocks::norm(t, p + ".norm", d, true);
 }
 
-// Resampler(grid_size = isqrt(query_num), embed_dim = LM width, kv_dim = vision width). Its pos_embed is a
-// frozen nn.Parameter (requires_grad off), still one of the model's parameters.
-void resampler(ModelTemplate& t, const std::string& p, uint64_t query_num, uint64_t e, uint64_t kv_dim) {
-  uint64_t grid = 0;
-  while ((grid + 1) * (grid + 1) <= query_num) ++grid;
-  const uint64_t queries = grid * grid;
-  t.add(p + ".pos_embed", {queries, e});
-  t.add(p + ".query", {queries, e});
-  if (kv_dim != e) blocks::linear(t, p + ".kv_proj", kv_dim, e, false);
-  t.add(p + ".attn.in_proj_weight", {3 * e, e});
-  t.add(p + ".attn.in_proj_bias", {3 * e});
-  blocks::linear(t, p + ".attn.out_proj", e, e, true);
-  for (std::string_view n : {".ln_q", ".ln_kv", ".ln_post"}) blocks::norm(t, p + std::string(n), e, true);
-  t.add(p + ".proj", {e, e});
-}
-
 }  // namespace
 
 void build_minicpmv(const ModelConfig& cfg, ModelTemplate& t) {
@@ -77,7 +61,7 @@ void build_minicpmv(const ModelConfig& cfg, ModelTemplate& t) {
   record_vision_tower(t, "vpm.blocks", vit.width, depth, vit.heads, vit.width / vit.heads, vit.mlp, vit.patch,
                       vit.image);
   const uint64_t query_num = cfg.dim_or("query_num", 64);
-  resampler(t, "resampler", query_num, t.arch.hidden_size, vit.width);
+  resampler(t, "resampler", query_num, t.arch.hidden_size, vit.width, true);
   record_projector(t, "resampler");
 }
 

@@ -2,9 +2,11 @@
 // (transformer.wte / h.N / ln_f) around a Llama-style block: RMSNorm ln_1, a fused c_attn that always carries
 // a bias, c_proj, RMSNorm ln_2, and a SwiGLU MLP whose two input halves are w1 and w2, each half of
 // intermediate_size wide. Rotary inv_freq, the causal mask and the log-n table are non-persistent buffers.
+// Qwen-VL adds its visual module (config.visual) under transformer.visual.
 #include <string>
 
 #include "model/blocks.h"
+#include "model/families/decoder_common.h"
 #include "model/families/remote_code.h"
 
 namespace ma::families::remote {
@@ -18,10 +20,51 @@ std::string qwen_precision(const ModelConfig& cfg) {
   return "bfloat16";
 }
 
+// Qwen-VL's visual.py VisionTransformer(**config.visual): a bias-free conv patch embedding, 256 learned
+// positions (a 16 x 16 grid the code interpolates to the image's), LayerNorms with biases before and after,
+// `layers` pre-norm blocks (a biased in_proj to q/k/v and out_proj, an MLP c_fc / c_proj of int(width x
+// mlp_ratio)), the resampler attn_pool (n_queries queries at output_dim, the language model's width) and
+// proj [output_dim, output_dim]. Checked against Qwen-VL-Chat-Int4's index: its 594 visual tensors, and
+// total_size less Qwen-7B-Chat-Int4's (the same language model) is the tower's 1,935,610,624 fp16 values.
+void qwen_vl_visual(const ModelConfig& cfg, ModelTemplate& t) {
+  const ModelConfig v = *cfg.sub("visual");
+  const uint64_t width = v.dim("width"), layers = v.layers_or("layers", 0), heads = v.dim("heads");
+  const uint64_t patch = v.dim("patch_size"), image = v.dim("image_size");
+  if (width % heads != 0) v.fail("heads", "must divide width (" + std::to_string(width) + ")");
+  if (!v.has("mlp_ratio")) v.fail("mlp_ratio", "is required");
+  const double ratio = v.number_or("mlp_ratio", 0);
+  if (!(ratio > 0 && ratio * static_cast<double>(width) < static_cast<double>(ModelConfig::kMaxValue)))
+    v.fail("mlp_ratio", "must be positive, and width x mlp_ratio a size");
+  const auto mlp = static_cast<uint64_t>(ratio * static_cast<double>(width));  // Python's int(): truncation
+  if (mlp == 0) v.fail("mlp_ratio", "makes an MLP without width");
+  // The resampler's nn.MultiheadAttention has output_dim / 128 heads, which must divide output_dim.
+  const uint64_t out = v.dim_or("output_dim", 512);
+  if (out < 128 || out % (out / 128) != 0)
+    v.fail("output_dim", "must be at least 128 and divisible by output_dim / 128 (the resampler's heads)");
+  const std::string p = "transformer.visual";
+  t.add(p + ".conv1.weight", {width, 3, patch, patch});
+  t.add(p + ".positional_embedding", {256, width});
+  blocks::norm(t, p + ".ln_pre", width, true);
+  for (uint64_t i = 0; i < layers; ++i) {
+    const std::string b = p + ".transformer.resblocks." + std::to_string(i);
+    blocks::norm(t, b + ".ln_1", width, true);
+    blocks::linear(t, b + ".attn.in_proj", width, 3 * width, true);
+    blocks::linear(t, b + ".attn.out_proj", width, width, true);
+    blocks::norm(t, b + ".ln_2", width, true);
+    blocks::linear(t, b + ".mlp.c_fc", width, mlp, true);
+    blocks::linear(t, b + ".mlp.c_proj", mlp, width, true);
+  }
+  resampler(t, p + ".attn_pool", v.dim_or("n_queries", 256), out, width, false);
+  blocks::norm(t, p + ".ln_post", out, true);
+  t.add(p + ".proj", {out, out});
+  record_vision_tower(t, p + ".transformer.resblocks", width, layers, heads, width / heads, mlp, patch,
+                      image);
+  record_projector(t, p + ".attn_pool");
+}
+
 }  // namespace
 
 void build_qwen(const ModelConfig& cfg, ModelTemplate& t) {
-  if (cfg.has("visual")) unsupported(cfg, "visual", "qwen with a visual tower (Qwen-VL)");
   ArchitectureRecord& a = t.arch;
   a.architecture = "QWenLMHeadModel";
   // The first Qwen-7B revisions spelled the sizes as GPT-2 does (QWenConfig's attribute_map) and the MLP
@@ -60,6 +103,7 @@ void build_qwen(const ModelConfig& cfg, ModelTemplate& t) {
     push_attention_layer(t, a.num_attention_heads, a.num_key_value_heads);
   }
   blocks::norm(t, "transformer.ln_f", h, false);
+  if (cfg.has("visual")) qwen_vl_visual(cfg, t);
   output_head(t, "lm_head.weight", "transformer.wte.weight", a.tie_word_embeddings);
 }
 
