@@ -1425,13 +1425,14 @@ def qk_normed_moe_after_dense(m, kv_heads, shared, fused=False):
 
 def write_hunyuan_moe(lx, path, rng):
     """Hunyuan-A13B (hunyuan-moe): q/k norms, routed experts in every layer (feed_forward_length their
-    width to llama.cpp) beside a shared MLP of its own width, a tied output."""
+    width to llama.cpp) beside a shared MLP of the same width (the converter writes both widths from
+    intermediate_size, as transformers sizes both), a tied output."""
     m = Model(lx, rng, "hunyuan-moe", {**stack_keys(2, 262144, 128, 4, eps=1e-5), **grouped_keys(2, 64, 1e6),
-                                       **expert_keys(8, 2, 128), "expert_shared_feed_forward_length": 256})
+                                       **expert_keys(8, 2, 128), "expert_shared_feed_forward_length": 128})
     for p in layers(2):
         m.qk_normed_attention(p, 2)
         m.experts(p, 8, 128)
-        m.gated_mlp(p, 256, "_shexp")
+        m.gated_mlp(p, 128, "_shexp")
     m.finish(path, tied=True)
 
 

@@ -103,6 +103,7 @@ constexpr Twin kTwins[] = {
      R"("num_attention_heads_per_layer": {HEADS}, "layer_types": {SLT}, "sliding_window": {SWA},
         "num_experts": {E}, "num_experts_per_tok": {K}, "moe_intermediate_size": {W},
         "shared_expert_intermediate_size": {SW}, "mlp_layer_types": {MLT})"},
+    {"hunyuan-moe", "hunyuan_v1_moe", "HunYuanMoEV1ForCausalLM", R"("num_experts": {E}, "moe_topk": {K})"},
     {"afmoe", "afmoe", "AfmoeForCausalLM",
      R"("layer_types": {SLT}, "sliding_window": {SWA}, "num_experts": {E}, "num_experts_per_tok": {K},
         "moe_intermediate_size": {W}, "num_shared_experts": {S}, "num_dense_layers": {D})"},

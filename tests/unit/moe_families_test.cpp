@@ -158,5 +158,25 @@ TEST(MoeFamilies, AfmoeGatesEveryOutputElementAndNormsBothSidesOfTheMlp) {
   EXPECT_EQ(t.arch.layers()[2].attention.window, 0u);
 }
 
+TEST(MoeFamilies, HunyuanMoeSizesExpertsAndSharedMlpByIntermediateSize) {
+  const ModelTemplate t = template_of(small_moe("hunyuan_v1_moe", R"("head_dim":16,"num_experts":8,
+      "moe_topk":[2,2,2],"moe_intermediate_size":[32,32,32],"num_shared_expert":[2,2,2])"));
+  // transformers reads neither moe_intermediate_size nor num_shared_expert.
+  const TemplateTensor* experts = find_tensor(t, "model.layers.0.mlp.experts.gate_up_proj");
+  ASSERT_NE(experts, nullptr);
+  EXPECT_EQ(experts->shape, Shape({8, 192, 64}));
+  EXPECT_EQ(experts->per_expert->name(7, 0), "model.layers.0.mlp.experts.7.gate_proj.weight");
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mlp.shared_mlp.up_proj.weight")->shape, Shape({96, 64}));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mlp.gate.wg.weight")->shape, Shape({8, 64}));
+  EXPECT_NE(find_tensor(t, "model.layers.2.self_attn.query_layernorm.weight"), nullptr);
+  EXPECT_NE(find_tensor(t, "model.layers.2.self_attn.key_layernorm.weight"), nullptr);
+  EXPECT_EQ(t.arch.experts_per_token, 2u);
+  EXPECT_EQ(t.arch.layers()[1].ffn.shared_intermediate, 96u);
+  // A top-k that differs by layer cannot be one record's; a list of the wrong length is refused too.
+  EXPECT_THROW(template_of(small_moe("hunyuan_v1_moe", R"("num_experts":8,"moe_topk":[2,4,2])")), Error);
+  EXPECT_THROW(template_of(small_moe("hunyuan_v1_moe", R"("num_experts":8,"moe_topk":[2,2])")), Error);
+  EXPECT_THROW(template_of(small_moe("hunyuan_v1_moe", R"("num_experts":2,"moe_topk":4)")), Error);
+}
+
 }  // namespace
 }  // namespace ma::test

@@ -203,6 +203,12 @@ constexpr Published kPublished[] = {
          "num_dense_layers":2,"num_experts":128,"num_experts_per_tok":8,"num_shared_experts":1,
          "vocab_size":200192,"tie_word_embeddings":false})",
      "6B"},
+    // Tencent's card: "a total of 80 billion parameters with 13 billion active parameters".
+    {"tencent/Hunyuan-A13B-Instruct",
+     R"({"model_type":"hunyuan_v1_moe","hidden_size":4096,"intermediate_size":3072,"num_hidden_layers":32,
+         "num_attention_heads":32,"num_key_value_heads":8,"head_dim":128,"num_experts":64,"moe_topk":8,
+         "vocab_size":128167,"tie_word_embeddings":true})",
+     "80B"},
 };
 
 TEST(PublishedSizes, CountsAreThePublishedSizes) {

@@ -1,8 +1,8 @@
 // Mixture-of-experts decoders that keep Llama's layer layout (self_attn + sparse block + two RMSNorms):
 // Mixtral, Qwen1.5/2-MoE, Qwen3-MoE, OLMoE, Granite-MoE (and its shared-MLP variant), MiniMax-M2, gpt-oss,
-// Phi-3.5-MoE, ERNIE 4.5 MoE, Laguna and AFMoE (Arcee's Trinity), plus DBRX with its own fused-attention
-// layout. transformers >= 5 fuses the experts of a layer into stacked tensors; Hub checkpoints mostly keep
-// one tensor per expert, so each family also says how its experts are stored.
+// Phi-3.5-MoE, ERNIE 4.5 MoE, Laguna, AFMoE (Arcee's Trinity) and Hunyuan-MoE, plus DBRX with its own
+// fused-attention layout. transformers >= 5 fuses the experts of a layer into stacked tensors; Hub
+// checkpoints mostly keep one tensor per expert, so each family also says how its experts are stored.
 #include <algorithm>
 #include <array>
 #include <initializer_list>
@@ -34,7 +34,8 @@ struct MoeLayout {
   bool correction_bias = false;  // MiniMax-M2: e_score_correction_bias buffer of the sigmoid router
   bool shared_expert = false;    // Qwen2-MoE: a gated dense expert every token goes through
   bool shared_experts = false;   // ERNIE 4.5: `shared_experts`, a plain MLP every token goes through
-  std::string disk_shared_experts = "shared_experts";  // Laguna's checkpoints: `shared_expert`
+  std::string shared_name = "shared_experts";  // Hunyuan: shared_mlp
+  std::string disk_shared_name;                // empty: shared_name; Laguna's checkpoints: shared_expert
   uint64_t shared_inter = 0;
   // Laguna: the sigmoid router's score bias, a parameter [E] of the router (gate.e_score_correction_bias)
   // that checkpoints store as experts.e_score_correction_bias.
@@ -193,9 +194,9 @@ void sparse_block(ModelTemplate& t, const std::string& layer, const Architecture
   experts(t, mem + ".experts", experts_disk, a, m);
   if (m.shared_expert) blocks::gated_shared_expert(t, mem, a.hidden_size, m.shared_inter);
   if (m.shared_experts) {
-    blocks::gated_mlp(t, mem + ".shared_experts", a.hidden_size, m.shared_inter, mlp_bias);
-    if (m.disk_shared_experts != "shared_experts")
-      t.rename_on_disk(mem + ".shared_experts.", disk + "." + m.disk_shared_experts + ".");
+    blocks::gated_mlp(t, mem + "." + m.shared_name, a.hidden_size, m.shared_inter, mlp_bias);
+    if (!m.disk_shared_name.empty())
+      t.rename_on_disk(mem + "." + m.shared_name + ".", disk + "." + m.disk_shared_name + ".");
   }
 }
 
@@ -556,7 +557,7 @@ void build_laguna(const ModelConfig& cfg, ModelTemplate& t) {
                             [](uint64_t) { return false; });
   d.moe.router_score_bias = true;
   d.moe.shared_experts = true;
-  d.moe.disk_shared_experts = "shared_expert";
+  d.moe.disk_shared_name = "shared_expert";
   d.moe.shared_inter = cfg.dim_or("shared_expert_intermediate_size", 512);
   t.arch.num_shared_experts = 1;
   build_moe_decoder(t, d);
@@ -594,6 +595,45 @@ void build_afmoe(const ModelConfig& cfg, ModelTemplate& t) {
   a.num_shared_experts = cfg.count_or("num_shared_experts", 2);
   d.moe.shared_experts = a.num_shared_experts > 0;
   d.moe.shared_inter = a.num_shared_experts * a.moe_intermediate_size;
+  build_moe_decoder(t, d);
+}
+
+// Hunyuan-MoE (Hunyuan-A13B, transformers' HunYuanMoEV1): Hunyuan-dense's attention (query_layernorm and
+// key_layernorm after rotary) and, in every layer, num_experts routed experts behind mlp.gate.wg beside one
+// shared MLP (shared_mlp), experts and shared MLP both intermediate_size wide: transformers reads neither
+// moe_intermediate_size nor num_shared_expert (llama.cpp's converter, too, sizes both from
+// intermediate_size). moe_topk may be listed per layer; the layers must then agree.
+void build_hunyuan_v1_moe(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "HunYuanMoEV1ForCausalLM";
+  DecoderDefaults dd;
+  dd.vocab_size = 290943;
+  read_decoder_dims(cfg, dd, t);
+  ArchitectureRecord& a = t.arch;
+  uint64_t top_k = 1;
+  if (const json::Value* v = cfg.raw("moe_topk"); v && v->is_array()) {
+    const std::vector<int64_t> per_layer = cfg.ints("moe_topk");
+    if (per_layer.size() != a.num_layers)
+      cfg.fail("moe_topk", "must list one count per layer (" + std::to_string(a.num_layers) + ")");
+    for (int64_t k : per_layer)
+      if (k != per_layer.front() || k < 1)
+        cfg.fail("moe_topk", "must list one positive count for every layer");
+    top_k = static_cast<uint64_t>(per_layer.front());
+  } else {
+    top_k = cfg.dim_or("moe_topk", 1);
+  }
+  if (!cfg.has("num_experts_per_tok") && top_k > count_of(cfg, {"num_experts", "num_local_experts"}, 1))
+    cfg.fail("moe_topk", "must not exceed num_experts");
+  read_experts(cfg, t, {"num_experts", "num_local_experts"}, 1, top_k, a.intermediate_size);
+  MoeDecoder d = all_sparse(a);
+  d.attn.qkv_bias = d.attn.o_bias = cfg.flag_or("attention_bias", false);
+  d.attn.qk_norm = true;
+  d.attn.q_norm = "query_layernorm";
+  d.attn.k_norm = "key_layernorm";
+  d.moe.router = "gate.wg";
+  d.moe.shared_experts = true;
+  d.moe.shared_name = "shared_mlp";
+  d.moe.shared_inter = a.intermediate_size;
+  a.num_shared_experts = 1;
   build_moe_decoder(t, d);
 }
 
@@ -659,6 +699,7 @@ constexpr std::array kMoeDecoderFamilies{
     FamilyBuilder{"granitemoeshared", build_granitemoeshared},
     FamilyBuilder{"laguna", build_laguna},
     FamilyBuilder{"afmoe", build_afmoe},
+    FamilyBuilder{"hunyuan_v1_moe", build_hunyuan_v1_moe},
 };
 
 }  // namespace
