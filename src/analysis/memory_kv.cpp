@@ -169,14 +169,16 @@ KvLayer recurrent_layer(const Context& c, Mixer mixer, const StateShape& st) {
   }
 }
 
-KvLayer cross_layer(const Context& c, uint32_t layer, const AttentionShape& at, uint64_t encoder_length) {
+// `positions` of what the layer attends: "encoder" output positions, or "image" feature positions.
+KvLayer cross_layer(const Context& c, uint32_t layer, const AttentionShape& at, uint64_t positions,
+                    std::string_view source) {
   KvLayer l;
   l.layer = layer;
   l.kind = CacheKind::Cross;
   l.state_bytes_per_sequence =
-      sized(mul({2, at.kv_heads, at.head_dim, encoder_length}, "cross-attention"), c.kv, "cross-attention");
-  l.formula = "2 x " + num(at.kv_heads) + " heads x " + num(at.head_dim) + " head dim x " +
-              num(encoder_length) + " encoder positions x " + elem_text(c.kv) + " = " +
+      sized(mul({2, at.kv_heads, at.head_dim, positions}, "cross-attention"), c.kv, "cross-attention");
+  l.formula = "2 x " + num(at.kv_heads) + " heads x " + num(at.head_dim) + " head dim x " + num(positions) +
+              " " + std::string(source) + " positions x " + elem_text(c.kv) + " = " +
               num(l.state_bytes_per_sequence) + " per sequence";
   return l;
 }
@@ -260,7 +262,23 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
     }
   }
 
-  if (const StackSpec* encoder = arch.stack(StackRole::Encoder)) {
+  // What cross-attention reads: an encoder's output (T5, Whisper), or else the vision tower's features of one
+  // image (Llama 3.2 Vision: every tile's patches).
+  const StackSpec* vision = arch.stack(StackRole::Vision);
+  const bool reads_image = !arch.stack(StackRole::Encoder) && vision && vision->positions &&
+                           std::any_of(layers.begin(), layers.end(),
+                                       [](const LayerSpec& l) { return l.cross_attention.has_value(); });
+  if (reads_image) {
+    p.assumptions.push_back("cross-attention K/V cover one image's features from the vision tower, " +
+                            num(vision->positions) + " positions");
+    for (size_t i = 0; i < layers.size(); ++i) {
+      if (!layers[i].cross_attention) continue;
+      KvLayer l =
+          cross_layer(c, static_cast<uint32_t>(i), *layers[i].cross_attention, vision->positions, "image");
+      p.cross_per_sequence = add({p.cross_per_sequence, l.state_bytes_per_sequence}, "cross-attention");
+      p.layers.push_back(std::move(l));
+    }
+  } else if (const StackSpec* encoder = arch.stack(StackRole::Encoder)) {
     uint64_t enc = encoder->positions;
     if (enc)
       p.assumptions.push_back("cross-attention K/V cover the encoder output at its full length, " + num(enc) +
@@ -273,7 +291,7 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
     if (enc)
       for (size_t i = 0; i < layers.size(); ++i) {
         if (!layers[i].cross_attention) continue;
-        KvLayer l = cross_layer(c, static_cast<uint32_t>(i), *layers[i].cross_attention, enc);
+        KvLayer l = cross_layer(c, static_cast<uint32_t>(i), *layers[i].cross_attention, enc, "encoder");
         p.cross_per_sequence = add({p.cross_per_sequence, l.state_bytes_per_sequence}, "cross-attention");
         p.layers.push_back(std::move(l));
       }

@@ -20,7 +20,7 @@ std::span<const FamilyBuilder> all_family_builders() {
          {families::llama_like(), families::llama_variants(), families::moe_decoders(),
           families::deepseek_like(), families::classic_decoders(), families::qwen_hybrid(),
           families::state_space(), families::conv_hybrids(), families::mamba2_hybrids(), families::encoders(),
-          families::llava_like(), families::multimodal(), families::remote_code()})
+          families::llava_like(), families::multimodal(), families::mllama(), families::remote_code()})
       v.insert(v.end(), group.begin(), group.end());
     return v;
   }();

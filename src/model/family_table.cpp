@@ -50,6 +50,8 @@ constexpr std::array kFamilies = {
               "encoder.layers decoder.layers encoder_attn !conv1"},
     FamilyRow{"ViT", "Google", "vit", Vision, "vit-", "", "embeddings.patch_embeddings encoder.layer"},
     // --- decoders in the reference configs and templates ---
+    FamilyRow{"LLaMA 3.2 Vision", "Meta", "mllama", VisionLanguage,
+              "llama-3.2-11b-vision llama-3.2-90b-vision mllama", "", "cross_attn_attn_gate"},
     FamilyRow{"LLaMA 4", "Meta", "llama4", VisionLanguage, "llama-4 llama4"},
     FamilyRow{"LLaMA 4", "Meta", "llama4_text", CausalLm, "llama-4 llama4"},
     FamilyRow{"Gemma 2", "Google", "gemma2", CausalLm, "gemma-2 gemma2"},

@@ -291,6 +291,12 @@ TensorPlacement place_tensor(std::string_view name) {
       return pl;
     }
   }
+  // Llama 3.2 Vision's cross-attention layers scale the attention and the MLP output by tanh gates of their
+  // own, scalars stored beside the modules.
+  if (leaf == "cross_attn_attn_gate" || leaf == "cross_attn_mlp_gate") {
+    set(leaf == "cross_attn_attn_gate" ? Block::CrossAttention : Block::Mlp, "gate");
+    return pl;
+  }
   if (module == "gate" || module == "router" || leaf == "e_score_correction_bias" || leaf == "expert_bias" ||
       module == "switch" || any_part_in(inner, std::array<std::string_view, 1>{"router"})) {
     set(Block::MoeRouter,

@@ -272,14 +272,17 @@ class Builder {
     ops_.push_back(op);
   }
 
-  // A decoder layer's cross-attention: each target token attends to the whole source (--seq tokens), whose
-  // keys and values are read from their cache.
+  // A decoder layer's cross-attention: each target token attends to the whole source, whose keys and values
+  // are read from their cache: an encoder's input (--seq tokens), or, in a decoder beside a vision tower and
+  // no encoder (Llama 3.2 Vision), one image's features.
   void cross_attention(uint32_t l) {
     const std::vector<LayerSpec>& layers = inv_.arch.layers();
     if (l >= layers.size() || !layers[l].cross_attention || layers[l].cross_attention->heads == 0) return;
     const AttentionShape& a = *layers[l].cross_attention;
     const double heads = static_cast<double>(a.heads) / tp_, d = static_cast<double>(a.head_dim);
-    const double source = static_cast<double>(in_.seq), scores = tokens_ * source;
+    const StackSpec* vision = inv_.arch.stack(StackRole::Vision);
+    const bool image = !inv_.arch.stack(StackRole::Encoder) && vision && vision->positions;
+    const double source = static_cast<double>(image ? vision->positions : in_.seq), scores = tokens_ * source;
     OpCost op;
     op.name = "layers." + std::to_string(l) + ".cross_attention";
     op.kind = "attention";
@@ -287,8 +290,11 @@ class Builder {
     op.m_eff = q_len_;
     op.flops_tensorcore = 2 * scores * heads * (2 * d) * train_;
     op.flops_theory = op.flops_tensorcore + kSoftmaxFlopsPerScore * scores * heads * train_;
+    // The cache holds the K/V heads only (a GQA cross-attention's are fewer than its query heads).
+    const double kv_heads =
+        std::max(1.0, static_cast<double>(a.kv_heads ? a.kv_heads : a.heads) / static_cast<double>(tp_));
     op.bytes_kv =
-        static_cast<double>(in_.batch) * source * 2 * heads * d * bytes_per_element(in_.kv_dtype) * train_;
+        static_cast<double>(in_.batch) * source * 2 * kv_heads * d * bytes_per_element(in_.kv_dtype) * train_;
     op.bytes_activations = tokens_ * heads * d * 2 * ab_ * in_.knobs.act_fusion * train_;
     op.kernels = (in_.knobs.flash_attention ? 1 : 3) * train_;
     ops_.push_back(op);
@@ -552,7 +558,8 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
       "compute runs in the wider of the weight and activation dtypes",
       "encoder-decoder: the encoder runs over --seq source tokens in prefill and training only; a decode "
       "step "
-      "runs the decoder, its cross-attention reading the cached keys and values of the --seq source tokens",
+      "runs the decoder, its cross-attention reading the cached keys and values of the --seq source tokens "
+      "(of one image's features beside a vision tower without an encoder)",
   };
   if (residency) r.assumptions.push_back(*residency);
   return r;
