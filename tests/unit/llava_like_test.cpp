@@ -3,6 +3,7 @@
 // here. Their counts are checked against the model pages in published_sizes_test.cpp.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "core/error.h"
@@ -126,6 +127,52 @@ TEST(LlavaLike, Qwen2AudioTowerRunsForNoTextToken) {
       tower += numel(x.shape);
   EXPECT_GT(tower, 0u);
   EXPECT_EQ(counts_of(config).towers, tower);
+}
+
+// InternVL3-1B-hf's and -8B-hf's config.json fields a count depends on (the 300M InternViT: biased q/k/v,
+// LayerNorms, no q/k norm), with the Qwen2 language models they wrap.
+std::string internvl3(const std::string& text) {
+  return R"({"model_type":"internvl","downsample_ratio":0.5,"text_config":{"model_type":"qwen2",)" + text +
+         R"(,"vocab_size":151674,"tie_word_embeddings":false},"vision_config":{"hidden_size":1024,
+         "num_hidden_layers":24,"num_attention_heads":16,"intermediate_size":4096,"attention_bias":true,
+         "image_size":[448,448],"patch_size":[14,14]}})";
+}
+
+// Their bf16 weights on the Hub: InternVL3-1B-hf's model.safetensors is 1.88 GB, -8B-hf's four shards
+// 4.88 + 4.99 + 4.93 + 1.09 GB. The counts at two bytes each, to the same three digits, are those sizes (an
+// lm_head tied to the embeddings, InternVLConfig's default, would make them 1.60 and 14.8 GB).
+TEST(LlavaLike, InternVl3CountsAreTheHubsFileSizes) {
+  const auto gigabytes = [](uint64_t parameters) {
+    char out[16];
+    std::snprintf(out, sizeof out, "%.3g", 2.0 * static_cast<double>(parameters) / 1e9);
+    return std::string(out);
+  };
+  EXPECT_EQ(gigabytes(parameters_of(internvl3(R"("hidden_size":896,"num_hidden_layers":24,
+      "num_attention_heads":14,"num_key_value_heads":2,"intermediate_size":4864)"))),
+            "1.88");
+  EXPECT_EQ(gigabytes(parameters_of(internvl3(R"("hidden_size":3584,"num_hidden_layers":28,
+      "num_attention_heads":28,"num_key_value_heads":4,"intermediate_size":18944)"))),
+            "15.9");
+}
+
+TEST(LlavaLike, InternVitLayersAndThePixelShuffleProjector) {
+  const ModelTemplate t = template_of(R"({"model_type":"internvl",)" + std::string(kTinyText) +
+                                      R"(,"vision_config":{"hidden_size":32,"num_hidden_layers":2,
+      "num_attention_heads":4,"intermediate_size":48,"image_size":56,"patch_size":14,"use_qk_norm":true,
+      "norm_type":"rms_norm"}})");
+  const std::string v = "model.vision_tower.";
+  EXPECT_EQ(find_tensor(t, v + "embeddings.position_embeddings")->shape, Shape({1, 17, 32}));  // 16 + cls
+  EXPECT_EQ(find_tensor(t, v + "encoder.layer.1.attention.q_proj.bias"), nullptr);  // attention_bias: false
+  EXPECT_NE(find_tensor(t, v + "encoder.layer.1.attention.projection_layer.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, v + "encoder.layer.1.attention.q_norm.weight")->shape, Shape({32}));
+  EXPECT_EQ(find_tensor(t, v + "encoder.layer.1.layernorm_before.bias"), nullptr);  // RMSNorm
+  EXPECT_EQ(find_tensor(t, v + "encoder.layer.1.lambda_2")->shape, Shape({32}));
+  EXPECT_EQ(find_tensor(t, v + "layernorm.weight"), nullptr);  // mean pooling in its place
+  // downsample_ratio 0.5 folds 2 x 2 patches: the projector reads 4 x 32.
+  EXPECT_EQ(find_tensor(t, "model.multi_modal_projector.linear_1.weight")->shape, Shape({64, 128}));
+  EXPECT_EQ(stored_name(*find_tensor(t, v + "encoder.layer.0.mlp.fc1.weight")),
+            "vision_tower.encoder.layer.0.mlp.fc1.weight");
+  EXPECT_EQ(stored_name(*find_tensor(t, "lm_head.weight")), "language_model.lm_head.weight");
 }
 
 }  // namespace

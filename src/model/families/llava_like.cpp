@@ -2,12 +2,16 @@
 // the nested text_config with the defaults of its own config class. LLaVA, LLaVA-NeXT and LLaVA-OneVision
 // (CLIP or SigLIP towers, a two-layer projector; NeXT and OneVision add image_newline), Mistral 3
 // (Mistral-Small-3.1: a Pixtral tower and a patch-merging projector), Idefics3 and SmolVLM (pixel shuffle
-// and one linear), PaliGemma (one linear into Gemma) and, with an audio tower, Qwen2-Audio. The decoder
-// stack of the record describes the language model only.
+// and one linear), PaliGemma (one linear into Gemma), InternVL (InternViT, pixel shuffle and a two-layer
+// projector) and, with an audio tower, Qwen2-Audio. The decoder stack of the record describes the language
+// model only.
 #include <array>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
+#include "core/error.h"
 #include "model/families/decoder_llama.h"
 #include "model/families/encoders_seq2seq.h"
 #include "model/families/family_groups.h"
@@ -162,11 +166,7 @@ void build_mistral3(const ModelConfig& cfg, ModelTemplate& t) {
   record_projector(t, p.substr(0, p.size() - 1));
   llama_style_decoder(t, "model.language_model.", style);
   lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
-  // Hub checkpoints keep transformers 4's layout (Pixtral has no vision_model wrapper).
-  t.rename_on_disk("model.language_model.", "language_model.model.");
-  t.rename_on_disk("model.vision_tower.", "vision_tower.");
-  t.rename_on_disk("model.multi_modal_projector.", "multi_modal_projector.");
-  t.rename_on_disk("lm_head.", "language_model.lm_head.");
+  v4_conditional_disk_names(t, "vision_tower.");  // Pixtral has no vision_model wrapper
 }
 
 // ---- Idefics3 / SmolVLM: a headless SigLIP-style tower, pixel shuffle, one linear, a Llama decoder ----
@@ -280,6 +280,85 @@ void build_qwen2_audio(const ModelConfig& cfg, ModelTemplate& t) {
   lm_head(t, "language_model.model.embed_tokens.weight", t.arch, "language_model.lm_head.weight");
 }
 
+// ---- InternVL (InternVL3 -hf checkpoints): InternViT, pixel shuffle and a two-layer projector ----
+
+// A size InternVLVisionConfig takes as one int or an [height, width] pair; the product of the pair's halves
+// divided by the patch's is the patch count.
+std::pair<uint64_t, uint64_t> size_pair(const ModelConfig& v, std::string_view key, uint64_t dflt) {
+  const json::Value* raw = v.raw(key);
+  if (!raw || !raw->is_array()) return {v.dim_or(key, dflt), v.dim_or(key, dflt)};
+  const std::vector<int64_t> hw = v.ints(key);
+  if (hw.size() != 2 || hw[0] < 1 || hw[1] < 1) v.fail(key, "must be a size or a [height, width] pair");
+  return {static_cast<uint64_t>(hw[0]), static_cast<uint64_t>(hw[1])};
+}
+
+// InternVLVisionModel under `p` (embeddings, encoder.layer.N, the final norm unless mean pooling replaces
+// it); returns its width.
+uint64_t internvit(ModelTemplate& t, const std::string& p, const ModelConfig& v) {
+  const uint64_t h = v.dim_or("hidden_size", 1024), layers = v.layers_or("num_hidden_layers", 24, 0);
+  const uint64_t heads = v.dim_or("num_attention_heads", 16), inter = v.dim_or("intermediate_size", 4096);
+  if (h % heads != 0) v.fail("num_attention_heads", "must divide hidden_size");
+  const auto [image_h, image_w] = size_pair(v, "image_size", 448);
+  const auto [patch_h, patch_w] = size_pair(v, "patch_size", 14);
+  if (patch_h > image_h || patch_w > image_w) v.fail("patch_size", "must not exceed image_size");
+  const uint64_t patches = (image_h / patch_h) * (image_w / patch_w);
+  const bool bias = v.flag_or("attention_bias", false), qk_norm = v.flag_or("use_qk_norm", false);
+  const std::string norm_type = v.string_or("norm_type", "layer_norm");
+  if (norm_type != "layer_norm" && norm_type != "rms_norm")
+    v.fail("norm_type", "must be layer_norm or rms_norm, not " + printable(norm_type));
+  const bool layer_norm = norm_type == "layer_norm";
+  t.add(p + "embeddings.cls_token", {1, 1, h});
+  if (v.flag_or("use_mask_token", false)) t.add(p + "embeddings.mask_token", {1, 1, h});
+  t.add(p + "embeddings.patch_embeddings.projection.weight",
+        {h, v.dim_or("num_channels", 3), patch_h, patch_w});
+  t.add(p + "embeddings.patch_embeddings.projection.bias", {h});
+  if (v.flag_or("use_absolute_position_embeddings", true))
+    t.add(p + "embeddings.position_embeddings", {1, patches + 1, h});
+  for (uint64_t i = 0; i < layers; ++i) {
+    const std::string l = p + "encoder.layer." + std::to_string(i) + ".";
+    for (const char* proj : {"q_proj", "k_proj", "v_proj"})
+      blocks::linear(t, l + "attention." + proj, h, h, bias);
+    blocks::linear(t, l + "attention.projection_layer", h, h, true);
+    if (qk_norm) {  // RMSNorm over the whole width, before the heads split
+      blocks::norm(t, l + "attention.q_norm", h, false);
+      blocks::norm(t, l + "attention.k_norm", h, false);
+    }
+    blocks::norm(t, l + "layernorm_before", h, layer_norm);
+    blocks::norm(t, l + "layernorm_after", h, layer_norm);
+    blocks::linear(t, l + "mlp.fc1", h, inter, true);
+    blocks::linear(t, l + "mlp.fc2", inter, h, true);
+    t.add(l + "lambda_1", {h});  // layer scales
+    t.add(l + "lambda_2", {h});
+  }
+  if (!v.flag_or("use_mean_pooling", true)) blocks::norm(t, p + "layernorm", h, true);
+  record_vision_tower(t, p + "encoder.layer", h, layers, heads, h / heads, inter, patch_h, image_h);
+  return h;
+}
+
+void build_internvl(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "InternVLForConditionalGeneration";
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  const LlamaStyle style = read_llava_text(cfg, text, t, "qwen2");
+  // InternVLConfig's own tie_word_embeddings defaults to true, but the InternVL3 checkpoints store lm_head
+  // apart from the embeddings (their file sizes), which transformers then keeps untied: without an explicit
+  // flag the head is the text model's own.
+  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
+  const uint64_t vision = internvit(t, "model.vision_tower.", sub_or_empty(cfg, "vision_config"));
+  // Pixel shuffle folds each (1 / downsample_ratio)^2 patches into one token before the projector.
+  const double ratio = cfg.number_or("downsample_ratio", 0.5);
+  if (!(ratio > 0 && ratio <= 1)) cfg.fail("downsample_ratio", "must be in (0, 1]");
+  const auto fold = static_cast<uint64_t>(1 / ratio);
+  const uint64_t in = vision * fold * fold, out = t.arch.hidden_size;
+  blocks::norm(t, "model.multi_modal_projector.layer_norm", in, true);
+  blocks::linear(t, "model.multi_modal_projector.linear_1", in, out, true);
+  blocks::linear(t, "model.multi_modal_projector.linear_2", out, out, true);
+  record_projector(t, "model.multi_modal_projector");
+  llama_style_decoder(t, "model.language_model.", style);
+  lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
+  v4_conditional_disk_names(t,
+                            "vision_tower.");  // the -hf checkpoints: InternViT has no vision_model wrapper
+}
+
 constexpr std::array kLlavaLikeFamilies{
     FamilyBuilder{"llava", build_llava},
     FamilyBuilder{"llava_next", build_llava_next},
@@ -289,6 +368,7 @@ constexpr std::array kLlavaLikeFamilies{
     FamilyBuilder{"smolvlm", build_smolvlm},
     FamilyBuilder{"paligemma", build_paligemma},
     FamilyBuilder{"qwen2_audio", build_qwen2_audio},
+    FamilyBuilder{"internvl", build_internvl},
 };
 
 }  // namespace

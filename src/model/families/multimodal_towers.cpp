@@ -75,9 +75,9 @@ bool tie_embeddings(const ModelConfig& cfg, const ModelConfig& text, bool dflt) 
   return text.flag_or("tie_word_embeddings", dflt);
 }
 
-void v4_conditional_disk_names(ModelTemplate& t) {
+void v4_conditional_disk_names(ModelTemplate& t, std::string_view tower) {
   t.rename_on_disk("model.language_model.", "language_model.model.");
-  t.rename_on_disk("model.vision_tower.", "vision_tower.vision_model.");
+  t.rename_on_disk("model.vision_tower.", tower);
   t.rename_on_disk("model.multi_modal_projector.", "multi_modal_projector.");
   t.rename_on_disk("lm_head.", "language_model.lm_head.");
 }

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "model/config.h"
 #include "model/model_template.h"
@@ -18,7 +19,9 @@ std::string first_architecture(const ModelConfig& cfg);
 bool tie_embeddings(const ModelConfig& cfg, const ModelConfig& text, bool dflt);
 // Renames on disk to transformers 4's layout of converted conditional-generation checkpoints (llava-hf style:
 // language_model.model.*, vision_tower.vision_model.*, multi_modal_projector.*, language_model.lm_head).
-void v4_conditional_disk_names(ModelTemplate& t);
+// `tower`: where the tower's own modules sit ("vision_tower." for towers without a vision_model wrapper:
+// Pixtral, InternViT).
+void v4_conditional_disk_names(ModelTemplate& t, std::string_view tower = "vision_tower.vision_model.");
 // Error(Unsupported, "unsupported architecture: <what>") on the config's model_type.
 [[noreturn]] void unsupported(const ModelConfig& cfg, const std::string& what);
 
