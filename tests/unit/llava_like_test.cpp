@@ -173,6 +173,13 @@ TEST(LlavaLike, InternVitLayersAndThePixelShuffleProjector) {
   EXPECT_EQ(stored_name(*find_tensor(t, v + "encoder.layer.0.mlp.fc1.weight")),
             "vision_tower.encoder.layer.0.mlp.fc1.weight");
   EXPECT_EQ(stored_name(*find_tensor(t, "lm_head.weight")), "language_model.lm_head.weight");
+  // InternVL3.5's language models are Qwen3's: q/k norms per head, no q/k/v biases.
+  const ModelTemplate q3 = template_of(R"({"model_type":"internvl","text_config":{"model_type":"qwen3",
+      "hidden_size":64,"intermediate_size":96,"num_hidden_layers":1,"num_attention_heads":4,
+      "num_key_value_heads":2,"head_dim":16,"vocab_size":100}})");
+  EXPECT_EQ(find_tensor(q3, "model.language_model.layers.0.self_attn.q_norm.weight")->shape, Shape({16}));
+  EXPECT_EQ(find_tensor(q3, "model.language_model.layers.0.self_attn.q_proj.bias"), nullptr);
+  EXPECT_THROW(template_of(R"({"model_type":"internvl","text_config":{"model_type":"gpt_oss"}})"), Error);
 }
 
 }  // namespace

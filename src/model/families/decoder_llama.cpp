@@ -117,6 +117,19 @@ LlamaStyle read_qwen2_text(const ModelConfig& cfg, ModelTemplate& t) {
   return s;
 }
 
+LlamaStyle read_qwen3_text(const ModelConfig& cfg, ModelTemplate& t) {
+  DecoderDefaults d;
+  d.vocab_size = 151936;
+  d.intermediate_size = 22016;
+  d.head_dim = 128;
+  d.max_position_embeddings = 32768;
+  read_decoder_dims(cfg, d, t);
+  LlamaStyle s = attention_bias_style(cfg);
+  s.qk_norm = QkNorm::PerHead;
+  s.windows = qwen_windows(cfg, t.arch.num_layers, 28);
+  return s;
+}
+
 void heads_split_hidden(const ModelConfig& cfg, ArchitectureRecord& a) {
   if (a.hidden_size % a.num_attention_heads != 0)
     cfg.fail("num_attention_heads", "must divide hidden_size (" + std::to_string(a.hidden_size) + ")");

@@ -63,6 +63,7 @@ LlamaStyle attention_bias_style(const ModelConfig& cfg);
 LlamaStyle read_llama_text(const ModelConfig& cfg, ModelTemplate& t);
 LlamaStyle read_mistral_text(const ModelConfig& cfg, ModelTemplate& t, uint64_t default_window);
 LlamaStyle read_qwen2_text(const ModelConfig& cfg, ModelTemplate& t);
+LlamaStyle read_qwen3_text(const ModelConfig& cfg, ModelTemplate& t);
 
 // Families whose attention splits hidden_size into its heads whatever config.json says (Cohere2, StableLM).
 void heads_split_hidden(const ModelConfig& cfg, ArchitectureRecord& a);

@@ -26,16 +26,7 @@ void build_qwen2(const ModelConfig& cfg, ModelTemplate& t) {
 
 void build_qwen3(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Qwen3ForCausalLM";
-  DecoderDefaults d;
-  d.vocab_size = 151936;
-  d.intermediate_size = 22016;
-  d.head_dim = 128;
-  d.max_position_embeddings = 32768;
-  read_decoder_dims(cfg, d, t);
-  LlamaStyle s = attention_bias_style(cfg);
-  s.qk_norm = QkNorm::PerHead;
-  s.windows = qwen_windows(cfg, t.arch.num_layers, 28);
-  llama_causal_lm(t, s);
+  llama_causal_lm(t, read_qwen3_text(cfg, t));
 }
 
 void build_gemma(const ModelConfig& cfg, ModelTemplate& t) {

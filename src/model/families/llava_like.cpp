@@ -31,6 +31,8 @@ LlamaStyle read_llava_text(const ModelConfig& cfg, const ModelConfig& text, Mode
     s = read_mistral_text(text, t, 4096);
   else if (type == "qwen2")
     s = read_qwen2_text(text, t);
+  else if (type == "qwen3")
+    s = read_qwen3_text(text, t);
   else
     unsupported(cfg, cfg.string_or("model_type", "llava") + " with a " + type + " language model");
   t.arch.model_type = type;
@@ -280,7 +282,7 @@ void build_qwen2_audio(const ModelConfig& cfg, ModelTemplate& t) {
   lm_head(t, "language_model.model.embed_tokens.weight", t.arch, "language_model.lm_head.weight");
 }
 
-// ---- InternVL (InternVL3 -hf checkpoints): InternViT, pixel shuffle and a two-layer projector ----
+// ---- InternVL (InternVL3 / 3.5 -hf checkpoints): InternViT, pixel shuffle and a two-layer projector ----
 
 // A size InternVLVisionConfig takes as one int or an [height, width] pair; the product of the pair's halves
 // divided by the patch's is the patch count.
