@@ -98,6 +98,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"MiniCPM", "OpenBMB", "minicpm minicpm3", CausalLm, "minicpm"},
     FamilyRow{"ChatGLM", "Zhipu AI", "chatglm", CausalLm, "chatglm codegeex glm-4-9b"},
     FamilyRow{"GLM", "Zhipu AI", "glm glm4", CausalLm, "glm-"},
+    FamilyRow{"GLM-4.1V", "Zhipu AI", "glm4v", VisionLanguage, "glm-4.1v"},
     FamilyRow{"GLM-4.5 (MoE)", "Zhipu AI", "glm4_moe", CausalLm, "glm-4.5 glm-4.6 glm-4.7"},
     FamilyRow{"GLM-5 (MoE, sparse attention)", "Zhipu AI", "glm_moe_dsa", CausalLm, "glm-5"},
     FamilyRow{"Baichuan", "Baichuan Inc.", "baichuan", CausalLm, "baichuan"},

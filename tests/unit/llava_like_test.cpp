@@ -1,6 +1,7 @@
-// LLaVA-NeXT, LLaVA-OneVision, Mistral 3, Idefics3 / SmolVLM, PaliGemma and Qwen2-Audio
-// (model/families/llava_like.cpp): their towers and projectors, in memory and on disk, on configs written
-// here. Their counts are checked against the model pages in published_sizes_test.cpp.
+// LLaVA-NeXT, LLaVA-OneVision, Mistral 3, Idefics3 / SmolVLM, PaliGemma, InternVL and Qwen2-Audio
+// (model/families/llava_like.cpp), and GLM-4.1V (glm4v.cpp): their towers and projectors, in memory and on
+// disk, on configs written here. Their counts are checked against the model pages in published_sizes_test.cpp
+// and, for InternVL, against the Hub's file sizes below.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -180,6 +181,26 @@ TEST(LlavaLike, InternVitLayersAndThePixelShuffleProjector) {
   EXPECT_EQ(find_tensor(q3, "model.language_model.layers.0.self_attn.q_norm.weight")->shape, Shape({16}));
   EXPECT_EQ(find_tensor(q3, "model.language_model.layers.0.self_attn.q_proj.bias"), nullptr);
   EXPECT_THROW(template_of(R"({"model_type":"internvl","text_config":{"model_type":"gpt_oss"}})"), Error);
+}
+
+// GLM-4.1V (model/families/glm4v.cpp): its vision blocks' MLP is out_hidden_size wide, intermediate_size
+// only sizes the merger's; the decoder is GLM-4-0414's, q/k/v always biased.
+TEST(LlavaLike, Glm4vVisionMlpIsOutHiddenSizeWide) {
+  const ModelTemplate t = template_of(R"({"model_type":"glm4v","text_config":{"hidden_size":64,
+      "intermediate_size":96,"num_hidden_layers":1,"num_attention_heads":4,"num_key_value_heads":2,
+      "vocab_size":100,"attention_bias":false},"vision_config":{"hidden_size":32,"depth":1,"num_heads":4,
+      "out_hidden_size":64,"intermediate_size":80,"image_size":56,"patch_size":14}})");
+  const std::string v = "model.visual.";
+  EXPECT_EQ(find_tensor(t, v + "blocks.0.mlp.up_proj.weight")->shape, Shape({64, 32}));
+  EXPECT_EQ(find_tensor(t, v + "merger.up_proj.weight")->shape, Shape({80, 64}));
+  EXPECT_EQ(find_tensor(t, v + "patch_embed.proj.weight")->shape, Shape({32, 3, 2, 14, 14}));
+  EXPECT_EQ(find_tensor(t, v + "embeddings.position_embedding.weight")->shape, Shape({16, 32}));
+  EXPECT_EQ(find_tensor(t, v + "downsample.weight")->shape, Shape({64, 32, 2, 2}));
+  EXPECT_NE(find_tensor(t, "model.language_model.layers.0.self_attn.q_proj.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.language_model.layers.0.self_attn.o_proj.bias"), nullptr);
+  EXPECT_NE(find_tensor(t, "model.language_model.layers.0.post_mlp_layernorm.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.language_model.layers.0.mlp.gate_up_proj.weight")->shape, Shape({192, 64}));
+  EXPECT_EQ(place_tensor("model.visual.merger.proj.weight").block, Block::VisionProjector);
 }
 
 }  // namespace

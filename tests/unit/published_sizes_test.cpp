@@ -209,6 +209,13 @@ constexpr Published kPublished[] = {
          "num_attention_heads":32,"num_key_value_heads":8,"head_dim":128,"num_experts":64,"moe_topk":8,
          "vocab_size":128167,"tie_word_embeddings":true})",
      "80B"},
+    // The size tables of GLM-4.1V's and MiniCPM-V 4.5's reports: "GLM-4.1V-9B-Thinking | 10.3B".
+    {"zai-org/GLM-4.1V-9B-Thinking",
+     R"({"model_type":"glm4v","text_config":{"vocab_size":151552,"hidden_size":4096,"intermediate_size":13696,
+         "num_hidden_layers":40,"num_attention_heads":32,"num_key_value_heads":2},
+         "vision_config":{"hidden_size":1536,"depth":24,"num_heads":12,"patch_size":14,"temporal_patch_size":2,
+         "spatial_merge_size":2,"out_hidden_size":4096,"intermediate_size":13696,"image_size":336}})",
+     "10.3B"},
 };
 
 TEST(PublishedSizes, CountsAreThePublishedSizes) {

@@ -1,0 +1,81 @@
+// GLM-4.1V (model_type glm4v, Glm4vForConditionalGeneration): a Qwen2-VL-style vision model whose patches
+// are merged by a strided convolution and a gated MLP, in front of GLM-4-0414's decoder (four norms a layer,
+// fused gate and up, q/k/v always biased). Checkpoints keep the in-memory names (model.visual,
+// model.language_model, lm_head).
+#include <array>
+
+#include "model/families/decoder_llama.h"
+#include "model/families/family_groups.h"
+#include "model/families/multimodal_towers.h"
+
+namespace ma::families {
+namespace {
+
+// Glm4vVisionModel under `p`: a Conv3d patch embedding over temporal_patch_size frames, an RMSNorm, learned
+// positions for the (image_size / patch_size)^2 patches, `depth` blocks (RMSNorms, a bias-free proj, and an
+// MLP out_hidden_size wide: the width the merged features take, not intermediate_size), a final RMSNorm, the
+// downsample convolution over spatial_merge_size^2 patches, and the merger (proj, a LayerNorm, a gated MLP
+// intermediate_size wide).
+void glm4v_vision(ModelTemplate& t, const std::string& p, const ModelConfig& v) {
+  const uint64_t h = v.dim_or("hidden_size", 1536), depth = v.layers_or("depth", 24, 0);
+  const uint64_t heads = v.dim_or(v.has("num_heads") ? "num_heads" : "num_attention_heads", 12);
+  if (h % heads != 0) v.fail("num_heads", "must divide hidden_size");
+  const uint64_t out = v.dim_or("out_hidden_size", 4096), inter = v.dim_or("intermediate_size", 13696);
+  const uint64_t patch = v.dim_or("patch_size", 14), image = v.dim_or("image_size", 336);
+  const uint64_t frames = v.dim_or("temporal_patch_size", 2), merge = v.dim_or("spatial_merge_size", 2);
+  if (patch > image) v.fail("patch_size", "must not exceed image_size");
+  const bool qkv_bias = v.flag_or("attention_bias", false);
+  t.add(p + "patch_embed.proj.weight", {h, v.dim_or("in_channels", 3), frames, patch, patch});
+  t.add(p + "patch_embed.proj.bias", {h});
+  blocks::norm(t, p + "post_conv_layernorm", h, false);
+  blocks::embedding(t, p + "embeddings.position_embedding.weight", (image / patch) * (image / patch), h);
+  for (uint64_t i = 0; i < depth; ++i) {
+    const std::string b = p + "blocks." + std::to_string(i) + ".";
+    blocks::norm(t, b + "norm1", h, false);
+    blocks::norm(t, b + "norm2", h, false);
+    blocks::linear(t, b + "attn.qkv", h, 3 * h, qkv_bias);
+    blocks::linear(t, b + "attn.proj", h, h, false);
+    blocks::gated_mlp(t, b + "mlp", h, out);
+  }
+  blocks::norm(t, p + "post_layernorm", h, false);
+  t.add(p + "downsample.weight", {out, h, merge, merge});
+  t.add(p + "downsample.bias", {out});
+  blocks::linear(t, p + "merger.proj", out, out, false);
+  blocks::norm(t, p + "merger.post_projection_norm", out, true);
+  blocks::gated_mlp(t, p + "merger", out, inter);
+  record_vision_tower(t, p + "blocks", h, depth, heads, h / heads, out, patch, image);
+  record_projector(t, p + "merger");
+}
+
+void build_glm4v(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Glm4vForConditionalGeneration";
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  t.arch.model_type = text.string_or("model_type", "glm4v_text");
+  DecoderDefaults d;
+  d.vocab_size = 151552;
+  d.intermediate_size = 13696;
+  d.num_hidden_layers = 40;
+  d.num_key_value_heads = 2;
+  d.max_position_embeddings = 32768;
+  read_decoder_dims(text, d, t);
+  heads_split_hidden(text, t.arch);  // Glm4vTextAttention has no head_dim of its own
+  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
+  glm4v_vision(t, "model.visual.", sub_or_empty(cfg, "vision_config"));
+  LlamaStyle s;
+  s.qkv_bias = true;  // Glm4vTextConfig has no attention_bias: q/k/v always carry one
+  s.mlp = Mlp::FusedGated;
+  s.layer_norms = {"input_layernorm", "post_self_attn_layernorm", "post_attention_layernorm",
+                   "post_mlp_layernorm"};
+  llama_style_decoder(t, "model.language_model.", s);
+  lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
+}
+
+constexpr std::array kGlm4vFamilies{FamilyBuilder{"glm4v", build_glm4v}};
+
+}  // namespace
+
+std::span<const FamilyBuilder> glm4v() {
+  return kGlm4vFamilies;
+}
+
+}  // namespace ma::families
