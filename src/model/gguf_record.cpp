@@ -158,11 +158,11 @@ constexpr std::array kArchitectures = {
     GgufArch{"ernie4_5-moe", "ernie4_5_moe", "Ernie4_5_MoeForCausalLM"},
     GgufArch{"lfm2", "lfm2", "Lfm2ForCausalLM"},
     GgufArch{"lfm2moe", "lfm2_moe", "Lfm2MoeForCausalLM"},
-    // Laguna's converter writes the window but not its pattern: llama.cpp slides three layers of four, the
-    // first of each four global.
     // AFMoE's converter writes the window but not its pattern: llama.cpp's built-in one is every fourth layer
     // global, as AfmoeConfig's global_attn_every_n_layers default.
     GgufArch{"afmoe", "afmoe", "AfmoeForCausalLM", 4},
+    // Laguna's converter writes the window but not its pattern: llama.cpp slides three layers of four, the
+    // first of each four global.
     GgufArch{.gguf = "laguna",
              .model_type = "laguna",
              .hf_class = "LagunaForCausalLM",

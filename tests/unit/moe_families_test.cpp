@@ -178,5 +178,36 @@ TEST(MoeFamilies, HunyuanMoeSizesExpertsAndSharedMlpByIntermediateSize) {
   EXPECT_THROW(template_of(small_moe("hunyuan_v1_moe", R"("num_experts":2,"moe_topk":4)")), Error);
 }
 
+// GLM-4.7-Flash's config.json (the fields a count depends on): the checkpoint lists 9,703 tensors of
+// 31,221,488,576 elements, the multi-token-prediction layer 47 included; transformers builds 29,943,390,976
+// (the card's "30B-A3B") and skips that layer.
+constexpr const char* kGlm47Flash = R"({"model_type":"glm4_moe_lite","vocab_size":154880,"hidden_size":2048,
+    "intermediate_size":10240,"moe_intermediate_size":1536,"num_hidden_layers":47,"num_attention_heads":20,
+    "num_key_value_heads":20,"n_shared_experts":1,"n_routed_experts":64,"num_experts_per_tok":4,
+    "first_k_dense_replace":1,"num_nextn_predict_layers":1,"q_lora_rank":768,"kv_lora_rank":512,
+    "qk_nope_head_dim":192,"qk_rope_head_dim":64,"v_head_dim":256,"tie_word_embeddings":false})";
+
+TEST(MoeFamilies, Glm47FlashIsLatentAttentionInGlmsMixture) {
+  EXPECT_EQ(parameters_of(kGlm47Flash), 29'943'390'976u);
+  const ModelTemplate t = template_of(kGlm47Flash);
+  uint64_t stored = 0, elements = 0;
+  for (const DiskTensor& d : disk_form(t)) {
+    ++stored;
+    elements += numel(d.shape);
+  }
+  EXPECT_EQ(stored, 9'703u);
+  EXPECT_EQ(elements, 31'221'488'576u);
+  EXPECT_EQ(find_tensor(t, "model.layers.0.self_attn.q_b_proj.weight")->shape, Shape({20 * 256, 768}));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.self_attn.kv_b_proj.weight")->shape,
+            Shape({20 * (192 + 256), 512}));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mlp.gate.weight"), nullptr);  // the one dense layer
+  EXPECT_EQ(find_tensor(t, "model.layers.1.mlp.shared_experts.up_proj.weight")->shape, Shape({1536, 2048}));
+  EXPECT_EQ(find_tensor(t, "model.layers.47.eh_proj.weight")->kind, TensorKind::Extra);
+  // Glm4MoeLiteConfig reads the dense layers from mlp_layer_types alone: first_k_dense_replace is ignored.
+  const ModelTemplate three = template_of(R"({"model_type":"glm4_moe_lite","num_hidden_layers":4,
+      "first_k_dense_replace":3})");
+  EXPECT_EQ(three.arch.layers()[1].ffn.kind, Ffn::Moe);
+}
+
 }  // namespace
 }  // namespace ma::test

@@ -216,6 +216,13 @@ constexpr Published kPublished[] = {
          "vision_config":{"hidden_size":1536,"depth":24,"num_heads":12,"patch_size":14,"temporal_patch_size":2,
          "spatial_merge_size":2,"out_hidden_size":4096,"intermediate_size":13696,"image_size":336}})",
      "10.3B"},
+    // GLM-4.7-Flash's card: "a 30B-A3B MoE model" (moe_families_test checks its checkpoint's exact size).
+    {"zai-org/GLM-4.7-Flash",
+     R"({"model_type":"glm4_moe_lite","vocab_size":154880,"hidden_size":2048,"intermediate_size":10240,
+         "moe_intermediate_size":1536,"num_hidden_layers":47,"num_attention_heads":20,"n_routed_experts":64,
+         "num_experts_per_tok":4,"q_lora_rank":768,"kv_lora_rank":512,"qk_nope_head_dim":192,
+         "qk_rope_head_dim":64,"v_head_dim":256})",
+     "30B"},
 };
 
 TEST(PublishedSizes, CountsAreThePublishedSizes) {

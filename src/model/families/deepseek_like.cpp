@@ -1,5 +1,6 @@
 // DeepSeek-V2/V3/V3.2 and the GLM MoE decoders built on them: Llama's pre-norm block whose attention is
-// Multi-head Latent Attention (low-rank q and kv projections; GLM-4.5 keeps GQA with q/k norms) and whose
+// Multi-head Latent Attention (low-rank q and kv projections, GLM-4.7-Flash's too; GLM-4.5 keeps GQA with q/k
+// norms) and whose
 // MLP is a routed mixture with shared experts after the first dense layers. V3.2 and GLM-5 add the
 // sparse-attention indexer; dots.llm1 puts the mixture under Qwen3's attention. Hub checkpoints store routed
 // experts one tensor each and append multi-token-prediction layers after the decoder stack, which
@@ -378,6 +379,39 @@ void build_glm4_moe(const ModelConfig& cfg, ModelTemplate& t) {
   build_stack(cfg, t, s);
 }
 
+// GLM-4.7-Flash (glm4_moe_lite): DeepSeek-V3's latent attention in GLM-4.5's MoE decoder. The dense layers
+// are mlp_layer_types' only, the first by default: Glm4MoeLiteConfig does not read first_k_dense_replace.
+// transformers skips the checkpoints' multi-token-prediction layer (model.layers.47).
+void build_glm4_moe_lite(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Glm4MoeLiteForCausalLM";
+  DecoderDefaults d;
+  d.vocab_size = 154880;
+  d.hidden_size = 2048;
+  d.intermediate_size = 10240;
+  d.num_hidden_layers = 47;
+  d.num_attention_heads = 20;
+  d.max_position_embeddings = 202752;
+  read_decoder_dims(cfg, latent_defaults(d), t);
+  Stack s;
+  Mla m;
+  m.q_lora_rank = 768;
+  m.qk_nope_head_dim = 192;
+  m.v_head_dim = 256;
+  s.mla_dims = read_mla(cfg, m);
+  Moe moe;
+  moe.experts = 64;
+  moe.top_k = 4;
+  moe.inter = 1536;
+  s.moe = read_moe(cfg, moe);
+  if (cfg.has("mlp_layer_types")) {
+    s.moe_layer = moe_from_layer_types(cfg, t.arch.num_layers);
+  } else {
+    s.moe_layer.assign(t.arch.num_layers, true);
+    if (t.arch.num_layers) s.moe_layer[0] = false;
+  }
+  build_stack(cfg, t, s);
+}
+
 // dots.llm1: DeepSeek-V3's routed mixture (sigmoid router with its score-correction buffer, shared experts,
 // dense leading layers) under Qwen3's attention (GQA with per-head q/k norms).
 void build_dots1(const ModelConfig& cfg, ModelTemplate& t) {
@@ -407,9 +441,10 @@ void build_dots1(const ModelConfig& cfg, ModelTemplate& t) {
 }
 
 constexpr std::array kDeepSeekLikeFamilies{
-    FamilyBuilder{"deepseek_v2", build_deepseek_v2},   FamilyBuilder{"deepseek_v3", build_deepseek_v3},
-    FamilyBuilder{"deepseek_v32", build_deepseek_v32}, FamilyBuilder{"glm4_moe", build_glm4_moe},
-    FamilyBuilder{"glm_moe_dsa", build_glm_moe_dsa},   FamilyBuilder{"dots1", build_dots1},
+    FamilyBuilder{"deepseek_v2", build_deepseek_v2},     FamilyBuilder{"deepseek_v3", build_deepseek_v3},
+    FamilyBuilder{"deepseek_v32", build_deepseek_v32},   FamilyBuilder{"glm4_moe", build_glm4_moe},
+    FamilyBuilder{"glm_moe_dsa", build_glm_moe_dsa},     FamilyBuilder{"dots1", build_dots1},
+    FamilyBuilder{"glm4_moe_lite", build_glm4_moe_lite},
 };
 
 }  // namespace
