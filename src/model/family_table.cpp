@@ -95,6 +95,7 @@ constexpr std::array kFamilies = {
               "LlavaLlamaForCausalLM LlavaMistralForCausalLM"},
     FamilyRow{"MiniCPM-V", "OpenBMB", "minicpmv", VisionLanguage, "minicpm-v"},
     FamilyRow{"InternVL", "Shanghai AI Laboratory", "internvl", VisionLanguage, "internvl"},
+    FamilyRow{"Voxtral", "Mistral AI", "voxtral", CausalLm, "voxtral"},
     FamilyRow{"MiniCPM", "OpenBMB", "minicpm minicpm3", CausalLm, "minicpm"},
     FamilyRow{"ChatGLM", "Zhipu AI", "chatglm", CausalLm, "chatglm codegeex glm-4-9b"},
     FamilyRow{"GLM", "Zhipu AI", "glm glm4", CausalLm, "glm-"},

@@ -1,4 +1,4 @@
-// LLaVA-NeXT, LLaVA-OneVision, Mistral 3, Idefics3 / SmolVLM, PaliGemma, InternVL and Qwen2-Audio
+// LLaVA-NeXT, LLaVA-OneVision, Mistral 3, Idefics3 / SmolVLM, PaliGemma, InternVL, Qwen2-Audio and Voxtral
 // (model/families/llava_like.cpp), and GLM-4.1V (glm4v.cpp): their towers and projectors, in memory and on
 // disk, on configs written here. Their counts are checked against the model pages in published_sizes_test.cpp
 // and, for InternVL, against the Hub's file sizes below.
@@ -201,6 +201,29 @@ TEST(LlavaLike, Glm4vVisionMlpIsOutHiddenSizeWide) {
   EXPECT_NE(find_tensor(t, "model.language_model.layers.0.post_mlp_layernorm.weight"), nullptr);
   EXPECT_EQ(find_tensor(t, "model.language_model.layers.0.mlp.gate_up_proj.weight")->shape, Shape({192, 64}));
   EXPECT_EQ(place_tensor("model.visual.merger.proj.weight").block, Block::VisionProjector);
+}
+
+// Voxtral: Whisper's encoder read four frames at a time (the projector takes intermediate_size values), no
+// projector biases, a whole LlamaForCausalLM under language_model; its encoder sizes under transformers'
+// names or Whisper's.
+TEST(LlavaLike, VoxtralStacksFourFramesIntoItsProjector) {
+  const std::string tiny_text = R"("text_config":{"hidden_size":64,"intermediate_size":96,
+      "num_hidden_layers":1,"num_attention_heads":4,"num_key_value_heads":2,"head_dim":16,"vocab_size":100})";
+  const ModelTemplate t = template_of(R"({"model_type":"voxtral",)" + tiny_text + R"(,"audio_config":{
+      "hidden_size":32,"intermediate_size":128,"num_hidden_layers":2,"num_attention_heads":4,
+      "num_mel_bins":16,"max_source_positions":50}})");
+  EXPECT_EQ(find_tensor(t, "multi_modal_projector.linear_1.weight")->shape, Shape({64, 128}));
+  EXPECT_EQ(find_tensor(t, "multi_modal_projector.linear_1.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, "audio_tower.layers.1.fc1.weight")->shape, Shape({128, 32}));
+  EXPECT_EQ(find_tensor(t, "audio_tower.layers.1.self_attn.k_proj.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, "audio_tower.embed_positions.weight")->shape, Shape({50, 32}));
+  EXPECT_EQ(find_tensor(t, "language_model.lm_head.weight")->shape, Shape({100, 64}));
+  EXPECT_EQ(place_tensor("audio_tower.layers.0.fc1.weight").block, Block::Audio);
+  const ModelTemplate whisper_names = template_of(R"({"model_type":"voxtral",)" + tiny_text +
+                                                  R"(,"audio_config":{"d_model":32,"encoder_ffn_dim":128,
+      "encoder_layers":2,"encoder_attention_heads":4,"num_mel_bins":16,"max_source_positions":50}})");
+  EXPECT_EQ(whisper_names.tensors.size(), t.tensors.size());
+  EXPECT_THROW(template_of(R"({"model_type":"voxtral","text_config":{"model_type":"qwen2"}})"), Error);
 }
 
 }  // namespace

@@ -223,6 +223,19 @@ constexpr Published kPublished[] = {
          "num_experts_per_tok":4,"q_lora_rank":768,"kv_lora_rank":512,"qk_nope_head_dim":192,
          "qk_rope_head_dim":64,"v_head_dim":256})",
      "30B"},
+    // Voxtral's paper (arXiv 2507.13264): Mini "4.7B"; Small "24.3B", a 640M encoder, a 52M adapter and a
+    // 22.9B decoder.
+    {"mistralai/Voxtral-Mini-3B-2507",
+     R"({"model_type":"voxtral","audio_config":{"hidden_size":1280,"intermediate_size":5120,
+         "num_hidden_layers":32,"num_attention_heads":20,"num_mel_bins":128},"text_config":{"model_type":"llama",
+         "vocab_size":131072,"hidden_size":3072,"intermediate_size":8192,"num_hidden_layers":30,
+         "num_attention_heads":32,"num_key_value_heads":8,"head_dim":128}})",
+     "4.7B"},
+    {"mistralai/Voxtral-Small-24B-2507",
+     R"({"model_type":"voxtral","text_config":{"model_type":"llama","vocab_size":131072,"hidden_size":5120,
+         "intermediate_size":32768,"num_hidden_layers":40,"num_attention_heads":32,"num_key_value_heads":8,
+         "head_dim":128}})",
+     "24.3B"},
 };
 
 TEST(PublishedSizes, CountsAreThePublishedSizes) {

@@ -14,9 +14,13 @@ void build_whisper(const ModelConfig& cfg, ModelTemplate& t);
 
 // Whisper's audio encoder under `prefix` (two convolutions over the mel bins, learned positions, layers with
 // no k_proj bias, a final LayerNorm), sized by the config's d_model, encoder_* and num_mel_bins fields with
-// `dflt`'s defaults; its layers form a stack of `role` in the record. Qwen2-Audio's audio tower is one.
+// `dflt`'s defaults; its layers form a stack of `role` in the record. Qwen2-Audio's and Voxtral's audio
+// towers are one.
 struct AudioEncoderDefaults {
   uint64_t d_model = 384, layers = 4, heads = 6, ffn = 1536, mel_bins = 80, positions = 1500;
+  // Voxtral's config names the sizes hidden_size, num_hidden_layers, num_attention_heads and
+  // intermediate_size, Whisper's names being its aliases.
+  bool transformers_names = false;
 };
 void whisper_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix,
                            StackRole role, const AudioEncoderDefaults& dflt);

@@ -3,8 +3,8 @@
 // (CLIP or SigLIP towers, a two-layer projector; NeXT and OneVision add image_newline), Mistral 3
 // (Mistral-Small-3.1: a Pixtral tower and a patch-merging projector), Idefics3 and SmolVLM (pixel shuffle
 // and one linear), PaliGemma (one linear into Gemma), InternVL (InternViT, pixel shuffle and a two-layer
-// projector) and, with an audio tower, Qwen2-Audio. The decoder stack of the record describes the language
-// model only.
+// projector) and, with an audio tower, Qwen2-Audio and Voxtral. The decoder stack of the record describes the
+// language model only.
 #include <array>
 #include <string>
 #include <string_view>
@@ -282,6 +282,51 @@ void build_qwen2_audio(const ModelConfig& cfg, ModelTemplate& t) {
   lm_head(t, "language_model.model.embed_tokens.weight", t.arch, "language_model.lm_head.weight");
 }
 
+// ---- Voxtral: Whisper's encoder, four frames stacked into one projector input, a Llama decoder ----
+
+void build_voxtral(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "VoxtralForConditionalGeneration";
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  // VoxtralConfig overrides LlamaConfig's defaults with Mistral's (Voxtral-Mini-3B's sizes); the heads stay
+  // Llama's 32.
+  DecoderDefaults d;
+  d.vocab_size = 131072;
+  d.hidden_size = 3072;
+  d.intermediate_size = 8192;
+  d.num_hidden_layers = 30;
+  d.num_key_value_heads = 8;
+  d.head_dim = 128;
+  d.max_position_embeddings = 131072;
+  read_decoder_dims(text, d, t);
+  t.arch.model_type = text.string_or("model_type", "llama");
+  if (t.arch.model_type != "llama")
+    unsupported(cfg, "voxtral with a " + t.arch.model_type + " language model");
+  LlamaStyle style = attention_bias_style(text);
+  style.mlp_bias = text.flag_or("mlp_bias", false);
+  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
+  // VoxtralEncoderConfig's defaults: Whisper-large-v3's encoder. Its positions are a frozen nn.Embedding, a
+  // parameter that num_parameters counts.
+  AudioEncoderDefaults audio;
+  audio.d_model = 1280;
+  audio.layers = 32;
+  audio.heads = 20;
+  audio.ffn = 5120;
+  audio.mel_bins = 128;
+  audio.transformers_names = true;
+  const ModelConfig audio_cfg = sub_or_empty(cfg, "audio_config");
+  whisper_audio_encoder(audio_cfg, t, "audio_tower", StackRole::Audio, audio);
+  // The encoder's output is read four frames at a time: intermediate_size (4 x hidden_size for Whisper's
+  // shapes) values into the projector.
+  const uint64_t frames_in = audio_cfg.dim_or(
+      audio_cfg.has("intermediate_size") ? "intermediate_size" : "encoder_ffn_dim", audio.ffn);
+  blocks::linear(t, "multi_modal_projector.linear_1", frames_in, t.arch.hidden_size, false);
+  blocks::linear(t, "multi_modal_projector.linear_2", t.arch.hidden_size, t.arch.hidden_size, false);
+  record_projector(t, "multi_modal_projector");
+  // A whole LlamaForCausalLM under language_model, as transformers 5 still builds it.
+  llama_style_decoder(t, "language_model.model.", style);
+  lm_head(t, "language_model.model.embed_tokens.weight", t.arch, "language_model.lm_head.weight");
+}
+
 // ---- InternVL (InternVL3 / 3.5 -hf checkpoints): InternViT, pixel shuffle and a two-layer projector ----
 
 // A size InternVLVisionConfig takes as one int or an [height, width] pair; the product of the pair's halves
@@ -371,6 +416,7 @@ constexpr std::array kLlavaLikeFamilies{
     FamilyBuilder{"paligemma", build_paligemma},
     FamilyBuilder{"qwen2_audio", build_qwen2_audio},
     FamilyBuilder{"internvl", build_internvl},
+    FamilyBuilder{"voxtral", build_voxtral},
 };
 
 }  // namespace
