@@ -259,19 +259,24 @@ void build_paligemma(const ModelConfig& cfg, ModelTemplate& t) {
 
 // ---- Qwen2-Audio: Whisper's audio encoder, one linear, a Qwen2 decoder ----
 
-void build_qwen2_audio(const ModelConfig& cfg, ModelTemplate& t) {
-  t.arch.architecture = "Qwen2AudioForConditionalGeneration";
-  const ModelConfig text = sub_or_empty(cfg, "text_config");
-  const LlamaStyle style = read_llava_text(cfg, text, t, "qwen2");
-  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
-  // Qwen2AudioEncoderConfig's defaults: Whisper-large-v3's encoder. Its positions are a frozen nn.Embedding,
-  // a parameter that num_parameters counts.
+// Qwen2AudioEncoderConfig's and VoxtralEncoderConfig's defaults: Whisper-large-v3's encoder. Its positions
+// are a frozen nn.Embedding, a parameter that num_parameters counts.
+AudioEncoderDefaults whisper_large_v3_encoder() {
   AudioEncoderDefaults audio;
   audio.d_model = 1280;
   audio.layers = 32;
   audio.heads = 20;
   audio.ffn = 5120;
   audio.mel_bins = 128;
+  return audio;
+}
+
+void build_qwen2_audio(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Qwen2AudioForConditionalGeneration";
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  const LlamaStyle style = read_llava_text(cfg, text, t, "qwen2");
+  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
+  const AudioEncoderDefaults audio = whisper_large_v3_encoder();
   const ModelConfig audio_cfg = sub_or_empty(cfg, "audio_config");
   whisper_audio_encoder(audio_cfg, t, "audio_tower", StackRole::Audio, audio);
   blocks::linear(t, "multi_modal_projector.linear", audio_cfg.dim_or("d_model", audio.d_model),
@@ -304,14 +309,7 @@ void build_voxtral(const ModelConfig& cfg, ModelTemplate& t) {
   LlamaStyle style = attention_bias_style(text);
   style.mlp_bias = text.flag_or("mlp_bias", false);
   t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
-  // VoxtralEncoderConfig's defaults: Whisper-large-v3's encoder. Its positions are a frozen nn.Embedding, a
-  // parameter that num_parameters counts.
-  AudioEncoderDefaults audio;
-  audio.d_model = 1280;
-  audio.layers = 32;
-  audio.heads = 20;
-  audio.ffn = 5120;
-  audio.mel_bins = 128;
+  AudioEncoderDefaults audio = whisper_large_v3_encoder();
   audio.transformers_names = true;
   const ModelConfig audio_cfg = sub_or_empty(cfg, "audio_config");
   whisper_audio_encoder(audio_cfg, t, "audio_tower", StackRole::Audio, audio);
