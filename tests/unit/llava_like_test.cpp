@@ -181,6 +181,11 @@ TEST(LlavaLike, InternVitLayersAndThePixelShuffleProjector) {
   EXPECT_EQ(find_tensor(q3, "model.language_model.layers.0.self_attn.q_norm.weight")->shape, Shape({16}));
   EXPECT_EQ(find_tensor(q3, "model.language_model.layers.0.self_attn.q_proj.bias"), nullptr);
   EXPECT_THROW(template_of(R"({"model_type":"internvl","text_config":{"model_type":"gpt_oss"}})"), Error);
+  // A ratio that would fold more patches than a width can hold is refused, not computed.
+  for (const char* ratio : {"1e-300", "0.001", "0", "2"})
+    EXPECT_THROW(template_of(std::string(R"({"model_type":"internvl","downsample_ratio":)") + ratio + "}"),
+                 Error)
+        << ratio;
 }
 
 // GLM-4.1V (model/families/glm4v.cpp): its vision blocks' MLP is out_hidden_size wide, intermediate_size

@@ -327,8 +327,7 @@ void build_voxtral(const ModelConfig& cfg, ModelTemplate& t) {
 
 // ---- InternVL (InternVL3 / 3.5 -hf checkpoints): InternViT, pixel shuffle and a two-layer projector ----
 
-// A size InternVLVisionConfig takes as one int or an [height, width] pair; the product of the pair's halves
-// divided by the patch's is the patch count.
+// A size InternVLVisionConfig takes as one int or an [height, width] pair.
 std::pair<uint64_t, uint64_t> size_pair(const ModelConfig& v, std::string_view key, uint64_t dflt) {
   const json::Value* raw = v.raw(key);
   if (!raw || !raw->is_array()) return {v.dim_or(key, dflt), v.dim_or(key, dflt)};
@@ -391,8 +390,10 @@ void build_internvl(const ModelConfig& cfg, ModelTemplate& t) {
   const uint64_t vision = internvit(t, "model.vision_tower.", sub_or_empty(cfg, "vision_config"));
   // Pixel shuffle folds each (1 / downsample_ratio)^2 patches into one token before the projector.
   const double ratio = cfg.number_or("downsample_ratio", 0.5);
-  if (!(ratio > 0 && ratio <= 1)) cfg.fail("downsample_ratio", "must be in (0, 1]");
+  if (!(ratio >= 1.0 / 8192 && ratio <= 1)) cfg.fail("downsample_ratio", "must be in [1/8192, 1]");
   const auto fold = static_cast<uint64_t>(1 / ratio);
+  if (fold * fold > ModelConfig::kMaxValue / vision)
+    cfg.fail("downsample_ratio", "folds more patches into a token than any width holds");
   const uint64_t in = vision * fold * fold, out = t.arch.hidden_size;
   blocks::norm(t, "model.multi_modal_projector.layer_norm", in, true);
   blocks::linear(t, "model.multi_modal_projector.linear_1", in, out, true);
@@ -400,8 +401,8 @@ void build_internvl(const ModelConfig& cfg, ModelTemplate& t) {
   record_projector(t, "model.multi_modal_projector");
   llama_style_decoder(t, "model.language_model.", style);
   lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
-  v4_conditional_disk_names(t,
-                            "vision_tower.");  // the -hf checkpoints: InternViT has no vision_model wrapper
+  // The -hf checkpoints keep transformers 4's names; InternViT has no vision_model wrapper.
+  v4_conditional_disk_names(t, "vision_tower.");
 }
 
 constexpr std::array kLlavaLikeFamilies{
