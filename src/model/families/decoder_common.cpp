@@ -72,6 +72,24 @@ void record_projector(ModelTemplate& t, std::string path) {
   t.arch.add_stack(StackRole::Projector, std::move(path), t.arch.hidden_size);
 }
 
+std::vector<bool> sparse_from_mlp_layer_types(const ModelConfig& cfg, uint64_t layers,
+                                              uint64_t leading_dense) {
+  const std::vector<std::string> types = cfg.strings("mlp_layer_types");
+  std::vector<bool> sparse(layers);
+  if (types.empty()) {
+    for (uint64_t i = 0; i < layers; ++i) sparse[i] = i >= leading_dense;
+    return sparse;
+  }
+  if (types.size() != layers)
+    cfg.fail("mlp_layer_types", "must list one type per layer (" + std::to_string(layers) + ")");
+  for (uint64_t i = 0; i < layers; ++i) {
+    if (types[i] != "dense" && types[i] != "sparse")
+      cfg.fail("mlp_layer_types", "each entry must be \"dense\" or \"sparse\", not \"" + types[i] + "\"");
+    sparse[i] = types[i] == "sparse";
+  }
+  return sparse;
+}
+
 std::vector<uint64_t> qwen_windows(const ModelConfig& cfg, uint64_t layers,
                                    uint64_t max_window_layers_default) {
   const uint64_t window = cfg.flag_or("use_sliding_window", false) ? cfg.count_or("sliding_window", 4096) : 0;

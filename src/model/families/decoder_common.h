@@ -47,6 +47,12 @@ void record_vision_tower(ModelTemplate& t, std::string path, uint64_t hidden, ui
 // The projector that maps the tower's features to the language model's width.
 void record_projector(ModelTemplate& t, std::string path);
 
+// Per layer, whether its MLP is the routed mixture: mlp_layer_types ("dense" or "sparse" per layer) when the
+// config lists it, else the first `leading_dense` layers dense (DeepSeek-V3.2 / GLM-5: first_k_dense_replace;
+// Laguna, GLM-4.7-Flash: one).
+std::vector<bool> sparse_from_mlp_layer_types(const ModelConfig& cfg, uint64_t layers,
+                                              uint64_t leading_dense);
+
 // Qwen2/Qwen3 windows, as their transformers configs derive layer_types: with use_sliding_window, layers from
 // max_window_layers on slide over sliding_window tokens; an explicit layer_types always wins.
 std::vector<uint64_t> qwen_windows(const ModelConfig& cfg, uint64_t layers,

@@ -102,19 +102,9 @@ std::vector<bool> moe_from_first_k(const ModelConfig& cfg, uint64_t layers, uint
   return moe;
 }
 
-// mlp_layer_types ("dense" / "sparse" per layer), defaulting to first_k_dense_replace dense layers.
+// mlp_layer_types, defaulting to first_k_dense_replace dense layers (3, DeepSeek-V3.2's and GLM-5's).
 std::vector<bool> moe_from_layer_types(const ModelConfig& cfg, uint64_t layers) {
-  std::vector<std::string> types = cfg.strings("mlp_layer_types");
-  if (types.empty()) return moe_from_first_k(cfg, layers, 3);
-  if (types.size() != layers)
-    cfg.fail("mlp_layer_types", "must have one entry per layer (" + std::to_string(layers) + ")");
-  std::vector<bool> moe(layers);
-  for (uint64_t i = 0; i < layers; ++i) {
-    if (types[i] != "dense" && types[i] != "sparse")
-      cfg.fail("mlp_layer_types", "entries must be \"dense\" or \"sparse\"");
-    moe[i] = types[i] == "sparse";
-  }
-  return moe;
+  return sparse_from_mlp_layer_types(cfg, layers, cfg.count_or("first_k_dense_replace", 3));
 }
 
 // GLM-5's IndexShare: "shared" layers reuse the previous full layer's top-k and own no indexer. The schedule
@@ -403,12 +393,7 @@ void build_glm4_moe_lite(const ModelConfig& cfg, ModelTemplate& t) {
   moe.top_k = 4;
   moe.inter = 1536;
   s.moe = read_moe(cfg, moe);
-  if (cfg.has("mlp_layer_types")) {
-    s.moe_layer = moe_from_layer_types(cfg, t.arch.num_layers);
-  } else {
-    s.moe_layer.assign(t.arch.num_layers, true);
-    if (t.arch.num_layers) s.moe_layer[0] = false;
-  }
+  s.moe_layer = sparse_from_mlp_layer_types(cfg, t.arch.num_layers, 1);
   build_stack(cfg, t, s);
 }
 

@@ -516,23 +516,6 @@ std::vector<uint64_t> laguna_heads(const ModelConfig& cfg, const ArchitectureRec
   return heads;
 }
 
-std::vector<bool> laguna_sparse_layers(const ModelConfig& cfg, uint64_t layers) {
-  std::vector<std::string> types = cfg.strings("mlp_layer_types");
-  std::vector<bool> sparse(layers, true);
-  if (types.empty()) {
-    if (layers) sparse[0] = false;
-    return sparse;
-  }
-  if (types.size() != layers)
-    cfg.fail("mlp_layer_types", "must list one type per layer (" + std::to_string(layers) + ")");
-  for (uint64_t i = 0; i < layers; ++i) {
-    if (types[i] != "dense" && types[i] != "sparse")
-      cfg.fail("mlp_layer_types", "each entry must be \"dense\" or \"sparse\", not \"" + types[i] + "\"");
-    sparse[i] = types[i] == "sparse";
-  }
-  return sparse;
-}
-
 void build_laguna(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "LagunaForCausalLM";
   DecoderDefaults dd;
@@ -551,7 +534,7 @@ void build_laguna(const ModelConfig& cfg, ModelTemplate& t) {
   d.gate = OutputGate::PerHead;
   d.attn.qkv_bias = d.attn.o_bias = cfg.flag_or("attention_bias", false);
   d.attn.qk_norm = true;
-  d.sparse = laguna_sparse_layers(cfg, t.arch.num_layers);
+  d.sparse = sparse_from_mlp_layer_types(cfg, t.arch.num_layers, 1);
   d.dense_inter = t.arch.intermediate_size;
   d.windows = layer_windows(cfg, t.arch.num_layers, cfg.count_or("sliding_window", 512),
                             [](uint64_t) { return false; });
