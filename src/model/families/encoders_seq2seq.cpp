@@ -239,16 +239,12 @@ void whisper_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::
   };
   const uint64_t d = cfg.dim_or(key("hidden_size", "d_model"), dflt.d_model);
   StackDims enc;
-  if (dflt.transformers_names) {
-    enc.layers = cfg.layers_or(key("num_hidden_layers", "encoder_layers"), dflt.layers, 0);
-    enc.layer.hidden = d;
-    const std::string_view heads = key("num_attention_heads", "encoder_attention_heads");
-    enc.layer.heads = cfg.dim_or(heads, dflt.heads);
-    enc.layer.ffn = cfg.dim_or(key("intermediate_size", "encoder_ffn_dim"), dflt.ffn);
-    split_heads(cfg, std::string(heads), d, enc.layer.heads);
-  } else {
-    enc = read_stack(cfg, "encoder", d, dflt.layers, dflt.heads, dflt.ffn);
-  }
+  enc.layers = cfg.layers_or(key("num_hidden_layers", "encoder_layers"), dflt.layers, 0);
+  enc.layer.hidden = d;
+  const std::string_view heads = key("num_attention_heads", "encoder_attention_heads");
+  enc.layer.heads = cfg.dim_or(heads, dflt.heads);
+  enc.layer.ffn = cfg.dim_or(key("intermediate_size", "encoder_ffn_dim"), dflt.ffn);
+  split_heads(cfg, std::string(heads), d, enc.layer.heads);
   enc.layer.k_bias = false;
   const uint64_t mels = cfg.dim_or("num_mel_bins", dflt.mel_bins);
   const uint64_t positions = cfg.dim_or("max_source_positions", dflt.positions);
