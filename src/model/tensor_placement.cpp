@@ -83,9 +83,10 @@ constexpr std::array<std::string_view, 7> kProjectorParts{
     "multi_modal_projector", "mm_projector", "merger",   "deepstack_merger_list",
     "embed_vision",          "resampler",    "attn_pool"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
-// them), GPT-2 / GPT-J's masked_bias, Gemma 4's per-layer output scale (a persistent buffer).
-constexpr std::array<std::string_view, 4> kBufferLeaves{"inv_freq", "position_ids", "masked_bias",
-                                                        "layer_scalar"};
+// them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
+// buffer).
+constexpr std::array<std::string_view, 5> kBufferLeaves{"inv_freq", "position_ids", "masked_bias",
+                                                        "causal_mask", "layer_scalar"};
 // Suffixes of tensors stored beside a projection under the projection's own name rather than as its
 // `.weight` / `.bias` child: nn.MultiheadAttention's in_proj_weight / in_proj_bias, fused experts' biases
 // (gpt-oss's gate_up_proj_bias), MXFP4 packed weights (`_blocks`) and their block scales (`_scales`).
@@ -172,6 +173,7 @@ std::string role_of(std::string_view module) {
       {"project_out", "embedding-projection"},
       {"inv_freq", "rotary-inv-freq"},
       {"masked_bias", "mask"},
+      {"causal_mask", "causal-mask"},
       {"position_ids", "position-ids"},
       {"layer_scalar", "layer-scalar"},
   };

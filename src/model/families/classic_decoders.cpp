@@ -1,9 +1,10 @@
-// Decoders of the GPT-2 era and their descendants: GPT-2, GPT-BigCode (StarCoder), GPT-J, GPT-NeoX (Pythia),
-// OPT, BLOOM, Falcon, Phi and MPT. Unlike Llama they mostly fuse q/k/v into one projection (GPT-2 even stores
-// it transposed, as a Conv1D), use biased LayerNorms and two-matrix MLPs, and each config class spells the
-// common dimensions its own way.
+// Decoders of the GPT-2 era and their descendants: GPT-2, GPT-BigCode (StarCoder), GPT-Neo, GPT-J, CodeGen,
+// GPT-NeoX (Pythia), OPT, BLOOM, Falcon, Phi and MPT. Unlike Llama they mostly fuse q/k/v into one projection
+// (GPT-2 even stores it transposed, as a Conv1D), use biased LayerNorms and two-matrix MLPs, and each config
+// class spells the common dimensions its own way.
 #include <array>
 #include <string_view>
+#include <vector>
 
 #include "model/families/decoder_common.h"
 #include "model/families/family_groups.h"
@@ -187,15 +188,20 @@ void build_gpt_bigcode(const ModelConfig& cfg, ModelTemplate& t) {
 
 // --- GPT-J: bias-free q/k/v/out_proj, biased fc_in/fc_out MLP in parallel, one norm, biased head. ---
 
-void build_gptj(const ModelConfig& cfg, ModelTemplate& t) {
-  t.arch.architecture = "GPTJForCausalLM";
+// GPTJConfig's defaults, which CodeGenConfig repeats.
+DecoderDefaults gptj_defaults() {
   DecoderDefaults d;
   d.vocab_size = 50400;
   d.hidden_size = 4096;
   d.num_hidden_layers = 28;
   d.num_attention_heads = 16;
   d.max_position_embeddings = 2048;
-  read_dims(cfg, kGpt2Keys, d, t);
+  return d;
+}
+
+void build_gptj(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "GPTJForCausalLM";
+  read_dims(cfg, kGpt2Keys, gptj_defaults(), t);
   const ArchitectureRecord& a = t.arch;
   t.arch.intermediate_size = width_or_4x(cfg, "n_inner", a.hidden_size);
   blocks::Attention at = standard_attention(a);
@@ -207,6 +213,92 @@ void build_gptj(const ModelConfig& cfg, ModelTemplate& t) {
     plain_mlp(t, p + ".mlp", {"fc_in", "fc_out"}, a.hidden_size, a.intermediate_size, true);
   });
   layer_norm(t, "transformer.ln_f", a.hidden_size);
+  Head head;
+  head.bias = true;
+  causal_lm_head(t, "transformer.wte.weight", head);
+}
+
+// --- GPT-Neo: GPT-2's layout in nn.Linear, bias-free q/k/v under attn.attention, global and local layers.
+// ---
+
+// GPTNeoConfig's attention_types, [[["global", "local"], 12]]: each entry a list of kinds repeated n times,
+// expanded in order into one kind per layer. Local layers attend over the last window_size tokens.
+std::vector<uint64_t> gpt_neo_windows(const ModelConfig& cfg, uint64_t layers) {
+  const uint64_t window = cfg.dim_or("window_size", 256);
+  std::vector<uint64_t> windows;
+  const json::Value* types = cfg.raw("attention_types");
+  if (!types) {  // the default: global and local alternating, 12 times
+    for (uint64_t i = 0; i < 24; ++i) windows.push_back(i % 2 ? window : 0);
+  } else {
+    auto bad = [&] { cfg.fail("attention_types", "must be a list of [[kinds...], repeats] pairs"); };
+    if (!types->is_array()) bad();
+    for (const json::Value& entry : types->items()) {
+      if (!entry.is_array() || entry.items().size() != 2 || !entry.items()[0].is_array()) bad();
+      const std::optional<uint64_t> repeats = entry.items()[1].as_uint();
+      if (!repeats || *repeats > ModelConfig::kMaxLayers) bad();
+      for (uint64_t r = 0; r < *repeats && windows.size() <= ModelConfig::kMaxLayers; ++r)
+        for (const json::Value& kind : entry.items()[0].items()) {
+          if (kind.as_string() != "global" && kind.as_string() != "local")
+            cfg.fail("attention_types", "kinds must be \"global\" or \"local\"");
+          windows.push_back(kind.as_string() == "local" ? window : 0);
+        }
+    }
+  }
+  // GPTNeoConfig refuses a config whose expanded kinds do not number num_layers.
+  if (windows.size() != layers)
+    cfg.fail("attention_types", "expands to " + std::to_string(windows.size()) +
+                                    " layers where num_layers is " + std::to_string(layers));
+  return windows;
+}
+
+void build_gpt_neo(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "GPTNeoForCausalLM";
+  DecoderDefaults d;
+  d.vocab_size = 50257;
+  d.hidden_size = 2048;
+  d.num_hidden_layers = 24;
+  d.num_attention_heads = 16;
+  d.tie_word_embeddings = true;
+  DimKeys k;
+  k.layers = {"num_layers", "num_hidden_layers"};
+  k.heads = {"num_heads", "num_attention_heads"};
+  read_dims(cfg, k, d, t);
+  const ArchitectureRecord& a = t.arch;
+  const uint64_t h = a.hidden_size;
+  t.arch.intermediate_size = width_or_4x(cfg, "intermediate_size", h);
+  const std::vector<uint64_t> windows = gpt_neo_windows(cfg, a.num_layers);
+  blocks::Attention at = standard_attention(a);
+  at.o = "out_proj";
+  at.o_bias = true;
+  token_embedding(t, "transformer.wte.weight", a);
+  blocks::embedding(t, "transformer.wpe.weight", a.max_position_embeddings, h);
+  decoder_stack(t, "transformer.h", [&](const std::string& p) {
+    layer_norm(t, p + ".ln_1", h);
+    blocks::attention(t, p + ".attn.attention", at);
+    layer_norm(t, p + ".ln_2", h);
+    plain_mlp(t, p + ".mlp", {"c_fc", "c_proj"}, h, a.intermediate_size, true);
+  });
+  std::vector<LayerSpec>& layers = t.arch.stacks.back().layers;
+  for (size_t i = 0; i < layers.size(); ++i) set_window(layers[i].attention, windows[i]);
+  layer_norm(t, "transformer.ln_f", h);
+  causal_lm_head(t, "transformer.wte.weight");
+}
+
+// --- CodeGen: GPT-J's parallel layer with q/v/k fused (qkv_proj, bias-free), a biased untied head. ---
+
+void build_codegen(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "CodeGenForCausalLM";
+  read_dims(cfg, kGpt2Keys, gptj_defaults(), t);
+  const ArchitectureRecord& a = t.arch;
+  const uint64_t h = a.hidden_size;
+  t.arch.intermediate_size = width_or_4x(cfg, "n_inner", h);
+  token_embedding(t, "transformer.wte.weight", a);
+  decoder_stack(t, "transformer.h", [&](const std::string& p) {
+    layer_norm(t, p + ".ln_1", h);
+    fused_attention(t, p + ".attn", {"qkv_proj", "out_proj"}, a, false);
+    plain_mlp(t, p + ".mlp", {"fc_in", "fc_out"}, h, a.intermediate_size, true);
+  });
+  layer_norm(t, "transformer.ln_f", h);
   Head head;
   head.bias = true;
   causal_lm_head(t, "transformer.wte.weight", head);
@@ -437,10 +529,11 @@ void build_mpt(const ModelConfig& cfg, ModelTemplate& t) {
 }
 
 constexpr std::array kClassicDecoderFamilies{
-    FamilyBuilder{"gpt2", build_gpt2},     FamilyBuilder{"gpt_bigcode", build_gpt_bigcode},
-    FamilyBuilder{"gptj", build_gptj},     FamilyBuilder{"gpt_neox", build_gpt_neox},
-    FamilyBuilder{"opt", build_opt},       FamilyBuilder{"bloom", build_bloom},
-    FamilyBuilder{"falcon", build_falcon}, FamilyBuilder{"phi", build_phi},
+    FamilyBuilder{"gpt2", build_gpt2},       FamilyBuilder{"gpt_bigcode", build_gpt_bigcode},
+    FamilyBuilder{"gptj", build_gptj},       FamilyBuilder{"gpt_neox", build_gpt_neox},
+    FamilyBuilder{"gpt_neo", build_gpt_neo}, FamilyBuilder{"codegen", build_codegen},
+    FamilyBuilder{"opt", build_opt},         FamilyBuilder{"bloom", build_bloom},
+    FamilyBuilder{"falcon", build_falcon},   FamilyBuilder{"phi", build_phi},
     FamilyBuilder{"mpt", build_mpt},
 };
 

@@ -1,6 +1,7 @@
 // Vision-language models: a vision tower (SigLIP / Gemma-4 / Llama-4 vision) or a plain patch projection
 // (Fuyu), a projector, and a language model built from the nested text_config with the defaults of
-// its own config class. The decoder stack of the record describes the language model only.
+// its own config class. The decoder stack of the record describes the language model only. The language
+// models of Gemma-4, Llama-4 and Fuyu (Persimmon) also build alone, as their *ForCausalLM classes.
 #include <array>
 
 #include "core/error.h"
@@ -189,6 +190,14 @@ void build_gemma4(const ModelConfig& cfg, ModelTemplate& t) {
   lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
 }
 
+// Gemma-4's language model alone (gemma4_text: Gemma4ForCausalLM), at model.* with a tied head.
+void build_gemma4_text(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Gemma4ForCausalLM";
+  gemma4_text_decoder(cfg, t, "model.");
+  t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", true);
+  lm_head(t, "model.embed_tokens.weight", t.arch);
+}
+
 // ---- Llama-4: MoE (with a shared expert) interleaved with dense layers, chunked attention on RoPE layers
 // ----
 
@@ -280,6 +289,14 @@ void build_llama4(const ModelConfig& cfg, ModelTemplate& t) {
   lm_head(t, "language_model.model.embed_tokens.weight", t.arch, "language_model.lm_head.weight");
 }
 
+// Llama-4's language model alone (llama4_text: Llama4ForCausalLM), at model.* with its own head.
+void build_llama4_text(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Llama4ForCausalLM";
+  llama4_text_decoder(cfg, t, "model.");
+  t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", false);
+  lm_head(t, "model.embed_tokens.weight", t.arch);
+}
+
 // ---- Fuyu: a Persimmon decoder fed by one linear projection of raw image patches ----
 
 void persimmon_decoder(const ModelConfig& text, ModelTemplate& t, const std::string& lm) {
@@ -314,6 +331,14 @@ void persimmon_decoder(const ModelConfig& text, ModelTemplate& t, const std::str
   blocks::norm(t, lm + "final_layernorm", a.hidden_size, true);
 }
 
+// Persimmon alone (PersimmonForCausalLM), Fuyu's language model without the image patches.
+void build_persimmon(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "PersimmonForCausalLM";
+  persimmon_decoder(cfg, t, "model.");
+  t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", false);
+  lm_head(t, "model.embed_tokens.weight", t.arch);
+}
+
 void build_fuyu(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "FuyuForCausalLM";
   // Without text_config, FuyuConfig hands its own top-level fields to the Persimmon text config.
@@ -335,10 +360,10 @@ void build_fuyu(const ModelConfig& cfg, ModelTemplate& t) {
 }
 
 constexpr std::array kMultimodalFamilies{
-    FamilyBuilder{"gemma3", build_gemma3},
-    FamilyBuilder{"gemma4", build_gemma4},
-    FamilyBuilder{"llama4", build_llama4},
-    FamilyBuilder{"fuyu", build_fuyu},
+    FamilyBuilder{"gemma3", build_gemma3},           FamilyBuilder{"gemma4", build_gemma4},
+    FamilyBuilder{"llama4", build_llama4},           FamilyBuilder{"fuyu", build_fuyu},
+    FamilyBuilder{"gemma4_text", build_gemma4_text}, FamilyBuilder{"llama4_text", build_llama4_text},
+    FamilyBuilder{"persimmon", build_persimmon},
 };
 
 }  // namespace

@@ -210,12 +210,21 @@ DecoderDefaults qwen3_5_defaults(bool moe) {
   return d;
 }
 
-void build_qwen3_5_family(const ModelConfig& cfg, ModelTemplate& t, bool moe) {
+// Qwen3.5 as published (a vision tower and the language model under model.language_model) or its language
+// model alone (qwen3_5_text / qwen3_5_moe_text: Qwen3_5ForCausalLM at model.*, what text-only fine-tunes
+// save).
+void build_qwen3_5_family(const ModelConfig& cfg, ModelTemplate& t, bool moe, bool with_vision) {
   t.arch.rope.emplace().type = "mrope";  // the language model always rotates by time/height/width sections
-  t.arch.architecture = moe ? "Qwen3_5MoeForConditionalGeneration" : "Qwen3_5ForConditionalGeneration";
-  ModelConfig text = read_text(cfg, qwen3_5_defaults(moe), t, false);
-  add_vision(t, cfg, VisionKind::Qwen3, false);
-  TextModel m = hybrid_text(text, t.arch, "model.language_model", true);
+  ModelConfig text = cfg;
+  if (with_vision) {
+    t.arch.architecture = moe ? "Qwen3_5MoeForConditionalGeneration" : "Qwen3_5ForConditionalGeneration";
+    text = read_text(cfg, qwen3_5_defaults(moe), t, false);
+    add_vision(t, cfg, VisionKind::Qwen3, false);
+  } else {
+    t.arch.architecture = moe ? "Qwen3_5MoeForCausalLM" : "Qwen3_5ForCausalLM";
+    read_decoder_dims(cfg, qwen3_5_defaults(moe), t);
+  }
+  TextModel m = hybrid_text(text, t.arch, with_vision ? "model.language_model" : "model", true);
   if (moe) {
     m.moe = read_moe(text, t, {256, 8, 512, 512}, qwen::ExpertStorage::Fused);
     if (m.moe.experts == 0) text.fail("num_experts", "must be at least 1: every Qwen3.5-MoE layer is sparse");
@@ -227,10 +236,16 @@ void build_qwen3_5_family(const ModelConfig& cfg, ModelTemplate& t, bool moe) {
 }
 
 void build_qwen3_5(const ModelConfig& cfg, ModelTemplate& t) {
-  build_qwen3_5_family(cfg, t, false);
+  build_qwen3_5_family(cfg, t, false, true);
 }
 void build_qwen3_5_moe(const ModelConfig& cfg, ModelTemplate& t) {
-  build_qwen3_5_family(cfg, t, true);
+  build_qwen3_5_family(cfg, t, true, true);
+}
+void build_qwen3_5_text(const ModelConfig& cfg, ModelTemplate& t) {
+  build_qwen3_5_family(cfg, t, false, false);
+}
+void build_qwen3_5_moe_text(const ModelConfig& cfg, ModelTemplate& t) {
+  build_qwen3_5_family(cfg, t, true, false);
 }
 
 // Qwen2 sliding windows (Qwen2-VL's text config defaults max_window_layers to 80).
@@ -309,10 +324,15 @@ void build_qwen3_vl_moe(const ModelConfig& cfg, ModelTemplate& t) {
 }
 
 constexpr std::array kQwenHybridFamilies{
-    FamilyBuilder{"qwen3_next", build_qwen3_next},     FamilyBuilder{"qwen3_5", build_qwen3_5},
-    FamilyBuilder{"qwen3_5_moe", build_qwen3_5_moe},   FamilyBuilder{"qwen2_vl", build_qwen2_vl},
-    FamilyBuilder{"qwen2_5_vl", build_qwen2_5_vl},     FamilyBuilder{"qwen3_vl", build_qwen3_vl},
+    FamilyBuilder{"qwen3_next", build_qwen3_next},
+    FamilyBuilder{"qwen3_5", build_qwen3_5},
+    FamilyBuilder{"qwen3_5_moe", build_qwen3_5_moe},
+    FamilyBuilder{"qwen2_vl", build_qwen2_vl},
+    FamilyBuilder{"qwen2_5_vl", build_qwen2_5_vl},
+    FamilyBuilder{"qwen3_vl", build_qwen3_vl},
     FamilyBuilder{"qwen3_vl_moe", build_qwen3_vl_moe},
+    FamilyBuilder{"qwen3_5_text", build_qwen3_5_text},
+    FamilyBuilder{"qwen3_5_moe_text", build_qwen3_5_moe_text},
 };
 
 }  // namespace
