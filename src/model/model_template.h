@@ -51,11 +51,14 @@ struct TemplateTensor {
   std::string name;  // in-memory name, as transformers' state_dict() has it
   Shape shape;
   TensorKind kind = TensorKind::Parameter;
-  std::string tied_to;          // in-memory name of the parameter whose storage this one shares
-  bool embedding = false;       // an nn.Embedding weight: transformers' exclude_embeddings drops it
-  bool routed_expert = false;   // weights of routed experts: only top-k of them are active per token
-  bool stored = true;           // false for tied copies: checkpoints store the storage once
-  std::vector<DiskPiece> disk;  // on-disk form when it differs from {name, shape}
+  std::string tied_to;         // in-memory name of the parameter whose storage this one shares
+  bool embedding = false;      // an nn.Embedding weight: transformers' exclude_embeddings drops it
+  bool routed_expert = false;  // weights of routed experts: only top-k of them are active per token
+  bool stored = true;          // false for tied copies: checkpoints store the storage once
+  // A fixed table transformers computes when it loads the model (Pegasus' sinusoidal positions): a parameter
+  // it counts, that checkpoints may leave out without anything missing.
+  bool rebuilt_on_load = false;
+  std::vector<DiskPiece> disk;                // on-disk form when it differs from {name, shape}
   std::optional<PerExpertPieces> per_expert;  // on-disk form as one tensor per expert (then `disk` is empty)
 };
 

@@ -132,7 +132,8 @@ TemplateMatch TemplateMatcher::expert_piece(const ExpertPatterns::Hit& piece) {
 void TemplateMatcher::for_each_unmatched(
     const std::function<void(const std::string&, const Shape&)>& f) const {
   for (size_t i = 0; i < expected_.size(); ++i)
-    if (!seen_[i] && expected_[i].tensor->stored && expected_[i].kind == TensorKind::Parameter)
+    if (!seen_[i] && expected_[i].tensor->stored && !expected_[i].tensor->rebuilt_on_load &&
+        expected_[i].kind == TensorKind::Parameter)
       f(*expected_[i].name, *expected_[i].shape);
   patterns_.for_each_piece([&](uint32_t tensor, uint32_t expert, uint32_t part, uint64_t slot) {
     const TemplateTensor& tt = model_.tensors[tensor];

@@ -364,7 +364,10 @@ constexpr std::array kEncoderFamilies{
     FamilyBuilder{"distilbert", build_distilbert},
     FamilyBuilder{"vit", build_vit},
     FamilyBuilder{"bart", build_bart},
+    FamilyBuilder{"mbart", build_mbart},
+    FamilyBuilder{"pegasus", build_pegasus},
     FamilyBuilder{"t5", build_t5},
+    FamilyBuilder{"mt5", build_mt5},
     FamilyBuilder{"whisper", build_whisper},
 };
 

@@ -1,4 +1,5 @@
-// BART, T5 and Whisper: an encoder stack and a decoder stack with cross-attention. The record holds both
+// BART (and mBART, Pegasus), T5 (and mT5) and Whisper: an encoder stack and a decoder stack with
+// cross-attention. The record holds both
 // stacks; the record's generic dimensions are the decoder's (the stack that runs per generated token), or the
 // encoder's for encoder-only classes such as T5EncoderModel.
 #include "model/families/encoders_seq2seq.h"
@@ -72,12 +73,35 @@ void describe_main(ModelTemplate& t, const StackDims& dec, uint64_t max_position
 
 }  // namespace
 
-void build_bart(const ModelConfig& cfg, ModelTemplate& t) {
-  t.arch.post_norm = true;  // normalize_before = false
-  std::string cls = architecture_of(cfg, "BartModel");
-  std::string task = supported_task(
-      cfg, cls, "Bart",
-      {"Model", "ForConditionalGeneration", "ForSequenceClassification", "ForQuestionAnswering"});
+namespace {
+
+// What sets BART's descendants apart. Their layers are BART's; the stacks differ in the norms around them and
+// in how positions are embedded.
+struct BartFamily {
+  std::string_view prefix;          // class prefix: "Bart", "MBart", "Pegasus"
+  bool layernorm_embedding = true;  // a LayerNorm right after the embeddings (not Pegasus)
+  bool final_layer_norm = false;    // a LayerNorm after each stack's last layer (mBART, Pegasus)
+  // Pegasus: a fixed sinusoidal table of exactly max_position_embeddings rows, an nn.Parameter that
+  // num_parameters counts but that the original checkpoints do not store (transformers fills it in on load).
+  // Else BART's learned table with two extra rows (its offset of 2).
+  bool sinusoidal_positions = false;
+  bool post_norm = false;             // BART's normalize_before = false
+  bool classification_heads = false;  // ForSequenceClassification and ForQuestionAnswering (not Pegasus)
+};
+
+constexpr BartFamily kBart{"Bart", true, false, false, true, true};
+constexpr BartFamily kMBart{"MBart", true, true, false, false, true};
+constexpr BartFamily kPegasus{"Pegasus", false, true, true, false, false};
+
+void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamily& f) {
+  t.arch.post_norm = f.post_norm;
+  const std::string cls = architecture_of(cfg, std::string(f.prefix) + "Model");
+  const std::string task =
+      f.classification_heads
+          ? supported_task(cfg, cls, f.prefix,
+                           {"Model", "ForConditionalGeneration", "ForSequenceClassification",
+                            "ForQuestionAnswering", "ForCausalLM"})
+          : supported_task(cfg, cls, f.prefix, {"Model", "ForConditionalGeneration", "ForCausalLM"});
   t.arch.architecture = cls;
   const uint64_t d = cfg.dim_or("d_model", 1024), vocab = cfg.dim_or("vocab_size", 50265);
   const uint64_t max_pos = cfg.dim_or("max_position_embeddings", 1024);
@@ -86,20 +110,36 @@ void build_bart(const ModelConfig& cfg, ModelTemplate& t) {
   const bool tied = read_tie(cfg, t);
   t.arch.vocab_size = vocab;
 
-  std::string prefix = task == "Model" ? "" : "model.";
+  auto add_stack = [&](const std::string& stack, const StackDims& dims, bool cross,
+                       const std::string& words) {
+    if (words.empty())
+      blocks::embedding(t, stack + ".embed_tokens.weight", vocab, d);
+    else
+      tied_or_own(t, stack + ".embed_tokens.weight", words, tied).embedding = true;
+    if (f.sinusoidal_positions)
+      blocks::embedding(t, stack + ".embed_positions.weight", max_pos, d).rebuilt_on_load = true;
+    else
+      blocks::embedding(t, stack + ".embed_positions.weight", max_pos + 2, d);
+    bart_style_layers(t, stack, dims, cross);
+    if (f.layernorm_embedding) blocks::norm(t, stack + ".layernorm_embedding", d, true);
+    if (f.final_layer_norm) blocks::norm(t, stack + ".layer_norm", d, true);
+  };
+  describe_main(t, dec, max_pos);
+  if (task == "ForCausalLM") {
+    // The decoder alone (its layers keep their encoder_attn, which nothing feeds), its own word embeddings
+    // and a head tied to them.
+    add_stack("model.decoder", dec, true, "");
+    describe_stack(t, StackRole::Decoder, "model.decoder.layers", dec, t.arch.head_dim);
+    for (LayerSpec& l : t.arch.stacks.back().layers) l.cross_attention.reset();
+    tied_or_own(t, "lm_head.weight", "model.decoder.embed_tokens.weight", tied);
+    return;
+  }
+  const std::string prefix = task == "Model" ? "" : "model.";
   if (task == "ForConditionalGeneration") t.add("final_logits_bias", {1, vocab}).kind = TensorKind::Buffer;
   const std::string shared = prefix + "shared.weight";
   blocks::embedding(t, shared, vocab, d);
-  auto add_stack = [&](const std::string& stack, const StackDims& dims, bool cross) {
-    tied_or_own(t, stack + ".embed_tokens.weight", shared, tied).embedding = true;
-    // BartLearnedPositionalEmbedding keeps two extra rows (its offset of 2).
-    blocks::embedding(t, stack + ".embed_positions.weight", max_pos + 2, d);
-    bart_style_layers(t, stack, dims, cross);
-    blocks::norm(t, stack + ".layernorm_embedding", d, true);
-  };
-  add_stack(prefix + "encoder", enc, false);
-  add_stack(prefix + "decoder", dec, true);
-  describe_main(t, dec, max_pos);
+  add_stack(prefix + "encoder", enc, false, shared);
+  add_stack(prefix + "decoder", dec, true, shared);
   describe_stack(t, StackRole::Encoder, prefix + "encoder.layers", enc, t.arch.head_dim, max_pos);
   describe_stack(t, StackRole::Decoder, prefix + "decoder.layers", dec, t.arch.head_dim);
 
@@ -111,6 +151,18 @@ void build_bart(const ModelConfig& cfg, ModelTemplate& t) {
   } else if (task == "ForQuestionAnswering") {
     blocks::linear(t, "qa_outputs", d, 2, true);
   }
+}
+
+}  // namespace
+
+void build_bart(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bart_family(cfg, t, kBart);
+}
+void build_mbart(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bart_family(cfg, t, kMBart);
+}
+void build_pegasus(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bart_family(cfg, t, kPegasus);
 }
 
 namespace {
@@ -151,9 +203,19 @@ void t5_stack(ModelTemplate& t, const std::string& stack, uint64_t layers, const
   blocks::norm(t, stack + ".final_layer_norm", d.d_model, false);
 }
 
+// T5Config's defaults, and MT5Config's: mT5 is T5's code (gated-GELU, d_kv x heads below d_model) with other
+// sizes.
+struct T5Family {
+  std::string_view prefix;  // class prefix: "T5", "MT5"
+  uint64_t vocab, d_model, d_ff, layers, heads;
+  std::string_view feed_forward_proj;
+};
+constexpr T5Family kT5{"T5", 32128, 512, 2048, 6, 8, "relu"};
+constexpr T5Family kMT5{"MT5", 250112, 512, 1024, 8, 6, "gated-gelu"};
+
 // feed_forward_proj is "{act}" or "gated-{act}"; T5Config rejects anything else.
-bool t5_gated(const ModelConfig& cfg) {
-  std::string proj = cfg.string_or("feed_forward_proj", "relu");
+bool t5_gated(const ModelConfig& cfg, std::string_view dflt) {
+  std::string proj = cfg.string_or("feed_forward_proj", dflt);
   size_t dash = proj.find('-');
   if (dash == std::string::npos) return false;
   if (proj.substr(0, dash) != "gated" || proj.find('-', dash + 1) != std::string::npos ||
@@ -162,25 +224,25 @@ bool t5_gated(const ModelConfig& cfg) {
   return true;
 }
 
-}  // namespace
-
-void build_t5(const ModelConfig& cfg, ModelTemplate& t) {
-  std::string cls = architecture_of(cfg, "T5Model");
-  std::string task = supported_task(cfg, cls, "T5", {"Model", "ForConditionalGeneration", "EncoderModel"});
+void build_t5_family(const ModelConfig& cfg, ModelTemplate& t, const T5Family& f) {
+  std::string cls = architecture_of(cfg, std::string(f.prefix) + "Model");
+  std::string task =
+      supported_task(cfg, cls, f.prefix, {"Model", "ForConditionalGeneration", "EncoderModel"});
   T5Dims d;
-  d.d_model = cfg.dim_or("d_model", 512);
-  d.heads = cfg.dim_or("num_heads", 8);
+  d.d_model = cfg.dim_or("d_model", f.d_model);
+  d.heads = cfg.dim_or("num_heads", f.heads);
   d.inner = d.heads * cfg.dim_or("d_kv", 64);
-  d.d_ff = cfg.dim_or("d_ff", 2048);
+  d.d_ff = cfg.dim_or("d_ff", f.d_ff);
   d.buckets = cfg.dim_or("relative_attention_num_buckets", 32);
-  d.gated = t5_gated(cfg);
-  const uint64_t enc_layers = cfg.layers_or("num_layers", 6, 0);
+  d.gated = t5_gated(cfg, f.feed_forward_proj);
+  const uint64_t enc_layers = cfg.layers_or("num_layers", f.layers, 0);
   const uint64_t dec_layers = cfg.layers_or("num_decoder_layers", enc_layers, 0);
-  const uint64_t vocab = cfg.dim_or("vocab_size", 32128);
+  const uint64_t vocab = cfg.dim_or("vocab_size", f.vocab);
 
-  // transformers 5 forces T5's tie_word_embeddings to true: the old `false` of T5 v1.1 configs only meant
-  // "do not rescale decoder outputs", now scale_decoder_outputs. Embeddings and lm_head always share
-  // `shared`.
+  // transformers 5 forces T5's and mT5's tie_word_embeddings to true: the old `false` of T5 v1.1 and mT5
+  // configs only meant "do not rescale decoder outputs", now scale_decoder_outputs. Embeddings and lm_head
+  // always share `shared` (transformers 4 built mT5 with a head of its own: mt5-small 300,176,768 there,
+  // 172,119,424 here).
   t.arch.architecture = cls;
   t.arch.tie_word_embeddings = true;
   t.arch.vocab_size = vocab;
@@ -195,9 +257,10 @@ void build_t5(const ModelConfig& cfg, ModelTemplate& t) {
   if (task == "ForConditionalGeneration") {
     t.tie("lm_head.weight", "shared.weight");
     if (!cfg.flag_or("tie_word_embeddings", true))
-      t.known_extras.push_back({"lm_head.",
-                                "T5 v1.1 checkpoint stores an untied lm_head; transformers 5 ties it to "
-                                "shared.weight"});
+      t.known_extras.push_back(
+          {"lm_head.", std::string(f.prefix) +
+                           " checkpoint stores an untied lm_head (T5 v1.1, mT5); transformers 5 ties "
+                           "it to shared.weight"});
   }
 
   StackDims main;
@@ -212,6 +275,15 @@ void build_t5(const ModelConfig& cfg, ModelTemplate& t) {
   // Relative positions: the encoder attends its whole input, whatever its length.
   describe_stack(t, StackRole::Encoder, "encoder.block", encoder, t.arch.head_dim);
   if (has_decoder) describe_stack(t, StackRole::Decoder, "decoder.block", main, t.arch.head_dim);
+}
+
+}  // namespace
+
+void build_t5(const ModelConfig& cfg, ModelTemplate& t) {
+  build_t5_family(cfg, t, kT5);
+}
+void build_mt5(const ModelConfig& cfg, ModelTemplate& t) {
+  build_t5_family(cfg, t, kMT5);
 }
 
 namespace {

@@ -1,4 +1,5 @@
-// Encoder-decoder families of the encoders group: BART, T5, Whisper. Registered in encoders.cpp's table.
+// Encoder-decoder families of the encoders group: BART, mBART, Pegasus, T5, mT5, Whisper. Registered in
+// encoders.cpp's table.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -9,7 +10,10 @@
 namespace ma::families {
 
 void build_bart(const ModelConfig& cfg, ModelTemplate& t);
+void build_mbart(const ModelConfig& cfg, ModelTemplate& t);
+void build_pegasus(const ModelConfig& cfg, ModelTemplate& t);
 void build_t5(const ModelConfig& cfg, ModelTemplate& t);
+void build_mt5(const ModelConfig& cfg, ModelTemplate& t);
 void build_whisper(const ModelConfig& cfg, ModelTemplate& t);
 
 // Whisper's audio encoder under `prefix` (two convolutions over the mel bins, learned positions, layers with

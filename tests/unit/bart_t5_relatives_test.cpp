@@ -1,0 +1,125 @@
+// mBART, Pegasus and mT5 (model/families/encoders_seq2seq.cpp): BART's and T5's code with other norms,
+// positions and defaults, counted on the configs their Hub repositories publish.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+
+#include "formats/model_files.h"
+#include "formats/safetensors_writer.h"
+#include "model/inventory.h"
+#include "template_test_support.h"
+
+namespace ma::test {
+namespace {
+
+// facebook/mbart-large-50's config.json, the fields a count depends on.
+constexpr const char* kMBart50 = R"({"model_type":"mbart","architectures":["MBartForConditionalGeneration"],
+    "d_model":1024,"encoder_layers":12,"decoder_layers":12,"encoder_attention_heads":16,
+    "decoder_attention_heads":16,"encoder_ffn_dim":4096,"decoder_ffn_dim":4096,"max_position_embeddings":1024,
+    "scale_embedding":true,"vocab_size":250054})";
+
+// 610,879,488: the count public training scripts assert for mbart-large-50 (metrics['parameters']), and a
+// note's split of it, encoder with the shared embedding 408,264,704 and the decoder's own 202,614,784. By
+// hand: BART-large's layers (12,596,224 per encoder layer, 16,796,672 per decoder layer), 1,026 learned
+// positions per stack, layernorm_embedding and the final layer_norm BART lacks, the head tied.
+TEST(MBart, Large50CountsAsPublished) {
+  const ParameterCounts c = counts_of(kMBart50);
+  EXPECT_EQ(c.total, 610'879'488u);
+  const ModelTemplate t = template_of(kMBart50);
+  EXPECT_EQ(find_tensor(t, "model.encoder.layer_norm.weight")->shape, Shape({1024}));
+  EXPECT_EQ(find_tensor(t, "model.decoder.layernorm_embedding.bias")->shape, Shape({1024}));
+  EXPECT_EQ(find_tensor(t, "model.encoder.embed_positions.weight")->shape, Shape({1026, 1024}));
+  EXPECT_EQ(find_tensor(t, "final_logits_bias")->kind, TensorKind::Buffer);
+  EXPECT_EQ(find_tensor(t, "lm_head.weight")->tied_to, "model.shared.weight");
+  EXPECT_FALSE(t.arch.post_norm);  // mBART normalizes before each sub-layer; BART after
+  EXPECT_TRUE(template_of(R"({"model_type":"bart"})").arch.post_norm);
+  // BART itself keeps no final layer_norm.
+  EXPECT_EQ(find_tensor(template_of(R"({"model_type":"bart"})"), "encoder.layer_norm.weight"), nullptr);
+}
+
+TEST(MBart, CausalLmIsTheDecoderAlone) {
+  const ModelTemplate t =
+      template_of(R"({"model_type":"mbart","architectures":["MBartForCausalLM"],"d_model":64,
+                      "decoder_layers":2,"decoder_attention_heads":4,"decoder_ffn_dim":128,"vocab_size":100})");
+  EXPECT_EQ(find_tensor(t, "model.encoder.layer_norm.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.decoder.embed_tokens.weight")->shape, Shape({100, 64}));
+  EXPECT_EQ(find_tensor(t, "lm_head.weight")->tied_to, "model.decoder.embed_tokens.weight");
+  EXPECT_EQ(find_tensor(t, "final_logits_bias"), nullptr);
+  ASSERT_EQ(t.arch.layers().size(), 2u);
+  EXPECT_FALSE(t.arch.layers()[0].cross_attention);  // nothing feeds its encoder_attn
+}
+
+// google/pegasus-large's config.json.
+constexpr const char* kPegasusLarge = R"({"model_type":"pegasus",
+    "architectures":["PegasusForConditionalGeneration"],"d_model":1024,"encoder_layers":16,"decoder_layers":16,
+    "encoder_attention_heads":16,"decoder_attention_heads":16,"encoder_ffn_dim":4096,"decoder_ffn_dim":4096,
+    "max_position_embeddings":1024,"vocab_size":96103,"scale_embedding":true})";
+
+// The PEGASUS paper and transformers' Pegasus docs give 568M: 568,699,904, the trained weights. transformers'
+// num_parameters also counts the two frozen sinusoidal position tables (nn.Parameters), 2 x 1,024 x 1,024.
+TEST(Pegasus, LargeCountsThePapersWeightsAndTheSinusoids) {
+  EXPECT_EQ(parameters_of(kPegasusLarge), 568'699'904u + 2u * 1024 * 1024);
+  const ModelTemplate t = template_of(kPegasusLarge);
+  const TemplateTensor* positions = find_tensor(t, "model.encoder.embed_positions.weight");
+  ASSERT_NE(positions, nullptr);
+  EXPECT_EQ(positions->shape, Shape({1024, 1024}));  // no offset rows
+  EXPECT_TRUE(positions->rebuilt_on_load);
+  EXPECT_EQ(find_tensor(t, "model.encoder.layernorm_embedding.weight"), nullptr);
+  EXPECT_NE(find_tensor(t, "model.decoder.layer_norm.weight"), nullptr);
+}
+
+// The Hub's Pegasus checkpoints leave the sinusoidal tables out, and transformers fills them in: a
+// checkpoint without them is complete, one without a trained tensor is not.
+TEST(Pegasus, CheckpointsWithoutTheSinusoidsMissNothing) {
+  const std::string config = R"({"model_type":"pegasus","architectures":["PegasusForConditionalGeneration"],
+      "d_model":16,"encoder_layers":1,"decoder_layers":1,"encoder_attention_heads":2,
+      "decoder_attention_heads":2,"encoder_ffn_dim":32,"decoder_ffn_dim":32,"max_position_embeddings":8,
+      "vocab_size":10})";
+  const ModelTemplate t = template_of(config);
+  auto inventory_without = [&](const std::vector<std::string>& left_out) {
+    const TempDir dir;
+    write_file(dir / "config.json", config);
+    std::vector<TensorToWrite> stored;
+    for (const TemplateTensor& x : t.tensors)
+      if (x.stored && std::find(left_out.begin(), left_out.end(), x.name) == left_out.end())
+        stored.push_back({x.name, DType::F32, x.shape, {}});
+    write_safetensors(dir / "model.safetensors", stored);
+    return build_inventory(locate_local_model(dir.path().string()));
+  };
+  auto mentions = [](const Inventory& inv, const std::string& text) {
+    for (const std::string& w : inv.warnings)
+      if (w.find(text) != std::string::npos) return true;
+    return false;
+  };
+  const Inventory complete =
+      inventory_without({"model.encoder.embed_positions.weight", "model.decoder.embed_positions.weight"});
+  EXPECT_FALSE(mentions(complete, "not in the checkpoint")) << complete.warnings.size();
+  const Inventory partial = inventory_without({"model.encoder.layer_norm.weight"});
+  EXPECT_TRUE(mentions(partial, "model.encoder.layer_norm.weight"));
+}
+
+// google/mt5-small's config.json.
+constexpr const char* kMT5Small = R"({"model_type":"mt5","architectures":["MT5ForConditionalGeneration"],
+    "d_ff":1024,"d_kv":64,"d_model":512,"feed_forward_proj":"gated-gelu","num_decoder_layers":8,"num_heads":6,
+    "num_layers":8,"relative_attention_num_buckets":32,"tie_word_embeddings":false,"vocab_size":250112})";
+
+// transformers 5 ties mT5's head to `shared`, as T5's. With the head of its own transformers 4 built (and the
+// checkpoint stores), mt5-small is the 300,176,768 vocabulary-trimming scripts list for it (the paper: 300M).
+TEST(MT5, SmallCountsAsTransformers5BuildsIt) {
+  EXPECT_EQ(parameters_of(kMT5Small) + 250'112u * 512, 300'176'768u);
+  const ModelTemplate t = template_of(kMT5Small);
+  EXPECT_EQ(t.arch.architecture, "MT5ForConditionalGeneration");
+  // Six heads of 64: attention is 384 wide inside a 512-wide model.
+  EXPECT_EQ(find_tensor(t, "encoder.block.0.layer.0.SelfAttention.q.weight")->shape, Shape({384, 512}));
+  EXPECT_EQ(find_tensor(t, "decoder.block.0.layer.2.DenseReluDense.wi_1.weight")->shape, Shape({1024, 512}));
+  EXPECT_EQ(find_tensor(t, "lm_head.weight")->tied_to, "shared.weight");
+  ASSERT_EQ(t.known_extras.size(), 1u);  // the head its checkpoints store
+  EXPECT_EQ(t.known_extras[0].prefix, "lm_head.");
+  // MT5Config's defaults are mT5-small's sizes, gated-GELU included.
+  EXPECT_EQ(parameters_of(R"({"model_type":"mt5"})"), parameters_of(kMT5Small));
+}
+
+}  // namespace
+}  // namespace ma::test
