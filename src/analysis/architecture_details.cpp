@@ -55,6 +55,7 @@ std::vector<StackSummary> stacks_of(const ArchitectureRecord& a, const Parameter
     x.image_size = s.image_size;
     x.mel_bins = s.mel_bins;
     x.positions = s.positions;
+    x.shared_weights = s.shared_weights;
     for (const StackParameters& p : params.by_stack)
       if (p.role == s.role) x.parameters = p.parameters;
     if (s.role == StackRole::Mtp) {

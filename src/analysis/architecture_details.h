@@ -21,6 +21,7 @@ struct StackSummary {
   uint64_t heads = 0;  // of its first attention layer; 0: none or unknown
   uint64_t patch_size = 0, image_size = 0, mel_bins = 0, positions = 0;
   uint64_t parameters = 0;
+  bool shared_weights = false;  // every layer runs the same stored weights (ALBERT)
   // false for an MTP module transformers does not build (DeepSeek's safetensors: checkpoint extras, outside
   // the total); true for every other stack, and for MTP layers the model counts (a GGUF's nextn layers, as
   // llama.cpp counts them; MiMo's). Counted or not, an MTP module is not in the active count.

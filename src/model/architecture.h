@@ -141,6 +141,8 @@ struct StackSpec {
   uint64_t mel_bins = 0;    // audio: input features per frame
   uint64_t positions = 0;   // encoder / audio: input positions it attends (Whisper 1,500 frames); 0: the
                             // input length (T5's relative positions)
+  // ALBERT: every layer runs the same weights (a group stored once), so its parameters are not per layer.
+  bool shared_weights = false;
 };
 
 // ---- The record ----

@@ -99,14 +99,25 @@ std::string group_type(const LayerGroup& g, const ModelReport& r, StackRole stac
   return g.type + " (" + std::string(stack_role_name(stack)) + ")";
 }
 
+// A stack whose layers all run the same stored weights (ALBERT): its layers hold no parameters of their own;
+// the stack's (architecture.stacks[].parameters) are what every layer runs.
+const StackSummary* stack_sharing_weights(const ModelReport& r) {
+  for (const StackSummary& s : r.architecture.stacks)
+    if (s.shared_weights) return &s;
+  return nullptr;
+}
+
 void console_layers(ConsoleWriter& w, const ModelReport& r) {
   const LayerSummary& l = r.layer_summary;
   if (l.by_type.empty()) return;
   w.heading("Layers");
   auto group = [&](const LayerGroup& g, StackRole stack, const std::vector<uint64_t>& by_layer) {
-    const std::string each = group_parameters(by_layer, g);
+    std::string each = group_parameters(by_layer, g);
+    if (!each.empty()) each = ", " + each + " parameters each";
+    if (const StackSummary* shared = stack_sharing_weights(r))
+      each = ", every layer running the same " + with_thousands(shared->parameters) + " parameters";
     w.field(std::to_string(g.indices.size()) + " x " + group_type(g, r, stack),
-            "[" + index_ranges(g.indices) + "]" + (each.empty() ? "" : ", " + each + " parameters each"));
+            "[" + index_ranges(g.indices) + "]" + each);
   };
   for (const LayerGroup& g : encoder_groups(r)) group(g, StackRole::Encoder, r.parameters.encoder_by_layer);
   for (const LayerGroup& g : l.by_type) group(g, StackRole::Decoder, r.parameters.by_layer);
@@ -269,9 +280,12 @@ void write_report_document(DocumentWriter& w, const ModelReport& r, const RunInf
     for (const LayerGroup& g : encoder_groups(r))
       lrows.push_back({group_type(g, r, StackRole::Encoder), std::to_string(g.indices.size()),
                        index_ranges(g.indices), group_parameters(r.parameters.encoder_by_layer, g)});
+    const StackSummary* shared = stack_sharing_weights(r);
     for (const LayerGroup& g : r.layer_summary.by_type)
       lrows.push_back({group_type(g, r, StackRole::Decoder), std::to_string(g.indices.size()),
-                       index_ranges(g.indices), group_parameters(r.parameters.by_layer, g)});
+                       index_ranges(g.indices),
+                       shared ? with_thousands(shared->parameters) + ", the same for every layer"
+                              : group_parameters(r.parameters.by_layer, g)});
     w.table({"Type", "Count", "Layers", "Parameters each"}, lrows);
   }
   render_document(w, r.quantization, r);

@@ -235,7 +235,10 @@ std::vector<uint64_t> gpt_neo_windows(const ModelConfig& cfg, uint64_t layers) {
     for (const json::Value& entry : types->items()) {
       if (!entry.is_array() || entry.items().size() != 2 || !entry.items()[0].is_array()) bad();
       const std::optional<uint64_t> repeats = entry.items()[1].as_uint();
-      if (!repeats || *repeats > ModelConfig::kMaxLayers) bad();
+      if (!repeats) bad();
+      if (*repeats > ModelConfig::kMaxLayers)
+        cfg.fail("attention_types",
+                 "repeats a pattern more than " + std::to_string(ModelConfig::kMaxLayers) + " times");
       for (uint64_t r = 0; r < *repeats && windows.size() <= ModelConfig::kMaxLayers; ++r)
         for (const json::Value& kind : entry.items()[0].items()) {
           if (kind.as_string() != "global" && kind.as_string() != "local")

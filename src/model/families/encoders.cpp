@@ -1,11 +1,13 @@
-// Encoders (BERT, RoBERTa, XLM-RoBERTa, DistilBERT, ModernBERT, ViT) and encoder-decoders (BART, T5, Whisper;
-// encoders_seq2seq.cpp). Unlike decoder-only LMs, the class config.json names decides the tensors: a base
-// model carries a pooler, a masked-LM head ties its decoder to the word embeddings, classification heads add
-// their own linears.
+// Encoders (BERT, RoBERTa, XLM-RoBERTa, DistilBERT, ModernBERT, ViT; ALBERT, ELECTRA and DeBERTa in
+// encoders_bert_relatives.cpp and encoders_deberta.cpp) and encoder-decoders (BART, mBART, Pegasus, T5, mT5,
+// Whisper; encoders_seq2seq.cpp). Unlike decoder-only LMs, the class config.json names decides the tensors: a
+// base model carries a pooler, a masked-LM head ties its decoder to the word embeddings, classification heads
+// add their own linears.
 #include <array>
 #include <vector>
 
 #include "model/families/decoder_llama.h"
+#include "model/families/encoders_bert_relatives.h"
 #include "model/families/encoders_common.h"
 #include "model/families/encoders_seq2seq.h"
 #include "model/families/family_groups.h"
@@ -15,39 +17,15 @@ namespace {
 
 // ---- BERT-style text encoders ----
 
-struct TextEncoderDims {
-  uint64_t vocab = 0;
-  uint64_t max_positions = 0;
-  uint64_t type_vocab = 0;  // 0: no token-type embeddings (DistilBERT)
-  uint64_t layers = 0;
-  LayerDims layer;
-};
-
 // Embeddings + layer stack of BERT, RoBERTa and DistilBERT under `prefix` ("" for the base model class).
 void text_encoder_body(ModelTemplate& t, const std::string& prefix, const std::string& stack,
                        const LayerNames& names, const TextEncoderDims& d) {
-  const uint64_t h = d.layer.hidden;
-  blocks::embedding(t, prefix + "embeddings.word_embeddings.weight", d.vocab, h);
-  blocks::embedding(t, prefix + "embeddings.position_embeddings.weight", d.max_positions, h);
-  if (d.type_vocab) blocks::embedding(t, prefix + "embeddings.token_type_embeddings.weight", d.type_vocab, h);
-  blocks::norm(t, prefix + "embeddings.LayerNorm", h, true);
-  StackSpec& encoder = t.arch.add_stack(StackRole::Encoder, prefix + stack, h);
+  text_embeddings(t, prefix + "embeddings.", d);
+  StackSpec& encoder = t.arch.add_stack(StackRole::Encoder, prefix + stack, d.layer.hidden);
   for (uint64_t i = 0; i < d.layers; ++i) {
     transformer_layer(t, encoder.path + "." + std::to_string(i), names, d.layer);
     encoder.layers.push_back(attention_dense_layer());
   }
-}
-
-void fill_arch(ModelTemplate& t, const std::string& cls, const TextEncoderDims& d) {
-  ArchitectureRecord& a = t.arch;
-  a.architecture = cls;
-  a.hidden_size = d.layer.hidden;
-  a.num_layers = d.layers;
-  a.vocab_size = d.vocab;
-  a.num_attention_heads = a.num_key_value_heads = d.layer.heads;
-  a.head_dim = d.layer.hidden / d.layer.heads;
-  a.intermediate_size = d.layer.ffn;
-  a.max_position_embeddings = d.max_positions;
 }
 
 // BertConfig / RobertaConfig / XLMRobertaConfig fields: BERT's defaults, but for RobertaConfig's vocabulary.
@@ -62,19 +40,6 @@ TextEncoderDims read_bert_dims(const ModelConfig& cfg, uint64_t default_vocab) {
   d.layer.ffn = cfg.dim_or("intermediate_size", 3072);
   split_heads(cfg, "num_attention_heads", d.layer.hidden, d.layer.heads);
   return d;
-}
-
-LayerNames bert_layer_names() {
-  LayerNames n;
-  n.q = "attention.self.query";
-  n.k = "attention.self.key";
-  n.v = "attention.self.value";
-  n.o = "attention.output.dense";
-  n.attn_norm = "attention.output.LayerNorm";
-  n.fc1 = "intermediate.dense";
-  n.fc2 = "output.dense";
-  n.ffn_norm = "output.LayerNorm";
-  return n;
 }
 
 // The masked-LM head: transform (dense + LayerNorm), an output bias, and a decoder whose weight is the word
@@ -141,7 +106,7 @@ void build_bert_style(const ModelConfig& cfg, ModelTemplate& t, const BertStyle&
                       "ForNextSentencePrediction", "ForSequenceClassification", "ForTokenClassification",
                       "ForQuestionAnswering", "ForMultipleChoice"});
   TextEncoderDims d = read_bert_dims(cfg, s.default_vocab);
-  fill_arch(t, cls, d);
+  fill_encoder_record(t, cls, d);
   std::string prefix = task == "Model" ? "" : std::string(s.base) + ".";
   text_encoder_body(t, prefix, "encoder.layer", bert_layer_names(), d);
   if (bert_task_has_pooler(s, task))
@@ -239,7 +204,7 @@ void build_distilbert(const ModelConfig& cfg, ModelTemplate& t) {
   d.layer.heads = cfg.dim_or("n_heads", 12);
   d.layer.ffn = cfg.dim_or("hidden_dim", 4 * 768);
   split_heads(cfg, "n_heads", d.layer.hidden, d.layer.heads);
-  fill_arch(t, cls, d);
+  fill_encoder_record(t, cls, d);
 
   LayerNames n;
   n.q = "attention.q_lin";
@@ -323,7 +288,7 @@ void build_vit(const ModelConfig& cfg, ModelTemplate& t) {
   const auto [patch_h, patch_w] = vit_pair(cfg, "patch_size", 16);
   const uint64_t channels = cfg.dim_or("num_channels", 3);
   d.max_positions = (image_h / patch_h) * (image_w / patch_w) + 1;  // patches + [CLS]
-  fill_arch(t, cls, d);
+  fill_encoder_record(t, cls, d);
 
   const uint64_t h = d.layer.hidden;
   std::string prefix = task == "Model" ? "" : "vit.";
@@ -362,6 +327,10 @@ constexpr std::array kEncoderFamilies{
     FamilyBuilder{"xlm-roberta", build_xlm_roberta},
     FamilyBuilder{"modernbert", build_modernbert},
     FamilyBuilder{"distilbert", build_distilbert},
+    FamilyBuilder{"albert", build_albert},
+    FamilyBuilder{"electra", build_electra},
+    FamilyBuilder{"deberta", build_deberta},
+    FamilyBuilder{"deberta-v2", build_deberta_v2},
     FamilyBuilder{"vit", build_vit},
     FamilyBuilder{"bart", build_bart},
     FamilyBuilder{"mbart", build_mbart},

@@ -67,6 +67,39 @@ void transformer_layer(ModelTemplate& t, const std::string& prefix, const LayerN
   blocks::norm(t, prefix + "." + n.ffn_norm, d.hidden, true);
 }
 
+LayerNames bert_layer_names() {
+  LayerNames n;
+  n.q = "attention.self.query";
+  n.k = "attention.self.key";
+  n.v = "attention.self.value";
+  n.o = "attention.output.dense";
+  n.attn_norm = "attention.output.LayerNorm";
+  n.fc1 = "intermediate.dense";
+  n.fc2 = "output.dense";
+  n.ffn_norm = "output.LayerNorm";
+  return n;
+}
+
+void text_embeddings(ModelTemplate& t, const std::string& prefix, const TextEncoderDims& d) {
+  const uint64_t e = d.embedding_width();
+  blocks::embedding(t, prefix + "word_embeddings.weight", d.vocab, e);
+  blocks::embedding(t, prefix + "position_embeddings.weight", d.max_positions, e);
+  if (d.type_vocab) blocks::embedding(t, prefix + "token_type_embeddings.weight", d.type_vocab, e);
+  blocks::norm(t, prefix + "LayerNorm", e, true);
+}
+
+void fill_encoder_record(ModelTemplate& t, const std::string& cls, const TextEncoderDims& d) {
+  ArchitectureRecord& a = t.arch;
+  a.architecture = cls;
+  a.hidden_size = d.layer.hidden;
+  a.num_layers = d.layers;
+  a.vocab_size = d.vocab;
+  a.num_attention_heads = a.num_key_value_heads = d.layer.heads;
+  a.head_dim = d.layer.hidden / d.layer.heads;
+  a.intermediate_size = d.layer.ffn;
+  a.max_position_embeddings = d.max_positions;
+}
+
 LayerSpec attention_dense_layer() {
   return LayerSpec{};  // softmax attention (MHA) and a dense MLP; widths from the record's dimensions
 }

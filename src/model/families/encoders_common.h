@@ -39,6 +39,26 @@ struct LayerDims {
   bool qkv_bias = true;  // ViT's qkv_bias=false drops q/k/v biases (never o's)
   bool k_bias = true;    // Whisper's k_proj has none
 };
+// BERT's module names: attention.self.{query,key,value}, attention.output.dense, intermediate/output.dense
+// and their LayerNorms.
+LayerNames bert_layer_names();
+
+// The sizes of a BERT-like text encoder.
+struct TextEncoderDims {
+  uint64_t vocab = 0;
+  uint64_t max_positions = 0;
+  uint64_t type_vocab = 0;  // 0: no token-type embeddings (DistilBERT)
+  uint64_t embedding = 0;   // width of the embedding tables (ALBERT, ELECTRA); 0: the hidden size
+  uint64_t layers = 0;
+  LayerDims layer;
+  uint64_t embedding_width() const { return embedding ? embedding : layer.hidden; }
+};
+// `prefix`word_embeddings, position_embeddings, token_type_embeddings (when type_vocab) and their LayerNorm,
+// all embedding_width() wide.
+void text_embeddings(ModelTemplate& t, const std::string& prefix, const TextEncoderDims& d);
+// The record's generic dimensions and class of an encoder-only model.
+void fill_encoder_record(ModelTemplate& t, const std::string& cls, const TextEncoderDims& d);
+
 // Biased q/k/v/o (+ cross-attention), biased fc1/fc2 and LayerNorms (weight and bias) under `prefix`.
 void transformer_layer(ModelTemplate& t, const std::string& prefix, const LayerNames& n, const LayerDims& d);
 // The "attention+dense" MHA layer every stack of these families is made of.

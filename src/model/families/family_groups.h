@@ -19,7 +19,8 @@ std::span<const FamilyBuilder>
 state_space();  // state_space.cpp: Mamba, Mamba-2, Jamba, Nemotron-H, Qwen3-Next, ...
 std::span<const FamilyBuilder> conv_hybrids();    // conv_hybrids.cpp: LFM2, LFM2-MoE
 std::span<const FamilyBuilder> mamba2_hybrids();  // mamba2_hybrids.cpp: Bamba, Falcon-H1
-std::span<const FamilyBuilder> encoders();  // encoders.cpp: BERT, RoBERTa, DistilBERT, ViT, BART, T5, Whisper
+std::span<const FamilyBuilder>
+encoders();  // encoders*.cpp: BERT and its relatives, ViT, BART, T5 and theirs, Whisper
 std::span<const FamilyBuilder>
 qwen_hybrid();  // qwen_hybrid.cpp: Qwen3-Next, Qwen3.5 (gated delta net), Qwen2/2.5/3-VL
 std::span<const FamilyBuilder> llava_like();  // llava_like.cpp: LLaVA, LLaVA-NeXT, -OneVision, Mistral 3

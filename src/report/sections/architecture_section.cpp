@@ -72,6 +72,7 @@ std::string stack_text(const StackSummary& x) {
   if (x.image_size) t += ", image " + with_thousands(x.image_size);
   if (x.mel_bins) t += ", " + with_thousands(x.mel_bins) + " mel bins";
   if (x.positions) t += ", " + with_thousands(x.positions) + " input positions";
+  if (x.shared_weights) t += ", every layer running the same weights";
   // transformers builds no MTP module: its weights ride in the checkpoint as extras, outside the total. A
   // GGUF's (as llama.cpp counts them) and MiMo's are in the total; no token runs them either way.
   if (x.role == StackRole::Mtp && x.counted_in_total)
@@ -184,6 +185,7 @@ void write_json(JsonWriter& w, const ArchitectureDetails& s) {
     w.key("input_positions").count_or_null(x.positions);
     w.key("parameters").value(x.parameters);
     w.key("parameters_counted_in_total").value(x.counted_in_total);
+    w.key("shared_weights").value(x.shared_weights);
     if (x.role == StackRole::Mtp)
       w.key("stored_bytes").value(x.stored_bytes);
     else
