@@ -154,6 +154,7 @@ constexpr std::array kFamilies = {
     // --- encoders, encoder-decoders, speech ---
     FamilyRow{"DistilBERT", "Hugging Face", "distilbert", MaskedLm, "distilbert", "", "attention.q_lin"},
     FamilyRow{"XLM-RoBERTa", "Meta", "xlm-roberta", MaskedLm, "xlm-roberta"},
+    FamilyRow{"CamemBERT", "Inria", "camembert", MaskedLm, "camembert"},
     FamilyRow{"DeBERTa", "Microsoft", "deberta deberta-v2", MaskedLm, "deberta"},
     FamilyRow{"ALBERT", "Google", "albert", MaskedLm, "albert"},
     FamilyRow{"ELECTRA", "Google", "electra", MaskedLm, "electra"},

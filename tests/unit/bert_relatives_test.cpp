@@ -153,5 +153,23 @@ TEST(Deberta, BaseCounts) {
   EXPECT_TRUE(discriminator);
 }
 
+// CamemBERT is RoBERTa's code under its own classes: camembert-base's sizes build the same tensors under
+// both.
+TEST(Camembert, IsRobertaUnderItsOwnClasses) {
+  const std::string sizes = R"("vocab_size":32005,"max_position_embeddings":514,"type_vocab_size":1})";
+  const ModelTemplate camembert =
+      template_of(R"({"model_type":"camembert","architectures":["CamembertForMaskedLM"],)" + sizes);
+  const ModelTemplate roberta =
+      template_of(R"({"model_type":"roberta","architectures":["RobertaForMaskedLM"],)" + sizes);
+  ASSERT_EQ(camembert.tensors.size(), roberta.tensors.size());
+  for (size_t i = 0; i < roberta.tensors.size(); ++i) {
+    EXPECT_EQ(camembert.tensors[i].name, roberta.tensors[i].name);
+    EXPECT_EQ(camembert.tensors[i].shape, roberta.tensors[i].shape);
+  }
+  EXPECT_EQ(camembert.arch.architecture, "CamembertForMaskedLM");
+  EXPECT_EQ(parameters_of(R"({"model_type":"camembert","architectures":["CamembertForMaskedLM"],)" + sizes),
+            110'655'493u);  // camembert-base: RoBERTa-base's layers over a 32,005-token vocabulary
+}
+
 }  // namespace
 }  // namespace ma::test

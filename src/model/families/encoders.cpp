@@ -120,9 +120,12 @@ void build_bert(const ModelConfig& cfg, ModelTemplate& t) {
 void build_roberta(const ModelConfig& cfg, ModelTemplate& t) {
   build_bert_style(cfg, t, {"Roberta", "roberta", true, 50265});
 }
-// XLMRobertaModel is RobertaModel with BERT's default vocabulary.
+// XLMRobertaModel and CamembertModel are RobertaModel with BERT's default vocabulary.
 void build_xlm_roberta(const ModelConfig& cfg, ModelTemplate& t) {
   build_bert_style(cfg, t, {"XLMRoberta", "roberta", true, 30522});
+}
+void build_camembert(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bert_style(cfg, t, {"Camembert", "roberta", true, 30522});
 }
 
 // ---- ModernBERT ----
@@ -325,6 +328,7 @@ constexpr std::array kEncoderFamilies{
     FamilyBuilder{"bert", build_bert},
     FamilyBuilder{"roberta", build_roberta},
     FamilyBuilder{"xlm-roberta", build_xlm_roberta},
+    FamilyBuilder{"camembert", build_camembert},
     FamilyBuilder{"modernbert", build_modernbert},
     FamilyBuilder{"distilbert", build_distilbert},
     FamilyBuilder{"albert", build_albert},
