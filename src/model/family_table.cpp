@@ -155,6 +155,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"DistilBERT", "Hugging Face", "distilbert", MaskedLm, "distilbert", "", "attention.q_lin"},
     FamilyRow{"XLM-RoBERTa", "Meta", "xlm-roberta", MaskedLm, "xlm-roberta"},
     FamilyRow{"CamemBERT", "Inria", "camembert", MaskedLm, "camembert"},
+    FamilyRow{"MPNet", "Microsoft", "mpnet", MaskedLm, "mpnet"},
     FamilyRow{"DeBERTa", "Microsoft", "deberta deberta-v2", MaskedLm, "deberta"},
     FamilyRow{"ALBERT", "Google", "albert", MaskedLm, "albert"},
     FamilyRow{"ELECTRA", "Google", "electra", MaskedLm, "electra"},
@@ -163,6 +164,9 @@ constexpr std::array kFamilies = {
     FamilyRow{"mT5", "Google", "mt5", Seq2Seq, "mt5-"},
     FamilyRow{"mBART", "Meta", "mbart", Seq2Seq, "mbart"},
     FamilyRow{"Pegasus", "Google", "pegasus", Seq2Seq, "pegasus"},
+    FamilyRow{"Marian", "Microsoft", "marian", Seq2Seq, "opus-mt marian"},
+    FamilyRow{"CLIP", "OpenAI", "clip", ImageTextEmbedding, "clip-vit clip"},
+    FamilyRow{"SigLIP", "Google", "siglip", ImageTextEmbedding, "siglip"},
     FamilyRow{"Whisper", "OpenAI", "whisper", Speech, "whisper", "", "encoder.conv1 decoder.layers",
               "max_target_positions"},
 };
@@ -209,6 +213,8 @@ std::string_view model_kind_name(ModelKind k) {
       return "vision-language";
     case Speech:
       return "speech";
+    case ImageTextEmbedding:
+      return "image-text-embedding";
   }
   return "unknown";
 }

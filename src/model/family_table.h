@@ -11,9 +11,19 @@
 
 namespace ma {
 
-enum class ModelKind : uint8_t { CausalLm, MaskedLm, Seq2Seq, Vision, VisionLanguage, Speech };
+// ImageTextEmbedding: contrastive dual encoders (CLIP, SigLIP), which embed images and texts and generate
+// nothing.
+enum class ModelKind : uint8_t {
+  CausalLm,
+  MaskedLm,
+  Seq2Seq,
+  Vision,
+  VisionLanguage,
+  Speech,
+  ImageTextEmbedding
+};
 std::string_view model_kind_name(
-    ModelKind k);  // causal-lm, masked-lm, seq2seq, vision, vision-language, speech
+    ModelKind k);  // causal-lm, masked-lm, seq2seq, vision, vision-language, speech, image-text-embedding
 
 // Lists are space-separated so the table stays one constexpr array of plain rows.
 struct FamilyRow {

@@ -100,6 +100,42 @@ TEST(Pegasus, CheckpointsWithoutTheSinusoidsMissNothing) {
   EXPECT_TRUE(mentions(partial, "model.encoder.layer_norm.weight"));
 }
 
+// Helsinki-NLP/opus-mt-en-de's config.json (MarianMTModel), with the BART-era keys it still carries and
+// transformers no longer reads (normalize_before, add_final_layer_norm, static_position_embeddings).
+constexpr const char* kOpusMtEnDe = R"({"model_type":"marian","architectures":["MarianMTModel"],
+    "d_model":512,"encoder_layers":6,"decoder_layers":6,"encoder_attention_heads":8,"decoder_attention_heads":8,
+    "encoder_ffn_dim":2048,"decoder_ffn_dim":2048,"max_position_embeddings":512,"vocab_size":58101,
+    "scale_embedding":true,"normalize_before":false,"add_final_layer_norm":false,
+    "static_position_embeddings":true})";
+
+// 74,410,496, the count two independent public sources print for opus-mt-en-de: one shared embedding of
+// 58,101 x 512 (encoder, decoder and head), two sinusoidal tables of 512 x 512 that num_parameters counts,
+// BART's post-norm layers without layernorm_embedding or a final layer_norm.
+TEST(Marian, OpusMtCountsAsPublished) {
+  EXPECT_EQ(parameters_of(kOpusMtEnDe), 74'410'496u);
+  const ModelTemplate t = template_of(kOpusMtEnDe);
+  EXPECT_TRUE(t.arch.post_norm);
+  EXPECT_TRUE(find_tensor(t, "model.encoder.embed_positions.weight")->rebuilt_on_load);
+  EXPECT_EQ(find_tensor(t, "model.encoder.embed_positions.weight")->shape, Shape({512, 512}));
+  EXPECT_EQ(find_tensor(t, "model.encoder.layernorm_embedding.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.decoder.layer_norm.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "lm_head.weight")->tied_to, "model.shared.weight");
+  EXPECT_EQ(find_tensor(t, "final_logits_bias")->shape, Shape({1, 58101}));
+}
+
+// share_encoder_decoder_embeddings false: the decoder embeds its own vocabulary, the head ties to it.
+TEST(Marian, SeparateDecoderVocabulary) {
+  std::string config = kOpusMtEnDe;
+  config.insert(1, R"("share_encoder_decoder_embeddings":false,"decoder_vocab_size":32000,)");
+  const ModelTemplate t = template_of(config);
+  EXPECT_EQ(find_tensor(t, "model.shared.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.encoder.embed_tokens.weight")->shape, Shape({58101, 512}));
+  EXPECT_EQ(find_tensor(t, "model.decoder.embed_tokens.weight")->shape, Shape({32000, 512}));
+  EXPECT_EQ(find_tensor(t, "lm_head.weight")->tied_to, "model.decoder.embed_tokens.weight");
+  EXPECT_EQ(find_tensor(t, "final_logits_bias")->shape, Shape({1, 32000}));
+  EXPECT_EQ(parameters_of(config), 74'410'496u + 32'000u * 512);
+}
+
 // google/mt5-small's config.json.
 constexpr const char* kMT5Small = R"({"model_type":"mt5","architectures":["MT5ForConditionalGeneration"],
     "d_ff":1024,"d_kv":64,"d_model":512,"feed_forward_proj":"gated-gelu","num_decoder_layers":8,"num_heads":6,

@@ -171,5 +171,24 @@ TEST(Camembert, IsRobertaUnderItsOwnClasses) {
             110'655'493u);  // camembert-base: RoBERTa-base's layers over a 32,005-token vocabulary
 }
 
+// sentence-transformers/all-mpnet-base-v2: 109,486,464, as three public sources print it (its weights are an
+// MPNetModel's, pooler included). By hand: word embeddings 30,527 x 768, 514 positions (no token types),
+// 12 BERT-base layers, one 32 x 12 table of relative-position biases for the whole encoder, the pooler.
+TEST(MPNet, AllMpnetBaseCountsAsPublished) {
+  const std::string sizes =
+      R"("vocab_size":30527,"max_position_embeddings":514,"relative_attention_num_buckets":32})";
+  EXPECT_EQ(parameters_of(R"({"model_type":"mpnet","architectures":["MPNetModel"],)" + sizes), 109'486'464u);
+  const ModelTemplate mlm =
+      template_of(R"({"model_type":"mpnet","architectures":["MPNetForMaskedLM"],)" + sizes);
+  EXPECT_EQ(find_tensor(mlm, "mpnet.encoder.layer.0.attention.attn.q.weight")->shape, Shape({768, 768}));
+  EXPECT_EQ(find_tensor(mlm, "mpnet.encoder.relative_attention_bias.weight")->shape, Shape({32, 12}));
+  EXPECT_EQ(find_tensor(mlm, "mpnet.embeddings.token_type_embeddings.weight"), nullptr);
+  EXPECT_EQ(find_tensor(mlm, "mpnet.pooler.dense.weight"), nullptr);
+  EXPECT_EQ(find_tensor(mlm, "lm_head.decoder.weight")->tied_to, "mpnet.embeddings.word_embeddings.weight");
+  // The head instead of the pooler: dense 590,592, layer_norm 1,536, output bias 30,527.
+  EXPECT_EQ(parameters_of(R"({"model_type":"mpnet","architectures":["MPNetForMaskedLM"],)" + sizes),
+            109'486'464u - 590'592u + 590'592u + 1'536u + 30'527u);
+}
+
 }  // namespace
 }  // namespace ma::test

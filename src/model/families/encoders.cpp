@@ -1,8 +1,8 @@
-// Encoders (BERT, RoBERTa, XLM-RoBERTa, DistilBERT, ModernBERT, ViT; ALBERT, ELECTRA and DeBERTa in
-// encoders_bert_relatives.cpp and encoders_deberta.cpp) and encoder-decoders (BART, mBART, Pegasus, T5, mT5,
-// Whisper; encoders_seq2seq.cpp). Unlike decoder-only LMs, the class config.json names decides the tensors: a
-// base model carries a pooler, a masked-LM head ties its decoder to the word embeddings, classification heads
-// add their own linears.
+// Encoders (BERT, RoBERTa, XLM-RoBERTa, CamemBERT, MPNet, DistilBERT, ModernBERT, ViT; ALBERT, ELECTRA and
+// DeBERTa in encoders_bert_relatives.cpp and encoders_deberta.cpp) and encoder-decoders (BART, mBART,
+// Pegasus, T5, mT5, Whisper; encoders_seq2seq.cpp). Unlike decoder-only LMs, the class config.json names
+// decides the tensors: a base model carries a pooler, a masked-LM head ties its decoder to the word
+// embeddings, classification heads add their own linears.
 #include <array>
 #include <vector>
 
@@ -126,6 +126,35 @@ void build_xlm_roberta(const ModelConfig& cfg, ModelTemplate& t) {
 }
 void build_camembert(const ModelConfig& cfg, ModelTemplate& t) {
   build_bert_style(cfg, t, {"Camembert", "roberta", true, 30522});
+}
+
+// ---- MPNet: RoBERTa's heads over layers named attention.attn.{q,k,v,o}, no token types, and one table of
+// relative-position biases for the whole encoder ----
+
+void build_mpnet(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.post_norm = true;
+  const BertStyle s{"MPNet", "mpnet", true, 30527};
+  const std::string cls = architecture_of(cfg, "MPNetModel");
+  const std::string task =
+      supported_task(cfg, cls, s.family,
+                     {"Model", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification",
+                      "ForQuestionAnswering", "ForMultipleChoice"});
+  TextEncoderDims d = read_bert_dims(cfg, s.default_vocab);
+  d.type_vocab = 0;  // MPNetConfig has no type_vocab_size
+  fill_encoder_record(t, cls, d);
+  LayerNames n = bert_layer_names();
+  n.q = "attention.attn.q";
+  n.k = "attention.attn.k";
+  n.v = "attention.attn.v";
+  n.o = "attention.attn.o";
+  n.attn_norm = "attention.LayerNorm";
+  const std::string prefix = task == "Model" ? "" : std::string(s.base) + ".";
+  text_encoder_body(t, prefix, "encoder.layer", n, d);
+  blocks::embedding(t, prefix + "encoder.relative_attention_bias.weight",
+                    cfg.dim_or("relative_attention_num_buckets", 32), d.layer.heads);
+  if (bert_task_has_pooler(s, task))
+    blocks::linear(t, prefix + "pooler.dense", d.layer.hidden, d.layer.hidden, true);
+  bert_task_head(cfg, t, s, task, prefix, d);
 }
 
 // ---- ModernBERT ----
@@ -329,6 +358,7 @@ constexpr std::array kEncoderFamilies{
     FamilyBuilder{"roberta", build_roberta},
     FamilyBuilder{"xlm-roberta", build_xlm_roberta},
     FamilyBuilder{"camembert", build_camembert},
+    FamilyBuilder{"mpnet", build_mpnet},
     FamilyBuilder{"modernbert", build_modernbert},
     FamilyBuilder{"distilbert", build_distilbert},
     FamilyBuilder{"albert", build_albert},
@@ -339,6 +369,7 @@ constexpr std::array kEncoderFamilies{
     FamilyBuilder{"bart", build_bart},
     FamilyBuilder{"mbart", build_mbart},
     FamilyBuilder{"pegasus", build_pegasus},
+    FamilyBuilder{"marian", build_marian},
     FamilyBuilder{"t5", build_t5},
     FamilyBuilder{"mt5", build_mt5},
     FamilyBuilder{"whisper", build_whisper},

@@ -1,4 +1,4 @@
-// BART (and mBART, Pegasus), T5 (and mT5) and Whisper: an encoder stack and a decoder stack with
+// BART (and mBART, Pegasus, Marian), T5 (and mT5) and Whisper: an encoder stack and a decoder stack with
 // cross-attention. The record holds both
 // stacks; the record's generic dimensions are the decoder's (the stack that runs per generated token), or the
 // encoder's for encoder-only classes such as T5EncoderModel.
@@ -75,23 +75,28 @@ void describe_main(ModelTemplate& t, const StackDims& dec, uint64_t max_position
 
 namespace {
 
-// What sets BART's descendants apart. Their layers are BART's; the stacks differ in the norms around them and
-// in how positions are embedded.
+// What sets BART's descendants apart. Their layers are BART's; the stacks differ in the norms around them, in
+// how positions are embedded and in the vocabularies they embed.
 struct BartFamily {
-  std::string_view prefix;          // class prefix: "Bart", "MBart", "Pegasus"
-  bool layernorm_embedding = true;  // a LayerNorm right after the embeddings (not Pegasus)
+  std::string_view prefix;          // class prefix: "Bart", "MBart", "Pegasus", "Marian"
+  uint64_t vocab = 50265;           // the config class's default vocab_size
+  bool layernorm_embedding = true;  // a LayerNorm right after the embeddings (not Pegasus, Marian)
   bool final_layer_norm = false;    // a LayerNorm after each stack's last layer (mBART, Pegasus)
-  // Pegasus: a fixed sinusoidal table of exactly max_position_embeddings rows, an nn.Parameter that
-  // num_parameters counts but that the original checkpoints do not store (transformers fills it in on load).
-  // Else BART's learned table with two extra rows (its offset of 2).
+  // Pegasus, Marian: a fixed sinusoidal table of exactly max_position_embeddings rows, an nn.Parameter that
+  // num_parameters counts and transformers fills in on load (checkpoints may leave it out). Else BART's
+  // learned table with two extra rows (its offset of 2).
   bool sinusoidal_positions = false;
   bool post_norm = false;             // BART's normalize_before = false
-  bool classification_heads = false;  // ForSequenceClassification and ForQuestionAnswering (not Pegasus)
+  bool classification_heads = false;  // ForSequenceClassification and ForQuestionAnswering (BART, mBART)
+  // Marian: share_encoder_decoder_embeddings false gives the decoder its own vocabulary (decoder_vocab_size),
+  // embedding and head; the generation class is MarianMTModel.
+  bool separate_decoder_vocab = false;
 };
 
-constexpr BartFamily kBart{"Bart", true, false, false, true, true};
-constexpr BartFamily kMBart{"MBart", true, true, false, false, true};
-constexpr BartFamily kPegasus{"Pegasus", false, true, true, false, false};
+constexpr BartFamily kBart{"Bart", 50265, true, false, false, true, true, false};
+constexpr BartFamily kMBart{"MBart", 50265, true, true, false, false, true, false};
+constexpr BartFamily kPegasus{"Pegasus", 50265, false, true, true, false, false, false};
+constexpr BartFamily kMarian{"Marian", 58101, false, false, true, true, false, true};
 
 void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamily& f) {
   t.arch.post_norm = f.post_norm;
@@ -101,19 +106,25 @@ void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamil
           ? supported_task(cfg, cls, f.prefix,
                            {"Model", "ForConditionalGeneration", "ForSequenceClassification",
                             "ForQuestionAnswering", "ForCausalLM"})
+      : f.separate_decoder_vocab
+          ? supported_task(cfg, cls, f.prefix, {"Model", "MTModel", "ForCausalLM"})
           : supported_task(cfg, cls, f.prefix, {"Model", "ForConditionalGeneration", "ForCausalLM"});
+  const bool generation = task == "ForConditionalGeneration" || task == "MTModel";
   t.arch.architecture = cls;
-  const uint64_t d = cfg.dim_or("d_model", 1024), vocab = cfg.dim_or("vocab_size", 50265);
+  const uint64_t d = cfg.dim_or("d_model", 1024), vocab = cfg.dim_or("vocab_size", f.vocab);
+  const bool share = !f.separate_decoder_vocab || cfg.flag_or("share_encoder_decoder_embeddings", true);
+  const uint64_t decoder_vocab = share ? vocab : cfg.dim_or("decoder_vocab_size", vocab);
   const uint64_t max_pos = cfg.dim_or("max_position_embeddings", 1024);
   StackDims enc = read_stack(cfg, "encoder", d, 12, 16, 4096),
             dec = read_stack(cfg, "decoder", d, 12, 16, 4096);
   const bool tied = read_tie(cfg, t);
-  t.arch.vocab_size = vocab;
+  t.arch.vocab_size = decoder_vocab;
 
-  auto add_stack = [&](const std::string& stack, const StackDims& dims, bool cross,
-                       const std::string& words) {
+  // `words`: the shared embedding the stack's embed_tokens is (tied) or copies; empty: its own of `rows`.
+  auto add_stack = [&](const std::string& stack, const StackDims& dims, bool cross, const std::string& words,
+                       uint64_t rows) {
     if (words.empty())
-      blocks::embedding(t, stack + ".embed_tokens.weight", vocab, d);
+      blocks::embedding(t, stack + ".embed_tokens.weight", rows, d);
     else
       tied_or_own(t, stack + ".embed_tokens.weight", words, tied).embedding = true;
     if (f.sinusoidal_positions)
@@ -128,23 +139,23 @@ void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamil
   if (task == "ForCausalLM") {
     // The decoder alone (its layers keep their encoder_attn, which nothing feeds), its own word embeddings
     // and a head tied to them.
-    add_stack("model.decoder", dec, true, "");
+    add_stack("model.decoder", dec, true, "", decoder_vocab);
     describe_stack(t, StackRole::Decoder, "model.decoder.layers", dec, t.arch.head_dim);
     for (LayerSpec& l : t.arch.stacks.back().layers) l.cross_attention.reset();
     tied_or_own(t, "lm_head.weight", "model.decoder.embed_tokens.weight", tied);
     return;
   }
   const std::string prefix = task == "Model" ? "" : "model.";
-  if (task == "ForConditionalGeneration") t.add("final_logits_bias", {1, vocab}).kind = TensorKind::Buffer;
-  const std::string shared = prefix + "shared.weight";
-  blocks::embedding(t, shared, vocab, d);
-  add_stack(prefix + "encoder", enc, false, shared);
-  add_stack(prefix + "decoder", dec, true, shared);
+  if (generation) t.add("final_logits_bias", {1, decoder_vocab}).kind = TensorKind::Buffer;
+  const std::string shared = share ? prefix + "shared.weight" : "";
+  if (share) blocks::embedding(t, shared, vocab, d);
+  add_stack(prefix + "encoder", enc, false, shared, vocab);
+  add_stack(prefix + "decoder", dec, true, shared, decoder_vocab);
   describe_stack(t, StackRole::Encoder, prefix + "encoder.layers", enc, t.arch.head_dim, max_pos);
   describe_stack(t, StackRole::Decoder, prefix + "decoder.layers", dec, t.arch.head_dim);
 
-  if (task == "ForConditionalGeneration") {
-    tied_or_own(t, "lm_head.weight", shared, tied);
+  if (generation) {
+    tied_or_own(t, "lm_head.weight", share ? shared : prefix + "decoder.embed_tokens.weight", tied);
   } else if (task == "ForSequenceClassification") {
     blocks::linear(t, "classification_head.dense", d, d, true);
     blocks::linear(t, "classification_head.out_proj", d, num_labels(cfg), true);
@@ -163,6 +174,9 @@ void build_mbart(const ModelConfig& cfg, ModelTemplate& t) {
 }
 void build_pegasus(const ModelConfig& cfg, ModelTemplate& t) {
   build_bart_family(cfg, t, kPegasus);
+}
+void build_marian(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bart_family(cfg, t, kMarian);
 }
 
 namespace {

@@ -136,6 +136,31 @@ uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDef
   return hidden;
 }
 
+uint64_t clip_text_tower(const ModelConfig& c, const std::string& prefix, bool siglip, ModelTemplate& t) {
+  // CLIPTextConfig's and SiglipTextConfig's defaults.
+  ArchitectureRecord& a = t.arch;
+  a.vocab_size = c.dim_or("vocab_size", siglip ? 32000 : 49408);
+  a.hidden_size = c.dim_or("hidden_size", siglip ? 768 : 512);
+  a.intermediate_size = c.dim_or("intermediate_size", siglip ? 3072 : 2048);
+  a.num_layers = c.layers_or("num_hidden_layers", 12);
+  a.num_attention_heads = a.num_key_value_heads = c.dim_or("num_attention_heads", siglip ? 12 : 8);
+  a.head_dim = even_head_dim(c, a.hidden_size, a.num_attention_heads);
+  a.max_position_embeddings = c.dim_or("max_position_embeddings", siglip ? 64 : 77);
+  const uint64_t h = a.hidden_size;
+  blocks::embedding(t, prefix + "embeddings.token_embedding.weight", a.vocab_size, h);
+  blocks::embedding(t, prefix + "embeddings.position_embedding.weight", a.max_position_embeddings, h);
+  StackSpec& s = a.add_stack(StackRole::Encoder, prefix + "encoder.layers", h);
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    vit_layer(t, s.path + "." + std::to_string(i) + ".", h, a.intermediate_size, {});
+    s.layers.push_back(LayerSpec{});
+  }
+  blocks::norm(t, prefix + "final_layer_norm", h, true);
+  if (!siglip) return h;
+  const uint64_t out = c.dim_or("projection_size", h);
+  blocks::linear(t, prefix + "head", h, out, true);
+  return out;
+}
+
 uint64_t pixtral_vision_tower(const ModelConfig& v, const std::string& prefix, ModelTemplate& t) {
   const uint64_t hidden = v.dim_or("hidden_size", 1024);
   const uint64_t inter = v.dim_or("intermediate_size", 4096);

@@ -48,6 +48,12 @@ VitDefaults siglip_vision_defaults();
 uint64_t vit_tower(const ModelConfig& vcfg, const std::string& prefix, const VitDefaults& d,
                    ModelTemplate& t);
 
+// CLIP's or SigLIP's text transformer under `prefix` ("text_model."): token and position embeddings, the
+// vision towers' encoder layers and a final LayerNorm; SigLIP's adds a biased head over the last token.
+// Records it as an encoder stack and the record's text dimensions. Returns the width it outputs (SigLIP:
+// projection_size).
+uint64_t clip_text_tower(const ModelConfig& tcfg, const std::string& prefix, bool siglip, ModelTemplate& t);
+
 // Gemma-4's vision encoder (patch embedder, RMSNorm layers with q/k norms, optional clipped linears).
 uint64_t gemma4_vision_tower(const ModelConfig& vcfg, const std::string& prefix, ModelTemplate& t);
 

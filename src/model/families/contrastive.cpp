@@ -1,0 +1,50 @@
+// Contrastive image-text models: CLIP and SigLIP, a text transformer and a vision transformer side by side
+// whose pooled outputs are compared (cosine similarity scaled by logit_scale; SigLIP adds logit_bias for its
+// sigmoid loss). Nothing generates: the record's encoder is the text tower, the vision tower a stack beside
+// it.
+#include <array>
+
+#include "model/families/decoder_common.h"
+#include "model/families/encoders_common.h"
+#include "model/families/family_groups.h"
+#include "model/families/multimodal_towers.h"
+
+namespace ma::families {
+namespace {
+
+// CLIPModel: both towers' pooled outputs projected, bias-free, to projection_dim; one learned temperature
+// (a 0-dimensional parameter).
+void build_clip(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = architecture_of(cfg, "CLIPModel");
+  supported_task(cfg, t.arch.architecture, "CLIP", {"Model"});
+  const uint64_t text = clip_text_tower(sub_or_empty(cfg, "text_config"), "text_model.", false, t);
+  const uint64_t vision =
+      vit_tower(sub_or_empty(cfg, "vision_config"), "vision_model.", clip_vision_defaults(), t);
+  const uint64_t projection = cfg.dim_or("projection_dim", 512);
+  blocks::linear(t, "visual_projection", vision, projection, false);
+  blocks::linear(t, "text_projection", text, projection, false);
+  t.add("logit_scale", {});
+}
+
+// SiglipModel: no projections (each tower ends in a head of its own), a scale and a bias on the logits.
+void build_siglip(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = architecture_of(cfg, "SiglipModel");
+  supported_task(cfg, t.arch.architecture, "Siglip", {"Model"});
+  clip_text_tower(sub_or_empty(cfg, "text_config"), "text_model.", true, t);
+  vit_tower(sub_or_empty(cfg, "vision_config"), "vision_model.", siglip_vision_defaults(), t);
+  t.add("logit_scale", {1});
+  t.add("logit_bias", {1});
+}
+
+constexpr std::array kContrastiveFamilies{
+    FamilyBuilder{"clip", build_clip},
+    FamilyBuilder{"siglip", build_siglip},
+};
+
+}  // namespace
+
+std::span<const FamilyBuilder> contrastive() {
+  return kContrastiveFamilies;
+}
+
+}  // namespace ma::families
