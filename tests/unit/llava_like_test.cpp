@@ -1,7 +1,7 @@
 // LLaVA-NeXT, LLaVA-OneVision, Mistral 3, Idefics3 / SmolVLM, PaliGemma, InternVL, Qwen2-Audio and Voxtral
-// (model/families/llava_like.cpp), and GLM-4.1V (glm4v.cpp): their towers and projectors, in memory and on
-// disk, on configs written here. Their counts are checked against the model pages in published_sizes_test.cpp
-// and, for InternVL, against the Hub's file sizes below.
+// (model/families/llava_like.cpp), and GLM-4.1V and GLM-4.5V (glm4v.cpp): their towers and projectors, in
+// memory and on disk, on configs written here. Their counts are checked against the model pages in
+// published_sizes_test.cpp and, for InternVL, against the Hub's file sizes below.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -206,6 +206,36 @@ TEST(LlavaLike, Glm4vVisionMlpIsOutHiddenSizeWide) {
   EXPECT_NE(find_tensor(t, "model.language_model.layers.0.post_mlp_layernorm.weight"), nullptr);
   EXPECT_EQ(find_tensor(t, "model.language_model.layers.0.mlp.gate_up_proj.weight")->shape, Shape({192, 64}));
   EXPECT_EQ(place_tensor("model.visual.merger.proj.weight").block, Block::VisionProjector);
+}
+
+// zai-org/GLM-4.5V's config.json, the fields a count depends on.
+constexpr const char* kGlm45v = R"({"model_type":"glm4v_moe","tie_word_embeddings":false,
+    "text_config":{"model_type":"glm4v_moe_text","vocab_size":151552,"hidden_size":4096,
+      "intermediate_size":10944,"num_hidden_layers":46,"num_attention_heads":96,"num_key_value_heads":8,
+      "head_dim":128,"attention_bias":true,"moe_intermediate_size":1408,"n_routed_experts":128,
+      "n_shared_experts":1,"num_experts_per_tok":8,"first_k_dense_replace":1},
+    "vision_config":{"depth":24,"hidden_size":1536,"num_heads":12,"intermediate_size":10944,
+      "out_hidden_size":4096,"patch_size":14,"image_size":336}})";
+
+// GLM-4.5V: GLM-4.1V's tower in front of GLM-4.5-Air's mixture, no multi-token-prediction layer. A public
+// listing of its checkpoint (46 shards): 18,106 tensors of 107,710,933,120 values, the routers'
+// e_score_correction_bias buffers (45 x 128) among them; transformers counts the rest, 107,710,927,360.
+TEST(LlavaLike, Glm45vIsGlm41vsTowerBeforeGlm45AirsMixture) {
+  EXPECT_EQ(parameters_of(kGlm45v), 107'710'933'120u - 45u * 128);
+  const ModelTemplate t = template_of(kGlm45v);
+  uint64_t stored = 0, elements = 0;
+  for (const DiskTensor& d : disk_form(t)) {
+    ++stored;
+    elements += numel(d.shape);
+  }
+  EXPECT_EQ(stored, 18'106u);
+  EXPECT_EQ(elements, 107'710'933'120u);
+  const std::string lm = "model.language_model.layers.";
+  EXPECT_NE(find_tensor(t, lm + "1.self_attn.k_proj.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, lm + "1.self_attn.q_norm.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, lm + "0.post_mlp_layernorm.weight"), nullptr);  // two norms, not GLM-4.1V's four
+  EXPECT_EQ(find_tensor(t, lm + "46.input_layernorm.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.visual.merger.up_proj.weight")->shape, Shape({10944, 4096}));
 }
 
 // Voxtral: Whisper's encoder read four frames at a time (the projector takes intermediate_size values), no

@@ -5,6 +5,8 @@
 // sparse-attention indexer; dots.llm1 puts the mixture under Qwen3's attention. Hub checkpoints store routed
 // experts one tensor each and append multi-token-prediction layers after the decoder stack, which
 // transformers does not build.
+#include "model/families/deepseek_like.h"
+
 #include <algorithm>
 #include <array>
 #include <string>
@@ -52,6 +54,8 @@ struct Stack {
   Moe moe;
   std::vector<bool> moe_layer;      // per layer: routed mixture (else dense MLP)
   std::vector<bool> indexer_layer;  // per layer: owns an indexer
+  std::string prefix = "model.";    // of the language model: "model.language_model." inside GLM-4.5V
+  bool mtp = true;                  // num_nextn_predict_layers read (GLM-4.5V's text config has none)
 };
 
 // MLA and DSA configs never split hidden_size into heads (q/k/v widths come from their own fields), so the
@@ -224,7 +228,7 @@ void mtp_layers(const ModelConfig& cfg, ModelTemplate& t, const Stack& s, bool m
   const size_t first_tensor = t.tensors.size();
   std::vector<LayerSpec> layers;
   for (uint64_t i = 0; i < n; ++i) {
-    const std::string p = "model.layers." + std::to_string(a.num_layers + i);
+    const std::string p = s.prefix + "layers." + std::to_string(a.num_layers + i);
     t.known_extras.push_back({p + ".", reason});
     layers.push_back(decoder_layer(t, p, s, moe, indexer));
     blocks::embedding(t, p + ".embed_tokens.weight", a.vocab_size, a.hidden_size);
@@ -239,7 +243,7 @@ void mtp_layers(const ModelConfig& cfg, ModelTemplate& t, const Stack& s, bool m
     t.tensors[i].embedding = false;
     t.tensors[i].routed_expert = false;
   }
-  StackSpec& mtp = t.arch.add_stack(StackRole::Mtp, "model.layers", a.hidden_size);
+  StackSpec& mtp = t.arch.add_stack(StackRole::Mtp, s.prefix + "layers", a.hidden_size);
   mtp.first_index = a.num_layers;
   mtp.layers = std::move(layers);
 }
@@ -255,14 +259,14 @@ void build_stack(const ModelConfig& cfg, ModelTemplate& t, const Stack& s) {
     cfg.fail("q_lora_rank", "the sparse-attention indexer needs the q latent: must not be null");
   if (std::find(s.moe_layer.begin(), s.moe_layer.end(), true) != s.moe_layer.end()) check_moe(cfg, s.moe);
 
-  token_embedding(t, "model.embed_tokens.weight", a);
-  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, "model.layers");
+  token_embedding(t, s.prefix + "embed_tokens.weight", a);
+  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, s.prefix + "layers");
   for (uint64_t i = 0; i < a.num_layers; ++i)
-    stack.layers.push_back(decoder_layer(t, "model.layers." + std::to_string(i), s, s.moe_layer[i],
+    stack.layers.push_back(decoder_layer(t, stack.path + "." + std::to_string(i), s, s.moe_layer[i],
                                          s.indexer_layer.empty() ? false : s.indexer_layer[i]));
-  blocks::norm(t, "model.norm", a.hidden_size, false);
-  lm_head(t, "model.embed_tokens.weight", a);
-  if (a.num_layers)
+  blocks::norm(t, s.prefix + "norm", a.hidden_size, false);
+  lm_head(t, s.prefix + "embed_tokens.weight", a);
+  if (a.num_layers && s.mtp)
     mtp_layers(cfg, t, s, s.moe_layer.back(), s.indexer_layer.empty() ? false : s.indexer_layer.back());
 }
 
@@ -433,6 +437,31 @@ constexpr std::array kDeepSeekLikeFamilies{
 };
 
 }  // namespace
+
+void glm4v_moe_language_model(const ModelConfig& text, ModelTemplate& t, const std::string& prefix,
+                              bool tie) {
+  DecoderDefaults d;  // Glm4vMoeTextConfig's
+  d.vocab_size = 151424;
+  d.intermediate_size = 10944;
+  d.num_hidden_layers = 46;
+  d.num_attention_heads = 96;
+  d.num_key_value_heads = 8;
+  d.max_position_embeddings = 65536;
+  read_decoder_dims(text, d, t);
+  t.arch.tie_word_embeddings = tie;
+  Stack s;
+  s.prefix = prefix;
+  s.mtp = false;
+  s.mla = false;
+  s.gqa = standard_attention(t.arch);
+  s.gqa.qkv_bias = text.flag_or("attention_bias", true);  // o_proj never has a bias
+  Moe m;
+  m.experts = 128;
+  m.inter = 1408;
+  s.moe = read_moe(text, m);
+  s.moe_layer = moe_from_first_k(text, t.arch.num_layers, 1);
+  build_stack(text, t, s);
+}
 
 std::span<const FamilyBuilder> deepseek_like() {
   return kDeepSeekLikeFamilies;

@@ -1,10 +1,11 @@
-// GLM-4.1V (model_type glm4v, Glm4vForConditionalGeneration): a Qwen2-VL-style vision model whose patches
-// are merged by a strided convolution and a gated MLP, in front of GLM-4-0414's decoder (four norms a layer,
-// fused gate and up, q/k/v always biased). Checkpoints keep the in-memory names (model.visual,
-// model.language_model, lm_head).
+// GLM-4.1V (model_type glm4v, Glm4vForConditionalGeneration) and GLM-4.5V (glm4v_moe): a Qwen2-VL-style
+// vision model whose patches are merged by a strided convolution and a gated MLP, in front of GLM-4-0414's
+// decoder (four norms a layer, fused gate and up, q/k/v always biased) or GLM-4.5-Air's mixture of experts.
+// Checkpoints keep the in-memory names (model.visual, model.language_model, lm_head).
 #include <array>
 
 #include "model/families/decoder_llama.h"
+#include "model/families/deepseek_like.h"
 #include "model/families/family_groups.h"
 #include "model/families/multimodal_towers.h"
 
@@ -70,7 +71,19 @@ void build_glm4v(const ModelConfig& cfg, ModelTemplate& t) {
   lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
 }
 
-constexpr std::array kGlm4vFamilies{FamilyBuilder{"glm4v", build_glm4v}};
+// GLM-4.5V / GLM-4.6V (glm4v_moe): GLM-4.1V's vision model in front of GLM-4.5-Air's mixture of experts.
+// The checkpoints keep the in-memory names and, unlike GLM-4.5-Air's, no multi-token-prediction layer.
+void build_glm4v_moe(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Glm4vMoeForConditionalGeneration";
+  t.arch.rope.emplace().type = "mrope";  // the language model rotates by time/height/width sections
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  t.arch.model_type = text.string_or("model_type", "glm4v_moe_text");
+  glm4v_vision(t, "model.visual.", sub_or_empty(cfg, "vision_config"));
+  glm4v_moe_language_model(text, t, "model.language_model.", tie_embeddings(cfg, text, false));
+}
+
+constexpr std::array kGlm4vFamilies{FamilyBuilder{"glm4v", build_glm4v},
+                                    FamilyBuilder{"glm4v_moe", build_glm4v_moe}};
 
 }  // namespace
 
