@@ -150,6 +150,10 @@ std::string role_of(std::string_view module) {
       {"up_proj", "up"},
       {"w3", "up"},
       {"wi_1", "up"},
+      {"c_fc_0", "gate"},  // EXAONE 3
+      {"c_fc_1", "up"},
+      {"fc12", "gate"},  // NomicBERT's SwiGLU: fc2(fc11(x) * silu(fc12(x)))
+      {"fc11", "up"},
       {"W_pack", "qkv"},
       {"wqkv", "qkv"},  // Baichuan, InternLM2
       {"down_proj", "down"},

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/families/decoder_common.h"
+#include "model/families/decoder_llama.h"
 #include "model/families/family_groups.h"
 
 namespace ma::families {
@@ -461,6 +462,56 @@ void glm4v_moe_language_model(const ModelConfig& text, ModelTemplate& t, const s
   s.moe = read_moe(text, m);
   s.moe_layer = moe_from_first_k(text, t.arch.num_layers, 1);
   build_stack(text, t, s);
+}
+
+void build_deepseek_moe(const ModelConfig& cfg, ModelTemplate& t) {
+  // The first DeepSeek-V2 upload also called itself "deepseek"; its latent attention says which it is.
+  if (cfg.has("kv_lora_rank")) return build_deepseek_v2(cfg, t);
+  t.arch.architecture = "DeepseekForCausalLM";
+  DecoderDefaults d;  // DeepseekConfig's
+  d.vocab_size = 102400;
+  d.max_position_embeddings = 2048;
+  d.num_hidden_layers = 30;
+  read_decoder_dims(cfg, d, t);
+  heads_split_hidden(cfg, t.arch);  // DeepseekAttention reads no head_dim
+  Stack s;
+  s.mla = false;
+  s.mtp = false;
+  s.gqa = standard_attention(t.arch);
+  s.gqa.qkv_bias = s.gqa.o_bias = cfg.flag_or("attention_bias", false);
+  Moe m;
+  m.top_k = 0;
+  m.shared_nullable = true;
+  m.inter = 1407;
+  m.correction_bias = false;  // a softmax router: its gate is one [experts, hidden] weight
+  const bool routed = cfg.has("n_routed_experts");  // null or absent: a dense model
+  if (routed) s.moe = read_moe(cfg, m);
+  const uint64_t first_k = cfg.count_or("first_k_dense_replace", 0), freq = cfg.dim_or("moe_layer_freq", 1);
+  s.moe_layer.assign(t.arch.num_layers, false);
+  for (uint64_t i = 0; i < t.arch.num_layers; ++i) s.moe_layer[i] = routed && i >= first_k && i % freq == 0;
+  build_stack(cfg, t, s);
+}
+
+void build_minicpm3(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "MiniCPM3ForCausalLM";
+  DecoderDefaults d;  // MiniCPM3Config's (LlamaConfig's sizes, its head tied)
+  d.tie_word_embeddings = true;
+  read_decoder_dims(cfg, latent_defaults(d), t);
+  Stack s;
+  s.mtp = false;
+  Mla dims;
+  dims.q_lora_rank = 768;
+  dims.kv_lora_rank = 256;
+  dims.qk_nope_head_dim = 64;
+  dims.qk_rope_head_dim = 32;
+  s.mla_dims = read_mla(cfg, dims);
+  if (s.mla_dims.q_lora_rank == 0)
+    cfg.fail("q_lora_rank", "must not be null: MiniCPM3's query is always low-rank");
+  // modeling_minicpm.py sizes values hidden_size / num_attention_heads wide, whatever v_head_dim says.
+  s.mla_dims.v_head_dim = t.arch.hidden_size / t.arch.num_attention_heads;
+  if (s.mla_dims.v_head_dim == 0) cfg.fail("num_attention_heads", "must not exceed hidden_size");
+  s.moe_layer.assign(t.arch.num_layers, false);
+  build_stack(cfg, t, s);
 }
 
 std::span<const FamilyBuilder> deepseek_like() {

@@ -12,4 +12,13 @@ namespace ma::families {
 // composite's tie_word_embeddings.
 void glm4v_moe_language_model(const ModelConfig& text, ModelTemplate& t, const std::string& prefix, bool tie);
 
+// Remote-code relatives (registered, derived by hand, in remote_code.cpp's table):
+// DeepSeek-MoE 16B (model_type deepseek, modeling_deepseek.py): Llama's attention, a softmax router over the
+// routed experts and one shared MLP n_shared_experts wide, on the layers from first_k_dense_replace on that
+// moe_layer_freq divides; a config with kv_lora_rank (the first DeepSeek-V2 upload) is built as V2.
+void build_deepseek_moe(const ModelConfig& cfg, ModelTemplate& t);
+// MiniCPM3 (modeling_minicpm.py): DeepSeek-V2's latent attention with a low-rank query in every layer, dense
+// SwiGLU MLPs, the head tied by default.
+void build_minicpm3(const ModelConfig& cfg, ModelTemplate& t);
+
 }  // namespace ma::families

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "model/blocks.h"
 #include "model/families/decoder_common.h"
+#include "model/families/deepseek_like.h"
 #include "model/families/family_groups.h"
 
 namespace ma::families {
@@ -82,6 +83,11 @@ constexpr std::array kRemoteCodeFamilies{
     FamilyBuilder{"internlm2", hand_derived<remote::build_internlm2>},
     FamilyBuilder{"stablelm_epoch", hand_derived<remote::build_stablelm_epoch>},
     FamilyBuilder{"minicpm", hand_derived<remote::build_minicpm>},
+    FamilyBuilder{"exaone", hand_derived<remote::build_exaone>},
+    FamilyBuilder{"deci", hand_derived<remote::build_deci>},
+    FamilyBuilder{"deepseek", hand_derived<build_deepseek_moe>},
+    FamilyBuilder{"minicpm3", hand_derived<build_minicpm3>},
+    FamilyBuilder{"nomic_bert", hand_derived<remote::build_nomic_bert>},
     FamilyBuilder{"minicpmv", hand_derived<remote::build_minicpmv>},
     FamilyBuilder{"kimi_k2", hand_derived<remote::build_kimi_k2>},
     FamilyBuilder{"RefinedWeb", hand_derived<remote::build_refinedweb>},

@@ -1,9 +1,9 @@
 // Architectures transformers cannot build without the model repository's own modeling code
-// (trust_remote_code): ChatGLM, Qwen-1, Baichuan, InternLM 1/2, StableLM-epoch, MiniCPM / MiniCPM-V, Kimi-K2,
-// Falcon's RefinedWeb, MiMo and Nemotron-NAS. Each template is derived by hand from the nn.Module tree that
-// repository's code builds (names, shapes, ties, saved buffers) and is marked
-// ArchitectureRecord::hand_derived. The group's table is remote_code() (family_groups.h); its builders live
-// one file per family group.
+// (trust_remote_code): ChatGLM, Qwen-1, Baichuan, InternLM 1/2, StableLM-epoch, MiniCPM / MiniCPM-V /
+// MiniCPM3, EXAONE 3, DeciLM, DeepSeek-MoE, NomicBERT, Kimi-K2, Falcon's RefinedWeb, MiMo and Nemotron-NAS.
+// Each template is derived by hand from the nn.Module tree that repository's code builds (names, shapes,
+// ties, saved buffers) and is marked ArchitectureRecord::hand_derived. The group's table is remote_code()
+// (family_groups.h); its builders live one file per family group.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -24,10 +24,14 @@ void build_internlm(const ModelConfig& cfg, ModelTemplate& t);
 void build_internlm2(const ModelConfig& cfg, ModelTemplate& t);
 void build_stablelm_epoch(const ModelConfig& cfg, ModelTemplate& t);
 void build_minicpm(const ModelConfig& cfg, ModelTemplate& t);
+void build_exaone(const ModelConfig& cfg, ModelTemplate& t);
+void build_deci(const ModelConfig& cfg, ModelTemplate& t);
 // remote_code_minicpmv.cpp: MiniCPM-V 2 (MiniCPM + timm SigLIP tower + perceiver resampler).
 void build_minicpmv(const ModelConfig& cfg, ModelTemplate& t);
 // remote_code_nemotron_nas.cpp: Nemotron-NAS (DeciLMForCausalLM), each layer shaped by block_configs.
 void build_nemotron_nas(const ModelConfig& cfg, ModelTemplate& t);
+// remote_code_encoders.cpp: NomicBERT (NomicBertModel as from_pretrained builds it, NomicBertForPreTraining).
+void build_nomic_bert(const ModelConfig& cfg, ModelTemplate& t);
 // remote_code_reuse.cpp: layouts an existing builder already makes, under another model_type.
 void build_kimi_k2(const ModelConfig& cfg, ModelTemplate& t);
 void build_refinedweb(const ModelConfig& cfg, ModelTemplate& t);

@@ -9,7 +9,15 @@
 // * StableLM-epoch (modeling_stablelm_epoch.py): Llama names with biased LayerNorms, q/k/v biased by
 //   use_qkv_bias.
 // * MiniCPM (modeling_minicpm.py): Llama exactly (its scale_emb / scale_depth are multipliers, not weights).
+// * EXAONE 3.0 / 3.5 (modeling_exaone.py): Llama's block under GPT-2-like names (transformer.wte, h.N.ln_1,
+//   attn.attention.{q,k,v,out}_proj, mlp.c_fc_0 / c_fc_1 / c_proj, ln_f), nothing biased, the head tied by
+//   default.
+// * DeciLM (modeling_decilm.py): Llama with each layer's own number of key/value heads
+//   (num_key_value_heads_per_layer; the num_key_value_heads left in its configs is not read).
 // Rotary inv_freq is a non-persistent buffer in all of them.
+#include <algorithm>
+#include <vector>
+
 #include "model/families/decoder_llama.h"
 #include "model/families/remote_code.h"
 
@@ -125,6 +133,67 @@ void build_minicpm(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "MiniCPMForCausalLM";
   llama_style_decoder(t, "model.", read_llama_text(cfg, t));  // MiniCPMConfig's defaults are LlamaConfig's
   output_head(t, "lm_head.weight", "model.embed_tokens.weight", t.arch.tie_word_embeddings);
+}
+
+void build_exaone(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "ExaoneForCausalLM";
+  DecoderDefaults d;  // ExaoneConfig's
+  d.vocab_size = 102400;
+  d.hidden_size = 2048;
+  d.num_hidden_layers = 32;
+  d.num_attention_heads = 32;
+  d.tie_word_embeddings = true;
+  read_decoder_dims(cfg, d, t);
+  ArchitectureRecord& a = t.arch;
+  // num_layers is the field, num_hidden_layers its alias; intermediate_size, when unset, is 4 x hidden.
+  a.num_layers = cfg.layers_or(cfg.has("num_layers") ? "num_layers" : "num_hidden_layers", 32);
+  a.intermediate_size =
+      cfg.count_or("intermediate_size", 0) ? cfg.dim("intermediate_size") : 4 * a.hidden_size;
+  a.max_position_embeddings = cfg.dim_or("max_position_embeddings", 2048);
+  blocks::Attention at = standard_attention(a);
+  at.o = "out_proj";
+  token_embedding(t, "transformer.wte.weight", a);
+  t.arch.add_stack(StackRole::Decoder, "transformer.h");
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    const std::string p = "transformer.h." + std::to_string(i) + ".";
+    blocks::norm(t, p + "ln_1", a.hidden_size, false);
+    blocks::attention(t, p + "attn.attention", at);
+    blocks::norm(t, p + "ln_2", a.hidden_size, false);
+    blocks::gated_mlp(t, p + "mlp", a.hidden_size, a.intermediate_size, false, "c_fc_0", "c_fc_1", "c_proj");
+    push_attention_layer(t, a.num_attention_heads, a.num_key_value_heads);
+  }
+  blocks::norm(t, "transformer.ln_f", a.hidden_size, false);
+  output_head(t, "lm_head.weight", "transformer.wte.weight", a.tie_word_embeddings);
+}
+
+void build_deci(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "DeciLMForCausalLM";
+  read_decoder_dims(cfg, DecoderDefaults{}, t);  // DeciLMConfig is LlamaConfig plus the per-layer list
+  ArchitectureRecord& a = t.arch;
+  const std::vector<int64_t> kv = cfg.ints("num_key_value_heads_per_layer");
+  if (kv.size() != a.num_layers)
+    cfg.fail("num_key_value_heads_per_layer",
+             "must list one count per layer (" + std::to_string(a.num_layers) + ")");
+  token_embedding(t, "model.embed_tokens.weight", a);
+  t.arch.add_stack(StackRole::Decoder, "model.layers");
+  uint64_t widest = 0;
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    if (kv[i] < 1 || a.num_attention_heads % static_cast<uint64_t>(kv[i]) != 0)
+      cfg.fail("num_key_value_heads_per_layer",
+               "entries must divide num_attention_heads (" + std::to_string(a.num_attention_heads) + ")");
+    const std::string p = "model.layers." + std::to_string(i) + ".";
+    blocks::Attention at = standard_attention(a);
+    at.kv_heads = static_cast<uint64_t>(kv[i]);
+    blocks::attention(t, p + "self_attn", at);
+    blocks::gated_mlp(t, p + "mlp", a.hidden_size, a.intermediate_size);
+    blocks::norm(t, p + "input_layernorm", a.hidden_size, false);
+    blocks::norm(t, p + "post_attention_layernorm", a.hidden_size, false);
+    push_attention_layer(t, a.num_attention_heads, at.kv_heads);
+    widest = std::max(widest, at.kv_heads);
+  }
+  a.num_key_value_heads = widest;  // the record's default; each layer holds its own
+  blocks::norm(t, "model.norm", a.hidden_size, false);
+  output_head(t, "lm_head.weight", "model.embed_tokens.weight", a.tie_word_embeddings);
 }
 
 }  // namespace ma::families::remote

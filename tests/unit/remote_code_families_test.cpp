@@ -1,0 +1,122 @@
+// EXAONE 3, DeciLM, DeepSeek-MoE, MiniCPM3 and NomicBERT: templates derived by hand from their repositories'
+// modeling code (model/families/remote_code*.cpp, deepseek_like.cpp), counted on the configs those
+// repositories publish and compared with the sizes their model cards state.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.h"
+#include "template_test_support.h"
+
+namespace ma::test {
+namespace {
+
+std::string exaone(uint64_t hidden, uint64_t layers, uint64_t heads, uint64_t inter, const std::string& tie) {
+  return R"({"model_type":"exaone","architectures":["ExaoneForCausalLM"],"hidden_size":)" +
+         std::to_string(hidden) + R"(,"num_layers":)" + std::to_string(layers) +
+         R"(,"num_attention_heads":)" + std::to_string(heads) +
+         R"(,"num_key_value_heads":8,"intermediate_size":)" + std::to_string(inter) +
+         R"(,"vocab_size":102400)" + tie + "}";
+}
+
+// The cards give each size without embeddings: EXAONE-3.5-2.4B "2.14B" (its config names no
+// tie_word_embeddings: ExaoneConfig's default ties the head), 7.8B "6.98B" and 32B "30.95B" (untied: the
+// embedding and the head both left out).
+TEST(RemoteCodeFamilies, ExaoneCountsAsItsCardsState) {
+  const ParameterCounts small = counts_of(exaone(2560, 30, 32, 7168, ""));
+  EXPECT_EQ(small.total, 2'405'327'360u);
+  EXPECT_EQ(small.non_embedding, 2'143'183'360u);
+  EXPECT_EQ(
+      parameters_of(exaone(4096, 32, 32, 14336, R"(,"tie_word_embeddings":false)")) - 2u * 102'400 * 4096,
+      6'979'588'096u);
+  EXPECT_EQ(
+      parameters_of(exaone(5120, 64, 40, 27392, R"(,"tie_word_embeddings":false)")) - 2u * 102'400 * 5120,
+      30'954'624'000u);
+  const ModelTemplate t = template_of(exaone(2560, 30, 32, 7168, ""));
+  EXPECT_TRUE(t.arch.hand_derived);
+  EXPECT_EQ(find_tensor(t, "transformer.h.0.attn.attention.k_proj.weight")->shape, Shape({640, 2560}));
+  EXPECT_EQ(find_tensor(t, "transformer.h.0.mlp.c_fc_0.weight")->shape, Shape({7168, 2560}));
+  EXPECT_EQ(find_tensor(t, "transformer.h.0.attn.attention.out_proj.bias"), nullptr);
+}
+
+// Deci/DeciLM-7B: each layer's own key/value heads (the num_key_value_heads of 32 its config keeps is not
+// read); "7.04 billion parameters" on its card.
+TEST(RemoteCodeFamilies, DeciLmGivesEachLayerItsKeyValueHeads) {
+  const std::string config = R"({"model_type":"deci","hidden_size":4096,"intermediate_size":14336,
+      "num_attention_heads":32,"num_hidden_layers":32,"vocab_size":32000,"num_key_value_heads":32,
+      "num_key_value_heads_per_layer":[4,4,4,4,4,2,2,2,2,2,4,2,2,2,2,2,2,2,2,2,1,1,1,1,1,1,1,1,1,1,1,4]})";
+  EXPECT_EQ(parameters_of(config), 7'043'551'232u);
+  const ModelTemplate t = template_of(config);
+  EXPECT_EQ(find_tensor(t, "model.layers.0.self_attn.k_proj.weight")->shape, Shape({512, 4096}));
+  EXPECT_EQ(find_tensor(t, "model.layers.20.self_attn.v_proj.weight")->shape, Shape({128, 4096}));
+  EXPECT_EQ(t.arch.layers()[20].attention.kv_heads, 1u);
+  EXPECT_THROW(
+      template_of(R"({"model_type":"deci","num_hidden_layers":2,"num_key_value_heads_per_layer":[4]})"),
+      Error);
+  EXPECT_THROW(
+      template_of(R"({"model_type":"deci","num_hidden_layers":1,"num_key_value_heads_per_layer":[5]})"),
+      Error);
+}
+
+// deepseek-ai/deepseek-moe-16b-base: "16.4B" on its card (16.376B on the leaderboard), 2.8B activated per
+// token (its paper). Layer 0 is dense; the others route six of 64 experts beside one shared MLP twice as
+// wide.
+TEST(RemoteCodeFamilies, DeepSeekMoe16bCountsAsPublished) {
+  const std::string config = R"({"model_type":"deepseek","first_k_dense_replace":1,"hidden_size":2048,
+      "intermediate_size":10944,"moe_intermediate_size":1408,"moe_layer_freq":1,"n_routed_experts":64,
+      "n_shared_experts":2,"num_attention_heads":16,"num_experts_per_tok":6,"num_hidden_layers":28,
+      "num_key_value_heads":16,"vocab_size":102400})";
+  const ParameterCounts c = counts_of(config);
+  EXPECT_EQ(c.total, 16'375'728'128u);
+  ASSERT_TRUE(c.active);
+  EXPECT_EQ(*c.active, 2'828'650'496u);
+  const ModelTemplate t = template_of(config);
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mlp.gate_proj.weight")->shape, Shape({10944, 2048}));
+  EXPECT_EQ(find_tensor(t, "model.layers.1.mlp.shared_experts.up_proj.weight")->shape, Shape({2816, 2048}));
+  EXPECT_EQ(find_tensor(t, "model.layers.1.mlp.gate.weight")->shape, Shape({64, 2048}));
+  // moe_layer_freq: only the layers it divides route (transformers' DeepSeek-V2/V3 ignore it; this code not).
+  const ModelTemplate every_other = template_of(R"({"model_type":"deepseek","num_hidden_layers":4,
+      "hidden_size":64,"num_attention_heads":4,"intermediate_size":96,"moe_intermediate_size":32,
+      "n_routed_experts":4,"num_experts_per_tok":2,"moe_layer_freq":2})");
+  EXPECT_EQ(every_other.arch.layers()[2].ffn.kind, Ffn::Moe);
+  EXPECT_EQ(every_other.arch.layers()[3].ffn.kind, Ffn::Dense);
+  // The first DeepSeek-V2 upload said "deepseek" too: latent attention makes it V2.
+  EXPECT_EQ(template_of(R"({"model_type":"deepseek","kv_lora_rank":512,"n_routed_experts":4,
+      "num_experts_per_tok":2})")
+                .arch.architecture,
+            "DeepseekV2ForCausalLM");
+}
+
+// openbmb/MiniCPM3-4B: "4.07B params"; its 8.15 GB bf16 file holds the tied head once. Values are
+// hidden / heads wide whatever v_head_dim says.
+TEST(RemoteCodeFamilies, MiniCpm3IsLatentAttentionWithATiedHead) {
+  const std::string config = R"({"model_type":"minicpm3","hidden_size":2560,"num_hidden_layers":62,
+      "intermediate_size":6400,"num_attention_heads":40,"num_key_value_heads":40,"qk_nope_head_dim":64,
+      "qk_rope_head_dim":32,"q_lora_rank":768,"kv_lora_rank":256,"vocab_size":73448,"head_dim":96})";
+  EXPECT_EQ(parameters_of(config), 4'073'875'968u);
+  const ModelTemplate t = template_of(config);
+  EXPECT_EQ(find_tensor(t, "model.layers.0.self_attn.kv_b_proj.weight")->shape, Shape({5120, 256}));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.self_attn.q_b_proj.weight")->shape, Shape({3840, 768}));
+  EXPECT_TRUE(t.arch.tie_word_embeddings);
+  EXPECT_EQ(t.arch.layers()[0].attention.kind, AttentionKind::Mla);
+}
+
+// nomic-ai/nomic-embed-text-v1.5: "137M". Rotary positions (no position table), a bias-free fused Wqkv and
+// SwiGLU MLP, post-norm.
+TEST(RemoteCodeFamilies, NomicBertCountsAsPublished) {
+  const std::string config = R"({"model_type":"nomic_bert","architectures":["NomicBertModel"],
+      "activation_function":"swiglu","mlp_fc1_bias":false,"mlp_fc2_bias":false,"qkv_proj_bias":false,
+      "n_embd":768,"n_head":12,"n_inner":3072,"n_layer":12,"n_positions":8192,"pad_vocab_size_multiple":64,
+      "prenorm":false,"rotary_emb_fraction":1.0,"type_vocab_size":2,"vocab_size":30528})";
+  EXPECT_EQ(parameters_of(config), 136'731'648u);
+  const ModelTemplate t = template_of(config);
+  EXPECT_EQ(find_tensor(t, "encoder.layers.0.attn.Wqkv.weight")->shape, Shape({2304, 768}));
+  EXPECT_EQ(find_tensor(t, "encoder.layers.0.attn.Wqkv.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, "embeddings.position_embeddings.weight"), nullptr);
+  EXPECT_NE(find_tensor(t, "emb_ln.bias"), nullptr);
+  EXPECT_TRUE(t.arch.layers()[0].ffn.gated);
+  EXPECT_TRUE(t.arch.post_norm);
+}
+
+}  // namespace
+}  // namespace ma::test
