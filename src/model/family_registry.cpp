@@ -21,7 +21,7 @@ std::span<const FamilyBuilder> all_family_builders() {
           families::deepseek_like(), families::classic_decoders(), families::qwen_hybrid(),
           families::state_space(), families::conv_hybrids(), families::mamba2_hybrids(), families::encoders(),
           families::llava_like(), families::multimodal(), families::mllama(), families::glm4v(),
-          families::contrastive(), families::remote_code()})
+          families::contrastive(), families::vision_encoders(), families::remote_code()})
       v.insert(v.end(), group.begin(), group.end());
     return v;
   }();

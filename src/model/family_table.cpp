@@ -166,6 +166,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"mBART", "Meta", "mbart", Seq2Seq, "mbart"},
     FamilyRow{"Pegasus", "Google", "pegasus", Seq2Seq, "pegasus"},
     FamilyRow{"Marian", "Microsoft", "marian", Seq2Seq, "opus-mt marian"},
+    FamilyRow{"DINOv2", "Meta", "dinov2", Vision, "dinov2"},
     FamilyRow{"CLIP", "OpenAI", "clip", ImageTextEmbedding, "clip-vit clip"},
     FamilyRow{"SigLIP", "Google", "siglip", ImageTextEmbedding, "siglip"},
     FamilyRow{"Whisper", "OpenAI", "whisper", Speech, "whisper", "", "encoder.conv1 decoder.layers",

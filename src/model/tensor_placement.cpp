@@ -154,6 +154,8 @@ std::string role_of(std::string_view module) {
       {"c_fc_1", "up"},
       {"fc12", "gate"},  // NomicBERT's SwiGLU: fc2(fc11(x) * silu(fc12(x)))
       {"fc11", "up"},
+      {"weights_in", "gate-up"},  // DINOv2-giant's SwiGLU
+      {"weights_out", "down"},
       {"W_pack", "qkv"},
       {"wqkv", "qkv"},  // Baichuan, InternLM2
       {"down_proj", "down"},
