@@ -112,6 +112,8 @@ void resolve_kind(const ReportInputs& in, const FamilyRow* row, Identity& id) {
   if (family_is(ModelKind::Speech)) return set(ModelKind::Speech, "family table (speech model)");
   if (family_is(ModelKind::ImageTextEmbedding))
     return set(ModelKind::ImageTextEmbedding, "family table (contrastive image-text encoders)");
+  if (family_is(ModelKind::SpeechEncoder))
+    return set(ModelKind::SpeechEncoder, "family table (speech encoder)");
   if (vision) return set(ModelKind::VisionLanguage, tower + " in the config");
   if (family_is(ModelKind::VisionLanguage)) return set(ModelKind::VisionLanguage, "family table");
   if (cls.ends_with("ForCausalLM") || cls.ends_with("LMHeadModel"))

@@ -167,6 +167,8 @@ constexpr std::array kFamilies = {
     FamilyRow{"Pegasus", "Google", "pegasus", Seq2Seq, "pegasus"},
     FamilyRow{"Marian", "Microsoft", "marian", Seq2Seq, "opus-mt marian"},
     FamilyRow{"DINOv2", "Meta", "dinov2", Vision, "dinov2"},
+    FamilyRow{"wav2vec 2.0", "Meta", "wav2vec2", SpeechEncoder, "wav2vec2"},
+    FamilyRow{"HuBERT", "Meta", "hubert", SpeechEncoder, "hubert"},
     FamilyRow{"CLIP", "OpenAI", "clip", ImageTextEmbedding, "clip-vit clip"},
     FamilyRow{"SigLIP", "Google", "siglip", ImageTextEmbedding, "siglip"},
     FamilyRow{"Whisper", "OpenAI", "whisper", Speech, "whisper", "", "encoder.conv1 decoder.layers",
@@ -217,6 +219,8 @@ std::string_view model_kind_name(ModelKind k) {
       return "speech";
     case ImageTextEmbedding:
       return "image-text-embedding";
+    case SpeechEncoder:
+      return "speech-encoder";
   }
   return "unknown";
 }

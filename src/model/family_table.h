@@ -12,7 +12,8 @@
 namespace ma {
 
 // ImageTextEmbedding: contrastive dual encoders (CLIP, SigLIP), which embed images and texts and generate
-// nothing.
+// nothing; SpeechEncoder: wav2vec 2.0 / HuBERT, which encode audio (a CTC head labels frames) and generate
+// nothing either.
 enum class ModelKind : uint8_t {
   CausalLm,
   MaskedLm,
@@ -20,10 +21,11 @@ enum class ModelKind : uint8_t {
   Vision,
   VisionLanguage,
   Speech,
-  ImageTextEmbedding
+  ImageTextEmbedding,
+  SpeechEncoder
 };
-std::string_view model_kind_name(
-    ModelKind k);  // causal-lm, masked-lm, seq2seq, vision, vision-language, speech, image-text-embedding
+// causal-lm, masked-lm, seq2seq, vision, vision-language, speech, image-text-embedding, speech-encoder
+std::string_view model_kind_name(ModelKind k);
 
 // Lists are space-separated so the table stays one constexpr array of plain rows.
 struct FamilyRow {

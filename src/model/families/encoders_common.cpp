@@ -88,6 +88,15 @@ void text_embeddings(ModelTemplate& t, const std::string& prefix, const TextEnco
   blocks::norm(t, prefix + "LayerNorm", e, true);
 }
 
+void read_base_encoder_record(const ModelConfig& cfg, const std::string& cls, ModelTemplate& t) {
+  ArchitectureRecord& a = t.arch;
+  a.architecture = cls;
+  a.hidden_size = cfg.dim_or("hidden_size", 768);
+  a.num_layers = cfg.layers_or("num_hidden_layers", 12, 0);
+  a.num_attention_heads = a.num_key_value_heads = cfg.dim_or("num_attention_heads", 12);
+  a.head_dim = split_heads(cfg, "num_attention_heads", a.hidden_size, a.num_attention_heads);
+}
+
 void fill_encoder_record(ModelTemplate& t, const std::string& cls, const TextEncoderDims& d) {
   ArchitectureRecord& a = t.arch;
   a.architecture = cls;

@@ -56,6 +56,9 @@ struct TextEncoderDims {
 // `prefix`word_embeddings, position_embeddings, token_type_embeddings (when type_vocab) and their LayerNorm,
 // all embedding_width() wide.
 void text_embeddings(ModelTemplate& t, const std::string& prefix, const TextEncoderDims& d);
+// The class and the width, depth and heads of an encoder whose config class defaults them to BERT-base's
+// (768 wide, 12 layers of 12 heads), under hidden_size / num_hidden_layers / num_attention_heads.
+void read_base_encoder_record(const ModelConfig& cfg, const std::string& cls, ModelTemplate& t);
 // The record's generic dimensions and class of an encoder-only model.
 void fill_encoder_record(ModelTemplate& t, const std::string& cls, const TextEncoderDims& d);
 

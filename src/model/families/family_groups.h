@@ -29,6 +29,7 @@ std::span<const FamilyBuilder> mllama();           // mllama.cpp: Llama 3.2 Visi
 std::span<const FamilyBuilder> glm4v();            // glm4v.cpp: GLM-4.1V
 std::span<const FamilyBuilder> contrastive();      // contrastive.cpp: CLIP, SigLIP (image-text dual encoders)
 std::span<const FamilyBuilder> vision_encoders();  // vision_encoders.cpp: DINOv2
+std::span<const FamilyBuilder> speech_encoders();  // speech_encoders.cpp: wav2vec 2.0, HuBERT
 std::span<const FamilyBuilder>
 remote_code();  // remote_code*.cpp: ChatGLM, Qwen-1, Baichuan, InternLM, ... (needing remote code)
 

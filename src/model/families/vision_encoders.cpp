@@ -14,12 +14,8 @@ namespace {
 void build_dinov2(const ModelConfig& cfg, ModelTemplate& t) {
   const std::string cls = architecture_of(cfg, "Dinov2Model");
   const std::string task = supported_task(cfg, cls, "Dinov2", {"Model", "ForImageClassification"});
+  read_base_encoder_record(cfg, cls, t);
   ArchitectureRecord& a = t.arch;
-  a.architecture = cls;
-  a.hidden_size = cfg.dim_or("hidden_size", 768);
-  a.num_layers = cfg.layers_or("num_hidden_layers", 12, 0);
-  a.num_attention_heads = a.num_key_value_heads = cfg.dim_or("num_attention_heads", 12);
-  a.head_dim = split_heads(cfg, "num_attention_heads", a.hidden_size, a.num_attention_heads);
   const uint64_t h = a.hidden_size;
   const double ratio = cfg.number_or("mlp_ratio", 4);
   if (!(ratio > 0 && ratio <= 64)) cfg.fail("mlp_ratio", "must be in (0, 64]");

@@ -1,0 +1,170 @@
+// Self-supervised speech encoders: wav2vec 2.0 and HuBERT (Wav2Vec2Model / ForCTC / ForPreTraining /
+// ForSequenceClassification, HubertModel / ForCTC / ForSequenceClassification). A stack of 1-D convolutions
+// turns the waveform into frames (one per 320 samples), a projection widens them, a grouped convolution adds
+// relative positions, and BERT-like layers (post-norm, or pre-norm with do_stable_layer_norm) encode them.
+// Nothing generates: a CTC head labels each frame.
+#include <array>
+#include <vector>
+
+#include "core/error.h"
+#include "model/families/decoder_common.h"
+#include "model/families/encoders_common.h"
+#include "model/families/family_groups.h"
+#include "model/families/multimodal_towers.h"
+
+namespace ma::families {
+namespace {
+
+// conv_dim, conv_stride and conv_kernel: one entry per convolution, all of one length.
+std::vector<uint64_t> conv_list(const ModelConfig& cfg, std::string_view key, std::vector<uint64_t> dflt) {
+  if (!cfg.has(key)) return dflt;
+  std::vector<uint64_t> out;
+  for (int64_t v : cfg.ints(key)) {
+    if (v < 1 || v > static_cast<int64_t>(ModelConfig::kMaxValue))
+      cfg.fail(key, "entries must be positive integers");
+    out.push_back(static_cast<uint64_t>(v));
+  }
+  if (out.empty()) cfg.fail(key, "must list at least one convolution");
+  return out;
+}
+
+struct SpeechFamily {
+  std::string_view prefix;  // class prefix: "Wav2Vec2", "Hubert"
+  std::string_view base;    // attribute of the model in head classes: "wav2vec2", "hubert"
+  bool hubert = false;
+};
+
+void build_speech_encoder(const ModelConfig& cfg, ModelTemplate& t, const SpeechFamily& f) {
+  const std::string cls = architecture_of(cfg, std::string(f.prefix) + "Model");
+  const std::string task =
+      f.hubert ? supported_task(cfg, cls, f.prefix, {"Model", "ForCTC", "ForSequenceClassification"})
+               : supported_task(cfg, cls, f.prefix,
+                                {"Model", "ForCTC", "ForPreTraining", "ForSequenceClassification"});
+  if (cfg.has("adapter_attn_dim")) unsupported(cfg, "wav2vec2 with attention adapters (adapter_attn_dim)");
+  read_base_encoder_record(cfg, cls, t);
+  ArchitectureRecord& a = t.arch;
+  a.intermediate_size = cfg.dim_or("intermediate_size", 3072);
+  a.vocab_size = cfg.dim_or("vocab_size", 32);
+  a.post_norm = !cfg.flag_or("do_stable_layer_norm", false);
+  const uint64_t h = a.hidden_size;
+  const std::vector<uint64_t> dims = conv_list(cfg, "conv_dim", std::vector<uint64_t>(7, 512));
+  const std::vector<uint64_t> kernels = conv_list(cfg, "conv_kernel", {10, 3, 3, 3, 3, 2, 2});
+  const std::vector<uint64_t> strides = conv_list(cfg, "conv_stride", {5, 2, 2, 2, 2, 2, 2});
+  if (kernels.size() != dims.size() || strides.size() != dims.size())
+    cfg.fail("conv_kernel",
+             "conv_dim, conv_stride and conv_kernel must list the same number of convolutions");
+  const std::string norm = cfg.string_or("feat_extract_norm", "group");
+  if (norm != "group" && norm != "layer") cfg.fail("feat_extract_norm", "must be \"group\" or \"layer\"");
+  const bool conv_bias = cfg.flag_or("conv_bias", false);
+  const std::string p = task == "Model" ? "" : std::string(f.base) + ".";
+
+  // The feature encoder: "group" norms the first convolution's output (a GroupNorm of one channel per
+  // group), "layer" every convolution's (a LayerNorm over the channels).
+  for (size_t j = 0; j < dims.size(); ++j) {
+    const std::string c = p + "feature_extractor.conv_layers." + std::to_string(j) + ".";
+    t.add(c + "conv.weight", {dims[j], j ? dims[j - 1] : 1, kernels[j]});
+    if (conv_bias) t.add(c + "conv.bias", {dims[j]});
+    if (norm == "layer" || j == 0) blocks::norm(t, c + "layer_norm", dims[j], true);
+  }
+  if (!f.hubert || cfg.flag_or("feat_proj_layer_norm", true))
+    blocks::norm(t, p + "feature_projection.layer_norm", dims.back(), true);
+  blocks::linear(t, p + "feature_projection.projection", dims.back(), h, true);
+  if (cfg.number_or("mask_time_prob", 0.05) > 0 || cfg.number_or("mask_feature_prob", 0) > 0)
+    t.add(p + "masked_spec_embed", {h});
+
+  // Positions: a convolution over num_conv_pos_embeddings frames in num_conv_pos_embedding_groups groups,
+  // weight-normed (its magnitude g and direction v; the Hub's checkpoints keep torch's old weight_g /
+  // weight_v names, which transformers 5 renames on load) or, for HuBERT with conv_pos_batch_norm, a plain
+  // convolution after a BatchNorm.
+  const uint64_t k = cfg.dim_or("num_conv_pos_embeddings", 128),
+                 groups = cfg.dim_or("num_conv_pos_embedding_groups", 16);
+  if (h % groups)
+    cfg.fail("num_conv_pos_embedding_groups", "must divide hidden_size (" + std::to_string(h) + ")");
+  const std::string pos = p + "encoder.pos_conv_embed.";
+  if (f.hubert && cfg.flag_or("conv_pos_batch_norm", false)) {
+    blocks::norm(t, pos + "batch_norm", h, true);
+    for (const char* b : {"running_mean", "running_var"})
+      t.add(pos + "batch_norm." + b, {h}).kind = TensorKind::Buffer;
+    t.add(pos + "batch_norm.num_batches_tracked", {}).kind = TensorKind::Buffer;
+    t.add(pos + "conv.weight", {h, h / groups, k});
+  } else {
+    TemplateTensor& g = t.add(pos + "conv.parametrizations.weight.original0", {1, 1, k});
+    g.disk.push_back({pos + "conv.weight_g", g.shape});
+    TemplateTensor& v = t.add(pos + "conv.parametrizations.weight.original1", {h, h / groups, k});
+    v.disk.push_back({pos + "conv.weight_v", v.shape});
+  }
+  t.add(pos + "conv.bias", {h});
+  blocks::norm(t, p + "encoder.layer_norm", h, true);
+
+  LayerNames n;
+  n.q = "attention.q_proj";
+  n.k = "attention.k_proj";
+  n.v = "attention.v_proj";
+  n.o = "attention.out_proj";
+  n.attn_norm = "layer_norm";
+  n.fc1 = "feed_forward.intermediate_dense";
+  n.fc2 = "feed_forward.output_dense";
+  n.ffn_norm = "final_layer_norm";
+  LayerDims d;
+  d.hidden = h;
+  d.heads = a.num_attention_heads;
+  d.ffn = a.intermediate_size;
+  StackSpec& s = a.add_stack(StackRole::Encoder, p + "encoder.layers", h);
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    transformer_layer(t, s.path + "." + std::to_string(i), n, d);
+    s.layers.push_back(attention_dense_layer());
+  }
+
+  // wav2vec2's adapter: a projection when output_hidden_size differs, then strided GLU convolutions.
+  uint64_t out = h;
+  if (!f.hubert && cfg.flag_or("add_adapter", false)) {
+    out = cfg.dim_or("output_hidden_size", h);
+    if (out != h) {
+      blocks::linear(t, p + "adapter.proj", h, out, true);
+      blocks::norm(t, p + "adapter.proj_layer_norm", out, true);
+    }
+    for (uint64_t i = 0; i < cfg.count_or("num_adapter_layers", 3); ++i) {
+      const std::string c = p + "adapter.layers." + std::to_string(i) + ".conv.";
+      t.add(c + "weight", {2 * out, out, cfg.dim_or("adapter_kernel_size", 3)});
+      t.add(c + "bias", {2 * out});
+    }
+  }
+  if (task == "ForCTC") {
+    blocks::linear(t, "lm_head", out, a.vocab_size, true);
+  } else if (task == "ForPreTraining") {  // the quantizer of the contrastive task and both projections
+    const uint64_t group_count = cfg.dim_or("num_codevector_groups", 2),
+                   per_group = cfg.dim_or("num_codevectors_per_group", 320),
+                   codevector = cfg.dim_or("codevector_dim", 256),
+                   proj = cfg.dim_or("proj_codevector_dim", 256);
+    if (codevector % group_count) cfg.fail("codevector_dim", "must be a multiple of num_codevector_groups");
+    t.add("quantizer.codevectors", {1, group_count * per_group, codevector / group_count});
+    blocks::linear(t, "quantizer.weight_proj", dims.back(), group_count * per_group, true);
+    blocks::linear(t, "project_hid", h, proj, true);
+    blocks::linear(t, "project_q", codevector, proj, true);
+  } else if (task == "ForSequenceClassification") {
+    if (cfg.flag_or("use_weighted_layer_sum", false)) t.add("layer_weights", {a.num_layers + 1});
+    const uint64_t projected = cfg.dim_or("classifier_proj_size", 256);
+    blocks::linear(t, "projector", h, projected, true);
+    blocks::linear(t, "classifier", projected, num_labels(cfg), true);
+  }
+}
+
+void build_wav2vec2(const ModelConfig& cfg, ModelTemplate& t) {
+  build_speech_encoder(cfg, t, {"Wav2Vec2", "wav2vec2", false});
+}
+void build_hubert(const ModelConfig& cfg, ModelTemplate& t) {
+  build_speech_encoder(cfg, t, {"Hubert", "hubert", true});
+}
+
+constexpr std::array kSpeechEncoderFamilies{
+    FamilyBuilder{"wav2vec2", build_wav2vec2},
+    FamilyBuilder{"hubert", build_hubert},
+};
+
+}  // namespace
+
+std::span<const FamilyBuilder> speech_encoders() {
+  return kSpeechEncoderFamilies;
+}
+
+}  // namespace ma::families
