@@ -29,6 +29,19 @@ inline std::string stored_name(const TemplateTensor& x) {
   return x.disk.empty() ? x.name : x.disk.front().name;
 }
 
+// How many tensors a checkpoint of the template stores and how many values they hold (disk_form).
+struct DiskTotals {
+  uint64_t tensors = 0, elements = 0;
+};
+inline DiskTotals disk_totals(const ModelTemplate& t) {
+  DiskTotals d;
+  for (const DiskTensor& x : disk_form(t)) {
+    ++d.tensors;
+    d.elements += numel(x.shape);
+  }
+  return d;
+}
+
 // The parameter counts of the model `config_json` describes, through the path a config.json the user names
 // takes; and their total, num_parameters.
 inline ParameterCounts counts_of(const std::string& config_json) {

@@ -223,13 +223,9 @@ constexpr const char* kGlm45v = R"({"model_type":"glm4v_moe","tie_word_embedding
 TEST(LlavaLike, Glm45vIsGlm41vsTowerBeforeGlm45AirsMixture) {
   EXPECT_EQ(parameters_of(kGlm45v), 107'710'933'120u - 45u * 128);
   const ModelTemplate t = template_of(kGlm45v);
-  uint64_t stored = 0, elements = 0;
-  for (const DiskTensor& d : disk_form(t)) {
-    ++stored;
-    elements += numel(d.shape);
-  }
-  EXPECT_EQ(stored, 18'106u);
-  EXPECT_EQ(elements, 107'710'933'120u);
+  const DiskTotals stored = disk_totals(t);
+  EXPECT_EQ(stored.tensors, 18'106u);
+  EXPECT_EQ(stored.elements, 107'710'933'120u);
   const std::string lm = "model.language_model.layers.";
   EXPECT_NE(find_tensor(t, lm + "1.self_attn.k_proj.bias"), nullptr);
   EXPECT_EQ(find_tensor(t, lm + "1.self_attn.q_norm.weight"), nullptr);

@@ -190,13 +190,9 @@ constexpr const char* kGlm47Flash = R"({"model_type":"glm4_moe_lite","vocab_size
 TEST(MoeFamilies, Glm47FlashIsLatentAttentionInGlmsMixture) {
   EXPECT_EQ(parameters_of(kGlm47Flash), 29'943'390'976u);
   const ModelTemplate t = template_of(kGlm47Flash);
-  uint64_t stored = 0, elements = 0;
-  for (const DiskTensor& d : disk_form(t)) {
-    ++stored;
-    elements += numel(d.shape);
-  }
-  EXPECT_EQ(stored, 9'703u);
-  EXPECT_EQ(elements, 31'221'488'576u);
+  const DiskTotals stored = disk_totals(t);
+  EXPECT_EQ(stored.tensors, 9'703u);
+  EXPECT_EQ(stored.elements, 31'221'488'576u);
   EXPECT_EQ(find_tensor(t, "model.layers.0.self_attn.q_b_proj.weight")->shape, Shape({20 * 256, 768}));
   EXPECT_EQ(find_tensor(t, "model.layers.0.self_attn.kv_b_proj.weight")->shape,
             Shape({20 * (192 + 256), 512}));

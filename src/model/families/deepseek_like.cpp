@@ -1,9 +1,8 @@
 // DeepSeek-V2/V3/V3.2 and the GLM MoE decoders built on them: Llama's pre-norm block whose attention is
 // Multi-head Latent Attention (low-rank q and kv projections, GLM-4.7-Flash's too; GLM-4.5 keeps GQA with q/k
-// norms) and whose
-// MLP is a routed mixture with shared experts after the first dense layers. V3.2 and GLM-5 add the
-// sparse-attention indexer; dots.llm1 puts the mixture under Qwen3's attention. Hub checkpoints store routed
-// experts one tensor each and append multi-token-prediction layers after the decoder stack, which
+// norms) and whose MLP is a routed mixture with shared experts after the first dense layers. V3.2 and GLM-5
+// add the sparse-attention indexer; dots.llm1 puts the mixture under Qwen3's attention. Hub checkpoints store
+// routed experts one tensor each and append multi-token-prediction layers after the decoder stack, which
 // transformers does not build.
 #include "model/families/deepseek_like.h"
 
@@ -351,6 +350,22 @@ void build_glm_moe_dsa(const ModelConfig& cfg, ModelTemplate& t) {
   build_stack(cfg, t, s);
 }
 
+// GLM-4.5's decoder (Glm4MoeModel, and GLM-4.5V's language model): GQA without an o_proj bias, 128 experts
+// of 1,408 from the first dense layer on. `bias_default`: attention_bias where the config omits it (the
+// config classes differ).
+Stack glm4_moe_stack(const ModelConfig& cfg, const ArchitectureRecord& a, bool bias_default) {
+  Stack s;
+  s.mla = false;
+  s.gqa = standard_attention(a);
+  s.gqa.qkv_bias = cfg.flag_or("attention_bias", bias_default);
+  Moe m;
+  m.experts = 128;
+  m.inter = 1408;
+  s.moe = read_moe(cfg, m);
+  s.moe_layer = moe_from_first_k(cfg, a.num_layers, 1);
+  return s;
+}
+
 void build_glm4_moe(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Glm4MoeForCausalLM";
   DecoderDefaults d;
@@ -361,16 +376,8 @@ void build_glm4_moe(const ModelConfig& cfg, ModelTemplate& t) {
   d.num_key_value_heads = 8;
   d.max_position_embeddings = 131072;
   read_decoder_dims(cfg, d, t);
-  Stack s;
-  s.mla = false;
-  s.gqa = standard_attention(t.arch);
-  s.gqa.qkv_bias = cfg.flag_or("attention_bias", false);  // o_proj never has a bias
+  Stack s = glm4_moe_stack(cfg, t.arch, false);
   s.gqa.qk_norm = cfg.flag_or("use_qk_norm", false);
-  Moe m;
-  m.experts = 128;
-  m.inter = 1408;
-  s.moe = read_moe(cfg, m);
-  s.moe_layer = moe_from_first_k(cfg, t.arch.num_layers, 1);
   build_stack(cfg, t, s);
 }
 
@@ -450,17 +457,10 @@ void glm4v_moe_language_model(const ModelConfig& text, ModelTemplate& t, const s
   d.max_position_embeddings = 65536;
   read_decoder_dims(text, d, t);
   t.arch.tie_word_embeddings = tie;
-  Stack s;
+  Stack s =
+      glm4_moe_stack(text, t.arch, true);  // Glm4vMoeTextConfig biases q/k/v by default, without q/k norms
   s.prefix = prefix;
   s.mtp = false;
-  s.mla = false;
-  s.gqa = standard_attention(t.arch);
-  s.gqa.qkv_bias = text.flag_or("attention_bias", true);  // o_proj never has a bias
-  Moe m;
-  m.experts = 128;
-  m.inter = 1408;
-  s.moe = read_moe(text, m);
-  s.moe_layer = moe_from_first_k(text, t.arch.num_layers, 1);
   build_stack(text, t, s);
 }
 

@@ -6,7 +6,6 @@
 #include <array>
 #include <vector>
 
-#include "core/error.h"
 #include "model/families/decoder_common.h"
 #include "model/families/encoders_common.h"
 #include "model/families/family_groups.h"

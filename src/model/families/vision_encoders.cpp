@@ -2,7 +2,6 @@
 // a layer scale on both residual branches, a mask token, and a SwiGLU MLP in its giant size. ViT itself is
 // with BERT in encoders.cpp.
 #include <array>
-#include <cmath>
 
 #include "model/families/decoder_common.h"
 #include "model/families/encoders_common.h"
