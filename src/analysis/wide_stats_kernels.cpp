@@ -166,11 +166,11 @@ void level_piece(float* levels, uint8_t* counts, size_t n, Piece& piece) {
 // The per-value loops run in lanes of vector registers (GCC/Clang vector extensions: the compiler's own
 // vectoriser gives up on these reductions), each sum compensated in its lane by Knuth's TwoSum, which needs
 // no branch: a sum of 3e38 and 0.1 keeps the 0.1, as the scalar compensated sum (math.fsum) does. The lanes
-// enter the caller's compensated totals in a fixed order, so a result never depends on which clone ran.
-// Sums run in eight lanes, one AVX-512 register a vector (two AVX2 ones): the central moments of a Q4_K
-// GGUF's levels went from 13% of its stats to 6%. GCC 12 turns comparisons of eight doubles into scalar code
-// (pass 1 twice as slow), so pass 1 compares the float forms as eight floats (one AVX2 register) and the
-// double form as four doubles.
+// enter the caller's compensated totals in a fixed order, so a result never depends on which build ran.
+// Sums of float forms and central moments run in eight lanes (EightLanes below): the central moments of a
+// Q4_K GGUF's levels went from 13% of its stats to 6% on AVX-512. GCC 12 turns comparisons of eight doubles
+// into scalar code (pass 1 twice as slow), so pass 1 compares the float forms as eight floats (one AVX2
+// register) and the double form as four doubles.
 using Lanes = double __attribute__((vector_size(32)));
 using LaneMask = int64_t __attribute__((vector_size(32)));
 constexpr size_t kLanes = 4;
@@ -207,6 +207,19 @@ struct LaneSumOf {
 using LaneSum = LaneSumOf<Lanes>;
 using WideLaneSum = LaneSumOf<WideLanes>;
 
+// Eight lanes as one vector of eight doubles (one AVX-512 register), or as two vectors of four held in
+// variables of their own (two AVX2 registers). A vector of eight on AVX2 is not two registers to GCC 12: it
+// lives in memory, each operation loading and storing its halves, and pass 1's sums spent 33% of stats on a
+// Q4_K GGUF there (25% as two vectors). Element i + k of a step goes to lane k either way, and the lanes are
+// flushed in the same order, so both give the same bits.
+template <typename V>
+struct EightLanes {
+  using Vector = V;
+  static constexpr size_t kWidth = sizeof(V) / sizeof(double), kVectors = kWideLanes / kWidth;
+};
+using OneVectorOfEight = EightLanes<WideLanes>;
+using TwoVectorsOfFour = EightLanes<Lanes>;
+
 // Values as doubles: four from doubles (the double form, pass 1), eight from doubles or floats (the central
 // moments), and eight counts (the level form's weights).
 using Floats8 = float __attribute__((vector_size(32)));
@@ -223,6 +236,23 @@ using Floats8 = float __attribute__((vector_size(32)));
   Floats8 f;
   std::memcpy(&f, v, sizeof f);
   x = __builtin_convertvector(f, WideLanes);
+}
+
+[[gnu::always_inline]] inline void load_lanes(const float* v, Lanes& x) {
+  using Floats4 = float __attribute__((vector_size(16)));
+  Floats4 f;
+  std::memcpy(&f, v, sizeof f);
+  x = __builtin_convertvector(f, Lanes);
+}
+
+// Four counts (bytes) as doubles, as below.
+[[gnu::always_inline]] inline void load_lanes(const uint8_t* c, Lanes& x) {
+  using Wide = uint64_t __attribute__((vector_size(32)));
+  uint32_t four;
+  std::memcpy(&four, c, sizeof four);
+  const Wide shifts = {0, 8, 16, 24}, none = {};
+  const Wide bits = ((none + four) >> shifts & 0xff) | 0x4330000000000000ull;
+  x = (Lanes)bits - 0x1p52;
 }
 
 // Eight counts (bytes) as doubles: each byte shifted into its own 64-bit lane becomes the double 2^52 + c by
@@ -282,7 +312,6 @@ using Floats8 = float __attribute__((vector_size(32)));
 // float form: Weighted = false, `w` unread), every weight is the constant 1 and the compiler drops the
 // multiplications: the float form pays nothing for the level form.
 using Ints8 = int32_t __attribute__((vector_size(32)));
-using Bytes8 = uint8_t __attribute__((vector_size(8)));
 
 // The greatest float32 not above `eps`: a float is at most it exactly when it is at most eps.
 // Outside the floats' range a conversion is undefined, so those ends are answered first.
@@ -295,53 +324,84 @@ float float_at_most(double eps) {
   return f;
 }
 
-template <bool Weighted>
+// Eight counts (bytes) as eight 32-bit integers: each half's four bytes broadcast and shifted into their
+// lanes. Written as a vector conversion of bytes, GCC 12 extracted and inserted them one by one.
+[[gnu::always_inline]] inline void load_counts(const uint8_t* c, Ints8& out) {
+  using Words8 = uint32_t __attribute__((vector_size(32)));
+  uint32_t low, high;
+  std::memcpy(&low, c, 4);
+  std::memcpy(&high, c + 4, 4);
+  const Words8 words = {low, low, low, low, high, high, high, high};
+  const Words8 shifts = {0, 8, 16, 24, 0, 8, 16, 24};
+  out = (Ints8)(words >> shifts & 0xff);
+}
+
+// The sums of the float forms: of w * x and w * x * x, in eight lanes. Returns how many values it summed
+// (whole steps of eight); the caller sums the rest.
+template <typename Eight, bool Weighted>
+[[gnu::always_inline]] inline size_t pass_one_sums(const float* v, const uint8_t* w, size_t n, PassOne& r) {
+  using V = typename Eight::Vector;
+  constexpr size_t kWidth = Eight::kWidth, kVectors = Eight::kVectors;
+  LaneSumOf<V> s[kVectors], q[kVectors];
+  const size_t whole = n / kWideLanes * kWideLanes;
+  for (size_t i = 0; i < whole; i += kWideLanes) {
+    for (size_t k = 0; k < kVectors; ++k) {
+      V x;
+      load_lanes(v + i + k * kWidth, x);
+      if constexpr (Weighted) {
+        V c;
+        load_lanes(w + i + k * kWidth, c);
+        const V cx = c * x;
+        s[k].add(cx);
+        q[k].add_growing(cx * x);
+      } else {
+        s[k].add(x);
+        q[k].add_growing(x * x);
+      }
+    }
+  }
+  for (const LaneSumOf<V>& l : s) l.flush_into(r.sum);
+  for (const LaneSumOf<V>& l : q) l.flush_into(r.squares);
+  return whole;
+}
+
+template <typename Eight, bool Weighted>
 [[gnu::always_inline]] inline void pass_one_of_floats(const float* v, const uint8_t* w, size_t n, double eps,
                                                       PassOne& r) {
+  // The sums and the comparisons are two loops over the piece (in L2), each with few enough running vectors
+  // for AVX2's sixteen registers: as one loop, its twelve accumulators and its constants spilled.
+  const size_t whole = pass_one_sums<Eight, Weighted>(v, w, n, r);
   const float near = float_at_most(eps);
   const Ints8 magnitude = Ints8{} + 0x7fffffff;
-  WideLaneSum s, q;
   Floats8 lo = Floats8{} + INFINITY;
   Floats8 hi = -lo;
   Ints8 z = {}, e = {};
-  size_t i = 0;
-  for (; i + kWideLanes <= n; i += kWideLanes) {
+  for (size_t i = 0; i < whole; i += kWideLanes) {
     Floats8 f;
     std::memcpy(&f, v + i, sizeof f);
-    WideLanes x;
-    load_lanes(v + i, x);
     const Ints8 zero = f == 0, small = (Floats8)((Ints8)f & magnitude) <= near;
     if constexpr (Weighted) {
-      WideLanes c;
-      load_lanes(w + i, c);
-      const WideLanes cx = c * x;
-      s.add(cx);
-      q.add_growing(cx * x);
-      Bytes8 b;
-      std::memcpy(&b, w + i, sizeof b);
-      const Ints8 ci = __builtin_convertvector(b, Ints8), held = ci > 0;
+      Ints8 ci;
+      load_counts(w + i, ci);
+      const Ints8 held = ci > 0;
       lo = (f < lo) & held ? f : lo;
       hi = (f > hi) & held ? f : hi;
       z += zero & ci;
       e += small & ci;
     } else {
-      s.add(x);
-      q.add_growing(x * x);
       lo = f < lo ? f : lo;
       hi = f > hi ? f : hi;
       z -= zero;
       e -= small;
     }
   }
-  s.flush_into(r.sum);
-  q.flush_into(r.squares);
   for (size_t j = 0; j < kWideLanes; ++j) {
     r.min = std::min(r.min, static_cast<double>(lo[j]));
     r.max = std::max(r.max, static_cast<double>(hi[j]));
     r.zeros += static_cast<uint32_t>(z[j]);
     r.near += static_cast<uint32_t>(e[j]);
   }
-  for (; i < n; ++i) {
+  for (size_t i = whole; i < n; ++i) {
     const double x = static_cast<double>(v[i]), c = Weighted ? w[i] : 1.0, cx = c * x;
     r.sum.add(cx);
     r.squares.add(cx * x);
@@ -358,35 +418,31 @@ MA_VECTOR_CLONES void pass_one_doubles(const double* v, size_t n, double eps, Pa
   pass_one_of_doubles(v, n, eps, r);
 }
 
-MA_VECTOR_CLONES void pass_one_floats(const float* v, size_t n, double eps, PassOne& r) {
-  pass_one_of_floats<false>(v, nullptr, n, eps, r);
-}
-
-MA_VECTOR_CLONES void pass_one_levels(const float* v, const uint8_t* w, size_t n, double eps, PassOne& r) {
-  pass_one_of_floats<true>(v, w, n, eps, r);
-}
-
 // Pass 2's sums of (x - mean)^2 and ^4 about pass 1's mean (numpy's two-pass variance), each value w times.
-template <bool Weighted, typename Value>
+template <typename Eight, bool Weighted, typename Value>
 [[gnu::always_inline]] inline void central_moments(const Value* v, const uint8_t* w, size_t n, double mean,
                                                    CentralMoments& c) {
-  WideLaneSum a2, a4;
+  using V = typename Eight::Vector;
+  constexpr size_t kWidth = Eight::kWidth, kVectors = Eight::kVectors;
+  LaneSumOf<V> a2[kVectors], a4[kVectors];
   size_t i = 0;
   for (; i + kWideLanes <= n; i += kWideLanes) {
-    WideLanes x;
-    load_lanes(v + i, x);
-    const WideLanes d = x - mean, d2 = d * d;
-    WideLanes kd2 = d2;
-    if constexpr (Weighted) {
-      WideLanes k;
-      load_lanes(w + i, k);
-      kd2 = k * d2;
+    for (size_t k = 0; k < kVectors; ++k) {
+      V x;
+      load_lanes(v + i + k * kWidth, x);
+      const V d = x - mean, d2 = d * d;
+      V kd2 = d2;
+      if constexpr (Weighted) {
+        V count;
+        load_lanes(w + i + k * kWidth, count);
+        kd2 = count * d2;
+      }
+      a2[k].add_growing(kd2);
+      a4[k].add_growing(kd2 * d2);
     }
-    a2.add_growing(kd2);
-    a4.add_growing(kd2 * d2);
   }
-  a2.flush_into(c.m2);
-  a4.flush_into(c.m4);
+  for (const LaneSumOf<V>& l : a2) l.flush_into(c.m2);
+  for (const LaneSumOf<V>& l : a4) l.flush_into(c.m4);
   for (; i < n; ++i) {
     const double d = static_cast<double>(v[i]) - mean, d2 = d * d, kd2 = Weighted ? w[i] * d2 : d2;
     c.m2.add(kd2);
@@ -394,24 +450,52 @@ template <bool Weighted, typename Value>
   }
 }
 
+// The loops with sums in eight lanes are built twice: in one vector of eight for x86-64-v4 (AVX-512) alone,
+// called where the CPU has it, and in two vectors of four as the clones for every other CPU.
+MA_X86_64_V4 void pass_one_floats_v4(const float* v, size_t n, double eps, PassOne& r) {
+  pass_one_of_floats<OneVectorOfEight, false>(v, nullptr, n, eps, r);
+}
+MA_X86_64_V4 void pass_one_levels_v4(const float* v, const uint8_t* w, size_t n, double eps, PassOne& r) {
+  pass_one_of_floats<OneVectorOfEight, true>(v, w, n, eps, r);
+}
+MA_X86_64_V4 void central_moments_doubles_v4(const double* v, size_t n, double mean, CentralMoments& c) {
+  central_moments<OneVectorOfEight, false>(v, nullptr, n, mean, c);
+}
+MA_X86_64_V4 void central_moments_floats_v4(const float* v, size_t n, double mean, CentralMoments& c) {
+  central_moments<OneVectorOfEight, false>(v, nullptr, n, mean, c);
+}
+MA_X86_64_V4 void central_moments_levels_v4(const float* v, const uint8_t* w, size_t n, double mean,
+                                            CentralMoments& c) {
+  central_moments<OneVectorOfEight, true>(v, w, n, mean, c);
+}
+
+MA_VECTOR_CLONES void pass_one_floats(const float* v, size_t n, double eps, PassOne& r) {
+  pass_one_of_floats<TwoVectorsOfFour, false>(v, nullptr, n, eps, r);
+}
+MA_VECTOR_CLONES void pass_one_levels(const float* v, const uint8_t* w, size_t n, double eps, PassOne& r) {
+  pass_one_of_floats<TwoVectorsOfFour, true>(v, w, n, eps, r);
+}
 MA_VECTOR_CLONES void central_moments_doubles(const double* v, size_t n, double mean, CentralMoments& c) {
-  central_moments<false>(v, nullptr, n, mean, c);
+  central_moments<TwoVectorsOfFour, false>(v, nullptr, n, mean, c);
 }
-
 MA_VECTOR_CLONES void central_moments_floats(const float* v, size_t n, double mean, CentralMoments& c) {
-  central_moments<false>(v, nullptr, n, mean, c);
+  central_moments<TwoVectorsOfFour, false>(v, nullptr, n, mean, c);
 }
-
 MA_VECTOR_CLONES void central_moments_levels(const float* v, const uint8_t* w, size_t n, double mean,
                                              CentralMoments& c) {
-  central_moments<true>(v, w, n, mean, c);
+  central_moments<TwoVectorsOfFour, true>(v, w, n, mean, c);
 }
 
 }  // namespace
 
 void add_pass_one(const Piece& p, double eps, PassOne& r) {
-  if (p.weighted())
+  const bool v4 = cpu_runs_x86_64_v4();
+  if (p.weighted() && v4)
+    pass_one_levels_v4(p.floats, p.counts, p.n, eps, r);
+  else if (p.weighted())
     pass_one_levels(p.floats, p.counts, p.n, eps, r);
+  else if (p.float_form() && v4)
+    pass_one_floats_v4(p.floats, p.n, eps, r);
   else if (p.float_form())
     pass_one_floats(p.floats, p.n, eps, r);
   else
@@ -429,10 +513,17 @@ void count_key_buckets(const Piece& p, unsigned shift, uint32_t* buckets) {
 }
 
 void add_central_moments(const Piece& p, double mean, CentralMoments& c) {
-  if (p.weighted())
+  const bool v4 = cpu_runs_x86_64_v4();
+  if (p.weighted() && v4)
+    central_moments_levels_v4(p.floats, p.counts, p.n, mean, c);
+  else if (p.weighted())
     central_moments_levels(p.floats, p.counts, p.n, mean, c);
+  else if (p.float_form() && v4)
+    central_moments_floats_v4(p.floats, p.n, mean, c);
   else if (p.float_form())
     central_moments_floats(p.floats, p.n, mean, c);
+  else if (v4)
+    central_moments_doubles_v4(p.values.data(), p.n, mean, c);
   else
     central_moments_doubles(p.values.data(), p.n, mean, c);
 }
