@@ -126,15 +126,22 @@ KvLayer linear_attention_layer(const Context& c, const StateShape& st) {
   KvLayer l;
   l.kind = CacheKind::LinearState;
   const uint64_t nk = st.key_heads, nv = st.value_heads, dk = st.key_head_dim, dv = st.value_head_dim;
+  const uint64_t rec_bytes = sized(mul({nv, dk, dv}, "recurrent state"), c.ssm, "recurrent state");
+  const std::string recurrent = "recurrent " + num(nv) + " value heads x " + num(dk) + " x " + num(dv) +
+                                " x " + elem_text(c.ssm) + " (" + dtype_label(c.ssm) + ")";
+  // MiniMax's lightning attention has no short convolution before it: its state is the matrix alone.
+  if (st.conv_kernel == 0) {
+    l.state_bytes_per_sequence = rec_bytes;
+    l.formula = recurrent + " = " + num(l.state_bytes_per_sequence) + " per sequence";
+    return l;
+  }
   const uint64_t conv_dim = add({mul({2, nk, dk}, "key dim"), mul({nv, dv}, "value dim")}, "conv dim");
   const uint64_t conv_bytes =
       sized(mul({conv_dim, c.conv_columns(st.conv_kernel)}, "conv state"), c.state, "conv state");
-  const uint64_t rec_bytes = sized(mul({nv, dk, dv}, "recurrent state"), c.ssm, "recurrent state");
   l.state_bytes_per_sequence = add({conv_bytes, rec_bytes}, "linear-attention state");
   l.formula = "conv (2 x " + num(nk) + " x " + num(dk) + " + " + num(nv) + " x " + num(dv) + ") x " +
-              c.conv_columns_text(st.conv_kernel) + " x " + elem_text(c.state) + " + recurrent " + num(nv) +
-              " value heads x " + num(dk) + " x " + num(dv) + " x " + elem_text(c.ssm) + " (" +
-              dtype_label(c.ssm) + ") = " + num(l.state_bytes_per_sequence) + " per sequence";
+              c.conv_columns_text(st.conv_kernel) + " x " + elem_text(c.state) + " + " + recurrent + " = " +
+              num(l.state_bytes_per_sequence) + " per sequence";
   return l;
 }
 

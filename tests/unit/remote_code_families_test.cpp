@@ -1,6 +1,6 @@
-// EXAONE 3, DeciLM, DeepSeek-MoE, MiniCPM3 and NomicBERT: templates derived by hand from their repositories'
-// modeling code (model/families/remote_code*.cpp, deepseek_like.cpp), counted on the configs those
-// repositories publish and compared with the sizes their model cards state.
+// EXAONE 3, DeciLM, DeepSeek-MoE, MiniCPM3, NomicBERT and Ling 2.0: templates derived by hand from their
+// repositories' modeling code (model/families/remote_code*.cpp, deepseek_like.cpp), counted on the configs
+// those repositories publish and compared with the sizes their model cards state.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -116,6 +116,66 @@ TEST(RemoteCodeFamilies, NomicBertCountsAsPublished) {
   EXPECT_NE(find_tensor(t, "emb_ln.bias"), nullptr);
   EXPECT_TRUE(t.arch.layers()[0].ffn.gated);
   EXPECT_TRUE(t.arch.post_norm);
+}
+
+std::string ling(const std::string& sizes) {
+  return R"({"model_type":"bailing_moe","architectures":["BailingMoeV2ForCausalLM"])" + sizes + "}";
+}
+
+// inclusionAI/Ling-flash-2.0: the Hub's safetensors listing counts 102,889,697,280 BF16 and 7,936 F32 values,
+// 102,889,705,216 in all; the float32 ones are the 31 routed layers' expert_bias buffers of 256, which the
+// model's code saves but does not count as parameters. Its card: 6.1B activated. Ling-mini-2.0 (the config
+// class's defaults): "16.26B total, 1.43B activated"; Ling-1T: 999.705B as llama.cpp loads it.
+TEST(RemoteCodeFamilies, Ling2CountsAsItsCheckpointsHoldThem) {
+  const std::string flash = ling(R"(,"hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,
+      "num_key_value_heads":4,"intermediate_size":9216,"moe_intermediate_size":1024)");
+  const ParameterCounts c = counts_of(flash);
+  EXPECT_EQ(c.total, 102'889'697'280u);
+  ASSERT_TRUE(c.active);
+  EXPECT_EQ(*c.active / 100'000'000, 61u);
+  const ModelTemplate t = template_of(flash);
+  EXPECT_TRUE(t.arch.hand_derived);
+  EXPECT_EQ(disk_totals(t).elements, 102'889'705'216u);
+  uint64_t f32 = 0;
+  for (const TemplateTensor& x : t.tensors)
+    for (const DiskPiece& d : x.disk)
+      if (d.dtype == DType::F32) f32 += numel(d.shape);
+  EXPECT_EQ(f32, 7'936u);
+  EXPECT_EQ(find_tensor(t, "model.layers.0.attention.query_key_value.weight")->shape, Shape({5120, 4096}));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.attention.query_layernorm.weight")->shape, Shape({128}));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mlp.down_proj.weight")->shape, Shape({4096, 9216}));
+  EXPECT_EQ(find_tensor(t, "model.layers.1.mlp.shared_experts.up_proj.weight")->shape, Shape({1024, 4096}));
+  EXPECT_EQ(find_tensor(t, "model.layers.1.mlp.gate.expert_bias")->kind, TensorKind::Buffer);
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mlp.gate.expert_bias"), nullptr);
+
+  const ParameterCounts mini = counts_of(ling(""));
+  EXPECT_EQ((mini.total + 19 * 256) / 10'000'000, 1'625u);
+  ASSERT_TRUE(mini.active);
+  EXPECT_EQ(*mini.active / 10'000'000, 143u);
+  EXPECT_EQ(parameters_of(ling(R"(,"hidden_size":8192,"num_hidden_layers":80,"num_attention_heads":64,
+      "num_key_value_heads":8,"intermediate_size":18432,"moe_intermediate_size":2048,
+      "first_k_dense_replace":4)")) +
+                76 * 256,
+            999'705'328'640u);
+}
+
+// Base checkpoints carry a multi-token-prediction layer after the stack, which the model builds: Hub sizes
+// Ling-mini-base-2.0 "17B" against 16B. Ling 1.0 shares the model_type but not the layout.
+TEST(RemoteCodeFamilies, Ling2BaseBuildsItsNextTokenLayerAndLing1IsRefused) {
+  const ModelTemplate base = template_of(ling(R"(,"num_nextn_predict_layers":1)"));
+  const StackSpec* mtp = base.arch.stack(StackRole::Mtp);
+  ASSERT_NE(mtp, nullptr);
+  EXPECT_EQ(mtp->first_index, 20u);
+  EXPECT_EQ(find_tensor(base, "model.layers.20.eh_proj.weight")->shape, Shape({2048, 4096}));
+  EXPECT_EQ(find_tensor(base, "model.layers.20.final_layernorm.weight")->kind, TensorKind::Parameter);
+  EXPECT_EQ(parameters_of(ling(R"(,"num_nextn_predict_layers":1)")) / 1'000'000'000, 17u);
+  try {
+    template_of(R"({"model_type":"bailing_moe","architectures":["BailingMoeForCausalLM"]})");
+    FAIL() << "Ling 1.0 was built";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_NE(std::string(e.what()).find("BailingMoeForCausalLM"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -94,6 +94,8 @@ constexpr std::array kRemoteCodeFamilies{
     FamilyBuilder{"RefinedWebModel", hand_derived<remote::build_refinedweb_model>},
     FamilyBuilder{"mimo", hand_derived<remote::build_mimo>},
     FamilyBuilder{"nemotron-nas", hand_derived<remote::build_nemotron_nas>},
+    FamilyBuilder{"bailing_moe", hand_derived<remote::build_bailing_moe>},
+    FamilyBuilder{"bailing_moe_v2", hand_derived<remote::build_bailing_moe>},
 };
 
 }  // namespace
