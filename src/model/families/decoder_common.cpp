@@ -6,7 +6,9 @@ void read_decoder_dims(const ModelConfig& cfg, const DecoderDefaults& d, ModelTe
   ArchitectureRecord& a = t.arch;
   a.vocab_size = cfg.dim_or("vocab_size", d.vocab_size);
   a.hidden_size = cfg.dim_or("hidden_size", d.hidden_size);
-  a.intermediate_size = cfg.dim_or("intermediate_size", d.intermediate_size);
+  const json::Value* widths = cfg.raw("intermediate_size");
+  if (!(d.intermediate_list && widths && widths->is_array()))
+    a.intermediate_size = cfg.dim_or("intermediate_size", d.intermediate_size);
   a.num_layers = cfg.layers_or("num_hidden_layers", d.num_hidden_layers);
   a.num_attention_heads = cfg.dim_or("num_attention_heads", d.num_attention_heads);
   a.num_key_value_heads = cfg.dim_or("num_key_value_heads",

@@ -22,6 +22,9 @@ struct DecoderDefaults {
   uint64_t head_dim = 0;             // 0: hidden_size / num_attention_heads
   bool tie_word_embeddings = false;
   uint64_t max_position_embeddings = 2048;
+  // intermediate_size may be a list of one width per layer (Gemma 3n's MatFormer slices), which the family
+  // reads itself: a.intermediate_size is left to it.
+  bool intermediate_list = false;
 };
 
 // Reads the common dimensions into t.arch (vocab, hidden, layers, heads, kv heads, head dim, intermediate,
