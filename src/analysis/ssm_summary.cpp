@@ -9,10 +9,12 @@ std::optional<SsmSummary> summarize_ssm(const ArchitectureRecord& arch) {
   for (uint32_t i = 0; i < layers.size(); ++i) {
     const LayerSpec& l = layers[i];
     if (l.mixer == Mixer::Attention) s.attention_layers.push_back(i);
-    // The layer's recurrent mixer: its only one, or the one beside attention (Falcon-H1).
+    // The layer's recurrent mixer: its only one, or the one beside attention (Falcon-H1) or after it
+    // (Zamba2).
     const Mixer recurrent = l.mixer == Mixer::Attention ? l.parallel : l.mixer;
     if (recurrent == Mixer::None) continue;
-    if (l.mixer == Mixer::Attention) s.parallel_layers.push_back(i);
+    if (l.mixer == Mixer::Attention)
+      (l.mixers_in_sequence ? s.sequential_layers : s.parallel_layers).push_back(i);
     SsmMixer* m = nullptr;
     for (SsmMixer& k : s.mixers)
       if (k.mixer == recurrent) m = &k;

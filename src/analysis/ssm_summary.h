@@ -25,6 +25,8 @@ struct SsmSummary {
   // Layers whose state-space mixer runs beside their attention on the same input, the outputs summed
   // (Falcon-H1: every layer); empty for stacked hybrids, whose layers hold one mixer each.
   std::vector<uint32_t> parallel_layers;
+  // Layers that run attention and then their state-space mixer on its output (Zamba2's hybrid layers).
+  std::vector<uint32_t> sequential_layers;
   uint64_t num_layers = 0;
 };
 

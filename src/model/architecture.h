@@ -118,6 +118,8 @@ struct LayerSpec {
   // A second mixer on the same input beside attention, the two outputs summed (Falcon-H1: Mamba-2 in every
   // layer); its shape in `state`. None for a layer with one mixer.
   Mixer parallel = Mixer::None;
+  // Zamba2: the second mixer runs after the attention block, on its output, instead of beside it.
+  bool mixers_in_sequence = false;
   FfnShape ffn;
   std::optional<AttentionShape> cross_attention;  // decoder layers of encoder-decoders
   // "attention+dense", "mamba2", "moe", "mamba+moe", "attention+cross-attention+dense",

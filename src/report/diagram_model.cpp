@@ -36,7 +36,8 @@ std::string known_kind(const LayerSpec& l) {
 std::string mixer_key(const LayerSpec& l) {
   if (l.mixer != Mixer::Attention) return std::string(mixer_name(l.mixer));
   return "attention/" + known_kind(l) + "/" + std::string(span_name(l.attention.span)) + "/" +
-         std::to_string(l.attention.window) + "/" + std::string(mixer_name(l.parallel));
+         std::to_string(l.attention.window) + "/" + std::string(mixer_name(l.parallel)) +
+         (l.mixers_in_sequence ? "/then" : "");
 }
 
 LayerPart mixer_part(const LayerSpec& l) {
@@ -53,8 +54,8 @@ LayerPart mixer_part(const LayerSpec& l) {
         p.label = kind.empty() ? "Attention" : kind + " attention";
         p.colour = l.attention.kind == AttentionKind::Mla && l.attention.heads ? kLatent : kAttention;
       }
-      if (l.parallel != Mixer::None)
-        p.label += " + " + std::string(mixer_title(l.parallel));  // side by side: Falcon-H1
+      if (l.parallel != Mixer::None)  // side by side (Falcon-H1) or one after the other (Zamba2)
+        p.label += (l.mixers_in_sequence ? " → " : " + ") + std::string(mixer_title(l.parallel));
       break;
     }
     case Mixer::Mamba:
@@ -93,13 +94,16 @@ int intern(std::vector<LayerPart>& parts, LayerPart p) {
 }
 
 std::string block_title(const LayerSpec& l) {
+  std::string ffn = l.ffn.kind != Ffn::None ? ffn_part(l).label : "";
+  // Zamba2: the attention block (with its MLP) runs first, the mixer on its output.
+  if (l.mixer == Mixer::Attention && l.mixers_in_sequence)
+    return "Attention" + (ffn.empty() ? "" : " + " + ffn) + " → " + std::string(mixer_title(l.parallel));
   std::string mixer;
   if (l.mixer == Mixer::Attention)
     mixer = l.parallel == Mixer::None ? "Attention" : "Attention + " + std::string(mixer_title(l.parallel));
   else if (l.mixer != Mixer::None)
     mixer = mixer_part(l).label;
   if (l.cross_attention && !mixer.empty()) mixer += " + Cross-attention";
-  std::string ffn = l.ffn.kind != Ffn::None ? ffn_part(l).label : "";
   if (mixer.empty()) return ffn.empty() ? "Empty layer" : ffn;
   return ffn.empty() ? mixer : mixer + " + " + ffn;
 }

@@ -121,7 +121,9 @@ PartText mixer_text(const ModelReport& r, const DiagramModel& m, const diagram::
       t.lines.push_back(s);
     }
     if (r.architecture.attention_bias) t.lines.push_back("QKV bias");
-    if (l.parallel != Mixer::None)
+    if (l.parallel != Mixer::None && l.mixers_in_sequence)
+      t.lines.push_back("then a " + std::string(mixer_title(l.parallel)) + " mixer on the block's output");
+    else if (l.parallel != Mixer::None)
       t.lines.push_back("beside a " + std::string(mixer_title(l.parallel)) + " mixer, outputs summed");
     return t;
   }

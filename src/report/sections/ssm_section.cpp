@@ -66,6 +66,9 @@ void render_console(ConsoleWriter& w, const SsmSummary& s, const ModelReport&, c
   if (!s.parallel_layers.empty())
     w.field("parallel layers", layers_text(s.parallel_layers, s.num_layers, o.detailed) +
                                    " (both mixers side by side, outputs summed)");
+  if (!s.sequential_layers.empty())
+    w.field("sequential layers", layers_text(s.sequential_layers, s.num_layers, o.detailed) +
+                                     " (attention, then the state-space mixer on its output)");
 }
 
 void write_json(JsonWriter& w, const std::optional<SsmSummary>& s) {
@@ -111,6 +114,9 @@ void write_json(JsonWriter& w, const std::optional<SsmSummary>& s) {
   w.key("parallel_layers").begin_array();
   for (uint32_t i : s->parallel_layers) w.value(i);
   w.end_array();
+  w.key("sequential_layers").begin_array();
+  for (uint32_t i : s->sequential_layers) w.value(i);
+  w.end_array();
   w.end_object();
 }
 
@@ -127,6 +133,9 @@ void render_document(DocumentWriter& w, const SsmSummary& s, const ModelReport&)
   if (!s.parallel_layers.empty())
     rows.emplace_back("Parallel layers", layers_text(s.parallel_layers, s.num_layers, true) +
                                              " (both mixers side by side, outputs summed)");
+  if (!s.sequential_layers.empty())
+    rows.emplace_back("Sequential layers", layers_text(s.sequential_layers, s.num_layers, true) +
+                                               " (attention, then the state-space mixer on its output)");
   w.fields(rows);
 }
 
