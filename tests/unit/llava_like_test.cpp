@@ -156,6 +156,65 @@ TEST(LlavaLike, InternVl3CountsAreTheHubsFileSizes) {
             "15.9");
 }
 
+// The same models as OpenGVLab publishes them (InternVLChatModel, remote code): llm_config and a
+// vision_config in InternViT's own field names. transformers' converter only renames and splits the fused
+// q/k/v, so each holds exactly the -hf form's values; the head stays apart from the embeddings even where the
+// Qwen2.5 config it was trained from ties them (InternVLChatConfig forces that off).
+std::string internvl_chat(const std::string& llm, const std::string& vit) {
+  return R"({"model_type":"internvl_chat","architectures":["InternVLChatModel"],"downsample_ratio":0.5,
+      "select_layer":-1,"llm_config":)" +
+         llm + R"(,"vision_config":)" + vit + "}";
+}
+constexpr const char* kInternVit300m = R"({"model_type":"intern_vit_6b","hidden_size":1024,
+    "intermediate_size":4096,"num_hidden_layers":24,"num_attention_heads":16,"image_size":448,"patch_size":14,
+    "qkv_bias":true,"qk_normalization":false,"norm_type":"layer_norm"})";
+
+TEST(LlavaLike, InternVlChatHoldsTheHfFormsValues) {
+  const std::string qwen_1b = R"("hidden_size":896,"num_hidden_layers":24,"num_attention_heads":14,
+      "num_key_value_heads":2,"intermediate_size":4864)";
+  const std::string remote = internvl_chat(
+      R"({"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2","vocab_size":151674,
+      "tie_word_embeddings":true,)" +
+          qwen_1b + "}",
+      kInternVit300m);
+  EXPECT_EQ(parameters_of(remote), parameters_of(internvl3(qwen_1b)));
+  EXPECT_EQ(parameters_of(remote), 938'193'024u);
+  const ModelTemplate t = template_of(remote);
+  EXPECT_TRUE(t.arch.hand_derived);
+  EXPECT_EQ(find_tensor(t, "vision_model.encoder.layers.0.attn.qkv.weight")->shape, Shape({3072, 1024}));
+  EXPECT_EQ(find_tensor(t, "vision_model.encoder.layers.0.attn.qkv.bias")->shape, Shape({3072}));
+  EXPECT_EQ(find_tensor(t, "vision_model.encoder.layers.0.ls1")->shape, Shape({1024}));
+  EXPECT_EQ(find_tensor(t, "vision_model.embeddings.position_embedding")->shape, Shape({1, 1025, 1024}));
+  EXPECT_EQ(find_tensor(t, "mlp1.1.weight")->shape, Shape({896, 4096}));
+  const TemplateTensor* head = find_tensor(t, "language_model.lm_head.weight");
+  ASSERT_NE(head, nullptr);
+  EXPECT_TRUE(head->tied_to.empty());
+  EXPECT_TRUE(head->stored);
+  EXPECT_NE(find_tensor(t, "language_model.model.layers.23.mlp.down_proj.weight"), nullptr);
+  EXPECT_EQ(t.arch.stack(StackRole::Decoder)->path, "language_model.model.layers");
+}
+
+// InternVL2.5-26B: InternViT-6B (45 layers kept of 48: "5.5B", RMSNorms by the remote default, q/k norms,
+// no q/k/v bias) and InternLM2.5-20B with its fused wqkv; "25.5B" on the card.
+TEST(LlavaLike, InternVlChatWithInternVit6bAndInternLm2) {
+  const std::string config = internvl_chat(
+      R"({"architectures":["InternLM2ForCausalLM"],"model_type":"internlm2","hidden_size":6144,
+      "intermediate_size":16384,"num_hidden_layers":48,"num_attention_heads":48,"num_key_value_heads":8,
+      "vocab_size":92553,"bias":false})",
+      R"({"model_type":"intern_vit_6b","hidden_size":3200,"intermediate_size":12800,"num_hidden_layers":45,
+      "num_attention_heads":25,"image_size":448,"patch_size":14,"qkv_bias":false,"qk_normalization":true})");
+  const ParameterCounts c = counts_of(config);
+  EXPECT_EQ(c.total / 100'000'000, 255u);
+  EXPECT_EQ(c.towers / 100'000'000, 55u);
+  const ModelTemplate t = template_of(config);
+  EXPECT_EQ(find_tensor(t, "vision_model.encoder.layers.44.attn.q_norm.weight")->shape, Shape({3200}));
+  EXPECT_EQ(find_tensor(t, "vision_model.encoder.layers.44.norm1.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, "language_model.model.layers.0.attention.wqkv.weight")->shape,
+            Shape({8192, 6144}));
+  EXPECT_EQ(find_tensor(t, "mlp1.0.weight")->shape, Shape({12800}));
+  EXPECT_THROW(template_of(internvl_chat(R"({"hidden_size":64})", kInternVit300m)), Error);
+}
+
 TEST(LlavaLike, InternVitLayersAndThePixelShuffleProjector) {
   const ModelTemplate t = template_of(R"({"model_type":"internvl",)" + std::string(kTinyText) +
                                       R"(,"vision_config":{"hidden_size":32,"num_hidden_layers":2,

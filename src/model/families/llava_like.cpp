@@ -388,13 +388,7 @@ void build_internvl(const ModelConfig& cfg, ModelTemplate& t) {
   // flag the head is the text model's own.
   t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
   const uint64_t vision = internvit(t, "model.vision_tower.", sub_or_empty(cfg, "vision_config"));
-  // Pixel shuffle folds each (1 / downsample_ratio)^2 patches into one token before the projector.
-  const double ratio = cfg.number_or("downsample_ratio", 0.5);
-  if (!(ratio >= 1.0 / 8192 && ratio <= 1)) cfg.fail("downsample_ratio", "must be in [1/8192, 1]");
-  const auto fold = static_cast<uint64_t>(1 / ratio);
-  if (fold * fold > ModelConfig::kMaxValue / vision)
-    cfg.fail("downsample_ratio", "folds more patches into a token than any width holds");
-  const uint64_t in = vision * fold * fold, out = t.arch.hidden_size;
+  const uint64_t in = pixel_shuffled_width(cfg, vision), out = t.arch.hidden_size;
   blocks::norm(t, "model.multi_modal_projector.layer_norm", in, true);
   blocks::linear(t, "model.multi_modal_projector.linear_1", in, out, true);
   blocks::linear(t, "model.multi_modal_projector.linear_2", out, out, true);

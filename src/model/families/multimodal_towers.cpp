@@ -65,6 +65,15 @@ ModelConfig sub_or_empty(const ModelConfig& cfg, std::string_view key) {
   return ModelConfig::parse("{}", cfg.file());
 }
 
+uint64_t pixel_shuffled_width(const ModelConfig& cfg, uint64_t vision) {
+  const double ratio = cfg.number_or("downsample_ratio", 0.5);
+  if (!(ratio >= 1.0 / 8192 && ratio <= 1)) cfg.fail("downsample_ratio", "must be in [1/8192, 1]");
+  const auto fold = static_cast<uint64_t>(1 / ratio);
+  if (fold * fold > ModelConfig::kMaxValue / vision)
+    cfg.fail("downsample_ratio", "folds more patches into a token than any width holds");
+  return vision * fold * fold;
+}
+
 std::string first_architecture(const ModelConfig& cfg) {
   std::vector<std::string> archs = cfg.strings("architectures");
   return archs.empty() ? std::string() : archs.front();

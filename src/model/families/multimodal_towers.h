@@ -13,6 +13,9 @@ namespace ma::families {
 
 // A nested config object, or an empty one (every field at its default) when the key is absent or null.
 ModelConfig sub_or_empty(const ModelConfig& cfg, std::string_view key);
+// InternVL's pixel shuffle folds each (1 / downsample_ratio)^2 patches of a `vision`-wide tower into one
+// token: the width its projector reads.
+uint64_t pixel_shuffled_width(const ModelConfig& cfg, uint64_t vision);
 // config.json's first `architectures` entry; "" without one.
 std::string first_architecture(const ModelConfig& cfg);
 // Composite configs spell tying at the top level; older ones only in text_config; `dflt` when neither does.

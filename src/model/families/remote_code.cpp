@@ -96,6 +96,7 @@ constexpr std::array kRemoteCodeFamilies{
     FamilyBuilder{"nemotron-nas", hand_derived<remote::build_nemotron_nas>},
     FamilyBuilder{"bailing_moe", hand_derived<remote::build_bailing_moe>},
     FamilyBuilder{"bailing_moe_v2", hand_derived<remote::build_bailing_moe>},
+    FamilyBuilder{"internvl_chat", hand_derived<remote::build_internvl_chat>},
 };
 
 }  // namespace
