@@ -16,7 +16,8 @@ constexpr std::array<std::string_view, 4> kAttentionKinds{"mha", "gqa", "mqa", "
 constexpr std::array<std::string_view, 3> kSpans{"full", "sliding", "chunked"};
 constexpr std::array<std::string_view, 3> kFfns{"dense", "moe", "none"};
 constexpr std::array<std::string_view, 3> kNorms{"", "rmsnorm", "layernorm"};
-constexpr std::array<std::string_view, 6> kPositions{"", "rope", "learned", "alibi", "relative", "none"};
+constexpr std::array<std::string_view, 7> kPositions{"",         "rope", "learned",   "alibi",
+                                                     "relative", "none", "sinusoidal"};
 
 const std::vector<LayerSpec>& no_layers() {
   static const std::vector<LayerSpec> none;

@@ -50,9 +50,11 @@ enum class NormKind : uint8_t { Unknown, RmsNorm, LayerNorm };
 std::string_view norm_kind_name(NormKind n);  // "" (unknown), rmsnorm, layernorm
 
 // How token positions enter the model: rotary embeddings, a learned table, ALiBi biases, T5's relative
-// buckets, or nothing (Mamba; NoPE attention beside Mamba layers).
-enum class PositionKind : uint8_t { Unknown, Rope, Learned, Alibi, Relative, None };
-std::string_view position_kind_name(PositionKind p);  // "" (unknown), rope, learned, alibi, relative, none
+// buckets, nothing (Mamba; NoPE attention beside Mamba layers), or a fixed sinusoidal table added to the
+// embeddings (Pegasus, Marian, M2M100).
+enum class PositionKind : uint8_t { Unknown, Rope, Learned, Alibi, Relative, None, Sinusoidal };
+// "" (unknown), rope, learned, alibi, relative, none, sinusoidal
+std::string_view position_kind_name(PositionKind p);
 
 struct RopeSpec {
   std::string type;  // default, linear, dynamic, yarn, llama3, longrope, mrope, ...

@@ -98,7 +98,8 @@ void pipeline_column(Svg& s, const ModelReport& r, const DiagramModel& m, const 
       case What::Embedding: {
         std::vector<std::string> lines = {diagram::dash_count(a.vocab_size) + " × " +
                                           diagram::dash_count(a.hidden_size)};
-        if (a.position_embedding == "learned") lines.push_back("+ learned positions");
+        if (a.position_embedding == "learned" || a.position_embedding == "sinusoidal")
+          lines.push_back("+ " + a.position_embedding + " positions");
         if (a.tie_word_embeddings) lines.push_back("tied with the head");
         if (!m.towers.empty()) lines.push_back("image tokens join the text");
         box(s, b, kEmbedding, "Embedding", lines, 16);

@@ -71,6 +71,7 @@ std::string position_line(const ModelReport& r) {
     return s;
   }
   if (a.position_embedding == "learned") return "learned positions";
+  if (a.position_embedding == "sinusoidal") return "sinusoidal positions";
   if (a.position_embedding == "alibi") return "ALiBi position bias";
   if (a.position_embedding == "relative") return "relative position bias";
   if (a.position_embedding == "none") return "no position encoding";
@@ -109,7 +110,8 @@ PartText mixer_text(const ModelReport& r, const DiagramModel& m, const diagram::
     t.title = diagram::attention_name(l);
     t.lines.push_back(heads_line(r));
     if (!detailed) return t;
-    if (std::string p = position_line(r); !p.empty() && r.architecture.position_embedding != "learned")
+    if (std::string p = position_line(r); !p.empty() && r.architecture.position_embedding != "learned" &&
+                                          r.architecture.position_embedding != "sinusoidal")
       t.lines.push_back(p);
     // Sliding and full variants within this kind of layer, with their counts.
     if (k.mixer_parts.size() > 1 || (k.mixer_parts.size() == 1 && k.spec.attention.window)) {

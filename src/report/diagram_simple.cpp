@@ -232,7 +232,8 @@ std::string render_simple(const ModelReport& r, const DiagramModel& m) {
       case 1: {
         std::vector<std::string> lines = {diagram::dash_count(a.vocab_size) + " × " +
                                           diagram::dash_count(a.hidden_size)};
-        if (a.position_embedding == "learned") lines.push_back("+ learned positions");
+        if (a.position_embedding == "learned" || a.position_embedding == "sinusoidal")
+          lines.push_back("+ " + a.position_embedding + " positions");
         if (a.tie_word_embeddings) lines.push_back("tied with the head");
         box(s, b, kEmbedding, "Embedding", lines);
         embedding = b;

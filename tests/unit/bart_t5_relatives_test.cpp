@@ -1,5 +1,5 @@
-// mBART, Pegasus and mT5 (model/families/encoders_seq2seq.cpp): BART's and T5's code with other norms,
-// positions and defaults, counted on the configs their Hub repositories publish.
+// mBART, Pegasus, Marian, M2M100 and mT5 (model/families/encoders_seq2seq.cpp): BART's and T5's code with
+// other norms, positions and defaults, counted on the configs their Hub repositories publish.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -140,6 +140,36 @@ TEST(Marian, SeparateDecoderVocabulary) {
 constexpr const char* kMT5Small = R"({"model_type":"mt5","architectures":["MT5ForConditionalGeneration"],
     "d_ff":1024,"d_kv":64,"d_model":512,"feed_forward_proj":"gated-gelu","num_decoder_layers":8,"num_heads":6,
     "num_layers":8,"relative_attention_num_buckets":32,"tie_word_embeddings":false,"vocab_size":250112})";
+
+// facebook/nllb-200-distilled-600M's config.json (M2M100ForConditionalGeneration): "615M" on the Hub, the
+// 615,073,792 public fine-tuning notebooks print. mBART's pre-norm layers and final norms, no
+// layernorm_embedding, and positions from a sinusoidal buffer that is never saved: nothing to count.
+constexpr const char* kNllb600m =
+    R"({"model_type":"m2m_100","architectures":["M2M100ForConditionalGeneration"],
+    "d_model":1024,"encoder_layers":12,"decoder_layers":12,"encoder_attention_heads":16,
+    "decoder_attention_heads":16,"encoder_ffn_dim":4096,"decoder_ffn_dim":4096,"max_position_embeddings":1024,
+    "scale_embedding":true,"vocab_size":256206})";
+
+TEST(M2M100, Nllb200CountsAsPublished) {
+  EXPECT_EQ(parameters_of(kNllb600m), 615'073'792u);
+  const ModelTemplate t = template_of(kNllb600m);
+  EXPECT_EQ(find_tensor(t, "model.encoder.embed_positions.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.encoder.layernorm_embedding.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.decoder.layer_norm.weight")->shape, Shape({1024}));
+  EXPECT_EQ(find_tensor(t, "model.encoder.embed_tokens.weight")->tied_to, "model.shared.weight");
+  EXPECT_EQ(find_tensor(t, "lm_head.weight")->tied_to, "model.shared.weight");
+  EXPECT_EQ(find_tensor(t, "final_logits_bias"), nullptr);
+  EXPECT_EQ(t.arch.position, PositionKind::Sinusoidal);
+  // nllb-200-3.3B: 2,048 wide, 24 + 24 layers of 8,192 ("3.3B").
+  std::string large = kNllb600m;
+  for (auto [from, to] : {std::pair<std::string, std::string>{"\"d_model\":1024", "\"d_model\":2048"},
+                          {"\"encoder_layers\":12", "\"encoder_layers\":24"},
+                          {"\"decoder_layers\":12", "\"decoder_layers\":24"},
+                          {"\"encoder_ffn_dim\":4096", "\"encoder_ffn_dim\":8192"},
+                          {"\"decoder_ffn_dim\":4096", "\"decoder_ffn_dim\":8192"}})
+    large.replace(large.find(from), from.size(), to);
+  EXPECT_EQ(parameters_of(large) / 100'000'000, 33u);
+}
 
 // transformers 5 ties mT5's head to `shared`, as T5's. With the head of its own transformers 4 built (and the
 // checkpoint stores), mt5-small is the 300,176,768 vocabulary-trimming scripts list for it (the paper: 300M).

@@ -370,6 +370,7 @@ constexpr std::array kEncoderFamilies{
     FamilyBuilder{"mbart", build_mbart},
     FamilyBuilder{"pegasus", build_pegasus},
     FamilyBuilder{"marian", build_marian},
+    FamilyBuilder{"m2m_100", build_m2m_100},
     FamilyBuilder{"t5", build_t5},
     FamilyBuilder{"mt5", build_mt5},
     FamilyBuilder{"whisper", build_whisper},

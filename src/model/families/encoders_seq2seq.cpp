@@ -77,29 +77,49 @@ namespace {
 
 // What sets BART's descendants apart. Their layers are BART's; the stacks differ in the norms around them, in
 // how positions are embedded and in the vocabularies they embed.
+// How a stack embeds positions: BART's learned table with two extra rows (its offset of 2); a fixed
+// sinusoidal table of exactly max_position_embeddings rows, an nn.Parameter that num_parameters counts and
+// transformers fills in on load, so checkpoints may leave it out (Pegasus, Marian); or a sinusoidal table
+// computed as a buffer that is never saved (M2M100, NLLB).
+enum class BartPositions : uint8_t { Learned, SinusoidalParameter, SinusoidalBuffer };
+
 struct BartFamily {
-  std::string_view prefix;          // class prefix: "Bart", "MBart", "Pegasus", "Marian"
+  std::string_view prefix;          // class prefix: "Bart", "MBart", "Pegasus", "Marian", "M2M100"
   uint64_t vocab = 50265;           // the config class's default vocab_size
-  bool layernorm_embedding = true;  // a LayerNorm right after the embeddings (not Pegasus, Marian)
-  bool final_layer_norm = false;    // a LayerNorm after each stack's last layer (mBART, Pegasus)
-  // Pegasus, Marian: a fixed sinusoidal table of exactly max_position_embeddings rows, an nn.Parameter that
-  // num_parameters counts and transformers fills in on load (checkpoints may leave it out). Else BART's
-  // learned table with two extra rows (its offset of 2).
-  bool sinusoidal_positions = false;
+  bool layernorm_embedding = true;  // a LayerNorm right after the embeddings (not Pegasus, Marian, M2M100)
+  bool final_layer_norm = false;    // a LayerNorm after each stack's last layer (mBART, Pegasus, M2M100)
+  BartPositions positions = BartPositions::Learned;
   bool post_norm = false;             // BART's normalize_before = false
   bool classification_heads = false;  // ForSequenceClassification and ForQuestionAnswering (BART, mBART)
   // Marian: share_encoder_decoder_embeddings false gives the decoder its own vocabulary (decoder_vocab_size),
   // embedding and head; the generation class is MarianMTModel.
   bool separate_decoder_vocab = false;
+  bool final_logits_bias = true;  // the generation class's buffer (not M2M100's)
 };
 
-constexpr BartFamily kBart{"Bart", 50265, true, false, false, true, true, false};
-constexpr BartFamily kMBart{"MBart", 50265, true, true, false, false, true, false};
-constexpr BartFamily kPegasus{"Pegasus", 50265, false, true, true, false, false, false};
-constexpr BartFamily kMarian{"Marian", 58101, false, false, true, true, false, true};
+constexpr BartFamily kBart{.prefix = "Bart", .post_norm = true, .classification_heads = true};
+constexpr BartFamily kMBart{.prefix = "MBart", .final_layer_norm = true, .classification_heads = true};
+constexpr BartFamily kPegasus{.prefix = "Pegasus",
+                              .layernorm_embedding = false,
+                              .final_layer_norm = true,
+                              .positions = BartPositions::SinusoidalParameter};
+constexpr BartFamily kMarian{.prefix = "Marian",
+                             .vocab = 58101,
+                             .layernorm_embedding = false,
+                             .positions = BartPositions::SinusoidalParameter,
+                             .post_norm = true,
+                             .separate_decoder_vocab = true};
+// M2M100 (NLLB-200's dense models): mBART's pre-norm stacks with their final norms, positions computed.
+constexpr BartFamily kM2M100{.prefix = "M2M100",
+                             .vocab = 128112,
+                             .layernorm_embedding = false,
+                             .final_layer_norm = true,
+                             .positions = BartPositions::SinusoidalBuffer,
+                             .final_logits_bias = false};
 
 void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamily& f) {
   t.arch.post_norm = f.post_norm;
+  if (f.positions != BartPositions::Learned) t.arch.position = PositionKind::Sinusoidal;
   const std::string cls = architecture_of(cfg, std::string(f.prefix) + "Model");
   const std::string task =
       f.classification_heads
@@ -127,9 +147,9 @@ void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamil
       blocks::embedding(t, stack + ".embed_tokens.weight", rows, d);
     else
       tied_or_own(t, stack + ".embed_tokens.weight", words, tied).embedding = true;
-    if (f.sinusoidal_positions)
+    if (f.positions == BartPositions::SinusoidalParameter)
       blocks::embedding(t, stack + ".embed_positions.weight", max_pos, d).rebuilt_on_load = true;
-    else
+    else if (f.positions == BartPositions::Learned)
       blocks::embedding(t, stack + ".embed_positions.weight", max_pos + 2, d);
     bart_style_layers(t, stack, dims, cross);
     if (f.layernorm_embedding) blocks::norm(t, stack + ".layernorm_embedding", d, true);
@@ -146,7 +166,8 @@ void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamil
     return;
   }
   const std::string prefix = task == "Model" ? "" : "model.";
-  if (generation) t.add("final_logits_bias", {1, decoder_vocab}).kind = TensorKind::Buffer;
+  if (generation && f.final_logits_bias)
+    t.add("final_logits_bias", {1, decoder_vocab}).kind = TensorKind::Buffer;
   const std::string shared = share ? prefix + "shared.weight" : "";
   if (share) blocks::embedding(t, shared, vocab, d);
   add_stack(prefix + "encoder", enc, false, shared, vocab);
@@ -177,6 +198,9 @@ void build_pegasus(const ModelConfig& cfg, ModelTemplate& t) {
 }
 void build_marian(const ModelConfig& cfg, ModelTemplate& t) {
   build_bart_family(cfg, t, kMarian);
+}
+void build_m2m_100(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bart_family(cfg, t, kM2M100);
 }
 
 namespace {
