@@ -156,6 +156,43 @@ TEST(LlavaLike, InternVl3CountsAreTheHubsFileSizes) {
             "15.9");
 }
 
+// The original LLaVA repository's configs carry the language model's fields at the top level (its config
+// classes extend LlamaConfig / Qwen2Config) and no text_config. LLaVA-1.5-13B: Vicuna-13B's 40 layers of
+// 5,120, the CLIP ViT-L/14-336 tower mm_vision_tower names (303,507,456) and a projector from
+// mm_hidden_size 1,024; no head, as LlavaModel has none (-7B's oracle: 6,931,830,784).
+TEST(LlavaLike, OriginalLlavaReadsTheTopLevelLanguageModel) {
+  const std::string v15 = R"({"model_type":"llava","architectures":["LlavaLlamaForCausalLM"],
+      "hidden_size":5120,"intermediate_size":13824,"num_attention_heads":40,"num_hidden_layers":40,
+      "num_key_value_heads":40,"vocab_size":32000,"tie_word_embeddings":false,"mm_hidden_size":1024,
+      "mm_projector_type":"mlp2x_gelu","mm_vision_select_layer":-2,
+      "mm_vision_tower":"openai/clip-vit-large-patch14-336"})";
+  const uint64_t vicuna_13b = 13'015'864'320, head = 32'000u * 5'120;
+  const uint64_t projector = 1'024u * 5'120 + 5'120 + 5'120u * 5'120 + 5'120;
+  EXPECT_EQ(parameters_of(v15), vicuna_13b - head + 303'507'456 + projector);
+  const ModelTemplate t = template_of(v15);
+  EXPECT_EQ(t.arch.num_layers, 40u);
+  EXPECT_EQ(stored_name(*find_tensor(t, "multi_modal_projector.linear_1.weight")),
+            "model.mm_projector.0.weight");
+  // lmms-lab's LLaVA-OneVision-0.5B (LlavaQwenForCausalLM, SigLIP so400m/14-384, "unpad" merging with
+  // its image_newline) holds the same values as llava-hf's conversion, whose count is 894M.
+  const std::string lmms =
+      R"({"model_type":"llava","architectures":["LlavaQwenForCausalLM"],"hidden_size":896,
+      "intermediate_size":4864,"num_attention_heads":14,"num_hidden_layers":24,"num_key_value_heads":2,
+      "vocab_size":152000,"tie_word_embeddings":true,"mm_hidden_size":1152,"mm_projector_type":"mlp2x_gelu",
+      "mm_patch_merge_type":"spatial_unpad","mm_vision_tower":"google/siglip-so400m-patch14-384"})";
+  const std::string hf = R"({"model_type":"llava_onevision",
+      "architectures":["LlavaOnevisionForConditionalGeneration"],"text_config":{"model_type":"qwen2",
+      "hidden_size":896,"intermediate_size":4864,"num_hidden_layers":24,"num_attention_heads":14,
+      "num_key_value_heads":2,"vocab_size":152000,"tie_word_embeddings":true},"vision_config":{
+      "model_type":"siglip_vision_model","hidden_size":1152,"intermediate_size":4304,"num_hidden_layers":26,
+      "num_attention_heads":16,"image_size":384,"patch_size":14,"vision_use_head":false}})";
+  EXPECT_EQ(parameters_of(lmms), parameters_of(hf));
+  EXPECT_EQ(stored_name(*find_tensor(template_of(lmms), "image_newline")), "model.image_newline");
+  EXPECT_THROW(
+      template_of(R"({"model_type":"llava","architectures":["LlavaMptForCausalLM"],"hidden_size":64})"),
+      Error);
+}
+
 // The same models as OpenGVLab publishes them (InternVLChatModel, remote code): llm_config and a
 // vision_config in InternViT's own field names. transformers' converter only renames and splits the fused
 // q/k/v, so each holds exactly the -hf form's values; the head stays apart from the embeddings even where the

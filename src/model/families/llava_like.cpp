@@ -21,9 +21,9 @@ namespace ma::families {
 namespace {
 
 // The text-only families' readers, so a nested text_config gets the defaults of its own config class.
-LlamaStyle read_llava_text(const ModelConfig& cfg, const ModelConfig& text, ModelTemplate& t,
-                           std::string_view default_type) {
-  const std::string type = text.string_or("model_type", default_type);
+// `type`: the language model's model_type.
+LlamaStyle read_llava_text_as(const ModelConfig& cfg, const ModelConfig& text, ModelTemplate& t,
+                              const std::string& type) {
   LlamaStyle s;
   if (type == "llama")
     s = read_llama_text(text, t);
@@ -39,12 +39,55 @@ LlamaStyle read_llava_text(const ModelConfig& cfg, const ModelConfig& text, Mode
   return s;
 }
 
+LlamaStyle read_llava_text(const ModelConfig& cfg, const ModelConfig& text, ModelTemplate& t,
+                           std::string_view default_type) {
+  return read_llava_text_as(cfg, text, t, text.string_or("model_type", default_type));
+}
+
+// The original LLaVA repository's configs (LlavaLlamaForCausalLM, LLaVA-NeXT's and lmms-lab's
+// LlavaQwenForCausalLM / LlavaMistralForCausalLM) have no text_config: their classes extend the language
+// model's config, whose fields sit at the top level beside the mm_* ones. transformers reads such a config as
+// LlavaConfig with a default Llama text_config, a model that cannot load these checkpoints; their layers are
+// the top level's. "" for a config of transformers' own form.
+std::string original_llava_text_type(const ModelConfig& cfg) {
+  if (cfg.has("text_config") || !cfg.has("hidden_size")) return "";
+  const std::string cls = first_architecture(cfg);
+  if (cls.empty() || cls == "LlavaLlamaForCausalLM") return "llama";
+  if (cls == "LlavaMistralForCausalLM") return "mistral";
+  if (cls == "LlavaQwenForCausalLM") return "qwen2";
+  unsupported(cfg, "original LLaVA with " + printable(cls));
+}
+
+// The tower mm_vision_tower names (a Hub id the original code loads from): SigLIP so400m/14-384 or CLIP
+// ViT-L/14 at 336 (LLaVA-1.5's) or 224 pixels.
+VitDefaults original_llava_tower(const ModelConfig& cfg) {
+  const std::string tower = cfg.string_or("mm_vision_tower", "openai/clip-vit-large-patch14-336");
+  VitDefaults vd =
+      tower.find("siglip") != std::string::npos ? siglip_vision_defaults() : clip_vision_defaults();
+  vd.hidden_size = 1024;
+  vd.intermediate_size = 4096;
+  vd.num_hidden_layers = 24;
+  vd.num_attention_heads = 16;
+  vd.patch_size = 14;
+  vd.image_size = tower.find("336") != std::string::npos ? 336 : 224;
+  if (tower.find("siglip") != std::string::npos) {
+    vd.hidden_size = 1152;
+    vd.intermediate_size = 4304;
+    vd.num_hidden_layers = 26;
+    vd.image_size = 384;
+    vd.use_head = false;
+    vd.model_type = "siglip_vision_model";
+  }
+  return vd;
+}
+
 // The original LLaVA repository's checkpoints (LlavaLlamaForCausalLM) keep the Llama layout and an
 // nn.Sequential projector; their CLIP tower is loaded separately from mm_vision_tower.
 void original_llava_disk_names(ModelTemplate& t) {
   t.rename_on_disk("language_model.", "model.");
   t.rename_on_disk("multi_modal_projector.linear_1.", "model.mm_projector.0.");
   t.rename_on_disk("multi_modal_projector.linear_2.", "model.mm_projector.2.");
+  t.rename_on_disk("image_newline", "model.image_newline");
   t.known_extras.push_back({"lm_head.", "LLaVA's language-model head; LlavaModel has none"});
   for (uint64_t i = 0; i < t.arch.num_layers; ++i)
     t.known_extras.push_back({"model.layers." + std::to_string(i) + ".self_attn.rotary_emb.",
@@ -67,8 +110,10 @@ void build_llava_kind(const ModelConfig& cfg, ModelTemplate& t, const LlavaKind&
   const bool conditional = first_architecture(cfg) == conditional_class;
   t.arch.architecture = conditional ? conditional_class : std::string(kind.prefix) + "Model";
   const std::string root = conditional ? "model." : "";
-  const ModelConfig text = sub_or_empty(cfg, "text_config");
-  const LlamaStyle style = read_llava_text(cfg, text, t, kind.default_text);
+  const std::string original = conditional ? "" : original_llava_text_type(cfg);
+  const ModelConfig text = original.empty() ? sub_or_empty(cfg, "text_config") : cfg;
+  const LlamaStyle style = original.empty() ? read_llava_text(cfg, text, t, kind.default_text)
+                                            : read_llava_text_as(cfg, cfg, t, original);
   t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
 
   const ModelConfig vcfg = sub_or_empty(cfg, "vision_config");
@@ -91,8 +136,13 @@ void build_llava_kind(const ModelConfig& cfg, ModelTemplate& t, const LlavaKind&
     vd.patch_size = 14;
     vd.use_head = false;
   }
+  if (!original.empty()) vd = original_llava_tower(cfg);
   const uint64_t vision = vit_tower(vcfg, root + "vision_tower.", vd, t);
-  if (kind.image_newline) {
+  // LLaVA-NeXT's originals: the learned row separator comes with the "unpad" patch merging.
+  const bool newline =
+      kind.image_newline ||
+      (!original.empty() && cfg.string_or("mm_patch_merge_type", "flat").find("unpad") != std::string::npos);
+  if (newline) {
     t.add(root + "image_newline", {t.arch.hidden_size});
     if (conditional) t.rename_on_disk(root + "image_newline", "image_newline");
   }
@@ -100,7 +150,11 @@ void build_llava_kind(const ModelConfig& cfg, ModelTemplate& t, const LlavaKind&
   const uint64_t feature_layers = select && select->is_array() ? cfg.ints("vision_feature_layer").size() : 1;
   const bool bias = cfg.flag_or("multimodal_projector_bias", true);
   const uint64_t hidden = t.arch.hidden_size;
-  blocks::linear(t, root + "multi_modal_projector.linear_1", vision * feature_layers, hidden, bias);
+  if (!original.empty() && cfg.string_or("mm_projector_type", "mlp2x_gelu") != "mlp2x_gelu")
+    unsupported(cfg,
+                "original LLaVA with mm_projector_type " + printable(cfg.string_or("mm_projector_type", "")));
+  const uint64_t features = original.empty() ? vision * feature_layers : cfg.dim_or("mm_hidden_size", vision);
+  blocks::linear(t, root + "multi_modal_projector.linear_1", features, hidden, bias);
   blocks::linear(t, root + "multi_modal_projector.linear_2", hidden, hidden, bias);
   record_projector(t, root + "multi_modal_projector");
 
