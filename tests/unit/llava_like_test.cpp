@@ -187,6 +187,11 @@ TEST(LlavaLike, OriginalLlavaReadsTheTopLevelLanguageModel) {
       "model_type":"siglip_vision_model","hidden_size":1152,"intermediate_size":4304,"num_hidden_layers":26,
       "num_attention_heads":16,"image_size":384,"patch_size":14,"vision_use_head":false}})";
   EXPECT_EQ(parameters_of(lmms), parameters_of(hf));
+  // The repository's own model_type names the language model without a class.
+  std::string own_type = lmms;
+  own_type.replace(own_type.find(R"("model_type":"llava")"), 20, R"("model_type":"llava_qwen")");
+  own_type.replace(own_type.find(R"("architectures":["LlavaQwenForCausalLM"],)"), 41, "");
+  EXPECT_EQ(parameters_of(own_type), parameters_of(hf));
   EXPECT_EQ(stored_name(*find_tensor(template_of(lmms), "image_newline")), "model.image_newline");
   EXPECT_THROW(
       template_of(R"({"model_type":"llava","architectures":["LlavaMptForCausalLM"],"hidden_size":64})"),

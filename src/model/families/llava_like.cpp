@@ -51,6 +51,11 @@ LlamaStyle read_llava_text(const ModelConfig& cfg, const ModelConfig& text, Mode
 // the top level's. "" for a config of transformers' own form.
 std::string original_llava_text_type(const ModelConfig& cfg) {
   if (cfg.has("text_config") || !cfg.has("hidden_size")) return "";
+  // The repository's own model_types (llava_llama, llava_qwen, llava_mistral) say it directly.
+  const std::string type = cfg.string_or("model_type", "llava");
+  if (type == "llava_llama") return "llama";
+  if (type == "llava_qwen") return "qwen2";
+  if (type == "llava_mistral") return "mistral";
   const std::string cls = first_architecture(cfg);
   if (cls.empty() || cls == "LlavaLlamaForCausalLM") return "llama";
   if (cls == "LlavaMistralForCausalLM") return "mistral";
@@ -455,6 +460,10 @@ void build_internvl(const ModelConfig& cfg, ModelTemplate& t) {
 
 constexpr std::array kLlavaLikeFamilies{
     FamilyBuilder{"llava", build_llava},
+    // The original LLaVA repository's config classes, under their own names.
+    FamilyBuilder{"llava_llama", build_llava},
+    FamilyBuilder{"llava_qwen", build_llava},
+    FamilyBuilder{"llava_mistral", build_llava},
     FamilyBuilder{"llava_next", build_llava_next},
     FamilyBuilder{"llava_onevision", build_llava_onevision},
     FamilyBuilder{"mistral3", build_mistral3},
