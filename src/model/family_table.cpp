@@ -175,6 +175,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Pegasus", "Google", "pegasus", Seq2Seq, "pegasus"},
     FamilyRow{"Marian", "Microsoft", "marian", Seq2Seq, "opus-mt marian"},
     FamilyRow{"M2M100 / NLLB-200", "Meta", "m2m_100", Seq2Seq, "m2m100 nllb"},
+    FamilyRow{"BlenderBot", "Meta", "blenderbot blenderbot-small", Seq2Seq, "blenderbot"},
     FamilyRow{"DINOv2", "Meta", "dinov2", Vision, "dinov2"},
     FamilyRow{"wav2vec 2.0", "Meta", "wav2vec2", SpeechEncoder, "wav2vec2"},
     FamilyRow{"HuBERT", "Meta", "hubert", SpeechEncoder, "hubert"},

@@ -1,5 +1,5 @@
-// mBART, Pegasus, Marian, M2M100 and mT5 (model/families/encoders_seq2seq.cpp): BART's and T5's code with
-// other norms, positions and defaults, counted on the configs their Hub repositories publish.
+// mBART, Pegasus, Marian, M2M100, Blenderbot and mT5 (model/families/encoders_seq2seq.cpp): BART's and T5's
+// code with other norms, positions and defaults, counted on the configs their Hub repositories publish.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -169,6 +169,32 @@ TEST(M2M100, Nllb200CountsAsPublished) {
                           {"\"decoder_ffn_dim\":4096", "\"decoder_ffn_dim\":8192"}})
     large.replace(large.find(from), from.size(), to);
   EXPECT_EQ(parameters_of(large) / 100'000'000, 33u);
+}
+
+// facebook/blenderbot-400M-distill (2 encoder and 12 decoder layers of 1,280) and blenderbot_small-90M:
+// learned positions of exactly max_position_embeddings rows; Blenderbot's stacks pre-norm with final norms,
+// the small one's BART's post-norm with layernorm_embedding. The Hub lists a blenderbot_small-90M fine-tune
+// at 87.6M: its checkpoint's values, the parameters and the 54,944 of final_logits_bias.
+TEST(Blenderbot, CountsAsTheirCheckpointsHoldThem) {
+  const std::string distill =
+      R"({"model_type":"blenderbot","architectures":["BlenderbotForConditionalGeneration"],
+      "d_model":1280,"encoder_layers":2,"decoder_layers":12,"encoder_attention_heads":32,
+      "decoder_attention_heads":32,"encoder_ffn_dim":5120,"decoder_ffn_dim":5120,"max_position_embeddings":128,
+      "vocab_size":8008})";
+  EXPECT_EQ(parameters_of(distill), 364'802'560u);
+  const ModelTemplate t = template_of(distill);
+  EXPECT_EQ(find_tensor(t, "model.encoder.embed_positions.weight")->shape, Shape({128, 1280}));
+  EXPECT_EQ(find_tensor(t, "model.decoder.layer_norm.weight")->shape, Shape({1280}));
+  EXPECT_EQ(find_tensor(t, "model.encoder.layernorm_embedding.weight"), nullptr);
+  EXPECT_FALSE(t.arch.post_norm);
+  const std::string small = R"({"model_type":"blenderbot-small",
+      "architectures":["BlenderbotSmallForConditionalGeneration"],"d_model":512,"encoder_layers":8,
+      "decoder_layers":8,"encoder_attention_heads":16,"decoder_attention_heads":16,"encoder_ffn_dim":2048,
+      "decoder_ffn_dim":2048,"max_position_embeddings":512,"vocab_size":54944})";
+  const ModelTemplate s = template_of(small);
+  EXPECT_TRUE(s.arch.post_norm);
+  EXPECT_EQ(find_tensor(s, "model.decoder.layer_norm.weight"), nullptr);
+  EXPECT_EQ((disk_totals(s).elements + 50'000) / 100'000, 876u);
 }
 
 // transformers 5 ties mT5's head to `shared`, as T5's. With the head of its own transformers 4 built (and the

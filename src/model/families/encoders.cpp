@@ -371,6 +371,8 @@ constexpr std::array kEncoderFamilies{
     FamilyBuilder{"pegasus", build_pegasus},
     FamilyBuilder{"marian", build_marian},
     FamilyBuilder{"m2m_100", build_m2m_100},
+    FamilyBuilder{"blenderbot", build_blenderbot},
+    FamilyBuilder{"blenderbot-small", build_blenderbot_small},
     FamilyBuilder{"t5", build_t5},
     FamilyBuilder{"mt5", build_mt5},
     FamilyBuilder{"whisper", build_whisper},

@@ -77,15 +77,16 @@ namespace {
 
 // What sets BART's descendants apart. Their layers are BART's; the stacks differ in the norms around them, in
 // how positions are embedded and in the vocabularies they embed.
-// How a stack embeds positions: BART's learned table with two extra rows (its offset of 2); a fixed
+// How a stack embeds positions: BART's learned table with two extra rows (its offset of 2), or Blenderbot's
+// of exactly max_position_embeddings rows; a fixed
 // sinusoidal table of exactly max_position_embeddings rows, an nn.Parameter that num_parameters counts and
 // transformers fills in on load, so checkpoints may leave it out (Pegasus, Marian); or a sinusoidal table
 // computed as a buffer that is never saved (M2M100, NLLB).
-enum class BartPositions : uint8_t { Learned, SinusoidalParameter, SinusoidalBuffer };
+enum class BartPositions : uint8_t { Learned, LearnedNoOffset, SinusoidalParameter, SinusoidalBuffer };
 
 struct BartFamily {
-  std::string_view prefix;          // class prefix: "Bart", "MBart", "Pegasus", "Marian", "M2M100"
-  uint64_t vocab = 50265;           // the config class's default vocab_size
+  std::string_view prefix;  // class prefix: "Bart", "MBart", "Pegasus", "Marian", "M2M100", "Blenderbot", ...
+  uint64_t vocab = 50265;   // the config class's default vocab_size
   bool layernorm_embedding = true;  // a LayerNorm right after the embeddings (not Pegasus, Marian, M2M100)
   bool final_layer_norm = false;    // a LayerNorm after each stack's last layer (mBART, Pegasus, M2M100)
   BartPositions positions = BartPositions::Learned;
@@ -116,10 +117,20 @@ constexpr BartFamily kM2M100{.prefix = "M2M100",
                              .final_layer_norm = true,
                              .positions = BartPositions::SinusoidalBuffer,
                              .final_logits_bias = false};
+// Blenderbot: mBART's pre-norm stacks and final norms without layernorm_embedding; BlenderbotSmall: BART's
+// post-norm with it. Both learn exactly max_position_embeddings positions.
+constexpr BartFamily kBlenderbot{.prefix = "Blenderbot",
+                                 .vocab = 8008,
+                                 .layernorm_embedding = false,
+                                 .final_layer_norm = true,
+                                 .positions = BartPositions::LearnedNoOffset};
+constexpr BartFamily kBlenderbotSmall{
+    .prefix = "BlenderbotSmall", .positions = BartPositions::LearnedNoOffset, .post_norm = true};
 
 void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamily& f) {
   t.arch.post_norm = f.post_norm;
-  if (f.positions != BartPositions::Learned) t.arch.position = PositionKind::Sinusoidal;
+  if (f.positions == BartPositions::SinusoidalParameter || f.positions == BartPositions::SinusoidalBuffer)
+    t.arch.position = PositionKind::Sinusoidal;
   const std::string cls = architecture_of(cfg, std::string(f.prefix) + "Model");
   const std::string task =
       f.classification_heads
@@ -151,6 +162,8 @@ void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamil
       blocks::embedding(t, stack + ".embed_positions.weight", max_pos, d).rebuilt_on_load = true;
     else if (f.positions == BartPositions::Learned)
       blocks::embedding(t, stack + ".embed_positions.weight", max_pos + 2, d);
+    else if (f.positions == BartPositions::LearnedNoOffset)
+      blocks::embedding(t, stack + ".embed_positions.weight", max_pos, d);
     bart_style_layers(t, stack, dims, cross);
     if (f.layernorm_embedding) blocks::norm(t, stack + ".layernorm_embedding", d, true);
     if (f.final_layer_norm) blocks::norm(t, stack + ".layer_norm", d, true);
@@ -201,6 +214,12 @@ void build_marian(const ModelConfig& cfg, ModelTemplate& t) {
 }
 void build_m2m_100(const ModelConfig& cfg, ModelTemplate& t) {
   build_bart_family(cfg, t, kM2M100);
+}
+void build_blenderbot(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bart_family(cfg, t, kBlenderbot);
+}
+void build_blenderbot_small(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bart_family(cfg, t, kBlenderbotSmall);
 }
 
 namespace {

@@ -1,5 +1,5 @@
-// Encoder-decoder families of the encoders group: BART, mBART, Pegasus, Marian, M2M100, T5, mT5, Whisper.
-// Registered in encoders.cpp's table.
+// Encoder-decoder families of the encoders group: BART, mBART, Pegasus, Marian, M2M100, Blenderbot, T5, mT5,
+// Whisper. Registered in encoders.cpp's table.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -14,6 +14,8 @@ void build_mbart(const ModelConfig& cfg, ModelTemplate& t);
 void build_pegasus(const ModelConfig& cfg, ModelTemplate& t);
 void build_marian(const ModelConfig& cfg, ModelTemplate& t);
 void build_m2m_100(const ModelConfig& cfg, ModelTemplate& t);
+void build_blenderbot(const ModelConfig& cfg, ModelTemplate& t);
+void build_blenderbot_small(const ModelConfig& cfg, ModelTemplate& t);
 void build_t5(const ModelConfig& cfg, ModelTemplate& t);
 void build_mt5(const ModelConfig& cfg, ModelTemplate& t);
 void build_whisper(const ModelConfig& cfg, ModelTemplate& t);
