@@ -55,6 +55,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"LLaMA 4", "Meta", "llama4", VisionLanguage, "llama-4 llama4"},
     FamilyRow{"LLaMA 4", "Meta", "llama4_text", CausalLm, "llama-4 llama4"},
     FamilyRow{"Gemma 2", "Google", "gemma2", CausalLm, "gemma-2 gemma2"},
+    FamilyRow{"VaultGemma", "Google", "vaultgemma", CausalLm, "vaultgemma"},
     FamilyRow{"Gemma 3", "Google", "gemma3", VisionLanguage, "gemma-3 gemma3 medgemma"},
     FamilyRow{"Gemma 3", "Google", "gemma3_text", CausalLm, "gemma-3 gemma3"},
     FamilyRow{"Gemma 3n", "Google", "gemma3n", VisionLanguage, "gemma-3n gemma3n"},

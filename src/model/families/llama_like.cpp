@@ -48,6 +48,16 @@ void build_gemma2(const ModelConfig& cfg, ModelTemplate& t) {
   llama_causal_lm(t, gemma_sandwich_style(cfg, t.arch, cfg.count_or("sliding_window", 4096), 2));
 }
 
+// VaultGemma (Google's differentially private Gemma): Gemma-2's layers without the norms after attention and
+// after the MLP (its decoder layer deletes post_attention_layernorm and post_feedforward_layernorm).
+void build_vaultgemma(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "VaultGemmaForCausalLM";
+  read_decoder_dims(cfg, gemma_defaults(), t);
+  LlamaStyle s = gemma_sandwich_style(cfg, t.arch, cfg.count_or("sliding_window", 4096), 2);
+  s.layer_norms = {"input_layernorm", "pre_feedforward_layernorm"};
+  llama_causal_lm(t, s);
+}
+
 void build_gemma3_text(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Gemma3ForCausalLM";
   gemma3_text_decoder(cfg, t, "model.", true);
@@ -142,6 +152,7 @@ constexpr std::array kLlamaLikeFamilies{
     FamilyBuilder{"qwen3", build_qwen3},
     FamilyBuilder{"gemma", build_gemma},
     FamilyBuilder{"gemma2", build_gemma2},
+    FamilyBuilder{"vaultgemma", build_vaultgemma},
     FamilyBuilder{"gemma3_text", build_gemma3_text},
     FamilyBuilder{"phi3", build_phi3},
     FamilyBuilder{"cohere", build_cohere},
