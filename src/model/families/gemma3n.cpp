@@ -9,9 +9,11 @@
 // (extras here, dropped on load). The composite's towers (a timm MobileNetV5, an audio conformer) are not
 // derived.
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/json.h"
 #include "model/blocks.h"
 #include "model/families/decoder_llama.h"
 #include "model/families/family_groups.h"
@@ -77,8 +79,10 @@ void shared_layer_extras(ModelTemplate& t, const std::string& p) {
   blocks::linear(t, p + "v_proj", a.hidden_size, a.num_key_value_heads * a.head_dim, false);
   blocks::norm(t, p + "k_norm", a.head_dim, false);
   for (size_t i = first; i < t.tensors.size(); ++i) t.tensors[i].kind = TensorKind::Extra;
-  t.known_extras.push_back(
-      {p, "keys and values of a KV-shared layer (num_kv_shared_layers): transformers drops them on load"});
+  for (const char* module : {"k_proj.", "v_proj.", "k_norm."})
+    t.known_extras.push_back({p + module,
+                              "keys and values of a KV-shared layer (num_kv_shared_layers): "
+                              "transformers drops them on load"});
 }
 
 void gemma3n_layer(ModelTemplate& t, const std::string& p, const Gemma3n& g, uint64_t i) {

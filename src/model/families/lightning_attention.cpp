@@ -7,6 +7,7 @@
 // (block_sparse_moe.experts.N.w1/w3/w2) and store each router in float32.
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/blocks.h"

@@ -11,6 +11,7 @@
 //    makes it, under language_model. InternVLChatConfig forces tie_word_embeddings off for every size.
 // select_layer only picks the feature layer at run time: every layer is built.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -32,11 +32,8 @@ std::vector<bool> hybrid_layers(const ModelConfig& cfg, uint64_t layers) {
   std::vector<std::string> types =
       cfg.strings(cfg.has("layers_block_type") ? "layers_block_type" : "layer_types");
   if (types.empty()) {
-    const auto at = [&](std::initializer_list<uint64_t> ids) {
-      types.assign(54, "mamba");
-      for (uint64_t i : ids) types[i] = "hybrid";
-    };
-    at({6, 12, 18, 24, 30, 36, 42, 47, 51});
+    types.assign(54, "mamba");
+    for (size_t i : {6, 12, 18, 24, 30, 36, 42, 47, 51}) types[i] = "hybrid";
     if (layers != types.size())
       cfg.fail("layers_block_type", "must be given when num_hidden_layers is not the default 54");
   }
