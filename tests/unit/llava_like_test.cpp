@@ -255,6 +255,12 @@ TEST(LlavaLike, InternVlChatWithInternVit6bAndInternLm2) {
             Shape({8192, 6144}));
   EXPECT_EQ(find_tensor(t, "mlp1.0.weight")->shape, Shape({12800}));
   EXPECT_THROW(template_of(internvl_chat(R"({"hidden_size":64})", kInternVit300m)), Error);
+  try {
+    template_of(internvl_chat(R"({"model_type":"xverse"})", kInternVit300m));
+    FAIL() << "an unknown language model was built";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  }
 }
 
 TEST(LlavaLike, InternVitLayersAndThePixelShuffleProjector) {

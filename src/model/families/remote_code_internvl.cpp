@@ -20,6 +20,7 @@
 #include "model/families/decoder_common.h"
 #include "model/families/multimodal_towers.h"
 #include "model/families/remote_code.h"
+#include "model/family_registry.h"
 
 namespace ma::families::remote {
 namespace {
@@ -79,6 +80,8 @@ void build_internvl_chat(const ModelConfig& cfg, ModelTemplate& t) {
   const std::string llm_type = llm->string_or("model_type", "");
   if (llm_type.empty() || llm_type == "internvl_chat")
     llm->fail("model_type", "must name the language model's type (qwen2, internlm2, llama, ...)");
+  if (!find_family_builder(llm_type))
+    unsupported(cfg, "llm_config", "InternVL with a " + printable(llm_type) + " language model");
   build_as(llm_type, *llm, t);
   // The language model's head is its own, whatever llm_config says: untie whatever is tied to the token
   // embedding.
