@@ -34,6 +34,8 @@ constexpr std::array kFamilies = {
     FamilyRow{"Phi", "Microsoft", "phi", CausalLm, "phi-1 phi-2 phi1 phi2"},
     FamilyRow{"Phi-3", "Microsoft", "phi3", CausalLm, "phi-3 phi3"},
     FamilyRow{"Phi-4", "Microsoft", "phi3", CausalLm, "phi-4 phi4"},
+    FamilyRow{"Phi-3-vision", "Microsoft", "phi3_v", VisionLanguage, "phi-3-vision phi-3.5-vision",
+              "Phi3VForCausalLM"},
     FamilyRow{"Phi-3.5-MoE", "Microsoft", "phimoe", CausalLm, "phi-3.5-moe phimoe"},
     FamilyRow{"Gemma", "Google", "gemma", CausalLm, "gemma"},
     FamilyRow{"Falcon", "TII", "falcon RefinedWeb RefinedWebModel", CausalLm, "falcon",

@@ -178,5 +178,31 @@ TEST(RemoteCodeFamilies, Ling2BaseBuildsItsNextTokenLayerAndLing1IsRefused) {
   }
 }
 
+// microsoft/Phi-3.5-vision-instruct (and Phi-3-vision-128k-instruct, the same shapes): 4,146,621,440 as the
+// Hub's safetensors metadata counts it (a public benchmark registry records it so), 592 tensors in two shards
+// of 4.94 + 3.35 GB. Phi-3.5-mini's 3,821,079,552, the whole CLIP ViT-L/14-336 and the image projection.
+TEST(RemoteCodeFamilies, Phi35VisionCountsAsItsCheckpointHoldsIt) {
+  const std::string config = R"({"model_type":"phi3_v","architectures":["Phi3VForCausalLM"],
+      "embd_layer":{"embedding_cls":"image","hd_transform_order":"sub_glb","projection_cls":"mlp",
+      "use_hd_transform":true,"with_learnable_separator":true},"hidden_size":3072,"img_processor":{
+      "image_dim_out":1024,"model_name":"openai/clip-vit-large-patch14-336","name":"clip_vision_model",
+      "num_img_tokens":144},"intermediate_size":8192,"num_attention_heads":32,"num_hidden_layers":32,
+      "num_key_value_heads":32,"tie_word_embeddings":false,"vocab_size":32064})";
+  const ParameterCounts c = counts_of(config);
+  EXPECT_EQ(c.total, 4'146'621'440u);
+  EXPECT_EQ(c.total - c.towers, 3'821'079'552u);
+  const ModelTemplate t = template_of(config);
+  EXPECT_EQ(disk_totals(t).tensors, 592u);
+  EXPECT_EQ(find_tensor(t, "model.vision_embed_tokens.wte.weight")->tied_to, "model.embed_tokens.weight");
+  EXPECT_EQ(find_tensor(t, "model.vision_embed_tokens.sub_GN")->shape, Shape({1, 1, 1, 4096}));
+  EXPECT_EQ(find_tensor(t, "model.vision_embed_tokens.img_projection.0.weight")->shape, Shape({3072, 4096}));
+  EXPECT_NE(find_tensor(t, "model.vision_embed_tokens.img_processor.vision_model.post_layernorm.weight"),
+            nullptr);
+  // embd_layer "default": Phi-3 alone.
+  EXPECT_EQ(parameters_of(R"({"model_type":"phi3_v","embd_layer":"default","hidden_size":3072,
+      "intermediate_size":8192,"num_attention_heads":32,"num_hidden_layers":32,"vocab_size":32064})"),
+            3'821'079'552u);
+}
+
 }  // namespace
 }  // namespace ma::test

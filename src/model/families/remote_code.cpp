@@ -97,6 +97,7 @@ constexpr std::array kRemoteCodeFamilies{
     FamilyBuilder{"bailing_moe", hand_derived<remote::build_bailing_moe>},
     FamilyBuilder{"bailing_moe_v2", hand_derived<remote::build_bailing_moe>},
     FamilyBuilder{"internvl_chat", hand_derived<remote::build_internvl_chat>},
+    FamilyBuilder{"phi3_v", hand_derived<remote::build_phi3_v>},
 };
 
 }  // namespace

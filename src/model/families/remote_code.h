@@ -1,7 +1,7 @@
 // Architectures transformers cannot build without the model repository's own modeling code
 // (trust_remote_code): ChatGLM, Qwen-1, Baichuan, InternLM 1/2, StableLM-epoch, MiniCPM / MiniCPM-V /
 // MiniCPM3, EXAONE 3, DeciLM, DeepSeek-MoE, NomicBERT, Kimi-K2, Falcon's RefinedWeb, MiMo, Nemotron-NAS,
-// Ling 2.0 and InternVL.
+// Ling 2.0, InternVL and Phi-3-vision.
 // Each template is derived by hand from the nn.Module tree that repository's code builds (names, shapes,
 // ties, saved buffers) and is marked ArchitectureRecord::hand_derived. The group's table is remote_code()
 // (family_groups.h); its builders live one file per family group.
@@ -37,6 +37,8 @@ void build_bailing_moe(const ModelConfig& cfg, ModelTemplate& t);
 // remote_code_internvl.cpp: InternVL's own checkpoints (InternVLChatModel): InternViT, the mlp1 projector and
 // the llm_config's causal LM under language_model.
 void build_internvl_chat(const ModelConfig& cfg, ModelTemplate& t);
+// remote_code_phi3v.cpp: Phi-3 / Phi-3.5-vision (Phi3VForCausalLM): Phi-3-mini and its CLIP image embedding.
+void build_phi3_v(const ModelConfig& cfg, ModelTemplate& t);
 // remote_code_encoders.cpp: NomicBERT (NomicBertModel as from_pretrained builds it, NomicBertForPreTraining).
 void build_nomic_bert(const ModelConfig& cfg, ModelTemplate& t);
 // remote_code_reuse.cpp: layouts an existing builder already makes, under another model_type.
