@@ -80,6 +80,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Qwen3-VL-MoE", "Alibaba Qwen", "qwen3_vl_moe", VisionLanguage},
     FamilyRow{"Qwen3-VL-MoE", "Alibaba Qwen", "qwen3_vl_moe_text", CausalLm},
     FamilyRow{"Command R", "Cohere", "cohere cohere2", CausalLm, "command-r c4ai"},
+    FamilyRow{"Aya Vision", "Cohere", "aya_vision", VisionLanguage, "aya-vision"},
     FamilyRow{"StarCoder", "BigCode", "gpt_bigcode", CausalLm, "starcoder santacoder wizardcoder", "",
               "transformer.h. attn.c_attn mlp.c_fc transformer.wpe"},
     FamilyRow{"StarCoder2", "BigCode", "starcoder2", CausalLm, "starcoder2"},

@@ -63,6 +63,12 @@ LlamaStyle attention_bias_style(const ModelConfig& cfg);
 LlamaStyle read_llama_text(const ModelConfig& cfg, ModelTemplate& t);
 LlamaStyle read_mistral_text(const ModelConfig& cfg, ModelTemplate& t, uint64_t default_window);
 LlamaStyle read_qwen2_text(const ModelConfig& cfg, ModelTemplate& t);
+// CohereConfig's (Command R, Aya 23 / Expanse): attention and MLP side by side after one LayerNorm, q/k
+// norms per head with use_qk_norm.
+LlamaStyle read_cohere_text(const ModelConfig& cfg, ModelTemplate& t);
+// Cohere2Config's (Command R7B, Command A, Aya Vision's language model): Cohere's parallel layer under one
+// LayerNorm, head_dim from the heads, sliding and full attention interleaved.
+LlamaStyle read_cohere2_text(const ModelConfig& cfg, ModelTemplate& t);
 LlamaStyle read_qwen3_text(const ModelConfig& cfg, ModelTemplate& t);
 
 // Families whose attention splits hidden_size into its heads whatever config.json says (Cohere2, StableLM).

@@ -25,11 +25,13 @@ std::span<const FamilyBuilder>
 encoders();  // encoders*.cpp: BERT and its relatives, ViT, BART, T5 and theirs, Whisper
 std::span<const FamilyBuilder>
 qwen_hybrid();  // qwen_hybrid.cpp: Qwen3-Next, Qwen3.5 (gated delta net), Qwen2/2.5/3-VL
-std::span<const FamilyBuilder> llava_like();       // llava_like.cpp: LLaVA, LLaVA-NeXT, -OneVision, Mistral 3
-std::span<const FamilyBuilder> multimodal();       // multimodal.cpp: Gemma-3/4, Llama-4, Fuyu, Persimmon
-std::span<const FamilyBuilder> gemma3n();          // gemma3n.cpp: Gemma 3n's language model
-std::span<const FamilyBuilder> mllama();           // mllama.cpp: Llama 3.2 Vision (cross-attention layers)
-std::span<const FamilyBuilder> glm4v();            // glm4v.cpp: GLM-4.1V
+std::span<const FamilyBuilder> llava_like();  // llava_like.cpp: LLaVA, LLaVA-NeXT, -OneVision, Mistral 3
+std::span<const FamilyBuilder> multimodal();  // multimodal.cpp: Gemma-3/4, Llama-4, Fuyu, Persimmon
+std::span<const FamilyBuilder> gemma3n();     // gemma3n.cpp: Gemma 3n's language model
+std::span<const FamilyBuilder>
+aya_vision();                             // aya_vision.cpp: Aya Vision (SigLIP, SwiGLU projector, Cohere2)
+std::span<const FamilyBuilder> mllama();  // mllama.cpp: Llama 3.2 Vision (cross-attention layers)
+std::span<const FamilyBuilder> glm4v();   // glm4v.cpp: GLM-4.1V
 std::span<const FamilyBuilder> contrastive();      // contrastive.cpp: CLIP, SigLIP (image-text dual encoders)
 std::span<const FamilyBuilder> vision_encoders();  // vision_encoders.cpp: DINOv2
 std::span<const FamilyBuilder> speech_encoders();  // speech_encoders.cpp: wav2vec 2.0, HuBERT

@@ -79,6 +79,8 @@ void build_phi3(const ModelConfig& cfg, ModelTemplate& t) {
   llama_causal_lm(t, s);
 }
 
+}  // namespace
+
 // Cohere's and Cohere2's shared defaults and layer: attention and MLP side by side after one LayerNorm.
 LlamaStyle read_cohere_text(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.norm = NormKind::LayerNorm;  // mean-centred, without a bias: its tensors alone look like RMSNorm's
@@ -93,25 +95,31 @@ LlamaStyle read_cohere_text(const ModelConfig& cfg, ModelTemplate& t) {
   read_decoder_dims(cfg, d, t);
   LlamaStyle s = attention_bias_style(cfg);
   s.layer_norms = {"input_layernorm"};
+  if (cfg.flag_or("use_qk_norm", false)) s.qk_norm = QkNorm::HeadMatrix;  // Cohere's; Cohere2 has none
   return s;
 }
 
-void build_cohere(const ModelConfig& cfg, ModelTemplate& t) {
-  t.arch.architecture = "CohereForCausalLM";
+LlamaStyle read_cohere2_text(const ModelConfig& cfg, ModelTemplate& t) {
   LlamaStyle s = read_cohere_text(cfg, t);
-  if (cfg.flag_or("use_qk_norm", false)) s.qk_norm = QkNorm::HeadMatrix;
-  llama_causal_lm(t, s);
-}
-
-void build_cohere2(const ModelConfig& cfg, ModelTemplate& t) {
-  t.arch.architecture = "Cohere2ForCausalLM";
-  LlamaStyle s = read_cohere_text(cfg, t);
+  s.qk_norm = QkNorm::None;  // Cohere2's attention has no q/k norms, whatever use_qk_norm says
   ArchitectureRecord& a = t.arch;
   heads_split_hidden(cfg, a);  // as Cohere2Config sets head_dim
   // Without layer_types every sliding_window_pattern-th layer (4) attends fully and the others slide.
   s.windows = interleaved_windows(cfg, a.num_layers, cfg.count_or("sliding_window", 4096),
                                   cfg.dim_or("sliding_window_pattern", 4));
-  llama_causal_lm(t, s);
+  return s;
+}
+
+namespace {
+
+void build_cohere(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "CohereForCausalLM";
+  llama_causal_lm(t, read_cohere_text(cfg, t));
+}
+
+void build_cohere2(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Cohere2ForCausalLM";
+  llama_causal_lm(t, read_cohere2_text(cfg, t));
 }
 
 void build_olmo2(const ModelConfig& cfg, ModelTemplate& t) {
