@@ -17,7 +17,8 @@ std::span<const FamilyBuilder> all_family_builders() {
   static const std::vector<FamilyBuilder> all = [] {
     std::vector<FamilyBuilder> v;
     for (auto group : {families::llama_like(),       families::llama_variants(),
-                       families::moe_decoders(),     families::deepseek_like(),
+                       families::llama_additions(),  families::moe_decoders(),
+                       families::moe_variants(),     families::deepseek_like(),
                        families::classic_decoders(), families::qwen_hybrid(),
                        families::state_space(),      families::lightning_attention(),
                        families::conv_hybrids(),     families::mamba2_hybrids(),

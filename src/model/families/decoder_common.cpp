@@ -92,6 +92,11 @@ std::vector<bool> sparse_from_mlp_layer_types(const ModelConfig& cfg, uint64_t l
   return sparse;
 }
 
+uint64_t window_or_none(const ModelConfig& cfg, uint64_t dflt) {
+  const json::Value* w = cfg.raw("sliding_window");
+  return w && w->is_null() ? 0 : cfg.count_or("sliding_window", dflt);
+}
+
 std::vector<uint64_t> qwen_windows(const ModelConfig& cfg, uint64_t layers,
                                    uint64_t max_window_layers_default) {
   const uint64_t window = cfg.flag_or("use_sliding_window", false) ? cfg.count_or("sliding_window", 4096) : 0;

@@ -50,6 +50,9 @@ void record_vision_tower(ModelTemplate& t, std::string path, uint64_t hidden, ui
 // The projector that maps the tower's features to the language model's width.
 void record_projector(ModelTemplate& t, std::string path);
 
+// sliding_window, or `dflt` when absent; 0 when the config gives null (a model without windows).
+uint64_t window_or_none(const ModelConfig& cfg, uint64_t dflt);
+
 // Per layer, whether its MLP is the routed mixture: mlp_layer_types ("dense" or "sparse" per layer) when the
 // config lists it, else the first `leading_dense` layers dense (DeepSeek-V3.2 / GLM-5: first_k_dense_replace;
 // Laguna, GLM-4.7-Flash: one).

@@ -49,6 +49,10 @@ void llama_mlp(ModelTemplate& t, const std::string& prefix, const ArchitectureRe
       blocks::linear(t, prefix + ".up_proj", a.hidden_size, a.intermediate_size, s.mlp_bias);
       blocks::linear(t, prefix + ".down_proj", a.intermediate_size, a.hidden_size, s.mlp_bias);
       break;
+    case Mlp::Fc:
+      blocks::linear(t, prefix + ".fc1", a.hidden_size, a.intermediate_size, false);
+      blocks::linear(t, prefix + ".fc2", a.intermediate_size, a.hidden_size, false);
+      break;
   }
   if (s.xielu) {
     t.add(prefix + ".act_fn.alpha_p", {1});
@@ -71,6 +75,7 @@ void llama_style_decoder(ModelTemplate& t, const std::string& prefix, const Llam
     if (s.norm_weights)
       for (std::string_view n : s.layer_norms)
         blocks::norm(t, p + "." + std::string(n), a.hidden_size, s.norm_bias);
+    if (s.layer_extras) s.layer_extras(t, p);
     stack.layers.push_back(attention_layer(a, s.windows.empty() ? s.sliding_window : s.windows[i]));
   }
   if (s.norm_weights) blocks::norm(t, prefix + "norm", a.hidden_size, s.norm_bias);
@@ -103,6 +108,18 @@ LlamaStyle read_mistral_text(const ModelConfig& cfg, ModelTemplate& t, uint64_t 
   LlamaStyle s;
   s.sliding_window = cfg.count_or("sliding_window", default_window);
   return s;
+}
+
+LlamaStyle read_ministral3_text(const ModelConfig& cfg, ModelTemplate& t) {
+  DecoderDefaults d;  // Ministral3Config's: Ministral-3-8B's sizes
+  d.vocab_size = 131072;
+  d.intermediate_size = 14336;
+  d.num_hidden_layers = 34;
+  d.num_key_value_heads = 8;
+  d.head_dim = 128;
+  d.max_position_embeddings = 262144;
+  read_decoder_dims(cfg, d, t);
+  return LlamaStyle{};  // no biases, no q/k norms; sliding_window only masks
 }
 
 LlamaStyle read_qwen2_text(const ModelConfig& cfg, ModelTemplate& t) {

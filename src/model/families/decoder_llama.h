@@ -3,6 +3,7 @@
 // the config readers they share, so a nested text_config yields exactly the stack its text-only family does.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,7 @@ enum class Mlp : uint8_t {
   FusedGated,  // gate_up_proj [2I, H] / down_proj (Phi-3)
   Plain,       // c_fc / c_proj without a gate (StarCoder2)
   Ungated,     // up_proj / down_proj without a gate (Arcee's relu², Apertus' xIELU, Nemotron)
+  Fc,          // fc1 / fc2 without a gate or biases (nanochat)
 };
 
 struct LlamaStyle {
@@ -46,6 +48,9 @@ struct LlamaStyle {
   std::vector<std::string_view> layer_norms{"input_layernorm", "post_attention_layernorm"};
   uint64_t sliding_window = 0;    // applied to every layer (Mistral v0.1 style) unless `windows` is set
   std::vector<uint64_t> windows;  // per-layer window (0: full attention), for alternating stacks
+  // Tensors a family adds to every layer beyond these (GraniteSWA's attention sinks, BitNet's sub-norms,
+  // DiffLlama's lambdas), given the layer's prefix ("model.layers.N").
+  std::function<void(ModelTemplate&, const std::string& layer)> layer_extras;
 };
 
 // `prefix`embed_tokens.weight, `prefix`layers.N.*, `prefix`norm (prefix "model." for causal LMs, e.g.
@@ -62,6 +67,8 @@ LlamaStyle attention_bias_style(const ModelConfig& cfg);
 // window default is the caller's: MistralForCausalLM here has always read a missing sliding_window as 0.
 LlamaStyle read_llama_text(const ModelConfig& cfg, ModelTemplate& t);
 LlamaStyle read_mistral_text(const ModelConfig& cfg, ModelTemplate& t, uint64_t default_window);
+// Ministral3Config's (Ministral 3, Devstral 2): Mistral's tensors with its own defaults.
+LlamaStyle read_ministral3_text(const ModelConfig& cfg, ModelTemplate& t);
 LlamaStyle read_qwen2_text(const ModelConfig& cfg, ModelTemplate& t);
 // CohereConfig's (Command R, Aya 23 / Expanse): attention and MLP side by side after one LayerNorm, q/k
 // norms per head with use_qk_norm.
@@ -86,6 +93,11 @@ DecoderDefaults gemma_defaults();
 // `last_is_full`: the last layer attends fully whatever the list says (Gemma-4).
 std::vector<uint64_t> interleaved_windows(const ModelConfig& cfg, uint64_t layers, uint64_t window,
                                           uint64_t period, bool last_is_full = false);
+
+// EXAONE 4's and K-EXAONE's windows: none when sliding_window is null; else layer_types when listed, else a
+// window of sliding_window (4096 when absent) on all but every sliding_window_pattern-th layer (4), or as a
+// pattern string spells it ("LLLG": three local, one global).
+std::vector<uint64_t> exaone4_windows(const ModelConfig& cfg, uint64_t layers);
 
 // Gemma-2/3: sandwich norms around attention and MLP, sliding and full attention interleaved.
 LlamaStyle gemma_sandwich_style(const ModelConfig& cfg, const ArchitectureRecord& a, uint64_t window,

@@ -56,6 +56,7 @@ struct Stack {
   std::vector<bool> indexer_layer;  // per layer: owns an indexer
   std::string prefix = "model.";    // of the language model: "model.language_model." inside GLM-4.5V
   bool mtp = true;                  // num_nextn_predict_layers read (GLM-4.5V's text config has none)
+  std::vector<uint64_t> windows;    // per layer sliding window (K-EXAONE); empty: full attention throughout
 };
 
 // MLA and DSA configs never split hidden_size into heads (q/k/v widths come from their own fields), so the
@@ -192,7 +193,8 @@ void indexer_shape(AttentionShape& at, const Indexer& x) {
 }
 
 // One decoder layer's tensors under `p`, and its shape.
-LayerSpec decoder_layer(ModelTemplate& t, const std::string& p, const Stack& s, bool moe, bool indexer) {
+LayerSpec decoder_layer(ModelTemplate& t, const std::string& p, const Stack& s, bool moe, bool indexer,
+                        uint64_t window = 0) {
   const ArchitectureRecord& a = t.arch;
   if (s.mla)
     mla_attention(t, p + ".self_attn", a, s.mla_dims);
@@ -206,7 +208,7 @@ LayerSpec decoder_layer(ModelTemplate& t, const std::string& p, const Stack& s, 
     blocks::gated_mlp(t, p + ".mlp", a.hidden_size, a.intermediate_size);
   blocks::norm(t, p + ".input_layernorm", a.hidden_size, false);
   blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, false);
-  LayerSpec l = attention_layer(a, 0, moe ? Ffn::Moe : Ffn::Dense);
+  LayerSpec l = attention_layer(a, window, moe ? Ffn::Moe : Ffn::Dense);
   if (s.mla) mla_shape(l.attention, s.mla_dims);
   if (s.indexer.heads && indexer) indexer_shape(l.attention, s.indexer);
   if (moe) l.ffn.shared_intermediate = s.moe.inter * s.moe.shared;
@@ -263,7 +265,8 @@ void build_stack(const ModelConfig& cfg, ModelTemplate& t, const Stack& s) {
   StackSpec& stack = t.arch.add_stack(StackRole::Decoder, s.prefix + "layers");
   for (uint64_t i = 0; i < a.num_layers; ++i)
     stack.layers.push_back(decoder_layer(t, stack.path + "." + std::to_string(i), s, s.moe_layer[i],
-                                         s.indexer_layer.empty() ? false : s.indexer_layer[i]));
+                                         s.indexer_layer.empty() ? false : s.indexer_layer[i],
+                                         s.windows.empty() ? 0 : s.windows[i]));
   blocks::norm(t, s.prefix + "norm", a.hidden_size, false);
   lm_head(t, s.prefix + "embed_tokens.weight", a);
   if (a.num_layers && s.mtp)
@@ -309,6 +312,38 @@ void build_deepseek_v3(const ModelConfig& cfg, ModelTemplate& t) {
   s.moe = read_moe(cfg, {});
   s.moe_layer = moe_from_first_k(cfg, t.arch.num_layers, 3);
   build_stack(cfg, t, s);
+}
+
+// Mistral 4 (Mistral Small 4): DeepSeek-V3's latent attention and shared-expert mixture behind DeepSeek-V2's
+// softmax router (a plain gate, no score-correction buffer), every layer routed unless first_k_dense_replace
+// says otherwise. Mistral4Model has no multi-token-prediction layers.
+Stack read_mistral4_stack(const ModelConfig& cfg, ModelTemplate& t) {
+  DecoderDefaults d;  // Mistral4Config's
+  d.vocab_size = 131072;
+  d.intermediate_size = 12288;
+  d.num_hidden_layers = 36;
+  d.max_position_embeddings = 1048576;
+  read_decoder_dims(cfg, latent_defaults(d), t);
+  Stack s;
+  s.mtp = false;
+  Mla m;
+  m.q_lora_rank = 1024;
+  m.kv_lora_rank = 256;
+  m.qk_nope_head_dim = 64;
+  s.mla_dims = read_mla(cfg, m);
+  Moe moe;
+  moe.experts = 128;
+  moe.top_k = 4;
+  moe.inter = 2048;
+  moe.correction_bias = false;
+  s.moe = read_moe(cfg, moe);
+  s.moe_layer = moe_from_first_k(cfg, t.arch.num_layers, 0);
+  return s;
+}
+
+void build_mistral4(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Mistral4ForCausalLM";
+  build_stack(cfg, t, read_mistral4_stack(cfg, t));
 }
 
 void build_deepseek_v32(const ModelConfig& cfg, ModelTemplate& t) {
@@ -437,11 +472,88 @@ void build_dots1(const ModelConfig& cfg, ModelTemplate& t) {
   build_stack(cfg, t, s);
 }
 
+// Solar Open (Upstage): GLM-4.5's attention without q/k norms and its mixture in every layer (SolarOpenConfig
+// drops first_k_dense_replace and never reads intermediate_size), a shared MLP moe_intermediate_size x
+// n_shared_experts wide, no multi-token-prediction layers.
+void build_solar_open(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "SolarOpenForCausalLM";
+  DecoderDefaults d;
+  d.vocab_size = 196608;
+  d.num_hidden_layers = 48;
+  d.num_attention_heads = 64;
+  d.num_key_value_heads = 8;
+  d.head_dim = 128;
+  d.max_position_embeddings = 131072;
+  read_decoder_dims(cfg, d, t);
+  Stack s;
+  s.mla = false;
+  s.mtp = false;
+  s.gqa = standard_attention(t.arch);
+  s.gqa.qkv_bias = cfg.flag_or("attention_bias", false);
+  Moe m;
+  m.experts = 128;
+  m.inter = 1280;
+  s.moe = read_moe(cfg, m);
+  s.moe_layer.assign(t.arch.num_layers, true);
+  build_stack(cfg, t, s);
+}
+
+// K-EXAONE (exaone_moe): EXAONE 4's attention (per-head q/k norms, no biases) in a pre-norm layer,
+// DeepSeek-V3's sigmoid router and shared experts under their own key names (num_experts,
+// num_shared_experts), dense layers by mlp_layer_types (first_k_dense_replace, 1, when it lists none).
+// transformers skips the checkpoints' multi-token-prediction module (mtp.*).
+void build_exaone_moe(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "ExaoneMoeForCausalLM";
+  DecoderDefaults d;
+  d.vocab_size = 102400;
+  d.intermediate_size = 16384;
+  d.num_key_value_heads = 32;
+  read_decoder_dims(cfg, d, t);
+  Stack s;
+  s.mla = false;
+  s.mtp = false;
+  s.gqa = standard_attention(t.arch);
+  s.gqa.qk_norm = true;
+  s.moe.experts = cfg.dim_or("num_experts", 64);
+  s.moe.top_k = cfg.count_or("num_experts_per_tok", 8);
+  s.moe.shared = cfg.count_or("num_shared_experts", 1);
+  s.moe.inter = cfg.dim_or("moe_intermediate_size", 1024);
+  s.moe_layer = sparse_from_mlp_layer_types(cfg, t.arch.num_layers, cfg.count_or("first_k_dense_replace", 1));
+  s.windows = exaone4_windows(cfg, t.arch.num_layers);  // K-EXAONE spells its pattern "LLLG"
+  t.known_extras.push_back({"mtp.", "multi-token-prediction module: transformers skips it"});
+  build_stack(cfg, t, s);
+}
+
+// Youtu-LLM (Tencent): DeepSeek-V3's latent attention over dense SwiGLU layers, the head tied by default.
+void build_youtu(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "YoutuForCausalLM";
+  DecoderDefaults d;
+  d.vocab_size = 128256;
+  d.hidden_size = 2048;
+  d.intermediate_size = 6144;
+  d.num_attention_heads = 16;
+  d.tie_word_embeddings = true;
+  d.max_position_embeddings = 131072;
+  read_decoder_dims(cfg, latent_defaults(d), t);
+  Stack s;
+  s.mtp = false;
+  s.mla_dims = read_mla(cfg, {});
+  s.moe_layer.assign(t.arch.num_layers, false);
+  build_stack(cfg, t, s);
+}
+
 constexpr std::array kDeepSeekLikeFamilies{
-    FamilyBuilder{"deepseek_v2", build_deepseek_v2},     FamilyBuilder{"deepseek_v3", build_deepseek_v3},
-    FamilyBuilder{"deepseek_v32", build_deepseek_v32},   FamilyBuilder{"glm4_moe", build_glm4_moe},
-    FamilyBuilder{"glm_moe_dsa", build_glm_moe_dsa},     FamilyBuilder{"dots1", build_dots1},
+    FamilyBuilder{"deepseek_v2", build_deepseek_v2},
+    FamilyBuilder{"deepseek_v3", build_deepseek_v3},
+    FamilyBuilder{"deepseek_v32", build_deepseek_v32},
+    FamilyBuilder{"glm4_moe", build_glm4_moe},
+    FamilyBuilder{"glm_moe_dsa", build_glm_moe_dsa},
+    FamilyBuilder{"dots1", build_dots1},
     FamilyBuilder{"glm4_moe_lite", build_glm4_moe_lite},
+    FamilyBuilder{"mistral4", build_mistral4},
+    FamilyBuilder{"solar_open", build_solar_open},
+    FamilyBuilder{"exaone_moe", build_exaone_moe},
+    FamilyBuilder{"youtu", build_youtu},
 };
 
 }  // namespace
@@ -461,6 +573,24 @@ void glm4v_moe_language_model(const ModelConfig& text, ModelTemplate& t, const s
       glm4_moe_stack(text, t.arch, true);  // Glm4vMoeTextConfig biases q/k/v by default, without q/k norms
   s.prefix = prefix;
   s.mtp = false;
+  build_stack(text, t, s);
+}
+
+void mla_language_model(const ModelConfig& text, ModelTemplate& t, const std::string& prefix, bool tie) {
+  const std::string type = text.string_or("model_type", "");
+  Stack s;
+  if (type == "mistral4") {
+    s = read_mistral4_stack(text, t);
+  } else if (type == "deepseek_v3") {
+    read_decoder_dims(text, deepseek_v3_defaults(), t);
+    s.mla_dims = read_mla(text, {});
+    s.moe = read_moe(text, {});
+    s.moe_layer = moe_from_first_k(text, t.arch.num_layers, 3);
+  } else {
+    text.fail("model_type", "must be mistral4 or deepseek_v3 for a latent-attention language model");
+  }
+  t.arch.tie_word_embeddings = tie;
+  s.prefix = prefix;
   build_stack(text, t, s);
 }
 

@@ -12,6 +12,10 @@ namespace ma::families {
 // composite's tie_word_embeddings.
 void glm4v_moe_language_model(const ModelConfig& text, ModelTemplate& t, const std::string& prefix, bool tie);
 
+// The latent-attention mixture a Mistral 3 composite nests (model_type mistral4: Mistral Small 4;
+// deepseek_v3: Mistral Large 3) under `prefix`, with the composite's lm_head (tied when `tie`).
+void mla_language_model(const ModelConfig& text, ModelTemplate& t, const std::string& prefix, bool tie);
+
 // Remote-code relatives (registered, derived by hand, in remote_code.cpp's table):
 // DeepSeek-MoE 16B (model_type deepseek, modeling_deepseek.py): Llama's attention, a softmax router over the
 // routed experts and one shared MLP n_shared_experts wide, on the layers from first_k_dense_replace on that

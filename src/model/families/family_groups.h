@@ -10,7 +10,11 @@ std::span<const FamilyBuilder> llama_like();  // llama_like.cpp: Llama and its c
 std::span<const FamilyBuilder>
 llama_variants();  // llama_variants.cpp: Granite, SmolLM3, OLMo, EXAONE 4, Apertus, Nemotron, ...
 std::span<const FamilyBuilder>
+llama_additions();  // llama_additions.cpp: CWM, Jais-2, BitNet, GraniteSWA, HyperCLOVA X, DiffLlama, nanochat
+std::span<const FamilyBuilder>
 moe_decoders();  // moe_decoders.cpp: Mixtral, Qwen-MoE, OLMoE, DBRX, gpt-oss, Phi-3.5-MoE, ERNIE 4.5 MoE ...
+std::span<const FamilyBuilder>
+moe_variants();  // moe_variants.cpp: FlexOlmo, Cohere2-MoE, GraniteMoeSWA, Mellum, Hy3
 std::span<const FamilyBuilder>
 deepseek_like();  // deepseek_like.cpp: DeepSeek-V2/V3/V3.2 (MLA), GLM-4.5/5 MoE, dots.llm1
 std::span<const FamilyBuilder>

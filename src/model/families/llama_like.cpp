@@ -19,6 +19,21 @@ void build_mistral(const ModelConfig& cfg, ModelTemplate& t) {
   llama_causal_lm(t, read_mistral_text(cfg, t, 0));
 }
 
+// Ministral (Ministral-8B-2410): Mistral's tensors; a window on the layers layer_types calls sliding, and on
+// every layer when it lists none (as MinistralConfig fills it in), none when sliding_window is null.
+void build_ministral(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "MinistralForCausalLM";
+  LlamaStyle s = read_mistral_text(cfg, t, 0);
+  s.sliding_window = 0;
+  s.windows = interleaved_windows(cfg, t.arch.num_layers, window_or_none(cfg, 4096), t.arch.num_layers + 1);
+  llama_causal_lm(t, s);
+}
+
+void build_ministral3(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Ministral3ForCausalLM";
+  llama_causal_lm(t, read_ministral3_text(cfg, t));
+}
+
 void build_qwen2(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Qwen2ForCausalLM";
   llama_causal_lm(t, read_qwen2_text(cfg, t));
@@ -156,6 +171,8 @@ void build_starcoder2(const ModelConfig& cfg, ModelTemplate& t) {
 constexpr std::array kLlamaLikeFamilies{
     FamilyBuilder{"llama", build_llama},
     FamilyBuilder{"mistral", build_mistral},
+    FamilyBuilder{"ministral", build_ministral},
+    FamilyBuilder{"ministral3", build_ministral3},
     FamilyBuilder{"qwen2", build_qwen2},
     FamilyBuilder{"qwen3", build_qwen3},
     FamilyBuilder{"gemma", build_gemma},

@@ -13,6 +13,22 @@
 #include "model/families/family_groups.h"
 
 namespace ma::families {
+
+std::vector<uint64_t> exaone4_windows(const ModelConfig& cfg, uint64_t layers) {
+  if (const json::Value* v = cfg.raw("sliding_window"); v && v->is_null()) return {};
+  const uint64_t window = cfg.count_or("sliding_window", 4096);
+  if (cfg.has("layer_types")) return interleaved_windows(cfg, layers, window, 1);  // the pattern is unread
+  const json::Value* pattern = cfg.raw("sliding_window_pattern");
+  if (!pattern || !pattern->is_string())
+    return interleaved_windows(cfg, layers, window, cfg.dim_or("sliding_window_pattern", 4));
+  const std::string_view spelled = pattern->as_string();
+  if (spelled.empty() || spelled.find_first_not_of("LG") != std::string_view::npos)
+    cfg.fail("sliding_window_pattern", "must be a layer count or a string of L (local) and G (global)");
+  std::vector<uint64_t> w(layers, 0);
+  for (uint64_t i = 0; i < layers; ++i) w[i] = spelled[i % spelled.size()] == 'L' ? window : 0;
+  return w;
+}
+
 namespace {
 
 void build_granite(const ModelConfig& cfg, ModelTemplate& t) {
@@ -157,23 +173,6 @@ void build_olmo3(const ModelConfig& cfg, ModelTemplate& t) {
   // Olmo3Config: without layer_types every fourth layer attends fully and the others slide.
   s.windows = interleaved_windows(cfg, t.arch.num_layers, cfg.count_or("sliding_window", 4096), 4);
   llama_causal_lm(t, s);
-}
-
-// EXAONE 4's windows: none when sliding_window is null; else layer_types when listed, else a window of
-// sliding_window (4096 when absent) on all but every sliding_window_pattern-th layer (4), or as a pattern
-// string spells it ("LLLG": three local, one global).
-std::vector<uint64_t> exaone4_windows(const ModelConfig& cfg, uint64_t layers) {
-  if (const json::Value* v = cfg.raw("sliding_window"); v && v->is_null()) return {};
-  const uint64_t window = cfg.count_or("sliding_window", 4096);
-  const json::Value* pattern = cfg.raw("sliding_window_pattern");
-  if (cfg.has("layer_types") || !pattern || !pattern->is_string())
-    return interleaved_windows(cfg, layers, window, cfg.dim_or("sliding_window_pattern", 4));
-  const std::string_view spelled = pattern->as_string();
-  if (spelled.empty() || spelled.find_first_not_of("LG") != std::string_view::npos)
-    cfg.fail("sliding_window_pattern", "must be a layer count or a string of L (local) and G (global)");
-  std::vector<uint64_t> w(layers, 0);
-  for (uint64_t i = 0; i < layers; ++i) w[i] = spelled[i % spelled.size()] == 'L' ? window : 0;
-  return w;
 }
 
 void build_exaone4(const ModelConfig& cfg, ModelTemplate& t) {

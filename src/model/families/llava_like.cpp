@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "model/families/decoder_llama.h"
+#include "model/families/deepseek_like.h"
 #include "model/families/encoders_seq2seq.h"
 #include "model/families/family_groups.h"
 #include "model/families/multimodal_towers.h"
@@ -202,13 +203,25 @@ void build_mistral3(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Mistral3ForConditionalGeneration";
   const ModelConfig text = sub_or(cfg, "text_config", kMistral3Text);
   const std::string type = text.string_or("model_type", "mistral");
-  if (type != "mistral") unsupported(cfg, "mistral3 with a " + type + " language model");
-  const LlamaStyle style = read_mistral_text(text, t, 0);
-  t.arch.model_type = type;
   // Mistral3Config now defaults to tied embeddings (for Ministral 3), but the configs of earlier checkpoints
   // (Mistral-Small-3.1) state nothing and their checkpoints hold their own lm_head, which transformers then
   // leaves untied: untied unless the config says otherwise.
-  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
+  const bool tie = tie_embeddings(cfg, text, false);
+  // The language model: Mistral's layout (Mistral Small 3.x: mistral; Ministral 3, Devstral 2: ministral3)
+  // or a latent-attention mixture (Mistral Small 4: mistral4; Mistral Large 3: deepseek_v3), built first for
+  // its width.
+  LlamaStyle style;
+  const bool latent = type == "mistral4" || type == "deepseek_v3";
+  if (type == "mistral")
+    style = read_mistral_text(text, t, 0);
+  else if (type == "ministral3")
+    style = read_ministral3_text(text, t);
+  else if (latent)
+    mla_language_model(text, t, "model.language_model.", tie);
+  else
+    unsupported(cfg, "mistral3 with a " + type + " language model");
+  t.arch.model_type = type;
+  t.arch.tie_word_embeddings = tie;
   const ModelConfig vision_cfg = sub_or(cfg, "vision_config", kMistral3Vision);
   if (vision_cfg.string_or("model_type", "pixtral") != "pixtral")
     vision_cfg.fail("model_type", "Mistral 3's vision tower is Pixtral");
@@ -225,8 +238,10 @@ void build_mistral3(const ModelConfig& cfg, ModelTemplate& t) {
   blocks::linear(t, p + "linear_1", vision * feature_layers, t.arch.hidden_size, bias);
   blocks::linear(t, p + "linear_2", t.arch.hidden_size, t.arch.hidden_size, bias);
   record_projector(t, p.substr(0, p.size() - 1));
-  llama_style_decoder(t, "model.language_model.", style);
-  lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
+  if (!latent) {
+    llama_style_decoder(t, "model.language_model.", style);
+    lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
+  }
   v4_conditional_disk_names(t, "vision_tower.");  // Pixtral has no vision_model wrapper
 }
 

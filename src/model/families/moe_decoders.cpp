@@ -10,80 +10,20 @@
 #include <string>
 #include <vector>
 
-#include "model/families/decoder_common.h"
 #include "model/families/family_groups.h"
+#include "model/families/moe_decoder.h"
 
 namespace ma::families {
-namespace {
 
-// How one family's routed experts look in memory and in its Hub checkpoints.
-enum class ExpertStyle : uint8_t {
-  PerExpert,  // memory: gate_up_proj [E, 2I, H] + down_proj [E, H, I]; disk: one tensor per expert
-  Stacked,    // memory as above; disk: already stacked, under other names (Granite's input/output_linear)
-  Biased,     // gpt-oss: gate_up_proj [E, H, 2I] + down_proj [E, I, H] with per-expert biases, stored as is
-};
-
-struct MoeLayout {
-  std::string block = "mlp";       // in-memory module of the sparse block
-  std::string disk_block = "mlp";  // the same module in Hub checkpoints
-  std::string router = "gate";
-  std::string disk_router;  // empty: same name as in memory
-  bool router_bias = false;
-  ExpertStyle style = ExpertStyle::PerExpert;
-  blocks::ExpertsOnDisk names;   // per-expert leaf names (prefix is filled per layer)
-  bool correction_bias = false;  // MiniMax-M2: e_score_correction_bias buffer of the sigmoid router
-  bool shared_expert = false;    // Qwen2-MoE: a gated dense expert every token goes through
-  bool shared_experts = false;   // ERNIE 4.5: `shared_experts`, a plain MLP every token goes through
-  std::string shared_name = "shared_experts";  // Hunyuan: shared_mlp
-  std::string disk_shared_name;                // empty: shared_name; Laguna's checkpoints: shared_expert
-  uint64_t shared_inter = 0;
-  // Laguna: the sigmoid router's score bias, a parameter [E] of the router (gate.e_score_correction_bias)
-  // that checkpoints store as experts.e_score_correction_bias.
-  bool router_score_bias = false;
-  bool expert_bias = false;  // AFMoE: the router's score bias, a parameter [E] of the block (mlp.expert_bias)
-  // ERNIE 4.5: the router's score bias, a parameter [1, E] under gate.moe_statics (mlp.moe_statics on disk).
-  bool statics_bias = false;
-  bool mxfp4 = false;  // gpt-oss Hub checkpoints: experts stored as MXFP4 blocks + scales
-};
-
-// A learned gate on the attention's output before o_proj, computed from the layer's input.
-enum class OutputGate : uint8_t {
-  None,
-  PerHead,     // Laguna: self_attn.g_proj [heads, H], a softplus gate on each head's output
-  PerElement,  // AFMoE: self_attn.gate_proj [heads x head_dim, H], a sigmoid gate on each output element
-};
-
-struct MoeDecoder {
-  blocks::Attention attn;
-  bool sinks = false;  // gpt-oss: one learned attention-sink logit per head
-  // Laguna: query heads per layer (num_attention_heads_per_layer); empty, attn.heads in every layer.
-  std::vector<uint64_t> heads;
-  OutputGate gate = OutputGate::None;
-  // AFMoE: pre_mlp_layernorm and post_mlp_layernorm around the MLP, beside the two norms of every family.
-  bool mlp_norms = false;
-  MoeLayout moe;
-  std::vector<bool> sparse;       // per layer: sparse block (true) or dense MLP
-  std::vector<uint64_t> windows;  // per layer sliding window, 0 for full attention
-  uint64_t dense_inter = 0;       // intermediate size of the dense layers
-  bool mlp_bias = false;          // biases of the dense and shared MLPs (ERNIE's use_bias)
-  bool norm_bias = false;         // LayerNorms with a bias (Phi-3.5-MoE), else weight-only RMSNorms
-  bool lm_head_bias = false;
-  // GraniteMoeShared: beside the experts, shared_mlp.input_linear [2S, H] (gate and up) and output_linear
-  // [H, S]; 0: none.
-  uint64_t granite_shared = 0;
-};
-
-// Reads the first present key among `keys` (config aliases such as num_experts / num_local_experts).
 uint64_t count_of(const ModelConfig& cfg, std::initializer_list<std::string_view> keys, uint64_t dflt) {
   for (std::string_view k : keys)
     if (cfg.has(k)) return cfg.count_or(k, dflt);
   return dflt;
 }
 
-// Fills the expert numbers of t.arch; `allow_zero` for families where zero experts means all-dense layers.
 void read_experts(const ModelConfig& cfg, ModelTemplate& t,
                   std::initializer_list<std::string_view> expert_keys, uint64_t experts, uint64_t top_k,
-                  uint64_t expert_inter, bool allow_zero = false) {
+                  uint64_t expert_inter, bool allow_zero) {
   ArchitectureRecord& a = t.arch;
   a.num_experts = count_of(cfg, expert_keys, experts);
   if (a.num_experts == 0 && !allow_zero) cfg.fail(*expert_keys.begin(), "must be at least 1");
@@ -94,24 +34,11 @@ void read_experts(const ModelConfig& cfg, ModelTemplate& t,
   a.moe_intermediate_size = expert_inter;
 }
 
-// Per-layer sliding windows from `layer_types` when the config lists them, else from `sliding(i)`.
-template <typename SlidingFn>
-std::vector<uint64_t> layer_windows(const ModelConfig& cfg, uint64_t layers, uint64_t window,
-                                    SlidingFn sliding) {
-  std::vector<std::string> types = cfg.strings("layer_types");
-  if (!types.empty() && types.size() != layers)
-    cfg.fail("layer_types", "must list one type per layer (" + std::to_string(layers) + ")");
-  std::vector<uint64_t> w(layers, 0);
-  for (uint64_t i = 0; i < layers; ++i) {
-    bool slide = types.empty() ? sliding(i) : types[i] == "sliding_attention";
-    if (slide) w[i] = window;
-  }
-  return w;
-}
-
 std::vector<uint64_t> uniform_windows(uint64_t layers, uint64_t window) {
   return std::vector<uint64_t>(layers, window);
 }
+
+namespace {
 
 // Qwen-MoE: layers listed in mlp_only_layers, or off the decoder_sparse_step rhythm, use a dense MLP.
 std::vector<bool> qwen_sparse_layers(const ModelConfig& cfg, const ArchitectureRecord& a) {
@@ -200,6 +127,8 @@ void sparse_block(ModelTemplate& t, const std::string& layer, const Architecture
   }
 }
 
+}  // namespace
+
 void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
   const ArchitectureRecord& a = t.arch;
   token_embedding(t, "model.embed_tokens.weight", a);
@@ -223,8 +152,8 @@ void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
         blocks::linear(t, p + ".shared_mlp.output_linear", d.granite_shared, a.hidden_size, false);
       }
     }
-    blocks::norm(t, p + ".input_layernorm", a.hidden_size, d.norm_bias);
-    blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, d.norm_bias);
+    for (std::string_view n : d.layer_norms)
+      blocks::norm(t, p + "." + std::string(n), a.hidden_size, d.norm_bias);
     if (d.mlp_norms) {
       blocks::norm(t, p + ".pre_mlp_layernorm", a.hidden_size, d.norm_bias);
       blocks::norm(t, p + ".post_mlp_layernorm", a.hidden_size, d.norm_bias);
@@ -263,6 +192,8 @@ MoeLayout block_sparse_moe_layout() {
   m.names.down = "w2";
   return m;
 }
+
+namespace {
 
 void build_mixtral(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "MixtralForCausalLM";
