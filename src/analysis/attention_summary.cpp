@@ -84,8 +84,10 @@ std::string join_runs(const std::vector<Run>& runs, size_t begin, size_t count) 
 // The token a layer shows in the pattern.
 std::string pattern_token(const LayerAttention& l) {
   if (l.mixer != Mixer::Attention || l.kind == "unknown") return l.kind;
-  if (l.window == 0) return "full";
-  return (l.chunked ? "chunked(" : "sliding(") + std::to_string(l.window) + ")";
+  const std::string compressed =
+      l.compress_ratio ? "+compressed(1/" + std::to_string(l.compress_ratio) + ")" : std::string();
+  if (l.window == 0) return "full" + compressed;
+  return (l.chunked ? "chunked(" : "sliding(") + std::to_string(l.window) + ")" + compressed;
 }
 
 std::string upper(std::string s) {
@@ -119,12 +121,13 @@ std::string heads_note(const AttentionSummary& s) {
 
 std::string headline(const AttentionSummary& s) {
   std::vector<std::string> kinds;
-  bool sliding = false, chunked = false, linear = false, ssm = false, conv = false;
+  bool sliding = false, chunked = false, compressed = false, linear = false, ssm = false, conv = false;
   for (const LayerAttention& l : s.layers) {
     if (softmax_attention(l)) {
       if (std::find(kinds.begin(), kinds.end(), upper(l.kind)) == kinds.end()) kinds.push_back(upper(l.kind));
       sliding = sliding || (l.window && !l.chunked);
       chunked = chunked || (l.window && l.chunked);
+      compressed = compressed || l.compress_ratio;
     }
     linear = linear || l.mixer == Mixer::LinearAttention;
     ssm = ssm || l.mixer == Mixer::Mamba || l.mixer == Mixer::Mamba2;
@@ -134,6 +137,7 @@ std::string headline(const AttentionSummary& s) {
   for (const std::string& k : kinds) base += (base.empty() ? "" : "/") + k;
   if (sliding) base += " + sliding window";
   if (chunked) base += " + chunked local";
+  if (compressed) base += " + compressed context";
   // A pure state-space model has no attention at all: "none", not "Mamba" under an "Attention" heading.
   if (base.empty() && !linear && ssm) return "none (Mamba state-space layers only)";
   std::string other = linear && ssm ? "linear attention + Mamba"
@@ -158,6 +162,7 @@ LayerAttention layer_attention(uint32_t index, const LayerSpec& spec, bool dims_
     l.head_dim = at.head_dim;
     l.window = at.window;
     l.chunked = at.span == Span::Chunked;
+    l.compress_ratio = at.compress_ratio;
   } else if (spec.mixer == Mixer::LinearAttention) {
     l.kind = "linear";
     l.heads = spec.state.value_heads;

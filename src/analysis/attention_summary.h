@@ -20,6 +20,8 @@ struct LayerAttention {
   uint64_t head_dim = 0;  // MLA: the q/k head dim (nope + rope); linear attention: key head dim
   uint64_t window = 0;    // 0: full attention
   bool chunked = false;   // window is a chunk (Llama-4 local attention), not a sliding window
+  // DeepSeek-V4: beside its window, one compressed entry per compress_ratio tokens of the context. 0: none.
+  uint64_t compress_ratio = 0;
 };
 
 struct AttentionSummary {

@@ -60,7 +60,7 @@ struct MemoryReport {
   uint64_t kv_cache_per_token_bytes = 0;               // sum over layers while no sliding window is full
   uint64_t kv_cache_per_token_decompressed_bytes = 0;  // MLA: as full K and V would be
   uint64_t kv_cache_bytes = 0;  // for batch x context, sliding layers capped at their window, + state
-  uint64_t state_bytes_per_sequence = 0;            // Mamba / linear-attention state
+  uint64_t state_bytes_per_sequence = 0;            // Mamba / linear-attention state; DeepSeek-V4 windows
   uint64_t cross_attention_bytes_per_sequence = 0;  // encoder-decoder: cross-attention K/V over the encoder
   uint64_t batch = 1;
   // The context the figures are for: --context, else min(max_context, kDefaultContext). 0: unknown (no

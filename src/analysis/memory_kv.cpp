@@ -54,16 +54,40 @@ struct Context {
 // both). The sparse-attention indexer of DeepSeek-V3.2 adds its own keys.
 KvLayer attention_layer(const Context& c, const AttentionShape& at) {
   KvLayer l;
-  l.bytes_per_token = sized(mul({2, at.kv_heads, at.head_dim}, "kv heads x head_dim"), c.kv, "kv per token");
+  const uint64_t copies = at.kv_stored_once ? 1 : 2;
+  l.bytes_per_token =
+      sized(mul({copies, at.kv_heads, at.head_dim}, "kv heads x head_dim"), c.kv, "kv per token");
   l.bytes_per_token_decompressed = l.bytes_per_token;
   l.window = at.window;
   l.kind = at.span == Span::Full      ? CacheKind::Full
            : at.span == Span::Chunked ? CacheKind::Chunked
                                       : CacheKind::Sliding;
-  l.formula = "2 x " + num(at.kv_heads) + " kv heads x " + num(at.head_dim) + " head dim x " +
+  l.formula = num(copies) + " x " + num(at.kv_heads) + " kv heads x " + num(at.head_dim) + " head dim x " +
               elem_text(c.kv) + " = " + num(l.bytes_per_token) + " per token";
-  if (at.keys_are_values) l.formula += " (V = K, both cached)";
+  if (at.kv_stored_once)
+    l.formula += " (V is K, cached once)";
+  else if (at.keys_are_values)
+    l.formula += " (V = K, both cached)";
   if (l.window) l.formula += "; at most " + num(l.window) + " tokens kept";
+  return l;
+}
+
+// DeepSeek-V4's compressed attention: one entry of compressed_width per compress_ratio tokens of the whole
+// context, and the raw window of its shared key-value head, held once per sequence (a fixed amount: the
+// sliding window it never outgrows).
+KvLayer compressed_attention_layer(const Context& c, const AttentionShape& at) {
+  KvLayer l;
+  l.kind = CacheKind::Full;
+  const uint64_t entry = sized(at.compressed_width, c.kv, "compressed entry");
+  l.bytes_per_token = memory::ceil_div(entry, at.compress_ratio);
+  l.bytes_per_token_decompressed = l.bytes_per_token;
+  l.state_bytes_per_sequence =
+      sized(mul({at.window, at.kv_heads, at.head_dim}, "raw window"), c.kv, "raw window");
+  l.formula = num(at.compressed_width) + " compressed dims x " + elem_text(c.kv) + " per " +
+              num(at.compress_ratio) + " tokens = " + num(l.bytes_per_token) +
+              " per token; + the raw window, " + num(at.window) + " tokens x " + num(at.kv_heads) +
+              " kv head x " + num(at.head_dim) + " head dim x " + elem_text(c.kv) +
+              " (V is K) = " + num(l.state_bytes_per_sequence) + " per sequence";
   return l;
 }
 
@@ -192,7 +216,8 @@ KvLayer cross_layer(const Context& c, uint32_t layer, const AttentionShape& at, 
 
 // What the layers hold beside attention's K/V: `recurrent`, Mamba or linear-attention state; `short_conv`,
 // LFM2's conv windows.
-std::string convention_text(const KvCachePlan& p, DType kv, bool indexer, bool recurrent, bool short_conv) {
+std::string convention_text(const KvCachePlan& p, DType kv, bool indexer, bool recurrent, bool short_conv,
+                            bool compressed) {
   auto has = [&](CacheKind kind) {
     return std::any_of(p.layers.begin(), p.layers.end(), [&](const KvLayer& l) { return l.kind == kind; });
   };
@@ -207,6 +232,11 @@ std::string convention_text(const KvCachePlan& p, DType kv, bool indexer, bool r
         "token, as DeepSeek's inference code and vLLM/SGLang store it; kv_cache_per_token_decompressed_bytes "
         "is num_heads x (qk_nope_head_dim + qk_rope_head_dim + v_head_dim) x bytes, the size of full "
         "per-head K and V";
+  if (compressed)
+    s += "; compressed-attention layers (DeepSeek-V4; a K that is its V, cached once) add one entry of "
+         "compressed_width per compress_ratio tokens of the whole context (kv_cache_per_token_bytes counts "
+         "its "
+         "share of a token) and hold their raw window per sequence (state_bytes_per_sequence)";
   if (indexer)
     s += "; the sparse-attention indexer (DSA) adds its index_head_dim keys per layer per token to both";
   if (recurrent)
@@ -250,6 +280,7 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
       l.formula = "reuses the cache of an earlier layer (KV sharing)";
     } else if (spec.mixer == Mixer::Attention) {
       l = spec.attention.kind == AttentionKind::Mla ? mla_layer(c, spec.attention)
+          : spec.attention.compress_ratio           ? compressed_attention_layer(c, spec.attention)
                                                     : attention_layer(c, spec.attention);
     } else {
       l = recurrent_layer(c, spec.mixer, spec.state);
@@ -311,7 +342,8 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
     return false;
   });
   const bool short_conv = any([](const LayerSpec& l) { return l.mixer == Mixer::ShortConv; });
-  p.convention = convention_text(p, kv, indexer, recurrent, short_conv);
+  const bool compressed = any([](const LayerSpec& l) { return l.attention.compress_ratio > 0; });
+  p.convention = convention_text(p, kv, indexer, recurrent, short_conv, compressed);
   return p;
 }
 

@@ -240,7 +240,11 @@ void predicted(const Inventory& inv, const std::optional<DeclaredQuantization>& 
       dtype = kAssumedModelDtype;
       q.tensor_bytes.back() = dtype_bytes(elements, dtype);
     }
-    if (q.quantized && is_wide_float(dtype) && known_dtype && predicted_quantized(t, m, ignore)) {
+    if (q.quantized && is_wide_float(dtype) && d && d->expert_dtype && t.routed_expert &&
+        predicted_quantized(t, m, ignore)) {
+      dtype = *d->expert_dtype;  // a block type: its blocks hold their scales
+      q.tensor_bytes.back() = dtype_bytes(elements, dtype);
+    } else if (q.quantized && is_wide_float(dtype) && known_dtype && predicted_quantized(t, m, ignore)) {
       // Without names from an index, the scales beside each quantized weight are predicted too.
       uint64_t scales = 0;
       if (!inv.checkpoint && d) {

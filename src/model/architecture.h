@@ -85,6 +85,12 @@ struct AttentionShape {
   bool shares_cache = false;
   // Gemma-4 global layers with attention_k_eq_v: V is K (transformers' cache still stores both).
   bool keys_are_values = false;
+  // DeepSeek-V4: one shared key-value head whose cache holds it once (values point at the keys).
+  bool kv_stored_once = false;
+  // DeepSeek-V4's compressed attention: beside its window of raw keys, the layer caches one entry of
+  // compressed_width values (the compressor's, plus its indexer's keys) per compress_ratio tokens of the
+  // whole context. 0: none.
+  uint64_t compress_ratio = 0, compressed_width = 0;
 };
 
 // The recurrent state of a Mamba, Mamba-2 or gated-DeltaNet (linear attention) mixer.

@@ -267,8 +267,15 @@ std::optional<PackedLinearTensor> packed_linear_tensor(const DeclaredQuantizatio
 std::optional<DeclaredQuantization> read_declared_quantization(const ModelConfig& cfg,
                                                                const std::filesystem::path& root) {
   for (std::string_view key : {"quantization_config", "compression_config"})
-    if (auto q = cfg.sub(key))
-      return labelled(parse_declaration(*q, "config.json " + std::string(key), ""), *q, key);
+    if (auto q = cfg.sub(key)) {
+      DeclaredQuantization d =
+          labelled(parse_declaration(*q, "config.json " + std::string(key), ""), *q, key);
+      if (cfg.string_or("expert_dtype", "") == "fp4") {
+        d.expert_dtype = DType::MXFP4;
+        d.qualifiers.push_back("routed experts in MXFP4 (expert_dtype fp4)");
+      }
+      return d;
+    }
   // The root's declaration first (it covers the whole checkpoint), unlike the language-model facts that
   // ModelConfig::language_first() reads from text_config first.
   if (auto text = cfg.sub("text_config"))

@@ -29,6 +29,9 @@ struct DeclaredQuantization {
   // kv_cache_quant_algo "FP8", compressed-tensors kv_cache_scheme): engines load it that way by default.
   std::optional<DType> kv_cache_dtype;
   std::string label;  // as the report names it: "bitsandbytes 4-bit (quantization_config)"
+  // DeepSeek-V4's top-level expert_dtype "fp4": routed experts stored as MXFP4 (4-bit values and one E8M0
+  // scale per 32), the other linears as the method says.
+  std::optional<DType> expert_dtype;
 };
 
 // nullopt when nothing declares quantization: config.json, then the side files in `root` (empty: none).

@@ -226,6 +226,28 @@ TEST(MemoryKvTest, BadSsmCacheDtypeIsAnError) {
   }
 }
 
+// DeepSeek-V4 (a config written here: 4 layers of head_dim 512, bf16): one shared key-value head cached once,
+// a raw window of 128 tokens per sequence, and per token one compressed entry per ratio. Layer kinds from
+// compress_ratios [0, 4, 128, 4]: sliding 512 x 2 bytes = 1,024 per token (at most 128 tokens kept); CSA
+// (512 compressor + 128 indexer dims) x 2 bytes / 4 = 320 per token; HCA 512 x 2 / 128 = 8 per token. Per
+// token while the window fills: 1,024 + 320 + 8 + 320 = 1,672. The three compressed layers also hold their
+// window: 3 x 128 x 512 x 2 = 393,216 per sequence. At 8,192 tokens: 128 x 1,024 + 8,192 x 648 + 393,216 =
+// 131,072 + 5,308,416 + 393,216 = 5,832,704.
+TEST(MemoryKvTest, DeepSeekV4CachesCompressedEntriesBesideItsWindow) {
+  test::TempDir dir;
+  test::write_file(dir / "config.json", R"({"model_type":"deepseek_v4","num_hidden_layers":4,
+      "torch_dtype":"bfloat16","compress_ratios":[0,4,128,4],"num_hash_layers":1,"n_routed_experts":8,
+      "num_experts_per_tok":2})");
+  auto l = test::load_model(dir.path(), false);
+  ReportOptions o;
+  o.context = 8192;
+  MemoryReport m = memory_of(*l, o);
+  EXPECT_EQ(m.kv_cache_per_token_bytes, 1'672u);
+  EXPECT_EQ(m.state_bytes_per_sequence, 393'216u);
+  EXPECT_EQ(m.kv_cache_bytes, 5'832'704u);
+  EXPECT_EQ(count_kind(m, "sliding"), 1u);
+}
+
 TEST(MemoryKvTest, AbsurdBatchIsALimitErrorNotAWrap) {
   LOAD_OR_SKIP(l, "hf-configs", "meta-llama__Meta-Llama-3.1-8B");
   ReportOptions o;

@@ -186,5 +186,70 @@ TEST(RecentDecoders, SolarOpenYoutuAndMellumDefaults) {
   EXPECT_EQ(parameters_of(R"({"model_type":"mellum"})"), 12149923072u);
 }
 
+// XiaomiMiMo/MiMo-V2-Flash's Hub config spells its layer kinds as remote code reads them
+// (hybrid_layer_pattern, moe_layer_freq); they equal MiMoV2FlashConfig's defaults. Card: 309B total, 15B
+// active (here 308.78B and 15.45B with the embeddings; the checkpoint's three 0.33B multi-token-prediction
+// blocks are not built).
+TEST(RecentDecoders, MimoV2FlashDoublesKvHeadsAndAddsSinksOnSlidingLayers) {
+  std::string pattern, freq;
+  for (int i = 0; i < 48; ++i) {
+    pattern += std::string(i ? "," : "") + (i == 0 || (i + 1) % 6 == 0 ? "0" : "1");
+    freq += std::string(i ? "," : "") + (i == 0 ? "0" : "1");
+  }
+  const ModelTemplate hub =
+      template_of(R"({"model_type":"mimo_v2_flash","hybrid_layer_pattern":[)" + pattern +
+                  R"(],"moe_layer_freq":[)" + freq + R"(],"n_shared_experts":null})");
+  EXPECT_EQ(total_of(hub), 308778768832u);
+  EXPECT_EQ(total_of(hub), total_of(template_of(R"({"model_type":"mimo_v2_flash"})")));
+  EXPECT_EQ(find_tensor(hub, "model.layers.1.self_attn.k_proj.weight")->shape, (Shape{8 * 192, 4096}));
+  EXPECT_EQ(find_tensor(hub, "model.layers.5.self_attn.v_proj.weight")->shape, (Shape{4 * 128, 4096}));
+  EXPECT_NE(find_tensor(hub, "model.layers.1.self_attn.sinks"), nullptr);
+  EXPECT_EQ(find_tensor(hub, "model.layers.5.self_attn.sinks"), nullptr);
+  EXPECT_NE(find_tensor(hub, "model.layers.0.mlp.gate_proj.weight"), nullptr);
+  const LayerSpec& sliding = hub.arch.stacks.front().layers.at(1);
+  EXPECT_EQ(sliding.attention.kv_heads, 8u);
+  EXPECT_EQ(sliding.attention.v_head_dim, 128u);
+  EXPECT_EQ(sliding.attention.window, 128u);
+  EXPECT_EQ(windows_of(hub, 5), 0u);
+  EXPECT_THROW(template_of(R"({"model_type":"mimo_v2_flash","num_hidden_layers":2,"moe_layer_freq":[0,2]})"),
+               Error);
+}
+
+// DeepSeek-V4-Pro's config.json (legacy keys: compress_ratios, num_hash_layers; 61 layers, the 62nd ratio is
+// its multi-token-prediction stage's). Card: 1.6T total, 49B activated. V4-Flash's shapes check against its
+// checkpoint: per layer the index lists 1,565 (sliding), 1,569 (HCA) and 1,576 (CSA) tensors, which the
+// transformers modules below account for one by one.
+TEST(RecentDecoders, DeepSeekV4ProCountsItsCompressorsIndexersAndHyperConnections) {
+  std::string ratios = "128,128";
+  for (int i = 2; i < 61; ++i) ratios += i % 2 == 0 ? ",4" : ",128";
+  ratios += ",0";
+  const ModelTemplate t = template_of(R"({"model_type":"deepseek_v4","hidden_size":7168,"head_dim":512,
+      "index_head_dim":128,"index_n_heads":64,"moe_intermediate_size":3072,"n_routed_experts":384,
+      "num_attention_heads":128,"num_experts_per_tok":6,"num_hidden_layers":61,"num_hash_layers":3,
+      "o_groups":16,"o_lora_rank":1024,"q_lora_rank":1536,"vocab_size":129280,"sliding_window":128,
+      "hc_mult":4,"n_shared_experts":1,"num_key_value_heads":1,"compress_ratios":[)" +
+                                      ratios + "]}");
+  EXPECT_EQ(total_of(t), 1572997179491u);
+  // A CSA layer: the compressor twice head_dim wide, and the indexer with its own compressor.
+  EXPECT_EQ(find_tensor(t, "model.layers.2.self_attn.compressor.kv_proj.weight")->shape, (Shape{1024, 7168}));
+  EXPECT_EQ(find_tensor(t, "model.layers.2.self_attn.compressor.indexer.position_bias")->shape,
+            (Shape{4, 256}));
+  // An HCA layer pools 128 tokens into one head_dim entry; the grouped output projection.
+  EXPECT_EQ(find_tensor(t, "model.layers.3.self_attn.compressor.position_bias")->shape, (Shape{128, 512}));
+  EXPECT_EQ(find_tensor(t, "model.layers.3.self_attn.o_a_proj.weight")->shape,
+            (Shape{16 * 1024, 128 * 512 / 16}));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mlp.gate.tid2eid")->kind, TensorKind::Buffer);
+  EXPECT_EQ(find_tensor(t, "model.layers.3.mlp.gate.e_score_correction_bias")->kind, TensorKind::Buffer);
+  EXPECT_EQ(find_tensor(t, "model.layers.60.attn_hc.fn")->shape, (Shape{24, 4 * 7168}));
+  const AttentionShape& hca = t.arch.stacks.front().layers.at(3).attention;
+  EXPECT_EQ(hca.compress_ratio, 128u);
+  EXPECT_EQ(hca.compressed_width, 512u);
+  EXPECT_EQ(t.arch.stacks.front().layers.at(2).attention.compressed_width, 512u + 128);
+  EXPECT_EQ(hca.kv_heads, 1u);
+  EXPECT_TRUE(hca.kv_stored_once);
+  EXPECT_THROW(template_of(R"({"model_type":"deepseek_v4","num_hidden_layers":2,"compress_ratios":[4,16]})"),
+               Error);
+}
+
 }  // namespace
 }  // namespace ma::test

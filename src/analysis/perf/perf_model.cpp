@@ -211,12 +211,17 @@ class Builder {
     const double b = static_cast<double>(in_.batch);
     const double window = a->window ? static_cast<double>(a->window) : INFINITY;  // chunks: at most as many
     double scores;  // query-key pairs over the batch, per head
+    // DeepSeek-V4's compressed attention also scores one entry per compress_ratio tokens of the context: all
+    // of them, an upper bound where its indexer keeps the top index_topk.
+    const double ratio = static_cast<double>(a->compress_ratio);
     if (in_.mode == PerfMode::Decode) {
       scores = b * std::min(static_cast<double>(in_.kv_len) + 1, window);
+      if (ratio > 0) scores += b * (static_cast<double>(in_.kv_len) + 1) / ratio;
     } else {
       const double s = q_len_;
       // Causal: each query sees the keys up to itself (half the square); a window caps that at w keys.
       scores = b * (window >= s ? s * (s + 1) / 2 : window * s - window * (window - 1) / 2);
+      if (ratio > 0) scores += b * s * (s + 1) / 2 / ratio;
     }
     OpCost op;
     op.name = "layers." + std::to_string(l) + ".attention";
@@ -232,7 +237,11 @@ class Builder {
     const double split = dp_ > 1 ? dp_
                          : kv    ? static_cast<double>(cache_split(*kv, inv_.arch, in_.parallel.tp))
                                  : tp_;
-    if (in_.mode == PerfMode::Decode) {
+    if (in_.mode == PerfMode::Decode && ratio > 0 && kv) {
+      // The raw window (the layer's per-sequence cache) and every compressed entry so far.
+      const double entries = (static_cast<double>(in_.kv_len) + 1) * per_token;
+      op.bytes_kv = b * (static_cast<double>(kv->state_bytes_per_sequence) + entries) * kv_scale / split;
+    } else if (in_.mode == PerfMode::Decode) {
       // The keys the query sees: the cache's, then the new token's, written once. A window's cache holds W
       // tokens with the new one among them (the report's size), so it is never read past W.
       const double seen = std::min(static_cast<double>(in_.kv_len) + 1, window);
