@@ -16,16 +16,33 @@ namespace ma {
 std::span<const FamilyBuilder> all_family_builders() {
   static const std::vector<FamilyBuilder> all = [] {
     std::vector<FamilyBuilder> v;
-    for (auto group :
-         {families::llama_like(),      families::llama_variants(), families::llama_additions(),
-          families::moe_decoders(),    families::moe_variants(),   families::mimo_v2_flash(),
-          families::deepseek_v4(),     families::deepseek_like(),  families::classic_decoders(),
-          families::qwen_hybrid(),     families::state_space(),    families::lightning_attention(),
-          families::conv_hybrids(),    families::mamba2_hybrids(), families::zamba2(),
-          families::encoders(),        families::llava_like(),     families::multimodal(),
-          families::mllama(),          families::aya_vision(),     families::gemma3n(),
-          families::glm4v(),           families::contrastive(),    families::vision_encoders(),
-          families::speech_encoders(), families::remote_code()})
+    for (auto group : {families::llama_like(),
+                       families::llama_variants(),
+                       families::llama_additions(),
+                       families::moe_decoders(),
+                       families::moe_variants(),
+                       families::mimo_v2_flash(),
+                       families::deepseek_v4(),
+                       families::olmo_hybrid(),
+                       families::deepseek_like(),
+                       families::classic_decoders(),
+                       families::qwen_hybrid(),
+                       families::state_space(),
+                       families::lightning_attention(),
+                       families::conv_hybrids(),
+                       families::mamba2_hybrids(),
+                       families::zamba2(),
+                       families::encoders(),
+                       families::llava_like(),
+                       families::multimodal(),
+                       families::mllama(),
+                       families::aya_vision(),
+                       families::gemma3n(),
+                       families::glm4v(),
+                       families::contrastive(),
+                       families::vision_encoders(),
+                       families::speech_encoders(),
+                       families::remote_code()})
       v.insert(v.end(), group.begin(), group.end());
     return v;
   }();

@@ -135,6 +135,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"OLMo 2", "Allen Institute for AI", "olmo2", CausalLm, "olmo-2 olmo2"},
     FamilyRow{"OLMo 3", "Allen Institute for AI", "olmo3", CausalLm, "olmo-3 olmo3"},
     FamilyRow{"OLMoE", "Allen Institute for AI", "olmoe", CausalLm, "olmoe"},
+    FamilyRow{"OLMo Hybrid", "Allen Institute for AI", "olmo_hybrid", CausalLm, "olmo-hybrid"},
     FamilyRow{"Granite", "IBM", "granite granitemoe granitemoeshared granitemoehybrid llama", CausalLm,
               "granite"},
     FamilyRow{"Nemotron", "NVIDIA", "nemotron", CausalLm, "nemotron-4 minitron"},
@@ -182,6 +183,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Command A MoE (Cohere2-MoE)", "Cohere", "cohere2_moe", CausalLm, "command-a-plus"},
     FamilyRow{"Mellum", "JetBrains", "mellum", CausalLm, "mellum"},
     FamilyRow{"Hy3", "Tencent", "hy_v3", CausalLm, "hy3"},
+    FamilyRow{"Step 3.5", "StepFun", "step3p5", CausalLm, "step-3.5"},
     FamilyRow{"Youtu-LLM", "Tencent", "youtu", CausalLm, "youtu-llm"},
     FamilyRow{"Solar Open", "Upstage", "solar_open", CausalLm, "solar-open"},
     // --- encoders, encoder-decoders, speech ---

@@ -288,13 +288,18 @@ TensorPlacement place_tensor(std::string_view name) {
     return pl;
   }
   for (std::string_view p : inner) {
-    if (contains(p, "shared_expert") || p == "shared_mlp") {
+    if (contains(p, "shared_expert") || p == "shared_mlp" || p == "share_expert") {
       set(Block::SharedExpert, module == "shared_expert_gate" ? "gate" : role);
       return pl;
     }
   }
+  // Step-3.5 stacks its experts' projections right under the block: moe.{gate,up,down}_proj.
+  const bool stacked_under_moe =
+      any_part_in(inner, std::array<std::string_view, 1>{"moe"}) &&
+      in(module, std::array<std::string_view, 3>{"gate_proj", "up_proj", "down_proj"});
   for (std::string_view p : inner) {
-    if (p == "experts" || p == "local_experts" || p == "input_linear" || p == "output_linear") {
+    if (p == "experts" || p == "local_experts" || p == "input_linear" || p == "output_linear" ||
+        stacked_under_moe) {
       set(Block::MoeExpert, role);
       return pl;
     }
@@ -306,9 +311,12 @@ TensorPlacement place_tensor(std::string_view name) {
     return pl;
   }
   if (module == "gate" || module == "router" || leaf == "e_score_correction_bias" || leaf == "expert_bias" ||
-      module == "switch" || any_part_in(inner, std::array<std::string_view, 1>{"router"})) {
+      leaf == "router_bias" || module == "switch" ||
+      any_part_in(inner, std::array<std::string_view, 1>{"router"})) {
     set(Block::MoeRouter,
-        role_of(leaf == "e_score_correction_bias" || leaf == "expert_bias" ? leaf : module));
+        role_of(leaf == "e_score_correction_bias" || leaf == "expert_bias" || leaf == "router_bias"
+                    ? leaf
+                    : module));
     return pl;
   }
   // LFM2's short convolution: conv.in_proj, conv.conv, conv.out_proj.

@@ -251,5 +251,57 @@ TEST(RecentDecoders, DeepSeekV4ProCountsItsCompressorsIndexersAndHyperConnection
                Error);
 }
 
+// stepfun-ai/Step-3.5-Flash's Hub config in its legacy keys (per-layer lists padded with its three
+// multi-token-prediction layers, attention_other_setting, moe_layers_enum as a string). Card: 196B total,
+// 11B active; the Hub's 199B adds those three layers, which transformers does not build.
+TEST(RecentDecoders, Step35ReadsItsHubConfigsLegacyKeys) {
+  std::string types;
+  for (int i = 0; i < 48; ++i)
+    types += std::string(i ? "," : "") + (i % 4 == 0 ? "\"full_attention\"" : "\"sliding_attention\"");
+  std::string moe;
+  for (int i = 3; i < 45; ++i) moe += std::string(i > 3 ? "," : "") + std::to_string(i);
+  const ModelTemplate t = template_of(R"({"model_type":"step3p5","hidden_size":4096,"intermediate_size":11264,
+      "num_hidden_layers":45,"vocab_size":128896,"num_attention_heads":64,"num_attention_groups":8,"head_dim":128,
+      "attention_other_setting":{"num_attention_heads":96,"num_attention_groups":8,"head_dim":128},
+      "sliding_window":512,"num_nextn_predict_layers":3,"moe_num_experts":288,"moe_top_k":8,
+      "moe_intermediate_size":1280,"share_expert_dim":1280,"tie_word_embeddings":false,"layer_types":[)" +
+                                      types + R"(],"moe_layers_enum":")" + moe + R"("})");
+  EXPECT_EQ(total_of(t), 196956118272u);
+  EXPECT_EQ(find_tensor(t, "model.layers.1.self_attn.g_proj.weight")->shape, (Shape{96, 4096}));
+  EXPECT_EQ(find_tensor(t, "model.layers.4.self_attn.q_proj.weight")->shape, (Shape{64 * 128, 4096}));
+  EXPECT_NE(find_tensor(t, "model.layers.2.mlp.gate_proj.weight"), nullptr);
+  const TemplateTensor* experts = find_tensor(t, "model.layers.3.mlp.experts.gate_up_proj");
+  ASSERT_EQ(experts->disk.size(), 2u);  // stored as two stacked halves
+  EXPECT_EQ(experts->disk[1].name, "model.layers.3.moe.up_proj.weight");
+  EXPECT_EQ(find_tensor(t, "model.layers.3.mlp.gate.e_score_correction_bias")->kind, TensorKind::Buffer);
+  EXPECT_EQ(stored_name(*find_tensor(t, "model.layers.3.mlp.shared_experts.up_proj.weight")),
+            "model.layers.3.share_expert.up_proj.weight");
+  EXPECT_EQ(windows_of(t, 1), 512u);
+  EXPECT_THROW(template_of(R"({"model_type":"step3p5","num_hidden_layers":4,"moe_layers_enum":"3,x"})"),
+               Error);
+}
+
+// OLMo Hybrid 7B is OlmoHybridConfig's defaults ("7B"; here 7,430,870,688 as the classes' modules add up).
+TEST(RecentDecoders, OlmoHybridInterleavesDeltaNetWithOlmo3Attention) {
+  const ModelTemplate t = template_of(R"({"model_type":"olmo_hybrid"})");
+  EXPECT_EQ(total_of(t), 7430870688u);
+  // 30 key heads of 96 (0.75 x 3,840 / 30) and 30 value heads of 192: the convolution runs over q, k and v.
+  EXPECT_EQ(find_tensor(t, "model.layers.0.linear_attn.conv1d.weight")->shape,
+            (Shape{2 * 2880 + 5760, 1, 4}));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.linear_attn.o_norm.weight")->shape, (Shape{192}));
+  EXPECT_NE(find_tensor(t, "model.layers.0.input_layernorm.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.layers.3.input_layernorm.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.layers.3.self_attn.q_norm.weight")->shape, (Shape{3840}));
+  EXPECT_EQ(t.arch.stacks.front().layers.at(2).mixer, Mixer::LinearAttention);
+  EXPECT_EQ(t.arch.stacks.front().layers.at(3).mixer, Mixer::Attention);
+  // Legacy names map as the config class maps them; a stack without both kinds is refused.
+  const ModelTemplate legacy = template_of(
+      R"({"model_type":"olmo_hybrid","num_hidden_layers":2,"layer_types":["mamba","attention"]})");
+  EXPECT_EQ(legacy.arch.stacks.front().layers.at(0).mixer, Mixer::LinearAttention);
+  EXPECT_THROW(template_of(R"({"model_type":"olmo_hybrid","num_hidden_layers":2,
+      "layer_types":["linear_attention","linear_attention"]})"),
+               Error);
+}
+
 }  // namespace
 }  // namespace ma::test

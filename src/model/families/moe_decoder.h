@@ -16,9 +16,10 @@ namespace ma::families {
 
 // How one family's routed experts look in memory and in its Hub checkpoints.
 enum class ExpertStyle : uint8_t {
-  PerExpert,  // memory: gate_up_proj [E, 2I, H] + down_proj [E, H, I]; disk: one tensor per expert
-  Stacked,    // memory as above; disk: already stacked, under other names (Granite's input/output_linear)
-  Biased,     // gpt-oss: gate_up_proj [E, H, 2I] + down_proj [E, I, H] with per-expert biases, stored as is
+  PerExpert,      // memory: gate_up_proj [E, 2I, H] + down_proj [E, H, I]; disk: one tensor per expert
+  Stacked,        // memory as above; disk: already stacked, under other names (Granite's input/output_linear)
+  StackedHalves,  // memory as above; disk: gate and up stacked apart, [E, I, H] each (Step-3.5's moe.*_proj)
+  Biased,  // gpt-oss: gate_up_proj [E, H, 2I] + down_proj [E, I, H] with per-expert biases, stored as is
 };
 
 struct MoeLayout {
@@ -30,8 +31,11 @@ struct MoeLayout {
   ExpertStyle style = ExpertStyle::PerExpert;
   blocks::ExpertsOnDisk names;   // per-expert leaf names (prefix is filled per layer)
   bool correction_bias = false;  // MiniMax-M2: e_score_correction_bias buffer of the sigmoid router
-  bool shared_expert = false;    // Qwen2-MoE: a gated dense expert every token goes through
-  bool shared_experts = false;   // ERNIE 4.5: `shared_experts`, a plain MLP every token goes through
+  // Where that buffer sits under the block, in memory and on disk (Hy3's checkpoints: expert_bias).
+  std::string correction_bias_name = "e_score_correction_bias";
+  std::string disk_correction_bias_name = "e_score_correction_bias";
+  bool shared_expert = false;   // Qwen2-MoE: a gated dense expert every token goes through
+  bool shared_experts = false;  // ERNIE 4.5: `shared_experts`, a plain MLP every token goes through
   std::string shared_name = "shared_experts";  // Hunyuan: shared_mlp
   std::string disk_shared_name;                // empty: shared_name; Laguna's checkpoints: shared_expert
   uint64_t shared_inter = 0;

@@ -86,6 +86,14 @@ void experts(ModelTemplate& t, const std::string& mem, const std::string& disk, 
                               DiskPiece{disk + "." + m.names.up + ".weight", {e, 2 * i, h}},
                               DiskPiece{disk + "." + m.names.down + ".weight", {e, h, i}});
       break;
+    case ExpertStyle::StackedHalves: {
+      TemplateTensor& gate_up = blocks::routed(t, mem + ".gate_up_proj", {e, 2 * i, h});
+      for (const std::string& half : {m.names.gate, m.names.up})
+        gate_up.disk.push_back({disk + "." + half + ".weight", {e, i, h}});
+      blocks::routed(t, mem + ".down_proj", {e, h, i})
+          .disk.push_back({disk + "." + m.names.down + ".weight", {e, h, i}});
+      break;
+    }
     case ExpertStyle::Biased: {
       // Stored transposed against the other families: [E, in, out].
       TemplateTensor& gate_up = blocks::routed(t, mem + ".gate_up_proj", {e, h, 2 * i});
@@ -106,8 +114,8 @@ void sparse_block(ModelTemplate& t, const std::string& layer, const Architecture
   add_renamed(t, mem + "." + m.router + ".weight", {a.num_experts, a.hidden_size}, disk_router + ".weight");
   if (m.router_bias) add_renamed(t, mem + "." + m.router + ".bias", {a.num_experts}, disk_router + ".bias");
   if (m.correction_bias) {
-    TemplateTensor& b =
-        add_renamed(t, mem + ".e_score_correction_bias", {a.num_experts}, disk + ".e_score_correction_bias");
+    TemplateTensor& b = add_renamed(t, mem + "." + m.correction_bias_name, {a.num_experts},
+                                    disk + "." + m.disk_correction_bias_name);
     b.kind = TensorKind::Buffer;
   }
   if (m.statics_bias)
@@ -117,7 +125,8 @@ void sparse_block(ModelTemplate& t, const std::string& layer, const Architecture
     add_renamed(t, mem + "." + m.router + ".e_score_correction_bias", {a.num_experts},
                 disk + ".experts.e_score_correction_bias");
   if (m.expert_bias) add_renamed(t, mem + ".expert_bias", {a.num_experts}, disk + ".expert_bias");
-  const std::string experts_disk = m.style == ExpertStyle::Stacked ? disk : disk + ".experts";
+  const bool stacked = m.style == ExpertStyle::Stacked || m.style == ExpertStyle::StackedHalves;
+  const std::string experts_disk = stacked ? disk : disk + ".experts";
   experts(t, mem + ".experts", experts_disk, a, m);
   if (m.shared_expert) blocks::gated_shared_expert(t, mem, a.hidden_size, m.shared_inter);
   if (m.shared_experts) {

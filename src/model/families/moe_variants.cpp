@@ -1,10 +1,13 @@
 // Mixture-of-experts decoders of 2025-26 that vary moe_decoder.h's layer: FlexOlmo (norms after each half
 // only, q/k norms over the whole projection), Cohere2-MoE (attention and MLP side by side after one norm),
 // GraniteMoeSWA (attention sinks, sliding and full layers), Mellum (Qwen3-MoE's attention, dense layers by
-// mlp_layer_types) and Hy3 (Tencent's Hunyuan 3: q/k norms, a sigmoid router with a score-correction buffer,
-// one shared MLP). Each builder mirrors its transformers class: the config class's defaults, then what its
-// modules create.
+// mlp_layer_types), Hy3 (Tencent's Hunyuan 3: q/k norms, a sigmoid router with a score-correction buffer, one
+// shared MLP) and Step-3.5 (per-head output gates, more query heads on sliding layers). Each builder mirrors
+// its transformers class: the config class's defaults, then what its modules create.
+#include <algorithm>
 #include <array>
+#include <string>
+#include <vector>
 
 #include "model/families/decoder_llama.h"
 #include "model/families/family_groups.h"
@@ -137,6 +140,7 @@ void build_hy_v3(const ModelConfig& cfg, ModelTemplate& t) {
   d.sparse = sparse_from_mlp_layer_types(cfg, a.num_layers, 1);
   d.dense_inter = a.intermediate_size;
   d.moe.correction_bias = true;
+  d.moe.disk_correction_bias_name = "expert_bias";
   d.moe.disk_router = "router.gate";
   a.num_shared_experts = cfg.count_or("num_shared_experts", 1);
   d.moe.shared_experts = true;
@@ -148,12 +152,127 @@ void build_hy_v3(const ModelConfig& cfg, ModelTemplate& t) {
   build_moe_decoder(t, d);
 }
 
+// A per-layer list of Step-3.5's Hub config, which pads it with one entry per multi-token-prediction layer:
+// those are dropped, as Step3p7TextConfig splits them off. Empty when the config has none.
+std::vector<std::string> step3p5_layer_list(const ModelConfig& cfg, std::string_view key, uint64_t layers,
+                                            uint64_t mtp) {
+  std::vector<std::string> v = cfg.strings(key);
+  if (!v.empty() && v.size() == layers + mtp) v.resize(layers);
+  if (!v.empty() && v.size() != layers)
+    cfg.fail(key,
+             "must list one entry per layer (" + std::to_string(layers) + "), or per layer and MTP layer");
+  return v;
+}
+
+// Layer indices given as a list or as one string of them ("3,4,5", as Step-3.5's moe_layers_enum spells
+// them).
+std::vector<int64_t> layer_indices(const ModelConfig& cfg, std::string_view key) {
+  const json::Value* v = cfg.raw(key);
+  if (!v->is_string()) return cfg.ints(key);
+  std::vector<int64_t> out;
+  std::string_view rest = v->as_string();
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item.empty()) continue;
+    if (item.size() > 6 || item.find_first_not_of("0123456789") != std::string_view::npos)
+      cfg.fail(key, "must list layer indices (\"3,4,5\" or [3, 4, 5])");
+    out.push_back(std::stoll(std::string(item)));
+  }
+  return out;
+}
+
+// Step-3.5-Flash (step3p5): its Hub checkpoint runs remote code; transformers reads the config as
+// Step3p7TextConfig and builds the same stack as Step3p7TextModel, named here as that class names it, with
+// the head. Qwen3's attention with a sigmoid gate per head (g_proj), sliding layers with their own query-head
+// count (attention_other_setting, 96 against 64), the dense layers moe_layers_enum leaves out (the first
+// three), then experts behind a sigmoid router with a score-correction buffer and one shared MLP of
+// share_expert_dim. The Hub's legacy keys are read as the config class reads them.
+void build_step3p5(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Step3p5ForCausalLM";
+  DecoderDefaults dd;
+  dd.vocab_size = 128815;
+  dd.intermediate_size = 11264;
+  dd.num_hidden_layers = 45;
+  dd.num_attention_heads = 64;
+  dd.num_key_value_heads = cfg.dim_or("num_attention_groups", 8);
+  dd.head_dim = 128;
+  dd.max_position_embeddings = 128000;
+  read_decoder_dims(cfg, dd, t);
+  ArchitectureRecord& a = t.arch;
+  read_experts(cfg, t, {"n_routed_experts", "moe_num_experts", "num_local_experts"}, 288,
+               cfg.dim_or("moe_top_k", 8), cfg.dim_or("moe_intermediate_size", 1280));
+  const uint64_t mtp = cfg.count_or("num_nextn_predict_layers", cfg.count_or("num_mtp_layers", 0));
+  MoeDecoder d = all_sparse(a);
+  d.attn.qkv_bias = d.attn.o_bias = cfg.flag_or("attention_bias", false);
+  d.attn.qk_norm = true;
+  d.gate = OutputGate::PerHead;
+  d.mlp_bias = cfg.flag_or("mlp_bias", false);
+  d.dense_inter = a.intermediate_size;
+  // Which layers slide, and with how many query heads.
+  const std::vector<std::string> types = step3p5_layer_list(cfg, "layer_types", a.num_layers, mtp);
+  uint64_t sliding_heads = a.num_attention_heads;
+  if (cfg.has("num_sliding_attention_heads"))
+    sliding_heads = cfg.dim("num_sliding_attention_heads");
+  else if (const std::optional<ModelConfig> other = cfg.sub("attention_other_setting"))
+    sliding_heads = other->dim_or("num_attention_heads", a.num_attention_heads);
+  const uint64_t window = window_or_none(cfg, 0);
+  d.heads.assign(a.num_layers, a.num_attention_heads);
+  d.windows.assign(a.num_layers, 0);
+  for (uint64_t i = 0; i < types.size(); ++i) {
+    if (types[i] != "sliding_attention" && types[i] != "full_attention")
+      cfg.fail("layer_types",
+               "entries must be sliding_attention or full_attention, not \"" + types[i] + "\"");
+    if (types[i] == "sliding_attention") {
+      d.heads[i] = sliding_heads;
+      d.windows[i] = window;
+    }
+  }
+  // Which layers route: mlp_layer_types, else moe_layers_enum (indices, as a list or "3,4,..."), else from 3
+  // on.
+  const std::vector<std::string> mlp = step3p5_layer_list(cfg, "mlp_layer_types", a.num_layers, mtp);
+  for (uint64_t i = 0; i < a.num_layers; ++i) d.sparse[i] = i >= 3;
+  if (!mlp.empty()) {
+    for (uint64_t i = 0; i < a.num_layers; ++i) {
+      if (mlp[i] != "dense" && mlp[i] != "sparse")
+        cfg.fail("mlp_layer_types", "entries must be dense or sparse, not \"" + mlp[i] + "\"");
+      d.sparse[i] = mlp[i] == "sparse";
+    }
+  } else if (const json::Value* e = cfg.raw("moe_layers_enum"); e && !e->is_null()) {
+    const std::vector<int64_t> listed = layer_indices(cfg, "moe_layers_enum");
+    for (uint64_t i = 0; i < a.num_layers; ++i)
+      d.sparse[i] = std::find(listed.begin(), listed.end(), static_cast<int64_t>(i)) != listed.end();
+  }
+  d.moe.disk_block = "moe";
+  d.moe.style = ExpertStyle::StackedHalves;
+  d.moe.correction_bias = true;
+  d.moe.correction_bias_name = "gate.e_score_correction_bias";
+  d.moe.disk_correction_bias_name = "router_bias";
+  d.moe.shared_experts = true;
+  d.moe.shared_inter =
+      cfg.has("share_expert_dims") ? cfg.dim("share_expert_dims") : cfg.dim_or("share_expert_dim", 1280);
+  a.num_shared_experts = 1;
+  build_moe_decoder(t, d);
+  for (uint64_t i = 0; i < a.num_layers; ++i)
+    if (d.sparse[i]) {
+      const std::string p = "model.layers." + std::to_string(i) + ".";
+      t.rename_on_disk(p + "mlp.shared_experts.", p + "share_expert.");
+    }
+  for (uint64_t i = 0; i < mtp; ++i)
+    t.known_extras.push_back({"model.layers." + std::to_string(a.num_layers + i) + ".",
+                              "multi-token-prediction layer: transformers skips it"});
+}
+
 constexpr std::array kMoeVariantFamilies{
     FamilyBuilder{"flex_olmo", build_flex_olmo},
     FamilyBuilder{"cohere2_moe", build_cohere2_moe},
     FamilyBuilder{"granitemoe_swa", build_granitemoe_swa},
     FamilyBuilder{"mellum", build_mellum},
     FamilyBuilder{"hy_v3", build_hy_v3},
+    FamilyBuilder{"step3p5", build_step3p5},
 };
 
 }  // namespace
