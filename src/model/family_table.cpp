@@ -184,6 +184,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Mellum", "JetBrains", "mellum", CausalLm, "mellum"},
     FamilyRow{"Hy3", "Tencent", "hy_v3", CausalLm, "hy3"},
     FamilyRow{"Step 3.5", "StepFun", "step3p5", CausalLm, "step-3.5"},
+    FamilyRow{"JetMoE", "JetMoE authors (MIT, Princeton, MyShell)", "jetmoe", CausalLm, "jetmoe"},
     FamilyRow{"Youtu-LLM", "Tencent", "youtu", CausalLm, "youtu-llm"},
     FamilyRow{"Solar Open", "Upstage", "solar_open", CausalLm, "solar-open"},
     // --- encoders, encoder-decoders, speech ---

@@ -13,11 +13,11 @@
 namespace ma::test {
 namespace {
 
-// num_parameters of a template: its parameters' elements, a tied head once (it is no tensor of its own).
+// num_parameters of a template: its parameters' elements, a tied head once (its copy names the storage).
 uint64_t total_of(const ModelTemplate& t) {
   uint64_t n = 0;
   for (const TemplateTensor& x : t.tensors)
-    if (x.kind == TensorKind::Parameter) n += numel(x.shape);
+    if (x.kind == TensorKind::Parameter && x.tied_to.empty()) n += numel(x.shape);
   return n;
 }
 
@@ -301,6 +301,20 @@ TEST(RecentDecoders, OlmoHybridInterleavesDeltaNetWithOlmo3Attention) {
   EXPECT_THROW(template_of(R"({"model_type":"olmo_hybrid","num_hidden_layers":2,
       "layer_types":["linear_attention","linear_attention"]})"),
                Error);
+}
+
+// jetmoe/jetmoe-8b: JetMoeConfig's defaults with 24 layers; its paper: 8.52B parameters, 2.2B active.
+TEST(RecentDecoders, JetMoeRoutesAttentionHeadsAndMlps) {
+  const ModelTemplate t = template_of(R"({"model_type":"jetmoe","num_hidden_layers":24})");
+  EXPECT_EQ(total_of(t), 8522237952u);
+  EXPECT_EQ(find_tensor(t, "model.layers.0.self_attention.kv_proj.weight")->shape,
+            (Shape{2 * 16 * 128, 2048}));
+  const TemplateTensor* moa = find_tensor(t, "model.layers.23.self_attention.experts.input_linear.weight");
+  EXPECT_EQ(moa->shape, (Shape{8, 2048, 2048}));
+  EXPECT_TRUE(moa->routed_expert);
+  EXPECT_EQ(find_tensor(t, "model.layers.23.mlp.output_linear.weight")->shape, (Shape{8, 2048, 5632}));
+  EXPECT_EQ(t.arch.num_attention_heads, 32u);  // 16 kv heads x top-2 attention experts
+  EXPECT_TRUE(t.arch.tie_word_embeddings);
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // only, q/k norms over the whole projection), Cohere2-MoE (attention and MLP side by side after one norm),
 // GraniteMoeSWA (attention sinks, sliding and full layers), Mellum (Qwen3-MoE's attention, dense layers by
 // mlp_layer_types), Hy3 (Tencent's Hunyuan 3: q/k norms, a sigmoid router with a score-correction buffer, one
-// shared MLP) and Step-3.5 (per-head output gates, more query heads on sliding layers). Each builder mirrors
+// shared MLP), Step-3.5 (per-head output gates, more query heads on sliding layers) and JetMoE (a mixture of
+// attention heads beside the mixture of MLPs). Each builder mirrors
 // its transformers class: the config class's defaults, then what its modules create.
 #include <algorithm>
 #include <array>
@@ -266,6 +267,48 @@ void build_step3p5(const ModelConfig& cfg, ModelTemplate& t) {
                               "multi-token-prediction layer: transformers skips it"});
 }
 
+// JetMoE: a mixture of experts in both halves of every layer. Attention is a mixture of attention heads
+// (MoA): one shared kv_proj gives num_key_value_heads keys and values of kv_channels, and each of
+// num_local_experts experts projects the queries in (input_linear) and the output back (output_linear), the
+// top num_experts_per_tok of them per token, hence num_key_value_heads x num_experts_per_tok query heads. The
+// MLP is a plain top-k mixture (input_linear [E, 2I, H], output_linear [E, H, I]) with a bias of its own.
+void build_jetmoe(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "JetMoeForCausalLM";
+  DecoderDefaults dd;
+  dd.hidden_size = 2048;
+  dd.intermediate_size = 5632;
+  dd.num_hidden_layers = 12;
+  dd.num_key_value_heads = cfg.dim_or("num_key_value_heads", 16);
+  dd.num_attention_heads = dd.num_key_value_heads * cfg.dim_or("num_experts_per_tok", 2);
+  dd.head_dim = cfg.has("kv_channels") ? cfg.dim("kv_channels") : 128;  // head_dim is its alias
+  dd.tie_word_embeddings = true;
+  dd.max_position_embeddings = 4096;
+  read_decoder_dims(cfg, dd, t);
+  ArchitectureRecord& a = t.arch;
+  read_experts(cfg, t, {"num_local_experts"}, 8, 2, a.intermediate_size);
+  const uint64_t h = a.hidden_size, e = a.num_experts, heads_width = a.num_key_value_heads * a.head_dim;
+  token_embedding(t, "model.embed_tokens.weight", a);
+  StackSpec& stack = a.add_stack(StackRole::Decoder, "model.layers");
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    const std::string p = "model.layers." + std::to_string(i);
+    const std::string moa = p + ".self_attention.experts", mlp = p + ".mlp";
+    blocks::linear(t, p + ".self_attention.kv_proj", h, 2 * heads_width, false);
+    t.add(moa + ".bias", {h});
+    blocks::routed(t, moa + ".input_linear.weight", {e, heads_width, h});
+    blocks::routed(t, moa + ".output_linear.weight", {e, h, heads_width});
+    blocks::linear(t, moa + ".router.layer", h, e, false);
+    t.add(mlp + ".bias", {h});
+    blocks::routed(t, mlp + ".input_linear.weight", {e, 2 * a.intermediate_size, h});
+    blocks::routed(t, mlp + ".output_linear.weight", {e, h, a.intermediate_size});
+    blocks::linear(t, mlp + ".router.layer", h, e, false);
+    blocks::norm(t, p + ".input_layernorm", h, false);
+    blocks::norm(t, p + ".post_attention_layernorm", h, false);
+    stack.layers.push_back(attention_layer(a, 0, Ffn::Moe));
+  }
+  blocks::norm(t, "model.norm", h, false);
+  lm_head(t, "model.embed_tokens.weight", a);
+}
+
 constexpr std::array kMoeVariantFamilies{
     FamilyBuilder{"flex_olmo", build_flex_olmo},
     FamilyBuilder{"cohere2_moe", build_cohere2_moe},
@@ -273,6 +316,7 @@ constexpr std::array kMoeVariantFamilies{
     FamilyBuilder{"mellum", build_mellum},
     FamilyBuilder{"hy_v3", build_hy_v3},
     FamilyBuilder{"step3p5", build_step3p5},
+    FamilyBuilder{"jetmoe", build_jetmoe},
 };
 
 }  // namespace
