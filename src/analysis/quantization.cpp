@@ -236,6 +236,13 @@ void predicted(const Inventory& inv, const std::optional<DeclaredQuantization>& 
     if (!t.shape_known || !t.dtype) continue;
     DType dtype = *t.dtype;
     uint64_t elements = t.parameters;
+    if (t.template_dtype) {  // stored as the template says, whatever the method would make of it
+      if (q.quantized && t.kind == TensorKind::Parameter && is_wide_float(dtype))
+        q.unquantized_elements[unquantized_group(t)] += t.parameters;
+      q.elements_by_stored_dtype[dtype_name(dtype)] += elements;
+      predicted_bytes += t.bytes;
+      continue;
+    }
     if (width_assumed && is_wide_float(dtype) && dtype_bits(dtype) > 16) {
       dtype = kAssumedModelDtype;
       q.tensor_bytes.back() = dtype_bytes(elements, dtype);

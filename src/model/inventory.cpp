@@ -147,11 +147,12 @@ void report_missing(const TemplateMatcher& matcher, const std::set<std::string_v
 
 // The inventory row a template entry implies (dry runs, tied copies).
 InventoryTensor template_row(const TemplateTensor& tt, std::string name, const Shape& shape, DType dtype,
-                             TensorKind kind) {
+                             bool dtype_fixed, TensorKind kind) {
   InventoryTensor t;
   t.name = std::move(name);
   t.shape = shape;
   t.dtype = dtype;
+  t.template_dtype = dtype_fixed;
   t.kind = kind;
   t.tied_to = tt.tied_to;
   t.routed_expert = tt.routed_expert;
@@ -170,13 +171,17 @@ std::vector<InventoryTensor> template_rows(const ModelTemplate& m, DType dtype) 
     if (tt.stored && tt.per_expert) {
       const PerExpertPieces& pe = *tt.per_expert;
       for (uint32_t e = 0; e < pe.experts; ++e)
-        for (size_t p = 0; p < pe.parts.size(); ++p)
-          rows.push_back(template_row(tt, pe.name(e, p), pe.parts[p].shape, dtype, tt.kind));
+        for (size_t p = 0; p < pe.parts.size(); ++p) {
+          const PerExpertPieces::Part& part = pe.parts[p];
+          rows.push_back(template_row(tt, pe.name(e, p), part.shape, part.dtype.value_or(dtype),
+                                      part.dtype.has_value(), part.kind.value_or(tt.kind)));
+        }
     } else if (!tt.stored || tt.disk.empty()) {
-      rows.push_back(template_row(tt, tt.name, tt.shape, dtype, tt.kind));
+      rows.push_back(template_row(tt, tt.name, tt.shape, dtype, false, tt.kind));
     } else {
       for (const DiskPiece& d : tt.disk)
-        rows.push_back(template_row(tt, d.name, d.shape, d.dtype.value_or(dtype), d.kind.value_or(tt.kind)));
+        rows.push_back(template_row(tt, d.name, d.shape, d.dtype.value_or(dtype), d.dtype.has_value(),
+                                    d.kind.value_or(tt.kind)));
     }
   }
   return rows;
@@ -411,6 +416,7 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
     note.model_dtype = m.model_dtype;
     t.shape = *m.shape;
     t.dtype = m.dtype;
+    t.template_dtype = !m.model_dtype;
     t.parameters = numel(t.shape);
     t.bytes = dtype_bytes(t.parameters, m.dtype);
   } else {
@@ -589,7 +595,7 @@ Inventory build_inventory(const LocalModelFiles& files) {
   if (matcher) {
     // Tied copies are listed (not stored) at their template position.
     matcher->for_each_tied_copy([&](const TemplateMatch& m, const std::string& name) {
-      rows.push_back(template_row(*m.tensor, name, *m.shape, m.dtype, m.kind));
+      rows.push_back(template_row(*m.tensor, name, *m.shape, m.dtype, !m.model_dtype, m.kind));
       keys.push_back(m.order);
     });
     report_missing(*matcher, stored_modules, *inv.model, inv.config ? &*inv.config : nullptr, diff.missing,

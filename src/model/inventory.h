@@ -33,6 +33,9 @@ struct InventoryTensor {
   bool routed_expert = false;
   bool embedding = false;
   bool stored = true;  // present in the checkpoint (or would be, in a dry run)
+  // Without headers: the template says how this tensor is stored (a DiskPiece's dtype: gpt-oss's MXFP4
+  // blocks, DeepSeek-V4's FP8, FP4 and float32 tensors), so `dtype` is a fact, not the config's dtype.
+  bool template_dtype = false;
 
   // The module-list prefix the layer index belongs to ("model.layers"); empty outside stacks.
   std::string_view stack() const { return std::string_view(name).substr(0, placement.stack_length); }

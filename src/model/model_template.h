@@ -38,6 +38,9 @@ struct PerExpertPieces {
   struct Part {
     std::string suffix;  // e.g. "gate_proj.weight"
     Shape shape;         // of one expert's tensor
+    // As DiskPiece's: DeepSeek-V4's FP4 experts store packed I8 weights and F8_E8M0 scales.
+    std::optional<DType> dtype = std::nullopt;
+    std::optional<TensorKind> kind = std::nullopt;
   };
   std::string prefix;  // e.g. "model.layers.3.mlp.experts"
   uint32_t experts = 0;

@@ -40,7 +40,9 @@ TemplateMatcher::TemplateMatcher(const ModelTemplate& model, DType dtype)
       ++tied_copies_;
       continue;
     }
-    std::string first = n.substr(0, n.find('.') + 1);
+    const size_t dot = n.find('.');
+    if (dot == std::string::npos) continue;  // a root name (DeepSeek-V4's hc_head_fn) has no base prefix
+    std::string first = n.substr(0, dot + 1);
     if (std::find(base_prefixes_.begin(), base_prefixes_.end(), first) == base_prefixes_.end())
       base_prefixes_.push_back(first);
   }
@@ -120,13 +122,14 @@ TemplateMatch TemplateMatcher::expert_piece(const ExpertPatterns::Hit& piece) {
   pieces_seen_[piece.slot] = 1;
   const TemplateTensor& tt = model_.tensors[piece.tensor_index];
   const PerExpertPieces& pe = *tt.per_expert;
+  const PerExpertPieces::Part& part = pe.parts[piece.part];
   return TemplateMatch{TemplateMatch::How::ExpertPiece,
                        &tt,
-                       &pe.parts[piece.part].shape,
-                       dtype_,
-                       tt.kind,
+                       &part.shape,
+                       part.dtype.value_or(dtype_),
+                       part.kind.value_or(tt.kind),
                        order_key(piece.tensor_index, uint64_t{piece.expert} * pe.parts.size() + piece.part),
-                       true};
+                       !part.dtype.has_value()};
 }
 
 void TemplateMatcher::for_each_unmatched(
@@ -137,8 +140,9 @@ void TemplateMatcher::for_each_unmatched(
       f(*expected_[i].name, *expected_[i].shape);
   patterns_.for_each_piece([&](uint32_t tensor, uint32_t expert, uint32_t part, uint64_t slot) {
     const TemplateTensor& tt = model_.tensors[tensor];
-    if (!pieces_seen_[slot] && tt.kind == TensorKind::Parameter)
-      f(tt.per_expert->name(expert, part), tt.per_expert->parts[part].shape);
+    const PerExpertPieces::Part& p = tt.per_expert->parts[part];
+    if (!pieces_seen_[slot] && p.kind.value_or(tt.kind) == TensorKind::Parameter)
+      f(tt.per_expert->name(expert, part), p.shape);
   });
 }
 

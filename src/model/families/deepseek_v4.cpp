@@ -8,14 +8,16 @@
 // compressed keys of its own. Manifold-constrained hyper-connections mix hc_mult copies of the residual
 // stream around attention and MLP (attn_hc, ffn_hc) and before the head (hc_head).
 //
-// Built as transformers' DeepseekV4ForCausalLM names it. The upstream checkpoints name everything their own
-// way (layers.N.attn.wq_a, ffn.experts.E.w1, ...), store FP8 blocks and FP4 experts with scales, and add
-// multi-token-prediction stages (mtp.*) transformers skips; only the last is mapped here.
+// Built as transformers' DeepseekV4ForCausalLM names it. DeepSeek's own checkpoints name everything their
+// own way (layers.N.attn.wq_a, ffn.experts.E.w1, ...) and store FP8 blocks and FP4 experts with scales
+// (deepseek_v4_checkpoint.h gives the template that form), plus multi-token-prediction stages (mtp.*) that
+// transformers skips.
 #include <array>
 #include <string>
 #include <vector>
 
 #include "model/families/decoder_common.h"
+#include "model/families/deepseek_v4_checkpoint.h"
 #include "model/families/family_groups.h"
 #include "model/families/moe_decoder.h"
 
@@ -192,6 +194,7 @@ void build_deepseek_v4(const ModelConfig& cfg, ModelTemplate& t) {
   t.add("model.hc_head.hc_scale", {1});
   lm_head(t, "model.embed_tokens.weight", a);
   t.known_extras.push_back({"mtp.", "multi-token-prediction stages: transformers skips them"});
+  if (deepseek_v4_upstream_form(cfg)) use_upstream_checkpoint_names(cfg, t);
 }
 
 constexpr std::array kDeepseekV4Families{FamilyBuilder{"deepseek_v4", build_deepseek_v4}};
