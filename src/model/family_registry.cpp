@@ -34,6 +34,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::zamba2(),
                        families::encoders(),
                        families::llava_like(),
+                       families::kimi_k25(),
                        families::multimodal(),
                        families::mllama(),
                        families::aya_vision(),

@@ -129,6 +129,8 @@ constexpr std::array kFamilies = {
               "self_attn.compressor attn_hc.fn"},
     FamilyRow{"DeepSeek-MoE", "DeepSeek", "deepseek", CausalLm, "deepseek-moe"},
     FamilyRow{"Kimi K2", "Moonshot AI", "kimi_k2", CausalLm, "kimi-k2"},
+    FamilyRow{"Kimi K2.5", "Moonshot AI", "kimi_k25", VisionLanguage, "kimi-k2.5 kimi-k2.6 kimi-k2.7",
+              "Kimi_K25ForConditionalGeneration KimiK25ForConditionalGeneration"},
     FamilyRow{"gpt-oss", "OpenAI", "gpt_oss", CausalLm, "gpt-oss", "", "mlp.experts.gate_up_proj_blocks"},
     FamilyRow{"DBRX", "Databricks", "dbrx", CausalLm, "dbrx", "", "ffn.experts.mlp"},
     FamilyRow{"OLMo", "Allen Institute for AI", "olmo", CausalLm, "olmo-"},

@@ -168,6 +168,7 @@ InventoryTensor template_row(const TemplateTensor& tt, std::string name, const S
 std::vector<InventoryTensor> template_rows(const ModelTemplate& m, DType dtype) {
   std::vector<InventoryTensor> rows;
   for (const TemplateTensor& tt : m.tensors) {
+    if (tt.stored && tt.fused_on_disk) continue;  // in another tensor's piece
     if (tt.stored && tt.per_expert) {
       const PerExpertPieces& pe = *tt.per_expert;
       for (uint32_t e = 0; e < pe.experts; ++e)
@@ -410,9 +411,9 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
     // second name (a tie the template does not already call a tied copy) no parameters either.
     t.parameters = st.tied && !(m && m.how == TemplateMatch::How::TiedCopy) ? 0 : st.numel;
     t.bytes = st.shares_storage ? 0 : st.storage_bytes ? st.storage_bytes : st.bytes();
-    if (m && m.how != TemplateMatch::How::Packed && t.shape != *m.shape && !is_packed_integer(st.dtype))
+    if (m && !m.packed && t.shape != *m.shape && !is_packed_integer(st.dtype))
       note = {m.shape, RowNote::What::ShapeMismatch};
-  } else if (m && m.how != TemplateMatch::How::Packed) {
+  } else if (m && !m.packed) {
     note.model_dtype = m.model_dtype;
     t.shape = *m.shape;
     t.dtype = m.dtype;

@@ -55,6 +55,7 @@ void ModelTemplate::rename_on_disk(std::string_view memory_prefix, std::string_v
       n = std::string(disk_prefix) + n.substr(memory_prefix.size());
   };
   for (TemplateTensor& t : tensors) {
+    if (t.fused_on_disk) continue;
     if (t.per_expert) {
       rename(t.per_expert->prefix);
       continue;
@@ -69,7 +70,7 @@ std::vector<DiskTensor> disk_form(const ModelTemplate& t) {
   out.reserve(t.tensors.size());
   for (size_t i = 0; i < t.tensors.size(); ++i) {
     const TemplateTensor& tt = t.tensors[i];
-    if (!tt.stored) continue;
+    if (!tt.stored || tt.fused_on_disk) continue;
     if (tt.per_expert) {
       for (uint32_t e = 0; e < tt.per_expert->experts; ++e)
         for (size_t p = 0; p < tt.per_expert->parts.size(); ++p)

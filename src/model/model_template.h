@@ -61,6 +61,9 @@ struct TemplateTensor {
   // A fixed table transformers computes when it loads the model (Pegasus' sinusoidal positions): a parameter
   // it counts, that checkpoints may leave out without anything missing.
   bool rebuilt_on_load = false;
+  // Stored inside another tensor's disk piece, which holds it with others (Kimi-K2.5's vision tower stores
+  // q_proj, k_proj and v_proj as one wqkv, the disk piece of q_proj): no disk form of its own.
+  bool fused_on_disk = false;
   std::vector<DiskPiece> disk;                // on-disk form when it differs from {name, shape}
   std::optional<PerExpertPieces> per_expert;  // on-disk form as one tensor per expert (then `disk` is empty)
 };

@@ -5,11 +5,12 @@
 namespace ma {
 namespace {
 
-// A quantized checkpoint stores `X.qweight` (packed integers) where the model has `X.weight`.
+// A quantized checkpoint stores packed integers where the model has `X.weight`: `X.qweight` (GPTQ, AWQ) or
+// `X.weight_packed` (compressed-tensors' pack-quantized format: llm-compressor's W4A16, Kimi-K2-Thinking).
 std::string unpacked_name(std::string_view name) {
-  constexpr std::string_view kPacked = ".qweight";
-  if (name.size() > kPacked.size() && name.substr(name.size() - kPacked.size()) == kPacked)
-    return std::string(name.substr(0, name.size() - kPacked.size())) + ".weight";
+  for (std::string_view packed : {".qweight", ".weight_packed"})
+    if (name.size() > packed.size() && name.ends_with(packed))
+      return std::string(name.substr(0, name.size() - packed.size())) + ".weight";
   return {};
 }
 
@@ -23,7 +24,7 @@ TemplateMatcher::TemplateMatcher(const ModelTemplate& model, DType dtype)
     : model_(model), dtype_(dtype), by_name_(0, nullptr, nullptr), patterns_(model) {
   for (uint32_t i = 0; i < model.tensors.size(); ++i) {
     const TemplateTensor& tt = model.tensors[i];
-    if (tt.stored && tt.per_expert) continue;  // matched through patterns_
+    if (tt.stored && (tt.per_expert || tt.fused_on_disk)) continue;  // patterns_; another's piece
     if (!tt.stored || tt.disk.empty()) {
       expected_.push_back({&tt, &tt.name, &tt.shape, dtype, tt.kind, order_key(i, 0), true});
       continue;
@@ -106,11 +107,17 @@ TemplateMatch TemplateMatcher::match(const std::string& stored_name) {
     seen_[*i] = 1;
     return from(expected_[*i], TemplateMatch::How::Exact);
   }
-  if (std::string u = unpacked_name(stored_name); !u.empty())
+  if (std::string u = unpacked_name(stored_name); !u.empty()) {
+    TemplateMatch m;
     if (auto i = find_exact(u, by_name_.find(u))) {
       seen_[*i] = 1;
-      return from(expected_[*i], TemplateMatch::How::Packed);
+      m = from(expected_[*i], TemplateMatch::How::Exact);
+    } else if (auto piece = patterns_.match(u)) {
+      m = expert_piece(*piece);
     }
+    m.packed = m.how != TemplateMatch::How::None;
+    if (m.packed) return m;
+  }
   if (as_stored && !expected_[*as_stored].tensor->stored)
     return from(expected_[*as_stored], TemplateMatch::How::TiedCopy);
   if (!patterns_first_)

@@ -1,7 +1,8 @@
 // Matches the tensor names a checkpoint stores against the tensors a template predicts, in their on-disk
-// form: exact names, names saved without the base-model prefix, packed quantized weights (X.qweight for
-// X.weight), one expert's slice of a fused experts tensor, and tied copies some checkpoints store anyway.
-// Remembers what it matched, so what the checkpoint lacks can be listed afterwards.
+// form: exact names, names saved without the base-model prefix, packed quantized weights (X.qweight or
+// X.weight_packed for X.weight, experts' slices too), one expert's slice of a fused experts tensor, and tied
+// copies some checkpoints store anyway. Remembers what it matched, so what the checkpoint lacks can be listed
+// afterwards.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -18,7 +19,7 @@
 namespace ma {
 
 struct TemplateMatch {
-  enum class How { None, Exact, Packed, ExpertPiece, TiedCopy };
+  enum class How { None, Exact, ExpertPiece, TiedCopy };
   How how = How::None;  // None: the template does not predict this name
   const TemplateTensor* tensor = nullptr;
   const Shape* shape = nullptr;  // the shape the template predicts for this stored tensor
@@ -26,6 +27,9 @@ struct TemplateMatch {
   TensorKind kind = TensorKind::Parameter;
   uint64_t order = 0;        // template order: tensor index, then piece
   bool model_dtype = false;  // `dtype` is the model's (the matcher's), not one a quantized piece fixes
+  // The stored tensor is the match's packed quantized form (GPTQ/AWQ X.qweight, compressed-tensors
+  // X.weight_packed for X.weight): its shape and dtype are the packing's, not `shape`.
+  bool packed = false;
   explicit operator bool() const { return how != How::None; }
 };
 

@@ -68,10 +68,19 @@ bool in(std::string_view s, const std::array<std::string_view, N>& set) {
 }
 
 // Parameters of quantized checkpoints that are not model weights but their scales / zero points / indices.
-constexpr std::array<std::string_view, 11> kQuantSuffixes{
-    "weight_scale_inv", "weight_scale", "weight_scale_2",    "input_scale",        "scales",
-    "qzeros",           "g_idx",        "weight_zero_point", "input_global_scale", "weight_global_scale",
-    "k_scale"};
+constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_inv",
+                                                          "weight_scale",
+                                                          "weight_scale_2",
+                                                          "input_scale",
+                                                          "scales",
+                                                          "qzeros",
+                                                          "g_idx",
+                                                          "weight_g_idx",
+                                                          "weight_shape",
+                                                          "weight_zero_point",
+                                                          "input_global_scale",
+                                                          "weight_global_scale",
+                                                          "k_scale"};
 // MiniCPM-V calls its SigLIP vision model "vpm" and its perceiver resampler (learned queries attending to the
 // image features, the bridge to the language model) "resampler".
 constexpr std::array<std::string_view, 6> kVisionParts{
@@ -242,8 +251,10 @@ TensorPlacement place_tensor(std::string_view name) {
   // Module (the part that names what the tensor is) and parameter suffix.
   std::string_view leaf = parts.back();
   std::string_view module = leaf;
-  // GPTQ / AWQ store a quantized Linear's packed weight as `X.qweight` where the model has `X.weight`.
-  if ((leaf == "weight" || leaf == "bias" || leaf == "qweight") && parts.size() >= 2)
+  // GPTQ / AWQ store a quantized Linear's packed weight as `X.qweight` where the model has `X.weight`,
+  // compressed-tensors as `X.weight_packed`.
+  if ((leaf == "weight" || leaf == "bias" || leaf == "qweight" || leaf == "weight_packed") &&
+      parts.size() >= 2)
     module = parts[parts.size() - 2];
   std::string_view proj_suffix;
   for (std::string_view suffix : kProjSuffixes)

@@ -406,6 +406,51 @@ TEST(QuantizationTest, CompressedTensorsW4A16) {
   EXPECT_EQ(a->q.unquantized_elements.at("mlp"), 2u * 64 * 128);
 }
 
+// A pack-quantized checkpoint as llm-compressor writes it: each quantized linear's X.weight_packed (eight
+// 4-bit codes an int32, along the input), X.weight_scale (one per group of 32) and X.weight_shape (the
+// unpacked [out, in]). Every tensor matches the template: no extras, nothing missing.
+TEST(QuantizationTest, CompressedTensorsPackedHeadersMatchTheTemplate) {
+  test::TempDir dir;
+  test::write_file(dir / "config.json",
+                   R"({"model_type":"llama","hidden_size":64,"intermediate_size":128,"num_hidden_layers":2,
+      "num_attention_heads":4,"vocab_size":100,"torch_dtype":"bfloat16","tie_word_embeddings":false,
+      "quantization_config":{"quant_method":"compressed-tensors","format":"pack-quantized",
+      "config_groups":{"group_0":{"targets":["Linear"],"weights":{"num_bits":4,"type":"int","strategy":"group",
+      "group_size":32,"symmetric":true}}},"ignore":["lm_head"]}})");
+  std::vector<FakeTensor> tensors = {{"model.embed_tokens.weight", "BF16", {100, 64}, 16},
+                                     {"model.norm.weight", "BF16", {64}, 16},
+                                     {"lm_head.weight", "BF16", {100, 64}, 16}};
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    tensors.push_back({p + "input_layernorm.weight", "BF16", {64}, 16});
+    tensors.push_back({p + "post_attention_layernorm.weight", "BF16", {64}, 16});
+    for (const auto& [module, out, in] :
+         {std::tuple{"self_attn.q_proj", 64, 64}, std::tuple{"self_attn.k_proj", 64, 64},
+          std::tuple{"self_attn.v_proj", 64, 64}, std::tuple{"self_attn.o_proj", 64, 64},
+          std::tuple{"mlp.gate_proj", 128, 64}, std::tuple{"mlp.up_proj", 128, 64},
+          std::tuple{"mlp.down_proj", 64, 128}}) {
+      const uint64_t o = static_cast<uint64_t>(out), i = static_cast<uint64_t>(in);
+      tensors.push_back({p + module + ".weight_packed", "I32", {o, i / 8}, 32});
+      tensors.push_back({p + module + ".weight_scale", "BF16", {o, i / 32}, 16});
+      tensors.push_back({p + module + ".weight_shape", "I32", {2}, 32});
+    }
+  }
+  write_fake_safetensors(dir / "model.safetensors", tensors);
+  auto a = analyze(dir.path());
+  EXPECT_TRUE(a->inv.warnings.empty()) << a->inv.warnings.front();
+  EXPECT_EQ(a->q.method, "compressed-tensors");
+  EXPECT_EQ(a->q.logical_parameters, a->params.total);
+  EXPECT_EQ(a->q.quantization_scale_tensors, 2u * 7 * 2);
+  size_t packed = 0;
+  for (const InventoryTensor& t : a->inv.tensors)
+    if (t.name.ends_with(".weight_packed")) {
+      ++packed;
+      EXPECT_EQ(t.kind, TensorKind::Parameter) << t.name;
+      EXPECT_EQ(t.placement.layer.has_value(), true) << t.name;
+    }
+  EXPECT_EQ(packed, 14u);
+}
+
 TEST(QuantizationTest, GptqPerChannelAndWildcardIgnore) {
   test::TempDir dir;
   auto a = analyze_config(dir, R"({"quant_method":"gptq","bits":3,"group_size":-1,"desc_act":true,

@@ -48,6 +48,28 @@ TEST(TemplateMatcher, ATemplateNameShapedLikeAnExpertPieceIsMatchedAsItself) {
   EXPECT_EQ(m.match("model.layers.0.mlp.experts.2.up.weight").how, TemplateMatch::How::ExpertPiece);
 }
 
+// Packed quantized weights stand for the weight they pack: GPTQ/AWQ's X.qweight and compressed-tensors'
+// X.weight_packed (llm-compressor's W4A16, Kimi-K2-Thinking's INT4 experts), an expert's slice too; the
+// stored shape is the packing's, so the match says so.
+TEST(TemplateMatcher, PackedWeightsMatchTheWeightTheyPack) {
+  const ModelTemplate t = moe_template();
+  TemplateMatcher m(t, DType::BF16);
+  const TemplateMatch piece = m.match("model.layers.0.mlp.experts.2.down.weight_packed");
+  ASSERT_EQ(piece.how, TemplateMatch::How::ExpertPiece);
+  EXPECT_TRUE(piece.packed);
+  EXPECT_EQ(*piece.shape, (Shape{2, 4}));
+  const TemplateMatch norm = m.match("model.norm.weight_packed");
+  ASSERT_EQ(norm.how, TemplateMatch::How::Exact);
+  EXPECT_TRUE(norm.packed);
+  EXPECT_TRUE(m.match("model.embed.qweight").packed);
+  EXPECT_FALSE(m.match("model.norm.weight").packed);
+  EXPECT_FALSE(m.match("model.layers.0.mlp.experts.2.down.weight_scale"));   // a scale: placed, not matched
+  EXPECT_FALSE(m.match("model.layers.0.mlp.experts.3.down.weight_packed"));  // only experts 0-2
+  size_t unmatched = 0;
+  m.for_each_unmatched([&](const std::string&, const Shape&) { ++unmatched; });
+  EXPECT_EQ(unmatched, 6u - 1u);  // 5 of the 6 expert pieces
+}
+
 // Each thread remembers the expert keys it matched last: two matchers used in turn on one thread, with the
 // same keys but not the same experts, each answer by their own template.
 TEST(TemplateMatcher, MatchersUsedInTurnAnswerByTheirOwnTemplate) {

@@ -576,8 +576,8 @@ void glm4v_moe_language_model(const ModelConfig& text, ModelTemplate& t, const s
   build_stack(text, t, s);
 }
 
-void mla_language_model(const ModelConfig& text, ModelTemplate& t, const std::string& prefix, bool tie) {
-  const std::string type = text.string_or("model_type", "");
+void mla_language_model(const ModelConfig& text, std::string_view type, ModelTemplate& t,
+                        const std::string& prefix, bool tie) {
   Stack s;
   if (type == "mistral4") {
     s = read_mistral4_stack(text, t);

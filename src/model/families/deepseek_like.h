@@ -1,6 +1,7 @@
 // The DeepSeek-style MoE decoders of deepseek_like.cpp, for the composite models that embed one.
 #pragma once
 #include <string>
+#include <string_view>
 
 #include "model/config.h"
 #include "model/model_template.h"
@@ -12,9 +13,10 @@ namespace ma::families {
 // composite's tie_word_embeddings.
 void glm4v_moe_language_model(const ModelConfig& text, ModelTemplate& t, const std::string& prefix, bool tie);
 
-// The latent-attention mixture a Mistral 3 composite nests (model_type mistral4: Mistral Small 4;
-// deepseek_v3: Mistral Large 3) under `prefix`, with the composite's lm_head (tied when `tie`).
-void mla_language_model(const ModelConfig& text, ModelTemplate& t, const std::string& prefix, bool tie);
+// The latent-attention mixture a composite nests under `prefix` (`type` mistral4: Mistral Small 4;
+// deepseek_v3: Mistral Large 3, Kimi-K2.5), with the composite's lm_head (tied when `tie`).
+void mla_language_model(const ModelConfig& text, std::string_view type, ModelTemplate& t,
+                        const std::string& prefix, bool tie);
 
 // Remote-code relatives (registered, derived by hand, in remote_code.cpp's table):
 // DeepSeek-MoE 16B (model_type deepseek, modeling_deepseek.py): Llama's attention, a softmax router over the

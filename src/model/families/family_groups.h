@@ -18,6 +18,7 @@ moe_variants();  // moe_variants.cpp: FlexOlmo, Cohere2-MoE, GraniteMoeSWA, Mell
 std::span<const FamilyBuilder> mimo_v2_flash();  // mimo_v2_flash.cpp: MiMo-V2-Flash
 std::span<const FamilyBuilder> olmo_hybrid();    // olmo_hybrid.cpp: OLMo Hybrid (gated DeltaNet + OLMo 3)
 std::span<const FamilyBuilder> deepseek_v4();    // deepseek_v4.cpp: DeepSeek-V4 (compressed attention)
+std::span<const FamilyBuilder> kimi_k25();       // kimi_k25.cpp: Kimi-K2.5 (MoonViT + DeepSeek-V3)
 std::span<const FamilyBuilder>
 deepseek_like();  // deepseek_like.cpp: DeepSeek-V2/V3/V3.2 (MLA), GLM-4.5/5 MoE, dots.llm1
 std::span<const FamilyBuilder>

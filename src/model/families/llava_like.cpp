@@ -217,7 +217,7 @@ void build_mistral3(const ModelConfig& cfg, ModelTemplate& t) {
   else if (type == "ministral3")
     style = read_ministral3_text(text, t);
   else if (latent)
-    mla_language_model(text, t, "model.language_model.", tie);
+    mla_language_model(text, type, t, "model.language_model.", tie);
   else
     unsupported(cfg, "mistral3 with a " + type + " language model");
   t.arch.model_type = type;
