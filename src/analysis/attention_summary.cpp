@@ -86,8 +86,9 @@ std::string pattern_token(const LayerAttention& l) {
   if (l.mixer != Mixer::Attention || l.kind == "unknown") return l.kind;
   const std::string compressed =
       l.compress_ratio ? "+compressed(1/" + std::to_string(l.compress_ratio) + ")" : std::string();
-  if (l.window == 0) return "full" + compressed;
-  return (l.chunked ? "chunked(" : "sliding(") + std::to_string(l.window) + ")" + compressed;
+  const std::string modules = l.modules > 1 ? "(" + std::to_string(l.modules) + " modules)" : std::string();
+  if (l.window == 0) return "full" + compressed + modules;
+  return (l.chunked ? "chunked(" : "sliding(") + std::to_string(l.window) + ")" + compressed + modules;
 }
 
 std::string upper(std::string s) {
@@ -163,6 +164,7 @@ LayerAttention layer_attention(uint32_t index, const LayerSpec& spec, bool dims_
     l.window = at.window;
     l.chunked = at.span == Span::Chunked;
     l.compress_ratio = at.compress_ratio;
+    l.modules = at.modules;
   } else if (spec.mixer == Mixer::LinearAttention) {
     l.kind = "linear";
     l.heads = spec.state.value_heads;

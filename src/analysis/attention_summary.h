@@ -22,6 +22,8 @@ struct LayerAttention {
   bool chunked = false;   // window is a chunk (Llama-4 local attention), not a sliding window
   // DeepSeek-V4: beside its window, one compressed entry per compress_ratio tokens of the context. 0: none.
   uint64_t compress_ratio = 0;
+  // Attention modules the layer runs in turn, each with its own cache (LongCat-Flash: 2).
+  uint32_t modules = 1;
 };
 
 struct AttentionSummary {

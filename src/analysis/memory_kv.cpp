@@ -282,6 +282,12 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
       l = spec.attention.kind == AttentionKind::Mla ? mla_layer(c, spec.attention)
           : spec.attention.compress_ratio           ? compressed_attention_layer(c, spec.attention)
                                                     : attention_layer(c, spec.attention);
+      if (const uint64_t n = spec.attention.modules; n > 1) {  // each module caches its own
+        l.bytes_per_token = mul({n, l.bytes_per_token}, "kv per token");
+        l.bytes_per_token_decompressed = mul({n, l.bytes_per_token_decompressed}, "kv per token");
+        l.state_bytes_per_sequence = mul({n, l.state_bytes_per_sequence}, "state per sequence");
+        l.formula = num(n) + " attention modules x (" + l.formula + ")";
+      }
     } else {
       l = recurrent_layer(c, spec.mixer, spec.state);
     }

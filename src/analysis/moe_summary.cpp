@@ -18,7 +18,10 @@ std::optional<MoeSummary> summarize_moe(const ArchitectureRecord& arch, const Pa
   m.total_parameters = p.total;
   m.active_parameters = p.active.value_or(p.total);
   m.routed_expert_parameters = p.routed_experts;
+  m.min_active_parameters = m.active_parameters;
   if (!first_moe || first_moe->experts == 0) return m;  // bare weights: which layers route, no expert counts
+  m.zero_experts = first_moe->zero_experts;
+  if (m.zero_experts) m.min_active_parameters = m.total_parameters - m.routed_expert_parameters;
   m.num_experts = first_moe->experts;
   m.experts_per_token = first_moe->top_k;
   m.num_shared_experts = first_moe->shared_experts;

@@ -21,7 +21,11 @@ struct MoeSummary {
   std::vector<uint32_t> moe_layers;
   std::vector<uint32_t> dense_layers;  // layers with a dense MLP (Mamba or attention-only layers are neither)
   uint64_t total_parameters = 0;
-  uint64_t active_parameters = 0;         // per token: everything but the routed experts not chosen
+  uint64_t active_parameters = 0;  // per token: everything but the routed experts not chosen
+  // Weightless experts the router also picks (LongCat-Flash's zero-computation experts); with them a token
+  // runs as few as no routed expert: min_active_parameters = total - routed, else active_parameters.
+  uint64_t zero_experts = 0;
+  uint64_t min_active_parameters = 0;
   uint64_t routed_expert_parameters = 0;  // all routed experts of all layers
 };
 

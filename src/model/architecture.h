@@ -91,6 +91,9 @@ struct AttentionShape {
   // compressed_width values (the compressor's, plus its indexer's keys) per compress_ratio tokens of the
   // whole context. 0: none.
   uint64_t compress_ratio = 0, compressed_width = 0;
+  // Attention modules of this shape the layer runs one after the other, each with a cache of its own
+  // (LongCat-Flash: two per layer, each followed by a dense MLP, beside one mixture of experts).
+  uint32_t modules = 1;
 };
 
 // The recurrent state of a Mamba, Mamba-2 or gated-DeltaNet (linear attention) mixer.
@@ -117,6 +120,9 @@ struct FfnShape {
   uint64_t shared_intermediate = 0;  // width of all shared experts together; 0: none
   // Weight matrices per expert: 3 for gated experts (gate, up, down), 2 for ungated ones (relu², GELU).
   uint32_t expert_matrices = 3;
+  // Weightless identity experts the router picks among beside the routed ones (LongCat-Flash's
+  // zero-computation experts): a token runs between 0 and top_k routed experts.
+  uint64_t zero_experts = 0;
 };
 
 struct LayerSpec {

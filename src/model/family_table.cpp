@@ -128,6 +128,8 @@ constexpr std::array kFamilies = {
     FamilyRow{"DeepSeek-V4 (compressed attention)", "DeepSeek", "deepseek_v4", CausalLm, "deepseek-v4", "",
               "self_attn.compressor attn_hc.fn"},
     FamilyRow{"DeepSeek-MoE", "DeepSeek", "deepseek", CausalLm, "deepseek-moe"},
+    FamilyRow{"LongCat-Flash", "Meituan", "longcat_flash", CausalLm, "longcat-flash", "",
+              "mlps.1 self_attn.1"},
     FamilyRow{"Kimi K2", "Moonshot AI", "kimi_k2", CausalLm, "kimi-k2"},
     FamilyRow{"Kimi K2.5", "Moonshot AI", "kimi_k25", VisionLanguage, "kimi-k2.5 kimi-k2.6 kimi-k2.7",
               "Kimi_K25ForConditionalGeneration KimiK25ForConditionalGeneration"},

@@ -248,6 +248,22 @@ TEST(MemoryKvTest, DeepSeekV4CachesCompressedEntriesBesideItsWindow) {
   EXPECT_EQ(count_kind(m, "sliding"), 1u);
 }
 
+// LongCat-Flash: two MLA attentions per layer, each with its own latent cache (transformers' cache counts
+// 2 x num_layers layers): 2 layers x 2 x (512 + 64) x 2 bytes = 4,608 per token in bf16.
+TEST(MemoryKvTest, LongCatFlashCachesBothAttentionsOfALayer) {
+  test::TempDir dir;
+  test::write_file(dir / "config.json", R"({"model_type":"longcat_flash","num_layers":2,
+      "torch_dtype":"bfloat16","n_routed_experts":8,"zero_expert_num":4,"moe_topk":2})");
+  auto l = test::load_model(dir.path(), false);
+  ReportOptions o;
+  o.context = 1000;
+  MemoryReport m = memory_of(*l, o);
+  EXPECT_EQ(m.kv_cache_per_token_bytes, 4'608u);
+  EXPECT_EQ(m.kv_cache_bytes, 4'608'000u);
+  ASSERT_EQ(m.kv_layers.size(), 2u);
+  EXPECT_NE(m.kv_layers[0].formula.find("2 attention modules"), std::string::npos) << m.kv_layers[0].formula;
+}
+
 TEST(MemoryKvTest, AbsurdBatchIsALimitErrorNotAWrap) {
   LOAD_OR_SKIP(l, "hf-configs", "meta-llama__Meta-Llama-3.1-8B");
   ReportOptions o;

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "analysis/moe_summary.h"
 #include "core/error.h"
 #include "template_test_support.h"
 
@@ -249,6 +250,38 @@ TEST(RecentDecoders, DeepSeekV4ProCountsItsCompressorsIndexersAndHyperConnection
   EXPECT_TRUE(hca.kv_stored_once);
   EXPECT_THROW(template_of(R"({"model_type":"deepseek_v4","num_hidden_layers":2,"compress_ratios":[4,16]})"),
                Error);
+}
+
+// meituan-longcat/LongCat-Flash-Chat's config.json (LongcatFlashConfig's defaults have its sizes). Paper:
+// 560B total, 18.6B-31.3B activated per token. Its checkpoint, as vLLM, SGLang and mlx-lm load it, stores
+// each real expert apart: 3 + 28 x (2 x 7 attention + 2 x 3 dense MLP + 4 norm + 2 router + 3 x 512 expert)
+// = 43,739 tensors beside its multi-token-prediction layer.
+TEST(RecentDecoders, LongCatFlashCountsBothAttentionsAndTheRealExpertsOnly) {
+  const std::string config = R"({"model_type":"longcat_flash","vocab_size":131072,"hidden_size":6144,
+      "num_layers":28,"num_attention_heads":64,"ffn_hidden_size":12288,"expert_ffn_hidden_size":2048,
+      "n_routed_experts":512,"zero_expert_num":256,"moe_topk":12,"q_lora_rank":1536,"kv_lora_rank":512,
+      "qk_nope_head_dim":128,"qk_rope_head_dim":64,"v_head_dim":128,"max_position_embeddings":131072})";
+  const ModelTemplate t = template_of(config);
+  EXPECT_EQ(total_of(t), 560'664'958'976u);
+  EXPECT_EQ(total_of(t), total_of(template_of(R"({"model_type":"longcat_flash"})")));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mlp.experts.gate_up_proj")->shape, (Shape{512, 2 * 2048, 6144}));
+  EXPECT_EQ(find_tensor(t, "model.layers.27.mlp.router.classifier.weight")->shape, (Shape{768, 6144}));
+  EXPECT_EQ(find_tensor(t, "model.layers.0.mlp.router.e_score_correction_bias")->kind, TensorKind::Buffer);
+  EXPECT_EQ(find_tensor(t, "model.layers.3.self_attn.1.kv_b_proj.weight")->shape, (Shape{64 * 256, 512}));
+  EXPECT_EQ(find_tensor(t, "model.layers.3.mlps.1.down_proj.weight")->shape, (Shape{6144, 12288}));
+  EXPECT_EQ(disk_totals(t).tensors, 43'739u);
+  ASSERT_EQ(t.arch.layers().size(), 28u);
+  EXPECT_EQ(t.arch.layers()[0].attention.modules, 2u);
+  EXPECT_EQ(t.arch.layers()[0].attention.kind, AttentionKind::Mla);
+  // Every one of the 12 picks a real expert: the paper's upper 31.3B, the head counted, not the embedding;
+  // none does: its lower 18.6B (18,693,773,312 without the 805,306,368 of the embedding).
+  const ParameterCounts counts = counts_of(config);
+  EXPECT_EQ(counts.active_non_embedding, 31'377'348'608u);
+  const std::optional<MoeSummary> moe = summarize_moe(t.arch, counts);
+  ASSERT_TRUE(moe);
+  EXPECT_EQ(moe->zero_experts, 256u);
+  EXPECT_EQ(moe->min_active_parameters, 18'693'773'312u + 805'306'368u);
+  EXPECT_THROW(template_of(R"({"model_type":"longcat_flash","num_layers":2,"q_lora_rank":null})"), Error);
 }
 
 // stepfun-ai/Step-3.5-Flash's Hub config in its legacy keys (per-layer lists padded with its three

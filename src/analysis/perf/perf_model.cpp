@@ -214,6 +214,9 @@ class Builder {
     // DeepSeek-V4's compressed attention also scores one entry per compress_ratio tokens of the context: all
     // of them, an upper bound where its indexer keeps the top index_topk.
     const double ratio = static_cast<double>(a->compress_ratio);
+    // Each of the layer's attention modules (LongCat-Flash's two) scores the same keys against its own cache;
+    // the cache bytes (kv) already hold every module's.
+    const double modules = static_cast<double>(a->modules);
     if (in_.mode == PerfMode::Decode) {
       scores = b * std::min(static_cast<double>(in_.kv_len) + 1, window);
       if (ratio > 0) scores += b * (static_cast<double>(in_.kv_len) + 1) / ratio;
@@ -228,7 +231,8 @@ class Builder {
     op.kind = "attention";
     op.layer = l;
     op.m_eff = q_len_ == 1 ? static_cast<double>(a->heads) / kv_heads : q_len_;  // GQA groups share K/V
-    op.flops_tensorcore = 2 * scores * heads * (2 * d) * train_;                 // QK^T and PV
+    scores *= modules;
+    op.flops_tensorcore = 2 * scores * heads * (2 * d) * train_;  // QK^T and PV
     op.flops_theory = op.flops_tensorcore + kSoftmaxFlopsPerScore * scores * heads * train_;
     const double per_token = kv ? static_cast<double>(kv->bytes_per_token) : 0;
     const double kv_scale = bytes_per_element(in_.kv_dtype) / report_kv_bytes_;
@@ -249,11 +253,11 @@ class Builder {
     } else {
       op.bytes_kv = tokens_ * per_token * kv_scale / split * train_;  // written once (read back in backward)
     }
-    op.bytes_activations = tokens_ * heads * d * 2 * ab_ * in_.knobs.act_fusion * train_;  // Q in, O out
+    op.bytes_activations = modules * tokens_ * heads * d * 2 * ab_ * in_.knobs.act_fusion * train_;  // Q, O
     if (!in_.knobs.flash_attention) {
       // Eager attention writes the scores, reads them for the softmax, writes and reads the probabilities,
       // over the full (masked) square: fp32 scores, act-dtype probabilities.
-      const double full = in_.mode == PerfMode::Decode ? scores : b * q_len_ * q_len_;
+      const double full = in_.mode == PerfMode::Decode ? scores : b * q_len_ * q_len_ * modules;
       op.bytes_temporary = full * heads * (4 + 4 + ab_ + ab_) * in_.knobs.elementwise * train_;
     }
     op.kernels = (in_.knobs.flash_attention ? 1 : 3) * train_;

@@ -542,6 +542,66 @@ void build_youtu(const ModelConfig& cfg, ModelTemplate& t) {
   build_stack(cfg, t, s);
 }
 
+// LongCat-Flash (meituan-longcat/LongCat-Flash-Chat): a shortcut-connected mixture. Each of its num_layers
+// layers runs two MLA attentions, each followed by a dense MLP, and beside them one mixture of experts fed
+// from the first attention's output. Its router also picks among zero_expert_num zero-computation experts,
+// identities without weights, so a token runs between 0 and moe_topk real experts. transformers' cache
+// counts 2 x num_layers attention layers (num_hidden_layers); the record keeps num_layers layers of two
+// attention modules each.
+//
+// transformers sizes experts.gate_up_proj by n_routed_experts + zero_expert_num, rows its forward never
+// reads and no checkpoint holds: the checkpoint's per-expert weights merge into n_routed_experts rows, so it
+// would not load into that shape. Counted here as the checkpoint and the paper count it (LongCat-Flash-Chat:
+// 560,664,958,976, its "560B"), where transformers' num_parameters() says 741,053,585,408.
+void build_longcat_flash(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "LongcatFlashForCausalLM";
+  DecoderDefaults d;  // LongcatFlashConfig's
+  d.vocab_size = 131072;
+  d.hidden_size = 6144;
+  d.intermediate_size = cfg.dim_or("ffn_hidden_size", 12288);  // intermediate_size is its alias
+  d.num_attention_heads = 64;
+  d.max_position_embeddings = 131072;
+  read_decoder_dims(cfg, latent_defaults(d), t);
+  ArchitectureRecord& a = t.arch;
+  a.num_layers = cfg.layers_or("num_layers", 28);
+  if (const json::Value* q = cfg.raw("q_lora_rank"); q && q->is_null())
+    cfg.fail("q_lora_rank", "LongcatFlashMLA has no path without the q latent: must not be null");
+  const Mla m = read_mla(cfg, {});
+  // attribute_map: num_local_experts and num_experts_per_tok are n_routed_experts and moe_topk.
+  a.num_experts = cfg.dim_or("n_routed_experts", cfg.dim_or("num_local_experts", 512));
+  a.experts_per_token = cfg.dim_or("moe_topk", cfg.dim_or("num_experts_per_tok", 12));
+  a.moe_intermediate_size = cfg.dim_or("expert_ffn_hidden_size", 2048);
+  a.num_shared_experts = 0;
+  const uint64_t zero = cfg.count_or("zero_expert_num", 256), h = a.hidden_size;
+  if (a.experts_per_token > a.num_experts + zero)
+    cfg.fail("moe_topk", "must not exceed n_routed_experts + zero_expert_num");
+  a.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  token_embedding(t, "model.embed_tokens.weight", a);
+  StackSpec& stack = a.add_stack(StackRole::Decoder, "model.layers");
+  for (uint64_t l = 0; l < a.num_layers; ++l) {
+    const std::string p = "model.layers." + std::to_string(l);
+    for (const char* i : {"0", "1"}) mla_attention(t, p + ".self_attn." + i, a, m);
+    for (const char* i : {"0", "1"}) blocks::gated_mlp(t, p + ".mlps." + i, h, a.intermediate_size);
+    for (const char* i : {"0", "1"}) blocks::norm(t, p + ".input_layernorm." + i, h, false);
+    for (const char* i : {"0", "1"}) blocks::norm(t, p + ".post_attention_layernorm." + i, h, false);
+    // The router scores the real and the zero experts; its correction bias is a saved buffer.
+    blocks::linear(t, p + ".mlp.router.classifier", h, a.num_experts + zero,
+                   cfg.flag_or("router_bias", false));
+    t.add(p + ".mlp.router.e_score_correction_bias", {a.num_experts + zero}).kind = TensorKind::Buffer;
+    blocks::fused_experts(t, p + ".mlp.experts", a.num_experts, h, a.moe_intermediate_size,
+                          {p + ".mlp.experts"});
+    LayerSpec spec = attention_layer(a, 0, Ffn::Moe);
+    mla_shape(spec.attention, m);
+    spec.attention.modules = 2;
+    spec.ffn.intermediate = a.intermediate_size;  // each dense MLP's width
+    spec.ffn.zero_experts = zero;
+    stack.layers.push_back(spec);
+  }
+  blocks::norm(t, "model.norm", h, false);
+  lm_head(t, "model.embed_tokens.weight", a);
+  t.known_extras.push_back({"model.mtp.", "the multi-token-prediction layer: transformers skips it"});
+}
+
 constexpr std::array kDeepSeekLikeFamilies{
     FamilyBuilder{"deepseek_v2", build_deepseek_v2},
     FamilyBuilder{"deepseek_v3", build_deepseek_v3},
@@ -554,6 +614,7 @@ constexpr std::array kDeepSeekLikeFamilies{
     FamilyBuilder{"solar_open", build_solar_open},
     FamilyBuilder{"exaone_moe", build_exaone_moe},
     FamilyBuilder{"youtu", build_youtu},
+    FamilyBuilder{"longcat_flash", build_longcat_flash},
 };
 
 }  // namespace

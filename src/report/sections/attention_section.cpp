@@ -97,6 +97,7 @@ void write_json(JsonWriter& w, const AttentionSummary& s) {
     w.key("window").count_or_null(l.window);
     w.key("chunked").value(l.chunked);
     w.key("compress_ratio").count_or_null(l.compress_ratio);
+    w.key("modules").value(l.modules);
     w.end_object();
   }
   w.end_array();

@@ -11,6 +11,7 @@ namespace {
 std::string experts_text(const MoeSummary& s) {
   std::string t = count_or_unknown(s.num_experts) + " routed";
   if (s.num_shared_experts) t += " + " + with_thousands(s.num_shared_experts) + " shared";
+  if (s.zero_experts) t += " + " + with_thousands(s.zero_experts) + " zero-computation";
   return t + ", " + count_or_unknown(s.experts_per_token) + " per token";
 }
 
@@ -32,8 +33,14 @@ std::string layers_text(const MoeSummary& s, const ModelReport& r) {
 }
 
 std::string active_text(const MoeSummary& s) {
-  return human_count(s.active_parameters) + " of " + human_count(s.total_parameters) + " per token (" +
-         with_thousands(s.active_parameters) + " of " + with_thousands(s.total_parameters) + ")";
+  std::string t = human_count(s.active_parameters) + " of " + human_count(s.total_parameters) +
+                  " per token (" + with_thousands(s.active_parameters) + " of " +
+                  with_thousands(s.total_parameters) + ")";
+  // Picks that land on a zero expert run nothing: every pick a routed expert is the most.
+  if (s.zero_experts)
+    t += "; at least " + human_count(s.min_active_parameters) + " (" +
+         with_thousands(s.min_active_parameters) + ") when every pick is a zero expert";
+  return t;
 }
 
 // How the active count follows from the totals (count_parameters computes it this way).
@@ -84,6 +91,8 @@ void write_json(JsonWriter& w, const std::optional<MoeSummary>& s) {
   json_indices(w, "dense_layers", s->dense_layers);
   w.key("total_parameters").value(s->total_parameters);
   w.key("active_parameters").value(s->active_parameters);
+  w.key("zero_experts").value(s->zero_experts);
+  w.key("min_active_parameters").value(s->min_active_parameters);
   w.key("routed_expert_parameters").value(s->routed_expert_parameters);
   w.end_object();
 }
