@@ -62,6 +62,11 @@ TEST(KimiK25, CountsAsItsConfigAndItsPublishedFigures) {
   // Kimi_K25Config's defaults: DeepSeek-V3's language model, the head tied (only the top-level flag ties).
   EXPECT_EQ(parameters_of(R"({"model_type":"kimi_k25"})"), 670'570'869'232u);
   EXPECT_THROW(template_of(R"({"model_type":"kimi_k25","text_config":{"model_type":"llama"}})"), Error);
+  // Sides beyond any dimension a config may give: their product would wrap to 0 (2^32 x 2^32).
+  for (const char* bad : {R"({"merge_kernel_size":[4294967296,4294967296]})", R"({"merge_kernel_size":[2]})",
+                          R"({"patch_size":[14,0]})", R"({"patch_size":[1099511627776,14]})"})
+    EXPECT_THROW(template_of(std::string(R"({"model_type":"kimi_k25","vision_config":)") + bad + "}"), Error)
+        << bad;
 }
 
 // From config.json alone, the checkpoint's names: its 208,550 tensors are 207,360 expert pieces (60 routed

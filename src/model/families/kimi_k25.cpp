@@ -21,6 +21,13 @@
 namespace ma::families {
 namespace {
 
+// Two sides (height, width), each in [1, ModelConfig::kMaxValue] like every dimension a config gives: their
+// products with a width stay far inside 64 bits.
+bool sides_in_range(const std::vector<int64_t>& sides) {
+  constexpr auto kMax = static_cast<int64_t>(ModelConfig::kMaxValue);
+  return sides.size() == 2 && sides[0] >= 1 && sides[1] >= 1 && sides[0] <= kMax && sides[1] <= kMax;
+}
+
 // `mem`.weight and `mem`.bias (a biased linear or a LayerNorm), stored as `disk`.weight and `disk`.bias.
 void with_bias_as(ModelTemplate& t, const std::string& mem, const std::string& disk, const Shape& weight,
                   uint64_t out) {
@@ -41,8 +48,8 @@ uint64_t moonvit(const ModelConfig& v, const std::string& prefix, const std::str
   uint64_t patch_h = 14, patch_w = 14;
   if (const json::Value* raw = v.raw("patch_size"); raw && raw->is_array()) {
     const std::vector<int64_t> sides = v.ints("patch_size");
-    if (sides.size() != 2 || sides[0] < 1 || sides[1] < 1)
-      v.fail("patch_size", "must be one positive integer or two (height, width)");
+    if (!sides_in_range(sides))
+      v.fail("patch_size", "must be one positive integer or two (height, width), each at most 2^26");
     patch_h = static_cast<uint64_t>(sides[0]);
     patch_w = static_cast<uint64_t>(sides[1]);
   } else {
@@ -96,8 +103,8 @@ void build_kimi_k25(const ModelConfig& cfg, ModelTemplate& t) {
   // The projector: a LayerNorm over each patch (projection_hidden_size wide, the tower's width), then the
   // merge_kernel_size patches side by side through two linears to the text width.
   const std::vector<int64_t> kernel = vision_cfg.ints("merge_kernel_size");
-  if (!kernel.empty() && (kernel.size() != 2 || kernel[0] < 1 || kernel[1] < 1))
-    vision_cfg.fail("merge_kernel_size", "must be two positive integers");
+  if (!kernel.empty() && !sides_in_range(kernel))
+    vision_cfg.fail("merge_kernel_size", "must be two positive integers of at most 2^26");
   const uint64_t merged =
       vision * (kernel.empty() ? 4 : static_cast<uint64_t>(kernel[0]) * static_cast<uint64_t>(kernel[1]));
   const uint64_t norm = cfg.dim_or("projection_hidden_size", 1152), width = t.arch.hidden_size;
