@@ -62,8 +62,10 @@ TEST(KimiK25, CountsAsItsConfigAndItsPublishedFigures) {
   // Kimi_K25Config's defaults: DeepSeek-V3's language model, the head tied (only the top-level flag ties).
   EXPECT_EQ(parameters_of(R"({"model_type":"kimi_k25"})"), 670'570'869'232u);
   EXPECT_THROW(template_of(R"({"model_type":"kimi_k25","text_config":{"model_type":"llama"}})"), Error);
-  // Sides beyond any dimension a config may give: their product would wrap to 0 (2^32 x 2^32).
+  // Sides beyond any dimension a config may give, or whose product with the width passes 64 bits: the
+  // product would wrap (2^32 x 2^32 to 0).
   for (const char* bad : {R"({"merge_kernel_size":[4294967296,4294967296]})", R"({"merge_kernel_size":[2]})",
+                          R"({"merge_kernel_size":[67108864,67108864],"hidden_size":67108864})",
                           R"({"patch_size":[14,0]})", R"({"patch_size":[1099511627776,14]})"})
     EXPECT_THROW(template_of(std::string(R"({"model_type":"kimi_k25","vision_config":)") + bad + "}"), Error)
         << bad;

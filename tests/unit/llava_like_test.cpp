@@ -67,6 +67,12 @@ TEST(LlavaLike, Mistral3MergesPatchesBeforeProjecting) {
   EXPECT_EQ(stored_name(*find_tensor(t, "lm_head.weight")), "language_model.lm_head.weight");
   EXPECT_FALSE(t.arch.tie_word_embeddings);
   EXPECT_THROW(template_of(R"({"model_type":"mistral3","text_config":{"model_type":"qwen2"}})"), Error);
+  // 2^26 wide, merging 2^26 x 2^26 patches: the merged width (2^78) is an error, not a wrapped 0.
+  EXPECT_THROW(
+      template_of(R"({"model_type":"mistral3","spatial_merge_size":67108864,)" + std::string(kTinyText) +
+                  R"(,"vision_config":{"model_type":"pixtral","hidden_size":67108864,
+      "intermediate_size":48,"num_hidden_layers":1,"num_attention_heads":2,"patch_size":14,"image_size":224}})"),
+      Error);
 }
 
 TEST(LlavaLike, Idefics3ShufflesPatchesIntoOneUnbiasedLinear) {

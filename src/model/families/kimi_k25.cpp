@@ -8,9 +8,11 @@
 // 0-based norm0/norm1 and fc0/fc1 become norm1/norm2 and fc1/fc2. The Hub's INT4 experts (compressed-tensors
 // weight_packed, weight_scale, weight_shape) match their experts as any packed weight does.
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/checked.h"
 #include "core/json.h"
 #include "model/blocks.h"
 #include "model/families/decoder_common.h"
@@ -105,12 +107,13 @@ void build_kimi_k25(const ModelConfig& cfg, ModelTemplate& t) {
   const std::vector<int64_t> kernel = vision_cfg.ints("merge_kernel_size");
   if (!kernel.empty() && !sides_in_range(kernel))
     vision_cfg.fail("merge_kernel_size", "must be two positive integers of at most 2^26");
-  const uint64_t merged =
-      vision * (kernel.empty() ? 4 : static_cast<uint64_t>(kernel[0]) * static_cast<uint64_t>(kernel[1]));
+  const std::optional<uint64_t> merged = checked_mul(
+      vision, kernel.empty() ? 4 : static_cast<uint64_t>(kernel[0]) * static_cast<uint64_t>(kernel[1]));
+  if (!merged) vision_cfg.fail("merge_kernel_size", "times hidden_size overflows 64-bit arithmetic");
   const uint64_t norm = cfg.dim_or("projection_hidden_size", 1152), width = t.arch.hidden_size;
   with_bias_as(t, "model.mm_projector.pre_norm", "mm_projector.pre_norm", {norm}, norm);
-  with_bias_as(t, "model.mm_projector.in_proj", "mm_projector.proj.0", {merged, merged}, merged);
-  with_bias_as(t, "model.mm_projector.out_proj", "mm_projector.proj.2", {width, merged}, width);
+  with_bias_as(t, "model.mm_projector.in_proj", "mm_projector.proj.0", {*merged, *merged}, *merged);
+  with_bias_as(t, "model.mm_projector.out_proj", "mm_projector.proj.2", {width, *merged}, width);
   record_projector(t, "model.mm_projector");
 }
 

@@ -6,11 +6,13 @@
 // projector) and, with an audio tower, Qwen2-Audio and Voxtral. The decoder stack of the record describes the
 // language model only.
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/checked.h"
 #include "core/error.h"
 #include "model/families/decoder_llama.h"
 #include "model/families/deepseek_like.h"
@@ -234,7 +236,9 @@ void build_mistral3(const ModelConfig& cfg, ModelTemplate& t) {
   const uint64_t feature_layers = select && select->is_array() ? cfg.ints("vision_feature_layer").size() : 1;
   const bool bias = cfg.flag_or("multimodal_projector_bias", false);
   blocks::norm(t, p + "norm", vision, false);
-  blocks::linear(t, p + "patch_merger.merging_layer", vision * merge * merge, vision, false);
+  const std::optional<uint64_t> merged = checked_mul(vision, merge * merge);  // each at most 2^26
+  if (!merged) cfg.fail("spatial_merge_size", "squared times the tower's width overflows 64-bit arithmetic");
+  blocks::linear(t, p + "patch_merger.merging_layer", *merged, vision, false);
   blocks::linear(t, p + "linear_1", vision * feature_layers, t.arch.hidden_size, bias);
   blocks::linear(t, p + "linear_2", t.arch.hidden_size, t.arch.hidden_size, bias);
   record_projector(t, p.substr(0, p.size() - 1));
