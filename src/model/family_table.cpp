@@ -202,6 +202,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"ModernBERT", "Answer.AI", "modernbert", MaskedLm, "modernbert"},
     FamilyRow{"NomicBERT", "Nomic AI", "nomic_bert", MaskedLm, "nomic-embed nomic-bert"},
     FamilyRow{"mT5", "Google", "mt5", Seq2Seq, "mt5-"},
+    FamilyRow{"UMT5", "Google", "umt5", Seq2Seq, "umt5"},
     FamilyRow{"mBART", "Meta", "mbart", Seq2Seq, "mbart"},
     FamilyRow{"Pegasus", "Google", "pegasus", Seq2Seq, "pegasus"},
     FamilyRow{"Marian", "Microsoft", "marian", Seq2Seq, "opus-mt marian"},

@@ -213,5 +213,38 @@ TEST(MT5, SmallCountsAsTransformers5BuildsIt) {
   EXPECT_EQ(parameters_of(R"({"model_type":"mt5"})"), parameters_of(kMT5Small));
 }
 
+// google/umt5-xxl's sizes as UMT5EncoderModel, the text encoder of Wan2.1 (Wan-AI/Wan2.1-T2V-1.3B-Diffusers
+// stores it in float32: its index's total_size 22,723,641,344 bytes is 5,680,910,336 parameters in 242
+// tensors, 24 relative-bias tables of [32, 64] among them, as published notes on it count).
+constexpr const char* kUmt5XxlEncoder = R"({"model_type":"umt5","architectures":["UMT5EncoderModel"],
+    "d_ff":10240,"d_kv":64,"d_model":4096,"feed_forward_proj":"gated-gelu","num_heads":64,"num_layers":24,
+    "relative_attention_num_buckets":32,"tie_word_embeddings":false,"vocab_size":256384})";
+
+TEST(UMT5, EverySelfAttentionLearnsItsOwnPositionBias) {
+  EXPECT_EQ(parameters_of(kUmt5XxlEncoder), 5'680'910'336u);
+  const ModelTemplate t = template_of(kUmt5XxlEncoder);
+  EXPECT_EQ(disk_totals(t).tensors, 242u);
+  for (int layer : {0, 23})
+    EXPECT_EQ(find_tensor(t, "encoder.block." + std::to_string(layer) +
+                                 ".layer.0.SelfAttention.relative_attention_bias.weight")
+                  ->shape,
+              Shape({32, 64}));
+  EXPECT_EQ(find_tensor(t, "decoder.block.0.layer.0.SelfAttention.q.weight"), nullptr);  // encoder only
+  // The whole model: each decoder block's self-attention has a table too, its cross-attention none, and the
+  // head is `shared`, as T5's and mT5's in transformers 5.
+  std::string whole = kUmt5XxlEncoder;
+  const std::string encoder_class = "UMT5EncoderModel", generation = "UMT5ForConditionalGeneration";
+  whole.replace(whole.find(encoder_class), encoder_class.size(), generation);
+  const ModelTemplate g = template_of(whole);
+  EXPECT_NE(find_tensor(g, "decoder.block.7.layer.0.SelfAttention.relative_attention_bias.weight"), nullptr);
+  EXPECT_EQ(find_tensor(g, "decoder.block.7.layer.1.EncDecAttention.relative_attention_bias.weight"),
+            nullptr);
+  EXPECT_EQ(find_tensor(g, "lm_head.weight")->tied_to, "shared.weight");
+  // UMT5Config's defaults are mT5-small's sizes: the same count but for the bias tables of blocks 1-7 of both
+  // stacks (14 x 32 buckets x 6 heads).
+  EXPECT_EQ(parameters_of(R"({"model_type":"umt5"})"),
+            parameters_of(R"({"model_type":"mt5"})") + 14u * 32 * 6);
+}
+
 }  // namespace
 }  // namespace ma::test

@@ -375,6 +375,7 @@ constexpr std::array kEncoderFamilies{
     FamilyBuilder{"blenderbot-small", build_blenderbot_small},
     FamilyBuilder{"t5", build_t5},
     FamilyBuilder{"mt5", build_mt5},
+    FamilyBuilder{"umt5", build_umt5},
     FamilyBuilder{"whisper", build_whisper},
 };
 

@@ -1,7 +1,6 @@
-// BART (and mBART, Pegasus, Marian), T5 (and mT5) and Whisper: an encoder stack and a decoder stack with
-// cross-attention. The record holds both
-// stacks; the record's generic dimensions are the decoder's (the stack that runs per generated token), or the
-// encoder's for encoder-only classes such as T5EncoderModel.
+// BART (and mBART, Pegasus, Marian), T5 (and mT5, UMT5) and Whisper: an encoder stack and a decoder stack
+// with cross-attention. The record holds both stacks; the record's generic dimensions are the decoder's (the
+// stack that runs per generated token), or the encoder's for encoder-only classes such as T5EncoderModel.
 #include "model/families/encoders_seq2seq.h"
 
 #include "model/families/encoders_common.h"
@@ -227,10 +226,12 @@ namespace {
 struct T5Dims {
   uint64_t d_model = 0, inner = 0, heads = 0, d_ff = 0, buckets = 0;
   bool gated = false;
+  bool bias_every_layer = false;  // UMT5
 };
 
 // One T5 stack: blocks of [SelfAttention, (EncDecAttention), DenseReluDense], each sub-layer with its own
-// RMS-style T5LayerNorm (weight only); block 0 alone owns the relative position bias.
+// RMS-style T5LayerNorm (weight only); block 0 alone owns the relative position bias, which the others
+// reuse, but in UMT5, whose every self-attention learns its own (its cross-attention has none).
 void t5_stack(ModelTemplate& t, const std::string& stack, uint64_t layers, const T5Dims& d, bool cross) {
   blocks::Attention at;
   at.hidden = d.d_model;
@@ -240,7 +241,7 @@ void t5_stack(ModelTemplate& t, const std::string& stack, uint64_t layers, const
   for (uint64_t i = 0; i < layers; ++i) {
     std::string p = stack + ".block." + std::to_string(i) + ".layer.";
     blocks::attention(t, p + "0.SelfAttention", at);
-    if (i == 0)
+    if (i == 0 || d.bias_every_layer)
       blocks::embedding(t, p + "0.SelfAttention.relative_attention_bias.weight", d.buckets, d.heads);
     blocks::norm(t, p + "0.layer_norm", d.d_model, false);
     if (cross) {
@@ -260,15 +261,17 @@ void t5_stack(ModelTemplate& t, const std::string& stack, uint64_t layers, const
   blocks::norm(t, stack + ".final_layer_norm", d.d_model, false);
 }
 
-// T5Config's defaults, and MT5Config's: mT5 is T5's code (gated-GELU, d_kv x heads below d_model) with other
-// sizes.
+// T5Config's defaults, and MT5Config's and UMT5Config's: mT5 is T5's code (gated-GELU, d_kv x heads below
+// d_model) with other sizes; UMT5 mT5's sizes with a position bias in every self-attention.
 struct T5Family {
-  std::string_view prefix;  // class prefix: "T5", "MT5"
+  std::string_view prefix;  // class prefix: "T5", "MT5", "UMT5"
   uint64_t vocab, d_model, d_ff, layers, heads;
   std::string_view feed_forward_proj;
+  bool bias_every_layer = false;
 };
 constexpr T5Family kT5{"T5", 32128, 512, 2048, 6, 8, "relu"};
 constexpr T5Family kMT5{"MT5", 250112, 512, 1024, 8, 6, "gated-gelu"};
+constexpr T5Family kUMT5{"UMT5", 250112, 512, 1024, 8, 6, "gated-gelu", true};
 
 // feed_forward_proj is "{act}" or "gated-{act}"; T5Config rejects anything else.
 bool t5_gated(const ModelConfig& cfg, std::string_view dflt) {
@@ -292,14 +295,15 @@ void build_t5_family(const ModelConfig& cfg, ModelTemplate& t, const T5Family& f
   d.d_ff = cfg.dim_or("d_ff", f.d_ff);
   d.buckets = cfg.dim_or("relative_attention_num_buckets", 32);
   d.gated = t5_gated(cfg, f.feed_forward_proj);
+  d.bias_every_layer = f.bias_every_layer;
   const uint64_t enc_layers = cfg.layers_or("num_layers", f.layers, 0);
   const uint64_t dec_layers = cfg.layers_or("num_decoder_layers", enc_layers, 0);
   const uint64_t vocab = cfg.dim_or("vocab_size", f.vocab);
 
-  // transformers 5 forces T5's and mT5's tie_word_embeddings to true: the old `false` of T5 v1.1 and mT5
-  // configs only meant "do not rescale decoder outputs", now scale_decoder_outputs. Embeddings and lm_head
-  // always share `shared` (transformers 4 built mT5 with a head of its own: mt5-small 300,176,768 there,
-  // 172,119,424 here).
+  // transformers 5 forces the tie_word_embeddings of T5, mT5 and UMT5 to true: the old `false` of T5 v1.1,
+  // mT5 and UMT5 configs only meant "do not rescale decoder outputs", now scale_decoder_outputs. Embeddings
+  // and lm_head always share `shared` (transformers 4 built mT5 with a head of its own: mt5-small 300,176,768
+  // there, 172,119,424 here).
   t.arch.architecture = cls;
   t.arch.tie_word_embeddings = true;
   t.arch.vocab_size = vocab;
@@ -316,7 +320,7 @@ void build_t5_family(const ModelConfig& cfg, ModelTemplate& t, const T5Family& f
     if (!cfg.flag_or("tie_word_embeddings", true))
       t.known_extras.push_back(
           {"lm_head.", std::string(f.prefix) +
-                           " checkpoint stores an untied lm_head (T5 v1.1, mT5); transformers 5 ties "
+                           " checkpoint stores an untied lm_head (T5 v1.1, mT5, UMT5); transformers 5 ties "
                            "it to shared.weight"});
   }
 
@@ -341,6 +345,9 @@ void build_t5(const ModelConfig& cfg, ModelTemplate& t) {
 }
 void build_mt5(const ModelConfig& cfg, ModelTemplate& t) {
   build_t5_family(cfg, t, kMT5);
+}
+void build_umt5(const ModelConfig& cfg, ModelTemplate& t) {
+  build_t5_family(cfg, t, kUMT5);
 }
 
 namespace {

@@ -18,6 +18,7 @@ void build_blenderbot(const ModelConfig& cfg, ModelTemplate& t);
 void build_blenderbot_small(const ModelConfig& cfg, ModelTemplate& t);
 void build_t5(const ModelConfig& cfg, ModelTemplate& t);
 void build_mt5(const ModelConfig& cfg, ModelTemplate& t);
+void build_umt5(const ModelConfig& cfg, ModelTemplate& t);
 void build_whisper(const ModelConfig& cfg, ModelTemplate& t);
 
 // Whisper's audio encoder under `prefix` (two convolutions over the mel bins, learned positions, layers with
