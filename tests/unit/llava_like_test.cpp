@@ -92,6 +92,53 @@ TEST(LlavaLike, Idefics3ShufflesPatchesIntoOneUnbiasedLinear) {
   EXPECT_FALSE(t.arch.tie_word_embeddings);
 }
 
+// HuggingFaceM4/idefics2-8b's sizes: Mistral-7B-v0.1 (vocabulary 32,003, head untied), a 27-layer SigLIP
+// tower at 980 pixels in patches of 14, three resampler layers of 16 heads of 96 (4 key/value heads)
+// producing 64 latents. The Hub: "8B"; Mistral-7B-v0.1 alone is 7,241,732,096 at 32,000 tokens.
+constexpr const char* kIdefics2_8b =
+    R"({"model_type":"idefics2","architectures":["Idefics2ForConditionalGeneration"],
+    "tie_word_embeddings":false,
+    "perceiver_config":{"model_type":"idefics2","resampler_n_latents":64,"resampler_depth":3,
+      "resampler_n_heads":16,"resampler_head_dim":96,"num_key_value_heads":4},
+    "text_config":{"model_type":"mistral","vocab_size":32003,"hidden_size":4096,"intermediate_size":14336,
+      "num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"max_position_embeddings":32768,
+      "sliding_window":4096},
+    "vision_config":{"model_type":"idefics2","hidden_size":1152,"image_size":980,"intermediate_size":4304,
+      "num_attention_heads":16,"num_hidden_layers":27,"patch_size":14}})";
+
+TEST(LlavaLike, Idefics2ResamplesPatchesIntoLatents) {
+  const ModelTemplate t = template_of(kIdefics2_8b);
+  EXPECT_EQ(t.arch.architecture, "Idefics2ForConditionalGeneration");
+  // The modality projection runs through the text model's intermediate width.
+  EXPECT_EQ(find_tensor(t, "model.connector.modality_projection.gate_proj.weight")->shape,
+            Shape({14336, 1152}));
+  EXPECT_EQ(find_tensor(t, "model.connector.modality_projection.down_proj.weight")->shape,
+            Shape({4096, 14336}));
+  const std::string r = "model.connector.perceiver_resampler.";
+  EXPECT_EQ(find_tensor(t, r + "latents")->shape, Shape({64, 4096}));
+  EXPECT_EQ(find_tensor(t, r + "layers.2.self_attn.q_proj.weight")->shape, Shape({1536, 4096}));
+  EXPECT_EQ(find_tensor(t, r + "layers.2.self_attn.k_proj.weight")->shape, Shape({384, 4096}));
+  EXPECT_EQ(find_tensor(t, r + "layers.2.mlp.up_proj.weight")->shape, Shape({16384, 4096}));
+  EXPECT_EQ(find_tensor(t, r + "layers.3.self_attn.q_proj.weight"), nullptr);
+  EXPECT_NE(find_tensor(t, r + "norm.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.vision_model.embeddings.position_embedding.weight")->shape,
+            Shape({4900, 1152}));
+  EXPECT_EQ(find_tensor(t, "model.vision_model.head.probe"), nullptr);
+  EXPECT_EQ(find_tensor(t, "lm_head.weight")->tied_to, "");
+  // Tower 417,792,240 (27 SigLIP layers, the patch and position embeddings, the final norm), connector
+  // 743,219,200 (the gated projection and the resampler), and Mistral-7B-v0.1 with three more tokens in its
+  // embedding and its own head: 8,402,768,112 in all.
+  const uint64_t tower = 1152u * 3 * 14 * 14 + 1152 + 4900u * 1152 +
+                         27u * (4u * 1152 * 1152 + 4 * 1152 + 4 * 1152 + 2u * 1152 * 4304 + 4304 + 1152) +
+                         2 * 1152;
+  const uint64_t resampler_layer = 2u * 4096 + 1536u * 4096 * 2 + 384u * 4096 * 2 + 4096 + 3u * 16384 * 4096;
+  const uint64_t connector = 2u * 1152 * 14336 + 14336u * 4096 + 64u * 4096 + 3 * resampler_layer + 4096;
+  EXPECT_EQ(tower, 417'792'240u);
+  EXPECT_EQ(connector, 743'219'200u);
+  EXPECT_EQ(parameters_of(kIdefics2_8b), tower + connector + 7'241'732'096u + 2u * 3 * 4096);
+  EXPECT_EQ(counts_of(kIdefics2_8b).total / 100'000'000, 84u);  // "8B", 8.4B on the Hub
+}
+
 TEST(LlavaLike, PaliGemmaProjectsOnceIntoGemma) {
   const ModelTemplate t = template_of(R"({"model_type":"paligemma","projection_dim":64,
       "text_config":{"model_type":"gemma","hidden_size":64,"intermediate_size":96,"num_hidden_layers":1,

@@ -3,8 +3,8 @@
 // (CLIP or SigLIP towers, a two-layer projector; NeXT and OneVision add image_newline), Mistral 3
 // (Mistral-Small-3.1: a Pixtral tower and a patch-merging projector), Idefics3 and SmolVLM (pixel shuffle
 // and one linear), PaliGemma (one linear into Gemma), InternVL (InternViT, pixel shuffle and a two-layer
-// projector) and, with an audio tower, Qwen2-Audio and Voxtral. The decoder stack of the record describes the
-// language model only.
+// projector), Idefics2 (a gated MLP and a perceiver resampler) and, with an audio tower, Qwen2-Audio and
+// Voxtral. The decoder stack of the record describes the language model only.
 #include <array>
 #include <optional>
 #include <string>
@@ -289,6 +289,68 @@ void build_smolvlm(const ModelConfig& cfg, ModelTemplate& t) {
   build_idefics3_kind(cfg, t, "SmolVLM", "smolvlm_vision");
 }
 
+// ---- Idefics2: the headless SigLIP-style tower, a gated MLP to the text width, a perceiver resampler that
+// turns an image's patches into resampler_n_latents vectors, a Mistral decoder ----
+
+// The perceiver resampler (Idefics2PerceiverResampler) at the text width `h`: learned latents; per layer
+// RMSNorms of the latents and of the context, a GQA cross-attention of the latents over context + latents,
+// and a gated MLP four times as wide, all unbiased; a final RMSNorm. Idefics2Config sets the perceiver's
+// width to the text model's whatever its perceiver_config says.
+void perceiver_resampler(const ModelConfig& pcfg, const std::string& p, uint64_t h, ModelTemplate& t) {
+  const uint64_t latents = pcfg.dim_or("resampler_n_latents", 64);
+  const uint64_t depth = pcfg.layers_or("resampler_depth", 3);
+  const uint64_t heads = pcfg.dim_or("resampler_n_heads", 16),
+                 head_dim = pcfg.dim_or("resampler_head_dim", 96);
+  const uint64_t kv_heads = pcfg.dim_or("num_key_value_heads", 4);
+  if (kv_heads > heads) pcfg.fail("num_key_value_heads", "must not exceed resampler_n_heads");
+  t.add(p + "latents", {latents, h});
+  for (uint64_t i = 0; i < depth; ++i) {
+    const std::string l = p + "layers." + std::to_string(i) + ".";
+    blocks::norm(t, l + "input_latents_norm", h, false);
+    blocks::norm(t, l + "input_context_norm", h, false);
+    blocks::linear(t, l + "self_attn.q_proj", h, heads * head_dim, false);
+    blocks::linear(t, l + "self_attn.k_proj", h, kv_heads * head_dim, false);
+    blocks::linear(t, l + "self_attn.v_proj", h, kv_heads * head_dim, false);
+    blocks::linear(t, l + "self_attn.o_proj", heads * head_dim, h, false);
+    blocks::norm(t, l + "post_attention_layernorm", h, false);
+    blocks::linear(t, l + "mlp.gate_proj", h, 4 * h, false);
+    blocks::linear(t, l + "mlp.up_proj", h, 4 * h, false);
+    blocks::linear(t, l + "mlp.down_proj", 4 * h, h, false);
+  }
+  blocks::norm(t, p + "norm", h, false);
+}
+
+// Idefics2VisionConfig's defaults.
+VitDefaults idefics2_vision_defaults() {
+  VitDefaults d;
+  d.patch_size = 32;
+  d.model_type = "idefics2_vision";
+  return d;
+}
+
+// Idefics2Config's text model when text_config is absent: Mistral's defaults with a 32,768-token context.
+constexpr const char* kIdefics2Text = R"({"model_type":"mistral","max_position_embeddings":32768})";
+
+void build_idefics2(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Idefics2ForConditionalGeneration";
+  const ModelConfig text = sub_or(cfg, "text_config", kIdefics2Text);
+  const LlamaStyle style = read_llava_text(cfg, text, t, "mistral");
+  // Only the top-level flag ties the head (default: not).
+  t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", false);
+  const ModelConfig vcfg = sub_or_empty(cfg, "vision_config");
+  const uint64_t vision = vit_tower(vcfg, "model.vision_model.", idefics2_vision_defaults(), t);
+  // The modality projection: a gated MLP from the tower's width through the text model's intermediate size.
+  const std::string c = "model.connector.";
+  const uint64_t h = t.arch.hidden_size, inter = t.arch.intermediate_size;
+  blocks::linear(t, c + "modality_projection.gate_proj", vision, inter, false);
+  blocks::linear(t, c + "modality_projection.up_proj", vision, inter, false);
+  blocks::linear(t, c + "modality_projection.down_proj", inter, h, false);
+  perceiver_resampler(sub_or_empty(cfg, "perceiver_config"), c + "perceiver_resampler.", h, t);
+  record_projector(t, "model.connector");
+  llama_style_decoder(t, "model.text_model.", style);
+  lm_head(t, "model.text_model.embed_tokens.weight", t.arch);
+}
+
 // ---- PaliGemma: a SigLIP tower without its head, one linear, a Gemma (PaliGemma 2: Gemma 2) decoder ----
 
 // PaliGemmaConfig's own sub-config defaults (PaliGemma 3B's), for a config that omits one.
@@ -486,6 +548,7 @@ constexpr std::array kLlavaLikeFamilies{
     FamilyBuilder{"llava_next", build_llava_next},
     FamilyBuilder{"llava_onevision", build_llava_onevision},
     FamilyBuilder{"mistral3", build_mistral3},
+    FamilyBuilder{"idefics2", build_idefics2},
     FamilyBuilder{"idefics3", build_idefics3},
     FamilyBuilder{"smolvlm", build_smolvlm},
     FamilyBuilder{"paligemma", build_paligemma},

@@ -111,8 +111,10 @@ uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDef
   const std::string type = v.string_or("model_type", !d.model_type.empty() ? d.model_type
                                                      : d.use_head          ? "siglip_vision_model"
                                                                            : "clip_vision_model");
-  // Idefics3's and SmolVLM's vision transformers are SigLIP's modules without the pooling head.
-  const bool headless = type == "idefics3_vision" || type == "smolvlm_vision";
+  // The vision transformers of Idefics2 (whose older configs name it "idefics2"), Idefics3 and SmolVLM are
+  // SigLIP's modules without the pooling head.
+  const bool headless = type == "idefics2_vision" || type == "idefics2" || type == "idefics3_vision" ||
+                        type == "smolvlm_vision";
   const bool siglip = type == "siglip_vision_model" || headless;
   if (!siglip && type != "clip_vision_model")
     v.fail("model_type", "vision tower '" + type + "' is not supported here");
