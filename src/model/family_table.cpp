@@ -158,6 +158,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Bamba", "IBM", "bamba", CausalLm, "bamba"},
     FamilyRow{"Zamba2", "Zyphra", "zamba2", CausalLm, "zamba2", "", "shared_transformer. mamba_decoder."},
     FamilyRow{"LFM2", "Liquid AI", "lfm2 lfm2_moe", CausalLm, "lfm2"},
+    FamilyRow{"LFM2-VL", "Liquid AI", "lfm2_vl lfm2-vl", VisionLanguage, "lfm2-vl"},
     FamilyRow{"SmolLM3", "Hugging Face", "smollm3", CausalLm, "smollm3"},
     FamilyRow{"Helium", "Kyutai", "helium", CausalLm, "helium"},
     FamilyRow{"Seed-OSS", "ByteDance Seed", "seed_oss", CausalLm, "seed-oss"},
@@ -214,6 +215,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"HuBERT", "Meta", "hubert", SpeechEncoder, "hubert"},
     FamilyRow{"CLIP", "OpenAI", "clip", ImageTextEmbedding, "clip-vit clip"},
     FamilyRow{"SigLIP", "Google", "siglip", ImageTextEmbedding, "siglip"},
+    FamilyRow{"SigLIP 2", "Google", "siglip2", ImageTextEmbedding, "siglip2"},
     FamilyRow{"Whisper", "OpenAI", "whisper", Speech, "whisper", "", "encoder.conv1 decoder.layers",
               "max_target_positions"},
 };

@@ -1,10 +1,11 @@
-// CLIP and SigLIP (model/families/contrastive.cpp): both towers, the projections or heads, the logit scale,
-// counted on the configs their Hub repositories publish.
+// CLIP, SigLIP and SigLIP 2 (model/families/contrastive.cpp): both towers, the projections or heads, the
+// logit scale, counted on the configs their Hub repositories publish.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "analyzed_model.h"
+#include "core/error.h"
 #include "template_test_support.h"
 
 namespace ma::test {
@@ -68,6 +69,31 @@ TEST(Siglip, BaseCountsAndHeads) {
       "vision_config":{"hidden_size":1152,"image_size":384,"intermediate_size":4304,"num_attention_heads":16,
         "num_hidden_layers":27,"patch_size":14}})"),
             877'960'498u);
+}
+
+// google/siglip2-base-patch16-naflex and -so400m-patch16-naflex (Siglip2Model, the sizes of transformers'
+// conversion script). NaFlex cuts images into patches itself: the patch embedding is a linear over 3 x 16 x
+// 16 values, and the 256-entry position table is resized to each image. With 256 entries they hold as many
+// parameters as the fixed 256-pixel SigLIP 2 twins MTEB lists (siglip2-base-patch16-256 375,234,050,
+// siglip2-so400m-patch16-256 1,135,670,962), whose patch embedding is the same weights as a Conv2d.
+TEST(Siglip2, NaflexTowersCountAsTheirFixedResolutionTwins) {
+  const std::string base = R"({"model_type":"siglip2","architectures":["Siglip2Model"],
+      "text_config":{"model_type":"siglip2_text_model","vocab_size":256000},
+      "vision_config":{"model_type":"siglip2_vision_model","patch_size":16,"num_patches":256}})";
+  EXPECT_EQ(parameters_of(base), 375'234'050u);
+  const ModelTemplate t = template_of(base);
+  EXPECT_EQ(find_tensor(t, "vision_model.embeddings.patch_embedding.weight")->shape, Shape({768, 768}));
+  EXPECT_EQ(find_tensor(t, "vision_model.embeddings.position_embedding.weight")->shape, Shape({256, 768}));
+  EXPECT_EQ(find_tensor(t, "vision_model.head.probe")->shape, Shape({1, 1, 768}));
+  EXPECT_EQ(t.arch.stack(StackRole::Vision)->image_size, 0u);  // any size: dynamic
+  EXPECT_EQ(parameters_of(R"({"model_type":"siglip2",
+      "text_config":{"vocab_size":256000,"hidden_size":1152,"intermediate_size":4304,"num_hidden_layers":27,
+        "num_attention_heads":16},
+      "vision_config":{"patch_size":16,"num_patches":256,"hidden_size":1152,"intermediate_size":4304,
+        "num_hidden_layers":27,"num_attention_heads":16}})"),
+            1'135'670'962u);
+  // The table is reshaped to a square grid: 250 entries name no grid.
+  EXPECT_THROW(template_of(R"({"model_type":"siglip2","vision_config":{"num_patches":250}})"), Error);
 }
 
 }  // namespace

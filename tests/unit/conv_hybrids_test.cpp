@@ -1,8 +1,9 @@
-// LFM2 and LFM2-MoE (model/families/conv_hybrids.cpp): which layers convolve, the MLP width LFM2 derives,
-// and where each tensor sits, on configs written here. Their counts are checked against llama.cpp
+// LFM2, LFM2-MoE and LFM2-VL (model/families/conv_hybrids.cpp): which layers convolve, the MLP width LFM2
+// derives, and where each tensor sits, on configs written here. Their counts are checked against llama.cpp
 // (hf_twin_llama_oracle_test.cpp) and their model pages (published_sizes_test.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.h"
@@ -91,6 +92,53 @@ TEST(ConvHybrids, CheckpointNamesPlaceOnTheShortConvolution) {
     EXPECT_EQ(p.role, leaf);
   }
   EXPECT_EQ(place_tensor("model.layers.3.feed_forward.expert_bias").block, Block::MoeRouter);
+}
+
+// LiquidAI/LFM2-VL-450M's config.json as first published (custom code, model_type "lfm2-vl"), its fields
+// that shape tensors. Its model.safetensors is 901,692,416 bytes: 351 bf16 tensors (lm_head tied, not stored)
+// of 450,822,656 values, 901,645,312 bytes, after a header of 47,104.
+constexpr const char* kLfm2Vl450m =
+    R"({"model_type":"lfm2-vl","architectures":["Lfm2VlForConditionalGeneration"],
+    "downsample_factor":2,"projector_bias":true,"projector_hidden_size":2560,
+    "text_config":{"model_type":"lfm2","block_auto_adjust_ff_dim":true,"block_ff_dim":6656,
+      "block_ffn_dim_multiplier":1.0,"block_multiple_of":256,"conv_L_cache":3,"conv_bias":false,
+      "hidden_size":1024,"intermediate_size":6656,"layer_types":["conv","conv","full_attention","conv","conv",
+      "full_attention","conv","conv","full_attention","conv","full_attention","conv","full_attention","conv",
+      "full_attention","conv"],"num_attention_heads":16,"num_hidden_layers":16,"num_key_value_heads":8,
+      "vocab_size":65536},
+    "vision_config":{"hidden_size":768,"intermediate_size":3072,"model_type":"siglip2_vision_model",
+      "num_attention_heads":12,"num_channels":3,"num_hidden_layers":12,"num_patches":256,"patch_size":16,
+      "vision_use_head":false}})";
+
+TEST(ConvHybrids, Lfm2VlUnshufflesPatchesIntoLfm2) {
+  EXPECT_EQ(parameters_of(kLfm2Vl450m), 450'822'656u);
+  const ModelTemplate t = template_of(kLfm2Vl450m);
+  EXPECT_EQ(t.arch.architecture, "Lfm2VlForConditionalGeneration");
+  const DiskTotals disk = disk_totals(t);
+  EXPECT_EQ(disk.tensors, 351u);
+  EXPECT_EQ(disk.elements * 2, 901'692'416u - 47'104u);
+  // 2 x 2 patches of 768 into one vector of 3,072: LayerNorm, then two biased linears to the text width.
+  const std::string p = "model.multi_modal_projector.";
+  EXPECT_EQ(find_tensor(t, p + "layer_norm.weight")->shape, Shape({3072}));
+  EXPECT_EQ(find_tensor(t, p + "linear_1.weight")->shape, Shape({2560, 3072}));
+  EXPECT_EQ(find_tensor(t, p + "linear_2.bias")->shape, Shape({1024}));
+  // The tower: NaFlex's linear patch embedding, no head; its checkpoint keeps the vision_model wrapper.
+  const TemplateTensor* patch = find_tensor(t, "model.vision_tower.embeddings.patch_embedding.weight");
+  EXPECT_EQ(patch->shape, Shape({768, 768}));
+  EXPECT_EQ(stored_name(*patch), "model.vision_tower.vision_model.embeddings.patch_embedding.weight");
+  EXPECT_EQ(find_tensor(t, "model.vision_tower.head.probe"), nullptr);
+  // LFM2-350M under model.language_model: its MLP 6,656 wide as configured, 4,608 as built.
+  EXPECT_EQ(find_tensor(t, "model.language_model.layers.0.feed_forward.w1.weight")->shape,
+            Shape({4608, 1024}));
+  using enum Mixer;
+  const std::vector<Mixer> m = mixers_of(t);
+  EXPECT_EQ(std::count(m.begin(), m.end(), Attention), 6);
+  EXPECT_EQ(m[2], Attention);
+  EXPECT_EQ(find_tensor(t, "lm_head.weight")->tied_to, "model.language_model.embed_tokens.weight");
+  // transformers' own model_type builds the same.
+  std::string hf = kLfm2Vl450m;
+  hf.replace(hf.find("lfm2-vl"), 7, "lfm2_vl");
+  EXPECT_EQ(parameters_of(hf), 450'822'656u);
 }
 
 }  // namespace

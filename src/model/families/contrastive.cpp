@@ -1,7 +1,7 @@
-// Contrastive image-text models: CLIP and SigLIP, a text transformer and a vision transformer side by side
-// whose pooled outputs are compared (cosine similarity scaled by logit_scale; SigLIP adds logit_bias for its
-// sigmoid loss). Nothing generates: the record's encoder is the text tower, the vision tower a stack beside
-// it.
+// Contrastive image-text models: CLIP, SigLIP and SigLIP 2, a text transformer and a vision transformer side
+// by side whose pooled outputs are compared (cosine similarity scaled by logit_scale; SigLIP adds logit_bias
+// for its sigmoid loss). Nothing generates: the record's encoder is the text tower, the vision tower a stack
+// beside it.
 #include <array>
 
 #include "model/families/decoder_common.h"
@@ -36,9 +36,23 @@ void build_siglip(const ModelConfig& cfg, ModelTemplate& t) {
   t.add("logit_bias", {1});
 }
 
+// Siglip2Model: SigLIP's towers and logits, the vision tower NaFlex's (multimodal_towers.h). SigLIP 2's
+// fixed-resolution checkpoints (siglip2-base-patch16-224 ...) are published as model_type siglip.
+void build_siglip2(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = architecture_of(cfg, "Siglip2Model");
+  supported_task(cfg, t.arch.architecture, "Siglip2", {"Model"});
+  clip_text_tower(sub_or_empty(cfg, "text_config"), "text_model.", true, t);
+  VitDefaults d = siglip_vision_defaults();
+  d.model_type = "siglip2_vision_model";
+  vit_tower(sub_or_empty(cfg, "vision_config"), "vision_model.", d, t);
+  t.add("logit_scale", {1});
+  t.add("logit_bias", {1});
+}
+
 constexpr std::array kContrastiveFamilies{
     FamilyBuilder{"clip", build_clip},
     FamilyBuilder{"siglip", build_siglip},
+    FamilyBuilder{"siglip2", build_siglip2},
 };
 
 }  // namespace

@@ -2,14 +2,18 @@
 // projects to B, C and x (in_proj, 3 x hidden), convolves B * x depthwise over the last conv_L_cache tokens
 // and gates it with C (out_proj); an attention layer is GQA with per-head q/k norms. Every layer has an
 // operator_norm before its mixer and an ffn_norm before a SwiGLU MLP (w1, w3, w2), or, in LFM2-MoE after
-// its dense layers, routed experts. The last norm is embedding_norm.
+// its dense layers, routed experts. The last norm is embedding_norm. LFM2-VL puts a SigLIP 2 tower and a
+// projector before LFM2.
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/checked.h"
 #include "model/families/decoder_common.h"
 #include "model/families/family_groups.h"
+#include "model/families/multimodal_towers.h"
 
 namespace ma::families {
 namespace {
@@ -48,6 +52,7 @@ uint64_t lfm2_mlp_width(const ModelConfig& cfg, uint64_t width) {
 }
 
 struct Lfm2Stack {
+  std::string root = "model.";  // of the language model's modules (LFM2-VL: model.language_model.)
   std::vector<bool> attends;
   uint64_t conv_kernel = 3;
   bool conv_bias = false;
@@ -72,10 +77,11 @@ LayerSpec short_conv_layer(ModelTemplate& t, const std::string& p, const Archite
 
 void build_lfm2_stack(ModelTemplate& t, const Lfm2Stack& s) {
   const ArchitectureRecord& a = t.arch;
-  token_embedding(t, "model.embed_tokens.weight", a);
-  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, "model.layers");
+  const std::string embed = s.root + "embed_tokens.weight";
+  token_embedding(t, embed, a);
+  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, s.root + "layers");
   for (uint64_t i = 0; i < a.num_layers; ++i) {
-    const std::string p = "model.layers." + std::to_string(i);
+    const std::string p = s.root + "layers." + std::to_string(i);
     LayerSpec l;
     if (s.attends[i]) {
       blocks::Attention at = standard_attention(a);
@@ -103,8 +109,8 @@ void build_lfm2_stack(ModelTemplate& t, const Lfm2Stack& s) {
     blocks::norm(t, p + ".ffn_norm", a.hidden_size, false);
     stack.layers.push_back(l);
   }
-  blocks::norm(t, "model.embedding_norm", a.hidden_size, false);
-  lm_head(t, "model.embed_tokens.weight", a);
+  blocks::norm(t, s.root + "embedding_norm", a.hidden_size, false);
+  lm_head(t, embed, a);
 }
 
 DecoderDefaults lfm2_defaults() {
@@ -132,15 +138,49 @@ Lfm2Stack read_conv(const ModelConfig& cfg) {
   return s;
 }
 
-void build_lfm2(const ModelConfig& cfg, ModelTemplate& t) {
-  t.arch.architecture = "Lfm2ForCausalLM";
+// LFM2's stack as Lfm2Config reads `cfg`, under `root`.
+void lfm2_language_model(const ModelConfig& cfg, const std::string& root, ModelTemplate& t) {
   read_lfm2_dims(cfg, lfm2_defaults(), t);
   Lfm2Stack s = read_conv(cfg);
+  s.root = root;
   s.attends = attention_layers(cfg, t.arch.num_layers, true);
   s.dense_width = lfm2_mlp_width(cfg, t.arch.intermediate_size);
   t.arch.intermediate_size = s.dense_width;
   s.dense_layers = t.arch.num_layers;
   build_lfm2_stack(t, s);
+}
+
+void build_lfm2(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Lfm2ForCausalLM";
+  lfm2_language_model(cfg, "model.", t);
+}
+
+// LFM2-VL: a SigLIP 2 NaFlex tower (every layer its config lists; the configs drop the last ones themselves,
+// and the head with vision_use_head false), a projector that unshuffles downsample_factor^2 neighbouring
+// patches into one vector (LayerNorm, linear_1, GELU, linear_2) and LFM2. The checkpoints keep the tower's
+// vision_model wrapper, which transformers strips on load; the early custom-code configs say "lfm2-vl".
+void build_lfm2_vl(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Lfm2VlForConditionalGeneration";
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  if (text.string_or("model_type", "lfm2") != "lfm2") text.fail("model_type", "must be lfm2");
+  lfm2_language_model(text, "model.language_model.", t);
+  t.arch.model_type = "lfm2";
+  // Only the top-level flag ties the head (default: tied), spelled tie_embedding by the early configs.
+  t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", cfg.flag_or("tie_embedding", true));
+  VitDefaults vd = siglip_vision_defaults();
+  vd.model_type = "siglip2_vision_model";
+  const uint64_t vision = vit_tower(sub_or_empty(cfg, "vision_config"), "model.vision_tower.", vd, t);
+  const std::string p = "model.multi_modal_projector.";
+  const uint64_t factor = cfg.dim_or("downsample_factor", 2),
+                 width = cfg.dim_or("projector_hidden_size", 2560);
+  const std::optional<uint64_t> merged = checked_mul(vision, factor * factor);  // each at most 2^26
+  if (!merged) cfg.fail("downsample_factor", "squared times the tower's width overflows 64-bit arithmetic");
+  const bool bias = cfg.flag_or("projector_bias", true);
+  if (cfg.flag_or("projector_use_layernorm", true)) blocks::norm(t, p + "layer_norm", *merged, true);
+  blocks::linear(t, p + "linear_1", *merged, width, bias);
+  blocks::linear(t, p + "linear_2", width, t.arch.hidden_size, bias);
+  record_projector(t, p.substr(0, p.size() - 1));
+  t.rename_on_disk("model.vision_tower.", "model.vision_tower.vision_model.");
 }
 
 void build_lfm2_moe(const ModelConfig& cfg, ModelTemplate& t) {
@@ -166,6 +206,8 @@ void build_lfm2_moe(const ModelConfig& cfg, ModelTemplate& t) {
 constexpr std::array kConvHybridFamilies{
     FamilyBuilder{"lfm2", build_lfm2},
     FamilyBuilder{"lfm2_moe", build_lfm2_moe},
+    FamilyBuilder{"lfm2_vl", build_lfm2_vl},
+    FamilyBuilder{"lfm2-vl", build_lfm2_vl},
 };
 
 }  // namespace

@@ -1,5 +1,9 @@
 #include "model/families/multimodal_towers.h"
 
+#include <cmath>
+#include <optional>
+
+#include "core/checked.h"
 #include "core/error.h"
 #include "model/blocks.h"
 #include "model/families/decoder_common.h"
@@ -107,6 +111,20 @@ VitDefaults siglip_vision_defaults() {
   return d;
 }
 
+// SigLIP 2's NaFlex patch embedding: the processor cuts each image into patches of channels x patch^2
+// values, so it is a linear rather than a Conv2d, and its position table (num_patches entries, a square grid)
+// is resized to each image's grid of patches.
+void naflex_embeddings(const ModelConfig& v, const std::string& e, uint64_t hidden, uint64_t channels,
+                       uint64_t patch, ModelTemplate& t) {
+  const std::optional<uint64_t> values = checked_mul(channels, patch * patch);  // each at most 2^26
+  if (!values) v.fail("patch_size", "squared times num_channels overflows 64-bit arithmetic");
+  blocks::linear(t, e + "patch_embedding", *values, hidden, true);
+  const uint64_t positions = v.dim_or("num_patches", 256);
+  const auto side = static_cast<uint64_t>(std::sqrt(static_cast<double>(positions)));
+  if (side * side != positions) v.fail("num_patches", "must be a square number (the table is a square grid)");
+  blocks::embedding(t, e + "position_embedding.weight", positions, hidden);
+}
+
 uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDefaults& d, ModelTemplate& t) {
   const std::string type = v.string_or("model_type", !d.model_type.empty() ? d.model_type
                                                      : d.use_head          ? "siglip_vision_model"
@@ -115,7 +133,8 @@ uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDef
   // SigLIP's modules without the pooling head.
   const bool headless = type == "idefics2_vision" || type == "idefics2" || type == "idefics3_vision" ||
                         type == "smolvlm_vision";
-  const bool siglip = type == "siglip_vision_model" || headless;
+  const bool naflex = type == "siglip2_vision_model";
+  const bool siglip = type == "siglip_vision_model" || naflex || headless;
   if (!siglip && type != "clip_vision_model")
     v.fail("model_type", "vision tower '" + type + "' is not supported here");
   const uint64_t hidden = v.dim_or("hidden_size", d.hidden_size);
@@ -124,23 +143,29 @@ uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDef
   even_head_dim(v, hidden, v.dim_or("num_attention_heads", d.num_attention_heads));
   const uint64_t channels = v.dim_or("num_channels", d.num_channels);
   const uint64_t patch = v.dim_or("patch_size", d.patch_size);
-  const uint64_t side = patches_per_side(v, v.dim_or("image_size", d.image_size), patch);
   const std::string e = prefix + "embeddings.";
-  if (!siglip) {
-    t.add(e + "class_embedding", {hidden});
-    t.add(e + "patch_embedding.weight", {hidden, channels, patch, patch});
-    blocks::embedding(t, e + "position_embedding.weight", side * side + 1, hidden);
-    blocks::norm(t, prefix + "pre_layrnorm", hidden, true);  // sic: CLIP's attribute name
+  // NaFlex towers take images of any size: the record's image side is 0, dynamic.
+  const uint64_t image = naflex ? 0 : v.dim_or("image_size", d.image_size);
+  if (naflex) {
+    naflex_embeddings(v, e, hidden, channels, patch, t);
   } else {
-    t.add(e + "patch_embedding.weight", {hidden, channels, patch, patch});  // a biased Conv2d
-    t.add(e + "patch_embedding.bias", {hidden});
-    blocks::embedding(t, e + "position_embedding.weight", side * side, hidden);
+    const uint64_t side = patches_per_side(v, image, patch);
+    if (!siglip) {
+      t.add(e + "class_embedding", {hidden});
+      t.add(e + "patch_embedding.weight", {hidden, channels, patch, patch});
+      blocks::embedding(t, e + "position_embedding.weight", side * side + 1, hidden);
+      blocks::norm(t, prefix + "pre_layrnorm", hidden, true);  // sic: CLIP's attribute name
+    } else {
+      t.add(e + "patch_embedding.weight", {hidden, channels, patch, patch});  // a biased Conv2d
+      t.add(e + "patch_embedding.bias", {hidden});
+      blocks::embedding(t, e + "position_embedding.weight", side * side, hidden);
+    }
   }
   for (uint64_t i = 0; i < layers; ++i)
     vit_layer(t, prefix + "encoder.layers." + std::to_string(i) + ".", hidden, inter, {});
   const uint64_t heads = v.dim_or("num_attention_heads", d.num_attention_heads);
   record_vision_tower(t, prefix + "encoder.layers", hidden, layers, heads, hidden / heads, inter, patch,
-                      v.dim_or("image_size", d.image_size));
+                      image);
   blocks::norm(t, prefix + "post_layernorm", hidden, true);
   if (siglip && !headless && v.flag_or("vision_use_head", d.use_head))
     siglip_head(t, prefix + "head.", hidden, inter);

@@ -45,9 +45,10 @@ struct VitDefaults {
 VitDefaults clip_vision_defaults();
 VitDefaults siglip_vision_defaults();
 
-// CLIPVisionModel or SiglipVisionModel (by vision config model_type; Idefics3's and SmolVLM's vision models
-// are SigLIP's without its head) under `prefix` (e.g. "model.vision_tower."). Returns the tower's hidden
-// size, which the projector consumes.
+// CLIPVisionModel, SiglipVisionModel or Siglip2VisionModel (SigLIP 2 NaFlex: a linear patch embedding and a
+// position table resized to each image) by vision config model_type (the vision models of Idefics2,
+// Idefics3 and SmolVLM are SigLIP's without its head) under `prefix` (e.g. "model.vision_tower."). Returns
+// the tower's hidden size, which the projector consumes.
 uint64_t vit_tower(const ModelConfig& vcfg, const std::string& prefix, const VitDefaults& d,
                    ModelTemplate& t);
 
