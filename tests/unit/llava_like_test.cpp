@@ -394,6 +394,26 @@ TEST(LlavaLike, Glm45vIsGlm41vsTowerBeforeGlm45AirsMixture) {
   EXPECT_EQ(find_tensor(t, "model.visual.merger.up_proj.weight")->shape, Shape({10944, 4096}));
 }
 
+// GLM-4.6V's own classes (glm46v; glmga's config builds the same model) wrap GLM-4.1V's model around the
+// language model text_config names: GLM-4.5V's mixture for zai-org/GLM-4.6V, GLM-4.1V's dense decoder by
+// default (GLM-4.6V-Flash). The tensors are those of the classes it wraps.
+TEST(LlavaLike, Glm46vWrapsTheLanguageModelItsTextConfigNames) {
+  std::string moe = kGlm45v;
+  moe.replace(moe.find("glm4v_moe"), 9, "glm46v");
+  const ModelTemplate t = template_of(moe);
+  EXPECT_EQ(t.arch.architecture, "Glm46VForConditionalGeneration");
+  EXPECT_EQ(parameters_of(moe), parameters_of(kGlm45v));
+  EXPECT_EQ(disk_totals(t).tensors, 18'106u);
+  const std::string dense = R"("text_config":{"hidden_size":64,"intermediate_size":96,"num_hidden_layers":1,
+      "num_attention_heads":4,"num_key_value_heads":2,"vocab_size":100},"vision_config":{"hidden_size":32,
+      "depth":1,"num_heads":4,"out_hidden_size":64,"intermediate_size":80,"image_size":56,"patch_size":14}})";
+  for (const char* type : {"glm46v", "glmga"})
+    EXPECT_EQ(parameters_of(std::string(R"({"model_type":")") + type + "\"," + dense),
+              parameters_of(R"({"model_type":"glm4v",)" + dense))
+        << type;
+  EXPECT_THROW(template_of(R"({"model_type":"glm46v","text_config":{"model_type":"llama"}})"), Error);
+}
+
 // Voxtral: Whisper's encoder read four frames at a time (the projector takes intermediate_size values), no
 // projector biases, a whole LlamaForCausalLM under language_model; its encoder sizes under transformers'
 // names or Whisper's.
@@ -415,6 +435,25 @@ TEST(LlavaLike, VoxtralStacksFourFramesIntoItsProjector) {
       "encoder_layers":2,"encoder_attention_heads":4,"num_mel_bins":16,"max_source_positions":50}})");
   EXPECT_EQ(whisper_names.tensors.size(), t.tensors.size());
   EXPECT_THROW(template_of(R"({"model_type":"voxtral","text_config":{"model_type":"qwen2"}})"), Error);
+}
+
+// nvidia/Cosmos3-Nano's reasoner (cosmos3_omni): Qwen3-VL-8B's classes and sizes unchanged, so the same
+// tensors; its unified checkpoint's generator, sound and action towers are known extras, dropped on load.
+TEST(LlavaLike, Cosmos3OmniIsQwen3VlWithItsGeneratorTowersSetAside) {
+  const std::string body = R"(,"tie_word_embeddings":false,
+      "text_config":{"model_type":"qwen3_vl_text","vocab_size":151936,"hidden_size":4096,
+        "intermediate_size":12288,"num_hidden_layers":36,"num_attention_heads":32,"num_key_value_heads":8,
+        "head_dim":128},
+      "vision_config":{"depth":27,"hidden_size":1152,"intermediate_size":4304,"num_heads":16,
+        "out_hidden_size":4096}})";
+  const ModelTemplate t = template_of(R"({"model_type":"cosmos3_omni")" + body);
+  EXPECT_EQ(t.arch.architecture, "Cosmos3OmniForConditionalGeneration");
+  EXPECT_EQ(parameters_of(R"({"model_type":"cosmos3_omni")" + body),
+            parameters_of(R"({"model_type":"qwen3_vl")" + body));
+  EXPECT_NE(find_tensor(t, "model.visual.deepstack_merger_list.0.norm.weight"), nullptr);
+  bool generator_known = false;
+  for (const auto& k : t.known_extras) generator_known |= k.prefix == "time_embedder.";
+  EXPECT_TRUE(generator_known);
 }
 
 }  // namespace

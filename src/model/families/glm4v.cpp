@@ -1,9 +1,11 @@
 // GLM-4.1V (model_type glm4v, Glm4vForConditionalGeneration) and GLM-4.5V (glm4v_moe): a Qwen2-VL-style
 // vision model whose patches are merged by a strided convolution and a gated MLP, in front of GLM-4-0414's
 // decoder (four norms a layer, fused gate and up, q/k/v always biased) or GLM-4.5-Air's mixture of experts.
-// Checkpoints keep the in-memory names (model.visual, model.language_model, lm_head).
+// Checkpoints keep the in-memory names (model.visual, model.language_model, lm_head). GLM-4.6V's own classes
+// (glm46v) wrap either.
 #include <array>
 
+#include "core/error.h"
 #include "model/families/decoder_llama.h"
 #include "model/families/deepseek_like.h"
 #include "model/families/family_groups.h"
@@ -82,8 +84,23 @@ void build_glm4v_moe(const ModelConfig& cfg, ModelTemplate& t) {
   glm4v_moe_language_model(text, t, "model.language_model.", tie_embeddings(cfg, text, false));
 }
 
-constexpr std::array kGlm4vFamilies{FamilyBuilder{"glm4v", build_glm4v},
-                                    FamilyBuilder{"glm4v_moe", build_glm4v_moe}};
+// GLM-4.6V's own classes (glm46v, and glmga, whose config builds the same Glm46V model): GLM-4.1V's model
+// around whichever language model text_config names, GLM-4.1V's dense one by default or GLM-4.5V's mixture.
+void build_glm46v(const ModelConfig& cfg, ModelTemplate& t) {
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  const std::string type = text.string_or("model_type", "glm4v_text");
+  if (type == "glm4v_moe_text")
+    build_glm4v_moe(cfg, t);
+  else if (type == "glm4v_text")
+    build_glm4v(cfg, t);
+  else
+    text.fail("model_type", "must be glm4v_text or glm4v_moe_text, found '" + printable(type) + "'");
+  t.arch.architecture = "Glm46VForConditionalGeneration";
+}
+
+constexpr std::array kGlm4vFamilies{
+    FamilyBuilder{"glm4v", build_glm4v}, FamilyBuilder{"glm4v_moe", build_glm4v_moe},
+    FamilyBuilder{"glm46v", build_glm46v}, FamilyBuilder{"glmga", build_glm46v}};
 
 }  // namespace
 

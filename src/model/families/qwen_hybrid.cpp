@@ -323,6 +323,20 @@ void build_qwen3_vl_moe(const ModelConfig& cfg, ModelTemplate& t) {
   build_qwen3_vl_family(cfg, t, true);
 }
 
+// NVIDIA Cosmos3's reasoner (cosmos3_omni): Qwen3-VL's classes unchanged. Its unified checkpoint also holds
+// the generator (diffusion) tower, the sound and action towers and their cross-modal projections, which
+// transformers drops on load; those outside the language model's layers are named here as known extras.
+void build_cosmos3_omni(const ModelConfig& cfg, ModelTemplate& t) {
+  const bool moe =
+      sub_or_empty(cfg, "text_config").string_or("model_type", "qwen3_vl_text") == "qwen3_vl_moe_text";
+  build_qwen3_vl_family(cfg, t, moe);
+  t.arch.architecture = "Cosmos3OmniForConditionalGeneration";
+  for (const char* prefix :
+       {"proj_out.", "proj_in.", "time_embedder.", "audio_proj_out.", "audio_proj_in.",
+        "audio_modality_embed", "action_proj_out.", "action_proj_in.", "action_modality_embed"})
+    t.known_extras.push_back({prefix, "Cosmos3's generator, sound and action towers, dropped on load"});
+}
+
 constexpr std::array kQwenHybridFamilies{
     FamilyBuilder{"qwen3_next", build_qwen3_next},
     FamilyBuilder{"qwen3_5", build_qwen3_5},
@@ -331,6 +345,7 @@ constexpr std::array kQwenHybridFamilies{
     FamilyBuilder{"qwen2_5_vl", build_qwen2_5_vl},
     FamilyBuilder{"qwen3_vl", build_qwen3_vl},
     FamilyBuilder{"qwen3_vl_moe", build_qwen3_vl_moe},
+    FamilyBuilder{"cosmos3_omni", build_cosmos3_omni},
     FamilyBuilder{"qwen3_5_text", build_qwen3_5_text},
     FamilyBuilder{"qwen3_5_moe_text", build_qwen3_5_moe_text},
 };
