@@ -93,6 +93,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Mistral 3 (Mistral Small 3.1+)", "Mistral AI", "mistral3", VisionLanguage,
               "mistral-small-3 magistral ministral-3"},
     FamilyRow{"Idefics2", "Hugging Face", "idefics2", VisionLanguage, "idefics2"},
+    FamilyRow{"LightOnOCR", "LightOn", "lighton_ocr", VisionLanguage, "lightonocr"},
     FamilyRow{"Idefics3", "Hugging Face", "idefics3", VisionLanguage, "idefics3"},
     FamilyRow{"SmolVLM", "Hugging Face", "smolvlm", VisionLanguage, "smolvlm"},
     FamilyRow{"PaliGemma", "Google", "paligemma", VisionLanguage, "paligemma"},

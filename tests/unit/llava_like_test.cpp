@@ -456,5 +456,29 @@ TEST(LlavaLike, Cosmos3OmniIsQwen3VlWithItsGeneratorTowersSetAside) {
   EXPECT_TRUE(generator_known);
 }
 
+// LightOnOCR (lighton_ocr): Mistral 3's model under other module names, LightOnOcrConfig's defaults those of
+// LightOnOCR-1B ("1B"): a 24-layer Pixtral tower and Qwen3-0.6B, whose 596,049,920 parameters (tied) are
+// Qwen's figure for it; the projector's linears carry no bias.
+TEST(LlavaLike, LightOnOcrIsMistral3WithQwen3) {
+  const std::string config = R"({"model_type":"lighton_ocr"})";
+  const ModelTemplate t = template_of(config);
+  EXPECT_EQ(t.arch.architecture, "LightOnOcrForConditionalGeneration");
+  EXPECT_EQ(find_tensor(t, "model.vision_projection.linear_1.weight")->shape, Shape({1024, 1024}));
+  EXPECT_EQ(find_tensor(t, "model.vision_projection.linear_1.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.vision_projection.patch_merger.merging_layer.weight")->shape,
+            Shape({1024, 4096}));
+  EXPECT_NE(find_tensor(t, "model.vision_encoder.transformer.layers.23.attention.q_proj.weight"), nullptr);
+  EXPECT_NE(find_tensor(t, "model.language_model.layers.27.self_attn.q_norm.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "lm_head.weight")->tied_to, "model.language_model.embed_tokens.weight");
+  const uint64_t qwen3_06b = parameters_of(R"({"model_type":"qwen3","head_dim":128,"hidden_size":1024,
+      "intermediate_size":3072,"num_attention_heads":16,"num_hidden_layers":28,"num_key_value_heads":8,
+      "vocab_size":151936,"tie_word_embeddings":true})");
+  EXPECT_EQ(qwen3_06b, 596'049'920u);
+  const uint64_t projector = 1024 + 4096u * 1024 + 2u * 1024 * 1024;
+  const uint64_t pixtral = parameters_of(R"({"model_type":"lighton_ocr"})") - qwen3_06b - projector;
+  // Pixtral's tower: a bias-free patch conv, a pre-norm, 24 layers of 1,024 with SwiGLU MLPs 4,096 wide.
+  EXPECT_EQ(pixtral, 1024u * 3 * 14 * 14 + 1024 + 24u * (4u * 1024 * 1024 + 3u * 1024 * 4096 + 2 * 1024));
+}
+
 }  // namespace
 }  // namespace ma::test

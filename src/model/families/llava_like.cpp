@@ -1,10 +1,11 @@
 // LLaVA-style vision-language models: a vision tower, a projector to the text width and a decoder built from
 // the nested text_config with the defaults of its own config class. LLaVA, LLaVA-NeXT and LLaVA-OneVision
 // (CLIP or SigLIP towers, a two-layer projector; NeXT and OneVision add image_newline), Mistral 3
-// (Mistral-Small-3.1: a Pixtral tower and a patch-merging projector), Idefics3 and SmolVLM (pixel shuffle
-// and one linear), PaliGemma (one linear into Gemma), InternVL (InternViT, pixel shuffle and a two-layer
-// projector), Idefics2 (a gated MLP and a perceiver resampler) and, with an audio tower, Qwen2-Audio and
-// Voxtral. The decoder stack of the record describes the language model only.
+// (Mistral-Small-3.1: a Pixtral tower and a patch-merging projector; LightOnOCR the same around Qwen3),
+// Idefics3 and SmolVLM (pixel shuffle and one linear), PaliGemma (one linear into Gemma), InternVL
+// (InternViT, pixel shuffle and a two-layer projector), Idefics2 (a gated MLP and a perceiver resampler) and,
+// with an audio tower, Qwen2-Audio and Voxtral. The decoder stack of the record describes the language model
+// only.
 #include <array>
 #include <optional>
 #include <string>
@@ -201,6 +202,21 @@ ModelConfig sub_or(const ModelConfig& cfg, std::string_view key, const char* dfl
   return ModelConfig::parse(dflt, cfg.file());
 }
 
+// Mistral 3's projector under `p`: an RMSNorm of the tower's output, spatial_merge_size^2 neighbouring
+// patches merged into one, then two linears to the text width, linear_1 reading `feature_layers` of the
+// tower's layers side by side.
+void mistral3_projector(const ModelConfig& cfg, ModelTemplate& t, const std::string& p, uint64_t vision,
+                        uint64_t feature_layers, bool bias) {
+  const uint64_t merge = cfg.dim_or("spatial_merge_size", 2);
+  const std::optional<uint64_t> merged = checked_mul(vision, merge * merge);  // each at most 2^26
+  if (!merged) cfg.fail("spatial_merge_size", "squared times the tower's width overflows 64-bit arithmetic");
+  blocks::norm(t, p + "norm", vision, false);
+  blocks::linear(t, p + "patch_merger.merging_layer", *merged, vision, false);
+  blocks::linear(t, p + "linear_1", vision * feature_layers, t.arch.hidden_size, bias);
+  blocks::linear(t, p + "linear_2", t.arch.hidden_size, t.arch.hidden_size, bias);
+  record_projector(t, p.substr(0, p.size() - 1));
+}
+
 void build_mistral3(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Mistral3ForConditionalGeneration";
   const ModelConfig text = sub_or(cfg, "text_config", kMistral3Text);
@@ -228,25 +244,43 @@ void build_mistral3(const ModelConfig& cfg, ModelTemplate& t) {
   if (vision_cfg.string_or("model_type", "pixtral") != "pixtral")
     vision_cfg.fail("model_type", "Mistral 3's vision tower is Pixtral");
   const uint64_t vision = pixtral_vision_tower(vision_cfg, "model.vision_tower.", t);
-  // The projector: an RMSNorm of the tower's output, spatial_merge_size^2 neighbouring patches merged into
-  // one, then two linears to the text width (linear_1 takes every layer vision_feature_layer selects).
-  const std::string p = "model.multi_modal_projector.";
-  const uint64_t merge = cfg.dim_or("spatial_merge_size", 2);
+  // linear_1 takes every layer vision_feature_layer selects.
   const json::Value* select = cfg.raw("vision_feature_layer");
   const uint64_t feature_layers = select && select->is_array() ? cfg.ints("vision_feature_layer").size() : 1;
-  const bool bias = cfg.flag_or("multimodal_projector_bias", false);
-  blocks::norm(t, p + "norm", vision, false);
-  const std::optional<uint64_t> merged = checked_mul(vision, merge * merge);  // each at most 2^26
-  if (!merged) cfg.fail("spatial_merge_size", "squared times the tower's width overflows 64-bit arithmetic");
-  blocks::linear(t, p + "patch_merger.merging_layer", *merged, vision, false);
-  blocks::linear(t, p + "linear_1", vision * feature_layers, t.arch.hidden_size, bias);
-  blocks::linear(t, p + "linear_2", t.arch.hidden_size, t.arch.hidden_size, bias);
-  record_projector(t, p.substr(0, p.size() - 1));
+  mistral3_projector(cfg, t, "model.multi_modal_projector.", vision, feature_layers,
+                     cfg.flag_or("multimodal_projector_bias", false));
   if (!latent) {
     llama_style_decoder(t, "model.language_model.", style);
     lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
   }
   v4_conditional_disk_names(t, "vision_tower.");  // Pixtral has no vision_model wrapper
+}
+
+// ---- LightOnOCR: Mistral 3's model, its modules renamed, with a Qwen3 language model and unbiased linears
+// ----
+
+// LightOnOcrConfig's sub-config defaults (LightOnOCR-1B's).
+constexpr const char* kLightOnOcrText = R"({"model_type":"qwen3","head_dim":128,"hidden_size":1024,
+    "intermediate_size":3072,"max_position_embeddings":40960,"num_attention_heads":16,"num_hidden_layers":28,
+    "num_key_value_heads":8,"vocab_size":151936})";
+constexpr const char* kLightOnOcrVision = R"({"model_type":"pixtral","head_dim":64,"hidden_size":1024,
+    "image_size":1540,"intermediate_size":4096,"num_attention_heads":16,"num_hidden_layers":24,
+    "patch_size":14})";
+
+// The projector is Mistral 3's (an RMSNorm, the patch merger, two linears) under vision_projection, its
+// linears without biases and linear_1 reading one layer's features.
+void build_lighton_ocr(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "LightOnOcrForConditionalGeneration";
+  const ModelConfig text = sub_or(cfg, "text_config", kLightOnOcrText);
+  const LlamaStyle style = read_llava_text(cfg, text, t, "qwen3");
+  t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", true);  // the top-level flag ties
+  const ModelConfig vision_cfg = sub_or(cfg, "vision_config", kLightOnOcrVision);
+  if (vision_cfg.string_or("model_type", "pixtral") != "pixtral")
+    vision_cfg.fail("model_type", "LightOnOCR's vision tower is Pixtral");
+  const uint64_t vision = pixtral_vision_tower(vision_cfg, "model.vision_encoder.", t);
+  mistral3_projector(cfg, t, "model.vision_projection.", vision, 1, false);
+  llama_style_decoder(t, "model.language_model.", style);
+  lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
 }
 
 // ---- Idefics3 / SmolVLM: a headless SigLIP-style tower, pixel shuffle, one linear, a Llama decoder ----
@@ -548,6 +582,7 @@ constexpr std::array kLlavaLikeFamilies{
     FamilyBuilder{"llava_next", build_llava_next},
     FamilyBuilder{"llava_onevision", build_llava_onevision},
     FamilyBuilder{"mistral3", build_mistral3},
+    FamilyBuilder{"lighton_ocr", build_lighton_ocr},
     FamilyBuilder{"idefics2", build_idefics2},
     FamilyBuilder{"idefics3", build_idefics3},
     FamilyBuilder{"smolvlm", build_smolvlm},
