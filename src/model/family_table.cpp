@@ -80,6 +80,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Qwen3-VL-MoE", "Alibaba Qwen", "qwen3_vl_moe", VisionLanguage},
     FamilyRow{"Qwen3-VL-MoE", "Alibaba Qwen", "qwen3_vl_moe_text", CausalLm},
     FamilyRow{"Cosmos3", "NVIDIA", "cosmos3_omni", VisionLanguage, "cosmos3"},
+    FamilyRow{"MiniCPM-V 4.6", "OpenBMB", "minicpmv4_6", VisionLanguage, "minicpm-v-4.6 minicpm-v-4_6"},
     FamilyRow{"Command R", "Cohere", "cohere cohere2", CausalLm, "command-r c4ai"},
     FamilyRow{"Aya Vision", "Cohere", "aya_vision", VisionLanguage, "aya-vision"},
     FamilyRow{"StarCoder", "BigCode", "gpt_bigcode", CausalLm, "starcoder santacoder wizardcoder", "",

@@ -7,6 +7,7 @@
 
 #include "model/families/decoder_common.h"
 #include "model/families/family_groups.h"
+#include "model/families/multimodal_towers.h"
 #include "model/families/qwen_hybrid_blocks.h"
 
 namespace ma::families {
@@ -248,6 +249,48 @@ void build_qwen3_5_moe_text(const ModelConfig& cfg, ModelTemplate& t) {
   build_qwen3_5_family(cfg, t, true, false);
 }
 
+// MiniCPM-V 4.6 (minicpmv4_6): a headless SigLIP tower whose patches, after layer insert_layer_id, pass a
+// window-attention merger folding each window_kernel_size window into one (stored once beside the encoder,
+// as vit_merger: attention within the window, then a LayerNorm and an MLP from the window's concatenation),
+// then merger_times MLPs folding 2 x 2 again (the last into the text width), and Qwen3.5's dense language
+// model. Its positions are 1-D (plain partial rotary, not Qwen3.5's mrope), and its checkpoints store no
+// multi-token-prediction layer whatever the text config says.
+void build_minicpmv4_6(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "MiniCPMV4_6ForConditionalGeneration";
+  const ModelConfig text = read_text(cfg, qwen3_5_defaults(false), t, false);
+  const ModelConfig v = sub_or_empty(cfg, "vision_config");
+  VitDefaults vd;  // MiniCPMV4_6VisionConfig's: SiglipVisionConfig's
+  vd.model_type = "minicpmv4_6_vision";
+  const uint64_t h = vit_tower(v, "model.vision_tower.", vd, t);
+  const uint64_t inter = v.dim_or("intermediate_size", vd.intermediate_size);
+  uint64_t window = 4;
+  if (v.has("window_kernel_size")) {
+    const std::vector<int64_t> k = v.ints("window_kernel_size");
+    if (k.size() != 2 || k[0] != k[1] || k[0] < 1 || k[0] > 64)
+      v.fail("window_kernel_size", "must be two equal sides from 1 to 64");
+    window = static_cast<uint64_t>(k[0] * k[1]);
+  }
+  const std::string w = "model.vision_tower.vit_merger.";
+  for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"})
+    blocks::linear(t, w + "self_attn." + proj, h, h, true);
+  blocks::norm(t, w + "layer_norm1", h, true);
+  blocks::norm(t, w + "pre_norm", window * h, true);
+  blocks::linear(t, w + "linear_1", window * h, window * inter, true);
+  blocks::linear(t, w + "linear_2", window * inter, h, true);
+  // The merger: 2 x 2 neighbours' features side by side (the factor is fixed in its code), each MLP
+  // keeping the tower's width but the last.
+  const uint64_t times = cfg.count_or("merger_times", 1);
+  if (times < 1 || times > 8) cfg.fail("merger_times", "must be from 1 to 8");
+  for (uint64_t i = 0; i < times; ++i) {
+    const std::string m = "model.merger.mlp." + std::to_string(i) + ".";
+    blocks::norm(t, m + "pre_norm", 4 * h, true);
+    blocks::linear(t, m + "linear_1", 4 * h, 4 * h, true);
+    blocks::linear(t, m + "linear_2", 4 * h, i + 1 == times ? t.arch.hidden_size : h, true);
+  }
+  record_projector(t, "model.merger");
+  build_text(t, hybrid_text(text, t.arch, "model.language_model", true));
+}
+
 // Qwen2 sliding windows (Qwen2-VL's text config defaults max_window_layers to 80).
 std::vector<LayerPlan> qwen2_layers(const ModelConfig& text, uint64_t num_layers) {
   std::vector<LayerPlan> plans(num_layers);
@@ -346,6 +389,7 @@ constexpr std::array kQwenHybridFamilies{
     FamilyBuilder{"qwen3_vl", build_qwen3_vl},
     FamilyBuilder{"qwen3_vl_moe", build_qwen3_vl_moe},
     FamilyBuilder{"cosmos3_omni", build_cosmos3_omni},
+    FamilyBuilder{"minicpmv4_6", build_minicpmv4_6},
     FamilyBuilder{"qwen3_5_text", build_qwen3_5_text},
     FamilyBuilder{"qwen3_5_moe_text", build_qwen3_5_moe_text},
 };
