@@ -64,6 +64,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Gemma 3n", "Google", "gemma3n_text", CausalLm, "gemma-3n gemma3n"},
     FamilyRow{"Gemma 4", "Google", "gemma4", VisionLanguage, "gemma-4 gemma4"},
     FamilyRow{"Gemma 4", "Google", "gemma4_text", CausalLm, "gemma-4 gemma4"},
+    FamilyRow{"Gemma 4 12B", "Google", "gemma4_unified", VisionLanguage, "gemma-4-12b"},
     FamilyRow{"Qwen2-MoE", "Alibaba Qwen", "qwen2_moe", CausalLm, "qwen1.5-moe qwen2-moe"},
     FamilyRow{"Qwen3", "Alibaba Qwen", "qwen3", CausalLm, "qwen3"},
     FamilyRow{"Qwen3-MoE", "Alibaba Qwen", "qwen3_moe", CausalLm,

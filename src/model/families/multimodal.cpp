@@ -4,6 +4,7 @@
 // models of Gemma-4, Llama-4 and Fuyu (Persimmon) also build alone, as their *ForCausalLM classes.
 #include <array>
 
+#include "core/checked.h"
 #include "core/error.h"
 #include "model/families/decoder_llama.h"
 #include "model/families/family_groups.h"
@@ -51,7 +52,37 @@ struct Gemma4Text {
   bool double_wide_mlp = false;
   uint64_t per_layer_input = 0;  // PLE width (0: none)
   bool moe = false;
+  std::vector<uint64_t> reshaped;  // layers per_layer_config gives their own shape: global ones only
 };
+
+// Configs transformers writes since mid-2026 state the global layers' shape per layer, per_layer_config
+// {"05": {"head_dim": 512, "num_key_value_heads": 1}, ...}, where older ones say global_head_dim and
+// num_global_key_value_heads (then ignored). Every entry must give the same shape, the only form transformers
+// writes for Gemma 4; each must name a global layer (checked once the layer kinds are known).
+void read_per_layer_config(const ModelConfig& text, const ArchitectureRecord& a, Gemma4Text& g) {
+  const std::optional<ModelConfig> layers = text.sub("per_layer_config");
+  if (!layers) return;
+  std::optional<std::pair<uint64_t, uint64_t>> shape;
+  for (const json::Member& m : text.raw("per_layer_config")->members()) {
+    const std::string key(m.key);
+    uint64_t index = 0;
+    bool digits = !key.empty() && key.size() <= 6;
+    for (char c : key) digits = digits && c >= '0' && c <= '9';
+    if (digits) index = std::stoull(key);
+    if (!digits || index >= a.num_layers)
+      layers->fail(key, "must be the index of a layer below num_hidden_layers");
+    const std::optional<ModelConfig> entry = layers->sub(key);
+    if (!entry) continue;
+    const std::pair<uint64_t, uint64_t> mine{entry->dim_or("head_dim", a.head_dim),
+                                             entry->dim_or("num_key_value_heads", a.num_key_value_heads)};
+    if (shape && *shape != mine) layers->fail(key, "global layers of different shapes are not supported");
+    shape = mine;
+    g.reshaped.push_back(index);
+  }
+  if (!shape) return;
+  g.global_head_dim = shape->first;
+  g.global_kv_heads = shape->second;
+}
 
 Gemma4Text read_gemma4_text(const ModelConfig& text, ModelTemplate& t) {
   DecoderDefaults d;
@@ -71,8 +102,10 @@ Gemma4Text read_gemma4_text(const ModelConfig& text, ModelTemplate& t) {
   g.k_eq_v = text.flag_or("attention_k_eq_v", false);
   g.global_kv_heads =
       g.k_eq_v ? text.dim_or("num_global_key_value_heads", a.num_key_value_heads) : a.num_key_value_heads;
+  read_per_layer_config(text, a, g);
   if (a.num_attention_heads % g.global_kv_heads != 0)
-    text.fail("num_global_key_value_heads", "must divide num_attention_heads");
+    text.fail(g.reshaped.empty() ? "num_global_key_value_heads" : "per_layer_config",
+              "global key/value heads must divide num_attention_heads");
   g.bias = text.flag_or("attention_bias", false);
   const uint64_t shared = text.count_or("num_kv_shared_layers", 0);
   if (shared > a.num_layers) text.fail("num_kv_shared_layers", "must not exceed num_hidden_layers");
@@ -153,12 +186,23 @@ void gemma4_layer(ModelTemplate& t, const std::string& p, const Gemma4Text& g, u
   if (g.moe) gemma4_moe(t, p);
 }
 
-void gemma4_text_decoder(const ModelConfig& text, ModelTemplate& t, const std::string& lm) {
-  const Gemma4Text g = read_gemma4_text(text, t);
+// unified: Gemma 4 12B's text model (gemma4_unified), the same layers without per-layer embeddings or
+// experts (its config's keys for them are leftovers) and a window of 1,024 by default.
+void gemma4_text_decoder(const ModelConfig& text, ModelTemplate& t, const std::string& lm,
+                         bool unified = false) {
+  Gemma4Text g = read_gemma4_text(text, t);
+  if (unified) {
+    g.per_layer_input = 0;
+    g.moe = false;
+    t.arch.num_experts = t.arch.experts_per_token = t.arch.moe_intermediate_size = 0;
+  }
   const ArchitectureRecord& a = t.arch;
-  uint64_t window = text.count_or("sliding_window", 512);
-  if (text.string_or("use_bidirectional_attention", "") == "all") window = window / 2 + 1;
+  uint64_t window = text.count_or("sliding_window", unified ? 1024 : 512);
+  if (text.string_or("use_bidirectional_attention", unified ? "vision" : "") == "all")
+    window = window / 2 + 1;
   const std::vector<uint64_t> windows = interleaved_windows(text, a.num_layers, window, 6, true);
+  for (uint64_t i : g.reshaped)
+    if (windows[i] != 0) text.fail("per_layer_config", "gives a sliding-attention layer a shape of its own");
   token_embedding(t, lm + "embed_tokens.weight", a);
   StackSpec& stack = language_stack(t, lm);
   for (uint64_t i = 0; i < a.num_layers; ++i) {
@@ -187,6 +231,43 @@ void build_gemma4(const ModelConfig& cfg, ModelTemplate& t) {
     blocks::linear(t, "model.embed_vision.embedding_projection", width, t.arch.hidden_size, false);
     record_projector(t, "model.embed_vision");
   }
+  lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
+}
+
+// Gemma 4 12B (gemma4_unified): no vision or audio encoder. An image's 48 x 48 pixel patches pass
+// LayerNorms and a dense layer into a factorised 2-D position table, then a weightless RMSNorm and a
+// projection to the text width; audio frames of audio_embed_dim samples only the norm and a projection. The
+// checkpoint names the vision modules vision_embedder and its projection embed_vision.embedding_projection,
+// which transformers renames on load.
+void build_gemma4_unified(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Gemma4UnifiedForConditionalGeneration";
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  t.arch.model_type = text.string_or("model_type", "gemma4_unified_text");
+  gemma4_text_decoder(text, t, "model.language_model.", true);
+  t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", true);  // the top-level flag ties
+  const uint64_t h = t.arch.hidden_size;
+  if (auto v = cfg.sub("vision_config")) {
+    const std::string e = "model.embed_vision.";
+    const std::optional<uint64_t> side =
+        checked_mul(v->dim_or("patch_size", 16), v->dim_or("pooling_kernel_size", 3));
+    const std::optional<uint64_t> values =
+        side ? checked_mul(*side * *side, 3) : std::nullopt;  // each <= 2^26
+    if (!values || *side > (uint64_t{1} << 26))
+      v->fail("patch_size", "times pooling_kernel_size is too large");
+    const uint64_t embed = v->dim_or("mm_embed_dim", 3840), out = v->dim_or("output_proj_dims", embed);
+    blocks::norm(t, e + "patch_ln1", *values, true);
+    blocks::linear(t, e + "patch_dense", *values, embed, true);
+    blocks::norm(t, e + "patch_ln2", embed, true);
+    t.add(e + "pos_embedding", {v->dim_or("mm_posemb_size", 1120), 2, embed});
+    blocks::norm(t, e + "pos_norm", embed, true);
+    blocks::linear(t, e + "multimodal_embedder.embedding_projection", out, h, false);
+    record_projector(t, "model.embed_vision");
+    t.rename_on_disk(e, "model.vision_embedder.");
+    t.rename_on_disk("model.vision_embedder.multimodal_embedder.", e);
+  }
+  if (auto audio = cfg.sub("audio_config"))
+    blocks::linear(t, "model.embed_audio.embedding_projection", audio->dim_or("audio_embed_dim", 640), h,
+                   false);
   lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
 }
 
@@ -362,8 +443,8 @@ void build_fuyu(const ModelConfig& cfg, ModelTemplate& t) {
 constexpr std::array kMultimodalFamilies{
     FamilyBuilder{"gemma3", build_gemma3},           FamilyBuilder{"gemma4", build_gemma4},
     FamilyBuilder{"llama4", build_llama4},           FamilyBuilder{"fuyu", build_fuyu},
-    FamilyBuilder{"gemma4_text", build_gemma4_text}, FamilyBuilder{"llama4_text", build_llama4_text},
-    FamilyBuilder{"persimmon", build_persimmon},
+    FamilyBuilder{"gemma4_text", build_gemma4_text}, FamilyBuilder{"gemma4_unified", build_gemma4_unified},
+    FamilyBuilder{"llama4_text", build_llama4_text}, FamilyBuilder{"persimmon", build_persimmon},
 };
 
 }  // namespace
