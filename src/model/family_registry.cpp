@@ -40,6 +40,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::aya_vision(),
                        families::gemma3n(),
                        families::glm4v(),
+                       families::exaone4_5(),
                        families::contrastive(),
                        families::vision_encoders(),
                        families::speech_encoders(),

@@ -179,6 +179,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Apertus", "Swiss AI", "apertus", CausalLm, "apertus"},
     FamilyRow{"ERNIE 4.5", "Baidu", "ernie4_5 ernie4_5_moe", CausalLm, "ernie-4.5 ernie4.5"},
     FamilyRow{"EXAONE", "LG AI Research", "exaone exaone4", CausalLm, "exaone"},
+    FamilyRow{"EXAONE 4.5", "LG AI Research", "exaone4_5", VisionLanguage, "exaone-4.5"},
     FamilyRow{"K-EXAONE (MoE)", "LG AI Research", "exaone_moe", CausalLm, "k-exaone"},
     FamilyRow{"Ministral", "Mistral AI", "ministral", CausalLm, "ministral-8b"},
     FamilyRow{"Ministral 3", "Mistral AI", "ministral3", CausalLm, "ministral-3 devstral-2"},

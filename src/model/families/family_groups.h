@@ -37,9 +37,10 @@ std::span<const FamilyBuilder> llava_like();  // llava_like.cpp: LLaVA, LLaVA-Ne
 std::span<const FamilyBuilder> multimodal();  // multimodal.cpp: Gemma-3/4, Llama-4, Fuyu, Persimmon
 std::span<const FamilyBuilder> gemma3n();     // gemma3n.cpp: Gemma 3n's language model
 std::span<const FamilyBuilder>
-aya_vision();                             // aya_vision.cpp: Aya Vision (SigLIP, SwiGLU projector, Cohere2)
-std::span<const FamilyBuilder> mllama();  // mllama.cpp: Llama 3.2 Vision (cross-attention layers)
-std::span<const FamilyBuilder> glm4v();   // glm4v.cpp: GLM-4.1V
+aya_vision();                                // aya_vision.cpp: Aya Vision (SigLIP, SwiGLU projector, Cohere2)
+std::span<const FamilyBuilder> mllama();     // mllama.cpp: Llama 3.2 Vision (cross-attention layers)
+std::span<const FamilyBuilder> glm4v();      // glm4v.cpp: GLM-4.1V
+std::span<const FamilyBuilder> exaone4_5();  // exaone4_5.cpp: EXAONE 4.5 (Qwen2.5-VL tower + EXAONE 4)
 std::span<const FamilyBuilder> contrastive();      // contrastive.cpp: CLIP, SigLIP (image-text dual encoders)
 std::span<const FamilyBuilder> vision_encoders();  // vision_encoders.cpp: DINOv2
 std::span<const FamilyBuilder> speech_encoders();  // speech_encoders.cpp: wav2vec 2.0, HuBERT

@@ -35,7 +35,8 @@ void vision_block(ModelTemplate& t, const std::string& p, const VisionTower& v) 
   const bool layer_norm = v.kind != VisionKind::Qwen2_5;  // Qwen2.5-VL uses bias-free RMSNorm
   blocks::norm(t, p + ".norm1", v.hidden, layer_norm);
   blocks::norm(t, p + ".norm2", v.hidden, layer_norm);
-  blocks::linear(t, p + ".attn.qkv", v.hidden, 3 * v.hidden, true);
+  const uint64_t kv_width = (v.kv_heads ? v.kv_heads : v.heads) * (v.hidden / v.heads);
+  blocks::linear(t, p + ".attn.qkv", v.hidden, v.hidden + 2 * kv_width, true);
   blocks::linear(t, p + ".attn.proj", v.hidden, v.hidden, true);
   switch (v.kind) {
     case VisionKind::Qwen2:

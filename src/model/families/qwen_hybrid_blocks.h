@@ -20,6 +20,7 @@ struct VisionTower {
   uint64_t depth = 0;
   uint64_t hidden = 0;  // width of the vision blocks
   uint64_t heads = 0;
+  uint64_t kv_heads = 0;      // key/value heads of the fused qkv (EXAONE 4.5's GQA); 0: heads
   uint64_t intermediate = 0;  // MLP width of the vision blocks
   uint64_t in_channels = 0;
   uint64_t patch = 0;
