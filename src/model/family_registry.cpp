@@ -41,6 +41,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::gemma3n(),
                        families::glm4v(),
                        families::exaone4_5(),
+                       families::paddleocr_vl(),
                        families::contrastive(),
                        families::vision_encoders(),
                        families::speech_encoders(),

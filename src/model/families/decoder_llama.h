@@ -77,6 +77,9 @@ LlamaStyle read_cohere_text(const ModelConfig& cfg, ModelTemplate& t);
 // LayerNorm, head_dim from the heads, sliding and full attention interleaved.
 LlamaStyle read_cohere2_text(const ModelConfig& cfg, ModelTemplate& t);
 LlamaStyle read_qwen3_text(const ModelConfig& cfg, ModelTemplate& t);
+// ERNIE 4.5's dense decoder (Ernie4_5Config's defaults, ERNIE-4.5-0.3B's sizes; one use_bias for every
+// projection).
+LlamaStyle read_ernie4_5_text(const ModelConfig& cfg, ModelTemplate& t);
 
 // Families whose attention splits hidden_size into its heads whatever config.json says (Cohere2, StableLM).
 void heads_split_hidden(const ModelConfig& cfg, ArchitectureRecord& a);

@@ -29,6 +29,23 @@ std::vector<uint64_t> exaone4_windows(const ModelConfig& cfg, uint64_t layers) {
   return w;
 }
 
+LlamaStyle read_ernie4_5_text(const ModelConfig& cfg, ModelTemplate& t) {
+  DecoderDefaults d;
+  d.vocab_size = 103424;
+  d.hidden_size = 1024;
+  d.intermediate_size = 3072;
+  d.num_hidden_layers = 18;
+  d.num_attention_heads = 16;
+  d.num_key_value_heads = 2;
+  d.head_dim = 128;
+  d.tie_word_embeddings = true;
+  d.max_position_embeddings = 131072;
+  read_decoder_dims(cfg, d, t);
+  LlamaStyle s;  // one use_bias for all seven projections
+  s.qkv_bias = s.o_bias = s.mlp_bias = cfg.flag_or("use_bias", false);
+  return s;
+}
+
 namespace {
 
 void build_granite(const ModelConfig& cfg, ModelTemplate& t) {
@@ -115,20 +132,7 @@ void build_seed_oss(const ModelConfig& cfg, ModelTemplate& t) {
 
 void build_ernie4_5(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Ernie4_5ForCausalLM";
-  DecoderDefaults d;
-  d.vocab_size = 103424;
-  d.hidden_size = 1024;
-  d.intermediate_size = 3072;
-  d.num_hidden_layers = 18;
-  d.num_attention_heads = 16;
-  d.num_key_value_heads = 2;
-  d.head_dim = 128;
-  d.tie_word_embeddings = true;
-  d.max_position_embeddings = 131072;
-  read_decoder_dims(cfg, d, t);
-  LlamaStyle s;  // one use_bias for all seven projections
-  s.qkv_bias = s.o_bias = s.mlp_bias = cfg.flag_or("use_bias", false);
-  llama_causal_lm(t, s);
+  llama_causal_lm(t, read_ernie4_5_text(cfg, t));
 }
 
 void build_arcee(const ModelConfig& cfg, ModelTemplate& t) {

@@ -129,10 +129,12 @@ uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDef
   const std::string type = v.string_or("model_type", !d.model_type.empty() ? d.model_type
                                                      : d.use_head          ? "siglip_vision_model"
                                                                            : "clip_vision_model");
-  // The vision transformers of Idefics2 (whose older configs name it "idefics2"), Idefics3, SmolVLM and
-  // MiniCPM-V 4.6 are SigLIP's modules without the pooling head.
+  // The vision transformers of Idefics2 (whose older configs name it "idefics2"), Idefics3, SmolVLM,
+  // MiniCPM-V 4.6 and PaddleOCR-VL (whose Hub configs name it "paddleocr_vl") are SigLIP's modules without
+  // the pooling head.
   const bool headless = type == "idefics2_vision" || type == "idefics2" || type == "idefics3_vision" ||
-                        type == "smolvlm_vision" || type == "minicpmv4_6_vision";
+                        type == "smolvlm_vision" || type == "minicpmv4_6_vision" ||
+                        type == "paddleocr_vl_vision" || type == "paddleocr_vl";
   const bool naflex = type == "siglip2_vision_model";
   const bool siglip = type == "siglip_vision_model" || naflex || headless;
   if (!siglip && type != "clip_vision_model")
