@@ -42,6 +42,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::glm4v(),
                        families::exaone4_5(),
                        families::paddleocr_vl(),
+                       families::hunyuan_vl(),
                        families::contrastive(),
                        families::vision_encoders(),
                        families::speech_encoders(),

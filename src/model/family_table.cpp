@@ -181,6 +181,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"EXAONE", "LG AI Research", "exaone exaone4", CausalLm, "exaone"},
     FamilyRow{"EXAONE 4.5", "LG AI Research", "exaone4_5", VisionLanguage, "exaone-4.5"},
     FamilyRow{"PaddleOCR-VL", "Baidu", "paddleocr_vl", VisionLanguage, "paddleocr-vl"},
+    FamilyRow{"HunyuanOCR", "Tencent", "hunyuan_vl", VisionLanguage, "hunyuanocr hunyuan-vl"},
     FamilyRow{"K-EXAONE (MoE)", "LG AI Research", "exaone_moe", CausalLm, "k-exaone"},
     FamilyRow{"Ministral", "Mistral AI", "ministral", CausalLm, "ministral-8b"},
     FamilyRow{"Ministral 3", "Mistral AI", "ministral3", CausalLm, "ministral-3 devstral-2"},

@@ -80,6 +80,9 @@ LlamaStyle read_qwen3_text(const ModelConfig& cfg, ModelTemplate& t);
 // ERNIE 4.5's dense decoder (Ernie4_5Config's defaults, ERNIE-4.5-0.3B's sizes; one use_bias for every
 // projection).
 LlamaStyle read_ernie4_5_text(const ModelConfig& cfg, ModelTemplate& t);
+// Hunyuan's dense decoder (HunYuanDenseV1): q/k norms per head named query_layernorm / key_layernorm, biases
+// on attention_bias, none in the MLP; `d` the config class's defaults.
+LlamaStyle read_hunyuan_dense_text(const ModelConfig& cfg, const DecoderDefaults& d, ModelTemplate& t);
 
 // Families whose attention splits hidden_size into its heads whatever config.json says (Cohere2, StableLM).
 void heads_split_hidden(const ModelConfig& cfg, ArchitectureRecord& a);

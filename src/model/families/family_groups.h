@@ -42,6 +42,7 @@ std::span<const FamilyBuilder> mllama();     // mllama.cpp: Llama 3.2 Vision (cr
 std::span<const FamilyBuilder> glm4v();      // glm4v.cpp: GLM-4.1V
 std::span<const FamilyBuilder> exaone4_5();  // exaone4_5.cpp: EXAONE 4.5 (Qwen2.5-VL tower + EXAONE 4)
 std::span<const FamilyBuilder> paddleocr_vl();     // paddleocr_vl.cpp: PaddleOCR-VL (SigLIP + ERNIE 4.5)
+std::span<const FamilyBuilder> hunyuan_vl();       // hunyuan_vl.cpp: HunyuanOCR (its ViT + Hunyuan dense)
 std::span<const FamilyBuilder> contrastive();      // contrastive.cpp: CLIP, SigLIP (image-text dual encoders)
 std::span<const FamilyBuilder> vision_encoders();  // vision_encoders.cpp: DINOv2
 std::span<const FamilyBuilder> speech_encoders();  // speech_encoders.cpp: wav2vec 2.0, HuBERT

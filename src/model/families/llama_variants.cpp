@@ -46,6 +46,15 @@ LlamaStyle read_ernie4_5_text(const ModelConfig& cfg, ModelTemplate& t) {
   return s;
 }
 
+LlamaStyle read_hunyuan_dense_text(const ModelConfig& cfg, const DecoderDefaults& d, ModelTemplate& t) {
+  read_decoder_dims(cfg, d, t);
+  LlamaStyle s = attention_bias_style(cfg);  // the MLP never has biases
+  s.qk_norm = QkNorm::PerHead;
+  s.q_norm = "query_layernorm";
+  s.k_norm = "key_layernorm";
+  return s;
+}
+
 namespace {
 
 void build_granite(const ModelConfig& cfg, ModelTemplate& t) {
@@ -195,12 +204,7 @@ void build_hunyuan_dense(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "HunYuanDenseV1ForCausalLM";
   DecoderDefaults d;
   d.vocab_size = 290943;
-  read_decoder_dims(cfg, d, t);
-  LlamaStyle s = attention_bias_style(cfg);  // the MLP never has biases
-  s.qk_norm = QkNorm::PerHead;
-  s.q_norm = "query_layernorm";
-  s.k_norm = "key_layernorm";
-  llama_causal_lm(t, s);
+  llama_causal_lm(t, read_hunyuan_dense_text(cfg, d, t));
 }
 
 void build_apertus(const ModelConfig& cfg, ModelTemplate& t) {

@@ -220,6 +220,49 @@ uint64_t pixtral_vision_tower(const ModelConfig& v, const std::string& prefix, M
   return hidden;
 }
 
+void hunyuan_vl_vision_tower(const ModelConfig& v, const std::string& prefix, uint64_t text_hidden,
+                             ModelTemplate& t) {
+  const uint64_t hidden = v.dim_or("hidden_size", 1152), inter = v.dim_or("intermediate_size", 4304);
+  const uint64_t layers = v.layers_or("num_hidden_layers", 27);
+  const uint64_t heads = v.dim_or("num_attention_heads", 16), patch = v.dim_or("patch_size", 16);
+  const uint64_t merge = v.dim_or("spatial_merge_size", 2);
+  const uint64_t side = patches_per_side(v, v.dim_or("max_image_size", 2048), patch);
+  const std::string e = prefix + "embeddings.";
+  t.add(e + "patch_embedding.weight", {hidden, v.dim_or("num_channels", 3), patch, patch});
+  t.add(e + "patch_embedding.bias", {hidden});
+  blocks::embedding(t, e + "position_embedding.weight", side * side + 1, hidden);  // row 0 is never read
+  const VitLayerNames names{.out = "o_proj"};
+  for (uint64_t i = 0; i < layers; ++i) {
+    const std::string l = "layers." + std::to_string(i) + ".";
+    vit_layer(t, prefix + l, hidden, inter, names);
+    for (auto [memory, disk] : {std::pair{"layer_norm1.", "input_layernorm."},
+                                {"layer_norm2.", "post_attention_layernorm."},
+                                {"mlp.fc1.", "mlp.dense_h_to_4h."},
+                                {"mlp.fc2.", "mlp.dense_4h_to_h."}})
+      t.rename_on_disk(prefix + l + memory, "vit." + l + disk);
+  }
+  record_vision_tower(t, prefix + "layers", hidden, layers, heads, even_head_dim(v, hidden, heads), inter,
+                      patch, 0);
+  // The merger: each merge x merge square of patches through a strided conv to twice the width, a 1 x 1
+  // conv to four times it, a newline vector closing each row of squares, then a linear to the text width
+  // between begin and end vectors (the separator vector is stored, never read).
+  const std::string m = prefix + "patch_merger.";
+  blocks::norm(t, m + "before_rms", hidden, false);
+  t.add(m + "proj_conv.weight", {2 * hidden, hidden, merge, merge});
+  t.add(m + "proj_conv.bias", {2 * hidden});
+  t.add(m + "proj_out.weight", {4 * hidden, 2 * hidden, 1, 1});
+  t.add(m + "proj_out.bias", {4 * hidden});
+  t.add(m + "image_newline", {4 * hidden});
+  blocks::linear(t, m + "mlp", 4 * hidden, text_hidden, true);
+  for (const char* vector : {"image_begin", "image_end", "image_sep"}) t.add(m + vector, {text_hidden});
+  blocks::norm(t, m + "after_rms", text_hidden, false);
+  record_projector(t, m.substr(0, m.size() - 1));
+  t.rename_on_disk(m + "proj_conv.", "vit.perceive.proj.0.");
+  t.rename_on_disk(m + "proj_out.", "vit.perceive.proj.2.");
+  t.rename_on_disk(m, "vit.perceive.");
+  t.rename_on_disk(prefix, "vit.");
+}
+
 uint64_t gemma4_vision_tower(const ModelConfig& v, const std::string& prefix, ModelTemplate& t) {
   const uint64_t hidden = v.dim_or("hidden_size", 768);
   const uint64_t inter = v.dim_or("intermediate_size", 3072);

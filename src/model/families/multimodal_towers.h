@@ -65,6 +65,14 @@ uint64_t gemma4_vision_tower(const ModelConfig& vcfg, const std::string& prefix,
 // gated MLP, 2-D rotary positions) under `prefix`. Returns its hidden size.
 uint64_t pixtral_vision_tower(const ModelConfig& vcfg, const std::string& prefix, ModelTemplate& t);
 
+// HunyuanOCR's vision transformer (HunYuanVLVisionTransformer) under `prefix`: a biased patch conv, a learned
+// table of (max_image_size / patch_size)^2 + 1 positions resized to each image, SigLIP's layers (o_proj, no
+// final norm) and the patch merger into `text_hidden` (RMSNorm, a 2 x 2 strided conv, a 1 x 1 conv, the
+// row-end newline vector, a linear, begin / end / separator vectors, RMSNorm). Stored under transformers 4's
+// names on disk (vit.*, perceive.*, dense_h_to_4h ...), which transformers renames on load.
+void hunyuan_vl_vision_tower(const ModelConfig& vcfg, const std::string& prefix, uint64_t text_hidden,
+                             ModelTemplate& t);
+
 // Llama-4's vision model (unfold patch embedding, LayerNorm layers, pixel-shuffle adapter). Returns its
 // vision_output_dim, the projector's input width.
 uint64_t llama4_vision_tower(const ModelConfig& vcfg, const std::string& prefix, ModelTemplate& t);
