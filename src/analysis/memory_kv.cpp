@@ -51,19 +51,23 @@ struct Context {
 };
 
 // Full, sliding-window or chunked attention: K and V per kv head (a layer whose V is its K still stores
-// both). The sparse-attention indexer of DeepSeek-V3.2 adds its own keys.
+// both). A sparse-attention indexer (MiniMax-M3's, on GQA layers) adds its own keys.
 KvLayer attention_layer(const Context& c, const AttentionShape& at) {
   KvLayer l;
   const uint64_t copies = at.kv_stored_once ? 1 : 2;
-  l.bytes_per_token =
+  const uint64_t kv =
       sized(mul({copies, at.kv_heads, at.head_dim}, "kv heads x head_dim"), c.kv, "kv per token");
+  const uint64_t indexer = sized(at.indexer_head_dim, c.kv, "indexer keys");
+  l.bytes_per_token = add({kv, indexer}, "kv per token");
   l.bytes_per_token_decompressed = l.bytes_per_token;
   l.window = at.window;
   l.kind = at.span == Span::Full      ? CacheKind::Full
            : at.span == Span::Chunked ? CacheKind::Chunked
                                       : CacheKind::Sliding;
   l.formula = num(copies) + " x " + num(at.kv_heads) + " kv heads x " + num(at.head_dim) + " head dim x " +
-              elem_text(c.kv) + " = " + num(l.bytes_per_token) + " per token";
+              elem_text(c.kv);
+  if (indexer) l.formula += " + " + num(at.indexer_head_dim) + " indexer key dims x " + elem_text(c.kv);
+  l.formula += " = " + num(l.bytes_per_token) + " per token";
   if (at.kv_stored_once)
     l.formula += " (V is K, cached once)";
   else if (at.keys_are_values)

@@ -43,6 +43,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::exaone4_5(),
                        families::paddleocr_vl(),
                        families::hunyuan_vl(),
+                       families::minimax_m3(),
                        families::contrastive(),
                        families::vision_encoders(),
                        families::speech_encoders(),

@@ -182,6 +182,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"EXAONE 4.5", "LG AI Research", "exaone4_5", VisionLanguage, "exaone-4.5"},
     FamilyRow{"PaddleOCR-VL", "Baidu", "paddleocr_vl", VisionLanguage, "paddleocr-vl"},
     FamilyRow{"HunyuanOCR", "Tencent", "hunyuan_vl", VisionLanguage, "hunyuanocr hunyuan-vl"},
+    FamilyRow{"MiniMax-M3", "MiniMax", "minimax_m3_vl", VisionLanguage, "minimax-m3"},
     FamilyRow{"K-EXAONE (MoE)", "LG AI Research", "exaone_moe", CausalLm, "k-exaone"},
     FamilyRow{"Ministral", "Mistral AI", "ministral", CausalLm, "ministral-8b"},
     FamilyRow{"Ministral 3", "Mistral AI", "ministral3", CausalLm, "ministral-3 devstral-2"},

@@ -41,8 +41,10 @@ aya_vision();                                // aya_vision.cpp: Aya Vision (SigL
 std::span<const FamilyBuilder> mllama();     // mllama.cpp: Llama 3.2 Vision (cross-attention layers)
 std::span<const FamilyBuilder> glm4v();      // glm4v.cpp: GLM-4.1V
 std::span<const FamilyBuilder> exaone4_5();  // exaone4_5.cpp: EXAONE 4.5 (Qwen2.5-VL tower + EXAONE 4)
-std::span<const FamilyBuilder> paddleocr_vl();     // paddleocr_vl.cpp: PaddleOCR-VL (SigLIP + ERNIE 4.5)
-std::span<const FamilyBuilder> hunyuan_vl();       // hunyuan_vl.cpp: HunyuanOCR (its ViT + Hunyuan dense)
+std::span<const FamilyBuilder> paddleocr_vl();  // paddleocr_vl.cpp: PaddleOCR-VL (SigLIP + ERNIE 4.5)
+std::span<const FamilyBuilder> hunyuan_vl();    // hunyuan_vl.cpp: HunyuanOCR (its ViT + Hunyuan dense)
+std::span<const FamilyBuilder>
+minimax_m3();  // minimax_m3.cpp: MiniMax-M3 (M2's mixture + indexer, CLIP tower)
 std::span<const FamilyBuilder> contrastive();      // contrastive.cpp: CLIP, SigLIP (image-text dual encoders)
 std::span<const FamilyBuilder> vision_encoders();  // vision_encoders.cpp: DINOv2
 std::span<const FamilyBuilder> speech_encoders();  // speech_encoders.cpp: wav2vec 2.0, HuBERT

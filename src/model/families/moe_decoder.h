@@ -56,6 +56,7 @@ enum class OutputGate : uint8_t {
 };
 
 struct MoeDecoder {
+  std::string root = "model.";  // of the language model's modules (MiniMax-M3: model.language_model.)
   blocks::Attention attn;
   bool sinks = false;  // gpt-oss: one learned attention-sink logit per head
   // Laguna: query heads per layer (num_attention_heads_per_layer); empty, attn.heads in every layer.

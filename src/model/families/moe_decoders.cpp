@@ -140,10 +140,10 @@ void sparse_block(ModelTemplate& t, const std::string& layer, const Architecture
 
 void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
   const ArchitectureRecord& a = t.arch;
-  token_embedding(t, "model.embed_tokens.weight", a);
-  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, "model.layers");
+  token_embedding(t, d.root + "embed_tokens.weight", a);
+  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, d.root + "layers");
   for (uint64_t i = 0; i < a.num_layers; ++i) {
-    std::string p = "model.layers." + std::to_string(i);
+    std::string p = d.root + "layers." + std::to_string(i);
     blocks::Attention attn = d.attn;
     if (!d.heads.empty()) attn.heads = d.heads[i];
     if (d.sinks) t.add(p + ".self_attn.sinks", {attn.heads});
@@ -178,8 +178,8 @@ void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
     if (!d.sparse[i]) l.ffn.intermediate = d.dense_inter;
     stack.layers.push_back(l);
   }
-  blocks::norm(t, "model.norm", a.hidden_size, d.norm_bias);
-  lm_head(t, "model.embed_tokens.weight", a);
+  blocks::norm(t, d.root + "norm", a.hidden_size, d.norm_bias);
+  lm_head(t, d.root + "embed_tokens.weight", a);
   if (d.lm_head_bias) t.add("lm_head.bias", {a.vocab_size});
 }
 

@@ -220,6 +220,23 @@ uint64_t pixtral_vision_tower(const ModelConfig& v, const std::string& prefix, M
   return hidden;
 }
 
+uint64_t minimax_m3_vision_tower(const ModelConfig& v, const std::string& prefix, ModelTemplate& t) {
+  const uint64_t hidden = v.dim_or("hidden_size", 1280), inter = v.dim_or("intermediate_size", 5120);
+  const uint64_t layers = v.layers_or("num_hidden_layers", 32);
+  const uint64_t heads = v.dim_or("num_attention_heads", 16), patch = v.dim_or("patch_size", 14);
+  t.add(prefix + "embeddings.proj.weight",
+        {hidden, v.dim_or("num_channels", 3), v.dim_or("temporal_patch_size", 2), patch, patch});
+  t.rename_on_disk(prefix + "embeddings.proj.", "vision_tower.vision_model.embeddings.patch_embedding.");
+  blocks::norm(t, prefix + "pre_layrnorm", hidden, true);  // sic: CLIP's attribute name
+  for (uint64_t i = 0; i < layers; ++i)
+    vit_layer(t, prefix + "layers." + std::to_string(i) + ".", hidden, inter, {});
+  record_vision_tower(t, prefix + "layers", hidden, layers, heads, even_head_dim(v, hidden, heads), inter,
+                      patch, 0);
+  t.rename_on_disk(prefix + "layers.", "vision_tower.vision_model.encoder.layers.");
+  t.rename_on_disk(prefix, "vision_tower.vision_model.");
+  return hidden;
+}
+
 void hunyuan_vl_vision_tower(const ModelConfig& v, const std::string& prefix, uint64_t text_hidden,
                              ModelTemplate& t) {
   const uint64_t hidden = v.dim_or("hidden_size", 1152), inter = v.dim_or("intermediate_size", 4304);

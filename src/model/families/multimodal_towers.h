@@ -65,6 +65,12 @@ uint64_t gemma4_vision_tower(const ModelConfig& vcfg, const std::string& prefix,
 // gated MLP, 2-D rotary positions) under `prefix`. Returns its hidden size.
 uint64_t pixtral_vision_tower(const ModelConfig& vcfg, const std::string& prefix, ModelTemplate& t);
 
+// MiniMax-M3's vision transformer under `prefix`: CLIP's layers over patches of temporal_patch_size frames
+// (a bias-free Conv3d), one pre-LayerNorm, no class token, position table or final norm (its positions are
+// rotary). Stored as CLIP's vision_model (vision_tower.vision_model.*, the conv as patch_embedding). Returns
+// its width.
+uint64_t minimax_m3_vision_tower(const ModelConfig& vcfg, const std::string& prefix, ModelTemplate& t);
+
 // HunyuanOCR's vision transformer (HunYuanVLVisionTransformer) under `prefix`: a biased patch conv, a learned
 // table of (max_image_size / patch_size)^2 + 1 positions resized to each image, SigLIP's layers (o_proj, no
 // final norm) and the patch merger into `text_hidden` (RMSNorm, a 2 x 2 strided conv, a 1 x 1 conv, the
