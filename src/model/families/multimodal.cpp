@@ -122,6 +122,8 @@ Gemma4Text read_gemma4_text(const ModelConfig& text, ModelTemplate& t) {
   return g;
 }
 
+// A KV-shared layer reads an earlier layer's cache: transformers builds no keys or values for it, but Gemma
+// 4's checkpoints (E2B, E4B) still store them, extras it drops on load.
 void gemma4_attention(ModelTemplate& t, const std::string& p, const Gemma4Text& g, bool global, bool shared) {
   const ArchitectureRecord& a = t.arch;
   const uint64_t hd = global ? g.global_head_dim : a.head_dim;
@@ -129,10 +131,15 @@ void gemma4_attention(ModelTemplate& t, const std::string& p, const Gemma4Text& 
   blocks::linear(t, p + "q_proj", a.hidden_size, a.num_attention_heads * hd, g.bias);
   blocks::norm(t, p + "q_norm", hd, false);
   blocks::linear(t, p + "o_proj", a.num_attention_heads * hd, a.hidden_size, g.bias);
-  if (shared) return;
+  const size_t first = t.tensors.size();
   blocks::linear(t, p + "k_proj", a.hidden_size, kv * hd, g.bias);
   if (!(g.k_eq_v && global)) blocks::linear(t, p + "v_proj", a.hidden_size, kv * hd, g.bias);
   blocks::norm(t, p + "k_norm", hd, false);
+  if (!shared) return;
+  for (size_t i = first; i < t.tensors.size(); ++i) t.tensors[i].kind = TensorKind::Extra;
+  for (const char* module : {"k_proj.", "v_proj.", "k_norm."})
+    t.known_extras.push_back(
+        {p + module, "keys and values of a KV-shared layer: transformers drops them on load"});
 }
 
 void gemma4_moe(ModelTemplate& t, const std::string& p) {
@@ -221,7 +228,6 @@ void gemma4_text_decoder(const ModelConfig& text, ModelTemplate& t, const std::s
 
 void build_gemma4(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Gemma4ForConditionalGeneration";
-  if (cfg.has("audio_config")) unsupported(cfg, "gemma4 with an audio tower");
   const ModelConfig text = sub_or_empty(cfg, "text_config");
   t.arch.model_type = text.string_or("model_type", "gemma4_text");
   gemma4_text_decoder(text, t, "model.language_model.");
@@ -230,6 +236,10 @@ void build_gemma4(const ModelConfig& cfg, ModelTemplate& t) {
     const uint64_t width = gemma4_vision_tower(*vision, "model.vision_tower.", t);
     blocks::linear(t, "model.embed_vision.embedding_projection", width, t.arch.hidden_size, false);
     record_projector(t, "model.embed_vision");
+  }
+  if (auto audio = cfg.sub("audio_config")) {
+    const uint64_t width = gemma4_audio_tower(*audio, "model.audio_tower.", t);
+    blocks::linear(t, "model.embed_audio.embedding_projection", width, t.arch.hidden_size, false);
   }
   lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
 }

@@ -220,6 +220,63 @@ uint64_t pixtral_vision_tower(const ModelConfig& v, const std::string& prefix, M
   return hidden;
 }
 
+uint64_t gemma4_audio_tower(const ModelConfig& a, const std::string& prefix, ModelTemplate& t) {
+  const uint64_t h = a.dim_or("hidden_size", 1024), layers = a.layers_or("num_hidden_layers", 12);
+  const uint64_t heads = a.dim_or("num_attention_heads", 8), hd = even_head_dim(a, h, heads);
+  const uint64_t kernel = a.dim_or("conv_kernel_size", 5), out = a.dim_or("output_proj_dims", 1536);
+  const bool clipped = a.flag_or("use_clipped_linears", true);
+  uint64_t c0 = 128, c1 = 32;
+  if (a.has("subsampling_conv_channels")) {
+    const std::vector<int64_t> c = a.ints("subsampling_conv_channels");
+    if (c.size() != 2 || c[0] < 4 || c[1] < 1 || c[0] > (int64_t{1} << 20) || c[1] > (int64_t{1} << 20))
+      a.fail("subsampling_conv_channels",
+             "must be two channel counts, the first at least 4, each at most 2^20");
+    c0 = static_cast<uint64_t>(c[0]);
+    c1 = static_cast<uint64_t>(c[1]);
+  }
+  const std::string s = prefix + "subsample_conv_projection.";
+  t.add(s + "layer0.conv.weight", {c0, 1, 3, 3});
+  blocks::norm(t, s + "layer0.norm", c0, false);  // LayerNorms without a bias
+  t.add(s + "layer1.conv.weight", {c1, c0, 3, 3});
+  blocks::norm(t, s + "layer1.norm", c1, false);
+  // transformers sizes the projection (C0 / 4) x C1: the mel bins left after two stride-2 convolutions
+  // times C1 only while C0 equals the 128 mel bins, as in every Gemma 4 audio config.
+  blocks::linear(t, s + "input_proj_linear", (c0 / 4) * c1, h, false);
+  for (uint64_t i = 0; i < layers; ++i) {
+    const std::string p = prefix + "layers." + std::to_string(i) + ".";
+    for (const char* ff : {"feed_forward1.", "feed_forward2."}) {
+      clippable_linear(t, p + ff + "ffw_layer_1", h, 4 * h, clipped);
+      clippable_linear(t, p + ff + "ffw_layer_2", 4 * h, h, clipped);
+      blocks::norm(t, p + ff + "pre_layer_norm", h, false);
+      blocks::norm(t, p + ff + "post_layer_norm", h, false);
+    }
+    for (const char* proj : {"q_proj", "k_proj", "v_proj"})
+      clippable_linear(t, p + "self_attn." + proj, h, heads * hd, clipped);
+    clippable_linear(t, p + "self_attn.post", h, h, clipped);
+    blocks::linear(t, p + "self_attn.relative_k_proj", h, heads * hd, false);
+    t.add(p + "self_attn.per_dim_scale", {hd});
+    clippable_linear(t, p + "lconv1d.linear_start", h, 2 * h, clipped);
+    clippable_linear(t, p + "lconv1d.linear_end", h, h, clipped);
+    t.add(p + "lconv1d.depthwise_conv1d.weight", {h, 1, kernel});
+    blocks::norm(t, p + "lconv1d.pre_layer_norm", h, false);
+    blocks::norm(t, p + "lconv1d.conv_norm", h, false);
+    for (const char* n : {"norm_pre_attn", "norm_post_attn", "norm_out"}) blocks::norm(t, p + n, h, false);
+  }
+  blocks::linear(t, prefix + "output_proj", h, out, true);
+  // Local causal attention: a query sees itself and the attention_context_left - 1 frames before it.
+  StackSpec& stack = t.arch.add_stack(StackRole::Audio, prefix + "layers", h);
+  stack.mel_bins = 128;  // the feature extractor's; the config names none
+  LayerSpec l;
+  l.attention.heads = l.attention.kv_heads = heads;
+  l.attention.head_dim = hd;
+  l.attention.span = Span::Sliding;
+  l.attention.window = a.dim_or("attention_context_left", 13) - 1;
+  l.ffn.gated = false;
+  l.ffn.intermediate = 4 * h;
+  stack.layers.assign(layers, l);
+  return out;
+}
+
 uint64_t minimax_m3_vision_tower(const ModelConfig& v, const std::string& prefix, ModelTemplate& t) {
   const uint64_t hidden = v.dim_or("hidden_size", 1280), inter = v.dim_or("intermediate_size", 5120);
   const uint64_t layers = v.layers_or("num_hidden_layers", 32);

@@ -65,6 +65,13 @@ uint64_t gemma4_vision_tower(const ModelConfig& vcfg, const std::string& prefix,
 // gated MLP, 2-D rotary positions) under `prefix`. Returns its hidden size.
 uint64_t pixtral_vision_tower(const ModelConfig& vcfg, const std::string& prefix, ModelTemplate& t);
 
+// Gemma 4's audio encoder (Gemma4AudioModel, a conformer) under `prefix`: two strided convolutions and a
+// projection, then layers of two half-step feed-forwards around relative-position attention (clippable
+// q/k/v/post, relative_k_proj, per_dim_scale) and a light depthwise convolution, then a biased output
+// projection. Clippable linears carry their four clamp bounds (persistent scalars) when use_clipped_linears,
+// on by default here. Returns its output width, output_proj_dims.
+uint64_t gemma4_audio_tower(const ModelConfig& acfg, const std::string& prefix, ModelTemplate& t);
+
 // MiniMax-M3's vision transformer under `prefix`: CLIP's layers over patches of temporal_patch_size frames
 // (a bias-free Conv3d), one pre-LayerNorm, no class token, position table or final norm (its positions are
 // rotary). Stored as CLIP's vision_model (vision_tower.vision_model.*, the conv as patch_embedding). Returns
