@@ -84,6 +84,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"MiniCPM-V 4.6", "OpenBMB", "minicpmv4_6", VisionLanguage, "minicpm-v-4.6 minicpm-v-4_6"},
     FamilyRow{"Command R", "Cohere", "cohere cohere2", CausalLm, "command-r c4ai"},
     FamilyRow{"Aya Vision", "Cohere", "aya_vision", VisionLanguage, "aya-vision"},
+    FamilyRow{"Command A Vision", "Cohere", "cohere2_vision", VisionLanguage, "command-a-vision"},
     FamilyRow{"StarCoder", "BigCode", "gpt_bigcode", CausalLm, "starcoder santacoder wizardcoder", "",
               "transformer.h. attn.c_attn mlp.c_fc transformer.wpe"},
     FamilyRow{"StarCoder2", "BigCode", "starcoder2", CausalLm, "starcoder2"},
