@@ -97,6 +97,7 @@ constexpr std::array kFamilies = {
               "mistral-small-3 magistral ministral-3"},
     FamilyRow{"Idefics2", "Hugging Face", "idefics2", VisionLanguage, "idefics2"},
     FamilyRow{"LightOnOCR", "LightOn", "lighton_ocr", VisionLanguage, "lightonocr"},
+    FamilyRow{"Qwen3-ASR", "Alibaba Qwen", "qwen3_asr", CausalLm, "qwen3-asr qwen3-forcedaligner"},
     FamilyRow{"Idefics3", "Hugging Face", "idefics3", VisionLanguage, "idefics3"},
     FamilyRow{"SmolVLM", "Hugging Face", "smolvlm", VisionLanguage, "smolvlm"},
     FamilyRow{"PaliGemma", "Google", "paligemma", VisionLanguage, "paligemma"},

@@ -34,4 +34,10 @@ struct AudioEncoderDefaults {
 void whisper_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix,
                            StackRole role, const AudioEncoderDefaults& dflt);
 
+// Qwen3-ASR's audio encoder (Qwen3-Omni's AuT) under `prefix` ("model.audio_tower"): three 3 x 3 stride-2
+// convolutions over mel bins and time, a bias-free linear from their channels x the mel bins left, Whisper's
+// pre-norm layers (a key bias too) and ln_post; its positions are a sinusoid buffer restarting every chunk.
+// Qwen3ASREncoderConfig's defaults. Returns d_model.
+uint64_t qwen3_asr_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix);
+
 }  // namespace ma::families

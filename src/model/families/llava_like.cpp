@@ -463,6 +463,35 @@ void build_qwen2_audio(const ModelConfig& cfg, ModelTemplate& t) {
 
 // ---- Voxtral: Whisper's encoder, four frames stacked into one projector input, a Llama decoder ----
 
+// Qwen3-ASR (qwen3_asr; its forced aligner the token-classification class): Qwen3-Omni's audio encoder, a
+// two-linear projector to output_dim, Qwen3 under model.language_model. Each encoder frame is one token.
+// Only the top-level flag ties the head (by default); the aligner's score head is never tied.
+constexpr const char* kQwen3AsrText = R"({"model_type":"qwen3","hidden_size":2048,"intermediate_size":6144,
+    "num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":128,
+    "max_position_embeddings":65536})";
+
+void build_qwen3_asr(const ModelConfig& cfg, ModelTemplate& t) {
+  const bool aligner = first_architecture(cfg) == "Qwen3ASRForTokenClassification";
+  t.arch.architecture = aligner ? "Qwen3ASRForTokenClassification" : "Qwen3ASRForConditionalGeneration";
+  const ModelConfig text = sub_or(cfg, "text_config", kQwen3AsrText);
+  const LlamaStyle style = read_llava_text(cfg, text, t, "qwen3");
+  const ModelConfig audio = sub_or_empty(cfg, "audio_config");
+  const uint64_t width = qwen3_asr_audio_encoder(audio, t, "model.audio_tower");
+  const std::string p = "model.multi_modal_projector.";
+  blocks::linear(t, p + "linear_1", width, width, true);
+  blocks::linear(t, p + "linear_2", width, audio.dim_or("output_dim", 3584), true);
+  record_projector(t, p.substr(0, p.size() - 1));
+  llama_style_decoder(t, "model.language_model.", style);
+  if (aligner) {
+    t.arch.tie_word_embeddings = false;
+    blocks::linear(t, "score", t.arch.hidden_size, num_labels(cfg),
+                   cfg.flag_or("token_classification_bias", false));
+    return;
+  }
+  t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", true);
+  lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
+}
+
 void build_voxtral(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "VoxtralForConditionalGeneration";
   const ModelConfig text = sub_or_empty(cfg, "text_config");
@@ -583,6 +612,7 @@ constexpr std::array kLlavaLikeFamilies{
     FamilyBuilder{"llava_onevision", build_llava_onevision},
     FamilyBuilder{"mistral3", build_mistral3},
     FamilyBuilder{"lighton_ocr", build_lighton_ocr},
+    FamilyBuilder{"qwen3_asr", build_qwen3_asr},
     FamilyBuilder{"idefics2", build_idefics2},
     FamilyBuilder{"idefics3", build_idefics3},
     FamilyBuilder{"smolvlm", build_smolvlm},
