@@ -115,6 +115,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"GLM-4.1V", "Zhipu AI", "glm4v", VisionLanguage, "glm-4.1v"},
     FamilyRow{"GLM-4.5V", "Zhipu AI", "glm4v_moe", VisionLanguage, "glm-4.5v glm-4.6v"},
     FamilyRow{"GLM-4.6V", "Zhipu AI", "glm46v glmga", VisionLanguage, "glm-4.6v"},
+    FamilyRow{"GLM-OCR", "Zhipu AI", "glm_ocr", VisionLanguage, "glm-ocr"},
     FamilyRow{"GLM-4.5 (MoE)", "Zhipu AI", "glm4_moe", CausalLm, "glm-4.5 glm-4.6 glm-4.7"},
     FamilyRow{"GLM-4.7-Flash (MoE, MLA)", "Zhipu AI", "glm4_moe_lite", CausalLm, "glm-4.7-flash"},
     FamilyRow{"GLM-5 (MoE, sparse attention)", "Zhipu AI", "glm_moe_dsa", CausalLm, "glm-5"},

@@ -480,5 +480,46 @@ TEST(LlavaLike, LightOnOcrIsMistral3WithQwen3) {
   EXPECT_EQ(pixtral, 1024u * 3 * 14 * 14 + 1024 + 24u * (4u * 1024 * 1024 + 3u * 1024 * 4096 + 2 * 1024));
 }
 
+// zai-org/GLM-OCR (glm_ocr): GLM-4.1V's model with its tower reshaped (no learned positions or post-conv
+// norm, per-head q/k norms, biased attention and MLP, the MLP intermediate_size wide, the merger
+// out_hidden_size x in_channels) and a smaller GLM decoder without q/k/v biases. Its card: "GLM-0.5B language
+// decoder" (the layers: 490,831,872 here) and a CogViT encoder, "0.9B" in all without the embeddings.
+TEST(LlavaLike, GlmOcrReshapesGlm4vsTower) {
+  const std::string config =
+      R"({"model_type":"glm_ocr","text_config":{"model_type":"glm_ocr_text","vocab_size":59392,
+      "attention_bias":false,"head_dim":128,"hidden_size":1536,"intermediate_size":4608,"num_attention_heads":16,
+      "num_hidden_layers":16,"num_nextn_predict_layers":1,"num_key_value_heads":8,"tie_word_embeddings":false},
+      "vision_config":{"model_type":"glm_ocr_vision","hidden_size":1024,"depth":24,"num_heads":16,
+      "attention_bias":true,"intermediate_size":4096,"image_size":336,"patch_size":14,"out_hidden_size":1536,
+      "spatial_merge_size":2,"temporal_patch_size":2}})";
+  const ModelTemplate t = template_of(config);
+  EXPECT_EQ(t.arch.architecture, "GlmOcrForConditionalGeneration");
+  const std::string v = "model.visual.";
+  EXPECT_EQ(find_tensor(t, v + "embeddings.position_embedding.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, v + "post_conv_layernorm.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, v + "blocks.23.attn.q_norm.weight")->shape, Shape({64}));
+  EXPECT_NE(find_tensor(t, v + "blocks.23.attn.proj.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, v + "blocks.23.mlp.up_proj.weight")->shape, Shape({4096, 1024}));
+  EXPECT_NE(find_tensor(t, v + "blocks.23.mlp.up_proj.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, v + "merger.up_proj.weight")->shape, Shape({4608, 1536}));
+  EXPECT_EQ(find_tensor(t, "model.language_model.layers.0.self_attn.q_proj.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.language_model.layers.0.self_attn.q_proj.weight")->shape,
+            Shape({2048, 1536}));
+  const uint64_t embeddings = 2u * 59'392 * 1536;  // the table and an untied head
+  const uint64_t layers = 16u * (2048u * 1536 * 2 + 1024u * 1536 * 2 + 3u * 1536 * 4608 + 4 * 1536);
+  EXPECT_EQ(layers, 490'831'872u);
+  // The tower: a biased Conv3d, 24 blocks (RMSNorms, biased qkv and proj, q/k norms of 64, a biased gated MLP
+  // 4,096 wide), the final norm, the 2 x 2 downsample conv to 1,536, the merger (proj, LayerNorm, a gated MLP
+  // 1,536 x 3 wide).
+  const uint64_t block = 2u * 1024 + 3072u * 1024 + 3072 + 1024u * 1024 + 1024 + 2 * 64 +
+                         2u * (4096u * 1024 + 4096) + 1024u * 4096 + 1024;
+  const uint64_t tower = 1024u * 3 * 2 * 14 * 14 + 1024 + 24 * block + 1024 + 1536u * 1024 * 4 + 1536 +
+                         1536u * 1536 + 2 * 1536 + 3u * 4608 * 1536;
+  EXPECT_EQ(parameters_of(config), embeddings + layers + 1536 + tower);
+  bool mtp_known = false;
+  for (const auto& k : t.known_extras) mtp_known |= k.prefix == "model.language_model.layers.16.";
+  EXPECT_TRUE(mtp_known);
+}
+
 }  // namespace
 }  // namespace ma::test

@@ -19,34 +19,45 @@ namespace {
 // MLP out_hidden_size wide: the width the merged features take, not intermediate_size), a final RMSNorm, the
 // downsample convolution over spatial_merge_size^2 patches, and the merger (proj, a LayerNorm, a gated MLP
 // intermediate_size wide).
-void glm4v_vision(ModelTemplate& t, const std::string& p, const ModelConfig& v) {
-  const uint64_t h = v.dim_or("hidden_size", 1536), depth = v.layers_or("depth", 24, 0);
-  const uint64_t heads = v.dim_or(v.has("num_heads") ? "num_heads" : "num_attention_heads", 12);
+// GLM-OCR's tower (`ocr`) drops the learned positions and the post-conv norm, adds per-head q/k norms, biases
+// its attention and MLP on attention_bias (on by default), sizes the blocks' MLP by intermediate_size and
+// the merger's by out_hidden_size x in_channels.
+void glm4v_vision(ModelTemplate& t, const std::string& p, const ModelConfig& v, bool ocr = false) {
+  const uint64_t h = v.dim_or("hidden_size", ocr ? 1024 : 1536), depth = v.layers_or("depth", 24, 0);
+  const uint64_t heads = v.dim_or(v.has("num_heads") ? "num_heads" : "num_attention_heads", ocr ? 16 : 12);
   if (h % heads != 0) v.fail("num_heads", "must divide hidden_size");
-  const uint64_t out = v.dim_or("out_hidden_size", 4096), inter = v.dim_or("intermediate_size", 13696);
+  const uint64_t out = v.dim_or("out_hidden_size", ocr ? 1536 : 4096);
+  const uint64_t inter = v.dim_or("intermediate_size", ocr ? 4096 : 13696);
   const uint64_t patch = v.dim_or("patch_size", 14), image = v.dim_or("image_size", 336);
   const uint64_t frames = v.dim_or("temporal_patch_size", 2), merge = v.dim_or("spatial_merge_size", 2);
+  const uint64_t channels = v.dim_or("in_channels", 3);
   if (patch > image) v.fail("patch_size", "must not exceed image_size");
-  const bool qkv_bias = v.flag_or("attention_bias", false);
-  t.add(p + "patch_embed.proj.weight", {h, v.dim_or("in_channels", 3), frames, patch, patch});
+  const bool bias = v.flag_or("attention_bias", ocr);
+  t.add(p + "patch_embed.proj.weight", {h, channels, frames, patch, patch});
   t.add(p + "patch_embed.proj.bias", {h});
-  blocks::norm(t, p + "post_conv_layernorm", h, false);
-  blocks::embedding(t, p + "embeddings.position_embedding.weight", (image / patch) * (image / patch), h);
+  if (!ocr) {
+    blocks::norm(t, p + "post_conv_layernorm", h, false);
+    blocks::embedding(t, p + "embeddings.position_embedding.weight", (image / patch) * (image / patch), h);
+  }
   for (uint64_t i = 0; i < depth; ++i) {
     const std::string b = p + "blocks." + std::to_string(i) + ".";
     blocks::norm(t, b + "norm1", h, false);
     blocks::norm(t, b + "norm2", h, false);
-    blocks::linear(t, b + "attn.qkv", h, 3 * h, qkv_bias);
-    blocks::linear(t, b + "attn.proj", h, h, false);
-    blocks::gated_mlp(t, b + "mlp", h, out);
+    blocks::linear(t, b + "attn.qkv", h, 3 * h, bias);
+    blocks::linear(t, b + "attn.proj", h, h, ocr && bias);
+    if (ocr) {
+      blocks::norm(t, b + "attn.q_norm", h / heads, false);
+      blocks::norm(t, b + "attn.k_norm", h / heads, false);
+    }
+    blocks::gated_mlp(t, b + "mlp", h, ocr ? inter : out, ocr && bias);
   }
   blocks::norm(t, p + "post_layernorm", h, false);
   t.add(p + "downsample.weight", {out, h, merge, merge});
   t.add(p + "downsample.bias", {out});
   blocks::linear(t, p + "merger.proj", out, out, false);
   blocks::norm(t, p + "merger.post_projection_norm", out, true);
-  blocks::gated_mlp(t, p + "merger", out, inter);
-  record_vision_tower(t, p + "blocks", h, depth, heads, h / heads, out, patch, image);
+  blocks::gated_mlp(t, p + "merger", out, ocr ? out * channels : inter);
+  record_vision_tower(t, p + "blocks", h, depth, heads, h / heads, ocr ? inter : out, patch, ocr ? 0 : image);
   record_projector(t, p + "merger");
 }
 
@@ -84,6 +95,37 @@ void build_glm4v_moe(const ModelConfig& cfg, ModelTemplate& t) {
   glm4v_moe_language_model(text, t, "model.language_model.", tie_embeddings(cfg, text, false));
 }
 
+// GLM-OCR (glm_ocr): GLM-4.1V's model, smaller, its tower reshaped (glm4v_vision's `ocr`) and its language
+// model's q/k/v unbiased.
+void build_glm_ocr(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "GlmOcrForConditionalGeneration";
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  t.arch.model_type = text.string_or("model_type", "glm_ocr_text");
+  DecoderDefaults d;  // GlmOcrTextConfig's
+  d.vocab_size = 59392;
+  d.hidden_size = 1024;
+  d.intermediate_size = 4096;
+  d.num_hidden_layers = 16;
+  d.num_attention_heads = 16;
+  d.num_key_value_heads = 8;
+  d.max_position_embeddings = 131072;
+  read_decoder_dims(text, d, t);
+  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
+  glm4v_vision(t, "model.visual.", sub_or_empty(cfg, "vision_config"), true);
+  LlamaStyle s;
+  s.mlp = Mlp::FusedGated;
+  s.layer_norms = {"input_layernorm", "post_self_attn_layernorm", "post_attention_layernorm",
+                   "post_mlp_layernorm"};
+  llama_style_decoder(t, "model.language_model.", s);
+  lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
+  // Trained with multi-token prediction (num_nextn_predict_layers); a checkpoint that keeps those layers
+  // stores them after the last one, and transformers builds none.
+  const uint64_t mtp = text.count_or("num_nextn_predict_layers", 0);
+  for (uint64_t i = 0; i < mtp && i < 8; ++i)
+    t.known_extras.push_back({"model.language_model.layers." + std::to_string(t.arch.num_layers + i) + ".",
+                              "multi-token-prediction layer: transformers does not build it"});
+}
+
 // GLM-4.6V's own classes (glm46v, and glmga, whose config builds the same Glm46V model): GLM-4.1V's model
 // around whichever language model text_config names, GLM-4.1V's dense one by default or GLM-4.5V's mixture.
 void build_glm46v(const ModelConfig& cfg, ModelTemplate& t) {
@@ -100,7 +142,8 @@ void build_glm46v(const ModelConfig& cfg, ModelTemplate& t) {
 
 constexpr std::array kGlm4vFamilies{
     FamilyBuilder{"glm4v", build_glm4v}, FamilyBuilder{"glm4v_moe", build_glm4v_moe},
-    FamilyBuilder{"glm46v", build_glm46v}, FamilyBuilder{"glmga", build_glm46v}};
+    FamilyBuilder{"glm46v", build_glm46v}, FamilyBuilder{"glmga", build_glm46v},
+    FamilyBuilder{"glm_ocr", build_glm_ocr}};
 
 }  // namespace
 
