@@ -457,8 +457,8 @@ TEST(LlavaLike, Cosmos3OmniIsQwen3VlWithItsGeneratorTowersSetAside) {
 }
 
 // LightOnOCR (lighton_ocr): Mistral 3's model under other module names, LightOnOcrConfig's defaults those of
-// LightOnOCR-1B ("1B"): a 24-layer Pixtral tower and Qwen3-0.6B, whose 596,049,920 parameters (tied) are
-// Qwen's figure for it; the projector's linears carry no bias.
+// LightOnOCR-1B ("1B"): a 24-layer Pixtral tower and Qwen3-0.6B (596,049,920 tied; its card's "0.44B
+// without embeddings" is its layers' 440,466,432); the projector's linears carry no bias.
 TEST(LlavaLike, LightOnOcrIsMistral3WithQwen3) {
   const std::string config = R"({"model_type":"lighton_ocr"})";
   const ModelTemplate t = template_of(config);
@@ -474,6 +474,7 @@ TEST(LlavaLike, LightOnOcrIsMistral3WithQwen3) {
       "intermediate_size":3072,"num_attention_heads":16,"num_hidden_layers":28,"num_key_value_heads":8,
       "vocab_size":151936,"tie_word_embeddings":true})");
   EXPECT_EQ(qwen3_06b, 596'049'920u);
+  EXPECT_EQ(qwen3_06b - 151'936u * 1024 - 1024, 440'466'432u);  // "0.44B" without embeddings
   const uint64_t projector = 1024 + 4096u * 1024 + 2u * 1024 * 1024;
   const uint64_t pixtral = parameters_of(R"({"model_type":"lighton_ocr"})") - qwen3_06b - projector;
   // Pixtral's tower: a bias-free patch conv, a pre-norm, 24 layers of 1,024 with SwiGLU MLPs 4,096 wide.
