@@ -18,21 +18,26 @@
 namespace ma::families {
 namespace {
 
-// Per layer, whether it is of `kind`: the transformers list `names` (entries `kind` or another), else the
-// Hub's 0/1 list `flags` (under `flags_in` when given), else `otherwise` for every layer.
-std::vector<bool> layer_flags(const ModelConfig& text, const std::string& names, std::string_view kind,
-                              const ModelConfig& flags_in, const std::string& flags, uint64_t layers,
-                              bool otherwise) {
+// Per layer, the Hub config's 0/1 list `key` under `in` (moe_layer_freq, sparse_attention_freq); `otherwise`
+// for every layer when it has none.
+std::vector<bool> hub_layer_flags(const ModelConfig& in, const std::string& key, uint64_t layers,
+                                  bool otherwise) {
   std::vector<bool> on(layers, otherwise);
-  if (text.has(names)) {
-    const std::vector<std::string> types = text.strings(names);
-    text.check_layer_list(names, types.size());
-    for (uint64_t i = 0; i < layers; ++i) on[i] = types[i] == kind;
-  } else if (flags_in.has(flags)) {
-    const std::vector<int64_t> f = flags_in.ints(flags);
-    flags_in.check_layer_list(flags, f.size());
-    for (uint64_t i = 0; i < layers; ++i) on[i] = f[i] != 0;
-  }
+  if (!in.has(key)) return on;
+  const std::vector<int64_t> f = in.ints(key);
+  in.check_layer_list(key, f.size());
+  for (uint64_t i = 0; i < layers; ++i) on[i] = f[i] != 0;
+  return on;
+}
+
+// The sparse-attention layers: transformers' layer_types ("minimax_m3_sparse" or "full_attention"), else
+// the Hub's sparse_attention_freq, else none.
+std::vector<bool> indexed_layers(const ModelConfig& text, const ModelConfig& sparse, uint64_t layers) {
+  if (!text.has("layer_types")) return hub_layer_flags(sparse, "sparse_attention_freq", layers, false);
+  const std::vector<std::string> types = text.strings("layer_types");
+  text.check_layer_list("layer_types", types.size());
+  std::vector<bool> on(layers);
+  for (uint64_t i = 0; i < layers; ++i) on[i] = types[i] == "minimax_m3_sparse";
   return on;
 }
 
@@ -79,7 +84,8 @@ void build_minimax_m3_vl(const ModelConfig& cfg, ModelTemplate& t) {
   const ModelConfig sparse = sub_or_empty(text, "sparse_attention_config");
   MoeDecoder d = all_sparse(a);
   d.root = "model.language_model.";
-  d.sparse = layer_flags(text, "mlp_layer_types", "sparse", text, "moe_layer_freq", layers, true);
+  d.sparse = text.has("mlp_layer_types") ? sparse_from_mlp_layer_types(text, layers, 0)
+                                         : hub_layer_flags(text, "moe_layer_freq", layers, true);
   d.dense_inter = text.dim_or("dense_intermediate_size", 12288);
   d.attn.qk_norm = true;  // per head
   d.moe = block_sparse_moe_layout();
@@ -89,8 +95,7 @@ void build_minimax_m3_vl(const ModelConfig& cfg, ModelTemplate& t) {
   d.moe.shared_inter = text.dim_or("shared_intermediate_size", 3072);
   d.moe.disk_shared_name = "shared_experts";
   build_moe_decoder(t, d);
-  const std::vector<bool> indexed =
-      layer_flags(text, "layer_types", "minimax_m3_sparse", sparse, "sparse_attention_freq", layers, false);
+  const std::vector<bool> indexed = indexed_layers(text, sparse, layers);
   const Indexer x = read_indexer(text, sparse);
   StackSpec& stack = *t.arch.stack(StackRole::Decoder);
   for (uint64_t i = 0; i < layers; ++i) {
