@@ -122,7 +122,8 @@ std::string heads_note(const AttentionSummary& s) {
 
 std::string headline(const AttentionSummary& s) {
   std::vector<std::string> kinds;
-  bool sliding = false, chunked = false, compressed = false, linear = false, ssm = false, conv = false;
+  bool sliding = false, chunked = false, compressed = false, linear = false, ssm = false, conv = false,
+       rg_lru = false;
   for (const LayerAttention& l : s.layers) {
     if (softmax_attention(l)) {
       if (std::find(kinds.begin(), kinds.end(), upper(l.kind)) == kinds.end()) kinds.push_back(upper(l.kind));
@@ -133,6 +134,7 @@ std::string headline(const AttentionSummary& s) {
     linear = linear || l.mixer == Mixer::LinearAttention;
     ssm = ssm || l.mixer == Mixer::Mamba || l.mixer == Mixer::Mamba2;
     conv = conv || l.mixer == Mixer::ShortConv;
+    rg_lru = rg_lru || l.mixer == Mixer::RgLru;
   }
   std::string base;
   for (const std::string& k : kinds) base += (base.empty() ? "" : "/") + k;
@@ -146,6 +148,7 @@ std::string headline(const AttentionSummary& s) {
                       : ssm         ? "Mamba"
                                     : "";
   if (conv) other += (other.empty() ? "" : " + ") + std::string("short convolution");
+  if (rg_lru) other += (other.empty() ? "" : " + ") + std::string("RG-LRU recurrence");
   if (base.empty()) return other.empty() ? (s.layers.empty() ? "" : s.layers[0].kind) : other;
   return other.empty() ? base : "hybrid (" + base + " + " + other + ")";
 }

@@ -184,6 +184,23 @@ KvLayer short_conv_layer(const Context& c, const StateShape& st) {
   return l;
 }
 
+// RecurrentGemma's RG-LRU: the conv state holds the last conv1d_width - 1 inputs of its lru_width channels
+// (transformers and DeepMind's code alike, whatever an engine's layout), and the recurrence one vector,
+// kept in float32 by both (the builder records it as the recurrent state's dtype).
+KvLayer rg_lru_layer(const Context& c, const StateShape& st) {
+  KvLayer l;
+  l.kind = CacheKind::SsmState;
+  const uint64_t columns = st.conv_kernel > 0 ? st.conv_kernel - 1 : 0;
+  const uint64_t conv_bytes = sized(mul({st.inner, columns}, "conv state"), c.state, "conv state");
+  const uint64_t rec_bytes = sized(st.inner, c.ssm, "recurrent state");
+  l.state_bytes_per_sequence = add({conv_bytes, rec_bytes}, "rg-lru state");
+  l.formula = "conv " + num(st.inner) + " channels x " + num(columns) + " (kernel " + num(st.conv_kernel) +
+              " less the newest) x " + elem_text(c.state) + " + recurrent " + num(st.inner) + " x " +
+              elem_text(c.ssm) + " (" + dtype_label(c.ssm) + ") = " + num(l.state_bytes_per_sequence) +
+              " per sequence";
+  return l;
+}
+
 // The state of a layer's recurrent mixer, its only one or the one beside attention (Falcon-H1); a layer
 // without a mixer caches nothing.
 KvLayer recurrent_layer(const Context& c, Mixer mixer, const StateShape& st) {
@@ -195,6 +212,8 @@ KvLayer recurrent_layer(const Context& c, Mixer mixer, const StateShape& st) {
       return linear_attention_layer(c, st);
     case Mixer::ShortConv:
       return short_conv_layer(c, st);
+    case Mixer::RgLru:
+      return rg_lru_layer(c, st);
     default: {
       KvLayer l;
       l.kind = CacheKind::None;
@@ -219,9 +238,9 @@ KvLayer cross_layer(const Context& c, uint32_t layer, const AttentionShape& at, 
 }
 
 // What the layers hold beside attention's K/V: `recurrent`, Mamba or linear-attention state; `short_conv`,
-// LFM2's conv windows.
+// LFM2's conv windows; `rg_lru`, RecurrentGemma's conv windows and recurrent vectors.
 std::string convention_text(const KvCachePlan& p, DType kv, bool indexer, bool recurrent, bool short_conv,
-                            bool compressed) {
+                            bool rg_lru, bool compressed) {
   auto has = [&](CacheKind kind) {
     return std::any_of(p.layers.begin(), p.layers.end(), [&](const KvLayer& l) { return l.kind == kind; });
   };
@@ -248,6 +267,9 @@ std::string convention_text(const KvCachePlan& p, DType kv, bool indexer, bool r
          "state) and add nothing per token";
   if (short_conv)
     s += "; short-convolution layers (LFM2) hold their conv window per sequence and add nothing per token";
+  if (rg_lru)
+    s += "; RG-LRU layers (RecurrentGemma) hold their conv window and recurrent state per sequence and add "
+         "nothing per token";
   if (has(CacheKind::Cross))
     s += "; cross-attention K/V over the encoder output are computed once per sequence";
   if (has(CacheKind::Shared)) s += "; KV-shared layers reuse an earlier layer's cache";
@@ -352,8 +374,9 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
     return false;
   });
   const bool short_conv = any([](const LayerSpec& l) { return l.mixer == Mixer::ShortConv; });
+  const bool rg_lru = any([](const LayerSpec& l) { return l.mixer == Mixer::RgLru; });
   const bool compressed = any([](const LayerSpec& l) { return l.attention.compress_ratio > 0; });
-  p.convention = convention_text(p, kv, indexer, recurrent, short_conv, compressed);
+  p.convention = convention_text(p, kv, indexer, recurrent, short_conv, rg_lru, compressed);
   return p;
 }
 

@@ -22,6 +22,8 @@ constexpr std::array<std::string_view, 9> kLoraRoles{"q",      "k",    "v",     
                                                      "q-down", "q-up", "kv-down", "kv-up"};
 constexpr std::array<std::string_view, 3> kStateSpaceLoraRoles{"in_proj", "x_proj", "o"};
 constexpr std::array<std::string_view, 2> kShortConvLoraRoles{"in_proj", "out_proj"};  // PEFT's LFM2 targets
+// RecurrentGemma's recurrent block: the projections in (x and y branches) and out, as for a Mamba mixer.
+constexpr std::array<std::string_view, 3> kRgLruLoraRoles{"linear_x", "linear_y", "linear_out"};
 
 bool is_lora_target(const TensorPlacement& pl) {
   const auto any = [&](const auto& roles) {
@@ -38,6 +40,8 @@ bool is_lora_target(const TensorPlacement& pl) {
       return any(kStateSpaceLoraRoles);
     case Block::ShortConv:
       return any(kShortConvLoraRoles);
+    case Block::RgLru:
+      return any(kRgLruLoraRoles);
     default:
       return false;
   }

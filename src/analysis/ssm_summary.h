@@ -1,7 +1,7 @@
-// The state-space, linear-attention and short-convolution mixers of Mamba, Mamba-2, gated-DeltaNet, LFM2 and
-// the hybrids built from them: each mixer kind's shape (d_state, d_inner and expand, heads x head dim,
-// groups, conv kernel, dt rank, chunk size) and the layers that use it. What the state costs in memory is the
-// memory section's.
+// The state-space, linear-attention, short-convolution and RG-LRU mixers of Mamba, Mamba-2, gated-DeltaNet,
+// LFM2, RecurrentGemma and the hybrids built from them: each mixer kind's shape (d_state, d_inner and expand,
+// heads x head dim, groups, conv kernel, dt rank, chunk size) and the layers that use it. What the state
+// costs in memory is the memory section's.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -12,7 +12,7 @@
 namespace ma {
 
 struct SsmMixer {
-  Mixer mixer = Mixer::Mamba;  // Mamba, Mamba2, LinearAttention or ShortConv
+  Mixer mixer = Mixer::Mamba;  // Mamba, Mamba2, LinearAttention, ShortConv or RgLru
   StateShape shape;            // of its first layer (layers of one kind share it in every family we build)
   double expand = 0;  // d_inner / hidden size (Mamba-1's expand; a Mamba-2 sized by heads x head_dim need not
                       // be a round multiple); 0 where either is unknown

@@ -27,9 +27,12 @@ std::string_view stack_role_name(StackRole r);  // decoder, encoder, vision, aud
 
 // What mixes information across positions in a layer.
 // ShortConv: LFM2's gated short convolution (in_proj to B, C, x; C * conv(B * x) over the last few tokens;
-// out_proj), whose state is its conv window.
-enum class Mixer : uint8_t { Attention, Mamba, Mamba2, LinearAttention, ShortConv, None };
-std::string_view mixer_name(Mixer m);   // attention, mamba, mamba2, linear-attention, short-conv, none
+// out_proj), whose state is its conv window. RgLru: Griffin's recurrent block (RecurrentGemma): a depthwise
+// conv and a real-gated linear recurrence over lru_width channels, whose state is the conv window and one
+// vector.
+enum class Mixer : uint8_t { Attention, Mamba, Mamba2, LinearAttention, ShortConv, RgLru, None };
+// attention, mamba, mamba2, linear-attention, short-conv, rg-lru, none
+std::string_view mixer_name(Mixer m);
 std::string_view mixer_title(Mixer m);  // for people: Attention, Mamba, Mamba-2, Linear attention, ...
 
 // Softmax attention by how keys and values are shared: one K/V head per query head (MHA), per group (GQA),
@@ -96,13 +99,16 @@ struct AttentionShape {
   uint32_t modules = 1;
 };
 
-// The recurrent state of a Mamba, Mamba-2 or gated-DeltaNet (linear attention) mixer.
+// The recurrent state of a Mamba, Mamba-2, gated-DeltaNet (linear attention), short-convolution or RG-LRU
+// mixer.
 struct StateShape {
-  uint64_t inner = 0;                // d_inner (Mamba: expand x hidden; Mamba-2: heads x head_dim)
+  // d_inner (Mamba: expand x hidden; Mamba-2: heads x head_dim); the conv's channels (LFM2); lru_width
+  // (RG-LRU)
+  uint64_t inner = 0;
   uint64_t state = 0;                // d_state
   uint64_t conv_kernel = 0;          // the conv state keeps the whole kernel window
   uint64_t groups = 0;               // Mamba-2 B/C groups
-  uint64_t heads = 0, head_dim = 0;  // Mamba-2
+  uint64_t heads = 0, head_dim = 0;  // Mamba-2; RG-LRU: heads = its gates' diagonal blocks
   uint64_t dt_rank = 0;              // Mamba-1: rank of the low-rank dt projection
   uint64_t chunk_size = 0;           // Mamba-2: the chunked scan's chunk (prefill); 0: the config names none
   // Gated DeltaNet (Qwen3-Next, Qwen3.5): q/k heads, v heads and their dims.
@@ -128,7 +134,7 @@ struct FfnShape {
 struct LayerSpec {
   Mixer mixer = Mixer::Attention;
   AttentionShape attention;  // mixer == Attention
-  StateShape state;          // mixer or parallel == Mamba, Mamba2, LinearAttention or ShortConv
+  StateShape state;          // mixer or parallel == Mamba, Mamba2, LinearAttention, ShortConv or RgLru
   // A second mixer on the same input beside attention, the two outputs summed (Falcon-H1: Mamba-2 in every
   // layer); its shape in `state`. None for a layer with one mixer.
   Mixer parallel = Mixer::None;

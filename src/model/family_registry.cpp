@@ -30,6 +30,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::state_space(),
                        families::lightning_attention(),
                        families::conv_hybrids(),
+                       families::recurrent_gemma(),
                        families::mamba2_hybrids(),
                        families::zamba2(),
                        families::encoders(),

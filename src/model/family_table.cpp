@@ -166,6 +166,8 @@ constexpr std::array kFamilies = {
     FamilyRow{"Bamba", "IBM", "bamba", CausalLm, "bamba"},
     FamilyRow{"Zamba2", "Zyphra", "zamba2", CausalLm, "zamba2", "", "shared_transformer. mamba_decoder."},
     FamilyRow{"LFM2", "Liquid AI", "lfm2 lfm2_moe", CausalLm, "lfm2"},
+    FamilyRow{"RecurrentGemma", "Google", "recurrent_gemma", CausalLm, "recurrentgemma recurrent-gemma", "",
+              "rg_lru"},
     FamilyRow{"LFM2-VL", "Liquid AI", "lfm2_vl lfm2-vl", VisionLanguage, "lfm2-vl"},
     FamilyRow{"SmolLM3", "Hugging Face", "smollm3", CausalLm, "smollm3"},
     FamilyRow{"Helium", "Kyutai", "helium", CausalLm, "helium"},

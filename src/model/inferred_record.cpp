@@ -20,10 +20,12 @@ void add_evidence(LayerSpec& l, Block block) {
   if (block == Block::Attention) {
     if (l.mixer == Mixer::Mamba || l.mixer == Mixer::LinearAttention) l.parallel = l.mixer;
     l.mixer = Mixer::Attention;
-  } else if (block == Block::Mamba || block == Block::LinearAttention || block == Block::ShortConv) {
+  } else if (block == Block::Mamba || block == Block::LinearAttention || block == Block::ShortConv ||
+             block == Block::RgLru) {
     const Mixer recurrent = block == Block::Mamba             ? Mixer::Mamba
                             : block == Block::LinearAttention ? Mixer::LinearAttention
-                                                              : Mixer::ShortConv;
+                            : block == Block::ShortConv       ? Mixer::ShortConv
+                                                              : Mixer::RgLru;
     if (l.mixer == Mixer::None)
       l.mixer = recurrent;
     else if (l.mixer == Mixer::Attention)

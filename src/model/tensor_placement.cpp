@@ -202,25 +202,11 @@ std::string role_of(std::string_view module) {
 }  // namespace
 
 std::string_view block_name(Block b) {
-  static constexpr std::string_view kNames[] = {"embedding",
-                                                "attention",
-                                                "cross-attention",
-                                                "mlp",
-                                                "moe-router",
-                                                "moe-expert",
-                                                "shared-expert",
-                                                "mamba",
-                                                "linear-attention",
-                                                "short-conv",
-                                                "norm",
-                                                "lm-head",
-                                                "vision",
-                                                "vision-projector",
-                                                "audio",
-                                                "mtp",
-                                                "quantization",
-                                                "buffer",
-                                                "other"};
+  static constexpr std::string_view kNames[] = {
+      "embedding",     "attention", "cross-attention",  "mlp",        "moe-router", "moe-expert",
+      "shared-expert", "mamba",     "linear-attention", "short-conv", "rg-lru",     "norm",
+      "lm-head",       "vision",    "vision-projector", "audio",      "mtp",        "quantization",
+      "buffer",        "other"};
   static_assert(std::size(kNames) == static_cast<size_t>(Block::Other) + 1);
   return kNames[static_cast<size_t>(b)];
 }
@@ -334,6 +320,15 @@ TensorPlacement place_tensor(std::string_view name) {
   if (pl.layer && any_part_in(inner, std::array<std::string_view, 1>{"conv"}) &&
       in(module, std::array<std::string_view, 3>{"conv", "in_proj", "out_proj"})) {
     set(Block::ShortConv, std::string(module));
+    return pl;
+  }
+  // RecurrentGemma's recurrent block: temporal_block.{linear_x, linear_y, linear_out, conv_1d, rg_lru.*}
+  // (its attention layers' temporal_block holds q/k/v/o_proj).
+  if (pl.layer &&
+      (any_part_in(inner, std::array<std::string_view, 1>{"rg_lru"}) ||
+       (any_part_in(inner, std::array<std::string_view, 1>{"temporal_block"}) &&
+        in(module, std::array<std::string_view, 4>{"linear_x", "linear_y", "linear_out", "conv_1d"})))) {
+    set(Block::RgLru, std::string(module));
     return pl;
   }
   if (any_part_in(inner, std::array<std::string_view, 2>{"linear_attn", "mamba"}) ||

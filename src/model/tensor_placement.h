@@ -1,7 +1,7 @@
 // Where a tensor sits in a model, from its name alone: the stack and layer index it belongs to, the block
 // (embedding, attention, mlp, moe-router, moe-expert, shared-expert, mamba, linear-attention, short-conv,
-// norm, lm-head, vision, ...) and its role inside the block (q, k, v, o, qkv, gate, up, down, router, ...).
-// Works on in-memory and on-disk names of every supported family, and on names no template predicted.
+// rg-lru, norm, lm-head, vision, ...) and its role inside the block (q, k, v, o, qkv, gate, up, down, router,
+// ...). Works on in-memory and on-disk names of every supported family, and on names no template predicted.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -22,6 +22,7 @@ enum class Block : uint8_t {
   Mamba,
   LinearAttention,
   ShortConv,  // LFM2's gated short convolution
+  RgLru,      // RecurrentGemma's recurrent block: its linears, conv and RG-LRU
   Norm,
   LmHead,
   Vision,

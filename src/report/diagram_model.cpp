@@ -65,6 +65,7 @@ LayerPart mixer_part(const LayerSpec& l) {
       break;
     case Mixer::LinearAttention:
     case Mixer::ShortConv:
+    case Mixer::RgLru:
       p.label = std::string(mixer_title(l.mixer));
       p.colour = kLinear;
       break;

@@ -146,6 +146,13 @@ PartText mixer_text(const ModelReport& r, const DiagramModel& m, const diagram::
     if (detailed) t.lines.push_back("conv window as state, no KV cache");
     return t;
   }
+  if (l.mixer == Mixer::RgLru) {
+    t.title = "RG-LRU recurrent block";
+    t.lines.push_back("conv over the last " + std::to_string(l.state.conv_kernel) +
+                      " tokens, gated linear recurrence");
+    if (detailed) t.lines.push_back("fixed state, no KV cache");
+    return t;
+  }
   t.title = mixer_name(l.mixer);
   return t;
 }

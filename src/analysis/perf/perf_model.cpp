@@ -30,8 +30,15 @@ double element_bytes(const std::string& short_name) {
   return d && dtype_bits(*d) >= 8 ? dtype_bits(*d) / 8.0 : 2.0;
 }
 
+// RecurrentGemma's RG-LRU gates: [blocks, in, out], one small matrix per diagonal block, applied to every
+// token as a batched GEMM.
+bool is_block_diagonal_gate(const InventoryTensor& t) {
+  return t.placement.block == Block::RgLru && t.shape.size() == 3 && t.name.ends_with("gate_weight");
+}
+
 bool is_gemm_weight(const InventoryTensor& t) {
-  if (t.kind != TensorKind::Parameter || t.shape.size() != 2 || t.embedding || t.routed_expert) return false;
+  if (t.kind != TensorKind::Parameter || t.embedding || t.routed_expert) return false;
+  if (t.shape.size() != 2 && !is_block_diagonal_gate(t)) return false;
   const Block block = t.placement.block;
   // Embedding tables (and their tied copies, such as T5's encoder/decoder embed_tokens) are gathered from.
   if (block == Block::Embedding || is_tower(block) || block == Block::Norm) return false;
@@ -159,7 +166,10 @@ class Builder {
   // `index`: the tensor's place in the inventory, for its stored bytes (a tied copy stores none: the
   // matrix it shares is read at the step's weight dtype).
   void gemm(const InventoryTensor& t, size_t index) {
-    const double n = static_cast<double>(t.shape[0]), k = static_cast<double>(t.shape[1]);
+    // A block-diagonal gate does the work of one [blocks x out, in] matrix (as many multiply-adds a token).
+    const double n =
+        static_cast<double>(t.shape[0]) * (t.shape.size() == 3 ? static_cast<double>(t.shape[2]) : 1);
+    const double k = static_cast<double>(t.shape[1]);
     const Block block = t.placement.block;
     const bool attention = block == Block::Attention || block == Block::CrossAttention;
     const bool lm_head = block == Block::LmHead;

@@ -84,6 +84,8 @@ std::string_view recurrent_feature(Mixer m) {
       return "linear attention (Gated DeltaNet)";
     case Mixer::ShortConv:
       return "short convolution (LFM2)";
+    case Mixer::RgLru:
+      return "RG-LRU recurrence (RecurrentGemma)";
     default:
       return "";
   }
@@ -122,6 +124,7 @@ bool is_quantizable_linear(const InventoryTensor& t) {
     case Block::SharedExpert:
     case Block::Mamba:
     case Block::LinearAttention:
+    case Block::RgLru:  // its linears; the conv's taps and the gates' blocks are not matrices
       return true;
     case Block::ShortConv:
       return t.placement.role != "conv";  // its projections; the conv's few taps per channel stay 16-bit

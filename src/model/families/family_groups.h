@@ -27,6 +27,7 @@ std::span<const FamilyBuilder>
 state_space();  // state_space.cpp: Mamba, Mamba-2, Jamba, Nemotron-H, Qwen3-Next, ...
 std::span<const FamilyBuilder> lightning_attention();  // lightning_attention.cpp: MiniMax-Text-01, M1
 std::span<const FamilyBuilder> conv_hybrids();         // conv_hybrids.cpp: LFM2, LFM2-MoE
+std::span<const FamilyBuilder> recurrent_gemma();      // recurrent_gemma.cpp: RecurrentGemma (Griffin)
 std::span<const FamilyBuilder> mamba2_hybrids();       // mamba2_hybrids.cpp: Bamba, Falcon-H1
 std::span<const FamilyBuilder> zamba2();  // zamba2.cpp: Zamba2 (Mamba-2 with shared transformer blocks)
 std::span<const FamilyBuilder>
@@ -35,7 +36,8 @@ std::span<const FamilyBuilder>
 qwen_hybrid();  // qwen_hybrid.cpp: Qwen3-Next, Qwen3.5 (gated delta net), Qwen2/2.5/3-VL
 std::span<const FamilyBuilder> llava_like();  // llava_like.cpp: LLaVA, LLaVA-NeXT, -OneVision, Mistral 3
 std::span<const FamilyBuilder> multimodal();  // multimodal.cpp: Gemma-3/4, Llama-4, Fuyu, Persimmon
-std::span<const FamilyBuilder> gemma3n();     // gemma3n.cpp: Gemma 3n's language model
+std::span<const FamilyBuilder>
+gemma3n();  // gemma3n.cpp: Gemma 3n, its language model alone or with its towers
 std::span<const FamilyBuilder>
 aya_vision();                                // aya_vision.cpp: Aya Vision (SigLIP, SwiGLU projector, Cohere2)
 std::span<const FamilyBuilder> mllama();     // mllama.cpp: Llama 3.2 Vision (cross-attention layers)

@@ -1,5 +1,6 @@
-// The state-space section: each Mamba / Mamba-2 / gated-DeltaNet mixer's shape and the layers using it, the
-// attention layers beside them in a hybrid. Labels are the JSON keys, so a figure is found under its name.
+// The state-space section: each Mamba / Mamba-2 / gated-DeltaNet / short-conv / RG-LRU mixer's shape and the
+// layers using it, the attention layers beside them in a hybrid. Labels are the JSON keys, so a figure is
+// found under its name.
 #include "core/units.h"
 #include "report/section_renderers.h"
 
@@ -27,6 +28,12 @@ std::vector<std::pair<std::string, std::string>> shape_rows(const SsmMixer& m) {
   };
   if (m.mixer == Mixer::ShortConv) {  // LFM2: a conv window over the hidden channels
     add("channels", s.inner);
+    add("conv kernel", s.conv_kernel);
+    return rows;
+  }
+  if (m.mixer == Mixer::RgLru) {  // RecurrentGemma: lru_width channels, gates in diagonal blocks
+    add("lru width", s.inner);
+    add("gate blocks", s.heads);
     add("conv kernel", s.conv_kernel);
     return rows;
   }
@@ -89,6 +96,9 @@ void write_json(JsonWriter& w, const std::optional<SsmSummary>& s) {
     w.end_array();
     if (m.mixer == Mixer::ShortConv) {
       w.key("channels").count_or_null(st.inner);
+    } else if (m.mixer == Mixer::RgLru) {
+      w.key("lru_width").count_or_null(st.inner);
+      w.key("gate_blocks").count_or_null(st.heads);
     } else if (m.mixer == Mixer::LinearAttention) {
       w.key("key_heads").count_or_null(st.key_heads);
       w.key("key_head_dim").count_or_null(st.key_head_dim);
