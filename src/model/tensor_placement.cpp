@@ -276,7 +276,8 @@ TensorPlacement place_tensor(std::string_view name) {
     set(Block::Attention, "indexer-" + role);  // the sparse-attention indexer of DeepSeek-V3.2 / GLM-5
     return pl;
   }
-  if (any_part_in(parts, std::array<std::string_view, 2>{"audio_tower", "audio_model"})) {
+  // Gemma 3n's and Gemma 4's embed_audio projects the audio tower's features into the language model.
+  if (any_part_in(parts, std::array<std::string_view, 3>{"audio_tower", "audio_model", "embed_audio"})) {
     set(Block::Audio, role);
     return pl;
   }

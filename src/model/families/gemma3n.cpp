@@ -6,8 +6,8 @@
 // its own gate and projection. The MLPs may differ in width per layer (intermediate_size as a list:
 // MatFormer slices). The last num_kv_shared_layers read keys and values from an earlier layer and, in
 // transformers from 5.6 on, own no k_proj, v_proj or k_norm; the Hub checkpoints still store them
-// (extras here, dropped on load). The composite's towers (a timm MobileNetV5, an audio conformer) are not
-// derived.
+// (extras here, dropped on load). The composite (gemma3n) puts it beside a timm MobileNetV5 and an audio
+// conformer (gemma3n_towers.cpp).
 #include <array>
 #include <optional>
 #include <string>
@@ -17,6 +17,7 @@
 #include "model/blocks.h"
 #include "model/families/decoder_llama.h"
 #include "model/families/family_groups.h"
+#include "model/families/multimodal_towers.h"
 
 namespace ma::families {
 namespace {
@@ -116,32 +117,66 @@ void gemma3n_layer(ModelTemplate& t, const std::string& p, const Gemma3n& g, uin
   blocks::norm(t, p + "post_per_layer_input_norm", h, false);
 }
 
-void build_gemma3n_text(const ModelConfig& cfg, ModelTemplate& t) {
-  t.arch.architecture = "Gemma3nForCausalLM";
+// Gemma3nTextModel under `root` ("model." alone, "model.language_model." in the composite), without a head.
+void gemma3n_text_model(const ModelConfig& cfg, ModelTemplate& t, const std::string& root) {
   const Gemma3n g = read_gemma3n(cfg, t);
   ArchitectureRecord& a = t.arch;
   const uint64_t h = a.hidden_size, packed = a.num_layers * g.per_layer_input;
   const std::vector<uint64_t> windows =
       interleaved_windows(cfg, a.num_layers, cfg.count_or("sliding_window", 512), 5);
-  token_embedding(t, "model.embed_tokens.weight", a);
-  StackSpec& stack = a.add_stack(StackRole::Decoder, "model.layers");
+  token_embedding(t, root + "embed_tokens.weight", a);
+  StackSpec& stack = a.add_stack(StackRole::Decoder, root + "layers");
   for (uint64_t i = 0; i < a.num_layers; ++i) {
-    gemma3n_layer(t, "model.layers." + std::to_string(i) + ".", g, i);
+    gemma3n_layer(t, root + "layers." + std::to_string(i) + ".", g, i);
     LayerSpec l = attention_layer(a, windows[i], Ffn::Dense);
     l.attention.shares_cache = i >= g.first_shared;
     l.ffn.intermediate = g.mlp[i];
     stack.layers.push_back(l);
   }
-  blocks::norm(t, "model.norm", h, false);
-  blocks::embedding(t, "model.embed_tokens_per_layer.weight", g.per_layer_vocab, packed);
-  blocks::linear(t, "model.per_layer_model_projection", h, packed, false);
-  blocks::norm(t, "model.per_layer_projection_norm", g.per_layer_input, false);
-  for (const char* list : {"model.altup_projections.", "model.altup_unembed_projections."})
+  blocks::norm(t, root + "norm", h, false);
+  blocks::embedding(t, root + "embed_tokens_per_layer.weight", g.per_layer_vocab, packed);
+  blocks::linear(t, root + "per_layer_model_projection", h, packed, false);
+  blocks::norm(t, root + "per_layer_projection_norm", g.per_layer_input, false);
+  for (const std::string& list : {root + "altup_projections.", root + "altup_unembed_projections."})
     for (uint64_t j = 0; j + 1 < g.altup; ++j) blocks::linear(t, list + std::to_string(j), h, h, false);
-  lm_head(t, "model.embed_tokens.weight", a);
 }
 
-constexpr std::array kGemma3nFamilies{FamilyBuilder{"gemma3n_text", build_gemma3n_text}};
+void build_gemma3n_text(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Gemma3nForCausalLM";
+  gemma3n_text_model(cfg, t, "model.");
+  lm_head(t, "model.embed_tokens.weight", t.arch);
+}
+
+// Gemma3nMultimodalEmbedder: a table of the modality's own vocab_size tokens (hard tokens) beside the
+// tower's features (soft tokens), each RMSNormed, projected to the text width; its last RMSNorm has no
+// weight.
+void multimodal_embedder(ModelTemplate& t, const std::string& p, const ModelConfig& m, uint64_t width,
+                         uint64_t text_hidden) {
+  blocks::embedding(t, p + "embedding.weight", m.dim_or("vocab_size", 128), width);
+  blocks::norm(t, p + "hard_embedding_norm", width, false);
+  blocks::norm(t, p + "soft_embedding_norm", width, false);
+  blocks::linear(t, p + "embedding_projection", width, text_hidden, false);
+}
+
+// Gemma3nForConditionalGeneration: the text model beside its vision and audio towers, which Gemma3nConfig
+// builds with their defaults when config.json gives none. The top-level tie_word_embeddings ties the head.
+void build_gemma3n(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Gemma3nForConditionalGeneration";
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  const ModelConfig vision = sub_or_empty(cfg, "vision_config"), audio = sub_or_empty(cfg, "audio_config");
+  t.arch.model_type = text.string_or("model_type", "gemma3n_text");
+  const uint64_t image_width = mobilenet_v5_tower(vision, "model.vision_tower.timm_model.", t);
+  gemma3n_text_model(text, t, "model.language_model.");
+  const uint64_t audio_width = gemma3n_audio_tower(audio, "model.audio_tower.", t);
+  multimodal_embedder(t, "model.embed_vision.", vision, image_width, t.arch.hidden_size);
+  record_projector(t, "model.embed_vision");
+  multimodal_embedder(t, "model.embed_audio.", audio, audio_width, t.arch.hidden_size);
+  t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", true);
+  lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
+}
+
+constexpr std::array kGemma3nFamilies{FamilyBuilder{"gemma3n_text", build_gemma3n_text},
+                                      FamilyBuilder{"gemma3n", build_gemma3n}};
 
 }  // namespace
 

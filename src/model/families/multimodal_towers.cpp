@@ -220,6 +220,20 @@ uint64_t pixtral_vision_tower(const ModelConfig& v, const std::string& prefix, M
   return hidden;
 }
 
+void record_conformer_stack(ModelTemplate& t, const std::string& path, uint64_t hidden, uint64_t layers,
+                            uint64_t heads, uint64_t head_dim, uint64_t mel_bins, uint64_t context_left) {
+  StackSpec& stack = t.arch.add_stack(StackRole::Audio, path, hidden);
+  stack.mel_bins = mel_bins;
+  LayerSpec l;
+  l.attention.heads = l.attention.kv_heads = heads;
+  l.attention.head_dim = head_dim;
+  l.attention.span = Span::Sliding;
+  l.attention.window = context_left - 1;
+  l.ffn.gated = false;
+  l.ffn.intermediate = 4 * hidden;
+  stack.layers.assign(layers, l);
+}
+
 uint64_t gemma4_audio_tower(const ModelConfig& a, const std::string& prefix, ModelTemplate& t) {
   const uint64_t h = a.dim_or("hidden_size", 1024), layers = a.layers_or("num_hidden_layers", 12);
   const uint64_t heads = a.dim_or("num_attention_heads", 8), hd = even_head_dim(a, h, heads);
@@ -263,17 +277,9 @@ uint64_t gemma4_audio_tower(const ModelConfig& a, const std::string& prefix, Mod
     for (const char* n : {"norm_pre_attn", "norm_post_attn", "norm_out"}) blocks::norm(t, p + n, h, false);
   }
   blocks::linear(t, prefix + "output_proj", h, out, true);
-  // Local causal attention: a query sees itself and the attention_context_left - 1 frames before it.
-  StackSpec& stack = t.arch.add_stack(StackRole::Audio, prefix + "layers", h);
-  stack.mel_bins = 128;  // the feature extractor's; the config names none
-  LayerSpec l;
-  l.attention.heads = l.attention.kv_heads = heads;
-  l.attention.head_dim = hd;
-  l.attention.span = Span::Sliding;
-  l.attention.window = a.dim_or("attention_context_left", 13) - 1;
-  l.ffn.gated = false;
-  l.ffn.intermediate = 4 * h;
-  stack.layers.assign(layers, l);
+  // 128 mel bins: the feature extractor's; the config names none.
+  record_conformer_stack(t, prefix + "layers", h, layers, heads, hd, 128,
+                         a.dim_or("attention_context_left", 13));
   return out;
 }
 

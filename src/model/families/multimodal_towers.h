@@ -65,12 +65,27 @@ uint64_t gemma4_vision_tower(const ModelConfig& vcfg, const std::string& prefix,
 // gated MLP, 2-D rotary positions) under `prefix`. Returns its hidden size.
 uint64_t pixtral_vision_tower(const ModelConfig& vcfg, const std::string& prefix, ModelTemplate& t);
 
+// The audio stack of a USM-style conformer (Gemma 3n's, Gemma 4's) in the record: `layers` of MHA whose
+// queries see themselves and the context_left - 1 frames before them, and ungated 4 x hidden feed-forwards.
+void record_conformer_stack(ModelTemplate& t, const std::string& path, uint64_t hidden, uint64_t layers,
+                            uint64_t heads, uint64_t head_dim, uint64_t mel_bins, uint64_t context_left);
+
 // Gemma 4's audio encoder (Gemma4AudioModel, a conformer) under `prefix`: two strided convolutions and a
 // projection, then layers of two half-step feed-forwards around relative-position attention (clippable
 // q/k/v/post, relative_k_proj, per_dim_scale) and a light depthwise convolution, then a biased output
 // projection. Clippable linears carry their four clamp bounds (persistent scalars) when use_clipped_linears,
 // on by default here. Returns its output width, output_proj_dims.
 uint64_t gemma4_audio_tower(const ModelConfig& acfg, const std::string& prefix, ModelTemplate& t);
+
+// Gemma 3n's vision tower, timm's MobileNetV5-300M encoder (mobilenetv5_300m_enc: its shape is the
+// architecture name's, no config field changes it), under `prefix` ("model.vision_tower.timm_model.").
+// Returns its output channels (2048).
+uint64_t mobilenet_v5_tower(const ModelConfig& vcfg, const std::string& prefix, ModelTemplate& t);
+
+// Gemma 3n's audio encoder (Gemma3nAudioEncoder, a conformer without biases) under `prefix`: two strided
+// convolutions and a projection, then blocks of a feed-forward, local relative-position attention, a light
+// depthwise convolution and a second feed-forward. Records its stack; returns its width.
+uint64_t gemma3n_audio_tower(const ModelConfig& acfg, const std::string& prefix, ModelTemplate& t);
 
 // MiniMax-M3's vision transformer under `prefix`: CLIP's layers over patches of temporal_patch_size frames
 // (a bias-free Conv3d), one pre-LayerNorm, no class token, position table or final norm (its positions are
