@@ -43,15 +43,16 @@ TemplateTensor& routed(ModelTemplate& t, const std::string& name, Shape shape) {
   return x;
 }
 
-void per_expert_stored(ModelTemplate& t, const std::string& name, uint64_t experts, uint64_t rows,
-                       uint64_t cols, const std::string& disk_prefix,
-                       std::initializer_list<std::string_view> leaves) {
+TemplateTensor& per_expert_stored(ModelTemplate& t, const std::string& name, uint64_t experts, uint64_t rows,
+                                  uint64_t cols, const std::string& disk_prefix,
+                                  std::initializer_list<std::string_view> leaves, uint32_t first) {
   t.charge(experts * leaves.size());
   TemplateTensor& x = routed(t, name, {experts, leaves.size() * rows, cols});
   // A pattern, not spelled-out names: DeepSeek-V3 alone would need 45,000 strings (see PerExpertPieces).
-  PerExpertPieces pieces{disk_prefix, static_cast<uint32_t>(experts), {}};
+  PerExpertPieces pieces{disk_prefix, static_cast<uint32_t>(experts), {}, first};
   for (std::string_view leaf : leaves) pieces.parts.push_back({std::string(leaf) + ".weight", {rows, cols}});
   x.per_expert = std::move(pieces);
+  return x;
 }
 
 void stacked_experts(ModelTemplate& t, const std::string& prefix, Shape gate_up, Shape down,

@@ -43,10 +43,11 @@ void gated_mlp(ModelTemplate& t, const std::string& prefix, uint64_t hidden, uin
 TemplateTensor& routed(ModelTemplate& t, const std::string& name, Shape shape);
 
 // name [experts, leaves * rows, cols], flagged routed, that checkpoints store as one [rows, cols] tensor per
-// expert and leaf: `disk_prefix`.{e}.{leaf}.weight (two leaves, gate and up, for a fused gate_up_proj).
-void per_expert_stored(ModelTemplate& t, const std::string& name, uint64_t experts, uint64_t rows,
-                       uint64_t cols, const std::string& disk_prefix,
-                       std::initializer_list<std::string_view> leaves);
+// expert and leaf: `disk_prefix`.{first + e}.{leaf}.weight (two leaves, gate and up, for a fused
+// gate_up_proj).
+TemplateTensor& per_expert_stored(ModelTemplate& t, const std::string& name, uint64_t experts, uint64_t rows,
+                                  uint64_t cols, const std::string& disk_prefix,
+                                  std::initializer_list<std::string_view> leaves, uint32_t first = 0);
 
 // prefix.gate_up_proj and prefix.down_proj with the family's own (already stacked) layout, flagged routed.
 // Checkpoints store each as one tensor: under `*_disk` when given (renamed or transposed), else as held.

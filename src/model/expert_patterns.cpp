@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <charconv>
+#include <unordered_map>
 
 namespace ma {
 
@@ -17,12 +18,21 @@ ExpertPatterns::ExpertPatterns(const ModelTemplate& t) : by_key_(0, nullptr, nul
     if (!tt.per_expert || !tt.stored) continue;
     const PerExpertPieces& pe = *tt.per_expert;
     auto entry = static_cast<uint32_t>(entries_.size());
-    entries_.push_back({i, pe.experts, static_cast<uint32_t>(pe.parts.size()), slots_});
+    entries_.push_back({i, pe.first, pe.experts, static_cast<uint32_t>(pe.parts.size()), slots_});
     slots_ += pe.pieces();
     for (uint32_t p = 0; p < pe.parts.size(); ++p)
       keys_.push_back({pe.prefix + "." + pe.parts[p].suffix, entry, p});
   }
-  // A key stated twice keeps its first piece, as the map this replaced did.
+  // Keys of one text are chained from the first, which the index finds; each holds its own range of
+  // expert indices.
+  std::unordered_map<std::string_view, uint32_t> last_of;
+  for (uint32_t k = 0; k < keys_.size(); ++k) {
+    auto [it, first] = last_of.try_emplace(keys_[k].text, k);
+    if (!first) {
+      keys_[it->second].next = k;
+      it->second = k;
+    }
+  }
   by_key_ = NameIndex(
       static_cast<uint32_t>(keys_.size()),
       [](const void* c, uint32_t i) { return std::string_view(static_cast<const Key*>(c)[i].text); },
@@ -79,12 +89,15 @@ std::optional<ExpertPatterns::Hit> ExpertPatterns::match(std::string_view name) 
       if (!(key = by_key_.find(scratch_))) continue;
       remember_key(*key);
     }
-    uint32_t expert = 0;
-    std::from_chars(name.data() + dot + 1, name.data() + end, expert);
-    const Entry& e = entries_[keys_[*key].entry];
-    if (expert >= e.experts) return std::nullopt;
-    const uint32_t part = keys_[*key].part;
-    return Hit{e.tensor_index, expert, part, e.first_slot + uint64_t{expert} * e.parts + part};
+    uint32_t index = 0;
+    std::from_chars(name.data() + dot + 1, name.data() + end, index);
+    for (uint32_t k = *key; k != kNoKey; k = keys_[k].next) {
+      const Entry& e = entries_[keys_[k].entry];
+      if (index < e.first || index - e.first >= e.experts) continue;
+      const uint32_t expert = index - e.first, part = keys_[k].part;
+      return Hit{e.tensor_index, expert, part, e.first_slot + uint64_t{expert} * e.parts + part};
+    }
+    return std::nullopt;
   }
   return std::nullopt;
 }

@@ -41,6 +41,7 @@ class ExpertPatterns {
  private:
   struct Entry {
     uint32_t tensor_index;
+    uint32_t first;  // disk index of its expert 0
     uint32_t experts;
     uint32_t parts;
     uint64_t first_slot;
@@ -49,10 +50,14 @@ class ExpertPatterns {
   std::optional<uint32_t> recent_key(std::string_view name, size_t dot, size_t end) const;
   void remember_key(uint32_t key) const;
 
+  static constexpr uint32_t kNoKey = UINT32_MAX;
   struct Key {
     std::string text;  // prefix + "." + suffix: the name without its expert index
     uint32_t entry;
     uint32_t part;
+    // The next key of the same text, for banks sharing a prefix in ranges of expert indices of their own
+    // (ERNIE-4.5-VL's text and vision experts); the index finds the first.
+    uint32_t next = kNoKey;
   };
   std::vector<Entry> entries_;
   std::vector<Key> keys_;

@@ -46,7 +46,7 @@ TemplateTensor& ModelTemplate::tie(std::string name, const std::string& target) 
 }
 
 std::string PerExpertPieces::name(uint32_t expert, size_t part) const {
-  return prefix + "." + std::to_string(expert) + "." + parts[part].suffix;
+  return prefix + "." + std::to_string(first + expert) + "." + parts[part].suffix;
 }
 
 void ModelTemplate::rename_on_disk(std::string_view memory_prefix, std::string_view disk_prefix) {

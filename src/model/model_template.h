@@ -45,6 +45,9 @@ struct PerExpertPieces {
   std::string prefix;  // e.g. "model.layers.3.mlp.experts"
   uint32_t experts = 0;
   std::vector<Part> parts;
+  // The index on disk of expert 0: two banks may share one prefix, numbered one after the other
+  // (ERNIE-4.5-VL stores its vision experts after its text ones).
+  uint32_t first = 0;
 
   std::string name(uint32_t expert, size_t part) const;
   uint64_t pieces() const { return uint64_t{experts} * parts.size(); }

@@ -83,14 +83,16 @@ constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_inv",
                                                           "k_scale"};
 // MiniCPM-V calls its SigLIP vision model "vpm" and its perceiver resampler (learned queries attending to the
 // image features, the bridge to the language model) "resampler".
-constexpr std::array<std::string_view, 6> kVisionParts{
-    "visual", "vision_tower", "vision_model", "vision_encoder", "vision_embed_tokens", "vpm"};
+// ERNIE-4.5-VL's vision_moe, the experts only image and video tokens run inside the language model's
+// layers, is the tower's share of them: no text token runs it.
+constexpr std::array<std::string_view, 7> kVisionParts{
+    "visual", "vision_tower", "vision_model", "vision_encoder", "vision_embed_tokens", "vpm", "vision_moe"};
 // A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
 // resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
 // tower.
-constexpr std::array<std::string_view, 7> kProjectorParts{
-    "multi_modal_projector", "mm_projector", "merger",   "deepstack_merger_list",
-    "embed_vision",          "resampler",    "attn_pool"};
+constexpr std::array<std::string_view, 8> kProjectorParts{
+    "multi_modal_projector", "mm_projector", "merger",    "deepstack_merger_list",
+    "embed_vision",          "resampler",    "attn_pool", "resampler_model"};  // last: ERNIE-4.5-VL's
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
 // buffer).

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/parameter_counts.h"
+#include "core/error.h"
 #include "formats/model_files.h"
 #include "formats/safetensors_writer.h"
 #include "model/inventory.h"

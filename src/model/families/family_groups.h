@@ -28,6 +28,7 @@ state_space();  // state_space.cpp: Mamba, Mamba-2, Jamba, Nemotron-H, Qwen3-Nex
 std::span<const FamilyBuilder> lightning_attention();  // lightning_attention.cpp: MiniMax-Text-01, M1
 std::span<const FamilyBuilder> conv_hybrids();         // conv_hybrids.cpp: LFM2, LFM2-MoE
 std::span<const FamilyBuilder> recurrent_gemma();      // recurrent_gemma.cpp: RecurrentGemma (Griffin)
+std::span<const FamilyBuilder> ernie4_5_vl();          // ernie4_5_vl.cpp: ERNIE-4.5-VL (two expert banks)
 std::span<const FamilyBuilder> mamba2_hybrids();       // mamba2_hybrids.cpp: Bamba, Falcon-H1
 std::span<const FamilyBuilder> zamba2();  // zamba2.cpp: Zamba2 (Mamba-2 with shared transformer blocks)
 std::span<const FamilyBuilder>

@@ -109,5 +109,7 @@ void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d);
 MoeDecoder all_sparse(const ArchitectureRecord& a);
 // Mixtral's Hub layout, shared by MiniMax-M2: block_sparse_moe.{gate, experts.N.w1/w3/w2}.
 MoeLayout block_sparse_moe_layout();
+// Ernie4_5_MoeConfig's defaults (ERNIE-4.5-21B-A3B), which ERNIE-4.5-VL's text config shares (28B-A3B).
+DecoderDefaults ernie4_5_moe_defaults();
 
 }  // namespace ma::families

@@ -407,18 +407,26 @@ std::vector<bool> ernie_sparse_layers(const ModelConfig& cfg, uint64_t layers) {
   return sparse;
 }
 
+}  // namespace
+
+DecoderDefaults ernie4_5_moe_defaults() {
+  DecoderDefaults d;
+  d.vocab_size = 103424;
+  d.hidden_size = 2560;
+  d.intermediate_size = 12288;
+  d.num_hidden_layers = 28;
+  d.num_attention_heads = 20;
+  d.num_key_value_heads = 4;
+  d.tie_word_embeddings = true;
+  d.max_position_embeddings = 131072;
+  return d;
+}
+
+namespace {
+
 void build_ernie4_5_moe(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Ernie4_5_MoeForCausalLM";
-  DecoderDefaults dd;
-  dd.vocab_size = 103424;
-  dd.hidden_size = 2560;
-  dd.intermediate_size = 12288;
-  dd.num_hidden_layers = 28;
-  dd.num_attention_heads = 20;
-  dd.num_key_value_heads = 4;
-  dd.tie_word_embeddings = true;
-  dd.max_position_embeddings = 131072;
-  read_decoder_dims(cfg, dd, t);
+  read_decoder_dims(cfg, ernie4_5_moe_defaults(), t);
   read_experts(cfg, t, {"moe_num_experts", "num_experts"}, 64, cfg.dim_or("moe_k", 6),
                cfg.dim_or("moe_intermediate_size", 1536));
   MoeDecoder d = all_sparse(t.arch);

@@ -31,28 +31,6 @@ void read_qwen2_widths(const ModelConfig& vision, VisionTower& v) {
   v.intermediate = static_cast<uint64_t>(width);  // transformers truncates: int(embed_dim * mlp_ratio)
 }
 
-void vision_block(ModelTemplate& t, const std::string& p, const VisionTower& v) {
-  const bool layer_norm = v.kind != VisionKind::Qwen2_5;  // Qwen2.5-VL uses bias-free RMSNorm
-  blocks::norm(t, p + ".norm1", v.hidden, layer_norm);
-  blocks::norm(t, p + ".norm2", v.hidden, layer_norm);
-  const uint64_t kv_width = (v.kv_heads ? v.kv_heads : v.heads) * (v.hidden / v.heads);
-  blocks::linear(t, p + ".attn.qkv", v.hidden, v.hidden + 2 * kv_width, true);
-  blocks::linear(t, p + ".attn.proj", v.hidden, v.hidden, true);
-  switch (v.kind) {
-    case VisionKind::Qwen2:
-      blocks::linear(t, p + ".mlp.fc1", v.hidden, v.intermediate, true);
-      blocks::linear(t, p + ".mlp.fc2", v.intermediate, v.hidden, true);
-      break;
-    case VisionKind::Qwen2_5:
-      blocks::gated_mlp(t, p + ".mlp", v.hidden, v.intermediate, true);
-      break;
-    case VisionKind::Qwen3:
-      blocks::linear(t, p + ".mlp.linear_fc1", v.hidden, v.intermediate, true);
-      blocks::linear(t, p + ".mlp.linear_fc2", v.intermediate, v.hidden, true);
-      break;
-  }
-}
-
 // Qwen3-VL patch merger: the main one normalizes before the spatial shuffle (block width), the deepstack
 // ones after it (merged width).
 void qwen3_merger(ModelTemplate& t, const std::string& p, const VisionTower& v, bool post_shuffle_norm) {
@@ -87,6 +65,28 @@ void routed_experts(ModelTemplate& t, const std::string& prefix, const SparseMoe
 }
 
 }  // namespace
+
+void vision_block(ModelTemplate& t, const std::string& p, const VisionTower& v) {
+  const bool layer_norm = v.kind != VisionKind::Qwen2_5;  // Qwen2.5-VL uses bias-free RMSNorm
+  blocks::norm(t, p + ".norm1", v.hidden, layer_norm);
+  blocks::norm(t, p + ".norm2", v.hidden, layer_norm);
+  const uint64_t kv_width = (v.kv_heads ? v.kv_heads : v.heads) * (v.hidden / v.heads);
+  blocks::linear(t, p + ".attn.qkv", v.hidden, v.hidden + 2 * kv_width, true);
+  blocks::linear(t, p + ".attn.proj", v.hidden, v.hidden, true);
+  switch (v.kind) {
+    case VisionKind::Qwen2:
+      blocks::linear(t, p + ".mlp.fc1", v.hidden, v.intermediate, true);
+      blocks::linear(t, p + ".mlp.fc2", v.intermediate, v.hidden, true);
+      break;
+    case VisionKind::Qwen2_5:
+      blocks::gated_mlp(t, p + ".mlp", v.hidden, v.intermediate, true);
+      break;
+    case VisionKind::Qwen3:
+      blocks::linear(t, p + ".mlp.linear_fc1", v.hidden, v.intermediate, true);
+      blocks::linear(t, p + ".mlp.linear_fc2", v.intermediate, v.hidden, true);
+      break;
+  }
+}
 
 VisionTower read_vision(const ModelConfig& vision, VisionKind kind, bool with_deepstack) {
   const VisionDefaults d = vision_defaults(kind);

@@ -34,6 +34,8 @@ struct VisionTower {
 // Reads `vision` (the vision_config object, or an empty one) with the defaults of the kind's config class.
 // Qwen3.5 towers have no deepstack mergers whatever the config lists: they pass `with_deepstack = false`.
 VisionTower read_vision(const ModelConfig& vision, VisionKind kind, bool with_deepstack);
+// One block of the tower under `p` ("model.visual.blocks.0"): norms, fused qkv and proj, the kind's MLP.
+void vision_block(ModelTemplate& t, const std::string& p, const VisionTower& v);
 // All tensors of the tower under `prefix` (e.g. "model.visual").
 void vision_tower(ModelTemplate& t, const std::string& prefix, const VisionTower& v);
 
