@@ -32,6 +32,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::conv_hybrids(),
                        families::recurrent_gemma(),
                        families::ernie4_5_vl(),
+                       families::florence2(),
                        families::mamba2_hybrids(),
                        families::zamba2(),
                        families::encoders(),

@@ -1,11 +1,14 @@
 // Family templates built from config.json text a test writes, their tensors by in-memory name and on disk,
 // and the parameter count a config gives as a user sees it.
 #pragma once
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <fstream>
 #include <string>
 
 #include "analysis/parameter_counts.h"
+#include "core/error.h"
 #include "formats/model_files.h"
 #include "model/family_registry.h"
 #include "model/inventory.h"
@@ -51,6 +54,29 @@ inline ParameterCounts counts_of(const std::string& config_json) {
 }
 inline uint64_t parameters_of(const std::string& config_json) {
   return counts_of(config_json).total;
+}
+
+// `text` with its first `from` replaced by `to` (a test's variant of a config it writes; `from` must be
+// there).
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// Why building a config fails: the error's kind and field; kind Internal and field "accepted" when it builds.
+struct Refusal {
+  ErrorKind kind = ErrorKind::Internal;
+  std::string field = "accepted";
+};
+inline Refusal refusal_of(const std::string& config_json) {
+  try {
+    template_of(config_json);
+  } catch (const Error& e) {
+    return {e.kind(), e.field()};
+  }
+  return {};
 }
 
 }  // namespace ma::test

@@ -126,33 +126,33 @@ constexpr BartFamily kBlenderbot{.prefix = "Blenderbot",
 constexpr BartFamily kBlenderbotSmall{
     .prefix = "BlenderbotSmall", .positions = BartPositions::LearnedNoOffset, .post_norm = true};
 
-void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamily& f) {
-  t.arch.post_norm = f.post_norm;
-  if (f.positions == BartPositions::SinusoidalParameter || f.positions == BartPositions::SinusoidalBuffer)
-    t.arch.position = PositionKind::Sinusoidal;
-  const std::string cls = architecture_of(cfg, std::string(f.prefix) + "Model");
-  const std::string task =
-      f.classification_heads
-          ? supported_task(cfg, cls, f.prefix,
-                           {"Model", "ForConditionalGeneration", "ForSequenceClassification",
-                            "ForQuestionAnswering", "ForCausalLM"})
-      : f.separate_decoder_vocab
-          ? supported_task(cfg, cls, f.prefix, {"Model", "MTModel", "ForCausalLM"})
-          : supported_task(cfg, cls, f.prefix, {"Model", "ForConditionalGeneration", "ForCausalLM"});
-  const bool generation = task == "ForConditionalGeneration" || task == "MTModel";
-  t.arch.architecture = cls;
-  const uint64_t d = cfg.dim_or("d_model", 1024), vocab = cfg.dim_or("vocab_size", f.vocab);
-  const bool share = !f.separate_decoder_vocab || cfg.flag_or("share_encoder_decoder_embeddings", true);
-  const uint64_t decoder_vocab = share ? vocab : cfg.dim_or("decoder_vocab_size", vocab);
-  const uint64_t max_pos = cfg.dim_or("max_position_embeddings", 1024);
-  StackDims enc = read_stack(cfg, "encoder", d, 12, 16, 4096),
-            dec = read_stack(cfg, "decoder", d, 12, 16, 4096);
-  const bool tied = read_tie(cfg, t);
-  t.arch.vocab_size = decoder_vocab;
+// The stacks of one BART-family model as its config sizes them.
+struct BartStacks {
+  const BartFamily& f;
+  uint64_t d, vocab, decoder_vocab, max_pos;
+  StackDims enc, dec;
+  bool share, tied;
+
+  BartStacks(const ModelConfig& cfg, ModelTemplate& t, const BartFamily& family)
+      : f(family),
+        d(cfg.dim_or("d_model", 1024)),
+        vocab(cfg.dim_or("vocab_size", family.vocab)),
+        max_pos(cfg.dim_or("max_position_embeddings", 1024)),
+        enc(read_stack(cfg, "encoder", d, 12, 16, 4096)),
+        dec(read_stack(cfg, "decoder", d, 12, 16, 4096)) {
+    share = !f.separate_decoder_vocab || cfg.flag_or("share_encoder_decoder_embeddings", true);
+    decoder_vocab = share ? vocab : cfg.dim_or("decoder_vocab_size", vocab);
+    tied = read_tie(cfg, t);
+    t.arch.post_norm = f.post_norm;
+    if (f.positions == BartPositions::SinusoidalParameter || f.positions == BartPositions::SinusoidalBuffer)
+      t.arch.position = PositionKind::Sinusoidal;
+    t.arch.vocab_size = decoder_vocab;
+    describe_main(t, dec, max_pos);
+  }
 
   // `words`: the shared embedding the stack's embed_tokens is (tied) or copies; empty: its own of `rows`.
-  auto add_stack = [&](const std::string& stack, const StackDims& dims, bool cross, const std::string& words,
-                       uint64_t rows) {
+  void stack(ModelTemplate& t, const std::string& stack, const StackDims& dims, bool cross,
+             const std::string& words, uint64_t rows) const {
     if (words.empty())
       blocks::embedding(t, stack + ".embed_tokens.weight", rows, d);
     else
@@ -166,34 +166,54 @@ void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamil
     bart_style_layers(t, stack, dims, cross);
     if (f.layernorm_embedding) blocks::norm(t, stack + ".layernorm_embedding", d, true);
     if (f.final_layer_norm) blocks::norm(t, stack + ".layer_norm", d, true);
-  };
-  describe_main(t, dec, max_pos);
+  }
+
+  // The shared embedding and both stacks under `prefix` ("model.", "" for the bare model), recorded; returns
+  // the shared embedding's name, "" when the two stacks embed apart.
+  std::string encoder_decoder(ModelTemplate& t, const std::string& prefix) const {
+    const std::string shared = share ? prefix + "shared.weight" : "";
+    if (share) blocks::embedding(t, shared, vocab, d);
+    stack(t, prefix + "encoder", enc, false, shared, vocab);
+    stack(t, prefix + "decoder", dec, true, shared, decoder_vocab);
+    describe_stack(t, StackRole::Encoder, prefix + "encoder.layers", enc, t.arch.head_dim, max_pos);
+    describe_stack(t, StackRole::Decoder, prefix + "decoder.layers", dec, t.arch.head_dim);
+    return shared;
+  }
+};
+
+void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamily& f) {
+  const std::string cls = architecture_of(cfg, std::string(f.prefix) + "Model");
+  const std::string task =
+      f.classification_heads
+          ? supported_task(cfg, cls, f.prefix,
+                           {"Model", "ForConditionalGeneration", "ForSequenceClassification",
+                            "ForQuestionAnswering", "ForCausalLM"})
+      : f.separate_decoder_vocab
+          ? supported_task(cfg, cls, f.prefix, {"Model", "MTModel", "ForCausalLM"})
+          : supported_task(cfg, cls, f.prefix, {"Model", "ForConditionalGeneration", "ForCausalLM"});
+  const bool generation = task == "ForConditionalGeneration" || task == "MTModel";
+  t.arch.architecture = cls;
+  const BartStacks s(cfg, t, f);
   if (task == "ForCausalLM") {
     // The decoder alone (its layers keep their encoder_attn, which nothing feeds), its own word embeddings
     // and a head tied to them.
-    add_stack("model.decoder", dec, true, "", decoder_vocab);
-    describe_stack(t, StackRole::Decoder, "model.decoder.layers", dec, t.arch.head_dim);
+    s.stack(t, "model.decoder", s.dec, true, "", s.decoder_vocab);
+    describe_stack(t, StackRole::Decoder, "model.decoder.layers", s.dec, t.arch.head_dim);
     for (LayerSpec& l : t.arch.stacks.back().layers) l.cross_attention.reset();
-    tied_or_own(t, "lm_head.weight", "model.decoder.embed_tokens.weight", tied);
+    tied_or_own(t, "lm_head.weight", "model.decoder.embed_tokens.weight", s.tied);
     return;
   }
   const std::string prefix = task == "Model" ? "" : "model.";
   if (generation && f.final_logits_bias)
-    t.add("final_logits_bias", {1, decoder_vocab}).kind = TensorKind::Buffer;
-  const std::string shared = share ? prefix + "shared.weight" : "";
-  if (share) blocks::embedding(t, shared, vocab, d);
-  add_stack(prefix + "encoder", enc, false, shared, vocab);
-  add_stack(prefix + "decoder", dec, true, shared, decoder_vocab);
-  describe_stack(t, StackRole::Encoder, prefix + "encoder.layers", enc, t.arch.head_dim, max_pos);
-  describe_stack(t, StackRole::Decoder, prefix + "decoder.layers", dec, t.arch.head_dim);
-
+    t.add("final_logits_bias", {1, s.decoder_vocab}).kind = TensorKind::Buffer;
+  const std::string shared = s.encoder_decoder(t, prefix);
   if (generation) {
-    tied_or_own(t, "lm_head.weight", share ? shared : prefix + "decoder.embed_tokens.weight", tied);
+    tied_or_own(t, "lm_head.weight", s.share ? shared : prefix + "decoder.embed_tokens.weight", s.tied);
   } else if (task == "ForSequenceClassification") {
-    blocks::linear(t, "classification_head.dense", d, d, true);
-    blocks::linear(t, "classification_head.out_proj", d, num_labels(cfg), true);
+    blocks::linear(t, "classification_head.dense", s.d, s.d, true);
+    blocks::linear(t, "classification_head.out_proj", s.d, num_labels(cfg), true);
   } else if (task == "ForQuestionAnswering") {
-    blocks::linear(t, "qa_outputs", d, 2, true);
+    blocks::linear(t, "qa_outputs", s.d, 2, true);
   }
 }
 
@@ -201,6 +221,10 @@ void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamil
 
 void build_bart(const ModelConfig& cfg, ModelTemplate& t) {
   build_bart_family(cfg, t, kBart);
+}
+
+std::string bart_model(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix) {
+  return BartStacks(cfg, t, kBart).encoder_decoder(t, prefix);
 }
 void build_mbart(const ModelConfig& cfg, ModelTemplate& t) {
   build_bart_family(cfg, t, kMBart);

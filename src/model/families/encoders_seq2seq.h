@@ -10,6 +10,10 @@
 namespace ma::families {
 
 void build_bart(const ModelConfig& cfg, ModelTemplate& t);
+// BartModel (shared embedding, encoder, decoder; BartConfig's defaults) under `prefix`, both stacks recorded
+// and the record's dimensions the decoder's: Florence-2's language model. The config's tie_word_embeddings
+// ties the stacks' embeddings to the shared one. Returns the shared embedding's name.
+std::string bart_model(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix);
 void build_mbart(const ModelConfig& cfg, ModelTemplate& t);
 void build_pegasus(const ModelConfig& cfg, ModelTemplate& t);
 void build_marian(const ModelConfig& cfg, ModelTemplate& t);
