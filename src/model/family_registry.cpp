@@ -33,6 +33,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::recurrent_gemma(),
                        families::ernie4_5_vl(),
                        families::florence2(),
+                       families::qwen3_omni(),
                        families::mamba2_hybrids(),
                        families::zamba2(),
                        families::encoders(),

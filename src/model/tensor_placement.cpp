@@ -90,9 +90,11 @@ constexpr std::array<std::string_view, 7> kVisionParts{
 // A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
 // resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
 // tower.
-constexpr std::array<std::string_view, 8> kProjectorParts{
-    "multi_modal_projector", "mm_projector", "merger",    "deepstack_merger_list",
-    "embed_vision",          "resampler",    "attn_pool", "resampler_model"};  // last: ERNIE-4.5-VL's
+// ERNIE-4.5-VL's resampler_model; Qwen3-Omni's merger_list (its deepstack mergers).
+constexpr std::array<std::string_view, 9> kProjectorParts{
+    "multi_modal_projector", "mm_projector", "merger",
+    "deepstack_merger_list", "embed_vision", "resampler",
+    "resampler_model",       "attn_pool",    "merger_list"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
 // buffer).
@@ -278,8 +280,10 @@ TensorPlacement place_tensor(std::string_view name) {
     set(Block::Attention, "indexer-" + role);  // the sparse-attention indexer of DeepSeek-V3.2 / GLM-5
     return pl;
   }
-  // Gemma 3n's and Gemma 4's embed_audio projects the audio tower's features into the language model.
-  if (any_part_in(parts, std::array<std::string_view, 3>{"audio_tower", "audio_model", "embed_audio"})) {
+  // Gemma 3n's and Gemma 4's embed_audio projects the audio tower's features into the language model;
+  // Qwen3-Omni's talker and code2wav turn its states into speech. No text token runs any of them.
+  if (any_part_in(parts, std::array<std::string_view, 5>{"audio_tower", "audio_model", "embed_audio",
+                                                         "talker", "code2wav"})) {
     set(Block::Audio, role);
     return pl;
   }

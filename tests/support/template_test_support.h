@@ -10,6 +10,7 @@
 #include "analysis/parameter_counts.h"
 #include "core/error.h"
 #include "formats/model_files.h"
+#include "formats/safetensors_writer.h"
 #include "model/family_registry.h"
 #include "model/inventory.h"
 #include "test_support.h"
@@ -63,6 +64,23 @@ inline std::string replaced(std::string text, const std::string& from, const std
   EXPECT_NE(at, std::string::npos) << from;
   if (at != std::string::npos) text.replace(at, from.size(), to);
   return text;
+}
+
+// The inventory of a checkpoint of `config_json` written in the names and shapes its template says Hub
+// checkpoints store (disk_form), plus `extra` tensors: what reading such a checkpoint gives.
+struct StoredCheckpoint {
+  Inventory inventory;
+  size_t written = 0;  // tensors in the file
+};
+inline StoredCheckpoint stored_checkpoint(const std::string& config_json,
+                                          std::vector<TensorToWrite> extra = {}, DType dtype = DType::BF16) {
+  const TempDir dir;
+  std::ofstream(dir.path() / "config.json") << config_json;
+  std::vector<TensorToWrite> s;
+  for (const DiskTensor& x : disk_form(template_of(config_json))) s.push_back({x.name, dtype, x.shape, {}});
+  for (TensorToWrite& x : extra) s.push_back(std::move(x));
+  write_safetensors(dir.path() / "model.safetensors", s);
+  return {build_inventory(locate_local_model(dir.path().string())), s.size()};
 }
 
 // Why building a config fails: the error's kind and field; kind Internal and field "accepted" when it builds.

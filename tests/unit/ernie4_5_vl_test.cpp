@@ -98,20 +98,16 @@ TEST(Ernie45Vl, BanksAreStoredAsTheCheckpointsHoldThem) {
 
 // A small ERNIE-4.5-VL in the checkpoint's names: every tensor matches, nothing is missing or unexpected.
 TEST(Ernie45Vl, SmallCheckpointInHubNamesMatches) {
-  const TempDir dir;
   const std::string config = R"({"model_type":"ernie4_5_moe_vl","hidden_size":64,"intermediate_size":96,
       "num_hidden_layers":3,"num_attention_heads":4,"num_key_value_heads":2,"vocab_size":100,
       "tie_word_embeddings":false,
       "moe_num_experts":[4,4],"moe_intermediate_size":[32,16],"moe_k":2,"moe_layer_start_index":[1,1],
       "moe_layer_end_index":[2,2],"moe_num_shared_experts":1,"pixel_hidden_size":32,
       "vision_config":{"depth":2,"embed_dim":32,"hidden_size":32,"mlp_ratio":2,"num_heads":2,"patch_size":14}})";
-  std::ofstream(dir.path() / "config.json") << config;
-  std::vector<TensorToWrite> s;
-  for (const DiskTensor& x : disk_form(template_of(config))) s.push_back({x.name, DType::BF16, x.shape, {}});
-  write_safetensors(dir.path() / "model.safetensors", s);
-  const Inventory inv = build_inventory(locate_local_model(dir.path().string()));
+  const StoredCheckpoint stored = stored_checkpoint(config);
+  const Inventory& inv = stored.inventory;
   EXPECT_TRUE(inv.warnings.empty()) << inv.warnings.front();
-  EXPECT_EQ(inv.tensors.size(), s.size());
+  EXPECT_EQ(inv.tensors.size(), stored.written);
   ASSERT_TRUE(inv.checkpoint.has_value());
   EXPECT_EQ(inv.checkpoint->parameters, parameters_of(config));
 }

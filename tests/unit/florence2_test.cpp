@@ -98,19 +98,15 @@ TEST(Florence2, OriginalRepositoriesAreReadInTheirOwnNames) {
 // A small Florence-2 in the remote code's names, with the language model's final_logits_bias transformers'
 // class does not have: every tensor matches or is a known extra.
 TEST(Florence2, SmallOriginalCheckpointMatches) {
-  const TempDir dir;
   const std::string config = R"({"model_type":"florence2","text_config":{"model_type":"florence2_language",
       "vocab_size":100,"d_model":32,"encoder_layers":1,"decoder_layers":1,"encoder_ffn_dim":64,
       "decoder_ffn_dim":64,"encoder_attention_heads":2,"decoder_attention_heads":2,
       "max_position_embeddings":64},"vision_config":{"model_type":"davit","dim_embed":[8,16,24,32],
       "depths":[1,1,2,1],"projection_dim":32,"image_pos_embed":{"max_pos_embeddings":5},
       "visual_temporal_embedding":{"max_temporal_embeddings":4}}})";
-  std::ofstream(dir.path() / "config.json") << config;
-  std::vector<TensorToWrite> s;
-  for (const DiskTensor& x : disk_form(template_of(config))) s.push_back({x.name, DType::F16, x.shape, {}});
-  s.push_back({"language_model.final_logits_bias", DType::F16, {1, 100}, {}});
-  write_safetensors(dir.path() / "model.safetensors", s);
-  const Inventory inv = build_inventory(locate_local_model(dir.path().string()));
+  const Inventory inv =
+      stored_checkpoint(config, {{"language_model.final_logits_bias", DType::F16, {1, 100}, {}}}, DType::F16)
+          .inventory;
   EXPECT_TRUE(inv.warnings.empty()) << inv.warnings.front();
   size_t extras = 0;
   for (const InventoryTensor& x : inv.tensors) extras += x.kind == TensorKind::Extra;

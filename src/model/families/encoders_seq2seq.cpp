@@ -413,17 +413,18 @@ void whisper_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::
   t.arch.stack(role)->mel_bins = mels;
 }
 
-uint64_t qwen3_asr_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix) {
+uint64_t qwen3_asr_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix,
+                                 const AutDefaults& dflt) {
   const auto key = [&](std::string_view name, std::string_view whisper) {
     return cfg.has(name) ? name : whisper;
   };
   StackDims enc;
-  const uint64_t d = cfg.dim_or(key("hidden_size", "d_model"), 1024);
-  enc.layers = cfg.layers_or(key("num_hidden_layers", "encoder_layers"), 24, 0);
+  const uint64_t d = cfg.dim_or(key("hidden_size", "d_model"), dflt.d_model);
+  enc.layers = cfg.layers_or(key("num_hidden_layers", "encoder_layers"), dflt.layers, 0);
   enc.layer.hidden = d;
   const std::string_view heads = key("num_attention_heads", "encoder_attention_heads");
-  enc.layer.heads = cfg.dim_or(heads, 16);
-  enc.layer.ffn = cfg.dim_or(key("intermediate_size", "encoder_ffn_dim"), 4096);
+  enc.layer.heads = cfg.dim_or(heads, dflt.heads);
+  enc.layer.ffn = cfg.dim_or(key("intermediate_size", "encoder_ffn_dim"), dflt.ffn);
   split_heads(cfg, std::string(heads), d, enc.layer.heads);
   const uint64_t channels = cfg.dim_or("downsample_hidden_size", 480), mels = cfg.dim_or("num_mel_bins", 128);
   const uint64_t left = ((mels + 1) / 2 + 1) / 2;  // after two of the three stride-2 convolutions
@@ -438,7 +439,11 @@ uint64_t qwen3_asr_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const
   blocks::norm(t, prefix + ".ln_post", d, true);
   describe_stack(t, StackRole::Audio, prefix + ".layers", enc, d / enc.layer.heads, 0);
   t.arch.stack(StackRole::Audio)->mel_bins = mels;
-  return d;
+  if (!dflt.projections) return d;
+  const uint64_t out = cfg.dim_or("output_dim", dflt.output_dim);
+  blocks::linear(t, prefix + ".proj1", d, d, true);
+  blocks::linear(t, prefix + ".proj2", d, out, true);
+  return out;
 }
 
 void build_whisper(const ModelConfig& cfg, ModelTemplate& t) {

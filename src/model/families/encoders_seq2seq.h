@@ -41,7 +41,14 @@ void whisper_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::
 // Qwen3-ASR's audio encoder (Qwen3-Omni's AuT) under `prefix` ("model.audio_tower"): three 3 x 3 stride-2
 // convolutions over mel bins and time, a bias-free linear from their channels x the mel bins left, Whisper's
 // pre-norm layers (a key bias too) and ln_post; its positions are a sinusoid buffer restarting every chunk.
-// Qwen3ASREncoderConfig's defaults. Returns d_model.
-uint64_t qwen3_asr_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix);
+// Qwen3-Omni's keeps its projection to the text width (proj1, proj2 to output_dim) inside; Qwen3-ASR moved
+// it to a projector. The defaults are the config class's. Returns the width it outputs.
+struct AutDefaults {
+  uint64_t d_model = 1024, layers = 24, heads = 16, ffn = 4096;  // Qwen3ASREncoderConfig's
+  bool projections = false;
+  uint64_t output_dim = 0;
+};
+uint64_t qwen3_asr_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix,
+                                 const AutDefaults& d = {});
 
 }  // namespace ma::families

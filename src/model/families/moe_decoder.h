@@ -109,6 +109,8 @@ void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d);
 MoeDecoder all_sparse(const ArchitectureRecord& a);
 // Mixtral's Hub layout, shared by MiniMax-M2: block_sparse_moe.{gate, experts.N.w1/w3/w2}.
 MoeLayout block_sparse_moe_layout();
+// Qwen-MoE: layers listed in mlp_only_layers, or off the decoder_sparse_step rhythm, use a dense MLP.
+std::vector<bool> qwen_sparse_layers(const ModelConfig& cfg, const ArchitectureRecord& a);
 // Ernie4_5_MoeConfig's defaults (ERNIE-4.5-21B-A3B), which ERNIE-4.5-VL's text config shares (28B-A3B).
 DecoderDefaults ernie4_5_moe_defaults();
 

@@ -40,18 +40,6 @@ std::vector<uint64_t> uniform_windows(uint64_t layers, uint64_t window) {
 
 namespace {
 
-// Qwen-MoE: layers listed in mlp_only_layers, or off the decoder_sparse_step rhythm, use a dense MLP.
-std::vector<bool> qwen_sparse_layers(const ModelConfig& cfg, const ArchitectureRecord& a) {
-  uint64_t step = cfg.dim_or("decoder_sparse_step", 1);
-  std::vector<int64_t> dense = cfg.ints("mlp_only_layers");
-  std::vector<bool> sparse(a.num_layers);
-  for (uint64_t i = 0; i < a.num_layers; ++i) {
-    bool listed = std::find(dense.begin(), dense.end(), static_cast<int64_t>(i)) != dense.end();
-    sparse[i] = !listed && a.num_experts > 0 && (i + 1) % step == 0;
-  }
-  return sparse;
-}
-
 TemplateTensor& add_renamed(ModelTemplate& t, const std::string& name, const Shape& shape,
                             const std::string& disk) {
   TemplateTensor& x = t.add(name, shape);
@@ -408,6 +396,17 @@ std::vector<bool> ernie_sparse_layers(const ModelConfig& cfg, uint64_t layers) {
 }
 
 }  // namespace
+
+std::vector<bool> qwen_sparse_layers(const ModelConfig& cfg, const ArchitectureRecord& a) {
+  uint64_t step = cfg.dim_or("decoder_sparse_step", 1);
+  std::vector<int64_t> dense = cfg.ints("mlp_only_layers");
+  std::vector<bool> sparse(a.num_layers);
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    bool listed = std::find(dense.begin(), dense.end(), static_cast<int64_t>(i)) != dense.end();
+    sparse[i] = !listed && a.num_experts > 0 && (i + 1) % step == 0;
+  }
+  return sparse;
+}
 
 DecoderDefaults ernie4_5_moe_defaults() {
   DecoderDefaults d;

@@ -35,9 +35,9 @@ void read_qwen2_widths(const ModelConfig& vision, VisionTower& v) {
 // ones after it (merged width).
 void qwen3_merger(ModelTemplate& t, const std::string& p, const VisionTower& v, bool post_shuffle_norm) {
   const uint64_t merged = v.hidden * v.merge * v.merge;
-  blocks::norm(t, p + ".norm", post_shuffle_norm ? merged : v.hidden, true);
-  blocks::linear(t, p + ".linear_fc1", merged, merged, true);
-  blocks::linear(t, p + ".linear_fc2", merged, v.out_hidden, true);
+  blocks::norm(t, p + (v.omni_names ? ".ln_q" : ".norm"), post_shuffle_norm ? merged : v.hidden, true);
+  blocks::linear(t, p + (v.omni_names ? ".mlp.0" : ".linear_fc1"), merged, merged, true);
+  blocks::linear(t, p + (v.omni_names ? ".mlp.2" : ".linear_fc2"), merged, v.out_hidden, true);
 }
 
 // Qwen2/2.5-VL patch merger: ln_q, then an MLP whose Linear layers sit at Sequential indices 0 and 2.
@@ -130,8 +130,8 @@ void vision_tower(ModelTemplate& t, const std::string& prefix, const VisionTower
     return;
   }
   qwen3_merger(t, prefix + ".merger", v, false);
-  for (uint64_t i = 0; i < v.deepstack; ++i)
-    qwen3_merger(t, prefix + ".deepstack_merger_list." + std::to_string(i), v, true);
+  const std::string list = v.omni_names ? ".merger_list." : ".deepstack_merger_list.";
+  for (uint64_t i = 0; i < v.deepstack; ++i) qwen3_merger(t, prefix + list + std::to_string(i), v, true);
 }
 
 GatedDeltaNet read_gated_delta_net(const ModelConfig& text, uint64_t hidden, bool split_projections) {

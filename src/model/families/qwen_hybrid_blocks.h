@@ -29,6 +29,8 @@ struct VisionTower {
   uint64_t out_hidden = 0;  // merger output: the language model's hidden size
   uint64_t positions = 0;   // learned position table rows (Qwen3 only)
   uint64_t deepstack = 0;   // deepstack mergers (Qwen3-VL only)
+  // Qwen3-Omni's spelling of the Qwen3 mergers: ln_q, mlp.0, mlp.2 (Qwen2-VL's names), in merger_list.
+  bool omni_names = false;
 };
 
 // Reads `vision` (the vision_config object, or an empty one) with the defaults of the kind's config class.
