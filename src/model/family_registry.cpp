@@ -34,6 +34,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::ernie4_5_vl(),
                        families::florence2(),
                        families::qwen3_omni(),
+                       families::t5gemma(),
                        families::mamba2_hybrids(),
                        families::zamba2(),
                        families::encoders(),
