@@ -184,6 +184,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Apertus", "Swiss AI", "apertus", CausalLm, "apertus"},
     FamilyRow{"ERNIE 4.5", "Baidu", "ernie4_5 ernie4_5_moe", CausalLm, "ernie-4.5 ernie4.5"},
     FamilyRow{"T5Gemma", "Google", "t5gemma", Seq2Seq, "t5gemma"},
+    FamilyRow{"T5Gemma 2", "Google", "t5gemma2", Seq2Seq, "t5gemma-2"},
     FamilyRow{"Qwen3-Omni", "Alibaba", "qwen3_omni_moe", VisionLanguage, "qwen3-omni"},
     FamilyRow{"Florence-2", "Microsoft", "florence2", VisionLanguage, "florence-2 florence2"},
     FamilyRow{"ERNIE 4.5 VL", "Baidu", "ernie4_5_vl_moe ernie4_5_moe_vl", VisionLanguage, "ernie-4.5-vl"},

@@ -1,9 +1,11 @@
-// T5Gemma (model/families/t5gemma.cpp): the eight released sizes against keras-hub's preset counts (an
-// implementation of its own, counting both embeddings and a decoder output tied to its embedding, as
-// transformers does), the cross-attention of the unbalanced 9B-2B, and the classes it builds.
+// T5Gemma and T5Gemma 2 (model/families/t5gemma.cpp): the released sizes against keras-hub's preset counts
+// (an implementation of its own), the cross-attention of the unbalanced 9B-2B, T5Gemma 2's merged attention
+// and its checkpoints' names, and the classes it builds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "template_test_support.h"
 
@@ -61,6 +63,37 @@ TEST(T5Gemma, DecoderAttendsTheEncodersWidthAndTiesItsHead) {
   EXPECT_EQ(
       refusal_of(replaced(pair(k2b, k2b), R"("num_key_value_heads":4)", R"("num_key_value_heads":3)")).field,
       "encoder.num_key_value_heads");
+}
+
+// t5gemma-2-4b-4b: Gemma-3 4B's text sizes on both sides, Gemma-3's SigLIP (896 px, no pooling head).
+std::string t5gemma2_4b() {
+  const std::string text = R"({"vocab_size":262144,"hidden_size":2560,"intermediate_size":10240,
+      "num_hidden_layers":34,"num_attention_heads":8,"num_key_value_heads":4,"head_dim":256})";
+  return R"({"model_type":"t5gemma2","encoder":{"text_config":)" + text + R"(,"vision_config":{
+      "hidden_size":1152,"intermediate_size":4304,"num_hidden_layers":27,"num_attention_heads":16,
+      "image_size":896,"patch_size":14,"vision_use_head":false},"mm_tokens_per_image":256},"decoder":)" +
+         text + "}";
+}
+
+// keras-hub's t5gemma2 4b preset, 8,180,020,080, keeps the decoder's embedding (and its end-of-image vector)
+// as weights of their own, where transformers ties one table to the encoder, the decoder and the head.
+TEST(T5Gemma, T5Gemma2MatchesKerasHubWithItsSecondEmbedding) {
+  EXPECT_EQ(parameters_of(t5gemma2_4b()) + 262144u * 2560 + 2560, 8'180'020'080u);
+  const ModelTemplate t = template_of(t5gemma2_4b());
+  // Merged attention: one set of projections and q/k norms, nothing named cross_attn.
+  EXPECT_NE(find_tensor(t, "model.decoder.layers.0.self_attn.q_norm.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.decoder.layers.0.cross_attn.q_proj.weight"), nullptr);
+  EXPECT_TRUE(t.arch.stack(StackRole::Decoder)->layers[0].cross_attention.has_value());
+  EXPECT_EQ(find_tensor(t, "model.decoder.embed_tokens.eoi_embedding")->tied_to,
+            "model.encoder.text_model.embed_tokens.eoi_embedding");
+  std::vector<std::string> stored;
+  for (const DiskTensor& x : disk_form(t)) stored.push_back(x.name);
+  for (const char* name :
+       {"model.encoder.embed_tokens.weight", "model.encoder.layers.33.mlp.down_proj.weight",
+        "model.encoder.vision_tower.vision_model.encoder.layers.26.mlp.fc1.weight",
+        "model.encoder.multi_modal_projector.mm_input_projection_weight"})
+    EXPECT_NE(std::find(stored.begin(), stored.end(), name), stored.end()) << name;
+  EXPECT_EQ(stored.size(), 1327u);  // the tied decoder embedding, its vector and the head are not stored
 }
 
 }  // namespace
