@@ -26,7 +26,9 @@ struct ParameterCounts {
   uint64_t embedding = 0;  // nn.Embedding weights (token, position, token-type)
   uint64_t non_embedding = 0;
   uint64_t routed_experts = 0;  // all routed-expert weights
-  uint64_t towers = 0;          // vision towers and their projectors: a text token never runs them
+  // Vision and audio towers and their projectors, and a speech output (the omni models' talker and vocoder):
+  // a text token never runs them.
+  uint64_t towers = 0;
   // Per text token: the total less the towers, the multi-token-prediction layers counted in (a GGUF's nextn
   // layers, MiMo's) and the routed experts a token does not pick (total - towers - mtp - routed + routed x
   // top_k / experts, routed outside the MTP layers). Set for MoE, multimodal and MTP-carrying models.

@@ -12,6 +12,23 @@ void norm(ModelTemplate& t, const std::string& prefix, uint64_t dim, bool bias) 
   if (bias) t.add(prefix + ".bias", {dim});
 }
 
+void conv1d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out, uint64_t kernel,
+            uint64_t groups) {
+  t.add(prefix + ".weight", {out, in / groups, kernel});
+  t.add(prefix + ".bias", {out});
+}
+
+void transposed_conv1d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out,
+                       uint64_t kernel) {
+  t.add(prefix + ".weight", {in, out, kernel});
+  t.add(prefix + ".bias", {out});
+}
+
+void snake_beta(ModelTemplate& t, const std::string& prefix, uint64_t channels) {
+  t.add(prefix + ".alpha", {channels});
+  t.add(prefix + ".beta", {channels});
+}
+
 TemplateTensor& embedding(ModelTemplate& t, const std::string& name, uint64_t rows, uint64_t dim) {
   TemplateTensor& e = t.add(name, {rows, dim});
   e.embedding = true;

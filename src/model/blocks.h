@@ -15,6 +15,14 @@ namespace ma::blocks {
 void linear(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out, bool bias);
 // prefix.weight [dim] (+ prefix.bias [dim]): LayerNorm / RMSNorm.
 void norm(ModelTemplate& t, const std::string& prefix, uint64_t dim, bool bias);
+// nn.Conv1d with a bias: weight [out, in / groups, kernel].
+void conv1d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out, uint64_t kernel,
+            uint64_t groups = 1);
+// nn.ConvTranspose1d with a bias: weight [in, out, kernel].
+void transposed_conv1d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out,
+                       uint64_t kernel);
+// SnakeBeta's two learned vectors (the omni models' vocoders): prefix.alpha and prefix.beta.
+void snake_beta(ModelTemplate& t, const std::string& prefix, uint64_t channels);
 // name [rows, dim], flagged as an nn.Embedding weight.
 TemplateTensor& embedding(ModelTemplate& t, const std::string& name, uint64_t rows, uint64_t dim);
 

@@ -139,6 +139,13 @@ std::optional<ModelConfig> ModelConfig::sub(std::string_view key) const {
 
 std::vector<ModelConfig> ModelConfig::language_first() const {
   std::vector<ModelConfig> out;
+  // The omni models (Qwen2.5-Omni, Qwen3-Omni) nest their language model one level deeper, in the thinker's
+  // config.
+  if (const json::Value* th = raw("thinker_config"); th && th->is_object()) {
+    const ModelConfig thinker = *sub("thinker_config");
+    if (const json::Value* t = thinker.raw("text_config"); t && t->is_object())
+      out.push_back(*thinker.sub("text_config"));
+  }
   if (const json::Value* t = raw("text_config"); t && t->is_object()) out.push_back(*sub("text_config"));
   out.push_back(*this);
   return out;

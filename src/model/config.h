@@ -48,7 +48,8 @@ class ModelConfig {
   std::vector<int64_t> ints(std::string_view key) const;         // array of integers; empty when absent
   std::optional<ModelConfig> sub(std::string_view key) const;    // nested object; nullopt when absent/null
   // The objects a language-model fact is read from, in order: a multimodal config's text_config (when it is
-  // an object), then this config. The one place that knows about the nesting.
+  // an object; Qwen2.5-Omni's thinker_config.text_config), then this config. The one place that knows about
+  // the nesting.
   std::vector<ModelConfig> language_first() const;
   // An array of objects (Nemotron-NAS block_configs), each a config at path "key[i]"; empty when absent.
   std::vector<ModelConfig> objects(std::string_view key) const;

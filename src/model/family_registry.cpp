@@ -39,6 +39,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::zamba2(),
                        families::encoders(),
                        families::llava_like(),
+                       families::qwen2_5_omni(),
                        families::kimi_k25(),
                        families::multimodal(),
                        families::mllama(),

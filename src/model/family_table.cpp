@@ -102,6 +102,12 @@ constexpr std::array kFamilies = {
     FamilyRow{"SmolVLM", "Hugging Face", "smolvlm", VisionLanguage, "smolvlm"},
     FamilyRow{"PaliGemma", "Google", "paligemma", VisionLanguage, "paligemma"},
     FamilyRow{"Qwen2-Audio", "Alibaba Qwen", "qwen2_audio", CausalLm, "qwen2-audio"},
+    // Apart, so that a config naming only its class (Qwen2_5OmniThinkerForConditionalGeneration) is built
+    // as the thinker.
+    FamilyRow{"Qwen2.5-Omni", "Alibaba Qwen", "qwen2_5_omni", VisionLanguage, "qwen2.5-omni qwen2-5-omni", "",
+              "thinker.audio_tower.audio_bos_eos_token"},
+    FamilyRow{"Qwen2.5-Omni Thinker", "Alibaba Qwen", "qwen2_5_omni_thinker", VisionLanguage, "", "",
+              "audio_tower.audio_bos_eos_token !thinker."},
     FamilyRow{"LLaVA", "LLaVA project",
               "llava llava_next llava_onevision llava_llama llava_qwen llava_mistral", VisionLanguage,
               "llava", "LlavaLlamaForCausalLM LlavaMistralForCausalLM"},

@@ -206,11 +206,13 @@ std::string role_of(std::string_view module) {
 }  // namespace
 
 std::string_view block_name(Block b) {
-  static constexpr std::string_view kNames[] = {
-      "embedding",     "attention", "cross-attention",  "mlp",        "moe-router", "moe-expert",
-      "shared-expert", "mamba",     "linear-attention", "short-conv", "rg-lru",     "norm",
-      "lm-head",       "vision",    "vision-projector", "audio",      "mtp",        "quantization",
-      "buffer",        "other"};
+  static constexpr std::string_view kNames[] = {"embedding",     "attention",     "cross-attention",
+                                                "mlp",           "moe-router",    "moe-expert",
+                                                "shared-expert", "mamba",         "linear-attention",
+                                                "short-conv",    "rg-lru",        "norm",
+                                                "lm-head",       "vision",        "vision-projector",
+                                                "audio",         "speech-output", "mtp",
+                                                "quantization",  "buffer",        "other"};
   static_assert(std::size(kNames) == static_cast<size_t>(Block::Other) + 1);
   return kNames[static_cast<size_t>(b)];
 }
@@ -280,10 +282,15 @@ TensorPlacement place_tensor(std::string_view name) {
     set(Block::Attention, "indexer-" + role);  // the sparse-attention indexer of DeepSeek-V3.2 / GLM-5
     return pl;
   }
-  // Gemma 3n's and Gemma 4's embed_audio projects the audio tower's features into the language model;
-  // Qwen3-Omni's talker and code2wav turn its states into speech. No text token runs any of them.
-  if (any_part_in(parts, std::array<std::string_view, 5>{"audio_tower", "audio_model", "embed_audio",
-                                                         "talker", "code2wav"})) {
+  // The speech side of the omni models: Qwen2.5-Omni's and Qwen3-Omni's talker (a second decoder turning the
+  // thinker's states into speech codes), Qwen2.5-Omni's token2wav and Qwen3-Omni's code2wav (codes to a
+  // waveform): their attention and MLPs are not the language model's.
+  if (any_part_in(parts, std::array<std::string_view, 3>{"talker", "token2wav", "code2wav"})) {
+    set(Block::SpeechOutput, role);
+    return pl;
+  }
+  // Gemma 3n's and Gemma 4's embed_audio projects the audio tower's features into the language model.
+  if (any_part_in(parts, std::array<std::string_view, 3>{"audio_tower", "audio_model", "embed_audio"})) {
     set(Block::Audio, role);
     return pl;
   }

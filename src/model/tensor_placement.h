@@ -28,15 +28,19 @@ enum class Block : uint8_t {
   Vision,
   VisionProjector,
   Audio,  // an audio tower (Qwen2-Audio's audio_tower): like a vision tower, no text token runs it
+  // Modules that turn the language model's output into speech (the talker of Qwen2.5-Omni and Qwen3-Omni,
+  // their token2wav / code2wav): run after it, only when the model speaks, so no text token runs them either.
+  SpeechOutput,
   Mtp,
   Quantization,
   Buffer,
   Other
 };
 std::string_view block_name(Block b);  // embedding, attention, cross-attention, mlp, moe-router, ...
-// The towers and their projectors: what feeds the language model and no text token runs.
+// The towers and their projectors, what feeds the language model and no text token runs, and the speech
+// output, which reads it and no text token runs either.
 inline bool is_tower(Block b) {
-  return b == Block::Vision || b == Block::VisionProjector || b == Block::Audio;
+  return b == Block::Vision || b == Block::VisionProjector || b == Block::Audio || b == Block::SpeechOutput;
 }
 
 struct TensorPlacement {

@@ -62,9 +62,13 @@ void console_parameters(ConsoleWriter& w, const ModelReport& r, const RenderOpti
   if (p.active)
     w.field("active per token", human_count(*p.active) + " (" + with_thousands(*p.active) +
                                     "; non-embedding " + with_thousands(*p.active_non_embedding) + ")");
-  if (p.towers)
-    w.field("towers", with_thousands(p.towers) +
-                          " (vision and audio towers and their projectors: no text token runs them)");
+  if (p.towers) {
+    const bool speech = std::any_of(p.by_block.begin(), p.by_block.end(),
+                                    [](const BlockParameters& b) { return b.block == Block::SpeechOutput; });
+    w.field("towers", with_thousands(p.towers) + " (vision and audio towers" +
+                          (speech ? ", their projectors and the speech output" : " and their projectors") +
+                          ": no text token runs them)");
+  }
   w.field("embedding / non-embedding", with_thousands(p.embedding) + " / " + with_thousands(p.non_embedding));
   if (r.adapter && r.adapter->base_parameters)
     w.field("trainable", with_thousands(trainable_parameters(r)) + " (the adapter's; the base model's " +

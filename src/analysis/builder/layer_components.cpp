@@ -236,7 +236,8 @@ struct Key {
 
 Key key_of(const ArchitectureRecord& a, std::string_view name, const TensorPlacement& p) {
   const StackSpec* s = stack_of(a, name, p);
-  const bool tower_block = is_tower(p.block);
+  // The omni models' speech output is no tower, and no component a simulator has: unclassified, a gap.
+  const bool tower_block = is_tower(p.block) && p.block != Block::SpeechOutput;
   if (tower_block ||
       (s && (s->role == StackRole::Vision || s->role == StackRole::Audio || s->role == StackRole::Projector)))
     return {tower_kind(s                         ? s->role

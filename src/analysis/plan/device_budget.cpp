@@ -257,9 +257,10 @@ uint64_t WeightLayout::total() const {
 
 namespace {
 
-// Blocks a token passes through before the first layer: the embeddings and the towers that feed them.
+// Blocks a token passes through before the first layer: the embeddings and the towers that feed them. A
+// speech output reads the last layer's states: it follows the stack.
 bool runs_first(Block b) {
-  return b == Block::Embedding || is_tower(b);
+  return b == Block::Embedding || (is_tower(b) && b != Block::SpeechOutput);
 }
 
 }  // namespace

@@ -389,6 +389,24 @@ void audio_encoder_tensors(ModelTemplate& t, const std::string& encoder, const S
   blocks::norm(t, encoder + ".layer_norm", d, true);
 }
 
+// The sizes of the Qwen audio encoders, whose config classes alias the transformers names (hidden_size,
+// num_hidden_layers, ...) to Whisper's (d_model, encoder_layers, ...): the transformers name where the
+// config spells it, else Whisper's; `dflt` holds the class's defaults.
+StackDims qwen_audio_stack(const ModelConfig& cfg, const StackDims& dflt) {
+  const auto key = [&](std::string_view name, std::string_view whisper) {
+    return cfg.has(name) ? name : whisper;
+  };
+  StackDims enc;
+  const uint64_t d = cfg.dim_or(key("hidden_size", "d_model"), dflt.layer.hidden);
+  enc.layers = cfg.layers_or(key("num_hidden_layers", "encoder_layers"), dflt.layers, 0);
+  enc.layer.hidden = d;
+  const std::string_view heads = key("num_attention_heads", "encoder_attention_heads");
+  enc.layer.heads = cfg.dim_or(heads, dflt.layer.heads);
+  enc.layer.ffn = cfg.dim_or(key("intermediate_size", "encoder_ffn_dim"), dflt.layer.ffn);
+  split_heads(cfg, std::string(heads), d, enc.layer.heads);
+  return enc;
+}
+
 }  // namespace
 
 void whisper_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix,
@@ -415,17 +433,9 @@ void whisper_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::
 
 uint64_t qwen3_asr_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix,
                                  const AutDefaults& dflt) {
-  const auto key = [&](std::string_view name, std::string_view whisper) {
-    return cfg.has(name) ? name : whisper;
-  };
-  StackDims enc;
-  const uint64_t d = cfg.dim_or(key("hidden_size", "d_model"), dflt.d_model);
-  enc.layers = cfg.layers_or(key("num_hidden_layers", "encoder_layers"), dflt.layers, 0);
-  enc.layer.hidden = d;
-  const std::string_view heads = key("num_attention_heads", "encoder_attention_heads");
-  enc.layer.heads = cfg.dim_or(heads, dflt.heads);
-  enc.layer.ffn = cfg.dim_or(key("intermediate_size", "encoder_ffn_dim"), dflt.ffn);
-  split_heads(cfg, std::string(heads), d, enc.layer.heads);
+  const StackDims enc =
+      qwen_audio_stack(cfg, {dflt.layers, {.hidden = dflt.d_model, .heads = dflt.heads, .ffn = dflt.ffn}});
+  const uint64_t d = enc.layer.hidden;
   const uint64_t channels = cfg.dim_or("downsample_hidden_size", 480), mels = cfg.dim_or("num_mel_bins", 128);
   const uint64_t left = ((mels + 1) / 2 + 1) / 2;  // after two of the three stride-2 convolutions
   t.add(prefix + ".conv2d1.weight", {channels, 1, 3, 3});
@@ -443,6 +453,27 @@ uint64_t qwen3_asr_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const
   const uint64_t out = cfg.dim_or("output_dim", dflt.output_dim);
   blocks::linear(t, prefix + ".proj1", d, d, true);
   blocks::linear(t, prefix + ".proj2", d, out, true);
+  return out;
+}
+
+uint64_t qwen2_5_omni_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix) {
+  StackDims enc = qwen_audio_stack(cfg, {32, {.hidden = 1280, .heads = 20, .ffn = 5120}});
+  enc.layer.k_bias = false;
+  const uint64_t d = enc.layer.hidden, mels = cfg.dim_or("num_mel_bins", 128);
+  const uint64_t out = cfg.dim_or("output_dim", 3584);
+  t.add(prefix + ".conv1.weight", {d, mels, 3});
+  t.add(prefix + ".conv1.bias", {d});
+  t.add(prefix + ".conv2.weight", {d, d, 3});
+  t.add(prefix + ".conv2.bias", {d});
+  // An nn.Embedding of two rows in the output width: built and stored, though the forward pass never reads
+  // it. The positions are a sinusoid buffer transformers does not save.
+  blocks::embedding(t, prefix + ".audio_bos_eos_token.weight", 2, out);
+  bart_style_layers(t, prefix, enc, false);
+  blocks::norm(t, prefix + ".ln_post", d, true);
+  blocks::linear(t, prefix + ".proj", d, out, true);
+  // Each chunk of 2 x n_window mel frames is encoded apart, its positions restarting, as in Qwen3-ASR's.
+  describe_stack(t, StackRole::Audio, prefix + ".layers", enc, d / enc.layer.heads, 0);
+  t.arch.stack(StackRole::Audio)->mel_bins = mels;
   return out;
 }
 

@@ -51,4 +51,10 @@ struct AutDefaults {
 uint64_t qwen3_asr_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix,
                                  const AutDefaults& d = {});
 
+// Qwen2.5-Omni's audio encoder under `prefix` ("thinker.audio_tower"): Whisper's (two convolutions, layers
+// without a key bias) with a sinusoid position buffer instead of a learned table, ln_post, a biased linear to
+// output_dim and an unused two-row audio_bos_eos_token embedding of that width.
+// Qwen2_5OmniAudioEncoderConfig's defaults (Whisper-large-v3's encoder). Returns output_dim.
+uint64_t qwen2_5_omni_audio_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix);
+
 }  // namespace ma::families

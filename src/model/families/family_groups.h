@@ -39,6 +39,8 @@ encoders();  // encoders*.cpp: BERT and its relatives, ViT, BART, T5 and theirs,
 std::span<const FamilyBuilder>
 qwen_hybrid();  // qwen_hybrid.cpp: Qwen3-Next, Qwen3.5 (gated delta net), Qwen2/2.5/3-VL
 std::span<const FamilyBuilder> llava_like();  // llava_like.cpp: LLaVA, LLaVA-NeXT, -OneVision, Mistral 3
+std::span<const FamilyBuilder>
+qwen2_5_omni();  // qwen2_5_omni.cpp: Qwen2.5-Omni (thinker, talker, token2wav) and its thinker alone
 std::span<const FamilyBuilder> multimodal();  // multimodal.cpp: Gemma-3/4, Llama-4, Fuyu, Persimmon
 std::span<const FamilyBuilder>
 gemma3n();  // gemma3n.cpp: Gemma 3n, its language model alone or with its towers

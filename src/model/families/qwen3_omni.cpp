@@ -7,8 +7,9 @@
 // dense decoder with an embedding and a head per further codebook, and code2wav, a transformer and a
 // convolutional vocoder (ConvNeXt upsampling, SnakeBeta residual blocks) from codes to waveform.
 //
-// The speech side is placed with the towers (tensor_placement.h): no text token runs it, so it stays out of
-// a text token's active count, and its experts out of the thinker's routed ones. The Hub checkpoints store
+// The talker and code2wav are the speech-output block (tensor_placement.h), counted like the towers: no text
+// token runs them, so they stay out of a text token's active count, and their experts out of the thinker's
+// routed ones. The Hub checkpoints store
 // every expert apart (experts.{e}.gate_proj / up_proj / down_proj), which transformers stacks on load.
 #include <array>
 #include <string>
@@ -134,20 +135,6 @@ void talker(const ModelConfig& cfg, uint64_t thinker_hidden, ModelTemplate& t) {
     blocks::linear(t, "talker.code_predictor.lm_head." + std::to_string(j), ph, pvocab, false);
 }
 
-void conv1d(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t out, uint64_t kernel,
-            uint64_t groups = 1) {
-  t.add(p + ".weight", {out, in / groups, kernel});
-  t.add(p + ".bias", {out});
-}
-void transposed_conv1d(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t out, uint64_t kernel) {
-  t.add(p + ".weight", {in, out, kernel});  // ConvTranspose1d: [in, out, k]
-  t.add(p + ".bias", {out});
-}
-void snake(ModelTemplate& t, const std::string& p, uint64_t channels) {
-  t.add(p + ".alpha", {channels});
-  t.add(p + ".beta", {channels});
-}
-
 void code2wav(const ModelConfig& c, ModelTemplate& t) {
   const uint64_t h = c.dim_or("hidden_size", 1024);
   blocks::Attention at =
@@ -175,32 +162,32 @@ void code2wav(const ModelConfig& c, ModelTemplate& t) {
       if (r < 1 || r > 1024 || list->size() > 16) c.fail(key, "must list at most 16 factors from 1 to 1024");
   for (size_t k = 0; k < ratios.size(); ++k) {
     const std::string p = "code2wav.upsample." + std::to_string(k);
-    transposed_conv1d(t, p + ".0.conv", h, h, static_cast<uint64_t>(ratios[k]));
+    blocks::transposed_conv1d(t, p + ".0.conv", h, h, static_cast<uint64_t>(ratios[k]));
     t.add(p + ".1.gamma", {h});  // ConvNeXt's scale: a direct parameter, before its modules
-    conv1d(t, p + ".1.dwconv.conv", h, h, 7, h);
+    blocks::conv1d(t, p + ".1.dwconv.conv", h, h, 7, h);
     blocks::norm(t, p + ".1.norm", h, true);
     blocks::linear(t, p + ".1.pwconv1", h, 4 * h, true);
     blocks::linear(t, p + ".1.pwconv2", 4 * h, h, true);
   }
   uint64_t width = c.dim_or("decoder_dim", 1536);
   if (width >> rates.size() == 0) c.fail("decoder_dim", "must survive halving once per upsample rate");
-  conv1d(t, "code2wav.decoder.0.conv", h, width, 7);
+  blocks::conv1d(t, "code2wav.decoder.0.conv", h, width, 7);
   for (size_t i = 0; i < rates.size(); ++i) {
     const std::string p = "code2wav.decoder." + std::to_string(i + 1) + ".block.";
     const uint64_t out = width / 2;
-    snake(t, p + "0", width);
-    transposed_conv1d(t, p + "1.conv", width, out, 2 * static_cast<uint64_t>(rates[i]));
+    blocks::snake_beta(t, p + "0", width);
+    blocks::transposed_conv1d(t, p + "1.conv", width, out, 2 * static_cast<uint64_t>(rates[i]));
     for (int unit = 2; unit <= 4; ++unit) {  // residual units of dilation 1, 3 and 9
       const std::string u = p + std::to_string(unit) + ".";
-      snake(t, u + "act1", out);
-      conv1d(t, u + "conv1.conv", out, out, 7);
-      snake(t, u + "act2", out);
-      conv1d(t, u + "conv2.conv", out, out, 1);
+      blocks::snake_beta(t, u + "act1", out);
+      blocks::conv1d(t, u + "conv1.conv", out, out, 7);
+      blocks::snake_beta(t, u + "act2", out);
+      blocks::conv1d(t, u + "conv2.conv", out, out, 1);
     }
     width = out;
   }
-  snake(t, "code2wav.decoder." + std::to_string(rates.size() + 1), width);
-  conv1d(t, "code2wav.decoder." + std::to_string(rates.size() + 2) + ".conv", width, 1, 7);
+  blocks::snake_beta(t, "code2wav.decoder." + std::to_string(rates.size() + 1), width);
+  blocks::conv1d(t, "code2wav.decoder." + std::to_string(rates.size() + 2) + ".conv", width, 1, 7);
 }
 
 void build_qwen3_omni_moe(const ModelConfig& cfg, ModelTemplate& t) {

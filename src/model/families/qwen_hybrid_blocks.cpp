@@ -71,7 +71,13 @@ void vision_block(ModelTemplate& t, const std::string& p, const VisionTower& v) 
   blocks::norm(t, p + ".norm1", v.hidden, layer_norm);
   blocks::norm(t, p + ".norm2", v.hidden, layer_norm);
   const uint64_t kv_width = (v.kv_heads ? v.kv_heads : v.heads) * (v.hidden / v.heads);
-  blocks::linear(t, p + ".attn.qkv", v.hidden, v.hidden + 2 * kv_width, true);
+  if (v.split_qkv) {
+    blocks::linear(t, p + ".attn.q", v.hidden, v.hidden, true);
+    blocks::linear(t, p + ".attn.k", v.hidden, kv_width, true);
+    blocks::linear(t, p + ".attn.v", v.hidden, kv_width, true);
+  } else {
+    blocks::linear(t, p + ".attn.qkv", v.hidden, v.hidden + 2 * kv_width, true);
+  }
   blocks::linear(t, p + ".attn.proj", v.hidden, v.hidden, true);
   switch (v.kind) {
     case VisionKind::Qwen2:

@@ -31,6 +31,9 @@ struct VisionTower {
   uint64_t deepstack = 0;   // deepstack mergers (Qwen3-VL only)
   // Qwen3-Omni's spelling of the Qwen3 mergers: ln_q, mlp.0, mlp.2 (Qwen2-VL's names), in merger_list.
   bool omni_names = false;
+  // Qwen2.5-Omni's copy of the Qwen2.5-VL tower projects q, k and v with three biased linears (attn.q,
+  // attn.k, attn.v) where Qwen2.5-VL fuses them into attn.qkv.
+  bool split_qkv = false;
 };
 
 // Reads `vision` (the vision_config object, or an empty one) with the defaults of the kind's config class.
