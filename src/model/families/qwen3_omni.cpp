@@ -205,7 +205,11 @@ void build_qwen3_omni_moe(const ModelConfig& cfg, ModelTemplate& t) {
   v.omni_names = true;
   qwen::vision_tower(t, "thinker.visual", v);
   thinker_text(text, t);
-  if (!cfg.flag_or("enable_audio_output", true)) return;
+  if (!cfg.flag_or("enable_audio_output", true)) {
+    for (const char* prefix : {"talker.", "code2wav."})
+      t.known_extras.push_back({prefix, "the speech output, built only with enable_audio_output"});
+    return;
+  }
   const size_t speech = t.tensors.size();
   talker(sub_or_empty(cfg, "talker_config"), t.arch.hidden_size, t);
   code2wav(sub_or_empty(cfg, "code2wav_config"), t);
