@@ -107,6 +107,26 @@ TEST(Qwen3Omni, SmallCheckpointInHubNamesMatches) {
   EXPECT_EQ(inv.checkpoint->parameters, parameters_of(config));
 }
 
+// The Instruct checkpoint read with enable_audio_output off: transformers builds the thinker and drops the
+// stored speech side, which the inventory reports as known extras, not unknown tensors.
+TEST(Qwen3Omni, StoredSpeechSideIsAKnownExtraWithoutAudioOutput) {
+  const std::string small = R"("thinker_config":{"audio_config":{"num_mel_bins":16,"encoder_layers":1,
+      "encoder_attention_heads":2,"encoder_ffn_dim":32,"d_model":16,"output_dim":32,"downsample_hidden_size":8},
+      "vision_config":{"depth":1,"hidden_size":16,"intermediate_size":32,"num_heads":2,"patch_size":4,
+      "out_hidden_size":32,"num_position_embeddings":16,"deepstack_visual_indexes":[0]},"text_config":{
+      "vocab_size":64,"hidden_size":32,"num_hidden_layers":1,"num_attention_heads":4,"num_key_value_heads":2,
+      "moe_intermediate_size":16,"num_experts":4,"num_experts_per_tok":2}})";
+  const Inventory inv =
+      stored_checkpoint(R"({"model_type":"qwen3_omni_moe","enable_audio_output":false,)" + small + "}",
+                        {{"talker.codec_head.weight", DType::BF16, {40, 16}, {}},
+                         {"code2wav.code_embedding.weight", DType::BF16, {24, 16}, {}}})
+          .inventory;
+  EXPECT_TRUE(inv.warnings.empty()) << inv.warnings.front();
+  size_t extras = 0;
+  for (const InventoryTensor& x : inv.tensors) extras += x.kind == TensorKind::Extra;
+  EXPECT_EQ(extras, 2u);
+}
+
 TEST(Qwen3Omni, RefusesATalkerWithoutItsSharedExpertWidth) {
   EXPECT_EQ(refusal_of(replaced(kInstruct, R"("shared_expert_intermediate_size":768,)", "")).field,
             "talker_config.text_config.shared_expert_intermediate_size");
