@@ -38,7 +38,8 @@ struct MnBlock {
 
 constexpr uint64_t kStem = 64, kFeatures = 2048;
 
-// timm's mobilenetv5_300m_enc, stage by stage; an (mqa, uir) pair repeated is listed once with its count.
+// timm's mobilenetv5_300m_enc, stage by stage; `repeat` stands for runs of one block, and the last two stages
+// alternate (mqa, uir) pairs.
 std::vector<std::vector<MnBlock>> mobilenet_v5_300m() {
   const MnBlock ffn640{Kind::Inverted, 640, 0, 0, 2}, ffn1280{Kind::Inverted, 1280, 0, 0, 2};
   const MnBlock mqa640{Kind::MultiQuery, 640, 0, 0, 0, 12, 64, 2},
@@ -63,7 +64,7 @@ void conv(ModelTemplate& t, const std::string& name, uint64_t out, uint64_t in, 
   t.add(name + ".weight", {out, in, k, k});
 }
 
-// A ConvNormAct: `p`.conv and its RmsNorm `p`.bn (depthwise when `in` is 1 per group: `depthwise`).
+// A ConvNormAct: `p`.conv and its RmsNorm `p`.bn; a depthwise conv passes `in` = 1 (its inputs per group).
 void conv_norm(ModelTemplate& t, const std::string& p, uint64_t out, uint64_t in, uint64_t k) {
   conv(t, p + ".conv", out, in, k);
   blocks::norm(t, p + ".bn", out, false);
