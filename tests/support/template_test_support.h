@@ -83,6 +83,13 @@ inline StoredCheckpoint stored_checkpoint(const std::string& config_json,
   return {build_inventory(locate_local_model(dir.path().string())), s.size()};
 }
 
+// How many of an inventory's tensors are extras: stored, known, not built by transformers.
+inline size_t extras_in(const Inventory& inv) {
+  size_t n = 0;
+  for (const InventoryTensor& x : inv.tensors) n += x.kind == TensorKind::Extra;
+  return n;
+}
+
 // Why building a config fails: the error's kind and field; kind Internal and field "accepted" when it builds.
 struct Refusal {
   ErrorKind kind = ErrorKind::Internal;

@@ -108,9 +108,7 @@ TEST(Florence2, SmallOriginalCheckpointMatches) {
       stored_checkpoint(config, {{"language_model.final_logits_bias", DType::F16, {1, 100}, {}}}, DType::F16)
           .inventory;
   EXPECT_TRUE(inv.warnings.empty()) << inv.warnings.front();
-  size_t extras = 0;
-  for (const InventoryTensor& x : inv.tensors) extras += x.kind == TensorKind::Extra;
-  EXPECT_EQ(extras, 1u);
+  EXPECT_EQ(extras_in(inv), 1u);
 }
 
 TEST(Florence2, RefusesAProjectionTheLanguageModelCannotTake) {

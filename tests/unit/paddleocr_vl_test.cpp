@@ -73,9 +73,7 @@ TEST(PaddleOcrVl, CheckpointNamesMatchAndItsExtrasAreKnown) {
   const Inventory inv = build_inventory(locate_local_model(dir.path().string()));
   EXPECT_TRUE(inv.warnings.empty()) << inv.warnings.front();
   EXPECT_EQ(inv.tensors.size(), s.size());
-  size_t extras = 0;
-  for (const InventoryTensor& x : inv.tensors) extras += x.kind == TensorKind::Extra;
-  EXPECT_EQ(extras, 2u);
+  EXPECT_EQ(extras_in(inv), 2u);
 }
 
 }  // namespace

@@ -122,9 +122,7 @@ TEST(Qwen3Omni, StoredSpeechSideIsAKnownExtraWithoutAudioOutput) {
                          {"code2wav.code_embedding.weight", DType::BF16, {24, 16}, {}}})
           .inventory;
   EXPECT_TRUE(inv.warnings.empty()) << inv.warnings.front();
-  size_t extras = 0;
-  for (const InventoryTensor& x : inv.tensors) extras += x.kind == TensorKind::Extra;
-  EXPECT_EQ(extras, 2u);
+  EXPECT_EQ(extras_in(inv), 2u);
 }
 
 TEST(Qwen3Omni, RefusesATalkerWithoutItsSharedExpertWidth) {

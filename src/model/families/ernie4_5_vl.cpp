@@ -89,17 +89,25 @@ ErnieVl read_text(const ModelConfig& text, bool nested, ModelTemplate& t) {
   return e;
 }
 
-// One routed bank of a sparse layer under `p` (…mlp.text_moe.), stored as experts `first` on under
-// `disk` (…mlp.experts) with its router transposed at `disk_router`.
+// One routed bank of a sparse layer under `p` (…mlp.text_moe.) whose checkpoint names start at `disk`
+// (model.layers.N.mlp.): its router transposed at `disk_router`, its experts from index `first` on, and its
+// score bias as row `first / experts` of moe_statics' [2, E] tensor, which the first bank holds for both.
+// The vision bank (`routed` false) is the tower's share of the layer: no text token runs it.
 void routed_bank(ModelTemplate& t, const std::string& p, const std::string& disk,
-                 const std::string& disk_router, const Bank& b, uint32_t first) {
+                 const std::string& disk_router, const Bank& b, uint32_t first, bool routed) {
   const uint64_t h = t.arch.hidden_size;
-  TemplateTensor& router = t.add(p + "gate.weight", {b.experts, h});
-  router.disk.push_back({disk_router, {h, b.experts}});
-  t.add(p + "gate.moe_statics.e_score_correction_bias", {1, b.experts});
-  blocks::per_expert_stored(t, p + "experts.gate_up_proj", b.experts, b.width, h, disk,
+  const size_t begin = t.tensors.size();
+  t.add(p + "gate.weight", {b.experts, h}).disk.push_back({disk + disk_router, {h, b.experts}});
+  TemplateTensor& bias = t.add(p + "gate.moe_statics.e_score_correction_bias", {1, b.experts});
+  if (first == 0)
+    bias.disk.push_back({disk + "moe_statics.e_score_correction_bias", {2, b.experts}});
+  else
+    bias.fused_on_disk = true;
+  blocks::per_expert_stored(t, p + "experts.gate_up_proj", b.experts, b.width, h, disk + "experts",
                             {"gate_proj", "up_proj"}, first);
-  blocks::per_expert_stored(t, p + "experts.down_proj", b.experts, h, b.width, disk, {"down_proj"}, first);
+  blocks::per_expert_stored(t, p + "experts.down_proj", b.experts, h, b.width, disk + "experts",
+                            {"down_proj"}, first);
+  for (size_t x = begin; x < t.tensors.size(); ++x) t.tensors[x].routed_expert &= routed;
 }
 
 void ernie_vl_decoder(ModelTemplate& t, const ErnieVl& e) {
@@ -118,16 +126,9 @@ void ernie_vl_decoder(ModelTemplate& t, const ErnieVl& e) {
       blocks::gated_mlp(t, p + "mlp", a.hidden_size, a.intermediate_size, e.bias);
       l.ffn.intermediate = a.intermediate_size;
     } else {
-      const size_t first = t.tensors.size();
-      routed_bank(t, p + "mlp.text_moe.", disk + "mlp.experts", disk + "mlp.gate.weight", e.text, 0);
-      t.tensors[first + 1].disk.push_back(
-          {disk + "mlp.moe_statics.e_score_correction_bias", {2, e.text.experts}});
-      const size_t vision = t.tensors.size();
-      routed_bank(t, p + "mlp.vision_moe.", disk + "mlp.experts", disk + "mlp.gate.weight_1", e.vision,
-                  static_cast<uint32_t>(e.text.experts));
-      t.tensors[vision + 1].fused_on_disk = true;  // row 1 of the text bank's [2, E] piece
-      // The vision bank is the tower's share of the layer: no text token runs it.
-      for (size_t x = vision; x < t.tensors.size(); ++x) t.tensors[x].routed_expert = false;
+      routed_bank(t, p + "mlp.text_moe.", disk + "mlp.", "gate.weight", e.text, 0, true);
+      routed_bank(t, p + "mlp.vision_moe.", disk + "mlp.", "gate.weight_1", e.vision,
+                  static_cast<uint32_t>(e.text.experts), false);
       if (e.shared)
         blocks::gated_mlp(t, p + "mlp.shared_experts", a.hidden_size, e.shared * e.text.width, e.bias);
       l.ffn.experts = e.text.experts;

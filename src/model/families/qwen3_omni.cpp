@@ -11,6 +11,7 @@
 // token runs them, so they stay out of a text token's active count, and their experts out of the thinker's
 // routed ones. The Hub checkpoints store
 // every expert apart (experts.{e}.gate_proj / up_proj / down_proj), which transformers stacks on load.
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -158,8 +159,9 @@ void code2wav(const ModelConfig& c, ModelTemplate& t) {
       c.has("upsample_rates") ? c.ints("upsample_rates") : std::vector<int64_t>{8, 5, 4, 3};
   for (const auto& [key, list] :
        {std::pair{"upsampling_ratios", &ratios}, std::pair{"upsample_rates", &rates}})
-    for (int64_t r : *list)
-      if (r < 1 || r > 1024 || list->size() > 16) c.fail(key, "must list at most 16 factors from 1 to 1024");
+    if (list->size() > 16 ||
+        std::any_of(list->begin(), list->end(), [](int64_t r) { return r < 1 || r > 1024; }))
+      c.fail(key, "must list at most 16 factors from 1 to 1024");
   for (size_t k = 0; k < ratios.size(); ++k) {
     const std::string p = "code2wav.upsample." + std::to_string(k);
     blocks::transposed_conv1d(t, p + ".0.conv", h, h, static_cast<uint64_t>(ratios[k]));
