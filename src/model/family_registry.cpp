@@ -40,6 +40,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::encoders(),
                        families::llava_like(),
                        families::qwen2_5_omni(),
+                       families::phi4_multimodal(),
                        families::kimi_k25(),
                        families::multimodal(),
                        families::mllama(),

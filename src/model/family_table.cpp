@@ -36,6 +36,8 @@ constexpr std::array kFamilies = {
     FamilyRow{"Phi-4", "Microsoft", "phi3", CausalLm, "phi-4 phi4"},
     FamilyRow{"Phi-3-vision", "Microsoft", "phi3_v", VisionLanguage, "phi-3-vision phi-3.5-vision",
               "Phi3VForCausalLM"},
+    FamilyRow{"Phi-4-multimodal", "Microsoft", "phi4_multimodal phi4mm", VisionLanguage,
+              "phi-4-multimodal phi4-multimodal", "", "embed_tokens_extend.audio_embed."},
     FamilyRow{"Phi-3.5-MoE", "Microsoft", "phimoe", CausalLm, "phi-3.5-moe phimoe"},
     FamilyRow{"Gemma", "Google", "gemma", CausalLm, "gemma"},
     FamilyRow{"Falcon", "TII", "falcon RefinedWeb RefinedWebModel", CausalLm, "falcon",

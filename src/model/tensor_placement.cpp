@@ -85,16 +85,22 @@ constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_inv",
 // image features, the bridge to the language model) "resampler".
 // ERNIE-4.5-VL's vision_moe, the experts only image and video tokens run inside the language model's
 // layers, is the tower's share of them: no text token runs it.
-constexpr std::array<std::string_view, 7> kVisionParts{
-    "visual", "vision_tower", "vision_model", "vision_encoder", "vision_embed_tokens", "vpm", "vision_moe"};
+// Phi-4-multimodal's image_embed (under embed_tokens_extend) holds its tower and projector.
+constexpr std::array<std::string_view, 8> kVisionParts{
+    "visual", "vision_tower", "vision_model", "vision_encoder", "vision_embed_tokens",
+    "vpm",    "vision_moe",   "image_embed"};
 // A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
 // resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
 // tower.
-// ERNIE-4.5-VL's resampler_model; Qwen3-Omni's merger_list (its deepstack mergers).
-constexpr std::array<std::string_view, 9> kProjectorParts{
-    "multi_modal_projector", "mm_projector", "merger",
-    "deepstack_merger_list", "embed_vision", "resampler",
-    "resampler_model",       "attn_pool",    "merger_list"};
+// ERNIE-4.5-VL's resampler_model; Qwen3-Omni's merger_list (its deepstack mergers); Phi-3-vision's and
+// Phi-4-multimodal's img_projection (a Sequential in the original code, two linears in transformers') and
+// the latter's audio_projection (Sequentials; in the audio block, as the audio check comes first).
+constexpr std::array<std::string_view, 13> kProjectorParts{
+    "multi_modal_projector", "mm_projector",      "merger",
+    "deepstack_merger_list", "embed_vision",      "resampler",
+    "resampler_model",       "attn_pool",         "merger_list",
+    "img_projection",        "img_projection_up", "img_projection_down",
+    "audio_projection"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
 // buffer).
@@ -152,6 +158,10 @@ std::string role_of(std::string_view module) {
       {"out_proj", "o"},
       {"c_proj", "o"},
       {"dense", "o"},
+      {"linear_q", "q"},  // Phi-4-multimodal's original audio attention
+      {"linear_k", "k"},
+      {"linear_v", "v"},
+      {"linear_out", "o"},
       {"qkv_proj", "qkv"},
       {"c_attn", "qkv"},
       {"query_key_value", "qkv"},
@@ -255,9 +265,20 @@ TensorPlacement place_tensor(std::string_view name) {
       proj_suffix = suffix;
       module = stem;
     }
+  // PEFT's LoRA layers inside a model (Phi-4-multimodal's original checkpoints) keep the linear they wrap as
+  // base_layer and put each adapter's lora_A / lora_B (named by adapter) beside it: all of them belong to
+  // that linear, the adapter's two marked as such.
+  std::string_view lora;
+  for (size_t i = 1; i + 1 < parts.size(); ++i)
+    if (parts[i] == "base_layer" || parts[i] == "lora_A" || parts[i] == "lora_B") {
+      module = parts[i - 1];
+      lora = parts[i];
+      break;
+    }
   const Parts inner = parts.tail(layer_pos);
 
   std::string role = role_of(module);
+  if (lora == "lora_A" || lora == "lora_B") role += lora == "lora_A" ? "-lora-a" : "-lora-b";
   auto set = [&](Block block, std::string r) {
     pl.block = block;
     pl.role = std::move(r);
@@ -289,8 +310,10 @@ TensorPlacement place_tensor(std::string_view name) {
     set(Block::SpeechOutput, role);
     return pl;
   }
-  // Gemma 3n's and Gemma 4's embed_audio projects the audio tower's features into the language model.
-  if (any_part_in(parts, std::array<std::string_view, 3>{"audio_tower", "audio_model", "embed_audio"})) {
+  // Gemma 3n's and Gemma 4's embed_audio projects the audio tower's features into the language model;
+  // Phi-4-multimodal's audio_embed holds its conformer and the projectors after it.
+  if (any_part_in(parts, std::array<std::string_view, 4>{"audio_tower", "audio_model", "embed_audio",
+                                                         "audio_embed"})) {
     set(Block::Audio, role);
     return pl;
   }

@@ -136,7 +136,8 @@ uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDef
                         type == "smolvlm_vision" || type == "minicpmv4_6_vision" ||
                         type == "paddleocr_vl_vision" || type == "paddleocr_vl";
   const bool naflex = type == "siglip2_vision_model";
-  const bool siglip = type == "siglip_vision_model" || naflex || headless;
+  // Phi-4-multimodal's tower is SigLIP's with its head.
+  const bool siglip = type == "siglip_vision_model" || type == "phi4_multimodal_vision" || naflex || headless;
   if (!siglip && type != "clip_vision_model")
     v.fail("model_type", "vision tower '" + type + "' is not supported here");
   const uint64_t hidden = v.dim_or("hidden_size", d.hidden_size);
