@@ -111,7 +111,27 @@ struct LlavaKind {
   std::string_view default_text;  // text_config's model_type when it names none
   bool siglip_default = false;    // OneVision's default tower: SigLIP so400m/14-384 without its head
   bool image_newline = false;
+  // VipLLaVA: the features of vision_feature_layers (plural: five layers by default; the singular key some
+  // of its configs carry is not read) side by side, a LayerNorm over them before linear_1, biases always.
+  bool layer_normed_projector = false;
+  // Video-LLaVA: two towers of the vision config, video_tower then image_tower, where LLaVA has one; its
+  // default tower (no vision_config) sees 224 pixels.
+  bool video_and_image_towers = false;
+  uint64_t default_image_size = 336;
+  // LLaVA-NeXT-Video's vision_resampler pools frames' patches; a Conv2d (weights of its own) only when
+  // spatial_pool_mode is "conv".
+  bool video_pooler = false;
+  // VipLLaVA's and Video-LLaVA's configs tie the head by their own flag alone, never text_config's.
+  bool text_config_ties = true;
 };
+
+// The features linear_1 reads: one tower layer's, or several side by side (a list of layers).
+uint64_t feature_layers(const ModelConfig& cfg, const LlavaKind& kind) {
+  const std::string_view key = kind.layer_normed_projector ? "vision_feature_layers" : "vision_feature_layer";
+  const json::Value* select = cfg.raw(key);
+  if (select && select->is_array()) return cfg.ints(key).size();
+  return kind.layer_normed_projector && !select ? 5 : 1;  // VipLlavaConfig: (-2, -5, -8, -11, 6)
+}
 
 void build_llava_kind(const ModelConfig& cfg, ModelTemplate& t, const LlavaKind& kind) {
   // Configs naming a class transformers lacks (the original LlavaLlamaForCausalLM) load as the bare model.
@@ -123,7 +143,8 @@ void build_llava_kind(const ModelConfig& cfg, ModelTemplate& t, const LlavaKind&
   const ModelConfig text = original.empty() ? sub_or_empty(cfg, "text_config") : cfg;
   const LlamaStyle style = original.empty() ? read_llava_text(cfg, text, t, kind.default_text)
                                             : read_llava_text_as(cfg, cfg, t, original);
-  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
+  t.arch.tie_word_embeddings =
+      kind.text_config_ties ? tie_embeddings(cfg, text, false) : cfg.flag_or("tie_word_embeddings", false);
 
   const ModelConfig vcfg = sub_or_empty(cfg, "vision_config");
   const bool siglip =
@@ -134,7 +155,7 @@ void build_llava_kind(const ModelConfig& cfg, ModelTemplate& t, const LlavaKind&
     vd.intermediate_size = 4096;
     vd.num_hidden_layers = 24;
     vd.num_attention_heads = 16;
-    vd.image_size = 336;
+    vd.image_size = kind.default_image_size;
     vd.patch_size = 14;
   } else if (!cfg.has("vision_config")) {
     vd.hidden_size = 1152;
@@ -146,7 +167,9 @@ void build_llava_kind(const ModelConfig& cfg, ModelTemplate& t, const LlavaKind&
     vd.use_head = false;
   }
   if (!original.empty()) vd = original_llava_tower(cfg);
-  const uint64_t vision = vit_tower(vcfg, root + "vision_tower.", vd, t);
+  if (kind.video_and_image_towers) vit_tower(vcfg, root + "video_tower.", vd, t);
+  const uint64_t vision =
+      vit_tower(vcfg, root + (kind.video_and_image_towers ? "image_tower." : "vision_tower."), vd, t);
   // LLaVA-NeXT's originals: the learned row separator comes with the "unpad" patch merging.
   const bool newline =
       kind.image_newline ||
@@ -155,32 +178,65 @@ void build_llava_kind(const ModelConfig& cfg, ModelTemplate& t, const LlavaKind&
     t.add(root + "image_newline", {t.arch.hidden_size});
     if (conditional) t.rename_on_disk(root + "image_newline", "image_newline");
   }
-  const json::Value* select = cfg.raw("vision_feature_layer");
-  const uint64_t feature_layers = select && select->is_array() ? cfg.ints("vision_feature_layer").size() : 1;
-  const bool bias = cfg.flag_or("multimodal_projector_bias", true);
+  const bool bias = kind.layer_normed_projector || cfg.flag_or("multimodal_projector_bias", true);
   const uint64_t hidden = t.arch.hidden_size;
   if (!original.empty() && cfg.string_or("mm_projector_type", "mlp2x_gelu") != "mlp2x_gelu")
     unsupported(cfg,
                 "original LLaVA with mm_projector_type " + printable(cfg.string_or("mm_projector_type", "")));
-  const uint64_t features = original.empty() ? vision * feature_layers : cfg.dim_or("mm_hidden_size", vision);
+  const uint64_t features =
+      original.empty() ? vision * feature_layers(cfg, kind) : cfg.dim_or("mm_hidden_size", vision);
+  if (kind.layer_normed_projector)
+    blocks::norm(t, root + "multi_modal_projector.projector_layernorm", features, true);
   blocks::linear(t, root + "multi_modal_projector.linear_1", features, hidden, bias);
   blocks::linear(t, root + "multi_modal_projector.linear_2", hidden, hidden, bias);
   record_projector(t, root + "multi_modal_projector");
 
   llama_style_decoder(t, root + "language_model.", style);
+  if (kind.video_pooler && cfg.string_or("spatial_pool_mode", "average") == "conv") {
+    const uint64_t stride = cfg.dim_or("spatial_pool_stride", 2);
+    const uint64_t out = cfg.dim_or("spatial_pool_out_channels", vision);
+    t.add(root + "vision_resampler.pool.weight", {out, vision, stride, stride});
+    t.add(root + "vision_resampler.pool.bias", {out});
+  }
   if (!conditional) {
     original_llava_disk_names(t);
     return;
   }
   lm_head(t, root + "language_model.embed_tokens.weight", t.arch);
   v4_conditional_disk_names(t);
+  for (const char* tower : {"video_tower.", "image_tower."})
+    if (kind.video_and_image_towers) t.rename_on_disk(root + tower, std::string(tower) + "vision_model.");
+  if (kind.video_pooler) t.rename_on_disk(root + "vision_resampler.", "vision_resampler.");
 }
 
 void build_llava(const ModelConfig& cfg, ModelTemplate& t) {
   build_llava_kind(cfg, t, {"Llava", "llama"});
 }
+void build_llava_next_video(const ModelConfig& cfg, ModelTemplate& t) {
+  build_llava_kind(
+      cfg, t,
+      {.prefix = "LlavaNextVideo", .default_text = "llama", .image_newline = true, .video_pooler = true});
+}
 void build_llava_next(const ModelConfig& cfg, ModelTemplate& t) {
+  // LLaVA-NeXT-Video's first configs (and its DPO checkpoint's still) name llava_next with their own class.
+  if (first_architecture(cfg) == "LlavaNextVideoForConditionalGeneration")
+    return build_llava_next_video(cfg, t);
   build_llava_kind(cfg, t, {"LlavaNext", "llama", false, true});
+}
+void build_vipllava(const ModelConfig& cfg, ModelTemplate& t) {
+  build_llava_kind(cfg, t,
+                   {.prefix = "VipLlava",
+                    .default_text = "llama",
+                    .layer_normed_projector = true,
+                    .text_config_ties = false});
+}
+void build_video_llava(const ModelConfig& cfg, ModelTemplate& t) {
+  build_llava_kind(cfg, t,
+                   {.prefix = "VideoLlava",
+                    .default_text = "llama",
+                    .video_and_image_towers = true,
+                    .default_image_size = 224,
+                    .text_config_ties = false});
 }
 void build_llava_onevision(const ModelConfig& cfg, ModelTemplate& t) {
   build_llava_kind(cfg, t, {"LlavaOnevision", "qwen2", true, true});
@@ -609,6 +665,9 @@ constexpr std::array kLlavaLikeFamilies{
     FamilyBuilder{"llava_qwen", build_llava},
     FamilyBuilder{"llava_mistral", build_llava},
     FamilyBuilder{"llava_next", build_llava_next},
+    FamilyBuilder{"llava_next_video", build_llava_next_video},
+    FamilyBuilder{"vipllava", build_vipllava},
+    FamilyBuilder{"video_llava", build_video_llava},
     FamilyBuilder{"llava_onevision", build_llava_onevision},
     FamilyBuilder{"mistral3", build_mistral3},
     FamilyBuilder{"lighton_ocr", build_lighton_ocr},
