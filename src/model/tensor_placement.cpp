@@ -114,9 +114,9 @@ constexpr std::array<std::string_view, 5> kBufferLeaves{"inv_freq", "position_id
 constexpr std::array<std::string_view, 4> kProjSuffixes{"_weight", "_bias", "_blocks", "_scales"};
 constexpr std::array<std::string_view, 6> kMambaLeaves{"A_log",  "D",      "dt_bias",
                                                        "conv1d", "x_proj", "dt_proj"};
-constexpr std::array<std::string_view, 9> kAttentionParts{
+constexpr std::array<std::string_view, 10> kAttentionParts{
     "self_attn",       "attn",         "attention",  "self_attention", "SelfAttention",
-    "EncDecAttention", "encoder_attn", "cross_attn", "crossattention"};
+    "EncDecAttention", "encoder_attn", "cross_attn", "crossattention", "multi_head_attention"};
 constexpr std::array<std::string_view, 11> kMlpParts{
     "mlp", "ffn",  "feed_forward",  "DenseReluDense", "intermediate", "fc1",
     "fc2", "c_fc", "dense_h_to_4h", "dense_4h_to_h",  "ffn_layer"};
@@ -160,6 +160,9 @@ std::string role_of(std::string_view module) {
       {"out_proj", "o"},
       {"c_proj", "o"},
       {"dense", "o"},
+      {"Wq", "q"},  // CTRL
+      {"Wk", "k"},
+      {"Wv", "v"},
       {"linear_q", "q"},  // Phi-4-multimodal's original audio attention
       {"linear_k", "k"},
       {"linear_v", "v"},

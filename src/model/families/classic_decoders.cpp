@@ -6,126 +6,14 @@
 #include <string_view>
 #include <vector>
 
+#include "model/families/classic_decoder_parts.h"
 #include "model/families/decoder_common.h"
 #include "model/families/family_groups.h"
 
 namespace ma::families {
 namespace {
 
-// A config field: the name the config class stores, and the alias it also accepts (its attribute_map, or a
-// backward-compatibility kwarg). The stored name wins when both are present.
-struct Key {
-  std::string_view name;
-  std::string_view alias = {};
-};
-
-struct DimKeys {
-  Key hidden{"hidden_size"};
-  Key layers{"num_hidden_layers"};
-  Key heads{"num_attention_heads"};
-  Key positions{"max_position_embeddings"};
-};
-
-// GPT-2's spelling, which GPT-J and GPT-BigCode inherited.
-constexpr DimKeys kGpt2Keys{{"n_embd", "hidden_size"},
-                            {"n_layer", "num_hidden_layers"},
-                            {"n_head", "num_attention_heads"},
-                            {"n_positions", "max_position_embeddings"}};
-
-std::string_view key_used(const ModelConfig& cfg, Key k) {
-  return !k.alias.empty() && !cfg.has(k.name) && cfg.has(k.alias) ? k.alias : k.name;
-}
-
-uint64_t dim_of(const ModelConfig& cfg, Key k, uint64_t dflt) {
-  return cfg.dim_or(key_used(cfg, k), dflt);
-}
-
-// Vocabulary, width, depth, heads (all multi-head until the family says otherwise), positions and tying.
-void read_dims(const ModelConfig& cfg, const DimKeys& k, const DecoderDefaults& d, ModelTemplate& t) {
-  ArchitectureRecord& a = t.arch;
-  a.vocab_size = cfg.dim_or("vocab_size", d.vocab_size);
-  a.hidden_size = dim_of(cfg, k.hidden, d.hidden_size);
-  a.num_layers = cfg.layers_or(key_used(cfg, k.layers), d.num_hidden_layers);
-  a.num_attention_heads = dim_of(cfg, k.heads, d.num_attention_heads);
-  a.num_key_value_heads = a.num_attention_heads;
-  if (a.hidden_size % a.num_attention_heads != 0)
-    cfg.fail(key_used(cfg, k.heads), "must divide the hidden size (" + std::to_string(a.hidden_size) + ")");
-  a.head_dim = a.hidden_size / a.num_attention_heads;
-  a.max_position_embeddings = dim_of(cfg, k.positions, d.max_position_embeddings);
-  a.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", d.tie_word_embeddings);
-}
-
-// An MLP width that defaults to four times the hidden size when the config leaves it out (or null).
-uint64_t width_or_4x(const ModelConfig& cfg, std::string_view key, uint64_t hidden) {
-  return cfg.has(key) ? cfg.dim(key) : 4 * hidden;
-}
-
-void check_kv_heads(const ModelConfig& cfg, std::string_view key, const ArchitectureRecord& a) {
-  if (a.num_attention_heads % a.num_key_value_heads != 0)
-    cfg.fail(key, "must divide the attention heads (" + std::to_string(a.num_attention_heads) + ")");
-}
-
-// nn.Linear stores [out, in]; GPT-2's Conv1D stores the transpose, [in, out].
-enum class Weights { Linear, Conv1D };
-
-void proj(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out, bool bias,
-          Weights w = Weights::Linear) {
-  if (w == Weights::Linear) return blocks::linear(t, prefix, in, out, bias);
-  t.add(prefix + ".weight", {in, out});
-  if (bias) t.add(prefix + ".bias", {out});
-}
-
-using Names = std::array<std::string_view, 2>;  // the two projections of a block
-
-// Up projection, activation, down projection.
-void plain_mlp(ModelTemplate& t, const std::string& prefix, const Names& names, uint64_t hidden,
-               uint64_t inter, bool bias, Weights w = Weights::Linear) {
-  proj(t, prefix + "." + std::string(names[0]), hidden, inter, bias, w);
-  proj(t, prefix + "." + std::string(names[1]), inter, hidden, bias, w);
-}
-
-// One projection producing q, k and v side by side, then the output projection.
-void fused_attention(ModelTemplate& t, const std::string& prefix, const Names& names,
-                     const ArchitectureRecord& a, bool bias, Weights w = Weights::Linear) {
-  uint64_t qkv = (a.num_attention_heads + 2 * a.num_key_value_heads) * a.head_dim;
-  proj(t, prefix + "." + std::string(names[0]), a.hidden_size, qkv, bias, w);
-  proj(t, prefix + "." + std::string(names[1]), a.num_attention_heads * a.head_dim, a.hidden_size, bias, w);
-}
-
-void layer_norm(ModelTemplate& t, const std::string& prefix, uint64_t dim) {
-  blocks::norm(t, prefix, dim, true);
-}
-
-// Adds the tensors of every decoder layer through `body(prefix)`, each an attention + dense-MLP layer.
-template <class Body>
-void decoder_stack(ModelTemplate& t, const std::string& path, Body&& body) {
-  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, path);
-  for (uint64_t i = 0; i < t.arch.num_layers; ++i) {
-    body(path + "." + std::to_string(i));
-    stack.layers.push_back(attention_layer(t.arch));
-  }
-}
-
-struct Head {
-  uint64_t in = 0;  // 0: the hidden size
-  bool bias = false;
-  std::string disk_name;  // on-disk name of the weight when checkpoints spell it differently
-};
-
-// lm_head, tied to the token embedding when the config ties them. Checkpoints written by older transformers
-// store the tied copy anyway: that copy is expected, not an unknown tensor.
-void causal_lm_head(ModelTemplate& t, const std::string& embedding, const Head& h = {}) {
-  const ArchitectureRecord& a = t.arch;
-  std::string stored = h.disk_name.empty() ? "lm_head.weight" : h.disk_name;
-  if (a.tie_word_embeddings) {
-    t.tie("lm_head.weight", embedding);
-    t.known_extras.push_back({stored, "tied copy of " + embedding + " that some checkpoints store"});
-  } else {
-    TemplateTensor& w = t.add("lm_head.weight", {a.vocab_size, h.in ? h.in : a.hidden_size});
-    if (!h.disk_name.empty()) w.disk.push_back({h.disk_name, w.shape});
-  }
-  if (h.bias) t.add("lm_head.bias", {a.vocab_size});
-}
+using namespace classic;  // NOLINT: this file is the pieces' main user
 
 // --- GPT-2 and GPT-BigCode: wte + wpe, ln_1 / attn.c_attn / attn.c_proj / ln_2 / mlp.c_fc / mlp.c_proj. ---
 

@@ -4,6 +4,7 @@
 // decides the tensors: a base model carries a pooler, a masked-LM head ties its decoder to the word
 // embeddings, classification heads add their own linears.
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "model/families/decoder_llama.h"
@@ -28,16 +29,21 @@ void text_encoder_body(ModelTemplate& t, const std::string& prefix, const std::s
   }
 }
 
-// BertConfig / RobertaConfig / XLMRobertaConfig fields: BERT's defaults, but for RobertaConfig's vocabulary.
-TextEncoderDims read_bert_dims(const ModelConfig& cfg, uint64_t default_vocab) {
+// A BERT-like config class's defaults: BERT-base's unless the class has its own.
+struct BertDefaults {
+  uint64_t vocab = 30522, positions = 512, type_vocab = 2, layers = 12, hidden = 768, heads = 12, ffn = 3072;
+};
+
+// BertConfig / RobertaConfig / XLMRobertaConfig fields, and their relatives'.
+TextEncoderDims read_bert_dims(const ModelConfig& cfg, const BertDefaults& b) {
   TextEncoderDims d;
-  d.vocab = cfg.dim_or("vocab_size", default_vocab);
-  d.max_positions = cfg.dim_or("max_position_embeddings", 512);
-  d.type_vocab = cfg.dim_or("type_vocab_size", 2);
-  d.layers = cfg.layers_or("num_hidden_layers", 12, 0);
-  d.layer.hidden = cfg.dim_or("hidden_size", 768);
-  d.layer.heads = cfg.dim_or("num_attention_heads", 12);
-  d.layer.ffn = cfg.dim_or("intermediate_size", 3072);
+  d.vocab = cfg.dim_or("vocab_size", b.vocab);
+  d.max_positions = cfg.dim_or("max_position_embeddings", b.positions);
+  d.type_vocab = cfg.dim_or("type_vocab_size", b.type_vocab);
+  d.layers = cfg.layers_or("num_hidden_layers", b.layers, 0);
+  d.layer.hidden = cfg.dim_or("hidden_size", b.hidden);
+  d.layer.heads = cfg.dim_or("num_attention_heads", b.heads);
+  d.layer.ffn = cfg.dim_or("intermediate_size", b.ffn);
   split_heads(cfg, "num_attention_heads", d.layer.hidden, d.layer.heads);
   return d;
 }
@@ -57,11 +63,20 @@ void masked_lm_head(ModelTemplate& t, const MaskedLmNames& n, const std::string&
   tied_or_own(t, head + ".decoder.bias", head + ".bias", tied);
 }
 
+// The pre-norm relatives normalise before attention and before the MLP, each spelling those norms its own
+// way, and end the encoder with one more norm (`final`, under the base model's prefix).
+struct PreNormNames {
+  std::string_view attention, mlp, final;
+};
+
 struct BertStyle {
   std::string_view family;  // class prefix: "Bert", "Roberta", "XLMRoberta"
   std::string_view base;    // attribute of the base model in task classes: "bert", "roberta"
   bool roberta = false;     // lm_head / two-layer classifier naming
-  uint64_t default_vocab = 30522;
+  BertDefaults defaults = {};
+  std::optional<PreNormNames> pre_norm = std::nullopt;  // none: BERT's post-norm layers
+  bool embedding_norm = true;  // XLM-RoBERTa-XL and Megatron-BERT normalise no embedding
+  bool task_type_ids = false;  // ERNIE 3.0: task_type_embeddings when use_task_id
 };
 
 // Which task classes carry the base model's pooler.
@@ -98,17 +113,27 @@ void bert_task_head(const ModelConfig& cfg, ModelTemplate& t, const BertStyle& s
 }
 
 void build_bert_style(const ModelConfig& cfg, ModelTemplate& t, const BertStyle& s) {
-  t.arch.post_norm = true;
+  t.arch.post_norm = !s.pre_norm;
   std::string cls = architecture_of(cfg, std::string(s.family) + "Model");
   std::string task =
       supported_task(cfg, cls, s.family,
                      {"Model", "ForMaskedLM", s.roberta ? "ForCausalLM" : "LMHeadModel", "ForPreTraining",
                       "ForNextSentencePrediction", "ForSequenceClassification", "ForTokenClassification",
                       "ForQuestionAnswering", "ForMultipleChoice"});
-  TextEncoderDims d = read_bert_dims(cfg, s.default_vocab);
+  TextEncoderDims d = read_bert_dims(cfg, s.defaults);
+  d.embedding_norm = s.embedding_norm;
   fill_encoder_record(t, cls, d);
   std::string prefix = task == "Model" ? "" : std::string(s.base) + ".";
-  text_encoder_body(t, prefix, "encoder.layer", bert_layer_names(), d);
+  LayerNames names = bert_layer_names();
+  if (s.pre_norm) {
+    names.attn_norm = s.pre_norm->attention;
+    names.ffn_norm = s.pre_norm->mlp;
+  }
+  text_encoder_body(t, prefix, "encoder.layer", names, d);
+  if (s.task_type_ids && cfg.flag_or("use_task_id", false))
+    blocks::embedding(t, prefix + "embeddings.task_type_embeddings.weight",
+                      cfg.dim_or("task_type_vocab_size", 3), d.layer.hidden);
+  if (s.pre_norm) blocks::norm(t, prefix + std::string(s.pre_norm->final), d.layer.hidden, true);
   if (bert_task_has_pooler(s, task))
     blocks::linear(t, prefix + "pooler.dense", d.layer.hidden, d.layer.hidden, true);
   bert_task_head(cfg, t, s, task, prefix, d);
@@ -117,15 +142,64 @@ void build_bert_style(const ModelConfig& cfg, ModelTemplate& t, const BertStyle&
 void build_bert(const ModelConfig& cfg, ModelTemplate& t) {
   build_bert_style(cfg, t, {"Bert", "bert", false});
 }
-void build_roberta(const ModelConfig& cfg, ModelTemplate& t) {
-  build_bert_style(cfg, t, {"Roberta", "roberta", true, 50265});
+// The pre-norm relatives. RoBERTa-PreLayerNorm normalises before attention (attention.LayerNorm) and before
+// the MLP (intermediate.LayerNorm) and after the encoder (<base>.LayerNorm).
+void build_roberta_prelayernorm(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bert_style(cfg, t,
+                   {.family = "RobertaPreLayerNorm",
+                    .base = "roberta_prelayernorm",
+                    .roberta = true,
+                    .defaults = {.vocab = 50265},
+                    .pre_norm = PreNormNames{"attention.LayerNorm", "intermediate.LayerNorm", "LayerNorm"}});
 }
-// XLMRobertaModel and CamembertModel are RobertaModel with BERT's default vocabulary.
+// XLM-RoBERTa-XL and -XXL: no embedding norm, attention.self_attn_layer_norm before attention, the layer's
+// own LayerNorm before the MLP, encoder.LayerNorm after the encoder; the class defaults are the XL's.
+void build_xlm_roberta_xl(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bert_style(
+      cfg, t,
+      {.family = "XLMRobertaXL",
+       .base = "roberta",
+       .roberta = true,
+       .defaults = {.vocab = 250880,
+                    .positions = 514,
+                    .type_vocab = 1,
+                    .layers = 36,
+                    .hidden = 2560,
+                    .heads = 32,
+                    .ffn = 10240},
+       .pre_norm = PreNormNames{"attention.self_attn_layer_norm", "LayerNorm", "encoder.LayerNorm"},
+       .embedding_norm = false});
+}
+// Megatron-BERT (NVIDIA's 345M, converted from NGC): BERT's heads, no embedding norm, attention.ln and the
+// layer's ln before attention and MLP, encoder.ln after; the class defaults are the cased 345M's.
+void build_megatron_bert(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bert_style(cfg, t,
+                   {.family = "MegatronBert",
+                    .base = "bert",
+                    .defaults = {.vocab = 29056, .layers = 24, .hidden = 1024, .heads = 16, .ffn = 4096},
+                    .pre_norm = PreNormNames{"attention.ln", "ln", "encoder.ln"},
+                    .embedding_norm = false});
+}
+
+void build_roberta(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bert_style(cfg, t, {"Roberta", "roberta", true, {.vocab = 50265}});
+}
+// XLMRobertaModel and CamembertModel are RobertaModel with BERT's default vocabulary, and so is
+// Data2VecTextModel under its own prefix.
 void build_xlm_roberta(const ModelConfig& cfg, ModelTemplate& t) {
-  build_bert_style(cfg, t, {"XLMRoberta", "roberta", true, 30522});
+  // XLM-RoBERTa-XXL's upload names xlm-roberta with the XL class.
+  if (architecture_of(cfg, "").starts_with("XLMRobertaXL")) return build_xlm_roberta_xl(cfg, t);
+  build_bert_style(cfg, t, {"XLMRoberta", "roberta", true});
 }
 void build_camembert(const ModelConfig& cfg, ModelTemplate& t) {
-  build_bert_style(cfg, t, {"Camembert", "roberta", true, 30522});
+  build_bert_style(cfg, t, {"Camembert", "roberta", true});
+}
+void build_data2vec_text(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bert_style(cfg, t, {"Data2VecText", "data2vec_text", true});
+}
+// ERNIE 1.0-3.0 (nghuyong's ports): BERT, and with use_task_id a table of task types beside the token types.
+void build_ernie(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bert_style(cfg, t, {.family = "Ernie", .base = "ernie", .task_type_ids = true});
 }
 
 // ---- MPNet: RoBERTa's heads over layers named attention.attn.{q,k,v,o}, no token types, and one table of
@@ -133,13 +207,13 @@ void build_camembert(const ModelConfig& cfg, ModelTemplate& t) {
 
 void build_mpnet(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.post_norm = true;
-  const BertStyle s{"MPNet", "mpnet", true, 30527};
+  const BertStyle s{"MPNet", "mpnet", true, {.vocab = 30527}};
   const std::string cls = architecture_of(cfg, "MPNetModel");
   const std::string task =
       supported_task(cfg, cls, s.family,
                      {"Model", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification",
                       "ForQuestionAnswering", "ForMultipleChoice"});
-  TextEncoderDims d = read_bert_dims(cfg, s.default_vocab);
+  TextEncoderDims d = read_bert_dims(cfg, s.defaults);
   d.type_vocab = 0;  // MPNetConfig has no type_vocab_size
   fill_encoder_record(t, cls, d);
   LayerNames n = bert_layer_names();
@@ -358,6 +432,12 @@ constexpr std::array kEncoderFamilies{
     FamilyBuilder{"roberta", build_roberta},
     FamilyBuilder{"xlm-roberta", build_xlm_roberta},
     FamilyBuilder{"camembert", build_camembert},
+    FamilyBuilder{"data2vec-text", build_data2vec_text},
+    FamilyBuilder{"ernie", build_ernie},
+    FamilyBuilder{"roberta-prelayernorm", build_roberta_prelayernorm},
+    FamilyBuilder{"xlm-roberta-xl", build_xlm_roberta_xl},
+    FamilyBuilder{"megatron-bert", build_megatron_bert},
+    FamilyBuilder{"esm", build_esm},
     FamilyBuilder{"mpnet", build_mpnet},
     FamilyBuilder{"modernbert", build_modernbert},
     FamilyBuilder{"distilbert", build_distilbert},

@@ -1,5 +1,5 @@
 // BERT's relatives of the encoders group, registered in encoders.cpp's table: ALBERT and ELECTRA
-// (encoders_bert_relatives.cpp), DeBERTa and DeBERTa-v2/v3 (encoders_deberta.cpp).
+// (encoders_bert_relatives.cpp), DeBERTa and DeBERTa-v2/v3 (encoders_deberta.cpp), ESM (encoders_esm.cpp).
 #pragma once
 #include "model/config.h"
 #include "model/model_template.h"
@@ -10,5 +10,6 @@ void build_albert(const ModelConfig& cfg, ModelTemplate& t);
 void build_electra(const ModelConfig& cfg, ModelTemplate& t);
 void build_deberta(const ModelConfig& cfg, ModelTemplate& t);
 void build_deberta_v2(const ModelConfig& cfg, ModelTemplate& t);
+void build_esm(const ModelConfig& cfg, ModelTemplate& t);
 
 }  // namespace ma::families

@@ -85,7 +85,7 @@ void text_embeddings(ModelTemplate& t, const std::string& prefix, const TextEnco
   blocks::embedding(t, prefix + "word_embeddings.weight", d.vocab, e);
   blocks::embedding(t, prefix + "position_embeddings.weight", d.max_positions, e);
   if (d.type_vocab) blocks::embedding(t, prefix + "token_type_embeddings.weight", d.type_vocab, e);
-  blocks::norm(t, prefix + "LayerNorm", e, true);
+  if (d.embedding_norm) blocks::norm(t, prefix + "LayerNorm", e, true);
 }
 
 void read_base_encoder_record(const ModelConfig& cfg, const std::string& cls, ModelTemplate& t) {

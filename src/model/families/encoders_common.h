@@ -47,14 +47,15 @@ LayerNames bert_layer_names();
 struct TextEncoderDims {
   uint64_t vocab = 0;
   uint64_t max_positions = 0;
-  uint64_t type_vocab = 0;  // 0: no token-type embeddings (DistilBERT)
-  uint64_t embedding = 0;   // width of the embedding tables (ALBERT, ELECTRA); 0: the hidden size
+  uint64_t type_vocab = 0;     // 0: no token-type embeddings (DistilBERT)
+  uint64_t embedding = 0;      // width of the embedding tables (ALBERT, ELECTRA); 0: the hidden size
+  bool embedding_norm = true;  // false: no LayerNorm after the embeddings (XLM-RoBERTa-XL, Megatron-BERT)
   uint64_t layers = 0;
   LayerDims layer;
   uint64_t embedding_width() const { return embedding ? embedding : layer.hidden; }
 };
-// `prefix`word_embeddings, position_embeddings, token_type_embeddings (when type_vocab) and their LayerNorm,
-// all embedding_width() wide.
+// `prefix`word_embeddings, position_embeddings, token_type_embeddings (when type_vocab) and their LayerNorm
+// (when embedding_norm), all embedding_width() wide.
 void text_embeddings(ModelTemplate& t, const std::string& prefix, const TextEncoderDims& d);
 // The class and the width, depth and heads of an encoder whose config class defaults them to BERT-base's
 // (768 wide, 12 layers of 12 heads), under hidden_size / num_hidden_layers / num_attention_heads.

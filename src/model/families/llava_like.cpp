@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "model/families/decoder_llama.h"
 #include "model/families/deepseek_like.h"
+#include "model/families/encoders_common.h"
 #include "model/families/encoders_seq2seq.h"
 #include "model/families/family_groups.h"
 #include "model/families/multimodal_towers.h"
