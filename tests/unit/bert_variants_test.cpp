@@ -118,15 +118,58 @@ TEST(BertVariants, EsmTwoMatchesItsPaperAndItsFiles) {
   EXPECT_EQ(refusal_of(R"({"model_type":"esm"})").field, "vocab_size");
 }
 
+// junnyu/roformer_chinese_base (RoFormerConfig's defaults) and roformer_chinese_char_small: the frozen
+// sinusoidal table (1,536 x 64) is a parameter transformers counts and fills at load.
+TEST(BertVariants, RoformerCountsItsFrozenRotaryTable) {
+  EXPECT_EQ(parameters_of(encoder("roformer", "RoFormerForMaskedLM", R"("vocab_size":50000)")), 124'197'968u);
+  const std::string small =
+      encoder("roformer", "RoFormerForMaskedLM", R"("vocab_size":12000,"embedding_size":384,
+      "hidden_size":384,"num_hidden_layers":6,"num_attention_heads":6,"intermediate_size":1536,
+      "max_position_embeddings":512)");
+  EXPECT_EQ(parameters_of(small), 15'449'696u);
+  const ModelTemplate t = template_of(encoder("roformer", "RoFormerModel", R"("embedding_size":128)"));
+  EXPECT_TRUE(find_tensor(t, "encoder.embed_positions.weight")->rebuilt_on_load);
+  EXPECT_EQ(find_tensor(t, "encoder.embed_positions.weight")->shape, Shape({1536, 64}));
+  EXPECT_EQ(find_tensor(t, "embeddings_project.weight")->shape, Shape({768, 128}));
+  EXPECT_EQ(find_tensor(t, "pooler.dense.weight"), nullptr);
+}
+
+// facebook/xmod-base-30-125k and xmod-base (81 languages): XLM-R base plus 7,091,712 adapter parameters per
+// language (12 layers of 768 -> 384 -> 768).
+TEST(BertVariants, XmodAddsAnAdapterPerLanguage) {
+  const auto xmod = [](const std::string& languages) {
+    return encoder("xmod", "XmodForMaskedLM",
+                   R"("vocab_size":250002,"max_position_embeddings":514,
+        "type_vocab_size":1,"languages":[)" +
+                       languages + "]");
+  };
+  std::string thirty, eighty_one;
+  for (int i = 0; i < 81; ++i) {
+    const std::string code = "\"l" + std::to_string(i) + "\"";
+    if (i < 30) thirty += (i ? "," : "") + code;
+    eighty_one += (i ? "," : "") + code;
+  }
+  EXPECT_EQ(parameters_of(xmod(thirty)), 491'046'546u);
+  EXPECT_EQ(parameters_of(xmod(eighty_one)), 852'723'858u);
+  EXPECT_EQ(parameters_of(xmod(eighty_one)) - parameters_of(xmod(thirty)), 51u * 7'091'712);
+  const ModelTemplate t = template_of(xmod(R"("en_XX","de_DE")"));
+  EXPECT_EQ(find_tensor(t, "roberta.encoder.layer.11.output.adapter_modules.de_DE.dense1.weight")->shape,
+            Shape({384, 768}));
+  EXPECT_EQ(refusal_of(xmod(R"("en_XX","../x")")).field, "languages");
+}
+
 // Small checkpoints in the Hub files' names load with nothing unexplained.
 TEST(BertVariants, SmallCheckpointsMatch) {
   const std::string dims = R"("vocab_size":50,"hidden_size":16,"num_hidden_layers":2,"num_attention_heads":2,
       "intermediate_size":24,"max_position_embeddings":20)";
-  for (const std::string& c : {encoder("xlm-roberta-xl", "XLMRobertaXLForMaskedLM", dims),
-                               encoder("roberta-prelayernorm", "RobertaPreLayerNormForMaskedLM", dims),
-                               encoder("megatron-bert", "MegatronBertForPreTraining", dims),
-                               encoder("data2vec-text", "Data2VecTextModel", dims),
-                               encoder("ernie", "ErnieForMaskedLM", dims + R"(,"use_task_id":true)")}) {
+  for (const std::string& c :
+       {encoder("xlm-roberta-xl", "XLMRobertaXLForMaskedLM", dims),
+        encoder("roberta-prelayernorm", "RobertaPreLayerNormForMaskedLM", dims),
+        encoder("megatron-bert", "MegatronBertForPreTraining", dims),
+        encoder("data2vec-text", "Data2VecTextModel", dims),
+        encoder("ernie", "ErnieForMaskedLM", dims + R"(,"use_task_id":true)"),
+        encoder("roformer", "RoFormerForMaskedLM", dims + R"(,"embedding_size":8)"),
+        encoder("xmod", "XmodForMaskedLM", dims + R"(,"languages":["en_XX","fr_XX"])")}) {
     const Inventory inv = stored_checkpoint(c, {}, DType::F16).inventory;
     EXPECT_TRUE(inv.warnings.empty()) << c << ": " << inv.warnings.front();
     EXPECT_EQ(extras_in(inv), 0u) << c;

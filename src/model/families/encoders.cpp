@@ -75,9 +75,36 @@ struct BertStyle {
   bool roberta = false;     // lm_head / two-layer classifier naming
   BertDefaults defaults = {};
   std::optional<PreNormNames> pre_norm = std::nullopt;  // none: BERT's post-norm layers
-  bool embedding_norm = true;  // XLM-RoBERTa-XL and Megatron-BERT normalise no embedding
-  bool task_type_ids = false;  // ERNIE 3.0: task_type_embeddings when use_task_id
+  bool embedding_norm = true;      // XLM-RoBERTa-XL and Megatron-BERT normalise no embedding
+  bool task_type_ids = false;      // ERNIE 3.0: task_type_embeddings when use_task_id
+  bool language_adapters = false;  // X-MOD (below)
 };
+
+// X-MOD: each layer's output block holds one bottleneck adapter per language of `languages` (dense1 down to
+// hidden / adapter_reduction_factor, dense2 back up) and, with adapter_layer_norm, one LayerNorm they share.
+// The languages' codes name the adapters' modules.
+void language_adapters(const ModelConfig& cfg, ModelTemplate& t, const std::string& stack,
+                       const TextEncoderDims& d) {
+  const std::vector<std::string> languages =
+      cfg.has("languages") ? cfg.strings("languages") : std::vector<std::string>{"en_XX"};
+  if (languages.empty()) cfg.fail("languages", "must name at least one language");
+  for (const std::string& code : languages)
+    if (code.empty() || code.size() > 32 ||
+        code.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+            std::string::npos)
+      cfg.fail("languages", "must be language codes of letters, digits, '_' and '-' (up to 32)");
+  const uint64_t h = d.layer.hidden, bottleneck = h / cfg.dim_or("adapter_reduction_factor", 2);
+  if (bottleneck == 0) cfg.fail("adapter_reduction_factor", "must not exceed hidden_size");
+  const bool shared_norm = cfg.flag_or("adapter_layer_norm", false);
+  for (uint64_t i = 0; i < d.layers; ++i) {
+    const std::string out = stack + "." + std::to_string(i) + ".output.";
+    if (shared_norm) blocks::norm(t, out + "adapter_layer_norm", h, true);
+    for (const std::string& code : languages) {
+      blocks::linear(t, out + "adapter_modules." + code + ".dense1", h, bottleneck, true);
+      blocks::linear(t, out + "adapter_modules." + code + ".dense2", bottleneck, h, true);
+    }
+  }
+}
 
 // Which task classes carry the base model's pooler.
 bool bert_task_has_pooler(const BertStyle& s, const std::string& task) {
@@ -134,6 +161,12 @@ void build_bert_style(const ModelConfig& cfg, ModelTemplate& t, const BertStyle&
     blocks::embedding(t, prefix + "embeddings.task_type_embeddings.weight",
                       cfg.dim_or("task_type_vocab_size", 3), d.layer.hidden);
   if (s.pre_norm) blocks::norm(t, prefix + std::string(s.pre_norm->final), d.layer.hidden, true);
+  if (s.language_adapters) {
+    language_adapters(cfg, t, prefix + "encoder.layer", d);
+    // pre_norm applies the same LayerNorms before the blocks, and one more after the encoder.
+    t.arch.post_norm = !cfg.flag_or("pre_norm", false);
+    if (!t.arch.post_norm) blocks::norm(t, prefix + "encoder.LayerNorm", d.layer.hidden, true);
+  }
   if (bert_task_has_pooler(s, task))
     blocks::linear(t, prefix + "pooler.dense", d.layer.hidden, d.layer.hidden, true);
   bert_task_head(cfg, t, s, task, prefix, d);
@@ -193,6 +226,9 @@ void build_xlm_roberta(const ModelConfig& cfg, ModelTemplate& t) {
 }
 void build_camembert(const ModelConfig& cfg, ModelTemplate& t) {
   build_bert_style(cfg, t, {"Camembert", "roberta", true});
+}
+void build_xmod(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bert_style(cfg, t, {.family = "Xmod", .base = "roberta", .roberta = true, .language_adapters = true});
 }
 void build_data2vec_text(const ModelConfig& cfg, ModelTemplate& t) {
   build_bert_style(cfg, t, {"Data2VecText", "data2vec_text", true});
@@ -438,6 +474,8 @@ constexpr std::array kEncoderFamilies{
     FamilyBuilder{"xlm-roberta-xl", build_xlm_roberta_xl},
     FamilyBuilder{"megatron-bert", build_megatron_bert},
     FamilyBuilder{"esm", build_esm},
+    FamilyBuilder{"roformer", build_roformer},
+    FamilyBuilder{"xmod", build_xmod},
     FamilyBuilder{"mpnet", build_mpnet},
     FamilyBuilder{"modernbert", build_modernbert},
     FamilyBuilder{"distilbert", build_distilbert},

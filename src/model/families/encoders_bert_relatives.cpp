@@ -1,6 +1,7 @@
-// ALBERT and ELECTRA: BERT's post-LayerNorm encoder with embedding tables narrower than the layers
+// ALBERT, ELECTRA and RoFormer: BERT's post-LayerNorm encoder with embedding tables narrower than the layers
 // (embedding_size), projected up to the hidden size. ALBERT also shares one group of layer weights across
-// every layer of the stack; ELECTRA keeps BERT's layers but no pooler.
+// every layer of the stack; ELECTRA keeps BERT's layers but no pooler; RoFormer turns its positions by rotary
+// embeddings instead of a learned table.
 #include "model/families/encoders_bert_relatives.h"
 
 #include "model/families/encoders_common.h"
@@ -157,6 +158,55 @@ void build_electra(const ModelConfig& cfg, ModelTemplate& t) {
     blocks::linear(t, "classifier", h, num_labels(cfg), true);
   } else if (task == "ForQuestionAnswering") {
     blocks::linear(t, "qa_outputs", h, num_labels(cfg), true);
+  }
+}
+
+// ---- RoFormer ----
+
+// No position table among the embeddings (word and token types, E wide, projected to the hidden size when
+// narrower) and no pooler. The rotation reads a sinusoidal table of max_position_embeddings x head_dim,
+// encoder.embed_positions: an embedding transformers freezes and fills at load, counted as a parameter,
+// which checkpoints store but need not.
+void build_roformer(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.post_norm = true;
+  t.arch.position = PositionKind::Rope;
+  const std::string cls = architecture_of(cfg, "RoFormerModel");
+  const std::string task =
+      supported_task(cfg, cls, "RoFormer",
+                     {"Model", "ForMaskedLM", "ForCausalLM", "ForSequenceClassification",
+                      "ForTokenClassification", "ForQuestionAnswering", "ForMultipleChoice"});
+  // RoFormerConfig's defaults are junnyu/roformer_chinese_base's sizes; embedding_size defaults to the width.
+  TextEncoderDims sized = sizes(50000, 0, 768, 12, 12, 3072);
+  sized.max_positions = 1536;
+  const TextEncoderDims d = read_dims(cfg, sized);
+  fill_encoder_record(t, cls, d);
+  const std::string prefix = task == "Model" ? "" : "roformer.";
+  const uint64_t h = d.layer.hidden, e = d.embedding_width();
+  blocks::embedding(t, prefix + "embeddings.word_embeddings.weight", d.vocab, e);
+  if (d.type_vocab) blocks::embedding(t, prefix + "embeddings.token_type_embeddings.weight", d.type_vocab, e);
+  blocks::norm(t, prefix + "embeddings.LayerNorm", e, true);
+  if (e != h) blocks::linear(t, prefix + "embeddings_project", e, h, true);
+  blocks::embedding(t, prefix + "encoder.embed_positions.weight", d.max_positions, h / d.layer.heads)
+      .rebuilt_on_load = true;
+  StackSpec& encoder = t.arch.add_stack(StackRole::Encoder, prefix + "encoder.layer", h);
+  for (uint64_t i = 0; i < d.layers; ++i) {
+    transformer_layer(t, encoder.path + "." + std::to_string(i), bert_layer_names(), d.layer);
+    encoder.layers.push_back(attention_dense_layer());
+  }
+  if (task == "ForMaskedLM" || task == "ForCausalLM") {
+    narrow_lm_head(t,
+                   {"cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm",
+                    "cls.predictions.decoder", "cls.predictions.bias"},
+                   prefix + "embeddings.word_embeddings.weight", d, read_tie(cfg, t));
+  } else if (task == "ForSequenceClassification") {
+    blocks::linear(t, "classifier.dense", h, h, true);
+    blocks::linear(t, "classifier.out_proj", h, num_labels(cfg), true);
+  } else if (task == "ForTokenClassification") {
+    blocks::linear(t, "classifier", h, num_labels(cfg), true);
+  } else if (task == "ForQuestionAnswering") {
+    blocks::linear(t, "qa_outputs", h, 2, true);  // the class fixes two labels: span start and end
+  } else if (task == "ForMultipleChoice") {
+    blocks::linear(t, "classifier", h, 1, true);
   }
 }
 
