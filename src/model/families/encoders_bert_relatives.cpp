@@ -57,6 +57,22 @@ void narrow_lm_head(ModelTemplate& t, const NarrowLmHead& n, const std::string& 
     tied_or_own(t, n.decoder + ".bias", n.bias, tied);
 }
 
+// ELECTRA's and RoFormer's task heads: a two-layer classifier over the first token, one linear per token,
+// span logits (`qa_labels` of them) or one score per choice.
+void classification_head(ModelTemplate& t, const std::string& task, uint64_t h, uint64_t labels,
+                         uint64_t qa_labels) {
+  if (task == "ForSequenceClassification") {
+    blocks::linear(t, "classifier.dense", h, h, true);
+    blocks::linear(t, "classifier.out_proj", h, labels, true);
+  } else if (task == "ForTokenClassification") {
+    blocks::linear(t, "classifier", h, labels, true);
+  } else if (task == "ForQuestionAnswering") {
+    blocks::linear(t, "qa_outputs", h, qa_labels, true);
+  } else if (task == "ForMultipleChoice") {
+    blocks::linear(t, "classifier", h, 1, true);
+  }
+}
+
 // ---- ALBERT ----
 
 // The stack runs num_hidden_layers layers; layer i uses group i / (layers / groups), each group running its
@@ -151,13 +167,8 @@ void build_electra(const ModelConfig& cfg, ModelTemplate& t) {
     narrow_lm_head(
         t, {"generator_predictions.dense", "generator_predictions.LayerNorm", "generator_lm_head", ""},
         prefix + "embeddings.word_embeddings.weight", d, read_tie(cfg, t));
-  } else if (task == "ForSequenceClassification") {
-    blocks::linear(t, "classifier.dense", h, h, true);
-    blocks::linear(t, "classifier.out_proj", h, num_labels(cfg), true);
-  } else if (task == "ForTokenClassification") {
-    blocks::linear(t, "classifier", h, num_labels(cfg), true);
-  } else if (task == "ForQuestionAnswering") {
-    blocks::linear(t, "qa_outputs", h, num_labels(cfg), true);
+  } else {
+    classification_head(t, task, h, num_labels(cfg), num_labels(cfg));
   }
 }
 
@@ -198,15 +209,8 @@ void build_roformer(const ModelConfig& cfg, ModelTemplate& t) {
                    {"cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm",
                     "cls.predictions.decoder", "cls.predictions.bias"},
                    prefix + "embeddings.word_embeddings.weight", d, read_tie(cfg, t));
-  } else if (task == "ForSequenceClassification") {
-    blocks::linear(t, "classifier.dense", h, h, true);
-    blocks::linear(t, "classifier.out_proj", h, num_labels(cfg), true);
-  } else if (task == "ForTokenClassification") {
-    blocks::linear(t, "classifier", h, num_labels(cfg), true);
-  } else if (task == "ForQuestionAnswering") {
-    blocks::linear(t, "qa_outputs", h, 2, true);  // the class fixes two labels: span start and end
-  } else if (task == "ForMultipleChoice") {
-    blocks::linear(t, "classifier", h, 1, true);
+  } else {
+    classification_head(t, task, h, num_labels(cfg), 2);  // its QA class fixes two labels: start and end
   }
 }
 
