@@ -54,9 +54,16 @@ void count_in_layer(std::vector<uint64_t>& by_layer, const StackSpec* stack, con
 // embedding, in `embedding`), and the multi-token-prediction layers the total holds (a GGUF's nextn layers,
 // as llama.cpp counts them; MiMo's): run only to draft tokens for speculative decoding, and left out of the
 // active figures DeepSeek and GLM quote, with the routed experts among them.
+// Also the LoRA adapters a model keeps inline beside the weights they adapt (Phi-4-multimodal's vision and
+// speech LoRAs): the model switches one on for the input it was trained for, and a text token runs the base
+// weights alone.
 struct NotRunPerToken {
-  uint64_t tower_embedding = 0, mtp = 0, mtp_routed = 0;
+  uint64_t tower_embedding = 0, mtp = 0, mtp_routed = 0, inline_adapters = 0;
 };
+
+bool inline_adapter(const TensorPlacement& p) {
+  return p.role.ends_with("-lora-a") || p.role.ends_with("-lora-b");
+}
 
 void tally(ParameterCounts& c, NotRunPerToken& aside, const ArchitectureRecord& a, const Counted& x) {
   c.total += x.n;
@@ -66,6 +73,7 @@ void tally(ParameterCounts& c, NotRunPerToken& aside, const ArchitectureRecord& 
   const bool tower = is_tower(b);
   if (tower) c.towers += x.n;
   if (tower && x.embedding) aside.tower_embedding += x.n;
+  if (inline_adapter(*x.placement)) aside.inline_adapters += x.n;
   auto it = std::find_if(c.by_block.begin(), c.by_block.end(),
                          [&](const BlockParameters& p) { return p.block == b; });
   if (it == c.by_block.end()) it = c.by_block.insert(c.by_block.end(), {b, 0});
@@ -130,7 +138,8 @@ ParameterCounts count_parameters(const Inventory& inv) {
   } else if (aside.mtp) {
     c.active = c.total - aside.mtp;
   }
-  if (c.towers) c.active = c.active.value_or(c.total) - c.towers;
+  if (c.towers || aside.inline_adapters)
+    c.active = c.active.value_or(c.total) - c.towers - aside.inline_adapters;
   if (inv.shape_contradictions && inv.checkpoint) c.as_stored = inv.checkpoint->parameters;
   if (c.active) c.active_non_embedding = *c.active - (c.embedding - aside.tower_embedding);
   return c;

@@ -30,8 +30,9 @@ struct ParameterCounts {
   // a text token never runs them.
   uint64_t towers = 0;
   // Per text token: the total less the towers, the multi-token-prediction layers counted in (a GGUF's nextn
-  // layers, MiMo's) and the routed experts a token does not pick (total - towers - mtp - routed + routed x
-  // top_k / experts, routed outside the MTP layers). Set for MoE, multimodal and MTP-carrying models.
+  // layers, MiMo's), LoRA adapters kept inline for other modalities (Phi-4-multimodal's) and the routed
+  // experts a token does not pick (total - towers - mtp - adapters - routed + routed x top_k / experts,
+  // routed outside the MTP layers). Set for MoE, multimodal and MTP-carrying models.
   std::optional<uint64_t> active;
   // active less the text embedding tables (transformers' "non-embedding" convention: nn.Embedding tables
   // left out, an untied LM head, a Linear, counted). The figure vendors quote as "active parameters".

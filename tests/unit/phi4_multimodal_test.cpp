@@ -68,6 +68,10 @@ TEST(Phi4Multimodal, CountsMatchTheIndependentFigures) {
   EXPECT_EQ(original.tensors, 1'535u + 512);
   EXPECT_EQ(original.elements, 5'574'460'384u);
   EXPECT_EQ((original.elements + 5'000'000) / 10'000'000, 557u);  // the Hub's 5.57B
+  // A text token runs Phi-4-mini alone: neither tower nor adapter (the remote code switches an adapter on for
+  // its modality's inputs).
+  EXPECT_EQ(counts_of(kOriginal).active, 3'836'021'760u);
+  EXPECT_EQ(counts_of(kConverted).active, 3'836'021'760u);
 }
 
 TEST(Phi4Multimodal, TensorsHaveTheShapesTheModulesDeclare) {
