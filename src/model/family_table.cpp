@@ -240,6 +240,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Megatron-BERT", "NVIDIA", "megatron-bert", MaskedLm, "megatron-bert biomegatron"},
     FamilyRow{"ERNIE", "Baidu", "ernie", MaskedLm, "ernie-1 ernie-2 ernie-3"},
     FamilyRow{"ESM", "Meta", "esm", MaskedLm, "esm1 esm2", "", "contact_head.regression"},
+    FamilyRow{"PLBart", "UCLA NLP", "plbart", Seq2Seq, "plbart"},
     FamilyRow{"RoFormer", "Zhuiyi", "roformer", MaskedLm, "roformer", "", "roformer.encoder.embed_positions"},
     FamilyRow{"X-MOD", "Meta", "xmod", MaskedLm, "xmod", "", "output.adapter_modules."},
     FamilyRow{"MPNet", "Microsoft", "mpnet", MaskedLm, "mpnet"},

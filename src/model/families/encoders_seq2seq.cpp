@@ -90,7 +90,10 @@ struct BartFamily {
   // Marian: share_encoder_decoder_embeddings false gives the decoder its own vocabulary (decoder_vocab_size),
   // embedding and head; the generation class is MarianMTModel.
   bool separate_decoder_vocab = false;
-  bool final_logits_bias = true;  // the generation class's buffer (not M2M100's)
+  bool final_logits_bias = true;   // the generation class's buffer (not M2M100's)
+  bool question_answering = true;  // with classification_heads: a QA class too (not PLBart's)
+  // The config class's defaults for the stacks' sizes (BART-large's).
+  uint64_t d_model = 1024, layers = 12, heads = 16, ffn = 4096;
 };
 
 constexpr BartFamily kBart{.prefix = "Bart", .post_norm = true, .classification_heads = true};
@@ -121,6 +124,16 @@ constexpr BartFamily kBlenderbot{.prefix = "Blenderbot",
                                  .positions = BartPositions::LearnedNoOffset};
 constexpr BartFamily kBlenderbotSmall{
     .prefix = "BlenderbotSmall", .positions = BartPositions::LearnedNoOffset, .post_norm = true};
+// PLBart (code summarisation and generation): BART's layout, its config class defaulting to PLBart-base.
+constexpr BartFamily kPLBart{.prefix = "PLBart",
+                             .vocab = 50005,
+                             .post_norm = true,
+                             .classification_heads = true,
+                             .question_answering = false,
+                             .d_model = 768,
+                             .layers = 6,
+                             .heads = 12,
+                             .ffn = 3072};
 
 // The stacks of one BART-family model as its config sizes them.
 struct BartStacks {
@@ -131,11 +144,11 @@ struct BartStacks {
 
   BartStacks(const ModelConfig& cfg, ModelTemplate& t, const BartFamily& family)
       : f(family),
-        d(cfg.dim_or("d_model", 1024)),
+        d(cfg.dim_or("d_model", family.d_model)),
         vocab(cfg.dim_or("vocab_size", family.vocab)),
         max_pos(cfg.dim_or("max_position_embeddings", 1024)),
-        enc(read_stack(cfg, "encoder", d, 12, 16, 4096)),
-        dec(read_stack(cfg, "decoder", d, 12, 16, 4096)) {
+        enc(read_stack(cfg, "encoder", d, family.layers, family.heads, family.ffn)),
+        dec(read_stack(cfg, "decoder", d, family.layers, family.heads, family.ffn)) {
     share = !f.separate_decoder_vocab || cfg.flag_or("share_encoder_decoder_embeddings", true);
     decoder_vocab = share ? vocab : cfg.dim_or("decoder_vocab_size", vocab);
     tied = read_tie(cfg, t);
@@ -180,10 +193,13 @@ struct BartStacks {
 void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamily& f) {
   const std::string cls = architecture_of(cfg, std::string(f.prefix) + "Model");
   const std::string task =
-      f.classification_heads
+      f.classification_heads && f.question_answering
           ? supported_task(cfg, cls, f.prefix,
                            {"Model", "ForConditionalGeneration", "ForSequenceClassification",
                             "ForQuestionAnswering", "ForCausalLM"})
+      : f.classification_heads
+          ? supported_task(cfg, cls, f.prefix,
+                           {"Model", "ForConditionalGeneration", "ForSequenceClassification", "ForCausalLM"})
       : f.separate_decoder_vocab
           ? supported_task(cfg, cls, f.prefix, {"Model", "MTModel", "ForCausalLM"})
           : supported_task(cfg, cls, f.prefix, {"Model", "ForConditionalGeneration", "ForCausalLM"});
@@ -239,6 +255,9 @@ void build_blenderbot(const ModelConfig& cfg, ModelTemplate& t) {
 }
 void build_blenderbot_small(const ModelConfig& cfg, ModelTemplate& t) {
   build_bart_family(cfg, t, kBlenderbotSmall);
+}
+void build_plbart(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bart_family(cfg, t, kPLBart);
 }
 
 namespace {
