@@ -45,6 +45,8 @@ constexpr std::array kFamilies = {
     FamilyRow{"BioGPT", "Microsoft", "biogpt", CausalLm, "biogpt", "", "biogpt.embed_positions"},
     FamilyRow{"GPT-NeoX-Japanese", "ABEJA", "gpt_neox_japanese", CausalLm, "gpt-neox-japanese", "",
               "gpt_neox_japanese.embed_in"},
+    FamilyRow{"Chameleon", "Meta", "chameleon", VisionLanguage, "chameleon", "",
+              "vqmodel.quantize.embedding"},
     FamilyRow{"Phi-3.5-MoE", "Microsoft", "phimoe", CausalLm, "phi-3.5-moe phimoe"},
     FamilyRow{"Gemma", "Google", "gemma", CausalLm, "gemma"},
     FamilyRow{"Falcon", "TII", "falcon RefinedWeb RefinedWebModel", CausalLm, "falcon",

@@ -86,10 +86,11 @@ constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_inv",
 // ERNIE-4.5-VL's vision_moe, the experts only image and video tokens run inside the language model's
 // layers, is the tower's share of them: no text token runs it.
 // Phi-4-multimodal's image_embed (under embed_tokens_extend) holds its tower and projector; Video-LLaVA has
-// a video_tower and an image_tower.
-constexpr std::array<std::string_view, 10> kVisionParts{
+// a video_tower and an image_tower; Chameleon's vqmodel turns images into tokens.
+constexpr std::array<std::string_view, 11> kVisionParts{
     "visual", "vision_tower", "vision_model", "vision_encoder", "vision_embed_tokens",
-    "vpm",    "vision_moe",   "image_embed",  "video_tower",    "image_tower"};
+    "vpm",    "vision_moe",   "image_embed",  "video_tower",    "image_tower",
+    "vqmodel"};
 // A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
 // resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
 // tower.
