@@ -47,6 +47,8 @@ constexpr std::array kFamilies = {
               "gpt_neox_japanese.embed_in"},
     FamilyRow{"Chameleon", "Meta", "chameleon", VisionLanguage, "chameleon", "",
               "vqmodel.quantize.embedding"},
+    FamilyRow{"Aria", "Rhymes AI", "aria", VisionLanguage, "rhymes-ai/aria aria-chat aria-base"},
+    FamilyRow{"Aria", "Rhymes AI", "aria_text", CausalLm, "rhymes-ai/aria"},
     FamilyRow{"Phi-3.5-MoE", "Microsoft", "phimoe", CausalLm, "phi-3.5-moe phimoe"},
     FamilyRow{"Gemma", "Google", "gemma", CausalLm, "gemma"},
     FamilyRow{"Falcon", "TII", "falcon RefinedWeb RefinedWebModel", CausalLm, "falcon",

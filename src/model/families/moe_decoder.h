@@ -19,7 +19,8 @@ enum class ExpertStyle : uint8_t {
   PerExpert,      // memory: gate_up_proj [E, 2I, H] + down_proj [E, H, I]; disk: one tensor per expert
   Stacked,        // memory as above; disk: already stacked, under other names (Granite's input/output_linear)
   StackedHalves,  // memory as above; disk: gate and up stacked apart, [E, I, H] each (Step-3.5's moe.*_proj)
-  Biased,  // gpt-oss: gate_up_proj [E, H, 2I] + down_proj [E, I, H] with per-expert biases, stored as is
+  Biased,   // gpt-oss: gate_up_proj [E, H, 2I] + down_proj [E, I, H] with per-expert biases, stored as is
+  Grouped,  // Aria: fc1 [E, H, 2I] (gate and up) + fc2 [E, I, H], [E, in, out] without biases, stored as is
 };
 
 struct MoeLayout {

@@ -92,6 +92,10 @@ void experts(ModelTemplate& t, const std::string& mem, const std::string& disk, 
       blocks::routed(t, mem + ".down_proj_bias", {e, h});
       break;
     }
+    case ExpertStyle::Grouped:
+      blocks::routed(t, mem + ".fc1.weight", {e, h, 2 * i});
+      blocks::routed(t, mem + ".fc2.weight", {e, i, h});
+      break;
   }
 }
 
