@@ -1,6 +1,6 @@
 // The encoder-decoders built on BART's and T5's layers (model/families/encoders_seq2seq.cpp,
-// encoders_t5.cpp): PLBart, against its paper's size and transformers' classes instantiated at full size (the
-// reference counter of this work).
+// encoders_t5.cpp): PLBart, Switch Transformers and LongT5, against their papers' sizes and transformers'
+// classes instantiated at full size (the reference counter of this work).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -30,6 +30,91 @@ TEST(Seq2SeqVariants, PlbartIsBartWithItsOwnDefaults) {
                         {}, DType::F16)
           .inventory;
   EXPECT_TRUE(inv.warnings.empty()) << inv.warnings.front();
+}
+
+const std::string kSwitchBase8 = R"({"architectures":["SwitchTransformersForConditionalGeneration"],
+    "model_type":"switch_transformers","d_ff":3072,"d_kv":64,"d_model":768,"decoder_sparse_step":2,
+    "encoder_sparse_step":2,"num_decoder_layers":12,"num_heads":12,"num_layers":12,"router_bias":false,
+    "vocab_size":32128,"num_experts":8})";
+
+// Fedus et al. 2022: Switch-Base matches T5-Base's compute, a token running T5-Base's 223M parameters, and
+// Switch-C holds 1,571B. Every other layer is sparse in Switch-Base, every layer in
+// Switch-C.
+TEST(Seq2SeqVariants, SwitchTransformersRouteEachTokenToOneExpert) {
+  const ParameterCounts c = counts_of(kSwitchBase8);
+  EXPECT_EQ(c.total, 619'339'008u);
+  EXPECT_EQ((*c.active + 500'000) / 1'000'000, 223u);
+  // Only the routers grow with the experts (a row of 768 per expert and sparse layer): 223M up to 64 experts.
+  for (const std::string experts : {"16", "32", "64"})
+    EXPECT_EQ(
+        (*counts_of(replaced(kSwitchBase8, R"("num_experts":8)", R"("num_experts":)" + experts)).active +
+         500'000) /
+            1'000'000,
+        223u);
+  EXPECT_EQ(counts_of(replaced(kSwitchBase8, R"("num_experts":8)", R"("num_experts":128)")).total,
+            7'415'217'408u);
+  const std::string c2048 = replaced(
+      replaced(
+          replaced(
+              replaced(replaced(replaced(replaced(replaced(kSwitchBase8, R"("d_ff":3072)", R"("d_ff":6144)"),
+                                                  R"("d_model":768)", R"("d_model":2080)"),
+                                         R"("decoder_sparse_step":2)", R"("decoder_sparse_step":1)"),
+                                R"("encoder_sparse_step":2)", R"("encoder_sparse_step":1)"),
+                       R"("num_decoder_layers":12)", R"("num_decoder_layers":15)"),
+              R"("num_layers":12)", R"("num_layers":15)"),
+          R"("num_heads":12)", R"("num_heads":32)"),
+      R"("num_experts":8)", R"("num_experts":2048)");
+  EXPECT_EQ(parameters_of(c2048), 1'571'308'972'448u);
+  const ModelTemplate t = template_of(kSwitchBase8);
+  EXPECT_NE(find_tensor(t, "encoder.block.1.layer.1.mlp.experts.expert_7.wo.weight"), nullptr);
+  EXPECT_NE(find_tensor(t, "decoder.block.11.layer.2.mlp.router.classifier.weight"), nullptr);
+  EXPECT_NE(find_tensor(t, "encoder.block.2.layer.1.mlp.wi.weight"), nullptr);  // a dense layer
+  // Without stored steps the config class derives them: 12 layers / 3 sparse ones = every fourth.
+  const ModelTemplate derived = template_of(R"({"model_type":"switch_transformers"})");
+  EXPECT_NE(find_tensor(derived, "encoder.block.5.layer.1.mlp.router.classifier.weight"), nullptr);
+  EXPECT_EQ(find_tensor(derived, "encoder.block.3.layer.1.mlp.router.classifier.weight"), nullptr);
+}
+
+// google/long-t5-*: local or transient-global encoder attention; the Hub's configs untie the embeddings, so
+// transformers 5 builds four vocabulary tables (shared, both stacks', the head).
+TEST(Seq2SeqVariants, LongT5AttendsLocallyOrToGlobalTokens) {
+  const std::string local = R"({"architectures":["LongT5ForConditionalGeneration"],"model_type":"longt5",
+      "d_ff":2048,"d_kv":64,"d_model":768,"num_heads":12,"num_layers":12,"num_decoder_layers":12,
+      "encoder_attention_type":"local","feed_forward_proj":"gated-gelu","tie_word_embeddings":false,
+      "vocab_size":32128})";
+  const std::string global = replaced(local, R"("local")", R"("transient-global")");
+  EXPECT_EQ(parameters_of(local), 296'926'464u);
+  EXPECT_EQ(parameters_of(global), 296'936'064u);
+  EXPECT_EQ(parameters_of(global) - parameters_of(local), 32u * 12 + 12 * 768);
+  EXPECT_EQ(parameters_of(replaced(local, R"("tie_word_embeddings":false)", R"("tie_word_embeddings":true)")),
+            296'926'464u - 3u * 32128 * 768);
+  const ModelTemplate t = template_of(global);
+  EXPECT_NE(
+      find_tensor(
+          t, "encoder.block.0.layer.0.TransientGlobalSelfAttention.global_relative_attention_bias.weight"),
+      nullptr);
+  EXPECT_NE(
+      find_tensor(t, "encoder.block.11.layer.0.TransientGlobalSelfAttention.global_input_layer_norm.weight"),
+      nullptr);
+  EXPECT_NE(find_tensor(t, "decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight"), nullptr);
+  EXPECT_EQ(refusal_of(replaced(local, R"("local")", R"("sparse")")).field, "encoder_attention_type");
+}
+
+TEST(Seq2SeqVariants, SmallSwitchAndLongT5CheckpointsMatch) {
+  for (
+      const std::string& c :
+      {std::string(
+           R"({"model_type":"switch_transformers","architectures":["SwitchTransformersForConditionalGeneration"],
+          "vocab_size":50,"d_model":16,"d_kv":4,"d_ff":24,"num_layers":2,"num_heads":2,"num_experts":3,
+          "encoder_sparse_step":2,"decoder_sparse_step":1})"),
+       std::string(
+           R"({"model_type":"longt5","architectures":["LongT5ForConditionalGeneration"],"vocab_size":50,
+          "d_model":16,"d_kv":4,"d_ff":24,"num_layers":2,"num_heads":2,"encoder_attention_type":"transient-global",
+          "tie_word_embeddings":false})")}) {
+    const Inventory inv = stored_checkpoint(c, {}, DType::F16).inventory;
+    EXPECT_TRUE(inv.warnings.empty()) << c << ": " << inv.warnings.front();
+    EXPECT_EQ(extras_in(inv), 0u) << c;
+  }
 }
 
 }  // namespace

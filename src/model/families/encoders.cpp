@@ -495,6 +495,8 @@ constexpr std::array kEncoderFamilies{
     FamilyBuilder{"t5", build_t5},
     FamilyBuilder{"mt5", build_mt5},
     FamilyBuilder{"umt5", build_umt5},
+    FamilyBuilder{"longt5", build_longt5},
+    FamilyBuilder{"switch_transformers", build_switch_transformers},
     FamilyBuilder{"whisper", build_whisper},
 };
 

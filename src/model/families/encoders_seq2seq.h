@@ -24,6 +24,8 @@ void build_plbart(const ModelConfig& cfg, ModelTemplate& t);
 void build_t5(const ModelConfig& cfg, ModelTemplate& t);
 void build_mt5(const ModelConfig& cfg, ModelTemplate& t);
 void build_umt5(const ModelConfig& cfg, ModelTemplate& t);
+void build_longt5(const ModelConfig& cfg, ModelTemplate& t);
+void build_switch_transformers(const ModelConfig& cfg, ModelTemplate& t);
 void build_whisper(const ModelConfig& cfg, ModelTemplate& t);
 
 // Whisper's audio encoder under `prefix` (two convolutions over the mel bins, learned positions, layers with
