@@ -49,6 +49,7 @@ constexpr std::array kFamilies = {
               "vqmodel.quantize.embedding"},
     FamilyRow{"Aria", "Rhymes AI", "aria", VisionLanguage, "rhymes-ai/aria aria-chat aria-base"},
     FamilyRow{"Aria", "Rhymes AI", "aria_text", CausalLm, "rhymes-ai/aria"},
+    FamilyRow{"Janus", "DeepSeek", "janus", VisionLanguage, "janus"},
     FamilyRow{"Phi-3.5-MoE", "Microsoft", "phimoe", CausalLm, "phi-3.5-moe phimoe"},
     FamilyRow{"Gemma", "Google", "gemma", CausalLm, "gemma"},
     FamilyRow{"Falcon", "TII", "falcon RefinedWeb RefinedWebModel", CausalLm, "falcon",

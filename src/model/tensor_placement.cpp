@@ -86,24 +86,35 @@ constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_inv",
 // ERNIE-4.5-VL's vision_moe, the experts only image and video tokens run inside the language model's
 // layers, is the tower's share of them: no text token runs it.
 // Phi-4-multimodal's image_embed (under embed_tokens_extend) holds its tower and projector; Video-LLaVA has
-// a video_tower and an image_tower; Chameleon's vqmodel turns images into tokens.
-constexpr std::array<std::string_view, 11> kVisionParts{
-    "visual", "vision_tower", "vision_model", "vision_encoder", "vision_embed_tokens",
-    "vpm",    "vision_moe",   "image_embed",  "video_tower",    "image_tower",
-    "vqmodel"};
+// a video_tower and an image_tower; Chameleon's and Janus' vqmodel turns images into tokens, and Janus draws
+// images through its generation_* modules, which no text token runs either.
+constexpr std::array<std::string_view, 14> kVisionParts{"visual",
+                                                        "vision_tower",
+                                                        "vision_model",
+                                                        "vision_encoder",
+                                                        "vision_embed_tokens",
+                                                        "vpm",
+                                                        "vision_moe",
+                                                        "image_embed",
+                                                        "video_tower",
+                                                        "image_tower",
+                                                        "vqmodel",
+                                                        "generation_embeddings",
+                                                        "generation_aligner",
+                                                        "generation_head"};
 // A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
 // resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
 // tower.
 // ERNIE-4.5-VL's resampler_model; Qwen3-Omni's merger_list (its deepstack mergers); Phi-3-vision's and
 // Phi-4-multimodal's img_projection (a Sequential in the original code, two linears in transformers') and
 // the latter's audio_projection (Sequentials; in the audio block, as the audio check comes first);
-// LLaVA-NeXT-Video's vision_resampler.
-constexpr std::array<std::string_view, 14> kProjectorParts{
+// LLaVA-NeXT-Video's vision_resampler; Janus' aligner.
+constexpr std::array<std::string_view, 15> kProjectorParts{
     "multi_modal_projector", "mm_projector",      "merger",
     "deepstack_merger_list", "embed_vision",      "resampler",
     "resampler_model",       "attn_pool",         "merger_list",
     "img_projection",        "img_projection_up", "img_projection_down",
-    "audio_projection",      "vision_resampler"};
+    "audio_projection",      "vision_resampler",  "aligner"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
 // buffer).

@@ -13,82 +13,27 @@
 #include "model/families/decoder_llama.h"
 #include "model/families/family_groups.h"
 #include "model/families/multimodal_towers.h"
+#include "model/families/vqgan.h"
 
 namespace ma::families {
 namespace {
 
-// A residual block of GroupNorm, conv 3 x 3, GroupNorm, conv 3 x 3, with a 1 x 1 shortcut when the channels
-// change.
-void resnet_block(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t out) {
-  blocks::norm(t, p + "norm1", in, true);
-  t.add(p + "conv1.weight", {out, in, 3, 3});
-  t.add(p + "conv1.bias", {out});
-  blocks::norm(t, p + "norm2", out, true);
-  t.add(p + "conv2.weight", {out, out, 3, 3});
-  t.add(p + "conv2.bias", {out});
-  if (in != out) {
-    t.add(p + "nin_shortcut.weight", {out, in, 1, 1});
-    t.add(p + "nin_shortcut.bias", {out});
-  }
-}
-
-// A single-head attention block over the feature map: GroupNorm and four 1 x 1 convolutions.
-void attention_block(ModelTemplate& t, const std::string& p, uint64_t c) {
-  blocks::norm(t, p + "norm", c, true);
-  for (const char* conv : {"q", "k", "v", "proj_out"}) {
-    t.add(p + conv + ".weight", {c, c, 1, 1});
-    t.add(p + conv + ".bias", {c});
-  }
-}
-
-// ChameleonVQVAE's encoder, quantizer codebook and 1 x 1 convolutions under `p` ("model.vqmodel.").
+// ChameleonVQVAE's encoder and quantizer under `p` ("model.vqmodel."), attending where the running resolution
+// (halved at each level) is one of attn_resolutions, and in the middle with attn_type "vanilla".
 // ChameleonVQVAEConfig's defaults are the checkpoints' values.
 void vq_encoder(const ModelConfig& v, ModelTemplate& t, const std::string& p) {
-  const uint64_t base = v.dim_or("base_channels", 128), blocks_per_level = v.count_or("num_res_blocks", 2);
-  const uint64_t latent = v.dim_or("latent_channels", 256), embed = v.dim_or("embed_dim", 256);
-  uint64_t resolution = v.dim_or("resolution", 512);
-  std::vector<int64_t> multipliers = {1, 1, 2, 2, 4};
-  if (v.has("channel_multiplier")) multipliers = v.ints("channel_multiplier");
-  if (multipliers.empty() || multipliers.size() > 16)
-    v.fail("channel_multiplier", "must list one multiplier per level, 1 to 16 levels");
-  for (int64_t m : multipliers)
-    if (m < 1 || base * static_cast<uint64_t>(m) > ModelConfig::kMaxValue)
-      v.fail("channel_multiplier",
-             "must hold multipliers of at least 1 that keep base_channels x it in range");
+  const VqganShape s = read_vqgan(v, {});
   const std::vector<int64_t> attention_at = v.ints("attn_resolutions");
   const bool vanilla = v.string_or("attn_type", "vanilla") == "vanilla";
-  const std::string e = p + "encoder.";
-  t.add(e + "conv_in.weight", {base, v.dim_or("in_channels", 3), 3, 3});
-  t.add(e + "conv_in.bias", {base});
-  uint64_t channels = base;
-  for (size_t level = 0; level < multipliers.size(); ++level) {
-    const std::string d = e + "down." + std::to_string(level) + ".";
-    const uint64_t out = base * static_cast<uint64_t>(multipliers[level]);
-    const bool attend = vanilla && std::find(attention_at.begin(), attention_at.end(),
-                                             static_cast<int64_t>(resolution)) != attention_at.end();
-    for (uint64_t b = 0; b < blocks_per_level; ++b) {
-      resnet_block(t, d + "block." + std::to_string(b) + ".", channels, out);
-      channels = out;
-      if (attend) attention_block(t, d + "attn." + std::to_string(b) + ".", channels);
-    }
-    if (level + 1 < multipliers.size()) {
-      t.add(d + "downsample.conv.weight", {channels, channels, 3, 3});
-      t.add(d + "downsample.conv.bias", {channels});
-      resolution /= 2;
-    }
-  }
-  resnet_block(t, e + "mid.block_1.", channels, channels);
-  if (vanilla) attention_block(t, e + "mid.attn_1.", channels);
-  resnet_block(t, e + "mid.block_2.", channels, channels);
-  blocks::norm(t, e + "norm_out", channels, true);
-  const uint64_t out = v.flag_or("double_latent", false) ? 2 * latent : latent;
-  t.add(e + "conv_out.weight", {out, channels, 3, 3});
-  t.add(e + "conv_out.bias", {out});
-  blocks::embedding(t, p + "quantize.embedding.weight", v.dim_or("num_embeddings", 8192), embed);
-  t.add(p + "quant_conv.weight", {embed, latent, 1, 1});
-  t.add(p + "quant_conv.bias", {embed});
-  t.add(p + "post_quant_conv.weight", {latent, embed, 1, 1});
-  t.add(p + "post_quant_conv.bias", {latent});
+  const uint64_t resolution = v.dim_or("resolution", 512);
+  vqgan_encoder(
+      t, p, s,
+      [&](size_t level) {
+        const auto at = static_cast<int64_t>(level < 64 ? resolution >> level : 0);
+        return vanilla && std::find(attention_at.begin(), attention_at.end(), at) != attention_at.end();
+      },
+      vanilla);
+  vqgan_quantizer(t, p, s);
 }
 
 void build_chameleon(const ModelConfig& cfg, ModelTemplate& t) {

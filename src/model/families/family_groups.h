@@ -34,9 +34,10 @@ std::span<const FamilyBuilder> qwen3_omni();  // qwen3_omni.cpp: Qwen3-Omni (thi
 std::span<const FamilyBuilder>
 early_decoders();  // early_decoders.cpp: GPT-1, CTRL, XGLM, BioGPT, GPT-NeoX-Japanese
 std::span<const FamilyBuilder>
-chameleon();                               // chameleon.cpp: Chameleon (Llama with q/k norms, a VQGAN encoder)
-std::span<const FamilyBuilder> aria();     // aria.cpp: Aria (a sparse decoder, SigLIP, a query projector)
-std::span<const FamilyBuilder> t5gemma();  // t5gemma.cpp: T5Gemma (Gemma-2 encoder-decoder)
+chameleon();                             // chameleon.cpp: Chameleon (Llama with q/k norms, a VQGAN encoder)
+std::span<const FamilyBuilder> aria();   // aria.cpp: Aria (a sparse decoder, SigLIP, a query projector)
+std::span<const FamilyBuilder> janus();  // janus.cpp: Janus / Janus-Pro (understanding and image generation)
+std::span<const FamilyBuilder> t5gemma();          // t5gemma.cpp: T5Gemma (Gemma-2 encoder-decoder)
 std::span<const FamilyBuilder> phi4_multimodal();  // phi4_multimodal.cpp: Phi-4-multimodal, both forms
 std::span<const FamilyBuilder> mamba2_hybrids();   // mamba2_hybrids.cpp: Bamba, Falcon-H1
 std::span<const FamilyBuilder> zamba2();  // zamba2.cpp: Zamba2 (Mamba-2 with shared transformer blocks)

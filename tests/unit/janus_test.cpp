@@ -1,0 +1,75 @@
+// Janus-Pro (model/families/janus.cpp) as transformers converts it: understanding and image generation
+// around a Llama language model, against the parameter count the Hub's file of Janus-Pro-1B records and
+// transformers' classes instantiated at full size (the reference counter of this work).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "model/inventory.h"
+#include "template_test_support.h"
+#include "test_support.h"
+
+namespace ma::test {
+namespace {
+
+// deepseek-community/Janus-Pro-1B's config (its shape-setting fields).
+const std::string k1b = R"({"architectures":["JanusForConditionalGeneration"],"model_type":"janus",
+    "tie_word_embeddings":false,
+    "text_config":{"model_type":"llama","vocab_size":102400,"hidden_size":2048,"intermediate_size":5632,
+      "num_hidden_layers":24,"num_attention_heads":16,"num_key_value_heads":16,"head_dim":128,
+      "max_position_embeddings":16384,"tie_word_embeddings":false},
+    "vision_config":{"model_type":"janus_vision_model","hidden_size":1024,"num_hidden_layers":24,
+      "num_attention_heads":16,"image_size":384,"patch_size":16,"mlp_ratio":4.0,"attention_bias":true,
+      "projection_dim":2048,"depth":2},
+    "vq_config":{"model_type":"janus_vqgan","embed_dim":8,"num_embeddings":16384,"latent_channels":256,
+      "base_channels":128,"channel_multiplier":[1,1,2,2,4],"num_res_blocks":2,
+      "projection_dim":2048,"num_hidden_layers":2,"image_token_embed_dim":2048}})";
+
+// The Hub's safetensors metadata for Janus-Pro-1B's model.safetensors: 2,076,636,811 parameters. The towers
+// (understanding, its aligner, the VQGAN, generation's embeddings, aligner and head) run for no text token.
+TEST(Janus, CountsMatchTheHubsFile) {
+  const ParameterCounts c = counts_of(k1b);
+  EXPECT_EQ(c.total, 2'076'636'811u);
+  EXPECT_EQ(c.towers, 303'688'704u + 6'295'552u + 71'883'403u + 131'072u + 4'214'784u + 37'767'168u);
+  EXPECT_EQ(c.active, c.total - c.towers);
+  const ModelTemplate t = template_of(k1b);
+  EXPECT_EQ(find_tensor(t, "model.vqmodel.decoder.up.0.attn.2.proj_out.weight")->shape,
+            Shape({512, 512, 1, 1}));
+  EXPECT_EQ(find_tensor(t, "model.vqmodel.decoder.up.4.upsample.conv.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.vqmodel.encoder.down.4.attn.1.q.weight")->shape, Shape({512, 512, 1, 1}));
+  EXPECT_EQ(find_tensor(t, "model.generation_head.vision_head.weight")->shape, Shape({16384, 2048}));
+  EXPECT_TRUE(find_tensor(t, "lm_head.weight")->tied_to.empty());
+  // Janus-Pro-7B: the 7B text model and 4,096-wide aligners and head.
+  const std::string pro7b = replaced(
+      replaced(
+          replaced(replaced(replaced(replaced(k1b, R"("hidden_size":2048)", R"("hidden_size":4096)"),
+                                     R"("intermediate_size":5632)", R"("intermediate_size":11008)"),
+                            R"("num_hidden_layers":24,"num_attention_heads":16,"num_key_value_heads":16)",
+                            R"("num_hidden_layers":30,"num_attention_heads":32,"num_key_value_heads":32)"),
+                   R"("projection_dim":2048,"depth")", R"("projection_dim":4096,"depth")"),
+          R"("projection_dim":2048,"num_hidden_layers")", R"("projection_dim":4096,"num_hidden_layers")"),
+      R"("image_token_embed_dim":2048)", R"("image_token_embed_dim":4096)");
+  EXPECT_EQ(parameters_of(pro7b), 7'407'773'323u);
+  // JanusConfig alone ties the head.
+  EXPECT_EQ(parameters_of(R"({"model_type":"janus","architectures":["JanusForConditionalGeneration"]})"),
+            7'031'324'299u);
+}
+
+TEST(Janus, SmallCheckpointMatches) {
+  const Inventory inv =
+      stored_checkpoint(R"({"architectures":["JanusForConditionalGeneration"],"model_type":"janus",
+      "tie_word_embeddings":false,
+      "text_config":{"model_type":"llama","vocab_size":64,"hidden_size":32,"intermediate_size":48,
+        "num_hidden_layers":2,"num_attention_heads":4},
+      "vision_config":{"hidden_size":16,"num_hidden_layers":2,"num_attention_heads":2,"image_size":32,
+        "patch_size":16,"projection_dim":32},
+      "vq_config":{"embed_dim":4,"num_embeddings":10,"latent_channels":8,"base_channels":8,
+        "channel_multiplier":[1,2],"num_res_blocks":1,"projection_dim":32,"image_token_embed_dim":32}})",
+                        {}, DType::F16)
+          .inventory;
+  EXPECT_TRUE(inv.warnings.empty()) << inv.warnings.front();
+  EXPECT_EQ(extras_in(inv), 0u);
+}
+
+}  // namespace
+}  // namespace ma::test
