@@ -90,6 +90,15 @@ inline size_t extras_in(const Inventory& inv) {
   return n;
 }
 
+// A small checkpoint of `config_json` (in float16, plus `extra`) reads with no warning and nothing left over
+// as an extra: every stored tensor is one the template predicts.
+inline void expect_reads_cleanly(const std::string& config_json, std::vector<TensorToWrite> extra = {}) {
+  const Inventory inv = stored_checkpoint(config_json, std::move(extra), DType::F16).inventory;
+  EXPECT_TRUE(inv.warnings.empty()) << config_json << ": "
+                                    << (inv.warnings.empty() ? "" : inv.warnings.front());
+  EXPECT_EQ(extras_in(inv), 0u) << config_json;
+}
+
 // Why building a config fails: the error's kind and field; kind Internal and field "accepted" when it builds.
 struct Refusal {
   ErrorKind kind = ErrorKind::Internal;
