@@ -1,6 +1,6 @@
 // The encoder-decoders built on BART's and T5's layers (model/families/encoders_seq2seq.cpp,
-// encoders_t5.cpp): PLBart, Switch Transformers and LongT5, against their papers' sizes and transformers'
-// classes instantiated at full size (the reference counter of this work).
+// encoders_t5.cpp): PLBart, LED, Switch Transformers and LongT5, against their papers' sizes and
+// transformers' classes instantiated at full size (the reference counter of this work).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -26,6 +26,32 @@ TEST(Seq2SeqVariants, PlbartIsBartWithItsOwnDefaults) {
   expect_reads_cleanly(R"({"model_type":"plbart","architectures":["PLBartForConditionalGeneration"],
       "vocab_size":50,"d_model":16,"encoder_layers":1,"decoder_layers":1,"encoder_attention_heads":2,
       "decoder_attention_heads":2,"encoder_ffn_dim":24,"decoder_ffn_dim":24,"max_position_embeddings":20})");
+}
+
+// allenai/led-base-16384: BART-base (139,420,416) with its position table copied up to 16,384 rows for the
+// encoder (its card), 1,024 learned decoder positions without BART's offset of 2, and Longformer's global
+// query, key and value in each of its 6 encoder layers.
+TEST(Seq2SeqVariants, LedIsBartWithALongformerEncoder) {
+  const std::string base =
+      R"({"architectures":["LEDForConditionalGeneration"],"model_type":"led","d_model":768,
+      "encoder_layers":6,"decoder_layers":6,"encoder_attention_heads":12,"decoder_attention_heads":12,
+      "encoder_ffn_dim":3072,"decoder_ffn_dim":3072,"vocab_size":50265,"max_encoder_position_embeddings":16384,
+      "max_decoder_position_embeddings":1024})";
+  EXPECT_EQ(parameters_of(base), 139'420'416u + (16384u - 1026) * 768 - 2 * 768 + 6 * 3 * (768u * 768 + 768));
+  EXPECT_EQ(parameters_of(base), 161'844'480u);
+  EXPECT_EQ(parameters_of(R"({"model_type":"led","architectures":["LEDForConditionalGeneration"]})"),
+            459'801'600u);
+  const ModelTemplate t = template_of(base);
+  EXPECT_NE(find_tensor(t, "led.encoder.layers.5.self_attn.longformer_self_attn.value_global.bias"), nullptr);
+  EXPECT_NE(find_tensor(t, "led.encoder.layers.5.self_attn.output.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "led.decoder.embed_positions.weight")->shape, Shape({1024, 768}));
+  EXPECT_EQ(find_tensor(t, "final_logits_bias")->kind, TensorKind::Buffer);
+  EXPECT_EQ(refusal_of(replaced(base, "ForConditionalGeneration", "ForCausalLM")).kind,
+            ErrorKind::Unsupported);
+  expect_reads_cleanly(R"({"architectures":["LEDForConditionalGeneration"],"model_type":"led","d_model":16,
+      "encoder_layers":1,"decoder_layers":1,"encoder_attention_heads":2,"decoder_attention_heads":2,
+      "encoder_ffn_dim":24,"decoder_ffn_dim":24,"vocab_size":50,"max_encoder_position_embeddings":64,
+      "max_decoder_position_embeddings":16})");
 }
 
 const std::string kSwitchBase8 = R"({"architectures":["SwitchTransformersForConditionalGeneration"],

@@ -492,6 +492,7 @@ constexpr std::array kEncoderFamilies{
     FamilyBuilder{"blenderbot", build_blenderbot},
     FamilyBuilder{"blenderbot-small", build_blenderbot_small},
     FamilyBuilder{"plbart", build_plbart},
+    FamilyBuilder{"led", build_led},
     FamilyBuilder{"t5", build_t5},
     FamilyBuilder{"mt5", build_mt5},
     FamilyBuilder{"umt5", build_umt5},

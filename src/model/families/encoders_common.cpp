@@ -20,6 +20,12 @@ namespace {
 
 std::string supported_task(const ModelConfig& cfg, const std::string& cls, std::string_view family_prefix,
                            std::initializer_list<std::string_view> modelled) {
+  return supported_task(cfg, cls, family_prefix,
+                        std::span<const std::string_view>(modelled.begin(), modelled.size()));
+}
+
+std::string supported_task(const ModelConfig& cfg, const std::string& cls, std::string_view family_prefix,
+                           std::span<const std::string_view> modelled) {
   if (cls.compare(0, family_prefix.size(), family_prefix) != 0) unsupported_class(cfg, cls);
   std::string task = cls.substr(family_prefix.size());
   for (std::string_view m : modelled)

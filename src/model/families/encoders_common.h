@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,8 @@ std::string architecture_of(const ModelConfig& cfg, std::string_view base_class)
 // it is one of the `modelled` tasks; otherwise Error(Unsupported, "unsupported architecture: <cls>").
 std::string supported_task(const ModelConfig& cfg, const std::string& cls, std::string_view family_prefix,
                            std::initializer_list<std::string_view> modelled);
+std::string supported_task(const ModelConfig& cfg, const std::string& cls, std::string_view family_prefix,
+                           std::span<const std::string_view> modelled);
 // Classification heads size: len(id2label) when given, else num_labels, else transformers' default 2.
 uint64_t num_labels(const ModelConfig& cfg);
 // hidden / heads, failing through cfg when heads do not divide hidden.

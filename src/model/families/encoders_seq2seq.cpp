@@ -4,6 +4,9 @@
 // encoder-only classes such as T5EncoderModel.
 #include "model/families/encoders_seq2seq.h"
 
+#include <string_view>
+#include <vector>
+
 #include "model/families/encoders_common.h"
 #include "model/families/encoders_seq2seq_parts.h"
 
@@ -22,13 +25,16 @@ StackDims read_stack(const ModelConfig& cfg, const std::string& side, uint64_t h
 
 namespace {
 
-// BART and Whisper share the layer layout: self_attn (+ encoder_attn), fc1/fc2, three LayerNorms.
-void bart_style_layers(ModelTemplate& t, const std::string& stack, const StackDims& s, bool cross) {
+// BART and Whisper share the layer layout: self_attn (+ encoder_attn), fc1/fc2, three LayerNorms. LED's
+// encoder layers attend as Longformer does: query, key and value for the sliding window and three more for
+// the global tokens, the output named output.
+void bart_style_layers(ModelTemplate& t, const std::string& stack, const StackDims& s, bool cross,
+                       bool longformer = false) {
   LayerNames n;
-  n.q = "self_attn.q_proj";
-  n.k = "self_attn.k_proj";
-  n.v = "self_attn.v_proj";
-  n.o = "self_attn.out_proj";
+  n.q = longformer ? "self_attn.longformer_self_attn.query" : "self_attn.q_proj";
+  n.k = longformer ? "self_attn.longformer_self_attn.key" : "self_attn.k_proj";
+  n.v = longformer ? "self_attn.longformer_self_attn.value" : "self_attn.v_proj";
+  n.o = longformer ? "self_attn.output" : "self_attn.out_proj";
   n.attn_norm = "self_attn_layer_norm";
   if (cross) {
     n.cross_q = "encoder_attn.q_proj";
@@ -40,8 +46,14 @@ void bart_style_layers(ModelTemplate& t, const std::string& stack, const StackDi
   n.fc1 = "fc1";
   n.fc2 = "fc2";
   n.ffn_norm = "final_layer_norm";
-  for (uint64_t i = 0; i < s.layers; ++i)
-    transformer_layer(t, stack + ".layers." + std::to_string(i), n, s.layer);
+  for (uint64_t i = 0; i < s.layers; ++i) {
+    const std::string layer = stack + ".layers." + std::to_string(i);
+    transformer_layer(t, layer, n, s.layer);
+    if (longformer)
+      for (const char* global : {"query_global", "key_global", "value_global"})
+        blocks::linear(t, layer + ".self_attn.longformer_self_attn." + global, s.layer.hidden, s.layer.hidden,
+                       true);
+  }
 }
 
 }  // namespace
@@ -86,18 +98,24 @@ struct BartFamily {
   bool final_layer_norm = false;    // a LayerNorm after each stack's last layer (mBART, Pegasus, M2M100)
   BartPositions positions = BartPositions::Learned;
   bool post_norm = false;             // BART's normalize_before = false
-  bool classification_heads = false;  // ForSequenceClassification and ForQuestionAnswering (BART, mBART)
+  bool classification_heads = false;  // ForSequenceClassification (BART, mBART, PLBart)
   // Marian: share_encoder_decoder_embeddings false gives the decoder its own vocabulary (decoder_vocab_size),
   // embedding and head; the generation class is MarianMTModel.
   bool separate_decoder_vocab = false;
-  bool final_logits_bias = true;   // the generation class's buffer (not M2M100's)
-  bool question_answering = true;  // with classification_heads: a QA class too (not PLBart's)
+  bool final_logits_bias = true;    // the generation class's buffer (not M2M100's)
+  bool question_answering = false;  // a QA class (BART, mBART, LED)
+  bool causal_lm = true;            // the decoder alone (not LED)
+  // LED: the base model under led. in the task classes, a Longformer encoder, each stack learning its own
+  // number of positions (max_encoder_position_embeddings, max_decoder_position_embeddings) without offset.
+  bool led = false;
   // The config class's defaults for the stacks' sizes (BART-large's).
   uint64_t d_model = 1024, layers = 12, heads = 16, ffn = 4096;
 };
 
-constexpr BartFamily kBart{.prefix = "Bart", .post_norm = true, .classification_heads = true};
-constexpr BartFamily kMBart{.prefix = "MBart", .final_layer_norm = true, .classification_heads = true};
+constexpr BartFamily kBart{
+    .prefix = "Bart", .post_norm = true, .classification_heads = true, .question_answering = true};
+constexpr BartFamily kMBart{
+    .prefix = "MBart", .final_layer_norm = true, .classification_heads = true, .question_answering = true};
 constexpr BartFamily kPegasus{.prefix = "Pegasus",
                               .layernorm_embedding = false,
                               .final_layer_norm = true,
@@ -124,12 +142,17 @@ constexpr BartFamily kBlenderbot{.prefix = "Blenderbot",
                                  .positions = BartPositions::LearnedNoOffset};
 constexpr BartFamily kBlenderbotSmall{
     .prefix = "BlenderbotSmall", .positions = BartPositions::LearnedNoOffset, .post_norm = true};
+constexpr BartFamily kLed{.prefix = "LED",
+                          .positions = BartPositions::LearnedNoOffset,
+                          .post_norm = true,
+                          .question_answering = true,
+                          .causal_lm = false,
+                          .led = true};
 // PLBart (code summarisation and generation): BART's layout, its config class defaulting to PLBart-base.
 constexpr BartFamily kPLBart{.prefix = "PLBart",
                              .vocab = 50005,
                              .post_norm = true,
                              .classification_heads = true,
-                             .question_answering = false,
                              .d_model = 768,
                              .layers = 6,
                              .heads = 12,
@@ -138,7 +161,7 @@ constexpr BartFamily kPLBart{.prefix = "PLBart",
 // The stacks of one BART-family model as its config sizes them.
 struct BartStacks {
   const BartFamily& f;
-  uint64_t d, vocab, decoder_vocab, max_pos;
+  uint64_t d, vocab, decoder_vocab, max_pos, decoder_max_pos;
   StackDims enc, dec;
   bool share, tied;
 
@@ -146,7 +169,9 @@ struct BartStacks {
       : f(family),
         d(cfg.dim_or("d_model", family.d_model)),
         vocab(cfg.dim_or("vocab_size", family.vocab)),
-        max_pos(cfg.dim_or("max_position_embeddings", 1024)),
+        max_pos(family.led ? cfg.dim_or("max_encoder_position_embeddings", 16384)
+                           : cfg.dim_or("max_position_embeddings", 1024)),
+        decoder_max_pos(family.led ? cfg.dim_or("max_decoder_position_embeddings", 1024) : max_pos),
         enc(read_stack(cfg, "encoder", d, family.layers, family.heads, family.ffn)),
         dec(read_stack(cfg, "decoder", d, family.layers, family.heads, family.ffn)) {
     share = !f.separate_decoder_vocab || cfg.flag_or("share_encoder_decoder_embeddings", true);
@@ -166,13 +191,14 @@ struct BartStacks {
       blocks::embedding(t, stack + ".embed_tokens.weight", rows, d);
     else
       tied_or_own(t, stack + ".embed_tokens.weight", words, tied).embedding = true;
+    const uint64_t positions = cross ? decoder_max_pos : max_pos;
     if (f.positions == BartPositions::SinusoidalParameter)
-      blocks::embedding(t, stack + ".embed_positions.weight", max_pos, d).rebuilt_on_load = true;
+      blocks::embedding(t, stack + ".embed_positions.weight", positions, d).rebuilt_on_load = true;
     else if (f.positions == BartPositions::Learned)
-      blocks::embedding(t, stack + ".embed_positions.weight", max_pos + 2, d);
+      blocks::embedding(t, stack + ".embed_positions.weight", positions + 2, d);
     else if (f.positions == BartPositions::LearnedNoOffset)
-      blocks::embedding(t, stack + ".embed_positions.weight", max_pos, d);
-    bart_style_layers(t, stack, dims, cross);
+      blocks::embedding(t, stack + ".embed_positions.weight", positions, d);
+    bart_style_layers(t, stack, dims, cross, f.led && !cross);
     if (f.layernorm_embedding) blocks::norm(t, stack + ".layernorm_embedding", d, true);
     if (f.final_layer_norm) blocks::norm(t, stack + ".layer_norm", d, true);
   }
@@ -192,17 +218,12 @@ struct BartStacks {
 
 void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamily& f) {
   const std::string cls = architecture_of(cfg, std::string(f.prefix) + "Model");
-  const std::string task =
-      f.classification_heads && f.question_answering
-          ? supported_task(cfg, cls, f.prefix,
-                           {"Model", "ForConditionalGeneration", "ForSequenceClassification",
-                            "ForQuestionAnswering", "ForCausalLM"})
-      : f.classification_heads
-          ? supported_task(cfg, cls, f.prefix,
-                           {"Model", "ForConditionalGeneration", "ForSequenceClassification", "ForCausalLM"})
-      : f.separate_decoder_vocab
-          ? supported_task(cfg, cls, f.prefix, {"Model", "MTModel", "ForCausalLM"})
-          : supported_task(cfg, cls, f.prefix, {"Model", "ForConditionalGeneration", "ForCausalLM"});
+  std::vector<std::string_view> tasks = {"Model",
+                                         f.separate_decoder_vocab ? "MTModel" : "ForConditionalGeneration"};
+  if (f.classification_heads) tasks.push_back("ForSequenceClassification");
+  if (f.question_answering) tasks.push_back("ForQuestionAnswering");
+  if (f.causal_lm) tasks.push_back("ForCausalLM");
+  const std::string task = supported_task(cfg, cls, f.prefix, tasks);
   const bool generation = task == "ForConditionalGeneration" || task == "MTModel";
   t.arch.architecture = cls;
   const BartStacks s(cfg, t, f);
@@ -215,7 +236,7 @@ void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamil
     tied_or_own(t, "lm_head.weight", "model.decoder.embed_tokens.weight", s.tied);
     return;
   }
-  const std::string prefix = task == "Model" ? "" : "model.";
+  const std::string prefix = task == "Model" ? "" : f.led ? "led." : "model.";
   if (generation && f.final_logits_bias)
     t.add("final_logits_bias", {1, s.decoder_vocab}).kind = TensorKind::Buffer;
   const std::string shared = s.encoder_decoder(t, prefix);
@@ -255,6 +276,9 @@ void build_blenderbot(const ModelConfig& cfg, ModelTemplate& t) {
 }
 void build_blenderbot_small(const ModelConfig& cfg, ModelTemplate& t) {
   build_bart_family(cfg, t, kBlenderbotSmall);
+}
+void build_led(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bart_family(cfg, t, kLed);
 }
 void build_plbart(const ModelConfig& cfg, ModelTemplate& t) {
   build_bart_family(cfg, t, kPLBart);
