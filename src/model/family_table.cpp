@@ -248,6 +248,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"PLBart", "UCLA NLP", "plbart", Seq2Seq, "plbart"},
     FamilyRow{"LongT5", "Google", "longt5", Seq2Seq, "long-t5 longt5"},
     FamilyRow{"LED", "AllenAI", "led", Seq2Seq, "led-base led-large"},
+    FamilyRow{"PEGASUS-X", "Google", "pegasus_x", Seq2Seq, "pegasus-x"},
     FamilyRow{"Switch Transformers", "Google", "switch_transformers", Seq2Seq,
               "switch-base switch-large switch-c"},
     FamilyRow{"RoFormer", "Zhuiyi", "roformer", MaskedLm, "roformer", "", "roformer.encoder.embed_positions"},

@@ -1,5 +1,5 @@
 // The encoder-decoders built on BART's and T5's layers (model/families/encoders_seq2seq.cpp,
-// encoders_t5.cpp): PLBart, LED, Switch Transformers and LongT5, against their papers' sizes and
+// encoders_t5.cpp): PLBart, LED, PEGASUS-X, Switch Transformers and LongT5, against their papers' sizes and
 // transformers' classes instantiated at full size (the reference counter of this work).
 #include <gtest/gtest.h>
 
@@ -52,6 +52,29 @@ TEST(Seq2SeqVariants, LedIsBartWithALongformerEncoder) {
       "encoder_layers":1,"decoder_layers":1,"encoder_attention_heads":2,"decoder_attention_heads":2,
       "encoder_ffn_dim":24,"decoder_ffn_dim":24,"vocab_size":50,"max_encoder_position_embeddings":64,
       "max_decoder_position_embeddings":16})");
+}
+
+// google/pegasus-x-base and -large: "272M" and "568M" (Phang et al. 2022). Attention without biases, no
+// position table (computed), 128 learned global tokens the encoder's layers attend through their own
+// projections, normed apart.
+TEST(Seq2SeqVariants, PegasusXAttendsGlobalTokens) {
+  const std::string base = R"({"architectures":["PegasusXForConditionalGeneration"],"model_type":"pegasus_x",
+      "d_model":768,"encoder_layers":12,"decoder_layers":12,"encoder_attention_heads":12,
+      "decoder_attention_heads":12,"encoder_ffn_dim":3072,"decoder_ffn_dim":3072,"vocab_size":96103,
+      "num_global_tokens":128})";
+  EXPECT_EQ(parameters_of(base), 272'292'096u);
+  EXPECT_EQ(parameters_of(R"({"model_type":"pegasus_x","architectures":["PegasusXForConditionalGeneration"],
+      "num_global_tokens":128})"),
+            568'667'136u);
+  const ModelTemplate t = template_of(base);
+  EXPECT_EQ(find_tensor(t, "model.encoder.embed_global.weight")->shape, Shape({128, 768}));
+  EXPECT_NE(find_tensor(t, "model.encoder.layers.11.global_self_attn_layer_norm.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.decoder.layers.0.encoder_attn.out_proj.bias"), nullptr);
+  EXPECT_EQ(find_tensor(t, "model.encoder.embed_positions.weight"), nullptr);
+  EXPECT_EQ(find_tensor(t, "final_logits_bias"), nullptr);
+  expect_reads_cleanly(R"({"architectures":["PegasusXForConditionalGeneration"],"model_type":"pegasus_x",
+      "d_model":16,"encoder_layers":1,"decoder_layers":1,"encoder_attention_heads":2,"decoder_attention_heads":2,
+      "encoder_ffn_dim":24,"decoder_ffn_dim":24,"vocab_size":50,"num_global_tokens":4})");
 }
 
 const std::string kSwitchBase8 = R"({"architectures":["SwitchTransformersForConditionalGeneration"],

@@ -493,6 +493,7 @@ constexpr std::array kEncoderFamilies{
     FamilyBuilder{"blenderbot-small", build_blenderbot_small},
     FamilyBuilder{"plbart", build_plbart},
     FamilyBuilder{"led", build_led},
+    FamilyBuilder{"pegasus_x", build_pegasus_x},
     FamilyBuilder{"t5", build_t5},
     FamilyBuilder{"mt5", build_mt5},
     FamilyBuilder{"umt5", build_umt5},

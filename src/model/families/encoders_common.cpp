@@ -56,7 +56,7 @@ void attention_projections(ModelTemplate& t, const std::string& prefix, const st
   blocks::linear(t, prefix + "." + q, d.hidden, d.hidden, d.qkv_bias);
   blocks::linear(t, prefix + "." + k, d.hidden, d.hidden, d.qkv_bias && d.k_bias);
   blocks::linear(t, prefix + "." + v, d.hidden, d.hidden, d.qkv_bias);
-  blocks::linear(t, prefix + "." + o, d.hidden, d.hidden, true);
+  blocks::linear(t, prefix + "." + o, d.hidden, d.hidden, d.o_bias);
 }
 
 }  // namespace

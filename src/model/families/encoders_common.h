@@ -41,6 +41,7 @@ struct LayerDims {
   uint64_t ffn = 0;
   bool qkv_bias = true;  // ViT's qkv_bias=false drops q/k/v biases (never o's)
   bool k_bias = true;    // Whisper's k_proj has none
+  bool o_bias = true;    // PEGASUS-X's attention has no bias at all
 };
 // BERT's module names: attention.self.{query,key,value}, attention.output.dense, intermediate/output.dense
 // and their LayerNorms.

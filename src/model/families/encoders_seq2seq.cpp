@@ -90,6 +90,7 @@ namespace {
 // transformers fills in on load, so checkpoints may leave it out (Pegasus, Marian); or a sinusoidal table
 // computed as a buffer that is never saved (M2M100, NLLB).
 enum class BartPositions : uint8_t { Learned, LearnedNoOffset, SinusoidalParameter, SinusoidalBuffer };
+// PEGASUS-X computes its sinusoidal positions on the fly: no table at all, like SinusoidalBuffer's.
 
 struct BartFamily {
   std::string_view prefix;  // class prefix: "Bart", "MBart", "Pegasus", "Marian", "M2M100", "Blenderbot", ...
@@ -108,6 +109,9 @@ struct BartFamily {
   // LED: the base model under led. in the task classes, a Longformer encoder, each stack learning its own
   // number of positions (max_encoder_position_embeddings, max_decoder_position_embeddings) without offset.
   bool led = false;
+  // PEGASUS-X: attention without biases, and an encoder that also attends num_global_tokens learned global
+  // tokens (embed_global) through its layers' projections, normed apart (global_self_attn_layer_norm).
+  bool global_tokens = false;
   // The config class's defaults for the stacks' sizes (BART-large's).
   uint64_t d_model = 1024, layers = 12, heads = 16, ffn = 4096;
 };
@@ -142,6 +146,15 @@ constexpr BartFamily kBlenderbot{.prefix = "Blenderbot",
                                  .positions = BartPositions::LearnedNoOffset};
 constexpr BartFamily kBlenderbotSmall{
     .prefix = "BlenderbotSmall", .positions = BartPositions::LearnedNoOffset, .post_norm = true};
+constexpr BartFamily kPegasusX{.prefix = "PegasusX",
+                               .vocab = 96103,
+                               .layernorm_embedding = false,
+                               .final_layer_norm = true,
+                               .positions = BartPositions::SinusoidalBuffer,
+                               .final_logits_bias = false,
+                               .causal_lm = false,
+                               .global_tokens = true,
+                               .layers = 16};
 constexpr BartFamily kLed{.prefix = "LED",
                           .positions = BartPositions::LearnedNoOffset,
                           .post_norm = true,
@@ -161,7 +174,7 @@ constexpr BartFamily kPLBart{.prefix = "PLBart",
 // The stacks of one BART-family model as its config sizes them.
 struct BartStacks {
   const BartFamily& f;
-  uint64_t d, vocab, decoder_vocab, max_pos, decoder_max_pos;
+  uint64_t d, vocab, decoder_vocab, max_pos, decoder_max_pos, global_tokens;
   StackDims enc, dec;
   bool share, tied;
 
@@ -172,6 +185,7 @@ struct BartStacks {
         max_pos(family.led ? cfg.dim_or("max_encoder_position_embeddings", 16384)
                            : cfg.dim_or("max_position_embeddings", 1024)),
         decoder_max_pos(family.led ? cfg.dim_or("max_decoder_position_embeddings", 1024) : max_pos),
+        global_tokens(family.global_tokens ? cfg.dim_or("num_global_tokens", 32) : 0),
         enc(read_stack(cfg, "encoder", d, family.layers, family.heads, family.ffn)),
         dec(read_stack(cfg, "decoder", d, family.layers, family.heads, family.ffn)) {
     share = !f.separate_decoder_vocab || cfg.flag_or("share_encoder_decoder_embeddings", true);
@@ -198,7 +212,13 @@ struct BartStacks {
       blocks::embedding(t, stack + ".embed_positions.weight", positions + 2, d);
     else if (f.positions == BartPositions::LearnedNoOffset)
       blocks::embedding(t, stack + ".embed_positions.weight", positions, d);
-    bart_style_layers(t, stack, dims, cross, f.led && !cross);
+    if (f.global_tokens && !cross) blocks::embedding(t, stack + ".embed_global.weight", global_tokens, d);
+    StackDims layers = dims;
+    layers.layer.qkv_bias = layers.layer.o_bias = !f.global_tokens;
+    bart_style_layers(t, stack, layers, cross, f.led && !cross);
+    if (f.global_tokens && !cross)
+      for (uint64_t i = 0; i < dims.layers; ++i)
+        blocks::norm(t, stack + ".layers." + std::to_string(i) + ".global_self_attn_layer_norm", d, true);
     if (f.layernorm_embedding) blocks::norm(t, stack + ".layernorm_embedding", d, true);
     if (f.final_layer_norm) blocks::norm(t, stack + ".layer_norm", d, true);
   }
@@ -276,6 +296,9 @@ void build_blenderbot(const ModelConfig& cfg, ModelTemplate& t) {
 }
 void build_blenderbot_small(const ModelConfig& cfg, ModelTemplate& t) {
   build_bart_family(cfg, t, kBlenderbotSmall);
+}
+void build_pegasus_x(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bart_family(cfg, t, kPegasusX);
 }
 void build_led(const ModelConfig& cfg, ModelTemplate& t) {
   build_bart_family(cfg, t, kLed);

@@ -22,6 +22,7 @@ void build_blenderbot(const ModelConfig& cfg, ModelTemplate& t);
 void build_blenderbot_small(const ModelConfig& cfg, ModelTemplate& t);
 void build_plbart(const ModelConfig& cfg, ModelTemplate& t);
 void build_led(const ModelConfig& cfg, ModelTemplate& t);
+void build_pegasus_x(const ModelConfig& cfg, ModelTemplate& t);
 void build_t5(const ModelConfig& cfg, ModelTemplate& t);
 void build_mt5(const ModelConfig& cfg, ModelTemplate& t);
 void build_umt5(const ModelConfig& cfg, ModelTemplate& t);
