@@ -50,6 +50,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Aria", "Rhymes AI", "aria", VisionLanguage, "rhymes-ai/aria aria-chat aria-base"},
     FamilyRow{"Aria", "Rhymes AI", "aria_text", CausalLm, "rhymes-ai/aria"},
     FamilyRow{"Janus", "DeepSeek", "janus", VisionLanguage, "janus"},
+    FamilyRow{"DeepSeek-VL", "DeepSeek", "deepseek_vl", VisionLanguage, "deepseek-vl"},
     FamilyRow{"Phi-3.5-MoE", "Microsoft", "phimoe", CausalLm, "phi-3.5-moe phimoe"},
     FamilyRow{"Gemma", "Google", "gemma", CausalLm, "gemma"},
     FamilyRow{"Falcon", "TII", "falcon RefinedWeb RefinedWebModel", CausalLm, "falcon",
