@@ -87,8 +87,8 @@ constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_inv",
 // layers, is the tower's share of them: no text token runs it.
 // Phi-4-multimodal's image_embed (under embed_tokens_extend) holds its tower and projector; Video-LLaVA has
 // a video_tower and an image_tower; Chameleon's and Janus' vqmodel turns images into tokens, and Janus draws
-// images through its generation_* modules, which no text token runs either.
-constexpr std::array<std::string_view, 14> kVisionParts{"visual",
+// images through its generation_* modules (gen_* in DeepSeek's own code), which no text token runs either.
+constexpr std::array<std::string_view, 18> kVisionParts{"visual",
                                                         "vision_tower",
                                                         "vision_model",
                                                         "vision_encoder",
@@ -101,7 +101,11 @@ constexpr std::array<std::string_view, 14> kVisionParts{"visual",
                                                         "vqmodel",
                                                         "generation_embeddings",
                                                         "generation_aligner",
-                                                        "generation_head"};
+                                                        "generation_head",
+                                                        "gen_vision_model",
+                                                        "gen_aligner",
+                                                        "gen_head",
+                                                        "gen_embed"};
 // A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
 // resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
 // tower.

@@ -39,5 +39,20 @@ TEST(DeepseekVl, CountsTheConvertedModel) {
         "vision_use_head":false,"num_attention_heads":2,"num_hidden_layers":2}})");
 }
 
+// deepseek-ai/deepseek-vl-1.3b-chat, DeepSeek's own repository (multi_modality, no generation modules): the
+// converted model plus the tower's pooling head, 1,975,235,584, its 3.95 GB model.safetensors.
+TEST(DeepseekVl, DeepSeeksOwnRepositoryKeepsThePoolingHead) {
+  const std::string original = R"({"architectures":["MultiModalityCausalLM"],"model_type":"multi_modality",
+      "aligner_config":{"cls":"MlpProjector","params":{"depth":2,"input_dim":1024,"n_embed":2048,
+        "projector_type":"mlp_gelu"}},
+      "vision_config":{"cls":"CLIPVisionTower","params":{"image_size":384,"model_name":"siglip_large_patch16_384",
+        "select_feature":"same","select_layer":-1}},
+      "language_config":{"model_type":"llama","hidden_size":2048,"intermediate_size":5632,
+        "max_position_embeddings":16384,"num_attention_heads":16,"num_hidden_layers":24,"vocab_size":102400}})";
+  EXPECT_EQ(parameters_of(original), 1'975'235'584u);
+  EXPECT_EQ(parameters_of(original), parameters_of(k13b) + 12'595'200u);
+  EXPECT_EQ(disk_totals(template_of(original)).tensors, 529u);
+}
+
 }  // namespace
 }  // namespace ma::test

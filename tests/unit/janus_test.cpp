@@ -55,6 +55,37 @@ TEST(Janus, CountsMatchTheHubsFile) {
             7'031'324'299u);
 }
 
+// deepseek-ai/Janus-Pro-7B and -1B, DeepSeek's own repositories (multi_modality): the converted models plus
+// what the conversion drops, the tower's attention-pooling head (12,595,200) and the codebook usage buffer
+// (65,536). Janus-Pro-7B's two .bin shards hold 9.99 + 4.85 GB in bfloat16.
+TEST(Janus, DeepSeeksOwnRepositoriesKeepWhatTheConversionDrops) {
+  const std::string pro7b = R"({"architectures":["MultiModalityCausalLM"],"model_type":"multi_modality",
+      "aligner_config":{"cls":"MlpProjector","params":{"depth":2,"input_dim":1024,"n_embed":4096,
+        "projector_type":"mlp_gelu"}},
+      "gen_aligner_config":{"cls":"MlpProjector","params":{"depth":2,"input_dim":8,"n_embed":4096,
+        "projector_type":"mlp_gelu"}},
+      "gen_head_config":{"cls":"vision_head","params":{"image_token_embed":4096,"image_token_size":16384,
+        "n_embed":4096}},
+      "gen_vision_config":{"cls":"VQ-16","params":{"image_token_size":16384,"n_embed":8}},
+      "language_config":{"max_position_embeddings":16384,"model_type":"llama","num_hidden_layers":30,
+        "vocab_size":102400},
+      "vision_config":{"cls":"CLIPVisionTower","params":{"image_size":384,"model_name":"siglip_large_patch16_384",
+        "select_feature":"same","select_layer":-1}}})";
+  const ModelTemplate t = template_of(pro7b);
+  EXPECT_TRUE(t.arch.hand_derived);
+  EXPECT_EQ(parameters_of(pro7b), 7'407'773'323u + 12'595'200u);
+  const DiskTotals disk = disk_totals(t);
+  EXPECT_EQ(disk.tensors, 936u);
+  EXPECT_EQ(disk.elements, 7'420'368'523u + 65'536u);
+  EXPECT_EQ((2 * disk.elements + 50'000'000) / 100'000'000, 148u);  // 9.99 + 4.85 GB
+  EXPECT_EQ(find_tensor(t, "vision_model.vision_tower.blocks.23.attn.qkv.weight")->shape,
+            Shape({3072, 1024}));
+  EXPECT_NE(find_tensor(t, "gen_vision_model.decoder.conv_blocks.0.attn.2.proj_out.weight"), nullptr);
+  EXPECT_NE(find_tensor(t, "gen_vision_model.encoder.mid.1.q.weight"), nullptr);
+  EXPECT_NE(find_tensor(t, "language_model.lm_head.weight"), nullptr);
+  EXPECT_EQ(refusal_of(replaced(pro7b, "CLIPVisionTower", "HybridVisionTower")).kind, ErrorKind::Unsupported);
+}
+
 TEST(Janus, SmallCheckpointMatches) {
   expect_reads_cleanly(R"({"architectures":["JanusForConditionalGeneration"],"model_type":"janus",
       "tie_word_embeddings":false,

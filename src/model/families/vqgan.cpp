@@ -25,10 +25,10 @@ void attention_block(ModelTemplate& t, const std::string& p, uint64_t c) {
   for (const char* name : {"q", "k", "v", "proj_out"}) conv(t, p + name, c, c, 1);
 }
 
-void middle(ModelTemplate& t, const std::string& p, uint64_t c, bool attention) {
-  resnet_block(t, p + "mid.block_1.", c, c);
-  if (attention) attention_block(t, p + "mid.attn_1.", c);
-  resnet_block(t, p + "mid.block_2.", c, c);
+void middle(ModelTemplate& t, const std::string& p, uint64_t c, bool attention, const VqganNames& n) {
+  resnet_block(t, p + n.mid_block_1 + ".", c, c);
+  if (attention) attention_block(t, p + n.mid_attention + ".", c);
+  resnet_block(t, p + n.mid_block_2 + ".", c, c);
 }
 
 }  // namespace
@@ -59,21 +59,22 @@ VqganShape read_vqgan(const ModelConfig& v, const VqganShape& dflt) {
 }
 
 uint64_t vqgan_encoder(ModelTemplate& t, const std::string& p, const VqganShape& s,
-                       const std::function<bool(size_t level)>& attend, bool mid_attention) {
+                       const std::function<bool(size_t level)>& attend, bool mid_attention,
+                       const VqganNames& n) {
   const std::string e = p + "encoder.";
   conv(t, e + "conv_in", s.in_channels, s.base, 3);
   uint64_t channels = s.base;
   for (size_t level = 0; level < s.multipliers.size(); ++level) {
-    const std::string d = e + "down." + std::to_string(level) + ".";
+    const std::string d = e + n.down + "." + std::to_string(level) + ".";
     const uint64_t out = s.base * s.multipliers[level];
     for (uint64_t b = 0; b < s.blocks; ++b) {
-      resnet_block(t, d + "block." + std::to_string(b) + ".", channels, out);
+      resnet_block(t, d + n.block + "." + std::to_string(b) + ".", channels, out);
       channels = out;
       if (attend(level)) attention_block(t, d + "attn." + std::to_string(b) + ".", channels);
     }
     if (level + 1 < s.multipliers.size()) conv(t, d + "downsample.conv", channels, channels, 3);
   }
-  middle(t, e, channels, mid_attention);
+  middle(t, e, channels, mid_attention, n);
   blocks::norm(t, e + "norm_out", channels, true);
   conv(t, e + "conv_out", channels, s.double_latent ? 2 * s.latent : s.latent, 3);
   return channels;
@@ -85,18 +86,18 @@ void vqgan_quantizer(ModelTemplate& t, const std::string& p, const VqganShape& s
   conv(t, p + "post_quant_conv", s.embed, s.latent, 1);
 }
 
-void vqgan_decoder(ModelTemplate& t, const std::string& p, const VqganShape& s) {
+void vqgan_decoder(ModelTemplate& t, const std::string& p, const VqganShape& s, const VqganNames& n) {
   const std::string d = p + "decoder.";
   const size_t levels = s.multipliers.size();
   uint64_t channels = s.base * s.multipliers.back();
   conv(t, d + "conv_in", s.latent, channels, 3);
-  middle(t, d, channels, true);
+  middle(t, d, channels, true, n);
   for (size_t k = 0; k < levels; ++k) {
     const size_t level = levels - 1 - k;
-    const std::string u = d + "up." + std::to_string(k) + ".";
+    const std::string u = d + n.up + "." + std::to_string(k) + ".";
     const uint64_t out = s.base * s.multipliers[level];
     for (uint64_t b = 0; b <= s.blocks; ++b) {
-      resnet_block(t, u + "block." + std::to_string(b) + ".", channels, out);
+      resnet_block(t, u + n.block + "." + std::to_string(b) + ".", channels, out);
       channels = out;
       if (k == 0) attention_block(t, u + "attn." + std::to_string(b) + ".", channels);
     }
