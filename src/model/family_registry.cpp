@@ -35,6 +35,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::florence2(),
                        families::qwen3_omni(),
                        families::t5gemma(),
+                       families::perception_lm(),
                        families::multi_modality(),
                        families::deepseek_vl(),
                        families::janus(),

@@ -39,6 +39,7 @@ std::span<const FamilyBuilder> aria();   // aria.cpp: Aria (a sparse decoder, Si
 std::span<const FamilyBuilder> janus();  // janus.cpp: Janus / Janus-Pro (understanding and image generation)
 std::span<const FamilyBuilder> deepseek_vl();      // deepseek_vl.cpp: DeepSeek-VL (SigLIP, an aligner, Llama)
 std::span<const FamilyBuilder> multi_modality();   // multi_modality.cpp: DeepSeek's Janus / DeepSeek-VL repos
+std::span<const FamilyBuilder> perception_lm();    // perception_lm.cpp: Perception-LM (PE tower, Llama)
 std::span<const FamilyBuilder> t5gemma();          // t5gemma.cpp: T5Gemma (Gemma-2 encoder-decoder)
 std::span<const FamilyBuilder> phi4_multimodal();  // phi4_multimodal.cpp: Phi-4-multimodal, both forms
 std::span<const FamilyBuilder> mamba2_hybrids();   // mamba2_hybrids.cpp: Bamba, Falcon-H1
