@@ -6,36 +6,27 @@
 
 #include "model/blocks.h"
 #include "model/families/decoder_common.h"
-#include "model/families/decoder_llama.h"
 #include "model/families/family_groups.h"
+#include "model/families/llama_vlm.h"
 #include "model/families/multimodal_towers.h"
 
 namespace ma::families {
 namespace {
 
 void build_deepseek_vl(const ModelConfig& cfg, ModelTemplate& t) {
-  const bool conditional = first_architecture(cfg) != "DeepseekVLModel";
-  t.arch.architecture = conditional ? "DeepseekVLForConditionalGeneration" : "DeepseekVLModel";
-  const std::string root = conditional ? "model." : "";
-  const ModelConfig text = sub_or_empty(cfg, "text_config");
-  const std::string type = text.string_or("model_type", "llama");
-  if (type != "llama") unsupported(cfg, "DeepSeek-VL with a " + type + " language model");
+  const LlamaVlm v = begin_llama_vlm(cfg, t, "DeepseekVL", "DeepSeek-VL");
   // SiglipVisionConfig's defaults; the head is built unless vision_use_head says otherwise.
   VitDefaults siglip = siglip_vision_defaults();
   siglip.model_type = "siglip_vision_model";
-  const uint64_t vision = vit_tower(sub_or_empty(cfg, "vision_config"), root + "vision_model.", siglip, t);
-  LlamaStyle s = read_llama_text(text, t);
+  const uint64_t vision = vit_tower(sub_or_empty(cfg, "vision_config"), v.root + "vision_model.", siglip, t);
   const uint64_t h = t.arch.hidden_size;
-  blocks::linear(t, root + "aligner.linear1", vision, h, true);
-  blocks::linear(t, root + "aligner.linear2", h, h, true);
-  record_projector(t, root + "aligner");
+  blocks::linear(t, v.root + "aligner.linear1", vision, h, true);
+  blocks::linear(t, v.root + "aligner.linear2", h, h, true);
+  record_projector(t, v.root + "aligner");
   // The converted configs name no tying: the original's head is trained apart and the checkpoints hold it
   // (transformers, whose config class now defaults to tying, unties them on load as they differ).
-  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
-  llama_style_decoder(t, root + "language_model.", s);
-  if (conditional) lm_head(t, root + "language_model.embed_tokens.weight", t.arch);
-  t.rename_on_disk(root + "vision_model.", root + "vision_model.vision_model.");
-  t.arch.model_type = "deepseek_vl";
+  finish_llama_vlm(v, t, tie_embeddings(cfg, v.text, false), "deepseek_vl");
+  t.rename_on_disk(v.root + "vision_model.", v.root + "vision_model.vision_model.");
 }
 
 constexpr std::array kDeepseekVlFamilies{FamilyBuilder{"deepseek_vl", build_deepseek_vl}};

@@ -8,8 +8,8 @@
 
 #include "model/blocks.h"
 #include "model/families/decoder_common.h"
-#include "model/families/decoder_llama.h"
 #include "model/families/family_groups.h"
+#include "model/families/llama_vlm.h"
 #include "model/families/multimodal_towers.h"
 #include "model/families/vqgan.h"
 
@@ -61,13 +61,9 @@ void aligner(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t width
 }
 
 void build_janus(const ModelConfig& cfg, ModelTemplate& t) {
-  const bool conditional = first_architecture(cfg) != "JanusModel";
-  t.arch.architecture = conditional ? "JanusForConditionalGeneration" : "JanusModel";
-  const std::string root = conditional ? "model." : "";
-  const ModelConfig text = sub_or_empty(cfg, "text_config"), v = sub_or_empty(cfg, "vision_config"),
-                    q = sub_or_empty(cfg, "vq_config");
-  const std::string type = text.string_or("model_type", "llama");
-  if (type != "llama") unsupported(cfg, "Janus with a " + type + " language model");
+  const LlamaVlm lm = begin_llama_vlm(cfg, t, "Janus", "Janus");
+  const std::string& root = lm.root;
+  const ModelConfig v = sub_or_empty(cfg, "vision_config"), q = sub_or_empty(cfg, "vq_config");
   const uint64_t vision = janus_vision(v, t, root + "vision_model.");
   aligner(t, root + "aligner.", vision, v.dim_or("projection_dim", 2048), v.dim_or("depth", 2));
   // JanusVQVAEConfig's defaults: an 8-wide codebook of 16,384 codes; attention at the deepest level.
@@ -88,11 +84,7 @@ void build_janus(const ModelConfig& cfg, ModelTemplate& t) {
   blocks::linear(t, root + "generation_head.vision_head", generation, vq.codebook, true);
   // JanusConfig ties the head by default; the converted checkpoints' configs untie it in text_config, and
   // their files hold a trained head of its own.
-  LlamaStyle s = read_llama_text(text, t);
-  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, true);
-  llama_style_decoder(t, root + "language_model.", s);
-  if (conditional) lm_head(t, root + "language_model.embed_tokens.weight", t.arch);
-  t.arch.model_type = "janus";
+  finish_llama_vlm(lm, t, tie_embeddings(cfg, lm.text, true), "janus");
 }
 
 constexpr std::array kJanusFamilies{FamilyBuilder{"janus", build_janus}};

@@ -8,8 +8,8 @@
 #include "core/json.h"
 #include "model/blocks.h"
 #include "model/families/decoder_common.h"
-#include "model/families/decoder_llama.h"
 #include "model/families/family_groups.h"
+#include "model/families/llama_vlm.h"
 #include "model/families/multimodal_towers.h"
 
 namespace ma::families {
@@ -79,23 +79,14 @@ uint64_t pe_tower(const ModelConfig& cfg, ModelTemplate& t, const std::string& p
 }
 
 void build_perception_lm(const ModelConfig& cfg, ModelTemplate& t) {
-  const bool conditional = first_architecture(cfg) != "PerceptionLMModel";
-  t.arch.architecture = conditional ? "PerceptionLMForConditionalGeneration" : "PerceptionLMModel";
-  const std::string root = conditional ? "model." : "";
-  const ModelConfig text = sub_or_empty(cfg, "text_config");
-  const std::string type = text.string_or("model_type", "llama");
-  if (type != "llama") unsupported(cfg, "Perception-LM with a " + type + " language model");
-  const uint64_t vision = pe_tower(cfg, t, root + "vision_tower.timm_model.");
-  const LlamaStyle s = read_llama_text(text, t);
+  const LlamaVlm v = begin_llama_vlm(cfg, t, "PerceptionLM", "Perception-LM");
   const uint64_t h = t.arch.hidden_size;
-  blocks::linear(t, root + "multi_modal_projector.linear_1", vision, h, true);
-  blocks::linear(t, root + "multi_modal_projector.linear_2", h, h, true);
-  record_projector(t, root + "multi_modal_projector");
+  const uint64_t vision = pe_tower(cfg, t, v.root + "vision_tower.timm_model.");
+  blocks::linear(t, v.root + "multi_modal_projector.linear_1", vision, h, true);
+  blocks::linear(t, v.root + "multi_modal_projector.linear_2", h, h, true);
+  record_projector(t, v.root + "multi_modal_projector");
   // tie_word_embeddings null (the class default) takes text_config's.
-  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
-  llama_style_decoder(t, root + "language_model.", s);
-  if (conditional) lm_head(t, root + "language_model.embed_tokens.weight", t.arch);
-  t.arch.model_type = "perception_lm";
+  finish_llama_vlm(v, t, tie_embeddings(cfg, v.text, false), "perception_lm");
 }
 
 constexpr std::array kPerceptionLmFamilies{FamilyBuilder{"perception_lm", build_perception_lm}};
