@@ -138,6 +138,8 @@ ParameterCounts count_parameters(const Inventory& inv) {
   } else if (aside.mtp) {
     c.active = c.total - aside.mtp;
   }
+  // An adapter on its own (a PEFT directory read without its base) is all adapter: nothing is set aside.
+  if (aside.inline_adapters == c.total) aside.inline_adapters = 0;
   if (c.towers || aside.inline_adapters)
     c.active = c.active.value_or(c.total) - c.towers - aside.inline_adapters;
   if (inv.shape_contradictions && inv.checkpoint) c.as_stored = inv.checkpoint->parameters;
