@@ -289,8 +289,10 @@ TensorPlacement place_tensor(std::string_view name) {
   // PEFT's LoRA layers inside a model (Phi-4-multimodal's original checkpoints) keep the linear they wrap as
   // base_layer and put each adapter's lora_A / lora_B (named by adapter) beside it: all of them belong to
   // that linear, the adapter's two marked as such.
+  // They sit among the last three parts before the leaf (PEFT's files: q_proj.lora_A.weight; inline ones:
+  // qkv_proj.lora_A.vision.weight): only those are looked at, every tensor's name passing here.
   std::string_view lora;
-  for (size_t i = 1; i + 1 < parts.size(); ++i)
+  for (size_t i = std::max<size_t>(1, parts.size() > 3 ? parts.size() - 3 : 1); i + 1 < parts.size(); ++i)
     if (parts[i] == "base_layer" || parts[i] == "lora_A" || parts[i] == "lora_B") {
       module = parts[i - 1];
       lora = parts[i];

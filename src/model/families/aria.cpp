@@ -57,8 +57,10 @@ void aria_projector(const ModelConfig& cfg, ModelTemplate& t, const std::string&
 // AriaTextConfig's defaults. Its experts are intermediate_size wide, as transformers reads it; configs
 // written for the original code give them moe_intermediate_size (intermediate_size being the dense width of
 // that code), which is the width their checkpoints hold.
-// `tie`: whether the head is tied, when the composite's own flag decides it rather than text_config's.
-void aria_text(const ModelConfig& text, ModelTemplate& t, const std::string& root, std::optional<bool> tie) {
+// `tie`: whether the head is tied, when the composite's own flag decides it rather than text_config's;
+// `head`: false for the bare model class, which has none.
+void aria_text(const ModelConfig& text, ModelTemplate& t, const std::string& root, std::optional<bool> tie,
+               bool head) {
   DecoderDefaults d;
   d.vocab_size = 32000;
   d.intermediate_size = 4096;
@@ -72,6 +74,7 @@ void aria_text(const ModelConfig& text, ModelTemplate& t, const std::string& roo
   a.moe_intermediate_size = text.dim_or("moe_intermediate_size", a.intermediate_size);
   MoeDecoder dec = all_sparse(a);
   dec.root = root;
+  dec.lm_head = head;
   dec.attn.qkv_bias = dec.attn.o_bias = text.flag_or("attention_bias", false);
   dec.mlp_bias = text.flag_or("mlp_bias", false);
   dec.moe.router = "router";
@@ -94,15 +97,13 @@ void build_aria(const ModelConfig& cfg, ModelTemplate& t) {
   const uint64_t vision = vit_tower(sub_or_empty(cfg, "vision_config"), root + "vision_tower.", idefics3, t);
   aria_projector(cfg, t, root + "multi_modal_projector.", vision, text.dim_or("hidden_size", 4096));
   // Only the top-level flag ties the head (default: not). AriaModel has no head.
-  aria_text(text, t, root + "language_model.", cfg.flag_or("tie_word_embeddings", false));
-  if (!conditional)
-    std::erase_if(t.tensors, [](const TemplateTensor& x) { return x.name == "lm_head.weight"; });
+  aria_text(text, t, root + "language_model.", cfg.flag_or("tie_word_embeddings", false), conditional);
   if (conditional) v4_conditional_disk_names(t, "vision_tower.");
 }
 
 void build_aria_text(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "AriaTextForCausalLM";
-  aria_text(cfg, t, "model.", std::nullopt);
+  aria_text(cfg, t, "model.", std::nullopt, true);
 }
 
 constexpr std::array kAriaFamilies{FamilyBuilder{"aria", build_aria},

@@ -74,6 +74,7 @@ struct MoeDecoder {
   uint64_t dense_inter = 0;       // intermediate size of the dense layers
   bool mlp_bias = false;          // biases of the dense and shared MLPs (ERNIE's use_bias)
   bool norm_bias = false;         // LayerNorms with a bias (Phi-3.5-MoE), else weight-only RMSNorms
+  bool lm_head = true;            // false: a bare model class without the head (AriaModel)
   bool lm_head_bias = false;
   // GraniteMoeShared: beside the experts, shared_mlp.input_linear [2S, H] (gate and up) and output_linear
   // [H, S]; 0: none.

@@ -171,6 +171,7 @@ void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
     stack.layers.push_back(l);
   }
   blocks::norm(t, d.root + "norm", a.hidden_size, d.norm_bias);
+  if (!d.lm_head) return;
   lm_head(t, d.root + "embed_tokens.weight", a);
   if (d.lm_head_bias) t.add("lm_head.bias", {a.vocab_size});
 }
