@@ -56,6 +56,24 @@ TEST(Gemma4Unified, CountsAsItsCheckpointHoldsIt) {
             Shape({2048, 3840}));
 }
 
+// Its language model alone (gemma4_unified_text, Gemma4UnifiedForCausalLM) is the checkpoint less the
+// embedders, counted here from their shapes: the vision embedder's LayerNorms over 48 x 48 x 3 values and
+// 3,840, its dense layer, position table and projection, and the audio projection from 640 samples.
+TEST(Gemma4Unified, TextModelAloneIsTheCheckpointLessItsEmbedders) {
+  const std::string text =
+      std::string(kGemma4_12b)
+          .substr(std::string(kGemma4_12b).find(R"({"model_type":"gemma4_unified_text")"));
+  const uint64_t raw = 48 * 48 * 3, width = 3840;
+  const uint64_t vision =
+      2 * raw + (raw * width + width) + 2 * width + 1120 * 2 * width + 2 * width + width * width;
+  const uint64_t audio = 640 * width;
+  EXPECT_EQ(parameters_of(text.substr(0, text.size() - 1)), 11'959'730'224u - 48 - vision - audio);
+  const ModelTemplate t = template_of(text.substr(0, text.size() - 1));
+  EXPECT_EQ(t.arch.architecture, "Gemma4UnifiedForCausalLM");
+  EXPECT_EQ(find_tensor(t, "lm_head.weight")->tied_to, "model.embed_tokens.weight");
+  EXPECT_EQ(find_tensor(t, "model.embed_tokens_per_layer.weight"), nullptr);
+}
+
 // Its config's per-layer-embedding and expert keys are leftovers: without them Gemma4TextConfig's defaults
 // (256-wide per-layer inputs) would add 3.36B parameters a Gemma4 text model has and this one does not.
 TEST(Gemma4Unified, HasNoPerLayerEmbeddingsWhateverItsConfigOmits) {

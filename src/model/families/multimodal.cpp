@@ -25,19 +25,38 @@ StackSpec& language_stack(ModelTemplate& t, const std::string& lm) {
 
 // ---- Gemma-3: SigLIP tower + soft-embedding projector + Gemma-3 text decoder ----
 
-void build_gemma3(const ModelConfig& cfg, ModelTemplate& t) {
-  t.arch.architecture = "Gemma3ForConditionalGeneration";
+// Gemma3ForConditionalGeneration with its names under `root` ("" alone; "model." inside ShieldGemma 2).
+// Every Gemma-3 Hub checkpoint predates the transformers 5 layout: language_model.model.*, vision_tower.*,
+// multi_modal_projector.*, language_model.lm_head, with no root whatever class wraps it.
+void gemma3_conditional(const ModelConfig& cfg, ModelTemplate& t, const std::string& root) {
   const ModelConfig text = sub_or_empty(cfg, "text_config");
   t.arch.model_type = text.string_or("model_type", "gemma3_text");
+  const std::string m = root + "model.";
   const uint64_t vision =
-      vit_tower(sub_or_empty(cfg, "vision_config"), "model.vision_tower.", siglip_vision_defaults(), t);
-  gemma3_text_decoder(text, t, "model.language_model.", false);
+      vit_tower(sub_or_empty(cfg, "vision_config"), m + "vision_tower.", siglip_vision_defaults(), t);
+  gemma3_text_decoder(text, t, m + "language_model.", false);
   t.arch.tie_word_embeddings = tie_embeddings(cfg, text, true);
-  t.add("model.multi_modal_projector.mm_input_projection_weight", {vision, t.arch.hidden_size});
-  blocks::norm(t, "model.multi_modal_projector.mm_soft_emb_norm", vision, false);
-  record_projector(t, "model.multi_modal_projector");
-  lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
-  v4_conditional_disk_names(t);  // every Gemma-3 Hub checkpoint predates the transformers 5 layout
+  t.add(m + "multi_modal_projector.mm_input_projection_weight", {vision, t.arch.hidden_size});
+  blocks::norm(t, m + "multi_modal_projector.mm_soft_emb_norm", vision, false);
+  record_projector(t, m + "multi_modal_projector");
+  lm_head(t, m + "language_model.embed_tokens.weight", t.arch, root + "lm_head.weight");
+  t.rename_on_disk(m + "language_model.", "language_model.model.");
+  t.rename_on_disk(m + "vision_tower.", "vision_tower.vision_model.");
+  t.rename_on_disk(m + "multi_modal_projector.", "multi_modal_projector.");
+  t.rename_on_disk(root + "lm_head.", "language_model.lm_head.");
+}
+
+void build_gemma3(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Gemma3ForConditionalGeneration";
+  gemma3_conditional(cfg, t, "");
+}
+
+// ShieldGemma 2 (shieldgemma2, ShieldGemma2ForImageClassification): a Gemma-3 4B held as `model`, whose
+// logits of two tokens (yes, no) are the classes; no head of its own. Its checkpoint is Gemma-3's as stored,
+// to which transformers adds the "model." prefix on load.
+void build_shieldgemma2(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "ShieldGemma2ForImageClassification";
+  gemma3_conditional(cfg, t, "model.");
 }
 
 // ---- Gemma-4: sliding/global attention with per-kind head shapes, optional MoE and per-layer embeddings
@@ -281,6 +300,15 @@ void build_gemma4_unified(const ModelConfig& cfg, ModelTemplate& t) {
   lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
 }
 
+// Gemma 4 12B's language model alone (gemma4_unified_text: Gemma4UnifiedForCausalLM), at model.* with a
+// tied head.
+void build_gemma4_unified_text(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Gemma4UnifiedForCausalLM";
+  gemma4_text_decoder(cfg, t, "model.", true);
+  t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", true);
+  lm_head(t, "model.embed_tokens.weight", t.arch);
+}
+
 // Gemma-4's language model alone (gemma4_text: Gemma4ForCausalLM), at model.* with a tied head.
 void build_gemma4_text(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Gemma4ForCausalLM";
@@ -451,10 +479,16 @@ void build_fuyu(const ModelConfig& cfg, ModelTemplate& t) {
 }
 
 constexpr std::array kMultimodalFamilies{
-    FamilyBuilder{"gemma3", build_gemma3},           FamilyBuilder{"gemma4", build_gemma4},
-    FamilyBuilder{"llama4", build_llama4},           FamilyBuilder{"fuyu", build_fuyu},
-    FamilyBuilder{"gemma4_text", build_gemma4_text}, FamilyBuilder{"gemma4_unified", build_gemma4_unified},
-    FamilyBuilder{"llama4_text", build_llama4_text}, FamilyBuilder{"persimmon", build_persimmon},
+    FamilyBuilder{"gemma3", build_gemma3},
+    FamilyBuilder{"gemma4", build_gemma4},
+    FamilyBuilder{"llama4", build_llama4},
+    FamilyBuilder{"fuyu", build_fuyu},
+    FamilyBuilder{"gemma4_text", build_gemma4_text},
+    FamilyBuilder{"gemma4_unified", build_gemma4_unified},
+    FamilyBuilder{"gemma4_unified_text", build_gemma4_unified_text},
+    FamilyBuilder{"shieldgemma2", build_shieldgemma2},
+    FamilyBuilder{"llama4_text", build_llama4_text},
+    FamilyBuilder{"persimmon", build_persimmon},
 };
 
 }  // namespace
