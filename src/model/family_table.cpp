@@ -254,6 +254,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"ERNIE", "Baidu", "ernie", MaskedLm, "ernie-1 ernie-2 ernie-3"},
     FamilyRow{"ESM", "Meta", "esm", MaskedLm, "esm1 esm2", "", "contact_head.regression"},
     FamilyRow{"PLBart", "UCLA NLP", "plbart", Seq2Seq, "plbart"},
+    FamilyRow{"MVP", "RUCAIBox", "mvp", Seq2Seq, "rucaibox/mvp mvp-"},
     FamilyRow{"LongT5", "Google", "longt5", Seq2Seq, "long-t5 longt5"},
     FamilyRow{"LED", "AllenAI", "led", Seq2Seq, "led-base led-large"},
     FamilyRow{"PEGASUS-X", "Google", "pegasus_x", Seq2Seq, "pegasus-x"},

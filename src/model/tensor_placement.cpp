@@ -262,6 +262,7 @@ TensorPlacement place_tensor(std::string_view name) {
     if (!all_digits(parts[i]) || in_projector) continue;
     std::string_view before = parts[i - 1];
     if (contains(before, "experts")) continue;
+    if (before == "prompt_trans") continue;  // MVP's prompt MLP, a Sequential
     layer_pos = i;
     uint32_t layer = 0;
     std::from_chars(parts[i].data(), parts[i].data() + parts[i].size(), layer);  // all_digits: < 10 digits
@@ -320,6 +321,12 @@ TensorPlacement place_tensor(std::string_view name) {
   // DeepSeek-V3-style multi-token-prediction modules stored after the last decoder layer.
   if (any_part_in(inner, std::array<std::string_view, 4>{"eh_proj", "enorm", "hnorm", "shared_head"})) {
     set(Block::Mtp, role);
+    return pl;
+  }
+  // MVP's learned attention prefixes (self_attn_prompt, cross_attn_prompt): prompt embeddings and the MLP
+  // that turns them into every layer's keys and values.
+  if (any_part_in(parts, std::array<std::string_view, 2>{"self_attn_prompt", "cross_attn_prompt"})) {
+    set(Block::Attention, module == "prompt_embedding" ? "prompt-embedding" : "prompt-mlp");
     return pl;
   }
   if (any_part_in(inner, std::array<std::string_view, 1>{"indexer"})) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/inventory.h"
+#include "model/tensor_placement.h"
 #include "template_test_support.h"
 #include "test_support.h"
 
@@ -26,6 +27,44 @@ TEST(Seq2SeqVariants, PlbartIsBartWithItsOwnDefaults) {
   expect_reads_cleanly(R"({"model_type":"plbart","architectures":["PLBartForConditionalGeneration"],
       "vocab_size":50,"d_model":16,"encoder_layers":1,"decoder_layers":1,"encoder_attention_heads":2,
       "decoder_attention_heads":2,"encoder_ffn_dim":24,"decoder_ffn_dim":24,"max_position_embeddings":20})");
+}
+
+// RUCAIBox/mvp is MvpConfig's defaults: BART-large (406,291,456) with two more vocabulary rows. Its task
+// variants (mvp-summarization, ...) set use_prompt: the decoder's self- and cross-attention prompts, each
+// 100 prompt embeddings of 1,024 mapped through 1,024 -> 800 -> 12 layers x key and value x 1,024. The
+// encoder prompt those checkpoints also store is an extra: transformers no longer builds it.
+TEST(Seq2SeqVariants, MvpIsBartLargeWithDecoderPrompts) {
+  const std::string base = R"({"model_type":"mvp","architectures":["MvpForConditionalGeneration"]})";
+  EXPECT_EQ(parameters_of(base), 406'291'456u + 2 * 1024);
+  const std::string prompted = replaced(base, "}", R"(,"use_prompt":true})");
+  const uint64_t prompt = 100 * 1024 + (1024 * 800 + 800) + (800 * 24576 + 24576);
+  EXPECT_EQ(parameters_of(prompted), parameters_of(base) + 2 * prompt);
+  const ModelTemplate t = template_of(prompted);
+  EXPECT_EQ(find_tensor(t, "model.decoder.cross_attn_prompt.prompt_trans.2.weight")->shape,
+            Shape({24576, 800}));
+  EXPECT_EQ(find_tensor(t, "model.encoder.self_attn_prompt.prompt_embedding.weight"), nullptr);
+  // The prompt MLP is a Sequential, not a stack of layers.
+  const TensorPlacement mlp = place_tensor("model.decoder.self_attn_prompt.prompt_trans.2.weight");
+  EXPECT_FALSE(mlp.layer.has_value());
+  EXPECT_EQ(mlp.block, Block::Attention);
+  EXPECT_EQ(mlp.role, "prompt-mlp");
+  // The decoder alone never has prompts.
+  EXPECT_EQ(parameters_of(replaced(prompted, "ForConditionalGeneration", "ForCausalLM")),
+            parameters_of(replaced(base, "ForConditionalGeneration", "ForCausalLM")));
+  const std::string small = R"({"model_type":"mvp","architectures":["MvpForConditionalGeneration"],
+      "vocab_size":50,"d_model":16,"encoder_layers":1,"decoder_layers":1,"encoder_attention_heads":2,
+      "decoder_attention_heads":2,"encoder_ffn_dim":24,"decoder_ffn_dim":24,"max_position_embeddings":20,
+      "use_prompt":true,"prompt_length":3,"prompt_mid_dim":8})";
+  expect_reads_cleanly(small);
+  const std::string encoder_prompt = "model.encoder.self_attn_prompt.";
+  const Inventory inv =
+      stored_checkpoint(small, {{encoder_prompt + "prompt_embedding.weight", DType::F16, {3, 16}, {}},
+                                {encoder_prompt + "prompt_trans.0.weight", DType::F16, {8, 16}, {}}})
+          .inventory;
+  EXPECT_TRUE(inv.warnings.empty());
+  EXPECT_EQ(extras_in(inv), 2u);
+  EXPECT_EQ(refusal_of(replaced(prompted, "}", R"(,"decoder_layers":1000000000000})")).field,
+            "decoder_layers");
 }
 
 // allenai/led-base-16384: BART-base (139,420,416) with its position table copied up to 16,384 rows for the

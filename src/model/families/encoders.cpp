@@ -492,6 +492,7 @@ constexpr std::array kEncoderFamilies{
     FamilyBuilder{"blenderbot", build_blenderbot},
     FamilyBuilder{"blenderbot-small", build_blenderbot_small},
     FamilyBuilder{"plbart", build_plbart},
+    FamilyBuilder{"mvp", build_mvp},
     FamilyBuilder{"led", build_led},
     FamilyBuilder{"pegasus_x", build_pegasus_x},
     FamilyBuilder{"t5", build_t5},

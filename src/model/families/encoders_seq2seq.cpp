@@ -4,9 +4,11 @@
 // encoder-only classes such as T5EncoderModel.
 #include "model/families/encoders_seq2seq.h"
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
+#include "core/checked.h"
 #include "model/families/encoders_common.h"
 #include "model/families/encoders_seq2seq_parts.h"
 
@@ -112,6 +114,9 @@ struct BartFamily {
   // PEGASUS-X: attention without biases, and an encoder that also attends num_global_tokens learned global
   // tokens (embed_global) through its layers' projections, normed apart (global_self_attn_layer_norm).
   bool global_tokens = false;
+  // MVP: with use_prompt, the decoder learns a prompt for its self- and its cross-attention (MvpPrompt):
+  // prompt_length embeddings, each mapped through an MLP to a key and a value for every layer.
+  bool prompts = false;
   // The config class's defaults for the stacks' sizes (BART-large's).
   uint64_t d_model = 1024, layers = 12, heads = 16, ffn = 4096;
 };
@@ -170,6 +175,14 @@ constexpr BartFamily kPLBart{.prefix = "PLBart",
                              .layers = 6,
                              .heads = 12,
                              .ffn = 3072};
+
+// MVP (RUCAIBox/mvp and its task variants): BART-large's layout, two more tokens in its vocabulary.
+constexpr BartFamily kMvp{.prefix = "Mvp",
+                          .vocab = 50267,
+                          .post_norm = true,
+                          .classification_heads = true,
+                          .question_answering = true,
+                          .prompts = true};
 
 // The stacks of one BART-family model as its config sizes them.
 struct BartStacks {
@@ -236,6 +249,24 @@ struct BartStacks {
   }
 };
 
+// MVP's prompts (MvpPrompt), after the decoder's layers and norms: for each layer a key and a value of d
+// per prompt token come out of prompt_trans (Linear, GELU, Linear). The encoder's prompt, which the task
+// checkpoints store, transformers no longer builds: since its weight-loading rework MvpModel passes
+// use_prompt where MvpEncoder takes its embeddings, so the encoder is built without it.
+void mvp_prompts(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix, const BartStacks& s) {
+  const uint64_t length = cfg.dim_or("prompt_length", 100), mid = cfg.dim_or("prompt_mid_dim", 800);
+  const std::optional<uint64_t> keys_values = checked_mul(2 * s.dec.layers, s.d);  // each at most 2^26
+  if (!keys_values) cfg.fail("decoder_layers", "times d_model overflows 64-bit arithmetic");
+  for (const char* which : {"self_attn_prompt", "cross_attn_prompt"}) {
+    const std::string p = prefix + "decoder." + which + ".";
+    blocks::embedding(t, p + "prompt_embedding.weight", length, s.d);
+    blocks::linear(t, p + "prompt_trans.0", s.d, mid, true);
+    blocks::linear(t, p + "prompt_trans.2", mid, *keys_values, true);
+  }
+  t.known_extras.push_back({prefix + "encoder.self_attn_prompt.",
+                            "MVP's encoder prompt: transformers builds none and drops it on load"});
+}
+
 void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamily& f) {
   const std::string cls = architecture_of(cfg, std::string(f.prefix) + "Model");
   std::vector<std::string_view> tasks = {"Model",
@@ -260,6 +291,7 @@ void build_bart_family(const ModelConfig& cfg, ModelTemplate& t, const BartFamil
   if (generation && f.final_logits_bias)
     t.add("final_logits_bias", {1, s.decoder_vocab}).kind = TensorKind::Buffer;
   const std::string shared = s.encoder_decoder(t, prefix);
+  if (f.prompts && cfg.flag_or("use_prompt", false)) mvp_prompts(cfg, t, prefix, s);
   if (generation) {
     tied_or_own(t, "lm_head.weight", s.share ? shared : prefix + "decoder.embed_tokens.weight", s.tied);
   } else if (task == "ForSequenceClassification") {
@@ -305,6 +337,9 @@ void build_led(const ModelConfig& cfg, ModelTemplate& t) {
 }
 void build_plbart(const ModelConfig& cfg, ModelTemplate& t) {
   build_bart_family(cfg, t, kPLBart);
+}
+void build_mvp(const ModelConfig& cfg, ModelTemplate& t) {
+  build_bart_family(cfg, t, kMvp);
 }
 
 namespace {

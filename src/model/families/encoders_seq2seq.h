@@ -21,6 +21,7 @@ void build_m2m_100(const ModelConfig& cfg, ModelTemplate& t);
 void build_blenderbot(const ModelConfig& cfg, ModelTemplate& t);
 void build_blenderbot_small(const ModelConfig& cfg, ModelTemplate& t);
 void build_plbart(const ModelConfig& cfg, ModelTemplate& t);
+void build_mvp(const ModelConfig& cfg, ModelTemplate& t);
 void build_led(const ModelConfig& cfg, ModelTemplate& t);
 void build_pegasus_x(const ModelConfig& cfg, ModelTemplate& t);
 void build_t5(const ModelConfig& cfg, ModelTemplate& t);
