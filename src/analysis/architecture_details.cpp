@@ -40,7 +40,8 @@ std::string mlp_type(const ArchitectureRecord& a) {
 std::vector<StackSummary> stacks_of(const ArchitectureRecord& a, const ParameterCounts& params,
                                     const StoredModule& mtp) {
   std::vector<StackSummary> out;
-  for (const StackSpec& s : a.stacks) {
+  for (size_t i = 0; i < a.stacks.size(); ++i) {
+    const StackSpec& s = a.stacks[i];
     StackSummary x;
     x.role = s.role;
     x.path = s.path;
@@ -56,8 +57,7 @@ std::vector<StackSummary> stacks_of(const ArchitectureRecord& a, const Parameter
     x.mel_bins = s.mel_bins;
     x.positions = s.positions;
     x.shared_weights = s.shared_weights;
-    for (const StackParameters& p : params.by_stack)
-      if (p.role == s.role) x.parameters = p.parameters;
+    if (i < params.each_stack.size()) x.parameters = params.each_stack[i];
     if (s.role == StackRole::Mtp) {
       x.counted_in_total = x.parameters > 0;  // the parameter counts took its layers in
       if (!x.counted_in_total) x.parameters = mtp.parameters;

@@ -15,24 +15,65 @@ struct Counted {
   bool embedding, routed;
 };
 
-// The stack a parameter belongs to: a layer of a recorded stack, or a tower by its block.
-std::optional<StackRole> stack_of(const Counted& c, const ArchitectureRecord& a) {
-  switch (c.placement->block) {
-    case Block::Vision:
-      return StackRole::Vision;
-    case Block::VisionProjector:
-      return StackRole::Projector;
-    case Block::Audio:
-      return StackRole::Audio;
-    default:
-      break;
+// The stack a parameter belongs to, and which of the recorded stacks when that is known: a layer of a
+// recorded stack, or a tower by its block.
+struct StackHit {
+  StackRole role;
+  std::optional<size_t> index;  // into ArchitectureRecord::stacks
+};
+
+StackRole tower_role(Block b) {
+  return b == Block::Vision ? StackRole::Vision : b == Block::Audio ? StackRole::Audio : StackRole::Projector;
+}
+
+// Where each tower's own modules are, when towers share a role (Video-LLaVA's image and video towers,
+// DeepSeek-VL-7B's SAM and SigLIP): each stack's path up to the first part that differs from the others',
+// "model.high_res_vision_model." beside "model.vision_model.". Empty for a stack alone in its role, which
+// takes all of the role's tensors.
+std::vector<std::string> tower_roots(const ArchitectureRecord& a) {
+  std::vector<std::string> roots(a.stacks.size());
+  for (size_t i = 0; i < a.stacks.size(); ++i) {
+    const std::string& path = a.stacks[i].path;
+    size_t keep = 0;  // the longest part of `path` some other stack of the role shares, in whole parts
+    bool shared = false;
+    for (size_t j = 0; j < a.stacks.size(); ++j) {
+      if (j == i || a.stacks[j].role != a.stacks[i].role) continue;
+      shared = true;
+      const std::string& other = a.stacks[j].path;
+      size_t same = 0;
+      while (same < path.size() && same < other.size() && path[same] == other[same]) ++same;
+      const size_t dot = path.rfind('.', same == 0 ? 0 : same - 1);
+      keep = std::max(keep, dot == std::string::npos || same == 0 ? size_t{0} : dot + 1);
+    }
+    if (!shared) continue;
+    const size_t end = path.find('.', keep);
+    roots[i] = path.substr(0, end == std::string::npos ? path.size() : end + 1);
+  }
+  return roots;
+}
+
+std::optional<StackHit> stack_of(const Counted& c, const ArchitectureRecord& a,
+                                 const std::vector<std::string>& roots) {
+  if (is_tower(c.placement->block) && c.placement->block != Block::SpeechOutput) {
+    const StackRole role = tower_role(c.placement->block);
+    std::optional<size_t> alone;
+    size_t of_role = 0;
+    for (size_t i = 0; i < a.stacks.size(); ++i) {
+      if (a.stacks[i].role != role) continue;
+      ++of_role;
+      alone = i;
+      if (!roots[i].empty() && c.name.starts_with(roots[i])) return StackHit{role, i};
+    }
+    return StackHit{role, of_role == 1 ? alone : std::nullopt};
   }
   if (!c.placement->layer) return std::nullopt;
   const std::string_view stack = c.name.substr(0, c.placement->stack_length);
-  for (const StackSpec& s : a.stacks)
+  for (size_t i = 0; i < a.stacks.size(); ++i) {
+    const StackSpec& s = a.stacks[i];
     if (s.path == stack && *c.placement->layer >= s.first_index &&
         *c.placement->layer < s.first_index + s.layers.size())
-      return s.role;
+      return StackHit{s.role, i};
+  }
   return std::nullopt;
 }
 
@@ -65,7 +106,8 @@ bool inline_adapter(const TensorPlacement& p) {
   return p.role.ends_with("-lora-a") || p.role.ends_with("-lora-b");
 }
 
-void tally(ParameterCounts& c, NotRunPerToken& aside, const ArchitectureRecord& a, const Counted& x) {
+void tally(ParameterCounts& c, NotRunPerToken& aside, const ArchitectureRecord& a,
+           const std::vector<std::string>& roots, const Counted& x) {
   c.total += x.n;
   if (x.embedding) c.embedding += x.n;
   if (x.routed) c.routed_experts += x.n;
@@ -80,15 +122,16 @@ void tally(ParameterCounts& c, NotRunPerToken& aside, const ArchitectureRecord& 
   it->parameters += x.n;
   count_in_layer(c.by_layer, a.main_stack(), x);
   count_in_layer(c.encoder_by_layer, encoder_beside_decoder(a), x);
-  if (std::optional<StackRole> role = stack_of(x, a)) {
-    if (*role == StackRole::Mtp) {
+  if (std::optional<StackHit> hit = stack_of(x, a, roots)) {
+    if (hit->role == StackRole::Mtp) {
       aside.mtp += x.n;
       if (x.routed) aside.mtp_routed += x.n;
     }
     auto s = std::find_if(c.by_stack.begin(), c.by_stack.end(),
-                          [&](const StackParameters& p) { return p.role == *role; });
-    if (s == c.by_stack.end()) s = c.by_stack.insert(c.by_stack.end(), {*role, 0});
+                          [&](const StackParameters& p) { return p.role == hit->role; });
+    if (s == c.by_stack.end()) s = c.by_stack.insert(c.by_stack.end(), {hit->role, 0});
     s->parameters += x.n;
+    if (hit->index) c.each_stack[*hit->index] += x.n;
   }
 }
 
@@ -101,17 +144,19 @@ ParameterCounts count_parameters(const Inventory& inv) {
   if (const StackSpec* main = a.main_stack()) c.by_layer.assign(main->layers.size(), 0);
   if (const StackSpec* encoder = encoder_beside_decoder(a))
     c.encoder_by_layer.assign(encoder->layers.size(), 0);
+  c.each_stack.assign(a.stacks.size(), 0);
+  const std::vector<std::string> roots = tower_roots(a);
   if (inv.model) {
     c.from_template = true;
     for (const TemplateTensor& t : inv.model->tensors) {
       if (t.kind != TensorKind::Parameter || !t.tied_to.empty()) continue;
       const TensorPlacement p = place_tensor(t.name);
-      tally(c, aside, a, {t.name, &p, numel(t.shape), t.embedding, t.routed_expert});
+      tally(c, aside, a, roots, {t.name, &p, numel(t.shape), t.embedding, t.routed_expert});
     }
   } else {
     for (const InventoryTensor& t : inv.tensors) {
       if (t.kind != TensorKind::Parameter || !t.stored) continue;
-      tally(c, aside, a,
+      tally(c, aside, a, roots,
             {t.name, &t.placement, t.parameters, t.embedding || t.placement.block == Block::Embedding,
              t.routed_expert});
     }

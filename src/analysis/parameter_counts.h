@@ -49,6 +49,9 @@ struct ParameterCounts {
   // total - sum(by_layer) - sum(encoder_by_layer): embeddings, final norms, head, towers.
   uint64_t outside_layers = 0;
   std::vector<StackParameters> by_stack;  // decoder, encoder, towers (the rest of the model is in no stack)
+  // Each recorded stack's (ArchitectureRecord::stacks order): its layers; a tower's tensors, those under
+  // its own module when towers share a role (the rest of them count in by_stack's role only).
+  std::vector<uint64_t> each_stack;
 };
 
 ParameterCounts count_parameters(const Inventory& inv);

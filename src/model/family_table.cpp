@@ -51,6 +51,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Aria", "Rhymes AI", "aria_text", CausalLm, "rhymes-ai/aria"},
     FamilyRow{"Janus", "DeepSeek", "janus", VisionLanguage, "janus"},
     FamilyRow{"DeepSeek-VL", "DeepSeek", "deepseek_vl", VisionLanguage, "deepseek-vl"},
+    FamilyRow{"DeepSeek-VL", "DeepSeek", "deepseek_vl_hybrid", VisionLanguage, "deepseek-vl"},
     FamilyRow{"Perception-LM", "Meta", "perception_lm", VisionLanguage, "perception-lm"},
     FamilyRow{"Janus", "DeepSeek", "multi_modality", VisionLanguage, "janus", "MultiModalityCausalLM",
               "gen_vision_model."},

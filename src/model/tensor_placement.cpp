@@ -88,7 +88,8 @@ constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_inv",
 // Phi-4-multimodal's image_embed (under embed_tokens_extend) holds its tower and projector; Video-LLaVA has
 // a video_tower and an image_tower; Chameleon's and Janus' vqmodel turns images into tokens, and Janus draws
 // images through its generation_* modules (gen_* in DeepSeek's own code), which no text token runs either.
-constexpr std::array<std::string_view, 18> kVisionParts{"visual",
+// DeepSeek-VL-7B's high-resolution SAM tower comes with its own neck, downsampling and mixing weight.
+constexpr std::array<std::string_view, 22> kVisionParts{"visual",
                                                         "vision_tower",
                                                         "vision_model",
                                                         "vision_encoder",
@@ -105,7 +106,11 @@ constexpr std::array<std::string_view, 18> kVisionParts{"visual",
                                                         "gen_vision_model",
                                                         "gen_aligner",
                                                         "gen_head",
-                                                        "gen_embed"};
+                                                        "gen_embed",
+                                                        "high_res_vision_model",
+                                                        "high_res_vision_neck",
+                                                        "high_res_vision_proj",
+                                                        "high_res_vision_alpha"};
 // A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
 // resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
 // tower.
@@ -262,7 +267,10 @@ TensorPlacement place_tensor(std::string_view name) {
     if (!all_digits(parts[i]) || in_projector) continue;
     std::string_view before = parts[i - 1];
     if (contains(before, "experts")) continue;
-    if (before == "prompt_trans") continue;  // MVP's prompt MLP, a Sequential
+    // Sequentials inside a module, not stacks of layers: MVP's prompt MLP, SAM's necks (segment-anything's
+    // neck.0 ... neck.3) and DeepSeek-VL's downsampling convolutions.
+    if (in(before, std::array<std::string_view, 4>{"prompt_trans", "neck", "neck_hd", "downsamples"}))
+      continue;
     layer_pos = i;
     uint32_t layer = 0;
     std::from_chars(parts[i].data(), parts[i].data() + parts[i].size(), layer);  // all_digits: < 10 digits
