@@ -38,6 +38,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::perception_lm(),
                        families::multi_modality(),
                        families::deepseek_vl(),
+                       families::blip(),
                        families::janus(),
                        families::aria(),
                        families::chameleon(),

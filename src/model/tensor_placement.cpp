@@ -117,13 +117,26 @@ constexpr std::array<std::string_view, 22> kVisionParts{"visual",
 // ERNIE-4.5-VL's resampler_model; Qwen3-Omni's merger_list (its deepstack mergers); Phi-3-vision's and
 // Phi-4-multimodal's img_projection (a Sequential in the original code, two linears in transformers') and
 // the latter's audio_projection (Sequentials; in the audio block, as the audio check comes first);
-// LLaVA-NeXT-Video's vision_resampler; Janus' aligner.
-constexpr std::array<std::string_view, 15> kProjectorParts{
-    "multi_modal_projector", "mm_projector",      "merger",
-    "deepstack_merger_list", "embed_vision",      "resampler",
-    "resampler_model",       "attn_pool",         "merger_list",
-    "img_projection",        "img_projection_up", "img_projection_down",
-    "audio_projection",      "vision_resampler",  "aligner"};
+// LLaVA-NeXT-Video's vision_resampler; Janus' aligner; the Q-Former of BLIP-2 and InstructBLIP with its
+// learned queries and its projection into the language model.
+constexpr std::array<std::string_view, 18> kProjectorParts{"multi_modal_projector",
+                                                           "mm_projector",
+                                                           "merger",
+                                                           "deepstack_merger_list",
+                                                           "embed_vision",
+                                                           "resampler",
+                                                           "resampler_model",
+                                                           "attn_pool",
+                                                           "merger_list",
+                                                           "img_projection",
+                                                           "img_projection_up",
+                                                           "img_projection_down",
+                                                           "audio_projection",
+                                                           "vision_resampler",
+                                                           "aligner",
+                                                           "qformer",
+                                                           "query_tokens",
+                                                           "language_projection"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
 // buffer).

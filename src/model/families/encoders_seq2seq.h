@@ -25,6 +25,8 @@ void build_mvp(const ModelConfig& cfg, ModelTemplate& t);
 void build_led(const ModelConfig& cfg, ModelTemplate& t);
 void build_pegasus_x(const ModelConfig& cfg, ModelTemplate& t);
 void build_t5(const ModelConfig& cfg, ModelTemplate& t);
+// T5ForConditionalGeneration whatever the config's architectures say (AutoModelForSeq2SeqLM's choice).
+void build_t5_for_generation(const ModelConfig& cfg, ModelTemplate& t);
 void build_mt5(const ModelConfig& cfg, ModelTemplate& t);
 void build_umt5(const ModelConfig& cfg, ModelTemplate& t);
 void build_longt5(const ModelConfig& cfg, ModelTemplate& t);

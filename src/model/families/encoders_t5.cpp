@@ -136,8 +136,11 @@ bool t5_gated(const ModelConfig& cfg, std::string_view dflt) {
   return true;
 }
 
-void build_t5_family(const ModelConfig& cfg, ModelTemplate& t, const T5Family& f) {
-  std::string cls = architecture_of(cfg, std::string(f.prefix) + "Model");
+// `generation`: the class AutoModelForSeq2SeqLM builds (a nested text_config names none), whatever the
+// config names.
+void build_t5_family(const ModelConfig& cfg, ModelTemplate& t, const T5Family& f, bool generation = false) {
+  std::string cls = generation ? std::string(f.prefix) + "ForConditionalGeneration"
+                               : architecture_of(cfg, std::string(f.prefix) + "Model");
   std::string task =
       supported_task(cfg, cls, f.prefix, {"Model", "ForConditionalGeneration", "EncoderModel"});
   T5Dims d;
@@ -218,6 +221,9 @@ void build_t5_family(const ModelConfig& cfg, ModelTemplate& t, const T5Family& f
 
 void build_t5(const ModelConfig& cfg, ModelTemplate& t) {
   build_t5_family(cfg, t, kT5);
+}
+void build_t5_for_generation(const ModelConfig& cfg, ModelTemplate& t) {
+  build_t5_family(cfg, t, kT5, true);
 }
 void build_mt5(const ModelConfig& cfg, ModelTemplate& t) {
   build_t5_family(cfg, t, kMT5);

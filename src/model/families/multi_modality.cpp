@@ -8,6 +8,7 @@
 #include <array>
 #include <string>
 
+#include "core/error.h"
 #include "model/blocks.h"
 #include "model/families/decoder_common.h"
 #include "model/families/decoder_llama.h"
