@@ -201,6 +201,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Falcon-H1", "TII", "falcon_h1", CausalLm, "falcon-h1 falcon_h1"},
     FamilyRow{"Bamba", "IBM", "bamba", CausalLm, "bamba"},
     FamilyRow{"Zamba2", "Zyphra", "zamba2", CausalLm, "zamba2", "", "shared_transformer. mamba_decoder."},
+    FamilyRow{"Zamba", "Zyphra", "zamba", CausalLm, "zamba-7b", "", "shared_transf.self_attn mamba_decoder."},
     FamilyRow{"LFM2", "Liquid AI", "lfm2 lfm2_moe", CausalLm, "lfm2"},
     FamilyRow{"RecurrentGemma", "Google", "recurrent_gemma", CausalLm, "recurrentgemma recurrent-gemma", "",
               "rg_lru"},

@@ -45,7 +45,7 @@ std::span<const FamilyBuilder> perception_lm();    // perception_lm.cpp: Percept
 std::span<const FamilyBuilder> t5gemma();          // t5gemma.cpp: T5Gemma (Gemma-2 encoder-decoder)
 std::span<const FamilyBuilder> phi4_multimodal();  // phi4_multimodal.cpp: Phi-4-multimodal, both forms
 std::span<const FamilyBuilder> mamba2_hybrids();   // mamba2_hybrids.cpp: Bamba, Falcon-H1
-std::span<const FamilyBuilder> zamba2();  // zamba2.cpp: Zamba2 (Mamba-2 with shared transformer blocks)
+std::span<const FamilyBuilder> zamba2();  // zamba2.cpp: Zamba2, Zamba (Mamba with shared transformer blocks)
 std::span<const FamilyBuilder>
 encoders();  // encoders*.cpp: BERT and its relatives, ViT, BART, T5 and theirs, Whisper
 std::span<const FamilyBuilder>

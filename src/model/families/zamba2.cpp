@@ -1,9 +1,9 @@
-// Zamba2 (Zyphra: Zamba2-1.2B, -2.7B, -7B; Zamba2ForCausalLM). Every layer runs a Mamba-2 mixer; the
-// "hybrid" layers first run a transformer block shared across the model (num_mem_blocks of them, visited in
-// turn), whose attention reads the hidden state concatenated with the original embeddings (2 x hidden wide,
-// head dim 2 x hidden / heads), then project its output back through a `linear` of their own. Each visit
-// j adds its own rank-adapter_rank LoRA pair to the block's gate_up_proj (always) and to q, k and v
-// (use_shared_attention_adapter); visit j uses block j % num_mem_blocks.
+// Zamba2 (Zyphra: Zamba2-1.2B, -2.7B, -7B; Zamba2ForCausalLM), and Zamba (Zamba-7B) at the end. Every layer
+// runs a Mamba-2 mixer; the "hybrid" layers first run a transformer block shared across the model
+// (num_mem_blocks of them, visited in turn), whose attention reads the hidden state concatenated with the
+// original embeddings (2 x hidden wide, head dim 2 x hidden / heads), then project its output back through a
+// `linear` of their own. Each visit j adds its own rank-adapter_rank LoRA pair to the block's gate_up_proj
+// (always) and to q, k and v (use_shared_attention_adapter); visit j uses block j % num_mem_blocks.
 //
 // The block's weights exist once: under the first hybrid layer that visits it, as the Hub checkpoints store
 // them, the other visits' names being tied copies. That is what transformers 4.48-4.57 built; transformers 5
@@ -168,7 +168,122 @@ void build_zamba2(const ModelConfig& cfg, ModelTemplate& t) {
   lm_head(t, "model.embed_tokens.weight", a);
 }
 
-constexpr std::array kZamba2Families{FamilyBuilder{"zamba2", build_zamba2}};
+// ---- Zamba (Zamba-7B): Mamba-1 layers, one shared block ----
+
+// Zamba's Mamba mixer splits its d_inner channels into n_mamba_heads, each with its own x_proj, dt_proj, A
+// and D (parameters named without .weight), around Mamba-1's convolution and projections.
+void zamba_mamba(ModelTemplate& t, const std::string& p, const ssm::Mamba1Mixer& m, uint64_t heads) {
+  const uint64_t per_head = m.inner / heads;
+  t.add(p + ".x_proj_weight", {heads, m.dt_rank + 2 * m.state, per_head});
+  t.add(p + ".dt_proj_weight", {heads, per_head, m.dt_rank});
+  t.add(p + ".dt_proj_bias", {heads, per_head});
+  t.add(p + ".A_log", {heads, per_head, m.state});
+  t.add(p + ".D", {heads, per_head});
+  t.add(p + ".conv1d.weight", {m.inner, 1, m.conv});
+  if (m.conv_bias) t.add(p + ".conv1d.bias", {m.inner});
+  blocks::linear(t, p + ".in_proj", m.hidden, 2 * m.inner, m.proj_bias);
+  blocks::linear(t, p + ".out_proj", m.inner, m.hidden, m.proj_bias);
+}
+
+// layers_block_type (alias layer_types), else ZambaConfig's: layer 2 and every attn_layer_period-th from
+// attn_layer_offset after the first three are hybrid (Zamba-7B: 2, 7, 13, ..., 73).
+std::vector<bool> zamba_hybrid_layers(const ModelConfig& cfg, uint64_t layers) {
+  if (cfg.has("layers_block_type") || cfg.has("layer_types")) return hybrid_layers(cfg, layers);
+  const uint64_t period = cfg.dim_or("attn_layer_period", 6), offset = cfg.count_or("attn_layer_offset", 4);
+  std::vector<bool> hybrid(layers);
+  for (uint64_t i = 0; i < layers; ++i) hybrid[i] = i == 2 || (i >= 3 && (i - 3) % period == offset);
+  return hybrid;
+}
+
+// Every layer runs a Mamba mixer; a hybrid layer first runs the shared transformer block (attention over the
+// hidden state concatenated with the embeddings, without positions, then a gated MLP) and adds its output,
+// through a linear of its own, to the mixer's input. transformers 5 shares the block by tying each hybrid
+// layer's copy to the first's, and only when tie_word_embeddings holds (as it does for the head): otherwise
+// every hybrid layer keeps a block of its own. The checkpoint stores the first hybrid layer's.
+void build_zamba(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "ZambaForCausalLM";
+  DecoderDefaults d;  // ZambaConfig's: Zamba-7B
+  d.hidden_size = 3712;
+  d.intermediate_size = 14848;
+  d.num_hidden_layers = 76;
+  d.num_attention_heads = 16;
+  d.num_key_value_heads = 16;
+  d.max_position_embeddings = 4096;
+  d.tie_word_embeddings = true;
+  d.head_dim = 1;  // any: derived below from the attention's width
+  read_decoder_dims(cfg, d, t);
+  ArchitectureRecord& a = t.arch;
+  const uint64_t h = a.hidden_size;
+  // `or` in the config class: absent, null or 0 all take the default.
+  const uint64_t wide = cfg.count_or("attention_hidden_size", 0) ? cfg.dim("attention_hidden_size") : 2 * h;
+  if (!cfg.count_or("attention_head_dim", 0) && wide % a.num_attention_heads != 0)
+    cfg.fail("num_attention_heads", "must divide attention_hidden_size (" + std::to_string(wide) + ")");
+  a.head_dim =
+      cfg.count_or("attention_head_dim", 0) ? cfg.dim("attention_head_dim") : wide / a.num_attention_heads;
+  a.position = PositionKind::None;
+  // Its cache keeps the scan's state in float32 whatever the weights' dtype (the scan runs in it).
+  a.ssm_cache_dtype = DType::F32;
+  ssm::Mamba1Mixer m;
+  m.hidden = h;
+  m.inner = ssm::expanded_width(cfg, "mamba_expand", 2, h);
+  m.state = cfg.dim_or("mamba_d_state", 16);
+  m.conv = cfg.dim_or("mamba_d_conv", 4);
+  m.dt_rank = ssm::dim_or_auto(cfg, "mamba_dt_rank", (h + 15) / 16);
+  m.conv_bias = cfg.flag_or("mamba_conv_bias", true);
+  m.proj_bias = cfg.flag_or("mamba_proj_bias", false);
+  const uint64_t heads = cfg.dim_or("n_mamba_heads", 2);
+  if (m.inner % heads != 0)
+    cfg.fail("n_mamba_heads", "must divide mamba_expand x hidden_size (" + std::to_string(m.inner) + ")");
+  const bool shared = a.tie_word_embeddings;
+  const std::vector<bool> hybrid = zamba_hybrid_layers(cfg, a.num_layers);
+
+  token_embedding(t, "model.embed_tokens.weight", a);
+  StackSpec& stack = a.add_stack(StackRole::Decoder, "model.layers");
+  std::string first;  // the first hybrid layer's block, which the others' copies are
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    const std::string p = "model.layers." + std::to_string(i);
+    LayerSpec l = attention_layer(a, 0, Ffn::Dense);
+    l.state = ssm::state_of(m);
+    if (!hybrid[i]) {
+      zamba_mamba(t, p + ".mamba", m, heads);
+      blocks::norm(t, p + ".input_layernorm", h, false);
+      l.mixer = Mixer::Mamba;
+      l.ffn.kind = Ffn::None;
+      stack.layers.push_back(l);
+      continue;
+    }
+    const std::string block = p + ".shared_transf";
+    const size_t begin = t.tensors.size();
+    const uint64_t q = a.num_attention_heads * a.head_dim, kv = a.num_key_value_heads * a.head_dim;
+    blocks::linear(t, block + ".self_attn.q_proj", wide, q, false);
+    blocks::linear(t, block + ".self_attn.k_proj", wide, kv, false);
+    blocks::linear(t, block + ".self_attn.v_proj", wide, kv, false);
+    blocks::linear(t, block + ".self_attn.o_proj", q, h, false);
+    blocks::gated_mlp(t, block + ".feed_forward", h, a.intermediate_size);
+    blocks::norm(t, block + ".input_layernorm", wide, false);
+    blocks::norm(t, block + ".pre_ff_layernorm", h, false);
+    if (first.empty()) {
+      first = block;
+    } else if (shared) {  // this layer's copy is the first's
+      for (size_t k = begin; k < t.tensors.size(); ++k) {
+        TemplateTensor& x = t.tensors[k];
+        x.tied_to = first + x.name.substr(block.size());
+        x.stored = false;
+      }
+    }
+    blocks::linear(t, p + ".linear", h, h, false);
+    zamba_mamba(t, p + ".mamba_decoder.mamba", m, heads);
+    blocks::norm(t, p + ".mamba_decoder.input_layernorm", h, false);
+    l.parallel = Mixer::Mamba;
+    l.mixers_in_sequence = true;
+    stack.layers.push_back(l);
+  }
+  blocks::norm(t, "model.final_layernorm", h, false);
+  lm_head(t, "model.embed_tokens.weight", a);
+}
+
+constexpr std::array kZamba2Families{FamilyBuilder{"zamba2", build_zamba2},
+                                     FamilyBuilder{"zamba", build_zamba}};
 
 }  // namespace
 
