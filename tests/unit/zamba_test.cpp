@@ -23,7 +23,8 @@ const std::string kZamba7b = R"({"model_type":"zamba","architectures":["ZambaFor
 
 // Per layer a Mamba mixer (d_inner 7,424 in two heads, dt rank 232) and its norm; 13 hybrid layers (2, 7,
 // 13, ..., 73) add a linear of 3,712 x 3,712; the shared block (attention from the 7,424-wide concatenation
-// of state and embeddings, a gated MLP of 14,848) exists once. Its checkpoint: bfloat16 shards of 4.94, 4.96 and 4.57 GB.
+// of state and embeddings, a gated MLP of 14,848) exists once. Its checkpoint: bfloat16 shards of 4.94, 4.96
+// and 4.57 GB.
 TEST(Zamba, CountsZamba7b) {
   const uint64_t inner = 7424, rank = 232, state = 16;
   const uint64_t mixer = inner * (2 * rank + 3 * state + 4 + 2 + 1) + 3 * inner * 3712;
