@@ -39,6 +39,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::multi_modality(),
                        families::deepseek_vl(),
                        families::blip(),
+                       families::fast_vlm(),
                        families::janus(),
                        families::aria(),
                        families::chameleon(),

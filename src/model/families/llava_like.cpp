@@ -253,12 +253,6 @@ constexpr const char* kMistral3Vision =
     R"({"model_type":"pixtral","hidden_size":1024,"intermediate_size":4096,
     "patch_size":14,"image_size":1540,"num_hidden_layers":24,"num_attention_heads":16})";
 
-// A nested config, or `dflt` (parsed only then) when the key is absent or null.
-ModelConfig sub_or(const ModelConfig& cfg, std::string_view key, const char* dflt) {
-  if (auto s = cfg.sub(key)) return *s;
-  return ModelConfig::parse(dflt, cfg.file());
-}
-
 // Mistral 3's projector under `p`: an RMSNorm of the tower's output, spatial_merge_size^2 neighbouring
 // patches merged into one, then two linears to the text width, linear_1 reading `feature_layers` of the
 // tower's layers side by side.

@@ -64,9 +64,13 @@ void clippable_linear(ModelTemplate& t, const std::string& p, uint64_t in, uint6
 
 }  // namespace
 
-ModelConfig sub_or_empty(const ModelConfig& cfg, std::string_view key) {
+ModelConfig sub_or(const ModelConfig& cfg, std::string_view key, const char* dflt) {
   if (auto s = cfg.sub(key)) return *s;
-  return ModelConfig::parse("{}", cfg.file());
+  return ModelConfig::parse(dflt, cfg.file());
+}
+
+ModelConfig sub_or_empty(const ModelConfig& cfg, std::string_view key) {
+  return sub_or(cfg, key, "{}");
 }
 
 uint64_t pixel_shuffled_width(const ModelConfig& cfg, uint64_t vision) {

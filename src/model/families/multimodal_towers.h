@@ -13,6 +13,9 @@ namespace ma::families {
 
 // A nested config object, or an empty one (every field at its default) when the key is absent or null.
 ModelConfig sub_or_empty(const ModelConfig& cfg, std::string_view key);
+// A nested config, or `dflt` (parsed only then) when the key is absent or null: a composite config class's
+// default sub-config, which differs from the sub-config class's own defaults.
+ModelConfig sub_or(const ModelConfig& cfg, std::string_view key, const char* dflt);
 // InternVL's pixel shuffle folds each (1 / downsample_ratio)^2 patches of a `vision`-wide tower into one
 // token: the width its projector reads.
 uint64_t pixel_shuffled_width(const ModelConfig& cfg, uint64_t vision);
