@@ -26,18 +26,12 @@ struct FastVit {
   std::array<uint64_t, 5> blocks, dims;
   std::array<bool, 5> attention, position;
 };
-constexpr std::array kFastVits{
-    FastVit{"fastvit_mci3",
-            {2, 12, 24, 4, 2},
-            {96, 192, 384, 768, 1536},
-            {false, false, false, true, true},
-            {false, false, false, true, true}},
-    FastVit{"fastvit_mci4",
-            {2, 12, 24, 4, 4},
-            {128, 256, 512, 1024, 2048},
-            {false, false, false, true, true},
-            {false, false, false, true, true}},
-};
+// Only the tower FastVLM ships (checked against timm's own); another architecture name is refused.
+constexpr std::array kFastVits{FastVit{"fastvit_mci3",
+                                       {2, 12, 24, 4, 2},
+                                       {96, 192, 384, 768, 1536},
+                                       {false, false, false, true, true},
+                                       {false, false, false, true, true}}};
 
 // How the tower's modules are named: timm's (stages.S.blocks.B, mlp, layer_scale.gamma) or ml-fastvlm's
 // (network.N.B, convffn, layer_scale), whose network list interleaves the stages with their downsampling
