@@ -98,6 +98,18 @@ TEST(DeepseekVl, HybridAddsTheSamTower) {
   EXPECT_EQ(find_tensor(t, "model.aligner.high_res_vision_proj.weight")->shape, Shape({2048, 1024}));
   EXPECT_EQ(place_tensor(sam + "layers.7.mlp.lin1.weight").block, Block::Vision);
   EXPECT_EQ(place_tensor("model.high_res_vision_alpha").block, Block::Vision);
+  // Two towers of one role: each stack reports the tensors under its own module, not the role's total.
+  size_t towers = 0;
+  for (size_t i = 0; i < t.arch.stacks.size(); ++i) {
+    if (t.arch.stacks[i].path == sam + "layers") {
+      EXPECT_EQ(c.each_stack[i], sam_b_encoder());
+      ++towers;
+    } else if (t.arch.stacks[i].path == "model.vision_model.encoder.layers") {
+      EXPECT_EQ(c.each_stack[i], 303'688'704u);
+      ++towers;
+    }
+  }
+  EXPECT_EQ(towers, 2u);
   expect_reads_cleanly(R"({"architectures":["DeepseekVLHybridForConditionalGeneration"],
       "model_type":"deepseek_vl_hybrid",
       "text_config":{"model_type":"llama","hidden_size":32,"intermediate_size":48,"num_attention_heads":4,
