@@ -123,7 +123,7 @@ std::string heads_note(const AttentionSummary& s) {
 std::string headline(const AttentionSummary& s) {
   std::vector<std::string> kinds;
   bool sliding = false, chunked = false, compressed = false, linear = false, ssm = false, conv = false,
-       rg_lru = false;
+       rg_lru = false, rwkv = false;
   for (const LayerAttention& l : s.layers) {
     if (softmax_attention(l)) {
       if (std::find(kinds.begin(), kinds.end(), upper(l.kind)) == kinds.end()) kinds.push_back(upper(l.kind));
@@ -135,6 +135,7 @@ std::string headline(const AttentionSummary& s) {
     ssm = ssm || l.mixer == Mixer::Mamba || l.mixer == Mixer::Mamba2;
     conv = conv || l.mixer == Mixer::ShortConv;
     rg_lru = rg_lru || l.mixer == Mixer::RgLru;
+    rwkv = rwkv || l.mixer == Mixer::Rwkv;
   }
   std::string base;
   for (const std::string& k : kinds) base += (base.empty() ? "" : "/") + k;
@@ -143,6 +144,7 @@ std::string headline(const AttentionSummary& s) {
   if (compressed) base += " + compressed context";
   // A pure state-space model has no attention at all: "none", not "Mamba" under an "Attention" heading.
   if (base.empty() && !linear && ssm) return "none (Mamba state-space layers only)";
+  if (base.empty() && rwkv) return "none (RWKV time mixing: a recurrence per channel)";
   std::string other = linear && ssm ? "linear attention + Mamba"
                       : linear      ? "linear attention"
                       : ssm         ? "Mamba"

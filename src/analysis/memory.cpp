@@ -302,17 +302,24 @@ MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& qua
   if (m.state_bytes_per_sequence) {
     const ArchitectureRecord& a = in.inventory.arch;
     const std::string dtype(dtype_info(compute).short_name);
-    const bool rg_lru = std::any_of(a.layers().begin(), a.layers().end(),
-                                    [](const LayerSpec& l) { return l.mixer == Mixer::RgLru; });
-    // RecurrentGemma's code fixes its state's layout and dtype where Mamba's configs name theirs.
+    const auto has = [&](Mixer mixer) {
+      return std::any_of(a.layers().begin(), a.layers().end(),
+                         [mixer](const LayerSpec& l) { return l.mixer == mixer; });
+    };
+    // RecurrentGemma's and RWKV's code fix their states' layout and dtype where Mamba's configs name theirs.
     m.assumptions.push_back(
-        rg_lru ? "RG-LRU states: the conv state in " + dtype +
-                     ", conv1d_width - 1 inputs as transformers keeps them, and the recurrent state in " +
-                     std::string(dtype_info(a.ssm_cache_dtype.value_or(compute)).short_name) +
-                     " (transformers keeps it in float32)"
-               : "conv and SSM states in " + dtype +
-                     " unless the config names an SSM cache dtype (mamba_ssm_cache_dtype / "
-                     "mamba_ssm_dtype); conv states keep the whole kernel window as transformers does");
+        has(Mixer::RgLru)
+            ? "RG-LRU states: the conv state in " + dtype +
+                  ", conv1d_width - 1 inputs as transformers keeps them, and the recurrent state in " +
+                  std::string(dtype_info(a.ssm_cache_dtype.value_or(compute)).short_name) +
+                  " (transformers keeps it in float32)"
+        : has(Mixer::Rwkv)
+            ? "RWKV states: the two token shifts in " + dtype +
+                  ", the WKV numerator, denominator and maximum in float32, as transformers keeps "
+                  "them"
+            : "conv and SSM states in " + dtype +
+                  " unless the config names an SSM cache dtype (mamba_ssm_cache_dtype / "
+                  "mamba_ssm_dtype); conv states keep the whole kernel window as transformers does");
   }
 
   m.inference = inference_estimates(in, quant, m, compute);

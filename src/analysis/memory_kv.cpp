@@ -201,6 +201,20 @@ KvLayer rg_lru_layer(const Context& c, const StateShape& st) {
   return l;
 }
 
+// RWKV-4's time mixing: transformers keeps five vectors per layer, each hidden_size wide: the last token's
+// input to the time mixing and to the channel mixing (the token shift) in the model's dtype, and the WKV
+// numerator, denominator and running maximum in float32 whatever the model's dtype.
+KvLayer rwkv_layer(const Context& c, const StateShape& st) {
+  KvLayer l;
+  l.kind = CacheKind::SsmState;
+  const uint64_t shifts = sized(mul({2, st.inner}, "token shift"), c.state, "token shift");
+  const uint64_t wkv = sized(mul({3, st.inner}, "wkv state"), DType::F32, "wkv state");
+  l.state_bytes_per_sequence = add({shifts, wkv}, "rwkv state");
+  l.formula = "token shift 2 x " + num(st.inner) + " x " + elem_text(c.state) + " + WKV 3 x " +
+              num(st.inner) + " x 4 (float32) = " + num(l.state_bytes_per_sequence) + " per sequence";
+  return l;
+}
+
 // The state of a layer's recurrent mixer, its only one or the one beside attention (Falcon-H1); a layer
 // without a mixer caches nothing.
 KvLayer recurrent_layer(const Context& c, Mixer mixer, const StateShape& st) {
@@ -214,6 +228,8 @@ KvLayer recurrent_layer(const Context& c, Mixer mixer, const StateShape& st) {
       return short_conv_layer(c, st);
     case Mixer::RgLru:
       return rg_lru_layer(c, st);
+    case Mixer::Rwkv:
+      return rwkv_layer(c, st);
     default: {
       KvLayer l;
       l.kind = CacheKind::None;
@@ -239,8 +255,13 @@ KvLayer cross_layer(const Context& c, uint32_t layer, const AttentionShape& at, 
 
 // What the layers hold beside attention's K/V: `recurrent`, Mamba or linear-attention state; `short_conv`,
 // LFM2's conv windows; `rg_lru`, RecurrentGemma's conv windows and recurrent vectors.
-std::string convention_text(const KvCachePlan& p, DType kv, bool indexer, bool recurrent, bool short_conv,
-                            bool rg_lru, bool compressed) {
+// Which kinds of recurrent state a model's layers hold, each described once.
+struct RecurrentKinds {
+  bool ssm = false, short_conv = false, rg_lru = false, rwkv = false;
+};
+
+std::string convention_text(const KvCachePlan& p, DType kv, bool indexer, const RecurrentKinds& r,
+                            bool compressed) {
   auto has = [&](CacheKind kind) {
     return std::any_of(p.layers.begin(), p.layers.end(), [&](const KvLayer& l) { return l.kind == kind; });
   };
@@ -262,13 +283,17 @@ std::string convention_text(const KvCachePlan& p, DType kv, bool indexer, bool r
          "share of a token) and hold their raw window per sequence (state_bytes_per_sequence)";
   if (indexer)
     s += "; the sparse-attention indexer (DSA) adds its index_head_dim keys per layer per token to both";
-  if (recurrent)
+  if (r.ssm)
     s += "; Mamba and linear-attention layers hold a constant state per sequence (conv state + SSM/recurrent "
          "state) and add nothing per token";
-  if (short_conv)
+  if (r.short_conv)
     s += "; short-convolution layers (LFM2) hold their conv window per sequence and add nothing per token";
-  if (rg_lru)
+  if (r.rg_lru)
     s += "; RG-LRU layers (RecurrentGemma) hold their conv window and recurrent state per sequence and add "
+         "nothing per token";
+  if (r.rwkv)
+    s += "; RWKV layers hold their token shifts and WKV state per sequence (as transformers keeps them) and "
+         "add "
          "nothing per token";
   if (has(CacheKind::Cross))
     s += "; cross-attention K/V over the encoder output are computed once per sequence";
@@ -368,15 +393,17 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
   }
   const auto any = [&](auto pred) { return std::any_of(layers.begin(), layers.end(), pred); };
   const bool indexer = any([](const LayerSpec& l) { return l.attention.indexer_head_dim > 0; });
-  const bool recurrent = any([](const LayerSpec& l) {
+  RecurrentKinds r;
+  r.ssm = any([](const LayerSpec& l) {
     for (const Mixer m : {l.mixer, l.parallel})
       if (m == Mixer::Mamba || m == Mixer::Mamba2 || m == Mixer::LinearAttention) return true;
     return false;
   });
-  const bool short_conv = any([](const LayerSpec& l) { return l.mixer == Mixer::ShortConv; });
-  const bool rg_lru = any([](const LayerSpec& l) { return l.mixer == Mixer::RgLru; });
+  r.short_conv = any([](const LayerSpec& l) { return l.mixer == Mixer::ShortConv; });
+  r.rg_lru = any([](const LayerSpec& l) { return l.mixer == Mixer::RgLru; });
+  r.rwkv = any([](const LayerSpec& l) { return l.mixer == Mixer::Rwkv; });
   const bool compressed = any([](const LayerSpec& l) { return l.attention.compress_ratio > 0; });
-  p.convention = convention_text(p, kv, indexer, recurrent, short_conv, rg_lru, compressed);
+  p.convention = convention_text(p, kv, indexer, r, compressed);
   return p;
 }
 

@@ -29,9 +29,11 @@ std::string_view stack_role_name(StackRole r);  // decoder, encoder, vision, aud
 // ShortConv: LFM2's gated short convolution (in_proj to B, C, x; C * conv(B * x) over the last few tokens;
 // out_proj), whose state is its conv window. RgLru: Griffin's recurrent block (RecurrentGemma): a depthwise
 // conv and a real-gated linear recurrence over lru_width channels, whose state is the conv window and one
-// vector.
-enum class Mixer : uint8_t { Attention, Mamba, Mamba2, LinearAttention, ShortConv, RgLru, None };
-// attention, mamba, mamba2, linear-attention, short-conv, rg-lru, none
+// vector. Rwkv: RWKV-4's time mixing, a WKV recurrence per channel (a decayed, exponentially weighted sum of
+// values over the past), whose state is, per layer, the last token's input to the time and channel mixing
+// and the WKV numerator, denominator and running maximum.
+enum class Mixer : uint8_t { Attention, Mamba, Mamba2, LinearAttention, ShortConv, RgLru, Rwkv, None };
+// attention, mamba, mamba2, linear-attention, short-conv, rg-lru, rwkv, none
 std::string_view mixer_name(Mixer m);
 std::string_view mixer_title(Mixer m);  // for people: Attention, Mamba, Mamba-2, Linear attention, ...
 

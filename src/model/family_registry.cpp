@@ -31,6 +31,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::lightning_attention(),
                        families::conv_hybrids(),
                        families::recurrent_gemma(),
+                       families::rwkv(),
                        families::ernie4_5_vl(),
                        families::florence2(),
                        families::qwen3_omni(),

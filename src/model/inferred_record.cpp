@@ -21,10 +21,11 @@ void add_evidence(LayerSpec& l, Block block) {
     if (l.mixer == Mixer::Mamba || l.mixer == Mixer::LinearAttention) l.parallel = l.mixer;
     l.mixer = Mixer::Attention;
   } else if (block == Block::Mamba || block == Block::LinearAttention || block == Block::ShortConv ||
-             block == Block::RgLru) {
+             block == Block::RgLru || block == Block::Rwkv) {
     const Mixer recurrent = block == Block::Mamba             ? Mixer::Mamba
                             : block == Block::LinearAttention ? Mixer::LinearAttention
                             : block == Block::ShortConv       ? Mixer::ShortConv
+                            : block == Block::Rwkv            ? Mixer::Rwkv
                                                               : Mixer::RgLru;
     if (l.mixer == Mixer::None)
       l.mixer = recurrent;

@@ -255,13 +255,28 @@ std::string role_of(std::string_view module) {
 }  // namespace
 
 std::string_view block_name(Block b) {
-  static constexpr std::string_view kNames[] = {"embedding",     "attention",     "cross-attention",
-                                                "mlp",           "moe-router",    "moe-expert",
-                                                "shared-expert", "mamba",         "linear-attention",
-                                                "short-conv",    "rg-lru",        "norm",
-                                                "lm-head",       "vision",        "vision-projector",
-                                                "audio",         "speech-output", "mtp",
-                                                "quantization",  "buffer",        "other"};
+  static constexpr std::string_view kNames[] = {"embedding",
+                                                "attention",
+                                                "cross-attention",
+                                                "mlp",
+                                                "moe-router",
+                                                "moe-expert",
+                                                "shared-expert",
+                                                "mamba",
+                                                "linear-attention",
+                                                "short-conv",
+                                                "rg-lru",
+                                                "rwkv",
+                                                "norm",
+                                                "lm-head",
+                                                "vision",
+                                                "vision-projector",
+                                                "audio",
+                                                "speech-output",
+                                                "mtp",
+                                                "quantization",
+                                                "buffer",
+                                                "other"};
   static_assert(std::size(kNames) == static_cast<size_t>(Block::Other) + 1);
   return kNames[static_cast<size_t>(b)];
 }
@@ -419,6 +434,21 @@ TensorPlacement place_tensor(std::string_view name) {
     set(Block::RgLru, std::string(module));
     return pl;
   }
+  // RWKV's blocks.N.attention (time mixing, with its own decays and token-shift mixes) and feed_forward
+  // (channel mixing: key, value and a receptance gate, its MLP).
+  if (pl.layer && (in(module, std::array<std::string_view, 3>{"time_decay", "time_first", "receptance"}) ||
+                   module.starts_with("time_mix_"))) {
+    set(any_part_in(inner, std::array<std::string_view, 1>{"feed_forward"}) ? Block::Mlp : Block::Rwkv,
+        std::string(module));
+    return pl;
+  }
+  // Its time mixing's linears sit straight under blocks.N.attention, where BERT's and ViT's keys have a
+  // self or attention module between.
+  if (pl.layer && layer_pos >= 1 && parts[layer_pos - 1] == "blocks" && inner.size() == 4 &&
+      inner[1] == "attention" && in(module, std::array<std::string_view, 3>{"key", "value", "output"})) {
+    set(Block::Rwkv, std::string(module));
+    return pl;
+  }
   if (any_part_in(inner, std::array<std::string_view, 2>{"linear_attn", "mamba"}) ||
       in(module, kMambaLeaves) ||
       (any_part_in(inner, std::array<std::string_view, 1>{"mixer"}) &&
@@ -453,8 +483,8 @@ TensorPlacement place_tensor(std::string_view name) {
     set(norm ? Block::Norm : Block::Mlp, norm ? "norm" : "down");
     return pl;
   }
-  // ChatGLM's LM head is transformer.output_layer.
-  if (in(module, kHeadLeaves) || (module == "output" && parts.size() == 2) ||
+  // ChatGLM's LM head is transformer.output_layer, RWKV's a top-level head.
+  if (in(module, kHeadLeaves) || ((module == "output" || module == "head") && parts.size() == 2) ||
       (!pl.layer && (module == "output_layer" || in(parts.front(), kHeadRoots)))) {
     set(Block::LmHead, "lm-head");
     return pl;

@@ -23,6 +23,7 @@ enum class Block : uint8_t {
   LinearAttention,
   ShortConv,  // LFM2's gated short convolution
   RgLru,      // RecurrentGemma's recurrent block: its linears, conv and RG-LRU
+  Rwkv,       // RWKV's time mixing: its key, value, receptance and output, decay and token-shift mixes
   Norm,
   LmHead,
   Vision,

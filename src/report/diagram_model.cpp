@@ -66,6 +66,7 @@ LayerPart mixer_part(const LayerSpec& l) {
     case Mixer::LinearAttention:
     case Mixer::ShortConv:
     case Mixer::RgLru:
+    case Mixer::Rwkv:
       p.label = std::string(mixer_title(l.mixer));
       p.colour = kLinear;
       break;

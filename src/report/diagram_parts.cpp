@@ -146,6 +146,12 @@ PartText mixer_text(const ModelReport& r, const DiagramModel& m, const diagram::
     if (detailed) t.lines.push_back("conv window as state, no KV cache");
     return t;
   }
+  if (l.mixer == Mixer::Rwkv) {
+    t.title = mixer_title(l.mixer);
+    t.lines.push_back("decayed sums of past values per channel, token shift");
+    if (detailed) t.lines.push_back("fixed state, no KV cache");
+    return t;
+  }
   if (l.mixer == Mixer::RgLru) {
     t.title = "RG-LRU recurrent block";
     t.lines.push_back("conv over the last " + std::to_string(l.state.conv_kernel) +

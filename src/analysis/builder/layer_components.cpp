@@ -87,8 +87,9 @@ ComponentKind kind_in_layer(const TensorPlacement& p, const LayerSpec& l, std::s
                                                                      : ComponentKind::Mamba;
     case Block::LinearAttention:
       return ComponentKind::LinearAttention;
-    case Block::ShortConv:  // LFM2's and RecurrentGemma's: no simulator layer of their own
+    case Block::ShortConv:  // LFM2's, RecurrentGemma's and RWKV's: no simulator layer of their own
     case Block::RgLru:
+    case Block::Rwkv:
       return ComponentKind::Other;
     case Block::Mtp:
       return ComponentKind::Mtp;

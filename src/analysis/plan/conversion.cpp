@@ -86,6 +86,8 @@ std::string_view recurrent_feature(Mixer m) {
       return "short convolution (LFM2)";
     case Mixer::RgLru:
       return "RG-LRU recurrence (RecurrentGemma)";
+    case Mixer::Rwkv:
+      return "RWKV-4 time mixing (WKV recurrence)";
     default:
       return "";
   }
@@ -126,6 +128,8 @@ bool is_quantizable_linear(const InventoryTensor& t) {
     case Block::LinearAttention:
     case Block::RgLru:  // its linears; the conv's taps and the gates' blocks are not matrices
       return true;
+    case Block::Rwkv:  // its linears; the decays and token-shift mixes are vectors
+      return t.shape.size() == 2;
     case Block::ShortConv:
       return t.placement.role != "conv";  // its projections; the conv's few taps per channel stay 16-bit
     default:

@@ -31,6 +31,10 @@ std::vector<std::pair<std::string, std::string>> shape_rows(const SsmMixer& m) {
     add("conv kernel", s.conv_kernel);
     return rows;
   }
+  if (m.mixer == Mixer::Rwkv) {  // RWKV: one recurrence per channel
+    add("channels", s.inner);
+    return rows;
+  }
   if (m.mixer == Mixer::RgLru) {  // RecurrentGemma: lru_width channels, gates in diagonal blocks
     add("lru width", s.inner);
     add("gate blocks", s.heads);
@@ -94,7 +98,7 @@ void write_json(JsonWriter& w, const std::optional<SsmSummary>& s) {
     w.key("layers").begin_array();
     for (uint32_t i : m.layers) w.value(i);
     w.end_array();
-    if (m.mixer == Mixer::ShortConv) {
+    if (m.mixer == Mixer::ShortConv || m.mixer == Mixer::Rwkv) {
       w.key("channels").count_or_null(st.inner);
     } else if (m.mixer == Mixer::RgLru) {
       w.key("lru_width").count_or_null(st.inner);
