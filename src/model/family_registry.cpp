@@ -48,6 +48,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::mamba2_hybrids(),
                        families::zamba2(),
                        families::encoders(),
+                       families::bert_shaped(),
                        families::llava_like(),
                        families::qwen2_5_omni(),
                        families::phi4_multimodal(),

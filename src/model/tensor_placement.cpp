@@ -142,6 +142,12 @@ constexpr std::array<std::string_view, 18> kProjectorParts{"multi_modal_projecto
 // buffer).
 constexpr std::array<std::string_view, 5> kBufferLeaves{"inv_freq", "position_ids", "masked_bias",
                                                         "causal_mask", "layer_scalar"};
+// I-BERT's integer-only modules (quant_modules.py) keep persistent float32 buffers beside their weights: the
+// weights' and biases' integer copies and scales, each activation's running range and scale, and (below) the
+// LayerNorms' shift.
+constexpr std::array<std::string_view, 7> kIntegerOnlyLeaves{
+    "weight_integer", "bias_integer", "fc_scaling_factor", "weight_scaling_factor", "act_scaling_factor",
+    "x_min",          "x_max"};
 // Suffixes of tensors stored beside a projection under the projection's own name rather than as its
 // `.weight` / `.bias` child: nn.MultiheadAttention's in_proj_weight / in_proj_bias, fused experts' biases
 // (gpt-oss's gate_up_proj_bias), MXFP4 packed weights (`_blocks`) and their block scales (`_scales`).
@@ -156,8 +162,9 @@ constexpr std::array<std::string_view, 11> kMlpParts{
     "fc2", "c_fc", "dense_h_to_4h", "dense_4h_to_h",  "ffn_layer"};
 constexpr std::array<std::string_view, 8> kHeadLeaves{"lm_head",  "embed_out",  "score",  "classifier",
                                                       "proj_out", "qa_outputs", "pooler", "cls"};
-// Top-level modules of encoder task heads (masked-LM transforms, classifiers, BART's logits-bias buffer).
-constexpr std::array<std::string_view, 12> kHeadRoots{"lm_head",
+// Top-level modules of encoder task heads (masked-LM transforms, classifiers, BART's logits-bias buffer,
+// BigBird's question-answering block, TAPAS's cell-selection parameters and aggregation classifier).
+constexpr std::array<std::string_view, 18> kHeadRoots{"lm_head",
                                                       "cls",
                                                       "classifier",
                                                       "classification_head",
@@ -168,7 +175,13 @@ constexpr std::array<std::string_view, 12> kHeadRoots{"lm_head",
                                                       "vocab_projector",
                                                       "pre_classifier",
                                                       "final_logits_bias",
-                                                      "proj_out"};
+                                                      "proj_out",
+                                                      "qa_classifier",
+                                                      "aggregation_classifier",
+                                                      "output_weights",
+                                                      "column_output_weights",
+                                                      "output_bias",
+                                                      "column_output_bias"};
 
 std::string role_of(std::string_view module) {
   static constexpr std::pair<std::string_view, std::string_view> kRoles[] = {
@@ -348,8 +361,9 @@ TensorPlacement place_tensor(std::string_view name) {
     set(Block::Quantization, std::string(leaf));
     return pl;
   }
-  // Buffers checkpoints saved (kBufferLeaves), and GPT-2 / GPT-NeoX causal masks ("attn.bias").
-  if (in(leaf, kBufferLeaves) ||
+  // Buffers checkpoints saved (kBufferLeaves, I-BERT's), and GPT-2 / GPT-NeoX causal masks ("attn.bias").
+  if (in(leaf, kBufferLeaves) || in(leaf, kIntegerOnlyLeaves) ||
+      (leaf == "shift" && parts.size() >= 2 && parts[parts.size() - 2] == "LayerNorm") ||
       (leaf == "bias" && (module == "attn" || module == "attention") && parts.size() >= 2)) {
     set(Block::Buffer, leaf == "bias" ? "causal-mask" : role_of(leaf));
     return pl;

@@ -51,6 +51,8 @@ std::span<const FamilyBuilder> zamba2();  // zamba2.cpp: Zamba2, Zamba (Mamba wi
 std::span<const FamilyBuilder>
 encoders();  // encoders*.cpp: BERT and its relatives, ViT, BART, T5 and theirs, Whisper
 std::span<const FamilyBuilder>
+bert_shaped();  // encoders_bert_shaped.cpp: bert-generation, RemBERT, LayoutLM, BigBird, Longformer, ...
+std::span<const FamilyBuilder>
 qwen_hybrid();  // qwen_hybrid.cpp: Qwen3-Next, Qwen3.5 (gated delta net), Qwen2/2.5/3-VL
 std::span<const FamilyBuilder> llava_like();  // llava_like.cpp: LLaVA, LLaVA-NeXT, -OneVision, Mistral 3
 std::span<const FamilyBuilder>
