@@ -116,9 +116,11 @@ void resolve_kind(const ReportInputs& in, const FamilyRow* row, Identity& id) {
     return set(ModelKind::SpeechEncoder, "family table (speech encoder)");
   if (vision) return set(ModelKind::VisionLanguage, tower + " in the config");
   if (family_is(ModelKind::VisionLanguage)) return set(ModelKind::VisionLanguage, "family table");
+  // XLM's and FlauBERT's WithLMHeadModel predict masked words (their causal checkpoints are rare).
+  if (cls.ends_with("ForMaskedLM") || cls.ends_with("WithLMHeadModel"))
+    return set(ModelKind::MaskedLm, "class " + cls);
   if (cls.ends_with("ForCausalLM") || cls.ends_with("LMHeadModel"))
     return set(ModelKind::CausalLm, "class " + cls);
-  if (cls.ends_with("ForMaskedLM")) return set(ModelKind::MaskedLm, "class " + cls);
   if (cls.ends_with("ForImageClassification")) return set(ModelKind::Vision, "class " + cls);
   if (cls.ends_with("ForConditionalGeneration") && family_is(ModelKind::Seq2Seq))
     return set(ModelKind::Seq2Seq, "class " + cls + " of an encoder-decoder family");

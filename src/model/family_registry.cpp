@@ -49,6 +49,8 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::zamba2(),
                        families::encoders(),
                        families::bert_shaped(),
+                       families::compact_encoders(),
+                       families::xlnet_xlm(),
                        families::llava_like(),
                        families::qwen2_5_omni(),
                        families::phi4_multimodal(),

@@ -154,17 +154,22 @@ constexpr std::array<std::string_view, 7> kIntegerOnlyLeaves{
 constexpr std::array<std::string_view, 4> kProjSuffixes{"_weight", "_bias", "_blocks", "_scales"};
 constexpr std::array<std::string_view, 6> kMambaLeaves{"A_log",  "D",      "dt_bias",
                                                        "conv1d", "x_proj", "dt_proj"};
-constexpr std::array<std::string_view, 10> kAttentionParts{
+// XLNet's relative attention is rel_attn.
+constexpr std::array<std::string_view, 11> kAttentionParts{
     "self_attn",       "attn",         "attention",  "self_attention", "SelfAttention",
-    "EncDecAttention", "encoder_attn", "cross_attn", "crossattention", "multi_head_attention"};
-constexpr std::array<std::string_view, 11> kMlpParts{
+    "EncDecAttention", "encoder_attn", "cross_attn", "crossattention", "multi_head_attention",
+    "rel_attn"};
+// XLNet's feed-forward block is ff.
+constexpr std::array<std::string_view, 12> kMlpParts{
     "mlp", "ffn",  "feed_forward",  "DenseReluDense", "intermediate", "fc1",
-    "fc2", "c_fc", "dense_h_to_4h", "dense_4h_to_h",  "ffn_layer"};
+    "fc2", "c_fc", "dense_h_to_4h", "dense_4h_to_h",  "ffn_layer",    "ff"};
 constexpr std::array<std::string_view, 8> kHeadLeaves{"lm_head",  "embed_out",  "score",  "classifier",
                                                       "proj_out", "qa_outputs", "pooler", "cls"};
 // Top-level modules of encoder task heads (masked-LM transforms, classifiers, BART's logits-bias buffer,
-// BigBird's question-answering block, TAPAS's cell-selection parameters and aggregation classifier).
-constexpr std::array<std::string_view, 18> kHeadRoots{"lm_head",
+// BigBird's question-answering block, TAPAS's cell-selection parameters and aggregation classifier;
+// ELECTRA's and ConvBERT's generator and Funnel's discriminator; XLNet's and XLM's LM heads, sequence
+// summaries and SQuAD heads).
+constexpr std::array<std::string_view, 28> kHeadRoots{"lm_head",
                                                       "cls",
                                                       "classifier",
                                                       "classification_head",
@@ -181,7 +186,24 @@ constexpr std::array<std::string_view, 18> kHeadRoots{"lm_head",
                                                       "output_weights",
                                                       "column_output_weights",
                                                       "output_bias",
-                                                      "column_output_bias"};
+                                                      "column_output_bias",
+                                                      "generator_predictions",
+                                                      "generator_lm_head",
+                                                      "discriminator_predictions",
+                                                      "lm_loss",
+                                                      "pred_layer",
+                                                      "sequence_summary",
+                                                      "logits_proj",
+                                                      "start_logits",
+                                                      "end_logits",
+                                                      "answer_class"};
+// XLM's and FlauBERT's layers are four parallel module lists, the index after the list's name.
+constexpr std::array<std::string_view, 4> kParallelLayerLists{"attentions", "layer_norm1", "ffns",
+                                                              "layer_norm2"};
+
+// Sequentials inside modules whose indices are no layers (see place_tensor).
+constexpr std::array<std::string_view, 5> kSequentials{"prompt_trans", "neck", "neck_hd", "downsamples",
+                                                       "tail"};
 
 std::string role_of(std::string_view module) {
   static constexpr std::pair<std::string_view, std::string_view> kRoles[] = {
@@ -207,6 +229,14 @@ std::string role_of(std::string_view module) {
       {"out_proj", "o"},
       {"c_proj", "o"},
       {"dense", "o"},
+      {"q_lin", "q"},  // DistilBERT, XLM
+      {"k_lin", "k"},
+      {"v_lin", "v"},
+      {"out_lin", "o"},
+      {"q_head", "q"},  // Funnel
+      {"k_head", "k"},
+      {"v_head", "v"},
+      {"post_proj", "o"},
       {"Wq", "q"},  // CTRL
       {"Wk", "k"},
       {"Wv", "v"},
@@ -244,6 +274,8 @@ std::string role_of(std::string_view module) {
       {"dense_4h_to_h", "down"},
       {"fc_in", "up"},
       {"fc_out", "down"},  // GPT-J
+      {"lin1", "up"},      // DistilBERT, XLM
+      {"lin2", "down"},
       {"gate", "router"},
       {"router", "router"},
       {"e_score_correction_bias", "router-bias"},
@@ -309,8 +341,9 @@ TensorPlacement place_tensor(std::string_view name) {
     std::string_view before = parts[i - 1];
     if (contains(before, "experts")) continue;
     // Sequentials inside a module, not stacks of layers: MVP's prompt MLP, SAM's necks (segment-anything's
-    // neck.0 ... neck.3) and DeepSeek-VL's downsampling convolutions.
-    if (in(before, std::array<std::string_view, 4>{"prompt_trans", "neck", "neck_hd", "downsamples"}))
+    // neck.0 ... neck.3), DeepSeek-VL's downsampling convolutions and the clusters of an adaptive softmax
+    // (XLM's pred_layer.proj.tail.0.1: cluster 0's second Linear, two indices into nested Sequentials).
+    if (in(before, kSequentials) || (all_digits(before) && i >= 2 && in(parts[i - 2], kSequentials)))
       continue;
     layer_pos = i;
     uint32_t layer = 0;
@@ -433,6 +466,37 @@ TensorPlacement place_tensor(std::string_view name) {
                     : module));
     return pl;
   }
+  // XLM's parallel lists: attentions.N.{q,k,v,out}_lin, ffns.N.lin{1,2}, layer_norm{1,2}.N.
+  if (pl.layer && layer_pos >= 1 && in(parts[layer_pos - 1], kParallelLayerLists)) {
+    const std::string_view list = parts[layer_pos - 1];
+    if (list == "attentions")
+      set(Block::Attention, role);
+    else if (list == "ffns")
+      set(Block::Mlp, role);
+    else
+      set(Block::Norm, "norm");
+    return pl;
+  }
+  // SqueezeBERT's projections are 1x1 convolutions named conv1d (a Mamba leaf elsewhere) under the attention
+  // output, the intermediate and the output modules of its layers.
+  if (pl.layer && module == "conv1d" && inner.size() >= 3) {
+    if (inner[1] == "post_attention") {
+      set(Block::Attention, "o");
+      return pl;
+    }
+    if (inner[1] == "intermediate" || inner[1] == "output") {
+      set(Block::Mlp, inner[1] == "intermediate" ? "up" : "down");
+      return pl;
+    }
+  }
+  // MobileBERT's bottlenecks: layer.N.bottleneck.{input,attention} project the layer's input down to the
+  // narrow width its attention reads, layer.N.output.bottleneck back up after the feed-forward networks.
+  if (pl.layer && any_part_in(inner, std::array<std::string_view, 1>{"bottleneck"})) {
+    const bool norm = contains(module, "LayerNorm");
+    const Block block = norm ? Block::Norm : inner[1] == "output" ? Block::Mlp : Block::Attention;
+    set(block, norm ? "norm" : "bottleneck");
+    return pl;
+  }
   // LFM2's short convolution: conv.in_proj, conv.conv, conv.out_proj.
   if (pl.layer && any_part_in(inner, std::array<std::string_view, 1>{"conv"}) &&
       in(module, std::array<std::string_view, 3>{"conv", "in_proj", "out_proj"})) {
@@ -486,14 +550,24 @@ TensorPlacement place_tensor(std::string_view name) {
       in(module, std::array<std::string_view, 5>{"gate_proj", "up_proj", "down_proj", "fc1_latent_proj",
                                                  "fc2_latent_proj"})) {
     bool bert_up = module == "dense" && any_part_in(inner, std::array<std::string_view, 1>{"intermediate"});
+    bool bert_down = module == "dense" && any_part_in(inner, std::array<std::string_view, 1>{"output"});
+    // Funnel's ffn (linear_1, linear_2, layer_norm), MobileBERT's extra ffn.N (its output.LayerNorm) and
+    // XLNet's ff (layer_1, layer_2): the LayerNorm closing the block is a norm.
+    if (any_part_in(inner, std::array<std::string_view, 2>{"ffn", "ff"}) &&
+        (module == "LayerNorm" || module == "layer_norm")) {
+      set(Block::Norm, "norm");
+      return pl;
+    }
+    if (module == "linear_1" || module == "layer_1") role = "up";
+    if (module == "linear_2" || module == "layer_2") role = "down";
     // GPT-2's and Qwen-1's MLP output is c_proj, which names the attention output elsewhere.
-    set(Block::Mlp, bert_up ? "up" : module == "c_proj" ? "down" : role);
+    set(Block::Mlp, bert_up ? "up" : bert_down || module == "c_proj" ? "down" : role);
     return pl;
   }
   // BERT / ViT checkpoints: the FFN's down projection is "layer.N.output.dense" (its attention twin,
   // "attention.output.dense", was placed above).
   if (pl.layer && inner.size() >= 3 && inner[1] == "output") {
-    bool norm = contains(module, "LayerNorm");
+    bool norm = contains(module, "LayerNorm") || contains(module, "layernorm");  // SqueezeBERT's lower case
     set(norm ? Block::Norm : Block::Mlp, norm ? "norm" : "down");
     return pl;
   }
@@ -503,10 +577,12 @@ TensorPlacement place_tensor(std::string_view name) {
     set(Block::LmHead, "lm-head");
     return pl;
   }
-  // ViT's patch embedding and [CLS] token, Whisper's convolutional audio stem.
-  if (!pl.layer && (module == "cls_token" || module == "mask_token" || module == "projection" ||
-                    ((module == "conv1" || module == "conv2") &&
-                     any_part_in(parts, std::array<std::string_view, 1>{"encoder"})))) {
+  // ViT's patch embedding and [CLS] token, Whisper's convolutional audio stem, XLNet's mask_emb (the query
+  // stream's start).
+  if (!pl.layer &&
+      (module == "cls_token" || module == "mask_token" || module == "mask_emb" || module == "projection" ||
+       ((module == "conv1" || module == "conv2") &&
+        any_part_in(parts, std::array<std::string_view, 1>{"encoder"})))) {
     set(Block::Embedding, module == "projection"     ? "patch-embedding"
                           : contains(module, "conv") ? "conv-stem"
                                                      : std::string(module));

@@ -51,6 +51,9 @@ std::span<const FamilyBuilder> zamba2();  // zamba2.cpp: Zamba2, Zamba (Mamba wi
 std::span<const FamilyBuilder>
 encoders();  // encoders*.cpp: BERT and its relatives, ViT, BART, T5 and theirs, Whisper
 std::span<const FamilyBuilder>
+compact_encoders();  // encoders_compact.cpp: MobileBERT, ConvBERT, SqueezeBERT, Funnel Transformer
+std::span<const FamilyBuilder> xlnet_xlm();  // encoders_xlnet_xlm.cpp: XLNet, XLM, FlauBERT
+std::span<const FamilyBuilder>
 bert_shaped();  // encoders_bert_shaped.cpp: bert-generation, RemBERT, LayoutLM, BigBird, Longformer, ...
 std::span<const FamilyBuilder>
 qwen_hybrid();  // qwen_hybrid.cpp: Qwen3-Next, Qwen3.5 (gated delta net), Qwen2/2.5/3-VL
