@@ -22,6 +22,9 @@ uint64_t order_key(uint32_t tensor, uint64_t piece) {
 
 TemplateMatcher::TemplateMatcher(const ModelTemplate& model, DType dtype)
     : model_(model), dtype_(dtype), by_name_(0, nullptr, nullptr), patterns_(model) {
+  const std::string& cls = model.arch.architecture;
+  base_model_ = cls.ends_with("Model") && cls.find("For") == std::string::npos &&
+                cls.find("LMHead") == std::string::npos;
   for (uint32_t i = 0; i < model.tensors.size(); ++i) {
     const TemplateTensor& tt = model.tensors[i];
     if (tt.stored && (tt.per_expert || tt.fused_on_disk)) continue;  // patterns_; another's piece
@@ -89,6 +92,8 @@ std::optional<uint32_t> TemplateMatcher::find_exact(std::string_view name,
     prefixed.append(name);
     if (auto i = find_stored(prefixed)) return i;
   }
+  if (const size_t dot = name.find('.'); base_model_ && dot != std::string_view::npos)
+    return find_stored(name.substr(dot + 1));
   return std::nullopt;
 }
 

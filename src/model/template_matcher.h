@@ -72,6 +72,10 @@ class TemplateMatcher {
   std::vector<Expected> expected_;
   NameIndex by_name_;
   std::vector<std::string> base_prefixes_;
+  // The template is a bare base model (BertModel, LayoutLMModel, LlamaModel): checkpoints saved from its task
+  // classes hold its names under the base-model prefix (bert., layoutlm., model.), which transformers strips
+  // when it loads them into it.
+  bool base_model_ = false;
   size_t tied_copies_ = 0;
   ExpertPatterns patterns_;
   // No form in which the template's own names can be stored (as named, packed, without a base prefix)

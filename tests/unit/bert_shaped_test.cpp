@@ -166,6 +166,24 @@ TEST(LayoutLM, BaseSafetensorsIsTheTemplateByteForByte) {
   EXPECT_EQ(8 + (header + 7) / 8 * 8 + data, 450'536'528u);
 }
 
+// That file holds the base model's tensors under the task classes' "layoutlm." prefix while its config names
+// no class: transformers strips the prefix when it loads them into LayoutLMModel, and so does the matcher.
+TEST(LayoutLM, BaseModelReadsItsPrefixedFile) {
+  const std::string small =
+      R"({"model_type":"layoutlm","vocab_size":40,"hidden_size":16,"num_hidden_layers":2,
+      "num_attention_heads":2,"intermediate_size":24,"max_position_embeddings":20,"max_2d_position_embeddings":32})";
+  const TempDir dir;
+  std::ofstream(dir.path() / "config.json") << small;
+  std::vector<TensorToWrite> file;
+  for (const DiskTensor& x : disk_form(template_of(small)))
+    file.push_back({"layoutlm." + x.name, DType::F16, x.shape, {}});
+  write_safetensors(dir.path() / "model.safetensors", file);
+  const Inventory inv = build_inventory(locate_local_model(dir.path().string()));
+  EXPECT_TRUE(inv.warnings.empty()) << inv.warnings.front();
+  EXPECT_EQ(extras_in(inv), 0u);
+  EXPECT_EQ(inv.arch.architecture, "LayoutLMModel");
+}
+
 // LayoutLMModel always builds its pooler, so every head keeps it. The masked-LM class is what the 2020
 // pytorch_model.bin holds: with its int64 position ids, 453,006,568 bytes of data, those of the repository's
 // first model.safetensors. Large: transformers' counts (its card's "343M" is nominal).
