@@ -29,25 +29,6 @@ void text_encoder_body(ModelTemplate& t, const std::string& prefix, const std::s
   }
 }
 
-// A BERT-like config class's defaults: BERT-base's unless the class has its own.
-struct BertDefaults {
-  uint64_t vocab = 30522, positions = 512, type_vocab = 2, layers = 12, hidden = 768, heads = 12, ffn = 3072;
-};
-
-// BertConfig / RobertaConfig / XLMRobertaConfig fields, and their relatives'.
-TextEncoderDims read_bert_dims(const ModelConfig& cfg, const BertDefaults& b) {
-  TextEncoderDims d;
-  d.vocab = cfg.dim_or("vocab_size", b.vocab);
-  d.max_positions = cfg.dim_or("max_position_embeddings", b.positions);
-  d.type_vocab = cfg.dim_or("type_vocab_size", b.type_vocab);
-  d.layers = cfg.layers_or("num_hidden_layers", b.layers, 0);
-  d.layer.hidden = cfg.dim_or("hidden_size", b.hidden);
-  d.layer.heads = cfg.dim_or("num_attention_heads", b.heads);
-  d.layer.ffn = cfg.dim_or("intermediate_size", b.ffn);
-  split_heads(cfg, "num_attention_heads", d.layer.hidden, d.layer.heads);
-  return d;
-}
-
 // The masked-LM head: transform (dense + LayerNorm), an output bias, and a decoder whose weight is the word
 // embedding and whose bias is that output bias when tie_word_embeddings holds.
 struct MaskedLmNames {

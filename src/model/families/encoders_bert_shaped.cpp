@@ -24,25 +24,6 @@ namespace {
 
 // ---- What the eight share ----
 
-// A config class's defaults: BERT-base's unless the class has its own.
-struct Sizes {
-  uint64_t vocab = 30522, positions = 512, layers = 12, hidden = 768, heads = 12, ffn = 3072;
-  uint64_t type_vocab = 2;  // 0: the config class has no type_vocab_size (bert-generation, TAPAS)
-};
-
-TextEncoderDims read_sizes(const ModelConfig& cfg, const Sizes& s) {
-  TextEncoderDims d;
-  d.vocab = cfg.dim_or("vocab_size", s.vocab);
-  d.max_positions = cfg.dim_or("max_position_embeddings", s.positions);
-  d.type_vocab = s.type_vocab ? cfg.dim_or("type_vocab_size", s.type_vocab) : 0;
-  d.layers = cfg.layers_or("num_hidden_layers", s.layers, 0);
-  d.layer.hidden = cfg.dim_or("hidden_size", s.hidden);
-  d.layer.heads = cfg.dim_or("num_attention_heads", s.heads);
-  d.layer.ffn = cfg.dim_or("intermediate_size", s.ffn);
-  split_heads(cfg, "num_attention_heads", d.layer.hidden, d.layer.heads);
-  return d;
-}
-
 // The class config.json names, its task (the class less the family's prefix) and the base model's prefix
 // inside it ("" in the base model's own class).
 struct TaskClass {
@@ -151,8 +132,8 @@ void pooler_dense(ModelTemplate& t, const TaskClass& k, uint64_t h) {
 void build_bert_generation(const ModelConfig& cfg, ModelTemplate& t) {
   const TaskClass k = task_class(cfg, architecture_of(cfg, "BertGenerationEncoder"), "BertGeneration", "bert",
                                  {"Encoder", "Decoder"}, "Encoder");
-  const TextEncoderDims d = read_sizes(
-      cfg, {.vocab = 50358, .layers = 24, .hidden = 1024, .heads = 16, .ffn = 4096, .type_vocab = 0});
+  const TextEncoderDims d = read_bert_dims(
+      cfg, {.vocab = 50358, .type_vocab = 0, .layers = 24, .hidden = 1024, .heads = 16, .ffn = 4096});
   start_record(t, k.cls, d);
   text_embeddings(t, k.prefix + "embeddings.", d);
   bert_stack(t, k.prefix, d, reads_cross_attention(cfg));
@@ -170,7 +151,7 @@ void build_rembert(const ModelConfig& cfg, ModelTemplate& t) {
                                  {"Model", "ForMaskedLM", "ForCausalLM", "ForSequenceClassification",
                                   "ForMultipleChoice", "ForTokenClassification", "ForQuestionAnswering"});
   TextEncoderDims d =
-      read_sizes(cfg, {.vocab = 250300, .layers = 32, .hidden = 1152, .heads = 18, .ffn = 4608});
+      read_bert_dims(cfg, {.vocab = 250300, .layers = 32, .hidden = 1152, .heads = 18, .ffn = 4608});
   d.embedding = cfg.dim_or("input_embedding_size", 256);  // the Hub config's embedding_size is not read
   const uint64_t out = cfg.dim_or("output_embedding_size", 1664), h = d.layer.hidden;
   start_record(t, k.cls, d);
@@ -196,7 +177,7 @@ void build_layoutlm(const ModelConfig& cfg, ModelTemplate& t) {
   const TaskClass k = task_class(cfg, architecture_of(cfg, "LayoutLMModel"), "LayoutLM", "layoutlm",
                                  {"Model", "ForMaskedLM", "ForSequenceClassification",
                                   "ForTokenClassification", "ForQuestionAnswering"});
-  const TextEncoderDims d = read_sizes(cfg, {});
+  const TextEncoderDims d = read_bert_dims(cfg, {});
   const uint64_t boxes = cfg.dim_or("max_2d_position_embeddings", 1024), h = d.layer.hidden;
   start_record(t, k.cls, d);
   const std::string e = k.prefix + "embeddings.";
@@ -225,7 +206,7 @@ void build_big_bird(const ModelConfig& cfg, ModelTemplate& t) {
       task_class(cfg, architecture_of(cfg, "BigBirdModel"), "BigBird", "bert",
                  {"Model", "ForPreTraining", "ForMaskedLM", "ForCausalLM", "ForSequenceClassification",
                   "ForMultipleChoice", "ForTokenClassification", "ForQuestionAnswering"});
-  TextEncoderDims d = read_sizes(cfg, {.vocab = 50358, .positions = 4096});
+  TextEncoderDims d = read_bert_dims(cfg, {.vocab = 50358, .positions = 4096});
   d.layer.qkv_bias = cfg.flag_or("use_bias", true);
   const std::string attention = cfg.string_or("attention_type", "block_sparse");
   if (attention != "block_sparse" && attention != "original_full")
@@ -293,7 +274,7 @@ void build_longformer(const ModelConfig& cfg, ModelTemplate& t) {
   const TaskClass k = task_class(cfg, architecture_of(cfg, "LongformerModel"), "Longformer", "longformer",
                                  {"Model", "ForMaskedLM", "ForSequenceClassification", "ForMultipleChoice",
                                   "ForTokenClassification", "ForQuestionAnswering"});
-  const TextEncoderDims d = read_sizes(cfg, {});
+  const TextEncoderDims d = read_bert_dims(cfg, {});
   const std::vector<uint64_t> windows = longformer_windows(cfg, d.layers);
   const uint64_t h = d.layer.hidden;
   start_record(t, k.cls, d);
@@ -383,7 +364,7 @@ void build_ibert(const ModelConfig& cfg, ModelTemplate& t) {
   const TaskClass k = task_class(cfg, cls, "IBert", "ibert",
                                  {"Model", "ForMaskedLM", "ForSequenceClassification", "ForMultipleChoice",
                                   "ForTokenClassification", "ForQuestionAnswering"});
-  const TextEncoderDims d = read_sizes(cfg, {});
+  const TextEncoderDims d = read_bert_dims(cfg, {});
   if (cfg.string_or("hidden_act", "gelu") != "gelu")
     cfg.fail("hidden_act", "must be gelu: IBertIntermediate raises for any other, having only IntGELU");
   const uint64_t h = d.layer.hidden;
@@ -441,7 +422,7 @@ void build_tapas(const ModelConfig& cfg, ModelTemplate& t) {
   const TaskClass k =
       task_class(cfg, architecture_of(cfg, "TapasModel"), "Tapas", "tapas",
                  {"Model", "ForMaskedLM", "ForSequenceClassification", "ForQuestionAnswering"});
-  const TextEncoderDims d = read_sizes(cfg, {.positions = 1024, .type_vocab = 0});
+  const TextEncoderDims d = read_bert_dims(cfg, {.positions = 1024, .type_vocab = 0});
   const std::vector<uint64_t> token_types = tapas_token_types(cfg);
   const uint64_t aggregations = cfg.count_or("num_aggregation_labels", 0), h = d.layer.hidden;
   start_record(t, k.cls, d);
@@ -480,7 +461,7 @@ void build_roc_bert(const ModelConfig& cfg, ModelTemplate& t) {
       task_class(cfg, architecture_of(cfg, "RoCBertModel"), "RoCBert", "roc_bert",
                  {"Model", "ForPreTraining", "ForMaskedLM", "ForCausalLM", "ForSequenceClassification",
                   "ForMultipleChoice", "ForTokenClassification", "ForQuestionAnswering"});
-  const TextEncoderDims d = read_sizes(cfg, {});
+  const TextEncoderDims d = read_bert_dims(cfg, {});
   const uint64_t h = d.layer.hidden, sound = cfg.dim_or("pronunciation_embed_dim", 768),
                  shape = cfg.dim_or("shape_embed_dim", 512);
   const uint64_t sounds = cfg.dim_or("pronunciation_vocab_size", 910),

@@ -94,6 +94,19 @@ void text_embeddings(ModelTemplate& t, const std::string& prefix, const TextEnco
   if (d.embedding_norm) blocks::norm(t, prefix + "LayerNorm", e, true);
 }
 
+TextEncoderDims read_bert_dims(const ModelConfig& cfg, const BertDefaults& b) {
+  TextEncoderDims d;
+  d.vocab = cfg.dim_or("vocab_size", b.vocab);
+  d.max_positions = cfg.dim_or("max_position_embeddings", b.positions);
+  d.type_vocab = b.type_vocab ? cfg.dim_or("type_vocab_size", b.type_vocab) : 0;
+  d.layers = cfg.layers_or("num_hidden_layers", b.layers, 0);
+  d.layer.hidden = cfg.dim_or("hidden_size", b.hidden);
+  d.layer.heads = cfg.dim_or("num_attention_heads", b.heads);
+  d.layer.ffn = cfg.dim_or("intermediate_size", b.ffn);
+  split_heads(cfg, "num_attention_heads", d.layer.hidden, d.layer.heads);
+  return d;
+}
+
 void read_base_encoder_record(const ModelConfig& cfg, const std::string& cls, ModelTemplate& t) {
   ArchitectureRecord& a = t.arch;
   a.architecture = cls;

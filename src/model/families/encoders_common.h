@@ -61,6 +61,14 @@ struct TextEncoderDims {
 // `prefix`word_embeddings, position_embeddings, token_type_embeddings (when type_vocab) and their LayerNorm
 // (when embedding_norm), all embedding_width() wide.
 void text_embeddings(ModelTemplate& t, const std::string& prefix, const TextEncoderDims& d);
+// A BERT-like config class's defaults: BERT-base's unless the class has its own. type_vocab 0: the class has
+// no type_vocab_size (bert-generation, TAPAS), and none is read.
+struct BertDefaults {
+  uint64_t vocab = 30522, positions = 512, type_vocab = 2, layers = 12, hidden = 768, heads = 12, ffn = 3072;
+};
+// BertConfig's fields, and those of the classes that keep BERT's names for them; heads must divide the
+// hidden size.
+TextEncoderDims read_bert_dims(const ModelConfig& cfg, const BertDefaults& b);
 // The class and the width, depth and heads of an encoder whose config class defaults them to BERT-base's
 // (768 wide, 12 layers of 12 heads), under hidden_size / num_hidden_layers / num_attention_heads.
 void read_base_encoder_record(const ModelConfig& cfg, const std::string& cls, ModelTemplate& t);
