@@ -123,7 +123,7 @@ std::string heads_note(const AttentionSummary& s) {
 std::string headline(const AttentionSummary& s) {
   std::vector<std::string> kinds;
   bool sliding = false, chunked = false, compressed = false, linear = false, ssm = false, conv = false,
-       rg_lru = false, rwkv = false;
+       rg_lru = false, rwkv = false, mlstm = false;
   for (const LayerAttention& l : s.layers) {
     if (softmax_attention(l)) {
       if (std::find(kinds.begin(), kinds.end(), upper(l.kind)) == kinds.end()) kinds.push_back(upper(l.kind));
@@ -136,6 +136,7 @@ std::string headline(const AttentionSummary& s) {
     conv = conv || l.mixer == Mixer::ShortConv;
     rg_lru = rg_lru || l.mixer == Mixer::RgLru;
     rwkv = rwkv || l.mixer == Mixer::Rwkv;
+    mlstm = mlstm || l.mixer == Mixer::Mlstm;
   }
   std::string base;
   for (const std::string& k : kinds) base += (base.empty() ? "" : "/") + k;
@@ -145,6 +146,7 @@ std::string headline(const AttentionSummary& s) {
   // A pure state-space model has no attention at all: "none", not "Mamba" under an "Attention" heading.
   if (base.empty() && !linear && ssm) return "none (Mamba state-space layers only)";
   if (base.empty() && rwkv) return "none (RWKV time mixing: a recurrence per channel)";
+  if (base.empty() && mlstm) return "none (mLSTM: a matrix memory per head)";
   std::string other = linear && ssm ? "linear attention + Mamba"
                       : linear      ? "linear attention"
                       : ssm         ? "Mamba"

@@ -17,9 +17,9 @@ constexpr std::array<std::string_view, 6> kClassifierHeads = {
     "ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering",
     "ForMultipleChoice",         "ForImageClassification", "ForAudioClassification"};
 // Blocks whose 2-D weights are nn.Linear projections (or GPT-2's Conv1D) that PEFT's LoRA layers wrap.
-constexpr std::array<Block, 9> kLoraBlocks = {Block::Attention,       Block::CrossAttention, Block::Mlp,
-                                              Block::SharedExpert,    Block::MoeExpert,      Block::Mamba,
-                                              Block::LinearAttention, Block::RgLru,          Block::Rwkv};
+constexpr std::array<Block, 10> kLoraBlocks = {
+    Block::Attention, Block::CrossAttention,  Block::Mlp,   Block::SharedExpert, Block::MoeExpert,
+    Block::Mamba,     Block::LinearAttention, Block::RgLru, Block::Rwkv,         Block::Mlstm};
 
 std::string fmt(uint64_t n) {
   return with_thousands(n);

@@ -234,6 +234,35 @@ const Estimate* MemoryReport::find(std::string_view name) const {
   return nullptr;
 }
 
+namespace {
+
+// How the recurrent layers' states are sized: RecurrentGemma's, RWKV's and xLSTM's code fix their layout and
+// dtype, where Mamba's configs name theirs.
+std::string state_assumption(const ArchitectureRecord& a, DType compute) {
+  const std::string dtype(dtype_info(compute).short_name);
+  const auto has = [&](Mixer mixer) {
+    return std::any_of(a.layers().begin(), a.layers().end(),
+                       [mixer](const LayerSpec& l) { return l.mixer == mixer; });
+  };
+  if (has(Mixer::RgLru))
+    return "RG-LRU states: the conv state in " + dtype +
+           ", conv1d_width - 1 inputs as transformers keeps them, and the recurrent state in " +
+           std::string(dtype_info(a.ssm_cache_dtype.value_or(compute)).short_name) +
+           " (transformers keeps it in float32)";
+  if (has(Mixer::Rwkv))
+    return "RWKV states: the two token shifts in " + dtype +
+           ", the WKV numerator, denominator and maximum in float32, as transformers keeps them";
+  if (has(Mixer::Mlstm))
+    return "mLSTM states (matrix memory, normaliser, maximum) in " + dtype +
+           ", as transformers' cache keeps them";
+  return "conv and SSM states in " + dtype +
+         " unless the config names an SSM cache dtype (mamba_ssm_cache_dtype / mamba_ssm_dtype); conv states "
+         "keep "
+         "the whole kernel window as transformers does";
+}
+
+}  // namespace
+
 MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& quant,
                              const Capabilities& caps) {
   MemoryReport m;
@@ -300,26 +329,7 @@ MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& qua
                             "); --context changes it");
   for (std::string& a : plan.assumptions) m.assumptions.push_back(std::move(a));
   if (m.state_bytes_per_sequence) {
-    const ArchitectureRecord& a = in.inventory.arch;
-    const std::string dtype(dtype_info(compute).short_name);
-    const auto has = [&](Mixer mixer) {
-      return std::any_of(a.layers().begin(), a.layers().end(),
-                         [mixer](const LayerSpec& l) { return l.mixer == mixer; });
-    };
-    // RecurrentGemma's and RWKV's code fix their states' layout and dtype where Mamba's configs name theirs.
-    m.assumptions.push_back(
-        has(Mixer::RgLru)
-            ? "RG-LRU states: the conv state in " + dtype +
-                  ", conv1d_width - 1 inputs as transformers keeps them, and the recurrent state in " +
-                  std::string(dtype_info(a.ssm_cache_dtype.value_or(compute)).short_name) +
-                  " (transformers keeps it in float32)"
-        : has(Mixer::Rwkv)
-            ? "RWKV states: the two token shifts in " + dtype +
-                  ", the WKV numerator, denominator and maximum in float32, as transformers keeps "
-                  "them"
-            : "conv and SSM states in " + dtype +
-                  " unless the config names an SSM cache dtype (mamba_ssm_cache_dtype / "
-                  "mamba_ssm_dtype); conv states keep the whole kernel window as transformers does");
+    m.assumptions.push_back(state_assumption(in.inventory.arch, compute));
   }
 
   m.inference = inference_estimates(in, quant, m, compute);

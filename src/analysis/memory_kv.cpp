@@ -215,6 +215,21 @@ KvLayer rwkv_layer(const Context& c, const StateShape& st) {
   return l;
 }
 
+// xLSTM's mLSTM: transformers' cache keeps per head the key x value matrix memory C, the normaliser n over
+// the key dimension and the stabiliser m, in the model's dtype (the kernels compute in float32 and store
+// back).
+KvLayer mlstm_layer(const Context& c, const StateShape& st) {
+  KvLayer l;
+  l.kind = CacheKind::LinearState;
+  const uint64_t dk = st.key_head_dim, dv = st.value_head_dim;
+  const uint64_t per_head = add({mul({dk, dv}, "mlstm memory"), dk, 1}, "mlstm state");
+  l.state_bytes_per_sequence = sized(mul({st.heads, per_head}, "mlstm state"), c.state, "mlstm state");
+  l.formula = num(st.heads) + " heads x (" + num(dk) + " x " + num(dv) + " memory + " + num(dk) +
+              " normaliser + 1 max) x " + elem_text(c.state) + " = " + num(l.state_bytes_per_sequence) +
+              " per sequence";
+  return l;
+}
+
 // The state of a layer's recurrent mixer, its only one or the one beside attention (Falcon-H1); a layer
 // without a mixer caches nothing.
 KvLayer recurrent_layer(const Context& c, Mixer mixer, const StateShape& st) {
@@ -230,6 +245,8 @@ KvLayer recurrent_layer(const Context& c, Mixer mixer, const StateShape& st) {
       return rg_lru_layer(c, st);
     case Mixer::Rwkv:
       return rwkv_layer(c, st);
+    case Mixer::Mlstm:
+      return mlstm_layer(c, st);
     default: {
       KvLayer l;
       l.kind = CacheKind::None;
@@ -257,7 +274,7 @@ KvLayer cross_layer(const Context& c, uint32_t layer, const AttentionShape& at, 
 // LFM2's conv windows; `rg_lru`, RecurrentGemma's conv windows and recurrent vectors.
 // Which kinds of recurrent state a model's layers hold, each described once.
 struct RecurrentKinds {
-  bool ssm = false, short_conv = false, rg_lru = false, rwkv = false;
+  bool ssm = false, short_conv = false, rg_lru = false, rwkv = false, mlstm = false;
 };
 
 std::string convention_text(const KvCachePlan& p, DType kv, bool indexer, const RecurrentKinds& r,
@@ -291,6 +308,10 @@ std::string convention_text(const KvCachePlan& p, DType kv, bool indexer, const 
   if (r.rg_lru)
     s += "; RG-LRU layers (RecurrentGemma) hold their conv window and recurrent state per sequence and add "
          "nothing per token";
+  if (r.mlstm)
+    s += "; mLSTM layers (xLSTM) hold a key x value memory, a normaliser and a maximum per head per sequence "
+         "and "
+         "add nothing per token";
   if (r.rwkv)
     s += "; RWKV layers hold their token shifts and WKV state per sequence (as transformers keeps them) and "
          "add "
@@ -402,6 +423,7 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
   r.short_conv = any([](const LayerSpec& l) { return l.mixer == Mixer::ShortConv; });
   r.rg_lru = any([](const LayerSpec& l) { return l.mixer == Mixer::RgLru; });
   r.rwkv = any([](const LayerSpec& l) { return l.mixer == Mixer::Rwkv; });
+  r.mlstm = any([](const LayerSpec& l) { return l.mixer == Mixer::Mlstm; });
   const bool compressed = any([](const LayerSpec& l) { return l.attention.compress_ratio > 0; });
   p.convention = convention_text(p, kv, indexer, r, compressed);
   return p;

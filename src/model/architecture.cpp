@@ -8,11 +8,11 @@ namespace {
 // One name table per category, indexed by the enum's value.
 constexpr std::array<std::string_view, 6> kStackRoles{"decoder", "encoder",   "vision",
                                                       "audio",   "projector", "mtp"};
-constexpr std::array<std::string_view, 8> kMixers{"attention",  "mamba",  "mamba2", "linear-attention",
-                                                  "short-conv", "rg-lru", "rwkv",   "none"};
-constexpr std::array<std::string_view, 8> kMixerTitles{
-    "Attention",         "Mamba",  "Mamba-2",          "Linear attention",
-    "Short convolution", "RG-LRU", "RWKV time mixing", "No mixer"};
+constexpr std::array<std::string_view, 9> kMixers{
+    "attention", "mamba", "mamba2", "linear-attention", "short-conv", "rg-lru", "rwkv", "mlstm", "none"};
+constexpr std::array<std::string_view, 9> kMixerTitles{
+    "Attention",        "Mamba", "Mamba-2", "Linear attention", "Short convolution", "RG-LRU",
+    "RWKV time mixing", "mLSTM", "No mixer"};
 constexpr std::array<std::string_view, 4> kAttentionKinds{"mha", "gqa", "mqa", "mla"};
 constexpr std::array<std::string_view, 3> kSpans{"full", "sliding", "chunked"};
 constexpr std::array<std::string_view, 3> kFfns{"dense", "moe", "none"};

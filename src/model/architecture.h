@@ -32,8 +32,10 @@ std::string_view stack_role_name(StackRole r);  // decoder, encoder, vision, aud
 // vector. Rwkv: RWKV-4's time mixing, a WKV recurrence per channel (a decayed, exponentially weighted sum of
 // values over the past), whose state is, per layer, the last token's input to the time and channel mixing
 // and the WKV numerator, denominator and running maximum.
-enum class Mixer : uint8_t { Attention, Mamba, Mamba2, LinearAttention, ShortConv, RgLru, Rwkv, None };
-// attention, mamba, mamba2, linear-attention, short-conv, rg-lru, rwkv, none
+// Mlstm: xLSTM's matrix-memory LSTM, per head a key x value matrix updated through exponential input and
+// forget gates, with a normaliser vector and a stabilising maximum.
+enum class Mixer : uint8_t { Attention, Mamba, Mamba2, LinearAttention, ShortConv, RgLru, Rwkv, Mlstm, None };
+// attention, mamba, mamba2, linear-attention, short-conv, rg-lru, rwkv, mlstm, none
 std::string_view mixer_name(Mixer m);
 std::string_view mixer_title(Mixer m);  // for people: Attention, Mamba, Mamba-2, Linear attention, ...
 

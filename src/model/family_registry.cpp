@@ -32,6 +32,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::conv_hybrids(),
                        families::recurrent_gemma(),
                        families::rwkv(),
+                       families::xlstm(),
                        families::ernie4_5_vl(),
                        families::florence2(),
                        families::qwen3_omni(),

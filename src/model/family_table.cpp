@@ -201,6 +201,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Jamba", "AI21 Labs", "jamba", CausalLm, "jamba", "", "mamba.x_proj"},
     FamilyRow{"Falcon-H1", "TII", "falcon_h1", CausalLm, "falcon-h1 falcon_h1"},
     FamilyRow{"Bamba", "IBM", "bamba", CausalLm, "bamba"},
+    FamilyRow{"xLSTM", "NXAI", "xlstm", CausalLm, "xlstm", "xLSTMForCausalLM xLSTMModel", "mlstm_layer."},
     FamilyRow{"RWKV", "RWKV", "rwkv", CausalLm, "rwkv", "", "time_mix_receptance time_decay"},
     FamilyRow{"Zamba2", "Zyphra", "zamba2", CausalLm, "zamba2", "", "shared_transformer. mamba_decoder."},
     FamilyRow{"Zamba", "Zyphra", "zamba", CausalLm, "zamba-7b", "", "shared_transf.self_attn mamba_decoder."},

@@ -21,11 +21,12 @@ void add_evidence(LayerSpec& l, Block block) {
     if (l.mixer == Mixer::Mamba || l.mixer == Mixer::LinearAttention) l.parallel = l.mixer;
     l.mixer = Mixer::Attention;
   } else if (block == Block::Mamba || block == Block::LinearAttention || block == Block::ShortConv ||
-             block == Block::RgLru || block == Block::Rwkv) {
+             block == Block::RgLru || block == Block::Rwkv || block == Block::Mlstm) {
     const Mixer recurrent = block == Block::Mamba             ? Mixer::Mamba
                             : block == Block::LinearAttention ? Mixer::LinearAttention
                             : block == Block::ShortConv       ? Mixer::ShortConv
                             : block == Block::Rwkv            ? Mixer::Rwkv
+                            : block == Block::Mlstm           ? Mixer::Mlstm
                                                               : Mixer::RgLru;
     if (l.mixer == Mixer::None)
       l.mixer = recurrent;

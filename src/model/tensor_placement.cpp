@@ -312,6 +312,7 @@ std::string_view block_name(Block b) {
                                                 "short-conv",
                                                 "rg-lru",
                                                 "rwkv",
+                                                "mlstm",
                                                 "norm",
                                                 "lm-head",
                                                 "vision",
@@ -510,6 +511,11 @@ TensorPlacement place_tensor(std::string_view name) {
        (any_part_in(inner, std::array<std::string_view, 1>{"temporal_block"}) &&
         in(module, std::array<std::string_view, 4>{"linear_x", "linear_y", "linear_out", "conv_1d"})))) {
     set(Block::RgLru, std::string(module));
+    return pl;
+  }
+  // xLSTM's blocks.N.mlstm_layer.
+  if (pl.layer && any_part_in(inner, std::array<std::string_view, 1>{"mlstm_layer"})) {
+    set(Block::Mlstm, std::string(module));
     return pl;
   }
   // RWKV's blocks.N.attention (time mixing, with its own decays and token-shift mixes) and feed_forward

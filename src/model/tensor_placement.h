@@ -24,6 +24,7 @@ enum class Block : uint8_t {
   ShortConv,  // LFM2's gated short convolution
   RgLru,      // RecurrentGemma's recurrent block: its linears, conv and RG-LRU
   Rwkv,       // RWKV's time mixing: its key, value, receptance and output, decay and token-shift mixes
+  Mlstm,      // xLSTM's mLSTM layer: q, k, v, the output gate, input and forget gates, its norm and output
   Norm,
   LmHead,
   Vision,

@@ -67,6 +67,7 @@ LayerPart mixer_part(const LayerSpec& l) {
     case Mixer::ShortConv:
     case Mixer::RgLru:
     case Mixer::Rwkv:
+    case Mixer::Mlstm:
       p.label = std::string(mixer_title(l.mixer));
       p.colour = kLinear;
       break;

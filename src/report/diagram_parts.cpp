@@ -146,6 +146,12 @@ PartText mixer_text(const ModelReport& r, const DiagramModel& m, const diagram::
     if (detailed) t.lines.push_back("conv window as state, no KV cache");
     return t;
   }
+  if (l.mixer == Mixer::Mlstm) {
+    t.title = mixer_title(l.mixer);
+    t.lines.push_back(std::to_string(l.state.heads) + " heads of matrix memory, exponential gates");
+    if (detailed) t.lines.push_back("fixed state, no KV cache");
+    return t;
+  }
   if (l.mixer == Mixer::Rwkv) {
     t.title = mixer_title(l.mixer);
     t.lines.push_back("decayed sums of past values per channel, token shift");

@@ -90,6 +90,7 @@ ComponentKind kind_in_layer(const TensorPlacement& p, const LayerSpec& l, std::s
     case Block::ShortConv:  // LFM2's, RecurrentGemma's and RWKV's: no simulator layer of their own
     case Block::RgLru:
     case Block::Rwkv:
+    case Block::Mlstm:
       return ComponentKind::Other;
     case Block::Mtp:
       return ComponentKind::Mtp;

@@ -88,6 +88,8 @@ std::string_view recurrent_feature(Mixer m) {
       return "RG-LRU recurrence (RecurrentGemma)";
     case Mixer::Rwkv:
       return "RWKV-4 time mixing (WKV recurrence)";
+    case Mixer::Mlstm:
+      return "mLSTM (xLSTM's matrix memory)";
     default:
       return "";
   }
@@ -129,6 +131,7 @@ bool is_quantizable_linear(const InventoryTensor& t) {
     case Block::RgLru:  // its linears; the conv's taps and the gates' blocks are not matrices
       return true;
     case Block::Rwkv:  // its linears; the decays and token-shift mixes are vectors
+    case Block::Mlstm:
       return t.shape.size() == 2;
     case Block::ShortConv:
       return t.placement.role != "conv";  // its projections; the conv's few taps per channel stay 16-bit

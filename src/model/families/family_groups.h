@@ -27,6 +27,7 @@ std::span<const FamilyBuilder>
 state_space();  // state_space.cpp: Mamba, Mamba-2, Jamba, Nemotron-H, Qwen3-Next, ...
 std::span<const FamilyBuilder> lightning_attention();  // lightning_attention.cpp: MiniMax-Text-01, M1
 std::span<const FamilyBuilder> conv_hybrids();         // conv_hybrids.cpp: LFM2, LFM2-MoE
+std::span<const FamilyBuilder> xlstm();                // xlstm.cpp: xLSTM (mLSTM blocks, matrix memories)
 std::span<const FamilyBuilder> rwkv();                 // rwkv.cpp: RWKV-4 (time mixing by a WKV recurrence)
 std::span<const FamilyBuilder> recurrent_gemma();      // recurrent_gemma.cpp: RecurrentGemma (Griffin)
 std::span<const FamilyBuilder> ernie4_5_vl();          // ernie4_5_vl.cpp: ERNIE-4.5-VL (two expert banks)

@@ -31,6 +31,12 @@ std::vector<std::pair<std::string, std::string>> shape_rows(const SsmMixer& m) {
     add("conv kernel", s.conv_kernel);
     return rows;
   }
+  if (m.mixer == Mixer::Mlstm) {  // xLSTM: a key x value memory per head
+    add("heads", s.heads);
+    add("key head dim", s.key_head_dim);
+    add("value head dim", s.value_head_dim);
+    return rows;
+  }
   if (m.mixer == Mixer::Rwkv) {  // RWKV: one recurrence per channel
     add("channels", s.inner);
     return rows;
@@ -103,6 +109,10 @@ void write_json(JsonWriter& w, const std::optional<SsmSummary>& s) {
     } else if (m.mixer == Mixer::RgLru) {
       w.key("lru_width").count_or_null(st.inner);
       w.key("gate_blocks").count_or_null(st.heads);
+    } else if (m.mixer == Mixer::Mlstm) {
+      w.key("heads").count_or_null(st.heads);
+      w.key("key_head_dim").count_or_null(st.key_head_dim);
+      w.key("value_head_dim").count_or_null(st.value_head_dim);
     } else if (m.mixer == Mixer::LinearAttention) {
       w.key("key_heads").count_or_null(st.key_heads);
       w.key("key_head_dim").count_or_null(st.key_head_dim);
