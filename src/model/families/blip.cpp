@@ -81,10 +81,24 @@ void bert_feed_forward(ModelTemplate& t, const std::string& l, const std::string
 
 // ---- the Q-Former ----
 
+// The record's view of a BERT-sized text stack (the Q-Former, BLIP's text model).
+TextEncoderDims text_dims(uint64_t vocab, uint64_t positions, uint64_t layers, uint64_t hidden,
+                          uint64_t heads, uint64_t inter) {
+  TextEncoderDims d;
+  d.vocab = vocab;
+  d.max_positions = positions;
+  d.layers = layers;
+  d.layer.hidden = hidden;
+  d.layer.heads = heads;
+  d.layer.ffn = inter;
+  return d;
+}
+
 struct QFormer {
   uint64_t hidden = 768, inter = 3072, layers = 12, heads = 12, vocab = 30522, positions = 512;
   uint64_t cross_every = 2;  // cross_attention_frequency
   bool text_input = false;   // the text feed-forward (intermediate / output) beside the queries'
+  TextEncoderDims dims() const { return text_dims(vocab, positions, layers, hidden, heads, inter); }
 };
 
 QFormer read_qformer(const ModelConfig& q, bool text_input) {
@@ -187,16 +201,9 @@ void build_qformer_model(const ModelConfig& cfg, ModelTemplate& t, QFormerModel 
     blocks::linear(t, "vision_projection", q.hidden, out, true);
     blocks::linear(t, "text_projection", q.hidden, out, true);
     blocks::linear(t, "itm_head", q.hidden, 2, true);
-    ArchitectureRecord& a = t.arch;
-    a.hidden_size = q.hidden;
-    a.intermediate_size = q.inter;
-    a.num_layers = q.layers;
-    a.num_attention_heads = a.num_key_value_heads = q.heads;
-    a.head_dim = q.hidden / q.heads;
-    a.vocab_size = q.vocab;
-    a.max_position_embeddings = q.positions;
-    a.model_type = instruct ? "instructblip_qformer" : "blip_2_qformer";
-    a.stack(StackRole::Projector)->role = StackRole::Encoder;
+    fill_encoder_record(t, cls, q.dims());
+    t.arch.model_type = instruct ? "instructblip_qformer" : "blip_2_qformer";
+    t.arch.stack(StackRole::Projector)->role = StackRole::Encoder;
     return;
   }
   blocks::linear(t, "language_projection", q.hidden, t.arch.hidden_size, true);
@@ -221,6 +228,7 @@ struct BlipText {
   uint64_t vocab = 30524, hidden = 768, inter = 3072, layers = 12, heads = 8, positions = 512;
   uint64_t vision = 768;  // the cross-attention's key/value width: the vision tower's
   bool cross = true;      // is_decoder: every layer attends to the image, in the encoders too
+  TextEncoderDims dims() const { return text_dims(vocab, positions, layers, hidden, heads, inter); }
 };
 
 // BlipTextModel under `p`: BERT's embeddings without token types, layers with cross-attention to the image
@@ -297,15 +305,8 @@ void build_blip(const ModelConfig& cfg, ModelTemplate& t) {
     blocks::linear(t, "itm_head", x.hidden, 2, true);
   }
   // The record describes the text model that runs per token: the decoder where there is one.
-  ArchitectureRecord& a = t.arch;
-  a.vocab_size = x.vocab;
-  a.hidden_size = x.hidden;
-  a.intermediate_size = x.inter;
-  a.num_layers = x.layers;
-  a.num_attention_heads = a.num_key_value_heads = x.heads;
-  a.head_dim = x.hidden / x.heads;
-  a.max_position_embeddings = x.positions;
-  a.tie_word_embeddings = tied;
+  fill_encoder_record(t, cls, x.dims());
+  t.arch.tie_word_embeddings = tied;
 }
 
 constexpr std::array kBlipFamilies{
