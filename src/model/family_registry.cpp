@@ -42,6 +42,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::deepseek_vl(),
                        families::blip(),
                        families::fast_vlm(),
+                       families::emu3(),
                        families::janus(),
                        families::aria(),
                        families::chameleon(),

@@ -51,6 +51,7 @@ constexpr std::array kFamilies = {
     FamilyRow{"Aria", "Rhymes AI", "aria_text", CausalLm, "rhymes-ai/aria"},
     FamilyRow{"Janus", "DeepSeek", "janus", VisionLanguage, "janus"},
     FamilyRow{"FastVLM", "Apple", "fast_vlm llava_qwen2", VisionLanguage, "fastvlm"},
+    FamilyRow{"Emu3", "BAAI", "emu3", VisionLanguage, "emu3"},
     FamilyRow{"BLIP", "Salesforce", "blip", VisionLanguage, "blip-"},
     FamilyRow{"BLIP-2", "Salesforce", "blip-2", VisionLanguage, "blip2"},
     FamilyRow{"InstructBLIP", "Salesforce", "instructblip", VisionLanguage, "instructblip"},

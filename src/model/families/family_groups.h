@@ -41,8 +41,9 @@ std::span<const FamilyBuilder> aria();   // aria.cpp: Aria (a sparse decoder, Si
 std::span<const FamilyBuilder> janus();  // janus.cpp: Janus / Janus-Pro (understanding and image generation)
 std::span<const FamilyBuilder>
 blip();  // blip.cpp: BLIP, BLIP-2, InstructBLIP (a Q-Former, OPT / T5 / Vicuna)
-std::span<const FamilyBuilder> fast_vlm();         // fast_vlm.cpp: FastVLM (FastViT-HD, Qwen2), both forms
-std::span<const FamilyBuilder> deepseek_vl();      // deepseek_vl.cpp: DeepSeek-VL (SigLIP, an aligner, Llama)
+std::span<const FamilyBuilder> emu3();         // emu3.cpp: Emu3 (Llama over text and a video VQ-VAE's tokens)
+std::span<const FamilyBuilder> fast_vlm();     // fast_vlm.cpp: FastVLM (FastViT-HD, Qwen2), both forms
+std::span<const FamilyBuilder> deepseek_vl();  // deepseek_vl.cpp: DeepSeek-VL (SigLIP, an aligner, Llama)
 std::span<const FamilyBuilder> multi_modality();   // multi_modality.cpp: DeepSeek's Janus / DeepSeek-VL repos
 std::span<const FamilyBuilder> perception_lm();    // perception_lm.cpp: Perception-LM (PE tower, Llama)
 std::span<const FamilyBuilder> t5gemma();          // t5gemma.cpp: T5Gemma (Gemma-2 encoder-decoder)
