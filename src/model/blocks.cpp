@@ -18,6 +18,12 @@ void conv1d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t o
   t.add(prefix + ".bias", {out});
 }
 
+void conv2d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out, uint64_t kernel,
+            uint64_t groups) {
+  t.add(prefix + ".weight", {out, in / groups, kernel, kernel});
+  t.add(prefix + ".bias", {out});
+}
+
 void transposed_conv1d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out,
                        uint64_t kernel) {
   t.add(prefix + ".weight", {in, out, kernel});

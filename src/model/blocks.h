@@ -18,6 +18,9 @@ void norm(ModelTemplate& t, const std::string& prefix, uint64_t dim, bool bias);
 // nn.Conv1d with a bias: weight [out, in / groups, kernel].
 void conv1d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out, uint64_t kernel,
             uint64_t groups = 1);
+// nn.Conv2d with a bias: weight [out, in / groups, kernel, kernel].
+void conv2d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out, uint64_t kernel,
+            uint64_t groups = 1);
 // nn.ConvTranspose1d with a bias: weight [in, out, kernel].
 void transposed_conv1d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out,
                        uint64_t kernel);

@@ -61,8 +61,8 @@ bool attends(const Emu3Vq& q, size_t level) {
   return false;
 }
 
-// A biased convolution from `in` to `out` channels with `kernel` (2-D or 3-D).
-void conv_nd(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t out, Shape kernel) {
+// nn.Conv3d with a bias: weight [out, in, kernel...].
+void conv3d(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t out, Shape kernel) {
   Shape shape = {out, in};
   shape.insert(shape.end(), kernel.begin(), kernel.end());
   t.add(p + ".weight", shape);
@@ -72,8 +72,8 @@ void conv_nd(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t out, 
 // A GroupNorm whose output is scaled and shifted by 1 x 1 convolutions of the quantised latents.
 void spatial_norm(ModelTemplate& t, const std::string& p, uint64_t channels, const Emu3Vq& q) {
   blocks::norm(t, p + ".norm_layer", channels, true);
-  conv_nd(t, p + ".conv_y", q.embed, channels, {1, 1});
-  conv_nd(t, p + ".conv_b", q.embed, channels, {1, 1});
+  blocks::conv2d(t, p + ".conv_y", q.embed, channels, 1);
+  blocks::conv2d(t, p + ".conv_b", q.embed, channels, 1);
 }
 
 // A 2-D residual block: both norms (GroupNorm, or SpatialNorm in the decoder), two 3 x 3 convolutions, a
@@ -87,9 +87,9 @@ void residual(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t out,
     blocks::norm(t, p + ".norm1", in, true);
     blocks::norm(t, p + ".norm2", out, true);
   }
-  conv_nd(t, p + ".conv1", in, out, {3, 3});
-  conv_nd(t, p + ".conv2", out, out, {3, 3});
-  if (in != out) conv_nd(t, p + ".nin_shortcut", in, out, {1, 1});
+  blocks::conv2d(t, p + ".conv1", in, out, 3);
+  blocks::conv2d(t, p + ".conv2", out, out, 3);
+  if (in != out) blocks::conv2d(t, p + ".nin_shortcut", in, out, 1);
 }
 
 void attention(ModelTemplate& t, const std::string& p, const Emu3Vq& q) {
@@ -106,14 +106,14 @@ void temporal_residual(ModelTemplate& t, const std::string& p, uint64_t c) {
     t.add(norm + ".running_mean", {c}).kind = TensorKind::Buffer;
     t.add(norm + ".running_var", {c}).kind = TensorKind::Buffer;
     t.add(norm + ".num_batches_tracked", {}).kind = TensorKind::Buffer;
-    conv_nd(t, p + ".conv" + half + ".conv", c, c, {3, 3, 3});
+    conv3d(t, p + ".conv" + half + ".conv", c, c, {3, 3, 3});
   }
 }
 
 void vq_encoder(ModelTemplate& t, const std::string& e, const Emu3Vq& q) {
   const size_t levels = q.multipliers.size();
   const uint64_t top = q.base * q.multipliers.back(), out = q.double_latent ? 2 * q.latent : q.latent;
-  conv_nd(t, e + "conv_in", q.in_channels, q.base, {3, 3});
+  blocks::conv2d(t, e + "conv_in", q.in_channels, q.base, 3);
   uint64_t width = q.base;
   for (size_t i = 0; i < levels; ++i) {
     const std::string d = e + "down_block.down." + std::to_string(i) + ".";
@@ -125,16 +125,16 @@ void vq_encoder(ModelTemplate& t, const std::string& e, const Emu3Vq& q) {
       for (uint64_t j = 0; j < q.blocks; ++j)
         blocks::norm(t, d + "attn_norms." + std::to_string(j), level_out, true);
     }
-    if (i + 1 != levels) conv_nd(t, d + "downsample.conv", level_out, level_out, {3, 3});
+    if (i + 1 != levels) blocks::conv2d(t, d + "downsample.conv", level_out, level_out, 3);
   }
   residual(t, e + "middle_block.block_1", top, top, q, false);
   attention(t, e + "middle_block.attn_1", q);
   blocks::norm(t, e + "middle_block.attn_norm", top, true);
   residual(t, e + "middle_block.block_2", top, top, q, false);
   blocks::norm(t, e + "norm_out", top, true);
-  conv_nd(t, e + "conv_out", top, out, {3, 3});
+  blocks::conv2d(t, e + "conv_out", top, out, 3);
   for (uint64_t k = 0; k < q.temporal_steps; ++k)
-    conv_nd(t, e + "time_conv." + std::to_string(k) + ".conv.conv", out, out, {4, 3, 3});
+    conv3d(t, e + "time_conv." + std::to_string(k) + ".conv.conv", out, out, {4, 3, 3});
   for (uint64_t k = 0; k < q.blocks; ++k)
     temporal_residual(t, e + "time_res_stack." + std::to_string(k), out);
 }
@@ -146,8 +146,8 @@ void vq_decoder(ModelTemplate& t, const std::string& d, const Emu3Vq& q) {
   for (uint64_t k = 0; k < q.blocks; ++k)
     temporal_residual(t, d + "time_res_stack." + std::to_string(k), q.latent);
   for (uint64_t k = 0; k < q.temporal_steps; ++k)
-    conv_nd(t, d + "time_conv." + std::to_string(k) + ".conv.conv", q.latent, q.latent, {3, 3, 3});
-  conv_nd(t, d + "conv_in", q.latent, top, {3, 3});
+    conv3d(t, d + "time_conv." + std::to_string(k) + ".conv.conv", q.latent, q.latent, {3, 3, 3});
+  blocks::conv2d(t, d + "conv_in", q.latent, top, 3);
   residual(t, d + "middle_block.block_1", top, top, q, true);
   attention(t, d + "middle_block.attn_1", q);
   spatial_norm(t, d + "middle_block.attn_norm", top, q);
@@ -168,10 +168,10 @@ void vq_decoder(ModelTemplate& t, const std::string& d, const Emu3Vq& q) {
       for (uint64_t j = 0; j <= q.blocks; ++j)
         spatial_norm(t, u + "attn_norms." + std::to_string(j), level_out, q);
     }
-    if (i != 0) conv_nd(t, u + "upsample.conv", level_out, level_out, {3, 3});
+    if (i != 0) blocks::conv2d(t, u + "upsample.conv", level_out, level_out, 3);
   }
   spatial_norm(t, d + "norm_out", q.base * q.multipliers.front(), q);
-  conv_nd(t, d + "conv_out", q.base * q.multipliers.front(), q.out_channels, {3, 3});
+  blocks::conv2d(t, d + "conv_out", q.base * q.multipliers.front(), q.out_channels, 3);
 }
 
 // Emu3TextConfig's defaults, which its checkpoints' configs spell out.
@@ -202,8 +202,8 @@ void build_emu3(const ModelConfig& cfg, ModelTemplate& t) {
   vq_encoder(t, vq + "encoder.", q);
   vq_decoder(t, vq + "decoder.", q);
   t.add(vq + "quantize.embedding.weight", {q.codebook, q.embed});
-  conv_nd(t, vq + "quant_conv.conv", q.latent, q.embed, {3, 1, 1});
-  conv_nd(t, vq + "post_quant_conv.conv", q.embed, q.latent, {3, 1, 1});
+  conv3d(t, vq + "quant_conv.conv", q.latent, q.embed, {3, 1, 1});
+  conv3d(t, vq + "post_quant_conv.conv", q.embed, q.latent, {3, 1, 1});
   if (!conditional) return;
   lm_head(t, "model.text_model.embed_tokens.weight", t.arch);
   t.rename_on_disk("model.text_model.", "text_model.model.");

@@ -230,6 +230,21 @@ void build_big_bird(const ModelConfig& cfg, ModelTemplate& t) {
   }
 }
 
+// The tail of RoBERTa's classes that Longformer and I-BERT keep: the pooler in the base model and the
+// multiple-choice class (the others' checkpoints, converted from RoBERTa's, still hold it: a known extra),
+// then RoBERTa's masked-LM head or its classifiers.
+void roberta_heads(const ModelConfig& cfg, ModelTemplate& t, const TaskClass& k, const TextEncoderDims& d) {
+  if (task_in(k.task, {"Model", "ForMultipleChoice"}))
+    pooler_dense(t, k, d.layer.hidden);
+  else
+    t.known_extras.push_back(
+        {k.prefix + "pooler.", "RoBERTa's pooler, kept by checkpoints converted from it"});
+  if (k.task == "ForMaskedLM")
+    word_predictions(t, kRobertaLmHead, word_table(k), d, read_tie(cfg, t));
+  else
+    classifier_head(cfg, t, k.task, d.layer.hidden, true);
+}
+
 // ---- Longformer: RoBERTa with windowed attention and global projections ----
 
 // attention_window: one even width for every layer, or a list of one per layer (LongformerModel asserts
@@ -290,15 +305,7 @@ void build_longformer(const ModelConfig& cfg, ModelTemplate& t) {
     set_window(l.attention, windows[i]);
     s.layers.push_back(l);
   }
-  if (task_in(k.task, {"Model", "ForMultipleChoice"}))
-    pooler_dense(t, k, h);
-  else
-    t.known_extras.push_back(
-        {k.prefix + "pooler.", "RoBERTa's pooler, kept by checkpoints converted from it"});
-  if (k.task == "ForMaskedLM")
-    word_predictions(t, kRobertaLmHead, word_table(k), d, read_tie(cfg, t));
-  else
-    classifier_head(cfg, t, k.task, h, true);
+  roberta_heads(cfg, t, k, d);
 }
 
 // ---- I-BERT: RoBERTa of integer-only modules ----
@@ -382,16 +389,9 @@ void build_ibert(const ModelConfig& cfg, ModelTemplate& t) {
     ibert_layer(t, s.path + "." + std::to_string(i), d.layer);
     s.layers.push_back(attention_dense_layer());
   }
-  if (task_in(k.task, {"Model", "ForMultipleChoice"}))
-    pooler_dense(t, k, h);
-  else
-    t.known_extras.push_back(
-        {k.prefix + "pooler.", "RoBERTa's pooler, kept by checkpoints converted from it"});
-  // Tied to the word embedding's weight alone (transformers' key ends in $), not to its integer buffers.
-  if (k.task == "ForMaskedLM")
-    word_predictions(t, kRobertaLmHead, word_table(k), d, read_tie(cfg, t));
-  else
-    classifier_head(cfg, t, k.task, h, true);
+  // The masked-LM head ties to the word embedding's weight alone (transformers' key ends in $), not to its
+  // integer buffers.
+  roberta_heads(cfg, t, k, d);
 }
 
 // ---- TAPAS: BERT over flattened tables ----

@@ -34,11 +34,13 @@ struct SummaryDefaults {
 };
 
 // `name`.summary: a Linear from `hidden` to num_labels (summary_proj_to_labels) or to `hidden` again, built
-// only when summary_use_proj holds. transformers refuses summary_type "attn" (not implemented).
+// only when summary_use_proj holds. transformers' SequenceSummary raises on summary_type "attn", a mode it
+// never had.
 inline void sequence_summary(const ModelConfig& cfg, ModelTemplate& t, const std::string& name,
                              uint64_t hidden, SummaryDefaults d) {
   if (cfg.string_or("summary_type", "last") == "attn")
-    cfg.fail("summary_type", "\"attn\" is not implemented by transformers' SequenceSummary");
+    cfg.fail("summary_type",
+             "must be last, first, mean or cls_index: transformers' SequenceSummary raises on attn");
   if (!summary_flag(cfg, "summary_use_proj", d.use_proj)) return;
   const uint64_t out =
       summary_flag(cfg, "summary_proj_to_labels", d.proj_to_labels) ? num_labels(cfg) : hidden;

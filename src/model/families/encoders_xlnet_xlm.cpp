@@ -114,7 +114,7 @@ TextEncoderDims read_xlm(const ModelConfig& cfg) {
   d.layer.ffn = 4 * d.layer.hidden;
   split_heads(cfg, heads_key, d.layer.hidden, d.layer.heads);
   if (!cfg.flag_or("is_encoder", true))
-    cfg.fail("is_encoder", "false (XLM as a decoder only) is not implemented by transformers");
+    cfg.fail("is_encoder", "must be true: transformers' XLM classes raise on a decoder-only model");
   return d;
 }
 

@@ -59,28 +59,21 @@ struct FastVitNames {
   }
 };
 
-// A biased convolution of `out` x `in` / `groups` x k x k (MobileOne's re-parameterised branches).
-void biased_conv(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t out, uint64_t k,
-                 uint64_t groups = 1) {
-  t.add(p + ".weight", {out, in / groups, k, k});
-  t.add(p + ".bias", {out});
-}
-
 // The tower under `p`; returns its output channels (2 x the last stage's width).
 uint64_t fast_vit(ModelTemplate& t, const std::string& p, const FastVit& v, const FastVitNames& n) {
   const uint64_t d0 = v.dims[0];
-  biased_conv(t, p + n.stem(0) + ".reparam_conv", 3, d0, 3);
-  biased_conv(t, p + n.stem(1) + ".reparam_conv", d0, d0, 3, d0);
-  biased_conv(t, p + n.stem(2) + ".reparam_conv", d0, d0, 1);
+  blocks::conv2d(t, p + n.stem(0) + ".reparam_conv", 3, d0, 3);
+  blocks::conv2d(t, p + n.stem(1) + ".reparam_conv", d0, d0, 3, d0);
+  blocks::conv2d(t, p + n.stem(2) + ".reparam_conv", d0, d0, 1);
   for (size_t s = 0; s < v.dims.size(); ++s) {
     const uint64_t d = v.dims[s];
     if (s > 0) {
       const uint64_t before = v.dims[s - 1];
-      biased_conv(t, p + n.downsample(s) + (n.apple ? "0.lkb_reparam" : "0.reparam_conv"), before, d, 7,
-                  before);
-      biased_conv(t, p + n.downsample(s) + "1.reparam_conv", d, d, 1);
+      blocks::conv2d(t, p + n.downsample(s) + (n.apple ? "0.lkb_reparam" : "0.reparam_conv"), before, d, 7,
+                     before);
+      blocks::conv2d(t, p + n.downsample(s) + "1.reparam_conv", d, d, 1);
     }
-    if (v.position[s]) biased_conv(t, p + n.position(s) + "reparam_conv", d, d, 7, d);
+    if (v.position[s]) blocks::conv2d(t, p + n.position(s) + "reparam_conv", d, d, 7, d);
     for (uint64_t b = 0; b < v.blocks[s]; ++b) {
       const std::string x = p + n.block(s, b);
       if (v.attention[s]) {
@@ -89,7 +82,7 @@ uint64_t fast_vit(ModelTemplate& t, const std::string& p, const FastVit& v, cons
         blocks::linear(t, x + ".token_mixer.proj", d, d, true);
         t.add(x + n.scale("layer_scale_1"), {d, 1, 1});
       } else {
-        biased_conv(t, x + ".token_mixer.reparam_conv", d, d, 3, d);
+        blocks::conv2d(t, x + ".token_mixer.reparam_conv", d, d, 3, d);
       }
       // The MLP's depthwise convolution keeps its BatchNorm, whose statistics the checkpoints store.
       const std::string mlp = x + n.mlp();
@@ -98,16 +91,16 @@ uint64_t fast_vit(ModelTemplate& t, const std::string& p, const FastVit& v, cons
       t.add(mlp + "conv.bn.running_mean", {d}).kind = TensorKind::Buffer;
       t.add(mlp + "conv.bn.running_var", {d}).kind = TensorKind::Buffer;
       t.add(mlp + "conv.bn.num_batches_tracked", {}).kind = TensorKind::Buffer;
-      biased_conv(t, mlp + "fc1", d, 4 * d, 1);
-      biased_conv(t, mlp + "fc2", 4 * d, d, 1);
+      blocks::conv2d(t, mlp + "fc1", d, 4 * d, 1);
+      blocks::conv2d(t, mlp + "fc2", 4 * d, d, 1);
       t.add(x + n.scale(v.attention[s] ? "layer_scale_2" : "layer_scale"), {d, 1, 1});
     }
   }
   const uint64_t last = v.dims.back(), out = 2 * last, squeezed = out / 16;
   const std::string f = p + (n.apple ? "conv_exp." : "final_conv.");
-  biased_conv(t, f + (n.apple ? "se.reduce" : "se.fc1"), out, squeezed, 1);
-  biased_conv(t, f + (n.apple ? "se.expand" : "se.fc2"), squeezed, out, 1);
-  biased_conv(t, f + "reparam_conv", last, out, 3, last);
+  blocks::conv2d(t, f + (n.apple ? "se.reduce" : "se.fc1"), out, squeezed, 1);
+  blocks::conv2d(t, f + (n.apple ? "se.expand" : "se.fc2"), squeezed, out, 1);
+  blocks::conv2d(t, f + "reparam_conv", last, out, 3, last);
   // Its stages are no stack of equal layers: the record keeps the tower's width and input size only.
   StackSpec& s = t.arch.add_stack(StackRole::Vision, p + "stages", out);
   s.image_size = 1024;
