@@ -643,4 +643,44 @@ void append_quoted(std::string& out, std::string_view s) {
   out.resize(static_cast<size_t>(write_quoted(out.data() + before, s) - out.data()));
 }
 
+void append_value(std::string& out, const Value& v, std::string_view drop) {
+  switch (v.type()) {
+    case Type::Null:
+      out += "null";
+      return;
+    case Type::Bool:
+      out += v.as_bool() ? "true" : "false";
+      return;
+    case Type::Number:
+      out += v.raw();
+      return;
+    case Type::String:
+      append_quoted(out, v.as_string());
+      return;
+    case Type::Array: {
+      out += '[';
+      for (size_t i = 0; i < v.items().size(); ++i) {
+        if (i) out += ',';
+        append_value(out, v.items()[i]);
+      }
+      out += ']';
+      return;
+    }
+    case Type::Object: {
+      out += '{';
+      bool first = true;
+      for (const Member& m : v.members()) {
+        if (!drop.empty() && m.key == drop) continue;
+        if (!first) out += ',';
+        first = false;
+        append_quoted(out, m.key);
+        out += ':';
+        append_value(out, m.value);
+      }
+      out += '}';
+      return;
+    }
+  }
+}
+
 }  // namespace ma::json

@@ -165,6 +165,10 @@ void check_document_size(std::string_view text, std::string_view source, const L
 
 // Writes `s` as a JSON string literal (with quotes) to `out`.
 void append_quoted(std::string& out, std::string_view s);
+// `v` as JSON text (numbers as written), appended to `out`; an object's member `drop` is left out. Lets a
+// family rebuild a nested config with one field changed (an encoder-decoder's decoder as its causal-LM
+// class).
+void append_value(std::string& out, const Value& v, std::string_view drop = {});
 // The most bytes a JSON string literal of `n` bytes takes: two quotes and, at worst, "\u00XX" per byte.
 constexpr size_t quoted_size_bound(size_t n) {
   return 6 * n + 2;

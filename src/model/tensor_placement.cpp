@@ -89,7 +89,7 @@ constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_inv",
 // a video_tower and an image_tower; Chameleon's and Janus' vqmodel turns images into tokens, and Janus draws
 // images through its generation_* modules (gen_* in DeepSeek's own code), which no text token runs either.
 // DeepSeek-VL-7B's high-resolution SAM tower comes with its own neck, downsampling and mixing weight.
-constexpr std::array<std::string_view, 22> kVisionParts{"visual",
+constexpr std::array<std::string_view, 23> kVisionParts{"visual",
                                                         "vision_tower",
                                                         "vision_model",
                                                         "vision_encoder",
@@ -110,7 +110,8 @@ constexpr std::array<std::string_view, 22> kVisionParts{"visual",
                                                         "high_res_vision_model",
                                                         "high_res_vision_neck",
                                                         "high_res_vision_proj",
-                                                        "high_res_vision_alpha"};
+                                                        "high_res_vision_alpha",
+                                                        "img_temporal_embedding"};
 // A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
 // resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
 // tower.
@@ -119,7 +120,11 @@ constexpr std::array<std::string_view, 22> kVisionParts{"visual",
 // the latter's audio_projection (Sequentials; in the audio block, as the audio check comes first);
 // LLaVA-NeXT-Video's vision_resampler; Janus' aligner; the Q-Former of BLIP-2 and InstructBLIP with its
 // learned queries and its projection into the language model.
-constexpr std::array<std::string_view, 18> kProjectorParts{"multi_modal_projector",
+// IDEFICS' perceiver_resampler and Kosmos-2's image_to_text_projection (latent queries over the patches);
+// Muse Glimmer's vision_adapter and vision_projection; Step-3.7's vit_large_projector (StepFun's name); an
+// encoder-decoder's enc_to_dec_proj (the encoder's width into the decoder's). GIT's visual_projection (a
+// Sequential of that name inside it) is one too, where CLIP's (into the joint space) is part of its tower.
+constexpr std::array<std::string_view, 24> kProjectorParts{"multi_modal_projector",
                                                            "mm_projector",
                                                            "merger",
                                                            "deepstack_merger_list",
@@ -136,12 +141,20 @@ constexpr std::array<std::string_view, 18> kProjectorParts{"multi_modal_projecto
                                                            "aligner",
                                                            "qformer",
                                                            "query_tokens",
-                                                           "language_projection"};
+                                                           "language_projection",
+                                                           "perceiver_resampler",
+                                                           "image_to_text_projection",
+                                                           "vision_adapter",
+                                                           "vision_projection",
+                                                           "vit_large_projector",
+                                                           "enc_to_dec_proj"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
 // buffer).
-constexpr std::array<std::string_view, 5> kBufferLeaves{"inv_freq", "position_ids", "masked_bias",
-                                                        "causal_mask", "layer_scalar"};
+// FNet's DFT matrices (its TPU path) are persistent too.
+constexpr std::array<std::string_view, 7> kBufferLeaves{"inv_freq",    "position_ids", "masked_bias",
+                                                        "causal_mask", "layer_scalar", "dft_mat_hidden",
+                                                        "dft_mat_seq"};
 // I-BERT's integer-only modules (quant_modules.py) keep persistent float32 buffers beside their weights: the
 // weights' and biases' integer copies and scales, each activation's running range and scale, and (below) the
 // LayerNorms' shift.
@@ -154,22 +167,25 @@ constexpr std::array<std::string_view, 7> kIntegerOnlyLeaves{
 constexpr std::array<std::string_view, 4> kProjSuffixes{"_weight", "_bias", "_blocks", "_scales"};
 constexpr std::array<std::string_view, 6> kMambaLeaves{"A_log",  "D",      "dt_bias",
                                                        "conv1d", "x_proj", "dt_proj"};
-// XLNet's relative attention is rel_attn.
-constexpr std::array<std::string_view, 11> kAttentionParts{
-    "self_attn",       "attn",         "attention",  "self_attention", "SelfAttention",
-    "EncDecAttention", "encoder_attn", "cross_attn", "crossattention", "multi_head_attention",
-    "rel_attn"};
+// XLNet's relative attention is rel_attn; NLLB-MoE's decoder cross-attention is cross_attention.
+constexpr std::array<std::string_view, 12> kAttentionParts{
+    "self_attn",       "attn",           "attention",  "self_attention", "SelfAttention",
+    "EncDecAttention", "encoder_attn",   "cross_attn", "crossattention", "multi_head_attention",
+    "rel_attn",        "cross_attention"};
 // XLNet's feed-forward block is ff.
 constexpr std::array<std::string_view, 12> kMlpParts{
     "mlp", "ffn",  "feed_forward",  "DenseReluDense", "intermediate", "fc1",
     "fc2", "c_fc", "dense_h_to_4h", "dense_4h_to_h",  "ffn_layer",    "ff"};
-constexpr std::array<std::string_view, 8> kHeadLeaves{"lm_head",  "embed_out",  "score",  "classifier",
-                                                      "proj_out", "qa_outputs", "pooler", "cls"};
+// fairseq's (FSMT's, TrOCR's) LM head is output_projection.
+constexpr std::array<std::string_view, 9> kHeadLeaves{"lm_head",    "embed_out", "score",
+                                                      "classifier", "proj_out",  "qa_outputs",
+                                                      "pooler",     "cls",       "output_projection"};
 // Top-level modules of encoder task heads (masked-LM transforms, classifiers, BART's logits-bias buffer,
 // BigBird's question-answering block, TAPAS's cell-selection parameters and aggregation classifier;
 // ELECTRA's and ConvBERT's generator and Funnel's discriminator; XLNet's and XLM's LM heads, sequence
-// summaries and SQuAD heads).
-constexpr std::array<std::string_view, 28> kHeadRoots{"lm_head",
+// summaries and SQuAD heads; LUKE's entity prediction head; DeiT's two classifiers). Also one level down: a
+// base model's pooler (bert.pooler) and a composite's heads (decoder.cls).
+constexpr std::array<std::string_view, 31> kHeadRoots{"lm_head",
                                                       "cls",
                                                       "classifier",
                                                       "classification_head",
@@ -196,14 +212,18 @@ constexpr std::array<std::string_view, 28> kHeadRoots{"lm_head",
                                                       "logits_proj",
                                                       "start_logits",
                                                       "end_logits",
-                                                      "answer_class"};
+                                                      "answer_class",
+                                                      "entity_predictions",
+                                                      "cls_classifier",
+                                                      "distillation_classifier"};
 // XLM's and FlauBERT's layers are four parallel module lists, the index after the list's name.
 constexpr std::array<std::string_view, 4> kParallelLayerLists{"attentions", "layer_norm1", "ffns",
                                                               "layer_norm2"};
 
 // Sequentials inside modules whose indices are no layers (see place_tensor).
-constexpr std::array<std::string_view, 5> kSequentials{"prompt_trans", "neck", "neck_hd", "downsamples",
-                                                       "tail"};
+constexpr std::array<std::string_view, 9> kSequentials{"prompt_trans", "neck",    "neck_hd",
+                                                       "downsamples",  "tail",    "img_temporal_embedding",
+                                                       "conv_layers",  "weights", "visual_projection"};
 
 std::string role_of(std::string_view module) {
   static constexpr std::pair<std::string_view, std::string_view> kRoles[] = {
@@ -431,8 +451,9 @@ TensorPlacement place_tensor(std::string_view name) {
     set(Block::Audio, role);
     return pl;
   }
-  if (any_part_in(parts, kVisionParts) || any_part_in(parts, kProjectorParts)) {
-    set(any_part_in(parts, kProjectorParts) ? Block::VisionProjector : Block::Vision, role);
+  const bool git_projection = parts.size() >= 3 && parts[1] == "visual_projection" && parts[2] == parts[1];
+  if (any_part_in(parts, kVisionParts) || any_part_in(parts, kProjectorParts) || git_projection) {
+    set(any_part_in(parts, kProjectorParts) || git_projection ? Block::VisionProjector : Block::Vision, role);
     return pl;
   }
   for (std::string_view p : inner) {
@@ -454,8 +475,11 @@ TensorPlacement place_tensor(std::string_view name) {
   }
   // Llama 3.2 Vision's cross-attention layers scale the attention and the MLP output by tanh gates of their
   // own, scalars stored beside the modules.
-  if (leaf == "cross_attn_attn_gate" || leaf == "cross_attn_mlp_gate") {
-    set(leaf == "cross_attn_attn_gate" ? Block::CrossAttention : Block::Mlp, "gate");
+  // IDEFICS' gated cross-attention layers: alpha_cross_attn and alpha_dense.
+  if (leaf == "cross_attn_attn_gate" || leaf == "cross_attn_mlp_gate" || leaf == "alpha_cross_attn" ||
+      leaf == "alpha_dense") {
+    set(leaf == "cross_attn_attn_gate" || leaf == "alpha_cross_attn" ? Block::CrossAttention : Block::Mlp,
+        "gate");
     return pl;
   }
   if (module == "gate" || module == "router" || leaf == "e_score_correction_bias" || leaf == "expert_bias" ||
@@ -546,8 +570,9 @@ TensorPlacement place_tensor(std::string_view name) {
       in(module, std::array<std::string_view, 7>{"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj",
                                                  "query_key_value", "Wqkv"})) {
     bool norm = contains(module, "norm") || contains(module, "ln");
-    bool cross = any_part_in(inner, std::array<std::string_view, 4>{"EncDecAttention", "encoder_attn",
-                                                                    "cross_attn", "crossattention"});
+    bool cross =
+        any_part_in(inner, std::array<std::string_view, 5>{"EncDecAttention", "encoder_attn", "cross_attn",
+                                                           "crossattention", "cross_attention"});
     set(norm && !contains(module, "proj") ? Block::Norm : (cross ? Block::CrossAttention : Block::Attention),
         role);
     return pl;
@@ -578,17 +603,31 @@ TensorPlacement place_tensor(std::string_view name) {
     return pl;
   }
   // ChatGLM's LM head is transformer.output_layer, RWKV's a top-level head.
-  if (in(module, kHeadLeaves) || ((module == "output" || module == "head") && parts.size() == 2) ||
-      (!pl.layer && (module == "output_layer" || in(parts.front(), kHeadRoots)))) {
+  // ModernBERT-decoder's head is a top-level decoder.
+  if (in(module, kHeadLeaves) ||
+      ((module == "output" || module == "head" || module == "decoder") && parts.size() == 2) ||
+      (!pl.layer && (module == "output_layer" || in(parts.front(), kHeadRoots) ||
+                     (parts.size() >= 3 && in(parts[1], kHeadRoots))))) {
     set(Block::LmHead, "lm-head");
+    return pl;
+  }
+  // Speech2Text's convolutional subsampler (encoder.conv.conv_layers.N) and Reformer's axial position
+  // tables (embeddings.position_embeddings.weights.N).
+  if (!pl.layer && parts.size() >= 3 && parts[parts.size() - 3] == "conv_layers") {
+    set(Block::Embedding, "conv-stem");
+    return pl;
+  }
+  if (!pl.layer && parts.size() >= 3 && parts[parts.size() - 2] == "weights" &&
+      contains(parts[parts.size() - 3], "position")) {
+    set(Block::Embedding, "position-embedding");
     return pl;
   }
   // ViT's patch embedding and [CLS] token, Whisper's convolutional audio stem, XLNet's mask_emb (the query
   // stream's start).
-  if (!pl.layer &&
-      (module == "cls_token" || module == "mask_token" || module == "mask_emb" || module == "projection" ||
-       ((module == "conv1" || module == "conv2") &&
-        any_part_in(parts, std::array<std::string_view, 1>{"encoder"})))) {
+  if (!pl.layer && (module == "cls_token" || module == "distillation_token" || module == "mask_token" ||
+                    module == "mask_emb" || module == "projection" ||
+                    ((module == "conv1" || module == "conv2") &&
+                     any_part_in(parts, std::array<std::string_view, 1>{"encoder"})))) {
     set(Block::Embedding, module == "projection"     ? "patch-embedding"
                           : contains(module, "conv") ? "conv-stem"
                                                      : std::string(module));

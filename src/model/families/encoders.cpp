@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/error.h"
 #include "model/families/decoder_llama.h"
 #include "model/families/encoders_bert_relatives.h"
 #include "model/families/encoders_common.h"
@@ -37,9 +38,10 @@ struct MaskedLmNames {
 void masked_lm_head(ModelTemplate& t, const MaskedLmNames& n, const std::string& word, uint64_t hidden,
                     uint64_t vocab, bool tied) {
   const std::string& head = n.head;
+  // The head's own bias Parameter comes before its submodules' tensors in state_dict.
+  t.add(head + ".bias", {vocab});
   blocks::linear(t, head + n.dense, hidden, hidden, true);
   blocks::norm(t, head + n.norm, hidden, true);
-  t.add(head + ".bias", {vocab});
   tied_or_own(t, head + ".decoder.weight", word, tied);
   tied_or_own(t, head + ".decoder.bias", head + ".bias", tied);
 }
@@ -85,6 +87,12 @@ void language_adapters(const ModelConfig& cfg, ModelTemplate& t, const std::stri
       blocks::linear(t, out + "adapter_modules." + code + ".dense2", bottleneck, h, true);
     }
   }
+}
+
+// The pre-norm relatives' and X-MOD's cross-attention blocks are not modelled.
+[[noreturn]] void unsupported_cross_attention(const ModelConfig& cfg, std::string_view family) {
+  throw Error(ErrorKind::Unsupported, cfg.file(), "add_cross_attention",
+              "unsupported architecture: " + std::string(family) + " with cross-attention");
 }
 
 // Which task classes carry the base model's pooler.
@@ -137,7 +145,23 @@ void build_bert_style(const ModelConfig& cfg, ModelTemplate& t, const BertStyle&
     names.attn_norm = s.pre_norm->attention;
     names.ffn_norm = s.pre_norm->mlp;
   }
+  // is_decoder with add_cross_attention (EncoderDecoderModel's decoder) gives every layer a cross-attention
+  // block after its self-attention; add_cross_attention alone makes BertLayer raise.
+  const bool cross = cfg.flag_or("add_cross_attention", false);
+  if (cross && !cfg.flag_or("is_decoder", false))
+    cfg.fail("add_cross_attention",
+             "needs is_decoder: transformers' layers refuse cross-attention otherwise");
+  if (cross) {
+    if (s.pre_norm || s.language_adapters) unsupported_cross_attention(cfg, s.family);
+    names.cross_q = "crossattention.self.query";
+    names.cross_k = "crossattention.self.key";
+    names.cross_v = "crossattention.self.value";
+    names.cross_o = "crossattention.output.dense";
+    names.cross_norm = "crossattention.output.LayerNorm";
+  }
   text_encoder_body(t, prefix, "encoder.layer", names, d);
+  if (cross)
+    for (LayerSpec& l : t.arch.stack(StackRole::Encoder)->layers) l.cross_attention = l.attention;
   if (s.task_type_ids && cfg.flag_or("use_task_id", false))
     blocks::embedding(t, prefix + "embeddings.task_type_embeddings.weight",
                       cfg.dim_or("task_type_vocab_size", 3), d.layer.hidden);
@@ -250,8 +274,8 @@ void build_mpnet(const ModelConfig& cfg, ModelTemplate& t) {
 
 // ---- ModernBERT ----
 
-// Which layers attend globally: layer_types when listed, else every global_attn_every_n_layers-th from the
-// first (0, 3, 6 ...); the others slide over local_attention tokens.
+}  // namespace
+
 std::vector<uint64_t> modernbert_windows(const ModelConfig& cfg, uint64_t layers, uint64_t window) {
   if (cfg.has("layer_types")) return interleaved_windows(cfg, layers, window, 1);
   const uint64_t every = cfg.dim_or("global_attn_every_n_layers", 3);
@@ -259,6 +283,8 @@ std::vector<uint64_t> modernbert_windows(const ModelConfig& cfg, uint64_t layers
   for (uint64_t i = 0; i < layers; ++i) w[i] = i % every ? window : 0;
   return w;
 }
+
+namespace {
 
 // Pre-norm layers with q, k and v fused (attn.Wqkv) and a GeGLU MLP whose mlp.Wi holds input and gate,
 // rotary positions only. Layer 0 has no attn_norm: the embedding norm stands in for it.
@@ -371,6 +397,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kVitDiskN
     {"layernorm_after", "layernorm_after"},
 }};
 
+}  // namespace
+
 void vit_layer_on_disk(ModelTemplate& t, size_t first, const std::string& memory, const std::string& disk) {
   for (size_t i = first; i < t.tensors.size(); ++i) {
     TemplateTensor& x = t.tensors[i];
@@ -385,6 +413,19 @@ void vit_layer_on_disk(ModelTemplate& t, size_t first, const std::string& memory
   }
 }
 
+// One ViTLayer under `p`: q/k/v (biased by qkv_bias) and o, layernorm_before and layernorm_after, then the
+// MLP: the order ViTLayer registers them in.
+void vit_layer(ModelTemplate& t, const std::string& p, const LayerDims& d) {
+  blocks::linear(t, p + ".attention.q_proj", d.hidden, d.hidden, d.qkv_bias);
+  blocks::linear(t, p + ".attention.k_proj", d.hidden, d.hidden, d.qkv_bias);
+  blocks::linear(t, p + ".attention.v_proj", d.hidden, d.hidden, d.qkv_bias);
+  blocks::linear(t, p + ".attention.o_proj", d.hidden, d.hidden, true);
+  blocks::norm(t, p + ".layernorm_before", d.hidden, true);
+  blocks::norm(t, p + ".layernorm_after", d.hidden, true);
+  blocks::linear(t, p + ".mlp.fc1", d.hidden, d.ffn, true);
+  blocks::linear(t, p + ".mlp.fc2", d.ffn, d.hidden, true);
+}
+
 // image_size / patch_size: an int, or a [height, width] pair.
 std::pair<uint64_t, uint64_t> vit_pair(const ModelConfig& cfg, std::string_view key, uint64_t dflt) {
   const json::Value* v = cfg.raw(key);
@@ -392,14 +433,15 @@ std::pair<uint64_t, uint64_t> vit_pair(const ModelConfig& cfg, std::string_view 
     uint64_t n = cfg.dim_or(key, dflt);
     return {n, n};
   }
-  std::vector<int64_t> hw = cfg.ints(key);
-  if (hw.size() != 2 || hw[0] < 1 || hw[1] < 1) cfg.fail(key, "must be an integer or [height, width] >= 1");
+  const std::vector<int64_t> hw = cfg.ints(key);
+  constexpr auto kMost = static_cast<int64_t>(ModelConfig::kMaxValue);
+  if (hw.size() != 2 || hw[0] < 1 || hw[1] < 1 || hw[0] > kMost || hw[1] > kMost)
+    cfg.fail(key, "must be an integer or [height, width] >= 1");
   return {static_cast<uint64_t>(hw[0]), static_cast<uint64_t>(hw[1])};
 }
 
-void build_vit(const ModelConfig& cfg, ModelTemplate& t) {
-  std::string cls = architecture_of(cfg, "ViTModel");
-  std::string task = supported_task(cfg, cls, "ViT", {"Model", "ForImageClassification"});
+uint64_t vit_body(const ModelConfig& cfg, ModelTemplate& t, const std::string& cls, const std::string& prefix,
+                  bool distillation_token) {
   TextEncoderDims d;
   d.layers = cfg.layers_or("num_hidden_layers", 12, 0);
   d.layer.hidden = cfg.dim_or("hidden_size", 768);
@@ -409,35 +451,40 @@ void build_vit(const ModelConfig& cfg, ModelTemplate& t) {
   split_heads(cfg, "num_attention_heads", d.layer.hidden, d.layer.heads);
   const auto [image_h, image_w] = vit_pair(cfg, "image_size", 224);
   const auto [patch_h, patch_w] = vit_pair(cfg, "patch_size", 16);
+  if (patch_h > image_h || patch_w > image_w) cfg.fail("patch_size", "must not exceed image_size");
   const uint64_t channels = cfg.dim_or("num_channels", 3);
-  d.max_positions = (image_h / patch_h) * (image_w / patch_w) + 1;  // patches + [CLS]
+  // A position for every patch, [CLS] and DeiT's [DIST].
+  d.max_positions = (image_h / patch_h) * (image_w / patch_w) + (distillation_token ? 2 : 1);
   fill_encoder_record(t, cls, d);
 
   const uint64_t h = d.layer.hidden;
-  std::string prefix = task == "Model" ? "" : "vit.";
-  // cls_token and position_embeddings are plain Parameters, not nn.Embedding: no embedding flag.
+  // cls_token and position_embeddings are plain Parameters, not nn.Embedding: no embedding flag. The
+  // embeddings' own parameters come before their patch_embeddings module's in state_dict.
   t.add(prefix + "embeddings.cls_token", {1, 1, h});
   t.add(prefix + "embeddings.position_embeddings", {1, d.max_positions, h});
+  if (distillation_token) t.add(prefix + "embeddings.distillation_token", {1, 1, h});
   t.add(prefix + "embeddings.patch_embeddings.projection.weight", {h, channels, patch_h, patch_w});
   t.add(prefix + "embeddings.patch_embeddings.projection.bias", {h});
-  LayerNames n;
-  n.q = "attention.q_proj";
-  n.k = "attention.k_proj";
-  n.v = "attention.v_proj";
-  n.o = "attention.o_proj";
-  n.attn_norm = "layernorm_before";
-  n.fc1 = "mlp.fc1";
-  n.fc2 = "mlp.fc2";
-  n.ffn_norm = "layernorm_after";
   StackSpec& encoder = t.arch.add_stack(StackRole::Encoder, prefix + "layers", h);
+  encoder.patch_size = patch_h;
+  encoder.image_size = image_h;
   for (uint64_t i = 0; i < d.layers; ++i) {
-    std::string p = encoder.path + "." + std::to_string(i);
-    size_t first = t.tensors.size();
-    transformer_layer(t, p, n, d.layer);
+    const std::string p = encoder.path + "." + std::to_string(i);
+    const size_t first = t.tensors.size();
+    vit_layer(t, p, d.layer);
     vit_layer_on_disk(t, first, p, prefix + "encoder.layer." + std::to_string(i));
     encoder.layers.push_back(attention_dense_layer());
   }
   blocks::norm(t, prefix + "layernorm", h, true);
+  return h;
+}
+
+namespace {
+
+void build_vit(const ModelConfig& cfg, ModelTemplate& t) {
+  const std::string cls = architecture_of(cfg, "ViTModel");
+  const std::string task = supported_task(cfg, cls, "ViT", {"Model", "ForImageClassification"});
+  const uint64_t h = vit_body(cfg, t, cls, task == "Model" ? "" : "vit.", false);
   if (task == "Model")
     blocks::linear(t, "pooler.dense", h, cfg.dim_or("pooler_output_size", h), true);
   else

@@ -7,6 +7,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "model/blocks.h"
 #include "model/config.h"
@@ -77,6 +79,21 @@ void fill_encoder_record(ModelTemplate& t, const std::string& cls, const TextEnc
 
 // Biased q/k/v/o (+ cross-attention), biased fc1/fc2 and LayerNorms (weight and bias) under `prefix`.
 void transformer_layer(ModelTemplate& t, const std::string& prefix, const LayerNames& n, const LayerDims& d);
+
+// ViT's layers (and DeiT's, its copy): one ViTLayer under `p` in the order it registers its modules, and the
+// on-disk names of the layer's tensors from t.tensors[first] on (Hub checkpoints keep the BERT-like names
+// transformers 4 used, under `disk`, "encoder.layer.N").
+void vit_layer(ModelTemplate& t, const std::string& p, const LayerDims& d);
+void vit_layer_on_disk(ModelTemplate& t, size_t first, const std::string& memory, const std::string& disk);
+// image_size / patch_size: an int, or a [height, width] pair.
+std::pair<uint64_t, uint64_t> vit_pair(const ModelConfig& cfg, std::string_view key, uint64_t dflt);
+// ViTModel's body, and DeiT's (ViT's copy with a distillation token beside [CLS]): the embeddings, the
+// layers and the final LayerNorm under `prefix`, the record filled for `cls`. Returns the width.
+uint64_t vit_body(const ModelConfig& cfg, ModelTemplate& t, const std::string& cls, const std::string& prefix,
+                  bool distillation_token);
+// ModernBERT's (and ModernBERT-decoder's) sliding layers: layer_types when listed, else all but every
+// global_attn_every_n_layers-th from the first (0, 3, 6 ...) see `window` tokens; 0 for a global layer.
+std::vector<uint64_t> modernbert_windows(const ModelConfig& cfg, uint64_t layers, uint64_t window);
 // The "attention+dense" MHA layer every stack of these families is made of.
 LayerSpec attention_dense_layer();
 

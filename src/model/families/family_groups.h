@@ -41,6 +41,11 @@ std::span<const FamilyBuilder> aria();   // aria.cpp: Aria (a sparse decoder, Si
 std::span<const FamilyBuilder> janus();  // janus.cpp: Janus / Janus-Pro (understanding and image generation)
 std::span<const FamilyBuilder>
 blip();  // blip.cpp: BLIP, BLIP-2, InstructBLIP (a Q-Former, OPT / T5 / Vicuna)
+std::span<const FamilyBuilder> vlm_classics();  // git.cpp, idefics.cpp, kosmos2.cpp: GIT, IDEFICS, Kosmos-2
+std::span<const FamilyBuilder>
+composites();  // encoder_decoder_composites.cpp: (Vision/Speech)EncoderDecoder, TrOCR, DeiT
+std::span<const FamilyBuilder> seq2seq_classics();  // seq2seq_classics.cpp: NLLB-MoE, BigBird-Pegasus, FSMT,
+                                                    // Speech2Text, ProphetNet, Reformer
 std::span<const FamilyBuilder> emu3();         // emu3.cpp: Emu3 (Llama over text and a video VQ-VAE's tokens)
 std::span<const FamilyBuilder> fast_vlm();     // fast_vlm.cpp: FastVLM (FastViT-HD, Qwen2), both forms
 std::span<const FamilyBuilder> deepseek_vl();  // deepseek_vl.cpp: DeepSeek-VL (SigLIP, an aligner, Llama)
@@ -58,6 +63,8 @@ std::span<const FamilyBuilder> xlnet_xlm();  // encoders_xlnet_xlm.cpp: XLNet, X
 std::span<const FamilyBuilder>
 bert_shaped();  // encoders_bert_shaped.cpp: bert-generation, RemBERT, LayoutLM, BigBird, Longformer, ...
 std::span<const FamilyBuilder>
+bert_variants_3();  // encoders_bert_variants.cpp: EuroBERT, ModernBERT-decoder, Jina-v3, LUKE, FNet, ...
+std::span<const FamilyBuilder>
 qwen_hybrid();  // qwen_hybrid.cpp: Qwen3-Next, Qwen3.5 (gated delta net), Qwen2/2.5/3-VL
 std::span<const FamilyBuilder> llava_like();  // llava_like.cpp: LLaVA, LLaVA-NeXT, -OneVision, Mistral 3
 std::span<const FamilyBuilder>
@@ -73,7 +80,8 @@ std::span<const FamilyBuilder> exaone4_5();  // exaone4_5.cpp: EXAONE 4.5 (Qwen2
 std::span<const FamilyBuilder> paddleocr_vl();  // paddleocr_vl.cpp: PaddleOCR-VL (SigLIP + ERNIE 4.5)
 std::span<const FamilyBuilder> hunyuan_vl();    // hunyuan_vl.cpp: HunyuanOCR (its ViT + Hunyuan dense)
 std::span<const FamilyBuilder>
-minimax_m3();  // minimax_m3.cpp: MiniMax-M3 (M2's mixture + indexer, CLIP tower)
+minimax_m3();                               // minimax_m3.cpp: MiniMax-M3 (M2's mixture + indexer, CLIP tower)
+std::span<const FamilyBuilder> vlm_2026();  // vlm_2026.cpp: Step-3.7-Flash, Muse Glimmer (+ its text model)
 std::span<const FamilyBuilder> contrastive();      // contrastive.cpp: CLIP, SigLIP (image-text dual encoders)
 std::span<const FamilyBuilder> vision_encoders();  // vision_encoders.cpp: DINOv2
 std::span<const FamilyBuilder> speech_encoders();  // speech_encoders.cpp: wav2vec 2.0, HuBERT

@@ -1,0 +1,29 @@
+// The CLIP vision transformer that GIT, Kosmos-2 and IDEFICS each copy under their own class names
+// (GitVisionTransformer, Kosmos2VisionTransformer, IdeficsVisionTransformer): a class token, a bias-free
+// patch convolution and a learned position per patch and for the class token, a LayerNorm before the layers
+// (pre_layrnorm, sic) and one after them. Unlike vit_tower (multimodal_towers.h) its config is read by the
+// caller: IDEFICS spells the width embed_dim and its vision configs name no CLIP model_type.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "model/config.h"
+#include "model/model_template.h"
+
+namespace ma::families {
+
+struct ClipLikeVision {
+  uint64_t hidden = 768, intermediate = 3072, layers = 12, heads = 12, channels = 3, image = 224, patch = 16;
+};
+
+// Reads a CLIP-style vision config over `d` (the family config class's defaults); `hidden_key` is the
+// width's field ("hidden_size", IDEFICS' "embed_dim"). Refuses heads that do not divide the width and
+// patches larger than the image, naming the field.
+ClipLikeVision read_clip_like_vision(const ModelConfig& v, ClipLikeVision d,
+                                     const std::string& hidden_key = "hidden_size");
+
+// The tower's tensors under `prefix` ("git.image_encoder.vision_model.") in transformers' registration order,
+// and its Vision stack in the record. The position_ids buffer is not persistent: not in the template.
+void clip_like_vision_tower(ModelTemplate& t, const std::string& prefix, const ClipLikeVision& v);
+
+}  // namespace ma::families

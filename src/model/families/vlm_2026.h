@@ -1,0 +1,14 @@
+// The vision-language families of 2026 in group vlm_2026 (step3p7.cpp, muse_glimmer.cpp, cosmos3_edge.cpp):
+// each file builds one model_type; vlm_2026.cpp lists them.
+#pragma once
+#include "model/config.h"
+#include "model/model_template.h"
+
+namespace ma::families {
+
+void build_step3p7(const ModelConfig& cfg, ModelTemplate& t);            // Step-3.7-Flash
+void build_muse_glimmer(const ModelConfig& cfg, ModelTemplate& t);       // Muse Glimmer
+void build_muse_glimmer_text(const ModelConfig& cfg, ModelTemplate& t);  // its text model alone
+void build_cosmos3_edge(const ModelConfig& cfg, ModelTemplate& t);       // Cosmos3-Edge
+
+}  // namespace ma::families
