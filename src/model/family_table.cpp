@@ -12,7 +12,8 @@ using enum ModelKind;
 // Seed 002 §3 and appendix A first (their names as the seed spells them), then every model_type of the
 // reference configs and of our templates. Rows sharing a model_type are variants told apart by the model id;
 // the first such row is the default.
-constexpr std::array kFamilies = {
+// A plain array: std::array's deduction guide folds over every row, and clang caps fold expressions at 256.
+constexpr FamilyRow kFamilies[] = {
     // --- seed 002 §3 / appendix A ---
     FamilyRow{"GPT-2", "OpenAI", "gpt2", CausalLm, "gpt2 gpt-2", "",
               "transformer.h. attn.c_attn mlp.c_fc transformer.wpe"},
