@@ -44,7 +44,7 @@ blip();  // blip.cpp: BLIP, BLIP-2, InstructBLIP (a Q-Former, OPT / T5 / Vicuna)
 std::span<const FamilyBuilder> vlm_classics();  // git.cpp, idefics.cpp, kosmos2.cpp: GIT, IDEFICS, Kosmos-2
 std::span<const FamilyBuilder>
 composites();  // encoder_decoder_composites.cpp: (Vision/Speech)EncoderDecoder, TrOCR, DeiT
-std::span<const FamilyBuilder> seq2seq_classics();  // seq2seq_classics.cpp: NLLB-MoE, BigBird-Pegasus, FSMT,
+std::span<const FamilyBuilder> seq2seq_classics();  // seq2seq_classics.h: NLLB-MoE, BigBird-Pegasus, FSMT,
                                                     // Speech2Text, ProphetNet, Reformer
 std::span<const FamilyBuilder> emu3();         // emu3.cpp: Emu3 (Llama over text and a video VQ-VAE's tokens)
 std::span<const FamilyBuilder> fast_vlm();     // fast_vlm.cpp: FastVLM (FastViT-HD, Qwen2), both forms
