@@ -42,9 +42,10 @@ TemplateTensor& embedding(ModelTemplate& t, const std::string& name, uint64_t ro
 }
 
 void attention(ModelTemplate& t, const std::string& prefix, const Attention& a) {
-  linear(t, prefix + "." + a.q, a.hidden, a.heads * a.head_dim, a.qkv_bias);
+  if (!a.key_first) linear(t, prefix + "." + a.q, a.hidden, a.heads * a.head_dim, a.qkv_bias);
   linear(t, prefix + "." + a.k, a.hidden, a.kv_heads * a.head_dim, a.qkv_bias);
   linear(t, prefix + "." + a.v, a.hidden, a.kv_heads * a.head_dim, a.qkv_bias);
+  if (a.key_first) linear(t, prefix + "." + a.q, a.hidden, a.heads * a.head_dim, a.qkv_bias);
   linear(t, prefix + "." + a.o, a.heads * a.head_dim, a.hidden, a.o_bias);
   if (a.qk_norm) {
     uint64_t w = a.qk_norm_width ? a.qk_norm_width : a.head_dim;

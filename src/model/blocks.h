@@ -41,6 +41,7 @@ struct Attention {
   uint64_t qk_norm_width = 0;  // 0: head_dim
   std::string q = "q_proj", k = "k_proj", v = "v_proj", o = "o_proj";
   std::string q_norm = "q_norm", k_norm = "k_norm";
+  bool key_first = false;  // registered k, v, q, o (GPT-J, BART's lineage) rather than q, k, v, o
 };
 // The separate-projection attention of Llama and most modern decoders, under `prefix` (e.g. "...self_attn").
 void attention(ModelTemplate& t, const std::string& prefix, const Attention& a);

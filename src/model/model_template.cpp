@@ -1,5 +1,8 @@
 #include "model/model_template.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "core/error.h"
 
 namespace ma {
@@ -47,6 +50,27 @@ TemplateTensor& ModelTemplate::tie(std::string name, const std::string& target) 
 
 std::string PerExpertPieces::name(uint32_t expert, size_t part) const {
   return prefix + "." + std::to_string(first + expert) + "." + parts[part].suffix;
+}
+
+void ModelTemplate::order_modules(std::initializer_list<std::string_view> module_prefixes) {
+  std::vector<size_t> slots;                     // where the listed modules' tensors sit now
+  std::vector<std::pair<size_t, size_t>> moved;  // (rank of its prefix, index) of each
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    size_t rank = 0;
+    for (std::string_view p : module_prefixes) {
+      if (tensors[i].name.starts_with(p)) break;
+      ++rank;
+    }
+    if (rank == module_prefixes.size()) continue;
+    slots.push_back(i);
+    moved.emplace_back(rank, i);
+  }
+  std::stable_sort(moved.begin(), moved.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<TemplateTensor> taken;
+  taken.reserve(moved.size());
+  for (const auto& m : moved) taken.push_back(std::move(tensors[m.second]));
+  for (size_t k = 0; k < slots.size(); ++k) tensors[slots[k]] = std::move(taken[k]);
 }
 
 void ModelTemplate::rename_on_disk(std::string_view memory_prefix, std::string_view disk_prefix) {

@@ -3,6 +3,7 @@
 // one tensor per expert, renamed prefixes). Family builders (model/families/) produce it from a config.
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -96,6 +97,11 @@ struct ModelTemplate {
   TemplateTensor& tie(std::string name, const std::string& target);
   // Applies a prefix rename to the on-disk names of all tensors (e.g. "model." -> "backbone.").
   void rename_on_disk(std::string_view memory_prefix, std::string_view disk_prefix);
+  // Puts the tensors under `module_prefixes` in that order, within the places they already take (the others
+  // stay where they are): a builder that must build a module after another it reads its width from can
+  // still list tensors in the order transformers registers the modules (Gemma 3's projector, built after
+  // the language model, registered before it).
+  void order_modules(std::initializer_list<std::string_view> module_prefixes);
 };
 
 // The stored form of a template: every on-disk tensor name with its shape, in template order.

@@ -3,6 +3,7 @@
 // state_dict tensor name and shape, and the type of every decoder layer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -156,6 +157,19 @@ TEST_P(OracleTest, TemplateEqualsTransformers) {
       << "duplicate tensor names in template";
   std::string pd = diff_maps(params, shape_map(*o.find("params")));
   EXPECT_TRUE(pd.empty()) << "parameters differ from transformers:\n" << pd;
+  // named_parameters() order: a module's own parameters, then its submodules' in registration order. The
+  // template lists tensors in that order, so `tensors` reads like the model's state_dict.
+  std::vector<std::string> ours_in_order, theirs_in_order;
+  for (const TemplateTensor& t : inv.model->tensors)
+    if (t.kind == TensorKind::Parameter && t.tied_to.empty()) ours_in_order.push_back(t.name);
+  for (const json::Value& p : o.find("params")->items())
+    theirs_in_order.emplace_back(p.items()[0].as_string());
+  const auto [ours_at, theirs_at] = std::mismatch(ours_in_order.begin(), ours_in_order.end(),
+                                                  theirs_in_order.begin(), theirs_in_order.end());
+  EXPECT_TRUE(ours_at == ours_in_order.end() && theirs_at == theirs_in_order.end())
+      << "parameter order differs from transformers' at " << (ours_at - ours_in_order.begin()) << ": ours "
+      << (ours_at == ours_in_order.end() ? "(end)" : *ours_at) << ", transformers' "
+      << (theirs_at == theirs_in_order.end() ? "(end)" : *theirs_at);
   std::string sd = diff_maps(state, shape_map(*o.find("state_dict")));
   EXPECT_TRUE(sd.empty()) << "state_dict differs from transformers:\n" << sd;
 

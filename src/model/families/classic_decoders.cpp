@@ -94,6 +94,7 @@ void build_gptj(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.intermediate_size = width_or_4x(cfg, "n_inner", a.hidden_size);
   blocks::Attention at = standard_attention(a);
   at.o = "out_proj";
+  at.key_first = true;  // GPTJAttention registers k_proj, v_proj, q_proj
   token_embedding(t, "transformer.wte.weight", a);
   decoder_stack(t, "transformer.h", [&](const std::string& p) {
     layer_norm(t, p + ".ln_1", a.hidden_size);
@@ -250,6 +251,7 @@ void build_opt(const ModelConfig& cfg, ModelTemplate& t) {
   blocks::Attention at = standard_attention(a);
   at.qkv_bias = at.o_bias = bias;
   at.o = "out_proj";
+  at.key_first = true;  // OPTAttention registers k_proj, v_proj, q_proj
 
   blocks::embedding(t, "model.decoder.embed_tokens.weight", a.vocab_size, proj_dim);
   const uint64_t positions = a.max_position_embeddings + kOptPositionOffset;

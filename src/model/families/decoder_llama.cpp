@@ -6,9 +6,10 @@ namespace {
 void llama_attention(ModelTemplate& t, const std::string& prefix, const ArchitectureRecord& a,
                      const LlamaStyle& s) {
   if (s.fused_qkv) {
+    // Phi3Attention, the fused form's source, registers o_proj before qkv_proj.
     uint64_t qkv = (a.num_attention_heads + 2 * a.num_key_value_heads) * a.head_dim;
-    blocks::linear(t, prefix + ".qkv_proj", a.hidden_size, qkv, s.qkv_bias);
     blocks::linear(t, prefix + ".o_proj", a.num_attention_heads * a.head_dim, a.hidden_size, s.o_bias);
+    blocks::linear(t, prefix + ".qkv_proj", a.hidden_size, qkv, s.qkv_bias);
     return;
   }
   blocks::Attention at = standard_attention(a);

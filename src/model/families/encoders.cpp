@@ -138,6 +138,7 @@ void build_bert_style(const ModelConfig& cfg, ModelTemplate& t, const BertStyle&
                       "ForQuestionAnswering", "ForMultipleChoice"});
   TextEncoderDims d = read_bert_dims(cfg, s.defaults);
   d.embedding_norm = s.embedding_norm;
+  d.positions_last = s.roberta;
   fill_encoder_record(t, cls, d);
   std::string prefix = task == "Model" ? "" : std::string(s.base) + ".";
   LayerNames names = bert_layer_names();

@@ -52,20 +52,21 @@ namespace {
 
 void attention_projections(ModelTemplate& t, const std::string& prefix, const std::string& q,
                            const std::string& k, const std::string& v, const std::string& o,
-                           const LayerDims& d) {
-  blocks::linear(t, prefix + "." + q, d.hidden, d.hidden, d.qkv_bias);
+                           const LayerDims& d, bool key_first) {
+  if (!key_first) blocks::linear(t, prefix + "." + q, d.hidden, d.hidden, d.qkv_bias);
   blocks::linear(t, prefix + "." + k, d.hidden, d.hidden, d.qkv_bias && d.k_bias);
   blocks::linear(t, prefix + "." + v, d.hidden, d.hidden, d.qkv_bias);
+  if (key_first) blocks::linear(t, prefix + "." + q, d.hidden, d.hidden, d.qkv_bias);
   blocks::linear(t, prefix + "." + o, d.hidden, d.hidden, d.o_bias);
 }
 
 }  // namespace
 
 void transformer_layer(ModelTemplate& t, const std::string& prefix, const LayerNames& n, const LayerDims& d) {
-  attention_projections(t, prefix, n.q, n.k, n.v, n.o, d);
+  attention_projections(t, prefix, n.q, n.k, n.v, n.o, d, n.key_first);
   blocks::norm(t, prefix + "." + n.attn_norm, d.hidden, true);
   if (!n.cross_q.empty()) {
-    attention_projections(t, prefix, n.cross_q, n.cross_k, n.cross_v, n.cross_o, d);
+    attention_projections(t, prefix, n.cross_q, n.cross_k, n.cross_v, n.cross_o, d, n.key_first);
     blocks::norm(t, prefix + "." + n.cross_norm, d.hidden, true);
   }
   blocks::linear(t, prefix + "." + n.fc1, d.hidden, d.ffn, true);
@@ -89,9 +90,10 @@ LayerNames bert_layer_names() {
 void text_embeddings(ModelTemplate& t, const std::string& prefix, const TextEncoderDims& d) {
   const uint64_t e = d.embedding_width();
   blocks::embedding(t, prefix + "word_embeddings.weight", d.vocab, e);
-  blocks::embedding(t, prefix + "position_embeddings.weight", d.max_positions, e);
+  if (!d.positions_last) blocks::embedding(t, prefix + "position_embeddings.weight", d.max_positions, e);
   if (d.type_vocab) blocks::embedding(t, prefix + "token_type_embeddings.weight", d.type_vocab, e);
   if (d.embedding_norm) blocks::norm(t, prefix + "LayerNorm", e, true);
+  if (d.positions_last) blocks::embedding(t, prefix + "position_embeddings.weight", d.max_positions, e);
 }
 
 TextEncoderDims read_bert_dims(const ModelConfig& cfg, const BertDefaults& b) {

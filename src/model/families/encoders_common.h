@@ -36,6 +36,7 @@ struct LayerNames {
   std::string fc1, fc2;
   std::string ffn_norm;
   std::string cross_q, cross_k, cross_v, cross_o, cross_norm;
+  bool key_first = false;  // BartAttention and its copies (Whisper, wav2vec2) register k, v, q, out
 };
 struct LayerDims {
   uint64_t hidden = 0;
@@ -53,15 +54,16 @@ LayerNames bert_layer_names();
 struct TextEncoderDims {
   uint64_t vocab = 0;
   uint64_t max_positions = 0;
-  uint64_t type_vocab = 0;     // 0: no token-type embeddings (DistilBERT)
-  uint64_t embedding = 0;      // width of the embedding tables (ALBERT, ELECTRA); 0: the hidden size
-  bool embedding_norm = true;  // false: no LayerNorm after the embeddings (XLM-RoBERTa-XL, Megatron-BERT)
+  uint64_t type_vocab = 0;      // 0: no token-type embeddings (DistilBERT)
+  uint64_t embedding = 0;       // width of the embedding tables (ALBERT, ELECTRA); 0: the hidden size
+  bool embedding_norm = true;   // false: no LayerNorm after the embeddings (XLM-RoBERTa-XL, Megatron-BERT)
+  bool positions_last = false;  // RobertaEmbeddings registers position_embeddings after its LayerNorm
   uint64_t layers = 0;
   LayerDims layer;
   uint64_t embedding_width() const { return embedding ? embedding : layer.hidden; }
 };
 // `prefix`word_embeddings, position_embeddings, token_type_embeddings (when type_vocab) and their LayerNorm
-// (when embedding_norm), all embedding_width() wide.
+// (when embedding_norm), all embedding_width() wide, in BERT's order or RoBERTa's (positions_last).
 void text_embeddings(ModelTemplate& t, const std::string& prefix, const TextEncoderDims& d);
 // A BERT-like config class's defaults: BERT-base's unless the class has its own. type_vocab 0: the class has
 // no type_vocab_size (bert-generation, TAPAS), and none is read.

@@ -37,6 +37,7 @@ void bart_style_layers(ModelTemplate& t, const std::string& stack, const StackDi
   n.k = longformer ? "self_attn.longformer_self_attn.key" : "self_attn.k_proj";
   n.v = longformer ? "self_attn.longformer_self_attn.value" : "self_attn.v_proj";
   n.o = longformer ? "self_attn.output" : "self_attn.out_proj";
+  n.key_first = !longformer;
   n.attn_norm = "self_attn_layer_norm";
   if (cross) {
     n.cross_q = "encoder_attn.q_proj";

@@ -27,7 +27,8 @@ struct MoeLayout {
   std::string block = "mlp";       // in-memory module of the sparse block
   std::string disk_block = "mlp";  // the same module in Hub checkpoints
   std::string router = "gate";
-  std::string disk_router;  // empty: same name as in memory
+  std::string disk_router;     // empty: same name as in memory
+  bool experts_first = false;  // Qwen3MoeSparseMoeBlock registers its experts before its gate
   bool router_bias = false;
   ExpertStyle style = ExpertStyle::PerExpert;
   blocks::ExpertsOnDisk names;   // per-expert leaf names (prefix is filled per layer)
@@ -66,6 +67,7 @@ struct MoeDecoder {
   // Norms each layer owns, in module order: FlexOlmo only normalises outputs, Cohere2-MoE runs attention and
   // MLP side by side after one norm.
   std::vector<std::string_view> layer_norms{"input_layernorm", "post_attention_layernorm"};
+  bool norms_before_mlp = false;  // GraniteMoeDecoderLayer registers its norms before block_sparse_moe
   // AFMoE: pre_mlp_layernorm and post_mlp_layernorm around the MLP, beside the two norms of every family.
   bool mlp_norms = false;
   MoeLayout moe;

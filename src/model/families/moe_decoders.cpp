@@ -103,6 +103,9 @@ void sparse_block(ModelTemplate& t, const std::string& layer, const Architecture
                   bool mlp_bias) {
   const std::string mem = layer + "." + m.block, disk = layer + "." + m.disk_block;
   const std::string disk_router = disk + "." + (m.disk_router.empty() ? m.router : m.disk_router);
+  const bool stacked = m.style == ExpertStyle::Stacked || m.style == ExpertStyle::StackedHalves;
+  const std::string experts_disk = stacked ? disk : disk + ".experts";
+  if (m.experts_first) experts(t, mem + ".experts", experts_disk, a, m);
   add_renamed(t, mem + "." + m.router + ".weight", {a.num_experts, a.hidden_size}, disk_router + ".weight");
   if (m.router_bias) add_renamed(t, mem + "." + m.router + ".bias", {a.num_experts}, disk_router + ".bias");
   if (m.correction_bias) {
@@ -117,9 +120,7 @@ void sparse_block(ModelTemplate& t, const std::string& layer, const Architecture
     add_renamed(t, mem + "." + m.router + ".e_score_correction_bias", {a.num_experts},
                 disk + ".experts.e_score_correction_bias");
   if (m.expert_bias) add_renamed(t, mem + ".expert_bias", {a.num_experts}, disk + ".expert_bias");
-  const bool stacked = m.style == ExpertStyle::Stacked || m.style == ExpertStyle::StackedHalves;
-  const std::string experts_disk = stacked ? disk : disk + ".experts";
-  experts(t, mem + ".experts", experts_disk, a, m);
+  if (!m.experts_first) experts(t, mem + ".experts", experts_disk, a, m);
   if (m.shared_expert) blocks::gated_shared_expert(t, mem, a.hidden_size, m.shared_inter);
   if (m.shared_experts) {
     blocks::gated_mlp(t, mem + "." + m.shared_name, a.hidden_size, m.shared_inter, mlp_bias);
@@ -144,6 +145,11 @@ void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
       blocks::linear(t, p + ".self_attn.g_proj", a.hidden_size, attn.heads, false);
     if (d.gate == OutputGate::PerElement)
       blocks::linear(t, p + ".self_attn.gate_proj", a.hidden_size, attn.heads * attn.head_dim, false);
+    const auto layer_norms = [&] {
+      for (std::string_view n : d.layer_norms)
+        blocks::norm(t, p + "." + std::string(n), a.hidden_size, d.norm_bias);
+    };
+    if (d.norms_before_mlp) layer_norms();
     if (!d.sparse[i]) {
       blocks::gated_mlp(t, p + ".mlp", a.hidden_size, d.dense_inter, d.mlp_bias);
     } else {
@@ -153,8 +159,7 @@ void build_moe_decoder(ModelTemplate& t, const MoeDecoder& d) {
         blocks::linear(t, p + ".shared_mlp.output_linear", d.granite_shared, a.hidden_size, false);
       }
     }
-    for (std::string_view n : d.layer_norms)
-      blocks::norm(t, p + "." + std::string(n), a.hidden_size, d.norm_bias);
+    if (!d.norms_before_mlp) layer_norms();
     if (d.mlp_norms) {
       blocks::norm(t, p + ".pre_mlp_layernorm", a.hidden_size, d.norm_bias);
       blocks::norm(t, p + ".post_mlp_layernorm", a.hidden_size, d.norm_bias);
@@ -282,6 +287,7 @@ void build_qwen3_moe(const ModelConfig& cfg, ModelTemplate& t) {
   MoeDecoder d = qwen_style(cfg, t.arch);
   d.attn.qkv_bias = d.attn.o_bias = cfg.flag_or("attention_bias", false);
   d.attn.qk_norm = true;
+  d.moe.experts_first = true;
   if (cfg.flag_or("use_sliding_window", false))
     d.windows = uniform_windows(t.arch.num_layers, cfg.count_or("sliding_window", 4096));
   build_moe_decoder(t, d);
@@ -319,6 +325,7 @@ MoeDecoder read_granitemoe(const ModelConfig& cfg, ModelTemplate& t) {
   d.moe.style = ExpertStyle::Stacked;
   d.moe.names.up = "input_linear";
   d.moe.names.down = "output_linear";
+  d.norms_before_mlp = true;
   return d;
 }
 

@@ -39,6 +39,7 @@ void gemma3_conditional(const ModelConfig& cfg, ModelTemplate& t, const std::str
   t.add(m + "multi_modal_projector.mm_input_projection_weight", {vision, t.arch.hidden_size});
   blocks::norm(t, m + "multi_modal_projector.mm_soft_emb_norm", vision, false);
   record_projector(t, m + "multi_modal_projector");
+  t.order_modules({m + "vision_tower.", m + "multi_modal_projector.", m + "language_model."});
   lm_head(t, m + "language_model.embed_tokens.weight", t.arch, root + "lm_head.weight");
   t.rename_on_disk(m + "language_model.", "language_model.model.");
   t.rename_on_disk(m + "vision_tower.", "vision_tower.vision_model.");
@@ -147,15 +148,17 @@ void gemma4_attention(ModelTemplate& t, const std::string& p, const Gemma4Text& 
   const ArchitectureRecord& a = t.arch;
   const uint64_t hd = global ? g.global_head_dim : a.head_dim;
   const uint64_t kv = global ? g.global_kv_heads : a.num_key_value_heads;
+  // Registered q_proj, q_norm, k_norm, k_proj, v_proj, o_proj.
   blocks::linear(t, p + "q_proj", a.hidden_size, a.num_attention_heads * hd, g.bias);
   blocks::norm(t, p + "q_norm", hd, false);
-  blocks::linear(t, p + "o_proj", a.num_attention_heads * hd, a.hidden_size, g.bias);
   const size_t first = t.tensors.size();
+  blocks::norm(t, p + "k_norm", hd, false);
   blocks::linear(t, p + "k_proj", a.hidden_size, kv * hd, g.bias);
   if (!(g.k_eq_v && global)) blocks::linear(t, p + "v_proj", a.hidden_size, kv * hd, g.bias);
-  blocks::norm(t, p + "k_norm", hd, false);
+  const size_t last = t.tensors.size();
+  blocks::linear(t, p + "o_proj", a.num_attention_heads * hd, a.hidden_size, g.bias);
   if (!shared) return;
-  for (size_t i = first; i < t.tensors.size(); ++i) t.tensors[i].kind = TensorKind::Extra;
+  for (size_t i = first; i < last; ++i) t.tensors[i].kind = TensorKind::Extra;
   for (const char* module : {"k_proj.", "v_proj.", "k_norm."})
     t.known_extras.push_back(
         {p + module, "keys and values of a KV-shared layer: transformers drops them on load"});
@@ -163,9 +166,10 @@ void gemma4_attention(ModelTemplate& t, const std::string& p, const Gemma4Text& 
 
 void gemma4_moe(ModelTemplate& t, const std::string& p) {
   const ArchitectureRecord& a = t.arch;
-  blocks::linear(t, p + "router.proj", a.hidden_size, a.num_experts, false);
+  // The router's own scales come before its proj module.
   t.add(p + "router.scale", {a.hidden_size});
   t.add(p + "router.per_expert_scale", {a.num_experts});
+  blocks::linear(t, p + "router.proj", a.hidden_size, a.num_experts, false);
   blocks::stacked_experts(t, p + "experts", {a.num_experts, 2 * a.moe_intermediate_size, a.hidden_size},
                           {a.num_experts, a.hidden_size, a.moe_intermediate_size});
   rms_norms(t, p, a.hidden_size,
@@ -249,17 +253,18 @@ void build_gemma4(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Gemma4ForConditionalGeneration";
   const ModelConfig text = sub_or_empty(cfg, "text_config");
   t.arch.model_type = text.string_or("model_type", "gemma4_text");
+  // Gemma4Model registers vision_tower, language_model, audio_tower, embed_vision, embed_audio.
+  const std::optional<ModelConfig> vision = cfg.sub("vision_config"), audio = cfg.sub("audio_config");
+  const uint64_t vision_width = vision ? gemma4_vision_tower(*vision, "model.vision_tower.", t) : 0;
   gemma4_text_decoder(text, t, "model.language_model.");
   t.arch.tie_word_embeddings = tie_embeddings(cfg, text, true);
-  if (auto vision = cfg.sub("vision_config")) {
-    const uint64_t width = gemma4_vision_tower(*vision, "model.vision_tower.", t);
-    blocks::linear(t, "model.embed_vision.embedding_projection", width, t.arch.hidden_size, false);
+  const uint64_t audio_width = audio ? gemma4_audio_tower(*audio, "model.audio_tower.", t) : 0;
+  if (vision) {
+    blocks::linear(t, "model.embed_vision.embedding_projection", vision_width, t.arch.hidden_size, false);
     record_projector(t, "model.embed_vision");
   }
-  if (auto audio = cfg.sub("audio_config")) {
-    const uint64_t width = gemma4_audio_tower(*audio, "model.audio_tower.", t);
-    blocks::linear(t, "model.embed_audio.embedding_projection", width, t.arch.hidden_size, false);
-  }
+  if (audio)
+    blocks::linear(t, "model.embed_audio.embedding_projection", audio_width, t.arch.hidden_size, false);
   lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
 }
 
@@ -406,6 +411,7 @@ void build_llama4(const ModelConfig& cfg, ModelTemplate& t) {
   blocks::linear(t, "multi_modal_projector.linear_1", vision, t.arch.hidden_size, false);
   record_projector(t, "multi_modal_projector");
   lm_head(t, "language_model.model.embed_tokens.weight", t.arch, "language_model.lm_head.weight");
+  t.order_modules({"vision_model.", "multi_modal_projector.", "language_model."});
 }
 
 // Llama-4's language model alone (llama4_text: Llama4ForCausalLM), at model.* with its own head.

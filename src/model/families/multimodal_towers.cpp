@@ -1,5 +1,6 @@
 #include "model/families/multimodal_towers.h"
 
+#include <array>
 #include <cmath>
 #include <optional>
 
@@ -24,23 +25,44 @@ uint64_t patches_per_side(const ModelConfig& v, uint64_t image, uint64_t patch) 
   return image / patch;
 }
 
-// Names that differ between the ViT-style encoder layers (CLIP/SigLIP vs Llama-4 vision).
+// Where the ViT-style encoder layers differ: names, and the order transformers registers their modules in
+// (which is the state_dict's). CLIPEncoderLayer: self_attn (k, v, q, out), layer_norm1, mlp, layer_norm2.
+// SiglipEncoderLayer and HunYuanVLVisionBlock: layer_norm1, self_attn, layer_norm2, mlp. Llama4's
+// vision layer: self_attn (q, k, v, o), mlp, then both norms.
+enum class VitOrder { Clip, NormBeforeEach, NormsLast };
 struct VitLayerNames {
   std::string out = "out_proj";
   std::string norm1 = "layer_norm1";
   std::string norm2 = "layer_norm2";
+  VitOrder order = VitOrder::Clip;
+  bool key_first = true;  // CLIPAttention and SiglipAttention register k_proj, v_proj, q_proj
 };
 
 // Biased q/k/v/out attention, two LayerNorms and a fc1/fc2 MLP.
 void vit_layer(ModelTemplate& t, const std::string& p, uint64_t hidden, uint64_t inter,
                const VitLayerNames& n) {
-  for (const char* proj : {"q_proj", "k_proj", "v_proj"})
-    blocks::linear(t, p + "self_attn." + proj, hidden, hidden, true);
-  blocks::linear(t, p + "self_attn." + n.out, hidden, hidden, true);
-  blocks::norm(t, p + n.norm1, hidden, true);
-  blocks::norm(t, p + n.norm2, hidden, true);
-  blocks::linear(t, p + "mlp.fc1", hidden, inter, true);
-  blocks::linear(t, p + "mlp.fc2", inter, hidden, true);
+  const auto attention = [&] {
+    for (const char* proj :
+         n.key_first ? std::array{"k_proj", "v_proj", "q_proj"} : std::array{"q_proj", "k_proj", "v_proj"})
+      blocks::linear(t, p + "self_attn." + proj, hidden, hidden, true);
+    blocks::linear(t, p + "self_attn." + n.out, hidden, hidden, true);
+  };
+  const auto mlp = [&] {
+    blocks::linear(t, p + "mlp.fc1", hidden, inter, true);
+    blocks::linear(t, p + "mlp.fc2", inter, hidden, true);
+  };
+  const auto norm = [&](const std::string& name) { blocks::norm(t, p + name, hidden, true); };
+  switch (n.order) {
+    case VitOrder::Clip:
+      attention(), norm(n.norm1), mlp(), norm(n.norm2);
+      break;
+    case VitOrder::NormBeforeEach:
+      norm(n.norm1), attention(), norm(n.norm2), mlp();
+      break;
+    case VitOrder::NormsLast:
+      attention(), mlp(), norm(n.norm1), norm(n.norm2);
+      break;
+  }
 }
 
 // SiglipMultiheadAttentionPoolingHead: a learned probe attending over the patches (torch MultiheadAttention).
@@ -168,8 +190,9 @@ uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDef
       blocks::embedding(t, e + "position_embedding.weight", side * side, hidden);
     }
   }
+  const VitLayerNames names{.order = siglip ? VitOrder::NormBeforeEach : VitOrder::Clip};
   for (uint64_t i = 0; i < layers; ++i)
-    vit_layer(t, prefix + "encoder.layers." + std::to_string(i) + ".", hidden, inter, {});
+    vit_layer(t, prefix + "encoder.layers." + std::to_string(i) + ".", hidden, inter, names);
   const uint64_t heads = v.dim_or("num_attention_heads", d.num_attention_heads);
   record_vision_tower(t, prefix + "encoder.layers", hidden, layers, heads, hidden / heads, inter, patch,
                       image);
@@ -194,7 +217,8 @@ uint64_t clip_text_tower(const ModelConfig& c, const std::string& prefix, bool s
   blocks::embedding(t, prefix + "embeddings.position_embedding.weight", a.max_position_embeddings, h);
   StackSpec& s = a.add_stack(StackRole::Encoder, prefix + "encoder.layers", h);
   for (uint64_t i = 0; i < a.num_layers; ++i) {
-    vit_layer(t, s.path + "." + std::to_string(i) + ".", h, a.intermediate_size, {});
+    vit_layer(t, s.path + "." + std::to_string(i) + ".", h, a.intermediate_size,
+              {.order = siglip ? VitOrder::NormBeforeEach : VitOrder::Clip});
     s.layers.push_back(LayerSpec{});
   }
   blocks::norm(t, prefix + "final_layer_norm", h, true);
@@ -316,7 +340,7 @@ void hunyuan_vl_vision_tower(const ModelConfig& v, const std::string& prefix, ui
   t.add(e + "patch_embedding.weight", {hidden, v.dim_or("num_channels", 3), patch, patch});
   t.add(e + "patch_embedding.bias", {hidden});
   blocks::embedding(t, e + "position_embedding.weight", side * side + 1, hidden);  // row 0 is never read
-  const VitLayerNames names{.out = "o_proj"};
+  const VitLayerNames names{.out = "o_proj", .order = VitOrder::NormBeforeEach, .key_first = false};
   for (uint64_t i = 0; i < layers; ++i) {
     const std::string l = "layers." + std::to_string(i) + ".";
     vit_layer(t, prefix + l, hidden, inter, names);
@@ -359,9 +383,10 @@ uint64_t gemma4_vision_tower(const ModelConfig& v, const std::string& prefix, Mo
   const uint64_t head_dim = v.dim_or("head_dim", 64);
   const uint64_t patch = v.dim_or("patch_size", 16);
   const bool clipped = v.flag_or("use_clipped_linears", false);
-  t.add(prefix + "patch_embedder.input_proj.weight", {hidden, 3 * patch * patch});
+  // The embedder's own table, then its input_proj module.
   t.add(prefix + "patch_embedder.position_embedding_table",
         {2, v.dim_or("position_embedding_size", 10240), hidden});
+  t.add(prefix + "patch_embedder.input_proj.weight", {hidden, 3 * patch * patch});
   for (uint64_t i = 0; i < layers; ++i) {
     const std::string p = prefix + "encoder.layers." + std::to_string(i) + ".";
     clippable_linear(t, p + "self_attn.q_proj", hidden, heads * head_dim, clipped);
@@ -394,12 +419,14 @@ uint64_t llama4_vision_tower(const ModelConfig& v, const std::string& prefix, Mo
   const uint64_t channels = v.dim_or("num_channels", 3);
   const uint64_t patch = v.dim_or("patch_size", 14);
   const uint64_t side = patches_per_side(v, v.dim_or("image_size", 448), patch);
-  t.add(prefix + "patch_embedding.linear.weight", {hidden, channels * patch * patch});
+  // The module's own Parameters come before its submodules' in named_parameters().
   t.add(prefix + "class_embedding", {hidden});
   t.add(prefix + "positional_embedding_vlm", {side * side + 1, hidden});  // a Parameter, not an nn.Embedding
+  t.add(prefix + "patch_embedding.linear.weight", {hidden, channels * patch * patch});
   blocks::norm(t, prefix + "layernorm_pre", hidden, true);
   blocks::norm(t, prefix + "layernorm_post", hidden, true);
-  const VitLayerNames names{"o_proj", "input_layernorm", "post_attention_layernorm"};
+  const VitLayerNames names{"o_proj", "input_layernorm", "post_attention_layernorm", VitOrder::NormsLast,
+                            false};
   for (uint64_t i = 0; i < layers; ++i)
     vit_layer(t, prefix + "model.layers." + std::to_string(i) + ".", hidden, inter, names);
   const uint64_t heads = v.dim_or("num_attention_heads", 16);

@@ -354,6 +354,7 @@ void build_qwen3_vl_family(const ModelConfig& cfg, ModelTemplate& t, bool moe) {
   m.layers.resize(t.arch.num_layers);
   if (moe) {
     m.moe = read_moe(text, t, {60, 4, 1408, 0}, qwen::ExpertStorage::FusedTransposed);
+    m.moe.experts_first = true;
     place_sparse_layers(text, m.moe.experts, m.layers);
   }
   build_text(t, m);

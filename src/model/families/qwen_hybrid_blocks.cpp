@@ -160,10 +160,17 @@ void gated_delta_net(ModelTemplate& t, const std::string& prefix, const GatedDel
   const uint64_t key_dim = g.key_heads * g.key_head_dim;
   const uint64_t value_dim = g.value_heads * g.value_head_dim;
   const uint64_t conv_dim = 2 * key_dim + value_dim;  // the convolution runs over q, k and v
+  // The module's own Parameters first, then its submodules in registration order: Qwen3.5's registers its
+  // norm and out_proj before the four input projections, Qwen3-Next's after its two fused ones.
   t.add(prefix + ".dt_bias", {g.value_heads});
   t.add(prefix + ".A_log", {g.value_heads});
   t.add(prefix + ".conv1d.weight", {conv_dim, 1, g.conv_kernel});  // depthwise, no bias
+  const auto norm_and_output = [&] {
+    blocks::norm(t, prefix + ".norm", g.value_head_dim, false);  // gated RMSNorm shared by all value heads
+    blocks::linear(t, prefix + ".out_proj", value_dim, g.hidden, false);
+  };
   if (g.split_projections) {
+    norm_and_output();
     blocks::linear(t, prefix + ".in_proj_qkv", g.hidden, conv_dim, false);
     blocks::linear(t, prefix + ".in_proj_z", g.hidden, value_dim, false);
     blocks::linear(t, prefix + ".in_proj_b", g.hidden, g.value_heads, false);
@@ -171,9 +178,8 @@ void gated_delta_net(ModelTemplate& t, const std::string& prefix, const GatedDel
   } else {
     blocks::linear(t, prefix + ".in_proj_qkvz", g.hidden, conv_dim + value_dim, false);
     blocks::linear(t, prefix + ".in_proj_ba", g.hidden, 2 * g.value_heads, false);
+    norm_and_output();
   }
-  blocks::norm(t, prefix + ".norm", g.value_head_dim, false);  // gated RMSNorm shared by all value heads
-  blocks::linear(t, prefix + ".out_proj", value_dim, g.hidden, false);
 }
 
 void qk_norm_attention(ModelTemplate& t, const std::string& prefix, const blocks::Attention& a,
@@ -188,8 +194,9 @@ void qk_norm_attention(ModelTemplate& t, const std::string& prefix, const blocks
 }
 
 void sparse_moe(ModelTemplate& t, const std::string& prefix, const SparseMoe& m) {
+  if (m.experts_first) routed_experts(t, prefix + ".experts", m);
   blocks::linear(t, prefix + ".gate", m.hidden, m.experts, false);
-  routed_experts(t, prefix + ".experts", m);
+  if (!m.experts_first) routed_experts(t, prefix + ".experts", m);
   if (m.shared_inter == 0) return;
   blocks::gated_shared_expert(t, prefix, m.hidden, m.shared_inter);
 }

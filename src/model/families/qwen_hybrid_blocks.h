@@ -75,6 +75,7 @@ struct SparseMoe {
   uint64_t inter = 0;         // per routed expert
   uint64_t shared_inter = 0;  // 0: no shared expert; else shared_expert MLP + shared_expert_gate
   ExpertStorage storage = ExpertStorage::PerExpert;
+  bool experts_first = false;  // Qwen3-VL-MoE's block registers its experts before its gate
 };
 // gate (router), experts, and the optional shared expert under `prefix` (e.g. "...layers.0.mlp").
 void sparse_moe(ModelTemplate& t, const std::string& prefix, const SparseMoe& m);

@@ -80,19 +80,22 @@ void build_speech_encoder(const ModelConfig& cfg, ModelTemplate& t, const Speech
   if (h % groups)
     cfg.fail("num_conv_pos_embedding_groups", "must divide hidden_size (" + std::to_string(h) + ")");
   const std::string pos = p + "encoder.pos_conv_embed.";
+  // In registration order: the convolution, then the BatchNorm; a weight-normed convolution's own bias comes
+  // before the parametrization that holds its weight (named_parameters lists a module's own first).
   if (f.hubert && cfg.flag_or("conv_pos_batch_norm", false)) {
+    t.add(pos + "conv.weight", {h, h / groups, k});
+    t.add(pos + "conv.bias", {h});
     blocks::norm(t, pos + "batch_norm", h, true);
     for (const char* b : {"running_mean", "running_var"})
       t.add(pos + "batch_norm." + b, {h}).kind = TensorKind::Buffer;
     t.add(pos + "batch_norm.num_batches_tracked", {}).kind = TensorKind::Buffer;
-    t.add(pos + "conv.weight", {h, h / groups, k});
   } else {
+    t.add(pos + "conv.bias", {h});
     TemplateTensor& g = t.add(pos + "conv.parametrizations.weight.original0", {1, 1, k});
     g.disk.push_back({pos + "conv.weight_g", g.shape});
     TemplateTensor& v = t.add(pos + "conv.parametrizations.weight.original1", {h, h / groups, k});
     v.disk.push_back({pos + "conv.weight_v", v.shape});
   }
-  t.add(pos + "conv.bias", {h});
   blocks::norm(t, p + "encoder.layer_norm", h, true);
 
   LayerNames n;
@@ -100,6 +103,7 @@ void build_speech_encoder(const ModelConfig& cfg, ModelTemplate& t, const Speech
   n.k = "attention.k_proj";
   n.v = "attention.v_proj";
   n.o = "attention.out_proj";
+  n.key_first = true;
   n.attn_norm = "layer_norm";
   n.fc1 = "feed_forward.intermediate_dense";
   n.fc2 = "feed_forward.output_dense";
