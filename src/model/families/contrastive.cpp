@@ -17,23 +17,23 @@ namespace {
 void build_clip(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = architecture_of(cfg, "CLIPModel");
   supported_task(cfg, t.arch.architecture, "CLIP", {"Model"});
+  t.add("logit_scale", {});  // the model's own parameter, listed before its modules'
   const uint64_t text = clip_text_tower(sub_or_empty(cfg, "text_config"), "text_model.", false, t);
   const uint64_t vision =
       vit_tower(sub_or_empty(cfg, "vision_config"), "vision_model.", clip_vision_defaults(), t);
   const uint64_t projection = cfg.dim_or("projection_dim", 512);
   blocks::linear(t, "visual_projection", vision, projection, false);
   blocks::linear(t, "text_projection", text, projection, false);
-  t.add("logit_scale", {});
 }
 
 // SiglipModel: no projections (each tower ends in a head of its own), a scale and a bias on the logits.
 void build_siglip(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = architecture_of(cfg, "SiglipModel");
   supported_task(cfg, t.arch.architecture, "Siglip", {"Model"});
-  clip_text_tower(sub_or_empty(cfg, "text_config"), "text_model.", true, t);
-  vit_tower(sub_or_empty(cfg, "vision_config"), "vision_model.", siglip_vision_defaults(), t);
   t.add("logit_scale", {1});
   t.add("logit_bias", {1});
+  clip_text_tower(sub_or_empty(cfg, "text_config"), "text_model.", true, t);
+  vit_tower(sub_or_empty(cfg, "vision_config"), "vision_model.", siglip_vision_defaults(), t);
 }
 
 // Siglip2Model: SigLIP's towers and logits, the vision tower NaFlex's (multimodal_towers.h). SigLIP 2's
@@ -41,12 +41,12 @@ void build_siglip(const ModelConfig& cfg, ModelTemplate& t) {
 void build_siglip2(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = architecture_of(cfg, "Siglip2Model");
   supported_task(cfg, t.arch.architecture, "Siglip2", {"Model"});
+  t.add("logit_scale", {1});
+  t.add("logit_bias", {1});
   clip_text_tower(sub_or_empty(cfg, "text_config"), "text_model.", true, t);
   VitDefaults d = siglip_vision_defaults();
   d.model_type = "siglip2_vision_model";
   vit_tower(sub_or_empty(cfg, "vision_config"), "vision_model.", d, t);
-  t.add("logit_scale", {1});
-  t.add("logit_bias", {1});
 }
 
 constexpr std::array kContrastiveFamilies{

@@ -56,6 +56,9 @@ void build_speech_encoder(const ModelConfig& cfg, ModelTemplate& t, const Speech
   if (norm != "group" && norm != "layer") cfg.fail("feat_extract_norm", "must be \"group\" or \"layer\"");
   const bool conv_bias = cfg.flag_or("conv_bias", false);
   const std::string p = task == "Model" ? "" : std::string(f.base) + ".";
+  // The model's own parameter, listed before its modules'.
+  if (cfg.number_or("mask_time_prob", 0.05) > 0 || cfg.number_or("mask_feature_prob", 0) > 0)
+    t.add(p + "masked_spec_embed", {h});
 
   // The feature encoder: "group" norms the first convolution's output (a GroupNorm of one channel per
   // group), "layer" every convolution's (a LayerNorm over the channels).
@@ -68,8 +71,6 @@ void build_speech_encoder(const ModelConfig& cfg, ModelTemplate& t, const Speech
   if (!f.hubert || cfg.flag_or("feat_proj_layer_norm", true))
     blocks::norm(t, p + "feature_projection.layer_norm", dims.back(), true);
   blocks::linear(t, p + "feature_projection.projection", dims.back(), h, true);
-  if (cfg.number_or("mask_time_prob", 0.05) > 0 || cfg.number_or("mask_feature_prob", 0) > 0)
-    t.add(p + "masked_spec_embed", {h});
 
   // Positions: a convolution over num_conv_pos_embeddings frames in num_conv_pos_embedding_groups groups,
   // weight-normed (its magnitude g and direction v; the Hub's checkpoints keep torch's old weight_g /
@@ -145,7 +146,10 @@ void build_speech_encoder(const ModelConfig& cfg, ModelTemplate& t, const Speech
     blocks::linear(t, "project_hid", h, proj, true);
     blocks::linear(t, "project_q", codevector, proj, true);
   } else if (task == "ForSequenceClassification") {
-    if (cfg.flag_or("use_weighted_layer_sum", false)) t.add("layer_weights", {a.num_layers + 1});
+    if (cfg.flag_or("use_weighted_layer_sum", false)) {
+      t.add("layer_weights", {a.num_layers + 1});
+      t.order_modules({"layer_weights", p});  // the head's own parameter precedes the model's
+    }
     const uint64_t projected = cfg.dim_or("classifier_proj_size", 256);
     blocks::linear(t, "projector", h, projected, true);
     blocks::linear(t, "classifier", projected, num_labels(cfg), true);
