@@ -151,10 +151,11 @@ constexpr std::array<std::string_view, 24> kProjectorParts{"multi_modal_projecto
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
 // buffer).
-// FNet's DFT matrices (its TPU path) are persistent too.
-constexpr std::array<std::string_view, 7> kBufferLeaves{"inv_freq",    "position_ids", "masked_bias",
-                                                        "causal_mask", "layer_scalar", "dft_mat_hidden",
-                                                        "dft_mat_seq"};
+// FNet's DFT matrices (its TPU path) are persistent too, and so is the Gemma 4 assistants' token_ordering
+// (the vocabulary grouped by centroid).
+constexpr std::array<std::string_view, 8> kBufferLeaves{"inv_freq",    "position_ids",  "masked_bias",
+                                                        "causal_mask", "layer_scalar",  "dft_mat_hidden",
+                                                        "dft_mat_seq", "token_ordering"};
 // I-BERT's integer-only modules (quant_modules.py) keep persistent float32 buffers beside their weights: the
 // weights' and biases' integer copies and scales, each activation's running range and scale, and (below) the
 // LayerNorms' shift.
@@ -183,9 +184,10 @@ constexpr std::array<std::string_view, 9> kHeadLeaves{"lm_head",    "embed_out",
 // Top-level modules of encoder task heads (masked-LM transforms, classifiers, BART's logits-bias buffer,
 // BigBird's question-answering block, TAPAS's cell-selection parameters and aggregation classifier;
 // ELECTRA's and ConvBERT's generator and Funnel's discriminator; XLNet's and XLM's LM heads, sequence
-// summaries and SQuAD heads; LUKE's entity prediction head; DeiT's two classifiers). Also one level down: a
-// base model's pooler (bert.pooler) and a composite's heads (decoder.cls).
-constexpr std::array<std::string_view, 31> kHeadRoots{"lm_head",
+// summaries and SQuAD heads; LUKE's entity prediction head; DeiT's two classifiers; the Gemma 4 assistants'
+// centroid head (masked_embedding) and post_projection, their output back to the target model's width). Also
+// one level down: a base model's pooler (bert.pooler) and a composite's heads (decoder.cls).
+constexpr std::array<std::string_view, 33> kHeadRoots{"lm_head",
                                                       "cls",
                                                       "classifier",
                                                       "classification_head",
@@ -215,7 +217,9 @@ constexpr std::array<std::string_view, 31> kHeadRoots{"lm_head",
                                                       "answer_class",
                                                       "entity_predictions",
                                                       "cls_classifier",
-                                                      "distillation_classifier"};
+                                                      "distillation_classifier",
+                                                      "masked_embedding",
+                                                      "post_projection"};
 // XLM's and FlauBERT's layers are four parallel module lists, the index after the list's name.
 constexpr std::array<std::string_view, 4> kParallelLayerLists{"attentions", "layer_norm1", "ffns",
                                                               "layer_norm2"};
@@ -303,6 +307,7 @@ std::string role_of(std::string_view module) {
       {"input_linear", "gate-up"},
       {"output_linear", "down"},
       {"project_in", "embedding-projection"},
+      {"pre_projection", "embedding-projection"},
       {"project_out", "embedding-projection"},
       {"inv_freq", "rotary-inv-freq"},
       {"masked_bias", "mask"},
@@ -466,9 +471,11 @@ TensorPlacement place_tensor(std::string_view name) {
   const bool stacked_under_moe =
       any_part_in(inner, std::array<std::string_view, 1>{"moe"}) &&
       in(module, std::array<std::string_view, 3>{"gate_proj", "up_proj", "down_proj"});
+  // Doge's cross-domain MoE keeps its rank-one experts as rows of two embeddings, mlp.{down,up}_embed.
+  const bool embedded_experts = pl.layer && (module == "down_embed" || module == "up_embed");
   for (std::string_view p : inner) {
     if (p == "experts" || p == "local_experts" || p == "input_linear" || p == "output_linear" ||
-        stacked_under_moe) {
+        stacked_under_moe || embedded_experts) {
       set(Block::MoeExpert, role);
       return pl;
     }
@@ -482,13 +489,20 @@ TensorPlacement place_tensor(std::string_view name) {
         "gate");
     return pl;
   }
-  if (module == "gate" || module == "router" || leaf == "e_score_correction_bias" || leaf == "expert_bias" ||
-      leaf == "router_bias" || module == "switch" ||
-      any_part_in(inner, std::array<std::string_view, 1>{"router"})) {
+  // Doge's product-key router is mlp.router_gate.
+  if (module == "gate" || module == "router" || module == "router_gate" ||
+      leaf == "e_score_correction_bias" || leaf == "expert_bias" || leaf == "router_bias" ||
+      module == "switch" || any_part_in(inner, std::array<std::string_view, 1>{"router"})) {
     set(Block::MoeRouter,
         role_of(leaf == "e_score_correction_bias" || leaf == "expert_bias" || leaf == "router_bias"
                     ? leaf
                     : module));
+    return pl;
+  }
+  // Doge's learned residual scales: input_residual weighs the residual around attention,
+  // post_attention_residual the one around the MLP.
+  if (pl.layer && (leaf == "input_residual" || leaf == "post_attention_residual")) {
+    set(leaf == "input_residual" ? Block::Attention : Block::Mlp, "residual-scale");
     return pl;
   }
   // XLM's parallel lists: attentions.N.{q,k,v,out}_lin, ffns.N.lin{1,2}, layer_norm{1,2}.N.
@@ -557,8 +571,10 @@ TensorPlacement place_tensor(std::string_view name) {
     set(Block::Rwkv, std::string(module));
     return pl;
   }
+  // A Mamba leaf inside softmax attention is not Mamba's: Doge's self_attn.dt_proj turns values into its
+  // dynamic mask.
   if (any_part_in(inner, std::array<std::string_view, 2>{"linear_attn", "mamba"}) ||
-      in(module, kMambaLeaves) ||
+      (in(module, kMambaLeaves) && !any_part_in(inner, kAttentionParts)) ||
       (any_part_in(inner, std::array<std::string_view, 1>{"mixer"}) &&
        in(module, std::array<std::string_view, 3>{"in_proj", "out_proj", "norm"}))) {
     set(any_part_in(inner, std::array<std::string_view, 1>{"linear_attn"}) ? Block::LinearAttention
@@ -638,8 +654,10 @@ TensorPlacement place_tensor(std::string_view name) {
     set(Block::Norm, "norm");  // before embeddings: BLOOM's word_embeddings_layernorm is a norm
     return pl;
   }
-  if (module == "project_in" || module == "project_out") {
-    set(Block::Embedding, role);  // OPT's projection between word_embed_proj_dim and hidden_size
+  // OPT's projection between word_embed_proj_dim and hidden_size; the Gemma 4 assistants' pre_projection of
+  // the target's embedding and hidden state into their own width.
+  if (module == "project_in" || module == "project_out" || module == "pre_projection") {
+    set(Block::Embedding, role);
     return pl;
   }
   if (contains(module, "embed") || module == "wte" || module == "wpe" || module == "shared" ||

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "model/families/decoder_llama.h"
 #include "model/families/family_groups.h"
+#include "model/families/gemma4_text.h"
 #include "model/families/multimodal_towers.h"
 
 namespace ma::families {
@@ -68,7 +69,8 @@ struct Gemma4Text {
   uint64_t global_kv_heads = 0;
   bool k_eq_v = false;  // global layers reuse k_proj for values (no v_proj)
   bool bias = false;
-  uint64_t first_shared = 0;  // layers from here on reuse an earlier layer's keys/values
+  uint64_t first_shared = 0;     // layers from here on reuse an earlier layer's keys/values
+  bool shared_kv_stored = true;  // checkpoints still store those layers' keys and values (extras)
   bool double_wide_mlp = false;
   uint64_t per_layer_input = 0;  // PLE width (0: none)
   bool moe = false;
@@ -152,12 +154,14 @@ void gemma4_attention(ModelTemplate& t, const std::string& p, const Gemma4Text& 
   blocks::linear(t, p + "q_proj", a.hidden_size, a.num_attention_heads * hd, g.bias);
   blocks::norm(t, p + "q_norm", hd, false);
   const size_t first = t.tensors.size();
-  blocks::norm(t, p + "k_norm", hd, false);
-  blocks::linear(t, p + "k_proj", a.hidden_size, kv * hd, g.bias);
-  if (!(g.k_eq_v && global)) blocks::linear(t, p + "v_proj", a.hidden_size, kv * hd, g.bias);
+  if (!shared || g.shared_kv_stored) {
+    blocks::norm(t, p + "k_norm", hd, false);
+    blocks::linear(t, p + "k_proj", a.hidden_size, kv * hd, g.bias);
+    if (!(g.k_eq_v && global)) blocks::linear(t, p + "v_proj", a.hidden_size, kv * hd, g.bias);
+  }
   const size_t last = t.tensors.size();
   blocks::linear(t, p + "o_proj", a.num_attention_heads * hd, a.hidden_size, g.bias);
-  if (!shared) return;
+  if (!shared || !g.shared_kv_stored) return;
   for (size_t i = first; i < last; ++i) t.tensors[i].kind = TensorKind::Extra;
   for (const char* module : {"k_proj.", "v_proj.", "k_norm."})
     t.known_extras.push_back(
@@ -201,13 +205,14 @@ LayerSpec gemma4_layer_shape(const ArchitectureRecord& a, const Gemma4Text& g, u
 
 void gemma4_layer(ModelTemplate& t, const std::string& p, const Gemma4Text& g, uint64_t i, bool global) {
   const ArchitectureRecord& a = t.arch;
+  // The layer's own buffer, registered after its norms, comes before its modules' tensors in state_dict.
+  t.add(p + "layer_scalar", {1}).kind = TensorKind::Buffer;
   gemma4_attention(t, p + "self_attn.", g, global, i >= g.first_shared);
   const bool wide = g.double_wide_mlp && i >= g.first_shared && g.first_shared > 0;
   blocks::gated_mlp(t, p + "mlp", a.hidden_size, a.intermediate_size * (wide ? 2 : 1));
   rms_norms(t, p, a.hidden_size,
             {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
              "post_feedforward_layernorm"});
-  t.add(p + "layer_scalar", {1}).kind = TensorKind::Buffer;
   if (g.per_layer_input) {
     blocks::linear(t, p + "per_layer_input_gate", a.hidden_size, g.per_layer_input, false);
     blocks::linear(t, p + "per_layer_projection", g.per_layer_input, a.hidden_size, false);
@@ -216,11 +221,16 @@ void gemma4_layer(ModelTemplate& t, const std::string& p, const Gemma4Text& g, u
   if (g.moe) gemma4_moe(t, p);
 }
 
-// unified: Gemma 4 12B's text model (gemma4_unified), the same layers without per-layer embeddings or
-// experts (its config's keys for them are leftovers) and a window of 1,024 by default.
+}  // namespace
+
 void gemma4_text_decoder(const ModelConfig& text, ModelTemplate& t, const std::string& lm,
-                         bool unified = false) {
+                         Gemma4TextVariant variant) {
   Gemma4Text g = read_gemma4_text(text, t);
+  const bool unified = variant.unified;
+  if (variant.assistant) {
+    if (text.count_or("num_kv_shared_layers", 0) == 0) g.first_shared = 0;
+    g.shared_kv_stored = false;
+  }
   if (unified) {
     g.per_layer_input = 0;
     g.moe = false;
@@ -248,6 +258,8 @@ void gemma4_text_decoder(const ModelConfig& text, ModelTemplate& t, const std::s
   blocks::linear(t, lm + "per_layer_model_projection", a.hidden_size, packed, false);
   blocks::norm(t, lm + "per_layer_projection_norm", g.per_layer_input, false);
 }
+
+namespace {
 
 void build_gemma4(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Gemma4ForConditionalGeneration";
@@ -277,7 +289,7 @@ void build_gemma4_unified(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Gemma4UnifiedForConditionalGeneration";
   const ModelConfig text = sub_or_empty(cfg, "text_config");
   t.arch.model_type = text.string_or("model_type", "gemma4_unified_text");
-  gemma4_text_decoder(text, t, "model.language_model.", true);
+  gemma4_text_decoder(text, t, "model.language_model.", {.unified = true});
   t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", true);  // the top-level flag ties
   const uint64_t h = t.arch.hidden_size;
   if (auto v = cfg.sub("vision_config")) {
@@ -309,7 +321,7 @@ void build_gemma4_unified(const ModelConfig& cfg, ModelTemplate& t) {
 // tied head.
 void build_gemma4_unified_text(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Gemma4UnifiedForCausalLM";
-  gemma4_text_decoder(cfg, t, "model.", true);
+  gemma4_text_decoder(cfg, t, "model.", {.unified = true});
   t.arch.tie_word_embeddings = cfg.flag_or("tie_word_embeddings", true);
   lm_head(t, "model.embed_tokens.weight", t.arch);
 }

@@ -76,12 +76,13 @@ void siglip_head(ModelTemplate& t, const std::string& p, uint64_t hidden, uint64
   blocks::linear(t, p + "mlp.fc2", inter, hidden, true);
 }
 
-// Gemma4ClippableLinear: a bias-free linear under `.linear`, with scalar clamp bounds when clipping is on.
+// Gemma4ClippableLinear: a bias-free linear under `.linear`, with scalar clamp bounds when clipping is on
+// (its own buffers, so before the linear's weight in state_dict).
 void clippable_linear(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t out, bool clipped) {
+  if (clipped)
+    for (const char* b : {".input_min", ".input_max", ".output_min", ".output_max"})
+      t.add(p + b, {}).kind = TensorKind::Buffer;
   blocks::linear(t, p + ".linear", in, out, false);
-  if (!clipped) return;
-  for (const char* b : {".input_min", ".input_max", ".output_min", ".output_max"})
-    t.add(p + b, {}).kind = TensorKind::Buffer;
 }
 
 }  // namespace
@@ -383,6 +384,11 @@ uint64_t gemma4_vision_tower(const ModelConfig& v, const std::string& prefix, Mo
   const uint64_t head_dim = v.dim_or("head_dim", 64);
   const uint64_t patch = v.dim_or("patch_size", 16);
   const bool clipped = v.flag_or("use_clipped_linears", false);
+  // The tower's own standardization buffers lead its state_dict.
+  if (v.flag_or("standardize", false)) {
+    t.add(prefix + "std_bias", {hidden}).kind = TensorKind::Buffer;
+    t.add(prefix + "std_scale", {hidden}).kind = TensorKind::Buffer;
+  }
   // The embedder's own table, then its input_proj module.
   t.add(prefix + "patch_embedder.position_embedding_table",
         {2, v.dim_or("position_embedding_size", 10240), hidden});
@@ -404,10 +410,6 @@ uint64_t gemma4_vision_tower(const ModelConfig& v, const std::string& prefix, Mo
   }
   record_vision_tower(t, prefix + "encoder.layers", hidden, layers, heads, head_dim, inter, patch, 0);
   for (LayerSpec& l : t.arch.stack(StackRole::Vision)->layers) l.attention.kv_heads = kv_heads;
-  if (v.flag_or("standardize", false)) {
-    t.add(prefix + "std_bias", {hidden}).kind = TensorKind::Buffer;
-    t.add(prefix + "std_scale", {hidden}).kind = TensorKind::Buffer;
-  }
   return hidden;
 }
 
