@@ -638,12 +638,14 @@ TensorPlacement place_tensor(std::string_view name) {
     set(Block::Embedding, "position-embedding");
     return pl;
   }
-  // ViT's patch embedding and [CLS] token, Whisper's convolutional audio stem, XLNet's mask_emb (the query
-  // stream's start).
-  if (!pl.layer && (module == "cls_token" || module == "distillation_token" || module == "mask_token" ||
-                    module == "mask_emb" || module == "projection" ||
-                    ((module == "conv1" || module == "conv2") &&
-                     any_part_in(parts, std::array<std::string_view, 1>{"encoder"})))) {
+  // ViT's patch embedding and [CLS] token, Whisper's convolutional audio stem (also at the top of a bare
+  // Whisper-style encoder, AudioFlamingo3Encoder or GlmAsrEncoder, and in Voxtral Realtime's embedder),
+  // XLNet's mask_emb (the query stream's start).
+  if (!pl.layer &&
+      (module == "cls_token" || module == "distillation_token" || module == "mask_token" ||
+       module == "mask_emb" || module == "projection" ||
+       ((module == "conv1" || module == "conv2") &&
+        (parts.size() == 2 || any_part_in(parts, std::array<std::string_view, 2>{"encoder", "embedder"}))))) {
     set(Block::Embedding, module == "projection"     ? "patch-embedding"
                           : contains(module, "conv") ? "conv-stem"
                                                      : std::string(module));
@@ -665,6 +667,12 @@ TensorPlacement place_tensor(std::string_view name) {
     set(Block::Embedding, module == "wpe" || contains(module, "position") ? "position-embedding"
                           : contains(module, "token_type")                ? "token-type-embedding"
                                                                           : "token-embedding");
+    return pl;
+  }
+  // A module inside a norm is part of it: Voxtral Realtime's ada_rms_norm.linear1 / linear2, the small MLP
+  // whose output scales the normed MLP input.
+  if (parts.size() >= 3 && contains(parts[parts.size() - 3], "norm")) {
+    set(Block::Norm, "norm");
     return pl;
   }
   set(Block::Other, role);

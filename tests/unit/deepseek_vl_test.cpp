@@ -58,7 +58,7 @@ TEST(DeepseekVl, DeepSeeksOwnRepositoryKeepsThePoolingHead) {
 }
 
 // deepseek-community/deepseek-vl-7b-chat's config: SigLIP-L at 384 pixels beside SAM ViT-B at 1,024.
-const std::string k7b =
+const std::string kDeepseekVl7b =
     R"({"architectures":["DeepseekVLHybridForConditionalGeneration"],"model_type":"deepseek_vl_hybrid",
     "text_config":{"model_type":"llama","hidden_size":4096,"intermediate_size":11008,"max_position_embeddings":16384,
       "num_attention_heads":32,"num_hidden_layers":30,"vocab_size":102400},
@@ -83,13 +83,13 @@ uint64_t sam_b_encoder() {
 // weight, and an aligner of two half-width linears and one full one.
 TEST(DeepseekVl, HybridAddsTheSamTower) {
   EXPECT_EQ(sam_b_encoder(), 89'670'912u);
-  const ParameterCounts c = counts_of(k7b);
+  const ParameterCounts c = counts_of(kDeepseekVl7b);
   EXPECT_EQ(c.total, 7'331'390'721u);
   const uint64_t second_neck = 256 * 768 + 2 * 256 + 256 * 256 * 9 + 2 * 256;
   const uint64_t downsampling = 512 * 256 * 9 + 1024 * 512 * 9;
   const uint64_t aligner = (1024 * 2048 + 2048) + (1024 * 2048 + 2048) + (4096 * 4096 + 4096);
   EXPECT_EQ(c.towers, 303'688'704u + sam_b_encoder() + second_neck + downsampling + 1 + aligner);
-  const ModelTemplate t = template_of(k7b);
+  const ModelTemplate t = template_of(kDeepseekVl7b);
   EXPECT_EQ(disk_totals(t).tensors, 854u);
   const std::string sam = "model.high_res_vision_model.vision_encoder.";
   EXPECT_EQ(find_tensor(t, sam + "layers.2.attn.rel_pos_h")->shape, Shape({127, 64}));
@@ -134,7 +134,7 @@ TEST(DeepseekVl, DeepSeeksOwnHybridRepository) {
           "select_layer":-1}}},
       "language_config":{"model_type":"llama","hidden_size":4096,"intermediate_size":11008,
         "max_position_embeddings":16384,"num_attention_heads":32,"num_hidden_layers":30,"vocab_size":102400}})";
-  EXPECT_EQ(parameters_of(original), parameters_of(k7b) + 12'595'200u + 2 * 2048);
+  EXPECT_EQ(parameters_of(original), parameters_of(kDeepseekVl7b) + 12'595'200u + 2 * 2048);
   EXPECT_EQ(parameters_of(original), 7'343'990'017u);
   const ModelTemplate t = template_of(original);
   EXPECT_EQ(disk_totals(t).tensors, 775u);
@@ -152,16 +152,19 @@ TEST(DeepseekVl, DeepSeeksOwnHybridRepository) {
 
 // Hostile SAM settings end in one line naming the field.
 TEST(DeepseekVl, SamFieldsAreChecked) {
-  EXPECT_EQ(refusal_of(replaced(k7b, R"("num_attention_heads":12)", R"("num_attention_heads":7)")).field,
-            "high_res_vision_config.num_attention_heads");
-  EXPECT_EQ(refusal_of(replaced(k7b, R"("image_size":1024)", R"("image_size":8)")).field,
+  EXPECT_EQ(
+      refusal_of(replaced(kDeepseekVl7b, R"("num_attention_heads":12)", R"("num_attention_heads":7)")).field,
+      "high_res_vision_config.num_attention_heads");
+  EXPECT_EQ(refusal_of(replaced(kDeepseekVl7b, R"("image_size":1024)", R"("image_size":8)")).field,
             "high_res_vision_config.image_size");
-  EXPECT_EQ(refusal_of(replaced(k7b, R"("window_size":14)", R"("mlp_ratio":0)")).field,
+  EXPECT_EQ(refusal_of(replaced(kDeepseekVl7b, R"("window_size":14)", R"("mlp_ratio":0)")).field,
             "high_res_vision_config.mlp_ratio");
-  EXPECT_EQ(refusal_of(replaced(k7b, R"("num_hidden_layers":12)", R"("num_hidden_layers":100000)")).field,
-            "high_res_vision_config.num_hidden_layers");
+  EXPECT_EQ(
+      refusal_of(replaced(kDeepseekVl7b, R"("num_hidden_layers":12)", R"("num_hidden_layers":100000)")).field,
+      "high_res_vision_config.num_hidden_layers");
   // A window of 0 makes every layer global.
-  const ModelTemplate all_global = template_of(replaced(k7b, R"("window_size":14)", R"("window_size":0)"));
+  const ModelTemplate all_global =
+      template_of(replaced(kDeepseekVl7b, R"("window_size":14)", R"("window_size":0)"));
   EXPECT_EQ(
       find_tensor(all_global, "model.high_res_vision_model.vision_encoder.layers.0.attn.rel_pos_h")->shape,
       Shape({127, 64}));

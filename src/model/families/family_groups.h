@@ -82,6 +82,8 @@ std::span<const FamilyBuilder> hunyuan_vl();    // hunyuan_vl.cpp: HunyuanOCR (i
 std::span<const FamilyBuilder>
 minimax_m3();                               // minimax_m3.cpp: MiniMax-M3 (M2's mixture + indexer, CLIP tower)
 std::span<const FamilyBuilder> vlm_2026();  // vlm_2026.cpp: Step-3.7-Flash, Muse Glimmer (+ its text model)
+std::span<const FamilyBuilder>
+audio_llms();  // audio_llms.cpp: Voxtral Realtime, Audio Flamingo 3, Music Flamingo, GLM-ASR
 std::span<const FamilyBuilder> decoders_b();       // decoders_b.cpp: Doge, Gemma 4's assistant models
 std::span<const FamilyBuilder> contrastive();      // contrastive.cpp: CLIP, SigLIP (image-text dual encoders)
 std::span<const FamilyBuilder> vision_encoders();  // vision_encoders.cpp: DINOv2
