@@ -114,6 +114,17 @@ std::vector<std::string> ModelConfig::strings(std::string_view key) const {
   return out;
 }
 
+std::vector<uint64_t> ModelConfig::dims_or(std::string_view key, std::vector<uint64_t> dflt) const {
+  const json::Value* v = raw(key);
+  if (!v || v->is_null()) return dflt;
+  std::vector<uint64_t> out;
+  for (int64_t i : ints(key)) {
+    if (i < 1 || static_cast<uint64_t>(i) > kMaxValue) fail(key, "entries must be positive integers");
+    out.push_back(static_cast<uint64_t>(i));
+  }
+  return out;
+}
+
 std::vector<int64_t> ModelConfig::ints(std::string_view key) const {
   std::vector<int64_t> out;
   const json::Value* v = raw(key);

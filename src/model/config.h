@@ -46,7 +46,9 @@ class ModelConfig {
   std::string string_or(std::string_view key, std::string_view dflt) const;
   std::vector<std::string> strings(std::string_view key) const;  // array of strings; empty when absent
   std::vector<int64_t> ints(std::string_view key) const;         // array of integers; empty when absent
-  std::optional<ModelConfig> sub(std::string_view key) const;    // nested object; nullopt when absent/null
+  // An array of sizes (strides, kernels, ratios), each in 1..kMaxValue; `dflt` when absent or null.
+  std::vector<uint64_t> dims_or(std::string_view key, std::vector<uint64_t> dflt) const;
+  std::optional<ModelConfig> sub(std::string_view key) const;  // nested object; nullopt when absent/null
   // The objects a language-model fact is read from, in order: a multimodal config's text_config (when it is
   // an object; Qwen2.5-Omni's thinker_config.text_config), then this config. The one place that knows about
   // the nesting.

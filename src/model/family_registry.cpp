@@ -75,7 +75,10 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::decoders_b(),
                        families::contrastive(),
                        families::vision_encoders(),
+                       families::ocr_vlms(),
                        families::speech_encoders(),
+                       families::speech_gen(),
+                       families::speech_asr(),
                        families::remote_code()})
       v.insert(v.end(), group.begin(), group.end());
     return v;

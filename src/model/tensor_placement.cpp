@@ -152,10 +152,12 @@ constexpr std::array<std::string_view, 24> kProjectorParts{"multi_modal_projecto
 // them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
 // buffer).
 // FNet's DFT matrices (its TPU path) are persistent too, and so is the Gemma 4 assistants' token_ordering
-// (the vocabulary grouped by centroid).
-constexpr std::array<std::string_view, 8> kBufferLeaves{"inv_freq",    "position_ids",  "masked_bias",
-                                                        "causal_mask", "layer_scalar",  "dft_mat_hidden",
-                                                        "dft_mat_seq", "token_ordering"};
+// (the vocabulary grouped by centroid), and Swin's relative_position_index (each window position's offset
+// into the bias table: persistent in Donut's Swin and in transformers 4's Swin checkpoints).
+constexpr std::array<std::string_view, 9> kBufferLeaves{
+    "inv_freq",    "position_ids",   "masked_bias",
+    "causal_mask", "layer_scalar",   "dft_mat_hidden",
+    "dft_mat_seq", "token_ordering", "relative_position_index"};
 // I-BERT's integer-only modules (quant_modules.py) keep persistent float32 buffers beside their weights: the
 // weights' and biases' integer copies and scales, each activation's running range and scale, and (below) the
 // LayerNorms' shift.
@@ -177,10 +179,10 @@ constexpr std::array<std::string_view, 12> kAttentionParts{
 constexpr std::array<std::string_view, 12> kMlpParts{
     "mlp", "ffn",  "feed_forward",  "DenseReluDense", "intermediate", "fc1",
     "fc2", "c_fc", "dense_h_to_4h", "dense_4h_to_h",  "ffn_layer",    "ff"};
-// fairseq's (FSMT's, TrOCR's) LM head is output_projection.
-constexpr std::array<std::string_view, 9> kHeadLeaves{"lm_head",    "embed_out", "score",
-                                                      "classifier", "proj_out",  "qa_outputs",
-                                                      "pooler",     "cls",       "output_projection"};
+// fairseq's (FSMT's, TrOCR's) LM head is output_projection; MusicGen's one head per codebook, lm_heads.N.
+constexpr std::array<std::string_view, 10> kHeadLeaves{
+    "lm_head",    "embed_out", "score", "classifier",        "proj_out",
+    "qa_outputs", "pooler",    "cls",   "output_projection", "lm_heads"};
 // Top-level modules of encoder task heads (masked-LM transforms, classifiers, BART's logits-bias buffer,
 // BigBird's question-answering block, TAPAS's cell-selection parameters and aggregation classifier;
 // ELECTRA's and ConvBERT's generator and Funnel's discriminator; XLNet's and XLM's LM heads, sequence
@@ -223,6 +225,10 @@ constexpr std::array<std::string_view, 33> kHeadRoots{"lm_head",
 // XLM's and FlauBERT's layers are four parallel module lists, the index after the list's name.
 constexpr std::array<std::string_view, 4> kParallelLayerLists{"attentions", "layer_norm1", "ffns",
                                                               "layer_norm2"};
+
+// Lists of parallel tables, one per stream of codes (MusicGen's embed_tokens.N and lm_heads.N, one per
+// EnCodec codebook): the index names the codebook, not a layer, and the list is the module.
+constexpr std::array<std::string_view, 2> kPerCodebookLists{"embed_tokens", "lm_heads"};
 
 // Sequentials inside modules whose indices are no layers (see place_tensor).
 constexpr std::array<std::string_view, 9> kSequentials{"prompt_trans", "neck",    "neck_hd",
@@ -352,6 +358,23 @@ std::string_view block_name(Block b) {
   return kNames[static_cast<size_t>(b)];
 }
 
+namespace {
+
+// Granite Speech's CTC Conformer sits at the root as encoder.*, beside language_model.*: its input_linear,
+// its mid-stack CTC projections (out, out_mid) and its blocks, spelled with lucidrains' Conformer names (ff1,
+// attn with to_q / to_kv / to_out / rel_pos_emb, conv, ff2, post_norm), which no text stack uses.
+bool root_conformer(const Parts& parts) {
+  if (parts.size() < 3 || parts.front() != "encoder") return false;
+  if (in(parts[1], std::array<std::string_view, 3>{"input_linear", "out", "out_mid"}))
+    return parts.size() == 3;
+  if (parts[1] != "layers" || parts.size() < 5 || !all_digits(parts[2])) return false;
+  if (in(parts[3], std::array<std::string_view, 4>{"ff1", "ff2", "conv", "post_norm"})) return true;
+  return parts[3] == "attn" &&
+         in(parts[4], std::array<std::string_view, 5>{"pre_norm", "to_q", "to_kv", "to_out", "rel_pos_emb"});
+}
+
+}  // namespace
+
 TensorPlacement place_tensor(std::string_view name) {
   if (std::optional<TensorPlacement> gguf = place_gguf_tensor(name)) return *gguf;
   TensorPlacement pl;
@@ -365,7 +388,7 @@ TensorPlacement place_tensor(std::string_view name) {
     in_projector = in_projector || in(parts[i - 1], kProjectorParts);
     if (!all_digits(parts[i]) || in_projector) continue;
     std::string_view before = parts[i - 1];
-    if (contains(before, "experts")) continue;
+    if (contains(before, "experts") || in(before, kPerCodebookLists)) continue;
     // Sequentials inside a module, not stacks of layers: MVP's prompt MLP, SAM's necks (segment-anything's
     // neck.0 ... neck.3), DeepSeek-VL's downsampling convolutions and the clusters of an adaptive softmax
     // (XLM's pred_layer.proj.tail.0.1: cluster 0's second Linear, two indices into nested Sequentials).
@@ -387,6 +410,18 @@ TensorPlacement place_tensor(std::string_view name) {
   // compressed-tensors as `X.weight_packed`.
   if ((leaf == "weight" || leaf == "bias" || leaf == "qweight" || leaf == "weight_packed") &&
       parts.size() >= 2)
+    module = parts[parts.size() - 2];
+  if (all_digits(module) && parts.size() >= 3 && in(parts[parts.size() - 3], kPerCodebookLists))
+    module = parts[parts.size() - 3];
+  // A weight-normed module keeps its weight as a magnitude and a direction, both its own: torch's
+  // parametrization (X.parametrizations.weight.original0 / original1) or the older X.weight_g / X.weight_v.
+  if ((leaf == "original0" || leaf == "original1") && parts.size() >= 4 &&
+      parts[parts.size() - 3] == "parametrizations")
+    module = parts[parts.size() - 4];
+  else if ((leaf == "weight_g" || leaf == "weight_v") && parts.size() >= 2)
+    module = parts[parts.size() - 2];
+  // The sinusoidal table older transformers saved as a parameter named weights (MusicGen's embed_positions).
+  if (leaf == "weights" && parts.size() >= 2 && contains(parts[parts.size() - 2], "position"))
     module = parts[parts.size() - 2];
   std::string_view proj_suffix;
   for (std::string_view suffix : kProjSuffixes)
@@ -450,15 +485,37 @@ TensorPlacement place_tensor(std::string_view name) {
     return pl;
   }
   // Gemma 3n's and Gemma 4's embed_audio projects the audio tower's features into the language model;
-  // Phi-4-multimodal's audio_embed holds its conformer and the projectors after it.
-  if (any_part_in(parts, std::array<std::string_view, 4>{"audio_tower", "audio_model", "embed_audio",
-                                                         "audio_embed"})) {
+  // Phi-4-multimodal's audio_embed holds its conformer and the projectors after it. MusicGen's audio_encoder
+  // is an EnCodec codec (its decoder turns the generated codes into audio) and MusicGen Melody's
+  // audio_enc_to_dec_proj projects the melody's chroma features into the decoder. Kyutai's speech-to-text
+  // model holds the Mimi codec that turns its audio into codes as codec_model.
+  if (any_part_in(parts,
+                  std::array<std::string_view, 7>{"audio_tower", "audio_model", "embed_audio", "audio_embed",
+                                                  "audio_encoder", "audio_enc_to_dec_proj", "codec_model"}) ||
+      root_conformer(parts)) {
     set(Block::Audio, role);
     return pl;
   }
   const bool git_projection = parts.size() >= 3 && parts[1] == "visual_projection" && parts[2] == parts[1];
-  if (any_part_in(parts, kVisionParts) || any_part_in(parts, kProjectorParts) || git_projection) {
-    set(any_part_in(parts, kProjectorParts) || git_projection ? Block::VisionProjector : Block::Vision, role);
+  // A root `projector` module (Granite Speech's: learned queries, a Q-Former, a linear into the language
+  // model), where wav2vec 2.0's classification head has a plain projector Linear.
+  const bool root_projector =
+      parts.size() >= 2 && parts.front() == "projector" && !(parts.size() == 2 && module == "projector");
+  if (any_part_in(parts, kVisionParts) || any_part_in(parts, kProjectorParts) || git_projection ||
+      root_projector) {
+    set(any_part_in(parts, kProjectorParts) || git_projection || root_projector ? Block::VisionProjector
+                                                                                : Block::Vision,
+        role);
+    return pl;
+  }
+  // A neural audio codec alone (EnCodec: its SEANet's LSTM, torch's weight_ih_lK / weight_hh_lK / bias_ih_lK
+  // / bias_hh_lK, and its residual vector quantizer's codebooks, buffers included): audio, whatever layer
+  // list holds them. Image tokenizers' codebooks sit under a vision module, placed above.
+  if (any_part_in(parts, std::array<std::string_view, 1>{"codebook"}) ||
+      (parts.size() >= 2 && parts[parts.size() - 2] == "lstm" &&
+       (leaf.starts_with("weight_ih_l") || leaf.starts_with("weight_hh_l") || leaf.starts_with("bias_ih_l") ||
+        leaf.starts_with("bias_hh_l")))) {
+    set(Block::Audio, any_part_in(parts, std::array<std::string_view, 1>{"codebook"}) ? "codebook" : "lstm");
     return pl;
   }
   for (std::string_view p : inner) {
@@ -536,6 +593,17 @@ TensorPlacement place_tensor(std::string_view name) {
     set(block, norm ? "norm" : "bottleneck");
     return pl;
   }
+  // SEANet's convolution stacks (the EnCodec codec's encoder and decoder): each conv is a layer's own module
+  // (layers.N.conv), a residual block's (layers.N.block.M.conv) or its shortcut's (layers.N.shortcut.conv),
+  // where LFM2's short convolution nests its conv in a conv block (conv.conv). Audio, as their LSTM.
+  if (pl.layer && module == "conv") {
+    size_t at = parts.size();
+    while (at > 0 && parts[at - 1].data() != module.data()) --at;  // the module's own part
+    if (at >= 2 && (all_digits(parts[at - 2]) || parts[at - 2] == "shortcut")) {
+      set(Block::Audio, "conv");
+      return pl;
+    }
+  }
   // LFM2's short convolution: conv.in_proj, conv.conv, conv.out_proj.
   if (pl.layer && any_part_in(inner, std::array<std::string_view, 1>{"conv"}) &&
       in(module, std::array<std::string_view, 3>{"conv", "in_proj", "out_proj"})) {
@@ -586,9 +654,10 @@ TensorPlacement place_tensor(std::string_view name) {
       in(module, std::array<std::string_view, 7>{"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj",
                                                  "query_key_value", "Wqkv"})) {
     bool norm = contains(module, "norm") || contains(module, "ln");
-    bool cross =
-        any_part_in(inner, std::array<std::string_view, 5>{"EncDecAttention", "encoder_attn", "cross_attn",
-                                                           "crossattention", "cross_attention"});
+    // Pix2Struct's decoder calls its cross-attention encoder_decoder_attention.
+    bool cross = any_part_in(inner, std::array<std::string_view, 6>{
+                                        "EncDecAttention", "encoder_attn", "cross_attn", "crossattention",
+                                        "cross_attention", "encoder_decoder_attention"});
     set(norm && !contains(module, "proj") ? Block::Norm : (cross ? Block::CrossAttention : Block::Attention),
         role);
     return pl;
@@ -598,9 +667,10 @@ TensorPlacement place_tensor(std::string_view name) {
                                                  "fc2_latent_proj"})) {
     bool bert_up = module == "dense" && any_part_in(inner, std::array<std::string_view, 1>{"intermediate"});
     bool bert_down = module == "dense" && any_part_in(inner, std::array<std::string_view, 1>{"output"});
-    // Funnel's ffn (linear_1, linear_2, layer_norm), MobileBERT's extra ffn.N (its output.LayerNorm) and
-    // XLNet's ff (layer_1, layer_2): the LayerNorm closing the block is a norm.
-    if (any_part_in(inner, std::array<std::string_view, 2>{"ffn", "ff"}) &&
+    // Funnel's ffn (linear_1, linear_2, layer_norm), MobileBERT's extra ffn.N (its output.LayerNorm),
+    // XLNet's ff (layer_1, layer_2) and Pix2Struct's mlp (DenseReluDense, layer_norm): the LayerNorm in the
+    // block is a norm.
+    if (any_part_in(inner, std::array<std::string_view, 3>{"ffn", "ff", "mlp"}) &&
         (module == "LayerNorm" || module == "layer_norm")) {
       set(Block::Norm, "norm");
       return pl;
@@ -612,8 +682,12 @@ TensorPlacement place_tensor(std::string_view name) {
     return pl;
   }
   // BERT / ViT checkpoints: the FFN's down projection is "layer.N.output.dense" (its attention twin,
-  // "attention.output.dense", was placed above).
-  if (pl.layer && inner.size() >= 3 && inner[1] == "output") {
+  // "attention.output.dense", was placed above); Swin's blocks nest the same modules one list deeper, in
+  // stages ("layers.S.blocks.B.output.dense"): "output" follows the innermost index.
+  size_t innermost = 0;
+  for (size_t i = 0; i < inner.size(); ++i)
+    if (all_digits(inner[i])) innermost = i;
+  if (pl.layer && inner.size() >= innermost + 3 && inner[innermost + 1] == "output") {
     bool norm = contains(module, "LayerNorm") || contains(module, "layernorm");  // SqueezeBERT's lower case
     set(norm ? Block::Norm : Block::Mlp, norm ? "norm" : "down");
     return pl;
@@ -638,22 +712,30 @@ TensorPlacement place_tensor(std::string_view name) {
     set(Block::Embedding, "position-embedding");
     return pl;
   }
-  // ViT's patch embedding and [CLS] token, Whisper's convolutional audio stem (also at the top of a bare
-  // Whisper-style encoder, AudioFlamingo3Encoder or GlmAsrEncoder, and in Voxtral Realtime's embedder),
-  // XLNet's mask_emb (the query stream's start).
+  // The convolutional audio stem: Whisper's conv1 and conv2, Moonshine's conv1, conv2 and conv3.
+  const bool audio_stem =
+      (module == "conv1" || module == "conv2" || module == "conv3") &&
+      (parts.size() == 2 || any_part_in(parts, std::array<std::string_view, 2>{"encoder", "embedder"}));
+  // ViT's patch embedding and [CLS] token, Pix2Struct's patch_projection of its flattened patches, the audio
+  // stem (also at the top of a bare Whisper-style encoder, AudioFlamingo3Encoder or GlmAsrEncoder, and in
+  // Voxtral Realtime's embedder), XLNet's mask_emb (the query stream's start).
   if (!pl.layer &&
       (module == "cls_token" || module == "distillation_token" || module == "mask_token" ||
-       module == "mask_emb" || module == "projection" ||
-       ((module == "conv1" || module == "conv2") &&
-        (parts.size() == 2 || any_part_in(parts, std::array<std::string_view, 2>{"encoder", "embedder"}))))) {
-    set(Block::Embedding, module == "projection"     ? "patch-embedding"
-                          : contains(module, "conv") ? "conv-stem"
-                                                     : std::string(module));
+       module == "mask_emb" || module == "projection" || module == "patch_projection" || audio_stem)) {
+    set(Block::Embedding, module == "projection" || module == "patch_projection" ? "patch-embedding"
+                          : contains(module, "conv")                             ? "conv-stem"
+                                                                                 : std::string(module));
     return pl;
   }
   if (contains(module, "norm") || contains(module, "ln") || contains(module, "LayerNorm") ||
       module == "ln_f") {
     set(Block::Norm, "norm");  // before embeddings: BLOOM's word_embeddings_layernorm is a norm
+    return pl;
+  }
+  // Swin's patch merging (a stage's downsample.reduction): the next stage's embedding of 2 x 2 patches into
+  // twice the width, as the paper has it; it sits in the stage it closes.
+  if (module == "reduction" && parts.size() >= 3 && parts[parts.size() - 3] == "downsample") {
+    set(Block::Embedding, "patch-merging");
     return pl;
   }
   // OPT's projection between word_embed_proj_dim and hidden_size; the Gemma 4 assistants' pre_projection of

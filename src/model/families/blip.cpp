@@ -16,6 +16,7 @@
 #include "model/families/family_groups.h"
 #include "model/families/multimodal_towers.h"
 #include "model/families/nested_model.h"
+#include "model/families/qformer.h"
 
 namespace ma::families {
 namespace {
@@ -94,12 +95,11 @@ TextEncoderDims text_dims(uint64_t vocab, uint64_t positions, uint64_t layers, u
   return d;
 }
 
-struct QFormer {
-  uint64_t hidden = 768, inter = 3072, layers = 12, heads = 12, vocab = 30522, positions = 512;
-  uint64_t cross_every = 2;  // cross_attention_frequency
-  bool text_input = false;   // the text feed-forward (intermediate / output) beside the queries'
-  TextEncoderDims dims() const { return text_dims(vocab, positions, layers, hidden, heads, inter); }
-};
+}  // namespace
+
+TextEncoderDims QFormer::dims() const {
+  return text_dims(vocab, positions, layers, hidden, heads, inter);
+}
 
 QFormer read_qformer(const ModelConfig& q, bool text_input) {
   QFormer f;
@@ -115,8 +115,6 @@ QFormer read_qformer(const ModelConfig& q, bool text_input) {
   return f;
 }
 
-// The Q-Former's layers under `p` (its LayerNorm or embeddings are the caller's). Cross-attention reads the
-// vision tower's `vision`-wide features: the config classes overwrite encoder_hidden_size with it.
 void qformer_layers(ModelTemplate& t, const std::string& p, const QFormer& f, uint64_t vision) {
   StackSpec& stack = t.arch.add_stack(StackRole::Projector, p + "encoder.layer", f.hidden);
   for (uint64_t j = 0; j < f.layers; ++j) {
@@ -135,12 +133,10 @@ void qformer_layers(ModelTemplate& t, const std::string& p, const QFormer& f, ui
 
 // ---- the language model ----
 
-// text_config built as AutoModelForCausalLM (decoder-only types) or AutoModelForSeq2SeqLM (T5) builds it,
-// under language_model.; OPTConfig's defaults (an OPT-125M) when the config has none. Its record becomes the
-// model's.
-ModelTemplate language_model(const ModelConfig& cfg, std::string_view family) {
+ModelTemplate qformer_language_model(const ModelConfig& cfg, std::string_view family,
+                                     std::string_view default_type) {
   const ModelConfig text = sub_or_empty(cfg, "text_config");
-  const std::string type = text.string_or("model_type", "opt");
+  const std::string type = text.string_or("model_type", default_type);
   BuildFn build = nullptr;
   if (type == "t5") {
     build = build_t5_for_generation;
@@ -154,6 +150,8 @@ ModelTemplate language_model(const ModelConfig& cfg, std::string_view family) {
   if (!generates) unsupported(cfg, std::string(family) + " with a " + printable(type) + " language model");
   return lm;
 }
+
+namespace {
 
 // ---- BLIP-2, InstructBLIP, InstructBLIP-Video ----
 
@@ -175,7 +173,7 @@ void build_qformer_model(const ModelConfig& cfg, ModelTemplate& t, QFormerModel 
   const bool retrieval = task == "ForImageTextRetrieval";
   ModelTemplate lm;
   if (!retrieval) {
-    lm = language_model(cfg, family);
+    lm = qformer_language_model(cfg, family, "opt");
     t.arch = std::move(lm.arch);  // the record describes the language model; the towers join it below
   }
   t.arch.architecture = cls;

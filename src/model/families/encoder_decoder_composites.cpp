@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "core/error.h"
-#include "core/json.h"
 #include "model/blocks.h"
 #include "model/families/decoder_common.h"
 #include "model/families/encoders_common.h"
@@ -110,31 +109,6 @@ void build_deit(const ModelConfig& cfg, ModelTemplate& t) {
 
 // ---- the composites ----
 
-// config.`key` as the Auto class sees it: its own fields, with `architectures` naming `cls` (none when cls
-// is empty: the builder's base class). AutoModel / AutoModelForCausalLM.from_config pick the class by
-// model_type alone, whatever the sub-config's architectures say. The result keeps the path `key`, so errors
-// name decoder.hidden_size.
-ModelConfig as_auto_class(const ModelConfig& cfg, std::string_view key, std::string_view cls) {
-  const json::Value* v = cfg.raw(key);
-  if (!v || !v->is_object()) cfg.fail(key, "must be an object: the composite builds nothing without it");
-  std::string text = "{";
-  json::append_quoted(text, key);
-  text += ":{";
-  if (!cls.empty()) {
-    text += "\"architectures\":[";
-    json::append_quoted(text, cls);
-    text += "]";
-  }
-  std::string body;
-  json::append_value(body, *v, "architectures");
-  if (body.size() > 2) {
-    if (!cls.empty()) text += ',';
-    text.append(body, 1, body.size() - 2);
-  }
-  text += "}}";
-  return *ModelConfig::parse(std::move(text), cfg.file()).sub(key);
-}
-
 // The class AutoModelForCausalLM builds for the decoder types whose builders model it with cross-attention.
 std::string_view causal_lm_class(std::string_view type) {
   constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kCausal{{
@@ -173,13 +147,6 @@ ModelTemplate nested(const ModelConfig& cfg, const ModelConfig& sub, std::string
     unsupported(cfg,
                 std::string(c.family) + " with a " + printable(std::string(type)) + " " + std::string(role));
   return nested_model(sub, f->build, type, prefix);
-}
-
-// A nested config's model_type, required: the composite config class pops it to pick the sub-config class.
-std::string sub_model_type(const ModelConfig& cfg, std::string_view key) {
-  const ModelConfig sub = sub_or_empty(cfg, key);
-  if (!sub.has("model_type")) cfg.fail(std::string(key) + ".model_type", "is required in a composite config");
-  return sub.string_or("model_type", "");
 }
 
 bool has_tensor_containing(const ModelTemplate& t, std::string_view piece) {

@@ -84,10 +84,15 @@ minimax_m3();                               // minimax_m3.cpp: MiniMax-M3 (M2's 
 std::span<const FamilyBuilder> vlm_2026();  // vlm_2026.cpp: Step-3.7-Flash, Muse Glimmer (+ its text model)
 std::span<const FamilyBuilder>
 audio_llms();  // audio_llms.cpp: Voxtral Realtime, Audio Flamingo 3, Music Flamingo, GLM-ASR
-std::span<const FamilyBuilder> decoders_b();       // decoders_b.cpp: Doge, Gemma 4's assistant models
+std::span<const FamilyBuilder> decoders_b();  // decoders_b.cpp: Doge, Gemma 4's assistant models
+std::span<const FamilyBuilder>
+speech_gen();  // speech_gen.cpp: EnCodec, MusicGen, MusicGen Melody (and their decoders alone)
 std::span<const FamilyBuilder> contrastive();      // contrastive.cpp: CLIP, SigLIP (image-text dual encoders)
 std::span<const FamilyBuilder> vision_encoders();  // vision_encoders.cpp: DINOv2
+std::span<const FamilyBuilder> ocr_vlms();         // ocr_vlms.cpp: Swin, Donut's Swin, Pix2Struct
 std::span<const FamilyBuilder> speech_encoders();  // speech_encoders.cpp: wav2vec 2.0, HuBERT
+std::span<const FamilyBuilder>
+speech_asr();  // speech_asr.cpp: Moonshine, Granite Speech, Kyutai speech-to-text
 std::span<const FamilyBuilder>
 remote_code();  // remote_code*.cpp: ChatGLM, Qwen-1, Baichuan, InternLM, ... (needing remote code)
 

@@ -2,6 +2,9 @@
 
 #include <utility>
 
+#include "core/json.h"
+#include "model/families/multimodal_towers.h"
+
 namespace ma::families {
 
 ModelTemplate nested_model(const ModelConfig& sub, BuildFn build, std::string_view model_type,
@@ -18,6 +21,33 @@ ModelTemplate nested_model(const ModelConfig& sub, BuildFn build, std::string_vi
   for (ModelTemplate::KnownExtra& e : inner.known_extras) e.prefix = prefix + e.prefix;
   for (StackSpec& s : inner.arch.stacks) s.path = prefix + s.path;
   return inner;
+}
+
+ModelConfig as_auto_class(const ModelConfig& cfg, std::string_view key, std::string_view cls) {
+  const json::Value* v = cfg.raw(key);
+  if (!v || !v->is_object()) cfg.fail(key, "must be an object: the composite builds nothing without it");
+  std::string text = "{";
+  json::append_quoted(text, key);
+  text += ":{";
+  if (!cls.empty()) {
+    text += "\"architectures\":[";
+    json::append_quoted(text, cls);
+    text += "]";
+  }
+  std::string body;
+  json::append_value(body, *v, "architectures");
+  if (body.size() > 2) {
+    if (!cls.empty()) text += ',';
+    text.append(body, 1, body.size() - 2);
+  }
+  text += "}}";
+  return *ModelConfig::parse(std::move(text), cfg.file()).sub(key);
+}
+
+std::string sub_model_type(const ModelConfig& cfg, std::string_view key) {
+  const ModelConfig sub = sub_or_empty(cfg, key);
+  if (!sub.has("model_type")) cfg.fail(std::string(key) + ".model_type", "is required in a composite config");
+  return sub.string_or("model_type", "");
 }
 
 void append_model(ModelTemplate& t, ModelTemplate&& inner) {

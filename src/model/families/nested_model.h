@@ -16,6 +16,15 @@ namespace ma::families {
 ModelTemplate nested_model(const ModelConfig& sub, BuildFn build, std::string_view model_type,
                            const std::string& prefix);
 
+// config.`key` as an Auto class sees it: its own fields, with `architectures` naming `cls` (none when cls is
+// empty: the builder's base class). AutoModel / AutoModelForCausalLM / AutoModelForTextEncoding.from_config
+// pick the class by model_type alone, whatever the sub-config's architectures say. The result keeps the path
+// `key`, so errors name decoder.hidden_size. Fails unless config.`key` is an object.
+ModelConfig as_auto_class(const ModelConfig& cfg, std::string_view key, std::string_view cls);
+
+// A nested config's model_type, required: a composite config class pops it to pick the sub-config class.
+std::string sub_model_type(const ModelConfig& cfg, std::string_view key);
+
 // Appends `inner`'s tensors and known extras to `t`, charged to t's cap on entries.
 void append_model(ModelTemplate& t, ModelTemplate&& inner);
 

@@ -25,12 +25,7 @@ struct ReformerDims {
 std::vector<uint64_t> positive_list(const ModelConfig& cfg, const std::string& key,
                                     std::vector<uint64_t> dflt) {
   if (!cfg.has(key)) return dflt;
-  std::vector<uint64_t> out;
-  for (const int64_t v : cfg.ints(key)) {
-    if (v < 1 || static_cast<uint64_t>(v) > ModelConfig::kMaxValue)
-      cfg.fail(key, "entries must be positive integers");
-    out.push_back(static_cast<uint64_t>(v));
-  }
+  std::vector<uint64_t> out = cfg.dims_or(key, {});
   if (out.empty() || out.size() > 8) cfg.fail(key, "must list between 1 and 8 axes");
   return out;
 }

@@ -4,6 +4,7 @@
 // relative positions, and BERT-like layers (post-norm, or pre-norm with do_stable_layer_norm) encode them.
 // Nothing generates: a CTC head labels each frame.
 #include <array>
+#include <utility>
 #include <vector>
 
 #include "model/families/decoder_common.h"
@@ -16,13 +17,7 @@ namespace {
 
 // conv_dim, conv_stride and conv_kernel: one entry per convolution, all of one length.
 std::vector<uint64_t> conv_list(const ModelConfig& cfg, std::string_view key, std::vector<uint64_t> dflt) {
-  if (!cfg.has(key)) return dflt;
-  std::vector<uint64_t> out;
-  for (int64_t v : cfg.ints(key)) {
-    if (v < 1 || v > static_cast<int64_t>(ModelConfig::kMaxValue))
-      cfg.fail(key, "entries must be positive integers");
-    out.push_back(static_cast<uint64_t>(v));
-  }
+  std::vector<uint64_t> out = cfg.dims_or(key, std::move(dflt));
   if (out.empty()) cfg.fail(key, "must list at least one convolution");
   return out;
 }

@@ -1,0 +1,223 @@
+// Swin Transformer (swin: SwinModel, SwinForImageClassification) and Donut's copy of it (donut-swin:
+// DonutSwinModel, DonutSwinForImageClassification), the image encoder of Donut and Nougat, which
+// VisionEncoderDecoderModel nests under encoder.*. Both embed 4 x 4-pixel patches, then run stages of
+// window-attention blocks (every other one shifted), each stage but the last ending in a patch merging that
+// halves the grid and doubles the width.
+//
+// transformers 5 rebuilt Swin on ViT's modules (attention.q_proj ... o_proj, the relative position table in
+// attention.relative_position_bias, mlp.fc1 / fc2) and made relative_position_index a non-persistent buffer
+// it recomputes; Hub checkpoints keep transformers 4's names and still store the index, which it ignores.
+// Donut's copy kept the old modules: attention.self.{query,key,value}, attention.output.dense,
+// intermediate / output, its index a persistent buffer, and no final LayerNorm.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/dtype.h"
+#include "model/blocks.h"
+#include "model/families/encoders_common.h"
+#include "model/families/ocr_vlms.h"
+
+namespace ma::families {
+namespace {
+
+// SwinConfig's and DonutSwinConfig's fields; their defaults (Swin-T's) are the same.
+struct SwinShape {
+  uint64_t embed = 96, window = 7, channels = 3;
+  std::vector<uint64_t> depths{2, 2, 6, 2}, heads{3, 6, 12, 24};
+  double mlp_ratio = 4.0;
+  bool qkv_bias = true, absolute_positions = false;
+  std::pair<uint64_t, uint64_t> image{224, 224}, patch{4, 4};
+
+  // int(embed_dim * 2 ** stage): the width of a stage's blocks.
+  uint64_t width(size_t stage) const { return embed << stage; }
+  // The last stage's width, what the model outputs (SwinConfig.hidden_size).
+  uint64_t features() const { return width(depths.size() - 1); }
+  // int(mlp_ratio * dim)
+  uint64_t mlp(size_t stage) const {
+    return static_cast<uint64_t>(mlp_ratio * static_cast<double>(width(stage)));
+  }
+  // (2 * window - 1)^2 relative offsets inside a window, one bias per head.
+  uint64_t offsets() const { return (2 * window - 1) * (2 * window - 1); }
+};
+
+// A per-stage list (depths, num_heads) of integers >= `min`, or `dflt` when absent.
+std::vector<uint64_t> swin_stage_list(const ModelConfig& cfg, std::string_view key,
+                                      std::vector<uint64_t> dflt, int64_t min) {
+  if (!cfg.has(key)) return dflt;
+  std::vector<uint64_t> out;
+  for (int64_t x : cfg.ints(key)) {
+    if (x < min || static_cast<uint64_t>(x) > ModelConfig::kMaxValue)
+      cfg.fail(key, "must list integers from " + std::to_string(min) + " to 2^26");
+    out.push_back(static_cast<uint64_t>(x));
+  }
+  return out;
+}
+
+SwinShape read_swin(const ModelConfig& cfg, bool donut) {
+  SwinShape s;
+  s.embed = cfg.dim_or("embed_dim", s.embed);
+  s.depths = swin_stage_list(cfg, "depths", s.depths, 0);
+  s.heads = swin_stage_list(cfg, "num_heads", s.heads, 1);
+  s.window = cfg.dim_or("window_size", s.window);
+  s.channels = cfg.dim_or("num_channels", s.channels);
+  s.mlp_ratio = cfg.number_or("mlp_ratio", s.mlp_ratio);
+  s.qkv_bias = cfg.flag_or("qkv_bias", s.qkv_bias);
+  s.absolute_positions = cfg.flag_or("use_absolute_embeddings", s.absolute_positions);
+  s.image = vit_pair(cfg, "image_size", 224);
+  s.patch = vit_pair(cfg, "patch_size", 4);
+  if (s.depths.empty()) cfg.fail("depths", "must list at least one stage");
+  uint64_t blocks = 0;
+  for (uint64_t d : s.depths) blocks += d;
+  if (blocks > ModelConfig::kMaxLayers) cfg.fail("depths", "must add up to at most 1024 blocks");
+  // SwinEncoder reads num_heads[stage] for every stage of depths (extra entries go unread).
+  if (s.heads.size() < s.depths.size())
+    cfg.fail("num_heads", "must list one head count per stage (" + std::to_string(s.depths.size()) + ")");
+  if (s.depths.size() > 27 || s.features() > ModelConfig::kMaxValue)
+    cfg.fail("embed_dim", "doubled at every stage after the first must stay within 2^26");
+  if (s.window > 4096) cfg.fail("window_size", "must be at most 4096");
+  for (size_t i = 0; i < s.depths.size(); ++i) {
+    const double wide = s.mlp_ratio * static_cast<double>(s.width(i));
+    if (!(wide >= 1.0) || wide > static_cast<double>(ModelConfig::kMaxValue))
+      cfg.fail("mlp_ratio", "times each stage's width must make an MLP width from 1 to 2^26");
+    // DonutSwinSelfAttention raises unless the heads divide the stage's width; Swin's attention does not
+    // check (its q/k/v are width x width whatever the heads).
+    if (donut && s.width(i) % s.heads[i] != 0)
+      cfg.fail("num_heads", "must divide each stage's width (stage " + std::to_string(i) + ": " +
+                                std::to_string(s.width(i)) + ")");
+  }
+  return s;
+}
+
+// transformers 5's SwinLayer modules (registration order) and where transformers 4 kept them.
+constexpr std::pair<std::string_view, std::string_view> kSwinStoredAs[] = {
+    {"attention.q_proj", "attention.self.query"},
+    {"attention.k_proj", "attention.self.key"},
+    {"attention.v_proj", "attention.self.value"},
+    {"attention.o_proj", "attention.output.dense"},
+    {"attention.relative_position_bias.relative_position_bias_table",
+     "attention.self.relative_position_bias_table"},
+    {"mlp.fc1", "intermediate.dense"},
+    {"mlp.fc2", "output.dense"},
+};
+
+// The tensors added from t.tensors[first] on under `block`, stored under transformers 4's names.
+void swin_block_on_disk(ModelTemplate& t, size_t first, const std::string& block) {
+  for (size_t i = first; i < t.tensors.size(); ++i) {
+    TemplateTensor& x = t.tensors[i];
+    const std::string_view rest = std::string_view(x.name).substr(block.size());
+    for (const auto& [memory, stored] : kSwinStoredAs)
+      if (rest.starts_with(memory))
+        x.disk.push_back({block + std::string(stored) + std::string(rest.substr(memory.size())), x.shape});
+  }
+}
+
+// One SwinLayer (transformers 5: ViT's layer with windowed attention) of `dim` channels under `b`.
+void swin_block(ModelTemplate& t, const SwinShape& s, const std::string& b, uint64_t dim, uint64_t heads,
+                uint64_t mlp) {
+  const size_t first = t.tensors.size();
+  for (const char* proj : {"q_proj", "k_proj", "v_proj"})
+    blocks::linear(t, b + "attention." + proj, dim, dim, s.qkv_bias);
+  blocks::linear(t, b + "attention.o_proj", dim, dim, true);
+  t.add(b + "attention.relative_position_bias.relative_position_bias_table", {s.offsets(), heads});
+  blocks::norm(t, b + "layernorm_before", dim, true);
+  blocks::norm(t, b + "layernorm_after", dim, true);
+  blocks::linear(t, b + "mlp.fc1", dim, mlp, true);
+  blocks::linear(t, b + "mlp.fc2", mlp, dim, true);
+  swin_block_on_disk(t, first, b);
+  // Hub checkpoints store the index transformers 5 recomputes (_keys_to_ignore_on_load_unexpected).
+  t.known_extras.push_back({b + "attention.self.relative_position_index",
+                            "Swin's relative position index, a buffer transformers 5 recomputes"});
+}
+
+// One DonutSwinLayer under `b`: transformers 4's Swin layer, its index a persistent int64 buffer.
+void donut_swin_block(ModelTemplate& t, const SwinShape& s, const std::string& b, uint64_t dim,
+                      uint64_t heads, uint64_t mlp) {
+  blocks::norm(t, b + "layernorm_before", dim, true);
+  const std::string a = b + "attention.self.";
+  t.add(a + "relative_position_bias_table", {s.offsets(), heads});
+  const std::string index = a + "relative_position_index";
+  TemplateTensor& x = t.add(index, {s.window * s.window, s.window * s.window});
+  x.kind = TensorKind::Buffer;
+  x.disk.push_back({.name = index, .shape = x.shape, .dtype = DType::I64});
+  for (const char* proj : {"query", "key", "value"}) blocks::linear(t, a + proj, dim, dim, s.qkv_bias);
+  blocks::linear(t, b + "attention.output.dense", dim, dim, true);
+  blocks::norm(t, b + "layernorm_after", dim, true);
+  blocks::linear(t, b + "intermediate.dense", dim, mlp, true);
+  blocks::linear(t, b + "output.dense", mlp, dim, true);
+}
+
+// The model under `p` ("", "swin.", "donut."): embeddings, stages, and Swin's final LayerNorm. Returns the
+// output width.
+uint64_t swin_body(ModelTemplate& t, const SwinShape& s, const std::string& p, bool donut) {
+  const uint64_t c = s.embed;
+  const auto [image_h, image_w] = s.image;
+  const auto [patch_h, patch_w] = s.patch;
+  // Donut's table keeps ViT's extra row for a class token it does not have; Swin 5's dropped it.
+  const uint64_t positions = (image_h / patch_h) * (image_w / patch_w) + (donut ? 1 : 0);
+  if (s.absolute_positions) t.add(p + "embeddings.position_embeddings", {1, positions, c});
+  t.add(p + "embeddings.patch_embeddings.projection.weight", {c, s.channels, patch_h, patch_w});
+  t.add(p + "embeddings.patch_embeddings.projection.bias", {c});
+  blocks::norm(t, p + "embeddings.norm", c, true);
+  // Its stages differ in width and heads: no stack of equal layers. The record keeps the tower's output
+  // width and input size, as for the other staged towers (FastViT, DaViT).
+  StackSpec& stack = t.arch.add_stack(StackRole::Encoder, p + "encoder.layers", s.features());
+  stack.patch_size = patch_h;
+  stack.image_size = image_h;
+  for (size_t i = 0; i < s.depths.size(); ++i) {
+    const uint64_t dim = s.width(i);
+    const std::string stage = p + "encoder.layers." + std::to_string(i) + ".";
+    for (uint64_t j = 0; j < s.depths[i]; ++j) {
+      const std::string b = stage + "blocks." + std::to_string(j) + ".";
+      if (donut)
+        donut_swin_block(t, s, b, dim, s.heads[i], s.mlp(i));
+      else
+        swin_block(t, s, b, dim, s.heads[i], s.mlp(i));
+    }
+    if (i + 1 < s.depths.size()) {  // SwinPatchMerging: 2 x 2 patches into twice the width
+      blocks::linear(t, stage + "downsample.reduction", 4 * dim, 2 * dim, false);
+      blocks::norm(t, stage + "downsample.norm", 4 * dim, true);
+    }
+  }
+  if (!donut) blocks::norm(t, p + "layernorm", s.features(), true);
+  return s.features();
+}
+
+// The record of an encoder whose depth is its blocks, its other dimensions the last stage's.
+void swin_record(ModelTemplate& t, const SwinShape& s, const std::string& cls) {
+  ArchitectureRecord& a = t.arch;
+  a.architecture = cls;
+  a.hidden_size = s.features();
+  a.num_layers = 0;
+  for (uint64_t d : s.depths) a.num_layers += d;
+  a.num_attention_heads = a.num_key_value_heads = s.heads[s.depths.size() - 1];
+  a.head_dim = s.features() / a.num_attention_heads;
+  a.intermediate_size = s.mlp(s.depths.size() - 1);
+}
+
+// SwinModel / DonutSwinModel as AutoModel builds them (their pooler is an AdaptiveAvgPool1d, no weights),
+// or the image classifier over the pooled features. SwinForMaskedImageModeling and SwinBackbone are refused.
+void build_swin_family(const ModelConfig& cfg, ModelTemplate& t, std::string_view family, bool donut) {
+  const std::string cls = architecture_of(cfg, std::string(family) + "Model");
+  const std::string task = supported_task(cfg, cls, family, {"Model", "ForImageClassification"});
+  const SwinShape s = read_swin(cfg, donut);
+  swin_record(t, s, cls);
+  const uint64_t features = swin_body(t, s, task == "Model" ? "" : (donut ? "donut." : "swin."), donut);
+  // A Linear over the pooled features, an nn.Identity when num_labels is 0.
+  if (task == "ForImageClassification")
+    if (const uint64_t labels = num_labels(cfg)) blocks::linear(t, "classifier", features, labels, true);
+}
+
+}  // namespace
+
+void build_swin(const ModelConfig& cfg, ModelTemplate& t) {
+  build_swin_family(cfg, t, "Swin", false);
+}
+
+void build_donut_swin(const ModelConfig& cfg, ModelTemplate& t) {
+  build_swin_family(cfg, t, "DonutSwin", true);
+}
+
+}  // namespace ma::families
