@@ -71,6 +71,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::hunyuan_vl(),
                        families::minimax_m3(),
                        families::vlm_2026(),
+                       families::ocr_and_ovis(),
                        families::audio_llms(),
                        families::decoders_b(),
                        families::contrastive(),

@@ -124,7 +124,9 @@ constexpr std::array<std::string_view, 23> kVisionParts{"visual",
 // Muse Glimmer's vision_adapter and vision_projection; Step-3.7's vit_large_projector (StepFun's name); an
 // encoder-decoder's enc_to_dec_proj (the encoder's width into the decoder's). GIT's visual_projection (a
 // Sequential of that name inside it) is one too, where CLIP's (into the joint space) is part of its tower.
-constexpr std::array<std::string_view, 24> kProjectorParts{"multi_modal_projector",
+// MiniMax-M3's merge MLP as its checkpoints name it (patch_merge_mlp, transformers'
+// multi_modal_projector.merge_linear_*).
+constexpr std::array<std::string_view, 25> kProjectorParts{"multi_modal_projector",
                                                            "mm_projector",
                                                            "merger",
                                                            "deepstack_merger_list",
@@ -147,7 +149,8 @@ constexpr std::array<std::string_view, 24> kProjectorParts{"multi_modal_projecto
                                                            "vision_adapter",
                                                            "vision_projection",
                                                            "vit_large_projector",
-                                                           "enc_to_dec_proj"};
+                                                           "enc_to_dec_proj",
+                                                           "patch_merge_mlp"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
 // buffer).
@@ -497,10 +500,12 @@ TensorPlacement place_tensor(std::string_view name) {
     return pl;
   }
   const bool git_projection = parts.size() >= 3 && parts[1] == "visual_projection" && parts[2] == parts[1];
-  // A root `projector` module (Granite Speech's: learned queries, a Q-Former, a linear into the language
-  // model), where wav2vec 2.0's classification head has a plain projector Linear.
-  const bool root_projector =
-      parts.size() >= 2 && parts.front() == "projector" && !(parts.size() == 2 && module == "projector");
+  // A `projector` module at the root or under model. (Granite Speech's: learned queries, a Q-Former, a linear
+  // into the language model; Cosmos3-Edge's and PaddleOCR-VL's patch mergers), where wav2vec 2.0's
+  // classification head has a plain projector Linear at the root.
+  const size_t projector_at = parts.front() == "model" ? 1 : 0;
+  const bool root_projector = parts.size() >= projector_at + 2 && parts[projector_at] == "projector" &&
+                              !(parts.size() == 2 && module == "projector");
   if (any_part_in(parts, kVisionParts) || any_part_in(parts, kProjectorParts) || git_projection ||
       root_projector) {
     set(any_part_in(parts, kProjectorParts) || git_projection || root_projector ? Block::VisionProjector
@@ -744,11 +749,13 @@ TensorPlacement place_tensor(std::string_view name) {
     set(Block::Embedding, role);
     return pl;
   }
+  // Kosmos-2.5's segment_emb (text or image position) is a token-type table under another name.
   if (contains(module, "embed") || module == "wte" || module == "wpe" || module == "shared" ||
-      contains(module, "embeddings")) {
+      contains(module, "embeddings") || module.ends_with("_emb")) {
     set(Block::Embedding, module == "wpe" || contains(module, "position") ? "position-embedding"
-                          : contains(module, "token_type")                ? "token-type-embedding"
-                                                                          : "token-embedding");
+                          : contains(module, "token_type") || contains(module, "segment")
+                              ? "token-type-embedding"
+                              : "token-embedding");
     return pl;
   }
   // A module inside a norm is part of it: Voxtral Realtime's ada_rms_norm.linear1 / linear2, the small MLP

@@ -51,8 +51,8 @@ void llama_mlp(ModelTemplate& t, const std::string& prefix, const ArchitectureRe
       blocks::linear(t, prefix + ".down_proj", a.intermediate_size, a.hidden_size, s.mlp_bias);
       break;
     case Mlp::Fc:
-      blocks::linear(t, prefix + ".fc1", a.hidden_size, a.intermediate_size, false);
-      blocks::linear(t, prefix + ".fc2", a.intermediate_size, a.hidden_size, false);
+      blocks::linear(t, prefix + ".fc1", a.hidden_size, a.intermediate_size, s.mlp_bias);
+      blocks::linear(t, prefix + ".fc2", a.intermediate_size, a.hidden_size, s.mlp_bias);
       break;
   }
   if (s.xielu) {

@@ -27,7 +27,7 @@ enum class Mlp : uint8_t {
   FusedGated,  // gate_up_proj [2I, H] / down_proj (Phi-3)
   Plain,       // c_fc / c_proj without a gate (StarCoder2)
   Ungated,     // up_proj / down_proj without a gate (Arcee's relu², Apertus' xIELU, Nemotron)
-  Fc,          // fc1 / fc2 without a gate or biases (nanochat)
+  Fc,          // fc1 / fc2 without a gate, biased with mlp_bias (nanochat: never; Cosmos3-Edge)
 };
 
 struct LlamaStyle {

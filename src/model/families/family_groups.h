@@ -80,8 +80,9 @@ std::span<const FamilyBuilder> exaone4_5();  // exaone4_5.cpp: EXAONE 4.5 (Qwen2
 std::span<const FamilyBuilder> paddleocr_vl();  // paddleocr_vl.cpp: PaddleOCR-VL (SigLIP + ERNIE 4.5)
 std::span<const FamilyBuilder> hunyuan_vl();    // hunyuan_vl.cpp: HunyuanOCR (its ViT + Hunyuan dense)
 std::span<const FamilyBuilder>
-minimax_m3();                               // minimax_m3.cpp: MiniMax-M3 (M2's mixture + indexer, CLIP tower)
-std::span<const FamilyBuilder> vlm_2026();  // vlm_2026.cpp: Step-3.7-Flash, Muse Glimmer (+ its text model)
+minimax_m3();  // minimax_m3.cpp: MiniMax-M3 and its text model (M2's mixture + indexer, CLIP tower)
+std::span<const FamilyBuilder> vlm_2026();  // vlm_2026.cpp: Step-3.7, Muse Glimmer, Cosmos3-Edge (+ parts)
+std::span<const FamilyBuilder> ocr_and_ovis();  // ocr_and_ovis.cpp: GOT-OCR 2.0, Ovis2, Kosmos-2.5
 std::span<const FamilyBuilder>
 audio_llms();  // audio_llms.cpp: Voxtral Realtime, Audio Flamingo 3, Music Flamingo, GLM-ASR
 std::span<const FamilyBuilder> decoders_b();  // decoders_b.cpp: Doge, Gemma 4's assistant models

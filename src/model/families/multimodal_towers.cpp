@@ -153,16 +153,20 @@ void naflex_embeddings(const ModelConfig& v, const std::string& e, uint64_t hidd
 }
 
 uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDefaults& d, ModelTemplate& t) {
-  const std::string type = v.string_or("model_type", !d.model_type.empty() ? d.model_type
-                                                     : d.use_head          ? "siglip_vision_model"
-                                                                           : "clip_vision_model");
+  std::string type(d.model_type);
+  if (!d.model_type_fixed)
+    type = v.string_or("model_type", !d.model_type.empty() ? d.model_type
+                                     : d.use_head          ? "siglip_vision_model"
+                                                           : "clip_vision_model");
   // The vision transformers of Idefics2 (whose older configs name it "idefics2"), Idefics3, SmolVLM,
   // MiniCPM-V 4.6 and PaddleOCR-VL (whose Hub configs name it "paddleocr_vl") are SigLIP's modules without
   // the pooling head.
   const bool headless = type == "idefics2_vision" || type == "idefics2" || type == "idefics3_vision" ||
                         type == "smolvlm_vision" || type == "minicpmv4_6_vision" ||
-                        type == "paddleocr_vl_vision" || type == "paddleocr_vl";
-  const bool naflex = type == "siglip2_vision_model";
+                        type == "paddleocr_vl_vision" || type == "paddleocr_vl" ||
+                        type == "cosmos3_edge_vision";
+  // Cosmos3-Edge's tower is SigLIP 2's NaFlex one, headless.
+  const bool naflex = type == "siglip2_vision_model" || type == "cosmos3_edge_vision";
   // Phi-4-multimodal's tower is SigLIP's with its head.
   const bool siglip = type == "siglip_vision_model" || type == "phi4_multimodal_vision" || naflex || headless;
   if (!siglip && type != "clip_vision_model")

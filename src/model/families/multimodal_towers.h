@@ -44,14 +44,17 @@ struct VitDefaults {
   bool use_head = false;  // SigLIP's attention-pooling head
   // The tower's model_type when its config names none; "": SigLIP's with use_head, else CLIP's.
   std::string_view model_type;
+  // The composite config rebuilds the sub-config as model_type's class whatever model_type it names
+  // (Cosmos3EdgeConfig): the config's own model_type is not read.
+  bool model_type_fixed = false;
 };
 VitDefaults clip_vision_defaults();
 VitDefaults siglip_vision_defaults();
 
 // CLIPVisionModel, SiglipVisionModel or Siglip2VisionModel (SigLIP 2 NaFlex: a linear patch embedding and a
 // position table resized to each image) by vision config model_type (the vision models of Idefics2,
-// Idefics3 and SmolVLM are SigLIP's without its head) under `prefix` (e.g. "model.vision_tower."). Returns
-// the tower's hidden size, which the projector consumes.
+// Idefics3 and SmolVLM are SigLIP's without its head, Cosmos3-Edge's SigLIP 2's without its head) under
+// `prefix` (e.g. "model.vision_tower."). Returns the tower's hidden size, which the projector consumes.
 uint64_t vit_tower(const ModelConfig& vcfg, const std::string& prefix, const VitDefaults& d,
                    ModelTemplate& t);
 

@@ -15,7 +15,7 @@ void sam_neck(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t out,
   blocks::norm(t, p + (original ? "3" : "layer_norm2"), out, true);
 }
 
-SamShape read_sam_shape(const ModelConfig& s) {
+SamShape read_sam_shape(const ModelConfig& s, std::optional<uint64_t> fixed_mlp) {
   SamShape x;
   x.hidden = s.dim_or("hidden_size", x.hidden);
   x.heads = s.dim_or("num_attention_heads", x.heads);
@@ -28,15 +28,19 @@ SamShape read_sam_shape(const ModelConfig& s) {
   if (x.hidden % x.heads != 0)
     s.fail("num_attention_heads", "must divide hidden_size (" + std::to_string(x.hidden) + ")");
   if (x.image < x.patch) s.fail("image_size", "must be at least patch_size");
+  x.qkv_bias = s.flag_or("qkv_bias", true);
+  x.relative = s.flag_or("use_rel_pos", true);
+  x.absolute = s.flag_or("use_abs_pos", true);
+  if (s.has("global_attn_indexes")) x.global = s.ints("global_attn_indexes");
+  if (fixed_mlp) {
+    x.mlp = s.dim_or("mlp_dim", *fixed_mlp);
+    return x;
+  }
   // mlp_dim, else hidden_size x mlp_ratio truncated as Python's int() does.
   const double ratio = s.number_or("mlp_ratio", 4.0);
   if (!s.has("mlp_dim") && !(ratio > 0 && ratio <= 64)) s.fail("mlp_ratio", "must be in (0, 64]");
   x.mlp = s.has("mlp_dim") ? s.dim("mlp_dim") : static_cast<uint64_t>(static_cast<double>(x.hidden) * ratio);
   if (x.mlp == 0) s.fail("mlp_ratio", "gives an MLP of no width");
-  if (s.has("global_attn_indexes")) x.global = s.ints("global_attn_indexes");
-  x.qkv_bias = s.flag_or("qkv_bias", true);
-  x.relative = s.flag_or("use_rel_pos", true);
-  x.absolute = s.flag_or("use_abs_pos", true);
   return x;
 }
 

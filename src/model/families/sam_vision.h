@@ -4,6 +4,7 @@
 // convolutions down to output_channels.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,9 @@ struct SamShape {
   std::vector<int64_t> global = {2, 5, 8, 11};
   bool qkv_bias = true, relative = true, absolute = true;
 };
-SamShape read_sam_shape(const ModelConfig& s);
+// `fixed_mlp`: the config class declares mlp_dim with this default (GotOcr2VisionConfig: 3,072) and has no
+// mlp_ratio; unset, SamVisionConfig's rule (mlp_dim, else hidden_size x mlp_ratio).
+SamShape read_sam_shape(const ModelConfig& s, std::optional<uint64_t> fixed_mlp = std::nullopt);
 
 // The encoder of `s` under `p`, with transformers' names, or with `original` segment-anything's
 // (blocks.N.norm1, patch_embed.proj, neck.0 ... neck.3). Records it as a vision stack.

@@ -12,6 +12,9 @@ constexpr std::array kVlm2026Families{
     FamilyBuilder{"step3p7", build_step3p7},
     FamilyBuilder{"muse_glimmer", build_muse_glimmer},
     FamilyBuilder{"muse_glimmer_text", build_muse_glimmer_text},
+    FamilyBuilder{"cosmos3_edge", build_cosmos3_edge},
+    FamilyBuilder{"cosmos3_edge_text", build_cosmos3_edge_text},
+    FamilyBuilder{"cosmos3_edge_vision", build_cosmos3_edge_vision},
 };
 
 }  // namespace

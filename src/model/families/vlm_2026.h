@@ -6,9 +6,11 @@
 
 namespace ma::families {
 
-void build_step3p7(const ModelConfig& cfg, ModelTemplate& t);            // Step-3.7-Flash
-void build_muse_glimmer(const ModelConfig& cfg, ModelTemplate& t);       // Muse Glimmer
-void build_muse_glimmer_text(const ModelConfig& cfg, ModelTemplate& t);  // its text model alone
-void build_cosmos3_edge(const ModelConfig& cfg, ModelTemplate& t);       // Cosmos3-Edge
+void build_step3p7(const ModelConfig& cfg, ModelTemplate& t);              // Step-3.7-Flash
+void build_muse_glimmer(const ModelConfig& cfg, ModelTemplate& t);         // Muse Glimmer
+void build_muse_glimmer_text(const ModelConfig& cfg, ModelTemplate& t);    // its text model alone
+void build_cosmos3_edge(const ModelConfig& cfg, ModelTemplate& t);         // Cosmos3-Edge
+void build_cosmos3_edge_text(const ModelConfig& cfg, ModelTemplate& t);    // its text model alone
+void build_cosmos3_edge_vision(const ModelConfig& cfg, ModelTemplate& t);  // its vision tower alone
 
 }  // namespace ma::families
