@@ -1,5 +1,5 @@
-// Builders of the classic vision-language models grouped in vlm_classics() (family_groups.h): GIT, IDEFICS,
-// Kosmos-2 and Pix2Struct, each in its own file.
+// Builders of the classic vision-language models grouped in vlm_classics() (family_groups.h): GIT, IDEFICS
+// and Kosmos-2, each in its own file (Pix2Struct: ocr_vlms.h).
 #pragma once
 #include "model/config.h"
 #include "model/model_template.h"
