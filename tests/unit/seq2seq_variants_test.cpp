@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "model/inventory.h"
 #include "model/tensor_placement.h"
@@ -83,6 +84,16 @@ TEST(Seq2SeqVariants, LedIsBartWithALongformerEncoder) {
   const ModelTemplate t = template_of(base);
   EXPECT_NE(find_tensor(t, "led.encoder.layers.5.self_attn.longformer_self_attn.value_global.bias"), nullptr);
   EXPECT_NE(find_tensor(t, "led.encoder.layers.5.self_attn.output.weight"), nullptr);
+  // LEDEncoderSelfAttention registers the global projections right after value, before the output.
+  std::vector<std::string> attention;
+  for (const TemplateTensor& tt : t.tensors)
+    if (tt.name.starts_with("led.encoder.layers.0.self_attn.") && tt.name.ends_with(".weight"))
+      attention.push_back(tt.name.substr(std::string("led.encoder.layers.0.self_attn.").size()));
+  EXPECT_EQ(attention, (std::vector<std::string>{
+                           "longformer_self_attn.query.weight", "longformer_self_attn.key.weight",
+                           "longformer_self_attn.value.weight", "longformer_self_attn.query_global.weight",
+                           "longformer_self_attn.key_global.weight",
+                           "longformer_self_attn.value_global.weight", "output.weight"}));
   EXPECT_EQ(find_tensor(t, "led.decoder.embed_positions.weight")->shape, Shape({1024, 768}));
   EXPECT_EQ(find_tensor(t, "final_logits_bias")->kind, TensorKind::Buffer);
   EXPECT_EQ(refusal_of(replaced(base, "ForConditionalGeneration", "ForCausalLM")).kind,

@@ -274,12 +274,7 @@ std::vector<uint64_t> longformer_windows(const ModelConfig& cfg, uint64_t layers
 void longformer_layer(ModelTemplate& t, const std::string& p, const LayerDims& d) {
   const size_t first = t.tensors.size();
   transformer_layer(t, p, bert_layer_names(), d);
-  for (const char* global : {"query_global", "key_global", "value_global"})
-    blocks::linear(t, p + ".attention.self." + global, d.hidden, d.hidden, true);
-  // LongformerSelfAttention registers them right after value (whose weight and bias end the first six
-  // tensors), before the attention's output projection: move their six tensors there.
-  const auto qkv_end = t.tensors.begin() + static_cast<std::ptrdiff_t>(first + 6);
-  std::rotate(qkv_end, t.tensors.end() - 6, t.tensors.end());
+  longformer_global_projections(t, first, p + ".attention.self.", d.hidden);
 }
 
 // The embeddings are RoBERTa's, in its order (the position table last); none stores position ids. Only the

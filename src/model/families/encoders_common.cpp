@@ -1,5 +1,7 @@
 #include "model/families/encoders_common.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 
 namespace ma::families {
@@ -61,6 +63,14 @@ void attention_projections(ModelTemplate& t, const std::string& prefix, const st
 }
 
 }  // namespace
+
+void longformer_global_projections(ModelTemplate& t, size_t layer_first, const std::string& attention,
+                                   uint64_t hidden) {
+  for (const char* global : {"query_global", "key_global", "value_global"})
+    blocks::linear(t, attention + global, hidden, hidden, true);
+  const auto qkv_end = t.tensors.begin() + static_cast<std::ptrdiff_t>(layer_first + 6);
+  std::rotate(qkv_end, t.tensors.end() - 6, t.tensors.end());
+}
 
 void transformer_layer(ModelTemplate& t, const std::string& prefix, const LayerNames& n, const LayerDims& d) {
   attention_projections(t, prefix, n.q, n.k, n.v, n.o, d, n.key_first);

@@ -82,6 +82,12 @@ void fill_encoder_record(ModelTemplate& t, const std::string& cls, const TextEnc
 // Biased q/k/v/o (+ cross-attention), biased fc1/fc2 and LayerNorms (weight and bias) under `prefix`.
 void transformer_layer(ModelTemplate& t, const std::string& prefix, const LayerNames& n, const LayerDims& d);
 
+// Longformer's query_global, key_global and value_global (its and LED's encoder self-attention under
+// `attention`, e.g. "...attention.self."), which LongformerSelfAttention registers right after value: they
+// are moved to just after the layer's query, key and value (the six tensors from t.tensors[layer_first] on).
+void longformer_global_projections(ModelTemplate& t, size_t layer_first, const std::string& attention,
+                                   uint64_t hidden);
+
 // ViT's layers (and DeiT's, its copy): one ViTLayer under `p` in the order it registers its modules, and the
 // on-disk names of the layer's tensors from t.tensors[first] on (Hub checkpoints keep the BERT-like names
 // transformers 4 used, under `disk`, "encoder.layer.N").

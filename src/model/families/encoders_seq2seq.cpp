@@ -51,11 +51,10 @@ void bart_style_layers(ModelTemplate& t, const std::string& stack, const StackDi
   n.ffn_norm = "final_layer_norm";
   for (uint64_t i = 0; i < s.layers; ++i) {
     const std::string layer = stack + ".layers." + std::to_string(i);
+    const size_t first = t.tensors.size();
     transformer_layer(t, layer, n, s.layer);
     if (longformer)
-      for (const char* global : {"query_global", "key_global", "value_global"})
-        blocks::linear(t, layer + ".self_attn.longformer_self_attn." + global, s.layer.hidden, s.layer.hidden,
-                       true);
+      longformer_global_projections(t, first, layer + ".self_attn.longformer_self_attn.", s.layer.hidden);
   }
 }
 
