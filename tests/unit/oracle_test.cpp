@@ -172,6 +172,19 @@ TEST_P(OracleTest, TemplateEqualsTransformers) {
       << (theirs_at == theirs_in_order.end() ? "(end)" : *theirs_at);
   std::string sd = diff_maps(state, shape_map(*o.find("state_dict")));
   EXPECT_TRUE(sd.empty()) << "state_dict differs from transformers:\n" << sd;
+  // state_dict() order: each module's parameters, then its persistent buffers, then its submodules'; tied
+  // copies where their module registers them.
+  std::vector<std::string> ours_state, theirs_state;
+  for (const TemplateTensor& t : inv.model->tensors)
+    if (t.kind != TensorKind::Extra) ours_state.push_back(t.name);
+  for (const json::Value& p : o.find("state_dict")->items())
+    theirs_state.emplace_back(p.items()[0].as_string());
+  const auto [ours_sd_at, theirs_sd_at] =
+      std::mismatch(ours_state.begin(), ours_state.end(), theirs_state.begin(), theirs_state.end());
+  EXPECT_TRUE(ours_sd_at == ours_state.end() && theirs_sd_at == theirs_state.end())
+      << "state_dict order differs from transformers' at " << (ours_sd_at - ours_state.begin()) << ": ours "
+      << (ours_sd_at == ours_state.end() ? "(end)" : *ours_sd_at) << ", transformers' "
+      << (theirs_sd_at == theirs_state.end() ? "(end)" : *theirs_sd_at);
 
   const json::Value& layers = *o.find("layers");
   const std::vector<LayerSpec>& ours = inv.model->arch.layers();

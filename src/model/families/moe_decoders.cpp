@@ -105,14 +105,19 @@ void sparse_block(ModelTemplate& t, const std::string& layer, const Architecture
   const std::string disk_router = disk + "." + (m.disk_router.empty() ? m.router : m.disk_router);
   const bool stacked = m.style == ExpertStyle::Stacked || m.style == ExpertStyle::StackedHalves;
   const std::string experts_disk = stacked ? disk : disk + ".experts";
-  if (m.experts_first) experts(t, mem + ".experts", experts_disk, a, m);
-  add_renamed(t, mem + "." + m.router + ".weight", {a.num_experts, a.hidden_size}, disk_router + ".weight");
-  if (m.router_bias) add_renamed(t, mem + "." + m.router + ".bias", {a.num_experts}, disk_router + ".bias");
-  if (m.correction_bias) {
+  // The bias buffer: the block's own (MiniMax-M2, HY-V3) comes before its submodules in state_dict, the
+  // router's (gate.e_score_correction_bias) after the router's weight.
+  const bool own_correction_bias = m.correction_bias_name.find('.') == std::string::npos;
+  const auto correction_bias = [&] {
     TemplateTensor& b = add_renamed(t, mem + "." + m.correction_bias_name, {a.num_experts},
                                     disk + "." + m.disk_correction_bias_name);
     b.kind = TensorKind::Buffer;
-  }
+  };
+  if (m.correction_bias && own_correction_bias) correction_bias();
+  if (m.experts_first) experts(t, mem + ".experts", experts_disk, a, m);
+  add_renamed(t, mem + "." + m.router + ".weight", {a.num_experts, a.hidden_size}, disk_router + ".weight");
+  if (m.router_bias) add_renamed(t, mem + "." + m.router + ".bias", {a.num_experts}, disk_router + ".bias");
+  if (m.correction_bias && !own_correction_bias) correction_bias();
   if (m.statics_bias)
     add_renamed(t, mem + "." + m.router + ".moe_statics.e_score_correction_bias", {1, a.num_experts},
                 disk + ".moe_statics.e_score_correction_bias");
