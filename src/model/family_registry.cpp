@@ -76,6 +76,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::decoders_b(),
                        families::contrastive(),
                        families::vision_encoders(),
+                       families::segment_anything(),
                        families::ocr_vlms(),
                        families::speech_encoders(),
                        families::speech_gen(),

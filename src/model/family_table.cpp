@@ -356,6 +356,8 @@ constexpr FamilyRow kFamilies[] = {
     FamilyRow{"M2M100 / NLLB-200", "Meta", "m2m_100", Seq2Seq, "m2m100 nllb"},
     FamilyRow{"BlenderBot", "Meta", "blenderbot blenderbot-small", Seq2Seq, "blenderbot"},
     FamilyRow{"DINOv2", "Meta", "dinov2", Vision, "dinov2"},
+    FamilyRow{"Segment Anything (SAM)", "Meta", "sam sam_vision_model", Vision, "sam-vit slimsam medsam", "",
+              "vision_encoder.neck.conv1 mask_decoder.output_hypernetworks_mlps"},
     FamilyRow{"Swin Transformer", "Microsoft", "swin", Vision,
               "microsoft/swin- swin-tiny swin-small swin-base swin-large"},
     FamilyRow{"Donut Swin", "NAVER Clova", "donut-swin", Vision, "donut-swin donut-base-encoder"},

@@ -89,7 +89,9 @@ constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_inv",
 // a video_tower and an image_tower; Chameleon's and Janus' vqmodel turns images into tokens, and Janus draws
 // images through its generation_* modules (gen_* in DeepSeek's own code), which no text token runs either.
 // DeepSeek-VL-7B's high-resolution SAM tower comes with its own neck, downsampling and mixing weight.
-constexpr std::array<std::string_view, 23> kVisionParts{"visual",
+// Segment Anything's prompt encoder and mask decoder (with the positional basis they share) turn clicks,
+// boxes and masks into masks over the image embedding: the image side of a model without text.
+constexpr std::array<std::string_view, 26> kVisionParts{"visual",
                                                         "vision_tower",
                                                         "vision_model",
                                                         "vision_encoder",
@@ -111,7 +113,10 @@ constexpr std::array<std::string_view, 23> kVisionParts{"visual",
                                                         "high_res_vision_neck",
                                                         "high_res_vision_proj",
                                                         "high_res_vision_alpha",
-                                                        "img_temporal_embedding"};
+                                                        "img_temporal_embedding",
+                                                        "shared_image_embedding",
+                                                        "prompt_encoder",
+                                                        "mask_decoder"};
 // A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
 // resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
 // tower.
@@ -233,10 +238,20 @@ constexpr std::array<std::string_view, 4> kParallelLayerLists{"attentions", "lay
 // EnCodec codebook): the index names the codebook, not a layer, and the list is the module.
 constexpr std::array<std::string_view, 2> kPerCodebookLists{"embed_tokens", "lm_heads"};
 
-// Sequentials inside modules whose indices are no layers (see place_tensor).
-constexpr std::array<std::string_view, 9> kSequentials{"prompt_trans", "neck",    "neck_hd",
-                                                       "downsamples",  "tail",    "img_temporal_embedding",
-                                                       "conv_layers",  "weights", "visual_projection"};
+// Sequentials inside modules whose indices are no layers (see place_tensor), and lists of parallel modules
+// (SAM's point_embed, one embedding per kind of point, and output_hypernetworks_mlps, one MLP per mask
+// token).
+constexpr std::array<std::string_view, 11> kSequentials{"prompt_trans",
+                                                        "neck",
+                                                        "neck_hd",
+                                                        "downsamples",
+                                                        "tail",
+                                                        "img_temporal_embedding",
+                                                        "conv_layers",
+                                                        "weights",
+                                                        "visual_projection",
+                                                        "point_embed",
+                                                        "output_hypernetworks_mlps"};
 
 std::string role_of(std::string_view module) {
   static constexpr std::pair<std::string_view, std::string_view> kRoles[] = {

@@ -28,6 +28,14 @@ inline const TemplateTensor* find_tensor(const ModelTemplate& t, const std::stri
   return nullptr;
 }
 
+// The position of the tensor named `name` in the template's order (its size, and a test failure, if absent).
+inline size_t tensor_index(const ModelTemplate& t, const std::string& name) {
+  for (size_t i = 0; i < t.tensors.size(); ++i)
+    if (t.tensors[i].name == name) return i;
+  ADD_FAILURE() << "no tensor " << name;
+  return t.tensors.size();
+}
+
 // The on-disk name of a tensor checkpoints store under another name (its first piece), else its own.
 inline std::string stored_name(const TemplateTensor& x) {
   return x.disk.empty() ? x.name : x.disk.front().name;

@@ -34,13 +34,6 @@ uint64_t float32_bytes(const std::string& json, uint64_t int64_values = 0) {
   return 4 * parameters_of(json) + 8 * int64_values;
 }
 
-size_t index_of(const ModelTemplate& t, const std::string& name) {
-  for (size_t i = 0; i < t.tensors.size(); ++i)
-    if (t.tensors[i].name == name) return i;
-  ADD_FAILURE() << name;
-  return t.tensors.size();
-}
-
 // ---- bert-generation ----
 
 // google/bert_for_seq_generation_L-24_bbc_encoder: its config.json rebuilt from one derived from it
@@ -72,7 +65,7 @@ TEST(BertGeneration, DecoderTiesItsBareHead) {
   EXPECT_EQ(find_tensor(t, "lm_head.decoder.weight")->tied_to, "bert.embeddings.word_embeddings.weight");
   EXPECT_EQ(find_tensor(t, "lm_head.decoder.bias")->tied_to, "lm_head.bias");
   EXPECT_EQ(find_tensor(t, "lm_head.dense.weight"), nullptr);
-  EXPECT_EQ(index_of(t, "lm_head.bias") + 1, index_of(t, "lm_head.decoder.weight"));  // saved first
+  EXPECT_EQ(tensor_index(t, "lm_head.bias") + 1, tensor_index(t, "lm_head.decoder.weight"));  // saved first
   EXPECT_EQ(disk_totals(t).tensors, 389u);
   EXPECT_EQ(parameters_of(replaced(decoder, "{", R"({"tie_word_embeddings":false,)")), 406'069'612u);
 }
@@ -307,11 +300,11 @@ TEST(Longformer, AllenaiFilesCount) {
 TEST(Longformer, GlobalProjectionsAndWindows) {
   const ModelTemplate t = template_of(longformer("LongformerModel", false));
   const std::string self = "encoder.layer.3.attention.self.";
-  EXPECT_EQ(index_of(t, self + "value.bias") + 1, index_of(t, self + "query_global.weight"));
-  EXPECT_EQ(index_of(t, self + "value_global.bias") + 1,
-            index_of(t, "encoder.layer.3.attention.output.dense.weight"));
-  EXPECT_EQ(index_of(t, "embeddings.LayerNorm.bias") + 1,
-            index_of(t, "embeddings.position_embeddings.weight"));
+  EXPECT_EQ(tensor_index(t, self + "value.bias") + 1, tensor_index(t, self + "query_global.weight"));
+  EXPECT_EQ(tensor_index(t, self + "value_global.bias") + 1,
+            tensor_index(t, "encoder.layer.3.attention.output.dense.weight"));
+  EXPECT_EQ(tensor_index(t, "embeddings.LayerNorm.bias") + 1,
+            tensor_index(t, "embeddings.position_embeddings.weight"));
   EXPECT_EQ(find_tensor(t, self + "key_global.weight")->shape, Shape({768, 768}));
   EXPECT_EQ(t.tensors.size(), 5u + 22 * 12 + 2);
   EXPECT_EQ(t.arch.layers().at(0).attention.span, Span::Sliding);

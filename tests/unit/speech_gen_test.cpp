@@ -44,13 +44,6 @@ SpeechGenTotals speech_gen_totals(const ModelTemplate& t, const std::string& pre
   return s;
 }
 
-size_t speech_gen_index_of(const ModelTemplate& t, const std::string& name) {
-  for (size_t i = 0; i < t.tensors.size(); ++i)
-    if (t.tensors[i].name == name) return i;
-  ADD_FAILURE() << name;
-  return t.tensors.size();
-}
-
 // 586,884,674 parameters in MusicgenForConditionalGeneration: T5EncoderModel 109,628,544, EncodecModel
 // 56,884,674, the decoder 419,584,000 and enc_to_dec_proj (768 -> 1024) 787,456. The Hub's "591M" for
 // facebook/musicgen-small counts what its checkpoint stores: the parameters, the codebooks' persistent
@@ -69,10 +62,10 @@ TEST(SpeechGen, MusicgenSmallIsT5EncodecAndTheDecoder) {
   EXPECT_EQ(t.known_extras[0].prefix, "decoder.model.decoder.embed_positions.");
   // Registration order: text encoder, audio encoder, decoder, projection.
   EXPECT_EQ(t.tensors.front().name, "text_encoder.shared.weight");
-  EXPECT_LT(speech_gen_index_of(t, "text_encoder.encoder.final_layer_norm.weight"),
-            speech_gen_index_of(t, "audio_encoder.encoder.layers.0.conv.bias"));
-  EXPECT_LT(speech_gen_index_of(t, "audio_encoder.quantizer.layers.3.codebook.embed_avg"),
-            speech_gen_index_of(t, "decoder.model.decoder.embed_tokens.0.weight"));
+  EXPECT_LT(tensor_index(t, "text_encoder.encoder.final_layer_norm.weight"),
+            tensor_index(t, "audio_encoder.encoder.layers.0.conv.bias"));
+  EXPECT_LT(tensor_index(t, "audio_encoder.quantizer.layers.3.codebook.embed_avg"),
+            tensor_index(t, "decoder.model.decoder.embed_tokens.0.weight"));
   EXPECT_EQ(t.tensors.back().name, "enc_to_dec_proj.bias");
   EXPECT_EQ(find_tensor(t, "enc_to_dec_proj.weight")->shape, (Shape{1024, 768}));
   // T5EncoderModel, whatever the nested config's architectures say: no decoder stack, no LM head.
