@@ -24,6 +24,15 @@ void conv2d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t o
   t.add(prefix + ".bias", {out});
 }
 
+void weight_normed_conv1d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out,
+                          uint64_t kernel) {
+  t.add(prefix + ".bias", {out});
+  TemplateTensor& g = t.add(prefix + ".parametrizations.weight.original0", {out, 1, 1});
+  g.disk.push_back({prefix + ".weight_g", g.shape});
+  TemplateTensor& v = t.add(prefix + ".parametrizations.weight.original1", {out, in, kernel});
+  v.disk.push_back({prefix + ".weight_v", v.shape});
+}
+
 void transposed_conv1d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out,
                        uint64_t kernel) {
   t.add(prefix + ".weight", {in, out, kernel});

@@ -21,6 +21,13 @@ void conv1d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t o
 // nn.Conv2d with a bias: weight [out, in / groups, kernel, kernel].
 void conv2d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out, uint64_t kernel,
             uint64_t groups = 1);
+// A weight-normed nn.Conv1d with a bias (torch.nn.utils.parametrizations.weight_norm over dim 0): its own
+// bias, then the parametrization's magnitude g (prefix.parametrizations.weight.original0 [out, 1, 1]) and
+// direction v (original1 [out, in, kernel]), the order named_parameters lists them in. Hub checkpoints
+// written before torch 2.1 keep torch's old names prefix.weight_g / prefix.weight_v, which transformers
+// renames on load.
+void weight_normed_conv1d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out,
+                          uint64_t kernel);
 // nn.ConvTranspose1d with a bias: weight [in, out, kernel].
 void transposed_conv1d(ModelTemplate& t, const std::string& prefix, uint64_t in, uint64_t out,
                        uint64_t kernel);

@@ -80,6 +80,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::ocr_vlms(),
                        families::speech_encoders(),
                        families::speech_gen(),
+                       families::tts_vits(),
                        families::speech_asr(),
                        families::remote_code()})
       v.insert(v.end(), group.begin(), group.end());

@@ -397,6 +397,8 @@ constexpr FamilyRow kFamilies[] = {
               "MusicgenMelodyForConditionalGeneration", "audio_encoder.quantizer audio_enc_to_dec_proj"},
     FamilyRow{"MusicGen Melody decoder", "Meta", "musicgen_melody_decoder", CausalLm, "",
               "MusicgenMelodyForCausalLM MusicgenMelodyModel", "lm_heads.0 !encoder_attn !audio_encoder"},
+    FamilyRow{"VITS", "Kakao Enterprise", "vits", Speech, "mms-tts vits-ljs vits-vctk", "",
+              "posterior_encoder.wavenet duration_predictor"},
 };
 
 // Class-name endings that name a head, not the model ("GPTNeoXForCausalLM" -> "GPTNeoX"). Longest first.

@@ -391,6 +391,22 @@ bool root_conformer(const Parts& parts) {
          in(parts[4], std::array<std::string_view, 5>{"pre_norm", "to_q", "to_kv", "to_out", "rel_pos_emb"});
 }
 
+// VITS (VitsModel) around its text encoder: text_encoder.project (the prior's means and log-variances), the
+// duration predictor, the normalizing flow and the decoder, a HiFi-GAN generator (conv_pre, upsampler.N,
+// resblocks.N, conv_post and the speaker conditioning cond), turn the encoded text into a waveform: speech
+// output. Its posterior encoder, a WaveNet over linear spectrograms that only training runs, is an audio
+// encoder. Matched at the root, where a seq2seq model's decoder holds layers, not these modules.
+std::optional<Block> text_to_speech_block(const Parts& parts) {
+  if (parts.size() < 3) return std::nullopt;
+  const std::string_view root = parts[0], module = parts[1];
+  if (root == "posterior_encoder") return Block::Audio;
+  if (root == "duration_predictor" || root == "flow" || (root == "text_encoder" && module == "project") ||
+      (root == "decoder" && in(module, std::array<std::string_view, 5>{"conv_pre", "upsampler", "resblocks",
+                                                                       "conv_post", "cond"})))
+    return Block::SpeechOutput;
+  return std::nullopt;
+}
+
 }  // namespace
 
 TensorPlacement place_tensor(std::string_view name) {
@@ -500,6 +516,13 @@ TensorPlacement place_tensor(std::string_view name) {
   // waveform): their attention and MLPs are not the language model's.
   if (any_part_in(parts, std::array<std::string_view, 3>{"talker", "token2wav", "code2wav"})) {
     set(Block::SpeechOutput, role);
+    return pl;
+  }
+  if (const std::optional<Block> speech = text_to_speech_block(parts)) {
+    // A module of a list (upsampler.0, resblocks.3.convs1.2, wavenet.in_layers.5) is named by its list.
+    size_t at = parts.size();
+    while (at > 0 && parts[at - 1].data() != module.data()) --at;  // the module's own part
+    set(*speech, all_digits(module) && at >= 2 ? role_of(parts[at - 2]) : role);
     return pl;
   }
   // Gemma 3n's and Gemma 4's embed_audio projects the audio tower's features into the language model;
