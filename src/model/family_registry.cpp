@@ -82,6 +82,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::speech_gen(),
                        families::tts_vits(),
                        families::speech_asr(),
+                       families::csm_mimi(),
                        families::remote_code()})
       v.insert(v.end(), group.begin(), group.end());
     return v;

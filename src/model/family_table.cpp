@@ -388,6 +388,14 @@ constexpr FamilyRow kFamilies[] = {
               "encoder.layers.0.conv.depth_conv projector.qformer"},
     FamilyRow{"Kyutai STT", "Kyutai", "kyutai_speech_to_text", CausalLm, "kyutai/stt stt-2.6b stt-1b", "",
               "embed_tokens.embed_tokens codec_model.quantizer"},
+    FamilyRow{
+        "Mimi", "Kyutai", "mimi", SpeechEncoder, "kyutai/mimi", "",
+        "encoder_transformer.layers.0.self_attn_layer_scale quantizer.semantic_residual_vector_quantizer "
+        "!codec_model"},
+    FamilyRow{"CSM", "Sesame", "csm", Speech, "csm-1b sesame/csm", "CsmBackboneModel",
+              "embed_text_tokens depth_decoder.codebooks_head"},
+    FamilyRow{"CSM depth decoder", "Sesame", "csm_depth_decoder_model", CausalLm, "",
+              "CsmDepthDecoderForCausalLM CsmDepthDecoderModel", "inputs_embeds_projector !backbone_model"},
     FamilyRow{"EnCodec", "Meta", "encodec", SpeechEncoder, "encodec", "",
               "quantizer.layers.0.codebook.embed_avg !audio_encoder"},
     FamilyRow{"MusicGen", "Meta", "musicgen", Speech, "musicgen", "", "audio_encoder.quantizer encoder_attn"},

@@ -187,10 +187,11 @@ constexpr std::array<std::string_view, 12> kAttentionParts{
 constexpr std::array<std::string_view, 12> kMlpParts{
     "mlp", "ffn",  "feed_forward",  "DenseReluDense", "intermediate", "fc1",
     "fc2", "c_fc", "dense_h_to_4h", "dense_4h_to_h",  "ffn_layer",    "ff"};
-// fairseq's (FSMT's, TrOCR's) LM head is output_projection; MusicGen's one head per codebook, lm_heads.N.
-constexpr std::array<std::string_view, 10> kHeadLeaves{
-    "lm_head",    "embed_out", "score", "classifier",        "proj_out",
-    "qa_outputs", "pooler",    "cls",   "output_projection", "lm_heads"};
+// fairseq's (FSMT's, TrOCR's) LM head is output_projection; MusicGen's one head per codebook, lm_heads.N;
+// CSM's depth decoder one matrix per code position, codebooks_head.
+constexpr std::array<std::string_view, 11> kHeadLeaves{
+    "lm_head", "embed_out",         "score",    "classifier",    "proj_out", "qa_outputs", "pooler",
+    "cls",     "output_projection", "lm_heads", "codebooks_head"};
 // Top-level modules of encoder task heads (masked-LM transforms, classifiers, BART's logits-bias buffer,
 // BigBird's question-answering block, TAPAS's cell-selection parameters and aggregation classifier;
 // ELECTRA's and ConvBERT's generator and Funnel's discriminator; XLNet's and XLM's LM heads, sequence
@@ -552,13 +553,21 @@ TensorPlacement place_tensor(std::string_view name) {
     return pl;
   }
   // A neural audio codec alone (EnCodec: its SEANet's LSTM, torch's weight_ih_lK / weight_hh_lK / bias_ih_lK
-  // / bias_hh_lK, and its residual vector quantizer's codebooks, buffers included): audio, whatever layer
-  // list holds them. Image tokenizers' codebooks sit under a vision module, placed above.
-  if (any_part_in(parts, std::array<std::string_view, 1>{"codebook"}) ||
+  // / bias_hh_lK, and its residual vector quantizer's codebooks, buffers included; Mimi: its quantizer's
+  // input / output projections, and the root downsample / upsample convolutions between the SEANet's frame
+  // rate and the codes'): audio, whatever layer list holds them. Image tokenizers' codebooks sit under a
+  // vision module, placed above.
+  const bool codebook = any_part_in(parts, std::array<std::string_view, 1>{"codebook"});
+  const bool root_resampler =
+      parts.size() == 3 && (parts[0] == "downsample" || parts[0] == "upsample") && parts[1] == "conv";
+  if (codebook || parts.front() == "quantizer" || root_resampler ||
       (parts.size() >= 2 && parts[parts.size() - 2] == "lstm" &&
        (leaf.starts_with("weight_ih_l") || leaf.starts_with("weight_hh_l") || leaf.starts_with("bias_ih_l") ||
         leaf.starts_with("bias_hh_l")))) {
-    set(Block::Audio, any_part_in(parts, std::array<std::string_view, 1>{"codebook"}) ? "codebook" : "lstm");
+    set(Block::Audio, codebook                       ? "codebook"
+                      : parts.front() == "quantizer" ? "quantizer"
+                      : root_resampler               ? "resample"
+                                                     : "lstm");
     return pl;
   }
   for (std::string_view p : inner) {
@@ -603,6 +612,12 @@ TensorPlacement place_tensor(std::string_view name) {
   // post_attention_residual the one around the MLP.
   if (pl.layer && (leaf == "input_residual" || leaf == "post_attention_residual")) {
     set(leaf == "input_residual" ? Block::Attention : Block::Mlp, "residual-scale");
+    return pl;
+  }
+  // Mimi's layer scales (self_attn_layer_scale.scale, mlp_layer_scale.scale) weigh each block's output.
+  const std::string_view scaled = leaf == "scale" && parts.size() >= 2 ? parts[parts.size() - 2] : "";
+  if (pl.layer && (scaled == "self_attn_layer_scale" || scaled == "mlp_layer_scale")) {
+    set(scaled == "self_attn_layer_scale" ? Block::Attention : Block::Mlp, "layer-scale");
     return pl;
   }
   // XLM's parallel lists: attentions.N.{q,k,v,out}_lin, ffns.N.lin{1,2}, layer_norm{1,2}.N.

@@ -97,6 +97,8 @@ std::span<const FamilyBuilder> speech_encoders();   // speech_encoders.cpp: wav2
 std::span<const FamilyBuilder>
 speech_asr();  // speech_asr.cpp: Moonshine, Granite Speech, Kyutai speech-to-text
 std::span<const FamilyBuilder>
+csm_mimi();  // csm_mimi.cpp: Sesame's CSM (and its depth decoder), Kyutai's Mimi
+std::span<const FamilyBuilder>
 remote_code();  // remote_code*.cpp: ChatGLM, Qwen-1, Baichuan, InternLM, ... (needing remote code)
 
 }  // namespace ma::families
