@@ -81,6 +81,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::speech_encoders(),
                        families::speech_gen(),
                        families::tts_vits(),
+                       families::bark(),
                        families::speech_asr(),
                        families::csm_mimi(),
                        families::remote_code()})

@@ -407,6 +407,15 @@ constexpr FamilyRow kFamilies[] = {
               "MusicgenMelodyForCausalLM MusicgenMelodyModel", "lm_heads.0 !encoder_attn !audio_encoder"},
     FamilyRow{"VITS", "Kakao Enterprise", "vits", Speech, "mms-tts vits-ljs vits-vctk", "",
               "posterior_encoder.wavenet duration_predictor"},
+    // Bark's sub-models alone share their module names (and MusicGen's lm_heads.N): no tensor markers.
+    FamilyRow{"Bark", "Suno", "bark", Speech, "suno/bark", "",
+              "semantic.input_embeds_layer coarse_acoustics.lm_head fine_acoustics.input_embeds_layers.0"},
+    FamilyRow{"Bark semantic", "Suno", "semantic", CausalLm, "", "BarkSemanticModel", "",
+              "window_size block_size"},
+    FamilyRow{"Bark coarse acoustics", "Suno", "coarse_acoustics", CausalLm, "", "BarkCoarseModel", "",
+              "window_size block_size"},
+    FamilyRow{"Bark fine acoustics", "Suno", "fine_acoustics", MaskedLm, "", "BarkFineModel", "",
+              "window_size block_size"},
 };
 
 // Class-name endings that name a head, not the model ("GPTNeoXForCausalLM" -> "GPTNeoX"). Longest first.

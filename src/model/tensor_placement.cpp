@@ -236,8 +236,10 @@ constexpr std::array<std::string_view, 4> kParallelLayerLists{"attentions", "lay
                                                               "layer_norm2"};
 
 // Lists of parallel tables, one per stream of codes (MusicGen's embed_tokens.N and lm_heads.N, one per
-// EnCodec codebook): the index names the codebook, not a layer, and the list is the module.
-constexpr std::array<std::string_view, 2> kPerCodebookLists{"embed_tokens", "lm_heads"};
+// EnCodec codebook; Bark's fine-acoustics model's input_embeds_layers.N): the index names the codebook, not a
+// layer, and the list is the module.
+constexpr std::array<std::string_view, 3> kPerCodebookLists{"embed_tokens", "lm_heads",
+                                                            "input_embeds_layers"};
 
 // Sequentials inside modules whose indices are no layers (see place_tensor), and lists of parallel modules
 // (SAM's point_embed, one embedding per kind of point, and output_hypernetworks_mlps, one MLP per mask
@@ -295,6 +297,7 @@ std::string role_of(std::string_view module) {
       {"linear_out", "o"},
       {"qkv_proj", "qkv"},
       {"c_attn", "qkv"},
+      {"att_proj", "qkv"},  // Bark
       {"query_key_value", "qkv"},
       {"Wqkv", "qkv"},
       {"qkv", "qkv"},
@@ -514,8 +517,10 @@ TensorPlacement place_tensor(std::string_view name) {
   }
   // The speech side of the omni models: Qwen2.5-Omni's and Qwen3-Omni's talker (a second decoder turning the
   // thinker's states into speech codes), Qwen2.5-Omni's token2wav and Qwen3-Omni's code2wav (codes to a
-  // waveform): their attention and MLPs are not the language model's.
-  if (any_part_in(parts, std::array<std::string_view, 3>{"talker", "token2wav", "code2wav"})) {
+  // waveform); Bark's coarse- and fine-acoustics models (its semantic tokens to EnCodec codes): their
+  // attention and MLPs are not the language model's.
+  if (any_part_in(parts, std::array<std::string_view, 5>{"talker", "token2wav", "code2wav",
+                                                         "coarse_acoustics", "fine_acoustics"})) {
     set(Block::SpeechOutput, role);
     return pl;
   }

@@ -88,7 +88,8 @@ audio_llms();  // audio_llms.cpp: Voxtral Realtime, Audio Flamingo 3, Music Flam
 std::span<const FamilyBuilder> decoders_b();  // decoders_b.cpp: Doge, Gemma 4's assistant models
 std::span<const FamilyBuilder>
 speech_gen();  // speech_gen.cpp: EnCodec, MusicGen, MusicGen Melody (and their decoders alone)
-std::span<const FamilyBuilder> tts_vits();         // tts_vits.cpp: VITS (MMS-TTS)
+std::span<const FamilyBuilder> tts_vits();  // tts_vits.cpp: VITS (MMS-TTS)
+std::span<const FamilyBuilder> bark();      // bark.cpp: Bark (BarkModel) and its three GPT sub-models alone
 std::span<const FamilyBuilder> contrastive();      // contrastive.cpp: CLIP, SigLIP (image-text dual encoders)
 std::span<const FamilyBuilder> vision_encoders();  // vision_encoders.cpp: DINOv2
 std::span<const FamilyBuilder> segment_anything();  // segment_anything.cpp: SAM (SamModel, SamVisionModel)
