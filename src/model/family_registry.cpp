@@ -84,6 +84,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::bark(),
                        families::speech_asr(),
                        families::csm_mimi(),
+                       families::speecht5(),
                        families::remote_code()})
       v.insert(v.end(), group.begin(), group.end());
     return v;

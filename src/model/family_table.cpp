@@ -407,6 +407,11 @@ constexpr FamilyRow kFamilies[] = {
               "MusicgenMelodyForCausalLM MusicgenMelodyModel", "lm_heads.0 !encoder_attn !audio_encoder"},
     FamilyRow{"VITS", "Kakao Enterprise", "vits", Speech, "mms-tts vits-ljs vits-vctk", "",
               "posterior_encoder.wavenet duration_predictor"},
+    FamilyRow{"SpeechT5", "Microsoft", "speecht5", Speech, "speecht5-tts speecht5-asr speecht5-vc",
+              "SpeechT5ForTextToSpeech SpeechT5ForSpeechToText SpeechT5ForSpeechToSpeech SpeechT5Model",
+              "wrapped_encoder.embed_positions.pe_k wrapped_decoder.layers"},
+    FamilyRow{"SpeechT5 HiFi-GAN", "Microsoft", "hifigan", Speech, "speecht5-hifigan", "SpeechT5HifiGan",
+              "conv_pre resblocks.0.convs1 !decoder. !token2wav !code2wav"},
     // Bark's sub-models alone share their module names (and MusicGen's lm_heads.N): no tensor markers.
     FamilyRow{"Bark", "Suno", "bark", Speech, "suno/bark", "",
               "semantic.input_embeds_layer coarse_acoustics.lm_head fine_acoustics.input_embeds_layers.0"},

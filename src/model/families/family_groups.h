@@ -100,6 +100,8 @@ speech_asr();  // speech_asr.cpp: Moonshine, Granite Speech, Kyutai speech-to-te
 std::span<const FamilyBuilder>
 csm_mimi();  // csm_mimi.cpp: Sesame's CSM (and its depth decoder), Kyutai's Mimi
 std::span<const FamilyBuilder>
+speecht5();  // speecht5.cpp: SpeechT5 (text-to-speech, recognition, voice conversion), its HiFi-GAN vocoder
+std::span<const FamilyBuilder>
 remote_code();  // remote_code*.cpp: ChatGLM, Qwen-1, Baichuan, InternLM, ... (needing remote code)
 
 }  // namespace ma::families

@@ -4,23 +4,15 @@
 // relative positions, and BERT-like layers (post-norm, or pre-norm with do_stable_layer_norm) encode them.
 // Nothing generates: a CTC head labels each frame.
 #include <array>
-#include <utility>
-#include <vector>
 
 #include "model/families/decoder_common.h"
 #include "model/families/encoders_common.h"
 #include "model/families/family_groups.h"
 #include "model/families/multimodal_towers.h"
+#include "model/families/wav2vec2_parts.h"
 
 namespace ma::families {
 namespace {
-
-// conv_dim, conv_stride and conv_kernel: one entry per convolution, all of one length.
-std::vector<uint64_t> conv_list(const ModelConfig& cfg, std::string_view key, std::vector<uint64_t> dflt) {
-  std::vector<uint64_t> out = cfg.dims_or(key, std::move(dflt));
-  if (out.empty()) cfg.fail(key, "must list at least one convolution");
-  return out;
-}
 
 struct SpeechFamily {
   std::string_view prefix;  // class prefix: "Wav2Vec2", "Hubert"
@@ -41,15 +33,6 @@ void build_speech_encoder(const ModelConfig& cfg, ModelTemplate& t, const Speech
   a.vocab_size = cfg.dim_or("vocab_size", 32);
   a.post_norm = !cfg.flag_or("do_stable_layer_norm", false);
   const uint64_t h = a.hidden_size;
-  const std::vector<uint64_t> dims = conv_list(cfg, "conv_dim", std::vector<uint64_t>(7, 512));
-  const std::vector<uint64_t> kernels = conv_list(cfg, "conv_kernel", {10, 3, 3, 3, 3, 2, 2});
-  const std::vector<uint64_t> strides = conv_list(cfg, "conv_stride", {5, 2, 2, 2, 2, 2, 2});
-  if (kernels.size() != dims.size() || strides.size() != dims.size())
-    cfg.fail("conv_kernel",
-             "conv_dim, conv_stride and conv_kernel must list the same number of convolutions");
-  const std::string norm = cfg.string_or("feat_extract_norm", "group");
-  if (norm != "group" && norm != "layer") cfg.fail("feat_extract_norm", "must be \"group\" or \"layer\"");
-  const bool conv_bias = cfg.flag_or("conv_bias", false);
   const std::string p = task == "Model" ? "" : std::string(f.base) + ".";
   // The model's own parameter, listed before its modules'.
   if (cfg.number_or("mask_time_prob", 0.05) > 0 || cfg.number_or("mask_feature_prob", 0) > 0)
@@ -57,40 +40,28 @@ void build_speech_encoder(const ModelConfig& cfg, ModelTemplate& t, const Speech
 
   // The feature encoder: "group" norms the first convolution's output (a GroupNorm of one channel per
   // group), "layer" every convolution's (a LayerNorm over the channels).
-  for (size_t j = 0; j < dims.size(); ++j) {
-    const std::string c = p + "feature_extractor.conv_layers." + std::to_string(j) + ".";
-    t.add(c + "conv.weight", {dims[j], j ? dims[j - 1] : 1, kernels[j]});
-    if (conv_bias) t.add(c + "conv.bias", {dims[j]});
-    if (norm == "layer" || j == 0) blocks::norm(t, c + "layer_norm", dims[j], true);
-  }
+  const uint64_t features = wav2vec2_feature_encoder(cfg, t, p + "feature_extractor.conv_layers");
   if (!f.hubert || cfg.flag_or("feat_proj_layer_norm", true))
-    blocks::norm(t, p + "feature_projection.layer_norm", dims.back(), true);
-  blocks::linear(t, p + "feature_projection.projection", dims.back(), h, true);
+    blocks::norm(t, p + "feature_projection.layer_norm", features, true);
+  blocks::linear(t, p + "feature_projection.projection", features, h, true);
 
   // Positions: a convolution over num_conv_pos_embeddings frames in num_conv_pos_embedding_groups groups,
   // weight-normed (its magnitude g and direction v; the Hub's checkpoints keep torch's old weight_g /
   // weight_v names, which transformers 5 renames on load) or, for HuBERT with conv_pos_batch_norm, a plain
   // convolution after a BatchNorm.
-  const uint64_t k = cfg.dim_or("num_conv_pos_embeddings", 128),
-                 groups = cfg.dim_or("num_conv_pos_embedding_groups", 16);
-  if (h % groups)
-    cfg.fail("num_conv_pos_embedding_groups", "must divide hidden_size (" + std::to_string(h) + ")");
+  const ConvPositionDims pos_dims = conv_position_dims(cfg, h);
   const std::string pos = p + "encoder.pos_conv_embed.";
   // In registration order: the convolution, then the BatchNorm; a weight-normed convolution's own bias comes
   // before the parametrization that holds its weight (named_parameters lists a module's own first).
   if (f.hubert && cfg.flag_or("conv_pos_batch_norm", false)) {
-    t.add(pos + "conv.weight", {h, h / groups, k});
+    t.add(pos + "conv.weight", {h, h / pos_dims.groups, pos_dims.kernel});
     t.add(pos + "conv.bias", {h});
     blocks::norm(t, pos + "batch_norm", h, true);
     for (const char* b : {"running_mean", "running_var"})
       t.add(pos + "batch_norm." + b, {h}).kind = TensorKind::Buffer;
     t.add(pos + "batch_norm.num_batches_tracked", {}).kind = TensorKind::Buffer;
   } else {
-    t.add(pos + "conv.bias", {h});
-    TemplateTensor& g = t.add(pos + "conv.parametrizations.weight.original0", {1, 1, k});
-    g.disk.push_back({pos + "conv.weight_g", g.shape});
-    TemplateTensor& v = t.add(pos + "conv.parametrizations.weight.original1", {h, h / groups, k});
-    v.disk.push_back({pos + "conv.weight_v", v.shape});
+    weight_normed_position_conv(t, pos + "conv", h, pos_dims);
   }
   blocks::norm(t, p + "encoder.layer_norm", h, true);
 
@@ -137,7 +108,7 @@ void build_speech_encoder(const ModelConfig& cfg, ModelTemplate& t, const Speech
                    proj = cfg.dim_or("proj_codevector_dim", 256);
     if (codevector % group_count) cfg.fail("codevector_dim", "must be a multiple of num_codevector_groups");
     t.add("quantizer.codevectors", {1, group_count * per_group, codevector / group_count});
-    blocks::linear(t, "quantizer.weight_proj", dims.back(), group_count * per_group, true);
+    blocks::linear(t, "quantizer.weight_proj", features, group_count * per_group, true);
     blocks::linear(t, "project_hid", h, proj, true);
     blocks::linear(t, "project_q", codevector, proj, true);
   } else if (task == "ForSequenceClassification") {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
 #include "model/blocks.h"
 #include "model/families/encoders_common.h"
+#include "model/families/hifigan_generator.h"
 #include "model/families/tts_vits.h"
 
 namespace ma::families {
@@ -22,31 +22,15 @@ struct VitsDims {
   uint64_t flow = 192, spectrogram_bins = 513;
   bool stochastic_duration = true;
   uint64_t speakers = 1, speaker_width = 0;
-  uint64_t upsample_initial = 512;
-  std::vector<uint64_t> upsample_rates = {8, 8, 2, 2}, upsample_kernels = {16, 16, 4, 4};
-  std::vector<uint64_t> resblock_kernels = {3, 7, 11};
-  std::vector<uint64_t> resblock_dilation_counts = {3, 3, 3};  // how many dilations each MRF kernel lists
+  HifiGanDims hifigan{.upsample_initial = 512,
+                      .upsample_rates = {8, 8, 2, 2},
+                      .upsample_kernels = {16, 16, 4, 4},
+                      .resblock_kernels = {3, 7, 11},
+                      .resblock_dilation_counts = {3, 3, 3}};
   uint64_t separable_channels = 2, separable_layers = 3, flow_bins = 10, duration_kernel = 3,
            duration_flows = 4, duration_filter = 256;
   uint64_t prior_flows = 4, prior_wavenet_layers = 4, posterior_wavenet_layers = 16, wavenet_kernel = 5;
 };
-
-// resblock_dilation_sizes: one list of dilations per entry of resblock_kernel_sizes; a residual block has
-// one pair of convolutions per dilation, so only the lists' lengths shape the weights.
-std::vector<uint64_t> vits_dilation_counts(const ModelConfig& cfg, std::vector<uint64_t> dflt) {
-  if (!cfg.has("resblock_dilation_sizes")) return dflt;
-  const json::Value* lists = cfg.raw("resblock_dilation_sizes");
-  if (!lists->is_array()) cfg.fail("resblock_dilation_sizes", "must be a list of lists of dilations");
-  std::vector<uint64_t> counts;
-  for (const json::Value& list : lists->items()) {
-    if (!list.is_array()) cfg.fail("resblock_dilation_sizes", "must be a list of lists of dilations");
-    for (const json::Value& d : list.items())
-      if (!d.as_uint() || *d.as_uint() == 0)
-        cfg.fail("resblock_dilation_sizes", "dilations must be positive integers");
-    counts.push_back(list.items().size());
-  }
-  return counts;
-}
 
 VitsDims read_vits(const ModelConfig& cfg) {
   VitsDims d;
@@ -71,21 +55,7 @@ VitsDims read_vits(const ModelConfig& cfg) {
   if (d.speakers > 1 && d.speaker_width == 0)
     cfg.fail("speaker_embedding_size", "must be set when num_speakers > 1");
 
-  d.upsample_initial = cfg.dim_or("upsample_initial_channel", d.upsample_initial);
-  d.upsample_rates = cfg.dims_or("upsample_rates", d.upsample_rates);
-  d.upsample_kernels = cfg.dims_or("upsample_kernel_sizes", d.upsample_kernels);
-  if (d.upsample_rates.empty())
-    cfg.fail("upsample_rates",
-             "must list at least one upsampling stage (HiFi-GAN's conv_post reads the last)");
-  if (d.upsample_kernels.size() != d.upsample_rates.size())  // VitsConfig raises
-    cfg.fail("upsample_kernel_sizes", "must have as many entries as upsample_rates");
-  if (d.upsample_rates.size() >= 64 || (d.upsample_initial >> d.upsample_rates.size()) == 0)
-    cfg.fail("upsample_rates", "halve upsample_initial_channel to nothing");
-  d.resblock_kernels = cfg.dims_or("resblock_kernel_sizes", d.resblock_kernels);
-  d.resblock_dilation_counts = vits_dilation_counts(cfg, d.resblock_dilation_counts);
-  // VitsHifiGan zips the two lists but averages over len(resblock_kernel_sizes) blocks per stage.
-  if (d.resblock_dilation_counts.size() != d.resblock_kernels.size())
-    cfg.fail("resblock_dilation_sizes", "must have as many entries as resblock_kernel_sizes");
+  read_hifigan_dims(cfg, d.hifigan);
 
   d.separable_channels = cfg.dim_or("depth_separable_channels", d.separable_channels);
   if (d.stochastic_duration && d.separable_channels < 2)
@@ -163,26 +133,12 @@ void vits_flow(ModelTemplate& t, const VitsDims& d) {
   }
 }
 
-// VitsHifiGan: conv_pre, transposed convs halving the channels per stage, per stage one residual block per
-// MRF kernel (convs1 dilated, convs2 not), conv_post to one channel without a bias, and the speaker
-// conditioning. Plain convolutions: transformers applies weight norm only when asked, for training.
+// VitsHifiGan: the HiFi-GAN generator over the flow's channels, conv_post to one channel without a bias, and
+// the speaker conditioning.
 void vits_hifigan(ModelTemplate& t, const VitsDims& d) {
-  blocks::conv1d(t, "decoder.conv_pre", d.flow, d.upsample_initial, 7);
-  for (size_t i = 0; i < d.upsample_rates.size(); ++i)
-    blocks::transposed_conv1d(t, "decoder.upsampler." + std::to_string(i), d.upsample_initial >> i,
-                              d.upsample_initial >> (i + 1), d.upsample_kernels[i]);
-  uint64_t block = 0, channels = 0;
-  for (size_t i = 0; i < d.upsample_rates.size(); ++i) {
-    channels = d.upsample_initial >> (i + 1);
-    for (size_t k = 0; k < d.resblock_kernels.size(); ++k) {
-      const std::string p = "decoder.resblocks." + std::to_string(block++) + ".";
-      for (const char* list : {"convs1.", "convs2."})
-        for (uint64_t j = 0; j < d.resblock_dilation_counts[k]; ++j)
-          blocks::conv1d(t, p + list + std::to_string(j), channels, channels, d.resblock_kernels[k]);
-    }
-  }
+  const uint64_t channels = hifigan_generator(t, "decoder.", d.flow, d.hifigan);
   t.add("decoder.conv_post.weight", {1, channels, 7});
-  if (d.speaker_width) blocks::conv1d(t, "decoder.cond", d.speaker_width, d.upsample_initial, 1);
+  if (d.speaker_width) blocks::conv1d(t, "decoder.cond", d.speaker_width, d.hifigan.upsample_initial, 1);
 }
 
 // VitsDilatedDepthSeparableConv: per layer a depthwise conv (dilation kernel^i), a pointwise conv and two
