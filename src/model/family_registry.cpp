@@ -77,6 +77,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::contrastive(),
                        families::vision_encoders(),
                        families::segment_anything(),
+                       families::detr(),
                        families::ocr_vlms(),
                        families::speech_encoders(),
                        families::speech_gen(),

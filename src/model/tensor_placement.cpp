@@ -91,7 +91,9 @@ constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_inv",
 // DeepSeek-VL-7B's high-resolution SAM tower comes with its own neck, downsampling and mixing weight.
 // Segment Anything's prompt encoder and mask decoder (with the positional basis they share) turn clicks,
 // boxes and masks into masks over the image embedding: the image side of a model without text.
-constexpr std::array<std::string_view, 26> kVisionParts{"visual",
+// DETR's conv_encoder (DetrConvEncoder and its copies in Table Transformer and the other DETRs) holds its
+// convolutional backbone, a ResNet.
+constexpr std::array<std::string_view, 27> kVisionParts{"visual",
                                                         "vision_tower",
                                                         "vision_model",
                                                         "vision_encoder",
@@ -116,7 +118,8 @@ constexpr std::array<std::string_view, 26> kVisionParts{"visual",
                                                         "img_temporal_embedding",
                                                         "shared_image_embedding",
                                                         "prompt_encoder",
-                                                        "mask_decoder"};
+                                                        "mask_decoder",
+                                                        "conv_encoder"};
 // A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
 // resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
 // tower.
@@ -130,8 +133,9 @@ constexpr std::array<std::string_view, 26> kVisionParts{"visual",
 // encoder-decoder's enc_to_dec_proj (the encoder's width into the decoder's). GIT's visual_projection (a
 // Sequential of that name inside it) is one too, where CLIP's (into the joint space) is part of its tower.
 // MiniMax-M3's merge MLP as its checkpoints name it (patch_merge_mlp, transformers'
-// multi_modal_projector.merge_linear_*).
-constexpr std::array<std::string_view, 25> kProjectorParts{"multi_modal_projector",
+// multi_modal_projector.merge_linear_*). DETR's input_projection, a 1 x 1 convolution, maps its backbone's
+// last feature map to the transformer's width.
+constexpr std::array<std::string_view, 26> kProjectorParts{"multi_modal_projector",
                                                            "mm_projector",
                                                            "merger",
                                                            "deepstack_merger_list",
@@ -155,7 +159,8 @@ constexpr std::array<std::string_view, 25> kProjectorParts{"multi_modal_projecto
                                                            "vision_projection",
                                                            "vit_large_projector",
                                                            "enc_to_dec_proj",
-                                                           "patch_merge_mlp"};
+                                                           "patch_merge_mlp",
+                                                           "input_projection"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
 // buffer).
@@ -197,8 +202,10 @@ constexpr std::array<std::string_view, 11> kHeadLeaves{
 // ELECTRA's and ConvBERT's generator and Funnel's discriminator; XLNet's and XLM's LM heads, sequence
 // summaries and SQuAD heads; LUKE's entity prediction head; DeiT's two classifiers; the Gemma 4 assistants'
 // centroid head (masked_embedding) and post_projection, their output back to the target model's width). Also
-// one level down: a base model's pooler (bert.pooler) and a composite's heads (decoder.cls).
-constexpr std::array<std::string_view, 33> kHeadRoots{"lm_head",
+// one level down: a base model's pooler (bert.pooler) and a composite's heads (decoder.cls). DETR's detection
+// heads: class_labels_classifier, bbox_predictor (an MLP whose layers.N are no stack) and, for segmentation,
+// mask_head and bbox_attention (also under detr., DetrForSegmentation's DetrForObjectDetection).
+constexpr std::array<std::string_view, 37> kHeadRoots{"lm_head",
                                                       "cls",
                                                       "classifier",
                                                       "classification_head",
@@ -230,7 +237,11 @@ constexpr std::array<std::string_view, 33> kHeadRoots{"lm_head",
                                                       "cls_classifier",
                                                       "distillation_classifier",
                                                       "masked_embedding",
-                                                      "post_projection"};
+                                                      "post_projection",
+                                                      "class_labels_classifier",
+                                                      "bbox_predictor",
+                                                      "mask_head",
+                                                      "bbox_attention"};
 // XLM's and FlauBERT's layers are four parallel module lists, the index after the list's name.
 constexpr std::array<std::string_view, 4> kParallelLayerLists{"attentions", "layer_norm1", "ffns",
                                                               "layer_norm2"};
@@ -457,12 +468,14 @@ TensorPlacement place_tensor(std::string_view name) {
   Parts parts = split(name);
 
   // Layer: the first numeric component that is not an expert index, nor the position of a module inside a
-  // projector's Sequential (Qwen-VL's visual.merger.mlp.0, LLaVA's mm_projector.0).
+  // projector's Sequential (Qwen-VL's visual.merger.mlp.0, LLaVA's mm_projector.0) or a task head (DETR's
+  // bbox_predictor.layers.2).
   size_t layer_pos = parts.size();
-  bool in_projector = false;
+  bool in_projector = false, in_head = false;
   for (size_t i = 1; i < parts.size(); ++i) {
     in_projector = in_projector || in(parts[i - 1], kProjectorParts);
-    if (!all_digits(parts[i]) || in_projector) continue;
+    in_head = in_head || in(parts[i - 1], kHeadRoots);
+    if (!all_digits(parts[i]) || in_projector || in_head) continue;
     std::string_view before = parts[i - 1];
     if (contains(before, "experts") || in(before, kPerCodebookLists)) continue;
     // Sequentials inside a module, not stacks of layers: MVP's prompt MLP, SAM's necks (segment-anything's

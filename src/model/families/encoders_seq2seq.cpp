@@ -32,12 +32,32 @@ namespace {
 // the global tokens, the output named output.
 void bart_style_layers(ModelTemplate& t, const std::string& stack, const StackDims& s, bool cross,
                        bool longformer = false) {
+  LayerNames n = bart_layer_names(cross);
+  if (longformer) {
+    n.q = "self_attn.longformer_self_attn.query";
+    n.k = "self_attn.longformer_self_attn.key";
+    n.v = "self_attn.longformer_self_attn.value";
+    n.o = "self_attn.output";
+    n.key_first = false;
+  }
+  for (uint64_t i = 0; i < s.layers; ++i) {
+    const std::string layer = stack + ".layers." + std::to_string(i);
+    const size_t first = t.tensors.size();
+    transformer_layer(t, layer, n, s.layer);
+    if (longformer)
+      longformer_global_projections(t, first, layer + ".self_attn.longformer_self_attn.", s.layer.hidden);
+  }
+}
+
+}  // namespace
+
+LayerNames bart_layer_names(bool cross) {
   LayerNames n;
-  n.q = longformer ? "self_attn.longformer_self_attn.query" : "self_attn.q_proj";
-  n.k = longformer ? "self_attn.longformer_self_attn.key" : "self_attn.k_proj";
-  n.v = longformer ? "self_attn.longformer_self_attn.value" : "self_attn.v_proj";
-  n.o = longformer ? "self_attn.output" : "self_attn.out_proj";
-  n.key_first = !longformer;
+  n.q = "self_attn.q_proj";
+  n.k = "self_attn.k_proj";
+  n.v = "self_attn.v_proj";
+  n.o = "self_attn.out_proj";
+  n.key_first = true;
   n.attn_norm = "self_attn_layer_norm";
   if (cross) {
     n.cross_q = "encoder_attn.q_proj";
@@ -49,16 +69,8 @@ void bart_style_layers(ModelTemplate& t, const std::string& stack, const StackDi
   n.fc1 = "fc1";
   n.fc2 = "fc2";
   n.ffn_norm = "final_layer_norm";
-  for (uint64_t i = 0; i < s.layers; ++i) {
-    const std::string layer = stack + ".layers." + std::to_string(i);
-    const size_t first = t.tensors.size();
-    transformer_layer(t, layer, n, s.layer);
-    if (longformer)
-      longformer_global_projections(t, first, layer + ".self_attn.longformer_self_attn.", s.layer.hidden);
-  }
+  return n;
 }
-
-}  // namespace
 
 void describe_stack(ModelTemplate& t, StackRole role, const std::string& path, const StackDims& dims,
                     uint64_t head_dim, uint64_t positions) {

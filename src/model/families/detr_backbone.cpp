@@ -1,0 +1,195 @@
+// DETR's convolutional backbone (DetrConvEncoder, copied by Table Transformer): a ResNet whose BatchNorm2d
+// layers replace_batch_norm swaps for DetrFrozenBatchNorm2d, which registers weight, bias, running_mean and
+// running_var all as buffers (and no num_batches_tracked). The backbone's parameters are therefore its
+// convolutions' weights alone: resnet50's 23.45M, not the 23.51M a trainable ResNet-50 body has.
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "core/error.h"
+#include "model/blocks.h"
+#include "model/families/detr.h"
+#include "model/families/multimodal_towers.h"
+
+namespace ma::families {
+namespace {
+
+// DetrFrozenBatchNorm2d(channels) under `p`: four buffers of the checkpoint, no parameter.
+void detr_frozen_batch_norm(ModelTemplate& t, const std::string& p, uint64_t channels) {
+  for (const char* b : {".weight", ".bias", ".running_mean", ".running_var"})
+    t.add(p + b, {channels}).kind = TensorKind::Buffer;
+}
+
+// A bias-free nn.Conv2d (every convolution of a ResNet body) followed by its frozen batch norm.
+void detr_conv_norm(ModelTemplate& t, const std::string& conv, const std::string& norm, uint64_t in,
+                    uint64_t out, uint64_t kernel) {
+  t.add(conv + ".weight", {out, in, kernel, kernel});
+  detr_frozen_batch_norm(t, norm, out);
+}
+
+// The torchvision-style ResNets timm registers under these names (timm/models/resnet.py): BasicBlock
+// (expansion 1) for 18 and 34 layers, Bottleneck (expansion 4) above, a 7 x 7 stem of 64 channels.
+struct DetrTimmResnet {
+  std::string_view name;
+  bool bottleneck;
+  std::array<uint64_t, 4> depths;
+};
+constexpr std::array<DetrTimmResnet, 5> kDetrTimmResnets{{
+    {"resnet18", false, {2, 2, 2, 2}},
+    {"resnet34", false, {3, 4, 6, 3}},
+    {"resnet50", true, {3, 4, 6, 3}},
+    {"resnet101", true, {3, 4, 23, 3}},
+    {"resnet152", true, {3, 8, 36, 3}},
+}};
+
+// timm's features_only kwargs DetrConvEncoder passes on: out_indices (default 1, 2, 3, 4: layer1..layer4;
+// 0 is the stem's act1) and in_chans (default num_channels). output_stride (DETR's dilation, DC5) dilates
+// layer4 without changing a weight. Any other kwarg would reshape the network: refused.
+struct DetrTimmKwargs {
+  std::vector<uint64_t> out_indices{1, 2, 3, 4};
+  uint64_t in_chans = 3;
+};
+
+DetrTimmKwargs detr_timm_kwargs(const ModelConfig& cfg) {
+  DetrTimmKwargs k;
+  k.in_chans = cfg.dim_or("num_channels", 3);
+  const std::optional<ModelConfig> kw = cfg.sub("backbone_kwargs");
+  if (!kw) return k;
+  for (const json::Member& m : cfg.raw("backbone_kwargs")->members())
+    if (m.key != "out_indices" && m.key != "in_chans" && m.key != "output_stride")
+      kw->fail(m.key, "is a timm kwarg this analysis does not model");
+  k.in_chans = kw->dim_or("in_chans", k.in_chans);
+  if (kw->has("out_indices")) {
+    k.out_indices.clear();
+    for (const int64_t i : kw->ints("out_indices")) {
+      if (i < 0 || i > 4) kw->fail("out_indices", "must list feature indices 0 to 4");
+      k.out_indices.push_back(static_cast<uint64_t>(i));
+    }
+    if (k.out_indices.empty()) kw->fail("out_indices", "must name at least one feature map");
+  }
+  return k;
+}
+
+// timm's ResNet with features_only=True: FeatureListNet keeps the model's own top-level modules (conv1, bn1,
+// act1, maxpool, layer1..layerN) up to the last one out_indices reads, dropping the pooling and fc head.
+std::vector<uint64_t> detr_timm_resnet(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t) {
+  if (cfg.has("backbone_config"))
+    cfg.fail("backbone_config", "must be absent with use_timm_backbone (DetrConfig refuses both)");
+  if (const json::Value* b = cfg.raw("backbone"); b && b->is_null())
+    cfg.fail("backbone", "must name a timm model with use_timm_backbone");
+  const std::string name = cfg.string_or("backbone", "resnet50");
+  // A pretrained tag ("resnet50.a1_in1k") picks weights, not the architecture.
+  const std::string arch = name.substr(0, name.find('.'));
+  const auto it = std::find_if(kDetrTimmResnets.begin(), kDetrTimmResnets.end(),
+                               [&](const DetrTimmResnet& r) { return r.name == arch; });
+  if (it == kDetrTimmResnets.end()) unsupported(cfg, "DETR with the timm backbone " + printable(name));
+  const DetrTimmKwargs kw = detr_timm_kwargs(cfg);
+  const uint64_t last = *std::max_element(kw.out_indices.begin(), kw.out_indices.end());
+  const uint64_t expansion = it->bottleneck ? 4 : 1;
+  std::vector<uint64_t> features{64};  // act1's channels, feature index 0
+  detr_conv_norm(t, prefix + "conv1", prefix + "bn1", kw.in_chans, 64, 7);
+  uint64_t in = 64;
+  for (uint64_t s = 0; s < last; ++s) {
+    const uint64_t planes = 64ull << s, out = planes * expansion;
+    for (uint64_t b = 0; b < it->depths[s]; ++b) {
+      const std::string p = prefix + "layer" + std::to_string(s + 1) + "." + std::to_string(b) + ".";
+      if (it->bottleneck) {
+        detr_conv_norm(t, p + "conv1", p + "bn1", in, planes, 1);
+        detr_conv_norm(t, p + "conv2", p + "bn2", planes, planes, 3);
+        detr_conv_norm(t, p + "conv3", p + "bn3", planes, out, 1);
+      } else {
+        detr_conv_norm(t, p + "conv1", p + "bn1", in, planes, 3);
+        detr_conv_norm(t, p + "conv2", p + "bn2", planes, planes, 3);
+      }
+      // make_blocks: a 1 x 1 projection shortcut on the first block of every stage that strides (all but
+      // layer1) or widens (layer1 of a Bottleneck ResNet: 64 -> 256).
+      if (b == 0 && (s > 0 || in != out))
+        detr_conv_norm(t, p + "downsample.0", p + "downsample.1", in, out, 1);
+      in = out;
+    }
+    features.push_back(out);
+  }
+  std::vector<uint64_t> channels;
+  for (const uint64_t i : kw.out_indices) channels.push_back(features[i]);
+  return channels;
+}
+
+// transformers' ResNetBackbone (models/resnet): ResNetConfig's defaults are ResNet-50's; DetrConfig makes one
+// with out_features ["stage4"] when use_timm_backbone is false and backbone_config is absent. Every stage is
+// built whatever out_features reads.
+std::vector<uint64_t> detr_transformers_resnet(const ModelConfig& cfg, const std::string& prefix,
+                                               ModelTemplate& t) {
+  const ModelConfig bb =
+      sub_or(cfg, "backbone_config", R"({"model_type":"resnet","out_features":["stage4"]})");
+  if (bb.string_or("model_type", "") != "resnet")
+    bb.fail("model_type", "must be resnet: the only AutoBackbone of DETR this analysis builds");
+  const uint64_t embedding = bb.dim_or("embedding_size", 64);
+  const std::vector<uint64_t> widths = bb.dims_or("hidden_sizes", {256, 512, 1024, 2048});
+  const std::vector<uint64_t> depths = bb.dims_or("depths", {3, 4, 6, 3});
+  if (widths.size() != depths.size()) bb.fail("depths", "must list one depth per hidden_sizes entry");
+  const std::string layer_type = bb.string_or("layer_type", "bottleneck");
+  if (layer_type != "bottleneck" && layer_type != "basic")
+    bb.fail("layer_type", "must be bottleneck or basic");
+  const bool bottleneck = layer_type == "bottleneck";
+  const std::string e = prefix + "embedder.embedder.";
+  detr_conv_norm(t, e + "convolution", e + "normalization", bb.dim_or("num_channels", 3), embedding, 7);
+  uint64_t in = embedding;
+  for (size_t s = 0; s < widths.size(); ++s) {
+    const uint64_t out = widths[s];
+    // The first stage strides only with downsample_in_first_stage; the others always do.
+    const bool strides = s > 0 || bb.flag_or("downsample_in_first_stage", false);
+    for (uint64_t l = 0; l < depths[s]; ++l) {
+      const std::string p =
+          prefix + "encoder.stages." + std::to_string(s) + ".layers." + std::to_string(l) + ".";
+      // ResNetBottleNeckLayer / ResNetBasicLayer register the shortcut before the convolutions.
+      if (l == 0 && (in != out || strides))
+        detr_conv_norm(t, p + "shortcut.convolution", p + "shortcut.normalization", in, out, 1);
+      const auto conv = [&](int k, uint64_t from, uint64_t to, uint64_t kernel) {
+        const std::string c = p + "layer." + std::to_string(k) + ".";
+        detr_conv_norm(t, c + "convolution", c + "normalization", from, to, kernel);
+      };
+      if (bottleneck) {
+        const uint64_t reduced = out / 4;  // reduction=4
+        if (reduced == 0) bb.fail("hidden_sizes", "must be at least 4 wide in a bottleneck ResNet");
+        conv(0, in, reduced, 1);
+        conv(1, reduced, reduced, 3);
+        conv(2, reduced, out, 1);
+      } else {
+        conv(0, in, out, 3);
+        conv(1, out, out, 3);
+      }
+      in = out;
+    }
+  }
+  // BackboneMixin: out_features by stage name ("stem", "stage1", ...), else out_indices, else the last stage.
+  std::vector<uint64_t> features{embedding};
+  features.insert(features.end(), widths.begin(), widths.end());
+  std::vector<uint64_t> channels;
+  for (const std::string& f : bb.strings("out_features")) {
+    uint64_t i = 0;
+    while (i < features.size() && f != (i == 0 ? std::string("stem") : "stage" + std::to_string(i))) ++i;
+    if (i == features.size()) bb.fail("out_features", "names no stage of the backbone: " + printable(f));
+    channels.push_back(features[i]);
+  }
+  if (channels.empty())
+    for (const int64_t i : bb.ints("out_indices")) {
+      if (i < 0 || static_cast<uint64_t>(i) >= features.size()) bb.fail("out_indices", "names no stage");
+      channels.push_back(features[static_cast<size_t>(i)]);
+    }
+  if (channels.empty()) channels.push_back(features.back());
+  return channels;
+}
+
+}  // namespace
+
+std::vector<uint64_t> detr_conv_backbone(const ModelConfig& cfg, const std::string& prefix,
+                                         ModelTemplate& t) {
+  const std::vector<uint64_t> channels = cfg.flag_or("use_timm_backbone", true)
+                                             ? detr_timm_resnet(cfg, prefix, t)
+                                             : detr_transformers_resnet(cfg, prefix, t);
+  // A CNN: a vision stack of its output width, without the transformer layers the record describes.
+  t.arch.add_stack(StackRole::Vision, prefix.substr(0, prefix.size() - 1), channels.back());
+  return channels;
+}
+
+}  // namespace ma::families
