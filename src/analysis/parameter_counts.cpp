@@ -185,6 +185,12 @@ ParameterCounts count_parameters(const Inventory& inv) {
   }
   // An adapter on its own (a PEFT directory read without its base) is all adapter: nothing is set aside.
   if (aside.inline_adapters == c.total) aside.inline_adapters = 0;
+  // So is a model that is all tower (SAM, a codec or a vocoder alone): it runs every weight on its own
+  // inputs, with no text model to set its towers aside from.
+  if (c.towers == c.total) {
+    c.towers = 0;
+    aside.tower_embedding = 0;
+  }
   if (c.towers || aside.inline_adapters)
     c.active = c.active.value_or(c.total) - c.towers - aside.inline_adapters;
   if (inv.shape_contradictions && inv.checkpoint) c.as_stored = inv.checkpoint->parameters;

@@ -149,6 +149,16 @@ TEST(SegmentAnything, EveryTensorIsPlacedInTheVisionBlock) {
 
 // transformers raises when a SamAttention's heads do not divide its width (hidden_size / downsample rate) and
 // when the encoder's heads do not divide its width.
+// A model that is all tower runs every weight on its own inputs: nothing is set aside as a tower no text
+// token runs (a VLM's vision tower is, Clip.ViTB32CountsAsPublished), so SAM reads as DINOv2 does.
+TEST(SegmentAnything, AllTowerSetsNothingAside) {
+  const ParameterCounts c = counts_of(kSamVitBase);
+  EXPECT_EQ(c.total, 93'735'472u);
+  EXPECT_EQ(c.towers, 0u);
+  EXPECT_FALSE(c.active.has_value());
+  EXPECT_FALSE(c.active_non_embedding.has_value());
+}
+
 TEST(SegmentAnything, RefusesWhatTransformersCannotBuild) {
   EXPECT_EQ(
       refusal_of(replaced(kSamVitBase, R"("num_attention_heads":8)", R"("num_attention_heads":7)")).field,
