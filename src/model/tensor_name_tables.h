@@ -1,0 +1,210 @@
+// The module names tensor placement recognises, one table per kind: vision towers and projectors, task
+// heads, buffers, attention and MLP modules, lists whose indices are no layers. The rules that read them are
+// in tensor_placement.cpp; a family whose names differ only in spelling needs a line here, no new rule.
+#pragma once
+#include <array>
+#include <string_view>
+
+namespace ma::placement {
+
+// Parameters of quantized checkpoints that are not model weights but their scales / zero points / indices.
+inline constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_inv",
+                                                                 "weight_scale",
+                                                                 "weight_scale_2",
+                                                                 "input_scale",
+                                                                 "scales",
+                                                                 "qzeros",
+                                                                 "g_idx",
+                                                                 "weight_g_idx",
+                                                                 "weight_shape",
+                                                                 "weight_zero_point",
+                                                                 "input_global_scale",
+                                                                 "weight_global_scale",
+                                                                 "k_scale"};
+// MiniCPM-V calls its SigLIP vision model "vpm" and its perceiver resampler (learned queries attending to the
+// image features, the bridge to the language model) "resampler".
+// ERNIE-4.5-VL's vision_moe, the experts only image and video tokens run inside the language model's
+// layers, is the tower's share of them: no text token runs it.
+// Phi-4-multimodal's image_embed (under embed_tokens_extend) holds its tower and projector; Video-LLaVA has
+// a video_tower and an image_tower; Chameleon's and Janus' vqmodel turns images into tokens, and Janus draws
+// images through its generation_* modules (gen_* in DeepSeek's own code), which no text token runs either.
+// DeepSeek-VL-7B's high-resolution SAM tower comes with its own neck, downsampling and mixing weight.
+// Segment Anything's prompt encoder and mask decoder (with the positional basis they share) turn clicks,
+// boxes and masks into masks over the image embedding: the image side of a model without text.
+// DETR's conv_encoder (DetrConvEncoder and its copies in Table Transformer and the other DETRs) holds its
+// convolutional backbone, a ResNet.
+inline constexpr std::array<std::string_view, 27> kVisionParts{"visual",
+                                                               "vision_tower",
+                                                               "vision_model",
+                                                               "vision_encoder",
+                                                               "vision_embed_tokens",
+                                                               "vpm",
+                                                               "vision_moe",
+                                                               "image_embed",
+                                                               "video_tower",
+                                                               "image_tower",
+                                                               "vqmodel",
+                                                               "generation_embeddings",
+                                                               "generation_aligner",
+                                                               "generation_head",
+                                                               "gen_vision_model",
+                                                               "gen_aligner",
+                                                               "gen_head",
+                                                               "gen_embed",
+                                                               "high_res_vision_model",
+                                                               "high_res_vision_neck",
+                                                               "high_res_vision_proj",
+                                                               "high_res_vision_alpha",
+                                                               "img_temporal_embedding",
+                                                               "shared_image_embedding",
+                                                               "prompt_encoder",
+                                                               "mask_decoder",
+                                                               "conv_encoder"};
+// A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
+// resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
+// tower.
+// ERNIE-4.5-VL's resampler_model; Qwen3-Omni's merger_list (its deepstack mergers); Phi-3-vision's and
+// Phi-4-multimodal's img_projection (a Sequential in the original code, two linears in transformers') and
+// the latter's audio_projection (Sequentials; in the audio block, as the audio check comes first);
+// LLaVA-NeXT-Video's vision_resampler; Janus' aligner; the Q-Former of BLIP-2 and InstructBLIP with its
+// learned queries and its projection into the language model.
+// IDEFICS' perceiver_resampler and Kosmos-2's image_to_text_projection (latent queries over the patches);
+// Muse Glimmer's vision_adapter and vision_projection; Step-3.7's vit_large_projector (StepFun's name); an
+// encoder-decoder's enc_to_dec_proj (the encoder's width into the decoder's). GIT's visual_projection (a
+// Sequential of that name inside it) is one too, where CLIP's (into the joint space) is part of its tower.
+// MiniMax-M3's merge MLP as its checkpoints name it (patch_merge_mlp, transformers'
+// multi_modal_projector.merge_linear_*). DETR's input_projection, a 1 x 1 convolution, maps its backbone's
+// last feature map to the transformer's width.
+inline constexpr std::array<std::string_view, 26> kProjectorParts{"multi_modal_projector",
+                                                                  "mm_projector",
+                                                                  "merger",
+                                                                  "deepstack_merger_list",
+                                                                  "embed_vision",
+                                                                  "resampler",
+                                                                  "resampler_model",
+                                                                  "attn_pool",
+                                                                  "merger_list",
+                                                                  "img_projection",
+                                                                  "img_projection_up",
+                                                                  "img_projection_down",
+                                                                  "audio_projection",
+                                                                  "vision_resampler",
+                                                                  "aligner",
+                                                                  "qformer",
+                                                                  "query_tokens",
+                                                                  "language_projection",
+                                                                  "perceiver_resampler",
+                                                                  "image_to_text_projection",
+                                                                  "vision_adapter",
+                                                                  "vision_projection",
+                                                                  "vit_large_projector",
+                                                                  "enc_to_dec_proj",
+                                                                  "patch_merge_mlp",
+                                                                  "input_projection"};
+// Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
+// them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
+// buffer).
+// FNet's DFT matrices (its TPU path) are persistent too, and so is the Gemma 4 assistants' token_ordering
+// (the vocabulary grouped by centroid), and Swin's relative_position_index (each window position's offset
+// into the bias table: persistent in Donut's Swin and in transformers 4's Swin checkpoints).
+inline constexpr std::array<std::string_view, 9> kBufferLeaves{
+    "inv_freq",    "position_ids",   "masked_bias",
+    "causal_mask", "layer_scalar",   "dft_mat_hidden",
+    "dft_mat_seq", "token_ordering", "relative_position_index"};
+// I-BERT's integer-only modules (quant_modules.py) keep persistent float32 buffers beside their weights: the
+// weights' and biases' integer copies and scales, each activation's running range and scale, and (below) the
+// LayerNorms' shift.
+inline constexpr std::array<std::string_view, 7> kIntegerOnlyLeaves{
+    "weight_integer", "bias_integer", "fc_scaling_factor", "weight_scaling_factor", "act_scaling_factor",
+    "x_min",          "x_max"};
+// Suffixes of tensors stored beside a projection under the projection's own name rather than as its
+// `.weight` / `.bias` child: nn.MultiheadAttention's in_proj_weight / in_proj_bias, fused experts' biases
+// (gpt-oss's gate_up_proj_bias), MXFP4 packed weights (`_blocks`) and their block scales (`_scales`).
+inline constexpr std::array<std::string_view, 4> kProjSuffixes{"_weight", "_bias", "_blocks", "_scales"};
+inline constexpr std::array<std::string_view, 6> kMambaLeaves{"A_log",  "D",      "dt_bias",
+                                                              "conv1d", "x_proj", "dt_proj"};
+// XLNet's relative attention is rel_attn; NLLB-MoE's decoder cross-attention is cross_attention.
+inline constexpr std::array<std::string_view, 12> kAttentionParts{
+    "self_attn",       "attn",           "attention",  "self_attention", "SelfAttention",
+    "EncDecAttention", "encoder_attn",   "cross_attn", "crossattention", "multi_head_attention",
+    "rel_attn",        "cross_attention"};
+// XLNet's feed-forward block is ff.
+inline constexpr std::array<std::string_view, 12> kMlpParts{
+    "mlp", "ffn",  "feed_forward",  "DenseReluDense", "intermediate", "fc1",
+    "fc2", "c_fc", "dense_h_to_4h", "dense_4h_to_h",  "ffn_layer",    "ff"};
+// fairseq's (FSMT's, TrOCR's) LM head is output_projection; MusicGen's one head per codebook, lm_heads.N;
+// CSM's depth decoder one matrix per code position, codebooks_head.
+inline constexpr std::array<std::string_view, 11> kHeadLeaves{
+    "lm_head", "embed_out",         "score",    "classifier",    "proj_out", "qa_outputs", "pooler",
+    "cls",     "output_projection", "lm_heads", "codebooks_head"};
+// Top-level modules of encoder task heads (masked-LM transforms, classifiers, BART's logits-bias buffer,
+// BigBird's question-answering block, TAPAS's cell-selection parameters and aggregation classifier;
+// ELECTRA's and ConvBERT's generator and Funnel's discriminator; XLNet's and XLM's LM heads, sequence
+// summaries and SQuAD heads; LUKE's entity prediction head; DeiT's two classifiers; the Gemma 4 assistants'
+// centroid head (masked_embedding) and post_projection, their output back to the target model's width). Also
+// one level down: a base model's pooler (bert.pooler) and a composite's heads (decoder.cls). DETR's detection
+// heads: class_labels_classifier, bbox_predictor (an MLP whose layers.N are no stack) and, for segmentation,
+// mask_head and bbox_attention (also under detr., DetrForSegmentation's DetrForObjectDetection).
+inline constexpr std::array<std::string_view, 37> kHeadRoots{"lm_head",
+                                                             "cls",
+                                                             "classifier",
+                                                             "classification_head",
+                                                             "pooler",
+                                                             "qa_outputs",
+                                                             "vocab_transform",
+                                                             "vocab_layer_norm",
+                                                             "vocab_projector",
+                                                             "pre_classifier",
+                                                             "final_logits_bias",
+                                                             "proj_out",
+                                                             "qa_classifier",
+                                                             "aggregation_classifier",
+                                                             "output_weights",
+                                                             "column_output_weights",
+                                                             "output_bias",
+                                                             "column_output_bias",
+                                                             "generator_predictions",
+                                                             "generator_lm_head",
+                                                             "discriminator_predictions",
+                                                             "lm_loss",
+                                                             "pred_layer",
+                                                             "sequence_summary",
+                                                             "logits_proj",
+                                                             "start_logits",
+                                                             "end_logits",
+                                                             "answer_class",
+                                                             "entity_predictions",
+                                                             "cls_classifier",
+                                                             "distillation_classifier",
+                                                             "masked_embedding",
+                                                             "post_projection",
+                                                             "class_labels_classifier",
+                                                             "bbox_predictor",
+                                                             "mask_head",
+                                                             "bbox_attention"};
+// XLM's and FlauBERT's layers are four parallel module lists, the index after the list's name.
+inline constexpr std::array<std::string_view, 4> kParallelLayerLists{"attentions", "layer_norm1", "ffns",
+                                                                     "layer_norm2"};
+
+// Lists of parallel tables, one per stream of codes (MusicGen's embed_tokens.N and lm_heads.N, one per
+// EnCodec codebook; Bark's fine-acoustics model's input_embeds_layers.N): the index names the codebook, not a
+// layer, and the list is the module.
+inline constexpr std::array<std::string_view, 3> kPerCodebookLists{"embed_tokens", "lm_heads",
+                                                                   "input_embeds_layers"};
+
+// Sequentials inside modules whose indices are no layers (see place_tensor), and lists of parallel modules
+// (SAM's point_embed, one embedding per kind of point, and output_hypernetworks_mlps, one MLP per mask
+// token).
+inline constexpr std::array<std::string_view, 11> kSequentials{"prompt_trans",
+                                                               "neck",
+                                                               "neck_hd",
+                                                               "downsamples",
+                                                               "tail",
+                                                               "img_temporal_embedding",
+                                                               "conv_layers",
+                                                               "weights",
+                                                               "visual_projection",
+                                                               "point_embed",
+                                                               "output_hypernetworks_mlps"};
+
+}  // namespace ma::placement
