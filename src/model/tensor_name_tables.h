@@ -192,6 +192,10 @@ inline constexpr std::array<std::string_view, 4> kParallelLayerLists{"attentions
 inline constexpr std::array<std::string_view, 3> kPerCodebookLists{"embed_tokens", "lm_heads",
                                                                    "input_embeds_layers"};
 
+// MLPs of a detection decoder that make its queries' positional embeddings from reference points
+// (Conditional DETR's decoder.query_scale and ref_point_head): their layers.N are no stack.
+inline constexpr std::array<std::string_view, 2> kQueryPositionMlps{"query_scale", "ref_point_head"};
+
 // Sequentials inside modules whose indices are no layers (see place_tensor), and lists of parallel modules
 // (SAM's point_embed, one embedding per kind of point, and output_hypernetworks_mlps, one MLP per mask
 // token).

@@ -50,13 +50,13 @@ TensorPlacement place_by_name(std::string_view name) {
   Parts parts = split(name);
 
   // Layer: the first numeric component that is not an expert index, nor the position of a module inside a
-  // projector's Sequential (Qwen-VL's visual.merger.mlp.0, LLaVA's mm_projector.0) or a task head (DETR's
-  // bbox_predictor.layers.2).
+  // projector's Sequential (Qwen-VL's visual.merger.mlp.0, LLaVA's mm_projector.0), a task head (DETR's
+  // bbox_predictor.layers.2) or a query-position MLP (Conditional DETR's decoder.query_scale.layers.1).
   size_t layer_pos = parts.size();
   bool in_projector = false, in_head = false;
   for (size_t i = 1; i < parts.size(); ++i) {
     in_projector = in_projector || in(parts[i - 1], kProjectorParts);
-    in_head = in_head || in(parts[i - 1], kHeadRoots);
+    in_head = in_head || in(parts[i - 1], kHeadRoots) || in(parts[i - 1], kQueryPositionMlps);
     if (!all_digits(parts[i]) || in_projector || in_head) continue;
     std::string_view before = parts[i - 1];
     if (contains(before, "experts") || in(before, kPerCodebookLists)) continue;
@@ -348,14 +348,20 @@ TensorPlacement place_by_name(std::string_view name) {
         role);
     return pl;
   }
-  if (any_part_in(inner, kAttentionParts) ||
+  // Conditional DETR's decoder layers project the self-attention's queries, keys and values outside it
+  // (sa_qcontent_proj, sa_kpos_proj, sa_v_proj, ...) and the cross-attention's likewise (ca_*_proj).
+  const bool outer_projection =
+      pl.layer && module.ends_with("_proj") && (module.starts_with("sa_") || module.starts_with("ca_"));
+  if (any_part_in(inner, kAttentionParts) || outer_projection ||
       in(module, std::array<std::string_view, 7>{"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj",
                                                  "query_key_value", "Wqkv"})) {
     bool norm = contains(module, "norm") || contains(module, "ln");
     // Pix2Struct's decoder calls its cross-attention encoder_decoder_attention.
-    bool cross = any_part_in(inner, std::array<std::string_view, 6>{
-                                        "EncDecAttention", "encoder_attn", "cross_attn", "crossattention",
-                                        "cross_attention", "encoder_decoder_attention"});
+    bool cross =
+        any_part_in(inner, std::array<std::string_view, 6>{"EncDecAttention", "encoder_attn", "cross_attn",
+                                                           "crossattention", "cross_attention",
+                                                           "encoder_decoder_attention"}) ||
+        (outer_projection && module.starts_with("ca_"));
     set(norm && !contains(module, "proj") ? Block::Norm : (cross ? Block::CrossAttention : Block::Attention),
         role);
     return pl;
@@ -423,6 +429,10 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::Embedding, module == "projection" || module == "patch_projection" ? "patch-embedding"
                           : contains(module, "conv")                             ? "conv-stem"
                                                                                  : std::string(module));
+    return pl;
+  }
+  if (any_part_in(parts, kQueryPositionMlps)) {
+    set(Block::Embedding, "position-embedding");
     return pl;
   }
   if (contains(module, "norm") || contains(module, "ln") || contains(module, "LayerNorm") ||

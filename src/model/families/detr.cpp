@@ -11,6 +11,7 @@ namespace {
 constexpr std::array kDetrFamilies{
     FamilyBuilder{"detr", build_detr},
     FamilyBuilder{"table-transformer", build_table_transformer},
+    FamilyBuilder{"conditional_detr", build_conditional_detr},
 };
 
 }  // namespace

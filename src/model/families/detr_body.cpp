@@ -13,7 +13,7 @@ namespace ma::families {
 std::vector<uint64_t> detr_model_body(const ModelConfig& cfg, const std::string& prefix,
                                       const DetrBodyStyle& s, ModelTemplate& t) {
   const uint64_t d = cfg.dim_or("d_model", 256);
-  const uint64_t queries = cfg.dim_or("num_queries", 100);
+  const uint64_t queries = cfg.dim_or("num_queries", s.default_queries);
   // DetrConfig's defaults: facebook/detr-resnet-50's 6 + 6 layers of 8 heads and 2048-wide FFNs.
   const StackDims enc = read_stack(cfg, "encoder", d, 6, 8, 2048);
   const StackDims dec = read_stack(cfg, "decoder", d, 6, 8, 2048);
@@ -34,9 +34,13 @@ std::vector<uint64_t> detr_model_body(const ModelConfig& cfg, const std::string&
   for (uint64_t i = 0; i < enc.layers; ++i)
     transformer_layer(t, prefix + "encoder.layers." + std::to_string(i), bart_layer_names(false), enc.layer);
   if (s.pre_norm) blocks::norm(t, prefix + "encoder.layernorm", d, true);
-  for (uint64_t i = 0; i < dec.layers; ++i)
-    transformer_layer(t, prefix + "decoder.layers." + std::to_string(i), bart_layer_names(true), dec.layer);
-  blocks::norm(t, prefix + "decoder.layernorm", d, true);  // after the last layer (and each, with aux loss)
+  if (s.decoder) {
+    s.decoder(prefix + "decoder.", dec, t);
+  } else {
+    for (uint64_t i = 0; i < dec.layers; ++i)
+      transformer_layer(t, prefix + "decoder.layers." + std::to_string(i), bart_layer_names(true), dec.layer);
+    blocks::norm(t, prefix + "decoder.layernorm", d, true);  // after the last layer (and each, with aux loss)
+  }
 
   ArchitectureRecord& a = t.arch;
   a.post_norm = !s.pre_norm;
@@ -52,9 +56,10 @@ std::vector<uint64_t> detr_model_body(const ModelConfig& cfg, const std::string&
   return channels;
 }
 
-void detr_detection_heads(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t) {
+void detr_detection_heads(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t,
+                          bool no_object_class) {
   const uint64_t d = cfg.dim_or("d_model", 256);
-  blocks::linear(t, prefix + "class_labels_classifier", d, num_labels(cfg) + 1, true);  // + "no object"
+  blocks::linear(t, prefix + "class_labels_classifier", d, num_labels(cfg) + (no_object_class ? 1 : 0), true);
   // DetrMLPPredictionHead(d_model, d_model, 4, num_layers=3): box centre, width and height.
   blocks::linear(t, prefix + "bbox_predictor.layers.0", d, d, true);
   blocks::linear(t, prefix + "bbox_predictor.layers.1", d, d, true);

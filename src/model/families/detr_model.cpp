@@ -45,6 +45,15 @@ void detr_mask_head(const ModelConfig& cfg, const std::vector<uint64_t>& channel
 
 }  // namespace
 
+void detr_segmentation_heads(const ModelConfig& cfg, const std::vector<uint64_t>& channels,
+                             ModelTemplate& t) {
+  detr_mask_head(cfg, channels, t);
+  // DetrMHAttentionMap(d_model, d_model, heads): the queries' attention maps over the encoder's output.
+  const uint64_t d = cfg.dim_or("d_model", 256);
+  blocks::linear(t, "bbox_attention.q_linear", d, d, true);
+  blocks::linear(t, "bbox_attention.k_linear", d, d, true);
+}
+
 void build_detr(const ModelConfig& cfg, ModelTemplate& t) {
   const std::string cls = architecture_of(cfg, "DetrModel");
   const std::string task =
@@ -58,12 +67,7 @@ void build_detr(const ModelConfig& cfg, ModelTemplate& t) {
   const std::string heads = task == "ForSegmentation" ? "detr." : "";
   const std::vector<uint64_t> channels = detr_model_body(cfg, heads + "model.", {}, t);
   detr_detection_heads(cfg, heads, t);
-  if (task != "ForSegmentation") return;
-  detr_mask_head(cfg, channels, t);
-  // DetrMHAttentionMap(d_model, d_model, heads): the queries' attention maps over the encoder's output.
-  const uint64_t d = cfg.dim_or("d_model", 256);
-  blocks::linear(t, "bbox_attention.q_linear", d, d, true);
-  blocks::linear(t, "bbox_attention.k_linear", d, d, true);
+  if (task == "ForSegmentation") detr_segmentation_heads(cfg, channels, t);
 }
 
 }  // namespace ma::families

@@ -93,9 +93,9 @@ std::span<const FamilyBuilder> bark();      // bark.cpp: Bark (BarkModel) and it
 std::span<const FamilyBuilder> contrastive();      // contrastive.cpp: CLIP, SigLIP (image-text dual encoders)
 std::span<const FamilyBuilder> vision_encoders();  // vision_encoders.cpp: DINOv2
 std::span<const FamilyBuilder> segment_anything();  // segment_anything.cpp: SAM (SamModel, SamVisionModel)
-std::span<const FamilyBuilder> detr();      // detr.cpp: DETR, Table Transformer (ResNet + encoder-decoder)
-std::span<const FamilyBuilder> ocr_vlms();  // ocr_vlms.cpp: Swin, Donut's Swin, Pix2Struct
-std::span<const FamilyBuilder> speech_encoders();  // speech_encoders.cpp: wav2vec 2.0, HuBERT
+std::span<const FamilyBuilder> detr();              // detr.cpp: DETR, Table Transformer, Conditional DETR
+std::span<const FamilyBuilder> ocr_vlms();          // ocr_vlms.cpp: Swin, Donut's Swin, Pix2Struct
+std::span<const FamilyBuilder> speech_encoders();   // speech_encoders.cpp: wav2vec 2.0, HuBERT
 std::span<const FamilyBuilder>
 speech_asr();  // speech_asr.cpp: Moonshine, Granite Speech, Kyutai speech-to-text
 std::span<const FamilyBuilder>
