@@ -76,6 +76,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::decoders_b(),
                        families::contrastive(),
                        families::vision_encoders(),
+                       families::vision_backbones(),
                        families::segment_anything(),
                        families::detr(),
                        families::ocr_vlms(),

@@ -254,10 +254,28 @@ TensorPlacement place_by_name(std::string_view name) {
     set(leaf == "input_residual" ? Block::Attention : Block::Mlp, "residual-scale");
     return pl;
   }
-  // Mimi's layer scales (self_attn_layer_scale.scale, mlp_layer_scale.scale) weigh each block's output.
-  const std::string_view scaled = leaf == "scale" && parts.size() >= 2 ? parts[parts.size() - 2] : "";
-  if (pl.layer && (scaled == "self_attn_layer_scale" || scaled == "mlp_layer_scale")) {
-    set(scaled == "self_attn_layer_scale" ? Block::Attention : Block::Mlp, "layer-scale");
+  // Layer scales weigh each block's output: Mimi's (self_attn_layer_scale.scale, mlp_layer_scale.scale),
+  // DINOv2's and DINOv3's (layer_scale1.lambda1 after attention, layer_scale2.lambda1 after the MLP) and
+  // ConvNeXt's gamma, a parameter of the layer itself that scales its MLP's output.
+  const std::string_view scaled =
+      (leaf == "scale" || leaf == "lambda1") && parts.size() >= 2 ? parts[parts.size() - 2] : "";
+  if (pl.layer && (scaled == "self_attn_layer_scale" || scaled == "layer_scale1")) {
+    set(Block::Attention, "layer-scale");
+    return pl;
+  }
+  if (pl.layer && (scaled == "mlp_layer_scale" || scaled == "layer_scale2" ||
+                   (leaf == "gamma" && all_digits(parts[parts.size() - 2])))) {
+    set(Block::Mlp, "layer-scale");
+    return pl;
+  }
+  // ConvNeXt's blocks: a 7 x 7 depthwise convolution mixes neighbouring patches as LFM2's short convolution
+  // mixes neighbouring tokens; two pointwise linears make the MLP.
+  if (pl.layer && module == "depthwise_conv") {
+    set(Block::ShortConv, "depthwise-conv");
+    return pl;
+  }
+  if (pl.layer && (module == "pointwise_conv1" || module == "pointwise_conv2")) {
+    set(Block::Mlp, module == "pointwise_conv1" ? "up" : "down");
     return pl;
   }
   // XLM's parallel lists: attentions.N.{q,k,v,out}_lin, ffns.N.lin{1,2}, layer_norm{1,2}.N.
@@ -405,6 +423,26 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::LmHead, "lm-head");
     return pl;
   }
+  // The heads of image-text dual encoders (CLIP, SigLIP, AIMv2, MetaCLIP 2): each tower's projection into
+  // the shared space and the learned temperature (SigLIP: and bias) of their similarity logits; and a vision
+  // encoder's own pooling head at the root (AIMv2's head: its query token and output_proj; its k_proj and
+  // v_proj are attention).
+  if (parts.size() <= 2 && (parts.front() == "visual_projection" || parts.front() == "text_projection" ||
+                            parts.front() == "logit_scale" || parts.front() == "logit_bias")) {
+    set(Block::LmHead, parts.size() == 1 ? "logit-scale" : "projection");
+    return pl;
+  }
+  if (!pl.layer && parts.size() <= 3 && parts.front() == "head") {
+    set(Block::LmHead, "pooling-head");
+    return pl;
+  }
+  // ConvNeXt's downsampling between stages (stages.S.downsample_layers.{0,1}: a LayerNorm and a strided
+  // conv; stage 0's are the patchifying stem): the next stage's embedding of its patches, as Swin's patch
+  // merging.
+  if (parts.size() >= 3 && parts[parts.size() - 3] == "downsample_layers") {
+    set(Block::Embedding, "downsample");
+    return pl;
+  }
   // Speech2Text's convolutional subsampler (encoder.conv.conv_layers.N) and Reformer's axial position
   // tables (embeddings.position_embeddings.weights.N).
   if (!pl.layer && parts.size() >= 3 && parts[parts.size() - 3] == "conv_layers") {
@@ -420,12 +458,13 @@ TensorPlacement place_by_name(std::string_view name) {
   const bool audio_stem =
       (module == "conv1" || module == "conv2" || module == "conv3") &&
       (parts.size() == 2 || any_part_in(parts, std::array<std::string_view, 2>{"encoder", "embedder"}));
-  // ViT's patch embedding and [CLS] token, Pix2Struct's patch_projection of its flattened patches, the audio
-  // stem (also at the top of a bare Whisper-style encoder, AudioFlamingo3Encoder or GlmAsrEncoder, and in
-  // Voxtral Realtime's embedder), XLNet's mask_emb (the query stream's start).
-  if (!pl.layer &&
-      (module == "cls_token" || module == "distillation_token" || module == "mask_token" ||
-       module == "mask_emb" || module == "projection" || module == "patch_projection" || audio_stem)) {
+  // ViT's patch embedding and [CLS] token (and the register tokens beside it: DINOv3), Pix2Struct's
+  // patch_projection of its flattened patches, the audio stem (also at the top of a bare Whisper-style
+  // encoder, AudioFlamingo3Encoder or GlmAsrEncoder, and in Voxtral Realtime's embedder), XLNet's mask_emb
+  // (the query stream's start).
+  if (!pl.layer && (module == "cls_token" || module == "distillation_token" || module == "mask_token" ||
+                    module == "register_tokens" || module == "mask_emb" || module == "projection" ||
+                    module == "patch_projection" || audio_stem)) {
     set(Block::Embedding, module == "projection" || module == "patch_projection" ? "patch-embedding"
                           : contains(module, "conv")                             ? "conv-stem"
                                                                                  : std::string(module));

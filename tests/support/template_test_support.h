@@ -74,6 +74,23 @@ inline std::string replaced(std::string text, const std::string& from, const std
   return text;
 }
 
+// num_parameters of a template: its parameters' elements, a tied head once (its copy names the storage).
+inline uint64_t total_of(const ModelTemplate& t) {
+  uint64_t n = 0;
+  for (const TemplateTensor& x : t.tensors)
+    if (x.kind == TensorKind::Parameter && x.tied_to.empty()) n += numel(x.shape);
+  return n;
+}
+
+// `n` labels as a config.json's id2label spells them ("0": "l0", ...): a detector's or a classifier's head
+// has one output per label.
+inline std::string id2label_of(int n) {
+  std::string s = R"("id2label":{)";
+  for (int i = 0; i < n; ++i)
+    s += (i ? "," : "") + ("\"" + std::to_string(i) + "\":\"l" + std::to_string(i) + "\"");
+  return s + "}";
+}
+
 // The inventory of a checkpoint of `config_json` written in the names and shapes its template says Hub
 // checkpoints store (disk_form), plus `extra` tensors: what reading such a checkpoint gives.
 struct StoredCheckpoint {

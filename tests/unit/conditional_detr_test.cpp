@@ -13,14 +13,6 @@
 namespace ma::test {
 namespace {
 
-// `n` labels as config.json's id2label spells them.
-std::string conditional_detr_labels(int n) {
-  std::string s = R"("id2label":{)";
-  for (int i = 0; i < n; ++i)
-    s += (i ? "," : "") + ("\"" + std::to_string(i) + "\":\"l" + std::to_string(i) + "\"");
-  return s + "}";
-}
-
 // microsoft/conditional-detr-resnet-50's config.json (reconstructed), its shape fields: COCO's 91 label ids,
 // 300 queries.
 const std::string kConditionalDetrResnet50 =
@@ -28,7 +20,7 @@ const std::string kConditionalDetrResnet50 =
     "use_timm_backbone":true,"backbone":"resnet50","num_channels":3,"num_queries":300,"d_model":256,
     "encoder_layers":6,"decoder_layers":6,"encoder_attention_heads":8,"decoder_attention_heads":8,
     "encoder_ffn_dim":2048,"decoder_ffn_dim":2048,"position_embedding_type":"sine","dilation":false,)" +
-    conditional_detr_labels(91) + "}";
+    id2label_of(91) + "}";
 
 // ConditionalDetrForObjectDetection(microsoft/conditional-detr-resnet-50): 43,418,401 parameters; with the
 // 212 frozen-BN buffers (106,240 values) its checkpoint holds 588 tensors of 43,524,641 values (the Hub's
@@ -76,7 +68,7 @@ TEST(ConditionalDetr, VariantsCountAsTransformersBuildThem) {
   const std::string segmentation =
       replaced(replaced(kConditionalDetrResnet50, "ConditionalDetrForObjectDetection",
                         "ConditionalDetrForSegmentation"),
-               conditional_detr_labels(91), conditional_detr_labels(250));
+               id2label_of(91), id2label_of(250));
   EXPECT_EQ(parameters_of(segmentation), 44'792'921u);
   const ModelTemplate t = template_of(segmentation);
   EXPECT_EQ(find_tensor(t, "conditional_detr.class_labels_classifier.weight")->shape, (Shape{250, 256}));

@@ -14,21 +14,13 @@
 namespace ma::test {
 namespace {
 
-// `n` labels as config.json's id2label spells them.
-std::string detr_labels(int n) {
-  std::string s = R"("id2label":{)";
-  for (int i = 0; i < n; ++i)
-    s += (i ? "," : "") + ("\"" + std::to_string(i) + "\":\"l" + std::to_string(i) + "\"");
-  return s + "}";
-}
-
 // facebook/detr-resnet-50's config.json (reconstructed), its shape fields: COCO's 91 label ids (0..90).
 const std::string kDetrResnet50 =
     R"({"model_type":"detr","architectures":["DetrForObjectDetection"],"use_timm_backbone":true,
     "backbone":"resnet50","num_channels":3,"num_queries":100,"d_model":256,"encoder_layers":6,
     "decoder_layers":6,"encoder_attention_heads":8,"decoder_attention_heads":8,"encoder_ffn_dim":2048,
     "decoder_ffn_dim":2048,"position_embedding_type":"sine","dilation":false,)" +
-    detr_labels(91) + "}";
+    id2label_of(91) + "}";
 
 // microsoft/table-transformer-detection's config.json (reconstructed): ResNet-18, 15 queries, two labels
 // (table, table rotated).
@@ -37,7 +29,7 @@ const std::string kTableDetection =
     "use_timm_backbone":true,"backbone":"resnet18","num_queries":15,"d_model":256,"encoder_layers":6,
     "decoder_layers":6,"encoder_attention_heads":8,"decoder_attention_heads":8,"encoder_ffn_dim":2048,
     "decoder_ffn_dim":2048,"position_embedding_type":"sine",)" +
-    detr_labels(2) + "}";
+    id2label_of(2) + "}";
 
 // ---- DETR ----
 
@@ -94,8 +86,8 @@ TEST(Detr, VariantsCountAsTransformersBuildsThem) {
 // the mask head over layer3, layer2 and layer1 (1024, 512, 256 channels) and the bbox attention.
 TEST(Detr, PanopticSegmentationAddsTheMaskHead) {
   const std::string panoptic =
-      replaced(replaced(kDetrResnet50, "DetrForObjectDetection", "DetrForSegmentation"), detr_labels(91),
-               detr_labels(250));
+      replaced(replaced(kDetrResnet50, "DetrForObjectDetection", "DetrForSegmentation"), id2label_of(91),
+               id2label_of(250));
   EXPECT_EQ(parameters_of(panoptic), 42'899'288u);
   const ModelTemplate t = template_of(panoptic);
   EXPECT_EQ(find_tensor(t, "detr.class_labels_classifier.weight")->shape, (Shape{251, 256}));
@@ -155,7 +147,7 @@ TEST(TableTransformer, DetectionCountsAsTransformersBuildsIt) {
   EXPECT_EQ(parameters_of(kTableDetection), 28'799'431u);
   // microsoft/table-transformer-structure-recognition: 125 queries, six labels.
   EXPECT_EQ(parameters_of(replaced(replaced(kTableDetection, R"("num_queries":15)", R"("num_queries":125)"),
-                                   detr_labels(2), detr_labels(6))),
+                                   id2label_of(2), id2label_of(6))),
             28'828'619u);
   const ModelTemplate t = template_of(kTableDetection);
   ASSERT_NE(find_tensor(t, "model.encoder.layernorm.weight"), nullptr);

@@ -14,14 +14,6 @@
 namespace ma::test {
 namespace {
 
-// num_parameters of a template: its parameters' elements, a tied head once (its copy names the storage).
-uint64_t total_of(const ModelTemplate& t) {
-  uint64_t n = 0;
-  for (const TemplateTensor& x : t.tensors)
-    if (x.kind == TensorKind::Parameter && x.tied_to.empty()) n += numel(x.shape);
-  return n;
-}
-
 uint64_t windows_of(const ModelTemplate& t, size_t layer) {
   return t.arch.stacks.front().layers.at(layer).attention.window;
 }

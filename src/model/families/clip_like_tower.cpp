@@ -25,7 +25,7 @@ void clip_like_vision_tower(ModelTemplate& t, const std::string& prefix, const C
   const std::string e = prefix + "embeddings.";
   t.add(e + "class_embedding", {h});
   t.add(e + "patch_embedding.weight", {h, v.channels, v.patch, v.patch});
-  blocks::embedding(t, e + "position_embedding.weight", side * side + 1, h);
+  if (v.position_table) blocks::embedding(t, e + "position_embedding.weight", side * side + 1, h);
   blocks::norm(t, prefix + "pre_layrnorm", h, true);
   for (uint64_t i = 0; i < v.layers; ++i) {
     const std::string l = prefix + "encoder.layers." + std::to_string(i) + ".";

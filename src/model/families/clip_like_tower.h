@@ -1,8 +1,9 @@
 // The CLIP vision transformer that GIT, Kosmos-2 and IDEFICS each copy under their own class names
 // (GitVisionTransformer, Kosmos2VisionTransformer, IdeficsVisionTransformer): a class token, a bias-free
 // patch convolution and a learned position per patch and for the class token, a LayerNorm before the layers
-// (pre_layrnorm, sic) and one after them. Unlike vit_tower (multimodal_towers.h) its config is read by the
-// caller: IDEFICS spells the width embed_dim and its vision configs name no CLIP model_type.
+// (pre_layrnorm, sic) and one after them (MLCD's copy has no position table: its positions are rotary).
+// Unlike vit_tower (multimodal_towers.h) its config is read by the caller: IDEFICS spells the width
+// embed_dim and its vision configs name no CLIP model_type.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -14,6 +15,7 @@ namespace ma::families {
 
 struct ClipLikeVision {
   uint64_t hidden = 768, intermediate = 3072, layers = 12, heads = 12, channels = 3, image = 224, patch = 16;
+  bool position_table = true;  // false: no embeddings.position_embedding (MLCD's positions are rotary)
 };
 
 // Reads a CLIP-style vision config over `d` (the family config class's defaults); `hidden_key` is the

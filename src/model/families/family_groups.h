@@ -90,8 +90,11 @@ std::span<const FamilyBuilder>
 speech_gen();  // speech_gen.cpp: EnCodec, MusicGen, MusicGen Melody (and their decoders alone)
 std::span<const FamilyBuilder> tts_vits();  // tts_vits.cpp: VITS (MMS-TTS)
 std::span<const FamilyBuilder> bark();      // bark.cpp: Bark (BarkModel) and its three GPT sub-models alone
-std::span<const FamilyBuilder> contrastive();      // contrastive.cpp: CLIP, SigLIP (image-text dual encoders)
+std::span<const FamilyBuilder>
+contrastive();  // contrastive.cpp: CLIP, MetaCLIP 2, SigLIP (image-text dual encoders)
 std::span<const FamilyBuilder> vision_encoders();  // vision_encoders.cpp: DINOv2
+std::span<const FamilyBuilder>
+vision_backbones();  // vision_backbones.cpp: DINOv3 ViT / ConvNeXt, AIMv2, MLCD
 std::span<const FamilyBuilder> segment_anything();  // segment_anything.cpp: SAM (SamModel, SamVisionModel)
 std::span<const FamilyBuilder> detr();              // detr.cpp: DETR, Table Transformer, Conditional DETR
 std::span<const FamilyBuilder> ocr_vlms();          // ocr_vlms.cpp: Swin, Donut's Swin, Pix2Struct
