@@ -12,7 +12,13 @@ bool root_conformer(const Parts& parts) {
   if (in(parts[1], std::array<std::string_view, 3>{"input_linear", "out", "out_mid"}))
     return parts.size() == 3;
   if (parts[1] != "layers" || parts.size() < 5 || !all_digits(parts[2])) return false;
-  if (in(parts[3], std::array<std::string_view, 4>{"ff1", "ff2", "conv", "post_norm"})) return true;
+  if (in(parts[3], std::array<std::string_view, 3>{"ff1", "ff2", "post_norm"})) return true;
+  // Its convolution module's own names: Parakeet CTC's Conformer, also under encoder.layers.N.conv, names its
+  // convolutions pointwise_conv1 / depthwise_conv / pointwise_conv2 (a short convolution of its encoder
+  // stack). Both call a norm conv.norm: Parakeet's BatchNorm is placed here with Granite's LayerNorm.
+  if (parts[3] == "conv")
+    return in(parts[4],
+              std::array<std::string_view, 5>{"norm", "up_conv", "depth_conv", "batch_norm", "down_conv"});
   return parts[3] == "attn" &&
          in(parts[4], std::array<std::string_view, 5>{"pre_norm", "to_q", "to_kv", "to_out", "rel_pos_emb"});
 }

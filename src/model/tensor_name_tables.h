@@ -129,14 +129,16 @@ inline constexpr std::array<std::string_view, 12> kAttentionParts{
     "EncDecAttention", "encoder_attn",   "cross_attn", "crossattention", "multi_head_attention",
     "rel_attn",        "cross_attention"};
 // XLNet's feed-forward block is ff.
-inline constexpr std::array<std::string_view, 12> kMlpParts{
-    "mlp", "ffn",  "feed_forward",  "DenseReluDense", "intermediate", "fc1",
-    "fc2", "c_fc", "dense_h_to_4h", "dense_4h_to_h",  "ffn_layer",    "ff"};
+// Parakeet's macaron Conformer blocks hold two: feed_forward1 and feed_forward2.
+inline constexpr std::array<std::string_view, 14> kMlpParts{
+    "mlp", "ffn", "feed_forward", "feed_forward1", "feed_forward2", "DenseReluDense", "intermediate",
+    "fc1", "fc2", "c_fc",         "dense_h_to_4h", "dense_4h_to_h", "ffn_layer",      "ff"};
 // fairseq's (FSMT's, TrOCR's) LM head is output_projection; MusicGen's one head per codebook, lm_heads.N;
 // CSM's depth decoder one matrix per code position, codebooks_head.
-inline constexpr std::array<std::string_view, 11> kHeadLeaves{
-    "lm_head", "embed_out",         "score",    "classifier",    "proj_out", "qa_outputs", "pooler",
-    "cls",     "output_projection", "lm_heads", "codebooks_head"};
+// Parakeet's CTC head is a kernel-1 Conv1d named ctc_head.
+inline constexpr std::array<std::string_view, 12> kHeadLeaves{
+    "lm_head", "embed_out",         "score",    "classifier",     "proj_out", "qa_outputs", "pooler",
+    "cls",     "output_projection", "lm_heads", "codebooks_head", "ctc_head"};
 // Top-level modules of encoder task heads (masked-LM transforms, classifiers, BART's logits-bias buffer,
 // BigBird's question-answering block, TAPAS's cell-selection parameters and aggregation classifier;
 // ELECTRA's and ConvBERT's generator and Funnel's discriminator; XLNet's and XLM's LM heads, sequence

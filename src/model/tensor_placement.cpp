@@ -63,7 +63,9 @@ TensorPlacement place_by_name(std::string_view name) {
     // Sequentials inside a module, not stacks of layers: MVP's prompt MLP, SAM's necks (segment-anything's
     // neck.0 ... neck.3), DeepSeek-VL's downsampling convolutions and the clusters of an adaptive softmax
     // (XLM's pred_layer.proj.tail.0.1: cluster 0's second Linear, two indices into nested Sequentials).
-    if (in(before, kSequentials) || (all_digits(before) && i >= 2 && in(parts[i - 2], kSequentials)))
+    // Parakeet's subsampling.layers.N: the strided convolutions (and ReLUs) of its stem, one Sequential.
+    if (in(before, kSequentials) || (all_digits(before) && i >= 2 && in(parts[i - 2], kSequentials)) ||
+        (i >= 2 && parts[i - 2] == "subsampling"))
       continue;
     layer_pos = i;
     uint32_t layer = 0;
@@ -274,7 +276,10 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::ShortConv, "depthwise-conv");
     return pl;
   }
-  if (pl.layer && (module == "pointwise_conv1" || module == "pointwise_conv2")) {
+  // (A Conformer's convolution module spells its pointwise convolutions the same under a conv module: they
+  // are placed with its short convolution below.)
+  if (pl.layer && (module == "pointwise_conv1" || module == "pointwise_conv2") &&
+      !any_part_in(inner, std::array<std::string_view, 1>{"conv"})) {
     set(Block::Mlp, module == "pointwise_conv1" ? "up" : "down");
     return pl;
   }
@@ -320,9 +325,11 @@ TensorPlacement place_by_name(std::string_view name) {
       return pl;
     }
   }
-  // LFM2's short convolution: conv.in_proj, conv.conv, conv.out_proj.
+  // LFM2's short convolution: conv.in_proj, conv.conv, conv.out_proj; a Conformer's convolution module
+  // (Parakeet's conv.pointwise_conv1 into a GLU, conv.depthwise_conv, conv.pointwise_conv2) is one too.
   if (pl.layer && any_part_in(inner, std::array<std::string_view, 1>{"conv"}) &&
-      in(module, std::array<std::string_view, 3>{"conv", "in_proj", "out_proj"})) {
+      in(module, std::array<std::string_view, 6>{"conv", "in_proj", "out_proj", "pointwise_conv1",
+                                                 "depthwise_conv", "pointwise_conv2"})) {
     set(Block::ShortConv, std::string(module));
     return pl;
   }
@@ -445,7 +452,9 @@ TensorPlacement place_by_name(std::string_view name) {
   }
   // Speech2Text's convolutional subsampler (encoder.conv.conv_layers.N) and Reformer's axial position
   // tables (embeddings.position_embeddings.weights.N).
-  if (!pl.layer && parts.size() >= 3 && parts[parts.size() - 3] == "conv_layers") {
+  // Parakeet's subsampling (its strided 2-D convolutions and the linear after them) is its stem too.
+  if (!pl.layer && ((parts.size() >= 3 && parts[parts.size() - 3] == "conv_layers") ||
+                    any_part_in(parts, std::array<std::string_view, 1>{"subsampling"}))) {
     set(Block::Embedding, "conv-stem");
     return pl;
   }
@@ -509,6 +518,12 @@ TensorPlacement place_by_name(std::string_view name) {
   // A table inside a positions module: SpeechT5's relative position embeddings (embed_positions.pe_k).
   if (parts.size() >= 3 && contains(parts[parts.size() - 3], "position")) {
     set(Block::Embedding, "position-embedding");
+    return pl;
+  }
+  // A BatchNorm's running statistics belong to it (a bare Parakeet encoder's conv.norm.running_mean).
+  if (parts.size() >= 2 && contains(parts[parts.size() - 2], "norm") &&
+      in(leaf, std::array<std::string_view, 3>{"running_mean", "running_var", "num_batches_tracked"})) {
+    set(Block::Norm, "norm");
     return pl;
   }
   set(Block::Other, role);

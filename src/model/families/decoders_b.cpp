@@ -12,6 +12,7 @@ constexpr std::array kDecodersBFamilies{
     FamilyBuilder{"doge", build_doge},
     FamilyBuilder{"gemma4_assistant", build_gemma4_assistant},
     FamilyBuilder{"gemma4_unified_assistant", build_gemma4_unified_assistant},
+    FamilyBuilder{"blt", build_blt},
 };
 
 }  // namespace

@@ -81,11 +81,12 @@ std::span<const FamilyBuilder> paddleocr_vl();  // paddleocr_vl.cpp: PaddleOCR-V
 std::span<const FamilyBuilder> hunyuan_vl();    // hunyuan_vl.cpp: HunyuanOCR (its ViT + Hunyuan dense)
 std::span<const FamilyBuilder>
 minimax_m3();  // minimax_m3.cpp: MiniMax-M3 and its text model (M2's mixture + indexer, CLIP tower)
-std::span<const FamilyBuilder> vlm_2026();  // vlm_2026.cpp: Step-3.7, Muse Glimmer, Cosmos3-Edge (+ parts)
+std::span<const FamilyBuilder>
+vlm_2026();  // vlm_2026.cpp: Step-3.7, Muse Glimmer, Cosmos3-Edge, VideoLLaMA3 (+ parts)
 std::span<const FamilyBuilder> ocr_and_ovis();  // ocr_and_ovis.cpp: GOT-OCR 2.0, Ovis2, Kosmos-2.5
 std::span<const FamilyBuilder>
 audio_llms();  // audio_llms.cpp: Voxtral Realtime, Audio Flamingo 3, Music Flamingo, GLM-ASR
-std::span<const FamilyBuilder> decoders_b();  // decoders_b.cpp: Doge, Gemma 4's assistant models
+std::span<const FamilyBuilder> decoders_b();  // decoders_b.cpp: Doge, Gemma 4's assistant models, BLT
 std::span<const FamilyBuilder>
 speech_gen();  // speech_gen.cpp: EnCodec, MusicGen, MusicGen Melody (and their decoders alone)
 std::span<const FamilyBuilder> tts_vits();  // tts_vits.cpp: VITS (MMS-TTS)
@@ -100,7 +101,7 @@ std::span<const FamilyBuilder> detr();              // detr.cpp: DETR, Table Tra
 std::span<const FamilyBuilder> ocr_vlms();          // ocr_vlms.cpp: Swin, Donut's Swin, Pix2Struct
 std::span<const FamilyBuilder> speech_encoders();   // speech_encoders.cpp: wav2vec 2.0, HuBERT
 std::span<const FamilyBuilder>
-speech_asr();  // speech_asr.cpp: Moonshine, Granite Speech, Kyutai speech-to-text
+speech_asr();  // speech_asr.cpp: Moonshine, Granite Speech, Kyutai speech-to-text, Parakeet
 std::span<const FamilyBuilder>
 csm_mimi();  // csm_mimi.cpp: Sesame's CSM (and its depth decoder), Kyutai's Mimi
 std::span<const FamilyBuilder>

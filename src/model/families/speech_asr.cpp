@@ -12,6 +12,8 @@ constexpr std::array kSpeechAsrFamilies{
     FamilyBuilder{"moonshine", build_moonshine},
     FamilyBuilder{"granite_speech", build_granite_speech},
     FamilyBuilder{"kyutai_speech_to_text", build_kyutai_speech_to_text},
+    FamilyBuilder{"parakeet_encoder", build_parakeet_encoder},
+    FamilyBuilder{"parakeet_ctc", build_parakeet_ctc},
 };
 
 }  // namespace

@@ -15,6 +15,8 @@ constexpr std::array kVlm2026Families{
     FamilyBuilder{"cosmos3_edge", build_cosmos3_edge},
     FamilyBuilder{"cosmos3_edge_text", build_cosmos3_edge_text},
     FamilyBuilder{"cosmos3_edge_vision", build_cosmos3_edge_vision},
+    FamilyBuilder{"video_llama_3", build_video_llama_3},
+    FamilyBuilder{"video_llama_3_vision", build_video_llama_3_vision},
 };
 
 }  // namespace
