@@ -79,6 +79,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::vision_backbones(),
                        families::segment_anything(),
                        families::detr(),
+                       families::depth(),
                        families::ocr_vlms(),
                        families::speech_encoders(),
                        families::speech_gen(),

@@ -184,6 +184,13 @@ inline constexpr std::array<std::string_view, 37> kHeadRoots{"lm_head",
                                                              "bbox_predictor",
                                                              "mask_head",
                                                              "bbox_attention"};
+// A dense predictor's neck and heads after its backbone, at the root of the model or under its base model:
+// Depth Anything's neck (its neck.fusion_stage.layers.N are no stack) and head, ZoeDepth's relative_head and
+// metric_head, Depth Pro's depth_pro.neck, fusion_stage, head (head.layers.N) and fov_model (the
+// field-of-view head, with its own encoder). Not deeper: there a neck is a tower's (SAM's
+// vision_encoder.neck).
+inline constexpr std::array<std::string_view, 6> kDenseHeads{"neck",        "head",         "relative_head",
+                                                             "metric_head", "fusion_stage", "fov_model"};
 // XLM's and FlauBERT's layers are four parallel module lists, the index after the list's name.
 inline constexpr std::array<std::string_view, 4> kParallelLayerLists{"attentions", "layer_norm1", "ffns",
                                                                      "layer_norm2"};

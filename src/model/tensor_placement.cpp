@@ -53,7 +53,12 @@ TensorPlacement place_by_name(std::string_view name) {
   // projector's Sequential (Qwen-VL's visual.merger.mlp.0, LLaVA's mm_projector.0), a task head (DETR's
   // bbox_predictor.layers.2) or a query-position MLP (Conditional DETR's decoder.query_scale.layers.1).
   size_t layer_pos = parts.size();
-  bool in_projector = false, in_head = false;
+  // A dense predictor's neck and heads, at the root or under its base model (Depth Pro's depth_pro.neck),
+  // hold no stack of layers either.
+  const std::string_view dense_head = in(parts.front(), kDenseHeads)                   ? parts.front()
+                                      : parts.size() >= 3 && in(parts[1], kDenseHeads) ? parts[1]
+                                                                                       : std::string_view();
+  bool in_projector = false, in_head = !dense_head.empty();
   for (size_t i = 1; i < parts.size(); ++i) {
     in_projector = in_projector || in(parts[i - 1], kProjectorParts);
     in_head = in_head || in(parts[i - 1], kHeadRoots) || in(parts[i - 1], kQueryPositionMlps);
@@ -194,6 +199,14 @@ TensorPlacement place_by_name(std::string_view name) {
         role);
     return pl;
   }
+  // A dense predictor's neck and heads are its head, whatever they hold (ZoeDepth's metric head runs a small
+  // transformer, Depth Pro's field-of-view model a DINOv2 encoder of its own). After the towers: a tower's
+  // neck is the tower's (SAM's vision_encoder.neck). A root head is placed with AIMv2's below (its k_proj and
+  // v_proj are attention).
+  if (!dense_head.empty() && dense_head != "head") {
+    set(Block::LmHead, "lm-head");
+    return pl;
+  }
   // A neural audio codec alone (EnCodec: its SEANet's LSTM, torch's weight_ih_lK / weight_hh_lK / bias_ih_lK
   // / bias_hh_lK, and its residual vector quantizer's codebooks, buffers included; Mimi: its quantizer's
   // input / output projections, and the root downsample / upsample convolutions between the SEANet's frame
@@ -258,15 +271,18 @@ TensorPlacement place_by_name(std::string_view name) {
   }
   // Layer scales weigh each block's output: Mimi's (self_attn_layer_scale.scale, mlp_layer_scale.scale),
   // DINOv2's and DINOv3's (layer_scale1.lambda1 after attention, layer_scale2.lambda1 after the MLP) and
-  // ConvNeXt's gamma, a parameter of the layer itself that scales its MLP's output.
+  // ConvNeXt's gamma, a parameter of the layer itself that scales its MLP's output; BEiT's lambda_1 and
+  // lambda_2, the layer's own, after its attention and its MLP.
   const std::string_view scaled =
       (leaf == "scale" || leaf == "lambda1") && parts.size() >= 2 ? parts[parts.size() - 2] : "";
-  if (pl.layer && (scaled == "self_attn_layer_scale" || scaled == "layer_scale1")) {
+  const bool layer_own = parts.size() >= 2 && all_digits(parts[parts.size() - 2]);
+  if (pl.layer &&
+      (scaled == "self_attn_layer_scale" || scaled == "layer_scale1" || (leaf == "lambda_1" && layer_own))) {
     set(Block::Attention, "layer-scale");
     return pl;
   }
   if (pl.layer && (scaled == "mlp_layer_scale" || scaled == "layer_scale2" ||
-                   (leaf == "gamma" && all_digits(parts[parts.size() - 2])))) {
+                   ((leaf == "gamma" || leaf == "lambda_2") && layer_own))) {
     set(Block::Mlp, "layer-scale");
     return pl;
   }
@@ -433,13 +449,13 @@ TensorPlacement place_by_name(std::string_view name) {
   // The heads of image-text dual encoders (CLIP, SigLIP, AIMv2, MetaCLIP 2): each tower's projection into
   // the shared space and the learned temperature (SigLIP: and bias) of their similarity logits; and a vision
   // encoder's own pooling head at the root (AIMv2's head: its query token and output_proj; its k_proj and
-  // v_proj are attention).
+  // v_proj are attention); a depth estimator's head (Depth Anything's head.conv1, Depth Pro's head.layers.N).
   if (parts.size() <= 2 && (parts.front() == "visual_projection" || parts.front() == "text_projection" ||
                             parts.front() == "logit_scale" || parts.front() == "logit_bias")) {
     set(Block::LmHead, parts.size() == 1 ? "logit-scale" : "projection");
     return pl;
   }
-  if (!pl.layer && parts.size() <= 3 && parts.front() == "head") {
+  if (!pl.layer && parts.size() <= 4 && parts.front() == "head") {
     set(Block::LmHead, "pooling-head");
     return pl;
   }
@@ -500,9 +516,11 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::Embedding, role);
     return pl;
   }
-  // Kosmos-2.5's segment_emb (text or image position) is a token-type table under another name.
+  // Kosmos-2.5's segment_emb (text or image position) is a token-type table under another name; BEiT's
+  // relative position bias table shared by all layers (encoder.relative_position_bias) a position table.
   if (contains(module, "embed") || module == "wte" || module == "wpe" || module == "shared" ||
-      contains(module, "embeddings") || module.ends_with("_emb")) {
+      contains(module, "embeddings") || module.ends_with("_emb") ||
+      module == "relative_position_bias_table") {
     set(Block::Embedding, module == "wpe" || contains(module, "position") ? "position-embedding"
                           : contains(module, "token_type") || contains(module, "segment")
                               ? "token-type-embedding"

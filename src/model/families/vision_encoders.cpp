@@ -1,6 +1,8 @@
 // Self-supervised vision backbones: DINOv2 (Dinov2Model, Dinov2ForImageClassification), a pre-norm ViT with
 // a layer scale on both residual branches, a mask token, and a SwiGLU MLP in its giant size. ViT itself is
 // with BERT in encoders.cpp.
+#include "model/families/vision_encoders.h"
+
 #include <array>
 
 #include "model/families/decoder_common.h"
@@ -13,6 +15,21 @@ namespace {
 void build_dinov2(const ModelConfig& cfg, ModelTemplate& t) {
   const std::string cls = architecture_of(cfg, "Dinov2Model");
   const std::string task = supported_task(cfg, cls, "Dinov2", {"Model", "ForImageClassification"});
+  const std::string prefix = task == "Model" ? "" : "dinov2.";
+  const uint64_t h = dinov2_body(cfg, cls, prefix, t);
+  // The classifier reads the class token beside the mean of the patch tokens: twice the width.
+  if (task == "ForImageClassification")
+    if (const uint64_t labels = num_labels(cfg)) blocks::linear(t, "classifier", 2 * h, labels, true);
+}
+
+constexpr std::array kVisionEncoderFamilies{
+    FamilyBuilder{"dinov2", build_dinov2},
+};
+
+}  // namespace
+
+uint64_t dinov2_body(const ModelConfig& cfg, const std::string& cls, const std::string& prefix,
+                     ModelTemplate& t, std::optional<uint64_t> image_size) {
   read_base_encoder_record(cfg, cls, t);
   ArchitectureRecord& a = t.arch;
   const uint64_t h = a.hidden_size;
@@ -25,11 +42,11 @@ void build_dinov2(const ModelConfig& cfg, ModelTemplate& t) {
   if (a.intermediate_size == 0) cfg.fail("mlp_ratio", "leaves the MLP without a unit");
   // Every released checkpoint embeds 518-pixel images (DINOv2's own configs); 224 is the class default. Other
   // sizes interpolate the table at run time.
-  const uint64_t image = cfg.dim_or("image_size", 224), patch = cfg.dim_or("patch_size", 14);
+  const uint64_t image = image_size ? *image_size : cfg.dim_or("image_size", 224);
+  const uint64_t patch = cfg.dim_or("patch_size", 14);
   if (patch > image) cfg.fail("patch_size", "must not exceed image_size (" + std::to_string(image) + ")");
   const uint64_t patches = (image / patch) * (image / patch);
   a.max_position_embeddings = patches + 1;
-  const std::string prefix = task == "Model" ? "" : "dinov2.";
   const std::string e = prefix + "embeddings.";
   t.add(e + "cls_token", {1, 1, h});
   if (cfg.flag_or("use_mask_token", true)) t.add(e + "mask_token", {1, h});
@@ -61,16 +78,8 @@ void build_dinov2(const ModelConfig& cfg, ModelTemplate& t) {
     s.layers.push_back(l);
   }
   blocks::norm(t, prefix + "layernorm", h, true);
-  // The classifier reads the class token beside the mean of the patch tokens: twice the width.
-  if (task == "ForImageClassification")
-    if (const uint64_t labels = num_labels(cfg)) blocks::linear(t, "classifier", 2 * h, labels, true);
+  return h;
 }
-
-constexpr std::array kVisionEncoderFamilies{
-    FamilyBuilder{"dinov2", build_dinov2},
-};
-
-}  // namespace
 
 std::span<const FamilyBuilder> vision_encoders() {
   return kVisionEncoderFamilies;
