@@ -75,7 +75,7 @@ inline constexpr std::array<std::string_view, 27> kVisionParts{"visual",
 // MiniMax-M3's merge MLP as its checkpoints name it (patch_merge_mlp, transformers'
 // multi_modal_projector.merge_linear_*). DETR's input_projection, a 1 x 1 convolution, maps its backbone's
 // last feature map to the transformer's width.
-inline constexpr std::array<std::string_view, 26> kProjectorParts{"multi_modal_projector",
+inline constexpr std::array<std::string_view, 30> kProjectorParts{"multi_modal_projector",
                                                                   "mm_projector",
                                                                   "merger",
                                                                   "deepstack_merger_list",
@@ -100,7 +100,11 @@ inline constexpr std::array<std::string_view, 26> kProjectorParts{"multi_modal_p
                                                                   "vit_large_projector",
                                                                   "enc_to_dec_proj",
                                                                   "patch_merge_mlp",
-                                                                  "input_projection"};
+                                                                  "input_projection",
+                                                                  "connector",
+                                                                  "perceive",
+                                                                  "mlp_AR",
+                                                                  "image_newline"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
 // buffer).
@@ -123,11 +127,17 @@ inline constexpr std::array<std::string_view, 7> kIntegerOnlyLeaves{
 inline constexpr std::array<std::string_view, 4> kProjSuffixes{"_weight", "_bias", "_blocks", "_scales"};
 inline constexpr std::array<std::string_view, 6> kMambaLeaves{"A_log",  "D",      "dt_bias",
                                                               "conv1d", "x_proj", "dt_proj"};
-// XLNet's relative attention is rel_attn; NLLB-MoE's decoder cross-attention is cross_attention.
-inline constexpr std::array<std::string_view, 12> kAttentionParts{
-    "self_attn",       "attn",           "attention",  "self_attention", "SelfAttention",
-    "EncDecAttention", "encoder_attn",   "cross_attn", "crossattention", "multi_head_attention",
-    "rel_attn",        "cross_attention"};
+// XLNet's relative attention is rel_attn; NLLB-MoE's decoder cross-attention is cross_attention; LongT5's
+// encoder attends locally (LocalSelfAttention) or to local and transient global tokens
+// (TransientGlobalSelfAttention).
+inline constexpr std::array<std::string_view, 14> kAttentionParts{
+    "self_attn",          "attn",
+    "attention",          "self_attention",
+    "SelfAttention",      "EncDecAttention",
+    "encoder_attn",       "cross_attn",
+    "crossattention",     "multi_head_attention",
+    "rel_attn",           "cross_attention",
+    "LocalSelfAttention", "TransientGlobalSelfAttention"};
 // XLNet's feed-forward block is ff.
 // Parakeet's macaron Conformer blocks hold two: feed_forward1 and feed_forward2.
 inline constexpr std::array<std::string_view, 14> kMlpParts{
@@ -208,7 +218,7 @@ inline constexpr std::array<std::string_view, 2> kQueryPositionMlps{"query_scale
 // Sequentials inside modules whose indices are no layers (see place_tensor), and lists of parallel modules
 // (SAM's point_embed, one embedding per kind of point, and output_hypernetworks_mlps, one MLP per mask
 // token).
-inline constexpr std::array<std::string_view, 11> kSequentials{"prompt_trans",
+inline constexpr std::array<std::string_view, 13> kSequentials{"prompt_trans",
                                                                "neck",
                                                                "neck_hd",
                                                                "downsamples",
@@ -218,6 +228,8 @@ inline constexpr std::array<std::string_view, 11> kSequentials{"prompt_trans",
                                                                "weights",
                                                                "visual_projection",
                                                                "point_embed",
-                                                               "output_hypernetworks_mlps"};
+                                                               "output_hypernetworks_mlps",
+                                                               "altup_projections",
+                                                               "altup_unembed_projections"};
 
 }  // namespace ma::placement

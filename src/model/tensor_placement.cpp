@@ -269,6 +269,43 @@ TensorPlacement place_by_name(std::string_view name) {
     set(leaf == "input_residual" ? Block::Attention : Block::Mlp, "residual-scale");
     return pl;
   }
+  // The residual stream's own modules, each with the sublayer it wraps: DeepSeek-V4's hyper-connections
+  // (attn_hc and ffn_hc mix its copies of the stream around attention and the MLP, hc_head merges them before
+  // the head); Gemma 3n's LAuReL (laurel.linear_left / linear_right, a low-rank residual beside attention)
+  // and AltUp (altup.*: the coefficients that predict and correct its copies of the stream around the
+  // layer); the per-layer inputs of Gemma 3n and Gemma 4 (per_layer_input_gate and per_layer_projection gate
+  // each layer's slice of the per-layer embeddings into its output; per_layer_model_projection at the root
+  // makes the slices from the token embedding) and Gemma 3n's AltUp projections into and out of the copies.
+  const bool laurel = any_part_in(inner, std::array<std::string_view, 1>{"laurel"});
+  if (laurel || any_part_in(inner, std::array<std::string_view, 1>{"attn_hc"})) {
+    set(Block::Attention, laurel ? "laurel-" + role : "hyper-connection");
+    return pl;
+  }
+  const bool altup = any_part_in(inner, std::array<std::string_view, 1>{"altup"});
+  if (altup || any_part_in(inner, std::array<std::string_view, 1>{"ffn_hc"})) {
+    set(Block::Mlp, altup ? "altup-" + role : "hyper-connection");
+    return pl;
+  }
+  if (any_part_in(parts, std::array<std::string_view, 1>{"hc_head"})) {
+    set(Block::LmHead, "hyper-connection");
+    return pl;
+  }
+  if (module == "per_layer_input_gate" || module == "per_layer_projection" ||
+      module == "per_layer_model_projection") {
+    set(Block::Mlp, role);
+    return pl;
+  }
+  if (any_part_in(parts, std::array<std::string_view, 2>{"altup_projections", "altup_unembed_projections"})) {
+    set(Block::Mlp,
+        parts[parts.size() - 3] == "altup_projections" ? "altup-projection" : "altup-unembedding");
+    return pl;
+  }
+  // Zamba's hybrid layers project the shared attention block's output (linear) before their Mamba mixer
+  // reads it.
+  if (pl.layer && module == "linear" && inner.size() == 3) {
+    set(Block::Attention, "shared-block-output");
+    return pl;
+  }
   // Layer scales weigh each block's output: Mimi's (self_attn_layer_scale.scale, mlp_layer_scale.scale),
   // DINOv2's and DINOv3's (layer_scale1.lambda1 after attention, layer_scale2.lambda1 after the MLP) and
   // ConvNeXt's gamma, a parameter of the layer itself that scales its MLP's output; BEiT's lambda_1 and
@@ -408,8 +445,8 @@ TensorPlacement place_by_name(std::string_view name) {
     return pl;
   }
   if (any_part_in(inner, kMlpParts) ||
-      in(module, std::array<std::string_view, 5>{"gate_proj", "up_proj", "down_proj", "fc1_latent_proj",
-                                                 "fc2_latent_proj"})) {
+      in(module, std::array<std::string_view, 6>{"gate_proj", "up_proj", "down_proj", "fc1_latent_proj",
+                                                 "fc2_latent_proj", "ffn_output"})) {
     bool bert_up = module == "dense" && any_part_in(inner, std::array<std::string_view, 1>{"intermediate"});
     bool bert_down = module == "dense" && any_part_in(inner, std::array<std::string_view, 1>{"output"});
     // Funnel's ffn (linear_1, linear_2, layer_norm), MobileBERT's extra ffn.N (its output.LayerNorm),
@@ -468,10 +505,17 @@ TensorPlacement place_by_name(std::string_view name) {
   }
   // Speech2Text's convolutional subsampler (encoder.conv.conv_layers.N) and Reformer's axial position
   // tables (embeddings.position_embeddings.weights.N).
-  // Parakeet's subsampling (its strided 2-D convolutions and the linear after them) is its stem too.
+  // Parakeet's subsampling (its strided 2-D convolutions and the linear after them) is its stem too, and so
+  // is wav2vec 2.0's (HuBERT's, ...) feature extractor (feature_extractor.conv_layers.N.conv); their
+  // convolutional position embedding (encoder.pos_conv_embed.conv) a position embedding.
   if (!pl.layer && ((parts.size() >= 3 && parts[parts.size() - 3] == "conv_layers") ||
+                    (parts.size() >= 4 && parts[parts.size() - 4] == "conv_layers" && module == "conv") ||
                     any_part_in(parts, std::array<std::string_view, 1>{"subsampling"}))) {
     set(Block::Embedding, "conv-stem");
+    return pl;
+  }
+  if (!pl.layer && any_part_in(parts, std::array<std::string_view, 1>{"pos_conv_embed"})) {
+    set(Block::Embedding, "position-embedding");
     return pl;
   }
   if (!pl.layer && parts.size() >= 3 && parts[parts.size() - 2] == "weights" &&
@@ -531,6 +575,27 @@ TensorPlacement place_by_name(std::string_view name) {
   // whose output scales the normed MLP input.
   if (parts.size() >= 3 && contains(parts[parts.size() - 3], "norm")) {
     set(Block::Norm, "norm");
+    return pl;
+  }
+  // MPNet's relative position buckets, one table for all layers (encoder.relative_attention_bias; T5's is
+  // its first layer's attention's); CTRL's token table, transformer.w.
+  if (!pl.layer && module == "relative_attention_bias") {
+    set(Block::Embedding, "position-embedding");
+    return pl;
+  }
+  if (parts.size() == 3 && parts[0] == "transformer" && module == "w") {
+    set(Block::Embedding, "token-embedding");
+    return pl;
+  }
+  // SigLIP's text tower ends in a head of its own, its projection into the shared space (text_model.head).
+  if (parts.size() == 3 && parts[0] == "text_model" && parts[1] == "head") {
+    set(Block::LmHead, "projection");
+    return pl;
+  }
+  // A linear inside the embeddings module mixes the inputs into them (RoCBERT's map_inputs_layer joins the
+  // pronunciation and shape embeddings with the tokens').
+  if (!pl.layer && parts.size() >= 3 && parts[parts.size() - 3] == "embeddings") {
+    set(Block::Embedding, "embedding-projection");
     return pl;
   }
   // A table inside a positions module: SpeechT5's relative position embeddings (embed_positions.pe_k).

@@ -73,6 +73,8 @@ std::string role_of(std::string_view module) {
       {"dense_h_to_4h", "up"},
       {"wi", "up"},
       {"fc2", "down"},
+      {"ffn", "up"},  // ALBERT's ffn and ffn_output
+      {"ffn_output", "down"},
       {"dense_4h_to_h", "down"},
       {"fc_in", "up"},
       {"fc_out", "down"},  // GPT-J
