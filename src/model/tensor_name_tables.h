@@ -32,8 +32,10 @@ inline constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_i
 // Segment Anything's prompt encoder and mask decoder (with the positional basis they share) turn clicks,
 // boxes and masks into masks over the image embedding: the image side of a model without text.
 // DETR's conv_encoder (DetrConvEncoder and its copies in Table Transformer and the other DETRs) holds its
-// convolutional backbone, a ResNet.
-inline constexpr std::array<std::string_view, 27> kVisionParts{"visual",
+// convolutional backbone, a ResNet. RT-DETR's hybrid encoder fuses the backbone's feature maps in a
+// convolutional neck beside its transformer layers: lateral_convs and fpn_blocks top-down, downsample_convs
+// and pan_blocks bottom-up.
+inline constexpr std::array<std::string_view, 31> kVisionParts{"visual",
                                                                "vision_tower",
                                                                "vision_model",
                                                                "vision_encoder",
@@ -59,7 +61,11 @@ inline constexpr std::array<std::string_view, 27> kVisionParts{"visual",
                                                                "shared_image_embedding",
                                                                "prompt_encoder",
                                                                "mask_decoder",
-                                                               "conv_encoder"};
+                                                               "conv_encoder",
+                                                               "lateral_convs",
+                                                               "fpn_blocks",
+                                                               "downsample_convs",
+                                                               "pan_blocks"};
 // A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
 // resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
 // tower.
@@ -74,8 +80,9 @@ inline constexpr std::array<std::string_view, 27> kVisionParts{"visual",
 // Sequential of that name inside it) is one too, where CLIP's (into the joint space) is part of its tower.
 // MiniMax-M3's merge MLP as its checkpoints name it (patch_merge_mlp, transformers'
 // multi_modal_projector.merge_linear_*). DETR's input_projection, a 1 x 1 convolution, maps its backbone's
-// last feature map to the transformer's width.
-inline constexpr std::array<std::string_view, 30> kProjectorParts{"multi_modal_projector",
+// last feature map to the transformer's width; RT-DETR's encoder_input_proj and decoder_input_proj (lists
+// of convolutions with batch norms) map each feature map to the encoder's and the decoder's.
+inline constexpr std::array<std::string_view, 32> kProjectorParts{"multi_modal_projector",
                                                                   "mm_projector",
                                                                   "merger",
                                                                   "deepstack_merger_list",
@@ -104,17 +111,21 @@ inline constexpr std::array<std::string_view, 30> kProjectorParts{"multi_modal_p
                                                                   "connector",
                                                                   "perceive",
                                                                   "mlp_AR",
-                                                                  "image_newline"};
+                                                                  "image_newline",
+                                                                  "encoder_input_proj",
+                                                                  "decoder_input_proj"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
 // buffer).
 // FNet's DFT matrices (its TPU path) are persistent too, and so is the Gemma 4 assistants' token_ordering
 // (the vocabulary grouped by centroid), and Swin's relative_position_index (each window position's offset
 // into the bias table: persistent in Donut's Swin and in transformers 4's Swin checkpoints).
-inline constexpr std::array<std::string_view, 9> kBufferLeaves{
-    "inv_freq",    "position_ids",   "masked_bias",
-    "causal_mask", "layer_scalar",   "dft_mat_hidden",
-    "dft_mat_seq", "token_ordering", "relative_position_index"};
+// RT-DETR v2's deformable attention keeps the scale of each sampled point's offset (n_points_scale).
+inline constexpr std::array<std::string_view, 10> kBufferLeaves{
+    "inv_freq",      "position_ids",   "masked_bias",
+    "causal_mask",   "layer_scalar",   "dft_mat_hidden",
+    "dft_mat_seq",   "token_ordering", "relative_position_index",
+    "n_points_scale"};
 // I-BERT's integer-only modules (quant_modules.py) keep persistent float32 buffers beside their weights: the
 // weights' and biases' integer copies and scales, each activation's running range and scale, and (below) the
 // LayerNorms' shift.
@@ -157,7 +168,9 @@ inline constexpr std::array<std::string_view, 12> kHeadLeaves{
 // one level down: a base model's pooler (bert.pooler) and a composite's heads (decoder.cls). DETR's detection
 // heads: class_labels_classifier, bbox_predictor (an MLP whose layers.N are no stack) and, for segmentation,
 // mask_head and bbox_attention (also under detr., DetrForSegmentation's DetrForObjectDetection).
-inline constexpr std::array<std::string_view, 37> kHeadRoots{"lm_head",
+// RT-DETR's two-stage query selection scores and boxes the encoder's tokens: enc_output, enc_score_head,
+// enc_bbox_head.
+inline constexpr std::array<std::string_view, 40> kHeadRoots{"lm_head",
                                                              "cls",
                                                              "classifier",
                                                              "classification_head",
@@ -193,7 +206,10 @@ inline constexpr std::array<std::string_view, 37> kHeadRoots{"lm_head",
                                                              "class_labels_classifier",
                                                              "bbox_predictor",
                                                              "mask_head",
-                                                             "bbox_attention"};
+                                                             "bbox_attention",
+                                                             "enc_output",
+                                                             "enc_score_head",
+                                                             "enc_bbox_head"};
 // A dense predictor's neck and heads after its backbone, at the root of the model or under its base model:
 // Depth Anything's neck (its neck.fusion_stage.layers.N are no stack) and head, ZoeDepth's relative_head and
 // metric_head, Depth Pro's depth_pro.neck, fusion_stage, head (head.layers.N) and fov_model (the
@@ -212,8 +228,17 @@ inline constexpr std::array<std::string_view, 3> kPerCodebookLists{"embed_tokens
                                                                    "input_embeds_layers"};
 
 // MLPs of a detection decoder that make its queries' positional embeddings from reference points
-// (Conditional DETR's decoder.query_scale and ref_point_head): their layers.N are no stack.
-inline constexpr std::array<std::string_view, 2> kQueryPositionMlps{"query_scale", "ref_point_head"};
+// (Conditional DETR's decoder.query_scale and ref_point_head, RT-DETR's decoder.query_pos_head): their
+// layers.N are no stack. Deformable DETR's reference_points (the queries' reference points from their
+// position embeddings) and, two-stage, pos_trans (the proposals' sine embeddings into query positions) and
+// its norm.
+inline constexpr std::array<std::string_view, 6> kQueryPositionMlps{
+    "query_scale", "ref_point_head", "query_pos_head", "reference_points", "pos_trans", "pos_trans_norm"};
+
+// A detection decoder's per-layer heads (a classifier and a box MLP per decoder layer, RT-DETR's and
+// Deformable DETR's class_embed.N and bbox_embed.N, under the decoder or at the root): the index names the
+// decoder layer whose output the head reads, but the heads are the model's head, not the layer's.
+inline constexpr std::array<std::string_view, 2> kPerLayerHeadLists{"class_embed", "bbox_embed"};
 
 // Sequentials inside modules whose indices are no layers (see place_tensor), and lists of parallel modules
 // (SAM's point_embed, one embedding per kind of point, and output_hypernetworks_mlps, one MLP per mask

@@ -60,8 +60,11 @@ TensorPlacement place_by_name(std::string_view name) {
                                                                                        : std::string_view();
   bool in_projector = false, in_head = !dense_head.empty();
   for (size_t i = 1; i < parts.size(); ++i) {
-    in_projector = in_projector || in(parts[i - 1], kProjectorParts);
-    in_head = in_head || in(parts[i - 1], kHeadRoots) || in(parts[i - 1], kQueryPositionMlps);
+    // (Deformable DETR's input_proj.N, one projection per feature level, at the root or under model.)
+    in_projector = in_projector || in(parts[i - 1], kProjectorParts) ||
+                   (parts[i - 1] == "input_proj" && (i == 1 || (i == 2 && parts.front() == "model")));
+    in_head = in_head || in(parts[i - 1], kHeadRoots) || in(parts[i - 1], kQueryPositionMlps) ||
+              in(parts[i - 1], kPerLayerHeadLists);
     if (!all_digits(parts[i]) || in_projector || in_head) continue;
     std::string_view before = parts[i - 1];
     if (contains(before, "experts") || in(before, kPerCodebookLists)) continue;
@@ -192,10 +195,18 @@ TensorPlacement place_by_name(std::string_view name) {
   const size_t projector_at = parts.front() == "model" ? 1 : 0;
   const bool root_projector = parts.size() >= projector_at + 2 && parts[projector_at] == "projector" &&
                               !(parts.size() == 2 && module == "projector");
+  // RT-DETR's convolutional encoder holds its ResNet as backbone.model, at the root or under model. (DETR's
+  // as backbone.conv_encoder.model). Deformable DETR's input_proj there (a convolution and a GroupNorm per
+  // feature level) maps the backbone's maps to the transformer's width, as DETR's input_projection; Mimi's
+  // quantizers have input_proj modules of their own, deeper.
+  const bool detector_backbone = parts.size() >= projector_at + 3 && parts[projector_at] == "backbone" &&
+                                 parts[projector_at + 1] == "model";
+  const bool detector_projection = parts.size() >= projector_at + 2 && parts[projector_at] == "input_proj";
   if (any_part_in(parts, kVisionParts) || any_part_in(parts, kProjectorParts) || git_projection ||
-      root_projector) {
-    set(any_part_in(parts, kProjectorParts) || git_projection || root_projector ? Block::VisionProjector
-                                                                                : Block::Vision,
+      root_projector || detector_backbone || detector_projection) {
+    set(any_part_in(parts, kProjectorParts) || git_projection || root_projector || detector_projection
+            ? Block::VisionProjector
+            : Block::Vision,
         role);
     return pl;
   }
@@ -476,7 +487,7 @@ TensorPlacement place_by_name(std::string_view name) {
   }
   // ChatGLM's LM head is transformer.output_layer, RWKV's a top-level head.
   // ModernBERT-decoder's head is a top-level decoder.
-  if (in(module, kHeadLeaves) ||
+  if (in(module, kHeadLeaves) || any_part_in(parts, kPerLayerHeadLists) ||
       ((module == "output" || module == "head" || module == "decoder") && parts.size() == 2) ||
       (!pl.layer && (module == "output_layer" || in(parts.front(), kHeadRoots) ||
                      (parts.size() >= 3 && in(parts[1], kHeadRoots))))) {

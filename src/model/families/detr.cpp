@@ -12,6 +12,9 @@ constexpr std::array kDetrFamilies{
     FamilyBuilder{"detr", build_detr},
     FamilyBuilder{"table-transformer", build_table_transformer},
     FamilyBuilder{"conditional_detr", build_conditional_detr},
+    FamilyBuilder{"deformable_detr", build_deformable_detr},
+    FamilyBuilder{"rt_detr", build_rt_detr},
+    FamilyBuilder{"rt_detr_v2", build_rt_detr_v2},
 };
 
 }  // namespace

@@ -1,7 +1,9 @@
 // Builders of DETR and its close relatives (group detr, family_groups.h): DETR (detr_model.cpp), Table
 // Transformer (table_transformer.cpp) and Conditional DETR (conditional_detr.cpp), which share the
 // convolutional backbone (detr_backbone.cpp) and the encoder-decoder body with its detection heads
-// (detr_body.cpp).
+// (detr_body.cpp); Deformable DETR (deformable_detr.cpp) on DETR's backbone; RT-DETR and RT-DETR v2
+// (rt_detr_model.cpp), with their own ResNet (rt_detr_resnet.cpp) and hybrid encoder (rt_detr_encoder.cpp),
+// DETR's frozen batch norms and a Deformable DETR decoder.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -19,12 +21,39 @@ void build_table_transformer(const ModelConfig& cfg,
                              ModelTemplate& t);  // TableTransformerModel / ForObjectDetection
 void build_conditional_detr(const ModelConfig& cfg,
                             ModelTemplate& t);  // ConditionalDetrModel / ForObjectDetection / ForSegmentation
+void build_deformable_detr(const ModelConfig& cfg,
+                           ModelTemplate& t);  // DeformableDetrModel / DeformableDetrForObjectDetection
+void build_rt_detr(const ModelConfig& cfg, ModelTemplate& t);  // RTDetrModel / RTDetrForObjectDetection
+void build_rt_detr_v2(const ModelConfig& cfg,
+                      ModelTemplate& t);  // RTDetrV2Model / RTDetrV2ForObjectDetection
+
+// A BatchNorm2d under `p`: frozen (DetrFrozenBatchNorm2d, what replace_batch_norm puts in a DETR backbone),
+// weight, bias, running_mean and running_var, all buffers; otherwise nn.BatchNorm2d's weight and bias, then
+// its running statistics and num_batches_tracked as buffers.
+void detr_batch_norm(ModelTemplate& t, const std::string& p, uint64_t channels, bool frozen);
+// A bias-free nn.Conv2d (every convolution of a ResNet body) followed by its batch norm.
+void detr_conv_norm(ModelTemplate& t, const std::string& conv, const std::string& norm, uint64_t in,
+                    uint64_t out, uint64_t kernel, bool frozen = true);
+// BackboneMixin's choice of the feature maps a backbone hands on: out_features by stage name ("stem",
+// "stage1", ...), else out_indices, else the last stage. `features`: the stem's channels, then each stage's.
+std::vector<uint64_t> detr_backbone_channels(const ModelConfig& bb, const std::vector<uint64_t>& features);
+
+// A transformers ResNet's shape (ResNetConfig's and RTDetrResNetConfig's fields, ResNet-50's by default):
+// the stem's width, each stage's width and depth, bottleneck or basic layers.
+struct ResNetShape {
+  uint64_t embedding = 64;
+  std::vector<uint64_t> widths, depths;
+  bool bottleneck = true;
+};
+ResNetShape read_resnet_shape(const ModelConfig& bb);
 
 // DetrConvEncoder's backbone under `prefix` ("model.backbone.conv_encoder.model."): timm's ResNet as
 // create_model(features_only=True) builds it, or transformers' ResNetBackbone (use_timm_backbone false), with
 // every BatchNorm2d replaced by a frozen batch norm whose four tensors are all buffers. Returns the channels
 // of the feature maps it hands on, in order (intermediate_channel_sizes).
-std::vector<uint64_t> detr_conv_backbone(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t);
+// `default_out_indices`: the timm feature maps taken when backbone_kwargs names none (DETR's 1 to 4).
+std::vector<uint64_t> detr_conv_backbone(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t,
+                                         const std::vector<uint64_t>& default_out_indices = {1, 2, 3, 4});
 
 // How DETR's relatives differ in the body: Table Transformer's layers normalise before each block
 // (normalize_before) and its encoder ends with a LayerNorm; Conditional DETR builds its own decoder under
@@ -34,6 +63,16 @@ struct DetrBodyStyle {
   uint64_t default_queries = 100;  // DetrConfig's num_queries
   void (*decoder)(const std::string& prefix, const StackDims& dims, ModelTemplate& t) = nullptr;
 };
+
+// The backbone's position embedding under `prefix`backbone.position_embedding: parameters only when
+// learned (50 rows and 50 columns of d_model / 2), the sine one being computed. Returns its type.
+std::string detr_position_embedding(const ModelConfig& cfg, const std::string& prefix, uint64_t d,
+                                    ModelTemplate& t);
+// The record of a DETR-style transformer: its encoder and decoder stacks under `prefix`, post- or pre-norm
+// LayerNorms, biased projections, learned or sine positions (`positions`).
+void describe_detr_transformer(const ModelConfig& cfg, const std::string& prefix,
+                               const std::string& positions, bool post_norm, const StackDims& enc,
+                               const StackDims& dec, ModelTemplate& t);
 
 // DetrModel's modules under `prefix` ("model.", "detr.model." or ""): the backbone and its position
 // embedding, input_projection, query_position_embeddings, the encoder and the decoder; the record's stacks
@@ -48,5 +87,19 @@ void detr_detection_heads(const ModelConfig& cfg, const std::string& prefix, Mod
 // DetrForSegmentation's modules beside its DetrForObjectDetection (and Conditional DETR's, a copy): the mask
 // head over the backbone's first three feature maps (`channels`) and the bbox attention.
 void detr_segmentation_heads(const ModelConfig& cfg, const std::vector<uint64_t>& channels, ModelTemplate& t);
+
+// RTDetrResNetBackbone (backbone_config of model_type rt_detr_resnet) under `prefix`: a ResNet-vd (three
+// 3 x 3 stem convolutions, average-pooled shortcuts), batch norms `frozen` or not. Returns the channels of
+// the feature maps it hands on.
+std::vector<uint64_t> rt_detr_resnet_backbone(const ModelConfig& bb, const std::string& prefix, bool frozen,
+                                              ModelTemplate& t);
+// RTDetrHybridEncoder under `prefix` ("model.encoder."): the AIFI transformer encoders over the chosen
+// feature levels and the CCFM (top-down FPN, bottom-up PAN of CSP-RepVGG blocks). Returns the AIFI stack.
+StackDims rt_detr_hybrid_encoder(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t);
+// Deformable DETR's MultiscaleDeformableAttention under `p` (its attn kernel holds no parameter):
+// sampling_offsets (heads x levels x points x 2 per query), attention_weights (heads x levels x points),
+// value_proj and output_proj.
+void detr_deformable_attention(ModelTemplate& t, const std::string& p, uint64_t d_model, uint64_t heads,
+                               uint64_t levels, uint64_t points);
 
 }  // namespace ma::families

@@ -12,20 +12,42 @@
 #include "model/families/multimodal_towers.h"
 
 namespace ma::families {
-namespace {
 
-// DetrFrozenBatchNorm2d(channels) under `p`: four buffers of the checkpoint, no parameter.
-void detr_frozen_batch_norm(ModelTemplate& t, const std::string& p, uint64_t channels) {
-  for (const char* b : {".weight", ".bias", ".running_mean", ".running_var"})
-    t.add(p + b, {channels}).kind = TensorKind::Buffer;
+void detr_batch_norm(ModelTemplate& t, const std::string& p, uint64_t channels, bool frozen) {
+  if (frozen) {
+    for (const char* b : {".weight", ".bias", ".running_mean", ".running_var"})
+      t.add(p + b, {channels}).kind = TensorKind::Buffer;
+    return;
+  }
+  blocks::norm(t, p, channels, true);
+  for (const char* b : {".running_mean", ".running_var"}) t.add(p + b, {channels}).kind = TensorKind::Buffer;
+  t.add(p + ".num_batches_tracked", {}).kind = TensorKind::Buffer;
 }
 
-// A bias-free nn.Conv2d (every convolution of a ResNet body) followed by its frozen batch norm.
 void detr_conv_norm(ModelTemplate& t, const std::string& conv, const std::string& norm, uint64_t in,
-                    uint64_t out, uint64_t kernel) {
+                    uint64_t out, uint64_t kernel, bool frozen) {
   t.add(conv + ".weight", {out, in, kernel, kernel});
-  detr_frozen_batch_norm(t, norm, out);
+  detr_batch_norm(t, norm, out, frozen);
 }
+
+std::vector<uint64_t> detr_backbone_channels(const ModelConfig& bb, const std::vector<uint64_t>& features) {
+  std::vector<uint64_t> channels;
+  for (const std::string& f : bb.strings("out_features")) {
+    uint64_t i = 0;
+    while (i < features.size() && f != (i == 0 ? std::string("stem") : "stage" + std::to_string(i))) ++i;
+    if (i == features.size()) bb.fail("out_features", "names no stage of the backbone: " + printable(f));
+    channels.push_back(features[i]);
+  }
+  if (channels.empty())
+    for (const int64_t i : bb.ints("out_indices")) {
+      if (i < 0 || static_cast<uint64_t>(i) >= features.size()) bb.fail("out_indices", "names no stage");
+      channels.push_back(features[static_cast<size_t>(i)]);
+    }
+  if (channels.empty()) channels.push_back(features.back());
+  return channels;
+}
+
+namespace {
 
 // The torchvision-style ResNets timm registers under these names (timm/models/resnet.py): BasicBlock
 // (expansion 1) for 18 and 34 layers, Bottleneck (expansion 4) above, a 7 x 7 stem of 64 channels.
@@ -42,16 +64,18 @@ constexpr std::array<DetrTimmResnet, 5> kDetrTimmResnets{{
     {"resnet152", true, {3, 8, 36, 3}},
 }};
 
-// timm's features_only kwargs DetrConvEncoder passes on: out_indices (default 1, 2, 3, 4: layer1..layer4;
-// 0 is the stem's act1) and in_chans (default num_channels). output_stride (DETR's dilation, DC5) dilates
-// layer4 without changing a weight. Any other kwarg would reshape the network: refused.
+// timm's features_only kwargs DetrConvEncoder passes on: out_indices (DETR's default 1, 2, 3, 4:
+// layer1..layer4; 0 is the stem's act1; Deformable DETR's 2, 3, 4) and in_chans (default num_channels).
+// output_stride (DETR's dilation, DC5) dilates layer4 without changing a weight. Any other kwarg would
+// reshape the network: refused.
 struct DetrTimmKwargs {
-  std::vector<uint64_t> out_indices{1, 2, 3, 4};
+  std::vector<uint64_t> out_indices;
   uint64_t in_chans = 3;
 };
 
-DetrTimmKwargs detr_timm_kwargs(const ModelConfig& cfg) {
+DetrTimmKwargs detr_timm_kwargs(const ModelConfig& cfg, const std::vector<uint64_t>& default_out_indices) {
   DetrTimmKwargs k;
+  k.out_indices = default_out_indices;
   k.in_chans = cfg.dim_or("num_channels", 3);
   const std::optional<ModelConfig> kw = cfg.sub("backbone_kwargs");
   if (!kw) return k;
@@ -72,7 +96,8 @@ DetrTimmKwargs detr_timm_kwargs(const ModelConfig& cfg) {
 
 // timm's ResNet with features_only=True: FeatureListNet keeps the model's own top-level modules (conv1, bn1,
 // act1, maxpool, layer1..layerN) up to the last one out_indices reads, dropping the pooling and fc head.
-std::vector<uint64_t> detr_timm_resnet(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t) {
+std::vector<uint64_t> detr_timm_resnet(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t,
+                                       const std::vector<uint64_t>& default_out_indices) {
   if (cfg.has("backbone_config"))
     cfg.fail("backbone_config", "must be absent with use_timm_backbone (DetrConfig refuses both)");
   if (const json::Value* b = cfg.raw("backbone"); b && b->is_null())
@@ -83,7 +108,7 @@ std::vector<uint64_t> detr_timm_resnet(const ModelConfig& cfg, const std::string
   const auto it = std::find_if(kDetrTimmResnets.begin(), kDetrTimmResnets.end(),
                                [&](const DetrTimmResnet& r) { return r.name == arch; });
   if (it == kDetrTimmResnets.end()) unsupported(cfg, "DETR with the timm backbone " + printable(name));
-  const DetrTimmKwargs kw = detr_timm_kwargs(cfg);
+  const DetrTimmKwargs kw = detr_timm_kwargs(cfg, default_out_indices);
   const uint64_t last = *std::max_element(kw.out_indices.begin(), kw.out_indices.end());
   const uint64_t expansion = it->bottleneck ? 4 : 1;
   std::vector<uint64_t> features{64};  // act1's channels, feature index 0
@@ -123,14 +148,10 @@ std::vector<uint64_t> detr_transformers_resnet(const ModelConfig& cfg, const std
       sub_or(cfg, "backbone_config", R"({"model_type":"resnet","out_features":["stage4"]})");
   if (bb.string_or("model_type", "") != "resnet")
     bb.fail("model_type", "must be resnet: the only AutoBackbone of DETR this analysis builds");
-  const uint64_t embedding = bb.dim_or("embedding_size", 64);
-  const std::vector<uint64_t> widths = bb.dims_or("hidden_sizes", {256, 512, 1024, 2048});
-  const std::vector<uint64_t> depths = bb.dims_or("depths", {3, 4, 6, 3});
-  if (widths.size() != depths.size()) bb.fail("depths", "must list one depth per hidden_sizes entry");
-  const std::string layer_type = bb.string_or("layer_type", "bottleneck");
-  if (layer_type != "bottleneck" && layer_type != "basic")
-    bb.fail("layer_type", "must be bottleneck or basic");
-  const bool bottleneck = layer_type == "bottleneck";
+  const ResNetShape shape = read_resnet_shape(bb);
+  const uint64_t embedding = shape.embedding;
+  const std::vector<uint64_t>&widths = shape.widths, &depths = shape.depths;
+  const bool bottleneck = shape.bottleneck;
   const std::string e = prefix + "embedder.embedder.";
   detr_conv_norm(t, e + "convolution", e + "normalization", bb.dim_or("num_channels", 3), embedding, 7);
   uint64_t in = embedding;
@@ -161,35 +182,34 @@ std::vector<uint64_t> detr_transformers_resnet(const ModelConfig& cfg, const std
       in = out;
     }
   }
-  // BackboneMixin: out_features by stage name ("stem", "stage1", ...), else out_indices, else the last stage.
   std::vector<uint64_t> features{embedding};
   features.insert(features.end(), widths.begin(), widths.end());
-  std::vector<uint64_t> channels;
-  for (const std::string& f : bb.strings("out_features")) {
-    uint64_t i = 0;
-    while (i < features.size() && f != (i == 0 ? std::string("stem") : "stage" + std::to_string(i))) ++i;
-    if (i == features.size()) bb.fail("out_features", "names no stage of the backbone: " + printable(f));
-    channels.push_back(features[i]);
-  }
-  if (channels.empty())
-    for (const int64_t i : bb.ints("out_indices")) {
-      if (i < 0 || static_cast<uint64_t>(i) >= features.size()) bb.fail("out_indices", "names no stage");
-      channels.push_back(features[static_cast<size_t>(i)]);
-    }
-  if (channels.empty()) channels.push_back(features.back());
-  return channels;
+  return detr_backbone_channels(bb, features);
 }
 
 }  // namespace
 
-std::vector<uint64_t> detr_conv_backbone(const ModelConfig& cfg, const std::string& prefix,
-                                         ModelTemplate& t) {
+std::vector<uint64_t> detr_conv_backbone(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t,
+                                         const std::vector<uint64_t>& default_out_indices) {
   const std::vector<uint64_t> channels = cfg.flag_or("use_timm_backbone", true)
-                                             ? detr_timm_resnet(cfg, prefix, t)
+                                             ? detr_timm_resnet(cfg, prefix, t, default_out_indices)
                                              : detr_transformers_resnet(cfg, prefix, t);
   // A CNN: a vision stack of its output width, without the transformer layers the record describes.
   t.arch.add_stack(StackRole::Vision, prefix.substr(0, prefix.size() - 1), channels.back());
   return channels;
+}
+
+ResNetShape read_resnet_shape(const ModelConfig& bb) {
+  ResNetShape r;
+  r.embedding = bb.dim_or("embedding_size", 64);
+  r.widths = bb.dims_or("hidden_sizes", {256, 512, 1024, 2048});
+  r.depths = bb.dims_or("depths", {3, 4, 6, 3});
+  if (r.widths.size() != r.depths.size()) bb.fail("depths", "must list one depth per hidden_sizes entry");
+  const std::string layer_type = bb.string_or("layer_type", "bottleneck");
+  if (layer_type != "bottleneck" && layer_type != "basic")
+    bb.fail("layer_type", "must be bottleneck or basic");
+  r.bottleneck = layer_type == "bottleneck";
+  return r;
 }
 
 }  // namespace ma::families

@@ -21,13 +21,7 @@ std::vector<uint64_t> detr_model_body(const ModelConfig& cfg, const std::string&
   // DetrConvModel: conv_encoder, then position_embedding (parameters only when learned: 50 rows and 50
   // columns of d_model / 2, the sine one being computed).
   const std::vector<uint64_t> channels = detr_conv_backbone(cfg, prefix + "backbone.conv_encoder.model.", t);
-  const std::string positions = cfg.string_or("position_embedding_type", "sine");
-  if (positions == "learned") {
-    blocks::embedding(t, prefix + "backbone.position_embedding.row_embeddings.weight", 50, d / 2);
-    blocks::embedding(t, prefix + "backbone.position_embedding.column_embeddings.weight", 50, d / 2);
-  } else if (positions != "sine") {
-    cfg.fail("position_embedding_type", "must be sine or learned");
-  }
+  const std::string positions = detr_position_embedding(cfg, prefix, d, t);
   // A 1 x 1 convolution from the last feature map's channels to d_model.
   blocks::conv2d(t, prefix + "input_projection", channels.back(), d, 1);
   blocks::embedding(t, prefix + "query_position_embeddings.weight", queries, d);
@@ -42,18 +36,37 @@ std::vector<uint64_t> detr_model_body(const ModelConfig& cfg, const std::string&
     blocks::norm(t, prefix + "decoder.layernorm", d, true);  // after the last layer (and each, with aux loss)
   }
 
+  describe_detr_transformer(cfg, prefix, positions, !s.pre_norm, enc, dec, t);
+  return channels;
+}
+
+std::string detr_position_embedding(const ModelConfig& cfg, const std::string& prefix, uint64_t d,
+                                    ModelTemplate& t) {
+  const std::string positions = cfg.string_or("position_embedding_type", "sine");
+  if (positions == "learned") {
+    blocks::embedding(t, prefix + "backbone.position_embedding.row_embeddings.weight", 50, d / 2);
+    blocks::embedding(t, prefix + "backbone.position_embedding.column_embeddings.weight", 50, d / 2);
+  } else if (positions != "sine") {
+    cfg.fail("position_embedding_type", "must be sine or learned");
+  }
+  return positions;
+}
+
+void describe_detr_transformer(const ModelConfig& cfg, const std::string& prefix,
+                               const std::string& positions, bool post_norm, const StackDims& enc,
+                               const StackDims& dec, ModelTemplate& t) {
   ArchitectureRecord& a = t.arch;
-  a.post_norm = !s.pre_norm;
+  a.post_norm = post_norm;
   a.norm = NormKind::LayerNorm;
   a.activation = cfg.string_or("activation_function", "relu");
   a.position = positions == "learned" ? PositionKind::Learned : PositionKind::Sinusoidal;
   a.attention_bias = a.mlp_bias = true;
   // The encoder attends over the feature map's positions (as many as the image gives), the decoder's
   // num_queries object queries over them: no position table bounds either.
+  const uint64_t d = enc.layer.hidden;
   describe_stack(t, StackRole::Encoder, prefix + "encoder.layers", enc, d / enc.layer.heads);
   describe_stack(t, StackRole::Decoder, prefix + "decoder.layers", dec, d / dec.layer.heads);
   describe_main(t, dec, 0);
-  return channels;
 }
 
 void detr_detection_heads(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t,

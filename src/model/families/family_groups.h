@@ -97,7 +97,8 @@ std::span<const FamilyBuilder> vision_encoders();  // vision_encoders.cpp: DINOv
 std::span<const FamilyBuilder>
 vision_backbones();  // vision_backbones.cpp: DINOv3 ViT / ConvNeXt, AIMv2, MLCD
 std::span<const FamilyBuilder> segment_anything();  // segment_anything.cpp: SAM (SamModel, SamVisionModel)
-std::span<const FamilyBuilder> detr();              // detr.cpp: DETR, Table Transformer, Conditional DETR
+std::span<const FamilyBuilder>
+detr();  // detr.cpp: DETR, Table Transformer, Conditional / Deformable DETR, RT-DETR (v1, v2)
 std::span<const FamilyBuilder> depth();     // depth.cpp: Depth Anything (+ Prompt), ZoeDepth, Depth Pro
 std::span<const FamilyBuilder> ocr_vlms();  // ocr_vlms.cpp: Swin, Donut's Swin, Pix2Struct
 std::span<const FamilyBuilder> speech_encoders();  // speech_encoders.cpp: wav2vec 2.0, HuBERT
