@@ -66,6 +66,22 @@ inline constexpr std::array<std::string_view, 31> kVisionParts{"visual",
                                                                "fpn_blocks",
                                                                "downsample_convs",
                                                                "pan_blocks"};
+// SAM 2's image side beyond SAM's: Sam2Model's no_memory_embedding (the token standing for an empty memory)
+// and what Sam2VideoModel tracks objects through frames with: its memory attention and memory encoder, the
+// convolution that brings a mask prompt to the decoder's logits, the object-pointer head and its temporal
+// projection, and the tokens for a missing memory or object. Vision, as SAM's prompt encoder and mask
+// decoder.
+inline constexpr std::array<std::string_view, 10> kVideoTrackerParts{
+    "no_memory_embedding",
+    "memory_attention",
+    "memory_encoder",
+    "mask_downsample",
+    "object_pointer_proj",
+    "temporal_positional_encoding_projection_layer",
+    "no_memory_positional_encoding",
+    "memory_temporal_positional_encoding",
+    "no_object_pointer",
+    "occlusion_spatial_embedding_parameter"};
 // A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
 // resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
 // tower.

@@ -202,8 +202,9 @@ TensorPlacement place_by_name(std::string_view name) {
   const bool detector_backbone = parts.size() >= projector_at + 3 && parts[projector_at] == "backbone" &&
                                  parts[projector_at + 1] == "model";
   const bool detector_projection = parts.size() >= projector_at + 2 && parts[projector_at] == "input_proj";
-  if (any_part_in(parts, kVisionParts) || any_part_in(parts, kProjectorParts) || git_projection ||
-      root_projector || detector_backbone || detector_projection) {
+  if (any_part_in(parts, kVisionParts) || any_part_in(parts, kVideoTrackerParts) ||
+      any_part_in(parts, kProjectorParts) || git_projection || root_projector || detector_backbone ||
+      detector_projection) {
     set(any_part_in(parts, kProjectorParts) || git_projection || root_projector || detector_projection
             ? Block::VisionProjector
             : Block::Vision,
@@ -315,6 +316,12 @@ TensorPlacement place_by_name(std::string_view name) {
   // reads it.
   if (pl.layer && module == "linear" && inner.size() == 3) {
     set(Block::Attention, "shared-block-output");
+    return pl;
+  }
+  // Hiera's (SAM 2's) first block of a stage projects its normed input to the stage's wider width (proj,
+  // straight under the block) for the residual around its query-pooling attention.
+  if (pl.layer && module == "proj" && inner.size() == 3) {
+    set(Block::Attention, "residual-projection");
     return pl;
   }
   // Layer scales weigh each block's output: Mimi's (self_attn_layer_scale.scale, mlp_layer_scale.scale),

@@ -10,7 +10,6 @@
 #include "model/families/segment_anything.h"
 
 namespace ma::families {
-namespace {
 
 // SamFeedForward: proj_in, proj_out, then num_layers - 2 hidden Linears (registered in that order).
 void sam_feed_forward(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t hidden, uint64_t out,
@@ -21,11 +20,39 @@ void sam_feed_forward(ModelTemplate& t, const std::string& p, uint64_t in, uint6
     blocks::linear(t, p + "layers." + std::to_string(i), hidden, hidden, true);
 }
 
-// SamAttention: q, k, v project the width to width / downsample, out_proj back.
-void sam_two_way_attention(ModelTemplate& t, const std::string& p, uint64_t hidden, uint64_t internal) {
-  for (const char* proj : {"q_proj", "k_proj", "v_proj"}) blocks::linear(t, p + proj, hidden, internal, true);
-  blocks::linear(t, p + "out_proj", internal, hidden, true);
+void sam_mask_embedding(const ModelConfig& pc, ModelTemplate& t, const std::string& p, uint64_t hidden) {
+  const uint64_t mask = pc.dim_or("mask_input_channels", 16);
+  if (mask < 4)
+    pc.fail("mask_input_channels", "must be at least 4 (conv1 has mask_input_channels // 4 outputs)");
+  const uint64_t quarter = mask / 4;
+  blocks::conv2d(t, p + "conv1", 1, quarter, 2);
+  blocks::conv2d(t, p + "conv2", quarter, mask, 2);
+  blocks::conv2d(t, p + "conv3", mask, hidden, 1);
+  blocks::norm(t, p + "layer_norm1", quarter, true);
+  blocks::norm(t, p + "layer_norm2", quarter * 4, true);  // quarter * 4, not mask_input_channels
 }
+
+void sam_mask_head(const ModelConfig& d, ModelTemplate& t, const std::string& p, uint64_t h, uint64_t masks) {
+  // Two stride-2 transposed convolutions (weights [in, out, 2, 2]) upscale the image embedding 4x, down to
+  // hidden_size // 8 channels, the width each mask token's hypernetwork MLP produces.
+  t.add(p + "upscale_conv1.weight", {h, h / 4, 2, 2});
+  t.add(p + "upscale_conv1.bias", {h / 4});
+  t.add(p + "upscale_conv2.weight", {h / 4, h / 8, 2, 2});
+  t.add(p + "upscale_conv2.bias", {h / 8});
+  blocks::norm(t, p + "upscale_layer_norm", h / 4, true);
+  for (uint64_t i = 0; i < masks; ++i)
+    sam_feed_forward(t, p + "output_hypernetworks_mlps." + std::to_string(i) + ".", h, h, h / 8, 3);
+  const uint64_t depth = d.count_or("iou_head_depth", 3);  // proj_in and proj_out at any depth
+  sam_feed_forward(t, p + "iou_prediction_head.", h, d.dim_or("iou_head_hidden_dim", 256), masks, depth);
+}
+
+void sam_two_way_attention(ModelTemplate& t, const std::string& p, uint64_t hidden, uint64_t internal,
+                           const char* out) {
+  for (const char* proj : {"q_proj", "k_proj", "v_proj"}) blocks::linear(t, p + proj, hidden, internal, true);
+  blocks::linear(t, p + out, internal, hidden, true);
+}
+
+namespace {
 
 // The width of a SamAttention downsampled by `rate`; transformers refuses heads that do not divide it.
 uint64_t sam_attention_width(const ModelConfig& d, uint64_t hidden, uint64_t rate, uint64_t heads) {
@@ -41,20 +68,12 @@ uint64_t sam_attention_width(const ModelConfig& d, uint64_t hidden, uint64_t rat
 void sam_prompt_encoder(const ModelConfig& pc, ModelTemplate& t) {
   const std::string p = "prompt_encoder.";
   const uint64_t h = pc.dim_or("hidden_size", 256);
-  const uint64_t mask = pc.dim_or("mask_input_channels", 16);
-  if (mask < 4)
-    pc.fail("mask_input_channels", "must be at least 4 (conv1 has mask_input_channels // 4 outputs)");
-  const uint64_t quarter = mask / 4;
   // SamPositionalEmbedding registers its random Fourier basis as a buffer; the prompt encoder's copy is tied
   // to the model's shared_image_embedding (the same module in older transformers, its own tied module in
   // newer), listed in the state dict under both names.
   t.tie(p + "shared_embedding.positional_embedding", "shared_image_embedding.positional_embedding").kind =
       TensorKind::Buffer;
-  blocks::conv2d(t, p + "mask_embed.conv1", 1, quarter, 2);
-  blocks::conv2d(t, p + "mask_embed.conv2", quarter, mask, 2);
-  blocks::conv2d(t, p + "mask_embed.conv3", mask, h, 1);
-  blocks::norm(t, p + "mask_embed.layer_norm1", quarter, true);
-  blocks::norm(t, p + "mask_embed.layer_norm2", quarter * 4, true);  // quarter * 4, not mask_input_channels
+  sam_mask_embedding(pc, t, p + "mask_embed.", h);
   blocks::embedding(t, p + "no_mask_embed.weight", 1, h);
   const uint64_t points = pc.count_or("num_point_embeddings", 4);
   for (uint64_t i = 0; i < points; ++i)
@@ -92,17 +111,7 @@ void sam_mask_decoder(const ModelConfig& d, ModelTemplate& t) {
   }
   sam_two_way_attention(t, p + "transformer.final_attn_token_to_image.", h, final_width);
   blocks::norm(t, p + "transformer.layer_norm_final_attn", h, true);
-  // Two stride-2 transposed convolutions (weights [in, out, 2, 2]) upscale the image embedding 4x, down to
-  // hidden_size // 8 channels, the width each mask token's hypernetwork MLP produces.
-  t.add(p + "upscale_conv1.weight", {h, h / 4, 2, 2});
-  t.add(p + "upscale_conv1.bias", {h / 4});
-  t.add(p + "upscale_conv2.weight", {h / 4, h / 8, 2, 2});
-  t.add(p + "upscale_conv2.bias", {h / 8});
-  blocks::norm(t, p + "upscale_layer_norm", h / 4, true);
-  for (uint64_t i = 0; i < masks; ++i)
-    sam_feed_forward(t, p + "output_hypernetworks_mlps." + std::to_string(i) + ".", h, h, h / 8, 3);
-  const uint64_t depth = d.count_or("iou_head_depth", 3);  // proj_in and proj_out at any depth
-  sam_feed_forward(t, p + "iou_prediction_head.", h, d.dim_or("iou_head_hidden_dim", 256), masks, depth);
+  sam_mask_head(d, t, p, h, masks);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // its image encoder alone (sam_vision_model.cpp). The encoder itself is sam_vision.h's, shared with
 // GOT-OCR 2.0 and DeepSeek-VL.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "model/config.h"
@@ -15,5 +16,21 @@ void build_sam_vision_model(const ModelConfig& cfg, ModelTemplate& t);  // SamVi
 
 // The record of a model whose dimensions are its SAM image encoder's, as class `cls` (sam_vision_model.cpp).
 void sam_record(const SamShape& s, const std::string& cls, ArchitectureRecord& a);
+
+// SamModel's parts that SAM 2 (sam2_model.cpp) builds alike (sam_model.cpp).
+// SamFeedForward under `p`: proj_in, proj_out, then `layers` - 2 hidden Linears (registered in that order).
+void sam_feed_forward(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t hidden, uint64_t out,
+                      uint64_t layers);
+// SamAttention under `p`: q_proj, k_proj, v_proj from `hidden` to `internal`, then `out` (SAM's out_proj,
+// SAM 2's o_proj) back.
+void sam_two_way_attention(ModelTemplate& t, const std::string& p, uint64_t hidden, uint64_t internal,
+                           const char* out = "out_proj");
+// SamMaskEmbedding under `p` (three convs and two channels-first LayerNorms), from the prompt encoder config
+// `pc`'s mask_input_channels to `hidden`.
+void sam_mask_embedding(const ModelConfig& pc, ModelTemplate& t, const std::string& p, uint64_t hidden);
+// The mask decoder's modules after its two-way transformer, under `p`: the two transposed convolutions that
+// upscale the image embedding and their LayerNorm, one hypernetwork MLP per mask token (`masks`) and the IoU
+// head, from the decoder config `d`.
+void sam_mask_head(const ModelConfig& d, ModelTemplate& t, const std::string& p, uint64_t h, uint64_t masks);
 
 }  // namespace ma::families
