@@ -15,20 +15,6 @@
 namespace ma::families {
 namespace {
 
-// Sam2PromptEncoder under prompt_encoder.: its own Sam2PositionalEmbedding (a [2, hidden_size // 2] buffer
-// that Sam2Model ties to shared_image_embedding), SAM's mask embedding, no_mask_embed, then one
-// num_point_embeddings-row table (SAM's is a list of 1-row tables) and not_a_point_embed.
-void sam2_prompt_encoder(const ModelConfig& pc, ModelTemplate& t) {
-  const std::string p = "prompt_encoder.";
-  const uint64_t h = pc.dim_or("hidden_size", 256);
-  t.tie(p + "shared_embedding.positional_embedding", "shared_image_embedding.positional_embedding").kind =
-      TensorKind::Buffer;
-  sam_mask_embedding(pc, t, p + "mask_embed.", h);
-  blocks::embedding(t, p + "no_mask_embed.weight", 1, h);
-  blocks::embedding(t, p + "point_embed.weight", pc.count_or("num_point_embeddings", 4), h);
-  blocks::embedding(t, p + "not_a_point_embed.weight", 1, h);
-}
-
 // Sam2MaskDecoder under mask_decoder.
 void sam2_mask_decoder(const ModelConfig& d, ModelTemplate& t) {
   const std::string p = "mask_decoder.";
@@ -82,7 +68,7 @@ void sam2_image_modules(const ModelConfig& cfg, const std::string& cls, ModelTem
   t.add("shared_image_embedding.positional_embedding", {2, prompt.dim_or("hidden_size", 256) / 2}).kind =
       TensorKind::Buffer;
   sam2_vision(sam2_vision_config(cfg), "vision_encoder.", cls, t);
-  sam2_prompt_encoder(prompt, t);
+  sam_prompt_encoder(prompt, t, true);
   sam2_mask_decoder(sub_or_empty(cfg, "mask_decoder_config"), t);
 }
 

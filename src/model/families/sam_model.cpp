@@ -63,24 +63,6 @@ uint64_t sam_attention_width(const ModelConfig& d, uint64_t hidden, uint64_t rat
   return internal;
 }
 
-// SamPromptEncoder under prompt_encoder.: the shared positional buffer, SamMaskEmbedding (three convs and two
-// channels-first LayerNorms), no_mask_embed, one 1-row embedding per point kind, not_a_point_embed.
-void sam_prompt_encoder(const ModelConfig& pc, ModelTemplate& t) {
-  const std::string p = "prompt_encoder.";
-  const uint64_t h = pc.dim_or("hidden_size", 256);
-  // SamPositionalEmbedding registers its random Fourier basis as a buffer; the prompt encoder's copy is tied
-  // to the model's shared_image_embedding (the same module in older transformers, its own tied module in
-  // newer), listed in the state dict under both names.
-  t.tie(p + "shared_embedding.positional_embedding", "shared_image_embedding.positional_embedding").kind =
-      TensorKind::Buffer;
-  sam_mask_embedding(pc, t, p + "mask_embed.", h);
-  blocks::embedding(t, p + "no_mask_embed.weight", 1, h);
-  const uint64_t points = pc.count_or("num_point_embeddings", 4);
-  for (uint64_t i = 0; i < points; ++i)
-    blocks::embedding(t, p + "point_embed." + std::to_string(i) + ".weight", 1, h);
-  blocks::embedding(t, p + "not_a_point_embed.weight", 1, h);
-}
-
 // SamMaskDecoder under mask_decoder.
 void sam_mask_decoder(const ModelConfig& d, ModelTemplate& t) {
   const std::string p = "mask_decoder.";
@@ -116,6 +98,29 @@ void sam_mask_decoder(const ModelConfig& d, ModelTemplate& t) {
 
 }  // namespace
 
+// SamPromptEncoder (Sam2PromptEncoder, `point_table`) under prompt_encoder.: the shared positional buffer,
+// SamMaskEmbedding (three convs and two channels-first LayerNorms), no_mask_embed, the point embeddings (SAM:
+// one 1-row table per point kind; SAM 2: one table of num_point_embeddings rows), not_a_point_embed.
+void sam_prompt_encoder(const ModelConfig& pc, ModelTemplate& t, bool point_table) {
+  const std::string p = "prompt_encoder.";
+  const uint64_t h = pc.dim_or("hidden_size", 256);
+  // SamPositionalEmbedding registers its random Fourier basis as a buffer; the prompt encoder's copy is tied
+  // to the model's shared_image_embedding (the same module in older transformers, its own tied module in
+  // newer), listed in the state dict under both names.
+  t.tie(p + "shared_embedding.positional_embedding", "shared_image_embedding.positional_embedding").kind =
+      TensorKind::Buffer;
+  sam_mask_embedding(pc, t, p + "mask_embed.", h);
+  blocks::embedding(t, p + "no_mask_embed.weight", 1, h);
+  const uint64_t points = pc.count_or("num_point_embeddings", 4);
+  if (point_table) {
+    blocks::embedding(t, p + "point_embed.weight", points, h);
+  } else {
+    for (uint64_t i = 0; i < points; ++i)
+      blocks::embedding(t, p + "point_embed." + std::to_string(i) + ".weight", 1, h);
+  }
+  blocks::embedding(t, p + "not_a_point_embed.weight", 1, h);
+}
+
 void build_sam(const ModelConfig& cfg, ModelTemplate& t) {
   const ModelConfig vision = sub_or_empty(cfg, "vision_config");
   const SamShape s = read_sam_shape(vision);
@@ -124,7 +129,7 @@ void build_sam(const ModelConfig& cfg, ModelTemplate& t) {
   t.add("shared_image_embedding.positional_embedding", {2, vision.dim_or("num_pos_feats", 128)}).kind =
       TensorKind::Buffer;
   sam_vision_encoder(s, "vision_encoder.", false, t);
-  sam_prompt_encoder(sub_or_empty(cfg, "prompt_encoder_config"), t);
+  sam_prompt_encoder(sub_or_empty(cfg, "prompt_encoder_config"), t, false);
   sam_mask_decoder(sub_or_empty(cfg, "mask_decoder_config"), t);
 }
 

@@ -28,6 +28,9 @@ void sam_two_way_attention(ModelTemplate& t, const std::string& p, uint64_t hidd
 // SamMaskEmbedding under `p` (three convs and two channels-first LayerNorms), from the prompt encoder config
 // `pc`'s mask_input_channels to `hidden`.
 void sam_mask_embedding(const ModelConfig& pc, ModelTemplate& t, const std::string& p, uint64_t hidden);
+// SamPromptEncoder under prompt_encoder. (SAM 2's with `point_table`: one table of point embeddings where SAM
+// has one 1-row table per point kind).
+void sam_prompt_encoder(const ModelConfig& pc, ModelTemplate& t, bool point_table);
 // The mask decoder's modules after its two-way transformer, under `p`: the two transposed convolutions that
 // upscale the image embedding and their LayerNorm, one hypernetwork MLP per mask token (`masks`) and the IoU
 // head, from the decoder config `d`.
