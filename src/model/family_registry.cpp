@@ -82,6 +82,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::depth(),
                        families::ocr_vlms(),
                        families::speech_encoders(),
+                       families::timeseries(),
                        families::speech_gen(),
                        families::tts_vits(),
                        families::bark(),

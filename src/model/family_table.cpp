@@ -410,6 +410,13 @@ constexpr FamilyRow kFamilies[] = {
               VisionLanguage, "pix2struct deplot matcha", "", "row_embedder encoder_decoder_attention"},
     FamilyRow{"wav2vec 2.0", "Meta", "wav2vec2", SpeechEncoder, "wav2vec2"},
     FamilyRow{"HuBERT", "Meta", "hubert", SpeechEncoder, "hubert"},
+    FamilyRow{"TimesFM", "Google", "timesfm", TimeSeries, "timesfm"},
+    FamilyRow{"PatchTST", "IBM", "patchtst", TimeSeries, "patchtst"},
+    FamilyRow{"PatchTSMixer", "IBM", "patchtsmixer", TimeSeries, "patchtsmixer"},
+    FamilyRow{"Time Series Transformer", "Hugging Face", "time_series_transformer", TimeSeries,
+              "time-series-transformer"},
+    FamilyRow{"Informer", "Beihang University", "informer", TimeSeries, "informer"},
+    FamilyRow{"Autoformer", "Tsinghua University", "autoformer", TimeSeries, "autoformer"},
     FamilyRow{"CLIP", "OpenAI", "clip", ImageTextEmbedding, "clip-vit clip"},
     FamilyRow{"SigLIP", "Google", "siglip", ImageTextEmbedding, "siglip"},
     FamilyRow{"SigLIP 2", "Google", "siglip2", ImageTextEmbedding, "siglip2"},
@@ -518,6 +525,8 @@ std::string_view model_kind_name(ModelKind k) {
       return "image-text-embedding";
     case SpeechEncoder:
       return "speech-encoder";
+    case TimeSeries:
+      return "time-series";
   }
   return "unknown";
 }

@@ -13,7 +13,8 @@ namespace ma {
 
 // ImageTextEmbedding: contrastive dual encoders (CLIP, SigLIP), which embed images and texts and generate
 // nothing; SpeechEncoder: wav2vec 2.0 / HuBERT, which encode audio (a CTC head labels frames) and generate
-// nothing either.
+// nothing either; TimeSeries: forecasters (TimesFM, PatchTST, Time Series Transformer, ...), which read and
+// predict values of a series, with no vocabulary.
 enum class ModelKind : uint8_t {
   CausalLm,
   MaskedLm,
@@ -22,9 +23,11 @@ enum class ModelKind : uint8_t {
   VisionLanguage,
   Speech,
   ImageTextEmbedding,
-  SpeechEncoder
+  SpeechEncoder,
+  TimeSeries
 };
-// causal-lm, masked-lm, seq2seq, vision, vision-language, speech, image-text-embedding, speech-encoder
+// causal-lm, masked-lm, seq2seq, vision, vision-language, speech, image-text-embedding, speech-encoder,
+// time-series
 std::string_view model_kind_name(ModelKind k);
 
 // Lists are space-separated so the table stays one constexpr array of plain rows.

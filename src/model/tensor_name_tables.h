@@ -136,12 +136,13 @@ inline constexpr std::array<std::string_view, 32> kProjectorParts{"multi_modal_p
 // FNet's DFT matrices (its TPU path) are persistent too, and so is the Gemma 4 assistants' token_ordering
 // (the vocabulary grouped by centroid), and Swin's relative_position_index (each window position's offset
 // into the bias table: persistent in Donut's Swin and in transformers 4's Swin checkpoints).
-// RT-DETR v2's deformable attention keeps the scale of each sampled point's offset (n_points_scale).
-inline constexpr std::array<std::string_view, 10> kBufferLeaves{
-    "inv_freq",      "position_ids",   "masked_bias",
-    "causal_mask",   "layer_scalar",   "dft_mat_hidden",
-    "dft_mat_seq",   "token_ordering", "relative_position_index",
-    "n_points_scale"};
+// RT-DETR v2's deformable attention keeps the scale of each sampled point's offset (n_points_scale), TimesFM
+// the inverse frequencies of its sinusoidal positions (inv_timescales).
+inline constexpr std::array<std::string_view, 11> kBufferLeaves{
+    "inv_freq",       "position_ids",   "masked_bias",
+    "causal_mask",    "layer_scalar",   "dft_mat_hidden",
+    "dft_mat_seq",    "token_ordering", "relative_position_index",
+    "n_points_scale", "inv_timescales"};
 // I-BERT's integer-only modules (quant_modules.py) keep persistent float32 buffers beside their weights: the
 // weights' and biases' integer copies and scales, each activation's running range and scale, and (below) the
 // LayerNorms' shift.
@@ -157,25 +158,45 @@ inline constexpr std::array<std::string_view, 6> kMambaLeaves{"A_log",  "D",    
 // XLNet's relative attention is rel_attn; NLLB-MoE's decoder cross-attention is cross_attention; LongT5's
 // encoder attends locally (LocalSelfAttention) or to local and transient global tokens
 // (TransientGlobalSelfAttention).
-inline constexpr std::array<std::string_view, 14> kAttentionParts{
+// PatchTSMixer's patch mixer attends through self_attn_layer.
+inline constexpr std::array<std::string_view, 15> kAttentionParts{
     "self_attn",          "attn",
     "attention",          "self_attention",
     "SelfAttention",      "EncDecAttention",
     "encoder_attn",       "cross_attn",
     "crossattention",     "multi_head_attention",
     "rel_attn",           "cross_attention",
-    "LocalSelfAttention", "TransientGlobalSelfAttention"};
+    "LocalSelfAttention", "TransientGlobalSelfAttention",
+    "self_attn_layer"};
 // XLNet's feed-forward block is ff.
 // Parakeet's macaron Conformer blocks hold two: feed_forward1 and feed_forward2.
-inline constexpr std::array<std::string_view, 14> kMlpParts{
-    "mlp", "ffn", "feed_forward", "feed_forward1", "feed_forward2", "DenseReluDense", "intermediate",
-    "fc1", "fc2", "c_fc",         "dense_h_to_4h", "dense_4h_to_h", "ffn_layer",      "ff"};
+// PatchTSMixer's mixers gate their MLP's output (gating_block); Autoformer's decoder layers project the trend
+// they split off (trend_projection).
+inline constexpr std::array<std::string_view, 16> kMlpParts{"mlp",           "ffn",
+                                                            "feed_forward",  "feed_forward1",
+                                                            "feed_forward2", "DenseReluDense",
+                                                            "intermediate",  "fc1",
+                                                            "fc2",           "c_fc",
+                                                            "dense_h_to_4h", "dense_4h_to_h",
+                                                            "ffn_layer",     "ff",
+                                                            "gating_block",  "trend_projection"};
 // fairseq's (FSMT's, TrOCR's) LM head is output_projection; MusicGen's one head per codebook, lm_heads.N;
 // CSM's depth decoder one matrix per code position, codebooks_head.
 // Parakeet's CTC head is a kernel-1 Conv1d named ctc_head.
-inline constexpr std::array<std::string_view, 12> kHeadLeaves{
-    "lm_head", "embed_out",         "score",    "classifier",     "proj_out", "qa_outputs", "pooler",
-    "cls",     "output_projection", "lm_heads", "codebooks_head", "ctc_head"};
+// Autoformer's decoder ends in seasonality_projection, its output back to the input features.
+inline constexpr std::array<std::string_view, 13> kHeadLeaves{"lm_head",
+                                                              "embed_out",
+                                                              "score",
+                                                              "classifier",
+                                                              "proj_out",
+                                                              "qa_outputs",
+                                                              "pooler",
+                                                              "cls",
+                                                              "output_projection",
+                                                              "lm_heads",
+                                                              "codebooks_head",
+                                                              "ctc_head",
+                                                              "seasonality_projection"};
 // Top-level modules of encoder task heads (masked-LM transforms, classifiers, BART's logits-bias buffer,
 // BigBird's question-answering block, TAPAS's cell-selection parameters and aggregation classifier;
 // ELECTRA's and ConvBERT's generator and Funnel's discriminator; XLNet's and XLM's LM heads, sequence
@@ -185,8 +206,10 @@ inline constexpr std::array<std::string_view, 12> kHeadLeaves{
 // heads: class_labels_classifier, bbox_predictor (an MLP whose layers.N are no stack) and, for segmentation,
 // mask_head and bbox_attention (also under detr., DetrForSegmentation's DetrForObjectDetection).
 // RT-DETR's two-stage query selection scores and boxes the encoder's tokens: enc_output, enc_score_head,
-// enc_bbox_head.
-inline constexpr std::array<std::string_view, 40> kHeadRoots{"lm_head",
+// enc_bbox_head. The forecasters' heads: TimesFM's horizon_ff_layer, the distribution heads'
+// parameter_projection (its proj.N, one Linear per parameter of the distribution) and PatchTSMixer's
+// inject_scale before its head.
+inline constexpr std::array<std::string_view, 43> kHeadRoots{"lm_head",
                                                              "cls",
                                                              "classifier",
                                                              "classification_head",
@@ -225,7 +248,10 @@ inline constexpr std::array<std::string_view, 40> kHeadRoots{"lm_head",
                                                              "bbox_attention",
                                                              "enc_output",
                                                              "enc_score_head",
-                                                             "enc_bbox_head"};
+                                                             "enc_bbox_head",
+                                                             "horizon_ff_layer",
+                                                             "parameter_projection",
+                                                             "inject_scale"};
 // A dense predictor's neck and heads after its backbone, at the root of the model or under its base model:
 // Depth Anything's neck (its neck.fusion_stage.layers.N are no stack) and head, ZoeDepth's relative_head and
 // metric_head, Depth Pro's depth_pro.neck, fusion_stage, head (head.layers.N) and fov_model (the
@@ -239,9 +265,10 @@ inline constexpr std::array<std::string_view, 4> kParallelLayerLists{"attentions
 
 // Lists of parallel tables, one per stream of codes (MusicGen's embed_tokens.N and lm_heads.N, one per
 // EnCodec codebook; Bark's fine-acoustics model's input_embeds_layers.N): the index names the codebook, not a
-// layer, and the list is the module.
-inline constexpr std::array<std::string_view, 3> kPerCodebookLists{"embed_tokens", "lm_heads",
-                                                                   "input_embeds_layers"};
+// layer, and the list is the module. Likewise one table per input: PatchTST's input_embedding.N (one per
+// channel) and the GluonTS forecasters' embedders.N (one per static categorical feature).
+inline constexpr std::array<std::string_view, 5> kPerCodebookLists{
+    "embed_tokens", "lm_heads", "input_embeds_layers", "input_embedding", "embedders"};
 
 // MLPs of a detection decoder that make its queries' positional embeddings from reference points
 // (Conditional DETR's decoder.query_scale and ref_point_head, RT-DETR's decoder.query_pos_head): their

@@ -492,6 +492,15 @@ TensorPlacement place_by_name(std::string_view name) {
     set(norm ? Block::Norm : Block::Mlp, norm ? "norm" : "down");
     return pl;
   }
+  // Time-series models embed values, not tokens: TimesFM's input_ff_layer (a residual MLP over a patch and
+  // its padding mask; its output_layer is no head), the GluonTS forecasters' value_embedding (Time Series
+  // Transformer, Informer, Autoformer) and PatchTSMixer's patcher, a Linear (BLT's patcher is a model).
+  if (!pl.layer &&
+      (any_part_in(parts, std::array<std::string_view, 2>{"input_ff_layer", "value_embedding"}) ||
+       module == "patcher")) {
+    set(Block::Embedding, "value-embedding");
+    return pl;
+  }
   // ChatGLM's LM head is transformer.output_layer, RWKV's a top-level head.
   // ModernBERT-decoder's head is a top-level decoder.
   if (in(module, kHeadLeaves) || any_part_in(parts, kPerLayerHeadLists) ||
@@ -510,7 +519,10 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::LmHead, parts.size() == 1 ? "logit-scale" : "projection");
     return pl;
   }
-  if (!pl.layer && parts.size() <= 4 && parts.front() == "head") {
+  // A forecaster's head at the root (PatchTST's, PatchTSMixer's), deeper for a distribution head's parameter
+  // projection (head.projection.proj.N, head.projections.C.proj.N).
+  if (!pl.layer && parts.front() == "head" &&
+      (parts.size() <= 4 || any_part_in(parts, std::array<std::string_view, 1>{"proj"}))) {
     set(Block::LmHead, "pooling-head");
     return pl;
   }
@@ -566,6 +578,12 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::Norm, "norm");  // before embeddings: BLOOM's word_embeddings_layernorm is a norm
     return pl;
   }
+  // Informer's distilling convolutions between encoder layers (encoder.conv_layers.N.downConv, with a
+  // BatchNorm and max-pooling that halve the sequence): a downsampling, as ConvNeXt's.
+  if (!pl.layer && module == "downConv") {
+    set(Block::Embedding, "downsample");
+    return pl;
+  }
   // Swin's patch merging (a stage's downsample.reduction): the next stage's embedding of 2 x 2 patches into
   // twice the width, as the paper has it; it sits in the stage it closes.
   if (module == "reduction" && parts.size() >= 3 && parts[parts.size() - 3] == "downsample") {
@@ -616,8 +634,10 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::Embedding, "embedding-projection");
     return pl;
   }
-  // A table inside a positions module: SpeechT5's relative position embeddings (embed_positions.pe_k).
-  if (parts.size() >= 3 && contains(parts[parts.size() - 3], "position")) {
+  // A table inside a positions module: SpeechT5's relative position embeddings (embed_positions.pe_k);
+  // PatchTST's and PatchTSMixer's positional_encoder.position_enc, a parameter of the module itself.
+  if ((parts.size() >= 3 && contains(parts[parts.size() - 3], "position")) ||
+      (parts.size() >= 2 && leaf == module && contains(parts[parts.size() - 2], "position"))) {
     set(Block::Embedding, "position-embedding");
     return pl;
   }

@@ -102,6 +102,8 @@ detr();  // detr.cpp: DETR, Table Transformer, Conditional / Deformable DETR, RT
 std::span<const FamilyBuilder> depth();     // depth.cpp: Depth Anything (+ Prompt), ZoeDepth, Depth Pro
 std::span<const FamilyBuilder> ocr_vlms();  // ocr_vlms.cpp: Swin, Donut's Swin, Pix2Struct
 std::span<const FamilyBuilder> speech_encoders();  // speech_encoders.cpp: wav2vec 2.0, HuBERT
+std::span<const FamilyBuilder> timeseries();  // timeseries.cpp: TimesFM, PatchTST, PatchTSMixer, Time Series
+                                              // Transformer, Informer, Autoformer
 std::span<const FamilyBuilder>
 speech_asr();  // speech_asr.cpp: Moonshine, Granite Speech, Kyutai speech-to-text, Parakeet
 std::span<const FamilyBuilder>
