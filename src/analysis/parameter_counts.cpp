@@ -100,6 +100,7 @@ void count_in_layer(std::vector<uint64_t>& by_layer, const StackSpec* stack, con
 // weights alone.
 struct NotRunPerToken {
   uint64_t tower_embedding = 0, mtp = 0, mtp_routed = 0, inline_adapters = 0;
+  uint64_t input_stems = 0;  // convolutional and patch stems outside the towers (see count_parameters)
 };
 
 bool inline_adapter(const TensorPlacement& p) {
@@ -116,6 +117,8 @@ void tally(ParameterCounts& c, NotRunPerToken& aside, const ArchitectureRecord& 
   if (tower) c.towers += x.n;
   if (tower && x.embedding) aside.tower_embedding += x.n;
   if (inline_adapter(*x.placement)) aside.inline_adapters += x.n;
+  if (b == Block::Embedding && (x.placement->role == "conv-stem" || x.placement->role == "patch-embedding"))
+    aside.input_stems += x.n;
   auto it = std::find_if(c.by_block.begin(), c.by_block.end(),
                          [&](const BlockParameters& p) { return p.block == b; });
   if (it == c.by_block.end()) it = c.by_block.insert(c.by_block.end(), {b, 0});
@@ -186,8 +189,9 @@ ParameterCounts count_parameters(const Inventory& inv) {
   // An adapter on its own (a PEFT directory read without its base) is all adapter: nothing is set aside.
   if (aside.inline_adapters == c.total) aside.inline_adapters = 0;
   // So is a model that is all tower (SAM, a codec or a vocoder alone): it runs every weight on its own
-  // inputs, with no text model to set its towers aside from.
-  if (c.towers == c.total) {
+  // inputs, with no text model to set its towers aside from. An input stem beside the towers does not make a
+  // text model (DAC's first convolutions are named as Whisper's audio stem, encoder.conv1 and conv2).
+  if (c.towers > 0 && c.towers + aside.input_stems == c.total) {
     c.towers = 0;
     aside.tower_embedding = 0;
   }

@@ -84,6 +84,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::speech_encoders(),
                        families::timeseries(),
                        families::speech_gen(),
+                       families::audio_codecs_tts(),
                        families::tts_vits(),
                        families::bark(),
                        families::speech_asr(),

@@ -31,13 +31,19 @@ bool root_conformer(const Parts& parts) {
 // A HiFi-GAN vocoder alone (SpeechT5HifiGan) has the generator's modules at the root, and beside them the
 // mean and scale that normalise its input spectrogram.
 // SpeechT5's speech_decoder_postnet (mel frames and stop logits from the decoder's states, then a residual
-// convolution stack with BatchNorms, running statistics included) is speech output too.
+// convolution stack with BatchNorms, running statistics included) is speech output too; so are FastSpeech
+// 2's variance adaptor (FastSpeech2Conformer's duration, pitch and energy predictors and the embeddings of
+// the predicted pitch and energy) and its postnet, also under model. in FastSpeech2ConformerWithHifiGan.
 std::optional<Block> text_to_speech_block(const Parts& parts) {
   constexpr std::array<std::string_view, 4> kHifiGanModules{"conv_pre", "upsampler", "resblocks",
                                                             "conv_post"};
+  constexpr std::array<std::string_view, 6> kVarianceAdaptor{"duration_predictor", "pitch_predictor",
+                                                             "energy_predictor",   "pitch_embed",
+                                                             "energy_embed",       "speech_decoder_postnet"};
+  const size_t at = parts.size() >= 3 && parts[0] == "model" ? 1 : 0;
   if ((parts.size() >= 2 && in(parts[0], kHifiGanModules)) ||
       (parts.size() == 1 && (parts[0] == "mean" || parts[0] == "scale")) ||
-      parts[0] == "speech_decoder_postnet")
+      parts[0] == "speech_decoder_postnet" || (parts.size() >= at + 2 && in(parts[at], kVarianceAdaptor)))
     return Block::SpeechOutput;
   if (parts.size() < 3) return std::nullopt;
   const std::string_view root = parts[0], module = parts[1];

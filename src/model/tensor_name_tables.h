@@ -169,17 +169,27 @@ inline constexpr std::array<std::string_view, 15> kAttentionParts{
     "LocalSelfAttention", "TransientGlobalSelfAttention",
     "self_attn_layer"};
 // XLNet's feed-forward block is ff.
-// Parakeet's macaron Conformer blocks hold two: feed_forward1 and feed_forward2.
+// Parakeet's macaron Conformer blocks hold two: feed_forward1 and feed_forward2; FastSpeech2Conformer's
+// feed_forward and feed_forward_macaron.
 // PatchTSMixer's mixers gate their MLP's output (gating_block); Autoformer's decoder layers project the trend
 // they split off (trend_projection).
-inline constexpr std::array<std::string_view, 16> kMlpParts{"mlp",           "ffn",
-                                                            "feed_forward",  "feed_forward1",
-                                                            "feed_forward2", "DenseReluDense",
-                                                            "intermediate",  "fc1",
-                                                            "fc2",           "c_fc",
-                                                            "dense_h_to_4h", "dense_4h_to_h",
-                                                            "ffn_layer",     "ff",
-                                                            "gating_block",  "trend_projection"};
+inline constexpr std::array<std::string_view, 17> kMlpParts{"feed_forward_macaron",
+                                                            "mlp",
+                                                            "ffn",
+                                                            "feed_forward",
+                                                            "feed_forward1",
+                                                            "feed_forward2",
+                                                            "DenseReluDense",
+                                                            "intermediate",
+                                                            "fc1",
+                                                            "fc2",
+                                                            "c_fc",
+                                                            "dense_h_to_4h",
+                                                            "dense_4h_to_h",
+                                                            "ffn_layer",
+                                                            "ff",
+                                                            "gating_block",
+                                                            "trend_projection"};
 // fairseq's (FSMT's, TrOCR's) LM head is output_projection; MusicGen's one head per codebook, lm_heads.N;
 // CSM's depth decoder one matrix per code position, codebooks_head.
 // Parakeet's CTC head is a kernel-1 Conv1d named ctc_head.

@@ -161,9 +161,9 @@ TensorPlacement place_by_name(std::string_view name) {
   // The speech side of the omni models: Qwen2.5-Omni's and Qwen3-Omni's talker (a second decoder turning the
   // thinker's states into speech codes), Qwen2.5-Omni's token2wav and Qwen3-Omni's code2wav (codes to a
   // waveform); Bark's coarse- and fine-acoustics models (its semantic tokens to EnCodec codes): their
-  // attention and MLPs are not the language model's.
-  if (any_part_in(parts, std::array<std::string_view, 5>{"talker", "token2wav", "code2wav",
-                                                         "coarse_acoustics", "fine_acoustics"})) {
+  // attention and MLPs are not the language model's. FastSpeech2ConformerWithHifiGan's vocoder too.
+  if (any_part_in(parts, std::array<std::string_view, 6>{"talker", "token2wav", "code2wav",
+                                                         "coarse_acoustics", "fine_acoustics", "vocoder"})) {
     set(Block::SpeechOutput, role);
     return pl;
   }
@@ -180,10 +180,14 @@ TensorPlacement place_by_name(std::string_view name) {
   // Phi-4-multimodal's audio_embed holds its conformer and the projectors after it. MusicGen's audio_encoder
   // is an EnCodec codec (its decoder turns the generated codes into audio) and MusicGen Melody's
   // audio_enc_to_dec_proj projects the melody's chroma features into the decoder. Kyutai's speech-to-text
-  // model holds the Mimi codec that turns its audio into codes as codec_model.
+  // model holds the Mimi codec that turns its audio into codes as codec_model. X-Codec's acoustic encoder
+  // and decoder (DAC's), its semantic model (a HuBERT it runs frozen) and the convolutional encoder and
+  // decoder over that model's states are its towers.
   if (any_part_in(parts,
-                  std::array<std::string_view, 7>{"audio_tower", "audio_model", "embed_audio", "audio_embed",
-                                                  "audio_encoder", "audio_enc_to_dec_proj", "codec_model"}) ||
+                  std::array<std::string_view, 12>{"audio_tower", "audio_model", "embed_audio", "audio_embed",
+                                                   "audio_encoder", "audio_enc_to_dec_proj", "codec_model",
+                                                   "acoustic_encoder", "acoustic_decoder", "semantic_model",
+                                                   "encoder_semantic", "decoder_semantic"}) ||
       root_conformer(parts)) {
     set(Block::Audio, role);
     return pl;
@@ -222,18 +226,34 @@ TensorPlacement place_by_name(std::string_view name) {
   // A neural audio codec alone (EnCodec: its SEANet's LSTM, torch's weight_ih_lK / weight_hh_lK / bias_ih_lK
   // / bias_hh_lK, and its residual vector quantizer's codebooks, buffers included; Mimi: its quantizer's
   // input / output projections, and the root downsample / upsample convolutions between the SEANet's frame
-  // rate and the codes'): audio, whatever layer list holds them. Image tokenizers' codebooks sit under a
-  // vision module, placed above.
+  // rate and the codes'; X-Codec: the root linears fc, mixing its acoustic and semantic latents before the
+  // quantizer, and fc1 / fc2, projecting the codes back to each side's width; DAC: its encoder's and
+  // decoder's Snake activations (snake1, snake2: a learned alpha per channel), residual units (res_unitK)
+  // and transposed convolutions (conv_t1), and beside them a block's strided conv1 and the decoder's own
+  // conv1 / conv2, where T5's encoder.block.N holds layer.M): audio, whatever layer list holds them. DAC's
+  // encoder.conv1 / conv2 are named as Whisper's audio stem, and placed with it. Image tokenizers'
+  // codebooks sit under a vision module, placed above.
   const bool codebook = any_part_in(parts, std::array<std::string_view, 1>{"codebook"});
   const bool root_resampler =
       parts.size() == 3 && (parts[0] == "downsample" || parts[0] == "upsample") && parts[1] == "conv";
-  if (codebook || parts.front() == "quantizer" || root_resampler ||
+  const bool codec_fusion =
+      parts.size() == 2 && in(parts[0], std::array<std::string_view, 3>{"fc", "fc1", "fc2"});
+  const bool dac_root = parts.size() >= 3 && (parts[0] == "encoder" || parts[0] == "decoder");
+  const size_t dac_at = dac_root && parts.size() >= 5 && parts[1] == "block" && all_digits(parts[2]) ? 3 : 1;
+  const bool dac_part =
+      dac_root && (in(parts[dac_at], std::array<std::string_view, 6>{"snake1", "snake2", "res_unit1",
+                                                                     "res_unit2", "res_unit3", "conv_t1"}) ||
+                   (dac_at == 3 && parts[3] == "conv1") ||
+                   (dac_at == 1 && parts[0] == "decoder" && (parts[1] == "conv1" || parts[1] == "conv2")));
+  if (codebook || parts.front() == "quantizer" || root_resampler || codec_fusion || dac_part ||
       (parts.size() >= 2 && parts[parts.size() - 2] == "lstm" &&
        (leaf.starts_with("weight_ih_l") || leaf.starts_with("weight_hh_l") || leaf.starts_with("bias_ih_l") ||
         leaf.starts_with("bias_hh_l")))) {
     set(Block::Audio, codebook                       ? "codebook"
                       : parts.front() == "quantizer" ? "quantizer"
                       : root_resampler               ? "resample"
+                      : codec_fusion                 ? "projection"
+                      : dac_part                     ? role
                                                      : "lstm");
     return pl;
   }
@@ -448,7 +468,10 @@ TensorPlacement place_by_name(std::string_view name) {
   // (sa_qcontent_proj, sa_kpos_proj, sa_v_proj, ...) and the cross-attention's likewise (ca_*_proj).
   const bool outer_projection =
       pl.layer && module.ends_with("_proj") && (module.starts_with("sa_") || module.starts_with("ca_"));
-  if (any_part_in(inner, kAttentionParts) || outer_projection ||
+  // ESPnet's Conformer layers (FastSpeech2Conformer's) with concat_after mix the attention's input and output
+  // in concat_linear, beside the attention.
+  const bool concat_after = pl.layer && module == "concat_linear";
+  if (any_part_in(inner, kAttentionParts) || outer_projection || concat_after ||
       in(module, std::array<std::string_view, 7>{"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj",
                                                  "query_key_value", "Wqkv"})) {
     bool norm = contains(module, "norm") || contains(module, "ln");

@@ -89,6 +89,8 @@ audio_llms();  // audio_llms.cpp: Voxtral Realtime, Audio Flamingo 3, Music Flam
 std::span<const FamilyBuilder> decoders_b();  // decoders_b.cpp: Doge, Gemma 4's assistant models, BLT
 std::span<const FamilyBuilder>
 speech_gen();  // speech_gen.cpp: EnCodec, MusicGen, MusicGen Melody (and their decoders alone)
+std::span<const FamilyBuilder>
+audio_codecs_tts();  // audio_codecs_tts.cpp: DAC, X-Codec, UnivNet, FastSpeech2Conformer
 std::span<const FamilyBuilder> tts_vits();  // tts_vits.cpp: VITS (MMS-TTS)
 std::span<const FamilyBuilder> bark();      // bark.cpp: Bark (BarkModel) and its three GPT sub-models alone
 std::span<const FamilyBuilder>

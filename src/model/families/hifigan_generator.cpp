@@ -4,10 +4,7 @@
 #include "model/blocks.h"
 
 namespace ma::families {
-namespace {
 
-// resblock_dilation_sizes: one list of dilations per entry of resblock_kernel_sizes; a residual block has one
-// pair of convolutions per dilation, so only the lists' lengths shape the weights.
 std::vector<uint64_t> hifigan_dilation_counts(const ModelConfig& cfg, std::vector<uint64_t> dflt) {
   if (!cfg.has("resblock_dilation_sizes")) return dflt;
   const json::Value* lists = cfg.raw("resblock_dilation_sizes");
@@ -22,8 +19,6 @@ std::vector<uint64_t> hifigan_dilation_counts(const ModelConfig& cfg, std::vecto
   }
   return counts;
 }
-
-}  // namespace
 
 void read_hifigan_dims(const ModelConfig& cfg, HifiGanDims& d) {
   d.upsample_initial = cfg.dim_or("upsample_initial_channel", d.upsample_initial);

@@ -20,6 +20,10 @@ struct HifiGanDims {
   std::vector<uint64_t> resblock_kernels;
   std::vector<uint64_t> resblock_dilation_counts;  // how many dilations each MRF kernel lists
 };
+// resblock_dilation_sizes (one list of dilations per residual-block kernel) as the lists' lengths, which are
+// all that shape the weights (a block has one convolution, or pair, per dilation); `dflt` when absent.
+// UnivNet's config spells its lists the same.
+std::vector<uint64_t> hifigan_dilation_counts(const ModelConfig& cfg, std::vector<uint64_t> dflt);
 // upsample_initial_channel, upsample_rates, upsample_kernel_sizes, resblock_kernel_sizes and
 // resblock_dilation_sizes over `d`'s defaults; the lists zipped must be of one length, and every stage must
 // leave channels to halve.

@@ -70,6 +70,12 @@ void speecht5_speech_decoder_postnet(const ModelConfig& cfg, ModelTemplate& t, c
   const uint64_t mel = cfg.dim_or("num_mel_bins", 80), reduction = cfg.dim_or("reduction_factor", 2);
   blocks::linear(t, p + "feat_out", hidden, mel * reduction, true);
   blocks::linear(t, p + "prob_out", hidden, reduction, true);
+  speech_postnet_convs(cfg, t, p, mel);
+}
+
+}  // namespace
+
+void speech_postnet_convs(const ModelConfig& cfg, ModelTemplate& t, const std::string& p, uint64_t mel) {
   const uint64_t layers = cfg.count_or("speech_decoder_postnet_layers", 5),
                  units = cfg.dim_or("speech_decoder_postnet_units", 256),
                  kernel = cfg.dim_or("speech_decoder_postnet_kernel", 5);
@@ -83,6 +89,8 @@ void speecht5_speech_decoder_postnet(const ModelConfig& cfg, ModelTemplate& t, c
     t.add(c + "batch_norm.num_batches_tracked", {}).kind = TensorKind::Buffer;
   }
 }
+
+namespace {
 
 // The attention and feed-forward names SpeechT5's layers share: BART's attention (k, v, q, out_proj) and
 // wav2vec 2.0's feed_forward.{intermediate,output}_dense.
