@@ -13,6 +13,7 @@
 #include "formats/safetensors_writer.h"
 #include "model/family_registry.h"
 #include "model/inventory.h"
+#include "model/tensor_placement.h"
 #include "test_support.h"
 
 namespace ma::test {
@@ -72,6 +73,11 @@ inline std::string replaced(std::string text, const std::string& from, const std
   EXPECT_NE(at, std::string::npos) << from;
   if (at != std::string::npos) text.replace(at, from.size(), to);
   return text;
+}
+
+// Every tensor of the template lands in a block of its own (tensor_placement.h): none is left in "other".
+inline void expect_every_tensor_placed(const ModelTemplate& t) {
+  for (const TemplateTensor& x : t.tensors) EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
 }
 
 // num_parameters of a template: its parameters' elements, a tied head once (its copy names the storage).

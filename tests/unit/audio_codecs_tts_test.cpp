@@ -194,7 +194,7 @@ TEST(FastSpeech2Conformer, CountsAsTransformersBuildsIt) {
     "speaker_embed_dim":192,"pitch_predictor_layers":3,"energy_embed_kernel_size":3,
     "positionwise_conv_kernel_size":1,"speech_decoder_postnet_layers":3})"),
             7'222'019u);
-  for (const TemplateTensor& x : t.tensors) EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+  expect_every_tensor_placed(t);
   // FastSpeech2ConformerConfig raises on even kernels and heads that do not divide the width.
   EXPECT_EQ(refusal_of(R"({"model_type":"fastspeech2_conformer","decoder_kernel_size":30})").field,
             "decoder_kernel_size");
@@ -216,7 +216,7 @@ TEST(FastSpeech2Conformer, WithItsHifiGanVocoder) {
   ASSERT_NE(find_tensor(t, "vocoder.upsampler.0.weight"), nullptr);
   EXPECT_EQ(find_tensor(t, "vocoder.upsampler.0.weight")->shape, (Shape{512, 256, 16}));
   EXPECT_LT(tensor_index(t, "model.speech_decoder_postnet.feat_out.weight"), tensor_index(t, "vocoder.mean"));
-  for (const TemplateTensor& x : t.tensors) EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+  expect_every_tensor_placed(t);
   EXPECT_EQ(place_tensor("vocoder.resblocks.0.convs1.0.weight").block, Block::SpeechOutput);
   EXPECT_EQ(place_tensor("model.pitch_embed.conv.weight").block, Block::SpeechOutput);
   EXPECT_EQ(place_tensor("model.encoder.conformer_layers.0.feed_forward_macaron.conv1.weight").block,

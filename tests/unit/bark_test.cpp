@@ -146,7 +146,7 @@ TEST(Bark, BarkLargeRecordsTheSemanticDecoder) {
   EXPECT_EQ(place_tensor("coarse_acoustics.layers.5.mlp.in_proj.weight").block, Block::SpeechOutput);
   EXPECT_EQ(place_tensor("fine_acoustics.input_embeds_layers.3.weight").block, Block::SpeechOutput);
   EXPECT_EQ(place_tensor("codec_model.decoder.layers.1.lstm.weight_ih_l0").block, Block::Audio);
-  for (const TemplateTensor& x : t.tensors) EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+  expect_every_tensor_placed(t);
 }
 
 // An absent sub-config is its class's defaults: BarkSubModelConfig's 12 x 768 GPT with biases and

@@ -39,7 +39,7 @@ TEST(Blt, DefaultsAreBlt1b) {
   ASSERT_NE(t.arch.stack(StackRole::Decoder), nullptr);
   EXPECT_EQ(t.arch.stack(StackRole::Decoder)->path, "model.global_transformer.layers");
   EXPECT_EQ(t.arch.stack(StackRole::Decoder)->layers.size(), 25u);
-  for (const TemplateTensor& x : t.tensors) EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+  expect_every_tensor_placed(t);
 }
 
 // A wider global transformer than the pooled patches (as blt-7b's) gets token_embedding_projection; a null

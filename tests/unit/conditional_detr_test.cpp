@@ -104,8 +104,7 @@ TEST(ConditionalDetr, PlacesEveryTensor) {
   const std::string segmentation = replaced(kConditionalDetrResnet50, "ConditionalDetrForObjectDetection",
                                             "ConditionalDetrForSegmentation");
   for (const std::string& config : {kConditionalDetrResnet50, segmentation})
-    for (const TemplateTensor& x : template_of(config).tensors)
-      EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+    expect_every_tensor_placed(template_of(config));
   const TensorPlacement sa = place_tensor("model.decoder.layers.2.sa_kpos_proj.weight");
   EXPECT_EQ(sa.block, Block::Attention);
   EXPECT_EQ(sa.layer, 2u);

@@ -20,7 +20,7 @@ uint64_t values_under(const ModelTemplate& t, const std::string& prefix, TensorK
 }
 
 void expect_nothing_in_other(const ModelTemplate& t) {
-  for (const TemplateTensor& x : t.tensors) EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+  expect_every_tensor_placed(t);
 }
 
 // CsmConfig's defaults are sesame/csm-1b's sizes (with CsmDepthDecoderConfig's and MimiConfig's,

@@ -87,8 +87,7 @@ TEST(DeformableDetr, RefusesWhatTransformersCannotBuild) {
 
 TEST(DeformableDetr, PlacesEveryTensor) {
   for (const std::string& config : {kDeformableDetr, with_box_refine(false), with_box_refine(true)})
-    for (const TemplateTensor& x : template_of(config).tensors)
-      EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+    expect_every_tensor_placed(template_of(config));
   const TensorPlacement proj = place_tensor("model.input_proj.3.1.weight");
   EXPECT_EQ(proj.block, Block::VisionProjector);
   EXPECT_FALSE(proj.layer.has_value());

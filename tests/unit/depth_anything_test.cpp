@@ -86,7 +86,7 @@ TEST(PromptDepthAnything, AddsThePromptDepthLayers) {
 
 TEST(DepthAnything, BackboneOnLayersNeckAndHeadOnTheHead) {
   const ModelTemplate t = template_of(kSmall);
-  for (const TemplateTensor& x : t.tensors) EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+  expect_every_tensor_placed(t);
   const TensorPlacement fc1 = place_tensor("backbone.encoder.layer.3.mlp.fc1.weight");
   EXPECT_EQ(fc1.layer, 3u);
   EXPECT_EQ(fc1.block, Block::Mlp);

@@ -59,7 +59,7 @@ TEST(DepthPro, EncodersNeckFusionAndHeads) {
 
 TEST(DepthPro, EncodersOnLayersTheRestOnTheHead) {
   const ModelTemplate t = template_of(kDepthPro);
-  for (const TemplateTensor& x : t.tensors) EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+  expect_every_tensor_placed(t);
   const TensorPlacement q =
       place_tensor("depth_pro.encoder.image_encoder.model.encoder.layer.7.attention.attention.query.weight");
   EXPECT_EQ(q.layer, 7u);

@@ -166,8 +166,7 @@ TEST(TableTransformer, DetectionCountsAsTransformersBuildsIt) {
 TEST(Detr, PlacesEveryTensor) {
   const std::string panoptic = replaced(kDetrResnet50, "DetrForObjectDetection", "DetrForSegmentation");
   for (const std::string& config : {kDetrResnet50, panoptic, kTableDetection})
-    for (const TemplateTensor& x : template_of(config).tensors)
-      EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+    expect_every_tensor_placed(template_of(config));
   EXPECT_EQ(place_tensor("model.backbone.conv_encoder.model.layer2.3.conv1.weight").block, Block::Vision);
   EXPECT_EQ(place_tensor("model.input_projection.weight").block, Block::VisionProjector);
   const TensorPlacement box = place_tensor("detr.bbox_predictor.layers.1.weight");

@@ -71,7 +71,7 @@ TEST(Parakeet, PlacesEveryTensor) {
        {std::string(kParakeetCtc1b), std::string(R"({"model_type":"parakeet_encoder",
            "num_hidden_layers":2})")}) {
     const ModelTemplate t = template_of(config);
-    for (const TemplateTensor& x : t.tensors) EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+    expect_every_tensor_placed(t);
   }
   // The subsampling is the stem, no layer of the encoder's.
   const TensorPlacement stem = place_tensor("encoder.subsampling.layers.3.weight");

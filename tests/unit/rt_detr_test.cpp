@@ -175,8 +175,7 @@ TEST(RtDetr, RefusesWhatTransformersCannotBuild) {
 // no layer; query_pos_head makes the queries' positions.
 TEST(RtDetr, PlacesEveryTensor) {
   for (const std::string& config : {kRtDetrResnet50, as_v2(kRtDetrResnet50)})
-    for (const TemplateTensor& x : template_of(config).tensors)
-      EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+    expect_every_tensor_placed(template_of(config));
   EXPECT_EQ(place_tensor("model.backbone.model.encoder.stages.2.layers.3.layer.1.convolution.weight").block,
             Block::Vision);
   EXPECT_EQ(place_tensor("model.encoder.pan_blocks.1.bottlenecks.2.conv1.norm.running_var").block,

@@ -235,8 +235,7 @@ TEST(Sam2, PlacementIsVision) {
   for (const std::string& type : {std::string("sam2"), std::string("sam2_video")})
     for (const TemplateTensor& x : template_of(sam21(type, kTiny, kTinyChannels)).tensors)
       EXPECT_EQ(place_tensor(x.name).block, Block::Vision) << x.name;
-  for (const TemplateTensor& x : template_of(R"({"model_type":"sam2_hiera_det_model"})").tensors)
-    EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+  expect_every_tensor_placed(template_of(R"({"model_type":"sam2_hiera_det_model"})"));
   EXPECT_EQ(place_tensor("blocks.3.proj.weight").block, Block::Attention);
   EXPECT_EQ(place_tensor("blocks.3.proj.weight").layer, 3u);
 }

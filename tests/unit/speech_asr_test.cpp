@@ -139,7 +139,7 @@ TEST(GraniteSpeech, ConformerBlocksAndProjector) {
   EXPECT_EQ(find_tensor(t, "projector.linear.weight")->shape, (Shape{2048, 1024}));
   ASSERT_NE(t.arch.stack(StackRole::Audio), nullptr);
   EXPECT_EQ(t.arch.stack(StackRole::Audio)->layers.size(), 16u);
-  for (const TemplateTensor& x : t.tensors) EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+  expect_every_tensor_placed(t);
   // The Q-Former with text input and sparser cross-attention, as Blip2QFormerConfig allows.
   const ModelTemplate q = template_of(R"({"model_type":"granite_speech","projector_config":{
       "model_type":"blip_2_qformer","hidden_size":32,"num_attention_heads":4,"num_hidden_layers":3,
@@ -203,7 +203,7 @@ TEST(KyutaiSpeechToText, CountsTheDecoderAndItsCodec) {
   EXPECT_EQ(find_tensor(t, q + "layers.30.codebook.embed_sum")->kind, TensorKind::Buffer);
   EXPECT_EQ(find_tensor(t, q + "input_proj.weight")->shape, (Shape{256, 512, 1}));
   EXPECT_EQ(t.arch.stack(StackRole::Decoder)->layers[0].attention.window, 375u);
-  for (const TemplateTensor& x : t.tensors) EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+  expect_every_tensor_placed(t);
   // KyutaiSpeechToTextModel is the decoder alone.
   const ModelTemplate bare = template_of(R"({"model_type":"kyutai_speech_to_text",
       "architectures":["KyutaiSpeechToTextModel"],"num_hidden_layers":2})");

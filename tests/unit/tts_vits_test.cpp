@@ -235,7 +235,7 @@ TEST(TtsVits, PlacementKeepsTheSpeechSideOutOfOther) {
        {std::string(kTtsVitsMmsEng), tts_vits_vctk(), std::string(kTtsVitsVariant)}) {
     const ModelTemplate t = template_of(config);
     for (const DiskTensor& x : disk_form(t)) EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
-    for (const TemplateTensor& x : t.tensors) EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+    expect_every_tensor_placed(t);
   }
   EXPECT_EQ(place_tensor("text_encoder.encoder.layers.2.attention.emb_rel_k").block, Block::Attention);
   EXPECT_EQ(place_tensor("text_encoder.encoder.layers.2.feed_forward.conv_1.weight").block, Block::Mlp);

@@ -65,7 +65,7 @@ TEST(VideoLlama3, TowerProjectorAndTies) {
   EXPECT_EQ(find_tensor(t, "lm_head.weight")->tied_to, "model.language_model.embed_tokens.weight");
   ASSERT_NE(t.arch.stack(StackRole::Vision), nullptr);
   EXPECT_EQ(t.arch.stack(StackRole::Vision)->layers.size(), 27u);
-  for (const TemplateTensor& x : t.tensors) EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+  expect_every_tensor_placed(t);
   // VideoLlama3Config ties when the text config does, whatever its own flag says.
   const ModelTemplate own_flag_false = template_of(
       replaced(video_llama_3_2b(), R"("architectures")", R"("tie_word_embeddings":false,"architectures")"));

@@ -13,11 +13,6 @@
 namespace ma::test {
 namespace {
 
-// Every tensor of the template lands in a block of its own: none is left in "other".
-void expect_no_other_block(const ModelTemplate& t) {
-  for (const TemplateTensor& x : t.tensors) EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
-}
-
 // facebook/dinov3-vit*16-pretrain-lvd1689m: four register tokens, no key bias, layer scales.
 std::string dinov3_vit(int hidden, int intermediate, int layers, int heads, bool gated) {
   return R"({"model_type":"dinov3_vit","architectures":["DINOv3ViTModel"],"hidden_size":)" +
@@ -53,7 +48,7 @@ TEST(Dinov3Vit, ModulesAsTransformersRegistersThem) {
   // The 7B's gated MLP, biased.
   EXPECT_EQ(find_tensor(t, "layer.39.mlp.gate_proj.bias")->shape, (Shape{8192}));
   EXPECT_EQ(find_tensor(t, "layer.39.layer_scale2.lambda1")->shape, (Shape{4096}));
-  expect_no_other_block(t);
+  expect_every_tensor_placed(t);
   EXPECT_EQ(place_tensor("layer.3.layer_scale1.lambda1").block, Block::Attention);
   EXPECT_EQ(place_tensor("layer.3.layer_scale2.lambda1").block, Block::Mlp);
 }
@@ -97,7 +92,7 @@ TEST(Dinov3ConvNext, StagesAsTransformersRegistersThem) {
   EXPECT_LT(tensor_index(t, "stages.1.layers.0.gamma"),
             tensor_index(t, "stages.1.layers.0.depthwise_conv.weight"));
   EXPECT_EQ(find_tensor(t, "layer_norm.weight")->shape, (Shape{768}));
-  expect_no_other_block(t);
+  expect_every_tensor_placed(t);
   EXPECT_EQ(refusal_of(R"({"model_type":"dinov3_convnext","hidden_sizes":[96,192],"depths":[3]})").field,
             "depths");
 }
@@ -126,7 +121,7 @@ TEST(Aimv2, VisionModelAndItsNativeVariant) {
   // The pooling head's query token is its own parameter, before its k_proj.
   EXPECT_LT(tensor_index(t, "head.cls_token"), tensor_index(t, "head.k_proj.weight"));
   EXPECT_EQ(find_tensor(t, "head.output_proj.bias")->shape, (Shape{1024}));
-  expect_no_other_block(t);
+  expect_every_tensor_placed(t);
   // Native-resolution checkpoints compute sin-cos positions; this one has no head either.
   const ModelTemplate native =
       template_of(R"({"model_type":"aimv2_vision_model","is_native":true,"use_head":false})");
@@ -147,7 +142,7 @@ TEST(Aimv2, LitModelHasBothTowers) {
   EXPECT_EQ(t.tensors.front().name, "logit_scale");
   EXPECT_EQ(find_tensor(t, "text_model.embeddings.token_embedding.weight")->shape, (Shape{49408, 768}));
   EXPECT_EQ(find_tensor(t, "text_model.encoder.layers.11.ffn.down_proj.weight")->shape, (Shape{768, 2048}));
-  expect_no_other_block(t);
+  expect_every_tensor_placed(t);
   EXPECT_EQ(refusal_of(R"({"model_type":"aimv2","vision_config":{"num_attention_heads":9}})").field,
             "vision_config.num_attention_heads");
 }
@@ -166,7 +161,7 @@ TEST(Mlcd, BigGAtBothResolutions) {
   EXPECT_EQ(find_tensor(t, "vision_model.embeddings.position_embedding.weight"), nullptr);
   EXPECT_EQ(find_tensor(t, "vision_model.embeddings.patch_embedding.bias"), nullptr);
   EXPECT_NE(find_tensor(t, "vision_model.pre_layrnorm.weight"), nullptr);
-  expect_no_other_block(t);
+  expect_every_tensor_placed(t);
   // transformers' auto classes map model_type mlcd to the same class.
   EXPECT_EQ(parameters_of(R"({"model_type":"mlcd"})"), 1'842'349'748u);
   EXPECT_EQ(refusal_of(R"({"model_type":"mlcd","patch_size":400})").field, "patch_size");
@@ -189,7 +184,7 @@ TEST(MetaClip2, WorldwideHugeIsClipsModules) {
   const ModelTemplate t = template_of(R"({"model_type":"metaclip_2"})");
   EXPECT_EQ(total_of(t), 151'277'313u);
   EXPECT_EQ(t.arch.architecture, "MetaClip2Model");
-  expect_no_other_block(t);
+  expect_every_tensor_placed(t);
   EXPECT_EQ(refusal_of(R"({"model_type":"metaclip_2","vision_config":{"num_attention_heads":7}})").field,
             "vision_config.num_attention_heads");
 }

@@ -71,9 +71,7 @@ TEST(ZoeDepth, BeitBackboneNeckAndMetricHeads) {
 }
 
 TEST(ZoeDepth, BackboneOnLayersEverythingAfterOnTheHead) {
-  for (const std::string& config : {kZoeNyu, kZoeNyuKitti})
-    for (const TemplateTensor& x : template_of(config).tensors)
-      EXPECT_NE(place_tensor(x.name).block, Block::Other) << x.name;
+  for (const std::string& config : {kZoeNyu, kZoeNyuKitti}) expect_every_tensor_placed(template_of(config));
   EXPECT_EQ(place_tensor("backbone.encoder.layer.5.lambda_1").block, Block::Attention);
   EXPECT_EQ(place_tensor("backbone.encoder.layer.5.lambda_2").block, Block::Mlp);
   EXPECT_EQ(place_tensor("backbone.encoder.layer.5.lambda_2").layer, 5u);
