@@ -115,7 +115,8 @@ const std::unordered_map<std::string_view, GgufRole>& layer_roles() {
       {"hc_ffn_up", {Block::Mlp, "hyper-connection"}},
       {"hc_ffn_inject", {Block::Mlp, "hyper-connection"}},
       {"hc_ffn_norm", {Block::Norm, "norm"}},
-      // Learned residual scores beside attention and the MLP; convolutions on their inputs.
+      // Names of newer llama.cpp architectures placed by their prefix alone (attn_* with attention, ffn_*
+      // with the MLP): which model uses them was not checked, only that llama.cpp knows them.
       {"attn_res_score", {Block::Attention, "residual-score"}},
       {"ffn_res_score", {Block::Mlp, "residual-score"}},
       {"attn_conv_base", {Block::Attention, "conv_base"}},
@@ -126,7 +127,8 @@ const std::unordered_map<std::string_view, GgufRole>& layer_roles() {
       {"ffn_routed_up", {Block::MoeExpert, "up"}},
       {"ffn_routed_down", {Block::MoeExpert, "down"}},
       {"ffn_routed_norm", {Block::Norm, "norm"}},
-      // Per-layer-embedding attention: its query over the per-layer tables, their keys and values.
+      // ple_*: per-layer-embedding tensors of a llama.cpp architecture not checked here, placed with the MLP
+      // as Gemma 3n's per-layer inputs are (their norms as norms).
       {"ple_key", {Block::Mlp, "ple_key"}},
       {"ple_value", {Block::Mlp, "ple_value"}},
       {"ple_conv1d", {Block::Mlp, "ple_conv1d"}},
