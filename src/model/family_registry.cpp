@@ -75,13 +75,18 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::audio_llms(),
                        families::decoders_b(),
                        families::contrastive(),
+                       families::clip_relatives(),
                        families::vision_encoders(),
+                       families::vit_relatives(),
                        families::vision_backbones(),
+                       families::vision_hier(),
+                       families::cnn_backbones(),
                        families::segment_anything(),
                        families::detr(),
                        families::depth(),
                        families::ocr_vlms(),
                        families::speech_encoders(),
+                       families::speech_w2v(),
                        families::timeseries(),
                        families::speech_gen(),
                        families::audio_codecs_tts(),
@@ -90,6 +95,8 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::speech_asr(),
                        families::csm_mimi(),
                        families::speecht5(),
+                       families::standalone_towers(),
+                       families::bert_docs(),
                        families::remote_code()})
       v.insert(v.end(), group.begin(), group.end());
     return v;

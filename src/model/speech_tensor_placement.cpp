@@ -1,6 +1,7 @@
 #include "model/speech_tensor_placement.h"
 
 #include <array>
+#include <utility>
 
 namespace ma::placement {
 
@@ -8,6 +9,10 @@ namespace ma::placement {
 // its mid-stack CTC projections (out, out_mid) and its blocks, spelled with lucidrains' Conformer names (ff1,
 // attn with to_q / to_kv / to_out / rel_pos_emb, conv, ff2, post_norm), which no text stack uses.
 bool root_conformer(const Parts& parts) {
+  // Gemma 3n's audio encoder alone (Gemma3nAudioEncoder): its convolutional stem and its blocks at the root.
+  if (parts.size() >= 3 && (parts.front() == "subsample_conv_projection" ||
+                            (parts.front() == "conformer" && all_digits(parts[1]))))
+    return true;
   if (parts.size() < 3 || parts.front() != "encoder") return false;
   if (in(parts[1], std::array<std::string_view, 3>{"input_linear", "out", "out_mid"}))
     return parts.size() == 3;
@@ -51,6 +56,31 @@ std::optional<Block> text_to_speech_block(const Parts& parts) {
   if (root == "duration_predictor" || root == "flow" || (root == "text_encoder" && module == "project") ||
       (root == "decoder" && (in(module, kHifiGanModules) || module == "cond")))
     return Block::SpeechOutput;
+  return std::nullopt;
+}
+
+// wav2vec 2.0's relatives (WavLM, data2vec-audio, UniSpeech, UniSpeech-SAT, SEW) where no other rule
+// places them. The heads at the root beside the model (wav2vec2., unispeech_sat. ...):
+// ForSequenceClassification's projector (one Linear, not a multimodal projector module) and layer_weights
+// (use_weighted_layer_sum); ForPreTraining's project_hid and project_q, UniSpeech's ctc_proj, UniSpeech-SAT's
+// speaker_proj. Only root Linears (Granite Speech's root projector module holds a query parameter and a
+// Q-Former: a projector, not this). Inside the model: SEW's feature_projection, a plain Linear from the
+// feature encoder's width (the stem, as wav2vec2's feature_projection.projection); the adapter's proj
+// (adapter.proj, when output_hidden_size differs) and SEW's encoder.upsample.projection, which widen the
+// encoder's output frames: audio.
+std::optional<std::pair<Block, std::string_view>> speech_encoder_block(const Parts& parts) {
+  constexpr std::array<std::string_view, 5> kSpeechEncoderHeads{"projector", "project_hid", "project_q",
+                                                                "ctc_proj", "speaker_proj"};
+  const size_t n = parts.size();
+  const bool linear = parts.back() == "weight" || parts.back() == "bias";
+  if ((n == 1 && parts[0] == "layer_weights") || (n == 2 && linear && in(parts[0], kSpeechEncoderHeads)))
+    return std::pair{Block::LmHead, std::string_view("speech-head")};
+  if (linear && (n == 2 || (n == 3 && parts[0] == "sew")) && parts[n - 2] == "feature_projection")
+    return std::pair{Block::Embedding, std::string_view("feature-projection")};
+  if ((n == 3 || n == 4) && parts[n - 3] == "adapter" && parts[n - 2] == "proj")
+    return std::pair{Block::Audio, std::string_view("adapter-projection")};
+  if (n >= 4 && parts[n - 4] == "encoder" && parts[n - 3] == "upsample" && parts[n - 2] == "projection")
+    return std::pair{Block::Audio, std::string_view("upsampling")};
   return std::nullopt;
 }
 

@@ -135,14 +135,15 @@ inline constexpr std::array<std::string_view, 32> kProjectorParts{"multi_modal_p
 // buffer).
 // FNet's DFT matrices (its TPU path) are persistent too, and so is the Gemma 4 assistants' token_ordering
 // (the vocabulary grouped by centroid), and Swin's relative_position_index (each window position's offset
-// into the bias table: persistent in Donut's Swin and in transformers 4's Swin checkpoints).
+// into the bias table: persistent in Donut's Swin and in transformers 4's Swin checkpoints) and Swin V2's
+// relative_coords_table (the log-spaced window offsets its bias MLP reads), which its checkpoints may store.
 // RT-DETR v2's deformable attention keeps the scale of each sampled point's offset (n_points_scale), TimesFM
 // the inverse frequencies of its sinusoidal positions (inv_timescales).
-inline constexpr std::array<std::string_view, 11> kBufferLeaves{
+inline constexpr std::array<std::string_view, 12> kBufferLeaves{
     "inv_freq",       "position_ids",   "masked_bias",
     "causal_mask",    "layer_scalar",   "dft_mat_hidden",
     "dft_mat_seq",    "token_ordering", "relative_position_index",
-    "n_points_scale", "inv_timescales"};
+    "n_points_scale", "inv_timescales", "relative_coords_table"};
 // I-BERT's integer-only modules (quant_modules.py) keep persistent float32 buffers beside their weights: the
 // weights' and biases' integer copies and scales, each activation's running range and scale, and (below) the
 // LayerNorms' shift.
@@ -194,7 +195,9 @@ inline constexpr std::array<std::string_view, 17> kMlpParts{"feed_forward_macaro
 // CSM's depth decoder one matrix per code position, codebooks_head.
 // Parakeet's CTC head is a kernel-1 Conv1d named ctc_head.
 // Autoformer's decoder ends in seasonality_projection, its output back to the input features.
-inline constexpr std::array<std::string_view, 13> kHeadLeaves{"lm_head",
+// ViT-MAE's pixel decoder ends in decoder_pred, each patch's pixels.
+// DPR's encoders project their [CLS] state with encode_proj (projection_dim > 0).
+inline constexpr std::array<std::string_view, 15> kHeadLeaves{"lm_head",
                                                               "embed_out",
                                                               "score",
                                                               "classifier",
@@ -206,7 +209,9 @@ inline constexpr std::array<std::string_view, 13> kHeadLeaves{"lm_head",
                                                               "lm_heads",
                                                               "codebooks_head",
                                                               "ctc_head",
-                                                              "seasonality_projection"};
+                                                              "seasonality_projection",
+                                                              "decoder_pred",
+                                                              "encode_proj"};
 // Top-level modules of encoder task heads (masked-LM transforms, classifiers, BART's logits-bias buffer,
 // BigBird's question-answering block, TAPAS's cell-selection parameters and aggregation classifier;
 // ELECTRA's and ConvBERT's generator and Funnel's discriminator; XLNet's and XLM's LM heads, sequence
@@ -218,8 +223,10 @@ inline constexpr std::array<std::string_view, 13> kHeadLeaves{"lm_head",
 // RT-DETR's two-stage query selection scores and boxes the encoder's tokens: enc_output, enc_score_head,
 // enc_bbox_head. The forecasters' heads: TimesFM's horizon_ff_layer, the distribution heads'
 // parameter_projection (its proj.N, one Linear per parameter of the distribution) and PatchTSMixer's
-// inject_scale before its head.
-inline constexpr std::array<std::string_view, 43> kHeadRoots{"lm_head",
+// inject_scale before its head. Splinter's span selection head (splinter_qass); the Decision Transformer's
+// next-state, action and return predictors.
+// OWL-ViT's and OWLv2's detection heads over the patch tokens: class_head, box_head, objectness_head.
+inline constexpr std::array<std::string_view, 50> kHeadRoots{"lm_head",
                                                              "cls",
                                                              "classifier",
                                                              "classification_head",
@@ -260,15 +267,25 @@ inline constexpr std::array<std::string_view, 43> kHeadRoots{"lm_head",
                                                              "enc_score_head",
                                                              "enc_bbox_head",
                                                              "horizon_ff_layer",
+                                                             "splinter_qass",
+                                                             "predict_state",
+                                                             "predict_action",
+                                                             "predict_return",
                                                              "parameter_projection",
-                                                             "inject_scale"};
+                                                             "inject_scale",
+                                                             "class_head",
+                                                             "box_head",
+                                                             "objectness_head"};
 // A dense predictor's neck and heads after its backbone, at the root of the model or under its base model:
 // Depth Anything's neck (its neck.fusion_stage.layers.N are no stack) and head, ZoeDepth's relative_head and
 // metric_head, Depth Pro's depth_pro.neck, fusion_stage, head (head.layers.N) and fov_model (the
 // field-of-view head, with its own encoder). Not deeper: there a neck is a tower's (SAM's
-// vision_encoder.neck).
-inline constexpr std::array<std::string_view, 6> kDenseHeads{"neck",        "head",         "relative_head",
-                                                             "metric_head", "fusion_stage", "fov_model"};
+// vision_encoder.neck). A semantic segmenter's feature pyramid and heads: BEiT's and data2vec-vision's fpn1 /
+// fpn2 (fpn3 and fpn4 hold nothing), UperNet's and SegFormer's (all-MLP) decode_head and the FCN
+// auxiliary_head.
+inline constexpr std::array<std::string_view, 10> kDenseHeads{
+    "neck",      "head",        "relative_head",  "metric_head", "fusion_stage",
+    "fov_model", "decode_head", "auxiliary_head", "fpn1",        "fpn2"};
 // XLM's and FlauBERT's layers are four parallel module lists, the index after the list's name.
 inline constexpr std::array<std::string_view, 4> kParallelLayerLists{"attentions", "layer_norm1", "ffns",
                                                                      "layer_norm2"};
@@ -295,8 +312,8 @@ inline constexpr std::array<std::string_view, 2> kPerLayerHeadLists{"class_embed
 
 // Sequentials inside modules whose indices are no layers (see place_tensor), and lists of parallel modules
 // (SAM's point_embed, one embedding per kind of point, and output_hypernetworks_mlps, one MLP per mask
-// token).
-inline constexpr std::array<std::string_view, 13> kSequentials{"prompt_trans",
+// token); RT-DETR's ResNet-vd stem, embedder.embedder.{0,1,2}: three convolutions before any stage.
+inline constexpr std::array<std::string_view, 14> kSequentials{"prompt_trans",
                                                                "neck",
                                                                "neck_hd",
                                                                "downsamples",
@@ -308,6 +325,7 @@ inline constexpr std::array<std::string_view, 13> kSequentials{"prompt_trans",
                                                                "point_embed",
                                                                "output_hypernetworks_mlps",
                                                                "altup_projections",
-                                                               "altup_unembed_projections"};
+                                                               "altup_unembed_projections",
+                                                               "embedder"};
 
 }  // namespace ma::placement

@@ -68,12 +68,15 @@ TensorPlacement place_by_name(std::string_view name) {
     if (!all_digits(parts[i]) || in_projector || in_head) continue;
     std::string_view before = parts[i - 1];
     if (contains(before, "experts") || in(before, kPerCodebookLists)) continue;
+    // A list of embedding tables, not of layers: MarkupLM's xpath_tag_sub_embeddings.N (one per DOM depth).
+    if (before.ends_with("_embeddings")) continue;
     // Sequentials inside a module, not stacks of layers: MVP's prompt MLP, SAM's necks (segment-anything's
     // neck.0 ... neck.3), DeepSeek-VL's downsampling convolutions and the clusters of an adaptive softmax
     // (XLM's pred_layer.proj.tail.0.1: cluster 0's second Linear, two indices into nested Sequentials).
-    // Parakeet's subsampling.layers.N: the strided convolutions (and ReLUs) of its stem, one Sequential.
+    // Parakeet's subsampling.layers.N: the strided convolutions (and ReLUs) of its stem, one Sequential;
+    // data2vec-audio's pos_conv_embed.layers.N: the convolutions of its position embedding.
     if (in(before, kSequentials) || (all_digits(before) && i >= 2 && in(parts[i - 2], kSequentials)) ||
-        (i >= 2 && parts[i - 2] == "subsampling"))
+        (i >= 2 && (parts[i - 2] == "subsampling" || parts[i - 2] == "pos_conv_embed")))
       continue;
     layer_pos = i;
     uint32_t layer = 0;
@@ -176,6 +179,10 @@ TensorPlacement place_by_name(std::string_view name) {
     set(*speech, all_digits(module) && at >= 2 ? role_of(parts[at - 2]) : role);
     return pl;
   }
+  if (const auto speech = speech_encoder_block(parts)) {
+    set(speech->first, std::string(speech->second));
+    return pl;
+  }
   // Gemma 3n's and Gemma 4's embed_audio projects the audio tower's features into the language model;
   // Phi-4-multimodal's audio_embed holds its conformer and the projectors after it. MusicGen's audio_encoder
   // is an EnCodec codec (its decoder turns the generated codes into audio) and MusicGen Melody's
@@ -206,9 +213,12 @@ TensorPlacement place_by_name(std::string_view name) {
   const bool detector_backbone = parts.size() >= projector_at + 3 && parts[projector_at] == "backbone" &&
                                  parts[projector_at + 1] == "model";
   const bool detector_projection = parts.size() >= projector_at + 2 && parts[projector_at] == "input_proj";
-  if (any_part_in(parts, kVisionParts) || any_part_in(parts, kVideoTrackerParts) ||
-      any_part_in(parts, kProjectorParts) || git_projection || root_projector || detector_backbone ||
-      detector_projection) {
+  // A dense head at the root is the head, whatever its modules are called (UperNet's decode_head has
+  // lateral_convs, as RT-DETR's encoder).
+  const bool root_dense_head = !dense_head.empty() && parts.front() == dense_head;
+  if (!root_dense_head && (any_part_in(parts, kVisionParts) || any_part_in(parts, kVideoTrackerParts) ||
+                           any_part_in(parts, kProjectorParts) || git_projection || root_projector ||
+                           detector_backbone || detector_projection)) {
     set(any_part_in(parts, kProjectorParts) || git_projection || root_projector || detector_projection
             ? Block::VisionProjector
             : Block::Vision,
@@ -338,6 +348,40 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::Attention, "shared-block-output");
     return pl;
   }
+  // The patch embedding that opens each stage of SegFormer's, PVTv2's and PoolFormer's encoders
+  // (encoder.patch_embeddings.N.proj, encoder.layers.N.patch_embedding.proj,
+  // encoder.patch_embeddings.N.projection): a strided conv embedding the image or the previous stage's grid,
+  // as Swin's patch merging does.
+  if ((module == "proj" || module == "projection") && parts.size() >= 4 &&
+      (parts[parts.size() - 3] == "patch_embedding" || parts[parts.size() - 4] == "patch_embeddings")) {
+    set(Block::Embedding, "patch-embedding");
+    return pl;
+  }
+  // The conv layers of MobileNet-style networks (MobileNetV2's, MobileViT's and MobileViTV2's X.convolution,
+  // with its BatchNorm in X.normalization), told by their names: the stem (conv_stem) embeds the image;
+  // MobileViTV2's 1 x 1 convs inside a layer's attention (qkv_proj, out_proj) are attention, an inverted
+  // residual's expand_1x1 / reduce_1x1 and an ffn's conv1 / conv2 its MLP; the other convs of a stage mix
+  // neighbouring positions, as a short convolution does. Other convolutions: the CNN rule below.
+  if (module == "convolution" && parts.size() >= 3) {
+    const std::string_view conv = parts[parts.size() - 3];
+    const bool in_ffn = parts.size() >= 4 && parts[parts.size() - 4] == "ffn";
+    const bool in_attention = parts.size() >= 4 && parts[parts.size() - 4] == "attention";
+    const bool stem = any_part_in(parts, std::array<std::string_view, 1>{"conv_stem"});
+    const bool mlp = conv == "expand_1x1" || conv == "reduce_1x1" || in_ffn;
+    const bool mixing = pl.layer && (conv == "conv_3x3" || conv == "conv_kxk" || conv == "conv_1x1" ||
+                                     conv == "conv_projection" || conv == "fusion");
+    if (stem || in_attention || mlp || mixing) {
+      if (stem)
+        set(Block::Embedding, "stem");
+      else if (in_attention)
+        set(Block::Attention, conv == "out_proj" ? "o" : "qkv");
+      else if (mlp)
+        set(Block::Mlp, conv == "expand_1x1" || conv == "conv1" ? "up" : "down");
+      else
+        set(Block::ShortConv, "conv");
+      return pl;
+    }
+  }
   // Hiera's (SAM 2's) first block of a stage projects its normed input to the stage's wider width (proj,
   // straight under the block) for the residual around its query-pooling attention.
   if (pl.layer && module == "proj" && inner.size() == 3) {
@@ -346,24 +390,37 @@ TensorPlacement place_by_name(std::string_view name) {
   }
   // Layer scales weigh each block's output: Mimi's (self_attn_layer_scale.scale, mlp_layer_scale.scale),
   // DINOv2's and DINOv3's (layer_scale1.lambda1 after attention, layer_scale2.lambda1 after the MLP) and
-  // ConvNeXt's gamma, a parameter of the layer itself that scales its MLP's output; BEiT's lambda_1 and
-  // lambda_2, the layer's own, after its attention and its MLP.
+  // ConvNeXt's gamma (transformers' ConvNeXt: layer_scale_parameter), a parameter of the layer itself that
+  // scales its MLP's output; BEiT's lambda_1 and lambda_2, the layer's own, after its attention and its MLP;
+  // PoolFormer's layer_scale_1 and layer_scale_2, the layer's own, after its token mixer (a pooling) and its
+  // MLP.
   const std::string_view scaled =
       (leaf == "scale" || leaf == "lambda1") && parts.size() >= 2 ? parts[parts.size() - 2] : "";
   const bool layer_own = parts.size() >= 2 && all_digits(parts[parts.size() - 2]);
-  if (pl.layer &&
-      (scaled == "self_attn_layer_scale" || scaled == "layer_scale1" || (leaf == "lambda_1" && layer_own))) {
+  if (pl.layer && (scaled == "self_attn_layer_scale" || scaled == "layer_scale1" ||
+                   ((leaf == "lambda_1" || leaf == "layer_scale_1") && layer_own))) {
     set(Block::Attention, "layer-scale");
     return pl;
   }
   if (pl.layer && (scaled == "mlp_layer_scale" || scaled == "layer_scale2" ||
-                   ((leaf == "gamma" || leaf == "lambda_2") && layer_own))) {
+                   ((leaf == "gamma" || leaf == "lambda_2" || leaf == "layer_scale_2" ||
+                     leaf == "layer_scale_parameter") &&
+                    layer_own))) {
     set(Block::Mlp, "layer-scale");
     return pl;
   }
+  // BEiT's relative position bias table of one layer, which transformers 5 registers on the layer itself
+  // (layer.N.relative_position_bias; transformers 4 and Swin under its attention, placed there below): a bias
+  // on that layer's attention scores.
+  if (pl.layer && module == "relative_position_bias_table" && parts.size() >= 4 &&
+      all_digits(parts[parts.size() - 3])) {
+    set(Block::Attention, role);
+    return pl;
+  }
   // ConvNeXt's blocks: a 7 x 7 depthwise convolution mixes neighbouring patches as LFM2's short convolution
-  // mixes neighbouring tokens; two pointwise linears make the MLP.
-  if (pl.layer && module == "depthwise_conv") {
+  // mixes neighbouring tokens; two pointwise linears make the MLP. transformers' ConvNeXt spells them dwconv,
+  // pwconv1 and pwconv2; ConvNeXt V2 puts a GRN (global response normalization) between the two linears.
+  if (pl.layer && (module == "depthwise_conv" || module == "dwconv")) {
     set(Block::ShortConv, "depthwise-conv");
     return pl;
   }
@@ -372,6 +429,41 @@ TensorPlacement place_by_name(std::string_view name) {
   if (pl.layer && (module == "pointwise_conv1" || module == "pointwise_conv2") &&
       !any_part_in(inner, std::array<std::string_view, 1>{"conv"})) {
     set(Block::Mlp, module == "pointwise_conv1" ? "up" : "down");
+    return pl;
+  }
+  if (pl.layer && (module == "pwconv1" || module == "pwconv2" || module == "grn")) {
+    set(Block::Mlp, module == "pwconv1" ? "up" : module == "pwconv2" ? "down" : "grn");
+    return pl;
+  }
+  // A CNN's convolution layers (ResNetConvLayer and the classes that copy it: ConvLayer.convolution beside
+  // its normalization, the shortcut's the same; EfficientNet's expand_conv / project_conv with batch norms
+  // named *_bn, and its top_conv after the blocks): inside a stage the layer's own work, which no
+  // transformer block names, so the vision block, as a final conv after the stages (MobileNetV2's conv_1x1);
+  // the stem (embedder, embeddings, conv_stem) embeds the image.
+  if (module == "convolution" || module == "expand_conv" || module == "project_conv" ||
+      module == "top_conv") {
+    const bool stem = !pl.layer && any_part_in(parts, std::array<std::string_view, 3>{
+                                                          "embedder", "embeddings", "conv_stem"});
+    set(stem ? Block::Embedding : Block::Vision, stem ? "conv-stem" : "conv");
+    return pl;
+  }
+  // BiT's (ResNet v2) weight-standardized convs: conv1 ... conv3 right under the layer, and the projected
+  // shortcut's downsample.conv.
+  if (pl.layer && parts.size() >= 3 &&
+      ((all_digits(parts[parts.size() - 3]) &&
+        (module == "conv1" || module == "conv2" || module == "conv3")) ||
+       (parts[parts.size() - 3] == "downsample" && module == "conv"))) {
+    set(Block::Vision, "conv");
+    return pl;
+  }
+  if (parts.size() >= 2 && parts[parts.size() - 2].ends_with("_bn")) {
+    set(Block::Norm, "norm");
+    return pl;
+  }
+  // EfficientNet's squeeze-and-excitation (squeeze_excite.reduce / expand) gates the channels as RegNet's
+  // (layer.N.attention.{0,2}, placed with attention by its name) does.
+  if (pl.layer && any_part_in(inner, std::array<std::string_view, 1>{"squeeze_excite"})) {
+    set(Block::Attention, "squeeze-excite");
     return pl;
   }
   // XLM's parallel lists: attentions.N.{q,k,v,out}_lin, ffns.N.lin{1,2}, layer_norm{1,2}.N.
@@ -515,6 +607,13 @@ TensorPlacement place_by_name(std::string_view name) {
     set(norm ? Block::Norm : Block::Mlp, norm ? "norm" : "down");
     return pl;
   }
+  // LiLT's layout stream repeats the feed-forward block beside the text's: layer.N.layout_intermediate.dense
+  // and layer.N.layout_output.dense.
+  if (pl.layer && inner.size() >= innermost + 3 && module == "dense" &&
+      (inner[innermost + 1] == "layout_intermediate" || inner[innermost + 1] == "layout_output")) {
+    set(Block::Mlp, inner[innermost + 1] == "layout_intermediate" ? "up" : "down");
+    return pl;
+  }
   // Time-series models embed values, not tokens: TimesFM's input_ff_layer (a residual MLP over a patch and
   // its padding mask; its output_layer is no head), the GluonTS forecasters' value_embedding (Time Series
   // Transformer, Informer, Autoformer) and PatchTSMixer's patcher, a Linear (BLT's patcher is a model).
@@ -525,11 +624,13 @@ TensorPlacement place_by_name(std::string_view name) {
     return pl;
   }
   // ChatGLM's LM head is transformer.output_layer, RWKV's a top-level head.
-  // ModernBERT-decoder's head is a top-level decoder.
+  // ModernBERT-decoder's head is a top-level decoder. A BertModel's pooler.dense however deep a composite
+  // nests it (DPR's span_predictor.encoder.bert_model.pooler).
   if (in(module, kHeadLeaves) || any_part_in(parts, kPerLayerHeadLists) ||
       ((module == "output" || module == "head" || module == "decoder") && parts.size() == 2) ||
       (!pl.layer && (module == "output_layer" || in(parts.front(), kHeadRoots) ||
-                     (parts.size() >= 3 && in(parts[1], kHeadRoots))))) {
+                     (parts.size() >= 3 && in(parts[1], kHeadRoots)) ||
+                     (parts.size() >= 3 && parts[parts.size() - 3] == "pooler")))) {
     set(Block::LmHead, "lm-head");
     return pl;
   }
@@ -537,9 +638,14 @@ TensorPlacement place_by_name(std::string_view name) {
   // the shared space and the learned temperature (SigLIP: and bias) of their similarity logits; and a vision
   // encoder's own pooling head at the root (AIMv2's head: its query token and output_proj; its k_proj and
   // v_proj are attention); a depth estimator's head (Depth Anything's head.conv1, Depth Pro's head.layers.N).
-  if (parts.size() <= 2 && (parts.front() == "visual_projection" || parts.front() == "text_projection" ||
-                            parts.front() == "logit_scale" || parts.front() == "logit_bias")) {
-    set(Block::LmHead, parts.size() == 1 ? "logit-scale" : "projection");
+  // Also one level down, under a detector's contrastive base model (OWL-ViT's owlvit.visual_projection,
+  // owlvit.logit_scale).
+  const auto contrastive_head = [](std::string_view p) {
+    return p == "visual_projection" || p == "text_projection" || p == "logit_scale" || p == "logit_bias";
+  };
+  const size_t contrastive_at = parts.size() >= 2 && contrastive_head(parts[1]) ? 1 : 0;
+  if (parts.size() <= contrastive_at + 2 && contrastive_head(parts[contrastive_at])) {
+    set(Block::LmHead, parts.size() == contrastive_at + 1 ? "logit-scale" : "projection");
     return pl;
   }
   // A forecaster's head at the root (PatchTST's, PatchTSMixer's), deeper for a distribution head's parameter
@@ -549,10 +655,11 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::LmHead, "pooling-head");
     return pl;
   }
-  // ConvNeXt's downsampling between stages (stages.S.downsample_layers.{0,1}: a LayerNorm and a strided
-  // conv; stage 0's are the patchifying stem): the next stage's embedding of its patches, as Swin's patch
-  // merging.
-  if (parts.size() >= 3 && parts[parts.size() - 3] == "downsample_layers") {
+  // ConvNeXt's downsampling between stages (stages.S.downsample_layers.{0,1}, transformers' ConvNeXt:
+  // downsampling_layer.{0,1}: a LayerNorm and a strided conv; DINOv3's stage 0 has the patchifying stem): the
+  // next stage's embedding of its patches, as Swin's patch merging.
+  if (parts.size() >= 3 &&
+      (parts[parts.size() - 3] == "downsample_layers" || parts[parts.size() - 3] == "downsampling_layer")) {
     set(Block::Embedding, "downsample");
     return pl;
   }
@@ -580,16 +687,28 @@ TensorPlacement place_by_name(std::string_view name) {
   const bool audio_stem =
       (module == "conv1" || module == "conv2" || module == "conv3") &&
       (parts.size() == 2 || any_part_in(parts, std::array<std::string_view, 2>{"encoder", "embedder"}));
+  // A bare vision tower's patch embedding at the root, where a composite's sits under its tower (placed
+  // vision): Pixtral's patch_conv (the Qwen-VL-style patch_embed.proj, GLM-4V's, is timm's name, below), and
+  // GLM-4V's downsample convolution merging neighbouring patches after the layers.
+  const bool root_patch_conv = parts.size() == 2 && module == "patch_conv";
+  if (!pl.layer && parts.size() == 2 && module == "downsample") {
+    set(Block::Embedding, "patch-merging");
+    return pl;
+  }
   // ViT's patch embedding and [CLS] token (and the register tokens beside it: DINOv3), Pix2Struct's
   // patch_projection of its flattened patches, the audio stem (also at the top of a bare Whisper-style
   // encoder, AudioFlamingo3Encoder or GlmAsrEncoder, and in Voxtral Realtime's embedder), XLNet's mask_emb
   // (the query stream's start).
+  // timm's patch_embed.proj is the patch embedding (LayoutLMv3's; GLM-4V's bare tower's, at the root).
+  const bool patch_proj = module == "proj" && parts.size() >= 3 && parts[parts.size() - 3] == "patch_embed";
   if (!pl.layer && (module == "cls_token" || module == "distillation_token" || module == "mask_token" ||
                     module == "register_tokens" || module == "mask_emb" || module == "projection" ||
-                    module == "patch_projection" || audio_stem)) {
-    set(Block::Embedding, module == "projection" || module == "patch_projection" ? "patch-embedding"
-                          : contains(module, "conv")                             ? "conv-stem"
-                                                                                 : std::string(module));
+                    module == "patch_projection" || patch_proj || root_patch_conv || audio_stem)) {
+    set(Block::Embedding,
+        module == "projection" || module == "patch_projection" || patch_proj || root_patch_conv
+            ? "patch-embedding"
+        : contains(module, "conv") ? "conv-stem"
+                                   : std::string(module));
     return pl;
   }
   if (any_part_in(parts, kQueryPositionMlps)) {
@@ -637,8 +756,10 @@ TensorPlacement place_by_name(std::string_view name) {
     return pl;
   }
   // MPNet's relative position buckets, one table for all layers (encoder.relative_attention_bias; T5's is
-  // its first layer's attention's); CTRL's token table, transformer.w.
-  if (!pl.layer && module == "relative_attention_bias") {
+  // its first layer's attention's); LayoutLMv3's 1-D and 2-D ones (encoder.rel_pos_bias, rel_pos_x_bias,
+  // rel_pos_y_bias); CTRL's token table, transformer.w.
+  if (!pl.layer &&
+      (module == "relative_attention_bias" || (module.starts_with("rel_pos") && module.ends_with("_bias")))) {
     set(Block::Embedding, "position-embedding");
     return pl;
   }
@@ -651,9 +772,18 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::LmHead, "projection");
     return pl;
   }
+  // A table in a list of embedding tables: MarkupLM's xpath_tag_sub_embeddings.N and
+  // xpath_subs_sub_embeddings.N (a DOM node's tag and subscript at depth N).
+  if (!pl.layer && all_digits(module) && parts.size() >= 3 &&
+      parts[parts.size() - 3].ends_with("_embeddings")) {
+    set(Block::Embedding, "token-embedding");
+    return pl;
+  }
   // A linear inside the embeddings module mixes the inputs into them (RoCBERT's map_inputs_layer joins the
-  // pronunciation and shape embeddings with the tokens').
-  if (!pl.layer && parts.size() >= 3 && parts[parts.size() - 3] == "embeddings") {
+  // pronunciation and shape embeddings with the tokens'; MarkupLM's MLP over the XPath tables, inside
+  // embeddings.xpath_embeddings).
+  if (!pl.layer && parts.size() >= 3 &&
+      (parts[parts.size() - 3] == "embeddings" || parts[parts.size() - 3].ends_with("_embeddings"))) {
     set(Block::Embedding, "embedding-projection");
     return pl;
   }
@@ -668,6 +798,19 @@ TensorPlacement place_by_name(std::string_view name) {
   if (parts.size() >= 2 && contains(parts[parts.size() - 2], "norm") &&
       in(leaf, std::array<std::string_view, 3>{"running_mean", "running_var", "num_batches_tracked"})) {
     set(Block::Norm, "norm");
+    return pl;
+  }
+  // CANINE's hashed character tables (char_embeddings.HashBucketCodepointEmbedder_N), its token table under
+  // another name.
+  if (!pl.layer && contains(module, "Embedder")) {
+    set(Block::Embedding, "token-embedding");
+    return pl;
+  }
+  // A conv outside the layers that no rule above claimed resamples the sequence between stacks: CANINE's
+  // strided conv from characters to molecules (chars_to_molecules.conv) and back (projection.conv), as
+  // ConvNeXt's downsampling.
+  if (!pl.layer && module == "conv") {
+    set(Block::Embedding, "resample");
     return pl;
   }
   set(Block::Other, role);

@@ -72,4 +72,28 @@ void causal_lm_head(ModelTemplate& t, const std::string& embedding, const Head& 
   if (h.bias) t.add(h.name + ".bias", {a.vocab_size});
 }
 
+// Encoder-decoder use (add_cross_attention) gives every block a cross-attention with separate q and fused kv.
+void gpt2_cross_attention(ModelTemplate& t, const std::string& p, uint64_t hidden, Weights w) {
+  proj(t, p + ".crossattention.c_attn", hidden, 2 * hidden, true, w);
+  proj(t, p + ".crossattention.q_attn", hidden, hidden, true, w);
+  proj(t, p + ".crossattention.c_proj", hidden, hidden, true, w);
+  layer_norm(t, p + ".ln_cross_attn", hidden);
+}
+
+void gpt2_body(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix, Weights w) {
+  const ArchitectureRecord& a = t.arch;
+  const uint64_t h = a.hidden_size;
+  const bool cross = cfg.flag_or("add_cross_attention", false);
+  token_embedding(t, prefix + "wte.weight", a);
+  blocks::embedding(t, prefix + "wpe.weight", a.max_position_embeddings, h);
+  decoder_stack(t, prefix + "h", [&](const std::string& p) {
+    layer_norm(t, p + ".ln_1", h);
+    fused_attention(t, p + ".attn", {"c_attn", "c_proj"}, a, true, w);
+    layer_norm(t, p + ".ln_2", h);
+    if (cross) gpt2_cross_attention(t, p, h, w);
+    plain_mlp(t, p + ".mlp", {"c_fc", "c_proj"}, h, a.intermediate_size, true, w);
+  });
+  layer_norm(t, prefix + "ln_f", h);
+}
+
 }  // namespace ma::families::classic

@@ -65,6 +65,10 @@ void decoder_stack(ModelTemplate& t, const std::string& path, Body&& body) {
   }
 }
 
+// GPT2Model's modules under `prefix` ("transformer.", "encoder."): wte, wpe, the blocks (ln_1, attn, ln_2,
+// the cross-attention add_cross_attention asks for, mlp) and ln_f, their weights laid out as `w` says.
+void gpt2_body(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix, Weights w);
+
 struct Head {
   uint64_t in = 0;  // 0: the hidden size
   bool bias = false;

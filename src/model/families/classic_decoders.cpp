@@ -33,28 +33,8 @@ void read_gpt2_dims(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.intermediate_size = width_or_4x(cfg, "n_inner", t.arch.hidden_size);
 }
 
-// Encoder-decoder use (add_cross_attention) gives every block a cross-attention with separate q and fused kv.
-void gpt2_cross_attention(ModelTemplate& t, const std::string& p, uint64_t hidden, Weights w) {
-  proj(t, p + ".crossattention.c_attn", hidden, 2 * hidden, true, w);
-  proj(t, p + ".crossattention.q_attn", hidden, hidden, true, w);
-  proj(t, p + ".crossattention.c_proj", hidden, hidden, true, w);
-  layer_norm(t, p + ".ln_cross_attn", hidden);
-}
-
 void build_gpt2_style(const ModelConfig& cfg, ModelTemplate& t, Weights w) {
-  const ArchitectureRecord& a = t.arch;
-  const uint64_t h = a.hidden_size;
-  const bool cross = cfg.flag_or("add_cross_attention", false);
-  token_embedding(t, "transformer.wte.weight", a);
-  blocks::embedding(t, "transformer.wpe.weight", a.max_position_embeddings, h);
-  decoder_stack(t, "transformer.h", [&](const std::string& p) {
-    layer_norm(t, p + ".ln_1", h);
-    fused_attention(t, p + ".attn", {"c_attn", "c_proj"}, a, true, w);
-    layer_norm(t, p + ".ln_2", h);
-    if (cross) gpt2_cross_attention(t, p, h, w);
-    plain_mlp(t, p + ".mlp", {"c_fc", "c_proj"}, h, a.intermediate_size, true, w);
-  });
-  layer_norm(t, "transformer.ln_f", h);
+  gpt2_body(cfg, t, "transformer.", w);
   causal_lm_head(t, "transformer.wte.weight");
 }
 
@@ -421,13 +401,14 @@ void build_mpt(const ModelConfig& cfg, ModelTemplate& t) {
   causal_lm_head(t, "transformer.wte.weight");
 }
 
+// gpt-sw3: GPT-SW3's model_type, which transformers reads as GPT2Config.
 constexpr std::array kClassicDecoderFamilies{
     FamilyBuilder{"gpt2", build_gpt2},       FamilyBuilder{"gpt_bigcode", build_gpt_bigcode},
     FamilyBuilder{"gptj", build_gptj},       FamilyBuilder{"gpt_neox", build_gpt_neox},
     FamilyBuilder{"gpt_neo", build_gpt_neo}, FamilyBuilder{"codegen", build_codegen},
     FamilyBuilder{"opt", build_opt},         FamilyBuilder{"bloom", build_bloom},
     FamilyBuilder{"falcon", build_falcon},   FamilyBuilder{"phi", build_phi},
-    FamilyBuilder{"mpt", build_mpt},
+    FamilyBuilder{"mpt", build_mpt},         FamilyBuilder{"gpt-sw3", build_gpt2},
 };
 
 }  // namespace

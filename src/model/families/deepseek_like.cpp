@@ -56,6 +56,7 @@ struct Stack {
   std::vector<bool> indexer_layer;  // per layer: owns an indexer
   std::string prefix = "model.";    // of the language model: "model.language_model." inside GLM-4.5V
   bool mtp = true;                  // num_nextn_predict_layers read (GLM-4.5V's text config has none)
+  bool lm_head = true;              // false: the bare text model (Glm4vMoeTextModel alone)
   std::vector<uint64_t> windows;    // per layer sliding window (K-EXAONE); empty: full attention throughout
 };
 
@@ -268,7 +269,7 @@ void build_stack(const ModelConfig& cfg, ModelTemplate& t, const Stack& s) {
                                          s.indexer_layer.empty() ? false : s.indexer_layer[i],
                                          s.windows.empty() ? 0 : s.windows[i]));
   blocks::norm(t, s.prefix + "norm", a.hidden_size, false);
-  lm_head(t, s.prefix + "embed_tokens.weight", a);
+  if (s.lm_head) lm_head(t, s.prefix + "embed_tokens.weight", a);
   if (a.num_layers && s.mtp)
     mtp_layers(cfg, t, s, s.moe_layer.back(), s.indexer_layer.empty() ? false : s.indexer_layer.back());
 }
@@ -619,8 +620,8 @@ constexpr std::array kDeepSeekLikeFamilies{
 
 }  // namespace
 
-void glm4v_moe_language_model(const ModelConfig& text, ModelTemplate& t, const std::string& prefix,
-                              bool tie) {
+void glm4v_moe_language_model(const ModelConfig& text, ModelTemplate& t, const std::string& prefix, bool tie,
+                              bool head) {
   DecoderDefaults d;  // Glm4vMoeTextConfig's
   d.vocab_size = 151424;
   d.intermediate_size = 10944;
@@ -634,6 +635,7 @@ void glm4v_moe_language_model(const ModelConfig& text, ModelTemplate& t, const s
       glm4_moe_stack(text, t.arch, true);  // Glm4vMoeTextConfig biases q/k/v by default, without q/k norms
   s.prefix = prefix;
   s.mtp = false;
+  s.lm_head = head;
   build_stack(text, t, s);
 }
 

@@ -10,8 +10,9 @@ namespace ma::families {
 
 // GLM-4.5V's language model (Glm4vMoeTextModel) under `prefix`: GLM-4.5's GQA decoder with biased q/k/v, no
 // q/k norms and no multi-token-prediction layer, its mixture from first_k_dense_replace on. `tie`: the
-// composite's tie_word_embeddings.
-void glm4v_moe_language_model(const ModelConfig& text, ModelTemplate& t, const std::string& prefix, bool tie);
+// composite's tie_word_embeddings; `head`: false for the text model alone (no lm_head).
+void glm4v_moe_language_model(const ModelConfig& text, ModelTemplate& t, const std::string& prefix, bool tie,
+                              bool head = true);
 
 // The latent-attention mixture a composite nests under `prefix` (`type` mistral4: Mistral Small 4;
 // deepseek_v3: Mistral Large 3, Kimi-K2.5), with the composite's lm_head (tied when `tie`).

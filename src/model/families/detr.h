@@ -46,6 +46,11 @@ struct ResNetShape {
   bool bottleneck = true;
 };
 ResNetShape read_resnet_shape(const ModelConfig& bb);
+// transformers' ResNet body (ResNetModel's embedder and encoder, resnet.cpp) under `prefix`: the 7 x 7 stem,
+// then every stage's ResNetBottleNeckLayer / ResNetBasicLayer, batch norms `frozen` (DETR) or trainable.
+// Returns the channels of the stem and of each stage, in order.
+std::vector<uint64_t> transformers_resnet_body(const ModelConfig& bb, const std::string& prefix, bool frozen,
+                                               ModelTemplate& t);
 
 // DetrConvEncoder's backbone under `prefix` ("model.backbone.conv_encoder.model."): timm's ResNet as
 // create_model(features_only=True) builds it, or transformers' ResNetBackbone (use_timm_backbone false), with

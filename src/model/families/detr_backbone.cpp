@@ -139,52 +139,16 @@ std::vector<uint64_t> detr_timm_resnet(const ModelConfig& cfg, const std::string
   return channels;
 }
 
-// transformers' ResNetBackbone (models/resnet): ResNetConfig's defaults are ResNet-50's; DetrConfig makes one
-// with out_features ["stage4"] when use_timm_backbone is false and backbone_config is absent. Every stage is
-// built whatever out_features reads.
+// transformers' ResNetBackbone (models/resnet, its body built by resnet.cpp): ResNetConfig's defaults are
+// ResNet-50's; DetrConfig makes one with out_features ["stage4"] when use_timm_backbone is false and
+// backbone_config is absent. Every stage is built whatever out_features reads.
 std::vector<uint64_t> detr_transformers_resnet(const ModelConfig& cfg, const std::string& prefix,
                                                ModelTemplate& t) {
   const ModelConfig bb =
       sub_or(cfg, "backbone_config", R"({"model_type":"resnet","out_features":["stage4"]})");
   if (bb.string_or("model_type", "") != "resnet")
     bb.fail("model_type", "must be resnet: the only AutoBackbone of DETR this analysis builds");
-  const ResNetShape shape = read_resnet_shape(bb);
-  const uint64_t embedding = shape.embedding;
-  const std::vector<uint64_t>&widths = shape.widths, &depths = shape.depths;
-  const bool bottleneck = shape.bottleneck;
-  const std::string e = prefix + "embedder.embedder.";
-  detr_conv_norm(t, e + "convolution", e + "normalization", bb.dim_or("num_channels", 3), embedding, 7);
-  uint64_t in = embedding;
-  for (size_t s = 0; s < widths.size(); ++s) {
-    const uint64_t out = widths[s];
-    // The first stage strides only with downsample_in_first_stage; the others always do.
-    const bool strides = s > 0 || bb.flag_or("downsample_in_first_stage", false);
-    for (uint64_t l = 0; l < depths[s]; ++l) {
-      const std::string p =
-          prefix + "encoder.stages." + std::to_string(s) + ".layers." + std::to_string(l) + ".";
-      // ResNetBottleNeckLayer / ResNetBasicLayer register the shortcut before the convolutions.
-      if (l == 0 && (in != out || strides))
-        detr_conv_norm(t, p + "shortcut.convolution", p + "shortcut.normalization", in, out, 1);
-      const auto conv = [&](int k, uint64_t from, uint64_t to, uint64_t kernel) {
-        const std::string c = p + "layer." + std::to_string(k) + ".";
-        detr_conv_norm(t, c + "convolution", c + "normalization", from, to, kernel);
-      };
-      if (bottleneck) {
-        const uint64_t reduced = out / 4;  // reduction=4
-        if (reduced == 0) bb.fail("hidden_sizes", "must be at least 4 wide in a bottleneck ResNet");
-        conv(0, in, reduced, 1);
-        conv(1, reduced, reduced, 3);
-        conv(2, reduced, out, 1);
-      } else {
-        conv(0, in, out, 3);
-        conv(1, out, out, 3);
-      }
-      in = out;
-    }
-  }
-  std::vector<uint64_t> features{embedding};
-  features.insert(features.end(), widths.begin(), widths.end());
-  return detr_backbone_channels(bb, features);
+  return detr_backbone_channels(bb, transformers_resnet_body(bb, prefix, true, t));
 }
 
 }  // namespace

@@ -19,17 +19,6 @@ namespace {
 
 // ---- BERT-style text encoders ----
 
-// Embeddings + layer stack of BERT, RoBERTa and DistilBERT under `prefix` ("" for the base model class).
-void text_encoder_body(ModelTemplate& t, const std::string& prefix, const std::string& stack,
-                       const LayerNames& names, const TextEncoderDims& d) {
-  text_embeddings(t, prefix + "embeddings.", d);
-  StackSpec& encoder = t.arch.add_stack(StackRole::Encoder, prefix + stack, d.layer.hidden);
-  for (uint64_t i = 0; i < d.layers; ++i) {
-    transformer_layer(t, encoder.path + "." + std::to_string(i), names, d.layer);
-    encoder.layers.push_back(attention_dense_layer());
-  }
-}
-
 // The masked-LM head: transform (dense + LayerNorm), an output bias, and a decoder whose weight is the word
 // embedding and whose bias is that output bias when tie_word_embeddings holds.
 struct MaskedLmNames {

@@ -106,6 +106,16 @@ void text_embeddings(ModelTemplate& t, const std::string& prefix, const TextEnco
   if (d.positions_last) blocks::embedding(t, prefix + "position_embeddings.weight", d.max_positions, e);
 }
 
+void text_encoder_body(ModelTemplate& t, const std::string& prefix, const std::string& stack,
+                       const LayerNames& names, const TextEncoderDims& d) {
+  text_embeddings(t, prefix + "embeddings.", d);
+  StackSpec& encoder = t.arch.add_stack(StackRole::Encoder, prefix + stack, d.layer.hidden);
+  for (uint64_t i = 0; i < d.layers; ++i) {
+    transformer_layer(t, encoder.path + "." + std::to_string(i), names, d.layer);
+    encoder.layers.push_back(attention_dense_layer());
+  }
+}
+
 TextEncoderDims read_bert_dims(const ModelConfig& cfg, const BertDefaults& b) {
   TextEncoderDims d;
   d.vocab = cfg.dim_or("vocab_size", b.vocab);

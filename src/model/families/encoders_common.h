@@ -65,6 +65,10 @@ struct TextEncoderDims {
 // `prefix`word_embeddings, position_embeddings, token_type_embeddings (when type_vocab) and their LayerNorm
 // (when embedding_norm), all embedding_width() wide, in BERT's order or RoBERTa's (positions_last).
 void text_embeddings(ModelTemplate& t, const std::string& prefix, const TextEncoderDims& d);
+// Embeddings + layer stack of BERT, RoBERTa and DistilBERT under `prefix` ("" for the base model class):
+// text_embeddings, then `stack`.N transformer layers, recorded as the Encoder stack.
+void text_encoder_body(ModelTemplate& t, const std::string& prefix, const std::string& stack,
+                       const LayerNames& names, const TextEncoderDims& d);
 // A BERT-like config class's defaults: BERT-base's unless the class has its own. type_vocab 0: the class has
 // no type_vocab_size (bert-generation, TAPAS), and none is read.
 struct BertDefaults {

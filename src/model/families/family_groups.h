@@ -95,15 +95,24 @@ std::span<const FamilyBuilder> tts_vits();  // tts_vits.cpp: VITS (MMS-TTS)
 std::span<const FamilyBuilder> bark();      // bark.cpp: Bark (BarkModel) and its three GPT sub-models alone
 std::span<const FamilyBuilder>
 contrastive();  // contrastive.cpp: CLIP, MetaCLIP 2, SigLIP (image-text dual encoders)
+std::span<const FamilyBuilder>
+clip_relatives();  // clip_relatives.cpp: CLIP / SigLIP towers alone, Chinese-CLIP, OWL-ViT, OWLv2
 std::span<const FamilyBuilder> vision_encoders();  // vision_encoders.cpp: DINOv2
 std::span<const FamilyBuilder>
-vision_backbones();  // vision_backbones.cpp: DINOv3 ViT / ConvNeXt, AIMv2, MLCD
+vit_relatives();  // vit_relatives.cpp: BEiT, data2vec-vision, ViT-MAE, ViT-MSN, I-JEPA, DINOv2 with registers
+std::span<const FamilyBuilder>
+vision_backbones();                            // vision_backbones.cpp: DINOv3 ViT / ConvNeXt, AIMv2, MLCD
+std::span<const FamilyBuilder> vision_hier();  // vision_hier.cpp: SegFormer, PVTv2, MobileViT(V2), PoolFormer
+std::span<const FamilyBuilder>
+cnn_backbones();  // cnn_backbones.cpp: ResNet, ConvNeXt, RegNet, MobileNet, EfficientNet, BiT
 std::span<const FamilyBuilder> segment_anything();  // segment_anything.cpp: SAM (SamModel, SamVisionModel)
 std::span<const FamilyBuilder>
 detr();  // detr.cpp: DETR, Table Transformer, Conditional / Deformable DETR, RT-DETR (v1, v2)
 std::span<const FamilyBuilder> depth();     // depth.cpp: Depth Anything (+ Prompt), ZoeDepth, Depth Pro
 std::span<const FamilyBuilder> ocr_vlms();  // ocr_vlms.cpp: Swin, Donut's Swin, Pix2Struct
 std::span<const FamilyBuilder> speech_encoders();  // speech_encoders.cpp: wav2vec 2.0, HuBERT
+std::span<const FamilyBuilder>
+speech_w2v();  // speech_w2v.cpp: WavLM, data2vec-audio, UniSpeech, UniSpeech-SAT, SEW
 std::span<const FamilyBuilder> timeseries();  // timeseries.cpp: TimesFM, PatchTST, PatchTSMixer, Time Series
                                               // Transformer, Informer, Autoformer
 std::span<const FamilyBuilder>
@@ -112,6 +121,10 @@ std::span<const FamilyBuilder>
 csm_mimi();  // csm_mimi.cpp: Sesame's CSM (and its depth decoder), Kyutai's Mimi
 std::span<const FamilyBuilder>
 speecht5();  // speecht5.cpp: SpeechT5 (text-to-speech, recognition, voice conversion), its HiFi-GAN vocoder
+std::span<const FamilyBuilder>
+standalone_towers();  // standalone_towers.cpp: Pixtral's, Idefics3's, InternVL's ... towers configured alone
+std::span<const FamilyBuilder>
+bert_docs();  // bert_docs.cpp: LayoutLMv3, DPR, Splinter, CANINE, LiLT, MarkupLM, ImageGPT, ...
 std::span<const FamilyBuilder>
 remote_code();  // remote_code*.cpp: ChatGLM, Qwen-1, Baichuan, InternLM, ... (needing remote code)
 

@@ -33,12 +33,12 @@ void glm4v_vision(ModelTemplate& t, const std::string& p, const ModelConfig& v, 
   const uint64_t channels = v.dim_or("in_channels", 3);
   if (patch > image) v.fail("patch_size", "must not exceed image_size");
   const bool bias = v.flag_or("attention_bias", ocr);
+  // Registered in Glm4vVisionModel's order, not the forward's: embeddings, patch_embed, blocks, merger,
+  // post_conv_layernorm, downsample, post_layernorm.
+  if (!ocr)
+    blocks::embedding(t, p + "embeddings.position_embedding.weight", (image / patch) * (image / patch), h);
   t.add(p + "patch_embed.proj.weight", {h, channels, frames, patch, patch});
   t.add(p + "patch_embed.proj.bias", {h});
-  if (!ocr) {
-    blocks::norm(t, p + "post_conv_layernorm", h, false);
-    blocks::embedding(t, p + "embeddings.position_embedding.weight", (image / patch) * (image / patch), h);
-  }
   for (uint64_t i = 0; i < depth; ++i) {
     const std::string b = p + "blocks." + std::to_string(i) + ".";
     blocks::norm(t, b + "norm1", h, false);
@@ -51,20 +51,19 @@ void glm4v_vision(ModelTemplate& t, const std::string& p, const ModelConfig& v, 
     }
     blocks::gated_mlp(t, b + "mlp", h, ocr ? inter : out, ocr && bias);
   }
-  blocks::norm(t, p + "post_layernorm", h, false);
-  t.add(p + "downsample.weight", {out, h, merge, merge});
-  t.add(p + "downsample.bias", {out});
   blocks::linear(t, p + "merger.proj", out, out, false);
   blocks::norm(t, p + "merger.post_projection_norm", out, true);
   blocks::gated_mlp(t, p + "merger", out, ocr ? out * channels : inter);
+  if (!ocr) blocks::norm(t, p + "post_conv_layernorm", h, false);
+  t.add(p + "downsample.weight", {out, h, merge, merge});
+  t.add(p + "downsample.bias", {out});
+  blocks::norm(t, p + "post_layernorm", h, false);
   record_vision_tower(t, p + "blocks", h, depth, heads, h / heads, ocr ? inter : out, patch, ocr ? 0 : image);
   record_projector(t, p + "merger");
 }
 
-void build_glm4v(const ModelConfig& cfg, ModelTemplate& t) {
-  t.arch.architecture = "Glm4vForConditionalGeneration";
-  const ModelConfig text = sub_or_empty(cfg, "text_config");
-  t.arch.model_type = text.string_or("model_type", "glm4v_text");
+// Glm4vTextConfig's dimensions (GLM-4.1V-9B's) into t.arch, and its layers' style.
+LlamaStyle read_glm4v_text(const ModelConfig& text, ModelTemplate& t) {
   DecoderDefaults d;
   d.vocab_size = 151552;
   d.intermediate_size = 13696;
@@ -73,15 +72,53 @@ void build_glm4v(const ModelConfig& cfg, ModelTemplate& t) {
   d.max_position_embeddings = 32768;
   read_decoder_dims(text, d, t);
   heads_split_hidden(text, t.arch);  // Glm4vTextAttention has no head_dim of its own
-  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
-  glm4v_vision(t, "model.visual.", sub_or_empty(cfg, "vision_config"));
   LlamaStyle s;
   s.qkv_bias = true;  // Glm4vTextConfig has no attention_bias: q/k/v always carry one
   s.mlp = Mlp::FusedGated;
-  s.layer_norms = {"input_layernorm", "post_self_attn_layernorm", "post_attention_layernorm",
+  // Glm4vTextDecoderLayer's registration order (post_attention_layernorm before post_self_attn_layernorm).
+  s.layer_norms = {"input_layernorm", "post_attention_layernorm", "post_self_attn_layernorm",
                    "post_mlp_layernorm"};
+  return s;
+}
+
+void build_glm4v(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = "Glm4vForConditionalGeneration";
+  const ModelConfig text = sub_or_empty(cfg, "text_config");
+  t.arch.model_type = text.string_or("model_type", "glm4v_text");
+  const LlamaStyle s = read_glm4v_text(text, t);
+  t.arch.tie_word_embeddings = tie_embeddings(cfg, text, false);
+  glm4v_vision(t, "model.visual.", sub_or_empty(cfg, "vision_config"));
   llama_style_decoder(t, "model.language_model.", s);
   lm_head(t, "model.language_model.embed_tokens.weight", t.arch);
+}
+
+// GLM-4.1V's language model alone (glm4v_text): Glm4vTextModel, embed_tokens, layers and norm at the top
+// level, no head.
+void build_glm4v_text(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = sub_config_class(cfg, "Glm4vTextModel");
+  t.arch.rope.emplace().type = "mrope";  // it rotates by time/height/width sections
+  llama_style_decoder(t, "", read_glm4v_text(cfg, t));
+}
+
+// The vision model alone (glm4v_vision, glm4v_moe_vision: Glm4vMoeVisionConfig repeats Glm4vVisionConfig's
+// defaults and Glm4vMoeVisionModel its modules), the merger included, at the top level.
+void build_glm4v_vision_kind(const ModelConfig& cfg, ModelTemplate& t, const std::string& cls) {
+  t.arch.architecture = sub_config_class(cfg, cls);
+  glm4v_vision(t, "", cfg);
+  standalone_tower_dims(t, StackRole::Vision);
+}
+void build_glm4v_vision(const ModelConfig& cfg, ModelTemplate& t) {
+  build_glm4v_vision_kind(cfg, t, "Glm4vVisionModel");
+}
+// GLM-4.5V's language model alone (glm4v_moe_text): Glm4vMoeTextModel, its mixture decoder at the top level,
+// no head.
+void build_glm4v_moe_text(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = sub_config_class(cfg, "Glm4vMoeTextModel");
+  t.arch.rope.emplace().type = "mrope";
+  glm4v_moe_language_model(cfg, t, "", false, false);
+}
+void build_glm4v_moe_vision(const ModelConfig& cfg, ModelTemplate& t) {
+  build_glm4v_vision_kind(cfg, t, "Glm4vMoeVisionModel");
 }
 
 // GLM-4.5V / GLM-4.6V (glm4v_moe): GLM-4.1V's vision model in front of GLM-4.5-Air's mixture of experts.
@@ -140,10 +177,15 @@ void build_glm46v(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Glm46VForConditionalGeneration";
 }
 
-constexpr std::array kGlm4vFamilies{
-    FamilyBuilder{"glm4v", build_glm4v}, FamilyBuilder{"glm4v_moe", build_glm4v_moe},
-    FamilyBuilder{"glm46v", build_glm46v}, FamilyBuilder{"glmga", build_glm46v},
-    FamilyBuilder{"glm_ocr", build_glm_ocr}};
+constexpr std::array kGlm4vFamilies{FamilyBuilder{"glm4v", build_glm4v},
+                                    FamilyBuilder{"glm4v_moe", build_glm4v_moe},
+                                    FamilyBuilder{"glm46v", build_glm46v},
+                                    FamilyBuilder{"glmga", build_glm46v},
+                                    FamilyBuilder{"glm_ocr", build_glm_ocr},
+                                    FamilyBuilder{"glm4v_text", build_glm4v_text},
+                                    FamilyBuilder{"glm4v_moe_text", build_glm4v_moe_text},
+                                    FamilyBuilder{"glm4v_vision", build_glm4v_vision},
+                                    FamilyBuilder{"glm4v_moe_vision", build_glm4v_moe_vision}};
 
 }  // namespace
 

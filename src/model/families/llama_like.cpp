@@ -170,6 +170,8 @@ void build_starcoder2(const ModelConfig& cfg, ModelTemplate& t) {
 
 constexpr std::array kLlamaLikeFamilies{
     FamilyBuilder{"llama", build_llama},
+    // Code Llama's model_type: transformers reads it as LlamaConfig.
+    FamilyBuilder{"code_llama", build_llama},
     FamilyBuilder{"mistral", build_mistral},
     FamilyBuilder{"ministral", build_ministral},
     FamilyBuilder{"ministral3", build_ministral3},

@@ -20,6 +20,7 @@
 #include "model/families/encoders_common.h"
 #include "model/families/encoders_seq2seq.h"
 #include "model/families/family_groups.h"
+#include "model/families/llava_towers.h"
 #include "model/families/multimodal_towers.h"
 
 namespace ma::families {
@@ -30,7 +31,7 @@ namespace {
 LlamaStyle read_llava_text_as(const ModelConfig& cfg, const ModelConfig& text, ModelTemplate& t,
                               const std::string& type) {
   LlamaStyle s;
-  if (type == "llama")
+  if (type == "llama" || type == "granite")  // GraniteConfig's defaults and tensors are Llama's
     s = read_llama_text(text, t);
   else if (type == "mistral")
     s = read_mistral_text(text, t, 4096);
@@ -167,11 +168,8 @@ void build_llava_kind(const ModelConfig& cfg, ModelTemplate& t, const LlavaKind&
     vd.patch_size = 14;
     vd.use_head = false;
   }
-  if (!original.empty()) vd = original_llava_tower(cfg);
-  if (kind.video_and_image_towers) vit_tower(vcfg, root + "video_tower.", vd, t);
-  const uint64_t vision =
-      vit_tower(vcfg, root + (kind.video_and_image_towers ? "image_tower." : "vision_tower."), vd, t);
-  // LLaVA-NeXT's originals: the learned row separator comes with the "unpad" patch merging.
+  // LLaVA-NeXT's originals: the learned row separator comes with the "unpad" patch merging. A parameter of
+  // the model itself, so registered before its submodules (the towers).
   const bool newline =
       kind.image_newline ||
       (!original.empty() && cfg.string_or("mm_patch_merge_type", "flat").find("unpad") != std::string::npos);
@@ -179,6 +177,10 @@ void build_llava_kind(const ModelConfig& cfg, ModelTemplate& t, const LlavaKind&
     t.add(root + "image_newline", {t.arch.hidden_size});
     if (conditional) t.rename_on_disk(root + "image_newline", "image_newline");
   }
+  if (!original.empty()) vd = original_llava_tower(cfg);
+  if (kind.video_and_image_towers) vit_tower(vcfg, root + "video_tower.", vd, t);
+  const uint64_t vision =
+      vit_tower(vcfg, root + (kind.video_and_image_towers ? "image_tower." : "vision_tower."), vd, t);
   const bool bias = kind.layer_normed_projector || cfg.flag_or("multimodal_projector_bias", true);
   const uint64_t hidden = t.arch.hidden_size;
   if (!original.empty() && cfg.string_or("mm_projector_type", "mlp2x_gelu") != "mlp2x_gelu")
@@ -336,7 +338,8 @@ void build_lighton_ocr(const ModelConfig& cfg, ModelTemplate& t) {
 
 // ---- Idefics3 / SmolVLM: a headless SigLIP-style tower, pixel shuffle, one linear, a Llama decoder ----
 
-// Idefics3VisionConfig's defaults (SmolVLMVisionConfig's are the same).
+}  // namespace
+
 VitDefaults idefics3_vision_defaults(std::string_view vision_type) {
   VitDefaults d;
   d.hidden_size = 1152;
@@ -346,6 +349,8 @@ VitDefaults idefics3_vision_defaults(std::string_view vision_type) {
   d.model_type = vision_type;
   return d;
 }
+
+namespace {
 
 void build_idefics3_kind(const ModelConfig& cfg, ModelTemplate& t, std::string_view prefix,
                          std::string_view vision_type) {
@@ -484,8 +489,8 @@ void build_paligemma(const ModelConfig& cfg, ModelTemplate& t) {
 
 // ---- Qwen2-Audio: Whisper's audio encoder, one linear, a Qwen2 decoder ----
 
-// Qwen2AudioEncoderConfig's and VoxtralEncoderConfig's defaults: Whisper-large-v3's encoder. Its positions
-// are a frozen nn.Embedding, a parameter that num_parameters counts.
+}  // namespace
+
 AudioEncoderDefaults whisper_large_v3_encoder() {
   AudioEncoderDefaults audio;
   audio.d_model = 1280;
@@ -495,6 +500,8 @@ AudioEncoderDefaults whisper_large_v3_encoder() {
   audio.mel_bins = 128;
   return audio;
 }
+
+namespace {
 
 void build_qwen2_audio(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Qwen2AudioForConditionalGeneration";
@@ -590,8 +597,8 @@ std::pair<uint64_t, uint64_t> size_pair(const ModelConfig& v, std::string_view k
   return {static_cast<uint64_t>(hw[0]), static_cast<uint64_t>(hw[1])};
 }
 
-// InternVLVisionModel under `p` (embeddings, encoder.layer.N, the final norm unless mean pooling replaces
-// it); returns its width.
+}  // namespace
+
 uint64_t internvit(ModelTemplate& t, const std::string& p, const ModelConfig& v) {
   const uint64_t h = v.dim_or("hidden_size", 1024), layers = v.layers_or("num_hidden_layers", 24, 0);
   const uint64_t heads = v.dim_or("num_attention_heads", 16), inter = v.dim_or("intermediate_size", 4096);
@@ -605,15 +612,19 @@ uint64_t internvit(ModelTemplate& t, const std::string& p, const ModelConfig& v)
   if (norm_type != "layer_norm" && norm_type != "rms_norm")
     v.fail("norm_type", "must be layer_norm or rms_norm, not " + printable(norm_type));
   const bool layer_norm = norm_type == "layer_norm";
+  // A module's own parameters come before its children's (the embeddings' tokens and positions before the
+  // patch convolution, a layer's scales before its attention).
   t.add(p + "embeddings.cls_token", {1, 1, h});
   if (v.flag_or("use_mask_token", false)) t.add(p + "embeddings.mask_token", {1, 1, h});
+  if (v.flag_or("use_absolute_position_embeddings", true))
+    t.add(p + "embeddings.position_embeddings", {1, patches + 1, h});
   t.add(p + "embeddings.patch_embeddings.projection.weight",
         {h, v.dim_or("num_channels", 3), patch_h, patch_w});
   t.add(p + "embeddings.patch_embeddings.projection.bias", {h});
-  if (v.flag_or("use_absolute_position_embeddings", true))
-    t.add(p + "embeddings.position_embeddings", {1, patches + 1, h});
   for (uint64_t i = 0; i < layers; ++i) {
     const std::string l = p + "encoder.layer." + std::to_string(i) + ".";
+    t.add(l + "lambda_1", {h});  // layer scales
+    t.add(l + "lambda_2", {h});
     for (const char* proj : {"q_proj", "k_proj", "v_proj"})
       blocks::linear(t, l + "attention." + proj, h, h, bias);
     blocks::linear(t, l + "attention.projection_layer", h, h, true);
@@ -621,17 +632,17 @@ uint64_t internvit(ModelTemplate& t, const std::string& p, const ModelConfig& v)
       blocks::norm(t, l + "attention.q_norm", h, false);
       blocks::norm(t, l + "attention.k_norm", h, false);
     }
-    blocks::norm(t, l + "layernorm_before", h, layer_norm);
-    blocks::norm(t, l + "layernorm_after", h, layer_norm);
     blocks::linear(t, l + "mlp.fc1", h, inter, true);
     blocks::linear(t, l + "mlp.fc2", inter, h, true);
-    t.add(l + "lambda_1", {h});  // layer scales
-    t.add(l + "lambda_2", {h});
+    blocks::norm(t, l + "layernorm_before", h, layer_norm);
+    blocks::norm(t, l + "layernorm_after", h, layer_norm);
   }
   if (!v.flag_or("use_mean_pooling", true)) blocks::norm(t, p + "layernorm", h, true);
   record_vision_tower(t, p + "encoder.layer", h, layers, heads, h / heads, inter, patch_h, image_h);
   return h;
 }
+
+namespace {
 
 void build_internvl(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "InternVLForConditionalGeneration";
@@ -660,6 +671,8 @@ constexpr std::array kLlavaLikeFamilies{
     FamilyBuilder{"llava_qwen", build_llava},
     FamilyBuilder{"llava_mistral", build_llava},
     FamilyBuilder{"llava_next", build_llava_next},
+    // Granite Vision: transformers reads its model_type as LlavaNextConfig (a Granite language model).
+    FamilyBuilder{"granitevision", build_llava_next},
     FamilyBuilder{"llava_next_video", build_llava_next_video},
     FamilyBuilder{"vipllava", build_vipllava},
     FamilyBuilder{"video_llava", build_video_llava},

@@ -195,7 +195,11 @@ uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDef
       blocks::embedding(t, e + "position_embedding.weight", side * side, hidden);
     }
   }
-  const VitLayerNames names{.order = siglip ? VitOrder::NormBeforeEach : VitOrder::Clip};
+  // Idefics2EncoderLayer (and its copies in Idefics3 and SmolVLM) registers CLIP's order: self_attn,
+  // layer_norm1, mlp, layer_norm2.
+  const bool idefics_layers = type == "idefics2_vision" || type == "idefics2" || type == "idefics3_vision" ||
+                              type == "smolvlm_vision";
+  const VitLayerNames names{.order = siglip && !idefics_layers ? VitOrder::NormBeforeEach : VitOrder::Clip};
   for (uint64_t i = 0; i < layers; ++i)
     vit_layer(t, prefix + "encoder.layers." + std::to_string(i) + ".", hidden, inter, names);
   const uint64_t heads = v.dim_or("num_attention_heads", d.num_attention_heads);
@@ -207,7 +211,8 @@ uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDef
   return hidden;
 }
 
-uint64_t clip_text_tower(const ModelConfig& c, const std::string& prefix, bool siglip, ModelTemplate& t) {
+uint64_t clip_text_tower(const ModelConfig& c, const std::string& prefix, bool siglip, ModelTemplate& t,
+                         uint64_t default_positions) {
   // CLIPTextConfig's and SiglipTextConfig's defaults.
   ArchitectureRecord& a = t.arch;
   a.vocab_size = c.dim_or("vocab_size", siglip ? 32000 : 49408);
@@ -216,7 +221,8 @@ uint64_t clip_text_tower(const ModelConfig& c, const std::string& prefix, bool s
   a.num_layers = c.layers_or("num_hidden_layers", 12);
   a.num_attention_heads = a.num_key_value_heads = c.dim_or("num_attention_heads", siglip ? 12 : 8);
   a.head_dim = even_head_dim(c, a.hidden_size, a.num_attention_heads);
-  a.max_position_embeddings = c.dim_or("max_position_embeddings", siglip ? 64 : 77);
+  if (default_positions == 0) default_positions = siglip ? 64 : 77;
+  a.max_position_embeddings = c.dim_or("max_position_embeddings", default_positions);
   const uint64_t h = a.hidden_size;
   blocks::embedding(t, prefix + "embeddings.token_embedding.weight", a.vocab_size, h);
   blocks::embedding(t, prefix + "embeddings.position_embedding.weight", a.max_position_embeddings, h);
@@ -243,10 +249,11 @@ uint64_t pixtral_vision_tower(const ModelConfig& v, const std::string& prefix, M
   blocks::norm(t, prefix + "ln_pre", hidden, false);
   for (uint64_t i = 0; i < layers; ++i) {
     const std::string p = prefix + "transformer.layers." + std::to_string(i) + ".";
+    // PixtralAttentionLayer registers feed_forward before attention, and k_proj, v_proj before q_proj.
     blocks::norm(t, p + "attention_norm", hidden, false);
-    for (const char* proj : {"q_proj", "k_proj", "v_proj", "o_proj"})
-      blocks::linear(t, p + "attention." + proj, hidden, hidden, false);
     blocks::gated_mlp(t, p + "feed_forward", hidden, inter);
+    for (const char* proj : {"k_proj", "v_proj", "q_proj", "o_proj"})
+      blocks::linear(t, p + "attention." + proj, hidden, hidden, false);
     blocks::norm(t, p + "ffn_norm", hidden, false);
   }
   record_vision_tower(t, prefix + "transformer.layers", hidden, layers, heads,

@@ -31,6 +31,14 @@ void v4_conditional_disk_names(ModelTemplate& t, std::string_view tower = "visio
 // Error(Unsupported, "unsupported architecture: <what>") on the config's model_type.
 [[noreturn]] void unsupported(const ModelConfig& cfg, const std::string& what);
 
+// The class AutoModel builds for a sub-config configured alone (a tower, a bare text model): `cls`, which
+// config.json's architectures may name but not contradict (a sub-config class has no heads); else
+// Error(Unsupported) (standalone_towers.cpp).
+std::string sub_config_class(const ModelConfig& cfg, const std::string& cls);
+// A model that is one tower (a vision or audio sub-config configured alone): the record's dimensions are its
+// `role` stack's (standalone_towers.cpp).
+void standalone_tower_dims(ModelTemplate& t, StackRole role);
+
 // Defaults of a ViT-style vision config class (CLIPVisionConfig, SiglipVisionConfig), which differ by class
 // and, for LLaVA, by whether the parent config supplied the sub-config at all.
 struct VitDefaults {
@@ -61,8 +69,10 @@ uint64_t vit_tower(const ModelConfig& vcfg, const std::string& prefix, const Vit
 // CLIP's or SigLIP's text transformer under `prefix` ("text_model."): token and position embeddings, the
 // vision towers' encoder layers and a final LayerNorm; SigLIP's adds a biased head over the last token.
 // Records it as an encoder stack and the record's text dimensions. Returns the width it outputs (SigLIP:
-// projection_size).
-uint64_t clip_text_tower(const ModelConfig& tcfg, const std::string& prefix, bool siglip, ModelTemplate& t);
+// projection_size). `default_positions`: the config class's max_position_embeddings when it is not CLIP's 77
+// or SigLIP's 64 (OwlViTTextConfig's 16); 0: theirs.
+uint64_t clip_text_tower(const ModelConfig& tcfg, const std::string& prefix, bool siglip, ModelTemplate& t,
+                         uint64_t default_positions = 0);
 
 // Gemma-4's vision encoder (patch embedder, RMSNorm layers with q/k norms, optional clipped linears).
 uint64_t gemma4_vision_tower(const ModelConfig& vcfg, const std::string& prefix, ModelTemplate& t);

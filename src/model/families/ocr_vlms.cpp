@@ -11,6 +11,7 @@ namespace {
 constexpr std::array kOcrVlmFamilies{
     FamilyBuilder{"swin", build_swin},
     FamilyBuilder{"donut-swin", build_donut_swin},
+    FamilyBuilder{"swinv2", build_swinv2},
     FamilyBuilder{"pix2struct", build_pix2struct},
     FamilyBuilder{"pix2struct_vision_model", build_pix2struct_vision},
     FamilyBuilder{"pix2struct_text_model", build_pix2struct_text},

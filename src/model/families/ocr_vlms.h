@@ -1,6 +1,6 @@
-// The document-reading vision families in group ocr_vlms (swin.cpp, pix2struct.cpp): Swin and Donut's copy of
-// it (the image encoder Donut and Nougat nest in a vision-encoder-decoder), and Pix2Struct. Each file builds
-// its model_types; ocr_vlms.cpp lists them.
+// The document-reading vision families in group ocr_vlms (swin.cpp, pix2struct.cpp): Swin, Donut's copy of it
+// (the image encoder Donut and Nougat nest in a vision-encoder-decoder) and Swin V2, and Pix2Struct. Each
+// file builds its model_types; ocr_vlms.cpp lists them.
 #pragma once
 #include "model/config.h"
 #include "model/model_template.h"
@@ -9,6 +9,7 @@ namespace ma::families {
 
 void build_swin(const ModelConfig& cfg, ModelTemplate& t);               // Swin Transformer (SwinModel, ...)
 void build_donut_swin(const ModelConfig& cfg, ModelTemplate& t);         // Donut's Swin (DonutSwinModel, ...)
+void build_swinv2(const ModelConfig& cfg, ModelTemplate& t);             // Swin V2 (Swinv2Model, ...)
 void build_pix2struct(const ModelConfig& cfg, ModelTemplate& t);         // Pix2StructForConditionalGeneration
 void build_pix2struct_vision(const ModelConfig& cfg, ModelTemplate& t);  // Pix2StructVisionModel alone
 void build_pix2struct_text(const ModelConfig& cfg, ModelTemplate& t);    // Pix2StructTextModel alone

@@ -23,7 +23,9 @@ struct LayerPlan {
 
 // The language model of every family here: embeddings, a stack of planned layers, final norm, LM head.
 struct TextModel {
-  std::string prefix;  // "model" (causal LM) or "model.language_model" (vision-language)
+  // "model" (causal LM), "model.language_model" (vision-language) or "" (the text model alone)
+  std::string prefix;
+  bool lm_head = true;  // false: the bare text model (Qwen2VLTextModel), no head
   blocks::Attention attention;
   bool qk_norm = false;
   bool output_gate = false;  // q_proj carries a per-head sigmoid gate (Qwen3-Next, Qwen3.5)
@@ -46,9 +48,10 @@ StateShape delta_net_state(const qwen::GatedDeltaNet& g) {
 
 void build_text(ModelTemplate& t, const TextModel& m) {
   const ArchitectureRecord& a = t.arch;
-  const std::string embed = m.prefix + ".embed_tokens.weight";
+  const std::string root = m.prefix.empty() ? "" : m.prefix + ".";
+  const std::string embed = root + "embed_tokens.weight";
   token_embedding(t, embed, a);
-  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, m.prefix + ".layers");
+  StackSpec& stack = t.arch.add_stack(StackRole::Decoder, root + "layers");
   for (size_t i = 0; i < m.layers.size(); ++i) {
     const std::string p = stack.path + "." + std::to_string(i);
     const LayerPlan& plan = m.layers[i];
@@ -73,8 +76,8 @@ void build_text(ModelTemplate& t, const TextModel& m) {
     blocks::norm(t, p + ".post_attention_layernorm", a.hidden_size, false);
     stack.layers.push_back(l);
   }
-  blocks::norm(t, m.prefix + ".norm", a.hidden_size, false);
-  lm_head(t, embed, a);
+  blocks::norm(t, root + "norm", a.hidden_size, false);
+  if (m.lm_head) lm_head(t, embed, a);
 }
 
 // A nested config object; when absent, the sub-config class is built from its defaults (an empty object).
@@ -301,10 +304,8 @@ std::vector<LayerPlan> qwen2_layers(const ModelConfig& text, uint64_t num_layers
 
 // Qwen2-VL / Qwen2.5-VL: a Qwen2 decoder (q/k/v biases) whose checkpoints keep the pre-v4.52 layout, the
 // language model at model.* and the vision tower at visual.*.
-void build_qwen2_vl_family(const ModelConfig& cfg, ModelTemplate& t, VisionKind kind) {
-  t.arch.rope.emplace().type = "mrope";  // the language model always rotates by time/height/width sections
-  t.arch.architecture =
-      kind == VisionKind::Qwen2 ? "Qwen2VLForConditionalGeneration" : "Qwen2_5_VLForConditionalGeneration";
+// Qwen2VLTextConfig's defaults (Qwen2_5_VLTextConfig's are the same): Qwen2-VL-7B's language model.
+DecoderDefaults qwen2_vl_text_defaults() {
   DecoderDefaults d;
   d.vocab_size = 152064;
   d.hidden_size = 8192;
@@ -313,16 +314,40 @@ void build_qwen2_vl_family(const ModelConfig& cfg, ModelTemplate& t, VisionKind 
   d.num_attention_heads = 64;
   d.num_key_value_heads = 8;
   d.max_position_embeddings = 32768;
-  ModelConfig text = read_text(cfg, d, t, true);
-  add_vision(t, cfg, kind, false);
+  return d;
+}
+
+// The Qwen2 decoder (q/k/v biases) of Qwen2-VL and Qwen2.5-VL under `prefix`.
+TextModel qwen2_vl_text(const ModelConfig& text, ModelTemplate& t, const std::string& prefix) {
   TextModel m;
-  m.prefix = "model.language_model";
+  m.prefix = prefix;
   m.attention = standard_attention(t.arch);
   m.attention.qkv_bias = true;
   m.layers = qwen2_layers(text, t.arch.num_layers);
-  build_text(t, m);
+  return m;
+}
+
+void build_qwen2_vl_family(const ModelConfig& cfg, ModelTemplate& t, VisionKind kind) {
+  t.arch.rope.emplace().type = "mrope";  // the language model always rotates by time/height/width sections
+  t.arch.architecture =
+      kind == VisionKind::Qwen2 ? "Qwen2VLForConditionalGeneration" : "Qwen2_5_VLForConditionalGeneration";
+  ModelConfig text = read_text(cfg, qwen2_vl_text_defaults(), t, true);
+  add_vision(t, cfg, kind, false);
+  build_text(t, qwen2_vl_text(text, t, "model.language_model"));
   t.rename_on_disk("model.language_model.", "model.");
   t.rename_on_disk("model.visual.", "visual.");
+}
+
+// The language model configured alone (qwen2_vl_text, qwen2_5_vl_text): AutoModel builds the bare
+// Qwen2VLTextModel / Qwen2_5_VLTextModel, embed_tokens, layers and norm at the top level and no head;
+// no class of transformers puts a head on it.
+void build_qwen2_vl_text_kind(const ModelConfig& cfg, ModelTemplate& t, const std::string& cls) {
+  t.arch.architecture = sub_config_class(cfg, cls);
+  t.arch.rope.emplace().type = "mrope";
+  read_decoder_dims(cfg, qwen2_vl_text_defaults(), t);
+  TextModel m = qwen2_vl_text(cfg, t, "");
+  m.lm_head = false;
+  build_text(t, m);
 }
 
 void build_qwen2_vl(const ModelConfig& cfg, ModelTemplate& t) {
@@ -330,6 +355,12 @@ void build_qwen2_vl(const ModelConfig& cfg, ModelTemplate& t) {
 }
 void build_qwen2_5_vl(const ModelConfig& cfg, ModelTemplate& t) {
   build_qwen2_vl_family(cfg, t, VisionKind::Qwen2_5);
+}
+void build_qwen2_vl_text(const ModelConfig& cfg, ModelTemplate& t) {
+  build_qwen2_vl_text_kind(cfg, t, "Qwen2VLTextModel");
+}
+void build_qwen2_5_vl_text(const ModelConfig& cfg, ModelTemplate& t) {
+  build_qwen2_vl_text_kind(cfg, t, "Qwen2_5_VLTextModel");
 }
 
 // Qwen3-VL: Qwen3 decoder (q/k norms) with a deepstack vision tower; the MoE variant routes every sparse
@@ -387,6 +418,8 @@ constexpr std::array kQwenHybridFamilies{
     FamilyBuilder{"qwen3_5_moe", build_qwen3_5_moe},
     FamilyBuilder{"qwen2_vl", build_qwen2_vl},
     FamilyBuilder{"qwen2_5_vl", build_qwen2_5_vl},
+    FamilyBuilder{"qwen2_vl_text", build_qwen2_vl_text},
+    FamilyBuilder{"qwen2_5_vl_text", build_qwen2_5_vl_text},
     FamilyBuilder{"qwen3_vl", build_qwen3_vl},
     FamilyBuilder{"qwen3_vl_moe", build_qwen3_vl_moe},
     FamilyBuilder{"cosmos3_omni", build_cosmos3_omni},

@@ -1,14 +1,20 @@
-// Swin Transformer (swin: SwinModel, SwinForImageClassification) and Donut's copy of it (donut-swin:
+// Swin Transformer (swin: SwinModel, SwinForImageClassification), Donut's copy of it (donut-swin:
 // DonutSwinModel, DonutSwinForImageClassification), the image encoder of Donut and Nougat, which
-// VisionEncoderDecoderModel nests under encoder.*. Both embed 4 x 4-pixel patches, then run stages of
-// window-attention blocks (every other one shifted), each stage but the last ending in a patch merging that
-// halves the grid and doubles the width.
+// VisionEncoderDecoderModel nests under encoder.*, and Swin V2 (swinv2: Swinv2Model,
+// Swinv2ForImageClassification). All embed 4 x 4-pixel patches, then run stages of window-attention blocks
+// (every other one shifted), each stage but the last ending in a patch merging that halves the grid and
+// doubles the width.
 //
 // transformers 5 rebuilt Swin on ViT's modules (attention.q_proj ... o_proj, the relative position table in
 // attention.relative_position_bias, mlp.fc1 / fc2) and made relative_position_index a non-persistent buffer
 // it recomputes; Hub checkpoints keep transformers 4's names and still store the index, which it ignores.
 // Donut's copy kept the old modules: attention.self.{query,key,value}, attention.output.dense,
 // intermediate / output, its index a persistent buffer, and no final LayerNorm.
+//
+// Swin V2 (transformers 5: modular_swinv2.py over Swin's modules) replaces the bias table by cosine attention
+// with a learned per-head logit_scale and a small MLP (continuous_position_bias_mlp) that makes the biases
+// from log-spaced coordinates, so no parameter depends on the window size; its coordinate table and index are
+// non-persistent buffers. Its patch merging norms the merged 2 x width features after the reduction.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -23,7 +29,10 @@
 namespace ma::families {
 namespace {
 
-// SwinConfig's and DonutSwinConfig's fields; their defaults (Swin-T's) are the same.
+// Which of the three models a template is built for.
+enum class SwinKind { Swin, DonutSwin, SwinV2 };
+
+// SwinConfig's, DonutSwinConfig's and Swinv2Config's fields; their defaults (Swin-T's) are the same.
 struct SwinShape {
   uint64_t embed = 96, window = 7, channels = 3;
   std::vector<uint64_t> depths{2, 2, 6, 2}, heads{3, 6, 12, 24};
@@ -56,7 +65,7 @@ std::vector<uint64_t> swin_stage_list(const ModelConfig& cfg, std::string_view k
   return out;
 }
 
-SwinShape read_swin(const ModelConfig& cfg, bool donut) {
+SwinShape read_swin(const ModelConfig& cfg, SwinKind kind) {
   SwinShape s;
   s.embed = cfg.dim_or("embed_dim", s.embed);
   s.depths = swin_stage_list(cfg, "depths", s.depths, 0);
@@ -82,9 +91,9 @@ SwinShape read_swin(const ModelConfig& cfg, bool donut) {
     const double wide = s.mlp_ratio * static_cast<double>(s.width(i));
     if (!(wide >= 1.0) || wide > static_cast<double>(ModelConfig::kMaxValue))
       cfg.fail("mlp_ratio", "times each stage's width must make an MLP width from 1 to 2^26");
-    // DonutSwinSelfAttention raises unless the heads divide the stage's width; Swin's attention does not
-    // check (its q/k/v are width x width whatever the heads).
-    if (donut && s.width(i) % s.heads[i] != 0)
+    // DonutSwinSelfAttention and Swinv2Attention raise unless the heads divide the stage's width; Swin's
+    // attention does not check (its q/k/v are width x width whatever the heads).
+    if (kind != SwinKind::Swin && s.width(i) % s.heads[i] != 0)
       cfg.fail("num_heads", "must divide each stage's width (stage " + std::to_string(i) + ": " +
                                 std::to_string(s.width(i)) + ")");
   }
@@ -101,6 +110,9 @@ constexpr std::pair<std::string_view, std::string_view> kSwinStoredAs[] = {
      "attention.self.relative_position_bias_table"},
     {"mlp.fc1", "intermediate.dense"},
     {"mlp.fc2", "output.dense"},
+    // Swin V2's attention parameters, which transformers 4 kept in attention.self.
+    {"attention.logit_scale", "attention.self.logit_scale"},
+    {"attention.continuous_position_bias_mlp", "attention.self.continuous_position_bias_mlp"},
 };
 
 // The tensors added from t.tensors[first] on under `block`, stored under transformers 4's names.
@@ -149,9 +161,35 @@ void donut_swin_block(ModelTemplate& t, const SwinShape& s, const std::string& b
   blocks::linear(t, b + "output.dense", mlp, dim, true);
 }
 
-// The model under `p` ("", "swin.", "donut."): embeddings, stages, and Swin's final LayerNorm. Returns the
-// output width.
-uint64_t swin_body(ModelTemplate& t, const SwinShape& s, const std::string& p, bool donut) {
+// One Swinv2Layer under `b`. It is built as a SwinLayer whose attention is then deleted and set again, which
+// moves the attention after the norms and the MLP in registration order. Inside the attention the module's
+// own logit_scale comes before its submodules' parameters.
+void swinv2_block(ModelTemplate& t, const SwinShape& s, const std::string& b, uint64_t dim, uint64_t heads,
+                  uint64_t mlp) {
+  const size_t first = t.tensors.size();
+  blocks::norm(t, b + "layernorm_before", dim, true);
+  blocks::norm(t, b + "layernorm_after", dim, true);
+  blocks::linear(t, b + "mlp.fc1", dim, mlp, true);
+  blocks::linear(t, b + "mlp.fc2", mlp, dim, true);
+  t.add(b + "attention.logit_scale", {heads, 1, 1});
+  blocks::linear(t, b + "attention.q_proj", dim, dim, s.qkv_bias);
+  blocks::linear(t, b + "attention.k_proj", dim, dim, false);  // the key never has a bias
+  blocks::linear(t, b + "attention.v_proj", dim, dim, s.qkv_bias);
+  blocks::linear(t, b + "attention.o_proj", dim, dim, true);
+  // Linear(2, 512), ReLU, Linear(512, heads, bias=False): 512 is fixed, whatever the config.
+  blocks::linear(t, b + "attention.continuous_position_bias_mlp.0", 2, 512, true);
+  blocks::linear(t, b + "attention.continuous_position_bias_mlp.2", 512, heads, false);
+  swin_block_on_disk(t, first, b);
+  // Both are non-persistent buffers transformers recomputes (_keys_to_ignore_on_load_unexpected).
+  for (const char* buffer : {"relative_coords_table", "relative_position_index"})
+    t.known_extras.push_back(
+        {b + "attention.self." + buffer, "Swin V2's window coordinates, a buffer transformers recomputes"});
+}
+
+// The model under `p` ("", "swin.", "donut.", "swinv2."): embeddings, stages, and the final LayerNorm of Swin
+// and Swin V2. Returns the output width.
+uint64_t swin_body(ModelTemplate& t, const SwinShape& s, const std::string& p, SwinKind kind) {
+  const bool donut = kind == SwinKind::DonutSwin;
   const uint64_t c = s.embed;
   const auto [image_h, image_w] = s.image;
   const auto [patch_h, patch_w] = s.patch;
@@ -173,12 +211,15 @@ uint64_t swin_body(ModelTemplate& t, const SwinShape& s, const std::string& p, b
       const std::string b = stage + "blocks." + std::to_string(j) + ".";
       if (donut)
         donut_swin_block(t, s, b, dim, s.heads[i], s.mlp(i));
+      else if (kind == SwinKind::SwinV2)
+        swinv2_block(t, s, b, dim, s.heads[i], s.mlp(i));
       else
         swin_block(t, s, b, dim, s.heads[i], s.mlp(i));
     }
     if (i + 1 < s.depths.size()) {  // SwinPatchMerging: 2 x 2 patches into twice the width
       blocks::linear(t, stage + "downsample.reduction", 4 * dim, 2 * dim, false);
-      blocks::norm(t, stage + "downsample.norm", 4 * dim, true);
+      // Swin norms the 4 x width input of the reduction, Swin V2 its 2 x width output.
+      blocks::norm(t, stage + "downsample.norm", (kind == SwinKind::SwinV2 ? 2 : 4) * dim, true);
     }
   }
   if (!donut) blocks::norm(t, p + "layernorm", s.features(), true);
@@ -197,14 +238,16 @@ void swin_record(ModelTemplate& t, const SwinShape& s, const std::string& cls) {
   a.intermediate_size = s.mlp(s.depths.size() - 1);
 }
 
-// SwinModel / DonutSwinModel as AutoModel builds them (their pooler is an AdaptiveAvgPool1d, no weights),
-// or the image classifier over the pooled features. SwinForMaskedImageModeling and SwinBackbone are refused.
-void build_swin_family(const ModelConfig& cfg, ModelTemplate& t, std::string_view family, bool donut) {
+// SwinModel / DonutSwinModel / Swinv2Model as AutoModel builds them (their pooler is an AdaptiveAvgPool1d,
+// no weights), or the image classifier over the pooled features under the base model's prefix (swin, donut,
+// swinv2). The masked-image-modeling heads and the backbones are refused.
+void build_swin_family(const ModelConfig& cfg, ModelTemplate& t, std::string_view family, SwinKind kind,
+                       std::string_view base_prefix) {
   const std::string cls = architecture_of(cfg, std::string(family) + "Model");
   const std::string task = supported_task(cfg, cls, family, {"Model", "ForImageClassification"});
-  const SwinShape s = read_swin(cfg, donut);
+  const SwinShape s = read_swin(cfg, kind);
   swin_record(t, s, cls);
-  const uint64_t features = swin_body(t, s, task == "Model" ? "" : (donut ? "donut." : "swin."), donut);
+  const uint64_t features = swin_body(t, s, task == "Model" ? "" : std::string(base_prefix), kind);
   // A Linear over the pooled features, an nn.Identity when num_labels is 0.
   if (task == "ForImageClassification")
     if (const uint64_t labels = num_labels(cfg)) blocks::linear(t, "classifier", features, labels, true);
@@ -213,11 +256,15 @@ void build_swin_family(const ModelConfig& cfg, ModelTemplate& t, std::string_vie
 }  // namespace
 
 void build_swin(const ModelConfig& cfg, ModelTemplate& t) {
-  build_swin_family(cfg, t, "Swin", false);
+  build_swin_family(cfg, t, "Swin", SwinKind::Swin, "swin.");
 }
 
 void build_donut_swin(const ModelConfig& cfg, ModelTemplate& t) {
-  build_swin_family(cfg, t, "DonutSwin", true);
+  build_swin_family(cfg, t, "DonutSwin", SwinKind::DonutSwin, "donut.");
+}
+
+void build_swinv2(const ModelConfig& cfg, ModelTemplate& t) {
+  build_swin_family(cfg, t, "Swinv2", SwinKind::SwinV2, "swinv2.");
 }
 
 }  // namespace ma::families

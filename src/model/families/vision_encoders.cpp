@@ -29,7 +29,7 @@ constexpr std::array kVisionEncoderFamilies{
 }  // namespace
 
 uint64_t dinov2_body(const ModelConfig& cfg, const std::string& cls, const std::string& prefix,
-                     ModelTemplate& t, std::optional<uint64_t> image_size) {
+                     ModelTemplate& t, std::optional<uint64_t> image_size, const Dinov2Variant& variant) {
   read_base_encoder_record(cfg, cls, t);
   ArchitectureRecord& a = t.arch;
   const uint64_t h = a.hidden_size;
@@ -43,13 +43,14 @@ uint64_t dinov2_body(const ModelConfig& cfg, const std::string& cls, const std::
   // Every released checkpoint embeds 518-pixel images (DINOv2's own configs); 224 is the class default. Other
   // sizes interpolate the table at run time.
   const uint64_t image = image_size ? *image_size : cfg.dim_or("image_size", 224);
-  const uint64_t patch = cfg.dim_or("patch_size", 14);
+  const uint64_t patch = cfg.dim_or("patch_size", variant.default_patch);
   if (patch > image) cfg.fail("patch_size", "must not exceed image_size (" + std::to_string(image) + ")");
   const uint64_t patches = (image / patch) * (image / patch);
   a.max_position_embeddings = patches + 1;
   const std::string e = prefix + "embeddings.";
   t.add(e + "cls_token", {1, 1, h});
   if (cfg.flag_or("use_mask_token", true)) t.add(e + "mask_token", {1, h});
+  if (variant.register_tokens) t.add(e + "register_tokens", {1, *variant.register_tokens, h});
   t.add(e + "position_embeddings", {1, patches + 1, h});
   t.add(e + "patch_embeddings.projection.weight", {h, cfg.dim_or("num_channels", 3), patch, patch});
   t.add(e + "patch_embeddings.projection.bias", {h});

@@ -18,14 +18,21 @@ std::vector<uint64_t> wav2vec2_conv_list(const ModelConfig& cfg, std::string_vie
 
 }  // namespace
 
-uint64_t wav2vec2_feature_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& conv_layers) {
-  const std::vector<uint64_t> dims = wav2vec2_conv_list(cfg, "conv_dim", std::vector<uint64_t>(7, 512));
-  const std::vector<uint64_t> kernels = wav2vec2_conv_list(cfg, "conv_kernel", {10, 3, 3, 3, 3, 2, 2});
-  const std::vector<uint64_t> strides = wav2vec2_conv_list(cfg, "conv_stride", {5, 2, 2, 2, 2, 2, 2});
+const ConvStackDefaults& wav2vec2_conv_defaults() {
+  static const ConvStackDefaults d{
+      std::vector<uint64_t>(7, 512), {10, 3, 3, 3, 3, 2, 2}, {5, 2, 2, 2, 2, 2, 2}};
+  return d;
+}
+
+uint64_t wav2vec2_feature_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& conv_layers,
+                                  bool every_conv_normed, const ConvStackDefaults& defaults) {
+  const std::vector<uint64_t> dims = wav2vec2_conv_list(cfg, "conv_dim", defaults.dims);
+  const std::vector<uint64_t> kernels = wav2vec2_conv_list(cfg, "conv_kernel", defaults.kernels);
+  const std::vector<uint64_t> strides = wav2vec2_conv_list(cfg, "conv_stride", defaults.strides);
   if (kernels.size() != dims.size() || strides.size() != dims.size())
     cfg.fail("conv_kernel",
              "conv_dim, conv_stride and conv_kernel must list the same number of convolutions");
-  const std::string norm = cfg.string_or("feat_extract_norm", "group");
+  const std::string norm = every_conv_normed ? "layer" : cfg.string_or("feat_extract_norm", "group");
   if (norm != "group" && norm != "layer") cfg.fail("feat_extract_norm", "must be \"group\" or \"layer\"");
   const bool conv_bias = cfg.flag_or("conv_bias", false);
   for (size_t j = 0; j < dims.size(); ++j) {

@@ -1,10 +1,11 @@
 // The pieces of wav2vec 2.0's speech encoder that transformers copies into other models ("Copied from
 // transformers.models.wav2vec2..."): the convolutional feature encoder over the raw waveform and the
-// weight-normed convolution that adds relative positions. wav2vec 2.0 and HuBERT (speech_encoders.cpp) and
+// weight-normed convolution that adds relative positions. wav2vec 2.0's relatives (wav2vec2_encoder.h) and
 // SpeechT5's speech encoder prenet (speecht5_model.cpp) build them under their own module names.
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/config.h"
 #include "model/model_template.h"
@@ -14,8 +15,17 @@ namespace ma::families {
 // The feature encoder's convolutions under `conv_layers` ("feature_extractor.conv_layers"), read from
 // conv_dim / conv_kernel / conv_stride (one entry per convolution; wav2vec2-base's seven by default),
 // feat_extract_norm ("group": a GroupNorm after the first convolution only; "layer": a LayerNorm after each)
-// and conv_bias. Returns the last convolution's width, the features the projection reads.
-uint64_t wav2vec2_feature_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& conv_layers);
+// and conv_bias. Returns the last convolution's width, the features the projection reads. every_conv_normed:
+// data2vec-audio's encoder, a LayerNorm after each convolution whatever feat_extract_norm says.
+// conv_dim / conv_kernel / conv_stride when config.json omits them: wav2vec2-base's seven convolutions, or a
+// config class's own (SEW's thirteen).
+struct ConvStackDefaults {
+  std::vector<uint64_t> dims, kernels, strides;
+};
+const ConvStackDefaults& wav2vec2_conv_defaults();
+uint64_t wav2vec2_feature_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& conv_layers,
+                                  bool every_conv_normed = false,
+                                  const ConvStackDefaults& defaults = wav2vec2_conv_defaults());
 
 // The positional convolution's kernel (num_conv_pos_embeddings, 128) and groups
 // (num_conv_pos_embedding_groups, 16), which must divide `hidden`.
