@@ -125,6 +125,10 @@ TEST(LlamaVariants, Glm4NormsEachHalfBeforeAndAfter) {
   for (const char* n :
        {"input_layernorm", "post_self_attn_layernorm", "post_attention_layernorm", "post_mlp_layernorm"})
     EXPECT_NE(find_tensor(t, std::string("model.layers.0.") + n + ".weight"), nullptr) << n;
+  // Glm4DecoderLayer registers post_attention_layernorm (the MLP's input norm) before
+  // post_self_attn_layernorm.
+  EXPECT_LT(tensor_index(t, "model.layers.0.post_attention_layernorm.weight"),
+            tensor_index(t, "model.layers.0.post_self_attn_layernorm.weight"));
   EXPECT_NE(find_tensor(t, "model.layers.0.mlp.gate_up_proj.weight"), nullptr);
   EXPECT_NE(find_tensor(t, "model.layers.0.self_attn.v_proj.bias"), nullptr);
   EXPECT_EQ(find_tensor(t, "model.layers.0.self_attn.o_proj.bias"), nullptr);

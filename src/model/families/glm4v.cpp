@@ -151,7 +151,8 @@ void build_glm_ocr(const ModelConfig& cfg, ModelTemplate& t) {
   glm4v_vision(t, "model.visual.", sub_or_empty(cfg, "vision_config"), true);
   LlamaStyle s;
   s.mlp = Mlp::FusedGated;
-  s.layer_norms = {"input_layernorm", "post_self_attn_layernorm", "post_attention_layernorm",
+  // GlmOcrTextDecoderLayer's registration order, Glm4vTextDecoderLayer's.
+  s.layer_norms = {"input_layernorm", "post_attention_layernorm", "post_self_attn_layernorm",
                    "post_mlp_layernorm"};
   llama_style_decoder(t, "model.language_model.", s);
   lm_head(t, "model.language_model.embed_tokens.weight", t.arch);

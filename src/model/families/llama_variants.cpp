@@ -272,8 +272,9 @@ void build_glm(const ModelConfig& cfg, ModelTemplate& t) {
 void build_glm4(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Glm4ForCausalLM";
   LlamaStyle s = read_glm_text(cfg, t);
-  // A norm on each half's output as well as its input.
-  s.layer_norms = {"input_layernorm", "post_self_attn_layernorm", "post_attention_layernorm",
+  // A norm on each half's output as well as its input, registered as Glm4DecoderLayer does
+  // (post_attention_layernorm, the MLP's input norm, before post_self_attn_layernorm).
+  s.layer_norms = {"input_layernorm", "post_attention_layernorm", "post_self_attn_layernorm",
                    "post_mlp_layernorm"};
   llama_causal_lm(t, s);
 }
