@@ -94,6 +94,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::bark(),
                        families::speech_asr(),
                        families::csm_mimi(),
+                       families::audio_gen_b(),
                        families::speecht5(),
                        families::standalone_towers(),
                        families::bert_docs(),

@@ -634,6 +634,11 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::LmHead, "lm-head");
     return pl;
   }
+  // A root Linear named for the logits it makes (Dia's logits_dense: every audio channel's at once).
+  if (parts.size() == 2 && module.starts_with("logits_")) {
+    set(Block::LmHead, "lm-head");
+    return pl;
+  }
   // The heads of image-text dual encoders (CLIP, SigLIP, AIMv2, MetaCLIP 2): each tower's projection into
   // the shared space and the learned temperature (SigLIP: and bias) of their similarity logits; and a vision
   // encoder's own pooling head at the root (AIMv2's head: its query token and output_proj; its k_proj and
@@ -733,8 +738,10 @@ TensorPlacement place_by_name(std::string_view name) {
     return pl;
   }
   // OPT's projection between word_embed_proj_dim and hidden_size; the Gemma 4 assistants' pre_projection of
-  // the target's embedding and hidden state into their own width.
-  if (module == "project_in" || module == "project_out" || module == "pre_projection") {
+  // the target's embedding and hidden state into their own width; Moshi's depth decoder's input_projections
+  // of the temporal transformer's state into its own width (one matrix per codebook).
+  if (module == "project_in" || module == "project_out" || module == "pre_projection" ||
+      module == "input_projections") {
     set(Block::Embedding, role);
     return pl;
   }

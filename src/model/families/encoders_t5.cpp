@@ -2,7 +2,9 @@
 // (EncDecAttention), DenseReluDense] with RMS-style norms and relative position biases; the record's generic
 // dimensions are the decoder's, or the encoder's for T5EncoderModel. LongT5's encoder attends locally (its
 // attention module named so), or also to transient global tokens; Switch Transformers turns every
-// sparse_step-th feed-forward into a mixture of experts, each token routed to one.
+// sparse_step-th feed-forward into a mixture of experts, each token routed to one. Pop2Piano is T5 with a
+// table of composer embeddings, one of which is prepended to the encoder's input (mel_conditioner).
+#include "model/families/audio_gen_b.h"
 #include "model/families/encoders_common.h"
 #include "model/families/encoders_seq2seq.h"
 #include "model/families/encoders_seq2seq_parts.h"
@@ -94,14 +96,18 @@ struct T5Family {
   // transformers 5 ties T5's, mT5's and UMT5's embeddings whatever the config says (below); LongT5 and
   // Switch Transformers follow tie_word_embeddings, all four tables or none.
   bool forced_tie = true;
-  bool long_attention = false;  // LongT5: encoder_attention_type
-  bool switch_experts = false;  // Switch Transformers
+  bool long_attention = false;      // LongT5: encoder_attention_type
+  bool switch_experts = false;      // Switch Transformers
+  bool composer_embedding = false;  // Pop2Piano: mel_conditioner's composer_vocab_size x d_model table
 };
 constexpr T5Family kT5{"T5", 32128, 512, 2048, 6, 8, "relu"};
 constexpr T5Family kMT5{"MT5", 250112, 512, 1024, 8, 6, "gated-gelu"};
 constexpr T5Family kUMT5{"UMT5", 250112, 512, 1024, 8, 6, "gated-gelu", true};
 constexpr T5Family kLongT5{"LongT5", 32128, 512, 2048, 6, 8, "relu", false, false, true};
 constexpr T5Family kSwitch{"SwitchTransformers", 32128, 768, 2048, 12, 12, "relu", false, false, false, true};
+// Pop2PianoConfig's defaults are sweetcocoa/pop2piano's; it follows tie_word_embeddings like LongT5.
+constexpr T5Family kPop2Piano{"Pop2Piano",  2400,  512,   2048,  6,     8,
+                              "gated-gelu", false, false, false, false, true};
 
 // A Switch stack's sparse step: `side`_sparse_step as stored, else layers / num_sparse_`side`_layers (the
 // config class derives it so; 0 sparse layers give a step of the whole depth).
@@ -125,9 +131,11 @@ void route_sparse_layers(StackSpec& s, const T5Dims& d, uint64_t step) {
   }
 }
 
-// feed_forward_proj is "{act}" or "gated-{act}"; T5Config rejects anything else.
-bool t5_gated(const ModelConfig& cfg, std::string_view dflt) {
+// feed_forward_proj is "{act}" or "gated-{act}"; T5Config rejects anything else. Pop2PianoConfig checks
+// nothing: gated when the text before its first '-' is "gated".
+bool t5_gated(const ModelConfig& cfg, std::string_view dflt, bool validated = true) {
   std::string proj = cfg.string_or("feed_forward_proj", dflt);
+  if (!validated) return proj.substr(0, proj.find('-')) == "gated";
   size_t dash = proj.find('-');
   if (dash == std::string::npos) return false;
   if (proj.substr(0, dash) != "gated" || proj.find('-', dash + 1) != std::string::npos ||
@@ -149,7 +157,7 @@ void build_t5_family(const ModelConfig& cfg, ModelTemplate& t, const T5Family& f
   d.inner = d.heads * cfg.dim_or("d_kv", 64);
   d.d_ff = cfg.dim_or("d_ff", f.d_ff);
   d.buckets = cfg.dim_or("relative_attention_num_buckets", 32);
-  d.gated = t5_gated(cfg, f.feed_forward_proj);
+  d.gated = t5_gated(cfg, f.feed_forward_proj, !f.composer_embedding);
   d.bias_every_layer = f.bias_every_layer;
   const uint64_t enc_layers = cfg.layers_or("num_layers", f.layers, 0);
   const uint64_t dec_layers = cfg.layers_or("num_decoder_layers", enc_layers, 0);
@@ -180,6 +188,9 @@ void build_t5_family(const ModelConfig& cfg, ModelTemplate& t, const T5Family& f
   t.arch.tie_word_embeddings = tied;
   t.arch.vocab_size = vocab;
   blocks::embedding(t, "shared.weight", vocab, d.d_model);
+  if (f.composer_embedding)
+    blocks::embedding(t, "mel_conditioner.embedding.weight", cfg.dim_or("composer_vocab_size", 21),
+                      d.d_model);
   tied_or_own(t, "encoder.embed_tokens.weight", "shared.weight", tied).embedding = true;
   t5_stack(t, "encoder", enc_layers, d, false, encoder_step);
   const bool has_decoder = task != "EncoderModel";
@@ -236,6 +247,9 @@ void build_longt5(const ModelConfig& cfg, ModelTemplate& t) {
 }
 void build_switch_transformers(const ModelConfig& cfg, ModelTemplate& t) {
   build_t5_family(cfg, t, kSwitch);
+}
+void build_pop2piano(const ModelConfig& cfg, ModelTemplate& t) {
+  build_t5_family(cfg, t, kPop2Piano, true);  // Pop2PianoForConditionalGeneration is its only model class
 }
 
 }  // namespace ma::families

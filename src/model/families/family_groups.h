@@ -119,6 +119,7 @@ std::span<const FamilyBuilder>
 speech_asr();  // speech_asr.cpp: Moonshine, Granite Speech, Kyutai speech-to-text, Parakeet
 std::span<const FamilyBuilder>
 csm_mimi();  // csm_mimi.cpp: Sesame's CSM (and its depth decoder), Kyutai's Mimi
+std::span<const FamilyBuilder> audio_gen_b();  // audio_gen_b.cpp: Pop2Piano, Moshi, Dia
 std::span<const FamilyBuilder>
 speecht5();  // speecht5.cpp: SpeechT5 (text-to-speech, recognition, voice conversion), its HiFi-GAN vocoder
 std::span<const FamilyBuilder>
