@@ -80,6 +80,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::vit_relatives(),
                        families::vision_backbones(),
                        families::vision_hier(),
+                       families::vision_hier_b(),
                        families::cnn_backbones(),
                        families::segment_anything(),
                        families::detr(),
@@ -98,6 +99,8 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::speecht5(),
                        families::standalone_towers(),
                        families::bert_docs(),
+                       families::detection_seg(),
+                       families::multimodal_b(),
                        families::remote_code()})
       v.insert(v.end(), group.begin(), group.end());
     return v;

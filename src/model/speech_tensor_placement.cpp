@@ -67,7 +67,9 @@ std::optional<Block> text_to_speech_block(const Parts& parts) {
 // Q-Former: a projector, not this). Inside the model: SEW's feature_projection, a plain Linear from the
 // feature encoder's width (the stem, as wav2vec2's feature_projection.projection); the adapter's proj
 // (adapter.proj, when output_hidden_size differs) and SEW's encoder.upsample.projection, which widen the
-// encoder's output frames: audio.
+// encoder's output frames: audio. So are Wav2Vec2-BERT's modules after its encoder: intermediate_ffn (a
+// feed-forward outside the layers) and each adapter layer's strided pooling convolutions (residual_conv,
+// self_attn_conv).
 std::optional<std::pair<Block, std::string_view>> speech_encoder_block(const Parts& parts) {
   constexpr std::array<std::string_view, 5> kSpeechEncoderHeads{"projector", "project_hid", "project_q",
                                                                 "ctc_proj", "speaker_proj"};
@@ -81,6 +83,11 @@ std::optional<std::pair<Block, std::string_view>> speech_encoder_block(const Par
     return std::pair{Block::Audio, std::string_view("adapter-projection")};
   if (n >= 4 && parts[n - 4] == "encoder" && parts[n - 3] == "upsample" && parts[n - 2] == "projection")
     return std::pair{Block::Audio, std::string_view("upsampling")};
+  if (linear && n >= 3 && n <= 4 && parts[n - 3] == "intermediate_ffn")
+    return std::pair{Block::Audio, std::string_view("intermediate-ffn")};
+  if (linear && n >= 5 && parts[n - 5] == "adapter" && parts[n - 4] == "layers" &&
+      (parts[n - 2] == "residual_conv" || parts[n - 2] == "self_attn_conv"))
+    return std::pair{Block::Audio, std::string_view("adapter-pooling")};
   return std::nullopt;
 }
 

@@ -160,7 +160,8 @@ inline constexpr std::array<std::string_view, 6> kMambaLeaves{"A_log",  "D",    
 // encoder attends locally (LocalSelfAttention) or to local and transient global tokens
 // (TransientGlobalSelfAttention).
 // PatchTSMixer's patch mixer attends through self_attn_layer.
-inline constexpr std::array<std::string_view, 15> kAttentionParts{
+// TimeSformer's layers attend across frames first, in temporal_attention.
+inline constexpr std::array<std::string_view, 16> kAttentionParts{
     "self_attn",          "attn",
     "attention",          "self_attention",
     "SelfAttention",      "EncDecAttention",
@@ -168,18 +169,20 @@ inline constexpr std::array<std::string_view, 15> kAttentionParts{
     "crossattention",     "multi_head_attention",
     "rel_attn",           "cross_attention",
     "LocalSelfAttention", "TransientGlobalSelfAttention",
-    "self_attn_layer"};
+    "self_attn_layer",    "temporal_attention"};
 // XLNet's feed-forward block is ff.
 // Parakeet's macaron Conformer blocks hold two: feed_forward1 and feed_forward2; FastSpeech2Conformer's
-// feed_forward and feed_forward_macaron.
+// feed_forward and feed_forward_macaron; wav2vec 2.0-Conformer's and Wav2Vec2-BERT's, ffn1 and ffn2.
 // PatchTSMixer's mixers gate their MLP's output (gating_block); Autoformer's decoder layers project the trend
 // they split off (trend_projection).
-inline constexpr std::array<std::string_view, 17> kMlpParts{"feed_forward_macaron",
+inline constexpr std::array<std::string_view, 19> kMlpParts{"feed_forward_macaron",
                                                             "mlp",
                                                             "ffn",
                                                             "feed_forward",
                                                             "feed_forward1",
                                                             "feed_forward2",
+                                                            "ffn1",
+                                                            "ffn2",
                                                             "DenseReluDense",
                                                             "intermediate",
                                                             "fc1",
@@ -226,7 +229,11 @@ inline constexpr std::array<std::string_view, 15> kHeadLeaves{"lm_head",
 // inject_scale before its head. Splinter's span selection head (splinter_qass); the Decision Transformer's
 // next-state, action and return predictors.
 // OWL-ViT's and OWLv2's detection heads over the patch tokens: class_head, box_head, objectness_head.
-inline constexpr std::array<std::string_view, 50> kHeadRoots{"lm_head",
+// MGP-STR's three A^3 token pooling modules and their character, BPE and WordPiece heads.
+// CLIPSeg's decoder (decoder.*) around its layers: the FiLM conditioning on the prompt (film_mul, film_add),
+// the reductions of the vision tower's states (reduces.N) and the transposed convolutions back to pixels;
+// AltCLIP's text model's output linear into the projection width (text_model.transformation).
+inline constexpr std::array<std::string_view, 61> kHeadRoots{"lm_head",
                                                              "cls",
                                                              "classifier",
                                                              "classification_head",
@@ -275,17 +282,29 @@ inline constexpr std::array<std::string_view, 50> kHeadRoots{"lm_head",
                                                              "inject_scale",
                                                              "class_head",
                                                              "box_head",
-                                                             "objectness_head"};
+                                                             "objectness_head",
+                                                             "char_a3_module",
+                                                             "bpe_a3_module",
+                                                             "wp_a3_module",
+                                                             "char_head",
+                                                             "bpe_head",
+                                                             "wp_head",
+                                                             "film_mul",
+                                                             "film_add",
+                                                             "reduces",
+                                                             "transposed_convolution",
+                                                             "transformation"};
 // A dense predictor's neck and heads after its backbone, at the root of the model or under its base model:
 // Depth Anything's neck (its neck.fusion_stage.layers.N are no stack) and head, ZoeDepth's relative_head and
 // metric_head, Depth Pro's depth_pro.neck, fusion_stage, head (head.layers.N) and fov_model (the
 // field-of-view head, with its own encoder). Not deeper: there a neck is a tower's (SAM's
 // vision_encoder.neck). A semantic segmenter's feature pyramid and heads: BEiT's and data2vec-vision's fpn1 /
 // fpn2 (fpn3 and fpn4 hold nothing), UperNet's and SegFormer's (all-MLP) decode_head and the FCN
-// auxiliary_head.
-inline constexpr std::array<std::string_view, 10> kDenseHeads{
-    "neck",      "head",        "relative_head",  "metric_head", "fusion_stage",
-    "fov_model", "decode_head", "auxiliary_head", "fpn1",        "fpn2"};
+// auxiliary_head. ViTMatte's detail-capture decoder (decoder.convstream, decoder.fusion_blocks,
+// decoder.matting_head).
+inline constexpr std::array<std::string_view, 13> kDenseHeads{
+    "neck",           "head", "relative_head", "metric_head", "fusion_stage",  "fov_model",   "decode_head",
+    "auxiliary_head", "fpn1", "fpn2",          "convstream",  "fusion_blocks", "matting_head"};
 // XLM's and FlauBERT's layers are four parallel module lists, the index after the list's name.
 inline constexpr std::array<std::string_view, 4> kParallelLayerLists{"attentions", "layer_norm1", "ffns",
                                                                      "layer_norm2"};

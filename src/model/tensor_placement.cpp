@@ -447,10 +447,10 @@ TensorPlacement place_by_name(std::string_view name) {
     set(stem ? Block::Embedding : Block::Vision, stem ? "conv-stem" : "conv");
     return pl;
   }
-  // BiT's (ResNet v2) weight-standardized convs: conv1 ... conv3 right under the layer, and the projected
-  // shortcut's downsample.conv.
+  // BiT's (ResNet v2) weight-standardized convs: conv1 ... conv3 right under the layer (or under ViTDet's
+  // residual bottleneck block, layer.N.residual), and the projected shortcut's downsample.conv.
   if (pl.layer && parts.size() >= 3 &&
-      ((all_digits(parts[parts.size() - 3]) &&
+      (((all_digits(parts[parts.size() - 3]) || parts[parts.size() - 3] == "residual") &&
         (module == "conv1" || module == "conv2" || module == "conv3")) ||
        (parts[parts.size() - 3] == "downsample" && module == "conv"))) {
     set(Block::Vision, "conv");
@@ -563,7 +563,9 @@ TensorPlacement place_by_name(std::string_view name) {
   // ESPnet's Conformer layers (FastSpeech2Conformer's) with concat_after mix the attention's input and output
   // in concat_linear, beside the attention.
   const bool concat_after = pl.layer && module == "concat_linear";
-  if (any_part_in(inner, kAttentionParts) || outer_projection || concat_after ||
+  // TimeSformer's temporal_dense maps its temporal attention's output back into the residual stream.
+  const bool temporal_output = pl.layer && module == "temporal_dense";
+  if (any_part_in(inner, kAttentionParts) || outer_projection || concat_after || temporal_output ||
       in(module, std::array<std::string_view, 7>{"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj",
                                                  "query_key_value", "Wqkv"})) {
     bool norm = contains(module, "norm") || contains(module, "ln");
@@ -614,6 +616,25 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::Mlp, inner[innermost + 1] == "layout_intermediate" ? "up" : "down");
     return pl;
   }
+  // BLIP-2's Q-Former runs its queries through a feed-forward block of their own beside the text's:
+  // layer.N.intermediate_query.dense and layer.N.output_query.dense (Blip2QFormerModel configured alone).
+  if (pl.layer && inner.size() >= innermost + 3 && module == "dense" &&
+      (inner[innermost + 1] == "intermediate_query" || inner[innermost + 1] == "output_query")) {
+    set(Block::Mlp, inner[innermost + 1] == "intermediate_query" ? "up" : "down");
+    return pl;
+  }
+  // Heads at the root that name no generic head module: ViLT's masked-LM head (mlm_score: its bias, transform
+  // and decoder) and retrieval score (rank_output); BROS' SPADE heads (initial_token_classifier and the
+  // relation extractors subsequent_token_classifier, entity_linker); the ColVision retrievers' projection of
+  // every token into the multi-vector space (ColPali's, ColQwen2's embedding_proj_layer, not an embedding).
+  if (in(parts.front(), std::array<std::string_view, 6>{
+                            "mlm_score", "rank_output", "initial_token_classifier",
+                            "subsequent_token_classifier", "entity_linker", "embedding_proj_layer"})) {
+    pl.layer.reset();  // initial_token_classifier.N: an index into a Sequential, not a layer
+    pl.stack_length = 0;
+    set(Block::LmHead, parts.front() == "embedding_proj_layer" ? "projection" : "lm-head");
+    return pl;
+  }
   // Time-series models embed values, not tokens: TimesFM's input_ff_layer (a residual MLP over a patch and
   // its padding mask; its output_layer is no head), the GluonTS forecasters' value_embedding (Time Series
   // Transformer, Informer, Autoformer) and PatchTSMixer's patcher, a Linear (BLT's patcher is a model).
@@ -628,6 +649,7 @@ TensorPlacement place_by_name(std::string_view name) {
   // nests it (DPR's span_predictor.encoder.bert_model.pooler).
   if (in(module, kHeadLeaves) || any_part_in(parts, kPerLayerHeadLists) ||
       ((module == "output" || module == "head" || module == "decoder") && parts.size() == 2) ||
+      (module == "head" && parts.size() == 3 && parts.front() == "decoder") ||  // VideoMAE's pixel predictor
       (!pl.layer && (module == "output_layer" || in(parts.front(), kHeadRoots) ||
                      (parts.size() >= 3 && in(parts[1], kHeadRoots)) ||
                      (parts.size() >= 3 && parts[parts.size() - 3] == "pooler")))) {
@@ -703,11 +725,13 @@ TensorPlacement place_by_name(std::string_view name) {
   // ViT's patch embedding and [CLS] token (and the register tokens beside it: DINOv3), Pix2Struct's
   // patch_projection of its flattened patches, the audio stem (also at the top of a bare Whisper-style
   // encoder, AudioFlamingo3Encoder or GlmAsrEncoder, and in Voxtral Realtime's embedder), XLNet's mask_emb
-  // (the query stream's start).
+  // (the query stream's start), YOLOS's detection tokens beside [CLS], VideoMAE's encoder_to_decoder (the
+  // pre-training decoder's input projection, as ViT-MAE's decoder_embed).
   // timm's patch_embed.proj is the patch embedding (LayoutLMv3's; GLM-4V's bare tower's, at the root).
   const bool patch_proj = module == "proj" && parts.size() >= 3 && parts[parts.size() - 3] == "patch_embed";
   if (!pl.layer && (module == "cls_token" || module == "distillation_token" || module == "mask_token" ||
                     module == "register_tokens" || module == "mask_emb" || module == "projection" ||
+                    module == "detection_tokens" || module == "encoder_to_decoder" ||
                     module == "patch_projection" || patch_proj || root_patch_conv || audio_stem)) {
     set(Block::Embedding,
         module == "projection" || module == "patch_projection" || patch_proj || root_patch_conv
@@ -721,7 +745,8 @@ TensorPlacement place_by_name(std::string_view name) {
     return pl;
   }
   if (contains(module, "norm") || contains(module, "ln") || contains(module, "LayerNorm") ||
-      module == "ln_f") {
+      module == "ln_f" || module.ends_with("_LN")) {
+    // (AltCLIP's text model ends in pre_LN.)
     set(Block::Norm, "norm");  // before embeddings: BLOOM's word_embeddings_layernorm is a norm
     return pl;
   }
@@ -818,6 +843,57 @@ TensorPlacement place_by_name(std::string_view name) {
   // ConvNeXt's downsampling.
   if (!pl.layer && module == "conv") {
     set(Block::Embedding, "resample");
+    return pl;
+  }
+  // LeViT's, CvT's and FocalNet's stage modules, past every other rule. LeViT: each attention's learned
+  // bias per head and offset and its index (attention_biases, attention_bias_idxs); its MLPLayerWithBN
+  // linears X.linear (queries_keys_values, keys_values, queries, projection in attention; linear_up /
+  // linear_down in the MLP); the teacher model's second classifier, classifier_distill. CvT: a stage's
+  // class token and the conv token embedding that opens it (embedding.convolution_embeddings.projection).
+  // FocalNet: a layer's own layer-scale vectors (gamma_1 / gamma_2), the focal modulation that replaces
+  // attention (modulation.projection_in / projection_context / projection_out, focal_layers.N.0) and the
+  // strided patch embedding that downsamples a stage (downsample.projection). GLPN: its depth decoder's
+  // stages at the root (decoder.stages.N: the selective feature fusion's convs and BatchNorms) are its head.
+  if (pl.layer && (leaf == "attention_biases" || leaf == "attention_bias_idxs")) {
+    set(Block::Attention, "position-bias");
+    return pl;
+  }
+  if (pl.layer && module == "linear" && parts.size() >= 3) {
+    const std::string_view linear = parts[parts.size() - 3];
+    if (in(linear,
+           std::array<std::string_view, 4>{"queries_keys_values", "keys_values", "queries", "projection"})) {
+      set(Block::Attention, linear == "projection" ? "o" : linear == "queries" ? "q" : "qkv");
+      return pl;
+    }
+    if (linear == "linear_up" || linear == "linear_down") {
+      set(Block::Mlp, linear == "linear_up" ? "up" : "down");
+      return pl;
+    }
+  }
+  if (!pl.layer && parts.front() == "classifier_distill") {
+    set(Block::LmHead, "lm-head");
+    return pl;
+  }
+  if (pl.layer && module == "cls_token") {
+    set(Block::Embedding, "cls_token");
+    return pl;
+  }
+  if (module == "projection" && parts.size() >= 3 &&
+      (parts[parts.size() - 3] == "convolution_embeddings" || parts[parts.size() - 3] == "downsample")) {
+    set(Block::Embedding, parts[parts.size() - 3] == "downsample" ? "patch-merging" : "patch-embedding");
+    return pl;
+  }
+  if (pl.layer && layer_own && (leaf == "gamma_1" || leaf == "gamma_2")) {
+    set(leaf == "gamma_1" ? Block::Attention : Block::Mlp, "layer-scale");
+    return pl;
+  }
+  if (pl.layer && any_part_in(inner, std::array<std::string_view, 1>{"modulation"})) {
+    set(Block::Attention,
+        any_part_in(inner, std::array<std::string_view, 1>{"focal_layers"}) ? "focal-conv" : role);
+    return pl;
+  }
+  if (parts.size() >= 3 && parts[0] == "decoder" && parts[1] == "stages") {
+    set(Block::LmHead, "lm-head");
     return pl;
   }
   set(Block::Other, role);

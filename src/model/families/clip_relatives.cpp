@@ -18,6 +18,8 @@ constexpr std::array kClipRelativesFamilies{
     FamilyBuilder{"chinese_clip_vision_model", build_chinese_clip_vision_model},
     FamilyBuilder{"owlvit", build_owlvit},
     FamilyBuilder{"owlv2", build_owlv2},
+    FamilyBuilder{"clipseg", build_clipseg},
+    FamilyBuilder{"altclip", build_altclip},
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Group clip_relatives: CLIP's and SigLIP's towers published alone (CLIPVisionModel, CLIPTextModel, ...) and
-// the models built from CLIP's towers with another text encoder (Chinese-CLIP) or with detection heads
-// (OWL-ViT, OWLv2). Each file builds its model_types; clip_relatives.cpp lists them.
+// the models built from CLIP's towers with another text encoder (Chinese-CLIP, AltCLIP) or with detection or
+// segmentation heads (OWL-ViT, OWLv2, CLIPSeg). Each file builds its model_types; clip_relatives.cpp lists
+// them.
 #pragma once
 #include "model/config.h"
 #include "model/model_template.h"
@@ -19,5 +20,9 @@ void build_chinese_clip_vision_model(const ModelConfig& cfg, ModelTemplate& t); 
 // owlvit.cpp
 void build_owlvit(const ModelConfig& cfg, ModelTemplate& t);  // OwlViTModel, OwlViTForObjectDetection
 void build_owlv2(const ModelConfig& cfg, ModelTemplate& t);   // Owlv2Model, Owlv2ForObjectDetection
+// clipseg.cpp
+void build_clipseg(const ModelConfig& cfg, ModelTemplate& t);  // CLIPSegModel, CLIPSegForImageSegmentation
+// altclip.cpp
+void build_altclip(const ModelConfig& cfg, ModelTemplate& t);  // AltCLIPModel
 
 }  // namespace ma::families

@@ -430,8 +430,7 @@ std::pair<uint64_t, uint64_t> vit_pair(const ModelConfig& cfg, std::string_view 
   return {static_cast<uint64_t>(hw[0]), static_cast<uint64_t>(hw[1])};
 }
 
-uint64_t vit_body(const ModelConfig& cfg, ModelTemplate& t, const std::string& cls, const std::string& prefix,
-                  bool distillation_token) {
+TextEncoderDims vit_base_dims(const ModelConfig& cfg) {
   TextEncoderDims d;
   d.layers = cfg.layers_or("num_hidden_layers", 12, 0);
   d.layer.hidden = cfg.dim_or("hidden_size", 768);
@@ -439,6 +438,28 @@ uint64_t vit_body(const ModelConfig& cfg, ModelTemplate& t, const std::string& c
   d.layer.ffn = cfg.dim_or("intermediate_size", 3072);
   d.layer.qkv_bias = cfg.flag_or("qkv_bias", true);
   split_heads(cfg, "num_attention_heads", d.layer.hidden, d.layer.heads);
+  return d;
+}
+
+void vit_encoder(ModelTemplate& t, const std::string& prefix, const TextEncoderDims& d, uint64_t patch,
+                 uint64_t image) {
+  const uint64_t h = d.layer.hidden;
+  StackSpec& encoder = t.arch.add_stack(StackRole::Encoder, prefix + "layers", h);
+  encoder.patch_size = patch;
+  encoder.image_size = image;
+  for (uint64_t i = 0; i < d.layers; ++i) {
+    const std::string p = encoder.path + "." + std::to_string(i);
+    const size_t first = t.tensors.size();
+    vit_layer(t, p, d.layer);
+    vit_layer_on_disk(t, first, p, prefix + "encoder.layer." + std::to_string(i));
+    encoder.layers.push_back(attention_dense_layer());
+  }
+  blocks::norm(t, prefix + "layernorm", h, true);
+}
+
+uint64_t vit_body(const ModelConfig& cfg, ModelTemplate& t, const std::string& cls, const std::string& prefix,
+                  bool distillation_token) {
+  TextEncoderDims d = vit_base_dims(cfg);
   const auto [image_h, image_w] = vit_pair(cfg, "image_size", 224);
   const auto [patch_h, patch_w] = vit_pair(cfg, "patch_size", 16);
   if (patch_h > image_h || patch_w > image_w) cfg.fail("patch_size", "must not exceed image_size");
@@ -455,17 +476,7 @@ uint64_t vit_body(const ModelConfig& cfg, ModelTemplate& t, const std::string& c
   if (distillation_token) t.add(prefix + "embeddings.distillation_token", {1, 1, h});
   t.add(prefix + "embeddings.patch_embeddings.projection.weight", {h, channels, patch_h, patch_w});
   t.add(prefix + "embeddings.patch_embeddings.projection.bias", {h});
-  StackSpec& encoder = t.arch.add_stack(StackRole::Encoder, prefix + "layers", h);
-  encoder.patch_size = patch_h;
-  encoder.image_size = image_h;
-  for (uint64_t i = 0; i < d.layers; ++i) {
-    const std::string p = encoder.path + "." + std::to_string(i);
-    const size_t first = t.tensors.size();
-    vit_layer(t, p, d.layer);
-    vit_layer_on_disk(t, first, p, prefix + "encoder.layer." + std::to_string(i));
-    encoder.layers.push_back(attention_dense_layer());
-  }
-  blocks::norm(t, prefix + "layernorm", h, true);
+  vit_encoder(t, prefix, d, patch_h, image_h);
   return h;
 }
 

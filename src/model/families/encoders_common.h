@@ -97,6 +97,16 @@ void longformer_global_projections(ModelTemplate& t, size_t layer_first, const s
 // transformers 4 used, under `disk`, "encoder.layer.N").
 void vit_layer(ModelTemplate& t, const std::string& p, const LayerDims& d);
 void vit_layer_on_disk(ModelTemplate& t, size_t first, const std::string& memory, const std::string& disk);
+// num_hidden_layers, hidden_size, num_attention_heads, intermediate_size and qkv_bias of a config class that
+// defaults them to ViT-base's (12 layers of 768, 12 heads, 3,072, biased q/k/v): ViT's and the
+// config classes copied from it (DPT's, YOLOS's, VideoMAE's, ViViT's, TimeSformer's). The heads must divide
+// the width.
+TextEncoderDims vit_base_dims(const ModelConfig& cfg);
+// ViT's encoder under `prefix` in transformers 5's names (`prefix`layers.N, stored as
+// `prefix`encoder.layer.N): d.layers ViTLayers of d.layer, one encoder stack recording `patch` and `image`
+// sizes, then the final LayerNorm (`prefix`layernorm).
+void vit_encoder(ModelTemplate& t, const std::string& prefix, const TextEncoderDims& d, uint64_t patch,
+                 uint64_t image);
 // image_size / patch_size: an int, or a [height, width] pair.
 std::pair<uint64_t, uint64_t> vit_pair(const ModelConfig& cfg, std::string_view key, uint64_t dflt);
 // ViTModel's body, and DeiT's (ViT's copy with a distillation token beside [CLS]): the embeddings, the

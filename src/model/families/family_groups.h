@@ -103,6 +103,7 @@ vit_relatives();  // vit_relatives.cpp: BEiT, data2vec-vision, ViT-MAE, ViT-MSN,
 std::span<const FamilyBuilder>
 vision_backbones();                            // vision_backbones.cpp: DINOv3 ViT / ConvNeXt, AIMv2, MLCD
 std::span<const FamilyBuilder> vision_hier();  // vision_hier.cpp: SegFormer, PVTv2, MobileViT(V2), PoolFormer
+std::span<const FamilyBuilder> vision_hier_b();  // vision_hier_b.cpp: LeViT, CvT, FocalNet, PVT, GLPN
 std::span<const FamilyBuilder>
 cnn_backbones();  // cnn_backbones.cpp: ResNet, ConvNeXt, RegNet, MobileNet, EfficientNet, BiT
 std::span<const FamilyBuilder> segment_anything();  // segment_anything.cpp: SAM (SamModel, SamVisionModel)
@@ -127,6 +128,10 @@ standalone_towers();  // standalone_towers.cpp: Pixtral's, Idefics3's, InternVL'
 std::span<const FamilyBuilder>
 bert_docs();  // bert_docs.cpp: LayoutLMv3, DPR, Splinter, CANINE, LiLT, MarkupLM, ImageGPT, ...
 std::span<const FamilyBuilder>
+multimodal_b();  // multimodal_b.cpp: ColPali, ColQwen2, BLIP-2's Q-Former alone, ViLT, VisualBERT, BROS
+std::span<const FamilyBuilder>
 remote_code();  // remote_code*.cpp: ChatGLM, Qwen-1, Baichuan, InternLM, ... (needing remote code)
+std::span<const FamilyBuilder>
+detection_seg();  // detection_seg.cpp: ViTDet, ViTPose (and its backbone), ViTMatte
 
 }  // namespace ma::families

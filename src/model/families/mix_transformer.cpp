@@ -9,6 +9,14 @@
 
 namespace ma::families {
 
+std::vector<uint64_t> per_stage_dims(const ModelConfig& cfg, std::string_view key, std::vector<uint64_t> dflt,
+                                     size_t stages) {
+  std::vector<uint64_t> v = cfg.dims_or(key, std::move(dflt));
+  if (v.size() < stages)
+    cfg.fail(key, "must give a value for each of the " + std::to_string(stages) + " stages");
+  return v;
+}
+
 MixStages read_mix_stages(const ModelConfig& cfg, std::vector<uint64_t> mlp_ratios) {
   MixStages s;
   s.channels = cfg.dim_or("num_channels", 3);
@@ -16,9 +24,7 @@ MixStages read_mix_stages(const ModelConfig& cfg, std::vector<uint64_t> mlp_rati
   // transformers (an IndexError); longer ones go unread.
   const uint64_t stages = cfg.dim_or("num_encoder_blocks", 4);
   const auto list = [&](std::string_view key, std::vector<uint64_t> dflt) {
-    std::vector<uint64_t> v = cfg.dims_or(key, std::move(dflt));
-    if (v.size() < stages)
-      cfg.fail(key, "must give a value for each of the " + std::to_string(stages) + " encoder blocks");
+    std::vector<uint64_t> v = per_stage_dims(cfg, key, std::move(dflt), stages);
     v.resize(stages);
     return v;
   };

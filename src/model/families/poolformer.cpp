@@ -20,10 +20,7 @@ void build_poolformer(const ModelConfig& cfg, ModelTemplate& t) {
   // num_encoder_blocks stages (an IndexError when one is shorter).
   const uint64_t stages = cfg.dim_or("num_encoder_blocks", 4);
   const auto list = [&](std::string_view key, std::vector<uint64_t> dflt) {
-    std::vector<uint64_t> v = cfg.dims_or(key, std::move(dflt));
-    if (v.size() < stages)
-      cfg.fail(key, "must give a value for each of the " + std::to_string(stages) + " encoder blocks");
-    return v;
+    return per_stage_dims(cfg, key, std::move(dflt), stages);
   };
   const std::vector<uint64_t> widths = list("hidden_sizes", {64, 128, 320, 512});
   const std::vector<uint64_t> depths = list("depths", {2, 2, 6, 2});

@@ -10,7 +10,6 @@
 #include "model/families/vision_hier.h"
 
 namespace ma::families {
-namespace {
 
 // SegformerEncoder under `p`: all stages' patch embeddings, then all stages' blocks, then all stages' norms
 // (three ModuleLists, in that order).
@@ -36,6 +35,8 @@ void segformer_encoder(ModelTemplate& t, const MixStages& s, const std::string& 
   for (size_t i = 0; i < s.count(); ++i)
     blocks::norm(t, p + "layer_norm." + std::to_string(i), s.widths[i], true);
 }
+
+namespace {
 
 // SegformerDecodeHead: one linear per stage into decoder_hidden_size, a bias-free 1 x 1 conv fusing their
 // concatenation, a BatchNorm (its running statistics are buffers the checkpoints store) and a 1 x 1 conv

@@ -14,6 +14,8 @@ constexpr std::array kSpeechW2vFamilies{
     FamilyBuilder{"unispeech", build_unispeech},
     FamilyBuilder{"unispeech-sat", build_unispeech_sat},
     FamilyBuilder{"sew", build_sew},
+    FamilyBuilder{"wav2vec2-conformer", build_wav2vec2_conformer},
+    FamilyBuilder{"wav2vec2-bert", build_wav2vec2_bert},
 };
 
 }  // namespace

@@ -12,4 +12,9 @@ void build_unispeech(const ModelConfig& cfg, ModelTemplate& t);       // UniSpee
 void build_unispeech_sat(const ModelConfig& cfg, ModelTemplate& t);   // UniSpeech-SAT
 void build_sew(const ModelConfig& cfg, ModelTemplate& t);             // SEW
 
+// wav2vec 2.0-Conformer (wav2vec2_conformer.cpp) and Wav2Vec2-BERT (wav2vec2_bert.cpp, which shares only
+// the Conformer layers of wav2vec2_conformer_parts.h).
+void build_wav2vec2_conformer(const ModelConfig& cfg, ModelTemplate& t);
+void build_wav2vec2_bert(const ModelConfig& cfg, ModelTemplate& t);
+
 }  // namespace ma::families

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/config.h"
@@ -26,6 +27,11 @@ struct MixStages {
   size_t count() const { return widths.size(); }
   uint64_t mlp(size_t stage) const { return widths[stage] * mlp_ratios[stage]; }  // int(width * mlp_ratio)
 };
+// The list `key` of a staged encoder's config, one value per stage (`dflt` when absent): the encoder indexes
+// it by stage, so a list shorter than `stages` fails in transformers (an IndexError) and is refused here;
+// longer ones go unread.
+std::vector<uint64_t> per_stage_dims(const ModelConfig& cfg, std::string_view key, std::vector<uint64_t> dflt,
+                                     size_t stages);
 // Reads num_encoder_blocks stages; `mlp_ratios` is the config class's default for that list.
 MixStages read_mix_stages(const ModelConfig& cfg, std::vector<uint64_t> mlp_ratios);
 // The record of a staged encoder: its depth is all its blocks, its other dimensions the last stage's; one
@@ -34,6 +40,9 @@ void record_mix_stages(ModelTemplate& t, const MixStages& s, const std::string& 
                        const std::string& stack_prefix);
 // The overlapping patch embedding of `stage` under `p`: a padded, strided conv and a LayerNorm.
 void mix_patch_embedding(ModelTemplate& t, const MixStages& s, size_t stage, const std::string& p);
+// SegformerEncoder under `p` (segformer.cpp; GLPN's encoder is the same): all stages' patch embeddings, then
+// all stages' blocks, then all stages' norms.
+void segformer_encoder(ModelTemplate& t, const MixStages& s, const std::string& p);
 // The Mix-FFN under `p`: dense1, a 3 x 3 depthwise conv over the expanded channels (dwconv.dwconv), dense2.
 void mix_ffn(ModelTemplate& t, uint64_t width, uint64_t expanded, const std::string& p);
 

@@ -1,4 +1,5 @@
-// The ViT relatives' group table: BEiT, data2vec-vision, ViT-MAE, ViT-MSN, I-JEPA, DINOv2 with registers.
+// The ViT relatives' group table: BEiT, data2vec-vision, ViT-MAE, ViT-MSN, I-JEPA, DINOv2 with registers,
+// DPT, YOLOS, VideoMAE, ViViT, TimeSformer.
 #include "model/families/vit_relatives.h"
 
 #include <array>
@@ -15,6 +16,11 @@ constexpr std::array kVitRelativeFamilies{
     FamilyBuilder{"vit_msn", build_vit_msn},
     FamilyBuilder{"ijepa", build_ijepa},
     FamilyBuilder{"dinov2_with_registers", build_dinov2_with_registers},
+    FamilyBuilder{"dpt", build_dpt},
+    FamilyBuilder{"yolos", build_yolos},
+    FamilyBuilder{"videomae", build_videomae},
+    FamilyBuilder{"vivit", build_vivit},
+    FamilyBuilder{"timesformer", build_timesformer},
 };
 
 }  // namespace
