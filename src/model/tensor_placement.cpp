@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdint>
 
+#include "model/cnn_tensor_placement.h"
 #include "model/gguf_tensor_names.h"
 #include "model/speech_tensor_placement.h"
 #include "model/tensor_name_parts.h"
@@ -348,39 +349,10 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::Attention, "shared-block-output");
     return pl;
   }
-  // The patch embedding that opens each stage of SegFormer's, PVTv2's and PoolFormer's encoders
-  // (encoder.patch_embeddings.N.proj, encoder.layers.N.patch_embedding.proj,
-  // encoder.patch_embeddings.N.projection): a strided conv embedding the image or the previous stage's grid,
-  // as Swin's patch merging does.
-  if ((module == "proj" || module == "projection") && parts.size() >= 4 &&
-      (parts[parts.size() - 3] == "patch_embedding" || parts[parts.size() - 4] == "patch_embeddings")) {
-    set(Block::Embedding, "patch-embedding");
+  // The convolutional networks' modules (cnn_tensor_placement.cpp).
+  if (const auto conv = conv_network_block(parts, inner, module, pl.layer.has_value())) {
+    set(conv->first, std::string(conv->second));
     return pl;
-  }
-  // The conv layers of MobileNet-style networks (MobileNetV2's, MobileViT's and MobileViTV2's X.convolution,
-  // with its BatchNorm in X.normalization), told by their names: the stem (conv_stem) embeds the image;
-  // MobileViTV2's 1 x 1 convs inside a layer's attention (qkv_proj, out_proj) are attention, an inverted
-  // residual's expand_1x1 / reduce_1x1 and an ffn's conv1 / conv2 its MLP; the other convs of a stage mix
-  // neighbouring positions, as a short convolution does. Other convolutions: the CNN rule below.
-  if (module == "convolution" && parts.size() >= 3) {
-    const std::string_view conv = parts[parts.size() - 3];
-    const bool in_ffn = parts.size() >= 4 && parts[parts.size() - 4] == "ffn";
-    const bool in_attention = parts.size() >= 4 && parts[parts.size() - 4] == "attention";
-    const bool stem = any_part_in(parts, std::array<std::string_view, 1>{"conv_stem"});
-    const bool mlp = conv == "expand_1x1" || conv == "reduce_1x1" || in_ffn;
-    const bool mixing = pl.layer && (conv == "conv_3x3" || conv == "conv_kxk" || conv == "conv_1x1" ||
-                                     conv == "conv_projection" || conv == "fusion");
-    if (stem || in_attention || mlp || mixing) {
-      if (stem)
-        set(Block::Embedding, "stem");
-      else if (in_attention)
-        set(Block::Attention, conv == "out_proj" ? "o" : "qkv");
-      else if (mlp)
-        set(Block::Mlp, conv == "expand_1x1" || conv == "conv1" ? "up" : "down");
-      else
-        set(Block::ShortConv, "conv");
-      return pl;
-    }
   }
   // Hiera's (SAM 2's) first block of a stage projects its normed input to the stage's wider width (proj,
   // straight under the block) for the residual around its query-pooling attention.
@@ -415,55 +387,6 @@ TensorPlacement place_by_name(std::string_view name) {
   if (pl.layer && module == "relative_position_bias_table" && parts.size() >= 4 &&
       all_digits(parts[parts.size() - 3])) {
     set(Block::Attention, role);
-    return pl;
-  }
-  // ConvNeXt's blocks: a 7 x 7 depthwise convolution mixes neighbouring patches as LFM2's short convolution
-  // mixes neighbouring tokens; two pointwise linears make the MLP. transformers' ConvNeXt spells them dwconv,
-  // pwconv1 and pwconv2; ConvNeXt V2 puts a GRN (global response normalization) between the two linears.
-  if (pl.layer && (module == "depthwise_conv" || module == "dwconv")) {
-    set(Block::ShortConv, "depthwise-conv");
-    return pl;
-  }
-  // (A Conformer's convolution module spells its pointwise convolutions the same under a conv module: they
-  // are placed with its short convolution below.)
-  if (pl.layer && (module == "pointwise_conv1" || module == "pointwise_conv2") &&
-      !any_part_in(inner, std::array<std::string_view, 1>{"conv"})) {
-    set(Block::Mlp, module == "pointwise_conv1" ? "up" : "down");
-    return pl;
-  }
-  if (pl.layer && (module == "pwconv1" || module == "pwconv2" || module == "grn")) {
-    set(Block::Mlp, module == "pwconv1" ? "up" : module == "pwconv2" ? "down" : "grn");
-    return pl;
-  }
-  // A CNN's convolution layers (ResNetConvLayer and the classes that copy it: ConvLayer.convolution beside
-  // its normalization, the shortcut's the same; EfficientNet's expand_conv / project_conv with batch norms
-  // named *_bn, and its top_conv after the blocks): inside a stage the layer's own work, which no
-  // transformer block names, so the vision block, as a final conv after the stages (MobileNetV2's conv_1x1);
-  // the stem (embedder, embeddings, conv_stem) embeds the image.
-  if (module == "convolution" || module == "expand_conv" || module == "project_conv" ||
-      module == "top_conv") {
-    const bool stem = !pl.layer && any_part_in(parts, std::array<std::string_view, 3>{
-                                                          "embedder", "embeddings", "conv_stem"});
-    set(stem ? Block::Embedding : Block::Vision, stem ? "conv-stem" : "conv");
-    return pl;
-  }
-  // BiT's (ResNet v2) weight-standardized convs: conv1 ... conv3 right under the layer (or under ViTDet's
-  // residual bottleneck block, layer.N.residual), and the projected shortcut's downsample.conv.
-  if (pl.layer && parts.size() >= 3 &&
-      (((all_digits(parts[parts.size() - 3]) || parts[parts.size() - 3] == "residual") &&
-        (module == "conv1" || module == "conv2" || module == "conv3")) ||
-       (parts[parts.size() - 3] == "downsample" && module == "conv"))) {
-    set(Block::Vision, "conv");
-    return pl;
-  }
-  if (parts.size() >= 2 && parts[parts.size() - 2].ends_with("_bn")) {
-    set(Block::Norm, "norm");
-    return pl;
-  }
-  // EfficientNet's squeeze-and-excitation (squeeze_excite.reduce / expand) gates the channels as RegNet's
-  // (layer.N.attention.{0,2}, placed with attention by its name) does.
-  if (pl.layer && any_part_in(inner, std::array<std::string_view, 1>{"squeeze_excite"})) {
-    set(Block::Attention, "squeeze-excite");
     return pl;
   }
   // XLM's parallel lists: attentions.N.{q,k,v,out}_lin, ffns.N.lin{1,2}, layer_norm{1,2}.N.

@@ -26,7 +26,7 @@ void clip_like_vision_tower(ModelTemplate& t, const std::string& prefix, const C
   t.add(e + "class_embedding", {h});
   t.add(e + "patch_embedding.weight", {h, v.channels, v.patch, v.patch});
   if (v.position_table) blocks::embedding(t, e + "position_embedding.weight", side * side + 1, h);
-  blocks::norm(t, prefix + v.pre_norm, h, true);
+  blocks::norm(t, prefix + std::string(v.pre_norm), h, true);
   for (uint64_t i = 0; i < v.layers; ++i) {
     const std::string l = prefix + "encoder.layers." + std::to_string(i) + ".";
     for (const char* proj : {"k_proj", "v_proj", "q_proj", "out_proj"})  // CLIP registers k, v, q

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "model/config.h"
 #include "model/model_template.h"
@@ -16,7 +17,7 @@ namespace ma::families {
 struct ClipLikeVision {
   uint64_t hidden = 768, intermediate = 3072, layers = 12, heads = 12, channels = 3, image = 224, patch = 16;
   bool position_table = true;  // false: no embeddings.position_embedding (MLCD's positions are rotary)
-  std::string pre_norm = "pre_layrnorm";  // CLIP's spelling (sic); OWL-ViT's and OWLv2's: pre_layernorm
+  std::string_view pre_norm = "pre_layrnorm";  // CLIP's spelling (sic); OWL-ViT's and OWLv2's: pre_layernorm
 };
 
 // Reads a CLIP-style vision config over `d` (the family config class's defaults); `hidden_key` is the
