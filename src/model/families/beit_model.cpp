@@ -3,8 +3,8 @@
 // in a pre-norm layer with a learned scale on both residual branches and a relative position bias table of
 // its own, or one shared by the encoder; Hub checkpoints keep transformers 4's BERT-like names (the table
 // under attention.attention). data2vec-vision (Data2VecVisionModel, ...ForImageClassification,
-// ...ForSemanticSegmentation) was left out of that refactor ("Todo - Refactor as part of vision refactor" in
-// modeling_data2vec_vision.py): its body keeps transformers 4's modules, beit_backbone's. Both config classes
+// ...ForSemanticSegmentation) was left out of that refactor (modeling_data2vec_vision.py defers it to a later
+// vision refactor): its body keeps transformers 4's modules (BeitLayout::Transformers4). Both config classes
 // default to BEiT-base at 224 pixels in 16-pixel patches, with layer scales (0.1), mean pooling and neither
 // position scheme.
 #include <string>
