@@ -4,9 +4,11 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <utility>
 
 #include "model/cnn_tensor_placement.h"
 #include "model/gguf_tensor_names.h"
+#include "model/sequence_mixer_placement.h"
 #include "model/speech_tensor_placement.h"
 #include "model/tensor_name_parts.h"
 #include "model/tensor_name_tables.h"
@@ -420,63 +422,9 @@ TensorPlacement place_by_name(std::string_view name) {
     set(block, norm ? "norm" : "bottleneck");
     return pl;
   }
-  // SEANet's convolution stacks (the EnCodec codec's encoder and decoder): each conv is a layer's own module
-  // (layers.N.conv), a residual block's (layers.N.block.M.conv) or its shortcut's (layers.N.shortcut.conv),
-  // where LFM2's short convolution nests its conv in a conv block (conv.conv). Audio, as their LSTM.
-  if (pl.layer && module == "conv") {
-    size_t at = parts.size();
-    while (at > 0 && parts[at - 1].data() != module.data()) --at;  // the module's own part
-    if (at >= 2 && (all_digits(parts[at - 2]) || parts[at - 2] == "shortcut")) {
-      set(Block::Audio, "conv");
-      return pl;
-    }
-  }
-  // LFM2's short convolution: conv.in_proj, conv.conv, conv.out_proj; a Conformer's convolution module
-  // (Parakeet's conv.pointwise_conv1 into a GLU, conv.depthwise_conv, conv.pointwise_conv2) is one too.
-  if (pl.layer && any_part_in(inner, std::array<std::string_view, 1>{"conv"}) &&
-      in(module, std::array<std::string_view, 6>{"conv", "in_proj", "out_proj", "pointwise_conv1",
-                                                 "depthwise_conv", "pointwise_conv2"})) {
-    set(Block::ShortConv, std::string(module));
-    return pl;
-  }
-  // RecurrentGemma's recurrent block: temporal_block.{linear_x, linear_y, linear_out, conv_1d, rg_lru.*}
-  // (its attention layers' temporal_block holds q/k/v/o_proj).
-  if (pl.layer &&
-      (any_part_in(inner, std::array<std::string_view, 1>{"rg_lru"}) ||
-       (any_part_in(inner, std::array<std::string_view, 1>{"temporal_block"}) &&
-        in(module, std::array<std::string_view, 4>{"linear_x", "linear_y", "linear_out", "conv_1d"})))) {
-    set(Block::RgLru, std::string(module));
-    return pl;
-  }
-  // xLSTM's blocks.N.mlstm_layer.
-  if (pl.layer && any_part_in(inner, std::array<std::string_view, 1>{"mlstm_layer"})) {
-    set(Block::Mlstm, std::string(module));
-    return pl;
-  }
-  // RWKV's blocks.N.attention (time mixing, with its own decays and token-shift mixes) and feed_forward
-  // (channel mixing: key, value and a receptance gate, its MLP).
-  if (pl.layer && (in(module, std::array<std::string_view, 3>{"time_decay", "time_first", "receptance"}) ||
-                   module.starts_with("time_mix_"))) {
-    set(any_part_in(inner, std::array<std::string_view, 1>{"feed_forward"}) ? Block::Mlp : Block::Rwkv,
-        std::string(module));
-    return pl;
-  }
-  // Its time mixing's linears sit straight under blocks.N.attention, where BERT's and ViT's keys have a
-  // self or attention module between.
-  if (pl.layer && layer_pos >= 1 && parts[layer_pos - 1] == "blocks" && inner.size() == 4 &&
-      inner[1] == "attention" && in(module, std::array<std::string_view, 3>{"key", "value", "output"})) {
-    set(Block::Rwkv, std::string(module));
-    return pl;
-  }
-  // A Mamba leaf inside softmax attention is not Mamba's: Doge's self_attn.dt_proj turns values into its
-  // dynamic mask.
-  if (any_part_in(inner, std::array<std::string_view, 2>{"linear_attn", "mamba"}) ||
-      (in(module, kMambaLeaves) && !any_part_in(inner, kAttentionParts)) ||
-      (any_part_in(inner, std::array<std::string_view, 1>{"mixer"}) &&
-       in(module, std::array<std::string_view, 3>{"in_proj", "out_proj", "norm"}))) {
-    set(any_part_in(inner, std::array<std::string_view, 1>{"linear_attn"}) ? Block::LinearAttention
-                                                                           : Block::Mamba,
-        role);
+  // The recurrent and convolutional sequence mixers (sequence_mixer_placement.cpp).
+  if (auto mixer = sequence_mixer_block(parts, inner, module, layer_pos, pl.layer.has_value(), role)) {
+    set(mixer->first, std::move(mixer->second));
     return pl;
   }
   // Conditional DETR's decoder layers project the self-attention's queries, keys and values outside it
