@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -49,19 +48,19 @@ struct LlamaReport {
   uint64_t rope_factor_elements() const;
 };
 
-// One run of the oracle script into a temporary directory: its reports, or why there are none (`skip_reason`:
-// the machine lacks python3, numpy or llama.cpp's libraries, or llama.cpp would not load its own files;
-// `failure`: the script or its output is broken).
+// The oracle script's run (kept in the build tree: see run_llama_gguf_oracle): its reports, or why there are
+// none (`skip_reason`: the machine lacks python3, numpy or llama.cpp's libraries, or llama.cpp would not load
+// its own files; `failure`: the script or its output is broken).
 struct LlamaOracleRun {
   std::string skip_reason, failure;
-  std::unique_ptr<TempDir> dir;
+  std::filesystem::path dir;  // the oracle's files: read them, never write there (a cache shared by tests)
   std::vector<LlamaReport> reports;
-  std::filesystem::path path_of(const LlamaReport& r) const { return dir->path() / r.file; }
+  std::filesystem::path path_of(const LlamaReport& r) const { return dir / r.file; }
 };
 LlamaOracleRun run_llama_gguf_oracle();
 
-// A test suite over one run of the oracle (each test process runs it once), skipped with the reason where
-// it cannot run.
+// A test suite over the oracle's run (the first test process runs it, later ones read its files), skipped
+// with the reason where it cannot run.
 class LlamaOracleSuite : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { run_ = run_llama_gguf_oracle(); }
