@@ -88,6 +88,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::ocr_vlms(),
                        families::speech_encoders(),
                        families::speech_w2v(),
+                       families::speech_c(),
                        families::timeseries(),
                        families::speech_gen(),
                        families::audio_codecs_tts(),
@@ -100,6 +101,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::standalone_towers(),
                        families::bert_docs(),
                        families::detection_seg(),
+                       families::text_d(),
                        families::multimodal_b(),
                        families::remote_code()})
       v.insert(v.end(), group.begin(), group.end());

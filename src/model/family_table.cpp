@@ -46,6 +46,7 @@ constexpr FamilyRow kFamilies[] = {
               "tokens_embed positions_embed"},
     FamilyRow{"CTRL", "Salesforce", "ctrl", CausalLm, "ctrl", "", "multi_head_attention.Wq"},
     FamilyRow{"XGLM", "Meta AI", "xglm", CausalLm, "xglm"},
+    FamilyRow{"CPM-Ant", "OpenBMB", "cpmant", CausalLm, "cpm-ant cpmant"},
     FamilyRow{"BioGPT", "Microsoft", "biogpt", CausalLm, "biogpt", "", "biogpt.embed_positions"},
     FamilyRow{"GPT-NeoX-Japanese", "ABEJA", "gpt_neox_japanese", CausalLm, "gpt-neox-japanese", "",
               "gpt_neox_japanese.embed_in"},
@@ -505,6 +506,10 @@ constexpr FamilyRow kFamilies[] = {
               "UniSpeechSatForCTC"},
     FamilyRow{"SEW", "ASAPP", "sew", SpeechEncoder, "asapp/sew-tiny asapp/sew-mid asapp/sew-small",
               "SEWForCTC"},
+    FamilyRow{"SEW-D", "ASAPP", "sew-d", SpeechEncoder, "sew-d", "SEWDForCTC"},
+    FamilyRow{"Audio Spectrogram Transformer", "MIT", "audio-spectrogram-transformer", SpeechEncoder,
+              "mit/ast- ast-finetuned audio-spectrogram audio-spectogram",
+              "ASTModel ASTForAudioClassification"},
     FamilyRow{"wav2vec 2.0-Conformer", "Meta", "wav2vec2-conformer", SpeechEncoder, "wav2vec2-conformer",
               "Wav2Vec2ConformerForCTC"},
     FamilyRow{"Wav2Vec2-BERT", "Meta", "wav2vec2-bert", SpeechEncoder, "w2v-bert wav2vec2-bert",
@@ -621,6 +626,7 @@ constexpr FamilyRow kFamilies[] = {
     FamilyRow{"BLIP-2 Q-Former", "Salesforce", "blip_2_qformer", VisionLanguage, "", "Blip2QFormerModel"},
     FamilyRow{"ViLT", "NAVER AI Lab", "vilt", VisionLanguage, "vilt"},
     FamilyRow{"VisualBERT", "UCLA NLP", "visual_bert", VisionLanguage, "visualbert visual-bert"},
+    FamilyRow{"LXMERT", "UNC NLP", "lxmert", VisionLanguage, "lxmert"},
     FamilyRow{"BROS", "NAVER CLOVA", "bros", MaskedLm, "bros-base bros-large"},
 };
 

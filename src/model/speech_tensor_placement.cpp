@@ -64,7 +64,7 @@ std::optional<Block> text_to_speech_block(const Parts& parts) {
 // ForSequenceClassification's projector (one Linear, not a multimodal projector module) and layer_weights
 // (use_weighted_layer_sum); ForPreTraining's project_hid and project_q, UniSpeech's ctc_proj, UniSpeech-SAT's
 // speaker_proj. Only root Linears (Granite Speech's root projector module holds a query parameter and a
-// Q-Former: a projector, not this). Inside the model: SEW's feature_projection, a plain Linear from the
+// Q-Former: a projector, not this). Inside the model: SEW(-D)'s feature_projection, a plain Linear from the
 // feature encoder's width (the stem, as wav2vec2's feature_projection.projection); the adapter's proj
 // (adapter.proj, when output_hidden_size differs) and SEW's encoder.upsample.projection, which widen the
 // encoder's output frames: audio. So are Wav2Vec2-BERT's modules after its encoder: intermediate_ffn (a
@@ -77,7 +77,8 @@ std::optional<std::pair<Block, std::string_view>> speech_encoder_block(const Par
   const bool linear = parts.back() == "weight" || parts.back() == "bias";
   if ((n == 1 && parts[0] == "layer_weights") || (n == 2 && linear && in(parts[0], kSpeechEncoderHeads)))
     return std::pair{Block::LmHead, std::string_view("speech-head")};
-  if (linear && (n == 2 || (n == 3 && parts[0] == "sew")) && parts[n - 2] == "feature_projection")
+  if (linear && (n == 2 || (n == 3 && (parts[0] == "sew" || parts[0] == "sew_d"))) &&
+      parts[n - 2] == "feature_projection")
     return std::pair{Block::Embedding, std::string_view("feature-projection")};
   if ((n == 3 || n == 4) && parts[n - 3] == "adapter" && parts[n - 2] == "proj")
     return std::pair{Block::Audio, std::string_view("adapter-projection")};

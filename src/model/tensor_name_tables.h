@@ -35,7 +35,7 @@ inline constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_i
 // convolutional backbone, a ResNet. RT-DETR's hybrid encoder fuses the backbone's feature maps in a
 // convolutional neck beside its transformer layers: lateral_convs and fpn_blocks top-down, downsample_convs
 // and pan_blocks bottom-up.
-inline constexpr std::array<std::string_view, 31> kVisionParts{"visual",
+inline constexpr std::array<std::string_view, 32> kVisionParts{"visual",
                                                                "vision_tower",
                                                                "vision_model",
                                                                "vision_encoder",
@@ -65,7 +65,8 @@ inline constexpr std::array<std::string_view, 31> kVisionParts{"visual",
                                                                "lateral_convs",
                                                                "fpn_blocks",
                                                                "downsample_convs",
-                                                               "pan_blocks"};
+                                                               "pan_blocks",
+                                                               "visn_fc"};  // LXMERT's region features
 // SAM 2's image side beyond SAM's: Sam2Model's no_memory_embedding (the token standing for an empty memory)
 // and what Sam2VideoModel tracks objects through frames with: its memory attention and memory encoder, the
 // convolution that brings a mask prompt to the decoder's logits, the object-pointer head and its temporal
@@ -233,7 +234,7 @@ inline constexpr std::array<std::string_view, 15> kHeadLeaves{"lm_head",
 // CLIPSeg's decoder (decoder.*) around its layers: the FiLM conditioning on the prompt (film_mul, film_add),
 // the reductions of the vision tower's states (reduces.N) and the transposed convolutions back to pixels;
 // AltCLIP's text model's output linear into the projection width (text_model.transformation).
-inline constexpr std::array<std::string_view, 61> kHeadRoots{"lm_head",
+inline constexpr std::array<std::string_view, 63> kHeadRoots{"lm_head",
                                                              "cls",
                                                              "classifier",
                                                              "classification_head",
@@ -293,7 +294,9 @@ inline constexpr std::array<std::string_view, 61> kHeadRoots{"lm_head",
                                                              "film_add",
                                                              "reduces",
                                                              "transposed_convolution",
-                                                             "transformation"};
+                                                             "transformation",
+                                                             "answer_head",        // LXMERT's QA head
+                                                             "obj_predict_head"};  // LXMERT's region head
 // A dense predictor's neck and heads after its backbone, at the root of the model or under its base model:
 // Depth Anything's neck (its neck.fusion_stage.layers.N are no stack) and head, ZoeDepth's relative_head and
 // metric_head, Depth Pro's depth_pro.neck, fusion_stage, head (head.layers.N) and fov_model (the

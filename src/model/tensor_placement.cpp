@@ -427,6 +427,25 @@ TensorPlacement place_by_name(std::string_view name) {
     set(mixer->first, std::move(mixer->second));
     return pl;
   }
+  // LXMERT's cross-modality layers (x_layers.N): the cross-attention both streams share (visual_attention),
+  // each stream's self-attention (lang_self_att, visn_self_att) and feed-forward (lang_inter, lang_output,
+  // visn_inter, visn_output), each with its LayerNorm.
+  if (pl.layer && inner.size() >= 3) {
+    const std::string_view sub = inner[1];
+    const bool lxmert_attention =
+        sub == "visual_attention" || sub == "lang_self_att" || sub == "visn_self_att";
+    const bool lxmert_ffn =
+        sub == "lang_inter" || sub == "lang_output" || sub == "visn_inter" || sub == "visn_output";
+    if (lxmert_attention || lxmert_ffn) {
+      if (module == "LayerNorm")
+        set(Block::Norm, "norm");
+      else if (lxmert_attention)
+        set(sub == "visual_attention" ? Block::CrossAttention : Block::Attention, role);
+      else
+        set(Block::Mlp, sub.ends_with("_inter") ? "up" : "down");
+      return pl;
+    }
+  }
   // Conditional DETR's decoder layers project the self-attention's queries, keys and values outside it
   // (sa_qcontent_proj, sa_kpos_proj, sa_v_proj, ...) and the cross-attention's likewise (ca_*_proj).
   const bool outer_projection =

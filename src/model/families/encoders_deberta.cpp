@@ -2,11 +2,13 @@
 // disentangled attention, content and relative position attending to each other through a shared table of
 // relative-position embeddings. Several fields that change shapes are not DebertaV2Config fields at all: the
 // modeling code reads them from config.json with defaults of its own (embedding_size, position_buckets,
-// share_att_key, norm_rel_ebd, conv_kernel_size, attention_head_size).
+// share_att_key, norm_rel_ebd, conv_kernel_size, attention_head_size). SEW-D reuses v2's encoder
+// (deberta_encoder.h) with its config class's defaults for them.
 #include <algorithm>
 #include <string_view>
 #include <vector>
 
+#include "model/families/deberta_encoder.h"
 #include "model/families/encoders_bert_relatives.h"
 #include "model/families/encoders_common.h"
 
@@ -20,7 +22,13 @@ struct Deberta {
   bool relative = false;          // relative_attention
   bool c2p = false, p2c = false;  // pos_att_type: content-to-position, position-to-content
   bool position_biased_input = true;
+  bool share_att_key = false;     // v2: positions projected by the content's own key / query
+  int64_t position_buckets = -1;  // v2: log-bucketed relative positions when > 0
+  bool relative_norm = false;     // v2: norm_rel_ebd lists layer_norm
 };
+
+// DebertaConfig's sizes (deberta-base's); v2's are DebertaEncoderDefaults' own.
+constexpr DebertaEncoderDefaults kDebertaV1Defaults{.layers = 12, .hidden = 768, .heads = 12, .ffn = 3072};
 
 // A '|'-joined list ("p2c|c2p", "layer_norm|none"), each entry trimmed and lower-cased as the config does.
 std::vector<std::string> bar_list(std::string_view rest) {
@@ -38,10 +46,12 @@ std::vector<std::string> bar_list(std::string_view rest) {
   }
 }
 
-// pos_att_type: a list of kinds, or one '|'-joined string of them.
-std::vector<std::string> position_attention_kinds(const ModelConfig& cfg) {
+// pos_att_type: a list of kinds, or one '|'-joined string of them; `dflt` when config.json omits it.
+std::vector<std::string> position_attention_kinds(const ModelConfig& cfg,
+                                                  std::span<const std::string_view> dflt) {
   const json::Value* v = cfg.raw("pos_att_type");
-  if (!v || v->is_null()) return {};
+  if (!v) return {dflt.begin(), dflt.end()};
+  if (v->is_null()) return {};
   if (v->is_array()) return cfg.strings("pos_att_type");
   if (!v->is_string()) cfg.fail("pos_att_type", "must be a list of strings or a '|'-joined string");
   return bar_list(v->as_string());
@@ -62,28 +72,33 @@ bool has_kind(const std::vector<std::string>& kinds, std::string_view k) {
   return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
 }
 
-Deberta read_deberta(const ModelConfig& cfg, bool v2) {
+Deberta read_deberta(const ModelConfig& cfg, bool v2, const DebertaEncoderDefaults& dflt) {
   Deberta m;
   m.v2 = v2;
   TextEncoderDims& d = m.dims;
   d.vocab = cfg.dim_or("vocab_size", v2 ? 128100 : 50265);
   d.max_positions = cfg.dim_or("max_position_embeddings", 512);
   d.type_vocab = cfg.count_or("type_vocab_size", 0);
-  d.layers = cfg.layers_or("num_hidden_layers", v2 ? 24 : 12, 0);
-  d.layer.hidden = cfg.dim_or("hidden_size", v2 ? 1536 : 768);
-  d.layer.heads = cfg.dim_or("num_attention_heads", v2 ? 24 : 12);
-  d.layer.ffn = cfg.dim_or("intermediate_size", v2 ? 6144 : 3072);
+  d.layers = cfg.layers_or("num_hidden_layers", dflt.layers, 0);
+  d.layer.hidden = cfg.dim_or("hidden_size", dflt.hidden);
+  d.layer.heads = cfg.dim_or("num_attention_heads", dflt.heads);
+  d.layer.ffn = cfg.dim_or("intermediate_size", dflt.ffn);
   d.embedding = cfg.dim_or("embedding_size", d.layer.hidden);
   // v2 reads attention_head_size (default hidden / heads); v1 requires the heads to divide the hidden size.
   const uint64_t head = v2 && cfg.has("attention_head_size")
                             ? cfg.dim("attention_head_size")
                             : split_heads(cfg, "num_attention_heads", d.layer.hidden, d.layer.heads);
   m.attention = d.layer.heads * head;
-  m.relative = cfg.flag_or("relative_attention", false);
-  const std::vector<std::string> kinds = position_attention_kinds(cfg);
+  m.relative = cfg.flag_or("relative_attention", dflt.relative_attention);
+  const std::vector<std::string> kinds = position_attention_kinds(cfg, dflt.pos_att_type);
   m.c2p = has_kind(kinds, "c2p");
   m.p2c = has_kind(kinds, "p2c");
   m.position_biased_input = cfg.flag_or("position_biased_input", true);
+  if (v2) {  // read by DebertaV2's modules only
+    m.share_att_key = cfg.flag_or("share_att_key", dflt.share_att_key);
+    m.position_buckets = signed_or(cfg, "position_buckets", dflt.position_buckets);
+    m.relative_norm = has_kind(bar_list(cfg.string_or("norm_rel_ebd", dflt.norm_rel_ebd)), "layer_norm");
+  }
   return m;
 }
 
@@ -109,7 +124,7 @@ void deberta_self_attention(ModelTemplate& t, const ModelConfig& cfg, const std:
   const uint64_t h = m.dims.layer.hidden, a = m.attention, heads = m.dims.layer.heads;
   if (m.v2) {
     for (const char* proj : {"query_proj", "key_proj", "value_proj"}) blocks::linear(t, p + proj, h, a, true);
-    if (m.relative && !cfg.flag_or("share_att_key", false)) {
+    if (m.relative && !m.share_att_key) {
       if (m.c2p) blocks::linear(t, p + "pos_key_proj", h, a, true);
       if (m.p2c) blocks::linear(t, p + "pos_query_proj", h, a, true);
     }
@@ -130,11 +145,11 @@ void deberta_self_attention(ModelTemplate& t, const ModelConfig& cfg, const std:
 
 // Layers, then the relative-position table (2 x position_buckets rows when bucketed, else 2 x
 // max_relative_positions, which below 1 means max_position_embeddings), v2's LayerNorm over it and its
-// convolution beside the first layer.
-void deberta_encoder(ModelTemplate& t, const ModelConfig& cfg, const std::string& prefix, const Deberta& m) {
+// convolution beside the first layer, under `path` ("deberta.encoder.").
+void deberta_encoder(ModelTemplate& t, const ModelConfig& cfg, const std::string& path, const Deberta& m) {
   const TextEncoderDims& d = m.dims;
   const uint64_t h = d.layer.hidden;
-  StackSpec& encoder = t.arch.add_stack(StackRole::Encoder, prefix + "encoder.layer", h);
+  StackSpec& encoder = t.arch.add_stack(StackRole::Encoder, path + "layer", h);
   for (uint64_t i = 0; i < d.layers; ++i) {
     const std::string p = encoder.path + "." + std::to_string(i) + ".";
     deberta_self_attention(t, cfg, p + "attention.self.", m);
@@ -147,20 +162,19 @@ void deberta_encoder(ModelTemplate& t, const ModelConfig& cfg, const std::string
   }
   if (m.relative) {
     const int64_t span = signed_or(cfg, "max_relative_positions", -1);
-    const int64_t buckets = m.v2 ? signed_or(cfg, "position_buckets", -1) : -1;
     const uint64_t relative = span < 1 ? d.max_positions : static_cast<uint64_t>(span);
-    const uint64_t rows = buckets > 0 ? 2 * static_cast<uint64_t>(buckets) : 2 * relative;
-    blocks::embedding(t, prefix + "encoder.rel_embeddings.weight", rows, h);
+    const uint64_t rows =
+        m.position_buckets > 0 ? 2 * static_cast<uint64_t>(m.position_buckets) : 2 * relative;
+    blocks::embedding(t, path + "rel_embeddings.weight", rows, h);
   }
   if (!m.v2) return;
-  if (has_kind(bar_list(cfg.string_or("norm_rel_ebd", "none")), "layer_norm"))
-    blocks::norm(t, prefix + "encoder.LayerNorm", h, true);
+  if (m.relative_norm) blocks::norm(t, path + "LayerNorm", h, true);
   if (const uint64_t kernel = cfg.count_or("conv_kernel_size", 0)) {
     const uint64_t groups = cfg.dim_or("conv_groups", 1);
     if (h % groups) cfg.fail("conv_groups", "must divide the hidden size (" + std::to_string(h) + ")");
-    t.add(prefix + "encoder.conv.conv.weight", {h, h / groups, kernel});
-    t.add(prefix + "encoder.conv.conv.bias", {h});
-    blocks::norm(t, prefix + "encoder.conv.LayerNorm", h, true);
+    t.add(path + "conv.conv.weight", {h, h / groups, kernel});
+    t.add(path + "conv.conv.bias", {h});
+    blocks::norm(t, path + "conv.LayerNorm", h, true);
   }
 }
 
@@ -172,12 +186,12 @@ void build_deberta_family(const ModelConfig& cfg, ModelTemplate& t, bool v2) {
       supported_task(cfg, cls, family,
                      {"Model", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification",
                       "ForQuestionAnswering", "ForMultipleChoice"});
-  const Deberta m = read_deberta(cfg, v2);
+  const Deberta m = read_deberta(cfg, v2, v2 ? DebertaEncoderDefaults{} : kDebertaV1Defaults);
   const TextEncoderDims& d = m.dims;
   fill_encoder_record(t, cls, d);
   const std::string prefix = task == "Model" ? "" : "deberta.";
   deberta_embeddings(t, prefix + "embeddings.", m);
-  deberta_encoder(t, cfg, prefix, m);
+  deberta_encoder(t, cfg, prefix + "encoder.", m);
   const uint64_t h = d.layer.hidden;
   const std::string word = prefix + "embeddings.word_embeddings.weight";
   const bool legacy = cfg.flag_or("legacy", true);
@@ -216,6 +230,11 @@ void build_deberta_family(const ModelConfig& cfg, ModelTemplate& t, bool v2) {
 }
 
 }  // namespace
+
+void deberta_v2_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::string& encoder,
+                        const DebertaEncoderDefaults& defaults) {
+  deberta_encoder(t, cfg, encoder, read_deberta(cfg, true, defaults));
+}
 
 void build_deberta(const ModelConfig& cfg, ModelTemplate& t) {
   build_deberta_family(cfg, t, false);

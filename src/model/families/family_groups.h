@@ -114,6 +114,7 @@ std::span<const FamilyBuilder> ocr_vlms();  // ocr_vlms.cpp: Swin, Donut's Swin,
 std::span<const FamilyBuilder> speech_encoders();  // speech_encoders.cpp: wav2vec 2.0, HuBERT
 std::span<const FamilyBuilder>
 speech_w2v();  // speech_w2v.cpp: WavLM, data2vec-audio, UniSpeech, UniSpeech-SAT, SEW
+std::span<const FamilyBuilder> speech_c();    // speech_c.cpp: SEW-D, Audio Spectrogram Transformer
 std::span<const FamilyBuilder> timeseries();  // timeseries.cpp: TimesFM, PatchTST, PatchTSMixer, Time Series
                                               // Transformer, Informer, Autoformer
 std::span<const FamilyBuilder>
@@ -132,6 +133,7 @@ multimodal_b();  // multimodal_b.cpp: ColPali, ColQwen2, BLIP-2's Q-Former alone
 std::span<const FamilyBuilder>
 remote_code();  // remote_code*.cpp: ChatGLM, Qwen-1, Baichuan, InternLM, ... (needing remote code)
 std::span<const FamilyBuilder>
-detection_seg();  // detection_seg.cpp: ViTDet, ViTPose (and its backbone), ViTMatte
+detection_seg();                          // detection_seg.cpp: ViTDet, ViTPose (and its backbone), ViTMatte
+std::span<const FamilyBuilder> text_d();  // text_d.cpp: CPM-Ant, LXMERT
 
 }  // namespace ma::families

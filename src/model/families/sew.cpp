@@ -7,8 +7,8 @@
 #include <array>
 
 #include "model/blocks.h"
+#include "model/families/sew_like.h"
 #include "model/families/speech_w2v.h"
-#include "model/families/wav2vec2_encoder.h"
 
 namespace ma::families {
 namespace {
@@ -26,17 +26,21 @@ constexpr std::array<std::string_view, 3> kSewTasks{"Model", "ForCTC", "ForSeque
 
 }  // namespace
 
-void build_sew(const ModelConfig& cfg, ModelTemplate& t) {
-  // SEWConfig's default feature encoder (asapp/sew-tiny-100k's): 13 convolutions, 64 to 512 channels.
+void build_sew_like(const ModelConfig& cfg, ModelTemplate& t, Wav2Vec2Flavour f) {
+  // SEWConfig's default feature encoder (asapp/sew-tiny-100k's; SEWDConfig's is the same): 13 convolutions,
+  // 64 to 512 channels.
   static const ConvStackDefaults sew_convs{{64, 128, 128, 128, 128, 256, 256, 256, 256, 512, 512, 512, 512},
                                            {10, 3, 1, 3, 1, 3, 1, 3, 1, 2, 1, 2, 1},
                                            {5, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1}};
-  Wav2Vec2Flavour f{.prefix = "SEW", .base = "sew", .tasks = kSewTasks};
   f.conv_defaults = &sew_convs;
   f.stable_layer_norm = false;
   f.projection = sew_feature_projection;
   f.after_layers = sew_upsampling;
   build_wav2vec2_like(cfg, t, f);
+}
+
+void build_sew(const ModelConfig& cfg, ModelTemplate& t) {
+  build_sew_like(cfg, t, {.prefix = "SEW", .base = "sew", .tasks = kSewTasks});
 }
 
 }  // namespace ma::families

@@ -103,20 +103,23 @@ void build_wav2vec2_like(const ModelConfig& cfg, ModelTemplate& t, const Wav2Vec
     f.positions(cfg, t, encoder, h);
   else
     wav2vec2_positions(cfg, t, encoder, h, f.batch_norm_positions);
-  blocks::norm(t, encoder + "layer_norm", h, true);
-
-  LayerDims d;
-  d.hidden = h;
-  d.heads = a.num_attention_heads;
-  d.ffn = a.intermediate_size;
-  StackSpec& s = a.add_stack(StackRole::Encoder, encoder + "layers", h);
-  for (uint64_t i = 0; i < a.num_layers; ++i) {
-    const std::string layer = s.path + "." + std::to_string(i);
-    if (f.layer)
-      f.layer(cfg, t, layer, d, i);
-    else
-      wav2vec2_encoder_layer(t, layer, d);
-    s.layers.push_back(attention_dense_layer());
+  if (f.transformer) {
+    f.transformer(cfg, t, encoder, h);
+  } else {
+    blocks::norm(t, encoder + "layer_norm", h, true);
+    LayerDims d;
+    d.hidden = h;
+    d.heads = a.num_attention_heads;
+    d.ffn = a.intermediate_size;
+    StackSpec& s = a.add_stack(StackRole::Encoder, encoder + "layers", h);
+    for (uint64_t i = 0; i < a.num_layers; ++i) {
+      const std::string layer = s.path + "." + std::to_string(i);
+      if (f.layer)
+        f.layer(cfg, t, layer, d, i);
+      else
+        wav2vec2_encoder_layer(t, layer, d);
+      s.layers.push_back(attention_dense_layer());
+    }
   }
   if (f.after_layers) f.after_layers(cfg, t, encoder, h);
 

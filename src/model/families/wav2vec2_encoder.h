@@ -1,7 +1,8 @@
 // The model body wav2vec 2.0 and its relatives (HuBERT, WavLM, data2vec-audio, UniSpeech, UniSpeech-SAT, SEW)
 // share in transformers - Wav2Vec2Model and the classes copied from it - and the heads their ForCTC and
 // ForSequenceClassification classes put on it. Each family says where it differs (a Wav2Vec2Flavour); the
-// family files (speech_encoders.cpp, wavlm.cpp, data2vec_audio.cpp, unispeech.cpp, sew.cpp) fill one in.
+// family files (speech_encoders.cpp, wavlm.cpp, data2vec_audio.cpp, unispeech.cpp, sew.cpp, sew_d.cpp) fill
+// one in.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -38,6 +39,10 @@ struct Wav2Vec2Flavour {
   // wav2vec2's feature_projection (its LayerNorm over the `features`, then the projection to `hidden`).
   void (*projection)(ModelTemplate& t, const std::string& model, uint64_t features,
                      uint64_t hidden) = nullptr;
+  // The encoder's transformer under `encoder`, between its positions and after_layers, its stack recorded;
+  // null: wav2vec2's LayerNorm, then its layers (each built by `layer`). SEW-D: DeBERTa-v2's encoder.
+  void (*transformer)(const ModelConfig& cfg, ModelTemplate& t, const std::string& encoder,
+                      uint64_t hidden) = nullptr;
   // Modules the encoder registers after its layers (SEW's upsampling); null: none.
   void (*after_layers)(const ModelConfig& cfg, ModelTemplate& t, const std::string& encoder,
                        uint64_t hidden) = nullptr;
