@@ -40,7 +40,9 @@ std::optional<std::pair<Block, std::string_view>> conv_network_block(const Parts
   // ConvNeXt's blocks: a 7 x 7 depthwise convolution mixes neighbouring patches as LFM2's short convolution
   // mixes neighbouring tokens; two pointwise linears make the MLP. transformers' ConvNeXt spells them dwconv,
   // pwconv1 and pwconv2; ConvNeXt V2 puts a GRN (global response normalization) between the two linears.
-  if (in_layer && (module == "depthwise_conv" || module == "dwconv")) {
+  // SwiftFormer's conv encoders (and each stage's local representation) spell them depth_wise_conv and
+  // point_wise_conv1 / point_wise_conv2, scaled by the block's own layer_scale.
+  if (in_layer && (module == "depthwise_conv" || module == "dwconv" || module == "depth_wise_conv")) {
     return std::pair{Block::ShortConv, std::string_view("depthwise-conv")};
   }
   // (A Conformer's convolution module spells its pointwise convolutions the same under a conv module: they
@@ -53,6 +55,21 @@ std::optional<std::pair<Block, std::string_view>> conv_network_block(const Parts
     return std::pair{Block::Mlp, std::string_view(module == "pwconv1"   ? "up"
                                                   : module == "pwconv2" ? "down"
                                                                         : "grn")};
+  }
+  if (in_layer && (module == "point_wise_conv1" || module == "point_wise_conv2" || module == "layer_scale")) {
+    return std::pair{Block::Mlp, std::string_view(module == "point_wise_conv1"   ? "up"
+                                                  : module == "point_wise_conv2" ? "down"
+                                                                                 : "layer-scale")};
+  }
+  // SwiftFormer's stem (patch_embed.patch_embedding.N: two strided convs and their BatchNorms) and the
+  // strided conv that downsamples between two stages (encoder.network.N.proj, beside the stages in the
+  // network list).
+  if (parts.size() >= 3 && parts[parts.size() - 3] == "patch_embedding" &&
+      all_digits(parts[parts.size() - 2])) {
+    return std::pair{Block::Embedding, std::string_view("conv-stem")};
+  }
+  if (in_layer && module == "proj" && parts.size() >= 4 && parts[parts.size() - 4] == "network") {
+    return std::pair{Block::Embedding, std::string_view("patch-merging")};
   }
   // A CNN's convolution layers (ResNetConvLayer and the classes that copy it: ConvLayer.convolution beside
   // its normalization, the shortcut's the same; EfficientNet's expand_conv / project_conv with batch norms

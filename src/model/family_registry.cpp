@@ -76,11 +76,14 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::decoders_b(),
                        families::contrastive(),
                        families::clip_relatives(),
+                       families::dual_encoders(),
                        families::vision_encoders(),
                        families::vit_relatives(),
                        families::vision_backbones(),
                        families::vision_hier(),
                        families::vision_hier_b(),
+                       families::vision_d(),
+                       families::vision_e(),
                        families::cnn_backbones(),
                        families::segment_anything(),
                        families::detr(),
@@ -102,6 +105,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::bert_docs(),
                        families::detection_seg(),
                        families::text_d(),
+                       families::seg_heads(),
                        families::multimodal_b(),
                        families::remote_code()})
       v.insert(v.end(), group.begin(), group.end());

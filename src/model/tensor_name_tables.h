@@ -34,8 +34,9 @@ inline constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_i
 // DETR's conv_encoder (DetrConvEncoder and its copies in Table Transformer and the other DETRs) holds its
 // convolutional backbone, a ResNet. RT-DETR's hybrid encoder fuses the backbone's feature maps in a
 // convolutional neck beside its transformer layers: lateral_convs and fpn_blocks top-down, downsample_convs
-// and pan_blocks bottom-up.
-inline constexpr std::array<std::string_view, 32> kVisionParts{"visual",
+// and pan_blocks bottom-up. MaskFormer's pixel_level_module holds its backbone and its FPN pixel decoder,
+// the per-pixel image branch its transformer decoder's queries read.
+inline constexpr std::array<std::string_view, 33> kVisionParts{"visual",
                                                                "vision_tower",
                                                                "vision_model",
                                                                "vision_encoder",
@@ -66,7 +67,8 @@ inline constexpr std::array<std::string_view, 32> kVisionParts{"visual",
                                                                "fpn_blocks",
                                                                "downsample_convs",
                                                                "pan_blocks",
-                                                               "visn_fc"};  // LXMERT's region features
+                                                               "visn_fc",  // LXMERT's region features
+                                                               "pixel_level_module"};
 // SAM 2's image side beyond SAM's: Sam2Model's no_memory_embedding (the token standing for an empty memory)
 // and what Sam2VideoModel tracks objects through frames with: its memory attention and memory encoder, the
 // convolution that brings a mask prompt to the decoder's logits, the object-pointer head and its temporal
@@ -139,12 +141,14 @@ inline constexpr std::array<std::string_view, 32> kProjectorParts{"multi_modal_p
 // into the bias table: persistent in Donut's Swin and in transformers 4's Swin checkpoints) and Swin V2's
 // relative_coords_table (the log-spaced window offsets its bias MLP reads), which its checkpoints may store.
 // RT-DETR v2's deformable attention keeps the scale of each sampled point's offset (n_points_scale), TimesFM
-// the inverse frequencies of its sinusoidal positions (inv_timescales).
-inline constexpr std::array<std::string_view, 12> kBufferLeaves{
+// the inverse frequencies of its sinusoidal positions (inv_timescales). MaskFormer's loss module keeps its
+// cross-entropy class weights (empty_weight: 1 per class, no_object_weight last) as a persistent buffer.
+inline constexpr std::array<std::string_view, 13> kBufferLeaves{
     "inv_freq",       "position_ids",   "masked_bias",
     "causal_mask",    "layer_scalar",   "dft_mat_hidden",
     "dft_mat_seq",    "token_ordering", "relative_position_index",
-    "n_points_scale", "inv_timescales", "relative_coords_table"};
+    "n_points_scale", "inv_timescales", "relative_coords_table",
+    "empty_weight"};
 // I-BERT's integer-only modules (quant_modules.py) keep persistent float32 buffers beside their weights: the
 // weights' and biases' integer copies and scales, each activation's running range and scale, and (below) the
 // LayerNorms' shift.
@@ -233,8 +237,9 @@ inline constexpr std::array<std::string_view, 15> kHeadLeaves{"lm_head",
 // MGP-STR's three A^3 token pooling modules and their character, BPE and WordPiece heads.
 // CLIPSeg's decoder (decoder.*) around its layers: the FiLM conditioning on the prompt (film_mul, film_add),
 // the reductions of the vision tower's states (reduces.N) and the transposed convolutions back to pixels;
-// AltCLIP's text model's output linear into the projection width (text_model.transformation).
-inline constexpr std::array<std::string_view, 63> kHeadRoots{"lm_head",
+// AltCLIP's text model's output linear into the projection width (text_model.transformation). MaskFormer's
+// class_predictor and mask_embedder (an MLP whose N.0 are no stack) over the decoder's queries.
+inline constexpr std::array<std::string_view, 65> kHeadRoots{"lm_head",
                                                              "cls",
                                                              "classifier",
                                                              "classification_head",
@@ -295,8 +300,10 @@ inline constexpr std::array<std::string_view, 63> kHeadRoots{"lm_head",
                                                              "reduces",
                                                              "transposed_convolution",
                                                              "transformation",
-                                                             "answer_head",        // LXMERT's QA head
-                                                             "obj_predict_head"};  // LXMERT's region head
+                                                             "answer_head",       // LXMERT's QA head
+                                                             "obj_predict_head",  // LXMERT's region head
+                                                             "class_predictor",
+                                                             "mask_embedder"};
 // A dense predictor's neck and heads after its backbone, at the root of the model or under its base model:
 // Depth Anything's neck (its neck.fusion_stage.layers.N are no stack) and head, ZoeDepth's relative_head and
 // metric_head, Depth Pro's depth_pro.neck, fusion_stage, head (head.layers.N) and fov_model (the
@@ -334,8 +341,9 @@ inline constexpr std::array<std::string_view, 2> kPerLayerHeadLists{"class_embed
 
 // Sequentials inside modules whose indices are no layers (see place_tensor), and lists of parallel modules
 // (SAM's point_embed, one embedding per kind of point, and output_hypernetworks_mlps, one MLP per mask
-// token); RT-DETR's ResNet-vd stem, embedder.embedder.{0,1,2}: three convolutions before any stage.
-inline constexpr std::array<std::string_view, 14> kSequentials{"prompt_trans",
+// token); RT-DETR's ResNet-vd stem, embedder.embedder.{0,1,2}: three convolutions before any stage;
+// SwiftFormer's, patch_embed.patch_embedding.{0,1,3,4}: two convolutions and their BatchNorms.
+inline constexpr std::array<std::string_view, 16> kSequentials{"prompt_trans",
                                                                "neck",
                                                                "neck_hd",
                                                                "downsamples",
@@ -348,6 +356,8 @@ inline constexpr std::array<std::string_view, 14> kSequentials{"prompt_trans",
                                                                "output_hypernetworks_mlps",
                                                                "altup_projections",
                                                                "altup_unembed_projections",
-                                                               "embedder"};
+                                                               "embedder",
+                                                               "patch_embedding",
+                                                               "text_projection"};
 
 }  // namespace ma::placement

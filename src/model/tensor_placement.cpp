@@ -8,6 +8,7 @@
 
 #include "model/cnn_tensor_placement.h"
 #include "model/gguf_tensor_names.h"
+#include "model/layer_module_placement.h"
 #include "model/sequence_mixer_placement.h"
 #include "model/speech_tensor_placement.h"
 #include "model/tensor_name_parts.h"
@@ -81,6 +82,11 @@ TensorPlacement place_by_name(std::string_view name) {
     if (in(before, kSequentials) || (all_digits(before) && i >= 2 && in(parts[i - 2], kSequentials)) ||
         (i >= 2 && (parts[i - 2] == "subsampling" || parts[i - 2] == "pos_conv_embed")))
       continue;
+    // DiNAT's stem, two strided convs in one Sequential (patch_embeddings.projection.{0,1}), and
+    // Swin2SR's pixelshuffle_aux head: conv_after_aux.0, a conv and a LeakyReLU.
+    if ((i >= 2 && before == "projection" && parts[i - 2] == "patch_embeddings") ||
+        before == "conv_after_aux")
+      continue;
     layer_pos = i;
     uint32_t layer = 0;
     std::from_chars(parts[i].data(), parts[i].data() + parts[i].size(), layer);  // all_digits: < 10 digits
@@ -99,6 +105,10 @@ TensorPlacement place_by_name(std::string_view name) {
       parts.size() >= 2)
     module = parts[parts.size() - 2];
   if (all_digits(module) && parts.size() >= 3 && in(parts[parts.size() - 3], kPerCodebookLists))
+    module = parts[parts.size() - 3];
+  // The convs of DiNAT's stem Sequential are its patch projection.
+  if (all_digits(module) && parts.size() >= 4 && parts[parts.size() - 3] == "projection" &&
+      parts[parts.size() - 4] == "patch_embeddings")
     module = parts[parts.size() - 3];
   // A weight-normed module keeps its weight as a magnitude and a direction, both its own: torch's
   // parametrization (X.parametrizations.weight.original0 / original1) or the older X.weight_g / X.weight_v.
@@ -351,6 +361,20 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::Attention, "shared-block-output");
     return pl;
   }
+  // Swin2SR's image convs around its layers, at the root or under swin2sr: the shallow feature conv
+  // (first_convolution) opens it; the conv after the body, the reconstruction's upsampler (upsample.*) and
+  // its final_convolution make the image. Its pixelshuffledirect head's upsample.conv is named as Mimi's
+  // resampler and placed with it, above.
+  const size_t sr_at = parts.size() >= 3 && parts[0] == "swin2sr" ? 1 : 0;
+  if (!pl.layer && parts.size() >= sr_at + 2 && parts[sr_at] == "first_convolution") {
+    set(Block::Embedding, "conv-stem");
+    return pl;
+  }
+  if (!pl.layer && parts.size() >= sr_at + 2 &&
+      (parts[sr_at] == "conv_after_body" || parts[sr_at] == "final_convolution" || parts[0] == "upsample")) {
+    set(Block::LmHead, "reconstruction");
+    return pl;
+  }
   // The convolutional networks' modules (cnn_tensor_placement.cpp).
   if (const auto conv = conv_network_block(parts, inner, module, pl.layer.has_value())) {
     set(conv->first, std::string(conv->second));
@@ -358,7 +382,8 @@ TensorPlacement place_by_name(std::string_view name) {
   }
   // Hiera's (SAM 2's) first block of a stage projects its normed input to the stage's wider width (proj,
   // straight under the block) for the residual around its query-pooling attention.
-  if (pl.layer && module == "proj" && inner.size() == 3) {
+  // transformers' Hiera nests the blocks in stages (encoder.stages.S.layers.L.proj).
+  if (pl.layer && module == "proj" && (inner.size() == 3 || (inner.size() == 5 && inner[1] == "layers"))) {
     set(Block::Attention, "residual-projection");
     return pl;
   }
@@ -367,7 +392,8 @@ TensorPlacement place_by_name(std::string_view name) {
   // ConvNeXt's gamma (transformers' ConvNeXt: layer_scale_parameter), a parameter of the layer itself that
   // scales its MLP's output; BEiT's lambda_1 and lambda_2, the layer's own, after its attention and its MLP;
   // PoolFormer's layer_scale_1 and layer_scale_2, the layer's own, after its token mixer (a pooling) and its
-  // MLP.
+  // MLP. DiNAT's layer_scale_parameters [2, width] holds both of a layer's (attention's, MLP's), placed with
+  // the MLP.
   const std::string_view scaled =
       (leaf == "scale" || leaf == "lambda1") && parts.size() >= 2 ? parts[parts.size() - 2] : "";
   const bool layer_own = parts.size() >= 2 && all_digits(parts[parts.size() - 2]);
@@ -378,7 +404,7 @@ TensorPlacement place_by_name(std::string_view name) {
   }
   if (pl.layer && (scaled == "mlp_layer_scale" || scaled == "layer_scale2" ||
                    ((leaf == "gamma" || leaf == "lambda_2" || leaf == "layer_scale_2" ||
-                     leaf == "layer_scale_parameter") &&
+                     leaf == "layer_scale_parameter" || leaf == "layer_scale_parameters") &&
                     layer_own))) {
     set(Block::Mlp, "layer-scale");
     return pl;
@@ -422,95 +448,23 @@ TensorPlacement place_by_name(std::string_view name) {
     set(block, norm ? "norm" : "bottleneck");
     return pl;
   }
+  // Swin2SR's residual stages (encoder.stages.N) close with a conv over the image (conv, or the bottleneck
+  // conv.0 / conv.2 / conv.4) and a 1 x 1 re-embedding of its pixels (patch_embed.projection) after their
+  // Swin V2 layers: the stage's conv with its MLP, the re-embedding as a patch embedding.
+  if (pl.layer && parts[layer_pos - 1] == "stages" && inner.size() >= 3 &&
+      (inner[1] == "conv" || inner[1] == "patch_embed")) {
+    set(inner[1] == "conv" ? Block::Mlp : Block::Embedding, inner[1] == "conv" ? "conv" : "patch-embedding");
+    return pl;
+  }
   // The recurrent and convolutional sequence mixers (sequence_mixer_placement.cpp).
   if (auto mixer = sequence_mixer_block(parts, inner, module, layer_pos, pl.layer.has_value(), role)) {
     set(mixer->first, std::move(mixer->second));
     return pl;
   }
-  // LXMERT's cross-modality layers (x_layers.N): the cross-attention both streams share (visual_attention),
-  // each stream's self-attention (lang_self_att, visn_self_att) and feed-forward (lang_inter, lang_output,
-  // visn_inter, visn_output), each with its LayerNorm.
-  if (pl.layer && inner.size() >= 3) {
-    const std::string_view sub = inner[1];
-    const bool lxmert_attention =
-        sub == "visual_attention" || sub == "lang_self_att" || sub == "visn_self_att";
-    const bool lxmert_ffn =
-        sub == "lang_inter" || sub == "lang_output" || sub == "visn_inter" || sub == "visn_output";
-    if (lxmert_attention || lxmert_ffn) {
-      if (module == "LayerNorm")
-        set(Block::Norm, "norm");
-      else if (lxmert_attention)
-        set(sub == "visual_attention" ? Block::CrossAttention : Block::Attention, role);
-      else
-        set(Block::Mlp, sub.ends_with("_inter") ? "up" : "down");
-      return pl;
-    }
-  }
-  // Conditional DETR's decoder layers project the self-attention's queries, keys and values outside it
-  // (sa_qcontent_proj, sa_kpos_proj, sa_v_proj, ...) and the cross-attention's likewise (ca_*_proj).
-  const bool outer_projection =
-      pl.layer && module.ends_with("_proj") && (module.starts_with("sa_") || module.starts_with("ca_"));
-  // ESPnet's Conformer layers (FastSpeech2Conformer's) with concat_after mix the attention's input and output
-  // in concat_linear, beside the attention.
-  const bool concat_after = pl.layer && module == "concat_linear";
-  // TimeSformer's temporal_dense maps its temporal attention's output back into the residual stream.
-  const bool temporal_output = pl.layer && module == "temporal_dense";
-  if (any_part_in(inner, kAttentionParts) || outer_projection || concat_after || temporal_output ||
-      in(module, std::array<std::string_view, 7>{"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj",
-                                                 "query_key_value", "Wqkv"})) {
-    bool norm = contains(module, "norm") || contains(module, "ln");
-    // Pix2Struct's decoder calls its cross-attention encoder_decoder_attention.
-    bool cross =
-        any_part_in(inner, std::array<std::string_view, 6>{"EncDecAttention", "encoder_attn", "cross_attn",
-                                                           "crossattention", "cross_attention",
-                                                           "encoder_decoder_attention"}) ||
-        (outer_projection && module.starts_with("ca_"));
-    set(norm && !contains(module, "proj") ? Block::Norm : (cross ? Block::CrossAttention : Block::Attention),
-        role);
-    return pl;
-  }
-  if (any_part_in(inner, kMlpParts) ||
-      in(module, std::array<std::string_view, 6>{"gate_proj", "up_proj", "down_proj", "fc1_latent_proj",
-                                                 "fc2_latent_proj", "ffn_output"})) {
-    bool bert_up = module == "dense" && any_part_in(inner, std::array<std::string_view, 1>{"intermediate"});
-    bool bert_down = module == "dense" && any_part_in(inner, std::array<std::string_view, 1>{"output"});
-    // Funnel's ffn (linear_1, linear_2, layer_norm), MobileBERT's extra ffn.N (its output.LayerNorm),
-    // XLNet's ff (layer_1, layer_2) and Pix2Struct's mlp (DenseReluDense, layer_norm): the LayerNorm in the
-    // block is a norm.
-    if (any_part_in(inner, std::array<std::string_view, 3>{"ffn", "ff", "mlp"}) &&
-        (module == "LayerNorm" || module == "layer_norm")) {
-      set(Block::Norm, "norm");
-      return pl;
-    }
-    if (module == "linear_1" || module == "layer_1") role = "up";
-    if (module == "linear_2" || module == "layer_2") role = "down";
-    // GPT-2's and Qwen-1's MLP output is c_proj, which names the attention output elsewhere.
-    set(Block::Mlp, bert_up ? "up" : bert_down || module == "c_proj" ? "down" : role);
-    return pl;
-  }
-  // BERT / ViT checkpoints: the FFN's down projection is "layer.N.output.dense" (its attention twin,
-  // "attention.output.dense", was placed above); Swin's blocks nest the same modules one list deeper, in
-  // stages ("layers.S.blocks.B.output.dense"): "output" follows the innermost index.
-  size_t innermost = 0;
-  for (size_t i = 0; i < inner.size(); ++i)
-    if (all_digits(inner[i])) innermost = i;
-  if (pl.layer && inner.size() >= innermost + 3 && inner[innermost + 1] == "output") {
-    bool norm = contains(module, "LayerNorm") || contains(module, "layernorm");  // SqueezeBERT's lower case
-    set(norm ? Block::Norm : Block::Mlp, norm ? "norm" : "down");
-    return pl;
-  }
-  // LiLT's layout stream repeats the feed-forward block beside the text's: layer.N.layout_intermediate.dense
-  // and layer.N.layout_output.dense.
-  if (pl.layer && inner.size() >= innermost + 3 && module == "dense" &&
-      (inner[innermost + 1] == "layout_intermediate" || inner[innermost + 1] == "layout_output")) {
-    set(Block::Mlp, inner[innermost + 1] == "layout_intermediate" ? "up" : "down");
-    return pl;
-  }
-  // BLIP-2's Q-Former runs its queries through a feed-forward block of their own beside the text's:
-  // layer.N.intermediate_query.dense and layer.N.output_query.dense (Blip2QFormerModel configured alone).
-  if (pl.layer && inner.size() >= innermost + 3 && module == "dense" &&
-      (inner[innermost + 1] == "intermediate_query" || inner[innermost + 1] == "output_query")) {
-    set(Block::Mlp, inner[innermost + 1] == "intermediate_query" ? "up" : "down");
+  // The attention and feed-forward modules inside a layer, in each family's spelling
+  // (layer_module_placement.cpp).
+  if (auto sub = layer_module_block(inner, module, pl.layer.has_value(), role)) {
+    set(sub->first, std::move(sub->second));
     return pl;
   }
   // Heads at the root that name no generic head module: ViLT's masked-LM head (mlm_score: its bias, transform
@@ -558,11 +512,21 @@ TensorPlacement place_by_name(std::string_view name) {
   // Also one level down, under a detector's contrastive base model (OWL-ViT's owlvit.visual_projection,
   // owlvit.logit_scale).
   const auto contrastive_head = [](std::string_view p) {
-    return p == "visual_projection" || p == "text_projection" || p == "logit_scale" || p == "logit_bias";
+    return p == "visual_projection" || p == "text_projection" || p == "logit_scale" || p == "logit_bias" ||
+           p == "temperature" ||  // ALIGN divides its logits by a learned temperature
+           // X-CLIP's projection of the frames' patch features into the shared space (a bare parameter) and
+           // the scale (prompts_generator.alpha) of the prompts it adds to the text embeddings there.
+           p == "prompts_visual_projection" || p == "prompts_generator";
   };
   const size_t contrastive_at = parts.size() >= 2 && contrastive_head(parts[1]) ? 1 : 0;
-  if (parts.size() <= contrastive_at + 2 && contrastive_head(parts[contrastive_at])) {
-    set(Block::LmHead, parts.size() == contrastive_at + 1 ? "logit-scale" : "projection");
+  // GroupViT's projections are Sequentials (visual_projection.0 / .1 / .3: Linear, BatchNorm1d, Linear).
+  const bool contrastive_sequential =
+      parts.size() == contrastive_at + 3 && all_digits(parts[contrastive_at + 1]);
+  if ((parts.size() <= contrastive_at + 2 || contrastive_sequential) &&
+      contrastive_head(parts[contrastive_at])) {
+    set(Block::LmHead, parts.size() == contrastive_at + 1 && !parts.back().ends_with("projection")
+                           ? "logit-scale"
+                           : "projection");
     return pl;
   }
   // A forecaster's head at the root (PatchTST's, PatchTSMixer's), deeper for a distribution head's parameter
@@ -616,13 +580,15 @@ TensorPlacement place_by_name(std::string_view name) {
   // patch_projection of its flattened patches, the audio stem (also at the top of a bare Whisper-style
   // encoder, AudioFlamingo3Encoder or GlmAsrEncoder, and in Voxtral Realtime's embedder), XLNet's mask_emb
   // (the query stream's start), YOLOS's detection tokens beside [CLS], VideoMAE's encoder_to_decoder (the
-  // pre-training decoder's input projection, as ViT-MAE's decoder_embed).
+  // pre-training decoder's input projection, as ViT-MAE's decoder_embed), V-JEPA 2's predictor's mask_tokens
+  // (one learned token per mask kind, standing in for the tokens it predicts).
   // timm's patch_embed.proj is the patch embedding (LayoutLMv3's; GLM-4V's bare tower's, at the root).
   const bool patch_proj = module == "proj" && parts.size() >= 3 && parts[parts.size() - 3] == "patch_embed";
-  if (!pl.layer && (module == "cls_token" || module == "distillation_token" || module == "mask_token" ||
-                    module == "register_tokens" || module == "mask_emb" || module == "projection" ||
-                    module == "detection_tokens" || module == "encoder_to_decoder" ||
-                    module == "patch_projection" || patch_proj || root_patch_conv || audio_stem)) {
+  if (!pl.layer &&
+      (module == "cls_token" || module == "distillation_token" || module == "mask_token" ||
+       module == "mask_tokens" || module == "register_tokens" || module == "mask_emb" ||
+       module == "projection" || module == "detection_tokens" || module == "encoder_to_decoder" ||
+       module == "patch_projection" || patch_proj || root_patch_conv || audio_stem)) {
     set(Block::Embedding,
         module == "projection" || module == "patch_projection" || patch_proj || root_patch_conv
             ? "patch-embedding"
@@ -760,7 +726,8 @@ TensorPlacement place_by_name(std::string_view name) {
       return pl;
     }
   }
-  if (!pl.layer && parts.front() == "classifier_distill") {
+  // (SwiftFormer's distillation head, dist_head, is the same second classifier.)
+  if (!pl.layer && (parts.front() == "classifier_distill" || parts.front() == "dist_head")) {
     set(Block::LmHead, "lm-head");
     return pl;
   }
@@ -784,6 +751,28 @@ TensorPlacement place_by_name(std::string_view name) {
   }
   if (parts.size() >= 3 && parts[0] == "decoder" && parts[1] == "stages") {
     set(Block::LmHead, "lm-head");
+    return pl;
+  }
+  // V-JEPA 2's predictor maps its output back to the encoder's width (predictor.proj), to be compared with
+  // the encoder's features: the predictor's output projection, a head.
+  if (!pl.layer && module == "proj" && parts.size() >= 3 && parts[parts.size() - 3] == "predictor") {
+    set(Block::LmHead, "predictor-projection");
+    return pl;
+  }
+  // HGNetV2's learnable affine block (a conv layer's lab.scale and lab.bias, one scalar each after its
+  // activation) belongs to the conv layer, as its BatchNorm does.
+  if (parts.size() >= 3 && parts[parts.size() - 2] == "lab" && (leaf == "scale" || leaf == "bias")) {
+    set(Block::Vision, "learnable-affine");
+    return pl;
+  }
+  // TextNet's RepVGG-style layers sum three parallel convs (main_conv, vertical_conv, horizontal_conv, each
+  // with its own BatchNorm) and a BatchNorm of the layer's input (rbr_identity, its statistics included).
+  if (pl.layer && (module == "main_conv" || module == "vertical_conv" || module == "horizontal_conv")) {
+    set(Block::Vision, "conv");
+    return pl;
+  }
+  if (parts.size() >= 2 && parts[parts.size() - 2] == "rbr_identity") {
+    set(Block::Norm, "norm");
     return pl;
   }
   set(Block::Other, role);

@@ -20,6 +20,15 @@ ClipLikeVision read_clip_like_vision(const ModelConfig& v, ClipLikeVision d, con
   return r;
 }
 
+void clip_encoder_layer(ModelTemplate& t, const std::string& p, uint64_t hidden, uint64_t intermediate) {
+  for (const char* proj : {"k_proj", "v_proj", "q_proj", "out_proj"})  // CLIP registers k, v, q
+    blocks::linear(t, p + "self_attn." + proj, hidden, hidden, true);
+  blocks::norm(t, p + "layer_norm1", hidden, true);
+  blocks::linear(t, p + "mlp.fc1", hidden, intermediate, true);
+  blocks::linear(t, p + "mlp.fc2", intermediate, hidden, true);
+  blocks::norm(t, p + "layer_norm2", hidden, true);
+}
+
 void clip_like_vision_tower(ModelTemplate& t, const std::string& prefix, const ClipLikeVision& v) {
   const uint64_t h = v.hidden, side = v.image / v.patch;
   const std::string e = prefix + "embeddings.";
@@ -28,13 +37,7 @@ void clip_like_vision_tower(ModelTemplate& t, const std::string& prefix, const C
   if (v.position_table) blocks::embedding(t, e + "position_embedding.weight", side * side + 1, h);
   blocks::norm(t, prefix + std::string(v.pre_norm), h, true);
   for (uint64_t i = 0; i < v.layers; ++i) {
-    const std::string l = prefix + "encoder.layers." + std::to_string(i) + ".";
-    for (const char* proj : {"k_proj", "v_proj", "q_proj", "out_proj"})  // CLIP registers k, v, q
-      blocks::linear(t, l + "self_attn." + proj, h, h, true);
-    blocks::norm(t, l + "layer_norm1", h, true);
-    blocks::linear(t, l + "mlp.fc1", h, v.intermediate, true);
-    blocks::linear(t, l + "mlp.fc2", v.intermediate, h, true);
-    blocks::norm(t, l + "layer_norm2", h, true);
+    clip_encoder_layer(t, prefix + "encoder.layers." + std::to_string(i) + ".", h, v.intermediate);
   }
   blocks::norm(t, prefix + "post_layernorm", h, true);
   record_vision_tower(t, prefix + "encoder.layers", h, v.layers, v.heads, h / v.heads, v.intermediate,

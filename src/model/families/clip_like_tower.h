@@ -26,6 +26,11 @@ struct ClipLikeVision {
 ClipLikeVision read_clip_like_vision(const ModelConfig& v, ClipLikeVision d,
                                      const std::string& hidden_key = "hidden_size");
 
+// One CLIPEncoderLayer under `p` ("...encoder.layers.3."), in its registration order: self_attn's k_proj,
+// v_proj, q_proj, out_proj (biased), layer_norm1, mlp.fc1, mlp.fc2, layer_norm2. Also the layers of the
+// towers copied from CLIP's (GroupViT's stages, X-CLIP's multi-frame integration transformer).
+void clip_encoder_layer(ModelTemplate& t, const std::string& p, uint64_t hidden, uint64_t intermediate);
+
 // The tower's tensors under `prefix` ("git.image_encoder.vision_model.") in transformers' registration order,
 // and its Vision stack in the record. The position_ids buffer is not persistent: not in the template.
 void clip_like_vision_tower(ModelTemplate& t, const std::string& prefix, const ClipLikeVision& v);

@@ -10,6 +10,7 @@
 #include "model/blocks.h"
 #include "model/families/detr.h"
 #include "model/families/multimodal_towers.h"
+#include "model/families/seg_heads.h"
 
 namespace ma::families {
 
@@ -32,18 +33,7 @@ void detr_conv_norm(ModelTemplate& t, const std::string& conv, const std::string
 
 std::vector<uint64_t> detr_backbone_channels(const ModelConfig& bb, const std::vector<uint64_t>& features) {
   std::vector<uint64_t> channels;
-  for (const std::string& f : bb.strings("out_features")) {
-    uint64_t i = 0;
-    while (i < features.size() && f != (i == 0 ? std::string("stem") : "stage" + std::to_string(i))) ++i;
-    if (i == features.size()) bb.fail("out_features", "names no stage of the backbone: " + printable(f));
-    channels.push_back(features[i]);
-  }
-  if (channels.empty())
-    for (const int64_t i : bb.ints("out_indices")) {
-      if (i < 0 || static_cast<uint64_t>(i) >= features.size()) bb.fail("out_indices", "names no stage");
-      channels.push_back(features[static_cast<size_t>(i)]);
-    }
-  if (channels.empty()) channels.push_back(features.back());
+  for (const size_t i : backbone_out_stages(bb, features.size())) channels.push_back(features[i]);
   return channels;
 }
 

@@ -3,6 +3,8 @@
 // the expand ratio is 1, a depthwise conv, a squeeze-and-excitation, a 1 x 1 projection, each conv bias-free
 // with an nn.BatchNorm2d; the SE's two convs biased), a 1 x 1 top conv. Widths scale by width_coefficient
 // (round_filters), repeats by depth_coefficient (round_repeats).
+#include "model/families/efficientnet.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -66,21 +68,15 @@ EfficientNetShape read_efficientnet(const ModelConfig& cfg) {
 
 }  // namespace
 
-void build_efficientnet(const ModelConfig& cfg, ModelTemplate& t) {
-  const std::string cls = architecture_of(cfg, "EfficientNetModel");
-  const std::string task = supported_task(cfg, cls, "EfficientNet", {"Model", "ForImageClassification"});
+EfficientNetBlocks efficientnet_stem_and_blocks(const ModelConfig& cfg, ModelTemplate& t,
+                                                const std::string& p) {
   const EfficientNetShape s = read_efficientnet(cfg);
-  uint64_t total_blocks = 0;
-  for (size_t i = 0; i < s.in.size(); ++i) total_blocks += s.blocks(s.repeats[i]);
-  cfg.check_layer_list("num_block_repeats", total_blocks);
-  // The top batch norm and the classifier read hidden_dim (B7's 2,560 by default), not the top conv's
-  // round_filters(1280): a config must keep them equal to run, but transformers builds either.
-  const uint64_t hidden = cfg.dim_or("hidden_dim", 2560);
-
-  const std::string p = task == "Model" ? "" : "efficientnet.";
-  uint64_t width = s.filters(32);
+  EfficientNetBlocks body;
+  for (size_t i = 0; i < s.in.size(); ++i) body.blocks += s.blocks(s.repeats[i]);
+  cfg.check_layer_list("num_block_repeats", body.blocks);
+  body.width = s.filters(32);
   cnn_conv_norm(t, p + "embeddings.convolution", p + "embeddings.batchnorm", cfg.dim_or("num_channels", 3),
-                width, 3);
+                body.width, 3);
   uint64_t n = 0;
   for (size_t i = 0; i < s.in.size(); ++i) {
     const uint64_t out = s.filters(s.out[i]), expand = s.expand[i], kernel = s.kernels[i];
@@ -97,11 +93,22 @@ void build_efficientnet(const ModelConfig& cfg, ModelTemplate& t) {
       blocks::conv2d(t, b + "squeeze_excite.expand", se, inner, 1);
       cnn_conv_norm(t, b + "projection.project_conv", b + "projection.project_bn", inner, out, 1);
     }
-    width = out;
+    body.width = out;
   }
-  t.add(p + "encoder.top_conv.weight", {s.filters(1280), width, 1, 1});
+  return body;
+}
+
+void build_efficientnet(const ModelConfig& cfg, ModelTemplate& t) {
+  const std::string cls = architecture_of(cfg, "EfficientNetModel");
+  const std::string task = supported_task(cfg, cls, "EfficientNet", {"Model", "ForImageClassification"});
+  const std::string p = task == "Model" ? "" : "efficientnet.";
+  const EfficientNetBlocks body = efficientnet_stem_and_blocks(cfg, t, p);
+  // The top batch norm and the classifier read hidden_dim (B7's 2,560 by default), not the top conv's
+  // round_filters(1280): a config must keep them equal to run, but transformers builds either.
+  const uint64_t hidden = cfg.dim_or("hidden_dim", 2560);
+  t.add(p + "encoder.top_conv.weight", {read_efficientnet(cfg).filters(1280), body.width, 1, 1});
   detr_batch_norm(t, p + "encoder.top_bn", hidden, false);
-  describe_cnn_backbone(cfg, cls, p + "encoder.blocks", hidden, total_blocks, t);
+  describe_cnn_backbone(cfg, cls, p + "encoder.blocks", hidden, body.blocks, t);
   t.arch.main_stack()->image_size = cfg.dim_or("image_size", 600);
   if (task == "ForImageClassification")
     if (const uint64_t labels = num_labels(cfg)) blocks::linear(t, "classifier", hidden, labels, true);

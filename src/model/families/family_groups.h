@@ -97,6 +97,8 @@ std::span<const FamilyBuilder>
 contrastive();  // contrastive.cpp: CLIP, MetaCLIP 2, SigLIP (image-text dual encoders)
 std::span<const FamilyBuilder>
 clip_relatives();  // clip_relatives.cpp: CLIP / SigLIP towers alone, Chinese-CLIP, OWL-ViT, OWLv2
+std::span<const FamilyBuilder>
+dual_encoders();  // dual_encoders.cpp: ALIGN (EfficientNet + BERT), GroupViT, X-CLIP (video)
 std::span<const FamilyBuilder> vision_encoders();  // vision_encoders.cpp: DINOv2
 std::span<const FamilyBuilder>
 vit_relatives();  // vit_relatives.cpp: BEiT, data2vec-vision, ViT-MAE, ViT-MSN, I-JEPA, DINOv2 with registers
@@ -104,6 +106,8 @@ std::span<const FamilyBuilder>
 vision_backbones();                            // vision_backbones.cpp: DINOv3 ViT / ConvNeXt, AIMv2, MLCD
 std::span<const FamilyBuilder> vision_hier();  // vision_hier.cpp: SegFormer, PVTv2, MobileViT(V2), PoolFormer
 std::span<const FamilyBuilder> vision_hier_b();  // vision_hier_b.cpp: LeViT, CvT, FocalNet, PVT, GLPN
+std::span<const FamilyBuilder> vision_d();       // vision_d.cpp: Hiera, V-JEPA 2, SwiftFormer
+std::span<const FamilyBuilder> vision_e();       // vision_e.cpp: DiNAT, Swin2SR, HGNetV2, TextNet
 std::span<const FamilyBuilder>
 cnn_backbones();  // cnn_backbones.cpp: ResNet, ConvNeXt, RegNet, MobileNet, EfficientNet, BiT
 std::span<const FamilyBuilder> segment_anything();  // segment_anything.cpp: SAM (SamModel, SamVisionModel)
@@ -135,5 +139,6 @@ remote_code();  // remote_code*.cpp: ChatGLM, Qwen-1, Baichuan, InternLM, ... (n
 std::span<const FamilyBuilder>
 detection_seg();                          // detection_seg.cpp: ViTDet, ViTPose (and its backbone), ViTMatte
 std::span<const FamilyBuilder> text_d();  // text_d.cpp: CPM-Ant, LXMERT
+std::span<const FamilyBuilder> seg_heads();  // seg_heads.cpp: MaskFormer (and its Swin), UperNet
 
 }  // namespace ma::families

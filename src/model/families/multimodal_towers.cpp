@@ -85,6 +85,33 @@ void clippable_linear(ModelTemplate& t, const std::string& p, uint64_t in, uint6
   blocks::linear(t, p + ".linear", in, out, false);
 }
 
+// CLIP's or SigLIP's text transformer, the config's fields defaulting to `d`'s.
+uint64_t clip_or_siglip_text_tower(const ModelConfig& c, const std::string& prefix, bool siglip,
+                                   const ClipTextDefaults& d, ModelTemplate& t) {
+  ArchitectureRecord& a = t.arch;
+  a.vocab_size = c.dim_or("vocab_size", d.vocab);
+  a.hidden_size = c.dim_or("hidden_size", d.hidden);
+  a.intermediate_size = c.dim_or("intermediate_size", d.intermediate);
+  a.num_layers = c.layers_or("num_hidden_layers", d.layers);
+  a.num_attention_heads = a.num_key_value_heads = c.dim_or("num_attention_heads", d.heads);
+  a.head_dim = even_head_dim(c, a.hidden_size, a.num_attention_heads);
+  a.max_position_embeddings = c.dim_or("max_position_embeddings", d.positions);
+  const uint64_t h = a.hidden_size;
+  blocks::embedding(t, prefix + "embeddings.token_embedding.weight", a.vocab_size, h);
+  blocks::embedding(t, prefix + "embeddings.position_embedding.weight", a.max_position_embeddings, h);
+  StackSpec& s = a.add_stack(StackRole::Encoder, prefix + "encoder.layers", h);
+  for (uint64_t i = 0; i < a.num_layers; ++i) {
+    vit_layer(t, s.path + "." + std::to_string(i) + ".", h, a.intermediate_size,
+              {.order = siglip ? VitOrder::NormBeforeEach : VitOrder::Clip});
+    s.layers.push_back(LayerSpec{});
+  }
+  blocks::norm(t, prefix + "final_layer_norm", h, true);
+  if (!siglip) return h;
+  const uint64_t out = c.dim_or("projection_size", h);
+  blocks::linear(t, prefix + "head", h, out, true);
+  return out;
+}
+
 }  // namespace
 
 ModelConfig sub_or(const ModelConfig& cfg, std::string_view key, const char* dflt) {
@@ -214,29 +241,16 @@ uint64_t vit_tower(const ModelConfig& v, const std::string& prefix, const VitDef
 uint64_t clip_text_tower(const ModelConfig& c, const std::string& prefix, bool siglip, ModelTemplate& t,
                          uint64_t default_positions) {
   // CLIPTextConfig's and SiglipTextConfig's defaults.
-  ArchitectureRecord& a = t.arch;
-  a.vocab_size = c.dim_or("vocab_size", siglip ? 32000 : 49408);
-  a.hidden_size = c.dim_or("hidden_size", siglip ? 768 : 512);
-  a.intermediate_size = c.dim_or("intermediate_size", siglip ? 3072 : 2048);
-  a.num_layers = c.layers_or("num_hidden_layers", 12);
-  a.num_attention_heads = a.num_key_value_heads = c.dim_or("num_attention_heads", siglip ? 12 : 8);
-  a.head_dim = even_head_dim(c, a.hidden_size, a.num_attention_heads);
-  if (default_positions == 0) default_positions = siglip ? 64 : 77;
-  a.max_position_embeddings = c.dim_or("max_position_embeddings", default_positions);
-  const uint64_t h = a.hidden_size;
-  blocks::embedding(t, prefix + "embeddings.token_embedding.weight", a.vocab_size, h);
-  blocks::embedding(t, prefix + "embeddings.position_embedding.weight", a.max_position_embeddings, h);
-  StackSpec& s = a.add_stack(StackRole::Encoder, prefix + "encoder.layers", h);
-  for (uint64_t i = 0; i < a.num_layers; ++i) {
-    vit_layer(t, s.path + "." + std::to_string(i) + ".", h, a.intermediate_size,
-              {.order = siglip ? VitOrder::NormBeforeEach : VitOrder::Clip});
-    s.layers.push_back(LayerSpec{});
-  }
-  blocks::norm(t, prefix + "final_layer_norm", h, true);
-  if (!siglip) return h;
-  const uint64_t out = c.dim_or("projection_size", h);
-  blocks::linear(t, prefix + "head", h, out, true);
-  return out;
+  ClipTextDefaults d;
+  if (siglip)
+    d = {.vocab = 32000, .hidden = 768, .intermediate = 3072, .layers = 12, .heads = 12, .positions = 64};
+  if (default_positions != 0) d.positions = default_positions;
+  return clip_or_siglip_text_tower(c, prefix, siglip, d, t);
+}
+
+uint64_t clip_text_tower(const ModelConfig& c, const std::string& prefix, const ClipTextDefaults& d,
+                         ModelTemplate& t) {
+  return clip_or_siglip_text_tower(c, prefix, false, d, t);
 }
 
 uint64_t pixtral_vision_tower(const ModelConfig& v, const std::string& prefix, ModelTemplate& t) {

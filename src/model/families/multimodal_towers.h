@@ -74,6 +74,15 @@ uint64_t vit_tower(const ModelConfig& vcfg, const std::string& prefix, const Vit
 uint64_t clip_text_tower(const ModelConfig& tcfg, const std::string& prefix, bool siglip, ModelTemplate& t,
                          uint64_t default_positions = 0);
 
+// The defaults of a text config class copied from CLIPTextConfig: CLIP's unless the class has its own
+// (GroupViTTextConfig: 256 wide, 1,024 intermediate, 4 heads).
+struct ClipTextDefaults {
+  uint64_t vocab = 49408, hidden = 512, intermediate = 2048, layers = 12, heads = 8, positions = 77;
+};
+// CLIP's text transformer (no head) under `prefix`, its fields defaulting to `d`'s. Returns its width.
+uint64_t clip_text_tower(const ModelConfig& tcfg, const std::string& prefix, const ClipTextDefaults& d,
+                         ModelTemplate& t);
+
 // Gemma-4's vision encoder (patch embedder, RMSNorm layers with q/k norms, optional clipped linears).
 uint64_t gemma4_vision_tower(const ModelConfig& vcfg, const std::string& prefix, ModelTemplate& t);
 

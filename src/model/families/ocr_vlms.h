@@ -2,6 +2,9 @@
 // (the image encoder Donut and Nougat nest in a vision-encoder-decoder) and Swin V2, and Pix2Struct. Each
 // file builds its model_types; ocr_vlms.cpp lists them.
 #pragma once
+#include <cstdint>
+#include <string>
+
 #include "model/config.h"
 #include "model/model_template.h"
 
@@ -13,5 +16,10 @@ void build_swinv2(const ModelConfig& cfg, ModelTemplate& t);             // Swin
 void build_pix2struct(const ModelConfig& cfg, ModelTemplate& t);         // Pix2StructForConditionalGeneration
 void build_pix2struct_vision(const ModelConfig& cfg, ModelTemplate& t);  // Pix2StructVisionModel alone
 void build_pix2struct_text(const ModelConfig& cfg, ModelTemplate& t);    // Pix2StructTextModel alone
+
+// One Swinv2Layer (transformers 5) of `dim` channels under `block` (ending in "."), its Hub names
+// transformers 4's: Swin2SR's stages are made of it (swin2sr.cpp).
+void swinv2_layer(ModelTemplate& t, const std::string& block, uint64_t dim, uint64_t heads, uint64_t mlp,
+                  bool qkv_bias);
 
 }  // namespace ma::families

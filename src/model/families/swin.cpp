@@ -15,6 +15,11 @@
 // with a learned per-head logit_scale and a small MLP (continuous_position_bias_mlp) that makes the biases
 // from log-spaced coordinates, so no parameter depends on the window size; its coordinate table and index are
 // non-persistent buffers. Its patch merging norms the merged 2 x width features after the reduction.
+//
+// MaskFormer's Swin (maskformer-swin: MaskFormerSwinModel, MaskFormerSwinBackbone,
+// modeling_maskformer_swin.py) is a copy transformers 5 left on the old modules: Donut's layers (index a
+// persistent buffer, position table with the class-token row) with Swin's final LayerNorm. SwinBackbone (what
+// UperNet nests) is Swin without the final LayerNorm, with a LayerNorm per stage it hands on.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,12 +30,13 @@
 #include "model/blocks.h"
 #include "model/families/encoders_common.h"
 #include "model/families/ocr_vlms.h"
+#include "model/families/seg_heads.h"
 
 namespace ma::families {
 namespace {
 
 // Which of the three models a template is built for.
-enum class SwinKind { Swin, DonutSwin, SwinV2 };
+enum class SwinKind { Swin, DonutSwin, SwinV2, MaskFormerSwin };
 
 // SwinConfig's, DonutSwinConfig's and Swinv2Config's fields; their defaults (Swin-T's) are the same.
 struct SwinShape {
@@ -186,10 +192,13 @@ void swinv2_block(ModelTemplate& t, const SwinShape& s, const std::string& b, ui
         {b + "attention.self." + buffer, "Swin V2's window coordinates, a buffer transformers recomputes"});
 }
 
-// The model under `p` ("", "swin.", "donut.", "swinv2."): embeddings, stages, and the final LayerNorm of Swin
-// and Swin V2. Returns the output width.
-uint64_t swin_body(ModelTemplate& t, const SwinShape& s, const std::string& p, SwinKind kind) {
-  const bool donut = kind == SwinKind::DonutSwin;
+// The model under `p` ("", "swin.", "donut.", "swinv2."): embeddings, stages, and, when `final_norm`, the
+// final LayerNorm (Swin's, Swin V2's and MaskFormer's; not Donut's nor SwinBackbone's). Returns the output
+// width.
+uint64_t swin_body(ModelTemplate& t, const SwinShape& s, const std::string& p, SwinKind kind,
+                   bool final_norm) {
+  // Donut and MaskFormer keep transformers 4's layers.
+  const bool donut = kind == SwinKind::DonutSwin || kind == SwinKind::MaskFormerSwin;
   const uint64_t c = s.embed;
   const auto [image_h, image_w] = s.image;
   const auto [patch_h, patch_w] = s.patch;
@@ -222,7 +231,7 @@ uint64_t swin_body(ModelTemplate& t, const SwinShape& s, const std::string& p, S
       blocks::norm(t, stage + "downsample.norm", (kind == SwinKind::SwinV2 ? 2 : 4) * dim, true);
     }
   }
-  if (!donut) blocks::norm(t, p + "layernorm", s.features(), true);
+  if (final_norm) blocks::norm(t, p + "layernorm", s.features(), true);
   return s.features();
 }
 
@@ -247,13 +256,21 @@ void build_swin_family(const ModelConfig& cfg, ModelTemplate& t, std::string_vie
   const std::string task = supported_task(cfg, cls, family, {"Model", "ForImageClassification"});
   const SwinShape s = read_swin(cfg, kind);
   swin_record(t, s, cls);
-  const uint64_t features = swin_body(t, s, task == "Model" ? "" : std::string(base_prefix), kind);
+  const uint64_t features =
+      swin_body(t, s, task == "Model" ? "" : std::string(base_prefix), kind, kind != SwinKind::DonutSwin);
   // A Linear over the pooled features, an nn.Identity when num_labels is 0.
   if (task == "ForImageClassification")
     if (const uint64_t labels = num_labels(cfg)) blocks::linear(t, "classifier", features, labels, true);
 }
 
 }  // namespace
+
+void swinv2_layer(ModelTemplate& t, const std::string& block, uint64_t dim, uint64_t heads, uint64_t mlp,
+                  bool qkv_bias) {
+  SwinShape s;
+  s.qkv_bias = qkv_bias;
+  swinv2_block(t, s, block, dim, heads, mlp);
+}
 
 void build_swin(const ModelConfig& cfg, ModelTemplate& t) {
   build_swin_family(cfg, t, "Swin", SwinKind::Swin, "swin.");
@@ -265,6 +282,55 @@ void build_donut_swin(const ModelConfig& cfg, ModelTemplate& t) {
 
 void build_swinv2(const ModelConfig& cfg, ModelTemplate& t) {
   build_swin_family(cfg, t, "Swinv2", SwinKind::SwinV2, "swinv2.");
+}
+
+std::vector<uint64_t> swin_backbone(const ModelConfig& bb, const std::string& prefix, SwinBackboneKind kind,
+                                    ModelTemplate& t) {
+  const bool maskformer = kind != SwinBackboneKind::Swin;
+  const SwinShape s = read_swin(bb, maskformer ? SwinKind::MaskFormerSwin : SwinKind::Swin);
+  swin_record(t, s, t.arch.architecture);
+  // The stem's width (the patch embeddings), then each stage's.
+  std::vector<uint64_t> features{s.embed};
+  for (size_t i = 0; i < s.depths.size(); ++i) features.push_back(s.width(i));
+  std::vector<size_t> out;
+  if (kind == SwinBackboneKind::MaskFormerFromSwin) {
+    // MaskFormer sets out_features to stage1..stage4 whatever the config says.
+    if (s.depths.size() < 4) bb.fail("depths", "must list at least the four stages MaskFormer hands on");
+    out = {1, 2, 3, 4};
+  } else {
+    out = backbone_out_stages(bb, features.size());
+  }
+  if (!maskformer) {
+    // SwinBackbone: a LayerNorm per stage it hands on, in a ModuleDict keyed by the stage's name.
+    swin_body(t, s, prefix, SwinKind::Swin, false);
+    for (const size_t i : out)
+      blocks::norm(t, prefix + "hidden_states_norms.stage" + std::to_string(i), features[i], true);
+  } else {
+    // MaskFormerSwinBackbone: the whole MaskFormerSwinModel (its final LayerNorm unused) under model., then a
+    // LayerNorm for every stage whatever out_features says; "stem" it refuses.
+    for (const size_t i : out)
+      if (i == 0) bb.fail("out_features", "must not name the stem (MaskFormerSwinBackbone refuses it)");
+    swin_body(t, s, prefix + "model.", SwinKind::MaskFormerSwin, true);
+    for (size_t i = 1; i < features.size(); ++i)
+      blocks::norm(t, prefix + "hidden_states_norms." + std::to_string(i - 1), features[i], true);
+  }
+  std::vector<uint64_t> channels;
+  for (const size_t i : out) channels.push_back(features[i]);
+  return channels;
+}
+
+void build_maskformer_swin(const ModelConfig& cfg, ModelTemplate& t) {
+  const std::string cls = architecture_of(cfg, "MaskFormerSwinModel");
+  const std::string task = supported_task(cfg, cls, "MaskFormerSwin", {"Model", "Backbone"});
+  t.arch.architecture = cls;
+  if (task == "Backbone") {
+    swin_backbone(cfg, "", SwinBackboneKind::MaskFormer, t);
+    return;
+  }
+  // MaskFormerSwinModel's pooler is an AdaptiveAvgPool1d: no weights.
+  const SwinShape s = read_swin(cfg, SwinKind::MaskFormerSwin);
+  swin_record(t, s, cls);
+  swin_body(t, s, "", SwinKind::MaskFormerSwin, true);
 }
 
 }  // namespace ma::families

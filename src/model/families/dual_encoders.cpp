@@ -1,0 +1,25 @@
+// Group dual_encoders: the model_types of dual_encoders.h's builders.
+#include "model/families/dual_encoders.h"
+
+#include <array>
+
+#include "model/families/family_groups.h"
+
+namespace ma::families {
+namespace {
+
+constexpr std::array kDualEncoderFamilies{
+    FamilyBuilder{"align", build_align},
+    FamilyBuilder{"align_text_model", build_align_text_model},
+    FamilyBuilder{"align_vision_model", build_align_vision_model},
+    FamilyBuilder{"groupvit", build_groupvit},
+    FamilyBuilder{"xclip", build_xclip},
+};
+
+}  // namespace
+
+std::span<const FamilyBuilder> dual_encoders() {
+  return kDualEncoderFamilies;
+}
+
+}  // namespace ma::families
