@@ -10,9 +10,8 @@
 
 namespace ma::placement {
 
-std::optional<std::pair<Block, std::string>> layer_module_block(const Parts& inner,
-                                                                std::string_view module, bool in_layer,
-                                                                std::string role) {
+std::optional<std::pair<Block, std::string>> layer_module_block(const Parts& inner, std::string_view module,
+                                                                bool in_layer, std::string role) {
   using Placed = std::pair<Block, std::string>;
   // LXMERT's cross-modality layers (x_layers.N): the cross-attention both streams share (visual_attention),
   // each stream's self-attention (lang_self_att, visn_self_att) and feed-forward (lang_inter, lang_output,
@@ -49,7 +48,8 @@ std::optional<std::pair<Block, std::string>> layer_module_block(const Parts& inn
                                                            "crossattention", "cross_attention",
                                                            "encoder_decoder_attention"}) ||
         (outer_projection && module.starts_with("ca_"));
-    return Placed{norm && !contains(module, "proj") ? Block::Norm : (cross ? Block::CrossAttention : Block::Attention),
+    return Placed{
+        norm && !contains(module, "proj") ? Block::Norm : (cross ? Block::CrossAttention : Block::Attention),
         role};
   }
   if (any_part_in(inner, kMlpParts) ||

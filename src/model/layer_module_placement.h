@@ -14,8 +14,7 @@ namespace ma::placement {
 // The block and role of a tensor (`inner`: its name's parts after the layer index; `module`: the
 // module holding it; `role`: its module's generic role) when a layer's attention or feed-forward network
 // holds it; nullopt otherwise.
-std::optional<std::pair<Block, std::string>> layer_module_block(const Parts& inner,
-                                                                std::string_view module, bool in_layer,
-                                                                std::string role);
+std::optional<std::pair<Block, std::string>> layer_module_block(const Parts& inner, std::string_view module,
+                                                                bool in_layer, std::string role);
 
 }  // namespace ma::placement
