@@ -43,6 +43,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::blip(),
                        families::vlm_classics(),
                        families::composites(),
+                       families::nested_composites(),
                        families::seq2seq_classics(),
                        families::fast_vlm(),
                        families::emu3(),
@@ -92,6 +93,8 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::speech_encoders(),
                        families::speech_w2v(),
                        families::speech_c(),
+                       families::speech_d(),
+                       families::matching(),
                        families::timeseries(),
                        families::speech_gen(),
                        families::audio_codecs_tts(),
@@ -106,7 +109,9 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::detection_seg(),
                        families::text_d(),
                        families::seg_heads(),
+                       families::seg_b(),
                        families::multimodal_b(),
+                       families::multimodal_d(),
                        families::remote_code()})
       v.insert(v.end(), group.begin(), group.end());
     return v;

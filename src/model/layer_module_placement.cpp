@@ -42,26 +42,33 @@ std::optional<std::pair<Block, std::string>> layer_module_block(const Parts& inn
       in(module, std::array<std::string_view, 7>{"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj",
                                                  "query_key_value", "Wqkv"})) {
     bool norm = contains(module, "norm") || contains(module, "ln");
-    // Pix2Struct's decoder calls its cross-attention encoder_decoder_attention.
+    // Pix2Struct's decoder calls its cross-attention encoder_decoder_attention, torch's
+    // nn.TransformerDecoderLayer multihead_attn.
     bool cross =
-        any_part_in(inner, std::array<std::string_view, 6>{"EncDecAttention", "encoder_attn", "cross_attn",
+        any_part_in(inner, std::array<std::string_view, 7>{"EncDecAttention", "encoder_attn", "cross_attn",
                                                            "crossattention", "cross_attention",
-                                                           "encoder_decoder_attention"}) ||
+                                                           "encoder_decoder_attention", "multihead_attn"}) ||
         (outer_projection && module.starts_with("ca_"));
     return Placed{
         norm && !contains(module, "proj") ? Block::Norm : (cross ? Block::CrossAttention : Block::Attention),
         role};
   }
-  if (any_part_in(inner, kMlpParts) ||
-      in(module, std::array<std::string_view, 6>{"gate_proj", "up_proj", "down_proj", "fc1_latent_proj",
-                                                 "fc2_latent_proj", "ffn_output"})) {
+  // torch's nn.TransformerEncoderLayer / nn.TransformerDecoderLayer keep their FFN's linear1 and linear2
+  // directly on the layer (OneFormer's query transformer); deeper ones belong to their own module (Voxtral
+  // Realtime's ada_rms_norm.linear1). (DAB-DETR's encoder layers hold their PReLU, one learned weight, as
+  // activation_fn.)
+  const bool torch_layer_ffn = in_layer && inner.size() == 3 && (module == "linear1" || module == "linear2");
+  if (any_part_in(inner, kMlpParts) || torch_layer_ffn ||
+      in(module, std::array<std::string_view, 7>{"gate_proj", "up_proj", "down_proj", "fc1_latent_proj",
+                                                 "fc2_latent_proj", "ffn_output", "activation_fn"})) {
     bool bert_up = module == "dense" && any_part_in(inner, std::array<std::string_view, 1>{"intermediate"});
     bool bert_down = module == "dense" && any_part_in(inner, std::array<std::string_view, 1>{"output"});
     // Funnel's ffn (linear_1, linear_2, layer_norm), MobileBERT's extra ffn.N (its output.LayerNorm),
     // XLNet's ff (layer_1, layer_2) and Pix2Struct's mlp (DenseReluDense, layer_norm): the LayerNorm in the
     // block is a norm.
+    // DAB-DETR's decoder layers keep final_layer_norm in their mlp.
     if (any_part_in(inner, std::array<std::string_view, 3>{"ffn", "ff", "mlp"}) &&
-        (module == "LayerNorm" || module == "layer_norm")) {
+        (module == "LayerNorm" || module == "layer_norm" || module == "final_layer_norm")) {
       return Placed{Block::Norm, "norm"};
     }
     if (module == "linear_1" || module == "layer_1") role = "up";

@@ -35,9 +35,11 @@ inline constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_i
 // convolutional backbone, a ResNet. RT-DETR's hybrid encoder fuses the backbone's feature maps in a
 // convolutional neck beside its transformer layers: lateral_convs and fpn_blocks top-down, downsample_convs
 // and pan_blocks bottom-up. MaskFormer's pixel_level_module holds its backbone and its FPN pixel decoder,
-// the per-pixel image branch its transformer decoder's queries read.
-inline constexpr std::array<std::string_view, 33> kVisionParts{"visual",
+// the per-pixel image branch its transformer decoder's queries read. A TimmWrapperModel (a vision tower
+// configured alone, as Gemma 3n's gemma3n_vision) holds its timm image network under timm_model.
+inline constexpr std::array<std::string_view, 34> kVisionParts{"visual",
                                                                "vision_tower",
+                                                               "timm_model",  // TimmWrapperModel's network
                                                                "vision_model",
                                                                "vision_encoder",
                                                                "vision_embed_tokens",
@@ -100,8 +102,9 @@ inline constexpr std::array<std::string_view, 10> kVideoTrackerParts{
 // MiniMax-M3's merge MLP as its checkpoints name it (patch_merge_mlp, transformers'
 // multi_modal_projector.merge_linear_*). DETR's input_projection, a 1 x 1 convolution, maps its backbone's
 // last feature map to the transformer's width; RT-DETR's encoder_input_proj and decoder_input_proj (lists
-// of convolutions with batch norms) map each feature map to the encoder's and the decoder's.
-inline constexpr std::array<std::string_view, 32> kProjectorParts{"multi_modal_projector",
+// of convolutions with batch norms) map each feature map to the encoder's and the decoder's. OneFormer's
+// query_input_projection maps its pixel decoder's mask features into its query transformer.
+inline constexpr std::array<std::string_view, 33> kProjectorParts{"multi_modal_projector",
                                                                   "mm_projector",
                                                                   "merger",
                                                                   "deepstack_merger_list",
@@ -132,7 +135,8 @@ inline constexpr std::array<std::string_view, 32> kProjectorParts{"multi_modal_p
                                                                   "mlp_AR",
                                                                   "image_newline",
                                                                   "encoder_input_proj",
-                                                                  "decoder_input_proj"};
+                                                                  "decoder_input_proj",
+                                                                  "query_input_projection"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
 // buffer).
@@ -142,13 +146,14 @@ inline constexpr std::array<std::string_view, 32> kProjectorParts{"multi_modal_p
 // relative_coords_table (the log-spaced window offsets its bias MLP reads), which its checkpoints may store.
 // RT-DETR v2's deformable attention keeps the scale of each sampled point's offset (n_points_scale), TimesFM
 // the inverse frequencies of its sinusoidal positions (inv_timescales). MaskFormer's loss module keeps its
-// cross-entropy class weights (empty_weight: 1 per class, no_object_weight last) as a persistent buffer.
-inline constexpr std::array<std::string_view, 13> kBufferLeaves{
+// cross-entropy class weights (empty_weight: 1 per class, no_object_weight last) as a persistent buffer;
+// EoMT its per-block probabilities of masking the queries' attention (attn_mask_probs).
+inline constexpr std::array<std::string_view, 14> kBufferLeaves{
     "inv_freq",       "position_ids",   "masked_bias",
     "causal_mask",    "layer_scalar",   "dft_mat_hidden",
     "dft_mat_seq",    "token_ordering", "relative_position_index",
     "n_points_scale", "inv_timescales", "relative_coords_table",
-    "empty_weight"};
+    "empty_weight",   "attn_mask_probs"};
 // I-BERT's integer-only modules (quant_modules.py) keep persistent float32 buffers beside their weights: the
 // weights' and biases' integer copies and scales, each activation's running range and scale, and (below) the
 // LayerNorms' shift.
@@ -166,7 +171,8 @@ inline constexpr std::array<std::string_view, 6> kMambaLeaves{"A_log",  "D",    
 // (TransientGlobalSelfAttention).
 // PatchTSMixer's patch mixer attends through self_attn_layer.
 // TimeSformer's layers attend across frames first, in temporal_attention.
-inline constexpr std::array<std::string_view, 16> kAttentionParts{
+// torch's nn.TransformerDecoderLayer attends the memory in multihead_attn (OneFormer's query transformer).
+inline constexpr std::array<std::string_view, 17> kAttentionParts{
     "self_attn",          "attn",
     "attention",          "self_attention",
     "SelfAttention",      "EncDecAttention",
@@ -174,7 +180,8 @@ inline constexpr std::array<std::string_view, 16> kAttentionParts{
     "crossattention",     "multi_head_attention",
     "rel_attn",           "cross_attention",
     "LocalSelfAttention", "TransientGlobalSelfAttention",
-    "self_attn_layer",    "temporal_attention"};
+    "self_attn_layer",    "temporal_attention",
+    "multihead_attn"};
 // XLNet's feed-forward block is ff.
 // Parakeet's macaron Conformer blocks hold two: feed_forward1 and feed_forward2; FastSpeech2Conformer's
 // feed_forward and feed_forward_macaron; wav2vec 2.0-Conformer's and Wav2Vec2-BERT's, ffn1 and ffn2.
@@ -205,7 +212,8 @@ inline constexpr std::array<std::string_view, 19> kMlpParts{"feed_forward_macaro
 // Autoformer's decoder ends in seasonality_projection, its output back to the input features.
 // ViT-MAE's pixel decoder ends in decoder_pred, each patch's pixels.
 // DPR's encoders project their [CLS] state with encode_proj (projection_dim > 0).
-inline constexpr std::array<std::string_view, 15> kHeadLeaves{"lm_head",
+// BART's logits-bias buffer (final_logits_bias), also where a composite nests it (RAG's rag.generator.).
+inline constexpr std::array<std::string_view, 16> kHeadLeaves{"lm_head",
                                                               "embed_out",
                                                               "score",
                                                               "classifier",
@@ -219,7 +227,8 @@ inline constexpr std::array<std::string_view, 15> kHeadLeaves{"lm_head",
                                                               "ctc_head",
                                                               "seasonality_projection",
                                                               "decoder_pred",
-                                                              "encode_proj"};
+                                                              "encode_proj",
+                                                              "final_logits_bias"};
 // Top-level modules of encoder task heads (masked-LM transforms, classifiers, BART's logits-bias buffer,
 // BigBird's question-answering block, TAPAS's cell-selection parameters and aggregation classifier;
 // ELECTRA's and ConvBERT's generator and Funnel's discriminator; XLNet's and XLM's LM heads, sequence
@@ -330,20 +339,27 @@ inline constexpr std::array<std::string_view, 5> kPerCodebookLists{
 // (Conditional DETR's decoder.query_scale and ref_point_head, RT-DETR's decoder.query_pos_head): their
 // layers.N are no stack. Deformable DETR's reference_points (the queries' reference points from their
 // position embeddings) and, two-stage, pos_trans (the proposals' sine embeddings into query positions) and
-// its norm.
-inline constexpr std::array<std::string_view, 6> kQueryPositionMlps{
-    "query_scale", "ref_point_head", "query_pos_head", "reference_points", "pos_trans", "pos_trans_norm"};
+// its norm. DAB-DETR's decoder.ref_anchor_head (the anchors' width and height modulation of the positions).
+inline constexpr std::array<std::string_view, 7> kQueryPositionMlps{
+    "query_scale", "ref_point_head", "query_pos_head", "reference_points",
+    "pos_trans",   "pos_trans_norm", "ref_anchor_head"};
 
 // A detection decoder's per-layer heads (a classifier and a box MLP per decoder layer, RT-DETR's and
 // Deformable DETR's class_embed.N and bbox_embed.N, under the decoder or at the root): the index names the
 // decoder layer whose output the head reads, but the heads are the model's head, not the layer's.
-inline constexpr std::array<std::string_view, 2> kPerLayerHeadLists{"class_embed", "bbox_embed"};
+// The universal segmenters' mask heads, run after every decoder layer: Mask2Former's decoder.mask_predictor
+// and OneFormer's decoder.mask_embed (its class_embed is one Linear). D-FINE's decoder also holds
+// lqe_layers.N (a box-quality estimator per layer, added to the class scores) and pre_bbox_head (the first
+// layer's box MLP, whose layers.N are no stack).
+inline constexpr std::array<std::string_view, 6> kPerLayerHeadLists{
+    "class_embed", "bbox_embed", "mask_predictor", "mask_embed", "lqe_layers", "pre_bbox_head"};
 
 // Sequentials inside modules whose indices are no layers (see place_tensor), and lists of parallel modules
 // (SAM's point_embed, one embedding per kind of point, and output_hypernetworks_mlps, one MLP per mask
 // token); RT-DETR's ResNet-vd stem, embedder.embedder.{0,1,2}: three convolutions before any stage;
-// SwiftFormer's, patch_embed.patch_embedding.{0,1,3,4}: two convolutions and their BatchNorms.
-inline constexpr std::array<std::string_view, 16> kSequentials{"prompt_trans",
+// SwiftFormer's, patch_embed.patch_embedding.{0,1,3,4}: two convolutions and their BatchNorms. UDOP's
+// relative_bias.biases.N: the 1-D, horizontal and vertical bias tables each stack sums.
+inline constexpr std::array<std::string_view, 17> kSequentials{"prompt_trans",
                                                                "neck",
                                                                "neck_hd",
                                                                "downsamples",
@@ -358,6 +374,7 @@ inline constexpr std::array<std::string_view, 16> kSequentials{"prompt_trans",
                                                                "altup_unembed_projections",
                                                                "embedder",
                                                                "patch_embedding",
-                                                               "text_projection"};
+                                                               "text_projection",
+                                                               "biases"};
 
 }  // namespace ma::placement

@@ -52,6 +52,23 @@ namespace {
 TensorPlacement place_by_name(std::string_view name) {
   TensorPlacement pl;
   Parts parts = split(name);
+  // The keypoint matchers (SuperGlue, LightGlue) and their detector (SuperPoint), none with a stack the index
+  // rule below should see: the SuperPoint a matcher builds (keypoint_detector.*) is its vision tower, as a
+  // bare SuperPoint's VGG encoder (encoder.conv_blocks.N.conv_a / conv_b) is; the keypoint encoder of
+  // positions and scores (keypoint_encoder.encoder.N) an embedding; SuperPoint's score and descriptor
+  // decoders, the matchers' final projection and dustbin score (bin_score) and LightGlue's per-layer match
+  // assignment and token confidence heads are heads.
+  if (const std::string_view root = parts.front();
+      root == "keypoint_detector" || root == "keypoint_encoder" || root == "keypoint_decoder" ||
+      root == "descriptor_decoder" || root == "bin_score" || root == "final_projection" ||
+      root == "match_assignment_layers" || root == "token_confidence" ||
+      (parts.size() == 5 && root == "encoder" && parts[1] == "conv_blocks" &&
+       (parts[3] == "conv_a" || parts[3] == "conv_b"))) {
+    const bool tower = root == "keypoint_detector" || root == "encoder";
+    pl.block = tower ? Block::Vision : root == "keypoint_encoder" ? Block::Embedding : Block::LmHead;
+    pl.role = tower ? "conv" : root == "keypoint_encoder" ? "keypoint-encoder" : "keypoint-head";
+    return pl;
+  }
 
   // Layer: the first numeric component that is not an expert index, nor the position of a module inside a
   // projector's Sequential (Qwen-VL's visual.merger.mlp.0, LLaVA's mm_projector.0), a task head (DETR's
@@ -154,6 +171,7 @@ TensorPlacement place_by_name(std::string_view name) {
   }
   // Buffers checkpoints saved (kBufferLeaves, I-BERT's), and GPT-2 / GPT-NeoX causal masks ("attn.bias").
   if (in(leaf, kBufferLeaves) || in(leaf, kIntegerOnlyLeaves) ||
+      leaf == "token_type_ids" ||  // CLAP's text embeddings keep RoBERTa's token-type buffer persistent
       (leaf == "shift" && parts.size() >= 2 && parts[parts.size() - 2] == "LayerNorm") ||
       (leaf == "bias" && (module == "attn" || module == "attention") && parts.size() >= 2)) {
     set(Block::Buffer, leaf == "bias" ? "causal-mask" : role_of(leaf));
@@ -210,6 +228,13 @@ TensorPlacement place_by_name(std::string_view name) {
                                                    "encoder_semantic", "decoder_semantic"}) ||
       root_conformer(parts)) {
     set(Block::Audio, role);
+    return pl;
+  }
+  // FLAVA's image encoder (image_model; flava.image_model in FlavaForPreTraining), beside its text and
+  // multimodal encoders: its vision tower.
+  if (parts.size() >= 3 &&
+      (parts[0] == "image_model" || (parts[0] == "flava" && parts[1] == "image_model"))) {
+    set(Block::Vision, role);
     return pl;
   }
   const bool git_projection = parts.size() >= 3 && parts[1] == "visual_projection" && parts[2] == parts[1];
@@ -306,6 +331,12 @@ TensorPlacement place_by_name(std::string_view name) {
       leaf == "alpha_dense") {
     set(leaf == "cross_attn_attn_gate" || leaf == "alpha_cross_attn" ? Block::CrossAttention : Block::Mlp,
         "gate");
+    return pl;
+  }
+  // D-FINE's decoder layers merge the cross-attention's output into the residual through a gate of their own
+  // (gateway.gate; gateway.norm is a norm), no router.
+  if (module == "gate" && parts.size() >= 3 && parts[parts.size() - 3] == "gateway") {
+    set(Block::CrossAttention, "gate");
     return pl;
   }
   // Doge's product-key router is mlp.router_gate.
@@ -479,6 +510,48 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::LmHead, parts.front() == "embedding_proj_layer" ? "projection" : "lm-head");
     return pl;
   }
+  // FLAVA's and BridgeTower's heads at the root: FLAVA's masked-image/-text and matching heads (mim_head,
+  // mlm_head, mmm_image_head, mmm_text_head, itm_head; BLIP's itm_head, a Linear), BridgeTower's matching
+  // score (itm_score) and contrastive projections (itc_*_head); their cross-modal poolers; FLAVA's image
+  // projection into the contrastive space (beside text_projection, under flava.).
+  if (in(parts.front(),
+         std::array<std::string_view, 8>{"mim_head", "mlm_head", "itm_head", "mmm_image_head",
+                                         "mmm_text_head", "itm_score", "itc_text_head", "itc_image_head"}) ||
+      parts.front() == "itc_cross_modal_head" ||
+      (parts.size() >= 3 &&
+       in(parts[parts.size() - 3],
+          std::array<std::string_view, 2>{"cross_modal_image_pooler", "cross_modal_text_pooler"})) ||
+      (parts.size() == 2 && parts[0] == "image_projection") ||
+      (parts.size() == 3 && parts[0] == "flava" && parts[1] == "image_projection")) {
+    const bool projection = parts.front().starts_with("itc_") || parts.front() == "image_projection" ||
+                            (parts.size() >= 2 && parts[1] == "image_projection");
+    set(Block::LmHead, projection ? "projection" : "lm-head");
+    return pl;
+  }
+  // Projections of each encoder's states into the width of the fusion layers over both (FLAVA's
+  // image_to_mm_projection / text_to_mm_projection, BridgeTower's cross_modal_*_transform, one per layer
+  // when not shared): projectors between towers.
+  if (any_part_in(parts, std::array<std::string_view, 4>{"image_to_mm_projection", "text_to_mm_projection",
+                                                         "cross_modal_text_transform",
+                                                         "cross_modal_image_transform"})) {
+    pl.layer.reset();  // cross_modal_*_transform.N: one per cross-modal layer, not a layer of its own
+    pl.stack_length = 0;
+    set(Block::VisionProjector, "projector");
+    return pl;
+  }
+  // BridgeTower's link towers mix an encoder's layer into the cross-modal stream and normalise the sum: their
+  // mixing scalars (scaled_add's scaled_factor, interpolate's beta) belong with their LayerNorm.
+  if (any_part_in(parts, std::array<std::string_view, 2>{"cross_modal_text_link_tower",
+                                                         "cross_modal_image_link_tower"})) {
+    set(Block::Norm, parts.back() == "weight" || parts.back() == "bias" ? "norm" : "link-scale");
+    return pl;
+  }
+  // FLAVA's image codebook (FlavaImageCodebook, DALL-E's encoder) turns pixels into the visual tokens masked
+  // image modelling predicts: run on images only.
+  if (parts.front() == "image_codebook") {
+    set(Block::Vision, "codebook");
+    return pl;
+  }
   // Time-series models embed values, not tokens: TimesFM's input_ff_layer (a residual MLP over a patch and
   // its padding mask; its output_layer is no head), the GluonTS forecasters' value_embedding (Time Series
   // Transformer, Informer, Autoformer) and PatchTSMixer's patcher, a Linear (BLT's patcher is a model).
@@ -491,7 +564,10 @@ TensorPlacement place_by_name(std::string_view name) {
   // ChatGLM's LM head is transformer.output_layer, RWKV's a top-level head.
   // ModernBERT-decoder's head is a top-level decoder. A BertModel's pooler.dense however deep a composite
   // nests it (DPR's span_predictor.encoder.bert_model.pooler).
-  if (in(module, kHeadLeaves) || any_part_in(parts, kPerLayerHeadLists) ||
+  // D-FINE's decoder.reg_scale and decoder.up: the fixed scalars of its box heads' bin weighting function.
+  const bool box_bin_scalars = !pl.layer && parts.size() >= 2 && parts[parts.size() - 2] == "decoder" &&
+                               (leaf == "reg_scale" || leaf == "up");
+  if (in(module, kHeadLeaves) || any_part_in(parts, kPerLayerHeadLists) || box_bin_scalars ||
       ((module == "output" || module == "head" || module == "decoder") && parts.size() == 2) ||
       (module == "head" && parts.size() == 3 && parts.front() == "decoder") ||  // VideoMAE's pixel predictor
       (!pl.layer && (module == "output_layer" || in(parts.front(), kHeadRoots) ||
@@ -514,14 +590,17 @@ TensorPlacement place_by_name(std::string_view name) {
   const auto contrastive_head = [](std::string_view p) {
     return p == "visual_projection" || p == "text_projection" || p == "logit_scale" || p == "logit_bias" ||
            p == "temperature" ||  // ALIGN divides its logits by a learned temperature
+           p == "logit_scale_a" || p == "logit_scale_t" ||  // CLAP: one scale per direction
            // X-CLIP's projection of the frames' patch features into the shared space (a bare parameter) and
            // the scale (prompts_generator.alpha) of the prompts it adds to the text embeddings there.
            p == "prompts_visual_projection" || p == "prompts_generator";
   };
   const size_t contrastive_at = parts.size() >= 2 && contrastive_head(parts[1]) ? 1 : 0;
-  // GroupViT's projections are Sequentials (visual_projection.0 / .1 / .3: Linear, BatchNorm1d, Linear).
+  // GroupViT's projections are Sequentials (visual_projection.0 / .1 / .3: Linear, BatchNorm1d, Linear);
+  // CLAP's text_projection is an MLP of linear1 and linear2.
   const bool contrastive_sequential =
-      parts.size() == contrastive_at + 3 && all_digits(parts[contrastive_at + 1]);
+      parts.size() == contrastive_at + 3 &&
+      (all_digits(parts[contrastive_at + 1]) || parts[contrastive_at + 1].starts_with("linear"));
   if ((parts.size() <= contrastive_at + 2 || contrastive_sequential) &&
       contrastive_head(parts[contrastive_at])) {
     set(Block::LmHead, parts.size() == contrastive_at + 1 && !parts.back().ends_with("projection")
@@ -582,8 +661,11 @@ TensorPlacement place_by_name(std::string_view name) {
   // (the query stream's start), YOLOS's detection tokens beside [CLS], VideoMAE's encoder_to_decoder (the
   // pre-training decoder's input projection, as ViT-MAE's decoder_embed), V-JEPA 2's predictor's mask_tokens
   // (one learned token per mask kind, standing in for the tokens it predicts).
-  // timm's patch_embed.proj is the patch embedding (LayoutLMv3's; GLM-4V's bare tower's, at the root).
-  const bool patch_proj = module == "proj" && parts.size() >= 3 && parts[parts.size() - 3] == "patch_embed";
+  // timm's patch_embed.proj is the patch embedding (LayoutLMv3's; GLM-4V's bare tower's, at the root), and
+  // UDOP's, which its encoder also holds as embed_patches.
+  const bool patch_proj =
+      module == "proj" && parts.size() >= 3 &&
+      (parts[parts.size() - 3] == "patch_embed" || parts[parts.size() - 3] == "embed_patches");
   if (!pl.layer &&
       (module == "cls_token" || module == "distillation_token" || module == "mask_token" ||
        module == "mask_tokens" || module == "register_tokens" || module == "mask_emb" ||
@@ -621,9 +703,26 @@ TensorPlacement place_by_name(std::string_view name) {
   // OPT's projection between word_embed_proj_dim and hidden_size; the Gemma 4 assistants' pre_projection of
   // the target's embedding and hidden state into their own width; Moshi's depth decoder's input_projections
   // of the temporal transformer's state into its own width (one matrix per codebook).
+  // DAB-DETR's patterns (model.patterns: num_patterns content embeddings its queries repeat) too.
   if (module == "project_in" || module == "project_out" || module == "pre_projection" ||
-      module == "input_projections") {
+      module == "input_projections" || (module == "patterns" && !pl.layer && parts.size() <= 3)) {
     set(Block::Embedding, role);
+    return pl;
+  }
+  // A universal segmenter's learned decoder inputs: Mask2Former's queries_features (the queries' initial
+  // features; queries_embedder, their positions, is named as an embedding), EoMT's root query table,
+  // OneFormer's task_encoder (an MLP from the task text's token ids to the task token) and its training-only
+  // text mapper's prompt_ctx and text_projector (the text queries' learned context and their projection).
+  // Their MLPs' layers.N are no stack.
+  const bool learned_queries = module == "queries_features" || (module == "query" && parts.size() == 2);
+  if (learned_queries ||
+      any_part_in(parts, std::array<std::string_view, 3>{"task_encoder", "prompt_ctx", "text_projector"})) {
+    pl.layer.reset();
+    pl.stack_length = 0;
+    set(Block::Embedding, learned_queries ? "query-embedding"
+                          : any_part_in(parts, std::array<std::string_view, 1>{"task_encoder"})
+                              ? "task-embedding"
+                              : "text-embedding");
     return pl;
   }
   // Kosmos-2.5's segment_emb (text or image position) is a token-type table under another name; BEiT's

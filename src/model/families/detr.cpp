@@ -15,6 +15,8 @@ constexpr std::array kDetrFamilies{
     FamilyBuilder{"deformable_detr", build_deformable_detr},
     FamilyBuilder{"rt_detr", build_rt_detr},
     FamilyBuilder{"rt_detr_v2", build_rt_detr_v2},
+    FamilyBuilder{"dab-detr", build_dab_detr},
+    FamilyBuilder{"d_fine", build_d_fine},
 };
 
 }  // namespace

@@ -3,7 +3,8 @@
 // convolutional backbone (detr_backbone.cpp) and the encoder-decoder body with its detection heads
 // (detr_body.cpp); Deformable DETR (deformable_detr.cpp) on DETR's backbone; RT-DETR and RT-DETR v2
 // (rt_detr_model.cpp), with their own ResNet (rt_detr_resnet.cpp) and hybrid encoder (rt_detr_encoder.cpp),
-// DETR's frozen batch norms and a Deformable DETR decoder.
+// DETR's frozen batch norms and a Deformable DETR decoder. DAB-DETR (dab_detr.cpp) on DETR's backbone;
+// D-FINE (d_fine.cpp) on an HGNetV2 with RT-DETR's AIFI, query selection and heads.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -25,7 +26,9 @@ void build_deformable_detr(const ModelConfig& cfg,
                            ModelTemplate& t);  // DeformableDetrModel / DeformableDetrForObjectDetection
 void build_rt_detr(const ModelConfig& cfg, ModelTemplate& t);  // RTDetrModel / RTDetrForObjectDetection
 void build_rt_detr_v2(const ModelConfig& cfg,
-                      ModelTemplate& t);  // RTDetrV2Model / RTDetrV2ForObjectDetection
+                      ModelTemplate& t);                        // RTDetrV2Model / RTDetrV2ForObjectDetection
+void build_dab_detr(const ModelConfig& cfg, ModelTemplate& t);  // DabDetrModel / DabDetrForObjectDetection
+void build_d_fine(const ModelConfig& cfg, ModelTemplate& t);    // DFineModel / DFineForObjectDetection
 
 // A BatchNorm2d under `p`: frozen (DetrFrozenBatchNorm2d, what replace_batch_norm puts in a DETR backbone),
 // weight, bias, running_mean and running_var, all buffers; otherwise nn.BatchNorm2d's weight and bias, then
@@ -34,6 +37,10 @@ void detr_batch_norm(ModelTemplate& t, const std::string& p, uint64_t channels, 
 // A bias-free nn.Conv2d (every convolution of a ResNet body) followed by its batch norm.
 void detr_conv_norm(ModelTemplate& t, const std::string& conv, const std::string& norm, uint64_t in,
                     uint64_t out, uint64_t kernel, bool frozen = true);
+// replace_batch_norm over the tensors from index `first` on (a backbone built with trainable batch norms):
+// every BatchNorm2d becomes a DetrFrozenBatchNorm2d, its weight and bias buffers, its num_batches_tracked
+// gone.
+void detr_replace_batch_norms(ModelTemplate& t, size_t first);
 // BackboneMixin's choice of the feature maps a backbone hands on: out_features by stage name ("stem",
 // "stage1", ...), else out_indices, else the last stage. `features`: the stem's channels, then each stage's.
 std::vector<uint64_t> detr_backbone_channels(const ModelConfig& bb, const std::vector<uint64_t>& features);
@@ -101,6 +108,29 @@ std::vector<uint64_t> rt_detr_resnet_backbone(const ModelConfig& bb, const std::
 // RTDetrHybridEncoder under `prefix` ("model.encoder."): the AIFI transformer encoders over the chosen
 // feature levels and the CCFM (top-down FPN, bottom-up PAN of CSP-RepVGG blocks). Returns the AIFI stack.
 StackDims rt_detr_hybrid_encoder(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t);
+// The AIFI part alone: one RTDetrEncoder per encode_proj_layers entry under `prefix`encoder.N. (D-FINE's
+// hybrid encoder opens with the same). Returns its stack.
+StackDims rt_detr_aifi_encoders(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t);
+// RTDetrConvNormLayer under `p`: a bias-free convolution (conv) and a trainable BatchNorm2d (norm); its
+// activation holds no parameter.
+void rt_detr_conv_norm(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t out, uint64_t kernel);
+// RTDetrCSPRepLayer under `p` (and D-FINE's): two 1 x 1 convolutions from `in` to `hidden` channels, `blocks`
+// RepVGG blocks (a 3 x 3 and a 1 x 1 branch each) on the first, and a 1 x 1 convolution to `out` when
+// hidden_expansion made it differ from `hidden` (nn.Identity otherwise).
+void rt_detr_csp_rep_layer(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t hidden, uint64_t out,
+                           uint64_t blocks);
+// RTDetrMLPPredictionHead(in, hidden, out, layers) under `p`: `layers` biased linears under p.layers.N.
+void rt_detr_prediction_head(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t hidden,
+                             uint64_t out, uint64_t layers);
+// RTDetrModel's two-stage query selection under `prefix`: the denoising label table (num_denoising > 0), the
+// learned initial queries (learn_initial_query), enc_output, enc_score_head and enc_bbox_head.
+void rt_detr_query_selection(const ModelConfig& cfg, const std::string& prefix, uint64_t d, ModelTemplate& t);
+// The record of an RT-DETR-style detector: the backbone's vision stack, AIFI as the encoder, the decoder.
+void describe_rt_detr(const ModelConfig& cfg, const std::string& prefix, uint64_t backbone_width,
+                      const StackDims& aifi, const StackDims& dec, ModelTemplate& t);
+// The per-layer heads the detector sets on its decoder (model.decoder.class_embed / bbox_embed), listed again
+// under the detector's own class_embed / bbox_embed: tied copies, stored once under model.decoder.
+void rt_detr_tie_heads_to_decoder(ModelTemplate& t);
 // Deformable DETR's MultiscaleDeformableAttention under `p` (its attn kernel holds no parameter):
 // sampling_offsets (heads x levels x points x 2 per query), attention_weights (heads x levels x points),
 // value_proj and output_proj.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <string_view>
+#include <utility>
 
 #include "core/error.h"
 #include "model/blocks.h"
@@ -23,6 +24,25 @@ void detr_batch_norm(ModelTemplate& t, const std::string& p, uint64_t channels, 
   blocks::norm(t, p, channels, true);
   for (const char* b : {".running_mean", ".running_var"}) t.add(p + b, {channels}).kind = TensorKind::Buffer;
   t.add(p + ".num_batches_tracked", {}).kind = TensorKind::Buffer;
+}
+
+void detr_replace_batch_norms(ModelTemplate& t, size_t first) {
+  std::vector<TemplateTensor> kept;
+  kept.reserve(t.tensors.size() - first);
+  for (size_t i = first; i < t.tensors.size(); ++i) {
+    TemplateTensor& x = t.tensors[i];
+    constexpr std::string_view kTracked = ".num_batches_tracked";
+    if (!x.name.ends_with(kTracked)) {
+      kept.push_back(std::move(x));
+      continue;
+    }
+    // A BatchNorm2d: weight, bias, running_mean, running_var, num_batches_tracked, in that order.
+    const std::string norm = x.name.substr(0, x.name.size() - kTracked.size());
+    for (TemplateTensor& y : kept)
+      if (y.name == norm + ".weight" || y.name == norm + ".bias") y.kind = TensorKind::Buffer;
+  }
+  t.tensors.resize(first);
+  for (TemplateTensor& x : kept) t.tensors.push_back(std::move(x));
 }
 
 void detr_conv_norm(ModelTemplate& t, const std::string& conv, const std::string& norm, uint64_t in,

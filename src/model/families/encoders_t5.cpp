@@ -8,23 +8,11 @@
 #include "model/families/encoders_common.h"
 #include "model/families/encoders_seq2seq.h"
 #include "model/families/encoders_seq2seq_parts.h"
+#include "model/families/t5_parts.h"
 
 namespace ma::families {
 
 namespace {
-
-struct T5Dims {
-  uint64_t d_model = 0, inner = 0, heads = 0, d_ff = 0, buckets = 0;
-  bool gated = false;
-  bool bias_every_layer = false;  // UMT5
-  std::string encoder_attention =
-      "SelfAttention";  // LongT5: LocalSelfAttention, TransientGlobalSelfAttention
-  bool transient_global =
-      false;  // LongT5: a second bias table for the global tokens, their own norm per block
-  std::string feed_forward = "DenseReluDense";  // Switch Transformers: mlp
-  uint64_t experts = 0;                         // Switch Transformers' sparse layers
-  bool router_bias = false;
-};
 
 // Switch Transformers: layer i of a stack is sparse when its step is positive and i % step == 1, or the step
 // is 1 (every layer).
@@ -53,11 +41,10 @@ void t5_feed_forward(ModelTemplate& t, const std::string& ff, const T5Dims& d, b
   blocks::linear(t, ff + ".wo", d.d_ff, d.d_model, false);
 }
 
-// One T5 stack: blocks of [SelfAttention, (EncDecAttention), DenseReluDense], each sub-layer with its own
-// RMS-style T5LayerNorm (weight only); block 0 alone owns the relative position bias, which the others
-// reuse, but in UMT5, whose every self-attention learns its own (its cross-attention has none).
+}  // namespace
+
 void t5_stack(ModelTemplate& t, const std::string& stack, uint64_t layers, const T5Dims& d, bool cross,
-              uint64_t sparse_step = 0) {
+              uint64_t sparse_step) {
   blocks::Attention at;
   at.hidden = d.d_model;
   at.heads = at.kv_heads = d.heads;
@@ -85,6 +72,8 @@ void t5_stack(ModelTemplate& t, const std::string& stack, uint64_t layers, const
   }
   blocks::norm(t, stack + ".final_layer_norm", d.d_model, false);
 }
+
+namespace {
 
 // T5Config's defaults, and MT5Config's and UMT5Config's: mT5 is T5's code (gated-GELU, d_kv x heads below
 // d_model) with other sizes; UMT5 mT5's sizes with a position bias in every self-attention.
@@ -131,9 +120,9 @@ void route_sparse_layers(StackSpec& s, const T5Dims& d, uint64_t step) {
   }
 }
 
-// feed_forward_proj is "{act}" or "gated-{act}"; T5Config rejects anything else. Pop2PianoConfig checks
-// nothing: gated when the text before its first '-' is "gated".
-bool t5_gated(const ModelConfig& cfg, std::string_view dflt, bool validated = true) {
+}  // namespace
+
+bool t5_gated(const ModelConfig& cfg, std::string_view dflt, bool validated) {
   std::string proj = cfg.string_or("feed_forward_proj", dflt);
   if (!validated) return proj.substr(0, proj.find('-')) == "gated";
   size_t dash = proj.find('-');
@@ -143,6 +132,8 @@ bool t5_gated(const ModelConfig& cfg, std::string_view dflt, bool validated = tr
     cfg.fail("feed_forward_proj", "must be '{ACT}' or 'gated-{ACT}', found '" + proj + "'");
   return true;
 }
+
+namespace {
 
 // `generation`: the class AutoModelForSeq2SeqLM builds (a nested text_config names none), whatever the
 // config names.

@@ -44,6 +44,8 @@ blip();  // blip.cpp: BLIP, BLIP-2, InstructBLIP (a Q-Former, OPT / T5 / Vicuna)
 std::span<const FamilyBuilder> vlm_classics();  // git.cpp, idefics.cpp, kosmos2.cpp: GIT, IDEFICS, Kosmos-2
 std::span<const FamilyBuilder>
 composites();  // encoder_decoder_composites.cpp: (Vision/Speech)EncoderDecoder, TrOCR, DeiT
+std::span<const FamilyBuilder>
+nested_composites();  // nested_composites.h: VisionTextDualEncoder, RAG (DPR + BART/T5), UDOP
 std::span<const FamilyBuilder> seq2seq_classics();  // seq2seq_classics.h: NLLB-MoE, BigBird-Pegasus, FSMT,
                                                     // Speech2Text, ProphetNet, Reformer
 std::span<const FamilyBuilder> emu3();         // emu3.cpp: Emu3 (Llama over text and a video VQ-VAE's tokens)
@@ -119,6 +121,8 @@ std::span<const FamilyBuilder> speech_encoders();  // speech_encoders.cpp: wav2v
 std::span<const FamilyBuilder>
 speech_w2v();  // speech_w2v.cpp: WavLM, data2vec-audio, UniSpeech, UniSpeech-SAT, SEW
 std::span<const FamilyBuilder> speech_c();    // speech_c.cpp: SEW-D, Audio Spectrogram Transformer
+std::span<const FamilyBuilder> speech_d();    // speech_d.cpp: CLAP (+ its text and audio models)
+std::span<const FamilyBuilder> matching();    // matching.cpp: SuperPoint, SuperGlue, LightGlue
 std::span<const FamilyBuilder> timeseries();  // timeseries.cpp: TimesFM, PatchTST, PatchTSMixer, Time Series
                                               // Transformer, Informer, Autoformer
 std::span<const FamilyBuilder>
@@ -134,11 +138,13 @@ std::span<const FamilyBuilder>
 bert_docs();  // bert_docs.cpp: LayoutLMv3, DPR, Splinter, CANINE, LiLT, MarkupLM, ImageGPT, ...
 std::span<const FamilyBuilder>
 multimodal_b();  // multimodal_b.cpp: ColPali, ColQwen2, BLIP-2's Q-Former alone, ViLT, VisualBERT, BROS
+std::span<const FamilyBuilder> multimodal_d();  // multimodal_d.cpp: FLAVA, BridgeTower
 std::span<const FamilyBuilder>
 remote_code();  // remote_code*.cpp: ChatGLM, Qwen-1, Baichuan, InternLM, ... (needing remote code)
 std::span<const FamilyBuilder>
 detection_seg();                          // detection_seg.cpp: ViTDet, ViTPose (and its backbone), ViTMatte
 std::span<const FamilyBuilder> text_d();  // text_d.cpp: CPM-Ant, LXMERT
 std::span<const FamilyBuilder> seg_heads();  // seg_heads.cpp: MaskFormer (and its Swin), UperNet
+std::span<const FamilyBuilder> seg_b();      // seg_b.cpp: Mask2Former, OneFormer, EoMT
 
 }  // namespace ma::families

@@ -15,6 +15,7 @@
 #include "model/blocks.h"
 #include "model/families/cnn_backbones.h"
 #include "model/families/encoders_common.h"
+#include "model/families/seg_heads.h"
 #include "model/families/vision_e.h"
 
 namespace ma::families {
@@ -102,11 +103,9 @@ void hgnet_block(ModelTemplate& t, const HgnetStages& s, size_t i, const std::st
   hgnet_conv(t, b + "aggregation.1.", out / 2, out, 1, lab);
 }
 
-}  // namespace
-
-void build_hgnet_v2(const ModelConfig& cfg, ModelTemplate& t) {
-  const std::string cls = architecture_of(cfg, "HGNetV2Backbone");
-  const std::string task = supported_task(cfg, cls, "HGNetV2", {"Backbone", "ForImageClassification"});
+// HGNetV2Embeddings and HGNetV2Encoder under `prefix` (every stage, whichever the backbone hands on).
+// Returns the residual blocks of all stages.
+uint64_t hgnet_v2_body(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t) {
   const HgnetStages s = read_hgnet_stages(cfg);
   const std::vector<uint64_t> stem = cfg.dims_or("stem_channels", {3, 32, 48});
   if (stem.size() < 3) cfg.fail("stem_channels", "must list the input, middle and output stem widths");
@@ -114,28 +113,57 @@ void build_hgnet_v2(const ModelConfig& cfg, ModelTemplate& t) {
   const bool lab = cfg.flag_or("use_learnable_affine_block", false);
   uint64_t blocks = 0;
   for (uint64_t b : s.blocks) blocks += b;
-  describe_cnn_backbone(cfg, cls, "encoder.stages", s.out.back(), blocks, t);
 
   // HGNetV2Embeddings: stem3 reads the max-pooled stem1 output beside stem2b's, hence twice the width.
-  hgnet_conv(t, "embedder.stem1.", stem[0], stem[1], 3, lab);
-  hgnet_conv(t, "embedder.stem2a.", stem[1], stem[1] / 2, 2, lab);
-  hgnet_conv(t, "embedder.stem2b.", stem[1] / 2, stem[1], 2, lab);
-  hgnet_conv(t, "embedder.stem3.", 2 * stem[1], stem[1], 3, lab);
-  hgnet_conv(t, "embedder.stem4.", stem[1], stem[2], 1, lab);
+  const std::string e = prefix + "embedder.";
+  hgnet_conv(t, e + "stem1.", stem[0], stem[1], 3, lab);
+  hgnet_conv(t, e + "stem2a.", stem[1], stem[1] / 2, 2, lab);
+  hgnet_conv(t, e + "stem2b.", stem[1] / 2, stem[1], 2, lab);
+  hgnet_conv(t, e + "stem3.", 2 * stem[1], stem[1], 3, lab);
+  hgnet_conv(t, e + "stem4.", stem[1], stem[2], 1, lab);
   for (size_t i = 0; i < s.count(); ++i) {
-    const std::string stage = "encoder.stages." + std::to_string(i) + ".";
+    const std::string stage = prefix + "encoder.stages." + std::to_string(i) + ".";
     // A depthwise strided conv without activation (and so without affine block).
     if (s.downsample[i]) hgnet_conv(t, stage + "downsample.", s.in[i], s.in[i], 3, false, s.in[i]);
     for (uint64_t j = 0; j < s.blocks[i]; ++j)
       hgnet_block(t, s, i, stage + "blocks." + std::to_string(j) + ".", j == 0 ? s.in[i] : s.out[i], lab);
   }
+  return blocks;
+}
+
+// hidden_sizes: HGNetV2Config keeps ResNet's field beside the stage lists; the classifier and the backbone's
+// channels read it, not stage_out_channels.
+std::vector<uint64_t> hgnet_hidden_sizes(const ModelConfig& cfg) {
+  const std::vector<uint64_t> hidden = cfg.dims_or("hidden_sizes", {256, 512, 1024, 2048});
+  if (hidden.empty()) cfg.fail("hidden_sizes", "must list at least one size");
+  return hidden;
+}
+
+}  // namespace
+
+std::vector<uint64_t> hgnet_v2_backbone(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t) {
+  hgnet_v2_body(cfg, prefix, t);
+  // HGNetV2Backbone's num_features: embedding_size, then hidden_sizes; its stage names come from depths.
+  std::vector<uint64_t> features{cfg.dim_or("embedding_size", 64)};
+  for (uint64_t h : hgnet_hidden_sizes(cfg)) features.push_back(h);
+  const size_t stages = 1 + cfg.dims_or("depths", {3, 4, 6, 3}).size();
+  std::vector<uint64_t> channels;
+  for (const size_t i : backbone_out_stages(cfg, stages)) {
+    if (i >= features.size()) cfg.fail("hidden_sizes", "must give every stage the backbone hands on a width");
+    channels.push_back(features[i]);
+  }
+  return channels;
+}
+
+void build_hgnet_v2(const ModelConfig& cfg, ModelTemplate& t) {
+  const std::string cls = architecture_of(cfg, "HGNetV2Backbone");
+  const std::string task = supported_task(cfg, cls, "HGNetV2", {"Backbone", "ForImageClassification"});
+  const uint64_t blocks = hgnet_v2_body(cfg, "", t);
+  describe_cnn_backbone(cfg, cls, "encoder.stages", read_hgnet_stages(cfg).out.back(), blocks, t);
   // The classifier's Linear reads hidden_sizes[-1] (not the last stage's width); nn.Identity for 0 labels.
   if (task == "ForImageClassification")
-    if (const uint64_t labels = num_labels(cfg)) {
-      const std::vector<uint64_t> hidden = cfg.dims_or("hidden_sizes", {256, 512, 1024, 2048});
-      if (hidden.empty()) cfg.fail("hidden_sizes", "must list at least one size");
-      blocks::linear(t, "fc", hidden.back(), labels, true);
-    }
+    if (const uint64_t labels = num_labels(cfg))
+      blocks::linear(t, "fc", hgnet_hidden_sizes(cfg).back(), labels, true);
 }
 
 }  // namespace ma::families

@@ -22,4 +22,10 @@ void build_pix2struct_text(const ModelConfig& cfg, ModelTemplate& t);    // Pix2
 void swinv2_layer(ModelTemplate& t, const std::string& block, uint64_t dim, uint64_t heads, uint64_t mlp,
                   bool qkv_bias);
 
+// One DonutSwinLayer (transformers 4's Swin layer: attention.self.{query,key,value} with the bias table of a
+// `window` x `window` window and its persistent index, attention.output.dense, intermediate / output) under
+// `block` (ending in "."): CLAP's HTSAT audio encoder is made of its copy (clap.cpp).
+void donut_swin_layer(ModelTemplate& t, const std::string& block, uint64_t dim, uint64_t heads, uint64_t mlp,
+                      uint64_t window, bool qkv_bias);
+
 }  // namespace ma::families

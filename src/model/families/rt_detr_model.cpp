@@ -15,15 +15,54 @@
 #include "model/families/multimodal_towers.h"
 
 namespace ma::families {
-namespace {
 
-// RTDetrMLPPredictionHead(in, hidden, out, layers): `layers` biased linears under p.layers.N.
 void rt_detr_prediction_head(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t hidden,
                              uint64_t out, uint64_t layers) {
   for (uint64_t i = 0; i < layers; ++i)
     blocks::linear(t, p + "layers." + std::to_string(i), i == 0 ? in : hidden, i + 1 == layers ? out : hidden,
                    true);
 }
+
+void rt_detr_query_selection(const ModelConfig& cfg, const std::string& prefix, uint64_t d,
+                             ModelTemplate& t) {
+  const uint64_t labels = num_labels(cfg);
+  // The contrastive denoising queries' label table: the labels and a padding row.
+  if (cfg.count_or("num_denoising", 100) > 0)
+    blocks::embedding(t, prefix + "denoising_class_embed.weight", labels + 1, d);
+  if (cfg.flag_or("learn_initial_query", false))
+    blocks::embedding(t, prefix + "weight_embedding.weight", cfg.dim_or("num_queries", 300), d);
+  // The encoder's head scores and boxes every token; the top num_queries seed the decoder.
+  blocks::linear(t, prefix + "enc_output.0", d, d, true);
+  blocks::norm(t, prefix + "enc_output.1", d, true);
+  blocks::linear(t, prefix + "enc_score_head", d, labels, true);
+  rt_detr_prediction_head(t, prefix + "enc_bbox_head.", d, d, 4, 3);
+}
+
+void describe_rt_detr(const ModelConfig& cfg, const std::string& prefix, uint64_t backbone_width,
+                      const StackDims& aifi, const StackDims& dec, ModelTemplate& t) {
+  ArchitectureRecord& a = t.arch;
+  a.add_stack(StackRole::Vision, prefix + "backbone.model", backbone_width);
+  a.post_norm = !cfg.flag_or("normalize_before", false);
+  a.norm = NormKind::LayerNorm;
+  a.activation = cfg.string_or("decoder_activation_function", "relu");
+  a.position = PositionKind::Sinusoidal;  // AIFI's 2-D sine table; the decoder's come from its boxes
+  a.attention_bias = a.mlp_bias = true;
+  const uint64_t width = aifi.layer.hidden, d = dec.layer.hidden;
+  describe_stack(t, StackRole::Encoder, prefix + "encoder.encoder.0.layers", aifi, width / aifi.layer.heads);
+  describe_stack(t, StackRole::Decoder, prefix + "decoder.layers", dec, d / dec.layer.heads);
+  describe_main(t, dec, 0);
+}
+
+void rt_detr_tie_heads_to_decoder(ModelTemplate& t) {
+  const size_t heads_end = t.tensors.size();
+  for (size_t i = 0; i < heads_end; ++i) {
+    const std::string name = t.tensors[i].name;
+    if (name.starts_with("model.decoder.class_embed.") || name.starts_with("model.decoder.bbox_embed."))
+      t.tie(name.substr(std::string("model.decoder.").size()), name);
+  }
+}
+
+namespace {
 
 // RTDetrDecoderLayer (RTDetrV2DecoderLayer swaps its encoder_attn) under `p`: BART's self-attention,
 // a deformable cross-attention over the feature levels, BART's FFN.
@@ -66,17 +105,7 @@ StackDims rt_detr_model_body(const ModelConfig& cfg, const std::string& prefix, 
   const StackDims aifi = rt_detr_hybrid_encoder(cfg, prefix + "encoder.", t);
 
   const uint64_t d = cfg.dim_or("d_model", 256);
-  const uint64_t labels = num_labels(cfg);
-  // The contrastive denoising queries' label table: the labels and a padding row.
-  if (cfg.count_or("num_denoising", 100) > 0)
-    blocks::embedding(t, prefix + "denoising_class_embed.weight", labels + 1, d);
-  if (cfg.flag_or("learn_initial_query", false))
-    blocks::embedding(t, prefix + "weight_embedding.weight", cfg.dim_or("num_queries", 300), d);
-  // The encoder's head scores and boxes every token; the top num_queries seed the decoder.
-  blocks::linear(t, prefix + "enc_output.0", d, d, true);
-  blocks::norm(t, prefix + "enc_output.1", d, true);
-  blocks::linear(t, prefix + "enc_score_head", d, labels, true);
-  rt_detr_prediction_head(t, prefix + "enc_bbox_head.", d, d, 4, 3);
+  rt_detr_query_selection(cfg, prefix, d, t);
 
   // A 1 x 1 convolution per encoder level, then stride-2 3 x 3 ones for the extra levels (the first reading
   // the last listed level's channels, the others d_model).
@@ -101,16 +130,7 @@ StackDims rt_detr_model_body(const ModelConfig& cfg, const std::string& prefix, 
   // The queries' positions: an MLP(4, 2 d_model, d_model, 2) of their reference boxes.
   rt_detr_prediction_head(t, prefix + "decoder.query_pos_head.", 4, 2 * d, d, 2);
 
-  ArchitectureRecord& a = t.arch;
-  a.add_stack(StackRole::Vision, prefix + "backbone.model", channels.back());
-  a.post_norm = !cfg.flag_or("normalize_before", false);
-  a.norm = NormKind::LayerNorm;
-  a.activation = cfg.string_or("decoder_activation_function", "relu");
-  a.position = PositionKind::Sinusoidal;  // AIFI's 2-D sine table; the decoder's come from its boxes
-  a.attention_bias = a.mlp_bias = true;
-  describe_stack(t, StackRole::Encoder, prefix + "encoder.encoder.0.layers", aifi, width / aifi.layer.heads);
-  describe_stack(t, StackRole::Decoder, prefix + "decoder.layers", dec, d / dec.layer.heads);
-  describe_main(t, dec, 0);
+  describe_rt_detr(cfg, prefix, channels.back(), aifi, dec, t);
   return dec;
 }
 
@@ -133,13 +153,7 @@ void rt_detr_build(const ModelConfig& cfg, ModelTemplate& t, bool v2) {
     blocks::linear(t, "model.decoder.class_embed." + std::to_string(i), d, labels, true);
   for (uint64_t i = 0; i < dec.layers; ++i)
     rt_detr_prediction_head(t, "model.decoder.bbox_embed." + std::to_string(i) + ".", d, d, 4, 3);
-  if (!v2) return;
-  const size_t heads_end = t.tensors.size();
-  for (size_t i = 0; i < heads_end; ++i) {
-    const std::string name = t.tensors[i].name;
-    if (name.starts_with("model.decoder.class_embed.") || name.starts_with("model.decoder.bbox_embed."))
-      t.tie(name.substr(std::string("model.decoder.").size()), name);
-  }
+  if (v2) rt_detr_tie_heads_to_decoder(t);
 }
 
 }  // namespace

@@ -32,13 +32,16 @@ void sam_mask_embedding(const ModelConfig& pc, ModelTemplate& t, const std::stri
   blocks::norm(t, p + "layer_norm2", quarter * 4, true);  // quarter * 4, not mask_input_channels
 }
 
+void sam_upscale_conv(ModelTemplate& t, const std::string& p, uint64_t in, uint64_t out) {
+  t.add(p + ".weight", {in, out, 2, 2});
+  t.add(p + ".bias", {out});
+}
+
 void sam_mask_head(const ModelConfig& d, ModelTemplate& t, const std::string& p, uint64_t h, uint64_t masks) {
   // Two stride-2 transposed convolutions (weights [in, out, 2, 2]) upscale the image embedding 4x, down to
   // hidden_size // 8 channels, the width each mask token's hypernetwork MLP produces.
-  t.add(p + "upscale_conv1.weight", {h, h / 4, 2, 2});
-  t.add(p + "upscale_conv1.bias", {h / 4});
-  t.add(p + "upscale_conv2.weight", {h / 4, h / 8, 2, 2});
-  t.add(p + "upscale_conv2.bias", {h / 8});
+  sam_upscale_conv(t, p + "upscale_conv1", h, h / 4);
+  sam_upscale_conv(t, p + "upscale_conv2", h / 4, h / 8);
   blocks::norm(t, p + "upscale_layer_norm", h / 4, true);
   for (uint64_t i = 0; i < masks; ++i)
     sam_feed_forward(t, p + "output_hypernetworks_mlps." + std::to_string(i) + ".", h, h, h / 8, 3);
@@ -63,7 +66,8 @@ uint64_t sam_attention_width(const ModelConfig& d, uint64_t hidden, uint64_t rat
   return internal;
 }
 
-// SamMaskDecoder under mask_decoder.
+}  // namespace
+
 void sam_mask_decoder(const ModelConfig& d, ModelTemplate& t) {
   const std::string p = "mask_decoder.";
   const uint64_t h = d.dim_or("hidden_size", 256), heads = d.dim_or("num_attention_heads", 8);
@@ -96,8 +100,6 @@ void sam_mask_decoder(const ModelConfig& d, ModelTemplate& t) {
   sam_mask_head(d, t, p, h, masks);
 }
 
-}  // namespace
-
 // SamPromptEncoder (Sam2PromptEncoder, `point_table`) under prompt_encoder.: the shared positional buffer,
 // SamMaskEmbedding (three convs and two channels-first LayerNorms), no_mask_embed, the point embeddings (SAM:
 // one 1-row table per point kind; SAM 2: one table of num_point_embeddings rows), not_a_point_embed.
@@ -121,16 +123,20 @@ void sam_prompt_encoder(const ModelConfig& pc, ModelTemplate& t, bool point_tabl
   blocks::embedding(t, p + "not_a_point_embed.weight", 1, h);
 }
 
-void build_sam(const ModelConfig& cfg, ModelTemplate& t) {
+void sam_model_modules(const ModelConfig& cfg, const std::string& cls, ModelTemplate& t) {
   const ModelConfig vision = sub_or_empty(cfg, "vision_config");
   const SamShape s = read_sam_shape(vision);
-  sam_record(s, "SamModel", t.arch);
+  sam_record(s, cls, t.arch);
   // SamPositionalEmbedding(vision_config): a persistent [2, num_pos_feats] buffer, registered first.
   t.add("shared_image_embedding.positional_embedding", {2, vision.dim_or("num_pos_feats", 128)}).kind =
       TensorKind::Buffer;
   sam_vision_encoder(s, "vision_encoder.", false, t);
   sam_prompt_encoder(sub_or_empty(cfg, "prompt_encoder_config"), t, false);
   sam_mask_decoder(sub_or_empty(cfg, "mask_decoder_config"), t);
+}
+
+void build_sam(const ModelConfig& cfg, ModelTemplate& t) {
+  sam_model_modules(cfg, "SamModel", t);
 }
 
 }  // namespace ma::families

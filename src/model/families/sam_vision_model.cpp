@@ -15,10 +15,14 @@ void sam_record(const SamShape& s, const std::string& cls, ArchitectureRecord& a
   a.position = s.absolute ? PositionKind::Learned : s.relative ? PositionKind::Relative : PositionKind::None;
 }
 
-void build_sam_vision_model(const ModelConfig& cfg, ModelTemplate& t) {
+void sam_vision_model_modules(const ModelConfig& cfg, const std::string& cls, ModelTemplate& t) {
   const SamShape s = read_sam_shape(cfg);
-  sam_record(s, "SamVisionModel", t.arch);
+  sam_record(s, cls, t.arch);
   sam_vision_encoder(s, "vision_encoder.", false, t);
+}
+
+void build_sam_vision_model(const ModelConfig& cfg, ModelTemplate& t) {
+  sam_vision_model_modules(cfg, "SamVisionModel", t);
 }
 
 }  // namespace ma::families

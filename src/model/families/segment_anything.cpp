@@ -12,6 +12,8 @@ namespace {
 constexpr std::array kSegmentAnythingFamilies{
     FamilyBuilder{"sam", build_sam},
     FamilyBuilder{"sam_vision_model", build_sam_vision_model},
+    FamilyBuilder{"sam_hq", build_sam_hq},
+    FamilyBuilder{"sam_hq_vision_model", build_sam_hq_vision_model},
     FamilyBuilder{"sam2", build_sam2},
     FamilyBuilder{"sam2_vision_model", build_sam2_vision_model},
     FamilyBuilder{"sam2_hiera_det_model", build_sam2_hiera_det_model},

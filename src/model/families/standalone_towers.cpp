@@ -1,6 +1,7 @@
 // Group standalone_towers: the vision and audio towers of multimodal models configured alone, as AutoModel
 // builds them from the tower's own model_type (PixtralVisionModel, Idefics3VisionTransformer,
-// SmolVLMVisionTransformer, InternVLVisionModel, Qwen2AudioEncoder, VoxtralEncoder, Gemma3nAudioEncoder):
+// SmolVLMVisionTransformer, InternVLVisionModel, Qwen2AudioEncoder, VoxtralEncoder, Gemma3nAudioEncoder,
+// Gemma 3n's TimmWrapperModel):
 // the composite's tower modules at the top level, without its prefix. Each reuses the composite's builder,
 // so a tower alone is exactly the tower inside.
 #include <array>
@@ -9,6 +10,7 @@
 #include "model/families/encoders_common.h"
 #include "model/families/family_groups.h"
 #include "model/families/llava_towers.h"
+#include "model/families/multimodal_towers.h"
 
 namespace ma::families {
 namespace {
@@ -70,6 +72,14 @@ void build_gemma3n_audio(const ModelConfig& cfg, ModelTemplate& t) {
   standalone_tower_dims(t, StackRole::Audio);
 }
 
+// Gemma3nVisionConfig (a TimmWrapperConfig) alone: AutoModel maps gemma3n_vision to TimmWrapperModel, whose
+// timm model sits under timm_model, the composite's model.vision_tower.timm_model without the prefix.
+void build_gemma3n_vision(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = sub_config_class(cfg, "TimmWrapperModel");
+  mobilenet_v5_tower(cfg, "timm_model.", t);
+  standalone_tower_dims(t, StackRole::Vision);
+}
+
 constexpr std::array kStandaloneTowerFamilies{
     FamilyBuilder{"pixtral", build_pixtral_vision},
     FamilyBuilder{"idefics3_vision", build_idefics3_vision},
@@ -78,6 +88,7 @@ constexpr std::array kStandaloneTowerFamilies{
     FamilyBuilder{"qwen2_audio_encoder", build_qwen2_audio_encoder},
     FamilyBuilder{"voxtral_encoder", build_voxtral_encoder},
     FamilyBuilder{"gemma3n_audio", build_gemma3n_audio},
+    FamilyBuilder{"gemma3n_vision", build_gemma3n_vision},
 };
 
 }  // namespace

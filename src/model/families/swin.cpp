@@ -272,6 +272,14 @@ void swinv2_layer(ModelTemplate& t, const std::string& block, uint64_t dim, uint
   swinv2_block(t, s, block, dim, heads, mlp);
 }
 
+void donut_swin_layer(ModelTemplate& t, const std::string& block, uint64_t dim, uint64_t heads, uint64_t mlp,
+                      uint64_t window, bool qkv_bias) {
+  SwinShape s;
+  s.window = window;
+  s.qkv_bias = qkv_bias;
+  donut_swin_block(t, s, block, dim, heads, mlp);
+}
+
 void build_swin(const ModelConfig& cfg, ModelTemplate& t) {
   build_swin_family(cfg, t, "Swin", SwinKind::Swin, "swin.");
 }

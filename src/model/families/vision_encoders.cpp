@@ -33,13 +33,8 @@ uint64_t dinov2_body(const ModelConfig& cfg, const std::string& cls, const std::
   read_base_encoder_record(cfg, cls, t);
   ArchitectureRecord& a = t.arch;
   const uint64_t h = a.hidden_size;
-  const double ratio = cfg.number_or("mlp_ratio", 4);
-  if (!(ratio > 0 && ratio <= 64)) cfg.fail("mlp_ratio", "must be in (0, 64]");
-  const auto wide = static_cast<uint64_t>(static_cast<double>(h) * ratio);  // int(hidden * mlp_ratio)
   const bool swiglu = cfg.flag_or("use_swiglu_ffn", false);
-  // Dinov2SwiGLUFFN: two thirds of the MLP width, rounded up to a multiple of 8.
-  a.intermediate_size = swiglu ? (wide * 2 / 3 + 7) / 8 * 8 : wide;
-  if (a.intermediate_size == 0) cfg.fail("mlp_ratio", "leaves the MLP without a unit");
+  a.intermediate_size = dinov2_mlp_width(cfg, h);
   // Every released checkpoint embeds 518-pixel images (DINOv2's own configs); 224 is the class default. Other
   // sizes interpolate the table at run time.
   const uint64_t image = image_size ? *image_size : cfg.dim_or("image_size", 224);
@@ -59,27 +54,48 @@ uint64_t dinov2_body(const ModelConfig& cfg, const std::string& cls, const std::
   s.patch_size = patch;
   s.image_size = image;
   for (uint64_t i = 0; i < a.num_layers; ++i) {
-    const std::string p = s.path + "." + std::to_string(i) + ".";
-    blocks::norm(t, p + "norm1", h, true);
-    for (const char* proj : {"query", "key", "value"})
-      blocks::linear(t, p + "attention.attention." + proj, h, h, qkv_bias);
-    blocks::linear(t, p + "attention.output.dense", h, h, true);
-    t.add(p + "layer_scale1.lambda1", {h});
-    blocks::norm(t, p + "norm2", h, true);
-    if (swiglu) {  // weights_in holds the gate and the value halves
-      blocks::linear(t, p + "mlp.weights_in", h, 2 * a.intermediate_size, true);
-      blocks::linear(t, p + "mlp.weights_out", a.intermediate_size, h, true);
-    } else {
-      blocks::linear(t, p + "mlp.fc1", h, a.intermediate_size, true);
-      blocks::linear(t, p + "mlp.fc2", a.intermediate_size, h, true);
-    }
-    t.add(p + "layer_scale2.lambda1", {h});
+    dinov2_layer(t, s.path + "." + std::to_string(i) + ".", h, a.intermediate_size, swiglu,
+                 Dinov2AttentionNames::Dinov2, qkv_bias);
     LayerSpec l;
     l.ffn.gated = swiglu;
     s.layers.push_back(l);
   }
   blocks::norm(t, prefix + "layernorm", h, true);
   return h;
+}
+
+uint64_t dinov2_mlp_width(const ModelConfig& cfg, uint64_t hidden) {
+  const double ratio = cfg.number_or("mlp_ratio", 4);
+  if (!(ratio > 0 && ratio <= 64)) cfg.fail("mlp_ratio", "must be in (0, 64]");
+  const auto wide = static_cast<uint64_t>(static_cast<double>(hidden) * ratio);  // int(hidden * mlp_ratio)
+  // Dinov2SwiGLUFFN: two thirds of the MLP width, rounded up to a multiple of 8.
+  const uint64_t width = cfg.flag_or("use_swiglu_ffn", false) ? (wide * 2 / 3 + 7) / 8 * 8 : wide;
+  if (width == 0) cfg.fail("mlp_ratio", "leaves the MLP without a unit");
+  return width;
+}
+
+void dinov2_layer(ModelTemplate& t, const std::string& p, uint64_t hidden, uint64_t ffn, bool swiglu,
+                  Dinov2AttentionNames names, bool qkv_bias) {
+  const uint64_t h = hidden;
+  blocks::norm(t, p + "norm1", h, true);
+  if (names == Dinov2AttentionNames::Dinov2) {
+    for (const char* proj : {"query", "key", "value"})
+      blocks::linear(t, p + "attention.attention." + proj, h, h, qkv_bias);
+    blocks::linear(t, p + "attention.output.dense", h, h, true);
+  } else {
+    for (const char* proj : {"k_proj", "v_proj", "q_proj", "out_proj"})  // SiglipAttention's order
+      blocks::linear(t, p + "attention." + proj, h, h, true);
+  }
+  t.add(p + "layer_scale1.lambda1", {h});
+  blocks::norm(t, p + "norm2", h, true);
+  if (swiglu) {  // weights_in holds the gate and the value halves
+    blocks::linear(t, p + "mlp.weights_in", h, 2 * ffn, true);
+    blocks::linear(t, p + "mlp.weights_out", ffn, h, true);
+  } else {
+    blocks::linear(t, p + "mlp.fc1", h, ffn, true);
+    blocks::linear(t, p + "mlp.fc2", ffn, h, true);
+  }
+  t.add(p + "layer_scale2.lambda1", {h});
 }
 
 std::span<const FamilyBuilder> vision_encoders() {

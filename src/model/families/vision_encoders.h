@@ -25,4 +25,16 @@ uint64_t dinov2_body(const ModelConfig& cfg, const std::string& cls, const std::
                      ModelTemplate& t, std::optional<uint64_t> image_size = std::nullopt,
                      const Dinov2Variant& variant = {});
 
+// The MLP width of a Dinov2Layer of width `hidden` (mlp_ratio, use_swiglu_ffn as Dinov2Config spells them):
+// int(hidden * mlp_ratio), or with the SwiGLU MLP two thirds of it rounded up to a multiple of 8.
+uint64_t dinov2_mlp_width(const ModelConfig& cfg, uint64_t hidden);
+// How a Dinov2Layer's attention is named: DINOv2's (attention.attention.{query,key,value} and
+// attention.output.dense, q/k/v biased when qkv_bias) or SigLIP's (attention.{k,v,q,out}_proj, all biased:
+// EoMT's EomtAttention).
+enum class Dinov2AttentionNames { Dinov2, Siglip };
+// One Dinov2Layer under `p` ("...layer.N."): norm1, the attention, layer_scale1, norm2, the MLP (fc1 / fc2,
+// or the SwiGLU MLP's fused weights_in / weights_out) `ffn` wide, layer_scale2.
+void dinov2_layer(ModelTemplate& t, const std::string& p, uint64_t hidden, uint64_t ffn, bool swiglu,
+                  Dinov2AttentionNames names, bool qkv_bias = true);
+
 }  // namespace ma::families
