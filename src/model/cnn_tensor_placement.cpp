@@ -101,4 +101,25 @@ std::optional<std::pair<Block, std::string_view>> conv_network_block(const Parts
   return std::nullopt;
 }
 
+std::optional<std::pair<Block, std::string_view>> keypoint_network_block(const Parts& parts) {
+  // The keypoint matchers (SuperGlue, LightGlue) and their detector (SuperPoint), none with a stack the index
+  // rule below should see: the SuperPoint a matcher builds (keypoint_detector.*) is its vision tower, as a
+  // bare SuperPoint's VGG encoder (encoder.conv_blocks.N.conv_a / conv_b) is; the keypoint encoder of
+  // positions and scores (keypoint_encoder.encoder.N) an embedding; SuperPoint's score and descriptor
+  // decoders, the matchers' final projection and dustbin score (bin_score) and LightGlue's per-layer match
+  // assignment and token confidence heads are heads.
+  if (const std::string_view root = parts.front();
+      root == "keypoint_detector" || root == "keypoint_encoder" || root == "keypoint_decoder" ||
+      root == "descriptor_decoder" || root == "bin_score" || root == "final_projection" ||
+      root == "match_assignment_layers" || root == "token_confidence" ||
+      (parts.size() == 5 && root == "encoder" && parts[1] == "conv_blocks" &&
+       (parts[3] == "conv_a" || parts[3] == "conv_b"))) {
+    if (root == "keypoint_detector" || root == "encoder")
+      return std::pair{Block::Vision, std::string_view("conv")};
+    if (root == "keypoint_encoder") return std::pair{Block::Embedding, std::string_view("keypoint-encoder")};
+    return std::pair{Block::LmHead, std::string_view("keypoint-head")};
+  }
+  return std::nullopt;
+}
+
 }  // namespace ma::placement

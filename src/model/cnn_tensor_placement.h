@@ -1,6 +1,6 @@
 // Placement rules of convolutional vision networks (ResNet, BiT, RegNet, EfficientNet, ConvNeXt,
-// MobileNetV2, MobileViT) and of the staged encoders' per-stage patch embeddings (SegFormer, PVT,
-// PoolFormer).
+// MobileNetV2, MobileViT), of the staged encoders' per-stage patch embeddings (SegFormer, PVT, PoolFormer)
+// and of the keypoint networks (SuperPoint and the matchers over it).
 #pragma once
 #include <optional>
 #include <string_view>
@@ -15,5 +15,9 @@ namespace ma::placement {
 // module holding it) when it is one of those networks' convolutions, norms or gates; nullopt otherwise.
 std::optional<std::pair<Block, std::string_view>> conv_network_block(const Parts& parts, const Parts& inner,
                                                                      std::string_view module, bool in_layer);
+
+// The block and role of a keypoint network's tensor (SuperPoint's, SuperGlue's, LightGlue's), decided before
+// any layer index is read; nullopt for any other tensor.
+std::optional<std::pair<Block, std::string_view>> keypoint_network_block(const Parts& parts);
 
 }  // namespace ma::placement

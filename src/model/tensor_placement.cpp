@@ -9,11 +9,13 @@
 #include "model/cnn_tensor_placement.h"
 #include "model/gguf_tensor_names.h"
 #include "model/layer_module_placement.h"
+#include "model/multimodal_head_placement.h"
 #include "model/sequence_mixer_placement.h"
 #include "model/speech_tensor_placement.h"
 #include "model/tensor_name_parts.h"
 #include "model/tensor_name_tables.h"
 #include "model/tensor_roles.h"
+#include "model/vision_stage_placement.h"
 
 namespace ma {
 
@@ -52,21 +54,11 @@ namespace {
 TensorPlacement place_by_name(std::string_view name) {
   TensorPlacement pl;
   Parts parts = split(name);
-  // The keypoint matchers (SuperGlue, LightGlue) and their detector (SuperPoint), none with a stack the index
-  // rule below should see: the SuperPoint a matcher builds (keypoint_detector.*) is its vision tower, as a
-  // bare SuperPoint's VGG encoder (encoder.conv_blocks.N.conv_a / conv_b) is; the keypoint encoder of
-  // positions and scores (keypoint_encoder.encoder.N) an embedding; SuperPoint's score and descriptor
-  // decoders, the matchers' final projection and dustbin score (bin_score) and LightGlue's per-layer match
-  // assignment and token confidence heads are heads.
-  if (const std::string_view root = parts.front();
-      root == "keypoint_detector" || root == "keypoint_encoder" || root == "keypoint_decoder" ||
-      root == "descriptor_decoder" || root == "bin_score" || root == "final_projection" ||
-      root == "match_assignment_layers" || root == "token_confidence" ||
-      (parts.size() == 5 && root == "encoder" && parts[1] == "conv_blocks" &&
-       (parts[3] == "conv_a" || parts[3] == "conv_b"))) {
-    const bool tower = root == "keypoint_detector" || root == "encoder";
-    pl.block = tower ? Block::Vision : root == "keypoint_encoder" ? Block::Embedding : Block::LmHead;
-    pl.role = tower ? "conv" : root == "keypoint_encoder" ? "keypoint-encoder" : "keypoint-head";
+  // The keypoint matchers and their detector (cnn_tensor_placement.cpp), none with a stack the index rule
+  // below should see.
+  if (const auto keypoint = keypoint_network_block(parts)) {
+    pl.block = keypoint->first;
+    pl.role = std::string(keypoint->second);
     return pl;
   }
 
@@ -498,60 +490,8 @@ TensorPlacement place_by_name(std::string_view name) {
     set(sub->first, std::move(sub->second));
     return pl;
   }
-  // Heads at the root that name no generic head module: ViLT's masked-LM head (mlm_score: its bias, transform
-  // and decoder) and retrieval score (rank_output); BROS' SPADE heads (initial_token_classifier and the
-  // relation extractors subsequent_token_classifier, entity_linker); the ColVision retrievers' projection of
-  // every token into the multi-vector space (ColPali's, ColQwen2's embedding_proj_layer, not an embedding).
-  if (in(parts.front(), std::array<std::string_view, 6>{
-                            "mlm_score", "rank_output", "initial_token_classifier",
-                            "subsequent_token_classifier", "entity_linker", "embedding_proj_layer"})) {
-    pl.layer.reset();  // initial_token_classifier.N: an index into a Sequential, not a layer
-    pl.stack_length = 0;
-    set(Block::LmHead, parts.front() == "embedding_proj_layer" ? "projection" : "lm-head");
-    return pl;
-  }
-  // FLAVA's and BridgeTower's heads at the root: FLAVA's masked-image/-text and matching heads (mim_head,
-  // mlm_head, mmm_image_head, mmm_text_head, itm_head; BLIP's itm_head, a Linear), BridgeTower's matching
-  // score (itm_score) and contrastive projections (itc_*_head); their cross-modal poolers; FLAVA's image
-  // projection into the contrastive space (beside text_projection, under flava.).
-  if (in(parts.front(),
-         std::array<std::string_view, 8>{"mim_head", "mlm_head", "itm_head", "mmm_image_head",
-                                         "mmm_text_head", "itm_score", "itc_text_head", "itc_image_head"}) ||
-      parts.front() == "itc_cross_modal_head" ||
-      (parts.size() >= 3 &&
-       in(parts[parts.size() - 3],
-          std::array<std::string_view, 2>{"cross_modal_image_pooler", "cross_modal_text_pooler"})) ||
-      (parts.size() == 2 && parts[0] == "image_projection") ||
-      (parts.size() == 3 && parts[0] == "flava" && parts[1] == "image_projection")) {
-    const bool projection = parts.front().starts_with("itc_") || parts.front() == "image_projection" ||
-                            (parts.size() >= 2 && parts[1] == "image_projection");
-    set(Block::LmHead, projection ? "projection" : "lm-head");
-    return pl;
-  }
-  // Projections of each encoder's states into the width of the fusion layers over both (FLAVA's
-  // image_to_mm_projection / text_to_mm_projection, BridgeTower's cross_modal_*_transform, one per layer
-  // when not shared): projectors between towers.
-  if (any_part_in(parts, std::array<std::string_view, 4>{"image_to_mm_projection", "text_to_mm_projection",
-                                                         "cross_modal_text_transform",
-                                                         "cross_modal_image_transform"})) {
-    pl.layer.reset();  // cross_modal_*_transform.N: one per cross-modal layer, not a layer of its own
-    pl.stack_length = 0;
-    set(Block::VisionProjector, "projector");
-    return pl;
-  }
-  // BridgeTower's link towers mix an encoder's layer into the cross-modal stream and normalise the sum: their
-  // mixing scalars (scaled_add's scaled_factor, interpolate's beta) belong with their LayerNorm.
-  if (any_part_in(parts, std::array<std::string_view, 2>{"cross_modal_text_link_tower",
-                                                         "cross_modal_image_link_tower"})) {
-    set(Block::Norm, parts.back() == "weight" || parts.back() == "bias" ? "norm" : "link-scale");
-    return pl;
-  }
-  // FLAVA's image codebook (FlavaImageCodebook, DALL-E's encoder) turns pixels into the visual tokens masked
-  // image modelling predicts: run on images only.
-  if (parts.front() == "image_codebook") {
-    set(Block::Vision, "codebook");
-    return pl;
-  }
+  // Heads and fusion modules of multimodal and retrieval models at the root (multimodal_head_placement.cpp).
+  if (place_multimodal_head(parts, pl)) return pl;
   // Time-series models embed values, not tokens: TimesFM's input_ff_layer (a residual MLP over a patch and
   // its padding mask; its output_layer is no head), the GluonTS forecasters' value_embedding (Time Series
   // Transformer, Informer, Autoformer) and PatchTSMixer's patcher, a Linear (BLT's patcher is a model).
@@ -800,78 +740,9 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::Embedding, "resample");
     return pl;
   }
-  // LeViT's, CvT's and FocalNet's stage modules, past every other rule. LeViT: each attention's learned
-  // bias per head and offset and its index (attention_biases, attention_bias_idxs); its MLPLayerWithBN
-  // linears X.linear (queries_keys_values, keys_values, queries, projection in attention; linear_up /
-  // linear_down in the MLP); the teacher model's second classifier, classifier_distill. CvT: a stage's
-  // class token and the conv token embedding that opens it (embedding.convolution_embeddings.projection).
-  // FocalNet: a layer's own layer-scale vectors (gamma_1 / gamma_2), the focal modulation that replaces
-  // attention (modulation.projection_in / projection_context / projection_out, focal_layers.N.0) and the
-  // strided patch embedding that downsamples a stage (downsample.projection). GLPN: its depth decoder's
-  // stages at the root (decoder.stages.N: the selective feature fusion's convs and BatchNorms) are its head.
-  if (pl.layer && (leaf == "attention_biases" || leaf == "attention_bias_idxs")) {
-    set(Block::Attention, "position-bias");
-    return pl;
-  }
-  if (pl.layer && module == "linear" && parts.size() >= 3) {
-    const std::string_view linear = parts[parts.size() - 3];
-    if (in(linear,
-           std::array<std::string_view, 4>{"queries_keys_values", "keys_values", "queries", "projection"})) {
-      set(Block::Attention, linear == "projection" ? "o" : linear == "queries" ? "q" : "qkv");
-      return pl;
-    }
-    if (linear == "linear_up" || linear == "linear_down") {
-      set(Block::Mlp, linear == "linear_up" ? "up" : "down");
-      return pl;
-    }
-  }
-  // (SwiftFormer's distillation head, dist_head, is the same second classifier.)
-  if (!pl.layer && (parts.front() == "classifier_distill" || parts.front() == "dist_head")) {
-    set(Block::LmHead, "lm-head");
-    return pl;
-  }
-  if (pl.layer && module == "cls_token") {
-    set(Block::Embedding, "cls_token");
-    return pl;
-  }
-  if (module == "projection" && parts.size() >= 3 &&
-      (parts[parts.size() - 3] == "convolution_embeddings" || parts[parts.size() - 3] == "downsample")) {
-    set(Block::Embedding, parts[parts.size() - 3] == "downsample" ? "patch-merging" : "patch-embedding");
-    return pl;
-  }
-  if (pl.layer && layer_own && (leaf == "gamma_1" || leaf == "gamma_2")) {
-    set(leaf == "gamma_1" ? Block::Attention : Block::Mlp, "layer-scale");
-    return pl;
-  }
-  if (pl.layer && any_part_in(inner, std::array<std::string_view, 1>{"modulation"})) {
-    set(Block::Attention,
-        any_part_in(inner, std::array<std::string_view, 1>{"focal_layers"}) ? "focal-conv" : role);
-    return pl;
-  }
-  if (parts.size() >= 3 && parts[0] == "decoder" && parts[1] == "stages") {
-    set(Block::LmHead, "lm-head");
-    return pl;
-  }
-  // V-JEPA 2's predictor maps its output back to the encoder's width (predictor.proj), to be compared with
-  // the encoder's features: the predictor's output projection, a head.
-  if (!pl.layer && module == "proj" && parts.size() >= 3 && parts[parts.size() - 3] == "predictor") {
-    set(Block::LmHead, "predictor-projection");
-    return pl;
-  }
-  // HGNetV2's learnable affine block (a conv layer's lab.scale and lab.bias, one scalar each after its
-  // activation) belongs to the conv layer, as its BatchNorm does.
-  if (parts.size() >= 3 && parts[parts.size() - 2] == "lab" && (leaf == "scale" || leaf == "bias")) {
-    set(Block::Vision, "learnable-affine");
-    return pl;
-  }
-  // TextNet's RepVGG-style layers sum three parallel convs (main_conv, vertical_conv, horizontal_conv, each
-  // with its own BatchNorm) and a BatchNorm of the layer's input (rbr_identity, its statistics included).
-  if (pl.layer && (module == "main_conv" || module == "vertical_conv" || module == "horizontal_conv")) {
-    set(Block::Vision, "conv");
-    return pl;
-  }
-  if (parts.size() >= 2 && parts[parts.size() - 2] == "rbr_identity") {
-    set(Block::Norm, "norm");
+  // The vision networks' stage modules no rule above claimed (vision_stage_placement.cpp).
+  if (auto stage = vision_stage_block(parts, inner, module, pl.layer.has_value(), layer_own, role)) {
+    set(stage->first, std::move(stage->second));
     return pl;
   }
   set(Block::Other, role);
