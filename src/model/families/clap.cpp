@@ -61,25 +61,9 @@ ClapAudioShape read_clap_audio(const ModelConfig& a) {
     s.aff_ratio = a.dim_or("aff_block_r", s.aff_ratio);
     if (s.embed / s.aff_ratio == 0) a.fail("aff_block_r", "must not exceed patch_embeds_hidden_size");
   }
-  if (s.depths.empty()) a.fail("depths", "must list at least one stage");
-  uint64_t blocks = 0;
-  for (uint64_t d : s.depths) blocks += d;
-  if (blocks > ModelConfig::kMaxLayers) a.fail("depths", "must add up to at most 1024 blocks");
-  if (s.heads.size() < s.depths.size())
-    a.fail("num_attention_heads",
-           "must list one head count per stage (" + std::to_string(s.depths.size()) + ")");
-  if (s.depths.size() > 27 || s.features() > ModelConfig::kMaxValue)
-    a.fail("patch_embeds_hidden_size", "doubled at every stage after the first must stay within 2^26");
-  if (s.window > 4096) a.fail("window_size", "must be at most 4096");
-  for (size_t i = 0; i < s.depths.size(); ++i) {
-    const double wide = s.mlp_ratio * static_cast<double>(s.width(i));
-    if (!(wide >= 1.0) || wide > static_cast<double>(ModelConfig::kMaxValue))
-      a.fail("mlp_ratio", "times each stage's width must make an MLP width from 1 to 2^26");
-    // ClapAudioSelfAttention raises unless the heads divide the stage's width.
-    if (s.width(i) % s.heads[i] != 0)
-      a.fail("num_attention_heads", "must divide each stage's width (stage " + std::to_string(i) + ": " +
-                                        std::to_string(s.width(i)) + ")");
-  }
+  // ClapAudioSelfAttention raises unless the heads divide the stage's width.
+  check_swin_stages(a, {"depths", "num_attention_heads", "patch_embeds_hidden_size"}, s.depths, s.heads,
+                    s.embed, s.window, s.mlp_ratio, true);
   return s;
 }
 

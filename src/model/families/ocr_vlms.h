@@ -4,6 +4,8 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "model/config.h"
 #include "model/model_template.h"
@@ -27,5 +29,18 @@ void swinv2_layer(ModelTemplate& t, const std::string& block, uint64_t dim, uint
 // `block` (ending in "."): CLAP's HTSAT audio encoder is made of its copy (clap.cpp).
 void donut_swin_layer(ModelTemplate& t, const std::string& block, uint64_t dim, uint64_t heads, uint64_t mlp,
                       uint64_t window, bool qkv_bias);
+
+// The config keys a Swin-style encoder names its stage plan with (Swin's depths / num_heads / embed_dim,
+// CLAP's audio encoder's depths / num_attention_heads / patch_embeds_hidden_size).
+struct SwinStageKeys {
+  std::string_view depths, heads, embed;
+};
+// Refuses, naming the key, a stage plan transformers could not build or we cannot hold: no stage, more than
+// 1,024 blocks, fewer head counts than stages, a width doubled past 2^26, a window over 4,096, an MLP width
+// outside 1 .. 2^26 and, when `heads_divide_width`, heads that do not divide a stage's width (embed x
+// 2^stage).
+void check_swin_stages(const ModelConfig& cfg, const SwinStageKeys& keys, const std::vector<uint64_t>& depths,
+                       const std::vector<uint64_t>& heads, uint64_t embed, uint64_t window, double mlp_ratio,
+                       bool heads_divide_width);
 
 }  // namespace ma::families

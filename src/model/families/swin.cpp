@@ -83,26 +83,10 @@ SwinShape read_swin(const ModelConfig& cfg, SwinKind kind) {
   s.absolute_positions = cfg.flag_or("use_absolute_embeddings", s.absolute_positions);
   s.image = vit_pair(cfg, "image_size", 224);
   s.patch = vit_pair(cfg, "patch_size", 4);
-  if (s.depths.empty()) cfg.fail("depths", "must list at least one stage");
-  uint64_t blocks = 0;
-  for (uint64_t d : s.depths) blocks += d;
-  if (blocks > ModelConfig::kMaxLayers) cfg.fail("depths", "must add up to at most 1024 blocks");
-  // SwinEncoder reads num_heads[stage] for every stage of depths (extra entries go unread).
-  if (s.heads.size() < s.depths.size())
-    cfg.fail("num_heads", "must list one head count per stage (" + std::to_string(s.depths.size()) + ")");
-  if (s.depths.size() > 27 || s.features() > ModelConfig::kMaxValue)
-    cfg.fail("embed_dim", "doubled at every stage after the first must stay within 2^26");
-  if (s.window > 4096) cfg.fail("window_size", "must be at most 4096");
-  for (size_t i = 0; i < s.depths.size(); ++i) {
-    const double wide = s.mlp_ratio * static_cast<double>(s.width(i));
-    if (!(wide >= 1.0) || wide > static_cast<double>(ModelConfig::kMaxValue))
-      cfg.fail("mlp_ratio", "times each stage's width must make an MLP width from 1 to 2^26");
-    // DonutSwinSelfAttention and Swinv2Attention raise unless the heads divide the stage's width; Swin's
-    // attention does not check (its q/k/v are width x width whatever the heads).
-    if (kind != SwinKind::Swin && s.width(i) % s.heads[i] != 0)
-      cfg.fail("num_heads", "must divide each stage's width (stage " + std::to_string(i) + ": " +
-                                std::to_string(s.width(i)) + ")");
-  }
+  // Swin's attention does not check that the heads divide a stage's width (its q/k/v are width x width
+  // whatever the heads); DonutSwinSelfAttention and Swinv2Attention raise.
+  check_swin_stages(cfg, {"depths", "num_heads", "embed_dim"}, s.depths, s.heads, s.embed, s.window,
+                    s.mlp_ratio, kind != SwinKind::Swin);
   return s;
 }
 
@@ -264,6 +248,30 @@ void build_swin_family(const ModelConfig& cfg, ModelTemplate& t, std::string_vie
 }
 
 }  // namespace
+
+void check_swin_stages(const ModelConfig& cfg, const SwinStageKeys& keys, const std::vector<uint64_t>& depths,
+                       const std::vector<uint64_t>& heads, uint64_t embed, uint64_t window, double mlp_ratio,
+                       bool heads_divide_width) {
+  const auto width = [embed](size_t stage) { return embed << stage; };  // int(embed * 2 ** stage)
+  if (depths.empty()) cfg.fail(keys.depths, "must list at least one stage");
+  uint64_t blocks = 0;
+  for (uint64_t d : depths) blocks += d;
+  if (blocks > ModelConfig::kMaxLayers) cfg.fail(keys.depths, "must add up to at most 1024 blocks");
+  // The encoder reads a head count for every stage of depths (extra entries go unread).
+  if (heads.size() < depths.size())
+    cfg.fail(keys.heads, "must list one head count per stage (" + std::to_string(depths.size()) + ")");
+  if (depths.size() > 27 || width(depths.size() - 1) > ModelConfig::kMaxValue)
+    cfg.fail(keys.embed, "doubled at every stage after the first must stay within 2^26");
+  if (window > 4096) cfg.fail("window_size", "must be at most 4096");
+  for (size_t i = 0; i < depths.size(); ++i) {
+    const double wide = mlp_ratio * static_cast<double>(width(i));
+    if (!(wide >= 1.0) || wide > static_cast<double>(ModelConfig::kMaxValue))
+      cfg.fail("mlp_ratio", "times each stage's width must make an MLP width from 1 to 2^26");
+    if (heads_divide_width && width(i) % heads[i] != 0)
+      cfg.fail(keys.heads, "must divide each stage's width (stage " + std::to_string(i) + ": " +
+                               std::to_string(width(i)) + ")");
+  }
+}
 
 void swinv2_layer(ModelTemplate& t, const std::string& block, uint64_t dim, uint64_t heads, uint64_t mlp,
                   bool qkv_bias) {
