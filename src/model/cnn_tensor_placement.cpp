@@ -119,6 +119,15 @@ std::optional<std::pair<Block, std::string_view>> keypoint_network_block(const P
     if (root == "keypoint_encoder") return std::pair{Block::Embedding, std::string_view("keypoint-encoder")};
     return std::pair{Block::LmHead, std::string_view("keypoint-head")};
   }
+  // EfficientLoFTR: its RepVGG backbone (efficientloftr.backbone.stages.N.blocks.M with conv1, conv2 and the
+  // identity batch norm; at the root in a bare EfficientLoFTRModel) is its vision tower, the matcher's fine
+  // fusion pyramid (refinement_layer) a head. Its local feature transformer takes the generic layer rules.
+  const size_t at = parts.front() == "efficientloftr" ? 1 : 0;
+  if (parts.size() >= at + 7 && parts[at] == "backbone" && parts[at + 1] == "stages" &&
+      parts[at + 3] == "blocks" &&
+      (parts[at + 5] == "conv1" || parts[at + 5] == "conv2" || parts[at + 5] == "identity"))
+    return std::pair{Block::Vision, std::string_view("conv")};
+  if (parts.front() == "refinement_layer") return std::pair{Block::LmHead, std::string_view("keypoint-head")};
   return std::nullopt;
 }
 

@@ -38,16 +38,21 @@ std::optional<std::pair<Block, std::string>> layer_module_block(const Parts& inn
   const bool concat_after = in_layer && module == "concat_linear";
   // TimeSformer's temporal_dense maps its temporal attention's output back into the residual stream.
   const bool temporal_output = in_layer && module == "temporal_dense";
+  // X-CLIP's message_fc turns each frame's class token into the message token its message_attn mixes.
+  const bool message_token = in_layer && module == "message_fc";
   if (any_part_in(inner, kAttentionParts) || outer_projection || concat_after || temporal_output ||
+      message_token ||
       in(module, std::array<std::string_view, 7>{"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj",
                                                  "query_key_value", "Wqkv"})) {
     bool norm = contains(module, "norm") || contains(module, "ln");
     // Pix2Struct's decoder calls its cross-attention encoder_decoder_attention, torch's
-    // nn.TransformerDecoderLayer multihead_attn.
+    // nn.TransformerDecoderLayer multihead_attn; Grounding DINO's decoder attends to the text in
+    // encoder_attn_text.
     bool cross =
-        any_part_in(inner, std::array<std::string_view, 7>{"EncDecAttention", "encoder_attn", "cross_attn",
+        any_part_in(inner, std::array<std::string_view, 8>{"EncDecAttention", "encoder_attn", "cross_attn",
                                                            "crossattention", "cross_attention",
-                                                           "encoder_decoder_attention", "multihead_attn"}) ||
+                                                           "encoder_decoder_attention", "multihead_attn",
+                                                           "encoder_attn_text"}) ||
         (outer_projection && module.starts_with("ca_"));
     return Placed{
         norm && !contains(module, "proj") ? Block::Norm : (cross ? Block::CrossAttention : Block::Attention),
@@ -97,6 +102,21 @@ std::optional<std::pair<Block, std::string>> layer_module_block(const Parts& inn
   if (in_layer && inner.size() >= innermost + 3 && module == "dense" &&
       (inner[innermost + 1] == "intermediate_query" || inner[innermost + 1] == "output_query")) {
     return Placed{Block::Mlp, inner[innermost + 1] == "intermediate_query" ? "up" : "down"};
+  }
+  return std::nullopt;
+}
+
+std::optional<std::pair<Block, std::string>> lone_cross_layer_block(const Parts& parts,
+                                                                    std::string_view module, bool in_layer,
+                                                                    const std::string& role) {
+  if (in_layer) return std::nullopt;
+  for (size_t i = 0; i + 2 < parts.size(); ++i) {
+    if (parts[i] != "cross_attention" && parts[i] != "decoding_cross_attention") continue;
+    const std::string_view sub = parts[i + 1];
+    if (contains(module, "norm")) return std::pair{Block::Norm, std::string("norm")};
+    if (sub == "attention") return std::pair{Block::CrossAttention, role};
+    if (sub == "mlp") return std::pair{Block::Mlp, role};
+    return std::nullopt;
   }
   return std::nullopt;
 }

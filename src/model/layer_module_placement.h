@@ -16,5 +16,11 @@ namespace ma::placement {
 // holds it; nullopt otherwise.
 std::optional<std::pair<Block, std::string>> layer_module_block(const Parts& inner, std::string_view module,
                                                                 bool in_layer, std::string role);
+// The block and role of a tensor of a lone cross-attention layer outside any stack (Perceiver IO's
+// encoder.cross_attention and its decoders' decoding_cross_attention: an attention block, a LayerNorm and
+// an MLP); nullopt for any other tensor.
+std::optional<std::pair<Block, std::string>> lone_cross_layer_block(const Parts& parts,
+                                                                    std::string_view module, bool in_layer,
+                                                                    const std::string& role);
 
 }  // namespace ma::placement

@@ -65,6 +65,22 @@ bool place_multimodal_head(const Parts& parts, TensorPlacement& pl) {
     set(Block::Norm, parts.back() == "weight" || parts.back() == "bias" ? "norm" : "link-scale");
     return true;
   }
+  // TVP's learned prompts, at the root or under its base model (model.): the ten text_prompt vectors before
+  // the text tokens, and the visual prompter's frame pads (pad_up, pad_down, pad_left, pad_right), added to
+  // the frames before its vision model; and its video grounding head.
+  const size_t tvp_base = parts.size() >= 2 && parts[0] == "model" ? 1 : 0;
+  if (parts.size() == tvp_base + 1 && parts[tvp_base] == "text_prompt") {
+    set(Block::Embedding, "prompt-embedding");
+    return true;
+  }
+  if (parts.size() == tvp_base + 2 && parts[tvp_base] == "visual_prompter") {
+    set(Block::Vision, "visual-prompt");
+    return true;
+  }
+  if (parts.front() == "video_grounding_head") {
+    set(Block::LmHead, "lm-head");
+    return true;
+  }
   // FLAVA's image codebook (FlavaImageCodebook, DALL-E's encoder) turns pixels into the visual tokens masked
   // image modelling predicts: run on images only.
   if (parts.front() == "image_codebook") {

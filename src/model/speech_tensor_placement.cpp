@@ -52,7 +52,12 @@ std::optional<Block> text_to_speech_block(const Parts& parts) {
     return Block::SpeechOutput;
   if (parts.size() < 3) return std::nullopt;
   const std::string_view root = parts[0], module = parts[1];
-  if (root == "posterior_encoder") return Block::Audio;
+  // CLVP's conditioning encoder reads the reference voice's mel spectrogram: a 1x1 conv, then GroupNorms and
+  // self-attention blocks (its text embeddings beside them stay embeddings).
+  if (root == "posterior_encoder" ||
+      (root == "conditioning_encoder" &&
+       (module == "mel_conv" || module == "group_norms" || module == "mel_attn_blocks")))
+    return Block::Audio;
   if (root == "duration_predictor" || root == "flow" || (root == "text_encoder" && module == "project") ||
       (root == "decoder" && (in(module, kHifiGanModules) || module == "cond")))
     return Block::SpeechOutput;

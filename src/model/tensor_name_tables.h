@@ -37,7 +37,9 @@ inline constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_i
 // and pan_blocks bottom-up. MaskFormer's pixel_level_module holds its backbone and its FPN pixel decoder,
 // the per-pixel image branch its transformer decoder's queries read. A TimmWrapperModel (a vision tower
 // configured alone, as Gemma 3n's gemma3n_vision) holds its timm image network under timm_model.
-inline constexpr std::array<std::string_view, 34> kVisionParts{"visual",
+// SAM 3's geometry_encoder is its prompt encoder for boxes (their projections and layers over the image).
+// OmDet-Turbo's vision_backbone holds its Swin and the LayerNorms over the maps it hands on.
+inline constexpr std::array<std::string_view, 36> kVisionParts{"visual",
                                                                "vision_tower",
                                                                "timm_model",  // TimmWrapperModel's network
                                                                "vision_model",
@@ -70,7 +72,12 @@ inline constexpr std::array<std::string_view, 34> kVisionParts{"visual",
                                                                "downsample_convs",
                                                                "pan_blocks",
                                                                "visn_fc",  // LXMERT's region features
-                                                               "pixel_level_module"};
+                                                               "pixel_level_module",
+                                                               "geometry_encoder",
+                                                               "vision_backbone"};
+// Wrappers a checkpoint stores a model under and its class strips on loading: facebook/sam3 is saved as
+// Sam3VideoModel, whose detector_model is the Sam3Model (its _checkpoint_conversion_mapping).
+inline constexpr std::array<std::string_view, 1> kCheckpointWrappers{"detector_model."};
 // SAM 2's image side beyond SAM's: Sam2Model's no_memory_embedding (the token standing for an empty memory)
 // and what Sam2VideoModel tracks objects through frames with: its memory attention and memory encoder, the
 // convolution that brings a mask prompt to the decoder's logits, the object-pointer head and its temporal
@@ -103,8 +110,9 @@ inline constexpr std::array<std::string_view, 10> kVideoTrackerParts{
 // multi_modal_projector.merge_linear_*). DETR's input_projection, a 1 x 1 convolution, maps its backbone's
 // last feature map to the transformer's width; RT-DETR's encoder_input_proj and decoder_input_proj (lists
 // of convolutions with batch norms) map each feature map to the encoder's and the decoder's. OneFormer's
-// query_input_projection maps its pixel decoder's mask features into its query transformer.
-inline constexpr std::array<std::string_view, 33> kProjectorParts{"multi_modal_projector",
+// query_input_projection maps its pixel decoder's mask features into its query transformer. OmDet-Turbo's
+// channel_projection_layers (in its encoder and its decoder) are RT-DETR's two input projections.
+inline constexpr std::array<std::string_view, 34> kProjectorParts{"multi_modal_projector",
                                                                   "mm_projector",
                                                                   "merger",
                                                                   "deepstack_merger_list",
@@ -136,7 +144,8 @@ inline constexpr std::array<std::string_view, 33> kProjectorParts{"multi_modal_p
                                                                   "image_newline",
                                                                   "encoder_input_proj",
                                                                   "decoder_input_proj",
-                                                                  "query_input_projection"};
+                                                                  "query_input_projection",
+                                                                  "channel_projection_layers"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
 // buffer).
@@ -172,7 +181,9 @@ inline constexpr std::array<std::string_view, 6> kMambaLeaves{"A_log",  "D",    
 // PatchTSMixer's patch mixer attends through self_attn_layer.
 // TimeSformer's layers attend across frames first, in temporal_attention.
 // torch's nn.TransformerDecoderLayer attends the memory in multihead_attn (OneFormer's query transformer).
-inline constexpr std::array<std::string_view, 17> kAttentionParts{
+// X-CLIP's vision layers let the frames' class tokens attend across frames in message_attn.
+// Grounding DINO's decoder layers attend to the text in encoder_attn_text.
+inline constexpr std::array<std::string_view, 19> kAttentionParts{
     "self_attn",          "attn",
     "attention",          "self_attention",
     "SelfAttention",      "EncDecAttention",
@@ -181,7 +192,8 @@ inline constexpr std::array<std::string_view, 17> kAttentionParts{
     "rel_attn",           "cross_attention",
     "LocalSelfAttention", "TransientGlobalSelfAttention",
     "self_attn_layer",    "temporal_attention",
-    "multihead_attn"};
+    "multihead_attn",     "message_attn",
+    "encoder_attn_text"};
 // XLNet's feed-forward block is ff.
 // Parakeet's macaron Conformer blocks hold two: feed_forward1 and feed_forward2; FastSpeech2Conformer's
 // feed_forward and feed_forward_macaron; wav2vec 2.0-Conformer's and Wav2Vec2-BERT's, ffn1 and ffn2.
@@ -240,15 +252,18 @@ inline constexpr std::array<std::string_view, 16> kHeadLeaves{"lm_head",
 // RT-DETR's two-stage query selection scores and boxes the encoder's tokens: enc_output, enc_score_head,
 // enc_bbox_head. The forecasters' heads: TimesFM's horizon_ff_layer, the distribution heads'
 // parameter_projection (its proj.N, one Linear per parameter of the distribution) and PatchTSMixer's
-// inject_scale before its head. Splinter's span selection head (splinter_qass); the Decision Transformer's
-// next-state, action and return predictors.
+// inject_scale before its head. SAM 3's detector scores its queries by a dot product with the pooled text
+// (dot_product_scoring) and whether the concept is present at all (detr_decoder.presence_head). Splinter's
+// span selection head (splinter_qass); the Decision Transformer's next-state, action and return predictors.
 // OWL-ViT's and OWLv2's detection heads over the patch tokens: class_head, box_head, objectness_head.
 // MGP-STR's three A^3 token pooling modules and their character, BPE and WordPiece heads.
 // CLIPSeg's decoder (decoder.*) around its layers: the FiLM conditioning on the prompt (film_mul, film_add),
 // the reductions of the vision tower's states (reduces.N) and the transposed convolutions back to pixels;
 // AltCLIP's text model's output linear into the projection width (text_model.transformation). MaskFormer's
-// class_predictor and mask_embedder (an MLP whose N.0 are no stack) over the decoder's queries.
-inline constexpr std::array<std::string_view, 65> kHeadRoots{"lm_head",
+// class_predictor and mask_embedder (an MLP whose N.0 are no stack) over the decoder's queries. OmDet-Turbo's
+// query selection under its decoder: encoder_vision_features, encoder_class_head, encoder_bbox_head.
+// Grounding DINO's two-stage query selection: encoder_output_bbox_embed, encoder_output_class_embed.
+inline constexpr std::array<std::string_view, 72> kHeadRoots{"lm_head",
                                                              "cls",
                                                              "classifier",
                                                              "classification_head",
@@ -312,7 +327,14 @@ inline constexpr std::array<std::string_view, 65> kHeadRoots{"lm_head",
                                                              "answer_head",       // LXMERT's QA head
                                                              "obj_predict_head",  // LXMERT's region head
                                                              "class_predictor",
-                                                             "mask_embedder"};
+                                                             "mask_embedder",
+                                                             "presence_head",
+                                                             "dot_product_scoring",
+                                                             "encoder_vision_features",  // OmDet-Turbo's
+                                                             "encoder_class_head",       // query selection
+                                                             "encoder_bbox_head",
+                                                             "encoder_output_bbox_embed",  // Grounding DINO's
+                                                             "encoder_output_class_embed"};
 // A dense predictor's neck and heads after its backbone, at the root of the model or under its base model:
 // Depth Anything's neck (its neck.fusion_stage.layers.N are no stack) and head, ZoeDepth's relative_head and
 // metric_head, Depth Pro's depth_pro.neck, fusion_stage, head (head.layers.N) and fov_model (the
@@ -340,9 +362,13 @@ inline constexpr std::array<std::string_view, 5> kPerCodebookLists{
 // layers.N are no stack. Deformable DETR's reference_points (the queries' reference points from their
 // position embeddings) and, two-stage, pos_trans (the proposals' sine embeddings into query positions) and
 // its norm. DAB-DETR's decoder.ref_anchor_head (the anchors' width and height modulation of the positions).
-inline constexpr std::array<std::string_view, 7> kQueryPositionMlps{
-    "query_scale", "ref_point_head", "query_pos_head", "reference_points",
-    "pos_trans",   "pos_trans_norm", "ref_anchor_head"};
+// SAM 3's decoder.box_rpb_embed_x / _y: the attention bias of each query's reference box over the image.
+// OmDet-Turbo's decoder.query_position_head (RT-DETR's query_pos_head under another name). Grounding DINO's
+// decoder.reference_points_head (its reference boxes' sine embeddings into query positions).
+inline constexpr std::array<std::string_view, 11> kQueryPositionMlps{
+    "query_scale",     "ref_point_head",      "query_pos_head",       "reference_points",
+    "pos_trans",       "pos_trans_norm",      "ref_anchor_head",      "box_rpb_embed_x",
+    "box_rpb_embed_y", "query_position_head", "reference_points_head"};
 
 // A detection decoder's per-layer heads (a classifier and a box MLP per decoder layer, RT-DETR's and
 // Deformable DETR's class_embed.N and bbox_embed.N, under the decoder or at the root): the index names the
@@ -350,9 +376,11 @@ inline constexpr std::array<std::string_view, 7> kQueryPositionMlps{
 // The universal segmenters' mask heads, run after every decoder layer: Mask2Former's decoder.mask_predictor
 // and OneFormer's decoder.mask_embed (its class_embed is one Linear). D-FINE's decoder also holds
 // lqe_layers.N (a box-quality estimator per layer, added to the class scores) and pre_bbox_head (the first
-// layer's box MLP, whose layers.N are no stack).
-inline constexpr std::array<std::string_view, 6> kPerLayerHeadLists{
-    "class_embed", "bbox_embed", "mask_predictor", "mask_embed", "lqe_layers", "pre_bbox_head"};
+// layer's box MLP, whose layers.N are no stack). OmDet-Turbo's decoder holds decoder_class_head.N and
+// decoder_bbox_head.N.
+inline constexpr std::array<std::string_view, 8> kPerLayerHeadLists{
+    "class_embed", "bbox_embed",    "mask_predictor",     "mask_embed",
+    "lqe_layers",  "pre_bbox_head", "decoder_class_head", "decoder_bbox_head"};
 
 // Sequentials inside modules whose indices are no layers (see place_tensor), and lists of parallel modules
 // (SAM's point_embed, one embedding per kind of point, and output_hypernetworks_mlps, one MLP per mask

@@ -9,6 +9,7 @@
 #include "model/cnn_tensor_placement.h"
 #include "model/gguf_tensor_names.h"
 #include "model/layer_module_placement.h"
+#include "model/learned_input_placement.h"
 #include "model/multimodal_head_placement.h"
 #include "model/sequence_mixer_placement.h"
 #include "model/speech_tensor_placement.h"
@@ -73,9 +74,11 @@ TensorPlacement place_by_name(std::string_view name) {
                                                                                        : std::string_view();
   bool in_projector = false, in_head = !dense_head.empty();
   for (size_t i = 1; i < parts.size(); ++i) {
-    // (Deformable DETR's input_proj.N, one projection per feature level, at the root or under model.)
+    // (Deformable DETR's input_proj.N, one projection per feature level, at the root or under model;
+    // Grounding DINO's input_proj_vision.N.)
     in_projector = in_projector || in(parts[i - 1], kProjectorParts) ||
-                   (parts[i - 1] == "input_proj" && (i == 1 || (i == 2 && parts.front() == "model")));
+                   ((parts[i - 1] == "input_proj" || parts[i - 1] == "input_proj_vision") &&
+                    (i == 1 || (i == 2 && parts.front() == "model")));
     in_head = in_head || in(parts[i - 1], kHeadRoots) || in(parts[i - 1], kQueryPositionMlps) ||
               in(parts[i - 1], kPerLayerHeadLists);
     if (!all_digits(parts[i]) || in_projector || in_head) continue;
@@ -187,9 +190,11 @@ TensorPlacement place_by_name(std::string_view name) {
   // The speech side of the omni models: Qwen2.5-Omni's and Qwen3-Omni's talker (a second decoder turning the
   // thinker's states into speech codes), Qwen2.5-Omni's token2wav and Qwen3-Omni's code2wav (codes to a
   // waveform); Bark's coarse- and fine-acoustics models (its semantic tokens to EnCodec codes): their
-  // attention and MLPs are not the language model's. FastSpeech2ConformerWithHifiGan's vocoder too.
-  if (any_part_in(parts, std::array<std::string_view, 6>{"talker", "token2wav", "code2wav",
-                                                         "coarse_acoustics", "fine_acoustics", "vocoder"})) {
+  // attention and MLPs are not the language model's. FastSpeech2ConformerWithHifiGan's vocoder too, and
+  // SeamlessM4T's text-to-unit model (t2u_model: the text decoder's states to the vocoder's units).
+  if (any_part_in(parts,
+                  std::array<std::string_view, 7>{"talker", "token2wav", "code2wav", "coarse_acoustics",
+                                                  "fine_acoustics", "vocoder", "t2u_model"})) {
     set(Block::SpeechOutput, role);
     return pl;
   }
@@ -242,7 +247,9 @@ TensorPlacement place_by_name(std::string_view name) {
   // quantizers have input_proj modules of their own, deeper.
   const bool detector_backbone = parts.size() >= projector_at + 3 && parts[projector_at] == "backbone" &&
                                  parts[projector_at + 1] == "model";
-  const bool detector_projection = parts.size() >= projector_at + 2 && parts[projector_at] == "input_proj";
+  const bool detector_projection =
+      parts.size() >= projector_at + 2 &&
+      (parts[projector_at] == "input_proj" || parts[projector_at] == "input_proj_vision");
   // A dense head at the root is the head, whatever its modules are called (UperNet's decode_head has
   // lateral_convs, as RT-DETR's encoder).
   const bool root_dense_head = !dense_head.empty() && parts.front() == dense_head;
@@ -425,6 +432,13 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::Attention, "layer-scale");
     return pl;
   }
+  // Grounding DINO's fusion layer weighs its image-text attention's two outputs by layer scales of its own
+  // (fusion_layer.vision_param, fusion_layer.text_param).
+  if (pl.layer && (leaf == "vision_param" || leaf == "text_param") && parts.size() >= 2 &&
+      parts[parts.size() - 2] == "fusion_layer") {
+    set(Block::Attention, "layer-scale");
+    return pl;
+  }
   if (pl.layer && (scaled == "mlp_layer_scale" || scaled == "layer_scale2" ||
                    ((leaf == "gamma" || leaf == "lambda_2" || leaf == "layer_scale_2" ||
                      leaf == "layer_scale_parameter" || leaf == "layer_scale_parameters") &&
@@ -484,6 +498,10 @@ TensorPlacement place_by_name(std::string_view name) {
     set(mixer->first, std::move(mixer->second));
     return pl;
   }
+  if (auto lone = lone_cross_layer_block(parts, module, pl.layer.has_value(), role)) {
+    set(lone->first, std::move(lone->second));
+    return pl;
+  }
   // The attention and feed-forward modules inside a layer, in each family's spelling
   // (layer_module_placement.cpp).
   if (auto sub = layer_module_block(inner, module, pl.layer.has_value(), role)) {
@@ -510,6 +528,9 @@ TensorPlacement place_by_name(std::string_view name) {
   if (in(module, kHeadLeaves) || any_part_in(parts, kPerLayerHeadLists) || box_bin_scalars ||
       ((module == "output" || module == "head" || module == "decoder") && parts.size() == 2) ||
       (module == "head" && parts.size() == 3 && parts.front() == "decoder") ||  // VideoMAE's pixel predictor
+      (parts.size() >= 3 && parts[1] == "decoder_pred") ||  // SegGPT's pixel head: conv, layernorm, head
+      // Perceiver IO's decoders' final_layer makes the logits.
+      (!pl.layer && module == "final_layer" && parts.size() >= 3 && parts[parts.size() - 3] == "decoder") ||
       (!pl.layer && (module == "output_layer" || in(parts.front(), kHeadRoots) ||
                      (parts.size() >= 3 && in(parts[1], kHeadRoots)) ||
                      (parts.size() >= 3 && parts[parts.size() - 3] == "pooler")))) {
@@ -600,7 +621,8 @@ TensorPlacement place_by_name(std::string_view name) {
   // encoder, AudioFlamingo3Encoder or GlmAsrEncoder, and in Voxtral Realtime's embedder), XLNet's mask_emb
   // (the query stream's start), YOLOS's detection tokens beside [CLS], VideoMAE's encoder_to_decoder (the
   // pre-training decoder's input projection, as ViT-MAE's decoder_embed), V-JEPA 2's predictor's mask_tokens
-  // (one learned token per mask kind, standing in for the tokens it predicts).
+  // (one learned token per mask kind, standing in for the tokens it predicts). SegGPT's segment tokens (input
+  // or prompt half) and segmentation-type tokens (semantic or instance), added to every patch embedding.
   // timm's patch_embed.proj is the patch embedding (LayoutLMv3's; GLM-4V's bare tower's, at the root), and
   // UDOP's, which its encoder also holds as embed_patches.
   const bool patch_proj =
@@ -608,9 +630,11 @@ TensorPlacement place_by_name(std::string_view name) {
       (parts[parts.size() - 3] == "patch_embed" || parts[parts.size() - 3] == "embed_patches");
   if (!pl.layer &&
       (module == "cls_token" || module == "distillation_token" || module == "mask_token" ||
+       module == "presence_token" ||  // SAM 3's detector: the learned query of whether the concept is there
        module == "mask_tokens" || module == "register_tokens" || module == "mask_emb" ||
        module == "projection" || module == "detection_tokens" || module == "encoder_to_decoder" ||
-       module == "patch_projection" || patch_proj || root_patch_conv || audio_stem)) {
+       module == "patch_projection" || patch_proj || root_patch_conv || audio_stem ||
+       module.starts_with("segment_token_") || module.starts_with("type_token_"))) {
     set(Block::Embedding,
         module == "projection" || module == "patch_projection" || patch_proj || root_patch_conv
             ? "patch-embedding"
@@ -649,22 +673,8 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::Embedding, role);
     return pl;
   }
-  // A universal segmenter's learned decoder inputs: Mask2Former's queries_features (the queries' initial
-  // features; queries_embedder, their positions, is named as an embedding), EoMT's root query table,
-  // OneFormer's task_encoder (an MLP from the task text's token ids to the task token) and its training-only
-  // text mapper's prompt_ctx and text_projector (the text queries' learned context and their projection).
-  // Their MLPs' layers.N are no stack.
-  const bool learned_queries = module == "queries_features" || (module == "query" && parts.size() == 2);
-  if (learned_queries ||
-      any_part_in(parts, std::array<std::string_view, 3>{"task_encoder", "prompt_ctx", "text_projector"})) {
-    pl.layer.reset();
-    pl.stack_length = 0;
-    set(Block::Embedding, learned_queries ? "query-embedding"
-                          : any_part_in(parts, std::array<std::string_view, 1>{"task_encoder"})
-                              ? "task-embedding"
-                              : "text-embedding");
-    return pl;
-  }
+  // Learned queries and task tokens, Perceiver IO's latents and preprocessor (learned_input_placement.cpp).
+  if (place_learned_input(parts, module, pl)) return pl;
   // Kosmos-2.5's segment_emb (text or image position) is a token-type table under another name; BEiT's
   // relative position bias table shared by all layers (encoder.relative_position_bias) a position table.
   if (contains(module, "embed") || module == "wte" || module == "wpe" || module == "shared" ||
@@ -754,6 +764,13 @@ TensorPlacement place_by_name(std::string_view name) {
 
 TensorPlacement place_tensor(std::string_view name) {
   if (std::optional<TensorPlacement> gguf = place_gguf_tensor(name)) return *gguf;
+  // A model stored inside a wrapper its class strips on loading sits where its own name does.
+  for (std::string_view wrapper : placement::kCheckpointWrappers)
+    if (name.starts_with(wrapper) && name.size() > wrapper.size()) {
+      TensorPlacement pl = placement::place_by_name(name.substr(wrapper.size()));
+      if (pl.layer) pl.stack_length = static_cast<uint16_t>(pl.stack_length + wrapper.size());
+      return pl;
+    }
   return placement::place_by_name(name);
 }
 

@@ -102,17 +102,9 @@ StackDims deformable_detr_body(const ModelConfig& cfg, const std::string& prefix
       detr_conv_backbone(cfg, prefix + "backbone.conv_encoder.model.", t,
                          levels > 1 ? std::vector<uint64_t>{2, 3, 4} : std::vector<uint64_t>{4});
   const std::string positions = detr_position_embedding(cfg, prefix, d, t);
-  // A 1 x 1 convolution per backbone map (the last one alone with one level), then stride-2 3 x 3 ones from
-  // the last map's channels, and d_model after, for the extra levels.
-  const std::vector<uint64_t> maps = levels > 1 ? channels : std::vector<uint64_t>{channels.back()};
-  uint64_t in = maps.back();
-  for (uint64_t i = 0; i < std::max<uint64_t>(levels, maps.size()); ++i) {
-    const std::string p = prefix + "input_proj." + std::to_string(i) + ".";
-    const bool extra = i >= maps.size();
-    blocks::conv2d(t, p + "0", extra ? in : maps[i], d, extra ? 3 : 1);
-    blocks::norm(t, p + "1", d, true);
-    if (extra) in = d;
-  }
+  // The last map alone with one level.
+  detr_multiscale_input_projections(
+      t, prefix + "input_proj.", levels > 1 ? channels : std::vector<uint64_t>{channels.back()}, levels, d);
   const bool two_stage = cfg.flag_or("two_stage", false);
   if (!two_stage)
     blocks::embedding(t, prefix + "query_position_embeddings.weight", cfg.dim_or("num_queries", 300), 2 * d);
@@ -139,6 +131,18 @@ StackDims deformable_detr_body(const ModelConfig& cfg, const std::string& prefix
 }
 
 }  // namespace
+
+void detr_multiscale_input_projections(ModelTemplate& t, const std::string& list,
+                                       const std::vector<uint64_t>& maps, uint64_t levels, uint64_t d) {
+  uint64_t in = maps.back();
+  for (uint64_t i = 0; i < std::max<uint64_t>(levels, maps.size()); ++i) {
+    const std::string p = list + std::to_string(i) + ".";
+    const bool extra = i >= maps.size();
+    blocks::conv2d(t, p + "0", extra ? in : maps[i], d, extra ? 3 : 1);
+    blocks::norm(t, p + "1", d, true);
+    if (extra) in = d;
+  }
+}
 
 void build_deformable_detr(const ModelConfig& cfg, ModelTemplate& t) {
   const std::string cls = architecture_of(cfg, "DeformableDetrModel");

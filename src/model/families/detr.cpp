@@ -17,6 +17,7 @@ constexpr std::array kDetrFamilies{
     FamilyBuilder{"rt_detr_v2", build_rt_detr_v2},
     FamilyBuilder{"dab-detr", build_dab_detr},
     FamilyBuilder{"d_fine", build_d_fine},
+    FamilyBuilder{"omdet-turbo", build_omdet_turbo},
 };
 
 }  // namespace

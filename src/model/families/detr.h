@@ -29,6 +29,7 @@ void build_rt_detr_v2(const ModelConfig& cfg,
                       ModelTemplate& t);                        // RTDetrV2Model / RTDetrV2ForObjectDetection
 void build_dab_detr(const ModelConfig& cfg, ModelTemplate& t);  // DabDetrModel / DabDetrForObjectDetection
 void build_d_fine(const ModelConfig& cfg, ModelTemplate& t);    // DFineModel / DFineForObjectDetection
+void build_omdet_turbo(const ModelConfig& cfg, ModelTemplate& t);  // OmDetTurboForObjectDetection
 
 // A BatchNorm2d under `p`: frozen (DetrFrozenBatchNorm2d, what replace_batch_norm puts in a DETR backbone),
 // weight, bias, running_mean and running_var, all buffers; otherwise nn.BatchNorm2d's weight and bias, then
@@ -108,6 +109,9 @@ std::vector<uint64_t> rt_detr_resnet_backbone(const ModelConfig& bb, const std::
 // RTDetrHybridEncoder under `prefix` ("model.encoder."): the AIFI transformer encoders over the chosen
 // feature levels and the CCFM (top-down FPN, bottom-up PAN of CSP-RepVGG blocks). Returns the AIFI stack.
 StackDims rt_detr_hybrid_encoder(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t);
+// The CCFM part alone, under `prefix`: lateral_convs, fpn_blocks, downsample_convs and pan_blocks over the
+// encoder_in_channels levels (OmDet-Turbo's hybrid encoder has the same neck after its own AIFI layers).
+void rt_detr_ccfm_neck(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t);
 // The AIFI part alone: one RTDetrEncoder per encode_proj_layers entry under `prefix`encoder.N. (D-FINE's
 // hybrid encoder opens with the same). Returns its stack.
 StackDims rt_detr_aifi_encoders(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t);
@@ -131,10 +135,24 @@ void describe_rt_detr(const ModelConfig& cfg, const std::string& prefix, uint64_
 // The per-layer heads the detector sets on its decoder (model.decoder.class_embed / bbox_embed), listed again
 // under the detector's own class_embed / bbox_embed: tied copies, stored once under model.decoder.
 void rt_detr_tie_heads_to_decoder(ModelTemplate& t);
+// timm's Swin (a named variant, swin_tiny_patch4_window7_224 ...) as TimmBackbone builds it with
+// features_only under `prefix` ("..._backbone."): patch_embed and the stages up to the last of `out_indices`
+// (0 to 3). `image`: img_size; `always_partition`: keep the window on grids smaller than it. Returns the
+// channels of the stages handed on (omdet_turbo_timm_swin.cpp).
+std::vector<uint64_t> omdet_timm_swin_backbone(const ModelConfig& cfg, const std::string& name,
+                                               const std::vector<uint64_t>& out_indices, uint64_t image,
+                                               bool always_partition, const std::string& prefix,
+                                               ModelTemplate& t);
 // Deformable DETR's MultiscaleDeformableAttention under `p` (its attn kernel holds no parameter):
 // sampling_offsets (heads x levels x points x 2 per query), attention_weights (heads x levels x points),
 // value_proj and output_proj.
 void detr_deformable_attention(ModelTemplate& t, const std::string& p, uint64_t d_model, uint64_t heads,
                                uint64_t levels, uint64_t points);
+// Deformable DETR's input projections under `list` ("model.input_proj."; Grounding DINO's input_proj_vision):
+// per feature map in `maps` a 1 x 1 convolution to d_model and GroupNorm(32, d_model) (list.N.0, list.N.1),
+// then, up to `levels`, stride-2 3 x 3 ones from the last map's channels (d_model after the first). Lives in
+// deformable_detr.cpp.
+void detr_multiscale_input_projections(ModelTemplate& t, const std::string& list,
+                                       const std::vector<uint64_t>& maps, uint64_t levels, uint64_t d);
 
 }  // namespace ma::families

@@ -13,7 +13,11 @@ constexpr std::array kDualEncoderFamilies{
     FamilyBuilder{"align_text_model", build_align_text_model},
     FamilyBuilder{"align_vision_model", build_align_vision_model},
     FamilyBuilder{"groupvit", build_groupvit},
+    FamilyBuilder{"groupvit_text_model", build_groupvit_text_model},
+    FamilyBuilder{"groupvit_vision_model", build_groupvit_vision_model},
     FamilyBuilder{"xclip", build_xclip},
+    FamilyBuilder{"xclip_text_model", build_xclip_text_model},
+    FamilyBuilder{"xclip_vision_model", build_xclip_vision_model},
 };
 
 }  // namespace

@@ -8,10 +8,15 @@
 
 namespace ma::families {
 
-void build_align(const ModelConfig& cfg, ModelTemplate& t);               // align.cpp: AlignModel
-void build_align_text_model(const ModelConfig& cfg, ModelTemplate& t);    // align.cpp: AlignTextModel
-void build_align_vision_model(const ModelConfig& cfg, ModelTemplate& t);  // align.cpp: AlignVisionModel
-void build_groupvit(const ModelConfig& cfg, ModelTemplate& t);            // groupvit.cpp: GroupViTModel
+void build_align(const ModelConfig& cfg, ModelTemplate& t);                // align.cpp: AlignModel
+void build_align_text_model(const ModelConfig& cfg, ModelTemplate& t);     // align.cpp: AlignTextModel
+void build_align_vision_model(const ModelConfig& cfg, ModelTemplate& t);   // align.cpp: AlignVisionModel
+void build_groupvit(const ModelConfig& cfg, ModelTemplate& t);             // groupvit.cpp: GroupViTModel
+void build_groupvit_text_model(const ModelConfig& cfg, ModelTemplate& t);  // groupvit.cpp: GroupViTTextModel
+void build_groupvit_vision_model(const ModelConfig& cfg,
+                                 ModelTemplate& t);                       // groupvit.cpp: GroupViTVisionModel
 void build_xclip(const ModelConfig& cfg, ModelTemplate& t);               // xclip.cpp: XCLIPModel
+void build_xclip_text_model(const ModelConfig& cfg, ModelTemplate& t);    // xclip.cpp: XCLIPTextModel
+void build_xclip_vision_model(const ModelConfig& cfg, ModelTemplate& t);  // xclip.cpp: XCLIPVisionModel
 
 }  // namespace ma::families

@@ -93,8 +93,10 @@ std::span<const FamilyBuilder>
 speech_gen();  // speech_gen.cpp: EnCodec, MusicGen, MusicGen Melody (and their decoders alone)
 std::span<const FamilyBuilder>
 audio_codecs_tts();  // audio_codecs_tts.cpp: DAC, X-Codec, UnivNet, FastSpeech2Conformer
-std::span<const FamilyBuilder> tts_vits();  // tts_vits.cpp: VITS (MMS-TTS)
-std::span<const FamilyBuilder> bark();      // bark.cpp: Bark (BarkModel) and its three GPT sub-models alone
+std::span<const FamilyBuilder> tts_vits();    // tts_vits.cpp: VITS (MMS-TTS)
+std::span<const FamilyBuilder> seamless();    // seamless.cpp: SeamlessM4T, SeamlessM4T v2
+std::span<const FamilyBuilder> speech_tts();  // speech_tts.cpp: CLVP (Tortoise TTS)
+std::span<const FamilyBuilder> bark();        // bark.cpp: Bark (BarkModel) and its three GPT sub-models alone
 std::span<const FamilyBuilder>
 contrastive();  // contrastive.cpp: CLIP, MetaCLIP 2, SigLIP (image-text dual encoders)
 std::span<const FamilyBuilder>
@@ -110,11 +112,16 @@ std::span<const FamilyBuilder> vision_hier();  // vision_hier.cpp: SegFormer, PV
 std::span<const FamilyBuilder> vision_hier_b();  // vision_hier_b.cpp: LeViT, CvT, FocalNet, PVT, GLPN
 std::span<const FamilyBuilder> vision_d();       // vision_d.cpp: Hiera, V-JEPA 2, SwiftFormer
 std::span<const FamilyBuilder> vision_e();       // vision_e.cpp: DiNAT, Swin2SR, HGNetV2, TextNet
+std::span<const FamilyBuilder> vision_f();       // vision_f.cpp: SegGPT, TVP, EfficientLoFTR
 std::span<const FamilyBuilder>
 cnn_backbones();  // cnn_backbones.cpp: ResNet, ConvNeXt, RegNet, MobileNet, EfficientNet, BiT
 std::span<const FamilyBuilder> segment_anything();  // segment_anything.cpp: SAM (SamModel, SamVisionModel)
 std::span<const FamilyBuilder>
+segment_anything_3();  // sam3.cpp: SAM 3 (Sam3Model, Sam3VisionModel, Sam3ViTModel)
+std::span<const FamilyBuilder>
 detr();  // detr.cpp: DETR, Table Transformer, Conditional / Deformable DETR, RT-DETR (v1, v2)
+std::span<const FamilyBuilder>
+grounding_dino();  // grounding_dino.cpp: Grounding DINO, MM Grounding DINO (Swin + BERT, fusion)
 std::span<const FamilyBuilder> depth();     // depth.cpp: Depth Anything (+ Prompt), ZoeDepth, Depth Pro
 std::span<const FamilyBuilder> ocr_vlms();  // ocr_vlms.cpp: Swin, Donut's Swin, Pix2Struct
 std::span<const FamilyBuilder> speech_encoders();  // speech_encoders.cpp: wav2vec 2.0, HuBERT
@@ -146,5 +153,7 @@ detection_seg();                          // detection_seg.cpp: ViTDet, ViTPose 
 std::span<const FamilyBuilder> text_d();  // text_d.cpp: CPM-Ant, LXMERT
 std::span<const FamilyBuilder> seg_heads();  // seg_heads.cpp: MaskFormer (and its Swin), UperNet
 std::span<const FamilyBuilder> seg_b();      // seg_b.cpp: Mask2Former, OneFormer, EoMT
+std::span<const FamilyBuilder>
+perceiver();  // perceiver.cpp: Perceiver IO (text, image classification, optical flow)
 
 }  // namespace ma::families

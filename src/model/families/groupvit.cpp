@@ -2,6 +2,9 @@
 // 4 heads) beside a grouping vision transformer: stages of CLIP encoder layers over the patches and a set of
 // learned group tokens, each stage but the last ending in a token assignment that merges the patches into
 // its groups. Both pooled outputs pass a two-layer MLP projection with a BatchNorm1d between its linears.
+// The towers alone (GroupViTTextModel, GroupViTVisionModel) wrap the same transformers under text_model. /
+// vision_model.: unlike CLIP's, transformers 5 did not flatten them (no PrefixChange in
+// conversion_mapping.py).
 #include <string>
 #include <utility>
 #include <vector>
@@ -159,6 +162,24 @@ void build_groupvit(const ModelConfig& cfg, ModelTemplate& t) {
   const uint64_t projection = cfg.dim_or("projection_dim", 256);
   groupvit_projection(t, "visual_projection", vision, inner, projection);
   groupvit_projection(t, "text_projection", text, inner, projection);
+}
+
+void build_groupvit_text_model(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = sub_config_class(cfg, "GroupViTTextModel");
+  clip_text_tower(cfg, "text_model.", ClipTextDefaults{.hidden = 256, .intermediate = 1024, .heads = 4}, t);
+}
+
+void build_groupvit_vision_model(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = sub_config_class(cfg, "GroupViTVisionModel");
+  groupvit_vision_tower(cfg, "vision_model.", t);
+  // The stage stack keeps no per-layer records: the record's sizes come from the config.
+  const GroupVitVision g = read_groupvit_vision(cfg);
+  ArchitectureRecord& a = t.arch;
+  a.hidden_size = g.hidden;
+  a.intermediate_size = g.intermediate;
+  a.num_attention_heads = a.num_key_value_heads = g.heads;
+  a.head_dim = g.hidden / g.heads;
+  for (const uint64_t depth : g.depths) a.num_layers += depth;
 }
 
 }  // namespace ma::families

@@ -40,6 +40,12 @@ StackDims rt_detr_aifi_encoders(const ModelConfig& cfg, const std::string& prefi
 }
 
 StackDims rt_detr_hybrid_encoder(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t) {
+  const StackDims aifi = rt_detr_aifi_encoders(cfg, prefix, t);
+  rt_detr_ccfm_neck(cfg, prefix, t);
+  return aifi;
+}
+
+void rt_detr_ccfm_neck(const ModelConfig& cfg, const std::string& prefix, ModelTemplate& t) {
   const uint64_t width = cfg.dim_or("encoder_hidden_dim", 256);
   const size_t levels = cfg.has("encoder_in_channels") ? cfg.dims_or("encoder_in_channels", {}).size() : 3;
   if (levels == 0) cfg.fail("encoder_in_channels", "must list at least one feature level");
@@ -49,7 +55,6 @@ StackDims rt_detr_hybrid_encoder(const ModelConfig& cfg, const std::string& pref
   if (!(hidden_exact >= 1)) cfg.fail("hidden_expansion", "must leave the CSP blocks at least one channel");
   const auto hidden = static_cast<uint64_t>(hidden_exact);
 
-  const StackDims aifi = rt_detr_aifi_encoders(cfg, prefix, t);
   // Each ModuleList is filled in the loop that creates its twin, but registered whole: all lateral_convs
   // before all fpn_blocks.
   for (size_t s = 0; s + 1 < levels; ++s)
@@ -60,7 +65,6 @@ StackDims rt_detr_hybrid_encoder(const ModelConfig& cfg, const std::string& pref
     rt_detr_conv_norm(t, prefix + "downsample_convs." + std::to_string(s) + ".", width, width, 3);
   for (size_t s = 0; s + 1 < levels; ++s)
     rt_detr_csp_rep_layer(t, prefix + "pan_blocks." + std::to_string(s) + ".", 2 * width, hidden, width, 3);
-  return aifi;
 }
 
 }  // namespace ma::families

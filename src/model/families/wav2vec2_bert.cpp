@@ -14,21 +14,6 @@
 namespace ma::families {
 namespace {
 
-// Wav2Vec2BertAdapterLayer under `p`, at the adapter's width `out`: a residual path (LayerNorm, strided
-// convolution to a GLU), the attention path (LayerNorm, the same convolution, an attention without position
-// embeddings), then a feed-forward through intermediate_size.
-void w2v_bert_adapter_layer(const ModelConfig& cfg, ModelTemplate& t, const std::string& p, uint64_t out,
-                            uint64_t ffn) {
-  const uint64_t kernel = cfg.dim_or("adapter_kernel_size", 3);
-  blocks::norm(t, p + "residual_layer_norm", out, true);
-  blocks::conv1d(t, p + "residual_conv", out, 2 * out, kernel);
-  blocks::norm(t, p + "self_attn_layer_norm", out, true);
-  blocks::conv1d(t, p + "self_attn_conv", out, 2 * out, kernel);
-  conformer_attention_projections(t, p + "self_attn.", out);
-  blocks::norm(t, p + "ffn_layer_norm", out, true);
-  wav2vec2_feed_forward(t, p + "ffn.", out, ffn);
-}
-
 // Wav2Vec2BertAdapter under `p` ("adapter."): a projection to output_hidden_size when it differs, then
 // num_adapter_layers layers (1 by default). Returns the width the CTC head reads.
 uint64_t w2v_bert_adapter(const ModelConfig& cfg, ModelTemplate& t, const std::string& p, uint64_t hidden,
@@ -39,7 +24,8 @@ uint64_t w2v_bert_adapter(const ModelConfig& cfg, ModelTemplate& t, const std::s
     blocks::norm(t, p + "proj_layer_norm", out, true);
   }
   for (uint64_t i = 0; i < cfg.count_or("num_adapter_layers", 1); ++i)
-    w2v_bert_adapter_layer(cfg, t, p + "layers." + std::to_string(i) + ".", out, ffn);
+    conformer_adapter_layer(t, p + "layers." + std::to_string(i) + ".", out, ffn,
+                            cfg.dim_or("adapter_kernel_size", 3));
   return out;
 }
 

@@ -27,6 +27,17 @@ void conformer_attention_projections(ModelTemplate& t, const std::string& attent
     blocks::linear(t, attention + proj, width, width, true);
 }
 
+void conformer_adapter_layer(ModelTemplate& t, const std::string& p, uint64_t width, uint64_t ffn,
+                             uint64_t kernel) {
+  blocks::norm(t, p + "residual_layer_norm", width, true);
+  blocks::conv1d(t, p + "residual_conv", width, 2 * width, kernel);
+  blocks::norm(t, p + "self_attn_layer_norm", width, true);
+  blocks::conv1d(t, p + "self_attn_conv", width, 2 * width, kernel);
+  conformer_attention_projections(t, p + "self_attn.", width);
+  blocks::norm(t, p + "ffn_layer_norm", width, true);
+  wav2vec2_feed_forward(t, p + "ffn.", width, ffn);
+}
+
 void wav2vec2_conformer_layer(ModelTemplate& t, const std::string& layer, const ConformerLayerDims& d) {
   const uint64_t h = d.hidden, head = h / d.heads;
   const std::string p = layer + ".";

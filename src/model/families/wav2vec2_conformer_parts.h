@@ -42,4 +42,11 @@ void wav2vec2_feed_forward(ModelTemplate& t, const std::string& ffn, uint64_t hi
 // `attention` ("...self_attn.").
 void conformer_attention_projections(ModelTemplate& t, const std::string& attention, uint64_t width);
 
+// The adapter layer SeamlessM4T built and Wav2Vec2-BERT copied (SeamlessM4TConformerAdapterLayer,
+// Wav2Vec2BertAdapterLayer) under `p`, at the adapter's width: a residual path (LayerNorm, strided
+// convolution of `kernel` to a GLU), the attention path (LayerNorm, the same convolution, an attention
+// without position embeddings), then a feed-forward through `ffn`.
+void conformer_adapter_layer(ModelTemplate& t, const std::string& p, uint64_t width, uint64_t ffn,
+                             uint64_t kernel);
+
 }  // namespace ma::families

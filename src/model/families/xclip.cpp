@@ -6,6 +6,9 @@
 // Registration order is transformers 5's (modular_x_clip.py): each module a subclass re-assigns keeps its
 // parent's place, a new one follows the parent's (XCLIPVisionEncoderLayer's message_* after CLIP's layer,
 // XCLIPVisionModel's pre_layernorm after post_layernorm).
+// The towers alone (XCLIPTextModel, XCLIPVisionModel) subclass CLIP's flat tower models: their modules sit at
+// the root, their checkpoints keep text_model. / vision_model. (conversion_mapping.py maps xclip_text_model
+// and xclip_vision_model to clip_text_model's and clip_vision_model's PrefixChange).
 #include <string>
 
 #include "model/blocks.h"
@@ -98,6 +101,21 @@ void build_xclip(const ModelConfig& cfg, ModelTemplate& t) {
   blocks::norm(t, "prompts_visual_layernorm", vision_width, true);
   xclip_mit(vision, "mit.", t);
   xclip_prompt_generator(cfg, "prompts_generator.", projection, t);
+}
+
+// XCLIPTextModel: CLIPTextModel's layout; XCLIPTextConfig's defaults are CLIPTextConfig's.
+void build_xclip_text_model(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = sub_config_class(cfg, "XCLIPTextModel");
+  clip_text_tower(cfg, "", false, t);
+  t.rename_on_disk("", "text_model.");
+}
+
+// XCLIPVisionModel: the frames' tower alone, without the MIT and the prompt generator (XCLIPModel's own).
+void build_xclip_vision_model(const ModelConfig& cfg, ModelTemplate& t) {
+  t.arch.architecture = sub_config_class(cfg, "XCLIPVisionModel");
+  xclip_vision_tower(cfg, "", t);
+  standalone_tower_dims(t, StackRole::Vision);
+  t.rename_on_disk("", "vision_model.");
 }
 
 }  // namespace ma::families

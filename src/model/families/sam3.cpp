@@ -1,0 +1,23 @@
+// The segment_anything_3 group (family_groups.h): the builders of sam3.h by model_type.
+#include "model/families/sam3.h"
+
+#include <array>
+
+#include "model/families/family_groups.h"
+
+namespace ma::families {
+namespace {
+
+constexpr std::array kSegmentAnything3Families{
+    FamilyBuilder{"sam3", build_sam3},
+    FamilyBuilder{"sam3_vision_model", build_sam3_vision_model},
+    FamilyBuilder{"sam3_vit_model", build_sam3_vit_model},
+};
+
+}  // namespace
+
+std::span<const FamilyBuilder> segment_anything_3() {
+  return kSegmentAnything3Families;
+}
+
+}  // namespace ma::families

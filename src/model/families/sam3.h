@@ -1,0 +1,29 @@
+// Builders of Meta's SAM 3 (group segment_anything_3, family_groups.h): Sam3Model (sam3_model.cpp), its image
+// encoder Sam3VisionModel and that encoder's backbone Sam3ViTModel (sam3_vision.cpp). The detector's heads
+// (geometry encoder, DETR encoder and decoder, mask decoder, dot-product scoring) are sam3_detector.cpp's.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "model/config.h"
+#include "model/model_template.h"
+
+namespace ma::families {
+
+void build_sam3(const ModelConfig& cfg, ModelTemplate& t);               // Sam3Model
+void build_sam3_vision_model(const ModelConfig& cfg, ModelTemplate& t);  // Sam3VisionModel
+void build_sam3_vit_model(const ModelConfig& cfg, ModelTemplate& t);     // Sam3ViTModel
+
+// Sam3ViTModel under `p` from its config `b` (Sam3ViTConfig): a learned position table over the pretraining
+// grid, a bias-free patch convolution, a LayerNorm before the layers, then layers of rotary attention (most
+// of them inside windows) and an MLP. Records it as a vision stack; returns its width.
+uint64_t sam3_vit(const ModelConfig& b, const std::string& p, ModelTemplate& t);
+// Sam3VisionModel under `p` from its config `v` (Sam3VisionConfig): the backbone, then one FPN level per
+// scale factor. Returns the neck's width, fpn_hidden_size.
+uint64_t sam3_vision(const ModelConfig& v, const std::string& p, ModelTemplate& t);
+
+// The detector's modules after the text projection, in Sam3Model's order (sam3_detector.cpp):
+// geometry_encoder, detr_encoder, detr_decoder, mask_decoder and dot_product_scoring.
+void sam3_detector_heads(const ModelConfig& cfg, ModelTemplate& t);
+
+}  // namespace ma::families
