@@ -74,6 +74,7 @@ std::span<const FamilyBuilder> all_family_builders() {
                        families::vlm_2026(),
                        families::ocr_and_ovis(),
                        families::audio_llms(),
+                       families::protein_text(),
                        families::decoders_b(),
                        families::contrastive(),
                        families::clip_relatives(),

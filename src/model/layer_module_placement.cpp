@@ -13,6 +13,20 @@ namespace ma::placement {
 std::optional<std::pair<Block, std::string>> layer_module_block(const Parts& inner, std::string_view module,
                                                                 bool in_layer, std::string role) {
   using Placed = std::pair<Block, std::string>;
+  // Evolla's decoder layers end with an adapter (EvollaSequenceAlignerCrossAttention) attending from the text
+  // to the protein's latents (query, key_protein, value_protein, out_proj, scaled by its own gate_attention),
+  // then a feed-forward network (ff, placed below) scaled by gate_ffw.
+  if (in_layer && inner.size() >= 3 && inner[1] == "adapter") {
+    const std::string_view part = inner[2];
+    if (part == "gate_ffw") return Placed{Block::Mlp, "gate"};
+    if (part == "gate_attention") return Placed{Block::CrossAttention, "gate"};
+    if (part == "attention_norm") return Placed{Block::Norm, "norm"};
+    if (part == "query" || part == "key_protein" || part == "value_protein" || part == "out_proj")
+      return Placed{Block::CrossAttention, part == "query"           ? "q"
+                                           : part == "key_protein"   ? "k"
+                                           : part == "value_protein" ? "v"
+                                                                     : "o"};
+  }
   // LXMERT's cross-modality layers (x_layers.N): the cross-attention both streams share (visual_attention),
   // each stream's self-attention (lang_self_att, visn_self_att) and feed-forward (lang_inter, lang_output,
   // visn_inter, visn_output), each with its LayerNorm.

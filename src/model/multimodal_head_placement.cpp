@@ -81,6 +81,12 @@ bool place_multimodal_head(const Parts& parts, TensorPlacement& pl) {
     set(Block::LmHead, "lm-head");
     return true;
   }
+  // LayoutLMv2's visual_proj (at the root of LayoutLMv2Model or under layoutlmv2.) maps the pooled features
+  // of its detectron2 backbone to the text's width: the projector between the tower and the encoder.
+  if (parts.size() >= 2 && parts[parts.size() - 2] == "visual_proj") {
+    set(Block::VisionProjector, "projector");
+    return true;
+  }
   // FLAVA's image codebook (FlavaImageCodebook, DALL-E's encoder) turns pixels into the visual tokens masked
   // image modelling predicts: run on images only.
   if (parts.front() == "image_codebook") {

@@ -81,9 +81,9 @@ inline constexpr std::array<std::string_view, 1> kCheckpointWrappers{"detector_m
 // SAM 2's image side beyond SAM's: Sam2Model's no_memory_embedding (the token standing for an empty memory)
 // and what Sam2VideoModel tracks objects through frames with: its memory attention and memory encoder, the
 // convolution that brings a mask prompt to the decoder's logits, the object-pointer head and its temporal
-// projection, and the tokens for a missing memory or object. Vision, as SAM's prompt encoder and mask
-// decoder.
-inline constexpr std::array<std::string_view, 10> kVideoTrackerParts{
+// projection, and the tokens for a missing memory or object; Sam3VideoModel's tracker_neck, the FPN that
+// turns its detector's ViT features into its tracker's. Vision, as SAM's prompt encoder and mask decoder.
+inline constexpr std::array<std::string_view, 11> kVideoTrackerParts{
     "no_memory_embedding",
     "memory_attention",
     "memory_encoder",
@@ -93,7 +93,8 @@ inline constexpr std::array<std::string_view, 10> kVideoTrackerParts{
     "no_memory_positional_encoding",
     "memory_temporal_positional_encoding",
     "no_object_pointer",
-    "occlusion_spatial_embedding_parameter"};
+    "occlusion_spatial_embedding_parameter",
+    "tracker_neck"};
 // A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
 // resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
 // tower.
@@ -112,7 +113,9 @@ inline constexpr std::array<std::string_view, 10> kVideoTrackerParts{
 // of convolutions with batch norms) map each feature map to the encoder's and the decoder's. OneFormer's
 // query_input_projection maps its pixel decoder's mask features into its query transformer. OmDet-Turbo's
 // channel_projection_layers (in its encoder and its decoder) are RT-DETR's two input projections.
-inline constexpr std::array<std::string_view, 34> kProjectorParts{"multi_modal_projector",
+// Evolla's sequence_compressor_resampler: latents over the protein encoder's output, projected into the
+// language model.
+inline constexpr std::array<std::string_view, 35> kProjectorParts{"multi_modal_projector",
                                                                   "mm_projector",
                                                                   "merger",
                                                                   "deepstack_merger_list",
@@ -145,7 +148,8 @@ inline constexpr std::array<std::string_view, 34> kProjectorParts{"multi_modal_p
                                                                   "encoder_input_proj",
                                                                   "decoder_input_proj",
                                                                   "query_input_projection",
-                                                                  "channel_projection_layers"};
+                                                                  "channel_projection_layers",
+                                                                  "sequence_compressor_resampler"};
 // Non-learned state that checkpoints store: rotary frequencies and position ids (older transformers saved
 // them), GPT-2 / GPT-J's masked_bias, CodeGen's causal_mask, Gemma 4's per-layer output scale (a persistent
 // buffer).

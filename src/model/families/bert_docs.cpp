@@ -26,6 +26,8 @@ namespace {
 
 constexpr std::array kBertDocsFamilies{
     FamilyBuilder{"layoutlmv3", build_layoutlmv3},
+    FamilyBuilder{"layoutlmv2", build_layoutlmv2},
+    FamilyBuilder{"layoutxlm", build_layoutlmv2},
     FamilyBuilder{"dpr", build_dpr},
     FamilyBuilder{"splinter", build_splinter},
     FamilyBuilder{"canine", build_canine},

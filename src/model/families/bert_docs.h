@@ -14,6 +14,7 @@
 namespace ma::families {
 
 void build_layoutlmv3(const ModelConfig& cfg, ModelTemplate& t);  // LayoutLMv3 (text, layout and patches)
+void build_layoutlmv2(const ModelConfig& cfg, ModelTemplate& t);  // LayoutLMv2, LayoutXLM (+ detectron2 FPN)
 void build_dpr(const ModelConfig& cfg, ModelTemplate& t);         // DPR question / context encoders, reader
 void build_splinter(const ModelConfig& cfg, ModelTemplate& t);    // Splinter (question-aware span selection)
 void build_canine(const ModelConfig& cfg, ModelTemplate& t);      // CANINE (hashed characters, molecules)

@@ -155,5 +155,7 @@ std::span<const FamilyBuilder> seg_heads();  // seg_heads.cpp: MaskFormer (and i
 std::span<const FamilyBuilder> seg_b();      // seg_b.cpp: Mask2Former, OneFormer, EoMT
 std::span<const FamilyBuilder>
 perceiver();  // perceiver.cpp: Perceiver IO (text, image classification, optical flow)
+std::span<const FamilyBuilder>
+protein_text();  // protein_text.cpp: Evolla (a Llama-3 decoder reading a SaProt protein encoder)
 
 }  // namespace ma::families

@@ -25,6 +25,16 @@ ModelConfig sam2_vision_config(const ModelConfig& cfg);
 // shared_image_embedding (a buffer), vision_encoder, prompt_encoder and mask_decoder, recorded as `cls`.
 void sam2_image_modules(const ModelConfig& cfg, const std::string& cls, ModelTemplate& t);
 
+// The pieces of sam2_image_modules, for models that put another image encoder between them (SAM 3's tracker):
+// the shared_image_embedding buffer, then (after the image encoder) the prompt encoder and the mask decoder.
+void sam2_shared_image_embedding(const ModelConfig& cfg, ModelTemplate& t);
+void sam2_prompt_and_mask_decoders(const ModelConfig& cfg, ModelTemplate& t);
+// Sam2VideoModel's pieces around those modules (sam2_video.cpp), `hidden` being the image encoder's
+// fpn_hidden_size: its own parameters (the memory and object tokens), registered first, and the memory
+// attention, memory encoder, mask downsampler and object-pointer heads, registered after the mask decoder.
+void sam2_video_parameters(const ModelConfig& cfg, uint64_t hidden, ModelTemplate& t);
+void sam2_video_memory_modules(const ModelConfig& cfg, uint64_t hidden, ModelTemplate& t);
+
 // Sam2HieraDetModel under `p` from its config `b` (Sam2HieraDetConfig), recorded as class `cls`: a windowed
 // positional embedding, a strided patch convolution and stages of multi-scale blocks whose first block
 // widens the stage (and pools its queries).

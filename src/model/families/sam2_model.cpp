@@ -62,14 +62,21 @@ ModelConfig sam2_vision_config(const ModelConfig& cfg) {
   return vision;
 }
 
-void sam2_image_modules(const ModelConfig& cfg, const std::string& cls, ModelTemplate& t) {
-  const ModelConfig prompt = sub_or_empty(cfg, "prompt_encoder_config");
+void sam2_shared_image_embedding(const ModelConfig& cfg, ModelTemplate& t) {
   // Sam2PositionalEmbedding(prompt_encoder_config): a persistent [2, hidden_size // 2] buffer.
-  t.add("shared_image_embedding.positional_embedding", {2, prompt.dim_or("hidden_size", 256) / 2}).kind =
-      TensorKind::Buffer;
-  sam2_vision(sam2_vision_config(cfg), "vision_encoder.", cls, t);
-  sam_prompt_encoder(prompt, t, true);
+  const uint64_t h = sub_or_empty(cfg, "prompt_encoder_config").dim_or("hidden_size", 256);
+  t.add("shared_image_embedding.positional_embedding", {2, h / 2}).kind = TensorKind::Buffer;
+}
+
+void sam2_prompt_and_mask_decoders(const ModelConfig& cfg, ModelTemplate& t) {
+  sam_prompt_encoder(sub_or_empty(cfg, "prompt_encoder_config"), t, true);
   sam2_mask_decoder(sub_or_empty(cfg, "mask_decoder_config"), t);
+}
+
+void sam2_image_modules(const ModelConfig& cfg, const std::string& cls, ModelTemplate& t) {
+  sam2_shared_image_embedding(cfg, t);
+  sam2_vision(sam2_vision_config(cfg), "vision_encoder.", cls, t);
+  sam2_prompt_and_mask_decoders(cfg, t);
 }
 
 void build_sam2(const ModelConfig& cfg, ModelTemplate& t) {

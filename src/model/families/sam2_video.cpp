@@ -96,8 +96,7 @@ void sam2_memory_encoder(const ModelConfig& cfg, ModelTemplate& t) {
 
 }  // namespace
 
-void build_sam2_video(const ModelConfig& cfg, ModelTemplate& t) {
-  const uint64_t h = sam2_vision_config(cfg).dim_or("fpn_hidden_size", 256);
+void sam2_video_parameters(const ModelConfig& cfg, uint64_t h, ModelTemplate& t) {
   const uint64_t memory = cfg.dim_or("memory_encoder_output_channels", 64);
   // The model's own parameters first, in the order __init__ sets them: the no-memory token and its position,
   // one temporal position per memory slot, the no-object pointer, and (SAM 2.1) the occlusion embedding,
@@ -108,7 +107,10 @@ void build_sam2_video(const ModelConfig& cfg, ModelTemplate& t) {
   t.add("no_object_pointer", {1, h});
   const bool occlusion = cfg.flag_or("enable_occlusion_spatial_embedding", true);
   if (occlusion) t.add("occlusion_spatial_embedding_parameter", {1, memory});
-  sam2_image_modules(cfg, "Sam2VideoModel", t);
+}
+
+void sam2_video_memory_modules(const ModelConfig& cfg, uint64_t h, ModelTemplate& t) {
+  const uint64_t memory = cfg.dim_or("memory_encoder_output_channels", 64);
   sam2_memory_attention(cfg, t);
   sam2_memory_encoder(cfg, t);
   // A 4 x 4, stride-4 convolution bringing a mask prompt to the decoder's low-resolution logits.
@@ -117,6 +119,13 @@ void build_sam2_video(const ModelConfig& cfg, ModelTemplate& t) {
   // An nn.Identity unless enable_temporal_pos_encoding_for_object_pointers (SAM 2.1).
   if (cfg.flag_or("enable_temporal_pos_encoding_for_object_pointers", true))
     blocks::linear(t, "temporal_positional_encoding_projection_layer", h, memory, true);
+}
+
+void build_sam2_video(const ModelConfig& cfg, ModelTemplate& t) {
+  const uint64_t h = sam2_vision_config(cfg).dim_or("fpn_hidden_size", 256);
+  sam2_video_parameters(cfg, h, t);
+  sam2_image_modules(cfg, "Sam2VideoModel", t);
+  sam2_video_memory_modules(cfg, h, t);
 }
 
 }  // namespace ma::families

@@ -12,6 +12,9 @@ constexpr std::array kSegmentAnything3Families{
     FamilyBuilder{"sam3", build_sam3},
     FamilyBuilder{"sam3_vision_model", build_sam3_vision_model},
     FamilyBuilder{"sam3_vit_model", build_sam3_vit_model},
+    FamilyBuilder{"sam3_tracker", build_sam3_tracker},
+    FamilyBuilder{"sam3_tracker_video", build_sam3_tracker_video},
+    FamilyBuilder{"sam3_video", build_sam3_video},
 };
 
 }  // namespace

@@ -11,7 +11,7 @@
 
 namespace ma::families {
 
-void build_sam3(const ModelConfig& cfg, ModelTemplate& t) {
+void sam3_model_modules(const ModelConfig& cfg, ModelTemplate& t) {
   t.arch.architecture = "Sam3Model";
   sam3_vision(sub_or_empty(cfg, "vision_config"), "vision_encoder.", t);
   // Sam3Config builds text_config as a CLIPTextConfig whatever model_type it names; absent, it supplies SAM
@@ -25,6 +25,10 @@ void build_sam3(const ModelConfig& cfg, ModelTemplate& t) {
   const uint64_t detr_width = sub_or_empty(cfg, "detr_encoder_config").dim_or("hidden_size", 256);
   blocks::linear(t, "text_projection", text_width, detr_width, true);
   sam3_detector_heads(cfg, t);
+}
+
+void build_sam3(const ModelConfig& cfg, ModelTemplate& t) {
+  sam3_model_modules(cfg, t);
   t.rename_on_disk("", "detector_model.");
   for (const char* tracker : {"tracker_model.", "tracker_neck."})
     t.known_extras.push_back({tracker, "SAM 3's video tracker (Sam3VideoModel's), which Sam3Model skips"});

@@ -52,9 +52,13 @@ std::vector<double> sam3_scale_factors(const ModelConfig& v) {
 
 }  // namespace
 
+uint64_t sam3_vit_width(const ModelConfig& b) {
+  return b.dim_or("hidden_size", 1024);
+}
+
 uint64_t sam3_vit(const ModelConfig& b, const std::string& p, ModelTemplate& t) {
   // Sam3ViTConfig's defaults are SAM 3's (facebook/sam3).
-  const uint64_t h = b.dim_or("hidden_size", 1024), inter = b.dim_or("intermediate_size", 4736);
+  const uint64_t h = sam3_vit_width(b), inter = b.dim_or("intermediate_size", 4736);
   const uint64_t layers = b.layers_or("num_hidden_layers", 32), heads = b.dim_or("num_attention_heads", 16);
   const uint64_t channels = b.dim_or("num_channels", 3);
   const auto patch = vit_pair(b, "patch_size", 14);
@@ -93,11 +97,17 @@ uint64_t sam3_vision(const ModelConfig& v, const std::string& p, ModelTemplate& 
   const ModelConfig backbone = sub_or_empty(v, "backbone_config");
   if (const std::string type = backbone.string_or("model_type", "sam3_vit_model"); type != "sam3_vit_model")
     unsupported(v, "SAM 3 with the backbone " + printable(type) + " (" + backbone.path() + ".model_type)");
-  const uint64_t in = sam3_vit(backbone, p + "backbone.", t);
+  sam3_vit(backbone, p + "backbone.", t);
+  return sam3_vision_neck(v, p + "neck.", t);
+}
+
+uint64_t sam3_vision_neck(const ModelConfig& v, const std::string& p, ModelTemplate& t) {
+  // Sam3FPNLayer reads backbone_config.hidden_size, whether or not the backbone is built beside it.
+  const uint64_t in = sam3_vit_width(sub_or_empty(v, "backbone_config"));
   const uint64_t fpn = v.dim_or("fpn_hidden_size", 256);
   const std::vector<double> scales = sam3_scale_factors(v);
   for (size_t i = 0; i < scales.size(); ++i)
-    sam3_fpn_level(v, t, p + "neck.fpn_layers." + std::to_string(i) + ".", in, fpn, scales[i]);
+    sam3_fpn_level(v, t, p + "fpn_layers." + std::to_string(i) + ".", in, fpn, scales[i]);
   return fpn;
 }
 
