@@ -27,6 +27,14 @@ void build_decision_transformer(const ModelConfig& cfg, ModelTemplate& t);  // D
 // stack of `d` (CANINE's initial_char_encoder: prefix "initial_char_").
 void bert_docs_encoder(ModelTemplate& t, const std::string& prefix, const TextEncoderDims& d);
 
+// The layout models' four box tables under `e` (LayoutLMv2's and LayoutLMv3's embeddings), whose outputs are
+// concatenated to the hidden size: x and y coordinate_size wide, h and w shape_size wide, each
+// max_2d_position_embeddings rows.
+void layout_box_tables(const ModelConfig& cfg, ModelTemplate& t, const std::string& e);
+// Their relative position biases under `p`encoder., Linear(bins, heads) without bias, shared by every layer:
+// 1-D over positions (has_relative_attention_bias) and 2-D over the boxes (has_spatial_attention_bias).
+void layout_relative_biases(const ModelConfig& cfg, ModelTemplate& t, const std::string& p, uint64_t heads);
+
 // RoBERTa's two-layer classification head under `name`: dense over the hidden size, then out_proj to
 // `labels` (LayoutLMv3's and LiLT's sequence classifiers, LayoutLMv3's QA and wide token heads).
 void bert_docs_classification_head(ModelTemplate& t, const std::string& name, uint64_t hidden,

@@ -35,14 +35,10 @@ constexpr const char* kLayoutlmv2DefaultDetectron2Args = R"({
 // positions and the token types.
 void layoutlmv2_embeddings(const ModelConfig& cfg, ModelTemplate& t, const std::string& e,
                            const TextEncoderDims& d) {
-  const uint64_t h = d.layer.hidden, boxes = cfg.dim_or("max_2d_position_embeddings", 1024);
-  const uint64_t coordinate = cfg.dim_or("coordinate_size", 128), shape = cfg.dim_or("shape_size", 128);
+  const uint64_t h = d.layer.hidden;
   blocks::embedding(t, e + "word_embeddings.weight", d.vocab, h);
   blocks::embedding(t, e + "position_embeddings.weight", d.max_positions, h);
-  blocks::embedding(t, e + "x_position_embeddings.weight", boxes, coordinate);
-  blocks::embedding(t, e + "y_position_embeddings.weight", boxes, coordinate);
-  blocks::embedding(t, e + "h_position_embeddings.weight", boxes, shape);
-  blocks::embedding(t, e + "w_position_embeddings.weight", boxes, shape);
+  layout_box_tables(cfg, t, e);
   blocks::embedding(t, e + "token_type_embeddings.weight", d.type_vocab, h);
   blocks::norm(t, e + "LayerNorm", h, true);
 }
@@ -73,14 +69,7 @@ void layoutlmv2_encoder(const ModelConfig& cfg, ModelTemplate& t, const std::str
   } else {
     bert_docs_encoder(t, p, d);
   }
-  const uint64_t heads = d.layer.heads;
-  if (cfg.flag_or("has_relative_attention_bias", true))
-    blocks::linear(t, p + "encoder.rel_pos_bias", cfg.dim_or("rel_pos_bins", 32), heads, false);
-  if (cfg.flag_or("has_spatial_attention_bias", true)) {
-    const uint64_t bins = cfg.dim_or("rel_2d_pos_bins", 64);
-    blocks::linear(t, p + "encoder.rel_pos_x_bias", bins, heads, false);
-    blocks::linear(t, p + "encoder.rel_pos_y_bias", bins, heads, false);
-  }
+  layout_relative_biases(cfg, t, p, d.layer.heads);
 }
 
 // The width of the pooled visual features visual_proj reads: image_feature_pool_shape[-1], which
