@@ -5,8 +5,10 @@
 #include "model/layer_module_placement.h"
 
 #include <array>
+#include <utility>
 
 #include "model/tensor_name_tables.h"
+#include "model/tensor_roles.h"
 
 namespace ma::placement {
 
@@ -47,6 +49,9 @@ std::optional<std::pair<Block, std::string>> layer_module_block(const Parts& inn
   // (sa_qcontent_proj, sa_kpos_proj, sa_v_proj, ...) and the cross-attention's likewise (ca_*_proj).
   const bool outer_projection =
       in_layer && module.ends_with("_proj") && (module.starts_with("sa_") || module.starts_with("ca_"));
+  // SAM 3.1's memory-attention layers keep their attentions' projections on the layer too
+  // (self_attn_q_proj, cross_attn_out_proj, image_cross_attn_k_proj).
+  const bool flat_attention_projection = in_layer && module.ends_with("_proj") && contains(module, "attn_");
   // ESPnet's Conformer layers (FastSpeech2Conformer's) with concat_after mix the attention's input and output
   // in concat_linear, beside the attention.
   const bool concat_after = in_layer && module == "concat_linear";
@@ -54,8 +59,8 @@ std::optional<std::pair<Block, std::string>> layer_module_block(const Parts& inn
   const bool temporal_output = in_layer && module == "temporal_dense";
   // X-CLIP's message_fc turns each frame's class token into the message token its message_attn mixes.
   const bool message_token = in_layer && module == "message_fc";
-  if (any_part_in(inner, kAttentionParts) || outer_projection || concat_after || temporal_output ||
-      message_token ||
+  if (any_part_in(inner, kAttentionParts) || outer_projection || flat_attention_projection || concat_after ||
+      temporal_output || message_token ||
       in(module, std::array<std::string_view, 7>{"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj",
                                                  "query_key_value", "Wqkv"})) {
     bool norm = contains(module, "norm") || contains(module, "ln");
@@ -67,7 +72,14 @@ std::optional<std::pair<Block, std::string>> layer_module_block(const Parts& inn
                                                            "crossattention", "cross_attention",
                                                            "encoder_decoder_attention", "multihead_attn",
                                                            "encoder_attn_text"}) ||
-        (outer_projection && module.starts_with("ca_"));
+        (outer_projection && module.starts_with("ca_")) ||
+        (flat_attention_projection && contains(module, "cross_attn"));
+    // Their role is that of the projection's own name after the attention's (q_proj, out_proj), where it
+    // names one (DAB-DETR's self_attn_query_content_proj keeps its whole name).
+    if (flat_attention_projection) {
+      const std::string_view own = module.substr(module.rfind("attn_") + 5);
+      if (std::string known = role_of(own); known != own) role = std::move(known);
+    }
     return Placed{
         norm && !contains(module, "proj") ? Block::Norm : (cross ? Block::CrossAttention : Block::Attention),
         role};

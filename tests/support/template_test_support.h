@@ -88,6 +88,14 @@ inline uint64_t total_of(const ModelTemplate& t) {
   return n;
 }
 
+// The parameters' elements under a module prefix ("text_encoder."), ties included: a part's own size.
+inline uint64_t parameters_under(const ModelTemplate& t, const std::string& prefix) {
+  uint64_t n = 0;
+  for (const TemplateTensor& x : t.tensors)
+    if (x.kind == TensorKind::Parameter && x.name.starts_with(prefix)) n += numel(x.shape);
+  return n;
+}
+
 // `n` labels as a config.json's id2label spells them ("0": "l0", ...): a detector's or a classifier's head
 // has one output per label.
 inline std::string id2label_of(int n) {

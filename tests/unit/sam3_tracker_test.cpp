@@ -60,13 +60,6 @@ constexpr const char* kSam3VideoSmall = R"({"model_type":"sam3_video","architect
     "memory_encoder_hidden_size":256,"memory_encoder_output_channels":32,"mask_downsampler_embed_dim":256,
     "memory_fuser_num_layers":1,"memory_fuser_embed_dim":256,"memory_fuser_intermediate_dim":256}})";
 
-uint64_t sam3_tracker_elements_under(const ModelTemplate& t, const std::string& prefix) {
-  uint64_t n = 0;
-  for (const TemplateTensor& x : t.tensors)
-    if (x.kind == TensorKind::Parameter && x.name.starts_with(prefix)) n += numel(x.shape);
-  return n;
-}
-
 TEST(Sam3Tracker, CountsAsTransformersBuildsThem) {
   EXPECT_EQ(parameters_of(R"({"model_type":"sam3_tracker"})"), 458'260'369u);
   EXPECT_EQ(parameters_of(kSam3TrackerSmall), 3'675'690u);
@@ -75,7 +68,7 @@ TEST(Sam3Tracker, CountsAsTransformersBuildsThem) {
   const ModelTemplate t = template_of(R"({"model_type":"sam3_tracker"})");
   EXPECT_EQ(t.arch.architecture, "Sam3TrackerModel");
   // The image encoder is SAM 3's Sam3VisionModel, as configured alone.
-  EXPECT_EQ(sam3_tracker_elements_under(t, "vision_encoder."), 454'038'784u);
+  EXPECT_EQ(parameters_under(t, "vision_encoder."), 454'038'784u);
   EXPECT_EQ(t.arch.hidden_size, 1024u);
   EXPECT_EQ(t.arch.num_layers, 32u);
   expect_every_tensor_placed(t);
@@ -125,12 +118,12 @@ TEST(Sam3Tracker, VideoModelIsDetectorTrackerAndNeck) {
   const ModelTemplate t = template_of(R"({"model_type":"sam3_video","architectures":["Sam3VideoModel"]})");
   EXPECT_EQ(t.arch.architecture, "Sam3VideoModel");
   EXPECT_EQ(total_of(t), 859'921'848u);
-  EXPECT_EQ(sam3_tracker_elements_under(t, "detector_model."), 840'376'374u);  // Sam3Model's own count
+  EXPECT_EQ(parameters_under(t, "detector_model."), 840'376'374u);  // Sam3Model's own count
   // Sam3TrackerVideoModel with remove_vision_encoder=True.
-  EXPECT_EQ(sam3_tracker_elements_under(t, "tracker_model."), 465'782'146u - 454'038'784u);
+  EXPECT_EQ(parameters_under(t, "tracker_model."), 465'782'146u - 454'038'784u);
   EXPECT_EQ(find_tensor(t, "tracker_model.vision_encoder.neck.fpn_layers.0.proj1.weight"), nullptr);
   // Sam3VisionNeck of the detector's vision_config: its four FPN levels over the ViT's 1,024 channels.
-  EXPECT_EQ(sam3_tracker_elements_under(t, "tracker_neck."), 7'802'112u);
+  EXPECT_EQ(parameters_under(t, "tracker_neck."), 7'802'112u);
   // Stored under their own names (Sam3VideoModel is the class the checkpoint was saved from): the 1,797
   // state_dict entries but the prompt encoder's copy of the positional basis, tied to shared_image_embedding.
   EXPECT_EQ(disk_totals(t).tensors, 1'796u);

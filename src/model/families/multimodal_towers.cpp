@@ -114,6 +114,10 @@ uint64_t clip_or_siglip_text_tower(const ModelConfig& c, const std::string& pref
 
 }  // namespace
 
+void siglip_encoder_layer(ModelTemplate& t, const std::string& p, uint64_t hidden, uint64_t intermediate) {
+  vit_layer(t, p, hidden, intermediate, {.order = VitOrder::NormBeforeEach});
+}
+
 ModelConfig sub_or(const ModelConfig& cfg, std::string_view key, const char* dflt) {
   if (auto s = cfg.sub(key)) return *s;
   return ModelConfig::parse(dflt, cfg.file());

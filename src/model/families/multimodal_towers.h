@@ -66,6 +66,11 @@ VitDefaults siglip_vision_defaults();
 uint64_t vit_tower(const ModelConfig& vcfg, const std::string& prefix, const VitDefaults& d,
                    ModelTemplate& t);
 
+// One SiglipEncoderLayer under `p` ("...layers.3."), in its registration order: layer_norm1, self_attn's
+// k_proj, v_proj, q_proj, out_proj (biased), layer_norm2, mlp.fc1, mlp.fc2. Also the layers copied from it
+// (Sam3LiteTextTextEncoderLayer).
+void siglip_encoder_layer(ModelTemplate& t, const std::string& p, uint64_t hidden, uint64_t intermediate);
+
 // CLIP's or SigLIP's text transformer under `prefix` ("text_model."): token and position embeddings, the
 // vision towers' encoder layers and a final LayerNorm; SigLIP's adds a biased head over the last token.
 // Records it as an encoder stack and the record's text dimensions. Returns the width it outputs (SigLIP:

@@ -29,6 +29,9 @@ void sam2_image_modules(const ModelConfig& cfg, const std::string& cls, ModelTem
 // the shared_image_embedding buffer, then (after the image encoder) the prompt encoder and the mask decoder.
 void sam2_shared_image_embedding(const ModelConfig& cfg, ModelTemplate& t);
 void sam2_prompt_and_mask_decoders(const ModelConfig& cfg, ModelTemplate& t);
+// Sam2TwoWayTransformer under `p` from the mask decoder config `d`: its two-way layers, the final
+// token-to-image attention and its LayerNorm (SAM 3.1's multiplex mask decoder builds it too).
+void sam2_two_way_transformer(const ModelConfig& d, ModelTemplate& t, const std::string& p);
 // Sam2VideoModel's pieces around those modules (sam2_video.cpp), `hidden` being the image encoder's
 // fpn_hidden_size: its own parameters (the memory and object tokens), registered first, and the memory
 // attention, memory encoder, mask downsampler and object-pointer heads, registered after the mask decoder.

@@ -23,25 +23,7 @@ void sam2_mask_decoder(const ModelConfig& d, ModelTemplate& t) {
   if (h < 8) d.fail("hidden_size", "must be at least 8 (the upscaling ends at hidden_size // 8 channels)");
   blocks::embedding(t, p + "iou_token.weight", 1, h);
   blocks::embedding(t, p + "mask_tokens.weight", masks, h);
-  // Unlike SAM, every cross-attention reads attention_downsample_rate, and Sam2Attention sets no check on
-  // the heads (the head width is a floor division); the output projection is o_proj.
-  const uint64_t cross = h / d.dim_or("attention_downsample_rate", 2);
-  const uint64_t mlp = d.dim_or("mlp_dim", 2048);
-  const uint64_t layers = d.layers_or("num_hidden_layers", 2);
-  for (uint64_t i = 0; i < layers; ++i) {
-    const std::string l = p + "transformer.layers." + std::to_string(i) + ".";
-    sam_two_way_attention(t, l + "self_attn.", h, h, "o_proj");
-    blocks::norm(t, l + "layer_norm1", h, true);
-    sam_two_way_attention(t, l + "cross_attn_token_to_image.", h, cross, "o_proj");
-    blocks::norm(t, l + "layer_norm2", h, true);
-    // A Sam2FeedForward whose depth is num_hidden_layers, the transformer's own depth (two by default).
-    sam_feed_forward(t, l + "mlp.", h, mlp, h, layers);
-    blocks::norm(t, l + "layer_norm3", h, true);
-    blocks::norm(t, l + "layer_norm4", h, true);
-    sam_two_way_attention(t, l + "cross_attn_image_to_token.", h, cross, "o_proj");
-  }
-  sam_two_way_attention(t, p + "transformer.final_attn_token_to_image.", h, cross, "o_proj");
-  blocks::norm(t, p + "transformer.layer_norm_final_attn", h, true);
+  sam2_two_way_transformer(d, t, p + "transformer.");
   sam_mask_head(d, t, p, h, masks);
   // 1 x 1 convolutions bringing the two high-resolution FPN levels to the upscaling's widths, then the
   // object-score token and its three-layer MLP.
@@ -52,6 +34,29 @@ void sam2_mask_decoder(const ModelConfig& d, ModelTemplate& t) {
 }
 
 }  // namespace
+
+void sam2_two_way_transformer(const ModelConfig& d, ModelTemplate& t, const std::string& p) {
+  const uint64_t h = d.dim_or("hidden_size", 256);
+  // Unlike SAM, every cross-attention reads attention_downsample_rate, and Sam2Attention sets no check on
+  // the heads (the head width is a floor division); the output projection is o_proj.
+  const uint64_t cross = h / d.dim_or("attention_downsample_rate", 2);
+  const uint64_t mlp = d.dim_or("mlp_dim", 2048);
+  const uint64_t layers = d.layers_or("num_hidden_layers", 2);
+  for (uint64_t i = 0; i < layers; ++i) {
+    const std::string l = p + "layers." + std::to_string(i) + ".";
+    sam_two_way_attention(t, l + "self_attn.", h, h, "o_proj");
+    blocks::norm(t, l + "layer_norm1", h, true);
+    sam_two_way_attention(t, l + "cross_attn_token_to_image.", h, cross, "o_proj");
+    blocks::norm(t, l + "layer_norm2", h, true);
+    // A Sam2FeedForward whose depth is num_hidden_layers, the transformer's own depth (two by default).
+    sam_feed_forward(t, l + "mlp.", h, mlp, h, layers);
+    blocks::norm(t, l + "layer_norm3", h, true);
+    blocks::norm(t, l + "layer_norm4", h, true);
+    sam_two_way_attention(t, l + "cross_attn_image_to_token.", h, cross, "o_proj");
+  }
+  sam_two_way_attention(t, p + "final_attn_token_to_image.", h, cross, "o_proj");
+  blocks::norm(t, p + "layer_norm_final_attn", h, true);
+}
 
 ModelConfig sam2_vision_config(const ModelConfig& cfg) {
   const ModelConfig vision = sub_or_empty(cfg, "vision_config");

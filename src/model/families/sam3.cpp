@@ -15,6 +15,9 @@ constexpr std::array kSegmentAnything3Families{
     FamilyBuilder{"sam3_tracker", build_sam3_tracker},
     FamilyBuilder{"sam3_tracker_video", build_sam3_tracker_video},
     FamilyBuilder{"sam3_video", build_sam3_video},
+    FamilyBuilder{"sam3_lite_text", build_sam3_lite_text},
+    FamilyBuilder{"sam3_lite_text_text_model", build_sam3_lite_text_text_model},
+    FamilyBuilder{"sam3_1_video", build_sam3_1_video},
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/config.h"
 #include "model/model_template.h"
@@ -19,6 +20,11 @@ void build_sam3_vit_model(const ModelConfig& cfg, ModelTemplate& t);     // Sam3
 void build_sam3_tracker(const ModelConfig& cfg, ModelTemplate& t);        // Sam3TrackerModel
 void build_sam3_tracker_video(const ModelConfig& cfg, ModelTemplate& t);  // Sam3TrackerVideoModel
 void build_sam3_video(const ModelConfig& cfg, ModelTemplate& t);          // Sam3VideoModel
+// SAM 3 LiteText (sam3_lite_text.cpp): Sam3Model with a MobileCLIP text encoder, and that encoder alone.
+void build_sam3_lite_text(const ModelConfig& cfg, ModelTemplate& t);             // Sam3LiteTextModel
+void build_sam3_lite_text_text_model(const ModelConfig& cfg, ModelTemplate& t);  // Sam3LiteTextTextModel
+// SAM 3.1's multiplex video tracker (sam3_1_video.cpp).
+void build_sam3_1_video(const ModelConfig& cfg, ModelTemplate& t);  // Sam3_1VideoModel
 
 // Sam3Model's modules with their in-memory names, without build_sam3's on-disk prefix (sam3_model.cpp).
 void sam3_model_modules(const ModelConfig& cfg, ModelTemplate& t);
@@ -37,6 +43,12 @@ uint64_t sam3_vision(const ModelConfig& v, const std::string& p, ModelTemplate& 
 // Sam3VisionNeck under `p` from its config `v` (Sam3VisionConfig): one FPN level per scale factor over the
 // backbone's channels. Returns its width, fpn_hidden_size.
 uint64_t sam3_vision_neck(const ModelConfig& v, const std::string& p, ModelTemplate& t);
+// A Sam3VisionConfig's scale_factors (its default [4.0, 2.0, 1.0, 0.5] when absent or null).
+std::vector<double> sam3_scale_factors(const ModelConfig& v);
+// Sam3FPNLayers under `p`.0., `p`.1., ... for `scales`, over the channels of `v`'s backbone_config (a
+// Sam3VisionConfig `v`) to its fpn_hidden_size: the levels of sam3_vision_neck and of SAM 3.1's three necks.
+void sam3_fpn_levels(const ModelConfig& v, const std::vector<double>& scales, const std::string& p,
+                     ModelTemplate& t);
 // A Sam3ViTConfig's hidden_size (its default, 1,024, is SAM 3's).
 uint64_t sam3_vit_width(const ModelConfig& b);
 

@@ -38,6 +38,8 @@ void sam3_fpn_level(const ModelConfig& v, ModelTemplate& t, const std::string& p
   blocks::conv2d(t, p + "proj2", fpn, fpn, 3);
 }
 
+}  // namespace
+
 std::vector<double> sam3_scale_factors(const ModelConfig& v) {
   const json::Value* raw = v.raw("scale_factors");
   if (raw == nullptr || raw->is_null()) return {4.0, 2.0, 1.0, 0.5};  // Sam3VisionConfig's default
@@ -49,8 +51,6 @@ std::vector<double> sam3_scale_factors(const ModelConfig& v) {
   }
   return scales;
 }
-
-}  // namespace
 
 uint64_t sam3_vit_width(const ModelConfig& b) {
   return b.dim_or("hidden_size", 1024);
@@ -102,13 +102,17 @@ uint64_t sam3_vision(const ModelConfig& v, const std::string& p, ModelTemplate& 
 }
 
 uint64_t sam3_vision_neck(const ModelConfig& v, const std::string& p, ModelTemplate& t) {
+  sam3_fpn_levels(v, sam3_scale_factors(v), p + "fpn_layers.", t);
+  return v.dim_or("fpn_hidden_size", 256);
+}
+
+void sam3_fpn_levels(const ModelConfig& v, const std::vector<double>& scales, const std::string& p,
+                     ModelTemplate& t) {
   // Sam3FPNLayer reads backbone_config.hidden_size, whether or not the backbone is built beside it.
   const uint64_t in = sam3_vit_width(sub_or_empty(v, "backbone_config"));
   const uint64_t fpn = v.dim_or("fpn_hidden_size", 256);
-  const std::vector<double> scales = sam3_scale_factors(v);
   for (size_t i = 0; i < scales.size(); ++i)
-    sam3_fpn_level(v, t, p + "fpn_layers." + std::to_string(i) + ".", in, fpn, scales[i]);
-  return fpn;
+    sam3_fpn_level(v, t, p + std::to_string(i) + ".", in, fpn, scales[i]);
 }
 
 void build_sam3_vision_model(const ModelConfig& cfg, ModelTemplate& t) {
