@@ -87,6 +87,17 @@ bool place_multimodal_head(const Parts& parts, TensorPlacement& pl) {
     set(Block::VisionProjector, "projector");
     return true;
   }
+  // A text or speech encoder's projection of its pooled state into the space it shares with another tower,
+  // a bare `projection` at the encoder's root: SAM 3 LiteText's MobileCLIP text encoder (configured alone,
+  // or as text_encoder), CLVP's text_encoder_model and speech_encoder_model. A patch embedding's projection
+  // sits under its embeddings module instead.
+  if (parts.size() >= 2 && parts[parts.size() - 2] == "projection" &&
+      (parts.size() == 2 || (parts.size() == 3 && in(parts.front(), std::array<std::string_view, 3>{
+                                                                        "text_encoder", "text_encoder_model",
+                                                                        "speech_encoder_model"})))) {
+    set(Block::LmHead, "projection");
+    return true;
+  }
   // FLAVA's image codebook (FlavaImageCodebook, DALL-E's encoder) turns pixels into the visual tokens masked
   // image modelling predicts: run on images only.
   if (parts.front() == "image_codebook") {

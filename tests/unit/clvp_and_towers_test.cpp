@@ -83,6 +83,13 @@ TEST(TextETowers, ClvpCountsAsTransformersBuildsIt) {
   // The text encoder's q/k/v are bias-free (use_attention_bias false), the decoder's biased.
   EXPECT_EQ(find_tensor(t, "text_encoder_model.layers.0.self_attn.q_proj.bias"), nullptr);
   ASSERT_NE(find_tensor(t, "conditioning_encoder.mel_attn_blocks.0.q_proj.bias"), nullptr);
+  // Each encoder ends in a projection into the space the two share: a head, not a patch embedding.
+  for (const char* projection :
+       {"text_encoder_model.projection.weight", "speech_encoder_model.projection.weight"}) {
+    ASSERT_NE(find_tensor(t, projection), nullptr) << projection;
+    EXPECT_EQ(place_tensor(projection).block, Block::LmHead) << projection;
+    EXPECT_EQ(place_tensor(projection).role, "projection") << projection;
+  }
 }
 
 TEST(TextETowers, ClvpRefusesWhatTransformersCannotBuild) {

@@ -62,6 +62,7 @@ TEST(Sam3LiteText, RepMixerBlocksAreTheFirstAndLastLayers) {
   // The encoder's own projection has no bias; SAM 3's text_projection to the DETR width follows it.
   EXPECT_EQ(find_tensor(t, "text_encoder.projection.bias"), nullptr);
   EXPECT_EQ(tensor_index(t, "text_encoder.projection.weight") + 1, tensor_index(t, "text_projection.weight"));
+  EXPECT_EQ(place_tensor("text_encoder.projection.weight").block, Block::LmHead);
   EXPECT_EQ(find_tensor(t, "text_projection.weight")->shape, (Shape{256, 512}));
   EXPECT_LT(tensor_index(t, "vision_encoder.neck.fpn_layers.3.proj2.bias"),
             tensor_index(t, "text_encoder.embeddings.token_embedding.weight"));
@@ -89,6 +90,7 @@ TEST(Sam3LiteText, TextEncoderAlone) {
   EXPECT_EQ(t.arch.architecture, "Sam3LiteTextTextModel");
   EXPECT_EQ(find_tensor(t, "layers.2.conv_feed_forward.depthwise_conv.weight")->shape, (Shape{64, 1, 1, 5}));
   EXPECT_EQ(find_tensor(t, "projection.weight")->shape, (Shape{32, 64}));
+  EXPECT_EQ(place_tensor("projection.weight").role, "projection");  // into the shared space: a head
   expect_every_tensor_placed(t);
 }
 
