@@ -135,9 +135,13 @@ const FamilyBuilder* find_family_builder(std::string_view model_type) {
 namespace {
 
 // A config without model_type (distilgpt2's, written before transformers required one) still names its class:
-// the family whose model_type that class spells, at its first model_type we build.
+// the family whose model_type that class spells, at its first model_type we build. timm's name its model.
 std::string model_type_of_class(const ModelConfig& cfg) {
   std::vector<std::string> classes = cfg.strings("architectures");
+  // timm writes its Hub configs with the model's timm name in "architecture" and no class list: what
+  // transformers' TimmWrapperConfig reads.
+  if (classes.empty() && cfg.raw("architecture") != nullptr && cfg.raw("architecture")->is_string())
+    return "timm_wrapper";
   if (const FamilyRow* row = classes.empty() ? nullptr : family_for_architecture(classes.front()))
     for (std::string_view t : list_items(row->model_types))
       if (find_family_builder(t)) return std::string(t);

@@ -1,7 +1,7 @@
 // Placement rules of vision networks' stage modules that no other rule claimed, each spelled by its own
 // family: LeViT's attention biases and MLPLayerWithBN linears, CvT's stage tokens and convolutional
 // embeddings, FocalNet's layer scales and focal modulation, GLPN's decoder stages, V-JEPA 2's predictor
-// projection, HGNetV2's learnable affine blocks and TextNet's RepVGG-style convs.
+// projection, HGNetV2's learnable affine blocks, TextNet's RepVGG-style convs and torchvision's ResNet names.
 #include "model/vision_stage_placement.h"
 
 #include <array>
@@ -76,6 +76,19 @@ std::optional<std::pair<Block, std::string>> vision_stage_block(const Parts& par
   }
   if (parts.size() >= 2 && parts[parts.size() - 2] == "rbr_identity") {
     return Placed{Block::Norm, "norm"};
+  }
+  // torchvision's ResNet names, which timm keeps (a bare timm/resnet50 checkpoint): each convolution's
+  // BatchNorm (bn1, bn2, bn3) and a stage's shortcut, downsample.0 its 1 x 1 convolution and downsample.1
+  // that convolution's BatchNorm.
+  // (Named by the module that owns the tensor, the running statistics' included.)
+  const std::string_view owner = parts.size() >= 2 ? parts[parts.size() - 2] : std::string_view();
+  const bool shortcut = parts.size() >= 3 && parts[parts.size() - 3] == "downsample";
+  if ((owner.size() > 2 && owner.starts_with("bn") && all_digits(owner.substr(2))) ||
+      (shortcut && owner == "1")) {
+    return Placed{Block::Norm, "norm"};
+  }
+  if (shortcut && owner == "0") {
+    return Placed{Block::Vision, "conv"};
   }
   return std::nullopt;
 }

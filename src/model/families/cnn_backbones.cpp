@@ -1,5 +1,6 @@
 // Group cnn_backbones: the model_types of cnn_backbones.h's builders (ResNet, RT-DETR's ResNet-vd alone,
-// ConvNeXt, ConvNeXt V2, RegNet, MobileNetV1, MobileNetV2, EfficientNet, BiT), and the helpers they share.
+// ConvNeXt, ConvNeXt V2, RegNet, MobileNetV1, MobileNetV2, EfficientNet, BiT, timm's wrapped models), and the
+// helpers they share.
 #include "model/families/cnn_backbones.h"
 
 #include <algorithm>
@@ -21,6 +22,7 @@ constexpr std::array kCnnBackboneFamilies{
     FamilyBuilder{"mobilenet_v2", build_mobilenet_v2},
     FamilyBuilder{"efficientnet", build_efficientnet},
     FamilyBuilder{"bit", build_bit},
+    FamilyBuilder{"timm_wrapper", build_timm_wrapper},
 };
 
 }  // namespace

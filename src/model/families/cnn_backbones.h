@@ -27,6 +27,8 @@ void build_mobilenet_v1(const ModelConfig& cfg, ModelTemplate& t);
 void build_mobilenet_v2(const ModelConfig& cfg, ModelTemplate& t);
 // BitModel / BitForImageClassification
 void build_bit(const ModelConfig& cfg, ModelTemplate& t);
+// timm's models wrapped by transformers (timm_wrapper.cpp), and timm's own Hub configs.
+void build_timm_wrapper(const ModelConfig& cfg, ModelTemplate& t);
 // EfficientNetModel / EfficientNetForImageClassification
 void build_efficientnet(const ModelConfig& cfg, ModelTemplate& t);
 

@@ -12,6 +12,7 @@
 #include "model/families/detr.h"
 #include "model/families/multimodal_towers.h"
 #include "model/families/seg_heads.h"
+#include "model/families/timm_resnet.h"
 
 namespace ma::families {
 
@@ -59,21 +60,6 @@ std::vector<uint64_t> detr_backbone_channels(const ModelConfig& bb, const std::v
 
 namespace {
 
-// The torchvision-style ResNets timm registers under these names (timm/models/resnet.py): BasicBlock
-// (expansion 1) for 18 and 34 layers, Bottleneck (expansion 4) above, a 7 x 7 stem of 64 channels.
-struct DetrTimmResnet {
-  std::string_view name;
-  bool bottleneck;
-  std::array<uint64_t, 4> depths;
-};
-constexpr std::array<DetrTimmResnet, 5> kDetrTimmResnets{{
-    {"resnet18", false, {2, 2, 2, 2}},
-    {"resnet34", false, {3, 4, 6, 3}},
-    {"resnet50", true, {3, 4, 6, 3}},
-    {"resnet101", true, {3, 4, 23, 3}},
-    {"resnet152", true, {3, 8, 36, 3}},
-}};
-
 // timm's features_only kwargs DetrConvEncoder passes on: out_indices (DETR's default 1, 2, 3, 4:
 // layer1..layer4; 0 is the stem's act1; Deformable DETR's 2, 3, 4) and in_chans (default num_channels).
 // output_stride (DETR's dilation, DC5) dilates layer4 without changing a weight. Any other kwarg would
@@ -115,35 +101,11 @@ std::vector<uint64_t> detr_timm_resnet(const ModelConfig& cfg, const std::string
   const std::string name = cfg.string_or("backbone", "resnet50");
   // A pretrained tag ("resnet50.a1_in1k") picks weights, not the architecture.
   const std::string arch = name.substr(0, name.find('.'));
-  const auto it = std::find_if(kDetrTimmResnets.begin(), kDetrTimmResnets.end(),
-                               [&](const DetrTimmResnet& r) { return r.name == arch; });
-  if (it == kDetrTimmResnets.end()) unsupported(cfg, "DETR with the timm backbone " + printable(name));
+  const TimmResnet* resnet = find_timm_resnet(arch);
+  if (resnet == nullptr) unsupported(cfg, "DETR with the timm backbone " + printable(name));
   const DetrTimmKwargs kw = detr_timm_kwargs(cfg, default_out_indices);
   const uint64_t last = *std::max_element(kw.out_indices.begin(), kw.out_indices.end());
-  const uint64_t expansion = it->bottleneck ? 4 : 1;
-  std::vector<uint64_t> features{64};  // act1's channels, feature index 0
-  detr_conv_norm(t, prefix + "conv1", prefix + "bn1", kw.in_chans, 64, 7);
-  uint64_t in = 64;
-  for (uint64_t s = 0; s < last; ++s) {
-    const uint64_t planes = 64ull << s, out = planes * expansion;
-    for (uint64_t b = 0; b < it->depths[s]; ++b) {
-      const std::string p = prefix + "layer" + std::to_string(s + 1) + "." + std::to_string(b) + ".";
-      if (it->bottleneck) {
-        detr_conv_norm(t, p + "conv1", p + "bn1", in, planes, 1);
-        detr_conv_norm(t, p + "conv2", p + "bn2", planes, planes, 3);
-        detr_conv_norm(t, p + "conv3", p + "bn3", planes, out, 1);
-      } else {
-        detr_conv_norm(t, p + "conv1", p + "bn1", in, planes, 3);
-        detr_conv_norm(t, p + "conv2", p + "bn2", planes, planes, 3);
-      }
-      // make_blocks: a 1 x 1 projection shortcut on the first block of every stage that strides (all but
-      // layer1) or widens (layer1 of a Bottleneck ResNet: 64 -> 256).
-      if (b == 0 && (s > 0 || in != out))
-        detr_conv_norm(t, p + "downsample.0", p + "downsample.1", in, out, 1);
-      in = out;
-    }
-    features.push_back(out);
-  }
+  const std::vector<uint64_t> features = timm_resnet_body(t, prefix, *resnet, kw.in_chans, last, true);
   std::vector<uint64_t> channels;
   for (const uint64_t i : kw.out_indices) channels.push_back(features[i]);
   return channels;

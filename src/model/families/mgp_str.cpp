@@ -8,6 +8,7 @@
 #include "model/blocks.h"
 #include "model/families/detection_seg.h"
 #include "model/families/encoders_common.h"
+#include "model/families/timm_vit.h"
 
 namespace ma::families {
 namespace {
@@ -59,13 +60,7 @@ void build_mgp_str(const ModelConfig& cfg, ModelTemplate& t) {
   spec.attention.head_dim = a.head_dim;
   spec.ffn.intermediate = ffn;
   for (uint64_t i = 0; i < a.num_layers; ++i) {
-    const std::string p = encoder.path + "." + std::to_string(i) + ".";
-    blocks::norm(t, p + "norm1", h, true);
-    blocks::linear(t, p + "attn.qkv", h, 3 * h, qkv_bias);
-    blocks::linear(t, p + "attn.proj", h, h, true);
-    blocks::norm(t, p + "norm2", h, true);
-    blocks::linear(t, p + "mlp.fc1", h, ffn, true);
-    blocks::linear(t, p + "mlp.fc2", ffn, h, true);
+    timm_pre_norm_block(t, encoder.path + "." + std::to_string(i) + ".", h, ffn, qkv_bias);
     encoder.layers.push_back(spec);
   }
   if (task == "Model") return;

@@ -15,6 +15,7 @@
 #include "model/families/family_groups.h"
 #include "model/families/multimodal_towers.h"
 #include "model/families/sam_vision.h"
+#include "model/families/timm_vit.h"
 #include "model/families/vqgan.h"
 
 namespace ma::families {
@@ -44,13 +45,7 @@ uint64_t siglip_large(const ModelConfig& cfg, const ModelConfig& v, ModelTemplat
   t.add(p + "patch_embed.proj.weight", {h, 3, kPatch, kPatch});
   t.add(p + "patch_embed.proj.bias", {h});
   for (uint64_t i = 0; i < layers; ++i) {
-    const std::string b = p + "blocks." + std::to_string(i) + ".";
-    blocks::norm(t, b + "norm1", h, true);
-    blocks::linear(t, b + "attn.qkv", h, 3 * h, true);
-    blocks::linear(t, b + "attn.proj", h, h, true);
-    blocks::norm(t, b + "norm2", h, true);
-    blocks::linear(t, b + "mlp.fc1", h, kMlp, true);
-    blocks::linear(t, b + "mlp.fc2", kMlp, h, true);
+    timm_pre_norm_block(t, p + "blocks." + std::to_string(i) + ".", h, kMlp);
   }
   blocks::norm(t, p + "norm", h, true);
   const std::string a = p + "attn_pool.";

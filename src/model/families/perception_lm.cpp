@@ -11,6 +11,7 @@
 #include "model/families/family_groups.h"
 #include "model/families/llama_vlm.h"
 #include "model/families/multimodal_towers.h"
+#include "model/families/timm_vit.h"
 
 namespace ma::families {
 namespace {
@@ -66,12 +67,7 @@ uint64_t pe_tower(const ModelConfig& cfg, ModelTemplate& t, const std::string& p
       t.add(b + "gamma_1", {h});
       t.add(b + "gamma_2", {h});
     }
-    blocks::norm(t, b + "norm1", h, true);
-    blocks::linear(t, b + "attn.qkv", h, 3 * h, true);
-    blocks::linear(t, b + "attn.proj", h, h, true);
-    blocks::norm(t, b + "norm2", h, true);
-    blocks::linear(t, b + "mlp.fc1", h, mlp, true);
-    blocks::linear(t, b + "mlp.fc2", mlp, h, true);
+    timm_pre_norm_block(t, b, h, mlp);
   }
   if (args.flag_or("use_post_transformer_norm", false)) blocks::norm(t, p + "norm", h, true);
   record_vision_tower(t, p + "blocks", h, depth, pe->heads, h / pe->heads, mlp, patch, image);
