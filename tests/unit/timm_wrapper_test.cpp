@@ -94,9 +94,15 @@ TEST(TimmWrapper, RefusesWhatItDoesNotModel) {
   EXPECT_EQ(refusal_of(timm_config("resnet50", R"(,"model_args":{"features_only":true})")).field,
             "model_args.features_only");
   EXPECT_EQ(parameters_of(timm_config("resnet50", R"(,"model_args":{"drop_path_rate":0.1})")), 25'557'032u);
-  // transformers refuses a classifier without classes.
-  EXPECT_EQ(refusal_of(R"({"model_type":"timm_wrapper","architecture":"resnet18","num_classes":0})").field,
+  // transformers refuses a classifier without classes; a headless timm config is TimmWrapperModel's.
+  EXPECT_EQ(refusal_of(R"({"model_type":"timm_wrapper","architectures":["TimmWrapperForImageClassification"],
+      "architecture":"resnet18","num_classes":0})")
+                .field,
             "num_classes");
+  const ModelTemplate headless = template_of(
+      replaced(timm_config("vit_base_patch16_224"), R"("num_classes":1000)", R"("num_classes":0)"));
+  EXPECT_EQ(headless.arch.architecture, "TimmWrapperModel");
+  EXPECT_EQ(total_of(headless), 86'567'656u - (768 * 1000 + 1000));
 }
 
 }  // namespace

@@ -35,23 +35,26 @@ void timm_wrapper_check_model_args(const ModelConfig& cfg) {
 }  // namespace
 
 void build_timm_wrapper(const ModelConfig& cfg, ModelTemplate& t) {
-  const std::string cls = architecture_of(cfg, "TimmWrapperForImageClassification");
+  // TimmWrapperConfig takes num_labels from timm's num_classes. timm's own configs name no class: a
+  // checkpoint with a classifier is TimmWrapperForImageClassification's, a headless one (num_classes 0:
+  // DINO's, CLIP's image towers) TimmWrapperModel's, which builds no head at all.
+  const uint64_t labels = cfg.has("num_classes") ? cfg.count_or("num_classes", 0) : num_labels(cfg);
+  const std::string cls =
+      architecture_of(cfg, labels > 0 ? "TimmWrapperForImageClassification" : "TimmWrapperModel");
   const std::string task = supported_task(cfg, cls, "TimmWrapper", {"Model", "ForImageClassification"});
   timm_wrapper_check_model_args(cfg);
-  // TimmWrapperConfig takes num_labels from timm's num_classes; TimmWrapperModel builds no head at all.
-  const uint64_t classes =
-      task == "Model" ? 0 : (cfg.has("num_classes") ? cfg.count_or("num_classes", 0) : num_labels(cfg));
-  if (task != "Model" && classes == 0)
+  if (task != "Model" && labels == 0)
     cfg.fail("num_classes", "must be positive for TimmWrapperForImageClassification (transformers raises)");
+  const uint64_t classes = task == "Model" ? 0 : labels;
   // TimmWrapperConfig's default; a pretrained tag ("resnet50.a1_in1k") picks weights, not modules.
   const std::string name = cfg.string_or("architecture", "resnet50");
   const std::string arch = name.substr(0, name.find('.'));
   const std::string p = "timm_model.";
   if (const TimmResnet* resnet = find_timm_resnet(arch)) {
     const std::vector<uint64_t> features = timm_resnet_body(t, p, *resnet, 3, 4, false);
-    uint64_t blocks = 0;
-    for (const uint64_t d : resnet->depths) blocks += d;
-    describe_cnn_backbone(cfg, cls, "timm_model", features.back(), blocks, t);
+    uint64_t residual_blocks = 0;
+    for (const uint64_t d : resnet->depths) residual_blocks += d;
+    describe_cnn_backbone(cfg, cls, "timm_model", features.back(), residual_blocks, t);
     if (classes > 0) blocks::linear(t, p + "fc", features.back(), classes, true);
   } else if (const std::optional<TimmVitShape> vit = find_timm_vit(arch)) {
     timm_vit(t, p, *vit, classes, cls);
