@@ -135,7 +135,8 @@ const FamilyBuilder* find_family_builder(std::string_view model_type) {
 namespace {
 
 // A config without model_type (distilgpt2's, written before transformers required one) still names its class:
-// the family whose model_type that class spells, at its first model_type we build. timm's name its model.
+// the family whose model_type that class spells, at its first model_type we build. timm's configs name their
+// network instead.
 std::string model_type_of_class(const ModelConfig& cfg) {
   std::vector<std::string> classes = cfg.strings("architectures");
   // timm writes its Hub configs with the model's timm name in "architecture" and no class list: what

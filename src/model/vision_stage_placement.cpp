@@ -77,10 +77,9 @@ std::optional<std::pair<Block, std::string>> vision_stage_block(const Parts& par
   if (parts.size() >= 2 && parts[parts.size() - 2] == "rbr_identity") {
     return Placed{Block::Norm, "norm"};
   }
-  // torchvision's ResNet names, which timm keeps (a bare timm/resnet50 checkpoint): each convolution's
-  // BatchNorm (bn1, bn2, bn3) and a stage's shortcut, downsample.0 its 1 x 1 convolution and downsample.1
-  // that convolution's BatchNorm.
-  // (Named by the module that owns the tensor, the running statistics' included.)
+  // torchvision's ResNet names, which timm keeps (a bare timm/resnet50 checkpoint), told by the module that
+  // owns the tensor (the running statistics' too): each convolution's BatchNorm (bn1, bn2, bn3) and a stage's
+  // shortcut, downsample.0 its 1 x 1 convolution and downsample.1 that convolution's BatchNorm.
   const std::string_view owner = parts.size() >= 2 ? parts[parts.size() - 2] : std::string_view();
   const bool shortcut = parts.size() >= 3 && parts[parts.size() - 3] == "downsample";
   if ((owner.size() > 2 && owner.starts_with("bn") && all_digits(owner.substr(2))) ||
