@@ -83,10 +83,7 @@ inline constexpr std::array<std::string_view, 1> kCheckpointWrappers{"detector_m
 // convolution that brings a mask prompt to the decoder's logits, the object-pointer head and its temporal
 // projection, and the tokens for a missing memory or object; Sam3VideoModel's tracker_neck, the FPN that
 // turns its detector's ViT features into its tracker's. Vision, as SAM's prompt encoder and mask decoder.
-// SAM 3.1's (Sam3_1VideoModel, Meta's names): its memory encoder maskmem_backbone, its memory and object
-// tokens, the position basis image_pe_layer, its interactive and multiplex decoders, the mask prompt's
-// downsampling and the object-pointer heads.
-inline constexpr std::array<std::string_view, 29> kVideoTrackerParts{
+inline constexpr std::array<std::string_view, 11> kVideoTrackerParts{
     "no_memory_embedding",
     "memory_attention",
     "memory_encoder",
@@ -97,25 +94,29 @@ inline constexpr std::array<std::string_view, 29> kVideoTrackerParts{
     "memory_temporal_positional_encoding",
     "no_object_pointer",
     "occlusion_spatial_embedding_parameter",
-    "tracker_neck",
-    "maskmem_backbone",
-    "maskmem_tpos_enc",
-    "interactivity_no_mem_embed",
-    "image_pe_layer",
-    "interactive_sam_prompt_encoder",
-    "interactive_sam_mask_decoder",
-    "sam_mask_decoder",
-    "interactive_mask_downsample",
-    "no_obj_ptr",
-    "no_obj_ptr_linear",
-    "obj_ptr_proj",
-    "interactive_obj_ptr_proj",
-    "obj_ptr_tpos_proj",
-    "output_valid_embed",
-    "output_invalid_embed",
-    "no_obj_embed_spatial",
-    "obj_cond_embed",
-    "obj_non_cond_embed"};
+    "tracker_neck"};
+// SAM 3.1's tracker modules (Sam3_1VideoModel, Meta's names), at the model's root, so only a name's first
+// part is looked up (every tensor of every checkpoint passes here): its memory encoder maskmem_backbone, its
+// memory and object tokens, the position basis image_pe_layer, its interactive and multiplex decoders, the
+// mask prompt's downsampling and the object-pointer heads.
+inline constexpr std::array<std::string_view, 18> kVideoTrackerRoots{"maskmem_backbone",
+                                                                     "maskmem_tpos_enc",
+                                                                     "interactivity_no_mem_embed",
+                                                                     "image_pe_layer",
+                                                                     "interactive_sam_prompt_encoder",
+                                                                     "interactive_sam_mask_decoder",
+                                                                     "sam_mask_decoder",
+                                                                     "interactive_mask_downsample",
+                                                                     "no_obj_ptr",
+                                                                     "no_obj_ptr_linear",
+                                                                     "obj_ptr_proj",
+                                                                     "interactive_obj_ptr_proj",
+                                                                     "obj_ptr_tpos_proj",
+                                                                     "output_valid_embed",
+                                                                     "output_invalid_embed",
+                                                                     "no_obj_embed_spatial",
+                                                                     "obj_cond_embed",
+                                                                     "obj_non_cond_embed"};
 // A projector inside the vision module (Qwen2-VL's visual.merger, Qwen3-VL's deepstack mergers, Qwen-VL's
 // resampler visual.attn_pool) is still the bridge to the language model's width, so it is a projector, not
 // tower.

@@ -254,8 +254,8 @@ TensorPlacement place_by_name(std::string_view name) {
   // lateral_convs, as RT-DETR's encoder).
   const bool root_dense_head = !dense_head.empty() && parts.front() == dense_head;
   if (!root_dense_head && (any_part_in(parts, kVisionParts) || any_part_in(parts, kVideoTrackerParts) ||
-                           any_part_in(parts, kProjectorParts) || git_projection || root_projector ||
-                           detector_backbone || detector_projection)) {
+                           in(parts.front(), kVideoTrackerRoots) || any_part_in(parts, kProjectorParts) ||
+                           git_projection || root_projector || detector_backbone || detector_projection)) {
     set(any_part_in(parts, kProjectorParts) || git_projection || root_projector || detector_projection
             ? Block::VisionProjector
             : Block::Vision,
