@@ -8,49 +8,37 @@
 namespace ma::families {
 namespace {
 
-// The ViT sizes of "An Image is Worth 16x16 Words" and timm's smaller two (vit_tiny, vit_small).
-struct TimmVitSize {
+// The plain ViTs timm registers (vit_<size>_patch<P>_<IMAGE>): the sizes of "An Image is Worth 16x16 Words"
+// and timm's smaller two; no other name of that spelling exists.
+struct TimmVitName {
   std::string_view name;
-  uint64_t width, depth, heads;
+  TimmVitShape shape;
 };
-constexpr std::array<TimmVitSize, 5> kTimmVitSizes{{
-    {"tiny", 192, 12, 3},
-    {"small", 384, 12, 6},
-    {"base", 768, 12, 12},
-    {"large", 1024, 24, 16},
-    {"huge", 1280, 32, 16},
+constexpr std::array<TimmVitName, 17> kTimmVits{{
+    {"vit_tiny_patch16_224", {192, 12, 3, 16, 224}},
+    {"vit_tiny_patch16_384", {192, 12, 3, 16, 384}},
+    {"vit_small_patch32_224", {384, 12, 6, 32, 224}},
+    {"vit_small_patch32_384", {384, 12, 6, 32, 384}},
+    {"vit_small_patch16_224", {384, 12, 6, 16, 224}},
+    {"vit_small_patch16_384", {384, 12, 6, 16, 384}},
+    {"vit_small_patch8_224", {384, 12, 6, 8, 224}},
+    {"vit_base_patch32_224", {768, 12, 12, 32, 224}},
+    {"vit_base_patch32_384", {768, 12, 12, 32, 384}},
+    {"vit_base_patch16_224", {768, 12, 12, 16, 224}},
+    {"vit_base_patch16_384", {768, 12, 12, 16, 384}},
+    {"vit_base_patch8_224", {768, 12, 12, 8, 224}},
+    {"vit_large_patch32_224", {1024, 24, 16, 32, 224}},
+    {"vit_large_patch32_384", {1024, 24, 16, 32, 384}},
+    {"vit_large_patch16_224", {1024, 24, 16, 16, 224}},
+    {"vit_large_patch16_384", {1024, 24, 16, 16, 384}},
+    {"vit_huge_patch14_224", {1280, 32, 16, 14, 224}},
 }};
-
-// The plain names timm registers (vit_<size>_patch<P>_<IMAGE>); others of that spelling do not exist.
-constexpr std::array<std::string_view, 17> kTimmVitNames{
-    "vit_tiny_patch16_224",  "vit_tiny_patch16_384",  "vit_small_patch32_224", "vit_small_patch32_384",
-    "vit_small_patch16_224", "vit_small_patch16_384", "vit_small_patch8_224",  "vit_base_patch32_224",
-    "vit_base_patch32_384",  "vit_base_patch16_224",  "vit_base_patch16_384",  "vit_base_patch8_224",
-    "vit_large_patch32_224", "vit_large_patch32_384", "vit_large_patch16_224", "vit_large_patch16_384",
-    "vit_huge_patch14_224"};
-
-uint64_t timm_vit_number(std::string_view digits) {
-  uint64_t n = 0;
-  for (const char c : digits) n = 10 * n + static_cast<uint64_t>(c - '0');
-  return n;
-}
 
 }  // namespace
 
 std::optional<TimmVitShape> find_timm_vit(std::string_view architecture) {
-  bool registered = false;
-  for (const std::string_view n : kTimmVitNames) registered = registered || n == architecture;
-  if (!registered) return std::nullopt;
-  // vit_<size>_patch<P>_<IMAGE>
-  const std::string_view rest = architecture.substr(4);
-  const size_t size_end = rest.find('_');
-  const std::string_view size = rest.substr(0, size_end);
-  const std::string_view patch_and_image = rest.substr(size_end + 1 + 5);  // after "_patch"
-  const size_t split = patch_and_image.find('_');
-  for (const TimmVitSize& s : kTimmVitSizes)
-    if (s.name == size)
-      return TimmVitShape{s.width, s.depth, s.heads, timm_vit_number(patch_and_image.substr(0, split)),
-                          timm_vit_number(patch_and_image.substr(split + 1))};
+  for (const TimmVitName& v : kTimmVits)
+    if (v.name == architecture) return v.shape;
   return std::nullopt;
 }
 
