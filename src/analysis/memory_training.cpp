@@ -67,7 +67,7 @@ AdapterCounts count_adapters(const ModelTemplate& model, uint64_t rank) {
   AdapterCounts c;
   for (const TemplateTensor& t : model.tensors) {
     if (t.kind != TensorKind::Parameter || !t.tied_to.empty() || t.embedding || t.shape.size() < 2) continue;
-    TensorPlacement pl = place_tensor(t.name);
+    const TensorPlacement& pl = t.placement;
     if (pl.block == Block::LmHead || pl.block == Block::Embedding) continue;
     uint64_t n = 1;
     for (uint64_t d : t.shape) n = mul({n, d}, "tensor size");

@@ -153,8 +153,7 @@ ParameterCounts count_parameters(const Inventory& inv) {
     c.from_template = true;
     for (const TemplateTensor& t : inv.model->tensors) {
       if (t.kind != TensorKind::Parameter || !t.tied_to.empty()) continue;
-      const TensorPlacement p = place_tensor(t.name);
-      tally(c, aside, a, roots, {t.name, &p, numel(t.shape), t.embedding, t.routed_expert});
+      tally(c, aside, a, roots, {t.name, &t.placement, numel(t.shape), t.embedding, t.routed_expert});
     }
   } else {
     for (const InventoryTensor& t : inv.tensors) {

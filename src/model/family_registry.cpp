@@ -174,8 +174,10 @@ ModelTemplate build_template(const ModelConfig& cfg) {
   complete_layer_shapes(t.arch);
   read_config_facts(cfg, t.arch);
   std::vector<NamedPlacement> parameters;
-  for (const TemplateTensor& x : t.tensors)
-    if (x.kind == TensorKind::Parameter) parameters.push_back({x.name, place_tensor(x.name), &x.shape});
+  for (TemplateTensor& x : t.tensors) {
+    x.placement = place_tensor(x.name);
+    if (x.kind == TensorKind::Parameter) parameters.push_back({x.name, x.placement, &x.shape});
+  }
   derive_facts(cfg, parameters, t.arch);
   // Shapes come from capped config values, but a product of several can still exceed 64 bits.
   uint64_t total = 0;

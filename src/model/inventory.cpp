@@ -460,13 +460,20 @@ std::string_view origin_name(InventoryOrigin o) {
 Inventory build_inventory(const LocalModelFiles& files) {
   Inventory inv;
   inv.source = files.display_name;
-  // The template is built on a thread of its own while this one reads the checkpoint: DeepSeek-V3's takes
-  // 2.5 ms, and reading its index on this thread is what the whole read waits for. config.json's error
-  // still comes first, as when it was read first.
-  std::future<ConfiguredModel> configured =
-      std::async(files.config ? std::launch::async : std::launch::deferred, [&files] {
+  // The template, and the matcher the stored names are looked up in, are built on a thread of their own
+  // while this one reads the checkpoint: DeepSeek-V3's take ~2 and ~0.5 ms, and reading its index on this
+  // thread is what the whole read waits for. That thread fills inv.config, inv.model and `matcher`, which
+  // this one reads only once it is done (the matcher holds a reference to inv.model: it is built where it
+  // stays). config.json's error still comes first, as when it was read first.
+  std::optional<TemplateMatcher> matcher;
+  std::future<void> configured =
+      std::async(files.config ? std::launch::async : std::launch::deferred, [&files, &inv, &matcher] {
         prefer_huge_thread_heap_pages();
-        return configure(files);
+        ConfiguredModel c = configure(files);
+        inv.config = std::move(c.config);
+        inv.model = std::move(c.model);
+        if (inv.model && files.format != CheckpointFormat::None)
+          matcher.emplace(*inv.model, config_dtype(*inv.model));
       });
   std::optional<Checkpoint> read;
   std::exception_ptr read_failed;
@@ -477,10 +484,8 @@ Inventory build_inventory(const LocalModelFiles& files) {
       read_failed = std::current_exception();
     }
   }
-  ConfiguredModel c = configured.get();
+  configured.get();
   if (read_failed) std::rethrow_exception(read_failed);
-  inv.config = std::move(c.config);
-  inv.model = std::move(c.model);
   if (files.format == CheckpointFormat::None) {
     for (const auto& f : files.unread_weights)
       inv.warnings.push_back(f.filename().string() +
@@ -505,8 +510,6 @@ Inventory build_inventory(const LocalModelFiles& files) {
                         ck.index_name +
                         " is present: the tensors are the index's, with the template's shapes "
                         "(no weights read)");
-  std::optional<TemplateMatcher> matcher;
-  if (inv.model) matcher.emplace(*inv.model, config_dtype(*inv.model));
   const ModelTemplate* model = inv.model ? &*inv.model : nullptr;
 
   CheckpointTotals totals;

@@ -296,7 +296,7 @@ std::vector<ComponentInstance> split_into_components(const Inventory& inv) {
   // The same parameters count_parameters() counts: learned weights, tied copies once.
   for (const TemplateTensor& t : inv.model->tensors) {
     if (t.kind != TensorKind::Parameter || !t.tied_to.empty()) continue;
-    const TensorPlacement p = place_tensor(t.name);
+    const TensorPlacement& p = t.placement;
     Key k = key_of(a, t.name, p);
     auto it = std::find(keys.begin(), keys.end(), k);
     if (it == keys.end()) {
