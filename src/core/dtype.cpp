@@ -1,8 +1,10 @@
 #include "core/dtype.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
+#include "core/json.h"
 #include "core/text.h"
 
 namespace ma {
@@ -64,6 +66,9 @@ constexpr std::array<DTypeInfo, 51> kTable{{
     {DType::Q1_0, "Q1_0", "", "q1_0", 0, true, "", -1, 41, 128, 18},
     {DType::Q2_0, "Q2_0", "", "q2_0", 0, true, "", -1, 42, 64, 18},
 }};
+// Inventory rows are written to JSON with these names copied between quotes, unscanned.
+static_assert(std::all_of(kTable.begin(), kTable.end(),
+                          [](const DTypeInfo& e) { return json::quotes_as_is(e.short_name); }));
 
 }  // namespace
 

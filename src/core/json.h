@@ -176,5 +176,12 @@ constexpr size_t quoted_size_bound(size_t n) {
 // The same literal written at `out`, which has room for quoted_size_bound(s.size()) bytes; returns its end.
 // For writers that fill a buffer of their own (the tensor rows of a large export).
 char* write_quoted(char* out, std::string_view s);
+// Whether `s` is its own JSON string body: printable ASCII without '"' or '\\'. The tool's own names (dtypes,
+// blocks, tensor kinds) are, as their tables assert, so a writer may copy them between quotes unscanned.
+constexpr bool quotes_as_is(std::string_view s) {
+  for (const char c : s)
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
+  return true;
+}
 
 }  // namespace ma::json

@@ -4,21 +4,16 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/json.h"
 
 namespace ma {
 
 std::string_view tensor_kind_name(TensorKind k) {
-  switch (k) {
-    case TensorKind::Parameter:
-      return "parameter";
-    case TensorKind::Buffer:
-      return "buffer";
-    case TensorKind::Extra:
-      return "extra";
-    case TensorKind::QuantizationScale:
-      return "quantization-scale";
-  }
-  return "parameter";
+  static constexpr std::string_view kNames[] = {"parameter", "buffer", "extra", "quantization-scale"};
+  static_assert(std::size(kNames) == static_cast<size_t>(TensorKind::QuantizationScale) + 1);
+  static_assert(
+      std::all_of(std::begin(kNames), std::end(kNames), json::quotes_as_is));  // JSON rows copy them
+  return kNames[static_cast<size_t>(k)];
 }
 
 void ModelTemplate::charge(uint64_t n) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "core/json.h"
 #include "model/cnn_tensor_placement.h"
 #include "model/gguf_tensor_names.h"
 #include "model/layer_module_placement.h"
@@ -45,6 +46,8 @@ std::string_view block_name(Block b) {
                                                 "buffer",
                                                 "other"};
   static_assert(std::size(kNames) == static_cast<size_t>(Block::Other) + 1);
+  static_assert(
+      std::all_of(std::begin(kNames), std::end(kNames), json::quotes_as_is));  // JSON rows copy them
   return kNames[static_cast<size_t>(b)];
 }
 
