@@ -178,6 +178,28 @@ TEST_F(HeaderTest, S11_UnknownDtype) {
         ErrorKind::Malformed, "unknown dtype");
 }
 
+// The reader remembers the previous entry's dtype by its spelling: an entry after others is still checked.
+TEST_F(HeaderTest, S11_UnknownDtypeAfterKnownOnes) {
+  for (const char* d : {"F128", ""})
+    expect_error(file_bytes(std::string(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)") +
+                                R"("b":{"dtype":")" + d + R"(","shape":[1],"data_offsets":[4,5]}})",
+                            5),
+                 ErrorKind::Malformed, "unknown dtype");
+}
+
+TEST_F(HeaderTest, MixedDtypesAreEachEntrysOwn) {
+  const std::string header =
+      R"({"a":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],)"
+      R"("data_offsets":[4,8]},"c":{"dtype":"BF16","shape":[2],"data_offsets":[8,12]},)"
+      R"("d":{"dtype":"U8","shape":[4],"data_offsets":[12,16]}})";
+  const SafetensorsHeader h = parse_safetensors_bytes(file_bytes(header, 16), "mixed.safetensors");
+  ASSERT_EQ(h.tensors.size(), 4u);
+  EXPECT_EQ(h.tensors[0].dtype, DType::BF16);
+  EXPECT_EQ(h.tensors[1].dtype, DType::F32);
+  EXPECT_EQ(h.tensors[2].dtype, DType::BF16);
+  EXPECT_EQ(h.tensors[3].dtype, DType::U8);
+}
+
 TEST_F(HeaderTest, S12_EveryDtypeHasItsExactSize) {
   // One tensor of 8 elements per dtype: bytes = 8 * bits / 8.
   std::vector<TensorToWrite> tensors;
