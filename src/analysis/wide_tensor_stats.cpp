@@ -61,16 +61,22 @@ struct LowBits {
 // long as its count: a table is 512 KiB to allocate, clear and walk, which made a small tensor's fixed cost
 // most of a BERT-sized float32 scan.
 //
+// Units do not count into these while they run: each keeps its values in a list of its own (PendingCounts),
+// added here under the lock when the list fills or the unit ends. Counted by atomic adds as they were found,
+// each add moved a counter's cache line from the core that last added to it (the values of a bucket fall on
+// any of its 65,536 counters, and every core's values on the same ones): on a Q4_K GGUF, 2 cores, the adds
+// of about 0.2% of the levels took 6% of `stats`, a line transfer each.
+//
 // A heavy bucket, one holding on average more values a unit than its table has entries (a tensor of one
 // repeated value, a pruned matrix's zeros at the median), is counted by each unit into a table of its own,
-// merged under the lock at the unit's end (`merge`): counted by atomic adds, every core's adds met on the
-// same few counters, and a float32 tensor of 134 M copies of 0.5 scanned at 0.83 GB/s on 2 cores where random
-// values scan at 2.8, and at 0.7 on 16 cores.
+// merged under the lock at the unit's end (`merge`): as a list, such a unit's would be most of its values,
+// and by atomic adds, every core's adds met on the same few counters (a float32 tensor of 134 M copies of 0.5
+// scanned at 0.83 GB/s on 2 cores where random values scan at 2.8, and at 0.7 on 16 cores).
 struct SlotCounts {
   static constexpr uint64_t kMostListed = 2048;
   std::vector<uint64_t> table;
   std::vector<LowBits> list;
-  uint64_t listed = 0;  // taken by atomic adds: threads append to one list at once
+  uint64_t listed = 0;
   bool heavy = false;
   SlotCounts(uint64_t weight, size_t units) {
     if (weight <= kMostListed)
@@ -83,13 +89,12 @@ struct SlotCounts {
   void merge(uint32_t* own, uint32_t low, uint32_t high) {
     for (uint32_t i = low; i <= high; ++i) table[i] += std::exchange(own[i], 0);
   }
+  // Under the scan's lock. Every value added has a weight, so pass 1's count bounds the list.
   void add(uint16_t low, uint64_t w) {
-    if (!table.empty()) {
-      std::atomic_ref<uint64_t>(table[low]).fetch_add(w, std::memory_order_relaxed);
-    } else if (w != 0) {  // every listed value has a weight, so pass 1's count bounds the list
-      const uint64_t at = std::atomic_ref<uint64_t>(listed).fetch_add(1, std::memory_order_relaxed);
-      if (at < list.size()) list[at] = {low, static_cast<uint16_t>(w)};
-    }
+    if (!table.empty())
+      table[low] += w;
+    else if (listed < list.size())
+      list[listed++] = {low, static_cast<uint16_t>(w)};
   }
   // The low bits of the value of rank `rank` among the bucket's.
   uint16_t low_of_rank(uint64_t rank) {
@@ -125,11 +130,28 @@ struct OwnSlotCounts {
   uint32_t low = kKeyBuckets, high = 0;
 };
 
+// A unit's values of the wanted buckets that are not heavy, each as its slot, low key bits and weight (a
+// level's count, under 256), to be added to the tensor's SlotCounts under the lock. Bounded: a full list is
+// added and emptied, so a unit's memory does not grow with the values it finds.
+struct PendingCounts {
+  static constexpr size_t kMost = 16384;
+  std::vector<uint32_t> entries;
+  static uint32_t pack(unsigned slot, uint16_t low, uint64_t w) {
+    return (static_cast<uint32_t>(slot) << 24) | (static_cast<uint32_t>(w) << 16) | low;
+  }
+  void add_into(std::vector<SlotCounts>& narrow) {
+    for (uint32_t e : entries) narrow[e >> 24].add(static_cast<uint16_t>(e), (e >> 16) & 0xff);
+    entries.clear();
+  }
+};
+static_assert(BucketTests::kSlot < 256);
+
 // One unit's histogram counts (four interleaved tables: runs of equal bins, the centre of a weight
 // distribution, would otherwise make each increment wait for the one before) and bins of a piece.
 struct PassTwoScratch {
   std::vector<uint64_t> counts;
   std::vector<OwnSlotCounts> own;  // by slot, for the heavy ones; all zero between units
+  PendingCounts pending;           // empty between units
   std::vector<uint32_t> bin_of = std::vector<uint32_t>(kPiece);
   std::vector<uint32_t> looked_at = std::vector<uint32_t>(kPiece);  // narrow: a piece's values looked at
 };
@@ -183,8 +205,7 @@ struct WideTensorScan::State {
   void bin_whole_buckets();
   void finish();            // after the last unit of pass 2
   void prepare_pass_two();  // at its first unit, under the lock
-  void narrow_pass_two(const Piece& p, const BucketTests& t, PassTwoScratch& scratch,
-                       PassTwoTables& into) const;
+  void narrow_pass_two(const Piece& p, const BucketTests& t, PassTwoScratch& scratch) const;
   void wide_pass_two(const Piece& p, const BucketTests& t, PassTwoScratch& scratch,
                      PassTwoTables& into) const;
 
@@ -328,8 +349,8 @@ void WideTensorScan::State::prepare_pass_two() {
 // Most values lie in no bucket looked at (on weights, a few percent do): a sweep without branches lists those
 // that do, and only they are binned and counted. Tested one by one, each value's branch would cost a
 // misprediction wherever looked-at buckets are frequent, and kept the loop from running ahead.
-void WideTensorScan::State::narrow_pass_two(const Piece& p, const BucketTests& t, PassTwoScratch& scratch,
-                                            PassTwoTables& into) const {
+void WideTensorScan::State::narrow_pass_two(const Piece& p, const BucketTests& t,
+                                            PassTwoScratch& scratch) const {
   uint32_t* looked_at = scratch.looked_at.data();
   const uint8_t* of = t.of.data();
   size_t found = 0;
@@ -364,8 +385,10 @@ void WideTensorScan::State::narrow_pass_two(const Piece& p, const BucketTests& t
     if (what & BucketTests::kCut)
       scratch.counts[binner.bin(p.float_form() ? static_cast<double>(p.floats[i]) : p.values[i])] += w;
     if (const unsigned slot = what & BucketTests::kSlot) {
-      if (!into.narrow[slot - 1].heavy) {
-        into.narrow[slot - 1].add(static_cast<uint16_t>(key & 0xffff), w);
+      if (!tables.narrow[slot - 1].heavy) {
+        if (w != 0)
+          scratch.pending.entries.push_back(
+              PendingCounts::pack(slot - 1, static_cast<uint16_t>(key & 0xffff), w));
       } else if (key == run_key && run_weight != 0) {  // one key is one bucket, so one slot
         run_weight += w;
       } else {
@@ -491,9 +514,10 @@ WideTensorScan::UnitEnd WideTensorScan::second_pass(size_t unit, const FileSourc
       std::lock_guard lock(st.mutex);
       st.prepare_pass_two();
     }
-    // 32-bit keys count the few values of the wanted buckets straight into the tensor's tables and lists, by
-    // atomic adds: tables of the unit's own would be slots x 512 KiB to clear and then merge under the lock,
-    // for a few thousand counts. 64-bit keys keep a unit's values apart and append them under the lock.
+    // 32-bit keys list the few values of the wanted buckets (PendingCounts) and add them to the tensor's
+    // tables and lists under the lock: tables of the unit's own would be slots x 512 KiB to clear and then
+    // merge, for a few thousand counts. 64-bit keys keep a unit's values apart and append them under the
+    // lock.
     const bool narrow = st.width == 4;
     PassTwoTables local;
     if (!narrow) local.values.resize(st.slot_buckets.size());
@@ -510,14 +534,20 @@ WideTensorScan::UnitEnd WideTensorScan::second_pass(size_t unit, const FileSourc
                        buffer_bytes, cancel, m.pieces, [&](Piece& p) {
                          p.nan = p.inf = 0;
                          add_central_moments(p, st.mean, st.central[unit]);
-                         if (narrow)
-                           st.narrow_pass_two(p, st.tests, m.pass_two, st.tables);
-                         else
+                         if (narrow) {
+                           st.narrow_pass_two(p, st.tests, m.pass_two);
+                           if (m.pass_two.pending.entries.size() >= PendingCounts::kMost) {
+                             std::lock_guard lock(st.mutex);
+                             m.pass_two.pending.add_into(st.tables.narrow);
+                           }
+                         } else
                            st.wide_pass_two(p, st.tests, m.pass_two, local);
                        });
-    // The unit's own counts of heavy buckets are merged (and their tables left zero for the worker's next
-    // unit) before anything else, cancelled or not: one place keeps the scratch's invariant.
+    // The unit's listed values and own counts of heavy buckets are added (and the list and tables left empty
+    // for the worker's next unit) before anything else, cancelled or not: one place keeps the scratch's
+    // invariant.
     std::lock_guard lock(st.mutex);
+    if (narrow) m.pass_two.pending.add_into(st.tables.narrow);
     if (narrow)
       for (size_t slot = 0; slot < st.tables.narrow.size(); ++slot) {
         OwnSlotCounts& own = m.pass_two.own[slot];

@@ -294,6 +294,38 @@ TEST(WeightScanUnits, ABucketHoldingMostValuesCountsThemAll) {
   for (size_t i = 0; i < one.size(); ++i) expect_same(one[i], split[i]);
 }
 
+// A unit lists the values it finds in a wanted bucket that is not heavy and adds them to the tensor's counts
+// under the lock, in parts when the list fills (16,384 values). Here the median's bucket, [1, 1 + 2^-7),
+// holds 160,000 of 400,000 values, all in the first two of four units: 40,000 a unit on average (not heavy),
+// but 100,000 in the first one. One unit for the whole tensor counts the same bucket as heavy instead.
+TEST(WeightScanUnits, AUnitFindingManyValuesOfAWantedBucketAddsThemAll) {
+  test::TempDir tmp;
+  Lcg g;
+  std::vector<float> values;
+  for (int i = 0; i < 160'000; ++i) values.push_back(1.0f + static_cast<float>(g.next() % 65'536) * 0x1p-23f);
+  for (int i = 0; i < 120'000; ++i) values.push_back(static_cast<float>(g.uniform() * 1.99 - 1.0));
+  for (int i = 0; i < 120'000; ++i) values.push_back(static_cast<float>(1.01 + g.uniform() * 2.0));
+  const fs::path file = tmp / "crowded.bin";
+  {
+    std::ofstream out(file, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
+  }
+  const std::vector<ScanItem> items = {
+      {"crowded", file, 0, values.size() * 4, DType::F32, Shape{400'000}, 400'000, {}}};
+  ScanOptions options;
+  options.bins = 32;
+  options.threads = 3;
+  options.unit_bytes = 400'000;  // 4 units of 100,000 floats
+  const std::vector<TensorStats> split = scan_weights(items, options);
+  expect_brute_force(split[0], values, options.bins);
+  EXPECT_GE(split[0].percentiles[2], 1.0);
+  EXPECT_LT(split[0].percentiles[2], 1.0078125);
+  options.threads = 1;
+  options.unit_bytes = 1ull << 40;
+  const std::vector<TensorStats> one = scan_weights(items, options);
+  expect_same(one[0], split[0]);
+}
+
 // Pass 1 compares float32 values (and a block type's levels) as floats, eight at a time, so "near zero",
 // |x| <= eps for a double eps, is |x| against the greatest float not above eps. Around an eps that no float
 // equals (0.1: 0.1f lies above it, the float before below), one a float equals, zero, and 1e300 (past the
