@@ -65,6 +65,11 @@ TEST(PlanDevices, SizesAreBinaryAndNamesComeFromTheHardwareTable) {
   EXPECT_EQ(h.hardware->name, "h200");
   EXPECT_EQ(h.memory_bytes, 141 * kGiB);
   EXPECT_EQ(parse_device_spec("2xh100-sxm", "--gpu").hardware->name, "h100-sxm");
+  // A whole name wins over the longer names it begins: "a10" is the A10, not an ambiguous A100; two letters
+  // name the L4 (sizes need a unit).
+  EXPECT_EQ(parse_device_spec("4xa10", "--gpu").hardware->name, "a10");
+  EXPECT_EQ(parse_device_spec("l4", "--gpu").memory_bytes, 24 * kGiB);
+  EXPECT_EQ(parse_device_spec("2xRTX3090", "--gpu").hardware->name, "rtx3090");
   EXPECT_EQ(parse_memory_size("64GB", "--cpu-ram"), 64 * kGiB);
   for (const char* bad : {"h100", "0xh200", "8x", "abc", "-5GB", "24XB"}) {
     try {

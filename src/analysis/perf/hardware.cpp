@@ -157,6 +157,39 @@ constexpr Row kHardwareRows[] = {
    "NVIDIA L40S GPU datasheet, nvidia.com/en-us/data-center/l40s/ (figures without sparsity; GDDR6 864 "
    "GB/s; PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction, no NVLink); FP4 not supported; "
    "on-chip: L2 96 MB, 142 SMs x 128 KB L1/shared memory (Ada whitepaper)"},
+  {"l4", "NVIDIA L4 24 GB",
+   30.3, 60, 121, 121, 242.5, 0, 242.5,
+   300, 24, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 30.3, 48, 7.6,
+   "NVIDIA L4 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/l4/ (its tensor figures are with "
+   "sparsity and are halved here: TF32 120, FP16/BF16 242, FP8 485, INT8 485; FP32 30.3 TFLOPS; GDDR6 "
+   "300 GB/s; PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction, no NVLink); FP4 not supported; "
+   "on-chip: L2 48 MB, 58 SMs x 128 KB L1/shared memory (Ada whitepaper)"},
+  {"a10", "NVIDIA A10 24 GB",
+   31.2, 62.5, 125, 125, 0, 0, 250,
+   600, 24, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 31.2, 6, 9.4,
+   "NVIDIA A10 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/products/a10-gpu/ (dense figures: "
+   "TF32 62.5, FP16/BF16 125 TFLOPS, INT8 250 TOPS, not the sparsity ones; FP32 31.2; GDDR6 600 GB/s; "
+   "PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction); FP8/FP4 not supported; AWS's A10G is "
+   "another part; on-chip: L2 6 MB, 72 SMs x 128 KB L1/shared memory (GA102, Ampere GA102 whitepaper)"},
+  {"a40", "NVIDIA A40 48 GB",
+   37.4, 74.8, 149.7, 149.7, 0, 0, 299.3,
+   696, 48, 32,  // PCIe Gen4 x16 (the 2-GPU NVLink bridge is not modelled)
+   64, 0, 0, 37.4, 6, 11.0,
+   "NVIDIA A40 datasheet, nvidia.com/en-us/data-center/a40/ (dense figures: TF32 74.8, BF16 (FP32 "
+   "accumulate) 149.7, FP16 149.7 TFLOPS, INT8 299.3 TOPS, not the sparsity ones; FP32 37.4; GDDR6 696 "
+   "GB/s; PCIe Gen4 64 GB/s bidirectional = 32 per direction, the NVLink bridge for GPU pairs (112.5 GB/s "
+   "bidirectional) not modelled); FP8/FP4 not supported; "
+   "on-chip: L2 6 MB, 84 SMs x 128 KB L1/shared memory (GA102, Ampere GA102 whitepaper)"},
+  {"rtx3090", "NVIDIA GeForce RTX 3090 24 GB",
+   35.6, 35.6, 71, 71, 0, 0, 284,
+   936, 24, 32,  // PCIe Gen4 x16 (the 2-GPU NVLink bridge is not modelled)
+   64, 0, 0, 35.6, 6, 10.7,
+   "NVIDIA Ampere GA102 GPU Architecture whitepaper, Appendix A (GeForce RTX 3090): dense tensor rates "
+   "with FP32 accumulate (FP16 with FP16 accumulate is twice: 142); TF32 35.6, INT8 284 TOPS; FP32 35.6; "
+   "GDDR6X 936 GB/s; PCIe Gen4 x16 = 32 GB/s per direction, NVLink bridge not modelled; FP8/FP4 not "
+   "supported; on-chip: L2 6 MB, 82 SMs x 128 KB L1/shared memory"},
   {"rtx4090", "NVIDIA GeForce RTX 4090 24 GB",
    82.6, 82.6, 165.2, 165.2, 330.3, 0, 660.6,
    1008, 24, 32,
