@@ -408,6 +408,28 @@ TEST(PerfModel, DecodeOnAnEncoderOnlyModelIsRefused) {
   }
 }
 
+// A device without bf16 tensor cores (a T4 or V100 profile) refuses bf16, naming what it computes in.
+TEST(PerfModel, ADtypeTheDeviceLacksIsRefusedNamingThoseItHas) {
+  TempDir dir;
+  auto m = tiny_bert(dir);
+  Hardware fp16_only = round_machine();
+  fp16_only.peak_tflops[static_cast<int>(ComputeDType::BF16)] = 0;
+  fp16_only.peak_tflops[static_cast<int>(ComputeDType::FP16)] = 65;
+  PerfInputs in;
+  in.mode = PerfMode::Prefill;
+  try {
+    model_performance(m->inv, m->report, in, fp16_only);
+    FAIL() << "bf16 was modelled on a device without it";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_NE(std::string(e.what()).find("bf16 is not supported by test machine (it computes in fp32, fp16)"),
+              std::string::npos)
+        << e.what();
+  }
+  in.act_dtype = in.weight_dtype = ComputeDType::FP16;
+  EXPECT_GT(model_performance(m->inv, m->report, in, fp16_only).total.t_est, 0);
+}
+
 TEST(PerfModel, EveryOracleArchitectureInEveryMode) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data not present";

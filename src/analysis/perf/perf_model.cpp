@@ -506,9 +506,17 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
     throw Error(ErrorKind::Unsupported, inv.source, "", "the performance model needs a known architecture");
   if (in.batch == 0 || in.seq == 0) throw Error(ErrorKind::Usage, "", "--batch/--seq", "must be positive");
   const ComputeDType dt = compute_dtype(in);
-  if (hw.peak(dt) <= 0)
+  if (hw.peak(dt) <= 0) {
+    // Name what the device does compute in: a T4 or V100 profile (no bf16 tensor cores) needs --dtype fp16.
+    std::string supported;
+    for (int d = 0; d < kComputeDTypeCount; ++d)
+      if (hw.peak_tflops[d] > 0)
+        supported +=
+            (supported.empty() ? "" : ", ") + std::string(compute_dtype_name(static_cast<ComputeDType>(d)));
     throw Error(ErrorKind::Usage, hw.name, "--dtype",
-                std::string(compute_dtype_name(dt)) + " is not supported by " + hw.description);
+                std::string(compute_dtype_name(dt)) + " is not supported by " + hw.description +
+                    " (it computes in " + supported + ")");
+  }
   if (in.parallel.tp == 0 || in.parallel.pp == 0 || in.parallel.ep == 0)
     throw Error(ErrorKind::Usage, "", "--tp/--pp/--ep", "must be at least 1");
   check_parallelism(inv.arch, in.parallel);
