@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -408,26 +409,43 @@ TEST(PerfModel, DecodeOnAnEncoderOnlyModelIsRefused) {
   }
 }
 
-// A device without bf16 tensor cores (a T4 or V100 profile) refuses bf16, naming what it computes in.
-TEST(PerfModel, ADtypeTheDeviceLacksIsRefusedNamingThoseItHas) {
+// A device without bf16 tensor cores (a T4, a V100) runs a bf16 model in fp16, as engines cast it, and says
+// so; a dtype it cannot compute in at all is refused, naming those it can.
+TEST(PerfModel, Bf16RunsAsFp16WhereTheDeviceHasNoBf16AndAMissingDtypeIsRefused) {
   TempDir dir;
   auto m = tiny_bert(dir);
   Hardware fp16_only = round_machine();
   fp16_only.peak_tflops[static_cast<int>(ComputeDType::BF16)] = 0;
-  fp16_only.peak_tflops[static_cast<int>(ComputeDType::FP16)] = 65;
+  fp16_only.peak_tflops[static_cast<int>(ComputeDType::FP16)] = 500;
   PerfInputs in;
   in.mode = PerfMode::Prefill;
+  in.batch = 4;
+  in.seq = 512;
+  const PerfResult as_fp16 = model_performance(m->inv, m->report, in, fp16_only);
+  EXPECT_EQ(as_fp16.inputs.weight_dtype, ComputeDType::FP16);
+  EXPECT_EQ(as_fp16.inputs.act_dtype, ComputeDType::FP16);
+  EXPECT_EQ(as_fp16.inputs.kv_dtype, ComputeDType::FP16);
+  EXPECT_TRUE(std::any_of(as_fp16.assumptions.begin(), as_fp16.assumptions.end(), [](const std::string& a) {
+    return a.starts_with("bf16 runs as fp16 on test machine");
+  }));
+  // The same bytes, and the tensor-core work at the fp16 rate, half the round machine's bf16 rate (the
+  // softmax's CUDA-core work runs at the fp32 rate on both).
+  const PerfResult bf16 = model_performance(m->inv, m->report, in, round_machine());
+  EXPECT_EQ(as_fp16.total.bytes_hbm(), bf16.total.bytes_hbm());
+  EXPECT_GT(as_fp16.total.t_comp, 1.5 * bf16.total.t_comp);
+  EXPECT_LT(as_fp16.total.t_comp, 2 * bf16.total.t_comp);
+  EXPECT_EQ(bf16.inputs.act_dtype, ComputeDType::BF16);
+
+  in.weight_dtype = in.act_dtype = ComputeDType::FP8;
   try {
     model_performance(m->inv, m->report, in, fp16_only);
-    FAIL() << "bf16 was modelled on a device without it";
+    FAIL() << "fp8 was modelled on a device without it";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
-    EXPECT_NE(std::string(e.what()).find("bf16 is not supported by test machine (it computes in fp32, fp16)"),
+    EXPECT_NE(std::string(e.what()).find("fp8 is not supported by test machine (it computes in fp32, fp16)"),
               std::string::npos)
         << e.what();
   }
-  in.act_dtype = in.weight_dtype = ComputeDType::FP16;
-  EXPECT_GT(model_performance(m->inv, m->report, in, fp16_only).total.t_est, 0);
 }
 
 TEST(PerfModel, EveryOracleArchitectureInEveryMode) {

@@ -157,6 +157,24 @@ constexpr Row kHardwareRows[] = {
    "NVIDIA L40S GPU datasheet, nvidia.com/en-us/data-center/l40s/ (figures without sparsity; GDDR6 864 "
    "GB/s; PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction, no NVLink); FP4 not supported; "
    "on-chip: L2 96 MB, 142 SMs x 128 KB L1/shared memory (Ada whitepaper)"},
+  // Before Ampere: no bf16 (nor tf32) tensor cores. A bf16 model runs there in fp16 (analysis/perf/perf_model.cpp,
+  // bf16_as_fp16), as serving engines cast it.
+  {"v100", "NVIDIA V100 SXM2 32 GB",
+   15.7, 0, 0, 125, 0, 0, 0,
+   900, 32, 150,  // NVLink 2: 300 GB/s total
+   64, 0, 0, 15.7, 6, 10.5,
+   "NVIDIA Tesla V100 datasheet, nvidia.com/en-us/data-center/v100/ (V100 SXM2 column: FP32 15.7, tensor "
+   "125 TFLOPS (FP16 inputs, FP32 accumulate); HBM2 900 GB/s; NVLink 300 GB/s total = 150 per direction); "
+   "no bf16, tf32, fp8, fp4 or int8 tensor cores; on-chip: L2 6 MB, 80 SMs x 128 KB L1/shared memory "
+   "(Volta whitepaper)"},
+  {"t4", "NVIDIA T4 16 GB",
+   8.1, 0, 0, 65, 0, 0, 130,
+   320, 16, 16,  // PCIe Gen3 x16, no NVLink
+   64, 0, 0, 8.1, 4, 3.9,
+   "NVIDIA T4 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/tesla-t4/ (FP32 8.1, mixed precision "
+   "FP16/FP32 65 TFLOPS, INT8 130 TOPS; GDDR6 320 GB/s; PCIe Gen3 x16 32 GB/s bidirectional = 16 per "
+   "direction); no bf16, tf32, fp8 or fp4 tensor cores; "
+   "on-chip: L2 4 MB, 40 SMs x 96 KB L1/shared memory (Turing whitepaper)"},
   {"l4", "NVIDIA L4 24 GB",
    30.3, 60, 121, 121, 242.5, 0, 242.5,
    300, 24, 32,  // PCIe Gen4 x16, no NVLink
