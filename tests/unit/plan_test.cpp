@@ -377,6 +377,22 @@ TEST(Plan, ATiedHeadIsCopiedToTheLastStageAndToLlamaCppsGpu) {
       << offload.offload->formula;
 }
 
+// On a T4 (no bf16 tensor cores) a bf16 model is timed in fp16, and the plan says so; on an L4 it is not.
+TEST(Plan, ABf16ModelOnAT4IsTimedInFp16AndSaysSo) {
+  LOAD_CONFIG_OR_SKIP(m, "meta-llama__Llama-3.2-1B");
+  const auto says_fp16 = [](const Plan& p) {
+    return std::any_of(p.assumptions.begin(), p.assumptions.end(),
+                       [](const std::string& a) { return a.starts_with("bf16 runs as fp16 on NVIDIA T4"); });
+  };
+  const Plan t4 = make_plan(m->inv, m->report, on("t4"));
+  EXPECT_TRUE(says_fp16(t4));
+  const SplitPlan& s = split_of(t4, 1, 1);
+  ASSERT_TRUE(s.decode_tokens_per_s);
+  // Decode streams the 2.47 GB of weights at 320 GB/s: never faster than that.
+  EXPECT_LT(*s.decode_tokens_per_s, 320e9 / 2.47e9);
+  EXPECT_FALSE(says_fp16(make_plan(m->inv, m->report, on("l4"))));
+}
+
 TEST(Plan, PrecisionsAndTheDoesNotFitVerdict) {
   LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3.1-70B");
   const Plan p = make_plan(m->inv, m->report, on("80GB"));

@@ -45,6 +45,21 @@ TEST(Serve, LittlesLawAndTokensPerGpuHold) {
   EXPECT_NEAR(p.mean_e2el_s, p.mean_ttft_s + 255 * p.mean_tpot_s, 1e-12);
 }
 
+// On a T4 (no bf16 tensor cores) the model is served in fp16, as engines cast it, and the estimate says so.
+TEST(Serve, ABf16ModelOnAT4IsServedInFp16AndSaysSo) {
+  auto m = analyze_dir(MA_EXAMPLE_DIR);
+  ServeRequest rq = on_h200(4);
+  const auto says_fp16 = [&](const char* hw) {
+    rq.hw = *find_hardware(hw);
+    const ServeResult r = estimate_serving(m->inv, m->report, rq);
+    EXPECT_GT(r.point.output_tokens_per_s_per_gpu, 0) << hw;
+    return std::any_of(r.assumptions.begin(), r.assumptions.end(),
+                       [](const std::string& a) { return a.starts_with("bf16 runs as fp16 on NVIDIA T4"); });
+  };
+  EXPECT_TRUE(says_fp16("t4"));
+  EXPECT_FALSE(says_fp16("l4"));
+}
+
 // One client: every output token waits for one decode step and for its share of the one prefill per request,
 // TPOT = D(1) + P / (osl - 1), with D and P the performance model's steps on the achievable H200 (the
 // measured profile: 21 us per eager kernel launch, 5.1 us in a CUDA graph).

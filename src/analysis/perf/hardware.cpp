@@ -158,7 +158,7 @@ constexpr Row kHardwareRows[] = {
    "GB/s; PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction, no NVLink); FP4 not supported; "
    "on-chip: L2 96 MB, 142 SMs x 128 KB L1/shared memory (Ada whitepaper)"},
   // Before Ampere: no bf16 (nor tf32) tensor cores. A bf16 model runs there in fp16 (analysis/perf/perf_model.cpp,
-  // bf16_as_fp16), as serving engines cast it.
+  // bf16_as_fp16_note), as serving engines cast it.
   {"v100", "NVIDIA V100 SXM2 32 GB",
    15.7, 0, 0, 125, 0, 0, 0,
    900, 32, 150,  // NVLink 2: 300 GB/s total

@@ -466,20 +466,6 @@ void time_op(OpCost& op, const Hardware& hw, ComputeDType dt) {
   op.regime = op.t_est == op.t_comp ? "compute" : op.t_est == op.t_hbm ? "memory" : "network";
 }
 
-// A device without bf16 tensor cores (Turing's T4, Volta's V100) runs a bf16 model in fp16, as serving
-// engines cast it (vLLM below compute capability 8.0): the same bytes at the fp16 rate. Returns the note
-// saying so, or nothing where the inputs stand as given.
-std::optional<std::string> bf16_as_fp16(PerfInputs& in, const Hardware& hw) {
-  if (compute_dtype(in) != ComputeDType::BF16 || hw.peak(ComputeDType::BF16) > 0 ||
-      !(hw.peak(ComputeDType::FP16) > 0))
-    return std::nullopt;
-  for (ComputeDType* d : {&in.weight_dtype, &in.act_dtype, &in.kv_dtype})
-    if (*d == ComputeDType::BF16) *d = ComputeDType::FP16;
-  return "bf16 runs as fp16 on " + hw.description +
-         ": it has no bf16 tensor cores (serving engines cast the model, as vLLM does below compute "
-         "capability 8.0); the bytes are the same";
-}
-
 }  // namespace
 
 std::string_view perf_mode_name(PerfMode m) {
@@ -514,6 +500,15 @@ bool has_decode_step(const ModelReport& report) {
   return report.architecture.architecture_type != "encoder-only";
 }
 
+std::optional<std::string> bf16_as_fp16_note(const PerfInputs& in, const Hardware& hw) {
+  if (compute_dtype(in) != ComputeDType::BF16 || hw.peak(ComputeDType::BF16) > 0 ||
+      !(hw.peak(ComputeDType::FP16) > 0))
+    return std::nullopt;
+  return "bf16 runs as fp16 on " + hw.description +
+         ": it has no bf16 tensor cores (serving engines cast the model, as vLLM does below compute "
+         "capability 8.0); the bytes are the same";
+}
+
 PerfResult model_performance(const Inventory& inv, const ModelReport& report, const PerfInputs& requested,
                              const Hardware& hw) {
   if (!report.architecture_known || inv.arch.layers().empty())
@@ -521,7 +516,10 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
   if (requested.batch == 0 || requested.seq == 0)
     throw Error(ErrorKind::Usage, "", "--batch/--seq", "must be positive");
   PerfInputs in = requested;
-  const std::optional<std::string> cast = bf16_as_fp16(in, hw);
+  const std::optional<std::string> cast = bf16_as_fp16_note(in, hw);
+  if (cast)
+    for (ComputeDType* d : {&in.weight_dtype, &in.act_dtype, &in.kv_dtype})
+      if (*d == ComputeDType::BF16) *d = ComputeDType::FP16;
   const ComputeDType dt = compute_dtype(in);
   if (hw.peak(dt) <= 0) {
     // Name what the device does compute in: a T4 or V100 profile (no bf16 tensor cores) needs --dtype fp16.

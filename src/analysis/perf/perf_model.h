@@ -107,8 +107,13 @@ struct PerfResult {
 // token-by-token step, so decode is refused.
 bool has_decode_step(const ModelReport& report);
 
+// A device without bf16 tensor cores (Turing's T4, Volta's V100) runs a bf16 model in fp16, as serving
+// engines cast it (vLLM below compute capability 8.0): the same bytes at the fp16 rate. The note saying so
+// where `in` computes in bf16 on such a device (model_performance then computes in fp16), else nothing.
+std::optional<std::string> bf16_as_fp16_note(const PerfInputs& in, const Hardware& hw);
+
 // Throws Error(Unsupported) without an architecture template, Error(Usage) for impossible inputs (zero
-// batch, tp not dividing the heads, a dtype the hardware lacks).
+// batch, tp not dividing the heads, a dtype the hardware lacks, bf16 apart: above).
 PerfResult model_performance(const Inventory& inv, const ModelReport& report, const PerfInputs& in,
                              const Hardware& hw);
 

@@ -416,6 +416,10 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
       "does not load (stored extras such as an MTP layer); vLLM and SGLang hold float weights stored wider "
       "than their compute dtype in it (a float32 checkpoint in bf16)",
   };
+  if (rq.gpus.hardware)
+    if (std::optional<std::string> cast = bf16_as_fp16_note(
+            precision_perf_inputs(report, rq.precision, kv, *rq.gpus.hardware), *rq.gpus.hardware))
+      plan.assumptions.push_back(std::move(*cast));
   if (plan.offload)
     plan.assumptions.push_back(
         "offload: llama.cpp keeps the token embedding on the CPU and every layer's KV cache on the GPUs; the "

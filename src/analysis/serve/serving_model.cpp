@@ -299,6 +299,8 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
       "engine: " + std::string(rules.source),
       "speeds: " + achievable.how,
       "weights: " + out.precision_label};
+  if (std::optional<std::string> cast = bf16_as_fp16_note(base, achievable.hw))
+    out.assumptions.push_back(std::move(*cast));
   if (rq.osl == 1)
     out.assumptions.insert(out.assumptions.begin() + 2,
                            "osl 1: no decode step; prefill steps of min(running, budget / isl) prompts each, "
