@@ -522,7 +522,7 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
       if (*d == ComputeDType::BF16) *d = ComputeDType::FP16;
   const ComputeDType dt = compute_dtype(in);
   if (hw.peak(dt) <= 0) {
-    // Name what the device does compute in: a T4 or V100 profile (no bf16 tensor cores) needs --dtype fp16.
+    // Name what the device does compute in (fp8 asked of an A100, fp32 of a profile without it).
     std::string supported;
     for (int d = 0; d < kComputeDTypeCount; ++d)
       if (hw.peak_tflops[d] > 0)
