@@ -129,9 +129,26 @@ TEST(PerfHardware, TableEntriesAreSane) {
     }
     EXPECT_EQ(find_hardware(h.name), &h);
   }
-  for (const char* required :
-       {"a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h200", "h200-measured", "b200", "gb200", "mi300x",
-        "mi325x", "mi355x", "l40s", "v100", "t4", "l4", "a10", "a40", "rtx3090", "rtx4090"})
+  for (const char* required : {"a100-40gb",
+                               "a100-80gb",
+                               "a100-pcie-80gb",
+                               "h100-sxm",
+                               "h100-pcie",
+                               "h200",
+                               "h200-measured",
+                               "b200",
+                               "gb200",
+                               "mi300x",
+                               "mi325x",
+                               "mi355x",
+                               "l40s",
+                               "v100",
+                               "t4",
+                               "l4",
+                               "a10",
+                               "a40",
+                               "rtx3090",
+                               "rtx4090"})
     EXPECT_TRUE(names.count(required)) << required;
 }
 

@@ -54,6 +54,14 @@ constexpr Row kHardwareRows[] = {
    "HBM2e 2,039 GB/s; tensor figures without sparsity; NVLink 600 GB/s total = 300 per direction); "
    "FP8/FP4 not supported; "
    "on-chip: L2 40 MB, 108 SMs x 192 KB L1/shared memory (A100 whitepaper)"},
+  {"a100-pcie-80gb", "NVIDIA A100 PCIe 80 GB",
+   19.5, 156, 312, 312, 0, 0, 624,
+   1935, 80, 32,  // PCIe Gen4 x16 (the 2-GPU NVLink bridge is not modelled)
+   64, 0, 0, 19.5, 40, 21.2,
+   "NVIDIA A100 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/a100/ (A100 80GB PCIe column, "
+   "HBM2e 1,935 GB/s; tensor figures without sparsity; PCIe Gen4 64 GB/s bidirectional = 32 per direction, "
+   "the NVLink bridge for GPU pairs not modelled); FP8/FP4 not supported; "
+   "on-chip: L2 40 MB, 108 SMs x 192 KB L1/shared memory (A100 whitepaper)"},
   {"h100-sxm", "NVIDIA H100 SXM 80 GB",
    67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9,
    3350, 80, 450,  // NVLink 4: 900 GB/s total
