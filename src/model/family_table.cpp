@@ -470,6 +470,7 @@ constexpr FamilyRow kFamilies[] = {
               "maskmem_backbone interactive_sam_mask_decoder"},
     FamilyRow{"EdgeTAM", "Meta", "edgetam edgetam_vision_model", Vision, "edgetam",
               "EdgeTamModel EdgeTamVisionModel"},
+    FamilyRow{"EdgeTAM (video)", "Meta", "edgetam_video", Vision, "", "EdgeTamVideoModel"},
     FamilyRow{"Depth Anything", "TikTok", "depth_anything", Vision, "depth-anything", "",
               "neck.reassemble_stage head.conv3 !prompt_depth_layer !readout_projects"},
     FamilyRow{"Prompt Depth Anything", "ByteDance", "prompt_depth_anything", Vision, "prompt-depth-anything",

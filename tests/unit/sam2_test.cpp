@@ -269,6 +269,15 @@ TEST(Sam2, EdgeTamIsRefused) {
                 .kind,
             ErrorKind::Unsupported);
   EXPECT_EQ(refusal_of(R"({"model_type":"edgetam_vision_model"})").kind, ErrorKind::Unsupported);
+  // The video model (EdgeTamVideoModel) holds the same backbone, under its vision_config.
+  try {
+    template_of(R"({"model_type":"edgetam_video","vision_config":{"model_type":"edgetam_vision_model",
+        "backbone_config":{"model_type":"timm_wrapper","architecture":"repvit_m1.dist_in1k"}}})");
+    ADD_FAILURE() << "edgetam_video was built";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_NE(std::string(e.what()).find("timm backbone repvit_m1.dist_in1k"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

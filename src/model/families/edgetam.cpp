@@ -1,4 +1,5 @@
-// EdgeTAM (model_type edgetam: EdgeTamModel; edgetam_vision_model: EdgeTamVisionModel): Sam2Model with a
+// EdgeTAM (model_type edgetam: EdgeTamModel; edgetam_vision_model: EdgeTamVisionModel; edgetam_video:
+// EdgeTamVideoModel, Sam2VideoModel's counterpart): Sam2Model with a
 // timm RepViT in place of Hiera (EdgeTamVisionConfig's backbone_config is a timm_wrapper config naming
 // timm/repvit_m1.dist_in1k). transformers builds that backbone with timm.create_model from the architecture's
 // name, so its parameters are timm's model definition, not anything config.json spells; refused, as DETR's
@@ -29,6 +30,10 @@ void build_edgetam(const ModelConfig& cfg, ModelTemplate&) {
 
 void build_edgetam_vision_model(const ModelConfig& cfg, ModelTemplate&) {
   edgetam_refuse_timm_backbone(cfg, cfg);
+}
+
+void build_edgetam_video(const ModelConfig& cfg, ModelTemplate&) {
+  edgetam_refuse_timm_backbone(cfg, sub_or_empty(cfg, "vision_config"));
 }
 
 }  // namespace ma::families

@@ -18,6 +18,7 @@ void build_sam2_video(const ModelConfig& cfg, ModelTemplate& t);            // S
 // EdgeTAM (edgetam.cpp): refused, its timm backbone's parameters being timm's, not the config's.
 void build_edgetam(const ModelConfig& cfg, ModelTemplate& t);               // EdgeTamModel
 void build_edgetam_vision_model(const ModelConfig& cfg, ModelTemplate& t);  // EdgeTamVisionModel
+void build_edgetam_video(const ModelConfig& cfg, ModelTemplate& t);         // EdgeTamVideoModel
 
 // A SAM 2 composite config's vision_config, refused unless it is a Sam2VisionConfig.
 ModelConfig sam2_vision_config(const ModelConfig& cfg);

@@ -20,6 +20,7 @@ constexpr std::array kSegmentAnythingFamilies{
     FamilyBuilder{"sam2_video", build_sam2_video},
     FamilyBuilder{"edgetam", build_edgetam},
     FamilyBuilder{"edgetam_vision_model", build_edgetam_vision_model},
+    FamilyBuilder{"edgetam_video", build_edgetam_video},
 };
 
 }  // namespace
