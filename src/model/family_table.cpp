@@ -74,7 +74,9 @@ constexpr FamilyRow kFamilies[] = {
     FamilyRow{"DeiT", "Meta", "deit", Vision, "deit", "", "embeddings.distillation_token"},
     FamilyRow{"Encoder-decoder", "Hugging Face", "encoder-decoder", Seq2Seq,
               "bert2bert bert2gpt2 roberta2roberta"},
-    FamilyRow{"Vision encoder-decoder", "Hugging Face", "vision-encoder-decoder", VisionLanguage,
+    // "nougat" is AutoConfig's other name for VisionEncoderDecoderConfig (Nougat's checkpoints say
+    // vision-encoder-decoder).
+    FamilyRow{"Vision encoder-decoder", "Hugging Face", "vision-encoder-decoder nougat", VisionLanguage,
               "trocr vit-gpt2 donut nougat"},
     FamilyRow{"Speech encoder-decoder", "Hugging Face", "speech-encoder-decoder", Speech, "-en-to-"},
     FamilyRow{"Vision-text dual encoder", "Hugging Face", "vision-text-dual-encoder", ImageTextEmbedding,

@@ -50,6 +50,15 @@ TEST(TrOCR, SmallHandwrittenWithDeitMatchesThePaperAndTransformers) {
   EXPECT_EQ((total + 500'000) / 1'000'000, 62u);  // the paper's 62M (its projection counted)
 }
 
+// AutoConfig maps model_type "nougat" to VisionEncoderDecoderConfig: the same model.
+TEST(TrOCR, NougatIsAnotherNameOfTheVisionEncoderDecoder) {
+  std::string nougat = kTrocrSmall;
+  nougat.replace(nougat.find("vision-encoder-decoder"), std::string("vision-encoder-decoder").size(),
+                 "nougat");
+  EXPECT_EQ(parameters_of(nougat), 61'596'672u);
+  EXPECT_EQ(template_of(nougat).arch.architecture, "VisionEncoderDecoderModel");
+}
+
 TEST(TrOCR, CompositeNamesAndTies) {
   const ModelTemplate t = template_of(kTrocrBase);
   EXPECT_EQ(t.arch.architecture, "VisionEncoderDecoderModel");

@@ -222,6 +222,7 @@ constexpr std::array kCompositeFamilies{
     FamilyBuilder{"deit", build_deit},
     FamilyBuilder{"encoder-decoder", build_encoder_decoder},
     FamilyBuilder{"vision-encoder-decoder", build_vision_encoder_decoder},
+    FamilyBuilder{"nougat", build_vision_encoder_decoder},
     FamilyBuilder{"speech-encoder-decoder", build_speech_encoder_decoder},
 };
 
