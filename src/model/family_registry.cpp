@@ -10,6 +10,7 @@
 #include "model/layer_shapes.h"
 #include "model/record_config.h"
 #include "model/record_facts.h"
+#include "model/tensor_placement.h"
 
 namespace ma {
 
@@ -152,6 +153,20 @@ std::string model_type_of_class(const ModelConfig& cfg) {
                                    : " and its class " + printable(classes.front()) + " no family we build"));
 }
 
+// BatchNorm's step counter is a torch.long buffer whatever the model's dtype: a checkpoint stores it as
+// int64 (8 bytes), which is how a template says it is stored. Set once the family has named every tensor
+// (some rename theirs after adding them).
+void store_step_counters_as_int64(ModelTemplate& t) {
+  constexpr std::string_view kCounter = "num_batches_tracked";
+  for (TemplateTensor& x : t.tensors) {
+    if (!x.stored || x.fused_on_disk || x.per_expert) continue;
+    if (x.disk.empty() && leaf_of(x.name) == kCounter)
+      x.disk.push_back({x.name, x.shape, DType::I64, std::nullopt});
+    for (DiskPiece& d : x.disk)
+      if (!d.dtype && leaf_of(d.name) == kCounter) d.dtype = DType::I64;
+  }
+}
+
 }  // namespace
 
 ModelTemplate build_template(const ModelConfig& cfg) {
@@ -171,6 +186,7 @@ ModelTemplate build_template(const ModelConfig& cfg) {
     if (e.kind() != ErrorKind::Limit || !e.file().empty()) throw;
     throw Error(ErrorKind::Limit, cfg.file(), "its layer and expert counts", e.rule());
   }
+  store_step_counters_as_int64(t);
   complete_layer_shapes(t.arch);
   read_config_facts(cfg, t.arch);
   std::vector<NamedPlacement> parameters;

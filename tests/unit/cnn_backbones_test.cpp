@@ -5,6 +5,7 @@
 // the checkpoints' published sizes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "template_test_support.h"
@@ -66,6 +67,33 @@ constexpr const char* kRtDetrResNet50 =
 
 // ResNetForImageClassification: 25,557,032 parameters (microsoft/resnet-50's model card: 25.6M; the same
 // as torchvision's resnet50). Batch norms' running statistics are buffers, the head classifier.1.
+// BatchNorm's step counter is torch.long whatever the model's dtype: a dry run lists it as int64, 8 bytes, in
+// transformers' names and in timm's (whose wrapper renames its tensors on disk), and counts no parameter.
+TEST(CnnBackbones, BatchNormStepCountersAreInt64Buffers) {
+  for (const std::string& config :
+       {kResNet50,
+        std::string(R"({"architecture":"resnet18","num_classes":1000,"torch_dtype":"float16"})")}) {
+    const Inventory inv = inventory_from_config_text(config, "dry run");
+    size_t counters = 0;
+    for (const InventoryTensor& t : inv.tensors) {
+      if (!t.name.ends_with(".num_batches_tracked")) {
+        EXPECT_NE(t.dtype, DType::I64) << t.name;
+        continue;
+      }
+      ++counters;
+      EXPECT_EQ(t.dtype, DType::I64) << t.name;
+      EXPECT_EQ(t.bytes, 8u) << t.name;
+      EXPECT_EQ(t.kind, TensorKind::Buffer) << t.name;
+    }
+    EXPECT_GE(counters, 20u) << config;  // ResNet-18 has 20 BatchNorms, ResNet-50 53
+  }
+  // timm's checkpoint names carry no timm_model. prefix.
+  const Inventory timm =
+      inventory_from_config_text(R"({"architecture":"resnet18","num_classes":1000})", "timm");
+  EXPECT_TRUE(std::any_of(timm.tensors.begin(), timm.tensors.end(),
+                          [](const InventoryTensor& t) { return t.name == "bn1.num_batches_tracked"; }));
+}
+
 TEST(CnnBackbones, ResNet50CountsAsTransformersBuildsIt) {
   EXPECT_EQ(parameters_of(kResNet50), 25'557'032u);
   const ModelTemplate t = template_of(kResNet50);
