@@ -445,10 +445,11 @@ constexpr FamilyRow kFamilies[] = {
     FamilyRow{"MobileNetV2", "Google", "mobilenet_v2", Vision, "mobilenet-v2"},
     FamilyRow{"EfficientNet", "Google", "efficientnet", Vision, "efficientnet-b"},
     FamilyRow{"BiT", "Google", "bit", Vision, "google/bit-"},
-    // timm's ResNets and ViTs as transformers wraps them; timm's own Hub configs name no model_type (the
+    // timm's ResNets and ViTs as transformers wraps them (and its ResNets as TimmBackbone); timm's own Hub
+    // configs name no model_type (the
     // registry reads them as timm_wrapper by their "architecture" string).
-    FamilyRow{"timm", "PyTorch Image Models", "timm_wrapper", Vision, "timm/",
-              "TimmWrapperModel TimmWrapperForImageClassification"},
+    FamilyRow{"timm", "PyTorch Image Models", "timm_wrapper timm_backbone", Vision, "timm/",
+              "TimmWrapperModel TimmWrapperForImageClassification TimmBackbone"},
     FamilyRow{"AIMv2", "Apple", "aimv2", ImageTextEmbedding, "aimv2", "Aimv2Model"},
     FamilyRow{"AIMv2", "Apple", "aimv2_vision_model", Vision, "aimv2", "Aimv2VisionModel"},
     FamilyRow{"MetaCLIP 2", "Meta", "metaclip_2", ImageTextEmbedding, "metaclip-2 metaclip2",

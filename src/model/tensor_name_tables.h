@@ -36,12 +36,14 @@ inline constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_i
 // convolutional neck beside its transformer layers: lateral_convs and fpn_blocks top-down, downsample_convs
 // and pan_blocks bottom-up. MaskFormer's pixel_level_module holds its backbone and its FPN pixel decoder,
 // the per-pixel image branch its transformer decoder's queries read. A TimmWrapperModel (a vision tower
-// configured alone, as Gemma 3n's gemma3n_vision) holds its timm image network under timm_model.
+// configured alone, as Gemma 3n's gemma3n_vision) holds its timm image network under timm_model, a
+// TimmBackbone under _backbone.
 // SAM 3's geometry_encoder is its prompt encoder for boxes (their projections and layers over the image).
 // OmDet-Turbo's vision_backbone holds its Swin and the LayerNorms over the maps it hands on.
-inline constexpr std::array<std::string_view, 36> kVisionParts{"visual",
+inline constexpr std::array<std::string_view, 37> kVisionParts{"visual",
                                                                "vision_tower",
                                                                "timm_model",  // TimmWrapperModel's network
+                                                               "_backbone",   // TimmBackbone's
                                                                "vision_model",
                                                                "vision_encoder",
                                                                "vision_embed_tokens",

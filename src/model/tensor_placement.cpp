@@ -607,8 +607,9 @@ TensorPlacement place_by_name(std::string_view name) {
     set(Block::Embedding, "position-embedding");
     return pl;
   }
-  // The convolutional audio stem: Whisper's conv1 and conv2, Moonshine's conv1, conv2 and conv3.
-  const bool audio_stem =
+  // A convolutional stem: Whisper's audio conv1 and conv2, Moonshine's conv1, conv2 and conv3 (and a timm
+  // ResNet's conv1 at the root of timm's own checkpoints).
+  const bool conv_stem =
       (module == "conv1" || module == "conv2" || module == "conv3") &&
       (parts.size() == 2 || any_part_in(parts, std::array<std::string_view, 2>{"encoder", "embedder"}));
   // A bare vision tower's patch embedding at the root, where a composite's sits under its tower (placed
@@ -620,12 +621,13 @@ TensorPlacement place_by_name(std::string_view name) {
     return pl;
   }
   // ViT's patch embedding and [CLS] token (and the register tokens beside it: DINOv3), Pix2Struct's
-  // patch_projection of its flattened patches, the audio stem (also at the top of a bare Whisper-style
-  // encoder, AudioFlamingo3Encoder or GlmAsrEncoder, and in Voxtral Realtime's embedder), XLNet's mask_emb
-  // (the query stream's start), YOLOS's detection tokens beside [CLS], VideoMAE's encoder_to_decoder (the
-  // pre-training decoder's input projection, as ViT-MAE's decoder_embed), V-JEPA 2's predictor's mask_tokens
-  // (one learned token per mask kind, standing in for the tokens it predicts). SegGPT's segment tokens (input
-  // or prompt half) and segmentation-type tokens (semantic or instance), added to every patch embedding.
+  // patch_projection of its flattened patches, the convolutional stem (the audio one also at the top of a
+  // bare Whisper-style encoder, AudioFlamingo3Encoder or GlmAsrEncoder, and in Voxtral Realtime's embedder),
+  // XLNet's mask_emb (the query stream's start), YOLOS's detection tokens beside [CLS], VideoMAE's
+  // encoder_to_decoder (the pre-training decoder's input projection, as ViT-MAE's decoder_embed), V-JEPA 2's
+  // predictor's mask_tokens (one learned token per mask kind, standing in for the tokens it predicts).
+  // SegGPT's segment tokens (input or prompt half) and segmentation-type tokens (semantic or instance), added
+  // to every patch embedding.
   // timm's patch_embed.proj is the patch embedding (LayoutLMv3's; GLM-4V's bare tower's, at the root), and
   // UDOP's, which its encoder also holds as embed_patches.
   const bool patch_proj =
@@ -636,7 +638,7 @@ TensorPlacement place_by_name(std::string_view name) {
        module == "presence_token" ||  // SAM 3's detector: the learned query of whether the concept is there
        module == "mask_tokens" || module == "register_tokens" || module == "mask_emb" ||
        module == "projection" || module == "detection_tokens" || module == "encoder_to_decoder" ||
-       module == "patch_projection" || patch_proj || root_patch_conv || audio_stem ||
+       module == "patch_projection" || patch_proj || root_patch_conv || conv_stem ||
        module.starts_with("segment_token_") || module.starts_with("type_token_"))) {
     set(Block::Embedding,
         module == "projection" || module == "patch_projection" || patch_proj || root_patch_conv

@@ -1,9 +1,9 @@
-// timm's models as transformers wraps them (model/families/timm_wrapper.cpp), read from the config.json timm
-// writes to the Hub. Expected counts are the published ones of the same networks: torchvision's model table
-// (resnet18 11,689,512, resnet50 25,557,032, resnet152 60,192,808; vit_b_16 86,567,656, vit_l_16 304,326,632:
-// timm builds the same modules) and timm's model card of vit_small_patch16_224 (22.1M: 22,050,664 counted by
-// hand from timm's VisionTransformer: patch 295,296, tokens 384 + 75,648, 12 blocks of 1,774,464, norm 768,
-// head 385,000).
+// timm's models as transformers wraps them (model/families/timm_wrapper.cpp; TimmBackbone:
+// timm_backbone.cpp), read from the config.json timm writes to the Hub. Expected counts are the published
+// ones of the same networks: torchvision's model table (resnet18 11,689,512, resnet50 25,557,032, resnet152
+// 60,192,808; vit_b_16 86,567,656, vit_l_16 304,326,632: timm builds the same modules) and timm's model card
+// of vit_small_patch16_224 (22.1M: 22,050,664 counted by hand from timm's VisionTransformer: patch 295,296,
+// tokens 384 + 75,648, 12 blocks of 1,774,464, norm 768, head 385,000).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -103,6 +103,54 @@ TEST(TimmWrapper, RefusesWhatItDoesNotModel) {
       replaced(timm_config("vit_base_patch16_224"), R"("num_classes":1000)", R"("num_classes":0)"));
   EXPECT_EQ(headless.arch.architecture, "TimmWrapperModel");
   EXPECT_EQ(total_of(headless), 86'567'656u - (768 * 1000 + 1000));
+}
+
+// transformers' TimmBackbone: timm.create_model(backbone, features_only=True, out_indices=...) under
+// _backbone. A ResNet's feature layers are its published count less the classifier (resnet50 25,557,032 less
+// fc's 2,048 x 1,000 + 1,000; resnet18 11,689,512 less 512 x 1,000 + 1,000), cut after the last feature
+// out_indices reads (0 the stem's act1, 1..4 layer1..layer4; TimmBackboneConfig's default [-1], the last).
+std::string timm_backbone(const std::string& extra) {
+  return R"({"model_type":"timm_backbone","architectures":["TimmBackbone"],"use_pretrained_backbone":false,)" +
+         extra + "}";
+}
+
+TEST(TimmWrapper, TimmBackboneIsAResNetsFeatureLayers) {
+  const ModelTemplate r50 = template_of(timm_backbone(R"("backbone":"resnet50.a1_in1k")"));
+  EXPECT_EQ(r50.arch.architecture, "TimmBackbone");
+  EXPECT_EQ(total_of(r50), 25'557'032u - (2'048 * 1'000 + 1'000));
+  EXPECT_EQ(r50.tensors.front().name, "_backbone.conv1.weight");
+  EXPECT_EQ(find_tensor(r50, "_backbone.fc.weight"), nullptr);
+  EXPECT_EQ(r50.arch.num_layers, 16u);  // 3 + 4 + 6 + 3 bottleneck blocks
+  EXPECT_EQ(parameters_of(timm_backbone(R"("backbone":"resnet18","out_indices":[1,2,3,4])")),
+            11'689'512u - (512 * 1'000 + 1'000));
+  // out_indices [1] keeps the stem and layer1; [-2] everything up to layer3.
+  const ModelTemplate to_layer1 = template_of(timm_backbone(R"("backbone":"resnet50","out_indices":[1])"));
+  EXPECT_NE(find_tensor(to_layer1, "_backbone.layer1.2.conv3.weight"), nullptr);
+  EXPECT_EQ(find_tensor(to_layer1, "_backbone.layer2.0.conv1.weight"), nullptr);
+  const ModelTemplate to_layer3 = template_of(timm_backbone(R"("backbone":"resnet50","out_indices":[-2])"));
+  EXPECT_NE(find_tensor(to_layer3, "_backbone.layer3.5.conv3.weight"), nullptr);
+  EXPECT_EQ(find_tensor(to_layer3, "_backbone.layer4.0.conv1.weight"), nullptr);
+  // freeze_batch_norm_2d: timm's FrozenBatchNorm2d keeps weight, bias and the running statistics as buffers.
+  const ModelTemplate frozen =
+      template_of(timm_backbone(R"("backbone":"resnet50","freeze_batch_norm_2d":true)"));
+  EXPECT_EQ(find_tensor(frozen, "_backbone.bn1.weight")->kind, TensorKind::Buffer);
+  EXPECT_EQ(find_tensor(frozen, "_backbone.bn1.num_batches_tracked"), nullptr);
+  EXPECT_LT(total_of(frozen), total_of(r50));
+  expect_every_tensor_placed(r50);
+  expect_stored_names_placed(r50);
+  expect_reads_cleanly(timm_backbone(R"("backbone":"resnet18")"));
+}
+
+TEST(TimmWrapper, TimmBackboneRefusesWhatTransformersOrThisAnalysisDoes) {
+  EXPECT_EQ(refusal_of(timm_backbone(R"("num_channels":3)")).field, "backbone");
+  EXPECT_EQ(refusal_of(timm_backbone(R"("backbone":"resnet50","out_features":["stage4"])")).field,
+            "out_features");
+  EXPECT_EQ(refusal_of(timm_backbone(R"("backbone":"resnet50","out_indices":[5])")).field, "out_indices");
+  EXPECT_EQ(refusal_of(timm_backbone(R"("backbone":"resnet50","features_only":false)")).kind,
+            ErrorKind::Unsupported);
+  const Refusal other = refusal_of(timm_backbone(R"("backbone":"convnext_tiny")"));
+  EXPECT_EQ(other.kind, ErrorKind::Unsupported);
+  EXPECT_EQ(other.field, "backbone");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Group cnn_backbones: the model_types of cnn_backbones.h's builders (ResNet, RT-DETR's ResNet-vd alone,
-// ConvNeXt, ConvNeXt V2, RegNet, MobileNetV1, MobileNetV2, EfficientNet, BiT, timm's wrapped models), and the
-// helpers they share.
+// ConvNeXt, ConvNeXt V2, RegNet, MobileNetV1, MobileNetV2, EfficientNet, BiT, timm's wrapped models and
+// backbones), and the helpers they share.
 #include "model/families/cnn_backbones.h"
 
 #include <algorithm>
@@ -23,6 +23,7 @@ constexpr std::array kCnnBackboneFamilies{
     FamilyBuilder{"efficientnet", build_efficientnet},
     FamilyBuilder{"bit", build_bit},
     FamilyBuilder{"timm_wrapper", build_timm_wrapper},
+    FamilyBuilder{"timm_backbone", build_timm_backbone},
 };
 
 }  // namespace

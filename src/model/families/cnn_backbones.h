@@ -29,6 +29,8 @@ void build_mobilenet_v2(const ModelConfig& cfg, ModelTemplate& t);
 void build_bit(const ModelConfig& cfg, ModelTemplate& t);
 // timm's models wrapped by transformers (timm_wrapper.cpp), and timm's own Hub configs.
 void build_timm_wrapper(const ModelConfig& cfg, ModelTemplate& t);
+// TimmBackbone: a timm ResNet's feature layers under _backbone (timm_backbone.cpp).
+void build_timm_backbone(const ModelConfig& cfg, ModelTemplate& t);
 // EfficientNetModel / EfficientNetForImageClassification
 void build_efficientnet(const ModelConfig& cfg, ModelTemplate& t);
 
