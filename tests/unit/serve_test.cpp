@@ -88,6 +88,41 @@ TEST(Serve, OneClientPaysOneDecodeStepPerTokenAndItsOwnPrefill) {
   EXPECT_GE(r.point.mean_tpot_s, d.total.t_est);
 }
 
+// An MoE prompt mixed into decode steps reads the routed experts its tokens pick that the decodes' do not:
+// one client (one decoding request picks 2 of 64 experts a layer) pays for the experts its 512 prompt tokens
+// pick beyond those, which a dense model's steps read anyway.
+TEST(Serve, AnMoePromptPaysForTheExpertsOnlyItPicks) {
+  TempDir dir;
+  write_file(dir / "config.json", R"({"model_type": "mixtral", "architectures": ["MixtralForCausalLM"],
+    "hidden_size": 1024, "intermediate_size": 2048, "num_hidden_layers": 4, "num_attention_heads": 16,
+    "num_key_value_heads": 4, "vocab_size": 32000, "num_local_experts": 64, "num_experts_per_tok": 2,
+    "max_position_embeddings": 4096, "torch_dtype": "bfloat16"})");
+  auto m = analyze_dir(dir.path());
+  const ServeRequest rq = on_h200(1);
+  const ServeResult r = estimate_serving(m->inv, m->report, rq);
+  const Hardware hw = achievable_hardware(rq.hw).hw;
+  PerfInputs in;
+  in.knobs = ExecutionKnobs::efficient();
+  in.mode = PerfMode::Prefill;
+  in.batch = 1;
+  auto weights_of = [&](uint64_t tokens) {
+    in.seq = tokens;
+    return model_performance(m->inv, m->report, in, hw).total.bytes_weights;
+  };
+  // The decoding request and the prompt's 512 tokens share the step: the experts 513 tokens pick, less one's.
+  const double unread = weights_of(1 + 512) - weights_of(1);
+  in.seq = 512;
+  const PerfResult p = model_performance(m->inv, m->report, in, hw);
+  const double bw = hw.hbm_gbps * 1e9;
+  const double other = p.total.bytes_hbm() - p.total.bytes_weights;
+  ASSERT_GT(unread, 10 * other);  // the experts dominate what the prompt adds
+  EXPECT_NEAR(r.point.prefill_s,
+              std::max(p.total.t_comp, (other + unread) / bw) + p.total.t_net +
+                  p.total.kernels * (hw.kernel_overhead_s - hw.graph_kernel_overhead_s),
+              1e-12);
+  EXPECT_GT(r.point.prefill_s, unread / bw);
+}
+
 TEST(Serve, MoreClientsNeverLowerThroughputNorSpeedATokenUp) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data is not available";

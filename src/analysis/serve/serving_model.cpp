@@ -46,16 +46,38 @@ class Estimator {
     in.seq = rq.isl;
     in.cuda_graph = false;  // engines capture graphs for decode batches; a step with a prompt runs eagerly
     prefill_ = model_performance(inv_, report_, in, hw_);
-    // Mixed steps stream the weights once for the decodes and the prompt chunk together: a prompt costs
-    // only what it adds to a step that reads them anyway (its FLOPs, or its other bytes), and that step's
-    // kernels launch eagerly instead of from a graph. A prefill batch of its own pays its whole step.
-    const double bw = hw_.hbm_gbps * 1e9;
-    const double eager = prefill_.total.kernels * (hw_.kernel_overhead_s - hw_.graph_kernel_overhead_s);
-    prefill_cost_ = rules_.mixed_prefill
-                        ? std::max(prefill_.total.t_comp,
-                                   (prefill_.total.bytes_hbm() - prefill_.total.bytes_weights) / bw) +
-                              prefill_.total.t_net + std::max(0.0, eager)
-                        : prefill_.total.t_est;
+    // What a prompt mixed into decode steps adds besides the experts (prefill_cost): the step carrying it
+    // launches its kernels eagerly instead of from a graph.
+    prompt_other_bytes_ = prefill_.total.bytes_hbm() - prefill_.total.bytes_weights;
+    eager_ = std::max(0.0, prefill_.total.kernels * (hw_.kernel_overhead_s - hw_.graph_kernel_overhead_s));
+  }
+
+  // What one request's prefill costs the engine while `batch` requests decode. A prefill batch of its own
+  // pays its whole step. A prompt mixed into decode steps adds its FLOPs, or its bytes beyond what those
+  // steps read anyway: its activations and cache, and the routed experts its tokens pick that the decodes'
+  // do not (a dense model's weights are all read by any step; 1,024 prompt tokens pick nearly every expert
+  // of an MoE layer, 4 decoding requests a few of them), chunk by chunk of the token budget the decodes
+  // leave.
+  double prefill_cost(double batch) {
+    if (!rules_.mixed_prefill) return prefill_.total.t_est;
+    const uint64_t decoding = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(batch)));
+    const uint64_t room = budget_ > decoding ? budget_ - decoding : 1;
+    const uint64_t chunk = std::min(rq_.isl, room), chunks = (rq_.isl + chunk - 1) / chunk;
+    const double unread = std::max(0.0, weights_streamed(decoding + chunk) - weights_streamed(decoding)) *
+                          static_cast<double>(chunks);
+    return std::max(prefill_.total.t_comp, (prompt_other_bytes_ + unread) / (hw_.hbm_gbps * 1e9)) +
+           prefill_.total.t_net + eager_;
+  }
+
+  // The weight bytes one forward pass over `tokens` tokens streams (routed experts: those they pick).
+  double weights_streamed(uint64_t tokens) {
+    if (auto it = weights_streamed_.find(tokens); it != weights_streamed_.end()) return it->second;
+    PerfInputs in = base_;
+    in.mode = PerfMode::Prefill;
+    in.batch = 1;
+    in.seq = tokens;
+    const double bytes = model_performance(inv_, report_, in, hw_).total.bytes_weights;
+    return weights_streamed_.emplace(tokens, bytes).first->second;
   }
 
   // Mean TTFT of `n` prompts sent together: they fill steps of the engine's token budget in turn, so the
@@ -104,7 +126,7 @@ class Estimator {
     const double c = static_cast<double>(concurrency);
     const double running = std::min(c, static_cast<double>(max_running));
     const double steps = static_cast<double>(rq_.osl - 1);  // the first output token comes with the prefill
-    double batch = 0, rate = 0, ttft = 0, d = 0, prefill = prefill_cost_;
+    double batch = 0, rate = 0, ttft = 0, d = 0, prefill = 0;
     if (steps == 0) {
       // One output token (osl 1): the prefill gives it, and the engine runs prefill steps only, each carrying
       // as many waiting prompts as its token budget holds. Every client waits its turn: E2EL = c / rate.
@@ -118,25 +140,26 @@ class Estimator {
       double ttft_own = 0;
       for (int i = 0; i < kFixedPointIterations; ++i) {
         d = decode_step(batch);
-        rate = 1.0 / (steps * d / batch + prefill_cost_);
+        prefill = prefill_cost(batch);
+        rate = 1.0 / (steps * d / batch + prefill);
         // Its own prefill: a batch of its own right after the step in flight (prefill first), or chunks of
         // the token budget the running decodes leave, each riding one decode step (mixed).
         if (rules_.mixed_prefill) {
           const double room = std::max(1.0, static_cast<double>(budget_) - batch);
           const double chunks = std::ceil(static_cast<double>(rq_.isl) / room);
-          ttft_own = d / 2 + chunks * d + prefill_cost_;
+          ttft_own = d / 2 + chunks * d + prefill;
         } else {
           ttft_own = d / 2 + prefill_.total.t_est;
         }
         // Prefills queued before it: M/D/1 with the engine busy on prefills a fraction rho of the time.
-        const double rho = std::min(0.95, rate * prefill_cost_);
-        const double queued = ttft_own + rho * prefill_cost_ / (2 * (1 - rho));
+        const double rho = std::min(0.95, rate * prefill);
+        const double queued = ttft_own + rho * prefill / (2 * (1 - rho));
         const double next = std::clamp(running - rate * queued, 1.0, running);
         if (std::abs(next - batch) < 1e-6) break;
         batch = 0.5 * (batch + next);
       }
-      const double rho = std::min(0.95, rate * prefill_cost_);
-      ttft = ttft_own + rho * prefill_cost_ / (2 * (1 - rho));
+      const double rho = std::min(0.95, rate * prefill);
+      ttft = ttft_own + rho * prefill / (2 * (1 - rho));
       ttft += (c - running) / rate;  // clients beyond the KV pool wait for a slot
       // Little's law for the closed loop: c clients, one request each in the system, complete c / E2EL
       // requests a second, and the engine completes at most `rate`. The M/D/1 wait above is capped (rho at
@@ -181,9 +204,10 @@ class Estimator {
   const ServeEngineRules& rules_;
   uint64_t budget_ = 0, mean_kv_ = 0;
   PerfResult prefill_;
-  double prefill_cost_ = 0;
-  std::map<uint64_t, double> burst_steps_;  // a prefill step of the first round, by prompts it carries
+  double prompt_other_bytes_ = 0, eager_ = 0;  // a prompt's bytes beyond the weights; its eager launches
+  std::map<uint64_t, double> burst_steps_;     // a prefill step of the first round, by prompts it carries
   std::map<uint64_t, PerfResult> decode_;
+  std::map<uint64_t, double> weights_streamed_;  // by tokens
 };
 
 // Data-parallel attention: every GPU holds all the attention weights (tensor parallel gave it 1/tp of
@@ -288,8 +312,9 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
           (rq.ep > 1 ? " with EP " + std::to_string(rq.ep) : "") + ", its all-reduces included",
       std::string("P: ") +
           (rules.mixed_prefill
-               ? "a prompt's FLOPs (or its non-weight bytes) on steps that stream the weights "
-                 "for the decodes anyway, whose kernels then launch eagerly (no CUDA graph)"
+               ? "a prompt's FLOPs (or its bytes beyond the weights the decodes stream anyway: its "
+                 "activations and cache, and the routed experts its tokens pick that theirs do not) on "
+                 "decode steps, whose kernels then launch eagerly (no CUDA graph)"
                : "a prefill step of its own, launched eagerly, which the running decodes wait for"),
       "TTFT: half the step in flight, its own prefill, and the prefills queued before it (M/D/1); clients "
       "beyond the KV pool (" +
