@@ -216,6 +216,20 @@ TEST(Serve, FirstRoundWeighsOneInKAndOversizedRequestsAreRefused) {
   EXPECT_THROW(estimate_serving(m->inv, m->report, rq), Error);
 }
 
+// Weights that leave no room for a cache are named as the reason, not a KV pool of 0 tokens.
+TEST(Serve, WeightsThatFillTheDevicesAreTheReasonGiven) {
+  auto m = analyze_dir(MA_EXAMPLE_DIR);
+  ServeRequest rq = on_h200(1);
+  rq.hw.hbm_gb = 1e-5;  // 10 kB: the tiny model's weights alone fill it
+  try {
+    estimate_serving(m->inv, m->report, rq);
+    FAIL() << "a device the weights fill was accepted";
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.rule(), "the weights take")) << e.rule();
+    EXPECT_TRUE(contains(e.rule(), "no room for a KV cache")) << e.rule();
+  }
+}
+
 // One prefill step of `prompts` prompts of 512 tokens on the achievable H200, launched eagerly (no CUDA
 // graph), as the first round and an osl-1 load run them.
 double prefill_step(const AnalyzedModel& m, uint64_t prompts) {

@@ -9,6 +9,7 @@
 #include "analysis/perf/parallelism.h"
 #include "analysis/perf/perf_model.h"
 #include "core/error.h"
+#include "core/units.h"
 
 namespace ma {
 namespace {
@@ -282,6 +283,16 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
   } else {
     out.kv_cache_tokens = split->budget.engine.kv_cache_tokens;
     out.max_running = static_cast<uint64_t>(split->budget.engine.max_concurrency);
+  }
+  if (out.kv_cache_tokens == 0) {
+    // Nothing left for a cache: the weights (and what the engine holds besides) take the devices.
+    const DeviceBytes& d = split->budget.worst;
+    throw Error(ErrorKind::Usage, "", "--hw/--tp",
+                "the weights take " + human_bytes(d.weights) + " of each " + rq.hw.name + "'s " +
+                    human_bytes(d.capacity) + " at TP " + std::to_string(rq.tp) + " and the " +
+                    std::string(rules.name) + " engine " +
+                    human_bytes(d.activations + d.overhead + d.reserved) +
+                    " more (activations, its own memory, headroom): no room for a KV cache");
   }
   if (out.max_running == 0)
     throw Error(ErrorKind::Usage, "", "--hw/--tp",
