@@ -43,9 +43,10 @@ CommandSpec plan_spec(PlanArgs& a) {
          a.kv_dtype = dtype_from_any_name(v);
          if (!a.kv_dtype) throw Error(ErrorKind::Usage, "", "--kv-dtype", "unknown dtype '" + printable(v) + "'");
        }},
-      {{"--engine"}, "E", "transformers (default), vllm, sglang or llama.cpp: whose memory rules",
+      {{"--engine"}, "E", "transformers (default), vllm, sglang, llama.cpp, tgi or tensorrt-llm: whose memory rules",
        [&r](const std::string& v) {
-         r.engine = *engine_from_name(choice_arg("--engine", v, {"transformers", "vllm", "sglang", "llama.cpp"}));
+         r.engine = *engine_from_name(choice_arg(
+             "--engine", v, {"transformers", "vllm", "sglang", "llama.cpp", "tgi", "tensorrt-llm", "trtllm"}));
        }},
       {{"--gpu-memory-utilization"}, "F", "vLLM: fraction of each device it may use (default 0.9)",
        [&k](const std::string& v) { k.gpu_memory_utilization = number_arg("--gpu-memory-utilization", v, 0.01, 1); }},
@@ -53,10 +54,20 @@ CommandSpec plan_spec(PlanArgs& a) {
        [&k](const std::string& v) { k.max_num_batched_tokens = integer_arg("--max-num-batched-tokens", v, 1, kMaxTokenCount); }},
       {{"--max-num-seqs"}, "N", "vLLM: sequences its sampler is profiled for (default 1024 on >= 70 GiB, else 256)",
        [&k](const std::string& v) { k.max_num_seqs = integer_arg("--max-num-seqs", v, 1, kMaxSequences); }},
-      {{"--block-size"}, "N", "vLLM: tokens per KV block (default 16)",
+      {{"--block-size"}, "N", "tokens per KV block (default: vLLM 16, TGI 1, TensorRT-LLM 32)",
        [&k](const std::string& v) { k.block_size = integer_arg("--block-size", v, 1, 1 << 16); }},
       {{"--mem-fraction-static"}, "F", "SGLang: fraction for weights and the KV pool (default 0.88)",
        [&k](const std::string& v) { k.mem_fraction_static = number_arg("--mem-fraction-static", v, 0.01, 1); }},
+      {{"--cuda-memory-fraction"}, "F", "TGI: fraction of each device it may use (default 1.0)",
+       [&k](const std::string& v) { k.cuda_memory_fraction = number_arg("--cuda-memory-fraction", v, 0.01, 1); }},
+      {{"--max-batch-prefill-tokens"}, "N", "TGI: tokens of its warm-up prefill (default 4096)",
+       [&k](const std::string& v) { k.max_batch_prefill_tokens = integer_arg("--max-batch-prefill-tokens", v, 1, kMaxTokenCount); }},
+      {{"--free-gpu-memory-fraction"}, "F", "TensorRT-LLM: share for the KV cache of what its profiling pass leaves (default 0.9)",
+       [&k](const std::string& v) { k.free_gpu_memory_fraction = number_arg("--free-gpu-memory-fraction", v, 0.01, 1); }},
+      {{"--max-num-tokens"}, "N", "TensorRT-LLM: tokens of its profiling forward pass (default 8192)",
+       [&k](const std::string& v) { k.max_num_tokens = integer_arg("--max-num-tokens", v, 1, kMaxTokenCount); }},
+      {{"--kv-cache-max-tokens"}, "N", "TensorRT-LLM: at most this many KV tokens (kv_cache_config.max_tokens)",
+       [&k](const std::string& v) { k.kv_cache_max_tokens = integer_arg("--kv-cache-max-tokens", v, 1, kMaxTokenCount); }},
       {{"--tp"}, "N", "only splits with this tensor-parallel size",
        [&r](const std::string& v) { r.tp = static_cast<uint32_t>(integer_arg("--tp", v, 1, 4096)); }},
       {{"--pp"}, "N", "only splits with this many pipeline stages",

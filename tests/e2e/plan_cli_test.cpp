@@ -133,8 +133,31 @@ TEST(PlanCli, WeightsGiveEachBlockTheTailsStatsMeasures) {
   }
 }
 
+// The TGI and TensorRT-LLM knobs reach their rules from the command line: TensorRT-LLM's max_tokens caps the
+// pool in whole blocks of 32 (1,000 -> 1,024 tokens), TGI's fraction sets its headroom.
+TEST(PlanCli, TgiAndTensorRtLlmKnobsReachTheirRules) {
+  CommandResult r =
+      run_cli("plan " + example() + " --gpu 24GB --engine tensorrt-llm --kv-cache-max-tokens 1000 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "plan");
+  const json::Value& trt = *d.root().find("engine");
+  EXPECT_EQ(trt.find("name")->as_string(), "tensorrt-llm");
+  EXPECT_EQ(*trt.find("kv_cache_tokens")->as_uint(), 1024u);
+  uint64_t pool[2] = {};
+  for (int i = 0; i < 2; ++i) {
+    r = run_cli("plan " + example() + " --gpu 24GB --engine tgi --json" +
+                (i ? " --cuda-memory-fraction 0.5" : ""));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    d = json::Document::parse(r.out, "plan");
+    pool[i] = *d.root().find("engine")->find("kv_cache_bytes")->as_uint();
+  }
+  // Half the fraction moves 0.45 of the device (24 GiB) out of the pool, to within a byte of rounding.
+  EXPECT_NEAR(static_cast<double>(pool[0] - pool[1]), 0.45 * 24 * 1073741824.0, 2);
+}
+
 TEST(PlanCli, BadDevicesAndMissingGpuAreUsageErrors) {
-  for (const char* args : {" --gpu h100", " --gpu 0xh200", " --gpu 24XB", "", " --gpu 24GB --engine tgi"}) {
+  for (const char* args :
+       {" --gpu h100", " --gpu 0xh200", " --gpu 24XB", "", " --gpu 24GB --engine lmdeploy"}) {
     CommandResult r = run_cli("plan " + example() + args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_NE(r.err.find("--"), std::string::npos) << r.err;

@@ -26,6 +26,9 @@ constexpr uint64_t kKernelModules = kVllmNonTorchSingle;
 // snapshot" lines on H100 in ../shared/data/engines. SGLang measures its total after these.
 constexpr uint64_t kStartupSingle = kGiB / 2;
 constexpr uint64_t kStartupParallel = kGiB + kGiB / 2;
+// TGI keeps (1 - cuda_memory_fraction x TGI_WIGGLE_ROOM) of the device free of its KV cache; the wiggle room
+// defaults to 0.90 (text_generation_server/models/globals.py, TGI 2.3 and later).
+constexpr double kTgiWiggleRoom = 0.90;
 // vLLM's sampler warm-up holds fp32 logits for max_num_seqs sequences and sorts them for top-k/top-p: the
 // logits (4 bytes), the sorted values (4) and their int64 indices (8) per vocabulary entry.
 constexpr uint64_t kSamplerBytesPerLogit = 16;
@@ -113,6 +116,21 @@ uint64_t forward_activations(const BudgetModel& m, uint64_t tokens, uint32_t tp)
   return mul({tokens, add({mul({2, h}, "2h"), m.ffn.elements / tp}, "width"), m.activation_bytes}, "act");
 }
 
+// The KV pool of an engine that gives its cache what `budget` leaves after the weights, activations and its
+// own overhead (set in d), paged in blocks of `block_size` tokens, every attention layer counted whole (vLLM,
+// TGI): its bytes, its tokens in whole blocks, and what it holds beyond the batch's demand.
+uint64_t fill_paged_pool(uint64_t budget, uint64_t block_size, const StageCache& cache, DeviceBytes& d,
+                         EngineView& v) {
+  const uint64_t non_kv = d.weights + d.activations + d.overhead;
+  const uint64_t pool = budget > non_kv ? budget - non_kv : 0;
+  const uint64_t block = mul({block_size, std::max<uint64_t>(cache.per_token, 1)}, "block");
+  v.kv_cache_tokens = cache.per_token ? pool / block * block_size : 0;
+  v.kv_cache_bytes = pool;
+  d.kv = cache.demand;
+  d.kv_spare = pool > cache.demand ? pool - cache.demand : 0;
+  return pool;
+}
+
 void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t context, PlanEngine engine,
                  const EngineKnobs& k, uint64_t weights, const StageCache& cache, bool last_stage,
                  DeviceBytes& d, EngineView& v) {
@@ -138,13 +156,7 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
       d.activations = std::max(forward, sampler);
       d.overhead = s.tp > 1 ? kVllmNonTorchParallel : kVllmNonTorchSingle;
       d.reserved = d.capacity - fraction_of(d.capacity, *k.gpu_memory_utilization);
-      const uint64_t budget = d.capacity - d.reserved;
-      const uint64_t non_kv = d.weights + d.activations + d.overhead;
-      const uint64_t pool = budget > non_kv ? budget - non_kv : 0;
-      const uint64_t block = mul({*k.block_size, std::max<uint64_t>(cache.per_token, 1)}, "block");
-      v.kv_cache_tokens = cache.per_token ? pool / block * *k.block_size : 0;
-      v.kv_cache_bytes = pool;
-      d.kv = cache.demand;
+      const uint64_t pool = fill_paged_pool(d.capacity - d.reserved, *k.block_size, cache, d, v);
       v.formulas.push_back("vLLM: pool = gpu_memory_utilization " +
                            std::to_string(*k.gpu_memory_utilization).substr(0, 4) + " x " + num(d.capacity) +
                            " - weights " + num(d.weights) + " - activation peak " + num(d.activations) +
@@ -156,7 +168,6 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
       v.formulas.push_back("KV tokens = floor(pool / (block_size " + num(*k.block_size) + " x " +
                            num(cache.per_token) +
                            " bytes per token)) x block_size = " + num(v.kv_cache_tokens));
-      d.kv_spare = pool > cache.demand ? pool - cache.demand : 0;
       break;
     }
     case PlanEngine::Sglang: {
@@ -184,6 +195,63 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
                            " bytes; activations and CUDA graphs live in the rest");
       v.formulas.push_back("KV tokens = floor(pool / " + num(cache.per_token) +
                            " bytes per token) = " + num(v.kv_cache_tokens));
+      break;
+    }
+    case PlanEngine::Tgi: {
+      // TGI warms up with one prefill of max_batch_prefill_tokens (its cache blocks allocated), measures the
+      // memory free after it and gives the KV cache that, less a headroom of (1 - cuda_memory_fraction x
+      // 0.90) of the device, plus the warm-up's own blocks back: pool = fraction x 0.90 x device - CUDA
+      // context - weights - the warm-up's activations - kernel modules.
+      const uint64_t startup = std::min(d.capacity, worker_startup_bytes(s.tp));
+      d.activations = forward_activations(m, *k.max_batch_prefill_tokens, s.tp);
+      d.overhead = startup + kKernelModules;
+      const uint64_t budget = fraction_of(d.capacity, *k.cuda_memory_fraction * kTgiWiggleRoom);
+      d.reserved = d.capacity - budget;
+      const uint64_t pool = fill_paged_pool(budget, *k.block_size, cache, d, v);
+      v.formulas.push_back("TGI: KV cache = cuda_memory_fraction " +
+                           std::to_string(*k.cuda_memory_fraction).substr(0, 4) + " x wiggle room 0.90 x " +
+                           num(d.capacity) + " - CUDA context" + (s.tp > 1 ? " and communicators " : " ") +
+                           num(startup) + " - weights " + num(d.weights) + " - warm-up activations " +
+                           num(d.activations) + " - kernel modules " + num(kKernelModules) + " = " +
+                           num(pool) + " bytes");
+      v.formulas.push_back("warm-up activations = forward of max_batch_prefill_tokens " +
+                           num(*k.max_batch_prefill_tokens) + " = " + num(d.activations));
+      v.formulas.push_back("KV tokens = floor(pool / (block " + num(*k.block_size) + " x " +
+                           num(cache.per_token) + " bytes per token)) x block = " + num(v.kv_cache_tokens) +
+                           " (MAX_BATCH_TOTAL_TOKENS)");
+      break;
+    }
+    case PlanEngine::TensorrtLlm: {
+      // TensorRT-LLM's PyTorch backend profiles a forward of max_num_tokens, then gives the KV cache
+      // free_gpu_memory_fraction of what is left below that peak (the small cache it profiled with counted
+      // back): pool = fraction x (device - CUDA context - weights - activations - kernel modules), in whole
+      // blocks of tokens_per_block (rounded up), at most kv_cache_config.max_tokens.
+      const uint64_t startup = std::min(d.capacity, worker_startup_bytes(s.tp));
+      d.activations = forward_activations(m, *k.max_num_tokens, s.tp);
+      d.overhead = startup + kKernelModules;
+      const uint64_t peak = add({d.weights, d.activations, d.overhead}, "peak");
+      const uint64_t left = d.capacity > peak ? d.capacity - peak : 0;
+      const uint64_t share = fraction_of(left, *k.free_gpu_memory_fraction);
+      uint64_t tokens = cache.per_token ? share / cache.per_token : 0;
+      if (k.kv_cache_max_tokens) tokens = std::min(tokens, *k.kv_cache_max_tokens);
+      tokens = memory::ceil_div(tokens, *k.block_size) * *k.block_size;
+      v.kv_cache_tokens = tokens;
+      v.kv_cache_bytes = mul({tokens, cache.per_token}, "kv pool");
+      d.reserved = left > v.kv_cache_bytes ? left - v.kv_cache_bytes : 0;
+      d.kv = cache.demand;
+      d.kv_spare = v.kv_cache_bytes > cache.demand ? v.kv_cache_bytes - cache.demand : 0;
+      v.formulas.push_back("TensorRT-LLM: KV cache = free_gpu_memory_fraction " +
+                           std::to_string(*k.free_gpu_memory_fraction).substr(0, 4) + " x (" +
+                           num(d.capacity) + " - CUDA context" + (s.tp > 1 ? " and communicators " : " ") +
+                           num(startup) + " - weights " + num(d.weights) + " - activations " +
+                           num(d.activations) + " - kernel modules " + num(kKernelModules) +
+                           ") = " + num(share) + " bytes");
+      v.formulas.push_back("activations = forward of max_num_tokens " + num(*k.max_num_tokens) + " = " +
+                           num(d.activations));
+      v.formulas.push_back(
+          "KV tokens = floor(" + num(share) + " / " + num(cache.per_token) + " bytes per token)" +
+          (k.kv_cache_max_tokens ? ", at most max_tokens " + num(*k.kv_cache_max_tokens) : std::string()) +
+          ", rounded up to blocks of " + num(*k.block_size) + " = " + num(tokens));
       break;
     }
     case PlanEngine::LlamaCpp: {
@@ -228,11 +296,13 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
 }
 
 // The tokens of one sequence an engine's cache holds for a context: llama.cpp's cells (a multiple of 256),
-// vLLM's whole blocks of block_size (a context one token past the pool needs one more block, which vLLM
-// refuses to start without); the context itself elsewhere.
+// vLLM's, TGI's and TensorRT-LLM's whole blocks of block_size (a context one token past the pool needs one
+// more block, which vLLM refuses to start without); the context itself elsewhere.
 uint64_t cached_tokens(PlanEngine engine, const EngineKnobs& k, uint64_t context) {
   if (engine == PlanEngine::LlamaCpp) return llama_cpp_cells(context);
-  if (engine == PlanEngine::Vllm && k.block_size && *k.block_size > 0)
+  const bool paged =
+      engine == PlanEngine::Vllm || engine == PlanEngine::Tgi || engine == PlanEngine::TensorrtLlm;
+  if (paged && k.block_size && *k.block_size > 0)
     return memory::ceil_div(context, uint64_t{*k.block_size}) * *k.block_size;
   return context;
 }

@@ -220,8 +220,7 @@ std::vector<uint64_t> tensor_bytes_at(const Inventory& inv, const QuantizationIn
 std::vector<uint64_t> engine_tensor_bytes(const Inventory& inv, const ModelReport& report, WeightPrecision p,
                                           PlanEngine engine) {
   std::vector<uint64_t> out = tensor_bytes_at(inv, report.quantization, p);
-  if (p != WeightPrecision::Stored || (engine != PlanEngine::Vllm && engine != PlanEngine::Sglang))
-    return out;
+  if (p != WeightPrecision::Stored || !is_serving_engine(engine)) return out;
   const DType compute = engine_compute_dtype(report, engine);
   for (size_t i = 0; i < inv.tensors.size() && i < out.size(); ++i) {
     const InventoryTensor& t = inv.tensors[i];
@@ -234,8 +233,7 @@ std::vector<uint64_t> engine_tensor_bytes(const Inventory& inv, const ModelRepor
 
 DType engine_compute_dtype(const ModelReport& report, PlanEngine engine) {
   const DType compute = dtype_from_any_name(report.memory.compute_dtype).value_or(DType::BF16);
-  const bool serving = engine == PlanEngine::Vllm || engine == PlanEngine::Sglang;
-  return serving && dtype_bits(compute) > 16 ? DType::BF16 : compute;
+  return is_serving_engine(engine) && dtype_bits(compute) > 16 ? DType::BF16 : compute;
 }
 
 StateLayout engine_state_layout(PlanEngine engine) {
@@ -244,6 +242,8 @@ StateLayout engine_state_layout(PlanEngine engine) {
       return {};
     case PlanEngine::Vllm:
     case PlanEngine::Sglang:
+    case PlanEngine::Tgi:
+    case PlanEngine::TensorrtLlm:
       return {.conv_without_newest = true, .dtype = std::nullopt};
     case PlanEngine::LlamaCpp:
       return {.conv_without_newest = true, .dtype = DType::F32};

@@ -16,9 +16,9 @@ constexpr std::array<ServeEngineRules, 4> kServeEngines{{
    "SGLang scheduler: prefill batches run before decode batches (no mixed chunk by default), prompts chunked "
    "at chunked_prefill_size (8,192); InferenceMAX's SGLang runs stream 10 tokens per chunk (their mean "
    "inter-token latency is 10 x the time per output token)"},
-  {ServeEngine::Trt, "trt", PlanEngine::Vllm, true, 8192, 1,
+  {ServeEngine::Trt, "trt", PlanEngine::TensorrtLlm, true, 8192, 1,
    "TensorRT-LLM in-flight batching with chunked context: context chunks and generation tokens in one step "
-   "(max_num_tokens 8,192); its KV pool is a fraction of the free memory as vLLM's"},
+   "(max_num_tokens 8,192); its KV pool free_gpu_memory_fraction (0.9) of what its profiling pass leaves"},
   {ServeEngine::Atom, "atom", PlanEngine::Vllm, true, 8192, 1,
    "AMD ATOM (a vLLM-style engine for Instinct GPUs): chunked prefill mixed with decodes, 8,192 tokens per "
    "step"},
