@@ -1526,6 +1526,87 @@ def write_nemotron(lx, path, rng):
     m.finish(path, last_norm="layer")
 
 
+def write_qwen2vl(lx, path, rng):
+    """Qwen2-VL's language model: Qwen2's layers (biased q/k/v) under multimodal rope, whose rotary dims
+    split by time, height and width (rope.dimension_sections)."""
+    m = Model(lx, rng, "qwen2vl", {**stack_keys(2, 32768, 512, 4), "attention.head_count_kv": 2,
+                                   "rope.freq_base": 1e6, "rope.dimension_sections": per_layer([16, 8, 8, 0])})
+    for p in layers(2):
+        m.llama_block(p, 2, 64, biases=True)
+    m.finish(path)
+
+
+def write_bitnet(lx, path, rng):
+    """BitNet b1.58: Llama's layers with a norm before the attention's output projection (attn_sub_norm)
+    and one before the MLP's down projection (ffn_sub_norm), an output tied to the token embedding."""
+    m = Model(lx, rng, "bitnet", {**stack_keys(2, 4096, 512, 4, eps=1e-5), "attention.head_count_kv": 2,
+                                  "rope.freq_base": 500000.0})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.norm(p + "attn_sub_norm")
+        m.norm(p + "ffn_norm")
+        m.gated_mlp(p, 512)
+        m.norm(p + "ffn_sub_norm", 512)
+    m.finish(path, tied=True)
+
+
+def write_chameleon(lx, path, rng):
+    """Chameleon: Llama's layers with query and key norms per head (LayerNorm weights of head x width), an
+    untied output over its text and image tokens."""
+    m = Model(lx, rng, "chameleon", {**stack_keys(2, 4096, 512, 4, eps=1e-5), "attention.head_count_kv": 4,
+                                     "rope.freq_base": 10000.0, "swin_norm": False})
+    for p in layers(2):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 4, 64)
+        m.norm(p + "attn_q_norm", 4, 64)
+        m.norm(p + "attn_k_norm", 4, 64)
+        m.norm(p + "ffn_norm")
+        m.gated_mlp(p, 512)
+    m.finish(path)
+
+
+def write_paddleocr(lx, path, rng):
+    """PaddleOCR-VL's language model: ERNIE 4.5's dense layers under multimodal rope (its rotary dims split by
+    time, height and width), a tied output."""
+    m = Model(lx, rng, "paddleocr", {**stack_keys(2, 131072, 512, 4, eps=1e-5), **grouped_keys(2, 64, 500000),
+                                     "rope.dimension_sections": per_layer([16, 8, 8, 0])})
+    for p in layers(2):
+        m.llama_block(p, 2, 64)
+    m.finish(path, tied=True)
+
+
+def write_exaone_moe(lx, path, rng):
+    """K-EXAONE (EXAONE MoE): q/k norms, a dense first layer, then DeepSeek's MoE (routed experts, a shared
+    one, the router's score bias); sliding windows on three layers of every four, as llama.cpp lays them."""
+    m = Model(lx, rng, "exaone-moe", {**stack_keys(5, 65536, 512, 4, eps=1e-5), **grouped_keys(2, 64, 1e6),
+                                      **expert_keys(8, 2, 128), **shared_expert_keys(1, 2.5),
+                                      "attention.sliding_window": 128})
+    for l, p in enumerate(layers(5)):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.qk_norms(p, 64)
+        m.norm(p + "ffn_norm")
+        if l == 0:
+            m.gated_mlp(p, 512)
+        else:
+            m.experts_with_shared(p, 8, 128, 1)
+    m.finish(path)
+
+
+def write_jais2(lx, path, rng):
+    """Jais 2: LayerNorms with biases, biased attention without grouped K/V heads, an ungated biased
+    squared-ReLU MLP, an untied output."""
+    m = Model(lx, rng, "jais2", {**stack_keys(2, 8192, 1024, 4, eps=1e-5, layer_norm=True),
+                                 **grouped_keys(4, 64, 10000)})
+    for p in layers(2):
+        m.biased_attention(p, 4)
+        m.layer_norm(p + "ffn_norm")
+        m.biased(p + "ffn_up", 1024, HIDDEN)
+        m.biased(p + "ffn_down", HIDDEN, 1024)
+    m.finish(path, last_norm="layer")
+
+
 QUANTIZED = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
 RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe), ("qwen2", write_qwen2),
                ("qwen3", write_qwen3), ("qwen2moe", write_qwen2moe), ("gemma2", write_gemma2),
@@ -1552,4 +1633,6 @@ RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm
                ("hunyuan-dense", write_hunyuan_dense), ("dots1", write_dots1), ("hunyuan-moe", write_hunyuan_moe),
                ("bailingmoe2", write_bailingmoe2), ("apertus", write_apertus),
                ("nemotron", write_nemotron), ("laguna", write_laguna),
-               ("afmoe", write_afmoe)]
+               ("afmoe", write_afmoe), ("qwen2vl", write_qwen2vl), ("bitnet", write_bitnet),
+               ("chameleon", write_chameleon), ("paddleocr", write_paddleocr),
+               ("exaone-moe", write_exaone_moe), ("jais2", write_jais2)]

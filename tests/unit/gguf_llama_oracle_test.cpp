@@ -66,7 +66,9 @@ TEST_F(GgufLlamaOracle, EveryRequiredFileWasWrittenAndLoaded) {
         "qwen3next",     "qwen35",     "qwen35moe",     "gemma3n",      "starcoder",      "dbrx",
         "minimax-m2",    "qwen3vl",    "qwen3vlmoe",    "lfm2moe",      "nemotron_h_moe", "gemma4",
         "deepseek32",    "glm-dsa",    "exaone4",       "ernie4_5-moe", "seed_oss",       "arcee",
-        "hunyuan-dense", "dots1",      "hunyuan-moe",   "bailingmoe2",  "apertus",        "nemotron"})
+        "hunyuan-dense", "dots1",      "hunyuan-moe",   "bailingmoe2",  "apertus",        "nemotron",
+        "laguna",        "afmoe",      "qwen2vl",       "bitnet",       "chameleon",      "paddleocr",
+        "exaone-moe",    "jais2"})
     EXPECT_TRUE(files.count(std::string(arch) + "-F32.gguf")) << arch;
 }
 
