@@ -133,6 +133,14 @@ constexpr std::array kArchitectures = {
     GgufArch{"stablelm", "stablelm", "StableLmForCausalLM"},
     GgufArch{"command-r", "cohere", "CohereForCausalLM"},
     GgufArch{"cohere2", "cohere2", "Cohere2ForCausalLM", 4},
+    GgufArch{"cohere2moe", "cohere2_moe", "Cohere2MoeForCausalLM"},
+    // MiMo-V2-Flash's sliding layers rotate with a base of 10,000 when the file states none (llama.cpp's
+    // loader default for them, whatever the global base).
+    GgufArch{.gguf = "mimo2",
+             .model_type = "mimo_v2_flash",
+             .hf_class = "MiMoV2FlashForCausalLM",
+             .builtin_local_theta = 10000},
+    GgufArch{"mistral4", "mistral4", "Mistral4ForCausalLM"},
     GgufArch{"olmo", "olmo", "OlmoForCausalLM"},
     GgufArch{"olmo2", "olmo2", "Olmo2ForCausalLM"},
     GgufArch{"olmoe", "olmoe", "OlmoeForCausalLM"},
@@ -292,9 +300,9 @@ std::vector<bool> sliding_layers(const ArchKeys& k, const GgufArch* arch, size_t
   std::vector<bool> out(layers, false);
   uint64_t period = arch ? arch->swa_period : 0;
   if (const GgufKv* kv = k.file().find(k.key("attention.sliding_window_pattern"))) {
-    if (kv->type == GgufType::Array && kv->element_type == GgufType::Bool) {
-      auto flags = k.file().uint_array(k.key("attention.sliding_window_pattern"));
-      for (size_t i = 0; flags && i < layers && i < flags->size(); ++i) out[i] = (*flags)[i] != 0;
+    // Converters write booleans; llama.cpp reads an integer array as well (nonzero: sliding).
+    if (auto flags = k.file().uint_array(k.key("attention.sliding_window_pattern"))) {
+      for (size_t i = 0; i < layers && i < flags->size(); ++i) out[i] = (*flags)[i] != 0;
       return out;
     }
     if (kv->is_integer() && kv->u > 0) period = kv->u;

@@ -578,16 +578,16 @@ def write_starcoder2(lx, path, rng):
     m.finish(path, tied=True, last_norm="layer")
 
 
-def write_deepseek2(lx, path, rng):
+def write_deepseek2(lx, path, rng, arch="deepseek2"):
     """DeepSeek-V3-shaped: multi-head latent attention (a low-rank query, a compressed K/V latent shared by
     the heads, decoupled rotary dims), a dense first layer, then MoE with a shared expert and the router's
-    score bias, sigmoid gating."""
+    score bias, sigmoid gating; under `arch` (Mistral 4's language model is these layers too)."""
     heads, q_rank, kv_rank, nope, rope, v_dim = 4, 128, 64, 32, 16, 32
-    m = Model(lx, rng, "deepseek2", {**stack_keys(3, 163840, 512, heads), "attention.head_count_kv": heads,
-                                     "attention.q_lora_rank": q_rank, "attention.kv_lora_rank": kv_rank,
-                                     "attention.key_length": nope + rope, "attention.value_length": v_dim,
-                                     "rope.dimension_count": rope, "rope.freq_base": 10000.0,
-                                     **expert_keys(4, 2, 256), **shared_expert_keys(1, 2.5)})
+    m = Model(lx, rng, arch, {**stack_keys(3, 163840, 512, heads), "attention.head_count_kv": heads,
+                              "attention.q_lora_rank": q_rank, "attention.kv_lora_rank": kv_rank,
+                              "attention.key_length": nope + rope, "attention.value_length": v_dim,
+                              "rope.dimension_count": rope, "rope.freq_base": 10000.0,
+                              **expert_keys(4, 2, 256), **shared_expert_keys(1, 2.5)})
     deepseek_layers(m, 3, (heads, q_rank, kv_rank, nope, rope, v_dim))
     m.finish(path)
 
@@ -1607,6 +1607,48 @@ def write_jais2(lx, path, rng):
     m.finish(path, last_norm="layer")
 
 
+def write_mistral4(lx, path, rng):
+    """Mistral 4's language model: DeepSeek-V3's layers."""
+    write_deepseek2(lx, path, rng, arch="mistral4")
+
+
+def write_cohere2moe(lx, path, rng):
+    """Command A MoE (cohere2moe): Cohere's attention beside the MLP after one norm, a dense first layer then
+    routed experts, sliding windows where sliding_window_pattern says (three layers of four), a tied output."""
+    m = Model(lx, rng, "cohere2moe", {**stack_keys(4, 8192, 512, 4, eps=1e-5), **grouped_keys(2, 64, 50000),
+                                      "attention.layer_norm_epsilon": 1e-5, "attention.sliding_window": 128,
+                                      "attention.sliding_window_pattern": np.array([1, 1, 1, 0], dtype=np.bool_),
+                                      "logit_scale": 0.25, "leading_dense_block_count": 1,
+                                      **expert_keys(8, 2, 128)})
+    for l, p in enumerate(layers(4)):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        if l == 0:
+            m.gated_mlp(p, 512)
+        else:
+            m.experts(p, 8, 128)
+    m.finish(path, tied=True)
+
+
+def write_mimo2(lx, path, rng):
+    """MiMo-V2-Flash (mimo2): a dense first layer then routed experts, sliding windows where
+    sliding_window_pattern says (as integers here, which llama.cpp reads as it reads booleans), their rope
+    base llama.cpp's default for them (no rope.freq_base_swa)."""
+    m = Model(lx, rng, "mimo2", {**stack_keys(3, 32768, 512, 4), **grouped_keys(2, 64, 1e6),
+                                 "attention.sliding_window": 128,
+                                 "attention.sliding_window_pattern": per_layer([0, 1, 1]),
+                                 "leading_dense_block_count": 1, **expert_keys(8, 2, 128)})
+    for l, p in enumerate(layers(3)):
+        m.norm(p + "attn_norm")
+        m.attention(p, 4, 2, 64)
+        m.norm(p + "ffn_norm")
+        if l == 0:
+            m.gated_mlp(p, 512)
+        else:
+            m.experts(p, 8, 128)
+    m.finish(path)
+
+
 QUANTIZED = [("llama", write_llama), ("qwen3moe", write_qwen3moe)]
 RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm4moe), ("qwen2", write_qwen2),
                ("qwen3", write_qwen3), ("qwen2moe", write_qwen2moe), ("gemma2", write_gemma2),
@@ -1635,4 +1677,5 @@ RECORD_ONLY = [("llama4", write_llama4), ("t5", write_t5), ("glm4moe", write_glm
                ("nemotron", write_nemotron), ("laguna", write_laguna),
                ("afmoe", write_afmoe), ("qwen2vl", write_qwen2vl), ("bitnet", write_bitnet),
                ("chameleon", write_chameleon), ("paddleocr", write_paddleocr),
-               ("exaone-moe", write_exaone_moe), ("jais2", write_jais2)]
+               ("exaone-moe", write_exaone_moe), ("jais2", write_jais2), ("mistral4", write_mistral4),
+               ("cohere2moe", write_cohere2moe), ("mimo2", write_mimo2)]

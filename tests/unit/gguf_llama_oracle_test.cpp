@@ -68,7 +68,7 @@ TEST_F(GgufLlamaOracle, EveryRequiredFileWasWrittenAndLoaded) {
         "deepseek32",    "glm-dsa",    "exaone4",       "ernie4_5-moe", "seed_oss",       "arcee",
         "hunyuan-dense", "dots1",      "hunyuan-moe",   "bailingmoe2",  "apertus",        "nemotron",
         "laguna",        "afmoe",      "qwen2vl",       "bitnet",       "chameleon",      "paddleocr",
-        "exaone-moe",    "jais2"})
+        "exaone-moe",    "jais2",      "mistral4",      "cohere2moe",   "mimo2"})
     EXPECT_TRUE(files.count(std::string(arch) + "-F32.gguf")) << arch;
 }
 
