@@ -446,8 +446,7 @@ constexpr FamilyRow kFamilies[] = {
     FamilyRow{"EfficientNet", "Google", "efficientnet", Vision, "efficientnet-b"},
     FamilyRow{"BiT", "Google", "bit", Vision, "google/bit-"},
     // timm's ResNets and ViTs as transformers wraps them (and its ResNets as TimmBackbone); timm's own Hub
-    // configs name no model_type (the
-    // registry reads them as timm_wrapper by their "architecture" string).
+    // configs name no model_type (the registry reads them as timm_wrapper by their "architecture" string).
     FamilyRow{"timm", "PyTorch Image Models", "timm_wrapper timm_backbone", Vision, "timm/",
               "TimmWrapperModel TimmWrapperForImageClassification TimmBackbone"},
     FamilyRow{"AIMv2", "Apple", "aimv2", ImageTextEmbedding, "aimv2", "Aimv2Model"},
