@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "analysis/perf/hardware.h"
 #include "core/error.h"
@@ -129,26 +130,11 @@ TEST(PerfHardware, TableEntriesAreSane) {
     }
     EXPECT_EQ(find_hardware(h.name), &h);
   }
-  for (const char* required : {"a100-40gb",
-                               "a100-80gb",
-                               "a100-pcie-80gb",
-                               "h100-sxm",
-                               "h100-pcie",
-                               "h200",
-                               "h200-measured",
-                               "b200",
-                               "gb200",
-                               "mi300x",
-                               "mi325x",
-                               "mi355x",
-                               "l40s",
-                               "v100",
-                               "t4",
-                               "l4",
-                               "a10",
-                               "a40",
-                               "rtx3090",
-                               "rtx4090"})
+  for (const char* required :
+       {"a100-40gb", "a100-80gb",     "a100-pcie-80gb", "h100-sxm", "h100-pcie", "h100-nvl",
+        "h200",      "h200-measured", "b200",           "gb200",    "mi300x",    "mi325x",
+        "mi355x",    "l40s",          "v100",           "t4",       "l4",        "a10",
+        "a40",       "rtx-a6000",     "rtx6000-ada",    "rtx3090",  "rtx4090"})
     EXPECT_TRUE(names.count(required)) << required;
 }
 
@@ -165,6 +151,35 @@ TEST(PerfHardware, LookupIsCaseInsensitive) {
   EXPECT_EQ(find_hardware("H200-Measured"), find_hardware("h200-measured"));
   EXPECT_EQ(resolve_hardware("MI300X").name, "mi300x");
   EXPECT_EQ(find_hardware("h300"), nullptr);
+}
+
+// Users copy names from product pages ("NVIDIA GeForce RTX 4090"), cloud catalogues ("H100 NVL") or say the
+// number alone ("4090", "A6000").
+TEST(PerfHardware, NamesAreFoundAsUsersSpellThem) {
+  const std::pair<const char*, const char*> spellings[] = {{"NVIDIA GeForce RTX 4090", "rtx4090"},
+                                                           {"rtx-4090", "rtx4090"},
+                                                           {"RTX 4090", "rtx4090"},
+                                                           {"4090", "rtx4090"},
+                                                           {"NVIDIA RTX A6000", "rtx-a6000"},
+                                                           {"a6000", "rtx-a6000"},
+                                                           {"RTX 6000 Ada", "rtx6000-ada"},
+                                                           {"6000-ada", "rtx6000-ada"},
+                                                           {"H100 NVL", "h100-nvl"},
+                                                           {"nvidia_h100_sxm", "h100-sxm"},
+                                                           {"Tesla V100", "v100"},
+                                                           {"AMD Instinct MI300X", "mi300x"},
+                                                           {"H200 measured", "h200-measured"}};
+  for (auto [spelled, name] : spellings) {
+    const Hardware* h = find_hardware(spelled);
+    ASSERT_NE(h, nullptr) << spelled;
+    EXPECT_EQ(h->name, name) << spelled;
+  }
+  // The vendor's words alone, or nothing, name no entry; nor does a number that is no card's.
+  for (const char* none : {"NVIDIA", "", "--", "AMD Instinct", "5000", "rtx"})
+    EXPECT_EQ(find_hardware(none), nullptr) << none;
+  // Keys are unique: no two entries are one spelling apart.
+  std::set<std::string> keys;
+  for (const Hardware& h : hardware_table()) EXPECT_TRUE(keys.insert(hardware_key(h.name)).second) << h.name;
 }
 
 TEST(PerfHardware, DtypeNames) {

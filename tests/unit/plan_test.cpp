@@ -70,8 +70,13 @@ TEST(PlanDevices, SizesAreBinaryAndNamesComeFromTheHardwareTable) {
   EXPECT_EQ(parse_device_spec("4xa10", "--gpu").hardware->name, "a10");
   EXPECT_EQ(parse_device_spec("l4", "--gpu").memory_bytes, 24 * kGiB);
   EXPECT_EQ(parse_device_spec("2xRTX3090", "--gpu").hardware->name, "rtx3090");
+  // As users spell them (PerfHardware.NamesAreFoundAsUsersSpellThem), and a unique prefix of such a spelling.
+  EXPECT_EQ(parse_device_spec("2xrtx-a6000", "--gpu").hardware->name, "rtx-a6000");
+  EXPECT_EQ(parse_device_spec("2x4090", "--gpu").hardware->name, "rtx4090");
+  EXPECT_EQ(parse_device_spec("H100 NVL", "--gpu").memory_bytes, 94 * kGiB);
+  EXPECT_EQ(parse_device_spec("a100 pcie", "--gpu").hardware->name, "a100-pcie-80gb");
   EXPECT_EQ(parse_memory_size("64GB", "--cpu-ram"), 64 * kGiB);
-  for (const char* bad : {"h100", "0xh200", "8x", "abc", "-5GB", "24XB"}) {
+  for (const char* bad : {"h100", "0xh200", "8x", "abc", "-5GB", "24XB", "nvidia", "2xNVIDIA"}) {
     try {
       parse_device_spec(bad, "--gpu");
       ADD_FAILURE() << bad << " was accepted";
@@ -83,7 +88,7 @@ TEST(PlanDevices, SizesAreBinaryAndNamesComeFromTheHardwareTable) {
   try {
     parse_device_spec("h100", "--gpu");
   } catch (const Error& e) {  // ambiguous: both H100s named
-    EXPECT_NE(std::string(e.what()).find("h100-sxm, h100-pcie"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("h100-sxm, h100-pcie, h100-nvl"), std::string::npos) << e.what();
   }
 }
 

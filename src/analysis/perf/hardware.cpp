@@ -78,6 +78,15 @@ constexpr Row kHardwareRows[] = {
    "sparsity figures halved; PCIe Gen5 x16 128 GB/s bidirectional = 64 per direction, NVLink bridge for "
    "GPU pairs not modelled); FP4 not supported; "
    "on-chip: L2 50 MB, 114 SMs x 256 KB L1/shared memory (H100 whitepaper)"},
+  {"h100-nvl", "NVIDIA H100 NVL 94 GB",
+   60, 417.5, 835.5, 835.5, 1670.5, 0, 1670.5,
+   3900, 94, 300,  // its NVLink bridge: 600 GB/s total
+   64, 0, 0, 60, 50, 34.6,
+   "NVIDIA H100 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/h100/ (H100 NVL column: FP32 60, "
+   "TF32 835, BF16/FP16 1,671, FP8 and INT8 3,341 with sparsity, halved here; 94 GB HBM3 at 3.9 TB/s; "
+   "NVLink bridge 600 GB/s total = 300 per direction between the bridged cards, PCIe Gen5 beyond them, "
+   "not modelled); FP4 not supported; "
+   "on-chip: L2 50 MB, 132 SMs x 256 KB L1/shared memory (the H100 SXM die)"},
   {"h200", "NVIDIA H200 SXM 141 GB",
    67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9,
    4800, 141, 450,
@@ -208,6 +217,25 @@ constexpr Row kHardwareRows[] = {
    "GB/s; PCIe Gen4 64 GB/s bidirectional = 32 per direction, the NVLink bridge for GPU pairs (112.5 GB/s "
    "bidirectional) not modelled); FP8/FP4 not supported; "
    "on-chip: L2 6 MB, 84 SMs x 128 KB L1/shared memory (GA102, Ampere GA102 whitepaper)"},
+  {"rtx-a6000", "NVIDIA RTX A6000 48 GB",
+   38.7, 77.4, 154.8, 154.8, 0, 0, 309.7,
+   768, 48, 32,  // PCIe Gen4 x16 (the 2-GPU NVLink bridge is not modelled)
+   64, 0, 0, 38.7, 6, 11.0,
+   "NVIDIA RTX A6000 datasheet, nvidia.com/en-us/design-visualization/rtx-a6000/ (FP32 38.7 TFLOPS; "
+   "tensor 309.7 TFLOPS with sparsity, halved here for FP16/BF16 with FP32 accumulate, which this "
+   "workstation part runs at full rate; TF32 half and INT8 twice that, as on every GA102 part (the A40 "
+   "above); GDDR6 768 GB/s; PCIe Gen4 64 GB/s bidirectional = 32 per direction, the NVLink bridge for GPU "
+   "pairs (112.5 GB/s bidirectional) not modelled); FP8/FP4 not supported; "
+   "on-chip: L2 6 MB, 84 SMs x 128 KB L1/shared memory (GA102, Ampere GA102 whitepaper)"},
+  {"rtx6000-ada", "NVIDIA RTX 6000 Ada Generation 48 GB",
+   91.1, 182.1, 364.25, 364.25, 728.5, 0, 728.5,
+   960, 48, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 91.1, 96, 18.6,
+   "NVIDIA RTX 6000 Ada Generation datasheet, nvidia.com/en-us/design-visualization/rtx-6000/ (FP32 91.1 "
+   "TFLOPS; tensor 1,457.0 TFLOPS: FP8 with sparsity, halved here; FP16/BF16 with FP32 accumulate half "
+   "the FP8 rate and TF32 a quarter, INT8 the FP8 rate, as on the L40S, its data-centre twin); GDDR6 960 "
+   "GB/s; PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction, no NVLink); FP4 not supported; "
+   "on-chip: L2 96 MB, 142 SMs x 128 KB L1/shared memory (AD102, Ada whitepaper)"},
   {"rtx3090", "NVIDIA GeForce RTX 3090 24 GB",
    35.6, 35.6, 71, 71, 0, 0, 284,
    936, 24, 32,  // PCIe Gen4 x16 (the 2-GPU NVLink bridge is not modelled)
@@ -445,10 +473,31 @@ const std::vector<Hardware>& hardware_table() {
   return table;
 }
 
+std::string hardware_key(std::string_view name) {
+  static constexpr std::string_view kVendorWords[] = {"nvidia", "geforce", "tesla", "amd", "instinct"};
+  std::string key, word;
+  auto end_word = [&] {
+    if (std::find(std::begin(kVendorWords), std::end(kVendorWords), word) == std::end(kVendorWords))
+      key += word;
+    word.clear();
+  };
+  for (char c : ascii_lower(name)) {
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      word += c;
+    else
+      end_word();
+  }
+  end_word();
+  return key;
+}
+
 const Hardware* find_hardware(std::string_view name) {
-  const std::string key = ascii_lower(name);
-  for (const Hardware& h : hardware_table())
-    if (h.name == key) return &h;
+  const std::string key = hardware_key(name);
+  if (key.empty()) return nullptr;
+  // NVIDIA's GeForce and workstation cards go by their numbers as often as by "RTX <number>".
+  for (const std::string& spelled : {key, "rtx" + key})
+    for (const Hardware& h : hardware_table())
+      if (hardware_key(h.name) == spelled) return &h;
   return nullptr;
 }
 

@@ -62,7 +62,12 @@ std::span<const HardwareTextField> hardware_text_fields();
 std::span<const HardwareNumberField> hardware_number_fields();
 
 const std::vector<Hardware>& hardware_table();
-const Hardware* find_hardware(std::string_view name);  // case-insensitive
+// How a name is compared with the table's: lower case, letters and digits only, without the vendor's words
+// (NVIDIA, GeForce, Tesla, AMD, Instinct): "NVIDIA GeForce RTX 4090", "rtx-4090" and "RTX 4090" are all
+// "rtx4090", as product pages, cloud catalogues and users spell it.
+std::string hardware_key(std::string_view name);
+// The table entry `name` spells (hardware_key), or "RTX" + `name` ("4090", "A6000"); null if none.
+const Hardware* find_hardware(std::string_view name);
 
 // `--hw NAME|FILE.json`: a table entry, or a JSON object with the fields above ("peak_tflops" an object by
 // dtype name). Throws Error(Usage) for an unknown name, Error(Malformed) for a bad file.

@@ -36,7 +36,8 @@ std::optional<uint64_t> size_of(std::string_view text) {
 
 const Hardware* hardware_named(std::string_view name, std::string_view flag, std::string_view text) {
   if (const Hardware* h = find_hardware(name)) return h;
-  const std::string want = ascii_lower(name);
+  const std::string want = hardware_key(name);
+  if (want.empty()) bad(flag, text, "a vendor's name alone names no device; say which (rtx4090, h100-sxm)");
   if (want.size() < 3) bad(flag, text, "too short to name a device; sizes need a unit (24GB)");
   // A unique prefix ("b200" is exact, "a100-80" a prefix); measured profiles are only named in full.
   const Hardware* found = nullptr;
@@ -44,7 +45,7 @@ const Hardware* hardware_named(std::string_view name, std::string_view flag, std
   std::string all, matches;
   for (const Hardware& h : hardware_table()) {
     all += (all.empty() ? "" : ", ") + h.name;
-    if (h.name.rfind(want, 0) != 0 || h.name.find("measured") != std::string::npos) continue;
+    if (hardware_key(h.name).rfind(want, 0) != 0 || h.name.find("measured") != std::string::npos) continue;
     matches += (matches.empty() ? "" : ", ") + h.name;
     found = &h;
     ++count;
