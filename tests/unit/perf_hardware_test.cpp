@@ -168,7 +168,18 @@ TEST(PerfHardware, NamesAreFoundAsUsersSpellThem) {
                                                            {"nvidia_h100_sxm", "h100-sxm"},
                                                            {"Tesla V100", "v100"},
                                                            {"AMD Instinct MI300X", "mi300x"},
-                                                           {"H200 measured", "h200-measured"}};
+                                                           {"H200 measured", "h200-measured"},
+                                                           // As CUDA and nvidia-smi report them.
+                                                           {"NVIDIA H100 80GB HBM3", "h100-sxm"},
+                                                           {"NVIDIA A100-SXM4-80GB", "a100-80gb"},
+                                                           {"NVIDIA A100-SXM4-40GB", "a100-40gb"},
+                                                           {"NVIDIA A100 80GB PCIe", "a100-pcie-80gb"},
+                                                           {"NVIDIA H100 PCIe", "h100-pcie"},
+                                                           {"NVIDIA H200", "h200"},
+                                                           {"Tesla V100-SXM2-32GB", "v100"},
+                                                           {"Tesla T4", "t4"},
+                                                           {"NVIDIA L40S", "l40s"},
+                                                           {"NVIDIA RTX 6000 Ada Generation", "rtx6000-ada"}};
   for (auto [spelled, name] : spellings) {
     const Hardware* h = find_hardware(spelled);
     ASSERT_NE(h, nullptr) << spelled;
@@ -180,6 +191,10 @@ TEST(PerfHardware, NamesAreFoundAsUsersSpellThem) {
   // Keys are unique: no two entries are one spelling apart.
   std::set<std::string> keys;
   for (const Hardware& h : hardware_table()) EXPECT_TRUE(keys.insert(hardware_key(h.name)).second) << h.name;
+  for (const char* reported :
+       {"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "NVIDIA A100-SXM4-40GB", "NVIDIA A100 80GB PCIe",
+        "Tesla V100-SXM2-32GB", "NVIDIA RTX 6000 Ada Generation"})
+    EXPECT_TRUE(keys.insert(hardware_key(reported)).second) << reported;
 }
 
 TEST(PerfHardware, DtypeNames) {

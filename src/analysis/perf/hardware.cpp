@@ -30,6 +30,9 @@ namespace {
 struct Row {
   const char* name;
   const char* description;
+  // The name CUDA and nvidia-smi report where hardware_key does not read it as `name` ("NVIDIA H100 80GB
+  // HBM3" is the h100-sxm); "" where it does ("NVIDIA L40S") or where none is known.
+  const char* reported;
   double fp32, tf32, bf16, fp16, fp8, fp4, int8;  // dense TFLOP/s (TOPS for int8)
   double hbm_gbps, hbm_gb, interconnect_gbps;
   double b_sat, kernel_overhead_s, graph_kernel_overhead_s, scalar_tflops;
@@ -40,6 +43,7 @@ struct Row {
 // clang-format off
 constexpr Row kHardwareRows[] = {
   {"a100-40gb", "NVIDIA A100 SXM 40 GB",
+   "NVIDIA A100-SXM4-40GB",
    19.5, 156, 312, 312, 0, 0, 624,
    1555, 40, 300,  // NVLink 3: 600 GB/s total
    64, 0, 0, 19.5, 40, 21.2,
@@ -47,6 +51,7 @@ constexpr Row kHardwareRows[] = {
    "tensor figures without sparsity; NVLink 600 GB/s total = 300 per direction); FP8/FP4 not supported; "
    "on-chip: L2 40 MB, 108 SMs x 192 KB L1/shared memory (A100 whitepaper)"},
   {"a100-80gb", "NVIDIA A100 SXM 80 GB",
+   "NVIDIA A100-SXM4-80GB",
    19.5, 156, 312, 312, 0, 0, 624,
    2039, 80, 300,
    64, 0, 0, 19.5, 40, 21.2,
@@ -55,6 +60,7 @@ constexpr Row kHardwareRows[] = {
    "FP8/FP4 not supported; "
    "on-chip: L2 40 MB, 108 SMs x 192 KB L1/shared memory (A100 whitepaper)"},
   {"a100-pcie-80gb", "NVIDIA A100 PCIe 80 GB",
+   "NVIDIA A100 80GB PCIe",
    19.5, 156, 312, 312, 0, 0, 624,
    1935, 80, 32,  // PCIe Gen4 x16 (the 2-GPU NVLink bridge is not modelled)
    64, 0, 0, 19.5, 40, 21.2,
@@ -63,6 +69,7 @@ constexpr Row kHardwareRows[] = {
    "the NVLink bridge for GPU pairs not modelled); FP8/FP4 not supported; "
    "on-chip: L2 40 MB, 108 SMs x 192 KB L1/shared memory (A100 whitepaper)"},
   {"h100-sxm", "NVIDIA H100 SXM 80 GB",
+   "NVIDIA H100 80GB HBM3",
    67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9,
    3350, 80, 450,  // NVLink 4: 900 GB/s total
    64, 0, 0, 67, 50, 34.6,
@@ -71,6 +78,7 @@ constexpr Row kHardwareRows[] = {
    "Architecture whitepaper; NVLink 900 GB/s total = 450 per direction); FP4 not supported; "
    "on-chip: L2 50 MB, 132 SMs x 256 KB L1/shared memory (H100 whitepaper)"},
   {"h100-pcie", "NVIDIA H100 PCIe 80 GB",
+   "",
    51, 378, 756.5, 756.5, 1513, 0, 1513,
    2000, 80, 64,  // PCIe Gen5 x16 (the optional 2-GPU NVLink bridge is not modelled)
    64, 0, 0, 51, 50, 29.9,
@@ -79,15 +87,19 @@ constexpr Row kHardwareRows[] = {
    "GPU pairs not modelled); FP4 not supported; "
    "on-chip: L2 50 MB, 114 SMs x 256 KB L1/shared memory (H100 whitepaper)"},
   {"h100-nvl", "NVIDIA H100 NVL 94 GB",
+   "",
    60, 417.5, 835.5, 835.5, 1670.5, 0, 1670.5,
-   3900, 94, 300,  // its NVLink bridge: 600 GB/s total
+   3900, 94, 64,  // PCIe Gen5 x16: its NVLink bridge joins 2 or 4 cards, not the 8 of a server
    64, 0, 0, 60, 50, 34.6,
    "NVIDIA H100 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/h100/ (H100 NVL column: FP32 60, "
    "TF32 835, BF16/FP16 1,671, FP8 and INT8 3,341 with sparsity, halved here; 94 GB HBM3 at 3.9 TB/s; "
-   "NVLink bridge 600 GB/s total = 300 per direction between the bridged cards, PCIe Gen5 beyond them, "
-   "not modelled); FP4 not supported; "
+   "PCIe Gen5 x16 128 GB/s bidirectional = 64 per direction, which every card of a server shares; the "
+   "NVLink bridge between the cards it joins (600 GB/s total) is not modelled, as for the PCIe A100 and "
+   "H100: one figure cannot say which pairs it joins, and a tensor-parallel group wider than it would be "
+   "timed faster than its PCIe links allow); FP4 not supported; "
    "on-chip: L2 50 MB, 132 SMs x 256 KB L1/shared memory (the H100 SXM die)"},
   {"h200", "NVIDIA H200 SXM 141 GB",
+   "",
    67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9,
    4800, 141, 450,
    64, 0, 0, 67, 50, 34.6,
@@ -114,6 +126,7 @@ constexpr Row kHardwareRows[] = {
   //    measured time, 5.2 us at 1.094; 5.1 us keeps every step within about +-9.5%.
   //  - capacity and interconnect are the datasheet's (not measured).
   {"h200-measured", "NVIDIA H200 SXM 141 GB (measured: achievable bandwidth and GEMM peaks)",
+   "",
    50.595696475317666, 411.2377581938717, 793.3441972739215, 774.7753499876666, 1415.6704757898765, 0,
    1415.6704757898765,
    4215.91062895038, 141, 450,
@@ -125,6 +138,7 @@ constexpr Row kHardwareRows[] = {
    "and NVLink from the NVIDIA H200 datasheet; "
    "on-chip: L2 50 MB, 132 SMs x 256 KB L1/shared memory (the H100 SXM die)"},
   {"b200", "NVIDIA B200 (HGX B200) 180 GB",
+   "",
    75, 1125, 2250, 2250, 4500, 9000, 4500,
    7700, 180, 900,  // NVLink 5: 1.8 TB/s total
    64, 0, 0, 75, 126, 38.8,
@@ -133,6 +147,7 @@ constexpr Row kHardwareRows[] = {
    "rate; FP32 75 TFLOPS; 180 GB HBM3e at 7.7 TB/s; NVLink 5 1.8 TB/s total = 900 per direction); "
    "on-chip: L2 126 MB, 148 SMs x 256 KB L1/shared memory (Chips and Cheese, Nvidia's B200, 2025)"},
   {"gb200", "NVIDIA GB200 NVL72, per Blackwell GPU, 186 GB",
+   "",
    80, 1250, 2500, 2500, 5000, 10000, 5000,
    8000, 186, 900,
    64, 0, 0, 80, 126, 38.8,
@@ -141,6 +156,7 @@ constexpr Row kHardwareRows[] = {
    "TFLOPS; 186 GB HBM3e at 8 TB/s; NVLink 5 1.8 TB/s total = 900 per direction); "
    "on-chip: L2 126 MB, 148 SMs x 256 KB L1/shared memory (as B200)"},
   {"mi300x", "AMD Instinct MI300X 192 GB",
+   "",
    163.4, 653.7, 1307.4, 1307.4, 2614.9, 0, 2614.9,
    5300, 192, 448,  // 7 Infinity Fabric links x 64 GB/s per direction
    64, 0, 0, 163.4, 288, 29.9,
@@ -150,6 +166,7 @@ constexpr Row kHardwareRows[] = {
    "any one peer); FP4 not supported; "
    "on-chip: 256 MB Infinity Cache + 8 XCDs x 4 MB L2, 304 CUs x (64 KB LDS + 32 KB L1) (AMD CDNA 3 whitepaper)"},
   {"mi325x", "AMD Instinct MI325X 256 GB",
+   "",
    163.4, 653.7, 1307.4, 1307.4, 2614.9, 0, 2614.9,
    6000, 256, 448,  // the MI300X's 7 Infinity Fabric links
    64, 0, 0, 163.4, 288, 29.9,
@@ -158,6 +175,7 @@ constexpr Row kHardwareRows[] = {
    "256 GB at 6 TB/s; 7 Infinity Fabric links, 896 GB/s aggregate = 448 per direction); FP4 not supported; "
    "on-chip: 256 MB Infinity Cache + 8 XCDs x 4 MB L2, 304 CUs x (64 KB LDS + 32 KB L1) (AMD CDNA 3 whitepaper)"},
   {"mi355x", "AMD Instinct MI355X 288 GB",
+   "",
    157.3, 0, 2500, 2500, 5000, 10000, 5000,
    8000, 288, 537.5,  // 7 Infinity Fabric links, 1,075 GB/s aggregate
    64, 0, 0, 157.3, 288, 50.3,
@@ -168,6 +186,7 @@ constexpr Row kHardwareRows[] = {
    "on-chip: 256 MB Infinity Cache + 8 XCDs x 4 MB L2, 256 CUs x (160 KB LDS + 32 KB L1) (AMD CDNA 4 "
    "whitepaper)"},
   {"l40s", "NVIDIA L40S 48 GB",
+   "",
    91.6, 183, 362.05, 362.05, 733, 0, 733,
    864, 48, 32,  // PCIe Gen4 x16, no NVLink
    64, 0, 0, 91.6, 96, 18.6,
@@ -177,6 +196,7 @@ constexpr Row kHardwareRows[] = {
   // Before Ampere: no bf16 (nor tf32) tensor cores. A bf16 model runs there in fp16 (analysis/perf/perf_model.cpp,
   // bf16_as_fp16_note), as serving engines cast it.
   {"v100", "NVIDIA V100 SXM2 32 GB",
+   "Tesla V100-SXM2-32GB",
    15.7, 0, 0, 125, 0, 0, 0,
    900, 32, 150,  // NVLink 2: 300 GB/s total
    64, 0, 0, 15.7, 6, 10.5,
@@ -185,6 +205,7 @@ constexpr Row kHardwareRows[] = {
    "no bf16, tf32, fp8, fp4 or int8 tensor cores; on-chip: L2 6 MB, 80 SMs x 128 KB L1/shared memory "
    "(Volta whitepaper)"},
   {"t4", "NVIDIA T4 16 GB",
+   "",
    8.1, 0, 0, 65, 0, 0, 130,
    320, 16, 16,  // PCIe Gen3 x16, no NVLink
    64, 0, 0, 8.1, 4, 3.9,
@@ -193,6 +214,7 @@ constexpr Row kHardwareRows[] = {
    "direction); no bf16, tf32, fp8 or fp4 tensor cores; "
    "on-chip: L2 4 MB, 40 SMs x 96 KB L1/shared memory (Turing whitepaper)"},
   {"l4", "NVIDIA L4 24 GB",
+   "",
    30.3, 60, 121, 121, 242.5, 0, 242.5,
    300, 24, 32,  // PCIe Gen4 x16, no NVLink
    64, 0, 0, 30.3, 48, 7.6,
@@ -201,6 +223,7 @@ constexpr Row kHardwareRows[] = {
    "300 GB/s; PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction, no NVLink); FP4 not supported; "
    "on-chip: L2 48 MB, 58 SMs x 128 KB L1/shared memory (Ada whitepaper)"},
   {"a10", "NVIDIA A10 24 GB",
+   "",
    31.2, 62.5, 125, 125, 0, 0, 250,
    600, 24, 32,  // PCIe Gen4 x16, no NVLink
    64, 0, 0, 31.2, 6, 9.4,
@@ -209,6 +232,7 @@ constexpr Row kHardwareRows[] = {
    "PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction); FP8/FP4 not supported; AWS's A10G is "
    "another part; on-chip: L2 6 MB, 72 SMs x 128 KB L1/shared memory (GA102, Ampere GA102 whitepaper)"},
   {"a40", "NVIDIA A40 48 GB",
+   "",
    37.4, 74.8, 149.7, 149.7, 0, 0, 299.3,
    696, 48, 32,  // PCIe Gen4 x16 (the 2-GPU NVLink bridge is not modelled)
    64, 0, 0, 37.4, 6, 11.0,
@@ -218,6 +242,7 @@ constexpr Row kHardwareRows[] = {
    "bidirectional) not modelled); FP8/FP4 not supported; "
    "on-chip: L2 6 MB, 84 SMs x 128 KB L1/shared memory (GA102, Ampere GA102 whitepaper)"},
   {"rtx-a6000", "NVIDIA RTX A6000 48 GB",
+   "",
    38.7, 77.4, 154.8, 154.8, 0, 0, 309.7,
    768, 48, 32,  // PCIe Gen4 x16 (the 2-GPU NVLink bridge is not modelled)
    64, 0, 0, 38.7, 6, 11.0,
@@ -228,6 +253,7 @@ constexpr Row kHardwareRows[] = {
    "pairs (112.5 GB/s bidirectional) not modelled); FP8/FP4 not supported; "
    "on-chip: L2 6 MB, 84 SMs x 128 KB L1/shared memory (GA102, Ampere GA102 whitepaper)"},
   {"rtx6000-ada", "NVIDIA RTX 6000 Ada Generation 48 GB",
+   "NVIDIA RTX 6000 Ada Generation",
    91.1, 182.1, 364.25, 364.25, 728.5, 0, 728.5,
    960, 48, 32,  // PCIe Gen4 x16, no NVLink
    64, 0, 0, 91.1, 96, 18.6,
@@ -237,6 +263,7 @@ constexpr Row kHardwareRows[] = {
    "GB/s; PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction, no NVLink); FP4 not supported; "
    "on-chip: L2 96 MB, 142 SMs x 128 KB L1/shared memory (AD102, Ada whitepaper)"},
   {"rtx3090", "NVIDIA GeForce RTX 3090 24 GB",
+   "",
    35.6, 35.6, 71, 71, 0, 0, 284,
    936, 24, 32,  // PCIe Gen4 x16 (the 2-GPU NVLink bridge is not modelled)
    64, 0, 0, 35.6, 6, 10.7,
@@ -245,6 +272,7 @@ constexpr Row kHardwareRows[] = {
    "GDDR6X 936 GB/s; PCIe Gen4 x16 = 32 GB/s per direction, NVLink bridge not modelled; FP8/FP4 not "
    "supported; on-chip: L2 6 MB, 82 SMs x 128 KB L1/shared memory"},
   {"rtx4090", "NVIDIA GeForce RTX 4090 24 GB",
+   "",
    82.6, 82.6, 165.2, 165.2, 330.3, 0, 660.6,
    1008, 24, 32,
    64, 0, 0, 82.6, 72, 16.8,
@@ -495,9 +523,11 @@ const Hardware* find_hardware(std::string_view name) {
   const std::string key = hardware_key(name);
   if (key.empty()) return nullptr;
   // NVIDIA's GeForce and workstation cards go by their numbers as often as by "RTX <number>".
+  const std::vector<Hardware>& table = hardware_table();
   for (const std::string& spelled : {key, "rtx" + key})
-    for (const Hardware& h : hardware_table())
-      if (hardware_key(h.name) == spelled) return &h;
+    for (size_t i = 0; i < table.size(); ++i)
+      if (hardware_key(table[i].name) == spelled || hardware_key(kHardwareRows[i].reported) == spelled)
+        return &table[i];
   return nullptr;
 }
 

@@ -66,7 +66,8 @@ const std::vector<Hardware>& hardware_table();
 // (NVIDIA, GeForce, Tesla, AMD, Instinct): "NVIDIA GeForce RTX 4090", "rtx-4090" and "RTX 4090" are all
 // "rtx4090", as product pages, cloud catalogues and users spell it.
 std::string hardware_key(std::string_view name);
-// The table entry `name` spells (hardware_key), or "RTX" + `name` ("4090", "A6000"); null if none.
+// The table entry `name` spells (hardware_key), or "RTX" + `name` ("4090", "A6000"), or the name CUDA and
+// nvidia-smi report for it ("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"); null if none.
 const Hardware* find_hardware(std::string_view name);
 
 // `--hw NAME|FILE.json`: a table entry, or a JSON object with the fields above ("peak_tflops" an object by
