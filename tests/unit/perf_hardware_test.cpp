@@ -134,7 +134,8 @@ TEST(PerfHardware, TableEntriesAreSane) {
        {"a100-40gb", "a100-80gb",     "a100-pcie-80gb", "h100-sxm", "h100-pcie", "h100-nvl",
         "h200",      "h200-measured", "b200",           "gb200",    "mi300x",    "mi325x",
         "mi355x",    "l40s",          "v100",           "t4",       "l4",        "a10",
-        "a40",       "rtx-a6000",     "rtx6000-ada",    "rtx3090",  "rtx4090"})
+        "a40",       "rtx-a6000",     "rtx6000-ada",    "rtx3090",  "rtx4090",   "rtx-a4000",
+        "rtx3070",   "rtx3090ti",     "rtx4080"})
     EXPECT_TRUE(names.count(required)) << required;
 }
 

@@ -262,6 +262,25 @@ constexpr Row kHardwareRows[] = {
    "the FP8 rate and TF32 a quarter, INT8 the FP8 rate, as on the L40S, its data-centre twin); GDDR6 960 "
    "GB/s; PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction, no NVLink); FP4 not supported; "
    "on-chip: L2 96 MB, 142 SMs x 128 KB L1/shared memory (AD102, Ada whitepaper)"},
+  {"rtx-a4000", "NVIDIA RTX A4000 16 GB",
+   "",
+   19.2, 38.4, 76.7, 76.7, 0, 0, 153.4,
+   448, 16, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 19.2, 4, 6.3,
+   "NVIDIA RTX A4000 datasheet, nvidia.com/en-us/design-visualization/rtx-a4000/ (FP32 19.2 TFLOPS; tensor "
+   "153.4 TFLOPS with sparsity, halved here for FP16/BF16 with FP32 accumulate, which this workstation part "
+   "runs at full rate; TF32 half and INT8 twice that, as on every Ampere GA10x part; GDDR6 448 GB/s; PCIe "
+   "Gen4 x16 = 32 GB/s per direction); FP8/FP4 not supported; "
+   "on-chip: L2 4 MB, 48 SMs x 128 KB L1/shared memory (GA104)"},
+  {"rtx3070", "NVIDIA GeForce RTX 3070 8 GB",
+   "",
+   20.3, 20.3, 40.6, 40.6, 0, 0, 162.6,
+   448, 8, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 20.3, 4, 6.0,
+   "NVIDIA Ampere GA102 GPU Architecture whitepaper, its GeForce RTX 3070 (GA104) table: dense tensor rates "
+   "with FP32 accumulate (FP16 with FP16 accumulate is twice: 81.3); TF32 20.3, INT8 162.6 TOPS; FP32 20.3; "
+   "GDDR6 448 GB/s; PCIe Gen4 x16 = 32 GB/s per direction; FP8/FP4 not supported; "
+   "on-chip: L2 4 MB, 46 SMs x 128 KB L1/shared memory"},
   {"rtx3090", "NVIDIA GeForce RTX 3090 24 GB",
    "",
    35.6, 35.6, 71, 71, 0, 0, 284,
@@ -271,6 +290,25 @@ constexpr Row kHardwareRows[] = {
    "with FP32 accumulate (FP16 with FP16 accumulate is twice: 142); TF32 35.6, INT8 284 TOPS; FP32 35.6; "
    "GDDR6X 936 GB/s; PCIe Gen4 x16 = 32 GB/s per direction, NVLink bridge not modelled; FP8/FP4 not "
    "supported; on-chip: L2 6 MB, 82 SMs x 128 KB L1/shared memory"},
+  {"rtx3090ti", "NVIDIA GeForce RTX 3090 Ti 24 GB",
+   "",
+   40, 40, 80, 80, 0, 0, 320,
+   1008, 24, 32,  // PCIe Gen4 x16 (the 2-GPU NVLink bridge is not modelled)
+   64, 0, 0, 40, 6, 11.0,
+   "NVIDIA GeForce RTX 3090 Ti product page, nvidia.com/en-us/geforce/graphics-cards/30-series/ (shader 40 "
+   "TFLOPS, tensor 320 TFLOPS: FP16 with FP16 accumulate and sparsity), as dense rates with FP32 accumulate "
+   "by the GA102 whitepaper's ratios for the RTX 3090 (a quarter: 80; TF32 half of that, INT8 four times); "
+   "GDDR6X at 21 Gbps on 384 bits = 1,008 GB/s; PCIe Gen4 x16 = 32 GB/s per direction, NVLink bridge not "
+   "modelled; FP8/FP4 not supported; on-chip: L2 6 MB, 84 SMs x 128 KB L1/shared memory (the whole GA102)"},
+  {"rtx4080", "NVIDIA GeForce RTX 4080 16 GB",
+   "",
+   48.7, 48.7, 97.5, 97.5, 194.9, 0, 389.9,
+   716.8, 16, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 48.7, 64, 9.7,
+   "NVIDIA Ada GPU Architecture whitepaper v2.01, Appendix A (GeForce RTX 4080 16GB): dense tensor rates with "
+   "FP32 accumulate (FP16-accumulate FP16/FP8 rates are twice these); GDDR6X 716.8 GB/s; PCIe Gen4 x16 = 32 "
+   "GB/s per direction, no NVLink; FP4 not supported; "
+   "on-chip: L2 64 MB, 76 SMs x 128 KB L1/shared memory (AD103)"},
   {"rtx4090", "NVIDIA GeForce RTX 4090 24 GB",
    "",
    82.6, 82.6, 165.2, 165.2, 330.3, 0, 660.6,
