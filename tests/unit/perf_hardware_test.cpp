@@ -198,6 +198,28 @@ TEST(PerfHardware, NamesAreFoundAsUsersSpellThem) {
     EXPECT_TRUE(keys.insert(hardware_key(reported)).second) << reported;
 }
 
+// --hw and --gpu read names by one rule: a unique prefix names its entry, an ambiguous one lists them.
+TEST(PerfHardware, HwTakesAUniquePrefixAndNamesTheChoicesOfAnAmbiguousOne) {
+  EXPECT_EQ(resolve_hardware("a100-80").name, "a100-80gb");
+  EXPECT_EQ(resolve_hardware("RTX 6000").name, "rtx6000-ada");
+  EXPECT_EQ(resolve_hardware("4090").name, "rtx4090");
+  EXPECT_EQ(resolve_hardware("h200").name, "h200");  // whole, not a prefix of h200-measured
+  try {
+    resolve_hardware("h100");
+    ADD_FAILURE() << "h100 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_NE(std::string(e.what()).find("--hw"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("h100-sxm, h100-pcie, h100-nvl"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(match_hardware("h2", "--hw"), nullptr);  // two characters name no prefix
+  // A prefix never cuts a number (the H20 is another card than the H200); it may end where one does.
+  EXPECT_EQ(match_hardware("h20", "--hw"), nullptr);
+  EXPECT_EQ(match_hardware("mi300", "--hw"), find_hardware("mi300x"));
+  EXPECT_EQ(match_hardware("rtx309", "--hw"), nullptr);
+  EXPECT_THROW(match_hardware("a100", "--hw"), Error);  // the three A100s: dashes part their numbers
+}
+
 TEST(PerfHardware, DtypeNames) {
   for (int d = 0; d < kComputeDTypeCount; ++d) {
     auto dt = static_cast<ComputeDType>(d);

@@ -340,12 +340,6 @@ Hardware from_row(const Row& r) {
   return h;
 }
 
-std::string known_names() {
-  std::string out;
-  for (const Hardware& h : hardware_table()) out += (out.empty() ? "" : ", ") + h.name;
-  return out;
-}
-
 // A profile file: a JSON object with Hardware's fields. "base" (a table name) starts from that entry;
 // anything else starts from an empty profile, which must then give hbm_gbps and at least one peak.
 Hardware parse_profile(const std::string& path) {
@@ -361,7 +355,8 @@ Hardware parse_profile(const std::string& path) {
     if (!base->is_string()) throw bad("base", "must be a hardware name");
     const Hardware* b = find_hardware(base->as_string());
     if (!b)
-      throw bad("base", "unknown hardware '" + printable(base->as_string()) + "'; known: " + known_names());
+      throw bad("base",
+                "unknown hardware '" + printable(base->as_string()) + "'; known: " + hardware_names());
     h = *b;
   } else {
     h.name = std::filesystem::path(path).stem().string();
@@ -539,6 +534,12 @@ const std::vector<Hardware>& hardware_table() {
   return table;
 }
 
+std::string hardware_names() {
+  std::string out;
+  for (const Hardware& h : hardware_table()) out += (out.empty() ? "" : ", ") + h.name;
+  return out;
+}
+
 std::string hardware_key(std::string_view name) {
   static constexpr std::string_view kVendorWords[] = {"nvidia", "geforce", "tesla", "amd", "instinct"};
   std::string key, word;
@@ -569,11 +570,58 @@ const Hardware* find_hardware(std::string_view name) {
   return nullptr;
 }
 
+namespace {
+
+// Whether `want` (a hardware_key) begins the key of the table name `name` without cutting a number in two:
+// "h20" does not begin the h200 (the H20 is another card), "a100" begins the a100-40gb (a dash parts its
+// numbers) and "rtx6000" the rtx6000-ada.
+bool begins_key(const std::string& want, std::string_view name) {
+  std::string key;
+  std::vector<bool> joined;  // joined[i]: key[i] follows key[i - 1] in the name with nothing between
+  bool parted = true;
+  for (char c : ascii_lower(name)) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) {
+      parted = true;
+      continue;
+    }
+    joined.push_back(!parted);
+    key += c;
+    parted = false;
+  }
+  if (key.rfind(want, 0) != 0) return false;
+  const size_t n = want.size();
+  auto digit = [&](size_t i) { return std::isdigit(static_cast<unsigned char>(key[i])) != 0; };
+  return n == key.size() || n == 0 || !(joined[n] && digit(n - 1) && digit(n));
+}
+
+}  // namespace
+
+const Hardware* match_hardware(std::string_view name, std::string_view flag) {
+  if (const Hardware* h = find_hardware(name)) return h;
+  const std::string want = hardware_key(name);
+  if (want.size() < 3) return nullptr;  // "a1", "h" would name whatever table entry began so
+  // A unique prefix ("a100-80" is the a100-80gb); measured profiles are only named in full.
+  const Hardware* found = nullptr;
+  size_t count = 0;
+  std::string matches;
+  for (const Hardware& h : hardware_table()) {
+    if (!begins_key(want, h.name) || h.name.find("measured") != std::string::npos) continue;
+    matches += (matches.empty() ? "" : ", ") + h.name;
+    found = &h;
+    ++count;
+  }
+  if (count > 1)
+    throw Error(ErrorKind::Usage, "", std::string(flag),
+                "'" + printable(name) + "': ambiguous, say which: " + matches);
+  return found;
+}
+
 Hardware resolve_hardware(const std::string& name_or_file) {
   if (const Hardware* h = find_hardware(name_or_file)) return *h;
   if (!name_or_file.empty() && looks_like_file(name_or_file)) return parse_profile(name_or_file);
+  if (const Hardware* h = match_hardware(name_or_file, "--hw")) return *h;
   throw Error(ErrorKind::Usage, "--hw", "",
-              "unknown hardware '" + printable(name_or_file) + "'; known: " + known_names() +
+              "unknown hardware '" + printable(name_or_file) + "'; known: " + hardware_names() +
                   ", or a JSON profile file");
 }
 

@@ -62,6 +62,7 @@ std::span<const HardwareTextField> hardware_text_fields();
 std::span<const HardwareNumberField> hardware_number_fields();
 
 const std::vector<Hardware>& hardware_table();
+std::string hardware_names();  // the table's names, as a list for messages: "a100-40gb, a100-80gb, ..."
 // How a name is compared with the table's: lower case, letters and digits only, without the vendor's words
 // (NVIDIA, GeForce, Tesla, AMD, Instinct): "NVIDIA GeForce RTX 4090", "rtx-4090" and "RTX 4090" are all
 // "rtx4090", as product pages, cloud catalogues and users spell it.
@@ -69,6 +70,12 @@ std::string hardware_key(std::string_view name);
 // The table entry `name` spells (hardware_key), or "RTX" + `name` ("4090", "A6000"), or the name CUDA and
 // nvidia-smi report for it ("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"); null if none.
 const Hardware* find_hardware(std::string_view name);
+
+// The entry find_hardware gives, else the one whose key begins with `name`'s (at least three letters or
+// digits, ending between two numbers or after one: "a100-80" is the a100-80gb, "h20" is not the h200;
+// measured profiles only in full); null if none. Throws Error(Usage, `flag`) naming the entries when
+// several begin so ("h100").
+const Hardware* match_hardware(std::string_view name, std::string_view flag);
 
 // `--hw NAME|FILE.json`: a table entry, or a JSON object with the fields above ("peak_tflops" an object by
 // dtype name). Throws Error(Usage) for an unknown name, Error(Malformed) for a bad file.

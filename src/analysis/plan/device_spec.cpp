@@ -35,25 +35,15 @@ std::optional<uint64_t> size_of(std::string_view text) {
 }
 
 const Hardware* hardware_named(std::string_view name, std::string_view flag, std::string_view text) {
-  if (const Hardware* h = find_hardware(name)) return h;
   const std::string want = hardware_key(name);
   if (want.empty()) bad(flag, text, "a vendor's name alone names no device; say which (rtx4090, h100-sxm)");
-  if (want.size() < 3) bad(flag, text, "too short to name a device; sizes need a unit (24GB)");
-  // A unique prefix ("b200" is exact, "a100-80" a prefix); measured profiles are only named in full.
-  const Hardware* found = nullptr;
-  size_t count = 0;
-  std::string all, matches;
-  for (const Hardware& h : hardware_table()) {
-    all += (all.empty() ? "" : ", ") + h.name;
-    if (hardware_key(h.name).rfind(want, 0) != 0 || h.name.find("measured") != std::string::npos) continue;
-    matches += (matches.empty() ? "" : ", ") + h.name;
-    found = &h;
-    ++count;
-  }
-  if (count == 1) return found;
-  if (count > 1) bad(flag, text, "ambiguous, say which: " + matches);
+  if (want.size() < 3 && !find_hardware(name))
+    bad(flag, text, "too short to name a device; sizes need a unit (24GB)");
+  if (const Hardware* h = match_hardware(name, flag)) return h;  // throws when ambiguous ("h100")
   bad(flag, text,
-      "not a size (24GB, 80GiB) nor a hardware name (" + all + "), optionally with a count (8xh200)");
+      "not a size (24GB, 80GiB) nor a hardware name (" + hardware_names() +
+          "), optionally with a count "
+          "(8xh200)");
 }
 
 }  // namespace
