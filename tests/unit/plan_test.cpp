@@ -87,7 +87,7 @@ TEST(PlanDevices, SizesAreBinaryAndNamesComeFromTheHardwareTable) {
   }
   try {
     parse_device_spec("h100", "--gpu");
-  } catch (const Error& e) {  // ambiguous: both H100s named
+  } catch (const Error& e) {  // ambiguous: the three H100s named
     EXPECT_NE(std::string(e.what()).find("h100-sxm, h100-pcie, h100-nvl"), std::string::npos) << e.what();
   }
 }
