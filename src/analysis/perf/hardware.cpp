@@ -561,12 +561,19 @@ std::string hardware_key(std::string_view name) {
 const Hardware* find_hardware(std::string_view name) {
   const std::string key = hardware_key(name);
   if (key.empty()) return nullptr;
-  // NVIDIA's GeForce and workstation cards go by their numbers as often as by "RTX <number>".
+  // Each row's keys, of its name and of the name CUDA reports, computed once: every serve estimate looks up
+  // the measured profiles (analysis/perf/achievable.h).
   const std::vector<Hardware>& table = hardware_table();
+  static const std::vector<std::pair<std::string, std::string>> row_keys = [&] {
+    std::vector<std::pair<std::string, std::string>> k;
+    for (size_t i = 0; i < table.size(); ++i)
+      k.emplace_back(hardware_key(table[i].name), hardware_key(kHardwareRows[i].reported));
+    return k;
+  }();
+  // NVIDIA's GeForce and workstation cards go by their numbers as often as by "RTX <number>".
   for (const std::string& spelled : {key, "rtx" + key})
     for (size_t i = 0; i < table.size(); ++i)
-      if (hardware_key(table[i].name) == spelled || hardware_key(kHardwareRows[i].reported) == spelled)
-        return &table[i];
+      if (row_keys[i].first == spelled || row_keys[i].second == spelled) return &table[i];
   return nullptr;
 }
 
