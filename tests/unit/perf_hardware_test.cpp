@@ -131,11 +131,13 @@ TEST(PerfHardware, TableEntriesAreSane) {
     EXPECT_EQ(find_hardware(h.name), &h);
   }
   for (const char* required :
-       {"a100-40gb", "a100-80gb",     "a100-pcie-80gb", "h100-sxm", "h100-pcie", "h100-nvl",
-        "h200",      "h200-measured", "b200",           "gb200",    "mi300x",    "mi325x",
-        "mi355x",    "l40s",          "v100",           "t4",       "l4",        "a10",
-        "a40",       "rtx-a6000",     "rtx6000-ada",    "rtx3090",  "rtx4090",   "rtx-a4000",
-        "rtx3070",   "rtx3090ti",     "rtx4080"})
+       {"a100-40gb",     "a100-80gb",      "a100-pcie-80gb", "h100-sxm", "h100-pcie", "h100-nvl",
+        "h200",          "h200-measured",  "b200",           "gb200",    "mi300x",    "mi325x",
+        "mi355x",        "l40s",           "v100",           "t4",       "l4",        "a10",
+        "a40",           "rtx-a6000",      "rtx6000-ada",    "rtx3090",  "rtx4090",   "rtx-a4000",
+        "rtx3070",       "rtx3090ti",      "rtx4080",        "rtx5090",  "rtx5080",   "rtx4070ti",
+        "rtx4060ti-8gb", "rtx4060ti-16gb", "rtx3060",        "rtx3080",  "l40",       "a30",
+        "h20",           "gh200-96gb",     "gh200-144gb"})
     EXPECT_TRUE(names.count(required)) << required;
 }
 
@@ -146,6 +148,8 @@ TEST(PerfHardware, InterconnectIsPerDirection) {
   EXPECT_EQ(table_entry("b200").interconnect_gbps, 900);
   EXPECT_EQ(table_entry("h100-pcie").interconnect_gbps, 64);
   EXPECT_EQ(table_entry("l40s").interconnect_gbps, 32);
+  EXPECT_EQ(table_entry("rtx5090").interconnect_gbps, 64);         // Gen5 x16
+  EXPECT_EQ(table_entry("rtx4060ti-16gb").interconnect_gbps, 16);  // Gen4 x8
 }
 
 TEST(PerfHardware, LookupIsCaseInsensitive) {
@@ -180,7 +184,14 @@ TEST(PerfHardware, NamesAreFoundAsUsersSpellThem) {
                                                            {"Tesla V100-SXM2-32GB", "v100"},
                                                            {"Tesla T4", "t4"},
                                                            {"NVIDIA L40S", "l40s"},
-                                                           {"NVIDIA RTX 6000 Ada Generation", "rtx6000-ada"}};
+                                                           {"NVIDIA RTX 6000 Ada Generation", "rtx6000-ada"},
+                                                           {"NVIDIA GeForce RTX 5090", "rtx5090"},
+                                                           {"NVIDIA GeForce RTX 4070 Ti", "rtx4070ti"},
+                                                           {"NVIDIA H20", "h20"},
+                                                           {"NVIDIA GH200 480GB", "gh200-96gb"},
+                                                           {"NVIDIA GH200 144G HBM3e", "gh200-144gb"},
+                                                           {"NVIDIA L40", "l40"},
+                                                           {"NVIDIA A30", "a30"}};
   for (auto [spelled, name] : spellings) {
     const Hardware* h = find_hardware(spelled);
     ASSERT_NE(h, nullptr) << spelled;
@@ -194,7 +205,8 @@ TEST(PerfHardware, NamesAreFoundAsUsersSpellThem) {
   for (const Hardware& h : hardware_table()) EXPECT_TRUE(keys.insert(hardware_key(h.name)).second) << h.name;
   for (const char* reported :
        {"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "NVIDIA A100-SXM4-40GB", "NVIDIA A100 80GB PCIe",
-        "Tesla V100-SXM2-32GB", "NVIDIA RTX 6000 Ada Generation"})
+        "Tesla V100-SXM2-32GB", "NVIDIA RTX 6000 Ada Generation", "NVIDIA GH200 480GB",
+        "NVIDIA GH200 144G HBM3e"})
     EXPECT_TRUE(keys.insert(hardware_key(reported)).second) << reported;
 }
 
@@ -214,10 +226,25 @@ TEST(PerfHardware, HwTakesAUniquePrefixAndNamesTheChoicesOfAnAmbiguousOne) {
   }
   EXPECT_EQ(match_hardware("h2", "--hw"), nullptr);  // two characters name no prefix
   // A prefix never cuts a number (the H20 is another card than the H200); it may end where one does.
-  EXPECT_EQ(match_hardware("h20", "--hw"), nullptr);
+  EXPECT_EQ(match_hardware("h20", "--hw"), find_hardware("h20"));
+  EXPECT_EQ(match_hardware("mi30", "--hw"), nullptr);
   EXPECT_EQ(match_hardware("mi300", "--hw"), find_hardware("mi300x"));
   EXPECT_EQ(match_hardware("rtx309", "--hw"), nullptr);
   EXPECT_THROW(match_hardware("a100", "--hw"), Error);  // the three A100s: dashes part their numbers
+  // Nor does it leave off a tier: a Ti or a Super is a card of its own, so "4070" (the RTX 4070, not in the
+  // table) is not the rtx4070ti, and "4060" not a 4060 Ti.
+  EXPECT_EQ(match_hardware("rtx4070", "--gpu"), nullptr);
+  EXPECT_EQ(match_hardware("4070 Ti", "--gpu"), find_hardware("rtx4070ti"));
+  EXPECT_EQ(match_hardware("rtx4060", "--gpu"), nullptr);
+  // Cards sold in two sizes under one name are named with their size; the name alone lists both.
+  try {
+    match_hardware("NVIDIA GeForce RTX 4060 Ti", "--gpu");
+    ADD_FAILURE() << "the 4060 Ti's size was guessed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("rtx4060ti-8gb, rtx4060ti-16gb"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(match_hardware("4060ti-16", "--gpu"), find_hardware("rtx4060ti-16gb"));
+  EXPECT_THROW(match_hardware("gh200", "--gpu"), Error);  // 96 GB HBM3 or 144 GB HBM3e
 }
 
 TEST(PerfHardware, DtypeNames) {

@@ -137,6 +137,37 @@ constexpr Row kHardwareRows[] = {
    "the 18 CUDA-graph decode steps (h200-decode-cuda-graphs.json) with the model's kernel count; capacity "
    "and NVLink from the NVIDIA H200 datasheet; "
    "on-chip: L2 50 MB, 132 SMs x 256 KB L1/shared memory (the H100 SXM die)"},
+  // The H20's tensor rate is low against its bandwidth (bf16 ridge 37 FLOP/byte, under b_sat 64): seed 001's
+  // eta_tc = M / b_sat makes its batch-1 decode compute-bound, where GEMV kernels on its CUDA cores would
+  // not be; --b-sat sets the saturation.
+  {"h20", "NVIDIA H20 96 GB",
+   "",
+   44, 74, 148, 148, 296, 0, 296,
+   4000, 96, 450,  // NVLink 4: 900 GB/s total
+   64, 0, 0, 44, 60, 20.4,
+   "NVIDIA H20 specification (NVIDIA publishes no H20 page; the figures its partners and the press, e.g. "
+   "SemiAnalysis, reproduce: dense FP32 44, TF32 74, FP16/BF16 148, FP8 296 TFLOPS, INT8 296 TOPS, a "
+   "Hopper part with its tensor rate cut, so no figure here is derived from its clocks); 96 GB HBM3 at 4.0 "
+   "TB/s; NVLink 900 GB/s total = 450 per direction; FP4 not supported; "
+   "on-chip: L2 60 MB, 78 SMs x 256 KB L1/shared memory (Hopper)"},
+  {"gh200-96gb", "NVIDIA GH200 Grace Hopper, its H100 GPU with 96 GB HBM3",
+   "NVIDIA GH200 480GB",
+   67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9,
+   4000, 96, 450,  // NVLink 4 in NVLink-Switch systems (NVL32); many GH200 nodes join over InfiniBand only
+   64, 0, 0, 67, 50, 34.6,
+   "NVIDIA GH200 Grace Hopper Superchip datasheet, nvidia.com/en-us/data-center/grace-hopper-superchip/ "
+   "(the GPU: FP32 67, TF32 989, BF16/FP16 1,979, FP8 and INT8 3,958 with sparsity, halved here, as the H100 "
+   "SXM; 96 GB HBM3 at 4 TB/s; GPU-to-GPU NVLink 4, 900 GB/s total = 450 per direction where an NVLink "
+   "Switch joins the superchips; the Grace CPU's LPDDR5X and NVLink-C2C are not modelled); FP4 not "
+   "supported; on-chip: L2 50 MB, 132 SMs x 256 KB L1/shared memory (the H100 SXM die)"},
+  {"gh200-144gb", "NVIDIA GH200 Grace Hopper, its H100 GPU with 144 GB HBM3e",
+   "NVIDIA GH200 144G HBM3e",
+   67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9,
+   4900, 144, 450,  // as the 96 GB part
+   64, 0, 0, 67, 50, 34.6,
+   "NVIDIA GH200 Grace Hopper Superchip datasheet, nvidia.com/en-us/data-center/grace-hopper-superchip/ "
+   "(the HBM3e part: 144 GB at 4.9 TB/s; compute and links as the 96 GB part above); FP4 not supported; "
+   "on-chip: L2 50 MB, 132 SMs x 256 KB L1/shared memory (the H100 SXM die)"},
   {"b200", "NVIDIA B200 (HGX B200) 180 GB",
    "",
    75, 1125, 2250, 2250, 4500, 9000, 4500,
@@ -185,6 +216,15 @@ constexpr Row kHardwareRows[] = {
    "links, 1,075 GB/s aggregate = 537.5 per direction); "
    "on-chip: 256 MB Infinity Cache + 8 XCDs x 4 MB L2, 256 CUs x (160 KB LDS + 32 KB L1) (AMD CDNA 4 "
    "whitepaper)"},
+  {"l40", "NVIDIA L40 48 GB",
+   "",
+   90.5, 90.5, 181.05, 181.05, 362, 0, 362,
+   864, 48, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 90.5, 96, 18.6,
+   "NVIDIA L40 GPU datasheet, nvidia.com/en-us/data-center/l40/ (figures without sparsity: FP32 90.5, "
+   "TF32 90.5, BF16/FP16 181.05, FP8 362 TFLOPS, INT8 362 TOPS: half the L40S's tensor rates; GDDR6 864 "
+   "GB/s; PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction, no NVLink); FP4 not supported; "
+   "on-chip: L2 96 MB, 142 SMs x 128 KB L1/shared memory (AD102, Ada whitepaper)"},
   {"l40s", "NVIDIA L40S 48 GB",
    "",
    91.6, 183, 362.05, 362.05, 733, 0, 733,
@@ -231,6 +271,16 @@ constexpr Row kHardwareRows[] = {
    "TF32 62.5, FP16/BF16 125 TFLOPS, INT8 250 TOPS, not the sparsity ones; FP32 31.2; GDDR6 600 GB/s; "
    "PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction); FP8/FP4 not supported; AWS's A10G is "
    "another part; on-chip: L2 6 MB, 72 SMs x 128 KB L1/shared memory (GA102, Ampere GA102 whitepaper)"},
+  {"a30", "NVIDIA A30 24 GB",
+   "",
+   10.3, 82, 165, 165, 0, 0, 330,
+   933, 24, 32,  // PCIe Gen4 x16 (the 2-GPU NVLink bridge is not modelled)
+   64, 0, 0, 10.3, 24, 11.0,
+   "NVIDIA A30 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/products/a30-gpu/ (dense figures: "
+   "FP32 10.3, TF32 82, BF16/FP16 165 TFLOPS, INT8 330 TOPS, not the sparsity ones: 56 SMs at 1.44 GHz "
+   "at the A100's rate per SM; HBM2 933 GB/s; PCIe Gen4 64 GB/s bidirectional = 32 per direction, the "
+   "NVLink bridge for GPU pairs (200 GB/s bidirectional) not modelled); FP8/FP4 not supported; "
+   "on-chip: L2 24 MB, 56 SMs x 192 KB L1/shared memory (GA100)"},
   {"a40", "NVIDIA A40 48 GB",
    "",
    37.4, 74.8, 149.7, 149.7, 0, 0, 299.3,
@@ -272,6 +322,16 @@ constexpr Row kHardwareRows[] = {
    "runs at full rate; TF32 half and INT8 twice that, as on every Ampere GA10x part; GDDR6 448 GB/s; PCIe "
    "Gen4 x16 = 32 GB/s per direction); FP8/FP4 not supported; "
    "on-chip: L2 4 MB, 48 SMs x 128 KB L1/shared memory (GA104)"},
+  {"rtx3060", "NVIDIA GeForce RTX 3060 12 GB",
+   "",
+   12.7, 12.7, 25.5, 25.5, 0, 0, 101.9,
+   360, 12, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 12.7, 3, 3.7,
+   "NVIDIA's RTX 3060 launch figures (FP32 13 TFLOPS; tensor 101 TFLOPS: FP16 with FP16 accumulate and "
+   "sparsity) as dense rates with FP32 accumulate by the GA102 whitepaper's ratios per SM (28 SMs at 1.777 "
+   "GHz: FP32 12.7, FP16/BF16 25.5, TF32 12.7, INT8 101.9 TOPS); GDDR6 at 15 Gbps on 192 bits = 360 GB/s; "
+   "PCIe Gen4 x16 = 32 GB/s per direction; FP8/FP4 not supported; the 12 GB card (an 8 GB one, 240 GB/s, "
+   "has the same name); on-chip: L2 3 MB, 28 SMs x 128 KB L1/shared memory (GA106)"},
   {"rtx3070", "NVIDIA GeForce RTX 3070 8 GB",
    "",
    20.3, 20.3, 40.6, 40.6, 0, 0, 162.6,
@@ -281,6 +341,15 @@ constexpr Row kHardwareRows[] = {
    "with FP32 accumulate (FP16 with FP16 accumulate is twice: 81.3); TF32 20.3, INT8 162.6 TOPS; FP32 20.3; "
    "GDDR6 448 GB/s; PCIe Gen4 x16 = 32 GB/s per direction; FP8/FP4 not supported; "
    "on-chip: L2 4 MB, 46 SMs x 128 KB L1/shared memory"},
+  {"rtx3080", "NVIDIA GeForce RTX 3080 10 GB",
+   "",
+   29.8, 29.8, 59.5, 59.5, 0, 0, 238,
+   760, 10, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 29.8, 5, 8.9,
+   "NVIDIA Ampere GA102 GPU Architecture whitepaper, its GeForce RTX 3080 table: dense tensor rates with "
+   "FP32 accumulate (FP16 with FP16 accumulate is twice: 119); TF32 29.8, INT8 238 TOPS; FP32 29.8; GDDR6X "
+   "760 GB/s; PCIe Gen4 x16 = 32 GB/s per direction; FP8/FP4 not supported; the 10 GB card (the later 12 "
+   "GB one has 70 SMs and 912 GB/s); on-chip: L2 5 MB, 68 SMs x 128 KB L1/shared memory"},
   {"rtx3090", "NVIDIA GeForce RTX 3090 24 GB",
    "",
    35.6, 35.6, 71, 71, 0, 0, 284,
@@ -300,11 +369,38 @@ constexpr Row kHardwareRows[] = {
    "by the GA102 whitepaper's ratios for the RTX 3090 (a quarter: 80; TF32 half of that, INT8 four times); "
    "GDDR6X at 21 Gbps on 384 bits = 1,008 GB/s; PCIe Gen4 x16 = 32 GB/s per direction, NVLink bridge not "
    "modelled; FP8/FP4 not supported; on-chip: L2 6 MB, 84 SMs x 128 KB L1/shared memory (the whole GA102)"},
+  {"rtx4060ti-8gb", "NVIDIA GeForce RTX 4060 Ti 8 GB",
+   "",
+   22.1, 22.1, 44.1, 44.1, 88.3, 0, 176.5,
+   288, 8, 16,  // PCIe Gen4 x8, no NVLink
+   64, 0, 0, 22.1, 32, 4.5,
+   "NVIDIA's RTX 4060 Ti figures (FP32 22 TFLOPS; 353 AI TOPS: FP8 with FP16 accumulate and sparsity) as "
+   "dense rates with FP32 accumulate by the Ada whitepaper's ratios per SM (34 SMs at 2.535 GHz: FP16/BF16 "
+   "44.1, FP8 88.3, TF32 22.1, INT8 176.5 TOPS); GDDR6 at 18 Gbps on 128 bits = 288 GB/s; PCIe Gen4 x8 = "
+   "16 GB/s per direction; FP4 not supported; on-chip: L2 32 MB, 34 SMs x 128 KB L1/shared memory "
+   "(AD106)"},
+  {"rtx4060ti-16gb", "NVIDIA GeForce RTX 4060 Ti 16 GB",
+   "",
+   22.1, 22.1, 44.1, 44.1, 88.3, 0, 176.5,
+   288, 16, 16,  // PCIe Gen4 x8, no NVLink
+   64, 0, 0, 22.1, 32, 4.5,
+   "as the 8 GB RTX 4060 Ti above, with 16 GB (both cards report the name \"NVIDIA GeForce RTX 4060 Ti\": "
+   "say which)"},
+  {"rtx4070ti", "NVIDIA GeForce RTX 4070 Ti 12 GB",
+   "",
+   40.1, 40.1, 80.2, 80.2, 160.4, 0, 320.7,
+   504, 12, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 40.1, 48, 7.9,
+   "NVIDIA's RTX 4070 Ti figures (FP32 40 TFLOPS; 641 AI TOPS: FP8 with FP16 accumulate and sparsity) as "
+   "dense rates with FP32 accumulate by the Ada whitepaper's ratios per SM (60 SMs at 2.61 GHz: FP16/BF16 "
+   "80.2, FP8 160.4, TF32 40.1, INT8 320.7 TOPS); GDDR6X at 21 Gbps on 192 bits = 504 GB/s; PCIe Gen4 x16 "
+   "= 32 GB/s per direction; FP4 not supported; on-chip: L2 48 MB, 60 SMs x 128 KB L1/shared memory "
+   "(AD104)"},
   {"rtx4080", "NVIDIA GeForce RTX 4080 16 GB",
    "",
    48.7, 48.7, 97.5, 97.5, 194.9, 0, 389.9,
    716.8, 16, 32,  // PCIe Gen4 x16, no NVLink
-   64, 0, 0, 48.7, 64, 9.7,
+   64, 0, 0, 48.7, 64, 10.0,
    "NVIDIA Ada GPU Architecture whitepaper v2.01, Appendix A (GeForce RTX 4080 16GB): dense tensor rates with "
    "FP32 accumulate (FP16-accumulate FP16/FP8 rates are twice these); GDDR6X 716.8 GB/s; PCIe Gen4 x16 = 32 "
    "GB/s per direction, no NVLink; FP4 not supported; "
@@ -318,6 +414,27 @@ constexpr Row kHardwareRows[] = {
    "FP32 accumulate (FP16-accumulate FP16/FP8 rates are twice these); GDDR6X 1,008 GB/s; PCIe Gen4 x16 = "
    "32 GB/s per direction, no NVLink; FP4 not supported; "
    "on-chip: L2 72 MB, 128 SMs x 128 KB L1/shared memory (Ada whitepaper)"},
+  {"rtx5080", "NVIDIA GeForce RTX 5080 16 GB",
+   "",
+   56.3, 56.3, 112.6, 112.6, 225.1, 900.4, 450.2,
+   960, 16, 64,  // PCIe Gen5 x16, no NVLink
+   64, 0, 0, 56.3, 64, 11.0,
+   "NVIDIA's RTX 5080 figures (FP32 56 TFLOPS; 1,801 AI TOPS: FP4 with sparsity) as dense rates with FP32 "
+   "accumulate by the RTX Blackwell whitepaper's ratios per SM (84 SMs at 2.617 GHz: FP16/BF16 112.6, FP8 "
+   "225.1, FP4 900.4, TF32 56.3, INT8 450.2 TOPS); GDDR7 at 30 Gbps on 256 bits = 960 GB/s; PCIe Gen5 x16 "
+   "128 GB/s bidirectional = 64 per direction, no NVLink; on-chip: L2 64 MB, 84 SMs x 128 KB L1/shared "
+   "memory (GB203)"},
+  {"rtx5090", "NVIDIA GeForce RTX 5090 32 GB",
+   "",
+   104.8, 104.8, 209.5, 209.5, 419, 1676, 838,
+   1792, 32, 64,  // PCIe Gen5 x16, no NVLink
+   64, 0, 0, 104.8, 96, 22.3,
+   "NVIDIA RTX Blackwell GPU Architecture whitepaper, Appendix A (GeForce RTX 5090): dense tensor rates "
+   "with FP32 accumulate, FP16/BF16 209.5, FP8 419 (FP16-accumulate rates are twice these), FP4 1,676 "
+   "(listed with FP32 accumulate only; 3,352 AI TOPS with sparsity); TF32 104.8, INT8 838 TOPS by the "
+   "same ratios per SM; FP32 104.8; GDDR7 at 28 Gbps on 512 bits = 1,792 GB/s; PCIe Gen5 x16 128 GB/s "
+   "bidirectional = 64 per direction, no NVLink; "
+   "on-chip: L2 96 MB, 170 SMs x 128 KB L1/shared memory (GB202)"},
 };
 // clang-format on
 
@@ -579,9 +696,10 @@ const Hardware* find_hardware(std::string_view name) {
 
 namespace {
 
-// Whether `want` (a hardware_key) begins the key of the table name `name` without cutting a number in two:
-// "h20" does not begin the h200 (the H20 is another card), "a100" begins the a100-40gb (a dash parts its
-// numbers) and "rtx6000" the rtx6000-ada.
+// Whether `want` (a hardware_key) begins the key of the table name `name` without cutting a number in two
+// or leaving off a tier: "h20" does not begin the h200 (the H20 is another card), nor "rtx4070" the
+// rtx4070ti (NVIDIA's Ti and Super are cards of their own, not variants of one); "a100" begins the
+// a100-40gb (a dash parts its numbers) and "rtx6000" the rtx6000-ada.
 bool begins_key(const std::string& want, std::string_view name) {
   std::string key;
   std::vector<bool> joined;  // joined[i]: key[i] follows key[i - 1] in the name with nothing between
@@ -598,7 +716,10 @@ bool begins_key(const std::string& want, std::string_view name) {
   if (key.rfind(want, 0) != 0) return false;
   const size_t n = want.size();
   auto digit = [&](size_t i) { return std::isdigit(static_cast<unsigned char>(key[i])) != 0; };
-  return n == key.size() || n == 0 || !(joined[n] && digit(n - 1) && digit(n));
+  if (n == key.size() || n == 0) return true;
+  const std::string_view rest = std::string_view(key).substr(n);
+  const bool tier = digit(n - 1) && (rest.starts_with("ti") || rest.starts_with("super"));
+  return !tier && !(joined[n] && digit(n - 1) && digit(n));
 }
 
 }  // namespace
@@ -612,7 +733,10 @@ const Hardware* match_hardware(std::string_view name, std::string_view flag) {
   size_t count = 0;
   std::string matches;
   for (const Hardware& h : hardware_table()) {
-    if (!begins_key(want, h.name) || h.name.find("measured") != std::string::npos) continue;
+    // As in find_hardware, "RTX" may be left out ("4060 Ti 16" begins the rtx4060ti-16gb).
+    if (!(begins_key(want, h.name) || begins_key("rtx" + want, h.name)) ||
+        h.name.find("measured") != std::string::npos)
+      continue;
     matches += (matches.empty() ? "" : ", ") + h.name;
     found = &h;
     ++count;
