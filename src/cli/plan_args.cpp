@@ -26,7 +26,7 @@ CommandSpec plan_spec(PlanArgs& a) {
   EngineKnobs& k = r.knobs;
   // clang-format off
   const std::vector<Option> own = {
-      {{"--gpu"}, "SPEC", "devices: 24GB, h200, 8xh200, 2xh100-sxm (a count and a hardware name, or a size; binary GB)",
+      {{"--gpu"}, "SPEC", "devices: 24GB, h200, 8xh200, 2xh100-sxm (a count and a hardware name, or a size; binary GB); devices that differ in order: rtx4070ti,rtx3090ti",
        [&a](const std::string& v) { a.gpu = v; }},
       {{"--cpu-ram"}, "SIZE", "CPU memory for offloaded layers, e.g. 64GB (enables the offload plan)",
        [&a](const std::string& v) { a.cpu_ram = v; }},

@@ -14,11 +14,37 @@
 namespace ma {
 namespace {
 
+// Runs of alike devices, in order: "1 x NVIDIA GeForce RTX 4070 Ti 12 GB (12.00 GiB)".
+struct DeviceRun {
+  uint32_t count = 0;
+  std::string name;
+  uint64_t memory_bytes = 0;
+};
+
+std::vector<DeviceRun> device_runs(const DeviceSpec& g) {
+  if (!g.mixed()) return {{g.count, g.hardware ? g.hardware->description : "", g.memory_bytes}};
+  std::vector<DeviceRun> runs;
+  for (size_t i = 0; i < g.memories.size(); ++i) {
+    if (runs.empty() || runs.back().name != g.names[i] || runs.back().memory_bytes != g.memories[i])
+      runs.push_back({0, g.names[i], g.memories[i]});
+    ++runs.back().count;
+  }
+  return runs;
+}
+
 std::string devices_text(const Plan& p) {
   const DeviceSpec& g = p.request.gpus;
-  if (!g.hardware) return std::to_string(g.count) + " x " + human_bytes(g.memory_bytes) + " device";
-  return std::to_string(g.count) + " x " + g.hardware->description + " (" + human_bytes(g.memory_bytes) +
-         " each)";
+  if (!g.mixed() && !g.hardware)
+    return std::to_string(g.count) + " x " + human_bytes(g.memory_bytes) + " device";
+  if (!g.mixed())
+    return std::to_string(g.count) + " x " + g.hardware->description + " (" + human_bytes(g.memory_bytes) +
+           " each)";
+  std::string t;
+  for (const DeviceRun& r : device_runs(g))
+    t += (t.empty() ? "" : " + ") + std::to_string(r.count) + " x " +
+         (r.name.empty() ? human_bytes(r.memory_bytes) + " device"
+                         : r.name + " (" + human_bytes(r.memory_bytes) + ")");
+  return t;
 }
 
 std::string tokens_per_s(const std::optional<double>& v) {
@@ -61,7 +87,8 @@ std::string verdict(const Plan& p) {
   const SplitPlan& s = p.splits[*p.best];
   return "fits: " + split_name(s.split) + ", " +
          human_bytes(s.budget.worst.used() - s.budget.worst.kv_spare) + " of " +
-         human_bytes(s.budget.worst.capacity) + " per device";
+         human_bytes(s.budget.worst.capacity) +
+         (p.request.gpus.mixed() ? " on the fullest device" : " per device");
 }
 
 std::vector<std::vector<std::string>> device_rows(const SplitPlan& s) {
@@ -70,17 +97,20 @@ std::vector<std::vector<std::string>> device_rows(const SplitPlan& s) {
     const StageBudget& st = s.budget.stages[i];
     const DeviceBytes& d = st.bytes;
     rows.push_back({std::to_string(i),
-                    std::to_string(st.first_layer) + "-" + std::to_string(st.end_layer - 1),
-                    human_bytes(d.weights), human_bytes(d.kv), human_bytes(d.activations),
-                    human_bytes(d.overhead), human_bytes(d.reserved), human_bytes(d.kv_spare),
-                    human_bytes(free_bytes(d)), d.fits() ? "yes" : "no"});
+                    st.end_layer > st.first_layer
+                        ? std::to_string(st.first_layer) + "-" + std::to_string(st.end_layer - 1)
+                        : "none",
+                    human_bytes(d.capacity), human_bytes(d.weights), human_bytes(d.kv),
+                    human_bytes(d.activations), human_bytes(d.overhead), human_bytes(d.reserved),
+                    human_bytes(d.kv_spare), human_bytes(free_bytes(d)), d.fits() ? "yes" : "no"});
   }
   return rows;
 }
 // The JSON's names (splits[].bytes, stages[].bytes): reserved is the engine's headroom, kv_spare the part of
 // its KV pool this batch leaves unused.
-const std::vector<std::string> kDeviceHeader{"stage",    "layers",   "weights",  "kv_cache", "activations",
-                                             "overhead", "reserved", "kv_spare", "free",     "fits"};
+const std::vector<std::string> kDeviceHeader{"stage",    "layers",      "capacity", "weights",
+                                             "kv_cache", "activations", "overhead", "reserved",
+                                             "kv_spare", "free",        "fits"};
 
 std::vector<std::vector<std::string>> split_rows(const Plan& p) {
   std::vector<std::vector<std::string>> rows;
@@ -334,6 +364,21 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
   w.key("spec").value(p.request.gpus.text);
   w.key("count").value(p.request.gpus.count);
   w.key("memory_bytes").value(p.request.gpus.memory_bytes);
+  w.key("total_memory_bytes").value(p.request.gpus.total_memory());
+  w.key("mixed").value(p.request.gpus.mixed());
+  w.key("runs").begin_array();
+  for (const DeviceRun& r : device_runs(p.request.gpus)) {
+    w.begin_object();
+    w.key("count").value(r.count);
+    w.key("name");  // null: a device given by its size
+    if (r.name.empty())
+      w.null();
+    else
+      w.value(r.name);
+    w.key("memory_bytes").value(r.memory_bytes);
+    w.end_object();
+  }
+  w.end_array();
   w.key("hardware");
   if (p.request.gpus.hardware)
     w.value(p.request.gpus.hardware->name);
@@ -517,20 +562,31 @@ std::string render_plan_svg(const Plan& p) {
   sub.min_size = 10;
   svg.fit(20, 48, width - 40, devices_text(p) + "; " + verdict(p), sub);
   if (!c) return svg.finish();
-  const double cap = static_cast<double>(p.request.gpus.memory_bytes);
+  // The scale is the largest device's; devices that differ each get their own capacity line.
+  uint64_t largest = 0;
+  for (const StageBudget& st : c->budget.stages) largest = std::max(largest, st.bytes.capacity);
+  const double cap = static_cast<double>(largest);
   auto y_of = [&](double bytes) {
     return top + plot_h - plot_h * std::min(bytes, cap * 1.25) / (cap * 1.25);
   };
-  // Capacity line and axis.
   svg.line(left - 6, top, left - 6, top + plot_h, plot::kAxis, 1);
-  svg.line(left - 10, y_of(cap), left + static_cast<double>(stages) * (bar_w + gap), y_of(cap),
-           plot::kVermillion, 1.5, true);
   TextStyle axis{11, plot::kMuted, false, diagram::Anchor::End};
-  svg.text(left - 12, y_of(cap) + 4, human_bytes(p.request.gpus.memory_bytes), axis);
+  svg.text(left - 12, y_of(cap) + 4, human_bytes(largest), axis);
   svg.text(left - 12, top + plot_h + 4, "0", axis);
+  const bool alike = std::all_of(c->budget.stages.begin(), c->budget.stages.end(),
+                                 [&](const StageBudget& st) { return st.bytes.capacity == largest; });
+  if (alike)
+    svg.line(left - 10, y_of(cap), left + static_cast<double>(stages) * (bar_w + gap), y_of(cap),
+             plot::kVermillion, 1.5, true);
   for (size_t i = 0; i < stages; ++i) {
     const DeviceBytes& d = c->budget.stages[i].bytes;
     const double x = left + static_cast<double>(i) * (bar_w + gap);
+    if (!alike) {
+      const double y = y_of(static_cast<double>(d.capacity));
+      svg.line(x - 6, y, x + bar_w + 6, y, plot::kVermillion, 1.5, true);
+      svg.text(x + bar_w / 2, y - 4, human_bytes(d.capacity),
+               TextStyle{10, plot::kMuted, false, diagram::Anchor::Middle});
+    }
     double acc = 0;
     for (const BytesKind& k : kDeviceByteKinds) {
       const double b = static_cast<double>(d.*k.field);

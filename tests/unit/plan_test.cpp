@@ -76,7 +76,9 @@ TEST(PlanDevices, SizesAreBinaryAndNamesComeFromTheHardwareTable) {
   EXPECT_EQ(parse_device_spec("H100 NVL", "--gpu").memory_bytes, 94 * kGiB);
   EXPECT_EQ(parse_device_spec("a100 pcie", "--gpu").hardware->name, "a100-pcie-80gb");
   EXPECT_EQ(parse_memory_size("64GB", "--cpu-ram"), 64 * kGiB);
-  for (const char* bad : {"h100", "0xh200", "8x", "abc", "-5GB", "24XB", "nvidia", "2xNVIDIA"}) {
+  // Devices that differ are a list with a device between every two commas, each one valid.
+  for (const char* bad : {"h100", "0xh200", "8x", "abc", "-5GB", "24XB", "nvidia", "2xNVIDIA", "24GB,",
+                          ",24GB", "24GB,,16GB", "24GB,h100", "24GB,abc"}) {
     try {
       parse_device_spec(bad, "--gpu");
       ADD_FAILURE() << bad << " was accepted";

@@ -97,11 +97,15 @@ StageCache stage_cache(const BudgetModel& m, uint32_t first, uint32_t end, uint3
   return c;
 }
 
-uint64_t stage_weights(const WeightLayout& w, uint32_t first, uint32_t end, bool is_first, bool is_last) {
+// `embedding_here`: the stage holds what runs before the layers (the first stage, except under llama.cpp,
+// which keeps the token embedding on the CPU); `output_here`: the final norm and head, with a copy of a tied
+// embedding where the stage does not hold it.
+uint64_t stage_weights(const WeightLayout& w, uint32_t first, uint32_t end, bool embedding_here,
+                       bool output_here) {
   uint64_t b = 0;
   for (uint32_t l = first; l < end; ++l) b += w.layer_bytes[l];
-  if (is_first) b += w.before_bytes;
-  if (is_last) b += w.after_bytes + (is_first ? 0 : w.tied_head_bytes);  // the first has the embedding
+  if (embedding_here) b += w.before_bytes;
+  if (output_here) b += w.after_bytes + (embedding_here ? 0 : w.tied_head_bytes);
   return b;
 }
 
@@ -425,25 +429,76 @@ std::vector<uint32_t> balance_stages(const WeightLayout& w, uint32_t pp) {
   return starts;
 }
 
+LayerSplit llama_cpp_layer_split(uint32_t layers, std::span<const uint64_t> shares) {
+  LayerSplit s;
+  std::vector<float> splits;
+  float sum = 0;
+  for (uint64_t share : shares) splits.push_back(sum += static_cast<float>(share));
+  for (float& f : splits) f /= sum;
+  const uint32_t on_gpu = layers + 1;  // every layer and the output
+  auto device_of = [&](uint32_t layer) {
+    const auto at = std::upper_bound(splits.begin(), splits.end(),
+                                     static_cast<float>(layer) / static_cast<float>(on_gpu));
+    return std::min<size_t>(static_cast<size_t>(at - splits.begin()), splits.size() - 1);
+  };
+  s.starts.assign(splits.size(), layers);
+  for (uint32_t l = layers; l-- > 0;) s.starts[device_of(l)] = l;
+  // A device given no layer starts where the next one does.
+  for (size_t d = splits.size() - 1; d-- > 0;) s.starts[d] = std::min(s.starts[d], s.starts[d + 1]);
+  s.output_device = device_of(layers);
+  return s;
+}
+
 Budget device_budget(const BudgetModel& m, Split split, uint64_t batch, uint64_t context, PlanEngine engine,
                      const EngineKnobs& knobs, uint64_t device_bytes) {
+  return device_budget(m, split, batch, context, engine, knobs, std::span<const uint64_t>(&device_bytes, 1));
+}
+
+Budget device_budget(const BudgetModel& m, Split split, uint64_t batch, uint64_t context, PlanEngine engine,
+                     const EngineKnobs& knobs, std::span<const uint64_t> device_bytes) {
   Budget b;
   b.split = split;
   const uint32_t n = static_cast<uint32_t>(m.weights.layer_bytes.size());
-  const std::vector<uint32_t> starts = balance_stages(m.weights, split.pp);
+  // Each stage's device memory: the smallest of its tensor-parallel group.
+  std::vector<uint64_t> capacity(split.pp, device_bytes.front());
+  if (device_bytes.size() > 1)
+    for (uint32_t st = 0; st < split.pp; ++st) {
+      const uint32_t first = st * split.tp;
+      capacity[st] = device_bytes[std::min<size_t>(first, device_bytes.size() - 1)];
+      for (uint32_t d = first; d < first + split.tp && d < device_bytes.size(); ++d)
+        capacity[st] = std::min(capacity[st], device_bytes[d]);
+    }
+  const bool llama = engine == PlanEngine::LlamaCpp;
+  std::vector<uint32_t> starts;
+  size_t output_stage = split.pp - 1;
+  if (llama && split.pp > 1) {
+    std::vector<uint64_t> shares(capacity);
+    for (uint64_t& c : shares) c *= split.tp;
+    LayerSplit ls = llama_cpp_layer_split(n, shares);
+    starts = std::move(ls.starts);
+    output_stage = ls.output_device;
+  } else {
+    starts = balance_stages(m.weights, split.pp);
+    output_stage = starts.size() - 1;
+  }
   b.fits = true;
   for (size_t i = 0; i < starts.size(); ++i) {
     StageBudget st;
     st.first_layer = starts[i];
     st.end_layer = i + 1 < starts.size() ? starts[i + 1] : n;
-    const bool first = i == 0, last = i + 1 == starts.size();
-    const uint64_t weights = stage_weights(m.weights, st.first_layer, st.end_layer, first, last) / split.tp;
+    const bool embedding_here = i == 0 && !llama, output_here = i == output_stage;
+    const uint64_t weights =
+        stage_weights(m.weights, st.first_layer, st.end_layer, embedding_here, output_here) / split.tp;
     const StageCache cache = stage_cache(m, st.first_layer, st.end_layer, split.tp, batch,
                                          cached_tokens(engine, knobs, context), engine, knobs);
-    st.bytes.capacity = device_bytes;
+    st.bytes.capacity = capacity[std::min(i, capacity.size() - 1)];
     EngineView view;
-    fill_device(m, split, batch, context, engine, knobs, weights, cache, last, st.bytes, view);
-    if (b.stages.empty() || st.bytes.used() > b.worst.used()) {
+    fill_device(m, split, batch, context, engine, knobs, weights, cache, output_here, st.bytes, view);
+    // The fullest device is the one with the least room left (devices that differ fill differently).
+    auto room = [](const DeviceBytes& d) {
+      return static_cast<double>(d.capacity) - static_cast<double>(d.used());
+    };
+    if (b.stages.empty() || room(st.bytes) < room(b.worst)) {
       b.worst = st.bytes;
       b.engine = view;
     }

@@ -4,6 +4,7 @@
 // pool in tokens and the concurrency it allows).
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -79,7 +80,7 @@ struct StageBudget {
 struct Budget {
   Split split;
   std::vector<StageBudget> stages;  // one per pipeline stage; every device of a stage holds the same
-  DeviceBytes worst;                // the fullest stage's device
+  DeviceBytes worst;                // the fullest stage's device (least room left)
   EngineView engine;                // of the fullest stage
   bool fits = false;
 };
@@ -88,6 +89,22 @@ struct Budget {
 // returns each stage's first layer.
 std::vector<uint32_t> balance_stages(const WeightLayout& w, uint32_t pp);
 
+// llama.cpp's layer split (-sm layer, its default): layer i of `layers` goes to the first device whose
+// cumulative share of --tensor-split (default: each device's free memory) exceeds i / (layers + 1), the
+// output counted as layer `layers`, in float as llama.cpp computes it. Returns each device's first layer
+// (a device with a small share may get none: its first is the next one's) and the output's device.
+struct LayerSplit {
+  std::vector<uint32_t> starts;
+  size_t output_device = 0;
+};
+LayerSplit llama_cpp_layer_split(uint32_t layers, std::span<const uint64_t> shares);
+
+// `device_bytes`: each device's memory in order (stage s's tensor-parallel group is devices s x tp to
+// s x tp + tp - 1, sized on its smallest), or one figure for every device. Stages are balanced by weight
+// bytes, under llama.cpp by its layer split with each stage's memory as its share; llama.cpp keeps the
+// token embedding on the CPU, so no stage holds it there.
+Budget device_budget(const BudgetModel& m, Split split, uint64_t batch, uint64_t context, PlanEngine engine,
+                     const EngineKnobs& knobs, std::span<const uint64_t> device_bytes);
 Budget device_budget(const BudgetModel& m, Split split, uint64_t batch, uint64_t context, PlanEngine engine,
                      const EngineKnobs& knobs, uint64_t device_bytes);
 

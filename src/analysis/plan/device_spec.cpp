@@ -52,7 +52,15 @@ uint64_t parse_memory_size(std::string_view text, std::string_view flag) {
   bad(flag, text, "must be a size such as 64GB or 512GiB (binary units)");
 }
 
-DeviceSpec parse_device_spec(std::string_view text, std::string_view flag) {
+namespace {
+
+std::string_view without_spaces_around(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+DeviceSpec parse_devices_alike(std::string_view text, std::string_view flag) {
   DeviceSpec d;
   d.text = std::string(text);
   std::string_view rest = text;
@@ -76,6 +84,54 @@ DeviceSpec parse_device_spec(std::string_view text, std::string_view flag) {
   d.hardware = named.hardware;
   d.memory_bytes = named.memory_bytes;
   return d;
+}
+
+}  // namespace
+
+DeviceSpec parse_device_spec(std::string_view text, std::string_view flag) {
+  if (text.find(',') == std::string_view::npos) return parse_devices_alike(text, flag);
+  std::vector<DeviceSpec> parts;
+  uint64_t count = 0;
+  for (std::string_view rest = text;;) {
+    const size_t comma = rest.find(',');
+    const std::string_view part = without_spaces_around(rest.substr(0, comma));
+    if (part.empty()) bad(flag, text, "a comma-separated list needs a device between every two commas");
+    parts.push_back(parse_devices_alike(part, flag));
+    count += parts.back().count;
+    if (count > kMaxDevices) bad(flag, text, "the device count must be 1 to " + std::to_string(kMaxDevices));
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  DeviceSpec d;
+  d.text = std::string(text);
+  d.count = static_cast<uint32_t>(count);
+  d.memory_bytes = parts.front().memory_bytes;
+  bool all_named = true;
+  for (const DeviceSpec& p : parts) {
+    for (uint32_t i = 0; i < p.count; ++i) {
+      d.memories.push_back(p.memory_bytes);
+      d.names.push_back(p.hardware ? p.hardware->description : "");
+    }
+    d.memory_bytes = std::min(d.memory_bytes, p.memory_bytes);
+    all_named = all_named && p.hardware;
+    if (p.hardware && (!d.hardware || p.hardware->hbm_gbps < d.hardware->hbm_gbps)) d.hardware = p.hardware;
+  }
+  if (!all_named) d.hardware.reset();
+  // Alike after all ("h200,h200"): one kind of device.
+  if (std::all_of(parts.begin(), parts.end(), [&](const DeviceSpec& p) {
+        return p.memory_bytes == d.memory_bytes &&
+               (p.hardware ? p.hardware->name : "") == (d.hardware ? d.hardware->name : "");
+      })) {
+    d.memories.clear();
+    d.names.clear();
+  }
+  return d;
+}
+
+uint64_t DeviceSpec::total_memory() const {
+  uint64_t total = 0;
+  for (size_t i = 0; i < count; ++i) total += memory_of(i);
+  return total;
 }
 
 DeviceSpec devices_of(const Hardware& hw, uint32_t count) {

@@ -130,7 +130,7 @@ OffloadPlan plan_offload(const BudgetModel& m, const PlanRequest& rq, uint64_t b
   // (whose attention mask grows with the context).
   const DeviceBytes at =
       device_budget(m, {}, batch, context, PlanEngine::LlamaCpp, k, rq.gpus.memory_bytes).worst;
-  const uint64_t gpu_total = rq.gpus.memory_bytes * rq.gpus.count;
+  const uint64_t gpu_total = rq.gpus.total_memory();
   const uint64_t buffer = at.activations, kv = at.kv;
   const uint64_t gpu_room = gpu_total > buffer + kv ? gpu_total - buffer - kv : 0;
   uint64_t experts_all = 0, dense_all = 0;
@@ -322,11 +322,16 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   m.activation_bytes = dtype_bits(compute) / 8;
   m.ffn = widest_ffn(inv.arch);
   plan.weights_bytes = m.weights.total();
+  const std::vector<uint64_t> memories =
+      rq.gpus.mixed() ? rq.gpus.memories : std::vector<uint64_t>{rq.gpus.memory_bytes};
   auto budget = [&](const Split& s, uint64_t batch, uint64_t context) {
-    return device_budget(m, s, batch, context, rq.engine, knobs, rq.gpus.memory_bytes);
+    return device_budget(m, s, batch, context, rq.engine, knobs, memories);
   };
 
   plan.splits = enumerate_splits(inv.arch, rq.gpus.count);
+  // llama.cpp splits whole layers over its GPUs (-sm layer, its default); its row split is not modelled.
+  if (rq.engine == PlanEngine::LlamaCpp && !rq.tp)
+    std::erase_if(plan.splits, [](const SplitPlan& s) { return s.split.tp > 1; });
   // --tp / --pp name the engine's own split: only those are sized and ranked.
   if (rq.tp || rq.pp) {
     std::erase_if(plan.splits, [&](const SplitPlan& s) {
@@ -347,7 +352,7 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   for (SplitPlan& s : plan.splits) {
     if (!s.invalid.empty()) continue;
     s.budget = budget(s.split, rq.batch, plan.context);
-    s.stage_starts = balance_stages(m.weights, s.split.pp);
+    for (const StageBudget& st : s.budget.stages) s.stage_starts.push_back(st.first_layer);
     if (s.budget.fits && rq.time_splits) time_split(inv, report, rq, kv, plan.context, s);
   }
   // The fastest split that fits (decode, else prefill tokens/s); without timings the one with most room.
@@ -382,7 +387,7 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
     f.weights_bytes = pm.weights.total();
     for (const SplitPlan& s : plan.splits)
       if (s.invalid.empty() &&
-          device_budget(pm, s.split, rq.batch, plan.context, rq.engine, knobs, rq.gpus.memory_bytes).fits) {
+          device_budget(pm, s.split, rq.batch, plan.context, rq.engine, knobs, memories).fits) {
         f.fits = true;
         f.split = s.split;
         break;
@@ -405,9 +410,8 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
       "least "
       "one KV head; MLA's latent is kept whole on each); expert parallel runs inside the tensor-parallel "
       "group",
-      "pipeline stages are contiguous layers balanced by weight bytes; the first holds the embedding, the "
-      "last "
-      "the head; figures are the fullest stage's device",
+      "pipeline stages are contiguous layers balanced by weight bytes (llama.cpp's by its layer split); the "
+      "first holds the embedding, the last the head; figures are the fullest stage's device",
       "decode tokens/s = batch / (pp x one decode step at KV length = context) from the performance model "
       "(no pipelining of microbatches); prefill tokens/s for one sequence of `context` tokens",
       "precisions: bf16, fp8 and int4 convert the linear layers only (int4: g128 with an fp16 scale and "
@@ -416,6 +420,20 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
       "does not load (stored extras such as an MTP layer); vLLM and SGLang hold float weights stored wider "
       "than their compute dtype in it (a float32 checkpoint in bf16)",
   };
+  if (rq.engine == PlanEngine::LlamaCpp)
+    plan.assumptions.push_back(
+        "llama.cpp: whole layers per GPU (-sm layer, its default; its row split is not modelled), layer i of "
+        "n on the first GPU whose cumulative share of --tensor-split exceeds i / (n + 1), the output counted "
+        "as layer n; the default shares are the GPUs' free memory, taken here as each device's memory (give "
+        "--gpu the free sizes when a display or another process holds some); the token embedding stays on "
+        "the CPU");
+  if (rq.gpus.mixed())
+    plan.assumptions.push_back(
+        "the devices differ: each pipeline stage is sized on its own device (a tensor-parallel group on its "
+        "smallest)" +
+        (rq.gpus.hardware
+             ? std::string("; timings assume every device is the slowest, ") + rq.gpus.hardware->description
+             : std::string("; not timed: a device is given by size alone")));
   if (rq.gpus.hardware)
     if (std::optional<std::string> cast = bf16_as_fp16_note(
             precision_perf_inputs(report, rq.precision, kv, *rq.gpus.hardware), *rq.gpus.hardware))
