@@ -155,9 +155,34 @@ TEST(PlanCli, TgiAndTensorRtLlmKnobsReachTheirRules) {
   EXPECT_NEAR(static_cast<double>(pool[0] - pool[1]), 0.45 * 24 * 1073741824.0, 2);
 }
 
+// Devices that differ: the console lists them in order, and the JSON gives each run and each device's
+// capacity, the stages sized on their own devices.
+TEST(PlanCli, DevicesThatDifferAreListedAndEachSizedOnItsOwn) {
+  CommandResult r = run_cli("plan " + example() + " --gpu 'rtx4070ti, 16GB' --engine llama.cpp --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "plan");
+  const json::Value& gpus = *d.root().find("gpus");
+  EXPECT_TRUE(gpus.find("mixed")->as_bool());
+  EXPECT_EQ(*gpus.find("count")->as_uint(), 2u);
+  EXPECT_EQ(*gpus.find("memory_bytes")->as_uint(), 12ull << 30);  // the smallest
+  EXPECT_EQ(*gpus.find("total_memory_bytes")->as_uint(), 28ull << 30);
+  ASSERT_EQ(gpus.find("runs")->items().size(), 2u);
+  EXPECT_EQ(gpus.find("runs")->items().at(1).find("count")->as_uint(), 1u);
+  EXPECT_TRUE(gpus.find("runs")->items().at(1).find("name")->is_null());
+  std::vector<uint64_t> capacities;
+  for (const json::Value& device : d.root().find("devices")->items())
+    capacities.push_back(*device.find("capacity")->as_uint());
+  EXPECT_EQ(capacities, (std::vector<uint64_t>{12ull << 30, 16ull << 30}));
+  CommandResult console = run_cli("plan " + example() + " --gpu 'rtx4070ti, 16GB' --engine llama.cpp");
+  ASSERT_EQ(console.exit_code, 0) << console.err;
+  EXPECT_NE(console.out.find("1 x NVIDIA GeForce RTX 4070 Ti 12 GB (12.00 GiB) + 1 x 16.00 GiB device"),
+            std::string::npos)
+      << console.out;
+}
+
 TEST(PlanCli, BadDevicesAndMissingGpuAreUsageErrors) {
-  for (const char* args :
-       {" --gpu h100", " --gpu 0xh200", " --gpu 24XB", "", " --gpu 24GB --engine lmdeploy"}) {
+  for (const char* args : {" --gpu h100", " --gpu 0xh200", " --gpu 24XB", "", " --gpu 24GB --engine lmdeploy",
+                           " --gpu 24GB,", " --gpu 24GB,h100"}) {
     CommandResult r = run_cli("plan " + example() + args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_NE(r.err.find("--"), std::string::npos) << r.err;
