@@ -115,5 +115,22 @@ TEST(PlanLayerSplit, KvPerGpuIsWhatLlamaCppPrinted) {
   EXPECT_EQ(static_cast<double>(b.stages[1].bytes.kv), parsed->find("kv_mib_cuda1")->as_double() * kMebibyte);
 }
 
+// llama.cpp's offload over several GPUs: each holds a compute buffer of its own, so two 24 GB devices hold
+// one more than one 48 GB device, with the same layers and cache.
+TEST(PlanLayerSplit, OffloadGivesEveryGpuItsComputeBuffer) {
+  const auto m = analyze_dir(MA_EXAMPLE_DIR, {});
+  PlanRequest rq;
+  rq.engine = PlanEngine::LlamaCpp;
+  rq.gpus = parse_device_spec("48GB", "--gpu");
+  const Plan one = make_plan(m->inv, m->report, rq);
+  rq.gpus = parse_device_spec("2x24GB", "--gpu");
+  const Plan two = make_plan(m->inv, m->report, rq);
+  ASSERT_TRUE(one.offload && two.offload);
+  EXPECT_EQ(one.offload->gpu_layers, two.offload->gpu_layers);
+  const uint64_t buffer = one.splits.front().budget.worst.activations;
+  ASSERT_GT(buffer, 0u);
+  EXPECT_EQ(two.offload->gpu_bytes, one.offload->gpu_bytes + buffer);
+}
+
 }  // namespace
 }  // namespace ma::test

@@ -131,7 +131,9 @@ OffloadPlan plan_offload(const BudgetModel& m, const PlanRequest& rq, uint64_t b
   const DeviceBytes at =
       device_budget(m, {}, batch, context, PlanEngine::LlamaCpp, k, rq.gpus.memory_bytes).worst;
   const uint64_t gpu_total = rq.gpus.total_memory();
-  const uint64_t buffer = at.activations, kv = at.kv;
+  // Every GPU holds a compute buffer of its own (llama.cpp logs one per CUDA device); the KV cache follows
+  // the layers, so it is shared out.
+  const uint64_t buffer = at.activations * rq.gpus.count, kv = at.kv;
   const uint64_t gpu_room = gpu_total > buffer + kv ? gpu_total - buffer - kv : 0;
   uint64_t experts_all = 0, dense_all = 0;
   for (uint32_t l = 0; l < n; ++l) {
