@@ -25,8 +25,9 @@ std::vector<DeviceRun> device_runs(const DeviceSpec& g) {
   if (!g.mixed()) return {{g.count, g.hardware ? g.hardware->description : "", g.memory_bytes}};
   std::vector<DeviceRun> runs;
   for (size_t i = 0; i < g.memories.size(); ++i) {
-    if (runs.empty() || runs.back().name != g.names[i] || runs.back().memory_bytes != g.memories[i])
-      runs.push_back({0, g.names[i], g.memories[i]});
+    const std::string name = g.kinds[i] ? g.kinds[i]->description : "";
+    if (runs.empty() || runs.back().name != name || runs.back().memory_bytes != g.memories[i])
+      runs.push_back({0, name, g.memories[i]});
     ++runs.back().count;
   }
   return runs;

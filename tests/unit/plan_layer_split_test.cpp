@@ -89,6 +89,36 @@ TEST(PlanLayerSplit, EachDeviceHoldsTheLayersItsShareGivesIt) {
   for (const SplitPlan& s : p.splits) EXPECT_EQ(s.split.tp, 1u);
 }
 
+// A 4070 Ti (504 GB/s) and a 3090 Ti (1,008 GB/s): each stage is timed on its own device, so a decode step
+// takes longer than on two 3090 Tis and less than on two 4070 Tis, and never less than each stage's weights
+// and cache read at its device's bandwidth, one stage after the other.
+TEST(PlanLayerSplit, EachStageIsTimedOnItsOwnDevice) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  const auto m = analyze_dir(*data / "hf-configs" / "meta-llama__Meta-Llama-3-8B", {});
+  auto step = [&](const char* gpus) {
+    PlanRequest rq;
+    rq.engine = PlanEngine::LlamaCpp;
+    rq.gpus = parse_device_spec(gpus, "--gpu");
+    Plan p = make_plan(m->inv, m->report, rq);
+    EXPECT_TRUE(p.best) << gpus;
+    return p;
+  };
+  const Plan mixed = step("rtx4070ti,rtx3090ti");
+  const SplitPlan& s = mixed.splits[*mixed.best];
+  ASSERT_TRUE(s.decode_step_s);
+  EXPECT_GT(*s.decode_step_s, *step("2xrtx3090ti").splits.front().decode_step_s);
+  EXPECT_LT(*s.decode_step_s, *step("2xrtx4070ti").splits.front().decode_step_s);
+  const double bandwidth[] = {504e9, 1008e9};
+  double floor = 0;
+  for (size_t i = 0; i < 2; ++i) {
+    const DeviceBytes& b = s.budget.stages[i].bytes;
+    floor += static_cast<double>(b.weights + b.kv) / bandwidth[i];
+  }
+  EXPECT_GE(*s.decode_step_s, floor);
+  EXPECT_LT(*s.decode_step_s, floor * 1.1);  // decode at batch 1 is the bytes it reads
+}
+
 // What llama.cpp build 5271 printed on two RTX 3090s for Qwen3-235B-A22B at n_ctx 16,384 with a q8_0 cache:
 // 48 and 46 of the 94 layers, KV buffers of 816.00 and 782.00 MiB.
 TEST(PlanLayerSplit, KvPerGpuIsWhatLlamaCppPrinted) {

@@ -110,7 +110,7 @@ DeviceSpec parse_device_spec(std::string_view text, std::string_view flag) {
   for (const DeviceSpec& p : parts) {
     for (uint32_t i = 0; i < p.count; ++i) {
       d.memories.push_back(p.memory_bytes);
-      d.names.push_back(p.hardware ? p.hardware->description : "");
+      d.kinds.push_back(p.hardware ? find_hardware(p.hardware->name) : nullptr);
     }
     d.memory_bytes = std::min(d.memory_bytes, p.memory_bytes);
     all_named = all_named && p.hardware;
@@ -123,7 +123,7 @@ DeviceSpec parse_device_spec(std::string_view text, std::string_view flag) {
                (p.hardware ? p.hardware->name : "") == (d.hardware ? d.hardware->name : "");
       })) {
     d.memories.clear();
-    d.names.clear();
+    d.kinds.clear();
   }
   return d;
 }

@@ -18,11 +18,12 @@ struct DeviceSpec {
   uint32_t count = 1;
   uint64_t memory_bytes = 0;  // per device; devices that differ: the smallest's
   // A table entry (speed known); a bare size gives memory only. Devices that differ, all named: the one of
-  // least memory bandwidth, which the plan's timings assume for every device.
+  // least memory bandwidth (the plan times each pipeline stage on its own device).
   std::optional<Hardware> hardware;
-  std::vector<uint64_t> memories;  // each device's memory in order when they differ; empty when alike
-  std::vector<std::string> names;  // each device's table description in order when they differ ("": a size)
-  std::string text;                // as written
+  // When they differ, in order: each device's memory, and its hardware-table entry (null: given by size).
+  std::vector<uint64_t> memories;
+  std::vector<const Hardware*> kinds;
+  std::string text;  // as written
 
   bool mixed() const { return !memories.empty(); }
   uint64_t memory_of(size_t device) const { return mixed() ? memories[device] : memory_bytes; }

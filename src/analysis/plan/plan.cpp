@@ -26,29 +26,77 @@ ComputeDType compute_kv(DType kv) {
   return ComputeDType::BF16;
 }
 
-void time_split(const Inventory& inv, const ModelReport& report, const PlanRequest& rq, DType kv,
-                uint64_t context, SplitPlan& s) {
-  if (!rq.gpus.hardware) return;
-  const Hardware& hw = *rq.gpus.hardware;
+// One decode step (batch sequences at KV length `context`) and one prefill of `context` tokens of the whole
+// model on `hw` with the split's tensor and expert parallelism, `pp` pipeline stages; unset where the device
+// cannot compute in the precision.
+struct StepTimes {
+  std::optional<double> decode_s, prefill_s;
+};
+StepTimes step_times(const Inventory& inv, const ModelReport& report, const PlanRequest& rq, DType kv,
+                     uint64_t context, const Split& split, uint32_t pp, const Hardware& hw) {
+  StepTimes t;
   PerfInputs in = precision_perf_inputs(report, rq.precision, kv, hw);
-  in.parallel = {s.split.tp, s.split.pp, s.split.ep, false};
+  in.parallel = {split.tp, pp, split.ep, false};
   try {
     if (has_decode_step(report)) {
       in.mode = PerfMode::Decode;
       in.batch = rq.batch;
       in.kv_len = context;
-      const PerfResult d = model_performance(inv, report, in, hw);
-      s.decode_step_s = d.total.t_est * s.split.pp;  // the stages run one after another for one token
-      s.decode_tokens_per_s = static_cast<double>(rq.batch) / *s.decode_step_s;
+      t.decode_s = model_performance(inv, report, in, hw).total.t_est * pp;  // the stages run in turn
     }
     in.mode = PerfMode::Prefill;
     in.batch = 1;
     in.seq = context;
-    const PerfResult p = model_performance(inv, report, in, hw);
-    s.prefill_tokens_per_s = static_cast<double>(context) / (p.total.t_est * s.split.pp);
+    t.prefill_s = model_performance(inv, report, in, hw).total.t_est * pp;
   } catch (const Error&) {
     // a precision the device cannot compute in: sized, not timed
   }
+  return t;
+}
+
+// Devices that differ, all named: each stage takes its share (its weights and cache over all stages') of the
+// whole model's step on its own device (a tensor-parallel group: its slowest), the stages one after another.
+std::optional<StepTimes> mixed_step_times(const Inventory& inv, const ModelReport& report,
+                                          const PlanRequest& rq, DType kv, uint64_t context,
+                                          const SplitPlan& s) {
+  const DeviceSpec& g = rq.gpus;
+  double all = 0;
+  for (const StageBudget& st : s.budget.stages) all += static_cast<double>(st.bytes.weights + st.bytes.kv);
+  if (!(all > 0)) return std::nullopt;
+  std::vector<std::pair<const Hardware*, StepTimes>> on;  // the whole model on each kind of device
+  StepTimes sum{0.0, 0.0};
+  for (size_t i = 0; i < s.budget.stages.size(); ++i) {
+    const Hardware* hw = nullptr;
+    for (size_t d = i * s.split.tp; d < (i + 1) * s.split.tp && d < g.kinds.size(); ++d)
+      if (!hw || (g.kinds[d] && g.kinds[d]->hbm_gbps < hw->hbm_gbps)) hw = g.kinds[d];
+    if (!hw) return std::nullopt;
+    auto it = std::find_if(on.begin(), on.end(), [&](const auto& e) { return e.first == hw; });
+    if (it == on.end()) {
+      on.emplace_back(hw, step_times(inv, report, rq, kv, context, s.split, 1, *hw));
+      it = on.end() - 1;
+    }
+    const DeviceBytes& b = s.budget.stages[i].bytes;
+    const double share = static_cast<double>(b.weights + b.kv) / all;
+    auto add = [&](std::optional<double>& total, const std::optional<double>& whole) {
+      total = total && whole ? std::optional<double>(*total + *whole * share) : std::nullopt;
+    };
+    add(sum.decode_s, it->second.decode_s);
+    add(sum.prefill_s, it->second.prefill_s);
+  }
+  return sum;
+}
+
+void time_split(const Inventory& inv, const ModelReport& report, const PlanRequest& rq, DType kv,
+                uint64_t context, SplitPlan& s) {
+  if (!rq.gpus.hardware) return;
+  std::optional<StepTimes> t;
+  if (rq.gpus.mixed()) t = mixed_step_times(inv, report, rq, kv, context, s);
+  if (!t) t = step_times(inv, report, rq, kv, context, s.split, s.split.pp, *rq.gpus.hardware);
+  if (t->decode_s) {
+    s.decode_step_s = *t->decode_s;
+    s.decode_tokens_per_s = static_cast<double>(rq.batch) / *t->decode_s;
+  }
+  if (t->prefill_s) s.prefill_tokens_per_s = static_cast<double>(context) / *t->prefill_s;
 }
 
 std::vector<SplitPlan> enumerate_splits(const ArchitectureRecord& arch, uint32_t devices) {
@@ -434,7 +482,8 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
         "the devices differ: each pipeline stage is sized on its own device (a tensor-parallel group on its "
         "smallest)" +
         (rq.gpus.hardware
-             ? std::string("; timings assume every device is the slowest, ") + rq.gpus.hardware->description
+             ? std::string("; a pipeline stage takes its share (its weights and cache over all stages') of "
+                           "the whole model's step on its own device, the stages one after another")
              : std::string("; not timed: a device is given by size alone")));
   if (rq.gpus.hardware)
     if (std::optional<std::string> cast = bf16_as_fp16_note(
