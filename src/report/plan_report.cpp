@@ -33,18 +33,14 @@ std::vector<DeviceRun> device_runs(const DeviceSpec& g) {
   return runs;
 }
 
+// "2 x NVIDIA H200 SXM 141 GB (141.00 GiB each)", "1 x 24.00 GiB device + 1 x ... (12.00 GiB)".
 std::string devices_text(const Plan& p) {
   const DeviceSpec& g = p.request.gpus;
-  if (!g.mixed() && !g.hardware)
-    return std::to_string(g.count) + " x " + human_bytes(g.memory_bytes) + " device";
-  if (!g.mixed())
-    return std::to_string(g.count) + " x " + g.hardware->description + " (" + human_bytes(g.memory_bytes) +
-           " each)";
   std::string t;
   for (const DeviceRun& r : device_runs(g))
     t += (t.empty() ? "" : " + ") + std::to_string(r.count) + " x " +
          (r.name.empty() ? human_bytes(r.memory_bytes) + " device"
-                         : r.name + " (" + human_bytes(r.memory_bytes) + ")");
+                         : r.name + " (" + human_bytes(r.memory_bytes) + (g.mixed() ? ")" : " each)"));
   return t;
 }
 

@@ -31,3 +31,10 @@ inline std::unique_ptr<AnalyzedModel> analyze_dir(const std::filesystem::path& d
 }
 
 }  // namespace ma::test
+
+// In a test (gtest and test_support.h included): ../shared/data/hf-configs/<name> analysed into `var`, or the
+// test skipped, visibly, without the shared data; `data_` is the data's path for the test's other files.
+#define LOAD_CONFIG_OR_SKIP(var, name)                           \
+  auto data_ = ::ma::test::shared_data();                        \
+  if (!data_) GTEST_SKIP() << "../shared/data is not available"; \
+  auto var = ::ma::test::analyze_dir(*data_ / "hf-configs" / (name))

@@ -11,8 +11,6 @@
 #include "io/file_source.h"
 #include "test_support.h"
 
-namespace fs = std::filesystem;
-
 namespace ma::test {
 namespace {
 
@@ -63,9 +61,7 @@ TEST(PlanLayerSplit, DevicesThatDifferAreListedInOrder) {
 // Llama 3 8B in bf16 (14.96 GiB) under llama.cpp: two 4 GB devices cannot hold it, a 4 GB and a 24 GB one
 // can, the small one taking the few layers its share gives it; sized as two of the smaller it would not fit.
 TEST(PlanLayerSplit, EachDeviceHoldsTheLayersItsShareGivesIt) {
-  auto data = shared_data();
-  if (!data) GTEST_SKIP() << "../shared/data is not available";
-  const auto m = analyze_dir(*data / "hf-configs" / "meta-llama__Meta-Llama-3-8B", {});
+  LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3-8B");
   PlanRequest rq;
   rq.engine = PlanEngine::LlamaCpp;
   rq.gpus = parse_device_spec("2x4GB", "--gpu");
@@ -93,9 +89,7 @@ TEST(PlanLayerSplit, EachDeviceHoldsTheLayersItsShareGivesIt) {
 // takes longer than on two 3090 Tis and less than on two 4070 Tis, and never less than each stage's weights
 // and cache read at its device's bandwidth, one stage after the other.
 TEST(PlanLayerSplit, EachStageIsTimedOnItsOwnDevice) {
-  auto data = shared_data();
-  if (!data) GTEST_SKIP() << "../shared/data is not available";
-  const auto m = analyze_dir(*data / "hf-configs" / "meta-llama__Meta-Llama-3-8B", {});
+  LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3-8B");
   auto step = [&](const char* gpus) {
     PlanRequest rq;
     rq.engine = PlanEngine::LlamaCpp;
@@ -122,16 +116,14 @@ TEST(PlanLayerSplit, EachStageIsTimedOnItsOwnDevice) {
 // What llama.cpp build 5271 printed on two RTX 3090s for Qwen3-235B-A22B at n_ctx 16,384 with a q8_0 cache:
 // 48 and 46 of the 94 layers, KV buffers of 816.00 and 782.00 MiB.
 TEST(PlanLayerSplit, KvPerGpuIsWhatLlamaCppPrinted) {
-  auto data = shared_data();
-  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  LOAD_CONFIG_OR_SKIP(m, "Qwen__Qwen3-235B-A22B");
   const json::Document doc = json::Document::parse(
-      read_small_file(*data / "engines" / "engine-memory.json", 16 << 20), "engine-memory.json");
+      read_small_file(*data_ / "engines" / "engine-memory.json", 16 << 20), "engine-memory.json");
   const json::Value* run = nullptr;
   for (const json::Value& row : doc.root().items())
     if (row.find("id")->as_string() == "llamacpp-b5271-2x3090-qwen3-235b-q6k-hybrid") run = &row;
   ASSERT_NE(run, nullptr);
   const json::Value* parsed = run->find("figures_parsed");
-  const auto m = analyze_dir(*data / "hf-configs" / "Qwen__Qwen3-235B-A22B", {});
   PlanRequest rq;
   rq.engine = PlanEngine::LlamaCpp;
   rq.gpus = parse_device_spec("2xrtx3090", "--gpu");

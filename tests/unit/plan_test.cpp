@@ -38,11 +38,6 @@ std::unique_ptr<AnalyzedModel> load(const fs::path& dir, std::optional<DType> kv
   return analyze_dir(dir, o);
 }
 
-#define LOAD_CONFIG_OR_SKIP(var, name)                           \
-  auto data_ = shared_data();                                    \
-  if (!data_) GTEST_SKIP() << "../shared/data is not available"; \
-  auto var = load(*data_ / "hf-configs" / (name))
-
 const SplitPlan& split_of(const Plan& p, uint32_t tp, uint32_t pp, uint32_t ep = 1) {
   for (const SplitPlan& s : p.splits)
     if (s.split.tp == tp && s.split.pp == pp && s.split.ep == ep) return s;

@@ -71,10 +71,10 @@ std::string hardware_key(std::string_view name);
 // nvidia-smi report for it ("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"); null if none.
 const Hardware* find_hardware(std::string_view name);
 
-// The entry find_hardware gives, else the one whose key begins with `name`'s (at least three letters or
-// digits, ending between two numbers or after one: "a100-80" is the a100-80gb, "h20" is not the h200;
-// measured profiles only in full); null if none. Throws Error(Usage, `flag`) naming the entries when
-// several begin so ("h100").
+// The entry find_hardware gives, else the one whose key begins with `name`'s, "RTX" optional as there (at
+// least three letters or digits, cutting no number and leaving off no Ti or Super: "a100-80" is the
+// a100-80gb, "h20" is not the h200 nor "rtx4070" the rtx4070ti; measured profiles only in full); null if
+// none. Throws Error(Usage, `flag`) naming the entries when several begin so ("h100").
 const Hardware* match_hardware(std::string_view name, std::string_view flag);
 
 // `--hw NAME|FILE.json`: a table entry, or a JSON object with the fields above ("peak_tflops" an object by
