@@ -130,14 +130,60 @@ TEST(PerfHardware, TableEntriesAreSane) {
     }
     EXPECT_EQ(find_hardware(h.name), &h);
   }
-  for (const char* required :
-       {"a100-40gb",     "a100-80gb",      "a100-pcie-80gb", "h100-sxm", "h100-pcie", "h100-nvl",
-        "h200",          "h200-measured",  "b200",           "gb200",    "mi300x",    "mi325x",
-        "mi355x",        "l40s",           "v100",           "t4",       "l4",        "a10",
-        "a40",           "rtx-a6000",      "rtx6000-ada",    "rtx3090",  "rtx4090",   "rtx-a4000",
-        "rtx3070",       "rtx3090ti",      "rtx4080",        "rtx5090",  "rtx5080",   "rtx4070ti",
-        "rtx4060ti-8gb", "rtx4060ti-16gb", "rtx3060",        "rtx3080",  "l40",       "a30",
-        "h20",           "gh200-96gb",     "gh200-144gb"})
+  for (const char* required : {"a100-40gb",
+                               "a100-80gb",
+                               "a100-pcie-80gb",
+                               "h100-sxm",
+                               "h100-pcie",
+                               "h100-nvl",
+                               "h200",
+                               "h200-measured",
+                               "b200",
+                               "gb200",
+                               "mi300x",
+                               "mi325x",
+                               "mi355x",
+                               "l40s",
+                               "v100",
+                               "t4",
+                               "l4",
+                               "a10",
+                               "a40",
+                               "rtx-a6000",
+                               "rtx6000-ada",
+                               "rtx3090",
+                               "rtx4090",
+                               "rtx-a4000",
+                               "rtx3070",
+                               "rtx3090ti",
+                               "rtx4080",
+                               "rtx5090",
+                               "rtx5080",
+                               "rtx4070ti",
+                               "rtx4060ti-8gb",
+                               "rtx4060ti-16gb",
+                               "rtx3060",
+                               "rtx3080",
+                               "l40",
+                               "a30",
+                               "h20",
+                               "gh200-96gb",
+                               "gh200-144gb",
+                               "h800",
+                               "a800-80gb",
+                               "rtx-a5000",
+                               "rtx2080ti",
+                               "rtx3060ti",
+                               "rtx3080ti",
+                               "rtx4060",
+                               "rtx4070",
+                               "rtx4070-super",
+                               "rtx4070ti-super",
+                               "rtx4080-super",
+                               "rtx5060ti-8gb",
+                               "rtx5060ti-16gb",
+                               "rtx5070",
+                               "rtx5070ti"})
     EXPECT_TRUE(names.count(required)) << required;
 }
 
@@ -150,6 +196,10 @@ TEST(PerfHardware, InterconnectIsPerDirection) {
   EXPECT_EQ(table_entry("l40s").interconnect_gbps, 32);
   EXPECT_EQ(table_entry("rtx5090").interconnect_gbps, 64);         // Gen5 x16
   EXPECT_EQ(table_entry("rtx4060ti-16gb").interconnect_gbps, 16);  // Gen4 x8
+  EXPECT_EQ(table_entry("rtx5060ti-16gb").interconnect_gbps, 32);  // Gen5 x8
+  EXPECT_EQ(table_entry("rtx2080ti").interconnect_gbps, 16);       // Gen3 x16
+  EXPECT_EQ(table_entry("h800").interconnect_gbps, 200);           // NVLink cut to 400 GB/s total
+  EXPECT_EQ(table_entry("a800-80gb").interconnect_gbps, 200);
 }
 
 TEST(PerfHardware, LookupIsCaseInsensitive) {
@@ -161,37 +211,47 @@ TEST(PerfHardware, LookupIsCaseInsensitive) {
 // Users copy names from product pages ("NVIDIA GeForce RTX 4090"), cloud catalogues ("H100 NVL") or say the
 // number alone ("4090", "A6000").
 TEST(PerfHardware, NamesAreFoundAsUsersSpellThem) {
-  const std::pair<const char*, const char*> spellings[] = {{"NVIDIA GeForce RTX 4090", "rtx4090"},
-                                                           {"rtx-4090", "rtx4090"},
-                                                           {"RTX 4090", "rtx4090"},
-                                                           {"4090", "rtx4090"},
-                                                           {"NVIDIA RTX A6000", "rtx-a6000"},
-                                                           {"a6000", "rtx-a6000"},
-                                                           {"RTX 6000 Ada", "rtx6000-ada"},
-                                                           {"6000-ada", "rtx6000-ada"},
-                                                           {"H100 NVL", "h100-nvl"},
-                                                           {"nvidia_h100_sxm", "h100-sxm"},
-                                                           {"Tesla V100", "v100"},
-                                                           {"AMD Instinct MI300X", "mi300x"},
-                                                           {"H200 measured", "h200-measured"},
-                                                           // As CUDA and nvidia-smi report them.
-                                                           {"NVIDIA H100 80GB HBM3", "h100-sxm"},
-                                                           {"NVIDIA A100-SXM4-80GB", "a100-80gb"},
-                                                           {"NVIDIA A100-SXM4-40GB", "a100-40gb"},
-                                                           {"NVIDIA A100 80GB PCIe", "a100-pcie-80gb"},
-                                                           {"NVIDIA H100 PCIe", "h100-pcie"},
-                                                           {"NVIDIA H200", "h200"},
-                                                           {"Tesla V100-SXM2-32GB", "v100"},
-                                                           {"Tesla T4", "t4"},
-                                                           {"NVIDIA L40S", "l40s"},
-                                                           {"NVIDIA RTX 6000 Ada Generation", "rtx6000-ada"},
-                                                           {"NVIDIA GeForce RTX 5090", "rtx5090"},
-                                                           {"NVIDIA GeForce RTX 4070 Ti", "rtx4070ti"},
-                                                           {"NVIDIA H20", "h20"},
-                                                           {"NVIDIA GH200 480GB", "gh200-96gb"},
-                                                           {"NVIDIA GH200 144G HBM3e", "gh200-144gb"},
-                                                           {"NVIDIA L40", "l40"},
-                                                           {"NVIDIA A30", "a30"}};
+  const std::pair<const char*, const char*> spellings[] = {
+      {"NVIDIA GeForce RTX 4090", "rtx4090"},
+      {"rtx-4090", "rtx4090"},
+      {"RTX 4090", "rtx4090"},
+      {"4090", "rtx4090"},
+      {"NVIDIA RTX A6000", "rtx-a6000"},
+      {"a6000", "rtx-a6000"},
+      {"RTX 6000 Ada", "rtx6000-ada"},
+      {"6000-ada", "rtx6000-ada"},
+      {"H100 NVL", "h100-nvl"},
+      {"nvidia_h100_sxm", "h100-sxm"},
+      {"Tesla V100", "v100"},
+      {"AMD Instinct MI300X", "mi300x"},
+      {"H200 measured", "h200-measured"},
+      // As CUDA and nvidia-smi report them.
+      {"NVIDIA H100 80GB HBM3", "h100-sxm"},
+      {"NVIDIA A100-SXM4-80GB", "a100-80gb"},
+      {"NVIDIA A100-SXM4-40GB", "a100-40gb"},
+      {"NVIDIA A100 80GB PCIe", "a100-pcie-80gb"},
+      {"NVIDIA H100 PCIe", "h100-pcie"},
+      {"NVIDIA H200", "h200"},
+      {"Tesla V100-SXM2-32GB", "v100"},
+      {"Tesla T4", "t4"},
+      {"NVIDIA L40S", "l40s"},
+      {"NVIDIA RTX 6000 Ada Generation", "rtx6000-ada"},
+      {"NVIDIA GeForce RTX 5090", "rtx5090"},
+      {"NVIDIA GeForce RTX 4070 Ti", "rtx4070ti"},
+      {"NVIDIA H20", "h20"},
+      {"NVIDIA GH200 480GB", "gh200-96gb"},
+      {"NVIDIA GH200 144G HBM3e", "gh200-144gb"},
+      {"NVIDIA L40", "l40"},
+      {"NVIDIA A30", "a30"},
+      {"NVIDIA GeForce RTX 4070", "rtx4070"},
+      {"NVIDIA GeForce RTX 4070 SUPER", "rtx4070-super"},
+      {"NVIDIA GeForce RTX 4070 Ti SUPER", "rtx4070ti-super"},
+      {"RTX 4080 Super", "rtx4080-super"},
+      {"NVIDIA GeForce RTX 2080 Ti", "rtx2080ti"},
+      {"NVIDIA RTX A5000", "rtx-a5000"},
+      {"NVIDIA A800-SXM4-80GB", "a800-80gb"},
+      {"NVIDIA H800", "h800"},
+      {"5070 Ti", "rtx5070ti"}};
   for (auto [spelled, name] : spellings) {
     const Hardware* h = find_hardware(spelled);
     ASSERT_NE(h, nullptr) << spelled;
@@ -231,11 +291,13 @@ TEST(PerfHardware, HwTakesAUniquePrefixAndNamesTheChoicesOfAnAmbiguousOne) {
   EXPECT_EQ(match_hardware("mi300", "--hw"), find_hardware("mi300x"));
   EXPECT_EQ(match_hardware("rtx309", "--hw"), nullptr);
   EXPECT_THROW(match_hardware("a100", "--hw"), Error);  // the three A100s: dashes part their numbers
-  // Nor does it leave off a tier: a Ti or a Super is a card of its own, so "4070" (the RTX 4070, not in the
-  // table) is not the rtx4070ti, and "4060" not a 4060 Ti.
-  EXPECT_EQ(match_hardware("rtx4070", "--gpu"), nullptr);
+  // Nor does it leave off a tier: a Ti or a Super is a card of its own, so "5060" (the RTX 5060, not in the
+  // table) is not a 5060 Ti, "3070" not a 3070 Ti, and "4070" is the RTX 4070, none of its Ti and Supers.
+  EXPECT_EQ(match_hardware("rtx5060", "--gpu"), nullptr);
+  EXPECT_EQ(match_hardware("NVIDIA GeForce RTX 3070 Ti", "--gpu"), nullptr);
+  EXPECT_EQ(match_hardware("4070", "--gpu"), find_hardware("rtx4070"));
   EXPECT_EQ(match_hardware("4070 Ti", "--gpu"), find_hardware("rtx4070ti"));
-  EXPECT_EQ(match_hardware("rtx4060", "--gpu"), nullptr);
+  EXPECT_EQ(match_hardware("4070 Super", "--gpu"), find_hardware("rtx4070-super"));
   // Cards sold in two sizes under one name are named with their size; the name alone lists both.
   try {
     match_hardware("NVIDIA GeForce RTX 4060 Ti", "--gpu");
@@ -244,6 +306,12 @@ TEST(PerfHardware, HwTakesAUniquePrefixAndNamesTheChoicesOfAnAmbiguousOne) {
     EXPECT_NE(std::string(e.what()).find("rtx4060ti-8gb, rtx4060ti-16gb"), std::string::npos) << e.what();
   }
   EXPECT_EQ(match_hardware("4060ti-16", "--gpu"), find_hardware("rtx4060ti-16gb"));
+  try {
+    match_hardware("NVIDIA GeForce RTX 5060 Ti", "--gpu");
+    ADD_FAILURE() << "the 5060 Ti's size was guessed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("rtx5060ti-8gb, rtx5060ti-16gb"), std::string::npos) << e.what();
+  }
   EXPECT_THROW(match_hardware("gh200", "--gpu"), Error);  // 96 GB HBM3 or 144 GB HBM3e
 }
 

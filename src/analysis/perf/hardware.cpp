@@ -68,6 +68,15 @@ constexpr Row kHardwareRows[] = {
    "HBM2e 1,935 GB/s; tensor figures without sparsity; PCIe Gen4 64 GB/s bidirectional = 32 per direction, "
    "the NVLink bridge for GPU pairs not modelled); FP8/FP4 not supported; "
    "on-chip: L2 40 MB, 108 SMs x 192 KB L1/shared memory (A100 whitepaper)"},
+  {"a800-80gb", "NVIDIA A800 SXM 80 GB",
+   "NVIDIA A800-SXM4-80GB",
+   19.5, 156, 312, 312, 0, 0, 624,
+   2039, 80, 200,  // NVLink 3 cut to 400 GB/s total
+   64, 0, 0, 19.5, 40, 21.2,
+   "NVIDIA A800 Tensor Core GPU datasheet (A800 80GB SXM: the A100 80GB SXM's FP32, tensor and HBM2e 2,039 "
+   "GB/s figures, tensor figures without sparsity; NVLink 400 GB/s total = 200 per direction, where the "
+   "A100's is 600); FP8/FP4 not supported; "
+   "on-chip: L2 40 MB, 108 SMs x 192 KB L1/shared memory (the A100 die)"},
   {"h100-sxm", "NVIDIA H100 SXM 80 GB",
    "NVIDIA H100 80GB HBM3",
    67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9,
@@ -97,6 +106,15 @@ constexpr Row kHardwareRows[] = {
    "NVLink bridge between the cards it joins (600 GB/s total) is not modelled, as for the PCIe A100 and "
    "H100: one figure cannot say which pairs it joins, and a tensor-parallel group wider than it would be "
    "timed faster than its PCIe links allow); FP4 not supported; "
+   "on-chip: L2 50 MB, 132 SMs x 256 KB L1/shared memory (the H100 SXM die)"},
+  {"h800", "NVIDIA H800 SXM 80 GB",
+   "",
+   67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9,
+   3350, 80, 200,  // NVLink 4 cut to 400 GB/s total
+   64, 0, 0, 67, 50, 34.6,
+   "NVIDIA H800 Tensor Core GPU datasheet (H800 SXM: the H100 SXM's FP32, tensor and HBM3 3.35 TB/s figures, "
+   "its tensor figures with sparsity and halved here; NVLink 400 GB/s total = 200 per direction, where the "
+   "H100's is 900; FP64 cut, which nothing here uses); FP4 not supported; "
    "on-chip: L2 50 MB, 132 SMs x 256 KB L1/shared memory (the H100 SXM die)"},
   {"h200", "NVIDIA H200 SXM 141 GB",
    "",
@@ -312,6 +330,16 @@ constexpr Row kHardwareRows[] = {
    "the FP8 rate and TF32 a quarter, INT8 the FP8 rate, as on the L40S, its data-centre twin); GDDR6 960 "
    "GB/s; PCIe Gen4 x16 64 GB/s bidirectional = 32 per direction, no NVLink); FP4 not supported; "
    "on-chip: L2 96 MB, 142 SMs x 128 KB L1/shared memory (AD102, Ada whitepaper)"},
+  {"rtx-a5000", "NVIDIA RTX A5000 24 GB",
+   "",
+   27.8, 55.5, 111.1, 111.1, 0, 0, 222.2,
+   768, 24, 32,  // PCIe Gen4 x16 (the 2-GPU NVLink bridge is not modelled)
+   64, 0, 0, 27.8, 6, 8.4,
+   "NVIDIA RTX A5000 datasheet, nvidia.com/en-us/design-visualization/rtx-a5000/ (FP32 27.8 TFLOPS; tensor "
+   "222.2 TFLOPS with sparsity, halved here for FP16/BF16 with FP32 accumulate, which this workstation part "
+   "runs at full rate; TF32 half and INT8 twice that, as on every GA102 part; GDDR6 768 GB/s; PCIe Gen4 x16 "
+   "= 32 GB/s per direction, the NVLink bridge for GPU pairs not modelled); FP8/FP4 not supported; "
+   "on-chip: L2 6 MB, 64 SMs x 128 KB L1/shared memory (GA102)"},
   {"rtx-a4000", "NVIDIA RTX A4000 16 GB",
    "",
    19.2, 38.4, 76.7, 76.7, 0, 0, 153.4,
@@ -322,6 +350,16 @@ constexpr Row kHardwareRows[] = {
    "runs at full rate; TF32 half and INT8 twice that, as on every Ampere GA10x part; GDDR6 448 GB/s; PCIe "
    "Gen4 x16 = 32 GB/s per direction); FP8/FP4 not supported; "
    "on-chip: L2 4 MB, 48 SMs x 128 KB L1/shared memory (GA104)"},
+  {"rtx2080ti", "NVIDIA GeForce RTX 2080 Ti 11 GB",
+   "",
+   13.4, 0, 0, 53.8, 0, 0, 215.2,
+   616, 11, 16,  // PCIe Gen3 x16 (the 2-GPU NVLink bridge is not modelled)
+   64, 0, 0, 13.4, 5.5, 6.7,
+   "NVIDIA Turing GPU Architecture whitepaper, Appendix A (GeForce RTX 2080 Ti at the reference 1,545 MHz "
+   "boost; the Founders Edition's 1,635 MHz is 6% faster): FP32 13.4 TFLOPS; FP16 tensor 53.8 TFLOPS with "
+   "FP32 accumulate (107.6 with FP16 accumulate), INT8 215.2 TOPS; GDDR6 at 14 Gbps on 352 bits = 616 GB/s; "
+   "PCIe Gen3 x16 = 16 GB/s per direction; no bf16, tf32, fp8 or fp4 tensor cores; "
+   "on-chip: L2 5.5 MB, 68 SMs x 96 KB L1/shared memory (TU102)"},
   {"rtx3060", "NVIDIA GeForce RTX 3060 12 GB",
    "",
    12.7, 12.7, 25.5, 25.5, 0, 0, 101.9,
@@ -332,6 +370,15 @@ constexpr Row kHardwareRows[] = {
    "GHz: FP32 12.7, FP16/BF16 25.5, TF32 12.7, INT8 101.9 TOPS); GDDR6 at 15 Gbps on 192 bits = 360 GB/s; "
    "PCIe Gen4 x16 = 32 GB/s per direction; FP8/FP4 not supported; the 12 GB card (an 8 GB one, 240 GB/s, "
    "has the same name); on-chip: L2 3 MB, 28 SMs x 128 KB L1/shared memory (GA106)"},
+  {"rtx3060ti", "NVIDIA GeForce RTX 3060 Ti 8 GB",
+   "",
+   16.2, 16.2, 32.4, 32.4, 0, 0, 129.6,
+   448, 8, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 16.2, 4, 5.0,
+   "NVIDIA's RTX 3060 Ti figures (FP32 16.2 TFLOPS) as dense tensor rates with FP32 accumulate by the GA102 "
+   "whitepaper's ratios per SM (38 SMs at 1.665 GHz: FP16/BF16 32.4, TF32 16.2, INT8 129.6 TOPS); GDDR6 at "
+   "14 Gbps on 256 bits = 448 GB/s; PCIe Gen4 x16 = 32 GB/s per direction; FP8/FP4 not supported; "
+   "on-chip: L2 4 MB, 38 SMs x 128 KB L1/shared memory (GA104)"},
   {"rtx3070", "NVIDIA GeForce RTX 3070 8 GB",
    "",
    20.3, 20.3, 40.6, 40.6, 0, 0, 162.6,
@@ -350,6 +397,15 @@ constexpr Row kHardwareRows[] = {
    "FP32 accumulate (FP16 with FP16 accumulate is twice: 119); TF32 29.8, INT8 238 TOPS; FP32 29.8; GDDR6X "
    "760 GB/s; PCIe Gen4 x16 = 32 GB/s per direction; FP8/FP4 not supported; the 10 GB card (the later 12 "
    "GB one has 70 SMs and 912 GB/s); on-chip: L2 5 MB, 68 SMs x 128 KB L1/shared memory"},
+  {"rtx3080ti", "NVIDIA GeForce RTX 3080 Ti 12 GB",
+   "",
+   34.1, 34.1, 68.2, 68.2, 0, 0, 272.8,
+   912, 12, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 34.1, 6, 10.5,
+   "NVIDIA's RTX 3080 Ti figures (FP32 34.1 TFLOPS) as dense tensor rates with FP32 accumulate by the GA102 "
+   "whitepaper's ratios per SM (80 SMs at 1.665 GHz: FP16/BF16 68.2, TF32 34.1, INT8 272.8 TOPS); GDDR6X "
+   "at 19 Gbps on 384 bits = 912 GB/s; PCIe Gen4 x16 = 32 GB/s per direction; FP8/FP4 not supported; "
+   "on-chip: L2 6 MB, 80 SMs x 128 KB L1/shared memory (GA102)"},
   {"rtx3090", "NVIDIA GeForce RTX 3090 24 GB",
    "",
    35.6, 35.6, 71, 71, 0, 0, 284,
@@ -369,6 +425,15 @@ constexpr Row kHardwareRows[] = {
    "by the GA102 whitepaper's ratios for the RTX 3090 (a quarter: 80; TF32 half of that, INT8 four times); "
    "GDDR6X at 21 Gbps on 384 bits = 1,008 GB/s; PCIe Gen4 x16 = 32 GB/s per direction, NVLink bridge not "
    "modelled; FP8/FP4 not supported; on-chip: L2 6 MB, 84 SMs x 128 KB L1/shared memory (the whole GA102)"},
+  {"rtx4060", "NVIDIA GeForce RTX 4060 8 GB",
+   "",
+   15.1, 15.1, 30.2, 30.2, 60.5, 0, 120.9,
+   272, 8, 16,  // PCIe Gen4 x8, no NVLink
+   64, 0, 0, 15.1, 24, 3.1,
+   "NVIDIA's RTX 4060 figures (FP32 15 TFLOPS; 242 AI TOPS: FP8 with FP16 accumulate and sparsity) as dense "
+   "rates with FP32 accumulate by the Ada whitepaper's ratios per SM (24 SMs at 2.46 GHz: FP16/BF16 30.2, "
+   "FP8 60.5, TF32 15.1, INT8 120.9 TOPS); GDDR6 at 17 Gbps on 128 bits = 272 GB/s; PCIe Gen4 x8 = 16 GB/s "
+   "per direction; FP4 not supported; on-chip: L2 24 MB, 24 SMs x 128 KB L1/shared memory (AD107)"},
   {"rtx4060ti-8gb", "NVIDIA GeForce RTX 4060 Ti 8 GB",
    "",
    22.1, 22.1, 44.1, 44.1, 88.3, 0, 176.5,
@@ -386,6 +451,24 @@ constexpr Row kHardwareRows[] = {
    64, 0, 0, 22.1, 32, 4.5,
    "as the 8 GB RTX 4060 Ti above, with 16 GB (both cards report the name \"NVIDIA GeForce RTX 4060 Ti\": "
    "say which)"},
+  {"rtx4070", "NVIDIA GeForce RTX 4070 12 GB",
+   "",
+   29.1, 29.1, 58.3, 58.3, 116.6, 0, 233.2,
+   504, 12, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 29.1, 36, 6.0,
+   "NVIDIA's RTX 4070 figures (FP32 29 TFLOPS; 466 AI TOPS: FP8 with FP16 accumulate and sparsity) as dense "
+   "rates with FP32 accumulate by the Ada whitepaper's ratios per SM (46 SMs at 2.475 GHz: FP16/BF16 58.3, "
+   "FP8 116.6, TF32 29.1, INT8 233.2 TOPS); GDDR6X at 21 Gbps on 192 bits = 504 GB/s; PCIe Gen4 x16 = 32 "
+   "GB/s per direction; FP4 not supported; on-chip: L2 36 MB, 46 SMs x 128 KB L1/shared memory (AD104)"},
+  {"rtx4070-super", "NVIDIA GeForce RTX 4070 SUPER 12 GB",
+   "",
+   35.5, 35.5, 71.0, 71.0, 141.9, 0, 283.9,
+   504, 12, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 35.5, 48, 7.3,
+   "NVIDIA's RTX 4070 SUPER figures (FP32 35 TFLOPS; 568 AI TOPS: FP8 with FP16 accumulate and sparsity) as "
+   "dense rates with FP32 accumulate by the Ada whitepaper's ratios per SM (56 SMs at 2.475 GHz: FP16/BF16 "
+   "71.0, FP8 141.9, TF32 35.5, INT8 283.9 TOPS); GDDR6X at 21 Gbps on 192 bits = 504 GB/s; PCIe Gen4 x16 = "
+   "32 GB/s per direction; FP4 not supported; on-chip: L2 48 MB, 56 SMs x 128 KB L1/shared memory (AD104)"},
   {"rtx4070ti", "NVIDIA GeForce RTX 4070 Ti 12 GB",
    "",
    40.1, 40.1, 80.2, 80.2, 160.4, 0, 320.7,
@@ -396,6 +479,15 @@ constexpr Row kHardwareRows[] = {
    "80.2, FP8 160.4, TF32 40.1, INT8 320.7 TOPS); GDDR6X at 21 Gbps on 192 bits = 504 GB/s; PCIe Gen4 x16 "
    "= 32 GB/s per direction; FP4 not supported; on-chip: L2 48 MB, 60 SMs x 128 KB L1/shared memory "
    "(AD104)"},
+  {"rtx4070ti-super", "NVIDIA GeForce RTX 4070 Ti SUPER 16 GB",
+   "",
+   44.1, 44.1, 88.2, 88.2, 176.4, 0, 352.8,
+   672, 16, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 44.1, 48, 8.7,
+   "NVIDIA's RTX 4070 Ti SUPER figures (FP32 44 TFLOPS; 706 AI TOPS: FP8 with FP16 accumulate and sparsity) "
+   "as dense rates with FP32 accumulate by the Ada whitepaper's ratios per SM (66 SMs at 2.61 GHz: FP16/BF16 "
+   "88.2, FP8 176.4, TF32 44.1, INT8 352.8 TOPS); GDDR6X at 21 Gbps on 256 bits = 672 GB/s; PCIe Gen4 x16 = "
+   "32 GB/s per direction; FP4 not supported; on-chip: L2 48 MB, 66 SMs x 128 KB L1/shared memory (AD103)"},
   {"rtx4080", "NVIDIA GeForce RTX 4080 16 GB",
    "",
    48.7, 48.7, 97.5, 97.5, 194.9, 0, 389.9,
@@ -405,6 +497,16 @@ constexpr Row kHardwareRows[] = {
    "FP32 accumulate (FP16-accumulate FP16/FP8 rates are twice these); GDDR6X 716.8 GB/s; PCIe Gen4 x16 = 32 "
    "GB/s per direction, no NVLink; FP4 not supported; "
    "on-chip: L2 64 MB, 76 SMs x 128 KB L1/shared memory (AD103)"},
+  {"rtx4080-super", "NVIDIA GeForce RTX 4080 SUPER 16 GB",
+   "",
+   52.2, 52.2, 104.4, 104.4, 208.9, 0, 417.8,
+   736, 16, 32,  // PCIe Gen4 x16, no NVLink
+   64, 0, 0, 52.2, 64, 10.5,
+   "NVIDIA's RTX 4080 SUPER figures (FP32 52 TFLOPS; 836 AI TOPS: FP8 with FP16 accumulate and sparsity) as "
+   "dense rates with FP32 accumulate by the Ada whitepaper's ratios per SM (80 SMs at 2.55 GHz: FP16/BF16 "
+   "104.4, FP8 208.9, TF32 52.2, INT8 417.8 TOPS); GDDR6X at 23 Gbps on 256 bits = 736 GB/s; PCIe Gen4 x16 "
+   "= 32 GB/s per direction; FP4 not supported; on-chip: L2 64 MB, 80 SMs x 128 KB L1/shared memory "
+   "(AD103)"},
   {"rtx4090", "NVIDIA GeForce RTX 4090 24 GB",
    "",
    82.6, 82.6, 165.2, 165.2, 330.3, 0, 660.6,
@@ -414,6 +516,40 @@ constexpr Row kHardwareRows[] = {
    "FP32 accumulate (FP16-accumulate FP16/FP8 rates are twice these); GDDR6X 1,008 GB/s; PCIe Gen4 x16 = "
    "32 GB/s per direction, no NVLink; FP4 not supported; "
    "on-chip: L2 72 MB, 128 SMs x 128 KB L1/shared memory (Ada whitepaper)"},
+  {"rtx5060ti-8gb", "NVIDIA GeForce RTX 5060 Ti 8 GB",
+   "",
+   23.7, 23.7, 47.4, 47.4, 94.8, 379.3, 189.6,
+   448, 8, 32,  // PCIe Gen5 x8, no NVLink
+   64, 0, 0, 23.7, 32, 4.7,
+   "NVIDIA's RTX 5060 Ti figures (FP32 23.7 TFLOPS; 759 AI TOPS: FP4 with sparsity) as dense rates with "
+   "FP32 accumulate by the RTX Blackwell whitepaper's ratios per SM (36 SMs at 2.572 GHz: FP16/BF16 47.4, "
+   "FP8 94.8, FP4 379.3, TF32 23.7, INT8 189.6 TOPS); GDDR7 at 28 Gbps on 128 bits = 448 GB/s; PCIe Gen5 "
+   "x8 = 32 GB/s per direction, no NVLink; on-chip: L2 32 MB, 36 SMs x 128 KB L1/shared memory (GB206)"},
+  {"rtx5060ti-16gb", "NVIDIA GeForce RTX 5060 Ti 16 GB",
+   "",
+   23.7, 23.7, 47.4, 47.4, 94.8, 379.3, 189.6,
+   448, 16, 32,  // PCIe Gen5 x8, no NVLink
+   64, 0, 0, 23.7, 32, 4.7,
+   "as the 8 GB RTX 5060 Ti above, with 16 GB (both cards report the name \"NVIDIA GeForce RTX 5060 Ti\": "
+   "say which)"},
+  {"rtx5070", "NVIDIA GeForce RTX 5070 12 GB",
+   "",
+   30.9, 30.9, 61.7, 61.7, 123.5, 493.9, 246.9,
+   672, 12, 64,  // PCIe Gen5 x16, no NVLink
+   64, 0, 0, 30.9, 48, 6.3,
+   "NVIDIA's RTX 5070 figures (FP32 30.9 TFLOPS; 988 AI TOPS: FP4 with sparsity) as dense rates with FP32 "
+   "accumulate by the RTX Blackwell whitepaper's ratios per SM (48 SMs at 2.512 GHz: FP16/BF16 61.7, FP8 "
+   "123.5, FP4 493.9, TF32 30.9, INT8 246.9 TOPS); GDDR7 at 28 Gbps on 192 bits = 672 GB/s; PCIe Gen5 x16 "
+   "= 64 GB/s per direction, no NVLink; on-chip: L2 48 MB, 48 SMs x 128 KB L1/shared memory (GB205)"},
+  {"rtx5070ti", "NVIDIA GeForce RTX 5070 Ti 16 GB",
+   "",
+   43.9, 43.9, 87.9, 87.9, 175.8, 703.0, 351.5,
+   896, 16, 64,  // PCIe Gen5 x16, no NVLink
+   64, 0, 0, 43.9, 64, 9.2,
+   "NVIDIA's RTX 5070 Ti figures (FP32 43.9 TFLOPS; 1,406 AI TOPS: FP4 with sparsity) as dense rates with "
+   "FP32 accumulate by the RTX Blackwell whitepaper's ratios per SM (70 SMs at 2.452 GHz: FP16/BF16 87.9, "
+   "FP8 175.8, FP4 703.0, TF32 43.9, INT8 351.5 TOPS); GDDR7 at 28 Gbps on 256 bits = 896 GB/s; PCIe Gen5 "
+   "x16 = 64 GB/s per direction, no NVLink; on-chip: L2 64 MB, 70 SMs x 128 KB L1/shared memory (GB203)"},
   {"rtx5080", "NVIDIA GeForce RTX 5080 16 GB",
    "",
    56.3, 56.3, 112.6, 112.6, 225.1, 900.4, 450.2,
