@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/heap_pages.h"
 #include "core/parallel.h"
+#include "core/radix_order.h"
 #include "core/units.h"
 #include "formats/gguf_tokenizer.h"
 #include "io/file_source.h"
@@ -196,15 +197,16 @@ std::vector<InventoryTensor> template_rows(const ModelTemplate& m, DType dtype) 
 // Sort key: template order for tensors the template predicts, then the rest in natural name order.
 constexpr uint64_t kUnknownOrder = std::numeric_limits<uint64_t>::max();
 
-// Sorts rows by key in place: sorts an index, then applies the permutation by following its cycles, so
-// the 45,000 rows of a large checkpoint are never copied into a second vector.
+// Sorts rows by key in place: orders an index (by radix: the keys are integers), then applies the
+// permutation by following its cycles, so the 45,000 rows of a large checkpoint are never copied into a
+// second vector.
 void sort_rows(std::vector<InventoryTensor>& rows, const std::vector<uint64_t>& keys) {
-  std::vector<uint32_t> idx(rows.size());
-  for (uint32_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-    if (keys[a] != keys[b]) return keys[a] < keys[b];
-    if (keys[a] == kUnknownOrder) return natural_less(rows[a].name, rows[b].name);
-    return a < b;
+  std::vector<uint32_t> idx = stable_radix_order(keys);
+  // The tensors the template does not know come last (their key is the largest), by name.
+  auto unknown = std::find_if(idx.begin(), idx.end(), [&](uint32_t i) { return keys[i] == kUnknownOrder; });
+  std::sort(unknown, idx.end(), [&](uint32_t a, uint32_t b) {
+    if (natural_less(rows[a].name, rows[b].name)) return true;
+    return !natural_less(rows[b].name, rows[a].name) && a < b;
   });
   // Position i must receive rows[idx[i]].
   for (uint32_t start = 0; start < idx.size(); ++start) {
