@@ -251,6 +251,7 @@ TEST(PerfHardware, NamesAreFoundAsUsersSpellThem) {
       {"NVIDIA RTX A5000", "rtx-a5000"},
       {"NVIDIA A800-SXM4-80GB", "a800-80gb"},
       {"NVIDIA H800", "h800"},
+      {"NVIDIA H800 80GB HBM3", "h800"},
       {"5070 Ti", "rtx5070ti"}};
   for (auto [spelled, name] : spellings) {
     const Hardware* h = find_hardware(spelled);
@@ -266,7 +267,7 @@ TEST(PerfHardware, NamesAreFoundAsUsersSpellThem) {
   for (const char* reported :
        {"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "NVIDIA A100-SXM4-40GB", "NVIDIA A100 80GB PCIe",
         "Tesla V100-SXM2-32GB", "NVIDIA RTX 6000 Ada Generation", "NVIDIA GH200 480GB",
-        "NVIDIA GH200 144G HBM3e"})
+        "NVIDIA GH200 144G HBM3e", "NVIDIA A800-SXM4-80GB", "NVIDIA H800 80GB HBM3"})
     EXPECT_TRUE(keys.insert(hardware_key(reported)).second) << reported;
 }
 

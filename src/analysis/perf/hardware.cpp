@@ -108,7 +108,7 @@ constexpr Row kHardwareRows[] = {
    "timed faster than its PCIe links allow); FP4 not supported; "
    "on-chip: L2 50 MB, 132 SMs x 256 KB L1/shared memory (the H100 SXM die)"},
   {"h800", "NVIDIA H800 SXM 80 GB",
-   "",
+   "NVIDIA H800 80GB HBM3",
    67, 494.7, 989.4, 989.4, 1978.9, 0, 1978.9,
    3350, 80, 200,  // NVLink 4 cut to 400 GB/s total
    64, 0, 0, 67, 50, 34.6,
