@@ -1,4 +1,4 @@
-// Accelerators as data (one table, hardware.cpp): dense peak throughput per dtype, memory bandwidth and
+// Accelerators as data (one table, hardware_rows.cpp): dense peak throughput per dtype, memory bandwidth and
 // capacity, interconnect bandwidth, and the tensor-core saturation point B_sat of seed 001's
 // eta_tc(M_eff) = min(1, M_eff / B_sat). Datasheet profiles cite their source; `h200-measured` is calibrated
 // from the H200 measurements in ../shared/data/gpu (its entry says how). A profile can also come from a JSON
