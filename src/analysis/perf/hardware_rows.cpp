@@ -539,6 +539,8 @@ constexpr HardwareRow kHardwareRows[] = {
 
 }  // namespace
 
-std::span<const HardwareRow> hardware_rows() { return kHardwareRows; }
+std::span<const HardwareRow> hardware_rows() {
+  return kHardwareRows;
+}
 
 }  // namespace ma
