@@ -250,9 +250,8 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
   // Whether the pair can be compared; says why not otherwise.
   auto comparable = [&](size_t i, size_t j) {
     if (sa[i].shape != sb[j].shape) {
-      c.shape_mismatch.push_back(sa[i].name + ": " + shape_to_string(sa[i].shape) + " vs " +
-                                 (sb[j].name == sa[i].name ? "" : sb[j].name + " ") +
-                                 shape_to_string(sb[j].shape));
+      c.shape_mismatch.push_back(
+          {sa[i].name, sb[j].name == sa[i].name ? std::string() : sb[j].name, sa[i].shape, sb[j].shape});
       return false;
     }
     if (std::string why = why_not_comparable(sa[i], sb[j]); !why.empty()) {

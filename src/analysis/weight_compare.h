@@ -74,6 +74,12 @@ struct DTypeDrift {
   double sum_a2 = 0, sum_diff2 = 0;
 };
 
+// A tensor of A whose counterpart in B has another shape (and, paired by place, maybe another name).
+struct ShapeMismatch {
+  std::string name, name_b;  // name_b: empty when B names it as A does
+  Shape shape_a, shape_b;
+};
+
 struct WeightComparison {
   std::string a, b;  // the models as the user named them
   // The rules (CompareOptions); a threshold of 0 is not used (cosine: -1, which no cosine is below).
@@ -81,15 +87,15 @@ struct WeightComparison {
   double rel_l2_threshold = 0.5;
   double cosine_threshold = 0.9;
   double max_abs_threshold = 0;
-  std::vector<TensorDrift> tensors;         // in A's order, both present and same shape
-  std::vector<std::string> missing_in_b;    // in A only
-  std::vector<std::string> extra_in_b;      // in B only
-  std::vector<std::string> shape_mismatch;  // "name: [a] vs [b]"
-  std::vector<LayerDrift> layers;           // by layer index, then the non-layer row
-  std::vector<DTypeDrift> by_dtype_b;       // by B's dtype, in dtype order
-  std::string paired_by = "name";           // or "place" (an original against a GGUF file)
-  uint64_t rotary_reordered = 0;            // GGUF q/k projections read in llama.cpp's rotary row order
-  uint64_t paired_by_values = 0;            // tensors at a shared place (a layer's norms) paired by likeness
+  std::vector<TensorDrift> tensors;       // in A's order, both present and same shape
+  std::vector<std::string> missing_in_b;  // in A only
+  std::vector<std::string> extra_in_b;    // in B only
+  std::vector<ShapeMismatch> shape_mismatch;
+  std::vector<LayerDrift> layers;      // by layer index, then the non-layer row
+  std::vector<DTypeDrift> by_dtype_b;  // by B's dtype, in dtype order
+  std::string paired_by = "name";      // or "place" (an original against a GGUF file)
+  uint64_t rotary_reordered = 0;       // GGUF q/k projections read in llama.cpp's rotary row order
+  uint64_t paired_by_values = 0;       // tensors at a shared place (a layer's norms) paired by likeness
   double seconds = 0;
 };
 

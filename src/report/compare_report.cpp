@@ -115,6 +115,15 @@ std::string pairing_line(const WeightComparison& c) {
          with_thousands(c.paired_by_values) + " tensors sharing a place paired by likeness";
 }
 
+// "name: [a] vs [b]", B's name before its shape where it differs.
+std::vector<std::string> shape_mismatch_lines(const WeightComparison& c) {
+  std::vector<std::string> lines;
+  for (const ShapeMismatch& m : c.shape_mismatch)
+    lines.push_back(m.name + ": " + shape_to_string(m.shape_a) + " vs " +
+                    (m.name_b.empty() ? "" : m.name_b + " ") + shape_to_string(m.shape_b));
+  return lines;
+}
+
 }  // namespace
 
 std::string render_compare_console(const WeightComparison& c, size_t top, bool color) {
@@ -156,7 +165,7 @@ std::string render_compare_console(const WeightComparison& c, size_t top, bool c
   };
   list("MISSING IN B", c.missing_in_b);
   list("EXTRA IN B", c.extra_in_b);
-  list("SHAPE MISMATCH", c.shape_mismatch);
+  list("SHAPE MISMATCH", shape_mismatch_lines(c));
   return w.take();
 }
 
@@ -203,7 +212,19 @@ void stream_compare_json(const WeightComparison& c, const RunInfo& run, const Js
   w.key("seconds").value(c.seconds);
   names("missing_in_b", c.missing_in_b);
   names("extra_in_b", c.extra_in_b);
-  names("shape_mismatch", c.shape_mismatch);
+  w.key("shape_mismatch").begin_array();
+  for (const ShapeMismatch& m : c.shape_mismatch) {
+    w.newline().begin_object();
+    w.key("name").value(m.name);
+    w.key("name_b").text_or_null(m.name_b);
+    for (const auto& [key, shape] : {std::pair{"shape_a", &m.shape_a}, std::pair{"shape_b", &m.shape_b}}) {
+      w.key(key).begin_array();
+      for (uint64_t x : *shape) w.value(x);
+      w.end_array();
+    }
+    w.end_object();
+  }
+  w.end_array();
   w.key("paired_by").value(c.paired_by);
   w.key("rotary_reordered").value(c.rotary_reordered);
   w.key("paired_by_values").value(c.paired_by_values);
@@ -333,7 +354,7 @@ std::string render_compare_markdown(const WeightComparison& c, size_t top) {
   };
   list("Missing in B", c.missing_in_b);
   list("Extra in B", c.extra_in_b);
-  list("Shape mismatch", c.shape_mismatch);
+  list("Shape mismatch", shape_mismatch_lines(c));
   return w.take();
 }
 

@@ -82,9 +82,10 @@ std::vector<std::pair<std::string, std::string>> summary_fields(const EmbeddingA
                         brief_number(a.norms.p50) + ", p99 " + brief_number(a.norms.p99) + ", max " +
                         brief_number(a.norms.max) + "; mean " + brief_number(a.norms.mean) + ", std " +
                         brief_number(a.norms.std)},
-      {"outlier norms", with_thousands(a.outlier_count) + " rows with modified z > 3.5: " + list(a.outliers)},
-      {"near-zero rows",
-       with_thousands(a.near_zero_count) + " rows with norm <= 0.001 x median: " + list(a.near_zero)},
+      {"outlier norms", with_thousands(a.outlier_count) + " rows with modified z > " +
+                            brief_number(a.outlier_z) + ": " + list(a.outliers)},
+      {"near-zero rows", with_thousands(a.near_zero_count) + " rows with norm <= " +
+                             brief_number(a.near_zero_fraction) + " x median: " + list(a.near_zero)},
       {"exact duplicates", with_thousands(a.duplicate_rows) + " rows in " +
                                with_thousands(a.duplicate_groups) + " groups of identical rows (largest " +
                                with_thousands(a.largest_duplicate_group) + ")"},
@@ -193,8 +194,10 @@ void stream_embeddings_json(const EmbeddingAnalysis& a, const RunInfo& run, cons
   w.key("std").value(a.norms.std);
   w.key("mad").value(a.norms.mad);
   w.end_object();
+  w.key("outlier_z").value(a.outlier_z);
   w.key("outlier_count").value(a.outlier_count);
   refs("outliers", a.outliers, "modified_z");
+  w.key("near_zero_fraction").value(a.near_zero_fraction);
   w.key("near_zero_count").value(a.near_zero_count);
   refs("near_zero", a.near_zero, "norm");
   w.key("duplicate_groups").value(a.duplicate_groups);

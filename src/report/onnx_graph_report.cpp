@@ -155,6 +155,7 @@ void stream_onnx_graph_json(const OnnxGraphSummary& g, std::string_view source, 
   w.key("initializer_bytes").value(g.initializer_bytes);
   write_values(w, "inputs", g.inputs);
   write_values(w, "outputs", g.outputs);
+  w.key("op_types").value(static_cast<uint64_t>(g.ops.size()));
   w.key("ops").begin_object();
   for (const OnnxOpCount& op : g.ops) w.key(op.op_type).value(op.count);
   w.end_object();

@@ -188,7 +188,7 @@ const std::vector<std::string> kQuantizableHeader{
 
 std::string savings_text(const ConversionPlan& c) {
   return "saved_fp8_bytes " + human_bytes(c.saved_fp8) + ", saved_int4_bytes " + human_bytes(c.saved_int4) +
-         " (embeddings, norms, routers and the head stay 16-bit)";
+         " (" + std::string(kUnconvertedWeights) + ")";
 }
 
 std::string context_text(const Plan& p) {
@@ -518,6 +518,7 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
   w.end_array();
   w.key("saved_fp8_bytes").value(p.conversion.saved_fp8);
   w.key("saved_int4_bytes").value(p.conversion.saved_int4);
+  w.key("unconverted").value(kUnconvertedWeights);
   w.end_object();
   w.key("assumptions").begin_array();
   for (const std::string& a : p.assumptions) w.value(a);

@@ -543,6 +543,19 @@ TEST(CliCompare, AWeightlessSideIsRefusedAndAllMismatchesAreListed) {
       run_cli("compare " + quoted(dir / "a.safetensors") + " " + quoted(dir / "b.safetensors"));
   EXPECT_EQ(mismatch.exit_code, 0) << mismatch.err;
   EXPECT_NE(mismatch.out.find("model.norm.weight: [2] vs [1]"), std::string::npos) << mismatch.out;
+  // The JSON gives the two shapes as arrays, not the console's text.
+  CommandResult json_run =
+      run_cli("compare " + quoted(dir / "a.safetensors") + " " + quoted(dir / "b.safetensors") + " --json");
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
+  const json::Document d = json::Document::parse(json_run.out, "compare");
+  ASSERT_EQ(d.root().find("shape_mismatch")->items().size(), 1u);
+  const json::Value& m = d.root().find("shape_mismatch")->items()[0];
+  EXPECT_EQ(m.find("name")->as_string(), "model.norm.weight");
+  EXPECT_TRUE(m.find("name_b")->is_null());  // B names it as A does
+  ASSERT_EQ(m.find("shape_a")->items().size(), 1u);
+  EXPECT_EQ(m.find("shape_a")->items()[0].as_uint(), 2u);
+  ASSERT_EQ(m.find("shape_b")->items().size(), 1u);
+  EXPECT_EQ(m.find("shape_b")->items()[0].as_uint(), 1u);
   CommandResult config = run_cli("compare " + example() + " " + quoted(example_dir() / "config.json"));
   EXPECT_EQ(config.exit_code, 8) << config.err;
   EXPECT_NE(config.err.find("a comparison needs the weight files"), std::string::npos) << config.err;

@@ -149,6 +149,10 @@ TEST_F(EmbeddingsSklearn, PrincipalComponentsOfAFlatSpectrumAreExact) {
 TEST_F(EmbeddingsSklearn, FindsUntrainedAndOutlyingRows) {
   const json::Document doc = parse(probe_.out);
   const json::Value& o = doc.root();
+  // The rules, as the README states them (Iglewicz & Hoaglin's 3.5; 0.001 of the median norm), beside what
+  // they found.
+  EXPECT_EQ(o.find("outlier_z")->as_double(), 3.5);
+  EXPECT_EQ(o.find("near_zero_fraction")->as_double(), 1e-3);
   EXPECT_EQ(o.find("near_zero_count")->as_uint(), 5u);
   EXPECT_EQ(o.find("near_zero")->items()[0].find("token")->as_string(), "tok10");
   EXPECT_EQ(o.find("duplicate_groups")->as_uint(), 2u) << "the zeroed rows and the three copies";

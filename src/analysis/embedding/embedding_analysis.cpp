@@ -17,8 +17,6 @@ namespace ma {
 namespace {
 
 constexpr size_t kListed = 20;
-constexpr double kOutlierZ = 3.5;           // Iglewicz & Hoaglin's modified z-score threshold
-constexpr double kNearZeroFraction = 1e-3;  // of the median norm
 
 const ScanItem& find_matrix(const PlannedScan& plan, const std::string& which, const std::string& model) {
   const std::string role = which == "head" ? "lm-head" : "token-embedding";
@@ -70,9 +68,9 @@ void row_norms(EmbeddingAnalysis& a, const RowStatistics& stats, std::vector<dou
   for (uint64_t i = 0; i < n; ++i) {
     if (s.mad > 0) {
       const double z = 0.6745 * std::fabs(norms[i] - s.p50) / s.mad;
-      if (z > kOutlierZ) outliers.push_back(ref(i, z, tokens));
+      if (z > a.outlier_z) outliers.push_back(ref(i, z, tokens));
     }
-    if (norms[i] <= kNearZeroFraction * s.p50) near_zero.push_back(ref(i, norms[i], tokens));
+    if (norms[i] <= a.near_zero_fraction * s.p50) near_zero.push_back(ref(i, norms[i], tokens));
   }
   a.outlier_count = outliers.size();
   a.near_zero_count = near_zero.size();

@@ -60,9 +60,12 @@ struct EmbeddingAnalysis {
   NormSummary norms;
   std::vector<float> row_norms;           // per row
   std::vector<float> distance_to_center;  // per row, to its cluster's centre
-  std::vector<RowRef> outliers;           // robust z of the norm > 3.5, largest first (at most 20)
+  // The rules that mark a row, reported beside what they found: Iglewicz & Hoaglin's modified z-score of
+  // its norm, 0.6745 (x - median) / MAD, above outlier_z; a norm at most near_zero_fraction of the median.
+  double outlier_z = 3.5, near_zero_fraction = 1e-3;
+  std::vector<RowRef> outliers;  // modified z above outlier_z, largest first (at most 20)
   uint64_t outlier_count = 0;
-  std::vector<RowRef> near_zero;  // norm <= 1e-3 x median (at most 20)
+  std::vector<RowRef> near_zero;  // norm <= near_zero_fraction x median (at most 20)
   uint64_t near_zero_count = 0;
   uint64_t duplicate_groups = 0, duplicate_rows = 0, largest_duplicate_group = 0;
   std::vector<std::vector<uint64_t>> duplicate_examples;  // the largest groups (at most 5, 8 rows each)

@@ -31,6 +31,7 @@ std::string_view support_name(Support s);  // native, contrib, custom
 // Embeddings, norms, routers and the head stay 16-bit in every recipe (llm-compressor, ModelOpt, AutoGPTQ,
 // vLLM's fp8), so `plan --dtype` and the conversion advice agree.
 bool is_quantizable_linear(const InventoryTensor& t);
+inline constexpr std::string_view kUnconvertedWeights = "embeddings, norms, routers and the head stay 16-bit";
 
 struct FeatureSupport {
   std::string feature;  // "grouped-query attention", "Mamba-2 (SSD scan)", ...

@@ -43,7 +43,8 @@ void render_console(ConsoleWriter& w, const Capabilities& s, const ModelReport& 
   w.heading("Capabilities");
   w.field("can generate", yes_no(s.can_generate));
   w.field("max context", context_line(s));
-  w.field("long context (>= 32k)", yes_no_known(s.supports_long_context, s.long_context_known()));
+  w.field("long context (>= " + std::to_string(kLongContextTokens / 1024) + "k)",
+          yes_no_known(s.supports_long_context, s.long_context_known()));
   w.field("LoRA", yes_no_known(s.lora_compatible, s.adapters_known));
   w.field("QLoRA", yes_no_known(s.qlora_compatible, s.adapters_known));
   if (!o.detailed) return;
@@ -73,6 +74,7 @@ void write_json(JsonWriter& w, const Capabilities& s) {
   else
     w.null();
   bool_or_null(w, "supports_long_context", s.supports_long_context, s.long_context_known());
+  w.key("long_context_tokens").value(kLongContextTokens);  // from where a context counts as long
   bool_or_null(w, "lora_compatible", s.lora_compatible, s.adapters_known);
   bool_or_null(w, "supports_lora", s.lora_compatible,
                s.adapters_known);  // seed 002's name for the same claim
@@ -97,7 +99,8 @@ void render_document(DocumentWriter& w, const Capabilities& s, const ModelReport
   std::vector<std::pair<std::string, std::string>> rows = {
       {"Can generate", yes_no(s.can_generate)},
       {"Max context", context_line(s)},
-      {"Long context (>= 32,768)", yes_no_known(s.supports_long_context, s.long_context_known())},
+      {"Long context (>= " + with_thousands(kLongContextTokens) + ")",
+       yes_no_known(s.supports_long_context, s.long_context_known())},
       {"LoRA", yes_no_known(s.lora_compatible, s.adapters_known)},
       {"QLoRA", yes_no_known(s.qlora_compatible, s.adapters_known)}};
   if (!s.lora_target_modules.empty()) rows.push_back({"LoRA target modules", joined(s.lora_target_modules)});
