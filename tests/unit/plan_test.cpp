@@ -71,6 +71,26 @@ TEST(PlanDevices, SizesAreBinaryAndNamesComeFromTheHardwareTable) {
   EXPECT_EQ(parse_device_spec("H100 NVL", "--gpu").memory_bytes, 94 * kGiB);
   EXPECT_EQ(parse_device_spec("a100 pcie", "--gpu").hardware->name, "a100-pcie-80gb");
   EXPECT_EQ(parse_memory_size("64GB", "--cpu-ram"), 64 * kGiB);
+  // A space may stand between a size and its unit, and around the whole.
+  EXPECT_EQ(parse_device_spec("24 GB", "--gpu").memory_bytes, 24 * kGiB);
+  EXPECT_EQ(parse_device_spec(" 2xh200 ", "--gpu").count, 2u);
+  EXPECT_EQ(parse_memory_size("512 GiB", "--cpu-ram"), 512 * kGiB);
+  // A size out of range says so, rather than that it names no hardware; nothing says it names none.
+  for (const auto& [bad, rule] :
+       std::vector<std::pair<const char*, const char*>>{{"0GB", "must be above 0"},
+                                                        {"-5GB", "must be above 0"},
+                                                        {"1e309GB", "must be above 0"},
+                                                        {"18446744073709551615GB", "at most 10^18 bytes"},
+                                                        {"  ", "names no device"},
+                                                        {"", "names no device"}}) {
+    try {
+      parse_device_spec(bad, "--gpu");
+      ADD_FAILURE() << "'" << bad << "' was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(rule), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(parse_memory_size("0GB", "--cpu-ram"), Error);
   // Devices that differ are a list with a device between every two commas, each one valid.
   for (const char* bad : {"h100", "0xh200", "8x", "abc", "-5GB", "24XB", "nvidia", "2xNVIDIA", "24GB,",
                           ",24GB", "24GB,,16GB", "24GB,h100", "24GB,abc"}) {

@@ -19,20 +19,31 @@ constexpr double kBytesPerGiB = 1024.0 * 1024 * 1024;
   throw Error(ErrorKind::Usage, "", std::string(flag), "'" + printable(text) + "': " + rule);
 }
 
-std::optional<uint64_t> size_of(std::string_view text) {
+// A size: a number, optionally a space, and a binary unit ("24GB", "80 GiB", "512MiB"); GB is GiB here (the
+// memory GPU makers sell as 80 GB is 80 GiB). `valid` is false for a size whose number is not above 0 or
+// whose bytes pass 10^18; nullopt: not a size at all (a hardware name, perhaps).
+struct Size {
+  uint64_t bytes = 0;
+  bool valid = false;
+};
+std::optional<Size> size_of(std::string_view text) {
   const std::string t = ascii_lower(text);
   double value = 0;
   const char* end = t.data() + t.size();
   auto [p, ec] = std::from_chars(t.data(), end, value);
-  if (ec != std::errc() || p == t.data() || !std::isfinite(value) || value <= 0) return std::nullopt;
-  const std::string_view unit(p, static_cast<size_t>(end - p));
+  if (p == t.data()) return std::nullopt;
+  std::string_view unit(p, static_cast<size_t>(end - p));
+  if (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
   double scale = 0;
   if (unit == "gb" || unit == "gib" || unit == "g") scale = kBytesPerGiB;
   if (unit == "tb" || unit == "tib" || unit == "t") scale = kBytesPerGiB * 1024;
   if (unit == "mb" || unit == "mib") scale = kBytesPerGiB / 1024;
-  if (scale == 0 || value * scale > 1e18) return std::nullopt;
-  return static_cast<uint64_t>(std::llround(value * scale));
+  if (scale == 0) return std::nullopt;
+  if (ec != std::errc() || !std::isfinite(value) || value <= 0 || value * scale > 1e18) return Size{};
+  return Size{static_cast<uint64_t>(std::llround(value * scale)), true};
 }
+
+constexpr std::string_view kSizeRange = "a size must be above 0 and at most 10^18 bytes";
 
 const Hardware* hardware_named(std::string_view name, std::string_view flag, std::string_view text) {
   const std::string want = hardware_key(name);
@@ -48,8 +59,10 @@ const Hardware* hardware_named(std::string_view name, std::string_view flag, std
 }  // namespace
 
 uint64_t parse_memory_size(std::string_view text, std::string_view flag) {
-  if (auto s = size_of(text)) return *s;
-  bad(flag, text, "must be a size such as 64GB or 512GiB (binary units)");
+  const std::optional<Size> s = size_of(text);
+  if (!s) bad(flag, text, "must be a size such as 64GB or 512GiB (binary units)");
+  if (!s->valid) bad(flag, text, std::string(kSizeRange));
+  return s->bytes;
 }
 
 namespace {
@@ -76,8 +89,9 @@ DeviceSpec parse_devices_alike(std::string_view text, std::string_view flag) {
     rest = text.substr(x + 1);
   }
   if (rest.empty()) bad(flag, text, "names no device");
-  if (auto s = size_of(rest)) {
-    d.memory_bytes = *s;
+  if (const std::optional<Size> s = size_of(rest)) {
+    if (!s->valid) bad(flag, text, std::string(kSizeRange));
+    d.memory_bytes = s->bytes;
     return d;
   }
   const DeviceSpec named = devices_of(*hardware_named(rest, flag, text), d.count);
@@ -89,7 +103,8 @@ DeviceSpec parse_devices_alike(std::string_view text, std::string_view flag) {
 }  // namespace
 
 DeviceSpec parse_device_spec(std::string_view text, std::string_view flag) {
-  if (text.find(',') == std::string_view::npos) return parse_devices_alike(text, flag);
+  if (without_spaces_around(text).empty()) bad(flag, text, "names no device");
+  if (text.find(',') == std::string_view::npos) return parse_devices_alike(without_spaces_around(text), flag);
   std::vector<DeviceSpec> parts;
   uint64_t count = 0;
   for (std::string_view rest = text;;) {
