@@ -155,6 +155,9 @@ std::optional<DType> dtype_from_any_name(std::string_view name) {
       {"int32", DType::I32},
       {"int64", DType::I64},
       {"fp8", DType::F8_E4M3},
+      // vLLM's and SGLang's --kv-cache-dtype spellings.
+      {"fp8_e4m3", DType::F8_E4M3},
+      {"fp8_e5m2", DType::F8_E5M2},
       {"float8_e4m3fn", DType::F8_E4M3},
       {"float8_e5m2", DType::F8_E5M2},
       {"bool", DType::BOOL},

@@ -148,6 +148,17 @@ TEST(Plan, ServingEnginesRunAnF32ModelIn16Bits) {
   EXPECT_EQ(engine_kv_dtype(m->report, PlanEngine::Vllm, DType::F8_E4M3), DType::F8_E4M3);
 }
 
+// --kv-dtype takes the engines' own spellings: vLLM's and SGLang's --kv-cache-dtype (fp8, fp8_e4m3,
+// fp8_e5m2) and llama.cpp's --cache-type-k (f16, q8_0, q4_0).
+TEST(Plan, KvDtypeTakesTheEnginesSpellings) {
+  EXPECT_EQ(dtype_from_any_name("fp8"), DType::F8_E4M3);
+  EXPECT_EQ(dtype_from_any_name("fp8_e4m3"), DType::F8_E4M3);
+  EXPECT_EQ(dtype_from_any_name("fp8_e5m2"), DType::F8_E5M2);
+  EXPECT_EQ(dtype_from_any_name("f16"), DType::F16);
+  EXPECT_EQ(dtype_from_any_name("q8_0"), DType::Q8_0);
+  EXPECT_EQ(dtype_from_any_name("q4_0"), DType::Q4_0);
+}
+
 // Bare weights compute in their matrices' float type: an F16 or F32 GGUF in it, one whose every matrix is
 // quantized in llama.cpp's f16 (its f32 norms are not the model's dtype).
 TEST(Plan, AGgufComputesInItsMatricesTypeElseF16) {
