@@ -13,7 +13,7 @@ void ConsoleWriter::heading(std::string_view title) {
 
 namespace {
 
-constexpr size_t kIndent = 2, kLabelWidth = 26;  // values start at column kIndent + kLabelWidth
+constexpr size_t kIndent = 2;  // values start at column kIndent + label_width_
 
 }  // namespace
 
@@ -21,11 +21,11 @@ constexpr size_t kIndent = 2, kLabelWidth = 26;  // values start at column kInde
 void ConsoleWriter::field(std::string_view label, std::string_view value) {
   out_.append(kIndent, ' ');
   out_ += label;
-  if (label.size() < kLabelWidth) {
-    out_.append(kLabelWidth - label.size(), ' ');
+  if (label.size() < label_width_) {
+    out_.append(label_width_ - label.size(), ' ');
   } else {
     out_ += '\n';
-    out_.append(kIndent + kLabelWidth, ' ');
+    out_.append(kIndent + label_width_, ' ');
   }
   out_ += value;
   out_ += '\n';
@@ -40,7 +40,7 @@ void ConsoleWriter::footnote(std::string_view text) {
 
 // Under the value it explains (a formula, the evidence for a claim).
 void ConsoleWriter::note(std::string_view text) {
-  out_.append(kIndent + kLabelWidth, ' ');
+  out_.append(kIndent + label_width_, ' ');
   if (color_) out_ += "\033[2m";
   out_ += text;
   out_ += color_ ? "\033[0m\n" : "\n";

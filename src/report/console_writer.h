@@ -1,6 +1,7 @@
 // Building blocks of the console report: section headings, aligned "label  value" lines, aligned tables.
 // Colour only when asked (a terminal without NO_COLOR).
 #pragma once
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,7 +10,9 @@ namespace ma {
 
 class ConsoleWriter {
  public:
-  explicit ConsoleWriter(bool color) : color_(color) {}
+  // label_width: the column values start at (after a two-space indent); a longer label puts its value on
+  // the next line. A section whose labels are long JSON names asks for a wider column.
+  explicit ConsoleWriter(bool color, size_t label_width = 26) : color_(color), label_width_(label_width) {}
   void heading(std::string_view title);
   void field(std::string_view label, std::string_view value);  // "  label                 value"
   void note(std::string_view text);      // dimmed, under the value above it: a formula, the evidence
@@ -20,6 +23,7 @@ class ConsoleWriter {
 
  private:
   bool color_;
+  size_t label_width_;
   std::string out_;
 };
 

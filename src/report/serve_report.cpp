@@ -18,12 +18,17 @@ std::string ms(double s) {
   return fixed_decimals(s * 1e3, s < 0.1 ? 2 : 1) + " ms";
 }
 
+// Tokens a second, whole, with thousands separators as every count the console prints.
+std::string per_second(double v) {
+  return with_thousands(static_cast<uint64_t>(std::llround(std::max(0.0, v))));
+}
+
 std::string settings(const ServeResult& r) {
   const ServeRequest& q = r.request;
   return std::to_string(q.tp) + " x " + q.hw.name + " (TP " + std::to_string(q.tp) +
          (q.ep > 1 ? ", EP " + std::to_string(q.ep) : "") + (q.dp_attention ? ", DP attention" : "") + "), " +
-         std::string(serve_engine_rules(q.engine).name) + ", isl " + std::to_string(q.isl) + ", osl " +
-         std::to_string(q.osl);
+         std::string(serve_engine_rules(q.engine).name) + ", isl " + with_thousands(q.isl) + ", osl " +
+         with_thousands(q.osl);
 }
 
 // The load point's figures under their JSON names.
@@ -31,16 +36,16 @@ std::vector<std::pair<std::string, std::string>> point_fields(const ServeResult&
   const ServePoint& p = r.point;
   return {{"settings", settings(r)},
           {"weights", r.precision_label},
-          {"concurrency", std::to_string(p.concurrency)},
-          {"kv_cache_tokens", std::to_string(r.kv_cache_tokens)},
-          {"max_running", std::to_string(r.max_running) + " requests of isl + osl at once"},
+          {"concurrency", with_thousands(p.concurrency)},
+          {"kv_cache_tokens", with_thousands(r.kv_cache_tokens)},
+          {"max_running", with_thousands(r.max_running) + " requests of isl + osl at once"},
           {"mean_ttft_s", ms(p.mean_ttft_s)},
           {"mean_tpot_s", ms(p.mean_tpot_s)},
           {"mean_itl_s", ms(p.mean_itl_s)},
           {"mean_e2el_s", fixed_decimals(p.mean_e2el_s, 2) + " s"},
-          {"throughput_tokens_per_s_per_gpu", fixed_decimals(p.throughput_tokens_per_s_per_gpu, 0)},
-          {"output_tokens_per_s_per_gpu", fixed_decimals(p.output_tokens_per_s_per_gpu, 0)},
-          {"input_tokens_per_s_per_gpu", fixed_decimals(p.input_tokens_per_s_per_gpu, 0)},
+          {"throughput_tokens_per_s_per_gpu", per_second(p.throughput_tokens_per_s_per_gpu)},
+          {"output_tokens_per_s_per_gpu", per_second(p.output_tokens_per_s_per_gpu)},
+          {"input_tokens_per_s_per_gpu", per_second(p.input_tokens_per_s_per_gpu)},
           {"decode_step_s", r.request.osl == 1
                                 ? "none (osl 1: the prefill gives the only token)"
                                 : ms(p.decode_step_s) + " at batch " + fixed_decimals(p.decode_batch, 1) +
@@ -56,10 +61,9 @@ const std::vector<std::string> kSweepHeader = {"concurrency",  "TTFT",        "T
 std::vector<std::vector<std::string>> sweep_rows(const ServeResult& r) {
   std::vector<std::vector<std::string>> rows;
   for (const ServePoint& p : r.sweep)
-    rows.push_back({std::to_string(p.concurrency), ms(p.mean_ttft_s), ms(p.mean_tpot_s), ms(p.mean_itl_s),
-                    fixed_decimals(p.mean_e2el_s, 2) + " s",
-                    fixed_decimals(p.throughput_tokens_per_s_per_gpu, 0),
-                    fixed_decimals(p.output_tokens_per_s_per_gpu, 0),
+    rows.push_back({with_thousands(p.concurrency), ms(p.mean_ttft_s), ms(p.mean_tpot_s), ms(p.mean_itl_s),
+                    fixed_decimals(p.mean_e2el_s, 2) + " s", per_second(p.throughput_tokens_per_s_per_gpu),
+                    per_second(p.output_tokens_per_s_per_gpu),
                     p.mean_tpot_s > 0 ? fixed_decimals(1 / p.mean_tpot_s, 1) : "-",
                     fixed_decimals(p.decode_batch, 1), p.decode_bound});
   return rows;
@@ -114,7 +118,8 @@ std::string csv_row(const char* which, const ServePoint& p) {
 }  // namespace
 
 std::string render_serve_console(const ServeResult& r) {
-  ConsoleWriter w(false);
+  // Wide enough for the longest JSON name among the fields, throughput_tokens_per_s_per_gpu.
+  ConsoleWriter w(false, 33);
   w.heading("SERVE " + r.model_id);
   for (const auto& [label, value] : point_fields(r)) w.field(label, value);
   if (!r.sweep.empty()) {

@@ -4,6 +4,7 @@
 // unit/serve_test.cpp.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "cli_test_support.h"
 #include "core/json.h"
+#include "core/units.h"
 
 namespace ma::test {
 namespace {
@@ -51,11 +53,17 @@ TEST(ServeCli, JsonHasTheIssuesFieldsAndEveryOutputIsWritten) {
   ASSERT_EQ(console.exit_code, 0) << console.err;
   char tpot[32];
   std::snprintf(tpot, sizeof tpot, "%.2f ms", root.find("mean_tpot_s")->as_double() * 1e3);
-  EXPECT_NE(console.out.find(std::string("mean_tpot_s               ") + tpot), std::string::npos)
+  EXPECT_NE(console.out.find(std::string("mean_tpot_s                      ") + tpot), std::string::npos)
       << console.out;
-  // Under the JSON's names: the requests at once are max_running, not a note on kv_cache_tokens.
-  EXPECT_NE(console.out.find("max_running               " +
-                             std::to_string(*root.find("max_running")->as_uint()) + " requests"),
+  // Under the JSON's names: the requests at once are max_running, not a note on kv_cache_tokens; counts with
+  // thousands separators; every value in one column, the longest name's included.
+  EXPECT_NE(console.out.find("max_running                      " +
+                             with_thousands(*root.find("max_running")->as_uint()) + " requests"),
+            std::string::npos)
+      << console.out;
+  EXPECT_NE(console.out.find("throughput_tokens_per_s_per_gpu  " +
+                             with_thousands(static_cast<uint64_t>(
+                                 std::llround(root.find("throughput_tokens_per_s_per_gpu")->as_double())))),
             std::string::npos)
       << console.out;
 }

@@ -296,9 +296,9 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
   }
   if (out.max_running == 0)
     throw Error(ErrorKind::Usage, "", "--hw/--tp",
-                "one request of " + std::to_string(rq.isl + rq.osl) + " tokens does not fit the " +
+                "one request of " + with_thousands(rq.isl + rq.osl) + " tokens does not fit the " +
                     std::string(rules.name) + " KV pool of " + std::to_string(rq.tp) + " x " + rq.hw.name +
-                    " (" + std::to_string(out.kv_cache_tokens) + " tokens)");
+                    " (" + with_thousands(out.kv_cache_tokens) + " tokens)");
 
   const AchievableHardware achievable = achievable_hardware(rq.hw);
   PerfInputs base = precision_perf_inputs(report, rq.precision, kv, achievable.hw);
@@ -312,14 +312,14 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
   for (uint64_t c : rq.sweep) out.sweep.push_back(e.at(c, out.max_running));
 
   out.assumptions = {
-      "closed loop: " + std::to_string(rq.concurrency) + " clients, each sends a prompt of " +
-          std::to_string(rq.isl) + " tokens, reads " + std::to_string(rq.osl) +
+      "closed loop: " + with_thousands(rq.concurrency) + " clients, each sends a prompt of " +
+          with_thousands(rq.isl) + " tokens, reads " + with_thousands(rq.osl) +
           " output tokens, then sends the next",
       "R = 1 / ((osl - 1) x D(B) / B + P); B = running - R x TTFT; TPOT = B / (R (osl - 1)); E2EL = TTFT + "
       "(osl - 1) TPOT; tokens/s per GPU = concurrency / E2EL x tokens / tp",
       "D(B): the performance model's decode step (efficient profile: flash attention, fused kernels, CUDA "
       "graphs) at batch B and the mean KV length isl + osl / 2 = " +
-          std::to_string(rq.isl + rq.osl / 2) + ", TP " + std::to_string(rq.tp) +
+          with_thousands(rq.isl + rq.osl / 2) + ", TP " + std::to_string(rq.tp) +
           (rq.ep > 1 ? " with EP " + std::to_string(rq.ep) : "") + ", its all-reduces included",
       std::string("P: ") +
           (rules.mixed_prefill
@@ -329,7 +329,7 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
                : "a prefill step of its own, launched eagerly, which the running decodes wait for"),
       "TTFT: half the step in flight, its own prefill, and the prefills queued before it (M/D/1); clients "
       "beyond the KV pool (" +
-          std::to_string(out.max_running) +
+          with_thousands(out.max_running) +
           " requests) wait for a slot; and never less than concurrency / R - (osl - 1) TPOT (Little's law: "
           "the engine completes at most R requests a second)",
       "engine: " + std::string(rules.source),
