@@ -72,9 +72,10 @@ const BytesKind kDeviceByteKinds[] = {
     {"kv_spare", "KV pool unused", &DeviceBytes::kv_spare, &plot::kSky},
 };
 
-std::string verdict(const Plan& p) {
+// `on_devices`: name the devices after "does not fit" (the plot names them on the line above).
+std::string verdict(const Plan& p, bool on_devices = true) {
   if (!p.fits) {
-    std::string t = "does not fit on " + devices_text(p);
+    std::string t = on_devices ? "does not fit on " + devices_text(p) : "does not fit";
     if (p.widest_fitting)
       t += "; fits in " + std::string(precision_name(*p.widest_fitting));
     else if (p.offload && p.offload->fits)
@@ -406,7 +407,13 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
         w.key("stage").value(static_cast<uint64_t>(&st - c->budget.stages.data()));
         w.key("first_layer").value(st.first_layer);
         w.key("end_layer").value(st.end_layer);
-        bytes_object(w, st.bytes);
+        // A tensor-parallel group holds the same bytes on each device and is sized by its smallest one;
+        // each device's own capacity and room are its own (a 24 GB card beside a 12 GB one).
+        const size_t device = static_cast<size_t>(&st - c->budget.stages.data()) * c->split.tp + i;
+        DeviceBytes own = st.bytes;
+        if (p.request.gpus.mixed() && device < p.request.gpus.memories.size())
+          own.capacity = p.request.gpus.memory_of(device);
+        bytes_object(w, own);
         w.end_object();
       }
     }
@@ -548,43 +555,48 @@ std::string render_plan_svg(const Plan& p) {
   using diagram::TextStyle;
   const SplitPlan* c = chosen(p);
   const size_t stages = c ? c->budget.stages.size() : 0;
-  const double bar_w = 56, gap = 24, left = 90, top = 70, plot_h = 300;
+  const double bar_w = 56, gap = 24, left = 90, top = 86, plot_h = 300;
   const int width =
       static_cast<int>(std::max(900.0, left + static_cast<double>(stages) * (bar_w + gap) + 260));
-  const int height = 470;
+  const int height = 486;
   Svg svg(width, height, "Plan: " + p.model_id);
   TextStyle title{16, plot::kInk, true};
   title.min_size = 12;
   svg.fit(20, 28, width - 40, "Bytes per device: " + p.model_id, title);
   TextStyle sub{12, plot::kMuted};
   sub.min_size = 10;
-  svg.fit(20, 48, width - 40, devices_text(p) + "; " + verdict(p), sub);
+  svg.fit(20, 48, width - 40, devices_text(p), sub);
+  svg.fit(20, 64, width - 40, verdict(p, false), sub);
   if (!c) return svg.finish();
-  // The scale is the largest device's; devices that differ each get their own capacity line.
-  uint64_t largest = 0;
-  for (const StageBudget& st : c->budget.stages) largest = std::max(largest, st.bytes.capacity);
+  // The scale is the largest device's, with room above it, and taller where a stage does not fit: its bar
+  // is drawn whole, never cut at the frame. Devices that differ each get their own capacity line.
+  uint64_t largest = 0, tallest = 0;
+  for (const StageBudget& st : c->budget.stages) {
+    largest = std::max(largest, st.bytes.capacity);
+    tallest = std::max(tallest, st.bytes.used());
+  }
   const double cap = static_cast<double>(largest);
-  auto y_of = [&](double bytes) {
-    return top + plot_h - plot_h * std::min(bytes, cap * 1.25) / (cap * 1.25);
-  };
+  const double full_scale = std::max(cap * 1.25, static_cast<double>(tallest) * 1.08);
+  auto y_of = [&](double bytes) { return top + plot_h - plot_h * std::min(bytes, full_scale) / full_scale; };
   svg.line(left - 6, top, left - 6, top + plot_h, plot::kAxis, 1);
   TextStyle axis{11, plot::kMuted, false, diagram::Anchor::End};
-  svg.text(left - 12, y_of(cap) + 4, human_bytes(largest), axis);
+  // The axis marks every device capacity (devices that differ: each kind's), one label where two would touch.
+  std::vector<uint64_t> capacities;
+  for (const StageBudget& st : c->budget.stages) capacities.push_back(st.bytes.capacity);
+  std::sort(capacities.rbegin(), capacities.rend());
+  double last_label_y = -100;
+  for (uint64_t capacity : capacities) {
+    const double y = y_of(static_cast<double>(capacity));
+    if (y - last_label_y < 14) continue;
+    svg.text(left - 12, y + 4, human_bytes(capacity), axis);
+    last_label_y = y;
+  }
   svg.text(left - 12, top + plot_h + 4, "0", axis);
   const bool alike = std::all_of(c->budget.stages.begin(), c->budget.stages.end(),
                                  [&](const StageBudget& st) { return st.bytes.capacity == largest; });
-  if (alike)
-    svg.line(left - 10, y_of(cap), left + static_cast<double>(stages) * (bar_w + gap), y_of(cap),
-             plot::kVermillion, 1.5, true);
   for (size_t i = 0; i < stages; ++i) {
     const DeviceBytes& d = c->budget.stages[i].bytes;
     const double x = left + static_cast<double>(i) * (bar_w + gap);
-    if (!alike) {
-      const double y = y_of(static_cast<double>(d.capacity));
-      svg.line(x - 6, y, x + bar_w + 6, y, plot::kVermillion, 1.5, true);
-      svg.text(x + bar_w / 2, y - 4, human_bytes(d.capacity),
-               TextStyle{10, plot::kMuted, false, diagram::Anchor::Middle});
-    }
     double acc = 0;
     for (const BytesKind& k : kDeviceByteKinds) {
       const double b = static_cast<double>(d.*k.field);
@@ -592,11 +604,21 @@ std::string render_plan_svg(const Plan& p) {
       svg.rect(x, y_of(acc + b), bar_w, y_of(acc) - y_of(acc + b), *k.color, "#ffffff", 0, 0.5);
       acc += b;
     }
+    if (d.used() > d.capacity)  // what the stage needs, over the line it does not fit under
+      svg.text(x + bar_w / 2, y_of(acc) - 4, human_bytes(d.used()),
+               TextStyle{10, plot::kVermillion, true, diagram::Anchor::Middle});
+    if (!alike) {  // over the bar, which may pass it
+      const double y = y_of(static_cast<double>(d.capacity));
+      svg.line(x - 6, y, x + bar_w + 6, y, plot::kVermillion, 1.5, true);
+    }
     TextStyle label{11, plot::kInk, false, diagram::Anchor::Middle};
     svg.text(x + bar_w / 2, top + plot_h + 18, "stage " + std::to_string(i), label);
     svg.text(x + bar_w / 2, top + plot_h + 32,
              std::to_string(c->split.tp) + (c->split.tp == 1 ? " GPU" : " GPUs"), label);
   }
+  if (alike)  // over the bars, which may pass it
+    svg.line(left - 10, y_of(cap), left + static_cast<double>(stages) * (bar_w + gap), y_of(cap),
+             plot::kVermillion, 1.5, true);
   // Legend.
   const double lx = left + static_cast<double>(stages) * (bar_w + gap) + 10;
   double ly = top + 10;

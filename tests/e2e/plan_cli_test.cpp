@@ -194,5 +194,28 @@ TEST(PlanCli, BadDevicesAndMissingGpuAreUsageErrors) {
   EXPECT_NE(r.err.find("--tp: 3 cannot split this model"), std::string::npos) << r.err;
 }
 
+// Two devices that differ, neither big enough: the JSON gives each device its own capacity (the group is
+// sized by the smaller), and the plot draws the stage's bar whole, labelled with what it needs, where a
+// scale cut at the capacity had hidden how far past it the stage goes.
+TEST(PlanCli, DevicesThatDifferKeepTheirCapacityAndAPlotShowsWhatDoesNotFit) {
+  TempDir dir;
+  CommandResult r =
+      run_cli("plan " + example() + " --gpu 0.0002GB,0.0001GB --json --plot " + quoted(dir / "plan.svg"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "plan");
+  EXPECT_FALSE(d.root().find("fits")->as_bool());
+  const auto& devices = d.root().find("devices")->items();
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].find("capacity")->as_uint(), 214'748u);  // 0.0002 GiB, rounded to a byte
+  EXPECT_EQ(devices[1].find("capacity")->as_uint(), 107'374u);
+  uint64_t used = 0;
+  for (const json::Member& m : devices[0].find("bytes")->members())
+    if (m.key != "free") used += *m.value.as_uint();
+  EXPECT_GT(used, 214'748u);
+  const std::string svg = read_file(dir / "plan.svg");
+  EXPECT_NE(svg.find(">" + human_bytes(used) + "<"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">does not fit"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ma::test
