@@ -20,6 +20,12 @@ std::string with_thousands(uint64_t n) {
   return out;
 }
 
+std::string rounded_with_thousands(double v) {
+  if (!(v > 0)) return "0";
+  if (v >= 1.8e19) return short_number(v);  // past uint64_t
+  return with_thousands(static_cast<uint64_t>(std::llround(v)));
+}
+
 std::string human_count(uint64_t n) {
   static constexpr struct {
     double scale;

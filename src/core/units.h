@@ -9,10 +9,12 @@
 namespace ma {
 
 std::string with_thousands(uint64_t n);  // 1234567 -> "1,234,567"
-std::string human_count(uint64_t n);     // 6738415616 -> "6.74B"
-std::string human_bytes(uint64_t n);     // binary units: "12.55 GiB"
-std::string bytes_exactly(uint64_t n);   // both: "12.55 GiB (13,476,831,232 bytes)"; "641 B" alone
-std::string short_number(double v);      // six significant digits, no trailing zeros: "0.5", "1e+300"
+// A rate or an estimate to the nearest whole, with separators: 40745184.4 -> "40,745,184"; negatives as 0.
+std::string rounded_with_thousands(double v);
+std::string human_count(uint64_t n);    // 6738415616 -> "6.74B"
+std::string human_bytes(uint64_t n);    // binary units: "12.55 GiB"
+std::string bytes_exactly(uint64_t n);  // both: "12.55 GiB (13,476,831,232 bytes)"; "641 B" alone
+std::string short_number(double v);     // six significant digits, no trailing zeros: "0.5", "1e+300"
 std::string exact_number(
     double v);  // shortest round-trip spelling: 1e-05, 500000, 0.25; "unknown" if not finite
 std::string plain_number(double v);  // integral values with separators ("500,000"), else exact_number

@@ -45,7 +45,7 @@ std::string devices_text(const Plan& p) {
 }
 
 std::string tokens_per_s(const std::optional<double>& v) {
-  return v ? fixed_decimals(*v, *v >= 100 ? 0 : 1) : std::string("-");
+  return v ? (*v >= 100 ? rounded_with_thousands(*v) : fixed_decimals(*v, 1)) : std::string("-");
 }
 
 const SplitPlan* chosen(const Plan& p) {

@@ -18,11 +18,6 @@ std::string ms(double s) {
   return fixed_decimals(s * 1e3, s < 0.1 ? 2 : 1) + " ms";
 }
 
-// Tokens a second, whole, with thousands separators as every count the console prints.
-std::string per_second(double v) {
-  return with_thousands(static_cast<uint64_t>(std::llround(std::max(0.0, v))));
-}
-
 std::string settings(const ServeResult& r) {
   const ServeRequest& q = r.request;
   return std::to_string(q.tp) + " x " + q.hw.name + " (TP " + std::to_string(q.tp) +
@@ -43,9 +38,9 @@ std::vector<std::pair<std::string, std::string>> point_fields(const ServeResult&
           {"mean_tpot_s", ms(p.mean_tpot_s)},
           {"mean_itl_s", ms(p.mean_itl_s)},
           {"mean_e2el_s", fixed_decimals(p.mean_e2el_s, 2) + " s"},
-          {"throughput_tokens_per_s_per_gpu", per_second(p.throughput_tokens_per_s_per_gpu)},
-          {"output_tokens_per_s_per_gpu", per_second(p.output_tokens_per_s_per_gpu)},
-          {"input_tokens_per_s_per_gpu", per_second(p.input_tokens_per_s_per_gpu)},
+          {"throughput_tokens_per_s_per_gpu", rounded_with_thousands(p.throughput_tokens_per_s_per_gpu)},
+          {"output_tokens_per_s_per_gpu", rounded_with_thousands(p.output_tokens_per_s_per_gpu)},
+          {"input_tokens_per_s_per_gpu", rounded_with_thousands(p.input_tokens_per_s_per_gpu)},
           {"decode_step_s", r.request.osl == 1
                                 ? "none (osl 1: the prefill gives the only token)"
                                 : ms(p.decode_step_s) + " at batch " + fixed_decimals(p.decode_batch, 1) +
@@ -62,8 +57,9 @@ std::vector<std::vector<std::string>> sweep_rows(const ServeResult& r) {
   std::vector<std::vector<std::string>> rows;
   for (const ServePoint& p : r.sweep)
     rows.push_back({with_thousands(p.concurrency), ms(p.mean_ttft_s), ms(p.mean_tpot_s), ms(p.mean_itl_s),
-                    fixed_decimals(p.mean_e2el_s, 2) + " s", per_second(p.throughput_tokens_per_s_per_gpu),
-                    per_second(p.output_tokens_per_s_per_gpu),
+                    fixed_decimals(p.mean_e2el_s, 2) + " s",
+                    rounded_with_thousands(p.throughput_tokens_per_s_per_gpu),
+                    rounded_with_thousands(p.output_tokens_per_s_per_gpu),
                     p.mean_tpot_s > 0 ? fixed_decimals(1 / p.mean_tpot_s, 1) : "-",
                     fixed_decimals(p.decode_batch, 1), p.decode_bound});
   return rows;
