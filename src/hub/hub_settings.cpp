@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "io/file_source.h"
 
 namespace fs = std::filesystem;
@@ -114,7 +116,14 @@ bool is_hugging_face_host(const std::string& endpoint) {
   std::string_view rest = endpoint;
   if (rest.rfind("https://", 0) != 0) return false;
   rest.remove_prefix(8);
-  std::string_view host = rest.substr(0, rest.find_first_of("/:"));
+  const std::string host_text = ascii_lower(rest.substr(0, rest.find_first_of("/:")));
+  // A host is letters, digits, dots and hyphens: "evil.example#.hf.co" (a fragment to curl, which connects
+  // to evil.example) or "evil.example\.hf.co" is no Hugging Face host.
+  if (host_text.empty() || !std::all_of(host_text.begin(), host_text.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-';
+      }))
+    return false;
+  const std::string_view host = host_text;
   for (std::string_view base : {"huggingface.co", "hf.co"}) {
     if (host == base) return true;
     if (host.size() > base.size() + 1 && host.substr(host.size() - base.size()) == base &&
@@ -144,8 +153,9 @@ HubSettings hub_settings(const HubFlags& flags, const EnvLookup& env_in) {
     s.endpoint = strip_trailing_slashes(*e);
     if (s.endpoint.rfind("https://", 0) != 0 && s.endpoint.rfind("http://", 0) != 0)
       throw Error(ErrorKind::Usage, "HF_ENDPOINT", "", "must start with https:// or http://");
-    if (s.endpoint.find('@') != std::string::npos || s.endpoint.find('?') != std::string::npos)
-      throw Error(ErrorKind::Usage, "HF_ENDPOINT", "", "credentials or a query string in the endpoint URL");
+    if (s.endpoint.find_first_of("@?#") != std::string::npos)
+      throw Error(ErrorKind::Usage, "HF_ENDPOINT", "",
+                  "credentials, a query string or a fragment in the endpoint URL");
   }
   s.offline = flags.offline || truthy(env("HF_HUB_OFFLINE")) || truthy(env("TRANSFORMERS_OFFLINE"));
   s.cache_root = cache_root_from(env);

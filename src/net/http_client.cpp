@@ -202,7 +202,8 @@ HttpResponse HttpClient::perform(const HttpRequest& request) {
   curl().easy_setopt(h, CURLOPT_HTTPHEADER, headers);
   curl().easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl().easy_setopt(h, CURLOPT_CONNECTTIMEOUT, timeouts_.connect_s);
-  curl().easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  // Under 1 KiB a second for stall_s seconds is stuck: silent, or dripping a few bytes to stay open.
+  curl().easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
   curl().easy_setopt(h, CURLOPT_LOW_SPEED_TIME, timeouts_.stall_s);
   curl().easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
   curl().easy_setopt(h, CURLOPT_HEADERDATA, &t);

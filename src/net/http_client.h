@@ -73,7 +73,8 @@ struct HttpExchange {
 
 struct HttpTimeouts {
   long connect_s = 10;
-  long stall_s = 10;  // abort when no byte arrives for this long (slow-loris)
+  long stall_s =
+      10;  // abort when under 1 KiB a second arrives for this long (silent or dripping: slow-loris)
 };
 
 class HttpClient {

@@ -165,5 +165,19 @@ TEST_F(HubResume, SilentServerTimesOutAndFailsAfterRetries) {
   EXPECT_EQ(gets, 3u) << "one attempt and two retries\n" << log;
 }
 
+// A server that keeps sending, a few bytes a second, is as stuck as a silent one: under 1 KiB a second for
+// HF_HUB_DOWNLOAD_TIMEOUT seconds the transfer is given up (it was held open while a byte a second came).
+TEST_F(HubResume, DrippingServerTimesOutAndFailsAfterRetries) {
+  START_CUT_SERVER_OR_SKIP(server, "drip");
+  auto start = std::chrono::steady_clock::now();
+  CommandResult r = run_cli_env("-u HF_TOKEN HF_HUB_DOWNLOAD_TIMEOUT=1 HF_ENDPOINT=" + server.endpoint() +
+                                    " HF_HUB_CACHE=" + quoted(dir_ / "cache"),
+                                "download cut/model");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 6) << r.err;
+  EXPECT_NE(r.err.find("timed out"), std::string::npos) << r.err;
+  EXPECT_LT(seconds, 20) << "a dripping server must not hold the client";
+}
+
 }  // namespace
 }  // namespace ma::test

@@ -7,6 +7,7 @@ anchors-reliability): it serves one repo, `cut/model` with one LFS file, and
     file again with 200 (mode "ignore-range"), or does so and cuts it at the same place again before it
     honours the next Range (mode "ignore-range-and-cut");
   - or, in mode "stall", sends the headers of every file GET and then nothing at all (a slow-loris server, N18);
+  - or, in mode "drip", sends them and then 4 bytes every half second (a slow-loris that is never silent);
   - or, in mode "compressed", answers with a Content-Encoding of gzip although identity was asked for;
   - or, in mode "huge-header", answers with a header line of 150 KB (over libcurl's 100 KB limit).
 
@@ -66,6 +67,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.flush()
             time.sleep(60)
+            return
+        if mode == "drip":
+            self.send_response(200)
+            self.send_header("Content-Length", str(size))
+            for k, v in meta:
+                self.send_header(k, v)
+            self.end_headers()
+            try:
+                for at in range(0, size, 4):
+                    self.wfile.write(body[at:at + 4])
+                    self.wfile.flush()
+                    time.sleep(0.5)
+            except OSError:  # the client gave up
+                pass
             return
         if state["gets"] == 1 or (mode == "ignore-range-and-cut" and state["gets"] == 2):
             # ("ignore-range-and-cut": the resumed request gets the whole file again, 200, cut as well.)

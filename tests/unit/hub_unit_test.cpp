@@ -236,6 +236,15 @@ TEST(HubSettingsTest, TokenGoesOnlyToHuggingFaceUnlessTrusted) {  // N21
   EXPECT_TRUE(is_hugging_face_host("https://cdn.huggingface.co"));
   EXPECT_FALSE(is_hugging_face_host("https://huggingface.co.evil.example"));
   EXPECT_FALSE(is_hugging_face_host("http://huggingface.co"));
+  // curl connects to the host before a '#' (a fragment) or a backslash: those are no Hugging Face hosts.
+  EXPECT_FALSE(is_hugging_face_host("https://evil.example#.huggingface.co"));
+  EXPECT_FALSE(is_hugging_face_host("https://evil.example\\.hf.co"));
+  EXPECT_FALSE(is_hugging_face_host("https://evil.example?.hf.co"));
+  EXPECT_TRUE(is_hugging_face_host("https://HuggingFace.co"));  // host names ignore case
+  // An endpoint with a fragment is refused outright, as one with credentials or a query is.
+  EXPECT_THROW(
+      settings_with({{"HF_TOKEN", "hf_x"}, {"HOME", "/h"}, {"HF_ENDPOINT", "https://evil.example#.hf.co"}}),
+      Error);
 }
 
 TEST(HubSettingsTest, ATokenSentOverPlainHttpIsWarnedAbout) {
