@@ -111,7 +111,12 @@ class Machine {
     stack_.resize(m);
     return out;
   }
-  void push(PickleValue* v) { stack_.push_back(v); }
+  // DUP pushes without building a value: the stack is bounded on its own.
+  void push(PickleValue* v) {
+    if (stack_.size() >= limits_.max_values)
+      throw Error(ErrorKind::Limit, file_, "pickle", "a stack deeper than the cap on values", at_);
+    stack_.push_back(v);
+  }
 
   // Writers number memo entries 0, 1, 2, ...: a vector, bounded like the values themselves.
   void put(uint64_t key, uint64_t at) {
@@ -217,7 +222,20 @@ class Machine {
     if (args->kind != PickleValue::Kind::Tuple) fail(at, "REDUCE arguments are not a tuple");
     const std::string& g = callable->text;
     const std::vector<PickleValue*>& a = args->items;
-    if (g == "collections.OrderedDict") return make(PickleValue::Kind::Dict);
+    if (g == "collections.OrderedDict") {
+      // torch.save writes OrderedDict() and fills it by SETITEMS; OrderedDict(pairs) holds the pairs too,
+      // as torch.load reads it.
+      PickleValue* d = make(PickleValue::Kind::Dict);
+      if (a.empty()) return d;
+      if (a.size() != 1 || (a[0]->kind != PickleValue::Kind::List && a[0]->kind != PickleValue::Kind::Tuple))
+        fail(at, "OrderedDict takes one list of (key, value) pairs");
+      for (const PickleValue* pair : a[0]->items) {
+        if (pair->kind != PickleValue::Kind::Tuple || pair->items.size() != 2)
+          fail(at, "OrderedDict takes one list of (key, value) pairs");
+        set_item(d, pair->items[0], pair->items[1]);
+      }
+      return d;
+    }
     if (g == "torch._utils._rebuild_tensor_v2") return rebuild_tensor(a, at);
     if (g == "torch._utils._rebuild_parameter" || g == "torch._utils._rebuild_parameter_with_state") {
       if (a.empty() || a[0]->kind != PickleValue::Kind::Tensor) fail(at, g + " needs a tensor");
@@ -419,11 +437,13 @@ class Machine {
         push(call(callable, args, at));
         return;
       }
-      case 'b': {  // BUILD: the state of an OrderedDict (its _metadata) or a tensor; neither changes what we
-                   // read
+      case 'b': {  // BUILD: the state of an OrderedDict (its _metadata), which changes no tensor. On a
+                   // tensor torch.load would re-set its storage, offset, size and stride (set_(*state)):
+                   // torch.save never writes that, and a view read otherwise than torch reads it is refused.
         pop(at);
         const PickleValue* obj = top(at);
-        if (obj->kind != K::Dict && obj->kind != K::Tensor) fail(at, "BUILD on a value that takes no state");
+        if (obj->kind == K::Tensor) fail(at, "BUILD on a tensor, which would re-set its view: not read");
+        if (obj->kind != K::Dict) fail(at, "BUILD on a value that takes no state");
         return;
       }
       case 'Q': {

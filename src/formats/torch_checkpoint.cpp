@@ -78,35 +78,71 @@ struct Found {
   const TorchTensor* tensor;
 };
 
-// Every tensor reachable from `v`, by dotted path. A container reached a second time (the memo lets a pickle
-// share one) is not walked again, so shared or cyclic structures stay linear.
-void walk(const ByteSource& src, const PickleValue* v, const std::string& path, uint64_t depth,
-          std::set<const PickleValue*>& seen, std::vector<Found>& out) {
-  if (v->kind == K::Tensor) {
-    if (out.size() >= kMaxTensors)
-      throw Error(ErrorKind::Limit, src.name(), "tensors", "more than 1,000,000 tensors");
-    out.push_back({path, v->tensor.get()});
-    return;
-  }
-  const bool container = v->kind == K::Dict || v->kind == K::List || v->kind == K::Tuple;
-  if (!container || !seen.insert(v).second) return;
-  if (depth > kMaxDepth) throw Error(ErrorKind::Limit, src.name(), path, "nested deeper than 64 levels");
-  auto child = [&](const std::string& key) { return path.empty() ? key : path + "." + key; };
-  if (v->kind == K::Dict) {
-    for (const auto& [key, value] : v->entries) {
-      std::string name = key->kind == K::String ? key->text
-                         : key->kind == K::Int  ? std::to_string(key->integer)
-                                                : "?";
-      if (!is_plain_text(name))
-        throw_malformed(src, "key '" + printable(child(name)) + "'",
-                        "not UTF-8 text without control characters");
-      walk(src, value, child(name), depth + 1, seen, out);
-    }
-  } else {
-    for (size_t i = 0; i < v->items.size(); ++i)
-      walk(src, v->items[i], child(std::to_string(i)), depth + 1, seen, out);
-  }
+// A tensor's name is its path of keys; state-dict keys are short. These bound what a small pickle can make
+// the walk do: a memoized 1 MB key named by 10,000 entries would be 10 GB of names to copy and check.
+constexpr size_t kMaxPathBytes = 4096;
+constexpr uint64_t kMaxPathBytesInAll = 256ull << 20;  // every path built, containers' and tensors'
+
+// A path in a message: escaped, and cut short (the field names where, it need not spell all of it).
+std::string shown_path(std::string_view path) {
+  return path.size() <= 200 ? printable(path) : printable(path.substr(0, 200)) + "...";
 }
+
+struct Walk {
+  const ByteSource& src;
+  std::set<const PickleValue*> seen;     // containers walked (a pickle may share one, or make a cycle)
+  std::set<const PickleValue*> checked;  // keys whose text was checked (the memo lets entries share one)
+  uint64_t path_bytes = 0;
+  std::vector<Found> out;
+
+  std::string child(const std::string& path, std::string_view key) {
+    std::string c = path.empty() ? std::string(key) : path + "." + std::string(key);
+    if (c.size() > kMaxPathBytes)
+      throw Error(ErrorKind::Limit, src.name(), "key '" + shown_path(c) + "'", "a path of keys over 4 KiB");
+    path_bytes += c.size();
+    if (path_bytes > kMaxPathBytesInAll)
+      throw Error(ErrorKind::Limit, src.name(), "key '" + shown_path(c) + "'",
+                  "the paths of keys reach 256 MiB in all");
+    return c;
+  }
+
+  // Every tensor reachable from `v`, by dotted path. A container reached a second time is not walked again,
+  // so shared or cyclic structures stay linear; values that are neither containers nor tensors get no path.
+  void operator()(const PickleValue* v, const std::string& path, uint64_t depth) {
+    if (v->kind == K::Tensor) {
+      if (out.size() >= kMaxTensors)
+        throw Error(ErrorKind::Limit, src.name(), "tensors", "more than 1,000,000 tensors");
+      out.push_back({path, v->tensor.get()});
+      return;
+    }
+    const bool container = v->kind == K::Dict || v->kind == K::List || v->kind == K::Tuple;
+    if (!container || !seen.insert(v).second) return;
+    if (depth > kMaxDepth)
+      throw Error(ErrorKind::Limit, src.name(), "key '" + shown_path(path) + "'",
+                  "nested deeper than 64 levels");
+    auto holds_tensors = [](const PickleValue* x) {
+      return x->kind == K::Tensor || x->kind == K::Dict || x->kind == K::List || x->kind == K::Tuple;
+    };
+    if (v->kind == K::Dict) {
+      for (const auto& [key, value] : v->entries) {
+        if (!holds_tensors(value)) continue;
+        const std::string name = key->kind == K::String ? key->text
+                                 : key->kind == K::Int  ? std::to_string(key->integer)
+                                                        : "?";
+        if (key->kind == K::String && checked.insert(key).second) {
+          const std::string field = "key '" + shown_path(path.empty() ? name : path + "." + name) + "'";
+          if (name.size() > kMaxPathBytes)
+            throw Error(ErrorKind::Limit, src.name(), field, "a key over 4 KiB");
+          if (!is_plain_text(name)) throw_malformed(src, field, "not UTF-8 text without control characters");
+        }
+        (*this)(value, child(path, name), depth + 1);
+      }
+    } else {
+      for (size_t i = 0; i < v->items.size(); ++i)
+        if (holds_tensors(v->items[i])) (*this)(v->items[i], child(path, std::to_string(i)), depth + 1);
+    }
+  }
+};
 
 // The state dict: the saved dict when it holds tensors itself, else the dict among its values (one level
 // down) that holds the most tensors directly.
@@ -168,15 +204,15 @@ namespace {
 
 TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::string format,
                          const std::unordered_map<std::string, uint64_t>& storage_data) {
-  std::vector<Found> found;
-  std::set<const PickleValue*> seen;
-  walk(src, root, "", 0, seen, found);
+  Walk walk{src, {}, {}, 0, {}};
+  walk(root, "", 0);
+  const std::vector<Found>& found = walk.out;
   // One name, one tensor: a dict that sets a key twice (Python keeps the last), or keys 0 and "0" (both
   // named "0"), would otherwise be counted twice.
   std::set<std::string_view> names;
   for (const Found& f : found)
     if (!names.insert(f.path).second)
-      throw_malformed(src, "tensor '" + printable(f.path) + "'",
+      throw_malformed(src, "tensor '" + shown_path(f.path) + "'",
                       "two tensors have this name (a key set twice?)");
   TorchCheckpoint ck;
   ck.format = std::move(format);
@@ -215,16 +251,19 @@ TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::st
 
 TorchCheckpoint read_zip(const ByteSource& src) {
   const ZipDirectory dir = read_zip_directory(src);
-  const ZipEntry* pkl = nullptr;
-  for (const ZipEntry& e : dir.entries) {
-    const size_t slash = e.name.find('/');
-    if (slash != std::string::npos && e.name.compare(slash, std::string::npos, "/data.pkl") == 0) {
-      pkl = &e;
-      break;
-    }
-  }
-  if (!pkl) throw_malformed(src, "data.pkl", "no <archive>/data.pkl member: not a PyTorch zip checkpoint");
-  const std::string prefix = pkl->name.substr(0, pkl->name.size() - std::string_view("data.pkl").size());
+  // torch reads the archive's folder from the directory's first member and its pickle from
+  // <folder>/data.pkl (PyTorchStreamReader): another data.pkl in the zip is not what torch.load runs.
+  if (dir.entries.empty()) throw_malformed(src, "data.pkl", "an empty zip: not a PyTorch zip checkpoint");
+  const std::string& first = dir.entries.front().name;
+  const size_t slash = first.find('/');
+  if (slash == std::string::npos)
+    throw_malformed(src, "member " + printable(first),
+                    "the first member is in no folder: torch.load takes the archive's folder from it");
+  const std::string prefix = first.substr(0, slash + 1);
+  const ZipEntry* pkl = dir.find(prefix + "data.pkl");
+  if (!pkl)
+    throw_malformed(src, printable(prefix) + "data.pkl",
+                    "no data.pkl in the archive's folder (the first member's): not a PyTorch zip checkpoint");
   if (const ZipEntry* order = dir.find(prefix + "byteorder")) {
     std::string value;
     src.read_exact(zip_member_data_offset(src, *order), std::min<uint64_t>(order->size, 16), value);
@@ -235,10 +274,14 @@ TorchCheckpoint read_zip(const ByteSource& src) {
                       (value == "big" ? "a big-endian checkpoint; only little-endian is read"
                                       : "neither 'little' nor 'big'"));
   }
-  if (pkl->size > kMaxPickleBytes)
-    throw Error(ErrorKind::Limit, src.name(), pkl->name, "a pickle over 256 MiB");
-  std::string program;
   const uint64_t program_at = zip_member_data_offset(src, *pkl);
+  // A member that runs past the end of the file is a malformed directory (exit 3), whatever its size says.
+  if (pkl->size > src.size() || program_at > src.size() - pkl->size)
+    throw_malformed(src, printable(pkl->name),
+                    "its " + std::to_string(pkl->size) + " bytes run past the end of the file");
+  if (pkl->size > kMaxPickleBytes)
+    throw Error(ErrorKind::Limit, src.name(), printable(pkl->name), "a pickle over 256 MiB");
+  std::string program;
   src.read_exact(program_at, pkl->size, program);
   Storages storages(src);
   // The machine counts bytes in the member; the error names the file, so its offset is the file's (where a
@@ -319,6 +362,9 @@ TorchCheckpoint read_legacy(const ByteSource& src) {
         auto s = storages.all().find(key);
         if (s == storages.all().end())
           throw_malformed(src, "storage " + printable(key), "listed but never used");
+        if (at > src.size() || src.size() - at < 8)
+          throw_malformed(src, "storage " + printable(key),
+                          "its 8-byte element count lies past the end of the file");
         src.read_exact(at, 8, count);
         uint64_t n = 0;
         for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(count[static_cast<size_t>(i)]);

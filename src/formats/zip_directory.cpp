@@ -42,6 +42,9 @@ End find_end(const ByteSource& src) {
     if (le(loc, 0, 4) != kZip64Locator)
       throw_malformed(src, "zip64 locator", "missing before the end record");
     const uint64_t at = le(loc, 8, 8);
+    if (at > src.size() || src.size() - at < kZip64EndSize)
+      throw_malformed(src, "zip64 locator",
+                      "points at offset " + std::to_string(at) + ", past the end of the file");
     std::string rec;
     src.read_exact(at, kZip64EndSize, rec);
     if (le(rec, 0, 4) != kZip64End) throw_malformed(src, "zip64 end record", "bad signature");
