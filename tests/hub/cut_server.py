@@ -46,6 +46,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def promise(self, meta):
+        """The headers of a 200 promising the whole file; its body is up to the caller."""
+        self.send_response(200)
+        self.send_header("Content-Length", str(size))
+        for k, v in meta:
+            self.send_header(k, v)
+        self.end_headers()
+
     def do_GET(self):
         if self.path.startswith("/api/models/cut/model"):
             return self.send(200, info, [("Content-Type", "application/json")])
@@ -60,20 +68,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             # Sent "compressed" although identity was asked for: not the file's bytes.
             return self.send(200, body, meta + [("Content-Encoding", "gzip")])
         if mode == "stall":
-            self.send_response(200)
-            self.send_header("Content-Length", str(size))
-            for k, v in meta:
-                self.send_header(k, v)
-            self.end_headers()
+            self.promise(meta)
             self.wfile.flush()
             time.sleep(60)
             return
         if mode == "drip":
-            self.send_response(200)
-            self.send_header("Content-Length", str(size))
-            for k, v in meta:
-                self.send_header(k, v)
-            self.end_headers()
+            self.promise(meta)
             try:
                 for at in range(0, size, 4):
                     self.wfile.write(body[at:at + 4])
@@ -85,11 +85,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if state["gets"] == 1 or (mode == "ignore-range-and-cut" and state["gets"] == 2):
             # ("ignore-range-and-cut": the resumed request gets the whole file again, 200, cut as well.)
             # Promise the whole body, deliver CUT bytes, drop the connection.
-            self.send_response(200)
-            self.send_header("Content-Length", str(size))
-            for k, v in meta:
-                self.send_header(k, v)
-            self.end_headers()
+            self.promise(meta)
             self.wfile.write(body[:cut])
             self.wfile.flush()
             self.close_connection = True
