@@ -180,6 +180,8 @@ void HubCache::sweep_stale_temp_blobs() const {
 }
 
 bool HubCache::intact(const std::string& etag, const fs::path& file, std::optional<uint64_t> size) const {
+  // The etag names a stamp file below: a listing's hash that is not hex ("../../x") names none.
+  if (!is_etag(etag)) return false;
   std::error_code ec;
   if (size && fs::file_size(file, ec) != *size) return false;
   if (verified(etag, file)) return true;
@@ -189,6 +191,7 @@ bool HubCache::intact(const std::string& etag, const fs::path& file, std::option
 }
 
 bool HubCache::verified(const std::string& etag, const fs::path& file) const {
+  if (!is_etag(etag)) return false;
   const fs::path p = repo_ / "modelanalyzer" / "verified" / etag;
   std::error_code ec;
   if (!fs::is_regular_file(p, ec) || fs::file_size(p, ec) > 256) return false;  // absent or not ours: hash
@@ -198,7 +201,7 @@ bool HubCache::verified(const std::string& etag, const fs::path& file) const {
 
 void HubCache::mark_verified(const std::string& etag, const fs::path& file) const {
   const auto stamp = stamp_of(file);
-  if (!stamp) return;
+  if (!stamp || !is_etag(etag)) return;
   try {
     fs::path dir = repo_ / "modelanalyzer" / "verified";
     make_dirs(dir);

@@ -286,6 +286,19 @@ TEST(HubCacheTest, ServerNamesMustBeHex) {  // N14
   EXPECT_EQ(kind_of([&] { checked_commit("../../x", "x"); }), ErrorKind::Network);
 }
 
+// A listing's hash names the stamp file that records a blob as hashed: one that is not hex names none, so it
+// can neither read a stamp outside the cache nor write one there.
+TEST(HubCacheTest, AListedHashThatIsNotHexNamesNoStamp) {
+  TempDir root;
+  HubCache cache(root.path(), "org/name");
+  const std::string commit(40, 'c'), etag(64, 'e');
+  const fs::path link = cache.store_blob("{}", etag, commit, "config.json");
+  const std::string escape = "../../../outside";
+  cache.mark_verified(escape, link);
+  EXPECT_FALSE(fs::exists(root / "outside"));
+  EXPECT_FALSE(cache.intact(escape, link, 2));
+}
+
 TEST(HubCacheTest, CorruptRefsAreRefused) {  // C9
   TempDir root;
   HubCache cache(root.path(), "org/name");
