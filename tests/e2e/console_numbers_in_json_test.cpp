@@ -1,8 +1,8 @@
-// Every number a command prints is in its JSON export: each number of the console output (with its unit:
-// K/M/B/T counts, KB..TB and KiB..TiB, FLOP, ns..s, %) must equal, at the significant digits shown, a number
-// of the JSON the same run writes (`--export`), or of the JSON of a second run for the commands without
-// `--export` (their outputs do not depend on timing). Numbers inside JSON strings count too: the console's
-// prose (assumptions, notes, formulas) is exported as the same text. `perf` has its own check
+// Every number a command prints is in its JSON export: each number of the console output and of the Markdown
+// export, with its unit (K/M/B/T counts, KB..TB and KiB..TiB, FLOP, ns..s, %), must equal, at the significant
+// digits shown, a number of the JSON the same run writes (`--export`), or of the JSON of a second run for the
+// commands without `--export` (their outputs do not depend on timing). Numbers inside JSON strings count too:
+// the console's prose (assumptions, notes, formulas) is exported as the same text. `perf` has its own check
 // (perf_json_complete_test.cpp), of its Markdown tables.
 #include <gtest/gtest.h>
 
@@ -169,6 +169,16 @@ void expect_exported(const std::string& args) {
   expect_console_numbers_in_json(r.out, read_file(dir / "out.json"), args);
 }
 
+// The Markdown export of the same run (its tables and prose, --markdown) against its JSON.
+void expect_markdown_exported(const std::string& args) {
+  TempDir dir;
+  const CommandResult r =
+      run_cli(args + " --markdown " + quoted(dir / "out.md") + " --export " + quoted(dir / "out.json"));
+  ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+  expect_console_numbers_in_json(read_file(dir / "out.md"), read_file(dir / "out.json"),
+                                 args + " --markdown");
+}
+
 // A command without --export: its console output and its --json output, two runs.
 void expect_in_json_run(const std::string& args) {
   const CommandResult console = run_cli(args);
@@ -245,6 +255,22 @@ TEST(ConsoleNumbers, OfAQuantizedGgufAreInItsJson) {
   expect_exported("stats " + quoted(gguf));
   expect_exported("plan " + quoted(gguf) + " --gpu rtx4060");
   expect_in_json_run("tensors " + quoted(gguf));
+}
+
+TEST(ConsoleNumbers, OfTheMarkdownExportsAreInTheirJson) {
+  expect_markdown_exported(quoted(example_dir()) + " --detailed");
+  expect_markdown_exported("stats " + quoted(example_dir()));
+  expect_markdown_exported("spectrum " + quoted(example_dir()));
+  expect_markdown_exported("embeddings " + quoted(example_dir()));
+  expect_markdown_exported("plan " + quoted(example_dir()) + " --gpu rtx4090");
+  expect_markdown_exported("serve " + quoted(example_dir()) + " --hw h100-sxm");
+  const auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present: only the built-in example was checked";
+  for (const char* config :
+       {"deepseek-ai__DeepSeek-V3", "openai__gpt-oss-120b", "nvidia__Nemotron-H-56B-Base-8K"})
+    expect_markdown_exported(quoted(*data / "hf-configs" / config) + " --detailed");
+  expect_markdown_exported("plan " + quoted(*data / "hf-configs" / "meta-llama__Meta-Llama-3.1-70B") +
+                           " --gpu 4xh100-sxm");
 }
 
 TEST(ConsoleNumbers, OfPlanAndServeAreInTheirJson) {
