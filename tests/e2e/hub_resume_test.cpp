@@ -60,6 +60,19 @@ CommandResult download(const CutServer& server, const fs::path& cache) {
                      "download cut/model");
 }
 
+// A download that gives an attempt up after one second under 1 KiB/s, and how long it took in all.
+struct TimedDownload {
+  CommandResult result;
+  double seconds = 0;
+};
+TimedDownload download_with_one_second_timeout(const CutServer& server, const fs::path& cache) {
+  const auto start = std::chrono::steady_clock::now();
+  CommandResult r = run_cli_env("-u HF_TOKEN HF_HUB_DOWNLOAD_TIMEOUT=1 HF_ENDPOINT=" + server.endpoint() +
+                                    " HF_HUB_CACHE=" + quoted(cache),
+                                "download cut/model");
+  return {std::move(r), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+}
+
 // The cut server in `mode`, as `server`; the test is skipped, visibly, when python3 cannot start it.
 #define START_CUT_SERVER_OR_SKIP(server, mode) \
   CutServer server(dir_.path(), mode);         \
@@ -152,11 +165,7 @@ TEST_F(HubResume, AHeaderOverLibcurlsLimitIsNamedAndNotRetried) {
 
 TEST_F(HubResume, SilentServerTimesOutAndFailsAfterRetries) {
   START_CUT_SERVER_OR_SKIP(server, "stall");
-  auto start = std::chrono::steady_clock::now();
-  CommandResult r = run_cli_env("-u HF_TOKEN HF_HUB_DOWNLOAD_TIMEOUT=1 HF_ENDPOINT=" + server.endpoint() +
-                                    " HF_HUB_CACHE=" + quoted(dir_ / "cache"),
-                                "download cut/model");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto [r, seconds] = download_with_one_second_timeout(server, dir_ / "cache");
   EXPECT_EQ(r.exit_code, 6) << r.err;
   EXPECT_NE(r.err.find("timed out"), std::string::npos) << r.err;
   EXPECT_LT(seconds, 20) << "a silent server must not hang the client";
@@ -169,11 +178,7 @@ TEST_F(HubResume, SilentServerTimesOutAndFailsAfterRetries) {
 // HF_HUB_DOWNLOAD_TIMEOUT seconds the transfer is given up (it was held open while a byte a second came).
 TEST_F(HubResume, DrippingServerTimesOutAndFailsAfterRetries) {
   START_CUT_SERVER_OR_SKIP(server, "drip");
-  auto start = std::chrono::steady_clock::now();
-  CommandResult r = run_cli_env("-u HF_TOKEN HF_HUB_DOWNLOAD_TIMEOUT=1 HF_ENDPOINT=" + server.endpoint() +
-                                    " HF_HUB_CACHE=" + quoted(dir_ / "cache"),
-                                "download cut/model");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto [r, seconds] = download_with_one_second_timeout(server, dir_ / "cache");
   EXPECT_EQ(r.exit_code, 6) << r.err;
   EXPECT_NE(r.err.find("timed out"), std::string::npos) << r.err;
   EXPECT_LT(seconds, 20) << "a dripping server must not hold the client";
