@@ -5,7 +5,9 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/checked.h"
 #include "core/dtype.h"
+#include "core/error.h"
 #include "model/tensor_placement.h"
 
 namespace ma {
@@ -96,34 +98,60 @@ void precision(const OnnxModel& g, const Checkpoint& ck, OnnxGraphSummary& s) {
   std::stable_sort(s.precision.begin(), s.precision.end(),
                    [](const OnnxPrecision& a, const OnnxPrecision& b) { return a.bytes > b.bytes; });
 
-  std::unordered_map<std::string_view, const StoredTensor*> initializer;
+  // Element types by value name: initializers', then what the graph declares or inference found.
+  std::unordered_map<std::string_view, std::string_view> type_of;
   for (const CheckpointFile& f : ck.files)
-    for (const StoredTensor& t : f.tensors) initializer[t.name] = &t;
-  OnnxPrecision qdq, nbits, kernels;
-  qdq.kind = "QDQ";
-  nbits.kind = "MatMulNBits";
+    for (const StoredTensor& t : f.tensors) type_of.emplace(t.name, dtype_info(t.dtype).name);
+  for (const auto* values : {&g.inputs, &g.outputs, &g.edges})
+    for (const OnnxValue& v : *values)
+      if (!v.elem_type.empty()) type_of.emplace(v.name, v.elem_type);
+  auto type_at = [&](const std::vector<std::string>& names, size_t i) -> std::string {
+    if (i >= names.size() || names[i].empty()) return "";
+    auto it = type_of.find(names[i]);
+    return it == type_of.end() ? "" : std::string(it->second);
+  };
+  // One entry per quantized type and per MatMulNBits bits and block size, so that a graph mixing them (I8
+  // weights, U8 activations; 4-bit and 8-bit matmuls) shows each with its own nodes.
+  std::map<std::string, OnnxPrecision> qdq;
+  std::map<std::pair<int64_t, int64_t>, OnnxPrecision> nbits;
+  OnnxPrecision kernels;
   kernels.kind = "integer kernels";
+  const std::string file = ck.files.empty() ? "" : ck.files[0].name;
   for_each_node(g, [&](const OnnxNode& n) {
     if (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear") {
-      ++qdq.nodes;
-      // The zero point (third input) carries the quantized type; without one the type is U8.
-      if (n.inputs.size() > 2)
-        if (auto it = initializer.find(n.inputs[2]); it != initializer.end())
-          qdq.dtype = dtype_info(it->second->dtype).name;
-      if (qdq.dtype.empty()) qdq.dtype = "U8";
+      // The quantized type: DequantizeLinear's input 0 (which its zero point matches), QuantizeLinear's zero
+      // point or output, U8 for a QuantizeLinear without a zero point (its default); empty when unknown.
+      const bool quantize = n.op_type == "QuantizeLinear";
+      std::string type = quantize ? type_at(n.inputs, 2) : type_at(n.inputs, 0);
+      if (type.empty()) type = quantize ? type_at(n.outputs, 0) : type_at(n.inputs, 2);
+      if (type.empty() && quantize && (n.inputs.size() < 3 || n.inputs[2].empty())) type = "U8";
+      OnnxPrecision& p = qdq[type];
+      p.kind = "QDQ";
+      p.dtype = type;
+      ++p.nodes;
     } else if (n.op_type == "MatMulNBits") {
-      ++nbits.nodes;
-      nbits.bits = int_attribute(n, "bits");
-      nbits.block_size = int_attribute(n, "block_size");
-      nbits.elements += static_cast<uint64_t>(std::max<int64_t>(0, int_attribute(n, "K"))) *
-                        static_cast<uint64_t>(std::max<int64_t>(0, int_attribute(n, "N")));
+      const int64_t bits = int_attribute(n, "bits"), block_size = int_attribute(n, "block_size");
+      OnnxPrecision& p = nbits[{bits, block_size}];
+      p.kind = "MatMulNBits";
+      p.bits = bits;
+      p.block_size = block_size;
+      ++p.nodes;
+      std::optional<uint64_t> logical =
+          checked_mul(static_cast<uint64_t>(std::max<int64_t>(0, int_attribute(n, "K"))),
+                      static_cast<uint64_t>(std::max<int64_t>(0, int_attribute(n, "N"))));
+      if (logical) logical = checked_add(p.elements, *logical);
+      if (!logical)
+        throw Error(ErrorKind::Malformed, file, "MatMulNBits '" + printable(n.name) + "'",
+                    "K x N weights (with the other MatMulNBits nodes') do not fit in 64 bits");
+      p.elements = *logical;
     } else if (std::find(std::begin(kIntegerKernels), std::end(kIntegerKernels), n.op_type) !=
                std::end(kIntegerKernels)) {
       ++kernels.nodes;
     }
   });
-  for (OnnxPrecision* p : {&qdq, &nbits, &kernels})
-    if (p->nodes) s.precision.push_back(*p);
+  for (auto& [type, p] : qdq) s.precision.push_back(p);
+  for (auto& [bits, p] : nbits) s.precision.push_back(p);
+  if (kernels.nodes) s.precision.push_back(kernels);
 }
 
 // Layers: from node names where exporters keep module paths (a path without a layer is outside them); else

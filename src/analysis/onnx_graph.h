@@ -19,10 +19,12 @@ struct OnnxOpCount {
   uint64_t count = 0;
 };
 
-// How the graph stores and computes its weights: one entry per kind found.
+// How the graph stores and computes its weights: one entry per kind and type found.
 //  - "weights": initializers of one element type (dtype "F32"): their elements and bytes;
-//  - "QDQ": QuantizeLinear / DequantizeLinear nodes (dtype of their zero points or outputs, "I8", "U8");
-//  - "MatMulNBits": ONNX Runtime's block-quantized matmuls (bits and block_size from their attributes);
+//  - "QDQ": QuantizeLinear / DequantizeLinear nodes of one quantized type ("I8", "U8": DequantizeLinear's
+//    input, QuantizeLinear's zero point or output; empty where neither is known), one entry per type;
+//  - "MatMulNBits": ONNX Runtime's block-quantized matmuls of one bits and block_size (their attributes),
+//    with their K x N logical weights as elements, one entry per pair;
 //  - "integer kernels": MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv, DynamicQuantizeLinear.
 struct OnnxPrecision {
   std::string kind;

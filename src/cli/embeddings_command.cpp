@@ -21,9 +21,9 @@ int run_embeddings(const Args& args) {
   Output out = detect_output(a.common);
   const auto [input, plan] = plan_weights(a.model, a.hub, StatsSelection{}, out);
   trace("reading tokenizer.json for the token strings");
-  uint64_t rows = 0;
-  for (const ScanItem& item : plan.items)
-    if (item.shape.size() == 2) rows = std::max(rows, item.shape[0]);
+  // As many strings as the analysed matrix has rows: its data, which the reader checked lies in the file,
+  // bounds them (a zero-column tensor elsewhere could name 2^64 rows at no cost).
+  const uint64_t rows = embedding_matrix(plan, a.options.matrix, a.model).shape[0];
   const std::vector<std::string> tokens = read_token_strings(input.model.root / "tokenizer.json", rows);
   trace("clustering");
   EmbeddingAnalysis analysis = analyse_embeddings(plan, tokens, a.options, a.model);

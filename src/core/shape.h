@@ -8,6 +8,11 @@ namespace ma {
 
 using Shape = std::vector<uint64_t>;
 
+// The most dimensions a stored tensor may have: numpy 2's NPY_MAXDIMS; no framework builds more (torch's own
+// kernels stop at 25). Every reader refuses a longer shape, so a small header cannot make a 50-million-entry
+// shape that every report then copies and prints.
+inline constexpr size_t kMaxTensorRank = 64;
+
 // Product of dims for shapes we built or validated ourselves (never overflows for them).
 inline uint64_t numel(const Shape& s) {
   uint64_t n = 1;

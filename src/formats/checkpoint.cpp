@@ -11,6 +11,7 @@
 #include "formats/gguf.h"
 #include "formats/safetensors.h"
 #include "formats/torch_checkpoint.h"
+#include "io/contained_path.h"
 #include "io/file_source.h"
 
 namespace fs = std::filesystem;
@@ -20,9 +21,10 @@ namespace {
 
 // The index must agree with the shards: every tensor a shard stores is listed for that shard. Runs in the
 // worker that just parsed the shard; `listed` marks what was found so the caller can report what was not.
-void check_shard_against_index(const SafetensorsIndex& idx, const std::string& index_name, uint32_t shard,
-                               const std::vector<StoredTensor>& tensors, std::vector<uint8_t>& listed) {
-  const std::string& file = idx.shards[shard];
+void check_shard_against_index(const SafetensorsIndex& idx, const std::string& index_name,
+                               const fs::path& root, uint32_t shard, const std::vector<StoredTensor>& tensors,
+                               std::vector<uint8_t>& listed) {
+  const std::string file = (root / idx.shards[shard]).string();  // the path, as every other error gives it
   // A shard's tensors are nearly always listed one after another in its own order (both sorted by name, or
   // both in model order), so the entry after the last one found is tried before the hash index: it is read
   // in sequence where a lookup costs two cache misses (DeepSeek-V3's 46,183: 10 of 75 ms of CPU). Names
@@ -46,8 +48,9 @@ void check_shard_against_index(const SafetensorsIndex& idx, const std::string& i
   }
 }
 
-// Several unindexed files in one directory: a name stored twice would make counts ambiguous.
-void reject_names_in_two_files(const Checkpoint& ck) {
+// Several unindexed files in one directory: a name stored twice would make counts ambiguous. `paths[i]` is
+// the path of ck.files[i], which the error gives as every other error does.
+void reject_names_in_two_files(const Checkpoint& ck, const std::vector<fs::path>& paths) {
   std::vector<const StoredTensor*> all;
   for (const CheckpointFile& f : ck.files)
     for (const StoredTensor& t : f.tensors) all.push_back(&t);
@@ -59,8 +62,8 @@ void reject_names_in_two_files(const Checkpoint& ck) {
       all.data());
   if (auto dup = names.first_duplicate()) {
     const StoredTensor& t = *all[*dup];
-    throw Error(ErrorKind::Malformed, ck.files[t.file_index].name, "tensor '" + printable(t.name) + "'",
-                "also stored in " + ck.files[all[*names.find(t.name)]->file_index].name);
+    throw Error(ErrorKind::Malformed, paths.at(t.file_index).string(), "tensor '" + printable(t.name) + "'",
+                "also stored in " + paths.at(all[*names.find(t.name)]->file_index).string());
   }
 }
 
@@ -181,10 +184,10 @@ std::vector<SafetensorsHeader> read_indexed_shards(const LocalModelFiles& files,
   return headers;
 }
 
-void check_index_complete(const Checkpoint& ck, const std::vector<uint8_t>& listed) {
+void check_index_complete(const Checkpoint& ck, const fs::path& index, const std::vector<uint8_t>& listed) {
   for (size_t i = 0; i < listed.size(); ++i)
     if (!listed[i])
-      throw Error(ErrorKind::Malformed, ck.index_name,
+      throw Error(ErrorKind::Malformed, index.string(),
                   "weight_map['" + printable(ck.index->weight_map[i].first) + "']",
                   "tensor is not in its shard " + ck.index->shards[ck.index->weight_map[i].second]);
 }
@@ -275,11 +278,11 @@ void read_torch_files(const LocalModelFiles& files, Checkpoint& ck) {
   if (ck.index) {
     std::vector<uint8_t> listed(ck.index->weight_map.size(), 0);
     for (uint32_t i = 0; i < ck.files.size(); ++i)
-      check_shard_against_index(*ck.index, ck.index_name, i, ck.files[i].tensors, listed);
-    check_index_complete(ck, listed);
+      check_shard_against_index(*ck.index, ck.index_name, files.root, i, ck.files[i].tensors, listed);
+    check_index_complete(ck, *files.index, listed);
     ck.index->forget_names();
   } else if (ck.files.size() > 1) {
-    reject_names_in_two_files(ck);
+    reject_names_in_two_files(ck, paths);
   }
 }
 
@@ -336,22 +339,29 @@ void read_gguf_files(const LocalModelFiles& files, Checkpoint& ck) {
   ck.format = "gguf";
   ck.headers_read = true;
   ck.gguf = std::make_shared<const GgufFile>(std::move(parts.front()));
-  if (n > 1) reject_names_in_two_files(ck);
+  if (n > 1) {
+    // The first part announces how many tensors the parts hold together; llama.cpp refuses a model whose
+    // parts hold another number (a part of another split, or one cut short), and so do we.
+    if (const auto announced = ck.gguf->uint_value("split.tensors.count");
+        announced && *announced != ck.tensor_count())
+      throw Error(ErrorKind::Malformed, files.weight_files[0].string(), "split.tensors.count",
+                  "announces " + std::to_string(*announced) + " tensors but the " + std::to_string(n) +
+                      " parts hold " + std::to_string(ck.tensor_count()));
+    reject_names_in_two_files(ck, files.weight_files);
+  }
 }
 
 // An ONNX model: the .onnx file (file 0, its inline initializers) and the external data files it names,
-// which must stay inside the model's directory once symbolic links are followed.
+// which must stay inside the model's directory once symbolic links are followed (a Hub cache snapshot's
+// links into its blobs/ do).
 void read_onnx_file(const LocalModelFiles& files, Checkpoint& ck) {
   const fs::path& path = files.weight_files.at(0);
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   std::error_code ec;
-  const fs::path real_dir = fs::weakly_canonical(dir, ec);
   OnnxExternalSize external_size = [&](const std::string& location) -> std::optional<uint64_t> {
     const fs::path p = dir / location;
     if (!fs::exists(p, ec)) return std::nullopt;
-    const fs::path real = fs::weakly_canonical(p, ec);
-    auto rel = real.lexically_relative(real_dir);
-    if (ec || rel.empty() || *rel.begin() == "..")
+    if (!resolves_inside_model(p, dir))
       throw Error(ErrorKind::Unsafe, path.string(), "external data '" + printable(location) + "'",
                   "resolves outside the model's directory (a symbolic link)");
     return FileSource(p).size();
@@ -393,9 +403,9 @@ void read_safetensors_files(const LocalModelFiles& files, Checkpoint& ck) {
     parallel_for(headers.size(), [&](size_t i) {
       const auto file = static_cast<uint32_t>(i);
       for (StoredTensor& t : headers[i].tensors) t.file_index = file;
-      check_shard_against_index(*ck.index, ck.index_name, file, headers[i].tensors, listed);
+      check_shard_against_index(*ck.index, ck.index_name, files.root, file, headers[i].tensors, listed);
     });
-    check_index_complete(ck, listed);
+    check_index_complete(ck, *files.index, listed);
     ck.index->forget_names();
   } else {
     headers.resize(files.weight_files.size());
@@ -416,7 +426,7 @@ void read_safetensors_files(const LocalModelFiles& files, Checkpoint& ck) {
     ck.files.push_back(std::move(f));
   }
   ck.headers_read = true;
-  if (!ck.index && headers.size() > 1) reject_names_in_two_files(ck);
+  if (!ck.index && headers.size() > 1) reject_names_in_two_files(ck, files.weight_files);
 }
 
 }  // namespace

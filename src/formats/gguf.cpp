@@ -127,8 +127,17 @@ class HeaderReader {
   const std::string& name() const { return src_.name(); }
 
  private:
+  // Called with pos_ just past the length. A length the bytes left cannot hold is a damaged file (exit 3),
+  // checked before the cap: only a string that is really there can be too long to read (exit 5).
   void check_string_length(uint64_t len, const std::string& field) const {
+    if (len > src_.size() - pos_) string_past_end(len, field);
     if (len > limits_.max_string) string_too_long(len, field);
+  }
+  [[noreturn, gnu::noinline]] void string_past_end(uint64_t len, const std::string& field) const {
+    throw Error(ErrorKind::Malformed, src_.name(), field,
+                "a string of " + std::to_string(len) + " bytes runs past the end of the file (" +
+                    std::to_string(src_.size() - pos_) + " bytes left)",
+                pos_ - 8);
   }
   [[noreturn, gnu::noinline]] void string_too_long(uint64_t len, const std::string& field) const {
     throw Error(ErrorKind::Limit, src_.name(), field,

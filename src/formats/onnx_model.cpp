@@ -64,24 +64,35 @@ OnnxReadFunction reader(const std::string& file) {
   return f;
 }
 
-// Every name the model gives its tensors, values and nodes, which the outputs print and write as JSON: the
-// protobuf's strings are bytes (proto2 does not check UTF-8), so text that is not is refused here.
+// Every name the model gives itself, its opsets, tensors, values, dimensions and nodes (subgraph bodies'
+// too), which the outputs print and write as JSON: the protobuf's strings are bytes (proto2 does not check
+// UTF-8), so text that is not is refused here. metadata_props is no name and is printed nowhere: its values
+// may hold line breaks (a JSON document, a licence).
 void check_names(const OnnxModel& m, const std::string& file) {
   auto check = [&](const std::string& what, const std::string& name) {
     if (!is_plain_text(name))
       throw Error(ErrorKind::Malformed, file, what + " '" + printable(name) + "'",
                   "the name is not UTF-8 text without control characters");
   };
+  check("producer_name", m.producer_name);
+  check("producer_version", m.producer_version);
+  check("graph name", m.graph_name);
+  for (const auto& [domain, version] : m.opsets) check("opset_import domain", domain);
   for (const StoredTensor& t : m.initializers) check("initializer", t.name);
   for (const auto* values : {&m.inputs, &m.outputs, &m.edges})
-    for (const OnnxValue& v : *values) check("value", v.name);
-  for (const OnnxNode& n : m.nodes) {
-    check("node", n.name);
-    check("node op_type", n.op_type);
-    check("node domain", n.domain);
-    for (const auto* edges : {&n.inputs, &n.outputs})
-      for (const std::string& e : *edges) check("node input/output", e);
-  }
+    for (const OnnxValue& v : *values) {
+      check("value", v.name);
+      if (v.shape)
+        for (const OnnxDim& d : *v.shape) check("value '" + printable(v.name) + "' dimension", d.symbol);
+    }
+  for (const auto* nodes : {&m.nodes, &m.subgraph_nodes})
+    for (const OnnxNode& n : *nodes) {
+      check("node", n.name);
+      check("node op_type", n.op_type);
+      check("node domain", n.domain);
+      for (const auto* edges : {&n.inputs, &n.outputs})
+        for (const std::string& e : *edges) check("node input/output", e);
+    }
 }
 
 }  // namespace

@@ -68,10 +68,13 @@ struct OnnxLimits {
 // without ".."); nullopt when it does not exist. The caller checks it stays inside the model's directory.
 using OnnxExternalSize = std::function<std::optional<uint64_t>(const std::string& location)>;
 
-// Throws Error: Malformed (not a ModelProto, an initializer whose bytes do not match its shape, external
-// data outside its file, duplicate initializer names), Unsafe (an external data path that is absolute or
-// climbs with ".."), NotFound (a missing external data file), Limit (a file over protobuf's 2 GiB, a parse
-// over OnnxLimits), Unsupported (an initializer element type with no dtype: strings, complex128, 2-bit).
+// Throws Error: Malformed (not a ModelProto, an initializer whose bytes do not match its shape or whose
+// element type is no ONNX type, external data outside its file, duplicate initializer names, a declared shape
+// over kMaxTensorRank, local functions that call themselves, names that are not plain text), Unsafe (an
+// external data path that is absolute or climbs with ".."), NotFound (a missing external data file), Limit (a
+// file over protobuf's 2 GiB, a parse over OnnxLimits, max_nodes exceeded once local functions are expanded
+// at every call, calls and subgraphs nested over 64 levels, shape inference out of memory), Unsupported (an
+// initializer element type with no dtype: strings, complex128, 2-bit).
 OnnxModel read_onnx(const ByteSource& src, const OnnxExternalSize& external_size,
                     const OnnxLimits& limits = {});
 

@@ -6,6 +6,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/shape.h"
 
 namespace ma {
 namespace {
@@ -23,8 +24,6 @@ bool admitted(std::string_view global) {
   const std::string_view name = global.substr(kTorch.size());
   return dtype_from_torch_storage(name).has_value() || torch_storage_without_dtype(name);
 }
-
-constexpr size_t kMaxPickleDims = 64;
 
 class Machine {
  public:
@@ -183,7 +182,8 @@ class Machine {
   }
   std::vector<uint64_t> dims(const PickleValue* v, const char* what, uint64_t at) const {
     if (!v || v->kind != PickleValue::Kind::Tuple) fail(at, std::string(what) + " must be a tuple");
-    if (v->items.size() > kMaxPickleDims) fail(at, std::string(what) + " has more than 64 dimensions");
+    if (v->items.size() > kMaxTensorRank)
+      fail(at, std::string(what) + " has more than " + std::to_string(kMaxTensorRank) + " dimensions");
     std::vector<uint64_t> out;
     for (const PickleValue* d : v->items) out.push_back(non_negative(d, what, at));
     return out;

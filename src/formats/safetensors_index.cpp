@@ -79,6 +79,8 @@ SafetensorsIndex parse_index_text(std::shared_ptr<const void> owner, std::string
     } else if (key == "weight_map") {
       if (r.peek() != json::Reader::Kind::Object)
         throw Error(ErrorKind::Malformed, src, "weight_map", "missing or not an object");
+      if (seen_map)  // Python's json, which transformers reads it with, would keep only the last
+        throw Error(ErrorKind::Malformed, src, "weight_map", "a second weight_map in the index");
       seen_map = true;
       r.begin_object();
       std::string_view name;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
 #include <string_view>
 #include <system_error>
 #include <unordered_set>
@@ -135,11 +136,19 @@ void read_model(Source& s, ModelSection& m) {
       Kind k = s.reader.peek();
       uint64_t n = 0;
       if (k == Kind::Object) {  // BPE, WordPiece, WordLevel: {"piece": id}
+        // The library reads the vocab into a map, where a piece named twice is one entry: count pieces, not
+        // members. Keys with escapes live in the reader's scratch buffer until the next string: keep a copy.
+        std::unordered_set<std::string_view> pieces;
+        std::deque<std::string> unescaped;
         s.reader.begin_object();
         while (s.reader.next_member(key)) {
           s.count_entry("model.vocab", n);
+          const bool in_text =
+              key.data() >= s.text.data() && key.data() + key.size() <= s.text.data() + s.text.size();
+          pieces.insert(in_text ? key : std::string_view(unescaped.emplace_back(key)));
           s.reader.skip();
         }
+        n = pieces.size();
       } else if (k == Kind::Array) {  // Unigram: [["piece", score], ...]
         m.vocab_is_array = true;
         s.reader.begin_array();

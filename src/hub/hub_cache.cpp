@@ -14,6 +14,7 @@
 #include "hub/response_headers.h"
 #include "hub/stale_temp.h"
 #include "io/atomic_file.h"
+#include "io/contained_path.h"
 #include "io/file_source.h"
 
 namespace fs = std::filesystem;
@@ -25,11 +26,6 @@ bool lower_hex(std::string_view s) {
   for (char c : s)
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   return !s.empty();
-}
-
-bool inside(const fs::path& path, const fs::path& dir) {
-  auto [d, p] = std::mismatch(dir.begin(), dir.end(), path.begin(), path.end());
-  return d == dir.end() && p != path.end();
 }
 
 void make_dirs(const fs::path& dir) {
@@ -119,10 +115,10 @@ std::optional<fs::path> HubCache::snapshot_file(const std::string& commit, const
     // checked on its text first (a dangling link cannot be resolved), then on the real path it reaches.
     fs::path target = fs::read_symlink(p, ec);
     if (target.is_relative()) target = p.parent_path() / target;
-    if (!inside(target.lexically_normal(), (repo_ / "blobs").lexically_normal()))
+    if (!lies_under(target.lexically_normal(), (repo_ / "blobs").lexically_normal()))
       throw Error(ErrorKind::Unsafe, p.string(), "", "cache entry resolves outside blobs/");
     if (!fs::exists(target, ec)) return std::nullopt;  // dangling: the blob was deleted, fetch it again
-    if (!inside(fs::canonical(target, ec), fs::canonical(repo_ / "blobs", ec)))
+    if (!lies_under(fs::canonical(target, ec), fs::canonical(repo_ / "blobs", ec)))
       throw Error(ErrorKind::Unsafe, p.string(), "", "cache entry resolves outside blobs/");
     if (!fs::is_regular_file(target, ec))
       throw Error(ErrorKind::Unsafe, p.string(), "", "cache entry is not a regular file");

@@ -62,6 +62,11 @@ uint64_t ModelConfig::dim_or(std::string_view key, uint64_t dflt) const {
 }
 
 uint64_t ModelConfig::layers_or(std::string_view key, uint64_t dflt, uint64_t min) const {
+  // Any depth past the cap is the same resource limit (exit 5), checked before opt_count's value cap, which
+  // would call a depth of 10^12 malformed (exit 3) and one of 2,000 a limit.
+  if (const json::Value* r = raw(key);
+      r && r->is_number() && r->as_double() > static_cast<double>(kMaxLayers))
+    too_many_layers(key, printable(r->raw()));
   const std::optional<uint64_t> v = opt_count(key);
   if (!v) return dflt;
   if (*v < min) fail(key, "must be at least " + std::to_string(min) + ", found " + std::to_string(*v));
@@ -70,10 +75,13 @@ uint64_t ModelConfig::layers_or(std::string_view key, uint64_t dflt, uint64_t mi
 }
 
 void ModelConfig::check_layer_list(std::string_view key, size_t entries) const {
-  if (entries > kMaxLayers)
-    throw Error(ErrorKind::Limit, *file_, path_.empty() ? std::string(key) : path_ + "." + std::string(key),
-                std::to_string(entries) + " layers is implausible: real models have fewer than 200 (cap " +
-                    std::to_string(kMaxLayers) + ")");
+  if (entries > kMaxLayers) too_many_layers(key, std::to_string(entries));
+}
+
+void ModelConfig::too_many_layers(std::string_view key, const std::string& layers) const {
+  throw Error(ErrorKind::Limit, *file_, path_.empty() ? std::string(key) : path_ + "." + std::string(key),
+              layers + " layers is implausible: real models have fewer than 200 (cap " +
+                  std::to_string(kMaxLayers) + ")");
 }
 
 uint64_t ModelConfig::dim(std::string_view key) const {

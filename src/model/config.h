@@ -59,6 +59,7 @@ class ModelConfig {
   [[noreturn]] void fail(std::string_view key, const std::string& rule) const;
 
  private:
+  [[noreturn]] void too_many_layers(std::string_view key, const std::string& layers) const;
   ModelConfig() = default;
   std::shared_ptr<const json::Document> doc_;
   std::shared_ptr<const std::string> file_;

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <optional>
+#include <unordered_map>
 
 #include "core/error.h"
+#include "model/config.h"
 #include "model/inferred_record.h"
 
 namespace ma {
@@ -222,39 +225,145 @@ std::string_view layer_module(const InventoryTensor& t) {
   return rest.substr(0, rest.find('.'));
 }
 
-// The metadata of one architecture: "{arch}.KEY", scalar or (per layer) array.
+// The metadata of one architecture: "{arch}.KEY", scalar or (per layer) array. A key that is present must
+// hold what its name says: a value of another type, a negative count or a size no model has is a damaged or
+// hand-made file, refused naming the key (exit 3), never read as absent: a default in its place would report
+// numbers the file does not say (a string head_count_kv read as "as many as the heads").
 class ArchKeys {
  public:
-  ArchKeys(const GgufFile& g, std::string arch, std::string file)
-      : g_(g), arch_(std::move(arch)), file_(std::move(file)) {}
+  ArchKeys(const GgufFile& g, std::string arch, std::string file, size_t tensor_layers)
+      : g_(g), arch_(std::move(arch)), file_(std::move(file)) {
+    // One index of the architecture's keys: the layers' loops look keys up per layer, and a scan of up to
+    // 65,536 metadata entries each time would cost seconds on a hostile file.
+    const std::string prefix = arch_ + ".";
+    for (const GgufKv& kv : g_.metadata)
+      if (std::string_view(kv.key).starts_with(prefix))
+        keys_.emplace(std::string_view(kv.key).substr(prefix.size()), &kv);
+    block_count_ = count("block_count");
+    if (block_count_ && *block_count_ == 0) refuse("block_count", "must be at least 1, found 0");
+    // llama.cpp reads a per-layer array against block_count (get_key_or_arr); without the key, against the
+    // layers the tensors hold, if any.
+    if (block_count_)
+      layers_ = *block_count_;
+    else if (tensor_layers)
+      layers_ = tensor_layers;
+  }
   std::string key(std::string_view k) const { return arch_ + "." + std::string(k); }
-  std::optional<uint64_t> uint(std::string_view k) const { return g_.uint_value(key(k)); }
+  const GgufKv* find(std::string_view k) const {
+    const auto it = keys_.find(k);
+    return it == keys_.end() ? nullptr : it->second;
+  }
+  // A count (context length, window, layers): a non-negative integer when present, at most 2^32 - 1
+  // (llama.cpp reads these keys as u32: a larger value is no file it loads).
+  std::optional<uint64_t> count(std::string_view k) const {
+    const GgufKv* kv = find(k);
+    if (!kv) return std::nullopt;
+    if (!kv->is_integer() || (is_signed(kv->type) && kv->i < 0))
+      refuse(k, "must be a non-negative integer, found " + describe(*kv));
+    if (kv->u > UINT32_MAX)
+      refuse(k, "holds " + std::to_string(kv->u) + ", more than the 32 bits llama.cpp reads it as");
+    return kv->u;
+  }
+  // A dimension (widths, head and expert counts): a count no larger than config.json's cap (ModelConfig::
+  // kMaxValue, far above any model), so that products of dimensions stay inside 64 bits and an absurd value
+  // is named here rather than as an overflow of some estimate.
+  std::optional<uint64_t> uint(std::string_view k) const {
+    const std::optional<uint64_t> v = count(k);
+    if (v) check_dimension(k, *v, "");
+    return v;
+  }
+  // A size that must be at least 1 when present (embedding_length, key_length, value_length): 0 would make a
+  // KV cache of 0 bytes that "fits" anywhere.
+  std::optional<uint64_t> size(std::string_view k) const {
+    const std::optional<uint64_t> v = uint(k);
+    if (v && *v == 0) refuse(k, "must be at least 1, found 0");
+    return v;
+  }
+  std::optional<uint64_t> block_count() const { return block_count_; }
   std::optional<double> real(std::string_view k) const { return g_.float_value(key(k)); }
   std::optional<std::string_view> text(std::string_view k) const { return g_.string_value(key(k)); }
   // A value that may be given per layer: the layer's entry of an array, else the scalar.
   std::optional<uint64_t> per_layer(std::string_view k, size_t layer) const {
-    if (auto arr = g_.uint_array(key(k))) {
-      if (layer < arr->size()) return (*arr)[layer];
-      return std::nullopt;
-    }
-    return uint(k);
+    const PerLayer& v = per_layer_value(k);
+    if (!v.array) return v.scalar;
+    if (layer < v.values.size()) return v.values[layer];
+    return std::nullopt;
   }
   // The first non-zero value of a per-layer key (the record's model-wide default).
   std::optional<uint64_t> first(std::string_view k) const {
-    if (auto arr = g_.uint_array(key(k))) {
-      for (uint64_t v : *arr)
-        if (v) return v;
-      return arr->empty() ? std::nullopt : std::optional<uint64_t>(0);
-    }
-    return uint(k);
+    const PerLayer& v = per_layer_value(k);
+    if (!v.array) return v.scalar;
+    for (uint64_t x : v.values)
+      if (x) return x;
+    return v.values.empty() ? std::nullopt : std::optional<uint64_t>(0);
   }
   const GgufFile& file() const { return g_; }
   const std::string& file_name() const { return file_; }
 
  private:
+  struct PerLayer {
+    bool array = false;
+    std::optional<uint64_t> scalar;
+    std::vector<uint64_t> values;
+  };
+
+  [[noreturn]] void refuse(std::string_view k, const std::string& rule) const {
+    throw Error(ErrorKind::Malformed, file_, key(k), rule);
+  }
+  static bool is_signed(GgufType t) {
+    return t == GgufType::I8 || t == GgufType::I16 || t == GgufType::I32 || t == GgufType::I64;
+  }
+  static std::string describe(const GgufKv& kv) {
+    if (kv.type == GgufType::Array) return "an array of " + std::string(gguf_type_name(kv.element_type));
+    if (kv.type == GgufType::String) return "a string";
+    if (kv.type == GgufType::Bool) return "a bool";
+    if (kv.is_float()) return "a " + std::string(gguf_type_name(kv.type));
+    return is_signed(kv.type) ? std::to_string(kv.i) : std::to_string(kv.u);
+  }
+  void check_dimension(std::string_view k, uint64_t v, const std::string& where) const {
+    if (v > ModelConfig::kMaxValue)
+      refuse(k, where + "holds " + std::to_string(v) + ", implausibly large (cap " +
+                    std::to_string(ModelConfig::kMaxValue) + ")");
+  }
+  // A per-layer key decoded once for the record (the layers' loops read it per layer: decoding the array
+  // each time cost O(layers x entries), 16 s for 2,000 layers and arrays of 300,000). An array must hold
+  // one entry per layer, as llama.cpp requires: a shorter one left the other layers to a default, a longer
+  // one is not this model's.
+  const PerLayer& per_layer_value(std::string_view k) const {
+    if (const auto it = per_layer_.find(k); it != per_layer_.end()) return it->second;
+    PerLayer v;
+    const GgufKv* kv = find(k);
+    if (kv && kv->type == GgufType::Array) {
+      const GgufType t = kv->element_type;
+      if (t == GgufType::Array || t == GgufType::String || t == GgufType::Bool || t == GgufType::F32 ||
+          t == GgufType::F64)
+        refuse(k,
+               "must be a non-negative integer or an array of them (one per layer), found " + describe(*kv));
+      if (layers_ && kv->count != *layers_)
+        refuse(k, "an array of " + std::to_string(kv->count) + " entries for " +
+                      (block_count_ ? "block_count " : "the tensors' ") + std::to_string(*layers_) +
+                      " layers (llama.cpp requires one entry per layer)");
+      v.array = true;
+      v.values.resize(kv->count);
+      for (uint64_t i = 0; i < kv->count; ++i) {
+        const std::optional<uint64_t> x = g_.uint_element(*kv, i);  // nullopt: a negative entry
+        if (!x) refuse(k, "entry " + std::to_string(i) + " is negative");
+        check_dimension(k, *x, "entry " + std::to_string(i) + " ");
+        v.values[i] = *x;
+      }
+    } else {
+      v.scalar = uint(k);
+    }
+    return per_layer_.emplace(std::string(k), std::move(v)).first->second;
+  }
+
   const GgufFile& g_;
   std::string arch_;
   std::string file_;
+  std::unordered_map<std::string_view, const GgufKv*> keys_;  // by the name after "{arch}."
+  std::optional<uint64_t> block_count_;
+  std::optional<uint64_t> layers_;  // the entries a per-layer array must have
+  mutable std::map<std::string, PerLayer, std::less<>> per_layer_;
 };
 
 // What each layer's tensors show beyond its kind: whether its MLP is gated, and the expert width stored.
@@ -299,7 +408,7 @@ std::vector<LayerTensors> layer_tensors(const std::vector<InventoryTensor>& tens
 std::vector<bool> sliding_layers(const ArchKeys& k, const GgufArch* arch, size_t layers) {
   std::vector<bool> out(layers, false);
   uint64_t period = arch ? arch->swa_period : 0;
-  if (const GgufKv* kv = k.file().find(k.key("attention.sliding_window_pattern"))) {
+  if (const GgufKv* kv = k.find("attention.sliding_window_pattern")) {
     // Converters write booleans; llama.cpp reads an integer array as well (nonzero: sliding).
     if (auto flags = k.file().uint_array(k.key("attention.sliding_window_pattern"))) {
       for (size_t i = 0; i < layers && i < flags->size(); ++i) out[i] = (*flags)[i] != 0;
@@ -329,7 +438,7 @@ void fill_attention(const ArchKeys& k, size_t layer, const ArchitectureRecord& a
                                           " attention heads, found " + std::to_string(*kv_heads));
   at.kv_heads = kv_heads.value_or(at.heads);
   at.head_dim = a.head_dim;
-  at.v_head_dim = k.uint("attention.value_length").value_or(0);
+  at.v_head_dim = k.size("attention.value_length").value_or(0);
   if (at.v_head_dim == at.head_dim) at.v_head_dim = 0;
   if (auto rank = k.uint("attention.kv_lora_rank"); rank && *rank) {
     // MLA. Files converted since mid-2025 store the absorbed form (key_length = kv_lora_rank + rope dims,
@@ -338,9 +447,9 @@ void fill_attention(const ArchKeys& k, size_t layer, const ArchitectureRecord& a
     at.kv_lora_rank = *rank;
     at.q_lora_rank = k.uint("attention.q_lora_rank").value_or(0);
     at.qk_rope_head_dim = k.uint("rope.dimension_count").value_or(0);
-    at.head_dim = k.uint("attention.key_length_mla").value_or(a.head_dim);
+    at.head_dim = k.size("attention.key_length_mla").value_or(a.head_dim);
     at.v_head_dim =
-        k.uint("attention.value_length_mla").value_or(k.uint("attention.value_length").value_or(0));
+        k.size("attention.value_length_mla").value_or(k.size("attention.value_length").value_or(0));
     at.qk_nope_head_dim = at.head_dim > at.qk_rope_head_dim ? at.head_dim - at.qk_rope_head_dim : 0;
     at.kv_heads = at.heads;
     return;
@@ -353,7 +462,7 @@ void fill_attention(const ArchKeys& k, size_t layer, const ArchitectureRecord& a
 void fill_layers(const ArchKeys& k, const GgufArch* arch, const ArchitectureRecord& a,
                  const std::vector<InventoryTensor>& tensors, StackSpec& stack) {
   const std::vector<LayerTensors> seen = layer_tensors(tensors, stack.path, stack.layers.size());
-  const std::optional<uint64_t> window_key = k.uint("attention.sliding_window");
+  const std::optional<uint64_t> window_key = k.count("attention.sliding_window");
   uint64_t window = window_key.value_or(arch ? arch->default_window : 0);
   Span local = Span::Sliding;
   if (arch && arch->builtin_window && !(window_key && *window_key == 0)) {
@@ -365,7 +474,7 @@ void fill_layers(const ArchKeys& k, const GgufArch* arch, const ArchitectureReco
   // The last shared_kv_layers attention layers read the cache of an earlier one (Gemma 3n, as Gemma 4's
   // num_kv_shared_layers).
   uint64_t own_kv = stack.layers.size();
-  if (const std::optional<uint64_t> shared = k.uint("attention.shared_kv_layers"))
+  if (const std::optional<uint64_t> shared = k.count("attention.shared_kv_layers"))
     own_kv -= std::min<uint64_t>(*shared, own_kv);
   else if (arch && arch->builtin_kv_layers)
     own_kv = std::min<uint64_t>(own_kv, arch->builtin_kv_layers);
@@ -379,13 +488,13 @@ void fill_layers(const ArchKeys& k, const GgufArch* arch, const ArchitectureReco
       if (seen[i].indexer) {  // its keys are cached per token beside the layer's own
         l.attention.indexer_heads = k.uint("attention.indexer.head_count").value_or(0);
         l.attention.indexer_head_dim = k.uint("attention.indexer.key_length").value_or(0);
-        l.attention.indexer_topk = k.uint("attention.indexer.top_k").value_or(0);
+        l.attention.indexer_topk = k.count("attention.indexer.top_k").value_or(0);
       }
       // Sliding layers whose heads have a width of their own (Gemma 4's 256 beside its global layers' 512).
       if (window && sliding[i]) {
         AttentionShape& at = l.attention;
-        if (const std::optional<uint64_t> width = k.uint("attention.key_length_swa")) at.head_dim = *width;
-        if (const std::optional<uint64_t> width = k.uint("attention.value_length_swa"))
+        if (const std::optional<uint64_t> width = k.size("attention.key_length_swa")) at.head_dim = *width;
+        if (const std::optional<uint64_t> width = k.size("attention.value_length_swa"))
           at.v_head_dim = *width == at.head_dim ? 0 : *width;
       }
       if (window && sliding[i] && window < a.max_position_embeddings) {
@@ -520,19 +629,20 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
     notes.push_back("llama.cpp architecture '" + printable(arch_name) +
                     "' has no Hugging Face family here: its dimensions are read, its family is not named");
   }
-  const ArchKeys k(g, arch_name, file);
+  const StackSpec* tensor_stack = a.main_stack();
+  const ArchKeys k(g, arch_name, file, tensor_stack ? tensor_stack->layers.size() : 0);
   a.quantization = declared_quantization(g);
-  a.hidden_size = k.uint("embedding_length").value_or(0);
+  a.hidden_size = k.size("embedding_length").value_or(0);
   a.num_attention_heads = k.first("attention.head_count").value_or(0);
   a.num_key_value_heads = k.first("attention.head_count_kv").value_or(a.num_attention_heads);
-  a.head_dim = k.uint("attention.key_length")
+  a.head_dim = k.size("attention.key_length")
                    .value_or(a.num_attention_heads ? a.hidden_size / a.num_attention_heads : 0);
   a.intermediate_size = k.first("feed_forward_length").value_or(0);
   a.num_experts = k.uint("expert_count").value_or(0);
   a.experts_per_token = k.uint("expert_used_count").value_or(0);
   a.num_shared_experts = k.uint("expert_shared_count").value_or(0);
   a.moe_intermediate_size = k.uint("expert_feed_forward_length").value_or(0);
-  if (auto ctx = k.uint("context_length"); ctx && *ctx) {
+  if (auto ctx = k.count("context_length"); ctx && *ctx) {
     a.max_position_embeddings = *ctx;
     a.context.declared = DeclaredLength{*ctx, k.key("context_length")};
   }
@@ -572,10 +682,10 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
     r.type = std::string(k.text("rope.scaling.type").value_or("default"));
     if (r.type == "none") r.type = "default";
     // Qwen-VL's multimodal rope: the rotary dims split by time, height and width sections.
-    if (r.type == "default" && k.file().find(k.key("rope.dimension_sections"))) r.type = "mrope";
+    if (r.type == "default" && k.find("rope.dimension_sections")) r.type = "mrope";
     r.theta = theta.value_or(10000.0);  // llama.cpp's default base
     if (auto f = k.real("rope.scaling.factor"); f && *f != 0 && *f != 1) r.factor = *f;
-    if (auto o = k.uint("rope.scaling.original_context_length")) r.original_max_position_embeddings = *o;
+    if (auto o = k.count("rope.scaling.original_context_length")) r.original_max_position_embeddings = *o;
     if (rope_dims && a.head_dim && *rope_dims < a.head_dim && !k.uint("attention.kv_lora_rank"))
       r.partial_rotary_factor = static_cast<double>(*rope_dims) / static_cast<double>(a.head_dim);
     if (auto local = k.real("rope.freq_base_swa"))
@@ -594,7 +704,7 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
   if (!stack) return notes;
   stack->hidden = a.hidden_size;
   if (arch && arch->encoder_only) stack->role = StackRole::Encoder;
-  if (auto blocks = k.uint("block_count"); blocks && *blocks != stack->layers.size())
+  if (auto blocks = k.block_count(); blocks && *blocks != stack->layers.size())
     notes.push_back(k.key("block_count") + " is " + std::to_string(*blocks) + " but the tensors hold " +
                     std::to_string(stack->layers.size()) + " layers: the tensors are counted");
   a.num_layers = stack->layers.size();
@@ -606,7 +716,7 @@ std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vec
   // DeepSeek/GLM files keep the multi-token-prediction layers at the end of block_count: their own stack, so
   // that per-token figures (KV cache, layer pattern) are the decoder's; their parameters stay counted, as
   // llama.cpp counts them (transformers builds no MTP module, so its num_parameters is lower by theirs).
-  const uint64_t nextn = k.uint("nextn_predict_layers").value_or(0);
+  const uint64_t nextn = k.count("nextn_predict_layers").value_or(0);
   if (nextn && nextn < stack->layers.size()) {
     const size_t keep = stack->layers.size() - nextn;
     StackSpec& mtp = a.add_stack(StackRole::Mtp, stack->path, a.hidden_size);

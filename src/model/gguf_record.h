@@ -26,7 +26,9 @@ void place_gguf_architecture_tensors(const GgufFile& g, std::vector<InventoryTen
 
 // Fills `a` (already holding the stacks and layer kinds the tensor names show) from the metadata. Returns
 // what the user should know (an architecture llama.cpp names but we do not map, keys that contradict the
-// tensors), one line each. Throws Error(Malformed), naming `file`, for head counts no model can have.
+// tensors), one line each. Throws Error(Malformed), naming `file` and the key, for head counts no model can
+// have, an architecture key of the wrong type, negative, 0 where a size is needed or above the dimension cap,
+// and a per-layer array of other than block_count entries (llama.cpp's rule).
 std::vector<std::string> fill_record_from_gguf(const GgufFile& g, const std::vector<InventoryTensor>& tensors,
                                                ArchitectureRecord& a, const std::string& file);
 

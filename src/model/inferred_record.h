@@ -5,12 +5,15 @@
 #include <vector>
 
 #include "model/architecture.h"
+#include "model/config.h"
 #include "model/inventory.h"
 
 namespace ma {
 
-// Beyond this a layer index is not a layer count anyone trains: the names are not a layer stack.
-inline constexpr uint32_t kMaxInferredLayers = 100000;
+// Beyond this a layer index is not a layer count anyone trains: the names are not a layer stack. The cap a
+// config's depth has: a 576-byte GGUF naming blk.99999 made a 100,000-layer stack that `serve` then spent
+// minutes timing.
+inline constexpr uint32_t kMaxInferredLayers = ModelConfig::kMaxLayers;
 
 ArchitectureRecord infer_record(const std::vector<InventoryTensor>& tensors);
 

@@ -46,7 +46,8 @@ std::pair<std::string, std::string> precision_field(const OnnxPrecision& p) {
     return {p.kind, counted(p.nodes, "node") + ": " + std::to_string(p.bits) + "-bit weights, block " +
                         std::to_string(p.block_size) + ", " + counted(p.elements, "weight") + " (K x N)"};
   if (p.kind == "QDQ")
-    return {p.kind, counted(p.nodes, "QuantizeLinear/DequantizeLinear node") + ", " + p.dtype};
+    return {p.kind, counted(p.nodes, "QuantizeLinear/DequantizeLinear node") + ", " +
+                        (p.dtype.empty() ? std::string("type unknown") : p.dtype)};
   return {p.kind, counted(p.nodes, "node")};
 }
 

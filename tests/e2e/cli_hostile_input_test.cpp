@@ -58,7 +58,8 @@ TEST(HostileInput, AFifoShardNamedByTheIndexIsRefused) {
 
 TEST(HostileInput, AMillionLayersIsALimitNotAnAllocation) {
   TempDir dir;
-  for (const char* layers : {"1000000", "100000", "1025"}) {
+  // Past 2^26, the cap on every other count, and spelled as a float: still the layer limit (exit 5).
+  for (const char* layers : {"1000000000000", "1e12", "1000000", "100000", "1025"}) {
     write_file(dir / "config.json", tiny_llama_config(layers));
     const auto start = std::chrono::steady_clock::now();
     auto r = run_cli("tensors " + quoted(dir / "config.json"));
@@ -120,6 +121,40 @@ TEST(HostileInput, AGgufLayerIndexOfAHundredMillionIsNoAllocation) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t5_start).count(), 2.0);
   EXPECT_EQ(t5.exit_code, 0) << t5.err;
   EXPECT_EQ(json::Document::parse(t5.out, "stdout").root().find("num_parameters")->as_uint(), 8192u);
+}
+
+// A split GGUF whose parts hold another number of tensors than the first announces (split.tensors.count) is
+// refused, as llama.cpp refuses it; a tensor stored in two parts is named with both parts' paths.
+TEST(HostileInput, SplitGgufPartsMustHoldWhatTheFirstAnnounces) {
+  TempDir dir;
+  const auto write_split = [&](uint32_t announced, const std::string& second_tensor) {
+    write_gguf(
+        dir / "m-00001-of-00002.gguf",
+        {gguf_string("general.architecture", "llama"), gguf_u32("llama.block_count", 1),
+         gguf_u32("llama.embedding_length", 8), gguf_u32("llama.attention.head_count", 2),
+         gguf_u32("split.no", 0), gguf_u32("split.count", 2), gguf_u32("split.tensors.count", announced)},
+        {{"blk.0.attn_q.weight", DType::F32, {8, 8}, {}}});
+    write_gguf(
+        dir / "m-00002-of-00002.gguf",
+        {gguf_u32("split.no", 1), gguf_u32("split.count", 2), gguf_u32("split.tensors.count", announced)},
+        {{second_tensor, DType::F32, {8, 8}, {}}});
+  };
+  const fs::path first = dir / "m-00001-of-00002.gguf";
+  write_split(2, "blk.0.attn_k.weight");
+  EXPECT_EQ(run_cli("tensors " + quoted(first)).exit_code, 0);
+  write_split(3, "blk.0.attn_k.weight");
+  auto r = run_cli("tensors " + quoted(first));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find(first.string() + ": split.tensors.count: announces 3 tensors but the 2 parts hold 2"),
+            std::string::npos)
+      << r.err;
+  write_split(2, "blk.0.attn_q.weight");
+  r = run_cli("tensors " + quoted(first));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find((dir / "m-00002-of-00002.gguf").string() +
+                       ": tensor 'blk.0.attn_q.weight': also stored in " + first.string()),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(HostileInput, ExpertsTimesLayersIsCappedBeforeBuilding) {

@@ -137,6 +137,31 @@ TEST(CliOnnx, ExternalDataThatIsALinkOutOrAFifoIsOneLine) {
   EXPECT_NE(r.err.find("w.bin: is a FIFO, not a regular file"), std::string::npos) << r.err;
 }
 
+// A model in the Hugging Face cache: each file of the snapshot is a link into the repo's blobs/, the external
+// data's too. That is the model's own layout, not a link out (it was refused with exit 4).
+TEST(CliOnnx, ExternalDataInAHubCacheSnapshotIsRead) {
+  TempDir tmp;
+  const fs::path repo = tmp / "models--org--name";
+  fs::create_directories(repo / "blobs");
+  fs::create_directories(repo / "snapshots" / "0123abcd");
+  onnx::ModelProto m = tiny_onnx_model();
+  make_weight_external(m, "model.onnx_data", "0", "24", repo / "blobs" / "b2");
+  write_onnx(repo / "blobs" / "b1", m);
+  fs::create_symlink("../../blobs/b1", repo / "snapshots" / "0123abcd" / "model.onnx");
+  fs::create_symlink("../../blobs/b2", repo / "snapshots" / "0123abcd" / "model.onnx_data");
+  CommandResult r = run_cli("tensors " + quoted(repo / "snapshots" / "0123abcd" / "model.onnx") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::Document::parse(r.out, "tensors").root().find("num_parameters")->as_uint(), 6u);
+  // Blobs of another repo are not this model's.
+  const fs::path other = tmp / "models--org--other" / "blobs";
+  fs::create_directories(other);
+  fs::rename(repo / "blobs" / "b2", other / "b2");
+  fs::remove(repo / "snapshots" / "0123abcd" / "model.onnx_data");
+  fs::create_symlink(other / "b2", repo / "snapshots" / "0123abcd" / "model.onnx_data");
+  r = run_cli("tensors " + quoted(repo / "snapshots" / "0123abcd" / "model.onnx"));
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+}
+
 TEST(CliOnnx, GraphOfAnotherFormatIsAUsageError) {
   CommandResult r = run_cli("graph '" + example_dir().string() + "'");
   EXPECT_EQ(r.exit_code, 2) << r.err;

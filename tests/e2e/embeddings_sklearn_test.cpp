@@ -232,6 +232,26 @@ TEST_F(EmbeddingsSklearn, RefusesWhatItCannotDo) {
   EXPECT_NE(r.err.find("no stored LM head"), std::string::npos) << r.err;
   // The line names the model and the option, as every error does.
   EXPECT_NE(r.err.find(tied.path().string() + ": --matrix head: "), std::string::npos) << r.err;
+  // An embedding without columns is named as such, not as "fewer than 2 rows".
+  test::TempDir flat;
+  write_safetensors(flat / "model.safetensors", {{"model.embed_tokens.weight", DType::F32, {512, 0}, ""}});
+  r = test::run_cli("embeddings " + quoted(flat.path()));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("model.embed_tokens.weight: has no columns"), std::string::npos) << r.err;
+}
+
+TEST_F(EmbeddingsSklearn, TheTokenTableIsAsLongAsTheAnalysedMatrix) {
+  // A zero-column tensor beside the embedding names 2^64 - 1 rows at no cost in bytes. The token strings were
+  // sized by the longest 2-D tensor, so this 300-byte file asked for 2^64 strings (exit 1, "internal error");
+  // they are sized by the matrix analysed, whose data lies in the file.
+  test::TempDir odd;
+  const std::vector<float> x = {1, 0, 0, 1, -1, 0, 0, -1};
+  write_safetensors(odd / "model.safetensors", {{"model.embed_tokens.weight", DType::F32, {4, 2}, floats(x)},
+                                                {"zz.extra.weight", DType::F32, {UINT64_MAX, 0}, ""}});
+  test::write_file(odd / "tokenizer.json", R"({"model":{"type":"BPE","merges":[],"vocab":{"a":0,"b":1}}})");
+  const auto r = test::run_cli("embeddings " + quoted(odd.path()) + " --k 2 --csv -");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(",a,"), std::string::npos) << r.out;
 }
 
 }  // namespace

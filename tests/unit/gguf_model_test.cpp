@@ -2,6 +2,8 @@
 // names placed like Hugging Face ones, and its architecture record filled from the "{arch}.*" metadata.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "analysis/memory_kv.h"
 #include "analysis/parameter_counts.h"
 #include "analysis/ssm_summary.h"
@@ -137,6 +139,147 @@ TEST(GgufModel, HeadCountsNoModelCanHaveAreMalformed) {
       EXPECT_NE(e.message().find(key + " (layer 0)"), std::string::npos) << e.message();
     }
   }
+}
+
+// The tiny Llama's metadata with `v` in place of the entry of its key (or added).
+std::vector<GgufValueToWrite> with(std::vector<GgufValueToWrite> kv, const GgufValueToWrite& v) {
+  const auto it =
+      std::find_if(kv.begin(), kv.end(), [&](const GgufValueToWrite& e) { return e.key == v.key; });
+  if (it != kv.end())
+    *it = v;
+  else
+    kv.push_back(v);
+  return kv;
+}
+
+// The error reading a tiny two-layer Llama whose metadata holds `v`: "" when the file is read.
+std::string error_reading(const GgufValueToWrite& v, ErrorKind* kind = nullptr) {
+  test::TempDir dir;
+  const test::TinyGguf m;
+  write_gguf(dir / "m.gguf", with(test::tiny_gguf_metadata(m), v), test::tiny_gguf_tensors(m));
+  try {
+    inventory_of(dir / "m.gguf");
+  } catch (const Error& e) {
+    if (kind) *kind = e.kind();
+    return e.message();
+  }
+  return "";
+}
+
+// llama.cpp reads head_count, head_count_kv and feed_forward_length as one value or an array of exactly
+// block_count entries (get_key_or_arr), and refuses another length: a shorter array is not "the rest take
+// head_count" (2 KV heads in layer 0 and 4 in layer 1 made the cache 768 bytes a token, not 512).
+TEST(GgufModel, APerLayerArrayMustHoldOneEntryPerLayer) {
+  const std::pair<GgufValueToWrite, std::string> cases[] = {
+      {gguf_u32_array("llama.attention.head_count_kv", {2}),
+       "an array of 1 entries for block_count 2 layers"},
+      {gguf_u32_array("llama.attention.head_count_kv", {2, 2, 2, 2, 2}),
+       "an array of 5 entries for block_count 2 layers"},
+      {gguf_u32_array("llama.attention.head_count", {4}), "an array of 1 entries for block_count 2 layers"},
+      {gguf_u32_array("llama.feed_forward_length", {128, 128, 128}),
+       "an array of 3 entries for block_count 2 layers"},
+  };
+  for (const auto& [value, rule] : cases) {
+    ErrorKind kind = ErrorKind::Internal;
+    const std::string what = error_reading(value, &kind);
+    EXPECT_EQ(kind, ErrorKind::Malformed) << value.key << ": " << what;
+    EXPECT_NE(what.find(value.key), std::string::npos) << what;
+    EXPECT_NE(what.find(rule), std::string::npos) << what;
+  }
+  // One entry per layer is read, each layer its own.
+  EXPECT_EQ(error_reading(gguf_u32_array("llama.attention.head_count_kv", {2, 4})), "");
+  test::TempDir dir;
+  write_gguf(dir / "m.gguf",
+             with(test::tiny_gguf_metadata({}), gguf_u32_array("llama.attention.head_count_kv", {2, 4})),
+             test::tiny_gguf_tensors({}));
+  const Inventory inv = inventory_of(dir / "m.gguf");
+  EXPECT_EQ(inv.arch.layers()[0].attention.kv_heads, 2u);
+  EXPECT_EQ(inv.arch.layers()[1].attention.kv_heads, 4u);
+}
+
+// DeepSeek's files count the multi-token-prediction layers in block_count, and their per-layer arrays hold
+// one entry for those too: such a file is read, the MTP layer still split off.
+TEST(GgufModel, PerLayerArraysCountTheNextnLayers) {
+  test::TempDir dir;
+  const test::TinyGguf m{.arch = "deepseek2", .layers = 3};
+  auto kv = with(test::tiny_gguf_metadata(m), gguf_u32_array("deepseek2.attention.head_count_kv", {2, 2, 2}));
+  kv.push_back(gguf_u32_array("deepseek2.feed_forward_length", {128, 128, 128}));
+  kv.erase(
+      std::find_if(kv.begin(), kv.end(), [](auto& v) { return v.key == "deepseek2.feed_forward_length"; }));
+  kv.push_back(gguf_u32("deepseek2.nextn_predict_layers", 1));
+  write_gguf(dir / "d.gguf", kv, test::tiny_gguf_tensors(m));
+  const Inventory inv = inventory_of(dir / "d.gguf");
+  EXPECT_EQ(inv.arch.num_layers, 2u);
+  EXPECT_EQ(inv.arch.layers()[1].attention.kv_heads, 2u);
+  EXPECT_EQ(inv.arch.layers()[1].ffn.intermediate, 128u);
+  ASSERT_NE(inv.arch.stack(StackRole::Mtp), nullptr);
+}
+
+// An architecture key that is present but holds the wrong type, a negative number, a size of 0 where one is
+// needed, or a dimension no model has is refused naming it (exit 3), not read as absent: a string head
+// count, a negative KV head count or a key_length of 0 gave a default in its place (a KV cache of 0 bytes
+// that "fits"), and an embedding_length of 2^63 - 1 an overflow that named neither file nor key.
+TEST(GgufModel, ArchitectureKeysOfTheWrongTypeOrSizeAreMalformed) {
+  const GgufValueToWrite cases[] = {
+      gguf_i32("llama.attention.head_count", -4),
+      gguf_string("llama.attention.head_count", "4"),
+      gguf_i32_array("llama.attention.head_count", {-1, 4}),
+      gguf_i32("llama.attention.head_count_kv", -2),
+      gguf_string_array("llama.attention.head_count_kv", {"2", "2"}),
+      gguf_string("llama.block_count", "2"),
+      gguf_u32_array("llama.block_count", {2, 2}),
+      gguf_u32("llama.block_count", 0),
+      gguf_string("llama.context_length", "2048"),
+      gguf_u32("llama.embedding_length", 0),
+      gguf_f32("llama.embedding_length", 64.0f),
+      gguf_u32("llama.attention.key_length", 0),
+      gguf_u32("llama.attention.value_length", 0),
+      gguf_u64("llama.embedding_length", (1ull << 63) - 1),
+      gguf_u64("llama.attention.key_length", 1ull << 62),
+      gguf_u64("llama.attention.head_count", 1ull << 63),
+      gguf_u32("llama.feed_forward_length", (1u << 26) + 1),
+      gguf_u32_array("llama.feed_forward_length", {128, 1u << 30}),
+      gguf_u64("llama.vocab_size", 1ull << 63),
+  };
+  for (const GgufValueToWrite& value : cases) {
+    ErrorKind kind = ErrorKind::Internal;
+    const std::string what = error_reading(value, &kind);
+    EXPECT_EQ(kind, ErrorKind::Malformed) << value.key << ": " << what;
+    EXPECT_NE(what.find("m.gguf"), std::string::npos) << what;
+    EXPECT_NE(what.find(value.key), std::string::npos) << what;
+  }
+  // The same keys holding what they should are read (any integer type llama.cpp's converters write).
+  EXPECT_EQ(error_reading(gguf_u64("llama.embedding_length", 64)), "");
+  EXPECT_EQ(error_reading(gguf_i32("llama.attention.head_count", 4)), "");
+  EXPECT_EQ(error_reading(gguf_u32("llama.attention.key_length", 16)), "");
+}
+
+// Per-layer arrays are decoded once per record, not once per layer: a file of 1,000 layers whose
+// block_count (300,000) and arrays say more than its tensors hold took seconds (O(layers x entries)); read
+// once it is milliseconds. The bound is loose (sanitizer builds) and far below the quadratic time.
+TEST(GgufModel, PerLayerArraysAreDecodedOncePerRecord) {
+  test::TempDir dir;
+  constexpr uint32_t kLayers = 1000, kEntries = 300000;
+  std::vector<GgufValueToWrite> kv = {
+      gguf_string("general.architecture", "llama"),
+      gguf_u32("llama.block_count", kEntries),
+      gguf_u32("llama.embedding_length", 32),
+      gguf_u32("llama.context_length", 2048),
+      gguf_u32_array("llama.attention.head_count", std::vector<uint32_t>(kEntries, 4)),
+      gguf_u32_array("llama.attention.head_count_kv", std::vector<uint32_t>(kEntries, 2)),
+      gguf_u32_array("llama.feed_forward_length", std::vector<uint32_t>(kEntries, 64)),
+  };
+  std::vector<TensorToWrite> tensors;
+  for (uint32_t l = 0; l < kLayers; ++l)
+    for (const char* module : {"attn_q", "ffn_up"})
+      tensors.push_back({"blk." + std::to_string(l) + "." + module + ".weight", DType::F32, {32}, {}});
+  write_gguf(dir / "m.gguf", kv, tensors);
+  const auto start = std::chrono::steady_clock::now();
+  const Inventory inv = inventory_of(dir / "m.gguf");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(inv.arch.layers().size(), kLayers);
+  EXPECT_EQ(inv.arch.layers()[kLayers - 1].attention.kv_heads, 2u);
+  EXPECT_LT(seconds, 1.5);
 }
 
 TEST(GgufModel, PerLayerHeadCountsAndSlidingPattern) {

@@ -171,8 +171,8 @@ TEST(GgufReader, LyingCountsAndLengths) {
   EXPECT_EQ(error_kind(raw_header(0, 1ull << 40, "")), ErrorKind::Limit);
   EXPECT_EQ(error_kind(raw_header(0, 1000, "")), ErrorKind::Malformed);
   std::string key;
-  put(key, 1ull << 62, 8);  // a key of 2^62 bytes
-  EXPECT_EQ(error_kind(raw_header(0, 1, key + std::string(16, 'x'))), ErrorKind::Limit);
+  put(key, 1ull << 62, 8);  // a key of 2^62 bytes in a file of a few: a lie, not a string over the cap
+  EXPECT_EQ(error_kind(raw_header(0, 1, key + std::string(16, 'x'))), ErrorKind::Malformed);
   std::string arr;
   put(arr, 1, 8);
   arr += "k";
@@ -187,6 +187,58 @@ TEST(GgufReader, LyingCountsAndLengths) {
   std::string bad_type = arr.substr(0, 9);
   put(bad_type, 13, 4);  // no value type 13
   EXPECT_EQ(error_kind(raw_header(0, 1, bad_type + std::string(8, '\0'))), ErrorKind::Malformed);
+}
+
+// A string's length is checked against the bytes left before the cap: one longer than the file is a damaged
+// file (exit 3) whatever its length, and only a string that is there can be over the cap (exit 5) — for keys,
+// string values and the strings of an array alike.
+TEST(GgufReader, AStringPastTheEndIsMalformedBeforeItIsOverTheCap) {
+  const auto message = [](const std::string& bytes, const GgufLimits& limits = {}) {
+    try {
+      read_gguf(MemorySource(bytes, "test.gguf"), limits);
+    } catch (const Error& e) {
+      return std::pair{e.kind(), e.message()};
+    }
+    return std::pair{ErrorKind::Internal, std::string("read")};
+  };
+  // Entry bytes: a key, then a value of type `type` whose bytes are `value`.
+  const auto entry = [](const std::string& key, GgufType type, const std::string& value) {
+    std::string s;
+    put(s, key.size(), 8);
+    s += key;
+    put(s, static_cast<uint32_t>(type), 4);
+    return s + value;
+  };
+  const auto string_of = [](uint64_t length, const std::string& bytes) {
+    std::string s;
+    put(s, length, 8);
+    return s + bytes;
+  };
+  std::string strings;  // an array of two strings, the second one lying
+  put(strings, static_cast<uint32_t>(GgufType::String), 4);
+  put(strings, 2, 8);
+  strings += string_of(2, "ab") + string_of(1ull << 62, "cd");
+
+  const std::string lying_key = string_of(1ull << 62, "general.architecture") + std::string(16, '\0');
+  const std::string lying_value = entry("k", GgufType::String, string_of(100, "short"));
+  const std::string lying_element = entry("k", GgufType::Array, strings);
+  for (const std::string& rest : {lying_key, lying_value, lying_element}) {
+    const auto [kind, what] = message(raw_header(0, 1, rest));
+    EXPECT_EQ(kind, ErrorKind::Malformed) << what;
+    EXPECT_NE(what.find("runs past the end of the file"), std::string::npos) << what;
+  }
+  // Strings that are there but longer than the cap (3 bytes here): Limit, as before.
+  const GgufLimits three{.max_string = 3};
+  const std::string long_value = entry("k", GgufType::String, string_of(5, "hello"));
+  std::string long_strings;
+  put(long_strings, static_cast<uint32_t>(GgufType::String), 4);
+  put(long_strings, 1, 8);
+  long_strings += string_of(5, "hello");
+  for (const std::string& rest :
+       {entry("long-key", GgufType::U8, "x"), long_value, entry("k", GgufType::Array, long_strings)})
+    EXPECT_EQ(message(raw_header(0, 1, rest), three).first, ErrorKind::Limit);
+  EXPECT_EQ(message(raw_header(0, 1, entry("k", GgufType::String, string_of(3, "abc"))), three).first,
+            ErrorKind::Internal);  // 3 bytes: read
 }
 
 TEST(GgufReader, DuplicateKeysAndTensors) {

@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <map>
 
+#include "analysis/onnx_graph.h"
 #include "core/dtype_values.h"
 #include "core/error.h"
 #include "formats/checkpoint.h"
@@ -262,6 +265,285 @@ TEST(OnnxReader, NamesMustBePlainText) {
   EXPECT_EQ(kind_of(bad_node.SerializeAsString()), ErrorKind::Malformed);
 }
 
+// The body of a new If node added to the model's graph.
+onnx::GraphProto* then_branch(onnx::ModelProto& m) {
+  onnx::NodeProto* n = m.mutable_graph()->add_node();
+  n->set_op_type("If");
+  onnx::AttributeProto* a = n->add_attribute();
+  a->set_name("then_branch");
+  a->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+  return a->mutable_g();
+}
+
+// Every other string `graph --json` writes is held to the same rule: the producer, the graph's name, opset
+// domains, dimension names, and the op types and names of nodes inside subgraph bodies.
+TEST(OnnxReader, EveryStringTheGraphReportWritesMustBePlainText) {
+  const std::string bad = "p\xff\"\x1b[2J";
+  auto in_subgraph = [](onnx::ModelProto& m) { return then_branch(m)->add_node(); };
+  const std::vector<std::function<void(onnx::ModelProto&)>> edits = {
+      [&](onnx::ModelProto& m) { m.set_producer_name(bad); },
+      [&](onnx::ModelProto& m) { m.set_producer_version(bad); },
+      [&](onnx::ModelProto& m) { m.mutable_graph()->set_name(bad); },
+      [&](onnx::ModelProto& m) {
+        auto* o = m.add_opset_import();
+        o->set_domain(bad);
+        o->set_version(1);
+      },
+      [&](onnx::ModelProto& m) {
+        m.mutable_graph()
+            ->mutable_input(0)
+            ->mutable_type()
+            ->mutable_tensor_type()
+            ->mutable_shape()
+            ->mutable_dim(0)
+            ->set_dim_param(bad);
+      },
+      [&](onnx::ModelProto& m) { in_subgraph(m)->set_op_type(bad); },
+      [&](onnx::ModelProto& m) { in_subgraph(m)->set_name(bad); },
+      [&](onnx::ModelProto& m) { in_subgraph(m)->set_domain(bad); },
+      [&](onnx::ModelProto& m) { in_subgraph(m)->add_output(bad); },
+  };
+  for (size_t i = 0; i < edits.size(); ++i) {
+    onnx::ModelProto m = test::tiny_onnx_model();
+    edits[i](m);
+    std::string why;
+    EXPECT_EQ(kind_of(m.SerializeAsString(), {}, {}, &why), ErrorKind::Malformed) << i;
+    EXPECT_NE(why.find("not UTF-8 text without control characters"), std::string::npos) << i << ": " << why;
+  }
+  // Metadata values are printed nowhere, and may hold line breaks (a JSON document).
+  onnx::ModelProto m = test::tiny_onnx_model();
+  auto* kv = m.add_metadata_props();
+  kv->set_key("notes");
+  kv->set_value("line one\nline two");
+  EXPECT_EQ(read_bytes(m.SerializeAsString()).metadata.size(), 1u);
+}
+
+// Model-local functions in domain "local": `body` is each function's list of (op, callee-or-empty) nodes;
+// main calls the first. Every node reads "a" (or the previous node's output) and writes the next value, so
+// each body is a valid chain from its input "a" to its output "b".
+onnx::ModelProto with_functions(
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& functions) {
+  onnx::ModelProto m = test::tiny_onnx_model();
+  auto* local = m.add_opset_import();
+  local->set_domain("local");
+  local->set_version(1);
+  for (const auto& [name, calls] : functions) {
+    onnx::FunctionProto* f = m.add_functions();
+    f->set_domain("local");
+    f->set_name(name);
+    f->add_input("a");
+    f->add_output("b");
+    *f->mutable_opset_import() = m.opset_import();
+    std::string in = "a";
+    for (size_t i = 0; i < calls.size(); ++i) {
+      onnx::NodeProto* n = f->add_node();
+      const bool relu = calls[i].empty();
+      n->set_op_type(relu ? "Relu" : calls[i]);
+      if (!relu) n->set_domain("local");
+      n->add_input(in);
+      in = i + 1 == calls.size() ? "b" : "t" + std::to_string(i);
+      n->add_output(in);
+    }
+  }
+  // y = F(x @ W) in place of y = x @ W.
+  onnx::GraphProto* g = m.mutable_graph();
+  g->mutable_node(0)->set_output(0, "m");
+  onnx::NodeProto* call = g->add_node();
+  call->set_op_type(functions.front().first);
+  call->set_domain("local");
+  call->add_input("m");
+  call->add_output("y");
+  return m;
+}
+
+// ONNX's inference walks a local function's body at each call: one that calls itself recursed until the
+// stack ran out (a crash). A cycle of calls is refused, naming it.
+TEST(OnnxReader, FunctionsThatCallThemselvesAreMalformed) {
+  std::string why;
+  EXPECT_EQ(kind_of(with_functions({{"F", {"F"}}}).SerializeAsString(), {}, {}, &why), ErrorKind::Malformed);
+  EXPECT_NE(why.find("function 'local:F': calls itself"), std::string::npos) << why;
+  EXPECT_EQ(kind_of(with_functions({{"F", {"", "G"}}, {"G", {"F"}}}).SerializeAsString(), {}, {}, &why),
+            ErrorKind::Malformed);
+  EXPECT_NE(why.find("local:F -> local:G -> local:F"), std::string::npos) << why;
+  // Two calls of one function are no cycle.
+  const OnnxModel ok = read_bytes(with_functions({{"F", {"G", "G"}}, {"G", {""}}}).SerializeAsString());
+  EXPECT_EQ(ok.nodes.size(), 2u);
+}
+
+// F_k calls F_(k-1) twice: inference walks 2^k bodies, 23 levels (a 2 KB file) 8 million of them, which took
+// minutes. The nodes inference would walk count toward the node cap: F0 is one Relu; F1 two calls of it, 2 x
+// (1 + 1) = 4; F2 2 x (1 + 4) = 10; F3 2 x (1 + 10) = 22; the main graph's MatMul and call 1 + (1 + 22) = 24.
+TEST(OnnxReader, FunctionsExpandedAtEveryCallCountTowardTheNodeCap) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> chain;
+  auto build = [&](int levels) {
+    chain.clear();
+    for (int k = levels; k >= 1; --k) {
+      const std::string callee = "F" + std::to_string(k - 1);
+      chain.push_back({"F" + std::to_string(k), {callee, callee}});
+    }
+    chain.push_back({"F0", {""}});
+    onnx::ModelProto m = with_functions(chain);
+    m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+    return m.SerializeAsString();
+  };
+  OnnxLimits limits;
+  limits.max_nodes = 24;
+  // Inference runs through the bodies: y = Relu(...(x @ W)) is [batch, 2].
+  const OnnxModel ok = read_bytes(build(3), {}, limits);
+  ASSERT_EQ(ok.outputs.size(), 1u);
+  ASSERT_TRUE(ok.outputs[0].shape);
+  ASSERT_EQ(ok.outputs[0].shape->size(), 2u);
+  EXPECT_EQ((*ok.outputs[0].shape)[1].size, 2u);
+  limits.max_nodes = 23;
+  std::string why;
+  EXPECT_EQ(kind_of(build(3), {}, limits, &why), ErrorKind::Limit);
+  EXPECT_NE(why.find("more than 23 nodes once its local functions are expanded"), std::string::npos) << why;
+  EXPECT_EQ(kind_of(build(23), {}, {}, &why), ErrorKind::Limit);
+  EXPECT_NE(why.find("more than 4194304 nodes"), std::string::npos) << why;
+}
+
+// Each call is a level of inference's recursion, as each subgraph is: a chain of 10,000 calls ran out of
+// stack. The levels are capped at 64.
+TEST(OnnxReader, CallsNestedBeyondTheCapAreALimit) {
+  auto chain = [](int levels) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> functions;
+    for (int k = levels; k >= 1; --k)
+      functions.push_back({"F" + std::to_string(k), {"F" + std::to_string(k - 1)}});
+    functions.push_back({"F0", {""}});
+    return with_functions(functions).SerializeAsString();
+  };
+  // The main graph's call, F60 .. F1, and F0's Relu: 62 levels.
+  EXPECT_EQ(read_bytes(chain(60)).nodes.size(), 2u);
+  std::string why;
+  EXPECT_EQ(kind_of(chain(10000), {}, {}, &why), ErrorKind::Limit);
+  EXPECT_NE(why.find("nested deeper than 64 levels"), std::string::npos) << why;
+}
+
+// A graph handed to a function as an attribute is inferred wherever the body refers to it: F1 refers to
+// its "g" from two If nodes, so the caller's graph of 1,000 nodes is walked twice.
+TEST(OnnxReader, GraphsHandedToFunctionsCountAtEachUse) {
+  onnx::ModelProto m = with_functions({{"F1", {"", ""}}});
+  onnx::FunctionProto* f = m.mutable_functions(0);
+  f->add_attribute("g");
+  for (int i = 0; i < 2; ++i) {
+    onnx::NodeProto* n = f->add_node();
+    n->set_op_type("If");
+    n->add_input("a");
+    n->add_output("r" + std::to_string(i));
+    for (const char* branch : {"then_branch", "else_branch"}) {
+      onnx::AttributeProto* a = n->add_attribute();
+      a->set_name(branch);
+      a->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+      a->set_ref_attr_name("g");
+    }
+  }
+  onnx::NodeProto* call = m.mutable_graph()->mutable_node(1);
+  onnx::AttributeProto* g = call->add_attribute();
+  g->set_name("g");
+  g->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+  for (int i = 0; i < 1000; ++i) g->mutable_g()->add_node()->set_op_type("Identity");
+  // MatMul 1, the call 1 + F1's 4 nodes, and the graph at each of F1's four references: 4,006.
+  OnnxLimits limits;
+  limits.max_nodes = 4006;
+  EXPECT_EQ(read_bytes(m.SerializeAsString(), {}, limits).subgraph_nodes.size(), 1000u);
+  limits.max_nodes = 4005;
+  EXPECT_EQ(kind_of(m.SerializeAsString(), {}, limits), ErrorKind::Limit);
+}
+
+// dtype_bytes computes elements x bits: 2^59 F32 elements are 2^64 bits, which wrapped to 0 bytes, so an
+// initializer with empty raw_data was read as a 0-byte tensor of 2^59 elements.
+TEST(OnnxReader, ElementsWhoseBitsOverflowAreMalformed) {
+  for (const auto& [type, elements] : {std::pair{onnx::TensorProto_DataType_FLOAT, int64_t{1} << 59},
+                                       std::pair{onnx::TensorProto_DataType_DOUBLE, int64_t{1} << 58}}) {
+    onnx::ModelProto m = test::tiny_onnx_model();
+    onnx::TensorProto& w = *m.mutable_graph()->mutable_initializer(0);
+    w.set_data_type(type);
+    w.clear_dims();
+    w.add_dims(elements);
+    w.set_raw_data("");
+    std::string why;
+    EXPECT_EQ(kind_of(m.SerializeAsString(), {}, {}, &why), ErrorKind::Malformed) << elements;
+    EXPECT_NE(why.find("too many elements"), std::string::npos) << why;
+  }
+}
+
+// A sparse initializer defines the value its values tensor names, as onnx.checker reads it.
+TEST(OnnxReader, ANodeMayReadASparseInitializer) {
+  onnx::ModelProto m = test::tiny_onnx_model();
+  onnx::SparseTensorProto* sparse = m.mutable_graph()->add_sparse_initializer();
+  sparse->add_dims(2);
+  onnx::TensorProto* values = sparse->mutable_values();
+  values->set_name("sw");
+  values->set_data_type(onnx::TensorProto_DataType_FLOAT);
+  values->add_dims(1);
+  values->add_float_data(1.0f);
+  onnx::TensorProto* indices = sparse->mutable_indices();
+  indices->set_data_type(onnx::TensorProto_DataType_INT64);
+  indices->add_dims(1);
+  indices->add_int64_data(1);
+  onnx::NodeProto* add = m.mutable_graph()->add_node();
+  add->set_op_type("Add");
+  add->add_input("y");
+  add->add_input("sw");
+  add->add_output("z");
+  const OnnxModel ok = read_bytes(m.SerializeAsString());
+  EXPECT_EQ(ok.sparse_initializers, 1u);
+  EXPECT_EQ(ok.nodes.size(), 2u);
+}
+
+// A declared shape is as long as a tensor's may be (64 dimensions): 5 million empty dims (2 bytes each on
+// disk) took 17 s and 2 GB to infer and print.
+TEST(OnnxReader, DeclaredShapesLongerThanATensorsAreMalformed) {
+  auto with_rank = [](int rank, auto&& where) {
+    onnx::ModelProto m = test::tiny_onnx_model();
+    onnx::TensorShapeProto* shape = where(m)->mutable_type()->mutable_tensor_type()->mutable_shape();
+    shape->clear_dim();
+    for (int i = 0; i < rank; ++i) shape->add_dim()->set_dim_value(1);
+    return m.SerializeAsString();
+  };
+  auto input = [](onnx::ModelProto& m) { return m.mutable_graph()->mutable_input(0); };
+  auto output = [](onnx::ModelProto& m) { return m.mutable_graph()->mutable_output(0); };
+  auto value_info = [](onnx::ModelProto& m) {
+    onnx::ValueInfoProto* v = m.mutable_graph()->add_value_info();
+    v->set_name("unused");
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+    return v;
+  };
+  auto in_subgraph = [](onnx::ModelProto& m) {
+    onnx::ValueInfoProto* v = then_branch(m)->add_output();
+    v->set_name("o");
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+    return v;
+  };
+  std::string why;
+  EXPECT_EQ(read_bytes(with_rank(64, input)).inputs[0].shape->size(), 64u);
+  EXPECT_EQ(kind_of(with_rank(65, input), {}, {}, &why), ErrorKind::Malformed);
+  EXPECT_NE(why.find("value 'x': a shape of 65 dimensions, more than 64"), std::string::npos) << why;
+  EXPECT_EQ(kind_of(with_rank(100'000, input)), ErrorKind::Malformed);
+  EXPECT_EQ(kind_of(with_rank(65, output)), ErrorKind::Malformed);
+  EXPECT_EQ(kind_of(with_rank(65, value_info)), ErrorKind::Malformed);
+  EXPECT_EQ(kind_of(with_rank(65, in_subgraph)), ErrorKind::Malformed);
+}
+
+// Element type numbers outside ONNX's table (UNDEFINED, 99) break the format; ONNX's own types this program
+// holds no dtype for (strings, complex128, 2-bit integers) are unsupported.
+TEST(OnnxReader, UndefinedElementTypesAreMalformedAndUnheldOnesUnsupported) {
+  auto typed = [](int32_t type) {
+    onnx::ModelProto m = test::tiny_onnx_model();
+    m.mutable_graph()->mutable_initializer(0)->set_data_type(type);
+    return m.SerializeAsString();
+  };
+  std::string why;
+  EXPECT_EQ(kind_of(typed(0), {}, {}, &why), ErrorKind::Malformed);
+  EXPECT_EQ(kind_of(typed(99), {}, {}, &why), ErrorKind::Malformed);
+  EXPECT_NE(why.find("element type 99 is not one of ONNX's element types"), std::string::npos) << why;
+  EXPECT_EQ(kind_of(typed(-1)), ErrorKind::Malformed);
+  EXPECT_EQ(kind_of(typed(onnx::TensorProto_DataType_COMPLEX128), {}, {}, &why), ErrorKind::Unsupported);
+  EXPECT_NE(why.find("element type COMPLEX128 has no dtype here"), std::string::npos) << why;
+  EXPECT_EQ(kind_of(typed(26), {}, {}, &why), ErrorKind::Unsupported);  // INT2, onnx 1.20
+  EXPECT_NE(why.find("element type INT2 has no dtype here"), std::string::npos) << why;
+}
+
 TEST(OnnxReader, NotAModelIsMalformed) {
   EXPECT_EQ(kind_of("this is not a protobuf at all"), ErrorKind::Malformed);
   onnx::ModelProto no_graph = test::tiny_onnx_model();
@@ -349,6 +631,75 @@ TEST(OnnxReader, SubgraphNodesCountTowardTheNodeCap) {
   std::string why;
   EXPECT_EQ(kind_of(m.SerializeAsString(), {}, limits, &why), ErrorKind::Limit);
   EXPECT_NE(why.find("nodes with those of its subgraphs"), std::string::npos) << why;
+}
+
+// The quantized type of a QDQ node is its quantized operand's: a DequantizeLinear without a zero point reads
+// int8 weights as int8 (not the U8 of QuantizeLinear's default), and a graph quantizing weights to I8 and
+// activations to U8 shows both. MatMulNBits of 4 and 8 bits show both, and K x N past 64 bits is refused.
+TEST(OnnxGraphPrecision, MixedQuantizedTypesAndBitWidthsAreEachShown) {
+  test::TempDir tmp;
+  onnx::ModelProto m = test::tiny_onnx_model();
+  onnx::GraphProto* g = m.mutable_graph();
+  auto add_tensor = [&](const std::string& name, int32_t type, const std::string& raw) {
+    onnx::TensorProto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    t->set_raw_data(raw);
+    return t;
+  };
+  add_tensor("w_q", onnx::TensorProto_DataType_INT8, std::string(6, '\1'))->add_dims(6);
+  add_tensor("scale", onnx::TensorProto_DataType_FLOAT, std::string(4, '\0'));
+  add_tensor("a_zp", onnx::TensorProto_DataType_UINT8, std::string(1, '\x80'));
+  auto add_node = [&](const std::string& op, std::vector<std::string> in, const std::string& out) {
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type(op);
+    for (const std::string& i : in) n->add_input(i);
+    n->add_output(out);
+    return n;
+  };
+  add_node("DequantizeLinear", {"w_q", "scale"}, "w_dq");  // no zero point: I8, its input's type
+  add_node("QuantizeLinear", {"y", "scale", "a_zp"}, "y_q");
+  add_node("DequantizeLinear", {"y_q", "scale", "a_zp"}, "y_dq");
+  auto nbits = [&](int64_t bits, int64_t k, int64_t n) {
+    onnx::NodeProto* node = add_node("MatMulNBits", {"y"}, "nb" + std::to_string(g->node_size()));
+    node->set_domain("com.microsoft");
+    for (const auto& [name, v] :
+         {std::pair<std::string, int64_t>{"bits", bits}, {"block_size", 32}, {"K", k}, {"N", n}}) {
+      onnx::AttributeProto* a = node->add_attribute();
+      a->set_name(name);
+      a->set_type(onnx::AttributeProto_AttributeType_INT);
+      a->set_i(v);
+    }
+  };
+  nbits(4, 64, 16);
+  nbits(8, 32, 8);
+  nbits(4, 64, 16);
+  test::write_onnx(tmp / "model.onnx", m);
+  {
+    const Checkpoint ck = read_checkpoint(locate_local_model((tmp / "model.onnx").string()));
+    const OnnxGraphSummary s = summarize_onnx_graph(*ck.onnx, ck);
+    std::map<std::string, OnnxPrecision> got;
+    for (const OnnxPrecision& p : s.precision) got[p.kind + " " + p.dtype + " " + std::to_string(p.bits)] = p;
+    ASSERT_TRUE(got.count("QDQ I8 0"));
+    EXPECT_EQ(got["QDQ I8 0"].nodes, 1u);
+    ASSERT_TRUE(got.count("QDQ U8 0"));
+    EXPECT_EQ(got["QDQ U8 0"].nodes, 2u);
+    ASSERT_TRUE(got.count("MatMulNBits  4"));
+    EXPECT_EQ(got["MatMulNBits  4"].nodes, 2u);
+    EXPECT_EQ(got["MatMulNBits  4"].elements, 2u * 64 * 16);
+    ASSERT_TRUE(got.count("MatMulNBits  8"));
+    EXPECT_EQ(got["MatMulNBits  8"].nodes, 1u);
+    EXPECT_EQ(got["MatMulNBits  8"].elements, 32u * 8);
+  }
+  nbits(4, int64_t{1} << 32, int64_t{1} << 32);  // 2^64 weights: wrapped to 0
+  test::write_onnx(tmp / "model.onnx", m);
+  const Checkpoint ck = read_checkpoint(locate_local_model((tmp / "model.onnx").string()));
+  try {
+    summarize_onnx_graph(*ck.onnx, ck);
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Malformed) << e.what();
+  }
 }
 
 TEST(OnnxCheckpoint, ExternalDataThroughASymlinkOutOfTheDirectoryIsUnsafe) {

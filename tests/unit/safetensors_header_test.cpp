@@ -318,6 +318,41 @@ TEST_F(HeaderTest, HighRankShapesAreKeptWhole) {
   EXPECT_EQ(h.tensors[0].numel, 24u);
 }
 
+TEST_F(HeaderTest, ShapesPastTheRankCapAreRefused) {
+  // 64 dimensions of 1 are read; 65 are not, so a small header cannot hold a shape of millions of entries
+  // that every report would copy and print (a 100 MB header held one of 50 million: 1.6 GB and 10 s).
+  const auto shape_of = [](size_t rank) {
+    std::string s = "[";
+    for (size_t i = 0; i < rank; ++i) s += i ? ",1" : "1";
+    return s + "]";
+  };
+  for (const char* spacing : {"", " "}) {  // the canonical spelling and the general reader's
+    const std::string head = std::string(R"({"w":{"dtype":"U8",)") + spacing + R"("shape":)";
+    test::write_file(dir / "model.safetensors",
+                     file_bytes(head + shape_of(kMaxTensorRank) + R"(,"data_offsets":[0,1]}})", 1));
+    EXPECT_EQ(read_safetensors_header((dir / "model.safetensors").string()).tensors.at(0).shape.size(),
+              kMaxTensorRank);
+    expect_error(file_bytes(head + shape_of(kMaxTensorRank + 1) + R"(,"data_offsets":[0,1]}})", 1),
+                 ErrorKind::Malformed, "more than 64 dimensions");
+  }
+}
+
+TEST_F(HeaderTest, NamesWithControlCharactersAreRefused) {
+  // An escaped ESC, newline or NUL (JSON forbids them raw), a raw DEL and a raw C1 control (U+009B, CSI):
+  // each would reach the console unchanged. Names in other scripts are plain text and are kept.
+  for (const char* name : {R"(a\u001b[31mred)", R"(a\nb)", R"(a\u0000b)", "a\x7f", "a\xc2\x9b"})
+    expect_error(
+        file_bytes(std::string(R"({")") + name + R"(":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", 1),
+        ErrorKind::Malformed, "without control characters");
+  test::write_file(dir / "model.safetensors",
+                   file_bytes(R"({"\u00e9t\u00e9.w":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},)"
+                              "\"\xe5\x9d\x97.w\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}",
+                              2));
+  const SafetensorsHeader h = read_safetensors_header((dir / "model.safetensors").string());
+  EXPECT_EQ(h.tensors.at(0).name, "\xc3\xa9t\xc3\xa9.w");
+  EXPECT_EQ(h.tensors.at(1).name, "\xe5\x9d\x97.w");
+}
+
 TEST_F(HeaderTest, S26_ManyTensorsParseInBoundedTime) {
   std::vector<TensorToWrite> tensors;
   for (int i = 0; i < 200000; ++i) tensors.push_back({"t." + std::to_string(i), DType::U8, {1}, {}});

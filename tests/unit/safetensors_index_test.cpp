@@ -91,6 +91,9 @@ TEST(SafetensorsIndex, X5_Malformed) {
   EXPECT_EQ(index_error(R"({"weight_map":[]})"), ErrorKind::Malformed);
   EXPECT_EQ(index_error(R"({"weight_map":{"w":1}})"), ErrorKind::Malformed);
   EXPECT_EQ(index_error(R"({"weight_map":{"w":"a","w":"b"}})"), ErrorKind::Malformed);
+  // Two weight maps: Python's json keeps the last, so merging them would list tensors transformers never
+  // sees.
+  EXPECT_EQ(index_error(R"({"weight_map":{"v":"a"},"weight_map":{"w":"b"}})"), ErrorKind::Malformed);
   EXPECT_EQ(index_error(R"({"metadata":{"total_size":-1},"weight_map":{}})"), ErrorKind::Malformed);
   EXPECT_EQ(index_error(std::string(200, '[')), ErrorKind::Malformed);
 }
@@ -155,6 +158,27 @@ TEST_F(ShardedDir, X3_IndexAndShardsMustAgree) {
       dir / "model.safetensors.index.json",
       R"({"weight_map":{"a":"m-1.safetensors","b":"m-1.safetensors","c":"m-2.safetensors","d":"m-3.safetensors"}})");
   EXPECT_EQ(read_error(), ErrorKind::NotFound) << "m-3 is missing while others are present";
+}
+
+TEST_F(ShardedDir, DisagreementsNameTheFilesByTheirPath) {
+  // As every other error does: with two models (compare A B) a bare shard name would not say which is wrong.
+  shard("m-1.safetensors", {"a", "b"});
+  const auto message = [&] {
+    try {
+      read_checkpoint(locate_local_model(dir.path().string()));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  test::write_file(dir / "model.safetensors.index.json", R"({"weight_map":{"a":"m-1.safetensors"}})");
+  EXPECT_NE(message().find((dir / "m-1.safetensors").string() + ": tensor 'b'"), std::string::npos)
+      << message();
+  test::write_file(dir / "model.safetensors.index.json",
+                   R"({"weight_map":{"a":"m-1.safetensors","b":"m-1.safetensors","c":"m-1.safetensors"}})");
+  EXPECT_NE(message().find((dir / "model.safetensors.index.json").string() + ": weight_map['c']"),
+            std::string::npos)
+      << message();
 }
 
 TEST_F(ShardedDir, IndexWithoutShardsGivesNamesOnly) {

@@ -127,6 +127,17 @@ TEST(Tokenizer, WordPieceCountsDistinctAddedIdsBeyondTheVocabulary) {
   EXPECT_EQ(info->files_read, std::vector<std::string>{"tokenizer.json"});
 }
 
+TEST(Tokenizer, APieceNamedTwiceInTheVocabularyIsOneEntry) {
+  // The library reads model.vocab into a map: "a" twice (once spelled with an escape) is one piece, as the
+  // library's vocabulary size says.
+  TempDir dir;
+  write_file(dir / "tokenizer.json", R"({"model": {"type": "BPE", "merges": [],
+    "vocab": {"a": 0, "b": 1, "a": 2, "\u0061": 3, "c\n": 4, "c\u000a": 5}}})");
+  auto info = read_tokenizer(dir.path());
+  ASSERT_TRUE(info.has_value());
+  EXPECT_EQ(info->base_vocab_size, 3u);
+}
+
 // A list of 200,000 additional special tokens, each twice (a 4 MB tokenizer_config.json): listed once each,
 // at the speed of the parse. Searching the kept list for each one took minutes: a repository could stall us.
 TEST(Tokenizer, AHugeListOfSpecialTokensIsListedOnceInLinearTime) {

@@ -18,16 +18,6 @@ namespace {
 
 constexpr size_t kListed = 20;
 
-const ScanItem& find_matrix(const PlannedScan& plan, const std::string& which, const std::string& model) {
-  const std::string role = which == "head" ? "lm-head" : "token-embedding";
-  for (const ScanItem& item : plan.items)
-    if (item.shape.size() == 2 && place_tensor(item.name).role == role) return item;
-  throw Error(ErrorKind::NotFound, model, "--matrix " + which,
-              which == "head" ? "no stored LM head (tied to the embedding, or absent): use --matrix embedding"
-                              : "no 2-D token embedding among its tensors (an export may keep only the "
-                                "tied LM head: try --matrix head)");
-}
-
 double percentile(const std::vector<double>& sorted, double q) {  // numpy's linear interpolation
   const double pos = q / 100 * static_cast<double>(sorted.size() - 1);
   const size_t lo = static_cast<size_t>(pos);
@@ -363,19 +353,34 @@ void summarise_clusters(EmbeddingAnalysis& a, const std::vector<float>& x,
 
 }  // namespace
 
+const ScanItem& embedding_matrix(const PlannedScan& plan, const std::string& which,
+                                 const std::string& model) {
+  const std::string role = which == "head" ? "lm-head" : "token-embedding";
+  for (const ScanItem& item : plan.items) {
+    if (item.shape.size() != 2 || place_tensor(item.name).role != role) continue;
+    if (item.shape[1] == 0)
+      throw Error(ErrorKind::Malformed, item.file.string(), item.name, "has no columns");
+    if (item.shape[0] < 2)
+      throw Error(ErrorKind::Malformed, item.file.string(), item.name, "fewer than 2 rows");
+    return item;
+  }
+  throw Error(ErrorKind::NotFound, model, "--matrix " + which,
+              which == "head" ? "no stored LM head (tied to the embedding, or absent): use --matrix embedding"
+                              : "no 2-D token embedding among its tensors (an export may keep only the "
+                                "tied LM head: try --matrix head)");
+}
+
 EmbeddingAnalysis analyse_embeddings(const PlannedScan& plan, const std::vector<std::string>& tokens,
                                      const EmbeddingOptions& o, const std::string& model) {
   lapack::require();
   const auto start = std::chrono::steady_clock::now();
-  const ScanItem& item = find_matrix(plan, o.matrix, model);
+  const ScanItem& item = embedding_matrix(plan, o.matrix, model);
   EmbeddingAnalysis a;
   a.tensor = item.name;
   a.rows = item.shape[0];
   a.cols = item.shape[1];
   a.options = o;
   a.tokens_known = !tokens.empty();
-  if (a.rows < 2 || a.cols == 0)
-    throw Error(ErrorKind::Malformed, item.file.string(), item.name, "fewer than 2 rows");
   if (o.k_max > a.rows)
     throw Error(ErrorKind::Usage, "", "--k",
                 "k = " + std::to_string(o.k_max) + " exceeds the " + std::to_string(a.rows) + " rows");

@@ -85,9 +85,15 @@ struct EmbeddingAnalysis {
   double seconds = 0;         // the whole analysis
 };
 
-// Finds the matrix in `plan` (the tensor whose role is the token embedding, or the LM head), reads it and
-// analyses it; `token_strings` maps ids to text (may be empty). Throws Error(NotFound) when the model has no
-// such matrix (naming `model`, what the user named), Error(Unsupported) without LAPACK/BLAS.
+// The matrix `which` ("embedding" or "head") names in `plan`: the 2-D tensor whose role is the token
+// embedding or the LM head. Throws Error(NotFound) when the model has none (naming `model`, what the user
+// named), Error(Malformed) when it has no columns or fewer than 2 rows.
+const ScanItem& embedding_matrix(const PlannedScan& plan, const std::string& which, const std::string& model);
+
+// Finds the matrix in `plan` (embedding_matrix) (the tensor whose role is the token embedding, or the LM
+// head), reads it and analyses it; `token_strings` maps ids to text (may be empty). Throws Error(NotFound)
+// when the model has no such matrix (naming `model`, what the user named), Error(Unsupported) without
+// LAPACK/BLAS.
 EmbeddingAnalysis analyse_embeddings(const PlannedScan& plan, const std::vector<std::string>& token_strings,
                                      const EmbeddingOptions& options, const std::string& model);
 

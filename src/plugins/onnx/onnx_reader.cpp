@@ -7,6 +7,7 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <filesystem>
@@ -17,7 +18,9 @@
 #include "core/checked.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/shape.h"
 #include "formats/onnx_reader_abi.h"
+#include "plugins/onnx/onnx_function_calls.h"
 #include "plugins/onnx/onnx_inline_data.h"
 
 namespace ma {
@@ -53,13 +56,65 @@ void budget_dealloc(void* p, size_t) {
   ::operator delete(p);
 }
 
+// TensorProto.DataType's last value (INT2, onnx 1.20): the numbers 1 to this are element types, some newer
+// than the libonnx parsing them (whose own table stops earlier); 0 is UNDEFINED.
+constexpr int32_t kLastOnnxElementType = 26;
+
+bool is_onnx_element_type(int32_t t) {
+  return t >= 1 && t <= kLastOnnxElementType;
+}
+
 std::string elem_type_name(int32_t t) {
   if (std::optional<DType> d = dtype_from_onnx(t)) return std::string(dtype_info(*d).name);
   if (onnx::TensorProto_DataType_IsValid(t)) return onnx::TensorProto_DataType_Name(t);
+  if (t == 25) return "UINT2";
+  if (t == 26) return "INT2";
   return "type " + std::to_string(t);
 }
 
-OnnxValue value_of(const onnx::ValueInfoProto& v) {
+// A value's shape is copied by inference and into every output: as long as a tensor's may be, and no longer.
+// A declared one that is longer breaks the rule (Malformed); an inferred one (a Reshape to a shape held in a
+// long initializer) exceeds the cap (Limit).
+void check_rank(int rank, ErrorKind kind, const std::string& file, const std::string& name) {
+  if (static_cast<size_t>(rank) > kMaxTensorRank)
+    throw Error(kind, file, "value '" + printable(name) + "'",
+                "a shape of " + std::to_string(rank) + " dimensions, more than " +
+                    std::to_string(kMaxTensorRank) + (kind == ErrorKind::Limit ? " (the cap)" : ""));
+}
+
+// Every shape a type declares, inside sequences, optionals and maps too (nesting is capped by the parse).
+void check_type_ranks(const onnx::TypeProto& t, const std::string& file, const std::string& name) {
+  if (t.has_tensor_type() && t.tensor_type().has_shape())
+    check_rank(t.tensor_type().shape().dim_size(), ErrorKind::Malformed, file, name);
+  if (t.has_sparse_tensor_type() && t.sparse_tensor_type().has_shape())
+    check_rank(t.sparse_tensor_type().shape().dim_size(), ErrorKind::Malformed, file, name);
+  if (t.has_sequence_type()) check_type_ranks(t.sequence_type().elem_type(), file, name);
+  if (t.has_optional_type()) check_type_ranks(t.optional_type().elem_type(), file, name);
+  if (t.has_map_type()) check_type_ranks(t.map_type().value_type(), file, name);
+}
+
+void check_declared_ranks(const onnx::GraphProto& g, const std::string& file);
+
+void check_declared_ranks(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
+                          const std::string& file) {
+  for (const onnx::NodeProto& n : nodes)
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.has_g()) check_declared_ranks(a.g(), file);
+      for (const onnx::GraphProto& sub : a.graphs()) check_declared_ranks(sub, file);
+      if (a.has_tp()) check_type_ranks(a.tp(), file, n.name());
+      for (const onnx::TypeProto& tp : a.type_protos()) check_type_ranks(tp, file, n.name());
+    }
+}
+
+// The declared shapes of a graph's inputs, outputs and value_info, and of its nodes' subgraphs, checked
+// before inference copies them.
+void check_declared_ranks(const onnx::GraphProto& g, const std::string& file) {
+  for (const auto* values : {&g.input(), &g.output(), &g.value_info()})
+    for (const onnx::ValueInfoProto& v : *values) check_type_ranks(v.type(), file, v.name());
+  check_declared_ranks(g.node(), file);
+}
+
+OnnxValue value_of(const onnx::ValueInfoProto& v, const std::string& file) {
   OnnxValue out;
   out.name = v.name();
   if (!v.type().has_tensor_type()) {
@@ -69,6 +124,7 @@ OnnxValue value_of(const onnx::ValueInfoProto& v) {
   const onnx::TypeProto_Tensor& t = v.type().tensor_type();
   out.elem_type = t.elem_type() ? elem_type_name(t.elem_type()) : "";
   if (!t.has_shape()) return out;
+  check_rank(t.shape().dim_size(), ErrorKind::Limit, file, v.name());
   out.shape.emplace();
   for (const onnx::TensorShapeProto_Dimension& d : t.shape().dim()) {
     OnnxDim dim;
@@ -148,18 +204,29 @@ class InitializerReader {
     if (!names_.insert(t.name()).second)
       throw Error(ErrorKind::Malformed, src_.name(), field, "a second initializer of that name");
     std::optional<DType> dtype = dtype_from_onnx(t.data_type());
+    if (!dtype && !is_onnx_element_type(t.data_type()))
+      throw Error(ErrorKind::Malformed, src_.name(), field,
+                  "element type " + std::to_string(t.data_type()) +
+                      (t.data_type() == 0 ? " (UNDEFINED)" : "") + " is not one of ONNX's element types");
     if (!dtype)
       throw Error(ErrorKind::Unsupported, src_.name(), field,
                   "element type " + elem_type_name(t.data_type()) + " has no dtype here");
     StoredTensor s;
     s.name = t.name();
     s.dtype = *dtype;
+    if (static_cast<size_t>(t.dims_size()) > kMaxTensorRank)
+      throw Error(ErrorKind::Malformed, src_.name(), field,
+                  "more than " + std::to_string(kMaxTensorRank) + " dimensions");
     for (int64_t d : t.dims()) {
       if (d < 0) throw Error(ErrorKind::Malformed, src_.name(), field, "a negative dimension");
       s.shape.push_back(static_cast<uint64_t>(d));
     }
+    // dtype_bytes computes elements * bits + 7: checked here, so that a shape whose bits wrap is not 0 bytes.
     std::optional<uint64_t> n = checked_numel(s.shape);
-    if (!n || !checked_mul(*n, 8)) throw Error(ErrorKind::Malformed, src_.name(), field, "too many elements");
+    std::optional<uint64_t> bits = n ? checked_mul(*n, dtype_bits(s.dtype)) : std::nullopt;
+    if (!n || !bits || !checked_add(*bits, 7))
+      throw Error(ErrorKind::Malformed, src_.name(), field,
+                  "too many elements: their size in bits does not fit in 64 bits");
     s.numel = *n;
     const uint64_t bytes = dtype_bytes(s.numel, s.dtype);
     if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
@@ -249,12 +316,16 @@ class InitializerReader {
   std::vector<uint64_t> sizes_;
 };
 
-void infer_shapes(onnx::ModelProto& m, OnnxModel& out) {
+void infer_shapes(onnx::ModelProto& m, const std::string& file, OnnxModel& out) {
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0, /*data_prop=*/true);
     onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const ArenaBudgetExceeded&) {
     throw;
+  } catch (const std::bad_alloc&) {
+    // Memory ran out (data propagation holds every propagated shape value at once): the model asks for more
+    // than we hold, which is no inference error of the model's to record and read on past.
+    throw Error(ErrorKind::Limit, file, "graph", "shape inference ran out of memory");
   } catch (const std::exception& e) {
     out.shape_inference_error = printable(e.what(), 200);
   }
@@ -268,6 +339,8 @@ void check_graph_structure(const onnx::GraphProto& g, const std::string& file) {
   std::unordered_set<std::string_view> defined, made_later;
   for (const onnx::ValueInfoProto& v : g.input()) defined.insert(v.name());
   for (const onnx::TensorProto& t : g.initializer()) defined.insert(t.name());
+  // A sparse initializer's name is its values tensor's, as onnx.checker reads it.
+  for (const onnx::SparseTensorProto& t : g.sparse_initializer()) defined.insert(t.values().name());
   for (const onnx::NodeProto& n : g.node())
     for (const std::string& o : n.output())
       if (!o.empty()) made_later.insert(o);
@@ -311,26 +384,30 @@ void read_graph(const NamedBytes& src, std::string_view bytes, onnx::ModelProto&
     initializers.add(g.initializer(i), inline_data[static_cast<size_t>(i)]);
   out.sparse_initializers = static_cast<uint64_t>(g.sparse_initializer_size());
   check_graph_structure(g, src.name());
+  check_declared_ranks(g, src.name());
+  for (const onnx::FunctionProto& f : m.functions()) check_declared_ranks(f.node(), src.name());
 
   std::unordered_set<std::string_view> weights;
   for (const onnx::TensorProto& t : g.initializer()) weights.insert(t.name());
   for (const onnx::ValueInfoProto& v : g.input())
-    if (!weights.count(v.name())) out.inputs.push_back(value_of(v));
+    if (!weights.count(v.name())) out.inputs.push_back(value_of(v, src.name()));
   out.nodes.reserve(static_cast<size_t>(g.node_size()));
   for (const onnx::NodeProto& n : g.node()) out.nodes.push_back(node_of(n));
   for (const onnx::NodeProto& n : g.node()) add_subgraph_nodes(n, 0, src.name(), limits.max_nodes, out);
 
+  check_function_calls(m, src.name(), limits.max_nodes, kMaxNesting);
   // The outputs after inference: it fills in an output whose declared type gives no shape, as
   // onnx.shape_inference.infer_shapes returns it.
-  infer_shapes(m, out);
-  for (const onnx::ValueInfoProto& v : m.graph().output()) out.outputs.push_back(value_of(v));
+  infer_shapes(m, src.name(), out);
+  for (const onnx::ValueInfoProto& v : m.graph().output()) out.outputs.push_back(value_of(v, src.name()));
   // Every intermediate value: a node's output that is no graph output. Inference types most; one it could not
   // type (the output of a contrib op, com.microsoft's MatMulNBits, whose schema is not registered) is listed
   // untyped, so "N of M inferred" counts it.
   std::unordered_set<std::string_view> typed, graph_outputs;
   for (const onnx::ValueInfoProto& v : m.graph().output()) graph_outputs.insert(v.name());
   for (const onnx::ValueInfoProto& v : m.graph().value_info())
-    if (!weights.count(v.name()) && typed.insert(v.name()).second) out.edges.push_back(value_of(v));
+    if (!weights.count(v.name()) && typed.insert(v.name()).second)
+      out.edges.push_back(value_of(v, src.name()));
   for (const onnx::NodeProto& n : m.graph().node())
     for (const std::string& o : n.output())
       if (!o.empty() && !graph_outputs.count(o) && !weights.count(o) && typed.insert(o).second)
