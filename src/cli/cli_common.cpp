@@ -71,7 +71,7 @@ OutputBatch command_outputs() {
 }
 
 void write_output_file(const std::string& path, std::string_view content) {
-  if (path == "-") {
+  if (names_stdout(path)) {
     print_stdout(content);
     return;
   }

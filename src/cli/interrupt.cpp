@@ -4,6 +4,8 @@
 
 #include <csignal>
 
+#include "io/atomic_file.h"
+
 namespace ma::cli {
 namespace {
 
@@ -14,6 +16,9 @@ extern "C" void on_interrupt(int) {
 }
 
 extern "C" void exit_interrupted(int) {
+  // _exit runs no destructor: the temp files of outputs being written are removed here, or a kill during
+  // the writing would leave them beside the outputs.
+  remove_temp_files_at_signal();
   _exit(kInterruptedExit);  // async-signal-safe, unlike exit()
 }
 

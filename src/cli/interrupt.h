@@ -11,7 +11,8 @@ const std::atomic<bool>& interrupt_flag();
 
 // For every command until it asks for the flag: Ctrl-C or SIGTERM ends the process at once with exit 130, as
 // the exit-code table says (the default action would report 130 for Ctrl-C but 143 for SIGTERM). Outputs are
-// renamed into place whole, so none is left half-written.
+// renamed into place whole, so none is left half-written, and the handler removes the temp files of those
+// not yet renamed (remove_temp_files_at_signal).
 void exit_on_interrupt();
 
 inline constexpr int kInterruptedExit = 130;

@@ -11,21 +11,26 @@
 namespace ma::cli {
 
 bool ResultOutputs::file_on_stdout() const {
-  return json_file == "-" || csv_file == "-" || markdown_file == "-" || plot_file == "-";
+  return names_stdout(json_file) || names_stdout(csv_file) || names_stdout(markdown_file) ||
+         names_stdout(plot_file);
 }
 
 namespace {
 
-// The flag as the user sent it there: "--json", "--export -".
+// The flag as the user sent it there: "--json", "--export -", "--export /dev/stdout".
 std::string sent_to_stdout(const OutputClaim& c) {
-  return c.flag == "--json" ? c.flag : c.flag + " -";
+  return c.flag == "--json" ? c.flag : c.flag + " " + c.path;
 }
 
-// One spelling per file: "a.json", "./a.json" and a symlink to it are the same output.
+// One spelling per file: "a.json", "./a.json", "$PWD/a.json" and a symlink to it are the same output. Made
+// absolute first: weakly_canonical leaves a relative name whose file does not exist yet relative ("a.json")
+// while "./a.json" comes back absolute, and the two would compare different.
 std::filesystem::path identity(const std::string& path) {
   std::error_code ec;
-  std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
-  return ec ? std::filesystem::path(path).lexically_normal() : p;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  if (ec) return std::filesystem::path(path).lexically_normal();
+  const std::filesystem::path p = std::filesystem::weakly_canonical(absolute, ec);
+  return ec ? absolute.lexically_normal() : p;
 }
 
 // A device or FIFO takes each output in turn (write_output writes through them): /dev/null named twice is
@@ -42,14 +47,14 @@ void require_distinct_outputs(const std::vector<OutputClaim>& claims) {
   std::string named;
   int count = 0;
   for (const OutputClaim& c : claims)
-    if (c.path == "-") named += (count++ ? " and " : "") + sent_to_stdout(c);
+    if (!c.path.empty() && names_stdout(c.path)) named += (count++ ? " and " : "") + sent_to_stdout(c);
   if (count > 1)
     throw Error(ErrorKind::Usage, "", named,
                 "each writes to standard output, which carries one; send all but one to a file");
   for (size_t i = 0; i < claims.size(); ++i)
     for (size_t j = i + 1; j < claims.size(); ++j) {
       const OutputClaim &a = claims[i], &b = claims[j];
-      if (a.path.empty() || a.path == "-" || b.path.empty() || b.path == "-") continue;
+      if (a.path.empty() || names_stdout(a.path) || b.path.empty() || names_stdout(b.path)) continue;
       if (identity(a.path) == identity(b.path) && !written_through(a.path))
         throw Error(ErrorKind::Usage, a.path, a.flag + " and " + b.flag,
                     "both write this file, which would keep only the last; give each its own");
@@ -57,7 +62,8 @@ void require_distinct_outputs(const std::vector<OutputClaim>& claims) {
 }
 
 bool claims_stdout(const std::vector<OutputClaim>& claims) {
-  return std::any_of(claims.begin(), claims.end(), [](const OutputClaim& c) { return c.path == "-"; });
+  return std::any_of(claims.begin(), claims.end(),
+                     [](const OutputClaim& c) { return !c.path.empty() && names_stdout(c.path); });
 }
 
 std::vector<OutputClaim> output_claims(const ResultOutputs& out, std::vector<OutputClaim> more) {

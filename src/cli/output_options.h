@@ -12,7 +12,7 @@ namespace ma::cli {
 
 struct ResultOutputs {
   bool json = false;                                          // the JSON on stdout
-  std::string json_file, csv_file, markdown_file, plot_file;  // "-": stdout
+  std::string json_file, csv_file, markdown_file, plot_file;  // "-" (or /dev/stdout, names_stdout): stdout
   // The console table is left out when another output already goes to stdout.
   bool file_on_stdout() const;
 };
@@ -26,7 +26,7 @@ struct OutputClaim {
 // interleave (a JSON parser then fails). Two outputs to one file would leave only the last one written.
 // Throws Usage naming both flags.
 void require_distinct_outputs(const std::vector<OutputClaim>& claims);
-// True when one of the claims is standard output.
+// True when one of the claims is standard output ("-" or another name of it: io/output_file.h names_stdout).
 bool claims_stdout(const std::vector<OutputClaim>& claims);
 // ResultOutputs' claims, then a command's own (`more`).
 std::vector<OutputClaim> output_claims(const ResultOutputs& out, std::vector<OutputClaim> more = {});

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/model_source.h"
 #include "cli/option_table.h"
+#include "io/output_file.h"
 #include "report/roofline_plot.h"
 
 namespace ma::cli {
@@ -38,7 +39,9 @@ struct PerfArgs {
   bool kv_dtype_given = false;
 
   // One of --json, --report -, --html -, --plot - writes stdout (parse_perf_args allows one at most).
-  bool stdout_taken() const { return json || report_file == "-" || html_file == "-" || plot_file == "-"; }
+  bool stdout_taken() const {
+    return json || names_stdout(report_file) || names_stdout(html_file) || plot_file == "-";
+  }
 };
 
 // The option table, writing into `a` (execution-knob overrides go to `knob_overrides`, applied after the

@@ -217,7 +217,7 @@ int run_stats(const Args& args) {
   files.commit();
   if (a.outputs.json)
     print_stdout(json_text);
-  else if (!out.quiet && !a.outputs.file_on_stdout() && a.trends_file != "-" && a.html_file != "-")
+  else if (!out.quiet && !a.outputs.file_on_stdout() && a.trends_file != "-" && !names_stdout(a.html_file))
     print_stdout(console);
   return 0;
 }

@@ -30,7 +30,7 @@ int run_tensors(const Args& args) {
   if (!a.csv_path.empty()) write_output_file(a.csv_path, render_tensors_csv(report));
   if (a.json)
     stream_tensors_json(report, run_info(), print_stdout);
-  else if (!out.quiet && a.csv_path != "-")
+  else if (!out.quiet && !names_stdout(a.csv_path))
     print_stdout(render_tensors_console(report, out.color));
   return 0;
 }

@@ -7,6 +7,7 @@
 #include "formats/gguf_split.h"
 #include "formats/weight_format.h"
 #include "io/file_source.h"
+#include "io/input_files.h"
 
 namespace fs = std::filesystem;
 
@@ -71,6 +72,7 @@ LocalModelFiles locate_local_model(const std::string& arg) {
   fs::path p(arg);
   auto st = fs::status(p, ec);
   if (ec || !fs::exists(st)) throw Error(ErrorKind::NotFound, arg, "", "no such file or directory");
+  note_model_files(p);  // protected from outputs whether or not this command reads them
 
   if (fs::is_regular_file(st)) {
     m.root = p.parent_path().empty() ? fs::path(".") : p.parent_path();

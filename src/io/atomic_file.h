@@ -36,12 +36,20 @@ class AtomicFile {
 
  private:
   void seal(uint64_t final_size);
+  void forget_temp() noexcept;  // the temp file is gone (renamed or removed): out of the signal registry
   std::filesystem::path final_path_, temp_path_;
   Durability durability_;
   int fd_ = -1;
   uint64_t end_ = 0;
   bool published_ = false;
+  int slot_ = -1;  // in the registry remove_temp_files_at_signal reads; -1: not registered
 };
+
+// For a signal handler about to _exit (cli/interrupt.cpp), which runs no destructor: removes the temp file of
+// every AtomicFile not yet renamed into place or destroyed, in any thread, so an interrupted command leaves
+// no *.tmp-XXXXXX beside its outputs. Async-signal-safe: atomics and unlink() on paths stored when each
+// temp file was created, nothing allocated.
+void remove_temp_files_at_signal() noexcept;
 
 // Convenience: write a whole small file atomically.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content,

@@ -48,6 +48,20 @@ void write_through(const std::string& path, std::string_view content) {
 
 }  // namespace
 
+bool names_stdout(const std::string& path) {
+  if (path == "-") return true;
+  const std::string normal = std::filesystem::path(path).lexically_normal().string();
+  if (normal == "/dev/stdout" || normal == "/dev/fd/1" || normal == "/proc/self/fd/1") return true;
+  // fd 1 counts only while it is open for writing: with stdout closed (>&-) the number goes to whatever is
+  // opened next, a model file read or a temp file, which no output path names as stdout.
+  const int flags = ::fcntl(1, F_GETFL);
+  if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) return false;
+  struct stat out {};
+  struct stat st {};
+  if (::fstat(1, &out) != 0 || S_ISCHR(out.st_mode) || ::stat(path.c_str(), &st) != 0) return false;
+  return st.st_dev == out.st_dev && st.st_ino == out.st_ino;
+}
+
 OutputBatch::OutputBatch(std::function<void(std::string_view)> to_stdout)
     : to_stdout_(std::move(to_stdout)) {}
 OutputBatch::~OutputBatch() = default;
@@ -55,8 +69,10 @@ OutputBatch::OutputBatch(OutputBatch&&) noexcept = default;
 OutputBatch& OutputBatch::operator=(OutputBatch&&) noexcept = default;
 
 void OutputBatch::add(const std::string& path, std::string_view content) {
-  if (path == "-") {
-    written_through_.emplace_back(path, content);
+  if (names_stdout(path)) {
+    // Through stdout's stdio stream, in its turn: written through /dev/stdout, the document would come
+    // before what stdio still buffers; staged, a stdout redirected to a file would be renamed over.
+    written_through_.emplace_back("-", content);
     return;
   }
   if (path.empty()) fail(path, "empty output file name", 0);

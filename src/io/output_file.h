@@ -6,7 +6,7 @@
 // character device (/dev/null, /dev/stdout, a terminal), a FIFO, a process substitution `>(gzip > x.gz)` — is
 // opened for writing without O_CREAT or O_TRUNC and written through: renaming over it would replace the
 // device node or pipe with a regular file (as root, that corrupts /dev). Directories and sockets are refused.
-// "-" means standard output.
+// "-" means standard output, and so does any name of it (names_stdout).
 #pragma once
 #include <functional>
 #include <memory>
@@ -18,6 +18,12 @@
 namespace ma {
 
 class AtomicFile;
+
+// Whether an output path means standard output: "-", its names /dev/stdout, /dev/fd/1 and /proc/self/fd/1,
+// or the very file or pipe that standard output is (same device and inode; a character device only by those
+// names, so /dev/null or a terminal named alongside a redirected stdout stays a file of its own). Such an
+// output is written as "-" is: through stdout in its turn, counted as stdout's one document.
+bool names_stdout(const std::string& path);
 
 // Throws Error(LocalIO) naming the path when the target is refused or a write fails (ENOSPC on /dev/full).
 void write_output(const std::string& path, std::string_view content);

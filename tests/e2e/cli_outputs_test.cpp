@@ -342,5 +342,113 @@ TEST(CliOutputs, AClosedPipeEndsQuietly) {
   EXPECT_EQ(read_file(dir / "err"), "");
 }
 
+// The model's own files are refused as outputs by every command, not only those that happen to read them:
+// stats, spectrum and embeddings never open config.json (nor stats a tokenizer file), and replaced it
+// silently. A new file inside the model's directory, or an earlier export there, is still an output.
+TEST(CliOutputs, AnOutputOverAModelFileTheCommandDoesNotReadIsRefused) {
+  TempDir dir;
+  fs::copy(example_dir(), dir / "m", fs::copy_options::recursive);
+  const fs::path config = dir / "m" / "config.json", tokenizer = dir / "m" / "tokenizer.json";
+  write_file(tokenizer, R"({"model": {"vocab": {}}})");
+  const std::string config_before = read_file(config), tokenizer_before = read_file(tokenizer);
+  const std::string m = quoted(dir / "m");
+  for (const std::string& args :
+       {"stats " + m + " --quiet --export " + quoted(config),
+        "spectrum " + m + " --quiet --export " + quoted(config),
+        "embeddings " + m + " --quiet --export " + quoted(config),
+        "stats " + m + " --quiet --markdown " + quoted(tokenizer),
+        "stats " + quoted(dir / "m" / "model.safetensors") + " --quiet --export " + quoted(config)}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("is a file this run read as input; refusing to replace it"), std::string::npos)
+        << args << "\n"
+        << r.err;
+    EXPECT_EQ(read_file(config), config_before) << args;
+    EXPECT_EQ(read_file(tokenizer), tokenizer_before) << args;
+  }
+  write_file(dir / "m" / "old-stats.json", "old");
+  auto ok = run_cli("stats " + m + " --quiet --export " + quoted(dir / "m" / "old-stats.json") + " --csv " +
+                    quoted(dir / "m" / "stats.csv"));
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(read_file(dir / "m" / "old-stats.json").find("\"model_id\""), std::string::npos);
+  EXPECT_TRUE(fs::exists(dir / "m" / "stats.csv"));
+}
+
+// A file that does not exist yet named two ways ("a.json" and "./a.json", a relative and an absolute name)
+// is still one output: both were written, and the JSON was lost under the other.
+TEST(CliOutputs, TwoSpellingsOfANewFileAreOneOutput) {
+  TempDir dir;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {example() + " --export a.json --export-markdown ./a.json", "--export and --export-markdown"},
+      {example() + " --export " + quoted(dir / "b.json") + " --html b.json", "--export and --html"},
+      {"stats " + example() + " --export s.json --csv ./s.json", "--export and --csv"},
+      {"plan " + example() + " --gpu 24GB --export p.json --markdown ../" + dir.path().filename().string() +
+           "/p.json",
+       "--export and --markdown"},
+  };
+  for (const auto& [args, named] : cases) {
+    auto r = run_cli_in(dir.path(), args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(named + ": both write this file"), std::string::npos) << args << "\n" << r.err;
+    EXPECT_TRUE(fs::is_empty(dir.path())) << args;
+  }
+}
+
+// A new output file gets the mode the shell's `>` would give it: 0666 less the umask (it was rw-r--r--
+// whatever the umask, so a private umask 077 still left reports readable by all). A replaced file keeps its
+// own mode.
+TEST(CliOutputs, NewOutputFilesFollowTheUmask) {
+  TempDir dir;
+  write_file(dir / "kept.md", "old");
+  fs::permissions(dir / "kept.md", fs::perms(0664));
+  for (const auto& [umask, mode] : {std::pair{"077", 0600}, {"027", 0640}, {"022", 0644}}) {
+    const fs::path json = dir / (std::string("u") + umask + ".json");
+    const fs::path csv = dir / (std::string("u") + umask + ".csv");
+    auto r = run_shell(std::string("umask ") + umask + " && " + cli_binary() + " " + example() +
+                       " --skip-tokenizer --quiet --export " + quoted(json) + " --export-markdown " +
+                       quoted(dir / "kept.md") + " && " + cli_binary() + " tensors " + example() +
+                       " --quiet --csv " + quoted(csv));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const fs::path& p : {json, csv}) {
+      struct stat st {};
+      ASSERT_EQ(::stat(p.c_str(), &st), 0) << p;
+      EXPECT_EQ(st.st_mode & 0777, static_cast<mode_t>(mode)) << p << " under umask " << umask;
+    }
+    struct stat kept {};
+    ASSERT_EQ(::stat((dir / "kept.md").c_str(), &kept), 0);
+    EXPECT_EQ(kept.st_mode & 0777, 0664u) << "under umask " << umask;
+  }
+}
+
+// /dev/stdout (or /dev/fd/1, or the file stdout is redirected to) is standard output: the one document
+// there, the console report left out, and a second document there refused. It was written past stdio, then
+// the console report (or the --json document) followed it on the same stream.
+TEST(CliOutputs, DevStdoutIsStandardOutput) {
+  auto piped = run_shell(cli_binary() + " " + example() + " --skip-tokenizer --export /dev/stdout | cat");
+  EXPECT_EQ(piped.out.find("Model: tiny-llama\n"), std::string::npos) << piped.out.substr(0, 300);
+  EXPECT_EQ(json::Document::parse(piped.out, "stdout").root().find("model_id")->as_string(), MA_EXAMPLE_DIR);
+  auto stats = run_shell(cli_binary() + " stats " + example() + " --export /dev/fd/1 | cat");
+  EXPECT_EQ(stats.out.find("SUMMARY"), std::string::npos) << stats.out.substr(0, 300);
+  EXPECT_EQ(stats.out.rfind("{", 0), 0u) << stats.out.substr(0, 300);
+  // stdout a regular file (run_cli's): the Markdown alone, in the file the shell opened.
+  auto md = run_cli(example() + " --skip-tokenizer --export-markdown /dev/stdout");
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_EQ(md.out.rfind("# ", 0), 0u) << md.out.substr(0, 300);
+  EXPECT_EQ(md.out.find("Model: tiny-llama\n"), std::string::npos) << md.out.substr(0, 300);
+  auto csv = run_cli("tensors " + example() + " --csv /dev/stdout");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("kind,name", 0), 0u) << csv.out.substr(0, 300);
+  EXPECT_EQ(csv.out.find("num_parameters:"), std::string::npos) << csv.out.substr(0, 300);
+  for (const auto& [args, named] : std::vector<std::pair<std::string, std::string>>{
+           {example() + " --json --export /dev/stdout", "--json and --export /dev/stdout"},
+           {"tensors " + example() + " --json --csv /proc/self/fd/1", "--json and --csv /proc/self/fd/1"}}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(r.out, "") << args;
+    EXPECT_NE(r.err.find(named + ": each writes to standard output"), std::string::npos) << args << "\n"
+                                                                                         << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace ma::test

@@ -1,5 +1,6 @@
 // Ctrl-C handling of the command line (cli/interrupt.h), in a forked child of the test: the first SIGINT only
-// sets the flag the long scans poll, the second ends the process; elsewhere the first ends it with exit 130.
+// sets the flag the long scans poll, the second ends the process; elsewhere the first ends it with exit 130,
+// removing the temp files of the outputs not yet in place.
 #include "cli/interrupt.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "io/atomic_file.h"
+#include "test_support.h"
 
 namespace ma::test {
 namespace {
@@ -59,6 +66,41 @@ TEST(HostileInput, AnIgnoredInterruptStaysIgnored) {
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 7);
+}
+
+// Killed while its outputs are being written (a 6 MB CSV staged beside its place): the handler's _exit runs
+// no destructor, and the temp files stayed behind, full-size. The handler removes those of the outputs not
+// yet renamed into place, written or sealed, in any state; an output already in place stays.
+TEST(HostileInput, AnInterruptRemovesTheTempFilesOfOutputsNotYetInPlace) {
+  for (int sig : {SIGINT, SIGTERM}) {
+    TempDir dir;
+    const pid_t pid = fork();
+    if (pid == 0) {
+      try {
+        cli::exit_on_interrupt();
+        AtomicFile done(dir / "done.csv");
+        done.write("done");
+        done.commit();
+        AtomicFile writing(dir / "writing.csv");
+        writing.write("half");
+        AtomicFile sealed(dir / "sealed.csv");
+        sealed.write("whole");
+        sealed.seal();
+        raise(sig);
+      } catch (...) {
+        _exit(4);
+      }
+      _exit(3);  // not reached
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status)) << "signal " << sig;
+    EXPECT_EQ(WEXITSTATUS(status), cli::kInterruptedExit) << "signal " << sig;
+    std::vector<std::string> left;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path())) left.push_back(e.path().filename());
+    EXPECT_EQ(left, std::vector<std::string>{"done.csv"}) << "signal " << sig;
+    EXPECT_EQ(read_file(dir / "done.csv"), "done");
+  }
 }
 
 }  // namespace
