@@ -5,7 +5,9 @@
 #include <atomic>
 #include <filesystem>
 
+#include "analysis/model_weight_stats.h"
 #include "analysis/parameter_counts.h"
+#include "analysis/peft_adapter.h"
 #include "cli/cli_common.h"
 #include "cli/verbose_trace.h"
 #include "core/error.h"
@@ -131,6 +133,21 @@ OpenedInventory open_inventory(const std::string& arg, const HubArgs& hub, const
   OpenedInventory r{open_model(arg, hub, true), nullptr};
   print_warnings(r.opened.warnings, out);
   print_notes(r.opened.notes, out);
+  // A PEFT adapter runs merged into its base model, whose shapes it keeps: plan, perf and serve size and time
+  // the base. The adapter's own few tensors are no model (they were timed as one: 1e9 tokens/s).
+  if (is_peft_adapter(r.opened.files)) {
+    std::vector<std::string> warnings;
+    ModelWeightsInput in = weights_input(r.opened.files, hub_settings(hub.flags).cache_root, warnings);
+    print_warnings(warnings, out);
+    if (!in.frozen_base)
+      throw Error(ErrorKind::NotFound, arg, "adapter_config.json",
+                  "a PEFT adapter whose base model is not found: name the base model (the adapter, merged, "
+                  "keeps its shapes)");
+    print_notes({arg + ": a PEFT adapter: its base model at " + in.base_found_at.string() +
+                 " is analysed (the adapter, merged, keeps its shapes)"},
+                out);
+    r.opened.files = std::move(*in.frozen_base);
+  }
   trace("reading the configuration and the weight headers; building the inventory");
   r.inventory = &keep_until_exit(build_inventory(r.opened.files));
   print_notes(r.inventory->notes, out);

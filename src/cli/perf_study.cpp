@@ -81,7 +81,7 @@ PerfStudyFiles render_perf_study(const Inventory& inv, const ModelReport& report
       PerfInputs in = base.inputs;
       if (!args.plot_dtype.empty())
         in.weight_dtype = in.act_dtype = *compute_dtype_from_name(args.plot_dtype);
-      Hardware hw = resolve_hardware(name);
+      Hardware hw = resolve_hardware(name, args.plot_chips.empty() ? "--hw" : "--plot-hw");
       if (args.b_sat) hw.b_sat = *args.b_sat;
       const PerfResult r = run(inv, report, in, hw);
       chips.push_back({hw, perf_peak_dtype(r), roofline_points(r)});

@@ -82,8 +82,12 @@ ReportArgs parse_report_args(const Args& args) {
   if (!a.viz_output.empty() && a.models.size() > 1)
     throw Error(ErrorKind::Usage, "", "--viz-output",
                 "names one file; with several models each gets <model>_architecture.png");
-  if ((!a.export_json.empty() || !a.export_markdown.empty() || !a.export_html.empty()) && a.models.size() > 1)
-    throw Error(ErrorKind::Usage, "", "--export",
+  const char* export_flag = !a.export_json.empty()       ? "--export"
+                            : !a.export_markdown.empty() ? "--export-markdown"
+                            : !a.export_html.empty()     ? "--html"
+                                                         : nullptr;
+  if (export_flag && a.models.size() > 1)
+    throw Error(ErrorKind::Usage, "", export_flag,
                 "exports one model; analyse models one at a time to export each");
   if (a.viz_output.empty() && a.models.size() == 1) a.viz_output = "model_architecture.png";
   require_distinct_outputs(output_claims(a));

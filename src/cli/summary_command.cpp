@@ -1,5 +1,6 @@
 // `modelanalyzer MODEL...`: seed 002's report — summary by default, every section with --detailed, JSON and
 // Markdown exports, an architecture diagram, and a comparison table for several models.
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include "formats/model_files.h"
 #include "hub/hub_settings.h"
 #include "io/file_source.h"
+#include "io/output_file.h"
 #include "model/inventory.h"
 #include "report/diagram_png.h"
 #include "report/diagram_svg.h"
@@ -30,13 +32,21 @@
 namespace ma::cli {
 namespace {
 
-// One diagram file name per model when several are analysed: "<model>_architecture.png".
-std::string diagram_name(const std::string& model) {
-  std::string name = std::filesystem::path(model).filename().string();
-  if (name.empty()) name = "model";
-  for (char& c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') c = '_';
-  return name + "_architecture.png";
+// One diagram file name per model when several are analysed: "<model>_architecture.png". Two models of one
+// name (a/model, b/model) take "<model>_2_architecture.png" and on, or the second would replace the first.
+std::vector<std::string> diagram_names(const std::vector<std::string>& models) {
+  std::vector<std::string> out;
+  for (const std::string& model : models) {
+    std::string name = std::filesystem::path(model).filename().string();
+    if (name.empty()) name = "model";
+    for (char& c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') c = '_';
+    std::string file = name + "_architecture.png";
+    for (int n = 2; std::find(out.begin(), out.end(), file) != out.end(); ++n)
+      file = name + "_" + std::to_string(n) + "_architecture.png";
+    out.push_back(std::move(file));
+  }
+  return out;
 }
 
 std::string report_json_array(const std::vector<ModelReport>& reports, const RunInfo& run) {
@@ -135,13 +145,11 @@ int run_summary(const Args& args) {
     relate_to_first(reports);
     if (a.visualize) {
       OutputBatch files = command_outputs();
-      for (size_t i = 0; i < reports.size(); ++i) {
-        const std::string name = diagram_name(a.models[i]);
-        files.add(name, diagram_file_bytes(render_diagram_svg(reports[i], style), name));
-      }
-      files.commit();
+      const std::vector<std::string> names = diagram_names(a.models);
       for (size_t i = 0; i < reports.size(); ++i)
-        print_notes({"diagram written to " + diagram_name(a.models[i])}, out);
+        files.add(names[i], diagram_file_bytes(render_diagram_svg(reports[i], style), names[i]));
+      files.commit();
+      for (const std::string& name : names) print_notes({"diagram written to " + name}, out);
     }
     if (a.json)
       print_stdout(report_json_array(reports, run));
@@ -163,8 +171,8 @@ int run_summary(const Args& args) {
   if (!a.export_markdown.empty()) files.add(a.export_markdown, markdown);
   if (!a.export_html.empty()) files.add(a.export_html, html);
   files.commit();
-  if (a.visualize && a.viz_output != "-") print_notes({"diagram written to " + a.viz_output}, out);
-  if (!a.export_html.empty() && a.export_html != "-")
+  if (a.visualize && !names_stdout(a.viz_output)) print_notes({"diagram written to " + a.viz_output}, out);
+  if (!a.export_html.empty() && !names_stdout(a.export_html))
     print_notes({"HTML report written to " + a.export_html}, out);
   // Standard output carries one document (parse_report_args allows one claim): the console report only
   // when no other output went there.

@@ -271,7 +271,7 @@ void split_object(JsonWriter& w, const SplitPlan& s) {
 
 std::string render_plan_console(const Plan& p, bool color) {
   ConsoleWriter w(color);
-  w.heading("PLAN " + p.model_id);
+  w.heading("PLAN " + display_name_of(p.model_id));
   for (const auto& [label, value] : summary_fields(p)) w.field(label, value);
   if (const SplitPlan* s = chosen(p)) {
     w.heading("Per device (" + split_name(s->split) +

@@ -116,7 +116,7 @@ std::string csv_row(const char* which, const ServePoint& p) {
 std::string render_serve_console(const ServeResult& r) {
   // Wide enough for the longest JSON name among the fields, throughput_tokens_per_s_per_gpu.
   ConsoleWriter w(false, 33);
-  w.heading("SERVE " + r.model_id);
+  w.heading("SERVE " + display_name_of(r.model_id));
   for (const auto& [label, value] : point_fields(r)) w.field(label, value);
   if (!r.sweep.empty()) {
     w.heading("Concurrency sweep");

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "analysis/identity.h"
 #include "core/json.h"
 #include "core/json_writer.h"
 #include "core/ordered_blocks.h"
@@ -232,7 +233,7 @@ std::string render_tensors_console(const TensorsReport& r, bool color) {
   const char* dim = color ? "\033[2m" : "";
   const char* reset = color ? "\033[0m" : "";
   std::string out;
-  out += std::string(bold) + inv.source + reset;
+  out += std::string(bold) + display_name_of(inv.source) + reset;
   if (!inv.arch.model_type.empty()) out += "  " + inv.arch.model_type + " / " + inv.arch.architecture;
   const std::string from =
       inv.origin == InventoryOrigin::Headers && inv.checkpoint && inv.checkpoint->format != "safetensors"

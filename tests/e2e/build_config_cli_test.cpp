@@ -89,6 +89,16 @@ TEST(BuildConfigCli, AFailedValidationExits11AndStillWritesTheWholeConfig) {
   EXPECT_TRUE(fs::exists(dir / "gaps" / "meta-llama_Llama-3.3-70B-Instruct.lm_head.md"));
 }
 
+// Below a million a claimed count is written as the count it is: "1,000", not "0.001M" (1 was "1e-06M").
+TEST(BuildConfigCli, ASmallExpectedCountIsWrittenAsItIs) {
+  TempDir dir;
+  const CommandResult r = run_cli("build-config " + example() + " --out " + quoted(dir / "c.json") +
+                                  " --gaps " + quoted(dir / "gaps") + " --expect-params 1000");
+  EXPECT_EQ(r.exit_code, 11) << r.err;
+  EXPECT_NE(r.out.find("against --expect-params 1,000:"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("e-0"), std::string::npos) << r.out;
+}
+
 TEST(BuildConfigCli, PublishedClaimsBesideTheModelAreChecked) {
   MODEL_OR_SKIP(model, "openai__gpt-oss-120b");
   TempDir dir;

@@ -75,6 +75,31 @@ TEST(CliReport, SeveralModelsGiveAComparison) {
   EXPECT_EQ(doc.root().items().size(), 2u);
 }
 
+// An export of several models names the export flag given.
+TEST(CliReport, SeveralModelsWithAnExportNameTheFlagGiven) {
+  test::TempDir tmp;
+  for (const char* flag : {"--export", "--export-markdown", "--html"}) {
+    auto r = test::run_cli(example() + " " + example() + " " + flag + " " + test::quoted(tmp / "out"));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(std::string(flag) + ": exports one model"), std::string::npos) << r.err;
+  }
+}
+
+// Two models of one directory name each get a diagram file: the second replaced the first, and the notes
+// said both were written.
+TEST(CliReport, DiagramsOfModelsOfOneNameAreKeptApart) {
+  test::TempDir tmp;
+  fs::create_directories(tmp / "a");
+  fs::create_directories(tmp / "b");
+  fs::copy(test::example_dir(), tmp / "a" / "model", fs::copy_options::recursive);
+  fs::copy(test::example_dir(), tmp / "b" / "model", fs::copy_options::recursive);
+  auto r = test::run_cli_in(tmp.path(), "a/model b/model --skip-tokenizer --visualize");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(tmp / "model_architecture.png"));
+  EXPECT_TRUE(fs::exists(tmp / "model_2_architecture.png"));
+  EXPECT_NE(r.err.find("diagram written to model_2_architecture.png"), std::string::npos) << r.err;
+}
+
 // A tiny T5 of `encoder_layers` encoder and 2 decoder layers.
 std::string tiny_t5_config(int encoder_layers) {
   return R"({"model_type": "t5", "architectures": ["T5ForConditionalGeneration"], "d_model": 64, "d_ff": 128,
@@ -310,7 +335,8 @@ TEST(CliReport, HostileConfigsAreCleanErrors) {
     std::string needle;
   };
   const std::vector<Case> cases = {
-      {R"({"model_type":"llama","num_hidden_layers":1000000000000})", 3, "num_hidden_layers"},
+      // Past the layer cap however far: the limit (exit 5), as 1,025 layers is.
+      {R"({"model_type":"llama","num_hidden_layers":1000000000000})", 5, "num_hidden_layers"},
       {R"({"model_type":"llama","hidden_size":"4096"})", 3, "hidden_size"},
       {R"({"model_type":"llama","num_attention_heads":0})", 3, "num_attention_heads"},
       {R"({"model_type":"llama","vocab_size":1e400})", 3, "out of range"},

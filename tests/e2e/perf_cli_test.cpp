@@ -66,5 +66,32 @@ TEST(PerfCli, ReportControlsOfSeedOne) {
   EXPECT_EQ(run_cli(perf + " --sensitivity huge").exit_code, 2);
 }
 
+// A chip --plot-hw does not know is named as --plot-hw's (it was blamed on --hw, which was right).
+TEST(PerfCli, AnUnknownPlotChipNamesPlotHw) {
+  TempDir dir;
+  const CommandResult r =
+      run_cli("perf " + example() + " --hw h200 --plot-hw no-such-chip --plot " + quoted(dir / "r.svg"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--plot-hw: unknown hardware 'no-such-chip'"), std::string::npos) << r.err;
+}
+
+// ChatGLM names its decoder layers "transformer.encoder.layers": a decode step streams them all. It was timed
+// as the LM head alone (533 MB: 6,113 tokens/s for a 6.2B model on one H100, 14 times what HBM allows).
+TEST(PerfCli, ADecoderStackNamedEncoderIsStreamedEveryToken) {
+  const auto data = shared_data();
+  if (!data) GTEST_SKIP() << "no ../shared/data";
+  const CommandResult r =
+      run_cli("perf " + quoted(*data / "hf-configs" / "THUDM__chatglm2-6b") + " --hw h100-sxm --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json::Document d = json::Document::parse(r.out, "perf");
+  // Its config: 28 layers of hidden 4096, QKV 4096 x (4096 + 2 x 2 groups x 128), dense 4096 x 4096, a gated
+  // MLP 4096 x 2 x 13,696 and 13,696 x 4096: 203.9M weights a layer, 11.4 GB in bf16 over the 28.
+  const double layer_weight_bytes =
+      28.0 * 2 * (4096.0 * 4608 + 4096.0 * 4096 + 4096.0 * 2 * 13696 + 13696.0 * 4096);
+  EXPECT_GT(d.root().find("bytes_weights")->as_double(), layer_weight_bytes);
+  const double hbm_bytes_per_s = d.root().find("hardware")->find("hbm_gbps")->as_double() * 1e9;
+  EXPECT_LT(d.root().find("tokens_per_s")->as_double(), hbm_bytes_per_s / layer_weight_bytes);
+}
+
 }  // namespace
 }  // namespace ma::test

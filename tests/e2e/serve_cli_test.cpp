@@ -152,5 +152,16 @@ TEST(ServeCli, BadSettingsAreRefusedWithExit2AndNoFile) {
       << ep.err;
 }
 
+// A pure state-space model caches no token, only a state a request: its pool holds requests, and serve runs
+// (it said "no room for a KV cache" on an H200 holding 180 KiB of weights).
+TEST(ServeCli, APureStateSpaceModelIsServedFromItsStatePool) {
+  const auto data = shared_data();
+  if (!data) GTEST_SKIP() << "no ../shared/data";
+  const CommandResult r = run_cli("serve " + quoted(*data / "fixtures" / "tiny-mamba") + " --hw h200 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json::Document d = json::Document::parse(r.out, "serve");
+  EXPECT_GT(d.root().find("max_running")->as_uint(), 0u);
+}
+
 }  // namespace
 }  // namespace ma::test

@@ -78,9 +78,12 @@ std::vector<PublishedClaim> parse_cell(const std::string& cell, bool exact, cons
   return claims;
 }
 
-// "70.5537B", "72.5939M": six significant digits in the unit claims are written in.
+// "70.5537B", "72.5939M": six significant digits in the unit claims are written in; below a million the
+// count itself ("1", not "1e-06M").
 std::string billions(double v) {
-  return v >= 1e9 ? short_number(v / 1e9) + "B" : short_number(v / 1e6) + "M";
+  if (v >= 1e9) return short_number(v / 1e9) + "B";
+  if (v >= 1e6) return short_number(v / 1e6) + "M";
+  return rounded_with_thousands(v);
 }
 
 struct Check {

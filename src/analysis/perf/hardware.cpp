@@ -325,11 +325,11 @@ const Hardware* match_hardware(std::string_view name, std::string_view flag) {
   return found;
 }
 
-Hardware resolve_hardware(const std::string& name_or_file) {
+Hardware resolve_hardware(const std::string& name_or_file, std::string_view option) {
   if (const Hardware* h = find_hardware(name_or_file)) return *h;
   if (!name_or_file.empty() && looks_like_file(name_or_file)) return parse_profile(name_or_file);
-  if (const Hardware* h = match_hardware(name_or_file, "--hw")) return *h;
-  throw Error(ErrorKind::Usage, "--hw", "",
+  if (const Hardware* h = match_hardware(name_or_file, option)) return *h;
+  throw Error(ErrorKind::Usage, std::string(option), "",
               "unknown hardware '" + printable(name_or_file) + "'; known: " + hardware_names() +
                   ", or a JSON profile file");
 }

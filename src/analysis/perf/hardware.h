@@ -79,7 +79,7 @@ const Hardware* match_hardware(std::string_view name, std::string_view flag);
 
 // `--hw NAME|FILE.json`: a table entry, or a JSON object with the fields above ("peak_tflops" an object by
 // dtype name). Throws Error(Usage) for an unknown name, Error(Malformed) for a bad file.
-Hardware resolve_hardware(const std::string& name_or_file);
+Hardware resolve_hardware(const std::string& name_or_file, std::string_view option = "--hw");
 
 // Time of one GEMM [M x K] x [K x N] on `hw` in `dtype` (the calibration target): kernel overhead plus the
 // larger of its compute time at eta_tc(M) and its memory time (A, B and the 16-bit output, each once).

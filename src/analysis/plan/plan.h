@@ -121,8 +121,10 @@ std::vector<uint64_t> tensor_bytes_at(const Inventory& inv, const QuantizationIn
 std::vector<uint64_t> engine_tensor_bytes(const Inventory& inv, const ModelReport& report, WeightPrecision p,
                                           PlanEngine engine);
 
-// The performance model's inputs for weights in precision `p` (as stored: as the engines run them) and a
-// `kv` cache on `hw`.
-PerfInputs precision_perf_inputs(const ModelReport& report, WeightPrecision p, DType kv, const Hardware& hw);
+// The performance model's inputs for weights in precision `p` and a `kv` cache on `hw`; as stored means as
+// `engine` holds them (engine_tensor_bytes): quantized weights in their format, the others in its compute
+// dtype.
+PerfInputs precision_perf_inputs(const ModelReport& report, WeightPrecision p, DType kv, const Hardware& hw,
+                                 PlanEngine engine);
 
 }  // namespace ma

@@ -284,8 +284,9 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
     out.kv_cache_tokens = split->budget.engine.kv_cache_tokens;
     out.max_running = static_cast<uint64_t>(split->budget.engine.max_concurrency);
   }
-  if (out.kv_cache_tokens == 0) {
-    // Nothing left for a cache: the weights (and what the engine holds besides) take the devices.
+  if (split->budget.engine.kv_cache_bytes == 0) {
+    // Nothing left for a cache: the weights (and what the engine holds besides) take the devices. Bytes, not
+    // tokens: a pure state-space model (Mamba) caches no token, only a state per request.
     const DeviceBytes& d = split->budget.worst;
     throw Error(ErrorKind::Usage, "", "--hw/--tp",
                 "the weights take " + human_bytes(d.weights) + " of each " + rq.hw.name + "'s " +
@@ -301,7 +302,7 @@ ServeResult estimate_serving(const Inventory& inv, const ModelReport& report, co
                     " (" + with_thousands(out.kv_cache_tokens) + " tokens)");
 
   const AchievableHardware achievable = achievable_hardware(rq.hw);
-  PerfInputs base = precision_perf_inputs(report, rq.precision, kv, achievable.hw);
+  PerfInputs base = precision_perf_inputs(report, rq.precision, kv, achievable.hw, rules.memory);
   base.knobs = ExecutionKnobs::efficient();
   base.parallel = {rq.tp, 1, rq.ep, rq.dp_attention};
   out.precision_label =
