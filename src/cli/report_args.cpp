@@ -48,7 +48,10 @@ CommandSpec report_spec(ReportArgs& a) {
       {{"--viz-style"}, "STYLE", "simple or detailed (default)",
        [&a](const std::string& v) { a.viz_style = choice_arg("--viz-style", v, {"simple", "detailed"}); }},
       {{"--viz-output"}, "FILE", "the diagram's file: .png or .svg (- for SVG on stdout)",
-       [&a](const std::string& v) { a.viz_output = image_path_arg("--viz-output", v); }},
+       [&a](const std::string& v) {
+         a.viz_output = image_path_arg("--viz-output", v);
+         a.visualize = true;  // naming the diagram's file asks for it (it was ignored without --visualize)
+       }},
       {{"--base"}, "DIR", "a PEFT adapter's base model (default: found from the adapter's config)",
        [&a](const std::string& v) { a.base = v; }},
       {{"--batch"}, "N", "KV cache and memory for N sequences (default 1)",

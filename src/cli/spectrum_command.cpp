@@ -2,6 +2,7 @@
 // seed 004's rank analysis), as console tables by layer, JSON, CSV and plots.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <utility>
 
 #include "analysis/spectrum/model_spectrum.h"
@@ -69,15 +70,22 @@ int run_spectrum(const Args& args) {
   if (!o.plot_file.empty()) r.plot_svg = render_spectrum_trends_svg(spectrum);
   std::string curves;
   if (!a.spectrum_plot.empty()) {
+    // By default the first layer's matrices: layer 0's, or the lowest a checkpoint holds (a slice of a
+    // model), or every matrix where none sits in a layer. Only --show can name no matrix.
+    std::optional<uint32_t> first_layer;
+    for (const MatrixSpectrum& m : spectrum.matrices)
+      if (m.layer && (!first_layer || *m.layer < *first_layer)) first_layer = m.layer;
     std::vector<const MatrixSpectrum*> shown;
     for (const MatrixSpectrum& m : spectrum.matrices) {
       const bool wanted = a.show.empty()
-                              ? (m.layer && *m.layer == 0)
+                              ? (!first_layer || m.layer == first_layer)
                               : std::any_of(a.show.begin(), a.show.end(),
                                             [&](const std::string& g) { return glob_match(g, m.name); });
       if (wanted) shown.push_back(&m);
     }
-    if (shown.empty()) throw Error(ErrorKind::NotFound, a.model, "--show", "no matrix matches");
+    if (shown.empty())
+      throw Error(ErrorKind::NotFound, a.model, a.show.empty() ? "--spectrum-plot" : "--show",
+                  a.show.empty() ? "no matrix was analysed to draw" : "no matrix matches");
     curves = render_singular_values_svg(spectrum, shown);
   }
   OutputBatch files = command_outputs();

@@ -364,7 +364,11 @@ void read_onnx_file(const LocalModelFiles& files, Checkpoint& ck) {
     if (!resolves_inside_model(p, dir))
       throw Error(ErrorKind::Unsafe, path.string(), "external data '" + printable(location) + "'",
                   "resolves outside the model's directory (a symbolic link)");
-    return FileSource(p).size();
+    try {
+      return FileSource(p).size();
+    } catch (const Error& e) {  // a directory, a FIFO: named as the model's field, as the other checks are
+      throw Error(e.kind(), path.string(), "external data '" + printable(location) + "'", e.rule());
+    }
   };
   auto model = std::make_shared<OnnxModel>(read_onnx(FileSource(path), external_size));
   CheckpointFile main;

@@ -411,6 +411,14 @@ std::vector<bool> sliding_layers(const ArchKeys& k, const GgufArch* arch, size_t
   if (const GgufKv* kv = k.find("attention.sliding_window_pattern")) {
     // Converters write booleans; llama.cpp reads an integer array as well (nonzero: sliding).
     if (auto flags = k.file().uint_array(k.key("attention.sliding_window_pattern"))) {
+      // One flag per layer, as for every per-layer array (llama.cpp's get_key_or_arr): a shorter one left the
+      // other layers global.
+      const uint64_t expected = k.block_count().value_or(layers);
+      if (flags->size() != expected)
+        throw Error(ErrorKind::Malformed, k.file_name(), k.key("attention.sliding_window_pattern"),
+                    "an array of " + std::to_string(flags->size()) + " entries for " +
+                        (k.block_count() ? "block_count " : "the tensors' ") + std::to_string(expected) +
+                        " layers (llama.cpp requires one entry per layer)");
       for (size_t i = 0; i < layers && i < flags->size(); ++i) out[i] = (*flags)[i] != 0;
       return out;
     }

@@ -134,7 +134,8 @@ TEST(CliOnnx, ExternalDataThatIsALinkOutOrAFifoIsOneLine) {
   ASSERT_EQ(::mkfifo((tmp / "m" / "w.bin").c_str(), 0600), 0);
   CommandResult r = run_cli_timeout(20, "tensors " + quoted(tmp / "m" / "model.onnx"));
   EXPECT_EQ(r.exit_code, 9) << r.err;
-  EXPECT_NE(r.err.find("w.bin: is a FIFO, not a regular file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("model.onnx: external data 'w.bin': is a FIFO, not a regular file"), std::string::npos)
+      << r.err;
 }
 
 // A model in the Hugging Face cache: each file of the snapshot is a link into the repo's blobs/, the external

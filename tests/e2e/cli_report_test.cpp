@@ -85,6 +85,14 @@ TEST(CliReport, SeveralModelsWithAnExportNameTheFlagGiven) {
   }
 }
 
+// Naming the diagram's file asks for the diagram (it was ignored without --visualize, exit 0, no file).
+TEST(CliReport, VizOutputDrawsTheDiagram) {
+  test::TempDir tmp;
+  auto r = test::run_cli(example() + " --skip-tokenizer --quiet --viz-output " + test::quoted(tmp / "d.svg"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(test::read_file(tmp / "d.svg").find("<svg"), std::string::npos);
+}
+
 // Two models of one directory name each get a diagram file: the second replaced the first, and the notes
 // said both were written.
 TEST(CliReport, DiagramsOfModelsOfOneNameAreKeptApart) {

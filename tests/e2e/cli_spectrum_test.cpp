@@ -132,5 +132,34 @@ TEST_F(CliSpectrum, RefusesWhatItCannotDecompose) {
   EXPECT_FALSE(fs::exists(dir / "x.svg"));
 }
 
+// Without --show the plot draws the first layer the checkpoint holds (a slice of a model starts past layer
+// 0), or every matrix where none sits in a layer; it ended in "--show: no matrix matches", an option not
+// given.
+TEST_F(CliSpectrum, TheDefaultPlotDrawsTheFirstLayerThere) {
+  TempDir dir;
+  std::string data(16 * 4, '\0');
+  for (size_t i = 0; i < 16; ++i) {
+    const float v = static_cast<float>((i * 7) % 5) - 2.0f + (i % 5 == 0 ? 3.0f : 0.0f);
+    std::memcpy(data.data() + 4 * i, &v, 4);
+  }
+  fs::create_directories(dir / "slice");
+  fs::create_directories(dir / "flat");
+  write_safetensors(dir / "slice" / "model.safetensors",
+                    {{"model.layers.3.mlp.down_proj.weight", DType::F32, {4, 4}, data},
+                     {"model.layers.4.mlp.down_proj.weight", DType::F32, {4, 4}, data}});
+  write_safetensors(dir / "flat" / "model.safetensors", {{"w", DType::F32, {4, 4}, data}});
+  for (const char* model : {"slice", "flat"}) {
+    const fs::path svg = dir / (std::string(model) + ".svg");
+    CommandResult r = run_cli("spectrum " + quoted(dir / model) + " --quiet --spectrum-plot " + quoted(svg));
+    ASSERT_EQ(r.exit_code, 0) << model << ": " << r.err;
+    const std::string drawn = read_file(svg);
+    EXPECT_NE(drawn.find(std::string(model) == "slice" ? "layers.3.mlp.down_proj" : ">w<"), std::string::npos)
+        << drawn.substr(0, 2000);
+    if (std::string(model) == "slice") {
+      EXPECT_EQ(drawn.find("layers.4."), std::string::npos);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ma::test

@@ -309,6 +309,20 @@ TEST(GgufModel, PerLayerHeadCountsAndSlidingPattern) {
   const Inventory inv2 = inventory_of(dir / "g.gguf");
   for (size_t i = 0; i < 7; ++i)
     EXPECT_EQ(inv2.arch.layers()[i].attention.span, i % 2 == 0 ? Span::Sliding : Span::Full) << "layer " << i;
+
+  // A pattern of another length than the layers is refused, as llama.cpp refuses it (the layers it did not
+  // cover were read as global).
+  kv.back() = gguf_bool_array("gemma3.attention.sliding_window_pattern", {true, false, true});
+  write_gguf(dir / "g.gguf", kv, test::tiny_gguf_tensors(m));
+  try {
+    inventory_of(dir / "g.gguf");
+    ADD_FAILURE() << "a pattern of 3 entries for 7 layers was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Malformed);
+    EXPECT_NE(e.message().find("gemma3.attention.sliding_window_pattern"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("an array of 3 entries for block_count 7 layers"), std::string::npos)
+        << e.message();
+  }
 }
 
 // Llama-4: llama.cpp chunks attention by 8192 on three layers of four unless the file's sliding_window is 0
