@@ -114,6 +114,14 @@ class Reader {
   // spelling to the reader (safetensors headers): the text not yet read, and a step past `n` bytes the
   // caller has checked to be one complete value, where a value was expected.
   std::string_view unread() const { return {p_, static_cast<size_t>(end_ - p_)}; }
+  // Whether a string this reader returned is a view into the text (it had no escape), not into the scratch
+  // buffer the next string() overwrites: one to keep past that must then be copied. A view into the text
+  // holds no byte below 0x20 (those must be escaped).
+  bool in_text(std::string_view s) const {
+    const auto at = reinterpret_cast<uintptr_t>(s.data());
+    const auto begin = reinterpret_cast<uintptr_t>(begin_);
+    return at >= begin && at + s.size() <= reinterpret_cast<uintptr_t>(end_);
+  }
   void skip_read(size_t n) { p_ += n; }
   // Consumes the string value `value` when the text spells it next exactly as "value" (after whitespace) and
   // says so; otherwise consumes nothing but whitespace. For a value the reader returned once already, so one

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdint>
 #include <cstring>
 
 #include "core/byte_count.h"
@@ -68,12 +67,10 @@ void check_entry(StoredTensor& t, std::string_view source);
 
 // A tensor name must be plain text (core/text.h), as every reader requires, so that the console and the JSON
 // show it unchanged: an escaped ESC or newline would otherwise drive the terminal or forge a table row. A
-// name the reader returned as a view into the header had no escape, hence no byte below 0x20, and needs the
+// name the reader returned from the header's own text had no escape, hence no byte below 0x20, and needs the
 // full check only when it holds DEL or non-ASCII bytes (which may spell a C1 control); names are ASCII.
-void check_name(std::string_view name, std::string_view header, std::string_view source) {
-  const auto at = reinterpret_cast<uintptr_t>(name.data());
-  const auto begin = reinterpret_cast<uintptr_t>(header.data());
-  bool plain_ascii = at >= begin && at - begin <= header.size();
+void check_name(const json::Reader& r, std::string_view name, std::string_view source) {
+  bool plain_ascii = r.in_text(name);
   for (const char c : name) plain_ascii &= static_cast<unsigned char>(c) < 0x7F;
   if (!plain_ascii && !is_plain_text(name))
     malformed(source, tensor_field(name), "the name is not UTF-8 text without control characters");
@@ -288,7 +285,7 @@ SafetensorsHeader parse_safetensors_header(std::string_view header_json, uint64_
     if (h.tensors.size() >= kSafetensorsMaxTensors)
       throw Error(ErrorKind::Limit, std::string(source), "header",
                   "more than " + std::to_string(kSafetensorsMaxTensors) + " tensors");
-    check_name(key, header_json, source);
+    check_name(r, key, source);
     StoredTensor t;
     if (const size_t n = read_canonical_entry(r.unread(), t, last_dtype)) {
       r.skip_read(n);

@@ -86,8 +86,7 @@ SafetensorsIndex parse_index_text(std::shared_ptr<const void> owner, std::string
       std::string_view name;
       while (r.next_member(name)) {
         // Keys with escapes live in the reader's scratch buffer until the next string: keep a copy.
-        bool in_text = name.data() >= text.data() && name.data() + name.size() <= text.data() + text.size();
-        std::string_view tensor = in_text ? name : std::string_view(names->emplace_back(name));
+        std::string_view tensor = r.in_text(name) ? name : std::string_view(names->emplace_back(name));
         // Entries of one shard follow one another: the previous entry's shard again is one comparison.
         if (!idx.weight_map.empty() && r.take_string(last_shard)) {
           idx.weight_map.emplace_back(tensor, last_id);

@@ -143,9 +143,7 @@ void read_model(Source& s, ModelSection& m) {
         s.reader.begin_object();
         while (s.reader.next_member(key)) {
           s.count_entry("model.vocab", n);
-          const bool in_text =
-              key.data() >= s.text.data() && key.data() + key.size() <= s.text.data() + s.text.size();
-          pieces.insert(in_text ? key : std::string_view(unescaped.emplace_back(key)));
+          pieces.insert(s.reader.in_text(key) ? key : std::string_view(unescaped.emplace_back(key)));
           s.reader.skip();
         }
         n = pieces.size();

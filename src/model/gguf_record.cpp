@@ -280,6 +280,14 @@ class ArchKeys {
     return v;
   }
   std::optional<uint64_t> block_count() const { return block_count_; }
+  // An array given per layer holds one entry per layer, as llama.cpp requires (get_key_or_arr): a shorter one
+  // left the other layers to a default, a longer one is not this model's.
+  void require_one_per_layer(std::string_view k, uint64_t entries) const {
+    if (layers_ && entries != *layers_)
+      refuse(k, "an array of " + std::to_string(entries) + " entries for " +
+                    (block_count_ ? "block_count " : "the tensors' ") + std::to_string(*layers_) +
+                    " layers (llama.cpp requires one entry per layer)");
+  }
   std::optional<double> real(std::string_view k) const { return g_.float_value(key(k)); }
   std::optional<std::string_view> text(std::string_view k) const { return g_.string_value(key(k)); }
   // A value that may be given per layer: the layer's entry of an array, else the scalar.
@@ -326,9 +334,8 @@ class ArchKeys {
                     std::to_string(ModelConfig::kMaxValue) + ")");
   }
   // A per-layer key decoded once for the record (the layers' loops read it per layer: decoding the array
-  // each time cost O(layers x entries), 16 s for 2,000 layers and arrays of 300,000). An array must hold
-  // one entry per layer, as llama.cpp requires: a shorter one left the other layers to a default, a longer
-  // one is not this model's.
+  // each time cost O(layers x entries), 16 s for 2,000 layers and arrays of 300,000), its length checked
+  // (require_one_per_layer).
   const PerLayer& per_layer_value(std::string_view k) const {
     if (const auto it = per_layer_.find(k); it != per_layer_.end()) return it->second;
     PerLayer v;
@@ -339,10 +346,7 @@ class ArchKeys {
           t == GgufType::F64)
         refuse(k,
                "must be a non-negative integer or an array of them (one per layer), found " + describe(*kv));
-      if (layers_ && kv->count != *layers_)
-        refuse(k, "an array of " + std::to_string(kv->count) + " entries for " +
-                      (block_count_ ? "block_count " : "the tensors' ") + std::to_string(*layers_) +
-                      " layers (llama.cpp requires one entry per layer)");
+      require_one_per_layer(k, kv->count);
       v.array = true;
       v.values.resize(kv->count);
       for (uint64_t i = 0; i < kv->count; ++i) {
@@ -411,14 +415,7 @@ std::vector<bool> sliding_layers(const ArchKeys& k, const GgufArch* arch, size_t
   if (const GgufKv* kv = k.find("attention.sliding_window_pattern")) {
     // Converters write booleans; llama.cpp reads an integer array as well (nonzero: sliding).
     if (auto flags = k.file().uint_array(k.key("attention.sliding_window_pattern"))) {
-      // One flag per layer, as for every per-layer array (llama.cpp's get_key_or_arr): a shorter one left the
-      // other layers global.
-      const uint64_t expected = k.block_count().value_or(layers);
-      if (flags->size() != expected)
-        throw Error(ErrorKind::Malformed, k.file_name(), k.key("attention.sliding_window_pattern"),
-                    "an array of " + std::to_string(flags->size()) + " entries for " +
-                        (k.block_count() ? "block_count " : "the tensors' ") + std::to_string(expected) +
-                        " layers (llama.cpp requires one entry per layer)");
+      k.require_one_per_layer("attention.sliding_window_pattern", flags->size());
       for (size_t i = 0; i < layers && i < flags->size(); ++i) out[i] = (*flags)[i] != 0;
       return out;
     }
