@@ -115,11 +115,14 @@ void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSel
       if (!selected(sel, t.name, place_tensor(t.name))) continue;
       if (std::string why = why_values_unreadable(t.dtype, t.strided, t.encoded); !why.empty()) {
         warnings.push_back(t.name + ": " + why + "; left out of the statistics");
+        ++plan.unreadable;
         continue;
       }
       plan.items.push_back({t.name, path, f.data_start + t.data_begin, t.bytes(), t.dtype, t.shape, t.numel,
                             scale_of(t, ck, scales, files.root, warnings)});
       plan.trainable.push_back(trainable);
+      plan.counted_parameters.push_back(t.tied ? 0 : t.numel);
+      plan.counted_bytes.push_back(t.held_bytes());
     }
   }
 }
@@ -198,9 +201,10 @@ WeightStats compute_weight_stats(const PlannedScan& plan, const ScanOptions& opt
       s.design_rank = std::min(s.shape[0], s.shape[1]);
     }
     ws.summary.tensors += 1;
-    ws.summary.total_parameters += s.numel;
-    (s.trainable ? ws.summary.trainable_parameters : ws.summary.non_trainable_parameters) += s.numel;
-    ws.summary.bytes += s.bytes;
+    const uint64_t parameters = plan.counted_parameters[i];
+    ws.summary.total_parameters += parameters;
+    (s.trainable ? ws.summary.trainable_parameters : ws.summary.non_trainable_parameters) += parameters;
+    ws.summary.bytes += plan.counted_bytes[i];
   }
   return ws;
 }

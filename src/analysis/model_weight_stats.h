@@ -39,6 +39,10 @@ ModelWeightsInput weights_input(LocalModelFiles model, const std::filesystem::pa
 struct PlannedScan {
   std::vector<ScanItem> items;
   std::vector<bool> trainable;
+  // What each item adds to the summary's totals, as the inventory counts them: a tied copy (a PyTorch tensor
+  // that is exactly an earlier one) no parameters, a tensor whose storage an earlier one holds no bytes.
+  std::vector<uint64_t> counted_parameters, counted_bytes;
+  size_t unreadable = 0;  // selected tensors left out for values that cannot be read (a warning each)
 };
 PlannedScan plan_scan(const ModelWeightsInput& in, const StatsSelection& sel,
                       std::vector<std::string>& warnings);

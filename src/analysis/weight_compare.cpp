@@ -326,7 +326,7 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
     if (d.mean_drift > c.mean_threshold) d.flagged_by |= kMeanDriftRule;
     if (c.rel_l2_threshold > 0 && d.rel_l2 > c.rel_l2_threshold) d.flagged_by |= kRelL2Rule;
     if (d.cosine < c.cosine_threshold) d.flagged_by |= kCosineRule;
-    if (c.max_abs_threshold > 0 && d.max_abs_diff > c.max_abs_threshold) d.flagged_by |= kMaxAbsDiffRule;
+    if (c.max_abs_threshold && d.max_abs_diff > *c.max_abs_threshold) d.flagged_by |= kMaxAbsDiffRule;
     d.flagged = d.flagged_by != 0;
     const int64_t key = d.layer ? static_cast<int64_t>(*d.layer) : -1;
     LayerDrift& l = layers[key];

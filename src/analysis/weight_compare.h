@@ -82,11 +82,12 @@ struct ShapeMismatch {
 
 struct WeightComparison {
   std::string a, b;  // the models as the user named them
-  // The rules (CompareOptions); a threshold of 0 is not used (cosine: -1, which no cosine is below).
+  // The rules (CompareOptions); a threshold of 0 is not used (cosine: -1, which no cosine is below; max
+  // |B-A|: none).
   double mean_threshold = 0.1;
   double rel_l2_threshold = 0.5;
   double cosine_threshold = 0.9;
-  double max_abs_threshold = 0;
+  std::optional<double> max_abs_threshold;
   std::vector<TensorDrift> tensors;       // in A's order, both present and same shape
   std::vector<std::string> missing_in_b;  // in A only
   std::vector<std::string> extra_in_b;    // in B only
@@ -108,12 +109,13 @@ namespace ma {
 // The flagging rules. Seed 001 flags by |mean drift| alone, which two unrelated checkpoints pass (both means
 // are near 0): the defaults add ||B-A||/||A|| > 0.5 and cosine < 0.9, which independent weights of equal
 // norm break (rel. L2 ~ 1.41, cosine ~ 0) while fine-tuning and 4-bit quantization stay far inside
-// (rel. L2 of a few percent, cosine above 0.99). max |B-A| is scale-bound: off unless asked.
+// (rel. L2 of a few percent, cosine above 0.99). max |B-A| is scale-bound: off unless asked, and 0 asks for
+// any difference at all (a bit-exact copy is what some users check).
 struct CompareOptions {
   double mean_threshold = 0.1;
   double rel_l2_threshold = 0.5;
   double cosine_threshold = 0.9;
-  double max_abs_threshold = 0;
+  std::optional<double> max_abs_threshold;
   unsigned threads = 0;  // 0: one per core
 };
 

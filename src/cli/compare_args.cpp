@@ -26,7 +26,7 @@ CommandSpec compare_spec(CompareArgs& a) {
        [&a](const std::string& v) { a.options.rel_l2_threshold = number_arg("--rel-threshold", v, 0, 1e300); }},
       {{"--cos-threshold"}, "C", "flag cosine < C (default 0.9; -1: off)",
        [&a](const std::string& v) { a.options.cosine_threshold = number_arg("--cos-threshold", v, -1, 1); }},
-      {{"--max-diff"}, "M", "flag max |B-A| > M (default: off)",
+      {{"--max-diff"}, "M", "flag max |B-A| > M (default: off; 0: any difference)",
        [&a](const std::string& v) { a.options.max_abs_threshold = number_arg("--max-diff", v, 0, 1e300); }},
       {{"--top"}, "N", "most changed tensors and layers listed (default 20)",
        [&a](const std::string& v) { a.top = static_cast<size_t>(integer_arg("--top", v, 0, 1u << 30)); }},

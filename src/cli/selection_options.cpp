@@ -22,12 +22,16 @@ void add_selection_options(CommandSpec& spec, StatsSelection& selection) {
        }});
 }
 
-void throw_nothing_selected(const std::string& model, const StatsSelection& selection) {
+void throw_nothing_selected(const std::string& model, const StatsSelection& selection, size_t unreadable) {
   std::string flags;
   for (const auto& [given, flag] : {std::pair{!selection.include.empty(), "--include"},
                                     {!selection.exclude.empty(), "--exclude"},
                                     {selection.layers.has_value(), "--layers"}})
     if (given) flags += (flags.empty() ? "" : ", ") + std::string(flag);
+  if (flags.empty() && unreadable > 0)
+    throw Error(ErrorKind::Unsupported, model, "tensors",
+                "none of its tensors has values this command reads (" + std::to_string(unreadable) +
+                    " left out: see the warnings)");
   if (flags.empty()) throw Error(ErrorKind::NotFound, model, "tensors", "the checkpoint holds no tensor");
   throw Error(ErrorKind::NotFound, model, flags, "no tensor matches the selection");
 }

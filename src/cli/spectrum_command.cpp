@@ -26,7 +26,7 @@ int run_spectrum(const Args& args) {
   SpectrumArgs a = parse_spectrum_args(args);
   Output out = detect_output(a.common);
   const auto [input, plan] = plan_weights(a.model, a.hub, a.selection, out);
-  if (plan.items.empty()) throw_nothing_selected(a.model, a.selection);
+  if (plan.items.empty()) throw_nothing_selected(a.model, a.selection, plan.unreadable);
   trace("decomposing the matrices of " + std::to_string(plan.items.size()) + " tensors");
 
   const std::atomic<bool>& interrupted = interrupt_flag();

@@ -99,7 +99,7 @@ bool scan_model(const std::string& model_id, ModelWeightsInput input, StatsArgs&
   PlannedScan plan = plan_scan(input, a.selection, warnings);
   trace("scanning " + std::to_string(plan.items.size()) + " tensors of " + model_id);
   print_warnings(warnings, out);
-  if (plan.items.empty()) throw_nothing_selected(model_id, a.selection);
+  if (plan.items.empty()) throw_nothing_selected(model_id, a.selection, plan.unreadable);
   const std::atomic<bool>& interrupted = interrupt_flag();
   ScanOptions& scan = a.scan;
   scan.cancel = &interrupted;

@@ -76,11 +76,17 @@ const DTypeInfo& dtype_info(DType t) {
   return kTable[static_cast<size_t>(t)];
 }
 
+namespace {
+// What a safetensors header may declare: element types, not ggml's blocks, and not the 4-bit integers, which
+// are ONNX's (the safetensors format defines no I4 or U4).
+bool safetensors_declares(const DTypeInfo& e) {
+  return e.block_elements == 1 && e.dtype != DType::I4 && e.dtype != DType::U4;
+}
+}  // namespace
+
 std::optional<DType> dtype_from_safetensors(std::string_view name) {
   for (const auto& e : kTable)
-    // The 4-bit integers are ONNX's: the safetensors format defines no I4 or U4.
-    if (e.name == name && e.block_elements == 1 && e.dtype != DType::I4 && e.dtype != DType::U4)
-      return e.dtype;
+    if (e.name == name && safetensors_declares(e)) return e.dtype;
   return std::nullopt;
 }
 
@@ -175,7 +181,7 @@ std::string_view dtype_known_names() {
   static const std::string names = [] {
     std::string s;
     for (const auto& e : kTable) {
-      if (e.block_elements > 1) continue;  // the message lists what safetensors headers may declare
+      if (!safetensors_declares(e)) continue;  // the message lists what safetensors headers may declare
       if (!s.empty()) s += ", ";
       s += e.name;
     }

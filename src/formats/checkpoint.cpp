@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/checked.h"
 #include "core/error.h"
 #include "core/name_index.h"
 #include "core/parallel.h"
@@ -220,7 +221,12 @@ CheckpointFile torch_file(const fs::path& path, std::string name, uint32_t index
     s.numel = numel(t.shape);
     s.shape = t.shape;
     s.data_begin = t.data_begin;
-    s.data_end = t.data_begin + s.numel * (dtype_bits(t.dtype) / 8);
+    // A strided view's bytes count as numel x size, which an expanded view of 2^62 elements overflows.
+    const std::optional<uint64_t> bytes = checked_mul(s.numel, dtype_bits(t.dtype) / 8);
+    if (!bytes || !checked_add(t.data_begin, *bytes))
+      throw Error(ErrorKind::Limit, path.string(), "tensor '" + printable(s.name) + "'",
+                  "its elements' bytes overflow 64 bits");
+    s.data_end = t.data_begin + *bytes;
     s.file_index = index;
     s.strided = !t.dense;
     s.permuted = t.dense && !t.contiguous;
@@ -453,6 +459,17 @@ Checkpoint read_checkpoint(const LocalModelFiles& files) {
       read_safetensors_files(files, ck);
       break;
   }
+  // Each tensor's elements fit 64 bits (every reader checks), but their sum need not: five PyTorch views of
+  // 2^62 elements each (an expanded zero tensor costs 4 bytes) wrapped the parameter count to 2^62. Checked
+  // once here, every total after it (parameters, buffers, per layer) is a part of this one.
+  uint64_t elements = 0;
+  for (const CheckpointFile& f : ck.files)
+    for (const StoredTensor& t : f.tensors)
+      if (const std::optional<uint64_t> sum = checked_add(elements, t.numel))
+        elements = *sum;
+      else
+        throw Error(ErrorKind::Limit, files.display_name, "tensors",
+                    "their elements add up past 2^64 (at '" + printable(t.name) + "')");
   return ck;
 }
 

@@ -63,6 +63,16 @@ std::string names_of(const std::vector<fs::path>& files) {
   return names;
 }
 
+// A .safetensors file in `dir` that is not a PEFT adapter's.
+bool holds_model_safetensors(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.ends_with(".safetensors") && name.rfind("adapter_", 0) != 0 && !e.is_directory(ec)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 LocalModelFiles locate_local_model(const std::string& arg) {
@@ -134,7 +144,9 @@ LocalModelFiles locate_local_model(const std::string& arg) {
   if (fs::exists(p / "model.safetensors.index.json", ec)) {
     m.index = p / "model.safetensors.index.json";
     m.format = CheckpointFormat::Safetensors;
-  } else if (fs::exists(p / "pytorch_model.bin.index.json", ec)) {
+  } else if (fs::exists(p / "pytorch_model.bin.index.json", ec) && !holds_model_safetensors(p)) {
+    // Safetensors come first whatever else the directory holds (see below): a repository shipping both
+    // formats, downloaded with only *.json and *.safetensors, has the PyTorch index without its shards.
     m.index = p / "pytorch_model.bin.index.json";
     m.index_is_pytorch = true;
     m.format = CheckpointFormat::Pytorch;

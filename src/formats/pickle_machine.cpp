@@ -82,12 +82,19 @@ class Machine {
   }
 
   PickleValue* make(PickleValue::Kind k) {
-    if (arena_->values.size() >= limits_.max_values)
-      throw Error(ErrorKind::Limit, file_, "pickle",
-                  "builds more than " + std::to_string(limits_.max_values) + " values", at_);
+    charge(1);
     PickleValue& v = arena_->values.emplace_back();
     v.kind = k;
     return &v;
+  }
+  // Every value built and every (key, value) pair copied counts against the cap: OrderedDict(pairs) called
+  // K times on one memoized list of N pairs builds K x N entries from a few bytes each (a 200 KB file made
+  // 1.6 GB of dicts), where every other opcode's entries cost the file bytes that name them.
+  void charge(uint64_t n) {
+    built_ += n;
+    if (built_ > limits_.max_values)
+      throw Error(ErrorKind::Limit, file_, "pickle",
+                  "builds more than " + std::to_string(limits_.max_values) + " values", at_);
   }
   PickleValue* pop(uint64_t at) {
     if (stack_.empty() || (!marks_.empty() && stack_.size() <= marks_.back()))
@@ -229,6 +236,7 @@ class Machine {
       if (a.empty()) return d;
       if (a.size() != 1 || (a[0]->kind != PickleValue::Kind::List && a[0]->kind != PickleValue::Kind::Tuple))
         fail(at, "OrderedDict takes one list of (key, value) pairs");
+      charge(a[0]->items.size());
       for (const PickleValue* pair : a[0]->items) {
         if (pair->kind != PickleValue::Kind::Tuple || pair->items.size() != 2)
           fail(at, "OrderedDict takes one list of (key, value) pairs");
@@ -479,6 +487,7 @@ class Machine {
   const PersistentLoad& load_;
   PickleLimits limits_;
   std::shared_ptr<PickleArena> arena_;
+  uint64_t built_ = 0;  // values made and pairs copied (charge)
   std::vector<PickleValue*> stack_;
   std::vector<size_t> marks_;
   std::vector<PickleValue*> memo_;

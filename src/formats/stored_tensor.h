@@ -32,6 +32,9 @@ struct StoredTensor {
   // bytes count as numel x size, and there is no byte range to read them from.
   bool encoded = false;
   uint64_t bytes() const { return data_end - data_begin; }
+  // What it adds to the checkpoint's bytes: nothing when an earlier tensor holds its storage, the whole
+  // storage when it is the first of one.
+  uint64_t held_bytes() const { return shares_storage ? 0 : storage_bytes ? storage_bytes : bytes(); }
 };
 
 }  // namespace ma

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -79,9 +80,15 @@ struct Found {
 };
 
 // A tensor's name is its path of keys; state-dict keys are short. These bound what a small pickle can make
-// the walk do: a memoized 1 MB key named by 10,000 entries would be 10 GB of names to copy and check.
+// the walk do: a memoized 1 MB key named by 10,000 entries would be 10 GB of names to copy and check. The
+// paths of every container and tensor together are at most 16x the pickle's bytes (plus 1 MiB), and 256 MiB:
+// a state dict spells each name in full in the pickle, a training checkpoint adds a short prefix, while
+// memoized references to a 4 KB key cost 2 bytes each (a 135 KB file made 260 MB of names, 1.4 GB copied).
 constexpr size_t kMaxPathBytes = 4096;
-constexpr uint64_t kMaxPathBytesInAll = 256ull << 20;  // every path built, containers' and tensors'
+constexpr uint64_t kMaxPathBytesInAll = 256ull << 20;
+uint64_t path_budget(uint64_t pickle_bytes) {
+  return std::min(kMaxPathBytesInAll, 16 * pickle_bytes + (1 << 20));
+}
 
 // A path in a message: escaped, and cut short (the field names where, it need not spell all of it).
 std::string shown_path(std::string_view path) {
@@ -90,6 +97,7 @@ std::string shown_path(std::string_view path) {
 
 struct Walk {
   const ByteSource& src;
+  uint64_t max_path_bytes;               // path_budget
   std::set<const PickleValue*> seen;     // containers walked (a pickle may share one, or make a cycle)
   std::set<const PickleValue*> checked;  // keys whose text was checked (the memo lets entries share one)
   uint64_t path_bytes = 0;
@@ -100,9 +108,10 @@ struct Walk {
     if (c.size() > kMaxPathBytes)
       throw Error(ErrorKind::Limit, src.name(), "key '" + shown_path(c) + "'", "a path of keys over 4 KiB");
     path_bytes += c.size();
-    if (path_bytes > kMaxPathBytesInAll)
+    if (path_bytes > max_path_bytes)
       throw Error(ErrorKind::Limit, src.name(), "key '" + shown_path(c) + "'",
-                  "the paths of keys reach 256 MiB in all");
+                  "the paths of keys pass " + std::to_string(max_path_bytes) +
+                      " bytes in all (16x the pickle's bytes plus 1 MiB, at most 256 MiB)");
     return c;
   }
 
@@ -144,8 +153,9 @@ struct Walk {
   }
 };
 
-// The state dict: the saved dict when it holds tensors itself, else the dict among its values (one level
-// down) that holds the most tensors directly.
+// The state dict: of the saved dict and the dicts among its values (one level down), the one that holds the
+// most tensors directly, the saved dict on a tie. A training checkpoint may keep a tensor or two beside its
+// state dicts (PyTorch's own tutorial saves the loss as one): they do not make the whole file the model.
 std::string state_dict_path(const PickleValue* root) {
   auto direct = [](const PickleValue* d) {
     size_t n = 0;
@@ -153,9 +163,9 @@ std::string state_dict_path(const PickleValue* root) {
       for (const auto& e : d->entries) n += e.second->kind == K::Tensor;
     return n;
   };
-  if (root->kind != K::Dict || direct(root) > 0) return "";
+  if (root->kind != K::Dict) return "";
   std::string best;
-  size_t most = 0;
+  size_t most = direct(root);
   for (const auto& [key, value] : root->entries)
     if (key->kind == K::String && direct(value) > most) {
       most = direct(value);
@@ -202,9 +212,21 @@ std::string view_key(std::string_view storage, uint64_t offset, const Shape& sha
 
 namespace {
 
-TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::string format,
-                         const std::unordered_map<std::string, uint64_t>& storage_data) {
-  Walk walk{src, {}, {}, 0, {}};
+TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, uint64_t pickle_bytes,
+                         std::string format, const std::unordered_map<std::string, uint64_t>& storage_data) {
+  // The state dict is walked first: a container reached twice is walked once, under the first path that
+  // reaches it, and a dict saved under two keys ({"swa": {"averaged": sd}, "model_state_dict": sd}) must be
+  // found under the state dict's.
+  const std::string state_dict = state_dict_path(root);
+  Walk walk{src, path_budget(pickle_bytes), {}, {}, 0, {}};
+  if (!state_dict.empty())
+    for (const auto& [key, value] : root->entries)
+      if (key->kind == K::String && key->text == state_dict) {
+        walk.seen.insert(root);
+        walk(value, walk.child("", state_dict), 1);
+        walk.seen.erase(root);
+        break;
+      }
   walk(root, "", 0);
   const std::vector<Found>& found = walk.out;
   // One name, one tensor: a dict that sets a key twice (Python keeps the last), or keys 0 and "0" (both
@@ -216,7 +238,7 @@ TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, std::st
                       "two tensors have this name (a key set twice?)");
   TorchCheckpoint ck;
   ck.format = std::move(format);
-  ck.state_dict_path = state_dict_path(root);
+  ck.state_dict_path = state_dict;
   // The storages and views met so far: a tensor is tied to an earlier one with the same view.
   std::set<const TorchStorage*> storages;
   std::unordered_set<std::string> views;
@@ -307,7 +329,7 @@ TorchCheckpoint read_zip(const ByteSource& src) {
                           std::to_string(s->numel) + " elements");
     data[key] = zip_member_data_offset(src, *e);
   }
-  return assemble(src, r.value, "pytorch zip", data);
+  return assemble(src, r.value, program.size(), "pytorch zip", data);
 }
 
 // ---- legacy format: pickles of the magic number, the protocol version, sys_info, the object and the storage
@@ -347,45 +369,46 @@ LegacyPickles parse_legacy(const ByteSource& src, std::string_view bytes, Storag
 
 TorchCheckpoint read_legacy(const ByteSource& src) {
   // The pickles come first and their length is known only by running them: read a prefix, and a larger one
-  // whenever it proves too short.
+  // whenever it proves too short. A prefix that ends inside an opcode fails in whatever way that opcode's
+  // reader meets the end (no STOP, no end of line, a length past the end...), so any malformed pickle is
+  // tried again with 4x the bytes until the whole file (or the pickle cap) has been read: at most five runs.
   std::string bytes;
-  for (uint64_t want = 1 << 20;; want *= 4) {
+  std::optional<Storages> storages;
+  std::optional<LegacyPickles> p;
+  for (uint64_t want = 1 << 20; !p; want *= 4) {
     const uint64_t len = std::min({want, src.size(), kMaxPickleBytes});
     src.read_exact(0, len, bytes);
-    Storages storages(src);
+    storages.emplace(src);
     try {
-      LegacyPickles p = parse_legacy(src, bytes, storages);
-      std::unordered_map<std::string, uint64_t> data;
-      uint64_t at = p.end;
-      std::string count;
-      for (const std::string& key : p.keys) {
-        auto s = storages.all().find(key);
-        if (s == storages.all().end())
-          throw_malformed(src, "storage " + printable(key), "listed but never used");
-        if (at > src.size() || src.size() - at < 8)
-          throw_malformed(src, "storage " + printable(key),
-                          "its 8-byte element count lies past the end of the file");
-        src.read_exact(at, 8, count);
-        uint64_t n = 0;
-        for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(count[static_cast<size_t>(i)]);
-        if (n != s->second->numel)
-          throw_malformed(src, "storage " + printable(key),
-                          "holds " + std::to_string(n) + " elements, its tensors say " +
-                              std::to_string(s->second->numel));
-        const uint64_t size = n * element_bytes(s->second->dtype);
-        if (at + 8 > src.size() || size > src.size() - at - 8)
-          throw_malformed(src, "storage " + printable(key), "runs past the end of the file");
-        data[key] = at + 8;
-        at += 8 + size;
-      }
-      return assemble(src, p.object.value, "pytorch legacy", data);
+      p = parse_legacy(src, bytes, *storages);
     } catch (const Error& e) {
-      // Too short a prefix shows as a pickle running past its end; only then is a longer one worth reading.
-      const bool ran_out = e.rule().find("past the end") != std::string::npos ||
-                           e.rule().find("before STOP") != std::string::npos;
-      if (e.kind() != ErrorKind::Malformed || !ran_out || len == src.size() || len == kMaxPickleBytes) throw;
+      if (e.kind() != ErrorKind::Malformed || len == src.size() || len == kMaxPickleBytes) throw;
     }
   }
+  std::unordered_map<std::string, uint64_t> data;
+  uint64_t at = p->end;
+  std::string count;
+  for (const std::string& key : p->keys) {
+    auto s = storages->all().find(key);
+    if (s == storages->all().end())
+      throw_malformed(src, "storage " + printable(key), "listed but never used");
+    if (at > src.size() || src.size() - at < 8)
+      throw_malformed(src, "storage " + printable(key),
+                      "its 8-byte element count lies past the end of the file");
+    src.read_exact(at, 8, count);
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(count[static_cast<size_t>(i)]);
+    if (n != s->second->numel)
+      throw_malformed(
+          src, "storage " + printable(key),
+          "holds " + std::to_string(n) + " elements, its tensors say " + std::to_string(s->second->numel));
+    const uint64_t size = n * element_bytes(s->second->dtype);
+    if (at + 8 > src.size() || size > src.size() - at - 8)
+      throw_malformed(src, "storage " + printable(key), "runs past the end of the file");
+    data[key] = at + 8;
+    at += 8 + size;
+  }
+  return assemble(src, p->object.value, p->end, "pytorch legacy", data);
 }
 
 }  // namespace

@@ -423,9 +423,12 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
     // A PyTorch tensor whose storage an earlier one holds takes no bytes of its own; the same tensor under a
     // second name (a tie the template does not already call a tied copy) no parameters either.
     t.parameters = st.tied && !(m && m.how == TemplateMatch::How::TiedCopy) ? 0 : st.numel;
-    t.bytes = st.shares_storage ? 0 : st.storage_bytes ? st.storage_bytes : st.bytes();
+    t.bytes = st.held_bytes();
     if (m && !m.packed && t.shape != *m.shape && !is_packed_integer(st.dtype))
       note = {m.shape, RowNote::What::ShapeMismatch};
+    if (m && m.how == TemplateMatch::How::Exact &&
+        (m.packed || (t.shape != *m.shape && is_packed_integer(st.dtype))))
+      t.logical_shape = m.shape;
   } else if (m && !m.packed) {
     note.model_dtype = m.model_dtype;
     t.shape = *m.shape;
@@ -440,6 +443,7 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
     const std::optional<PackedLinearTensor> packed =
         m ? (q ? packed_linear_tensor(*q, *m.shape, "qweight") : std::nullopt) : companion;
     if (packed) {
+      if (m) t.logical_shape = m.shape;
       t.shape = packed->shape;
       t.dtype = packed->dtype;
       t.parameters = numel(t.shape);

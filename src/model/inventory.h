@@ -26,6 +26,10 @@ struct InventoryTensor {
   uint64_t bytes = 0;       // stored bytes; 0 for tied copies
   TensorPlacement placement;
   std::string_view tied_to;  // a name the inventory owns (template, tie_targets); empty if not tied
+  // A quantized packing of a matrix the model builds (GPTQ/AWQ qweight, compressed-tensors weight_packed,
+  // NVFP4's two codes a byte): that matrix's shape, the template's, which the inventory owns; null otherwise.
+  // `shape` stays the stored one.
+  const Shape* logical_shape = nullptr;
   std::optional<uint32_t> file_index;
   std::optional<DType> dtype;  // stored dtype, or the config's torch_dtype in a dry run
   TensorKind kind = TensorKind::Parameter;

@@ -123,8 +123,10 @@ TemplateMatch TemplateMatcher::match(const std::string& stored_name) {
     m.packed = m.how != TemplateMatch::How::None;
     if (m.packed) return m;
   }
-  if (as_stored && !expected_[*as_stored].tensor->stored)
+  if (as_stored && !expected_[*as_stored].tensor->stored) {
+    seen_[*as_stored] = 1;  // stored after all: its row is this one, not a second, unstored one
     return from(expected_[*as_stored], TemplateMatch::How::TiedCopy);
+  }
   if (!patterns_first_)
     if (auto piece = patterns_.match(stored_name)) return expert_piece(*piece);
   return {};
@@ -160,8 +162,9 @@ void TemplateMatcher::for_each_unmatched(
 
 void TemplateMatcher::for_each_tied_copy(
     const std::function<void(const TemplateMatch&, const std::string&)>& f) const {
-  for (const Expected& e : expected_)
-    if (!e.tensor->stored) f(from(e, TemplateMatch::How::TiedCopy), *e.name);
+  for (size_t i = 0; i < expected_.size(); ++i)
+    if (!expected_[i].tensor->stored && !seen_[i])
+      f(from(expected_[i], TemplateMatch::How::TiedCopy), *expected_[i].name);
 }
 
 }  // namespace ma

@@ -43,7 +43,8 @@ class TemplateMatcher {
   TemplateMatch match(const std::string& stored_name);
   // Parameters the template predicts that no match() call found: f(on-disk name, shape).
   void for_each_unmatched(const std::function<void(const std::string&, const Shape&)>& f) const;
-  // Tensors that share another's storage and are not stored: f(match describing it, on-disk name).
+  // Tensors that share another's storage and that no stored tensor was found for (match() saw none by its
+  // name): f(match describing it, on-disk name).
   void for_each_tied_copy(const std::function<void(const TemplateMatch&, const std::string&)>& f) const;
   size_t tied_copies() const { return tied_copies_; }
   // The shape the template predicts for the on-disk name `name` (saved with or without the base-model

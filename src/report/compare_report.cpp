@@ -43,8 +43,10 @@ std::string layer_name(const std::optional<uint32_t>& l) {
   return l ? std::to_string(*l) : "(outside layers)";
 }
 
-// A ratio that is undefined (a constant A) shows as "-".
+// A ratio that is undefined (no finite pair, a NaN) shows as "-"; an infinite one (B against an all-zero A,
+// the SNR of identical tensors) as inf, which the JSON, having no infinity, writes as null.
 std::string defined(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   return std::isfinite(v) ? table_number(v) : "-";
 }
 
@@ -173,7 +175,7 @@ std::string flag_rules_text(const WeightComparison& c) {
   std::vector<std::string> rules = {"|mean drift| > " + short_number(c.mean_threshold)};
   if (c.rel_l2_threshold > 0) rules.push_back("||B-A||/||A|| > " + short_number(c.rel_l2_threshold));
   if (c.cosine_threshold > -1) rules.push_back("cosine < " + short_number(c.cosine_threshold));
-  if (c.max_abs_threshold > 0) rules.push_back("max |B-A| > " + short_number(c.max_abs_threshold));
+  if (c.max_abs_threshold) rules.push_back("max |B-A| > " + short_number(*c.max_abs_threshold));
   std::string text;
   for (size_t i = 0; i < rules.size(); ++i)
     text += (i == 0 ? "" : i + 1 == rules.size() ? " or " : ", ") + rules[i];
@@ -200,13 +202,13 @@ void stream_compare_json(const WeightComparison& c, const RunInfo& run, const Js
   w.key("a").value(c.a);
   w.key("b").value(c.b);
   w.key("mean_threshold").value(c.mean_threshold);
-  // A rule that is off (its threshold 0, cosine's -1) is null.
+  // A rule that is off (its threshold 0, cosine's -1, no --max-diff) is null.
   auto threshold = [&](const char* key, double v, bool used) {
     w.key(key).value_or_null(used ? std::optional<double>(v) : std::nullopt);
   };
   threshold("rel_l2_threshold", c.rel_l2_threshold, c.rel_l2_threshold > 0);
   threshold("cosine_threshold", c.cosine_threshold, c.cosine_threshold > -1);
-  threshold("max_abs_threshold", c.max_abs_threshold, c.max_abs_threshold > 0);
+  w.key("max_abs_threshold").value_or_null(c.max_abs_threshold);
   w.key("compared").value(static_cast<uint64_t>(c.tensors.size()));
   w.key("flagged").value(static_cast<uint64_t>(flagged));
   w.key("seconds").value(c.seconds);

@@ -12,8 +12,11 @@ std::string csv_text(std::string_view s) {
   return out + "\"";
 }
 
+// An undefined number (NaN) is an empty cell; an infinite one is inf or -inf, which pandas and Python's
+// float() read back as infinity.
 std::string csv_number(double v) {
-  if (!std::isfinite(v)) return {};
+  if (std::isnan(v)) return {};
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;

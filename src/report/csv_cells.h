@@ -7,6 +7,6 @@
 namespace ma {
 
 std::string csv_text(std::string_view s);
-std::string csv_number(double v);  // "" for NaN and ±Inf
+std::string csv_number(double v);  // "" for NaN, inf / -inf for ±Inf
 
 }  // namespace ma

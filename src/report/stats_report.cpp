@@ -47,6 +47,12 @@ std::string csv_stat(const TensorStats& t, double v) {
   return defined(t) && std::isfinite(v) ? csv_number(v) : std::string();
 }
 
+// Fractions and the L2 norm are defined with no finite value (0 of the elements, an empty sum), as the JSON
+// writes them; only an overflowed norm is empty.
+std::string csv_total(double v) {
+  return std::isfinite(v) ? csv_number(v) : std::string();
+}
+
 std::string opt(const std::optional<uint64_t>& v) {
   return v ? std::to_string(*v) : std::string();
 }
@@ -215,7 +221,7 @@ std::string render_stats_csv(const WeightStats& s, std::string_view model_path, 
                                       csv_stat(t, t.mean),
                                       csv_stat(t, t.std),
                                       csv_stat(t, t.var),
-                                      csv_stat(t, t.near_zero_fraction),
+                                      csv_total(t.near_zero_fraction),
                                       std::string(dtype_info(t.dtype).torch_name),
                                       std::string(created_at),
                                       std::to_string(t.numel),
@@ -223,8 +229,8 @@ std::string render_stats_csv(const WeightStats& s, std::string_view model_path, 
                                       csv_stat(t, t.min),
                                       csv_stat(t, t.max),
                                       csv_stat(t, t.abs_max),
-                                      csv_stat(t, t.l2_norm),
-                                      csv_stat(t, t.zeros_fraction),
+                                      csv_total(t.l2_norm),
+                                      csv_total(t.zeros_fraction),
                                       std::to_string(t.nan_count),
                                       std::to_string(t.inf_count)};
     for (double p : t.percentiles) cells.push_back(csv_stat(t, p));

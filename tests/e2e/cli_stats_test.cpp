@@ -81,6 +81,44 @@ TEST(CliStats, MomentsThatOverflowAreUndefinedEverywhere) {
   EXPECT_EQ(text.out.find("nan"), std::string::npos) << text.out;
 }
 
+// A tensor with no finite value has no mean, std, min or percentile (empty cells, null in the JSON), but
+// its fractions and L2 norm are 0, as the JSON gives them: 0 of its elements are zero.
+TEST(CliStats, CsvGivesTheTotalsOfATensorWithNoFiniteValue) {
+  TempDir dir;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  write_safetensors(dir / "n.safetensors", {{"w", DType::F32, {4}, f32({nan, nan, nan, nan})}});
+  CommandResult r = run_cli("stats " + quoted(dir / "n.safetensors") + " --csv - --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream csv(r.out);
+  std::string header, row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  auto cells = [](const std::string& line) {
+    std::vector<std::string> out(1);
+    bool quoted_cell = false;
+    for (char c : line) {
+      if (c == '"') quoted_cell = !quoted_cell;
+      if (c == ',' && !quoted_cell)
+        out.emplace_back();
+      else
+        out.back() += c;
+    }
+    return out;
+  };
+  const std::vector<std::string> names = cells(header), values = cells(row);
+  ASSERT_EQ(names.size(), values.size()) << r.out;
+  auto cell = [&](const std::string& name) {
+    const auto at = std::find(names.begin(), names.end(), name);
+    return at == names.end() ? std::string("(no column)") : values[at - names.begin()];
+  };
+  EXPECT_EQ(cell("nan_count"), "4");
+  EXPECT_EQ(cell("zeros_fraction"), "0");
+  EXPECT_EQ(cell("sparsity"), "0");
+  EXPECT_EQ(cell("l2_norm"), "0");
+  EXPECT_EQ(cell("mean"), "");
+  EXPECT_EQ(cell("p50"), "");
+}
+
 // Nothing to scan names why: the flags that narrowed the selection, or a checkpoint with no tensor (it named
 // --include when none was given).
 TEST(CliStats, AnEmptySelectionNamesItsCause) {
@@ -527,10 +565,53 @@ TEST(CliCompare, AllZeroSidesFollowOneRuleForTensorsAndLayers) {
   const json::Value& f32_pool = d.root().find("by_dtype_b")->items().at(0);
   EXPECT_TRUE(f32_pool.find("rel_l2")->is_null()) << r.out;
   EXPECT_TRUE(f32_pool.find("snr_db")->is_null()) << r.out;
+  // The table says the ratio is infinite (as the CSV does) where the JSON, having no infinity, has null.
   CommandResult console =
       run_cli("compare " + quoted(dir / "a.safetensors") + " " + quoted(dir / "b.safetensors"));
   EXPECT_EQ(console.out.find("nan"), std::string::npos) << console.out;
-  EXPECT_EQ(console.out.find("inf"), std::string::npos) << console.out;
+  EXPECT_NE(console.out.find(" inf "), std::string::npos) << console.out;
+  CommandResult csv = run_cli("compare " + quoted(dir / "a.safetensors") + " " +
+                              quoted(dir / "b.safetensors") + " --csv - --quiet");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.out.find(",inf,"), std::string::npos) << csv.out;
+}
+
+// compare's means are compensated sums, as stats' are: [1e30, -1e30, 1] has mean 1/3 in both (a plain sum
+// gives 0, and compare's correction pass over the residuals gave 0.56), so a change of 0.5 in the last value
+// is a drift of 1/6, under a threshold of 0.2, and no flag.
+TEST(CliCompare, MeansOfCancellingValuesAreExact) {
+  TempDir dir;
+  write_safetensors(dir / "a.safetensors", {{"model.norm.weight", DType::F32, {3}, f32({1e30f, -1e30f, 1})}});
+  write_safetensors(dir / "b.safetensors",
+                    {{"model.norm.weight", DType::F32, {3}, f32({1e30f, -1e30f, 1.5f})}});
+  CommandResult r = run_cli("compare " + quoted(dir / "a.safetensors") + " " + quoted(dir / "b.safetensors") +
+                            " --json --threshold 0.2 --rel-threshold 0 --cos-threshold -1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "compare");
+  const json::Value& t = tensor(d, "model.norm.weight");
+  EXPECT_DOUBLE_EQ(t.find("mean_a")->as_double(), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(t.find("mean_b")->as_double(), 1.5 / 3);
+  EXPECT_DOUBLE_EQ(t.find("mean_drift")->as_double(), 0.5 / 3);
+  EXPECT_FALSE(t.find("flagged")->as_bool()) << r.out;
+}
+
+// --max-diff 0 asks for any difference at all (a bit-exact copy check): a change of 1e-3 is flagged by it, an
+// identical tensor is not; without the flag the rule is off (null).
+TEST(CliCompare, MaxDiffZeroFlagsAnyDifference) {
+  TempDir dir;
+  write_safetensors(dir / "a.safetensors", {{"model.norm.weight", DType::F32, {2}, f32({1, 2})},
+                                            {"model.embed_tokens.weight", DType::F32, {2}, f32({3, 4})}});
+  write_safetensors(dir / "b.safetensors", {{"model.norm.weight", DType::F32, {2}, f32({1, 2.001f})},
+                                            {"model.embed_tokens.weight", DType::F32, {2}, f32({3, 4})}});
+  CommandResult r = run_cli("compare " + quoted(dir / "a.safetensors") + " " + quoted(dir / "b.safetensors") +
+                            " --json --max-diff 0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "compare");
+  EXPECT_EQ(d.root().find("max_abs_threshold")->as_double(), 0.0);
+  const auto& why = tensor(d, "model.norm.weight").find("flagged_by")->items();
+  ASSERT_EQ(why.size(), 1u) << r.out;
+  EXPECT_EQ(why[0].as_string(), "max_abs_diff");
+  EXPECT_FALSE(tensor(d, "model.embed_tokens.weight").find("flagged")->as_bool());
 }
 
 // A side without weights (a config alone) is refused, as stats refuses it; two checkpoints whose every shared

@@ -3,11 +3,17 @@
 // unit/perf_model_test.cpp.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "cli_test_support.h"
 #include "core/json.h"
+#include "formats/safetensors_writer.h"
 
 namespace ma::test {
 namespace {
+
+namespace fs = std::filesystem;
 
 TEST(PerfCli, JsonCarriesTheIssuesFieldsAndReportAndPlotAreWritten) {
   TempDir dir;
@@ -91,6 +97,98 @@ TEST(PerfCli, ADecoderStackNamedEncoderIsStreamedEveryToken) {
   EXPECT_GT(d.root().find("bytes_weights")->as_double(), layer_weight_bytes);
   const double hbm_bytes_per_s = d.root().find("hardware")->find("hbm_gbps")->as_double() * 1e9;
   EXPECT_LT(d.root().find("tokens_per_s")->as_double(), hbm_bytes_per_s / layer_weight_bytes);
+}
+
+// ChatGLM-6B stores its LM head though it is tied to the embedding: one tensor, one row, one GEMM a step. The
+// template's unstored tied copy was listed beside the stored one, and perf timed the 1.07 GB head twice.
+TEST(PerfCli, AStoredTiedLmHeadIsOneMatrix) {
+  const auto data = shared_data();
+  if (!data) GTEST_SKIP() << "no ../shared/data";
+  const fs::path model = *data / "hf-configs" / "THUDM__chatglm-6b";
+  const CommandResult t = run_cli("tensors " + quoted(model) + " --json");
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_EQ(occurrences(t.out, "\"name\":\"lm_head.weight\""), 1u);
+  const CommandResult r = run_cli("perf " + quoted(model) + " --hw h100-sxm --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json::Document d = json::Document::parse(r.out, "perf");
+  size_t heads = 0;
+  for (const json::Value& op : d.root().find("ops")->items())
+    heads += op.find("name")->as_string() == "lm_head.weight";
+  EXPECT_EQ(heads, 1u);
+}
+
+// A 4-bit checkpoint with its headers stores each linear packed: GPTQ's qweight is [in/8, out] of int32,
+// compressed-tensors' weight_packed [out, in/8]. The step multiplies the matrices the model builds: its FLOPs
+// are its unquantized twin's (config alone), where the packed shapes gave 1/8 of them (and
+// compressed-tensors' "weight_packed", not named "weight", none); and the bytes it reads are the packed ones.
+TEST(PerfCli, PackedQuantizedMatricesAreTheMatricesTheyPack) {
+  const std::string base = R"("model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 64,
+    "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+    "head_dim": 16, "vocab_size": 256, "max_position_embeddings": 512, "tie_word_embeddings": false,
+    "torch_dtype": "float16")";
+  const std::vector<std::pair<std::string, std::pair<uint64_t, uint64_t>>> linears = {
+      {"self_attn.q_proj", {64, 64}}, {"self_attn.k_proj", {32, 64}}, {"self_attn.v_proj", {32, 64}},
+      {"self_attn.o_proj", {64, 64}}, {"mlp.gate_proj", {128, 64}},   {"mlp.up_proj", {128, 64}},
+      {"mlp.down_proj", {64, 128}}};
+  auto write = [&](const fs::path& dir, bool gptq) {
+    fs::create_directories(dir);
+    std::vector<TensorToWrite> t = {{"model.embed_tokens.weight", DType::F16, {256, 64}, ""},
+                                    {"lm_head.weight", DType::F16, {256, 64}, ""},
+                                    {"model.norm.weight", DType::F16, {64}, ""}};
+    uint64_t packed_bytes = 0;
+    for (int l = 0; l < 2; ++l) {
+      const std::string p = "model.layers." + std::to_string(l) + ".";
+      t.push_back({p + "input_layernorm.weight", DType::F16, {64}, ""});
+      t.push_back({p + "post_attention_layernorm.weight", DType::F16, {64}, ""});
+      for (const auto& [name, shape] : linears) {
+        const auto [out, in] = shape;
+        packed_bytes += out * in / 2;
+        if (gptq) {
+          t.push_back({p + name + ".qweight", DType::I32, {in / 8, out}, ""});
+          t.push_back({p + name + ".qzeros", DType::I32, {in / 32, out / 8}, ""});
+          t.push_back({p + name + ".scales", DType::F16, {in / 32, out}, ""});
+          t.push_back({p + name + ".g_idx", DType::I32, {in}, ""});
+        } else {
+          t.push_back({p + name + ".weight_packed", DType::I32, {out, in / 8}, ""});
+          t.push_back({p + name + ".weight_scale", DType::F16, {out, in / 32}, ""});
+          t.push_back({p + name + ".weight_shape", DType::I64, {2}, ""});
+        }
+      }
+    }
+    write_safetensors(dir / "model.safetensors", t);
+    write_file(
+        dir / "config.json",
+        "{" + base + ", \"quantization_config\": " +
+            (gptq
+                 ? R"({"quant_method": "gptq", "bits": 4, "group_size": 32, "desc_act": false, "sym": true})"
+                 : R"({"quant_method": "compressed-tensors", "format": "pack-quantized", "ignore": ["lm_head"],
+                  "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int",
+                  "symmetric": true, "strategy": "group", "group_size": 32}}}})") +
+            "}");
+    return packed_bytes;
+  };
+  TempDir tmp;
+  fs::create_directories(tmp / "twin");
+  write_file(tmp / "twin" / "config.json", "{" + base + "}");
+  const std::string args = " --hw h100-sxm --mode prefill --seq 64 --json";
+  auto perf = [&](const fs::path& model) {
+    const CommandResult r = run_cli("perf " + quoted(model) + args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::Document::parse(r.out, "perf");
+  };
+  const json::Document twin = perf(tmp / "twin");
+  const double twin_flops = twin.root().find("flops_theory")->as_double();
+  for (const bool gptq : {true, false}) {
+    SCOPED_TRACE(gptq ? "gptq" : "compressed-tensors");
+    const fs::path dir = tmp / (gptq ? "gptq" : "ct");
+    const uint64_t packed_bytes = write(dir, gptq);
+    const json::Document d = perf(dir);
+    EXPECT_DOUBLE_EQ(d.root().find("flops_theory")->as_double(), twin_flops);
+    // The weights read: the layers' packed int4 bytes (scales aside) and the fp16 LM head, once each.
+    const double head_bytes = 256.0 * 64 * 2;
+    EXPECT_GE(d.root().find("bytes_weights")->as_double(), static_cast<double>(packed_bytes) + head_bytes);
+    EXPECT_LT(d.root().find("bytes_weights")->as_double(), twin.root().find("bytes_weights")->as_double());
+  }
 }
 
 }  // namespace

@@ -218,6 +218,25 @@ TEST(PickleMachine, ValuesAndLimits) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Limit);
   }
+  // OrderedDict(pairs) copies its pairs: called K times on one memoized list of 10 pairs, the copies count
+  // against the cap as values built do (5 calls fit 100 values, 10 do not), where they cost nothing and a
+  // 200 KB file built 1.6 GB of dicts.
+  auto ordered_dicts = [](int calls) {
+    std::string p =
+        "ccollections\nOrderedDict\nq\x01"  // the global, memoized
+        "0]q\x00("s;                        // popped; the list of pairs
+    for (int i = 0; i < 10; ++i) p += "K\x01K\x02\x86";
+    p += "e";
+    for (int i = 0; i < calls; ++i) p += "h\x01h\x00\x85R0"s;
+    return program(p + ".");
+  };
+  EXPECT_EQ(run_pickle(ordered_dicts(5), 0, "t.pkl", {}, PickleLimits{100}).value->items.size(), 10u);
+  try {
+    run_pickle(ordered_dicts(10), 0, "t.pkl", {}, PickleLimits{100});
+    ADD_FAILURE() << "no limit";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Limit);
+  }
 }
 
 }  // namespace

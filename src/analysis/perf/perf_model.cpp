@@ -36,13 +36,21 @@ bool is_block_diagonal_gate(const InventoryTensor& t) {
   return t.placement.block == Block::RgLru && t.shape.size() == 3 && t.name.ends_with("gate_weight");
 }
 
+// The matrix a weight applies: its logical shape where it is stored packed (a GPTQ qweight is [in/8, out] of
+// int32, an AWQ one [in, out/8], NVFP4 [out, in/2] of bytes: their stored shapes gave 1/8 to 1/2 of the FLOPs
+// and, timed in another dtype, of the bytes).
+const Shape& matrix_shape(const InventoryTensor& t) {
+  return t.logical_shape ? *t.logical_shape : t.shape;
+}
+
 bool is_gemm_weight(const InventoryTensor& t) {
   if (t.kind != TensorKind::Parameter || t.embedding || t.routed_expert) return false;
-  if (t.shape.size() != 2 && !is_block_diagonal_gate(t)) return false;
+  if (matrix_shape(t).size() != 2 && !is_block_diagonal_gate(t)) return false;
   const Block block = t.placement.block;
   // Embedding tables (and their tied copies, such as T5's encoder/decoder embed_tokens) are gathered from.
   if (block == Block::Embedding || is_tower(block) || block == Block::Norm) return false;
-  return t.name.size() >= 6 && t.name.compare(t.name.size() - 6, 6, "weight") == 0;
+  // A packed matrix is one whatever its name (compressed-tensors' "weight_packed").
+  return t.logical_shape || (t.name.size() >= 6 && t.name.compare(t.name.size() - 6, 6, "weight") == 0);
 }
 
 // A tied LM head ([vocab, hidden], sharing the embedding's storage) is still a GEMM every step. Its tied 1-D
@@ -172,9 +180,9 @@ class Builder {
   // matrix it shares is read at the step's weight dtype).
   void gemm(const InventoryTensor& t, size_t index) {
     // A block-diagonal gate does the work of one [blocks x out, in] matrix (as many multiply-adds a token).
-    const double n =
-        static_cast<double>(t.shape[0]) * (t.shape.size() == 3 ? static_cast<double>(t.shape[2]) : 1);
-    const double k = static_cast<double>(t.shape[1]);
+    const Shape& shape = matrix_shape(t);
+    const double n = static_cast<double>(shape[0]) * (shape.size() == 3 ? static_cast<double>(shape[2]) : 1);
+    const double k = static_cast<double>(shape[1]);
     const Block block = t.placement.block;
     const bool attention = block == Block::Attention || block == Block::CrossAttention;
     const bool lm_head = block == Block::LmHead;
