@@ -1,6 +1,7 @@
 #include "hub/download.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -27,19 +28,26 @@ namespace {
 
 constexpr int kMaxResumes = 5;
 
-// A temp file that removes itself unless kept.
+// A temp file that removes itself unless kept. It holds an exclusive flock from just after its creation until
+// it is closed, after the rename into place: a concurrent download's sweep of stale temp files
+// (stale_temp.h) sees it is live even from another PID namespace, where our pid means nothing.
 class TempFile {
  public:
   explicit TempFile(fs::path path) : path_(std::move(path)) {
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw Error(ErrorKind::LocalIO, path_.string(), "", "cannot create the download file");
+    if (fd_ < 0)
+      throw Error(ErrorKind::LocalIO, path_.string(), "",
+                  std::string("cannot create the download file: ") + std::strerror(errno));
+    // Best effort: where flock is unsupported (ENOLCK, EINVAL) the sweep goes by the pid alone.
+    (void)::flock(fd_, LOCK_EX | LOCK_NB);
   }
   ~TempFile() {
-    if (fd_ >= 0) ::close(fd_);
+    // Removed before the lock goes, so a sweep never sees it unlocked while it is still ours.
     if (!kept_) {
       std::error_code ec;
       fs::remove(path_, ec);
     }
+    if (fd_ >= 0) ::close(fd_);
   }
   void write(std::string_view bytes) {
     while (!bytes.empty()) {
@@ -56,12 +64,10 @@ class TempFile {
     if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0)
       throw Error(ErrorKind::LocalIO, path_.string(), "", "cannot restart the download file");
   }
+  // Flushed, and still open: the lock is held until the file is in place (closed by the destructor).
   void finish() {
-    if (::fsync(fd_) != 0 || ::close(fd_) != 0) {
-      fd_ = -1;
+    if (::fsync(fd_) != 0)
       throw Error(ErrorKind::LocalIO, path_.string(), "", "cannot flush the download file (disk full?)");
-    }
-    fd_ = -1;
   }
   void keep() { kept_ = true; }
   const fs::path& path() const { return path_; }
@@ -82,7 +88,7 @@ class Downloader {
         cache_(settings.cache_root, ref.id) {}
 
   DownloadResult run() {
-    HubModelInfo info = fetch_model_info(http_, ref_, cache_);
+    HubModelInfo info = fetch_model_info(http_, ref_, cache_, options_.cancel);
     const std::vector<const RepoFile*> wanted = wanted_files(info);
     progress_.files_total = wanted.size();
     for (const RepoFile* f : wanted) progress_.bytes_total += f->size.value_or(0);
@@ -249,8 +255,12 @@ class Downloader {
         ++result_.resumed;
         continue;  // bytes arrived before the connection broke: resume from there
       }
-      const std::string* server_etag = r.file_etag();
-      if (server_etag && checked_etag(*server_etag, where) != etag)
+      // The listing's hash decides. A served etag that is not a content hash (a mirror's "5f2b1c-49e20"), or
+      // one of another kind (SHA-1 beside the listing's SHA-256), says nothing about these bytes; the hash
+      // of what arrived is checked below either way.
+      const std::string* raw_etag = r.file_etag();
+      const std::optional<std::string> server_etag = raw_etag ? content_etag(*raw_etag) : std::nullopt;
+      if (server_etag && server_etag->size() == etag.size() && *server_etag != etag)
         throw Error(ErrorKind::Network, where, "ETag",
                     "the file changed on the server since it was listed; run again");
       break;

@@ -4,13 +4,15 @@
 
 namespace ma {
 
-HubModelInfo fetch_model_info(HubHttp& http, const RepoRef& ref, const HubCache& cache) {
+HubModelInfo fetch_model_info(HubHttp& http, const RepoRef& ref, const HubCache& cache,
+                              const std::atomic<bool>* cancel) {
   const HubSettings& s = http.settings();
   std::string url =
       s.endpoint + "/api/models/" + ref.id + "/revision/" + url_quote(ref.revision, false) + "?blobs=true";
   HttpRequest req;
   req.max_body = kMaxSmallFile;
   req.accept_compressed = true;
+  req.cancel = cancel;
   HubResult r = http.fetch(url, std::move(req), {ref.id, ref.revision, ""});
   if (r.response.capped) throw Error(ErrorKind::Limit, ref.id, "model info", "larger than 64 MiB");
   HubModelInfo info = parse_model_info(r.response.body, "model info of " + ref.id);

@@ -2,6 +2,7 @@
 // a file at a commit (files are always fetched at the commit the revision resolved to, so one analysis never
 // mixes two versions of a repo).
 #pragma once
+#include <atomic>
 #include <string>
 
 #include "hub/hub_cache.h"
@@ -12,7 +13,9 @@
 namespace ma {
 
 // GET /api/models/{id}/revision/{rev}?blobs=true; records the answer (by commit) and the ref in the cache.
-HubModelInfo fetch_model_info(HubHttp& http, const RepoRef& ref, const HubCache& cache);
+// `cancel` (Ctrl-C) stops it, a wait between retries included.
+HubModelInfo fetch_model_info(HubHttp& http, const RepoRef& ref, const HubCache& cache,
+                              const std::atomic<bool>* cancel = nullptr);
 
 std::string resolve_url(const HubSettings& settings, const std::string& repo_id, const std::string& commit,
                         const std::string& path);

@@ -1,5 +1,6 @@
 #include "hub/hub_cache.h"
 
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,7 +45,8 @@ void place_link(const fs::path& target, const fs::path& link) {
   fs::create_symlink(target, temp, ec);
   if (!ec) fs::rename(temp, link, ec);
   if (ec) {
-    fs::remove(temp, ec);
+    std::error_code ignored;  // the first error is the one to tell: removing the temp link must not reset it
+    fs::remove(temp, ignored);
     throw Error(ErrorKind::LocalIO, link.string(), "", "cannot link the cached file: " + ec.message());
   }
 }
@@ -64,14 +66,20 @@ bool is_etag(std::string_view s) {
 
 }  // namespace
 
-std::string checked_etag(std::string_view raw, std::string_view source) {
+std::optional<std::string> content_etag(std::string_view raw) {
   std::string_view e = raw;
   if (e.rfind("W/", 0) == 0) e.remove_prefix(2);
   if (e.size() >= 2 && e.front() == '"' && e.back() == '"') e = e.substr(1, e.size() - 2);
-  if (!is_etag(e))
+  if (!is_etag(e)) return std::nullopt;
+  return std::string(e);
+}
+
+std::string checked_etag(std::string_view raw, std::string_view source) {
+  std::optional<std::string> e = content_etag(raw);
+  if (!e)
     throw Error(ErrorKind::Network, std::string(source), "ETag",
                 "invalid etag from server (expected 40 or 64 hex)");
-  return std::string(e);
+  return std::move(*e);
 }
 
 std::string checked_commit(std::string_view raw, std::string_view source) {
@@ -142,7 +150,8 @@ fs::path HubCache::commit_blob(const fs::path& temp, const std::string& etag, co
   std::error_code ec;
   fs::rename(temp, blob, ec);  // same etag, same bytes: replacing a concurrent writer's blob is harmless
   if (ec) {
-    fs::remove(temp, ec);
+    std::error_code ignored;  // the first error is the one to tell: removing the temp must not reset it
+    fs::remove(temp, ignored);
     throw Error(ErrorKind::LocalIO, blob.string(), "",
                 "cannot move the download into the cache: " + ec.message());
   }
@@ -159,16 +168,27 @@ fs::path HubCache::store_blob(std::string_view content, const std::string& etag,
   fs::path temp = temp_blob(etag);
   FILE* f = std::fopen(temp.c_str(), "wbx");
   if (!f) throw Error(ErrorKind::LocalIO, temp.string(), "", "cache not writable");
+  // Locked until it is in place, as download's temp files are: a concurrent sweep in another PID namespace
+  // tells it from a dead run's by the lock (stale_temp.h). Best effort where flock is unsupported.
+  (void)::flock(::fileno(f), LOCK_EX | LOCK_NB);
   bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
   // Flushed to disk before it is renamed into blobs/: Python tools read these files without checking them.
   ok = ok && std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
-  ok = (std::fclose(f) == 0) && ok;
   if (!ok) {
     std::error_code ec;
     fs::remove(temp, ec);
+    std::fclose(f);
     throw Error(ErrorKind::LocalIO, temp.string(), "", "write failed (disk full?)");
   }
-  return commit_blob(temp, etag, commit, path);
+  fs::path link;
+  try {
+    link = commit_blob(temp, etag, commit, path);
+  } catch (...) {
+    std::fclose(f);
+    throw;
+  }
+  std::fclose(f);  // flushed and synced above: only the lock goes
+  return link;
 }
 
 void HubCache::sweep_stale_temp_blobs() const {

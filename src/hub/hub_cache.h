@@ -81,5 +81,9 @@ class HubCache {
 // stripped; a commit 40 hex. Throw Error(Network) "invalid etag/commit from server" otherwise (N14).
 std::string checked_etag(std::string_view raw, std::string_view source);
 std::string checked_commit(std::string_view raw, std::string_view source);
+// The etag as a content hash (W/ and quotes stripped), or nullopt when it is not one: a mirror or CDN
+// (nginx's "5f2b1c-49e20") names its bytes its own way. For a served etag that is only compared with the
+// listing's hash, which decides: only a well-formed one that differs means the file changed.
+std::optional<std::string> content_etag(std::string_view raw);
 
 }  // namespace ma

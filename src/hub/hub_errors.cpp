@@ -15,9 +15,7 @@ std::string server_message(const HubResult& r, const HubSettings& s) {
     if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) out += c;
   // The token is taken out of the whole message before it is cut short: cut first, a token across the cut
   // would no longer be found, and its first characters would be printed.
-  if (s.token && !s.token->value.empty())
-    for (size_t at; (at = out.find(s.token->value)) != std::string::npos;)
-      out.replace(at, s.token->value.size(), "<token>");
+  if (s.token) out = redact_secret(std::move(out), s.token->value);
   if (out.size() > 200) out.resize(200);
   return out;
 }
@@ -71,7 +69,9 @@ void throw_hub_error(const HubResult& r, const HubTarget& t, const HubSettings& 
   if (status == 404) {
     if (code == "RevisionNotFound")
       fail(ErrorKind::NotFound, "revision '" + t.revision + "' not found in " + t.repo);
-    if (code == "EntryNotFound")
+    // A file is asked for only once the listing named it, so the repository is there: a bare 404 (no
+    // X-Error-Code, as a CDN or a mirror answers) means the file is missing, not the repository.
+    if (code == "EntryNotFound" || (code.empty() && !t.file.empty()))
       fail(ErrorKind::NotFound, "file '" + t.file + "' not found in " + t.repo + "@" + t.revision);
     fail(ErrorKind::NotFound,
          "repository '" + t.repo + "' not found on " + s.endpoint + " (a typo? private repos need a token)");

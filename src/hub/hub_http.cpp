@@ -1,6 +1,7 @@
 #include "hub/hub_http.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -31,8 +32,20 @@ std::string wait_text(double s) {
          (s >= kMaxHeaderWaitSeconds ? " s or more" : " s");
 }
 
-void sleep_s(double s) {
-  std::this_thread::sleep_for(std::chrono::duration<double>(s));
+// Waits `s` seconds before the next try, in steps of at most 100 ms so that Ctrl-C (the request's cancel
+// flag) is honoured within one: a Retry-After may ask for up to a minute. Interrupted, it fails as an
+// interrupted transfer does (HttpClient::perform).
+void sleep_s(double s, const std::atomic<bool>* cancel, const std::string& url) {
+  const auto until =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
+  for (;;) {
+    if (cancel && cancel->load()) throw Error(ErrorKind::LocalIO, redact_url(url), "", "interrupted");
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) return;
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(100)));
+  }
 }
 
 }  // namespace
@@ -65,8 +78,8 @@ HubResult HubHttp::follow(const std::string& start, HttpRequest request) {
     const auto sent = std::chrono::steady_clock::now();
     HttpResponse r = client_.perform(request);
     if (settings_.observe)
-      settings_.observe({request.head ? "HEAD" : "GET", redact_url(url), request.range, r.status,
-                         r.body_bytes,
+      settings_.observe({request.head ? "HEAD" : "GET", without_token(redact_url(url)), request.range,
+                         r.status, r.body_bytes,
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count()});
     if (origin == endpoint_origin_) result.hub_headers = r.headers;
     const std::string* location = r.header("location");
@@ -86,7 +99,28 @@ HubResult HubHttp::follow(const std::string& start, HttpRequest request) {
   }
 }
 
+std::string HubHttp::without_token(std::string text) const {
+  return settings_.token ? redact_secret(std::move(text), settings_.token->value) : text;
+}
+
 HubResult HubHttp::fetch(const std::string& url, HttpRequest request, const HubTarget& target) {
+  // Every error of every hop passes here, the URLs a server redirected to and the text it sent included:
+  // the token is taken out of them all, whether or not that hop was sent it (the one place that knows it).
+  auto clean = [&](const Error& e) {
+    return Error(e.kind(), without_token(e.file()), without_token(e.field()), without_token(e.rule()),
+                 e.offset());
+  };
+  try {
+    return retrying(url, std::move(request), target);
+  } catch (const TransientNetworkError& e) {
+    const Error c = clean(e);
+    throw TransientNetworkError(c.kind(), c.file(), c.field(), c.rule(), c.offset());
+  } catch (const Error& e) {
+    throw clean(e);
+  }
+}
+
+HubResult HubHttp::retrying(const std::string& url, HttpRequest request, const HubTarget& target) {
   bool delivered = false;
   if (request.sink) {
     auto inner = std::move(request.sink);
@@ -104,7 +138,7 @@ HubResult HubHttp::fetch(const std::string& url, HttpRequest request, const HubT
       // Only the connection failed (refused, reset, timed out): worth another try, unless bytes already went
       // to the sink (the caller resumes). A refused redirect, Ctrl-C or a header over the limit is not.
       if (delivered || attempt > settings_.max_transport_retries) throw;
-      sleep_s(backoff);
+      sleep_s(backoff, request.cancel, url);
       continue;
     }
     const int status = r.response.status;
@@ -122,7 +156,7 @@ HubResult HubHttp::fetch(const std::string& url, HttpRequest request, const HubT
         wait = *ra + 1;
       }
     }
-    sleep_s(wait);
+    sleep_s(wait, request.cancel, url);
   }
 }
 

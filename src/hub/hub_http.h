@@ -38,6 +38,7 @@ class HubHttp {
 
   // GET (or HEAD) with redirects and retries. Returns 2xx answers; throws the mapped Error otherwise.
   // A request with a sink is retried only while nothing reached the sink (the caller resumes downloads).
+  // No error it throws holds the token: a server may echo it in a header, or in a URL it redirects to.
   HubResult fetch(const std::string& url, HttpRequest request, const HubTarget& target);
 
   const HubSettings& settings() const { return settings_; }
@@ -46,6 +47,8 @@ class HubHttp {
 
  private:
   HubResult follow(const std::string& url, HttpRequest request);
+  HubResult retrying(const std::string& url, HttpRequest request, const HubTarget& target);
+  std::string without_token(std::string text) const;
 
   const HubSettings& settings_;
   Origin endpoint_origin_;

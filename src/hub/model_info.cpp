@@ -1,5 +1,7 @@
 #include "hub/model_info.h"
 
+#include <unordered_map>
+
 #include "core/error.h"
 #include "core/json.h"
 #include "hub/repo_ref.h"
@@ -73,6 +75,10 @@ HubModelInfo parse_model_info(std::string json_text, std::string_view source) {
   const json::Value* siblings = root.find("siblings");
   if (!siblings || !siblings->is_array())
     throw Error(ErrorKind::Malformed, std::string(source), "siblings", "model info lacks the file list");
+  // A path listed twice would be written twice at once (two temp files racing for one name, a file counted
+  // twice): the same entry again is dropped; two different ones are the server's fault, as nothing says
+  // which to trust.
+  std::unordered_map<std::string, size_t> seen;  // path -> its entry in info.files
   for (const json::Value& s : siblings->items()) {
     RepoFile f;
     f.path = text(s, "rfilename");
@@ -85,6 +91,12 @@ HubModelInfo parse_model_info(std::string json_text, std::string_view source) {
         throw Error(ErrorKind::Malformed, std::string(source), "siblings['" + f.path + "'].lfs.sha256",
                     "not a 64-hex sha256");
       if (!f.size) f.size = count(*lfs, "size");
+    }
+    if (const auto [it, fresh] = seen.emplace(f.path, info.files.size()); !fresh) {
+      const RepoFile& first = info.files[it->second];
+      if (first.size == f.size && first.blob_id == f.blob_id && first.lfs_sha256 == f.lfs_sha256) continue;
+      throw Error(ErrorKind::Network, std::string(source), "siblings['" + f.path + "']",
+                  "the file list names this file twice, with different sizes or hashes");
     }
     info.files.push_back(std::move(f));
   }

@@ -56,18 +56,48 @@ RemoteHeader first_range(HubHttp& http, const std::string& url, uint64_t len,
     throw Error(ErrorKind::Network, where, "size",
                 "the server states " + std::to_string(out.file_size) + " bytes, the file list " +
                     std::to_string(*expected_size));
-  if (const std::string* e = r.file_etag()) out.etag = checked_etag(*e, where);
+  // Only a content hash names the file (remote_header.h); a mirror's own etag ("5f2b1c-49e20") is ignored.
+  if (const std::string* e = r.file_etag()) out.etag = content_etag(*e).value_or("");
   out.prefix = std::move(r.response.body);
   return out;
 }
 
 }  // namespace
 
+void HeaderBudget::take(uint64_t n, const std::string& where) {
+  std::lock_guard lock(mutex_);
+  if (!refusal_ && n <= left_) {
+    left_ -= n;
+    return;
+  }
+  if (!refusal_)
+    refusal_ = Error(ErrorKind::Limit, where, "GGUF header",
+                     "the headers of one listing may take " + std::to_string(total_ >> 20) +
+                         " MiB in all (real ones are tens of MB); the listing asks for more");
+  throw *refusal_;
+}
+
+void HeaderBudget::give_back(uint64_t n) {
+  std::lock_guard lock(mutex_);
+  left_ = std::min(total_, left_ + n);
+}
+
+std::optional<Error> HeaderBudget::refusal() const {
+  std::lock_guard lock(mutex_);
+  return refusal_;
+}
+
 RemoteHeader fetch_gguf_header(HubHttp& http, const std::string& url, std::optional<uint64_t> expected_size,
-                               const HubTarget& target) {
+                               const HubTarget& target, HeaderBudget* budget) {
   const std::string where = target.repo + "/" + target.file;
   uint64_t asked =
       std::max<uint64_t>(1, expected_size ? std::min(*expected_size, kGgufFirstRead) : kGgufFirstRead);
+  uint64_t taken = 0;  // from the budget
+  auto take = [&](uint64_t n) {
+    if (budget) budget->take(n, where);
+    taken += n;
+  };
+  take(asked);
   RemoteHeader out = first_range(http, url, asked, expected_size, target);
   for (;;) {
     if (out.prefix.size() < asked && out.prefix.size() < out.file_size)
@@ -75,10 +105,13 @@ RemoteHeader fetch_gguf_header(HubHttp& http, const std::string& url, std::optio
     try {
       const GgufFile g = read_gguf(PrefixSource(out.prefix, out.file_size, where));
       out.prefix.resize(g.header.size());
+      out.prefix.shrink_to_fit();  // what was read past the header is given back to the budget, and freed
+      if (budget) budget->give_back(taken - std::min<uint64_t>(taken, out.prefix.size()));
       return out;
     } catch (const BytesNotFetched& more) {
       // The parser's caps (GgufLimits) bound how far this grows: it refuses a larger header before asking.
       asked = std::min(out.file_size, std::max<uint64_t>(more.end, 2 * out.prefix.size()));
+      take(asked - std::min<uint64_t>(asked, out.prefix.size()));
       HubResult next = get_range(http, url, out.prefix.size(), asked - 1, target);
       out.prefix += next.response.body;
     }

@@ -123,16 +123,19 @@ class Assembler {
       }
     if (!http_) return false;
     HttpRequest req;
-    req.max_body = kMaxSmallFile;  // decoded bytes: a compression bomb stops here too
+    // Decoded bytes: a compression bomb stops here too. One byte more than the listing promises is already
+    // a consistency failure (download's rule), so a listed 234-byte config is not read for 64 MiB.
+    const bool listed_small = f.size && *f.size < kMaxSmallFile;
+    req.max_body = listed_small ? *f.size + 1 : kMaxSmallFile;
     req.accept_compressed = true;  // a 4 MB index is ~10x smaller gzipped
     HubTarget t{ref_.id, info.commit, f.path};
     HubResult r = http_->fetch(file_url(info.commit, f.path), std::move(req), t);
     const std::string where = ref_.id + "/" + f.path;
-    if (r.response.capped) throw Error(ErrorKind::Limit, where, "", "larger than 64 MiB");
+    if (r.response.capped && !listed_small) throw Error(ErrorKind::Limit, where, "", "larger than 64 MiB");
     if (f.size && r.response.body.size() != *f.size)
       throw Error(ErrorKind::Network, where, "body",
                   "consistency check failed: expected " + std::to_string(*f.size) + " bytes, received " +
-                      std::to_string(r.response.body.size()));
+                      (r.response.capped ? "more" : std::to_string(r.response.body.size())));
     const std::string* commit = r.hub_header("x-repo-commit");
     if (commit && checked_commit(*commit, where) != info.commit)
       throw Error(ErrorKind::Network, where, "X-Repo-Commit", "the server answered for another commit");
@@ -210,7 +213,8 @@ class Assembler {
     } else {
       if (!http_) return HeaderSource::Missing;
       RemoteHeader rh = fetch();
-      if (!f.lfs_sha256.empty() && !rh.etag.empty() && rh.etag != f.lfs_sha256)
+      // A served SHA-1 (a mirror's git etag) is another kind of hash than the listing's: it says nothing.
+      if (!f.lfs_sha256.empty() && rh.etag.size() == f.lfs_sha256.size() && rh.etag != f.lfs_sha256)
         throw Error(ErrorKind::Network, ref_.id + "/" + f.path, "X-Linked-Etag",
                     "the file changed between the listing and the read (etag differs); run again");
       if (!f.lfs_sha256.empty()) {
@@ -311,7 +315,7 @@ class Assembler {
         info, f, gguf_header_complete,
         [&] {
           return fetch_gguf_header(*http_, file_url(info.commit, f.path), f.size,
-                                   {ref_.id, info.commit, f.path});
+                                   {ref_.id, info.commit, f.path}, &gguf_budget_);
         },
         h, stats);
     if (got == HeaderSource::Read) fetched = std::move(h);
@@ -376,6 +380,8 @@ class Assembler {
         failed[i] = e;
       }
     });
+    // Over the budget of all headers together is the listing's fault, not one row's.
+    if (std::optional<Error> over = gguf_budget_.refusal()) throw *over;
     for (size_t i = 0; i < parts.size(); ++i)
       if (failed[i] && !m.gguf_models[parts[i].first].error) m.gguf_models[parts[i].first].error = failed[i];
     for (size_t i = 0; i < parts.size(); ++i) {
@@ -448,6 +454,7 @@ class Assembler {
   std::mutex mutex_;
   std::vector<std::string> missing_;
   std::unordered_map<std::string_view, const RepoFile*> by_path_;  // GGUF part lookups (gguf_parts)
+  HeaderBudget gguf_budget_{kMaxGgufHeaderBytesInAll};             // every GGUF header fetched, together
 };
 
 }  // namespace

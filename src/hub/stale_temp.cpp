@@ -1,6 +1,9 @@
 #include "hub/stale_temp.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
@@ -12,6 +15,23 @@ constexpr std::string_view kSuffix = ".incomplete";
 
 bool process_gone(pid_t pid) {
   return ::kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+// Removes `file` if no writer holds it: its writer's flock is free (a writer in another PID namespace — a
+// container sharing the cache, another NFS node — has a pid that means nothing here) and its pid is gone
+// (which covers the instant between the writer's create and its flock). Removed while the lock is held, so
+// a writer cannot take it in between. Where flock is unsupported (ENOLCK, EINVAL: some network file
+// systems), the pid rule decides alone.
+void remove_if_abandoned(const std::filesystem::path& file, pid_t pid) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return;
+  int rc;
+  while ((rc = ::flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {
+  }
+  const bool unlocked = rc == 0 || errno != EWOULDBLOCK;  // else unsupported: the pid decides
+  std::error_code ec;
+  if (unlocked && process_gone(pid)) std::filesystem::remove(file, ec);
+  ::close(fd);  // releases the lock
 }
 
 // Exactly a run of decimal digits that fits a pid_t.
@@ -46,7 +66,7 @@ void sweep_stale_incomplete(const std::filesystem::path& dir,
     if (it->is_symlink(entry_ec) || !it->is_regular_file(entry_ec)) continue;
     const std::string filename = it->path().filename().string();
     const auto temp = parse_incomplete_name(filename);
-    if (temp && ours(temp->stem) && process_gone(temp->pid)) std::filesystem::remove(it->path(), entry_ec);
+    if (temp && ours(temp->stem)) remove_if_abandoned(it->path(), temp->pid);
   }
 }
 

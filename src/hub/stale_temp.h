@@ -1,8 +1,12 @@
 // Temp files that a killed download left behind. Ours carry the writing process's id: blobs/{etag}.{pid}-{n}
-// .incomplete in the cache, {name}.{pid}.incomplete beside a file in --out. A SIGKILLed run cannot remove its
-// own, so the next download into the same place removes those whose writer is gone: kill(pid, 0) fails with
-// ESRCH. A live writer's file (another download in progress), one of another user's process (EPERM) and
-// huggingface_hub's own {etag}.incomplete (no pid: Python locks it instead) are left alone.
+// .incomplete in the cache, {name}.{pid}.incomplete beside a file in --out, and their writer holds an
+// exclusive flock on them from just after creating them until they are renamed into place. A SIGKILLed run
+// cannot remove its own, so the next download into the same place removes those whose writer is gone: the
+// flock can be taken (a writer in another PID namespace, a container sharing the cache or another NFS node,
+// has a pid that says nothing here) and kill(pid, 0) fails with ESRCH (the instant between the create and
+// the flock). Where the file system does not support flock, the pid alone decides. A live writer's file
+// (another download in progress), one of another user's process (EPERM) and huggingface_hub's own
+// {etag}.incomplete (no pid: Python locks it instead) are left alone.
 #pragma once
 #include <sys/types.h>
 

@@ -139,6 +139,13 @@ bool transient(CURLcode rc) {
   }
 }
 
+// The secret of the Authorization header sent ("Bearer hf_..." -> "hf_..."), which an answer may echo.
+std::string_view credentials(const HttpRequest& request) {
+  std::string_view v = request.authorization;
+  const size_t space = v.find(' ');
+  return space == std::string_view::npos ? v : v.substr(space + 1);
+}
+
 }  // namespace
 
 const std::string* HttpResponse::header(std::string_view lower_name) const {
@@ -151,6 +158,13 @@ const std::string* HttpResponse::header(std::string_view lower_name) const {
 std::string redact_url(std::string_view url) {
   size_t cut = url.find_first_of("?#");
   return std::string(url.substr(0, cut));
+}
+
+std::string redact_secret(std::string text, std::string_view secret) {
+  if (secret.empty()) return text;
+  for (size_t at = 0; (at = text.find(secret, at)) != std::string::npos; at += 7)
+    text.replace(at, secret.size(), "<token>");
+  return text;
 }
 
 // libcurl is loaded by the first request (net/curl_library.h), not here: a client made for a command that
@@ -249,7 +263,7 @@ HttpResponse HttpClient::perform(const HttpRequest& request) {
     if (const std::string* encoding = response.header("content-encoding");
         encoding && !encoding->empty() && *encoding != "identity")
       throw Error(ErrorKind::Network, redact_url(request.url), "Content-Encoding",
-                  "the server compressed (" + printable(*encoding) +
+                  "the server compressed (" + printable(redact_secret(*encoding, credentials(request))) +
                       ") bytes asked for as they are (Accept-Encoding: identity)");
   return response;
 }

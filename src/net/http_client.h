@@ -105,4 +105,9 @@ class HttpClient {
 // The URL without query string or fragment: what errors and logs may show.
 std::string redact_url(std::string_view url);
 
+// `text` with every occurrence of `secret` (a token) replaced by "<token>": for server-supplied text and URLs
+// before they go into an error or a log, since a server may echo the token it was sent. Done before any cut
+// to length, or a token across the cut would no longer be found. An empty secret changes nothing.
+std::string redact_secret(std::string text, std::string_view secret);
+
 }  // namespace ma
