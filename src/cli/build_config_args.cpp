@@ -2,7 +2,9 @@
 
 #include "cli/arg_values.h"
 #include "cli/hub_options.h"
+#include "cli/output_options.h"
 #include "core/error.h"
+#include "io/output_file.h"
 
 namespace ma::cli {
 namespace {
@@ -55,6 +57,12 @@ BuildConfigArgs parse_build_config_args(const Args& args) {
   if (a.out.empty()) throw Error(ErrorKind::Usage, "", "--out", "is required: where to write the config");
   if (a.gaps.empty())
     throw Error(ErrorKind::Usage, "", "--gaps", "is required: where to write the gap reports");
+  // Checked before anything is read or created: the reports go to a directory, which standard output is not,
+  // and the config cannot be that directory (each report's own path is checked once the entries are known).
+  if (names_stdout(a.gaps))
+    throw Error(ErrorKind::Usage, a.gaps, "--gaps",
+                "is a directory for the gap reports, one file each; standard output cannot hold them");
+  require_distinct_outputs({{a.out, "--out"}, {a.gaps, "--gaps"}});
   return a;
 }
 

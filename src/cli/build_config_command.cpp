@@ -11,6 +11,7 @@
 #include "cli/build_config_args.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/output_options.h"
 #include "core/error.h"
 #include "core/text.h"
 #include "report/gap_report_markdown.h"
@@ -35,16 +36,16 @@ std::string relative_to_config(const fs::path& gap, const std::string& out) {
 
 // The published counts: --claims, else a PARAM_COUNTS.tsv in the directory that holds MODEL's directory
 // (../shared/data/hf-configs keeps one beside its models), matched by the directory's name ("org__name").
+// MODEL's directory however it is spelt (".", "x/config.json"), as the config's names have it.
 std::vector<PublishedClaim> claims_for(const BuildConfigArgs& a, std::string& file) {
   file = a.claims;
   std::error_code ec;
-  const bool local = fs::is_directory(a.model, ec);
-  fs::path dir = fs::absolute(a.model).lexically_normal();
-  if (dir.filename().empty()) dir = dir.parent_path();  // "models/x/" names x
-  if (file.empty() && local && fs::is_regular_file(dir.parent_path() / "PARAM_COUNTS.tsv", ec))
-    file = (dir.parent_path() / "PARAM_COUNTS.tsv").string();
+  const std::optional<fs::path> dir = local_model_directory(a.model);
+  const bool local = dir.has_value();
+  if (file.empty() && local && fs::is_regular_file(dir->parent_path() / "PARAM_COUNTS.tsv", ec))
+    file = (dir->parent_path() / "PARAM_COUNTS.tsv").string();
   if (file.empty()) return {};
-  std::string name = local ? dir.filename().string() : a.model.substr(0, a.model.find('@'));
+  std::string name = local ? dir->filename().string() : a.model.substr(0, a.model.find('@'));
   if (const size_t slash = name.find('/'); !local && slash != std::string::npos) name.replace(slash, 1, "__");
   return published_claims(file, name);
 }
@@ -74,6 +75,10 @@ int run_build_config(const Args& args) {
     e.gap_report = relative_to_config(path, a.out);
     gaps.push_back({path, render_gap_report_markdown(analyse_gap(cfg, e))});
   }
+  // The config over a gap report would leave only one of them: refused before the directory is created.
+  std::vector<OutputClaim> claims_of_files = {{a.out, "--out"}};
+  for (const RenderedFile& g : gaps) claims_of_files.push_back({g.path.string(), "--gaps"});
+  require_distinct_outputs(claims_of_files);
   std::string claims_file;
   const std::vector<PublishedClaim> claims = claims_for(a, claims_file);
   const ConfigValidation validation = validate_config(cfg, a.expect, claims, claims_file);

@@ -217,5 +217,50 @@ TEST(BuildConfigCli, TheExampleModelBuildsAndMissingOptionsAreUsageErrors) {
   EXPECT_FALSE(fs::exists(dir / "d.json"));
 }
 
+// Two outputs to one place are a usage error (exit 2) before anything is created: the config over a gap
+// report (which it would replace), the config as the gaps directory, and standard output as that directory.
+TEST(BuildConfigCli, OutputsThatCollideAreRefusedBeforeAnythingIsCreated) {
+  TempDir dir;
+  const CommandResult over_report =
+      run_cli("build-config " + example() + " --out " + quoted(dir / "g" / "tiny-llama.lm_head.md") +
+              " --gaps " + quoted(dir / "g"));
+  EXPECT_EQ(over_report.exit_code, 2) << over_report.err;
+  EXPECT_NE(over_report.err.find("--out and --gaps"), std::string::npos) << over_report.err;
+  EXPECT_FALSE(fs::exists(dir / "g"));
+  const CommandResult same =
+      run_cli("build-config " + example() + " --out " + quoted(dir / "x") + " --gaps " + quoted(dir / "x"));
+  EXPECT_EQ(same.exit_code, 2) << same.err;
+  EXPECT_FALSE(fs::exists(dir / "x"));
+  const CommandResult to_stdout =
+      run_cli_in(dir.path(), "build-config " + example() + " --out c.json --gaps -");
+  EXPECT_EQ(to_stdout.exit_code, 2) << to_stdout.err;
+  EXPECT_FALSE(fs::exists(dir / "-"));
+  EXPECT_FALSE(fs::exists(dir / "c.json"));
+}
+
+// The model is its directory however MODEL spells it: ".", "DIR/." and "DIR/config.json" give the same ids
+// and gap report names as "DIR", and find its published counts beside it (a hidden "..lm_head.md" and an
+// unvalidated "config" model before).
+TEST(BuildConfigCli, TheModelIdIsTheDirectorysHoweverModelIsSpelt) {
+  MODEL_OR_SKIP(model, "openai__gpt-oss-120b");
+  const fs::path model_dir = *data_ / "hf-configs" / "openai__gpt-oss-120b";
+  TempDir dir;
+  int n = 0;
+  for (const std::string& spelling :
+       std::vector<std::string>{".", "./", "config.json", (model_dir / ".").string()}) {
+    const std::string name = "c" + std::to_string(n++);
+    const CommandResult r = run_cli_in(model_dir, "build-config " + quoted(fs::path(spelling)) + " --out " +
+                                                      quoted(dir / (name + ".json")) + " --gaps " +
+                                                      quoted(dir / (name + "-gaps")) + " -q");
+    ASSERT_EQ(r.exit_code, 0) << spelling << ": " << r.err;
+    const json::Document d = parse_json_file(dir / (name + ".json"));
+    EXPECT_EQ(d.root().find("model_id")->as_string(), "openai_gpt-oss-120b") << spelling;
+    EXPECT_EQ(d.root().find("hf_model_id")->as_string(), "openai/gpt-oss-120b") << spelling;
+    EXPECT_EQ(d.root().find("name")->as_string(), "gpt-oss-120b") << spelling;
+    EXPECT_TRUE(d.root().find("validated")->as_bool()) << spelling;  // PARAM_COUNTS.tsv's row found
+    EXPECT_TRUE(fs::exists(dir / (name + "-gaps") / "openai_gpt-oss-120b.lm_head.md")) << spelling;
+  }
+}
+
 }  // namespace
 }  // namespace ma::test

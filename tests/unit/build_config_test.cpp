@@ -245,6 +245,32 @@ TEST(BuildConfig, MoeGapReportsGiveExpertsPerDeviceAndAllToAllBytes) {
   EXPECT_EQ(g.linear_flops_per_token, 2u * 128 * 2880 + 4u * 2 * (2880u * 5760 + 2880u * 2880));
 }
 
+// A fused expert tensor [E, a, b] is cut along the expert's intermediate width, dim 1 or 2, and says so (it
+// was labelled "split dim 0 (column-parallel)", the expert dim); Nemotron-3-Super's down_proj [512, 1024,
+// 2688] leaves its latent 1,024 whole. Its experts are ungated (relu², two projections), which the math
+// says.
+TEST(BuildConfig, FusedExpertTensorsSplitTheirIntermediateDimAndSayWhich) {
+  BUILD_OR_SKIP(b, "hf-configs", "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-FP8");
+  const GapAnalysis g = analyse_gap(b->cfg, entry(b->cfg, "moe"));
+  size_t fused = 0;
+  for (const GapTensor& t : g.tensors) {
+    if (t.shape.size() != 3) continue;
+    ++fused;
+    EXPECT_EQ(t.rule, ShardRule::ExpertWidth) << t.name;
+    if (t.name.ends_with("experts.down_proj")) {
+      EXPECT_EQ(*t.shards[0], (Shape{512, 1024, 1344}));
+    }
+    if (t.name.ends_with("experts.up_proj")) {
+      EXPECT_EQ(*t.shards[0], (Shape{512, 1344, 1024}));
+    }
+  }
+  EXPECT_EQ(fused, 2u);
+  const std::string md = render_gap_report_markdown(g);
+  EXPECT_NE(md.find("split each expert's intermediate dim"), std::string::npos);
+  EXPECT_NE(md.find("down(act(up(x))) where it is 2"), std::string::npos);
+  EXPECT_EQ(md.find("each compute a gated MLP"), std::string::npos);
+}
+
 TEST(BuildConfig, HybridMambaAndLinearAttentionLayersAreGapsAndSumsStayExact) {
   auto data = shared_data();
   if (!data) GTEST_SKIP() << "../shared/data is not available";
@@ -290,6 +316,25 @@ TEST(BuildConfig, ACatalogueWithAnMlaClassMakesItSupportedWithExactlyItsArgument
           "mla_attention: MLAAttentionLayer argument 'no_such_fact' is nothing this model states (null)"),
       b->cfg.notes.end());
   EXPECT_FALSE(entry(b->cfg, "embedding").supported);  // the file replaces the catalogue
+}
+
+// The "can the class rebuild this layer?" check runs whatever catalogue lists the class: adding has_bias to
+// GroupedQueryAttentionLayer does not make it build Qwen3-Next's output-gated attention (18,874,368 of
+// 27,262,976 parameters).
+TEST(BuildConfig, ACustomCatalogueStillChecksThatTheClassRebuildsTheLayer) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  TempDir dir;
+  write_file(dir / "classes.json",
+             R"({"classes": [{"name": "GroupedQueryAttentionLayer", "arguments": ["layer_idx", "hidden_size",
+                 "num_heads", "num_kv_heads", "head_dim", "has_bias"]}]})");
+  const LayerCatalogue cat = load_layer_catalogue((dir / "classes.json").string());
+  auto b = build(*data / "hf-configs" / "Qwen__Qwen3-Next-80B-A3B-Thinking", cat);
+  const LayerTypeEntry& att = entry(b->cfg, "attention");
+  EXPECT_EQ(att.class_name, "GroupedQueryAttentionLayer");
+  EXPECT_EQ(att.parameter_count, 27'262'976u);
+  EXPECT_FALSE(att.supported);
+  EXPECT_NE(att.gap_reason.find("builds 18,874,368"), std::string::npos) << att.gap_reason;
 }
 
 TEST(BuildConfig, BadCatalogueFilesNameTheFileAndTheField) {
@@ -349,6 +394,61 @@ TEST(BuildConfigValidation, PublishedClaimsCoverWhatRoundsToThem) {
   EXPECT_THROW(published_claims((dir / "bad.tsv").string(), "a"), Error);
 }
 
+// Thousands separators and unit words are read as the count they write; a cell, an exactness or a row that
+// cannot be read for sure is refused naming its line, never guessed at (70,553,706,496 was four claims,
+// "70.55 billion" 70.55 parameters).
+TEST(BuildConfigValidation, ClaimsWithSeparatorsAndUnitWordsAreReadAndUnreadableRowsRefused) {
+  TempDir dir;
+  write_file(dir / "counts.tsv",
+             "model_dir\tparams\texactness\tsource\n"
+             "a\t70,553,706,496\texact\tcard a\n"
+             "b\t70.55 billion total / 5 Million active\trounded\tcard b\n");
+  const std::string f = (dir / "counts.tsv").string();
+  const auto a = published_claims(f, "a");
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_DOUBLE_EQ(a[0].low, 70553706496.0);
+  EXPECT_DOUBLE_EQ(a[0].high, 70553706496.0);
+  const auto b = published_claims(f, "b");
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_DOUBLE_EQ(b[0].low, 70.545e9);
+  EXPECT_DOUBLE_EQ(b[0].high, 70.555e9);
+  EXPECT_EQ(b[1].figure, ClaimedFigure::Active);
+  EXPECT_DOUBLE_EQ(b[1].low, 4.5e6);
+  struct Bad {
+    const char* rows;
+    const char* field;
+  };
+  for (const Bad& bad :
+       {Bad{"m\t70 bn\trounded\tx\n", "line 2: params"}, Bad{"m\t1,5B\trounded\tx\n", "line 2: params"},
+        Bad{"m\t70B\tfuzzy\tx\n", "line 2: exactness"}, Bad{"m\t70B\trounded\n", "line 2"},
+        Bad{"m\t70B\trounded\tx\nm\t75B\trounded\ty\n", "line 3: model_dir"}}) {
+    write_file(dir / "bad.tsv", std::string("model_dir\tparams\texactness\tsource\n") + bad.rows);
+    try {
+      published_claims((dir / "bad.tsv").string(), "m");
+      ADD_FAILURE() << bad.rows << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Malformed) << bad.rows;
+      EXPECT_EQ(e.field(), bad.field) << e.what();
+    }
+  }
+  write_file(dir / "cols.tsv", "model_dir\tparams\nm\t70B\n");
+  EXPECT_THROW(published_claims((dir / "cols.tsv").string(), "m"), Error);
+}
+
+// A dense model's active count is its total: an exact "active" claim is confirmed, not checked against
+// nothing.
+TEST(BuildConfigValidation, ADenseModelsActiveClaimIsItsTotal) {
+  BUILD_OR_SKIP(b, "hf-configs", "meta-llama__Llama-3.3-70B-Instruct");
+  TempDir dir;
+  write_file(dir / "counts.tsv",
+             "model_dir\tparams\texactness\tsource\n"
+             "m\t70553706496 total / 70553706496 active\texact\tcard\n");
+  const std::string f = (dir / "counts.tsv").string();
+  const ConfigValidation v = validate_config(b->cfg, Expectations{}, published_claims(f, "m"), f);
+  EXPECT_TRUE(v.validated) << v.notes[0] << "\n" << v.notes[1];
+  EXPECT_FALSE(v.failed);
+}
+
 TEST(BuildConfigValidation, Llama70bPassesAt70BAnd80LayersAndFailsAt8B) {
   BUILD_OR_SKIP(b, "hf-configs", "meta-llama__Llama-3.3-70B-Instruct");
   Expectations ok{70e9, 80, 0.01};  // 70.55B is 0.79% above 70B
@@ -379,6 +479,83 @@ TEST(BuildConfigValidation, GptOssPublishedTotalAndActiveCountsAreConfirmed) {
   const ConfigValidation v = validate_config(b->cfg, Expectations{}, claims, file);
   EXPECT_TRUE(v.validated) << v.notes[0] << "\n" << v.notes[1];
   EXPECT_NE(v.sources[0].find("PARAM_COUNTS.tsv"), std::string::npos);
+}
+
+// A dense MLP beside an MoE (Gemma 4) takes its width from its own matrices, where the layer's FFN shape
+// describes the experts: GatedMLPLayer(2816, 2112) = 3 x 2816 x 2112 is exactly its count. The MoE is not
+// given that MLP again as a shared expert.
+TEST(BuildConfig, Gemma4DenseMlpBesideTheMoeHasItsOwnWidthAndIsNoSharedExpert) {
+  BUILD_OR_SKIP(b, "hf-configs", "google__gemma-4-26B-A4B");
+  const SimulatorConfig& c = b->cfg;
+  EXPECT_EQ(entries_sum(c), c.parameters.total);
+  const LayerTypeEntry& mlp = entry(c, "mlp");
+  EXPECT_EQ(mlp.class_name, "GatedMLPLayer");
+  EXPECT_EQ(spec(mlp, "intermediate_size"), 2112u);
+  EXPECT_EQ(mlp.parameter_count, 3u * 2816 * 2112);
+  EXPECT_TRUE(mlp.supported) << mlp.gap_reason;
+  const LayerTypeEntry& moe = entry(c, "moe");
+  EXPECT_EQ(spec(moe, "num_shared_experts"), 0u);
+  EXPECT_TRUE(moe.supported) << moe.gap_reason;  // the router's scales are 1-wide terms, in a note
+}
+
+// Nemotron-3-Super's latent projections (fc1/fc2_latent_proj, inside the MoE mixer) are part of the MoE,
+// not a dense MLP of width 0.
+TEST(BuildConfig, NemotronSuperLatentProjectionsArePartOfTheMoe) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  for (const char* dir :
+       {"nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-FP8", "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"}) {
+    auto b = build(*data / "hf-configs" / dir);
+    EXPECT_EQ(entries_sum(b->cfg), b->cfg.parameters.total) << dir;
+    for (const LayerTypeEntry& e : b->cfg.layer_types) {
+      EXPECT_NE(e.kind, ComponentKind::DenseMlp) << dir << " " << e.name;
+      const FactValue* width = find_fact(e.specs, "intermediate_size");
+      EXPECT_FALSE(width && *width == FactValue(uint64_t{0})) << dir << " " << e.name;
+    }
+    const LayerTypeEntry& moe = entry(b->cfg, "moe");
+    bool latent = false;
+    for (const ComponentTensor& t : moe.example_tensors)
+      latent = latent || t.name.ends_with("fc1_latent_proj.weight");
+    EXPECT_TRUE(latent) << dir;
+  }
+}
+
+// ViT's position table is a [1, 197, 768] parameter: EmbeddingLayer(197, 768) = 151,296 exactly. Its
+// pooler makes no logits: an unclassified entry, not an untied LM head.
+TEST(BuildConfig, VitPositionTableIsAnEmbeddingAndThePoolerIsNoLmHead) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  for (const char* dir : {"google__vit-base-patch16-224-in21k", "google__vit-base-patch16-224"}) {
+    auto b = build(*data / "hf-configs" / dir);
+    EXPECT_EQ(entries_sum(b->cfg), b->cfg.parameters.total) << dir;
+    const LayerTypeEntry& pos = entry(b->cfg, "position_embedding");
+    EXPECT_EQ(spec(pos, "vocab_size"), 197u) << dir;
+    EXPECT_EQ(spec(pos, "hidden_size"), 768u) << dir;
+    EXPECT_EQ(pos.parameter_count, 197u * 768);
+    EXPECT_TRUE(pos.supported) << dir << " " << pos.gap_reason;
+  }
+  auto b = build(*data / "hf-configs" / "google__vit-base-patch16-224-in21k");
+  for (const LayerTypeEntry& e : b->cfg.layer_types) EXPECT_NE(e.kind, ComponentKind::LmHead) << e.name;
+  const LayerTypeEntry& pooler = entry(b->cfg, "other_pooler");
+  EXPECT_EQ(pooler.class_name, "UnclassifiedLayer");
+  EXPECT_EQ(pooler.parameter_count, 768u * 768 + 768);
+}
+
+// Every norm instance is a NormLayer, in the stack that holds it: BERT's attention.output.LayerNorm is no
+// part of AttentionLayer (25 norms: the embeddings' and two a layer; the MLM head's is the head's), and an
+// encoder-decoder's final encoder norm is the encoder's (whisper-base: 6 x 2 + 1 and 6 x 3 + 1, as
+// transformers' module lists have them).
+TEST(BuildConfig, EveryNormIsANormLayerOfTheStackHoldingIt) {
+  BUILD_OR_SKIP(bert, "hf-configs", "google-bert__bert-base-uncased");
+  EXPECT_EQ(entry(bert->cfg, "norm").count, 25u);
+  EXPECT_EQ(entry(bert->cfg, "attention").parameter_count, 4u * 768 * 768 + 4 * 768);  // q, k, v, o + biases
+  EXPECT_EQ(entries_sum(bert->cfg), bert->cfg.parameters.total);
+  auto whisper = build(*data_ / "hf-configs" / "openai__whisper-base");
+  EXPECT_EQ(entry(whisper->cfg, "encoder_norm").count, 13u);
+  EXPECT_EQ(entry(whisper->cfg, "norm").count, 19u);
+  auto t5 = build(*data_ / "hf-configs" / "google-t5__t5-small");
+  EXPECT_EQ(entry(t5->cfg, "encoder_norm").count, 6u * 2 + 1);
+  EXPECT_EQ(entry(t5->cfg, "norm").count, 6u * 3 + 1);
 }
 
 // Every config the tool can analyse: the entries sum to transformers' count exactly, and the rendered file

@@ -1,6 +1,7 @@
 #include "analysis/builder/config_validation.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <sstream>
@@ -21,24 +22,58 @@ std::vector<std::string> split_tabs(const std::string& line) {
   return cells;
 }
 
-double multiplier_of(char unit) {
-  switch (unit) {
-    case 'K':
-      return 1e3;
-    case 'M':
-      return 1e6;
-    case 'B':
-      return 1e9;
-    case 'T':
-      return 1e12;
-    default:
-      return 0;
-  }
+// The units a claimed count is written in: a letter ("70B") or a word ("70.55 billion", any case).
+struct ClaimUnit {
+  std::string_view name;
+  double multiplier;
+};
+constexpr std::array<ClaimUnit, 8> kClaimUnits = {{{"K", 1e3},
+                                                   {"M", 1e6},
+                                                   {"B", 1e9},
+                                                   {"T", 1e12},
+                                                   {"thousand", 1e3},
+                                                   {"million", 1e6},
+                                                   {"billion", 1e9},
+                                                   {"trillion", 1e12}}};
+
+double multiplier_of(std::string_view word) {
+  std::string lower(word);
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (const ClaimUnit& u : kClaimUnits)
+    if (u.name.size() == 1 ? word == u.name : lower == u.name) return u.multiplier;
+  return 0;
 }
 
-// The claims of one params cell: each number with its unit and the word after it ("total", "active",
-// "activated", "non-embedding"; none means total). A rounded number covers half a unit of its last digit.
-std::vector<PublishedClaim> parse_cell(const std::string& cell, bool exact, const std::string& source) {
+// The word starting at `at` (letters and hyphens: "billion", "non-embedding"); empty when none starts there.
+std::string_view word_at(std::string_view cell, size_t at) {
+  if (at >= cell.size()) return {};
+  size_t end = at;
+  while (end < cell.size() && (std::isalpha(static_cast<unsigned char>(cell[end])) || cell[end] == '-'))
+    ++end;
+  return cell.substr(at, end - at);
+}
+
+size_t skip_spaces(std::string_view cell, size_t at) {
+  while (at < cell.size() && cell[at] == ' ') ++at;
+  return at;
+}
+
+bool digits_at(std::string_view cell, size_t at, size_t n) {
+  if (at + n > cell.size()) return false;
+  for (size_t k = at; k < at + n; ++k)
+    if (!std::isdigit(static_cast<unsigned char>(cell[k]))) return false;
+  return true;
+}
+
+// The claims of one params cell: each number (thousands separators allowed: "70,553,706,496") with its unit
+// and the word after it ("total", "active", "activated", "non-embedding", "parameters"; none means total). A
+// rounded number covers half a unit of its last digit. Anything else after a number ("70 bn", "1,5B") is
+// not read as a guess: Error(Malformed) naming `field` of `path`.
+std::vector<PublishedClaim> parse_cell(const std::string& cell, bool exact, const std::string& source,
+                                       const std::string& path, const std::string& field) {
+  auto refuse = [&](const std::string& rule) {
+    throw Error(ErrorKind::Malformed, path, field, rule + ": '" + printable(cell) + "'");
+  };
   std::vector<PublishedClaim> claims;
   size_t i = 0;
   while (i < cell.size()) {
@@ -47,26 +82,44 @@ std::vector<PublishedClaim> parse_cell(const std::string& cell, bool exact, cons
       continue;
     }
     const size_t start = i;
-    size_t decimals = 0;
-    bool point = false;
-    while (i < cell.size() &&
-           (std::isdigit(static_cast<unsigned char>(cell[i])) || (cell[i] == '.' && !point))) {
-      if (point) ++decimals;
-      point = point || cell[i] == '.';
-      ++i;
+    std::string digits;
+    while (i < cell.size() && std::isdigit(static_cast<unsigned char>(cell[i]))) digits += cell[i++];
+    // A thousands separator is a comma before a group of exactly three digits.
+    while (i < cell.size() && cell[i] == ',' && digits_at(cell, i + 1, 3) && !digits_at(cell, i + 4, 1)) {
+      digits += cell.substr(i + 1, 3);
+      i += 4;
     }
-    const double number = std::stod(cell.substr(start, i - start));
-    size_t j = i;
-    while (j < cell.size() && cell[j] == ' ') ++j;
+    if (i + 1 < cell.size() && cell[i] == ',' && digits_at(cell, i + 1, 1))
+      refuse("a comma inside a number separates thousands, groups of three digits");
+    size_t decimals = 0;
+    if (i + 1 < cell.size() && cell[i] == '.' && digits_at(cell, i + 1, 1)) {
+      digits += cell[i++];
+      while (i < cell.size() && std::isdigit(static_cast<unsigned char>(cell[i]))) {
+        digits += cell[i++];
+        ++decimals;
+      }
+    }
+    const double number = std::stod(digits);
+    size_t j = skip_spaces(cell, i);
+    std::string_view word = word_at(cell, j);
     double unit = 1;
-    if (j < cell.size() && multiplier_of(cell[j]) > 0) unit = multiplier_of(cell[j++]);
-    const std::string text = cell.substr(start, j - start);
-    while (j < cell.size() && cell[j] == ' ') ++j;
-    const std::string word = cell.substr(j, cell.find_first_of(" /)", j) - j);
+    if (const double m = multiplier_of(word); m > 0) {
+      unit = m;
+      j += word.size();
+      word = word_at(cell, skip_spaces(cell, j));
+    }
+    const std::string text = cell.substr(start, (unit > 1 ? j : i) - start);
     PublishedClaim c;
-    c.figure = word.rfind("activ", 0) == 0     ? ClaimedFigure::Active
-               : word.rfind("non-emb", 0) == 0 ? ClaimedFigure::NonEmbedding
-                                               : ClaimedFigure::Total;
+    if (word.starts_with("activ"))
+      c.figure = ClaimedFigure::Active;
+    else if (word.starts_with("non-emb"))
+      c.figure = ClaimedFigure::NonEmbedding;
+    else if (word.empty() || word == "total" || word.starts_with("param"))
+      c.figure = ClaimedFigure::Total;
+    else
+      refuse("'" + std::string(word) + "' after " + text +
+             " is no unit (K, M, B, T, thousand, million, billion, trillion) nor total, active or "
+             "non-embedding");
     c.text = text;
     const double half = exact ? 0 : 0.5 * std::pow(10.0, -static_cast<double>(decimals)) * unit;
     c.low = number * unit - half;
@@ -120,25 +173,37 @@ std::vector<PublishedClaim> published_claims(const std::string& path, const std:
         ErrorKind::Malformed, path, "line 1",
         "the header has no '" + name + "' column (tab-separated: model_dir, params, exactness, source)");
   };
-  const size_t dir_col = column("model_dir"), params_col = column("params");
+  const size_t dir_col = column("model_dir"), params_col = column("params"), exact_col = column("exactness"),
+               source_col = column("source");
+  std::vector<PublishedClaim> claims;
+  size_t found = 0;  // the line of the model's row
   size_t line_no = 1;
   while (std::getline(in, line)) {
     ++line_no;
     const std::vector<std::string> cells = split_tabs(line);
-    if (cells.size() <= std::max(dir_col, params_col) || cells[dir_col] != model_dir) continue;
-    auto cell = [&](const std::string& name) {
-      for (size_t i = 0; i < header.size() && i < cells.size(); ++i)
-        if (header[i] == name) return cells[i];
-      return std::string();
-    };
-    const std::string source = path + " line " + std::to_string(line_no) + ": " + cell("source");
-    std::vector<PublishedClaim> claims = parse_cell(cells[params_col], cell("exactness") == "exact", source);
+    if (cells.size() <= dir_col || cells[dir_col] != model_dir) continue;
+    const std::string row = "line " + std::to_string(line_no);
+    // The model's row is read whole or refused: a second row, a missing cell or an exactness that says
+    // neither would make the check a guess.
+    if (found)
+      throw Error(ErrorKind::Malformed, path, row + ": model_dir",
+                  "a second row for '" + printable(model_dir) + "' (the first is line " +
+                      std::to_string(found) + "): one row a model");
+    if (cells.size() < header.size())
+      throw Error(ErrorKind::Malformed, path, row,
+                  "has " + std::to_string(cells.size()) + " cells where the header names " +
+                      std::to_string(header.size()) + " columns");
+    if (cells[exact_col] != "exact" && cells[exact_col] != "rounded")
+      throw Error(ErrorKind::Malformed, path, row + ": exactness",
+                  "must be 'exact' or 'rounded', not '" + printable(cells[exact_col]) + "'");
+    found = line_no;
+    const std::string source = path + " " + row + ": " + cells[source_col];
+    claims = parse_cell(cells[params_col], cells[exact_col] == "exact", source, path, row + ": params");
     if (claims.empty())
-      throw Error(ErrorKind::Malformed, path, "line " + std::to_string(line_no) + ": params",
+      throw Error(ErrorKind::Malformed, path, row + ": params",
                   "holds no number: '" + printable(cells[params_col]) + "'");
-    return claims;
   }
-  return {};
+  return claims;
 }
 
 ConfigValidation validate_config(const SimulatorConfig& cfg, const Expectations& expected,
@@ -174,8 +239,10 @@ ConfigValidation validate_config(const SimulatorConfig& cfg, const Expectations&
         ours = {{"total", p.total}};
         break;
       case ClaimedFigure::Active:
-        if (p.active) ours.emplace_back("active", *p.active);
-        if (p.active_non_embedding) ours.emplace_back("active without embeddings", *p.active_non_embedding);
+        // A dense model runs every parameter for every token: its active count is its total (the report's
+        // num_parameters_active says so too).
+        ours.emplace_back("active", p.active.value_or(p.total));
+        ours.emplace_back("active without embeddings", p.active_non_embedding.value_or(p.non_embedding));
         break;
       case ClaimedFigure::NonEmbedding:
         ours = {{"non-embedding", p.non_embedding}};

@@ -24,8 +24,10 @@ struct PublishedClaim {
 };
 
 // The claims of the row whose model_dir is `model_dir` (none when the model is not listed). Throws
-// Error(Malformed) naming the file, line and column for a file without the model_dir / params columns or
-// a params cell with no number.
+// Error(Malformed) naming the file, line and column for a file without the model_dir, params, exactness and
+// source columns, and for the model's row when it is listed twice, lacks a cell, has an exactness other
+// than exact or rounded, or a params cell with no number or a word after a number that is neither a unit
+// nor a figure ("70 bn").
 std::vector<PublishedClaim> published_claims(const std::string& path, const std::string& model_dir);
 
 struct Expectations {

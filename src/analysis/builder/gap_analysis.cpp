@@ -80,8 +80,9 @@ constexpr std::array<KindReference, 16> kReferences = {{
      "python/sglang/srt/layers/activation.py",
      "Tensor parallel: up/gate column-parallel, down row-parallel."},
     {ComponentKind::Moe, "Mixture of experts",
-     "router logits = x W_router; the top_k experts by score each compute a gated MLP; y = sum of their "
-     "outputs weighted by the normalised scores, plus the shared experts' output.",
+     "router logits = x W_router; the top_k experts by score each compute an MLP, down(act(gate(x)) * up(x)) "
+     "where num_projections is 3, down(act(up(x))) where it is 2 (relu², GELU); y = sum of their outputs "
+     "weighted by the normalised scores, plus the shared experts' output.",
      "torch.nn.Linear, torch.topk, torch.softmax, torch.Tensor.index_add_",
      "vllm/model_executor/layers/fused_moe/", "python/sglang/srt/layers/moe/",
      "Expert parallel (experts spread over devices, all-to-all dispatch and combine), tensor parallel inside "
@@ -155,9 +156,15 @@ ShardRule rule_of(const ComponentTensor& t) {
 }
 
 // The dimension TP cuts: of a Linear [out, in], dim 0 (Rows) or 1 (Columns); of a fused expert tensor
-// [E, a, b], the one of a and b that is not the model's width; of a convolution [C, 1, k], the channels.
-size_t split_dim(const ComponentTensor& t, ShardRule r, uint64_t hidden) {
-  if (t.shape.size() == 3 && t.routed_expert) return t.shape[1] == hidden ? 2 : 1;
+// [E, a, b], the expert's intermediate width (`intermediate`), else the one of a and b that is not the
+// model's width (Nemotron-3-Super's experts run in a latent space narrower than the model); of a
+// convolution [C, 1, k], the channels.
+size_t split_dim(const ComponentTensor& t, ShardRule r, uint64_t hidden, uint64_t intermediate) {
+  if (t.shape.size() == 3 && t.routed_expert) {
+    if (intermediate && (t.shape[1] == intermediate) != (t.shape[2] == intermediate))
+      return t.shape[1] == intermediate ? 1 : 2;
+    return t.shape[1] == hidden ? 2 : 1;
+  }
   if (t.shape.size() == 3) return 0;
   return r == ShardRule::Columns ? t.shape.size() - 1 : 0;
 }
@@ -222,6 +229,8 @@ std::string_view shard_rule_name(ShardRule r) {
       return "split dim 0 (column-parallel)";
     case ShardRule::Columns:
       return "split the input dim (row-parallel)";
+    case ShardRule::ExpertWidth:
+      return "split each expert's intermediate dim";
     case ShardRule::Replicated:
       break;
   }
@@ -248,8 +257,8 @@ GapAnalysis analyse_gap(const SimulatorConfig& cfg, const LayerTypeEntry& entry)
   for (const ComponentTensor& t : entry.example_tensors) {
     GapTensor gt{t.name, t.shape, dtype, rule_of(t), {}};
     const bool expert_3d = t.routed_expert && t.shape.size() == 3;
-    if (expert_3d) gt.rule = ShardRule::Rows;  // the expert's intermediate dim, whichever position it has
-    const size_t dim = split_dim(t, gt.rule, hidden);
+    if (expert_3d) gt.rule = ShardRule::ExpertWidth;  // dim 1 or 2, whichever is not the model's width
+    const size_t dim = split_dim(t, gt.rule, hidden, fact(f, "intermediate_size"));
     for (size_t i = 0; i < kGapTensorParallel.size(); ++i) {
       const uint64_t tp = kGapTensorParallel[i];
       uint64_t here = numel(t.shape);

@@ -16,10 +16,13 @@
 namespace ma {
 
 // How tensor parallelism cuts a tensor: by output rows (column-parallel Linear, a vocabulary split), by input
-// columns (row-parallel Linear, the all-reduce after it), or not at all (norms, biases, MLA's latent
-// down-projections, which every rank needs whole).
-enum class ShardRule : uint8_t { Rows, Columns, Replicated };
-std::string_view shard_rule_name(ShardRule r);  // "split dim 0", "split last dim", "replicated"
+// columns (row-parallel Linear, the all-reduce after it), a fused expert tensor [E, a, b] by its expert
+// intermediate dim (a or b, whichever is not the model's width), or not at all (norms, biases, MLA's
+// latent down-projections, which every rank needs whole).
+enum class ShardRule : uint8_t { Rows, Columns, ExpertWidth, Replicated };
+// "split dim 0 (column-parallel)", "split the input dim (row-parallel)", "split each expert's intermediate
+// dim", "replicated"
+std::string_view shard_rule_name(ShardRule r);
 
 inline constexpr std::array<uint64_t, 3> kGapTensorParallel = {2, 4, 8};
 inline constexpr uint64_t kGapContext = 4096;     // KV / state length the core FLOPs are given at

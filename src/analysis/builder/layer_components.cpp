@@ -48,6 +48,15 @@ bool recurrent_or_latent(const LayerSpec& l) {
          (l.mixer == Mixer::Attention && l.attention.kind == AttentionKind::Mla);
 }
 
+// A norm's module by its name: "LayerNorm", "layer_norm", "ln_1", "q_norm" ("...output.LayerNorm.weight").
+bool is_norm_module(std::string_view name) {
+  const std::string_view module = module_path(name);
+  const size_t dot = module.rfind('.');
+  const std::string_view leaf = dot == std::string_view::npos ? module : module.substr(dot + 1);
+  return leaf.ends_with("LayerNorm") || leaf.ends_with("layernorm") || leaf.ends_with("norm") ||
+         leaf.starts_with("ln_");
+}
+
 ComponentKind mixer_kind(const LayerSpec& l) {
   switch (l.mixer) {
     case Mixer::Mamba:
@@ -73,6 +82,9 @@ ComponentKind kind_in_layer(const TensorPlacement& p, const LayerSpec& l, std::s
                             size_t layer_prefix) {
   switch (p.block) {
     case Block::Attention:
+      // A norm the attention module holds after its output (BERT's attention.output.LayerNorm) is a norm
+      // instance like the layer's others, except inside an MLA or recurrent mixer.
+      if (is_norm_module(name) && !recurrent_or_latent(l)) return ComponentKind::Norm;
       return l.mixer == Mixer::Attention ? mixer_kind(l) : ComponentKind::Attention;
     case Block::CrossAttention:
       return ComponentKind::CrossAttention;
@@ -128,11 +140,26 @@ uint64_t elements_named(const ComponentInstance& c, std::string_view leaf) {
   return n;
 }
 
-// The [rows, columns] of the instance's first 2-D tensor (an embedding table, a head): {0, 0} if none.
+// The [rows, columns] of the instance's first tensor of two or more dimensions (an embedding table, a head),
+// its leading dimensions as rows (ViT's position table is [1, 197, 768]: 197 rows): {0, 0} if none.
 std::pair<uint64_t, uint64_t> matrix_shape(const ComponentInstance& c) {
   for (const ComponentTensor& t : c.tensors)
-    if (t.shape.size() == 2) return {t.shape[0], t.shape[1]};
+    if (t.shape.size() >= 2 && t.shape.back()) return {numel(t.shape) / t.shape.back(), t.shape.back()};
   return {0, 0};
+}
+
+// A dense MLP's width and projection count from its matrices: each 2-D weight is hidden x width (a fused
+// gate_up, 2 x width, counts twice); {0, 0} without one.
+std::pair<uint64_t, uint64_t> mlp_shape(const ComponentInstance& c, uint64_t hidden) {
+  uint64_t width = 0, elements = 0;
+  for (const ComponentTensor& t : c.tensors)
+    if (t.shape.size() == 2 && (t.shape[0] == hidden || t.shape[1] == hidden)) {
+      const uint64_t w = t.shape[0] == hidden ? t.shape[1] : t.shape[0];
+      width = width ? std::min(width, w) : w;
+      elements += numel(t.shape);
+    }
+  if (!width || !hidden || elements % (hidden * width)) return {width, 0};
+  return {width, elements / (hidden * width)};
 }
 
 Facts attention_facts(const AttentionShape& at, uint64_t hidden, const ComponentInstance& c) {
@@ -193,6 +220,15 @@ Facts facts_of(const ComponentInstance& c, const ArchitectureRecord& a, const St
     }
     case ComponentKind::DenseMlp: {
       const FfnShape f = l ? l->ffn : FfnShape{};
+      // The layer's FFN shape describes its MoE where it has one (Gemma 4's dense MLP beside it): the MLP's
+      // own matrices then say its width and how many projections it has.
+      if (f.kind == Ffn::Moe || !f.intermediate) {
+        const auto [width, projections] = mlp_shape(c, hidden);
+        return {{"hidden_size", hidden},
+                {"intermediate_size", count_or_null(width)},
+                {"num_projections", count_or_null(projections)},
+                {"has_bias", has_bias(c)}};
+      }
       return {{"hidden_size", hidden},
               {"intermediate_size", f.intermediate},
               {"num_projections", uint64_t{f.gated ? 3u : 2u}},
@@ -200,12 +236,16 @@ Facts facts_of(const ComponentInstance& c, const ArchitectureRecord& a, const St
     }
     case ComponentKind::Moe: {
       const FfnShape f = l ? l->ffn : FfnShape{};
+      // Shared experts only where the instance holds their weights: a dense MLP beside the experts that the
+      // architecture reads as a shared expert (Gemma 4) is its own instance, and is not described twice.
+      const bool shared = std::any_of(c.tensors.begin(), c.tensors.end(),
+                                      [](const ComponentTensor& t) { return t.shared_expert; });
       return {{"hidden_size", hidden},
               {"intermediate_size", f.expert_intermediate},
               {"num_experts", f.experts},
               {"top_k", f.top_k},
-              {"num_shared_experts", f.shared_experts},
-              {"shared_intermediate_size", f.shared_intermediate},
+              {"num_shared_experts", shared ? f.shared_experts : 0},
+              {"shared_intermediate_size", shared ? f.shared_intermediate : 0},
               {"num_projections", uint64_t{f.expert_matrices}},
               {"has_bias", has_bias(c)}};
     }
@@ -236,6 +276,34 @@ struct Key {
   }
 };
 
+// The stack a tensor outside every layer belongs to: the one whose layers' parent module holds it (T5's
+// encoder.final_layer_norm is the encoder's, decoder.final_layer_norm the decoder's); null when none does,
+// or when that stack is a tower's (what sits outside the stacks then belongs with the language model).
+const StackSpec* owning_stack(const ArchitectureRecord& a, std::string_view name) {
+  const StackSpec* owner = nullptr;
+  size_t longest = 0;
+  for (const StackSpec& s : a.stacks) {
+    const size_t dot = s.path.rfind('.');
+    if (dot == std::string::npos) continue;
+    const std::string_view parent = std::string_view(s.path).substr(0, dot + 1);  // "model.encoder."
+    if (name.starts_with(parent) && parent.size() > longest &&
+        (s.role == StackRole::Decoder || s.role == StackRole::Encoder)) {
+      owner = &s;
+      longest = parent.size();
+    }
+  }
+  return owner;
+}
+
+bool is_pooler(std::string_view name) {
+  for (std::string_view rest = module_path(name); !rest.empty();) {
+    const size_t dot = rest.find('.');
+    if (rest.substr(0, dot) == "pooler") return true;
+    rest = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
+  }
+  return false;
+}
+
 Key key_of(const ArchitectureRecord& a, std::string_view name, const TensorPlacement& p) {
   const StackSpec* s = stack_of(a, name, p);
   // The omni models' speech output is no tower, and no component a simulator has: unclassified, a gap.
@@ -263,11 +331,46 @@ Key key_of(const ArchitectureRecord& a, std::string_view name, const TensorPlace
       return {is_lookup_table(p.role) ? ComponentKind::Embedding : ComponentKind::Other, nullptr,
               std::nullopt, p.role};
     case Block::LmHead:
+      // A pooler (BERT's and ViT's pooler.dense, which the placement files with the heads) makes no
+      // logits: unclassified, not an LM head.
+      if (is_pooler(name)) return {ComponentKind::Other, nullptr, std::nullopt, "pooler"};
       return {ComponentKind::LmHead, nullptr, std::nullopt, ""};
     case Block::Norm:
-      return {ComponentKind::Norm, nullptr, std::nullopt, std::string(module_path(name))};
+      return {ComponentKind::Norm, owning_stack(a, name), std::nullopt, std::string(module_path(name))};
     default:
       return {ComponentKind::Other, nullptr, std::nullopt, std::string(block_name(p.block))};
+  }
+}
+
+// The module directly under the layer that holds the tensor ("model.layers.1.mixer.fc1.weight" -> "mixer").
+std::string_view layer_module(const StackSpec& s, std::string_view name) {
+  std::string_view rest = name.substr(std::min(s.path.size() + 1, name.size()));
+  rest = rest.substr(std::min(rest.find('.') + 1, rest.size()));  // past the layer index
+  return rest.substr(0, rest.find('.'));
+}
+
+// Projections that sit inside an MoE module beside its experts (Nemotron-3-Super's fc1/fc2_latent_proj into
+// and out of the experts' latent space) are part of that MoE, not a dense MLP of their own: a dense MLP is a
+// module of its own beside the experts (Gemma 4's "mlp").
+void fold_latent_projections(std::vector<ComponentInstance>& out, std::vector<Key>& keys) {
+  for (size_t i = 0; i < out.size();) {
+    const Key& k = keys[i];
+    const bool moe_layer = k.kind == ComponentKind::DenseMlp && k.stack && k.layer &&
+                           k.stack->layers[*k.layer].ffn.kind == Ffn::Moe && !out[i].tensors.empty();
+    auto moe = std::find_if(keys.begin(), keys.end(), [&](const Key& o) {
+      return moe_layer && o.kind == ComponentKind::Moe && o.stack == k.stack && o.layer == k.layer;
+    });
+    ComponentInstance* target = moe == keys.end() ? nullptr : &out[static_cast<size_t>(moe - keys.begin())];
+    if (!target || target->tensors.empty() ||
+        layer_module(*k.stack, out[i].tensors.front().name) !=
+            layer_module(*k.stack, target->tensors.front().name)) {
+      ++i;
+      continue;
+    }
+    target->parameters += out[i].parameters;
+    target->tensors.insert(target->tensors.end(), out[i].tensors.begin(), out[i].tensors.end());
+    out.erase(out.begin() + static_cast<std::ptrdiff_t>(i));
+    keys.erase(keys.begin() + static_cast<std::ptrdiff_t>(i));
   }
 }
 
@@ -314,8 +417,9 @@ std::vector<ComponentInstance> split_into_components(const Inventory& inv) {
     }
     ComponentInstance& c = out[static_cast<size_t>(it - keys.begin())];
     c.parameters += numel(t.shape);
-    c.tensors.push_back({t.name, t.shape, t.routed_expert});
+    c.tensors.push_back({t.name, t.shape, t.routed_expert, p.block == Block::SharedExpert});
   }
+  fold_latent_projections(out, keys);
   for (size_t i = 0; i < out.size(); ++i) {
     const StackSpec* s = keys[i].stack;
     const LayerSpec* l = s && keys[i].layer ? &s->layers[*keys[i].layer] : nullptr;

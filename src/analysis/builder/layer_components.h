@@ -54,6 +54,7 @@ struct ComponentTensor {
   std::string name;  // in-memory name, as transformers' state_dict() has it
   Shape shape;
   bool routed_expert = false;
+  bool shared_expert = false;  // a shared expert's weight: an MoE's shared-expert arguments count these
 };
 
 struct ComponentInstance {

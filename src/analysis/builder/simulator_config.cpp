@@ -36,9 +36,9 @@ std::string class_for(const ComponentInstance& c) {
 
 // The small terms of an instance that no Mantile class has an argument for, and that change neither what a
 // layer computes nor what it reads measurably: bias vectors and position-bias tables ("...bias",
-// "relative_attention_bias.weight"), unless the class counted the biases (has_bias set), other vectors (a
-// LayerNorm BERT keeps inside its attention, DeepSeek's e_score_correction_bias) and 1-wide gates (Qwen's
-// shared_expert_gate, [1, hidden]).
+// "relative_attention_bias.weight"), unless the class counted the biases (has_bias set), other vectors
+// (DeepSeek's e_score_correction_bias; a norm is a NormLayer instance of its own, BERT's inside its attention
+// too) and 1-wide gates (Qwen's shared_expert_gate, [1, hidden]).
 uint64_t small_terms(const std::vector<ComponentTensor>& tensors, bool class_counts_biases) {
   uint64_t n = 0;
   for (const ComponentTensor& t : tensors) {
@@ -140,13 +140,16 @@ struct Names {
 // A local directory "org__name" (the Hub cache's and ../shared/data's spelling) is the Hub's "org/name"; a
 // Hub id is kept without its revision; anything else is its directory name.
 Names names_of(const std::string& model) {
-  std::string hf = model_name_from_id(model);
-  if (!std::filesystem::exists(model)) {
+  std::string hf;
+  if (const std::optional<std::filesystem::path> dir = local_model_directory(model)) {
+    hf = dir->filename().string();
+    if (hf.empty()) hf = model_name_from_id(model);  // the root directory
+    if (const size_t sep = hf.find("__"); sep != std::string::npos)
+      hf = hf.substr(0, sep) + "/" + hf.substr(sep + 2);
+  } else {
     hf = model.substr(0, model.find('@'));
     const std::string url = "huggingface.co/";
     if (const size_t at = hf.find(url); at != std::string::npos) hf = hf.substr(at + url.size());
-  } else if (const size_t sep = hf.find("__"); sep != std::string::npos) {
-    hf = hf.substr(0, sep) + "/" + hf.substr(sep + 2);
   }
   // A file-name-safe id: it names the gap reports ("org/name" -> "org_name", as Mantile's configs spell it).
   std::string id = hf;
@@ -170,6 +173,17 @@ std::vector<std::string> extras_notes(const Inventory& inv) {
 }
 
 }  // namespace
+
+std::optional<std::filesystem::path> local_model_directory(const std::string& model) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (model.empty() || !fs::exists(model, ec)) return std::nullopt;
+  fs::path dir = fs::weakly_canonical(fs::absolute(model, ec), ec);
+  if (ec) dir = fs::absolute(model).lexically_normal();
+  if (!fs::is_directory(dir, ec)) dir = dir.parent_path();  // config.json, a weight file: the directory
+  if (dir.filename().empty() && dir.has_parent_path() && dir != dir.root_path()) dir = dir.parent_path();
+  return dir;
+}
 
 std::string format_parameter_count(uint64_t n) {
   const double v = static_cast<double>(n);
@@ -225,19 +239,20 @@ SimulatorConfig build_simulator_config(const Inventory& inv, const std::string& 
     LayerTypeEntry& e = cfg.layer_types[i];
     const TargetClass* target = catalogue.find(e.class_name);
     e.facts = firsts[i]->facts;
-    // A class of Mantile's (its arguments as published) must rebuild the layer from the arguments it takes;
-    // one that builds another count is a gap, where an output gate (Qwen3-Next), experts in a latent space
-    // (Nemotron-3-Super) or a gated MLP read as ungated (ChatGLM2) were written as supported.
+    // A class of Mantile's must rebuild the layer from the arguments it takes, whichever catalogue lists it
+    // (one that adds an argument to a class does not make its count another); one that builds another count
+    // is a gap, where an output gate (Qwen3-Next), experts in a latent space (Nemotron-3-Super) or a gated
+    // MLP read as ungated (ChatGLM2) were written as supported.
     // Small terms (biases where the class takes no has_bias, T5's relative position bias, 1-wide gates) are
     // the one difference kept supported: a few parameters in thousands that do not change what the
     // simulator times, said in a note.
     const TargetClass* published = mantile.find(e.class_name);
-    if (target && published && published->arguments == target->arguments)
+    if (target)
       if (const std::optional<uint64_t> built = class_parameters(e.class_name, e.facts);
           built && *built != e.parameter_count) {
         // Biases are in the class's count only where it takes has_bias and the layer has them.
         const FactValue* has_bias = find_fact(e.facts, "has_bias");
-        const bool counted_biases = has_bias && *has_bias == FactValue(true) &&
+        const bool counted_biases = has_bias && *has_bias == FactValue(true) && published &&
                                     std::find(published->arguments.begin(), published->arguments.end(),
                                               "has_bias") != published->arguments.end();
         const uint64_t small = small_terms(e.example_tensors, counted_biases);

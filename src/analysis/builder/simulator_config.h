@@ -4,6 +4,7 @@
 // catalogue. The entries' count x parameter_count sums to the model's exact total, checked on every build.
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,11 @@ struct SimulatorConfig {
 // to the total (a bug), Error(Unsupported) for a model without a template.
 SimulatorConfig build_simulator_config(const Inventory& inv, const std::string& model,
                                        const LayerCatalogue& catalogue);
+
+// The directory of a local MODEL however it is spelt (".", "DIR/.", "DIR/", "DIR/config.json",
+// "DIR/pytorch_model.bin", a link): the canonical directory holding the config and weights, whose name
+// names the model and finds its published counts. None for what is not a local path (a Hub id).
+std::optional<std::filesystem::path> local_model_directory(const std::string& model);
 
 // "70.6B", "579.1M": Mantile's total_params_formatted (one decimal).
 std::string format_parameter_count(uint64_t n);
