@@ -17,16 +17,11 @@ bool one_of(std::string_view s, std::initializer_list<std::string_view> set) {
 }
 
 // Tensors that help decode quantized weights but are not weights of the model: the inventory's
-// quantization-scale kind (scales, zero points, g_idx, weight_scale*, input_scale, *_scales), plus the
-// bitsandbytes and compressed-tensors side tensors it does not place.
+// quantization-scale kind (scales, zero points, g_idx, weight_scale*, input_scale, *_scales, bitsandbytes'
+// quant state), plus HQQ's, whose leaf names are too common to place as scales everywhere.
 bool is_quant_aux(const InventoryTensor& t, bool hqq) {
-  if (t.kind == TensorKind::QuantizationScale) return true;
-  std::string_view leaf = leaf_of(t.name);
-  if (one_of(leaf, {"absmax", "quant_map", "nested_absmax", "nested_quant_map", "SCB", "weight_format",
-                    "weight_shape"}))
-    return true;
-  if (t.name.find(".quant_state.") != std::string::npos) return true;
-  return hqq && one_of(leaf, {"scale", "zero", "meta"});
+  if (t.kind == TensorKind::QuantizationScale) return true;  // placed by name (tensor_name_tables.h)
+  return hqq && one_of(leaf_of(t.name), {"scale", "zero", "meta"});
 }
 
 // Names a packed quantized weight can have: GPTQ/AWQ qweight, compressed-tensors weight_packed, MXFP4
@@ -118,6 +113,13 @@ std::string infer_method(const TensorEvidence& e) {
   if (e.f8_weights) return e.scale_inv ? "fp8" : "modelopt_fp8";
   if (e.i8_weights && e.weight_scale) return "compressed-tensors";
   return "";
+}
+
+// Whether the declared method stores its weights in the layout the tensors suggest another method by:
+// compressed-tensors writes float8 and fp4 weights as modelopt does (weight + weight_scale), so the tensors
+// of its float-quantized checkpoints look like modelopt's and are no disagreement.
+bool writes_layout(std::string_view declared, std::string_view inferred) {
+  return declared == "compressed-tensors" && (inferred == "modelopt_fp8" || inferred == "nvfp4");
 }
 
 // GPTQ bits from shapes: qweight [in*bits/32, out] and g_idx [in].
@@ -334,7 +336,7 @@ QuantizationInfo analyze_quantization(const ReportInputs& in) {
     } else if (m)
       q.group_size = m->group_size;
     q.format_detail = format_detail(m, declared);
-    if (declared && !inferred.empty() && method_name(inferred) != q.method)
+    if (declared && !inferred.empty() && method_name(inferred) != q.method && !writes_layout(key, inferred))
       q.notes.push_back("the config declares " + q.method + " but the stored tensors look like " +
                         method_name(inferred));
     if (declared && headers && inferred.empty())

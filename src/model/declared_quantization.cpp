@@ -151,7 +151,12 @@ void parse_compressed_tensors(const ModelConfig& c, DeclaredQuantization& d) {
   }
   if (auto a = group->sub("input_activations")) {
     auto bits = read_bits(*a, "num_bits");
-    std::string dyn = a->flag_or("dynamic", false) ? "dynamic" : "static";
+    // true or false; llm-compressor's NVFP4 schemes write "local" (scales computed per token group at run
+    // time against a stored global scale), which was refused (exit 3) for every such checkpoint.
+    const json::Value* dynamic = a->raw("dynamic");
+    std::string dyn = dynamic && dynamic->is_string() && dynamic->as_string() == "local" ? "dynamic (local)"
+                      : a->flag_or("dynamic", false)                                     ? "dynamic"
+                                                                                         : "static";
     d.qualifiers.push_back("activations " + ascii_lower(a->string_or("type", "int")) + " " +
                            (bits ? std::to_string(*bits) : "?") + "-bit, " + dyn);
   }

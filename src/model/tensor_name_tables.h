@@ -7,8 +7,11 @@
 
 namespace ma::placement {
 
-// Parameters of quantized checkpoints that are not model weights but their scales / zero points / indices.
-inline constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_inv",
+// Parameters of quantized checkpoints that are not model weights but their scales / zero points / indices:
+// GPTQ/AWQ, compressed-tensors, modelopt (k_scale and v_scale: the KV cache's), FP8, and bitsandbytes' quant
+// state ("weight.absmax", "weight.quant_state.bitsandbytes__nf4", 8-bit's SCB), which a load needs beside the
+// packed weights: as extras they were left out of the memory the model takes.
+inline constexpr std::array<std::string_view, 22> kQuantSuffixes{"weight_scale_inv",
                                                                  "weight_scale",
                                                                  "weight_scale_2",
                                                                  "input_scale",
@@ -20,7 +23,16 @@ inline constexpr std::array<std::string_view, 13> kQuantSuffixes{"weight_scale_i
                                                                  "weight_zero_point",
                                                                  "input_global_scale",
                                                                  "weight_global_scale",
-                                                                 "k_scale"};
+                                                                 "k_scale",
+                                                                 "v_scale",
+                                                                 "absmax",
+                                                                 "quant_map",
+                                                                 "nested_absmax",
+                                                                 "nested_quant_map",
+                                                                 "SCB",
+                                                                 "weight_format",
+                                                                 "bitsandbytes__nf4",
+                                                                 "bitsandbytes__fp4"};
 // MiniCPM-V calls its SigLIP vision model "vpm" and its perceiver resampler (learned queries attending to the
 // image features, the bridge to the language model) "resampler".
 // ERNIE-4.5-VL's vision_moe, the experts only image and video tokens run inside the language model's

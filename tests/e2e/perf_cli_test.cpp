@@ -120,21 +120,23 @@ TEST(PerfCli, AStoredTiedLmHeadIsOneMatrix) {
 // A 4-bit checkpoint with its headers stores each linear packed: GPTQ's qweight is [in/8, out] of int32,
 // compressed-tensors' weight_packed [out, in/8]. The step multiplies the matrices the model builds: its FLOPs
 // are its unquantized twin's (config alone), where the packed shapes gave 1/8 of them (and
-// compressed-tensors' "weight_packed", not named "weight", none); and the bytes it reads are the packed ones.
+// compressed-tensors' "weight_packed", not named "weight", none); and the bytes it reads are the packed ones
+// with their scales, zero points and group indices (tensors of their own, left out before), and a tied LM
+// head's are the fp16 embedding it shares (it was timed at 4 bits).
 TEST(PerfCli, PackedQuantizedMatricesAreTheMatricesTheyPack) {
   const std::string base = R"("model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 64,
     "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-    "head_dim": 16, "vocab_size": 256, "max_position_embeddings": 512, "tie_word_embeddings": false,
-    "torch_dtype": "float16")";
+    "head_dim": 16, "vocab_size": 256, "max_position_embeddings": 512, "torch_dtype": "float16")";
   const std::vector<std::pair<std::string, std::pair<uint64_t, uint64_t>>> linears = {
       {"self_attn.q_proj", {64, 64}}, {"self_attn.k_proj", {32, 64}}, {"self_attn.v_proj", {32, 64}},
       {"self_attn.o_proj", {64, 64}}, {"mlp.gate_proj", {128, 64}},   {"mlp.up_proj", {128, 64}},
       {"mlp.down_proj", {64, 128}}};
-  auto write = [&](const fs::path& dir, bool gptq) {
+  // Writes the checkpoint; returns the bytes of the layers' matrices as stored, scales included.
+  auto write = [&](const fs::path& dir, bool gptq, bool tied) {
     fs::create_directories(dir);
     std::vector<TensorToWrite> t = {{"model.embed_tokens.weight", DType::F16, {256, 64}, ""},
-                                    {"lm_head.weight", DType::F16, {256, 64}, ""},
                                     {"model.norm.weight", DType::F16, {64}, ""}};
+    if (!tied) t.push_back({"lm_head.weight", DType::F16, {256, 64}, ""});
     uint64_t packed_bytes = 0;
     for (int l = 0; l < 2; ++l) {
       const std::string p = "model.layers." + std::to_string(l) + ".";
@@ -142,7 +144,8 @@ TEST(PerfCli, PackedQuantizedMatricesAreTheMatricesTheyPack) {
       t.push_back({p + "post_attention_layernorm.weight", DType::F16, {64}, ""});
       for (const auto& [name, shape] : linears) {
         const auto [out, in] = shape;
-        packed_bytes += out * in / 2;
+        packed_bytes += out * in / 2 + (gptq ? 4 * (in / 32) * (out / 8) + 2 * (in / 32) * out + 4 * in
+                                             : 2 * out * (in / 32) + 16);
         if (gptq) {
           t.push_back({p + name + ".qweight", DType::I32, {in / 8, out}, ""});
           t.push_back({p + name + ".qzeros", DType::I32, {in / 32, out / 8}, ""});
@@ -158,7 +161,8 @@ TEST(PerfCli, PackedQuantizedMatricesAreTheMatricesTheyPack) {
     write_safetensors(dir / "model.safetensors", t);
     write_file(
         dir / "config.json",
-        "{" + base + ", \"quantization_config\": " +
+        "{" + base + ", \"tie_word_embeddings\": " + (tied ? "true" : "false") +
+            ", \"quantization_config\": " +
             (gptq
                  ? R"({"quant_method": "gptq", "bits": 4, "group_size": 32, "desc_act": false, "sym": true})"
                  : R"({"quant_method": "compressed-tensors", "format": "pack-quantized", "ignore": ["lm_head"],
@@ -169,7 +173,7 @@ TEST(PerfCli, PackedQuantizedMatricesAreTheMatricesTheyPack) {
   };
   TempDir tmp;
   fs::create_directories(tmp / "twin");
-  write_file(tmp / "twin" / "config.json", "{" + base + "}");
+  write_file(tmp / "twin" / "config.json", "{" + base + ", \"tie_word_embeddings\": false}");
   const std::string args = " --hw h100-sxm --mode prefill --seq 64 --json";
   auto perf = [&](const fs::path& model) {
     const CommandResult r = run_cli("perf " + quoted(model) + args);
@@ -178,15 +182,15 @@ TEST(PerfCli, PackedQuantizedMatricesAreTheMatricesTheyPack) {
   };
   const json::Document twin = perf(tmp / "twin");
   const double twin_flops = twin.root().find("flops_theory")->as_double();
-  for (const bool gptq : {true, false}) {
-    SCOPED_TRACE(gptq ? "gptq" : "compressed-tensors");
-    const fs::path dir = tmp / (gptq ? "gptq" : "ct");
-    const uint64_t packed_bytes = write(dir, gptq);
+  for (const auto& [gptq, tied] : {std::pair{true, false}, {false, false}, {true, true}}) {
+    SCOPED_TRACE(std::string(gptq ? "gptq" : "compressed-tensors") + (tied ? ", tied" : ""));
+    const fs::path dir = tmp / (std::string(gptq ? "gptq" : "ct") + (tied ? "-tied" : ""));
+    const uint64_t stored_bytes = write(dir, gptq, tied);
     const json::Document d = perf(dir);
     EXPECT_DOUBLE_EQ(d.root().find("flops_theory")->as_double(), twin_flops);
-    // The weights read: the layers' packed int4 bytes (scales aside) and the fp16 LM head, once each.
+    // The weights read: the layers' matrices as stored and the fp16 LM head (or the embedding it is), once.
     const double head_bytes = 256.0 * 64 * 2;
-    EXPECT_GE(d.root().find("bytes_weights")->as_double(), static_cast<double>(packed_bytes) + head_bytes);
+    EXPECT_GE(d.root().find("bytes_weights")->as_double(), static_cast<double>(stored_bytes) + head_bytes);
     EXPECT_LT(d.root().find("bytes_weights")->as_double(), twin.root().find("bytes_weights")->as_double());
   }
 }

@@ -18,25 +18,25 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void collect_numbers(const json::Value& v, std::vector<double>& out) {
+void perf_json_numbers(const json::Value& v, std::vector<double>& out) {
   if (v.is_number()) out.push_back(v.as_double());
-  for (const json::Value& item : v.items()) collect_numbers(item, out);
-  for (const json::Member& m : v.members()) collect_numbers(m.value, out);
+  for (const json::Value& item : v.items()) perf_json_numbers(item, out);
+  for (const json::Member& m : v.members()) perf_json_numbers(m.value, out);
 }
 
 // A cell that is one number and a unit: its value in the unit the JSON uses (seconds, a fraction) and the
 // significant digits it shows; nullopt otherwise.
-struct Shown {
+struct ShownCell {
   double value = 0;
   int digits = 0;
 };
 
-std::optional<Shown> numeric_cell(const std::string& cell) {
+std::optional<ShownCell> numeric_cell(const std::string& cell) {
   static const std::regex kNumber(
       R"(^\s*([-+]?([0-9]+(?:\.[0-9]+)?)(?:e[-+]?[0-9]+)?)\s*(ns|us|ms|s|%|TFLOP/s|GB/s|GB|FLOP/byte)?\s*$)");
   std::smatch m;
   if (!std::regex_match(cell, m, kNumber)) return std::nullopt;
-  Shown s{std::stod(m[1].str()), 0};
+  ShownCell s{std::stod(m[1].str()), 0};
   bool leading = true;
   for (char c : m[2].str())
     if (c != '.' && !(leading && c == '0')) {
@@ -52,7 +52,7 @@ std::optional<Shown> numeric_cell(const std::string& cell) {
 }
 
 // Equal once rounded to the digits shown: within half a unit of the last one.
-bool same_when_rounded(const Shown& shown, double exact) {
+bool same_when_rounded(const ShownCell& shown, double exact) {
   if (shown.value == 0) return exact == 0;
   return std::fabs(shown.value - exact) <= 5.01 * std::pow(10.0, -shown.digits) * std::fabs(shown.value);
 }
@@ -99,11 +99,11 @@ void expect_report_numbers_in_json(const fs::path& model, const std::string& fla
   const CommandResult json_run = run_cli("perf " + quoted(model) + " " + flags + " --json");
   ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
   std::vector<double> numbers;
-  collect_numbers(json::Document::parse(json_run.out, "stdout").root(), numbers);
+  perf_json_numbers(json::Document::parse(json_run.out, "stdout").root(), numbers);
 
   size_t checked = 0;
   for (const Cell& c : table_cells(read_file(dir / "perf.md"))) {
-    const std::optional<Shown> shown = numeric_cell(c.text);
+    const std::optional<ShownCell> shown = numeric_cell(c.text);
     if (!shown) continue;
     ++checked;
     bool found = false;

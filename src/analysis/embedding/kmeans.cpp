@@ -233,7 +233,12 @@ uint32_t kneedle_elbow(const std::vector<uint32_t>& ks, const std::vector<double
 double silhouette(const std::vector<float>& x, uint64_t d, const std::vector<uint64_t>& sample,
                   const std::vector<uint32_t>& labels, uint32_t k) {
   const uint64_t m = sample.size();
-  if (m < 2) return 0;
+  // Undefined, as scikit-learn refuses it, unless the sample holds 2 to m - 1 clusters: one cluster
+  // (identical rows) has no neighbour to compare with, and every row alone in its own compares nothing.
+  std::vector<bool> present(k, false);
+  for (uint64_t i : sample) present[labels[i]] = true;
+  const auto clusters = static_cast<uint64_t>(std::count(present.begin(), present.end(), true));
+  if (clusters < 2 || clusters > m - 1) return NAN;
   std::vector<float> s(m * d);
   std::vector<double> norms(m);
   std::vector<uint64_t> in_cluster(k, 0);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "analysis/memory_kv.h"
 #include "analysis/perf/parallelism.h"
@@ -109,6 +110,36 @@ class Builder {
       }
       expert_wb_ = bytes / static_cast<double>(rep.moe->routed_expert_parameters);
     }
+    if (stored() && inv.checkpoint && inv.checkpoint->headers_read) scales_beside_matrices();
+  }
+
+  // Read from its headers, a quantized matrix's stored bytes are its packed codes alone; its scales, zero
+  // points and group indices are tensors of their own (GPTQ's scales/qzeros/g_idx, NVFP4's weight_scale,
+  // bitsandbytes' weight.absmax...), which the step reads with it (a GPTQ q_proj: 32,768 + 2,304 bytes).
+  // Each one joins the matrix whose module name is its nearest prefix. (Predicted from an index or the
+  // config, a matrix's bytes already hold its scales.)
+  void scales_beside_matrices() {
+    std::unordered_map<std::string_view, size_t> matrix_of_module;
+    auto module_of = [](std::string_view name) {
+      const size_t dot = name.rfind('.');
+      return dot == std::string_view::npos ? std::string_view() : name.substr(0, dot);
+    };
+    for (size_t i = 0; i < inv_.tensors.size(); ++i)
+      if (is_gemm_weight(inv_.tensors[i])) matrix_of_module.emplace(module_of(inv_.tensors[i].name), i);
+    for (size_t i = 0; i < inv_.tensors.size(); ++i) {
+      const InventoryTensor& t = inv_.tensors[i];
+      // Routed experts' scales are in expert_wb_ already.
+      if (t.kind != TensorKind::QuantizationScale || t.routed_expert ||
+          t.name.find(".experts.") != std::string::npos)
+        continue;
+      // At most three names up: "q_proj.weight.quant_state.bitsandbytes__nf4" belongs to "q_proj".
+      std::string_view m = module_of(t.name);
+      for (int up = 0; up < 3 && !m.empty(); ++up, m = module_of(m))
+        if (const auto it = matrix_of_module.find(m); it != matrix_of_module.end()) {
+          scale_bytes_[it->second] += static_cast<double>(in_.stored_bytes[i]);
+          break;
+        }
+    }
   }
 
   std::vector<OpCost> build() {
@@ -198,8 +229,7 @@ class Builder {
     op.m_eff = m / rows;
     op.flops_theory = op.flops_tensorcore = 2 * m * k * n * train_ / tp_;
     const double wrf = attention ? in_.knobs.wrf_attention : in_.knobs.wrf_dense;
-    const double bytes =
-        stored() && in_.stored_bytes[index] ? static_cast<double>(in_.stored_bytes[index]) : k * n * wb_;
+    const double bytes = stored_matrix_bytes(t, index).value_or(k * n * wb_);
     const double once = bytes / slice * (in_.mode == PerfMode::Train ? 3 : 1);
     weights_once_ += once;
     op.bytes_weights = once / wrf;
@@ -209,6 +239,23 @@ class Builder {
                                                    : tp_);
     op.kernels = train_;
     ops_.push_back(op);
+  }
+
+  // The bytes a matrix is stored in, scales included; a tied LM head reads the matrix it shares, stored in
+  // its own dtype (a GPTQ model's fp16 embedding, not 4-bit codes). None: not stored (a config alone, or a
+  // precision asked for), timed at the step's weight dtype.
+  std::optional<double> stored_matrix_bytes(const InventoryTensor& t, size_t index) const {
+    if (!stored()) return std::nullopt;
+    if (in_.stored_bytes[index]) {
+      const auto scales = scale_bytes_.find(index);
+      return static_cast<double>(in_.stored_bytes[index]) +
+             (scales == scale_bytes_.end() ? 0 : scales->second);
+    }
+    if (!t.tied_to.empty())
+      for (size_t i = 0; i < inv_.tensors.size(); ++i)
+        if (inv_.tensors[i].name == t.tied_to && in_.stored_bytes[i])
+          return static_cast<double>(in_.stored_bytes[i]);
+    return std::nullopt;
   }
 
   void layer_ops(uint32_t l) {
@@ -433,7 +480,8 @@ class Builder {
   const PerfInputs& in_;
   double tokens_ = 0, q_len_ = 1, train_ = 1, wb_ = 2, ab_ = 2, hidden_ = 0;
   double report_kv_bytes_ = 2, report_state_bytes_ = 2;  // bytes per element of the report's sizes
-  double expert_wb_ = 2;  // bytes per routed-expert parameter: wb_, or as stored
+  double expert_wb_ = 2;                            // bytes per routed-expert parameter: wb_, or as stored
+  std::unordered_map<size_t, double> scale_bytes_;  // matrix index -> its scales' stored bytes (headers)
   double tp_ = 1, pp_ = 1, ep_ = 1;
   double dp_ = 1;  // data-parallel attention: the ways the sequences split over the group (else 1)
   double weights_once_ = 0;
