@@ -10,6 +10,7 @@
 #include "analysis/memory_kv.h"
 #include "analysis/perf/parallelism.h"
 #include "core/error.h"
+#include "model/tensor_placement.h"
 
 namespace ma {
 namespace {
@@ -111,6 +112,22 @@ class Builder {
       expert_wb_ = bytes / static_cast<double>(rep.moe->routed_expert_parameters);
     }
     if (stored() && inv.checkpoint && inv.checkpoint->headers_read) scales_beside_matrices();
+    if (stored()) tied_matrices();
+  }
+
+  // A tied LM head stores no bytes of its own: it reads the matrix it shares, in that one's stored dtype (a
+  // GPTQ model's fp16 embedding, not 4-bit codes). Looked up once per step model, not per GEMM.
+  void tied_matrices() {
+    std::unordered_map<std::string_view, double> shared;  // the matrices tied copies name -> their bytes
+    for (const InventoryTensor& t : inv_.tensors)
+      if (!t.tied_to.empty()) shared.emplace(t.tied_to, 0.0);
+    if (shared.empty()) return;
+    for (size_t i = 0; i < inv_.tensors.size(); ++i)
+      if (const auto it = shared.find(inv_.tensors[i].name); it != shared.end())
+        it->second = static_cast<double>(in_.stored_bytes[i]);
+    for (size_t i = 0; i < inv_.tensors.size(); ++i)
+      if (!inv_.tensors[i].tied_to.empty())
+        if (const double bytes = shared.at(inv_.tensors[i].tied_to); bytes > 0) tied_bytes_[i] = bytes;
   }
 
   // Read from its headers, a quantized matrix's stored bytes are its packed codes alone; its scales, zero
@@ -120,10 +137,6 @@ class Builder {
   // config, a matrix's bytes already hold its scales.)
   void scales_beside_matrices() {
     std::unordered_map<std::string_view, size_t> matrix_of_module;
-    auto module_of = [](std::string_view name) {
-      const size_t dot = name.rfind('.');
-      return dot == std::string_view::npos ? std::string_view() : name.substr(0, dot);
-    };
     for (size_t i = 0; i < inv_.tensors.size(); ++i)
       if (is_gemm_weight(inv_.tensors[i])) matrix_of_module.emplace(module_of(inv_.tensors[i].name), i);
     for (size_t i = 0; i < inv_.tensors.size(); ++i) {
@@ -229,7 +242,7 @@ class Builder {
     op.m_eff = m / rows;
     op.flops_theory = op.flops_tensorcore = 2 * m * k * n * train_ / tp_;
     const double wrf = attention ? in_.knobs.wrf_attention : in_.knobs.wrf_dense;
-    const double bytes = stored_matrix_bytes(t, index).value_or(k * n * wb_);
+    const double bytes = stored_matrix_bytes(index).value_or(k * n * wb_);
     const double once = bytes / slice * (in_.mode == PerfMode::Train ? 3 : 1);
     weights_once_ += once;
     op.bytes_weights = once / wrf;
@@ -244,17 +257,14 @@ class Builder {
   // The bytes a matrix is stored in, scales included; a tied LM head reads the matrix it shares, stored in
   // its own dtype (a GPTQ model's fp16 embedding, not 4-bit codes). None: not stored (a config alone, or a
   // precision asked for), timed at the step's weight dtype.
-  std::optional<double> stored_matrix_bytes(const InventoryTensor& t, size_t index) const {
+  std::optional<double> stored_matrix_bytes(size_t index) const {
     if (!stored()) return std::nullopt;
     if (in_.stored_bytes[index]) {
       const auto scales = scale_bytes_.find(index);
       return static_cast<double>(in_.stored_bytes[index]) +
              (scales == scale_bytes_.end() ? 0 : scales->second);
     }
-    if (!t.tied_to.empty())
-      for (size_t i = 0; i < inv_.tensors.size(); ++i)
-        if (inv_.tensors[i].name == t.tied_to && in_.stored_bytes[i])
-          return static_cast<double>(in_.stored_bytes[i]);
+    if (const auto tied = tied_bytes_.find(index); tied != tied_bytes_.end()) return tied->second;
     return std::nullopt;
   }
 
@@ -482,6 +492,7 @@ class Builder {
   double report_kv_bytes_ = 2, report_state_bytes_ = 2;  // bytes per element of the report's sizes
   double expert_wb_ = 2;                            // bytes per routed-expert parameter: wb_, or as stored
   std::unordered_map<size_t, double> scale_bytes_;  // matrix index -> its scales' stored bytes (headers)
+  std::unordered_map<size_t, double> tied_bytes_;   // tied copy's index -> the shared matrix's stored bytes
   double tp_ = 1, pp_ = 1, ep_ = 1;
   double dp_ = 1;  // data-parallel attention: the ways the sequences split over the group (else 1)
   double weights_once_ = 0;
