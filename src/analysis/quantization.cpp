@@ -336,6 +336,11 @@ QuantizationInfo analyze_quantization(const ReportInputs& in) {
     } else if (m)
       q.group_size = m->group_size;
     q.format_detail = format_detail(m, declared);
+    if (declared) {
+      q.activation_scheme = declared->activation_scheme;
+      q.activations = declared->activations;
+      q.weight_numbers = declared->weights;
+    }
     if (declared && !inferred.empty() && method_name(inferred) != q.method && !writes_layout(key, inferred))
       q.notes.push_back("the config declares " + q.method + " but the stored tensors look like " +
                         method_name(inferred));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/report_inputs.h"
+#include "model/declared_quantization.h"
 
 namespace ma {
 
@@ -31,6 +32,11 @@ struct QuantizationInfo {
   uint64_t stored_bytes = 0;  // what the checkpoint holds (headers), or predicts (index)
   // stored_bytes x 8 / logical_parameters: a quantized checkpoint read from its headers (GGUF Q4_K_M ~4.9)
   std::optional<double> bits_per_weight;
+  // What the declaration says of the GEMMs' activations (Unsaid when nothing declares it): where perf times
+  // W8A8 / W4A4 GEMMs on narrow tensor cores, and where it keeps them 16-bit.
+  ActivationScheme activation_scheme = ActivationScheme::Unsaid;
+  std::optional<QuantizedNumbers> activations;
+  std::optional<QuantizedNumbers> weight_numbers;  // the weights' format where the declaration names it
   // Where the stored figures come from: "headers" (exact), "index" (names from the index, sizes predicted
   // from the template and the method; stored_bytes is the index's metadata.total_size when it has one),
   // "template" (no weights: predicted from the config and the method).

@@ -102,6 +102,10 @@ void parse_fp8(const ModelConfig& c, DeclaredQuantization& d) {
   if (!fmt.empty()) d.qualifiers.push_back("format " + fmt);
   std::string scale_fmt = c.string_or("scale_fmt", "");
   if (scale_fmt == "ue8m0") d.qualifiers.push_back("scales rounded to powers of two (ue8m0)");
+  // Engines run these W8A8: the activations quantized to float8 per tensor (static, with the stored
+  // input_scale) or per token (dynamic, the default when the config says neither).
+  d.activation_scheme = ActivationScheme::Quantized;
+  d.activations = QuantizedNumbers{8, true};
   std::string act = c.string_or("activation_scheme", "");
   if (!act.empty()) d.qualifiers.push_back("activations quantized " + act + "ally");
   add_ignore(c, "modules_to_not_convert", d);
@@ -134,6 +138,8 @@ void parse_compressed_tensors(const ModelConfig& c, DeclaredQuantization& d) {
   if (strategy == "block") {
     std::vector<int64_t> block = w->ints("block_structure");
     d.group_size = block_elements(*w, "block_structure", block);
+    if (d.group_size && block.size() == 2)
+      d.block = {static_cast<uint64_t>(block[0]), static_cast<uint64_t>(block[1])};
     if (d.group_size) d.qualifiers.push_back("one scale per " + block_text(block) + " block");
   } else if (strategy == "group" || strategy == "tensor_group") {
     d.group_size = w->opt_count("group_size");
@@ -142,6 +148,9 @@ void parse_compressed_tensors(const ModelConfig& c, DeclaredQuantization& d) {
     d.qualifiers.push_back("one scale per " + strategy);
   }
   d.qualifiers.push_back(type + " " + (d.bits ? std::to_string(*d.bits) : "?") + "-bit weights");
+  if (d.bits) d.weights = QuantizedNumbers{*d.bits, type == "float"};
+  // A group that quantizes only the weights (W4A16, W8A16) names no input_activations, or names them null.
+  d.activation_scheme = ActivationScheme::WeightOnly;
   if (!w->flag_or("symmetric", true)) d.qualifiers.push_back("asymmetric (weight_zero_point)");
   if (d.bits) {
     if (type == "float")
@@ -151,6 +160,11 @@ void parse_compressed_tensors(const ModelConfig& c, DeclaredQuantization& d) {
   }
   if (auto a = group->sub("input_activations")) {
     auto bits = read_bits(*a, "num_bits");
+    const bool is_float = ascii_lower(a->string_or("type", "int")) == "float";
+    if (bits && *bits < 16) {
+      d.activation_scheme = ActivationScheme::Quantized;
+      d.activations = QuantizedNumbers{*bits, is_float};
+    }
     // true or false; llm-compressor's NVFP4 schemes write "local" (scales computed per token group at run
     // time against a stored global scale), which was refused (exit 3) for every such checkpoint.
     const json::Value* dynamic = a->raw("dynamic");
@@ -174,6 +188,14 @@ void parse_modelopt(const ModelConfig& c, DeclaredQuantization& d) {
     d.key = "awq";
   else
     d.key = algo.empty() ? "modelopt" : "modelopt-" + algo;
+  // NVFP4 and FP8 quantize the activations too (a stored input_scale per linear); W4A8_AWQ runs them in
+  // float8 and W4A16_AWQ keeps them 16-bit. Other algorithms are left to the method's usual practice.
+  if (algo == "nvfp4" || algo == "fp8" || algo.find("w4a8") != std::string::npos) {
+    d.activation_scheme = ActivationScheme::Quantized;
+    d.activations = QuantizedNumbers{algo == "nvfp4" ? 4u : 8u, true};
+  } else if (algo.find("w4a16") != std::string::npos) {
+    d.activation_scheme = ActivationScheme::WeightOnly;
+  }
   read_group(c, "group_size", d);
   std::string kv = c.string_or("kv_cache_quant_algo", "");
   if (!kv.empty()) d.qualifiers.push_back("KV cache " + kv);
@@ -214,7 +236,12 @@ DeclaredQuantization parse_declaration(const ModelConfig& c, std::string source,
     parse_modelopt(c, d);
   else if (d.key == "hqq")
     parse_hqq(c, d);
-  else {
+  else if (d.key == "fbgemm_fp8") {
+    // FBGEMM's fp8 linear quantizes each token's activations to float8 at run time.
+    d.activation_scheme = ActivationScheme::Quantized;
+    d.activations = QuantizedNumbers{8, true};
+    add_ignore(c, "modules_to_not_convert", d);
+  } else {
     // Methods whose fields we do not read: their name, bits when they say, and what they skip.
     if (c.has("bits")) d.bits = read_bits(c, "bits");
     add_ignore(c, "modules_to_not_convert", d);

@@ -15,6 +15,22 @@
 
 namespace ma {
 
+// A number format a quantization scheme names: bits and whether they are a float (E4M3, E2M1) or an integer.
+struct QuantizedNumbers {
+  uint32_t bits = 0;
+  bool is_float = false;
+  bool operator==(const QuantizedNumbers&) const = default;
+};
+
+// What a declaration says of the GEMMs' inputs. Engines quantize the activations to that format at run time
+// and run the GEMM on its tensor cores (W8A8 fp8, W4A4 nvfp4, W8A8 int8); weight-only schemes keep them in
+// the model's 16-bit dtype and dequantize the weights inside the GEMM.
+enum class ActivationScheme : uint8_t {
+  Unsaid,      // the declaration says nothing (GPTQ, AWQ, ...): the method's usual practice applies
+  WeightOnly,  // said: activations stay 16-bit (compressed-tensors without input_activations, W4A16_AWQ)
+  Quantized,   // said: quantized to `activations`
+};
+
 struct DeclaredQuantization {
   std::string key;     // a key of the method table, or the config's own lower-case name when unknown
   std::string source;  // e.g. "config.json quantization_config", "hf_quant_config.json"
@@ -32,6 +48,9 @@ struct DeclaredQuantization {
   // DeepSeek-V4's top-level expert_dtype "fp4": routed experts stored as MXFP4 (4-bit values and one E8M0
   // scale per 32), the other linears as the method says.
   std::optional<DType> expert_dtype;
+  ActivationScheme activation_scheme = ActivationScheme::Unsaid;
+  std::optional<QuantizedNumbers> activations;  // set when activation_scheme is Quantized
+  std::optional<QuantizedNumbers> weights;      // compressed-tensors' weights type and num_bits
 };
 
 // nullopt when nothing declares quantization: config.json, then the side files in `root` (empty: none).

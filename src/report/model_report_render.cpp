@@ -1,6 +1,7 @@
 #include "report/model_report_render.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "core/units.h"
@@ -313,9 +314,13 @@ std::string render_report_markdown(const ModelReport& r, const RunInfo& run) {
 
 namespace {
 // "1.00x", "11.4x": three significant digits, as the seed prints "3.10x larger".
+// Three significant digits at any size: a model 400 times smaller than the first is 0.00250x, not 0.00x.
 std::string format_ratio(double r) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, r >= 100 ? "%.0fx" : r >= 10 ? "%.1fx" : "%.2fx", r);
+  if (r >= 100 || r <= 0)
+    std::snprintf(buf, sizeof buf, "%.0fx", r);
+  else
+    std::snprintf(buf, sizeof buf, "%.*fx", std::max(0, 2 - static_cast<int>(std::floor(std::log10(r)))), r);
   return buf;
 }
 }  // namespace

@@ -1,6 +1,7 @@
 // End-to-end: the report command's options, exports and exit codes (seed 002 §7).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -150,6 +151,12 @@ TEST(CliReport, ComparisonGivesTheRatioToTheFirstModel) {
       << "a local model is named, not its path";
   // A single model's report has no ratio.
   EXPECT_EQ(test::run_cli(example() + " --json").out.find("num_parameters_vs_first"), std::string::npos);
+  // A model smaller than the first keeps three significant digits (0.0023 was printed "0.00x").
+  const double smaller = first / second;
+  ASSERT_LT(smaller, 1.0);
+  std::snprintf(ratio, sizeof ratio, "%.*fx", 2 - static_cast<int>(std::floor(std::log10(smaller))), smaller);
+  auto reversed = test::run_cli("'" + tmp.path().string() + "' " + example() + " --skip-tokenizer");
+  EXPECT_NE(reversed.out.find(ratio), std::string::npos) << ratio << "\n" << reversed.out;
 }
 
 // The example's maximum context is 256 tokens: a longer --context is sized as asked, with one warning.

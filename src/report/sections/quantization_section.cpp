@@ -53,6 +53,14 @@ std::string bits_text(double bits) {
   return buf;
 }
 
+// What the declaration says of the activations; empty where it says nothing.
+std::string activations_text(const QuantizationInfo& s) {
+  if (s.activation_scheme == ActivationScheme::WeightOnly) return "not quantized (weight-only: 16-bit)";
+  if (s.activation_scheme != ActivationScheme::Quantized || !s.activations) return "";
+  return std::string(s.activations->is_float ? "float" : "int") + " " + std::to_string(s.activations->bits) +
+         "-bit, quantized at run time";
+}
+
 }  // namespace
 
 void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelReport& r,
@@ -73,6 +81,7 @@ void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelRepo
             human_count(s.logical_parameters) + " (" + with_thousands(s.logical_parameters) + ")");
     if (s.bits_per_weight)
       w.field("bits per weight", bits_text(*s.bits_per_weight) + " (stored bytes x 8 / logical parameters)");
+    if (const std::string a = activations_text(s); !a.empty()) w.field("activations", a);
   }
   if (o.detailed) {
     if (s.quantized) {
@@ -119,6 +128,20 @@ void write_json(JsonWriter& w, const QuantizationInfo& s) {
     w.end_array();
   }
   str_or_null("format_detail", s.format_detail);
+  // null: the declaration says nothing of the activations.
+  w.key("activations");
+  if (s.activation_scheme == ActivationScheme::Unsaid ||
+      (s.activation_scheme == ActivationScheme::Quantized && !s.activations)) {
+    w.null();
+  } else {
+    w.begin_object();
+    w.key("quantized").value(s.activation_scheme == ActivationScheme::Quantized);
+    if (s.activation_scheme == ActivationScheme::Quantized) {
+      w.key("bits").value(s.activations->bits);
+      w.key("type").value(s.activations->is_float ? "float" : "int");
+    }
+    w.end_object();
+  }
   w.key("unquantized").begin_array();
   for (const auto& g : s.unquantized) w.value(g);
   w.end_array();
@@ -159,6 +182,7 @@ void render_document(DocumentWriter& w, const QuantizationInfo& s, const ModelRe
     else if (s.group_size)
       rows.push_back({"Group size", with_thousands(*s.group_size)});
     if (!s.format_detail.empty()) rows.push_back({"Format", s.format_detail});
+    if (const std::string a = activations_text(s); !a.empty()) rows.push_back({"Activations", a});
     rows.push_back({"Logical parameters",
                     with_thousands(s.logical_parameters) + " (" + human_count(s.logical_parameters) + ")"});
     if (!s.unquantized.empty()) rows.push_back({"Unquantized (elements)", unquantized_list(s)});
