@@ -95,6 +95,21 @@ KvLayer compressed_attention_layer(const Context& c, const AttentionShape& at) {
   return l;
 }
 
+// An 8-bit float cache of sparse MLA (a latent beside a DSA indexer: DeepSeek-V3.2, GLM-5) is the one
+// layout FlashMLA's sparse kernels read, and the one vLLM (fp8_ds_mla) and SGLang (NSA) allocate: the
+// latent in float8 with one float32 scale per 128 values, the rope key left in bf16, and the indexer's keys
+// in float8 with one float32 scale per 128. DeepSeek-V3.2-Exp: 512 + 4 x 4 + 64 x 2 = 656 bytes and
+// 128 + 4 = 132 bytes a layer a token, as SGLang allocates them (48,068 bytes a token over 61 layers).
+bool sparse_mla_float8(const Context& c, const AttentionShape& at) {
+  return at.indexer_head_dim > 0 && dtype_bits(c.kv) == 8 && dtype_info(c.kv).is_float &&
+         dtype_info(c.kv).block_elements <= 1;
+}
+constexpr uint64_t kFloat8TileValues = 128;  // values sharing one float32 scale
+
+uint64_t float8_tiled(uint64_t values, std::string_view what) {
+  return add({values, mul({memory::ceil_div(values, kFloat8TileValues), 4}, what)}, what);
+}
+
 // Multi-head latent attention: the compressed latent plus the shared rope key, per layer per token; the
 // sparse-attention indexer (DeepSeek-V3.2, GLM-5) caches its own index_head_dim keys beside it.
 KvLayer mla_layer(const Context& c, const AttentionShape& at) {
@@ -102,16 +117,28 @@ KvLayer mla_layer(const Context& c, const AttentionShape& at) {
   l.kind = CacheKind::MlaLatent;
   const uint64_t rank = at.kv_lora_rank, rope = at.qk_rope_head_dim, nope = at.qk_nope_head_dim;
   const uint64_t v = at.v_head_dim ? at.v_head_dim : at.head_dim;
-  const uint64_t latent = sized(add({rank, rope}, "kv_lora_rank"), c.kv, "MLA latent");
-  const uint64_t indexer = sized(at.indexer_head_dim, c.kv, "indexer keys");
+  const bool tiled = sparse_mla_float8(c, at);
+  const uint64_t latent =
+      tiled ? add({float8_tiled(rank, "MLA latent"), sized(rope, DType::BF16, "rope key")}, "MLA latent")
+            : sized(add({rank, rope}, "kv_lora_rank"), c.kv, "MLA latent");
+  const uint64_t indexer = tiled ? float8_tiled(at.indexer_head_dim, "indexer keys")
+                                 : sized(at.indexer_head_dim, c.kv, "indexer keys");
   l.bytes_per_token = add({latent, indexer}, "MLA per token");
   l.bytes_per_token_decompressed =
       add({sized(mul({at.heads, add({nope, rope, v}, "MLA head dims")}, "MLA decompressed"), c.kv,
                  "MLA decompressed"),
            indexer},
           "MLA decompressed");
-  l.formula = "(" + num(rank) + " kv_lora_rank + " + num(rope) + " qk_rope_head_dim) x " + elem_text(c.kv);
-  if (indexer) l.formula += " + " + num(at.indexer_head_dim) + " indexer key dims x " + elem_text(c.kv);
+  if (tiled) {
+    l.formula = num(rank) + " kv_lora_rank x 1 byte + " + num(memory::ceil_div(rank, kFloat8TileValues)) +
+                " float32 scales + " + num(rope) + " qk_rope_head_dim x 2 bytes (bf16) + " +
+                num(at.indexer_head_dim) + " indexer key dims x 1 byte + " +
+                num(memory::ceil_div(at.indexer_head_dim, kFloat8TileValues)) +
+                " float32 scale (FlashMLA's sparse fp8 layout)";
+  } else {
+    l.formula = "(" + num(rank) + " kv_lora_rank + " + num(rope) + " qk_rope_head_dim) x " + elem_text(c.kv);
+    if (indexer) l.formula += " + " + num(at.indexer_head_dim) + " indexer key dims x " + elem_text(c.kv);
+  }
   l.formula += " = " + num(l.bytes_per_token) + " per token; decompressed " + num(at.heads) + " heads x (" +
                num(nope) + " + " + num(rope) + " + " + num(v) + ") x " + elem_text(c.kv) +
                (indexer ? " + indexer keys" : "") + " = " + num(l.bytes_per_token_decompressed);

@@ -76,6 +76,22 @@ TEST(MemoryKvTest, DeepSeekV3LatentAndDecompressed) {
   EXPECT_NE(m.kv_convention.find("kv_lora_rank + qk_rope_head_dim"), std::string::npos);
 }
 
+// A float8 cache of sparse MLA is FlashMLA's layout, as SGLang allocated it for DeepSeek-V3.2-Exp
+// (../shared/data/engines, sglang-8xb200-dsv32exp-dpattn-indexer: 975,424 tokens in 43.67 GiB): per layer
+// 512 fp8 + 4 float32 scales + 64 bf16 rope = 656 bytes and 128 fp8 indexer keys + 1 scale = 132 bytes;
+// 61 x 788 = 48,068 a token (each at one byte gave 42,944, 11% short). Dense MLA stays plain float8.
+TEST(MemoryKvTest, SparseMlaFloat8CacheIsFlashMlasLayout) {
+  LOAD_OR_SKIP(l, "hf-configs", "deepseek-ai__DeepSeek-V3.2");
+  ReportOptions fp8;
+  fp8.kv_dtype = DType::F8_E4M3;
+  MemoryReport m = memory_of(*l, fp8);
+  EXPECT_EQ(m.kv_cache_per_token_bytes, 48'068u);
+  EXPECT_NE(m.kv_layers.front().formula.find("FlashMLA"), std::string::npos) << m.kv_layers.front().formula;
+  auto v3 = test::load_shared("hf-configs/deepseek-ai__DeepSeek-V3");
+  ASSERT_TRUE(v3);
+  EXPECT_EQ(memory_of(*v3, fp8).kv_cache_per_token_bytes, 61u * 576);
+}
+
 TEST(MemoryKvTest, NemotronNanoOnlyAttentionLayersPerToken) {
   LOAD_OR_SKIP(l, "hf-configs", "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");
   MemoryReport m = memory_of(*l);
