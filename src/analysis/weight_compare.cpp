@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include "analysis/element_decoder.h"
@@ -20,6 +21,7 @@
 #include "formats/checkpoint.h"
 #include "io/file_source.h"
 #include "model/config.h"
+#include "model/gguf_record.h"
 #include "model/tensor_placement.h"
 
 namespace fs = std::filesystem;
@@ -145,12 +147,37 @@ void compare_pair(CompareWorker& w, const Pair& p, TensorDrift& d) {
   d.sum_diff2 = diff2;
 }
 
-// Why a pair cannot be compared element by element; empty when it can.
+// Why one side's values cannot be read element by element; empty when they can.
+std::string why_side_unreadable(const PairedSide& s) {
+  if (!s.in_order) return "a view whose elements are not in row-major order on disk";
+  return why_values_unreadable(s.dtype, false, s.encoded);
+}
+
+// Why a pair cannot be compared element by element, and on which side; empty when it can.
 std::string why_not_comparable(const PairedSide& t, const PairedSide& u) {
-  if (!t.in_order || !u.in_order) return "a view whose elements are not in row-major order on disk";
-  for (const PairedSide* s : {&t, &u})
-    if (std::string why = why_values_unreadable(s->dtype, false, s->encoded); !why.empty()) return why;
+  if (std::string why = why_side_unreadable(t); !why.empty()) return why + " (in A)";
+  if (std::string why = why_side_unreadable(u); !why.empty()) return why + " (in B)";
   return "";
+}
+
+// The row order the GGUF's converter writes a q/k projection named as transformers names it (...q_proj /
+// ...k_proj) in: 1 its rotary order, 0 the original's, -1 where model/gguf_record.h's table does not say or
+// the original is named otherwise (Meta's and Mistral's own wq/wk are already in the rotary order).
+int expected_rotary_order(const Checkpoint& gguf, const PairedSide& original) {
+  const std::string_view module = leaf_of(module_of(original.tensor));
+  if (module != "q_proj" && module != "k_proj") return -1;
+  if (!gguf.gguf) return -1;
+  const auto arch = gguf.gguf->string_value("general.architecture");
+  if (!arch) return -1;
+  switch (gguf_qk_row_order(*arch)) {
+    case GgufQkRows::Rotary:
+      return 1;
+    case GgufQkRows::AsOriginal:
+      return 0;
+    case GgufQkRows::Unknown:
+      return -1;
+  }
+  return -1;
 }
 
 // The head size a GGUF q/k projection's rows are grouped by (from {arch}.attention.key_length, else the
@@ -196,6 +223,8 @@ const char* drift_rule_name(DriftRule r) {
       return "max_abs_diff";
     case kNonFiniteRule:
       return "nonfinite_changed";
+    case kRotaryOrderRule:
+      return "rotary_order";
   }
   return "?";
 }
@@ -227,6 +256,7 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
   c.cosine_threshold = options.cosine_threshold;
   c.max_abs_threshold = options.max_abs_threshold;
   c.paired_by = by_place ? "place" : "name";
+  c.paired_by_names = tp.paired_by_names;
   // Every candidate computed: the pairs, both row orders of a GGUF q/k projection, every A x B of an
   // ambiguous place. `a_index` keeps A's order for the result.
   std::vector<Pair> pairs;
@@ -247,6 +277,29 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
     drifts.push_back(std::move(d));
     a_index.push_back(i);
   };
+  // A tensor (of A, of B, or a pair) present but not compared, and why: in the result, and on stderr.
+  auto leave_out = [&](const PairedSide* ta, const PairedSide* tb, const std::string& reason) {
+    NotCompared n;
+    n.in_a = ta != nullptr;
+    n.in_b = tb != nullptr;
+    if (ta) {
+      n.name = ta->name;
+      n.dtype_a = ta->dtype;
+      n.shape = ta->shape;
+      n.numel = ta->numel;
+    }
+    if (tb) {
+      if (!ta || tb->name != ta->name) n.name_b = tb->name;
+      n.dtype_b = tb->dtype;
+      if (!ta) {
+        n.shape = tb->shape;
+        n.numel = tb->numel;
+      }
+    }
+    n.reason = reason;
+    warnings.push_back((ta ? ta->name : "B's " + tb->name) + ": " + reason + "; not compared");
+    c.not_compared.push_back(std::move(n));
+  };
   // Whether the pair can be compared; says why not otherwise.
   auto comparable = [&](size_t i, size_t j) {
     if (sa[i].shape != sb[j].shape) {
@@ -255,34 +308,65 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
       return false;
     }
     if (std::string why = why_not_comparable(sa[i], sb[j]); !why.empty()) {
-      warnings.push_back(sa[i].name + ": " + why + "; not compared");
+      leave_out(&sa[i], &sb[j], why);
       return false;
     }
     return true;
   };
   struct Choice {
     std::vector<size_t> candidates;  // indices into drifts
+    // A GGUF q/k projection's two row orders (candidates: as stored, then llama.cpp's rotary order), and the
+    // one its architecture's converter writes (0, 1; -1 when unknown: the one that fits better is kept).
+    bool row_orders = false;
+    int expected = -1;
+    // A shared place the names could not settle: its tensors whose values can be read, paired by likeness.
+    bool shared_place = false;
+    std::vector<const PairedSide*> group_a, group_b;
   };
-  std::vector<Choice> choices;  // each keeps the candidate with the smallest error
+  std::vector<Choice> choices;
   for (auto [i, j] : tp.pairs) {
     if (!comparable(i, j)) continue;
-    const uint64_t ha = gguf_head_dim(ca, sa[i]), hb = gguf_head_dim(cb, sb[j]);
+    // GGUF against GGUF: both files hold the same row order, compared as stored.
+    const bool one_gguf = sa[i].gguf != sb[j].gguf;
+    const uint64_t ha = one_gguf ? gguf_head_dim(ca, sa[i]) : 0, hb = one_gguf ? gguf_head_dim(cb, sb[j]) : 0;
     Choice choice;
     choice.candidates.push_back(drifts.size());
     candidate(i, j, 0, 0);
-    if (ha || hb) {  // llama.cpp's converter reorders the rows of some families' q/k: try both orders
+    if (ha || hb) {  // llama.cpp's converter reorders the rows of some families' q/k: read both orders
       choice.candidates.push_back(drifts.size());
       candidate(i, j, ha, hb);
+      choice.row_orders = true;
+      choice.expected = ha ? expected_rotary_order(ca, sb[j]) : expected_rotary_order(cb, sa[i]);
     }
     choices.push_back(std::move(choice));
   }
   for (const auto& group : tp.ambiguous) {
-    std::vector<size_t> first(group.size());
-    for (size_t g = 0; g < group.size(); ++g) {
-      first[g] = drifts.size();
-      candidate(group[g].first, group[g].second, 0, 0);
+    std::vector<size_t> ia, ib;  // the place's tensors, each once
+    for (auto [i, j] : group) {
+      if (std::find(ia.begin(), ia.end(), i) == ia.end()) ia.push_back(i);
+      if (std::find(ib.begin(), ib.end(), j) == ib.end()) ib.push_back(j);
     }
-    choices.push_back({first});
+    // A tensor whose values cannot be read is neither compared nor used to pair the others by likeness.
+    Choice choice;
+    choice.shared_place = true;
+    const std::string shared = ", one of " + std::to_string(ia.size()) +
+                               " tensors of one shape at this place that only their values could pair";
+    for (size_t i : ia)
+      if (std::string why = why_side_unreadable(sa[i]); !why.empty())
+        leave_out(&sa[i], nullptr, why + " (in A)" + shared);
+      else
+        choice.group_a.push_back(&sa[i]);
+    for (size_t j : ib)
+      if (std::string why = why_side_unreadable(sb[j]); !why.empty())
+        leave_out(nullptr, &sb[j], why + " (in B)" + shared);
+      else
+        choice.group_b.push_back(&sb[j]);
+    for (const PairedSide* ta : choice.group_a)
+      for (const PairedSide* tb : choice.group_b) {
+        choice.candidates.push_back(drifts.size());
+        candidate(static_cast<size_t>(ta - sa.data()), static_cast<size_t>(tb - sb.data()), 0, 0);
+      }
+    choices.push_back(std::move(choice));
   }
   for (size_t i : tp.only_a) c.missing_in_b.push_back(sa[i].name);
   for (size_t j : tp.only_b) c.extra_in_b.push_back(sb[j].name);
@@ -292,21 +376,35 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
     compare_pair(w, pairs[k], drifts[pairs[k].out]);
   });
 
-  // Keep, per choice, the candidates with the smallest error: one for a pair (the row order that matches),
-  // a one-to-one assignment for an ambiguous place (smallest relative error first).
+  // Keep, per choice: a pair's one candidate; of a q/k projection's two row orders the one its GGUF
+  // architecture's converter writes (flagged when the other fits better), or where that is not known the
+  // one that fits better; at a shared place the one-to-one assignment by likeness (smallest error first).
   std::vector<size_t> kept;
   for (const Choice& ch : choices) {
+    if (ch.row_orders) {
+      const size_t stored = ch.candidates[0], rotary = ch.candidates[1];
+      size_t keep = drifts[rotary].sum_diff2 < drifts[stored].sum_diff2 ? rotary : stored;
+      if (ch.expected >= 0) keep = ch.expected ? rotary : stored;
+      const size_t other = keep == rotary ? stored : rotary;
+      TensorDrift& d = drifts[keep];
+      d.rotary_order = keep == rotary ? "rotary" : "stored";
+      d.rel_l2_other_order = drifts[other].rel_l2;
+      // Flagged where the other order fits markedly better (||B-A|| at most half): a broken conversion, not
+      // two unrelated tensors (both orders near ||B-A||/||A|| = 1.41, either a little ahead).
+      d.rotary_order_mismatch =
+          ch.expected >= 0 && 4 * drifts[other].sum_diff2 <= d.sum_diff2 && d.sum_diff2 > 0;
+      c.rotary_order_mismatch += d.rotary_order_mismatch;
+      c.rotary_reordered += keep == rotary;
+      kept.push_back(keep);
+      continue;
+    }
+    if (!ch.shared_place) {
+      kept.push_back(ch.candidates.front());
+      continue;
+    }
     std::vector<size_t> order = ch.candidates;
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t x, size_t y) { return drifts[x].sum_diff2 < drifts[y].sum_diff2; });
-    const bool rotary_pair = ch.candidates.size() == 2 &&
-                             pairs[ch.candidates[1]].a == pairs[ch.candidates[0]].a &&
-                             pairs[ch.candidates[1]].b == pairs[ch.candidates[0]].b;
-    if (ch.candidates.size() == 1 || rotary_pair) {
-      kept.push_back(order.front());
-      if (rotary_pair && order.front() == ch.candidates[1]) ++c.rotary_reordered;
-      continue;
-    }
     std::set<const PairedSide*> used_a, used_b;
     for (size_t k : order)
       if (!used_a.count(pairs[k].a) && !used_b.count(pairs[k].b)) {
@@ -315,6 +413,17 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
         kept.push_back(k);
         ++c.paired_by_values;
       }
+    // Left without a partner: the counterpart is one of the other side's tensors that could not be read.
+    for (const PairedSide* s : ch.group_a)
+      if (!used_a.count(s))
+        leave_out(s, nullptr,
+                  "its counterpart is one of B's tensors at this place whose values cannot be read, and only "
+                  "values could tell which");
+    for (const PairedSide* s : ch.group_b)
+      if (!used_b.count(s))
+        leave_out(nullptr, s,
+                  "its counterpart is one of A's tensors at this place whose values cannot be read, and only "
+                  "values could tell which");
   }
   std::stable_sort(kept.begin(), kept.end(), [&](size_t x, size_t y) { return a_index[x] < a_index[y]; });
   for (size_t k : kept) c.tensors.push_back(std::move(drifts[k]));
@@ -327,6 +436,7 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
     if (c.rel_l2_threshold > 0 && d.rel_l2 > c.rel_l2_threshold) d.flagged_by |= kRelL2Rule;
     if (d.cosine < c.cosine_threshold) d.flagged_by |= kCosineRule;
     if (c.max_abs_threshold && d.max_abs_diff > *c.max_abs_threshold) d.flagged_by |= kMaxAbsDiffRule;
+    if (d.rotary_order_mismatch) d.flagged_by |= kRotaryOrderRule;
     d.flagged = d.flagged_by != 0;
     const int64_t key = d.layer ? static_cast<int64_t>(*d.layer) : -1;
     LayerDrift& l = layers[key];

@@ -3,6 +3,7 @@
 // An original against its GGUF quantization gives the quantization error: tensors paired by place
 // (analysis/tensor_pairing.h), blocks decoded as llama.cpp decodes them, and the error pooled per GGUF type.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,6 +34,14 @@ struct TensorDrift {
   // NaN or ±Inf elements, which the sums above leave out; and the elements where A and B differ in them (a
   // NaN in B where A is finite, +Inf for -Inf): a diverged fine-tune, whatever its finite values say.
   uint64_t nonfinite_a = 0, nonfinite_b = 0, nonfinite_changed = 0;
+  // A GGUF q/k projection whose rows llama.cpp's converter may store in its rotary order: the order it was
+  // read in ("rotary": rows put back in the original order; "stored": as the file holds them; empty for any
+  // other tensor), ||B-A||/||A|| read in the other order (NaN otherwise), and whether the other order
+  // matches markedly better than the one the GGUF's architecture says its converter writes (a broken
+  // conversion: kRotaryOrderRule).
+  std::string rotary_order;
+  double rel_l2_other_order = NAN;
+  bool rotary_order_mismatch = false;
   uint32_t flagged_by = 0;  // the DriftRule bits this tensor breaks
   bool flagged = false;     // flagged_by != 0
   // The sums the per-layer figures are pooled from.
@@ -47,12 +56,16 @@ enum DriftRule : uint32_t {
   kMaxAbsDiffRule = 8,  // max |B-A| > max_abs_threshold
   kNonFiniteRule =
       16,  // an element is NaN or ±Inf on one side and not (or not the same) on the other; always on
+  // A GGUF q/k projection whose rows match A markedly better (||B-A|| at most half) in the other row order
+  // than in the one llama.cpp's converter writes for the file's architecture: the conversion permuted them
+  // wrongly, or not at all; always on.
+  kRotaryOrderRule = 32,
 };
 // "nonfinite_changed", "mean_drift", "rel_l2", "cosine", "max_abs_diff": the rule's figure, as the JSON
-// names it.
+// names it; "rotary_order" for kRotaryOrderRule.
 const char* drift_rule_name(DriftRule r);
-inline constexpr DriftRule kDriftRules[] = {kNonFiniteRule, kMeanDriftRule, kRelL2Rule, kCosineRule,
-                                            kMaxAbsDiffRule};
+inline constexpr DriftRule kDriftRules[] = {kNonFiniteRule, kMeanDriftRule,  kRelL2Rule,
+                                            kCosineRule,    kMaxAbsDiffRule, kRotaryOrderRule};
 
 // Per decoder layer (and one row, layer = nullopt, for everything outside the stack).
 struct LayerDrift {
@@ -80,6 +93,20 @@ struct ShapeMismatch {
   Shape shape_a, shape_b;
 };
 
+// A tensor present on a side whose values were not compared, and why: a view whose elements are not in
+// row-major order, a dtype without element values, or a tensor sharing a place with others of its shape
+// whose counterpart could not be told (names that do not say, values that cannot be read). `name` is A's
+// tensor, empty for a tensor of B left without a counterpart; `name_b` B's where it differs from A's, empty
+// when B names it as A does or no counterpart could be told.
+struct NotCompared {
+  std::string name, name_b;
+  bool in_a = false, in_b = false;                   // the entry names a tensor of A, of B (both: a pair)
+  DType dtype_a = DType::F32, dtype_b = DType::F32;  // of the sides named
+  Shape shape;
+  uint64_t numel = 0;
+  std::string reason;
+};
+
 struct WeightComparison {
   std::string a, b;  // the models as the user named them
   // The rules (CompareOptions); a threshold of 0 is not used (cosine: -1, which no cosine is below; max
@@ -92,11 +119,16 @@ struct WeightComparison {
   std::vector<std::string> missing_in_b;  // in A only
   std::vector<std::string> extra_in_b;    // in B only
   std::vector<ShapeMismatch> shape_mismatch;
+  // Present on both sides (or B's, at a place shared with A's) but not compared: with `tensors`,
+  // `missing_in_b`, `extra_in_b` and `shape_mismatch`, every tensor of A and of B is in one of them.
+  std::vector<NotCompared> not_compared;
   std::vector<LayerDrift> layers;      // by layer index, then the non-layer row
   std::vector<DTypeDrift> by_dtype_b;  // by B's dtype, in dtype order
   std::string paired_by = "name";      // or "place" (an original against a GGUF file)
   uint64_t rotary_reordered = 0;       // GGUF q/k projections read in llama.cpp's rotary row order
-  uint64_t paired_by_values = 0;       // tensors at a shared place (a layer's norms) paired by likeness
+  uint64_t rotary_order_mismatch = 0;  // of those and the others, the ones the other row order fits better
+  uint64_t paired_by_names = 0;        // tensors at a shared place (a layer's norms) paired by GGUF name
+  uint64_t paired_by_values = 0;       // tensors at a shared place the names cannot tell, paired by likeness
   double seconds = 0;
 };
 
@@ -120,7 +152,9 @@ struct CompareOptions {
 };
 
 // Streams both checkpoints tensor by tensor (same names, same shapes; dtypes may differ) and fills the
-// comparison; `warnings` gets tensors left out (no element values). Throws Error for unreadable files.
+// comparison. A tensor whose values cannot be read (a view not in row-major order, a dtype without element
+// values) is never read: it goes to `not_compared` with its reason, and `warnings` says so too. Throws Error
+// for unreadable files.
 WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles& b,
                                  const CompareOptions& options, std::vector<std::string>& warnings);
 

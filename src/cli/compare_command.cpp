@@ -39,7 +39,8 @@ int run_compare(const Args& args) {
   c.a = models[0];
   c.b = models[1];
   print_warnings(warnings, out);
-  if (c.tensors.empty() && c.missing_in_b.empty() && c.extra_in_b.empty() && c.shape_mismatch.empty())
+  if (c.tensors.empty() && c.not_compared.empty() && c.missing_in_b.empty() && c.extra_in_b.empty() &&
+      c.shape_mismatch.empty())
     throw Error(ErrorKind::NotFound, models[0], "", "no tensors to compare");
 
   std::string json_text;

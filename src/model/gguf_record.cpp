@@ -610,6 +610,18 @@ void place_gguf_architecture_tensors(const GgufFile& g, std::vector<InventoryTen
   }
 }
 
+GgufQkRows gguf_qk_row_order(std::string_view gguf_arch) {
+  static constexpr std::array<std::string_view, 8> kRotary = {"llama",   "granite", "granitemoe", "arcee",
+                                                              "smollm3", "olmo",    "minicpm",    "deci"};
+  static constexpr std::array<std::string_view, 11> kAsOriginal = {
+      "qwen2",  "qwen2moe", "qwen3",      "qwen3moe", "gemma",  "gemma2",
+      "gemma3", "stablelm", "starcoder2", "llama4",   "apertus"};
+  if (std::find(kRotary.begin(), kRotary.end(), gguf_arch) != kRotary.end()) return GgufQkRows::Rotary;
+  if (std::find(kAsOriginal.begin(), kAsOriginal.end(), gguf_arch) != kAsOriginal.end())
+    return GgufQkRows::AsOriginal;
+  return GgufQkRows::Unknown;
+}
+
 std::string_view model_type_of_gguf_architecture(std::string_view gguf_arch) {
   const GgufArch* a = find_arch(gguf_arch);
   return a ? a->model_type : std::string_view();

@@ -16,6 +16,12 @@ namespace ma {
 // The Hugging Face model_type of a llama.cpp architecture name ("qwen3moe" -> "qwen3_moe"); "" if unknown.
 std::string_view model_type_of_gguf_architecture(std::string_view gguf_arch);
 
+// The row order llama.cpp's converter (convert_hf_to_gguf.py) writes an architecture's q/k projections in,
+// against transformers' q_proj / k_proj: Rotary where it permutes them for its rotary kernel (the classes
+// built on LlamaModel, OLMo, MiniCPM), AsOriginal where it keeps transformers' rows, Unknown elsewhere.
+enum class GgufQkRows { Unknown, Rotary, AsOriginal };
+GgufQkRows gguf_qk_row_order(std::string_view gguf_arch);
+
 // llama.cpp's general.file_type (enum llama_ftype) by name ("Q4_K_M"); "" for a number it does not define.
 std::string_view gguf_file_type_name(uint64_t file_type);
 

@@ -82,13 +82,15 @@ std::string counts_line(const WeightComparison& c) {
     nonfinite += d.nonfinite_changed > 0;
   }
   // Values that became (or stopped being) NaN or Inf always flag their tensor: said only when there are any.
+  // Every tensor of A and B is in one of the counts: compared, not compared (its values unreadable),
+  // missing in B, extra in B, or reshaped.
   return std::to_string(c.tensors.size()) + " tensors compared, " + std::to_string(flagged) + " flagged (" +
          flag_rules_text(c) + ")" +
          (nonfinite ? ", " + std::to_string(nonfinite) + " of them with NaN/Inf where the other side has none"
                     : std::string()) +
-         ", " + std::to_string(c.missing_in_b.size()) + " missing in B, " +
-         std::to_string(c.extra_in_b.size()) + " extra in B, " + std::to_string(c.shape_mismatch.size()) +
-         " shape mismatches";
+         ", " + std::to_string(c.not_compared.size()) + " not compared, " +
+         std::to_string(c.missing_in_b.size()) + " missing in B, " + std::to_string(c.extra_in_b.size()) +
+         " extra in B, " + std::to_string(c.shape_mismatch.size()) + " shape mismatches";
 }
 
 // The error each dtype of B leaves (a GGUF file's Q4_K, Q6_K, ...): shown when B's types differ from A's.
@@ -113,8 +115,39 @@ std::vector<std::vector<std::string>> dtype_rows(const WeightComparison& c) {
 std::string pairing_line(const WeightComparison& c) {
   if (c.paired_by != "place") return "";
   return "paired by place (layer, block, role, expert) across formats; " +
-         with_thousands(c.rotary_reordered) + " q/k projections read in llama.cpp's rotary row order; " +
-         with_thousands(c.paired_by_values) + " tensors sharing a place paired by likeness";
+         with_thousands(c.rotary_reordered) + " q/k projections read in llama.cpp's rotary row order" +
+         (c.rotary_order_mismatch ? " (" + with_thousands(c.rotary_order_mismatch) +
+                                        " fit the other row order better: see ROTARY ORDER MISMATCH)"
+                                  : std::string()) +
+         "; tensors sharing a place: " + with_thousands(c.paired_by_names) + " paired by GGUF name, " +
+         with_thousands(c.paired_by_values) + " by likeness";
+}
+
+// "name -> name_b: reason"; a tensor of B alone as "(B) name_b: reason".
+std::vector<std::string> not_compared_lines(const WeightComparison& c) {
+  std::vector<std::string> lines;
+  for (const NotCompared& n : c.not_compared)
+    lines.push_back((n.in_a ? n.name : "(B) " + n.name_b) +
+                    (n.in_a && !n.name_b.empty() ? " -> " + n.name_b : std::string()) + ": " + n.reason);
+  return lines;
+}
+
+// The q/k projections of a GGUF that fit A better in the other row order than in the one llama.cpp's
+// converter writes for the file's architecture.
+std::vector<std::string> rotary_mismatch_lines(const WeightComparison& c) {
+  std::vector<std::string> lines;
+  for (const TensorDrift& d : c.tensors)
+    if (d.rotary_order_mismatch)
+      lines.push_back(
+          d.name + (d.name_b.empty() ? std::string() : " -> " + d.name_b) + ": ||B-A||/||A|| " +
+          defined(d.rel_l2) + " read " +
+          (d.rotary_order == "rotary" ? "in llama.cpp's rotary row order" : "as stored") +
+          ", as the converter of this architecture writes it, but " + defined(d.rel_l2_other_order) +
+          " read " + (d.rotary_order == "rotary" ? "as stored" : "in llama.cpp's rotary row order") +
+          ": the conversion " +
+          (d.rotary_order == "rotary" ? "did not permute q/k" : "permuted q/k where it should not") +
+          " (rel_l2_other_order)");
+  return lines;
 }
 
 // "name: [a] vs [b]", B's name before its shape where it differs.
@@ -165,6 +198,8 @@ std::string render_compare_console(const WeightComparison& c, size_t top, bool c
     w.heading(title);
     for (const std::string& n : names) w.footnote(n);
   };
+  list("ROTARY ORDER MISMATCH", rotary_mismatch_lines(c));
+  list("NOT COMPARED", not_compared_lines(c));
   list("MISSING IN B", c.missing_in_b);
   list("EXTRA IN B", c.extra_in_b);
   list("SHAPE MISMATCH", shape_mismatch_lines(c));
@@ -227,8 +262,33 @@ void stream_compare_json(const WeightComparison& c, const RunInfo& run, const Js
     w.end_object();
   }
   w.end_array();
+  // Present but not compared (values that cannot be read, a counterpart that could not be told): "name" is
+  // A's tensor (null for one of B's alone), "name_b" B's where it differs (null otherwise).
+  w.key("not_compared").begin_array();
+  for (const NotCompared& n : c.not_compared) {
+    w.newline().begin_object();
+    w.key("name").text_or_null(n.in_a ? n.name : std::string());
+    w.key("name_b").text_or_null(n.name_b);
+    if (n.in_a)
+      w.key("dtype_a").value(dtype_info(n.dtype_a).short_name);
+    else
+      w.key("dtype_a").null();
+    if (n.in_b)
+      w.key("dtype_b").value(dtype_info(n.dtype_b).short_name);
+    else
+      w.key("dtype_b").null();
+    w.key("shape").begin_array();
+    for (uint64_t x : n.shape) w.value(x);
+    w.end_array();
+    w.key("numel").value(n.numel);
+    w.key("reason").value(n.reason);
+    w.end_object();
+  }
+  w.end_array();
   w.key("paired_by").value(c.paired_by);
   w.key("rotary_reordered").value(c.rotary_reordered);
+  w.key("rotary_order_mismatch").value(c.rotary_order_mismatch);
+  w.key("paired_by_names").value(c.paired_by_names);
   w.key("paired_by_values").value(c.paired_by_values);
   w.key("by_dtype_b").begin_array();
   for (const DTypeDrift& t : c.by_dtype_b) {
@@ -280,6 +340,9 @@ void stream_compare_json(const WeightComparison& c, const RunInfo& run, const Js
     w.key("nonfinite_a").value(d.nonfinite_a);
     w.key("nonfinite_b").value(d.nonfinite_b);
     w.key("nonfinite_changed").value(d.nonfinite_changed);
+    w.key("rotary_order").text_or_null(d.rotary_order);
+    w.key("rel_l2_other_order").value(d.rel_l2_other_order);
+    w.key("rotary_order_mismatch").value(d.rotary_order_mismatch);
     w.key("flagged").value(d.flagged);
     w.key("flagged_by").begin_array();
     for (DriftRule r : kDriftRules)
@@ -297,7 +360,8 @@ void stream_compare_json(const WeightComparison& c, const RunInfo& run, const Js
 std::string render_compare_csv(const WeightComparison& c) {
   std::string out =
       "name,layer,module_class,dtype_a,dtype_b,shape,numel,mean_a,mean_b,mean_drift,std_a,std_b,std_ratio,"
-      "rel_l2,cosine,max_abs_diff,nonfinite_a,nonfinite_b,nonfinite_changed,flagged,flagged_by\n";
+      "rel_l2,cosine,max_abs_diff,nonfinite_a,nonfinite_b,nonfinite_changed,flagged,flagged_by,not_"
+      "compared\n";
   for (size_t i : ranked(c)) {
     const TensorDrift& d = c.tensors[i];
     const std::vector<std::string> cells = {csv_text(d.name),
@@ -320,9 +384,19 @@ std::string render_compare_csv(const WeightComparison& c) {
                                             std::to_string(d.nonfinite_b),
                                             std::to_string(d.nonfinite_changed),
                                             d.flagged ? "true" : "false",
-                                            flagged_by_text(d)};
+                                            flagged_by_text(d),
+                                            std::string()};
     for (size_t k = 0; k < cells.size(); ++k) out += (k ? "," : "") + cells[k];
     out += '\n';
+  }
+  // The tensors not compared: their names, dtypes and shape, no figures, and why (B's name for one of B's
+  // alone).
+  for (const NotCompared& n : c.not_compared) {
+    const std::string dtype_a = n.in_a ? std::string(dtype_info(n.dtype_a).short_name) : std::string();
+    const std::string dtype_b = n.in_b ? std::string(dtype_info(n.dtype_b).short_name) : std::string();
+    out += csv_text(n.in_a ? n.name : n.name_b) + ",,," + dtype_a + "," + dtype_b + "," +
+           csv_text(shape_to_python_tuple(n.shape)) + "," + std::to_string(n.numel) + std::string(15, ',') +
+           csv_text(n.reason) + "\n";
   }
   return out;
 }
@@ -354,6 +428,8 @@ std::string render_compare_markdown(const WeightComparison& c, size_t top) {
     for (const std::string& n : names) text += "- " + n + "\n";  // the paragraph escapes them
     w.paragraph(text);
   };
+  list("Rotary order mismatch", rotary_mismatch_lines(c));
+  list("Not compared", not_compared_lines(c));
   list("Missing in B", c.missing_in_b);
   list("Extra in B", c.extra_in_b);
   list("Shape mismatch", shape_mismatch_lines(c));

@@ -88,6 +88,7 @@ std::string render_drift_by_layer_svg(const WeightComparison& c) {
                     " tensors compared, " + std::to_string(flagged_tensors) + " flagged (" +
                     flag_rules_text(c) + ") in " + std::to_string(flagged_layers) +
                     (flagged_layers == 1 ? " layer" : " layers") + (flagged_other ? " and outside them" : "");
+  if (!c.not_compared.empty()) sub += " \u00b7 " + std::to_string(c.not_compared.size()) + " not compared";
   if (!c.missing_in_b.empty()) sub += " \u00b7 " + std::to_string(c.missing_in_b.size()) + " only in A";
   if (!c.extra_in_b.empty()) sub += " \u00b7 " + std::to_string(c.extra_in_b.size()) + " only in B";
   if (!c.shape_mismatch.empty())

@@ -115,7 +115,8 @@ TEST(CompareGguf, OriginalAndItsGgufPairByPlaceWithTheQuantizationError) {
   EXPECT_TRUE(c.extra_in_b.empty()) << c.extra_in_b.front();
   ASSERT_EQ(c.tensors.size(), weights.size());
   EXPECT_EQ(c.rotary_reordered, 2u);  // q and k
-  EXPECT_EQ(c.paired_by_values, 2u);  // the layer's two norms
+  EXPECT_EQ(c.paired_by_names, 2u);   // the layer's two norms: llama.cpp's attn_norm and ffn_norm say which
+  EXPECT_EQ(c.paired_by_values, 0u);
   std::map<std::string, const TensorDrift*> by_name;
   for (const TensorDrift& d : c.tensors) by_name[d.name] = &d;
   for (const Weight& w : weights) {
