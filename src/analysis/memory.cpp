@@ -82,6 +82,11 @@ std::vector<Estimate> weight_estimates(const ReportInputs& in, const Quantizatio
   return w;
 }
 
+// An estimate that is unknown: bytes 0, never the known terms posing as the whole.
+Estimate unknown_estimate(std::string name, std::string formula, std::string because) {
+  return {std::move(name), 0, std::move(formula), false, std::move(because)};
+}
+
 // Bits per weight a quantized checkpoint declares, when its headers are not at hand.
 std::optional<uint64_t> quantized_bits(const std::optional<DeclaredQuantization>& q) {
   if (!q) return std::nullopt;
@@ -162,7 +167,9 @@ namespace {
 // scores): the residual stream and the normed input (2h) plus the widest layer's FFN intermediates for every
 // token, and the fp32 logits of the last position.
 Estimate inference_activations(const ArchitectureRecord& a, uint64_t batch, uint64_t context, DType compute) {
-  if (!context) return {"inference_activations", 0, "context unknown: pass --context"};
+  if (!context)
+    return unknown_estimate("inference_activations", "unknown (context unknown: pass --context)",
+                            "pass --context");
   FfnWidth ffn = widest_ffn(a);
   if (!ffn.elements) {
     const uint64_t guess = mul({4, a.hidden_size}, "ffn");
@@ -179,20 +186,62 @@ Estimate inference_activations(const ArchitectureRecord& a, uint64_t batch, uint
               " vocab x 4 bytes fp32 logits (largest layer's intermediates, memory-efficient attention)"};
 }
 
+// What the inference terms lack, if anything: the KV cache without an architecture or, when it grows per
+// token, without a context; the activations without a context or the layer widths. `what` empty: every term
+// is known.
+struct Missing {
+  std::string what;     // "the KV cache and activations unknown (context unknown: pass --context)"
+  std::string because;  // in short: what would make it known, or why nothing can
+};
+
+Missing inference_unknown(const ArchitectureRecord& a, const MemoryReport& m) {
+  const bool kv = m.kv_cache_total_known(), activations = a.hidden_size && m.context;
+  if (kv && activations) return {};
+  std::string why;
+  if (!m.kv_known) why = "no architecture";
+  if (!m.context) why += (why.empty() ? "" : "; ") + std::string("context unknown: pass --context");
+  if (m.context && !a.hidden_size && m.kv_known) why = "no layer widths";
+  return {std::string(!kv && !activations ? "the KV cache and activations"
+                      : !kv               ? "the KV cache"
+                                          : "activations") +
+              " unknown (" + why + ")",
+          !m.kv_known  ? "no architecture"
+          : !m.context ? "pass --context"
+                       : "no layer widths"};
+}
+
+// A total that sums an unknown term: its formula the known terms and what is missing.
+Estimate unknown_total(std::string name, const std::string& known_terms, const Missing& missing) {
+  return unknown_estimate(std::move(name), "unknown: " + known_terms + "; " + missing.what, missing.because);
+}
+
 std::vector<Estimate> inference_estimates(const ReportInputs& in, const QuantizationInfo& quant,
                                           const MemoryReport& m, DType compute) {
   std::vector<Estimate> out;
   out.push_back(inference_weights(in, quant, m, compute));
-  std::string kv_formula = "kv_cache_bytes for batch " + num(m.batch) + " x context " + num(m.context);
+  const Missing missing = inference_unknown(in.inventory.arch, m);
   if (!m.kv_known)
-    kv_formula = "unknown (no architecture)";
+    out.push_back(unknown_estimate("inference_kv_cache", "unknown (no architecture)", "no architecture"));
   else if (!m.kv_cache_total_known())
-    kv_formula = "context unknown: only per-sequence state counted (pass --context)";
-  out.push_back({"inference_kv_cache", m.kv_cache_bytes, kv_formula});
+    out.push_back(unknown_estimate("inference_kv_cache",
+                                   "unknown: the cache grows " + num(m.kv_cache_per_token_bytes) +
+                                       " bytes per token and the context is unknown (pass --context)",
+                                   "pass --context"));
+  else
+    out.push_back({"inference_kv_cache", m.kv_cache_bytes,
+                   "kv_cache_bytes for batch " + num(m.batch) + " x context " + num(m.context)});
   if (in.inventory.arch.hidden_size)  // the record knows the widths (a template, or GGUF metadata)
     out.push_back(inference_activations(in.inventory.arch, m.batch, m.context, compute));
   uint64_t sum = 0;
   for (const Estimate& e : out) sum = add({sum, e.bytes}, "inference");
+  if (!missing.what.empty()) {
+    const std::string weights = "weights " + num(out.front().bytes);
+    out.push_back(unknown_total("inference_overhead",
+                                num(kOverheadPercent) + "% of weights + KV cache + activations", missing));
+    out.push_back(
+        unknown_total("inference_total", weights + " + KV cache + activations + overhead", missing));
+    return out;
+  }
   const uint64_t overhead = memory::percent_of(sum, kOverheadPercent);
   out.push_back(
       {"inference_overhead", overhead,
@@ -204,10 +253,15 @@ std::vector<Estimate> inference_estimates(const ReportInputs& in, const Quantiza
 
 // Seed 002's "Inference (FP16)": the same sum with every term at 16 bits — fp16 weights whatever the
 // checkpoint stores, the cache in fp16 (or --kv-dtype), 16-bit activations — so that models compare on one
-// footing.
+// footing. Unknown when a term of the inference total is.
 Estimate inference_total_fp16(const ReportInputs& in, const MemoryReport& m) {
   const ArchitectureRecord& a = in.inventory.arch;
   const uint64_t weights = m.find("weights_fp16")->bytes;
+  if (const Missing missing = inference_unknown(a, m); !missing.what.empty())
+    return unknown_total("inference_total_fp16",
+                         "fp16 weights " + num(weights) + " + KV cache + fp16 activations + " +
+                             num(kOverheadPercent) + "% overhead",
+                         missing);
   const KvCachePlan plan = plan_kv_cache(a, in.options.kv_dtype.value_or(DType::F16), DType::F16, m.context);
   const uint64_t kv = kv_cache_total(plan, m.batch, m.context);
   const uint64_t activations =
@@ -318,7 +372,10 @@ MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& qua
     m.assumptions.push_back("KV cache in the model's dtype (" + m.kv_cache_dtype +
                             "); --kv-dtype changes it");
   if (!m.context)
-    m.assumptions.push_back("no maximum context in the config: per-token KV and activations need --context");
+    m.assumptions.push_back(
+        "no maximum context in the config: the KV cache, the activations and the inference and training "
+        "totals "
+        "that hold them need --context (unknown, not the known terms alone)");
   else if (!in.options.context && m.context < m.max_context)
     m.assumptions.push_back("context = min(max_position_embeddings " + num(m.max_context) + ", " +
                             num(kDefaultContext) + ") = " + num(m.context) +
@@ -344,17 +401,17 @@ MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& qua
   t.layers = inv.arch.layers().size();
   t.hidden = inv.arch.hidden_size;
   t.heads = inv.arch.num_attention_heads;
-  if (inv.model) {
-    t.adapters = count_adapters(*inv.model, kLoraRank);
-    t.adapters_known = true;
-  }
+  // The projections LoRA targets: the template's, else (a GGUF file, bare weights) the stored tensors',
+  // placed by block and role. None found: the adapters are unknown, not 0 parameters.
+  t.adapters = inv.model ? count_adapters(*inv.model, kLoraRank) : count_adapters(inv.tensors, kLoraRank);
+  t.adapters_known = t.adapters.lora_parameters != 0;
   t.batch = m.batch;
   t.context = m.context;
   t.lora_rank = kLoraRank;
   // Without a tensor inventory the adapters are unknown and so is QLoRA's eligibility: sized as for 16 bits.
   t.qlora_possible = !caps.adapters_known || caps.qlora_compatible;
   m.lora_rank = kLoraRank;
-  m.lora_adapter_parameters = t.adapters.lora_parameters;
+  if (t.adapters_known) m.lora_adapter_parameters = t.adapters.lora_parameters;
   m.training = estimate_training(t, m.assumptions);
   m.assumptions.push_back(
       "training: batch x context as above; activations by Korthikanti et al. 2022 for every "

@@ -20,6 +20,11 @@ struct Estimate {
   std::string name;  // stable JSON key, e.g. "weights_bf16"
   uint64_t bytes = 0;
   std::string formula;  // how it was computed, with the numbers, e.g. "8,030,261,248 params x 2 bytes"
+  // False when a term it is or it sums is unknown (the KV cache and activations without a context, the cache
+  // without an architecture): `bytes` is then 0, never the sum of the known terms posing as the whole, and
+  // the JSON's bytes null; the formula names the known terms and what is missing.
+  bool known = true;
+  std::string unknown_because = {};  // when not known, in short: "pass --context", "no architecture"
 };
 
 // What a layer keeps in the cache: K and V of every token (full), of the last window or chunk, MLA's latent,
@@ -74,7 +79,9 @@ struct MemoryReport {
   // adamw_fp32, mixed_bf16, activations (with/without checkpointing), lora, qlora, with their totals
   std::vector<Estimate> training;
   uint64_t lora_rank = 16;
-  uint64_t lora_adapter_parameters = 0;  // exact, from the template's attention projection shapes
+  // Exact: rank x (in + out) over the projections LoRA targets, from the template's shapes, else (GGUF, bare
+  // weights) from the stored tensors' placements and shapes. nullopt when none is found: unknown, not 0.
+  std::optional<uint64_t> lora_adapter_parameters;
   std::vector<std::string> assumptions;
 
   const Estimate* find(std::string_view name) const;

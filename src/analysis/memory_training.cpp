@@ -61,22 +61,37 @@ std::string sbh(const TrainingInputs& t) {
          ", L=" + num(t.layers);
 }
 
+// One parameter tensor's share: a weight matrix of the blocks (not the embedding, not the head) is what QLoRA
+// stores in NF4; a 2-D weight of a projection LoRA targets gets a pair, which on a Linear [out, in] (or
+// GPT-2's Conv1D [in, out]) adds A [r, in] and B [out, r].
+void count_matrix(AdapterCounts& c, const Shape& shape, bool weight, const TensorPlacement& pl,
+                  uint64_t rank) {
+  if (shape.size() < 2 || pl.block == Block::LmHead || pl.block == Block::Embedding) return;
+  uint64_t n = 1;
+  for (uint64_t d : shape) n = mul({n, d}, "tensor size");
+  c.quantizable_parameters = add({c.quantizable_parameters, n}, "quantizable parameters");
+  if (shape.size() == 2 && weight && is_lora_target(pl))
+    c.lora_parameters =
+        add({c.lora_parameters, mul({rank, add({shape[0], shape[1]}, "lora")}, "lora")}, "lora");
+}
+
 }  // namespace
 
 AdapterCounts count_adapters(const ModelTemplate& model, uint64_t rank) {
   AdapterCounts c;
-  for (const TemplateTensor& t : model.tensors) {
-    if (t.kind != TensorKind::Parameter || !t.tied_to.empty() || t.embedding || t.shape.size() < 2) continue;
-    const TensorPlacement& pl = t.placement;
-    if (pl.block == Block::LmHead || pl.block == Block::Embedding) continue;
-    uint64_t n = 1;
-    for (uint64_t d : t.shape) n = mul({n, d}, "tensor size");
-    c.quantizable_parameters = add({c.quantizable_parameters, n}, "quantizable parameters");
-    // A LoRA pair on a Linear [out, in] (or GPT-2's Conv1D [in, out]) adds A [r, in] and B [out, r].
-    if (t.shape.size() == 2 && t.name.ends_with(".weight") && is_lora_target(pl))
-      c.lora_parameters =
-          add({c.lora_parameters, mul({rank, add({t.shape[0], t.shape[1]}, "lora")}, "lora")}, "lora");
-  }
+  for (const TemplateTensor& t : model.tensors)
+    if (t.kind == TensorKind::Parameter && t.tied_to.empty() && !t.embedding)
+      count_matrix(c, t.shape, t.name.ends_with(".weight"), t.placement, rank);
+  return c;
+}
+
+AdapterCounts count_adapters(const std::vector<InventoryTensor>& tensors, uint64_t rank) {
+  AdapterCounts c;
+  // A packed quantized matrix (X.qweight) counts as the matrix it packs, in its logical shape.
+  for (const InventoryTensor& t : tensors)
+    if (t.kind == TensorKind::Parameter && t.tied_to.empty() && !t.embedding && t.stored && t.shape_known)
+      count_matrix(c, t.logical_shape ? *t.logical_shape : t.shape,
+                   t.logical_shape != nullptr || t.name.ends_with(".weight"), t.placement, rank);
   return c;
 }
 
@@ -100,38 +115,62 @@ std::vector<Estimate> estimate_training(const TrainingInputs& t, std::vector<std
   // Full recomputation: each layer's 16-bit input (2*s*b*h) is kept, one layer's activations live at a time.
   const uint64_t act_ckpt =
       add({mul({2, t.context, t.batch, t.hidden, t.layers}, "checkpointed"), flash_layer}, "checkpointed");
-  const std::string unknown = "context unknown: pass --context";
-  out.push_back({"training_activations", act_eager,
-                 ctx ? "L x s*b*h*(34 + 5*a*s/h) bytes, " + sbh(t) +
-                           " (Korthikanti et al. 2022, 16-bit activations, attention scores stored)"
-                     : unknown});
-  out.push_back({"training_activations_flash", act,
-                 ctx ? "L x 34*s*b*h bytes, " + sbh(t) + " (FlashAttention: scores recomputed, never stored)"
-                     : unknown});
-  out.push_back({"training_activations_checkpointed", act_ckpt,
-                 ctx ? "2*s*b*h*L layer inputs + one layer's 34*s*b*h, " + sbh(t) +
-                           " (full recomputation, FlashAttention)"
-                     : unknown});
+  // Without a context the activations are unknown, and so is every total that holds them: the states alone
+  // are not the total (Estimate::known). `without_context`: the formula's known terms and the activations'
+  // name.
+  const std::string why = "context unknown: pass --context";
+  const auto estimate = [&](std::string name, uint64_t bytes, std::string formula,
+                            const std::string& without_context) {
+    Estimate e{std::move(name), ctx ? bytes : 0,
+               ctx ? std::move(formula)
+               : without_context.empty()
+                   ? "unknown (" + why + ")"
+                   : "unknown: " + without_context + "; activations unknown (" + why + ")"};
+    e.known = ctx;
+    if (!ctx) e.unknown_because = "pass --context";
+    return e;
+  };
+  out.push_back(estimate("training_activations", act_eager,
+                         "L x s*b*h*(34 + 5*a*s/h) bytes, " + sbh(t) +
+                             " (Korthikanti et al. 2022, 16-bit activations, attention scores stored)",
+                         ""));
+  out.push_back(
+      estimate("training_activations_flash", act,
+               "L x 34*s*b*h bytes, " + sbh(t) + " (FlashAttention: scores recomputed, never stored)", ""));
+  out.push_back(estimate(
+      "training_activations_checkpointed", act_ckpt,
+      "2*s*b*h*L layer inputs + one layer's 34*s*b*h, " + sbh(t) + " (full recomputation, FlashAttention)",
+      ""));
 
   const uint64_t adam32 = out[0].bytes, mixed = out[1].bytes;
-  out.push_back(
-      {"training_full_fp32_total", add({adam32, mul({2, act}, "fp32 activations")}, "training"),
-       "fp32 AdamW states " + num(adam32) + " + fp32 activations 2 x " + num(act) + " (FlashAttention)"});
-  out.push_back({"training_mixed_bf16_total", add({mixed, act}, "training"),
-                 "bf16 mixed-precision AdamW states " + num(mixed) + " + activations " + num(act) +
-                     " (FlashAttention)"});
-  out.push_back(
-      {"training_mixed_bf16_checkpointed_total", add({mixed, act_ckpt}, "training"),
-       "bf16 mixed-precision AdamW states " + num(mixed) + " + checkpointed activations " + num(act_ckpt)});
-  if (!t.adapters_known) return out;
+  out.push_back(estimate(
+      "training_full_fp32_total", add({adam32, mul({2, act}, "fp32 activations")}, "training"),
+      "fp32 AdamW states " + num(adam32) + " + fp32 activations 2 x " + num(act) + " (FlashAttention)",
+      "fp32 AdamW states " + num(adam32) + " + fp32 activations"));
+  out.push_back(estimate(
+      "training_mixed_bf16_total", add({mixed, act}, "training"),
+      "bf16 mixed-precision AdamW states " + num(mixed) + " + activations " + num(act) + " (FlashAttention)",
+      "bf16 mixed-precision AdamW states " + num(mixed) + " + activations"));
+  out.push_back(estimate(
+      "training_mixed_bf16_checkpointed_total", add({mixed, act_ckpt}, "training"),
+      "bf16 mixed-precision AdamW states " + num(mixed) + " + checkpointed activations " + num(act_ckpt),
+      "bf16 mixed-precision AdamW states " + num(mixed) + " + checkpointed activations"));
+  if (!t.adapters_known) {
+    assumptions.push_back(
+        "LoRA and QLoRA: not sized, none of the tensors is a projection the adapters target (attention q, k, "
+        "v, o; a state-space mixer's in_proj, x_proj, out_proj): the adapters' parameters are unknown");
+    return out;
+  }
 
   const uint64_t A = t.adapters.lora_parameters;
   const uint64_t adapter_bytes = mul({A, 16}, "lora");
   const std::string adapters =
       num(A) + " adapter params x 16 (fp32 weights, grads, Adam m, v) = " + num(adapter_bytes);
-  out.push_back(
-      {"training_lora_total", add({mul({P, 2}, "lora base"), adapter_bytes, act_ckpt}, "lora"),
-       "frozen bf16 weights " + p + " x 2 + " + adapters + " + checkpointed activations " + num(act_ckpt)});
+  const std::string lora_base =
+      "frozen bf16 weights " + p + " x 2 + " + adapters + " + checkpointed activations";
+  out.push_back(estimate("training_lora_total",
+                         add({mul({P, 2}, "lora base"), adapter_bytes, act_ckpt}, "lora"),
+                         lora_base + " " + num(act_ckpt), lora_base));
   assumptions.push_back(
       "LoRA: rank " + num(t.lora_rank) +
       " adapters on every attention projection (q, k, v, o; a fused qkv counts once; MLA's "
@@ -148,10 +187,11 @@ std::vector<Estimate> estimate_training(const TrainingInputs& t, std::vector<std
   const uint64_t Q = std::min(t.adapters.quantizable_parameters, P);
   const uint64_t nf4 = add({ceil_div(Q, 2), ceil_div(Q, 64), mul({ceil_div(Q, 64 * 256), 4}, "nf4")}, "nf4");
   const uint64_t rest = mul({P - Q, 2}, "qlora rest");
-  out.push_back({"training_qlora_total", add({nf4, rest, adapter_bytes, act_ckpt}, "qlora"),
-                 "NF4 base " + num(Q) +
-                     " params x (0.5 + 1/64 absmax + 4/16,384 double-quant) = " + num(nf4) + " + bf16 rest " +
-                     num(P - Q) + " x 2 + " + adapters + " + checkpointed activations " + num(act_ckpt)});
+  const std::string qlora_base =
+      "NF4 base " + num(Q) + " params x (0.5 + 1/64 absmax + 4/16,384 double-quant) = " + num(nf4) +
+      " + bf16 rest " + num(P - Q) + " x 2 + " + adapters + " + checkpointed activations";
+  out.push_back(estimate("training_qlora_total", add({nf4, rest, adapter_bytes, act_ckpt}, "qlora"),
+                         qlora_base + " " + num(act_ckpt), qlora_base));
   assumptions.push_back(
       "QLoRA: every weight matrix of the blocks in NF4 (bitsandbytes, blocksize 64, double "
       "quantization), embeddings, norms, biases and the LM head in bf16; the same adapters");

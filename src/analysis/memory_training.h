@@ -9,12 +9,16 @@
 
 namespace ma {
 
-// Exact sizes read from the template's tensor shapes.
+// Exact sizes read from the template's tensor shapes, or, without a template (a GGUF file, bare weights),
+// from the stored tensors' placements (block, role) and shapes: the same projections either way, so a GGUF
+// of a model counts what its safetensors do (a GGUF matrix's shape is [out, in] as transformers'; a
+// quantized one's is its logical shape).
 struct AdapterCounts {
   uint64_t lora_parameters = 0;         // rank x (in + out) summed over the attention projections
   uint64_t quantizable_parameters = 0;  // weight matrices of the blocks: what QLoRA stores in NF4
 };
 AdapterCounts count_adapters(const ModelTemplate& model, uint64_t rank);
+AdapterCounts count_adapters(const std::vector<InventoryTensor>& tensors, uint64_t rank);
 
 struct TrainingInputs {
   uint64_t parameters = 0;
@@ -22,7 +26,7 @@ struct TrainingInputs {
   uint64_t batch = 1, context = 0;  // context 0: unknown, activations not estimated
   uint64_t lora_rank = 16;
   AdapterCounts adapters;
-  bool adapters_known = false;  // false without a template (bare weights)
+  bool adapters_known = false;  // false when no projection LoRA targets was found: LoRA and QLoRA not sized
   bool qlora_possible = true;   // false for a checkpoint already quantized another way (GPTQ, FP8, ...)
 };
 

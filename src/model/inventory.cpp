@@ -402,10 +402,18 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
   // tensor names it (the bias some AutoGPTQ versions keep for a layer the model builds without one).
   const std::optional<PackedLinearTensor> companion = m ? std::nullopt : packed_companion(t.name, q, matcher);
   if (m) {
-    t.kind = m.how == TemplateMatch::How::TiedCopy ? TensorKind::Extra : m.kind;
-    if (m.how == TemplateMatch::How::TiedCopy) t.tied_to = m.tensor->tied_to;  // e.g. Falcon-180B's lm_head
+    // A name the template calls a tied copy (lm_head.weight tied to the embedding: transformers builds one
+    // parameter for both), stored anyway. As a second name of the tensor it repeats (a PyTorch tie: the same
+    // storage and view) it is the template's tied tensor, listed as a file that leaves it out lists it: a
+    // parameter counted at the tensor it shares (0 parameters and bytes, below). With bytes of its own
+    // (Falcon-180B's lm_head, saved beside the embedding it is tied to) it is an extra, whose elements are
+    // the file's, not the model's: transformers ties the head to the embedding and does not load them.
+    const bool tied_copy = m.how == TemplateMatch::How::TiedCopy;
+    const bool repeated = tied_copy && headers_read && st.tied;
+    t.kind = tied_copy && !repeated ? TensorKind::Extra : m.kind;
+    if (tied_copy) t.tied_to = m.tensor->tied_to;
     t.routed_expert = m.tensor->routed_expert;
-    t.embedding = m.tensor->embedding && m.how != TemplateMatch::How::TiedCopy;
+    t.embedding = m.tensor->embedding && (!tied_copy || repeated);
   } else {
     t.kind = kind_without_template_match(t.placement, model != nullptr);
     if (!model) {  // bare weights (GGUF, safetensors without config): what the placement says
@@ -421,8 +429,8 @@ InventoryTensor stored_row(StoredTensor& st, bool headers_read, const TemplateMa
     t.shape = std::move(st.shape);
     t.dtype = st.dtype;
     // A PyTorch tensor whose storage an earlier one holds takes no bytes of its own; the same tensor under a
-    // second name (a tie the template does not already call a tied copy) no parameters either.
-    t.parameters = st.tied && !(m && m.how == TemplateMatch::How::TiedCopy) ? 0 : st.numel;
+    // second name (a tie) no parameters either: they are counted once, at its first name.
+    t.parameters = st.tied ? 0 : st.numel;
     t.bytes = st.held_bytes();
     if (m && !m.packed && t.shape != *m.shape && !is_packed_integer(st.dtype))
       note = {m.shape, RowNote::What::ShapeMismatch};
@@ -576,11 +584,41 @@ Inventory build_inventory(const LocalModelFiles& files) {
   size_t ties = 0;
   for (const CheckpointFile& f : ck.files) ties += f.ties.size();
   inv.tie_targets.reserve(ties);
+  // A tie stored the other way round: the template's tied copy first, holding the storage (lm_head.weight
+  // before model.embed_tokens.weight), then the tensor it is tied to as its repeat. The copy is still the
+  // template's tied tensor, a parameter of 0 parameters (with the storage's bytes, which count at the first
+  // name), and the tensor it is tied to carries the parameters, as in the template's order.
+  std::vector<size_t> held_copies;  // tied copies stored with bytes of their own: extras, unless so repeated
+  if (ties)
+    for (size_t i = 0; i < stored; ++i)
+      if (rows[i].kind == TensorKind::Extra && !rows[i].tied_to.empty()) held_copies.push_back(i);
+  bool recount = false;
   for (size_t f = 0; f < ck.files.size(); ++f)
     for (CheckpointFile::Tie& tie : ck.files[f].ties) {
       InventoryTensor& row = rows[first_row[f] + tie.tensor];
-      if (row.tied_to.empty())  // else the template already calls it a tied copy, of its own tensor
-        row.tied_to = inv.tie_targets.emplace_back(std::move(tie.same_as));
+      if (!row.tied_to.empty()) continue;  // the template already calls it a tied copy, of its own tensor
+      const auto copy = std::find_if(held_copies.begin(), held_copies.end(), [&](size_t c) {
+        return c >= first_row[f] && c < first_row[f + 1] && rows[c].name == tie.same_as &&
+               rows[c].tied_to == row.name;
+      });
+      if (copy != held_copies.end()) {
+        InventoryTensor& held = rows[*copy];
+        held.kind = TensorKind::Parameter;
+        held.parameters = 0;
+        row.parameters = numel(row.shape);
+        recount = true;
+        continue;
+      }
+      row.tied_to = inv.tie_targets.emplace_back(std::move(tie.same_as));
+    }
+  if (recount)  // parameters moved between rows (and chunks): count the rows again
+    for (size_t c = 0; c < sums.size(); ++c) {
+      sums[c].totals = {};
+      sums[c].elements = {};
+      for (size_t i = c * kChunk; i < std::min(stored, (c + 1) * kChunk); ++i) {
+        tally(rows[i], sums[c].totals);
+        count_elements(rows[i], sums[c].elements);
+      }
     }
   if (!ck.headers_read && model && !declared_float_dtype(model->arch.torch_dtype) &&
       totals.index_total_size) {

@@ -66,9 +66,25 @@ bool at_max_differs(const MemoryReport& s) {
          s.kv_cache_bytes_at_max_context != s.kv_cache_bytes;
 }
 
+// What an unknown estimate shows in place of its bytes (its formula says which terms are missing): a total
+// that sums an unknown KV cache or unknown activations is unknown, never its known terms alone.
+std::string unknown_text(const Estimate& e) {
+  return e.unknown_because.empty() ? "unknown" : "unknown (" + e.unknown_because + ")";
+}
+
+std::string human_or_unknown(const Estimate& e) {
+  return e.known ? human_bytes(e.bytes) : unknown_text(e);
+}
+
+std::string lora_parameters_text(const MemoryReport& s) {
+  return s.lora_adapter_parameters
+             ? with_thousands(*s.lora_adapter_parameters) + " (rank " + with_thousands(s.lora_rank) + ")"
+             : "unknown (no projection LoRA targets found)";
+}
+
 void console_estimate(ConsoleWriter& w, const Estimate* e, std::string_view label, bool formula) {
   if (!e) return;
-  w.field(label, bytes_exactly(e->bytes));
+  w.field(label, e->known ? bytes_exactly(e->bytes) : unknown_text(*e));
   if (formula) w.note(e->formula);
 }
 
@@ -92,11 +108,11 @@ void console_summary(ConsoleWriter& w, const MemoryReport& s) {
     if (at_max_differs(s))
       w.field("  at max " + with_thousands(s.max_context), human_bytes(s.kv_cache_bytes_at_max_context));
   }
-  if (const Estimate* t = s.find("inference_total")) w.field("inference total", human_bytes(t->bytes));
+  if (const Estimate* t = s.find("inference_total")) w.field("inference total", human_or_unknown(*t));
   if (const Estimate* t = s.find("training_mixed_bf16_checkpointed_total"))
-    w.field("training bf16 AdamW", human_bytes(t->bytes) + " (checkpointing)");
+    w.field("training bf16 AdamW", human_or_unknown(*t) + (t->known ? " (checkpointing)" : ""));
   if (const Estimate* t = s.find("training_qlora_total"))
-    w.field("training QLoRA r16", human_bytes(t->bytes) + " (checkpointing)");
+    w.field("training QLoRA r16", human_or_unknown(*t) + (t->known ? " (checkpointing)" : ""));
 }
 
 // An estimate's JSON name in words: "training_mixed_bf16_states" -> "training mixed BF16 states".
@@ -138,8 +154,7 @@ void console_detailed(ConsoleWriter& w, const MemoryReport& s) {
   if (!s.kv_layers.empty()) w.table(kKvLayerHeader, layer_rows(s));
   for (const Estimate& e : s.inference) console_estimate(w, &e, words(e.name), true);
   for (const Estimate& e : s.training) console_estimate(w, &e, words(e.name), true);
-  w.field("LoRA adapter parameters",
-          with_thousands(s.lora_adapter_parameters) + " (rank " + with_thousands(s.lora_rank) + ")");
+  w.field("LoRA adapter parameters", lora_parameters_text(s));
   for (const std::string& a : s.assumptions) w.footnote("assumption: " + a);
 }
 
@@ -148,7 +163,11 @@ void json_estimates(JsonWriter& w, std::string_view key, const std::vector<Estim
   for (const Estimate& e : list) {
     w.begin_object();
     w.key("name").value(e.name);
-    w.key("bytes").value(e.bytes);
+    w.key("bytes");
+    if (e.known)
+      w.value(e.bytes);
+    else
+      w.null();
     w.key("formula").value(e.formula);
     w.end_object();
   }
@@ -158,7 +177,8 @@ void json_estimates(JsonWriter& w, std::string_view key, const std::vector<Estim
 std::vector<std::vector<std::string>> estimate_rows(const std::vector<Estimate>& list) {
   std::vector<std::vector<std::string>> rows;
   for (const Estimate& e : list)
-    rows.push_back({e.name, with_thousands(e.bytes), human_bytes(e.bytes), e.formula});
+    rows.push_back({e.name, e.known ? with_thousands(e.bytes) : unknown_text(e),
+                    e.known ? human_bytes(e.bytes) : "-", e.formula});
   return rows;
 }
 
@@ -232,7 +252,11 @@ void write_json(JsonWriter& w, const MemoryReport& s) {
   json_estimates(w, "inference", s.inference);
   json_estimates(w, "training", s.training);
   w.key("lora_rank").value(s.lora_rank);
-  w.key("lora_adapter_parameters").value(s.lora_adapter_parameters);
+  w.key("lora_adapter_parameters");
+  if (s.lora_adapter_parameters)
+    w.value(*s.lora_adapter_parameters);
+  else
+    w.null();
   w.key("assumptions").begin_array();
   for (const std::string& a : s.assumptions) w.value(a);
   w.end_array();
@@ -243,10 +267,16 @@ void write_json(JsonWriter& w, const MemoryReport& s) {
                                   {"params_int4_mb", "weights_int4"}})
     if (const Estimate* e = s.find(name)) w.key(key).raw(mib_json(e->bytes));
   if (s.kv_known) w.key("kv_cache_per_token_mb").raw(mib_json(s.kv_cache_per_token_bytes));
-  if (const Estimate* e = s.find("inference_total_fp16"))
-    w.key("total_inference_fp16_mb").raw(mib_json(e->bytes));
-  if (const Estimate* e = s.find("training_full_fp32_total"))
-    w.key("total_training_fp32_mb").raw(mib_json(e->bytes));
+  // A total that is unknown (no context, no architecture) is null, as its estimate's bytes are.
+  for (const auto& [key, name] : {std::pair{"total_inference_fp16_mb", "inference_total_fp16"},
+                                  {"total_training_fp32_mb", "training_full_fp32_total"}})
+    if (const Estimate* e = s.find(name)) {
+      w.key(key);
+      if (e->known)
+        w.raw(mib_json(e->bytes));
+      else
+        w.null();
+    }
   w.end_object();
 }
 
@@ -288,8 +318,9 @@ void render_document(DocumentWriter& w, const MemoryReport& s, const ModelReport
   w.table(header, estimate_rows(s.inference));
   w.heading(3, "Training");
   w.table(header, estimate_rows(s.training));
-  w.paragraph("LoRA adapter parameters (rank " + with_thousands(s.lora_rank) +
-              "): " + with_thousands(s.lora_adapter_parameters));
+  w.paragraph("LoRA adapter parameters (rank " + with_thousands(s.lora_rank) + "): " +
+              (s.lora_adapter_parameters ? with_thousands(*s.lora_adapter_parameters)
+                                         : std::string("unknown (no projection LoRA targets found)")));
   w.heading(3, "Assumptions");
   std::string list;
   for (const std::string& a : s.assumptions) list += "- " + a + "\n";
