@@ -56,6 +56,8 @@ void step_fields(JsonWriter& w, const PerfResult& r) {
 
 // The console's capacity line: "fits: 17.2 GiB of 141.0 GiB per device", or what would.
 std::string capacity_text(const CapacityCheck& c) {
+  if (!c.capacity_known)
+    return "unknown: " + human_bytes(c.bytes_per_device) + " per device needed; " + c.advice;
   const std::string bytes =
       human_bytes(c.bytes_per_device) + " of " + human_bytes(c.capacity_bytes) + " per device";
   return c.fits ? "fits: " + bytes : "DOES NOT FIT: " + bytes + "; " + c.advice;
@@ -68,9 +70,17 @@ void capacity_object(JsonWriter& w, const std::optional<CapacityCheck>& c) {
     return;
   }
   w.begin_object();
-  w.key("fits").value(c->fits);
+  w.key("fits");
+  if (c->capacity_known)
+    w.value(c->fits);
+  else
+    w.null();  // the profile gives no memory size
   w.key("bytes_per_device").value(c->bytes_per_device);
-  w.key("capacity_bytes").value(c->capacity_bytes);
+  w.key("capacity_bytes");
+  if (c->capacity_known)
+    w.value(c->capacity_bytes);
+  else
+    w.null();
   w.key("advice").value(c->advice);
   w.end_object();
 }

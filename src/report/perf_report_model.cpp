@@ -97,7 +97,9 @@ void overview(DocumentWriter& md, const PerfResult& r, const std::string& model)
                                                     : in.stored_label},
       {"Compute dtype (P_peak)", upper(compute_dtype_name(perf_peak_dtype(r)))},
       {"Capacity (per device)",
-       !r.capacity        ? std::string("not checked (training: see the report's training figures)")
+       !r.capacity ? std::string("not checked (training: see the report's training figures)")
+       : !r.capacity->capacity_known
+           ? "unknown: " + human_bytes(r.capacity->bytes_per_device) + " needed; " + r.capacity->advice
        : r.capacity->fits ? "fits: " + human_bytes(r.capacity->bytes_per_device) + " of " +
                                 human_bytes(r.capacity->capacity_bytes)
                           : "does not fit: " + human_bytes(r.capacity->bytes_per_device) + " of " +

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <string>
 #include <string_view>
 #include <tuple>
 
@@ -93,16 +95,33 @@ void draw_legend(Svg& svg, double x, double y, const std::vector<Swatch>& rows) 
   svg.end_group();
 }
 
-// The caption under the panels; `missed` labels left out, `hidden` points not drawn.
-std::string caption_text(size_t missed, size_t hidden, size_t outside, size_t max_labels) {
+// Which points the caption says are labelled, for `max_labels` per panel (--roofline-labels: none 0, all
+// SIZE_MAX, minimal and normal a count): none, every one (all: a limit no panel reaches, never printed as a
+// number), or the step and the largest ops up to the count.
+std::string labelled_text(const std::vector<RooflineSeries>& chips, size_t max_labels) {
+  bool any_named = false, all_named = true;  // a drawn point has a name; every drawn point has one
+  for (const RooflineSeries& c : chips)
+    for (const RooflinePoint& p : c.points) {
+      if (!plottable(p)) continue;
+      if (p.label.empty())
+        all_named = false;
+      else
+        any_named = true;
+    }
+  if (max_labels == 0 || !any_named) return "No point is labelled";
+  if (max_labels == SIZE_MAX) return all_named ? "Labelled: every point" : "Labelled: every named point";
+  return "Labelled: the step and the largest ops by FLOPs (at most " + std::to_string(max_labels) +
+         " per panel)";
+}
+
+// The caption under the panels; `labelled` says which points are named (labelled_text), `missed` labels left
+// out, `hidden` points not drawn.
+std::string caption_text(const std::string& labelled, size_t missed, size_t hidden, size_t outside) {
   std::string note =
       "Points: attained TF_est = F_theory / T_est (the full time model, so they sit on or below the roof) "
       "against AI = F_theory / bytes_hbm; the whole step is the outlined diamond, coloured by its regime. "
-      "Left "
-      "of the ridge an op at the roof is limited by HBM bandwidth, right of it by peak compute. Labelled: "
-      "the "
-      "step and the largest ops by FLOPs (at most " +
-      std::to_string(max_labels) + " per panel)";
+      "Left of the ridge an op at the roof is limited by HBM bandwidth, right of it by peak compute. " +
+      labelled;
   if (missed > 0) note += "; " + std::to_string(missed) + " label(s) left out for want of room";
   if (hidden > 0) note += "; " + std::to_string(hidden) + " point(s) without FLOPs or bytes not drawn";
   if (outside > 0) note += "; " + std::to_string(outside) + " point(s) outside the axis limits not drawn";
@@ -172,8 +191,9 @@ std::string render_roofline_svg(const std::vector<RooflineSeries>& given, const 
   constexpr double kCaptionFont = 11, kCaptionLine = 16;
   size_t all_points = 0;
   for (const RooflineSeries& c : chips) all_points += c.points.size();
+  const std::string labelled = labelled_text(chips, style.max_labels);
   const size_t caption_lines =
-      wrap(caption_text(all_points, hidden, outside, style.max_labels), kCaptionFont, width - 48).size();
+      wrap(caption_text(labelled, all_points, hidden, outside), kCaptionFont, width - 48).size();
   const double height = chips.empty()
                             ? kTop + 120
                             : kTop + kPanelH + 74 + kCaptionLine * static_cast<double>(caption_lines) + 14;
@@ -226,7 +246,7 @@ std::string render_roofline_svg(const std::vector<RooflineSeries>& given, const 
   svg.begin_group("caption");
   double y = kTop + kPanelH + 74;
   for (const std::string& line :
-       wrap(caption_text(missed, hidden, outside, style.max_labels), kCaptionFont, width - 48)) {
+       wrap(caption_text(labelled, missed, hidden, outside), kCaptionFont, width - 48)) {
     svg.text(24, y, line, TextStyle{kCaptionFont, plot::kMuted, false, Anchor::Start});
     y += kCaptionLine;
   }

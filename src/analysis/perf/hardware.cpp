@@ -5,7 +5,9 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "analysis/perf/hardware_rows.h"
 #include "core/error.h"
@@ -36,7 +38,10 @@ Hardware from_row(const HardwareRow& r) {
 }
 
 // A profile file: a JSON object with Hardware's fields. "base" (a table name) starts from that entry;
-// anything else starts from an empty profile, which must then give hbm_gbps and at least one peak.
+// anything else starts from an empty profile, which must then give hbm_gbps and at least one peak. A base
+// with fields of other values is no longer that entry, and is not named as if it were: unless the file names
+// and describes it itself, its name becomes "h200 modified by FILE" and its description and source say which
+// fields FILE changed ("NVIDIA H200 SXM 141 GB, modified by FILE: hbm_gbps").
 Hardware parse_profile(const std::string& path) {
   const json::Document doc = json::Document::parse(read_small_file(path, 1 << 20), path);
   const json::Value& root = doc.root();
@@ -46,13 +51,13 @@ Hardware parse_profile(const std::string& path) {
   if (!root.is_object()) throw bad("", "a hardware profile must be a JSON object");
 
   Hardware h;
-  if (const json::Value* base = root.find("base")) {
-    if (!base->is_string()) throw bad("base", "must be a hardware name");
-    const Hardware* b = find_hardware(base->as_string());
-    if (!b)
-      throw bad("base",
-                "unknown hardware '" + printable(base->as_string()) + "'; known: " + hardware_names());
-    h = *b;
+  const Hardware* base = nullptr;
+  if (const json::Value* b = root.find("base")) {
+    if (!b->is_string()) throw bad("base", "must be a hardware name");
+    base = find_hardware(b->as_string());
+    if (!base)
+      throw bad("base", "unknown hardware '" + printable(b->as_string()) + "'; known: " + hardware_names());
+    h = *base;
   } else {
     h.name = std::filesystem::path(path).stem().string();
   }
@@ -69,6 +74,8 @@ Hardware parse_profile(const std::string& path) {
     return std::string(v.as_string());
   };
 
+  std::vector<std::string> changed;  // the base's figures this file gives other values
+  std::vector<std::string> texts;    // the text fields this file gives (name, description, source)
   for (const json::Member& m : root.members()) {
     const std::string key(m.key);
     if (key == "base") continue;
@@ -76,11 +83,13 @@ Hardware parse_profile(const std::string& path) {
     for (const HardwareTextField& f : hardware_text_fields())
       if (key == f.name) {
         h.*f.member = str_field(m.value, key);
+        texts.push_back(key);
         done = true;
       }
     for (const HardwareNumberField& f : hardware_number_fields())
       if (key == f.name) {
         h.*f.member = number(m.value, key);
+        if (base && h.*f.member != base->*f.member) changed.push_back(key);
         done = true;
       }
     if (done) continue;
@@ -90,7 +99,12 @@ Hardware parse_profile(const std::string& path) {
         const std::string field = "peak_tflops." + printable(p.key);
         auto d = compute_dtype_from_name(p.key);
         if (!d) throw bad(field, "unknown dtype (fp32, tf32, bf16, fp16, fp8, fp4, int8)");
-        h.peak_tflops[static_cast<int>(*d)] = number(p.value, field);
+        const int i = static_cast<int>(*d);
+        h.peak_tflops[i] = number(p.value, field);
+        const std::string dtype = "peak_tflops." + std::string(compute_dtype_name(*d));
+        if (base && h.peak_tflops[i] != base->peak_tflops[i] &&
+            std::find(changed.begin(), changed.end(), dtype) == changed.end())
+          changed.push_back(dtype);
       }
     } else {
       throw bad(printable(key), "unknown field");
@@ -105,6 +119,17 @@ Hardware parse_profile(const std::string& path) {
   if (!(h.scalar_tflops > 0) && !(h.peak(ComputeDType::FP32) > 0))
     throw bad("scalar_tflops",
               "give scalar_tflops or peak_tflops.fp32: the rate of work off the tensor cores");
+  if (base && !changed.empty()) {
+    const std::string file = std::filesystem::path(path).filename().string();
+    std::string fields;
+    for (const std::string& c : changed) fields += (fields.empty() ? "" : ", ") + c;
+    auto given = [&](std::string_view field) {
+      return std::find(texts.begin(), texts.end(), field) != texts.end();
+    };
+    if (!given("name")) h.name = base->name + " modified by " + file;
+    if (!given("description")) h.description = base->description + ", modified by " + file + ": " + fields;
+    if (!given("source")) h.source = base->source + "; modified by profile " + path + ": " + fields;
+  }
   if (h.name.empty()) h.name = "custom";
   if (h.description.empty()) h.description = h.name;
   if (h.source.empty()) h.source = "profile " + path;

@@ -83,6 +83,9 @@ struct OpCost {
 // (analysis/plan/perf_capacity.h).
 struct CapacityCheck {
   bool fits = true;
+  // False for a profile that gives no memory size (a --hw file without hbm_gb): bytes_per_device is what
+  // the step needs, and whether it fits is not judged (fits and capacity_bytes mean nothing).
+  bool capacity_known = true;
   uint64_t bytes_per_device = 0, capacity_bytes = 0;
   std::string advice;  // e.g. "fits on 16 x h200 (TP 8 x PP 2), or in fp8 on these 8"
 };

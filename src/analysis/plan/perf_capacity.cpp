@@ -37,6 +37,21 @@ DType kv_dtype_of(ComputeDType d) {
 std::optional<CapacityCheck> check_capacity(const Inventory& inv, const ModelReport& report,
                                             const PerfInputs& in, const Hardware& hw) {
   if (in.mode == PerfMode::Train) return std::nullopt;
+  // A profile without a memory size (a --hw file that gives no hbm_gb) has no capacity to judge against: 0 B
+  // called every step "DOES NOT FIT". What the step needs is still known: sized on a device no step fills.
+  if (!(hw.hbm_gb > 0)) {
+    constexpr double kUnboundedGb = 1e9;
+    Hardware unbounded = hw;
+    unbounded.hbm_gb = kUnboundedGb;
+    std::optional<CapacityCheck> need = check_capacity(inv, report, in, unbounded);
+    if (!need) return need;
+    need->capacity_known = false;
+    need->fits = true;
+    need->capacity_bytes = 0;
+    need->advice =
+        "the profile " + hw.name + " gives no memory size (hbm_gb): whether the step fits is not judged";
+    return need;
+  }
   PlanRequest rq;
   rq.gpus = devices_of(hw, in.parallel.tp * in.parallel.pp);
   rq.gpus.text = hw.name;

@@ -11,7 +11,8 @@
 
 namespace ma {
 
-// nullopt for training steps (their memory is the report's training figures, not a serving budget).
+// nullopt for training steps (their memory is the report's training figures, not a serving budget). For a
+// profile without a memory size, what the step needs per device with capacity_known false.
 std::optional<CapacityCheck> check_capacity(const Inventory& inv, const ModelReport& report,
                                             const PerfInputs& in, const Hardware& hw);
 
