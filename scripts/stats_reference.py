@@ -16,7 +16,9 @@ The definitions below are the contract the C++ command is tested against (tests/
   f      the finite elements of x, n = len(f); numel counts every element
   mean   fsum(f) / n                        var  fsum((f - mean)**2) / n  (population), std = sqrt(var)
   min, max, abs_max = max|f|                l2_norm = sqrt(fsum(f * f))
-  kurtosis = m4 / m2**2 - 3, m_k = fsum((f - mean)**k) / n; 0 when m2 == 0
+  kurtosis = m4 / m2**2 - 3, m_k = fsum((f - mean)**k) / n; null (undefined, m4 / m2**2 is 0 / 0) for a
+         constant, as scipy.stats.kurtosis returns nan: m2 <= (1e-15 * mean)**2, 1e-15 being
+         numpy.finfo(float64).resolution (a constant whose mean is an ulp off has such an m2, not 0)
   zeros_fraction = count(x == 0) / numel    near_zero_fraction = count(|x| <= eps) / numel (NaN never counts)
   nan_count, inf_count
   percentiles  np.percentile(f, [0.1, 1, 50, 99, 99.9]) (numpy's default "linear")
@@ -38,6 +40,8 @@ import sys
 import numpy as np
 
 PERCENTILES = [0.1, 1, 50, 99, 99.9]
+# scipy.stats.kurtosis's test for a constant: m2 <= (resolution * mean)**2 gives nan.
+RESOLUTION = float(np.finfo(np.float64).resolution)
 PERCENTILE_KEYS = ["p0.1", "p1", "p50", "p99", "p99.9"]
 
 # ---------------------------------------------------------------------------------------------------------
@@ -182,7 +186,7 @@ def tensor_stats(x, shape, eps, bins):
         "max": num(mx),
         "abs_max": num(np.abs(f).max()),
         "l2_norm": num(np.sqrt(np.float64(exact_sum(f * f)))),
-        "kurtosis": num(m4 / m2 ** 2 - 3) if m2 != 0 else 0.0,
+        "kurtosis": num(m4 / m2 ** 2 - 3) if m2 > (RESOLUTION * mean) ** 2 else None,
     })
     p = np.percentile(f, PERCENTILES)
     s["percentiles"] = {k: num(v) for k, v in zip(PERCENTILE_KEYS, p)}
@@ -357,7 +361,15 @@ def self_test():
     assert s["mean"] is None and s["l2_norm"] == 0.0 and s["rows"] == 1
     assert s["histogram"] == {"edges": None, "counts": [0, 0, 0]}
     s = tensor_stats(np.array([1.5, 1.5]), [2], 1e-6, 2)
-    assert s["histogram"] == {"edges": [1.0, 1.5, 2.0], "counts": [0, 2]} and s["kurtosis"] == 0.0
+    assert s["histogram"] == {"edges": [1.0, 1.5, 2.0], "counts": [0, 2]} and s["kurtosis"] is None
+    # A constant whose mean comes out an ulp off (fsum(0.1 x 3) / 3 != 0.1): m2 is not 0 but within
+    # (1e-15 * mean)**2, where m4 / m2**2 - 3 would be -2 from rounding alone. scipy: nan; here null.
+    c = np.full(3, 0.1)
+    assert np.float64(math.fsum(c.tolist())) / 3 != 0.1
+    s = tensor_stats(c, [3], 1e-6, 2)
+    assert s["var"] > 0 and s["kurtosis"] is None
+    # Two point masses, the least kurtosis there is: m4 / m2**2 = 1, kurtosis -2 (scipy.stats.kurtosis: -2.0).
+    assert tensor_stats(np.array([-1.0, 1.0, -1.0, 1.0]), [4], 1e-6, 2)["kurtosis"] == -2.0
     print("stats_reference self-test: ok")
 
 

@@ -59,19 +59,23 @@ void count_ops(const OnnxModel& g, OnnxGraphSummary& s) {
                    [](const OnnxOpCount& a, const OnnxOpCount& b) { return a.count > b.count; });
 }
 
-// The main graph's topology (a subgraph body is one If / Loop node of it). Depth: one pass in file order
-// (ONNX requires topological order; a value produced later, as in a file that breaks the rule, counts as
-// depth 0, so a cycle cannot loop). Fan-out: readers per value.
+// The main graph's topology (a subgraph body is one If / Loop node of it, which depends on its inputs and on
+// the values its bodies read from the main graph: an If whose branch reads y comes after the node making y).
+// Depth: one pass in file order (the reader refused a graph out of topological order; a value produced later
+// would count as depth 0, so a cycle could not loop). Fan-out: readers per value, a node holding subgraphs
+// reading what its bodies read.
 void topology(const OnnxModel& g, OnnxGraphSummary& s) {
   std::unordered_map<std::string_view, uint64_t> depth, readers;
   for (const OnnxNode& n : g.nodes) {
     uint64_t d = 0;
-    for (const std::string& in : n.inputs) {
-      if (in.empty()) continue;  // an omitted optional input
+    auto read = [&](const std::string& in) {
+      if (in.empty()) return;  // an omitted optional input
       ++readers[in];
       auto it = depth.find(in);
       if (it != depth.end()) d = std::max(d, it->second);
-    }
+    };
+    for (const std::string& in : n.inputs) read(in);
+    for (const std::string& in : n.implicit_inputs) read(in);
     for (const std::string& out : n.outputs)
       if (!out.empty()) depth[out] = d + 1;
     s.depth = std::max(s.depth, d + 1);
@@ -178,6 +182,7 @@ void layers(const OnnxModel& g, const Checkpoint& ck, OnnxGraphSummary& s) {
     const bool named = is_module_path(n.name);
     std::optional<uint32_t> layer = named ? layer_of_name(n.name) : std::nullopt;
     by_name = by_name || layer.has_value();
+    // The node's own inputs: an If reading every layer's weights in its branches is in none of the layers.
     auto latest = [&](const auto& layer_of) {
       std::optional<uint32_t> found;
       bool any = false;

@@ -77,11 +77,14 @@ void apply_moments(TensorStats& s, const Moments& m) {
   s.mean = m.mean;
   s.var = m.m2 / m.n;
   s.std = std::sqrt(s.var);
-  // 0 for a constant tensor; undefined (NaN, JSON null) where the moments overflowed (float64 values near its
-  // maximum), never the constant's 0.
-  s.kurtosis = !std::isfinite(m.m2) || !std::isfinite(m.m4) ? NAN
-               : m.m2 > 0                                   ? (m.m4 / m.n) / (s.var * s.var) - 3
-                                                            : 0;
+  // Undefined (NaN, JSON null) for a constant tensor — m4 / m2² is 0 / 0 — and where the moments
+  // overflowed (float64 values near its maximum). As scipy.stats.kurtosis decides it: a variance within
+  // float64's resolution of the squared mean (a constant whose mean came out an ulp off) is a constant too,
+  // not the -2 that dividing its rounding by itself gives.
+  const double resolution = 1e-15 * m.mean;  // numpy.finfo(float64).resolution
+  const bool constant = !(s.var > resolution * resolution);
+  s.kurtosis =
+      !std::isfinite(m.m2) || !std::isfinite(m.m4) || constant ? NAN : (m.m4 / m.n) / (s.var * s.var) - 3;
 }
 
 void stats_from_distinct(TensorStats& s, const std::vector<std::pair<double, uint64_t>>& sorted,

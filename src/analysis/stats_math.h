@@ -71,7 +71,9 @@ struct Moments {
 // small enough to stay in cache).
 Moments moments_of_block(const double* x, size_t count);
 
-// Fills mean, var, std and kurtosis from moments over `finite` values (m3 is not read).
+// Fills mean, var, std and kurtosis from moments over `finite` values (m3 is not read). The kurtosis is NaN
+// (undefined: JSON null, "-" on the console) for a constant — variance 0, or within float64's resolution of
+// the squared mean, as scipy.stats.kurtosis returns nan — and where the moments overflowed.
 void apply_moments(TensorStats& s, const Moments& m);
 
 // Every statistic of a tensor from its distinct finite values with their counts, sorted by value (the exact

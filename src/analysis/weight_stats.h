@@ -41,7 +41,7 @@ struct TensorStats {
   double std = 0;
   double min = 0, max = 0, abs_max = 0;
   double l2_norm = 0;             // sqrt of the sum of squares of the finite values
-  double kurtosis = 0;            // excess (Fisher) kurtosis m4 / m2^2 - 3; 0 for a constant tensor
+  double kurtosis = 0;            // excess (Fisher) kurtosis m4 / m2^2 - 3; NaN for a constant tensor
   double zeros_fraction = 0;      // exact zeros (+0 and -0) / numel
   double near_zero_fraction = 0;  // |x| <= eps / numel (seed 004's "sparsity")
   uint64_t nan_count = 0, inf_count = 0;

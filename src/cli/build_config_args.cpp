@@ -40,7 +40,8 @@ CommandSpec build_config_spec(BuildConfigArgs& a) {
        [&e](const std::string& v) { e.parameters = positive_number_arg("--expect-params", v, 1e15); }},
       {{"--expect-layers"}, "N", "expected number of layers",
        [&e](const std::string& v) { e.layers = integer_arg("--expect-layers", v, 1, 1 << 20); }},
-      {{"--tolerance"}, "P%", "allowed difference from --expect-params (default 1%)",
+      {{"--tolerance"}, "P%", "allowed difference from --expect-params and from published counts beyond their "
+                              "rounding (default 1%)",
        [&e](const std::string& v) { e.tolerance = tolerance_arg(v); }},
       {{"--claims"}, "FILE", "published counts, tab-separated (default: PARAM_COUNTS.tsv beside MODEL's directory)",
        [&a](const std::string& v) { a.claims = v; }},

@@ -38,8 +38,8 @@ CommandSpec spectrum_spec(SpectrumArgs& a) {
        [&o](const std::string& v) { o.randomized.seed = integer_arg("--seed", v, 0, UINT64_MAX); }},
       {{"--energy"}, "E", "the energy rank's target besides 0.9, in (0, 1]",
        [&o](const std::string& v) { o.energy = positive_number_arg("--energy", v, 1); }},
-      {{"--rank-tol"}, "T", "σ > T counts toward the rank (default: numpy's σ_max·max(m,n)·eps, raised to "
-                            "the stored dtype's rounding)",
+      {{"--rank-tol"}, "T", "σ > T counts toward actual_rank (default: numpy's matrix_rank rule, "
+                            "σ_max·max(m,n)·eps of float32, whatever the stored dtype; storage_rank keeps its own)",
        [&o](const std::string& v) { o.tolerance = number_arg("--rank-tol", v, 0, 1e300); }},
       {{"--eps"}, "E", "|x| <= E counts toward sparsity (default 1e-6)",
        [&o](const std::string& v) { o.eps = number_arg("--eps", v, 0, 1e300); }},

@@ -135,6 +135,32 @@ std::optional<uint32_t> dtype_fraction_bits(DType t) {
   }
 }
 
+std::optional<int> dtype_min_normal_exponent(DType t) {
+  switch (t) {
+    case DType::F64:
+      return -1022;
+    case DType::F32:
+    case DType::BF16:
+      return -126;
+    case DType::F16:
+    case DType::F8_E5M2:
+      return -14;
+    case DType::F8_E4M3:
+      return -6;
+    case DType::F8_E4M3FNUZ:
+      return -7;
+    case DType::F8_E5M2FNUZ:
+      return -15;
+    case DType::F6_E3M2:
+      return -2;
+    case DType::F6_E2M3:
+    case DType::F4:
+      return 0;
+    default:
+      return std::nullopt;
+  }
+}
+
 double dtype_bits_per_element(DType t) {
   const DTypeInfo& d = dtype_info(t);
   if (d.block_elements > 1) return 8.0 * d.block_bytes / d.block_elements;

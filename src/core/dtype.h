@@ -104,6 +104,9 @@ uint64_t dtype_bytes(uint64_t elements, DType t);
 // Explicit fraction (mantissa) bits of a floating-point element type (BF16 7, F16 10, F8_E4M3 3, F32 23);
 // nullopt for integers and block types. Rounding to the type moves a value by at most 2^-(bits + 1) of it.
 std::optional<uint32_t> dtype_fraction_bits(DType t);
+// The exponent of a float dtype's smallest normal value, 2^emin (bf16 -126, f16 -14, E4M3 -6); nullopt for
+// integers, block types and E8M0 (powers of two only, no fraction to round).
+std::optional<int> dtype_min_normal_exponent(DType t);
 // Storage bits per element, scales included (Q4_K 4.5, Q8_0 8.5, BF16 16).
 double dtype_bits_per_element(DType t);
 std::string_view dtype_known_names();  // for error messages: "BOOL, U8, ..."

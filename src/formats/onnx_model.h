@@ -31,6 +31,9 @@ struct OnnxValue {
 struct OnnxNode {
   std::string name, op_type, domain;  // domain "" is the default ai.onnx
   std::vector<std::string> inputs, outputs;
+  // What a node holding subgraphs (If / Loop / Scan) depends on besides its inputs: the values of the graphs
+  // around it that its bodies read, at any depth, in first-read order (ONNX Runtime's implicit inputs).
+  std::vector<std::string> implicit_inputs;
   std::vector<std::pair<std::string, int64_t>> int_attributes;  // MatMulNBits' bits, block_size, K, N
 };
 

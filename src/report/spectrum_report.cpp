@@ -40,19 +40,30 @@ std::string opt_text(const std::optional<double>& v) {
   return v ? brief_number(*v) : "-";
 }
 
-std::vector<std::string> console_row(const MatrixSpectrum& m) {
+// Whether a matrix of `s` is stored in a float narrower than float32, and so has a storage rank: the tables
+// then show it beside the rank (for float32 and wider it would only repeat what the rank means).
+bool shows_storage_rank(const ModelSpectrum& s) {
+  for (const MatrixSpectrum& m : s.matrices)
+    if (m.metrics.storage_tolerance) return true;
+  return false;
+}
+
+// `storage`: with the Storage rank column ("-" for a matrix stored in float32 or wider).
+std::vector<std::string> console_row(const MatrixSpectrum& m, bool storage) {
   const SpectralMetrics& x = m.metrics;
-  return {std::string(module_class_name(m.module_class)),
-          "(" + std::to_string(m.rows) + ", " + std::to_string(m.cols) + ")",
-          rank_text(x.actual_rank, x.actual_rank_lower_bound, x.design_rank),
-          rank_text(x.rank_90, x.rank_90_lower_bound, x.design_rank),
-          brief_number(x.stable_rank),
-          opt_text(x.effective_rank),
-          brief_number(x.spectral_norm),
-          x.alpha ? fixed_decimals(x.alpha->alpha, 2) : "-",
-          fixed_decimals(100 * m.sparsity, 1) + "%",
-          fixed_decimals(m.mean, 4),
-          fixed_decimals(m.std, 4)};
+  std::vector<std::string> row = {std::string(module_class_name(m.module_class)),
+                                  "(" + std::to_string(m.rows) + ", " + std::to_string(m.cols) + ")",
+                                  rank_text(x.actual_rank, x.actual_rank_lower_bound, x.design_rank)};
+  if (storage) row.push_back(rank_text(x.storage_rank, x.storage_rank_lower_bound, x.design_rank));
+  row.push_back(rank_text(x.rank_90, x.rank_90_lower_bound, x.design_rank));
+  row.push_back(brief_number(x.stable_rank));
+  row.push_back(opt_text(x.effective_rank));
+  row.push_back(brief_number(x.spectral_norm));
+  row.push_back(x.alpha ? fixed_decimals(x.alpha->alpha, 2) : "-");
+  row.push_back(fixed_decimals(100 * m.sparsity, 1) + "%");
+  row.push_back(fixed_decimals(m.mean, 4));
+  row.push_back(fixed_decimals(m.std, 4));
+  return row;
 }
 
 }  // namespace
@@ -85,22 +96,23 @@ std::map<int64_t, std::vector<const MatrixSpectrum*>> by_layer(const ModelSpectr
   return out;
 }
 
-const std::vector<std::string>& table_header() {
-  static const std::vector<std::string> h = {"Matrix",      "Shape",     "Rank",    "SVD 90%",
-                                             "Stable rank", "Eff. rank", "||W||_2", "alpha",
-                                             "Sparsity",    "Mean",      "Std"};
+std::vector<std::string> table_header(bool storage) {
+  std::vector<std::string> h = {"Matrix", "Shape", "Rank"};
+  if (storage) h.push_back("Storage rank");
+  for (const char* c : {"SVD 90%", "Stable rank", "Eff. rank", "||W||_2", "alpha", "Sparsity", "Mean", "Std"})
+    h.push_back(c);
   return h;
 }
 
 // The row's label: the module class when it names one matrix of the layer ("q_proj"), else the name inside
 // the layer ("mlp.gate_proj", "mlp.experts.3.down_proj"); outside the layers, the whole name.
-std::vector<std::vector<std::string>> layer_rows(int64_t layer,
-                                                 const std::vector<const MatrixSpectrum*>& ms) {
+std::vector<std::vector<std::string>> layer_rows(int64_t layer, const std::vector<const MatrixSpectrum*>& ms,
+                                                 bool storage) {
   std::map<ModuleClass, size_t> per_class;
   for (const MatrixSpectrum* m : ms) ++per_class[m->module_class];
   std::vector<std::vector<std::string>> rows;
   for (const MatrixSpectrum* m : ms) {
-    std::vector<std::string> row = console_row(*m);
+    std::vector<std::string> row = console_row(*m, storage);
     if (layer < 0)
       row[0] = m->name;
     else if (per_class[m->module_class] > 1)
@@ -114,13 +126,27 @@ std::string layer_title(int64_t layer) {
   return layer < 0 ? "OUTSIDE THE LAYERS" : "LAYER " + std::to_string(layer);
 }
 
+// The footnote. No figure in it but those the JSON holds (the console's numbers are all exported).
 std::string rule_text(const ModelSpectrum& s) {
-  const std::string rank =
-      s.tolerance ? "σ > " + short_number(*s.tolerance) + " (--rank-tol)"
-                  : "σ > max(σ_max·max(m, n)·ε_f32, u·||W||_F for a narrower stored float" +
-                        std::string(s.method == SpectrumMethod::Gram ? ", the Gram resolution" : "") + ")";
-  return "Rank: " + rank +
-         ". SVD 90%: fewest σ holding 90% of Σσ². Stable rank ||W||_F²/σ_max²; eff. rank exp(entropy of "
+  const std::string numpy = s.method == SpectrumMethod::Gram
+                                ? "max(σ_max·max(m, n)·ε_f32, the Gram resolution)"
+                                : "σ_max·max(m, n)·ε_f32";
+  std::string rule = "Rank: σ > ";
+  if (s.tolerance)
+    rule += short_number(*s.tolerance) + " (--rank-tol).";
+  else
+    rule +=
+        numpy + ", numpy.linalg.matrix_rank of the values as stored, upcast to float32, whatever the dtype.";
+  if (shows_storage_rank(s)) {
+    rule +=
+        " Storage rank (floats narrower than float32): σ > storage_tolerance, a bound on how far rounding "
+        "to the stored dtype can move a σ (|| |W| ||_2 times the dtype's largest relative rounding error, "
+        "plus what its subnormals add; never below the rank's default tolerance";
+    if (s.tolerance) rule += ", whatever --rank-tol says";
+    rule += "): any matrix that rounds to the stored one has at least this rank.";
+  }
+  return rule +
+         " SVD 90%: fewest σ holding 90% of Σσ². Stable rank ||W||_F²/σ_max²; eff. rank exp(entropy of "
          "σ/Σσ); alpha: power-law exponent of the eigenvalues σ² (WeightWatcher). Sparsity: |x| <= " +
          short_number(s.eps) + ".";
 }
@@ -131,9 +157,10 @@ std::string render_spectrum_console(const ModelSpectrum& s, bool color) {
   w.field("matrices", with_thousands(s.matrices.size()) + " in " + duration_text(s.seconds));
   w.field("method", method_text(s));
   w.field("LAPACK", s.library);
+  const bool storage = shows_storage_rank(s);
   for (const auto& [layer, matrices] : by_layer(s)) {
     w.heading(layer_title(layer));
-    w.table(table_header(), layer_rows(layer, matrices));
+    w.table(table_header(storage), layer_rows(layer, matrices, storage));
   }
   for (const std::string& skipped : s.skipped) w.footnote("skipped " + skipped);
   w.footnote(rule_text(s));
@@ -147,9 +174,10 @@ std::string render_spectrum_markdown(const ModelSpectrum& s, const RunInfo& run)
   w.fields({{"Matrices", with_thousands(s.matrices.size()) + " in " + duration_text(s.seconds)},
             {"Method", method_text(s)},
             {"LAPACK", s.library}});
+  const bool storage = shows_storage_rank(s);
   for (const auto& [layer, matrices] : by_layer(s)) {
     w.heading(2, layer < 0 ? "Outside the layers" : "Layer " + std::to_string(layer));
-    w.table(table_header(), layer_rows(layer, matrices));
+    w.table(table_header(storage), layer_rows(layer, matrices, storage));
   }
   std::string skipped;
   for (const std::string& k : s.skipped) skipped += "- skipped " + k + "\n";
@@ -193,6 +221,11 @@ void stream_spectrum_json(const ModelSpectrum& s, const RunInfo& run, bool value
     w.key("actual_rank_lower_bound").value_or_null(x.actual_rank_lower_bound);
     w.key("rank_ratio").value_or_null(ratio(x.actual_rank, x.design_rank));
     w.key("rank_tolerance").value(x.tolerance);
+    // The storage-precision rank: null for a matrix stored in float32 or wider.
+    w.key("storage_rank").value_or_null(x.storage_rank);
+    w.key("storage_rank_lower_bound").value_or_null(x.storage_rank_lower_bound);
+    w.key("storage_rank_ratio").value_or_null(ratio(x.storage_rank, x.design_rank));
+    w.key("storage_tolerance").value_or_null(x.storage_tolerance);
     w.key("svd_90_percent_rank").value_or_null(x.rank_90);
     w.key("svd_90_percent_rank_lower_bound").value_or_null(x.rank_90_lower_bound);
     w.key("svd_90_percent_ratio").value_or_null(ratio(x.rank_90, x.design_rank));
@@ -241,7 +274,8 @@ std::string render_spectrum_csv(const ModelSpectrum& s, std::string_view model_p
       "rank,"
       "rank_ratio,svd_90_percent_rank,svd_90_percent_ratio,mean,std,var,sparsity,dtype,created_at,"
       "actual_rank_lower_bound,svd_90_percent_rank_lower_bound,energy_rank,stable_rank,effective_rank,"
-      "spectral_norm,frobenius_norm,condition_number,alpha,alpha_xmin,alpha_ks_distance,rank_tolerance\n";
+      "spectral_norm,frobenius_norm,condition_number,alpha,alpha_xmin,alpha_ks_distance,rank_tolerance,"
+      "storage_rank,storage_rank_lower_bound,storage_rank_ratio,storage_tolerance\n";
   const auto count = [](const std::optional<uint64_t>& v) { return v ? std::to_string(*v) : std::string(); };
   const auto number = [](const std::optional<double>& v) { return v ? csv_number(*v) : std::string(); };
   for (const MatrixSpectrum& m : s.matrices) {
@@ -277,7 +311,11 @@ std::string render_spectrum_csv(const ModelSpectrum& s, std::string_view model_p
                                             x.alpha ? csv_number(x.alpha->alpha) : std::string(),
                                             x.alpha ? csv_number(x.alpha->xmin) : std::string(),
                                             x.alpha ? csv_number(x.alpha->ks_distance) : std::string(),
-                                            csv_number(x.tolerance)};
+                                            csv_number(x.tolerance),
+                                            count(x.storage_rank),
+                                            count(x.storage_rank_lower_bound),
+                                            number(ratio(x.storage_rank, x.design_rank)),
+                                            number(x.storage_tolerance)};
     for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
     out += '\n';
   }

@@ -2,15 +2,20 @@
 // its own safetensors parser and BF16 decoding, numpy.linalg.svd, its own rank / energy / power-law code).
 // Planted rank-r matrices (r = 5, 17, 64 in 512 x 512, F32 and BF16), a full-rank rectangle, a stacked
 // expert tensor, a vector and 3-D and 4-D kernels are written with our safetensors writer; both programs run
-// on the file. Skips (visibly) without /usr/bin/python3 + numpy or without LAPACK.
+// on the file. actual_rank is numpy.linalg.matrix_rank's rule whatever the stored dtype: F32 keeps the
+// planted rank, BF16's rounding raises hundreds of σ above float32's tolerance; storage_rank, σ above what
+// that rounding can make, recovers the planted rank of BF16. Skips (visibly) without /usr/bin/python3 + numpy
+// or without LAPACK.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <numbers>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli_test_support.h"
@@ -42,29 +47,6 @@ std::vector<double> planted(test::NormalRng& rng, size_t rows, size_t cols, size
   return w;
 }
 
-std::string as_f32(const std::vector<double>& v) {
-  std::string out(v.size() * 4, '\0');
-  for (size_t i = 0; i < v.size(); ++i) {
-    const float f = static_cast<float>(v[i]);
-    std::memcpy(out.data() + 4 * i, &f, 4);
-  }
-  return out;
-}
-
-// Round to nearest even, as torch's bfloat16 conversion does.
-std::string as_bf16(const std::vector<double>& v) {
-  std::string out(v.size() * 2, '\0');
-  for (size_t i = 0; i < v.size(); ++i) {
-    const float f = static_cast<float>(v[i]);
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    bits += 0x7fff + ((bits >> 16) & 1);
-    const uint16_t half = static_cast<uint16_t>(bits >> 16);
-    std::memcpy(out.data() + 2 * i, &half, 2);
-  }
-  return out;
-}
-
 class SpectrumNumpy : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -73,17 +55,18 @@ class SpectrumNumpy : public ::testing::Test {
     std::vector<TensorToWrite> t;
     for (size_t r : {5, 17, 64}) {
       const std::vector<double> w = planted(rng, 512, 512, r);
-      t.push_back({"planted" + std::to_string(r) + ".f32", DType::F32, {512, 512}, as_f32(w)});
-      t.push_back({"planted" + std::to_string(r) + ".bf16", DType::BF16, {512, 512}, as_bf16(w)});
+      t.push_back({"planted" + std::to_string(r) + ".f32", DType::F32, {512, 512}, test::f32_bytes(w)});
+      t.push_back({"planted" + std::to_string(r) + ".bf16", DType::BF16, {512, 512}, test::bf16_bytes(w)});
     }
-    t.push_back({"rect.f32", DType::F32, {300, 700}, as_f32(gaussian(rng, 300 * 700))});
+    t.push_back({"rect.f32", DType::F32, {300, 700}, test::f32_bytes(gaussian(rng, 300 * 700))});
     t.push_back({"model.layers.0.mlp.experts.gate_up_proj",
                  DType::BF16,
                  {2, 64, 96},
-                 as_bf16(gaussian(rng, 2 * 64 * 96))});
-    t.push_back({"model.layers.0.mixer.conv1d.weight", DType::F32, {8, 1, 4}, as_f32(gaussian(rng, 8 * 4))});
-    t.push_back({"norm.f32", DType::F32, {512}, as_f32(gaussian(rng, 512))});
-    t.push_back({"conv.f32", DType::F32, {8, 4, 3, 3}, as_f32(gaussian(rng, 8 * 4 * 9))});
+                 test::bf16_bytes(gaussian(rng, 2 * 64 * 96))});
+    t.push_back(
+        {"model.layers.0.mixer.conv1d.weight", DType::F32, {8, 1, 4}, test::f32_bytes(gaussian(rng, 8 * 4))});
+    t.push_back({"norm.f32", DType::F32, {512}, test::f32_bytes(gaussian(rng, 512))});
+    t.push_back({"conv.f32", DType::F32, {8, 4, 3, 3}, test::f32_bytes(gaussian(rng, 8 * 4 * 9))});
     write_safetensors(file(), t);
   }
   static void TearDownTestSuite() {
@@ -128,6 +111,24 @@ std::vector<double> numbers(const json::Value* v) {
   return out;
 }
 
+// How many of the singular values `s` exceed `threshold`.
+uint64_t spectrum_numpy_count_above(const std::vector<double>& s, double threshold) {
+  return static_cast<uint64_t>(std::count_if(s.begin(), s.end(), [&](double v) { return v > threshold; }));
+}
+
+// What a count of σ above a threshold may be for a program whose σ are within `sigma_error` of the
+// reference's `s` and whose threshold lies in [threshold_low, threshold_high]: at least the σ above the whole
+// range, at most those not below it. A σ that close to the threshold may fall on either side of it; where
+// none does, the two are equal and the count is exact.
+struct SpectrumNumpyCountRange {
+  uint64_t low = 0, high = 0;
+};
+SpectrumNumpyCountRange spectrum_numpy_count_range(const std::vector<double>& s, double threshold_low,
+                                                   double threshold_high, double sigma_error) {
+  return {spectrum_numpy_count_above(s, threshold_high + sigma_error),
+          spectrum_numpy_count_above(s, threshold_low - sigma_error)};
+}
+
 TEST_F(SpectrumNumpy, FullSvdEqualsLapackInFloat64) {
   auto ours = run_cli_json("");
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
@@ -163,7 +164,43 @@ TEST_F(SpectrumNumpy, FullSvdEqualsLapackInFloat64) {
     const auto ref_integer = [&](const char* key) {
       return reference->find(key)->as_uint().value_or(UINT64_MAX - 1);
     };
-    EXPECT_EQ(integer("actual_rank"), ref_integer("actual_rank"));
+    // actual_rank: numpy.linalg.matrix_rank's rule, σ > σ_max·max(m, n)·ε_f32, for every stored dtype. Our σ
+    // are float32 sgesdd's, within `tol` of the reference's (asserted above), and so is our threshold (σ_max
+    // times max(m, n)·ε_f32): where no σ lies that close to it, the rank is the reference's exactly; else it
+    // is between the σ clearly above and those not clearly below — as is numpy's own matrix_rank of the
+    // float32 matrix.
+    const double rank_tolerance = ref_t->find("rank_tolerance")->as_double();
+    const SpectrumNumpyCountRange rank =
+        spectrum_numpy_count_range(s_ref, rank_tolerance, rank_tolerance, tol * (1 + 1e-3));
+    EXPECT_GE(integer("actual_rank"), rank.low);
+    EXPECT_LE(integer("actual_rank"), rank.high);
+    EXPECT_GE(ref_integer("numpy_matrix_rank"), rank.low);
+    EXPECT_LE(ref_integer("numpy_matrix_rank"), rank.high);
+    if (rank.low == rank.high) {
+      EXPECT_EQ(integer("actual_rank"), ref_integer("actual_rank"));
+      EXPECT_EQ(ref_integer("numpy_matrix_rank"), ref_integer("actual_rank"));
+    }
+    // storage_rank: only for a float narrower than float32 (here BF16), σ above u/(1-u)·‖|W|‖₂ (+
+    // subnormals). The reference takes ‖|W|‖₂ exactly (numpy's 2-norm of |W|); ours is an upper bound within
+    // 0.1 % of it.
+    if (ref_t->find("storage_tolerance")->is_null()) {
+      EXPECT_TRUE(t.find("storage_tolerance")->is_null());
+      EXPECT_TRUE(t.find("storage_rank")->is_null());
+      EXPECT_TRUE(t.find("storage_rank_lower_bound")->is_null());
+    } else {
+      const double storage_tolerance = ref_t->find("storage_tolerance")->as_double();
+      ASSERT_TRUE(t.find("storage_tolerance")->is_number());
+      EXPECT_GE(t.find("storage_tolerance")->as_double(), storage_tolerance * (1 - 1e-4));
+      EXPECT_LE(t.find("storage_tolerance")->as_double(), storage_tolerance * 1.001);
+      const SpectrumNumpyCountRange storage = spectrum_numpy_count_range(
+          s_ref, storage_tolerance * (1 - 1e-4), storage_tolerance * 1.001, tol * (1 + 1e-3));
+      EXPECT_GE(integer("storage_rank"), storage.low);
+      EXPECT_LE(integer("storage_rank"), storage.high);
+      if (storage.low == storage.high) {
+        EXPECT_EQ(integer("storage_rank"), ref_integer("storage_rank"));
+      }
+      EXPECT_LE(integer("storage_rank"), integer("actual_rank")) << "rounding only adds to numpy's tolerance";
+    }
     EXPECT_EQ(integer("svd_90_percent_rank"), ref_integer("svd_90_percent_rank"));
     for (const char* key : {"stable_rank", "spectral_norm", "frobenius_norm", "rank_tolerance"})
       EXPECT_NEAR(t.find(key)->as_double(), ref_t->find(key)->as_double(),
@@ -174,12 +211,26 @@ TEST_F(SpectrumNumpy, FullSvdEqualsLapackInFloat64) {
     EXPECT_NEAR(t.find("effective_rank")->as_double(), ref_t->find("effective_rank")->as_double(),
                 1e-4 * ref_t->find("effective_rank")->as_double());
     if (name.starts_with("planted")) {
-      // The planted rank is recovered, F32 and BF16 alike; a rank-deficient matrix has no finite condition.
+      // F32 keeps the planted rank. BF16's rounding (up to 2^-8 of each value) lifts hundreds of σ above
+      // float32's tolerance, which numpy's matrix_rank counts, as actual_rank does; the storage rank sees
+      // through the rounding to the planted rank. Either way the matrix is rank-deficient: no finite
+      // condition number.
       const uint64_t planted = std::stoull(name.substr(7, name.find('.') - 7));
-      EXPECT_EQ(integer("actual_rank"), planted);
+      if (name.ends_with(".f32")) {
+        EXPECT_EQ(integer("actual_rank"), planted);
+      } else {
+        EXPECT_GT(integer("actual_rank"), planted + 100);
+        EXPECT_LT(integer("actual_rank"), integer("design_rank"));
+        EXPECT_EQ(integer("storage_rank"), planted);
+        EXPECT_EQ(ref_integer("storage_rank"), planted) << "the reference recovers it too";
+      }
       EXPECT_TRUE(t.find("condition_number")->is_null());
     } else {
+      // Gaussian: full rank by numpy's rule and, far above BF16's rounding, by the storage rule.
       EXPECT_EQ(integer("actual_rank"), integer("design_rank"));
+      if (!t.find("storage_rank")->is_null()) {
+        EXPECT_EQ(integer("storage_rank"), integer("design_rank"));
+      }
       EXPECT_NEAR(t.find("condition_number")->as_double(), ref_t->find("condition_number")->as_double(),
                   1e-4 * ref_t->find("condition_number")->as_double());
     }
@@ -250,7 +301,15 @@ TEST_F(SpectrumNumpy, GramPathAgreesAboveItsResolution) {
       if (s_full[i] > 10 * resolution) {
         EXPECT_NEAR(s[i], s_full[i], 1e-4 * s_full[i]) << "σ_" << i;
       }
-    EXPECT_EQ(t->find("actual_rank")->as_uint(), f[name]->find("actual_rank")->as_uint());
+    // The rank counts σ above max(numpy's tolerance, the resolution): the full SVD's σ above it (none lies
+    // near it). A planted BF16 matrix's rounding σ, counted by the full SVD, are far below the resolution;
+    // its planted σ far above, and so is the storage rank the full SVD's.
+    EXPECT_EQ(t->find("actual_rank")->as_uint(),
+              spectrum_numpy_count_above(s_full, t->find("rank_tolerance")->as_double()));
+    if (!(name.starts_with("planted") && name.ends_with(".bf16"))) {
+      EXPECT_EQ(t->find("actual_rank")->as_uint(), f[name]->find("actual_rank")->as_uint());
+    }
+    EXPECT_EQ(t->find("storage_rank")->as_uint(), f[name]->find("storage_rank")->as_uint());
   }
 }
 
@@ -262,18 +321,25 @@ TEST_F(SpectrumNumpy, TruncatedSpectrumGivesBoundsNotValues) {
   const json::Document full_doc = parse(full.out, "svd"), top_doc = parse(top.out, "top");
   auto f = by_name(*full_doc.root().find("tensors"));
   auto k = by_name(*top_doc.root().find("tensors"));
-  // Rank 5 and 17 end inside K = 32: their top σ agree with the full SVD, their ranks are exact.
-  for (const char* name : {"planted5.f32", "planted17.bf16"}) {
+  // Rank 5 and 17 end inside K = 32: their top σ agree with the full SVD, their ranks are exact — F32's
+  // actual_rank, BF16's storage_rank (its actual_rank counts the rounding's σ too, hundreds: beyond K).
+  for (const auto& [name, rank_key] :
+       {std::pair{"planted5.f32", "actual_rank"}, std::pair{"planted17.bf16", "storage_rank"}}) {
     SCOPED_TRACE(name);
     const std::vector<double> s = numbers(k[name]->find("singular_values")),
                               s_full = numbers(f[name]->find("singular_values"));
     ASSERT_EQ(s.size(), 32u);
-    const uint64_t r = f[name]->find("actual_rank")->as_uint().value();
+    const uint64_t r = f[name]->find(rank_key)->as_uint().value();
+    ASSERT_LT(r, 32u);
     for (size_t i = 0; i < r; ++i) EXPECT_NEAR(s[i], s_full[i], 1e-4 * s_full[i]);
-    EXPECT_EQ(k[name]->find("actual_rank")->as_uint(), r);
+    EXPECT_EQ(k[name]->find(rank_key)->as_uint(), r);
     EXPECT_EQ(k[name]->find("svd_90_percent_rank")->as_uint(),
               f[name]->find("svd_90_percent_rank")->as_uint());
   }
+  // The BF16 matrix's 32 σ (its rounding's σ_18..σ_32 are ~0.3, numpy's tolerance 0.04) all count: its
+  // actual_rank is the lower bound K.
+  EXPECT_TRUE(k["planted17.bf16"]->find("actual_rank")->is_null());
+  EXPECT_EQ(k["planted17.bf16"]->find("actual_rank_lower_bound")->as_uint(), 32u);
   // Rank 64 does not: bounds.
   const json::Value& p64 = *k["planted64.f32"];
   EXPECT_TRUE(p64.find("actual_rank")->is_null());
@@ -303,8 +369,9 @@ TEST(SpectrumFloat8, BlockScaledWeightsAreTheirValuesNotTheirCodes) {
   for (char& c : codes) c = static_cast<char>((next() % 0x7f) | (next() & 1 ? 0x80 : 0));  // never NaN
   std::vector<double> scales(3 * 2);
   for (size_t i = 0; i < scales.size(); ++i) scales[i] = std::ldexp(1.0, -static_cast<int>(i) - 4);
-  write_safetensors(dir / "fp8.safetensors", {{"w.weight", DType::F8_E4M3, {300, 200}, codes},
-                                              {"w.weight_scale_inv", DType::F32, {3, 2}, as_f32(scales)}});
+  write_safetensors(dir / "fp8.safetensors",
+                    {{"w.weight", DType::F8_E4M3, {300, 200}, codes},
+                     {"w.weight_scale_inv", DType::F32, {3, 2}, test::f32_bytes(scales)}});
   auto ours = test::run_cli("spectrum " + quoted(dir / "fp8.safetensors") + " --json --values");
   if (ours.exit_code == 10) GTEST_SKIP() << "no LAPACK: apt-get install libopenblas0-pthread";
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
@@ -323,7 +390,28 @@ TEST(SpectrumFloat8, BlockScaledWeightsAreTheirValuesNotTheirCodes) {
                             s_ref = numbers(want->find("singular_values"));
   ASSERT_EQ(s.size(), s_ref.size());
   for (size_t i = 0; i < s.size(); ++i) ASSERT_NEAR(s[i], s_ref[i], 2e-6 * s_ref.front()) << "σ_" << i;
+  // numpy's matrix_rank of the float32 values: random codes times their block scales are full rank (σ_min is
+  // hundreds of times the tolerance), FP8 or not.
   EXPECT_EQ(tensors[0].find("actual_rank")->as_uint(), want->find("actual_rank")->as_uint());
+  EXPECT_EQ(want->find("actual_rank")->as_uint(), 200u);
+  EXPECT_EQ(want->find("numpy_matrix_rank")->as_uint(), 200u);
+  // The storage rank: σ above u/(1-u)·‖|W|‖₂ (u = 2^-4 for E4M3) plus the subnormals' share, times the
+  // largest scale; ours bounds ‖|W|‖₂ within 0.1 % above the reference's exact figure, and counts the σ the
+  // reference does but those within that margin (and σ's error) of the threshold.
+  ASSERT_TRUE(want->find("storage_tolerance")->is_number());
+  const double storage_tolerance = want->find("storage_tolerance")->as_double();
+  ASSERT_TRUE(tensors[0].find("storage_tolerance")->is_number());
+  EXPECT_GE(tensors[0].find("storage_tolerance")->as_double(), storage_tolerance * (1 - 1e-4));
+  EXPECT_LE(tensors[0].find("storage_tolerance")->as_double(), storage_tolerance * 1.001);
+  const SpectrumNumpyCountRange storage = spectrum_numpy_count_range(
+      s_ref, storage_tolerance * (1 - 1e-4), storage_tolerance * 1.001, 2e-6 * s_ref.front());
+  const uint64_t storage_rank = tensors[0].find("storage_rank")->as_uint().value_or(UINT64_MAX);
+  EXPECT_GE(storage_rank, storage.low);
+  EXPECT_LE(storage_rank, storage.high);
+  if (storage.low == storage.high) {
+    EXPECT_EQ(storage_rank, want->find("storage_rank")->as_uint());
+  }
+  EXPECT_LT(storage_rank, 200u) << "FP8's rounding (1/16 of each value) can hide the smaller σ";
   const auto& skipped = our_doc.root().find("skipped")->items();
   ASSERT_EQ(skipped.size(), 1u);
   EXPECT_EQ(skipped[0].as_string(), "w.weight_scale_inv: a quantization scale, not a weight matrix");

@@ -109,6 +109,28 @@ std::string f32(std::initializer_list<float> values) {
   return out;
 }
 
+std::string f32_bytes(const std::vector<double>& values) {
+  std::string out(values.size() * 4, '\0');
+  for (size_t i = 0; i < values.size(); ++i) {
+    const float f = static_cast<float>(values[i]);
+    std::memcpy(out.data() + 4 * i, &f, 4);
+  }
+  return out;
+}
+
+std::string bf16_bytes(const std::vector<double>& values) {
+  std::string out(values.size() * 2, '\0');
+  for (size_t i = 0; i < values.size(); ++i) {
+    const float f = static_cast<float>(values[i]);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    bits += 0x7fff + ((bits >> 16) & 1);
+    const auto half = static_cast<uint16_t>(bits >> 16);
+    std::memcpy(out.data() + 2 * i, &half, 2);
+  }
+  return out;
+}
+
 const json::Value& tensor(const json::Document& d, std::string_view name) {
   for (const json::Value& t : d.root().find("tensors")->items())
     if (t.find("name")->as_string() == name) return t;

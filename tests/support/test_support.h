@@ -84,6 +84,10 @@ class NormalRng {
 
 // The bytes of a float32 tensor holding `values`.
 std::string f32(std::initializer_list<float> values);
+// The bytes of a float32 / bfloat16 tensor of `values` rounded to the dtype (bfloat16 to nearest even, as
+// torch converts).
+std::string f32_bytes(const std::vector<double>& values);
+std::string bf16_bytes(const std::vector<double>& values);
 
 // The object of the tensor named `name` in a JSON export's "tensors" array (stats, compare); a test that asks
 // for a missing one fails, and gets an object reading {"trainable": false, "flagged": false}.

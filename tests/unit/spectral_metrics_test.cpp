@@ -50,15 +50,57 @@ TEST(SpectralMetrics, EnergyTargetAndToleranceAreTheCallers) {
   EXPECT_FALSE(m.condition_number) << "below full numerical rank";
 }
 
-// A narrower stored float raises the tolerance to u·‖W‖_F: what rounding to BF16 alone can create.
-TEST(SpectralMetrics, StoredPrecisionRaisesTheTolerance) {
+// A narrower stored float leaves actual_rank numpy's matrix_rank of the float32 values (σ_max·max(m, n)·ε_f32
+// = 10·3·ε = 3.6e-6: rank 3), and adds the storage rank: σ above u/(1-u)·‖|W|‖₂ + ‖Δ‖_F, as far as rounding
+// to BF16 (u = 2^-8) can move a σ of a matrix whose |W| has norm 12, with 0.001 from values stored as
+// subnormals: 12/255 + 0.001 = 0.048, above σ = 0.01.
+TEST(SpectralMetrics, StoredPrecisionSetsTheStorageRankNotTheRank) {
   SingularValues sv;
   sv.values = {10, 1, 0.01};
   MetricInputs in = inputs(3, 3, 101.0001);
-  in.storage_roundoff = std::ldexp(1.0, -8);  // BF16
+  const double u = std::ldexp(1.0, -8);  // BF16
+  in.storage_roundoff = u;
+  in.abs_spectral_norm = 12;
+  in.storage_floor = 0.001;
   const SpectralMetrics m = spectral_metrics(sv, in);
-  EXPECT_DOUBLE_EQ(m.tolerance, std::ldexp(1.0, -8) * std::sqrt(101.0001));
-  EXPECT_EQ(m.actual_rank, 2u) << "0.01 is within BF16's rounding of a matrix of norm 10";
+  EXPECT_DOUBLE_EQ(m.tolerance, 10 * 3 * 1.1920928955078125e-07) << "numpy's rule whatever the stored dtype";
+  EXPECT_EQ(m.actual_rank, 3u) << "0.01 is far above float32's tolerance";
+  EXPECT_FALSE(m.actual_rank_lower_bound);
+  EXPECT_TRUE(m.condition_number) << "full numerical rank by numpy's rule";
+  ASSERT_TRUE(m.storage_tolerance);
+  EXPECT_DOUBLE_EQ(*m.storage_tolerance, u / (1 - u) * 12 + 0.001);
+  EXPECT_EQ(m.storage_rank, 2u) << "0.01 is within BF16's rounding of this matrix";
+  EXPECT_FALSE(m.storage_rank_lower_bound);
+
+  // --rank-tol moves actual_rank's tolerance only.
+  MetricInputs given = in;
+  given.tolerance = 5.0;
+  const SpectralMetrics g = spectral_metrics(sv, given);
+  EXPECT_EQ(g.actual_rank, 1u);
+  EXPECT_DOUBLE_EQ(*g.storage_tolerance, *m.storage_tolerance);
+  EXPECT_EQ(g.storage_rank, 2u);
+
+  // Never below numpy's tolerance: F16 (u = 2^-11) in a 3 x 8192 matrix rounds σ by at most
+  // 10·2^-11/(1-2^-11) = 0.0049, under 10·8192·ε = 0.0098, which both ranks then use.
+  SingularValues wide_sv;
+  wide_sv.values = {10, 1, 0.005};
+  MetricInputs wide = inputs(3, 8192, 101.000025);
+  wide.storage_roundoff = std::ldexp(1.0, -11);
+  wide.abs_spectral_norm = 10;
+  const SpectralMetrics w = spectral_metrics(wide_sv, wide);
+  EXPECT_DOUBLE_EQ(w.tolerance, 10 * 8192 * 1.1920928955078125e-07);
+  ASSERT_TRUE(w.storage_tolerance);
+  EXPECT_DOUBLE_EQ(*w.storage_tolerance, w.tolerance);
+  EXPECT_EQ(w.actual_rank, 2u);
+  EXPECT_EQ(w.storage_rank, 2u);
+
+  // float32 and wider (no storage roundoff): no storage rank at all.
+  MetricInputs f32 = inputs(3, 3, 101.0001);
+  const SpectralMetrics full = spectral_metrics(sv, f32);
+  EXPECT_EQ(full.actual_rank, 3u);
+  EXPECT_FALSE(full.storage_tolerance);
+  EXPECT_FALSE(full.storage_rank);
+  EXPECT_FALSE(full.storage_rank_lower_bound);
 }
 
 // The top K only: what the missing values could change is unset, with a bound where one follows.

@@ -121,6 +121,7 @@ std::vector<PublishedClaim> parse_cell(const std::string& cell, bool exact, cons
              " is no unit (K, M, B, T, thousand, million, billion, trillion) nor total, active or "
              "non-embedding");
     c.text = text;
+    c.value = number * unit;
     const double half = exact ? 0 : 0.5 * std::pow(10.0, -static_cast<double>(decimals)) * unit;
     c.low = number * unit - half;
     c.high = number * unit + half;
@@ -137,6 +138,11 @@ std::string billions(double v) {
   if (v >= 1e9) return short_number(v / 1e9) + "B";
   if (v >= 1e6) return short_number(v / 1e6) + "M";
   return rounded_with_thousands(v);
+}
+
+// "+0.472%", "-1.46%": how far a count lies from a published number.
+std::string signed_percent(double fraction) {
+  return (fraction > 0 ? "+" : "") + percent_text(fraction);
 }
 
 struct Check {
@@ -249,17 +255,37 @@ ConfigValidation validate_config(const SimulatorConfig& cfg, const Expectations&
         if (head) ours.emplace_back("non-embedding without the head", p.non_embedding - head);
         break;
     }
+    // What rounds to the claim first (the note then says which convention matched exactly), else what lies
+    // within the tolerance of the number published.
+    const double tolerance = expected.tolerance;
+    auto off = [&](uint64_t n) { return (static_cast<double>(n) - c.value) / c.value; };
     std::string matched, figures;
+    bool within_rounding = false;
     for (const auto& [what, n] : ours) {
-      figures += (figures.empty() ? "" : ", ") + what + " " + billions(static_cast<double>(n));
       const double x = static_cast<double>(n);
-      if (matched.empty() && x >= c.low && x <= c.high) matched = what;
+      figures += (figures.empty() ? "" : ", ") + what + " " + billions(x) +
+                 (c.value > 0 ? " (" + signed_percent(off(n)) + ")" : "");
+      if (!within_rounding && x >= c.low && x <= c.high) {
+        matched = what;
+        within_rounding = true;
+      }
     }
+    if (!within_rounding && c.value > 0)
+      for (const auto& [what, n] : ours)
+        if (std::fabs(off(n)) <= tolerance) {
+          matched = what;
+          break;
+        }
     const std::string range = c.low == c.high ? with_thousands(static_cast<uint64_t>(c.low))
                                               : billions(c.low) + " to " + billions(c.high);
+    const std::string allowed = range + (tolerance > 0 ? ", or within " + percent_text(tolerance) : "");
     check.record(!matched.empty(), "published " + std::string(claimed_figure_name(c.figure)) + " " + c.text +
-                                       " (" + range + ") against " + (figures.empty() ? "nothing" : figures) +
-                                       (matched.empty() ? "" : " (" + matched + " matches)"));
+                                       " (" + allowed + ") against " +
+                                       (figures.empty() ? "nothing" : figures) +
+                                       (matched.empty()   ? ""
+                                        : within_rounding ? " (" + matched + " matches)"
+                                                          : " (" + matched + " matches within the " +
+                                                                percent_text(tolerance) + " tolerance)"));
     if (std::find(v.sources.begin(), v.sources.end(), c.source) == v.sources.end())
       v.sources.push_back(c.source);
   }

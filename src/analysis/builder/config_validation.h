@@ -1,7 +1,9 @@
 // Seed 003 step 2: the built config checked against what the user expects (--expect-params, --expect-layers)
 // and what the model's publishers claim (a PARAM_COUNTS.tsv row: "70B", "117B total / 5.1B active",
-// "32.5B (31.0B non-embedding)"). A rounded claim covers what rounds to it ("70B": 69.5B to 70.5B); an exact
-// one must match to the parameter.
+// "32.5B (31.0B non-embedding)"). A claim passes when our count lies in its rounding interval ("70B": 69.5B
+// to 70.5B; an exact one: the count itself) or within the tolerance of the published number (seed 003's
+// checklist: "Parameter count matches public claims (within 1%)"; --tolerance, default 1%, the same as for
+// --expect-params): model cards truncate ("1.23B" for 1,235,814,400) and count the odd tensor differently.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -19,7 +21,8 @@ std::string_view claimed_figure_name(ClaimedFigure f);  // total, active, non-em
 struct PublishedClaim {
   ClaimedFigure figure = ClaimedFigure::Total;
   std::string text;          // as published: "70B"
-  double low = 0, high = 0;  // the interval the claim covers
+  double value = 0;          // the number published, in parameters: 70e9
+  double low = 0, high = 0;  // what rounds to it (low == high == value for an exact claim)
   std::string source;        // the file's source column
 };
 
@@ -33,7 +36,7 @@ std::vector<PublishedClaim> published_claims(const std::string& path, const std:
 struct Expectations {
   std::optional<double> parameters;  // --expect-params
   std::optional<uint64_t> layers;    // --expect-layers
-  double tolerance = 0.01;           // --tolerance, as a fraction
+  double tolerance = 0.01;           // --tolerance, as a fraction: for --expect-params and published claims
 };
 
 struct ConfigValidation {

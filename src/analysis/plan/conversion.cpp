@@ -1,6 +1,7 @@
 #include "analysis/plan/conversion.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ma {
 namespace {
@@ -204,7 +205,10 @@ void add_sensitivity(ConversionPlan& plan, const WeightStats& stats) {
     for (const TensorStats& t : stats.tensors) {
       if (t.block != q.block || !t.rows || t.std <= 0) continue;
       const double ratio = t.abs_max / t.std;
-      if (!q.max_kurtosis || t.kurtosis > *q.max_kurtosis) q.max_kurtosis = t.kurtosis;
+      // A kurtosis that is undefined (NaN: a constant, moments that overflowed) says nothing, and taken as
+      // the first maximum it would hide every later one (no number compares greater than NaN).
+      if (std::isfinite(t.kurtosis) && (!q.max_kurtosis || t.kurtosis > *q.max_kurtosis))
+        q.max_kurtosis = t.kurtosis;
       if (!q.max_outlier_ratio || ratio > *q.max_outlier_ratio) {
         q.max_outlier_ratio = ratio;
         q.most_outlying = t.name;

@@ -1,11 +1,13 @@
 #include "analysis/spectrum/model_spectrum.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
 
 #include "analysis/lapack.h"
 #include "analysis/matrix_reader.h"
+#include "core/dtype.h"
 #include "core/error.h"
 #include "io/file_source.h"
 #include "model/tensor_placement.h"
@@ -30,12 +32,39 @@ std::optional<MatrixShape> matrix_shape(const ScanItem& item) {
   return std::nullopt;
 }
 
-// Unit roundoff of the stored dtype when it is a float narrower than float32 (the SVD's own precision); 0
-// otherwise (float32 and wider: numpy's rule stands; integers and block types: rounding is not relative).
-double storage_roundoff(DType t) {
-  const std::optional<uint32_t> bits = dtype_fraction_bits(t);
-  if (!bits || *bits >= 23) return 0;
-  return std::ldexp(1.0, -static_cast<int>(*bits) - 1);
+// A float narrower than float32 as rounding to it moves a value: by at most u = 2^-(fraction bits + 1) of it
+// from the smallest normal 2^emin up, by at most half the subnormal spacing 2^(emin - fraction bits - 1)
+// below. None for float32 and wider (no storage rounding beyond the SVD's own), integers and block types
+// (their rounding is not relative), and E8M0 (a scale type: powers of two only).
+struct StorageRounding {
+  double roundoff, min_normal, subnormal_half_spacing;
+};
+std::optional<StorageRounding> storage_rounding(DType t) {
+  const std::optional<int> emin = dtype_min_normal_exponent(t);
+  if (!emin || dtype_bits(t) >= 32) return std::nullopt;
+  const int bits = static_cast<int>(dtype_fraction_bits(t).value_or(0));
+  return StorageRounding{std::ldexp(1.0, -bits - 1), std::ldexp(1.0, *emin),
+                         std::ldexp(1.0, *emin - bits - 1)};
+}
+
+// What storage_rank needs (spectral_metrics.h): u, a bound on ‖ |W| ‖₂, and ‖Δ‖_F for the values that may
+// have been stored below the smallest normal (times the largest scale of a float8 weight: the bound needs no
+// per-element scale). From `w` before the decomposition destroys it.
+void add_storage_rounding(const ScanItem& item, const std::vector<float>& w, uint64_t rows, uint64_t cols,
+                          MetricInputs& in) {
+  const std::optional<StorageRounding> r = storage_rounding(item.dtype);
+  if (!r) return;
+  double scale = 1;
+  if (item.scale) {
+    scale = 0;
+    for (float v : item.scale->scales) scale = std::max(scale, std::fabs(double(v)));
+  }
+  const double small = r->min_normal * scale;
+  uint64_t below = 0;
+  for (float x : w) below += std::fabs(double(x)) < small;
+  in.storage_roundoff = r->roundoff;
+  in.abs_spectral_norm = abs_spectral_norm_bound(w.data(), rows, cols);
+  in.storage_floor = r->subnormal_half_spacing * scale * std::sqrt(static_cast<double>(below));
 }
 
 // The spectrum of one matrix, or none (NaN or Inf in it make the decomposition meaningless: skipped, named,
@@ -71,12 +100,12 @@ std::optional<MatrixSpectrum> analyse(const ScanItem& item, const MatrixShape& m
   r.std = std::sqrt(r.var);
   r.sparsity = static_cast<double>(near_zero) / n;
   r.frobenius_norm = std::sqrt(sum_sq);
-  r.singular_values = singular_values(w, m.rows, m.cols, o.method, o.randomized);
   MetricInputs in;
   in.rows = m.rows;
   in.cols = m.cols;
   in.frobenius_squared = sum_sq;
-  in.storage_roundoff = storage_roundoff(item.dtype);
+  add_storage_rounding(item, w, m.rows, m.cols, in);
+  r.singular_values = singular_values(w, m.rows, m.cols, o.method, o.randomized);
   in.energy = o.energy;
   in.tolerance = o.tolerance;
   r.metrics = spectral_metrics(r.singular_values, in);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace ma {
 namespace {
@@ -25,7 +26,49 @@ void energy_rank(const std::vector<double>& s, double total, double target, bool
     lower_bound = s.size();
 }
 
+// How many σ exceed `tolerance`; from a truncated spectrum whose every σ does, only the lower bound K.
+void count_above(const std::vector<double>& s, double tolerance, bool complete, std::optional<uint64_t>& rank,
+                 std::optional<uint64_t>& lower_bound) {
+  const auto above =
+      static_cast<uint64_t>(std::count_if(s.begin(), s.end(), [&](double v) { return v > tolerance; }));
+  if (complete || above < s.size())
+    rank = above;
+  else
+    lower_bound = s.size();
+}
+
 }  // namespace
+
+double abs_spectral_norm_bound(const float* w, uint64_t rows, uint64_t cols) {
+  if (rows == 0 || cols == 0) return 0;
+  std::vector<double> x(cols, 1.0), z(cols);
+  double best = std::numeric_limits<double>::infinity();
+  for (int step = 0; step < 50; ++step) {
+    // z = |W|ᵀ |W| x, one row at a time: y_i = |w_i|·x, then z += y_i |w_i|.
+    std::fill(z.begin(), z.end(), 0.0);
+    for (uint64_t i = 0; i < rows; ++i) {
+      const float* row = w + i * cols;
+      double y = 0;
+      for (uint64_t j = 0; j < cols; ++j) y += std::fabs(double(row[j])) * x[j];
+      if (y == 0) continue;
+      for (uint64_t j = 0; j < cols; ++j) z[j] += std::fabs(double(row[j])) * y;
+    }
+    double upper = 0, xz = 0, xx = 0, top = 0;
+    for (uint64_t j = 0; j < cols; ++j) {
+      upper = std::max(upper, z[j] / x[j]);
+      xz += x[j] * z[j];
+      xx += x[j] * x[j];
+      top = std::max(top, z[j]);
+    }
+    best = std::min(best, upper);
+    // The Rayleigh quotient is a lower bound on the same ρ: stop once the two meet to 0.1 %.
+    if (top == 0 || best <= xz / xx * (1 + 1e-3)) break;
+    // The next x: positive everywhere (a bound needs x > 0), what a zero column gives it stays tiny.
+    for (uint64_t j = 0; j < cols; ++j) x[j] = std::max(z[j] / top, 1e-12);
+  }
+  // The sums above carry float64 rounding (a relative 1e-16 per term): widen by far more than it.
+  return std::sqrt(best) * (1 + 1e-9);
+}
 
 SpectralMetrics spectral_metrics(const SingularValues& sv, const MetricInputs& in) {
   SpectralMetrics m;
@@ -34,19 +77,19 @@ SpectralMetrics spectral_metrics(const SingularValues& sv, const MetricInputs& i
   if (s.empty() || m.design_rank == 0) return m;
   const bool complete = sv.complete && s.size() == m.design_rank;
   m.spectral_norm = s.front();
-  if (in.tolerance) {
-    m.tolerance = *in.tolerance;
-  } else {
-    const double eps = std::numeric_limits<float>::epsilon();
-    m.tolerance = std::max({s.front() * static_cast<double>(std::max(in.rows, in.cols)) * eps,
-                            in.storage_roundoff * std::sqrt(in.frobenius_squared), sv.resolution});
+  // numpy.linalg.matrix_rank's rule for the float32 matrix the SVD decomposes; a σ the Gram method cannot
+  // resolve is not counted either.
+  const double eps = std::numeric_limits<float>::epsilon();
+  const double numpy_tolerance =
+      std::max(s.front() * static_cast<double>(std::max(in.rows, in.cols)) * eps, sv.resolution);
+  m.tolerance = in.tolerance ? *in.tolerance : numpy_tolerance;
+  count_above(s, m.tolerance, complete, m.actual_rank, m.actual_rank_lower_bound);
+  if (in.storage_roundoff > 0 && in.storage_roundoff < 1) {
+    const double rounding =
+        in.storage_roundoff / (1 - in.storage_roundoff) * in.abs_spectral_norm + in.storage_floor;
+    m.storage_tolerance = std::max(numpy_tolerance, rounding);
+    count_above(s, *m.storage_tolerance, complete, m.storage_rank, m.storage_rank_lower_bound);
   }
-  const auto above =
-      static_cast<uint64_t>(std::count_if(s.begin(), s.end(), [&](double v) { return v > m.tolerance; }));
-  if (complete || above < s.size())
-    m.actual_rank = above;
-  else
-    m.actual_rank_lower_bound = s.size();
 
   double sum_sq = 0, sum = 0;
   for (double v : s) {

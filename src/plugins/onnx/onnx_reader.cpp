@@ -12,8 +12,11 @@
 #include <climits>
 #include <filesystem>
 #include <new>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "core/checked.h"
 #include "core/dtype.h"
@@ -135,7 +138,12 @@ OnnxValue value_of(const onnx::ValueInfoProto& v, const std::string& file) {
   return out;
 }
 
-OnnxNode node_of(const onnx::NodeProto& n) {
+// The values of the graphs around it that a node's subgraphs read (at any depth), in first-read order: what
+// an If / Loop / Scan node depends on besides its inputs (ONNX Runtime's implicit inputs). GraphStructure
+// finds them.
+using ImplicitInputs = std::unordered_map<const onnx::NodeProto*, std::vector<std::string>>;
+
+OnnxNode node_of(const onnx::NodeProto& n, const ImplicitInputs& implicit) {
   OnnxNode node;
   node.name = n.name();
   node.op_type = n.op_type();
@@ -144,6 +152,7 @@ OnnxNode node_of(const onnx::NodeProto& n) {
   node.outputs.assign(n.output().begin(), n.output().end());
   for (const onnx::AttributeProto& a : n.attribute())
     if (a.type() == onnx::AttributeProto_AttributeType_INT) node.int_attributes.emplace_back(a.name(), a.i());
+  if (auto it = implicit.find(&n); it != implicit.end()) node.implicit_inputs = it->second;
   return node;
 }
 
@@ -151,7 +160,7 @@ OnnxNode node_of(const onnx::NodeProto& n) {
 // exporter's merged decoder keeps every layer in an If's two branches), and how many initializers those
 // bodies hold. The nodes count toward the same cap as the main graph's.
 void add_subgraph_nodes(const onnx::NodeProto& n, int depth, const std::string& file, uint64_t max_nodes,
-                        OnnxModel& out) {
+                        const ImplicitInputs& implicit, OnnxModel& out) {
   if (depth > kMaxNesting) return;  // the parse already refused deeper nesting
   auto add_graph = [&](const onnx::GraphProto& g) {
     out.subgraph_initializers += static_cast<uint64_t>(g.initializer_size());
@@ -159,8 +168,8 @@ void add_subgraph_nodes(const onnx::NodeProto& n, int depth, const std::string& 
       if (out.nodes.size() + out.subgraph_nodes.size() >= max_nodes)
         throw Error(ErrorKind::Limit, file, "graph",
                     "more than " + std::to_string(max_nodes) + " nodes with those of its subgraphs: the cap");
-      out.subgraph_nodes.push_back(node_of(inner));
-      add_subgraph_nodes(inner, depth + 1, file, max_nodes, out);
+      out.subgraph_nodes.push_back(node_of(inner, implicit));
+      add_subgraph_nodes(inner, depth + 1, file, max_nodes, implicit, out);
     }
   };
   for (const onnx::AttributeProto& a : n.attribute()) {
@@ -331,40 +340,94 @@ void infer_shapes(onnx::ModelProto& m, const std::string& file, OnnxModel& out) 
   }
 }
 
-// The main graph's structure, as onnx.checker requires it: every value a node reads is a graph input, an
-// initializer or an earlier node's output (nodes are topologically sorted: a value read before the node that
-// makes it is a cycle or an order the format forbids), and each value is made once (SSA). Depth and fan-out
-// are walked on it; a graph that breaks it has no such figures.
-void check_graph_structure(const onnx::GraphProto& g, const std::string& file) {
-  std::unordered_set<std::string_view> defined, made_later;
-  for (const onnx::ValueInfoProto& v : g.input()) defined.insert(v.name());
-  for (const onnx::TensorProto& t : g.initializer()) defined.insert(t.name());
-  // A sparse initializer's name is its values tensor's, as onnx.checker reads it.
-  for (const onnx::SparseTensorProto& t : g.sparse_initializer()) defined.insert(t.values().name());
-  for (const onnx::NodeProto& n : g.node())
-    for (const std::string& o : n.output())
-      if (!o.empty()) made_later.insert(o);
-  for (int i = 0; i < g.node_size(); ++i) {
-    const onnx::NodeProto& n = g.node(i);
-    const std::string where = "graph.node[" + std::to_string(i) + "] (" + printable(n.op_type(), 40) +
-                              (n.name().empty() ? "" : " '" + printable(n.name(), 80) + "'") + ")";
-    for (const std::string& in : n.input()) {
-      if (in.empty() || defined.count(in)) continue;  // "": an optional input left out
-      throw Error(
-          ErrorKind::Malformed, file, where,
-          "reads '" + printable(in, 80) + "', " +
-              (made_later.count(in) ? "which a later node makes: the nodes are not topologically sorted"
-                                    : "which no input, initializer or node defines"));
-    }
-    for (const std::string& o : n.output()) {
-      if (o.empty()) continue;
-      if (!defined.insert(o).second)
-        throw Error(ErrorKind::Malformed, file, where,
-                    "makes '" + printable(o, 80) +
-                        "', which is already defined (an ONNX graph defines each value once)");
+// The structure onnx.checker requires of the main graph and of every subgraph (If branches, Loop and Scan
+// bodies, at any depth), with ONNX's scoping: a node reads a value its own graph defines before it (a graph
+// input, an initializer, an earlier node's output) or one the graphs around it define before the node that
+// holds the subgraph (a value made later, or by the holder itself, is out of scope: a cycle, or an order the
+// format forbids); a node makes no value already in scope (SSA; a subgraph's own inputs and initializers may
+// shadow outer names, as the checker lets them). Depth and fan-out are walked on it; a graph that breaks it
+// has no such figures. Fills `implicit` with what each subgraph-holding node's bodies read from outside them.
+class GraphStructure {
+ public:
+  GraphStructure(const std::string& file, ImplicitInputs& implicit) : file_(file), implicit_(implicit) {}
+
+  void check_main(const onnx::GraphProto& g) { check(g, nullptr, nullptr, "graph.", 0); }
+
+ private:
+  struct Scope {
+    const Scope* outer = nullptr;
+    const onnx::NodeProto* holder = nullptr;       // the node whose attribute holds this graph; null: main
+    std::unordered_set<std::string_view> defined;  // so far
+    std::unordered_set<std::string_view> made;     // by any node of this graph (for the error's reason)
+  };
+
+  void check(const onnx::GraphProto& g, const Scope* outer, const onnx::NodeProto* holder,
+             const std::string& path, int depth) {
+    if (depth > kMaxNesting) return;  // the parse already refused deeper nesting
+    Scope scope;
+    scope.outer = outer;
+    scope.holder = holder;
+    for (const onnx::ValueInfoProto& v : g.input()) scope.defined.insert(v.name());
+    for (const onnx::TensorProto& t : g.initializer()) scope.defined.insert(t.name());
+    // A sparse initializer's name is its values tensor's, as onnx.checker reads it.
+    for (const onnx::SparseTensorProto& t : g.sparse_initializer()) scope.defined.insert(t.values().name());
+    for (const onnx::NodeProto& n : g.node())
+      for (const std::string& o : n.output())
+        if (!o.empty()) scope.made.insert(o);
+    for (int i = 0; i < g.node_size(); ++i) {
+      const onnx::NodeProto& n = g.node(i);
+      auto where = [&] {
+        return path + "node[" + std::to_string(i) + "] (" + printable(n.op_type(), 40) +
+               (n.name().empty() ? "" : " '" + printable(n.name(), 80) + "'") + ")";
+      };
+      for (const std::string& in : n.input()) {
+        if (in.empty()) continue;  // "": an optional input left out
+        const Scope* found = &scope;
+        while (found && !found->defined.count(in)) found = found->outer;
+        if (!found)
+          throw Error(ErrorKind::Malformed, file_, where(),
+                      "reads '" + printable(in, 80) + "', " + why_undefined(scope, in));
+        // Read across subgraph boundaries: an implicit input of every holder between here and there.
+        for (const Scope* s = &scope; s != found; s = s->outer) add_implicit(s->holder, in);
+      }
+      // Its subgraphs see what is defined so far, not the node's own outputs.
+      for (const onnx::AttributeProto& a : n.attribute()) {
+        if (a.has_g()) check(a.g(), &scope, &n, where() + "." + a.name() + ".", depth + 1);
+        for (int k = 0; k < a.graphs_size(); ++k)
+          check(a.graphs(k), &scope, &n, where() + "." + a.name() + "[" + std::to_string(k) + "].",
+                depth + 1);
+      }
+      for (const std::string& o : n.output()) {
+        if (o.empty()) continue;
+        bool in_scope = false;
+        for (const Scope* s = &scope; s && !in_scope; s = s->outer) in_scope = s->defined.count(o) > 0;
+        if (in_scope || !scope.defined.insert(o).second)
+          throw Error(ErrorKind::Malformed, file_, where(),
+                      "makes '" + printable(o, 80) +
+                          "', which is already defined (an ONNX graph defines each value once)");
+      }
     }
   }
-}
+
+  static std::string why_undefined(const Scope& scope, const std::string& in) {
+    if (scope.made.count(in)) return "which a later node makes: the nodes are not topologically sorted";
+    for (const Scope* s = scope.outer; s; s = s->outer)
+      if (s->made.count(in))
+        return "which the graph around this subgraph makes only at or after the node holding it (a subgraph "
+               "reads outer values defined before its node)";
+    return scope.outer
+               ? "which no input, initializer or node of this subgraph or the graphs around it defines"
+               : "which no input, initializer or node defines";
+  }
+
+  void add_implicit(const onnx::NodeProto* holder, const std::string& value) {
+    if (seen_[holder].insert(value).second) implicit_[holder].push_back(value);
+  }
+
+  const std::string& file_;
+  ImplicitInputs& implicit_;
+  std::unordered_map<const onnx::NodeProto*, std::unordered_set<std::string_view>> seen_;
+};
 
 void read_graph(const NamedBytes& src, std::string_view bytes, onnx::ModelProto& m,
                 const OnnxExternalSize& external_size, const OnnxLimits& limits, OnnxModel& out) {
@@ -383,7 +446,8 @@ void read_graph(const NamedBytes& src, std::string_view bytes, onnx::ModelProto&
   for (int i = 0; i < g.initializer_size(); ++i)
     initializers.add(g.initializer(i), inline_data[static_cast<size_t>(i)]);
   out.sparse_initializers = static_cast<uint64_t>(g.sparse_initializer_size());
-  check_graph_structure(g, src.name());
+  ImplicitInputs implicit;
+  GraphStructure(src.name(), implicit).check_main(g);
   check_declared_ranks(g, src.name());
   for (const onnx::FunctionProto& f : m.functions()) check_declared_ranks(f.node(), src.name());
 
@@ -392,8 +456,9 @@ void read_graph(const NamedBytes& src, std::string_view bytes, onnx::ModelProto&
   for (const onnx::ValueInfoProto& v : g.input())
     if (!weights.count(v.name())) out.inputs.push_back(value_of(v, src.name()));
   out.nodes.reserve(static_cast<size_t>(g.node_size()));
-  for (const onnx::NodeProto& n : g.node()) out.nodes.push_back(node_of(n));
-  for (const onnx::NodeProto& n : g.node()) add_subgraph_nodes(n, 0, src.name(), limits.max_nodes, out);
+  for (const onnx::NodeProto& n : g.node()) out.nodes.push_back(node_of(n, implicit));
+  for (const onnx::NodeProto& n : g.node())
+    add_subgraph_nodes(n, 0, src.name(), limits.max_nodes, implicit, out);
 
   check_function_calls(m, src.name(), limits.max_nodes, kMaxNesting);
   // The outputs after inference: it fills in an output whose declared type gives no shape, as
