@@ -170,9 +170,13 @@ bool same_weight_by_name(const PairedSide& x, const PairedSide& y) {
 
 std::vector<PairedSide> paired_sides(const LocalModelFiles& files, const Checkpoint& ck, bool split_experts) {
   std::vector<PairedSide> out;
-  for (const CheckpointFile& f : ck.files)
-    for (const StoredTensor& t : f.tensors) {
+  for (const CheckpointFile& f : ck.files) {
+    std::unordered_map<uint32_t, std::string_view> tie_of;
+    for (const CheckpointFile::Tie& tie : f.ties) tie_of.emplace(tie.tensor, tie.same_as);
+    for (uint32_t k = 0; k < f.tensors.size(); ++k) {
+      const StoredTensor& t = f.tensors[k];
       PairedSide s;
+      if (const auto it = tie_of.find(k); it != tie_of.end()) s.tie_of = it->second;
       s.name = s.tensor = t.name;
       s.file = files.root / f.name;
       s.offset = f.data_start + t.data_begin;
@@ -203,6 +207,7 @@ std::vector<PairedSide> paired_sides(const LocalModelFiles& files, const Checkpo
         out.push_back(std::move(part));
       }
     }
+  }
   return out;
 }
 

@@ -35,6 +35,7 @@ struct PairedSide {
   bool in_order = true;  // elements are row-major on disk (not a strided or permuted PyTorch view)
   bool encoded = false;  // ONNX varint values: no bytes to read
   bool gguf = false;     // named in llama.cpp's scheme (a GGUF file's tensor)
+  std::string tie_of;    // a PyTorch tie: the earlier name of the same storage and view; "" otherwise
 };
 
 // Every tensor of a checkpoint; with `split_experts`, a 3-D routed-expert tensor becomes one slice per

@@ -368,8 +368,22 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
       }
     choices.push_back(std::move(choice));
   }
-  for (size_t i : tp.only_a) c.missing_in_b.push_back(sa[i].name);
-  for (size_t j : tp.only_b) c.extra_in_b.push_back(sb[j].name);
+  // A PyTorch tie's second name (lm_head.weight saved as the embedding's storage) that the other side does
+  // not hold: its values are the tensor it repeats, compared under that name; neither missing nor extra.
+  auto tie_reason = [](const PairedSide& s) {
+    return "a second name of " + s.tie_of +
+           " (one storage, saved as a PyTorch tie): its values are compared as " + s.tie_of + "'s";
+  };
+  for (size_t i : tp.only_a)
+    if (!sa[i].tie_of.empty())
+      leave_out(&sa[i], nullptr, tie_reason(sa[i]) + " (in A)");
+    else
+      c.missing_in_b.push_back(sa[i].name);
+  for (size_t j : tp.only_b)
+    if (!sb[j].tie_of.empty())
+      leave_out(nullptr, &sb[j], tie_reason(sb[j]) + " (in B)");
+    else
+      c.extra_in_b.push_back(sb[j].name);
 
   const size_t threads = options.threads ? options.threads : available_cores();
   parallel_for_with_state<CompareWorker>(pairs.size(), threads, [&](CompareWorker& w, size_t k) {

@@ -147,6 +147,19 @@ TEST(CliTiedPickle, ASecondNameOfTheEmbeddingIsTheTemplatesTiedHead) {
     EXPECT_EQ(head.find(key)->as_string(), st_head.find(key)->as_string()) << key;
   EXPECT_EQ(tied_pickle_uint(st_head, "parameters"), 0u);
   EXPECT_FALSE(st_head.find("stored")->as_bool());
+
+  // compare: the tie's second name is neither missing nor extra (it said "extra_in_b: lm_head.weight"): not
+  // compared, its values being the embedding's, compared under that name.
+  const auto cmp = test::run_cli("compare " + test::quoted(tmp / "st") + " " + test::quoted(tmp / "tied") +
+                                 " --json --quiet");
+  ASSERT_EQ(cmp.exit_code, 0) << cmp.err;
+  const json::Document c = json::Document::parse(cmp.out, "compare");
+  EXPECT_TRUE(c.root().find("extra_in_b")->items().empty()) << cmp.out;
+  bool noted = false;
+  for (const json::Value& n : c.root().find("not_compared")->items())
+    noted = noted || (n.find("name_b")->is_string() && n.find("name_b")->as_string() == "lm_head.weight" &&
+                      test::contains(n.find("reason")->as_string(), "model.embed_tokens.weight"));
+  EXPECT_TRUE(noted) << cmp.out;
 }
 
 // The same tie saved head first: the head holds the storage (its bytes count at the first name), the
