@@ -51,9 +51,12 @@ std::string predicted_storage(const QuantizationInfo& q) {
   std::string parts;
   for (const auto& [dtype, elements] : q.elements_by_stored_dtype)
     parts += (parts.empty() ? "" : " + ") + num(elements) + " " + dtype;
+  const std::string scales = q.quantization_scales_unpredicted
+                                 ? " elements; its scale tensors are not predicted (left out)"
+                                 : " elements + " + num(q.quantization_scale_tensors) + " scale tensors of " +
+                                       num(q.quantization_scale_bytes) + " bytes";
   return "predicted from the " + q.source + " declaration (" + q.method + ") and the template: " + parts +
-         " elements + " + num(q.quantization_scale_tensors) + " scale tensors of " +
-         num(q.quantization_scale_bytes) + " bytes";
+         scales;
 }
 
 std::vector<Estimate> weight_estimates(const ReportInputs& in, const QuantizationInfo& quant) {

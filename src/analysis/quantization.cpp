@@ -281,6 +281,7 @@ void predicted(const Inventory& inv, const std::optional<DeclaredQuantization>& 
   if (ck && ck->index_total_size) {
     q.stored_bytes = *ck->index_total_size;
   } else if (scales_unpredicted) {
+    q.quantization_scales_unpredicted = true;
     q.notes.push_back("the scale tensors of " + q.method + " are not predicted: stored bytes and scale " +
                       "figures leave them out");
   }

@@ -44,6 +44,9 @@ struct QuantizationInfo {
   std::map<std::string, uint64_t> unquantized_elements;  // per entry of `unquantized`
   // Scale tensors whose size is unknown (named by an index, shape not predictable): not in the bytes.
   uint64_t quantization_scale_tensors_unsized = 0;
+  // Predicted without headers for a method whose scale layout is not known (compressed-tensors): the scale
+  // tensors are left out of the counts and bytes above, not zero.
+  bool quantization_scales_unpredicted = false;
   std::vector<std::string>
       notes;  // disagreements (logical count vs template, config vs tensors), assumptions
   // Bytes each inventory tensor is stored in (index-aligned with Inventory::tensors): a quantized weight's

@@ -393,6 +393,21 @@ TEST(QuantizationTest, BitsandbytesNf4) {
   EXPECT_EQ(a->q.elements_by_stored_dtype.at("u8"), 40'960u);
 }
 
+// compressed-tensors' scale layout is not predicted from a config alone: the figures say they leave the
+// scales out ("0 scale tensors of 0 bytes" read as none), and a block strategy keeps its block.
+TEST(QuantizationTest, CompressedTensorsScalesUnpredictedAreSaidSo) {
+  test::TempDir dir;
+  auto a = analyze_config(dir, R"({"quant_method":"compressed-tensors","format":"float-quantized",
+      "config_groups":{"group_0":{"targets":["Linear"],"weights":{"num_bits":8,"type":"float",
+      "strategy":"block","block_structure":[128,128],"symmetric":true}}},"ignore":["lm_head"]})");
+  EXPECT_TRUE(a->q.quantization_scales_unpredicted);
+  EXPECT_EQ(a->q.block, (std::vector<uint64_t>{128, 128}));
+  EXPECT_EQ(a->q.group_size, 16'384u);
+  test::TempDir gptq_dir;
+  EXPECT_FALSE(analyze_config(gptq_dir, R"({"quant_method":"gptq","bits":4,"group_size":128})")
+                   ->q.quantization_scales_unpredicted);
+}
+
 TEST(QuantizationTest, CompressedTensorsW4A16) {
   test::TempDir dir;
   auto a = analyze_config(dir, R"({"quant_method":"compressed-tensors","format":"pack-quantized",

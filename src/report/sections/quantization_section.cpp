@@ -32,6 +32,7 @@ std::string unquantized_list(const QuantizationInfo& s) {
 }
 
 std::string scale_text(const QuantizationInfo& s) {
+  if (s.quantization_scales_unpredicted) return "not predicted for " + s.method + " (left out of the bytes)";
   std::string out = with_thousands(s.quantization_scale_tensors) + " tensors, " +
                     human_bytes(s.quantization_scale_bytes) + " (" +
                     with_thousands(s.quantization_scale_bytes) + " bytes)";
@@ -160,6 +161,7 @@ void write_json(JsonWriter& w, const QuantizationInfo& s) {
   w.key("quantization_scale_tensors").value(s.quantization_scale_tensors);
   w.key("quantization_scale_bytes").value(s.quantization_scale_bytes);
   w.key("quantization_scale_tensors_unsized").value(s.quantization_scale_tensors_unsized);
+  w.key("quantization_scales_unpredicted").value(s.quantization_scales_unpredicted);
   w.key("stored_bytes").value(s.stored_bytes);
   str_or_null("stored_from", s.stored_from);
   w.key("notes").begin_array();
