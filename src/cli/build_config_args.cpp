@@ -1,5 +1,8 @@
 #include "cli/build_config_args.h"
 
+#include <optional>
+#include <string>
+
 #include "cli/arg_values.h"
 #include "cli/hub_options.h"
 #include "cli/output_options.h"
@@ -13,6 +16,22 @@ namespace {
 double tolerance_arg(const std::string& text) {
   const bool percent = !text.empty() && text.back() == '%';
   return number_arg("--tolerance", percent ? text.substr(0, text.size() - 1) : text, 0, 100) / 100;
+}
+
+// --expect-params: a count spelt as the claims file spells one ("70B", "1.5B", "70.55 billion",
+// "70,553,706,496") or a plain number ("70e9", "7000000000"), above 0 and at most a quadrillion.
+double expected_parameters_arg(const std::string& text) {
+  constexpr double kMaxParameters = 1e15;
+  if (const std::optional<double> n = parse_parameter_count(text); n && *n > 0 && *n <= kMaxParameters)
+    return *n;
+  try {
+    return positive_number_arg("--expect-params", text, kMaxParameters);
+  } catch (const Error&) {
+    throw Error(ErrorKind::Usage, "", "--expect-params",
+                "expects a parameter count above 0 and at most 1e15 (70B, 1.5B, 70e9, 70.55 billion, "
+                "70,553,706,496), got '" +
+                    printable(text) + "'");
+  }
 }
 
 }  // namespace
@@ -36,12 +55,12 @@ CommandSpec build_config_spec(BuildConfigArgs& a) {
        [&a](const std::string& v) { a.gaps = v; }},
       {{"--target-layers"}, "FILE", "the simulator's layer classes as JSON (default: Mantile's published classes)",
        [&a](const std::string& v) { a.target_layers = v; }},
-      {{"--expect-params"}, "N", "expected total parameters, e.g. 70e9",
-       [&e](const std::string& v) { e.parameters = positive_number_arg("--expect-params", v, 1e15); }},
+      {{"--expect-params"}, "N", "expected total parameters: 70B, 1.5B, 70e9, 70.55 billion or 70,553,706,496",
+       [&e](const std::string& v) { e.parameters = expected_parameters_arg(v); }},
       {{"--expect-layers"}, "N", "expected number of layers",
        [&e](const std::string& v) { e.layers = integer_arg("--expect-layers", v, 1, 1 << 20); }},
-      {{"--tolerance"}, "P%", "allowed difference from --expect-params and from published counts beyond their "
-                              "rounding (default 1%)",
+      {{"--tolerance"}, "P%", "a count passes within P% of --expect-params and of a published count's nominal "
+                              "value, however rounded (default 1%: \"3B\" accepts 2.97B to 3.03B)",
        [&e](const std::string& v) { e.tolerance = tolerance_arg(v); }},
       {{"--claims"}, "FILE", "published counts, tab-separated (default: PARAM_COUNTS.tsv beside MODEL's directory)",
        [&a](const std::string& v) { a.claims = v; }},

@@ -2,7 +2,9 @@
 // a gap report for every layer type the simulator lacks.
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <system_error>
+#include <vector>
 
 #include "analysis/builder/config_validation.h"
 #include "analysis/builder/gap_analysis.h"
@@ -50,11 +52,55 @@ std::vector<PublishedClaim> claims_for(const BuildConfigArgs& a, std::string& fi
   return published_claims(file, name);
 }
 
-void make_directory(const std::string& dir) {
+void remove_empty_directories(const std::vector<fs::path>& deepest_first) {
   std::error_code ec;
+  for (const fs::path& d : deepest_first) fs::remove(d, ec);  // fails, harmlessly, on one not empty
+}
+
+// Creates the gaps directory and returns the directories it created, deepest first (none when it existed).
+std::vector<fs::path> make_directory(const std::string& dir) {
+  std::vector<fs::path> created;
+  std::error_code ec;
+  for (fs::path p = fs::absolute(dir, ec).lexically_normal(); !ec && !p.empty() && !fs::exists(p, ec);
+       p = p.parent_path()) {
+    created.push_back(p);
+    if (p == p.parent_path()) break;
+  }
   fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
+  if (ec || !fs::is_directory(dir)) {
+    remove_empty_directories(created);
     throw Error(ErrorKind::LocalIO, dir, "--gaps", "cannot create the directory: " + ec.message());
+  }
+  return created;
+}
+
+// Whether --out's directory is already there, so the config can be staged before anything is created.
+bool config_directory_exists(const std::string& out) {
+  std::error_code ec;
+  const fs::path parent = fs::path(out).parent_path();
+  return out == "-" || fs::is_directory(parent.empty() ? fs::path(".") : parent, ec);
+}
+
+// Every file staged, then renamed into place together. The config is staged first where its directory
+// exists: a refused --out (a directory, a device that cannot be written) then fails before the gaps
+// directory is created. Where --out lies in a directory still to be made (inside --gaps), it is staged
+// after. Any failure once the gaps directory is made removes the directories this run created, so a failed
+// run leaves nothing behind.
+void write_outputs(const std::string& out, const std::string& json, const std::string& gaps_dir,
+                   const std::vector<RenderedFile>& gaps) {
+  std::optional<OutputBatch> files(command_outputs());
+  const bool config_first = config_directory_exists(out);
+  if (config_first) files->add(out, json);
+  const std::vector<fs::path> created = gaps.empty() ? std::vector<fs::path>{} : make_directory(gaps_dir);
+  try {
+    if (!config_first) files->add(out, json);
+    for (const RenderedFile& g : gaps) files->add(g.path.string(), g.content);
+    files->commit();
+  } catch (...) {
+    files.reset();  // its temp files first: the directories are empty only then
+    remove_empty_directories(created);
+    throw;
+  }
 }
 
 }  // namespace
@@ -85,12 +131,7 @@ int run_build_config(const Args& args) {
 
   // Everything rendered first, then written (each file atomically): a failure leaves no partial file. The
   // config is written even when validation fails, so the user can inspect what disagreed.
-  const std::string json = render_simulator_config_json(cfg, validation);
-  if (!gaps.empty()) make_directory(a.gaps);
-  OutputBatch files = command_outputs();
-  for (const RenderedFile& g : gaps) files.add(g.path.string(), g.content);
-  files.add(a.out, json);
-  files.commit();
+  write_outputs(a.out, render_simulator_config_json(cfg, validation), a.gaps, gaps);
   if (!out.quiet && a.out != "-") print_stdout(render_simulator_config_console(cfg, validation, out.color));
   if (!validation.failed) return 0;
   // Like an error, one line on stderr (even under --quiet): the exit code alone does not say what disagreed.

@@ -197,6 +197,9 @@ struct ArchitectureRecord {
   uint64_t experts_per_token = 0;
   uint64_t num_shared_experts = 0;
   uint64_t moe_intermediate_size = 0;
+  // Multi-token-prediction layers the config declares (num_nextn_predict_layers, mtp_num_hidden_layers):
+  // transformers builds none of them; a template that knows their tensors lists them as extras.
+  uint64_t mtp_layers_declared = 0;
   bool tie_word_embeddings = false;
   // config.json use_cache (PretrainedConfig's default: true): whether generation keeps the KV cache. A
   // lenient read: a value that is not a boolean counts as absent.

@@ -81,6 +81,9 @@ void read_config_facts(const ModelConfig& cfg, ArchitectureRecord& a) {
         d;  // what the checkpoint is expected to hold; its headers, when read, have the last word
     a.stored_dtype_source = "config.json torch_dtype";
   }
+  const LanguageConfig language(&cfg);
+  a.mtp_layers_declared = lenient_dim(language, {"num_nextn_predict_layers", "mtp_num_hidden_layers"});
+  if (a.mtp_layers_declared > ModelConfig::kMaxLayers) a.mtp_layers_declared = 0;  // not a layer count
   for (const ModelConfig& o : cfg.language_first())
     for (std::string_view key : {"mamba_ssm_cache_dtype", "mamba_ssm_dtype"})
       if (!a.ssm_cache_dtype) a.ssm_cache_dtype = cache_dtype(o, key);

@@ -95,6 +95,11 @@ class Reader {
       untied_head_ = true;
       return;
     }
+    // An entry outside the model's parameters (an MTP layer transformers does not build) is no part of the
+    // model rebuilt: it is skipped, supported or not.
+    if (const json::Value* counted = specs->find("counted_in_total_params");
+        counted && counted->is_bool() && !counted->as_bool())
+      return;
     if (supported && supported->is_bool() && !supported->as_bool())
       throw unsupported(at, "class " + c +
                                 " has no simulator class, so no model can be rebuilt for it; "

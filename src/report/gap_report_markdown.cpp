@@ -103,6 +103,11 @@ void test_section(MarkdownWriter& md, const GapAnalysis& g) {
   std::vector<std::pair<std::string, std::string>> inputs;
   for (const auto& [key, value] : e.specs) inputs.emplace_back(key, fact_text(value));
   md.fields(inputs);
+  // An entry whose tensors nothing here builds (an MTP layer known by its count) has no figures to test.
+  if (!e.parameters_known) {
+    md.formula("test_parameter_count: unknown (the layer's tensors are not known here)");
+    return;
+  }
   std::string checks = "test_parameter_count: " + with_thousands(e.parameter_count) + " per instance, " +
                        with_thousands(e.parameter_count * e.count) + " for all " + std::to_string(e.count) +
                        "\ntest_linear_flops_per_token: " + with_thousands(g.linear_flops_per_token) +
@@ -129,7 +134,7 @@ std::string render_gap_report_markdown(const GapAnalysis& g) {
              {"proposed class", e.class_name},
              {"kind", std::string(ref.title)},
              {"instances", std::to_string(e.count) + " (" + layers_text(e) + ")"},
-             {"parameters per instance", with_thousands(e.parameter_count)},
+             {"parameters per instance", e.parameters_known ? with_thousands(e.parameter_count) : "unknown"},
              {"why a gap", e.gap_reason.empty()
                                ? "the simulator's layer catalogue has no class `" + e.class_name + "`"
                                : e.gap_reason}});

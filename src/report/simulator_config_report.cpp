@@ -73,11 +73,16 @@ std::string render_simulator_config_console(const SimulatorConfig& cfg, const Co
   c.heading(cfg.hf_model_id + ": simulator config (" + cfg.catalogue_source + ")");
   std::vector<std::vector<std::string>> rows;
   for (const LayerTypeEntry& e : cfg.layer_types)
-    rows.push_back({e.name, e.class_name, with_thousands(e.count), with_thousands(e.parameter_count),
+    rows.push_back({e.name, e.class_name, with_thousands(e.count),
+                    e.parameters_known ? with_thousands(e.parameter_count) : "unknown",
                     e.supported ? "yes" : "no: " + e.gap_report});
   c.table({"entry", "class", "count", "params each", "supported"}, rows);
+  std::string aside;  // entries outside total_params (MTP layers transformers does not build)
+  for (const LayerTypeEntry& e : cfg.layer_types)
+    if (!e.in_total_params) aside += (aside.empty() ? "" : ", ") + e.name;
   c.field("total parameters", with_thousands(cfg.parameters.total) + " (" +
-                                  format_parameter_count(cfg.parameters.total) + "), the entries' sum");
+                                  format_parameter_count(cfg.parameters.total) + "), the entries' sum" +
+                                  (aside.empty() ? "" : " (" + aside + " aside)"));
   c.field("validated", validation.validated ? "yes" : "no");
   for (const std::string& n : validation.notes) c.note(n);
   for (const std::string& n : cfg.notes) c.note(n);

@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 #include "core/error.h"
@@ -65,11 +67,49 @@ bool digits_at(std::string_view cell, size_t at, size_t n) {
   return true;
 }
 
-// The claims of one params cell: each number (thousands separators allowed: "70,553,706,496") with its unit
-// and the word after it ("total", "active", "activated", "non-embedding", "parameters"; none means total). A
-// rounded number covers half a unit of its last digit. Anything else after a number ("70 bn", "1,5B") is
-// not read as a guess: Error(Malformed) naming `field` of `path`.
-std::vector<PublishedClaim> parse_cell(const std::string& cell, bool exact, const std::string& source,
+// A count written at `at` (a digit): digits, thousands separators (a comma before a group of exactly three
+// digits), decimals, then optionally a unit ("70B", "70.55 billion"). `error` says why the text there is
+// no count that can be read for sure ("1,5B"): never guessed at.
+struct WrittenCount {
+  double value = 0;       // in parameters
+  size_t number_end = 0;  // just past the digits
+  size_t end = 0;         // just past the unit, or the digits when there is none
+  bool has_unit = false;
+  std::string error;
+};
+
+WrittenCount read_count(std::string_view cell, size_t at) {
+  WrittenCount w;
+  size_t i = at;
+  std::string digits;
+  while (i < cell.size() && std::isdigit(static_cast<unsigned char>(cell[i]))) digits += cell[i++];
+  while (i < cell.size() && cell[i] == ',' && digits_at(cell, i + 1, 3) && !digits_at(cell, i + 4, 1)) {
+    digits += cell.substr(i + 1, 3);
+    i += 4;
+  }
+  if (i + 1 < cell.size() && cell[i] == ',' && digits_at(cell, i + 1, 1))
+    w.error = "a comma inside a number separates thousands, groups of three digits";
+  if (i + 1 < cell.size() && cell[i] == '.' && digits_at(cell, i + 1, 1)) {
+    digits += cell[i++];
+    while (i < cell.size() && std::isdigit(static_cast<unsigned char>(cell[i]))) digits += cell[i++];
+  }
+  w.number_end = w.end = i;
+  w.value = std::strtod(digits.c_str(), nullptr);  // no throw: 400 digits are infinity, refused below
+  if (!std::isfinite(w.value)) w.error = "a number too large for any parameter count";
+  const size_t word_start = skip_spaces(cell, i);
+  const std::string_view word = word_at(cell, word_start);
+  if (const double m = multiplier_of(word); m > 0) {
+    w.value *= m;
+    w.end = word_start + word.size();
+    w.has_unit = true;
+  }
+  return w;
+}
+
+// The claims of one params cell: each number with its unit and the word after it ("total", "active",
+// "activated", "non-embedding", "parameters"; none means total). Anything else after a number ("70 bn",
+// "1,5B") is not read as a guess: Error(Malformed) naming `field` of `path`.
+std::vector<PublishedClaim> parse_cell(const std::string& cell, const std::string& source,
                                        const std::string& path, const std::string& field) {
   auto refuse = [&](const std::string& rule) {
     throw Error(ErrorKind::Malformed, path, field, rule + ": '" + printable(cell) + "'");
@@ -81,34 +121,10 @@ std::vector<PublishedClaim> parse_cell(const std::string& cell, bool exact, cons
       ++i;
       continue;
     }
-    const size_t start = i;
-    std::string digits;
-    while (i < cell.size() && std::isdigit(static_cast<unsigned char>(cell[i]))) digits += cell[i++];
-    // A thousands separator is a comma before a group of exactly three digits.
-    while (i < cell.size() && cell[i] == ',' && digits_at(cell, i + 1, 3) && !digits_at(cell, i + 4, 1)) {
-      digits += cell.substr(i + 1, 3);
-      i += 4;
-    }
-    if (i + 1 < cell.size() && cell[i] == ',' && digits_at(cell, i + 1, 1))
-      refuse("a comma inside a number separates thousands, groups of three digits");
-    size_t decimals = 0;
-    if (i + 1 < cell.size() && cell[i] == '.' && digits_at(cell, i + 1, 1)) {
-      digits += cell[i++];
-      while (i < cell.size() && std::isdigit(static_cast<unsigned char>(cell[i]))) {
-        digits += cell[i++];
-        ++decimals;
-      }
-    }
-    const double number = std::stod(digits);
-    size_t j = skip_spaces(cell, i);
-    std::string_view word = word_at(cell, j);
-    double unit = 1;
-    if (const double m = multiplier_of(word); m > 0) {
-      unit = m;
-      j += word.size();
-      word = word_at(cell, skip_spaces(cell, j));
-    }
-    const std::string text = cell.substr(start, (unit > 1 ? j : i) - start);
+    const WrittenCount w = read_count(cell, i);
+    if (!w.error.empty()) refuse(w.error);
+    const std::string text = cell.substr(i, (w.has_unit ? w.end : w.number_end) - i);
+    const std::string_view word = word_at(cell, skip_spaces(cell, w.end));
     PublishedClaim c;
     if (word.starts_with("activ"))
       c.figure = ClaimedFigure::Active;
@@ -121,15 +137,43 @@ std::vector<PublishedClaim> parse_cell(const std::string& cell, bool exact, cons
              " is no unit (K, M, B, T, thousand, million, billion, trillion) nor total, active or "
              "non-embedding");
     c.text = text;
-    c.value = number * unit;
-    const double half = exact ? 0 : 0.5 * std::pow(10.0, -static_cast<double>(decimals)) * unit;
-    c.low = number * unit - half;
-    c.high = number * unit + half;
+    c.value = w.value;
     c.source = source;
     claims.push_back(std::move(c));
-    i = j;
+    i = w.has_unit ? w.end : skip_spaces(cell, w.number_end);
   }
   return claims;
+}
+
+// validation_sources is a list of URLs (reference/mantile.md) in a file meant to be committed elsewhere: the
+// reference a claim cites comes first, as a URL where it names a GitHub file ("github:owner/repo/path@commit"
+// is https://github.com/owner/repo/blob/commit/path), and the claims file is named by its file name and
+// line, never by its path on this machine.
+std::string github_url(std::string_view reference) {
+  constexpr std::string_view kScheme = "github:";
+  const size_t at = reference.rfind('@');
+  if (!reference.starts_with(kScheme) || at == std::string_view::npos) return "";
+  const std::string_view where = reference.substr(kScheme.size(), at - kScheme.size());
+  const std::string_view commit = reference.substr(at + 1);
+  const size_t owner_end = where.find('/');
+  const size_t repo_end = owner_end == std::string_view::npos ? owner_end : where.find('/', owner_end + 1);
+  const bool hex = !commit.empty() && std::all_of(commit.begin(), commit.end(), [](char ch) {
+    return std::isxdigit(static_cast<unsigned char>(ch));
+  });
+  if (repo_end == std::string_view::npos || owner_end == 0 || repo_end == owner_end + 1 ||
+      repo_end + 1 >= where.size() || !hex)
+    return "";
+  return "https://github.com/" + std::string(where.substr(0, repo_end)) + "/blob/" + std::string(commit) +
+         "/" + std::string(where.substr(repo_end + 1));
+}
+
+std::string claim_source(std::string_view cited, const std::string& path, size_t line) {
+  const size_t space = cited.find(' ');
+  const std::string_view reference = cited.substr(0, space);
+  const std::string url = github_url(reference);
+  const std::string rest = space == std::string_view::npos ? "" : std::string(cited.substr(space));
+  return (url.empty() ? std::string(reference) : url) + rest + " [" +
+         std::filesystem::path(path).filename().string() + " line " + std::to_string(line) + "]";
 }
 
 // "70.5537B", "72.5939M": six significant digits in the unit claims are written in; below a million the
@@ -203,13 +247,20 @@ std::vector<PublishedClaim> published_claims(const std::string& path, const std:
       throw Error(ErrorKind::Malformed, path, row + ": exactness",
                   "must be 'exact' or 'rounded', not '" + printable(cells[exact_col]) + "'");
     found = line_no;
-    const std::string source = path + " " + row + ": " + cells[source_col];
-    claims = parse_cell(cells[params_col], cells[exact_col] == "exact", source, path, row + ": params");
+    claims =
+        parse_cell(cells[params_col], claim_source(cells[source_col], path, line_no), path, row + ": params");
     if (claims.empty())
       throw Error(ErrorKind::Malformed, path, row + ": params",
                   "holds no number: '" + printable(cells[params_col]) + "'");
   }
   return claims;
+}
+
+std::optional<double> parse_parameter_count(std::string_view text) {
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text.front()))) return std::nullopt;
+  const WrittenCount w = read_count(text, 0);
+  if (!w.error.empty() || w.end != text.size()) return std::nullopt;
+  return w.value;
 }
 
 ConfigValidation validate_config(const SimulatorConfig& cfg, const Expectations& expected,
@@ -238,7 +289,7 @@ ConfigValidation validate_config(const SimulatorConfig& cfg, const Expectations&
     if (b.block == Block::LmHead) head = b.parameters;
   for (const PublishedClaim& c : claims) {
     // "Active" and "non-embedding" are quoted with or without the embedding tables / the untied head;
-    // either convention confirms the claim, and the note says which one matched.
+    // the convention nearest the claim is the one checked, and the note says which one matched.
     std::vector<std::pair<std::string, uint64_t>> ours;
     switch (c.figure) {
       case ClaimedFigure::Total:
@@ -255,37 +306,28 @@ ConfigValidation validate_config(const SimulatorConfig& cfg, const Expectations&
         if (head) ours.emplace_back("non-embedding without the head", p.non_embedding - head);
         break;
     }
-    // What rounds to the claim first (the note then says which convention matched exactly), else what lies
-    // within the tolerance of the number published.
     const double tolerance = expected.tolerance;
     auto off = [&](uint64_t n) { return (static_cast<double>(n) - c.value) / c.value; };
-    std::string matched, figures;
-    bool within_rounding = false;
-    for (const auto& [what, n] : ours) {
-      const double x = static_cast<double>(n);
-      figures += (figures.empty() ? "" : ", ") + what + " " + billions(x) +
+    std::string figures;
+    const std::pair<std::string, uint64_t>* nearest = nullptr;
+    for (const auto& convention : ours) {
+      const uint64_t n = convention.second;
+      figures += (figures.empty() ? "" : ", ") + convention.first + " " + billions(static_cast<double>(n)) +
                  (c.value > 0 ? " (" + signed_percent(off(n)) + ")" : "");
-      if (!within_rounding && x >= c.low && x <= c.high) {
-        matched = what;
-        within_rounding = true;
-      }
+      if (!nearest || (c.value > 0 && std::fabs(off(n)) < std::fabs(off(nearest->second))))
+        nearest = &convention;
     }
-    if (!within_rounding && c.value > 0)
-      for (const auto& [what, n] : ours)
-        if (std::fabs(off(n)) <= tolerance) {
-          matched = what;
-          break;
-        }
-    const std::string range = c.low == c.high ? with_thousands(static_cast<uint64_t>(c.low))
-                                              : billions(c.low) + " to " + billions(c.high);
-    const std::string allowed = range + (tolerance > 0 ? ", or within " + percent_text(tolerance) : "");
-    check.record(!matched.empty(), "published " + std::string(claimed_figure_name(c.figure)) + " " + c.text +
-                                       " (" + allowed + ") against " +
-                                       (figures.empty() ? "nothing" : figures) +
-                                       (matched.empty()   ? ""
-                                        : within_rounding ? " (" + matched + " matches)"
-                                                          : " (" + matched + " matches within the " +
-                                                                percent_text(tolerance) + " tolerance)"));
+    const bool ok =
+        nearest && (c.value > 0 ? std::fabs(off(nearest->second)) <= tolerance : nearest->second == 0);
+    const std::string allowed = tolerance > 0 ? "within " + percent_text(tolerance) + ": " +
+                                                    billions(c.value * (1 - tolerance)) + " to " +
+                                                    billions(c.value * (1 + tolerance))
+                                              : "exactly";
+    check.record(
+        ok, "published " + std::string(claimed_figure_name(c.figure)) + " " + c.text + " (" + allowed +
+                ") against " + (figures.empty() ? "nothing" : figures) +
+                (ok ? " (" + nearest->first + " matches within the " + percent_text(tolerance) + " tolerance)"
+                    : ""));
     if (std::find(v.sources.begin(), v.sources.end(), c.source) == v.sources.end())
       v.sources.push_back(c.source);
   }

@@ -105,12 +105,12 @@ constexpr std::array<KindReference, 16> kReferences = {{
      "python/sglang/srt/layers/logits_processor.py",
      "Vocabulary-parallel: each TP rank holds vocab/TP rows and computes its slice of the logits; an "
      "all-gather (or a distributed argmax / top-k) joins them. Lives on the last pipeline stage."},
-    {ComponentKind::Mtp, "Multi-token prediction module (DeepSeek-V3)",
+    {ComponentKind::Mtp, "Multi-token prediction module (DeepSeek-V3, GLM-4.5/5, Qwen3.5, MiMo)",
      "h' = eh_proj([RMSNorm(embed(t+1)); RMSNorm(h)]); a full decoder layer on h'; logits from its own head: "
      "predicts one extra token per step, used for speculative decoding.",
      "torch.nn.Linear, torch.cat, the decoder layer's ops", "vllm/model_executor/models/deepseek_mtp.py",
      "python/sglang/srt/models/deepseek_nextn.py",
-     "As the decoder layer it has_part; engines run it on the last pipeline stage as the draft model."},
+     "As the decoder layer it holds; engines run it on the last pipeline stage as the draft model."},
     {ComponentKind::VisionTower, "Vision encoder (tower)",
      "patch embedding (a strided convolution or a Linear over flattened patches) plus positions, then "
      "encoder blocks (self-attention without a causal mask and an MLP), run once per image.",
@@ -176,7 +176,18 @@ uint64_t fact(const Facts& f, std::string_view name) {
 
 bool is_matmul_weight(const ComponentTensor& t) {
   const bool weight_leaf = t.name.size() > 7 && t.name.compare(t.name.size() - 7, 7, ".weight") == 0;
-  return t.shape.size() >= 2 && (weight_leaf || t.routed_expert) && !has_part(t.name, "_bias");
+  return t.shape.size() >= 2 && (weight_leaf || t.routed_expert) && !has_part(t.name, "_bias") && !t.lookup;
+}
+
+// What a head multiplies by that is no tensor of its own: the decoder tied to the word embeddings (BERT's,
+// RoBERTa's MLM head), 2 x vocab x hidden per token, its largest cost. Zero when it holds that matrix.
+uint64_t tied_decoder_flops(const LayerTypeEntry& e) {
+  const uint64_t vocab = fact(e.facts, "vocab_size"), hidden = fact(e.facts, "hidden_size");
+  const bool own =
+      std::any_of(e.example_tensors.begin(), e.example_tensors.end(), [&](const ComponentTensor& t) {
+        return t.shape == Shape{vocab, hidden};
+      });
+  return e.kind == ComponentKind::LmHead && !own ? 2 * vocab * hidden : 0;
 }
 
 void core_flops(GapAnalysis& g, const Facts& f, ComponentKind k) {
@@ -280,6 +291,7 @@ GapAnalysis analyse_gap(const SimulatorConfig& cfg, const LayerTypeEntry& entry)
     g.tensors.push_back(std::move(gt));
   }
   if (entry.kind == ComponentKind::Embedding) g.linear_flops_per_token = 0;  // a lookup
+  g.linear_flops_per_token += tied_decoder_flops(entry);
   const bool row_parallel = std::any_of(g.tensors.begin(), g.tensors.end(),
                                         [](const GapTensor& t) { return t.rule == ShardRule::Columns; });
   if (entry.kind == ComponentKind::LmHead && fact(f, "vocab_size"))

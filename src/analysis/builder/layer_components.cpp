@@ -148,6 +148,56 @@ std::pair<uint64_t, uint64_t> matrix_shape(const ComponentInstance& c) {
   return {0, 0};
 }
 
+// An LM head's [vocabulary, width]: of the matrix that makes its logits, its own or a tied one it multiplies
+// by (BERT's MLM head holds a hidden x hidden transform and multiplies by the tied word embeddings, [30,522,
+// 768]; the transform is no output, so a square matrix is passed over). Without such a matrix, the length of
+// its output bias (predictions.bias) by the width; else the first matrix.
+std::pair<uint64_t, uint64_t> head_shape(const ComponentInstance& c, uint64_t hidden) {
+  std::pair<uint64_t, uint64_t> best{0, 0};
+  for (const std::vector<ComponentTensor>* list : {&c.tied, &c.tensors})
+    for (const ComponentTensor& t : *list) {
+      if (t.shape.size() < 2 || !t.shape.back()) continue;
+      const uint64_t rows = numel(t.shape) / t.shape.back();
+      if (rows != t.shape.back() && rows > best.first) best = {rows, t.shape.back()};
+    }
+  if (best.first) return best;
+  uint64_t bias = 0;
+  for (const ComponentTensor& t : c.tensors)
+    if (t.shape.size() == 1 && t.name.ends_with("bias")) bias = std::max(bias, t.shape[0]);
+  if (bias > hidden) return {bias, hidden};
+  return matrix_shape(c);
+}
+
+// num_shared_experts in units of one routed expert, which is how MoELayer counts them: a shared MLP k times
+// as wide as a routed expert, with as many projections, is k experts (Qwen1.5-MoE's one shared MLP of 5,632
+// = 4 x 1,408; DeepSeek's shared experts, fused into one MLP of their summed width, the same way). A width
+// that is no multiple, or other projections, keep the config's count: the class then builds another count
+// and the layer is a gap.
+uint64_t shared_expert_units(const ComponentInstance& c, const FfnShape& f, uint64_t hidden) {
+  uint64_t elements = 0;
+  for (const ComponentTensor& t : c.tensors)
+    if (t.shared_expert && t.shape.size() == 2 && t.shape[0] != 1 && t.shape[1] != 1 &&
+        !t.name.ends_with("bias"))
+      elements += numel(t.shape);
+  const uint64_t one_expert = uint64_t{f.expert_matrices} * hidden * f.expert_intermediate;
+  if (!one_expert || !elements || elements % one_expert) return f.shared_experts;
+  const uint64_t units = elements / one_expert;
+  const bool same_width = !f.shared_intermediate || units * f.expert_intermediate == f.shared_intermediate;
+  return same_width ? units : f.shared_experts;
+}
+
+// The facts of what no simulator class describes (towers, MTP layers, unclassified tensors): the width, and
+// for an instance in a stack's layers the stack's shape.
+Facts stack_facts(const ComponentInstance& c, const ArchitectureRecord& a, const StackSpec* s) {
+  Facts f{{"hidden_size", count_or_null(hidden_of(a, s))}};
+  if (!s || !c.layer) return f;
+  f.emplace_back("num_layers", uint64_t{s->layers.size()});
+  if (s->patch_size) f.emplace_back("patch_size", s->patch_size);
+  if (s->image_size) f.emplace_back("image_size", s->image_size);
+  if (s->mel_bins) f.emplace_back("mel_bins", s->mel_bins);
+  return f;
+}
+
 // A dense MLP's width and projection count from its matrices: each 2-D weight is hidden x width (a fused
 // gate_up, 2 x width, counts twice); {0, 0} without one.
 std::pair<uint64_t, uint64_t> mlp_shape(const ComponentInstance& c, uint64_t hidden) {
@@ -244,7 +294,7 @@ Facts facts_of(const ComponentInstance& c, const ArchitectureRecord& a, const St
               {"intermediate_size", f.expert_intermediate},
               {"num_experts", f.experts},
               {"top_k", f.top_k},
-              {"num_shared_experts", shared ? f.shared_experts : 0},
+              {"num_shared_experts", shared ? shared_expert_units(c, f, hidden) : 0},
               {"shared_intermediate_size", shared ? f.shared_intermediate : 0},
               {"num_projections", uint64_t{f.expert_matrices}},
               {"has_bias", has_bias(c)}};
@@ -252,16 +302,22 @@ Facts facts_of(const ComponentInstance& c, const ArchitectureRecord& a, const St
     case ComponentKind::Norm:
       return {{"hidden_size", elements_named(c, ".weight")}, {"has_bias", has_bias(c)}};
     case ComponentKind::Embedding:
-    case ComponentKind::LmHead:
       return {{"vocab_size", rows}, {"hidden_size", cols}, {"has_bias", has_bias(c)}};
-    default: {
-      Facts f{{"hidden_size", count_or_null(hidden)}};
-      if (s) f.emplace_back("num_layers", uint64_t{s->layers.size()});
-      if (s && s->patch_size) f.emplace_back("patch_size", s->patch_size);
-      if (s && s->image_size) f.emplace_back("image_size", s->image_size);
-      if (s && s->mel_bins) f.emplace_back("mel_bins", s->mel_bins);
+    case ComponentKind::LmHead: {
+      const auto [vocab, width] = head_shape(c, hidden);
+      return {{"vocab_size", vocab}, {"hidden_size", width}, {"has_bias", has_bias(c)}};
+    }
+    case ComponentKind::Mtp: {
+      // Its routed experts run top_k at a time: the gap report's FLOPs need both.
+      Facts f = stack_facts(c, a, s);
+      if (l && l->ffn.kind == Ffn::Moe) {
+        f.emplace_back("num_experts", l->ffn.experts);
+        f.emplace_back("top_k", l->ffn.top_k);
+      }
       return f;
     }
+    default:
+      return stack_facts(c, a, s);
   }
 }
 
@@ -271,8 +327,9 @@ struct Key {
   const StackSpec* stack;
   std::optional<uint64_t> layer;
   std::string variant;
+  bool extra = false;  // outside transformers' model (an MTP layer it skips): never mixed with what it counts
   bool operator==(const Key& o) const {
-    return kind == o.kind && stack == o.stack && layer == o.layer && variant == o.variant;
+    return kind == o.kind && stack == o.stack && layer == o.layer && variant == o.variant && extra == o.extra;
   }
 };
 
@@ -315,7 +372,12 @@ Key key_of(const ArchitectureRecord& a, std::string_view name, const TensorPlace
                                                  : StackRole::Vision,
                        p.block),
             nullptr, std::nullopt, ""};
-  if (p.block == Block::Mtp || (s && s->role == StackRole::Mtp)) return {ComponentKind::Mtp, s, p.layer, ""};
+  if (p.block == Block::Mtp || (s && s->role == StackRole::Mtp)) {
+    std::optional<uint64_t> layer = p.layer;
+    if (s && layer)
+      *layer -= s->first_index;  // in its stack: DeepSeek-V3's layer 61 is the MTP stack's first
+    return {ComponentKind::Mtp, s, layer, ""};
+  }
   if (s) {
     const LayerSpec& l = s->layers[*p.layer - s->first_index];
     const ComponentKind k = kind_in_layer(p, l, name, p.stack_length + 1);
@@ -327,9 +389,11 @@ Key key_of(const ArchitectureRecord& a, std::string_view name, const TensorPlace
   }
   switch (p.block) {
     case Block::Embedding:
-      // Lookup tables are embeddings; a tower's convolutional stem or a [CLS] token is not.
-      return {is_lookup_table(p.role) ? ComponentKind::Embedding : ComponentKind::Other, nullptr,
-              std::nullopt, p.role};
+      // Lookup tables are embeddings; a tower's convolutional stem or a [CLS] token is not. Each stack's
+      // own (BART's and Whisper's encoder and decoder position tables, [1,500, 512] and [448, 512] in
+      // Whisper) is an instance of that stack: two tables are two EmbeddingLayers, not one of both sizes.
+      return {is_lookup_table(p.role) ? ComponentKind::Embedding : ComponentKind::Other,
+              owning_stack(a, name), std::nullopt, p.role};
     case Block::LmHead:
       // A pooler (BERT's and ViT's pooler.dense, which the placement files with the heads) makes no
       // logits: unclassified, not an LM head.
@@ -396,33 +460,48 @@ std::vector<ComponentInstance> split_into_components(const Inventory& inv) {
   const ArchitectureRecord& a = inv.arch;
   std::vector<ComponentInstance> out;
   std::vector<Key> keys;
-  // The same parameters count_parameters() counts: learned weights, tied copies once.
-  for (const TemplateTensor& t : inv.model->tensors) {
-    if (t.kind != TensorKind::Parameter || !t.tied_to.empty()) continue;
-    const TensorPlacement& p = t.placement;
-    Key k = key_of(a, t.name, p);
+  auto instance_of = [&](Key k) -> ComponentInstance& {
     auto it = std::find(keys.begin(), keys.end(), k);
-    if (it == keys.end()) {
-      ComponentInstance c;
-      c.kind = k.kind;
-      // What sits outside the stacks (embeddings, the final norm) belongs with the language model's stack.
-      const StackSpec* main = a.main_stack();
-      c.stack = k.stack ? k.stack->role : (main ? main->role : StackRole::Decoder);
-      c.main_stack = !k.stack || k.stack == a.main_stack();
-      c.layer = k.layer;
-      c.variant = k.variant;
-      out.push_back(std::move(c));
-      keys.push_back(std::move(k));
-      it = keys.end() - 1;
-    }
-    ComponentInstance& c = out[static_cast<size_t>(it - keys.begin())];
+    if (it != keys.end()) return out[static_cast<size_t>(it - keys.begin())];
+    ComponentInstance c;
+    c.kind = k.kind;
+    // What sits outside the stacks (embeddings, the final norm) belongs with the language model's stack.
+    const StackSpec* main = a.main_stack();
+    c.stack = k.stack ? k.stack->role : (main ? main->role : StackRole::Decoder);
+    c.main_stack = !k.stack || k.stack == main;
+    c.layer = k.layer;
+    c.variant = k.variant;
+    c.in_total_params = !k.extra;
+    out.push_back(std::move(c));
+    keys.push_back(std::move(k));
+    return out.back();
+  };
+  // The same parameters count_parameters() counts: learned weights, tied copies once. Then the MTP layers
+  // stored beside the model, whose routed experts the template does not flag (they are in no active count).
+  for (const TemplateTensor& t : inv.model->tensors) {
+    const TensorPlacement& p = t.placement;
+    const bool learned = t.kind == TensorKind::Parameter && t.tied_to.empty();
+    Key k = key_of(a, t.name, p);
+    k.extra = t.kind == TensorKind::Extra;
+    if (!learned && !(k.extra && k.kind == ComponentKind::Mtp)) continue;
+    ComponentInstance& c = instance_of(std::move(k));
     c.parameters += numel(t.shape);
-    c.tensors.push_back({t.name, t.shape, t.routed_expert, p.block == Block::SharedExpert});
+    const bool routed = t.routed_expert || (c.kind == ComponentKind::Mtp && p.block == Block::MoeExpert);
+    c.tensors.push_back({t.name, t.shape, routed, p.block == Block::SharedExpert,
+                         p.block == Block::Embedding && is_lookup_table(p.role)});
+  }
+  // Tied copies, for the shape of what an instance multiplies by; one whose instance holds nothing else (a
+  // head tied to the embedding) adds no instance.
+  for (const TemplateTensor& t : inv.model->tensors) {
+    if (t.kind != TensorKind::Parameter || t.tied_to.empty()) continue;
+    const auto it = std::find(keys.begin(), keys.end(), key_of(a, t.name, t.placement));
+    if (it != keys.end()) out[static_cast<size_t>(it - keys.begin())].tied.push_back({t.name, t.shape});
   }
   fold_latent_projections(out, keys);
   for (size_t i = 0; i < out.size(); ++i) {
     const StackSpec* s = keys[i].stack;
-    const LayerSpec* l = s && keys[i].layer ? &s->layers[*keys[i].layer] : nullptr;
+    const std::optional<uint64_t> layer = keys[i].layer;
+    const LayerSpec* l = s && layer && *layer < s->layers.size() ? &s->layers[*layer] : nullptr;
     out[i].facts = facts_of(out[i], a, s, l);
   }
   return out;

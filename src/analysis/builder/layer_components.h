@@ -55,6 +55,7 @@ struct ComponentTensor {
   Shape shape;
   bool routed_expert = false;
   bool shared_expert = false;  // a shared expert's weight: an MoE's shared-expert arguments count these
+  bool lookup = false;         // an embedding table read by index: multiplied by nothing
 };
 
 struct ComponentInstance {
@@ -66,9 +67,17 @@ struct ComponentInstance {
   Facts facts;          // hidden_size, num_heads, ... (no layer_idx, no parameter_count)
   uint64_t parameters = 0;
   std::vector<ComponentTensor> tensors;
+  // Copies of another instance's parameter that this one multiplies by (BERT's MLM decoder, tied to the word
+  // embeddings): they say its shape, and their parameters are counted where they are stored.
+  std::vector<ComponentTensor> tied;
+  // False for what checkpoints store but transformers does not build (DeepSeek's and GLM's multi-token-
+  // prediction layers): listed, with its parameters, outside the model's total.
+  bool in_total_params = true;
 };
 
-// Throws Error(Unsupported) when the inventory has no template (bare weights: no config to build from).
+// The instances of every parameter transformers counts, then those of the multi-token-prediction layers the
+// template keeps as extras (in_total_params false). Throws Error(Unsupported) when the inventory has no
+// template (bare weights: no config to build from).
 std::vector<ComponentInstance> split_into_components(const Inventory& inv);
 
 }  // namespace ma

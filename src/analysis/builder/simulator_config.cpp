@@ -12,6 +12,9 @@
 namespace ma {
 namespace {
 
+// The spec that marks an entry outside total_params and the entries' sum.
+constexpr std::string_view kOutsideTotal = "counted_in_total_params";
+
 // The simulator class of an instance: its kind's (layer_components.h), refined for attention (MHA, GQA,
 // sliding or sinks, chunked) and for MLPs without a gate.
 std::string class_for(const ComponentInstance& c) {
@@ -70,7 +73,8 @@ std::string base_name(const ComponentInstance& c) {
   if (c.kind == ComponentKind::Norm && is_qk_norm(c.variant)) n = "qk_norm";
   if (c.kind == ComponentKind::Embedding && c.variant != "token-embedding") n = underscored(c.variant);
   if (c.kind == ComponentKind::Other) n += "_" + underscored(c.variant);
-  return c.main_stack ? n : std::string(stack_role_name(c.stack)) + "_" + n;
+  // An MTP layer is its own stack's: "mtp", not "mtp_mtp".
+  return c.main_stack || c.kind == ComponentKind::Mtp ? n : std::string(stack_role_name(c.stack)) + "_" + n;
 }
 
 // Instances are one entry when a simulator would build them with the same arguments: same class, same
@@ -78,7 +82,8 @@ std::string base_name(const ComponentInstance& c) {
 bool same_entry(const LayerTypeEntry& e, const ComponentInstance& first, const ComponentInstance& c) {
   const bool role_matters = c.kind == ComponentKind::Embedding || c.kind == ComponentKind::Other;
   return e.kind == c.kind && first.stack == c.stack && first.main_stack == c.main_stack &&
-         first.facts == c.facts && e.parameter_count == c.parameters && e.class_name == class_for(c) &&
+         first.in_total_params == c.in_total_params && first.facts == c.facts &&
+         e.parameter_count == c.parameters && e.class_name == class_for(c) &&
          (!role_matters || first.variant == c.variant) && is_qk_norm(first.variant) == is_qk_norm(c.variant);
 }
 
@@ -130,6 +135,8 @@ void fill_specs(LayerTypeEntry& e, const Facts& facts, const TargetClass* target
     if (e.layer_idx) e.specs.emplace_back("layer_idx", *e.layer_idx);
     e.specs.insert(e.specs.end(), facts.begin(), facts.end());
   }
+  // Whatever the class takes, a simulator summing the entries must see what the total leaves out.
+  if (!e.in_total_params) e.specs.emplace_back(std::string(kOutsideTotal), false);
   e.specs.emplace_back("parameter_count", e.parameter_count);
 }
 
@@ -159,17 +166,43 @@ Names names_of(const std::string& model) {
   return {hf, id, slash == std::string::npos ? hf : hf.substr(slash + 1)};
 }
 
-std::vector<std::string> extras_notes(const Inventory& inv) {
+// The extras a checkpoint stores beside the model: an MTP layer is listed as an entry outside total_params,
+// anything else only named here.
+std::vector<std::string> extras_notes(const Inventory& inv, const std::vector<ComponentInstance>& instances) {
   std::vector<std::string> notes;
   for (const ModelTemplate::KnownExtra& x : inv.model->known_extras) {
-    uint64_t n = 0;
+    uint64_t n = 0, listed = 0;
     for (const TemplateTensor& t : inv.model->tensors)
       if (t.kind == TensorKind::Extra && t.name.rfind(x.prefix, 0) == 0) n += numel(t.shape);
-    const std::string line = "not listed: " + x.prefix + "* (" + with_thousands(n) + " parameters), " +
-                             x.reason + ", so it is outside total_params";
+    for (const ComponentInstance& c : instances)
+      for (const ComponentTensor& t : c.tensors)
+        if (!c.in_total_params && t.name.rfind(x.prefix, 0) == 0) listed += numel(t.shape);
+    const std::string how = listed == n ? "listed as an unsupported entry: " : "not listed: ";
+    const std::string line = how + x.prefix + "* (" + with_thousands(n) + " parameters), " + x.reason +
+                             ", so it is outside total_params";
     if (n && std::find(notes.begin(), notes.end(), line) == notes.end()) notes.push_back(line);
   }
   return notes;
+}
+
+// An entry for MTP layers known only by their count: unsupported, outside total_params, and with its
+// parameters unknown (0, said in its specs and its gap report) rather than a count nothing here verifies.
+LayerTypeEntry unbuilt_mtp_entry(uint64_t layers, uint64_t hidden) {
+  LayerTypeEntry e;
+  e.name = std::string(component_kind_info(ComponentKind::Mtp).entry);
+  e.class_name = std::string(component_kind_info(ComponentKind::Mtp).simulator_class);
+  e.kind = ComponentKind::Mtp;
+  e.count = layers;
+  e.in_total_params = false;
+  e.parameters_known = false;
+  e.facts = {{"hidden_size", hidden}, {"parameter_count_known", false}};
+  e.gap_reason = "the config declares " + std::to_string(layers) + " multi-token-prediction layer" +
+                 (layers == 1 ? "" : "s") +
+                 " (num_nextn_predict_layers or mtp_num_hidden_layers) that this tool's template does not "
+                 "build: their tensors and parameters are unknown here, "
+                 "so parameter_count is 0 and the gap report's figures cover nothing (transformers does not "
+                 "build them either: outside total_params)";
+  return e;
 }
 
 }  // namespace
@@ -210,7 +243,7 @@ SimulatorConfig build_simulator_config(const Inventory& inv, const std::string& 
   cfg.stored_dtype = a.stored_dtype;
   if (a.quantization) cfg.quantization = a.quantization->key;
   cfg.catalogue_source = catalogue.source;
-  cfg.notes = extras_notes(inv);
+  cfg.notes = extras_notes(inv, instances);
 
   std::vector<const ComponentInstance*> firsts;  // the first instance of each entry
   for (const ComponentInstance& c : instances) {
@@ -224,6 +257,7 @@ SimulatorConfig build_simulator_config(const Inventory& inv, const std::string& 
       e.kind = c.kind;
       e.parameter_count = c.parameters;
       e.example_tensors = c.tensors;
+      e.in_total_params = c.in_total_params;
       cfg.layer_types.push_back(std::move(e));
       firsts.push_back(&c);
       it = cfg.layer_types.end() - 1;
@@ -275,11 +309,24 @@ SimulatorConfig build_simulator_config(const Inventory& inv, const std::string& 
       cfg.notes.push_back(e.name + ": " + e.class_name + " argument '" + arg +
                           "' is nothing this model states (null)");
   }
+  const bool has_mtp = std::any_of(cfg.layer_types.begin(), cfg.layer_types.end(),
+                                   [](const LayerTypeEntry& e) { return e.kind == ComponentKind::Mtp; });
+  // MTP layers the config declares and the template builds no tensors for (Qwen3.5's
+  // text_config.mtp_num_hidden_layers, Nemotron-3-Super's num_nextn_predict_layers): without an entry the
+  // simulator config would omit a module checkpoints carry and serving engines run as the draft model.
+  if (!has_mtp && a.mtp_layers_declared) {
+    LayerTypeEntry e = unbuilt_mtp_entry(a.mtp_layers_declared, a.hidden_size);
+    fill_specs(e, e.facts, nullptr);
+    cfg.notes.push_back(e.name + ": " + e.gap_reason);
+    cfg.layer_types.push_back(std::move(e));
+  }
   name_entries(cfg.layer_types);
 
-  // The config's promise: a simulator instantiating every entry count times holds exactly the model.
+  // The config's promise: a simulator instantiating every entry count times holds exactly the model (the
+  // entries outside total_params aside).
   uint64_t sum = 0;
-  for (const LayerTypeEntry& e : cfg.layer_types) sum += e.count * e.parameter_count;
+  for (const LayerTypeEntry& e : cfg.layer_types)
+    if (e.in_total_params) sum += e.count * e.parameter_count;
   if (sum != cfg.parameters.total)
     throw Error(ErrorKind::Internal, model, "layer_types",
                 "entries sum to " + with_thousands(sum) + " parameters, the model has " +

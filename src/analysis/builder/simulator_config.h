@@ -1,7 +1,10 @@
 // Seed 003's deliverable as data: a simulator config in Mantile's schema (reference/mantile.md). Every
 // component instance of the model (layer_components.h) is grouped with the instances of the same class,
 // facts and parameter count into one `layer_types` entry; an entry is supported when its class is in the
-// catalogue. The entries' count x parameter_count sums to the model's exact total, checked on every build.
+// catalogue. The entries' count x parameter_count sums to the model's exact total, checked on every build,
+// except the multi-token-prediction entries transformers does not build (mantile.md: "MTP modules ... have
+// no class, so a generated config marks them supported: false with a gap report"), which are listed with
+// `counted_in_total_params: false` in their specs.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -36,8 +39,11 @@ struct LayerTypeEntry {
   std::vector<ComponentTensor> example_tensors;  // of the first instance
   std::string gap_report;                        // set by the caller for unsupported entries (a path)
   // Why an unsupported entry is a gap when the catalogue has its class: the class cannot rebuild the layer
-  // from the arguments it takes. Empty: the catalogue has no such class.
+  // from the arguments it takes; or what is unknown about it (an MTP layer the template does not build).
+  // Empty: the catalogue has no such class.
   std::string gap_reason;
+  bool in_total_params = true;   // false: outside total_params and the entries' sum (an MTP layer)
+  bool parameters_known = true;  // false: parameter_count is 0 for want of the layer's tensors
 };
 
 struct SimulatorConfig {
