@@ -52,6 +52,9 @@ ModelReport build_model_report(const Inventory& inventory, const LocalModelFiles
   if (r.architecture_known) r.memory = estimate_memory(in, r.quantization, r.capabilities);
   r.metadata = options.metadata;
   r.warnings = inventory.warnings;
+  // The tokenizer's (empty special tokens, config ids naming another token) are the model's to report too.
+  if (r.tokenizer)
+    r.warnings.insert(r.warnings.end(), r.tokenizer->warnings.begin(), r.tokenizer->warnings.end());
   if (options.context)
     if (auto w = context_beyond_maximum("--context " + with_thousands(*options.context), *options.context, r))
       r.warnings.push_back(*w);

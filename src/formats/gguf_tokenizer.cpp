@@ -21,9 +21,21 @@ uint64_t code_points(std::string_view s) {
   return n;
 }
 
-// llama.cpp's token types (llama_token_type): 3 control, 4 user-defined: the tokens added to the base
-// vocabulary (Llama-3's 256 reserved specials).
-constexpr uint64_t kControl = 3, kUserDefined = 4;
+// llama.cpp's token types (llama_token_type): 2 unknown, 3 control, 4 user-defined. llama.cpp's converter
+// types so exactly the tokens transformers lists in added_tokens_decoder (a SentencePiece model's <unk>, <s>,
+// </s>; Llama-3's 256 reserved specials; any other added token), which is what TokenizerInfo::added_tokens
+// counts for every format.
+constexpr uint64_t kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kByte = 6;
+
+// transformers' tokenizer.vocab_size, the model's own vocabulary: up to its last normal or byte token. The
+// added tokens past it (Llama-3's 256 reserved specials from 128,000) extend it; those among it (Llama-2's
+// <unk>, <s>, </s> at 0-2) do not. Walked from the end: the tokens past the base are few.
+uint64_t base_vocabulary(const GgufFile& g, const GgufKv& types) {
+  for (uint64_t i = types.count; i > 0; --i)
+    if (const std::optional<uint64_t> type = g.uint_element(types, i - 1); type == kNormal || type == kByte)
+      return i;
+  return 0;
+}
 
 }  // namespace
 
@@ -39,13 +51,16 @@ std::optional<TokenizerInfo> tokenizer_from_gguf(const GgufFile& g) {
   if (tokens && (tokens->type != GgufType::Array || tokens->element_type != GgufType::String))
     tokens = nullptr;
   if (tokens) {
+    // Ids are the positions in the token list.
     t.vocab_known = true;
     t.vocab_size = tokens->count;
-    uint64_t added = 0;
-    if (const GgufKv* types = g.find("tokenizer.ggml.token_type"); types && types->count == tokens->count)
-      added = g.count_equal(*types, {kControl, kUserDefined});
-    t.added_tokens = added;
-    t.base_vocab_size = t.vocab_size - added;
+    if (tokens->count > 0) t.token_ids.push_back({0, tokens->count});
+    // Without token types (or with a list of another length) which tokens are added is unknown.
+    t.base_vocab_size = t.vocab_size;
+    if (const GgufKv* types = g.find("tokenizer.ggml.token_type"); types && types->count == tokens->count) {
+      t.added_tokens = g.count_equal(*types, {kUnknown, kControl, kUserDefined});
+      t.base_vocab_size = base_vocabulary(g, *types);
+    }
   }
   if (const GgufKv* merges = g.find("tokenizer.ggml.merges"); merges && merges->type == GgufType::Array)
     t.merges = merges->count;
@@ -66,7 +81,7 @@ std::optional<TokenizerInfo> tokenizer_from_gguf(const GgufFile& g) {
       tokens ? g.string_elements(*tokens, ids) : std::vector<std::optional<std::string_view>>(ids.size());
   for (size_t i = 0; i < ids.size(); ++i)
     t.special_tokens.push_back(
-        {std::string(roles[i]), texts[i] ? std::string(*texts[i]) : "#" + std::to_string(ids[i])});
+        {std::string(roles[i]), texts[i] ? std::string(*texts[i]) : "#" + std::to_string(ids[i]), ids[i]});
   if (const auto tmpl = g.string_value("tokenizer.chat_template")) {
     t.has_chat_template = true;
     t.chat_template_length = code_points(*tmpl);

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <deque>
+#include <iterator>
+#include <limits>
 #include <string_view>
 #include <system_error>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -117,52 +121,207 @@ uint64_t count_code_points(std::string_view s) {
   return n;
 }
 
+// A token id: a non-negative integer the library's 32-bit ids can hold.
+std::optional<uint64_t> token_id(std::optional<uint64_t> v) {
+  return v && *v <= std::numeric_limits<uint32_t>::max() ? v : std::nullopt;
+}
+
+uint64_t read_id(Source& s, const std::string& field) {
+  Kind k = s.reader.peek();
+  if (k != Kind::Number) s.wrong_type(field, "a non-negative integer", k);
+  json::Number num = s.reader.number();
+  std::optional<uint64_t> id = token_id(num.as_uint());
+  if (!id) s.fail(field, "'" + std::string(num.raw) + "' is not a token id (a non-negative 32-bit integer)");
+  return *id;
+}
+
+// "128000" as an id (added_tokens_decoder's keys).
+std::optional<uint64_t> parse_id(std::string_view text) {
+  uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || p != end || text.empty()) return std::nullopt;
+  return token_id(v);
+}
+
+// ---- ids ----
+
+// Sorted disjoint runs of `ids`, sorted and deduplicated in place.
+std::vector<TokenIdRange> runs_of(std::vector<uint64_t>& ids) {
+  if (!std::is_sorted(ids.begin(), ids.end())) std::sort(ids.begin(), ids.end());  // files list ids in order
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::vector<TokenIdRange> out;
+  for (uint64_t id : ids) {
+    if (!out.empty() && out.back().end == id)
+      ++out.back().end;
+    else
+      out.push_back({id, id + 1});
+  }
+  return out;
+}
+
+// The union of two lists of runs.
+std::vector<TokenIdRange> merge_runs(std::vector<TokenIdRange> a, const std::vector<TokenIdRange>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  std::sort(a.begin(), a.end(),
+            [](const TokenIdRange& x, const TokenIdRange& y) { return x.first < y.first; });
+  std::vector<TokenIdRange> out;
+  for (const TokenIdRange& r : a) {
+    if (!out.empty() && r.first <= out.back().end)
+      out.back().end = std::max(out.back().end, r.end);
+    else
+      out.push_back(r);
+  }
+  return out;
+}
+
+// ---- looking tokens up ----
+
+// What the report needs from the vocabulary, noted while each file is read once: the ids of the special
+// tokens' texts, and the texts of the ids config.json and generation_config.json state. The views point at
+// the special tokens' contents, which outlive the reads.
+class TokenWants {
+ public:
+  void add_text(std::string_view text) {
+    texts_.insert(text);
+    first_bytes_[first_byte(text)] = true;
+  }
+  void add_id(uint64_t id) { ids_.insert(id); }
+  // The wanted text equal to `text`, or nullptr. Most pieces of a vocabulary are ruled out by their first
+  // byte (special tokens start with '<', '[' or '|'), before a hash of the piece is computed.
+  const std::string_view* match(std::string_view text) const {
+    if (!first_bytes_[first_byte(text)]) return nullptr;
+    auto it = texts_.find(text);
+    return it == texts_.end() ? nullptr : &*it;
+  }
+  bool has_id(uint64_t id) const { return !ids_.empty() && ids_.count(id) != 0; }
+
+ private:
+  static size_t first_byte(std::string_view s) { return s.empty() ? 256 : static_cast<unsigned char>(s[0]); }
+  std::unordered_set<std::string_view> texts_;
+  std::unordered_set<uint64_t> ids_;
+  std::array<bool, 257> first_bytes_{};  // [256]: the empty text
+};
+
+// What one source (model.vocab, added_tokens, added_tokens_decoder) says of the wanted tokens.
+struct TokenHits {
+  std::unordered_map<std::string_view, uint64_t> id_of;  // keyed by TokenWants' views
+  std::unordered_map<uint64_t, std::string> text_of;
+
+  // The library reads model.vocab into a map, where a piece named twice keeps its last id (`later_wins`);
+  // it adds added tokens one by one, and a text added again keeps the id it has.
+  void note(const TokenWants& w, std::string_view text, uint64_t id, bool later_wins) {
+    if (const std::string_view* wanted = w.match(text)) {
+      if (later_wins)
+        id_of.insert_or_assign(*wanted, id);
+      else
+        id_of.emplace(*wanted, id);
+    }
+    if (w.has_id(id)) {
+      if (later_wins)
+        text_of.insert_or_assign(id, std::string(text));
+      else
+        text_of.emplace(id, std::string(text));
+    }
+  }
+};
+
+// The sources in the order transformers consults them. A text's id: model.vocab first (the library gives an
+// added token that the vocabulary holds the vocabulary's id, whatever id the file wrote beside it), then
+// tokenizer.json's added_tokens, then tokenizer_config.json's added_tokens_decoder. An id's text: the added
+// tokens first, as the library's id_to_token looks there first.
+struct TokenLookup {
+  TokenHits vocab, added, decoder;
+
+  std::optional<uint64_t> id_of(std::string_view text) const {
+    for (const TokenHits* f : {&vocab, &added, &decoder})
+      if (auto it = f->id_of.find(text); it != f->id_of.end()) return it->second;
+    return std::nullopt;
+  }
+  const std::string* text_of(uint64_t id) const {
+    for (const TokenHits* f : {&added, &vocab, &decoder})
+      if (auto it = f->text_of.find(id); it != f->text_of.end()) return &it->second;
+    return nullptr;
+  }
+};
+
 // ---- tokenizer.json ----
 
 struct ModelSection {
   std::string type;
-  std::optional<uint64_t> vocab;
+  std::optional<std::vector<TokenIdRange>> vocab;  // the ids of model.vocab
   std::optional<uint64_t> merges;
   bool vocab_is_array = false;
   bool has_wordpiece_fields = false;
 };
 
-void read_model(Source& s, ModelSection& m) {
+// model.vocab as {"piece": id} (BPE, WordPiece, WordLevel). The library reads it into a map, where a piece
+// named twice is one entry with its last id. Keys with escapes live in the reader's scratch buffer until the
+// next string: those are kept in a copy.
+std::vector<TokenIdRange> read_vocab_object(Source& s, const TokenWants& w, TokenHits& found) {
+  static const std::string kField = "model.vocab";
+  std::unordered_map<std::string_view, uint64_t> pieces;
+  std::deque<std::string> unescaped;
+  std::vector<uint64_t> ids;  // in file order, one per piece while no piece repeats
+  bool repeated = false;
+  uint64_t n = 0;
+  std::string_view key;
+  s.reader.begin_object();
+  while (s.reader.next_member(key)) {
+    s.count_entry(kField, n);
+    const std::string_view piece =
+        s.reader.in_text(key) ? key : std::string_view(unescaped.emplace_back(key));
+    const uint64_t id = read_id(s, kField);
+    if (auto [it, inserted] = pieces.try_emplace(piece, id); inserted) {
+      ids.push_back(id);
+    } else {
+      it->second = id;
+      repeated = true;
+    }
+    found.note(w, piece, id, true);
+  }
+  if (repeated) {  // a repeated piece keeps only its last id
+    ids.clear();
+    for (const auto& entry : pieces) ids.push_back(entry.second);
+  }
+  return runs_of(ids);
+}
+
+// model.vocab as [["piece", score], ...] (Unigram): an entry's index is its id.
+std::vector<TokenIdRange> read_vocab_array(Source& s, const TokenWants& w, TokenHits& found) {
+  uint64_t n = 0;
+  s.reader.begin_array();
+  while (s.reader.next_item()) {
+    s.count_entry("model.vocab", n);
+    if (s.reader.peek() != Kind::Array)
+      s.wrong_type("model.vocab[]", "a [piece, score] array", s.reader.peek());
+    s.reader.begin_array();
+    if (!s.reader.next_item() || s.reader.peek() != Kind::String)
+      s.fail("model.vocab[" + std::to_string(n - 1) + "]", "must be [piece, score]");
+    found.note(w, s.reader.string(), n - 1, true);
+    while (s.reader.next_item()) s.reader.skip();
+  }
+  if (n == 0) return {};
+  return {TokenIdRange{0, n}};
+}
+
+void read_model(Source& s, ModelSection& m, const TokenWants& w, TokenHits& found) {
   std::string_view key;
   while (s.reader.next_member(key)) {
     if (key == "type") {
       if (auto t = s.opt_string("model.type")) m.type = *t;
     } else if (key == "vocab") {
       Kind k = s.reader.peek();
-      uint64_t n = 0;
-      if (k == Kind::Object) {  // BPE, WordPiece, WordLevel: {"piece": id}
-        // The library reads the vocab into a map, where a piece named twice is one entry: count pieces, not
-        // members. Keys with escapes live in the reader's scratch buffer until the next string: keep a copy.
-        std::unordered_set<std::string_view> pieces;
-        std::deque<std::string> unescaped;
-        s.reader.begin_object();
-        while (s.reader.next_member(key)) {
-          s.count_entry("model.vocab", n);
-          pieces.insert(s.reader.in_text(key) ? key : std::string_view(unescaped.emplace_back(key)));
-          s.reader.skip();
-        }
-        n = pieces.size();
-      } else if (k == Kind::Array) {  // Unigram: [["piece", score], ...]
+      if (k == Kind::Object) {
+        m.vocab = read_vocab_object(s, w, found);
+      } else if (k == Kind::Array) {
         m.vocab_is_array = true;
-        s.reader.begin_array();
-        while (s.reader.next_item()) {
-          s.count_entry("model.vocab", n);
-          if (s.reader.peek() != Kind::Array)
-            s.wrong_type("model.vocab[]", "a [piece, score] array", s.reader.peek());
-          s.reader.skip();
-        }
+        m.vocab = read_vocab_array(s, w, found);
       } else if (k == Kind::Null) {
         s.reader.null();
-        continue;
       } else {
         s.wrong_type("model.vocab", "an object or an array", k);
       }
-      m.vocab = n;
     } else if (key == "merges") {
       if (!s.expect("model.merges", Kind::Array, "an array")) continue;
       uint64_t n = 0;
@@ -191,8 +350,14 @@ void read_model(Source& s, ModelSection& m) {
   }
 }
 
-// added_tokens: [{"id": 128000, "content": "<|begin_of_text|>", "special": true, ...}]; collects the ids.
-void read_added_tokens(Source& s, std::vector<uint64_t>& ids) {
+// An added token of tokenizer.json or of tokenizer_config.json's added_tokens_decoder.
+struct AddedTokenEntry {
+  uint64_t id = 0;
+  std::string content;
+};
+
+// added_tokens: [{"id": 128000, "content": "<|begin_of_text|>", "special": true, ...}].
+void read_added_tokens(Source& s, std::vector<AddedTokenEntry>& out) {
   if (!s.expect("added_tokens", Kind::Array, "an array")) return;
   s.reader.begin_array();
   uint64_t n = 0;
@@ -202,80 +367,75 @@ void read_added_tokens(Source& s, std::vector<uint64_t>& ids) {
     if (!s.expect("added_tokens[]", Kind::Object, "an object", false)) continue;
     s.reader.begin_object();
     std::optional<uint64_t> id;
-    bool has_content = false;
+    std::optional<std::string> content;
     while (s.reader.next_member(key)) {
       if (key == "id") {
-        Kind k = s.reader.peek();
-        if (k != Kind::Number) s.wrong_type("added_tokens[].id", "a non-negative integer", k);
-        json::Number num = s.reader.number();
-        id = num.as_uint();
-        if (!id) s.fail("added_tokens[].id", "'" + std::string(num.raw) + "' is not a non-negative integer");
+        id = read_id(s, "added_tokens[].id");
       } else if (key == "content") {
-        has_content = s.expect("added_tokens[].content", Kind::String, "a string", false);
-        s.reader.skip();
+        s.expect("added_tokens[].content", Kind::String, "a string", false);
+        content = std::string(s.reader.string());
       } else {
         s.reader.skip();
       }
     }
     if (!id) s.fail("added_tokens[" + std::to_string(n - 1) + "]", "has no \"id\"");
-    if (!has_content) s.fail("added_tokens[" + std::to_string(n - 1) + "]", "has no \"content\"");
-    ids.push_back(*id);
+    if (!content) s.fail("added_tokens[" + std::to_string(n - 1) + "]", "has no \"content\"");
+    out.push_back({*id, std::move(*content)});
   }
 }
 
-void read_tokenizer_json(const fs::path& path, TokenizerInfo& info) {
+struct TokenizerJsonRead {
+  ModelSection model;
+  std::vector<AddedTokenEntry> added;
+};
+
+TokenizerJsonRead read_tokenizer_json(const fs::path& path, const TokenWants& w, TokenHits& vocab) {
   Source s = open_json(path, kTokenizerJsonCap);
   s.begin_document("tokenizer.json");
-  ModelSection model;
-  std::vector<uint64_t> added_ids;
+  TokenizerJsonRead out;
   std::string_view key;
   while (s.reader.next_member(key)) {
     if (key == "added_tokens") {
-      read_added_tokens(s, added_ids);
+      read_added_tokens(s, out.added);
     } else if (key == "model") {
       if (s.expect("model", Kind::Object, "an object")) {
         s.reader.begin_object();
-        read_model(s, model);
+        read_model(s, out.model, w, vocab);
       }
     } else {
       s.reader.skip();
     }
   }
   s.reader.finish();
-  info.model_type = model.type;
-  if (!model.vocab) return;
-  // Added tokens usually repeat ids inside the vocabulary (Llama's <s>, </s>) or extend it (Llama-3's 256
-  // reserved tokens); only the distinct ids past the base vocabulary grow it.
-  std::sort(added_ids.begin(), added_ids.end());
-  added_ids.erase(std::unique(added_ids.begin(), added_ids.end()), added_ids.end());
-  uint64_t base = *model.vocab;
-  info.vocab_known = true;
-  info.base_vocab_size = base;
-  info.added_tokens =
-      static_cast<uint64_t>(added_ids.end() - std::lower_bound(added_ids.begin(), added_ids.end(), base));
-  info.vocab_size = base + info.added_tokens;
-  info.merges = model.merges;
+  return out;
 }
 
 // ---- tokenizer_config.json, special_tokens_map.json, chat templates ----
 
+// A special token as a file names it.
+struct SpecialEntry {
+  std::string role;
+  std::optional<std::string> content;  // nullopt: null in the file, which unsets the role
+  std::string_view file;               // tokenizer_config.json or special_tokens_map.json
+  std::string key;                     // the key that named it ("bos_token", "additional_special_tokens")
+};
+
 struct SpecialTokens {
-  // Per kRoles: unset (not mentioned), or mentioned with a content or with null.
-  std::array<std::optional<std::optional<std::string>>, kRoles.size()> named;
+  std::array<std::optional<SpecialEntry>, kRoles.size()> named;  // per kRoles; unset: not mentioned
   // A model's own roles, in file order: any other "<role>_token" key that holds a token (transformers 5
   // saves them so: Gemma 4's boi_token, audio_token, eot_token ...), or null.
-  std::vector<std::pair<std::string, std::optional<std::string>>> model_specific;
-  std::optional<std::vector<SpecialToken>> additional;  // additional_special_tokens / extra_special_tokens
+  std::vector<SpecialEntry> model_specific;
+  std::optional<std::vector<SpecialEntry>> additional;  // additional_special_tokens / extra_special_tokens
 };
 
 // Sets a model-specific role, in place when a file named it already (special_tokens_map.json overrides).
-void set_model_specific(SpecialTokens& sp, std::string role, std::optional<std::string> content) {
-  for (auto& [r, c] : sp.model_specific)
-    if (r == role) {
-      c = std::move(content);
+void set_model_specific(SpecialTokens& sp, SpecialEntry e) {
+  for (SpecialEntry& have : sp.model_specific)
+    if (have.role == e.role) {
+      have = std::move(e);
       return;
     }
-  sp.model_specific.emplace_back(std::move(role), std::move(content));
+  sp.model_specific.push_back(std::move(e));
 }
 
 struct ChatTemplate {
@@ -284,7 +444,8 @@ struct ChatTemplate {
   std::vector<std::string> names;
 };
 
-// A token written as "<s>", as {"content": "<s>", "lstrip": false, ...} (AddedToken), or null.
+// A token written as "<s>", as {"content": "<s>", "lstrip": false, ...} (AddedToken), or null. "" is kept:
+// it is a broken file's value, which the report shows and warns of.
 std::optional<std::string> token_content(Source& s, const std::string& field) {
   Kind k = s.reader.peek();
   if (k == Kind::String) return std::string(s.reader.string());
@@ -310,15 +471,15 @@ std::optional<std::string> token_content(Source& s, const std::string& field) {
 
 // additional_special_tokens: ["<a>", {"content": "<b>"}]; extra_special_tokens (transformers 5) also
 // {"image_token": "<image>"}, whose keys name the role.
-std::vector<SpecialToken> read_token_list(Source& s, const std::string& field) {
-  std::vector<SpecialToken> out;
+std::vector<SpecialEntry> read_token_list(Source& s, const std::string& field, std::string_view file) {
+  std::vector<SpecialEntry> out;
   Kind k = s.reader.peek();
   uint64_t n = 0;
   if (k == Kind::Array) {
     s.reader.begin_array();
     while (s.reader.next_item()) {
       s.count_entry(field, n);
-      if (auto c = token_content(s, field + "[]")) out.push_back({"additional", *c});
+      if (auto c = token_content(s, field + "[]")) out.push_back({"additional", std::move(c), file, field});
     }
   } else if (k == Kind::Object) {
     s.reader.begin_object();
@@ -327,7 +488,7 @@ std::vector<SpecialToken> read_token_list(Source& s, const std::string& field) {
       s.count_entry(field, n);
       std::string role(key);
       if (role.size() > 6 && role.ends_with("_token")) role.resize(role.size() - 6);
-      if (auto c = token_content(s, field + "." + std::string(key))) out.push_back({role, *c});
+      if (auto c = token_content(s, field + "." + role)) out.push_back({role, std::move(c), file, field});
     }
   } else if (k == Kind::Null) {
     s.reader.null();
@@ -407,30 +568,59 @@ std::optional<size_t> role_index(std::string_view key) {
 }
 
 // Reads the special-token keys every one of these files may hold; returns false for other keys (unread).
-bool read_special_key(Source& s, std::string_view key, SpecialTokens& sp) {
+bool read_special_key(Source& s, std::string_view key, SpecialTokens& sp, std::string_view file) {
   if (auto i = role_index(key)) {
-    sp.named[*i] = token_content(s, std::string(key));
+    std::string k(key);
+    sp.named[*i] = SpecialEntry{std::string(kRoles[*i]), token_content(s, k), file, k};
     return true;
   }
   if (key == "additional_special_tokens" || key == "extra_special_tokens") {
     std::string field(key);
-    std::vector<SpecialToken> list = read_token_list(s, field);
+    std::vector<SpecialEntry> list = read_token_list(s, field, file);
     if (!sp.additional) sp.additional.emplace();
-    sp.additional->insert(sp.additional->end(), list.begin(), list.end());
+    sp.additional->insert(sp.additional->end(), std::make_move_iterator(list.begin()),
+                          std::make_move_iterator(list.end()));
     return true;
   }
   // Another "<role>_token" holding a token's text (or null): a role of the model's own. Flags such as
   // add_bos_token (a boolean) are other settings, and other values are left unread.
   const Kind k = s.reader.peek();
   if (key.size() > 6 && key.ends_with("_token") && (k == Kind::String || k == Kind::Null)) {
-    set_model_specific(sp, std::string(key.substr(0, key.size() - 6)), token_content(s, std::string(key)));
+    std::string field(key);
+    set_model_specific(sp,
+                       SpecialEntry{field.substr(0, field.size() - 6), token_content(s, field), file, field});
     return true;
   }
   return false;
 }
 
+// added_tokens_decoder: {"128000": {"content": "<|begin_of_text|>", "special": true, ...}}: the added
+// tokens by id, as transformers (since 4.34) saves them.
+void read_added_tokens_decoder(Source& s, std::vector<AddedTokenEntry>& out) {
+  s.reader.begin_object();
+  uint64_t n = 0;
+  std::string_view key;
+  while (s.reader.next_member(key)) {
+    s.count_entry("added_tokens_decoder", n);
+    const std::string field =
+        "added_tokens_decoder." + std::string(key);  // the key dies with the next string
+    const std::optional<uint64_t> id = parse_id(key);
+    if (!id) s.fail(field, "the key is not a token id (a non-negative 32-bit integer)");
+    std::optional<std::string> content = token_content(s, field);
+    if (!content) s.fail(field, "is null, not a token");
+    out.push_back({*id, std::move(*content)});
+  }
+}
+
+// What tokenizer_config.json adds beside the TokenizerInfo fields it sets.
+struct TokenizerConfigRead {
+  // Present (an object): transformers' modern format, which also decides that special_tokens_map.json is
+  // not read.
+  std::optional<std::vector<AddedTokenEntry>> added_tokens_decoder;
+};
+
 void read_tokenizer_config(const fs::path& path, TokenizerInfo& info, SpecialTokens& sp,
-                           std::optional<ChatTemplate>& tpl) {
+                           std::optional<ChatTemplate>& tpl, TokenizerConfigRead& config) {
   Source s = open_json(path, kConfigCap);
   s.begin_document("tokenizer_config.json");
   std::string_view key;
@@ -442,27 +632,34 @@ void read_tokenizer_config(const fs::path& path, TokenizerInfo& info, SpecialTok
     } else if (key == "chat_template") {
       tpl = read_chat_template(s, kTokenizerConfig);
     } else if (key == "added_tokens_decoder") {
-      if (s.expect("added_tokens_decoder", Kind::Object, "an object")) s.reader.skip();
-    } else if (!read_special_key(s, key, sp)) {
+      if (s.expect("added_tokens_decoder", Kind::Object, "an object"))
+        read_added_tokens_decoder(s, config.added_tokens_decoder.emplace());
+    } else if (!read_special_key(s, key, sp, kTokenizerConfig)) {
       s.reader.skip();
     }
   }
   s.reader.finish();
 }
 
-// special_tokens_map.json overrides tokenizer_config.json, as in transformers' from_pretrained.
+// special_tokens_map.json, which transformers (since 4.34, PreTrainedTokenizerBase._from_pretrained) reads
+// only in its legacy branch, for a tokenizer_config.json without added_tokens_decoder or none at all. There
+// a role it names replaces the config's (null unsets it), and its additional tokens are appended to the
+// config's list, not put in its place.
 void read_special_tokens_map(const fs::path& path, SpecialTokens& sp) {
   Source s = open_json(path, kConfigCap);
   s.begin_document("special_tokens_map.json");
   SpecialTokens over;
   std::string_view key;
   while (s.reader.next_member(key))
-    if (!read_special_key(s, key, over)) s.reader.skip();
+    if (!read_special_key(s, key, over, kSpecialTokensMap)) s.reader.skip();
   s.reader.finish();
   for (size_t i = 0; i < kRoles.size(); ++i)
-    if (over.named[i]) sp.named[i] = over.named[i];
-  for (auto& [role, content] : over.model_specific) set_model_specific(sp, role, content);
-  if (over.additional) sp.additional = over.additional;
+    if (over.named[i]) sp.named[i] = std::move(over.named[i]);
+  for (SpecialEntry& e : over.model_specific) set_model_specific(sp, std::move(e));
+  if (!over.additional) return;
+  if (!sp.additional) sp.additional.emplace();
+  sp.additional->insert(sp.additional->end(), std::make_move_iterator(over.additional->begin()),
+                        std::make_move_iterator(over.additional->end()));
 }
 
 // chat_template.json (written by processors): {"chat_template": "..."}.
@@ -486,20 +683,21 @@ ChatTemplate read_chat_template_jinja(const fs::path& path) {
   return ChatTemplate{std::string(kChatTemplateJinja), count_code_points(text), {}};
 }
 
-std::vector<SpecialToken> flatten(const SpecialTokens& sp) {
-  std::vector<SpecialToken> out;
-  for (size_t i = 0; i < kRoles.size(); ++i)
-    if (sp.named[i] && *sp.named[i]) out.push_back({std::string(kRoles[i]), **sp.named[i]});
+// The special tokens with a content, each once: named roles, the model's own, then the additional ones.
+std::vector<SpecialEntry> flatten(const SpecialTokens& sp) {
+  std::vector<SpecialEntry> out;
+  for (const std::optional<SpecialEntry>& e : sp.named)
+    if (e && e->content) out.push_back(*e);
   // Lists repeat tokens (Qwen's additional tokens include its eos <|im_end|>; Gemma 3 names its image tokens
   // both at the top level and in extra_special_tokens); each is listed once. A set: a list of hundreds of
   // thousands (a 5 MB file) searched token by token took minutes.
   std::unordered_set<std::string> seen;
-  for (const SpecialToken& t : out) seen.insert(t.content);
-  for (const auto& [role, content] : sp.model_specific)
-    if (content && seen.insert(*content).second) out.push_back({role, *content});
+  for (const SpecialEntry& e : out) seen.insert(*e.content);
+  for (const SpecialEntry& e : sp.model_specific)
+    if (e.content && seen.insert(*e.content).second) out.push_back(e);
   if (!sp.additional) return out;
-  for (const SpecialToken& t : *sp.additional)
-    if (seen.insert(t.content).second) out.push_back(t);
+  for (const SpecialEntry& e : *sp.additional)
+    if (seen.insert(*e.content).second) out.push_back(e);
   return out;
 }
 
@@ -508,45 +706,272 @@ bool present(const fs::path& p) {
   return fs::exists(p, ec);  // a present non-regular file is read, and FileSource reports it
 }
 
+// ---- the vocabulary ----
+
+// Counts the vocabulary and the added tokens (tokenizer.h says how they split it), and notes the added
+// tokens' texts and ids for the look-ups.
+void summarize_vocabulary(TokenizerInfo& info, const std::optional<TokenizerJsonRead>& json,
+                          const TokenizerConfigRead& config, const TokenWants& w, TokenLookup& lookup) {
+  std::vector<uint64_t> added_ids;
+  if (json)
+    for (const AddedTokenEntry& t : json->added) {
+      added_ids.push_back(t.id);
+      lookup.added.note(w, t.content, t.id, false);
+    }
+  if (config.added_tokens_decoder)
+    for (const AddedTokenEntry& t : *config.added_tokens_decoder) {
+      added_ids.push_back(t.id);
+      lookup.decoder.note(w, t.content, t.id, false);
+    }
+  const std::vector<TokenIdRange> added = runs_of(added_ids);
+  // Without tokenizer.json or added_tokens_decoder, the added tokens are in files not read (tokenizer.model,
+  // added_tokens.json): unknown, not none.
+  if (json || config.added_tokens_decoder) info.added_tokens = added_ids.size();
+  if (json) info.model_type = json->model.type;
+  if (!json || !json->model.vocab) {
+    info.token_ids = added;
+    return;
+  }
+  info.vocab_known = true;
+  info.token_ids = merge_runs(*json->model.vocab, added);
+  info.vocab_size = token_id_count(info);
+  // transformers' tokenizer.vocab_size: the model's own vocabulary, without the added tokens beyond it.
+  for (const TokenIdRange& r : *json->model.vocab) info.base_vocab_size += r.end - r.first;
+  info.merges = json->model.merges;
+}
+
+// ---- ids config.json and generation_config.json state ----
+
+constexpr std::string_view kConfigJson = "config.json";
+constexpr std::string_view kGenerationConfig = "generation_config.json";
+// The roles generate() takes an id for.
+constexpr std::array<std::string_view, 3> kStatedRoles = {"bos", "eos", "pad"};
+
+struct StatedIds {
+  std::string_view file;
+  std::array<std::vector<uint64_t>, kStatedRoles.size()> ids;  // per kStatedRoles; empty: not stated
+};
+
+// An id, or a list of them (eos_token_id in newer configs); null, -1 ("none" in older configs) and other
+// values state nothing.
+std::vector<uint64_t> ids_in(const json::Value* v) {
+  std::vector<uint64_t> out;
+  if (!v) return out;
+  if (!v->is_array()) {
+    if (auto id = token_id(v->as_uint())) out.push_back(*id);
+    return out;
+  }
+  for (const json::Value& item : v->items())
+    if (auto id = token_id(item.as_uint())) out.push_back(*id);
+  return out;
+}
+
+// The top-level <role>_token_id keys, else text_config's (a multimodal model's language model states them
+// there).
+StatedIds read_stated_ids(const fs::path& path, std::string_view file) {
+  json::Limits limits;
+  limits.max_bytes = kConfigCap;
+  limits.allow_nonfinite = true;
+  const json::Document d = json::Document::parse(read_small_file(path, kConfigCap), path.string(), limits);
+  if (!d.root().is_object()) throw Error(ErrorKind::Malformed, path.string(), "", "is not a JSON object");
+  const json::Value* text_config = d.root().find("text_config");
+  StatedIds out{file, {}};
+  for (size_t i = 0; i < kStatedRoles.size(); ++i) {
+    const std::string key = std::string(kStatedRoles[i]) + "_token_id";
+    out.ids[i] = ids_in(d.root().find(key));
+    if (out.ids[i].empty() && text_config) out.ids[i] = ids_in(text_config->find(key));
+  }
+  return out;
+}
+
+// Both files, when present. One that cannot be read is a problem for the comparison only: transformers
+// too loads a model whose generation config it cannot read.
+std::vector<StatedIds> read_all_stated_ids(const fs::path& dir, std::vector<std::string>& problems) {
+  std::vector<StatedIds> out;
+  for (std::string_view file : {kConfigJson, kGenerationConfig}) {
+    const fs::path path = dir / std::string(file);
+    if (!present(path)) continue;
+    try {
+      out.push_back(read_stated_ids(path, file));
+    } catch (const Error& e) {
+      problems.push_back(std::string(file) + " could not be read, so its token ids are not compared with " +
+                         "the tokenizer's: " + e.message());
+    }
+  }
+  return out;
+}
+
+// ---- warnings ----
+
+// A token's text in a message: quoted, cut after 60 characters.
+std::string quote_token(std::string_view text) {
+  constexpr uint64_t kMaxChars = 60;
+  size_t end = 0;
+  for (uint64_t chars = 0; end < text.size(); ++end)
+    if ((static_cast<unsigned char>(text[end]) & 0xC0) != 0x80 && ++chars > kMaxChars) break;
+  return "\"" + std::string(text.substr(0, end)) + (end < text.size() ? "...\"" : "\"");
+}
+
+std::string join_with_and(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  return out;
+}
+
+// Empty special tokens (decapoda-research/llama-7b-hf's bos, eos and unk ""): no text encodes to them and no
+// id belongs to them, the known breakage of early LLaMA conversions. One line per file.
+void warn_empty_tokens(const std::vector<SpecialEntry>& entries, std::vector<std::string>& warnings) {
+  std::vector<std::pair<std::string_view, std::vector<std::string>>> by_file;
+  for (const SpecialEntry& e : entries) {
+    if (!e.content || !e.content->empty()) continue;
+    auto it = std::find_if(by_file.begin(), by_file.end(), [&](const auto& f) { return f.first == e.file; });
+    if (it == by_file.end()) {
+      by_file.emplace_back(e.file, std::vector<std::string>{});
+      it = by_file.end() - 1;
+    }
+    if (std::find(it->second.begin(), it->second.end(), e.key) == it->second.end())
+      it->second.push_back(e.key);
+  }
+  for (const auto& [file, keys] : by_file)
+    warnings.push_back(
+        std::string(file) + " sets " + join_with_and(keys) +
+        " to \"\" (an empty string): an empty special token has no id, and no input encodes to it");
+}
+
+const SpecialToken* named_token(const std::vector<SpecialToken>& tokens, std::string_view role) {
+  for (const SpecialToken& t : tokens)
+    if (t.role == role) return &t;
+  return nullptr;
+}
+
+// Whether `ids` name the token `t`: unknown when an id is neither t's nor has a text the files give.
+std::optional<bool> names_token(const std::vector<uint64_t>& ids, const SpecialToken& t,
+                                const TokenLookup& l) {
+  bool decidable = true;
+  for (uint64_t id : ids) {
+    const std::string* text = l.text_of(id);
+    if ((t.id && *t.id == id) || (text && *text == t.content)) return true;
+    decidable = decidable && (t.id || text);
+  }
+  if (!decidable) return std::nullopt;
+  return false;
+}
+
+// "1 (\"</s>\")", or "[2 (\"<pad>\"), 7 (not in the tokenizer files read)]" for a list.
+std::string stated_ids_text(const std::vector<uint64_t>& ids, const TokenLookup& l) {
+  std::vector<std::string> parts;
+  for (uint64_t id : ids) {
+    const std::string* text = l.text_of(id);
+    parts.push_back(std::to_string(id) + " (" +
+                    (text ? quote_token(*text) : "not in the tokenizer files read") + ")");
+  }
+  if (parts.size() == 1) return parts.front();
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "[" : ", ") + p;
+  return out + "]";
+}
+
+// The bos/eos/pad ids config.json and generation_config.json give generate() against the tokenizer's own
+// token of that role: where they name another token, generation starts, stops or pads with the wrong one
+// (tiny-llama's config says bos 1, which is "</s>"). Files stating the same ids share one line.
+void compare_stated_ids(const std::vector<StatedIds>& stated, const std::vector<SpecialToken>& tokens,
+                        const TokenLookup& l, std::vector<std::string>& warnings) {
+  for (size_t r = 0; r < kStatedRoles.size(); ++r) {
+    const SpecialToken* t = named_token(tokens, kStatedRoles[r]);
+    if (!t) continue;
+    std::vector<std::pair<std::vector<std::string>, const std::vector<uint64_t>*>> groups;
+    for (const StatedIds& s : stated) {
+      if (s.ids[r].empty()) continue;
+      auto g =
+          std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return *x.second == s.ids[r]; });
+      if (g == groups.end())
+        groups.push_back({{std::string(s.file)}, &s.ids[r]});
+      else
+        g->first.push_back(std::string(s.file));
+    }
+    for (const auto& [files, ids] : groups) {
+      const std::optional<bool> named = names_token(*ids, *t, l);
+      if (!named || *named) continue;
+      const std::string role(kStatedRoles[r]);
+      warnings.push_back(join_with_and(files) + (files.size() > 1 ? " give " : " gives ") + role +
+                         "_token_id " + stated_ids_text(*ids, l) + ", but the tokenizer's " + role +
+                         " token is " + quote_token(t->content) +
+                         (t->id ? " (id " + std::to_string(*t->id) + ")" : ""));
+    }
+  }
+}
+
 }  // namespace
 
+uint64_t token_id_count(const TokenizerInfo& info) {
+  uint64_t n = 0;
+  for (const TokenIdRange& r : info.token_ids) n += r.end - r.first;
+  return n;
+}
+
+uint64_t token_ids_from(const TokenizerInfo& info, uint64_t n) {
+  uint64_t count = 0;
+  for (const TokenIdRange& r : info.token_ids) {
+    const uint64_t first = std::max(r.first, n);
+    if (r.end > first) count += r.end - first;
+  }
+  return count;
+}
+
 std::optional<TokenizerInfo> read_tokenizer(const fs::path& dir) {
+  auto path = [&](std::string_view name) { return dir / std::string(name); };
+  const bool has_json = present(path(kTokenizerJson)), has_config = present(path(kTokenizerConfig)),
+             has_map = present(path(kSpecialTokensMap)), has_jinja = present(path(kChatTemplateJinja)),
+             has_template_json = !has_jinja && present(path(kChatTemplateJson));
+  if (!has_json && !has_config && !has_map && !has_jinja && !has_template_json) return std::nullopt;
+
+  // The special tokens first, then tokenizer.json once, looking up their ids (and the texts of the ids the
+  // configs state) as its vocabulary goes by.
   TokenizerInfo info;
   SpecialTokens special;
+  TokenizerConfigRead config;
   std::optional<ChatTemplate> tpl;
-  auto path = [&](std::string_view name) { return dir / std::string(name); };
-  auto note = [&](std::string_view name) { info.files_read.emplace_back(name); };
+  if (has_config) read_tokenizer_config(path(kTokenizerConfig), info, special, tpl, config);
+  const bool map_read = has_map && !config.added_tokens_decoder;
+  if (map_read) read_special_tokens_map(path(kSpecialTokensMap), special);
+  const std::vector<SpecialEntry> entries = flatten(special);
+  for (const SpecialEntry& e : entries) info.special_tokens.push_back({e.role, *e.content, std::nullopt});
 
-  if (present(path(kTokenizerJson))) {
-    read_tokenizer_json(path(kTokenizerJson), info);
-    note(kTokenizerJson);
-  }
-  if (present(path(kTokenizerConfig))) {
-    read_tokenizer_config(path(kTokenizerConfig), info, special, tpl);
-    note(kTokenizerConfig);
-  }
-  if (present(path(kSpecialTokensMap))) {
-    read_special_tokens_map(path(kSpecialTokensMap), special);
-    note(kSpecialTokensMap);
-  }
+  std::vector<std::string> problems;
+  const std::vector<StatedIds> stated = read_all_stated_ids(dir, problems);
+  TokenWants wanted;
+  for (const SpecialToken& t : info.special_tokens) wanted.add_text(t.content);
+  for (const StatedIds& s : stated)
+    for (const std::vector<uint64_t>& ids : s.ids)
+      for (uint64_t id : ids) wanted.add_id(id);
+  TokenLookup lookup;
+  std::optional<TokenizerJsonRead> json;
+  if (has_json) json = read_tokenizer_json(path(kTokenizerJson), wanted, lookup.vocab);
+  summarize_vocabulary(info, json, config, wanted, lookup);
+  for (SpecialToken& t : info.special_tokens) t.id = lookup.id_of(t.content);
+
+  warn_empty_tokens(entries, info.warnings);
+  compare_stated_ids(stated, info.special_tokens, lookup, info.warnings);
+  info.warnings.insert(info.warnings.end(), problems.begin(), problems.end());
+
   // transformers prefers chat_template.jinja over the config's chat_template; a processor's
   // chat_template.json is the fallback.
-  if (present(path(kChatTemplateJinja))) {
+  if (has_jinja) {
     tpl = read_chat_template_jinja(path(kChatTemplateJinja));
-    note(kChatTemplateJinja);
-  } else if (present(path(kChatTemplateJson))) {
+  } else if (has_template_json) {
     if (auto t = read_chat_template_json(path(kChatTemplateJson)); t && !tpl) tpl = std::move(t);
-    note(kChatTemplateJson);
   }
-  if (info.files_read.empty()) return std::nullopt;
-
-  info.special_tokens = flatten(special);
   if (tpl) {
     info.has_chat_template = true;
     info.chat_template_length = tpl->length;
     info.chat_template_file = tpl->file;
     info.chat_template_names = std::move(tpl->names);
   }
+  for (auto [name, read] : {std::pair{kTokenizerJson, has_json}, std::pair{kTokenizerConfig, has_config},
+                            std::pair{kSpecialTokensMap, map_read}, std::pair{kChatTemplateJinja, has_jinja},
+                            std::pair{kChatTemplateJson, has_template_json}})
+    if (read) info.files_read.emplace_back(name);
   return info;
 }
 

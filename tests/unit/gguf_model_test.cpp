@@ -612,8 +612,10 @@ TEST(GgufModel, UnknownArchitectureKeepsItsDimensions) {
                           [](const std::string& n) { return n.find("someday-arch") != std::string::npos; }));
 }
 
-// The tokenizer a GGUF carries: its model, vocabulary (control and user-defined tokens counted as added, as
-// Llama-3's 256 reserved specials are), merges, special tokens by id, and chat templates.
+// The tokenizer a GGUF carries: its model, vocabulary (unknown, control and user-defined tokens counted as
+// added, as transformers lists Llama-3's 256 reserved specials and SentencePiece's <unk>, <s>, </s>; the base
+// vocabulary runs to the last normal token, as transformers' tokenizer.vocab_size), merges, special tokens by
+// id, and chat templates.
 TEST(GgufModel, TokenizerFromMetadata) {
   test::TempDir dir;
   auto kv = test::tiny_gguf_metadata({});
@@ -637,7 +639,7 @@ TEST(GgufModel, TokenizerFromMetadata) {
   EXPECT_TRUE(t.vocab_known);
   EXPECT_EQ(t.vocab_size, 6u);
   EXPECT_EQ(t.added_tokens, 3u);
-  EXPECT_EQ(t.base_vocab_size, 3u);
+  EXPECT_EQ(t.base_vocab_size, 4u);  // ids 0-3: "<|begin|>" is an added token inside it
   EXPECT_EQ(t.merges, 1u);
   ASSERT_EQ(t.special_tokens.size(), 4u);
   EXPECT_EQ(t.special_tokens[0].role, "bos");

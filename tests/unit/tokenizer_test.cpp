@@ -68,10 +68,11 @@ TEST(Tokenizer, NoFilesIsNullopt) {
 
 // Expected values read from the fixture's files with python3:
 //   d = json.load(open("tokenizer.json")); m = d["model"]
-//   m["type"] -> "BPE", len(m["vocab"]) -> 300, len(m["merges"]) -> 41,
-//   added_tokens ids {0, 1, 2}: all < 300, so none adds to the vocabulary;
-//   tokenizer_config.json: tokenizer_class "TokenizersBackend", model_max_length 256, bos "<s>", eos "</s>",
-//   pad "<pad>"; len(open("chat_template.jinja").read()) -> 77.
+//   m["type"] -> "BPE", len(m["vocab"]) -> 300 (ids 0..299), len(m["merges"]) -> 41,
+//   added_tokens ids {0, 1, 2} ("<s>", "</s>", "<pad>"): all inside the vocabulary, so 300 ids, the base
+//   vocabulary (transformers' tokenizer.vocab_size) 300, of which 3 are added tokens
+//   (len(added_tokens_decoder)); tokenizer_config.json: tokenizer_class "TokenizersBackend", model_max_length
+//   256, bos "<s>", eos "</s>", pad "<pad>"; len(open("chat_template.jinja").read()) -> 77.
 TEST(Tokenizer, TinyLlamaFixture) {
   auto data = test::shared_data();
   if (!data) GTEST_SKIP() << "no ../shared/data";
@@ -81,7 +82,7 @@ TEST(Tokenizer, TinyLlamaFixture) {
   EXPECT_EQ(info->tokenizer_class, "TokenizersBackend");
   EXPECT_TRUE(info->vocab_known);
   EXPECT_EQ(info->base_vocab_size, 300u);
-  EXPECT_EQ(info->added_tokens, 0u);
+  EXPECT_EQ(info->added_tokens, 3u);
   EXPECT_EQ(info->vocab_size, 300u);
   EXPECT_EQ(info->merges, 41u);
   EXPECT_EQ(info->model_max_length, 256u);
@@ -99,8 +100,9 @@ TEST(Tokenizer, TinyLlamaFixture) {
             (std::vector<std::string>{"tokenizer.json", "tokenizer_config.json", "chat_template.jinja"}));
 }
 
-// Six vocabulary entries; added tokens 0 and 4 are inside it, 6 (listed twice) and 7 beyond: 6 + 2 = 8.
-TEST(Tokenizer, WordPieceCountsDistinctAddedIdsBeyondTheVocabulary) {
+// Six vocabulary entries (ids 0-5, the base vocabulary); added tokens 0 and 4 are inside it, 6 (listed twice)
+// and 7 beyond: 8 ids, of which 4 distinct ones are added tokens (inside the vocabulary or not).
+TEST(Tokenizer, WordPieceCountsDistinctAddedIdsInsideAndBeyondTheVocabulary) {
   TempDir dir;
   write_file(dir / "tokenizer.json", R"({
     "version": "1.0", "truncation": null, "padding": null,
@@ -118,7 +120,7 @@ TEST(Tokenizer, WordPieceCountsDistinctAddedIdsBeyondTheVocabulary) {
   ASSERT_TRUE(info.has_value());
   EXPECT_EQ(info->model_type, "WordPiece");
   EXPECT_EQ(info->base_vocab_size, 6u);
-  EXPECT_EQ(info->added_tokens, 2u);
+  EXPECT_EQ(info->added_tokens, 4u);
   EXPECT_EQ(info->vocab_size, 8u);
   EXPECT_FALSE(info->merges.has_value());
   EXPECT_TRUE(info->tokenizer_class.empty());
@@ -156,8 +158,10 @@ TEST(Tokenizer, AHugeListOfSpecialTokensIsListedOnceInLinearTime) {
   EXPECT_LT(seconds, 5.0);                           // quadratic, it took 34 s for 200,000 on the 2-core VM
 }
 
-// Five [piece, score] entries plus added ids 5 and 7: 7. special_tokens_map.json overrides the config's eos
-// and its additional list, as transformers' from_pretrained does; a null there removes unk.
+// Five [piece, score] entries (ids 0-4) plus added ids 5 and 7: 7 ids, 2 of them added tokens. The config has
+// no added_tokens_decoder, so transformers takes its legacy branch and reads special_tokens_map.json: the map
+// overrides the config's eos, a null there removes unk, and its additional tokens are appended to the
+// config's list ("<old_extra>" stays), each once.
 TEST(Tokenizer, UnigramWithSpecialTokensMap) {
   TempDir dir;
   write_file(dir / "tokenizer.json",
@@ -177,13 +181,18 @@ TEST(Tokenizer, UnigramWithSpecialTokensMap) {
   EXPECT_EQ(info->vocab_size, 7u);
   EXPECT_EQ(info->tokenizer_class, "T5Tokenizer");
   EXPECT_EQ(info->model_max_length, 512u);
-  // eos from the map; unk removed by the map's null; "</s>" in the additional list is listed once.
-  ASSERT_EQ(info->special_tokens.size(), 3u);
+  // eos from the map; unk removed by the map's null; the config's additional token first, then the map's;
+  // "</s>" in the additional list is listed once.
+  ASSERT_EQ(info->special_tokens.size(), 4u);
   EXPECT_EQ(info->special_tokens[0].role, "eos");
   EXPECT_EQ(info->special_tokens[0].content, "</s>");
+  EXPECT_FALSE(info->special_tokens[0].id.has_value()) << "no file read names </s>";
   EXPECT_EQ(info->special_tokens[1].role, "additional");
-  EXPECT_EQ(info->special_tokens[1].content, "<x>");
-  EXPECT_EQ(info->special_tokens[2].content, "<y>");
+  EXPECT_EQ(info->special_tokens[1].content, "<old_extra>");
+  EXPECT_EQ(info->special_tokens[2].content, "<x>");
+  EXPECT_EQ(info->special_tokens[2].id, 5u);
+  EXPECT_EQ(info->special_tokens[3].content, "<y>");
+  EXPECT_EQ(info->special_tokens[3].id, 7u);
   EXPECT_EQ(info->files_read,
             (std::vector<std::string>{"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"}));
 }
@@ -281,8 +290,8 @@ TEST(Tokenizer, RealGemma4ConfigNamesItsOwnRoles) {
 }
 
 // A role of the model's own named twice (top level and extra_special_tokens, as Gemma 3 saves them) is
-// listed once; special_tokens_map.json overrides it like any role; flags ending in "_token" (add_bos_token)
-// are not tokens.
+// listed once; special_tokens_map.json (read: no added_tokens_decoder) overrides it like any role; flags
+// ending in "_token" (add_bos_token) are not tokens.
 TEST(Tokenizer, ModelSpecificRolesAreListedOnceAndOverridable) {
   test::TempDir dir;
   write_file(dir / "tokenizer_config.json", R"({"bos_token": "<bos>", "add_bos_token": true,
@@ -452,8 +461,11 @@ TokenizerInfo sample() {
   t.base_vocab_size = 128000;
   t.added_tokens = 256;
   t.vocab_size = 128256;
+  t.token_ids = {{0, 128256}};
   t.merges = 280147;
-  t.special_tokens = {{"bos", "<|begin_of_text|>"}, {"eos", "<|eot_id|>"}, {"additional", "a`b\x1b[31m"}};
+  t.special_tokens = {{"bos", "<|begin_of_text|>", 128000},
+                      {"eos", "<|eot_id|>", 128009},
+                      {"additional", "a`b\x1b[31m", std::nullopt}};
   t.has_chat_template = true;
   t.chat_template_length = 3827;
   t.chat_template_file = "tokenizer_config.json";
@@ -483,6 +495,9 @@ TEST(TokenizerRender, JsonCarriesEveryFigure) {
   ASSERT_EQ(t->find("special_tokens")->items().size(), 3u);
   EXPECT_EQ(t->find("special_tokens")->items()[2].find("role")->as_string(), "additional");
   EXPECT_EQ(t->find("special_tokens")->items()[2].find("content")->as_string(), "a`b\x1b[31m");
+  EXPECT_EQ(t->find("special_tokens")->items()[0].find("id")->as_uint(), 128000u);
+  EXPECT_TRUE(t->find("special_tokens")->items()[2].find("id")->is_null()) << "an unresolved id is null";
+  EXPECT_EQ(t->find("max_token_id")->as_uint(), 128255u);
   EXPECT_TRUE(t->find("has_chat_template")->as_bool());
   EXPECT_EQ(t->find("chat_template_length")->as_uint(), 3827u);
   EXPECT_EQ(t->find("files")->items().size(), 2u);
@@ -519,6 +534,8 @@ TEST(TokenizerRender, JsonUnknownsAreNull) {
   w.end_object();
   std::string out = w.take();
   EXPECT_TRUE(contains(out, R"("vocab_size":null)")) << out;
+  EXPECT_TRUE(contains(out, R"("added_tokens":null)")) << out;
+  EXPECT_TRUE(contains(out, R"("max_token_id":null)")) << out;
   EXPECT_TRUE(contains(out, R"("model_max_length":null)")) << out;
   EXPECT_TRUE(contains(out, R"("chat_template_length":null)")) << out;
   EXPECT_TRUE(contains(out, R"("model_type":null)")) << out;
@@ -531,14 +548,15 @@ TEST(TokenizerRender, ConsoleSummaryAndDetailed) {
   render_console(summary, sample(), r, RenderOptions{false});
   std::string s = summary.take();
   EXPECT_TRUE(contains(s, "PreTrainedTokenizerFast")) << s;
-  EXPECT_TRUE(contains(s, "128,256 (128,000 + 256 added)")) << s;
+  EXPECT_TRUE(contains(s, "128,256 (128,000 base + 256 added)")) << s;
+  EXPECT_TRUE(contains(s, "bos <|begin_of_text|> (id 128000), eos <|eot_id|> (id 128009)")) << s;
   EXPECT_TRUE(contains(s, "131,072")) << s;
   EXPECT_TRUE(contains(s, "Yes (3,827 characters")) << s;
   ConsoleWriter detailed(false);
   render_console(detailed, sample(), r, RenderOptions{true});
   std::string d = detailed.take();
   EXPECT_TRUE(contains(d, "bos token")) << d;
-  EXPECT_TRUE(contains(d, "<|begin_of_text|>")) << d;
+  EXPECT_TRUE(contains(d, "<|begin_of_text|> (id 128000)")) << d;
   EXPECT_TRUE(contains(d, "280,147")) << d;
   EXPECT_FALSE(contains(d, "\x1b")) << "a token's escape sequence must not reach the terminal";
   EXPECT_TRUE(contains(d, "\\x1b[31m")) << d;
