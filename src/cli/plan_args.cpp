@@ -1,5 +1,7 @@
 #include "cli/plan_args.h"
 
+#include <algorithm>
+
 #include "cli/arg_values.h"
 #include "cli/hub_options.h"
 #include "core/error.h"
@@ -8,6 +10,46 @@ namespace ma::cli {
 namespace {
 
 constexpr uint64_t kMaxSequences = 1ull << 20;
+
+// --kv-dtype once the engine is known (the flags come in any order): "auto" is the engine's default, a name
+// may be the engine's own spelling (TGI's fp8_e4m3fn) or any dtype name.
+std::optional<DType> kv_dtype_of(const std::string& text, PlanEngine e) {
+  if (text.empty() || text == "auto") return std::nullopt;  // vLLM's, SGLang's and TensorRT-LLM's default
+  if (std::optional<DType> d = engine_kv_dtype_named(e, text)) return d;
+  if (std::optional<DType> d = dtype_from_any_name(text)) return d;
+  throw Error(ErrorKind::Usage, "", "--kv-dtype", "unknown dtype '" + printable(text) + "'");
+}
+
+// The engine's flags take only what it runs: a cache or weight type it cannot hold is a usage error naming
+// what it takes, not a plan for a configuration that would not start.
+void require_engine_runs(const PlanArgs& a) {
+  const PlanEngine e = a.request.engine;
+  const std::string engine(engine_name(e));
+  if (a.kv_dtype && !engine_runs_kv_dtype(e, *a.kv_dtype))
+    throw Error(ErrorKind::Usage, "", "--kv-dtype",
+                "'" + printable(a.kv_dtype_text) + "' is not a cache type " + engine + " runs; it takes " +
+                    engine_kv_dtype_names(e) + " (or auto, its default)");
+  const std::string_view precision = precision_name(a.request.precision);
+  if (!engine_runs_precision(e, precision))
+    throw Error(ErrorKind::Usage, "", "--dtype",
+                std::string(precision) + " is not a weight type " + engine + " runs; it takes " +
+                    engine_precision_names(e) +
+                    (e == PlanEngine::LlamaCpp
+                         ? " (plan a quantized .gguf file: its Q8_0, Q4_K... are sized as stored)"
+                         : ""));
+}
+
+// Another engine's knobs change nothing: say so rather than leave the user thinking they were applied.
+std::vector<std::string> foreign_knob_warnings(const PlanRequest& r) {
+  std::vector<std::string> out;
+  for (const ForeignKnob& k : foreign_knobs(r.engine, r.knobs)) {
+    std::string flag = "--" + std::string(k.knob);
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    out.push_back(flag + " is for " + k.owners + ": it does not apply to --engine " +
+                  std::string(engine_name(r.engine)) + " (ignored)");
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -38,11 +80,8 @@ CommandSpec plan_spec(PlanArgs& a) {
        [&r](const std::string& v) {
          r.precision = *precision_from_name(choice_arg("--dtype", v, {"stored", "bf16", "fp8", "int4"}));
        }},
-      {{"--kv-dtype"}, "DTYPE", "K and V cache dtype (default: the checkpoint's, else the model's; llama.cpp f16)",
-       [&a](const std::string& v) {
-         a.kv_dtype = dtype_from_any_name(v);
-         if (!a.kv_dtype) throw Error(ErrorKind::Usage, "", "--kv-dtype", "unknown dtype '" + printable(v) + "'");
-       }},
+      {{"--kv-dtype"}, "DTYPE", "K and V cache dtype, one the engine takes (default or auto: the checkpoint's, else the model's; llama.cpp f16)",
+       [&a](const std::string& v) { a.kv_dtype_text = v; }},
       {{"--engine"}, "E", "transformers (default), vllm, sglang, llama.cpp, tgi or tensorrt-llm: whose memory rules",
        [&r](const std::string& v) {
          r.engine = *engine_from_name(choice_arg(
@@ -90,6 +129,9 @@ PlanArgs parse_plan_args(const Args& args) {
     throw Error(ErrorKind::Usage, "", "--gpu", "is required: which devices to plan for (e.g. 8xh200, 24GB)");
   a.request.gpus = parse_device_spec(a.gpu, "--gpu");
   if (!a.cpu_ram.empty()) a.request.cpu_ram = parse_memory_size(a.cpu_ram, "--cpu-ram");
+  a.kv_dtype = kv_dtype_of(a.kv_dtype_text, a.request.engine);
+  require_engine_runs(a);
+  a.warnings = foreign_knob_warnings(a.request);
   require_distinct_outputs(output_claims(a.outputs));
   return a;
 }

@@ -1,6 +1,7 @@
 // Command-line options of `modelanalyzer plan MODEL`.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "analysis/plan/plan.h"
 #include "cli/commands.h"
@@ -18,11 +19,15 @@ struct PlanArgs {
   std::string cpu_ram;    // --cpu-ram
   PlanRequest request;
   std::optional<DType> kv_dtype;  // --kv-dtype, for the report's cache figures
+  std::string kv_dtype_text;      // as written: resolved into kv_dtype once --engine is known
   bool read_weights = false;      // --weights: scan the local weights for the quantization hints
+  // Flags given that the chosen engine does not read (another engine's knobs): the command warns of each.
+  std::vector<std::string> warnings;
   HubArgs hub;
 };
 
 CommandSpec plan_spec(PlanArgs& a);
-PlanArgs parse_plan_args(const Args& args);  // throws Error(Usage)
+// Throws Error(Usage), also for a --kv-dtype or --dtype the chosen engine cannot run.
+PlanArgs parse_plan_args(const Args& args);
 
 }  // namespace ma::cli

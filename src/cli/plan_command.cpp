@@ -16,6 +16,7 @@ namespace ma::cli {
 int run_plan(const Args& args) {
   PlanArgs a = parse_plan_args(args);
   Output out = detect_output(a.common);
+  print_warnings(a.warnings, out);
   const OpenedInventory opened = open_inventory(a.model, a.hub, out);
   Inventory& inv = *opened.inventory;
   ReportOptions options;

@@ -192,11 +192,18 @@ std::string savings_text(const ConversionPlan& c) {
          " (" + std::string(kUnconvertedWeights) + ")";
 }
 
+// A searched boundary as the console says it: the value, what it is at, and the split it is for; "none
+// fits"; or why memory does not bound it.
+std::string limit_text(const PlanLimit& l, const std::string& at) {
+  if (!l.unbounded.empty()) return l.unbounded;
+  if (!l.value) return "none fits";
+  return with_thousands(l.value) + at + (l.split ? " on " + split_name(*l.split) : "");
+}
+
 std::string context_text(const Plan& p) {
-  if (!p.max_context) return "none fits";
-  std::string t = with_thousands(p.max_context);
-  if (p.max_model_context && p.max_context == p.max_model_context) t += " (the model's maximum)";
-  return t + " at batch " + with_thousands(p.batch);
+  const bool model_max = p.max_model_context && p.max_context.value == p.max_model_context;
+  return limit_text(p.max_context, (model_max ? " (the model's maximum)" : "") + std::string(" at batch ") +
+                                       with_thousands(p.batch));
 }
 
 std::vector<std::pair<std::string, std::string>> summary_fields(const Plan& p) {
@@ -211,8 +218,7 @@ std::vector<std::pair<std::string, std::string>> summary_fields(const Plan& p) {
       {"kv_cache_dtype", p.kv_dtype},
       {"fits", verdict(p)},
       {"max_context", context_text(p)},
-      {"max_batch",
-       p.max_batch ? with_thousands(p.max_batch) + " at context " + with_thousands(p.context) : "none fits"},
+      {"max_batch", limit_text(p.max_batch, " at context " + with_thousands(p.context))},
       {"widest_fitting_precision",
        p.widest_fitting ? std::string(precision_name(*p.widest_fitting)) : "none"},
   };
@@ -228,15 +234,45 @@ std::vector<std::pair<std::string, std::string>> engine_fields(const EngineView&
           {"max_concurrency", fixed_decimals(e.max_concurrency, 2)}};
 }
 
+uint64_t offload_free(const OffloadDevice& d) {
+  return d.capacity > d.used() ? d.capacity - d.used() : 0;
+}
+
+bool every_offload_gpu_fits(const OffloadPlan& o) {
+  return std::all_of(o.devices.begin(), o.devices.end(), [](const OffloadDevice& d) { return d.fits(); });
+}
+
 std::vector<std::pair<std::string, std::string>> offload_fields(const OffloadPlan& o) {
-  return {{"gpu_layers", std::to_string(o.gpu_layers) + " (-ngl)"},
+  return {{"gpu_layers", std::to_string(o.gpu_layers) + " (the last ones)"},
+          {"ngl", std::to_string(o.ngl) + " (-ngl: llama.cpp counts the output as a layer)"},
           {"cpu_moe_layers", std::to_string(o.cpu_moe_layers) + " (--n-cpu-moe)"},
-          {"gpu_bytes", bytes_exactly(o.gpu_bytes)},
+          {"gpu_bytes", bytes_exactly(o.gpu_bytes) + " over every GPU"},
           {"cpu_bytes", bytes_exactly(o.cpu_bytes)},
-          {"fits", o.fits ? "yes" : "no"},
+          {"cpu_kv_bytes", bytes_exactly(o.cpu_kv_bytes) + " (KV cache of the layers on the CPU)"},
+          {"fits", o.fits ? "yes"
+                          : (every_offload_gpu_fits(o) ? "no: the CPU RAM is too small"
+                                                       : "no: a GPU cannot hold its share")},
           {"decode_tokens_per_s", tokens_per_s(o.decode_tokens_per_s)},
           {"formula", o.formula}};
 }
+
+// Each GPU's share of the offload (JSON offload.devices[], the same names).
+std::vector<std::vector<std::string>> offload_device_rows(const OffloadPlan& o) {
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 0; i < o.devices.size(); ++i) {
+    const OffloadDevice& d = o.devices[i];
+    std::string layers = d.end_layer > d.first_layer
+                             ? std::to_string(d.first_layer) + "-" + std::to_string(d.end_layer - 1)
+                             : "none";
+    if (d.output) layers += " + output";
+    rows.push_back({std::to_string(i), layers, human_bytes(d.capacity), human_bytes(d.weights),
+                    human_bytes(d.kv), human_bytes(d.compute_buffer), human_bytes(offload_free(d)),
+                    d.fits() ? "yes" : "no"});
+  }
+  return rows;
+}
+const std::vector<std::string> kOffloadDeviceHeader{"gpu",      "layers",         "capacity", "weights",
+                                                    "kv_cache", "compute_buffer", "free",     "fits"};
 
 void bytes_object(JsonWriter& w, const DeviceBytes& d) {
   w.key("capacity").value(d.capacity);
@@ -253,6 +289,41 @@ void optional_number(JsonWriter& w, std::string_view key, const std::optional<do
     w.value(*v);
   else
     w.null();
+}
+
+// A searched boundary: KEY (0: none fits; null: memory does not bound it), KEY_split (the split it is for)
+// and KEY_unbounded (why it is null).
+void limit_object(JsonWriter& w, const std::string& key, const PlanLimit& l) {
+  w.key(key);
+  if (l.unbounded.empty())
+    w.value(l.value);
+  else
+    w.null();
+  w.key(key + "_split");
+  if (l.split)
+    w.value(split_name(*l.split));
+  else
+    w.null();
+  w.key(key + "_unbounded");
+  if (l.unbounded.empty())
+    w.null();
+  else
+    w.value(l.unbounded);
+}
+
+void offload_device_object(JsonWriter& w, size_t index, const OffloadDevice& d) {
+  w.begin_object();
+  w.key("gpu").value(static_cast<uint64_t>(index));
+  w.key("first_layer").value(d.first_layer);
+  w.key("end_layer").value(d.end_layer);
+  w.key("output").value(d.output);
+  w.key("capacity").value(d.capacity);
+  w.key("weights").value(d.weights);
+  w.key("kv_cache").value(d.kv);
+  w.key("compute_buffer").value(d.compute_buffer);
+  w.key("free").value(offload_free(d));
+  w.key("fits").value(d.fits());
+  w.end_object();
 }
 
 void split_object(JsonWriter& w, const SplitPlan& s) {
@@ -290,6 +361,7 @@ std::string render_plan_console(const Plan& p, bool color) {
   if (p.offload) {
     w.heading("Offload (llama.cpp)");
     for (const auto& [label, value] : offload_fields(*p.offload)) w.field(label, value);
+    w.table(kOffloadDeviceHeader, offload_device_rows(*p.offload));
   }
   w.heading("Layer kinds (GPU first from the top)");
   w.table(kKindHeader, kind_rows(p));
@@ -325,6 +397,7 @@ std::string render_plan_markdown(const Plan& p, const RunInfo& run) {
   if (p.offload) {
     w.heading(2, "Offload (llama.cpp)");
     w.fields(offload_fields(*p.offload));
+    w.table(kOffloadDeviceHeader, offload_device_rows(*p.offload));
   }
   w.heading(2, "Layer kinds");
   w.table(kKindHeader, kind_rows(p));
@@ -391,8 +464,8 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
   w.key("kv_cache_dtype").value(p.kv_dtype);
   w.key("fits").value(p.fits);
   w.key("verdict").value(verdict(p));
-  w.key("max_context").value(p.max_context);
-  w.key("max_batch").value(p.max_batch);
+  limit_object(w, "max_context", p.max_context);
+  limit_object(w, "max_batch", p.max_batch);
   w.key("widest_fitting_precision");
   if (p.widest_fitting)
     w.value(precision_name(*p.widest_fitting));
@@ -466,10 +539,15 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
     const OffloadPlan& o = *p.offload;
     w.begin_object();
     w.key("gpu_layers").value(o.gpu_layers);
+    w.key("ngl").value(o.ngl);
     w.key("cpu_moe_layers").value(o.cpu_moe_layers);
     w.key("gpu_bytes").value(o.gpu_bytes);
     w.key("cpu_bytes").value(o.cpu_bytes);
+    w.key("cpu_kv_bytes").value(o.cpu_kv_bytes);
     w.key("fits").value(o.fits);
+    w.key("devices").begin_array();
+    for (size_t i = 0; i < o.devices.size(); ++i) offload_device_object(w, i, o.devices[i]);
+    w.end_array();
     optional_number(w, "decode_tokens_per_s", o.decode_tokens_per_s);
     w.key("formula").value(o.formula);
     w.end_object();

@@ -49,6 +49,7 @@ std::string to_json(const Hardware& h) {
   s += "}, ";
   dbl("hbm_gbps", h.hbm_gbps);
   dbl("hbm_gb", h.hbm_gb);
+  dbl("cuda_total_gib", h.cuda_total_gib);
   dbl("interconnect_gbps", h.interconnect_gbps);
   dbl("b_sat", h.b_sat);
   dbl("kernel_overhead_s", h.kernel_overhead_s);
@@ -67,6 +68,7 @@ void expect_same(const Hardware& a, const Hardware& b) {
     EXPECT_EQ(a.peak_tflops[d], b.peak_tflops[d]) << a.name << " " << d;
   EXPECT_EQ(a.hbm_gbps, b.hbm_gbps);
   EXPECT_EQ(a.hbm_gb, b.hbm_gb);
+  EXPECT_EQ(a.cuda_total_gib, b.cuda_total_gib);
   EXPECT_EQ(a.interconnect_gbps, b.interconnect_gbps);
   EXPECT_EQ(a.b_sat, b.b_sat);
   EXPECT_EQ(a.kernel_overhead_s, b.kernel_overhead_s);
@@ -510,6 +512,31 @@ TEST(PerfHardware, JsonProfileDefaultsAndBase) {
   EXPECT_EQ(h.b_sat, 32);
   EXPECT_EQ(h.peak(ComputeDType::BF16), base.peak(ComputeDType::BF16));
   EXPECT_EQ(h.hbm_gb, base.hbm_gb);
+}
+
+// What CUDA reports is what engines size their pools from: vLLM 0.19 printed total_memory=79.19GiB on an H100
+// SXM 80 GB and total_gpu_memory=23.58GiB on an RTX 3090 (../shared/data/engines/engine-memory.json). A
+// device without a measurement uses its printed capacity; a profile that changes the capacity drops the
+// base's measurement, which was of other memory.
+TEST(PerfHardware, CudaTotalIsWhatEnginesSawAndFollowsTheCapacity) {
+  EXPECT_DOUBLE_EQ(table_entry("h100-sxm").usable_gib(), 79.19);
+  EXPECT_DOUBLE_EQ(table_entry("rtx3090").usable_gib(), 23.58);
+  EXPECT_DOUBLE_EQ(table_entry("h200").usable_gib(), table_entry("h200").hbm_gb);
+  for (const Hardware& h : hardware_table()) {
+    if (h.cuda_total_gib > 0) {
+      EXPECT_LT(h.cuda_total_gib, h.hbm_gb) << h.name;
+    }
+  }
+
+  TempDir dir;
+  write_file(dir / "nvl.json", R"({"base": "h100-sxm", "hbm_gb": 94})");
+  EXPECT_DOUBLE_EQ(resolve_hardware((dir / "nvl.json").string()).usable_gib(), 94);
+  write_file(dir / "faster.json", R"({"base": "h100-sxm", "hbm_gbps": 4000})");
+  EXPECT_DOUBLE_EQ(resolve_hardware((dir / "faster.json").string()).usable_gib(), 79.19);
+  write_file(dir / "own.json", R"({"base": "h100-sxm", "hbm_gb": 94, "cuda_total_gib": 93.1})");
+  EXPECT_DOUBLE_EQ(resolve_hardware((dir / "own.json").string()).usable_gib(), 93.1);
+  write_file(dir / "more.json", R"({"base": "h100-sxm", "cuda_total_gib": 81})");
+  EXPECT_EQ(kind_of((dir / "more.json").string()), ErrorKind::Malformed);
 }
 
 TEST(PerfHardware, UnknownNameIsAUsageErrorListingTheTable) {

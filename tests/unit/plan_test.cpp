@@ -21,6 +21,8 @@
 #include "gguf_test_models.h"
 #include "io/file_source.h"
 #include "model/inventory.h"
+#include "report/plan_report.h"
+#include "report/run_info.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -307,8 +309,8 @@ TEST(Plan, AnFp8CheckpointConvertedToFp8WeighsWhatItStores) {
 TEST(Plan, LargestContextAndBatchAreBoundaries) {
   LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3.1-8B");
   const Plan p = make_plan(m->inv, m->report, on("24GB"));
-  ASSERT_GT(p.max_context, 8'192u);
-  ASSERT_LT(p.max_context, 131'072u);
+  ASSERT_GT(p.max_context.value, 8'192u);
+  ASSERT_LT(p.max_context.value, 131'072u);
   const SplitPlan& s = split_of(p, 1, 1);
   // Rebuild the budget beside the boundary: the largest fits, one more token does not.
   BudgetModel bm;
@@ -317,12 +319,11 @@ TEST(Plan, LargestContextAndBatchAreBoundaries) {
   bm.kv = plan_kv_cache(m->inv.arch, DType::BF16, DType::BF16, p.context);
   bm.ffn = widest_ffn(m->inv.arch);
   const EngineKnobs k = engine_defaults(PlanEngine::Transformers, {}, 24 * kGiB);
-  EXPECT_TRUE(device_budget(bm, s.split, 1, p.max_context, PlanEngine::Transformers, k, 24 * kGiB).fits);
-  EXPECT_FALSE(device_budget(bm, s.split, 1, p.max_context + 1, PlanEngine::Transformers, k, 24 * kGiB).fits);
-  EXPECT_TRUE(
-      device_budget(bm, s.split, p.max_batch, p.context, PlanEngine::Transformers, k, 24 * kGiB).fits);
-  EXPECT_FALSE(
-      device_budget(bm, s.split, p.max_batch + 1, p.context, PlanEngine::Transformers, k, 24 * kGiB).fits);
+  const uint64_t context = p.max_context.value, batch = p.max_batch.value;
+  EXPECT_TRUE(device_budget(bm, s.split, 1, context, PlanEngine::Transformers, k, 24 * kGiB).fits);
+  EXPECT_FALSE(device_budget(bm, s.split, 1, context + 1, PlanEngine::Transformers, k, 24 * kGiB).fits);
+  EXPECT_TRUE(device_budget(bm, s.split, batch, p.context, PlanEngine::Transformers, k, 24 * kGiB).fits);
+  EXPECT_FALSE(device_budget(bm, s.split, batch + 1, p.context, PlanEngine::Transformers, k, 24 * kGiB).fits);
 }
 
 // vLLM pages the cache in blocks of 16 tokens: a context fits when its whole blocks do, so the largest one at
@@ -335,7 +336,7 @@ TEST(Plan, VllmContextsFitInWholeBlocks) {
   const SplitPlan& s = split_of(p, 1, 1);
   const uint64_t pool = s.budget.engine.kv_cache_tokens;
   ASSERT_EQ(pool % 16, 0u);
-  EXPECT_EQ(p.max_context, pool);
+  EXPECT_EQ(p.max_context.value, pool);
   rq.context = pool + 1;
   EXPECT_FALSE(make_plan(m->inv, m->report, rq).fits);
   rq.context = pool;
@@ -405,7 +406,7 @@ TEST(Plan, ATiedHeadIsCopiedToTheLastStageAndToLlamaCppsGpu) {
   ASSERT_TRUE(offload.offload);
   // Every layer, the final norm and the output copy on the GPU: the stored weights less the input embedding
   // (on the CPU) plus its duplicate.
-  EXPECT_NE(offload.offload->formula.find(with_thousands(p.weights_bytes) + " bytes read on the GPU"),
+  EXPECT_NE(offload.offload->formula.find(" reads " + with_thousands(p.weights_bytes) + " bytes of weights"),
             std::string::npos)
       << offload.offload->formula;
 }
@@ -432,7 +433,7 @@ TEST(Plan, PrecisionsAndTheDoesNotFitVerdict) {
   EXPECT_FALSE(p.fits);  // 131 GiB of bf16 weights
   ASSERT_TRUE(p.widest_fitting);
   EXPECT_EQ(*p.widest_fitting, WeightPrecision::FP8);  // 66 GiB of linears + 2 GiB 16-bit embeddings
-  EXPECT_EQ(p.max_context, 0u);
+  EXPECT_EQ(p.max_context.value, 0u);
   EXPECT_TRUE(make_plan(m->inv, m->report, on("2xh100-sxm")).fits);
 }
 
@@ -511,7 +512,8 @@ TEST(Plan, HybridLayersAreFoundUnderTheCheckpointsOwnStackName) {
 
 TEST(Plan, ConversionNamesWhatEachTargetCannotRun) {
   LOAD_CONFIG_OR_SKIP(m, "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");  // 23 Mamba-2, 23 MoE, 6 attention
-  const ConversionPlan c = plan_conversion(m->inv, m->report.quantization.tensor_bytes);
+  const ConversionPlan c =
+      plan_conversion(m->inv, m->report.quantization, m->report.quantization.tensor_bytes);
   auto feature = [&](std::string_view name) -> const FeatureSupport* {
     for (const FeatureSupport& f : c.features)
       if (f.feature == name) return &f;
@@ -687,6 +689,107 @@ void expect_engine_tokens(const std::string& engine, size_t expected_runs) {
     }
   }
   EXPECT_EQ(runs.size(), expected_runs);
+}
+
+// vLLM gives every pipeline stage the blocks of its tightest one (row vllm019-h100-llama31-8b-pp2: "the KV
+// pool is set by the tighter stage"): the last, which holds the sampler's 1,024 x 128,256 x 16 bytes. Each
+// stage of Llama-3.1-8B holds 16 layers, 16 x 8 KV heads x 128 x 2 (K, V) x 2 bytes = 65,536 bytes a token.
+TEST(PlanEngines, VllmPipelineStagesShareTheTightestStagesPool) {
+  auto data = shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data is not available";
+  const json::Document doc = engine_memory(*data);
+  const json::Value* row = engine_row(doc, "vllm019-h100-llama31-8b-pp2");
+  ASSERT_NE(row, nullptr);
+  auto m = load(*data / "hf-configs" / "meta-llama__Meta-Llama-3.1-8B");
+  PlanRequest rq = on("2x79.19GiB");  // torch's total_memory, the row's gpu
+  rq.engine = PlanEngine::Vllm;
+  rq.knobs.gpu_memory_utilization = 0.95;
+  rq.pp = 2;
+  const Budget b = split_of(make_plan(m->inv, m->report, rq), 1, 2).budget;
+  ASSERT_EQ(b.stages.size(), 2u);
+  EXPECT_EQ(b.engine.activation_peak_bytes, 1024ull * 128'256 * 16);  // the last stage's view
+  const uint64_t tokens = b.engine.kv_cache_tokens;
+  // Both stages hold that many tokens' blocks (the tightest its whole pool, less than a block more).
+  for (const StageBudget& st : b.stages) {
+    EXPECT_GE(st.bytes.kv + st.bytes.kv_spare, tokens * 65'536) << "stage from layer " << st.first_layer;
+    EXPECT_LT(st.bytes.kv + st.bytes.kv_spare, (tokens + 16) * 65'536)
+        << "stage from layer " << st.first_layer;
+  }
+  const uint64_t printed = *row->find("figures_parsed")->find("kv_tokens")->as_uint();
+  EXPECT_NEAR(static_cast<double>(tokens) / static_cast<double>(printed), 1.0, 0.005);
+  // The roomier first stage keeps what the shared pool leaves free, the sampler's 2.1 GB less the forward
+  // pass it holds instead.
+  EXPECT_GT(b.stages[0].bytes.capacity - b.stages[0].bytes.used(), 1'000'000'000u);
+}
+
+// A first stage on a smaller device is the tighter one: its view says the sampler is the last stage's, not
+// "sampler 1,024 seqs x 128,256 vocab x 16 bytes = 0".
+TEST(PlanEngines, AStageWithoutTheSamplerSaysSoInItsFormula) {
+  LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3.1-8B");
+  PlanRequest rq = on("40GiB,80GiB");
+  rq.engine = PlanEngine::Vllm;
+  rq.pp = 2;
+  const Budget b = split_of(make_plan(m->inv, m->report, rq), 1, 2).budget;
+  ASSERT_EQ(b.worst.capacity, 40ull << 30);
+  bool said = false;
+  for (const std::string& f : b.engine.formulas) {
+    EXPECT_EQ(f.find("bytes = 0)"), std::string::npos) << f;
+    said = said || f.find("the sampler runs on the last pipeline stage only") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
+// The largest batch is searched over every valid split: DeepSeek-V3's MLA latent is whole on every TP rank,
+// so PP halves its cache per device, and a batch the fastest split cannot hold fits another. One more
+// sequence fits on no split (make_plan's verdict, which tries each).
+TEST(PlanLimits, LargestBatchIsOverEverySplitAndNamesIt) {
+  LOAD_CONFIG_OR_SKIP(m, "deepseek-ai__DeepSeek-V3");
+  PlanRequest rq = on("8xh200");
+  rq.engine = PlanEngine::Sglang;
+  rq.time_splits = false;
+  const Plan p = make_plan(m->inv, m->report, rq);
+  ASSERT_GT(p.max_batch.value, 1u);
+  ASSERT_TRUE(p.max_batch.split);
+  EXPECT_GT(p.max_batch.split->pp, 1u);
+  rq.batch = p.max_batch.value;
+  EXPECT_TRUE(make_plan(m->inv, m->report, rq).fits);
+  rq.batch = p.max_batch.value + 1;
+  EXPECT_FALSE(make_plan(m->inv, m->report, rq).fits);
+}
+
+// An encoder keeps no KV cache: under vLLM (activations sized by max_num_batched_tokens, not the batch) no
+// batch runs out of memory, and the search's ceiling of 1,048,576 is not a result.
+TEST(PlanLimits, AnEncodersBatchIsNotBoundedByMemory) {
+  LOAD_CONFIG_OR_SKIP(m, "google-bert__bert-base-uncased");
+  PlanRequest rq = on("8xh100-sxm");
+  rq.engine = PlanEngine::Vllm;
+  const Plan p = make_plan(m->inv, m->report, rq);
+  EXPECT_EQ(p.max_batch.value, 0u);
+  EXPECT_NE(p.max_batch.unbounded.find("not bounded by memory"), std::string::npos) << p.max_batch.unbounded;
+  std::string json;
+  stream_plan_json(p, RunInfo{}, [&](std::string_view s) { json.append(s); });
+  const json::Document d = json::Document::parse(json, "plan");
+  EXPECT_TRUE(d.root().find("max_batch")->is_null());
+  EXPECT_FALSE(d.root().find("max_batch_unbounded")->is_null());
+  // Under transformers the batch's activations bound it.
+  rq.engine = PlanEngine::Transformers;
+  EXPECT_GT(make_plan(m->inv, m->report, rq).max_batch.value, 0u);
+}
+
+// gpt-oss-20b's experts hold 24 layers x 32 x (2,880 x 5,760 + 2,880 x 2,880) weights, two in each stored
+// MXFP4 byte: the quantization candidates count every one, as the precisions do (fp8 doubles the experts'
+// bytes, int4 g128 adds a scale and zero per 128).
+TEST(PlanConversion, PackedExpertsCountEveryWeightTheyEncode) {
+  LOAD_CONFIG_OR_SKIP(m, "openai__gpt-oss-20b");
+  const Plan p = make_plan(m->inv, m->report, on("h100-sxm"));
+  const uint64_t experts = 24ull * 32 * (2880 * 5760 + 2880 * 2880);
+  const QuantizationCandidate* moe = nullptr;
+  for (const QuantizationCandidate& q : p.conversion.quantizable)
+    if (q.block == "moe-expert") moe = &q;
+  ASSERT_NE(moe, nullptr);
+  EXPECT_EQ(moe->parameters, experts);
+  EXPECT_EQ(moe->bytes_fp8, experts);
+  EXPECT_EQ(moe->bytes_int4, experts / 2 + experts / 128 * 4);
 }
 
 // Llama-3.1-8B (TP 1, 2, 4, PP 2, fp8 cache, 32k), Qwen2.5-7B (TP 1, 4), Qwen3-8B, gpt-oss-20b.

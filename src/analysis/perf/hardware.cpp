@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/json.h"
 #include "core/text.h"
+#include "core/units.h"
 #include "io/file_source.h"
 
 namespace ma {
@@ -26,6 +27,7 @@ Hardware from_row(const HardwareRow& r) {
   std::copy(std::begin(peaks), std::end(peaks), std::begin(h.peak_tflops));
   h.hbm_gbps = r.hbm_gbps;
   h.hbm_gb = r.hbm_gb;
+  h.cuda_total_gib = r.cuda_total_gib;
   h.interconnect_gbps = r.interconnect_gbps;
   h.b_sat = r.b_sat;
   h.kernel_overhead_s = r.kernel_overhead_s;
@@ -110,6 +112,13 @@ Hardware parse_profile(const std::string& path) {
       throw bad(printable(key), "unknown field");
     }
   }
+  // The base's CUDA total was measured on the base's memory: a file that gives another size and no CUDA
+  // total of its own has none measured.
+  const bool gives_cuda_total = root.find("cuda_total_gib") != nullptr;
+  if (base && !gives_cuda_total && h.hbm_gb != base->hbm_gb) h.cuda_total_gib = 0;
+  if (h.cuda_total_gib > 0 && h.hbm_gb > 0 && h.cuda_total_gib > h.hbm_gb)
+    throw bad("cuda_total_gib",
+              "CUDA cannot report more than the device's hbm_gb (" + short_number(h.hbm_gb) + ")");
   if (!(h.hbm_gbps > 0)) throw bad("hbm_gbps", "must be given and positive");
   if (!(h.b_sat > 0)) throw bad("b_sat", "must be positive");
   if (std::none_of(std::begin(h.peak_tflops), std::end(h.peak_tflops), [](double p) { return p > 0; }))
@@ -235,6 +244,7 @@ std::span<const HardwareNumberField> hardware_number_fields() {
   static constexpr HardwareNumberField kFields[] = {
       {"hbm_gbps", &Hardware::hbm_gbps},
       {"hbm_gb", &Hardware::hbm_gb},
+      {"cuda_total_gib", &Hardware::cuda_total_gib},
       {"interconnect_gbps", &Hardware::interconnect_gbps},
       {"b_sat", &Hardware::b_sat},
       {"kernel_overhead_s", &Hardware::kernel_overhead_s},

@@ -24,8 +24,11 @@ struct Hardware {
   std::string description;  // "NVIDIA H200 SXM 141 GB"
   // Dense (no structured sparsity) peak TFLOP/s per dtype, indexed by ComputeDType; 0 = not supported.
   double peak_tflops[kComputeDTypeCount] = {};
-  double hbm_gbps = 0;           // memory bandwidth, GB/s (10^9 bytes)
-  double hbm_gb = 0;             // memory capacity, GB
+  double hbm_gbps = 0;  // memory bandwidth, GB/s (10^9 bytes)
+  double hbm_gb = 0;    // memory capacity as printed ("80 GB": GPU makers' GB are GiB)
+  // The capacity CUDA reports, GiB (what engines size their pools from; the driver keeps the rest); 0 = not
+  // measured for this device, when hbm_gb stands in for it.
+  double cuda_total_gib = 0;
   double interconnect_gbps = 0;  // GPU-to-GPU bandwidth per direction, GB/s (NVLink, Infinity Fabric, PCIe)
   double b_sat = 64;             // M at which tensor cores reach peak (seed 001's default: 64)
   double kernel_overhead_s = 0;  // fixed time per kernel launch the model adds (0 for datasheet profiles)
@@ -46,6 +49,8 @@ struct Hardware {
   // Machine balance: FLOP per byte where the roofline's memory and compute limits meet.
   double ridge(ComputeDType d) const { return peak(d) * 1e12 / (hbm_gbps * 1e9); }
   double on_chip_bytes() const { return (l2_mb + smem_mb) * 1e6; }
+  // The memory a program on the device can have: CUDA's total where measured, else the printed capacity.
+  double usable_gib() const { return cuda_total_gib > 0 ? cuda_total_gib : hbm_gb; }
 };
 
 // Hardware's scalar fields by the names they have in a --hw profile file and in `perf --json`: one table

@@ -48,7 +48,9 @@ constexpr HardwareRow kHardwareRows[] = {
    "NVIDIA H100 Tensor Core GPU datasheet, nvidia.com/en-us/data-center/h100/ (H100 SXM column; its "
    "tensor figures are with sparsity and are halved here, as in the NVIDIA H100 Tensor Core GPU "
    "Architecture whitepaper; NVLink 900 GB/s total = 450 per direction); FP4 not supported; "
-   "on-chip: L2 50 MB, 132 SMs x 256 KB L1/shared memory (H100 whitepaper)"},
+   "on-chip: L2 50 MB, 132 SMs x 256 KB L1/shared memory (H100 whitepaper); CUDA total 79.19 GiB (vLLM "
+   "0.19's memory profile, total_memory=79.19GiB, engine-memory.json rows vllm019-h100-*)",
+   79.19},
   {"h100-pcie", "NVIDIA H100 PCIe 80 GB",
    "",
    51, 378, 756.5, 756.5, 1513, 0, 1513,
@@ -377,7 +379,9 @@ constexpr HardwareRow kHardwareRows[] = {
    "NVIDIA Ampere GA102 GPU Architecture whitepaper, Appendix A (GeForce RTX 3090): dense tensor rates "
    "with FP32 accumulate (FP16 with FP16 accumulate is twice: 142); TF32 35.6, INT8 284 TOPS; FP32 35.6; "
    "GDDR6X 936 GB/s; PCIe Gen4 x16 = 32 GB/s per direction, NVLink bridge not modelled; FP8/FP4 not "
-   "supported; on-chip: L2 6 MB, 82 SMs x 128 KB L1/shared memory"},
+   "supported; on-chip: L2 6 MB, 82 SMs x 128 KB L1/shared memory; CUDA total 23.58 GiB (vLLM's memory "
+   "profile, total_gpu_memory=23.58GiB, engine-memory.json row vllm-v0-rtx3090-llama31-8b-20k)",
+   23.58},
   {"rtx3090ti", "NVIDIA GeForce RTX 3090 Ti 24 GB",
    "",
    40, 40, 80, 80, 0, 0, 320,

@@ -15,7 +15,10 @@ namespace ma {
 //    totals over both directions (H100 SXM "900 GB/s" = 450 per direction); PCIe Gen4 x16 = 32, Gen5 x16 =
 //    64 per direction (vendors print 64 / 128 "bidirectional"); AMD Infinity Fabric: the sum over the
 //    GPU's links, per direction.
-//  - hbm_gbps: peak memory bandwidth (GB/s); hbm_gb: capacity (GB, 10^9 bytes, as printed).
+//  - hbm_gbps: peak memory bandwidth (GB/s); hbm_gb: capacity as printed ("80 GB"; GPU makers' GB are GiB).
+//  - cuda_total_gib: the capacity CUDA reports (torch.cuda.mem_get_info's total, what engines size their
+//    pools from), where a log in ../shared/data/engines printed it; the driver keeps the rest. 0 = not
+//    measured: the printed capacity stands in for it.
 //  - b_sat = 64 (seed 001's default) and kernel overheads 0 for datasheet entries.
 struct HardwareRow {
   const char* name;
@@ -28,6 +31,7 @@ struct HardwareRow {
   double b_sat, kernel_overhead_s, graph_kernel_overhead_s, scalar_tflops;
   double l2_mb, smem_mb;  // on-chip MB: L2 (+ Infinity Cache); the L1/shared-memory SRAM of all SMs
   const char* source;
+  double cuda_total_gib = 0;
 };
 
 std::span<const HardwareRow> hardware_rows();

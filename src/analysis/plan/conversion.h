@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/quantization.h"
 #include "analysis/weight_stats.h"
 #include "model/inventory.h"
 
@@ -67,8 +68,10 @@ struct ConversionPlan {
   uint64_t saved_fp8 = 0, saved_int4 = 0;  // over every candidate, against the bytes as stored
 };
 
-// `tensor_bytes`: index-aligned with inv.tensors (the stored bytes).
-ConversionPlan plan_conversion(const Inventory& inv, const std::vector<uint64_t>& tensor_bytes);
+// `tensor_bytes`: index-aligned with inv.tensors (the stored bytes). Parameters are the weights each tensor
+// encodes (logical_parameters: a packed MXFP4 or int4 byte holds two), as the plan's precisions count them.
+ConversionPlan plan_conversion(const Inventory& inv, const QuantizationInfo& quantization,
+                               const std::vector<uint64_t>& tensor_bytes);
 
 // Adds the weights' outlier figures (`stats`' per-tensor kurtosis and abs_max / std) to each candidate block.
 void add_sensitivity(ConversionPlan& plan, const WeightStats& stats);

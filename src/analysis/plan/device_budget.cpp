@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <optional>
 
 #include "analysis/memory_math.h"
 #include "model/unloaded_tensors.h"
@@ -135,6 +137,25 @@ uint64_t fill_paged_pool(uint64_t budget, uint64_t block_size, const StageCache&
   return pool;
 }
 
+// vLLM's profiled peak: the larger of the forward pass and the sampler's warm-up, which only the last
+// pipeline stage runs (the others hold no logits: there the peak is the forward pass, not "sampler = 0").
+std::string vllm_peak_formula(const EngineKnobs& k, uint64_t vocab, uint64_t forward, uint64_t sampler,
+                              bool last_stage) {
+  const std::string pass =
+      "forward of max_num_batched_tokens " + num(*k.max_num_batched_tokens) + " = " + num(forward);
+  if (!last_stage) return "activation peak = " + pass + " (the sampler runs on the last pipeline stage only)";
+  return "activation peak = max(" + pass + ", sampler " + num(*k.max_num_seqs) + " seqs x " + num(vocab) +
+         " vocab x " + num(kSamplerBytesPerLogit) + " bytes = " + num(sampler) + ")";
+}
+
+// Sequences of this context a pool serves: its bytes over one sequence's (windows capped, state included),
+// the rule for every layer kind. kv_cache_tokens / context is that only where every layer keeps every token:
+// Gemma 3 at 32k on 2 H200s read 0.75 sequences of a pool sized for 4.
+double pool_concurrency(uint64_t pool_bytes, uint64_t demand, uint64_t batch) {
+  return demand ? static_cast<double>(pool_bytes) * static_cast<double>(batch) / static_cast<double>(demand)
+                : 0;
+}
+
 void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t context, PlanEngine engine,
                  const EngineKnobs& k, uint64_t weights, const StageCache& cache, bool last_stage,
                  DeviceBytes& d, EngineView& v) {
@@ -165,10 +186,7 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
                            std::to_string(*k.gpu_memory_utilization).substr(0, 4) + " x " + num(d.capacity) +
                            " - weights " + num(d.weights) + " - activation peak " + num(d.activations) +
                            " - non-torch " + num(d.overhead) + " = " + num(pool) + " bytes");
-      v.formulas.push_back("activation peak = max(forward of max_num_batched_tokens " +
-                           num(*k.max_num_batched_tokens) + " = " + num(forward) + ", sampler " +
-                           num(*k.max_num_seqs) + " seqs x " + num(vocab) + " vocab x " +
-                           num(kSamplerBytesPerLogit) + " bytes = " + num(sampler) + ")");
+      v.formulas.push_back(vllm_peak_formula(k, vocab, forward, sampler, last_stage));
       v.formulas.push_back("KV tokens = floor(pool / (block_size " + num(*k.block_size) + " x " +
                            num(cache.per_token) +
                            " bytes per token)) x block_size = " + num(v.kv_cache_tokens));
@@ -291,12 +309,7 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
   v.weights_bytes = d.weights;
   v.activation_peak_bytes = d.activations;
   v.non_kv_bytes = d.weights + d.activations + d.overhead;
-  // Sequences of this context the pool serves: its bytes over one sequence's (windows capped, state
-  // included), the rule for every layer kind. kv_cache_tokens / context is that only where every layer keeps
-  // every token: Gemma 3 at 32k on 2 H200s read 0.75 sequences of a pool sized for 4.
-  v.max_concurrency = cache.demand ? static_cast<double>(v.kv_cache_bytes) * static_cast<double>(batch) /
-                                         static_cast<double>(cache.demand)
-                                   : 0;
+  v.max_concurrency = pool_concurrency(v.kv_cache_bytes, cache.demand, batch);
 }
 
 // The tokens of one sequence an engine's cache holds for a context: llama.cpp's cells (a multiple of 256),
@@ -449,6 +462,63 @@ LayerSplit llama_cpp_layer_split(uint32_t layers, std::span<const uint64_t> shar
   return s;
 }
 
+namespace {
+
+// vLLM gives every pipeline stage as many KV blocks as the tightest one holds (its engine core takes the
+// fewest blocks over the workers' profiles: one block table serves the whole model), so a roomier stage
+// leaves the rest of its budget free rather than caching more. A stage without attention layers caches no
+// token and sets no bound.
+void share_fewest_blocks(std::vector<StageBudget>& stages, std::vector<EngineView>& views,
+                         const std::vector<StageCache>& caches, uint64_t batch) {
+  std::optional<uint64_t> fewest;
+  for (size_t i = 0; i < views.size(); ++i)
+    if (caches[i].per_token) fewest = std::min(fewest.value_or(UINT64_MAX), views[i].kv_cache_tokens);
+  if (!fewest) return;
+  for (size_t i = 0; i < views.size(); ++i) {
+    EngineView& v = views[i];
+    if (!caches[i].per_token || v.kv_cache_tokens == *fewest) continue;
+    DeviceBytes& d = stages[i].bytes;
+    v.kv_cache_tokens = *fewest;
+    v.kv_cache_bytes = mul({*fewest, caches[i].per_token}, "kv pool");
+    d.kv_spare = v.kv_cache_bytes > d.kv ? v.kv_cache_bytes - d.kv : 0;
+    v.max_concurrency = pool_concurrency(v.kv_cache_bytes, caches[i].demand, batch);
+    v.formulas.push_back(
+        "the pool is the tightest stage's " + num(*fewest) +
+        " tokens: vLLM gives every stage the same blocks, the rest of this one's stays free");
+  }
+}
+
+// The stage the split's figures describe: under a serving engine the one whose pool holds the fewest tokens
+// (what the engine logs and admits requests by; a stage without attention layers caches none and bounds
+// nothing), else the device with the least room left (devices that differ fill differently); a tie goes to
+// the least room. A pool fills its budget, so room alone would pick whichever stage came first.
+size_t tightest_stage(const std::vector<StageBudget>& stages, const std::vector<EngineView>& views,
+                      const std::vector<StageCache>& caches, PlanEngine engine) {
+  auto room = [](const DeviceBytes& d) {
+    return static_cast<double>(d.capacity) - static_cast<double>(d.used());
+  };
+  auto tokens = [&](size_t i) {
+    return is_serving_engine(engine) && caches[i].per_token ? views[i].kv_cache_tokens : UINT64_MAX;
+  };
+  size_t worst = 0;
+  for (size_t i = 1; i < stages.size(); ++i)
+    if (tokens(i) < tokens(worst) ||
+        (tokens(i) == tokens(worst) && room(stages[i].bytes) < room(stages[worst].bytes)))
+      worst = i;
+  return worst;
+}
+
+}  // namespace
+
+std::vector<uint64_t> layer_cache_bytes(const BudgetModel& m, uint64_t batch, uint64_t context,
+                                        PlanEngine engine, const EngineKnobs& knobs) {
+  const uint32_t n = static_cast<uint32_t>(m.weights.layer_bytes.size());
+  std::vector<uint64_t> out(n, 0);
+  const uint64_t tokens = cached_tokens(engine, knobs, context);
+  for (uint32_t l = 0; l < n; ++l) out[l] = stage_cache(m, l, l + 1, 1, batch, tokens, engine, knobs).demand;
+  return out;
+}
+
 Budget device_budget(const BudgetModel& m, Split split, uint64_t batch, uint64_t context, PlanEngine engine,
                      const EngineKnobs& knobs, uint64_t device_bytes) {
   return device_budget(m, split, batch, context, engine, knobs, std::span<const uint64_t>(&device_bytes, 1));
@@ -481,7 +551,8 @@ Budget device_budget(const BudgetModel& m, Split split, uint64_t batch, uint64_t
     starts = balance_stages(m.weights, split.pp);
     output_stage = starts.size() - 1;
   }
-  b.fits = true;
+  std::vector<EngineView> views;
+  std::vector<StageCache> caches;
   for (size_t i = 0; i < starts.size(); ++i) {
     StageBudget st;
     st.first_layer = starts[i];
@@ -489,22 +560,20 @@ Budget device_budget(const BudgetModel& m, Split split, uint64_t batch, uint64_t
     const bool embedding_here = i == 0 && !llama, output_here = i == output_stage;
     const uint64_t weights =
         stage_weights(m.weights, st.first_layer, st.end_layer, embedding_here, output_here) / split.tp;
-    const StageCache cache = stage_cache(m, st.first_layer, st.end_layer, split.tp, batch,
-                                         cached_tokens(engine, knobs, context), engine, knobs);
+    caches.push_back(stage_cache(m, st.first_layer, st.end_layer, split.tp, batch,
+                                 cached_tokens(engine, knobs, context), engine, knobs));
     st.bytes.capacity = capacity[std::min(i, capacity.size() - 1)];
-    EngineView view;
-    fill_device(m, split, batch, context, engine, knobs, weights, cache, output_here, st.bytes, view);
-    // The fullest device is the one with the least room left (devices that differ fill differently).
-    auto room = [](const DeviceBytes& d) {
-      return static_cast<double>(d.capacity) - static_cast<double>(d.used());
-    };
-    if (b.stages.empty() || room(st.bytes) < room(b.worst)) {
-      b.worst = st.bytes;
-      b.engine = view;
-    }
-    b.fits = b.fits && st.bytes.fits();
+    views.emplace_back();
+    fill_device(m, split, batch, context, engine, knobs, weights, caches.back(), output_here, st.bytes,
+                views.back());
     b.stages.push_back(st);
   }
+  if (engine == PlanEngine::Vllm) share_fewest_blocks(b.stages, views, caches, batch);
+  const size_t worst = tightest_stage(b.stages, views, caches, engine);
+  b.worst = b.stages[worst].bytes;
+  b.engine = std::move(views[worst]);
+  b.fits =
+      std::all_of(b.stages.begin(), b.stages.end(), [](const StageBudget& st) { return st.bytes.fits(); });
   return b;
 }
 

@@ -80,8 +80,10 @@ struct StageBudget {
 struct Budget {
   Split split;
   std::vector<StageBudget> stages;  // one per pipeline stage; every device of a stage holds the same
-  DeviceBytes worst;                // the fullest stage's device (least room left)
-  EngineView engine;                // of the fullest stage
+  // The tightest stage's device: a serving engine's smallest pool in tokens (vLLM sizes one pool for all
+  // stages by it), else the least room left.
+  DeviceBytes worst;
+  EngineView engine;  // of that stage
   bool fits = false;
 };
 
@@ -98,6 +100,12 @@ struct LayerSplit {
   size_t output_device = 0;
 };
 LayerSplit llama_cpp_layer_split(uint32_t layers, std::span<const uint64_t> shares);
+
+// The KV cache (or recurrent state) each layer of the language stack holds for batch x context on one
+// device, as `engine` caches it (llama.cpp: whole cells, a sliding window plus a ubatch): llama.cpp keeps a
+// layer's cache on that layer's device, a GPU or the CPU.
+std::vector<uint64_t> layer_cache_bytes(const BudgetModel& m, uint64_t batch, uint64_t context,
+                                        PlanEngine engine, const EngineKnobs& knobs);
 
 // `device_bytes`: each device's memory in order (stage s's tensor-parallel group is devices s x tp to
 // s x tp + tp - 1, sized on its smallest), or one figure for every device. Stages are balanced by weight

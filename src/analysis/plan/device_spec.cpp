@@ -153,7 +153,7 @@ DeviceSpec devices_of(const Hardware& hw, uint32_t count) {
   DeviceSpec d;
   d.count = count;
   d.hardware = hw;
-  d.memory_bytes = static_cast<uint64_t>(std::llround(hw.hbm_gb * kBytesPerGiB));
+  d.memory_bytes = static_cast<uint64_t>(std::llround(hw.usable_gib() * kBytesPerGiB));
   d.text = std::to_string(count) + "x" + hw.name;
   return d;
 }

@@ -1,8 +1,10 @@
 // `--gpu 24GB | h200 | 8xh200 | 2xh100-sxm | rtx4070ti,rtx3090ti`: how many devices and how much memory
 // each, and, when named from the hardware table, their speed. Devices that differ (a comma-separated list,
 // as llama.cpp users mix cards) keep each one's memory in order. Memory sizes are binary, as GPU and DIMM
-// makers count them: an "80 GB" H100 carries 80 GiB of HBM (CUDA reports 79.19 GiB of it), a "24 GB" RTX 4090
-// 24 GiB, and "64 GB" of RAM is 64 GiB. Reading them as 10^9 would lose 7% of every device.
+// makers count them: an "80 GB" H100 carries 80 GiB of HBM, a "24 GB" RTX 4090 24 GiB, and "64 GB" of RAM is
+// 64 GiB. Reading them as 10^9 would lose 7% of every device. A device named from the hardware table holds
+// what CUDA reports for it where that was measured (Hardware::usable_gib: 79.19 GiB of the H100 SXM's 80),
+// since engines size their pools from it; a size given is taken as given.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -35,7 +37,7 @@ struct DeviceSpec {
 // ("h100" is ambiguous).
 DeviceSpec parse_device_spec(std::string_view text, std::string_view flag);
 
-// `count` devices of a hardware-table entry (its capacity read as binary, as above).
+// `count` devices of a hardware-table entry (its usable capacity, as above).
 DeviceSpec devices_of(const Hardware& hw, uint32_t count);
 
 // A memory size alone ("64GB"), binary as above.

@@ -9,9 +9,32 @@
 #include "analysis/perf/perf_model.h"
 #include "analysis/perf/stored_precision.h"
 #include "core/error.h"
+#include "core/units.h"
 
 namespace ma {
 namespace {
+
+// How the devices' memory was taken: what CUDA reports where the hardware table has it measured, else the
+// printed capacity (binary) or the size given, which CUDA shows 1-2% of short.
+std::string capacity_assumption(const DeviceSpec& g) {
+  std::string measured;
+  const auto note = [&](const Hardware* h) {
+    if (!h || !(h->cuda_total_gib > 0) || measured.find(h->name + ":") != std::string::npos) return;
+    measured += (measured.empty() ? "" : ", ") + h->name + ": " + short_number(h->cuda_total_gib) +
+                " of its " + short_number(h->hbm_gb) + " GiB";
+  };
+  if (g.mixed())
+    for (const Hardware* h : g.kinds) note(h);
+  else if (g.hardware)
+    note(&*g.hardware);
+  std::string text = "memory sizes are binary: GPU makers' GB are GiB (an 80 GB H100 has 80 GiB)";
+  if (!measured.empty())
+    return text + "; a device named from the hardware table holds what CUDA reports for it, measured (" +
+           measured + "), the rest of its memory being the driver's";
+  return text +
+         "; CUDA reports 1-2% less than a device's printed size (the driver keeps the rest), not "
+         "measured for these devices: the size is used as printed or given";
+}
 
 using memory::num;
 
@@ -123,11 +146,10 @@ std::vector<SplitPlan> enumerate_splits(const ArchitectureRecord& arch, uint32_t
   return out;
 }
 
-// The largest value in [1, hi] for which `fits` holds (fits is monotone: true up to a point); 0: none.
+// The largest value in [lo, hi] for which `fits` holds (fits is monotone: true up to a point); lo - 1: none.
 template <typename Fits>
-uint64_t largest_fitting(uint64_t hi, Fits fits) {
-  if (!fits(1)) return 0;
-  uint64_t lo = 1;
+uint64_t largest_fitting(uint64_t lo, uint64_t hi, Fits fits) {
+  if (!fits(lo)) return lo - 1;
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo + 1) / 2;
     if (fits(mid))
@@ -167,73 +189,62 @@ std::vector<LayerKindAdvice> layer_kinds(const ArchitectureRecord& arch, const W
   return out;
 }
 
-// llama.cpp's offload: the token embedding stays on the CPU; the output and the last -ngl layers go to the
-// GPUs with their KV cache; for MoE models --n-cpu-moe keeps the routed experts of the first layers on the
-// CPU instead, so attention and shared experts stay fast.
-OffloadPlan plan_offload(const BudgetModel& m, const PlanRequest& rq, uint64_t batch, uint64_t context) {
-  OffloadPlan o;
-  const WeightLayout& w = m.weights;
-  const uint32_t n = static_cast<uint32_t>(w.layer_bytes.size());
-  const EngineKnobs k = engine_defaults(PlanEngine::LlamaCpp, rq.knobs, rq.gpus.memory_bytes);
-  // One llama.cpp budget at the plan's batch and context gives both the KV cache and the compute buffer
-  // (whose attention mask grows with the context).
-  const DeviceBytes at =
-      device_budget(m, {}, batch, context, PlanEngine::LlamaCpp, k, rq.gpus.memory_bytes).worst;
-  const uint64_t gpu_total = rq.gpus.total_memory();
-  // Every GPU holds a compute buffer of its own (llama.cpp logs one per CUDA device); the KV cache follows
-  // the layers, so it is shared out.
-  const uint64_t buffer = at.activations * rq.gpus.count, kv = at.kv;
-  const uint64_t gpu_room = gpu_total > buffer + kv ? gpu_total - buffer - kv : 0;
-  uint64_t experts_all = 0, dense_all = 0;
-  for (uint32_t l = 0; l < n; ++l) {
-    experts_all += w.layer_expert_bytes[l];
-    dense_all += w.layer_bytes[l] - w.layer_expert_bytes[l];
+// llama.cpp's own inputs to its offload: its knobs, the plan's batch and context.
+OffloadPlan offload_of(const BudgetModel& m, const PlanRequest& rq, uint64_t context) {
+  OffloadInputs in;
+  in.gpus = &rq.gpus;
+  in.cpu_ram = rq.cpu_ram;
+  in.cpu_gbps = rq.cpu_gbps;
+  in.knobs = engine_defaults(PlanEngine::LlamaCpp, rq.knobs, rq.gpus.memory_bytes);
+  in.batch = rq.batch;
+  in.context = context;
+  return plan_offload(m, in);
+}
+
+// Whether a sequence adds memory of its own: a KV cache per token or a state per sequence. An encoder's
+// layers keep neither.
+bool caches_per_sequence(const KvCachePlan& kv) {
+  return std::any_of(kv.layers.begin(), kv.layers.end(), [](const KvLayer& l) {
+    return l.bytes_per_token > 0 || l.state_bytes_per_sequence > 0;
+  });
+}
+
+// Why a search reached its ceiling with every split still fitting: what (not) grows with it.
+std::string unbounded_reason(const KvCachePlan& kv, PlanEngine engine, std::string_view what,
+                             uint64_t ceiling) {
+  if (!caches_per_sequence(kv))
+    return "not bounded by memory: the model keeps no KV cache or state that grows with the " +
+           std::string(what) + ", and " + std::string(engine_name(engine)) + "'s activations fit at " +
+           with_thousands(ceiling) + " (the search's ceiling)";
+  return "not bounded by memory below " + with_thousands(ceiling) + " (the search's ceiling)";
+}
+
+// The largest value in [1, ceiling] that fits on any valid split, and the split it is for (the first of
+// those that tie, in the splits' order: widest tensor parallel first).
+// A split only searches above the best so far: one budget says it cannot beat it (fits is monotone).
+template <typename Fits>
+PlanLimit search_limit(const std::vector<SplitPlan>& splits, uint64_t ceiling, Fits fits) {
+  PlanLimit best;
+  for (const SplitPlan& s : splits) {
+    if (!s.invalid.empty() || best.value >= ceiling) continue;
+    const uint64_t v = largest_fitting(best.value + 1, ceiling, [&](uint64_t x) { return fits(s.split, x); });
+    if (v > best.value) {
+      best.value = v;
+      best.split = s.split;
+    }
   }
-  // The output on the GPU: the head, or for a tied one llama.cpp's duplicate of the embedding (which itself
-  // stays on the CPU for the input).
-  const uint64_t output = w.after_bytes + w.tied_head_bytes;
-  uint64_t gpu = output + dense_all + experts_all;
-  o.gpu_layers = n;
-  if (experts_all > 0) {
-    // Experts of layers [0, k) on the CPU, the smallest k that fits.
-    while (gpu > gpu_room && o.cpu_moe_layers < n) gpu -= w.layer_expert_bytes[o.cpu_moe_layers++];
-  }
-  // Still too much: whole layers from the front go to the CPU (-ngl shrinks).
-  for (uint32_t l = 0; gpu > gpu_room && l < n; ++l) {
-    gpu -= w.layer_bytes[l] - (l < o.cpu_moe_layers ? w.layer_expert_bytes[l] : 0);
-    --o.gpu_layers;
-  }
-  const bool output_on_gpu = gpu <= gpu_room;
-  if (!output_on_gpu) gpu -= std::min(gpu, output);  // not even the output fits: it runs on the CPU
-  o.gpu_bytes = gpu + buffer + kv;
-  o.cpu_bytes = w.total() - (output_on_gpu ? gpu - w.tied_head_bytes : gpu);  // the copy is not stored
-  o.fits = o.gpu_bytes <= gpu_total && (!rq.cpu_ram || o.cpu_bytes <= *rq.cpu_ram);
-  // Bytes read per decode token on each side: every dense weight, top-k of each layer's experts, the output.
-  double gpu_read = output_on_gpu ? static_cast<double>(output) : 0;
-  double cpu_read = output_on_gpu ? 0 : static_cast<double>(output);
-  const std::vector<LayerSpec>& layers = m.arch->layers();
-  for (uint32_t l = 0; l < n; ++l) {
-    const double experts = static_cast<double>(w.layer_expert_bytes[l]);
-    const double frac = layers[l].ffn.experts
-                            ? static_cast<double>(std::min(layers[l].ffn.top_k, layers[l].ffn.experts)) /
-                                  static_cast<double>(layers[l].ffn.experts)
-                            : 1.0;
-    const double dense = static_cast<double>(w.layer_bytes[l]) - experts;
-    const bool layer_on_gpu = l >= n - o.gpu_layers;
-    (layer_on_gpu ? gpu_read : cpu_read) += dense;
-    (layer_on_gpu && l >= o.cpu_moe_layers ? gpu_read : cpu_read) += experts * frac;
-  }
-  const double cpu_s = cpu_read / (rq.cpu_gbps * 1e9);
-  if (rq.gpus.hardware) {
-    const double gpu_s = gpu_read / (rq.gpus.hardware->hbm_gbps * 1e9);
-    o.decode_tokens_per_s = 1.0 / (gpu_s + cpu_s);
-  }
-  o.formula = "-ngl " + num(o.gpu_layers) +
-              (o.cpu_moe_layers ? " --n-cpu-moe " + num(o.cpu_moe_layers) : "") + ": per token " +
-              num(static_cast<uint64_t>(gpu_read)) + " bytes read on the GPU + " +
-              num(static_cast<uint64_t>(cpu_read)) + " on the CPU at " +
-              num(static_cast<uint64_t>(rq.cpu_gbps)) + " GB/s";
-  return o;
+  return best;
+}
+
+// llama.cpp splits whole layers over its GPUs (-sm layer, its default); its row split (-sm row) keeps the KV
+// cache and compute buffer on the main GPU, which tensor-parallel sizing would halve: not modelled, refused.
+void require_llama_cpp_layer_split(const PlanRequest& rq) {
+  if (rq.engine == PlanEngine::LlamaCpp && rq.tp && *rq.tp > 1)
+    throw Error(ErrorKind::Usage, "", "--tp",
+                std::to_string(*rq.tp) +
+                    " with --engine llama.cpp: its row split (-sm row) is not modelled; plan its layer split "
+                    "(-sm layer, the default) with --pp " +
+                    std::to_string(rq.gpus.count) + " or no --tp");
 }
 
 }  // namespace
@@ -355,6 +366,7 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   if (!report.architecture_known || inv.arch.layers().empty())
     throw Error(ErrorKind::Unsupported, inv.source, "", "a plan needs a known architecture");
   if (rq.batch == 0) throw Error(ErrorKind::Usage, "", "--batch", "must be at least 1");
+  require_llama_cpp_layer_split(rq);
   Plan plan;
   plan.request = rq;
   plan.batch = rq.batch;
@@ -428,12 +440,20 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   }
   plan.fits = plan.best.has_value();
   plan.shown = plan.best ? plan.best : roomiest;
-  if (plan.shown) {
-    const Split s = plan.splits[*plan.shown].split;
-    const uint64_t ceiling = plan.max_model_context ? plan.max_model_context : kUnboundedContext;
-    plan.max_context = largest_fitting(ceiling, [&](uint64_t c) { return budget(s, rq.batch, c).fits; });
-    plan.max_batch = largest_fitting(kMaxBatch, [&](uint64_t b) { return budget(s, b, plan.context).fits; });
-  }
+  // Over every valid split, not the recommended one alone: the fastest split is not the roomiest (MLA's
+  // latent is whole on every TP rank, so PP halves DeepSeek-V3's cache per device), and a --batch past a
+  // figure searched on one split would fit on another.
+  const uint64_t context_ceiling = plan.max_model_context ? plan.max_model_context : kUnboundedContext;
+  plan.max_context = search_limit(plan.splits, context_ceiling,
+                                  [&](const Split& s, uint64_t c) { return budget(s, rq.batch, c).fits; });
+  plan.max_batch = search_limit(plan.splits, kMaxBatch,
+                                [&](const Split& s, uint64_t b) { return budget(s, b, plan.context).fits; });
+  // A search that reaches its ceiling found no bound: the ceiling is not a result (the model's own maximum
+  // context is).
+  if (!plan.max_model_context && plan.max_context.value == kUnboundedContext)
+    plan.max_context = {0, std::nullopt, unbounded_reason(m.kv, rq.engine, "context", kUnboundedContext)};
+  if (plan.max_batch.value == kMaxBatch)
+    plan.max_batch = {0, std::nullopt, unbounded_reason(m.kv, rq.engine, "batch", kMaxBatch)};
 
   for (WeightPrecision p : kPlanPrecisions) {
     BudgetModel pm = m;
@@ -455,19 +475,21 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
     if (f.fits && f.precision != WeightPrecision::Stored && !plan.widest_fitting)
       plan.widest_fitting = f.precision;
 
-  if (rq.cpu_ram || rq.engine == PlanEngine::LlamaCpp)
-    plan.offload = plan_offload(m, rq, rq.batch, plan.context);
+  if (rq.cpu_ram || rq.engine == PlanEngine::LlamaCpp) plan.offload = offload_of(m, rq, plan.context);
   plan.layer_kinds = layer_kinds(inv.arch, m.weights);
-  plan.conversion = plan_conversion(inv, tensor_bytes_at(inv, report.quantization, WeightPrecision::Stored));
+  plan.conversion = plan_conversion(inv, report.quantization,
+                                    tensor_bytes_at(inv, report.quantization, WeightPrecision::Stored));
 
   plan.assumptions = {
-      "memory sizes are binary: GPU makers' GB are GiB (an 80 GB H100 has 80 GiB, CUDA shows 79.19 GiB)",
+      capacity_assumption(rq.gpus),
       "tensor parallel splits every weight and the attention heads' KV cache over its GPUs (a GPU keeps at "
       "least "
       "one KV head; MLA's latent is kept whole on each); expert parallel runs inside the tensor-parallel "
       "group",
       "pipeline stages are contiguous layers balanced by weight bytes (llama.cpp's by its layer split); the "
-      "first holds the embedding, the last the head; figures are the fullest stage's device",
+      "first holds the embedding, the last the head; figures are the tightest stage's device (under a "
+      "serving engine the one whose KV pool holds the fewest tokens: vLLM gives every stage that many "
+      "blocks)",
       "decode tokens/s = batch / (pp x one decode step at KV length = context) from the performance model "
       "(no pipelining of microbatches); prefill tokens/s for one sequence of `context` tokens",
       "precisions: bf16, fp8 and int4 convert the linear layers only (int4: g128 with an fp16 scale and "
@@ -497,10 +519,16 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
       plan.assumptions.push_back(std::move(*cast));
   if (plan.offload)
     plan.assumptions.push_back(
-        "offload: llama.cpp keeps the token embedding on the CPU and every layer's KV cache on the GPUs; the "
-        "CPU computes its own layers, so only activations cross PCIe (negligible per token); a decode token "
-        "reads every dense weight and top-k of each layer's experts, on the GPU at its HBM bandwidth and on "
-        "the CPU at --cpu-bw");
+        "offload: llama.cpp keeps the token embedding on the CPU; -ngl N puts its last N slots on the GPUs, "
+        "the output being the last (src/llama-model.cpp: i_gpu_start = n_layer + 1 - n_gpu_layers), split "
+        "over the GPUs by the layer split above, each GPU holding its own share and a compute buffer; "
+        "--n-cpu-moe K keeps the routed experts of layers 0 to K - 1 in CPU RAM, whichever GPU holds those "
+        "layers; each layer's KV cache lives on its layer's device (the CPU for layers not offloaded); the "
+        "CPU "
+        "computes its own layers, so only activations cross PCIe (negligible per token); a decode step reads "
+        "every dense weight, the experts its tokens pick (1 - (1 - top_k / experts)^batch of them) and every "
+        "sequence's KV cache, on each GPU at its HBM bandwidth and on the CPU at --cpu-bw, one after "
+        "another");
   return plan;
 }
 

@@ -3,7 +3,8 @@
 // stages balanced by bytes, expert parallel dividing the experts) is sized per device by the engine's rule
 // (device_budget.h) and, on a device from the hardware table, timed by the performance model; the largest
 // context and batch that fit are searched; precisions are tried from the widest; when a CPU is given and
-// the GPUs are not enough, llama.cpp-style offload (-ngl layers on the GPUs, --n-cpu-moe experts on the CPU).
+// the GPUs are not enough, llama.cpp-style offload (-ngl layers on the GPUs, --n-cpu-moe experts on the CPU,
+// offload.h).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "analysis/plan/conversion.h"
 #include "analysis/plan/device_budget.h"
 #include "analysis/plan/device_spec.h"
+#include "analysis/plan/offload.h"
 #include "analysis/plan/plan_engine.h"
 #include "model/inventory.h"
 
@@ -52,13 +54,13 @@ struct SplitPlan {
   std::optional<double> decode_step_s;
 };
 
-struct OffloadPlan {
-  uint32_t gpu_layers = 0;      // llama.cpp -ngl: the last layers (and the output) on the GPUs
-  uint32_t cpu_moe_layers = 0;  // --n-cpu-moe: the routed experts of the first layers on the CPU
-  uint64_t gpu_bytes = 0, cpu_bytes = 0;
-  bool fits = false;
-  std::optional<double> decode_tokens_per_s;
-  std::string formula;
+// A searched boundary (the largest context at the request's batch, the largest batch at its context): the
+// largest value that fits on any valid split, and that split; 0: none fits. Where every split still fits at
+// the search's ceiling, memory does not bound it: `unbounded` says why and `value` is 0, not the ceiling.
+struct PlanLimit {
+  uint64_t value = 0;
+  std::optional<Split> split;
+  std::string unbounded;
 };
 
 struct PrecisionFit {
@@ -89,8 +91,8 @@ struct Plan {
   std::optional<size_t> best;   // index of the recommended split
   std::optional<size_t> shown;  // the split the per-device figures are for: best, else the roomiest valid one
   bool fits = false;
-  uint64_t max_context = 0;  // with the best split (or the largest) at the request's batch; 0: none fits
-  uint64_t max_batch = 0;    // at the request's context
+  PlanLimit max_context;  // at the request's batch, over every valid split
+  PlanLimit max_batch;    // at the request's context, over every valid split
   std::vector<PrecisionFit> precisions;
   std::optional<WeightPrecision> widest_fitting;  // the widest of bf16, fp8, int4 that fits
   std::optional<OffloadPlan> offload;

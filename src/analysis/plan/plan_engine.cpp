@@ -1,20 +1,101 @@
 #include "analysis/plan/plan_engine.h"
 
 #include <array>
+#include <span>
 
 namespace ma {
 namespace {
 
-struct EngineName {
+// A K/V cache type in the engine's own spelling, and the dtype the plan sizes it in.
+struct CacheType {
+  std::string_view name;
+  DType dtype;
+};
+
+// vLLM's --kv-cache-dtype (CacheConfig.cache_dtype: auto, bfloat16, fp8, fp8_e4m3, fp8_e5m2; auto keeps a
+// float16 model's cache in fp16).
+constexpr CacheType kVllmCache[] = {{"bf16", DType::BF16},
+                                    {"fp16", DType::F16},
+                                    {"fp8", DType::F8_E4M3},
+                                    {"fp8_e4m3", DType::F8_E4M3},
+                                    {"fp8_e5m2", DType::F8_E5M2}};
+// SGLang's --kv-cache-dtype (server_args.py: auto, bf16 / bfloat16, fp8_e4m3, fp8_e5m2; its fp4_e2m1, an
+// MXFP4 cache with block scales, is not sized here).
+constexpr CacheType kSglangCache[] = {
+    {"bf16", DType::BF16}, {"fp8_e4m3", DType::F8_E4M3}, {"fp8_e5m2", DType::F8_E5M2}};
+// llama.cpp's -ctk / -ctv (common/arg.cpp kv_cache_types): anything else it refuses.
+constexpr CacheType kLlamaCppCache[] = {
+    {"f32", DType::F32},       {"f16", DType::F16},   {"bf16", DType::BF16},
+    {"q8_0", DType::Q8_0},     {"q4_0", DType::Q4_0}, {"q4_1", DType::Q4_1},
+    {"iq4_nl", DType::IQ4_NL}, {"q5_0", DType::Q5_0}, {"q5_1", DType::Q5_1}};
+// TGI's --kv-cache-dtype (launcher: fp8_e4m3fn, fp8_e5m2); without it the cache is in the model's --dtype
+// (float16, bfloat16).
+constexpr CacheType kTgiCache[] = {
+    {"f16", DType::F16}, {"bf16", DType::BF16}, {"fp8_e4m3fn", DType::F8_E4M3}, {"fp8_e5m2", DType::F8_E5M2}};
+// TensorRT-LLM's kv_cache_config.dtype (PyTorch backend): auto (the checkpoint's 16 bits) or fp8 (E4M3).
+constexpr CacheType kTrtllmCache[] = {{"f16", DType::F16}, {"bf16", DType::BF16}, {"fp8", DType::F8_E4M3}};
+// transformers' caches hold K and V in the dtype the model runs in (its torch_dtype).
+constexpr CacheType kTransformersCache[] = {{"f32", DType::F32}, {"f16", DType::F16}, {"bf16", DType::BF16}};
+
+// plan's --dtype names: every engine runs the checkpoint as stored and in bf16; the serving engines and
+// transformers also quantize online or load quantized checkpoints in fp8 and int4 (W4A16).
+constexpr std::string_view kAllPrecisions[] = {"stored", "bf16", "fp8", "int4"};
+constexpr std::string_view kGgufPrecisions[] = {"stored", "bf16"};
+
+// One row per engine: its name and what its own flags accept.
+struct EngineRow {
   PlanEngine engine;
   std::string_view name;
+  std::span<const CacheType> cache_types;
+  std::span<const std::string_view> precisions;
 };
-constexpr std::array<EngineName, 6> kEngineNames{{{PlanEngine::Transformers, "transformers"},
-                                                  {PlanEngine::Vllm, "vllm"},
-                                                  {PlanEngine::Sglang, "sglang"},
-                                                  {PlanEngine::LlamaCpp, "llama.cpp"},
-                                                  {PlanEngine::Tgi, "tgi"},
-                                                  {PlanEngine::TensorrtLlm, "tensorrt-llm"}}};
+constexpr std::array<EngineRow, 6> kEngines{{
+    {PlanEngine::Transformers, "transformers", kTransformersCache, kAllPrecisions},
+    {PlanEngine::Vllm, "vllm", kVllmCache, kAllPrecisions},
+    {PlanEngine::Sglang, "sglang", kSglangCache, kAllPrecisions},
+    {PlanEngine::LlamaCpp, "llama.cpp", kLlamaCppCache, kGgufPrecisions},
+    {PlanEngine::Tgi, "tgi", kTgiCache, kAllPrecisions},
+    {PlanEngine::TensorrtLlm, "tensorrt-llm", kTrtllmCache, kAllPrecisions},
+}};
+
+const EngineRow& row_of(PlanEngine e) {
+  for (const EngineRow& r : kEngines)
+    if (r.engine == e) return r;
+  return kEngines.front();
+}
+
+constexpr uint32_t bit(PlanEngine e) {
+  return 1u << static_cast<unsigned>(e);
+}
+
+// Which engines read each knob (engine_defaults below): a knob given to another engine changes nothing.
+struct KnobOwners {
+  std::string_view knob;
+  bool (*given)(const EngineKnobs&);
+  uint32_t engines;
+};
+const KnobOwners kKnobOwners[] = {
+    {"gpu_memory_utilization", [](const EngineKnobs& k) { return k.gpu_memory_utilization.has_value(); },
+     bit(PlanEngine::Vllm)},
+    {"max_num_batched_tokens", [](const EngineKnobs& k) { return k.max_num_batched_tokens.has_value(); },
+     bit(PlanEngine::Vllm)},
+    {"max_num_seqs", [](const EngineKnobs& k) { return k.max_num_seqs.has_value(); }, bit(PlanEngine::Vllm)},
+    {"block_size", [](const EngineKnobs& k) { return k.block_size.has_value(); },
+     bit(PlanEngine::Vllm) | bit(PlanEngine::Tgi) | bit(PlanEngine::TensorrtLlm)},
+    {"mem_fraction_static", [](const EngineKnobs& k) { return k.mem_fraction_static.has_value(); },
+     bit(PlanEngine::Sglang)},
+    {"ubatch", [](const EngineKnobs& k) { return k.ubatch.has_value(); }, bit(PlanEngine::LlamaCpp)},
+    {"cuda_memory_fraction", [](const EngineKnobs& k) { return k.cuda_memory_fraction.has_value(); },
+     bit(PlanEngine::Tgi)},
+    {"max_batch_prefill_tokens", [](const EngineKnobs& k) { return k.max_batch_prefill_tokens.has_value(); },
+     bit(PlanEngine::Tgi)},
+    {"free_gpu_memory_fraction", [](const EngineKnobs& k) { return k.free_gpu_memory_fraction.has_value(); },
+     bit(PlanEngine::TensorrtLlm)},
+    {"max_num_tokens", [](const EngineKnobs& k) { return k.max_num_tokens.has_value(); },
+     bit(PlanEngine::TensorrtLlm)},
+    {"kv_cache_max_tokens", [](const EngineKnobs& k) { return k.kv_cache_max_tokens.has_value(); },
+     bit(PlanEngine::TensorrtLlm)},
+};
 
 // vLLM's EngineArgs raise max_num_batched_tokens and max_num_seqs for `vllm serve` on devices with at least
 // 70 GiB (8192 and 1024; the logs in ../shared/data/engines show both on H100 80 GB), and keep 2048 and 256
@@ -24,14 +105,12 @@ constexpr uint64_t kVllmLargeDevice = 70ull << 30;
 }  // namespace
 
 std::string_view engine_name(PlanEngine e) {
-  for (const EngineName& n : kEngineNames)
-    if (n.engine == e) return n.name;
-  return "transformers";
+  return row_of(e).name;
 }
 
 std::optional<PlanEngine> engine_from_name(std::string_view name) {
-  for (const EngineName& n : kEngineNames)
-    if (n.name == name) return n.engine;
+  for (const EngineRow& r : kEngines)
+    if (r.name == name) return r.engine;
   if (name == "llamacpp" || name == "llama-cpp") return PlanEngine::LlamaCpp;
   if (name == "text-generation-inference") return PlanEngine::Tgi;
   if (name == "trtllm" || name == "trt-llm") return PlanEngine::TensorrtLlm;
@@ -66,6 +145,48 @@ EngineKnobs engine_defaults(PlanEngine e, const EngineKnobs& given, uint64_t dev
     if (!k.block_size) k.block_size = 32;
   }
   return k;
+}
+
+bool engine_runs_kv_dtype(PlanEngine e, DType d) {
+  for (const CacheType& c : row_of(e).cache_types)
+    if (c.dtype == d) return true;
+  return false;
+}
+
+std::string engine_kv_dtype_names(PlanEngine e) {
+  std::string t;
+  for (const CacheType& c : row_of(e).cache_types) t += (t.empty() ? "" : ", ") + std::string(c.name);
+  return t;
+}
+
+std::optional<DType> engine_kv_dtype_named(PlanEngine e, std::string_view name) {
+  for (const CacheType& c : row_of(e).cache_types)
+    if (c.name == name) return c.dtype;
+  return std::nullopt;
+}
+
+bool engine_runs_precision(PlanEngine e, std::string_view precision) {
+  for (std::string_view p : row_of(e).precisions)
+    if (p == precision) return true;
+  return false;
+}
+
+std::string engine_precision_names(PlanEngine e) {
+  std::string t;
+  for (std::string_view p : row_of(e).precisions) t += (t.empty() ? "" : ", ") + std::string(p);
+  return t;
+}
+
+std::vector<ForeignKnob> foreign_knobs(PlanEngine e, const EngineKnobs& given) {
+  std::vector<ForeignKnob> out;
+  for (const KnobOwners& k : kKnobOwners) {
+    if (!k.given(given) || (k.engines & bit(e))) continue;
+    std::string owners;
+    for (const EngineRow& r : kEngines)
+      if (k.engines & bit(r.engine)) owners += (owners.empty() ? "" : ", ") + std::string(r.name);
+    out.push_back({k.knob, owners});
+  }
+  return out;
 }
 
 }  // namespace ma

@@ -13,10 +13,16 @@
 //  - TensorRT-LLM (PyTorch backend): after a profiling forward of max_num_tokens, the KV cache takes
 //    free_gpu_memory_fraction of the memory left below the peak, in blocks of tokens_per_block, at most
 //    kv_cache_config.max_tokens.
+// The same table says what each engine's own flags accept (cache types, weight types) and which engine reads
+// each knob, so `plan` refuses a configuration the engine would not start and warns of another's knobs.
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include "core/dtype.h"
 
 namespace ma {
 
@@ -44,5 +50,26 @@ bool is_serving_engine(PlanEngine e);
 
 // The knobs with every default filled for a device of `device_bytes`.
 EngineKnobs engine_defaults(PlanEngine e, const EngineKnobs& given, uint64_t device_bytes);
+
+// The K and V cache types the engine's own cache-dtype flag takes (its default, the model's dtype, needs
+// none): whether it runs `d`, and the types in its own spellings ("f32, f16, bf16, q8_0, ...") for a message.
+bool engine_runs_kv_dtype(PlanEngine e, DType d);
+std::string engine_kv_dtype_names(PlanEngine e);
+// A cache type in the engine's own spelling (TGI's "fp8_e4m3fn"); nullopt: not one of its names.
+std::optional<DType> engine_kv_dtype_named(PlanEngine e, std::string_view name);
+
+// The weight precisions (plan's --dtype names: stored, bf16, fp8, int4) the engine runs. llama.cpp runs
+// GGUF's types: bf16 is one, but none is fp8 (its Q8_0 takes 8.5 bits a weight) or int4 g128 (Q4_0 4.5,
+// Q4_K 4.5).
+bool engine_runs_precision(PlanEngine e, std::string_view precision);
+std::string engine_precision_names(PlanEngine e);
+
+// A knob given that another engine owns: `e` never reads it (engine_defaults leaves it as given). `knob` is
+// the owners' spelling (EngineKnobs' member, "gpu_memory_utilization"); `owners` names them ("vllm").
+struct ForeignKnob {
+  std::string_view knob;
+  std::string owners;
+};
+std::vector<ForeignKnob> foreign_knobs(PlanEngine e, const EngineKnobs& given);
 
 }  // namespace ma

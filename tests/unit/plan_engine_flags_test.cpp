@@ -1,0 +1,109 @@
+// `plan` takes of each engine only what it runs: a --kv-dtype or --dtype the chosen engine cannot hold is a
+// usage error naming the flag, the value, the engine and what it takes (the lists from each engine's own
+// argument parser: llama.cpp's common/arg.cpp kv_cache_types, vLLM's CacheConfig, SGLang's server_args.py,
+// TGI's launcher); another engine's knobs are warned of, not silently dropped; llama.cpp's row split is
+// refused rather than sized as true tensor parallel.
+#include <gtest/gtest.h>
+
+#include "analysis/plan/plan.h"
+#include "analyzed_model.h"
+#include "cli/plan_args.h"
+#include "core/error.h"
+#include "test_support.h"
+
+namespace ma::test {
+namespace {
+
+// The usage error parsing `plan` with these flags raises ("" when it parses).
+std::string plan_flags_error(std::vector<std::string> flags) {
+  flags.insert(flags.begin(), {"model", "--gpu", "24GB"});
+  try {
+    cli::parse_plan_args(flags);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage) << e.what();
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PlanEngineFlags, EachEngineTakesItsOwnCacheTypes) {
+  // llama.cpp's -ctk / -ctv: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1, and nothing else.
+  for (const char* t : {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"})
+    EXPECT_EQ(plan_flags_error({"--engine", "llama.cpp", "--kv-dtype", t}), "") << t;
+  for (const char* t : {"fp8", "q4_k", "q6_k", "int4"}) {
+    const std::string e = plan_flags_error({"--engine", "llama.cpp", "--kv-dtype", t});
+    EXPECT_NE(e.find("--kv-dtype"), std::string::npos) << e;
+    EXPECT_NE(e.find(std::string("'") + t + "'"), std::string::npos) << e;
+    EXPECT_NE(e.find("llama.cpp"), std::string::npos) << e;
+    EXPECT_NE(e.find("q5_1"), std::string::npos) << "lists what it takes: " << e;
+  }
+  // vLLM's kv_cache_dtype: auto, bfloat16, fp16, fp8, fp8_e4m3, fp8_e5m2.
+  for (const char* t : {"auto", "bf16", "fp16", "fp8", "fp8_e4m3", "fp8_e5m2"})
+    EXPECT_EQ(plan_flags_error({"--engine", "vllm", "--kv-dtype", t}), "") << t;
+  const std::string vllm = plan_flags_error({"--engine", "vllm", "--kv-dtype", "q4_0"});
+  EXPECT_NE(vllm.find("'q4_0' is not a cache type vllm runs"), std::string::npos) << vllm;
+  EXPECT_NE(vllm.find("fp8_e5m2"), std::string::npos) << vllm;
+  // SGLang's: auto, bf16, fp8_e4m3, fp8_e5m2; TGI's fp8_e4m3fn in its own spelling.
+  EXPECT_NE(plan_flags_error({"--engine", "sglang", "--kv-dtype", "int4"}).find("sglang"), std::string::npos);
+  EXPECT_EQ(plan_flags_error({"--engine", "sglang", "--kv-dtype", "fp8_e5m2"}), "");
+  EXPECT_EQ(plan_flags_error({"--engine", "tgi", "--kv-dtype", "fp8_e4m3fn"}), "");
+  // The engine may come after the cache type.
+  EXPECT_NE(plan_flags_error({"--kv-dtype", "q8_0", "--engine", "vllm"}), "");
+  EXPECT_EQ(
+      cli::parse_plan_args({"m", "--gpu", "24GB", "--kv-dtype", "q8_0", "--engine", "llama.cpp"}).kv_dtype,
+      DType::Q8_0);
+  EXPECT_FALSE(
+      cli::parse_plan_args({"m", "--gpu", "24GB", "--engine", "vllm", "--kv-dtype", "auto"}).kv_dtype);
+}
+
+// llama.cpp runs GGUF's weight types: 16-bit ones, Q8_0 at 8.5 bits and Q4_0 / Q4_K at 4.5, none of them fp8
+// (8 bits) or int4 g128 (4.25): a quantized GGUF is planned as stored instead.
+TEST(PlanEngineFlags, LlamaCppRunsNoFp8OrInt4Weights) {
+  for (const char* d : {"fp8", "int4"}) {
+    const std::string e = plan_flags_error({"--engine", "llama.cpp", "--dtype", d});
+    EXPECT_NE(e.find(std::string("--dtype: ") + d + " is not a weight type llama.cpp runs"),
+              std::string::npos)
+        << e;
+    EXPECT_EQ(plan_flags_error({"--engine", "vllm", "--dtype", d}), "") << d;
+  }
+  EXPECT_EQ(plan_flags_error({"--engine", "llama.cpp", "--dtype", "bf16"}), "");
+}
+
+TEST(PlanEngineFlags, AnotherEnginesKnobsAreWarnedOf) {
+  auto warnings = [](std::vector<std::string> flags) {
+    flags.insert(flags.begin(), {"model", "--gpu", "24GB"});
+    return cli::parse_plan_args(flags).warnings;
+  };
+  const std::vector<std::string> sglang = warnings({"--engine", "sglang", "--gpu-memory-utilization", "0.5"});
+  ASSERT_EQ(sglang.size(), 1u);
+  EXPECT_NE(sglang[0].find("--gpu-memory-utilization is for vllm"), std::string::npos) << sglang[0];
+  EXPECT_NE(sglang[0].find("--engine sglang"), std::string::npos) << sglang[0];
+  ASSERT_EQ(warnings({"--engine", "vllm", "--mem-fraction-static", "0.5"}).size(), 1u);
+  EXPECT_EQ(warnings({"--gpu-memory-utilization", "0.5", "--mem-fraction-static", "0.5"}).size(), 2u);
+  EXPECT_TRUE(
+      warnings({"--engine", "vllm", "--gpu-memory-utilization", "0.5", "--block-size", "32"}).empty());
+  EXPECT_TRUE(warnings({"--engine", "sglang", "--mem-fraction-static", "0.5"}).empty());
+}
+
+// llama.cpp's only tensor-parallel-like mode, -sm row, splits the matrices but keeps the KV cache and the
+// compute buffer on the main GPU: sizing it as tensor parallel halved a cache llama.cpp keeps whole.
+TEST(PlanEngineFlags, LlamaCppsRowSplitIsRefused) {
+  const auto m = analyze_dir(MA_EXAMPLE_DIR, {});
+  PlanRequest rq;
+  rq.engine = PlanEngine::LlamaCpp;
+  rq.gpus = parse_device_spec("2xrtx3090", "--gpu");
+  rq.tp = 2;
+  try {
+    make_plan(m->inv, m->report, rq);
+    ADD_FAILURE() << "--tp 2 with llama.cpp was planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_NE(std::string(e.what()).find("--tp"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--pp"), std::string::npos) << e.what();
+  }
+  rq.tp = 1;  // its layer split
+  EXPECT_EQ(make_plan(m->inv, m->report, rq).splits.at(0).split.pp, 2u);
+}
+
+}  // namespace
+}  // namespace ma::test
