@@ -16,6 +16,9 @@ constexpr size_t kMaxSweepPoints = 64;  // each point times its own decode steps
 constexpr uint64_t kDefaultSweep[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 
 std::vector<uint64_t> sweep_list(const std::string& text) {
+  // `--sweep ''` (an unset shell variable, say) is a mistake, not a request for the default sweep.
+  if (text.empty())
+    throw Error(ErrorKind::Usage, "", "--sweep", "an empty list: give concurrencies such as 1,2,4,8");
   std::vector<uint64_t> out;
   size_t at = 0;
   while (at <= text.size()) {
@@ -70,7 +73,7 @@ CommandSpec serve_spec(ServeArgs& a) {
        [&r](const std::string& v) {
          r.engine = *serve_engine_from_name(choice_arg("--engine", v, {"vllm", "sglang", "trt", "trtllm", "atom"}));
        }},
-      {{"--max-num-batched-tokens"}, "N", "tokens per engine step (default 8192)",
+      {{"--max-num-batched-tokens"}, "N", "tokens per engine step (default 8192; vllm, trt, atom: at least the requests running)",
        [&r](const std::string& v) { r.max_batched_tokens = integer_arg("--max-num-batched-tokens", v, 1, kMaxServeTokens); }},
       {{"--stream-interval"}, "N", "output tokens per streamed chunk (default: vllm 1, sglang 10)",
        [&r](const std::string& v) { r.stream_interval = static_cast<uint32_t>(integer_arg("--stream-interval", v, 1, 4096)); }},
@@ -93,14 +96,16 @@ ServeArgs parse_serve_args(const Args& args) {
   require_model_or_config(a.model, a.config_file, spec);
   a.hub.flags.quiet = a.common.quiet;
   a.request.hw = resolve_hardware(a.hardware);
-  if (a.sweep.empty())
+  if (!a.sweep)
     a.request.sweep.assign(std::begin(kDefaultSweep), std::end(kDefaultSweep));
   else
-    a.request.sweep = sweep_list(a.sweep);
+    a.request.sweep = sweep_list(*a.sweep);
   if (a.request.ep != 1 && a.request.ep != a.request.tp)
     throw Error(ErrorKind::Usage, "", "--ep",
                 "expert parallel must be 1 or the tensor-parallel size " + std::to_string(a.request.tp));
   require_distinct_outputs(output_claims(a.outputs));
+  // Before the model is read: the profile's own file is the one to name.
+  check_serving_hardware(a.request.hw, a.request.tp, a.hardware);
   return a;
 }
 

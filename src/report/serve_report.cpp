@@ -14,6 +14,8 @@
 namespace ma {
 namespace {
 
+// Every time the console shows, in one unit and one rule of precision, so that equal times print alike (an
+// E2EL equal to a TTFT of 7.37 ms printed "0.01 s": seconds to two decimals).
 std::string ms(double s) {
   return fixed_decimals(s * 1e3, s < 0.1 ? 2 : 1) + " ms";
 }
@@ -37,7 +39,7 @@ std::vector<std::pair<std::string, std::string>> point_fields(const ServeResult&
           {"mean_ttft_s", ms(p.mean_ttft_s)},
           {"mean_tpot_s", ms(p.mean_tpot_s)},
           {"mean_itl_s", ms(p.mean_itl_s)},
-          {"mean_e2el_s", fixed_decimals(p.mean_e2el_s, 2) + " s"},
+          {"mean_e2el_s", ms(p.mean_e2el_s)},
           {"throughput_tokens_per_s_per_gpu", rounded_with_thousands(p.throughput_tokens_per_s_per_gpu)},
           {"output_tokens_per_s_per_gpu", rounded_with_thousands(p.output_tokens_per_s_per_gpu)},
           {"input_tokens_per_s_per_gpu", rounded_with_thousands(p.input_tokens_per_s_per_gpu)},
@@ -46,7 +48,8 @@ std::vector<std::pair<std::string, std::string>> point_fields(const ServeResult&
                                 : ms(p.decode_step_s) + " at batch " + fixed_decimals(p.decode_batch, 1) +
                                       ", bound: " + p.decode_bound},
           {"prefill_s", ms(p.prefill_s) + " per request, bound: " + p.prefill_bound},
-          {"first_round_ttft_s", ms(p.first_round_ttft_s)}};
+          {"first_round_ttft_s",
+           r.request.rounds == 0u ? "none (--rounds 0: the steady state alone)" : ms(p.first_round_ttft_s)}};
 }
 
 const std::vector<std::string> kSweepHeader = {"concurrency",  "TTFT",        "TPOT",          "ITL",
@@ -57,8 +60,7 @@ std::vector<std::vector<std::string>> sweep_rows(const ServeResult& r) {
   std::vector<std::vector<std::string>> rows;
   for (const ServePoint& p : r.sweep)
     rows.push_back({with_thousands(p.concurrency), ms(p.mean_ttft_s), ms(p.mean_tpot_s), ms(p.mean_itl_s),
-                    fixed_decimals(p.mean_e2el_s, 2) + " s",
-                    rounded_with_thousands(p.throughput_tokens_per_s_per_gpu),
+                    ms(p.mean_e2el_s), rounded_with_thousands(p.throughput_tokens_per_s_per_gpu),
                     rounded_with_thousands(p.output_tokens_per_s_per_gpu),
                     p.mean_tpot_s > 0 ? fixed_decimals(1 / p.mean_tpot_s, 1) : "-",
                     fixed_decimals(p.decode_batch, 1), p.decode_bound});

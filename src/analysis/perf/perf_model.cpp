@@ -607,6 +607,10 @@ PerfResult model_performance(const Inventory& inv, const ModelReport& report, co
   if (in.parallel.tp == 0 || in.parallel.pp == 0 || in.parallel.ep == 0)
     throw Error(ErrorKind::Usage, "", "--tp/--pp/--ep", "must be at least 1");
   check_parallelism(inv.arch, in.parallel);
+  // A split's collectives cross the interconnect: without its bandwidth the step would take forever.
+  if ((in.parallel.tp > 1 || in.parallel.pp > 1 || in.parallel.ep > 1) && !(hw.interconnect_gbps > 0))
+    throw Error(ErrorKind::Malformed, hw.name, "interconnect_gbps",
+                "must be given and positive for --tp/--pp/--ep above 1 (the profile gives none)");
   if (in.mode == PerfMode::Decode && !has_decode_step(report))
     throw Error(
         ErrorKind::Usage, inv.source, "--mode",
