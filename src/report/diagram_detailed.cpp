@@ -62,7 +62,7 @@ void pipeline_column(Svg& s, const ModelReport& r, const DiagramModel& m, const 
   items.push_back({What::Embedding, 92});
   if (m.encoder) items.push_back({What::Encoder, side_height(*m.encoder), &*m.encoder});
   items.push_back({What::Stack, std::clamp(84.0 + 26.0 * static_cast<double>(m.kinds.size()), 130.0, 250.0)});
-  if (!m.post_norm) items.push_back({What::Norm, 56});
+  if (!m.norms.after_add) items.push_back({What::Norm, 56});
   items.push_back({What::Head, 80});
   const double label_gap = cross_label ? 16 : 0;
   double arrow_h = 28, total = arrow_h * static_cast<double>(items.size() - 1) + label_gap;
@@ -96,11 +96,7 @@ void pipeline_column(Svg& s, const ModelReport& r, const DiagramModel& m, const 
             15, 12.5);
         break;
       case What::Embedding: {
-        std::vector<std::string> lines = {diagram::dash_count(a.vocab_size) + " × " +
-                                          diagram::dash_count(a.hidden_size)};
-        if (a.position_embedding == "learned" || a.position_embedding == "sinusoidal")
-          lines.push_back("+ " + a.position_embedding + " positions");
-        if (a.tie_word_embeddings) lines.push_back("tied with the head");
+        std::vector<std::string> lines = embedding_lines(r);
         if (!m.towers.empty()) lines.push_back("image tokens join the text");
         box(s, b, kEmbedding, "Embedding", lines, 16);
         break;
@@ -115,8 +111,7 @@ void pipeline_column(Svg& s, const ModelReport& r, const DiagramModel& m, const 
         box(s, b, kNorm, "Final norm", {diagram::norm_name(a.norm_type)}, 16);
         break;
       case What::Head:
-        box(s, b, kHead, head_title(r),
-            {diagram::dash_count(a.hidden_size) + " → " + diagram::dash_count(a.vocab_size) + " logits"}, 16);
+        box(s, b, kHead, head_title(r), head_lines(r, true), 16);
     }
     prev_bottom = b.bottom();
     y = b.bottom() + arrow_h;
@@ -140,55 +135,78 @@ void block_card(Svg& s, const ModelReport& r, const DiagramModel& m, const diagr
                             (k.indices.size() == 1 ? " layer: " : " layers: ") + index_ranges(k.indices);
   s.fit(c.x + 16, c.y + 54, c.w - 32, which, style(13, kFaint, false, Anchor::Start, 11));
 
+  enum class Kind { Norm, Part, Add };
   struct Element {
-    int kind;  // 0 norm, 1 part, 2 add
+    Kind kind;
     PartText text;
     Palette pal;
     double h;
+    bool ends_sublayer = false;  // the residual stream goes on from here: the add, or a post-norm after it
   };
+  const double bw = c.w - 58, bx = c.x + 14;
   const std::string norm = diagram::norm_name(r.architecture.norm_type);
+  const Element norm_element{Kind::Norm, {norm, {}}, kNorm, 32};
   std::vector<Element> els;
   auto sub_layer = [&](PartText t, const Palette& pal) {
+    // A line too wide for the box even at 12 px breaks between its facts rather than shrinking to 11 px or
+    // being cut (Gemma-4's per-variant lines in a card a third of the width).
+    std::vector<std::string> lines;
+    for (const std::string& line : t.lines)
+      for (std::string& part : wrap_at_dots(line, bw - 16, 12)) lines.push_back(std::move(part));
+    t.lines = std::move(lines);
     const double h = 34 + 18 * static_cast<double>(t.lines.size());
-    if (!m.post_norm) els.push_back({0, {norm, {}}, kNorm, 32});
-    els.push_back({1, std::move(t), pal, h});
-    els.push_back({2, {}, {}, 24});
-    if (m.post_norm) els.push_back({0, {norm, {}}, kNorm, 32});
+    if (m.norms.before) els.push_back(norm_element);
+    els.push_back({Kind::Part, std::move(t), pal, h});
+    if (m.norms.after_part) els.push_back(norm_element);  // Gemma's post-sub-layer norm, before the add
+    els.push_back({Kind::Add, {}, {}, 24, !m.norms.after_add});
+    if (m.norms.after_add) {  // post-norm: the next sub-layer and its residual read the norm's output
+      els.push_back(norm_element);
+      els.back().ends_sublayer = true;
+    }
   };
   if (k.spec.mixer != Mixer::None) sub_layer(mixer_text(r, m, k, true), mixer_palette(m, k));
   if (k.spec.cross_attention) sub_layer(cross_attention_text(*k.spec.cross_attention), kTower);
-  if (k.spec.ffn.kind != Ffn::None) sub_layer(ffn_text(r, k.spec, true), ffn_palette(m, k.spec));
+  if (k.spec.ffn.kind != Ffn::None) sub_layer(ffn_text(r, k, true), ffn_palette(m, k.spec));
 
   const double top = c.y + 72, bottom = c.bottom() - 16;
   double content = 0;
   for (const Element& e : els) content += e.h;
   const double gaps = static_cast<double>(els.size() + 1);
-  // Three sub-layers (self-attention, cross-attention, MLP) may not fit at full height: shrink the elements
-  // (never below 4/5) so that the gaps keep their minimum.
-  if (const double room = bottom - top - 14 * gaps; content > room) {
+  // Three sub-layers (self-attention, cross-attention, MLP) or four norms (Gemma) may not fit at full height:
+  // the norms and adds shrink first (their text is one short line), then every element (never below 4/5),
+  // so that the gaps keep their minimum.
+  const double room = bottom - top - 14 * gaps;
+  if (content > room) {
+    content = 0;
+    for (Element& e : els) {
+      if (e.kind == Kind::Norm) e.h = 24;
+      if (e.kind == Kind::Add) e.h = 20;
+      content += e.h;
+    }
+  }
+  if (content > room) {
     const double scale = std::max(0.8, room / content);
     content = 0;
     for (Element& e : els) content += e.h *= scale;
   }
   const double gap = std::clamp((bottom - top - content) / gaps, 14.0, 26.0);
   const double res_x = c.right() - 22;  // residual lane
-  const double bw = c.w - 58, bx = c.x + 14;
-  const double ax = bx + bw / 2;  // the main axis
+  const double ax = bx + bw / 2;        // the main axis
   double y = top;
   s.text(ax + 8, y + 4, "from previous layer", style(12, kFaint, false, Anchor::Start));
   double branch_y = y + gap / 2;  // where the current sub-layer's residual leaves the axis
   for (const Element& e : els) {
     s.arrow(ax, y, ax, y + gap - 2, "#64748b", 1.8);
     y += gap;
-    if (e.kind == 2) {
+    if (e.kind == Kind::Add) {
       const double r_add = 11, cy = y + e.h / 2;
       s.elbow_arrow({ax, branch_y, res_x, branch_y, res_x, cy, ax + r_add + 1, cy}, "#94a3b8", 1.5);
       plus_node(s, ax, cy, r_add);
-      branch_y = y + e.h + gap / 2;
     } else {
-      const double w = e.kind == 0 ? std::min(bw, 150.0) : bw;
-      box(s, {ax - w / 2, y, w, e.h}, e.pal, e.text.title, e.text.lines, e.kind == 0 ? 14 : 15, 13);
+      const double w = e.kind == Kind::Norm ? std::min(bw, 150.0) : bw;
+      box(s, {ax - w / 2, y, w, e.h}, e.pal, e.text.title, e.text.lines, e.kind == Kind::Norm ? 14 : 15, 13);
     }
+    if (e.ends_sublayer) branch_y = y + e.h + gap / 2;
     y += e.h;
   }
   s.arrow(ax, y, ax, y + gap - 2, "#64748b", 1.8);
@@ -219,6 +237,44 @@ const std::vector<std::pair<std::string, std::string>> kTrainingTotals = {
     {"training_lora_total", "LoRA"},
     {"training_qlora_total", "QLoRA"}};
 
+// A total as the panel shows it: what is missing where it is unknown ("pass --context"), not a bare dash.
+std::string estimate_value(const Estimate& e) {
+  if (!e.known && !e.unknown_because.empty()) return e.unknown_because;
+  return diagram::dash_bytes(e.bytes);
+}
+
+// The KV cache rows: per token and for the batch. A model whose layers keep a fixed state only (Mamba) has
+// no per-token cache, and its batch figure needs no context.
+void kv_rows(const ModelReport& r, std::vector<PanelRow>& rows) {
+  const MemoryReport& mem = r.memory;
+  if (encoder_only(r) && mem.kv_cache_per_token_bytes == 0) {
+    rows.push_back({"Per token", "none (encoder)"});
+    return;
+  }
+  const bool state_only = mem.kv_known && mem.kv_cache_per_token_bytes == 0 && mem.state_bytes_per_sequence;
+  rows.push_back(
+      {"Per token", state_only ? "none (state only)" : diagram::dash_bytes(mem.kv_cache_per_token_bytes)});
+  if (mem.kv_cache_per_token_decompressed_bytes > mem.kv_cache_per_token_bytes)
+    rows.push_back({"Per token, decompressed", human_bytes(mem.kv_cache_per_token_decompressed_bytes)});
+  const std::string batch = "Batch " + with_thousands(mem.batch);
+  if (mem.context)
+    rows.push_back(
+        {batch + " × " + with_thousands(mem.context) + " tokens", diagram::dash_bytes(mem.kv_cache_bytes)});
+  else if (mem.kv_cache_total_known())
+    rows.push_back({batch + ", any length", diagram::dash_bytes(mem.kv_cache_bytes)});
+  else
+    rows.push_back({batch + ", context unknown", mem.kv_known ? "pass --context" : "—"});
+}
+
+// A PEFT adapter: its rank and alpha, and the parameters it trains (the total above is the merged model's).
+void adapter_rows(const ModelReport& r, std::vector<PanelRow>& rows) {
+  if (!r.adapter) return;
+  const AdapterSummary& a = *r.adapter;
+  std::string label = (a.peft_type == "LORA" ? std::string("LoRA") : a.peft_type) + " adapter";
+  if (a.r) label += ", r " + with_thousands(a.r) + " · α " + plain_number(a.alpha);
+  rows.push_back({label, diagram::dash_params(a.parameters) + " trainable"});
+}
+
 std::vector<PanelRow> panel_rows(const ModelReport& r) {
   const ParameterCounts& p = r.parameters;
   const MemoryReport& mem = r.memory;
@@ -230,31 +286,22 @@ std::vector<PanelRow> panel_rows(const ModelReport& r) {
   rows.push_back({"Embedding", diagram::dash_params(p.embedding)});
   rows.push_back({"Non-embedding", diagram::dash_params(p.non_embedding)});
   if (p.routed_experts) rows.push_back({"Routed experts", diagram::dash_params(p.routed_experts)});
+  adapter_rows(r, rows);
   rows.push_back({"Weights", "", true});
   if (mem.weights.empty()) rows.push_back({"BF16", "—"});
   for (const Estimate& e : mem.weights)
     rows.push_back({estimate_label(e.name), diagram::dash_bytes(e.bytes)});
   rows.push_back({"KV cache" + (mem.kv_cache_dtype.empty() ? std::string() : " (" + mem.kv_cache_dtype + ")"),
                   "", true});
-  if (encoder_only(r) && mem.kv_cache_per_token_bytes == 0) {
-    rows.push_back({"Per token", "none (encoder)"});
-  } else {
-    rows.push_back({"Per token", diagram::dash_bytes(mem.kv_cache_per_token_bytes)});
-    if (mem.kv_cache_per_token_decompressed_bytes > mem.kv_cache_per_token_bytes)
-      rows.push_back({"Per token, decompressed", human_bytes(mem.kv_cache_per_token_decompressed_bytes)});
-    rows.push_back(
-        {"Batch " + with_thousands(mem.batch) + " × " + diagram::dash_count(mem.context) + " tokens",
-         diagram::dash_bytes(mem.kv_cache_bytes)});
-  }
+  kv_rows(r, rows);
   if (mem.state_bytes_per_sequence)
     rows.push_back({"SSM state / sequence", human_bytes(mem.state_bytes_per_sequence)});
   // The totals only; their parts and formulas are in the Markdown export.
   std::vector<PanelRow> totals;
   if (const Estimate* e = find_estimate(mem.inference, "inference_total"))
-    totals.push_back({"Inference (weights + KV + act.)", diagram::dash_bytes(e->bytes)});
+    totals.push_back({"Inference (weights + KV + act.)", estimate_value(*e)});
   for (const auto& [name, label] : kTrainingTotals)
-    if (const Estimate* e = find_estimate(mem.training, name))
-      totals.push_back({label, diagram::dash_bytes(e->bytes)});
+    if (const Estimate* e = find_estimate(mem.training, name)) totals.push_back({label, estimate_value(*e)});
   if (!totals.empty()) {
     rows.push_back({"Inference & training", "", true});
     rows.insert(rows.end(), totals.begin(), totals.end());

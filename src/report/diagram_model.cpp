@@ -167,6 +167,16 @@ void side_stacks(const ModelReport& r, DiagramModel& m) {
   for (const LayerSpec& l : r.arch.layers()) m.cross_attention = m.cross_attention || l.cross_attention;
 }
 
+// The record says whether a layer norms before each sub-layer or after its residual add. A model that norms
+// both before the sub-layer and after it, before the add (Gemma-2/3/4's four norms per layer), is drawn as
+// pre-norm until the record says so too (norms.after_part).
+NormPlacement norm_placement(const ArchitectureRecord& a) {
+  NormPlacement n;
+  n.before = !a.post_norm;
+  n.after_add = a.post_norm;
+  return n;
+}
+
 }  // namespace
 
 size_t repeat_period(const std::vector<LayerCell>& cells) {
@@ -189,7 +199,7 @@ DiagramModel build_diagram_model(const ModelReport& r) {
   m.subtitle = subtitle(r);
   const std::vector<LayerSpec>& layers = r.arch.layers();
   m.num_layers = layers.empty() ? r.architecture.num_hidden_layers : layers.size();
-  m.post_norm = r.arch.post_norm;
+  m.norms = norm_placement(r.arch);
   // Mixers first so that the legend reads mixer kinds, then feed-forward kinds.
   for (const LayerSpec& l : layers)
     if (l.mixer != Mixer::None) intern(m.parts, mixer_part(l));

@@ -49,6 +49,14 @@ struct SideStack {
   std::vector<std::string> lines;  // "12 layers · 768 wide · 12 heads", "patch 14 · 336 px", "303.51M params"
 };
 
+// Where a layer's norms sit around each sub-layer f (attention, MLP) and its residual add.
+struct NormPlacement {
+  bool before = true;       // x + f(norm(x)): pre-norm, most decoders
+  bool after_part = false;  // f's output normed before the add: the "sandwich" of Gemma-2/3/4 (with `before`)
+  bool after_add =
+      false;  // norm(x + f(x)): post-norm, BERT, BART; the next sub-layer reads the norm's output
+};
+
 struct DiagramModel {
   std::string title;     // the model id
   std::string subtitle;  // family · class · architecture type · kind
@@ -57,7 +65,7 @@ struct DiagramModel {
   std::vector<LayerCell> cells;  // one per layer
   std::vector<BlockKind> kinds;  // in order of first appearance
   size_t period = 0;             // smallest repeating unit of `cells` (1: uniform); 0: none
-  bool post_norm = false;        // norm after the residual add (BERT family) rather than before the part
+  NormPlacement norms;
   // Towers and the projector, in the order the input flows through them; the encoder of an encoder-decoder
   // (whose output every decoder layer's cross-attention reads).
   std::vector<SideStack> towers;

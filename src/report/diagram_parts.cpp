@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/units.h"
+#include "model/tensor_placement.h"
 
 namespace ma::diagram {
 // ---- facts drawn from the report, "—" when unknown ------------------------------------------------------
@@ -59,17 +60,75 @@ std::string input_line(const ModelReport& r) {
   return "token ids";
 }
 
+const StackSummary* patch_stack(const ModelReport& r) {
+  if (r.architecture.vocab_size) return nullptr;
+  const StackSummary* found = nullptr;
+  for (const StackSummary& st : r.architecture.stacks)
+    if (st.patch_size && (st.role == StackRole::Encoder || st.role == StackRole::Decoder)) found = &st;
+  return found;
+}
+
+std::string input_size_line(const ModelReport& r) {
+  if (const StackSummary* st = patch_stack(r); st && st->image_size)
+    return with_thousands(st->image_size) + " × " + with_thousands(st->image_size) + " px";
+  return "vocab " + diagram::dash_count(r.architecture.vocab_size);
+}
+
+std::vector<std::string> embedding_lines(const ModelReport& r) {
+  const ArchitectureDetails& a = r.architecture;
+  std::vector<std::string> lines;
+  const StackSummary* st = patch_stack(r);
+  if (!st) {
+    lines.push_back(diagram::dash_count(a.vocab_size) + " × " + diagram::dash_count(a.hidden_size));
+  } else {
+    // A patch of P×P pixels projected to the hidden width; the record has no channel count (yet).
+    const std::string p = with_thousands(st->patch_size);
+    lines.push_back("patch " + p + "×" + p + " → " + diagram::dash_count(a.hidden_size));
+    const uint64_t positions = first_nonzero(st->positions, a.max_position_embeddings);
+    const uint64_t side = st->image_size / st->patch_size, patches = side * side;
+    // ViT's [CLS] (and DeiT's [DIST]) take positions beside the patches.
+    if (positions && patches && positions > patches)
+      lines.push_back(with_thousands(patches) + " patches + " +
+                      (positions - patches == 1 ? std::string("[CLS]")
+                                                : with_thousands(positions - patches) + " tokens"));
+    else if (positions)
+      lines.push_back(with_thousands(positions) + " positions");
+  }
+  if (a.position_embedding == "learned" || a.position_embedding == "sinusoidal")
+    lines.push_back("+ " + a.position_embedding + " positions");
+  if (a.tie_word_embeddings) lines.push_back("tied with the head");
+  return lines;
+}
+
+std::vector<std::string> head_lines(const ModelReport& r, bool one_line) {
+  const std::string h = diagram::dash_count(r.architecture.hidden_size);
+  // An image classifier's labels are not in the record (yet): its head maps to the classes.
+  const bool classes =
+      patch_stack(r) && r.arch.architecture.find("ForImageClassification") != std::string::npos;
+  if (one_line)
+    return {h + " → " + (classes ? "class" : diagram::dash_count(r.architecture.vocab_size)) + " logits"};
+  return {h + " → " + (classes ? "classes" : diagram::dash_count(r.architecture.vocab_size)), "→ logits"};
+}
+
+namespace {
+
+// "RoPE θ 500,000 · yarn ×64"; `parenthesised`: "RoPE θ 500,000 (yarn ×64)", one fact among others.
+std::string rope_text(const ArchitectureDetails& a, bool parenthesised) {
+  std::string s = "RoPE";
+  if (a.rope && a.rope->theta > 0) s += " θ " + plain_number(a.rope->theta);
+  if (a.rope && !a.rope->type.empty() && a.rope->type != "default") {
+    std::string type = a.rope->type;
+    if (a.rope->factor) type += " ×" + plain_number(*a.rope->factor);
+    s += parenthesised ? " (" + type + ")" : " · " + type;
+  }
+  return s;
+}
+
+}  // namespace
+
 std::string position_line(const ModelReport& r) {
   const ArchitectureDetails& a = r.architecture;
-  if (a.position_embedding == "rope" || a.rope) {
-    std::string s = "RoPE";
-    if (a.rope && a.rope->theta > 0) s += " θ " + plain_number(a.rope->theta);
-    if (a.rope && !a.rope->type.empty() && a.rope->type != "default") {
-      s += " · " + a.rope->type;
-      if (a.rope->factor) s += " ×" + plain_number(*a.rope->factor);
-    }
-    return s;
-  }
+  if (a.position_embedding == "rope" || a.rope) return rope_text(a, false);
   if (a.position_embedding == "learned") return "learned positions";
   if (a.position_embedding == "sinusoidal") return "sinusoidal positions";
   if (a.position_embedding == "alibi") return "ALiBi position bias";
@@ -78,16 +137,137 @@ std::string position_line(const ModelReport& r) {
   return "";
 }
 
-std::string heads_line(const ModelReport& r) {
-  std::string s = diagram::dash_count(heads(r)) + " heads";
-  if (kv_heads(r) && kv_heads(r) != heads(r)) s += " · " + with_thousands(kv_heads(r)) + " KV";
-  if (head_dim(r)) s += " · dim " + with_thousands(head_dim(r));
+void ValueRange::add(uint64_t v) {
+  if (!v) return;
+  lo = lo ? std::min(lo, v) : v;
+  hi = std::max(hi, v);
+}
+
+void ValueRange::add(const ValueRange& o) {
+  add(o.lo);
+  add(o.hi);
+}
+
+std::string ValueRange::text() const {
+  if (!known()) return "—";
+  return lo == hi ? with_thousands(hi) : with_thousands(lo) + "-" + with_thousands(hi);
+}
+
+bool AttentionVariant::same_shape(const AttentionVariant& o) const {
+  return heads == o.heads && kv_heads == o.kv_heads && head_dim == o.head_dim && rope == o.rope &&
+         keys_are_values == o.keys_are_values;
+}
+
+namespace {
+
+// The rotary embedding of one attention layer, as one fact of its variant's line: "RoPE θ 10,000",
+// "RoPE θ 500,000 (yarn ×64)" (no " · " inside, where the line may be broken). Gemma-3/4's windowed layers
+// rotate with a base of their own (rope_local_base_freq, rope_parameters.sliding_attention) and plain RoPE;
+// the scaling type is the full layers'.
+std::string variant_rope(const ModelReport& r, const LayerSpec& l) {
+  const ArchitectureDetails& a = r.architecture;
+  if (l.attention.window && a.rope && a.rope->local_theta)
+    return "RoPE θ " + plain_number(*a.rope->local_theta);
+  if (a.position_embedding == "rope" || a.rope) return rope_text(a, true);
+  return position_line(r);
+}
+
+std::string span_text(const AttentionShape& a) {
+  if (!a.window) return "full";
+  return std::string(a.span == Span::Chunked ? "chunked " : "sliding ") + with_thousands(a.window);
+}
+
+}  // namespace
+
+std::vector<AttentionVariant> attention_variants(const ModelReport& r, const DiagramModel& m,
+                                                 const diagram::BlockKind& k) {
+  const std::vector<LayerSpec>& layers = r.arch.layers();
+  std::vector<AttentionVariant> out;
+  for (int part : k.mixer_parts) {
+    AttentionVariant v;
+    v.part = part;
+    for (uint32_t i : k.indices) {
+      if (i >= layers.size() || m.cells[i].mixer != part || layers[i].mixer != Mixer::Attention) continue;
+      const AttentionShape& a = layers[i].attention;
+      if (v.layers++ == 0) {
+        v.span = span_text(a);
+        v.rope = variant_rope(r, layers[i]);
+        v.keys_are_values = a.keys_are_values;
+      }
+      v.heads.add(a.heads);
+      v.kv_heads.add(a.kv_heads);
+      v.head_dim.add(a.head_dim);
+    }
+    if (v.layers == 0) continue;
+    // A layer without its own shape (no config: GGUF metadata, bare weights) has the model's.
+    if (!v.heads.known()) v.heads.add(heads(r));
+    if (!v.kv_heads.known()) v.kv_heads.add(kv_heads(r));
+    if (!v.head_dim.known()) v.head_dim.add(head_dim(r));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::string heads_line(const ModelReport& r, const std::vector<AttentionVariant>& variants) {
+  ValueRange h, kv, dim;
+  for (const AttentionVariant& v : variants) {
+    h.add(v.heads);
+    kv.add(v.kv_heads);
+    dim.add(v.head_dim);
+  }
+  if (variants.empty()) {
+    h.add(heads(r));
+    kv.add(kv_heads(r));
+    dim.add(head_dim(r));
+  }
+  std::string s = h.text() + " heads";
+  if (kv.known() && kv != h) s += " · " + kv.text() + " KV";
+  if (dim.known()) s += " · dim " + dim.text();
   return s;
 }
 
-std::string ffn_dims(const ModelReport& r, uint64_t inner) {
-  return diagram::dash_count(r.architecture.hidden_size) + " → " + diagram::dash_count(inner) + " → " +
+ValueRange ffn_widths(const ModelReport& r, const std::vector<uint32_t>& layers) {
+  const std::vector<LayerSpec>& all = r.arch.layers();
+  ValueRange w;
+  for (uint32_t i : layers)
+    if (i < all.size() && all[i].ffn.kind == Ffn::Dense) w.add(all[i].ffn.intermediate);
+  if (!w.known()) w.add(r.architecture.intermediate_size);
+  return w;
+}
+
+ValueRange expert_widths(const ModelReport& r, const std::vector<uint32_t>& layers) {
+  const std::vector<LayerSpec>& all = r.arch.layers();
+  ValueRange w;
+  for (uint32_t i : layers)
+    if (i < all.size() && all[i].ffn.kind == Ffn::Moe) w.add(all[i].ffn.expert_intermediate);
+  if (!w.known() && r.moe) w.add(r.moe->expert_intermediate_size);
+  return w;
+}
+
+std::string ffn_dims(const ModelReport& r, const ValueRange& inner) {
+  return diagram::dash_count(r.architecture.hidden_size) + " → " + inner.text() + " → " +
          diagram::dash_count(r.architecture.hidden_size);
+}
+
+std::vector<std::string> wrap_at_dots(const std::string& text, double width, double size) {
+  static const std::string kDot = " · ";
+  if (text_width(text, size) <= width) return {text};
+  std::vector<std::string> lines;
+  std::string line;
+  for (size_t at = 0; at <= text.size();) {
+    size_t end = text.find(kDot, at);
+    if (end == std::string::npos) end = text.size();
+    const std::string part = text.substr(at, end - at);
+    if (!line.empty() && text_width(line + kDot + part, size) > width) {
+      lines.push_back(line);
+      line = part;
+    } else {
+      line += (line.empty() ? "" : kDot) + part;
+    }
+    at = end + kDot.size();
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
 }
 
 std::string moe_line(const ModelReport& r) {
@@ -103,26 +283,116 @@ std::string shared_line(const ModelReport& r) {
   return "+ " + with_thousands(n) + (n == 1 ? " shared expert" : " shared experts");
 }
 
+namespace {
+
+// The attention card's lines. Variants that differ in shape or rotary base (Gemma-4: sliding layers 16 KV
+// heads of 256, full layers 4 of 512 with their own base) get a line each; alike ones share the heads and
+// position lines, and are only counted.
+void attention_lines(const ModelReport& r, const DiagramModel& m, const diagram::BlockKind& k, bool detailed,
+                     PartText& t) {
+  const std::vector<AttentionVariant> variants = attention_variants(r, m, k);
+  const bool differ = std::any_of(variants.begin(), variants.end(),
+                                  [&](const AttentionVariant& v) { return !v.same_shape(variants.front()); });
+  if (!detailed || !differ) {
+    t.lines.push_back(heads_line(r, variants));
+    if (!detailed) return;
+    if (std::string p = position_line(r); !p.empty() && r.architecture.position_embedding != "learned" &&
+                                          r.architecture.position_embedding != "sinusoidal")
+      t.lines.push_back(p);
+    // The variants among this kind's layers, counted there (Llama-4's dense layers hold 24 of its 36
+    // chunked ones).
+    if (variants.size() > 1 || (variants.size() == 1 && k.spec.attention.window)) {
+      std::string s;
+      for (const AttentionVariant& v : variants)
+        s += (s.empty() ? "" : " · ") + with_thousands(v.layers) + "× " +
+             m.parts[static_cast<size_t>(v.part)].label;
+      t.lines.push_back(s);
+    }
+    return;
+  }
+  const bool same_heads = std::all_of(variants.begin(), variants.end(), [&](const AttentionVariant& v) {
+    return v.heads == variants.front().heads;
+  });
+  if (same_heads) t.lines.push_back(variants.front().heads.text() + " heads");
+  for (const AttentionVariant& v : variants) {
+    std::vector<std::string> facts;
+    if (!same_heads) facts.push_back(v.heads.text() + " heads");
+    if (v.kv_heads.known() && v.kv_heads != v.heads) facts.push_back(v.kv_heads.text() + " KV");
+    if (v.head_dim.known()) facts.push_back("dim " + v.head_dim.text());
+    if (v.keys_are_values) facts.push_back("K = V");
+    if (!v.rope.empty()) facts.push_back(v.rope);
+    std::string s = with_thousands(v.layers) + "× " + v.span + ":";
+    for (size_t i = 0; i < facts.size(); ++i) s += (i ? " · " : " ") + facts[i];
+    t.lines.push_back(s);
+  }
+}
+
+// The shape of a state-space or linear-attention mixer, as far as the record has it: d_inner and d_state,
+// then the heads (Mamba-2, gated DeltaNet), the conv window and Mamba-1's dt rank.
+std::vector<std::string> state_lines(const LayerSpec& l) {
+  const StateShape& st = l.state;
+  std::vector<std::string> lines;
+  std::string size;
+  if (st.inner) size = "d_inner " + with_thousands(st.inner);
+  if (st.state) size += (size.empty() ? "" : " · ") + std::string("d_state ") + with_thousands(st.state);
+  if (l.mixer == Mixer::LinearAttention && st.key_heads && st.value_heads)
+    size = with_thousands(st.key_heads) + " QK heads × " + with_thousands(st.key_head_dim) + " · " +
+           with_thousands(st.value_heads) + " V heads × " + with_thousands(st.value_head_dim);
+  if (!size.empty()) lines.push_back(size);
+  std::string more;
+  if (l.mixer == Mixer::Mamba2 && st.heads)
+    more = with_thousands(st.heads) + " heads × " + with_thousands(st.head_dim);
+  if (l.mixer == Mixer::Mamba2 && st.groups)
+    more += (more.empty() ? "" : " · ") + with_thousands(st.groups) + (st.groups == 1 ? " group" : " groups");
+  if (st.conv_kernel)
+    more += (more.empty() ? "" : " · ") + std::string("conv ") + std::to_string(st.conv_kernel);
+  if (st.dt_rank) more += (more.empty() ? "" : " · ") + std::string("dt rank ") + with_thousands(st.dt_rank);
+  if (!more.empty()) lines.push_back(more);
+  return lines;
+}
+
+// The projections an adapter's LoRA pairs sit on, by the block of the module they adapt
+// ("model.layers.0.self_attn.q_proj.lora_A.weight": q_proj in the attention), each name once.
+std::vector<std::string> adapted_modules(const AdapterSummary& a, bool attention) {
+  std::vector<std::string> names;
+  for (const auto& [name, shape] : a.lora_weights) {
+    const size_t at = name.find(".lora_A.");
+    if (at == std::string::npos) continue;
+    const Block b = place_tensor(name).block;
+    const bool in_attention = b == Block::Attention || b == Block::CrossAttention;
+    const bool in_ffn = b == Block::Mlp || b == Block::MoeExpert || b == Block::SharedExpert;
+    if (attention ? !in_attention : !in_ffn) continue;
+    const std::string module = name.substr(0, at);
+    const std::string leaf = module.substr(module.rfind('.') + 1);
+    if (std::find(names.begin(), names.end(), leaf) == names.end()) names.push_back(leaf);
+  }
+  return names;
+}
+
+}  // namespace
+
+std::string adapter_line(const ModelReport& r, bool attention) {
+  if (!r.adapter || !r.adapter->r) return "";
+  const std::vector<std::string> names = adapted_modules(*r.adapter, attention);
+  if (names.empty()) return "";
+  const std::string type = r.adapter->peft_type == "LORA" ? "LoRA" : r.adapter->peft_type;
+  std::string s = type + " r " + with_thousands(r.adapter->r) + ":";
+  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : " ") + names[i];
+  return s;
+}
+
 PartText mixer_text(const ModelReport& r, const DiagramModel& m, const diagram::BlockKind& k, bool detailed) {
   const LayerSpec& l = k.spec;
   PartText t;
   if (l.mixer == Mixer::Attention) {
     t.title = diagram::attention_name(l);
-    t.lines.push_back(heads_line(r));
+    attention_lines(r, m, k, detailed, t);
     if (!detailed) return t;
-    if (std::string p = position_line(r); !p.empty() && r.architecture.position_embedding != "learned" &&
-                                          r.architecture.position_embedding != "sinusoidal")
-      t.lines.push_back(p);
-    // Sliding and full variants within this kind of layer, with their counts.
-    if (k.mixer_parts.size() > 1 || (k.mixer_parts.size() == 1 && k.spec.attention.window)) {
-      std::string s;
-      for (int pi : k.mixer_parts) {
-        const LayerPart& part = m.parts[static_cast<size_t>(pi)];
-        s += (s.empty() ? "" : " · ") + with_thousands(part.layers) + "× " + part.label;
-      }
-      t.lines.push_back(s);
-    }
-    if (r.architecture.attention_bias) t.lines.push_back("QKV bias");
+    // Which projections carry the bias the record does not say (yet): the card says there is one.
+    if (r.architecture.attention_bias) t.lines.push_back("with bias");
+    if (r.arch.attention_softcap > 0)
+      t.lines.push_back("scores soft-capped at " + plain_number(r.arch.attention_softcap));
+    if (std::string lora = adapter_line(r, true); !lora.empty()) t.lines.push_back(lora);
     if (l.parallel != Mixer::None && l.mixers_in_sequence)
       t.lines.push_back("then a " + std::string(mixer_title(l.parallel)) + " mixer on the block's output");
     else if (l.parallel != Mixer::None)
@@ -131,13 +401,21 @@ PartText mixer_text(const ModelReport& r, const DiagramModel& m, const diagram::
   }
   if (l.mixer == Mixer::Mamba || l.mixer == Mixer::Mamba2) {
     t.title = std::string(mixer_title(l.mixer)) + " mixer (SSM)";
+    const std::vector<std::string> shape = state_lines(l);
+    if (!detailed) {  // one line in the simple style: the shape where it is known
+      t.lines.push_back(shape.empty() ? "selective state space" : shape.front());
+      return t;
+    }
     t.lines.push_back("selective state space");
-    if (detailed) t.lines.push_back("fixed state, no KV cache");
+    t.lines.insert(t.lines.end(), shape.begin(), shape.end());
+    t.lines.push_back("fixed state, no KV cache");
     return t;
   }
   if (l.mixer == Mixer::LinearAttention) {
     t.title = mixer_title(l.mixer);
     t.lines.push_back("fixed-size state, no KV cache");
+    if (detailed)
+      for (const std::string& line : state_lines(l)) t.lines.push_back(line);
     return t;
   }
   if (l.mixer == Mixer::ShortConv) {
@@ -175,7 +453,8 @@ PartText cross_attention_text(const AttentionShape& a) {
   return {"Cross-attention", {heads, "keys and values from the encoder"}};
 }
 
-PartText ffn_text(const ModelReport& r, const LayerSpec& l, bool detailed) {
+PartText ffn_text(const ModelReport& r, const diagram::BlockKind& k, bool detailed) {
+  const LayerSpec& l = k.spec;
   PartText t;
   const std::string& act = r.architecture.activation;
   if (l.ffn.kind == Ffn::Moe) {
@@ -183,10 +462,10 @@ PartText ffn_text(const ModelReport& r, const LayerSpec& l, bool detailed) {
     t.lines.push_back(moe_line(r));
     if (std::string s = shared_line(r); !s.empty()) t.lines.push_back(s);
     if (detailed) {
-      const uint64_t inner = r.moe ? r.moe->expert_intermediate_size : 0;
-      t.lines.push_back("expert FFN " + diagram::dash_count(inner));
+      t.lines.push_back("expert FFN " + expert_widths(r, k.indices).text());
       if (r.moe && r.moe->parameters_per_expert)
         t.lines.push_back(human_count(r.moe->parameters_per_expert) + " params per expert");
+      if (std::string lora = adapter_line(r, false); !lora.empty()) t.lines.push_back(lora);
     }
     return t;
   }
@@ -194,8 +473,10 @@ PartText ffn_text(const ModelReport& r, const LayerSpec& l, bool detailed) {
     const bool gated = r.architecture.mlp_type == "gated";
     t.title = gated ? "Gated MLP" : "MLP";
     if (!act.empty()) t.title += " (" + act + ")";
-    t.lines.push_back(ffn_dims(r, r.architecture.intermediate_size));
+    // Each layer's own width: DeciLM's (Nemotron-Super-49B) differ from layer to layer.
+    t.lines.push_back(ffn_dims(r, ffn_widths(r, k.indices)));
     if (detailed && r.architecture.mlp_bias) t.lines.push_back("with bias");
+    if (std::string lora = adapter_line(r, false); detailed && !lora.empty()) t.lines.push_back(lora);
     return t;
   }
   t.title = ffn_name(l.ffn.kind);

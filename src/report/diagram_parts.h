@@ -61,11 +61,61 @@ std::string head_title(const ModelReport& r);
 
 std::string input_line(const ModelReport& r);
 
+// The stack a vision encoder (ViT) embeds image patches into, when the model has no vocabulary; else null.
+const StackSummary* patch_stack(const ModelReport& r);
+
+// The input box's second line: the vocabulary, or a vision encoder's image size.
+std::string input_size_line(const ModelReport& r);
+
+// The embedding box: "vocab × hidden" or a vision encoder's "patch 16×16 → 768" and its positions, the
+// position table, the tie with the head.
+std::vector<std::string> embedding_lines(const ModelReport& r);
+
+// The head's mapping, on one line ("4,096 → 128,256 logits", an image classifier's "768 → class logits") or
+// two ("4,096 → 128,256", "→ logits").
+std::vector<std::string> head_lines(const ModelReport& r, bool one_line);
+
 std::string position_line(const ModelReport& r);
 
-std::string heads_line(const ModelReport& r);
+// The smallest and largest of some counts, unknown (0) ones left out: "16", or "4-16" where layers differ.
+struct ValueRange {
+  uint64_t lo = 0, hi = 0;
+  void add(uint64_t v);
+  void add(const ValueRange& o);
+  bool known() const { return hi != 0; }
+  bool operator==(const ValueRange&) const = default;
+  std::string text() const;  // "—" when unknown
+};
 
-std::string ffn_dims(const ModelReport& r, uint64_t inner);
+// One attention variant of a kind of layer (Gemma's sliding and full layers): how many layers, and their own
+// heads, KV heads, head dim and rotary base as the record's layers give them (the model-wide values where a
+// layer leaves one unknown).
+struct AttentionVariant {
+  int part = -1;     // its index in DiagramModel::parts
+  std::string span;  // "sliding 1,024", "chunked 8,192", "full"
+  size_t layers = 0;
+  ValueRange heads, kv_heads, head_dim;
+  std::string rope;  // "RoPE θ 10,000"; the position line for every variant without a base of its own
+  bool keys_are_values = false;  // Gemma-4's full layers (attention_k_eq_v): V is K
+  bool same_shape(const AttentionVariant& o) const;
+};
+
+std::vector<AttentionVariant> attention_variants(const ModelReport& r, const DiagramModel& m,
+                                                 const diagram::BlockKind& k);
+
+// "32 heads · 8 KV · dim 128" of all the variants together ("4-16 KV" where they differ).
+std::string heads_line(const ModelReport& r, const std::vector<AttentionVariant>& variants);
+
+// The dense FFN widths of layers, their own where the record has them, else the model's intermediate size.
+ValueRange ffn_widths(const ModelReport& r, const std::vector<uint32_t>& layers);
+// The same for the routed experts of MoE layers.
+ValueRange expert_widths(const ModelReport& r, const std::vector<uint32_t>& layers);
+
+std::string ffn_dims(const ModelReport& r, const ValueRange& inner);
+
+// A text that would not fit `width` at `size` broken into lines at its " · " separators, each part as long
+// as fits (a part longer than the width alone stays whole, for the box to shrink).
+std::vector<std::string> wrap_at_dots(const std::string& text, double width, double size);
 
 std::string moe_line(const ModelReport& r);
 
@@ -73,7 +123,10 @@ std::string shared_line(const ModelReport& r);
 
 PartText mixer_text(const ModelReport& r, const DiagramModel& m, const diagram::BlockKind& k, bool detailed);
 
-PartText ffn_text(const ModelReport& r, const LayerSpec& l, bool detailed);
+PartText ffn_text(const ModelReport& r, const diagram::BlockKind& k, bool detailed);
+
+// A PEFT adapter's projections in one kind of block ("LoRA r 4: q_proj, v_proj"); "" when it adapts none.
+std::string adapter_line(const ModelReport& r, bool attention);
 
 // A decoder layer's attention to the encoder's output.
 PartText cross_attention_text(const AttentionShape& a);

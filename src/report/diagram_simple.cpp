@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "core/units.h"
 #include "report/diagram_parts.h"
@@ -14,12 +15,84 @@ struct Stat {
   std::string label, value, note;
 };
 
+// The feed-forward width under the hidden size: the experts' (MoE), the MLPs' (their range where layers
+// differ), a state-space model's d_inner where no layer has an MLP.
+std::string ffn_note(const ModelReport& r) {
+  const std::vector<LayerSpec>& layers = r.arch.layers();
+  std::vector<uint32_t> all(layers.size());
+  for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (r.moe) {
+    const ValueRange w = expert_widths(r, all);
+    if (w.known()) return "expert FFN " + w.text();
+  }
+  const bool mlp = layers.empty() || std::any_of(layers.begin(), layers.end(),
+                                                 [](const LayerSpec& l) { return l.ffn.kind != Ffn::None; });
+  if (mlp) {
+    const ValueRange w = ffn_widths(r, all);
+    return w.known() ? "FFN " + w.text() : "";
+  }
+  if (r.ssm && !r.ssm->mixers.empty() && r.ssm->mixers.front().shape.inner)
+    return "no MLP · d_inner " + with_thousands(r.ssm->mixers.front().shape.inner);
+  return "no MLP";
+}
+
+// Heads and KV heads of every attention layer, ranges where variants differ (Gemma-4's full layers keep 4
+// KV heads of 512, its sliding ones 16 of 256).
+Stat heads_stat(const ModelReport& r, const DiagramModel& m) {
+  if (attention_free(r.attention) && !r.arch.layers().empty()) {
+    // "none (Mamba state-space layers only)": the value says none already.
+    std::string why = r.attention.attention_type;
+    if (why.starts_with("none (") && why.ends_with(")")) why = why.substr(6, why.size() - 7);
+    return {"Heads / KV heads", "none", why};
+  }
+  ValueRange h, kv, dim;
+  for (const diagram::BlockKind& k : m.kinds)
+    for (const AttentionVariant& v : attention_variants(r, m, k)) {
+      h.add(v.heads);
+      kv.add(v.kv_heads);
+      dim.add(v.head_dim);
+    }
+  if (!h.known()) h.add(heads(r));
+  if (!kv.known()) kv.add(kv_heads(r));
+  if (!dim.known()) dim.add(head_dim(r));
+  std::string note = dim.known() ? "head dim " + dim.text() : std::string();
+  if (!r.attention.attention_type.empty()) note += (note.empty() ? "" : " · ") + r.attention.attention_type;
+  return {"Heads / KV heads", h.text() + " / " + kv.text(), note};
+}
+
+// The position encoding; the sliding layers' own rotary base where they have one (Gemma-3/4).
+std::string context_note(const ModelReport& r) {
+  std::string note = position_line(r);
+  const std::optional<RopeSpec>& rope = r.architecture.rope;
+  if (!note.empty() && rope && rope->local_theta) note += "; sliding θ " + plain_number(*rope->local_theta);
+  return note;
+}
+
+Stat kv_stat(const ModelReport& r) {
+  const MemoryReport& mem = r.memory;
+  if (encoder_only(r) && mem.kv_cache_per_token_bytes == 0)
+    return {"KV cache / token", "none", "encoder: no generation cache"};
+  // Mamba: a fixed state per sequence, nothing per token.
+  if (mem.kv_known && mem.kv_cache_per_token_bytes == 0 && mem.state_bytes_per_sequence)
+    return {"KV cache / token", "none",
+            "state only: " + human_bytes(mem.state_bytes_per_sequence) + " per sequence"};
+  std::string note = mem.kv_cache_dtype;
+  if (mem.kv_cache_per_token_decompressed_bytes > mem.kv_cache_per_token_bytes)
+    note += (note.empty() ? "" : " · ") + std::string("latent (MLA)");
+  if (mem.state_bytes_per_sequence)
+    note += (note.empty() ? "" : " · ") + ("+ " + human_bytes(mem.state_bytes_per_sequence) + " state/seq");
+  return {"KV cache / token", diagram::dash_bytes(mem.kv_cache_per_token_bytes), note};
+}
+
 std::vector<Stat> key_stats(const ModelReport& r, const DiagramModel& m) {
   const ParameterCounts& p = r.parameters;
   const ArchitectureDetails& a = r.architecture;
   std::vector<Stat> st;
-  st.push_back(
-      {"Parameters", diagram::dash_params(p.total), p.total ? with_thousands(p.total) + " exact" : ""});
+  std::string exact = p.total ? with_thousands(p.total) + " exact" : "";
+  // A PEFT adapter: the total is the merged model's; what the adapter trains is said beside it.
+  if (r.adapter && r.adapter->parameters)
+    exact += (exact.empty() ? "" : " · ") + std::string("adapter ") + human_count(r.adapter->parameters);
+  st.push_back({"Parameters", diagram::dash_params(p.total), exact});
   if (p.active)
     st.push_back({"Active per token", diagram::dash_params(*p.active),
                   r.moe ? "top-" + diagram::dash_count(r.moe->experts_per_token) + " of " +
@@ -38,26 +111,13 @@ std::vector<Stat> key_stats(const ModelReport& r, const DiagramModel& m) {
                   "encoder + decoder"});
   else
     st.push_back({"Layers", diagram::dash_count(m.num_layers), kinds.empty() ? a.architecture_type : kinds});
-  const uint64_t inner =
-      r.moe && r.moe->expert_intermediate_size ? r.moe->expert_intermediate_size : a.intermediate_size;
-  st.push_back({"Hidden size", diagram::dash_count(a.hidden_size),
-                inner ? (r.moe ? "expert FFN " : "FFN ") + with_thousands(inner) : ""});
-  st.push_back(
-      {"Heads / KV heads", diagram::dash_count(heads(r)) + " / " + diagram::dash_count(kv_heads(r)),
-       (head_dim(r) ? "head dim " + with_thousands(head_dim(r)) : std::string()) +
-           (r.attention.attention_type.empty() ? ""
-                                               : (head_dim(r) ? " · " : "") + r.attention.attention_type)});
-  st.push_back({"Context", diagram::dash_count(a.max_position_embeddings), position_line(r)});
-  std::string kv_note = r.memory.kv_cache_dtype;
-  if (r.memory.kv_cache_per_token_decompressed_bytes > r.memory.kv_cache_per_token_bytes)
-    kv_note += (kv_note.empty() ? "" : " · ") + std::string("latent (MLA)");
-  if (r.memory.state_bytes_per_sequence)
-    kv_note += (kv_note.empty() ? "" : " · ") +
-               ("+ " + human_bytes(r.memory.state_bytes_per_sequence) + " state/seq");
-  if (encoder_only(r) && r.memory.kv_cache_per_token_bytes == 0)
-    st.push_back({"KV cache / token", "none", "encoder: no generation cache"});
+  st.push_back({"Hidden size", diagram::dash_count(a.hidden_size), ffn_note(r)});
+  st.push_back(heads_stat(r, m));
+  if (!r.capabilities.position_limit)
+    st.push_back({"Context", "no limit", "state-space layers only"});
   else
-    st.push_back({"KV cache / token", diagram::dash_bytes(r.memory.kv_cache_per_token_bytes), kv_note});
+    st.push_back({"Context", diagram::dash_count(a.max_position_embeddings), context_note(r)});
+  st.push_back(kv_stat(r));
   const Estimate* bf16 = find_estimate(r.memory.weights, "weights_bf16");
   const Estimate* stored = find_estimate(r.memory.weights, "weights_stored");
   std::string wnote;
@@ -76,40 +136,56 @@ void stat_card(Svg& s, const Rect& b, const Stat& st, const std::string& accent)
   if (!st.note.empty()) s.fit(b.x + 24, b.y + 108, tw, st.note, style(14, kFaint, false, Anchor::Start, 11));
 }
 
-// One sub-layer drawn as a horizontal row: [norm] → [part] → ⊕ (pre-norm) or [part] → ⊕ → [norm] (post-norm),
-// entered at (x, y + h/2), with the residual path from the entry to the add running above or below the row.
-// Returns the centre x of the add.
-double residual_row(Svg& s, double x, double w, double y, double h, const std::string& norm,
-                    const PartText& part, const Palette& pal, bool post_norm, bool arch_above) {
-  const double norm_w = 112, gap = 30, add_r = 13, cy = y + h / 2;
-  const double part_w = w - norm_w - 2 * gap - 2 * add_r - 18;
-  Rect norm_box, part_box;
-  double add_x;
-  const double entry = x + 18;
-  if (!post_norm) {
-    norm_box = {entry, y, norm_w, h};
-    part_box = {norm_box.right() + gap, y, part_w, h};
-    add_x = part_box.right() + gap + add_r;
-  } else {
-    part_box = {entry, y, part_w, h};
-    add_x = part_box.right() + gap + add_r;
-    norm_box = {add_x + add_r + gap, y, norm_w, h};
-  }
-  const double arch = arch_above ? y - 16 : y + h + 16;
+// Where a row's output leaves it: the add's right side (pre-norm, sandwich: below the add, the residual of
+// the row comes in), or the bottom of the norm after the add (post-norm).
+struct RowExit {
+  double x, y;
+  bool sideways;
+};
+
+// One sub-layer drawn as a horizontal row, entered at (x, y + h/2): [norm] → [part] → ⊕ (pre-norm),
+// [norm] → [part] → [norm] → ⊕ (Gemma's sandwich) or [part] → ⊕ → [norm] (post-norm), with the residual
+// path from the entry to the add running above or below the row.
+RowExit residual_row(Svg& s, double x, double w, double y, double h, const std::string& norm,
+                     const PartText& part, const Palette& pal, const NormPlacement& norms, bool arch_above) {
+  const double gap = 30, add_r = 13, cy = y + h / 2, entry = x + 18;
+  const int norm_count = int{norms.before} + int{norms.after_part} + int{norms.after_add};
+  const double norm_w = norm_count > 1 ? 92 : 112;  // two norms in a row leave the part its room
+  const double part_w = w - 18 - norm_w * norm_count - gap * (norm_count + 1) - 2 * add_r;
+  const double add_x = entry + (norms.before ? norm_w + gap : 0) + part_w + gap +
+                       (norms.after_part ? norm_w + gap : 0) + add_r;
+  // Below the row, the residual keeps clear of the connector to the next row (in the middle of the gap).
+  const double arch = arch_above ? y - 16 : y + h + 10;
   const double add_edge = arch_above ? cy - add_r - 1 : cy + add_r + 1;
   s.elbow_arrow({x, cy, x, arch, add_x, arch, add_x, add_edge}, "#94a3b8", 1.5);
   s.arrow(x, cy, entry - 2, cy, "#64748b", 2);
-  box(s, norm_box, kNorm, norm, {}, 14);
-  box(s, part_box, pal, part.title, {part.lines.empty() ? std::string() : part.lines.front()}, 15, 13);
-  if (!post_norm) {
-    s.arrow(norm_box.right(), cy, part_box.x - 2, cy);
-    s.arrow(part_box.right(), cy, add_x - add_r - 2, cy);
-  } else {
-    s.arrow(part_box.right(), cy, add_x - add_r - 2, cy);
-    s.arrow(add_x + add_r, cy, norm_box.x - 2, cy);
-  }
+  // Left to right, each element entered by an arrow from the last one's right edge.
+  double at = entry;
+  RowExit out{add_x + add_r, cy, true};
+  auto next = [&](double width) {
+    if (at > entry) s.arrow(at - gap, cy, at - 2, cy);
+    const Rect b{at, y, width, h};
+    at = b.right() + gap;
+    return b;
+  };
+  auto norm_box = [&] {
+    const Rect b = next(norm_w);
+    box(s, b, kNorm, norm, {}, 14);
+    return b;
+  };
+  if (norms.before) norm_box();
+  box(s, next(part_w), pal, part.title, {part.lines.empty() ? std::string() : part.lines.front()}, 15, 13);
+  if (norms.after_part) norm_box();
+  s.arrow(at - gap, cy, add_x - add_r - 2, cy);
   plus_node(s, add_x, cy, add_r);
-  return add_x;
+  at = add_x + add_r + gap;
+  if (norms.after_add) {
+    s.arrow(add_x + add_r, cy, at - 2, cy);
+    const Rect b{at, y, norm_w, h};
+    box(s, b, kNorm, norm, {}, 14);
+    out = {b.cx(), b.bottom(), false};  // post-norm: the next row reads the norm's output
+  }
+  return out;
 }
 
 void simple_stack(Svg& s, const ModelReport& r, const DiagramModel& m, const Rect& b) {
@@ -129,7 +205,7 @@ void simple_stack(Svg& s, const ModelReport& r, const DiagramModel& m, const Rec
     std::vector<std::pair<PartText, Palette>> rows;
     if (k.spec.mixer != Mixer::None) rows.emplace_back(mixer_text(r, m, k, false), mixer_palette(m, k));
     if (k.spec.cross_attention) rows.emplace_back(cross_attention_text(*k.spec.cross_attention), kTower);
-    if (k.spec.ffn.kind != Ffn::None) rows.emplace_back(ffn_text(r, k.spec, false), ffn_palette(m, k.spec));
+    if (k.spec.ffn.kind != Ffn::None) rows.emplace_back(ffn_text(r, k, false), ffn_palette(m, k.spec));
     const double row_h = rows.size() > 2 ? 52 : 62, row_gap = rows.size() > 2 ? 40 : 48;
     // Rows centred in the room under the title (above the strip when there is one).
     const double room_top = b.y + 60, room_bottom = varied ? b.bottom() - 70 : b.bottom() - 10;
@@ -137,16 +213,19 @@ void simple_stack(Svg& s, const ModelReport& r, const DiagramModel& m, const Rec
                           static_cast<double>(rows.size() - 1) * (row_gap - 32);
     const double y0 = std::max(b.y + 84, room_top + (room_bottom - room_top - rows_h) / 2 + 16);
     const double rx = ix + 4, rw = iw - 4;
-    double prev_add = -1;
+    std::optional<RowExit> prev;
     for (size_t i = 0; i < rows.size(); ++i) {
       const double y = y0 + static_cast<double>(i) * (row_h + row_gap);
-      if (prev_add >= 0) {
-        // From the previous row's add down through the gap into this row's entry.
-        const double mid = y - row_gap / 2;
-        s.elbow_arrow({prev_add, y - row_gap + 13, prev_add, mid, rx, mid, rx, y + row_h / 2 - 10}, "#64748b",
-                      2);
+      if (prev) {
+        // From where the previous row's output leaves it, down through the gap into this row's entry.
+        const double mid = y - row_gap / 2, entry = y + row_h / 2 - 10;
+        if (prev->sideways)
+          s.elbow_arrow({prev->x, prev->y, prev->x + 10, prev->y, prev->x + 10, mid, rx, mid, rx, entry},
+                        "#64748b", 2);
+        else
+          s.elbow_arrow({prev->x, prev->y, prev->x, mid, rx, mid, rx, entry}, "#64748b", 2);
       }
-      prev_add = residual_row(s, rx, rw, y, row_h, norm, rows[i].first, rows[i].second, m.post_norm, i == 0);
+      prev = residual_row(s, rx, rw, y, row_h, norm, rows[i].first, rows[i].second, m.norms, i == 0);
     }
     if (varied) {
       const double sy = b.bottom() - 60;
@@ -215,7 +294,7 @@ std::string render_simple(const ModelReport& r, const DiagramModel& m) {
     int kind;  // 0 input, 1 embedding, 2 stack, 3 norm, 4 head
   };
   std::vector<Item> items = {{150, 120, 0}, {220, 150, 1}, {600, 340, 2}};
-  if (!m.post_norm) items.push_back({140, 120, 3});
+  if (!m.norms.after_add) items.push_back({140, 120, 3});
   items.push_back({200, 150, 4});
   double total = 0;
   for (const Item& it : items) total += it.w;
@@ -227,15 +306,10 @@ std::string render_simple(const ModelReport& r, const DiagramModel& m) {
     if (i > 0) s.arrow(prev.right() + 6, cy, b.x - (items[i].kind == 2 ? 4 : 6), cy, "#64748b", 2.2);
     switch (items[i].kind) {
       case 0:
-        box(s, b, kIo, "Input", {input_line(r), "vocab " + diagram::dash_count(a.vocab_size)});
+        box(s, b, kIo, "Input", {input_line(r), input_size_line(r)});
         break;
       case 1: {
-        std::vector<std::string> lines = {diagram::dash_count(a.vocab_size) + " × " +
-                                          diagram::dash_count(a.hidden_size)};
-        if (a.position_embedding == "learned" || a.position_embedding == "sinusoidal")
-          lines.push_back("+ " + a.position_embedding + " positions");
-        if (a.tie_word_embeddings) lines.push_back("tied with the head");
-        box(s, b, kEmbedding, "Embedding", lines);
+        box(s, b, kEmbedding, "Embedding", embedding_lines(r));
         embedding = b;
         break;
       }
@@ -247,8 +321,7 @@ std::string render_simple(const ModelReport& r, const DiagramModel& m) {
         box(s, b, kNorm, "Final norm", {diagram::norm_name(a.norm_type)});
         break;
       default:
-        box(s, b, kHead, head_title(r),
-            {diagram::dash_count(a.hidden_size) + " → " + diagram::dash_count(a.vocab_size), "→ logits"});
+        box(s, b, kHead, head_title(r), head_lines(r, false));
     }
     prev = b;
     x += items[i].w + gap;

@@ -12,10 +12,14 @@
 namespace ma {
 namespace {
 
+// How a list shows tokens: as they are on the console; in Markdown with its markup characters escaped, so
+// that tokens holding backticks or asterisks do not turn the rest of the cell into code or bold.
+enum class TokenForm { Console, Markdown };
+
 // A token as shown in a list: quoted, control characters escaped, long ones cut.
-std::string shown(const RowRef& r) {
+std::string shown(const RowRef& r, TokenForm form) {
   if (r.token.empty()) return "#" + std::to_string(r.row);
-  std::string out = "\"";
+  std::string out;
   size_t n = 0;
   for (char c : r.token) {
     if (++n > 24) {
@@ -30,12 +34,12 @@ std::string shown(const RowRef& r) {
       out += c;
     }
   }
-  return out + "\"";
+  return "\"" + (form == TokenForm::Markdown ? markdown_literal(out) : out) + "\"";
 }
 
-std::string list(const std::vector<RowRef>& rows, size_t at_most = 8) {
+std::string list(const std::vector<RowRef>& rows, TokenForm form, size_t at_most = 8) {
   std::string out;
-  for (size_t i = 0; i < rows.size() && i < at_most; ++i) out += (i ? ", " : "") + shown(rows[i]);
+  for (size_t i = 0; i < rows.size() && i < at_most; ++i) out += (i ? ", " : "") + shown(rows[i], form);
   return out.empty() ? "-" : out;
 }
 
@@ -50,13 +54,13 @@ std::string clustering_text(const EmbeddingAnalysis& a) {
   return s;
 }
 
-std::vector<std::vector<std::string>> cluster_rows(const EmbeddingAnalysis& a) {
+std::vector<std::vector<std::string>> cluster_rows(const EmbeddingAnalysis& a, TokenForm form) {
   std::vector<std::vector<std::string>> rows;
   for (const ClusterSummary& c : a.clusters)
     rows.push_back(
         {std::to_string(c.id), with_thousands(c.size),
          fixed_decimals(100.0 * static_cast<double>(c.size) / static_cast<double>(a.rows), 1) + "%",
-         brief_number(c.center_norm), brief_number(c.mean_distance), list(c.examples)});
+         brief_number(c.center_norm), brief_number(c.mean_distance), list(c.examples, form)});
   return rows;
 }
 
@@ -66,7 +70,7 @@ const std::vector<std::string>& cluster_header() {
   return h;
 }
 
-std::vector<std::pair<std::string, std::string>> summary_fields(const EmbeddingAnalysis& a) {
+std::vector<std::pair<std::string, std::string>> summary_fields(const EmbeddingAnalysis& a, TokenForm form) {
   return {
       {"matrix", a.tensor + " (" + with_thousands(a.rows) + " x " + with_thousands(a.cols) + ")"},
       {"clusters", clustering_text(a)},
@@ -83,9 +87,9 @@ std::vector<std::pair<std::string, std::string>> summary_fields(const EmbeddingA
                         brief_number(a.norms.max) + "; mean " + brief_number(a.norms.mean) + ", std " +
                         brief_number(a.norms.std)},
       {"outlier norms", with_thousands(a.outlier_count) + " rows with modified z > " +
-                            brief_number(a.outlier_z) + ": " + list(a.outliers)},
+                            brief_number(a.outlier_z) + ": " + list(a.outliers, form)},
       {"near-zero rows", with_thousands(a.near_zero_count) + " rows with norm <= " +
-                             brief_number(a.near_zero_fraction) + " x median: " + list(a.near_zero)},
+                             brief_number(a.near_zero_fraction) + " x median: " + list(a.near_zero, form)},
       {"exact duplicates", with_thousands(a.duplicate_rows) + " rows in " +
                                with_thousands(a.duplicate_groups) + " groups of identical rows (largest " +
                                with_thousands(a.largest_duplicate_group) + ")"},
@@ -97,10 +101,10 @@ std::vector<std::pair<std::string, std::string>> summary_fields(const EmbeddingA
 std::string render_embeddings_console(const EmbeddingAnalysis& a, bool color) {
   ConsoleWriter w(color);
   w.heading("EMBEDDING ANALYSIS");
-  for (const auto& [label, value] : summary_fields(a)) w.field(label, value);
+  for (const auto& [label, value] : summary_fields(a, TokenForm::Console)) w.field(label, value);
   if (!a.tokens_known) w.footnote("no tokenizer.json beside the weights: rows are shown by id (#row)");
   w.heading("CLUSTERS");
-  w.table(cluster_header(), cluster_rows(a));
+  w.table(cluster_header(), cluster_rows(a, TokenForm::Console));
   if (a.elbow) {
     w.heading("ELBOW");
     std::vector<std::vector<std::string>> rows;
@@ -116,9 +120,9 @@ std::string render_embeddings_markdown(const EmbeddingAnalysis& a, const RunInfo
   MarkdownWriter w;
   w.heading(1, "Embeddings: " + display_name_of(a.model_id));
   w.paragraph(run_info_paragraph(run));
-  w.fields(summary_fields(a));
+  w.fields(summary_fields(a, TokenForm::Markdown));
   w.heading(2, "Clusters");
-  w.table(cluster_header(), cluster_rows(a));
+  w.table(cluster_header(), cluster_rows(a, TokenForm::Markdown));
   if (a.elbow) {
     w.heading(2, "Elbow");
     std::vector<std::vector<std::string>> rows;

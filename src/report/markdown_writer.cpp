@@ -1,5 +1,6 @@
 #include "report/markdown_writer.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace ma {
@@ -75,10 +76,78 @@ std::string markdown_text(std::string_view s, bool in_table) {
   return out;
 }
 
+// A link destination in <...> (CommonMark): spaces and parentheses may stand in it as they are; <, > and
+// the backslash are escaped, a line break (which no destination may hold) percent-encoded.
+std::string link_destination(std::string_view file) {
+  std::string out = "<";
+  for (char c : file) {
+    if (c == '<' || c == '>' || c == '\\') out += '\\';
+    if (c == '\n' || c == '\r')
+      out += c == '\n' ? "%0A" : "%0D";
+    else
+      out += c;
+  }
+  return out + ">";
+}
+
+// An image's alt text: brackets and backslashes escaped, so that a ] in a caption does not end it early
+// (other markup inside alt text is shown as plain text anyway).
+std::string alt_text(std::string_view caption) {
+  std::string out;
+  for (char c : caption) {
+    if (c == '[' || c == ']' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// `text` as a code span: fenced by one backtick more than its longest run of them, and padded with a space
+// where it starts or ends with one, so that a file name holding backticks shows whole.
+std::string code_span(std::string_view text) {
+  size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  const bool pad = !text.empty() && (text.front() == '`' || text.back() == '`');
+  return fence + (pad ? " " : "") + std::string(text) + (pad ? " " : "") + fence;
+}
+
 }  // namespace
 
 std::string markdown_cell(std::string_view s) {
   return markdown_text(s, true);
+}
+
+std::string markdown_literal(std::string_view s) {
+  static constexpr std::string_view kMarkup = "\\`*_[]~";
+  std::string out;
+  for (char c : s) {
+    if (kMarkup.find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string markdown_figure_path(const std::filesystem::path& figure, const std::filesystem::path& document) {
+  namespace fs = std::filesystem;
+  if (figure.empty() || figure == "-") return "";
+  if (document.empty() || document == "-") return figure.generic_string();
+  // Lexically, from the working directory: neither file need exist yet (both are written at the end).
+  const fs::path from = fs::absolute(document).lexically_normal().parent_path();
+  const fs::path relative = fs::absolute(figure).lexically_normal().lexically_relative(from);
+  return relative.empty() ? figure.generic_string() : relative.generic_string();
+}
+
+std::string markdown_figures(const std::vector<MarkdownFigure>& figures,
+                             const std::filesystem::path& document) {
+  MarkdownWriter body;
+  for (const MarkdownFigure& f : figures) body.figure("", markdown_figure_path(f.file, document), f.caption);
+  std::string links = body.take();
+  if (links.empty()) return "";
+  // After the document's last block, as heading() would start it there.
+  return "\n## Figures\n\n" + links;
 }
 
 void MarkdownWriter::heading(int level, std::string_view title) {
@@ -128,15 +197,15 @@ void MarkdownWriter::formula(std::string_view text) {
 }
 
 void MarkdownWriter::figure(std::string_view, std::string_view file, std::string_view caption) {
-  if (file.empty()) return;
+  if (file.empty() || file == "-") return;
   out_ += "![";
-  out_ += caption;
+  out_ += alt_text(caption);
   out_ += "](";
-  out_ += file;
-  out_ += ")\n\nFigure: `";
-  out_ += file;
-  out_ += "` (";
-  out_ += caption;
+  out_ += link_destination(file);
+  out_ += ")\n\nFigure: ";
+  out_ += code_span(file);
+  out_ += " (";
+  out_ += markdown_text(caption, false);
   out_ += ").\n\n";
 }
 

@@ -52,24 +52,54 @@ std::vector<size_t> label_order(const std::vector<RooflinePoint>& pts, size_t ma
   return idx;
 }
 
-// The bandwidth along the slope, 5 px above it, about a third of the way up.
-void slope_label(Svg& svg, Obstacles& obs, const Segment& slope, const RooflineSeries& s) {
+// The chain of small boxes that stands for a text of `width` centred on (cx, cy) along the direction
+// (ux, uy), its glyphs on the side the normal (uy, -ux) points to.
+std::vector<Box> text_along(double cx, double cy, double ux, double uy, double width, double font) {
+  std::vector<Box> chain;
+  for (double k = -width / 2; k <= width / 2; k += 6) {
+    const double bx = cx + ux * k + uy * font * 0.4, by = cy + uy * k - ux * font * 0.4;
+    chain.push_back(Box{bx - 4, by - 5, bx + 4, by + 5});
+  }
+  return chain;
+}
+
+// The bandwidth along the slope: 5 px above it about a third of the way up where that is free, else the
+// nearest free stretch above it, else the same below it. Memory-bound points sit on the slope by
+// construction, so a fixed spot would run under their markers. Where every stretch is taken, the panel's
+// subtitle names the bandwidth alone.
+void slope_label(Svg& svg, Obstacles& obs, const Box& area, const Segment& slope, const RooflineSeries& s) {
   const double f = 10.5;
   const double dx = slope.x2 - slope.x1, dy = slope.y2 - slope.y1, len = std::hypot(dx, dy);
   const std::string bw = "HBM " + plot::compact(s.hw.hbm_gbps / 1000, 3) + " TB/s";
   const double w = diagram::text_width(bw, f);
   if (len < w + 40) return;
   const double ux = dx / len, uy = dy / len;
-  const double t = std::clamp(0.3 * len, w / 2 + 10, len - w / 2 - 30);
-  const double cx = slope.x1 + ux * t + uy * 5, cy = slope.y1 + uy * t - ux * 5;
-  TextStyle st{f, plot::kInk, false, Anchor::Middle};
-  st.rotate = std::atan2(dy, dx) * 180 / std::numbers::pi;
-  svg.text(cx, cy, bw, st);
-  // A chain of small boxes along the rotated text stands for it.
-  for (double k = -w / 2; k <= w / 2; k += 6) {
-    const double bx = cx + ux * k + uy * f * 0.4, by = cy + uy * k - ux * f * 0.4;
-    obs.boxes.push_back(Box{bx - 4, by - 5, bx + 4, by + 5});
-  }
+  const double lo = w / 2 + 10, hi = len - w / 2 - 30;
+  // Positions along the slope, nearest to a third of the way up first, in steps of a few pixels.
+  std::vector<double> along;
+  for (double t = lo; t <= hi; t += 4) along.push_back(t);
+  const double preferred = std::clamp(0.3 * len, lo, hi);
+  std::stable_sort(along.begin(), along.end(),
+                   [&](double a, double b) { return std::fabs(a - preferred) < std::fabs(b - preferred); });
+  // Above the line the baseline is 5 px off it; below, the glyphs' top is.
+  for (double offset : {5.0, -(5.0 + f * 0.8)})
+    for (double t : along) {
+      const double cx = slope.x1 + ux * t + uy * offset, cy = slope.y1 + uy * t - ux * offset;
+      const std::vector<Box> chain = text_along(cx, cy, ux, uy, w, f);
+      const bool free = std::all_of(chain.begin(), chain.end(), [&](const Box& b) {
+        const Box clear{b.x0 - 3, b.y0 - 3, b.x1 + 3, b.y1 + 3};  // a little air between text and marker
+        return b.inside(area) &&
+               std::none_of(obs.markers.begin(), obs.markers.end(),
+                            [&](const Box& m) { return m.hits(clear); }) &&
+               std::none_of(obs.boxes.begin(), obs.boxes.end(), [&](const Box& o) { return o.hits(b); });
+      });
+      if (!free) continue;
+      TextStyle st{f, plot::kInk, false, Anchor::Middle};
+      st.rotate = std::atan2(dy, dx) * 180 / std::numbers::pi;
+      svg.text(cx, cy, bw, st);
+      obs.boxes.insert(obs.boxes.end(), chain.begin(), chain.end());
+      return;
+    }
 }
 
 // Decade ticks as powers of ten on both axes (the x axis gets them anyway past 10^4; the same form on y reads
@@ -216,7 +246,7 @@ size_t draw_panel(Svg& svg, const RooflineSeries& s, const Domain& d, double x0,
   svg.end_group();
 
   svg.begin_group("roof-labels");
-  if (has_slope) slope_label(svg, obs, slope, s);
+  if (has_slope) slope_label(svg, obs, area, slope, s);
   if (roof && ridge < d.xhi)
     place_fixed(svg, obs, area, dtype_upper(s.dtype) + " peak " + tflops_text(peak) + " TFLOP/s",
                 TextStyle{10.5, plot::kInk, false, Anchor::End},

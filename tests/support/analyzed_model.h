@@ -3,10 +3,12 @@
 #pragma once
 #include <filesystem>
 #include <memory>
+#include <string>
 
 #include "analysis/model_report.h"
 #include "formats/model_files.h"
 #include "model/inventory.h"
+#include "test_support.h"
 
 namespace ma::test {
 
@@ -28,6 +30,15 @@ inline std::unique_ptr<AnalyzedModel> analyze_dir(const std::filesystem::path& d
   o.skip_tokenizer = true;
   m->report = build_model_report(m->inv, m->files, o);
   return m;
+}
+
+// The report of a model given by its config.json text alone, written to a directory of its own.
+inline ModelReport report_of_config_text(const std::string& config_json, const std::string& id) {
+  TempDir dir;
+  write_file(dir / "config.json", config_json);
+  ReportOptions o;
+  o.model_id = id;
+  return analyze_dir(dir.path(), o)->report;
 }
 
 }  // namespace ma::test

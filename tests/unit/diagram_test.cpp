@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/model_report.h"
+#include "analyzed_model.h"
 #include "core/error.h"
 #include "formats/model_files.h"
 #include "model/inventory.h"
@@ -299,13 +300,7 @@ TEST(DiagramTest, EmptyReportStillDraws) {
 
 // A report built from config text written here (no shared data needed).
 ModelReport report_of(const std::string& config_json, const std::string& id) {
-  test::TempDir dir;
-  test::write_file(dir / "config.json", config_json);
-  const LocalModelFiles files = locate_local_model(dir.path().string());
-  const Inventory inv = build_inventory(files);
-  ReportOptions options;
-  options.model_id = id;
-  return build_model_report(inv, files, options);
+  return test::report_of_config_text(config_json, id);
 }
 
 // A T5 with 4 encoder and 6 decoder layers: both stacks drawn, the decoder's cross-attention as its own

@@ -44,10 +44,55 @@ TEST(HtmlWriter, FigureInlinesTheSvgAndEscapesTheCaption) {
 TEST(MarkdownWriter, FigureLinksTheFileOrWritesNothing) {
   MarkdownWriter w;
   w.figure("<svg></svg>", "roof.png", "Roofline");
-  EXPECT_EQ(w.take(), "![Roofline](roof.png)\n\nFigure: `roof.png` (Roofline).\n\n");
+  EXPECT_EQ(w.take(), "![Roofline](<roof.png>)\n\nFigure: `roof.png` (Roofline).\n\n");
   MarkdownWriter none;
   none.figure("<svg></svg>", "", "Roofline");
   EXPECT_EQ(none.take(), "");
+  MarkdownWriter stdout_figure;  // --plot -: the picture went to stdout, there is no file to link
+  stdout_figure.figure("<svg></svg>", "-", "Roofline");
+  EXPECT_EQ(stdout_figure.take(), "");
+}
+
+// CommonMark: a destination with a space or a parenthesis is one link only inside <...>; a backtick in the
+// name needs a longer fence for the code span that names it; ] would end the alt text.
+TEST(MarkdownWriter, FigureNamesWithSpacesParenthesesAndBackticksStayOneLink) {
+  MarkdownWriter w;
+  w.figure("", "img/roof (v2).png", "Roofline");
+  EXPECT_EQ(w.take(), "![Roofline](<img/roof (v2).png>)\n\nFigure: `img/roof (v2).png` (Roofline).\n\n");
+  MarkdownWriter odd;
+  odd.figure("", "a`b<c>.png", "x [y]");
+  EXPECT_EQ(odd.take(), "![x \\[y\\]](<a`b\\<c\\>.png>)\n\nFigure: ``a`b<c>.png`` (x [y]).\n\n");
+}
+
+// The link is relative to the folder the document is written to, not to the working directory.
+TEST(MarkdownWriter, FigurePathIsRelativeToTheDocument) {
+  EXPECT_EQ(markdown_figure_path("linkt/img/roof.png", "linkt/md/p.md"), "../img/roof.png");
+  EXPECT_EQ(markdown_figure_path("img/roof (v2).png", "md/p2.md"), "../img/roof (v2).png");
+  EXPECT_EQ(markdown_figure_path("roof.png", "p.md"), "roof.png");
+  EXPECT_EQ(markdown_figure_path("out/roof.svg", "out/report.md"), "roof.svg");
+  EXPECT_EQ(markdown_figure_path("/tmp/x/roof.png", "/tmp/x/y/z/r.md"), "../../roof.png");
+  EXPECT_EQ(markdown_figure_path("roof.png", "-"), "roof.png");  // the document on stdout: as given
+  EXPECT_EQ(markdown_figure_path("-", "p.md"), "");              // the figure on stdout: no link
+}
+
+TEST(MarkdownWriter, FiguresSectionLinksEachFileWrittenInTheRun) {
+  EXPECT_EQ(markdown_figures({}, "r.md"), "");
+  EXPECT_EQ(markdown_figures({{"-", "Diagram"}}, "r.md"), "");
+  EXPECT_EQ(
+      markdown_figures({{"plots/a b.png", "Histograms"}, {"plots/t.svg", "Trends"}}, "docs/r.md"),
+      "\n## Figures\n\n![Histograms](<../plots/a b.png>)\n\nFigure: `../plots/a b.png` (Histograms).\n\n"
+      "![Trends](<../plots/t.svg>)\n\nFigure: `../plots/t.svg` (Trends).\n\n");
+}
+
+// Data (a token, a name) written through markdown_literal shows as it is: two tokens holding a backtick do
+// not pair up into a code span across the cell, "**" is not bold.
+TEST(MarkdownWriter, LiteralDataKeepsItsBackticksAndStars) {
+  EXPECT_EQ(markdown_literal("x`y"), "x\\`y");
+  EXPECT_EQ(markdown_literal("**a_b**"), "\\*\\*a\\_b\\*\\*");
+  EXPECT_EQ(markdown_literal("a\\b [c] ~"), "a\\\\b \\[c\\] \\~");
+  // In a table cell the escaped backticks open no code span, so the markup after them is still escaped.
+  EXPECT_EQ(markdown_cell("\"" + markdown_literal("x`y") + "\", <b>, \"" + markdown_literal("x`y") + "\""),
+            "\"x\\`y\", &lt;b>, \"x\\`y\"");
 }
 
 // What a viewer would read as HTML is escaped outside real code spans only: a span shows its text as it is,

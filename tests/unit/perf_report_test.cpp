@@ -339,7 +339,7 @@ TEST(PerfReportTest, HasEverySectionInOrder) {
   EXPECT_TRUE(
       contains(md,
                "![Roofline: attained TFLOP/s against arithmetic intensity, one panel per accelerator; "
-               "roof = min(P_peak, BW_hbm x AI), ridge marked, regions shaded](two-op-roofline.png)"));
+               "roof = min(P_peak, BW_hbm x AI), ridge marked, regions shaded](<two-op-roofline.png>)"));
   EXPECT_TRUE(contains(md, "Figure: `two-op-roofline.png`"));
   EXPECT_TRUE(contains(md, "- hand-made test model"));
   // Appendix derivations as formulas: the causal half and the network terms.
