@@ -18,8 +18,6 @@ using memory::num;
 // projections stand for q, k and v), in softmax and linear attention alike; and in a state-space mixer, the
 // projections in and out of it (in_proj, x_proj, out_proj, PEFT's Mamba targets), so that a Mamba model or a
 // hybrid's Mamba layers get adapters too rather than none.
-constexpr std::array<std::string_view, 9> kLoraRoles{"q",      "k",    "v",       "o",    "qkv",
-                                                     "q-down", "q-up", "kv-down", "kv-up"};
 constexpr std::array<std::string_view, 3> kStateSpaceLoraRoles{"in_proj", "x_proj", "o"};
 constexpr std::array<std::string_view, 2> kShortConvLoraRoles{"in_proj", "out_proj"};  // PEFT's LFM2 targets
 // RecurrentGemma's recurrent block: the projections in (x and y branches) and out, as for a Mamba mixer.
@@ -35,7 +33,7 @@ bool is_lora_target(const TensorPlacement& pl) {
     case Block::Attention:
     case Block::CrossAttention:
     case Block::LinearAttention:
-      return any(kLoraRoles);
+      return is_attention_projection_role(pl.role);
     case Block::Mamba:
       return any(kStateSpaceLoraRoles);
     case Block::ShortConv:

@@ -31,15 +31,6 @@ bool is_bias(std::string_view name) {
   return name.ends_with(".bias") || name.ends_with("_bias");
 }
 
-// The attention's projections (q, k, v, o, fused qkv, MLA's low-rank down and up projections): the biases
-// attention_bias means. Other vectors in the block are not: the DSA indexer's LayerNorm (GLM-5,
-// DeepSeek-V3.2), T5's relative position buckets, gpt-oss's sinks.
-bool is_attention_projection(std::string_view role) {
-  static constexpr std::array<std::string_view, 9> kRoles{"q",      "k",    "v",       "o",    "qkv",
-                                                          "q-down", "q-up", "kv-down", "kv-up"};
-  return std::find(kRoles.begin(), kRoles.end(), role) != kRoles.end();
-}
-
 // Norms the placement files under their block's name (BERT's attention.output.LayerNorm).
 // The sparse-attention indexer's LayerNorm (DeepSeek-V3.2, GLM-5) is not the decoder's norm.
 bool is_norm(const TensorPlacement& p) {
@@ -92,7 +83,8 @@ TensorFacts tensor_facts(const std::vector<NamedPlacement>& tensors) {
       f.norm = true;
       f.norm_bias = f.norm_bias || bias;
     } else if (block == Block::Attention || block == Block::CrossAttention) {
-      f.attention_bias = f.attention_bias || (bias && is_attention_projection(p.role));
+      // Only the projections' biases: the DSA indexer's LayerNorm (GLM-5, DeepSeek-V3.2) has one too.
+      f.attention_bias = f.attention_bias || (bias && is_attention_projection_role(p.role));
       f.relative_bias = f.relative_bias || p.role == "relative_attention_bias";
     } else if (block == Block::Mlp || block == Block::MoeExpert || block == Block::SharedExpert) {
       f.mlp = true;

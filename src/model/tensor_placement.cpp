@@ -767,6 +767,12 @@ TensorPlacement place_by_name(std::string_view name) {
 }  // namespace
 }  // namespace placement
 
+bool is_attention_projection_role(std::string_view role) {
+  static constexpr std::array<std::string_view, 9> kRoles{"q",      "k",    "v",       "o",    "qkv",
+                                                          "q-down", "q-up", "kv-down", "kv-up"};
+  return std::find(kRoles.begin(), kRoles.end(), role) != kRoles.end();
+}
+
 TensorPlacement place_tensor(std::string_view name) {
   if (std::optional<TensorPlacement> gguf = place_gguf_tensor(name)) return *gguf;
   // A model stored inside a wrapper its class strips on loading sits where its own name does.

@@ -56,6 +56,11 @@ struct TensorPlacement {
 
 TensorPlacement place_tensor(std::string_view name);
 
+// Whether a role in an attention block is one of its projections: q, k, v, o, a fused qkv, and MLA's
+// low-rank down and up projections (which stand for q, k and v). Not the other tensors such a block holds
+// (the DSA indexer's norm, T5's relative position buckets, gpt-oss's sinks).
+bool is_attention_projection_role(std::string_view role);
+
 // A tensor name's last component ("weight_scale_inv") and the rest, its module
 // ("model.layers.0.mlp.up_proj"); a name without a dot is all leaf, with no module.
 std::string_view leaf_of(std::string_view name);

@@ -638,6 +638,8 @@ std::string render_plan_svg(const Plan& p) {
       static_cast<int>(std::max(900.0, left + static_cast<double>(stages) * (bar_w + gap) + 260));
   const int height = 486;
   Svg svg(width, height, "Plan: " + p.model_id);
+  svg.rect(0, 0, width, height,
+           "#ffffff");  // an opaque page, as every other plot: dark viewers lose the text
   TextStyle title{16, plot::kInk, true};
   title.min_size = 12;
   svg.fit(20, 28, width - 40, "Bytes per device: " + p.model_id, title);

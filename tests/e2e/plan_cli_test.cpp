@@ -38,7 +38,12 @@ TEST(PlanCli, JsonHasTheIssuesFieldsAndEveryOutputIsWritten) {
   EXPECT_EQ(root.find("splits")->items().size(), 2u);
   EXPECT_NE(read_file(dir / "plan.md").find("## Splits"), std::string::npos);
   EXPECT_NE(read_file(dir / "plan.csv").find("model_id,tp,pp,ep"), std::string::npos);
-  EXPECT_NE(read_file(dir / "plan.svg").find("<svg"), std::string::npos);
+  const std::string plot = read_file(dir / "plan.svg");
+  EXPECT_NE(plot.find("<svg"), std::string::npos);
+  // An opaque white page under everything, as the other plots have: on a dark viewer a transparent plan
+  // lost its dark text and its headroom swatch.
+  EXPECT_NE(plot.find("<rect x=\"0\" y=\"0\""), std::string::npos);
+  EXPECT_LT(plot.find("<rect x=\"0\" y=\"0\""), plot.find("<text"));
 
   // The console's figures come from the same plan.
   CommandResult console = run_cli("plan " + example() + " --gpu 2xh200 --engine vllm");

@@ -65,6 +65,29 @@ TEST(PerfModel, PipelineStagesRunOneAfterAnother) {
   EXPECT_LE(two.mfu_est, one.mfu_est);
 }
 
+// A split's collectives cross the interconnect: a profile without its bandwidth cannot time one (the step
+// came out infinite, tokens/s 0, exit 0), so a split over it is refused naming the field; one GPU needs none.
+TEST(PerfModel, ASplitNeedsTheInterconnectsBandwidth) {
+  auto m = load_with_bf16_kv(MA_EXAMPLE_DIR);
+  Hardware h = round_machine();
+  h.interconnect_gbps = 0;
+  PerfInputs in;
+  in.batch = 1;
+  in.kv_len = 16;
+  EXPECT_NO_THROW(model_performance(m->inv, m->report, in, h));
+  for (int split = 0; split < 2; ++split) {
+    PerfInputs s = in;
+    (split == 0 ? s.parallel.tp : s.parallel.pp) = 2;
+    try {
+      model_performance(m->inv, m->report, s, h);
+      ADD_FAILURE() << "split " << split << " was timed without an interconnect";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Malformed);
+      EXPECT_NE(std::string(e.what()).find("interconnect_gbps"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(PerfModel, DenseDecodeGemmFlopsAreTwiceMatmulParamsTimesTokens) {
   auto m = load_with_bf16_kv(
       MA_EXAMPLE_DIR);  // tiny Llama: H 64, 4 heads, 2 KV heads, head dim 16, I 160, V 512, 2 layers
