@@ -13,6 +13,7 @@
 #include "report/compare_report.h"
 #include "report/diagram_png.h"
 #include "report/drift_plot.h"
+#include "report/markdown_writer.h"
 
 namespace ma::cli {
 int run_compare(const Args& args) {
@@ -54,7 +55,10 @@ int run_compare(const Args& args) {
     files.add(a.outputs.plot_file, diagram_file_bytes(plot, a.outputs.plot_file));
   if (!a.outputs.json_file.empty()) files.add(a.outputs.json_file, json_text);
   if (!a.outputs.csv_file.empty()) files.add(a.outputs.csv_file, csv);
-  if (!a.outputs.markdown_file.empty()) files.add(a.outputs.markdown_file, markdown);
+  if (!a.outputs.markdown_file.empty()) {
+    markdown += markdown_figures({{a.outputs.plot_file, "Drift by layer (--plot)"}}, a.outputs.markdown_file);
+    files.add(a.outputs.markdown_file, markdown);
+  }
   files.commit();
   if (a.outputs.json)
     print_stdout(json_text);

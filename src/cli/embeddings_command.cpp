@@ -17,6 +17,7 @@
 #include "report/diagram_png.h"
 #include "report/embedding_plots.h"
 #include "report/embeddings_report.h"
+#include "report/markdown_writer.h"
 
 namespace ma::cli {
 namespace {
@@ -80,6 +81,10 @@ int run_embeddings(const Args& args) {
   // The figures draw one model.
   if (!o.plot_file.empty()) r.plot_svg = render_embedding_projection_svg(all.front().analysis);
   const std::string elbow = a.elbow_plot.empty() ? std::string() : render_elbow_svg(all.front().analysis);
+  if (!o.markdown_file.empty())
+    r.markdown += markdown_figures({{o.plot_file, "Embeddings PCA (--plot)"},
+                                    {a.elbow_plot, "Elbow of the k-means inertia (--elbow-plot)"}},
+                                   o.markdown_file);
   OutputBatch files = command_outputs();
   if (!a.elbow_plot.empty()) files.add(a.elbow_plot, diagram_file_bytes(elbow, a.elbow_plot));
   write_results(o, r, out.quiet, a.elbow_plot == "-", console_text, std::move(files));

@@ -3,6 +3,7 @@
 #include "analysis/identity.h"
 #include "cli/cli_common.h"
 #include "report/diagram_png.h"
+#include "report/markdown_writer.h"
 #include "report/perf_report.h"
 #include "report/roofline_plot.h"
 
@@ -95,7 +96,7 @@ PerfStudyFiles render_perf_study(const Inventory& inv, const ModelReport& report
   study.model_id = display_name_of(args.model);  // a title names the model, not a local path
   study.run = run_info();
   if (!args.report_file.empty()) {
-    study.roofline_plot = args.plot_file;
+    study.roofline_plot = markdown_figure_path(args.plot_file, args.report_file);
     f.markdown = render_perf_markdown(base, study);
     study.roofline_plot.clear();
   }

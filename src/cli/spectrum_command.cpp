@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "core/glob.h"
 #include "report/diagram_png.h"
+#include "report/markdown_writer.h"
 #include "report/spectrum_plots.h"
 #include "report/spectrum_report.h"
 
@@ -120,6 +121,10 @@ int run_spectrum(const Args& args) {
                   a.show.empty() ? "no matrix was analysed to draw" : "no matrix matches");
     curves = render_singular_values_svg(spectrum, shown);
   }
+  if (!o.markdown_file.empty())
+    r.markdown += markdown_figures(
+        {{o.plot_file, "Spectrum by layer (--plot)"}, {a.spectrum_plot, "Singular values (--spectrum-plot)"}},
+        o.markdown_file);
   OutputBatch files = command_outputs();
   if (!a.spectrum_plot.empty()) files.add(a.spectrum_plot, diagram_file_bytes(curves, a.spectrum_plot));
   write_results(o, r, out.quiet, a.spectrum_plot == "-", console_text, std::move(files));

@@ -25,6 +25,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "report/diagram_png.h"
+#include "report/markdown_writer.h"
 #include "report/stats_plots.h"
 #include "report/stats_report.h"
 
@@ -125,7 +126,12 @@ int run_stats(const Args& args) {
   if (!a.trends_file.empty()) files.add(a.trends_file, diagram_file_bytes(trends, a.trends_file));
   if (!a.outputs.json_file.empty()) files.add(a.outputs.json_file, json_text);
   if (!a.outputs.csv_file.empty()) files.add(a.outputs.csv_file, csv);
-  if (!a.outputs.markdown_file.empty()) files.add(a.outputs.markdown_file, markdown);
+  if (!a.outputs.markdown_file.empty()) {
+    markdown += markdown_figures({{a.outputs.plot_file, "Per-tensor histograms (--plot)"},
+                                  {a.trends_file, "Statistics by layer (--trends)"}},
+                                 a.outputs.markdown_file);
+    files.add(a.outputs.markdown_file, markdown);
+  }
   files.commit();
   if (a.outputs.json)
     print_stdout(json_text);

@@ -27,6 +27,7 @@
 #include "report/diagram_svg.h"
 #include "report/gguf_quantizations_report.h"
 #include "report/html_page.h"
+#include "report/markdown_writer.h"
 #include "report/model_report_render.h"
 
 namespace ma::cli {
@@ -160,6 +161,9 @@ int run_summary(const Args& args) {
   const ModelReport& r = reports.front();
   std::string json = (a.json || !a.export_json.empty()) ? render_report_json(r, run) : std::string();
   std::string markdown = a.export_markdown.empty() ? std::string() : render_report_markdown(r, run);
+  if (a.visualize && !markdown.empty())
+    markdown +=
+        markdown_figures({{a.viz_output, "Architecture diagram (" + a.viz_style + ")"}}, a.export_markdown);
   std::string svg = a.visualize ? render_diagram_svg(r, style) : std::string();
   // The page carries the diagram whether or not --visualize writes it to a file.
   std::string html = a.export_html.empty()
