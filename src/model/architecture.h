@@ -215,6 +215,11 @@ struct ArchitectureRecord {
   NormKind norm = NormKind::Unknown;
   std::optional<double> norm_eps;
   bool post_norm = false;  // norms after the residual add (the original Transformer, BERT, BART)
+  // Where a pre-norm layer's norms sit, from its tensors' names: a norm on each sub-layer's input (x +
+  // f(norm(x)), most decoders), and one on its output before the add (Gemma-2/3/4's "sandwich", OLMo-2's and
+  // EXAONE-4's output-only norms: post_feedforward_layernorm).
+  bool norm_before_sublayer = true;
+  bool norm_after_sublayer = false;
   std::string activation;  // of the MLP as the config names it (silu, gelu_pytorch_tanh, ...); "" unknown
   PositionKind position = PositionKind::Unknown;
   std::optional<RopeSpec> rope;  // with PositionKind::Rope

@@ -25,7 +25,23 @@ struct TensorFacts {
   bool gated = false;
   bool position_table = false;  // a learned position-embedding table
   bool relative_bias = false;   // T5's relative attention bias
+  bool input_norm = false;      // a norm on a sub-layer's input (input_layernorm, pre_feedforward_layernorm)
+  bool output_norm = false;     // a norm on the feed-forward's output, before its add
 };
+
+// The norm a layer applies to its feed-forward's output before the residual add, under transformers' name
+// and llama.cpp's (Gemma-2/3/4, OLMo-2, EXAONE-4); and the names of a norm on a sub-layer's input. A
+// post_attention_layernorm alone says nothing: Llama's is the MLP's input norm, OLMo-2's the attention's
+// output norm.
+bool names_output_norm(std::string_view name) {
+  return name.find("post_feedforward_layernorm") != std::string_view::npos ||
+         name.find(".post_ffw_norm") != std::string_view::npos;
+}
+bool names_input_norm(std::string_view name) {
+  for (std::string_view n : {"input_layernorm", "pre_feedforward_layernorm", ".attn_norm.", ".ffn_norm."})
+    if (name.find(n) != std::string_view::npos) return true;
+  return false;
+}
 
 bool is_bias(std::string_view name) {
   return name.ends_with(".bias") || name.ends_with("_bias");
@@ -82,6 +98,8 @@ TensorFacts tensor_facts(const std::vector<NamedPlacement>& tensors) {
     if (is_norm(p)) {
       f.norm = true;
       f.norm_bias = f.norm_bias || bias;
+      f.output_norm = f.output_norm || names_output_norm(t.name);
+      f.input_norm = f.input_norm || names_input_norm(t.name);
     } else if (block == Block::Attention || block == Block::CrossAttention) {
       // Only the projections' biases: the DSA indexer's LayerNorm (GLM-5, DeepSeek-V3.2) has one too.
       f.attention_bias = f.attention_bias || (bias && is_attention_projection_role(p.role));
@@ -120,6 +138,10 @@ void apply_tensor_facts(const TensorFacts& f, ArchitectureRecord& a) {
   if (a.norm == NormKind::Unknown && f.norm) a.norm = f.norm_bias ? NormKind::LayerNorm : NormKind::RmsNorm;
   a.attention_bias = a.attention_bias || f.attention_bias;
   a.mlp_bias = a.mlp_bias || f.mlp_bias;
+  if (f.output_norm && !a.post_norm) {
+    a.norm_after_sublayer = true;
+    a.norm_before_sublayer = f.input_norm;  // OLMo-2 and EXAONE-4 norm the outputs only
+  }
   for (StackSpec& s : a.stacks)
     for (LayerSpec& l : s.layers) l.ffn.gated = l.ffn.gated && (f.gated || !f.mlp);
   if (a.position != PositionKind::Unknown) return;

@@ -167,12 +167,12 @@ void side_stacks(const ModelReport& r, DiagramModel& m) {
   for (const LayerSpec& l : r.arch.layers()) m.cross_attention = m.cross_attention || l.cross_attention;
 }
 
-// The record says whether a layer norms before each sub-layer or after its residual add. A model that norms
-// both before the sub-layer and after it, before the add (Gemma-2/3/4's four norms per layer), is drawn as
-// pre-norm until the record says so too (norms.after_part).
+// The record says whether a layer norms before each sub-layer, after its output (before the add:
+// Gemma-2/3/4's four norms a layer, OLMo-2's two) or after its residual add (post-norm).
 NormPlacement norm_placement(const ArchitectureRecord& a) {
   NormPlacement n;
-  n.before = !a.post_norm;
+  n.before = !a.post_norm && a.norm_before_sublayer;
+  n.after_part = !a.post_norm && a.norm_after_sublayer;
   n.after_add = a.post_norm;
   return n;
 }

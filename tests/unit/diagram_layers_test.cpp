@@ -247,6 +247,30 @@ TEST(DiagramLayers, SandwichNormsAreDrawnBeforeEachAdd) {
   EXPECT_TRUE(draws_text(diagram::render_detailed(r, m), "scores soft-capped at 50"));
 }
 
+// Where the norms sit comes from the tensors: Gemma-2's layers hold input_layernorm,
+// post_attention_layernorm, pre_feedforward_layernorm and post_feedforward_layernorm (four norms, two before
+// and two after the sub-layers); OLMo-2's only post_attention_layernorm and post_feedforward_layernorm (its
+// sub-layers' outputs); Llama's input_layernorm and post_attention_layernorm (both inputs).
+TEST(DiagramLayers, NormPlacementFollowsTheLayersNorms) {
+  const auto gemma = shared_report("fixtures/tiny-gemma2");
+  const auto olmo = shared_report("synthetic-configs/olmo-2-7b-shape");
+  const auto llama = shared_report("fixtures/tiny-llama");
+  if (!gemma || !olmo || !llama)
+    GTEST_SKIP() << "no ../shared/data (tiny-gemma2, olmo-2-7b-shape, tiny-llama)";
+  EXPECT_TRUE(gemma->arch.norm_before_sublayer && gemma->arch.norm_after_sublayer);
+  EXPECT_TRUE(!olmo->arch.norm_before_sublayer && olmo->arch.norm_after_sublayer);
+  EXPECT_TRUE(llama->arch.norm_before_sublayer && !llama->arch.norm_after_sublayer);
+  const auto norm_boxes = [](const ModelReport& r) {
+    size_t n = 0;
+    for (const DrawnBox& b : boxes_with_text(render_diagram_svg(r, DiagramStyle::Detailed)))
+      n += b.text == "RMSNorm";
+    return n;
+  };
+  EXPECT_EQ(norm_boxes(*gemma), 4u);
+  EXPECT_EQ(norm_boxes(*olmo), 2u);
+  EXPECT_EQ(norm_boxes(*llama), 2u);
+}
+
 // The soft-cap of Gemma-2's config (attn_logit_softcapping) on its attention card.
 TEST(DiagramLayers, Gemma2AttentionShowsTheConfigSoftCap) {
   const auto r = shared_report("synthetic-configs/gemma-2-9b-shape");
