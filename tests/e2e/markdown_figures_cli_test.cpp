@@ -17,14 +17,16 @@ TEST(MarkdownFiguresCli, FiguresAreLinkedFromTheDocumentsFolder) {
   TempDir dir;
   fs::create_directories(dir / "md");
   fs::create_directories(dir / "img");
-  const CommandResult perf = run_cli("perf " + example() + " --quiet --report " + quoted(dir / "md" / "p.md") +
-                                     " --plot " + quoted(dir / "img" / "roof (v2).png"));
+  const CommandResult perf =
+      run_cli("perf " + example() + " --quiet --report " + quoted(dir / "md" / "p.md") + " --plot " +
+              quoted(dir / "img" / "roof (v2).png"));
   ASSERT_EQ(perf.exit_code, 0) << perf.err;
   EXPECT_NE(read_file(dir / "md" / "p.md").find("](<../img/roof (v2).png>)"), std::string::npos)
       << read_file(dir / "md" / "p.md");
 
-  const CommandResult stats = run_cli("stats " + example() + " --quiet --markdown " +
-                                      quoted(dir / "md" / "s.md") + " --plot " + quoted(dir / "img" / "h.svg"));
+  const CommandResult stats =
+      run_cli("stats " + example() + " --quiet --markdown " + quoted(dir / "md" / "s.md") + " --plot " +
+              quoted(dir / "img" / "h.svg"));
   ASSERT_EQ(stats.exit_code, 0) << stats.err;
   const std::string s = read_file(dir / "md" / "s.md");
   EXPECT_NE(s.find("## Figures"), std::string::npos) << s;
