@@ -271,5 +271,26 @@ TEST(PlanCli, AnAdapterIsPlannedTimedAndServedAsItsBaseModel) {
   EXPECT_NE(serve.err.find("a PEFT adapter: its base model at"), std::string::npos) << serve.err;
 }
 
+// A model that fits on the GPU only with llama.cpp's CPU offload: the advice is the offload, never a
+// conversion llama.cpp cannot run (it has no fp8 type), and the picture draws the offload it relies on (a GPU
+// bar under its capacity and the CPU's) rather than the whole model standing on the GPU's line.
+TEST(PlanCli, TheOffloadAPlanReliesOnIsWhatItsPictureDraws) {
+  TempDir dir;
+  const CommandResult r =
+      run_cli("plan " + example() + " --gpu 2.65MiB --cpu-ram 1GB --engine llama.cpp --json --plot " +
+              quoted(dir / "p.svg"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json::Document doc = json::Document::parse(r.out, "plan");
+  const json::Value& plan = doc.root();
+  EXPECT_FALSE(plan.find("fits")->as_bool());
+  EXPECT_TRUE(plan.find("widest_fitting_precision")->is_null());
+  EXPECT_TRUE(plan.find("offload")->find("fits")->as_bool());
+  const std::string svg = read_file(dir / "p.svg");
+  EXPECT_NE(svg.find("llama.cpp&apos;s CPU offload"), std::string::npos) << svg.substr(0, 600);
+  EXPECT_NE(svg.find(">CPU<"), std::string::npos);
+  EXPECT_NE(svg.find(">GPU 0<"), std::string::npos);
+  EXPECT_NE(svg.find("fits with CPU offload"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ma::test

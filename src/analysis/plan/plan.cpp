@@ -470,9 +470,11 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
       }
     plan.precisions.push_back(f);
   }
-  // The widest of bf16, fp8 and int4 that fits ("stored" is the request's own answer: `fits`).
+  // The widest of bf16, fp8 and int4 that fits and the engine runs ("stored" is the request's own answer:
+  // `fits`): llama.cpp has no fp8 or int4 g128 type, so its advice is never to convert to one.
   for (const PrecisionFit& f : plan.precisions)
-    if (f.fits && f.precision != WeightPrecision::Stored && !plan.widest_fitting)
+    if (f.fits && f.precision != WeightPrecision::Stored && !plan.widest_fitting &&
+        engine_runs_precision(rq.engine, precision_name(f.precision)))
       plan.widest_fitting = f.precision;
 
   if (rq.cpu_ram || rq.engine == PlanEngine::LlamaCpp) plan.offload = offload_of(m, rq, plan.context);
