@@ -630,6 +630,19 @@ std::string render_plan_csv(const Plan& p) {
 
 namespace {
 
+// Both plan plots' legend: a swatch per kind of bytes, then the dashed capacity line.
+void draw_bytes_legend(diagram::Svg& svg, double x, double y,
+                       const std::vector<std::pair<std::string, const std::string*>>& swatches,
+                       const std::string& capacity) {
+  for (const auto& [label, color] : swatches) {
+    svg.rect(x, y - 10, 12, 12, *color);
+    svg.text(x + 18, y, label, diagram::TextStyle{12, plot::kInk});
+    y += 20;
+  }
+  svg.line(x, y - 4, x + 12, y - 4, plot::kVermillion, 1.5, true);
+  svg.text(x + 18, y, capacity, diagram::TextStyle{12, plot::kInk});
+}
+
 // What the offload plot draws on each device's bar, bottom to top, in the colours of the split plot's kinds.
 struct OffloadBar {
   std::string label, sublabel;
@@ -718,15 +731,10 @@ std::string render_offload_svg(const Plan& p, const OffloadPlan& o, uint64_t lay
     svg.text(x + bar_w / 2, top + plot_h + 46,
              b.capacity ? "of " + human_bytes(*b.capacity) : std::string("no --cpu-ram"), detail);
   }
-  const double lx = left + static_cast<double>(bars.size()) * (bar_w + gap) + 30;
-  double ly = top + 10;
-  for (const Part& part : parts) {
-    svg.rect(lx, ly - 10, 12, 12, *part.color);
-    svg.text(lx + 18, ly, part.label, TextStyle{12, plot::kInk});
-    ly += 20;
-  }
-  svg.line(lx, ly - 4, lx + 12, ly - 4, plot::kVermillion, 1.5, true);
-  svg.text(lx + 18, ly, "capacity (CPU: --cpu-ram)", TextStyle{12, plot::kInk});
+  std::vector<std::pair<std::string, const std::string*>> swatches;
+  for (const Part& part : parts) swatches.emplace_back(part.label, part.color);
+  draw_bytes_legend(svg, left + static_cast<double>(bars.size()) * (bar_w + gap) + 30, top + 10, swatches,
+                    "capacity (CPU: --cpu-ram)");
   // The layers by device: the first ones on the CPU, then each GPU's; a grey band under the layers whose
   // routed experts --n-cpu-moe keeps in CPU RAM.
   const double strip_w = static_cast<double>(width) - 40;
@@ -835,16 +843,10 @@ std::string render_plan_svg(const Plan& p) {
   if (alike)  // over the bars, which may pass it
     svg.line(left - 10, y_of(cap), left + static_cast<double>(stages) * (bar_w + gap), y_of(cap),
              plot::kVermillion, 1.5, true);
-  // Legend.
-  const double lx = left + static_cast<double>(stages) * (bar_w + gap) + 10;
-  double ly = top + 10;
-  for (const BytesKind& k : kDeviceByteKinds) {
-    svg.rect(lx, ly - 10, 12, 12, *k.color);
-    svg.text(lx + 18, ly, k.label, TextStyle{12, plot::kInk});
-    ly += 20;
-  }
-  svg.line(lx, ly - 4, lx + 12, ly - 4, plot::kVermillion, 1.5, true);
-  svg.text(lx + 18, ly, "device capacity", TextStyle{12, plot::kInk});
+  std::vector<std::pair<std::string, const std::string*>> swatches;
+  for (const BytesKind& k : kDeviceByteKinds) swatches.emplace_back(k.label, k.color);
+  draw_bytes_legend(svg, left + static_cast<double>(stages) * (bar_w + gap) + 10, top + 10, swatches,
+                    "device capacity");
   // The layer strip: one cell per layer of the language stack, coloured by the stage that holds it.
   const size_t layers = c->budget.stages.empty() ? 0 : c->budget.stages.back().end_layer;
   const double strip_y = top + plot_h + 60, strip_w = static_cast<double>(width) - 40;
