@@ -9,6 +9,7 @@
 #include "cli/weights_source.h"
 #include "core/units.h"
 #include "model/inventory.h"
+#include "report/plan_plot.h"
 #include "report/plan_report.h"
 
 namespace ma::cli {

@@ -75,4 +75,11 @@ std::string ascii_lower(std::string_view s) {
   return out;
 }
 
+std::string join_with_and(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  return out;
+}
+
 }  // namespace ma

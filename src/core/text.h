@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ma {
 
@@ -15,5 +16,8 @@ bool is_plain_text(std::string_view s);
 
 // `s` with ASCII letters in lower case: names users type in any case ("H100", "GiB").
 std::string ascii_lower(std::string_view s);
+
+// "a", "a and b", "a, b and c".
+std::string join_with_and(const std::vector<std::string>& items);
 
 }  // namespace ma

@@ -15,6 +15,9 @@
 
 #include "core/error.h"
 #include "core/json.h"
+#include "core/text.h"
+#include "formats/stated_token_ids.h"
+#include "formats/token_lookup.h"
 #include "io/file_source.h"
 
 namespace ma {
@@ -121,11 +124,6 @@ uint64_t count_code_points(std::string_view s) {
   return n;
 }
 
-// A token id: a non-negative integer the library's 32-bit ids can hold.
-std::optional<uint64_t> token_id(std::optional<uint64_t> v) {
-  return v && *v <= std::numeric_limits<uint32_t>::max() ? v : std::nullopt;
-}
-
 uint64_t read_id(Source& s, const std::string& field) {
   Kind k = s.reader.peek();
   if (k != Kind::Number) s.wrong_type(field, "a non-negative integer", k);
@@ -174,76 +172,6 @@ std::vector<TokenIdRange> merge_runs(std::vector<TokenIdRange> a, const std::vec
   }
   return out;
 }
-
-// ---- looking tokens up ----
-
-// What the report needs from the vocabulary, noted while each file is read once: the ids of the special
-// tokens' texts, and the texts of the ids config.json and generation_config.json state. The views point at
-// the special tokens' contents, which outlive the reads.
-class TokenWants {
- public:
-  void add_text(std::string_view text) {
-    texts_.insert(text);
-    first_bytes_[first_byte(text)] = true;
-  }
-  void add_id(uint64_t id) { ids_.insert(id); }
-  // The wanted text equal to `text`, or nullptr. Most pieces of a vocabulary are ruled out by their first
-  // byte (special tokens start with '<', '[' or '|'), before a hash of the piece is computed.
-  const std::string_view* match(std::string_view text) const {
-    if (!first_bytes_[first_byte(text)]) return nullptr;
-    auto it = texts_.find(text);
-    return it == texts_.end() ? nullptr : &*it;
-  }
-  bool has_id(uint64_t id) const { return !ids_.empty() && ids_.count(id) != 0; }
-
- private:
-  static size_t first_byte(std::string_view s) { return s.empty() ? 256 : static_cast<unsigned char>(s[0]); }
-  std::unordered_set<std::string_view> texts_;
-  std::unordered_set<uint64_t> ids_;
-  std::array<bool, 257> first_bytes_{};  // [256]: the empty text
-};
-
-// What one source (model.vocab, added_tokens, added_tokens_decoder) says of the wanted tokens.
-struct TokenHits {
-  std::unordered_map<std::string_view, uint64_t> id_of;  // keyed by TokenWants' views
-  std::unordered_map<uint64_t, std::string> text_of;
-
-  // The library reads model.vocab into a map, where a piece named twice keeps its last id (`later_wins`);
-  // it adds added tokens one by one, and a text added again keeps the id it has.
-  void note(const TokenWants& w, std::string_view text, uint64_t id, bool later_wins) {
-    if (const std::string_view* wanted = w.match(text)) {
-      if (later_wins)
-        id_of.insert_or_assign(*wanted, id);
-      else
-        id_of.emplace(*wanted, id);
-    }
-    if (w.has_id(id)) {
-      if (later_wins)
-        text_of.insert_or_assign(id, std::string(text));
-      else
-        text_of.emplace(id, std::string(text));
-    }
-  }
-};
-
-// The sources in the order transformers consults them. A text's id: model.vocab first (the library gives an
-// added token that the vocabulary holds the vocabulary's id, whatever id the file wrote beside it), then
-// tokenizer.json's added_tokens, then tokenizer_config.json's added_tokens_decoder. An id's text: the added
-// tokens first, as the library's id_to_token looks there first.
-struct TokenLookup {
-  TokenHits vocab, added, decoder;
-
-  std::optional<uint64_t> id_of(std::string_view text) const {
-    for (const TokenHits* f : {&vocab, &added, &decoder})
-      if (auto it = f->id_of.find(text); it != f->id_of.end()) return it->second;
-    return std::nullopt;
-  }
-  const std::string* text_of(uint64_t id) const {
-    for (const TokenHits* f : {&added, &vocab, &decoder})
-      if (auto it = f->text_of.find(id); it != f->text_of.end()) return &it->second;
-    return nullptr;
-  }
-};
 
 // ---- tokenizer.json ----
 
@@ -740,84 +668,7 @@ void summarize_vocabulary(TokenizerInfo& info, const std::optional<TokenizerJson
   info.merges = json->model.merges;
 }
 
-// ---- ids config.json and generation_config.json state ----
-
-constexpr std::string_view kConfigJson = "config.json";
-constexpr std::string_view kGenerationConfig = "generation_config.json";
-// The roles generate() takes an id for.
-constexpr std::array<std::string_view, 3> kStatedRoles = {"bos", "eos", "pad"};
-
-struct StatedIds {
-  std::string_view file;
-  std::array<std::vector<uint64_t>, kStatedRoles.size()> ids;  // per kStatedRoles; empty: not stated
-};
-
-// An id, or a list of them (eos_token_id in newer configs); null, -1 ("none" in older configs) and other
-// values state nothing.
-std::vector<uint64_t> ids_in(const json::Value* v) {
-  std::vector<uint64_t> out;
-  if (!v) return out;
-  if (!v->is_array()) {
-    if (auto id = token_id(v->as_uint())) out.push_back(*id);
-    return out;
-  }
-  for (const json::Value& item : v->items())
-    if (auto id = token_id(item.as_uint())) out.push_back(*id);
-  return out;
-}
-
-// The top-level <role>_token_id keys, else text_config's (a multimodal model's language model states them
-// there).
-StatedIds read_stated_ids(const fs::path& path, std::string_view file) {
-  json::Limits limits;
-  limits.max_bytes = kConfigCap;
-  limits.allow_nonfinite = true;
-  const json::Document d = json::Document::parse(read_small_file(path, kConfigCap), path.string(), limits);
-  if (!d.root().is_object()) throw Error(ErrorKind::Malformed, path.string(), "", "is not a JSON object");
-  const json::Value* text_config = d.root().find("text_config");
-  StatedIds out{file, {}};
-  for (size_t i = 0; i < kStatedRoles.size(); ++i) {
-    const std::string key = std::string(kStatedRoles[i]) + "_token_id";
-    out.ids[i] = ids_in(d.root().find(key));
-    if (out.ids[i].empty() && text_config) out.ids[i] = ids_in(text_config->find(key));
-  }
-  return out;
-}
-
-// Both files, when present. One that cannot be read is a problem for the comparison only: transformers
-// too loads a model whose generation config it cannot read.
-std::vector<StatedIds> read_all_stated_ids(const fs::path& dir, std::vector<std::string>& problems) {
-  std::vector<StatedIds> out;
-  for (std::string_view file : {kConfigJson, kGenerationConfig}) {
-    const fs::path path = dir / std::string(file);
-    if (!present(path)) continue;
-    try {
-      out.push_back(read_stated_ids(path, file));
-    } catch (const Error& e) {
-      problems.push_back(std::string(file) + " could not be read, so its token ids are not compared with " +
-                         "the tokenizer's: " + e.message());
-    }
-  }
-  return out;
-}
-
 // ---- warnings ----
-
-// A token's text in a message: quoted, cut after 60 characters.
-std::string quote_token(std::string_view text) {
-  constexpr uint64_t kMaxChars = 60;
-  size_t end = 0;
-  for (uint64_t chars = 0; end < text.size(); ++end)
-    if ((static_cast<unsigned char>(text[end]) & 0xC0) != 0x80 && ++chars > kMaxChars) break;
-  return "\"" + std::string(text.substr(0, end)) + (end < text.size() ? "...\"" : "\"");
-}
-
-std::string join_with_and(const std::vector<std::string>& items) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
-  return out;
-}
 
 // Empty special tokens (decapoda-research/llama-7b-hf's bos, eos and unk ""): no text encodes to them and no
 // id belongs to them, the known breakage of early LLaMA conversions. One line per file.
@@ -837,69 +688,6 @@ void warn_empty_tokens(const std::vector<SpecialEntry>& entries, std::vector<std
     warnings.push_back(
         std::string(file) + " sets " + join_with_and(keys) +
         " to \"\" (an empty string): an empty special token has no id, and no input encodes to it");
-}
-
-const SpecialToken* named_token(const std::vector<SpecialToken>& tokens, std::string_view role) {
-  for (const SpecialToken& t : tokens)
-    if (t.role == role) return &t;
-  return nullptr;
-}
-
-// Whether `ids` name the token `t`: unknown when an id is neither t's nor has a text the files give.
-std::optional<bool> names_token(const std::vector<uint64_t>& ids, const SpecialToken& t,
-                                const TokenLookup& l) {
-  bool decidable = true;
-  for (uint64_t id : ids) {
-    const std::string* text = l.text_of(id);
-    if ((t.id && *t.id == id) || (text && *text == t.content)) return true;
-    decidable = decidable && (t.id || text);
-  }
-  if (!decidable) return std::nullopt;
-  return false;
-}
-
-// "1 (\"</s>\")", or "[2 (\"<pad>\"), 7 (not in the tokenizer files read)]" for a list.
-std::string stated_ids_text(const std::vector<uint64_t>& ids, const TokenLookup& l) {
-  std::vector<std::string> parts;
-  for (uint64_t id : ids) {
-    const std::string* text = l.text_of(id);
-    parts.push_back(std::to_string(id) + " (" +
-                    (text ? quote_token(*text) : "not in the tokenizer files read") + ")");
-  }
-  if (parts.size() == 1) return parts.front();
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "[" : ", ") + p;
-  return out + "]";
-}
-
-// The bos/eos/pad ids config.json and generation_config.json give generate() against the tokenizer's own
-// token of that role: where they name another token, generation starts, stops or pads with the wrong one
-// (tiny-llama's config says bos 1, which is "</s>"). Files stating the same ids share one line.
-void compare_stated_ids(const std::vector<StatedIds>& stated, const std::vector<SpecialToken>& tokens,
-                        const TokenLookup& l, std::vector<std::string>& warnings) {
-  for (size_t r = 0; r < kStatedRoles.size(); ++r) {
-    const SpecialToken* t = named_token(tokens, kStatedRoles[r]);
-    if (!t) continue;
-    std::vector<std::pair<std::vector<std::string>, const std::vector<uint64_t>*>> groups;
-    for (const StatedIds& s : stated) {
-      if (s.ids[r].empty()) continue;
-      auto g =
-          std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return *x.second == s.ids[r]; });
-      if (g == groups.end())
-        groups.push_back({{std::string(s.file)}, &s.ids[r]});
-      else
-        g->first.push_back(std::string(s.file));
-    }
-    for (const auto& [files, ids] : groups) {
-      const std::optional<bool> named = names_token(*ids, *t, l);
-      if (!named || *named) continue;
-      const std::string role(kStatedRoles[r]);
-      warnings.push_back(join_with_and(files) + (files.size() > 1 ? " give " : " gives ") + role +
-                         "_token_id " + stated_ids_text(*ids, l) + ", but the tokenizer's " + role +
-                         " token is " + quote_token(t->content) +
-                         (t->id ? " (id " + std::to_string(*t->id) + ")" : ""));
-    }
-  }
 }
 
 }  // namespace

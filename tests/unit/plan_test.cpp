@@ -21,6 +21,7 @@
 #include "gguf_test_models.h"
 #include "io/file_source.h"
 #include "model/inventory.h"
+#include "report/plan_plot.h"
 #include "report/plan_report.h"
 #include "report/run_info.h"
 #include "test_support.h"
