@@ -430,7 +430,10 @@ std::vector<std::string> serving_assumptions(const ServeResult& out, const std::
       "clients beyond the KV pool (" +
           with_thousands(out.max_running) +
           " requests) wait for a slot; and never less than concurrency / R - (osl - 1) TPOT (Little's law: "
-          "the engine completes at most R requests a second)",
+          "the engine completes at most R requests a second). A floor more than an estimate: P runs at the "
+          "roofline the performance model gives a prefill, about three times what engines' prefills reach "
+          "(MoE routing and dequantizing kernels, the front end's own latency), and the TTFTs InferenceMAX "
+          "measured are 2-5x these (README, 'Checked against InferenceMAX')",
       "engine: " + std::string(rules.source),
       "speeds: " + speeds,
       "weights: " + out.precision_label};
