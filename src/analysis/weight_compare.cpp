@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -28,18 +29,6 @@ namespace fs = std::filesystem;
 
 namespace ma {
 namespace {
-
-// ‖B−A‖/‖A‖ from Σa², Σ(b−a)²: infinite when A is all zero and B is not, 0 when both are.
-double relative_l2(double aa, double diff2) {
-  return aa > 0 ? std::sqrt(diff2 / aa) : (diff2 > 0 ? INFINITY : 0);
-}
-
-// Cosine from Σa², Σb², Σab. Where a side is all zero it has no direction: 0 when one is (as torch's
-// cosine_similarity and sklearn's give), and 1 when both are, this tool's convention for identical tensors
-// (those libraries give 0 there too).
-double cosine(double aa, double bb, double ab) {
-  return aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : (aa == 0 && bb == 0 ? 1 : 0);
-}
 
 constexpr size_t kChunkElements = 1 << 16;
 
@@ -89,8 +78,11 @@ void read_side(CompareWorker& w, const PairedSide& s, uint64_t rotary_head_dim, 
 void compare_pair(CompareWorker& w, const Pair& p, TensorDrift& d) {
   const PairedSide& ta = *p.a;
   const PairedSide& tb = *p.b;
+  // The moments are taken of the values as DriftSums scales them (below 1), shifted when its scale grows, and
+  // scaled back at the end: float64 values near its maximum have a std too.
   Moments ma, mb;
-  double aa = 0, bb = 0, ab = 0, diff2 = 0, max_diff = 0;
+  DriftSums sums;
+  double max_diff = 0;
   // Row by row where a side's rows are reordered; in large chunks otherwise.
   const bool by_row = (p.rotary_head_dim_a || p.rotary_head_dim_b) && ta.shape.size() == 2;
   const uint64_t unit = by_row ? ta.shape[1] : kChunkElements;
@@ -120,31 +112,28 @@ void compare_pair(CompareWorker& w, const Pair& p, TensorDrift& d) {
       d.nonfinite_b += !fb;
       d.nonfinite_changed += fa || fb || (std::isnan(x) != std::isnan(y)) || (!std::isnan(x) && x != y);
     }
-    for (size_t i = 0; i < k; ++i) {
-      const double x = w.a[i], y = w.b[i], dxy = y - x;
-      aa += x * x;
-      bb += y * y;
-      ab += x * y;
-      diff2 += dxy * dxy;
-      max_diff = std::max(max_diff, std::fabs(dxy));
+    for (size_t i = 0; i < k; ++i) max_diff = std::max(max_diff, std::fabs(w.b[i] - w.a[i]));
+    if (const int shift = sums.add(w.a.data(), w.b.data(), k); shift != 0) {
+      shift_moments(ma, shift);
+      shift_moments(mb, shift);
     }
     ma.merge(moments_of_block(w.a.data(), k));
     mb.merge(moments_of_block(w.b.data(), k));
   }
-  d.mean_a = ma.mean;
-  d.mean_b = mb.mean;
-  d.mean_drift = std::fabs(mb.mean - ma.mean);
-  d.std_a = ma.n > 0 ? std::sqrt(ma.m2 / ma.n) : 0;
-  d.std_b = mb.n > 0 ? std::sqrt(mb.m2 / mb.n) : 0;
-  d.std_ratio = d.std_a > 0 ? d.std_b / d.std_a : NAN;  // undefined for a constant A (JSON null)
-  d.rel_l2 = relative_l2(aa, diff2);
-  d.cosine = cosine(aa, bb, ab);
+  // Scaled by powers of two, the figures are the unscaled ones bit for bit; ratios need no scaling back.
+  const int e = sums.scale_exp;
+  d.mean_a = std::ldexp(ma.mean, e);
+  d.mean_b = std::ldexp(mb.mean, e);
+  d.mean_drift = std::ldexp(std::fabs(mb.mean - ma.mean), e);
+  const double std_a = ma.n > 0 ? std::sqrt(ma.m2 / ma.n) : 0, std_b = mb.n > 0 ? std::sqrt(mb.m2 / mb.n) : 0;
+  d.std_a = std::ldexp(std_a, e);
+  d.std_b = std::ldexp(std_b, e);
+  d.std_ratio = std_a > 0 ? std_b / std_a : NAN;  // undefined for a constant A (JSON null)
+  d.rel_l2 = sums.relative_l2();
+  d.cosine = sums.cosine();
   if (ma.n == 0 && d.numel > 0) d.rel_l2 = d.cosine = NAN;  // no pair finite on both sides: undefined (null)
   d.max_abs_diff = max_diff;
-  d.sum_a2 = aa;
-  d.sum_b2 = bb;
-  d.sum_ab = ab;
-  d.sum_diff2 = diff2;
+  d.sums = sums;
 }
 
 // Why one side's values cannot be read element by element; empty when they can.
@@ -198,6 +187,13 @@ uint64_t gguf_head_dim(const Checkpoint& ck, const PairedSide& s) {
 }  // namespace
 
 namespace {
+
+// Whether a layer's or a dtype's pooled figures are undefined: an element became or stopped being NaN/Inf
+// (the pooled sums leave it out, and would show the rest as if nothing else had happened: an all-NaN layer
+// pooled to 0 and cosine 1, an SNR of inf), or no pair of its elements is finite on both sides.
+bool pooled_figures_undefined(uint64_t nonfinite_changed, uint64_t finite_pairs, uint64_t numel) {
+  return nonfinite_changed > 0 || (finite_pairs == 0 && numel > 0);
+}
 
 // What a config says the model is: "llama (LlamaForCausalLM)"; "" without a config.
 std::string declared_architecture(const LocalModelFiles& m) {
@@ -397,7 +393,7 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
   for (const Choice& ch : choices) {
     if (ch.row_orders) {
       const size_t stored = ch.candidates[0], rotary = ch.candidates[1];
-      size_t keep = drifts[rotary].sum_diff2 < drifts[stored].sum_diff2 ? rotary : stored;
+      size_t keep = drifts[rotary].sums.diff2_key() < drifts[stored].sums.diff2_key() ? rotary : stored;
       if (ch.expected >= 0) keep = ch.expected ? rotary : stored;
       const size_t other = keep == rotary ? stored : rotary;
       TensorDrift& d = drifts[keep];
@@ -405,8 +401,10 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
       d.rel_l2_other_order = drifts[other].rel_l2;
       // Flagged where the other order fits markedly better (||B-A|| at most half): a broken conversion, not
       // two unrelated tensors (both orders near ||B-A||/||A|| = 1.41, either a little ahead).
-      d.rotary_order_mismatch =
-          ch.expected >= 0 && 4 * drifts[other].sum_diff2 <= d.sum_diff2 && d.sum_diff2 > 0;
+      auto [other_exp, other_mantissa] = drifts[other].sums.diff2_key();
+      const std::pair<int, double> four_other = {other_exp == INT_MIN ? INT_MIN : other_exp + 2,
+                                                 other_mantissa};
+      d.rotary_order_mismatch = ch.expected >= 0 && four_other <= d.sums.diff2_key() && d.sums.dd.value() > 0;
       c.rotary_order_mismatch += d.rotary_order_mismatch;
       c.rotary_reordered += keep == rotary;
       kept.push_back(keep);
@@ -417,8 +415,9 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
       continue;
     }
     std::vector<size_t> order = ch.candidates;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t x, size_t y) { return drifts[x].sum_diff2 < drifts[y].sum_diff2; });
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+      return drifts[x].sums.diff2_key() < drifts[y].sums.diff2_key();
+    });
     std::set<const PairedSide*> used_a, used_b;
     for (size_t k : order)
       if (!used_a.count(pairs[k].a) && !used_b.count(pairs[k].b)) {
@@ -443,12 +442,13 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
   for (size_t k : kept) c.tensors.push_back(std::move(drifts[k]));
 
   std::map<int64_t, LayerDrift> layers;  // -1: outside the layer stack
-  std::map<int64_t, double> aa, bb, ab, dd;
+  std::map<int64_t, DriftSums> layer_sums;
   for (TensorDrift& d : c.tensors) {
     d.flagged_by = d.nonfinite_changed ? uint32_t{kNonFiniteRule} : 0u;
     if (d.mean_drift > c.mean_threshold) d.flagged_by |= kMeanDriftRule;
     if (c.rel_l2_threshold > 0 && d.rel_l2 > c.rel_l2_threshold) d.flagged_by |= kRelL2Rule;
-    if (d.cosine < c.cosine_threshold) d.flagged_by |= kCosineRule;
+    // -1 is off (--help says so), though no cosine is below it anyway.
+    if (c.cosine_threshold > -1 && d.cosine < c.cosine_threshold) d.flagged_by |= kCosineRule;
     if (c.max_abs_threshold && d.max_abs_diff > *c.max_abs_threshold) d.flagged_by |= kMaxAbsDiffRule;
     if (d.rotary_order_mismatch) d.flagged_by |= kRotaryOrderRule;
     d.flagged = d.flagged_by != 0;
@@ -457,15 +457,15 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
     l.layer = d.layer;
     l.numel += d.numel;
     l.max_abs_diff = std::max(l.max_abs_diff, d.max_abs_diff);
+    l.nonfinite_changed += d.nonfinite_changed;
     l.flagged += d.flagged;
-    aa[key] += d.sum_a2;
-    bb[key] += d.sum_b2;
-    ab[key] += d.sum_ab;
-    dd[key] += d.sum_diff2;
+    layer_sums[key].merge(d.sums);
   }
   for (auto& [key, l] : layers) {
-    l.rel_l2 = relative_l2(aa[key], dd[key]);  // the same rules as a tensor's
-    l.cosine = cosine(aa[key], bb[key], ab[key]);
+    const DriftSums& s = layer_sums[key];
+    l.rel_l2 = s.relative_l2();  // the same rules as a tensor's
+    l.cosine = s.cosine();
+    if (pooled_figures_undefined(l.nonfinite_changed, s.pairs, l.numel)) l.rel_l2 = l.cosine = NAN;
     if (key >= 0) c.layers.push_back(l);
   }
   if (layers.count(-1)) c.layers.push_back(layers[-1]);
@@ -475,16 +475,15 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
     t.dtype = d.dtype_b;
     ++t.tensors;
     t.numel += d.numel;
-    t.sum_a2 += d.sum_a2;
-    t.sum_diff2 += d.sum_diff2;
+    t.sums.merge(d.sums);
     t.max_abs_diff = std::max(t.max_abs_diff, d.max_abs_diff);
+    t.nonfinite_changed += d.nonfinite_changed;
   }
   for (auto& [dtype, t] : by_type) {
     // The tensor rule: infinite when only A is zero. SNR: infinite without noise, -infinite without signal.
-    t.rel_l2 = relative_l2(t.sum_a2, t.sum_diff2);
-    t.snr_db = t.sum_diff2 == 0 ? INFINITY
-               : t.sum_a2 == 0  ? -INFINITY
-                                : 10 * std::log10(t.sum_a2 / t.sum_diff2);
+    t.rel_l2 = t.sums.relative_l2();
+    t.snr_db = t.sums.snr_db();
+    if (pooled_figures_undefined(t.nonfinite_changed, t.sums.pairs, t.numel)) t.rel_l2 = t.snr_db = NAN;
     c.by_dtype_b.push_back(t);
   }
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

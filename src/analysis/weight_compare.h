@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/drift_sums.h"
 #include "analysis/module_class.h"
 #include "core/dtype.h"
 #include "core/shape.h"
@@ -29,7 +30,7 @@ struct TensorDrift {
   double std_a = 0, std_b = 0;
   double std_ratio = 0;  // std_b / std_a (1 = unchanged); NaN (null, "-") when std_a is 0
   double rel_l2 = 0;     // ||B - A|| / ||A|| (0 when both are zero)
-  double cosine = 0;     // <A, B> / (||A|| ||B||); 1 when both are zero
+  double cosine = 0;     // <A, B> / (||A|| ||B||), within [-1, 1]; 1 when both are zero
   double max_abs_diff = 0;
   // NaN or ±Inf elements, which the sums above leave out; and the elements where A and B differ in them (a
   // NaN in B where A is finite, +Inf for -Inf): a diverged fine-tune, whatever its finite values say.
@@ -44,8 +45,8 @@ struct TensorDrift {
   bool rotary_order_mismatch = false;
   uint32_t flagged_by = 0;  // the DriftRule bits this tensor breaks
   bool flagged = false;     // flagged_by != 0
-  // The sums the per-layer figures are pooled from.
-  double sum_a2 = 0, sum_b2 = 0, sum_ab = 0, sum_diff2 = 0;
+  // The sums the per-layer and per-dtype figures are pooled from.
+  DriftSums sums;
 };
 
 // Why a tensor is flagged: each rule it breaks (bits of TensorDrift::flagged_by).
@@ -67,24 +68,30 @@ const char* drift_rule_name(DriftRule r);
 inline constexpr DriftRule kDriftRules[] = {kNonFiniteRule, kMeanDriftRule,  kRelL2Rule,
                                             kCosineRule,    kMaxAbsDiffRule, kRotaryOrderRule};
 
-// Per decoder layer (and one row, layer = nullopt, for everything outside the stack).
+// Per decoder layer (and one row, layer = nullopt, for everything outside the stack). Pooled over the pairs
+// finite on both sides, as a tensor's figures are; but where an element of the layer became (or stopped
+// being) NaN or Inf, or no pair is finite, the pooled figures would hide it (an all-NaN layer pools to
+// nothing, and nothing reads as unchanged): rel_l2 and cosine are then undefined (NaN: null, "-").
 struct LayerDrift {
   std::optional<uint32_t> layer;
   uint64_t numel = 0;
   double rel_l2 = 0;  // sqrt(sum ||B-A||^2 / sum ||A||^2) over the layer's tensors
-  double cosine = 0;  // sum <A,B> / sqrt(sum ||A||^2 * sum ||B||^2)
+  double cosine = 0;  // sum <A,B> / sqrt(sum ||A||^2 * sum ||B||^2), within [-1, 1]
   double max_abs_diff = 0;
-  uint32_t flagged = 0;  // tensors flagged in the layer
+  uint64_t nonfinite_changed = 0;  // the tensors' nonfinite_changed, summed
+  uint32_t flagged = 0;            // tensors flagged in the layer
 };
 
-// B's tensors of one dtype (a GGUF type: Q4_K, Q6_K) pooled: the error that type leaves.
+// B's tensors of one dtype (a GGUF type: Q4_K, Q6_K) pooled: the error that type leaves. Undefined (NaN)
+// rel_l2 and SNR on the layer's rule: an element that became or stopped being NaN/Inf, or no finite pair.
 struct DTypeDrift {
   DType dtype = DType::F32;
   uint64_t tensors = 0, numel = 0;
   double rel_l2 = 0;  // sqrt(sum ||B-A||^2 / sum ||A||^2)
   double snr_db = 0;  // 10 log10(sum ||A||^2 / sum ||B-A||^2); +inf (null) when B equals A
   double max_abs_diff = 0;
-  double sum_a2 = 0, sum_diff2 = 0;
+  uint64_t nonfinite_changed = 0;  // the tensors' nonfinite_changed, summed
+  DriftSums sums;
 };
 
 // A tensor of A whose counterpart in B has another shape (and, paired by place, maybe another name).
@@ -109,8 +116,7 @@ struct NotCompared {
 
 struct WeightComparison {
   std::string a, b;  // the models as the user named them
-  // The rules (CompareOptions); a threshold of 0 is not used (cosine: -1, which no cosine is below; max
-  // |B-A|: none).
+  // The rules (CompareOptions); a threshold of 0 is not used (cosine: -1; max |B-A|: none).
   double mean_threshold = 0.1;
   double rel_l2_threshold = 0.5;
   double cosine_threshold = 0.9;
@@ -146,7 +152,7 @@ namespace ma {
 struct CompareOptions {
   double mean_threshold = 0.1;
   double rel_l2_threshold = 0.5;
-  double cosine_threshold = 0.9;
+  double cosine_threshold = 0.9;  // -1 (or below): off
   std::optional<double> max_abs_threshold;
   unsigned threads = 0;  // 0: one per core
 };

@@ -31,11 +31,18 @@ std::vector<size_t> ranked(const WeightComparison& c) {
   return order;
 }
 
+// Layers, most changed first, by the tensors' rule: elements that became or stopped being NaN/Inf (whose
+// pooled figures are undefined), then ||B-A||/||A|| with an undefined one (NaN, which would break the sort's
+// order) as the largest, then max |B-A|.
 std::vector<const LayerDrift*> ranked_layers(const WeightComparison& c) {
   std::vector<const LayerDrift*> out;
   for (const LayerDrift& l : c.layers) out.push_back(&l);
-  std::stable_sort(out.begin(), out.end(),
-                   [](const LayerDrift* a, const LayerDrift* b) { return a->rel_l2 > b->rel_l2; });
+  std::stable_sort(out.begin(), out.end(), [](const LayerDrift* a, const LayerDrift* b) {
+    if (a->nonfinite_changed != b->nonfinite_changed) return a->nonfinite_changed > b->nonfinite_changed;
+    const double ra = std::isnan(a->rel_l2) ? INFINITY : a->rel_l2,
+                 rb = std::isnan(b->rel_l2) ? INFINITY : b->rel_l2;
+    return ra != rb ? ra > rb : a->max_abs_diff > b->max_abs_diff;
+  });
   return out;
 }
 
@@ -66,13 +73,15 @@ std::vector<std::string> tensor_row(const TensorDrift& d) {
 const std::vector<std::string> kTensorHeader = {"Tensor",          "Layer",         "Class",  "|Mean drift|",
                                                 "Std ratio",       "||B-A||/||A||", "Cosine", "Max |B-A|",
                                                 "NaN/Inf changed", "Flagged by"};
-const std::vector<std::string> kLayerHeader = {"Layer",  "Elements",  "||B-A||/||A||",
-                                               "Cosine", "Max |B-A|", "Flagged"};
+const std::vector<std::string> kLayerHeader = {"Layer",     "Elements",        "||B-A||/||A||", "Cosine",
+                                               "Max |B-A|", "NaN/Inf changed", "Flagged"};
 
 std::vector<std::string> layer_row(const LayerDrift& l) {
-  // As a tensor's row: an infinite or undefined ratio is "-", null in the JSON.
-  return {layer_name(l.layer), with_thousands(l.numel),      defined(l.rel_l2),
-          defined(l.cosine),   table_number(l.max_abs_diff), std::to_string(l.flagged)};
+  // As a tensor's row: an undefined ratio is "-", null in the JSON (and is one wherever an element became or
+  // stopped being NaN/Inf: the count says why).
+  return {layer_name(l.layer),      with_thousands(l.numel),      defined(l.rel_l2),
+          defined(l.cosine),        table_number(l.max_abs_diff), with_thousands(l.nonfinite_changed),
+          std::to_string(l.flagged)};
 }
 
 std::string counts_line(const WeightComparison& c) {
@@ -94,8 +103,8 @@ std::string counts_line(const WeightComparison& c) {
 }
 
 // The error each dtype of B leaves (a GGUF file's Q4_K, Q6_K, ...): shown when B's types differ from A's.
-const std::vector<std::string> kDTypeHeader = {"Type of B",     "Tensors",  "Elements",
-                                               "||B-A||/||A||", "SNR (dB)", "Max |B-A|"};
+const std::vector<std::string> kDTypeHeader = {"Type of B", "Tensors",   "Elements",       "||B-A||/||A||",
+                                               "SNR (dB)",  "Max |B-A|", "NaN/Inf changed"};
 
 bool types_differ(const WeightComparison& c) {
   for (const TensorDrift& d : c.tensors)
@@ -107,7 +116,8 @@ std::vector<std::vector<std::string>> dtype_rows(const WeightComparison& c) {
   std::vector<std::vector<std::string>> rows;
   for (const DTypeDrift& t : c.by_dtype_b)
     rows.push_back({std::string(dtype_info(t.dtype).name), with_thousands(t.tensors), with_thousands(t.numel),
-                    defined(t.rel_l2), defined(t.snr_db), table_number(t.max_abs_diff)});
+                    defined(t.rel_l2), defined(t.snr_db), table_number(t.max_abs_diff),
+                    with_thousands(t.nonfinite_changed)});
   return rows;
 }
 
@@ -299,6 +309,7 @@ void stream_compare_json(const WeightComparison& c, const RunInfo& run, const Js
     w.key("rel_l2").value(t.rel_l2);
     w.key("snr_db").value(t.snr_db);
     w.key("max_abs_diff").value(t.max_abs_diff);
+    w.key("nonfinite_changed").value(t.nonfinite_changed);
     w.end_object();
   }
   w.end_array();
@@ -310,6 +321,7 @@ void stream_compare_json(const WeightComparison& c, const RunInfo& run, const Js
     w.key("rel_l2").value(l.rel_l2);
     w.key("cosine").value(l.cosine);
     w.key("max_abs_diff").value(l.max_abs_diff);
+    w.key("nonfinite_changed").value(l.nonfinite_changed);
     w.key("flagged").value(l.flagged);
     w.end_object();
   }

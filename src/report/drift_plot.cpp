@@ -26,6 +26,16 @@ struct Row {
   std::string label;
 };
 
+// A layer whose figure is undefined (NaN: an element became or stopped being NaN/Inf, or no pair is finite)
+// is not drawn at 0, which reads as "unchanged": a dashed outline spans the panel at its place, labelled
+// "n/a" where there is room, vermillion when the layer is flagged.
+void draw_undefined_layer(Svg& svg, const Axes& a, double x, double width, bool flagged, bool label) {
+  const std::string& color = flagged ? plot::kVermillion : plot::kMuted;
+  const double l = x - width / 2, r = x + width / 2;
+  svg.polyline({l, a.bottom(), l, a.top(), r, a.top(), r, a.bottom()}, color, 1.2, true);
+  if (label) svg.text(x, a.top() + 12, "n/a", TextStyle{9.5, color, true, Anchor::Middle});
+}
+
 // "A → B" in `max_width`, each name cut in its middle when both do not fit.
 void draw_title(Svg& svg, const WeightComparison& c, double x, double y, double max_width) {
   const double size = 18;
@@ -178,12 +188,18 @@ std::string render_drift_by_layer_svg(const WeightComparison& c) {
   plot::draw_grid(svg, top);
   for (const Row& r : rows) {
     const bool flagged = r.d->flagged > 0;
-    const double v = std::isfinite(r.d->rel_l2) ? r.d->rel_l2 : 0;
-    const double y = top.sy.clamped(v);
-    svg.begin_group(std::string("bar layer-") + (r.d->layer ? std::to_string(*r.d->layer) : "other") +
-                    (flagged ? " flagged" : ""));
+    const std::string name = r.d->layer ? std::to_string(*r.d->layer) : "other";
+    if (std::isnan(r.d->rel_l2)) {
+      svg.begin_group("bar layer-" + name + " undefined" + (flagged ? " flagged" : ""));
+      draw_undefined_layer(svg, top, top.sx(r.x), bar_w, flagged, unit >= 14);
+      svg.end_group();
+      continue;
+    }
+    // An infinite ratio (B against an all-zero A) reaches the top of the panel.
+    const double y = std::isinf(r.d->rel_l2) ? top.top() : top.sy.clamped(r.d->rel_l2);
+    svg.begin_group("bar layer-" + name + (flagged ? " flagged" : ""));
     svg.rect(top.sx(r.x) - bar_w / 2, y, bar_w, top.bottom() - y, flagged ? plot::kVermillion : plot::kBlue);
-    if (flagged && unit >= 14)
+    if (flagged && unit >= 14 && std::isfinite(r.d->rel_l2))
       svg.text(top.sx(r.x), y - 4, std::to_string(r.d->flagged),
                TextStyle{9.5, plot::kVermillion, true, Anchor::Middle});
     svg.end_group();
@@ -200,9 +216,15 @@ std::string render_drift_by_layer_svg(const WeightComparison& c) {
   svg.text(bottom.x, bottom.y - 10, "Change of direction", TextStyle{13, plot::kInk, true, Anchor::Start});
   plot::draw_grid(svg, bottom);
   const double r_mark = std::clamp(unit / 3.2, 1.8, 3.8);
+  // The line through the layers breaks at an undefined cosine.
   std::vector<double> xy;
   for (const Row& r : rows) {
     if (!r.d->layer) continue;
+    if (std::isnan(r.d->cosine)) {
+      svg.polyline(xy, plot::kGreen, 1.5);
+      xy.clear();
+      continue;
+    }
     xy.push_back(bottom.sx(r.x));
     xy.push_back(bottom.sy.clamped(std::max(0.0, 1 - r.d->cosine)));
   }
@@ -217,7 +239,15 @@ std::string render_drift_by_layer_svg(const WeightComparison& c) {
   const size_t every = rows.size() <= 64 ? 1 : (rows.size() + 47) / 48;
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    const double px = bottom.sx(r.x), py = bottom.sy.clamped(std::max(0.0, 1 - r.d->cosine));
+    const double px = bottom.sx(r.x);
+    if (std::isnan(r.d->cosine)) {
+      svg.begin_group("marker layer-" + (r.d->layer ? std::to_string(*r.d->layer) : std::string("other")) +
+                      " undefined");
+      draw_undefined_layer(svg, bottom, px, bar_w, r.d->flagged > 0, unit >= 14);
+      svg.end_group();
+      continue;
+    }
+    const double py = bottom.sy.clamped(std::max(0.0, 1 - r.d->cosine));
     if (r.d->flagged > 0)
       plot::draw_marker(svg, plot::Marker::Circle, px, py, r_mark + 1, plot::kVermillion);
     else if (i % every == 0 || !r.d->layer || i + 1 == rows.size())
@@ -239,6 +269,17 @@ std::string render_drift_by_layer_svg(const WeightComparison& c) {
   if (cosine_line)
     entries.push_back({"cosine threshold " + plot::compact(c.cosine_threshold), plot::kInk,
                        plot::LegendEntry::Kind::DashedLine, plot::Marker::Circle});
+  // Layers without a defined figure, and why.
+  std::string undefined;
+  bool undefined_flagged = false;
+  for (const Row& r : rows)
+    if (std::isnan(r.d->rel_l2) || std::isnan(r.d->cosine)) {
+      undefined += (undefined.empty() ? "" : ", ") + r.label;
+      undefined_flagged |= r.d->flagged > 0;
+    }
+  if (!undefined.empty())
+    entries.push_back({"n/a: undefined (NaN/Inf)", undefined_flagged ? plot::kVermillion : plot::kMuted,
+                       plot::LegendEntry::Kind::DashedLine, plot::Marker::Circle});
   svg.begin_group("legend");
   plot::draw_legend(svg, kLeft + plot_w + 20, top.y, kLegendW, entries, 11);
   svg.end_group();
@@ -255,7 +296,11 @@ std::string render_drift_by_layer_svg(const WeightComparison& c) {
               flag_rules_text(c) + ".",
           TextStyle{11, plot::kMuted, false, Anchor::Start, 8.5});
   svg.fit(24, height - 16, kWidth - 48,
-          list.empty() ? "No layer has flagged tensors." : "Flagged layers (flagged tensors): " + list,
+          (list.empty() ? "No layer has flagged tensors." : "Flagged layers (flagged tensors): " + list) +
+              (undefined.empty() ? std::string()
+                                 : " \u00b7 Undefined drift (n/a: an element became or stopped being NaN or "
+                                   "Inf, or no pair is finite on both sides): " +
+                                       undefined),
           TextStyle{11, plot::kMuted, false, Anchor::Start, 8.5});
   svg.end_group();
   return svg.finish();
