@@ -24,6 +24,9 @@ using Syrk = void (*)(const char*, const char*, const int*, const int*, const fl
 using Gemm = void (*)(const char*, const char*, const int*, const int*, const int*, const float*,
                       const float*, const int*, const float*, const int*, const float*, float*, const int*,
                       size_t, size_t);
+using Dgemm = void (*)(const char*, const char*, const int*, const int*, const int*, const double*,
+                       const double*, const int*, const double*, const int*, const double*, double*,
+                       const int*, size_t, size_t);
 using Geqrf = void (*)(const int*, const int*, float*, const int*, float*, float*, const int*, int*);
 using Orgqr = void (*)(const int*, const int*, const int*, float*, const int*, const float*, float*,
                        const int*, int*);
@@ -36,6 +39,7 @@ struct Library {
   Syevd syevd = nullptr;
   Syrk syrk = nullptr;
   Gemm gemm = nullptr;
+  Dgemm dgemm = nullptr;
   Geqrf geqrf = nullptr;
   Orgqr orgqr = nullptr;
   SetThreads set_threads = nullptr;  // OpenBLAS only
@@ -54,6 +58,7 @@ struct Library {
     libs.bind(lapack, "sorgqr_", orgqr);
     libs.bind(blas, "ssyrk_", syrk);
     libs.bind(blas, "sgemm_", gemm);
+    libs.bind(blas, "dgemm_", dgemm);
     auto config = blas ? reinterpret_cast<ConfigText>(dlsym(blas, "openblas_get_config")) : nullptr;
     name = config ? std::string(config()) : "reference LAPACK/BLAS (liblapack.so.3)";
     set_threads = blas ? reinterpret_cast<SetThreads>(dlsym(blas, "openblas_set_num_threads")) : nullptr;
@@ -162,6 +167,17 @@ void multiply(bool transpose_a, bool transpose_b, int64_t m64, int64_t n64, int6
   const float alpha = 1, beta = 0;
   library().gemm(transpose_a ? "T" : "N", transpose_b ? "T" : "N", &m, &n, &k, &alpha, a, &lda, b, &ldb,
                  &beta, c, &ldc, 1, 1);
+}
+
+void multiply(bool transpose_a, bool transpose_b, int64_t m64, int64_t n64, int64_t k64, const double* a,
+              int64_t lda64, const double* b, int64_t ldb64, double* c, int64_t ldc64) {
+  require();
+  const int m = dim(m64, "m"), n = dim(n64, "n"), k = dim(k64, "k");
+  const int lda = dim(lda64, "lda"), ldb = dim(ldb64, "ldb"), ldc = dim(ldc64, "ldc");
+  size_threads(double(m) * n * k);
+  const double alpha = 1, beta = 0;
+  library().dgemm(transpose_a ? "T" : "N", transpose_b ? "T" : "N", &m, &n, &k, &alpha, a, &lda, b, &ldb,
+                  &beta, c, &ldc, 1, 1);
 }
 
 void orthonormalize(int64_t m64, int64_t n64, float* a) {

@@ -66,6 +66,14 @@ std::shared_ptr<const BlockScale> scale_of(
     const auto found = scales.find(name);
     if (found == scales.end()) continue;
     const StoredTensor& s = *found->second;
+    // A scale applies by (row, column): the scan reads a transposed view in its stored order, where block
+    // positions are not the weight's, and reads the scale itself in the same stored order.
+    if (w.permuted || s.permuted) {
+      warnings.push_back(w.name + ": it or its scale " + name +
+                         " is a view not in row-major order on disk (a transpose), so the scale's blocks "
+                         "cannot be matched to the weight's; the statistics are of its float8 codes");
+      return nullptr;
+    }
     const std::optional<ScaleGrid> grid = scale_grid(w.shape, s.shape);
     // Read whole into memory: block FP8 has one scale per 16,384 weights, a per-row scale one per row; a
     // scale of more than 16 M entries is no such thing (and would be gigabytes to hold).
@@ -119,7 +127,7 @@ void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSel
         continue;
       }
       plan.items.push_back({t.name, path, f.data_start + t.data_begin, t.bytes(), t.dtype, t.shape, t.numel,
-                            scale_of(t, ck, scales, files.root, warnings)});
+                            scale_of(t, ck, scales, files.root, warnings), t.permuted});
       plan.trainable.push_back(trainable);
       plan.counted_parameters.push_back(t.tied ? 0 : t.numel);
       plan.counted_bytes.push_back(t.held_bytes());

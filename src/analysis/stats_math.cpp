@@ -12,15 +12,34 @@ std::pair<double, double> histogram_range(double min, double max) {
 std::vector<double> histogram_edges(double first, double last, uint32_t bins) {
   std::vector<double> e(bins + 1);
   const double step = (last - first) / bins;
-  for (uint32_t i = 0; i <= bins; ++i) e[i] = static_cast<double>(i) * step + first;
+  if (std::isfinite(step)) {
+    for (uint32_t i = 0; i <= bins; ++i) e[i] = static_cast<double>(i) * step + first;
+  } else {
+    // A range past DBL_MAX (float64 values near ±1.8e308 of both signs): last − first overflows, and numpy's
+    // i·inf + first is NaN at i = 0 (numpy.histogram raises). At half scale nothing overflows —
+    // |first/2|, |last/2| and their difference are at most DBL_MAX — and halving and doubling such large
+    // values is exact: the same linspace, without the overflow.
+    const double half_first = first / 2, half_step = (last / 2 - half_first) / bins;
+    for (uint32_t i = 0; i <= bins; ++i) e[i] = (static_cast<double>(i) * half_step + half_first) * 2;
+  }
   e[bins] = last;
   return e;
 }
 
+namespace {
+
+// 1, or ½ where the edges' range overflows float64 (histogram_edges): the binner then works at half scale.
+double stats_math_bin_scale(const std::vector<double>& edges) {
+  return std::isfinite(edges.back() - edges.front()) ? 1.0 : 0.5;
+}
+
+}  // namespace
+
 HistogramBinner::HistogramBinner(const std::vector<double>& edges)
     : edges_(edges),
-      first_(edges.front()),
-      norm_(static_cast<double>(edges.size() - 1) / (edges.back() - edges.front())),
+      scale_(stats_math_bin_scale(edges)),
+      first_(edges.front() * scale_),
+      norm_(static_cast<double>(edges.size() - 1) / (edges.back() * scale_ - edges.front() * scale_)),
       bins_(static_cast<uint32_t>(edges.size() - 1)) {}
 
 PercentileRank percentile_rank(double q, uint64_t n) {

@@ -14,10 +14,13 @@ namespace ma {
 
 // numpy.histogram's range for the finite values: [min, max], or [v - 0.5, v + 0.5] for a constant.
 std::pair<double, double> histogram_range(double min, double max);
-// numpy.linspace(first, last, bins + 1).
+// numpy.linspace(first, last, bins + 1). Where last − first overflows float64 (values near ±DBL_MAX of both
+// signs, where numpy.histogram raises), the same edges computed at half scale: every edge finite, the first
+// `first` and the last `last` exactly.
 std::vector<double> histogram_edges(double first, double last, uint32_t bins);
 
-// The bin numpy.histogram puts x in (x within [edges.front(), edges.back()]).
+// The bin numpy.histogram puts x in (x within [edges.front(), edges.back()]); over edges whose range
+// overflows, the same rule at half scale.
 class HistogramBinner {
  public:
   explicit HistogramBinner(const std::vector<double>& edges);
@@ -26,7 +29,8 @@ class HistogramBinner {
   uint32_t bin(double x) const {
     // numpy's fast path for equal bins, including its two corrections for rounding at the edges.
     const int64_t last = static_cast<int64_t>(bins_) - 1;
-    int64_t i = static_cast<int64_t>((x - first_) * norm_);
+    // scale_ is 1 (x * 1 is x exactly: numpy's arithmetic) but for a range past DBL_MAX.
+    int64_t i = static_cast<int64_t>((x * scale_ - first_) * norm_);
     i = i > last ? last : i;
     i = i < 0 ? 0 : i;
     const int64_t down = x < edges_[static_cast<size_t>(i)];
@@ -37,7 +41,7 @@ class HistogramBinner {
 
  private:
   const std::vector<double>& edges_;
-  double first_, norm_;
+  double scale_, first_, norm_;
   uint32_t bins_;
 };
 

@@ -30,6 +30,11 @@ struct ScanItem {
   uint64_t numel = 0;
   // A float8 weight's scales (analysis/block_scale.h): its values are code x scale, in float32.
   std::shared_ptr<const BlockScale> scale;
+  // A PyTorch view whose elements are exactly the bytes [offset, offset + bytes) but not in row-major order
+  // (StoredTensor::permuted: a transpose saved as a view, torch's `.t()`). Statistics do not depend on the
+  // order; whatever reads rows and columns (spectrum, embeddings) must: a 2-D one is its transpose stored
+  // row-major, i.e. column-major (matrix_reader.h gathers it); the order of a wider one is not known here.
+  bool permuted = false;
 };
 
 struct ScanOptions {

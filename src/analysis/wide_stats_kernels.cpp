@@ -566,6 +566,13 @@ MA_VECTOR_CLONES void bins_of_values(const double* v, size_t n, const std::vecto
 }  // namespace
 
 void bins_of(const double* v, size_t n, const std::vector<double>& edges, uint32_t* out) {
+  // A range past DBL_MAX (values near both ends of float64) makes the vector loop's step infinite: the
+  // binner's half-scale rule takes every value instead.
+  if (!std::isfinite(edges.back() - edges.front())) {
+    const HistogramBinner binner(edges);
+    for (size_t i = 0; i < n; ++i) out[i] = binner.bin(v[i]);
+    return;
+  }
   bins_of_values(v, n, edges, out);
 }
 

@@ -9,6 +9,7 @@
 #include "report/console_writer.h"
 #include "report/csv_cells.h"
 #include "report/markdown_writer.h"
+#include "report/stats_report.h"
 
 namespace ma {
 namespace {
@@ -61,8 +62,9 @@ std::vector<std::string> console_row(const MatrixSpectrum& m, bool storage) {
   row.push_back(brief_number(x.spectral_norm));
   row.push_back(x.alpha ? fixed_decimals(x.alpha->alpha, 2) : "-");
   row.push_back(fixed_decimals(100 * m.sparsity, 1) + "%");
-  row.push_back(fixed_decimals(m.mean, 4));
-  row.push_back(fixed_decimals(m.std, 4));
+  // As stats prints them: a LoRA matrix's std of 3e-5 is not "0.0000", a mean of 1e35 not 36 digits.
+  row.push_back(table_number(m.mean));
+  row.push_back(table_number(m.std));
   return row;
 }
 
@@ -147,8 +149,10 @@ std::string rule_text(const ModelSpectrum& s) {
   }
   return rule +
          " SVD 90%: fewest σ holding 90% of Σσ². Stable rank ||W||_F²/σ_max²; eff. rank exp(entropy of "
-         "σ/Σσ); alpha: power-law exponent of the eigenvalues σ² (WeightWatcher). Sparsity: |x| <= " +
-         short_number(s.eps) + ".";
+         "σ/Σσ); alpha: power-law exponent of the eigenvalues σ² (WeightWatcher), fitted to those above " +
+         short_number(kAlphaEigenvalueThreshold) +
+         " (its EVALS_THRESH) whose σ the rank counts, \"-\" where fewer than " +
+         std::to_string(kAlphaMinEigenvalues) + " remain. Sparsity: |x| <= " + short_number(s.eps) + ".";
 }
 
 std::string render_spectrum_console(const ModelSpectrum& s, bool color) {
@@ -202,6 +206,8 @@ void stream_spectrum_json(const ModelSpectrum& s, const RunInfo& run, bool value
   w.key("energy").value(s.energy);
   w.key("rank_tolerance_given").value_or_null(s.tolerance);
   w.key("eps").value(s.eps);
+  w.key("alpha_eigenvalue_threshold").value(kAlphaEigenvalueThreshold);
+  w.key("alpha_min_eigenvalues").value(kAlphaMinEigenvalues);
   w.key("seconds").value(s.seconds);
   w.key("tensors").begin_array();
   for (const MatrixSpectrum& m : s.matrices) {
@@ -244,6 +250,8 @@ void stream_spectrum_json(const ModelSpectrum& s, const RunInfo& run, bool value
     } else {
       for (const char* k : {"alpha", "alpha_xmin", "alpha_ks_distance", "alpha_tail"}) w.key(k).null();
     }
+    w.key("alpha_eigenvalues").value(x.alpha_eigenvalues);
+    w.key("alpha_unset_reason").text_or_null(x.alpha_unset);
     w.key("gram_resolution").value(m.singular_values.resolution);
     w.key("randomized_error_factor").value(m.singular_values.error_factor);
     w.key("mean").value(m.mean);

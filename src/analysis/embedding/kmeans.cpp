@@ -239,19 +239,38 @@ double silhouette(const std::vector<float>& x, uint64_t d, const std::vector<uin
   for (uint64_t i : sample) present[labels[i]] = true;
   const auto clusters = static_cast<uint64_t>(std::count(present.begin(), present.end(), true));
   if (clusters < 2 || clusters > m - 1) return NAN;
-  std::vector<float> s(m * d);
+  // The sample in float64, as scikit-learn upcasts float32 rows for its distances
+  // (_euclidean_distances_upcast): ‖x‖² + ‖y‖² − 2 x·y in float32 left rows that are the same vector (the
+  // untrained tokens of an embedding) about sqrt(ε_f32)·‖x‖ apart instead of 0, and moved the silhouette of a
+  // vocabulary with such rows in its fourth digit.
+  std::vector<double> s(m * d);
   std::vector<double> norms(m);
   std::vector<uint64_t> in_cluster(k, 0);
   for (uint64_t i = 0; i < m; ++i) {
-    std::copy_n(&x[sample[i] * d], d, &s[i * d]);
+    const float* row = &x[sample[i] * d];
     double v = 0;
-    for (uint64_t t = 0; t < d; ++t) v += double(s[i * d + t]) * s[i * d + t];
+    for (uint64_t t = 0; t < d; ++t) {
+      s[i * d + t] = row[t];
+      v += double(row[t]) * row[t];
+    }
     norms[i] = v;
     ++in_cluster[labels[sample[i]]];
   }
+  // Rows holding the same values share a group: their distance is exactly 0, which float64's cancellation
+  // would still leave at ~1e-8·‖x‖.
+  std::vector<uint64_t> order(m), group(m);
+  std::iota(order.begin(), order.end(), 0);
+  const auto row_of = [&](uint64_t i) { return &s[i * d]; };
+  std::sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
+    return std::lexicographical_compare(row_of(a), row_of(a) + d, row_of(b), row_of(b) + d);
+  });
+  for (uint64_t r = 0; r < m; ++r)
+    group[order[r]] = r > 0 && std::equal(row_of(order[r]), row_of(order[r]) + d, row_of(order[r - 1]))
+                          ? group[order[r - 1]]
+                          : order[r];
   // Row blocks of the sample against the whole sample: each row's summed distance to every cluster.
   constexpr uint64_t kBlock = 256;
-  std::vector<float> dot;
+  std::vector<double> dot;
   std::vector<double> per_cluster(k);
   double total = 0;
   for (uint64_t b0 = 0; b0 < m; b0 += kBlock) {
@@ -267,7 +286,7 @@ double silhouette(const std::vector<float>& x, uint64_t d, const std::vector<uin
       if (in_cluster[own] <= 1) continue;  // alone in its cluster: s = 0
       std::fill(per_cluster.begin(), per_cluster.end(), 0.0);
       for (uint64_t i = 0; i < m; ++i) {
-        if (i == row) continue;
+        if (i == row || group[i] == group[row]) continue;  // distance 0
         per_cluster[labels[sample[i]]] +=
             std::sqrt(std::max(0.0, norms[row] + norms[i] - 2.0 * dot[j + i * nb]));
       }

@@ -52,7 +52,8 @@ uint32_t kneedle_elbow(const std::vector<uint32_t>& ks, const std::vector<double
 // The mean silhouette (Rousseeuw 1987; scikit-learn's silhouette_score, Euclidean) of the rows `sample`
 // (indices into x) with their labels, every distance within the sample: s = (b − a) / max(a, b), 0 for a
 // point alone in its cluster. NaN (undefined) unless the sample holds 2 to m − 1 clusters, where
-// scikit-learn raises. Pass centred rows: the distances come from ‖x‖² − 2 x·y + ‖y‖² in float32.
+// scikit-learn raises. Pass centred rows: the distances come from ‖x‖² − 2 x·y + ‖y‖² in float64, the rows
+// upcast as scikit-learn upcasts float32 input, and are exactly 0 between rows holding the same values.
 double silhouette(const std::vector<float>& x, uint64_t d, const std::vector<uint64_t>& sample,
                   const std::vector<uint32_t>& labels, uint32_t k);
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <string>
 
 #include "analysis/lapack.h"
 #include "analysis/matrix_reader.h"
@@ -14,6 +15,8 @@
 
 namespace ma {
 namespace {
+
+constexpr const char* kNonFinite = "holds NaN or Inf, which have no singular values";
 
 struct MatrixShape {
   uint64_t count = 1, rows = 0, cols = 0;  // count > 1: a stacked expert tensor [count, rows, cols]
@@ -67,11 +70,12 @@ void add_storage_rounding(const ScanItem& item, const std::vector<float>& w, uin
   in.storage_floor = r->subnormal_half_spacing * scale * std::sqrt(static_cast<double>(below));
 }
 
-// The spectrum of one matrix, or none (NaN or Inf in it make the decomposition meaningless: skipped, named,
-// while the model's other matrices are analysed).
+// The spectrum of one matrix, or, in `why_not`, why it has none: NaN or Inf in it make the decomposition
+// meaningless, and LAPACK may fail on a matrix (a routine that does not converge). Either is skipped, named,
+// while the model's other matrices are analysed.
 std::optional<MatrixSpectrum> analyse(const ScanItem& item, const MatrixShape& m, uint64_t expert,
                                       std::vector<float>& w, const FileSource& file, ElementDecoder& decoder,
-                                      const SpectrumOptions& o) {
+                                      const SpectrumOptions& o, std::string& why_not) {
   const auto start = std::chrono::steady_clock::now();
   MatrixSpectrum r;
   r.name = m.count > 1 ? item.name + "[" + std::to_string(expert) + "]" : item.name;
@@ -87,7 +91,10 @@ std::optional<MatrixSpectrum> analyse(const ScanItem& item, const MatrixShape& m
   double sum = 0, sum_sq = 0;
   uint64_t near_zero = 0;
   for (float x : w) {
-    if (!std::isfinite(x)) return std::nullopt;
+    if (!std::isfinite(x)) {
+      why_not = kNonFinite;
+      return std::nullopt;
+    }
     sum += x;
     sum_sq += double(x) * x;
     near_zero += std::fabs(x) <= o.eps;
@@ -105,7 +112,15 @@ std::optional<MatrixSpectrum> analyse(const ScanItem& item, const MatrixShape& m
   in.cols = m.cols;
   in.frobenius_squared = sum_sq;
   add_storage_rounding(item, w, m.rows, m.cols, in);
-  r.singular_values = singular_values(w, m.rows, m.cols, o.method, o.randomized);
+  try {
+    r.singular_values = singular_values(w, m.rows, m.cols, o.method, o.randomized);
+  } catch (const Error& e) {
+    // A routine that rejected or could not finish this one matrix (lapack.cpp: the routine as the field); a
+    // missing LAPACK was refused before the first matrix.
+    if (e.kind() == ErrorKind::Unsupported) throw;
+    why_not = "LAPACK could not decompose it (" + e.field() + ": " + e.rule() + ")";
+    return std::nullopt;
+  }
   in.energy = o.energy;
   in.tolerance = o.tolerance;
   r.metrics = spectral_metrics(r.singular_values, in);
@@ -157,15 +172,24 @@ ModelSpectrum compute_model_spectrum(const PlannedScan& plan, const SpectrumOpti
       done += m->count;
       continue;
     }
+    // A permuted view whose order on disk is not known: its rows and columns cannot be told apart, and a
+    // spectrum of scrambled elements would be silently wrong (a 2-D transpose is read in order).
+    if (const std::string why = why_not_row_major(item); !why.empty()) {
+      out.skipped.push_back(item.name + ": " + why);
+      if (!out.first_non_finite) out.first_non_finite = out.skipped.back();
+      done += m->count;
+      continue;
+    }
     const FileSource file(item.file);
     for (uint64_t e = 0; e < m->count; ++e) {
       if (o.cancel && o.cancel->load())
         throw Error(ErrorKind::LocalIO, item.file.string(), item.name, "interrupted");
-      if (std::optional<MatrixSpectrum> one = analyse(item, *m, e, w, file, decoder, o))
+      std::string why_not;
+      if (std::optional<MatrixSpectrum> one = analyse(item, *m, e, w, file, decoder, o, why_not))
         out.matrices.push_back(std::move(*one));
       else {
-        out.skipped.push_back((m->count > 1 ? item.name + "[" + std::to_string(e) + "]" : item.name) +
-                              ": holds NaN or Inf, which have no singular values");
+        out.skipped.push_back((m->count > 1 ? item.name + "[" + std::to_string(e) + "]" : item.name) + ": " +
+                              why_not);
         if (!out.first_non_finite) out.first_non_finite = out.skipped.back();
       }
       if (o.progress) o.progress(++done, total);

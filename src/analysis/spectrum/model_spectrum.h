@@ -55,12 +55,17 @@ struct ModelSpectrum {
   std::string library;  // the LAPACK that ran
   std::vector<MatrixSpectrum> matrices;
   std::vector<std::string> skipped;  // "name: why" (1-D tensors are not matrices and are not listed)
-  std::optional<std::string> first_non_finite;  // the first matrix skipped for holding NaN or Inf, as listed
+  // The first matrix skipped for what it holds, as listed: NaN or Inf, a permuted view whose order on disk
+  // is not known, or a LAPACK routine that failed on it (not for being empty, a scale or a kernel).
+  std::optional<std::string> first_non_finite;
   double seconds = 0;
 };
 
-// The matrices of `plan` (stats' tensor selection), in checkpoint order. Throws Error(Unsupported) without
-// LAPACK, Error(LocalIO/Malformed) on read failures.
+// The matrices of `plan` (stats' tensor selection), in checkpoint order; a 2-D PyTorch view stored transposed
+// is read in its logical order (matrix_reader.h). Each matrix is scaled by a power of two before the
+// decomposition (singular_values.cpp), so no magnitude a float32 can hold overflows the Gram matrix or the
+// sketch; a LAPACK failure on one matrix skips it, named, and the run goes on. Throws Error(Unsupported)
+// without LAPACK, Error(LocalIO/Malformed) on read failures.
 ModelSpectrum compute_model_spectrum(const PlannedScan& plan, const SpectrumOptions& options);
 
 }  // namespace ma

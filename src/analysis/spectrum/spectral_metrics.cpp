@@ -74,7 +74,10 @@ SpectralMetrics spectral_metrics(const SingularValues& sv, const MetricInputs& i
   SpectralMetrics m;
   m.design_rank = std::min(in.rows, in.cols);
   const std::vector<double>& s = sv.values;
-  if (s.empty() || m.design_rank == 0) return m;
+  if (s.empty() || m.design_rank == 0) {
+    m.alpha_unset = "no singular values";
+    return m;
+  }
   const bool complete = sv.complete && s.size() == m.design_rank;
   m.spectral_norm = s.front();
   // numpy.linalg.matrix_rank's rule for the float32 matrix the SVD decomposes; a σ the Gram method cannot
@@ -101,7 +104,10 @@ SpectralMetrics spectral_metrics(const SingularValues& sv, const MetricInputs& i
   energy_rank(s, total, 0.9, complete, m.rank_90, m.rank_90_lower_bound);
   energy_rank(s, total, in.energy, complete, m.energy_rank, m.energy_rank_lower_bound);
   m.stable_rank = s.front() > 0 ? in.frobenius_squared / (s.front() * s.front()) : 0;
-  if (!complete) return m;
+  if (!complete) {
+    m.alpha_unset = "a truncated spectrum (the top K only)";
+    return m;
+  }
   if (sum > 0) {
     double h = 0;
     for (double v : s)
@@ -110,11 +116,19 @@ SpectralMetrics spectral_metrics(const SingularValues& sv, const MetricInputs& i
   }
   // A matrix below full numerical rank has an infinite condition number: its σ_min is rounding noise.
   if (m.actual_rank == m.design_rank && s.back() > 0) m.condition_number = s.front() / s.back();
+  // WeightWatcher's eigenvalues: σ² above EVALS_THRESH; and only σ the rank counts (m.tolerance is never
+  // below the Gram method's resolution unless --rank-tol says so).
   std::vector<double> eigenvalues;
   eigenvalues.reserve(s.size());
   for (double v : s)
-    if (v > sv.resolution) eigenvalues.push_back(v * v);
+    if (v > m.tolerance && v > sv.resolution && v * v > kAlphaEigenvalueThreshold)
+      eigenvalues.push_back(v * v);
+  m.alpha_eigenvalues = eigenvalues.size();
   m.alpha = fit_power_law(std::move(eigenvalues));
+  if (!m.alpha)
+    m.alpha_unset = "too few eigenvalues to fit: " + std::to_string(m.alpha_eigenvalues) +
+                    " σ² above 1e-5 whose σ the rank counts (a fit needs " +
+                    std::to_string(kAlphaMinEigenvalues) + ", not all equal)";
   return m;
 }
 

@@ -14,7 +14,12 @@
 //                     svd_90_percent_rank), and at --energy when another target is asked.
 //   stable rank       ‖W‖²_F / σ²_max;  effective rank  exp(H(p)), p_i = σ_i / Σσ (Roy & Vetterli 2007).
 //   spectral norm σ_max, condition number σ_max / σ_min (full numerical rank only: below it σ_min is noise
-//   and the true figure infinite), and α of the eigenvalues σ² (power_law_fit.h).
+//   and the true figure infinite), and α of the eigenvalues σ² (power_law_fit.h) as WeightWatcher fits
+//   them: only eigenvalues above its EVALS_THRESH, 1e-5 (`powerlaw.Fit(evals[evals > 1e-5])`, evals = σ²
+//   of W unnormalised), and only those whose σ the rank counts (σ > tolerance): below it our float32 σ are
+//   rounding noise, which WeightWatcher's float64 SVD would resolve, and a rank-deficient matrix (a merged
+//   LoRA delta) fitted with its noise got α ≈ 1.2 from xmin 1e-16. Unset, with the reason, when fewer than
+//   3 eigenvalues (or only equal ones) remain.
 // From a truncated spectrum (the top K) a figure the missing values could change is left unset, with a lower
 // bound where one follows: rank >= K when σ_K is above the tolerance (a sketch's σ_i never exceed the true
 // ones, so the true σ_K is above it too); the energy rank ">= K" when the top K of the sketch hold less than
@@ -22,11 +27,17 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "analysis/spectrum/power_law_fit.h"
 #include "analysis/spectrum/singular_values.h"
 
 namespace ma {
+
+// WeightWatcher's EVALS_THRESH (weightwatcher/constants.py): eigenvalues σ² at or below it are not fitted.
+inline constexpr double kAlphaEigenvalueThreshold = 1e-5;
+// The fewest eigenvalues a fit needs, not all equal (fit_power_law's minimum).
+inline constexpr uint64_t kAlphaMinEigenvalues = 3;
 
 struct SpectralMetrics {
   uint64_t design_rank = 0;  // min(rows, cols)
@@ -42,6 +53,8 @@ struct SpectralMetrics {
   double spectral_norm = 0;
   std::optional<double> condition_number;  // unset below full numerical rank or for a truncated spectrum
   std::optional<PowerLawFit> alpha;        // unset for a truncated spectrum or too few values
+  uint64_t alpha_eigenvalues = 0;          // eigenvalues offered to the fit (above both thresholds)
+  std::string alpha_unset;                 // why α is unset; empty when it is set
 };
 
 struct MetricInputs {
