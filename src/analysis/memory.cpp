@@ -64,21 +64,29 @@ std::vector<Estimate> weight_estimates(const ReportInputs& in, const Quantizatio
   const std::string p = num(P) + " params";
   std::vector<Estimate> w;
   for (const WidthRow& pr : kWidths)
-    w.push_back({"weights_" + std::string(pr.key), mul({P, pr.bytes}, "weights"),
+    w.push_back({"weights_" + std::string(pr.key),
+                 mul({P, pr.bytes}, std::string(memory::kParameterFactor) + " x " + num(pr.bytes) + " bytes"),
                  p + " x " + num(pr.bytes) + (pr.bytes == 1 ? " byte" : " bytes")});
   const uint64_t groups = ceil_div(P, kInt4GroupSize);
-  w.push_back({"weights_int4", add({ceil_div(P, 2), mul({groups, kInt4GroupOverhead}, "int4")}, "int4"),
+  const std::string int4 = std::string(memory::kParameterFactor) + " x 0.5 byte + int4 groups";
+  w.push_back({"weights_int4", add({ceil_div(P, 2), mul({groups, kInt4GroupOverhead}, int4)}, int4),
                p + " x 0.5 byte + " + num(groups) + " groups of " + num(kInt4GroupSize) + " x " +
                    num(kInt4GroupOverhead) + " bytes (fp16 scale + fp16 zero)"});
   if (const auto& ck = in.inventory.checkpoint) {
+    const std::string predicted = "predicted from the index's tensor names and the template";
     if (ck->headers_read)
       w.push_back(
           {"weights_stored", ck->bytes,
            "tensor data in the " + ck->format + " headers of " + num(ck->files) + " file(s), as stored"});
-    else if (ck->index_total_size)
+    else if (ck->index_total_size && index_total_size_possible(*ck, in.inventory.arch))
       w.push_back({"weights_stored", *ck->index_total_size, "metadata.total_size of the checkpoint index"});
+    else if (ck->index_total_size)
+      w.push_back({"weights_stored", ck->bytes,
+                   predicted + " (the index's metadata.total_size, " + num(*ck->index_total_size) +
+                       " bytes, is below the " + num(ck->bytes) +
+                       " bytes the tensors it names take, so it is not used)"});
     else
-      w.push_back({"weights_stored", ck->bytes, "predicted from the index's tensor names and the template"});
+      w.push_back({"weights_stored", ck->bytes, predicted});
   } else if (quant.quantized && quant.stored_from == "template" && quant.stored_bytes) {
     w.push_back({"weights_stored", quant.stored_bytes, predicted_storage(quant)});
   }
@@ -110,7 +118,7 @@ Unloaded unloaded(const Inventory& inv, const QuantizationInfo& q) {
   for (size_t i = 0; i < skip.size() && i < q.tensor_bytes.size(); ++i)
     if (skip[i]) {
       ++u.tensors;
-      u.bytes = add({u.bytes, q.tensor_bytes[i]}, "unloaded");
+      u.bytes = add({u.bytes, q.tensor_bytes[i]}, "stored bytes of the tensors inference does not load");
     }
   return u;
 }
@@ -134,7 +142,8 @@ Estimate inference_weights(const ReportInputs& in, const QuantizationInfo& quant
             "quantization_config declares " + num(*bits) + "-bit weights: " + e->formula};
   }
   const uint64_t b = dtype_bits(compute) / 8;
-  return {"inference_weights", mul({in.params.total, b}, "weights"),
+  return {"inference_weights",
+          mul({in.params.total, b}, std::string(memory::kParameterFactor) + " x " + num(b) + " bytes"),
           num(in.params.total) + " params x " + num(b) + " bytes (" +
               std::string(dtype_info(compute).short_name) + ")"};
 }
@@ -142,19 +151,24 @@ Estimate inference_weights(const ReportInputs& in, const QuantizationInfo& quant
 }  // namespace
 
 FfnWidth widest_ffn(const ArchitectureRecord& a) {
+  return widest_ffn(a.layers());
+}
+
+FfnWidth widest_ffn(const std::vector<LayerSpec>& layers) {
   FfnWidth best;
-  for (const LayerSpec& l : a.layers()) {
+  for (const LayerSpec& l : layers) {
     const FfnShape& f = l.ffn;
     FfnWidth w;
     if (f.kind == Ffn::Dense && f.intermediate) {
       const uint64_t parts = f.gated ? 3 : 2;
-      w = {mul({parts, f.intermediate}, "ffn width"),
+      w = {mul({parts, f.intermediate}, "3 (gated) or 2 x intermediate_size"),
            num(parts) + " x " + num(f.intermediate) + " ffn width (" +
                (f.gated ? "gate, up, product" : "up, activation") + ")"};
     } else if (f.kind == Ffn::Moe && f.expert_intermediate) {
       const uint64_t parts = f.expert_matrices == 3 ? 3 : 2;
-      const uint64_t routed = mul({f.top_k, f.expert_intermediate}, "routed width");
-      w = {mul({parts, add({routed, f.shared_intermediate}, "moe width")}, "moe width"),
+      const std::string moe = "num_experts_per_tok x moe_intermediate_size + shared_expert_intermediate_size";
+      const uint64_t routed = mul({f.top_k, f.expert_intermediate}, moe);
+      w = {mul({parts, add({routed, f.shared_intermediate}, moe)}, "3 (gated) or 2 x (" + moe + ")"),
            num(parts) + " x (" + num(f.top_k) + " experts x " + num(f.expert_intermediate) +
                (f.shared_intermediate ? " + " + num(f.shared_intermediate) + " shared" : std::string()) +
                ") moe width"};
@@ -166,27 +180,133 @@ FfnWidth widest_ffn(const ArchitectureRecord& a) {
 
 namespace {
 
+// The heads the attention of a stack's layers have: the first attention layer's, else the record's.
+uint64_t stack_heads(const StackSpec& s, uint64_t dflt) {
+  for (const LayerSpec& l : s.layers)
+    if (l.mixer == Mixer::Attention && l.attention.heads) return l.attention.heads;
+  return dflt;
+}
+
+}  // namespace
+
+std::vector<ActivationStack> activation_stacks(const ArchitectureRecord& a, uint64_t context) {
+  const StackSpec* main = a.main_stack();
+  // The main stack with the record's widths, as the estimates have always sized it (a decoder-only model's
+  // figures do not depend on how its stack is recorded).
+  std::vector<ActivationStack> out{{std::string(stack_role_name(main ? main->role : StackRole::Decoder)),
+                                    a.layers().size(), a.hidden_size, a.num_attention_heads, context,
+                                    "context", widest_ffn(a.layers())}};
+  const StackSpec* encoder = a.stack(StackRole::Encoder);
+  const bool cross = main && main->role == StackRole::Decoder &&
+                     std::any_of(main->layers.begin(), main->layers.end(),
+                                 [](const LayerSpec& l) { return l.cross_attention.has_value(); });
+  if (!encoder || !cross) return out;
+  out.insert(
+      out.begin(),
+      ActivationStack{std::string(stack_role_name(StackRole::Encoder)), encoder->layers.size(),
+                      encoder->hidden ? encoder->hidden : a.hidden_size,
+                      stack_heads(*encoder, a.num_attention_heads), encoder_positions(*encoder, context),
+                      encoder->positions ? "encoder positions" : "context", widest_ffn(encoder->layers)});
+  return out;
+}
+
+namespace {
+
+// The logits a forward pass materialises: a generating head (causal LM, seq2seq) only the last position's
+// (transformers computes the head on the last hidden state when it generates); a masked-LM head every
+// position's over the vocabulary, a token-classification head every position's over its labels.
+struct LogitsShape {
+  bool every_position = false;
+  uint64_t width = 0;  // vocab_size, or the classifier's labels
+  std::string head;    // "BertForMaskedLM's masked-LM head", for the formula; "" for a generating head
+  std::string unit;    // "vocab", "labels"
+};
+
+// The labels a token classifier scores: the rows of its `classifier` Linear in the template.
+std::optional<uint64_t> classifier_labels(const Inventory& inv) {
+  if (!inv.model) return std::nullopt;
+  for (const TemplateTensor& t : inv.model->tensors)
+    if (t.kind == TensorKind::Parameter && t.placement.block == Block::LmHead && t.shape.size() == 2 &&
+        (t.name == "classifier.weight" || t.name.ends_with(".classifier.weight")))
+      return t.shape[0];
+  return std::nullopt;
+}
+
+LogitsShape logits_shape(const Inventory& inv) {
+  const ArchitectureRecord& a = inv.arch;
+  const std::string& cls = a.architecture;
+  // XLM's and FlauBERT's WithLMHeadModel predict masked words, as identity reads them.
+  if (cls.ends_with("ForMaskedLM") || cls.ends_with("WithLMHeadModel"))
+    return {true, a.vocab_size, cls + "'s masked-LM head scores every position", "vocab"};
+  if (cls.ends_with("ForTokenClassification"))
+    if (const std::optional<uint64_t> labels = classifier_labels(inv))
+      return {true, *labels, cls + "'s classifier scores every position", "labels"};
+  return {false, a.vocab_size, "", "vocab"};
+}
+
+// What the activation estimates read: the stacks at their lengths and the head's logits.
+struct ActivationPlan {
+  std::vector<ActivationStack> stacks;
+  LogitsShape logits;
+};
+
+// One stack's peak in a prefill pass: the residual stream and the normed input (2h) plus its widest layer's
+// FFN intermediates for every position.
+struct StackPeak {
+  uint64_t bytes = 0;
+  std::string formula;
+};
+
+StackPeak stack_peak(const ActivationStack& s, uint64_t batch, uint64_t b) {
+  FfnWidth ffn = s.ffn;
+  if (!ffn.elements) {
+    const uint64_t guess = mul({4, s.hidden}, "4 x hidden_size");
+    ffn = {mul({3, guess}, "3 x 4 x hidden_size"),
+           "3 x 4 x hidden = 3 x " + num(guess) + " (no ffn width in the config)"};
+  }
+  const uint64_t width =
+      add({mul({2, s.hidden}, "2 x hidden_size"), ffn.elements}, "2 x hidden_size + FFN width");
+  return {mul({batch, s.sequence, width, b},
+              "--batch x " + s.sequence_factor + " x (2 x hidden_size + FFN width) x bytes"),
+          num(batch) + " batch x " + num(s.sequence) + " tokens x (2 x " + num(s.hidden) + " hidden + " +
+              ffn.formula + ") x " + num(b) + " bytes"};
+}
+
 // Peak activations of one prefill pass, attention done by a memory-efficient kernel (no context x context
-// scores): the residual stream and the normed input (2h) plus the widest layer's FFN intermediates for every
-// token, and the fp32 logits of the last position.
-Estimate inference_activations(const ArchitectureRecord& a, uint64_t batch, uint64_t context, DType compute) {
+// scores): the largest layer of the stacks (an encoder-decoder runs its encoder, then its decoder), and the
+// fp32 logits the head materialises.
+Estimate inference_activations(const ActivationPlan& activations, uint64_t batch, uint64_t context,
+                               DType compute) {
   if (!context)
     return unknown_estimate("inference_activations", "unknown (context unknown: pass --context)",
                             "pass --context");
-  FfnWidth ffn = widest_ffn(a);
-  if (!ffn.elements) {
-    const uint64_t guess = mul({4, a.hidden_size}, "ffn");
-    ffn = {mul({3, guess}, "ffn"), "3 x 4 x hidden = 3 x " + num(guess) + " (no ffn width in the config)"};
-  }
   const uint64_t b = dtype_bits(compute) / 8;
-  const uint64_t width = add({mul({2, a.hidden_size}, "2h"), ffn.elements}, "width");
-  const uint64_t bytes =
-      add({mul({batch, context, width, b}, "activations"), mul({batch, a.vocab_size, 4}, "logits")},
-          "activations");
-  return {"inference_activations", bytes,
-          num(batch) + " batch x " + num(context) + " tokens x (2 x " + num(a.hidden_size) + " hidden + " +
-              ffn.formula + ") x " + num(b) + " bytes + " + num(batch) + " x " + num(a.vocab_size) +
-              " vocab x 4 bytes fp32 logits (largest layer's intermediates, memory-efficient attention)"};
+  std::vector<StackPeak> peaks;
+  size_t largest = 0;
+  for (const ActivationStack& s : activations.stacks) {
+    peaks.push_back(stack_peak(s, batch, b));
+    if (peaks.back().bytes > peaks[largest].bytes) largest = peaks.size() - 1;
+  }
+  const LogitsShape& l = activations.logits;
+  const uint64_t logits = l.every_position
+                              ? mul({batch, context, l.width, 4}, "--batch x context x vocab_size x 4 bytes")
+                              : mul({batch, l.width, 4}, "--batch x vocab_size x 4 bytes");
+  const std::string logits_text = l.every_position
+                                      ? num(batch) + " x " + num(context) + " positions x " + num(l.width) +
+                                            " " + l.unit + " x 4 bytes fp32 logits (" + l.head + ")"
+                                      : num(batch) + " x " + num(l.width) + " vocab x 4 bytes fp32 logits";
+  std::string layer = peaks[largest].formula;
+  if (activations.stacks.size() > 1) {
+    std::string others;
+    for (size_t i = 0; i < activations.stacks.size(); ++i)
+      if (i != largest)
+        others += (others.empty() ? "" : "; ") + activations.stacks[i].role + " " +
+                  num(activations.stacks[i].sequence) + " tokens: " + num(peaks[i].bytes);
+    layer = "the " + activations.stacks[largest].role + "'s layer, the largest of the stacks' (" + others +
+            "): " + layer;
+  }
+  return {"inference_activations", add({peaks[largest].bytes, logits}, "activations + logits"),
+          layer + " + " + logits_text + " (largest layer's intermediates, memory-efficient attention)"};
 }
 
 // What the inference terms lack, if anything: the KV cache without an architecture or, when it grows per
@@ -219,7 +339,7 @@ Estimate unknown_total(std::string name, const std::string& known_terms, const M
 }
 
 std::vector<Estimate> inference_estimates(const ReportInputs& in, const QuantizationInfo& quant,
-                                          const MemoryReport& m, DType compute) {
+                                          const MemoryReport& m, const ActivationPlan& plan, DType compute) {
   std::vector<Estimate> out;
   out.push_back(inference_weights(in, quant, m, compute));
   const Missing missing = inference_unknown(in.inventory.arch, m);
@@ -234,9 +354,9 @@ std::vector<Estimate> inference_estimates(const ReportInputs& in, const Quantiza
     out.push_back({"inference_kv_cache", m.kv_cache_bytes,
                    "kv_cache_bytes for batch " + num(m.batch) + " x context " + num(m.context)});
   if (in.inventory.arch.hidden_size)  // the record knows the widths (a template, or GGUF metadata)
-    out.push_back(inference_activations(in.inventory.arch, m.batch, m.context, compute));
+    out.push_back(inference_activations(plan, m.batch, m.context, compute));
   uint64_t sum = 0;
-  for (const Estimate& e : out) sum = add({sum, e.bytes}, "inference");
+  for (const Estimate& e : out) sum = add({sum, e.bytes}, "weights + KV cache + activations");
   if (!missing.what.empty()) {
     const std::string weights = "weights " + num(out.front().bytes);
     out.push_back(unknown_total("inference_overhead",
@@ -249,7 +369,7 @@ std::vector<Estimate> inference_estimates(const ReportInputs& in, const Quantiza
   out.push_back(
       {"inference_overhead", overhead,
        num(kOverheadPercent) + "% of " + num(sum) + " (CUDA context, allocator fragmentation, workspaces)"});
-  out.push_back({"inference_total", add({sum, overhead}, "inference"),
+  out.push_back({"inference_total", add({sum, overhead}, "weights + KV cache + activations + overhead"),
                  "weights + KV cache + activations + overhead = " + num(sum) + " + " + num(overhead)});
   return out;
 }
@@ -257,7 +377,7 @@ std::vector<Estimate> inference_estimates(const ReportInputs& in, const Quantiza
 // Seed 002's "Inference (FP16)": the same sum with every term at 16 bits — fp16 weights whatever the
 // checkpoint stores, the cache in fp16 (or --kv-dtype), 16-bit activations — so that models compare on one
 // footing. Unknown when a term of the inference total is.
-Estimate inference_total_fp16(const ReportInputs& in, const MemoryReport& m) {
+Estimate inference_total_fp16(const ReportInputs& in, const MemoryReport& m, const ActivationPlan& stacks) {
   const ArchitectureRecord& a = in.inventory.arch;
   const uint64_t weights = m.find("weights_fp16")->bytes;
   if (const Missing missing = inference_unknown(a, m); !missing.what.empty())
@@ -268,10 +388,10 @@ Estimate inference_total_fp16(const ReportInputs& in, const MemoryReport& m) {
   const KvCachePlan plan = plan_kv_cache(a, in.options.kv_dtype.value_or(DType::F16), DType::F16, m.context);
   const uint64_t kv = kv_cache_total(plan, m.batch, m.context);
   const uint64_t activations =
-      a.hidden_size ? inference_activations(a, m.batch, m.context, DType::F16).bytes : 0;
-  const uint64_t sum = add({weights, kv, activations}, "inference fp16");
+      a.hidden_size ? inference_activations(stacks, m.batch, m.context, DType::F16).bytes : 0;
+  const uint64_t sum = add({weights, kv, activations}, "fp16 weights + KV cache + activations");
   const uint64_t overhead = memory::percent_of(sum, kOverheadPercent);
-  return {"inference_total_fp16", add({sum, overhead}, "inference fp16"),
+  return {"inference_total_fp16", add({sum, overhead}, "fp16 weights + KV cache + activations + overhead"),
           "fp16 weights " + num(weights) + " + KV cache " + num(kv) + " (" +
               std::string(dtype_info(in.options.kv_dtype.value_or(DType::F16)).short_name) +
               ") + fp16 activations " + num(activations) + " + " + num(kOverheadPercent) + "% overhead " +
@@ -318,10 +438,56 @@ std::string state_assumption(const ArchitectureRecord& a, DType compute) {
          "the whole kernel window as transformers does";
 }
 
-}  // namespace
+// The context the figures are for: --context, else min(max_context, kDefaultContext); 0: unknown.
+uint64_t figures_context(const ReportInputs& in) {
+  const uint64_t max = in.inventory.arch.max_position_embeddings;
+  return in.options.context.value_or(max ? std::min<uint64_t>(max, kDefaultContext) : 0);
+}
 
-MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& quant,
-                             const Capabilities& caps) {
+// The file an overflow error names: the config the record's numbers come from, else (a GGUF, an ONNX graph)
+// the model as the user named it.
+std::string estimate_file(const Inventory& inv) {
+  return inv.config ? inv.config->file() : inv.source;
+}
+
+// The config key the maximum context is read from, for an overflow error.
+std::string context_key(const ArchitectureRecord& a) {
+  return a.context.declared ? a.context.declared->key : "max_position_embeddings";
+}
+
+// What an overflow error says of the flags: "--batch 1, context 8,192 = min(max_position_embeddings
+// 131,072, 8,192)", "--batch 64, context 1,000,000 from --context".
+std::string overflow_flags(const ReportInputs& in, uint64_t context) {
+  const ArchitectureRecord& a = in.inventory.arch;
+  const std::string batch = "--batch " + num(in.options.batch);
+  if (!context) return batch + ", context unknown";
+  const std::string c = batch + ", context " + num(context);
+  if (in.options.context) return c + " from --context";
+  if (context < a.max_position_embeddings)
+    return c + " = min(" + context_key(a) + " " + num(a.max_position_embeddings) + ", " +
+           num(kDefaultContext) + ")";
+  return c + " = " + context_key(a);
+}
+
+// The activations' stacks beside the decoder, in words, when there are several: which encoder, how long, and
+// that the figures hold both.
+std::string stacks_assumption(const ArchitectureRecord& a, const std::vector<ActivationStack>& stacks) {
+  const ActivationStack& enc = stacks.front();
+  const StackSpec* encoder = a.stack(StackRole::Encoder);
+  std::string decoders;
+  for (size_t i = 1; i < stacks.size(); ++i)
+    decoders += (decoders.empty() ? "" : ", ") + num(stacks[i].layers) + " " + stacks[i].role + " layers";
+  return "activations of both stacks of the encoder-decoder: the " + num(enc.layers) +
+         " encoder layers over " + num(enc.sequence) + " positions (" +
+         (encoder && encoder->positions ? "its fixed input length, as the cross-attention cache counts it"
+                                        : "an input as long as the context: no fixed encoder length") +
+         "), the " + decoders +
+         " over the context; training stores both, inference holds the larger layer; the decoder layers' "
+         "cross-attention is not counted beyond the GPT-style layer's terms";
+}
+
+MemoryReport estimate_memory_named(const ReportInputs& in, const QuantizationInfo& quant,
+                                   const Capabilities& caps, const std::string& file) {
   MemoryReport m;
   const Inventory& inv = in.inventory;
   const std::optional<DType> known = model_dtype(inv);
@@ -333,15 +499,19 @@ MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& qua
   m.compute_dtype = std::string(dtype_info(compute).short_name);
   m.batch = in.options.batch;
   m.max_context = inv.arch.max_position_embeddings;
-  m.context =
-      in.options.context.value_or(m.max_context ? std::min<uint64_t>(m.max_context, kDefaultContext) : 0);
+  m.context = figures_context(in);
   m.weights = weight_estimates(in, quant);
 
   KvCachePlan plan = plan_kv_cache(inv.arch, kv, compute, m.context);
   m.kv_cache_bytes = kv_cache_total(plan, m.batch, m.context);
   if (m.max_context)
-    m.kv_cache_bytes_at_max_context =
-        kv_cache_total(plan_kv_cache(inv.arch, kv, compute, m.max_context), m.batch, m.max_context);
+    m.kv_cache_bytes_at_max_context = memory::naming_source(
+        file,
+        "--batch " + num(m.batch) + ", context = " + context_key(inv.arch) + " " + num(m.max_context) +
+            " for the KV cache at the maximum context",
+        [&] {
+          return kv_cache_total(plan_kv_cache(inv.arch, kv, compute, m.max_context), m.batch, m.max_context);
+        });
   m.kv_known = plan.known;
   m.kv_layers = std::move(plan.layers);
   m.kv_cache_per_token_bytes = plan.per_token;
@@ -392,8 +562,9 @@ MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& qua
     m.assumptions.push_back(state_assumption(in.inventory.arch, compute));
   }
 
-  m.inference = inference_estimates(in, quant, m, compute);
-  m.inference.push_back(inference_total_fp16(in, m));
+  const ActivationPlan activations{activation_stacks(inv.arch, m.context), logits_shape(inv)};
+  m.inference = inference_estimates(in, quant, m, activations, compute);
+  m.inference.push_back(inference_total_fp16(in, m, activations));
   m.assumptions.push_back(
       "inference: activations of one prefill pass over batch x context with a "
       "memory-efficient attention kernel; overhead " +
@@ -401,15 +572,12 @@ MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& qua
 
   TrainingInputs t;
   t.parameters = in.params.total;
-  t.layers = inv.arch.layers().size();
-  t.hidden = inv.arch.hidden_size;
-  t.heads = inv.arch.num_attention_heads;
+  t.stacks = activations.stacks;
   // The projections LoRA targets: the template's, else (a GGUF file, bare weights) the stored tensors',
   // placed by block and role. None found: the adapters are unknown, not 0 parameters.
   t.adapters = inv.model ? count_adapters(*inv.model, kLoraRank) : count_adapters(inv.tensors, kLoraRank);
   t.adapters_known = t.adapters.lora_parameters != 0;
   t.batch = m.batch;
-  t.context = m.context;
   t.lora_rank = kLoraRank;
   // Without a tensor inventory the adapters are unknown and so is QLoRA's eligibility: sized as for 16 bits.
   t.qlora_possible = !caps.adapters_known || caps.qlora_compatible;
@@ -421,7 +589,23 @@ MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& qua
       "layer (a GPT-style layer; an approximation for GQA, MoE, SwiGLU and Mamba layers), "
       "doubled for fp32 training; the totals assume FlashAttention (no stored attention "
       "scores), training_activations shows eager attention");
+  if (activations.stacks.size() > 1) m.assumptions.push_back(stacks_assumption(inv.arch, activations.stacks));
   return m;
+}
+
+}  // namespace
+
+bool index_total_size_possible(const CheckpointTotals& ck, const ArchitectureRecord& a) {
+  if (!ck.index_total_size) return false;
+  if (!ck.headers_read && !a.stored_dtype) return true;  // the prediction's float32 is a guess
+  return *ck.index_total_size >= ck.bytes;
+}
+
+MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& quant,
+                             const Capabilities& caps) {
+  const std::string file = estimate_file(in.inventory);
+  return memory::naming_source(file, overflow_flags(in, figures_context(in)),
+                               [&] { return estimate_memory_named(in, quant, caps, file); });
 }
 
 }  // namespace ma

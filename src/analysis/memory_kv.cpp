@@ -56,9 +56,11 @@ KvLayer attention_layer(const Context& c, const AttentionShape& at) {
   KvLayer l;
   const uint64_t copies = at.kv_stored_once ? 1 : 2;
   const uint64_t kv =
-      sized(mul({copies, at.kv_heads, at.head_dim}, "kv heads x head_dim"), c.kv, "kv per token");
-  const uint64_t indexer = sized(at.indexer_head_dim, c.kv, "indexer keys");
-  l.bytes_per_token = add({kv, indexer}, "kv per token");
+      sized(mul({copies, at.kv_heads, at.head_dim}, "2 x num_key_value_heads x head_dim"), c.kv,
+            "KV bytes per token (num_key_value_heads x head_dim, summed over num_hidden_layers)");
+  const uint64_t indexer = sized(at.indexer_head_dim, c.kv, "index_head_dim x bits");
+  l.bytes_per_token = add(
+      {kv, indexer}, "KV bytes per token (num_key_value_heads x head_dim, summed over num_hidden_layers)");
   l.bytes_per_token_decompressed = l.bytes_per_token;
   l.window = at.window;
   l.kind = at.span == Span::Full      ? CacheKind::Full
@@ -82,11 +84,12 @@ KvLayer attention_layer(const Context& c, const AttentionShape& at) {
 KvLayer compressed_attention_layer(const Context& c, const AttentionShape& at) {
   KvLayer l;
   l.kind = CacheKind::Full;
-  const uint64_t entry = sized(at.compressed_width, c.kv, "compressed entry");
+  const uint64_t entry = sized(at.compressed_width, c.kv, "compressed width x bits");
   l.bytes_per_token = memory::ceil_div(entry, at.compress_ratio);
   l.bytes_per_token_decompressed = l.bytes_per_token;
-  l.state_bytes_per_sequence =
-      sized(mul({at.window, at.kv_heads, at.head_dim}, "raw window"), c.kv, "raw window");
+  l.state_bytes_per_sequence = sized(
+      mul({at.window, at.kv_heads, at.head_dim}, "sliding_window x num_key_value_heads x head_dim x bits"),
+      c.kv, "sliding_window x num_key_value_heads x head_dim x bits");
   l.formula = num(at.compressed_width) + " compressed dims x " + elem_text(c.kv) + " per " +
               num(at.compress_ratio) + " tokens = " + num(l.bytes_per_token) +
               " per token; + the raw window, " + num(at.window) + " tokens x " + num(at.kv_heads) +
@@ -118,17 +121,21 @@ KvLayer mla_layer(const Context& c, const AttentionShape& at) {
   const uint64_t rank = at.kv_lora_rank, rope = at.qk_rope_head_dim, nope = at.qk_nope_head_dim;
   const uint64_t v = at.v_head_dim ? at.v_head_dim : at.head_dim;
   const bool tiled = sparse_mla_float8(c, at);
-  const uint64_t latent =
-      tiled ? add({float8_tiled(rank, "MLA latent"), sized(rope, DType::BF16, "rope key")}, "MLA latent")
-            : sized(add({rank, rope}, "kv_lora_rank"), c.kv, "MLA latent");
-  const uint64_t indexer = tiled ? float8_tiled(at.indexer_head_dim, "indexer keys")
-                                 : sized(at.indexer_head_dim, c.kv, "indexer keys");
-  l.bytes_per_token = add({latent, indexer}, "MLA per token");
+  const uint64_t latent = tiled ? add({float8_tiled(rank, "(kv_lora_rank + qk_rope_head_dim) x bits"),
+                                       sized(rope, DType::BF16, "qk_rope_head_dim x bits")},
+                                      "(kv_lora_rank + qk_rope_head_dim) x bits")
+                                : sized(add({rank, rope}, "kv_lora_rank + qk_rope_head_dim"), c.kv,
+                                        "(kv_lora_rank + qk_rope_head_dim) x bits");
+  const uint64_t indexer = tiled ? float8_tiled(at.indexer_head_dim, "index_head_dim x bits")
+                                 : sized(at.indexer_head_dim, c.kv, "index_head_dim x bits");
+  l.bytes_per_token =
+      add({latent, indexer}, "MLA bytes per token (kv_lora_rank, qk_rope_head_dim, index_head_dim)");
   l.bytes_per_token_decompressed =
-      add({sized(mul({at.heads, add({nope, rope, v}, "MLA head dims")}, "MLA decompressed"), c.kv,
-                 "MLA decompressed"),
+      add({sized(mul({at.heads, add({nope, rope, v}, "qk_nope_head_dim + qk_rope_head_dim + v_head_dim")},
+                     "num_attention_heads x (qk_nope_head_dim + qk_rope_head_dim + v_head_dim) x bits"),
+                 c.kv, "num_attention_heads x (qk_nope_head_dim + qk_rope_head_dim + v_head_dim) x bits"),
            indexer},
-          "MLA decompressed");
+          "num_attention_heads x (qk_nope_head_dim + qk_rope_head_dim + v_head_dim) x bits");
   if (tiled) {
     l.formula = num(rank) + " kv_lora_rank x 1 byte + " + num(memory::ceil_div(rank, kFloat8TileValues)) +
                 " float32 scales + " + num(rope) + " qk_rope_head_dim x 2 bytes (bf16) + " +
@@ -154,21 +161,23 @@ KvLayer mamba_layer(const Context& c, Mixer mixer, const StateShape& st) {
   std::string ssm_formula;
   if (mixer == Mixer::Mamba) {
     conv_dim = st.inner;
-    ssm_elems = mul({st.inner, st.state}, "mamba state");
+    ssm_elems = mul({st.inner, st.state}, "Mamba state (d_inner x d_state, conv_kernel)");
     ssm_formula = num(st.inner) + " d_inner x " + num(st.state) + " d_state";
     l.formula = "conv " + num(conv_dim);
   } else {
-    conv_dim = add({st.inner, mul({2, st.groups, st.state}, "mamba groups")}, "mamba conv_dim");
-    ssm_elems = mul({st.heads, st.head_dim, st.state}, "mamba2 state");
+    conv_dim = add({st.inner, mul({2, st.groups, st.state}, "2 x n_groups x d_state")},
+                   "d_inner + 2 x n_groups x d_state");
+    ssm_elems = mul({st.heads, st.head_dim, st.state}, "mamba_n_heads x mamba_head_dim x d_state");
     ssm_formula =
         num(st.heads) + " heads x " + num(st.head_dim) + " head dim x " + num(st.state) + " d_state";
     l.formula =
         "conv (" + num(st.inner) + " + 2 x " + num(st.groups) + " groups x " + num(st.state) + " d_state)";
   }
   const uint64_t conv_bytes =
-      sized(mul({conv_dim, c.conv_columns(st.conv_kernel)}, "conv state"), c.state, "conv state");
-  const uint64_t ssm_bytes = sized(ssm_elems, c.ssm, "ssm state");
-  l.state_bytes_per_sequence = add({conv_bytes, ssm_bytes}, "mamba state");
+      sized(mul({conv_dim, c.conv_columns(st.conv_kernel)}, "conv channels x conv_kernel x bits"), c.state,
+            "conv channels x conv_kernel x bits");
+  const uint64_t ssm_bytes = sized(ssm_elems, c.ssm, "d_state x d_inner x bits");
+  l.state_bytes_per_sequence = add({conv_bytes, ssm_bytes}, "Mamba state (d_inner x d_state, conv_kernel)");
   l.formula += " x " + c.conv_columns_text(st.conv_kernel) + " x " + elem_text(c.state) + " + ssm " +
                ssm_formula + " x " + elem_text(c.ssm) + " (" + dtype_label(c.ssm) +
                ") = " + num(l.state_bytes_per_sequence) + " per sequence";
@@ -181,7 +190,8 @@ KvLayer linear_attention_layer(const Context& c, const StateShape& st) {
   KvLayer l;
   l.kind = CacheKind::LinearState;
   const uint64_t nk = st.key_heads, nv = st.value_heads, dk = st.key_head_dim, dv = st.value_head_dim;
-  const uint64_t rec_bytes = sized(mul({nv, dk, dv}, "recurrent state"), c.ssm, "recurrent state");
+  const uint64_t rec_bytes = sized(mul({nv, dk, dv}, "value heads x key head_dim x value head_dim x bits"),
+                                   c.ssm, "value heads x key head_dim x value head_dim x bits");
   const std::string recurrent = "recurrent " + num(nv) + " value heads x " + num(dk) + " x " + num(dv) +
                                 " x " + elem_text(c.ssm) + " (" + dtype_label(c.ssm) + ")";
   // MiniMax's lightning attention has no short convolution before it: its state is the matrix alone.
@@ -190,10 +200,14 @@ KvLayer linear_attention_layer(const Context& c, const StateShape& st) {
     l.formula = recurrent + " = " + num(l.state_bytes_per_sequence) + " per sequence";
     return l;
   }
-  const uint64_t conv_dim = add({mul({2, nk, dk}, "key dim"), mul({nv, dv}, "value dim")}, "conv dim");
+  const uint64_t conv_dim =
+      add({mul({2, nk, dk}, "2 x key heads x key head_dim"), mul({nv, dv}, "value heads x value head_dim")},
+          "2 x key heads x key head_dim + value heads x value head_dim");
   const uint64_t conv_bytes =
-      sized(mul({conv_dim, c.conv_columns(st.conv_kernel)}, "conv state"), c.state, "conv state");
-  l.state_bytes_per_sequence = add({conv_bytes, rec_bytes}, "linear-attention state");
+      sized(mul({conv_dim, c.conv_columns(st.conv_kernel)}, "conv channels x conv_kernel x bits"), c.state,
+            "conv channels x conv_kernel x bits");
+  l.state_bytes_per_sequence =
+      add({conv_bytes, rec_bytes}, "linear-attention state (heads x head dims, conv_kernel)");
   l.formula = "conv (2 x " + num(nk) + " x " + num(dk) + " + " + num(nv) + " x " + num(dv) + ") x " +
               c.conv_columns_text(st.conv_kernel) + " x " + elem_text(c.state) + " + " + recurrent + " = " +
               num(l.state_bytes_per_sequence) + " per sequence";
@@ -205,7 +219,8 @@ KvLayer short_conv_layer(const Context& c, const StateShape& st) {
   KvLayer l;
   l.kind = CacheKind::SsmState;
   l.state_bytes_per_sequence =
-      sized(mul({st.inner, c.conv_columns(st.conv_kernel)}, "conv state"), c.state, "conv state");
+      sized(mul({st.inner, c.conv_columns(st.conv_kernel)}, "conv channels x conv_kernel x bits"), c.state,
+            "conv channels x conv_kernel x bits");
   l.formula = "conv " + num(st.inner) + " channels x " + c.conv_columns_text(st.conv_kernel) + " x " +
               elem_text(c.state) + " = " + num(l.state_bytes_per_sequence) + " per sequence";
   return l;
@@ -218,9 +233,10 @@ KvLayer rg_lru_layer(const Context& c, const StateShape& st) {
   KvLayer l;
   l.kind = CacheKind::SsmState;
   const uint64_t columns = st.conv_kernel > 0 ? st.conv_kernel - 1 : 0;
-  const uint64_t conv_bytes = sized(mul({st.inner, columns}, "conv state"), c.state, "conv state");
-  const uint64_t rec_bytes = sized(st.inner, c.ssm, "recurrent state");
-  l.state_bytes_per_sequence = add({conv_bytes, rec_bytes}, "rg-lru state");
+  const uint64_t conv_bytes = sized(mul({st.inner, columns}, "conv channels x conv_kernel x bits"), c.state,
+                                    "conv channels x conv_kernel x bits");
+  const uint64_t rec_bytes = sized(st.inner, c.ssm, "value heads x key head_dim x value head_dim x bits");
+  l.state_bytes_per_sequence = add({conv_bytes, rec_bytes}, "lru_width x conv1d_width");
   l.formula = "conv " + num(st.inner) + " channels x " + num(columns) + " (kernel " + num(st.conv_kernel) +
               " less the newest) x " + elem_text(c.state) + " + recurrent " + num(st.inner) + " x " +
               elem_text(c.ssm) + " (" + dtype_label(c.ssm) + ") = " + num(l.state_bytes_per_sequence) +
@@ -234,9 +250,11 @@ KvLayer rg_lru_layer(const Context& c, const StateShape& st) {
 KvLayer rwkv_layer(const Context& c, const StateShape& st) {
   KvLayer l;
   l.kind = CacheKind::SsmState;
-  const uint64_t shifts = sized(mul({2, st.inner}, "token shift"), c.state, "token shift");
-  const uint64_t wkv = sized(mul({3, st.inner}, "wkv state"), DType::F32, "wkv state");
-  l.state_bytes_per_sequence = add({shifts, wkv}, "rwkv state");
+  const uint64_t shifts =
+      sized(mul({2, st.inner}, "2 x hidden_size x bits"), c.state, "2 x hidden_size x bits");
+  const uint64_t wkv =
+      sized(mul({3, st.inner}, "3 x hidden_size x 32 bits"), DType::F32, "3 x hidden_size x 32 bits");
+  l.state_bytes_per_sequence = add({shifts, wkv}, "RWKV state (5 x hidden_size)");
   l.formula = "token shift 2 x " + num(st.inner) + " x " + elem_text(c.state) + " + WKV 3 x " +
               num(st.inner) + " x 4 (float32) = " + num(l.state_bytes_per_sequence) + " per sequence";
   return l;
@@ -249,8 +267,11 @@ KvLayer mlstm_layer(const Context& c, const StateShape& st) {
   KvLayer l;
   l.kind = CacheKind::LinearState;
   const uint64_t dk = st.key_head_dim, dv = st.value_head_dim;
-  const uint64_t per_head = add({mul({dk, dv}, "mlstm memory"), dk, 1}, "mlstm state");
-  l.state_bytes_per_sequence = sized(mul({st.heads, per_head}, "mlstm state"), c.state, "mlstm state");
+  const uint64_t per_head = add({mul({dk, dv}, "key head dim x value head dim"), dk, 1},
+                                "mLSTM heads x (key head dim x value head dim) x bits");
+  l.state_bytes_per_sequence =
+      sized(mul({st.heads, per_head}, "mLSTM heads x (key head dim x value head dim) x bits"), c.state,
+            "mLSTM heads x (key head dim x value head dim) x bits");
   l.formula = num(st.heads) + " heads x (" + num(dk) + " x " + num(dv) + " memory + " + num(dk) +
               " normaliser + 1 max) x " + elem_text(c.state) + " = " + num(l.state_bytes_per_sequence) +
               " per sequence";
@@ -289,8 +310,9 @@ KvLayer cross_layer(const Context& c, uint32_t layer, const AttentionShape& at, 
   KvLayer l;
   l.layer = layer;
   l.kind = CacheKind::Cross;
-  l.state_bytes_per_sequence =
-      sized(mul({2, at.kv_heads, at.head_dim, positions}, "cross-attention"), c.kv, "cross-attention");
+  l.state_bytes_per_sequence = sized(mul({2, at.kv_heads, at.head_dim, positions},
+                                         "2 x num_key_value_heads x head_dim x encoder positions x bits"),
+                                     c.kv, "2 x num_key_value_heads x head_dim x encoder positions x bits");
   l.formula = "2 x " + num(at.kv_heads) + " heads x " + num(at.head_dim) + " head dim x " + num(positions) +
               " " + std::string(source) + " positions x " + elem_text(c.kv) + " = " +
               num(l.state_bytes_per_sequence) + " per sequence";
@@ -382,25 +404,34 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
           : spec.attention.compress_ratio           ? compressed_attention_layer(c, spec.attention)
                                                     : attention_layer(c, spec.attention);
       if (const uint64_t n = spec.attention.modules; n > 1) {  // each module caches its own
-        l.bytes_per_token = mul({n, l.bytes_per_token}, "kv per token");
-        l.bytes_per_token_decompressed = mul({n, l.bytes_per_token_decompressed}, "kv per token");
-        l.state_bytes_per_sequence = mul({n, l.state_bytes_per_sequence}, "state per sequence");
+        l.bytes_per_token =
+            mul({n, l.bytes_per_token},
+                "KV bytes per token (num_key_value_heads x head_dim, summed over num_hidden_layers)");
+        l.bytes_per_token_decompressed =
+            mul({n, l.bytes_per_token_decompressed},
+                "KV bytes per token (num_key_value_heads x head_dim, summed over num_hidden_layers)");
+        l.state_bytes_per_sequence =
+            mul({n, l.state_bytes_per_sequence}, "state bytes per sequence (summed over num_hidden_layers)");
         l.formula = num(n) + " attention modules x (" + l.formula + ")";
       }
     } else {
       l = recurrent_layer(c, spec.mixer, spec.state);
     }
     l.layer = static_cast<uint32_t>(i);
-    p.per_token = add({p.per_token, l.bytes_per_token}, "kv per token");
+    p.per_token = add({p.per_token, l.bytes_per_token},
+                      "KV bytes per token (num_key_value_heads x head_dim, summed over num_hidden_layers)");
     p.per_token_decompressed =
-        add({p.per_token_decompressed, l.bytes_per_token_decompressed}, "kv per token");
-    p.state_per_sequence = add({p.state_per_sequence, l.state_bytes_per_sequence}, "state per sequence");
+        add({p.per_token_decompressed, l.bytes_per_token_decompressed},
+            "KV bytes per token (num_key_value_heads x head_dim, summed over num_hidden_layers)");
+    p.state_per_sequence = add({p.state_per_sequence, l.state_bytes_per_sequence},
+                               "state bytes per sequence (summed over num_hidden_layers)");
     p.layers.push_back(std::move(l));
     // A recurrent mixer beside attention (Falcon-H1) keeps its state as well as the layer's K/V.
     if (spec.parallel != Mixer::None) {
       KvLayer s = recurrent_layer(c, spec.parallel, spec.state);
       s.layer = static_cast<uint32_t>(i);
-      p.state_per_sequence = add({p.state_per_sequence, s.state_bytes_per_sequence}, "state per sequence");
+      p.state_per_sequence = add({p.state_per_sequence, s.state_bytes_per_sequence},
+                                 "state bytes per sequence (summed over num_hidden_layers)");
       p.layers.push_back(std::move(s));
     }
   }
@@ -418,15 +449,16 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
       if (!layers[i].cross_attention) continue;
       KvLayer l =
           cross_layer(c, static_cast<uint32_t>(i), *layers[i].cross_attention, vision->positions, "image");
-      p.cross_per_sequence = add({p.cross_per_sequence, l.state_bytes_per_sequence}, "cross-attention");
+      p.cross_per_sequence = add({p.cross_per_sequence, l.state_bytes_per_sequence},
+                                 "2 x num_key_value_heads x head_dim x encoder positions x bits");
       p.layers.push_back(std::move(l));
     }
   } else if (const StackSpec* encoder = arch.stack(StackRole::Encoder)) {
-    uint64_t enc = encoder->positions;
-    if (enc)
+    const uint64_t enc = encoder_positions(*encoder, context);
+    if (encoder->positions)
       p.assumptions.push_back("cross-attention K/V cover the encoder output at its full length, " + num(enc) +
                               " positions");
-    else if ((enc = context))
+    else if (enc)
       p.assumptions.push_back("cross-attention K/V cover an encoder input as long as the context (" +
                               num(enc) + " tokens): the model has no fixed encoder length");
     else
@@ -435,7 +467,8 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
       for (size_t i = 0; i < layers.size(); ++i) {
         if (!layers[i].cross_attention) continue;
         KvLayer l = cross_layer(c, static_cast<uint32_t>(i), *layers[i].cross_attention, enc, "encoder");
-        p.cross_per_sequence = add({p.cross_per_sequence, l.state_bytes_per_sequence}, "cross-attention");
+        p.cross_per_sequence = add({p.cross_per_sequence, l.state_bytes_per_sequence},
+                                   "2 x num_key_value_heads x head_dim x encoder positions x bits");
         p.layers.push_back(std::move(l));
       }
   }
@@ -456,14 +489,23 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
   return p;
 }
 
+uint64_t encoder_positions(const StackSpec& encoder, uint64_t context) {
+  return encoder.positions ? encoder.positions : context;
+}
+
 uint64_t kv_cache_total(const KvCachePlan& plan, uint64_t batch, uint64_t context) {
   uint64_t per_sequence = 0;
   for (const KvLayer& l : plan.layers) {
     const uint64_t tokens = l.window ? std::min(context, l.window) : context;
     per_sequence = add(
-        {per_sequence, mul({l.bytes_per_token, tokens}, "kv cache"), l.state_bytes_per_sequence}, "kv cache");
+        {per_sequence,
+         mul({l.bytes_per_token, tokens},
+             "KV bytes per token (2 x num_key_value_heads x head_dim, summed over num_hidden_layers) x "
+             "context"),
+         l.state_bytes_per_sequence},
+        "KV bytes per token (2 x num_key_value_heads x head_dim, summed over num_hidden_layers) x context");
   }
-  return mul({per_sequence, batch}, "kv cache x batch");
+  return mul({per_sequence, batch}, "KV cache per sequence x --batch");
 }
 
 uint64_t cache_split(const KvLayer& l, const ArchitectureRecord& a, uint32_t tp) {

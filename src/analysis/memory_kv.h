@@ -38,6 +38,11 @@ struct StateLayout {
 KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state, uint64_t context,
                           const StateLayout& layout = {});
 
+// The positions an encoder-decoder's encoder runs over: the input length the record fixes for it (Whisper's
+// 1,500 frames after the conv stride, BART's 1,024-position table), else the context (T5's relative positions
+// take any input length); 0 when neither is known. What the cross-attention cache and the activations size.
+uint64_t encoder_positions(const StackSpec& encoder, uint64_t context);
+
 // Bytes for `batch` sequences of `context` tokens: per-token bytes x min(context, window) per layer, plus the
 // per-sequence state and cross-attention K/V, times the batch.
 uint64_t kv_cache_total(const KvCachePlan& plan, uint64_t batch, uint64_t context);

@@ -22,8 +22,10 @@ AdapterCounts count_adapters(const std::vector<InventoryTensor>& tensors, uint64
 
 struct TrainingInputs {
   uint64_t parameters = 0;
-  uint64_t layers = 0, hidden = 0, heads = 0;
-  uint64_t batch = 1, context = 0;  // context 0: unknown, activations not estimated
+  // The stacks whose activations a training step stores, each at its own length (activation_stacks): an
+  // encoder-decoder's encoder and decoder both. A stack of unknown length (no context): activations unknown.
+  std::vector<ActivationStack> stacks;
+  uint64_t batch = 1;
   uint64_t lora_rank = 16;
   AdapterCounts adapters;
   bool adapters_known = false;  // false when no projection LoRA targets was found: LoRA and QLoRA not sized
