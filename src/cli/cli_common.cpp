@@ -52,18 +52,28 @@ void print_stdout(std::string_view s) {
   if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) note_stdout_error();
 }
 
-void print_warnings(const std::vector<std::string>& warnings, const Output& o) {
+namespace {
+// "name: " before a line about one of several models; nothing for one. The name is shown like every other
+// untrusted text on the terminal.
+std::string subject_prefix(std::string_view subject) {
+  return subject.empty() ? std::string() : terminal_safe(subject) + ": ";
+}
+}  // namespace
+
+void print_warnings(const std::vector<std::string>& warnings, const Output& o, std::string_view subject) {
   if (o.quiet) return;
   const char* no_color = std::getenv("NO_COLOR");
   const bool color = o.stderr_tty && !(no_color && *no_color);
+  const std::string prefix = subject_prefix(subject);
   for (const auto& w : warnings)
-    std::fprintf(stderr, "%swarning:%s %s\n", color ? "\033[33m" : "", color ? "\033[0m" : "",
-                 terminal_safe(w).c_str());
+    std::fprintf(stderr, "%s%swarning:%s %s\n", prefix.c_str(), color ? "\033[33m" : "",
+                 color ? "\033[0m" : "", terminal_safe(w).c_str());
 }
 
-void print_notes(const std::vector<std::string>& notes, const Output& o) {
+void print_notes(const std::vector<std::string>& notes, const Output& o, std::string_view subject) {
   if (o.quiet) return;
-  for (const auto& n : notes) std::fprintf(stderr, "note: %s\n", terminal_safe(n).c_str());
+  const std::string prefix = subject_prefix(subject);
+  for (const auto& n : notes) std::fprintf(stderr, "%snote: %s\n", prefix.c_str(), terminal_safe(n).c_str());
 }
 
 OutputBatch command_outputs() {

@@ -37,9 +37,11 @@ T& keep_until_exit(T&& value) {
   kept->push_back(new T(std::move(value)));
   return *kept->back();
 }
-// Warnings and notes on stderr, one line each, never under --quiet.
-void print_warnings(const std::vector<std::string>& warnings, const Output& o);
-void print_notes(const std::vector<std::string>& notes, const Output& o);
+// Warnings and notes on stderr, one line each, never under --quiet. `subject` names the model a line is about
+// where a command analyses several ("tiny-llama: warning: ..."): without it nothing in a log tells which
+// model a warning belongs to. Empty for one model.
+void print_warnings(const std::vector<std::string>& warnings, const Output& o, std::string_view subject = {});
+void print_notes(const std::vector<std::string>& notes, const Output& o, std::string_view subject = {});
 // An output file of a command: "-" is stdout; devices and pipes are written through; regular files atomically
 // (io/output_file.h).
 void write_output_file(const std::string& path, std::string_view content);

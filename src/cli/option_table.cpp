@@ -22,10 +22,36 @@ bool names_a_path(const Option& o) {
   return o.value.find("FILE") != std::string_view::npos || o.value.find("DIR") != std::string_view::npos;
 }
 
+// An option that collects its values (--include GLOB): its help says "repeatable", so that what --help
+// promises and what the parser accepts cannot drift apart.
+bool option_repeatable(const Option& o) {
+  return o.help.find("repeatable") != std::string_view::npos;
+}
+
+// A second value of a one-value option would replace the first without a word (`--export a --export b`
+// wrote b only), so it is refused. A flag given twice asks for the same thing twice and is let be.
+void refuse_second_value(const Option& o, const std::string& name, std::vector<const Option*>& valued,
+                         std::vector<std::string>& spelled) {
+  if (o.value.empty() || option_repeatable(o)) return;
+  const auto it = std::find(valued.begin(), valued.end(), &o);
+  if (it == valued.end()) {
+    valued.push_back(&o);
+    spelled.push_back(name);
+    return;
+  }
+  const std::string& first = spelled[static_cast<size_t>(it - valued.begin())];
+  // The values are not shown: one may be a token.
+  throw Error(ErrorKind::Usage, "", name,
+              "given twice" + (first != name ? " (first as " + first + ")" : std::string()) +
+                  "; it takes one value, and the second would replace the first");
+}
+
 }  // namespace
 
 void parse_command_line(const Args& args, const CommandSpec& spec) {
   bool options_done = false;
+  std::vector<const Option*> valued;  // the one-value options given so far, and how each was spelled
+  std::vector<std::string> spelled;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (options_done || arg.size() < 2 || arg[0] != '-') {
@@ -54,6 +80,7 @@ void parse_command_line(const Args& args, const CommandSpec& spec) {
     // `--export "$OUT"` with OUT unset would otherwise write nothing, and say nothing.
     if (value.empty() && names_a_path(*o))
       throw Error(ErrorKind::Usage, "", name, "needs a file name, and was given an empty one");
+    refuse_second_value(*o, name, valued, spelled);
     o->set(value);
   }
 }

@@ -13,7 +13,7 @@ namespace ma::cli {
 struct Option {
   std::vector<std::string_view> names;  // {"--quiet", "-q"}: the first is the one shown and named in errors
   std::string_view value;               // "" for a flag, else the value's placeholder ("FILE", "N")
-  std::string_view help;                // one line
+  std::string_view help;                // one line; "repeatable" in it lets the option be given again
   std::function<void(const std::string& value)> set;  // called in command-line order; "" for a flag
 };
 
@@ -26,7 +26,9 @@ struct CommandSpec {
 };
 
 // Applies `args` to the spec: `--name value`, `--name=value`, flags, operands; `--` ends the options.
-// Throws Error(Usage) naming the option for unknown options, missing values and bad values.
+// Throws Error(Usage) naming the option for unknown options, missing values and bad values, and for a second
+// value of an option that takes one (`--export a.json --export b.json`, under any of its names): only options
+// whose help says "repeatable" collect several. A flag may be given twice.
 void parse_command_line(const Args& args, const CommandSpec& spec);
 
 // The command's `--help`: usage line, summary and the option table.

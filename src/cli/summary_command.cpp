@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "analysis/gguf_quantizations.h"
+#include "analysis/identity.h"
 #include "analysis/model_report.h"
 #include "analysis/model_weight_stats.h"
 #include "analysis/peft_adapter.h"
@@ -50,6 +51,18 @@ std::vector<std::string> diagram_names(const std::vector<std::string>& models) {
   return out;
 }
 
+// What each model's warnings and notes on stderr are prefixed with: nothing for one model; with several, the
+// name titles show (display_name_of), or the argument as given where two models share that name.
+std::vector<std::string> warning_subjects(const std::vector<std::string>& models) {
+  if (models.size() < 2) return std::vector<std::string>(models.size());
+  std::vector<std::string> names;
+  for (const std::string& model : models) names.push_back(display_name_of(model));
+  std::vector<std::string> subjects;
+  for (size_t i = 0; i < models.size(); ++i)
+    subjects.push_back(std::count(names.begin(), names.end(), names[i]) > 1 ? models[i] : names[i]);
+  return subjects;
+}
+
 std::string report_json_array(const std::vector<ModelReport>& reports, const RunInfo& run) {
   std::string out = "[\n";
   for (size_t i = 0; i < reports.size(); ++i) {
@@ -69,12 +82,15 @@ int run_summary(const Args& args) {
   Output out = detect_output(a.common);
   const bool progress = out.stderr_tty && !out.quiet;
   std::vector<ModelReport> reports;
-  for (const std::string& model : a.models) {
+  const std::vector<std::string> subjects = warning_subjects(a.models);
+  for (size_t m = 0; m < a.models.size(); ++m) {
+    const std::string& model = a.models[m];
+    const std::string& subject = subjects[m];
     auto start = std::chrono::steady_clock::now();
     if (progress) std::fprintf(stderr, "analysing %s ...\n", terminal_safe(model).c_str());
     OpenedModel opened = open_model(model, a.hub, a.options.skip_tokenizer);
-    print_warnings(opened.warnings, out);
-    print_notes(opened.notes, out);
+    print_warnings(opened.warnings, out, subject);
+    print_notes(opened.notes, out, subject);
     if (!opened.gguf_models.empty()) {
       const std::vector<GgufQuantization> models = summarize_gguf_models(opened.gguf_models);
       if (a.json)
@@ -91,7 +107,7 @@ int run_summary(const Args& args) {
       std::vector<std::string> base_warnings;
       ModelWeightsInput in =
           weights_input(opened.files, hub_settings(a.hub.flags).cache_root, base_warnings, a.base);
-      print_warnings(base_warnings, out);
+      print_warnings(base_warnings, out, subject);
       if (in.frozen_base) {
         adapter->base_found_at = a.base ? *a.base : in.base_found_at;
         opened.files = std::move(*in.frozen_base);
@@ -101,7 +117,13 @@ int run_summary(const Args& args) {
     trace("reading the configuration and the weight headers; building the inventory");
     Inventory& inv = keep_until_exit(build_inventory_or_identity(files));
     trace("inventory: " + std::to_string(inv.tensors.size()) + " tensors");
-    print_notes(inv.notes, out);
+    // What the config reader left out or assumed (a null depth, an eps below 0) is among the report's
+    // warnings, in every export, not only on stderr (once, should the inventory have taken them already).
+    if (inv.config)
+      for (const std::string& w : inv.config->warnings())
+        if (std::find(inv.warnings.begin(), inv.warnings.end(), w) == inv.warnings.end())
+          inv.warnings.push_back(w);
+    print_notes(inv.notes, out, subject);
     ReportOptions options = a.options;
     options.model_id = model;
     options.metadata = opened.metadata;
@@ -117,7 +139,7 @@ int run_summary(const Args& args) {
       reports.back().adapter = std::move(adapter);
     }
     trace("report built");
-    print_warnings(reports.back().warnings, out);
+    print_warnings(reports.back().warnings, out, subject);
     if (out.verbose && opened.stats)
       std::fprintf(stderr,
                    "%s: %llu HTTP requests, %llu bytes received; %llu files downloaded, %llu cached; "
@@ -150,7 +172,8 @@ int run_summary(const Args& args) {
       for (size_t i = 0; i < reports.size(); ++i)
         files.add(names[i], diagram_file_bytes(render_diagram_svg(reports[i], style), names[i]));
       files.commit();
-      for (const std::string& name : names) print_notes({"diagram written to " + name}, out);
+      for (size_t i = 0; i < names.size(); ++i)
+        print_notes({"diagram written to " + names[i]}, out, subjects[i]);
     }
     if (a.json)
       print_stdout(report_json_array(reports, run));

@@ -476,12 +476,23 @@ void Reader::finish() {
 
 class DomBuilder {
  public:
-  DomBuilder(Reader& r, std::deque<std::string>& strings, std::string_view text)
-      : r_(r), strings_(strings), text_(text) {}
+  DomBuilder(Reader& r, std::deque<std::string>& strings, std::string_view text, std::string_view source,
+             uint64_t max_values)
+      : r_(r),
+        strings_(strings),
+        text_(text),
+        source_(source),
+        values_left_(max_values),
+        max_values_(max_values) {}
 
   void value(Value& v) {
     Reader::Kind k = r_.peek();
     v.offset_ = r_.offset();
+    if (values_left_-- == 0)
+      throw Error(ErrorKind::Limit, std::string(source_), "JSON",
+                  "more values (objects, arrays, items, members) than the cap of " +
+                      std::to_string(max_values_) + " for this document",
+                  v.offset_);
     switch (k) {
       case Reader::Kind::Object: {
         v.type_ = Type::Object;
@@ -534,6 +545,9 @@ class DomBuilder {
   Reader& r_;
   std::deque<std::string>& strings_;
   std::string_view text_;
+  std::string_view source_;
+  uint64_t values_left_;  // Limits::max_values less the values built so far
+  uint64_t max_values_;
 };
 
 Number Value::number() const {
@@ -568,7 +582,7 @@ Document Document::parse(std::string text, std::string_view source, Limits limit
   doc.text_ = std::make_unique<std::string>(std::move(text));
   doc.unescaped_ = std::make_unique<std::deque<std::string>>();
   Reader reader(*doc.text_, source, limits);
-  DomBuilder(reader, *doc.unescaped_, *doc.text_).value(doc.root_);
+  DomBuilder(reader, *doc.unescaped_, *doc.text_, source, limits.max_values).value(doc.root_);
   reader.finish();
   return doc;
 }

@@ -81,6 +81,10 @@ struct Member {
 struct Limits {
   uint32_t max_depth = 128;  // serde_json's limit: deep nesting is an error, never a stack overflow
   uint64_t max_bytes = 100'000'000;
+  // Document::parse only: the most values (objects, arrays, members' values, items, scalars) a DOM may hold.
+  // A value costs about 100 bytes in memory, so the byte cap alone lets a file of small array items take
+  // tens of times its size; over the cap is Error Limit naming the cap.
+  uint64_t max_values = UINT64_MAX;
   // Python's json.dumps writes NaN / Infinity / -Infinity; configs written by transformers contain them
   // (Nemotron-H's time_step_limit). Accepted only where asked for; safetensors headers never allow them.
   bool allow_nonfinite = false;

@@ -1,5 +1,9 @@
 #include "model/config.h"
 
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
 #include "core/error.h"
 
 namespace ma {
@@ -7,6 +11,7 @@ namespace ma {
 ModelConfig ModelConfig::parse(std::string text, const std::string& file) {
   json::Limits limits;
   limits.max_bytes = 16ull << 20;
+  limits.max_values = kMaxJsonValues;
   limits.allow_nonfinite = true;  // transformers writes configs with Python's json, which emits Infinity
   auto doc = std::make_shared<json::Document>(json::Document::parse(std::move(text), file, limits));
   if (!doc->root().is_object()) throw Error(ErrorKind::Malformed, file, "", "config must be a JSON object");
@@ -14,7 +19,40 @@ ModelConfig ModelConfig::parse(std::string text, const std::string& file) {
   c.doc_ = doc;
   c.file_ = std::make_shared<const std::string>(file);
   c.obj_ = &doc->root();
+  c.warnings_ = std::make_shared<std::vector<std::string>>();
   return c;
+}
+
+std::string json_kind_text(const json::Value& v) {
+  switch (v.type()) {
+    case json::Type::Null:
+      return "null";
+    case json::Type::Bool:
+      return "a boolean";
+    case json::Type::Number:
+      return "a number";
+    case json::Type::String:
+      return "a string";
+    case json::Type::Array:
+      return "an array";
+    case json::Type::Object:
+      return "an object";
+  }
+  return "a value";
+}
+
+void ModelConfig::warn(std::string_view key, const std::string& what) const {
+  if (!warnings_) return;
+  // The file's name, as other warnings name files: a report never shows a full local path.
+  const std::string field = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  std::string line = std::filesystem::path(*file_).filename().string() + ": " + field + ": " + what;
+  if (std::find(warnings_->begin(), warnings_->end(), line) == warnings_->end())
+    warnings_->push_back(std::move(line));
+}
+
+const std::vector<std::string>& ModelConfig::warnings() const {
+  static const std::vector<std::string> kNone;
+  return warnings_ ? *warnings_ : kNone;
 }
 
 void ModelConfig::fail(std::string_view key, const std::string& rule) const {
@@ -67,6 +105,9 @@ uint64_t ModelConfig::layers_or(std::string_view key, uint64_t dflt, uint64_t mi
   if (const json::Value* r = raw(key);
       r && r->is_number() && r->as_double() > static_cast<double>(kMaxLayers))
     too_many_layers(key, printable(r->raw()));
+  if (const json::Value* r = raw(key); r && r->is_null())
+    warn(key, "is null: read as absent, the default " + std::to_string(dflt) +
+                  " assumed (transformers keeps None, with which most models cannot be built)");
   const std::optional<uint64_t> v = opt_count(key);
   if (!v) return dflt;
   if (*v < min) fail(key, "must be at least " + std::to_string(min) + ", found " + std::to_string(*v));
@@ -154,6 +195,57 @@ std::optional<ModelConfig> ModelConfig::sub(std::string_view key) const {
   c.obj_ = v;
   c.path_ = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
   return c;
+}
+
+namespace {
+// The warning for a described value of the wrong type.
+std::string described_left_out(const json::Value& v, std::string_view wanted) {
+  return "must be " + std::string(wanted) + ", found " + json_kind_text(v) + ": left out of the report";
+}
+}  // namespace
+
+std::optional<double> ModelConfig::described_number(std::string_view key) const {
+  const json::Value* v = raw(key);
+  if (!v || v->is_null()) return std::nullopt;
+  if (!v->is_number()) {
+    warn(key, described_left_out(*v, "a number"));
+    return std::nullopt;
+  }
+  if (!std::isfinite(v->as_double())) {
+    warn(key, "must be a finite number, found " + printable(v->raw()) + ": left out of the report");
+    return std::nullopt;
+  }
+  return v->as_double();
+}
+
+std::optional<std::string> ModelConfig::described_text(std::string_view key) const {
+  const json::Value* v = raw(key);
+  if (!v || v->is_null()) return std::nullopt;
+  if (!v->is_string()) {
+    warn(key, described_left_out(*v, "a string"));
+    return std::nullopt;
+  }
+  return std::string(v->as_string());
+}
+
+std::optional<bool> ModelConfig::described_flag(std::string_view key) const {
+  const json::Value* v = raw(key);
+  if (!v || v->is_null()) return std::nullopt;
+  if (!v->is_bool()) {
+    warn(key, described_left_out(*v, "true or false"));
+    return std::nullopt;
+  }
+  return v->as_bool();
+}
+
+std::optional<ModelConfig> ModelConfig::described_object(std::string_view key) const {
+  const json::Value* v = raw(key);
+  if (!v || v->is_null()) return std::nullopt;
+  if (!v->is_object()) {
+    warn(key, described_left_out(*v, "an object"));
+    return std::nullopt;
+  }
+  return sub(key);
 }
 
 std::vector<ModelConfig> ModelConfig::language_first() const {

@@ -1,7 +1,8 @@
 // Lenient reads of the language model's config fields for the facts of the record that only describe (norm,
 // activation, rotary embedding): the nested text_config of multimodal models first, then the root. The fields
-// the template needs were validated when it was built; these read as unknown (nullopt) when absent, null, of
-// the wrong type or absurd (non-finite), instead of failing the whole analysis over a label.
+// the template needs were validated when it was built; these read as unknown (nullopt) when absent or null,
+// and when of the wrong type or absurd (non-finite) too, but then with a warning naming the field
+// (ModelConfig::described_*), instead of failing the whole analysis over a label.
 #pragma once
 #include <optional>
 #include <string>
@@ -19,19 +20,16 @@ class LanguageConfig {
   bool present() const { return !objects_.empty(); }
   // The first non-null value of `key`: text_config, then the root.
   const json::Value* find(std::string_view key) const;
+  // The object find() takes `key` from (nullptr when none holds it): to name the field in a message, and to
+  // read a nested object (rope_parameters) with its path.
+  const ModelConfig* owner(std::string_view key) const;
   std::optional<std::string> text(std::string_view key) const;
   std::optional<double> number(std::string_view key) const;  // finite numbers only
   std::optional<bool> flag(std::string_view key) const;
-  const json::Value* object(std::string_view key) const;  // an object value, else nullptr
+  std::optional<ModelConfig> object(std::string_view key) const;  // an object value, with its path
 
  private:
   std::vector<ModelConfig> objects_;  // ModelConfig::language_first(); empty without a config
 };
-
-// The same lenient reads on a member of an object value (rope_scaling, attn_config); `obj` may be null.
-const json::Value* json_member(const json::Value* obj, std::string_view key);
-std::optional<std::string> json_text(const json::Value* obj, std::string_view key);
-std::optional<double> json_number(const json::Value* obj, std::string_view key);
-std::optional<bool> json_flag(const json::Value* obj, std::string_view key);
 
 }  // namespace ma

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 
+#include "core/error.h"
 #include "model/language_config.h"
+#include "model/stored_dtype.h"
 
 namespace ma {
 namespace {
@@ -153,9 +155,65 @@ void apply_tensor_facts(const TensorFacts& f, ArchitectureRecord& a) {
     a.position = PositionKind::Relative;
 }
 
+// The range a described number must lie in; out of it the number is left out of the record, with a warning.
+enum class FactRange {
+  NonNegative,  // a norm's eps
+  Positive,     // a scaling factor, a soft cap, a rotary dimension
+  Fraction,     // a share of the head dimension: (0, 1]
+  RotaryBase,   // rope_theta and its aliases: positive, and a number at all (see fact_number)
+};
+
+bool in_fact_range(double v, FactRange range) {
+  switch (range) {
+    case FactRange::NonNegative:
+      return v >= 0;
+    case FactRange::Fraction:
+      return v > 0 && v <= 1;
+    case FactRange::Positive:
+    case FactRange::RotaryBase:
+      return v > 0;
+  }
+  return false;
+}
+
+std::string_view fact_range_text(FactRange range) {
+  switch (range) {
+    case FactRange::NonNegative:
+      return "at least 0";
+    case FactRange::Fraction:
+      return "above 0 and at most 1";
+    case FactRange::Positive:
+    case FactRange::RotaryBase:
+      return "above 0";
+  }
+  return "";
+}
+
+// `key` of `where` as a number in `range`, or nullopt: absent and null say nothing; another type, or a value
+// out of range, is left out with a warning naming the field. A rotary base that is no number at all fails
+// the analysis (exit 3): transformers computes the rotary frequencies from it (base ** (2i/d)) when it
+// builds the model, so such a config builds no model there either. One that is not positive builds (into
+// infinite or NaN frequencies), so it is only left out.
+std::optional<double> fact_number(const ModelConfig& where, std::string_view key, FactRange range) {
+  const json::Value* raw = where.raw(key);
+  if (range == FactRange::RotaryBase && raw && !raw->is_null() && !raw->is_number())
+    where.fail(key, "must be a number (the rotary embedding's base), found " + json_kind_text(*raw));
+  const std::optional<double> v = where.described_number(key);
+  if (!v || in_fact_range(*v, range)) return v;
+  where.warn(key, "must be " + std::string(fact_range_text(range)) + ", found " + printable(raw->raw()) +
+                      ": left out of the report");
+  return std::nullopt;
+}
+
+// The same at the language model's object (text_config first) that holds `key`.
+std::optional<double> fact_number(const LanguageConfig& cfg, std::string_view key, FactRange range) {
+  const ModelConfig* where = cfg.owner(key);
+  return where ? fact_number(*where, key, range) : std::nullopt;
+}
+
 std::optional<double> norm_eps(const LanguageConfig& cfg) {
   for (std::string_view key : kNormEpsKeys)
-    if (auto v = cfg.number(key); v && *v >= 0) return v;
+    if (auto v = fact_number(cfg, key, FactRange::NonNegative)) return v;
   return std::nullopt;
 }
 
@@ -171,65 +229,84 @@ std::string activation(const LanguageConfig& cfg) {
 }
 
 bool alibi_flag(const LanguageConfig& cfg) {
-  return cfg.flag("alibi").value_or(false) || json_flag(cfg.object("attn_config"), "alibi").value_or(false);
+  if (cfg.flag("alibi").value_or(false)) return true;
+  const std::optional<ModelConfig> attn = cfg.object("attn_config");  // MPT
+  return attn && attn->described_flag("alibi").value_or(false);
 }
 
-// rope_parameters (transformers 5) may be keyed by layer type when the types differ (Gemma-4).
+// rope_parameters (transformers 5) may be keyed by layer type when the types differ (Gemma-4). Held as
+// config objects, so that a message names the field ("rope_parameters.full_attention.rope_theta").
 struct RopeSources {
-  const json::Value* global = nullptr;
-  const json::Value* local = nullptr;
-  const json::Value* scaling = nullptr;
+  std::optional<ModelConfig> global;
+  std::optional<ModelConfig> local;
+  std::optional<ModelConfig> scaling;
 };
 
 RopeSources rope_sources(const LanguageConfig& cfg) {
   RopeSources s;
   s.global = cfg.object("rope_parameters");
   s.scaling = cfg.object("rope_scaling");
-  if (const json::Value* full = json_member(s.global, "full_attention"); full && full->is_object()) {
-    const json::Value* sliding = json_member(s.global, "sliding_attention");
-    s.local = sliding && sliding->is_object() ? sliding : nullptr;
-    s.global = full;
-  }
+  if (s.global)
+    if (std::optional<ModelConfig> full = s.global->described_object("full_attention")) {
+      s.local = s.global->described_object("sliding_attention");
+      s.global = std::move(full);
+    }
   return s;
 }
 
-// The first of `sources` (then the top-level config) that gives `key` a positive number.
-std::optional<double> rope_number(const std::vector<const json::Value*>& sources, const LanguageConfig& cfg,
-                                  std::string_view key) {
-  for (const json::Value* src : sources)
-    if (auto v = json_number(src, key); v && *v > 0) return v;
-  if (auto v = cfg.number(key); v && *v > 0) return v;
-  return std::nullopt;
+// The first of `sources` (then the top-level config) that gives `key` a number in `range`.
+std::optional<double> rope_number(const std::vector<const ModelConfig*>& sources, const LanguageConfig& cfg,
+                                  std::string_view key, FactRange range = FactRange::Positive) {
+  for (const ModelConfig* src : sources)
+    if (src)
+      if (auto v = fact_number(*src, key, range)) return v;
+  return fact_number(cfg, key, range);
+}
+
+std::optional<std::string> rope_type_of(const ModelConfig* src) {
+  if (!src) return std::nullopt;
+  if (auto t = src->described_text("rope_type")) return t;
+  return src->described_text("type");
+}
+
+// The rotary base: rope_theta (rope_parameters, rope_scaling, the config), else GPT-NeoX-era
+// rotary_emb_base, else MPT's attn_config.rope_theta; 0 when none gives one.
+double rotary_theta(const std::vector<const ModelConfig*>& sources, const LanguageConfig& cfg) {
+  if (auto theta = rope_number(sources, cfg, "rope_theta", FactRange::RotaryBase)) return *theta;
+  if (auto base = fact_number(cfg, "rotary_emb_base", FactRange::RotaryBase)) return *base;
+  if (const std::optional<ModelConfig> attn = cfg.object("attn_config"))
+    if (auto theta = fact_number(*attn, "rope_theta", FactRange::RotaryBase)) return *theta;
+  return 0;
 }
 
 // `preset`: what the builder already knows (a family that always uses MRoPE).
 RopeSpec rope_spec(const LanguageConfig& cfg, const ArchitectureRecord& a,
                    const std::optional<RopeSpec>& preset) {
   const RopeSources s = rope_sources(cfg);
-  const std::vector<const json::Value*> sources{s.global, s.scaling};
+  const std::vector<const ModelConfig*> sources{s.global ? &*s.global : nullptr,
+                                                s.scaling ? &*s.scaling : nullptr};
   RopeSpec r;
-  for (const json::Value* src : sources)
-    if (r.type.empty()) r.type = json_text(src, "rope_type").value_or(json_text(src, "type").value_or(""));
+  for (const ModelConfig* src : sources)
+    if (r.type.empty()) r.type = rope_type_of(src).value_or("");
   // Qwen-VL's multimodal rope splits the rotary dims by time/height/width (mrope_section).
   if ((r.type.empty() || r.type == "default") &&
-      (json_member(s.global, "mrope_section") || json_member(s.scaling, "mrope_section")))
+      ((s.global && s.global->has("mrope_section")) || (s.scaling && s.scaling->has("mrope_section"))))
     r.type = "mrope";
   if ((r.type.empty() || r.type == "default") && preset && !preset->type.empty()) r.type = preset->type;
   if (r.type.empty()) r.type = "default";
-  r.theta = rope_number(sources, cfg, "rope_theta")
-                .value_or(cfg.number("rotary_emb_base")
-                              .value_or(json_number(cfg.object("attn_config"), "rope_theta").value_or(0)));
-  if (r.theta < 0) r.theta = 0;
+  r.theta = rotary_theta(sources, cfg);
   r.factor = rope_number(sources, cfg, "factor");
   if (auto o = rope_number(sources, cfg, "original_max_position_embeddings"); o && *o < 1e15)
     r.original_max_position_embeddings = static_cast<uint64_t>(*o);
-  r.partial_rotary_factor = rope_number(sources, cfg, "partial_rotary_factor");
-  if (!r.partial_rotary_factor) r.partial_rotary_factor = rope_number({}, cfg, "rotary_pct");  // GPT-NeoX
-  if (auto dim = cfg.number("rotary_dim"); !r.partial_rotary_factor && dim && *dim > 0 && a.head_dim)
+  r.partial_rotary_factor = rope_number(sources, cfg, "partial_rotary_factor", FactRange::Fraction);
+  if (!r.partial_rotary_factor)
+    r.partial_rotary_factor = fact_number(cfg, "rotary_pct", FactRange::Fraction);  // GPT-NeoX
+  if (auto dim = fact_number(cfg, "rotary_dim", FactRange::Positive);
+      !r.partial_rotary_factor && dim && a.head_dim)
     r.partial_rotary_factor = *dim / static_cast<double>(a.head_dim);  // GPT-J: rotary_dim of head_dim
   if (r.partial_rotary_factor && *r.partial_rotary_factor > 1) r.partial_rotary_factor.reset();
-  r.local_theta = s.local ? json_number(s.local, "rope_theta") : cfg.number("rope_local_base_freq");
-  if (r.local_theta && *r.local_theta <= 0) r.local_theta.reset();
+  r.local_theta = s.local ? fact_number(*s.local, "rope_theta", FactRange::RotaryBase)
+                          : fact_number(cfg, "rope_local_base_freq", FactRange::RotaryBase);
   return r;
 }
 
@@ -237,12 +314,13 @@ RopeSpec rope_spec(const LanguageConfig& cfg, const ArchitectureRecord& a,
 
 void derive_facts(const ModelConfig& config, const std::vector<NamedPlacement>& tensors,
                   ArchitectureRecord& a) {
+  check_declared_dtype_names(config);
   const LanguageConfig cfg(&config);
   apply_tensor_facts(tensor_facts(tensors), a);
   if (a.norm == NormKind::Unknown && cfg.find("rms_norm_eps")) a.norm = NormKind::RmsNorm;
   if (!a.norm_eps) a.norm_eps = norm_eps(cfg);
   if (a.activation.empty()) a.activation = activation(cfg);
-  if (auto cap = cfg.number("attn_logit_softcapping"); cap && *cap > 0) a.attention_softcap = *cap;
+  if (auto cap = fact_number(cfg, "attn_logit_softcapping", FactRange::Positive)) a.attention_softcap = *cap;
   if (a.position == PositionKind::Unknown) {
     if (alibi_flag(cfg))
       a.position = PositionKind::Alibi;

@@ -21,7 +21,9 @@ struct NamedPlacement {
   const Shape* shape = nullptr;  // none: the derivation reads names only
 };
 
-// With a config (the template's parameters as `tensors`).
+// With a config (the template's parameters as `tensors`). A declared dtype that names no dtype, and a rotary
+// base that is no number, fail (exit 3: transformers cannot load or build such a model); a descriptive value
+// of the wrong type or out of range (an eps below 0) is left out with a warning (ModelConfig::warnings).
 void derive_facts(const ModelConfig& cfg, const std::vector<NamedPlacement>& tensors, ArchitectureRecord& a);
 // Bare weights: the stored tensors only.
 void derive_facts(const std::vector<NamedPlacement>& tensors, ArchitectureRecord& a);

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "core/error.h"
+#include "model/config.h"
 #include "model/inventory.h"
 
 namespace ma {
@@ -11,6 +13,21 @@ std::optional<DType> declared_float_dtype(const std::string& torch_dtype) {
   std::optional<DType> d = dtype_from_any_name(torch_dtype);
   if (!d || !dtype_info(*d).is_float || dtype_bits(*d) < 16) return std::nullopt;
   return d;
+}
+
+void check_declared_dtype_names(const ModelConfig& cfg) {
+  for (const ModelConfig& o : cfg.language_first())
+    for (std::string_view key : {"torch_dtype", "dtype"}) {
+      const json::Value* v = o.raw(key);
+      if (!v || v->is_null()) continue;
+      if (!v->is_string())
+        o.fail(key, "must be a dtype name such as \"bfloat16\", found " + json_kind_text(*v));
+      const std::string_view name = v->as_string();
+      if (name != "auto" && !dtype_from_any_name(name))
+        o.fail(key, "'" + printable(name) +
+                        "' is no dtype (torch's are float32, bfloat16, float16, float64, int8, ...), so "
+                        "transformers cannot load this config");
+    }
 }
 
 void count_elements(const InventoryTensor& row, ElementsByDtype& elements) {

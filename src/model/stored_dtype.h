@@ -15,6 +15,7 @@
 namespace ma {
 
 struct InventoryTensor;
+class ModelConfig;
 
 struct StoredDtype {
   DType dtype = DType::F32;
@@ -30,6 +31,13 @@ inline constexpr DType kAssumedModelDtype = DType::BF16;
 
 // The declared torch_dtype when it names a float dtype of 16 bits or more.
 std::optional<DType> declared_float_dtype(const std::string& torch_dtype);
+
+// Fails (exit 3, naming the file and field) when the config declares its dtype (torch_dtype or dtype, at the
+// top level or in a text_config) by a name that is no dtype ("float128") or by something else than a name:
+// transformers looks the name up in torch (getattr(torch, name)) and cannot load such a config, and the
+// figures would otherwise rest on a guessed width (float32 for the compute dtype: twice the memory of a
+// 16-bit model). "auto" and null declare nothing.
+void check_declared_dtype_names(const ModelConfig& cfg);
 
 // From headers: the float dtype of 16 bits or more holding the most parameter elements (quantized weights
 // in 8 or 4 bits are the quantization's, not the model's dtype).
