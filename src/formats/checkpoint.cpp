@@ -117,6 +117,20 @@ std::vector<SafetensorsHeader> fetched_shards(const LocalModelFiles& files, cons
   return headers;
 }
 
+// Refuses (Error Unsafe, naming the index entry) a shard the index names that is present but resolves outside
+// the model's directory once symbolic links are followed: a link in the directory (a cloned repository may
+// hold one) must not let an index name any file on the machine. A Hub cache snapshot's links into its repo's
+// blobs/ stay inside (resolves_inside_model, the rule ONNX external data follows). A name that cannot be
+// resolved (a looping link) is left to the open that follows, which names what is wrong with it.
+void check_shard_inside(const LocalModelFiles& files, const std::string& shard) {
+  const fs::path p = files.root / shard;
+  std::error_code ec;
+  const fs::file_status st = fs::status(p, ec);
+  if (ec || !fs::exists(st) || resolves_inside_model(p, files.root)) return;
+  throw Error(ErrorKind::Unsafe, files.index->string(), "shard '" + printable(shard) + "'",
+              "named by the index, but resolves outside the model's directory (through a symbolic link)");
+}
+
 // Index-only view: the index tells which tensors exist and where, the template supplies their shapes.
 void names_from_index(Checkpoint& ck) {
   for (uint32_t i = 0; i < ck.index->shards.size(); ++i) {
@@ -157,6 +171,8 @@ std::vector<SafetensorsHeader> read_indexed_shards(const LocalModelFiles& files,
   size_t present = 0;
   for (size_t s = 0; s < shards.size(); ++s) {
     fs::path p = files.root / shards[s];
+    if (!path_is_present(p)) continue;
+    check_shard_inside(files, shards[s]);
     auto it = std::lower_bound(local.begin(), local.end(), p);
     if (it != local.end() && *it == p) {
       size_t k = static_cast<size_t>(it - local.begin());
@@ -165,17 +181,13 @@ std::vector<SafetensorsHeader> read_indexed_shards(const LocalModelFiles& files,
       ++present;
       continue;
     }
-    std::error_code ec;
-    if (fs::exists(p, ec)) {
-      late.push_back(s);
-      ++present;
-    }
+    late.push_back(s);
+    ++present;
   }
   if (present == 0 || files.index_is_pytorch) return {};
   if (present != shards.size())
     for (size_t s = 0; s < shards.size(); ++s) {
-      std::error_code ec;
-      if (!fs::exists(files.root / shards[s], ec))
+      if (!path_is_present(files.root / shards[s]))
         throw Error(ErrorKind::NotFound, files.index->string(), "shard " + shards[s],
                     "named by the index but missing from the directory");
     }
@@ -256,8 +268,10 @@ void read_torch_files(const LocalModelFiles& files, Checkpoint& ck) {
     ck.index = parse_safetensors_index(read_file_bytes(*files.index, kMaxIndexBytes), files.index->string());
     size_t present = 0;
     for (const std::string& shard : ck.index->shards) {
-      std::error_code ec;
-      present += fs::exists(files.root / shard, ec);
+      if (path_is_present(files.root / shard)) {
+        check_shard_inside(files, shard);
+        ++present;
+      }
       paths.push_back(files.root / shard);
     }
     if (present == 0 || !files.fetched_headers.empty()) {
@@ -265,8 +279,7 @@ void read_torch_files(const LocalModelFiles& files, Checkpoint& ck) {
       return;
     }
     for (const fs::path& p : paths) {
-      std::error_code ec;
-      if (!fs::exists(p, ec))
+      if (!path_is_present(p))
         throw Error(ErrorKind::NotFound, files.index->string(), "shard " + p.filename().string(),
                     "named by the index but missing from the directory");
     }
@@ -366,8 +379,12 @@ void read_onnx_file(const LocalModelFiles& files, Checkpoint& ck) {
   std::error_code ec;
   OnnxExternalSize external_size = [&](const std::string& location) -> std::optional<uint64_t> {
     const fs::path p = dir / location;
-    if (!fs::exists(p, ec)) return std::nullopt;
-    if (!resolves_inside_model(p, dir))
+    if (!path_is_present(p)) return std::nullopt;
+    // A name that cannot be followed (a looping link) or a directory (".", "sub") holds no bytes, wherever
+    // it leads: the open names what it is. Anything else must resolve inside before it is opened.
+    std::error_code status_error;
+    const fs::file_status st = fs::status(p, status_error);
+    if (!status_error && !fs::is_directory(st) && !resolves_inside_model(p, dir))
       throw Error(ErrorKind::Unsafe, path.string(), "external data '" + printable(location) + "'",
                   "resolves outside the model's directory (a symbolic link)");
     try {

@@ -32,6 +32,21 @@ WeightFormat format_by_name(const std::string& name) {
   return WeightFormat::Unknown;
 }
 
+// A local path that exists but cannot be followed (a dangling or looping symbolic link): opening it says
+// why, in the one line every unreadable input gets (exit 8 for a missing target, 9 for a loop).
+[[noreturn]] void report_unfollowable(const fs::path& p, const std::error_code& why) {
+  try {
+    const FileSource opened(p);
+  } catch (const Error& e) {
+    std::error_code ec;
+    if (e.kind() == ErrorKind::NotFound && fs::is_symlink(fs::symlink_status(p, ec)))
+      throw Error(e.kind(), e.file(), e.field(),
+                  "a symbolic link whose target does not exist (" + e.rule() + ")");
+    throw;
+  }
+  throw Error(ErrorKind::LocalIO, p.string(), "", "cannot follow: " + why.message());
+}
+
 // Every part of the split model `file` belongs to (just `file` when it is not split); all must be present.
 std::vector<fs::path> gguf_parts(const fs::path& file) {
   const auto split = gguf_split_name(file.filename().string());
@@ -39,8 +54,7 @@ std::vector<fs::path> gguf_parts(const fs::path& file) {
   std::vector<fs::path> parts;
   for (unsigned k = 1; k <= split->count; ++k) {
     fs::path p = file.parent_path() / gguf_part_name(split->prefix, k, split->count);
-    std::error_code ec;
-    if (!fs::exists(p, ec))
+    if (!path_is_present(p))
       throw Error(ErrorKind::NotFound, file.string(), "split part " + std::to_string(k),
                   p.filename().string() + " is missing (a split GGUF model is read from all its parts)");
     parts.push_back(std::move(p));
@@ -75,13 +89,23 @@ bool holds_model_safetensors(const fs::path& dir) {
 
 }  // namespace
 
+bool path_is_present(const fs::path& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (!ec) return fs::exists(st);
+  // lstat fails for the name itself only when it is not there; a looping or unsearchable parent is a name
+  // that is there but cannot be reached, which opening reports.
+  return ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory;
+}
+
 LocalModelFiles locate_local_model(const std::string& arg) {
   LocalModelFiles m;
   m.display_name = arg;
   std::error_code ec;
   fs::path p(arg);
-  auto st = fs::status(p, ec);
-  if (ec || !fs::exists(st)) throw Error(ErrorKind::NotFound, arg, "", "no such file or directory");
+  if (!path_is_present(p)) throw Error(ErrorKind::NotFound, arg, "", "no such file or directory");
+  const fs::file_status st = fs::status(p, ec);
+  if (ec) report_unfollowable(p, ec);
   note_model_files(p);  // protected from outputs whether or not this command reads them
 
   if (fs::is_regular_file(st)) {
@@ -91,7 +115,7 @@ LocalModelFiles locate_local_model(const std::string& arg) {
       // A weight file is what its bytes say, whatever its name.
       WeightFormat format = sniff_weight_format(FileSource(p));
       if (format == WeightFormat::Unknown) format = format_by_name(name);
-      if (fs::exists(m.root / "config.json")) m.config = m.root / "config.json";
+      if (path_is_present(m.root / "config.json")) m.config = m.root / "config.json";
       switch (format) {
         case WeightFormat::Safetensors:
           m.format = CheckpointFormat::Safetensors;
@@ -119,7 +143,7 @@ LocalModelFiles locate_local_model(const std::string& arg) {
       m.index = p;
       m.index_is_pytorch = name.find(".bin.") != std::string::npos;
       m.format = m.index_is_pytorch ? CheckpointFormat::Pytorch : CheckpointFormat::Safetensors;
-      if (fs::exists(m.root / "config.json")) m.config = m.root / "config.json";
+      if (path_is_present(m.root / "config.json")) m.config = m.root / "config.json";
     } else if (name.ends_with(".json")) {
       m.config = p;
     } else {
@@ -138,13 +162,14 @@ LocalModelFiles locate_local_model(const std::string& arg) {
                     ", not a regular file or directory; refusing to read it");
 
   m.root = p;
-  // A name that exists is the model's file whatever its type: reading it (FileSource) then refuses a FIFO or
-  // device with an error naming it, rather than the model being silently analysed without it.
-  if (fs::exists(p / "config.json", ec)) m.config = p / "config.json";
-  if (fs::exists(p / "model.safetensors.index.json", ec)) {
+  // A name that exists is the model's file whatever its type: reading it (FileSource) then refuses a FIFO,
+  // a device or a link that cannot be followed with an error naming it, rather than the model being
+  // silently analysed without it.
+  if (path_is_present(p / "config.json")) m.config = p / "config.json";
+  if (path_is_present(p / "model.safetensors.index.json")) {
     m.index = p / "model.safetensors.index.json";
     m.format = CheckpointFormat::Safetensors;
-  } else if (fs::exists(p / "pytorch_model.bin.index.json", ec) && !holds_model_safetensors(p)) {
+  } else if (path_is_present(p / "pytorch_model.bin.index.json") && !holds_model_safetensors(p)) {
     // Safetensors come first whatever else the directory holds (see below): a repository shipping both
     // formats, downloaded with only *.json and *.safetensors, has the PyTorch index without its shards.
     m.index = p / "pytorch_model.bin.index.json";

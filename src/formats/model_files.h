@@ -44,7 +44,14 @@ struct LocalModelFiles {
   std::shared_ptr<const SafetensorsIndex> parsed_index;
 };
 
-// Throws Error(NotFound) when the path does not exist, Error(Usage) when it is nothing we can analyse.
+// Throws Error(NotFound) when the path does not exist, Error(Usage) when it is nothing we can analyse, and
+// the error opening it gives (NotFound, LocalIO) when it is a symbolic link that cannot be followed.
 LocalModelFiles locate_local_model(const std::string& arg);
+
+// True when `path` names something on disk, a symbolic link included even when it cannot be followed
+// (dangling, looping) and a name below a directory we may not search: such a name is the model's file or
+// the user's local path, opened and its failure reported, never skipped and never taken for a Hub id (a
+// local path wins over a Hub id of the same spelling). Never throws.
+bool path_is_present(const std::filesystem::path& path);
 
 }  // namespace ma

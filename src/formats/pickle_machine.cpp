@@ -1,8 +1,9 @@
 #include "formats/pickle_machine.h"
 
-#include <array>
+#include <algorithm>
 #include <bit>
 #include <cstring>
+#include <iterator>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -11,29 +12,156 @@
 namespace ma {
 namespace {
 
-// The globals torch.load(weights_only=True) admits for state dicts and training checkpoints.
-constexpr std::array<std::string_view, 5> kAdmittedCallables = {
-    "collections.OrderedDict", "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_parameter",
-    "torch._utils._rebuild_parameter_with_state", "torch.Size"};
+// What torch.load(weights_only=True) admits: the union of torch 1.13's _get_allowed_globals and a current
+// torch's (2.4 on adds torch.device, builtins.set, complex and bytearray, _codecs.encode,
+// collections.Counter, the newer dtypes and rebuilders), so that a file either loads is read and one both
+// refuse is refused.
 
-bool admitted(std::string_view global) {
-  for (std::string_view g : kAdmittedCallables)
-    if (g == global) return true;
-  constexpr std::string_view kTorch = "torch.";
-  if (!global.starts_with(kTorch)) return false;
-  const std::string_view name = global.substr(kTorch.size());
-  return dtype_from_torch_storage(name).has_value() || torch_storage_without_dtype(name);
+// Called, they build here what torch builds: a dict, a set, a tensor, a tuple (Machine::call).
+constexpr std::string_view kBuiltCallables[] = {"collections.OrderedDict",
+                                                "collections.Counter",
+                                                "builtins.set",
+                                                "torch._utils._rebuild_tensor",
+                                                "torch._utils._rebuild_tensor_v2",
+                                                "torch._utils._rebuild_parameter",
+                                                "torch._utils._rebuild_parameter_with_state",
+                                                "torch.nn.parameter.Parameter",
+                                                "torch._tensor._rebuild_from_type_v2",
+                                                "torch.Size"};
+
+// Called, they build a tensor this reader does not read: an Unread value saying what it is.
+struct UnreadRebuilder {
+  std::string_view global, what;
+};
+constexpr UnreadRebuilder kUnreadRebuilders[] = {
+    {"torch._utils._rebuild_sparse_tensor", "a sparse tensor"},
+    {"torch._utils._rebuild_sparse_csr_tensor", "a sparse compressed tensor"},
+    {"torch._utils._rebuild_qtensor", "a quantized tensor"},
+    {"torch._utils._rebuild_meta_tensor_no_storage", "a meta tensor (no data)"},
+    {"torch._utils._rebuild_tensor_v3", "a tensor of a newer dtype (float8, uint16 to uint64)"},
+    {"torch._utils._rebuild_wrapper_subclass", "a tensor subclass"},
+    {"torch._utils._rebuild_device_tensor_from_numpy", "a tensor rebuilt from a numpy array"},
+    {"torch._utils._rebuild_device_tensor_from_cpu_tensor", "a tensor of a device without storages"},
+};
+
+// Called, they build a value nothing here reads (a device, a layout, a complex number, bytes).
+constexpr std::string_view kInertCallables[] = {"torch.device", "torch.serialization._get_layout",
+                                                "builtins.complex", "builtins.bytearray", "_codecs.encode"};
+
+// Values themselves, never called: the dtypes, the quantization schemes, the tensor and storage classes.
+// str(dtype) of every dtype either torch admits (1.13: the float, int and complex ones; current: every
+// dtype with a storage class, the newer ones, and int1..int7 / uint1..uint7).
+constexpr std::string_view kDtypeNames[] = {"float16",
+                                            "float32",
+                                            "float64",
+                                            "bfloat16",
+                                            "complex32",
+                                            "complex64",
+                                            "complex128",
+                                            "int8",
+                                            "int16",
+                                            "int32",
+                                            "int64",
+                                            "uint8",
+                                            "uint16",
+                                            "uint32",
+                                            "uint64",
+                                            "bool",
+                                            "qint8",
+                                            "quint8",
+                                            "qint32",
+                                            "quint4x2",
+                                            "quint2x4",
+                                            "float8_e5m2",
+                                            "float8_e4m3fn",
+                                            "float8_e5m2fnuz",
+                                            "float8_e4m3fnuz",
+                                            "float8_e8m0fnu",
+                                            "float4_e2m1fn_x2",
+                                            "bits8",
+                                            "bits16",
+                                            "bits1x8",
+                                            "bits2x4",
+                                            "bits4x2",
+                                            "int1",
+                                            "int2",
+                                            "int3",
+                                            "int4",
+                                            "int5",
+                                            "int6",
+                                            "int7",
+                                            "uint1",
+                                            "uint2",
+                                            "uint3",
+                                            "uint4",
+                                            "uint5",
+                                            "uint6",
+                                            "uint7"};
+
+constexpr std::string_view kQuantizationSchemes[] = {"per_tensor_affine", "per_tensor_symmetric",
+                                                     "per_channel_affine", "per_channel_symmetric",
+                                                     "per_channel_affine_float_qparams"};
+
+template <size_t N>
+bool names_one_of(const std::string_view (&list)[N], std::string_view name) {
+  return std::find(std::begin(list), std::end(list), name) != std::end(list);
+}
+
+// torch._tensor_classes: torch.<T>Tensor, and the same under torch.cuda, torch.sparse and torch.cuda.sparse
+// (no sparse bool tensor).
+bool is_tensor_class(std::string_view g) {
+  if (g == "torch.Tensor") return true;
+  bool sparse = false, in_torch = false;
+  for (std::string_view prefix : {"torch.cuda.sparse.", "torch.sparse.", "torch.cuda.", "torch."})
+    if (g.starts_with(prefix)) {
+      sparse = prefix.find("sparse") != std::string_view::npos;
+      in_torch = true;
+      g.remove_prefix(prefix.size());
+      break;
+    }
+  if (!in_torch || !g.ends_with("Tensor")) return false;
+  g.remove_suffix(6);
+  for (std::string_view t : {"Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double", "BFloat16"})
+    if (g == t) return true;
+  return g == "Bool" && !sparse;
+}
+
+// torch._storage_classes: torch.<T>Storage (quantized and complex ones included), torch.cuda.<T>Storage
+// (no quantized ones), UntypedStorage and TypedStorage (torch 1.13 defines them in torch.storage; a current
+// torch writes torch.UntypedStorage, the name of its C type).
+bool is_storage_class(std::string_view g) {
+  for (std::string_view s : {"torch.storage.UntypedStorage", "torch.storage.TypedStorage",
+                             "torch.UntypedStorage", "torch.TypedStorage"})
+    if (g == s) return true;
+  if (g.starts_with("torch.cuda.")) {
+    g.remove_prefix(11);
+    return dtype_from_torch_storage(g).has_value() || g == "ComplexDoubleStorage";
+  }
+  if (!g.starts_with("torch.")) return false;
+  g.remove_prefix(6);
+  return dtype_from_torch_storage(g).has_value() || torch_storage_without_dtype(g);
+}
+
+bool admitted(std::string_view g) {
+  if (names_one_of(kBuiltCallables, g) || names_one_of(kInertCallables, g) || is_tensor_class(g) ||
+      is_storage_class(g))
+    return true;
+  for (const UnreadRebuilder& r : kUnreadRebuilders)
+    if (r.global == g) return true;
+  const std::string_view name = g.starts_with("torch.") ? g.substr(6) : std::string_view();
+  return names_one_of(kDtypeNames, name) || names_one_of(kQuantizationSchemes, name);
 }
 
 class Machine {
  public:
   Machine(std::string_view bytes, uint64_t at, const std::string& file, const PersistentLoad& load,
-          const PickleLimits& limits)
+          const PickleLimits& limits, bool prefix)
       : b_(bytes),
         at_(at),
         file_(file),
         load_(load),
         limits_(limits),
+        prefix_(prefix),
         arena_(std::make_shared<PickleArena>()) {}
 
   PickleResult run() {
@@ -57,12 +185,22 @@ class Machine {
     throw Error(ErrorKind::Unsafe, file_, "pickle", rule, at);
   }
 
+  // The program needs bytes up to `end`, past those it was given: in a prefix, a request for them.
+  void need(uint64_t end) const {
+    if (prefix_) throw PickleNeedsMoreBytes{end};
+  }
   uint8_t byte() {
-    if (at_ >= b_.size()) fail(at_, "ends before STOP");
+    if (at_ >= b_.size()) {
+      need(at_ + 1);
+      fail(at_, "ends before STOP");
+    }
     return static_cast<uint8_t>(b_[at_++]);
   }
   std::string_view take(uint64_t n) {
-    if (n > b_.size() - at_) fail(at_, "an argument of " + std::to_string(n) + " bytes runs past the end");
+    if (n > b_.size() - at_) {
+      need(checked_add(at_, n).value_or(UINT64_MAX));
+      fail(at_, "an argument of " + std::to_string(n) + " bytes runs past the end");
+    }
     std::string_view s = b_.substr(at_, n);
     at_ += n;
     return s;
@@ -75,6 +213,7 @@ class Machine {
   }
   std::string_view line() {
     const size_t nl = b_.find('\n', at_);
+    if (nl == std::string_view::npos && b_.size() - at_ <= 4096) need(b_.size() + 1);
     if (nl == std::string_view::npos || nl - at_ > 4096) fail(at_, "a text argument has no end of line");
     std::string_view s = b_.substr(at_, nl - at_);
     at_ = nl + 1;
@@ -196,11 +335,13 @@ class Machine {
     return out;
   }
 
-  // torch._utils._rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, hooks[, metadata]):
-  // a view whose every element must lie inside its storage.
+  // torch._utils._rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, hooks[, metadata]),
+  // and _rebuild_tensor(storage, storage_offset, size, stride) before it: a view whose every element must
+  // lie inside its storage. A storage this reader does not read makes a tensor it does not read.
   PickleValue* rebuild_tensor(const std::vector<PickleValue*>& a, uint64_t at) {
+    if (a.size() >= 4 && a[0]->kind == PickleValue::Kind::Unread) return a[0];
     if (a.size() < 4 || a[0]->kind != PickleValue::Kind::Storage)
-      fail(at, "_rebuild_tensor_v2 needs (storage, offset, size, stride, ...)");
+      fail(at, "a tensor rebuilder needs (storage, offset, size, stride, ...)");
     auto t = std::make_shared<TorchTensor>();
     t->storage = a[0]->storage;
     t->storage_offset = non_negative(a[1], "storage offset", at);
@@ -224,36 +365,82 @@ class Machine {
     return v;
   }
 
+  // A tensor torch builds and this reader does not read: `what` it is, and the global that builds it.
+  PickleValue* unread(std::string_view what, const std::string& global) {
+    PickleValue* v = make(PickleValue::Kind::Unread);
+    v->text = std::string(what) + " (" + printable(global) +
+              "), which torch.load(weights_only=True) admits: not read";
+    return v;
+  }
+
+  // A dict's entries copied into a new one (OrderedDict(d), Counter(d)): each copied pair counts as a value.
+  PickleValue* copy_of_dict(const PickleValue* from) {
+    PickleValue* d = make(PickleValue::Kind::Dict);
+    charge(from->entries.size());
+    d->entries = from->entries;
+    return d;
+  }
+
   PickleValue* call(const PickleValue* callable, const PickleValue* args, uint64_t at) {
-    if (callable->kind != PickleValue::Kind::Global) fail(at, "REDUCE calls something that is not a global");
-    if (args->kind != PickleValue::Kind::Tuple) fail(at, "REDUCE arguments are not a tuple");
+    using K = PickleValue::Kind;
+    if (callable->kind != K::Global) fail(at, "REDUCE calls something that is not a global");
+    if (args->kind != K::Tuple) fail(at, "REDUCE arguments are not a tuple");
     const std::string& g = callable->text;
     const std::vector<PickleValue*>& a = args->items;
-    if (g == "collections.OrderedDict") {
-      // torch.save writes OrderedDict() and fills it by SETITEMS; OrderedDict(pairs) holds the pairs too,
-      // as torch.load reads it.
-      PickleValue* d = make(PickleValue::Kind::Dict);
-      if (a.empty()) return d;
-      if (a.size() != 1 || (a[0]->kind != PickleValue::Kind::List && a[0]->kind != PickleValue::Kind::Tuple))
+    if (g == "collections.OrderedDict" || g == "collections.Counter") {
+      // torch.save writes OrderedDict() and fills it by SETITEMS; OrderedDict(pairs) holds the pairs, and
+      // OrderedDict(d) or Counter(d) the entries of d, as torch.load reads them.
+      if (a.empty()) return make(K::Dict);
+      if (a.size() == 1 && a[0]->kind == K::Dict) return copy_of_dict(a[0]);
+      if (g == "collections.Counter") fail(at, "Counter takes one dict");
+      if (a.size() != 1 || (a[0]->kind != K::List && a[0]->kind != K::Tuple))
         fail(at, "OrderedDict takes one list of (key, value) pairs");
+      PickleValue* d = make(K::Dict);
       charge(a[0]->items.size());
       for (const PickleValue* pair : a[0]->items) {
-        if (pair->kind != PickleValue::Kind::Tuple || pair->items.size() != 2)
+        if (pair->kind != K::Tuple || pair->items.size() != 2)
           fail(at, "OrderedDict takes one list of (key, value) pairs");
         set_item(d, pair->items[0], pair->items[1]);
       }
       return d;
     }
-    if (g == "torch._utils._rebuild_tensor_v2") return rebuild_tensor(a, at);
-    if (g == "torch._utils._rebuild_parameter" || g == "torch._utils._rebuild_parameter_with_state") {
-      if (a.empty() || a[0]->kind != PickleValue::Kind::Tensor) fail(at, g + " needs a tensor");
+    if (g == "builtins.set") {  // protocol 2 writes a set as set([items])
+      PickleValue* v = make(K::Set);
+      if (a.empty()) return v;
+      if (a.size() != 1 || (a[0]->kind != K::List && a[0]->kind != K::Tuple && a[0]->kind != K::Set))
+        fail(at, "set takes one list of items");
+      charge(a[0]->items.size());
+      v->items = a[0]->items;
+      return v;
+    }
+    if (g == "torch._utils._rebuild_tensor_v2" || g == "torch._utils._rebuild_tensor")
+      return rebuild_tensor(a, at);
+    if (g == "torch._utils._rebuild_parameter" || g == "torch._utils._rebuild_parameter_with_state" ||
+        g == "torch.nn.parameter.Parameter") {
+      if (g == "torch.nn.parameter.Parameter" && a.empty()) return unread("an empty parameter", g);
+      if (a.empty() || (a[0]->kind != K::Tensor && a[0]->kind != K::Unread)) fail(at, g + " needs a tensor");
       return a[0];
+    }
+    if (g == "torch._tensor._rebuild_from_type_v2") {
+      // (func, new_type, args, state): a tensor with Python attributes is func(*args), the attributes aside.
+      if (a.size() != 4 || a[0]->kind != K::Global || a[1]->kind != K::Global || a[2]->kind != K::Tuple)
+        fail(at, "_rebuild_from_type_v2 needs (function, type, arguments, state)");
+      if (a[0]->text == g) fail(at, "_rebuild_from_type_v2 rebuilding through itself");
+      return call(a[0], a[2], at);
     }
     if (g == "torch.Size") {
-      if (a.size() != 1 || a[0]->kind != PickleValue::Kind::Tuple) fail(at, "torch.Size needs one tuple");
+      if (a.size() != 1 || a[0]->kind != K::Tuple) fail(at, "torch.Size needs one tuple");
       return a[0];
     }
-    fail(at, "'" + g + "' cannot be called");
+    for (const UnreadRebuilder& r : kUnreadRebuilders)
+      if (r.global == g) return unread(r.what, g);
+    if (is_tensor_class(g)) return unread("a tensor built by calling its class", g);
+    if (names_one_of(kInertCallables, g) || is_storage_class(g)) {
+      PickleValue* v = make(K::Object);
+      v->text = g;
+      return v;
+    }
+    fail(at, "'" + printable(g) + "' cannot be called");
   }
 
   void step(uint8_t op, uint64_t at) {
@@ -266,6 +453,11 @@ class Machine {
         take(8);
         return;
       case '(':
+        // Bounded like the stack: a MARK costs one byte in the file and eight here.
+        if (marks_.size() >= limits_.max_values)
+          throw Error(
+              ErrorKind::Limit, file_, "pickle",
+              "MARKs nested deeper than the cap on values (" + std::to_string(limits_.max_values) + ")", at);
         marks_.push_back(stack_.size());
         return;
       case '0':
@@ -450,7 +642,8 @@ class Machine {
                    // torch.save never writes that, and a view read otherwise than torch reads it is refused.
         pop(at);
         const PickleValue* obj = top(at);
-        if (obj->kind == K::Tensor) fail(at, "BUILD on a tensor, which would re-set its view: not read");
+        if (obj->kind == K::Tensor || obj->kind == K::Unread)
+          fail(at, "BUILD on a tensor, which would re-set its view: not read");
         if (obj->kind != K::Dict) fail(at, "BUILD on a value that takes no state");
         return;
       }
@@ -462,9 +655,16 @@ class Machine {
         push(v);
         return;
       }
+      case 0x81: {  // NEWOBJ: torch.load admits it for Parameter(*args) alone, which is Parameter's call
+        PickleValue* args = pop(at);
+        PickleValue* cls = pop(at);
+        if (cls->kind != K::Global || cls->text != "torch.nn.parameter.Parameter")
+          refuse(at, "opcode 0x81 instantiates a class: not allowed, nothing is run");
+        push(call(cls, args, at));
+        return;
+      }
       case 'i':
       case 'o':
-      case 0x81:
       case 0x92:
         refuse(at, "opcode 0x" + hex(op) + " instantiates a class: not allowed, nothing is run");
       case 0x82:
@@ -486,6 +686,7 @@ class Machine {
   const std::string& file_;
   const PersistentLoad& load_;
   PickleLimits limits_;
+  bool prefix_;  // b_ may be only the start of the program (PickleNeedsMoreBytes)
   std::shared_ptr<PickleArena> arena_;
   uint64_t built_ = 0;  // values made and pairs copied (charge)
   std::vector<PickleValue*> stack_;
@@ -496,9 +697,10 @@ class Machine {
 }  // namespace
 
 PickleResult run_pickle(std::string_view bytes, uint64_t begin, const std::string& file,
-                        const PersistentLoad& persistent_load, const PickleLimits& limits) {
+                        const PersistentLoad& persistent_load, const PickleLimits& limits,
+                        bool bytes_are_a_prefix) {
   if (begin > bytes.size()) throw Error(ErrorKind::Malformed, file, "pickle", "starts past the end");
-  return Machine(bytes, begin, file, persistent_load, limits).run();
+  return Machine(bytes, begin, file, persistent_load, limits, bytes_are_a_prefix).run();
 }
 
 }  // namespace ma

@@ -1,9 +1,14 @@
 // A restricted unpickler: runs a pickle program as data, never as code. It builds plain values (None, bools,
 // ints, floats, strings, bytes, lists, tuples, dicts, sets) and admits exactly the globals that
-// torch.load(weights_only=True) does for state dicts — collections.OrderedDict, torch._utils' tensor and
-// parameter rebuilders, the typed storage classes, torch.Size — and nothing else: any other global
-// (os.system, builtins.eval, a custom class) is refused with Error(Unsafe) naming it, before anything is
-// built. Nothing is imported or executed; "calling" an admitted global builds its value here.
+// torch.load(weights_only=True) admits, in torch 1.13 or in a current torch (2.4 on): collections'
+// OrderedDict and Counter, torch._utils' tensor and parameter rebuilders, the storage and tensor classes,
+// torch.Size, the dtypes, layouts, devices and quantization schemes, builtins.set / complex / bytearray and
+// _codecs.encode (how protocol 2 writes bytes). Any other global (os.system, builtins.eval, a custom class)
+// is refused with Error(Unsafe) naming it, before anything is built. Nothing is imported or executed;
+// "calling" an admitted global builds its value here: a tensor, a dict, a set, or an inert value nothing
+// reads (a device, a layout). A tensor torch rebuilds in a way this reader does not read (sparse, quantized,
+// meta, a new dtype in an untyped storage) becomes an Unread value, which the checkpoint reader refuses
+// naming it.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -50,13 +55,16 @@ struct PickleValue {
     Set,
     Global,
     Storage,
-    Tensor
+    Tensor,
+    Object,  // what an admitted call made that nothing here reads (a device, a layout, complex, bytes)
+    Unread   // a tensor (or its storage) torch admits but this reader does not read; `text` says so
   };
   Kind kind = Kind::None;
   bool boolean = false;
   int64_t integer = 0;  // Int; an integer wider than 64 bits keeps its little-endian bytes in `text`
   double number = 0;
-  std::string text;                                            // String, Bytes; Global: "module.name"
+  std::string text;  // String, Bytes; Global: "module.name"; Object: the global that made it; Unread: the
+                     // rule an error gives ("a sparse tensor (torch._utils._rebuild_sparse_tensor), ...")
   std::vector<PickleValue*> items;                             // List, Tuple, Set
   std::vector<std::pair<PickleValue*, PickleValue*>> entries;  // Dict, in insertion order
   std::shared_ptr<const TorchStorage> storage;                 // Storage
@@ -71,7 +79,17 @@ struct PickleArena {
 using PersistentLoad = std::function<void(const PickleValue& pid, PickleValue& out)>;
 
 struct PickleLimits {
-  uint64_t max_values = 2'000'000;  // every value built, memoized or not; memo keys stay below it too
+  // Every value built, memoized or not; memo keys, the stack and the MARKs on it stay below it too.
+  uint64_t max_values = 2'000'000;
+};
+
+// Thrown instead of Error(Malformed) by a run told that `bytes` may be only the start of the pickle (a legacy
+// checkpoint is read a prefix at a time: its pickles' length is known only by running them), when the
+// program runs past the end of `bytes`: `needed` bytes from the start of `bytes` would let it go on. Any
+// other fault is the program's, and a longer prefix would meet it again. Not an ma::Error: a request for
+// bytes.
+struct PickleNeedsMoreBytes {
+  uint64_t needed = 0;
 };
 
 struct PickleResult {
@@ -82,7 +100,9 @@ struct PickleResult {
 
 // Runs the pickle that starts at `begin` of `bytes`. Throws Error(Unsafe) for a disallowed global or opcode,
 // Error(Malformed) for a broken program, Error(Limit) above `limits`. `file` names the source in errors.
+// With `bytes_are_a_prefix`, running past the end of `bytes` throws PickleNeedsMoreBytes instead.
 PickleResult run_pickle(std::string_view bytes, uint64_t begin, const std::string& file,
-                        const PersistentLoad& persistent_load, const PickleLimits& limits = {});
+                        const PersistentLoad& persistent_load, const PickleLimits& limits = {},
+                        bool bytes_are_a_prefix = false);
 
 }  // namespace ma

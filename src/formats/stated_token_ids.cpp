@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <optional>
-#include <system_error>
 #include <utility>
 
 #include "core/error.h"
 #include "core/json.h"
 #include "core/text.h"
+#include "formats/model_files.h"
 #include "io/file_source.h"
 
 namespace ma {
@@ -17,39 +17,92 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kConfigJson = "config.json";
 constexpr std::string_view kGenerationConfig = "generation_config.json";
-// Both are kilobytes; a cap keeps a hostile one from holding the run.
-constexpr uint64_t kStatedIdsFileCap = 64ull << 20;
+// Read as a stream that keeps only the ids, a file costs its bytes read once, never a document held in memory
+// (a 16 MB config of zeros took 1.7 GB as one). config.json is capped as the config reader caps it (16 MiB:
+// ImageNet-21k's 21,843 labels, named twice, make 1.5 MB; the largest in ../shared/data, a vision model's
+// 1,000, 70 KB); generation_config.json, a few hundred bytes in every model, at 1 MiB.
+constexpr uint64_t kConfigJsonCap = 16ull << 20;
+constexpr uint64_t kGenerationConfigCap = 1ull << 20;
+
+using Ids = std::array<std::vector<uint64_t>, kStatedRoles.size()>;
 
 // An id, or a list of them (eos_token_id in newer configs); null, -1 ("none" in older configs) and other
 // values state nothing.
-std::vector<uint64_t> ids_in(const json::Value* v) {
+std::vector<uint64_t> read_ids(json::Reader& r) {
   std::vector<uint64_t> out;
-  if (!v) return out;
-  if (!v->is_array()) {
-    if (auto id = token_id(v->as_uint())) out.push_back(*id);
-    return out;
+  const json::Reader::Kind kind = r.peek();
+  if (kind == json::Reader::Kind::Number) {
+    if (auto id = token_id(r.number().as_uint())) out.push_back(*id);
+  } else if (kind == json::Reader::Kind::Array) {
+    r.begin_array();
+    while (r.next_item())
+      if (r.peek() == json::Reader::Kind::Number) {
+        if (auto id = token_id(r.number().as_uint())) out.push_back(*id);
+      } else {
+        r.skip();
+      }
+  } else {
+    r.skip();
   }
-  for (const json::Value& item : v->items())
-    if (auto id = token_id(item.as_uint())) out.push_back(*id);
   return out;
+}
+
+// The index in kStatedRoles of a "<role>_token_id" key; kStatedRoles.size() for any other key.
+size_t role_of_key(std::string_view key) {
+  constexpr std::string_view kSuffix = "_token_id";
+  for (size_t i = 0; i < kStatedRoles.size(); ++i)
+    if (key.size() == kStatedRoles[i].size() + kSuffix.size() && key.starts_with(kStatedRoles[i]) &&
+        key.ends_with(kSuffix))
+      return i;
+  return kStatedRoles.size();
+}
+
+// The <role>_token_id members of the object the reader is at, everything else skipped. Like Python's json,
+// the last of duplicate keys wins.
+Ids read_role_ids(json::Reader& r) {
+  Ids ids;
+  r.begin_object();
+  std::string_view key;
+  while (r.next_member(key)) {
+    const size_t role = role_of_key(key);
+    if (role < kStatedRoles.size())
+      ids[role] = read_ids(r);
+    else
+      r.skip();
+  }
+  return ids;
 }
 
 // The top-level <role>_token_id keys, else text_config's (a multimodal model's language model states them
 // there).
 StatedIds read_stated_ids(const fs::path& path, std::string_view file) {
+  const uint64_t cap = file == kConfigJson ? kConfigJsonCap : kGenerationConfigCap;
   json::Limits limits;
-  limits.max_bytes = kStatedIdsFileCap;
+  limits.max_bytes = cap;
   limits.allow_nonfinite = true;
-  const json::Document d =
-      json::Document::parse(read_small_file(path, kStatedIdsFileCap), path.string(), limits);
-  if (!d.root().is_object()) throw Error(ErrorKind::Malformed, path.string(), "", "is not a JSON object");
-  const json::Value* text_config = d.root().find("text_config");
+  const std::string text = read_small_file(path, cap);
+  json::Reader r(text, path.string(), limits);
+  if (r.peek() != json::Reader::Kind::Object)
+    throw Error(ErrorKind::Malformed, path.string(), "", "is not a JSON object");
+  r.begin_object();
   StatedIds out{file, {}};
-  for (size_t i = 0; i < kStatedRoles.size(); ++i) {
-    const std::string key = std::string(kStatedRoles[i]) + "_token_id";
-    out.ids[i] = ids_in(d.root().find(key));
-    if (out.ids[i].empty() && text_config) out.ids[i] = ids_in(text_config->find(key));
+  Ids text_config;
+  std::string_view key;
+  while (r.next_member(key)) {
+    if (key == "text_config") {
+      // The last text_config is the one read: one that is no object states nothing.
+      text_config = r.peek() == json::Reader::Kind::Object ? read_role_ids(r) : (r.skip(), Ids{});
+      continue;
+    }
+    const size_t role = role_of_key(key);
+    if (role < kStatedRoles.size())
+      out.ids[role] = read_ids(r);
+    else
+      r.skip();
   }
+  r.finish();
+  for (size_t i = 0; i < kStatedRoles.size(); ++i)
+    if (out.ids[i].empty()) out.ids[i] = std::move(text_config[i]);
   return out;
 }
 
@@ -101,8 +154,8 @@ std::vector<StatedIds> read_all_stated_ids(const fs::path& dir, std::vector<std:
   std::vector<StatedIds> out;
   for (std::string_view file : {kConfigJson, kGenerationConfig}) {
     const fs::path path = dir / std::string(file);
-    std::error_code ec;
-    if (!fs::exists(path, ec)) continue;  // a present non-regular file is read, and reports itself
+    // A present name is read, and one that cannot be (a FIFO, a broken or looping link) reports itself.
+    if (!path_is_present(path)) continue;
     try {
       out.push_back(read_stated_ids(path, file));
     } catch (const Error& e) {

@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/json.h"
 #include "core/text.h"
+#include "formats/model_files.h"
 #include "formats/stated_token_ids.h"
 #include "formats/token_lookup.h"
 #include "io/file_source.h"
@@ -629,9 +630,9 @@ std::vector<SpecialEntry> flatten(const SpecialTokens& sp) {
   return out;
 }
 
+// A present name is read, and FileSource reports what it is not (a dangling or looping link, a FIFO).
 bool present(const fs::path& p) {
-  std::error_code ec;
-  return fs::exists(p, ec);  // a present non-regular file is read, and FileSource reports it
+  return path_is_present(p);
 }
 
 // ---- the vocabulary ----

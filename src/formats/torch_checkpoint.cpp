@@ -45,11 +45,19 @@ class Storages {
                   "a legacy storage view (view_metadata): not read");
     const std::string& type = f[1]->text;
     const std::string_view storage = std::string_view(type).substr(type.rfind('.') + 1);
-    const std::optional<DType> dtype = dtype_from_torch_storage(storage);
-    if (!dtype && torch_storage_without_dtype(storage))
-      throw Error(ErrorKind::Unsupported, src_.name(), "pickle",
-                  "a tensor of " + printable(type) +
-                      ": a storage torch.load(weights_only=True) reads, whose element type is not read here");
+    // A storage torch reads whose element type this reader does not (complex128, quantized, or untyped: a
+    // current torch keeps its newer dtypes, float8 and uint16 to uint64, in untyped storages, the dtype an
+    // argument of _rebuild_tensor_v3) makes a tensor that is not read, refused where the walk finds its name.
+    const bool untyped = storage == "UntypedStorage" || storage == "TypedStorage";
+    const std::optional<DType> dtype = untyped ? std::nullopt : dtype_from_torch_storage(storage);
+    if (!dtype && (untyped || torch_storage_without_dtype(storage))) {
+      out.kind = K::Unread;
+      out.text = "a tensor of " + printable(type) +
+                 ": a storage torch.load(weights_only=True) reads, whose " +
+                 (untyped ? "element type (a newer dtype, given to _rebuild_tensor_v3)" : "element type") +
+                 " is not read here";
+      return;
+    }
     if (!dtype) throw_malformed(src_, "pickle", "'" + printable(type) + "' is not a storage type");
     auto [it, fresh] = by_key_.try_emplace(f[2]->text);
     if (fresh) {
@@ -118,6 +126,9 @@ struct Walk {
   // Every tensor reachable from `v`, by dotted path. A container reached a second time is not walked again,
   // so shared or cyclic structures stay linear; values that are neither containers nor tensors get no path.
   void operator()(const PickleValue* v, const std::string& path, uint64_t depth) {
+    if (v->kind == K::Unread)
+      throw Error(ErrorKind::Unsupported, src.name(),
+                  path.empty() ? "the saved object" : "tensor '" + shown_path(path) + "'", v->text);
     if (v->kind == K::Tensor) {
       if (out.size() >= kMaxTensors)
         throw Error(ErrorKind::Limit, src.name(), "tensors", "more than 1,000,000 tensors");
@@ -130,7 +141,8 @@ struct Walk {
       throw Error(ErrorKind::Limit, src.name(), "key '" + shown_path(path) + "'",
                   "nested deeper than 64 levels");
     auto holds_tensors = [](const PickleValue* x) {
-      return x->kind == K::Tensor || x->kind == K::Dict || x->kind == K::List || x->kind == K::Tuple;
+      return x->kind == K::Tensor || x->kind == K::Unread || x->kind == K::Dict || x->kind == K::List ||
+             x->kind == K::Tuple;
     };
     if (v->kind == K::Dict) {
       for (const auto& [key, value] : v->entries) {
@@ -318,6 +330,7 @@ TorchCheckpoint read_zip(const ByteSource& src) {
     }
   }();
   std::unordered_map<std::string, uint64_t> data;
+  std::vector<ZipMemberData> members{{pkl, program_at}};
   for (const auto& [key, s] : storages.all()) {
     const ZipEntry* e = dir.find(prefix + "data/" + key);
     if (!e)
@@ -328,7 +341,11 @@ TorchCheckpoint read_zip(const ByteSource& src) {
                       "member holds " + std::to_string(e->size) + " bytes, fewer than its " +
                           std::to_string(s->numel) + " elements");
     data[key] = zip_member_data_offset(src, *e);
+    members.push_back({e, data[key]});
   }
+  // torch.save writes each storage once, in a member of its own: storages sharing bytes are a file built to
+  // make a few megabytes read as terabytes.
+  check_members_disjoint(src, std::move(members));
   return assemble(src, r.value, program.size(), "pytorch zip", data);
 }
 
@@ -341,23 +358,25 @@ struct LegacyPickles {
   uint64_t end = 0;
 };
 
-LegacyPickles parse_legacy(const ByteSource& src, std::string_view bytes, Storages& storages) {
+// `prefix`: `bytes` may be only the start of the file (PickleNeedsMoreBytes when a pickle runs past them).
+LegacyPickles parse_legacy(const ByteSource& src, std::string_view bytes, Storages& storages, bool prefix) {
   const auto no_ids = PersistentLoad();
-  PickleResult magic = run_pickle(bytes, 0, src.name(), no_ids);
+  PickleResult magic = run_pickle(bytes, 0, src.name(), no_ids, {}, prefix);
   if (magic.value->kind != K::Int || magic.value->text != kLegacyMagic)
     throw_malformed(src, "magic number", "not a PyTorch checkpoint (no zip, no legacy magic number)");
-  PickleResult protocol = run_pickle(bytes, magic.end, src.name(), no_ids);
+  PickleResult protocol = run_pickle(bytes, magic.end, src.name(), no_ids, {}, prefix);
   if (protocol.value->kind != K::Int || protocol.value->integer != static_cast<int64_t>(kLegacyProtocol))
     throw_malformed(src, "protocol version", "not 1001");
-  PickleResult sys_info = run_pickle(bytes, protocol.end, src.name(), no_ids);
+  PickleResult sys_info = run_pickle(bytes, protocol.end, src.name(), no_ids, {}, prefix);
   if (sys_info.value->kind == K::Dict)
     for (const auto& [k, v] : sys_info.value->entries)
       if (k->kind == K::String && k->text == "little_endian" && v->kind == K::Bool && !v->boolean)
         throw Error(ErrorKind::Unsupported, src.name(), "sys_info", "a big-endian checkpoint: not read");
   LegacyPickles out;
-  out.object = run_pickle(bytes, sys_info.end, src.name(),
-                          [&](const PickleValue& pid, PickleValue& v) { storages.load(pid, v); });
-  PickleResult keys = run_pickle(bytes, out.object.end, src.name(), no_ids);
+  out.object = run_pickle(
+      bytes, sys_info.end, src.name(), [&](const PickleValue& pid, PickleValue& v) { storages.load(pid, v); },
+      {}, prefix);
+  PickleResult keys = run_pickle(bytes, out.object.end, src.name(), no_ids, {}, prefix);
   if (keys.value->kind != K::List) throw_malformed(src, "storage keys", "not a list");
   for (const PickleValue* k : keys.value->items) {
     if (k->kind != K::String) throw_malformed(src, "storage keys", "a key that is not a string");
@@ -369,20 +388,22 @@ LegacyPickles parse_legacy(const ByteSource& src, std::string_view bytes, Storag
 
 TorchCheckpoint read_legacy(const ByteSource& src) {
   // The pickles come first and their length is known only by running them: read a prefix, and a larger one
-  // whenever it proves too short. A prefix that ends inside an opcode fails in whatever way that opcode's
-  // reader meets the end (no STOP, no end of line, a length past the end...), so any malformed pickle is
-  // tried again with 4x the bytes until the whole file (or the pickle cap) has been read: at most five runs.
+  // (4x, or as far as the pickle asked) when a pickle runs past its end. Only running out of bytes asks for
+  // more: any other fault a longer prefix would meet again, so it ends the read at once, and the runs cost
+  // at most 4/3 of the last (at most six, the last over the whole file or the 256 MiB cap).
   std::string bytes;
   std::optional<Storages> storages;
   std::optional<LegacyPickles> p;
-  for (uint64_t want = 1 << 20; !p; want *= 4) {
+  for (uint64_t want = 1 << 20; !p;) {
     const uint64_t len = std::min({want, src.size(), kMaxPickleBytes});
     src.read_exact(0, len, bytes);
     storages.emplace(src);
     try {
-      p = parse_legacy(src, bytes, *storages);
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::Malformed || len == src.size() || len == kMaxPickleBytes) throw;
+      p = parse_legacy(src, bytes, *storages, len < src.size());
+    } catch (const PickleNeedsMoreBytes& more) {
+      if (len == kMaxPickleBytes)
+        throw Error(ErrorKind::Limit, src.name(), "pickle", "pickles over 256 MiB before the storages");
+      want = std::max(want * 4, more.needed);
     }
   }
   std::unordered_map<std::string, uint64_t> data;

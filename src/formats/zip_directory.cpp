@@ -166,4 +166,24 @@ uint64_t zip_member_data_offset(const ByteSource& src, const ZipEntry& e) {
   return data;
 }
 
+void check_members_disjoint(const ByteSource& src, std::vector<ZipMemberData> members) {
+  std::erase_if(members, [](const ZipMemberData& m) { return m.entry->size == 0; });
+  std::stable_sort(members.begin(), members.end(),
+                   [](const ZipMemberData& a, const ZipMemberData& b) { return a.data < b.data; });
+  // Sorted by where they begin, a member overlaps an earlier one exactly when it begins before the furthest
+  // end so far (zip_member_data_offset checked that data + size stays inside the file).
+  const ZipMemberData* furthest = nullptr;
+  auto range = [](const ZipMemberData& m) {
+    return "[" + std::to_string(m.data) + ", " + std::to_string(m.data + m.entry->size) + ")";
+  };
+  for (const ZipMemberData& m : members) {
+    if (furthest && m.data < furthest->data + furthest->entry->size)
+      throw_malformed(src, "entry '" + printable(m.entry->name) + "'",
+                      "its bytes " + range(m) + " overlap those of entry '" +
+                          printable(furthest->entry->name) + "' " + range(*furthest) +
+                          ": a zip gives every member bytes of its own");
+    if (!furthest || m.data + m.entry->size > furthest->data + furthest->entry->size) furthest = &m;
+  }
+}
+
 }  // namespace ma

@@ -47,4 +47,15 @@ ZipDirectory read_zip_directory(const ByteSource& src);
 // compressed or encrypted member.
 uint64_t zip_member_data_offset(const ByteSource& src, const ZipEntry& e);
 
+// A stored member's bytes: [data, data + entry->size), data as zip_member_data_offset returns it.
+struct ZipMemberData {
+  const ZipEntry* entry = nullptr;
+  uint64_t data = 0;
+};
+
+// Throws Error(Malformed) naming two of `members` whose bytes overlap. A zip writer (torch.save's included)
+// gives every member bytes of its own; members sharing bytes would let a small file stand for many times its
+// size, every member read again by `stats`. Empty members overlap nothing.
+void check_members_disjoint(const ByteSource& src, std::vector<ZipMemberData> members);
+
 }  // namespace ma

@@ -11,6 +11,14 @@ usage: write_torch_cases.py DIR [CASE...]   (no CASE: every one)
   expanded         five expanded views of 2^62 elements each, over one-element storages
   gapped           one tensor only, a view that repeats its storage's elements (expand: stride 0)
   long-keys        a 4,000-byte key naming a list of one tensor 65,000 times (memoized references)
+  stored-dtype     a training checkpoint that keeps its dtype and a layout beside the model's state dict
+                   ({"model": sd, "dtype": torch.float16, "layout": torch.strided}): torch.load(weights_only=True)
+                   reads it (checked here)
+  newer-values     values a current torch's weights_only reads (torch 1.13's refuses them): a device, a set, a
+                   complex number, bytes and a bytearray beside a tensor
+  sparse           a dense tensor "w" and a sparse one "s" (torch 1.13's weights_only reads it: checked here)
+  meta             a meta tensor "m" (no data) beside a dense "w" (weights_only reads it: checked here)
+  quantized        a quantized tensor "q" beside a dense "w" (a current torch's weights_only reads it)
 """
 import sys
 
@@ -76,8 +84,34 @@ def long_keys(out):
     torch.save({"k" * 4000: [t] * 65000}, out)
 
 
+def stored_dtype(out):
+    sd = {"w": torch.ones(2, 2), "b": torch.zeros(2)}
+    torch.save({"model": sd, "dtype": torch.float16, "layout": torch.strided}, out)
+    torch.load(out, weights_only=True)
+
+
+def newer_values(out):
+    torch.save({"w": torch.ones(3), "device": torch.device("cpu"), "ids": {1, 2}, "c": complex(1, 2),
+                "b": b"ab", "ba": bytearray(b"x")}, out)
+
+
+def sparse(out):
+    torch.save({"w": torch.ones(2), "s": torch.eye(3).to_sparse()}, out)
+    torch.load(out, weights_only=True)
+
+
+def meta(out):
+    torch.save({"w": torch.ones(2), "m": torch.empty(2, device="meta")}, out)
+    torch.load(out, weights_only=True)
+
+
+def quantized(out):
+    torch.save({"w": torch.ones(2), "q": torch.quantize_per_tensor(torch.ones(2), 0.1, 0, torch.qint8)}, out)
+
+
 CASES = {"tutorial": tutorial, "shared-dict": shared_dict, "legacy-boundary": legacy_boundary, "tied": tied,
-         "expanded": expanded, "gapped": gapped, "long-keys": long_keys}
+         "expanded": expanded, "gapped": gapped, "long-keys": long_keys, "stored-dtype": stored_dtype,
+         "newer-values": newer_values, "sparse": sparse, "meta": meta, "quantized": quantized}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or any(c not in CASES for c in sys.argv[2:]):

@@ -122,6 +122,43 @@ TEST(OnnxReader, ExternalDataMustLieInsideItsFile) {
   EXPECT_EQ(kind_of(m.SerializeAsString()), ErrorKind::NotFound);  // the file is missing
 }
 
+// The model's weight at `offset` of `location`, and a second initializer "second" at `second_offset` of
+// `second_location`: each 24 bytes of external data.
+std::string two_external_initializers(const std::string& location, const std::string& second_location,
+                                      const std::string& second_offset) {
+  onnx::ModelProto m = test::tiny_onnx_model();
+  test::make_weight_external(m, location, "0", "24", {});
+  onnx::TensorProto* second = m.mutable_graph()->add_initializer();
+  *second = m.graph().initializer(0);
+  second->set_name("second");
+  for (onnx::StringStringEntryProto& kv : *second->mutable_external_data()) {
+    if (kv.key() == "location") kv.set_value(second_location);
+    if (kv.key() == "offset") kv.set_value(second_offset);
+  }
+  return m.SerializeAsString();
+}
+
+// An exporter gives every initializer bytes of its own: two whose external ranges overlap (2,000 naming the
+// same 4 MB made a 4 MB file 2 billion parameters, each read again by stats) are refused, naming both with
+// their ranges, however the location spells the file. Side by side they are read, from one file.
+TEST(OnnxReader, InitializersWhoseExternalBytesOverlapAreRefused) {
+  for (const char* second_location : {"w.bin", "./w.bin"}) {
+    std::string message;
+    EXPECT_EQ(kind_of(two_external_initializers("w.bin", second_location, "8"), sized(32), {}, &message),
+              ErrorKind::Malformed)
+        << second_location;
+    EXPECT_NE(message.find("initializer 'second': its external bytes [8, 32) in w.bin overlap those of "
+                           "initializer 'model.layers.0.mlp.up_proj.weight' [0, 24)"),
+              std::string::npos)
+        << message;
+  }
+  const OnnxModel ok = read_bytes(two_external_initializers("w.bin", "./w.bin", "24"), sized(48));
+  ASSERT_EQ(ok.initializers.size(), 2u);
+  EXPECT_EQ(ok.external_files, std::vector<std::string>{"w.bin"});
+  EXPECT_EQ(ok.initializers[1].file_index, 1u);
+  EXPECT_EQ(ok.initializers[1].data_begin, 24u);
+}
+
 TEST(OnnxReader, InitializersThatLieAboutTheirValuesAreRefused) {
   auto broken = [](auto&& edit) {
     onnx::ModelProto m = test::tiny_onnx_model();
@@ -722,6 +759,36 @@ TEST(OnnxCheckpoint, ExternalDataThroughASymlinkOutOfTheDirectoryIsUnsafe) {
   ASSERT_EQ(ck.files.size(), 2u);
   EXPECT_EQ(ck.files[1].name, "weights.bin");
   EXPECT_EQ(ck.files[1].tensors.size(), 1u);
+}
+
+// A location that names the model's directory itself (".") or a link that cannot be followed holds no bytes:
+// the open says which, as for any directory or unreadable file, rather than calling it a symbolic link out of
+// the directory.
+TEST(OnnxCheckpoint, ALocationThatIsNoFileSaysWhatItIs) {
+  test::TempDir tmp;
+  struct Case {
+    const char* location;
+    ErrorKind kind;
+    const char* says;
+  };
+  fs::create_symlink("loop.bin", tmp / "loop.bin");
+  for (const Case& c : {Case{".", ErrorKind::LocalIO, "is a directory"},
+                        Case{"loop.bin", ErrorKind::LocalIO, "Too many levels of symbolic links"}}) {
+    onnx::ModelProto m = test::tiny_onnx_model();
+    test::make_weight_external(m, c.location, "0", "24", {});
+    test::write_onnx(tmp / "model.onnx", m);
+    try {
+      read_checkpoint(locate_local_model((tmp / "model.onnx").string()));
+      ADD_FAILURE() << c.location << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), c.kind) << e.what();
+      EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("external data '" + std::string(c.location) + "'"),
+                std::string::npos)
+          << e.what();
+      EXPECT_EQ(std::string(e.what()).find("symbolic link)"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(OnnxCheckpoint, ADirectoryWithTwoModelsAsksWhichOne) {

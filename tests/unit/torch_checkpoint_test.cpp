@@ -10,11 +10,16 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/dtype_values.h"
 #include "core/error.h"
 #include "formats/pickle_machine.h"
+#include "io/byte_source.h"
 #include "io/file_source.h"
 #include "test_support.h"
 
@@ -236,6 +241,275 @@ TEST(PickleMachine, ValuesAndLimits) {
     ADD_FAILURE() << "no limit";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Limit);
+  }
+}
+
+// A MARK costs one byte and is held until its mark is popped: 150 MB of '(' held 2.3 GB. MARKs are capped
+// like the stack, naming the byte of the first one past the cap (after PROTO's two bytes, MARK k is at 2 +
+// k).
+TEST(PickleMachine, MarksAreCappedLikeTheStack) {
+  try {
+    run_pickle(program(std::string(101, '(')), 0, "t.pkl", {}, PickleLimits{100});
+    ADD_FAILURE() << "no limit";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Limit) << e.what();
+    EXPECT_NE(std::string(e.what()).find("MARKs nested deeper than the cap"), std::string::npos) << e.what();
+    EXPECT_EQ(e.offset(), std::optional<uint64_t>(102));
+  }
+}
+
+// A legacy checkpoint's pickles are read a prefix at a time: only a program that runs past the prefix asks
+// for more (the bytes it needs, counted from the start), any other fault is final at once.
+TEST(PickleMachine, APrefixAsksForMoreBytesOnlyWhenItRunsOut) {
+  auto needed = [](const std::string& bytes) -> uint64_t {
+    try {
+      run_pickle(bytes, 0, "t.pkl", {}, {}, true);
+    } catch (const PickleNeedsMoreBytes& more) {
+      return more.needed;
+    }
+    ADD_FAILURE() << "asked for nothing";
+    return 0;
+  };
+  EXPECT_EQ(needed(program("(K")), 5u);                          // BININT1's byte, at offset 4
+  EXPECT_EQ(needed(program("X\x10\x00\x00\x00"s + "ab")), 23u);  // 16 bytes of text from offset 7
+  EXPECT_EQ(needed(program("ctorch\nfloa")), 14u);               // a GLOBAL's name line without its end
+  expect_error(program("\xff"s), ErrorKind::Malformed);          // not an opcode: whatever follows
+  try {
+    run_pickle(program("\xff"s), 0, "t.pkl", {}, {}, true);
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Malformed) << e.what();
+  }
+  expect_error(program("(K"), ErrorKind::Malformed);  // the whole program: it ends before STOP
+}
+
+// 3,000,000 MARKs after PROTO 2, read as a legacy checkpoint: the 2,000,001st MARK (at byte 2,000,002) passes
+// the cap of 2,000,000, where the whole file's MARKs were held until the pickle ended ("ends before STOP").
+TEST(TorchCheckpoint, ALegacyFileOfMarksStopsAtTheCap) {
+  const std::string bytes = "\x80\x02" + std::string(3'000'000, '(');
+  try {
+    read_torch_checkpoint(MemorySource(bytes, "marks.pt"));
+    ADD_FAILURE() << "read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Limit) << e.what();
+    EXPECT_EQ(e.offset(), std::optional<uint64_t>(2'000'002)) << e.what();
+  }
+}
+
+// ---- the globals torch.load(weights_only=True) admits, as torch 1.13 writes them (memo opcodes left out)
+
+// The arguments of _rebuild_tensor_v2 for a tensor of 2 floats over storage "0", as torch.save writes them:
+// ((storage pid), offset 0, size (2,), stride (1,), requires_grad False, OrderedDict()).
+std::string admitted_v2_args() {
+  return "((X\x07\x00\x00\x00storage"s + "ctorch\nFloatStorage\n" + "X\x01\x00\x00\x00"s + "0" +
+         "X\x03\x00\x00\x00"s + "cpuK\x02tQK\x00K\x02\x85K\x01\x85\x89"s + "ccollections\nOrderedDict\n)Rt";
+}
+
+// Fills every persistent id with one F32 storage of 2 elements.
+void admitted_storage(const PickleValue&, PickleValue& out) {
+  out.kind = PickleValue::Kind::Storage;
+  out.storage = std::make_shared<TorchStorage>(TorchStorage{DType::F32, "0", 2});
+}
+
+PickleValue::Kind admitted_kind(const std::string& body) {
+  return run_pickle(program(body + "."), 0, "t.pkl", admitted_storage).value->kind;
+}
+
+TEST(PickleMachine, GlobalsTorchAdmitsAreReadAndOthersRefused) {
+  using K = PickleValue::Kind;
+  // torch 1.13 admits these: a dtype is a value, a layout an inert one.
+  EXPECT_EQ(admitted_kind("ctorch\nfloat16\n"), K::Global);
+  EXPECT_EQ(admitted_kind("ctorch.serialization\n_get_layout\nX\x0d\x00\x00\x00"s + "torch.strided\x85R"),
+            K::Object);
+  // A current torch admits these too: a device, a set, a complex number, bytes (protocol 2's _codecs.encode).
+  EXPECT_EQ(admitted_kind("ctorch\ndevice\nX\x04\x00\x00\x00"s + "cudaK\x00\x86R"s), K::Object);
+  const PickleResult set =
+      run_pickle(program("c__builtin__\nset\n](K\x01K\x02" + "e\x85R."s), 0, "t.pkl", {});
+  ASSERT_EQ(set.value->kind, K::Set);
+  EXPECT_EQ(set.value->items.size(), 2u);
+  EXPECT_EQ(
+      admitted_kind(
+          "c__builtin__\ncomplex\nG\x3f\xf0\x00\x00\x00\x00\x00\x00G\x40\x00\x00\x00\x00\x00\x00\x00\x86R"s),
+      K::Object);
+  EXPECT_EQ(admitted_kind("c_codecs\nencode\nX\x02\x00\x00\x00"s + "abX\x06\x00\x00\x00"s + "latin1\x86R"),
+            K::Object);
+  // Tensors: _rebuild_tensor_v2, the same through _rebuild_from_type_v2 (a tensor with Python attributes),
+  // and NEWOBJ of Parameter, which torch.load runs as Parameter(*args).
+  EXPECT_EQ(admitted_kind("ctorch._utils\n_rebuild_tensor_v2\n" + admitted_v2_args() + "R"), K::Tensor);
+  EXPECT_EQ(admitted_kind("ctorch._tensor\n_rebuild_from_type_v2\n(ctorch._utils\n_rebuild_tensor_v2\n"
+                          "ctorch\nTensor\n" +
+                          admitted_v2_args() + "}tR"),
+            K::Tensor);
+  EXPECT_EQ(admitted_kind("ctorch.nn.parameter\nParameter\n(ctorch._utils\n_rebuild_tensor_v2\n" +
+                          admitted_v2_args() + "R\x88t\x81"s),
+            K::Tensor);
+  // Rebuilders torch admits whose tensors are not read here: a value that says so (the checkpoint reader
+  // refuses it naming the tensor, exit 10).
+  const PickleResult meta = run_pickle(
+      program("ctorch._utils\n_rebuild_meta_tensor_no_storage\n(ctorch\nfloat32\nK\x02\x85K\x01\x85\x89tR."s),
+      0, "t.pkl", {});
+  ASSERT_EQ(meta.value->kind, K::Unread);
+  EXPECT_NE(meta.value->text.find("a meta tensor"), std::string::npos) << meta.value->text;
+  // What torch refuses stays refused, with the same words: a memory format, a function of torch, NEWOBJ of
+  // another class.
+  for (const std::string& refused : {"ctorch\ncontiguous_format\n."s, "ctorch\nload\n."s,
+                                     "cbuiltins\nfrozenset\n."s, "ctorch\nUntyped\n."s}) {
+    try {
+      run_pickle(program(refused), 0, "t.pkl", {});
+      ADD_FAILURE() << refused << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Unsafe) << e.what();
+      EXPECT_NE(std::string(e.what()).find(
+                    "is not allowed: only what torch.load(weights_only=True) admits is read, nothing is run"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  expect_error(program("ccollections\nOrderedDict\n)\x81."s), ErrorKind::Unsafe);
+}
+
+// The checkpoints of tests/support/write_torch_cases.py with what torch.load(weights_only=True) admits, as
+// torch.save writes them: DIR/CASE.pt, all written by one run (importing torch takes seconds), or nullopt
+// without Debian's python3-torch.
+std::optional<fs::path> admitted_torch_cases() {
+  static const test::TempDir dir;
+  static const bool written = [] {
+    if (!test::python_imports("torch")) return false;
+    const fs::path script = fs::path(MA_SOURCE_DIR) / "tests" / "support" / "write_torch_cases.py";
+    const auto w =
+        test::run_shell(std::string(test::kPython) + " " + test::quoted(script) + " " +
+                        test::quoted(dir.path()) + " stored-dtype newer-values sparse meta quantized");
+    EXPECT_EQ(w.exit_code, 0) << w.err;
+    return w.exit_code == 0;
+  }();
+  if (!written) return std::nullopt;
+  return dir.path();
+}
+
+// A checkpoint that keeps its dtype beside the model (torch.load(weights_only=True) of torch 1.13 reads it,
+// the script checks) and one with values only a current torch's weights_only reads: their tensors are read,
+// the values beside them are not tensors.
+TEST(TorchCheckpoint, ValuesTorchAdmitsBesideTheTensorsAreRead) {
+  const std::optional<fs::path> dir = admitted_torch_cases();
+  if (!dir) GTEST_SKIP() << test::kPython << " with torch is not installed";
+  TorchCheckpoint ck = read_torch_checkpoint(FileSource(*dir / "stored-dtype.pt"));
+  ASSERT_EQ(ck.tensors.size(), 2u);
+  EXPECT_EQ(ck.state_dict_path, "model");
+  EXPECT_EQ(ck.tensors[0].path, "model.w");
+  EXPECT_EQ(ck.tensors[1].path, "model.b");
+  ck = read_torch_checkpoint(FileSource(*dir / "newer-values.pt"));
+  ASSERT_EQ(ck.tensors.size(), 1u);
+  EXPECT_EQ(ck.tensors[0].path, "w");
+  EXPECT_EQ(ck.tensors[0].shape, Shape{3});
+}
+
+// Sparse, meta and quantized tensors torch.load(weights_only=True) reads (torch 1.13 for the first two, the
+// script checks; a current torch for the third): not read here, exit 10 naming the tensor, not exit 4.
+TEST(TorchCheckpoint, TensorsTorchAdmitsButThisReaderDoesNotAreUnsupportedNamingThem) {
+  const std::optional<fs::path> dir = admitted_torch_cases();
+  if (!dir) GTEST_SKIP() << test::kPython << " with torch is not installed";
+  for (const auto& [name, says] :
+       {std::pair{"sparse", "tensor 's': a sparse tensor"}, std::pair{"meta", "tensor 'm': a meta tensor"},
+        std::pair{"quantized", "tensor 'q': a quantized tensor"}}) {
+    try {
+      read_torch_checkpoint(FileSource(*dir / (std::string(name) + ".pt")));
+      ADD_FAILURE() << name << " read";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << e.what();
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("which torch.load(weights_only=True) admits: not read"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+// ---- storages whose zip members share bytes
+
+void put_le_bytes(std::string& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+// A stored zip of `members` in order; member `stretched` (if any) is said to run on to the end of the last
+// member's data, over the members after it (a local header of 30 bytes plus the name before each one's data).
+std::string stretched_torch_zip(const std::vector<std::pair<std::string, std::string>>& members,
+                                size_t stretched) {
+  std::vector<uint64_t> header_at, data_at;
+  uint64_t at = 0;
+  for (const auto& [name, data] : members) {
+    header_at.push_back(at);
+    data_at.push_back(at + 30 + name.size());
+    at += 30 + name.size() + data.size();
+  }
+  std::string out, directory;
+  for (size_t i = 0; i < members.size(); ++i) {
+    const auto& [name, data] = members[i];
+    const uint64_t size = i == stretched ? at - data_at[i] : data.size();
+    for (std::string* part : {&out, &directory}) {
+      const bool central = part == &directory;
+      put_le_bytes(*part, central ? 0x02014b50 : 0x04034b50, 4);
+      if (central) put_le_bytes(*part, 20, 2);
+      put_le_bytes(*part, 20, 2);  // version needed
+      put_le_bytes(*part, 0, 2);   // flags
+      put_le_bytes(*part, 0, 2);   // stored
+      put_le_bytes(*part, 0, 4);   // time, date
+      put_le_bytes(*part, 0, 4);   // crc (not checked)
+      put_le_bytes(*part, size, 4);
+      put_le_bytes(*part, size, 4);
+      put_le_bytes(*part, name.size(), 2);
+      put_le_bytes(*part, 0, 2);  // extra
+      if (central) {
+        put_le_bytes(*part, 0, 2);  // comment
+        put_le_bytes(*part, 0, 2);  // disk
+        put_le_bytes(*part, 0, 2);  // internal attributes
+        put_le_bytes(*part, 0, 4);  // external attributes
+        put_le_bytes(*part, header_at[i], 4);
+      }
+      *part += name;
+    }
+    out += data;
+  }
+  const uint64_t directory_at = out.size();
+  out += directory;
+  put_le_bytes(out, 0x06054b50, 4);
+  put_le_bytes(out, 0, 4);
+  put_le_bytes(out, members.size(), 2);
+  put_le_bytes(out, members.size(), 2);
+  put_le_bytes(out, directory.size(), 4);
+  put_le_bytes(out, directory_at, 4);
+  put_le_bytes(out, 0, 2);
+  return out;
+}
+
+// torch.save gives every storage a member of its own. A directory that makes one storage's member run over
+// the next one's bytes (a 10 MB file said 5 billion parameters, and stats read them all) is refused, naming
+// both members and their byte ranges.
+TEST(TorchCheckpoint, StorageMembersSharingBytesAreRefused) {
+  auto tensor = [](const std::string& key) {
+    return "ctorch._utils\n_rebuild_tensor_v2\n((X\x07\x00\x00\x00storage"s + "ctorch\nFloatStorage\n" +
+           "X\x01\x00\x00\x00"s + key + "X\x03\x00\x00\x00"s + "cpuK\x02tQK\x00K\x02\x85K\x01\x85\x89"s +
+           "ccollections\nOrderedDict\n)RtR";
+  };
+  const std::string pickle =
+      "\x80\x02}X\x02\x00\x00\x00"s + "w0" + tensor("0") + "sX\x02\x00\x00\x00"s + "w1" + tensor("1") + "s.";
+  const std::vector<std::pair<std::string, std::string>> members = {{"archive/data.pkl", pickle},
+                                                                    {"archive/data/0", test::f32({1, 2})},
+                                                                    {"archive/data/1", test::f32({3, 4})}};
+  // Each member as it is: two tensors.
+  const std::string honest = stretched_torch_zip(members, SIZE_MAX);
+  EXPECT_EQ(read_torch_checkpoint(MemorySource(honest, "ok.pt")).tensors.size(), 2u);
+  // data/0's 8 bytes begin after data.pkl's header and bytes and its own 30-byte header and 14-byte name;
+  // data/1's 44 bytes after those 8. Said to run on to data/1's end, data/0 holds data/1's bytes too.
+  const uint64_t data0 = 30 + 16 + pickle.size() + 30 + 14, data1 = data0 + 8 + 30 + 14;
+  try {
+    read_torch_checkpoint(MemorySource(stretched_torch_zip(members, 1), "overlap.pt"));
+    ADD_FAILURE() << "read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Malformed) << e.what();
+    const std::string expected = "entry 'archive/data/1': its bytes [" + std::to_string(data1) + ", " +
+                                 std::to_string(data1 + 8) + ") overlap those of entry 'archive/data/0' [" +
+                                 std::to_string(data0) + ", " + std::to_string(data1 + 8) + ")";
+    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
   }
 }
 

@@ -1,10 +1,12 @@
 // The ZIP directory reader on archives built here byte by byte: a name the directory lists twice (a second
 // data.pkl that Python's zipfile, and so torch.load, would take instead of the first), a local header that
-// names another member than the directory, and an encrypted member are refused; a well-formed archive reads.
+// names another member than the directory, an encrypted member and members sharing bytes are refused; a
+// well-formed archive reads.
 #include "formats/zip_directory.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,7 @@ struct Member {
   std::string name, data;
   std::string local_name;  // empty: the same as name
   uint16_t flags = 0;
+  uint64_t directory_size = UINT64_MAX;  // what the central directory says it holds; default: data's size
 };
 
 // A stored (uncompressed) archive of `members`, CRCs left 0 (the reader does not check them).
@@ -48,8 +51,9 @@ std::string zip_of(const std::vector<Member>& members) {
     put(directory, 0, 2);
     put(directory, 0, 4);
     put(directory, 0, 4);
-    put(directory, m.data.size(), 4);
-    put(directory, m.data.size(), 4);
+    const uint64_t listed = m.directory_size == UINT64_MAX ? m.data.size() : m.directory_size;
+    put(directory, listed, 4);
+    put(directory, listed, 4);
     put(directory, m.name.size(), 2);
     put(directory, 0, 2);
     put(directory, 0, 2);
@@ -113,6 +117,34 @@ TEST(ZipDirectory, AnEncryptedMemberIsNotRead) {
   const std::string why = error_of(zip_of({{"a/data.pkl", "pickle", "", 1}}), kind);
   EXPECT_EQ(kind, ErrorKind::Unsupported);
   EXPECT_NE(why.find("encrypted member"), std::string::npos) << why;
+}
+
+// Members whose bytes overlap: a directory entry may say its member runs on over the next one (a few
+// megabytes of file stood for 5 billion parameters, every storage read again). Members side by side, and
+// empty ones anywhere, share nothing.
+TEST(ZipDirectory, MembersSharingBytesAreRefused) {
+  // Each member's bytes follow its 30-byte local header and 3-byte name: a/0's at 33 (4 bytes, to 37), a/1's
+  // at 37 + 33 = 70 (none), a/2's at 70 + 33 = 103 (4 bytes, to 107).
+  auto check = [](const std::vector<Member>& members) {
+    const std::string bytes = zip_of(members);
+    const MemorySource src(bytes, "a.pt");
+    const ZipDirectory dir = read_zip_directory(src);
+    std::vector<ZipMemberData> data;
+    for (const ZipEntry& e : dir.entries) data.push_back({&e, zip_member_data_offset(src, e)});
+    check_members_disjoint(src, data);
+  };
+  EXPECT_NO_THROW(check({{"a/0", "0123", "", 0}, {"a/1", "", "", 0}, {"a/2", "4567", "", 0}}));
+  // a/0 said to hold 74 bytes, 33 to 107: its own 4, then the others' headers and a/2's bytes.
+  try {
+    check({{"a/0", "0123", "", 0, 74}, {"a/1", "", "", 0}, {"a/2", "4567", "", 0}});
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Malformed);
+    EXPECT_NE(std::string(e.what()).find(
+                  "entry 'a/2': its bytes [103, 107) overlap those of entry 'a/0' [33, 107)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -245,6 +246,32 @@ class InitializerReader {
     out_.initializers.push_back(std::move(s));
   }
 
+  // Refuses two initializers whose external bytes overlap, naming both. An exporter gives every initializer
+  // bytes of its own (a tied weight is one initializer used twice); overlapping ranges would let one small
+  // file stand for any number of tensors, each counted and read again.
+  void check_external_ranges_disjoint() {
+    const std::vector<StoredTensor>& t = out_.initializers;
+    std::stable_sort(external_.begin(), external_.end(), [&](uint32_t a, uint32_t b) {
+      return std::tie(t[a].file_index, t[a].data_begin) < std::tie(t[b].file_index, t[b].data_begin);
+    });
+    auto range = [&](const StoredTensor& x) {
+      return "[" + std::to_string(x.data_begin) + ", " + std::to_string(x.data_end) + ")";
+    };
+    // Sorted by file and start, a range overlaps an earlier one of its file exactly when it starts before the
+    // furthest end so far.
+    const StoredTensor* furthest = nullptr;
+    for (uint32_t i : external_) {
+      const StoredTensor& x = t[i];
+      if (furthest && furthest->file_index == x.file_index && x.data_begin < furthest->data_end)
+        throw Error(ErrorKind::Malformed, src_.name(), "initializer '" + printable(x.name) + "'",
+                    "its external bytes " + range(x) + " in " +
+                        printable(out_.external_files[x.file_index - 1]) + " overlap those of initializer '" +
+                        printable(furthest->name) + "' " + range(*furthest) +
+                        ": every initializer has bytes of its own");
+      if (!furthest || furthest->file_index != x.file_index || x.data_end > furthest->data_end) furthest = &x;
+    }
+  }
+
  private:
   void place_external(const onnx::TensorProto& t, const std::string& field, uint64_t bytes, StoredTensor& s) {
     std::string location;
@@ -255,13 +282,16 @@ class InitializerReader {
       if (kv.key() == "length") length = parse_decimal(kv.value(), src_.name(), field + " length");
     }
     check_location(location, src_.name(), field);
-    auto [it, added] = file_of_.try_emplace(location, 0);
+    // One file, one entry, however the location spells it ("./w.bin", "sub//w.bin"): the ranges in it are
+    // checked against each other (check_external_ranges_disjoint).
+    const std::string file = std::filesystem::path(location).lexically_normal().generic_string();
+    auto [it, added] = file_of_.try_emplace(file, 0);
     if (added) {
-      std::optional<uint64_t> size = external_size_(location);
+      std::optional<uint64_t> size = external_size_(file);
       if (!size)
         throw Error(ErrorKind::NotFound, src_.name(), field,
                     "external data file '" + printable(location) + "' is missing");
-      out_.external_files.push_back(location);
+      out_.external_files.push_back(file);
       sizes_.push_back(*size);
       it->second = static_cast<uint32_t>(out_.external_files.size());
     }
@@ -279,6 +309,7 @@ class InitializerReader {
     s.file_index = it->second;
     s.data_begin = begin;
     s.data_end = *end;
+    if (bytes > 0) external_.push_back(static_cast<uint32_t>(out_.initializers.size()));
   }
 
   void place_inline(const onnx::TensorProto& t, const std::string& field, uint64_t bytes,
@@ -323,6 +354,7 @@ class InitializerReader {
   std::unordered_set<std::string> names_;
   std::unordered_map<std::string, uint32_t> file_of_;
   std::vector<uint64_t> sizes_;
+  std::vector<uint32_t> external_;  // the initializers with external bytes, by index
 };
 
 void infer_shapes(onnx::ModelProto& m, const std::string& file, OnnxModel& out) {
@@ -445,6 +477,7 @@ void read_graph(const NamedBytes& src, std::string_view bytes, onnx::ModelProto&
   InitializerReader initializers(src, external_size, out);
   for (int i = 0; i < g.initializer_size(); ++i)
     initializers.add(g.initializer(i), inline_data[static_cast<size_t>(i)]);
+  initializers.check_external_ranges_disjoint();
   out.sparse_initializers = static_cast<uint64_t>(g.sparse_initializer_size());
   ImplicitInputs implicit;
   GraphStructure(src.name(), implicit).check_main(g);
