@@ -4,6 +4,7 @@
 // parameters and bytes each ggml type holds.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,8 +21,10 @@ struct GgufTypeShare {
 struct GgufQuantization {
   std::string file;
   uint64_t parts = 0;
-  uint64_t size_bytes = 0;  // of every part, as the listing gives them
-  std::string file_type;    // "" when general.file_type is absent or a number llama.cpp does not name
+  // Of every part, as the listing gives them; unknown (null in the JSON) when a part is missing from the
+  // listing or it gives no size.
+  std::optional<uint64_t> size_bytes;
+  std::string file_type;  // "" when general.file_type is absent or a number llama.cpp does not name
   uint64_t parameters = 0, tensor_bytes = 0;
   double bits_per_weight = 0;
   std::vector<GgufTypeShare> types;  // most parameters first

@@ -10,7 +10,8 @@ CommandSpec download_spec(DownloadArgs& a) {
   s.name = "download";
   s.operands = "MODEL";
   s.summary =
-      "A Hub repo's files (all, or those matching the globs) into the cache or DIR, in parallel, each\n"
+      "A Hub repo's files (all, those matching the globs, the parts of the GGUF model MODEL:Q4_K_M or\n"
+      "--file names, or the one file a /resolve/ URL names) into the cache or DIR, in parallel, each\n"
       "checked against its size and hash; prints where they are.";
   s.operand = one_operand(a.model, s.name);
   // clang-format off
@@ -24,7 +25,7 @@ CommandSpec download_spec(DownloadArgs& a) {
   };
   // clang-format on
   add_common_options(s, a.common);
-  add_hub_options(s, a.hub, /*choose_gguf=*/false);
+  add_hub_options(s, a.hub, /*choose_gguf=*/true);
   return s;
 }
 

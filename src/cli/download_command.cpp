@@ -1,6 +1,7 @@
 // `modelanalyzer download MODEL [--include GLOB]... [--exclude GLOB]... [--out DIR] [--revision R]`: seed
 // 004's download.py — the repo's files into the shared cache (default) or a directory, with a progress bar on
-// a terminal. Ctrl-C stops the transfers, removes their temp files and exits 130.
+// a terminal; of a MODEL naming one GGUF model (":Q4_K_M", --file) or one file (a /resolve/ URL), only those
+// files. Ctrl-C stops the transfers, removes their temp files and exits 130.
 #include <cstdio>
 
 #include "cli/cli_common.h"
@@ -13,6 +14,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "hub/download.h"
+#include "hub/download_choice.h"
 #include "hub/repo_ref.h"
 
 namespace ma::cli {
@@ -29,10 +31,15 @@ int run_download(const Args& args) {
     validate_revision(*hub.revision);
     ref->revision = *hub.revision;
   }
+  // A URL naming a file, or a GGUF model named by ":NAME" or --file: that file, or every part of that model,
+  // and nothing else (a -GGUF repository holds every quantization: 100 GB and more).
+  if (ref->file && hub.file && *hub.file != *ref->file)
+    throw Error(ErrorKind::Usage, "", "--file",
+                "names " + printable(*hub.file) + " where the URL names " + printable(*ref->file));
+  const std::optional<std::string> selector = ref->file ? std::nullopt : gguf_selector(*ref, hub);
   Output out = detect_output(a.common);
   HubSettings settings = hub_settings(hub.flags);
   trace_http(settings);
-  trace("downloading " + ref->id + "@" + ref->revision + " from " + settings.endpoint);
   print_warnings(settings.warnings, out);
 
   const std::atomic<bool>& interrupted = interrupt_flag();
@@ -44,6 +51,19 @@ int run_download(const Args& args) {
   };
   DownloadResult r;
   try {
+    if (ref->file || selector) {
+      trace("choosing " + (ref->file ? *ref->file : "the GGUF model '" + *selector + "'") +
+            " in the file list of " + ref->id + "@" + ref->revision);
+      const DownloadChoice choice =
+          choose_download_files(*ref, settings, ref->file, selector,
+                                ref->gguf_model ? ":" + *ref->gguf_model : "--file", &interrupted);
+      // Added to the user's --include globs, which only add files; each matches itself only
+      // (choose_download_files refuses a name with '*' or '?' that would match more).
+      options.include.insert(options.include.end(), choice.paths.begin(), choice.paths.end());
+      // The commit they were chosen at, should the branch move before the download lists it again.
+      if (choice.listed_online) ref->revision = choice.commit;
+    }
+    trace("downloading " + ref->id + "@" + ref->revision + " from " + settings.endpoint);
     r = download_repo(*ref, settings, options);
   } catch (const Error&) {
     bar.finish();
@@ -54,6 +74,8 @@ int run_download(const Args& args) {
     throw;
   }
   bar.finish();
+  print_warnings(r.warnings, out);
+  print_notes(r.notes, out);
   if (!out.quiet)
     std::fprintf(
         stderr, "%s@%s: %llu file(s) downloaded (%s), %llu already present%s\n", ref->id.c_str(),

@@ -31,7 +31,13 @@ ModelMetadata metadata_of(const RemoteModel& m, const RepoRef& ref) {
   md.gated = m.info.gated;
   md.pipeline_tag = m.info.pipeline_tag;
   md.last_modified = m.info.last_modified;
-  // The checkpoint's size: its safetensors files, or its PyTorch files when it has no safetensors.
+  // The checkpoint's size: of a GGUF model its parts (the one chosen, not the repository's every
+  // quantization nor the safetensors beside them); else its safetensors files, or its PyTorch files when it
+  // has no safetensors.
+  if (m.files.format == CheckpointFormat::Gguf) {
+    md.weight_files_bytes = m.gguf_bytes;  // unknown for a snapshot read as it is (no listing)
+    return md;
+  }
   for (std::string_view ext : {".safetensors", ".bin"}) {
     uint64_t total = 0;
     bool any = false;
@@ -81,11 +87,24 @@ void trace_files(const LocalModelFiles& f) {
                                    : ", " + std::to_string(f.fetched_headers.size()) + " headers fetched"));
 }
 
+std::optional<std::string> gguf_selector(const RepoRef& ref, const HubArgs& hub) {
+  // --file and a ":NAME" suffix (or a URL's file) name the same choice: both given, they must agree. A URL
+  // naming another kind of file (config.json) names the repository's model, read as usual.
+  std::optional<std::string> named = ref.gguf_model;
+  std::string where = named ? "the model id names :" + printable(*named) : "";
+  if (!named && ref.file && ref.file->ends_with(".gguf")) {
+    named = ref.file;
+    where = "the URL names " + printable(*ref.file);
+  }
+  if (hub.file && named && *hub.file != *named)
+    throw Error(ErrorKind::Usage, "", "--file", "names " + printable(*hub.file) + " where " + where);
+  return hub.file ? hub.file : named;
+}
+
 OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tokenizer) {
   OpenedModel out;
-  std::error_code ec;
   std::optional<RepoRef> ref;
-  if (!std::filesystem::exists(arg, ec)) ref = parse_repo_ref(arg);
+  if (!path_is_present(arg)) ref = parse_repo_ref(arg);
   if (!ref) {
     trace("locating the model in " + arg);
     out.files = locate_local_model(arg);
@@ -104,12 +123,7 @@ OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tok
   const bool warn = first_settings_warnings();
   RemoteOptions options;
   options.skip_tokenizer = skip_tokenizer;
-  // --file and a ":NAME" suffix name the same choice: both given, they must agree.
-  if (hub.file && ref->gguf_model && *hub.file != *ref->gguf_model)
-    throw Error(
-        ErrorKind::Usage, "", "--file",
-        "names " + printable(*hub.file) + " where the model id names :" + printable(*ref->gguf_model));
-  options.gguf_file = hub.file ? hub.file : ref->gguf_model;
+  options.gguf_file = gguf_selector(*ref, hub);
   options.list_gguf_models = hub.list_gguf_models;
   RemoteModel m;
   try {

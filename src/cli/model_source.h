@@ -10,6 +10,7 @@
 #include "formats/model_files.h"
 #include "hub/hub_settings.h"
 #include "hub/remote_model.h"
+#include "hub/repo_ref.h"
 #include "model/inventory.h"
 
 namespace ma::cli {
@@ -17,7 +18,7 @@ namespace ma::cli {
 struct HubArgs {
   HubFlags flags;
   std::optional<std::string> revision;  // --revision (overrides an @rev in the id)
-  std::optional<std::string> file;      // --file: which GGUF model of a repository holding several
+  std::optional<std::string> file;      // --file: which GGUF model of a repository to read or download
   bool list_gguf_models = false;        // without --file, list a repository's several GGUF models
 };
 
@@ -31,6 +32,10 @@ struct OpenedModel {
 };
 
 OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tokenizer);
+
+// The GGUF model MODEL and --file name: --file, a ":NAME" suffix, or the .gguf file a /blob/ or /resolve/ URL
+// names. Several given must agree (else Error(Usage)); nullopt when none is.
+std::optional<std::string> gguf_selector(const RepoRef& ref, const HubArgs& hub);
 
 // MODEL opened (no tokenizer) and its inventory built, the warnings and notes printed on the way: where the
 // commands that model a step (perf, plan) start. The inventory lives until the process exits.

@@ -50,7 +50,7 @@ void trace_http(HubSettings& settings) {
     char tail[96];
     std::snprintf(tail, sizeof tail, " -> %d, %llu bytes, %.1f ms", e.status,
                   static_cast<unsigned long long>(e.body_bytes), e.seconds * 1e3);
-    line(text + tail);
+    line(text + tail + (e.failure.empty() ? std::string() : " (failed: " + e.failure + ")"));
   };
 }
 

@@ -5,6 +5,7 @@
 
 #include "cli/verbose_trace.h"
 #include "core/error.h"
+#include "hub/hub_cache.h"
 #include "hub/hub_settings.h"
 #include "hub/repo_ref.h"
 
@@ -12,11 +13,19 @@ namespace ma::cli {
 
 // A Hub id names the weights only once they are downloaded: the cached snapshot when it has them.
 LocalModelFiles local_weights(const std::string& model, const HubArgs& hub) {
-  std::error_code ec;
-  if (std::filesystem::exists(model, ec)) return locate_local_model(model);
+  if (path_is_present(model)) return locate_local_model(model);
   std::optional<RepoRef> ref = parse_repo_ref(model);
   if (!ref) return locate_local_model(model);  // the "no such file" error
   if (hub.revision) ref->revision = *hub.revision;
+  {  // A revision never downloaded: say what to run, not that the cache is offline (this command reads it so)
+    const HubCache cache(hub_settings(hub.flags).cache_root, ref->id);
+    const std::optional<std::string> commit = cache.commit_of(ref->revision);
+    std::error_code ec;
+    if (!commit || !std::filesystem::is_directory(cache.snapshot_dir(*commit), ec))
+      throw Error(ErrorKind::NotFound, model, "",
+                  "this command reads the weights, and " + ref->id + "@" + ref->revision +
+                      " is not downloaded: run `modelanalyzer download " + model + "` first");
+  }
   OpenedModel opened = open_model(
       model, HubArgs{HubFlags{std::nullopt, std::nullopt, false, true}, hub.revision, hub.file}, true);
   const LocalModelFiles& f = opened.files;

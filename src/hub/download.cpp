@@ -9,11 +9,14 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/error.h"
 #include "core/glob.h"
 #include "core/parallel.h"
 #include "hub/content_hash.h"
+#include "hub/file_metadata.h"
 #include "hub/hub_api.h"
 #include "hub/hub_cache.h"
 #include "hub/hub_http.h"
@@ -78,6 +81,39 @@ class TempFile {
   bool kept_ = false;
 };
 
+// A listing that names both `a` and `a/b` cannot be written anywhere (a file cannot also be a folder): the
+// server's listing is inconsistent, which is said as such (exit 6), not as a local disk failure when the
+// second write meets the first. Only conflicts that touch a file this run writes are refused.
+void refuse_download_path_conflicts(const HubModelInfo& info, const std::vector<const RepoFile*>& wanted,
+                                    const std::string& source) {
+  std::unordered_set<std::string_view> files;
+  std::unordered_map<std::string_view, std::string_view> folders;  // folder -> a listed path inside it
+  for (const RepoFile& f : info.files) {
+    const std::string_view p = f.path;
+    files.insert(p);
+    for (size_t slash = p.find('/'); slash != std::string_view::npos; slash = p.find('/', slash + 1))
+      folders.emplace(p.substr(0, slash), p);
+  }
+  for (const RepoFile* f : wanted) {
+    const std::string_view p = f->path;
+    std::string_view file, inside;
+    if (const auto it = folders.find(p); it != folders.end()) {
+      file = p;
+      inside = it->second;
+    }
+    for (size_t slash = p.find('/'); file.empty() && slash != std::string_view::npos;
+         slash = p.find('/', slash + 1))
+      if (files.count(p.substr(0, slash))) {
+        file = p.substr(0, slash);
+        inside = p;
+      }
+    if (!file.empty())
+      throw Error(ErrorKind::Network, source, "siblings['" + std::string(inside) + "']",
+                  "the server's file list names both '" + std::string(file) + "' and '" +
+                      std::string(inside) + "': a file cannot also be a folder (an inconsistent listing)");
+  }
+}
+
 class Downloader {
  public:
   Downloader(const RepoRef& ref, const HubSettings& settings, const DownloadOptions& options)
@@ -88,7 +124,15 @@ class Downloader {
         cache_(settings.cache_root, ref.id) {}
 
   DownloadResult run() {
-    HubModelInfo info = fetch_model_info(http_, ref_, cache_, options_.cancel);
+    HubModelInfo info;
+    try {
+      info = fetch_model_info(http_, ref_, cache_, options_.cancel, &result_.warnings);
+    } catch (const Error& e) {
+      // The Hub unreachable or failing, not refusing: a cached snapshot of the revision still answers, with
+      // a warning (the report's rule). Only the listing decides: once it came, a failed file is a failure.
+      if (e.kind() != ErrorKind::Network) throw;
+      return from_cache_after(e);
+    }
     const std::vector<const RepoFile*> wanted = wanted_files(info);
     progress_.files_total = wanted.size();
     for (const RepoFile* f : wanted) progress_.bytes_total += f->size.value_or(0);
@@ -98,33 +142,85 @@ class Downloader {
     return result_;
   }
 
-  // HF_HUB_OFFLINE / --offline: nothing is fetched. The revision's snapshot answers when the cached file list
-  // says every wanted file is there, whole (the same check as online); else the missing files are named.
-  DownloadResult run_offline() {
+  // HF_HUB_OFFLINE / --offline, or the Hub unreachable (`why` says which): nothing is fetched. With our file
+  // list of the revision, its snapshot (or --out) answers when every wanted file is there, whole (the same
+  // check as online); else the missing files are named, with the directory that lacks them. Without one (a
+  // snapshot huggingface_hub wrote), the snapshot answers as it is, as snapshot_download(local_files_only)
+  // does, with a note.
+  DownloadResult run_cached(const std::string& why) {
     const std::string where = ref_.id + "@" + ref_.revision;
-    const std::string commit =
-        is_commit_hash(ref_.revision) ? ref_.revision : cache_.read_ref(ref_.revision).value_or("");
-    std::optional<std::string> body = commit.empty() ? std::nullopt : cache_.read_info(commit);
-    if (!body)
-      throw Error(ErrorKind::NotFound, where, "",
-                  "offline (HF_HUB_OFFLINE), and the cache holds no file list of this revision");
+    const std::string commit = cache_.commit_of(ref_.revision).value_or("");
+    if (commit.empty())
+      throw Error(ErrorKind::NotFound, where, "", why + ", and the cache does not hold this revision");
+    std::optional<std::string> body = cache_.read_info(commit);
+    if (!body) return snapshot_as_is(commit, why);
     const HubModelInfo info =
         parse_model_info(std::move(*body), (cache_.repo_dir() / "modelanalyzer/info").string());
     std::string missing;
     for (const RepoFile* f : wanted_files(info)) {
       validate_repo_filename(f->path, "file list of " + ref_.id);
-      const std::string etag = checked_etag(f->listed_hash(), ref_.id + "/" + f->path);
-      if (f->size && present(info, *f, etag))
+      if (present_cached(info, *f))
         ++result_.files_present;
       else
         missing += (missing.empty() ? "" : ", ") + f->path;
     }
     if (!missing.empty())
-      throw Error(ErrorKind::NotFound, where, "", "offline (HF_HUB_OFFLINE); not in the cache: " + missing);
+      throw Error(
+          ErrorKind::NotFound, where, "",
+          why + "; not in " + (options_.out_dir ? options_.out_dir->string() : "the cache") + ": " + missing);
     return result_;
   }
 
  private:
+  DownloadResult from_cache_after(const Error& unreachable) {
+    try {
+      run_cached("the Hub is unreachable");
+    } catch (const Error&) {
+      throw unreachable;  // the cache cannot answer either: the network's failure is the one to tell
+    }
+    result_.warnings.insert(result_.warnings.begin(), "the Hub could not be reached (" +
+                                                          unreachable.message() +
+                                                          "); using the cached snapshot " + result_.commit);
+    return result_;
+  }
+
+  // A snapshot without our file list: its files as they are. Each must still be sound (a link into this
+  // repo's blobs/, not dangling); whether the revision has more files is unknown, and the note says so.
+  DownloadResult snapshot_as_is(const std::string& commit, const std::string& why) {
+    const std::string where = ref_.id + "@" + ref_.revision;
+    const fs::path dir = cache_.snapshot_dir(commit);
+    std::error_code ec;
+    if (options_.out_dir || !fs::is_directory(dir, ec))
+      throw Error(ErrorKind::NotFound, where, "",
+                  why + ", and the cache holds no file list of this revision" +
+                      (options_.out_dir && fs::is_directory(dir, ec)
+                           ? " (only a snapshot another tool wrote: run without --out to use it)"
+                           : ""));
+    std::string missing;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      std::error_code entry_ec;
+      if (fs::is_directory(it->symlink_status(entry_ec))) continue;
+      const std::string path = it->path().lexically_relative(dir).generic_string();
+      if (!selected(path)) continue;
+      if (cache_.snapshot_file(commit, path))
+        ++result_.files_present;
+      else
+        missing += (missing.empty() ? "" : ", ") + path;  // a dangling link: its blob was deleted
+    }
+    if (!missing.empty())
+      throw Error(ErrorKind::NotFound, where, "",
+                  why + "; not in the cache (links to deleted blobs): " + missing);
+    if (result_.files_present == 0)
+      throw Error(ErrorKind::NotFound, where, options_.include.empty() ? "" : "--include",
+                  why + "; no file of the cache snapshot " + commit.substr(0, 12) + " matches");
+    result_.commit = commit;
+    result_.root = dir;
+    result_.notes.push_back(where + ": " + why + "; the files of the cache snapshot " + commit.substr(0, 12) +
+                            " as they are (no file list: whether they are all of the revision's is unknown)");
+    return result_;
+  }
+
   // The files of the listing --include and --exclude select; sets where they go.
   std::vector<const RepoFile*> wanted_files(const HubModelInfo& info) {
     result_.commit = info.commit;
@@ -134,6 +230,7 @@ class Downloader {
       if (selected(f.path)) wanted.push_back(&f);
     if (wanted.empty())
       throw Error(ErrorKind::NotFound, ref_.id, "--include", "no file of the repository matches");
+    refuse_download_path_conflicts(info, wanted, "file list of " + ref_.id + "@" + info.commit);
     return wanted;
   }
 
@@ -148,8 +245,9 @@ class Downloader {
     if (options_.progress) options_.progress(progress_);
   }
 
-  void add_progress(uint64_t bytes, uint64_t files) {
+  void add_progress(uint64_t bytes, uint64_t files, uint64_t more_total = 0) {
     std::lock_guard lock(mutex_);
+    progress_.bytes_total += more_total;
     progress_.bytes_done += bytes;
     progress_.files_done += files;
     report();
@@ -174,35 +272,75 @@ class Downloader {
     }
   }
 
-  // Already there and complete: skip. Complete means the listed size and the listed hash: a file of the right
+  // Already there and complete: skip. Complete means the size (when known) and the hash: a file of the right
   // size with other bytes (a flipped bit, a tampered copy) is downloaded again. In --out every present file
   // is hashed on each run: it is the user's directory, where files get edited and where we leave no stamps.
   // In the cache a blob is hashed once, then trusted while its stamp holds (HubCache::verified): rehashing
-  // gigabytes on every run is what users complain about.
-  bool present(const HubModelInfo& info, const RepoFile& f, const std::string& etag) const {
+  // gigabytes on every run is what users complain about. A blob already in blobs/ that the snapshot does not
+  // link yet (another commit's download, a Python tool's) is linked, not fetched: huggingface_hub's rule,
+  // without which every new commit of a repo (a README edit, a tag) downloaded all its weights again.
+  // Offline (`link` false) nothing is written: only the snapshot's own entries count, as for
+  // huggingface_hub's local_files_only.
+  bool present(const HubModelInfo& info, const RepoFile& f, const std::string& etag,
+               std::optional<uint64_t> size, bool link = true) const {
     std::error_code ec;
     if (options_.out_dir) {
       const fs::path p = *options_.out_dir / f.path;
-      return fs::is_regular_file(p, ec) && fs::file_size(p, ec) == *f.size &&
+      return fs::is_regular_file(p, ec) && (!size || fs::file_size(p, ec) == *size) &&
              file_content_hash(p, etag) == etag;
     }
-    const auto p = cache_.snapshot_file(info.commit, f.path);
-    return p && cache_.intact(etag, *p, f.size);  // a damaged file is downloaded again, replacing the blob
+    if (const auto p = cache_.snapshot_file(info.commit, f.path))
+      return cache_.intact(etag, *p, size);  // a damaged file is downloaded again, replacing the blob
+    return link && cache_.link_blob(etag, info.commit, f.path, size).has_value();
+  }
+
+  // present() with no network: the listing's hash, else (a listing without hashes) the blob the snapshot
+  // links to; with neither, the file being there is all that can be checked.
+  bool present_cached(const HubModelInfo& info, const RepoFile& f) const {
+    std::string etag;
+    if (!f.listed_hash().empty())
+      etag = checked_etag(f.listed_hash(), ref_.id + "/" + f.path);
+    else if (!options_.out_dir)
+      etag = cache_.snapshot_etag(info.commit, f.path).value_or("");
+    if (!etag.empty()) return present(info, f, etag, f.size, /*link=*/false);
+    std::error_code ec;
+    if (options_.out_dir) {
+      const fs::path p = *options_.out_dir / f.path;
+      return fs::is_regular_file(p, ec) && (!f.size || fs::file_size(p, ec) == *f.size);
+    }
+    return cache_.snapshot_file(info.commit, f.path).has_value();
   }
 
   void fetch(const HubModelInfo& info, const RepoFile& f) {
     validate_repo_filename(f.path, "file list of " + ref_.id);
     const std::string where = ref_.id + "/" + f.path;
-    // The file list names each file's hash: LFS files by SHA-256, the rest by git blob SHA-1.
-    const std::string etag = checked_etag(f.listed_hash(), where);
-    if (!f.size) throw Error(ErrorKind::Network, where, "size", "the file list gives no size");
-    const uint64_t expected = *f.size;
-    if (present(info, f, etag)) {
-      add_progress(expected, 1);
+    const std::string url = resolve_url(settings_, ref_.id, info.commit, f.path);
+    // The file list names each file's hash: LFS files by SHA-256, the rest by git blob SHA-1. A listing
+    // without them (a mirror's) leaves the blob an earlier download linked, else the server's headers.
+    const bool listed = !f.listed_hash().empty();
+    std::string etag = listed              ? checked_etag(f.listed_hash(), where)
+                       : !options_.out_dir ? cache_.snapshot_etag(info.commit, f.path).value_or("")
+                                           : std::string();
+    std::optional<uint64_t> size = f.size;
+    bool have = !etag.empty() && present(info, f, etag, size);
+    if (!have && (!listed || !size)) {
+      // huggingface_hub's metadata request: X-Linked-Etag / ETag and X-Linked-Size / Content-Length.
+      const FileMetadata m =
+          fetch_file_metadata(http_, url, {ref_.id, info.commit, f.path}, where, options_.cancel);
+      if (!listed) etag = m.etag;
+      if (!size) {
+        size = m.size;
+        add_progress(0, 0, m.size);
+      }
+      have = present(info, f, etag, size);
+    }
+    if (have) {
+      add_progress(size.value_or(0), 1);
       std::lock_guard lock(mutex_);
       ++result_.files_present;
       return;
     }
+    const uint64_t expected = *size;  // listed, else stated by the metadata request above
     fs::path temp_path;
     if (options_.out_dir) {
       fs::path final_path = *options_.out_dir / f.path;
@@ -247,8 +385,7 @@ class Downloader {
       if (resume_from > 0) req.range = ByteRange{resume_from, kOpenEnded};
       HubResult r;
       try {
-        r = http_.fetch(resolve_url(settings_, ref_.id, info.commit, f.path), req,
-                        {ref_.id, info.commit, f.path});
+        r = http_.fetch(url, req, {ref_.id, info.commit, f.path});
       } catch (const TransientNetworkError&) {  // a failure another try would meet is not resumed
         if (received == 0 || attempt >= kMaxResumes) throw;
         std::lock_guard lock(mutex_);
@@ -299,10 +436,37 @@ class Downloader {
 
 }  // namespace
 
+namespace {
+
+// Empty folders under `dir` and `dir` itself, deepest first; anything holding a file stays (fs::remove takes
+// only an empty folder).
+void remove_empty_download_dirs(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<fs::path> folders;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::error_code entry_ec;
+    if (fs::is_directory(it->symlink_status(entry_ec))) folders.push_back(it->path());
+  }
+  for (auto it = folders.rbegin(); it != folders.rend(); ++it) fs::remove(*it, ec);
+  fs::remove(dir, ec);
+}
+
+}  // namespace
+
 DownloadResult download_repo(const RepoRef& ref, const HubSettings& settings,
                              const DownloadOptions& options) {
-  Downloader d(ref, settings, options);
-  return settings.offline ? d.run_offline() : d.run();
+  // A failed download into a --out it created takes the folder away again when nothing landed in it (a 401,
+  // a 404, Ctrl-C): a failed command leaves no trace, as for every other output.
+  std::error_code ec;
+  const bool new_out = options.out_dir && !fs::exists(fs::symlink_status(*options.out_dir, ec));
+  try {
+    Downloader d(ref, settings, options);
+    return settings.offline ? d.run_cached("offline (HF_HUB_OFFLINE)") : d.run();
+  } catch (...) {
+    if (new_out) remove_empty_download_dirs(*options.out_dir);
+    throw;
+  }
 }
 
 }  // namespace ma

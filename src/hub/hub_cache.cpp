@@ -106,10 +106,21 @@ std::optional<std::string> HubCache::read_ref(const std::string& revision) const
   return commit;
 }
 
+std::optional<std::string> HubCache::commit_of(const std::string& revision) const {
+  if (is_commit_hash(revision)) return revision;
+  return read_ref(revision);
+}
+
 void HubCache::write_ref(const std::string& revision, const std::string& commit) const {
   fs::path ref = repo_ / "refs" / revision;
+  std::optional<std::string> current;
+  try {
+    current = read_ref(revision);
+  } catch (const Error&) {
+    // A corrupt ref (cut short, edited) is what this write replaces.
+  }
+  if (current == commit) return;  // nothing to write: a read-only cache holding it is fine
   make_dirs(ref.parent_path());
-  if (read_ref(revision) == commit) return;
   write_file_atomically(ref, commit);
 }
 
@@ -155,12 +166,41 @@ fs::path HubCache::commit_blob(const fs::path& temp, const std::string& etag, co
     throw Error(ErrorKind::LocalIO, blob.string(), "",
                 "cannot move the download into the cache: " + ec.message());
   }
+  return link_snapshot(blob, commit, path);
+}
+
+fs::path HubCache::link_snapshot(const fs::path& blob, const std::string& commit,
+                                 const std::string& path) const {
   fs::path link = snapshot_dir(commit) / path;
   // Relative, as huggingface_hub makes them: the cache can be moved as a whole.
+  std::error_code ec;
   fs::path target = fs::relative(blob, link.parent_path(), ec);
   if (ec) target = blob;
   place_link(target, link);
   return link;
+}
+
+std::optional<fs::path> HubCache::link_blob(const std::string& etag, const std::string& commit,
+                                            const std::string& path, std::optional<uint64_t> size) const {
+  if (!is_etag(etag)) return std::nullopt;  // a listing's hash that is not hex names no file
+  const fs::path blob = repo_ / "blobs" / etag;
+  std::error_code ec;
+  // A regular file itself: a link planted in blobs/ is not followed out of the cache.
+  if (!fs::is_regular_file(fs::symlink_status(blob, ec)) || !intact(etag, blob, size)) return std::nullopt;
+  return link_snapshot(blob, commit, path);
+}
+
+std::optional<std::string> HubCache::snapshot_etag(const std::string& commit, const std::string& path) const {
+  const fs::path p = snapshot_dir(commit) / path;
+  std::error_code ec;
+  if (!fs::is_symlink(fs::symlink_status(p, ec))) return std::nullopt;
+  const fs::path target = fs::read_symlink(p, ec);
+  if (ec) return std::nullopt;
+  const fs::path resolved = (target.is_relative() ? p.parent_path() / target : target).lexically_normal();
+  if (resolved.parent_path() != (repo_ / "blobs").lexically_normal()) return std::nullopt;
+  std::string name = resolved.filename().string();
+  if (!is_etag(name)) return std::nullopt;
+  return name;
 }
 
 fs::path HubCache::store_blob(std::string_view content, const std::string& etag, const std::string& commit,
@@ -283,9 +323,9 @@ std::optional<std::string> HubCache::read_info(const std::string& commit) const 
 }
 
 void HubCache::write_info(const std::string& commit, std::string_view json) const {
+  if (read_info(commit) == json) return;  // unchanged: no write, no flush
   fs::path dir = repo_ / "modelanalyzer" / "info";
   make_dirs(dir);
-  if (read_info(commit) == json) return;  // unchanged: no write, no flush
   write_file_atomically(dir / (commit + ".json"), json);
 }
 

@@ -27,6 +27,10 @@ class HubCache {
 
   // The commit refs/{revision} names; nullopt when absent. Throws Error(LocalIO) for a corrupt ref.
   std::optional<std::string> read_ref(const std::string& revision) const;
+  // The commit `revision` names here: itself when it is a commit hash, else what refs/{revision} holds;
+  // nullopt when the cache does not know the revision (never downloaded or listed). Throws as read_ref.
+  std::optional<std::string> commit_of(const std::string& revision) const;
+  // Writes nothing when the ref already names `commit`; replaces a corrupt one.
   void write_ref(const std::string& revision, const std::string& commit) const;
 
   // The cached copy of `path` at `commit`, when present and sound: a regular file reached through a link into
@@ -34,6 +38,19 @@ class HubCache {
   // that leads elsewhere; nullopt when absent or dangling (the caller fetches it again).
   std::optional<std::filesystem::path> snapshot_file(const std::string& commit,
                                                      const std::string& path) const;
+
+  // huggingface_hub's rule for a file whose blob is already there (another commit's download, a Python
+  // tool's): blobs/{etag}, a regular file that intact() accepts (of `size` when given), is linked from
+  // snapshots/{commit}/{path} instead of fetched again. Returns the snapshot path, or nullopt when there is
+  // no such blob (or a damaged one: the caller fetches it). Throws Error(LocalIO) when the link cannot be
+  // made (a read-only cache).
+  std::optional<std::filesystem::path> link_blob(const std::string& etag, const std::string& commit,
+                                                 const std::string& path,
+                                                 std::optional<uint64_t> size = std::nullopt) const;
+  // The etag a snapshot entry names: the blob its link points at (snapshots/{commit}/{path} ->
+  // ../../blobs/{etag}). nullopt for a plain file, a missing entry or a link to something else. What a
+  // listing without hashes leaves to check a cached file against.
+  std::optional<std::string> snapshot_etag(const std::string& commit, const std::string& path) const;
 
   // A process-unique temp name for a download of `etag` (blobs/{etag}.{pid}-{n}.incomplete).
   std::filesystem::path temp_blob(const std::string& etag) const;
@@ -71,9 +88,14 @@ class HubCache {
   std::optional<HeaderKey> read_header_key(const std::string& commit, const std::string& path) const;
   void write_header_key(const std::string& commit, const std::string& path, const HeaderKey& key) const;
   std::optional<std::string> read_info(const std::string& commit) const;
+  // Writes nothing when the cached copy is already this text (a read-only cache that holds it is fine).
   void write_info(const std::string& commit, std::string_view json) const;
 
  private:
+  // Links snapshots/{commit}/{path} to `blob` (relative, as huggingface_hub does); returns the link.
+  std::filesystem::path link_snapshot(const std::filesystem::path& blob, const std::string& commit,
+                                      const std::string& path) const;
+
   std::filesystem::path repo_;
 };
 

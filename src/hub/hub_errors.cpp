@@ -33,9 +33,13 @@ std::string where(const HubTarget& t) {
   return w;
 }
 
+// What was sent, by source, never by value. A token withheld from a non-Hugging Face endpoint was not sent:
+// saying "the token from HF_TOKEN" there would have the user replace a token the server never saw.
 std::string token_hint(const HubSettings& s) {
   if (s.token && s.send_token) return "the token from " + s.token->source;
-  if (s.token) return "the token from " + s.token->source + " (withheld from this endpoint)";
+  if (s.token)
+    return "no token (the token from " + s.token->source +
+           " is withheld from this endpoint: pass --trust-endpoint to send it)";
   return "no token";
 }
 
@@ -56,16 +60,17 @@ void throw_hub_error(const HubResult& r, const HubTarget& t, const HubSettings& 
   if (code == "GatedRepo")
     fail(ErrorKind::Auth, "gated repo: request access at " + page +
                               " and pass a token (HF_TOKEN or --token); sent: " + token_hint(s));
-  if (status == 401 && msg.find("Invalid credentials") != std::string::npos)
+  // Rejected only when one was sent: without a token the server's "Invalid credentials" means one is needed.
+  if (status == 401 && s.token && s.send_token && msg.find("Invalid credentials") != std::string::npos)
     fail(ErrorKind::Auth, "token rejected (expired or revoked): " + token_hint(s));
   if (status == 401)
     fail(ErrorKind::Auth,
          "repository not found or requires authentication (private or gated); check the id, "
-         "set HF_TOKEN or pass --token (sent: " +
-             token_hint(s) + ")");
+         "set HF_TOKEN or pass --token; sent: " +
+             token_hint(s));
   if (status == 403)
     fail(ErrorKind::Auth, "forbidden" + (msg.empty() ? std::string() : ": " + msg) +
-                              "; make sure the token has read access (sent: " + token_hint(s) + ")");
+                              "; make sure the token has read access; sent: " + token_hint(s));
   if (status == 404) {
     if (code == "RevisionNotFound")
       fail(ErrorKind::NotFound, "revision '" + t.revision + "' not found in " + t.repo);

@@ -76,11 +76,24 @@ HubResult HubHttp::follow(const std::string& start, HttpRequest request) {
     if (settings_.send_token && origin == endpoint_origin_)
       request.authorization = "Bearer " + settings_.token->value;
     const auto sent = std::chrono::steady_clock::now();
-    HttpResponse r = client_.perform(request);
-    if (settings_.observe)
-      settings_.observe({request.head ? "HEAD" : "GET", without_token(redact_url(url)), request.range,
-                         r.status, r.body_bytes,
-                         std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count()});
+    auto observe = [&](int status, uint64_t bytes, std::string failure) {
+      if (settings_.observe)
+        settings_.observe({request.head ? "HEAD" : "GET", without_token(redact_url(url)), request.range,
+                           status, bytes,
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count(),
+                           without_token(std::move(failure))});
+    };
+    HttpResponse r;
+    uint64_t received = 0;
+    try {
+      r = client_.perform(request, &received);
+    } catch (const Error& e) {
+      // A failed exchange is traced too (status 0, what arrived, why), then the error goes on as it was: the
+      // transfer a resume continues, every refused, reset or timed-out try.
+      observe(0, received, e.rule());
+      throw;
+    }
+    observe(r.status, r.body_bytes, {});
     if (origin == endpoint_origin_) result.hub_headers = r.headers;
     const std::string* location = r.header("location");
     if (!is_redirect(r.status) || !location) {

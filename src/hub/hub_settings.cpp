@@ -83,25 +83,75 @@ std::optional<HubToken> token_from_file(const fs::path& path, bool required) {
   return HubToken{*value, path.string()};
 }
 
+// huggingface_hub's _is_true: value.upper() in {"1", "ON", "YES", "TRUE"} (no trimming).
 bool truthy(const std::optional<std::string>& v) {
-  return v && (*v == "1" || *v == "ON" || *v == "on" || *v == "true" || *v == "TRUE" || *v == "YES" ||
-               *v == "yes");
+  if (!v) return false;
+  std::string upper = *v;
+  for (char& c : upper)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return upper == "1" || upper == "ON" || upper == "YES" || upper == "TRUE";
 }
 
-long timeout_from(const EnvLookup& env, const char* name, long fallback) {
-  auto v = env(name);
-  if (!v) return fallback;
-  char* end = nullptr;
-  double d = std::strtod(v->c_str(), &end);
-  if (end == v->c_str() || *end != '\0' || !(d >= 1 && d <= 3600))
-    throw Error(ErrorKind::Usage, name, "", "expected a number of seconds between 1 and 3600");
-  return static_cast<long>(d);
+// Python's int(): surrounding whitespace, a sign, decimal digits with single '_' between them. nullopt for
+// anything else; saturated far beyond any timeout (only compared with the clamp).
+std::optional<long long> env_python_int(std::string_view s) {
+  auto space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+  };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  bool negative = false;
+  if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
+    negative = s.front() == '-';
+    s.remove_prefix(1);
+  }
+  if (s.empty()) return std::nullopt;
+  long long value = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '_' && i > 0 && i + 1 < s.size() && s[i - 1] != '_' && s[i + 1] >= '0' && s[i + 1] <= '9')
+      continue;
+    if (c < '0' || c > '9') return std::nullopt;
+    value = std::min<long long>(value * 10 + (c - '0'), 1'000'000'000'000LL);
+  }
+  return negative ? -value : value;
 }
 
-fs::path cache_root_from(const EnvLookup& env) {
-  if (auto v = env("HF_HUB_CACHE"); v && !v->empty()) return *v;
-  if (auto v = env("HUGGINGFACE_HUB_CACHE"); v && !v->empty()) return *v;
-  return fs::path(*env("HF_HOME")) / "hub";
+// HF_HUB_ETAG_TIMEOUT, HF_HUB_DOWNLOAD_TIMEOUT: `_as_int(value) or DEFAULT` — unset or 0 is the default. A
+// negative one huggingface_hub only fails on later (the socket refuses it); here it is a usage error at once.
+// Longer than a day is taken as a day: curl's timers take it, and a person waits no longer.
+long timeout_from(const EnvLookup& env, const char* name) {
+  const std::optional<std::string> v = env(name);
+  if (!v) return kDefaultTimeoutSeconds;
+  const std::optional<long long> seconds = env_python_int(*v);
+  if (!seconds || *seconds < 0)
+    throw Error(ErrorKind::Usage, name, "",
+                "expected a whole number of seconds (0 for the default of " +
+                    std::to_string(kDefaultTimeoutSeconds) + ")");
+  if (*seconds == 0) return kDefaultTimeoutSeconds;
+  return static_cast<long>(std::min<long long>(*seconds, kMaxTimeoutSeconds));
+}
+
+// HF_HOME, else $XDG_CACHE_HOME/huggingface, else ~/.cache/huggingface; expanded as huggingface_hub does. An
+// empty XDG_CACHE_HOME counts as unset (Python would make the cache relative to the current directory).
+std::string hf_home_from(const EnvLookup& env) {
+  std::string home;
+  if (auto v = env("HF_HOME"))
+    home = *v;
+  else if (auto xdg = env("XDG_CACHE_HOME"); xdg && !xdg->empty())
+    home = *xdg + "/huggingface";
+  else
+    home = "~/.cache/huggingface";
+  return expand_env_path(home, env);
+}
+
+// HF_HUB_CACHE, else the legacy HUGGINGFACE_HUB_CACHE, else HF_HOME/hub: the chosen value expanded (again,
+// for HF_HOME/hub, as constants.py does). Empty counts as unset: an empty cache path would be the current
+// directory.
+fs::path cache_root_from(const EnvLookup& env, const std::string& hf_home) {
+  if (auto v = env("HF_HUB_CACHE"); v && !v->empty()) return expand_env_path(*v, env);
+  if (auto v = env("HUGGINGFACE_HUB_CACHE"); v && !v->empty()) return expand_env_path(*v, env);
+  return expand_env_path((fs::path(hf_home) / "hub").string(), env);
 }
 
 }  // namespace
@@ -140,14 +190,7 @@ std::string strip_trailing_slashes(std::string url) {
 }
 }  // namespace
 
-HubSettings hub_settings(const HubFlags& flags, const EnvLookup& env_in) {
-  // HF_HOME's default depends on XDG_CACHE_HOME and HOME, like huggingface_hub.constants.
-  EnvLookup env = [&](const char* name) -> std::optional<std::string> {
-    auto v = env_in(name);
-    if (v || std::string_view(name) != "HF_HOME") return v;
-    if (auto xdg = env_in("XDG_CACHE_HOME"); xdg && !xdg->empty()) return *xdg + "/huggingface";
-    return env_in("HOME").value_or("/tmp") + "/.cache/huggingface";
-  };
+HubSettings hub_settings(const HubFlags& flags, const EnvLookup& env) {
   HubSettings s;
   if (auto e = env("HF_ENDPOINT"); e && !e->empty()) {
     s.endpoint = strip_trailing_slashes(*e);
@@ -157,10 +200,14 @@ HubSettings hub_settings(const HubFlags& flags, const EnvLookup& env_in) {
       throw Error(ErrorKind::Usage, "HF_ENDPOINT", "",
                   "credentials, a query string or a fragment in the endpoint URL");
   }
-  s.offline = flags.offline || truthy(env("HF_HUB_OFFLINE")) || truthy(env("TRANSFORMERS_OFFLINE"));
-  s.cache_root = cache_root_from(env);
-  s.timeouts.connect_s = timeout_from(env, "HF_HUB_ETAG_TIMEOUT", 10);
-  s.timeouts.stall_s = timeout_from(env, "HF_HUB_DOWNLOAD_TIMEOUT", 10);
+  // `HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE` in Python: a non-empty HF_HUB_OFFLINE decides alone ("0" too).
+  std::optional<std::string> offline = env("HF_HUB_OFFLINE");
+  if (!offline || offline->empty()) offline = env("TRANSFORMERS_OFFLINE");
+  s.offline = flags.offline || truthy(offline);
+  const std::string hf_home = hf_home_from(env);
+  s.cache_root = cache_root_from(env, hf_home);
+  s.timeouts.connect_s = timeout_from(env, "HF_HUB_ETAG_TIMEOUT");
+  s.timeouts.stall_s = timeout_from(env, "HF_HUB_DOWNLOAD_TIMEOUT");
 
   // Lookup order of huggingface_hub's get_token, with --token first (T6).
   bool explicit_token = false;
@@ -179,7 +226,8 @@ HubSettings hub_settings(const HubFlags& flags, const EnvLookup& env_in) {
   } else if (auto legacy = env("HUGGING_FACE_HUB_TOKEN"); legacy && clean_token(*legacy)) {
     s.token = HubToken{*clean_token(*legacy), "HUGGING_FACE_HUB_TOKEN"};
   } else {
-    fs::path file = env("HF_TOKEN_PATH").value_or((fs::path(*env("HF_HOME")) / "token").string());
+    const std::string file =
+        expand_env_path(env("HF_TOKEN_PATH").value_or((fs::path(hf_home) / "token").string()), env);
     s.token = token_from_file(file, false);
   }
   if (s.token) check_token_characters(*s.token);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "hub/env_path.h"
 #include "net/http_client.h"
 
 namespace ma {
@@ -48,11 +49,16 @@ struct HubSettings {
   std::function<void(const HttpExchange&)> observe;
 };
 
-using EnvLookup = std::function<std::optional<std::string>(const char*)>;
 std::optional<std::string> process_env(const char* name);
 
-// Throws Error(Usage) for a token with control or non-ASCII characters (header injection) and for a bad
-// HF_ENDPOINT; Error(LocalIO) for an unreadable --token-file.
+// Read as huggingface_hub's constants.py reads them: HF_HOME, HF_HUB_CACHE and HF_TOKEN_PATH with `~` and
+// `$VAR` expanded (env_path.h); HF_HUB_OFFLINE true for 1, ON, YES or TRUE in any case; the timeouts whole
+// seconds, 0 for the default of 10, above kMaxTimeoutSeconds taken as that. Throws Error(Usage) for a token
+// with control or non-ASCII characters (header injection), a bad HF_ENDPOINT and a timeout that is not a
+// whole number or is negative; Error(LocalIO) for an unreadable --token-file.
+inline constexpr long kDefaultTimeoutSeconds = 10;  // huggingface_hub's DEFAULT_*_TIMEOUT
+inline constexpr long kMaxTimeoutSeconds = 86400;   // a day: longer is the same as never, for a person
+
 HubSettings hub_settings(const HubFlags& flags, const EnvLookup& env = process_env);
 
 // True for https://huggingface.co, https://hf.co and their subdomains: hosts the token is meant for.

@@ -2,20 +2,18 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <mutex>
-#include <unordered_map>
 
 #include "core/error.h"
 #include "core/parallel.h"
-#include "core/units.h"
-#include "formats/gguf_split.h"
 #include "formats/safetensors_index.h"
 #include "hub/content_hash.h"
+#include "hub/gguf_catalog.h"
 #include "hub/hub_api.h"
 #include "hub/hub_cache.h"
 #include "hub/hub_http.h"
 #include "hub/remote_header.h"
+#include "hub/snapshot_listing.h"
 #include "io/file_source.h"
 
 namespace fs = std::filesystem;
@@ -61,7 +59,7 @@ class Assembler {
 
   RemoteModel online() {
     RemoteModel m;
-    m.info = fetch_model_info(*http_, ref_, cache_);
+    m.info = fetch_model_info(*http_, ref_, cache_, nullptr, &m.warnings);
     assemble(m);
     return m;
   }
@@ -96,7 +94,14 @@ class Assembler {
       throw Error(ErrorKind::NotFound, ref_.id + "@" + ref_.revision, "",
                   "its files are not in the cache and " + why);
     RemoteModel m;
-    m.files = locate_local_model(dir.string());
+    // A GGUF model the user named is chosen from the files there, as from a listing.
+    std::vector<RepoFile> on_disk;
+    const RepoFile* chosen = nullptr;
+    if (options_.gguf_file) {
+      on_disk = snapshot_listing(dir);
+      chosen = &GgufCatalog(on_disk, ref_.id).choose(*options_.gguf_file, selector_spelling());
+    }
+    m.files = locate_local_model((chosen ? dir / chosen->path : dir).string());
     m.files.display_name = ref_.id + (ref_.explicit_revision ? "@" + ref_.revision : "");
     m.info.id = ref_.id;
     m.info.commit = commit;
@@ -122,6 +127,20 @@ class Assembler {
         return true;
       }
     if (!http_) return false;
+    // The same bytes under another commit's snapshot (a README edit made a new commit): linked, not fetched
+    // (huggingface_hub's rule). A cache we cannot link in falls through to the fetch, which reports it.
+    if (!f.listed_hash().empty()) {
+      std::optional<std::filesystem::path> linked;
+      try {
+        linked = cache_.link_blob(f.listed_hash(), info.commit, f.path, f.size);
+      } catch (const Error&) {
+      }
+      if (linked) {
+        std::lock_guard lock(mutex_);
+        ++stats.files_cached;
+        return true;
+      }
+    }
     HttpRequest req;
     // Decoded bytes: a compression bomb stops here too. One byte more than the listing promises is already
     // a consistency failure (download's rule), so a listed 234-byte config is not read for 64 MiB.
@@ -251,59 +270,11 @@ class Assembler {
     return got != HeaderSource::Missing;
   }
 
-  // The parts of a GGUF model in the listing (one, or every part of a split model), in part order. Looked up
-  // by hash: a hostile listing of 99,999 parts must not cost 99,999 scans of the file list.
-  std::vector<const RepoFile*> gguf_parts(const HubModelInfo& info, const RepoFile& first) {
-    const std::optional<GgufSplitName> split = gguf_split_name(first.path);
-    if (!split) return {&first};
-    if (by_path_.empty())
-      for (const RepoFile& f : info.files) by_path_.emplace(f.path, &f);
-    std::vector<const RepoFile*> parts;
-    for (unsigned k = 1; k <= split->count; ++k) {
-      const std::string name = gguf_part_name(split->prefix, k, split->count);
-      const auto it = by_path_.find(name);
-      const RepoFile* f = it == by_path_.end() ? nullptr : it->second;
-      if (!f)
-        throw Error(ErrorKind::NotFound, ref_.id + "/" + first.path, "split part " + std::to_string(k),
-                    name + " is not in the repository");
-      parts.push_back(f);
-    }
-    return parts;
-  }
-
-  // Which GGUF model to read: the one --file names (a file name, or a part of one such as Q4_K_M), else the
-  // only one; several without a choice are listed with their sizes, as the Hub's file viewer lists them.
-  const RepoFile* choose_gguf(const HubModelInfo& info, const std::vector<const RepoFile*>& models) {
-    auto lower = [](std::string s) {
-      for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      return s;
-    };
-    auto listing = [&](const std::vector<const RepoFile*>& list) {
-      std::string out;
-      for (const RepoFile* m : list) {
-        uint64_t bytes = 0;
-        for (const RepoFile* p : gguf_parts(info, *m)) bytes += p->size.value_or(0);
-        out += (out.empty() ? "" : ", ") + m->path + " (" + human_bytes(bytes) + ")";
-      }
-      return out;
-    };
-    if (options_.gguf_file) {
-      std::vector<const RepoFile*> hits;
-      for (const RepoFile* m : models) {
-        if (m->path == *options_.gguf_file) return m;
-        if (lower(m->path).find(lower(*options_.gguf_file)) != std::string::npos) hits.push_back(m);
-      }
-      if (hits.size() == 1) return hits.front();
-      throw Error(ErrorKind::Usage, ref_.id, ref_.gguf_model ? ":" + *ref_.gguf_model : "--file",
-                  hits.empty() ? "no GGUF model matches '" + *options_.gguf_file +
-                                     "'; the repository holds " + listing(models)
-                               : "'" + *options_.gguf_file + "' matches " + std::to_string(hits.size()) +
-                                     " GGUF models: " + listing(hits) + "; name one file");
-    }
-    if (models.size() == 1) return models.front();
-    throw Error(ErrorKind::Usage, ref_.id, "",
-                "holds " + std::to_string(models.size()) + " GGUF models: " + listing(models) +
-                    "; choose one with --file NAME (a file name, or a quantization such as Q4_K_M)");
+  // How the user named the GGUF model, for errors: as they wrote it.
+  std::string selector_spelling() const {
+    if (ref_.gguf_model) return ":" + *ref_.gguf_model;
+    if (ref_.file && options_.gguf_file && *ref_.file == *options_.gguf_file) return "the URL's file";
+    return "--file";
   }
 
   // One GGUF part's header, by range requests that grow until it parses. Sets `fetched` unless the file is on
@@ -323,18 +294,17 @@ class Assembler {
   }
 
   // A repository of GGUF files (the "-GGUF" repos of llama.cpp users): the chosen model's parts, headers
-  // only.
-  void gguf_model(const HubModelInfo& info, LocalModelFiles& files, RemoteModel& m) {
+  // only. `chosen` is the model a selector named, else the only one (several are listed, or refused).
+  void gguf_model(const HubModelInfo& info, const GgufCatalog& ggufs, const RepoFile* chosen,
+                  LocalModelFiles& files, RemoteModel& m) {
     RemoteStats& stats = m.stats;
-    std::vector<const RepoFile*> models;
-    for (const RepoFile& f : info.files)
-      if (top_level(f.path) && f.path.ends_with(".gguf") && is_gguf_model_entry(f.path)) models.push_back(&f);
-    if (models.empty()) return;
-    if (models.size() > 1 && !options_.gguf_file && options_.list_gguf_models) {
-      list_gguf_models(info, models, m);
+    if (!chosen && ggufs.models().size() > 1 && options_.list_gguf_models) {
+      list_gguf_models(info, ggufs, m);
       return;
     }
-    const std::vector<const RepoFile*> parts = gguf_parts(info, *choose_gguf(info, models));
+    const RepoFile& first = chosen ? *chosen : ggufs.only();
+    const std::vector<const RepoFile*> parts = ggufs.parts(first);
+    m.gguf_bytes = ggufs.bytes(first);
     // The other quantizations are choices, not unread copies of these weights.
     std::erase_if(files.unread_weights, [](const fs::path& p) { return p.extension() == ".gguf"; });
     std::vector<std::optional<FetchedHeader>> fetched(parts.size());
@@ -342,28 +312,33 @@ class Assembler {
       if (!gguf_header(info, *parts[i], fetched[i], stats)) note_missing("header of " + parts[i]->path);
     });
     files.format = CheckpointFormat::Gguf;
+    // A model in a folder (one per quantization) is read from that folder, as a local GGUF file from its
+    // own: the checkpoint names each part by its file name in `root` (its parts are all beside the first).
+    if (const fs::path folder = fs::path(first.path).parent_path(); !folder.empty()) files.root /= folder;
     for (size_t i = 0; i < parts.size(); ++i) {
-      files.weight_files.push_back(files.root / parts[i]->path);
-      if (fetched[i]) files.fetched_headers.push_back(std::move(*fetched[i]));
+      const std::string name = fs::path(parts[i]->path).filename().string();
+      files.weight_files.push_back(files.root / name);
+      if (fetched[i]) {
+        fetched[i]->name = name;
+        files.fetched_headers.push_back(std::move(*fetched[i]));
+      }
     }
     files.config.reset();  // a GGUF file carries its own configuration, as locally
   }
 
   // Every model of a repository of quantizations with its parts' headers (fetched in parallel, cached like
   // any header): what a listing needs to say each one's type mix and bits per weight.
-  void list_gguf_models(const HubModelInfo& info, const std::vector<const RepoFile*>& models,
-                        RemoteModel& m) {
+  void list_gguf_models(const HubModelInfo& info, const GgufCatalog& ggufs, RemoteModel& m) {
+    const std::vector<const RepoFile*>& models = ggufs.models();
     std::vector<std::pair<size_t, const RepoFile*>> parts;  // (model, part)
     m.gguf_models.resize(models.size());
     // One model that cannot be read (a part missing, a header refused, cut short or over a cap) is named in
     // the listing; the others are still listed.
     for (size_t k = 0; k < models.size(); ++k) {
-      m.gguf_models[k].file = models[k]->path;
+      m.gguf_models[k].file = models[k]->path;  // with its folder: a folder per quantization is common
+      m.gguf_models[k].bytes = ggufs.bytes(*models[k]);
       try {
-        for (const RepoFile* p : gguf_parts(info, *models[k])) {
-          parts.emplace_back(k, p);
-          m.gguf_models[k].bytes += p->size.value_or(0);
-        }
+        for (const RepoFile* p : ggufs.parts(*models[k])) parts.emplace_back(k, p);
       } catch (const Error& e) {
         if (!is_input_fault(e)) throw;  // the network, the token, Ctrl-C: the whole listing's, not a row's
         m.gguf_models[k].error = e;
@@ -400,6 +375,12 @@ class Assembler {
 
   void assemble(RemoteModel& m) {
     const HubModelInfo& info = m.info;
+    const GgufCatalog ggufs(info.files, ref_.id);
+    // A GGUF model the user named is the model, whatever else the repository holds (the safetensors of the
+    // original beside its quantizations): chosen before anything is fetched, so a name that matches nothing
+    // costs no request, and nothing else is read or reported under its name.
+    const RepoFile* chosen =
+        options_.gguf_file ? &ggufs.choose(*options_.gguf_file, selector_spelling()) : nullptr;
     std::vector<const RepoFile*> small;
     for (const RepoFile& f : info.files)
       if (is_analysis_file(f.path, options_.skip_tokenizer)) small.push_back(&f);
@@ -414,29 +395,11 @@ class Assembler {
       return cache_.snapshot_file(info.commit, std::string(name));
     };
     if (auto p = present("config.json")) files.config = *p;
-    if (auto p = present("model.safetensors.index.json")) {
-      files.index = *p;
-      files.format = CheckpointFormat::Safetensors;
-    } else if (auto q = present("pytorch_model.bin.index.json")) {
-      files.index = *q;
-      files.index_is_pytorch = true;
-      files.format = CheckpointFormat::Pytorch;
+    if (chosen) {
+      gguf_model(info, ggufs, chosen, files, m);
+    } else {
+      other_weights(info, ggufs, files, m);
     }
-    if (!files.index)
-      for (const RepoFile& f : info.files)
-        if (top_level(f.path))
-          for (std::string_view ext : {".bin", ".pt", ".pth", ".gguf", ".onnx"})
-            if (f.path.ends_with(ext)) files.unread_weights.push_back(files.root / f.path);
-
-    std::vector<WeightFile> weights = weight_files(info, files);
-    parallel_for_threads(weights.size(), settings_.parallel_requests, [&](size_t i) {
-      if (!header(info, weights[i], files, m.stats)) note_missing("header of " + weights[i].file->path);
-    });
-    if (!files.index && !weights.empty()) {
-      files.format = CheckpointFormat::Safetensors;
-      for (const WeightFile& w : weights) files.weight_files.push_back(files.root / w.file->path);
-    }
-    if (!files.index && weights.empty()) gguf_model(info, files, m);
     if (!files.config && files.format == CheckpointFormat::None && m.gguf_models.empty() && missing_.empty())
       throw Error(ErrorKind::NotFound, files.display_name, "",
                   "the repository holds no config.json, index, .safetensors or GGUF file");
@@ -446,6 +409,41 @@ class Assembler {
     }
   }
 
+  // No GGUF model named: an index and its shards, else top-level safetensors files, else the repository's
+  // GGUF models (at any depth).
+  void other_weights(const HubModelInfo& info, const GgufCatalog& ggufs, LocalModelFiles& files,
+                     RemoteModel& m) {
+    auto present = [&](std::string_view name) {
+      return cache_.snapshot_file(info.commit, std::string(name));
+    };
+    if (auto p = present("model.safetensors.index.json")) {
+      files.index = *p;
+      files.format = CheckpointFormat::Safetensors;
+    } else if (auto q = present("pytorch_model.bin.index.json")) {
+      files.index = *q;
+      files.index_is_pytorch = true;
+      files.format = CheckpointFormat::Pytorch;
+    }
+    // Other formats' copies: at the top, as a local directory's; GGUF files at any depth, where the Hub's
+    // GGUF repositories keep a folder per quantization.
+    if (!files.index)
+      for (const RepoFile& f : info.files)
+        for (std::string_view ext : {".bin", ".pt", ".pth", ".gguf", ".onnx"})
+          if (f.path.ends_with(ext) && (top_level(f.path) || ext == ".gguf"))
+            files.unread_weights.push_back(files.root / f.path);
+
+    std::vector<WeightFile> weights = weight_files(info, files);
+    parallel_for_threads(weights.size(), settings_.parallel_requests, [&](size_t i) {
+      if (!header(info, weights[i], files, m.stats)) note_missing("header of " + weights[i].file->path);
+    });
+    if (!files.index && !weights.empty()) {
+      files.format = CheckpointFormat::Safetensors;
+      for (const WeightFile& w : weights) files.weight_files.push_back(files.root / w.file->path);
+    }
+    if (!files.index && weights.empty() && !ggufs.models().empty())
+      gguf_model(info, ggufs, nullptr, files, m);
+  }
+
   const RepoRef& ref_;
   const HubSettings& settings_;
   const RemoteOptions& options_;
@@ -453,8 +451,7 @@ class Assembler {
   HubCache cache_;
   std::mutex mutex_;
   std::vector<std::string> missing_;
-  std::unordered_map<std::string_view, const RepoFile*> by_path_;  // GGUF part lookups (gguf_parts)
-  HeaderBudget gguf_budget_{kMaxGgufHeaderBytesInAll};             // every GGUF header fetched, together
+  HeaderBudget gguf_budget_{kMaxGgufHeaderBytesInAll};  // every GGUF header fetched, together
 };
 
 }  // namespace

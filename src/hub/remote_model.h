@@ -19,8 +19,10 @@ namespace ma {
 
 struct RemoteOptions {
   bool skip_tokenizer = false;
-  // Of a repository holding several GGUF models (quantizations), the one to read: a file name, or a part of
-  // one such as "Q4_K_M" (case-insensitive). Unset: the only one, or an error listing them.
+  // The GGUF model to read (hub/gguf_catalog.h: a file's path or name, or a quantization such as "Q4_K_M",
+  // case-insensitive). Set, it wins over whatever else the repository holds (safetensors beside the GGUF
+  // files): the model named is the one analysed, or nothing is. Unset: of a repository holding GGUF files
+  // only, the only model, or an error listing them.
   std::optional<std::string> gguf_file;
   // With several GGUF models and no gguf_file: fetch every model's header(s) into RemoteModel::gguf_models
   // (a listing, as the Hub's file viewer shows) instead of refusing to choose.
@@ -33,7 +35,9 @@ struct GgufModelChoice {
   std::string file;
   std::vector<FetchedHeader> parts;                  // fetched, in part order
   std::vector<std::filesystem::path> parts_on_disk;  // or, when downloaded, the files themselves
-  uint64_t bytes = 0;
+  // Of all its parts, as the listing gives them; unknown when a part is missing or the listing gives no size
+  // (the parts that are there would pass for the model's size).
+  std::optional<uint64_t> bytes;
   // Why this model cannot be read (a split part missing from the repository, a header the server would not
   // give): the listing names it beside the others instead of failing for all of them.
   std::optional<Error> error;
@@ -56,6 +60,8 @@ struct RemoteModel {
   std::vector<std::string> warnings;
   std::vector<std::string> notes;  // how it was read, where that is worth saying (a snapshot read as is)
   std::vector<GgufModelChoice> gguf_models;  // list_gguf_models: the repository's models, no weights chosen
+  // The GGUF model read: the bytes of all its parts as the listing gives them (unknown without sizes).
+  std::optional<uint64_t> gguf_bytes;
 };
 
 RemoteModel open_remote_model(const RepoRef& ref, const HubSettings& settings,

@@ -23,7 +23,28 @@ std::string_view strip_prefix(std::string_view s, std::string_view prefix) {
   return s.rfind(prefix, 0) == 0 ? s.substr(prefix.size()) : std::string_view();
 }
 
-// "https://huggingface.co/org/name[/tree/rev|/blob/rev/...|/resolve/rev/...]" -> "org/name", rev.
+// A URL path segment as the browser shows it: "%2F" in "refs%2Fpr%2F1", "%20" in a file name. A '%' that
+// starts no escape is kept as it is.
+std::string hub_url_unquote(std::string_view s) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// "https://huggingface.co/org/name[/tree/rev|/blob/rev/FILE|/resolve/rev/FILE]" -> "org/name", rev, FILE.
 std::optional<RepoRef> parse_hub_url(std::string_view arg) {
   // "https://user:token@host/...": a token in a URL ends up in logs and shell history (T5).
   if (size_t scheme = arg.find("://"); scheme != std::string_view::npos) {
@@ -54,9 +75,16 @@ std::optional<RepoRef> parse_hub_url(std::string_view arg) {
     for (std::string_view kind : {"tree/", "blob/", "resolve/"}) {
       std::string_view rev = strip_prefix(tail, kind);
       if (rev.empty()) continue;
-      // The revision is one segment here (a branch with a slash must be given as id@rev).
-      ref.revision = std::string(rev.substr(0, rev.find('/')));
+      // The revision is one segment here, as the Hub writes it ("refs%2Fpr%2F1"; a branch with a slash must
+      // be given as id@rev).
+      const size_t slash = rev.find('/');
+      ref.revision = hub_url_unquote(rev.substr(0, slash));
       ref.explicit_revision = true;
+      // A file's page or its download names that file (a folder's page, under tree/, names no file).
+      if (kind != "tree/" && slash != std::string_view::npos && slash + 1 < rev.size()) {
+        ref.file = hub_url_unquote(rev.substr(slash + 1));
+        validate_repo_filename(*ref.file, "URL");
+      }
     }
   }
   while (!ref.id.empty() && ref.id.back() == '/') ref.id.pop_back();
@@ -174,6 +202,9 @@ std::optional<RepoRef> parse_repo_ref(std::string_view arg) {
   }
   validate_repo_id(ref->id);
   validate_revision(ref->revision);
+  if (gguf_model && ref->file)
+    throw Error(ErrorKind::Usage, "model id", ":" + *gguf_model,
+                "a URL naming a file (" + printable(*ref->file) + ") takes no :NAME");
   ref->gguf_model = std::move(gguf_model);
   return ref;
 }

@@ -1,5 +1,6 @@
 // What the user named on the Hub: a repo id with an optional revision, from "gpt2", "org/name",
-// "org/name@rev" or a huggingface.co / hf.co URL ("https://huggingface.co/org/name/tree/rev"). Validation is
+// "org/name@rev" or a huggingface.co / hf.co URL ("https://huggingface.co/org/name/tree/rev", or
+// ".../resolve/rev/file.gguf", which also names a file). Validation is
 // the huggingface_hub rules made stricter where they leave gaps (anchors-reliability §5.1, N22, N23): no
 // "..", no "--" in ids, no ".." segment in revisions, no absolute or drive paths in repo file names.
 #pragma once
@@ -16,6 +17,9 @@ struct RepoRef {
   // A trailing ":NAME" ("org/name-GGUF:Q4_K_M", "org/name-GGUF@main:Q4_K_M", "hf.co/org/name-GGUF:Q4_K_M"):
   // one GGUF model of a repository of quantizations, as llama.cpp's -hf and Ollama spell it.
   std::optional<std::string> gguf_model;
+  // The file a "/blob/REV/FILE" or "/resolve/REV/FILE" URL names (percent-decoded, checked to stay inside the
+  // repo): that one file, not the whole repository. Never set together with gguf_model.
+  std::optional<std::string> file;
 };
 
 // nullopt when `arg` does not have the shape of a repo id or Hub URL at all (then it is a local path);

@@ -194,7 +194,7 @@ void HttpClient::release(void* handle) {
   idle_.push_back(handle);
 }
 
-HttpResponse HttpClient::perform(const HttpRequest& request) {
+HttpResponse HttpClient::perform(const HttpRequest& request, uint64_t* received) {
   CURL* h = static_cast<CURL*>(acquire());
   curl().easy_reset(h);  // keeps the connection cache, clears the previous request's options
   HttpResponse response;
@@ -241,6 +241,7 @@ HttpResponse HttpClient::perform(const HttpRequest& request) {
   curl().easy_getinfo(h, CURLINFO_HEADER_SIZE, &header_bytes);
   curl().easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &body_bytes);
   curl().slist_free_all(headers);
+  if (received) *received = response.body_bytes;
   requests_.fetch_add(1);
   bytes_.fetch_add(static_cast<uint64_t>(header_bytes + body_bytes));
   // A transfer we stopped on purpose leaves a connection mid-body: drop the handle rather than reuse it.

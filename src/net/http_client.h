@@ -61,14 +61,16 @@ struct HttpResponse {
 };
 
 // One request and its answer as a log may show them: the URL without its query string (presigned CDN URLs
-// carry signatures), never a header.
+// carry signatures), never a header. A failed exchange (refused, reset, timed out, cut short, stopped) is one
+// too: status 0, the bytes that arrived before it failed, and why — the ones a user turns --verbose on for.
 struct HttpExchange {
   std::string method;  // GET, HEAD
   std::string url;     // redact_url'd
   std::optional<ByteRange> range;
-  int status = 0;
+  int status = 0;  // 0: no complete answer (see failure)
   uint64_t body_bytes = 0;
   double seconds = 0;
+  std::string failure;  // empty when an answer came; else the error's reason ("connection reset")
 };
 
 struct HttpTimeouts {
@@ -86,8 +88,9 @@ class HttpClient {
 
   // Thread-safe. Throws Error(Network) on transport failures (refused, reset, timeout, TLS), naming the URL
   // without its query string (presigned CDN URLs carry signatures); TransientNetworkError for those another
-  // try may not meet.
-  HttpResponse perform(const HttpRequest& request);
+  // try may not meet. `received`, when given, is set to the body bytes that arrived, also when it throws (a
+  // transfer cut short after 100,000 bytes says so in a trace).
+  HttpResponse perform(const HttpRequest& request, uint64_t* received = nullptr);
 
   uint64_t requests() const { return requests_.load(); }
   uint64_t bytes_received() const { return bytes_.load(); }  // headers and bodies as on the wire (compressed)

@@ -31,6 +31,12 @@ std::string type_mix(const GgufQuantization& q) {
   return out;
 }
 
+// A model whose size the listing does not give in full (a split part missing) shows "?", never the parts
+// that are there as if they were all of it.
+std::string gguf_listed_size(const GgufQuantization& q) {
+  return q.size_bytes ? human_bytes(*q.size_bytes) : "?";
+}
+
 }  // namespace
 
 std::string render_gguf_quantizations_console(const std::vector<GgufQuantization>& models,
@@ -40,11 +46,11 @@ std::string render_gguf_quantizations_console(const std::vector<GgufQuantization
   std::vector<std::vector<std::string>> rows;
   for (const GgufQuantization& q : models)
     if (!q.error.empty())
-      rows.push_back({terminal_safe(q.file), "-", human_bytes(q.size_bytes), "-",
-                      "unreadable: " + terminal_safe(q.error)});
+      rows.push_back(
+          {terminal_safe(q.file), "-", gguf_listed_size(q), "-", "unreadable: " + terminal_safe(q.error)});
     else
-      rows.push_back({terminal_safe(q.file), q.file_type.empty() ? "-" : q.file_type,
-                      human_bytes(q.size_bytes), two_decimals(q.bits_per_weight), type_mix(q)});
+      rows.push_back({terminal_safe(q.file), q.file_type.empty() ? "-" : q.file_type, gguf_listed_size(q),
+                      two_decimals(q.bits_per_weight), type_mix(q)});
   w.table({"File", "Type", "Size", "Bits/weight", "Type mix (share of parameters)"}, rows);
   w.footnote("analyse one with --file NAME (a file name, or a quantization such as Q4_K_M)");
   return w.take();
@@ -60,7 +66,7 @@ std::string render_gguf_quantizations_json(const std::vector<GgufQuantization>& 
     w.newline().begin_object();
     w.key("file").value(q.file);
     w.key("parts").value(q.parts);
-    w.key("size_bytes").value(q.size_bytes);
+    w.key("size_bytes").value_or_null(q.size_bytes);
     w.key("file_type").text_or_null(q.file_type);
     w.key("parameters").value(q.parameters);
     w.key("tensor_bytes").value(q.tensor_bytes);

@@ -255,6 +255,28 @@ TEST(CliReport, OfflineReadsASnapshotAnotherToolWrote) {
   EXPECT_EQ(test::run_cli_env(env, "tensors org/tiny@dev").exit_code, 8);
 }
 
+// stats reads the weights of downloaded snapshots only: a revision never downloaded is exit 8 saying what to
+// run (it once said "offline", though nothing was), and the snapshot that is there is read.
+TEST(CliReport, StatsOfARevisionNotDownloadedSaysToDownloadIt) {
+  test::TempDir cache;
+  const std::string commit = "89abcdef0123456789abcdef0123456789abcdef";
+  const auto repo = cache / "hub" / "models--org--tiny";
+  fs::create_directories(repo / "refs");
+  fs::create_directories(repo / "snapshots" / commit);
+  test::write_file(repo / "refs" / "main", commit);
+  for (const char* f : {"config.json", "model.safetensors"})
+    fs::copy_file(test::example_dir() / f, repo / "snapshots" / commit / f);
+  const std::string env = test::isolated_hub_env("http://127.0.0.1:9", cache.path());
+  auto absent = test::run_cli_env(env, "stats org/tiny@v2");
+  EXPECT_EQ(absent.exit_code, 8) << absent.err;
+  EXPECT_NE(absent.err.find("org/tiny@v2 is not downloaded: run `modelanalyzer download org/tiny@v2` first"),
+            std::string::npos)
+      << absent.err;
+  EXPECT_EQ(absent.err.find("offline"), std::string::npos) << absent.err;
+  auto present = test::run_cli_env(env, "stats org/tiny --json");
+  EXPECT_EQ(present.exit_code, 0) << present.err;
+}
+
 // Kernel support is the architecture's: Gemma-2's attn_logit_softcapping rules SDPA out (no soft-capping
 // hook) and leaves FlashAttention-2 (softcap), in console and JSON alike.
 TEST(CliReport, KernelSupportFollowsTheArchitecture) {

@@ -3,7 +3,11 @@
 // the network (range requests growing until it parses), then comes from the cache.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cli_test_support.h"
 #include "core/json.h"
@@ -38,8 +42,9 @@ FakeFile gguf_file(const std::string& path, DType type, uint32_t tokens, char et
   return f;
 }
 
-// The two parts of a split model (split.no / split.count as llama.cpp's gguf-split writes them).
-std::vector<FakeFile> split_files() {
+// The two parts of a split model (split.no / split.count as llama.cpp's gguf-split writes them), named
+// `prefix` + "00001-of-00002.gguf" (a folder in the prefix puts them in it).
+std::vector<FakeFile> split_files(const std::string& prefix = "split-") {
   const TinyGguf m{.hidden = 256, .ffn = 512, .with_data = false};
   std::vector<TensorToWrite> tensors = tiny_gguf_tensors(m);
   const size_t half = tensors.size() / 2;
@@ -51,7 +56,7 @@ std::vector<FakeFile> split_files() {
     std::vector<TensorToWrite> mine(tensors.begin() + (part ? half : 0),
                                     part ? tensors.end() : tensors.begin() + half);
     FakeFile f;
-    f.path = "split-0000" + std::to_string(part + 1) + "-of-00002.gguf";
+    f.path = prefix + "0000" + std::to_string(part + 1) + "-of-00002.gguf";
     f.content = gguf_header_bytes(kv, mine);
     f.content.resize((f.content.size() + 31) / 32 * 32, '\0');
     uint64_t data = 0;
@@ -61,6 +66,56 @@ std::vector<FakeFile> split_files() {
     f.etag = std::string(64, part ? 'f' : 'e');
     out.push_back(std::move(f));
   }
+  return out;
+}
+
+// unsloth's layout: a folder per quantization, a split model's parts inside its folder, a projector beside.
+FakeRepo gguf_folders_repo() {
+  FakeRepo r;
+  r.id = "ex/folders-GGUF";
+  r.files = split_files("Q4_K_M/big-Q4_K_M-");
+  r.files.push_back(gguf_file("Q8_0/tiny-Q8_0.gguf", DType::Q8_0, 10, '3'));
+  r.files.push_back(gguf_file("Q8_0/mmproj-tiny-f16.gguf", DType::F16, 10, '4'));
+  return r;
+}
+
+// bartowski's names: Q6_K beside Q6_K_L, F16 beside BF16. The Q6_K_L model's matrices are Q8_0 here, so a
+// test tells from the types read which model was chosen.
+const std::vector<std::pair<std::string, DType>> kTagFiles = {{"tiny-BF16.gguf", DType::BF16},
+                                                              {"tiny-F16.gguf", DType::F16},
+                                                              {"tiny-Q6_K.gguf", DType::Q6_K},
+                                                              {"tiny-Q6_K_L.gguf", DType::Q8_0}};
+FakeRepo gguf_tags_repo() {
+  FakeRepo r;
+  r.id = "ex/tags-GGUF";
+  // The fake CDN serves a file by its etag: each must be one no other repository's file has.
+  const std::string etags = "7890";
+  for (size_t k = 0; k < kTagFiles.size(); ++k)
+    r.files.push_back(gguf_file(kTagFiles[k].first, kTagFiles[k].second, 10, etags[k]));
+  return r;
+}
+
+// Quantizations whose bytes hash to their etags, to download: two files and a split model in a folder.
+FakeRepo gguf_downloadable_repo() {
+  FakeRepo r;
+  r.id = "ex/dl-GGUF";
+  FakeFile readme;
+  readme.path = "README.md";
+  readme.content = "# tiny\n";
+  r.files = {readme, gguf_file("tiny.Q4_K_M.gguf", DType::Q4_K, 10, 'x'),
+             gguf_file("tiny.Q8_0.gguf", DType::Q8_0, 10, 'x')};
+  for (FakeFile& f : split_files("Q5_K_M/big-Q5_K_M-")) r.files.push_back(std::move(f));
+  for (FakeFile& f : r.files) f.etag.clear();  // computed from the bytes: a download checks them
+  return r;
+}
+
+// The regular files under `dir`, by their paths relative to it, sorted; none when it does not exist.
+std::vector<std::string> gguf_dl_files_under(const fs::path& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file()) out.push_back(it->path().lexically_relative(dir).generic_string());
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -91,6 +146,15 @@ class HubGguf : public ::testing::Test {
     broken.files = {gguf_file("tiny.Q4_K_M.gguf", DType::Q4_K, 10, '1'),
                     gguf_file("tiny.Q8_0.gguf", DType::Q8_0, 10, '2'), split_files().front()};
     hub_->add_repo(broken);
+    hub_->add_repo(gguf_folders_repo());
+    hub_->add_repo(gguf_tags_repo());
+    // The original's safetensors beside its quantizations, and a repository of safetensors only.
+    FakeRepo mixed = repo_from_directory("ex/mixed", example_dir());
+    mixed.files.push_back(gguf_file("tiny.Q4_K_M.gguf", DType::Q4_K, 10, '5'));
+    mixed.files.push_back(gguf_file("tiny.Q8_0.gguf", DType::Q8_0, 10, '6'));
+    hub_->add_repo(mixed);
+    hub_->add_repo(repo_from_directory("ex/plain", example_dir()));
+    hub_->add_repo(gguf_downloadable_repo());
     hub_->start();
   }
   static void TearDownTestSuite() {
@@ -199,7 +263,7 @@ TEST_F(HubGguf, SeveralQuantizationsAreListedThenChosen) {
   EXPECT_EQ(count_of(hub_->log(), "cdn"), 0u);
 
   CommandResult none = run("tensors ex/tiny-GGUF --file Q2_K --json");
-  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.exit_code, 8);  // not found, as a missing file
   EXPECT_NE(none.err.find("no GGUF model matches 'Q2_K'"), std::string::npos) << none.err;
 
   // The same choice as a suffix of the id (llama.cpp's -hf, Ollama's hf.co/), at a revision too; --file
@@ -211,7 +275,7 @@ TEST_F(HubGguf, SeveralQuantizationsAreListedThenChosen) {
     EXPECT_EQ(q8.out.find("\"dtype\":\"q4_k\""), std::string::npos) << id;
   }
   CommandResult unmatched = run("tensors ex/tiny-GGUF:Q2_K --json");  // named as the user wrote it
-  EXPECT_EQ(unmatched.exit_code, 2);
+  EXPECT_EQ(unmatched.exit_code, 8);
   EXPECT_NE(unmatched.err.find("ex/tiny-GGUF: :Q2_K: no GGUF model matches 'Q2_K'"), std::string::npos)
       << unmatched.err;
   CommandResult both = run("tensors ex/tiny-GGUF:Q8_0 --file Q4_K_M --json");
@@ -233,6 +297,8 @@ TEST_F(HubGguf, AnUnreadableModelIsNamedAndTheOthersListed) {
     const std::string file(m.find("file")->as_string());
     if (file.starts_with("split-")) {
       EXPECT_NE(m.find("error")->as_string().find("split-00002-of-00002.gguf"), std::string::npos) << r.out;
+      // Its size is unknown, not the first part's bytes as if they were all of it.
+      EXPECT_TRUE(m.find("size_bytes")->is_null()) << r.out;
     } else {
       EXPECT_TRUE(m.find("error")->is_null()) << file << "\n" << r.out;
       EXPECT_EQ(m.find("parameters")->as_uint(), kParameters) << file;
@@ -243,6 +309,11 @@ TEST_F(HubGguf, AnUnreadableModelIsNamedAndTheOthersListed) {
   CommandResult console = run("ex/broken-GGUF");
   ASSERT_EQ(console.exit_code, 0) << console.err;
   EXPECT_NE(console.out.find("unreadable: "), std::string::npos) << console.out;
+  const size_t row = console.out.find("split-00001-of-00002.gguf");
+  ASSERT_NE(row, std::string::npos) << console.out;
+  const std::string line = console.out.substr(row, console.out.find('\n', row) - row);
+  EXPECT_NE(line.find("  ?  "), std::string::npos) << line;
+  EXPECT_EQ(line.find(" B "), std::string::npos) << line;
   // Chosen, the broken model still fails with its own error.
   CommandResult chosen = run("tensors ex/broken-GGUF --file split --json");
   EXPECT_EQ(chosen.exit_code, 8) << chosen.err;
@@ -255,6 +326,165 @@ TEST_F(HubGguf, ASplitModelIsReadFromEveryPartsHeader) {
   EXPECT_EQ(d.root().find("num_parameters")->as_uint(), kParameters);
   EXPECT_EQ(d.root().find("checkpoint")->find("files")->as_uint(), 2u);
   EXPECT_EQ(count_of(hub_->log(), "cdn"), 2u);  // one range request per part
+}
+
+// A folder per quantization: every model is listed with its path, a split one's parts found in its folder;
+// where only top-level files were seen, and a repository of folders held "no GGUF file" (exit 8).
+TEST_F(HubGguf, ModelsInFoldersAreListedAndChosen) {
+  CommandResult r = run("ex/folders-GGUF --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "stdout");
+  const std::vector<json::Value>& models = d.root().find("gguf_models")->items();
+  ASSERT_EQ(models.size(), 2u) << r.out;  // the projector is not a model
+  EXPECT_EQ(models[0].find("file")->as_string(), "Q4_K_M/big-Q4_K_M-00001-of-00002.gguf");
+  EXPECT_EQ(models[0].find("parts")->as_uint(), 2u);
+  uint64_t split_bytes = 0;  // the bytes the fake Hub serves for the two parts
+  for (const FakeFile& f : split_files("Q4_K_M/big-Q4_K_M-")) split_bytes += f.sparse_size;
+  EXPECT_EQ(models[0].find("size_bytes")->as_uint(), split_bytes);
+  EXPECT_EQ(models[0].find("parameters")->as_uint(), kParameters);
+  EXPECT_EQ(models[1].find("file")->as_string(), "Q8_0/tiny-Q8_0.gguf");
+  EXPECT_EQ(models[1].find("parameters")->as_uint(), kParameters);
+  CommandResult console = run("ex/folders-GGUF");
+  ASSERT_EQ(console.exit_code, 0) << console.err;
+  EXPECT_NE(console.out.find("Q8_0/tiny-Q8_0.gguf"), std::string::npos) << console.out;
+
+  CommandResult q8 = run("tensors ex/folders-GGUF:Q8_0 --json");
+  ASSERT_EQ(q8.exit_code, 0) << q8.err;
+  EXPECT_NE(q8.out.find("\"dtype\":\"q8_0\""), std::string::npos);
+  CommandResult split = run("tensors ex/folders-GGUF:Q4_K_M --json");
+  ASSERT_EQ(split.exit_code, 0) << split.err;
+  json::Document sd = json::Document::parse(split.out, "stdout");
+  EXPECT_EQ(sd.root().find("num_parameters")->as_uint(), kParameters);
+  EXPECT_EQ(sd.root().find("checkpoint")->find("files")->as_uint(), 2u);
+}
+
+// ":Q6_K" beside Q6_K_L and ":F16" beside BF16 name one model each: the quantization tag is matched exactly
+// before any part of a name (both were "ambiguous", and Q6_K could not be chosen at all).
+TEST_F(HubGguf, ATagMatchesItsQuantizationExactly) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"ex/tags-GGUF:Q6_K", "q6_k"},
+      {"ex/tags-GGUF:q6_k_l", "q8_0"},
+      {"ex/tags-GGUF:F16", "f16"},
+      {"ex/tags-GGUF:BF16", "bf16"},
+      {"ex/tags-GGUF:tiny-Q6_K", "q6_k"},
+      {"ex/tags-GGUF --file tiny-Q6_K.gguf", "q6_k"},
+      {"ex/tags-GGUF --file tiny-F16", "f16"}};
+  for (const auto& [model, type] : cases) {
+    CommandResult r = run("tensors " + model + " --json");
+    ASSERT_EQ(r.exit_code, 0) << model << "\n" << r.err;
+    for (const char* other : {"q6_k", "q8_0", "f16", "bf16"})
+      EXPECT_EQ(r.out.find(std::string("\"dtype\":\"") + other + "\"") != std::string::npos, type == other)
+          << model << " read " << other;
+  }
+  CommandResult several = run("tensors ex/tags-GGUF:Q6 --json");
+  EXPECT_EQ(several.exit_code, 2) << several.err;
+  EXPECT_NE(several.err.find("tiny-Q6_K.gguf ("), std::string::npos) << several.err;
+  EXPECT_NE(several.err.find("tiny-Q6_K_L.gguf ("), std::string::npos) << several.err;
+}
+
+// A GGUF model named in a repository that also holds safetensors is the model analysed: the safetensors are
+// never read (the report showed their 151,872 parameters under the GGUF's name). A name no GGUF matches is
+// "not found" before any file is fetched, also where the repository holds no GGUF at all.
+TEST_F(HubGguf, ANamedGgufWinsOverTheSafetensorsBesideIt) {
+  CommandResult r = run("ex/mixed:Q4_K_M --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "stdout");
+  EXPECT_EQ(d.root().find("num_parameters")->as_uint(), kParameters);
+  EXPECT_EQ(d.root().find("weights_format")->as_string(), "gguf");
+  EXPECT_EQ(d.root().find("metadata")->find("weight_files_bytes")->as_uint(),
+            gguf_file("tiny.Q4_K_M.gguf", DType::Q4_K, 10, '5').sparse_size);
+  for (const LogEntry& e : hub_->log())
+    EXPECT_EQ(e.uri.find("model.safetensors"), std::string::npos) << e.uri;
+  CommandResult q8 = run("tensors ex/mixed --file q8_0 --json");
+  ASSERT_EQ(q8.exit_code, 0) << q8.err;
+  EXPECT_NE(q8.out.find("\"dtype\":\"q8_0\""), std::string::npos);
+
+  for (const char* model : {"ex/plain --file nonexistent.gguf", "ex/mixed --file nonexistent.gguf"}) {
+    hub_->clear_log();
+    CommandResult none = run(std::string(model) + " --json");
+    EXPECT_EQ(none.exit_code, 8) << model << "\n" << none.err;
+    EXPECT_NE(none.err.find("--file: no GGUF model matches 'nonexistent.gguf'"), std::string::npos)
+        << none.err;
+    EXPECT_EQ(hub_->log().size(), 1u) << model;  // the file list, nothing else
+  }
+  CommandResult plain = run("ex/plain --file nonexistent.gguf");
+  EXPECT_NE(plain.err.find("the repository holds no GGUF file"), std::string::npos) << plain.err;
+}
+
+// A /blob/ or /resolve/ URL naming a .gguf file analyses that model, not the repository's listing.
+TEST_F(HubGguf, AFileUrlNamesTheModelToAnalyse) {
+  CommandResult r = run("tensors https://huggingface.co/ex/tiny-GGUF/blob/main/tiny.Q8_0.gguf --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"dtype\":\"q8_0\""), std::string::npos);
+  EXPECT_EQ(r.out.find("\"dtype\":\"q4_k\""), std::string::npos);
+  CommandResult report = run("https://huggingface.co/ex/tiny-GGUF/resolve/main/tiny.Q4_K_M.gguf --json");
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  json::Document d = json::Document::parse(report.out, "stdout");
+  EXPECT_EQ(d.root().find("gguf_models"), nullptr);
+  EXPECT_EQ(d.root().find("num_parameters")->as_uint(), kParameters);
+}
+
+// `download org/x-GGUF:TAG` fetches that model's files, every part of a split one, and nothing else (it
+// fetched every quantization: 100 GB and more on a real -GGUF repository).
+TEST_F(HubGguf, DownloadOfANamedModelFetchesItsPartsOnly) {
+  const fs::path q8 = cache_.path() / "q8";
+  CommandResult r = run("download ex/dl-GGUF:Q8_0 --out '" + q8.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(gguf_dl_files_under(q8), std::vector<std::string>{"tiny.Q8_0.gguf"});
+  EXPECT_EQ(count_of(hub_->log(), "cdn"), 1u);
+  EXPECT_EQ(fs::file_size(q8 / "tiny.Q8_0.gguf"),
+            gguf_file("tiny.Q8_0.gguf", DType::Q8_0, 10, 'x').sparse_size);
+
+  const fs::path q5 = cache_.path() / "q5";
+  CommandResult split = run("download ex/dl-GGUF:q5_k_m --out '" + q5.string() + "'");
+  ASSERT_EQ(split.exit_code, 0) << split.err;
+  EXPECT_EQ(gguf_dl_files_under(q5), (std::vector<std::string>{"Q5_K_M/big-Q5_K_M-00001-of-00002.gguf",
+                                                               "Q5_K_M/big-Q5_K_M-00002-of-00002.gguf"}));
+
+  const fs::path q4 = cache_.path() / "q4";
+  CommandResult file =
+      run("download ex/dl-GGUF --file Q4_K_M --include README.md --out '" + q4.string() + "'");
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  EXPECT_EQ(gguf_dl_files_under(q4), (std::vector<std::string>{"README.md", "tiny.Q4_K_M.gguf"}));
+
+  // Into the cache: the snapshot holds that model, which the analysis then reads offline from disk.
+  CommandResult cached = run("download ex/dl-GGUF:Q8_0 --quiet");
+  ASSERT_EQ(cached.exit_code, 0) << cached.err;
+  const fs::path snapshot = cached.out.substr(0, cached.out.find('\n'));
+  EXPECT_EQ(gguf_dl_files_under(snapshot), std::vector<std::string>{"tiny.Q8_0.gguf"});
+  CommandResult offline = run("tensors ex/dl-GGUF:Q8_0 --offline --json");
+  ASSERT_EQ(offline.exit_code, 0) << offline.err;
+  EXPECT_NE(offline.out.find("\"dtype\":\"q8_0\""), std::string::npos);
+}
+
+// A /resolve/ or /blob/ URL names one file: that file is downloaded, whatever the repository holds.
+TEST_F(HubGguf, DownloadOfAFileUrlFetchesThatFileOnly) {
+  const fs::path one = cache_.path() / "one";
+  CommandResult r = run("download https://huggingface.co/ex/dl-GGUF/resolve/main/tiny.Q4_K_M.gguf --out '" +
+                        one.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(gguf_dl_files_under(one), std::vector<std::string>{"tiny.Q4_K_M.gguf"});
+  const fs::path readme = cache_.path() / "readme";
+  CommandResult blob =
+      run("download 'https://huggingface.co/ex/dl-GGUF/blob/main/README.md' --out '" + readme.string() + "'");
+  ASSERT_EQ(blob.exit_code, 0) << blob.err;
+  EXPECT_EQ(gguf_dl_files_under(readme), std::vector<std::string>{"README.md"});
+  CommandResult absent = run("download https://huggingface.co/ex/dl-GGUF/resolve/main/absent.gguf --out '" +
+                             (cache_.path() / "absent").string() + "'");
+  EXPECT_EQ(absent.exit_code, 8) << absent.err;
+  EXPECT_NE(absent.err.find("absent.gguf"), std::string::npos) << absent.err;
+}
+
+// A name no model matches downloads nothing (exit 8); one several match alike is a usage error (exit 2).
+TEST_F(HubGguf, DownloadOfAModelNothingMatchesFetchesNothing) {
+  const fs::path out = cache_.path() / "none";
+  CommandResult none = run("download ex/dl-GGUF:Q2_K --out '" + out.string() + "'");
+  EXPECT_EQ(none.exit_code, 8) << none.err;
+  EXPECT_NE(none.err.find("no GGUF model matches 'Q2_K'"), std::string::npos) << none.err;
+  CommandResult several = run("download ex/dl-GGUF:tiny --out '" + out.string() + "'");
+  EXPECT_EQ(several.exit_code, 2) << several.err;
+  EXPECT_EQ(count_of(hub_->log(), "cdn"), 0u);
+  EXPECT_TRUE(gguf_dl_files_under(out).empty());
 }
 
 }  // namespace

@@ -95,6 +95,19 @@ TEST_F(HubResume, LostConnectionResumesWithRange) {
   EXPECT_EQ(fs::file_size(file), static_cast<uintmax_t>(kSize));  // and its SHA-256 matched, or no file
 }
 
+// --verbose lists the transfer that broke too (status 0 and the bytes that came before it broke), not only
+// the Range request that resumed it: the exchange a user turns --verbose on to see.
+TEST_F(HubResume, VerboseListsTheBrokenTransferAResumeContinues) {
+  START_CUT_SERVER_OR_SKIP(server, "resume");
+  CommandResult r =
+      run_cli_env("-u HF_TOKEN HF_ENDPOINT=" + server.endpoint() + " HF_HUB_CACHE=" + quoted(dir_ / "cache"),
+                  "download cut/model -v");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("/weights.bin -> 0, " + std::to_string(kCut) + " bytes"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/weights.bin bytes=" + std::to_string(kCut) + "- -> 206, "), std::string::npos)
+      << r.err;
+}
+
 TEST_F(HubResume, ServerIgnoringRangeOnResumeRestartsTheFile) {
   START_CUT_SERVER_OR_SKIP(server, "ignore-range");
   CommandResult r = download(server, dir_ / "cache");

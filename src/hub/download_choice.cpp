@@ -1,0 +1,103 @@
+#include "hub/download_choice.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "core/glob.h"
+#include "hub/gguf_catalog.h"
+#include "hub/hub_api.h"
+#include "hub/hub_cache.h"
+#include "hub/hub_http.h"
+#include "hub/model_info.h"
+#include "hub/snapshot_listing.h"
+
+namespace ma {
+namespace {
+
+struct RevisionFiles {
+  std::vector<RepoFile> files;
+  std::string commit;
+  bool online = false;
+};
+
+// The revision's file list as the cache holds it: our record of the Hub's answer, else the files of a
+// snapshot another tool wrote. nullopt when the cache knows nothing of the revision.
+std::optional<RevisionFiles> cached_revision_files(const RepoRef& ref, const HubCache& cache) {
+  const std::string commit =
+      is_commit_hash(ref.revision) ? ref.revision : cache.read_ref(ref.revision).value_or("");
+  if (commit.empty()) return std::nullopt;
+  if (std::optional<std::string> body = cache.read_info(commit)) {
+    HubModelInfo info =
+        parse_model_info(std::move(*body), (cache.repo_dir() / "modelanalyzer/info").string());
+    return RevisionFiles{std::move(info.files), commit, false};
+  }
+  std::vector<RepoFile> on_disk = snapshot_listing(cache.snapshot_dir(commit));
+  if (on_disk.empty()) return std::nullopt;
+  return RevisionFiles{std::move(on_disk), commit, false};
+}
+
+RevisionFiles revision_files(const RepoRef& ref, const HubSettings& settings,
+                             const std::atomic<bool>* cancel) {
+  const HubCache cache(settings.cache_root, ref.id);
+  if (!settings.offline) {
+    try {
+      HubHttp http(settings);
+      HubModelInfo info = fetch_model_info(http, ref, cache, cancel);
+      return {std::move(info.files), info.commit, true};
+    } catch (const Error& e) {
+      // The Hub unreachable or failing: the cached revision still says which files to take (the download
+      // itself then answers from the cache, or fails with its own error).
+      if (e.kind() != ErrorKind::Network) throw;
+      if (std::optional<RevisionFiles> cached = cached_revision_files(ref, cache)) return std::move(*cached);
+      throw;
+    }
+  }
+  if (std::optional<RevisionFiles> cached = cached_revision_files(ref, cache)) return std::move(*cached);
+  throw Error(ErrorKind::NotFound, ref.id + "@" + ref.revision, "",
+              "offline (HF_HUB_OFFLINE), and the cache holds neither a file list nor a snapshot of this "
+              "revision");
+}
+
+// The download takes the chosen paths as --include globs: a path holding '*' or '?' would match other files
+// too, and is refused rather than let it widen the download.
+void require_literal_globs(const std::vector<std::string>& paths, const std::vector<RepoFile>& files,
+                           const std::string& where) {
+  for (const std::string& p : paths) {
+    if (p.find_first_of("*?") == std::string::npos) continue;
+    for (const RepoFile& f : files)
+      if (f.path != p && glob_match(p, f.path))
+        throw Error(ErrorKind::Unsupported, where, printable(p, 200),
+                    "its name holds '*' or '?' and, as a download pattern, would also select other files: "
+                    "choose the files with --include and --exclude");
+  }
+}
+
+}  // namespace
+
+DownloadChoice choose_download_files(const RepoRef& ref, const HubSettings& settings,
+                                     const std::optional<std::string>& file,
+                                     const std::optional<std::string>& selector, std::string_view spelled,
+                                     const std::atomic<bool>* cancel) {
+  RevisionFiles listed = revision_files(ref, settings, cancel);
+  DownloadChoice out;
+  out.commit = listed.commit;
+  out.listed_online = listed.online;
+  if (file) {
+    const bool there = std::any_of(listed.files.begin(), listed.files.end(),
+                                   [&](const RepoFile& f) { return f.path == *file; });
+    if (!there)
+      throw Error(ErrorKind::NotFound, ref.id + "@" + ref.revision, printable(*file, 200),
+                  "the URL names a file that is not in the repository at this revision");
+    out.paths.push_back(*file);
+  } else {
+    if (!selector)
+      throw Error(ErrorKind::Internal, ref.id, "", "choose_download_files: nothing to choose by");
+    const GgufCatalog catalog(listed.files, ref.id);
+    for (const RepoFile* part : catalog.parts(catalog.choose(*selector, spelled)))
+      out.paths.push_back(part->path);
+  }
+  require_literal_globs(out.paths, listed.files, ref.id + "@" + ref.revision);
+  return out;
+}
+
+}  // namespace ma

@@ -1,0 +1,33 @@
+// What `download MODEL` fetches when MODEL names less than a repository: the one file a /blob/REV/FILE or
+// /resolve/REV/FILE URL names, or every part of the GGUF model a selector names (":Q4_K_M", --file), chosen
+// on the revision's file list before any transfer starts — as llama.cpp's -hf fetches one quantization, not
+// the 100 GB of all of them.
+#pragma once
+#include <atomic>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hub/hub_settings.h"
+#include "hub/repo_ref.h"
+
+namespace ma {
+
+struct DownloadChoice {
+  std::vector<std::string> paths;  // repo paths exactly as listed, in part order
+  std::string commit;              // of the file list they were chosen from
+  bool listed_online = false;      // that list came from the Hub just now (else from the cache)
+};
+
+// `file` (a URL's) is taken as it is and must be listed; else `selector` picks a GGUF model as
+// GgufCatalog::choose does, `spelled` saying how the user gave it. The file list comes from the Hub, else
+// (offline, or the Hub unreachable) from the cache's record of the revision, else from the files of its
+// cached snapshot. Throws Error(NotFound) for a file or model not in the list, or a revision the cache does
+// not hold offline; Error(Usage) for a selector several models match.
+DownloadChoice choose_download_files(const RepoRef& ref, const HubSettings& settings,
+                                     const std::optional<std::string>& file,
+                                     const std::optional<std::string>& selector, std::string_view spelled,
+                                     const std::atomic<bool>* cancel);
+
+}  // namespace ma
