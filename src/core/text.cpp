@@ -64,6 +64,19 @@ std::string terminal_safe(std::string_view s) {
   return out;
 }
 
+std::string terminal_safe_lines(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t begin = 0;;) {
+    const size_t end = s.find('\n', begin);
+    out +=
+        terminal_safe(s.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
+    if (end == std::string_view::npos) return out;
+    out += '\n';
+    begin = end + 1;
+  }
+}
+
 bool is_plain_text(std::string_view s) {
   return terminal_safe(s) == s;  // one rule: what terminal_safe would change is not plain text
 }

@@ -10,6 +10,11 @@ namespace ma {
 
 std::string terminal_safe(std::string_view s);
 
+// terminal_safe for text of several lines: each line made safe, the line breaks kept. What the report writers
+// apply to everything they print, since a config's names and values (architectures, hidden_act, a
+// quant_method) are untrusted: an OSC 52 sequence in one would otherwise set the user's clipboard.
+std::string terminal_safe_lines(std::string_view s);
+
 // True when terminal_safe leaves `s` as it is: valid UTF-8 without control characters. What a tensor name
 // must be to be printed, and written as JSON, unchanged.
 bool is_plain_text(std::string_view s);

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/text.h"
+
 namespace ma {
 
 void ConsoleWriter::heading(std::string_view title) {
   if (!out_.empty()) out_ += '\n';
   out_ += color_ ? "\033[1m" : "";
-  out_ += title;
+  out_ += terminal_safe_lines(title);
   out_ += color_ ? "\033[0m\n" : "\n";
 }
 
@@ -62,7 +64,8 @@ size_t console_display_width(std::string_view s) {
 }  // namespace
 
 // A label too long for its column takes a line of its own, so that every value starts in the same column.
-void ConsoleWriter::field(std::string_view label, std::string_view value) {
+void ConsoleWriter::field(std::string_view label_text, std::string_view value) {
+  const std::string label = terminal_safe_lines(label_text);
   out_.append(kIndent, ' ');
   out_ += label;
   const size_t label_columns = console_display_width(label);
@@ -72,14 +75,14 @@ void ConsoleWriter::field(std::string_view label, std::string_view value) {
     out_ += '\n';
     out_.append(kIndent + label_width_, ' ');
   }
-  out_ += value;
+  out_ += terminal_safe_lines(value);
   out_ += '\n';
 }
 
 void ConsoleWriter::footnote(std::string_view text) {
   out_.append(kIndent, ' ');
   if (color_) out_ += "\033[2m";
-  out_ += text;
+  out_ += terminal_safe_lines(text);
   out_ += color_ ? "\033[0m\n" : "\n";
 }
 
@@ -87,12 +90,23 @@ void ConsoleWriter::footnote(std::string_view text) {
 void ConsoleWriter::note(std::string_view text) {
   out_.append(kIndent + label_width_, ' ');
   if (color_) out_ += "\033[2m";
-  out_ += text;
+  out_ += terminal_safe_lines(text);
   out_ += color_ ? "\033[0m\n" : "\n";
 }
 
-void ConsoleWriter::table(const std::vector<std::string>& header,
-                          const std::vector<std::vector<std::string>>& rows) {
+void ConsoleWriter::table(const std::vector<std::string>& header_text,
+                          const std::vector<std::vector<std::string>>& rows_text) {
+  // Every cell as the terminal will show it (its controls escaped), then measured.
+  auto safe = [](const std::vector<std::string>& cells) {
+    std::vector<std::string> out;
+    out.reserve(cells.size());
+    for (const std::string& c : cells) out.push_back(terminal_safe_lines(c));
+    return out;
+  };
+  const std::vector<std::string> header = safe(header_text);
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(rows_text.size());
+  for (const auto& row : rows_text) rows.push_back(safe(row));
   // Widths in terminal columns, not bytes (console_display_width).
   std::vector<size_t> width(header.size());
   for (size_t c = 0; c < header.size(); ++c) width[c] = console_display_width(header[c]);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/text.h"
+
 namespace ma {
 
 namespace {
@@ -35,7 +37,10 @@ size_t code_span_end(std::string_view s, size_t i) {
 // /, ! or ? follows) and an & that could start an entity (a letter or # follows) are escaped, so "eta < 1"
 // and "R & D" stay as they read. With `in_table`, | is escaped (inside code spans too, as GFM tables ask) and
 // a newline is a <br>.
-std::string markdown_text(std::string_view s, bool in_table) {
+std::string markdown_text(std::string_view text, bool in_table) {
+  // Control characters escaped first (a Markdown file is read in terminals too: cat, less -R).
+  const std::string safe = terminal_safe_lines(text);
+  const std::string_view s = safe;
   auto starts_markup = [&](size_t i, std::string_view also) {
     if (i + 1 >= s.size()) return false;
     const unsigned char next = static_cast<unsigned char>(s[i + 1]);
@@ -192,7 +197,7 @@ void MarkdownWriter::table(const std::vector<std::string>& header,
 
 void MarkdownWriter::formula(std::string_view text) {
   out_ += "```\n";
-  out_ += text;
+  out_ += terminal_safe_lines(text);
   out_ += "\n```\n\n";
 }
 

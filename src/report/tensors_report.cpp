@@ -9,6 +9,7 @@
 #include "core/json_writer.h"
 #include "core/ordered_blocks.h"
 #include "core/parallel.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "report/layers_json.h"
 #include "report/run_info.h"
@@ -233,8 +234,10 @@ std::string render_tensors_console(const TensorsReport& r, bool color) {
   const char* dim = color ? "\033[2m" : "";
   const char* reset = color ? "\033[0m" : "";
   std::string out;
-  out += std::string(bold) + display_name_of(inv.source) + reset;
-  if (!inv.arch.model_type.empty()) out += "  " + inv.arch.model_type + " / " + inv.arch.architecture;
+  // The config's names are untrusted: escaped as the other writers escape them.
+  out += std::string(bold) + terminal_safe(display_name_of(inv.source)) + reset;
+  if (!inv.arch.model_type.empty())
+    out += "  " + terminal_safe(inv.arch.model_type) + " / " + terminal_safe(inv.arch.architecture);
   const std::string from =
       inv.origin == InventoryOrigin::Headers && inv.checkpoint && inv.checkpoint->format != "safetensors"
           ? inv.checkpoint->format + " checkpoint"

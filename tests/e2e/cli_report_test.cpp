@@ -48,6 +48,33 @@ TEST(CliReport, MarkdownShowsModelTextAsText) {
   EXPECT_NE(r.out.find("&lt;img onerror=x>\\|&amp;amp"), std::string::npos) << r.out;
 }
 
+// A config's strings are untrusted: an OSC 52 sequence (set the clipboard) in architectures, an OSC 0 and a
+// CSI in hidden_act, a C1 CSI in quant_method reach neither the terminal nor the Markdown raw: each control
+// is shown escaped (\x1b), in the report, its Markdown and the tensors listing alike.
+TEST(CliReport, ConfigStringsNeverDriveTheTerminal) {
+  test::TempDir tmp;
+  fs::create_directories(tmp / "m");
+  test::write_file(
+      tmp / "m" / "config.json",
+      R"({"model_type": "llama", "architectures": ["\u001b]52;c;cm0gLXJmIH4K\u0007LlamaForCausalLM"],
+    "hidden_act": "\u001b]0;PWNED\u0007\u001b[31msilu", "quantization_config": {"quant_method": "\u009b2Jfp8"},
+    "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 1, "num_attention_heads": 4,
+    "vocab_size": 100})");
+  for (const std::string& command : {test::quoted(tmp / "m") + " --skip-tokenizer",
+                                     test::quoted(tmp / "m") + " --skip-tokenizer --detailed",
+                                     test::quoted(tmp / "m") + " --skip-tokenizer --export-markdown -",
+                                     "tensors " + test::quoted(tmp / "m")}) {
+    auto r = test::run_cli(command);
+    SCOPED_TRACE(command);
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('\x07'), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("\xc2\x9b"), std::string::npos) << r.out;
+    if (!command.starts_with("tensors")) {  // which names the architecture the template resolved
+      EXPECT_NE(r.out.find("\\x1b]52;c;cm0gLXJmIH4K\\x07LlamaForCausalLM"), std::string::npos) << r.out;
+    }
+  }
+}
+
 // "." names the directory it is: the report's title and model_name are that directory's name.
 TEST(CliReport, TheCurrentDirectoryIsNamedByItsName) {
   const test::CommandResult r = test::run_cli_in(test::example_dir(), ". --json --skip-tokenizer");
