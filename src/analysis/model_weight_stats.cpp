@@ -112,6 +112,7 @@ void add_checkpoint(const LocalModelFiles& files, bool trainable, const StatsSel
   if (!ck.headers_read)
     throw Error(ErrorKind::NotFound, files.display_name, "",
                 "statistics need the weight files, not only an index");
+  check_value_read_budget(files, ck);
   // Scale tensors by name, for the float8 weights beside them (possibly in another shard).
   std::unordered_map<std::string_view, const StoredTensor*> scales;
   for (const CheckpointFile& f : ck.files)

@@ -233,6 +233,8 @@ WeightComparison compare_weights(const LocalModelFiles& a, const LocalModelFiles
     if (!ck->headers_read)
       throw Error(ErrorKind::NotFound, (ck == &ca ? a : b).display_name, "",
                   "comparison needs the weight files");
+  check_value_read_budget(a, ca);
+  check_value_read_budget(b, cb);
   // One format names a tensor alike in both; an original and its GGUF quantization pair by place.
   const bool by_place = (ca.format == "gguf") != (cb.format == "gguf");
   const std::vector<PairedSide> sa = paired_sides(a, ca, by_place), sb = paired_sides(b, cb, by_place);

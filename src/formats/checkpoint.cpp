@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/name_index.h"
 #include "core/parallel.h"
+#include "core/units.h"
 #include "formats/gguf.h"
 #include "formats/safetensors.h"
 #include "formats/torch_checkpoint.h"
@@ -488,6 +489,21 @@ Checkpoint read_checkpoint(const LocalModelFiles& files) {
         throw Error(ErrorKind::Limit, files.display_name, "tensors",
                     "their elements add up past 2^64 (at '" + printable(t.name) + "')");
   return ck;
+}
+
+void check_value_read_budget(const LocalModelFiles& files, const Checkpoint& ck) {
+  uint64_t file_bytes = 0, covered = 0;
+  for (const CheckpointFile& f : ck.files) {
+    file_bytes += f.size;
+    for (const StoredTensor& t : f.tensors)
+      if (!t.strided) covered += t.bytes();  // an expanded (stride-0) view is never read: no cost
+  }
+  const uint64_t budget = kValueReadFactor * file_bytes + (uint64_t{64} << 20);
+  if (covered > budget)
+    throw Error(ErrorKind::Limit, files.display_name, "",
+                "its tensors cover " + with_thousands(covered) + " bytes, more than " +
+                    std::to_string(kValueReadFactor) + " x its files' " + with_thousands(file_bytes) +
+                    " bytes + 64 MiB (views sharing their storage, each to be read again): values not read");
 }
 
 }  // namespace ma

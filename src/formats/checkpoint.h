@@ -56,4 +56,13 @@ struct Checkpoint {
 // Unsafe for escaping shard paths.
 Checkpoint read_checkpoint(const LocalModelFiles& files);
 
+// Reading every tensor's values costs the bytes the tensors cover: no more than the files for safetensors,
+// GGUF and ONNX (whose data ranges may not overlap), but PyTorch views share their storage and may cover it
+// many times over (20,000 overlapping slices of one 4 MB tensor in a 5.7 MB file: 80 GB to read, a hang). The
+// commands that read values (stats, compare, spectrum, embeddings) call this first: tensors covering more
+// than kValueReadFactor times the files' bytes (plus 64 MiB) are exit 5 naming the checkpoint. Tied weights
+// read twice, and views splitting a fused storage, stay far below it.
+inline constexpr uint64_t kValueReadFactor = 4;
+void check_value_read_budget(const LocalModelFiles& files, const Checkpoint& ck);
+
 }  // namespace ma

@@ -139,5 +139,21 @@ TEST(CliPytorchCases, SafetensorsBesideAPytorchIndexAreRead) {
   EXPECT_GT(json_of("stats", tmp.path()).root().find("summary")->find("tensors")->as_uint(), 0u);
 }
 
+// Views sharing one storage may cover it many times over: reading their values is bounded by the file (4x its
+// bytes plus 64 MiB) so that a small file cannot make stats or compare read for hours. 120 slices of a 1 MiB
+// storage cover 110 MB: stats and compare refuse (exit 5) before reading; listing them reads nothing and
+// works.
+TEST(CliPytorchCases, ViewsCoveringTheirStorageManyTimesAreNotReadAgainAndAgain) {
+  test::TempDir tmp;
+  TORCH_CASE(file, tmp, "overlapping-views");
+  for (const std::string& command :
+       {"stats " + test::quoted(*file), "compare " + test::quoted(*file) + " " + test::quoted(*file)}) {
+    const auto r = test::run_cli(command);
+    EXPECT_EQ(r.exit_code, 5) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("views sharing their storage"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(listed_tensors(*file).root().find("tensors")->items().size(), 120u);
+}
+
 }  // namespace
 }  // namespace ma

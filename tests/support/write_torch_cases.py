@@ -19,6 +19,8 @@ usage: write_torch_cases.py DIR [CASE...]   (no CASE: every one)
   sparse           a dense tensor "w" and a sparse one "s" (torch 1.13's weights_only reads it: checked here)
   meta             a meta tensor "m" (no data) beside a dense "w" (weights_only reads it: checked here)
   quantized        a quantized tensor "q" beside a dense "w" (a current torch's weights_only reads it)
+  overlapping-views  120 overlapping slices of one 1 MiB storage, each 920 KB: a 1 MB file whose tensors
+                   cover 110 MB (torch.load reads it: checked here)
 """
 import sys
 
@@ -109,9 +111,16 @@ def quantized(out):
     torch.save({"w": torch.ones(2), "q": torch.quantize_per_tensor(torch.ones(2), 0.1, 0, torch.qint8)}, out)
 
 
+def overlapping_views(out):
+    base = torch.arange(262144, dtype=torch.float32)
+    torch.save({f"v{i}": base[i * 200:i * 200 + 230000] for i in range(120)}, out)
+    torch.load(out, weights_only=True)
+
+
 CASES = {"tutorial": tutorial, "shared-dict": shared_dict, "legacy-boundary": legacy_boundary, "tied": tied,
          "expanded": expanded, "gapped": gapped, "long-keys": long_keys, "stored-dtype": stored_dtype,
-         "newer-values": newer_values, "sparse": sparse, "meta": meta, "quantized": quantized}
+         "newer-values": newer_values, "sparse": sparse, "meta": meta, "quantized": quantized,
+         "overlapping-views": overlapping_views}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or any(c not in CASES for c in sys.argv[2:]):
