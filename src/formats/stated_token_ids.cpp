@@ -81,9 +81,10 @@ StatedIds read_stated_ids(const fs::path& path, std::string_view file) {
   limits.max_bytes = cap;
   limits.allow_nonfinite = true;
   const std::string text = read_small_file(path, cap);
-  json::Reader r(text, path.string(), limits);
+  const std::string name = path.string();  // the reader keeps a view of it for its errors: it must outlive r
+  json::Reader r(text, name, limits);
   if (r.peek() != json::Reader::Kind::Object)
-    throw Error(ErrorKind::Malformed, path.string(), "", "is not a JSON object");
+    throw Error(ErrorKind::Malformed, name, "", "is not a JSON object");
   r.begin_object();
   StatedIds out{file, {}};
   Ids text_config;
