@@ -78,15 +78,20 @@ std::vector<Estimate> weight_estimates(const ReportInputs& in, const Quantizatio
       w.push_back(
           {"weights_stored", ck->bytes,
            "tensor data in the " + ck->format + " headers of " + num(ck->files) + " file(s), as stored"});
-    else if (ck->index_total_size && index_total_size_possible(*ck, in.inventory.arch))
+    else if (quant.index_total_size_used)
       w.push_back({"weights_stored", *ck->index_total_size, "metadata.total_size of the checkpoint index"});
-    else if (ck->index_total_size)
-      w.push_back({"weights_stored", ck->bytes,
-                   predicted + " (the index's metadata.total_size, " + num(*ck->index_total_size) +
-                       " bytes, is below the " + num(ck->bytes) +
-                       " bytes the tensors it names take, so it is not used)"});
-    else
-      w.push_back({"weights_stored", ck->bytes, predicted});
+    else {
+      // A quantized checkpoint's tensors in the dtypes its method stores them in, scales included.
+      const uint64_t bytes = quant.quantized ? quant.stored_bytes : ck->bytes;
+      const std::string how =
+          quant.quantized ? predicted + ", " + quant.method + " weights in the dtype it stores" : predicted;
+      w.push_back({"weights_stored", bytes,
+                   ck->index_total_size
+                       ? how + " (the index's metadata.total_size, " + num(*ck->index_total_size) +
+                             " bytes, is below the " + num(bytes) +
+                             " bytes the tensors it names take, so it is not used)"
+                       : how});
+    }
   } else if (quant.quantized && quant.stored_from == "template" && quant.stored_bytes) {
     w.push_back({"weights_stored", quant.stored_bytes, predicted_storage(quant)});
   }
@@ -148,165 +153,16 @@ Estimate inference_weights(const ReportInputs& in, const QuantizationInfo& quant
               std::string(dtype_info(compute).short_name) + ")"};
 }
 
-}  // namespace
-
-FfnWidth widest_ffn(const ArchitectureRecord& a) {
-  return widest_ffn(a.layers());
-}
-
-FfnWidth widest_ffn(const std::vector<LayerSpec>& layers) {
-  FfnWidth best;
-  for (const LayerSpec& l : layers) {
-    const FfnShape& f = l.ffn;
-    FfnWidth w;
-    if (f.kind == Ffn::Dense && f.intermediate) {
-      const uint64_t parts = f.gated ? 3 : 2;
-      w = {mul({parts, f.intermediate}, "3 (gated) or 2 x intermediate_size"),
-           num(parts) + " x " + num(f.intermediate) + " ffn width (" +
-               (f.gated ? "gate, up, product" : "up, activation") + ")"};
-    } else if (f.kind == Ffn::Moe && f.expert_intermediate) {
-      const uint64_t parts = f.expert_matrices == 3 ? 3 : 2;
-      const std::string moe = "num_experts_per_tok x moe_intermediate_size + shared_expert_intermediate_size";
-      const uint64_t routed = mul({f.top_k, f.expert_intermediate}, moe);
-      w = {mul({parts, add({routed, f.shared_intermediate}, moe)}, "3 (gated) or 2 x (" + moe + ")"),
-           num(parts) + " x (" + num(f.top_k) + " experts x " + num(f.expert_intermediate) +
-               (f.shared_intermediate ? " + " + num(f.shared_intermediate) + " shared" : std::string()) +
-               ") moe width"};
-    }
-    if (w.elements > best.elements) best = w;
-  }
-  return best;
-}
-
-namespace {
-
-// The heads the attention of a stack's layers have: the first attention layer's, else the record's.
-uint64_t stack_heads(const StackSpec& s, uint64_t dflt) {
-  for (const LayerSpec& l : s.layers)
-    if (l.mixer == Mixer::Attention && l.attention.heads) return l.attention.heads;
-  return dflt;
-}
-
-}  // namespace
-
-std::vector<ActivationStack> activation_stacks(const ArchitectureRecord& a, uint64_t context) {
-  const StackSpec* main = a.main_stack();
-  // The main stack with the record's widths, as the estimates have always sized it (a decoder-only model's
-  // figures do not depend on how its stack is recorded).
-  std::vector<ActivationStack> out{{std::string(stack_role_name(main ? main->role : StackRole::Decoder)),
-                                    a.layers().size(), a.hidden_size, a.num_attention_heads, context,
-                                    "context", widest_ffn(a.layers())}};
-  const StackSpec* encoder = a.stack(StackRole::Encoder);
-  const bool cross = main && main->role == StackRole::Decoder &&
-                     std::any_of(main->layers.begin(), main->layers.end(),
-                                 [](const LayerSpec& l) { return l.cross_attention.has_value(); });
-  if (!encoder || !cross) return out;
-  out.insert(
-      out.begin(),
-      ActivationStack{std::string(stack_role_name(StackRole::Encoder)), encoder->layers.size(),
-                      encoder->hidden ? encoder->hidden : a.hidden_size,
-                      stack_heads(*encoder, a.num_attention_heads), encoder_positions(*encoder, context),
-                      encoder->positions ? "encoder positions" : "context", widest_ffn(encoder->layers)});
-  return out;
-}
-
-namespace {
-
-// The logits a forward pass materialises: a generating head (causal LM, seq2seq) only the last position's
-// (transformers computes the head on the last hidden state when it generates); a masked-LM head every
-// position's over the vocabulary, a token-classification head every position's over its labels.
-struct LogitsShape {
-  bool every_position = false;
-  uint64_t width = 0;  // vocab_size, or the classifier's labels
-  std::string head;    // "BertForMaskedLM's masked-LM head", for the formula; "" for a generating head
-  std::string unit;    // "vocab", "labels"
-};
-
-// The labels a token classifier scores: the rows of its `classifier` Linear in the template.
-std::optional<uint64_t> classifier_labels(const Inventory& inv) {
-  if (!inv.model) return std::nullopt;
-  for (const TemplateTensor& t : inv.model->tensors)
-    if (t.kind == TensorKind::Parameter && t.placement.block == Block::LmHead && t.shape.size() == 2 &&
-        (t.name == "classifier.weight" || t.name.ends_with(".classifier.weight")))
-      return t.shape[0];
-  return std::nullopt;
-}
-
-LogitsShape logits_shape(const Inventory& inv) {
-  const ArchitectureRecord& a = inv.arch;
-  const std::string& cls = a.architecture;
-  // XLM's and FlauBERT's WithLMHeadModel predict masked words, as identity reads them.
-  if (cls.ends_with("ForMaskedLM") || cls.ends_with("WithLMHeadModel"))
-    return {true, a.vocab_size, cls + "'s masked-LM head scores every position", "vocab"};
-  if (cls.ends_with("ForTokenClassification"))
-    if (const std::optional<uint64_t> labels = classifier_labels(inv))
-      return {true, *labels, cls + "'s classifier scores every position", "labels"};
-  return {false, a.vocab_size, "", "vocab"};
-}
-
-// What the activation estimates read: the stacks at their lengths and the head's logits.
-struct ActivationPlan {
-  std::vector<ActivationStack> stacks;
-  LogitsShape logits;
-};
-
-// One stack's peak in a prefill pass: the residual stream and the normed input (2h) plus its widest layer's
-// FFN intermediates for every position.
-struct StackPeak {
-  uint64_t bytes = 0;
-  std::string formula;
-};
-
-StackPeak stack_peak(const ActivationStack& s, uint64_t batch, uint64_t b) {
-  FfnWidth ffn = s.ffn;
-  if (!ffn.elements) {
-    const uint64_t guess = mul({4, s.hidden}, "4 x hidden_size");
-    ffn = {mul({3, guess}, "3 x 4 x hidden_size"),
-           "3 x 4 x hidden = 3 x " + num(guess) + " (no ffn width in the config)"};
-  }
-  const uint64_t width =
-      add({mul({2, s.hidden}, "2 x hidden_size"), ffn.elements}, "2 x hidden_size + FFN width");
-  return {mul({batch, s.sequence, width, b},
-              "--batch x " + s.sequence_factor + " x (2 x hidden_size + FFN width) x bytes"),
-          num(batch) + " batch x " + num(s.sequence) + " tokens x (2 x " + num(s.hidden) + " hidden + " +
-              ffn.formula + ") x " + num(b) + " bytes"};
-}
-
-// Peak activations of one prefill pass, attention done by a memory-efficient kernel (no context x context
-// scores): the largest layer of the stacks (an encoder-decoder runs its encoder, then its decoder), and the
-// fp32 logits the head materialises.
-Estimate inference_activations(const ActivationPlan& activations, uint64_t batch, uint64_t context,
-                               DType compute) {
+// The report's inference_activations: prefill_activations on one device, with its formula.
+Estimate inference_activations(const ArchitectureRecord& a, const LogitsShape& logits, uint64_t batch,
+                               uint64_t context, DType compute) {
   if (!context)
     return unknown_estimate("inference_activations", "unknown (context unknown: pass --context)",
                             "pass --context");
-  const uint64_t b = dtype_bits(compute) / 8;
-  std::vector<StackPeak> peaks;
-  size_t largest = 0;
-  for (const ActivationStack& s : activations.stacks) {
-    peaks.push_back(stack_peak(s, batch, b));
-    if (peaks.back().bytes > peaks[largest].bytes) largest = peaks.size() - 1;
-  }
-  const LogitsShape& l = activations.logits;
-  const uint64_t logits = l.every_position
-                              ? mul({batch, context, l.width, 4}, "--batch x context x vocab_size x 4 bytes")
-                              : mul({batch, l.width, 4}, "--batch x vocab_size x 4 bytes");
-  const std::string logits_text = l.every_position
-                                      ? num(batch) + " x " + num(context) + " positions x " + num(l.width) +
-                                            " " + l.unit + " x 4 bytes fp32 logits (" + l.head + ")"
-                                      : num(batch) + " x " + num(l.width) + " vocab x 4 bytes fp32 logits";
-  std::string layer = peaks[largest].formula;
-  if (activations.stacks.size() > 1) {
-    std::string others;
-    for (size_t i = 0; i < activations.stacks.size(); ++i)
-      if (i != largest)
-        others += (others.empty() ? "" : "; ") + activations.stacks[i].role + " " +
-                  num(activations.stacks[i].sequence) + " tokens: " + num(peaks[i].bytes);
-    layer = "the " + activations.stacks[largest].role + "'s layer, the largest of the stacks' (" + others +
-            "): " + layer;
-  }
-  return {"inference_activations", add({peaks[largest].bytes, logits}, "activations + logits"),
-          layer + " + " + logits_text + " (largest layer's intermediates, memory-efficient attention)"};
+  const PrefillActivations p = prefill_activations(a, logits, batch, context, dtype_bits(compute) / 8);
+  return {"inference_activations", add({p.layer_bytes, p.logits_bytes}, "activations + logits"),
+          p.layer_formula + " + " + p.logits_formula +
+              " (largest layer's intermediates, memory-efficient attention)"};
 }
 
 // What the inference terms lack, if anything: the KV cache without an architecture or, when it grows per
@@ -339,7 +195,7 @@ Estimate unknown_total(std::string name, const std::string& known_terms, const M
 }
 
 std::vector<Estimate> inference_estimates(const ReportInputs& in, const QuantizationInfo& quant,
-                                          const MemoryReport& m, const ActivationPlan& plan, DType compute) {
+                                          const MemoryReport& m, const LogitsShape& logits, DType compute) {
   std::vector<Estimate> out;
   out.push_back(inference_weights(in, quant, m, compute));
   const Missing missing = inference_unknown(in.inventory.arch, m);
@@ -354,7 +210,7 @@ std::vector<Estimate> inference_estimates(const ReportInputs& in, const Quantiza
     out.push_back({"inference_kv_cache", m.kv_cache_bytes,
                    "kv_cache_bytes for batch " + num(m.batch) + " x context " + num(m.context)});
   if (in.inventory.arch.hidden_size)  // the record knows the widths (a template, or GGUF metadata)
-    out.push_back(inference_activations(plan, m.batch, m.context, compute));
+    out.push_back(inference_activations(in.inventory.arch, logits, m.batch, m.context, compute));
   uint64_t sum = 0;
   for (const Estimate& e : out) sum = add({sum, e.bytes}, "weights + KV cache + activations");
   if (!missing.what.empty()) {
@@ -377,7 +233,7 @@ std::vector<Estimate> inference_estimates(const ReportInputs& in, const Quantiza
 // Seed 002's "Inference (FP16)": the same sum with every term at 16 bits — fp16 weights whatever the
 // checkpoint stores, the cache in fp16 (or --kv-dtype), 16-bit activations — so that models compare on one
 // footing. Unknown when a term of the inference total is.
-Estimate inference_total_fp16(const ReportInputs& in, const MemoryReport& m, const ActivationPlan& stacks) {
+Estimate inference_total_fp16(const ReportInputs& in, const MemoryReport& m, const LogitsShape& logits) {
   const ArchitectureRecord& a = in.inventory.arch;
   const uint64_t weights = m.find("weights_fp16")->bytes;
   if (const Missing missing = inference_unknown(a, m); !missing.what.empty())
@@ -388,7 +244,7 @@ Estimate inference_total_fp16(const ReportInputs& in, const MemoryReport& m, con
   const KvCachePlan plan = plan_kv_cache(a, in.options.kv_dtype.value_or(DType::F16), DType::F16, m.context);
   const uint64_t kv = kv_cache_total(plan, m.batch, m.context);
   const uint64_t activations =
-      a.hidden_size ? inference_activations(stacks, m.batch, m.context, DType::F16).bytes : 0;
+      a.hidden_size ? inference_activations(a, logits, m.batch, m.context, DType::F16).bytes : 0;
   const uint64_t sum = add({weights, kv, activations}, "fp16 weights + KV cache + activations");
   const uint64_t overhead = memory::percent_of(sum, kOverheadPercent);
   return {"inference_total_fp16", add({sum, overhead}, "fp16 weights + KV cache + activations + overhead"),
@@ -562,9 +418,9 @@ MemoryReport estimate_memory_named(const ReportInputs& in, const QuantizationInf
     m.assumptions.push_back(state_assumption(in.inventory.arch, compute));
   }
 
-  const ActivationPlan activations{activation_stacks(inv.arch, m.context), logits_shape(inv)};
-  m.inference = inference_estimates(in, quant, m, activations, compute);
-  m.inference.push_back(inference_total_fp16(in, m, activations));
+  const LogitsShape logits = logits_shape(inv);
+  m.inference = inference_estimates(in, quant, m, logits, compute);
+  m.inference.push_back(inference_total_fp16(in, m, logits));
   m.assumptions.push_back(
       "inference: activations of one prefill pass over batch x context with a "
       "memory-efficient attention kernel; overhead " +
@@ -572,7 +428,7 @@ MemoryReport estimate_memory_named(const ReportInputs& in, const QuantizationInf
 
   TrainingInputs t;
   t.parameters = in.params.total;
-  t.stacks = activations.stacks;
+  t.stacks = activation_stacks(inv.arch, m.context);
   // The projections LoRA targets: the template's, else (a GGUF file, bare weights) the stored tensors',
   // placed by block and role. None found: the adapters are unknown, not 0 parameters.
   t.adapters = inv.model ? count_adapters(*inv.model, kLoraRank) : count_adapters(inv.tensors, kLoraRank);
@@ -589,17 +445,11 @@ MemoryReport estimate_memory_named(const ReportInputs& in, const QuantizationInf
       "layer (a GPT-style layer; an approximation for GQA, MoE, SwiGLU and Mamba layers), "
       "doubled for fp32 training; the totals assume FlashAttention (no stored attention "
       "scores), training_activations shows eager attention");
-  if (activations.stacks.size() > 1) m.assumptions.push_back(stacks_assumption(inv.arch, activations.stacks));
+  if (t.stacks.size() > 1) m.assumptions.push_back(stacks_assumption(inv.arch, t.stacks));
   return m;
 }
 
 }  // namespace
-
-bool index_total_size_possible(const CheckpointTotals& ck, const ArchitectureRecord& a) {
-  if (!ck.index_total_size) return false;
-  if (!ck.headers_read && !a.stored_dtype) return true;  // the prediction's float32 is a guess
-  return *ck.index_total_size >= ck.bytes;
-}
 
 MemoryReport estimate_memory(const ReportInputs& in, const QuantizationInfo& quant,
                              const Capabilities& caps) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/capabilities.h"
+#include "analysis/memory_activations.h"
 #include "analysis/quantization.h"
 #include "analysis/report_inputs.h"
 #include "model/architecture.h"
@@ -90,40 +91,6 @@ struct MemoryReport {
   // token.
   bool kv_cache_total_known() const;  // in weights, inference or training; null if absent
 };
-
-// The widest FFN intermediates one token holds over the layers: a gated MLP holds gate, up and their product
-// (3 widths), an ungated one (GELU, relu²) up and its activation (2); a MoE layer its top-k routed experts
-// and its shared experts together (shared_expert_intermediate_size, not one more routed expert's width).
-struct FfnWidth {
-  uint64_t elements = 0;  // per token; 0 when the record has no FFN widths
-  std::string formula;
-};
-FfnWidth widest_ffn(const ArchitectureRecord& a);  // of the main stack's layers
-FfnWidth widest_ffn(const std::vector<LayerSpec>& layers);
-
-// A stack whose activations the estimates size, at the length one pass runs it over. The language model's
-// stack (the decoder, else the encoder) at the context, with the record's own widths; beside a decoder that
-// cross-attends an encoder (T5, BART, Whisper), that encoder at its input length: the positions the record
-// fixes for it (Whisper's 1,500 frames after the conv stride, BART's 1,024-position table), else the context
-// (T5's relative positions take any input), as the cross-attention cache counts them. Towers that feed the
-// decoder embeddings (vision, audio) are not among them: how many images or clips a sequence holds is no
-// figure the estimates have.
-struct ActivationStack {
-  std::string role;  // stack_role_name: "decoder", "encoder"
-  uint64_t layers = 0, hidden = 0, heads = 0;
-  uint64_t sequence = 0;        // positions a pass runs over; 0: unknown (no context)
-  std::string sequence_factor;  // how an overflow error names `sequence`: "context", "encoder positions"
-  FfnWidth ffn;                 // its layers' widest FFN intermediates (0: the record has none)
-};
-// The encoder (if any) first, as it runs first; the main stack always, with 0 layers when there is none.
-std::vector<ActivationStack> activation_stacks(const ArchitectureRecord& a, uint64_t context);
-
-// Whether an index's metadata.total_size can be the checkpoint's tensor bytes (no header read). Not when it
-// is below what the template predicts for the tensors the same index names at a known width: those tensors
-// cannot take fewer bytes than their shapes and dtypes do. At or above the prediction it can (the excess is
-// buffers the template has no shape for, as the inventory's note reasons), and so it can when the width is
-// unknown (no torch_dtype: the prediction's float32 is a guess, not a floor).
-bool index_total_size_possible(const CheckpointTotals& ck, const ArchitectureRecord& a);
 
 // A practical default context: a long-context model (128k, 1M) is mostly served far below its maximum, and
 // sizing the cache for the maximum would make every such model look like it needs a datacenter.

@@ -278,7 +278,9 @@ void predicted(const Inventory& inv, const std::optional<DeclaredQuantization>& 
   q.stored_bytes = predicted_bytes + q.quantization_scale_bytes;
   const auto& ck = inv.checkpoint;
   q.stored_from = ck ? "index" : "template";
-  if (ck && ck->index_total_size) {
+  const bool widths_known = inv.arch.stored_dtype && (!q.quantized || known_dtype);
+  if (ck && ck->index_total_size && (!widths_known || *ck->index_total_size >= q.stored_bytes)) {
+    q.index_total_size_used = true;
     q.stored_bytes = *ck->index_total_size;
   } else if (scales_unpredicted) {
     q.quantization_scales_unpredicted = true;

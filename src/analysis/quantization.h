@@ -41,6 +41,13 @@ struct QuantizationInfo {
   // from the template and the method; stored_bytes is the index's metadata.total_size when it has one),
   // "template" (no weights: predicted from the config and the method).
   std::string stored_from;
+  // With an index and no headers: whether stored_bytes is the index's metadata.total_size. Not when that is
+  // below the prediction for the tensors the same index names at known widths (they cannot take fewer bytes
+  // than their shapes and stored dtypes do): a float dtype declared or stored (without one, float32 is
+  // transformers' guess, not a floor) and, when quantized, the method's stored dtype. At or above the
+  // prediction it is used (the excess is buffers the template has no shape for). The memory section's weights
+  // as stored follow this verdict.
+  bool index_total_size_used = false;
   std::map<std::string, uint64_t> unquantized_elements;  // per entry of `unquantized`
   // Scale tensors whose size is unknown (named by an index, shape not predictable): not in the bytes.
   uint64_t quantization_scale_tensors_unsized = 0;

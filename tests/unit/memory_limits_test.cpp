@@ -82,6 +82,29 @@ TEST(MemoryLimits, IndexTotalSizeOfUnknownWidthIsUsed) {
   EXPECT_EQ(limits_estimate(test::memory_of(*l), "weights_stored").bytes, kLimitsTinyParameters * 3);
 }
 
+// A quantized checkpoint's stored bytes, in the quantization and memory sections alike, follow the same rule
+// against the prediction in the method's dtypes: an index total_size of 1 byte for an fp8 Llama is the
+// prediction, as with no total_size at all, and a real fp8 total, below what the tensors would take in bf16,
+// is used (the bf16 floor rejected it: weights as stored were then the bf16 figure).
+TEST(MemoryLimits, AQuantizedIndexTotalSizeBelowTheNamedTensorsIsNotUsed) {
+  std::string config = limits_bf16_llama();
+  config.insert(config.size() - 1, R"(,"quantization_config":{"quant_method":"fp8","fmt":"e4m3"})");
+  auto stored = [&](uint64_t total_size) {
+    test::TempDir dir;
+    limits_index_only(dir, config, total_size);
+    auto l = test::load_model(dir.path(), false);
+    const QuantizationInfo q = analyze_quantization(l->inputs());
+    EXPECT_TRUE(q.quantized);
+    EXPECT_EQ(limits_estimate(test::memory_of(*l), "weights_stored").bytes, q.stored_bytes);
+    return q.stored_bytes;
+  };
+  const uint64_t predicted = stored(0);  // 0: no total_size
+  EXPECT_GT(predicted, kLimitsTinyParameters);
+  EXPECT_EQ(stored(1), predicted);
+  ASSERT_LT(predicted + 256, kLimitsTinyParameters * 2);
+  EXPECT_EQ(stored(predicted + 256), predicted + 256);
+}
+
 // The error estimate_memory throws for `config`, with `o`; fails the test when none is thrown.
 Error limits_overflow(const test::TempDir& dir, const std::string& config, const ReportOptions& o = {}) {
   test::write_file(dir / "config.json", config);

@@ -319,6 +319,7 @@ TEST(Plan, LargestContextAndBatchAreBoundaries) {
   bm.weights = weight_layout(m->inv, m->report.quantization.tensor_bytes);
   bm.kv = plan_kv_cache(m->inv.arch, DType::BF16, DType::BF16, p.context);
   bm.ffn = widest_ffn(m->inv.arch);
+  bm.logits = logits_shape(m->inv);
   const EngineKnobs k = engine_defaults(PlanEngine::Transformers, {}, 24 * kGiB);
   const uint64_t context = p.max_context.value, batch = p.max_batch.value;
   EXPECT_TRUE(device_budget(bm, s.split, 1, context, PlanEngine::Transformers, k, 24 * kGiB).fits);

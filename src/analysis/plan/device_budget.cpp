@@ -164,14 +164,18 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
   switch (engine) {
     case PlanEngine::Transformers: {
       d.kv = cache.demand;
-      d.activations = add({forward_activations(m, mul({batch, context}, "tokens"), s.tp),
-                           last_stage ? mul({batch, vocab, 4}, "logits") : 0},
-                          "act");
+      // The report's inference_activations, the FFN intermediates split over the tensor-parallel group;
+      // the logits where the head runs (the last pipeline stage).
+      const PrefillActivations p =
+          prefill_activations(*m.arch, m.logits, batch, context, m.activation_bytes, s.tp);
+      d.activations = add({p.layer_bytes, last_stage ? p.logits_bytes : 0}, "act");
       const uint64_t sum = add({d.weights, d.kv, d.activations}, "sum");
       d.overhead = memory::percent_of(sum, kTransformersOverheadPercent);
       v.formulas.push_back(
           "transformers: weights + KV cache of batch x context + one prefill's activations + " +
           num(kTransformersOverheadPercent) + "% (CUDA context, fragmentation, workspaces)");
+      v.formulas.push_back("activations = " + p.layer_formula +
+                           (last_stage ? " + " + p.logits_formula : std::string(" (no head on this stage)")));
       break;
     }
     case PlanEngine::Vllm: {

@@ -36,6 +36,7 @@ struct BudgetModel {
   WeightLayout weights;
   KvCachePlan kv;                 // at the plan's KV dtype
   FfnWidth ffn;                   // widest per-token FFN intermediates
+  LogitsShape logits;             // what the head materialises (transformers: the report's activations)
   uint64_t activation_bytes = 2;  // per element: the model's compute dtype
 };
 

@@ -389,6 +389,7 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   m.kv = plan_kv_cache(inv.arch, kv, compute, plan.context, engine_state_layout(rq.engine));
   m.activation_bytes = dtype_bits(compute) / 8;
   m.ffn = widest_ffn(inv.arch);
+  m.logits = logits_shape(inv);
   plan.weights_bytes = m.weights.total();
   const std::vector<uint64_t> memories =
       rq.gpus.mixed() ? rq.gpus.memories : std::vector<uint64_t>{rq.gpus.memory_bytes};
