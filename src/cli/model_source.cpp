@@ -164,6 +164,9 @@ OpenedInventory open_inventory(const std::string& arg, const HubArgs& hub, const
   }
   trace("reading the configuration and the weight headers; building the inventory");
   r.inventory = &keep_until_exit(build_inventory(r.opened.files));
+  // What the config reader left out, and where the checkpoint and its template or index disagree: perf, plan
+  // and serve size the model on what was read, so they say so as the report does.
+  print_warnings(r.inventory->warnings, out);
   print_notes(r.inventory->notes, out);
   return r;
 }

@@ -117,12 +117,6 @@ int run_summary(const Args& args) {
     trace("reading the configuration and the weight headers; building the inventory");
     Inventory& inv = keep_until_exit(build_inventory_or_identity(files));
     trace("inventory: " + std::to_string(inv.tensors.size()) + " tensors");
-    // What the config reader left out or assumed (a null depth, an eps below 0) is among the report's
-    // warnings, in every export, not only on stderr (once, should the inventory have taken them already).
-    if (inv.config)
-      for (const std::string& w : inv.config->warnings())
-        if (std::find(inv.warnings.begin(), inv.warnings.end(), w) == inv.warnings.end())
-          inv.warnings.push_back(w);
     print_notes(inv.notes, out, subject);
     ReportOptions options = a.options;
     options.model_id = model;

@@ -477,7 +477,10 @@ std::string_view origin_name(InventoryOrigin o) {
   return "template";
 }
 
-Inventory build_inventory(const LocalModelFiles& files) {
+namespace {
+
+// The inventory of a model's files, before the config's warnings join it.
+Inventory read_inventory(const LocalModelFiles& files) {
   Inventory inv;
   inv.source = files.display_name;
   // The template, and the matcher the stored names are looked up in, are built on a thread of their own
@@ -744,6 +747,23 @@ Inventory build_inventory(const LocalModelFiles& files) {
   return inv;
 }
 
+// What the config reader left out or assumed (a null depth, an eps below 0) joins the inventory's warnings,
+// so that every command shows it and every export holds it; once, should the inventory have made it too.
+void take_config_warnings(Inventory& inv) {
+  if (!inv.config) return;
+  for (const std::string& w : inv.config->warnings())
+    if (std::find(inv.warnings.begin(), inv.warnings.end(), w) == inv.warnings.end())
+      inv.warnings.push_back(w);
+}
+
+}  // namespace
+
+Inventory build_inventory(const LocalModelFiles& files) {
+  Inventory inv = read_inventory(files);
+  take_config_warnings(inv);
+  return inv;
+}
+
 Inventory inventory_from_config_text(const std::string& config_json, const std::string& source) {
   Inventory inv;
   inv.source = source;
@@ -753,6 +773,7 @@ Inventory inventory_from_config_text(const std::string& config_json, const std::
   inv.origin = InventoryOrigin::Template;
   inv.tensors = template_rows(*inv.model, config_dtype(*inv.model));
   inv.arch = inv.model->arch;
+  take_config_warnings(inv);
   return inv;
 }
 
@@ -762,6 +783,7 @@ Inventory identity_only_inventory(ModelConfig cfg, std::string source, const std
   inv.arch = record_without_template(cfg);
   inv.config = std::move(cfg);
   inv.warnings.push_back(why + ": parameters, layers and memory are not computed");
+  take_config_warnings(inv);
   return inv;
 }
 

@@ -4,6 +4,7 @@
 // values (860 MB of DOM for 16 MB of text).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -136,6 +137,39 @@ TEST(CliConfigValues, AMillionValueConfigIsALimitAndRealLabelMapsAreNot) {
              tiny_llama_with(R"(,"id2label": {)" + id2label + R"(}, "label2id": {)" + label2id + "}"));
   const CommandResult labels = run_cli(quoted(dir.path()) + " --skip-tokenizer -q --json");
   EXPECT_EQ(labels.exit_code, 0) << labels.err;
+}
+
+// Every command that reads a model says what its config reader left out, not the report alone: plan, perf and
+// serve sized a model whose rms_norm_eps of -1 was dropped without a word, and the tensors listing's JSON
+// held the inventory's warnings but not the config's.
+TEST(CliConfigValues, EveryModelCommandSaysWhatTheConfigLeftOut) {
+  TempDir dir;
+  write_file(dir / "config.json", tiny_llama_with(R"(,"rms_norm_eps": -1)"));
+  const std::string warning =
+      "warning: config.json: rms_norm_eps: must be at least 0, found -1: left out of the report";
+  const std::vector<std::pair<std::string, std::string>> commands = {
+      {"plan", " --gpu 24GB"},
+      {"perf", ""},
+      {"serve", ""},
+      {"tensors", ""},
+      {"build-config", " --out " + quoted(dir / "sim.json") + " --gaps " + quoted(dir / "gaps")}};
+  for (const auto& [command, extra] : commands) {
+    const CommandResult r = run_cli(command + " " + quoted(dir.path()) + extra);
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
+    const std::vector<std::string> lines = stderr_lines(r.err);
+    EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                            [&](const std::string& l) { return l.find(warning) != std::string::npos; }),
+              1)
+        << command << ": " << r.err;
+  }
+  const CommandResult tensors = run_cli("tensors " + quoted(dir.path()) + " --json --quiet");
+  ASSERT_EQ(tensors.exit_code, 0) << tensors.err;
+  EXPECT_TRUE(tensors.err.empty()) << tensors.err;
+  const json::Document doc = json::Document::parse(tensors.out, "stdout");
+  bool found = false;
+  for (const json::Value& w : doc.root().find("warnings")->items())
+    found = found || w.as_string().starts_with("config.json: rms_norm_eps: must be at least 0");
+  EXPECT_TRUE(found) << tensors.out.substr(0, 400);
 }
 
 }  // namespace
