@@ -1,12 +1,14 @@
 #include "formats/stated_token_ids.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <utility>
 
 #include "core/error.h"
 #include "core/json.h"
 #include "core/text.h"
+#include "core/units.h"
 #include "formats/model_files.h"
 #include "io/file_source.h"
 
@@ -26,24 +28,50 @@ constexpr uint64_t kGenerationConfigCap = 1ull << 20;
 
 using Ids = std::array<std::vector<uint64_t>, kStatedRoles.size()>;
 
-// An id, or a list of them (eos_token_id in newer configs); null, -1 ("none" in older configs) and other
-// values state nothing.
-std::vector<uint64_t> read_ids(json::Reader& r) {
-  std::vector<uint64_t> out;
+// What a value that is no token id reads as in a warning: a number as written, else its kind.
+std::string value_text(json::Reader& r) {
   const json::Reader::Kind kind = r.peek();
-  if (kind == json::Reader::Kind::Number) {
-    if (auto id = token_id(r.number().as_uint())) out.push_back(*id);
-  } else if (kind == json::Reader::Kind::Array) {
-    r.begin_array();
-    while (r.next_item())
-      if (r.peek() == json::Reader::Kind::Number) {
-        if (auto id = token_id(r.number().as_uint())) out.push_back(*id);
-      } else {
-        r.skip();
-      }
-  } else {
-    r.skip();
+  if (kind == json::Reader::Kind::Number) return std::string(r.number().raw);
+  r.skip();
+  switch (kind) {
+    case json::Reader::Kind::String:
+      return "a string";
+    case json::Reader::Kind::Bool:
+      return "a boolean";
+    case json::Reader::Kind::Array:
+      return "a list";
+    default:
+      return "an object";
   }
+}
+
+// One stated id: a token id is kept; null and -1 ("none" in older configs) state nothing; anything else (2.5,
+// -3, "2", a nested list) states nothing either, and is named in `unread`, since the comparison it left out
+// may be the one that mattered.
+void read_one_id(json::Reader& r, const std::string& where, std::vector<uint64_t>& ids,
+                 std::vector<std::string>& unread) {
+  if (r.peek() == json::Reader::Kind::Null) return r.null();
+  if (r.peek() == json::Reader::Kind::Number) {
+    const json::Number n = r.number();
+    if (const std::optional<uint64_t> id = token_id(n.as_uint())) return ids.push_back(*id);
+    if (n.as_int() == -1) return;
+    unread.push_back(where + ": " + printable(n.raw) + " is no token id (a whole number from 0 to " +
+                     with_thousands(std::numeric_limits<uint32_t>::max()) +
+                     "): not compared with the tokenizer's");
+    return;
+  }
+  unread.push_back(where + ": " + value_text(r) + " is no token id: not compared with the tokenizer's");
+}
+
+// An id, or a list of them (eos_token_id in newer configs).
+std::vector<uint64_t> read_ids(json::Reader& r, const std::string& where, std::vector<std::string>& unread) {
+  std::vector<uint64_t> out;
+  if (r.peek() != json::Reader::Kind::Array) {
+    read_one_id(r, where, out, unread);
+    return out;
+  }
+  r.begin_array();
+  while (r.next_item()) read_one_id(r, where, out, unread);
   return out;
 }
 
@@ -58,15 +86,16 @@ size_t role_of_key(std::string_view key) {
 }
 
 // The <role>_token_id members of the object the reader is at, everything else skipped. Like Python's json,
-// the last of duplicate keys wins.
-Ids read_role_ids(json::Reader& r) {
+// the last of duplicate keys wins. `where`: the file and the path to the object ("config.json:
+// text_config.").
+Ids read_role_ids(json::Reader& r, const std::string& where, std::vector<std::string>& unread) {
   Ids ids;
   r.begin_object();
   std::string_view key;
   while (r.next_member(key)) {
     const size_t role = role_of_key(key);
     if (role < kStatedRoles.size())
-      ids[role] = read_ids(r);
+      ids[role] = read_ids(r, where + std::string(key), unread);
     else
       r.skip();
   }
@@ -74,8 +103,8 @@ Ids read_role_ids(json::Reader& r) {
 }
 
 // The top-level <role>_token_id keys, else text_config's (a multimodal model's language model states them
-// there).
-StatedIds read_stated_ids(const fs::path& path, std::string_view file) {
+// there). Ids that are no token ids are named in `unread`.
+StatedIds read_stated_ids(const fs::path& path, std::string_view file, std::vector<std::string>& unread) {
   const uint64_t cap = file == kConfigJson ? kConfigJsonCap : kGenerationConfigCap;
   json::Limits limits;
   limits.max_bytes = cap;
@@ -85,23 +114,29 @@ StatedIds read_stated_ids(const fs::path& path, std::string_view file) {
   json::Reader r(text, name, limits);
   if (r.peek() != json::Reader::Kind::Object)
     throw Error(ErrorKind::Malformed, name, "", "is not a JSON object");
-  r.begin_object();
   StatedIds out{file, {}};
   Ids text_config;
+  const std::string where = std::string(file) + ": ";
+  std::vector<std::string> text_config_unread;
+  r.begin_object();
   std::string_view key;
   while (r.next_member(key)) {
     if (key == "text_config") {
       // The last text_config is the one read: one that is no object states nothing.
-      text_config = r.peek() == json::Reader::Kind::Object ? read_role_ids(r) : (r.skip(), Ids{});
+      text_config_unread.clear();
+      text_config = r.peek() == json::Reader::Kind::Object
+                        ? read_role_ids(r, where + "text_config.", text_config_unread)
+                        : (r.skip(), Ids{});
       continue;
     }
     const size_t role = role_of_key(key);
     if (role < kStatedRoles.size())
-      out.ids[role] = read_ids(r);
+      out.ids[role] = read_ids(r, where + std::string(key), unread);
     else
       r.skip();
   }
   r.finish();
+  unread.insert(unread.end(), text_config_unread.begin(), text_config_unread.end());
   for (size_t i = 0; i < kStatedRoles.size(); ++i)
     if (out.ids[i].empty()) out.ids[i] = std::move(text_config[i]);
   return out;
@@ -158,7 +193,9 @@ std::vector<StatedIds> read_all_stated_ids(const fs::path& dir, std::vector<std:
     // A present name is read, and one that cannot be (a FIFO, a broken or looping link) reports itself.
     if (!path_is_present(path)) continue;
     try {
-      out.push_back(read_stated_ids(path, file));
+      std::vector<std::string> unread;
+      out.push_back(read_stated_ids(path, file, unread));
+      problems.insert(problems.end(), unread.begin(), unread.end());
     } catch (const Error& e) {
       problems.push_back(std::string(file) + " could not be read, so its token ids are not compared with " +
                          "the tokenizer's: " + e.message());

@@ -1,7 +1,7 @@
 // The bos, eos and pad ids config.json and generation_config.json state, read as a stream that keeps only
 // those keys: the values Python's json would give (the last of duplicate keys, text_config's when the top
-// level states none, ids only), a generation config over its 1 MiB cap or a file that cannot be opened named
-// in a problem line instead of read or silently skipped.
+// level states none, ids only; a value that is no id named), a generation config over its 1 MiB cap or a file
+// that cannot be opened named in a problem line instead of read or silently skipped.
 #include "formats/stated_token_ids.h"
 
 #include <gtest/gtest.h>
@@ -40,7 +40,13 @@ TEST(StatedTokenIds, OnlyTheRoleKeysAreReadAsPythonsJsonGivesThem) {
   test::write_file(tmp / "generation_config.json", "{\"eos_token_id\": 5, \"pad_token_id\": 4294967296}");
   std::vector<std::string> problems;
   const std::vector<StatedIds> stated = read_all_stated_ids(tmp.path(), problems);
-  EXPECT_TRUE(problems.empty()) << (problems.empty() ? "" : problems.front());
+  // What states an id that is none is named (-1 and null state "none"): the comparison skipped it.
+  EXPECT_EQ(problems,
+            (std::vector<std::string>{
+                "config.json: eos_token_id: a string is no token id: not compared with the tokenizer's",
+                "config.json: eos_token_id: a list is no token id: not compared with the tokenizer's",
+                "generation_config.json: pad_token_id: 4294967296 is no token id (a whole number from 0 to "
+                "4,294,967,295): not compared with the tokenizer's"}));
   ASSERT_EQ(stated.size(), 2u);
   EXPECT_EQ(stated[0].file, "config.json");
   EXPECT_EQ(stated_ids_of(stated[0]), (IdLists{{1}, {2, 3}, {7}}));  // bos, eos, pad
