@@ -18,7 +18,8 @@ Output detect_output(const CommonFlags& flags) {
   o.quiet = flags.quiet;
   o.verbose = flags.verbose && !flags.quiet;
   const char* no_color = std::getenv("NO_COLOR");
-  o.color = ::isatty(STDOUT_FILENO) && !(no_color && *no_color);
+  o.stdout_tty = ::isatty(STDOUT_FILENO);
+  o.color = o.stdout_tty && !(no_color && *no_color);
   o.stderr_tty = ::isatty(STDERR_FILENO);
   enable_trace(o.verbose);
   return o;

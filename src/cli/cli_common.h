@@ -15,6 +15,7 @@ struct Output {
   bool color = false;  // stdout is a terminal and NO_COLOR is unset
   bool quiet = false;
   bool verbose = false;
+  bool stdout_tty = false;
   bool stderr_tty = false;
 };
 Output detect_output(const CommonFlags& flags);

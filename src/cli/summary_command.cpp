@@ -51,6 +51,17 @@ std::vector<std::string> diagram_names(const std::vector<std::string>& models) {
   return out;
 }
 
+// The report's warnings for stderr: all of them, less the tokenizer's when its section is on the screen.
+std::vector<std::string> stderr_warnings(const ModelReport& r, bool tokenizer_section_on_screen) {
+  if (!tokenizer_section_on_screen || !r.tokenizer) return r.warnings;
+  std::vector<std::string> out;
+  for (const std::string& w : r.warnings)
+    if (std::find(r.tokenizer->warnings.begin(), r.tokenizer->warnings.end(), w) ==
+        r.tokenizer->warnings.end())
+      out.push_back(w);
+  return out;
+}
+
 // What each model's warnings and notes on stderr are prefixed with: nothing for one model; with several, the
 // name titles show (display_name_of), or the argument as given where two models share that name.
 std::vector<std::string> warning_subjects(const std::vector<std::string>& models) {
@@ -83,6 +94,11 @@ int run_summary(const Args& args) {
   const bool progress = out.stderr_tty && !out.quiet;
   std::vector<ModelReport> reports;
   const std::vector<std::string> subjects = warning_subjects(a.models);
+  // The console report lists the tokenizer's warnings in its Tokenizer section: where it shows on the
+  // terminal stderr shows, they are not printed a second time.
+  const bool tokenizer_section_on_screen = a.models.size() == 1 && !a.json && !out.quiet &&
+                                           !claims_stdout(output_claims(a)) && out.stdout_tty &&
+                                           out.stderr_tty;
   for (size_t m = 0; m < a.models.size(); ++m) {
     const std::string& model = a.models[m];
     const std::string& subject = subjects[m];
@@ -133,7 +149,7 @@ int run_summary(const Args& args) {
       reports.back().adapter = std::move(adapter);
     }
     trace("report built");
-    print_warnings(reports.back().warnings, out, subject);
+    print_warnings(stderr_warnings(reports.back(), tokenizer_section_on_screen), out, subject);
     if (out.verbose && opened.stats)
       std::fprintf(stderr,
                    "%s: %llu HTTP requests, %llu bytes received; %llu files downloaded, %llu cached; "

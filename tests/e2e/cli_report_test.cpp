@@ -450,5 +450,32 @@ TEST(CliReport, UnsupportedArchitectureIsReportedNotGuessed) {
   EXPECT_EQ(test::run_cli("tensors '" + tmp.path().string() + "'").exit_code, 10);
 }
 
+// The console report lists the tokenizer's warnings in its Tokenizer section. On a terminal that shows stdout
+// and stderr alike (run here under script(1), which gives the command a pseudo-terminal) they appear once, in
+// the section, not also as warning lines above the report; with stdout redirected, stderr still has them.
+TEST(CliReport, TokenizerWarningsShowOnceOnATerminal) {
+  if (!test::have_tool("script")) GTEST_SKIP() << "script(1) is not installed";
+  test::TempDir tmp;
+  fs::copy(test::example_dir(), tmp.path(), fs::copy_options::recursive);
+  test::write_file(tmp / "tokenizer_config.json",
+                   R"({"tokenizer_class": "LlamaTokenizer", "bos_token": ""})");
+  const std::string warning = "sets bos_token to \"\" (an empty string)";
+  auto count = [&](const std::string& text) {
+    size_t n = 0;
+    for (size_t at = text.find(warning); at != std::string::npos; at = text.find(warning, at + 1)) ++n;
+    return n;
+  };
+  const std::string command = test::cli_binary() + " " + test::quoted(tmp.path());
+  const test::CommandResult tty =
+      test::run_shell("NO_COLOR=1 script -qec " + test::quoted(command) + " /dev/null");
+  ASSERT_EQ(tty.exit_code, 0) << tty.out << tty.err;
+  EXPECT_NE(tty.out.find("Tokenizer"), std::string::npos) << tty.out;
+  EXPECT_EQ(count(tty.out), 1u) << tty.out;
+  const test::CommandResult piped = test::run_cli(test::quoted(tmp.path()));
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(count(piped.err), 1u) << piped.err;
+  EXPECT_EQ(count(piped.out), 1u) << piped.out;
+}
+
 }  // namespace
 }  // namespace ma
