@@ -6,11 +6,13 @@
 #include <cctype>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "core/error.h"
 #include "core/json.h"
 
 namespace ma::test {
@@ -37,6 +39,16 @@ class TempDir {
 std::string read_file(const std::filesystem::path& p);
 void write_file(const std::filesystem::path& p, const std::string& content);
 json::Document parse_json_file(const std::filesystem::path& p);
+
+// The kind of the Error `f` throws; Internal when it throws none, which no expectation of an error accepts.
+inline ErrorKind error_kind_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.kind();
+  }
+  return ErrorKind::Internal;
+}
 
 // `p` in single quotes, for a shell command line.
 std::string quoted(const std::filesystem::path& p);

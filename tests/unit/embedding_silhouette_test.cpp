@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "analysis/embedding/kmeans.h"
-#include "analysis/lapack.h"
 #include "core/error.h"
+#include "lapack_test_support.h"
 #include "test_support.h"
 
 namespace ma {
@@ -65,11 +65,7 @@ struct SilhouetteRepeatedRows {
 };
 
 TEST(EmbeddingSilhouette, RowsThatAreOneVectorAreZeroApart) {
-  try {
-    lapack::require();
-  } catch (const Error& e) {
-    GTEST_SKIP() << e.what();
-  }
+  SKIP_WITHOUT_LAPACK();
   const SilhouetteRepeatedRows r;
   std::vector<uint64_t> all(r.n);
   for (uint64_t i = 0; i < r.n; ++i) all[i] = i;
@@ -86,11 +82,7 @@ TEST(EmbeddingSilhouette, RowsThatAreOneVectorAreZeroApart) {
 
 // Distinct rows: the float64 distances agree with the definition to rounding.
 TEST(EmbeddingSilhouette, DistinctRowsAgreeWithTheDefinition) {
-  try {
-    lapack::require();
-  } catch (const Error& e) {
-    GTEST_SKIP() << e.what();
-  }
+  SKIP_WITHOUT_LAPACK();
   const uint64_t n = 300, d = 24;
   test::NormalRng rng(5);
   std::vector<float> x(n * d);

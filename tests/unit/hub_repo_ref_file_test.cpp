@@ -4,22 +4,12 @@
 // repository.
 #include <gtest/gtest.h>
 
-#include <functional>
-
 #include "core/error.h"
 #include "hub/repo_ref.h"
+#include "test_support.h"
 
 namespace ma::test {
 namespace {
-
-ErrorKind repo_ref_error_kind(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.kind();
-  }
-  return ErrorKind::Internal;  // nothing thrown
-}
 
 TEST(RepoRefFile, ResolveAndBlobUrlsNameTheirFile) {
   auto r = parse_repo_ref("https://huggingface.co/org/tiny-GGUF/resolve/main/tiny-Q8_0.gguf");
@@ -58,7 +48,7 @@ TEST(RepoRefFile, AFileThatLeavesTheRepositoryIsRefused) {
   for (const char* url : {"https://huggingface.co/org/m/resolve/main/%2E%2E/%2E%2E/etc/passwd",
                           "https://huggingface.co/org/m/blob/main/a//b.gguf",
                           "https://huggingface.co/org/m/blob/main/a%0Ab.gguf"})
-    EXPECT_EQ(repo_ref_error_kind([&] { parse_repo_ref(url); }), ErrorKind::Unsafe) << url;
+    EXPECT_EQ(error_kind_of([&] { parse_repo_ref(url); }), ErrorKind::Unsafe) << url;
 }
 
 }  // namespace

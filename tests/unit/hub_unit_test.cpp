@@ -28,15 +28,6 @@ namespace fs = std::filesystem;
 namespace ma::test {
 namespace {
 
-ErrorKind kind_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.kind();
-  }
-  return ErrorKind::Internal;  // nothing thrown
-}
-
 // The server's own message is shown cut to 200 characters, and without the token: a token across the cut
 // was cut in two before it was looked for, and its first characters were printed.
 TEST(HubErrors, TheTokenIsTakenOutBeforeTheMessageIsCut) {
@@ -141,9 +132,9 @@ TEST(RepoRef, LocalLookingPathsAreNotRepoIds) {
 TEST(RepoRef, RejectsIdsAndRevisionsThatEscape) {  // N22
   for (const char* bad :
        {"a--b", "a..b", "org/-name", "org/name.", "gpt2@../../x", "gpt2@refs/../../x", "gpt2@"})
-    EXPECT_EQ(kind_of([&] { parse_repo_ref(bad); }), ErrorKind::Usage) << bad;
-  EXPECT_EQ(kind_of([&] { parse_repo_ref(std::string(97, 'a')); }), ErrorKind::Usage);
-  EXPECT_EQ(kind_of([&] { parse_repo_ref("https://user:hf_x@huggingface.co/gpt2"); }),
+    EXPECT_EQ(error_kind_of([&] { parse_repo_ref(bad); }), ErrorKind::Usage) << bad;
+  EXPECT_EQ(error_kind_of([&] { parse_repo_ref(std::string(97, 'a')); }), ErrorKind::Usage);
+  EXPECT_EQ(error_kind_of([&] { parse_repo_ref("https://user:hf_x@huggingface.co/gpt2"); }),
             ErrorKind::Usage);  // T5
   EXPECT_EQ(url_quote("refs/pr/1", false), "refs%2Fpr%2F1");
   EXPECT_EQ(url_quote("sub dir/a+b.json", true), "sub%20dir/a%2Bb.json");
@@ -151,8 +142,8 @@ TEST(RepoRef, RejectsIdsAndRevisionsThatEscape) {  // N22
 
 TEST(RepoRef, RepoFileNamesStayInsideTheRepo) {  // N23
   for (const char* bad : {"../x", "/etc/passwd", "C:x", "\\\\srv\\share\\x", "a/../../b", "a//b", ""})
-    EXPECT_EQ(kind_of([&] { validate_repo_filename(bad, "test"); }), ErrorKind::Unsafe) << bad;
-  EXPECT_EQ(kind_of([&] { validate_repo_filename("onnx/model.onnx", "test"); }), ErrorKind::Internal);
+    EXPECT_EQ(error_kind_of([&] { validate_repo_filename(bad, "test"); }), ErrorKind::Unsafe) << bad;
+  EXPECT_EQ(error_kind_of([&] { validate_repo_filename("onnx/model.onnx", "test"); }), ErrorKind::Internal);
 }
 
 HubSettings settings_with(std::map<std::string, std::string> env, HubFlags flags = {}) {
@@ -273,8 +264,15 @@ TEST(HubSettingsTest, ATokenSentOverPlainHttpIsWarnedAbout) {
 
 TEST(HubSettingsTest, RejectsTokensThatCouldInjectHeaders) {  // T7
   for (const char* bad : {"hf_a\r\nX-Evil: 1", "hf_a b", "hf_\x01", "hf_\xc3\xa9"})
-    EXPECT_EQ(kind_of([&] { settings_with({{"HF_TOKEN", bad}, {"HOME", "/h"}}); }), ErrorKind::Usage) << bad;
-  EXPECT_EQ(kind_of([&] { settings_with({{"HF_ENDPOINT", "ftp://x"}, {"HOME", "/h"}}); }), ErrorKind::Usage);
+    EXPECT_EQ(error_kind_of([&] {
+                settings_with({{"HF_TOKEN", bad}, {"HOME", "/h"}});
+              }),
+              ErrorKind::Usage)
+        << bad;
+  EXPECT_EQ(error_kind_of([&] {
+              settings_with({{"HF_ENDPOINT", "ftp://x"}, {"HOME", "/h"}});
+            }),
+            ErrorKind::Usage);
   EXPECT_TRUE(settings_with({{"HF_HUB_OFFLINE", "1"}, {"HOME", "/h"}}).offline);
 }
 
@@ -282,8 +280,8 @@ TEST(HubCacheTest, ServerNamesMustBeHex) {  // N14
   EXPECT_EQ(checked_etag("\"" + std::string(64, 'a') + "\"", "x"), std::string(64, 'a'));
   EXPECT_EQ(checked_etag("W/\"" + std::string(40, 'b') + "\"", "x"), std::string(40, 'b'));
   for (const char* bad : {"\"../../../.bashrc\"", "abc", "\"ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ\""})
-    EXPECT_EQ(kind_of([&] { checked_etag(bad, "x"); }), ErrorKind::Network) << bad;
-  EXPECT_EQ(kind_of([&] { checked_commit("../../x", "x"); }), ErrorKind::Network);
+    EXPECT_EQ(error_kind_of([&] { checked_etag(bad, "x"); }), ErrorKind::Network) << bad;
+  EXPECT_EQ(error_kind_of([&] { checked_commit("../../x", "x"); }), ErrorKind::Network);
 }
 
 // A listing's hash names the stamp file that records a blob as hashed: one that is not hex names none, so it
@@ -308,9 +306,9 @@ TEST(HubCacheTest, CorruptRefsAreRefused) {  // C9
   EXPECT_EQ(read_file(root / "models--org--name" / "refs" / "main"), commit);
   EXPECT_EQ(cache.read_ref("main"), commit);
   write_file(root / "models--org--name" / "refs" / "main", "../x");
-  EXPECT_EQ(kind_of([&] { cache.read_ref("main"); }), ErrorKind::LocalIO);
+  EXPECT_EQ(error_kind_of([&] { cache.read_ref("main"); }), ErrorKind::LocalIO);
   write_file(root / "models--org--name" / "refs" / "main", std::string(1000, 'a'));
-  EXPECT_EQ(kind_of([&] { cache.read_ref("main"); }), ErrorKind::LocalIO);
+  EXPECT_EQ(error_kind_of([&] { cache.read_ref("main"); }), ErrorKind::LocalIO);
 }
 
 TEST(HubCacheTest, SnapshotLinksMustLandInBlobs) {  // C7, C8
@@ -322,7 +320,7 @@ TEST(HubCacheTest, SnapshotLinksMustLandInBlobs) {  // C7, C8
   EXPECT_EQ(cache.snapshot_file(commit, "config.json"), link);
   write_file(root / "secret", "x");
   fs::create_symlink(root / "secret", cache.snapshot_dir(commit) / "tokenizer.json");
-  EXPECT_EQ(kind_of([&] { cache.snapshot_file(commit, "tokenizer.json"); }), ErrorKind::Unsafe);
+  EXPECT_EQ(error_kind_of([&] { cache.snapshot_file(commit, "tokenizer.json"); }), ErrorKind::Unsafe);
   fs::remove(root / "models--org--name" / "blobs" / etag);
   EXPECT_FALSE(cache.snapshot_file(commit, "config.json"));  // dangling: fetched again
   EXPECT_FALSE(cache.snapshot_file(commit, "absent.json"));
@@ -432,7 +430,7 @@ TEST(ContentHashTest, WholeBodiesAndFilesAreCheckedAgainstTheirName) {
   EXPECT_EQ(file_content_hash(dir / "f", std::string(64, '0')),
             "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
   EXPECT_FALSE(file_content_hash(dir / "absent", git_hello));
-  EXPECT_EQ(kind_of([&] {
+  EXPECT_EQ(error_kind_of([&] {
               require_content_hash("org/m/config.json", git_hello, content_hash_of("hellp", git_hello));
             }),
             ErrorKind::Network);

@@ -4,8 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "analysis/lapack.h"
-#include "core/error.h"
+#include "lapack_test_support.h"
 
 namespace ma {
 namespace {
@@ -40,11 +39,7 @@ TEST(Kneedle, DegenerateCurves) {
 // Two tight groups far apart: k = 2 finds them whatever the seed, with the inertia of each group about
 // its mean; one cluster holds everything for k = 1; the silhouette of clean groups is near 1.
 TEST(KMeans, FindsSeparatedGroups) {
-  try {
-    lapack::require();
-  } catch (const Error& e) {
-    GTEST_SKIP() << e.what();
-  }
+  SKIP_WITHOUT_LAPACK();
   std::vector<float> x = {0, 0, 0, 1, 1, 0, 1, 1, 10, 10, 10, 11, 11, 10, 11, 11};  // 8 points in 2-D
   for (uint64_t seed : {0u, 1u, 7u}) {
     KMeansOptions o;

@@ -78,12 +78,7 @@ void expect_same(const Hardware& a, const Hardware& b) {
 }
 
 ErrorKind kind_of(const std::string& arg) {
-  try {
-    resolve_hardware(arg);
-  } catch (const Error& e) {
-    return e.kind();
-  }
-  return ErrorKind::Internal;  // no error: the callers expect one
+  return test::error_kind_of([&] { resolve_hardware(arg); });
 }
 
 const Hardware& table_entry(const char* name) {

@@ -12,12 +12,7 @@ namespace ma {
 namespace {
 
 ErrorKind index_error(const std::string& json) {
-  try {
-    parse_safetensors_index(json, "model.safetensors.index.json");
-  } catch (const Error& e) {
-    return e.kind();
-  }
-  return ErrorKind::Internal;  // accepted
+  return test::error_kind_of([&] { parse_safetensors_index(json, "model.safetensors.index.json"); });
 }
 
 TEST(SafetensorsIndex, ParsesWeightMapAndTotalSize) {

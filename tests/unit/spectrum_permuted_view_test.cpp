@@ -13,7 +13,6 @@
 
 #include "analysis/element_decoder.h"
 #include "analysis/embedding/embedding_analysis.h"
-#include "analysis/lapack.h"
 #include "analysis/matrix_reader.h"
 #include "analysis/model_weight_stats.h"
 #include "analysis/spectrum/model_spectrum.h"
@@ -21,22 +20,13 @@
 #include "core/json.h"
 #include "formats/model_files.h"
 #include "io/file_source.h"
+#include "lapack_test_support.h"
 #include "test_support.h"
 
 namespace ma {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool permuted_view_have_lapack(std::string& why) {
-  try {
-    lapack::require();
-    return true;
-  } catch (const Error& e) {
-    why = e.what();
-    return false;
-  }
-}
 
 // `values` as raw float32 bytes in a file of their own.
 fs::path permuted_view_raw_file(const test::TempDir& dir, const std::string& name,
@@ -92,8 +82,7 @@ TEST(PermutedView, ReaderGathersATransposedViewInRowMajorOrder) {
 // The rank-1 matrix stored transposed is rank 1 with σ₁ = ‖a‖·‖b‖ (its bytes read row-major are rank 3); a
 // permuted stacked-expert tensor is skipped with the reason, the rest analysed.
 TEST(PermutedView, SpectrumOfATransposedViewIsTheMatrixs) {
-  std::string why;
-  if (!permuted_view_have_lapack(why)) GTEST_SKIP() << why;
+  SKIP_WITHOUT_LAPACK();
   test::TempDir dir;
   const PermutedViewRankOne w;
   const fs::path file = permuted_view_raw_file(dir, "wt.bin", w.column_major());
@@ -125,8 +114,7 @@ TEST(PermutedView, SpectrumOfATransposedViewIsTheMatrixs) {
 // torch.save itself: a transposed embedding whose row 7 was scaled by 50 through the view, and a rank-5
 // q_proj saved as q.t(). Planned as `spectrum` and `embeddings` plan them, both come out as torch sees them.
 TEST(PermutedView, TorchTransposedViewsKeepTheirRowsAndRank) {
-  std::string why;
-  if (!permuted_view_have_lapack(why)) GTEST_SKIP() << why;
+  SKIP_WITHOUT_LAPACK();
   if (!test::python_imports("torch")) GTEST_SKIP() << test::kPython << " with torch is not installed";
   test::TempDir dir;
   const fs::path file = dir / "pytorch_model.bin";

@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "analysis/lapack.h"
 #include "analysis/model_weight_stats.h"
 #include "analysis/spectrum/model_spectrum.h"
 #include "analysis/spectrum/spectral_metrics.h"
@@ -24,6 +23,7 @@
 #include "core/json.h"
 #include "formats/model_files.h"
 #include "formats/safetensors_writer.h"
+#include "lapack_test_support.h"
 #include "test_support.h"
 
 namespace ma {
@@ -223,16 +223,6 @@ ModelSpectrum rank_rule_spectrum(const fs::path& file) {
   return compute_model_spectrum(plan, SpectrumOptions{});
 }
 
-bool rank_rule_have_lapack(std::string& why) {
-  try {
-    lapack::require();
-    return true;
-  } catch (const Error& e) {
-    why = e.what();
-    return false;
-  }
-}
-
 // Each matrix's actual_rank is numpy's matrix_rank (where no σ sits within 0.1 % of the tolerance; else
 // within the σ that do).
 void rank_rule_expect_numpy_ranks(const ModelSpectrum& s, const std::map<std::string, RankRuleNumpy>& numpy) {
@@ -257,8 +247,7 @@ void rank_rule_expect_numpy_ranks(const ModelSpectrum& s, const std::map<std::st
 }
 
 TEST(SpectrumRankRule, ActualRankEqualsNumpyMatrixRankOnBf16AndF32) {
-  std::string why;
-  if (!rank_rule_have_lapack(why)) GTEST_SKIP() << why;
+  SKIP_WITHOUT_LAPACK();
   if (!test::python_imports("numpy")) GTEST_SKIP() << test::kPython << " with numpy is not installed";
   test::TempDir dir;
   test::NormalRng rng(2026);
@@ -294,8 +283,7 @@ TEST(SpectrumRankRule, ActualRankEqualsNumpyMatrixRankOnBf16AndF32) {
 // The block-FP8 fixture (W = codes x scale_inv): down_proj was rank 109 under its 90 %-energy rank 171; numpy
 // says 256, and no matrix's rank is below its energy rank.
 TEST(SpectrumRankRule, Fp8FixtureRankIsNumpysAndNeverBelowTheEnergyRank) {
-  std::string why;
-  if (!rank_rule_have_lapack(why)) GTEST_SKIP() << why;
+  SKIP_WITHOUT_LAPACK();
   const std::optional<fs::path> data = test::shared_data();
   if (!data) GTEST_SKIP() << "../shared/data is not here";
   const fs::path file = *data / "fixtures" / "tiny-qwen3-fp8" / "model.safetensors";

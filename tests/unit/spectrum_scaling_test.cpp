@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "analysis/lapack.h"
 #include "analysis/model_weight_stats.h"
 #include "analysis/spectrum/model_spectrum.h"
 #include "analysis/spectrum/singular_values.h"
 #include "core/error.h"
+#include "lapack_test_support.h"
 #include "test_support.h"
 
 namespace ma {
@@ -31,16 +31,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr uint64_t kScalingN = 64;
-
-bool scaling_have_lapack(std::string& why) {
-  try {
-    lapack::require();
-    return true;
-  } catch (const Error& e) {
-    why = e.what();
-    return false;
-  }
-}
 
 // Row-major c · H · diag(d).
 std::vector<float> scaling_hadamard(double c, const std::vector<double>& d) {
@@ -84,8 +74,7 @@ void scaling_expect_sigma(const SingularValues& got, const std::vector<double>& 
 }
 
 TEST(SpectrumScaling, EveryMethodAtTheEndsOfFloat32sRange) {
-  std::string why;
-  if (!scaling_have_lapack(why)) GTEST_SKIP() << why;
+  SKIP_WITHOUT_LAPACK();
   // σ_max 2^63·8·2 ≈ 1.5e20: the Gram matrix's entries reach 2^134, past float32's 2^128.
   // 2^-83 ≈ 1e-25: the Gram matrix's entries, ~2^-160, are below float32's smallest subnormal.
   for (const double c : {std::ldexp(1.0, 63), std::ldexp(1.0, -83)}) {
@@ -117,8 +106,7 @@ TEST(SpectrumScaling, EveryMethodAtTheEndsOfFloat32sRange) {
 // Through the model: a 1e19-scale matrix beside an ordinary one, by the Gram method, gives both (it stopped
 // the whole run), and the 1e-25-scale one is full rank (it was rank 0).
 TEST(SpectrumScaling, OneExtremeMatrixNoLongerStopsTheRun) {
-  std::string why;
-  if (!scaling_have_lapack(why)) GTEST_SKIP() << why;
+  SKIP_WITHOUT_LAPACK();
   test::TempDir dir;
   const fs::path file = dir / "w.bin";
   const std::vector<double> d = scaling_even_spread();
