@@ -23,6 +23,12 @@ ModelConfig ModelConfig::parse(std::string text, const std::string& file) {
   return c;
 }
 
+ModelConfig ModelConfig::derived(std::string text) const {
+  ModelConfig c = parse(std::move(text), file());
+  c.warnings_ = warnings_;
+  return c;
+}
+
 std::string json_kind_text(const json::Value& v) {
   switch (v.type()) {
     case json::Type::Null:

@@ -19,6 +19,10 @@ class ModelConfig {
  public:
   // Parses a config file's text; the returned config owns its document.
   static ModelConfig parse(std::string text, const std::string& file);
+  // A config built from this one: `text` (this config's values rewritten, as transformers' Auto classes see a
+  // nested config, or a class's defaults) parsed as an object of the same file, whose warnings join this
+  // one's, so that what it leaves out is reported with the model.
+  ModelConfig derived(std::string text) const;
 
   const std::string& file() const { return *file_; }
   // Dotted path of this object inside the file ("" for the root, "text_config" for a nested one).

@@ -144,6 +144,22 @@ TEST(ConfigValues, OutOfRangeDescriptiveValuesAreLeftOutWithAWarning) {
   EXPECT_EQ(fine.model.arch.norm_eps, 0.0);
 }
 
+// A nested config that transformers' Auto classes see rewritten (EncoderDecoderModel's encoder and decoder)
+// is read from a document of its own: its warnings are still the model's. A null encoder depth was read as
+// BERT's default 12 without a word.
+TEST(ConfigValues, ANestedModelsWarningsAreTheModels) {
+  const Built b = build(R"({"model_type": "encoder-decoder", "architectures": ["EncoderDecoderModel"],
+    "encoder": {"model_type": "bert", "hidden_size": 64, "num_hidden_layers": null, "num_attention_heads": 4,
+      "intermediate_size": 128, "vocab_size": 100},
+    "decoder": {"model_type": "bert", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+      "intermediate_size": 128, "vocab_size": 100, "is_decoder": true, "add_cross_attention": true}})");
+  ASSERT_EQ(b.warnings.size(), 1u);
+  EXPECT_EQ(b.warnings[0].rfind(
+                "config.json: encoder.num_hidden_layers: is null: read as absent, the default 12", 0),
+            0u)
+      << b.warnings[0];
+}
+
 // None of the real configs of ../shared/data may start failing over these rules or warn: they hold null only
 // for keys that have no value to give, and every dtype name, rotary base and eps they write is valid.
 TEST(ConfigValues, EveryRealConfigBuildsWithoutConfigWarnings) {

@@ -93,7 +93,7 @@ void layoutlmv2_model(const ModelConfig& cfg, ModelTemplate& t, const std::strin
   if (visual_segment_embedding) t.add(p + "visual_segment_embedding", {h});
   layoutlmv2_embeddings(cfg, t, p + "embeddings.", d);
   const std::optional<ModelConfig> given = cfg.sub("detectron2_config_args");
-  const ModelConfig args = given ? *given : ModelConfig::parse(kLayoutlmv2DefaultDetectron2Args, cfg.file());
+  const ModelConfig args = given ? *given : cfg.derived(kLayoutlmv2DefaultDetectron2Args);
   const uint64_t fpn_width = detectron2_resnet_fpn(args, t, p + "visual.backbone.");
   blocks::linear(t, p + "visual_proj", layoutlmv2_visual_width(cfg, fpn_width), h, true);
   blocks::norm(t, p + "visual_LayerNorm", h, true);

@@ -120,7 +120,7 @@ void siglip_encoder_layer(ModelTemplate& t, const std::string& p, uint64_t hidde
 
 ModelConfig sub_or(const ModelConfig& cfg, std::string_view key, const char* dflt) {
   if (auto s = cfg.sub(key)) return *s;
-  return ModelConfig::parse(dflt, cfg.file());
+  return cfg.derived(dflt);
 }
 
 ModelConfig sub_or_empty(const ModelConfig& cfg, std::string_view key) {

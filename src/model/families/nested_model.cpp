@@ -41,7 +41,7 @@ ModelConfig as_auto_class(const ModelConfig& cfg, std::string_view key, std::str
     text.append(body, 1, body.size() - 2);
   }
   text += "}}";
-  return *ModelConfig::parse(std::move(text), cfg.file()).sub(key);
+  return *cfg.derived(std::move(text)).sub(key);
 }
 
 std::string sub_model_type(const ModelConfig& cfg, std::string_view key) {

@@ -324,7 +324,7 @@ void build_phi4mm(const ModelConfig& cfg, ModelTemplate& t) {
       compression.empty() ? 4u : 1u,
       embd.flag_or("use_hd_transform", true) && embd.flag_or("with_learnable_separator", true)};
   // The remote code builds its SigLIP tower from constants: no config field reaches it.
-  build_composite(cfg, t, kOriginalNames, original_audio(cfg), ModelConfig::parse("{}", cfg.file()), image);
+  build_composite(cfg, t, kOriginalNames, original_audio(cfg), cfg.derived("{}"), image);
   inline_loras(cfg, t);
   t.arch.hand_derived = true;
 }

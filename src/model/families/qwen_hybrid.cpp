@@ -83,7 +83,7 @@ void build_text(ModelTemplate& t, const TextModel& m) {
 // A nested config object; when absent, the sub-config class is built from its defaults (an empty object).
 ModelConfig sub_or_defaults(const ModelConfig& root, std::string_view key) {
   if (auto sub = root.sub(key)) return *sub;
-  return ModelConfig::parse("{}", root.file());
+  return root.derived("{}");
 }
 
 // Per-layer mixer of the hybrids: layer_types when given, else every full_attention_interval-th layer is

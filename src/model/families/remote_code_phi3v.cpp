@@ -43,7 +43,7 @@ void build_phi3_v(const ModelConfig& cfg, ModelTemplate& t) {
   clip.num_attention_heads = 16;
   clip.image_size = 336;
   clip.patch_size = 14;
-  vit_tower(ModelConfig::parse("{}", cfg.file()), p + "img_processor.vision_model.", clip, t);
+  vit_tower(cfg.derived("{}"), p + "img_processor.vision_model.", clip, t);
   const uint64_t merged = hd ? 4 * width : width;
   if (hd) {
     t.add(p + "glb_GN", {1, 1, merged});

@@ -26,7 +26,7 @@ void set_router_bias_kind(const ModelConfig& cfg, ModelTemplate& t) {
 
 // A FalconConfig with `fields` (already-validated numbers and flags), for FalconForCausalLM's builder.
 ModelConfig falcon_config(const ModelConfig& cfg, const std::string& fields) {
-  return ModelConfig::parse("{\"model_type\": \"falcon\", " + fields + "}", cfg.file());
+  return cfg.derived("{\"model_type\": \"falcon\", " + fields + "}");
 }
 
 std::string field(std::string_view key, uint64_t v) {

@@ -119,7 +119,7 @@ uint64_t xcodec_quantizers(const ModelConfig& cfg, const DacCodecDims& acoustic,
 // semantic_model_config as AutoModel sees it; absent, XcodecConfig's default, HubertConfig().
 ModelConfig xcodec_semantic_config(const ModelConfig& cfg) {
   if (cfg.has("semantic_model_config")) return as_auto_class(cfg, "semantic_model_config", "HubertModel");
-  return *ModelConfig::parse(R"({"semantic_model_config":{"architectures":["HubertModel"]}})", cfg.file())
+  return *cfg.derived(R"({"semantic_model_config":{"architectures":["HubertModel"]}})")
               .sub("semantic_model_config");
 }
 
