@@ -158,26 +158,32 @@ void gram(bool transpose, int64_t n64, int64_t k64, const float* a, int64_t lda6
   library().syrk("U", transpose ? "T" : "N", &n, &k, &alpha, a, &lda, &beta, c, &n, 1, 1);
 }
 
-void multiply(bool transpose_a, bool transpose_b, int64_t m64, int64_t n64, int64_t k64, const float* a,
-              int64_t lda64, const float* b, int64_t ldb64, float* c, int64_t ldc64) {
-  require();
+namespace {
+
+// The body of both multiply overloads: C = op(A) op(B) by `gemm`, BLAS's sgemm or dgemm (LAPACK loaded).
+template <typename T, typename Gemm>
+void multiply_by(Gemm gemm, bool transpose_a, bool transpose_b, int64_t m64, int64_t n64, int64_t k64,
+                 const T* a, int64_t lda64, const T* b, int64_t ldb64, T* c, int64_t ldc64) {
   const int m = dim(m64, "m"), n = dim(n64, "n"), k = dim(k64, "k");
   const int lda = dim(lda64, "lda"), ldb = dim(ldb64, "ldb"), ldc = dim(ldc64, "ldc");
   size_threads(double(m) * n * k);
-  const float alpha = 1, beta = 0;
-  library().gemm(transpose_a ? "T" : "N", transpose_b ? "T" : "N", &m, &n, &k, &alpha, a, &lda, b, &ldb,
-                 &beta, c, &ldc, 1, 1);
+  const T alpha = 1, beta = 0;
+  gemm(transpose_a ? "T" : "N", transpose_b ? "T" : "N", &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc,
+       1, 1);
+}
+
+}  // namespace
+
+void multiply(bool transpose_a, bool transpose_b, int64_t m64, int64_t n64, int64_t k64, const float* a,
+              int64_t lda64, const float* b, int64_t ldb64, float* c, int64_t ldc64) {
+  require();
+  multiply_by(library().gemm, transpose_a, transpose_b, m64, n64, k64, a, lda64, b, ldb64, c, ldc64);
 }
 
 void multiply(bool transpose_a, bool transpose_b, int64_t m64, int64_t n64, int64_t k64, const double* a,
               int64_t lda64, const double* b, int64_t ldb64, double* c, int64_t ldc64) {
   require();
-  const int m = dim(m64, "m"), n = dim(n64, "n"), k = dim(k64, "k");
-  const int lda = dim(lda64, "lda"), ldb = dim(ldb64, "ldb"), ldc = dim(ldc64, "ldc");
-  size_threads(double(m) * n * k);
-  const double alpha = 1, beta = 0;
-  library().dgemm(transpose_a ? "T" : "N", transpose_b ? "T" : "N", &m, &n, &k, &alpha, a, &lda, b, &ldb,
-                  &beta, c, &ldc, 1, 1);
+  multiply_by(library().dgemm, transpose_a, transpose_b, m64, n64, k64, a, lda64, b, ldb64, c, ldc64);
 }
 
 void orthonormalize(int64_t m64, int64_t n64, float* a) {
