@@ -30,7 +30,10 @@ The definitions are the contract the C++ command is tested against (tests/e2e/sp
   svd_90_percent_rank  searchsorted(cumsum(s**2) / sum(s**2), energy) + 1
   stable_rank       sum(s**2) / s[0]**2        effective_rank  exp(-sum(p log p)), p = s / sum(s)
   spectral_norm     s[0]                       condition_number  s[0] / s[-1] (null when s[-1] == 0)
-  alpha             powerlaw.Fit(s**2) as the `powerlaw` package (and WeightWatcher) fits it, unbounded:
+  alpha             powerlaw.Fit(s**2) as the `powerlaw` package (and WeightWatcher) fits it, over the
+                    eigenvalues s**2 > 1e-5 (WeightWatcher's EVALS_THRESH) whose s is above rank_tolerance
+                    (what the rank counts; fewer than 3: null); --alpha-of fits the values it is given as
+                    they are. Unbounded:
                     each distinct value but the largest as xmin, alpha = 1 + n / sum(log(x / xmin)) over
                     the n values >= xmin, D = max |searchsorted(tail, x, 'left') / n - (1 - (x / xmin)**(1 -
                     alpha))| over the tail's distinct values; the smallest D wins
@@ -97,6 +100,9 @@ def read_tensors(path):
     return result
 
 
+ALPHA_EIGENVALUE_FLOOR = 1e-5  # WeightWatcher's EVALS_THRESH: smaller eigenvalues are rounding, not spectrum
+
+
 def power_law(values):
     x = np.sort(values[values > 0])
     if len(x) < 3:
@@ -144,7 +150,7 @@ def metrics(w, dtype, energy, scale=1.0):
     cum = np.cumsum(sq) / sq.sum()
     p = s / s.sum()
     p = p[p > 0]
-    fit = power_law(sq)
+    fit = power_law(sq[(sq > ALPHA_EIGENVALUE_FLOOR) & (s > tol)])
     return {
         "singular_values": s.tolist(),
         "rank_tolerance": tol,
