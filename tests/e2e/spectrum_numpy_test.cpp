@@ -48,6 +48,12 @@ std::vector<double> planted(test::NormalRng& rng, size_t rows, size_t cols, size
   return w;
 }
 
+// The numpy reference (scripts/spectrum_reference.py) with `args`: a file, or --alpha-of a JSON.
+test::CommandResult run_reference(const std::string& args) {
+  return run_shell(std::string(kPython) + " " +
+                   quoted(fs::path(MA_SOURCE_DIR) / "scripts" / "spectrum_reference.py") + " " + args);
+}
+
 class SpectrumNumpy : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -133,9 +139,7 @@ SpectrumNumpyCountRange spectrum_numpy_count_range(const std::vector<double>& s,
 TEST_F(SpectrumNumpy, FullSvdEqualsLapackInFloat64) {
   auto ours = run_cli_json("");
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
-  auto ref =
-      run_shell(std::string(kPython) + " " +
-                quoted(fs::path(MA_SOURCE_DIR) / "scripts" / "spectrum_reference.py") + " " + quoted(file()));
+  auto ref = run_reference(quoted(file()));
   ASSERT_EQ(ref.exit_code, 0) << ref.err;
   const json::Document our_doc = parse(ours.out, "spectrum --json"), ref_doc = parse(ref.out, "reference");
   auto o = by_name(*our_doc.root().find("tensors"));
@@ -238,18 +242,12 @@ TEST_F(SpectrumNumpy, FullSvdEqualsLapackInFloat64) {
   }
 }
 
-// α of the same spectrum as the powerlaw package computes it (the reference's reimplementation, given our
-// singular values): within the 0.02, and in fact to rounding. The reference is given the eigenvalues
-// WeightWatcher fits, σ² > 1e-5 (its EVALS_THRESH), of the σ above our rank tolerance (below it a planted
-// F32 matrix's σ are float32 rounding noise, which the fit once took for its tail).
 // The reference's own alpha, from numpy's float64 SVD and the same eigenvalue filter (σ² > 1e-5, σ above the
 // rank tolerance), agrees with ours: the filter is the rule, not something the test applies for us.
 TEST_F(SpectrumNumpy, AlphaOfTheIndependentSpectrumAgrees) {
   auto ours = run_cli_json("");
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
-  auto ref =
-      run_shell(std::string(kPython) + " " +
-                quoted(fs::path(MA_SOURCE_DIR) / "scripts" / "spectrum_reference.py") + " " + quoted(file()));
+  auto ref = run_reference(quoted(file()));
   ASSERT_EQ(ref.exit_code, 0) << ref.err;
   const json::Document our_doc = parse(ours.out, "spectrum --json"), ref_doc = parse(ref.out, "reference");
   auto o = by_name(*our_doc.root().find("tensors"));
@@ -267,6 +265,10 @@ TEST_F(SpectrumNumpy, AlphaOfTheIndependentSpectrumAgrees) {
   EXPECT_GE(fitted, 5u);
 }
 
+// α of the same spectrum as the powerlaw package computes it (the reference's reimplementation, given our
+// singular values): within the 0.02, and in fact to rounding. The reference is given the eigenvalues
+// WeightWatcher fits, σ² > 1e-5 (its EVALS_THRESH), of the σ above our rank tolerance (below it a planted
+// F32 matrix's σ are float32 rounding noise, which the fit once took for its tail).
 TEST_F(SpectrumNumpy, AlphaEqualsThePowerlawFitOfTheSameSpectrum) {
   test::TempDir tmp;
   auto ours = run_cli_json("");
@@ -290,9 +292,7 @@ TEST_F(SpectrumNumpy, AlphaEqualsThePowerlawFitOfTheSameSpectrum) {
     }
     test::write_file(tmp / "ours.json", kept + "]}");
   }
-  auto ref = run_shell(std::string(kPython) + " " +
-                       quoted(fs::path(MA_SOURCE_DIR) / "scripts" / "spectrum_reference.py") +
-                       " --alpha-of " + quoted(tmp / "ours.json"));
+  auto ref = run_reference("--alpha-of " + quoted(tmp / "ours.json"));
   ASSERT_EQ(ref.exit_code, 0) << ref.err;
   const json::Document our_doc = parse(ours.out, "spectrum --json"), ref_doc = parse(ref.out, "reference");
   auto o = by_name(*our_doc.root().find("tensors"));
@@ -421,9 +421,7 @@ TEST(SpectrumFloat8, BlockScaledWeightsAreTheirValuesNotTheirCodes) {
   auto ours = test::run_cli("spectrum " + quoted(dir / "fp8.safetensors") + " --json --values");
   if (ours.exit_code == 10) GTEST_SKIP() << "no LAPACK: apt-get install libopenblas0-pthread";
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
-  auto ref = run_shell(std::string(kPython) + " " +
-                       quoted(fs::path(MA_SOURCE_DIR) / "scripts" / "spectrum_reference.py") + " " +
-                       quoted(dir / "fp8.safetensors"));
+  auto ref = run_reference(quoted(dir / "fp8.safetensors"));
   ASSERT_EQ(ref.exit_code, 0) << ref.err;
   const json::Document our_doc = json::Document::parse(ours.out, "ours");
   const json::Document ref_doc = json::Document::parse(ref.out, "reference");
