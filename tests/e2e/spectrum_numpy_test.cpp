@@ -15,6 +15,7 @@
 #include <cstring>
 #include <map>
 #include <numbers>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -107,6 +108,16 @@ class SpectrumNumpy : public ::testing::Test {
     return json::Document::parse(std::move(text), what, limits);
   }
 
+  // spectrum --json and the reference on the fixture's file, parsed; a fatal failure when either fails.
+  static void run_both(std::optional<json::Document>& ours, std::optional<json::Document>& ref) {
+    const test::CommandResult o = run_cli_json("");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const test::CommandResult r = run_reference(quoted(file()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ours.emplace(parse(o.out, "spectrum --json"));
+    ref.emplace(parse(r.out, "reference"));
+  }
+
   static test::TempDir* dir_;
 };
 test::TempDir* SpectrumNumpy::dir_ = nullptr;
@@ -137,19 +148,16 @@ SpectrumNumpyCountRange spectrum_numpy_count_range(const std::vector<double>& s,
 }
 
 TEST_F(SpectrumNumpy, FullSvdEqualsLapackInFloat64) {
-  auto ours = run_cli_json("");
-  ASSERT_EQ(ours.exit_code, 0) << ours.err;
-  auto ref = run_reference(quoted(file()));
-  ASSERT_EQ(ref.exit_code, 0) << ref.err;
-  const json::Document our_doc = parse(ours.out, "spectrum --json"), ref_doc = parse(ref.out, "reference");
-  auto o = by_name(*our_doc.root().find("tensors"));
-  auto r = by_name(*ref_doc.root().find("tensors"));
+  std::optional<json::Document> our_doc, ref_doc;
+  ASSERT_NO_FATAL_FAILURE(run_both(our_doc, ref_doc));
+  auto o = by_name(*our_doc->root().find("tensors"));
+  auto r = by_name(*ref_doc->root().find("tensors"));
   // Every matrix and only matrices: each stacked expert is one, the vector is none, and the kernels (a 3-D
   // conv1d, a 4-D conv) are skipped with a reason.
   EXPECT_EQ(o.size(), r.size());
   EXPECT_EQ(o.size(), 9u);
   EXPECT_EQ(o.count("model.layers.0.mlp.experts.gate_up_proj[1]"), 1u);
-  const auto& skipped = our_doc.root().find("skipped")->items();
+  const auto& skipped = our_doc->root().find("skipped")->items();
   ASSERT_EQ(skipped.size(), 2u);
   EXPECT_EQ(skipped[0].as_string(), "model.layers.0.mixer.conv1d.weight: 3-D, not a matrix");
   EXPECT_EQ(skipped[1].as_string(), "conv.f32: 4-D, not a matrix");
@@ -245,14 +253,11 @@ TEST_F(SpectrumNumpy, FullSvdEqualsLapackInFloat64) {
 // The reference's own alpha, from numpy's float64 SVD and the same eigenvalue filter (σ² > 1e-5, σ above the
 // rank tolerance), agrees with ours: the filter is the rule, not something the test applies for us.
 TEST_F(SpectrumNumpy, AlphaOfTheIndependentSpectrumAgrees) {
-  auto ours = run_cli_json("");
-  ASSERT_EQ(ours.exit_code, 0) << ours.err;
-  auto ref = run_reference(quoted(file()));
-  ASSERT_EQ(ref.exit_code, 0) << ref.err;
-  const json::Document our_doc = parse(ours.out, "spectrum --json"), ref_doc = parse(ref.out, "reference");
-  auto o = by_name(*our_doc.root().find("tensors"));
+  std::optional<json::Document> our_doc, ref_doc;
+  ASSERT_NO_FATAL_FAILURE(run_both(our_doc, ref_doc));
+  auto o = by_name(*our_doc->root().find("tensors"));
   size_t fitted = 0;
-  for (const auto& [name, ref_t] : by_name(*ref_doc.root().find("tensors"))) {
+  for (const auto& [name, ref_t] : by_name(*ref_doc->root().find("tensors"))) {
     if (!o.count(name) || o[name]->find("alpha") == nullptr) continue;
     SCOPED_TRACE(name);
     const json::Value& a = *o[name]->find("alpha");
