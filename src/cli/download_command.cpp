@@ -50,18 +50,23 @@ int run_download(const Args& args) {
                std::to_string(p.files_done) + "/" + std::to_string(p.files_total) + " files");
   };
   DownloadResult r;
+  DownloadChoice choice;  // outlives the download, which may list from it
   try {
     if (ref->file || selector) {
       trace("choosing " + (ref->file ? *ref->file : "the GGUF model '" + *selector + "'") +
             " in the file list of " + ref->id + "@" + ref->revision);
-      const DownloadChoice choice =
-          choose_download_files(*ref, settings, ref->file, selector,
-                                ref->gguf_model ? ":" + *ref->gguf_model : "--file", &interrupted);
+      choice = choose_download_files(*ref, settings, ref->file, selector,
+                                     ref->gguf_model ? ":" + *ref->gguf_model : "--file", &interrupted);
       // Added to the user's --include globs, which only add files; each matches itself only
       // (choose_download_files refuses a name with '*' or '?' that would match more).
       options.include.insert(options.include.end(), choice.paths.begin(), choice.paths.end());
-      // The commit they were chosen at, should the branch move before the download lists it again.
-      if (choice.listed_online) ref->revision = choice.commit;
+      print_warnings(choice.warnings, out);
+      // Listed by the Hub just now: the download takes that list, at the commit the files were chosen at
+      // (should the branch move meanwhile, the files stay those of the list they were chosen from).
+      if (choice.listed_online) {
+        ref->revision = choice.commit;
+        options.listed = &*choice.listed_online;
+      }
     }
     trace("downloading " + ref->id + "@" + ref->revision + " from " + settings.endpoint);
     r = download_repo(*ref, settings, options);

@@ -126,7 +126,8 @@ class Downloader {
   DownloadResult run() {
     HubModelInfo info;
     try {
-      info = fetch_model_info(http_, ref_, cache_, options_.cancel, &result_.warnings);
+      info = options_.listed ? *options_.listed
+                             : fetch_model_info(http_, ref_, cache_, options_.cancel, &result_.warnings);
     } catch (const Error& e) {
       // The Hub unreachable or failing, not refusing: a cached snapshot of the revision still answers, with
       // a warning (the report's rule). Only the listing decides: once it came, a failed file is a failure.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hub/hub_settings.h"
+#include "hub/model_info.h"
 #include "hub/repo_ref.h"
 
 namespace ma {
@@ -31,7 +32,10 @@ struct DownloadOptions {
   // Else the cache snapshot. One the run creates is removed again when it fails leaving it empty.
   std::optional<std::filesystem::path> out_dir;
   unsigned parallel_files = 8;
-  const std::atomic<bool>* cancel = nullptr;              // set by a signal handler: stop, remove temp files
+  const std::atomic<bool>* cancel = nullptr;  // set by a signal handler: stop, remove temp files
+  // The revision's file list, when the caller has just fetched it (to choose files by a GGUF selector): the
+  // download lists from it rather than asking the Hub a second time. Its commit must be the revision's.
+  const HubModelInfo* listed = nullptr;
   std::function<void(const DownloadProgress&)> progress;  // called from worker threads, serialised
 };
 

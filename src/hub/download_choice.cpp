@@ -17,7 +17,8 @@ namespace {
 struct RevisionFiles {
   std::vector<RepoFile> files;
   std::string commit;
-  bool online = false;
+  std::optional<HubModelInfo> online;  // the Hub's answer, when the list came from it
+  std::vector<std::string> warnings;
 };
 
 // The revision's file list as the cache holds it: our record of the Hub's answer, else the files of a
@@ -29,11 +30,11 @@ std::optional<RevisionFiles> cached_revision_files(const RepoRef& ref, const Hub
   if (std::optional<std::string> body = cache.read_info(commit)) {
     HubModelInfo info =
         parse_model_info(std::move(*body), (cache.repo_dir() / "modelanalyzer/info").string());
-    return RevisionFiles{std::move(info.files), commit, false};
+    return RevisionFiles{std::move(info.files), commit, std::nullopt, {}};
   }
   std::vector<RepoFile> on_disk = snapshot_listing(cache.snapshot_dir(commit));
   if (on_disk.empty()) return std::nullopt;
-  return RevisionFiles{std::move(on_disk), commit, false};
+  return RevisionFiles{std::move(on_disk), commit, std::nullopt, {}};
 }
 
 RevisionFiles revision_files(const RepoRef& ref, const HubSettings& settings,
@@ -42,8 +43,12 @@ RevisionFiles revision_files(const RepoRef& ref, const HubSettings& settings,
   if (!settings.offline) {
     try {
       HubHttp http(settings);
-      HubModelInfo info = fetch_model_info(http, ref, cache, cancel);
-      return {std::move(info.files), info.commit, true};
+      RevisionFiles listed;
+      HubModelInfo info = fetch_model_info(http, ref, cache, cancel, &listed.warnings);
+      listed.files = info.files;
+      listed.commit = info.commit;
+      listed.online = std::move(info);
+      return listed;
     } catch (const Error& e) {
       // The Hub unreachable or failing: the cached revision still says which files to take (the download
       // itself then answers from the cache, or fails with its own error).
@@ -81,7 +86,6 @@ DownloadChoice choose_download_files(const RepoRef& ref, const HubSettings& sett
   RevisionFiles listed = revision_files(ref, settings, cancel);
   DownloadChoice out;
   out.commit = listed.commit;
-  out.listed_online = listed.online;
   if (file) {
     const bool there = std::any_of(listed.files.begin(), listed.files.end(),
                                    [&](const RepoFile& f) { return f.path == *file; });
@@ -97,6 +101,8 @@ DownloadChoice choose_download_files(const RepoRef& ref, const HubSettings& sett
       out.paths.push_back(part->path);
   }
   require_literal_globs(out.paths, listed.files, ref.id + "@" + ref.revision);
+  out.listed_online = std::move(listed.online);
+  out.warnings = std::move(listed.warnings);
   return out;
 }
 

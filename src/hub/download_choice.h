@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hub/hub_settings.h"
+#include "hub/model_info.h"
 #include "hub/repo_ref.h"
 
 namespace ma {
@@ -17,7 +18,10 @@ namespace ma {
 struct DownloadChoice {
   std::vector<std::string> paths;  // repo paths exactly as listed, in part order
   std::string commit;              // of the file list they were chosen from
-  bool listed_online = false;      // that list came from the Hub just now (else from the cache)
+  // The Hub's answer the paths were chosen from, when it came just now (else the cache's record was used):
+  // the download takes its file list from it instead of asking the Hub again.
+  std::optional<HubModelInfo> listed_online;
+  std::vector<std::string> warnings;  // the cache could not record that answer
 };
 
 // `file` (a URL's) is taken as it is and must be listed; else `selector` picks a GGUF model as

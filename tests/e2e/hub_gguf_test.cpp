@@ -432,6 +432,11 @@ TEST_F(HubGguf, DownloadOfANamedModelFetchesItsPartsOnly) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(gguf_dl_files_under(q8), std::vector<std::string>{"tiny.Q8_0.gguf"});
   EXPECT_EQ(count_of(hub_->log(), "cdn"), 1u);
+  // The file list the model was chosen from is the one the download takes: the Hub is asked for it once.
+  const std::vector<LogEntry> log = hub_->log();
+  EXPECT_EQ(std::count_if(log.begin(), log.end(),
+                          [](const LogEntry& e) { return e.uri.starts_with("/api/models/"); }),
+            1);
   EXPECT_EQ(fs::file_size(q8 / "tiny.Q8_0.gguf"),
             gguf_file("tiny.Q8_0.gguf", DType::Q8_0, 10, 'x').sparse_size);
 
