@@ -1,6 +1,7 @@
-// The Hub client's rules one by one: repo ids, revisions and file names (N22, N23), the token lookup order
-// and its checks (T6, T7, N21), server-supplied names (N14), cache refs and links (C7, C9), globs, the header
-// guess, the content hashes, the stamps of verified blobs and the sweep of stale temp files.
+// The Hub client's rules one by one (repo ids, revisions and file names: hub_repo_ref_test.cpp): the token
+// lookup order and its checks (T6, T7, N21), server-supplied names (N14), cache refs and links (C7, C9),
+// globs, the header guess, the content hashes, the stamps of verified blobs and the sweep of stale temp
+// files.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -19,7 +20,6 @@
 #include "hub/hub_errors.h"
 #include "hub/hub_settings.h"
 #include "hub/remote_header.h"
-#include "hub/repo_ref.h"
 #include "hub/stale_temp.h"
 #include "test_support.h"
 
@@ -69,81 +69,6 @@ TEST(HubErrors, RateLimitsAdviseATokenOnlyWithoutOne) {
   EXPECT_EQ(m.find("pass a token"), std::string::npos) << m;
   EXPECT_NE(m.find("sent: the token from --token"), std::string::npos) << m;
   EXPECT_EQ(m.find("hf_secret"), std::string::npos) << m;
-}
-
-TEST(RepoRef, AcceptsTheFormsUsersType) {
-  auto r = parse_repo_ref("gpt2");
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->id, "gpt2");
-  EXPECT_EQ(r->revision, "main");
-  r = parse_repo_ref("meta-llama/Llama-2-7b-hf@refs/pr/1");
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->id, "meta-llama/Llama-2-7b-hf");
-  EXPECT_EQ(r->revision, "refs/pr/1");
-  r = parse_repo_ref("https://huggingface.co/Qwen/Qwen3-4B/tree/v1.0");
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->id, "Qwen/Qwen3-4B");
-  EXPECT_EQ(r->revision, "v1.0");
-  r = parse_repo_ref("hf.co/openai-community/gpt2");
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->id, "openai-community/gpt2");
-  // Canonical repos without an organization, as the browser shows them.
-  r = parse_repo_ref("https://huggingface.co/gpt2/tree/main");
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->id, "gpt2");
-  EXPECT_EQ(r->revision, "main");
-  r = parse_repo_ref("https://huggingface.co/bert-base-uncased/blob/v1/config.json");
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->id, "bert-base-uncased");
-  EXPECT_EQ(r->revision, "v1");
-  r = parse_repo_ref("https://huggingface.co/org/tree/tree/main");  // a repo named "tree"
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->id, "org/tree");
-  EXPECT_EQ(r->revision, "main");
-}
-
-// ":NAME" after the id or the revision picks one GGUF model, as llama.cpp's -hf and Ollama's hf.co/ names
-// spell it; it is never part of the revision (a git ref holds no ':').
-TEST(RepoRef, AColonSuffixNamesOneGgufModel) {
-  auto r = parse_repo_ref("bartowski/Llama-3.2-1B-Instruct-GGUF:Q4_K_M");
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->id, "bartowski/Llama-3.2-1B-Instruct-GGUF");
-  EXPECT_EQ(r->revision, "main");
-  EXPECT_EQ(r->gguf_model, "Q4_K_M");
-  r = parse_repo_ref("org/name-GGUF@v2:q8_0");
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->revision, "v2");
-  EXPECT_EQ(r->gguf_model, "q8_0");
-  r = parse_repo_ref("hf.co/org/name-GGUF:IQ4_XS");
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->id, "org/name-GGUF");
-  EXPECT_EQ(r->gguf_model, "IQ4_XS");
-  EXPECT_FALSE(parse_repo_ref("https://huggingface.co/gpt2")->gguf_model);
-  // Anything else with a colon is a local path (a file not yet written, a typo): never sent to the Hub.
-  for (const char* local : {"out/model:v2.gguf", "org/name:", "org/name:Q4 K", "my run:v1.bin"})
-    EXPECT_FALSE(parse_repo_ref(local)) << local;
-}
-
-TEST(RepoRef, LocalLookingPathsAreNotRepoIds) {
-  for (const char* p : {"./model", "/abs/model", "~/m", "a/b/c.json", "my model", "file:///x"})
-    EXPECT_FALSE(parse_repo_ref(p)) << p;
-}
-
-TEST(RepoRef, RejectsIdsAndRevisionsThatEscape) {  // N22
-  for (const char* bad :
-       {"a--b", "a..b", "org/-name", "org/name.", "gpt2@../../x", "gpt2@refs/../../x", "gpt2@"})
-    EXPECT_EQ(error_kind_of([&] { parse_repo_ref(bad); }), ErrorKind::Usage) << bad;
-  EXPECT_EQ(error_kind_of([&] { parse_repo_ref(std::string(97, 'a')); }), ErrorKind::Usage);
-  EXPECT_EQ(error_kind_of([&] { parse_repo_ref("https://user:hf_x@huggingface.co/gpt2"); }),
-            ErrorKind::Usage);  // T5
-  EXPECT_EQ(url_quote("refs/pr/1", false), "refs%2Fpr%2F1");
-  EXPECT_EQ(url_quote("sub dir/a+b.json", true), "sub%20dir/a%2Bb.json");
-}
-
-TEST(RepoRef, RepoFileNamesStayInsideTheRepo) {  // N23
-  for (const char* bad : {"../x", "/etc/passwd", "C:x", "\\\\srv\\share\\x", "a/../../b", "a//b", ""})
-    EXPECT_EQ(error_kind_of([&] { validate_repo_filename(bad, "test"); }), ErrorKind::Unsafe) << bad;
-  EXPECT_EQ(error_kind_of([&] { validate_repo_filename("onnx/model.onnx", "test"); }), ErrorKind::Internal);
 }
 
 HubSettings settings_with(std::map<std::string, std::string> env, HubFlags flags = {}) {
