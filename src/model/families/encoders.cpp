@@ -264,8 +264,6 @@ void build_mpnet(const ModelConfig& cfg, ModelTemplate& t) {
 
 // ---- ModernBERT ----
 
-}  // namespace
-
 std::vector<uint64_t> modernbert_windows(const ModelConfig& cfg, uint64_t layers, uint64_t window) {
   if (cfg.has("layer_types")) return interleaved_windows(cfg, layers, window, 1);
   const uint64_t every = cfg.dim_or("global_attn_every_n_layers", 3);
@@ -274,17 +272,11 @@ std::vector<uint64_t> modernbert_windows(const ModelConfig& cfg, uint64_t layers
   return w;
 }
 
-namespace {
+}  // namespace
 
-// Pre-norm layers with q, k and v fused (attn.Wqkv) and a GeGLU MLP whose mlp.Wi holds input and gate,
-// rotary positions only. Layer 0 has no attn_norm: the embedding norm stands in for it.
-void build_modernbert(const ModelConfig& cfg, ModelTemplate& t) {
-  const std::string cls = architecture_of(cfg, "ModernBertModel");
-  const std::string task =
-      supported_task(cfg, cls, "ModernBert",
-                     {"Model", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification"});
+bool modernbert_body(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix,
+                     ModernBertKind kind) {
   ArchitectureRecord& a = t.arch;
-  a.architecture = cls;
   a.norm = NormKind::LayerNorm;
   a.vocab_size = cfg.dim_or("vocab_size", 50368);
   a.hidden_size = cfg.dim_or("hidden_size", 768);
@@ -295,33 +287,52 @@ void build_modernbert(const ModelConfig& cfg, ModelTemplate& t) {
   a.max_position_embeddings = cfg.count_or("max_position_embeddings", 8192);
   const bool norm_bias = cfg.flag_or("norm_bias", false),
              attention_bias = cfg.flag_or("attention_bias", false), mlp_bias = cfg.flag_or("mlp_bias", false);
+  const bool encoder = kind == ModernBertKind::Encoder;
+  const bool null_window = !encoder && cfg.raw("local_attention") && !cfg.has("local_attention");
+  const uint64_t window = null_window ? 0 : cfg.count_or("local_attention", 128) / (encoder ? 1 : 2);
+  const std::vector<uint64_t> windows = modernbert_windows(cfg, a.num_layers, window);
   const uint64_t h = a.hidden_size, inter = a.intermediate_size;
-  const std::string prefix = task == "Model" ? "" : "model.";
   blocks::embedding(t, prefix + "embeddings.tok_embeddings.weight", a.vocab_size, h);
   blocks::norm(t, prefix + "embeddings.norm", h, norm_bias);
-  const std::vector<uint64_t> windows =
-      modernbert_windows(cfg, a.num_layers, cfg.count_or("local_attention", 128));
-  StackSpec& encoder = t.arch.add_stack(StackRole::Encoder, prefix + "layers", h);
+  StackSpec& s = a.add_stack(encoder ? StackRole::Encoder : StackRole::Decoder, prefix + "layers", h);
   for (uint64_t i = 0; i < a.num_layers; ++i) {
-    const std::string p = encoder.path + "." + std::to_string(i);
+    const std::string p = s.path + "." + std::to_string(i);
     if (i > 0) blocks::norm(t, p + ".attn_norm", h, norm_bias);
-    blocks::linear(t, p + ".attn.Wqkv", h, 3 * h, attention_bias);
+    if (encoder)
+      blocks::linear(t, p + ".attn.Wqkv", h, 3 * h, attention_bias);
+    else
+      for (const char* proj : {".attn.q_proj", ".attn.k_proj", ".attn.v_proj"})
+        blocks::linear(t, p + proj, h, h, attention_bias);
     blocks::linear(t, p + ".attn.Wo", h, h, attention_bias);
     blocks::norm(t, p + ".mlp_norm", h, norm_bias);
     blocks::linear(t, p + ".mlp.Wi", h, 2 * inter, mlp_bias);
     blocks::linear(t, p + ".mlp.Wo", inter, h, mlp_bias);
     LayerSpec l = attention_dense_layer();
     set_window(l.attention, windows[i]);
-    encoder.layers.push_back(l);
+    s.layers.push_back(l);
   }
   blocks::norm(t, prefix + "final_norm", h, norm_bias);
+  return norm_bias;
+}
+
+namespace {
+
+void build_modernbert(const ModelConfig& cfg, ModelTemplate& t) {
+  const std::string cls = architecture_of(cfg, "ModernBertModel");
+  const std::string task =
+      supported_task(cfg, cls, "ModernBert",
+                     {"Model", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification"});
+  t.arch.architecture = cls;
+  const std::string prefix = task == "Model" ? "" : "model.";
+  const bool norm_bias = modernbert_body(cfg, t, prefix, ModernBertKind::Encoder);
   if (task == "Model") return;
+  const uint64_t h = t.arch.hidden_size;
   // The prediction head (dense, activation, norm) every task class puts on the encoder.
   blocks::linear(t, "head.dense", h, h, cfg.flag_or("classifier_bias", false));
   blocks::norm(t, "head.norm", h, norm_bias);
   if (task == "ForMaskedLM") {
     tied_or_own(t, "decoder.weight", prefix + "embeddings.tok_embeddings.weight", read_tie(cfg, t));
-    if (cfg.flag_or("decoder_bias", true)) t.add("decoder.bias", {a.vocab_size});
+    if (cfg.flag_or("decoder_bias", true)) t.add("decoder.bias", {t.arch.vocab_size});
   } else {
     blocks::linear(t, "classifier", h, num_labels(cfg), true);
   }

@@ -458,62 +458,23 @@ void build_eurobert(const ModelConfig& cfg, ModelTemplate& t) {
 
 // ---- ModernBERT-decoder: ModernBERT's blocks, causal ----
 
-// Which layers slide: layer_types when listed, else all but every
-// global_attn_every_n_layers-th from the first. A sliding layer sees
-// local_attention / 2 tokens back (half ModernBERT's two-sided window); a null
-// or zero local_attention leaves none.
-std::vector<uint64_t> modernbert_decoder_windows(const ModelConfig& cfg, uint64_t layers) {
-  const bool null_window = cfg.raw("local_attention") && !cfg.has("local_attention");
-  const uint64_t window = null_window ? 0 : cfg.count_or("local_attention", 128) / 2;
-  return modernbert_windows(cfg, layers, window);
-}
-
-// ModernBERT's embeddings, norms and GeGLU MLP, but q_proj, k_proj and v_proj
-// apart and a causal mask. Layer 0 has no attn_norm. The causal LM's prediction
-// head (dense, norm) precedes the decoder, tied to the token embedding by
-// default, with a bias by decoder_bias; the sequence classifier's bias follows
-// classifier_bias.
+// ModernBERT's body (encoders_common.h) under a causal mask. The causal LM's prediction head (dense, norm)
+// precedes the decoder, tied to the token embedding by default, with a bias by decoder_bias; the sequence
+// classifier's bias follows classifier_bias.
 void build_modernbert_decoder(const ModelConfig& cfg, ModelTemplate& t) {
   const VariantClass k =
       variant_class(cfg, "ModernBertDecoder", "model", {"Model", "ForCausalLM", "ForSequenceClassification"});
-  ArchitectureRecord& a = t.arch;
-  a.architecture = k.cls;
-  a.norm = NormKind::LayerNorm;
-  a.vocab_size = cfg.dim_or("vocab_size", 50368);
-  a.hidden_size = cfg.dim_or("hidden_size", 768);
-  a.intermediate_size = cfg.dim_or("intermediate_size", 1152);
-  a.num_layers = cfg.layers_or("num_hidden_layers", 22, 0);
-  a.num_attention_heads = a.num_key_value_heads = cfg.dim_or("num_attention_heads", 12);
-  a.head_dim = split_heads(cfg, "num_attention_heads", a.hidden_size, a.num_attention_heads);
-  a.max_position_embeddings = cfg.count_or("max_position_embeddings", 8192);
-  const bool norm_bias = cfg.flag_or("norm_bias", false),
-             attention_bias = cfg.flag_or("attention_bias", false), mlp_bias = cfg.flag_or("mlp_bias", false);
-  const std::vector<uint64_t> windows = modernbert_decoder_windows(cfg, a.num_layers);
-  const uint64_t h = a.hidden_size, inter = a.intermediate_size;
-  blocks::embedding(t, k.prefix + "embeddings.tok_embeddings.weight", a.vocab_size, h);
-  blocks::norm(t, k.prefix + "embeddings.norm", h, norm_bias);
-  StackSpec& s = a.add_stack(StackRole::Decoder, k.prefix + "layers", h);
-  for (uint64_t i = 0; i < a.num_layers; ++i) {
-    const std::string p = s.path + "." + std::to_string(i);
-    if (i > 0) blocks::norm(t, p + ".attn_norm", h, norm_bias);
-    for (const char* proj : {".attn.q_proj", ".attn.k_proj", ".attn.v_proj", ".attn.Wo"})
-      blocks::linear(t, p + proj, h, h, attention_bias);
-    blocks::norm(t, p + ".mlp_norm", h, norm_bias);
-    blocks::linear(t, p + ".mlp.Wi", h, 2 * inter, mlp_bias);
-    blocks::linear(t, p + ".mlp.Wo", inter, h, mlp_bias);
-    LayerSpec l = attention_dense_layer();
-    set_window(l.attention, windows[i]);
-    s.layers.push_back(l);
-  }
-  blocks::norm(t, k.prefix + "final_norm", h, norm_bias);
+  t.arch.architecture = k.cls;
+  const bool norm_bias = modernbert_body(cfg, t, k.prefix, ModernBertKind::Decoder);
   if (k.task == "Model") return;
+  const uint64_t h = t.arch.hidden_size;
   const bool classifier_bias = cfg.flag_or("classifier_bias", false);
   const std::string head = k.task == "ForCausalLM" ? "lm_head" : "head";
   blocks::linear(t, head + ".dense", h, h, classifier_bias);
   blocks::norm(t, head + ".norm", h, norm_bias);
   if (k.task == "ForCausalLM") {
     tied_or_own(t, "decoder.weight", "model.embeddings.tok_embeddings.weight", read_tie(cfg, t));
-    if (cfg.flag_or("decoder_bias", true)) t.add("decoder.bias", {a.vocab_size});
+    if (cfg.flag_or("decoder_bias", true)) t.add("decoder.bias", {t.arch.vocab_size});
   } else {
     blocks::linear(t, "classifier", h, num_labels(cfg), classifier_bias);
   }

@@ -113,9 +113,17 @@ std::pair<uint64_t, uint64_t> vit_pair(const ModelConfig& cfg, std::string_view 
 // layers and the final LayerNorm under `prefix`, the record filled for `cls`. Returns the width.
 uint64_t vit_body(const ModelConfig& cfg, ModelTemplate& t, const std::string& cls, const std::string& prefix,
                   bool distillation_token);
-// ModernBERT's (and ModernBERT-decoder's) sliding layers: layer_types when listed, else all but every
-// global_attn_every_n_layers-th from the first (0, 3, 6 ...) see `window` tokens; 0 for a global layer.
-std::vector<uint64_t> modernbert_windows(const ModelConfig& cfg, uint64_t layers, uint64_t window);
+// ModernBERT's body, which ModernBERT-decoder keeps (its config class has the same fields and defaults): the
+// record's sizes; under `prefix`, the token embeddings and their norm, the layers (pre-norm attention, layer
+// 0 without attn_norm as the embedding norm stands in for it, and a GeGLU MLP whose mlp.Wi holds input and
+// gate; rotary positions only) and the final norm. The encoder fuses q, k and v (attn.Wqkv) and attends both
+// ways; the decoder keeps q_proj, k_proj and v_proj apart, under a causal mask. Sliding layers: layer_types
+// when listed, else all but every global_attn_every_n_layers-th from the first (0, 3, 6 ...). The encoder's
+// window is local_attention, the decoder's half of it (it looks back only), none when null. Returns
+// norm_bias, which the task heads' norms follow.
+enum class ModernBertKind { Encoder, Decoder };
+bool modernbert_body(const ModelConfig& cfg, ModelTemplate& t, const std::string& prefix,
+                     ModernBertKind kind);
 // The "attention+dense" MHA layer every stack of these families is made of.
 LayerSpec attention_dense_layer();
 
