@@ -16,6 +16,7 @@
 #include "core/json.h"
 #include "fake_hub.h"
 #include "fake_hub_hash.h"
+#include "fake_hub_test_support.h"
 
 namespace fs = std::filesystem;
 using ma::test::FakeFile;
@@ -97,12 +98,10 @@ FakeRepo limited_repo(const std::string& id, std::pair<std::string, std::string>
   return r;
 }
 
-class HubCli : public ::testing::Test {
+class HubCli : public SharedFakeHubTest {
  protected:
   static void SetUpTestSuite() {
-    if (!FakeHub::available()) return;
-    work_ = new TempDir();
-    hub_ = new FakeHub(work_->path() / "hub", kSentinelToken);
+    if (!create_shared_hub(kSentinelToken)) return;
     FakeRepo main = example_repo("ex/tiny-llama", "normal");
     main.info_json_fields =
         "\"author\":\"ex\",\"downloads\":1234567,\"likes\":89,\"cardData\":{\"license\":\"apache-2.0\"}";
@@ -135,21 +134,10 @@ class HubCli : public ::testing::Test {
           hub_->add_repo(repo_from_directory("fx/" + e.path().filename().string(), e.path()));
     hub_->start();
   }
-  static void TearDownTestSuite() {
-    delete hub_;
-    delete work_;
-    hub_ = nullptr;
-    work_ = nullptr;
-  }
   static bool has_safetensors(const fs::path& dir) {
     for (const auto& e : fs::directory_iterator(dir))
       if (e.path().extension() == ".safetensors") return true;
     return false;
-  }
-
-  void SetUp() override {
-    if (!hub_) GTEST_SKIP() << "nginx not installed: the Hub client's end-to-end tests need it";
-    hub_->clear_log();
   }
 
   void TearDown() override {
@@ -208,14 +196,9 @@ class HubCli : public ::testing::Test {
     return out;
   }
 
-  static FakeHub* hub_;
-  static TempDir* work_;
   TempDir cache_;
   std::vector<std::string> outputs_;
 };
-
-FakeHub* HubCli::hub_ = nullptr;
-TempDir* HubCli::work_ = nullptr;
 
 TEST_F(HubCli, ReportFromHubEqualsLocalAndReadsOnlyHeaders) {
   CommandResult local = run_cli(example() + " --json");

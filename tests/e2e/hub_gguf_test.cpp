@@ -12,6 +12,7 @@
 #include "cli_test_support.h"
 #include "core/json.h"
 #include "fake_hub.h"
+#include "fake_hub_test_support.h"
 #include "formats/gguf_writer.h"
 #include "gguf_test_models.h"
 
@@ -119,12 +120,10 @@ std::vector<std::string> gguf_dl_files_under(const fs::path& dir) {
   return out;
 }
 
-class HubGguf : public ::testing::Test {
+class HubGguf : public SharedFakeHubTest {
  protected:
   static void SetUpTestSuite() {
-    if (!FakeHub::available()) return;
-    work_ = new TempDir();
-    hub_ = new FakeHub(work_->path() / "hub", "");
+    if (!create_shared_hub("")) return;
     FakeRepo quants;
     quants.id = "ex/tiny-GGUF";
     // 200,000 tokens: a ~5 MB header, more than the first 2 MiB range request.
@@ -157,16 +156,6 @@ class HubGguf : public ::testing::Test {
     hub_->add_repo(gguf_downloadable_repo());
     hub_->start();
   }
-  static void TearDownTestSuite() {
-    delete hub_;
-    delete work_;
-    hub_ = nullptr;
-    work_ = nullptr;
-  }
-  void SetUp() override {
-    if (!hub_) GTEST_SKIP() << "nginx not installed: the Hub client's end-to-end tests need it";
-    hub_->clear_log();
-  }
   CommandResult run(const std::string& args) {
     return run_cli_env(isolated_hub_env(hub_->endpoint(), cache_.path()), args);
   }
@@ -177,13 +166,8 @@ class HubGguf : public ::testing::Test {
     return n;
   }
 
-  static FakeHub* hub_;
-  static TempDir* work_;
   TempDir cache_;
 };
-
-FakeHub* HubGguf::hub_ = nullptr;
-TempDir* HubGguf::work_ = nullptr;
 
 const uint64_t kParameters = tiny_gguf_parameters({.hidden = 256, .ffn = 512});
 
