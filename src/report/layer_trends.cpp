@@ -17,8 +17,7 @@ using diagram::Svg;
 using diagram::TextStyle;
 using plot::Axes;
 
-constexpr double kWidth = 1100, kLeft = 86, kLegendW = 172, kRightPad = 24, kTop = 78;
-constexpr double kPanelH = 250, kPanelGap = 58;
+using namespace plot::layer_page;
 
 // One module class's values, layer by layer.
 struct Series {

@@ -146,4 +146,12 @@ std::string ellipsize_middle(std::string_view text, double size, bool bold, doub
 void fit_middle(diagram::Svg& svg, double x, double y, double max_width, std::string_view text,
                 const diagram::TextStyle& style);
 
+// The page of the per-layer panels (stats' layer trends, spectrum's per-layer figures), one look for both:
+// its width, the left margin for the y labels, the legend column and the right pad, the title's height, each
+// panel's height and the gap below it.
+namespace layer_page {
+inline constexpr double kWidth = 1100, kLeft = 86, kLegendW = 172, kRightPad = 24, kTop = 78;
+inline constexpr double kPanelH = 250, kPanelGap = 58;
+}  // namespace layer_page
+
 }  // namespace ma::plot
