@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/nearest_name.h"
 
 namespace ma::cli {
 namespace {
@@ -15,6 +16,14 @@ const Option* find_option(const CommandSpec& spec, std::string_view name) {
 
 std::string command_words(const CommandSpec& spec) {
   return "modelanalyzer " + (spec.name.empty() ? std::string() : std::string(spec.name) + " ");
+}
+
+// " (did you mean --json?)" for a name that is a typo of one of the command's options, else "".
+std::string suggestion(const CommandSpec& spec, std::string_view typed) {
+  std::vector<std::string_view> names;
+  for (const Option& o : spec.options) names.insert(names.end(), o.names.begin(), o.names.end());
+  const std::optional<std::string_view> near = nearest_name(typed, names);
+  return near ? " (did you mean " + std::string(*near) + "?)" : "";
 }
 
 // An option whose value is a file or directory (its placeholder says FILE or DIR).
@@ -66,9 +75,9 @@ void parse_command_line(const Args& args, const CommandSpec& spec) {
     const std::string name = arg.substr(0, eq);
     const Option* o = find_option(spec, name);
     if (!o)
-      throw Error(
-          ErrorKind::Usage, "", printable(name),
-          "unknown option for '" + command_words(spec) + "...'; see " + command_words(spec) + "--help");
+      throw Error(ErrorKind::Usage, "", printable(name),
+                  "unknown option for '" + command_words(spec) + "...'" + suggestion(spec, name) + "; see " +
+                      command_words(spec) + "--help");
     if (o->value.empty()) {
       if (eq != std::string::npos) throw Error(ErrorKind::Usage, "", name, "takes no value");
       o->set("");

@@ -45,7 +45,14 @@ TEST(CliArgs, DoubleDashEndsOptions) {
 TEST(CliArgs, UnknownOptionsMissingValuesAndExtraOperandsAreNamed) {
   EXPECT_NE(usage_error([] {
               cli::parse_tensors_args({"m", "--jsn"});
-            }).find("--jsn: unknown option"),
+            })
+                .find("--jsn: unknown option for 'modelanalyzer tensors ...' (did you mean --json?); see "
+                      "modelanalyzer tensors --help"),
+            std::string::npos);
+  // Nothing near enough: no suggestion.
+  EXPECT_EQ(usage_error([] {
+              cli::parse_tensors_args({"m", "--frobnicate"});
+            }).find("did you mean"),
             std::string::npos);
   EXPECT_NE(usage_error([] {
               cli::parse_tensors_args({"m", "--csv"});
