@@ -14,6 +14,7 @@
 #include "cli/spectrum_args.h"
 #include "cli/stats_args.h"
 #include "cli/tensors_args.h"
+#include "core/nearest_name.h"
 
 namespace ma::cli {
 namespace {
@@ -61,6 +62,13 @@ const Command* find_command(std::string_view name) {
   for (const Command& c : kCommands)
     if (c.name == name) return &c;
   return nullptr;
+}
+
+std::optional<std::string_view> command_like(std::string_view word) {
+  std::vector<std::string_view> names;
+  for (const Command& c : kCommands)
+    if (!c.name.empty()) names.push_back(c.name);
+  return nearest_name(word, names);
 }
 
 std::string usage_text() {

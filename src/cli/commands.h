@@ -2,6 +2,7 @@
 // process exit code; errors propagate as ma::Error to main(), which prints one line and maps them to exit
 // codes.
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,9 @@ struct Command {
 };
 // nullptr when `name` is not a subcommand.
 const Command* find_command(std::string_view name);
+// The subcommand `word` looks like a typo of ("tensor" -> "tensors"), if any: such a word is read as a
+// model, which main() says.
+std::optional<std::string_view> command_like(std::string_view word);
 
 // `modelanalyzer --help`: every command's usage and summary, the report's options, Hub options, exit codes.
 std::string usage_text();

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -11,6 +12,7 @@
 #include "core/error.h"
 #include "core/heap_pages.h"
 #include "core/text.h"
+#include "formats/model_files.h"
 
 namespace {
 
@@ -30,7 +32,19 @@ int run(const ma::cli::Args& args) {
   }
   const Command* command = find_command(args[0]);
   const Args rest = command ? Args(args.begin() + 1, args.end()) : args;
-  if (!command) command = find_command("");  // the report: `modelanalyzer MODEL...`
+  if (!command) {
+    command = find_command("");  // the report: `modelanalyzer MODEL...`
+    // `modelanalyzer tensor MODEL` reads "tensor" as a model (a Hub repo may be named so): the error that
+    // follows would not say why. Unless a file of that name is there, say which command it looks like.
+    const std::optional<std::string_view> meant = command_like(args[0]);
+    const bool quiet = std::find(args.begin(), args.end(), "--quiet") != args.end() ||
+                       std::find(args.begin(), args.end(), "-q") != args.end();
+    if (meant && !quiet && !ma::path_is_present(args[0]))
+      std::fprintf(stderr,
+                   "modelanalyzer: note: '%s' is no command and is read as a model (did you mean "
+                   "'modelanalyzer %s'?)\n",
+                   ma::terminal_safe(args[0]).c_str(), std::string(*meant).c_str());
+  }
   for (const std::string& a : rest)
     if (a == "--help" || a == "-h") {
       std::fputs(command->help().c_str(), stdout);

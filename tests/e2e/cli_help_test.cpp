@@ -1,8 +1,11 @@
 // End-to-end: every command's --help is generated from its option table, and the binary prints it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "cli/commands.h"
 #include "cli_test_support.h"
+#include "test_support.h"
 
 namespace ma::test {
 namespace {
@@ -27,6 +30,30 @@ TEST(CliArgs, EveryCommandHasAHelpFromItsTable) {
     EXPECT_NE(top.out.find(s), std::string::npos) << s;
   EXPECT_EQ(top.out.find("seed 0"), std::string::npos)
       << "user-visible text names things, not seed documents";
+}
+
+// A mistyped command is read as a model (a Hub repository may be named "tensor"), and the note says which
+// command it looks like; a file of that name is a model, and no note is printed.
+TEST(Program, AMistypedCommandIsNamed) {
+  TempDir cache;
+  const std::string offline = isolated_hub_env("http://127.0.0.1:9", cache.path()) + " HF_HUB_OFFLINE=1";
+  CommandResult r = run_cli_env(offline, "tensor " + example() + " --json");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("modelanalyzer: note: 'tensor' is no command and is read as a model (did you mean "
+                       "'modelanalyzer tensors'?)"),
+            std::string::npos)
+      << r.err;
+  CommandResult quiet = run_cli_env(offline, "stat " + example() + " --quiet");
+  EXPECT_EQ(quiet.err.find("note:"), std::string::npos) << quiet.err;
+  // Far from every command: no note.
+  CommandResult far = run_cli_env(offline, "frobnicate " + example());
+  EXPECT_EQ(far.err.find("is no command"), std::string::npos) << far.err;
+  // A model directory of that name in the working directory: read as the model it is, without a note.
+  const std::filesystem::path stat = cache.path() / "stat";
+  std::filesystem::create_directory_symlink(example_dir(), stat);
+  CommandResult local = run_cli_in(cache.path(), "stat " + example() + " --json");
+  EXPECT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_EQ(local.err.find("is no command"), std::string::npos) << local.err;
 }
 
 // The libraries only some commands need are loaded when one of them runs (dlopen): ONNX's library and
