@@ -5,8 +5,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
+#include <string_view>
+#include <vector>
 
 #include "core/error.h"
+#include "core/nearest_name.h"
 #include "core/units.h"
 
 namespace ma::cli {
@@ -55,11 +59,16 @@ double positive_number_arg(const std::string& flag, const std::string& text, dou
 std::string choice_arg(const std::string& flag, const std::string& text,
                        std::initializer_list<const char*> choices) {
   std::string list;
+  std::vector<std::string_view> names;
   for (const char* c : choices) {
     if (text == c) return text;
     list += (list.empty() ? "" : ", ") + std::string(c);
+    names.push_back(c);
   }
-  throw Error(ErrorKind::Usage, "", flag, "must be one of " + list + "; got '" + printable(text) + "'");
+  const std::optional<std::string_view> near = nearest_name(text, names);
+  throw Error(ErrorKind::Usage, "", flag,
+              "must be one of " + list + "; got '" + printable(text) + "'" +
+                  (near ? " (did you mean " + std::string(*near) + "?)" : ""));
 }
 
 std::string image_path_arg(const std::string& flag, const std::string& text) {

@@ -100,6 +100,14 @@ TEST(CliArgs, ChoicesAndDtypesListWhatIsAccepted) {
               cli::parse_perf_args({"m", "--mode", "serve"});
             }).find("--mode: must be one of prefill, decode, train; got 'serve'"),
             std::string::npos);
+  EXPECT_EQ(usage_error([] {
+              cli::parse_perf_args({"m", "--mode", "serve"});
+            }).find("did you mean"),
+            std::string::npos);  // no choice near it
+  EXPECT_NE(usage_error([] {
+              cli::parse_perf_args({"m", "--mode", "prefil"});
+            }).find("got 'prefil' (did you mean prefill?)"),
+            std::string::npos);
   EXPECT_NE(usage_error([] {
               cli::parse_report_args({"m", "--kv-dtype", "fp7"});
             }).find("accepted: fp32, bf16"),
