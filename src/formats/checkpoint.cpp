@@ -13,6 +13,7 @@
 #include "formats/gguf.h"
 #include "formats/safetensors.h"
 #include "formats/torch_checkpoint.h"
+#include "io/byte_source.h"
 #include "io/contained_path.h"
 #include "io/file_source.h"
 
@@ -211,10 +212,9 @@ void check_index_complete(const Checkpoint& ck, const fs::path& index, const std
 
 // One PyTorch checkpoint as a CheckpointFile: the tensors of its state dict under their names in it; what
 // else it holds (a training checkpoint's optimizer state) becomes a note.
-CheckpointFile torch_file(const fs::path& path, std::string name, uint32_t index, std::string& format,
-                          std::vector<std::string>& notes) {
-  const FileSource src(path);
-  TorchCheckpoint tc = read_torch_checkpoint(src);
+CheckpointFile torch_file(const ByteSource& src, TorchRead what, std::string name, uint32_t index,
+                          std::string& format, std::vector<std::string>& notes) {
+  TorchCheckpoint tc = read_torch_checkpoint(src, what);
   CheckpointFile f;
   f.name = std::move(name);
   f.size = src.size();
@@ -240,7 +240,7 @@ CheckpointFile torch_file(const fs::path& path, std::string name, uint32_t index
     // A strided view's bytes count as numel x size, which an expanded view of 2^62 elements overflows.
     const std::optional<uint64_t> bytes = checked_mul(s.numel, dtype_bits(t.dtype) / 8);
     if (!bytes || !checked_add(t.data_begin, *bytes))
-      throw Error(ErrorKind::Limit, path.string(), "tensor '" + printable(s.name) + "'",
+      throw Error(ErrorKind::Limit, src.name(), "tensor '" + printable(s.name) + "'",
                   "its elements' bytes overflow 64 bits");
     s.data_end = t.data_begin + *bytes;
     s.file_index = index;
@@ -278,14 +278,17 @@ void read_torch_files(const LocalModelFiles& files, Checkpoint& ck) {
       }
       paths.push_back(files.root / shard);
     }
-    if (present == 0 || !files.fetched_headers.empty()) {
+    // A Hub model's shards are each downloaded (in its snapshot) or read from their fetched ends.
+    const bool remote = !files.fetched_headers.empty();
+    if (present == 0 && !remote) {
       names_from_index(ck);
       return;
     }
-    for (const fs::path& p : paths) {
-      if (!path_is_present(p))
-        throw Error(ErrorKind::NotFound, files.index->string(), "shard " + p.filename().string(),
-                    "named by the index but missing from the directory");
+    for (size_t s = 0; s < paths.size(); ++s) {
+      if (!path_is_present(paths[s]) && !fetched(files, ck.index->shards[s]))
+        throw Error(ErrorKind::NotFound, files.index->string(), "shard " + ck.index->shards[s],
+                    remote ? "named by the index but neither downloaded nor its ends fetched"
+                           : "named by the index but missing from the directory");
     }
   }
   ck.files.resize(paths.size());
@@ -293,7 +296,23 @@ void read_torch_files(const LocalModelFiles& files, Checkpoint& ck) {
   std::vector<std::vector<std::string>> notes(paths.size());
   parallel_for(paths.size(), [&](size_t i) {
     const std::string name = files.index ? ck.index->shards[i] : paths[i].filename().string();
-    ck.files[i] = torch_file(paths[i], name, static_cast<uint32_t>(i), formats[i], notes[i]);
+    const auto index = static_cast<uint32_t>(i);
+    const FetchedHeader* f = fetched(files, name);
+    if (!f) {
+      ck.files[i] = torch_file(FileSource(paths[i]), TorchRead::Data, name, index, formats[i], notes[i]);
+      return;
+    }
+    // A Hub file: its head and tail, fetched by range requests, hold its layout (remote_header.h).
+    const std::string where = files.display_name + "/" + name;
+    const std::optional<HeadAndTail> ends = unpack_head_tail(f->prefix);
+    if (!ends) throw Error(ErrorKind::Malformed, where, "fetched ends", "not a head and a tail");
+    try {
+      ck.files[i] = torch_file(HeadTailSource(ends->head, ends->tail, f->file_size, where), TorchRead::Layout,
+                               name, index, formats[i], notes[i]);
+    } catch (const BytesNotFetched&) {
+      throw Error(ErrorKind::Malformed, where, "fetched ends",
+                  "the checkpoint's layout reads bytes between the head and the tail fetched");
+    }
   });
   ck.format = formats.empty() ? "pytorch" : formats.front();
   for (auto& n : notes) ck.notes.insert(ck.notes.end(), n.begin(), n.end());

@@ -14,13 +14,6 @@ namespace fs = std::filesystem;
 namespace ma {
 namespace {
 
-// What torch.save writes under the names users give it.
-bool torch_checkpoint_name(const std::string& name) {
-  for (std::string_view ext : {".bin", ".pt", ".pth", ".ckpt"})
-    if (name.ends_with(ext)) return true;
-  return false;
-}
-
 // The format a file's name claims. A file whose bytes open like no format (a truncated download, a file
 // saved half-way) is still read as that format, so that its reader names what is wrong with it; the bytes
 // decide otherwise (a GGUF saved as model.bin is read as GGUF).
@@ -28,7 +21,8 @@ WeightFormat format_by_name(const std::string& name) {
   if (name.ends_with(".safetensors")) return WeightFormat::Safetensors;
   if (name.ends_with(".gguf")) return WeightFormat::Gguf;
   if (name.ends_with(".onnx")) return WeightFormat::Onnx;
-  if (torch_checkpoint_name(name)) return WeightFormat::PytorchZip;  // its reader tells zip and legacy apart
+  if (is_torch_checkpoint_name(name))
+    return WeightFormat::PytorchZip;  // its reader tells zip and legacy apart
   return WeightFormat::Unknown;
 }
 
@@ -182,7 +176,7 @@ LocalModelFiles locate_local_model(const std::string& arg) {
     for (const auto& e : fs::directory_iterator(p, ec)) {
       if (e.is_directory(ec)) continue;
       std::string name = e.path().filename().string();
-      if (torch_checkpoint_name(name)) torch.push_back(e.path());
+      if (is_torch_checkpoint_name(name)) torch.push_back(e.path());
       if (name.ends_with(".gguf")) gguf.push_back(e.path());
       if (name.ends_with(".onnx")) onnx.push_back(e.path());
       if (!name.ends_with(".safetensors")) continue;

@@ -13,8 +13,8 @@
 
 namespace ma {
 
-// The first bytes of a weight file on the Hub (a safetensors length prefix and header, a GGUF header) and the
-// whole file's size.
+// The first bytes of a weight file on the Hub (a safetensors length prefix and header, a GGUF header; for a
+// PyTorch checkpoint its first and last bytes, packed by pack_head_tail) and the whole file's size.
 struct FetchedHeader {
   std::string name;
   std::string prefix;

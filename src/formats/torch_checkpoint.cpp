@@ -283,7 +283,7 @@ TorchCheckpoint assemble(const ByteSource& src, const PickleValue* root, uint64_
 
 // ---- zip format: <prefix>/data.pkl, <prefix>/data/<key>, maybe <prefix>/byteorder
 
-TorchCheckpoint read_zip(const ByteSource& src) {
+TorchCheckpoint read_zip(const ByteSource& src, TorchRead what) {
   const ZipDirectory dir = read_zip_directory(src);
   // torch reads the archive's folder from the directory's first member and its pickle from
   // <folder>/data.pkl (PyTorchStreamReader): another data.pkl in the zip is not what torch.load runs.
@@ -340,8 +340,10 @@ TorchCheckpoint read_zip(const ByteSource& src) {
       throw_malformed(src, "storage " + printable(key),
                       "member holds " + std::to_string(e->size) + " bytes, fewer than its " +
                           std::to_string(s->numel) + " elements");
-    data[key] = zip_member_data_offset(src, *e);
-    members.push_back({e, data[key]});
+    // Without its local header a member's bytes are known to begin no earlier than their floor: the
+    // tensors' offsets stay relative to their storages, and the floors are what the overlap check sees.
+    data[key] = what == TorchRead::Data ? zip_member_data_offset(src, *e) : 0;
+    members.push_back({e, what == TorchRead::Data ? data[key] : zip_member_data_floor(src, *e)});
   }
   // torch.save writes each storage once, in a member of its own: storages sharing bytes are a file built to
   // make a few megabytes read as terabytes.
@@ -386,7 +388,7 @@ LegacyPickles parse_legacy(const ByteSource& src, std::string_view bytes, Storag
   return out;
 }
 
-TorchCheckpoint read_legacy(const ByteSource& src) {
+TorchCheckpoint read_legacy(const ByteSource& src, TorchRead what) {
   // The pickles come first and their length is known only by running them: read a prefix, and a larger one
   // (4x, or as far as the pickle asked) when a pickle runs past its end. Only running out of bytes asks for
   // more: any other fault a longer prefix would meet again, so it ends the read at once, and the runs cost
@@ -416,9 +418,14 @@ TorchCheckpoint read_legacy(const ByteSource& src) {
     if (at > src.size() || src.size() - at < 8)
       throw_malformed(src, "storage " + printable(key),
                       "its 8-byte element count lies past the end of the file");
-    src.read_exact(at, 8, count);
-    uint64_t n = 0;
-    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(count[static_cast<size_t>(i)]);
+    // Layout: the count is taken to be what the tensors say, and the storages are still laid out back to
+    // back inside the file; the counts themselves lie between the storages, not at the file's ends.
+    uint64_t n = s->second->numel;
+    if (what == TorchRead::Data) {
+      src.read_exact(at, 8, count);
+      n = 0;
+      for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(count[static_cast<size_t>(i)]);
+    }
     if (n != s->second->numel)
       throw_malformed(
           src, "storage " + printable(key),
@@ -426,7 +433,7 @@ TorchCheckpoint read_legacy(const ByteSource& src) {
     const uint64_t size = n * element_bytes(s->second->dtype);
     if (at + 8 > src.size() || size > src.size() - at - 8)
       throw_malformed(src, "storage " + printable(key), "runs past the end of the file");
-    data[key] = at + 8;
+    data[key] = what == TorchRead::Data ? at + 8 : 0;
     at += 8 + size;
   }
   return assemble(src, p->object.value, p->end, "pytorch legacy", data);
@@ -442,11 +449,11 @@ bool looks_like_torch_checkpoint(const ByteSource& src) {
   return static_cast<uint8_t>(head[0]) == 0x80 && static_cast<uint8_t>(head[1]) <= 5;
 }
 
-TorchCheckpoint read_torch_checkpoint(const ByteSource& src) {
-  if (looks_like_zip(src)) return read_zip(src);
+TorchCheckpoint read_torch_checkpoint(const ByteSource& src, TorchRead what) {
+  if (looks_like_zip(src)) return read_zip(src, what);
   if (!looks_like_torch_checkpoint(src))
     throw_malformed(src, "", "neither a zip nor a pickle: not a PyTorch checkpoint");
-  return read_legacy(src);
+  return read_legacy(src, what);
 }
 
 }  // namespace ma

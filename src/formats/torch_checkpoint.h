@@ -24,9 +24,11 @@ struct TorchCheckpointTensor {
   uint64_t storage_offset = 0;  // elements
   std::string storage_key;
   uint64_t storage_numel = 0;
-  uint64_t data_begin = 0;  // absolute file offset of element [0, ..., 0]
-  bool contiguous = true;   // row-major without gaps: its bytes are [data_begin, data_begin + numel x size)
-  bool dense = true;        // those bytes hold exactly its elements, maybe in another order (a transpose)
+  // Absolute file offset of element [0, ..., 0]; read with TorchRead::Layout, where the file offsets of
+  // the storages are not read, its offset from its storage's first byte.
+  uint64_t data_begin = 0;
+  bool contiguous = true;  // row-major without gaps: its bytes are [data_begin, data_begin + numel x size)
+  bool dense = true;       // those bytes hold exactly its elements, maybe in another order (a transpose)
   bool shares_storage = false;  // a tensor listed earlier uses the same storage (tied weights, views)
   bool tied = false;            // ... and is the same view of it: the same tensor under a second name
 };
@@ -43,11 +45,18 @@ struct TorchCheckpoint {
 std::string view_key(std::string_view storage, uint64_t offset, const Shape& shape,
                      const std::vector<uint64_t>& stride);
 
+// How much of a checkpoint is read. Data: everything a reader of the tensors' bytes needs, each storage's
+// file offset included (a zip member's local header, a legacy storage's element count). Layout: the
+// tensors' names, dtypes, shapes, strides and storage sharing, from the pickle and the zip's central
+// directory alone, every size still checked against the file: what a file on the Hub gives from its two
+// ends (io/byte_source.h's HeadTailSource), without its storages' bytes in between.
+enum class TorchRead { Data, Layout };
+
 // True when the source is a zip or starts like a legacy checkpoint (a pickle protocol opcode).
 bool looks_like_torch_checkpoint(const ByteSource& src);
 
 // Throws Error: Unsafe (a disallowed global or opcode), Malformed, Limit, Unsupported (big-endian, compressed
 // members, legacy storage views).
-TorchCheckpoint read_torch_checkpoint(const ByteSource& src);
+TorchCheckpoint read_torch_checkpoint(const ByteSource& src, TorchRead what = TorchRead::Data);
 
 }  // namespace ma

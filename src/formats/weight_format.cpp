@@ -73,4 +73,10 @@ WeightFormat sniff_weight_format(const ByteSource& src) {
   return WeightFormat::Unknown;
 }
 
+bool is_torch_checkpoint_name(std::string_view name) {
+  for (std::string_view ext : {".bin", ".pt", ".pth", ".ckpt"})
+    if (name.ends_with(ext)) return true;
+  return false;
+}
+
 }  // namespace ma

@@ -17,6 +17,10 @@ enum class CheckpointFormat { None, Safetensors, Pytorch, Gguf, Onnx };
 std::string_view checkpoint_format_name(
     CheckpointFormat f);  // "none", "safetensors", "pytorch", "gguf", "onnx"
 
+// Whether a file name is one torch.save writes under (.bin, .pt, .pth, .ckpt): the files a directory's (or a
+// Hub repository's) PyTorch checkpoint is looked for among.
+bool is_torch_checkpoint_name(std::string_view name);
+
 // Reads at most 16 bytes. Safetensors: a little-endian header length that fits the file, then '{'; PyTorch
 // zip: a ZIP local header; PyTorch legacy (or any pickle): the PROTO opcode; GGUF: "GGUF"; ONNX (a protobuf
 // without magic): a ModelProto opening with its ir_version field, as every serializer writes it, then the

@@ -80,6 +80,17 @@ void apply_zip64(const ByteSource& src, std::string_view extra, ZipEntry& e, boo
     throw_malformed(src, "entry '" + printable(e.name) + "'", "zip64 sizes without a zip64 field");
 }
 
+// Refuses what is not a stored member of plain bytes.
+void check_stored(const ByteSource& src, const ZipEntry& e, const std::string& field) {
+  if (e.method != 0)
+    throw Error(ErrorKind::Unsupported, src.name(), field,
+                "compressed member (method " + std::to_string(e.method) + "): only stored members are read");
+  if (e.flags & 1)
+    throw Error(ErrorKind::Unsupported, src.name(), field, "encrypted member: its bytes are not its data");
+  if (e.compressed_size != e.size)
+    throw_malformed(src, field, "stored member whose compressed and plain sizes differ");
+}
+
 }  // namespace
 
 const ZipEntry* ZipDirectory::find(std::string_view name) const {
@@ -142,15 +153,19 @@ ZipDirectory read_zip_directory(const ByteSource& src) {
   return out;
 }
 
+uint64_t zip_member_data_floor(const ByteSource& src, const ZipEntry& e) {
+  const std::string field = "entry '" + printable(e.name) + "'";
+  check_stored(src, e, field);
+  // read_zip_directory checked the offset against the file; the name is at most 4096 bytes.
+  const uint64_t floor = e.local_header_offset + 30 + e.name.size();
+  if (floor > src.size() || e.size > src.size() - floor)
+    throw_malformed(src, field, "data runs past the end of the file");
+  return floor;
+}
+
 uint64_t zip_member_data_offset(const ByteSource& src, const ZipEntry& e) {
   const std::string field = "entry '" + printable(e.name) + "'";
-  if (e.method != 0)
-    throw Error(ErrorKind::Unsupported, src.name(), field,
-                "compressed member (method " + std::to_string(e.method) + "): only stored members are read");
-  if (e.flags & 1)
-    throw Error(ErrorKind::Unsupported, src.name(), field, "encrypted member: its bytes are not its data");
-  if (e.compressed_size != e.size)
-    throw_malformed(src, field, "stored member whose compressed and plain sizes differ");
+  check_stored(src, e, field);
   std::string local;
   src.read_exact(e.local_header_offset, 30, local);
   if (le(local, 0, 4) != kLocalHeader) throw_malformed(src, field, "local header has a bad signature");

@@ -47,6 +47,12 @@ ZipDirectory read_zip_directory(const ByteSource& src);
 // compressed or encrypted member.
 uint64_t zip_member_data_offset(const ByteSource& src, const ZipEntry& e);
 
+// The least offset a stored member's bytes can begin at, from the central directory alone: its local header
+// holds at least 30 fixed bytes and the name. For a reader that cannot read the local headers (a file on the
+// Hub, read by range requests at its two ends): checked, with the member's whole size, to lie inside the
+// source, and errors as zip_member_data_offset's. Members whose true bytes are disjoint have disjoint floors.
+uint64_t zip_member_data_floor(const ByteSource& src, const ZipEntry& e);
+
 // A stored member's bytes: [data, data + entry->size), data as zip_member_data_offset returns it.
 struct ZipMemberData {
   const ZipEntry* entry = nullptr;

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "formats/gguf.h"
 #include "formats/safetensors.h"
+#include "formats/torch_checkpoint.h"
 #include "hub/hub_cache.h"
 #include "hub/response_headers.h"
 
@@ -121,6 +122,80 @@ RemoteHeader fetch_gguf_header(HubHttp& http, const std::string& url, std::optio
 bool gguf_header_complete(std::string_view prefix, uint64_t file_size) {
   try {
     return read_gguf(PrefixSource(prefix, file_size, "cached header")).header.size() == prefix.size();
+  } catch (const BytesNotFetched&) {
+    return false;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+TorchEndsGuess torch_ends_guess(uint64_t tensor_count, uint64_t name_bytes) {
+  // The head: data.pkl's local header, then per tensor its name and ~100 bytes of pickle (the rebuild call,
+  // the storage's persistent id, shape and strides), then the small byteorder member. The tail: the zip's
+  // end records behind at most 64 KiB of comment (where the end record is searched for), and the central
+  // directory, ~100 bytes per storage member (46, the member's name, a zip64 field).
+  if (tensor_count == 0) return {256 << 10, 128 << 10};
+  return {4096 + name_bytes + 128 * tensor_count, 22 + 0xffff + 4096 + 128 * tensor_count};
+}
+
+std::string grow_torch_ends(std::string head, uint64_t tail_guess, uint64_t size, const std::string& where,
+                            const FetchBytes& fetch) {
+  if (head.size() > size) head.resize(size);
+  std::string tail;
+  auto take = [&](uint64_t begin, uint64_t end) {  // [begin, end), inside the gap between the ends
+    if (head.size() + tail.size() + (end - begin) > kMaxTorchEndsBytes)
+      throw Error(ErrorKind::Limit, where, "PyTorch checkpoint layout",
+                  "reading it takes more than " + std::to_string(kMaxTorchEndsBytes >> 20) +
+                      " MiB of the file's bytes (data.pkl is at most a few MB in a real one)");
+    std::string bytes = fetch(begin, end);
+    if (bytes.size() != end - begin)
+      throw Error(ErrorKind::Network, where, "body", "truncated: the server sent fewer bytes than asked for");
+    return bytes;
+  };
+  if (const uint64_t tail_len = std::min(tail_guess, size - head.size()); tail_len)
+    tail = take(size - tail_len, size);
+  for (;;) {
+    try {
+      read_torch_checkpoint(HeadTailSource(head, tail, size, where), TorchRead::Layout);
+      return pack_head_tail(head, tail);
+    } catch (const BytesNotFetched& more) {
+      // Grow the end nearer to the bytes asked for, at least doubling it: a read far into the gap costs a
+      // few requests, and every request is bounded by kMaxTorchEndsBytes.
+      const uint64_t gap_begin = head.size(), gap_end = size - tail.size();
+      const uint64_t past_head = more.begin > gap_begin ? more.begin - gap_begin : 0;
+      const uint64_t before_tail = more.end < gap_end ? gap_end - more.end : 0;
+      if (past_head <= before_tail) {
+        head += take(gap_begin, std::min(gap_end, std::max(more.end, 2 * head.size())));
+      } else {
+        const uint64_t doubled = size - std::min(size, 2 * tail.size());
+        tail.insert(0, take(std::max(gap_begin, std::min(more.begin, doubled)), gap_end));
+      }
+    }
+  }
+}
+
+RemoteHeader fetch_torch_ends(HubHttp& http, const std::string& url, TorchEndsGuess guess,
+                              std::optional<uint64_t> expected_size, const HubTarget& target) {
+  const std::string where = target.repo + "/" + target.file;
+  const uint64_t first =
+      std::max<uint64_t>(1, expected_size ? std::min(*expected_size, guess.head) : guess.head);
+  RemoteHeader out = first_range(http, url, first, expected_size, target);
+  if (out.prefix.size() < std::min(first, out.file_size))
+    throw Error(ErrorKind::Network, where, "body", "truncated: the server sent fewer bytes than asked for");
+  out.prefix = grow_torch_ends(std::move(out.prefix), guess.tail, out.file_size, where,
+                               [&](uint64_t begin, uint64_t end) {
+                                 return std::move(get_range(http, url, begin, end - 1, target).response.body);
+                               });
+  return out;
+}
+
+bool torch_ends_complete(std::string_view packed, uint64_t file_size) {
+  const std::optional<HeadAndTail> ends = unpack_head_tail(packed);
+  if (!ends || ends->head.size() > file_size || ends->tail.size() > file_size) return false;
+  try {
+    read_torch_checkpoint(HeadTailSource(ends->head, ends->tail, file_size, "cached ends"),
+                          TorchRead::Layout);
+    return true;
   } catch (const BytesNotFetched&) {
     return false;
   } catch (const Error&) {

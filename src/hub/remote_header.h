@@ -4,6 +4,7 @@
 // then fails (Network), as the follow-up cannot be fetched.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -55,6 +56,29 @@ RemoteHeader fetch_gguf_header(HubHttp& http, const std::string& url, std::optio
 // then).
 bool gguf_header_complete(std::string_view prefix, uint64_t file_size);
 inline constexpr uint64_t kGgufFirstRead = 2 << 20;
+
+// A PyTorch checkpoint's layout read over HTTP from the file's two ends: its head (data.pkl, which torch.save
+// writes first; a legacy file's pickles) and its tail (the zip's central directory), first as large as
+// `guess` says, then grown by range requests, the end nearer to what the reader asks for, until
+// read_torch_checkpoint(TorchRead::Layout) reads it; the storages' bytes between them are never fetched. The
+// prefix returned holds both ends, packed (pack_head_tail). Malformed checkpoints are ma::Error; a layout
+// that needs more than kMaxTorchEndsBytes of the file is Error(Limit).
+struct TorchEndsGuess {
+  uint64_t head = 0, tail = 0;
+};
+TorchEndsGuess torch_ends_guess(uint64_t tensor_count, uint64_t name_bytes);  // count 0: not known
+RemoteHeader fetch_torch_ends(HubHttp& http, const std::string& url, TorchEndsGuess guess,
+                              std::optional<uint64_t> expected_size, const HubTarget& target);
+// How fetch_torch_ends grows the ends, apart from HTTP: from the first `head` bytes of a file of `size`
+// bytes, the last `tail_guess` bytes, then whatever `fetch(begin, end)` brings of [begin, end) in the gap,
+// until the layout reads. Returns the ends packed.
+using FetchBytes = std::function<std::string(uint64_t begin, uint64_t end)>;
+std::string grow_torch_ends(std::string head, uint64_t tail_guess, uint64_t size, const std::string& where,
+                            const FetchBytes& fetch);
+// Whether `packed` holds both ends a file of `file_size` bytes is read from (a cached pair is used only
+// then).
+bool torch_ends_complete(std::string_view packed, uint64_t file_size);
+inline constexpr uint64_t kMaxTorchEndsBytes = 192ull << 20;
 
 // Bytes the first range request asks for, given the tensor names a file holds: each entry of the header JSON
 // is its quoted name plus at most ~80 bytes of dtype, shape and offsets; the guess errs large so that most

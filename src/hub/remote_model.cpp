@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "formats/safetensors_index.h"
+#include "formats/weight_format.h"
 #include "hub/content_hash.h"
 #include "hub/gguf_catalog.h"
 #include "hub/hub_api.h"
@@ -33,6 +34,13 @@ constexpr std::array<std::string_view, 6> kTokenizerFiles = {
 
 bool top_level(std::string_view path) {
   return path.find('/') == std::string_view::npos;
+}
+
+// A top-level .safetensors file that is not a PEFT adapter's: the model's weights in safetensors.
+bool holds_model_safetensors(const HubModelInfo& info) {
+  return std::any_of(info.files.begin(), info.files.end(), [](const RepoFile& f) {
+    return top_level(f.path) && f.path.ends_with(".safetensors") && f.path.rfind("adapter_", 0) != 0;
+  });
 }
 
 // A cached header is exactly its 8-byte length prefix plus that many bytes; anything else (a file cut short
@@ -170,15 +178,19 @@ class Assembler {
     return true;
   }
 
-  // The weight files whose headers the analysis reads, with a first-read guess for each.
+  // The weight files whose headers (PyTorch files: whose two ends) the analysis reads, with the tensors an
+  // index names in each (0: not known) to size the first reads.
   struct WeightFile {
     const RepoFile* file;
-    uint64_t guess = kUnknownHeaderGuess;
+    uint64_t tensors = 0, name_bytes = 0;
   };
 
+  // The files `files.format` names: an index's shards, else (no index) the top-level .safetensors files
+  // (PEFT adapter weights only when nothing else is there), else the one top-level PyTorch checkpoint
+  // (pytorch_model.bin among several), as in a local directory; sets the format of unindexed files.
   std::vector<WeightFile> weight_files(const HubModelInfo& info, LocalModelFiles& files) {
     std::vector<WeightFile> out;
-    if (files.index && !files.index_is_pytorch) {
+    if (files.index) {
       files.parsed_index = std::make_shared<const SafetensorsIndex>(
           parse_safetensors_index(read_file_bytes(*files.index, kMaxIndexBytes), files.index->string()));
       const SafetensorsIndex& idx = *files.parsed_index;
@@ -192,17 +204,31 @@ class Assembler {
         if (!f)
           throw Error(ErrorKind::NotFound, files.index->string(), "shard " + idx.shards[s],
                       "named by the index but not in the repository");
-        out.push_back({f, header_guess(count[s], name_bytes[s])});
+        out.push_back({f, count[s], name_bytes[s]});
       }
       return out;
     }
-    if (files.index) return out;  // a PyTorch index: names only
-    // Unsharded: top-level .safetensors files, PEFT adapter weights only when nothing else is there.
-    std::vector<WeightFile> adapters;
-    for (const RepoFile& f : info.files)
-      if (top_level(f.path) && f.path.ends_with(".safetensors"))
+    std::vector<WeightFile> adapters, torch;
+    bool onnx = false;
+    for (const RepoFile& f : info.files) {
+      if (!top_level(f.path)) continue;
+      if (f.path.ends_with(".safetensors"))
         (f.path.rfind("adapter_", 0) == 0 ? adapters : out).push_back({&f});
-    return out.empty() ? adapters : out;
+      if (is_torch_checkpoint_name(f.path)) torch.push_back({&f});
+      onnx = onnx || f.path.ends_with(".onnx");
+    }
+    if (out.empty()) out = std::move(adapters);
+    if (!out.empty()) {
+      files.format = CheckpointFormat::Safetensors;
+      return out;
+    }
+    // Beside an ONNX model a .bin file is usually its external data; of several PyTorch files only
+    // transformers' pytorch_model.bin is known to be the model's (the others stay unread, as named).
+    if (onnx || torch.empty()) return out;
+    if (torch.size() > 1)
+      std::erase_if(torch, [](const WeightFile& w) { return w.file->path != "pytorch_model.bin"; });
+    if (!torch.empty()) files.format = CheckpointFormat::Pytorch;
+    return torch;
   }
 
   enum class HeaderSource { OnDisk, Read, Missing };
@@ -252,17 +278,30 @@ class Assembler {
     return HeaderSource::Read;
   }
 
-  // A safetensors file's header: one or two range requests sized by the guess. False when offline and absent.
+  // A safetensors file's header (one or two range requests sized by the guess), or a PyTorch file's two ends
+  // (remote_header.h), as `files.format` says. False when offline and absent.
   bool header(const HubModelInfo& info, const WeightFile& w, LocalModelFiles& files, RemoteStats& stats) {
     const RepoFile& f = *w.file;
+    const std::string url = file_url(info.commit, f.path);
+    const HubTarget target{ref_.id, info.commit, f.path};
     FetchedHeader h;
-    const HeaderSource got = weight_header(
-        info, f, [](std::string_view prefix, uint64_t) { return complete_header(prefix); },
-        [&] {
-          return fetch_safetensors_header(*http_, file_url(info.commit, f.path), w.guess, f.size,
-                                          {ref_.id, info.commit, f.path});
-        },
-        h, stats);
+    const HeaderSource got =
+        files.format == CheckpointFormat::Pytorch
+            ? weight_header(
+                  info, f, torch_ends_complete,
+                  [&] {
+                    return fetch_torch_ends(*http_, url, torch_ends_guess(w.tensors, w.name_bytes), f.size,
+                                            target);
+                  },
+                  h, stats)
+            : weight_header(
+                  info, f, [](std::string_view prefix, uint64_t) { return complete_header(prefix); },
+                  [&] {
+                    const uint64_t guess =
+                        w.tensors ? header_guess(w.tensors, w.name_bytes) : kUnknownHeaderGuess;
+                    return fetch_safetensors_header(*http_, url, guess, f.size, target);
+                  },
+                  h, stats);
     if (got == HeaderSource::Read) {
       std::lock_guard lock(mutex_);
       files.fetched_headers.push_back(std::move(h));
@@ -419,7 +458,9 @@ class Assembler {
     if (auto p = present("model.safetensors.index.json")) {
       files.index = *p;
       files.format = CheckpointFormat::Safetensors;
-    } else if (auto q = present("pytorch_model.bin.index.json")) {
+    } else if (auto q = present("pytorch_model.bin.index.json"); q && !holds_model_safetensors(info)) {
+      // Safetensors come first, as in a local directory: a repository converted to safetensors may keep
+      // its PyTorch index.
       files.index = *q;
       files.index_is_pytorch = true;
       files.format = CheckpointFormat::Pytorch;
@@ -428,18 +469,19 @@ class Assembler {
     // GGUF repositories keep a folder per quantization.
     if (!files.index)
       for (const RepoFile& f : info.files)
-        for (std::string_view ext : {".bin", ".pt", ".pth", ".gguf", ".onnx"})
-          if (f.path.ends_with(ext) && (top_level(f.path) || ext == ".gguf"))
-            files.unread_weights.push_back(files.root / f.path);
+        if (f.path.ends_with(".gguf") ||
+            (top_level(f.path) && (is_torch_checkpoint_name(f.path) || f.path.ends_with(".onnx"))))
+          files.unread_weights.push_back(files.root / f.path);
 
     std::vector<WeightFile> weights = weight_files(info, files);
     parallel_for_threads(weights.size(), settings_.parallel_requests, [&](size_t i) {
       if (!header(info, weights[i], files, m.stats)) note_missing("header of " + weights[i].file->path);
     });
-    if (!files.index && !weights.empty()) {
-      files.format = CheckpointFormat::Safetensors;
-      for (const WeightFile& w : weights) files.weight_files.push_back(files.root / w.file->path);
-    }
+    if (!files.index)
+      for (const WeightFile& w : weights) {
+        files.weight_files.push_back(files.root / w.file->path);
+        std::erase(files.unread_weights, files.weight_files.back());  // a PyTorch file read, not unread
+      }
     if (!files.index && weights.empty() && !ggufs.models().empty())
       gguf_model(info, ggufs, nullptr, files, m);
   }

@@ -3,6 +3,7 @@
 // serves every origin and the same bounds checks guard each.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,9 +27,11 @@ class ByteSource {
 // Throws Error(Malformed) naming the source, the field and the rule broken: every reader's bad-input line.
 [[noreturn]] void throw_malformed(const ByteSource& src, const std::string& field, const std::string& rule);
 
-// Thrown by PrefixSource for a read past the bytes fetched so far: the caller fetches up to `end` (or more)
-// and parses again. Not an ma::Error: it is a request for bytes, not a fault of the file.
+// Thrown by PrefixSource and HeadTailSource for a read of bytes not fetched so far, [begin, end): the caller
+// fetches them (or more) and parses again. Not an ma::Error: it is a request for bytes, not a fault of the
+// file.
 struct BytesNotFetched {
+  uint64_t begin = 0;
   uint64_t end = 0;
 };
 
@@ -49,6 +52,37 @@ class PrefixSource final : public ByteSource {
   uint64_t size_;
   std::string name_;
 };
+
+// The two ends of a remote file of `file_size` bytes, the only parts a PyTorch zip checkpoint's layout is
+// read from: its head (data.pkl, which torch.save writes first) and its tail (the zip's central directory). A
+// read inside either end, or anywhere once they meet, is served; any other throws BytesNotFetched.
+class HeadTailSource final : public ByteSource {
+ public:
+  // Throws Error(Malformed) when an end is longer than the file.
+  HeadTailSource(std::string_view head, std::string_view tail, uint64_t file_size, std::string name);
+  uint64_t size() const override { return size_; }
+  uint64_t available() const override { return head_.size(); }
+  const std::string& name() const override { return name_; }
+  void read_exact(uint64_t offset, uint64_t len, std::string& out) const override;
+  void read_exact(uint64_t offset, uint64_t len, char* out) const override;
+
+ private:
+  // Throws Error(Malformed) past the end, BytesNotFetched for bytes of the gap.
+  void check_fetched(uint64_t offset, uint64_t len) const;
+
+  std::string_view head_, tail_;
+  uint64_t size_;
+  std::string name_;
+};
+
+// Both ends in one string, as a fetched header is held and cached: the head, the tail, then their lengths as
+// two 8-byte little-endian numbers.
+std::string pack_head_tail(std::string_view head, std::string_view tail);
+struct HeadAndTail {
+  std::string_view head, tail;
+};
+// The ends of a packed string; nullopt when it is not one (a cache file cut short).
+std::optional<HeadAndTail> unpack_head_tail(std::string_view packed);
 
 // Bytes the caller keeps alive for the source's lifetime.
 class MemorySource final : public ByteSource {

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace ma::test {
@@ -22,6 +23,11 @@ std::string example() {
 
 std::string cli_binary() {
   return quoted(MA_CLI_BINARY);
+}
+
+std::string tensors_json_body(const std::string& json) {
+  const size_t from = std::min(json.size(), json.find("\"origin\""));
+  return json.substr(from, json.find(",\"analysis_timestamp\"") - from);
 }
 
 CommandResult run_cli(const std::string& args) {

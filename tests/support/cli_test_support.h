@@ -20,6 +20,10 @@ std::string cli_binary();
 // tests/peer: the npm peers (@huggingface/gguf, @huggingface/hub) and the scripts that run them.
 std::filesystem::path peer_dir();
 
+// `tensors --json` from "origin" to the run info, which names the command (a path in one run, a Hub id in
+// another): what one model read from two places must give alike.
+std::string tensors_json_body(const std::string& json);
+
 // Runs the built modelanalyzer binary with `args` (shell-quoted by the caller when needed).
 CommandResult run_cli(const std::string& args);
 // The same under `env ENV` (assignments and -u NAME options, shell-quoted by the caller).

@@ -2,7 +2,8 @@
 // shape, dtype, storage offset, strides and storage size as ../shared/data/fixtures/*/EXPECTED.json records
 // them (written by torch), and its values (float64 sum and abs-max, gathered through the strides) equal to
 // torch's; the malicious pickles refused naming their global, with nothing run; hostile programs written
-// here fail with one error, never a crash, hang or leak.
+// here fail with one error, never a crash, hang or leak. The layout read from a file's two ends alone (a Hub
+// file's, by range requests) is the whole file's, fetched without the storages between them.
 #include "formats/torch_checkpoint.h"
 
 #include <gtest/gtest.h>
@@ -19,9 +20,11 @@
 #include "core/dtype_values.h"
 #include "core/error.h"
 #include "formats/pickle_machine.h"
+#include "hub/remote_header.h"
 #include "io/byte_source.h"
 #include "io/file_source.h"
 #include "test_support.h"
+#include "torch_zip_writer.h"
 
 namespace ma {
 namespace {
@@ -426,91 +429,150 @@ TEST(TorchCheckpoint, TensorsTorchAdmitsButThisReaderDoesNotAreUnsupportedNaming
 
 // ---- storages whose zip members share bytes
 
-void put_le_bytes(std::string& out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
-}
-
-// A stored zip of `members` in order; member `stretched` (if any) is said to run on to the end of the last
-// member's data, over the members after it (a local header of 30 bytes plus the name before each one's data).
-std::string stretched_torch_zip(const std::vector<std::pair<std::string, std::string>>& members,
-                                size_t stretched) {
-  std::vector<uint64_t> header_at, data_at;
-  uint64_t at = 0;
-  for (const auto& [name, data] : members) {
-    header_at.push_back(at);
-    data_at.push_back(at + 30 + name.size());
-    at += 30 + name.size() + data.size();
-  }
-  std::string out, directory;
-  for (size_t i = 0; i < members.size(); ++i) {
-    const auto& [name, data] = members[i];
-    const uint64_t size = i == stretched ? at - data_at[i] : data.size();
-    for (std::string* part : {&out, &directory}) {
-      const bool central = part == &directory;
-      put_le_bytes(*part, central ? 0x02014b50 : 0x04034b50, 4);
-      if (central) put_le_bytes(*part, 20, 2);
-      put_le_bytes(*part, 20, 2);  // version needed
-      put_le_bytes(*part, 0, 2);   // flags
-      put_le_bytes(*part, 0, 2);   // stored
-      put_le_bytes(*part, 0, 4);   // time, date
-      put_le_bytes(*part, 0, 4);   // crc (not checked)
-      put_le_bytes(*part, size, 4);
-      put_le_bytes(*part, size, 4);
-      put_le_bytes(*part, name.size(), 2);
-      put_le_bytes(*part, 0, 2);  // extra
-      if (central) {
-        put_le_bytes(*part, 0, 2);  // comment
-        put_le_bytes(*part, 0, 2);  // disk
-        put_le_bytes(*part, 0, 2);  // internal attributes
-        put_le_bytes(*part, 0, 4);  // external attributes
-        put_le_bytes(*part, header_at[i], 4);
-      }
-      *part += name;
-    }
-    out += data;
-  }
-  const uint64_t directory_at = out.size();
-  out += directory;
-  put_le_bytes(out, 0x06054b50, 4);
-  put_le_bytes(out, 0, 4);
-  put_le_bytes(out, members.size(), 2);
-  put_le_bytes(out, members.size(), 2);
-  put_le_bytes(out, directory.size(), 4);
-  put_le_bytes(out, directory_at, 4);
-  put_le_bytes(out, 0, 2);
-  return out;
-}
-
 // torch.save gives every storage a member of its own. A directory that makes one storage's member run over
 // the next one's bytes (a 10 MB file said 5 billion parameters, and stats read them all) is refused, naming
-// both members and their byte ranges.
+// both members and their byte ranges; and so from the file's two ends (TorchRead::Layout), where a member's
+// bytes are known to begin no earlier than its local header's fixed part and name (here, where they do).
 TEST(TorchCheckpoint, StorageMembersSharingBytesAreRefused) {
-  auto tensor = [](const std::string& key) {
-    return "ctorch._utils\n_rebuild_tensor_v2\n((X\x07\x00\x00\x00storage"s + "ctorch\nFloatStorage\n" +
-           "X\x01\x00\x00\x00"s + key + "X\x03\x00\x00\x00"s + "cpuK\x02tQK\x00K\x02\x85K\x01\x85\x89"s +
-           "ccollections\nOrderedDict\n)RtR";
-  };
-  const std::string pickle =
-      "\x80\x02}X\x02\x00\x00\x00"s + "w0" + tensor("0") + "sX\x02\x00\x00\x00"s + "w1" + tensor("1") + "s.";
-  const std::vector<std::pair<std::string, std::string>> members = {{"archive/data.pkl", pickle},
-                                                                    {"archive/data/0", test::f32({1, 2})},
-                                                                    {"archive/data/1", test::f32({3, 4})}};
-  // Each member as it is: two tensors.
-  const std::string honest = stretched_torch_zip(members, SIZE_MAX);
-  EXPECT_EQ(read_torch_checkpoint(MemorySource(honest, "ok.pt")).tensors.size(), 2u);
+  const std::string pickle = test::float_state_dict_pickle({{"w0", 2}, {"w1", 2}});
+  std::vector<test::ZipMember> members = {{"archive/data.pkl", pickle},
+                                          {"archive/data/0", test::f32({1, 2})},
+                                          {"archive/data/1", test::f32({3, 4})}};
   // data/0's 8 bytes begin after data.pkl's header and bytes and its own 30-byte header and 14-byte name;
   // data/1's 44 bytes after those 8. Said to run on to data/1's end, data/0 holds data/1's bytes too.
   const uint64_t data0 = 30 + 16 + pickle.size() + 30 + 14, data1 = data0 + 8 + 30 + 14;
+  const std::string honest = test::stored_zip(members);
+  members[1].listed_size = data1 + 8 - data0;
+  const std::string overlapping = test::stored_zip(members);
+  for (const TorchRead what : {TorchRead::Data, TorchRead::Layout}) {
+    // Each member as it is: two tensors.
+    EXPECT_EQ(read_torch_checkpoint(MemorySource(honest, "ok.pt"), what).tensors.size(), 2u);
+    try {
+      read_torch_checkpoint(MemorySource(overlapping, "overlap.pt"), what);
+      ADD_FAILURE() << "read";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Malformed) << e.what();
+      const std::string expected = "entry 'archive/data/1': its bytes [" + std::to_string(data1) + ", " +
+                                   std::to_string(data1 + 8) + ") overlap those of entry 'archive/data/0' [" +
+                                   std::to_string(data0) + ", " + std::to_string(data1 + 8) + ")";
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  }
+}
+
+// ---- the layout from a file's two ends (a Hub file, read by range requests)
+
+struct EndsRead {
+  TorchCheckpoint layout;
+  uint64_t fetched = 0;  // bytes
+  int requests = 0;
+};
+
+// The ends of `file` as fetch_torch_ends grows them from its first guess.head bytes and last guess.tail,
+// each request served from `file` and counted, and the layout read from them.
+EndsRead read_from_ends(std::string_view file, TorchEndsGuess guess) {
+  EndsRead r;
+  std::string head(file.substr(0, std::min<uint64_t>(file.size(), guess.head)));
+  r.fetched = head.size();
+  r.requests = 1;
+  const std::string packed = grow_torch_ends(std::move(head), guess.tail, file.size(), "remote.pt",
+                                             [&](uint64_t begin, uint64_t end) {
+                                               ++r.requests;
+                                               r.fetched += end - begin;
+                                               return std::string(file.substr(begin, end - begin));
+                                             });
+  const std::optional<HeadAndTail> ends = unpack_head_tail(packed);
+  EXPECT_TRUE(ends);
+  if (ends)
+    r.layout = read_torch_checkpoint(HeadTailSource(ends->head, ends->tail, file.size(), "remote.pt"),
+                                     TorchRead::Layout);
+  return r;
+}
+
+// Everything but the storages' file offsets is the same: from the ends, a tensor's offset is its storage's.
+void expect_same_layout(const TorchCheckpoint& whole, const TorchCheckpoint& ends) {
+  EXPECT_EQ(ends.format, whole.format);
+  EXPECT_EQ(ends.state_dict_path, whole.state_dict_path);
+  EXPECT_EQ(ends.storage_bytes, whole.storage_bytes);
+  ASSERT_EQ(ends.tensors.size(), whole.tensors.size());
+  for (size_t i = 0; i < whole.tensors.size(); ++i) {
+    const TorchCheckpointTensor &w = whole.tensors[i], &e = ends.tensors[i];
+    SCOPED_TRACE(w.path);
+    EXPECT_EQ(e.path, w.path);
+    EXPECT_EQ(e.dtype, w.dtype);
+    EXPECT_EQ(e.shape, w.shape);
+    EXPECT_EQ(e.stride, w.stride);
+    EXPECT_EQ(e.storage_offset, w.storage_offset);
+    EXPECT_EQ(e.storage_key, w.storage_key);
+    EXPECT_EQ(e.storage_numel, w.storage_numel);
+    EXPECT_EQ(e.data_begin, e.storage_offset * (dtype_bits(e.dtype) / 8));
+    EXPECT_EQ(e.contiguous, w.contiguous);
+    EXPECT_EQ(e.dense, w.dense);
+    EXPECT_EQ(e.shares_storage, w.shares_storage);
+    EXPECT_EQ(e.tied, w.tied);
+  }
+}
+
+// Three storages of 256 KiB between a small pickle and a small directory: the guess an index's three names
+// give brings both in two requests, and none of the storages' bytes.
+TEST(TorchCheckpointEnds, TheLayoutComesFromThePickleAndTheDirectoryAlone) {
+  const std::string file =
+      test::float_torch_zip({{"a.weight", 65536}, {"b.weight", 65536}, {"c", 65536}}, 'x');
+  const TorchCheckpoint whole = read_torch_checkpoint(MemorySource(file, "local.pt"));
+  ASSERT_EQ(whole.tensors.size(), 3u);
+  const EndsRead guessed = read_from_ends(file, torch_ends_guess(3, 17));
+  expect_same_layout(whole, guessed.layout);
+  EXPECT_EQ(guessed.requests, 2);
+  EXPECT_LT(guessed.fetched, file.size() / 8) << "of " << file.size();
+  // A first read too small for either end: each grows toward what the reader asks for, still without the
+  // storages (the end record is looked for behind up to 64 KiB of comment: the tail is that long).
+  const EndsRead small = read_from_ends(file, {64, 64});
+  expect_same_layout(whole, small.layout);
+  EXPECT_LE(small.requests, 6);
+  EXPECT_LT(small.fetched, file.size() / 8) << "of " << file.size();
+}
+
+// What torch itself wrote: the fixtures' zip checkpoints (sharded, tied, views, a training checkpoint) and
+// the legacy one, whose pickles come first and whose storages follow them.
+TEST(TorchCheckpointEnds, TheFixturesLayoutsFromTheirEndsAreTheirWholeLayouts) {
+  const auto data = test::shared_data();
+  if (!data) GTEST_SKIP() << "../shared/data not present";
+  const fs::path f = *data / "fixtures";
+  for (const fs::path& p :
+       {f / "tiny-llama-bin-sharded/pytorch_model-00001-of-00002.bin",
+        f / "tiny-llama-bin-sharded/pytorch_model-00002-of-00002.bin",
+        f / "tiny-llama-fp32-bin/pytorch_model.bin", f / "pickle-storage-views/weights.pt",
+        f / "tiny-llama-training-ckpt/checkpoint.pt", f / "tiny-gpt2-legacy-bin/pytorch_model.bin"}) {
+    SCOPED_TRACE(p.string());
+    const std::string file = test::read_file(p);
+    const TorchCheckpoint whole = read_torch_checkpoint(MemorySource(file, "local.pt"));
+    const EndsRead ends = read_from_ends(file, {1024, 1024});
+    expect_same_layout(whole, ends.layout);
+    // Beyond the 64 KiB the zip's end record is searched in, its storages lie between its ends.
+    if (whole.format == "pytorch zip" && file.size() > (80 << 10)) {
+      EXPECT_LT(ends.fetched, file.size() - (8 << 10)) << "a zip's storages lie between its ends";
+    }
+  }
+}
+
+// A layout that asks for more of the file than real ones do stops at the cap, with no request beyond it.
+TEST(TorchCheckpointEnds, ALayoutFarFromBothEndsStopsAtTheCap) {
+  const uint64_t size = 4 * kMaxTorchEndsBytes;
+  uint64_t fetched = 0;
   try {
-    read_torch_checkpoint(MemorySource(stretched_torch_zip(members, 1), "overlap.pt"));
+    // A legacy file's first pickle opens a string of 200 MiB: its reader asks for that much of the head.
+    std::string head = "\x80\x02X";
+    for (int i = 0; i < 4; ++i) head += static_cast<char>(((200u << 20) >> (8 * i)) & 0xff);
+    grow_torch_ends(head, 0, size, "endless.pt", [&](uint64_t begin, uint64_t end) {
+      fetched += end - begin;
+      return std::string(end - begin, 'x');
+    });
     ADD_FAILURE() << "read";
   } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Malformed) << e.what();
-    const std::string expected = "entry 'archive/data/1': its bytes [" + std::to_string(data1) + ", " +
-                                 std::to_string(data1 + 8) + ") overlap those of entry 'archive/data/0' [" +
-                                 std::to_string(data0) + ", " + std::to_string(data1 + 8) + ")";
-    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    EXPECT_EQ(e.kind(), ErrorKind::Limit) << e.what();
+    EXPECT_NE(std::string(e.what()).find("MiB of the file's bytes"), std::string::npos) << e.what();
   }
+  EXPECT_LE(fetched, kMaxTorchEndsBytes);
 }
 
 }  // namespace

@@ -12,68 +12,13 @@
 
 #include "core/error.h"
 #include "io/byte_source.h"
+#include "torch_zip_writer.h"
 
 namespace ma {
 namespace {
 
-void put(std::string& out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
-}
-
-struct Member {
-  std::string name, data;
-  std::string local_name;  // empty: the same as name
-  uint16_t flags = 0;
-  uint64_t directory_size = UINT64_MAX;  // what the central directory says it holds; default: data's size
-};
-
-// A stored (uncompressed) archive of `members`, CRCs left 0 (the reader does not check them).
-std::string zip_of(const std::vector<Member>& members) {
-  std::string out, directory;
-  for (const Member& m : members) {
-    const std::string& local = m.local_name.empty() ? m.name : m.local_name;
-    const uint64_t offset = out.size();
-    put(out, 0x04034b50, 4);
-    put(out, 20, 2);
-    put(out, m.flags, 2);
-    put(out, 0, 2);  // stored
-    put(out, 0, 4);  // time, date
-    put(out, 0, 4);  // crc
-    put(out, m.data.size(), 4);
-    put(out, m.data.size(), 4);
-    put(out, local.size(), 2);
-    put(out, 0, 2);
-    out += local + m.data;
-    put(directory, 0x02014b50, 4);
-    put(directory, 20, 2);
-    put(directory, 20, 2);
-    put(directory, m.flags, 2);
-    put(directory, 0, 2);
-    put(directory, 0, 4);
-    put(directory, 0, 4);
-    const uint64_t listed = m.directory_size == UINT64_MAX ? m.data.size() : m.directory_size;
-    put(directory, listed, 4);
-    put(directory, listed, 4);
-    put(directory, m.name.size(), 2);
-    put(directory, 0, 2);
-    put(directory, 0, 2);
-    put(directory, 0, 2);
-    put(directory, 0, 2);
-    put(directory, 0, 4);
-    put(directory, offset, 4);
-    directory += m.name;
-  }
-  const uint64_t at = out.size();
-  out += directory;
-  put(out, 0x06054b50, 4);
-  put(out, 0, 4);
-  put(out, members.size(), 2);
-  put(out, members.size(), 2);
-  put(out, directory.size(), 4);
-  put(out, at, 4);
-  put(out, 0, 2);
-  return out;
-}
+using test::stored_zip;
+using test::ZipMember;
 
 std::string error_of(const std::string& bytes, ErrorKind& kind) {
   try {
@@ -88,7 +33,7 @@ std::string error_of(const std::string& bytes, ErrorKind& kind) {
 }
 
 TEST(ZipDirectory, AWellFormedArchiveReads) {
-  const std::string bytes = zip_of({{"a/data.pkl", "pickle", "", 0}, {"a/data/0", "0123", "", 0}});
+  const std::string bytes = stored_zip({{"a/data.pkl", "pickle"}, {"a/data/0", "0123"}});
   const MemorySource src(bytes, "a.pt");
   const ZipDirectory dir = read_zip_directory(src);
   ASSERT_EQ(dir.entries.size(), 2u);
@@ -99,22 +44,21 @@ TEST(ZipDirectory, AWellFormedArchiveReads) {
 
 TEST(ZipDirectory, ANameListedTwiceIsRefused) {
   ErrorKind kind{};
-  const std::string why =
-      error_of(zip_of({{"a/data.pkl", "clean", "", 0}, {"a/data.pkl", "payload", "", 0}}), kind);
+  const std::string why = error_of(stored_zip({{"a/data.pkl", "clean"}, {"a/data.pkl", "payload"}}), kind);
   EXPECT_EQ(kind, ErrorKind::Malformed);
   EXPECT_NE(why.find("entry 'a/data.pkl': appears twice in the central directory"), std::string::npos) << why;
 }
 
 TEST(ZipDirectory, ALocalHeaderNamingAnotherMemberIsRefused) {
   ErrorKind kind{};
-  const std::string why = error_of(zip_of({{"a/data.pkl", "pickle", "a/other.pkl", 0}}), kind);
+  const std::string why = error_of(stored_zip({{"a/data.pkl", "pickle", "a/other.pkl", 0}}), kind);
   EXPECT_EQ(kind, ErrorKind::Malformed);
   EXPECT_NE(why.find("local header names another member"), std::string::npos) << why;
 }
 
 TEST(ZipDirectory, AnEncryptedMemberIsNotRead) {
   ErrorKind kind{};
-  const std::string why = error_of(zip_of({{"a/data.pkl", "pickle", "", 1}}), kind);
+  const std::string why = error_of(stored_zip({{"a/data.pkl", "pickle", "", 1}}), kind);
   EXPECT_EQ(kind, ErrorKind::Unsupported);
   EXPECT_NE(why.find("encrypted member"), std::string::npos) << why;
 }
@@ -125,18 +69,18 @@ TEST(ZipDirectory, AnEncryptedMemberIsNotRead) {
 TEST(ZipDirectory, MembersSharingBytesAreRefused) {
   // Each member's bytes follow its 30-byte local header and 3-byte name: a/0's at 33 (4 bytes, to 37), a/1's
   // at 37 + 33 = 70 (none), a/2's at 70 + 33 = 103 (4 bytes, to 107).
-  auto check = [](const std::vector<Member>& members) {
-    const std::string bytes = zip_of(members);
+  auto check = [](const std::vector<ZipMember>& members) {
+    const std::string bytes = stored_zip(members);
     const MemorySource src(bytes, "a.pt");
     const ZipDirectory dir = read_zip_directory(src);
     std::vector<ZipMemberData> data;
     for (const ZipEntry& e : dir.entries) data.push_back({&e, zip_member_data_offset(src, e)});
     check_members_disjoint(src, data);
   };
-  EXPECT_NO_THROW(check({{"a/0", "0123", "", 0}, {"a/1", "", "", 0}, {"a/2", "4567", "", 0}}));
+  EXPECT_NO_THROW(check({{"a/0", "0123"}, {"a/1", ""}, {"a/2", "4567"}}));
   // a/0 said to hold 74 bytes, 33 to 107: its own 4, then the others' headers and a/2's bytes.
   try {
-    check({{"a/0", "0123", "", 0, 74}, {"a/1", "", "", 0}, {"a/2", "4567", "", 0}});
+    check({{"a/0", "0123", "", 0, 74}, {"a/1", ""}, {"a/2", "4567"}});
     ADD_FAILURE() << "accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Malformed);
