@@ -72,7 +72,7 @@ void HeaderBudget::take(uint64_t n, const std::string& where) {
     return;
   }
   if (!refusal_)
-    refusal_ = Error(ErrorKind::Limit, where, "GGUF header",
+    refusal_ = Error(ErrorKind::Limit, where, what_,
                      "the headers of one listing may take " + std::to_string(total_ >> 20) +
                          " MiB in all (real ones are tens of MB); the listing asks for more");
   throw *refusal_;
@@ -175,15 +175,18 @@ std::string grow_torch_ends(std::string head, uint64_t tail_guess, uint64_t size
 }
 
 RemoteHeader fetch_torch_ends(HubHttp& http, const std::string& url, TorchEndsGuess guess,
-                              std::optional<uint64_t> expected_size, const HubTarget& target) {
+                              std::optional<uint64_t> expected_size, const HubTarget& target,
+                              HeaderBudget* budget) {
   const std::string where = target.repo + "/" + target.file;
   const uint64_t first =
       std::max<uint64_t>(1, expected_size ? std::min(*expected_size, guess.head) : guess.head);
+  if (budget) budget->take(first, where);
   RemoteHeader out = first_range(http, url, first, expected_size, target);
   if (out.prefix.size() < std::min(first, out.file_size))
     throw Error(ErrorKind::Network, where, "body", "truncated: the server sent fewer bytes than asked for");
   out.prefix = grow_torch_ends(std::move(out.prefix), guess.tail, out.file_size, where,
                                [&](uint64_t begin, uint64_t end) {
+                                 if (budget) budget->take(end - begin, where);
                                  return std::move(get_range(http, url, begin, end - 1, target).response.body);
                                });
   return out;

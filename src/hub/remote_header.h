@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/error.h"
 #include "hub/hub_http.h"
@@ -26,13 +27,15 @@ RemoteHeader fetch_safetensors_header(HubHttp& http, const std::string& url, uin
                                       std::optional<uint64_t> expected_size, const HubTarget& target);
 
 // An overall cap on the header bytes fetched for one listing, shared by the threads that fetch them: each
-// GGUF header may be up to GgufLimits' 512 MiB, and a hostile listing of many parts or quantizations would
-// otherwise have gigabytes fetched and held at once. Bytes are taken before they are asked for and the part
-// of a read past the header is given back, so no more than the cap is ever in flight and held. Real headers
-// are tens of MB at most (a 256k-token vocabulary is ~10-20 MB): a listing of 30 quantizations fits.
+// GGUF header may be up to GgufLimits' 512 MiB (a PyTorch file's ends up to kMaxTorchEndsBytes), and a
+// hostile listing of many parts, quantizations or shards would otherwise have gigabytes fetched and held at
+// once. Bytes are taken before they are asked for and the part of a read past the header is given back, so
+// no more than the cap is ever in flight and held. Real headers are tens of MB at most (a 256k-token
+// vocabulary is ~10-20 MB): a listing of 30 quantizations fits. `what` names the headers in the refusal.
 class HeaderBudget {
  public:
-  explicit HeaderBudget(uint64_t bytes) : total_(bytes), left_(bytes) {}
+  explicit HeaderBudget(uint64_t bytes, std::string what = "GGUF header")
+      : total_(bytes), left_(bytes), what_(std::move(what)) {}
   // Throws Error(Limit) naming the cap when `n` more bytes are not left; every later take fails as well.
   void take(uint64_t n, const std::string& where);
   void give_back(uint64_t n);  // bytes taken but not kept
@@ -42,9 +45,11 @@ class HeaderBudget {
  private:
   mutable std::mutex mutex_;
   uint64_t total_, left_;
+  std::string what_;
   std::optional<Error> refusal_;
 };
 inline constexpr uint64_t kMaxGgufHeaderBytesInAll = 1ull << 30;
+inline constexpr uint64_t kMaxTorchEndsBytesInAll = 1ull << 30;
 
 // A GGUF header read over HTTP. Its length is only known by parsing it, so the prefix grows by range
 // requests (2 MiB first, then at least double, or as far as the parser asks) until the header parses; the
@@ -67,8 +72,10 @@ struct TorchEndsGuess {
   uint64_t head = 0, tail = 0;
 };
 TorchEndsGuess torch_ends_guess(uint64_t tensor_count, uint64_t name_bytes);  // count 0: not known
+// Each request's bytes are first taken from `budget`, when given.
 RemoteHeader fetch_torch_ends(HubHttp& http, const std::string& url, TorchEndsGuess guess,
-                              std::optional<uint64_t> expected_size, const HubTarget& target);
+                              std::optional<uint64_t> expected_size, const HubTarget& target,
+                              HeaderBudget* budget = nullptr);
 // How fetch_torch_ends grows the ends, apart from HTTP: from the first `head` bytes of a file of `size`
 // bytes, the last `tail_guess` bytes, then whatever `fetch(begin, end)` brings of [begin, end) in the gap,
 // until the layout reads. Returns the ends packed.

@@ -291,7 +291,7 @@ class Assembler {
                   info, f, torch_ends_complete,
                   [&] {
                     return fetch_torch_ends(*http_, url, torch_ends_guess(w.tensors, w.name_bytes), f.size,
-                                            target);
+                                            target, &torch_budget_);
                   },
                   h, stats)
             : weight_header(
@@ -494,6 +494,7 @@ class Assembler {
   std::mutex mutex_;
   std::vector<std::string> missing_;
   HeaderBudget gguf_budget_{kMaxGgufHeaderBytesInAll};  // every GGUF header fetched, together
+  HeaderBudget torch_budget_{kMaxTorchEndsBytesInAll, "PyTorch checkpoint layout"};  // every file's two ends
 };
 
 }  // namespace

@@ -32,6 +32,7 @@
 #include "hub/repo_ref.h"
 #include "hub/stale_temp.h"
 #include "test_support.h"
+#include "torch_zip_writer.h"
 
 namespace fs = std::filesystem;
 
@@ -388,6 +389,33 @@ TEST(HubHostileServer, AGgufHeaderIsFetchedWithinTheBudget) {
                                            file.size(), {"org/m", kCommit, "s.gguf"}, &enough);
   EXPECT_LT(h.prefix.size(), 100u);
   EXPECT_EQ(message_of([&] { enough.take((3u << 20) - h.prefix.size(), "x"); }), "(nothing thrown)");
+}
+
+// The same budget bounds a PyTorch file's two ends: a read it cannot pay for is never asked for.
+TEST(HubHostileServer, TorchEndsAreFetchedWithinTheBudget) {
+  const std::string file = test::float_torch_zip({{"w", 1 << 20}});  // 4 MiB of storage between the ends
+  CannedServer server([&](const CannedRequest& r, int fd) { return CannedServer::send_file(fd, r, file); });
+  TempDir dir;
+  const HubSettings settings = settings_for(server, dir);
+  HubHttp http(settings);
+  const std::string url = server.endpoint() + "/org/m/resolve/" + kCommit + "/pytorch_model.bin";
+  const HubTarget target{"org/m", kCommit, "pytorch_model.bin"};
+  const TorchEndsGuess guess = torch_ends_guess(1, 1);  // the head ~4 KiB, the tail ~68 KiB
+  for (const uint64_t cap : {uint64_t{1024}, guess.head + 1024}) {
+    HeaderBudget budget(cap, "PyTorch checkpoint layout");
+    ErrorKind kind{};
+    const size_t before = server.log().size();
+    const std::string m =
+        message_of([&] { fetch_torch_ends(http, url, guess, file.size(), target, &budget); }, &kind);
+    EXPECT_EQ(kind, ErrorKind::Limit) << m;
+    EXPECT_TRUE(contains(m, "PyTorch checkpoint layout")) << m;
+    EXPECT_EQ(server.log().size() - before, cap < guess.head ? 0u : 1u)
+        << "the head is read only if paid for";
+  }
+  HeaderBudget enough(guess.head + guess.tail);
+  const RemoteHeader h = fetch_torch_ends(http, url, guess, file.size(), target, &enough);
+  EXPECT_EQ(h.file_size, file.size());
+  EXPECT_EQ(h.prefix.size(), guess.head + guess.tail + 16) << "both ends, packed";
 }
 
 // Defect 9 (README, "Hub models"): a server that ignores Range is read up to the bytes asked for; a header
