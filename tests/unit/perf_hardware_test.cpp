@@ -7,11 +7,13 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <set>
 #include <string>
 #include <utility>
 
 #include "analysis/perf/hardware.h"
+#include "analysis/plan/device_spec.h"
 #include "core/error.h"
 #include "core/json.h"
 #include "test_support.h"
@@ -544,6 +546,28 @@ TEST(PerfHardware, UnknownNameIsAUsageErrorListingTheTable) {
     for (const Hardware& h : hardware_table()) EXPECT_NE(what.find(h.name), std::string::npos) << h.name;
   }
   EXPECT_EQ(kind_of(""), ErrorKind::Usage);
+}
+
+// A name one edit per three characters from a table name is named as its likely typo, in both flags' errors
+// (spelt as users spell it: case, spaces and the vendor's words do not count); a name near none is not.
+TEST(PerfHardware, AnUnknownNameSaysWhichNameItLooksLike) {
+  EXPECT_EQ(hardware_like("RTX 409"), " (did you mean rtx4090?)");
+  EXPECT_EQ(hardware_like("NVIDIA H2O0"), " (did you mean h200?)");
+  EXPECT_EQ(hardware_like("a10g"), " (did you mean a10?)");
+  EXPECT_EQ(hardware_like("zzz"), "");
+  EXPECT_EQ(hardware_like("h2oo"), "") << "two edits of four characters";
+  for (const auto& [flag, parse] : std::vector<std::pair<std::string, std::function<void()>>>{
+           {"--hw", [] { resolve_hardware("h2o0"); }},
+           {"--gpu", [] { parse_device_spec("2xh2o0", "--gpu"); }}}) {
+    try {
+      parse();
+      ADD_FAILURE() << flag << ": accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Usage);
+      EXPECT_NE(std::string(e.what()).find("h2o0'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("(did you mean h200?)"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(PerfHardware, BadProfilesAreMalformed) {

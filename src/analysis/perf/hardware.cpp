@@ -12,6 +12,7 @@
 #include "analysis/perf/hardware_rows.h"
 #include "core/error.h"
 #include "core/json.h"
+#include "core/nearest_name.h"
 #include "core/text.h"
 #include "core/units.h"
 #include "io/file_source.h"
@@ -270,6 +271,16 @@ std::string hardware_names() {
   return out;
 }
 
+std::string hardware_like(std::string_view name) {
+  std::vector<std::string> keys;
+  for (const Hardware& h : hardware_table()) keys.push_back(hardware_key(h.name));
+  const std::vector<std::string_view> views(keys.begin(), keys.end());
+  const std::optional<std::string_view> near = nearest_name(hardware_key(name), views);
+  for (size_t i = 0; near && i < keys.size(); ++i)
+    if (near->data() == keys[i].data()) return " (did you mean " + hardware_table()[i].name + "?)";
+  return "";
+}
+
 std::string hardware_key(std::string_view name) {
   static constexpr std::string_view kVendorWords[] = {"nvidia", "geforce", "tesla", "amd", "instinct"};
   std::string key, word;
@@ -365,8 +376,8 @@ Hardware resolve_hardware(const std::string& name_or_file, std::string_view opti
   if (!name_or_file.empty() && looks_like_file(name_or_file)) return parse_profile(name_or_file);
   if (const Hardware* h = match_hardware(name_or_file, option)) return *h;
   throw Error(ErrorKind::Usage, std::string(option), "",
-              "unknown hardware '" + printable(name_or_file) + "'; known: " + hardware_names() +
-                  ", or a JSON profile file");
+              "unknown hardware '" + printable(name_or_file) + "'" + hardware_like(name_or_file) +
+                  "; known: " + hardware_names() + ", or a JSON profile file");
 }
 
 double gemm_time_s(const Hardware& hw, ComputeDType dtype, double m, double k, double n) {

@@ -68,6 +68,9 @@ std::span<const HardwareNumberField> hardware_number_fields();
 
 const std::vector<Hardware>& hardware_table();
 std::string hardware_names();  // the table's names, as a list for messages: "a100-40gb, a100-80gb, ..."
+// " (did you mean h200?)": the table's name a name that matches none is a typo of (core/nearest_name.h,
+// compared as hardware_key spells both: "H2OO" is one edit from h200), for its error; "" when none is near.
+std::string hardware_like(std::string_view name);
 // How a name is compared with the table's: lower case, letters and digits only, without the vendor's words
 // (NVIDIA, GeForce, Tesla, AMD, Instinct): "NVIDIA GeForce RTX 4090", "rtx-4090" and "RTX 4090" are all
 // "rtx4090", as product pages, cloud catalogues and users spell it.

@@ -53,7 +53,8 @@ const Hardware* hardware_named(std::string_view name, std::string_view flag, std
   if (const Hardware* h = match_hardware(name, flag)) return h;  // throws when ambiguous ("h100")
   const std::string names = hardware_names();
   bad(flag, text,
-      "not a size (24GB, 80GiB) nor a hardware name (" + names + "), optionally with a count (8xh200)");
+      "not a size (24GB, 80GiB) nor a hardware name" + hardware_like(name) + " (" + names +
+          "), optionally with a count (8xh200)");
 }
 
 }  // namespace
