@@ -213,10 +213,12 @@ uint64_t header_guess(uint64_t tensor_count, uint64_t name_bytes) {
 }
 
 RemoteHeader fetch_safetensors_header(HubHttp& http, const std::string& url, uint64_t first_guess,
-                                      std::optional<uint64_t> expected_size, const HubTarget& target) {
+                                      std::optional<uint64_t> expected_size, const HubTarget& target,
+                                      HeaderBudget* budget) {
   const std::string where = target.repo + "/" + target.file;
   if (expected_size && first_guess > *expected_size) first_guess = *expected_size;
   if (first_guess < 8) first_guess = 8;
+  if (budget) budget->take(first_guess, where);
   RemoteHeader out = first_range(http, url, first_guess, expected_size, target);
   if (out.prefix.size() < 8 && out.prefix.size() < out.file_size)
     throw Error(ErrorKind::Network, where, "body", "truncated: fewer bytes than the 8-byte length prefix");
@@ -226,12 +228,16 @@ RemoteHeader fetch_safetensors_header(HubHttp& http, const std::string& url, uin
   if (out.prefix.size() < need) {
     if (out.prefix.size() < first_guess && out.prefix.size() < out.file_size)
       throw Error(ErrorKind::Network, where, "body", "truncated: the server sent fewer bytes than asked for");
+    if (budget) budget->take(need - out.prefix.size(), where);
     HubResult more = get_range(http, url, out.prefix.size(), need - 1, target);
     out.prefix += more.response.body;
     if (out.prefix.size() < need)
       throw Error(ErrorKind::Network, where, "body", "truncated: the header ends before its declared length");
   }
+  // What was read past the header is given back (first_guess errs large), and freed.
+  if (budget && first_guess > need) budget->give_back(first_guess - need);
   out.prefix.resize(need);
+  out.prefix.shrink_to_fit();
   return out;
 }
 

@@ -22,10 +22,6 @@ struct RemoteHeader {
   std::string etag;  // from X-Linked-Etag / ETag when it is a content hash (40/64 hex), else empty
 };
 
-// `expected_size`: the file size from the model info, checked against what the server says.
-RemoteHeader fetch_safetensors_header(HubHttp& http, const std::string& url, uint64_t first_guess,
-                                      std::optional<uint64_t> expected_size, const HubTarget& target);
-
 // An overall cap on the header bytes fetched for one listing, shared by the threads that fetch them: each
 // GGUF header may be up to GgufLimits' 512 MiB (a PyTorch file's ends up to kMaxTorchEndsBytes), and a
 // hostile listing of many parts, quantizations or shards would otherwise have gigabytes fetched and held at
@@ -50,6 +46,15 @@ class HeaderBudget {
 };
 inline constexpr uint64_t kMaxGgufHeaderBytesInAll = 1ull << 30;
 inline constexpr uint64_t kMaxTorchEndsBytesInAll = 1ull << 30;
+// Real safetensors headers are at most a few MB each (DeepSeek-V3's 163 come to 5.8 MB), each may be up to
+// 100 MB (safetensors.h), and a listing reads them all.
+inline constexpr uint64_t kMaxSafetensorsHeaderBytesInAll = 1ull << 30;
+
+// `expected_size`: the file size from the model info, checked against what the server says. Each request's
+// bytes are first taken from `budget`, when given.
+RemoteHeader fetch_safetensors_header(HubHttp& http, const std::string& url, uint64_t first_guess,
+                                      std::optional<uint64_t> expected_size, const HubTarget& target,
+                                      HeaderBudget* budget = nullptr);
 
 // A GGUF header read over HTTP. Its length is only known by parsing it, so the prefix grows by range
 // requests (2 MiB first, then at least double, or as far as the parser asks) until the header parses; the

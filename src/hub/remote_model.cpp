@@ -299,7 +299,7 @@ class Assembler {
                   [&] {
                     const uint64_t guess =
                         w.tensors ? header_guess(w.tensors, w.name_bytes) : kUnknownHeaderGuess;
-                    return fetch_safetensors_header(*http_, url, guess, f.size, target);
+                    return fetch_safetensors_header(*http_, url, guess, f.size, target, &safetensors_budget_);
                   },
                   h, stats);
     if (got == HeaderSource::Read) {
@@ -495,6 +495,7 @@ class Assembler {
   std::vector<std::string> missing_;
   HeaderBudget gguf_budget_{kMaxGgufHeaderBytesInAll};  // every GGUF header fetched, together
   HeaderBudget torch_budget_{kMaxTorchEndsBytesInAll, "PyTorch checkpoint layout"};  // every file's two ends
+  HeaderBudget safetensors_budget_{kMaxSafetensorsHeaderBytesInAll, "safetensors header"};
 };
 
 }  // namespace

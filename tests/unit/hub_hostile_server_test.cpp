@@ -418,6 +418,33 @@ TEST(HubHostileServer, TorchEndsAreFetchedWithinTheBudget) {
   EXPECT_EQ(h.prefix.size(), guess.head + guess.tail + 16) << "both ends, packed";
 }
 
+// And a listing's safetensors headers: each may declare up to 100 MB, and a repository of many shards would
+// have them all fetched and held. The follow-up a header asks for is refused past the budget; a header that
+// fits gives back what its first read took past it.
+TEST(HubHostileServer, SafetensorsHeadersAreFetchedWithinTheBudget) {
+  const std::string json = "{\"__metadata__\":{\"pad\":\"" + std::string(3u << 20, 'p') + "\"}}";
+  const std::string header = le64(json.size()) + json, file = header + std::string(1u << 20, '\0');
+  CannedServer server([&](const CannedRequest& r, int fd) { return CannedServer::send_file(fd, r, file); });
+  TempDir dir;
+  const HubSettings settings = settings_for(server, dir);
+  HubHttp http(settings);
+  const std::string url = server.endpoint() + "/org/m/resolve/" + kCommit + "/m.safetensors";
+  const HubTarget target{"org/m", kCommit, "m.safetensors"};
+  HeaderBudget budget(1u << 20, "safetensors header");
+  ErrorKind kind{};
+  const std::string m =
+      message_of([&] { fetch_safetensors_header(http, url, 100'000, file.size(), target, &budget); }, &kind);
+  EXPECT_EQ(kind, ErrorKind::Limit) << m;
+  EXPECT_TRUE(contains(m, "safetensors header")) << m;
+  EXPECT_EQ(server.log().size(), 1u) << "the 3 MB follow-up is not asked for";
+
+  HeaderBudget enough(5u << 20, "safetensors header");
+  const RemoteHeader h = fetch_safetensors_header(http, url, 5u << 20, file.size(), target, &enough);
+  EXPECT_EQ(h.prefix, header);
+  EXPECT_EQ(message_of([&] { enough.take((5u << 20) - header.size(), "x"); }), "(nothing thrown)")
+      << "the first read's bytes past the header are given back";
+}
+
 // Defect 9 (README, "Hub models"): a server that ignores Range is read up to the bytes asked for; a header
 // larger than that first read fails (exit 6), saying so.
 TEST(HubHostileServer, AHeaderLargerThanTheFirstReadFailsWhereRangeIsIgnored) {
