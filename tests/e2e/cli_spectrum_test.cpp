@@ -1,5 +1,6 @@
 // End-to-end: `modelanalyzer spectrum` on the built-in example and on bad input — every output it writes, the
-// console's layout, and one clear line for what it refuses. Skips (visibly) without LAPACK.
+// console's layout, and one clear line for what it refuses. Skips (visibly) without LAPACK; without it, what
+// `spectrum` and `embeddings` say.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -159,6 +160,26 @@ TEST_F(CliSpectrum, TheDefaultPlotDrawsTheFirstLayerThere) {
       EXPECT_EQ(drawn.find("layers.4."), std::string::npos);
     }
   }
+}
+
+// Where LAPACK cannot be loaded (here: a library of that name that is none, found first on LD_LIBRARY_PATH),
+// the two commands that need it say which package to install (exit 10) and write nothing, and every other
+// command still runs: the libraries are loaded by the first command that needs them, not at start-up.
+TEST(CliWithoutLapack, SpectrumAndEmbeddingsSayWhatToInstallAndTheRestRuns) {
+  TempDir dir;
+  for (const char* name : {"liblapack.so.3", "libblas.so.3"}) write_file(dir / name, "not a library\n");
+  const std::string env = "LD_LIBRARY_PATH=" + quoted(dir.path());
+  for (const char* command : {"spectrum", "embeddings"}) {
+    SCOPED_TRACE(command);
+    const fs::path out = dir / (std::string(command) + ".json");
+    CommandResult r = run_cli_env(env, std::string(command) + " " + example() + " --export " + quoted(out));
+    EXPECT_EQ(r.exit_code, 10) << r.err;
+    EXPECT_NE(r.err.find("liblapack.so.3"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("apt-get install libopenblas0-pthread"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+  CommandResult report = run_cli_env(env, example() + " --json");
+  EXPECT_EQ(report.exit_code, 0) << report.err;
 }
 
 }  // namespace
