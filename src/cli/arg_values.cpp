@@ -65,10 +65,9 @@ std::string choice_arg(const std::string& flag, const std::string& text,
     list += (list.empty() ? "" : ", ") + std::string(c);
     names.push_back(c);
   }
-  const std::optional<std::string_view> near = nearest_name(text, names);
-  throw Error(ErrorKind::Usage, "", flag,
-              "must be one of " + list + "; got '" + printable(text) + "'" +
-                  (near ? " (did you mean " + std::string(*near) + "?)" : ""));
+  throw Error(
+      ErrorKind::Usage, "", flag,
+      "must be one of " + list + "; got '" + printable(text) + "'" + did_you_mean(nearest_name(text, names)));
 }
 
 std::string image_path_arg(const std::string& flag, const std::string& text) {

@@ -22,8 +22,7 @@ std::string command_words(const CommandSpec& spec) {
 std::string suggestion(const CommandSpec& spec, std::string_view typed) {
   std::vector<std::string_view> names;
   for (const Option& o : spec.options) names.insert(names.end(), o.names.begin(), o.names.end());
-  const std::optional<std::string_view> near = nearest_name(typed, names);
-  return near ? " (did you mean " + std::string(*near) + "?)" : "";
+  return did_you_mean(nearest_name(typed, names));
 }
 
 // An option whose value is a file or directory (its placeholder says FILE or DIR).

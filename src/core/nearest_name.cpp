@@ -37,4 +37,8 @@ std::optional<std::string_view> nearest_name(std::string_view typed,
   return best;
 }
 
+std::string did_you_mean(std::optional<std::string_view> name) {
+  return name ? " (did you mean " + std::string(*name) + "?)" : "";
+}
+
 }  // namespace ma

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -17,5 +18,8 @@ size_t edit_distance(std::string_view a, std::string_view b);
 // names wins. nullopt when none is that near.
 std::optional<std::string_view> nearest_name(std::string_view typed,
                                              const std::vector<std::string_view>& names);
+
+// How an error names it: " (did you mean --json?)", "" for none.
+std::string did_you_mean(std::optional<std::string_view> name);
 
 }  // namespace ma

@@ -60,11 +60,15 @@ void HeadTailSource::check_fetched(uint64_t offset, uint64_t len) const {
 void HeadTailSource::read_exact(uint64_t offset, uint64_t len, std::string& out) const {
   check_fetched(offset, len);
   out.resize(len);
-  read_exact(offset, len, out.data());
+  copy_fetched(offset, len, out.data());
 }
 
 void HeadTailSource::read_exact(uint64_t offset, uint64_t len, char* out) const {
   check_fetched(offset, len);
+  copy_fetched(offset, len, out);
+}
+
+void HeadTailSource::copy_fetched(uint64_t offset, uint64_t len, char* out) const {
   const uint64_t tail_begin = size_ - tail_.size();
   if (offset + len <= head_.size()) {
     head_.copy(out, len, offset);

@@ -69,6 +69,8 @@ class HeadTailSource final : public ByteSource {
  private:
   // Throws Error(Malformed) past the end, BytesNotFetched for bytes of the gap.
   void check_fetched(uint64_t offset, uint64_t len) const;
+  // The bytes of a range check_fetched let pass.
+  void copy_fetched(uint64_t offset, uint64_t len, char* out) const;
 
   std::string_view head_, tail_;
   uint64_t size_;

@@ -276,9 +276,10 @@ std::string hardware_like(std::string_view name) {
   for (const Hardware& h : hardware_table()) keys.push_back(hardware_key(h.name));
   const std::vector<std::string_view> views(keys.begin(), keys.end());
   const std::optional<std::string_view> near = nearest_name(hardware_key(name), views);
-  for (size_t i = 0; near && i < keys.size(); ++i)
-    if (near->data() == keys[i].data()) return " (did you mean " + hardware_table()[i].name + "?)";
-  return "";
+  if (!near) return "";
+  // The table's names have keys of their own (find_hardware looks them up by them): the first is the one.
+  const size_t row = static_cast<size_t>(std::find(views.begin(), views.end(), *near) - views.begin());
+  return did_you_mean(hardware_table()[row].name);
 }
 
 std::string hardware_key(std::string_view name) {
