@@ -1,6 +1,7 @@
 #include "formats/checkpoint.h"
 
 #include <algorithm>
+#include <map>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -395,36 +396,49 @@ void read_gguf_files(const LocalModelFiles& files, Checkpoint& ck) {
 
 // An ONNX model: the .onnx file (file 0, its inline initializers) and the external data files it names,
 // which must stay inside the model's directory once symbolic links are followed (a Hub cache snapshot's
-// links into its blobs/ do).
+// links into its blobs/ do). A Hub model's .onnx may have been fetched whole instead (remote_header.h), and
+// its external data files not downloaded are then sized by the repository's listing.
 void read_onnx_file(const LocalModelFiles& files, Checkpoint& ck) {
   const fs::path& path = files.weight_files.at(0);
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  std::error_code ec;
+  const std::string name = path.filename().string();
+  const FetchedHeader* remote = fetched(files, name);
+  const std::string where = remote ? files.display_name + "/" + name : path.string();
+  std::map<std::string, uint64_t> sizes;  // each external data file's, as the read found it
   OnnxExternalSize external_size = [&](const std::string& location) -> std::optional<uint64_t> {
     const fs::path p = dir / location;
-    if (!path_is_present(p)) return std::nullopt;
+    if (!path_is_present(p)) {
+      const std::string listed =
+          (dir.lexically_relative(files.root) / location).lexically_normal().generic_string();
+      const auto it = files.listed_sizes.find(listed);
+      if (it == files.listed_sizes.end()) return std::nullopt;
+      return sizes[location] = it->second;
+    }
     // A name that cannot be followed (a looping link) or a directory (".", "sub") holds no bytes, wherever
     // it leads: the open names what it is. Anything else must resolve inside before it is opened.
     std::error_code status_error;
     const fs::file_status st = fs::status(p, status_error);
     if (!status_error && !fs::is_directory(st) && !resolves_inside_model(p, dir))
-      throw Error(ErrorKind::Unsafe, path.string(), "external data '" + printable(location) + "'",
+      throw Error(ErrorKind::Unsafe, where, "external data '" + printable(location) + "'",
                   "resolves outside the model's directory (a symbolic link)");
     try {
-      return FileSource(p).size();
+      return sizes[location] = FileSource(p).size();
     } catch (const Error& e) {  // a directory, a FIFO: named as the model's field, as the other checks are
-      throw Error(e.kind(), path.string(), "external data '" + printable(location) + "'", e.rule());
+      throw Error(e.kind(), where, "external data '" + printable(location) + "'", e.rule());
     }
   };
-  auto model = std::make_shared<OnnxModel>(read_onnx(FileSource(path), external_size));
+  auto model = std::make_shared<OnnxModel>(
+      remote ? read_onnx(PrefixSource(remote->prefix, remote->file_size, where), external_size)
+             : read_onnx(FileSource(path), external_size));
   CheckpointFile main;
-  main.name = path.filename().string();
-  main.size = fs::file_size(path, ec);
+  main.name = name;
+  std::error_code ec;
+  main.size = remote ? remote->file_size : fs::file_size(path, ec);
   ck.files.push_back(std::move(main));
   for (const std::string& location : model->external_files) {
     CheckpointFile f;
     f.name = location;
-    f.size = fs::file_size(dir / location, ec);
+    f.size = sizes[location];
     ck.files.push_back(std::move(f));
   }
   for (StoredTensor& t : model->initializers) ck.files[t.file_index].tensors.push_back(std::move(t));

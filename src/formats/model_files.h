@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +41,9 @@ struct LocalModelFiles {
   // fetched by range requests. Keyed by the name relative to `root` (as the index or the file list names
   // them); read_checkpoint parses these instead of opening files.
   std::vector<FetchedHeader> fetched_headers;
+  // A Hub model's files by path relative to `root`, with the sizes its listing gives: an ONNX model's
+  // external data files, when not downloaded, are checked against these (their bytes are never fetched).
+  std::map<std::string, uint64_t> listed_sizes;
   // The index, when whoever located the files parsed it already (a 4 MB index takes milliseconds to parse).
   std::shared_ptr<const SafetensorsIndex> parsed_index;
 };

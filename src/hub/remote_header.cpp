@@ -206,6 +206,18 @@ bool torch_ends_complete(std::string_view packed, uint64_t file_size) {
   }
 }
 
+RemoteHeader fetch_onnx_model(HubHttp& http, const std::string& url, uint64_t size, const HubTarget& target) {
+  const std::string where = target.repo + "/" + target.file;
+  if (size == 0 || size > kMaxOnnxFetchBytes)
+    throw Error(ErrorKind::Limit, where, "size",
+                std::to_string(size) + " bytes: an ONNX graph is fetched when it holds 1 to " +
+                    std::to_string(kMaxOnnxFetchBytes >> 20) + " MiB");
+  RemoteHeader out = first_range(http, url, size, size, target);
+  if (out.prefix.size() != size)
+    throw Error(ErrorKind::Network, where, "body", "truncated: the server sent fewer bytes than asked for");
+  return out;
+}
+
 uint64_t header_guess(uint64_t tensor_count, uint64_t name_bytes) {
   // Per entry: quotes, colon and comma (4), {"dtype":"BF16","shape":[..],"data_offsets":[..,..]} with up to
   // three 6-digit dims and two 12-digit offsets (~76); plus __metadata__ and the 8-byte prefix.

@@ -92,6 +92,13 @@ std::string grow_torch_ends(std::string head, uint64_t tail_guess, uint64_t size
 bool torch_ends_complete(std::string_view packed, uint64_t file_size);
 inline constexpr uint64_t kMaxTorchEndsBytes = 192ull << 20;
 
+// An ONNX model's .onnx file read whole over HTTP: a protobuf is parsed whole, and one whose weights are in
+// external data files is its graph alone, small beside them. A file of more than kMaxOnnxFetchBytes
+// holds its initializers inline (it is the weights) and is not fetched: the caller leaves it unread and says
+// so. `size` is the listing's, checked against what the server states.
+RemoteHeader fetch_onnx_model(HubHttp& http, const std::string& url, uint64_t size, const HubTarget& target);
+inline constexpr uint64_t kMaxOnnxFetchBytes = 64ull << 20;
+
 // Bytes the first range request asks for, given the tensor names a file holds: each entry of the header JSON
 // is its quoted name plus at most ~80 bytes of dtype, shape and offsets; the guess errs large so that most
 // shards need one request, and by at most a few percent.

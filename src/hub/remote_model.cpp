@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "core/units.h"
 #include "formats/safetensors_index.h"
 #include "formats/weight_format.h"
 #include "hub/content_hash.h"
@@ -22,8 +23,9 @@ namespace fs = std::filesystem;
 namespace ma {
 namespace {
 
-constexpr std::array<std::string_view, 6> kModelFiles = {"config.json",
+constexpr std::array<std::string_view, 7> kModelFiles = {"config.json",
                                                          "generation_config.json",
+                                                         "genai_config.json",
                                                          "model.safetensors.index.json",
                                                          "pytorch_model.bin.index.json",
                                                          "hf_quant_config.json",
@@ -231,6 +233,33 @@ class Assembler {
     return torch;
   }
 
+  // The ONNX model of a repository holding no other weights: its one top-level .onnx file (model.onnx among
+  // several), unless it is too large to be a graph whose weights are external (then it stays unread, and a
+  // note says why). Sets the format and the listing's sizes its external data files are checked against.
+  std::vector<WeightFile> onnx_file(const HubModelInfo& info, LocalModelFiles& files, RemoteModel& m) {
+    std::vector<const RepoFile*> onnx;
+    for (const RepoFile& f : info.files)
+      if (top_level(f.path) && f.path.ends_with(".onnx")) onnx.push_back(&f);
+    if (onnx.size() > 1) std::erase_if(onnx, [](const RepoFile* f) { return f->path != "model.onnx"; });
+    if (onnx.empty()) return {};
+    const RepoFile& f = *onnx.front();
+    if (!f.size || *f.size == 0 || *f.size > kMaxOnnxFetchBytes) {
+      if (!cache_.snapshot_file(info.commit, f.path)) {
+        m.notes.push_back(
+            f.path + " is not read: " +
+            (f.size ? with_thousands(*f.size) + " bytes" : std::string("its size is not listed")) +
+            ", and an ONNX graph is fetched whole when it holds 1 to " +
+            std::to_string(kMaxOnnxFetchBytes >> 20) +
+            " MiB (its initializers are inline): download it to read its tensors");
+        return {};
+      }
+    }
+    files.format = CheckpointFormat::Onnx;
+    for (const RepoFile& listed : info.files)
+      if (listed.size) files.listed_sizes[listed.path] = *listed.size;
+    return {{&f}};
+  }
+
   enum class HeaderSource { OnDisk, Read, Missing };
 
   // The header of one weight file: nothing to read when a full download is in the snapshot (it is read from
@@ -286,7 +315,11 @@ class Assembler {
     const HubTarget target{ref_.id, info.commit, f.path};
     FetchedHeader h;
     const HeaderSource got =
-        files.format == CheckpointFormat::Pytorch
+        files.format == CheckpointFormat::Onnx
+            ? weight_header(
+                  info, f, [](std::string_view bytes, uint64_t size) { return bytes.size() == size; },
+                  [&] { return fetch_onnx_model(*http_, url, f.size.value_or(0), target); }, h, stats)
+        : files.format == CheckpointFormat::Pytorch
             ? weight_header(
                   info, f, torch_ends_complete,
                   [&] {
@@ -474,6 +507,8 @@ class Assembler {
           files.unread_weights.push_back(files.root / f.path);
 
     std::vector<WeightFile> weights = weight_files(info, files);
+    // ONNX comes last, as in a local directory: a repository's GGUF files are the model before its export.
+    if (!files.index && weights.empty() && ggufs.models().empty()) weights = onnx_file(info, files, m);
     parallel_for_threads(weights.size(), settings_.parallel_requests, [&](size_t i) {
       if (!header(info, weights[i], files, m.stats)) note_missing("header of " + weights[i].file->path);
     });

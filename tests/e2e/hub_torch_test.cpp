@@ -66,12 +66,6 @@ class HubTorch : public SharedFakeHubTest {
   CommandResult run(const std::string& args, const std::string& env = "") {
     return run_cli_env(isolated_hub_env(hub_->endpoint(), cache_.path()) + " " + env, args);
   }
-  std::vector<LogEntry> cdn_log() {
-    std::vector<LogEntry> out;
-    for (const LogEntry& e : hub_->log())
-      if (e.server == "cdn") out.push_back(e);
-    return out;
-  }
 
   TempDir cache_;
 };

@@ -51,6 +51,14 @@ class SharedFakeHubTest : public ::testing::Test {
     hub_->clear_log();
   }
 
+  // The requests the CDN (LFS files) answered since the test began.
+  static std::vector<LogEntry> cdn_log() {
+    std::vector<LogEntry> out;
+    for (const LogEntry& e : hub_->log())
+      if (e.server == "cdn") out.push_back(e);
+    return out;
+  }
+
   static inline FakeHub* hub_ = nullptr;
   static inline TempDir* work_ = nullptr;
 };
