@@ -95,7 +95,7 @@ CommandSpec plan_spec(PlanArgs& a) {
        [&k](const std::string& v) { k.max_num_seqs = integer_arg("--max-num-seqs", v, 1, kMaxSequences); }},
       {{"--block-size"}, "N", "tokens per KV block (default: vLLM 16, TGI 1, TensorRT-LLM 32)",
        [&k](const std::string& v) { k.block_size = integer_arg("--block-size", v, 1, 1 << 16); }},
-      {{"--mem-fraction-static"}, "F", "SGLang: fraction for weights and the KV pool (default 0.88)",
+      {{"--mem-fraction-static"}, "F", "SGLang: fraction for weights and the KV pool (default: SGLang's, from the GPU's memory, TP and PP)",
        [&k](const std::string& v) { k.mem_fraction_static = number_arg("--mem-fraction-static", v, 0.01, 1); }},
       {{"--cuda-memory-fraction"}, "F", "TGI: fraction of each device it may use (default 1.0)",
        [&k](const std::string& v) { k.cuda_memory_fraction = number_arg("--cuda-memory-fraction", v, 0.01, 1); }},

@@ -204,7 +204,9 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
       // QwQ-32B TP4 run: 0.85 x 21.63 GiB - 15.54 GiB "mem usage" of the load = 46,611 tokens.)
       const uint64_t startup = std::min(d.capacity, worker_startup_bytes(s.tp));
       const uint64_t free_at_start = d.capacity - startup;
-      const uint64_t budget = fraction_of(free_at_start, *k.mem_fraction_static);
+      const SglangFraction auto_fraction = sglang_default_fraction(d.capacity, s.tp, s.pp);
+      const double fraction = k.mem_fraction_static.value_or(auto_fraction.fraction);
+      const uint64_t budget = fraction_of(free_at_start, fraction);
       d.reserved = free_at_start - budget;
       d.overhead = startup + kKernelModules;
       const uint64_t non_kv = d.weights + kKernelModules;
@@ -213,12 +215,20 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
       v.kv_cache_tokens = cache.per_token ? pool / cache.per_token : 0;
       d.kv = cache.demand;
       d.kv_spare = pool > cache.demand ? pool - cache.demand : 0;
-      v.formulas.push_back("SGLang: KV pool = mem_fraction_static " +
-                           std::to_string(*k.mem_fraction_static).substr(0, 4) + " x free at start " +
-                           num(free_at_start) + " (device " + num(d.capacity) + " - CUDA context" +
-                           (s.tp > 1 ? " and communicators " : " ") + num(startup) + ") - weights " +
-                           num(d.weights) + " - kernel modules " + num(kKernelModules) + " = " + num(pool) +
-                           " bytes; activations and CUDA graphs live in the rest");
+      if (!k.mem_fraction_static)
+        v.formulas.push_back(
+            "SGLang's default mem_fraction_static = round((" + num(auto_fraction.memory_mib) +
+            " MiB - reserved " + num(auto_fraction.reserved_mib) + " MiB) / " +
+            num(auto_fraction.memory_mib) +
+            " MiB, 3) = " + std::to_string(auto_fraction.fraction).substr(0, 5) +
+            "; reserved = 512 + 1.5 x chunked prefill " + num(auto_fraction.chunked_prefill) +
+            " + 2 x cuda_graph_max_bs " + num(auto_fraction.cuda_graph_max_bs) + " + tp x pp / 8 x 1024" +
+            (auto_fraction.memory_mib > 60 * 1024 ? ", at least 10,240 on a GPU over 60 GiB" : ""));
+      v.formulas.push_back("SGLang: KV pool = mem_fraction_static " + std::to_string(fraction).substr(0, 5) +
+                           " x free at start " + num(free_at_start) + " (device " + num(d.capacity) +
+                           " - CUDA context" + (s.tp > 1 ? " and communicators " : " ") + num(startup) +
+                           ") - weights " + num(d.weights) + " - kernel modules " + num(kKernelModules) +
+                           " = " + num(pool) + " bytes; activations and CUDA graphs live in the rest");
       v.formulas.push_back("KV tokens = floor(pool / " + num(cache.per_token) +
                            " bytes per token) = " + num(v.kv_cache_tokens));
       break;

@@ -1,6 +1,8 @@
 #include "analysis/plan/plan_engine.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <span>
 
 namespace ma {
@@ -131,7 +133,6 @@ EngineKnobs engine_defaults(PlanEngine e, const EngineKnobs& given, uint64_t dev
     if (!k.max_num_seqs) k.max_num_seqs = large ? 1024 : 256;
     if (!k.block_size) k.block_size = 16;
   }
-  if (e == PlanEngine::Sglang && !k.mem_fraction_static) k.mem_fraction_static = 0.88;
   if (e == PlanEngine::LlamaCpp && !k.ubatch) k.ubatch = 512;
   if (e == PlanEngine::Tgi) {
     if (!k.cuda_memory_fraction) k.cuda_memory_fraction = 1.0;
@@ -145,6 +146,35 @@ EngineKnobs engine_defaults(PlanEngine e, const EngineKnobs& given, uint64_t dev
     if (!k.block_size) k.block_size = 32;
   }
   return k;
+}
+
+SglangFraction sglang_default_fraction(uint64_t device_bytes, uint32_t tp, uint32_t pp) {
+  SglangFraction f;
+  f.memory_mib = device_bytes >> 20;
+  const bool small_tp = tp < 4;
+  if (f.memory_mib < 20 * 1024) {  // T4, RTX 4080
+    f.chunked_prefill = 2048;
+    f.cuda_graph_max_bs = 8;
+  } else if (f.memory_mib < 35 * 1024) {  // A10, RTX 4090, RTX 5090
+    f.chunked_prefill = 2048;
+    f.cuda_graph_max_bs = small_tp ? 24 : 80;
+  } else if (f.memory_mib < 60 * 1024) {  // A100 40GB, L40
+    f.chunked_prefill = 4096;
+    f.cuda_graph_max_bs = small_tp ? 32 : 160;
+  } else if (f.memory_mib < 160 * 1024) {  // H100, A100 80GB, H20, H200
+    f.chunked_prefill = 8192;
+    f.cuda_graph_max_bs = small_tp ? 256 : 512;
+  } else {  // B200, MI300X
+    f.chunked_prefill = 16384;
+    f.cuda_graph_max_bs = 512;
+  }
+  // In MiB, as SGLang counts (1.5 x an even chunk is whole; tp x pp / 8 x 1024 is tp x pp x 128).
+  f.reserved_mib = 512 + std::max<uint64_t>(f.chunked_prefill, 2048) * 3 / 2 + f.cuda_graph_max_bs * 2 +
+                   uint64_t{tp} * pp * 128;
+  if (f.memory_mib > 60 * 1024) f.reserved_mib = std::max<uint64_t>(f.reserved_mib, 10 * 1024);
+  const double free = f.memory_mib > f.reserved_mib ? static_cast<double>(f.memory_mib - f.reserved_mib) : 0;
+  f.fraction = f.memory_mib ? std::round(1000 * free / static_cast<double>(f.memory_mib)) / 1000 : 0;
+  return f;
 }
 
 bool engine_runs_kv_dtype(PlanEngine e, DType d) {

@@ -5,7 +5,9 @@
 //    profiles (a forward pass of max_num_batched_tokens, or the sampler's logits for max_num_seqs
 //    sequences, whichever is larger) and non-torch memory (communication buffers); the rest is the KV pool,
 //    paged in blocks of block_size tokens. CUDA graphs and the CUDA context live in the headroom;
-//  - SGLang: mem_fraction_static of the memory free at its start for the weights and the KV pool;
+//  - SGLang: mem_fraction_static of the memory free at its start for the weights and the KV pool, by
+//    default what its server_args derive from the GPU's memory and the parallel sizes
+//    (sglang_default_fraction);
 //  - llama.cpp: the KV cache of n_ctx tokens in type_k / type_v and a compute buffer for a ubatch;
 //  - TGI (3.x): after a warm-up prefill of max_batch_prefill_tokens, the KV cache takes the memory free
 //    beyond a headroom of (1 - cuda_memory_fraction x 0.90) of the device (TGI_WIGGLE_ROOM 0.90), in blocks
@@ -36,7 +38,7 @@ struct EngineKnobs {
   std::optional<uint64_t> max_num_batched_tokens;    // vLLM: 8192 on a >= 70 GiB device, else 2048
   std::optional<uint64_t> max_num_seqs;              // vLLM: 1024 on a >= 70 GiB device, else 256
   std::optional<uint64_t> block_size;                // tokens per KV block: vLLM 16, TGI 1, TensorRT-LLM 32
-  std::optional<double> mem_fraction_static;         // SGLang, default 0.88
+  std::optional<double> mem_fraction_static;         // SGLang; default: sglang_default_fraction
   std::optional<uint64_t> ubatch;                    // llama.cpp's n_ubatch, default 512
   std::optional<double> cuda_memory_fraction;        // TGI, default 1.0
   std::optional<uint64_t> max_batch_prefill_tokens;  // TGI's warm-up prefill, default 4096
@@ -48,8 +50,24 @@ struct EngineKnobs {
 // vLLM, SGLang, TGI and TensorRT-LLM: serving engines that run a model in 16 bits and page its cache.
 bool is_serving_engine(PlanEngine e);
 
-// The knobs with every default filled for a device of `device_bytes`.
+// The knobs with every default filled for a device of `device_bytes`, but SGLang's mem_fraction_static,
+// which depends on the split as well (sglang_default_fraction).
 EngineKnobs engine_defaults(PlanEngine e, const EngineKnobs& given, uint64_t device_bytes);
+
+// SGLang's default mem_fraction_static (server_args.py, _handle_gpu_memory_settings, since its PR #10975 of
+// October 2025): it reserves, in MiB of the GPU's memory (nvidia-smi's total), 512 for metadata, 1.5 x
+// max(chunked prefill, 2048) for activations and 2 x cuda_graph_max_bs for CUDA graphs (both chosen by the
+// GPU's memory bucket and TP), plus tp x pp / 8 x 1024 for communication, at least 10 GiB on a GPU of more
+// than 60 GiB, and takes round((memory - reserved) / memory, 3). DP attention, piecewise CUDA graphs and
+// speculative decoding, which reserve more, are not planned here. Versions before it took 0.88 at TP 1 down
+// to 0.79 at TP 16. SGLang reads the memory from nvidia-smi, a few hundred MiB above the CUDA total the
+// hardware table holds (81,559 against 81,090 MiB on an H100 80GB): the fraction may differ from the engine's
+// in its last digit.
+struct SglangFraction {
+  double fraction = 0;
+  uint64_t memory_mib = 0, chunked_prefill = 0, cuda_graph_max_bs = 0, reserved_mib = 0;
+};
+SglangFraction sglang_default_fraction(uint64_t device_bytes, uint32_t tp, uint32_t pp);
 
 // The K and V cache types the engine's own cache-dtype flag takes (its default, the model's dtype, needs
 // none): whether it runs `d`, and the types in its own spellings ("f32, f16, bf16, q8_0, ...") for a message.
