@@ -11,8 +11,8 @@ CommandSpec download_spec(DownloadArgs& a) {
   s.operands = "MODEL";
   s.summary =
       "A Hub repo's files (all, those matching the globs, the parts of the GGUF model MODEL:Q4_K_M or\n"
-      "--file names, or the one file a /resolve/ URL names) into the cache or DIR, in parallel, each\n"
-      "checked against its size and hash; prints where they are.";
+      "--file names, the ONNX model --file names with its data, or the one file a /resolve/ URL names)\n"
+      "into the cache or DIR, in parallel, each checked against its size and hash; prints where they are.";
   s.operand = one_operand(a.model, s.name);
   // clang-format off
   s.options = {

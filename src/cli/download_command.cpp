@@ -32,11 +32,13 @@ int run_download(const Args& args) {
     ref->revision = *hub.revision;
   }
   // A URL naming a file, or a GGUF model named by ":NAME" or --file: that file, or every part of that model,
-  // and nothing else (a -GGUF repository holds every quantization: 100 GB and more).
+  // and nothing else (a -GGUF repository holds every quantization: 100 GB and more). An ONNX model, by URL or
+  // --file, comes with its external data and its folder's genai_config.json.
   if (ref->file && hub.file && *hub.file != *ref->file)
     throw Error(ErrorKind::Usage, "", "--file",
                 "names " + printable(*hub.file) + " where the URL names " + printable(*ref->file));
-  const std::optional<std::string> selector = ref->file ? std::nullopt : gguf_selector(*ref, hub);
+  if (is_onnx_selector(ref->file)) ref->file.reset();  // chosen below, with what it needs
+  const std::optional<std::string> selector = ref->file ? std::nullopt : model_file_selector(*ref, hub);
   Output out = detect_output(a.common);
   HubSettings settings = hub_settings(hub.flags);
   trace_http(settings);
@@ -53,7 +55,10 @@ int run_download(const Args& args) {
   DownloadChoice choice;  // outlives the download, which may list from it
   try {
     if (ref->file || selector) {
-      trace("choosing " + (ref->file ? *ref->file : "the GGUF model '" + *selector + "'") +
+      trace("choosing " +
+            (ref->file
+                 ? *ref->file
+                 : (is_onnx_selector(selector) ? "the ONNX model '" : "the GGUF model '") + *selector + "'") +
             " in the file list of " + ref->id + "@" + ref->revision);
       choice = choose_download_files(*ref, settings, ref->file, selector,
                                      ref->gguf_model ? ":" + *ref->gguf_model : "--file", &interrupted);

@@ -18,10 +18,11 @@ void add_hub_options(CommandSpec& spec, HubArgs& hub, bool choose_gguf) {
   // clang-format on
   spec.options.insert(spec.options.end(), options.begin(), options.end());
   if (choose_gguf)
-    spec.options.push_back({{"--file"},
-                            "NAME",
-                            "Hub: of a repo's GGUF models, the one to read (a file name or e.g. Q4_K_M)",
-                            [&hub](const std::string& v) { hub.file = v; }});
+    spec.options.push_back(
+        {{"--file"},
+         "NAME",
+         "Hub: of a repo's GGUF or ONNX models, the one to read (a file name, a path, or e.g. Q4_K_M)",
+         [&hub](const std::string& v) { hub.file = v; }});
 }
 
 }  // namespace ma::cli

@@ -87,12 +87,12 @@ void trace_files(const LocalModelFiles& f) {
                                    : ", " + std::to_string(f.fetched_headers.size()) + " headers fetched"));
 }
 
-std::optional<std::string> gguf_selector(const RepoRef& ref, const HubArgs& hub) {
+std::optional<std::string> model_file_selector(const RepoRef& ref, const HubArgs& hub) {
   // --file and a ":NAME" suffix (or a URL's file) name the same choice: both given, they must agree. A URL
   // naming another kind of file (config.json) names the repository's model, read as usual.
   std::optional<std::string> named = ref.gguf_model;
   std::string where = named ? "the model id names :" + printable(*named) : "";
-  if (!named && ref.file && ref.file->ends_with(".gguf")) {
+  if (!named && ref.file && (ref.file->ends_with(".gguf") || ref.file->ends_with(".onnx"))) {
     named = ref.file;
     where = "the URL names " + printable(*ref.file);
   }
@@ -123,7 +123,8 @@ OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tok
   const bool warn = first_settings_warnings();
   RemoteOptions options;
   options.skip_tokenizer = skip_tokenizer;
-  options.gguf_file = gguf_selector(*ref, hub);
+  const std::optional<std::string> selector = model_file_selector(*ref, hub);
+  (is_onnx_selector(selector) ? options.onnx_file : options.gguf_file) = selector;
   options.list_gguf_models = hub.list_gguf_models;
   RemoteModel m;
   try {

@@ -33,9 +33,13 @@ struct OpenedModel {
 
 OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tokenizer);
 
-// The GGUF model MODEL and --file name: --file, a ":NAME" suffix, or the .gguf file a /blob/ or /resolve/ URL
-// names. Several given must agree (else Error(Usage)); nullopt when none is.
-std::optional<std::string> gguf_selector(const RepoRef& ref, const HubArgs& hub);
+// The model file MODEL and --file name: --file, a ":NAME" suffix (a GGUF model), or the .gguf or .onnx file
+// a /blob/ or /resolve/ URL names. Several given must agree (else Error(Usage)); nullopt when none is. A name
+// ending in .onnx chooses an ONNX model (is_onnx_selector), any other a GGUF model.
+std::optional<std::string> model_file_selector(const RepoRef& ref, const HubArgs& hub);
+inline bool is_onnx_selector(const std::optional<std::string>& s) {
+  return s && s->ends_with(".onnx");
+}
 
 // MODEL opened (no tokenizer) and its inventory built, the warnings and notes printed on the way: where the
 // commands that model a step (perf, plan) start. The inventory lives until the process exits.

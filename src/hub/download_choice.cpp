@@ -9,6 +9,8 @@
 #include "hub/hub_cache.h"
 #include "hub/hub_http.h"
 #include "hub/model_info.h"
+#include "hub/onnx_choice.h"
+#include "hub/remote_model.h"
 #include "hub/snapshot_listing.h"
 
 namespace ma {
@@ -96,9 +98,19 @@ DownloadChoice choose_download_files(const RepoRef& ref, const HubSettings& sett
   } else {
     if (!selector)
       throw Error(ErrorKind::Internal, ref.id, "", "choose_download_files: nothing to choose by");
-    const GgufCatalog catalog(listed.files, ref.id);
-    for (const RepoFile* part : catalog.parts(catalog.choose(*selector, spelled)))
-      out.paths.push_back(part->path);
+    if (selector->ends_with(".onnx")) {
+      const RepoFile& model = choose_onnx_model(listed.files, *selector, ref.id, spelled);
+      out.paths.push_back(model.path);
+      for (const RepoFile* c : onnx_companions(listed.files, model)) out.paths.push_back(c->path);
+      // What the analysis of the repository reads beside it (its config.json, the tokenizer), as a Hub run
+      // fetches them: the snapshot then answers offline.
+      for (const RepoFile& f : listed.files)
+        if (is_analysis_file(f.path, false)) out.paths.push_back(f.path);
+    } else {
+      const GgufCatalog catalog(listed.files, ref.id);
+      for (const RepoFile* part : catalog.parts(catalog.choose(*selector, spelled)))
+        out.paths.push_back(part->path);
+    }
   }
   require_literal_globs(out.paths, listed.files, ref.id + "@" + ref.revision);
   out.listed_online = std::move(listed.online);

@@ -1,7 +1,7 @@
 // What `download MODEL` fetches when MODEL names less than a repository: the one file a /blob/REV/FILE or
-// /resolve/REV/FILE URL names, or every part of the GGUF model a selector names (":Q4_K_M", --file), chosen
-// on the revision's file list before any transfer starts — as llama.cpp's -hf fetches one quantization, not
-// the 100 GB of all of them.
+// /resolve/REV/FILE URL names, every part of the GGUF model a selector names (":Q4_K_M", --file), or an ONNX
+// model (--file NAME.onnx) with its external data, chosen on the revision's file list before any transfer
+// starts — as llama.cpp's -hf fetches one quantization, not the 100 GB of all of them.
 #pragma once
 #include <atomic>
 #include <optional>
@@ -24,8 +24,9 @@ struct DownloadChoice {
   std::vector<std::string> warnings;  // the cache could not record that answer
 };
 
-// `file` (a URL's) is taken as it is and must be listed; else `selector` picks a GGUF model as
-// GgufCatalog::choose does, `spelled` saying how the user gave it. The file list comes from the Hub, else
+// `file` (a URL's) is taken as it is and must be listed; else `selector` picks an ONNX model with its
+// companions (a name ending in .onnx, hub/onnx_choice.h) or a GGUF model as GgufCatalog::choose does,
+// `spelled` saying how the user gave it. The file list comes from the Hub, else
 // (offline, or the Hub unreachable) from the cache's record of the revision, else from the files of its
 // cached snapshot. Throws Error(NotFound) for a file or model not in the list, or a revision the cache does
 // not hold offline; Error(Usage) for a selector several models match.

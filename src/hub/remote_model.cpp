@@ -14,6 +14,7 @@
 #include "hub/hub_api.h"
 #include "hub/hub_cache.h"
 #include "hub/hub_http.h"
+#include "hub/onnx_choice.h"
 #include "hub/remote_header.h"
 #include "hub/snapshot_listing.h"
 #include "io/file_source.h"
@@ -110,6 +111,9 @@ class Assembler {
     if (options_.gguf_file) {
       on_disk = snapshot_listing(dir);
       chosen = &GgufCatalog(on_disk, ref_.id).choose(*options_.gguf_file, selector_spelling());
+    } else if (options_.onnx_file) {
+      on_disk = snapshot_listing(dir);
+      chosen = &choose_onnx_model(on_disk, *options_.onnx_file, ref_.id, onnx_spelling());
     }
     m.files = locate_local_model((chosen ? dir / chosen->path : dir).string());
     m.files.display_name = ref_.id + (ref_.explicit_revision ? "@" + ref_.revision : "");
@@ -234,30 +238,62 @@ class Assembler {
   }
 
   // The ONNX model of a repository holding no other weights: its one top-level .onnx file (model.onnx among
-  // several), unless it is too large to be a graph whose weights are external (then it stays unread, and a
-  // note says why). Sets the format and the listing's sizes its external data files are checked against.
+  // several), read as onnx_weights says; models in folders only are offered in a note (--file names one).
   std::vector<WeightFile> onnx_file(const HubModelInfo& info, LocalModelFiles& files, RemoteModel& m) {
     std::vector<const RepoFile*> onnx;
     for (const RepoFile& f : info.files)
       if (top_level(f.path) && f.path.ends_with(".onnx")) onnx.push_back(&f);
     if (onnx.size() > 1) std::erase_if(onnx, [](const RepoFile* f) { return f->path != "model.onnx"; });
-    if (onnx.empty()) return {};
-    const RepoFile& f = *onnx.front();
-    if (!f.size || *f.size == 0 || *f.size > kMaxOnnxFetchBytes) {
-      if (!cache_.snapshot_file(info.commit, f.path)) {
-        m.notes.push_back(
-            f.path + " is not read: " +
-            (f.size ? with_thousands(*f.size) + " bytes" : std::string("its size is not listed")) +
-            ", and an ONNX graph is fetched whole when it holds 1 to " +
-            std::to_string(kMaxOnnxFetchBytes >> 20) +
-            " MiB (its initializers are inline): download it to read its tensors");
-        return {};
-      }
+    if (onnx.empty()) {
+      if (const std::string in_folders = onnx_models_in_folders(info.files); !in_folders.empty())
+        m.notes.push_back("the repository's ONNX models are in folders (" + in_folders +
+                          "): name one with --file to read it");
+      return {};
+    }
+    if (!onnx_weights(info, *onnx.front(), files, m)) return {};
+    return {{onnx.front()}};
+  }
+
+  // Why the .onnx file `f` cannot be read without downloading it: not on disk, and not between 1 byte and
+  // kMaxOnnxFetchBytes (a larger one holds its initializers inline: it is the weights). Empty: it can be.
+  std::string onnx_unread_reason(const HubModelInfo& info, const RepoFile& f) {
+    if ((f.size && *f.size > 0 && *f.size <= kMaxOnnxFetchBytes) || cache_.snapshot_file(info.commit, f.path))
+      return "";
+    return (f.size ? with_thousands(*f.size) + " bytes" : std::string("its size is not listed")) +
+           ", and an ONNX graph is fetched whole when it holds 1 to " +
+           std::to_string(kMaxOnnxFetchBytes >> 20) +
+           " MiB (its initializers are inline): download it to read its tensors";
+  }
+
+  // Whether the .onnx file `f` is read (else a note says why). When it is, sets the format and the listing's
+  // sizes of the files of its folder, which its external data files are checked against.
+  bool onnx_weights(const HubModelInfo& info, const RepoFile& f, LocalModelFiles& files, RemoteModel& m) {
+    if (const std::string why = onnx_unread_reason(info, f); !why.empty()) {
+      m.notes.push_back(f.path + " is not read: " + why);
+      return false;
     }
     files.format = CheckpointFormat::Onnx;
+    const std::string folder = fs::path(f.path).parent_path().generic_string();
+    const std::string prefix = folder.empty() ? "" : folder + "/";
     for (const RepoFile& listed : info.files)
-      if (listed.size) files.listed_sizes[listed.path] = *listed.size;
-    return {{&f}};
+      if (listed.size && listed.path.starts_with(prefix))
+        files.listed_sizes[listed.path.substr(prefix.size())] = *listed.size;
+    return true;
+  }
+
+  // The ONNX model the user named (--file), read from its folder as a local .onnx file is from its own.
+  // Named, a file that cannot be read is an error, not a note: the report would describe another model.
+  void named_onnx_model(const HubModelInfo& info, const RepoFile& f, LocalModelFiles& files, RemoteModel& m) {
+    if (const std::string why = onnx_unread_reason(info, f); !why.empty())
+      throw Error(ErrorKind::Limit, ref_.id + "/" + f.path, "size",
+                  why + " (modelanalyzer download " + ref_.id + " --file " + f.path + ")");
+    onnx_weights(info, f, files, m);
+    if (!header(info, WeightFile{&f}, files, m.stats)) note_missing("header of " + f.path);
+    const fs::path path(f.path);
+    for (FetchedHeader& h : files.fetched_headers)
+      if (h.name == f.path) h.name = path.filename().string();
+    files.root /= path.parent_path();
+    files.weight_files.push_back(files.root / path.filename());
   }
 
   enum class HeaderSource { OnDisk, Read, Missing };
@@ -340,6 +376,11 @@ class Assembler {
       files.fetched_headers.push_back(std::move(h));
     }
     return got != HeaderSource::Missing;
+  }
+
+  // How the user named the ONNX model, for errors.
+  std::string onnx_spelling() const {
+    return ref_.file && options_.onnx_file && *ref_.file == *options_.onnx_file ? "the URL's file" : "--file";
   }
 
   // How the user named the GGUF model, for errors: as they wrote it.
@@ -453,9 +494,16 @@ class Assembler {
     // costs no request, and nothing else is read or reported under its name.
     const RepoFile* chosen =
         options_.gguf_file ? &ggufs.choose(*options_.gguf_file, selector_spelling()) : nullptr;
+    const RepoFile* onnx_named =
+        options_.onnx_file ? &choose_onnx_model(info.files, *options_.onnx_file, ref_.id, onnx_spelling())
+                           : nullptr;
     std::vector<const RepoFile*> small;
     for (const RepoFile& f : info.files)
       if (is_analysis_file(f.path, options_.skip_tokenizer)) small.push_back(&f);
+    // A named ONNX model's folder may hold its genai_config.json (ONNX Runtime GenAI keeps one per target).
+    if (onnx_named)
+      for (const RepoFile* c : onnx_companions(info.files, *onnx_named))
+        if (c->path.ends_with("genai_config.json") && !top_level(c->path)) small.push_back(c);
     parallel_for_threads(small.size(), settings_.parallel_requests, [&](size_t i) {
       if (!small_file(info, *small[i], m.stats)) note_missing(small[i]->path);
     });
@@ -469,12 +517,20 @@ class Assembler {
     if (auto p = present("config.json")) files.config = *p;
     if (chosen) {
       gguf_model(info, ggufs, chosen, files, m);
+    } else if (onnx_named) {
+      named_onnx_model(info, *onnx_named, files, m);
     } else {
       other_weights(info, ggufs, files, m);
     }
-    if (!files.config && files.format == CheckpointFormat::None && m.gguf_models.empty() && missing_.empty())
+    if (!files.config && files.format == CheckpointFormat::None && m.gguf_models.empty() &&
+        missing_.empty()) {
+      const std::string in_folders = onnx_models_in_folders(info.files);
       throw Error(ErrorKind::NotFound, files.display_name, "",
-                  "the repository holds no config.json, index, .safetensors or GGUF file");
+                  "the repository holds no config.json, index, .safetensors or GGUF file" +
+                      (in_folders.empty() ? std::string()
+                                          : "; its ONNX models are in folders (" + in_folders +
+                                                "): name one with --file to read it"));
+    }
     if (http_) {
       m.stats.requests = http_->client().requests();
       m.stats.bytes_received = http_->client().bytes_received();

@@ -24,6 +24,9 @@ struct RemoteOptions {
   // files): the model named is the one analysed, or nothing is. Unset: of a repository holding GGUF files
   // only, the only model, or an error listing them.
   std::optional<std::string> gguf_file;
+  // The ONNX model to read (hub/onnx_choice.h: its path, or its file name when one file has it). Set, it
+  // wins over whatever else the repository holds, as gguf_file does; it is read from its folder.
+  std::optional<std::string> onnx_file;
   // With several GGUF models and no gguf_file: fetch every model's header(s) into RemoteModel::gguf_models
   // (a listing, as the Hub's file viewer shows) instead of refusing to choose.
   bool list_gguf_models = false;

@@ -1,10 +1,12 @@
 // ONNX models on the Hub, end to end against the fake Hub (nginx on loopback): a repository whose weights are
 // an ONNX export is analysed from its .onnx file, fetched whole (the graph: the weights are in external data
 // files, sized by the listing and never fetched) and cached; what it reads equals what the same files give on
-// disk; external data the repository does not hold is named; and an .onnx file too large to be a graph alone
-// (its initializers inline) is left unread, with a note, instead of being downloaded.
+// disk; external data the repository does not hold is named; an .onnx file too large to be a graph alone
+// (its initializers inline) is left unread, with a note, instead of being downloaded; models in folders are
+// named with --file, read from their folder, and downloaded with their data.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -32,6 +34,9 @@ const char* kLlamaConfig =
         "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "vocab_size": 256, "max_position_embeddings": 512, "torch_dtype": "float32"})";
 
+// One layer where the initializers hold one: the note it gives shows the file was read.
+const char* kGenaiConfig = R"({"model": {"type": "llama", "decoder": {"num_hidden_layers": 7}}})";
+
 class HubOnnx : public SharedFakeHubTest {
  protected:
   static void SetUpTestSuite() {
@@ -51,9 +56,36 @@ class HubOnnx : public SharedFakeHubTest {
     hub_->add_repo(fake_repo("ex/onnx-inline", "normal",
                              {fake_file("config.json", kLlamaConfig),
                               fake_file("model.onnx", std::string((64u << 20) + 1, 'o'), true)}));
+    // transformers.js's layout: the models in onnx/, each beside its data, config.json at the top; and
+    // ONNX Runtime GenAI's genai_config.json beside them. Etags from the bytes: `download` checks them.
+    onnx::ModelProto q = tiny_onnx_model();
+    make_weight_external(q, "model.onnx_data", "0", "", folder_dir() / "model.onnx_data");
+    write_onnx(folder_dir() / "model.onnx", q);
+    write_file(folder_dir() / "genai_config.json", kGenaiConfig);
+    write_file(folder_dir() / "config.json", kLlamaConfig);
+    onnx::ModelProto fp16 = tiny_onnx_model();
+    make_weight_external(fp16, "model_fp16.onnx_data", "0", "", work_->path() / "fp16.data");
+    FakeRepo folders =
+        fake_repo("ex/onnx-folders", "normal",
+                  {fake_file("config.json", kLlamaConfig),
+                   fake_file("onnx/model.onnx", file_bytes(folder_dir() / "model.onnx"), true),
+                   fake_file("onnx/model.onnx_data", file_bytes(folder_dir() / "model.onnx_data"), true),
+                   fake_file("onnx/genai_config.json", kGenaiConfig),
+                   fake_file("onnx/model_fp16.onnx", fp16.SerializeAsString(), true),
+                   fake_file("onnx/model_fp16.onnx_data", file_bytes(work_->path() / "fp16.data"), true),
+                   fake_file("cpu/model.onnx", file_bytes(folder_dir() / "model.onnx"), true)});
+    for (FakeFile& f : folders.files) f.etag.clear();
+    hub_->add_repo(folders);
+    folders.id = "ex/onnx-folders-only";
+    folders.files.erase(folders.files.begin());  // no config.json: nothing to report without a model
+    hub_->add_repo(folders);
     if (auto data_dir = shared_data(); data_dir && fs::is_directory(*data_dir / "fixtures/tiny-gpt2-onnx"))
       hub_->add_repo(repo_from_directory("fx/tiny-gpt2-onnx", *data_dir / "fixtures/tiny-gpt2-onnx"));
     hub_->start();
+  }
+  static fs::path folder_dir() {
+    fs::create_directories(work_->path() / "folder");
+    return work_->path() / "folder";
   }
   static fs::path local_dir() {
     fs::create_directories(work_->path() / "local");
@@ -119,6 +151,98 @@ TEST_F(HubOnnx, AFileTooLargeToBeAGraphAloneIsLeftUnreadAndSaidSo) {
   json::Document d = json::Document::parse(r.out, "stdout");
   EXPECT_EQ(d.root().find("origin")->as_string(), "template");
   EXPECT_TRUE(cdn_log().empty());
+  // Named, it is an error: the report would describe the config, not the file asked for.
+  CommandResult named = run("tensors ex/onnx-inline --file model.onnx --json");
+  EXPECT_EQ(named.exit_code, 5) << named.err;
+  EXPECT_NE(named.err.find("ex/onnx-inline/model.onnx: size: 67,108,865 bytes"), std::string::npos)
+      << named.err;
+  EXPECT_NE(named.err.find("modelanalyzer download ex/onnx-inline --file model.onnx"), std::string::npos)
+      << named.err;
+  EXPECT_EQ(named.out, "");
+  EXPECT_TRUE(cdn_log().empty());
+}
+
+// Models in folders are offered, not guessed; --file names one by its path, or by its file name when only
+// one file has it, and it is read from its folder (its data sized by the listing, its genai_config.json
+// fetched), as the same files give on disk.
+TEST_F(HubOnnx, AModelInAFolderIsNamedWithFileAndReadFromItsFolder) {
+  CommandResult offered = run("tensors ex/onnx-folders --json");
+  ASSERT_EQ(offered.exit_code, 0) << offered.err;
+  EXPECT_NE(
+      offered.err.find("the repository's ONNX models are in folders (onnx/model.onnx, onnx/model_fp16.onnx, "
+                       "cpu/model.onnx): name one with --file"),
+      std::string::npos)
+      << offered.err;
+  EXPECT_EQ(json::Document::parse(offered.out, "stdout").root().find("origin")->as_string(), "template");
+
+  CommandResult nothing = run("tensors ex/onnx-folders-only --json");
+  EXPECT_EQ(nothing.exit_code, 8) << nothing.err;
+  EXPECT_NE(nothing.err.find("its ONNX models are in folders (onnx/model.onnx, onnx/model_fp16.onnx, "
+                             "cpu/model.onnx): name one with --file"),
+            std::string::npos)
+      << nothing.err;
+
+  // The local twin: config.json beside the model, as the repository's top-level one is to the analysis.
+  CommandResult local = run_cli("tensors '" + folder_dir().string() + "' --json");
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  CommandResult named = run("tensors ex/onnx-folders --file onnx/model.onnx --json");
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(tensors_json_body(named.out), tensors_json_body(local.out));
+  // Its folder's genai_config.json was fetched with the small files; without config.json it is what
+  // describes the model (its note shows it read).
+  size_t genai = 0;
+  for (const auto& e : fs::recursive_directory_iterator(cache_.path()))
+    genai += e.path().generic_string().ends_with("/onnx/genai_config.json");
+  EXPECT_EQ(genai, 1u);
+  CommandResult graph_only = run("tensors ex/onnx-folders-only --file onnx/model.onnx --json");
+  ASSERT_EQ(graph_only.exit_code, 0) << graph_only.err;
+  EXPECT_NE(graph_only.err.find("genai_config.json says 7 layers"), std::string::npos) << graph_only.err;
+
+  CommandResult by_name = run("tensors ex/onnx-folders --file model_fp16.onnx --json");
+  ASSERT_EQ(by_name.exit_code, 0) << by_name.err;
+  EXPECT_EQ(json::Document::parse(by_name.out, "stdout").root().find("checkpoint")->find("files")->as_uint(),
+            2u);
+
+  CommandResult two = run("tensors ex/onnx-folders --file model.onnx --json");
+  EXPECT_EQ(two.exit_code, 2) << two.err;
+  EXPECT_NE(two.err.find("'model.onnx' is the name of 2 ONNX models (onnx/model.onnx, cpu/model.onnx)"),
+            std::string::npos)
+      << two.err;
+  CommandResult none = run("tensors ex/onnx-folders --file onnx/model_q4.onnx --json");
+  EXPECT_EQ(none.exit_code, 8) << none.err;
+  EXPECT_NE(none.err.find("no ONNX model is 'onnx/model_q4.onnx'; the repository's: onnx/model.onnx"),
+            std::string::npos)
+      << none.err;
+  EXPECT_EQ(none.out, "");
+}
+
+// `download --file` brings the model, its data and its folder's genai_config.json, nothing else; `stats` then
+// reads the values from the snapshot.
+TEST_F(HubOnnx, DownloadOfANamedModelBringsItsDataAndStatsReadsIt) {
+  const fs::path out = cache_.path() / "dl";
+  CommandResult r = run("download ex/onnx-folders --file onnx/model.onnx --out '" + out.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> got;
+  for (const auto& e : fs::recursive_directory_iterator(out))
+    if (e.is_regular_file()) got.push_back(fs::relative(e.path(), out).generic_string());
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::string>{"config.json", "onnx/genai_config.json", "onnx/model.onnx",
+                                           "onnx/model.onnx_data"}));
+
+  CommandResult cached = run("download ex/onnx-folders --file onnx/model.onnx --quiet");
+  ASSERT_EQ(cached.exit_code, 0) << cached.err;
+  CommandResult stats = run("stats ex/onnx-folders --file onnx/model.onnx --json");
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  CommandResult local = run_cli("stats '" + folder_dir().string() + "' --json");
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  json::Document remote_stats = json::Document::parse(stats.out, "remote");
+  json::Document local_stats = json::Document::parse(local.out, "local");
+  const json::Value* remote_t = remote_stats.root().find("tensors");
+  const json::Value* local_t = local_stats.root().find("tensors");
+  ASSERT_NE(remote_t, nullptr);
+  ASSERT_NE(local_t, nullptr);
+  ASSERT_EQ(remote_t->items().size(), 1u);
+  EXPECT_EQ(remote_t->items()[0].find("mean")->as_double(), local_t->items()[0].find("mean")->as_double());
 }
 
 // The export the reference libraries wrote (a graph and its model.onnx.data) gives from the Hub what it gives

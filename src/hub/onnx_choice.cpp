@@ -1,0 +1,70 @@
+#include "hub/onnx_choice.h"
+
+#include "core/error.h"
+#include "core/text.h"
+
+namespace ma {
+namespace {
+
+std::string_view folder_of(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+}
+
+std::string_view file_name_of(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// At most a handful of paths, then how many more: a note or an error stays one line.
+std::string some_paths(const std::vector<const RepoFile*>& files) {
+  std::string out;
+  for (size_t i = 0; i < files.size() && i < 6; ++i) out += (i ? ", " : "") + printable(files[i]->path, 200);
+  if (files.size() > 6) out += " and " + std::to_string(files.size() - 6) + " more";
+  return out;
+}
+
+}  // namespace
+
+const RepoFile& choose_onnx_model(const std::vector<RepoFile>& files, std::string_view name,
+                                  const std::string& repo, std::string_view spelled) {
+  std::vector<const RepoFile*> onnx, named;
+  for (const RepoFile& f : files) {
+    if (!f.path.ends_with(".onnx")) continue;
+    if (f.path == name) return f;
+    onnx.push_back(&f);
+    if (file_name_of(f.path) == name) named.push_back(&f);
+  }
+  if (named.size() == 1) return *named.front();
+  const std::string shown = "'" + printable(name, 200) + "'";
+  if (named.size() > 1)
+    throw Error(ErrorKind::Usage, repo, std::string(spelled),
+                shown + " is the name of " + std::to_string(named.size()) + " ONNX models (" +
+                    some_paths(named) + "): name one by its path");
+  throw Error(ErrorKind::NotFound, repo, std::string(spelled),
+              "no ONNX model is " + shown +
+                  (onnx.empty() ? ": the repository holds no .onnx file"
+                                : "; the repository's: " + some_paths(onnx)));
+}
+
+std::vector<const RepoFile*> onnx_companions(const std::vector<RepoFile>& files, const RepoFile& model) {
+  const std::string_view folder = folder_of(model.path), own = file_name_of(model.path);
+  std::vector<const RepoFile*> out;
+  for (const RepoFile& f : files) {
+    if (&f == &model || folder_of(f.path) != folder) continue;
+    const std::string_view name = file_name_of(f.path);
+    // Data named after the model (model.onnx_data), not another model (model.onnx.onnx would be one).
+    const bool data = name.size() > own.size() && name.starts_with(own) && !name.ends_with(".onnx");
+    if (data || name == "genai_config.json") out.push_back(&f);
+  }
+  return out;
+}
+
+std::string onnx_models_in_folders(const std::vector<RepoFile>& files) {
+  std::vector<const RepoFile*> out;
+  for (const RepoFile& f : files)
+    if (f.path.ends_with(".onnx") && !folder_of(f.path).empty()) out.push_back(&f);
+  return some_paths(out);
+}
+
+}  // namespace ma
