@@ -25,7 +25,7 @@ CommandSpec download_spec(DownloadArgs& a) {
   };
   // clang-format on
   add_common_options(s, a.common);
-  add_hub_options(s, a.hub, /*choose_gguf=*/true);
+  add_hub_options(s, a.hub, /*choose_file=*/true);
   return s;
 }
 

@@ -1,5 +1,7 @@
 #include "cli/graph_args.h"
 
+#include "cli/hub_options.h"
+
 namespace ma::cli {
 
 CommandSpec graph_spec(GraphArgs& a) {
@@ -18,6 +20,7 @@ CommandSpec graph_spec(GraphArgs& a) {
   };
   // clang-format on
   add_common_options(s, a.common);
+  add_hub_options(s, a.hub);
   return s;
 }
 

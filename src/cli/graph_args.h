@@ -1,4 +1,5 @@
-// Command-line options of `modelanalyzer graph MODEL`: a local ONNX model's graph (seed 000's inspection).
+// Command-line options of `modelanalyzer graph MODEL`: an ONNX model's graph (seed 000's inspection), local
+// or on the Hub (its .onnx fetched whole, --file choosing one of a repository's models).
 #pragma once
 #include <string>
 
@@ -11,6 +12,7 @@ namespace ma::cli {
 struct GraphArgs {
   std::string model;
   CommonFlags common;
+  HubArgs hub;
   bool json = false;
   bool edges = false;  // every intermediate value with its inferred shape
 };

@@ -3,6 +3,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/graph_args.h"
+#include "cli/model_source.h"
 #include "cli/verbose_trace.h"
 #include "core/error.h"
 #include "formats/checkpoint.h"
@@ -14,10 +15,19 @@ namespace ma::cli {
 int run_graph(const Args& args) {
   const GraphArgs a = parse_graph_args(args);
   Output out = detect_output(a.common);
-  const LocalModelFiles files = locate_local_model(a.model);
+  const OpenedModel opened = open_model(a.model, a.hub, /*skip_tokenizer=*/true);
+  print_warnings(opened.warnings, out);
+  print_notes(opened.notes, out);
+  const LocalModelFiles& files = opened.files;
   if (files.format != CheckpointFormat::Onnx)
     throw Error(ErrorKind::Usage, a.model, "",
                 "not an ONNX model: `graph` reads the graph of a .onnx file (other formats: `tensors`)");
+  // Titled as every report names the model: a local file by its directory and name (never its full path),
+  // a Hub model by its id and the file read (as --file named it).
+  const std::string title =
+      opened.metadata
+          ? files.display_name + " " + a.hub.file.value_or(files.weight_files.front().filename().string())
+          : display_name_of(a.model);
   trace("reading " + files.weight_files.front().filename().string() + " (the ONNX module)");
   const Checkpoint ck = read_checkpoint(files);
   trace("summarising the graph and inferring shapes");
@@ -26,7 +36,7 @@ int run_graph(const Args& args) {
   if (a.json)
     stream_onnx_graph_json(g, files.display_name, a.edges, run_info(), print_stdout);
   else if (!out.quiet)
-    print_stdout(render_onnx_graph_console(g, display_name_of(a.model), a.edges, out.color));  // no full path
+    print_stdout(render_onnx_graph_console(g, title, a.edges, out.color));
   return 0;
 }
 

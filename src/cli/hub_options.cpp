@@ -2,7 +2,7 @@
 
 namespace ma::cli {
 
-void add_hub_options(CommandSpec& spec, HubArgs& hub, bool choose_gguf) {
+void add_hub_options(CommandSpec& spec, HubArgs& hub, bool choose_file) {
   // clang-format off
   const std::vector<Option> options = {
       {{"--revision"}, "R", "Hub branch, tag or commit (overrides MODEL@R)",
@@ -17,7 +17,7 @@ void add_hub_options(CommandSpec& spec, HubArgs& hub, bool choose_gguf) {
   };
   // clang-format on
   spec.options.insert(spec.options.end(), options.begin(), options.end());
-  if (choose_gguf)
+  if (choose_file)
     spec.options.push_back(
         {{"--file"},
          "NAME",

@@ -7,6 +7,6 @@ namespace ma::cli {
 
 // --revision, --offline, --token, --token-file, --trust-endpoint; and --file for the commands that analyse
 // one model of a repository (download takes --include instead).
-void add_hub_options(CommandSpec& spec, HubArgs& hub, bool choose_gguf = true);
+void add_hub_options(CommandSpec& spec, HubArgs& hub, bool choose_file = true);
 
 }  // namespace ma::cli

@@ -216,6 +216,27 @@ TEST_F(HubOnnx, AModelInAFolderIsNamedWithFileAndReadFromItsFolder) {
   EXPECT_EQ(none.out, "");
 }
 
+// `graph` reads a Hub model's graph as a local one's, from the .onnx fetched whole.
+TEST_F(HubOnnx, GraphReadsAHubModelAsALocalOne) {
+  CommandResult local = run_cli("graph '" + folder_dir().string() + "' --json");
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  CommandResult remote = run("graph ex/onnx-folders --file onnx/model.onnx --json");
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  json::Document l = json::Document::parse(local.out, "local"),
+                 r = json::Document::parse(remote.out, "remote");
+  for (const char* key : {"nodes", "initializer_bytes", "ir_version"}) {
+    SCOPED_TRACE(key);
+    ASSERT_NE(r.root().find(key), nullptr);
+    EXPECT_EQ(r.root().find(key)->as_uint(), l.root().find(key)->as_uint());
+  }
+  EXPECT_EQ(r.root().find("ops")->find("MatMul")->as_uint(), 1u);
+  CommandResult console = run("graph ex/onnx-folders --file onnx/model.onnx");
+  ASSERT_EQ(console.exit_code, 0) << console.err;
+  EXPECT_NE(console.out.find("ONNX graph: ex/onnx-folders onnx/model.onnx"), std::string::npos)
+      << console.out;
+  EXPECT_EQ(console.out.find(cache_.path().string()), std::string::npos) << console.out;
+}
+
 // `download --file` brings the model, its data and its folder's genai_config.json, nothing else; `stats` then
 // reads the values from the snapshot.
 TEST_F(HubOnnx, DownloadOfANamedModelBringsItsDataAndStatsReadsIt) {
