@@ -198,6 +198,11 @@ TEST_F(HubOnnx, AModelInAFolderIsNamedWithFileAndReadFromItsFolder) {
   ASSERT_EQ(graph_only.exit_code, 0) << graph_only.err;
   EXPECT_NE(graph_only.err.find("genai_config.json says 7 layers"), std::string::npos) << graph_only.err;
 
+  // A /blob/ URL naming the file names the model as --file does.
+  CommandResult url = run("tensors https://huggingface.co/ex/onnx-folders/blob/main/onnx/model.onnx --json");
+  ASSERT_EQ(url.exit_code, 0) << url.err;
+  EXPECT_EQ(tensors_json_body(url.out), tensors_json_body(local.out));
+
   CommandResult by_name = run("tensors ex/onnx-folders --file model_fp16.onnx --json");
   ASSERT_EQ(by_name.exit_code, 0) << by_name.err;
   EXPECT_EQ(json::Document::parse(by_name.out, "stdout").root().find("checkpoint")->find("files")->as_uint(),
