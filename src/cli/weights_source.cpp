@@ -14,6 +14,8 @@ namespace ma::cli {
 // A Hub id names the weights only once they are downloaded: the cached snapshot when it has them.
 LocalModelFiles local_weights(const std::string& model, const HubArgs& hub) {
   if (path_is_present(model)) return locate_local_model(model);
+  // What to download: the model as named, with the file --file chose (a GGUF or ONNX model of several).
+  const std::string download = "modelanalyzer download " + model + (hub.file ? " --file " + *hub.file : "");
   std::optional<RepoRef> ref = parse_repo_ref(model);
   if (!ref) return locate_local_model(model);  // the "no such file" error
   if (hub.revision) ref->revision = *hub.revision;
@@ -24,15 +26,14 @@ LocalModelFiles local_weights(const std::string& model, const HubArgs& hub) {
     if (!commit || !std::filesystem::is_directory(cache.snapshot_dir(*commit), ec))
       throw Error(ErrorKind::NotFound, model, "",
                   "this command reads the weights, and " + ref->id + "@" + ref->revision +
-                      " is not downloaded: run `modelanalyzer download " + model + "` first");
+                      " is not downloaded: run `" + download + "` first");
   }
   OpenedModel opened = open_model(
       model, HubArgs{HubFlags{std::nullopt, std::nullopt, false, true}, hub.revision, hub.file}, true);
   const LocalModelFiles& f = opened.files;
   if (f.fetched_headers.empty() && f.format != CheckpointFormat::None) return opened.files;
   throw Error(ErrorKind::NotFound, model, "",
-              "this command reads the weights: run `modelanalyzer download " + model +
-                  "` first (only headers are cached)");
+              "this command reads the weights: run `" + download + "` first (only headers are cached)");
 }
 
 PlannedWeights plan_weights(const std::string& model, const HubArgs& hub, const StatsSelection& selection,

@@ -255,6 +255,12 @@ TEST_F(HubOnnx, DownloadOfANamedModelBringsItsDataAndStatsReadsIt) {
   EXPECT_EQ(got, (std::vector<std::string>{"config.json", "onnx/genai_config.json", "onnx/model.onnx",
                                            "onnx/model.onnx_data"}));
 
+  // Before the download, `stats` says what to download: the model with its --file.
+  CommandResult before = run("stats ex/onnx-folders --file onnx/model.onnx");
+  EXPECT_EQ(before.exit_code, 8) << before.err;
+  EXPECT_NE(before.err.find("run `modelanalyzer download ex/onnx-folders --file onnx/model.onnx` first"),
+            std::string::npos)
+      << before.err;
   CommandResult cached = run("download ex/onnx-folders --file onnx/model.onnx --quiet");
   ASSERT_EQ(cached.exit_code, 0) << cached.err;
   CommandResult stats = run("stats ex/onnx-folders --file onnx/model.onnx --json");
