@@ -105,7 +105,9 @@ DownloadChoice choose_download_files(const RepoRef& ref, const HubSettings& sett
       // What the analysis of the repository reads beside it (its config.json, the tokenizer), as a Hub run
       // fetches them: the snapshot then answers offline.
       for (const RepoFile& f : listed.files)
-        if (is_analysis_file(f.path, false)) out.paths.push_back(f.path);
+        if (is_analysis_file(f.path, false) &&
+            std::find(out.paths.begin(), out.paths.end(), f.path) == out.paths.end())
+          out.paths.push_back(f.path);  // a top-level model's genai_config.json is both
     } else {
       const GgufCatalog catalog(listed.files, ref.id);
       for (const RepoFile* part : catalog.parts(catalog.choose(*selector, spelled)))
