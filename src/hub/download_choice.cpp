@@ -1,9 +1,11 @@
 #include "hub/download_choice.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "core/error.h"
 #include "core/glob.h"
+#include "formats/checkpoint.h"
 #include "hub/gguf_catalog.h"
 #include "hub/hub_api.h"
 #include "hub/hub_cache.h"
@@ -79,6 +81,34 @@ void require_literal_globs(const std::vector<std::string>& paths, const std::vec
   }
 }
 
+// The external data files the graph of `model` names, as repository paths: read from the graph itself
+// (fetched whole, or from the cache, as an analysis reads it), since exporters name them as they like
+// (torch's older exporter wrote one file per large initializer, named after it). Empty when the graph cannot
+// be read (larger than a graph is fetched up to, malformed, not cached offline): the files named after the
+// model are then all that is taken.
+std::vector<std::string> onnx_external_files(const RepoRef& ref, const std::string& commit,
+                                             const HubSettings& settings, const RepoFile& model) {
+  RepoRef at = ref;
+  at.revision = commit;
+  at.explicit_revision = true;
+  at.file.reset();
+  at.gguf_model.reset();
+  RemoteOptions options;
+  options.skip_tokenizer = true;
+  options.onnx_file = model.path;
+  const std::string folder = std::filesystem::path(model.path).parent_path().generic_string();
+  std::vector<std::string> out;
+  try {
+    const Checkpoint ck = read_checkpoint(open_remote_model(at, settings, options).files);
+    if (ck.onnx)
+      for (const std::string& location : ck.onnx->external_files)
+        out.push_back(folder.empty() ? location : folder + "/" + location);
+  } catch (const Error& e) {
+    if (!is_input_fault(e)) throw;  // the network, the token, Ctrl-C: the download's own errors
+  }
+  return out;
+}
+
 }  // namespace
 
 DownloadChoice choose_download_files(const RepoRef& ref, const HubSettings& settings,
@@ -101,13 +131,18 @@ DownloadChoice choose_download_files(const RepoRef& ref, const HubSettings& sett
     if (selector->ends_with(".onnx")) {
       const RepoFile& model = choose_onnx_model(listed.files, *selector, ref.id, spelled);
       out.paths.push_back(model.path);
-      for (const RepoFile* c : onnx_companions(listed.files, model)) out.paths.push_back(c->path);
+      auto take = [&](const std::string& path) {  // once: a file can be a companion and an analysis file
+        if (std::find(out.paths.begin(), out.paths.end(), path) == out.paths.end()) out.paths.push_back(path);
+      };
+      for (const RepoFile* c : onnx_companions(listed.files, model)) take(c->path);
+      for (const std::string& path : onnx_external_files(ref, listed.commit, settings, model))
+        if (std::any_of(listed.files.begin(), listed.files.end(),
+                        [&](const RepoFile& f) { return f.path == path; }))
+          take(path);
       // What the analysis of the repository reads beside it (its config.json, the tokenizer), as a Hub run
       // fetches them: the snapshot then answers offline.
       for (const RepoFile& f : listed.files)
-        if (is_analysis_file(f.path, false) &&
-            std::find(out.paths.begin(), out.paths.end(), f.path) == out.paths.end())
-          out.paths.push_back(f.path);  // a top-level model's genai_config.json is both
+        if (is_analysis_file(f.path, false)) take(f.path);
     } else {
       const GgufCatalog catalog(listed.files, ref.id);
       for (const RepoFile* part : catalog.parts(catalog.choose(*selector, spelled)))

@@ -24,9 +24,10 @@ struct DownloadChoice {
   std::vector<std::string> warnings;  // the cache could not record that answer
 };
 
-// `file` (a URL's) is taken as it is and must be listed; else `selector` picks an ONNX model with its
-// companions (a name ending in .onnx, hub/onnx_choice.h) or a GGUF model as GgufCatalog::choose does,
-// `spelled` saying how the user gave it. The file list comes from the Hub, else
+// `file` (a URL's) is taken as it is and must be listed; else `selector` picks an ONNX model (a name ending
+// in .onnx, hub/onnx_choice.h) with its companions and the external data its graph names (the graph read as
+// an analysis reads it, when it can be), or a GGUF model as GgufCatalog::choose does, `spelled` saying how
+// the user gave it. The file list comes from the Hub, else
 // (offline, or the Hub unreachable) from the cache's record of the revision, else from the files of its
 // cached snapshot. Throws Error(NotFound) for a file or model not in the list, or a revision the cache does
 // not hold offline; Error(Usage) for a selector several models match.

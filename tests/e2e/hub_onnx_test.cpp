@@ -65,6 +65,9 @@ class HubOnnx : public SharedFakeHubTest {
     write_file(folder_dir() / "config.json", kLlamaConfig);
     onnx::ModelProto fp16 = tiny_onnx_model();
     make_weight_external(fp16, "model_fp16.onnx_data", "0", "", work_->path() / "fp16.data");
+    // Data named as the exporter liked, not after the model: only its graph says which file it is.
+    onnx::ModelProto int8 = tiny_onnx_model();
+    make_weight_external(int8, "int8_weights.bin", "0", "", work_->path() / "int8.data");
     FakeRepo folders =
         fake_repo("ex/onnx-folders", "normal",
                   {fake_file("config.json", kLlamaConfig),
@@ -73,7 +76,9 @@ class HubOnnx : public SharedFakeHubTest {
                    fake_file("onnx/genai_config.json", kGenaiConfig),
                    fake_file("onnx/model_fp16.onnx", fp16.SerializeAsString(), true),
                    fake_file("onnx/model_fp16.onnx_data", file_bytes(work_->path() / "fp16.data"), true),
-                   fake_file("cpu/model.onnx", file_bytes(folder_dir() / "model.onnx"), true)});
+                   fake_file("cpu/model.onnx", file_bytes(folder_dir() / "model.onnx"), true),
+                   fake_file("onnx/model_int8.onnx", int8.SerializeAsString(), true),
+                   fake_file("onnx/int8_weights.bin", file_bytes(work_->path() / "int8.data"), true)});
     for (FakeFile& f : folders.files) f.etag.clear();
     hub_->add_repo(folders);
     folders.id = "ex/onnx-folders-only";
@@ -170,7 +175,7 @@ TEST_F(HubOnnx, AModelInAFolderIsNamedWithFileAndReadFromItsFolder) {
   ASSERT_EQ(offered.exit_code, 0) << offered.err;
   EXPECT_NE(
       offered.err.find("the repository's ONNX models are in folders (onnx/model.onnx, onnx/model_fp16.onnx, "
-                       "cpu/model.onnx): name one with --file"),
+                       "cpu/model.onnx, onnx/model_int8.onnx): name one with --file"),
       std::string::npos)
       << offered.err;
   EXPECT_EQ(json::Document::parse(offered.out, "stdout").root().find("origin")->as_string(), "template");
@@ -178,7 +183,7 @@ TEST_F(HubOnnx, AModelInAFolderIsNamedWithFileAndReadFromItsFolder) {
   CommandResult nothing = run("tensors ex/onnx-folders-only --json");
   EXPECT_EQ(nothing.exit_code, 8) << nothing.err;
   EXPECT_NE(nothing.err.find("its ONNX models are in folders (onnx/model.onnx, onnx/model_fp16.onnx, "
-                             "cpu/model.onnx): name one with --file"),
+                             "cpu/model.onnx, onnx/model_int8.onnx): name one with --file"),
             std::string::npos)
       << nothing.err;
 
@@ -261,6 +266,18 @@ TEST_F(HubOnnx, DownloadOfANamedModelBringsItsDataAndStatsReadsIt) {
   EXPECT_NE(before.err.find("run `modelanalyzer download ex/onnx-folders --file onnx/model.onnx` first"),
             std::string::npos)
       << before.err;
+  // Data not named after its model is found in the graph.
+  const fs::path int8 = cache_.path() / "int8";
+  CommandResult other =
+      run("download ex/onnx-folders --file onnx/model_int8.onnx --out '" + int8.string() + "'");
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  got.clear();
+  for (const auto& e : fs::recursive_directory_iterator(int8))
+    if (e.is_regular_file()) got.push_back(fs::relative(e.path(), int8).generic_string());
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::string>{"config.json", "onnx/genai_config.json", "onnx/int8_weights.bin",
+                                           "onnx/model_int8.onnx"}));
+
   CommandResult cached = run("download ex/onnx-folders --file onnx/model.onnx --quiet");
   ASSERT_EQ(cached.exit_code, 0) << cached.err;
   CommandResult stats = run("stats ex/onnx-folders --file onnx/model.onnx --json");
