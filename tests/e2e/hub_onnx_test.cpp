@@ -8,8 +8,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -18,23 +16,19 @@
 #include "fake_hub.h"
 #include "fake_hub_test_support.h"
 #include "onnx_test_models.h"
+#include "test_support.h"
 
 namespace fs = std::filesystem;
 
 namespace ma::test {
 namespace {
 
-std::string file_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 const char* kLlamaConfig =
     R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 64,
         "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
         "vocab_size": 256, "max_position_embeddings": 512, "torch_dtype": "float32"})";
 
-// One layer where the initializers hold one: the note it gives shows the file was read.
+// Seven layers where the initializers hold one: the note that contradiction gives shows the file was read.
 const char* kGenaiConfig = R"({"model": {"type": "llama", "decoder": {"num_hidden_layers": 7}}})";
 
 class HubOnnx : public SharedFakeHubTest {
@@ -46,8 +40,8 @@ class HubOnnx : public SharedFakeHubTest {
     onnx::ModelProto m = tiny_onnx_model();
     make_weight_external(m, "model.onnx.data", "16", "", local_dir() / "model.onnx.data");
     write_onnx(local_dir() / "model.onnx", m);
-    const std::string graph = file_bytes(local_dir() / "model.onnx");
-    const std::string data = file_bytes(local_dir() / "model.onnx.data");
+    const std::string graph = read_file(local_dir() / "model.onnx");
+    const std::string data = read_file(local_dir() / "model.onnx.data");
     hub_->add_repo(
         fake_repo("ex/onnx-external", "normal",
                   {fake_file("model.onnx", graph, true), fake_file("model.onnx.data", data, true)}));
@@ -71,14 +65,14 @@ class HubOnnx : public SharedFakeHubTest {
     FakeRepo folders =
         fake_repo("ex/onnx-folders", "normal",
                   {fake_file("config.json", kLlamaConfig),
-                   fake_file("onnx/model.onnx", file_bytes(folder_dir() / "model.onnx"), true),
-                   fake_file("onnx/model.onnx_data", file_bytes(folder_dir() / "model.onnx_data"), true),
+                   fake_file("onnx/model.onnx", read_file(folder_dir() / "model.onnx"), true),
+                   fake_file("onnx/model.onnx_data", read_file(folder_dir() / "model.onnx_data"), true),
                    fake_file("onnx/genai_config.json", kGenaiConfig),
                    fake_file("onnx/model_fp16.onnx", fp16.SerializeAsString(), true),
-                   fake_file("onnx/model_fp16.onnx_data", file_bytes(work_->path() / "fp16.data"), true),
-                   fake_file("cpu/model.onnx", file_bytes(folder_dir() / "model.onnx"), true),
+                   fake_file("onnx/model_fp16.onnx_data", read_file(work_->path() / "fp16.data"), true),
+                   fake_file("cpu/model.onnx", read_file(folder_dir() / "model.onnx"), true),
                    fake_file("onnx/model_int8.onnx", int8.SerializeAsString(), true),
-                   fake_file("onnx/int8_weights.bin", file_bytes(work_->path() / "int8.data"), true)});
+                   fake_file("onnx/int8_weights.bin", read_file(work_->path() / "int8.data"), true)});
     for (FakeFile& f : folders.files) f.etag.clear();
     hub_->add_repo(folders);
     folders.id = "ex/onnx-folders-only";
