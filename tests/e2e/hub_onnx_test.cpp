@@ -46,10 +46,13 @@ class HubOnnx : public SharedFakeHubTest {
         fake_repo("ex/onnx-external", "normal",
                   {fake_file("model.onnx", graph, true), fake_file("model.onnx.data", data, true)}));
     hub_->add_repo(fake_repo("ex/onnx-no-data", "normal", {fake_file("model.onnx", graph, true)}));
-    // Past the cap by one byte: never fetched, so its bytes need not be a model.
-    hub_->add_repo(fake_repo("ex/onnx-inline", "normal",
-                             {fake_file("config.json", kLlamaConfig),
-                              fake_file("model.onnx", std::string((64u << 20) + 1, 'o'), true)}));
+    // Past the cap by one byte: never fetched, so its bytes need not be a model. Sparse, with an etag of its
+    // own: nothing writes or hashes 64 MiB (slow in the sanitizer build's unoptimized test code).
+    FakeFile inline_model = fake_file("model.onnx", "o", true);
+    inline_model.sparse_size = (64u << 20) + 1;
+    inline_model.etag = std::string(64, 'e');
+    hub_->add_repo(
+        fake_repo("ex/onnx-inline", "normal", {fake_file("config.json", kLlamaConfig), inline_model}));
     // transformers.js's layout: the models in onnx/, each beside its data, config.json at the top; and
     // ONNX Runtime GenAI's genai_config.json beside them. Etags from the bytes: `download` checks them.
     onnx::ModelProto q = tiny_onnx_model();
