@@ -110,16 +110,6 @@ FakeRepo gguf_downloadable_repo() {
   return r;
 }
 
-// The regular files under `dir`, by their paths relative to it, sorted; none when it does not exist.
-std::vector<std::string> gguf_dl_files_under(const fs::path& dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file()) out.push_back(it->path().lexically_relative(dir).generic_string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 class HubGguf : public SharedFakeHubTest {
  protected:
   static void SetUpTestSuite() {
@@ -414,7 +404,7 @@ TEST_F(HubGguf, DownloadOfANamedModelFetchesItsPartsOnly) {
   const fs::path q8 = cache_.path() / "q8";
   CommandResult r = run("download ex/dl-GGUF:Q8_0 --out '" + q8.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(gguf_dl_files_under(q8), std::vector<std::string>{"tiny.Q8_0.gguf"});
+  EXPECT_EQ(files_under(q8), std::vector<std::string>{"tiny.Q8_0.gguf"});
   EXPECT_EQ(count_of(hub_->log(), "cdn"), 1u);
   // The file list the model was chosen from is the one the download takes: the Hub is asked for it once.
   const std::vector<LogEntry> log = hub_->log();
@@ -427,20 +417,20 @@ TEST_F(HubGguf, DownloadOfANamedModelFetchesItsPartsOnly) {
   const fs::path q5 = cache_.path() / "q5";
   CommandResult split = run("download ex/dl-GGUF:q5_k_m --out '" + q5.string() + "'");
   ASSERT_EQ(split.exit_code, 0) << split.err;
-  EXPECT_EQ(gguf_dl_files_under(q5), (std::vector<std::string>{"Q5_K_M/big-Q5_K_M-00001-of-00002.gguf",
-                                                               "Q5_K_M/big-Q5_K_M-00002-of-00002.gguf"}));
+  EXPECT_EQ(files_under(q5), (std::vector<std::string>{"Q5_K_M/big-Q5_K_M-00001-of-00002.gguf",
+                                                       "Q5_K_M/big-Q5_K_M-00002-of-00002.gguf"}));
 
   const fs::path q4 = cache_.path() / "q4";
   CommandResult file =
       run("download ex/dl-GGUF --file Q4_K_M --include README.md --out '" + q4.string() + "'");
   ASSERT_EQ(file.exit_code, 0) << file.err;
-  EXPECT_EQ(gguf_dl_files_under(q4), (std::vector<std::string>{"README.md", "tiny.Q4_K_M.gguf"}));
+  EXPECT_EQ(files_under(q4), (std::vector<std::string>{"README.md", "tiny.Q4_K_M.gguf"}));
 
   // Into the cache: the snapshot holds that model, which the analysis then reads offline from disk.
   CommandResult cached = run("download ex/dl-GGUF:Q8_0 --quiet");
   ASSERT_EQ(cached.exit_code, 0) << cached.err;
   const fs::path snapshot = cached.out.substr(0, cached.out.find('\n'));
-  EXPECT_EQ(gguf_dl_files_under(snapshot), std::vector<std::string>{"tiny.Q8_0.gguf"});
+  EXPECT_EQ(files_under(snapshot), std::vector<std::string>{"tiny.Q8_0.gguf"});
   CommandResult offline = run("tensors ex/dl-GGUF:Q8_0 --offline --json");
   ASSERT_EQ(offline.exit_code, 0) << offline.err;
   EXPECT_NE(offline.out.find("\"dtype\":\"q8_0\""), std::string::npos);
@@ -452,12 +442,12 @@ TEST_F(HubGguf, DownloadOfAFileUrlFetchesThatFileOnly) {
   CommandResult r = run("download https://huggingface.co/ex/dl-GGUF/resolve/main/tiny.Q4_K_M.gguf --out '" +
                         one.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(gguf_dl_files_under(one), std::vector<std::string>{"tiny.Q4_K_M.gguf"});
+  EXPECT_EQ(files_under(one), std::vector<std::string>{"tiny.Q4_K_M.gguf"});
   const fs::path readme = cache_.path() / "readme";
   CommandResult blob =
       run("download 'https://huggingface.co/ex/dl-GGUF/blob/main/README.md' --out '" + readme.string() + "'");
   ASSERT_EQ(blob.exit_code, 0) << blob.err;
-  EXPECT_EQ(gguf_dl_files_under(readme), std::vector<std::string>{"README.md"});
+  EXPECT_EQ(files_under(readme), std::vector<std::string>{"README.md"});
   CommandResult absent = run("download https://huggingface.co/ex/dl-GGUF/resolve/main/absent.gguf --out '" +
                              (cache_.path() / "absent").string() + "'");
   EXPECT_EQ(absent.exit_code, 8) << absent.err;
@@ -473,7 +463,7 @@ TEST_F(HubGguf, DownloadOfAModelNothingMatchesFetchesNothing) {
   CommandResult several = run("download ex/dl-GGUF:tiny --out '" + out.string() + "'");
   EXPECT_EQ(several.exit_code, 2) << several.err;
   EXPECT_EQ(count_of(hub_->log(), "cdn"), 0u);
-  EXPECT_TRUE(gguf_dl_files_under(out).empty());
+  EXPECT_TRUE(files_under(out).empty());
 }
 
 }  // namespace

@@ -250,12 +250,8 @@ TEST_F(HubOnnx, DownloadOfANamedModelBringsItsDataAndStatsReadsIt) {
   const fs::path out = cache_.path() / "dl";
   CommandResult r = run("download ex/onnx-folders --file onnx/model.onnx --out '" + out.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::vector<std::string> got;
-  for (const auto& e : fs::recursive_directory_iterator(out))
-    if (e.is_regular_file()) got.push_back(fs::relative(e.path(), out).generic_string());
-  std::sort(got.begin(), got.end());
-  EXPECT_EQ(got, (std::vector<std::string>{"config.json", "onnx/genai_config.json", "onnx/model.onnx",
-                                           "onnx/model.onnx_data"}));
+  EXPECT_EQ(files_under(out), (std::vector<std::string>{"config.json", "onnx/genai_config.json",
+                                                        "onnx/model.onnx", "onnx/model.onnx_data"}));
 
   // Before the download, `stats` says what to download: the model with its --file.
   CommandResult before = run("stats ex/onnx-folders --file onnx/model.onnx");
@@ -268,12 +264,8 @@ TEST_F(HubOnnx, DownloadOfANamedModelBringsItsDataAndStatsReadsIt) {
   CommandResult other =
       run("download ex/onnx-folders --file onnx/model_int8.onnx --out '" + int8.string() + "'");
   ASSERT_EQ(other.exit_code, 0) << other.err;
-  got.clear();
-  for (const auto& e : fs::recursive_directory_iterator(int8))
-    if (e.is_regular_file()) got.push_back(fs::relative(e.path(), int8).generic_string());
-  std::sort(got.begin(), got.end());
-  EXPECT_EQ(got, (std::vector<std::string>{"config.json", "onnx/genai_config.json", "onnx/int8_weights.bin",
-                                           "onnx/model_int8.onnx"}));
+  EXPECT_EQ(files_under(int8), (std::vector<std::string>{"config.json", "onnx/genai_config.json",
+                                                         "onnx/int8_weights.bin", "onnx/model_int8.onnx"}));
 
   CommandResult cached = run("download ex/onnx-folders --file onnx/model.onnx --quiet");
   ASSERT_EQ(cached.exit_code, 0) << cached.err;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/error.h"
 #include "core/json.h"
@@ -37,6 +38,8 @@ class TempDir {
 };
 
 std::string read_file(const std::filesystem::path& p);
+// The regular files under `dir`, by their paths relative to it, sorted; none when it does not exist.
+std::vector<std::string> files_under(const std::filesystem::path& dir);
 void write_file(const std::filesystem::path& p, const std::string& content);
 json::Document parse_json_file(const std::filesystem::path& p);
 
