@@ -1,12 +1,22 @@
 // Where a model came from and what the Hub says about it (seed 002's METADATA section): author, downloads,
-// likes, license, gated, the exact commit analysed and the size of its weight files. Absent for a local
-// model, where none of it is known.
+// likes, license, gated, the exact commit analysed, the size of its weight files and the ONNX models it
+// offers in folders. Absent for a local model, where none of it is known.
 #pragma once
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ma {
+
+// An ONNX model the repository keeps in a folder (transformers.js's onnx/model_q4.onnx, ONNX Runtime
+// GenAI's cpu/model.onnx) and the analysis did not read: a choice for --file, as the Hub's file viewer
+// lists them.
+struct ListedOnnxModel {
+  std::string path;
+  std::string dtype;                   // transformers.js's, by the file name; "" when the name does not say
+  std::optional<uint64_t> size_bytes;  // the graph and the data named after it, as listed
+};
 
 struct ModelMetadata {
   std::string repo_id;
@@ -20,6 +30,7 @@ struct ModelMetadata {
   std::string pipeline_tag;
   std::string last_modified;
   std::optional<uint64_t> weight_files_bytes;  // the weight files the analysis read headers of, whole
+  std::vector<ListedOnnxModel> onnx_models;    // when the analysis read no ONNX model
 };
 
 }  // namespace ma

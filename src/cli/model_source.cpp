@@ -12,6 +12,7 @@
 #include "cli/verbose_trace.h"
 #include "core/error.h"
 #include "formats/weight_format.h"
+#include "hub/onnx_choice.h"
 #include "hub/repo_ref.h"
 #include "io/file_source.h"
 #include "model/simulator_config.h"
@@ -31,27 +32,11 @@ ModelMetadata metadata_of(const RemoteModel& m, const RepoRef& ref) {
   md.gated = m.info.gated;
   md.pipeline_tag = m.info.pipeline_tag;
   md.last_modified = m.info.last_modified;
-  // The checkpoint's size: of a GGUF model its parts (the one chosen, not the repository's every
-  // quantization nor the safetensors beside them); else its safetensors files, or its PyTorch files when it
-  // has no safetensors.
-  if (m.files.format == CheckpointFormat::Gguf) {
-    md.weight_files_bytes = m.gguf_bytes;  // unknown for a snapshot read as it is (no listing)
-    return md;
-  }
-  for (std::string_view ext : {".safetensors", ".bin"}) {
-    uint64_t total = 0;
-    bool any = false;
-    for (const RepoFile& f : m.info.files)
-      if (f.size && f.path.size() > ext.size() &&
-          f.path.compare(f.path.size() - ext.size(), ext.size(), ext) == 0) {
-        total += *f.size;
-        any = true;
-      }
-    if (any) {
-      md.weight_files_bytes = total;
-      break;
-    }
-  }
+  md.weight_files_bytes = m.weight_bytes;
+  if (m.files.format != CheckpointFormat::Onnx)
+    for (const RepoFile* f : onnx_models_in_folders(m.info.files))
+      md.onnx_models.push_back({f->path, std::string(transformers_js_dtype(m.info.files, *f)),
+                                onnx_listed_bytes(m.info.files, *f)});
   return md;
 }
 

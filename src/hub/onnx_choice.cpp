@@ -1,5 +1,7 @@
 #include "hub/onnx_choice.h"
 
+#include <utility>
+
 #include "core/error.h"
 #include "core/text.h"
 
@@ -60,11 +62,41 @@ std::vector<const RepoFile*> onnx_companions(const std::vector<RepoFile>& files,
   return out;
 }
 
-std::string onnx_models_in_folders(const std::vector<RepoFile>& files) {
+std::vector<const RepoFile*> onnx_models_in_folders(const std::vector<RepoFile>& files) {
   std::vector<const RepoFile*> out;
   for (const RepoFile& f : files)
     if (f.path.ends_with(".onnx") && !folder_of(f.path).empty()) out.push_back(&f);
-  return some_paths(out);
+  return out;
+}
+
+std::string onnx_model_paths(const std::vector<const RepoFile*>& models) {
+  return some_paths(models);
+}
+
+std::optional<uint64_t> onnx_listed_bytes(const std::vector<RepoFile>& files, const RepoFile& model) {
+  if (!model.size) return std::nullopt;
+  uint64_t total = *model.size;
+  for (const RepoFile* c : onnx_companions(files, model)) {
+    if (file_name_of(c->path) == "genai_config.json") continue;  // brought along, not the model's data
+    if (!c->size) return std::nullopt;
+    total += *c->size;
+  }
+  return total;
+}
+
+std::string_view transformers_js_dtype(const std::vector<RepoFile>& files, const RepoFile& model) {
+  // transformers.js's DEFAULT_DTYPE_SUFFIX_MAPPING (src/utils/dtypes.js), fp32's empty suffix aside.
+  static constexpr std::pair<std::string_view, std::string_view> kSuffixes[] = {
+      {"_fp16", "fp16"}, {"_int8", "int8"},   {"_uint8", "uint8"}, {"_quantized", "q8"},
+      {"_q4", "q4"},     {"_q4f16", "q4f16"}, {"_bnb4", "bnb4"}};
+  const std::string_view path = model.path;
+  const std::string_view stem = path.substr(0, path.size() - std::string_view(".onnx").size());
+  for (const auto& [suffix, dtype] : kSuffixes)
+    if (file_name_of(stem).size() > suffix.size() && stem.ends_with(suffix)) return dtype;
+  for (const RepoFile& f : files)
+    for (const auto& [suffix, dtype] : kSuffixes)
+      if (f.path == std::string(stem) + std::string(suffix) + ".onnx") return "fp32";
+  return "";
 }
 
 }  // namespace ma

@@ -4,6 +4,8 @@
 // genai_config.json. The user names one with --file; its external data files are beside it, named after it
 // (model.onnx_data, model.onnx.data, model.onnx_data_1), as every exporter writes them.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,8 +24,20 @@ const RepoFile& choose_onnx_model(const std::vector<RepoFile>& files, std::strin
 // own, and the genai_config.json of its folder.
 std::vector<const RepoFile*> onnx_companions(const std::vector<RepoFile>& files, const RepoFile& model);
 
-// The repository's .onnx files below its top level, in listing order, for a note that offers them
-// ("onnx/model.onnx, onnx/model_fp16.onnx and 3 more"); empty when there are none.
-std::string onnx_models_in_folders(const std::vector<RepoFile>& files);
+// The repository's .onnx files below its top level, in listing order: the models offered to --file.
+std::vector<const RepoFile*> onnx_models_in_folders(const std::vector<RepoFile>& files);
+
+// Their paths for a note or an error, one line: "onnx/model.onnx, onnx/model_fp16.onnx and 3 more".
+std::string onnx_model_paths(const std::vector<const RepoFile*>& models);
+
+// `model` and the external data named after it, as the listing gives their sizes (nullopt when it gives no
+// size for one). Data an exporter named otherwise is known only to the graph, which is not read here.
+std::optional<uint64_t> onnx_listed_bytes(const std::vector<RepoFile>& files, const RepoFile& model);
+
+// The dtype transformers.js loads `model` as, by its file name: its `dtype` option appends a suffix to the
+// base name (model_fp16.onnx "fp16", model_quantized.onnx "q8", model_q4f16.onnx "q4f16"), and the base name
+// itself is its "fp32" when a variant of it is beside it. "" when the name follows no such convention
+// (model_O1.onnx, or a model.onnx alone).
+std::string_view transformers_js_dtype(const std::vector<RepoFile>& files, const RepoFile& model);
 
 }  // namespace ma

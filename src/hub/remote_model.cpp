@@ -46,6 +46,16 @@ bool holds_model_safetensors(const HubModelInfo& info) {
   });
 }
 
+// The bytes of `files` as the listing gives them; nullopt when it gives no size for one.
+std::optional<uint64_t> listed_bytes(const std::vector<const RepoFile*>& files) {
+  uint64_t total = 0;
+  for (const RepoFile* f : files) {
+    if (!f->size) return std::nullopt;
+    total += *f->size;
+  }
+  return total;
+}
+
 // A cached header is exactly its 8-byte length prefix plus that many bytes; anything else (a file cut short
 // by a crash or a full disk) is fetched again rather than reported as a malformed checkpoint.
 bool complete_header(std::string_view prefix) {
@@ -245,7 +255,8 @@ class Assembler {
       if (top_level(f.path) && f.path.ends_with(".onnx")) onnx.push_back(&f);
     if (onnx.size() > 1) std::erase_if(onnx, [](const RepoFile* f) { return f->path != "model.onnx"; });
     if (onnx.empty()) {
-      if (const std::string in_folders = onnx_models_in_folders(info.files); !in_folders.empty())
+      if (const std::string in_folders = onnx_model_paths(onnx_models_in_folders(info.files));
+          !in_folders.empty())
         m.notes.push_back("the repository's ONNX models are in folders (" + in_folders +
                           "): name one with --file to read it");
       return {};
@@ -417,7 +428,7 @@ class Assembler {
     }
     const RepoFile& first = chosen ? *chosen : ggufs.only();
     const std::vector<const RepoFile*> parts = ggufs.parts(first);
-    m.gguf_bytes = ggufs.bytes(first);
+    m.weight_bytes = ggufs.bytes(first);
     // The other quantizations are choices, not unread copies of these weights.
     std::erase_if(files.unread_weights, [](const fs::path& p) { return p.extension() == ".gguf"; });
     std::vector<std::optional<FetchedHeader>> fetched(parts.size());
@@ -524,7 +535,7 @@ class Assembler {
     }
     if (!files.config && files.format == CheckpointFormat::None && m.gguf_models.empty() &&
         missing_.empty()) {
-      const std::string in_folders = onnx_models_in_folders(info.files);
+      const std::string in_folders = onnx_model_paths(onnx_models_in_folders(info.files));
       throw Error(ErrorKind::NotFound, files.display_name, "",
                   "the repository holds no config.json, index, .safetensors or GGUF file" +
                       (in_folders.empty() ? std::string()
@@ -565,6 +576,11 @@ class Assembler {
     std::vector<WeightFile> weights = weight_files(info, files);
     // ONNX comes last, as in a local directory: a repository's GGUF files are the model before its export.
     if (!files.index && weights.empty() && ggufs.models().empty()) weights = onnx_file(info, files, m);
+    if (files.format != CheckpointFormat::Onnx && !weights.empty()) {
+      std::vector<const RepoFile*> read;
+      for (const WeightFile& w : weights) read.push_back(w.file);
+      m.weight_bytes = listed_bytes(read);
+    }
     parallel_for_threads(weights.size(), settings_.parallel_requests, [&](size_t i) {
       if (!header(info, weights[i], files, m.stats)) note_missing("header of " + weights[i].file->path);
     });

@@ -63,8 +63,12 @@ struct RemoteModel {
   std::vector<std::string> warnings;
   std::vector<std::string> notes;  // how it was read, where that is worth saying (a snapshot read as is)
   std::vector<GgufModelChoice> gguf_models;  // list_gguf_models: the repository's models, no weights chosen
-  // The GGUF model read: the bytes of all its parts as the listing gives them (unknown without sizes).
-  std::optional<uint64_t> gguf_bytes;
+  // The bytes of the weight files read, as the listing gives them: an index's shards, the unindexed files,
+  // a GGUF model's parts. Not every weight file of the repository: a consolidated.safetensors beside the
+  // shards, the other quantizations, a training_args.bin are not the model read. Unknown when the listing
+  // gives no size for one (a snapshot read as it is has no listing), and for an ONNX model, whose data files
+  // only its graph names: the checkpoint's file_bytes counts them once it is read.
+  std::optional<uint64_t> weight_bytes;
 };
 
 RemoteModel open_remote_model(const RepoRef& ref, const HubSettings& settings,

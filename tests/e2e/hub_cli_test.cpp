@@ -14,6 +14,7 @@
 
 #include "cli_test_support.h"
 #include "core/json.h"
+#include "core/units.h"
 #include "fake_hub.h"
 #include "fake_hub_hash.h"
 #include "fake_hub_test_support.h"
@@ -90,6 +91,29 @@ std::string inventory_of(const std::string& json) {
   return from == std::string::npos || to == std::string::npos ? json : json.substr(from, to - from);
 }
 
+// The example as transformers shards it (an index naming model-00001-of-00001.safetensors), beside copies of
+// the weights in other forms that are not the model read: Mistral's consolidated.safetensors (512 MB,
+// sparse), the Trainer's training_args.bin and an ONNX export's data in a folder.
+FakeRepo sharded_with_copies_repo() {
+  FakeRepo r = example_repo("ex/sharded-with-copies", "normal");
+  std::string weight_map;
+  for (FakeFile& f : r.files) {
+    if (f.path != "model.safetensors") continue;
+    f.path = "model-00001-of-00001.safetensors";
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = n << 8 | static_cast<uint8_t>(f.content[static_cast<size_t>(i)]);
+    json::Document header = json::Document::parse(f.content.substr(8, n), "header");
+    for (const json::Member& m : header.root().members())
+      if (m.key != "__metadata__")
+        weight_map += (weight_map.empty() ? "\"" : ",\"") + std::string(m.key) + "\":\"" + f.path + "\"";
+  }
+  r.files.push_back(fake_file("model.safetensors.index.json", "{\"weight_map\":{" + weight_map + "}}"));
+  r.files.push_back(sparse_safetensors("consolidated.safetensors", 128u << 20));
+  r.files.push_back(fake_file("training_args.bin", std::string(5112, 't'), true));
+  r.files.push_back(fake_file("onnx/model.onnx_data.bin", std::string(4096, 'd'), true));
+  return r;
+}
+
 // A rate-limited repo holding only the config, whose 429 answers carry `header`.
 FakeRepo limited_repo(const std::string& id, std::pair<std::string, std::string> header) {
   FakeRepo r = example_repo(id, "rate_limited");
@@ -114,6 +138,7 @@ class HubCli : public SharedFakeHubTest {
     hub_->add_repo(bad_info);
     hub_->add_repo(tampered_repo());
     hub_->add_repo(unhashed_listing_repo());
+    hub_->add_repo(sharded_with_copies_repo());
     hub_->add_repo(limited_repo("ex/limited-inf", {"Retry-After", "inf"}));
     hub_->add_repo(limited_repo("ex/limited-nan", {"RateLimit", "\"api\";r=0;t=nan"}));
     FakeRepo norange;
@@ -235,6 +260,23 @@ TEST_F(HubCli, ReportFromHubEqualsLocalAndReadsOnlyHeaders) {
   EXPECT_EQ(count("hub", "/resolve/"), 2u) << "config.json and the header read";
   // The weights themselves are never downloaded: only the small file lands in blobs/.
   EXPECT_TRUE(files_named(".safetensors").empty());
+}
+
+// The model's size is the bytes of the files read, the index's shards: not the repository's every
+// .safetensors and .bin file (the copies beside them would double it).
+TEST_F(HubCli, ModelSizeCountsTheShardsReadNotTheCopiesBeside) {
+  CommandResult r = run("ex/sharded-with-copies --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "stdout");
+  EXPECT_EQ(d.root().find("num_parameters")->as_uint(), 151872u);
+  EXPECT_EQ(d.root().find("metadata")->find("weight_files_bytes")->as_uint(),
+            fs::file_size(example_dir() / "model.safetensors"));
+  CommandResult console = run("ex/sharded-with-copies");
+  ASSERT_EQ(console.exit_code, 0) << console.err;
+  EXPECT_NE(
+      console.out.find(human_bytes(fs::file_size(example_dir() / "model.safetensors")) + " of weight files"),
+      std::string::npos)
+      << console.out;
 }
 
 TEST_F(HubCli, SecondRunMakesNoHeaderRequestAndOfflineRunMakesNone) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli_test_support.h"
@@ -71,7 +72,7 @@ class HubOnnx : public SharedFakeHubTest {
                    fake_file("onnx/model.onnx", read_file(folder_dir() / "model.onnx"), true),
                    fake_file("onnx/model.onnx_data", read_file(folder_dir() / "model.onnx_data"), true),
                    fake_file("onnx/genai_config.json", kGenaiConfig),
-                   fake_file("onnx/model_fp16.onnx", fp16.SerializeAsString(), true),
+                   fake_file("onnx/model_fp16.onnx", write_onnx_bytes(fp16, "fp16.onnx"), true),
                    fake_file("onnx/model_fp16.onnx_data", read_file(work_->path() / "fp16.data"), true),
                    fake_file("cpu/model.onnx", read_file(folder_dir() / "model.onnx"), true),
                    fake_file("onnx/model_int8.onnx", int8.SerializeAsString(), true),
@@ -84,6 +85,11 @@ class HubOnnx : public SharedFakeHubTest {
     if (auto data_dir = shared_data(); data_dir && fs::is_directory(*data_dir / "fixtures/tiny-gpt2-onnx"))
       hub_->add_repo(repo_from_directory("fx/tiny-gpt2-onnx", *data_dir / "fixtures/tiny-gpt2-onnx"));
     hub_->start();
+  }
+  // `m`'s bytes, kept on disk as `name` for the tests to size.
+  static std::string write_onnx_bytes(const onnx::ModelProto& m, const std::string& name) {
+    write_onnx(work_->path() / name, m);
+    return read_file(work_->path() / name);
   }
   static fs::path folder_dir() {
     fs::create_directories(work_->path() / "folder");
@@ -210,6 +216,15 @@ TEST_F(HubOnnx, AModelInAFolderIsNamedWithFileAndReadFromItsFolder) {
   EXPECT_EQ(json::Document::parse(by_name.out, "stdout").root().find("checkpoint")->find("files")->as_uint(),
             2u);
 
+  // The report's model size is not guessed from the repository's files (int8_weights.bin is another
+  // model's data): an ONNX model's data is what its graph names, counted in the checkpoint's file_bytes.
+  // The model read, the others are not listed as choices.
+  CommandResult report = run("ex/onnx-folders --file model_fp16.onnx --json");
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  json::Document named_md = json::Document::parse(report.out, "stdout");
+  EXPECT_TRUE(named_md.root().find("metadata")->find("weight_files_bytes")->is_null());
+  EXPECT_TRUE(named_md.root().find("metadata")->find("onnx_models")->items().empty());
+
   CommandResult two = run("tensors ex/onnx-folders --file model.onnx --json");
   EXPECT_EQ(two.exit_code, 2) << two.err;
   EXPECT_NE(two.err.find("'model.onnx' is the name of 2 ONNX models (onnx/model.onnx, cpu/model.onnx)"),
@@ -221,6 +236,42 @@ TEST_F(HubOnnx, AModelInAFolderIsNamedWithFileAndReadFromItsFolder) {
             std::string::npos)
       << none.err;
   EXPECT_EQ(none.out, "");
+}
+
+// The report of a repository whose ONNX models are in folders lists them as choices for --file: each one's
+// transformers.js dtype by its name, and its size with the data named after it, as the listing gives them.
+TEST_F(HubOnnx, TheReportListsTheModelsInFoldersWithTheirSizes) {
+  CommandResult r = run("ex/onnx-folders --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json::Document d = json::Document::parse(r.out, "stdout");
+  const json::Value* models = d.root().find("metadata")->find("onnx_models");
+  ASSERT_NE(models, nullptr);
+  ASSERT_EQ(models->items().size(), 4u);
+  auto size = [](const fs::path& p) { return static_cast<uint64_t>(fs::file_size(p)); };
+  const std::vector<std::tuple<std::string, std::string, uint64_t>> expected = {
+      {"onnx/model.onnx", "fp32", size(folder_dir() / "model.onnx") + size(folder_dir() / "model.onnx_data")},
+      {"onnx/model_fp16.onnx", "fp16", size(work_->path() / "fp16.onnx") + size(work_->path() / "fp16.data")},
+      {"cpu/model.onnx", "", size(folder_dir() / "model.onnx")}};
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const json::Value& m = models->items()[i];
+    const auto& [path, dtype, bytes] = expected[i];
+    SCOPED_TRACE(path);
+    EXPECT_EQ(m.find("path")->as_string(), path);
+    if (dtype.empty()) {
+      EXPECT_TRUE(m.find("dtype")->is_null());
+    } else {
+      EXPECT_EQ(m.find("dtype")->as_string(), dtype);
+    }
+    EXPECT_EQ(m.find("size_bytes")->as_uint(), bytes);
+  }
+  // Its data is named by its graph only: the listing cannot size it, and the graph alone is its size.
+  EXPECT_EQ(models->items()[3].find("dtype")->as_string(), "int8");
+
+  CommandResult console = run("ex/onnx-folders");
+  ASSERT_EQ(console.exit_code, 0) << console.err;
+  EXPECT_NE(console.out.find("4 in folders, not read: name one with --file PATH"), std::string::npos)
+      << console.out;
+  EXPECT_NE(console.out.find("onnx/model_fp16.onnx"), std::string::npos) << console.out;
 }
 
 // `graph` reads a Hub model's graph as a local one's, from the .onnx fetched whole.

@@ -12,21 +12,10 @@
 
 #include "core/error.h"
 #include "hub/model_info.h"
+#include "repo_listing.h"
 
 namespace ma::test {
 namespace {
-
-std::vector<RepoFile> catalog_listing(
-    const std::vector<std::pair<std::string, std::optional<uint64_t>>>& files) {
-  std::vector<RepoFile> out;
-  for (const auto& [path, size] : files) {
-    RepoFile f;
-    f.path = path;
-    f.size = size;
-    out.push_back(f);
-  }
-  return out;
-}
 
 // The path of the model chosen, or "error N: message" with the exit code of the error thrown.
 std::string catalog_pick(const GgufCatalog& c, const std::string& selector) {
@@ -38,11 +27,11 @@ std::string catalog_pick(const GgufCatalog& c, const std::string& selector) {
 }
 
 // bartowski's layout: Q6_K beside Q6_K_L, F16 beside BF16, each quantization one top-level file.
-const std::vector<RepoFile> kTagsRepo = catalog_listing({{"README.md", 10},
-                                                         {"tiny-BF16.gguf", 2000},
-                                                         {"tiny-F16.gguf", 2000},
-                                                         {"tiny-Q6_K.gguf", 1000},
-                                                         {"tiny-Q6_K_L.gguf", 1100}});
+const std::vector<RepoFile> kTagsRepo = repo_listing({{"README.md", 10},
+                                                      {"tiny-BF16.gguf", 2000},
+                                                      {"tiny-F16.gguf", 2000},
+                                                      {"tiny-Q6_K.gguf", 1000},
+                                                      {"tiny-Q6_K_L.gguf", 1100}});
 
 TEST(GgufCatalog, TheQuantizationTagIsMatchedExactlyBeforeAnyLooserReading) {
   const GgufCatalog c(kTagsRepo, "org/tags-GGUF");
@@ -66,9 +55,9 @@ TEST(GgufCatalog, TheQuantizationTagIsMatchedExactlyBeforeAnyLooserReading) {
 }
 
 TEST(GgufCatalog, AWordOfThePathThenAnyUniquePartOfIt) {
-  const std::vector<RepoFile> files = catalog_listing({{"Meta-Llama-3-8B-Instruct-Q4_K_M.gguf", 5},
-                                                       {"Meta-Llama-3-8B-Instruct-Q8_0.gguf", 9},
-                                                       {"Meta-Llama-3-8B-Instruct-Q4_K_M-imat.gguf", 5}});
+  const std::vector<RepoFile> files = repo_listing({{"Meta-Llama-3-8B-Instruct-Q4_K_M.gguf", 5},
+                                                    {"Meta-Llama-3-8B-Instruct-Q8_0.gguf", 9},
+                                                    {"Meta-Llama-3-8B-Instruct-Q4_K_M-imat.gguf", 5}});
   const GgufCatalog c(files, "org/m");
   // "Q4_K_M" is the tag of the first only (the third's tag is "imat"), so that one is chosen.
   EXPECT_EQ(catalog_pick(c, "Q4_K_M"), "Meta-Llama-3-8B-Instruct-Q4_K_M.gguf");
@@ -84,13 +73,13 @@ TEST(GgufCatalog, AWordOfThePathThenAnyUniquePartOfIt) {
 
 // unsloth's layout: a folder per quantization, a split model's parts inside it, and a projector beside.
 TEST(GgufCatalog, ModelsInFoldersWithTheirSplitPartsBeside) {
-  const std::vector<RepoFile> files = catalog_listing({{"README.md", 3},
-                                                       {"Q4_K_M/big-Q4_K_M-00001-of-00002.gguf", 700},
-                                                       {"Q4_K_M/big-Q4_K_M-00002-of-00002.gguf", 300},
-                                                       {"Q8_0/tiny-Q8_0.gguf", 1500},
-                                                       {"UD-Q2_K_XL/big-UD-Q2_K_XL-00001-of-00002.gguf", 100},
-                                                       {"UD-Q2_K_XL/big-UD-Q2_K_XL-00002-of-00002.gguf", 50},
-                                                       {"BF16/mmproj-big-BF16.gguf", 80}});
+  const std::vector<RepoFile> files = repo_listing({{"README.md", 3},
+                                                    {"Q4_K_M/big-Q4_K_M-00001-of-00002.gguf", 700},
+                                                    {"Q4_K_M/big-Q4_K_M-00002-of-00002.gguf", 300},
+                                                    {"Q8_0/tiny-Q8_0.gguf", 1500},
+                                                    {"UD-Q2_K_XL/big-UD-Q2_K_XL-00001-of-00002.gguf", 100},
+                                                    {"UD-Q2_K_XL/big-UD-Q2_K_XL-00002-of-00002.gguf", 50},
+                                                    {"BF16/mmproj-big-BF16.gguf", 80}});
   const GgufCatalog c(files, "org/folders-GGUF");
   std::vector<std::string> models;
   for (const RepoFile* m : c.models()) models.push_back(m->path);
@@ -117,9 +106,9 @@ TEST(GgufCatalog, ModelsInFoldersWithTheirSplitPartsBeside) {
 
 // A split model missing a part, or a listing without sizes: the size is unknown, never the parts present.
 TEST(GgufCatalog, ASizeIsUnknownWhenAPartIsMissingOrUnsized) {
-  const std::vector<RepoFile> files = catalog_listing({{"tiny-Q4_K_M.gguf", 851264},
-                                                       {"tiny-Q3_K-00001-of-00002.gguf", 1405000},
-                                                       {"tiny-Q8_0.gguf", std::nullopt}});
+  const std::vector<RepoFile> files = repo_listing({{"tiny-Q4_K_M.gguf", 851264},
+                                                    {"tiny-Q3_K-00001-of-00002.gguf", 1405000},
+                                                    {"tiny-Q8_0.gguf", std::nullopt}});
   const GgufCatalog c(files, "org/badrow-GGUF");
   ASSERT_EQ(c.models().size(), 3u);
   EXPECT_EQ(c.bytes(*c.models()[0]), std::optional<uint64_t>(851264));
@@ -138,7 +127,7 @@ TEST(GgufCatalog, ASizeIsUnknownWhenAPartIsMissingOrUnsized) {
 }
 
 TEST(GgufCatalog, ARepositoryWithoutGgufAnswersNotFound) {
-  const std::vector<RepoFile> files = catalog_listing({{"config.json", 10}, {"model.safetensors", 100}});
+  const std::vector<RepoFile> files = repo_listing({{"config.json", 10}, {"model.safetensors", 100}});
   const GgufCatalog c(files, "org/tiny-llama");
   EXPECT_TRUE(c.models().empty());
   const std::string r = catalog_pick(c, "nonexistent.gguf");
@@ -149,7 +138,7 @@ TEST(GgufCatalog, ARepositoryWithoutGgufAnswersNotFound) {
 
 // Of two names that differ only in case, the exact one is taken; the case-insensitive reading is ambiguous.
 TEST(GgufCatalog, AnExactPathWinsOverItsCaseInsensitiveTwin) {
-  const std::vector<RepoFile> files = catalog_listing({{"m-Q8_0.gguf", 1}, {"m-q8_0.gguf", 2}});
+  const std::vector<RepoFile> files = repo_listing({{"m-Q8_0.gguf", 1}, {"m-q8_0.gguf", 2}});
   const GgufCatalog c(files, "org/m");
   EXPECT_EQ(catalog_pick(c, "m-q8_0.gguf"), "m-q8_0.gguf");
   EXPECT_EQ(catalog_pick(c, "m-Q8_0.gguf"), "m-Q8_0.gguf");
