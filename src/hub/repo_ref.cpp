@@ -129,8 +129,11 @@ void validate_repo_id(std::string_view id) {
 }
 
 void validate_revision(std::string_view revision) {
-  auto bad = [&](const std::string& why) { throw Error(ErrorKind::Usage, "revision", "", why); };
-  if (revision.empty()) bad("empty revision");
+  // Named as the user wrote it (after '@' or with --revision), as validate_repo_id names the id.
+  auto bad = [&](const std::string& why) {
+    throw Error(ErrorKind::Usage, "revision '" + printable(revision, 120) + "'", "", why);
+  };
+  if (revision.empty()) bad("empty: a revision is a branch, a tag or a commit");
   if (revision.size() > 255) bad("revision longer than 255 characters");
   for (char c : revision)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\\') bad("control character or '\\'");
@@ -139,8 +142,7 @@ void validate_revision(std::string_view revision) {
     size_t end = revision.find('/', start);
     std::string_view part =
         revision.substr(start, end == std::string_view::npos ? revision.npos : end - start);
-    if (part.empty() || part == "." || part == "..")
-      bad("'" + std::string(revision) + "' has an empty, '.' or '..' segment");
+    if (part.empty() || part == "." || part == "..") bad("an empty, '.' or '..' segment");
     if (end == std::string_view::npos) break;
     start = end + 1;
   }

@@ -6,6 +6,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "hub/repo_ref.h"
@@ -106,6 +108,18 @@ TEST(RepoRef, RejectsIdsAndRevisionsThatEscape) {  // N22
        {"a--b", "a..b", "org/-name", "org/name.", "gpt2@../../x", "gpt2@refs/../../x", "gpt2@"})
     EXPECT_EQ(error_kind_of([&] { parse_repo_ref(bad); }), ErrorKind::Usage) << bad;
   EXPECT_EQ(error_kind_of([&] { parse_repo_ref(std::string(97, 'a')); }), ErrorKind::Usage);
+  // The line names the revision as written, escaped where it holds what a terminal would act on.
+  for (const auto& [arg, line] : std::vector<std::pair<std::string, std::string>>{
+           {"gpt2@", "revision '': empty: a revision is a branch, a tag or a commit"},
+           {"gpt2@a/../b", "revision 'a/../b': an empty, '.' or '..' segment"},
+           {"gpt2@a\x1b", "revision 'a\\x1b': control character or '\\'"}}) {
+    try {
+      parse_repo_ref(arg);
+      ADD_FAILURE() << arg << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), line) << arg;
+    }
+  }
   EXPECT_EQ(error_kind_of([&] { parse_repo_ref("https://user:hf_x@huggingface.co/gpt2"); }),
             ErrorKind::Usage);  // T5
   EXPECT_EQ(url_quote("refs/pr/1", false), "refs%2Fpr%2F1");
