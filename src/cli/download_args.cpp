@@ -10,9 +10,10 @@ CommandSpec download_spec(DownloadArgs& a) {
   s.name = "download";
   s.operands = "MODEL";
   s.summary =
-      "A Hub repo's files (all, those matching the globs, the parts of the GGUF model MODEL:Q4_K_M or\n"
-      "--file names, the ONNX model --file names with its data, or the one file a /resolve/ URL names)\n"
-      "into the cache or DIR, in parallel, each checked against its size and hash; prints where they are.";
+      "A Hub repo's files (all, those matching the globs, those an analysis reads with --needed, the parts\n"
+      "of the GGUF model MODEL:Q4_K_M or --file names, the ONNX model --file names with its data, or the\n"
+      "one file a /resolve/ URL names) into the cache or DIR, in parallel, each checked against its size\n"
+      "and hash; prints where they are.";
   s.operand = one_operand(a.model, s.name);
   // clang-format off
   s.options = {
@@ -22,6 +23,8 @@ CommandSpec download_spec(DownloadArgs& a) {
        [&a](const std::string& v) { a.options.exclude.push_back(v); }},
       {{"--out"}, "DIR", "into DIR instead of the Hugging Face cache",
        [&a](const std::string& v) { a.options.out_dir = v; }},
+      {{"--needed"}, "", "only what an analysis reads: config, tokenizer, the model's weights (no copies)",
+       [&a](const std::string&) { a.needed = true; }},
   };
   // clang-format on
   add_common_options(s, a.common);

@@ -14,6 +14,7 @@ struct DownloadArgs {
   CommonFlags common;
   HubArgs hub;
   DownloadOptions options;  // include / exclude globs, --out
+  bool needed = false;      // --needed: only what an analysis reads (hub/download_choice.h)
 };
 
 CommandSpec download_spec(DownloadArgs& a);

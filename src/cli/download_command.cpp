@@ -62,6 +62,11 @@ int run_download(const Args& args) {
             " in the file list of " + ref->id + "@" + ref->revision);
       choice = choose_download_files(*ref, settings, ref->file, selector,
                                      ref->gguf_model ? ":" + *ref->gguf_model : "--file", &interrupted);
+    } else if (a.needed) {
+      trace("choosing the files an analysis of " + ref->id + "@" + ref->revision + " reads");
+      choice = choose_needed_files(*ref, settings, &interrupted);
+    }
+    if (ref->file || selector || a.needed) {
       // Added to the user's --include globs, which only add files; each matches itself only
       // (choose_download_files refuses a name with '*' or '?' that would match more).
       options.include.insert(options.include.end(), choice.paths.begin(), choice.paths.end());

@@ -14,10 +14,15 @@ namespace ma::cli {
 // A Hub id names the weights only once they are downloaded: the cached snapshot when it has them.
 LocalModelFiles local_weights(const std::string& model, const HubArgs& hub) {
   if (path_is_present(model)) return locate_local_model(model);
-  // What to download: the model as named, with the file --file chose (a GGUF or ONNX model of several).
-  const std::string download = "modelanalyzer download " + model + (hub.file ? " --file " + *hub.file : "");
   std::optional<RepoRef> ref = parse_repo_ref(model);
   if (!ref) return locate_local_model(model);  // the "no such file" error
+  // What to download: the model as named, with the file --file chose (a GGUF or ONNX model of several);
+  // else, when MODEL names no file of its own (":Q4_K_M", a URL's), what an analysis of it reads (--needed:
+  // not the copies a repository keeps beside its weights).
+  const std::string download = "modelanalyzer download " + model +
+                               (hub.file                       ? " --file " + *hub.file
+                                : ref->gguf_model || ref->file ? ""
+                                                               : " --needed");
   if (hub.revision) ref->revision = *hub.revision;
   {  // A revision never downloaded: say what to run, not that the cache is offline (this command reads it so)
     const HubCache cache(hub_settings(hub.flags).cache_root, ref->id);

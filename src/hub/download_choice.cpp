@@ -109,50 +109,101 @@ std::vector<std::string> onnx_external_files(const RepoRef& ref, const std::stri
   return out;
 }
 
+// Adds `path` to `paths` unless it is there: a file can be a companion and an analysis file.
+void take_path(const std::string& path, std::vector<std::string>& paths) {
+  if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
+}
+
+bool listed_path(const std::vector<RepoFile>& files, std::string_view path) {
+  return std::any_of(files.begin(), files.end(), [&](const RepoFile& f) { return f.path == path; });
+}
+
+// What the analysis of the repository reads beside its weights (config.json, the tokenizer, an index), as a
+// Hub run fetches them: the snapshot then answers offline.
+void take_analysis_files(const std::vector<RepoFile>& files, std::vector<std::string>& paths) {
+  for (const RepoFile& f : files)
+    if (is_analysis_file(f.path, false)) take_path(f.path, paths);
+}
+
+// The ONNX model `model` with its external data (named after it, or named by its graph) and companions,
+// and the repository's analysis files.
+void take_onnx_model(const RepoRef& ref, const RevisionFiles& listed, const HubSettings& settings,
+                     const RepoFile& model, std::vector<std::string>& paths) {
+  take_path(model.path, paths);
+  for (const RepoFile* c : onnx_companions(listed.files, model)) take_path(c->path, paths);
+  for (const std::string& path : onnx_external_files(ref, listed.commit, settings, model))
+    if (listed_path(listed.files, path)) take_path(path, paths);
+  take_analysis_files(listed.files, paths);
+}
+
+DownloadChoice chosen(std::vector<std::string> paths, RevisionFiles& listed, const RepoRef& ref) {
+  require_literal_globs(paths, listed.files, ref.id + "@" + ref.revision);
+  DownloadChoice out;
+  out.paths = std::move(paths);
+  out.commit = listed.commit;
+  out.listed_online = std::move(listed.online);
+  out.warnings = std::move(listed.warnings);
+  return out;
+}
+
 }  // namespace
+
+DownloadChoice choose_needed_files(const RepoRef& ref, const HubSettings& settings,
+                                   const std::atomic<bool>* cancel) {
+  RevisionFiles listed = revision_files(ref, settings, cancel);
+  RepoRef at = ref;  // the model as an analysis reads it, at the commit of the list
+  at.revision = listed.commit;
+  at.explicit_revision = true;
+  const RemoteModel m = open_remote_model(at, settings, RemoteOptions{});
+  const LocalModelFiles& files = m.files;
+  const std::filesystem::path snapshot = HubCache(settings.cache_root, ref.id).snapshot_dir(listed.commit);
+  std::vector<std::string> paths;
+  if (files.format == CheckpointFormat::Onnx && !files.weight_files.empty()) {
+    const std::string graph = files.weight_files.front().lexically_relative(snapshot).generic_string();
+    for (const RepoFile& f : listed.files)
+      if (f.path == graph) take_onnx_model(ref, listed, settings, f, paths);
+    return chosen(std::move(paths), listed, ref);
+  }
+  take_analysis_files(listed.files, paths);
+  if (listed_path(listed.files, "adapter_config.json")) take_path("adapter_config.json", paths);
+  if (files.parsed_index) {
+    // The index is at the top, so the shards it names are repository paths.
+    for (const std::string& shard : files.parsed_index->shards) take_path(shard, paths);
+  } else {
+    for (const std::filesystem::path& w : files.weight_files)
+      take_path(w.lexically_relative(snapshot).generic_string(), paths);
+  }
+  // No paths would mean no --include, and so every file: never that.
+  if (paths.empty())
+    throw Error(ErrorKind::NotFound, ref.id + "@" + ref.revision, "--needed",
+                "the repository holds nothing an analysis reads");
+  return chosen(std::move(paths), listed, ref);
+}
 
 DownloadChoice choose_download_files(const RepoRef& ref, const HubSettings& settings,
                                      const std::optional<std::string>& file,
                                      const std::optional<std::string>& selector, std::string_view spelled,
                                      const std::atomic<bool>* cancel) {
   RevisionFiles listed = revision_files(ref, settings, cancel);
-  DownloadChoice out;
-  out.commit = listed.commit;
+  std::vector<std::string> paths;
   if (file) {
-    const bool there = std::any_of(listed.files.begin(), listed.files.end(),
-                                   [&](const RepoFile& f) { return f.path == *file; });
-    if (!there)
+    if (!listed_path(listed.files, *file))
       throw Error(ErrorKind::NotFound, ref.id + "@" + ref.revision, printable(*file, 200),
                   "the URL names a file that is not in the repository at this revision");
-    out.paths.push_back(*file);
+    paths.push_back(*file);
   } else {
     if (!selector)
       throw Error(ErrorKind::Internal, ref.id, "", "choose_download_files: nothing to choose by");
     if (selector->ends_with(".onnx")) {
-      const RepoFile& model = choose_onnx_model(listed.files, *selector, ref.id, spelled);
-      out.paths.push_back(model.path);
-      auto take = [&](const std::string& path) {  // once: a file can be a companion and an analysis file
-        if (std::find(out.paths.begin(), out.paths.end(), path) == out.paths.end()) out.paths.push_back(path);
-      };
-      for (const RepoFile* c : onnx_companions(listed.files, model)) take(c->path);
-      for (const std::string& path : onnx_external_files(ref, listed.commit, settings, model))
-        if (std::any_of(listed.files.begin(), listed.files.end(),
-                        [&](const RepoFile& f) { return f.path == path; }))
-          take(path);
-      // What the analysis of the repository reads beside it (its config.json, the tokenizer), as a Hub run
-      // fetches them: the snapshot then answers offline.
-      for (const RepoFile& f : listed.files)
-        if (is_analysis_file(f.path, false)) take(f.path);
+      take_onnx_model(ref, listed, settings, choose_onnx_model(listed.files, *selector, ref.id, spelled),
+                      paths);
     } else {
       const GgufCatalog catalog(listed.files, ref.id);
       for (const RepoFile* part : catalog.parts(catalog.choose(*selector, spelled)))
-        out.paths.push_back(part->path);
+        paths.push_back(part->path);
     }
   }
-  require_literal_globs(out.paths, listed.files, ref.id + "@" + ref.revision);
-  out.listed_online = std::move(listed.online);
-  out.warnings = std::move(listed.warnings);
-  return out;
+  return chosen(std::move(paths), listed, ref);
 }
 
 }  // namespace ma

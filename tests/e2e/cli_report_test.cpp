@@ -296,7 +296,8 @@ TEST(CliReport, StatsOfARevisionNotDownloadedSaysToDownloadIt) {
   const std::string env = test::isolated_hub_env("http://127.0.0.1:9", cache.path());
   auto absent = test::run_cli_env(env, "stats org/tiny@v2");
   EXPECT_EQ(absent.exit_code, 8) << absent.err;
-  EXPECT_NE(absent.err.find("org/tiny@v2 is not downloaded: run `modelanalyzer download org/tiny@v2` first"),
+  EXPECT_NE(absent.err.find(
+                "org/tiny@v2 is not downloaded: run `modelanalyzer download org/tiny@v2 --needed` first"),
             std::string::npos)
       << absent.err;
   EXPECT_EQ(absent.err.find("offline"), std::string::npos) << absent.err;

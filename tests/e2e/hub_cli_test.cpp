@@ -279,6 +279,40 @@ TEST_F(HubCli, ModelSizeCountsTheShardsReadNotTheCopiesBeside) {
       << console.out;
 }
 
+// `download --needed` takes what the analysis reads, not the copies beside it; a command that reads the
+// weights names that download, and reads the snapshot it leaves as the local model.
+TEST_F(HubCli, DownloadNeededTakesWhatTheAnalysisReadsNotTheCopies) {
+  CommandResult before = run("stats ex/sharded-with-copies");
+  EXPECT_EQ(before.exit_code, 8) << before.err;
+  EXPECT_NE(before.err.find("run `modelanalyzer download ex/sharded-with-copies --needed` first"),
+            std::string::npos)
+      << before.err;
+
+  const fs::path out = cache_ / "needed";
+  CommandResult r = run("download ex/sharded-with-copies --needed --out '" + out.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(files_under(out), (std::vector<std::string>{"config.json", "model-00001-of-00001.safetensors",
+                                                        "model.safetensors.index.json"}));
+  EXPECT_EQ(read_file(out / "model-00001-of-00001.safetensors"),
+            read_file(example_dir() / "model.safetensors"));
+
+  CommandResult cached = run("download ex/sharded-with-copies --needed --quiet");
+  ASSERT_EQ(cached.exit_code, 0) << cached.err;
+  CommandResult stats = run("stats ex/sharded-with-copies --json");
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  CommandResult local = run_cli("stats " + example() + " --json");
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  const json::Document remote_stats = json::Document::parse(stats.out, "remote");
+  const json::Document local_stats = json::Document::parse(local.out, "local");
+  const std::vector<json::Value>& remote_t = remote_stats.root().find("tensors")->items();
+  const std::vector<json::Value>& local_t = local_stats.root().find("tensors")->items();
+  ASSERT_EQ(remote_t.size(), local_t.size());
+  for (size_t i = 0; i < local_t.size(); ++i) {
+    EXPECT_EQ(remote_t[i].find("name")->as_string(), local_t[i].find("name")->as_string());
+    EXPECT_EQ(remote_t[i].find("mean")->as_double(), local_t[i].find("mean")->as_double());
+  }
+}
+
 TEST_F(HubCli, SecondRunMakesNoHeaderRequestAndOfflineRunMakesNone) {
   ASSERT_EQ(run("ex/tiny-llama --json").exit_code, 0);
   hub_->clear_log();

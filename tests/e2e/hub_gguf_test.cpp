@@ -462,6 +462,11 @@ TEST_F(HubGguf, DownloadOfAModelNothingMatchesFetchesNothing) {
   EXPECT_NE(none.err.find("no GGUF model matches 'Q2_K'"), std::string::npos) << none.err;
   CommandResult several = run("download ex/dl-GGUF:tiny --out '" + out.string() + "'");
   EXPECT_EQ(several.exit_code, 2) << several.err;
+  // What an analysis reads is one model: of several, --needed asks which, as the analysis does.
+  CommandResult needed = run("download ex/dl-GGUF --needed --out '" + out.string() + "'");
+  EXPECT_EQ(needed.exit_code, 2) << needed.err;
+  EXPECT_NE(needed.err.find("holds 3 GGUF models"), std::string::npos) << needed.err;
+  EXPECT_NE(needed.err.find("choose one with --file"), std::string::npos) << needed.err;
   EXPECT_EQ(count_of(hub_->log(), "cdn"), 0u);
   EXPECT_TRUE(files_under(out).empty());
 }

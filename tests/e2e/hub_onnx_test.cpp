@@ -318,6 +318,12 @@ TEST_F(HubOnnx, DownloadOfANamedModelBringsItsDataAndStatsReadsIt) {
   EXPECT_EQ(files_under(int8), (std::vector<std::string>{"config.json", "onnx/genai_config.json",
                                                          "onnx/int8_weights.bin", "onnx/model_int8.onnx"}));
 
+  // --needed takes the model the analysis reads, the top-level one with its data.
+  const fs::path needed = cache_.path() / "needed";
+  CommandResult top = run("download ex/onnx-external --needed --out '" + needed.string() + "'");
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_EQ(files_under(needed), (std::vector<std::string>{"model.onnx", "model.onnx.data"}));
+
   CommandResult cached = run("download ex/onnx-folders --file onnx/model.onnx --quiet");
   ASSERT_EQ(cached.exit_code, 0) << cached.err;
   CommandResult stats = run("stats ex/onnx-folders --file onnx/model.onnx --json");
