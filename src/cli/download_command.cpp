@@ -67,6 +67,9 @@ int run_download(const Args& args) {
       choice = choose_needed_files(*ref, settings, &interrupted);
     }
     if (ref->file || selector || a.needed) {
+      std::string chosen;
+      for (const std::string& p : choice.paths) chosen += (chosen.empty() ? "" : ", ") + p;
+      trace("chose " + std::to_string(choice.paths.size()) + " file(s): " + chosen);
       // Added to the user's --include globs, which only add files; each matches itself only
       // (choose_download_files refuses a name with '*' or '?' that would match more).
       options.include.insert(options.include.end(), choice.paths.begin(), choice.paths.end());

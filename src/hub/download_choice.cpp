@@ -164,6 +164,13 @@ DownloadChoice choose_needed_files(const RepoRef& ref, const HubSettings& settin
       if (f.path == graph) take_onnx_model(ref, listed, settings, f, paths);
     return chosen(std::move(paths), listed, ref);
   }
+  // No weights read: a top-level ONNX model too large to fetch as a graph (its initializers inline) is the
+  // one the analysis would read once downloaded.
+  if (files.format == CheckpointFormat::None && files.weight_files.empty())
+    if (const RepoFile* onnx = top_level_onnx_model(listed.files)) {
+      take_onnx_model(ref, listed, settings, *onnx, paths);
+      return chosen(std::move(paths), listed, ref);
+    }
   take_analysis_files(listed.files, paths);
   if (listed_path(listed.files, "adapter_config.json")) take_path("adapter_config.json", paths);
   if (files.parsed_index) {

@@ -28,6 +28,18 @@ std::string some_paths(const std::vector<const RepoFile*>& files) {
 
 }  // namespace
 
+const RepoFile* top_level_onnx_model(const std::vector<RepoFile>& files) {
+  const RepoFile* only = nullptr;
+  size_t count = 0;
+  for (const RepoFile& f : files) {
+    if (!f.path.ends_with(".onnx") || !folder_of(f.path).empty()) continue;
+    if (f.path == "model.onnx") return &f;
+    only = &f;
+    ++count;
+  }
+  return count == 1 ? only : nullptr;
+}
+
 const RepoFile& choose_onnx_model(const std::vector<RepoFile>& files, std::string_view name,
                                   const std::string& repo, std::string_view spelled) {
   std::vector<const RepoFile*> onnx, named;

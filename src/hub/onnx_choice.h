@@ -14,6 +14,10 @@
 
 namespace ma {
 
+// The ONNX model of a repository's top level, as a local directory's: its one .onnx file, or model.onnx
+// among several; nullptr when there is none, or several and none is model.onnx.
+const RepoFile* top_level_onnx_model(const std::vector<RepoFile>& files);
+
 // The .onnx file `name` names: its path as listed, else the only .onnx file of that file name. Throws
 // Error(NotFound) naming the repository's ONNX models when none is, Error(Usage) when several have that file
 // name (their paths listed). `spelled` says how the user gave it (--file, the URL).

@@ -250,19 +250,16 @@ class Assembler {
   // The ONNX model of a repository holding no other weights: its one top-level .onnx file (model.onnx among
   // several), read as onnx_weights says; models in folders only are offered in a note (--file names one).
   std::vector<WeightFile> onnx_file(const HubModelInfo& info, LocalModelFiles& files, RemoteModel& m) {
-    std::vector<const RepoFile*> onnx;
-    for (const RepoFile& f : info.files)
-      if (top_level(f.path) && f.path.ends_with(".onnx")) onnx.push_back(&f);
-    if (onnx.size() > 1) std::erase_if(onnx, [](const RepoFile* f) { return f->path != "model.onnx"; });
-    if (onnx.empty()) {
+    const RepoFile* onnx = top_level_onnx_model(info.files);
+    if (!onnx) {
       if (const std::string in_folders = onnx_model_paths(onnx_models_in_folders(info.files));
           !in_folders.empty())
         m.notes.push_back("the repository's ONNX models are in folders (" + in_folders +
                           "): name one with --file to read it");
       return {};
     }
-    if (!onnx_weights(info, *onnx.front(), files, m)) return {};
-    return {{onnx.front()}};
+    if (!onnx_weights(info, *onnx, files, m)) return {};
+    return {{onnx}};
   }
 
   // Why the .onnx file `f` cannot be read without downloading it: not on disk, and not between 1 byte and

@@ -324,6 +324,16 @@ TEST_F(HubOnnx, DownloadOfANamedModelBringsItsDataAndStatsReadsIt) {
   ASSERT_EQ(top.exit_code, 0) << top.err;
   EXPECT_EQ(files_under(needed), (std::vector<std::string>{"model.onnx", "model.onnx.data"}));
 
+  // One too large to fetch as a graph is the model an analysis would read once downloaded: --needed chooses
+  // it (here left out again with --exclude: its sparse bytes are not the ones its etag names).
+  const fs::path inline_dir = cache_.path() / "inline";
+  CommandResult inline_model = run("download ex/onnx-inline --needed --exclude model.onnx --verbose --out '" +
+                                   inline_dir.string() + "'");
+  ASSERT_EQ(inline_model.exit_code, 0) << inline_model.err;
+  EXPECT_NE(inline_model.err.find("chose 2 file(s): model.onnx, config.json"), std::string::npos)
+      << inline_model.err;
+  EXPECT_EQ(files_under(inline_dir), std::vector<std::string>{"config.json"});
+
   CommandResult cached = run("download ex/onnx-folders --file onnx/model.onnx --quiet");
   ASSERT_EQ(cached.exit_code, 0) << cached.err;
   CommandResult stats = run("stats ex/onnx-folders --file onnx/model.onnx --json");

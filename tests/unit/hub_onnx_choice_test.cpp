@@ -75,5 +75,20 @@ TEST(HubOnnxChoice, AModelsSizeIsItsGraphAndTheDataNamedAfterIt) {
   EXPECT_EQ(onnx_listed_bytes(unsized, listed(unsized, "m/model.onnx")), std::nullopt);
 }
 
+// The top-level model, as a local directory's: the one .onnx file, or model.onnx among several; models in
+// folders are choices, not it.
+TEST(HubOnnxChoice, TheTopLevelModelIsTheOnlyOneOrModelOnnx) {
+  auto top = [](const std::vector<RepoFile>& files) {
+    const RepoFile* f = top_level_onnx_model(files);
+    return f ? f->path : std::string("none");
+  };
+  EXPECT_EQ(top(repo_listing({{"config.json", 1}, {"decoder.onnx", 2}, {"onnx/model.onnx", 3}})),
+            "decoder.onnx");
+  EXPECT_EQ(top(repo_listing({{"encoder.onnx", 1}, {"model.onnx", 2}, {"model.onnx_data", 3}})),
+            "model.onnx");
+  EXPECT_EQ(top(repo_listing({{"encoder.onnx", 1}, {"decoder.onnx", 2}})), "none");
+  EXPECT_EQ(top(repo_listing({{"onnx/model.onnx", 1}, {"model.onnx_data", 2}})), "none");
+}
+
 }  // namespace
 }  // namespace ma::test
