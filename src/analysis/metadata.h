@@ -7,16 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace ma {
+#include "hub/onnx_choice.h"
 
-// An ONNX model the repository keeps in a folder (transformers.js's onnx/model_q4.onnx, ONNX Runtime
-// GenAI's cpu/model.onnx) and the analysis did not read: a choice for --file, as the Hub's file viewer
-// lists them.
-struct ListedOnnxModel {
-  std::string path;
-  std::string dtype;                   // transformers.js's, by the file name; "" when the name does not say
-  std::optional<uint64_t> size_bytes;  // the graph and the data named after it, as listed
-};
+namespace ma {
 
 struct ModelMetadata {
   std::string repo_id;

@@ -33,10 +33,7 @@ ModelMetadata metadata_of(const RemoteModel& m, const RepoRef& ref) {
   md.pipeline_tag = m.info.pipeline_tag;
   md.last_modified = m.info.last_modified;
   md.weight_files_bytes = m.weight_bytes;
-  if (m.files.format != CheckpointFormat::Onnx)
-    for (const RepoFile* f : onnx_models_in_folders(m.info.files))
-      md.onnx_models.push_back({f->path, std::string(transformers_js_dtype(m.info.files, *f)),
-                                onnx_listed_bytes(m.info.files, *f)});
+  if (m.files.format != CheckpointFormat::Onnx) md.onnx_models = listed_onnx_models(m.info.files);
   return md;
 }
 
@@ -110,7 +107,7 @@ OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tok
   options.skip_tokenizer = skip_tokenizer;
   const std::optional<std::string> selector = model_file_selector(*ref, hub);
   (is_onnx_selector(selector) ? options.onnx_file : options.gguf_file) = selector;
-  options.list_gguf_models = hub.list_gguf_models;
+  options.list_models = hub.list_models;
   RemoteModel m;
   try {
     m = open_remote_model(*ref, settings, options);
@@ -125,6 +122,7 @@ OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tok
   out.stats = m.stats;
   out.files = std::move(m.files);
   out.gguf_models = std::move(m.gguf_models);
+  out.onnx_models = std::move(m.onnx_models);
   trace_files(out.files);
   return out;
 }

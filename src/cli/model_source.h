@@ -19,7 +19,7 @@ struct HubArgs {
   HubFlags flags;
   std::optional<std::string> revision;  // --revision (overrides an @rev in the id)
   std::optional<std::string> file;      // --file: which GGUF model of a repository to read or download
-  bool list_gguf_models = false;        // without --file, list a repository's several GGUF models
+  bool list_models = false;  // without --file, list a repository's several GGUF models or its ONNX models
 };
 
 struct OpenedModel {
@@ -28,7 +28,8 @@ struct OpenedModel {
   std::optional<RemoteStats> stats;
   std::vector<std::string> warnings;         // settings and fallbacks worth telling the user
   std::vector<std::string> notes;            // how the model was read, where that is worth saying
-  std::vector<GgufModelChoice> gguf_models;  // list_gguf_models: the repository's models, none chosen
+  std::vector<GgufModelChoice> gguf_models;  // list_models: the repository's models, none chosen
+  std::vector<ListedOnnxModel> onnx_models;  // list_models: its ONNX models in folders, nothing else to read
 };
 
 OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tokenizer);

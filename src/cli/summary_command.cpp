@@ -30,6 +30,7 @@
 #include "report/html_page.h"
 #include "report/markdown_writer.h"
 #include "report/model_report_render.h"
+#include "report/onnx_models_report.h"
 
 namespace ma::cli {
 namespace {
@@ -88,8 +89,9 @@ std::string report_json_array(const std::vector<ModelReport>& reports, const Run
 
 int run_summary(const Args& args) {
   ReportArgs a = parse_report_args(args);
-  // One repository of several GGUF quantizations and no --file: the listing is the answer.
-  a.hub.list_gguf_models = a.models.size() == 1;
+  // One repository of several GGUF quantizations, or of ONNX models in folders only, and no --file: the
+  // listing is the answer.
+  a.hub.list_models = a.models.size() == 1;
   Output out = detect_output(a.common);
   const bool progress = out.stderr_tty && !out.quiet;
   std::vector<ModelReport> reports;
@@ -113,6 +115,13 @@ int run_summary(const Args& args) {
         print_stdout(render_gguf_quantizations_json(models, model, run_info()));
       else if (!out.quiet)
         print_stdout(render_gguf_quantizations_console(models, model, out.color));
+      return 0;
+    }
+    if (!opened.onnx_models.empty()) {  // nothing else to report: the repository's ONNX models
+      if (a.json)
+        print_stdout(render_onnx_models_json(opened.onnx_models, model, run_info()));
+      else if (!out.quiet)
+        print_stdout(render_onnx_models_console(opened.onnx_models, model, out.color));
       return 0;
     }
     // A PEFT adapter is reported with its base model, which the merged model is, when the base is found.

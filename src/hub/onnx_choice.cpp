@@ -81,6 +81,13 @@ std::vector<const RepoFile*> onnx_models_in_folders(const std::vector<RepoFile>&
   return out;
 }
 
+std::vector<ListedOnnxModel> listed_onnx_models(const std::vector<RepoFile>& files) {
+  std::vector<ListedOnnxModel> out;
+  for (const RepoFile* f : onnx_models_in_folders(files))
+    out.push_back({f->path, std::string(transformers_js_dtype(files, *f)), onnx_listed_bytes(files, *f)});
+  return out;
+}
+
 std::string onnx_model_paths(const std::vector<const RepoFile*>& models) {
   return some_paths(models);
 }

@@ -14,6 +14,18 @@
 
 namespace ma {
 
+// An ONNX model a repository keeps in a folder (transformers.js's onnx/model_q4.onnx, ONNX Runtime GenAI's
+// cpu-int4/model.onnx), as its listing describes it: a choice for --file, as the Hub's file viewer lists
+// them.
+struct ListedOnnxModel {
+  std::string path;
+  std::string dtype;                   // transformers_js_dtype's; "" when the name does not say
+  std::optional<uint64_t> size_bytes;  // onnx_listed_bytes': the graph and the data named after it
+};
+
+// The repository's ONNX models in folders (onnx_models_in_folders), each described from the listing alone.
+std::vector<ListedOnnxModel> listed_onnx_models(const std::vector<RepoFile>& files);
+
 // The ONNX model of a repository's top level, as a local directory's: its one .onnx file, or model.onnx
 // among several; nullptr when there is none, or several and none is model.onnx.
 const RepoFile* top_level_onnx_model(const std::vector<RepoFile>& files);

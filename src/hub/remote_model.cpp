@@ -252,6 +252,8 @@ class Assembler {
   std::vector<WeightFile> onnx_file(const HubModelInfo& info, LocalModelFiles& files, RemoteModel& m) {
     const RepoFile* onnx = top_level_onnx_model(info.files);
     if (!onnx) {
+      // A listing shows them (the report's Metadata, or the listing itself): no note to repeat it.
+      if (options_.list_models) return {};
       if (const std::string in_folders = onnx_model_paths(onnx_models_in_folders(info.files));
           !in_folders.empty())
         m.notes.push_back("the repository's ONNX models are in folders (" + in_folders +
@@ -419,7 +421,7 @@ class Assembler {
   void gguf_model(const HubModelInfo& info, const GgufCatalog& ggufs, const RepoFile* chosen,
                   LocalModelFiles& files, RemoteModel& m) {
     RemoteStats& stats = m.stats;
-    if (!chosen && ggufs.models().size() > 1 && options_.list_gguf_models) {
+    if (!chosen && ggufs.models().size() > 1 && options_.list_models) {
       list_gguf_models(info, ggufs, m);
       return;
     }
@@ -532,12 +534,15 @@ class Assembler {
     }
     if (!files.config && files.format == CheckpointFormat::None && m.gguf_models.empty() &&
         missing_.empty()) {
+      // Nothing to report but ONNX models in folders: listed when a listing is the answer.
+      if (options_.list_models) m.onnx_models = listed_onnx_models(info.files);
       const std::string in_folders = onnx_model_paths(onnx_models_in_folders(info.files));
-      throw Error(ErrorKind::NotFound, files.display_name, "",
-                  "the repository holds no config.json, index, .safetensors or GGUF file" +
-                      (in_folders.empty() ? std::string()
-                                          : "; its ONNX models are in folders (" + in_folders +
-                                                "): name one with --file to read it"));
+      if (m.onnx_models.empty())
+        throw Error(ErrorKind::NotFound, files.display_name, "",
+                    "the repository holds no config.json, index, .safetensors or GGUF file" +
+                        (in_folders.empty() ? std::string()
+                                            : "; its ONNX models are in folders (" + in_folders +
+                                                  "): name one with --file to read it"));
     }
     if (http_) {
       m.stats.requests = http_->client().requests();

@@ -13,6 +13,7 @@
 #include "formats/model_files.h"
 #include "hub/hub_settings.h"
 #include "hub/model_info.h"
+#include "hub/onnx_choice.h"
 #include "hub/repo_ref.h"
 
 namespace ma {
@@ -27,9 +28,11 @@ struct RemoteOptions {
   // The ONNX model to read (hub/onnx_choice.h: its path, or its file name when one file has it). Set, it
   // wins over whatever else the repository holds, as gguf_file does; it is read from its folder.
   std::optional<std::string> onnx_file;
-  // With several GGUF models and no gguf_file: fetch every model's header(s) into RemoteModel::gguf_models
-  // (a listing, as the Hub's file viewer shows) instead of refusing to choose.
-  bool list_gguf_models = false;
+  // A listing, as the Hub's file viewer shows it, instead of refusing to choose: with several GGUF models and
+  // no gguf_file, every model's header(s) fetched into RemoteModel::gguf_models; with nothing to report but
+  // ONNX models in folders (ONNX Runtime GenAI's repositories hold no config.json), those models from the
+  // listing alone into RemoteModel::onnx_models.
+  bool list_models = false;
 };
 
 // One GGUF model of a repository of quantizations: its file (the first part of a split one), every part's
@@ -62,7 +65,8 @@ struct RemoteModel {
   RemoteStats stats;
   std::vector<std::string> warnings;
   std::vector<std::string> notes;  // how it was read, where that is worth saying (a snapshot read as is)
-  std::vector<GgufModelChoice> gguf_models;  // list_gguf_models: the repository's models, no weights chosen
+  std::vector<GgufModelChoice> gguf_models;  // list_models: the repository's models, no weights chosen
+  std::vector<ListedOnnxModel> onnx_models;  // list_models: the ONNX models in folders, none chosen
   // The bytes of the weight files read, as the listing gives them: an index's shards, the unindexed files,
   // a GGUF model's parts. Not every weight file of the repository: a consolidated.safetensors beside the
   // shards, the other quantizations, a training_args.bin are not the model read. Unknown when the listing

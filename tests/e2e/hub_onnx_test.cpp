@@ -272,6 +272,29 @@ TEST_F(HubOnnx, TheReportListsTheModelsInFoldersWithTheirSizes) {
   EXPECT_NE(console.out.find("4 in folders, not read: name one with --file PATH"), std::string::npos)
       << console.out;
   EXPECT_NE(console.out.find("onnx/model_fp16.onnx"), std::string::npos) << console.out;
+
+  // With nothing else to report (no config.json, as ONNX Runtime GenAI's repositories), the listing is the
+  // answer, as a -GGUF repository's quantizations are; `tensors`, which needs a model, still names them.
+  CommandResult alone = run("ex/onnx-folders-only --json");
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  json::Document listing = json::Document::parse(alone.out, "stdout");
+  EXPECT_EQ(listing.root().find("source")->as_string(), "ex/onnx-folders-only");
+  const json::Value* listed = listing.root().find("onnx_models");
+  ASSERT_NE(listed, nullptr);
+  ASSERT_EQ(listed->items().size(), models->items().size());
+  for (size_t i = 0; i < listed->items().size(); ++i) {
+    EXPECT_EQ(listed->items()[i].find("path")->as_string(), models->items()[i].find("path")->as_string());
+    EXPECT_EQ(listed->items()[i].find("size_bytes")->as_uint(),
+              models->items()[i].find("size_bytes")->as_uint());
+  }
+  CommandResult alone_console = run("ex/onnx-folders-only");
+  ASSERT_EQ(alone_console.exit_code, 0) << alone_console.err;
+  EXPECT_NE(alone_console.out.find("ex/onnx-folders-only: 4 ONNX models"), std::string::npos)
+      << alone_console.out;
+  EXPECT_NE(alone_console.out.find("analyse one with --file PATH"), std::string::npos) << alone_console.out;
+  // The listing shows them: no note on stderr repeats it (`tensors` gives one, having no table).
+  EXPECT_EQ(alone_console.err.find("in folders"), std::string::npos) << alone_console.err;
+  EXPECT_EQ(console.err.find("in folders"), std::string::npos) << console.err;
 }
 
 // `graph` reads a Hub model's graph as a local one's, from the .onnx fetched whole.

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "core/units.h"
+#include "report/onnx_models_report.h"
 #include "report/section_renderers.h"
 
 namespace ma {
@@ -15,25 +16,9 @@ std::string or_none(const std::string& s, const char* none) {
   return s.empty() ? none : s;
 }
 
-// The ONNX models offered in folders: file, dtype, size; "-" or "?" where the name or the listing does
-// not say (a size is never the part of it that is listed).
-std::vector<std::vector<std::string>> onnx_model_rows(const ModelMetadata& s, size_t most) {
-  std::vector<std::vector<std::string>> rows;
-  for (size_t i = 0; i < most && i < s.onnx_models.size(); ++i) {
-    const ListedOnnxModel& m = s.onnx_models[i];
-    rows.push_back(
-        {m.path, m.dtype.empty() ? "-" : m.dtype, m.size_bytes ? human_bytes(*m.size_bytes) : "?"});
-  }
-  return rows;
-}
-
 std::string onnx_models_line(const ModelMetadata& s) {
   return std::to_string(s.onnx_models.size()) + " in folders, not read: name one with --file PATH";
 }
-
-constexpr const char* kOnnxModelsFootnote =
-    "dtype: transformers.js's, by the file name (model_fp16.onnx fp16, the model they vary fp32); size: the "
-    "graph and the data named after it";
 
 }  // namespace
 
@@ -49,7 +34,7 @@ void render_console(ConsoleWriter& w, const ModelMetadata& s, const ModelReport&
     w.field("ONNX models", onnx_models_line(s));
     // transformers.js's older exports hold thirty (encoder, decoder, decoder with past, each per dtype).
     const size_t shown = o.detailed ? s.onnx_models.size() : std::min<size_t>(s.onnx_models.size(), 8);
-    w.table({"File", "dtype", "Size"}, onnx_model_rows(s, shown));
+    w.table(kOnnxModelColumns, onnx_model_rows(s.onnx_models, shown));
     if (shown < s.onnx_models.size())
       w.footnote("and " + std::to_string(s.onnx_models.size() - shown) +
                  " more: --detailed or --json lists them");
@@ -87,15 +72,8 @@ void write_json(JsonWriter& w, const std::optional<ModelMetadata>& m) {
   text("pipeline_tag", m->pipeline_tag);
   text("last_modified", m->last_modified);
   w.key("weight_files_bytes").value_or_null(m->weight_files_bytes);
-  w.key("onnx_models").begin_array();
-  for (const ListedOnnxModel& o : m->onnx_models) {
-    w.begin_object();
-    w.key("path").value(o.path);
-    w.key("dtype").text_or_null(o.dtype);
-    w.key("size_bytes").value_or_null(o.size_bytes);
-    w.end_object();
-  }
-  w.end_array();
+  w.key("onnx_models");
+  write_onnx_models_json(w, m->onnx_models);
   w.end_object();
 }
 
@@ -115,7 +93,7 @@ void render_document(DocumentWriter& w, const ModelMetadata& s, const ModelRepor
   w.fields(rows);
   if (!s.onnx_models.empty()) {
     w.paragraph("ONNX models: " + onnx_models_line(s) + ".");
-    w.table({"File", "dtype", "Size"}, onnx_model_rows(s, s.onnx_models.size()));
+    w.table(kOnnxModelColumns, onnx_model_rows(s.onnx_models, s.onnx_models.size()));
     w.paragraph(std::string(kOnnxModelsFootnote) + ".");
   }
 }
