@@ -1,7 +1,8 @@
-// Decoder-only models built as sequence classifiers (model/decoder_classification_head.h): transformers'
+// Decoder-only models built as classifiers (model/decoder_classification_head.h): transformers'
 // ...ForSequenceClassification is the causal LM's base model with score = Linear(hidden, num_labels,
 // bias=False) in place of the LM head (GenericForSequenceClassification; GPT2ForSequenceClassification
-// before it). Reward models are such classifiers with one label.
+// before it), ...ForTokenClassification the same with a biased Linear. Reward models are sequence
+// classifiers with one label. The expected counts are worked by hand from those classes.
 #include "model/decoder_classification_head.h"
 
 #include <gtest/gtest.h>
@@ -55,7 +56,26 @@ TEST(DecoderClassificationHead, ATiedHeadIsDroppedWithItsTie) {
   EXPECT_EQ(total_of(t), total_of(template_of(lm)) + 2 * 64);
 }
 
-// Classifiers that are their builders' own keep their heads: BERT's classifier with its bias.
+// A per-token classifier's Linear is biased: GenericForTokenClassification's score where the base model is
+// `model`, GPT-2's own classifier under `transformer`.
+TEST(DecoderClassificationHead, TokenClassifiersAreBiased) {
+  const ModelTemplate llama = template_of(tiny_llama("LlamaForTokenClassification", id2label_of(3)));
+  EXPECT_EQ(find_tensor(llama, "lm_head.weight"), nullptr);
+  EXPECT_EQ(find_tensor(llama, "score.weight")->shape, Shape({3, 64}));
+  EXPECT_EQ(find_tensor(llama, "score.bias")->shape, Shape({3}));
+  EXPECT_EQ(total_of(llama), 98'819u);  // 115,008 - 16,384 + 3 x 64 + 3
+  const ModelTemplate gpt2 =
+      template_of(R"({"model_type": "gpt2", "architectures": ["GPT2ForTokenClassification"],
+      "n_embd": 64, "n_layer": 2, "n_head": 4, "vocab_size": 256, "n_positions": 128, )" +
+                  id2label_of(5) + "}");
+  EXPECT_EQ(find_tensor(gpt2, "score.weight"), nullptr);
+  EXPECT_EQ(find_tensor(gpt2, "classifier.weight")->shape, Shape({5, 64}));
+  EXPECT_EQ(find_tensor(gpt2, "classifier.bias")->shape, Shape({5}));
+}
+
+// Classifiers that are their builders' own keep their heads: BERT's classifier with its bias; Qwen3-ASR's
+// aligner, a decoder whose score its builder sizes without a bias, is counted in its own test
+// (Qwen3Asr.CountsAsPublished).
 TEST(DecoderClassificationHead, EncodersKeepTheirOwnClassifier) {
   const ModelTemplate t =
       template_of(R"({"model_type": "bert", "architectures": ["BertForSequenceClassification"],
@@ -72,6 +92,7 @@ TEST(DecoderClassificationHead, ACheckpointOfItReadsCleanly) {
   expect_reads_cleanly(tiny_llama("LlamaForSequenceClassification", R"("num_labels": 1)"));
   expect_reads_cleanly(
       replaced(tiny_llama("Qwen2ForSequenceClassification", id2label_of(5)), R"("llama")", R"("qwen2")"));
+  expect_reads_cleanly(tiny_llama("LlamaForTokenClassification", id2label_of(9)));
 }
 
 }  // namespace
