@@ -76,16 +76,11 @@ std::vector<const RepoFile*> GgufCatalog::parts(const RepoFile& first) const {
 }
 
 std::optional<uint64_t> GgufCatalog::bytes(const RepoFile& first) const {
-  uint64_t total = 0;
   try {
-    for (const RepoFile* p : parts(first)) {
-      if (!p->size) return std::nullopt;
-      total += *p->size;
-    }
+    return listed_bytes(parts(first));
   } catch (const Error&) {
-    return std::nullopt;
+    return std::nullopt;  // a part missing from the listing
   }
-  return total;
 }
 
 std::string GgufCatalog::listing(const std::vector<const RepoFile*>& models) const {

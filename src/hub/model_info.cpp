@@ -43,6 +43,15 @@ bool is_hex(std::string_view s, size_t n) {
 
 }  // namespace
 
+std::optional<uint64_t> listed_bytes(const std::vector<const RepoFile*>& files) {
+  uint64_t total = 0;
+  for (const RepoFile* f : files) {
+    if (!f->size) return std::nullopt;
+    total += *f->size;
+  }
+  return total;
+}
+
 const RepoFile* HubModelInfo::file(std::string_view path) const {
   for (const RepoFile& f : files)
     if (f.path == path) return &f;

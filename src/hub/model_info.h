@@ -21,6 +21,10 @@ struct RepoFile {
   const std::string& listed_hash() const { return lfs_sha256.empty() ? blob_id : lfs_sha256; }
 };
 
+// The bytes of `files` as the listing gives them; nullopt when it gives no size for one (the files that are
+// sized would pass for the whole).
+std::optional<uint64_t> listed_bytes(const std::vector<const RepoFile*>& files);
+
 struct HubModelInfo {
   std::string id;
   std::string commit;  // "sha", validated: 40 lower-case hex

@@ -93,14 +93,10 @@ std::string onnx_model_paths(const std::vector<const RepoFile*>& models) {
 }
 
 std::optional<uint64_t> onnx_listed_bytes(const std::vector<RepoFile>& files, const RepoFile& model) {
-  if (!model.size) return std::nullopt;
-  uint64_t total = *model.size;
-  for (const RepoFile* c : onnx_companions(files, model)) {
-    if (file_name_of(c->path) == "genai_config.json") continue;  // brought along, not the model's data
-    if (!c->size) return std::nullopt;
-    total += *c->size;
-  }
-  return total;
+  std::vector<const RepoFile*> parts = {&model};
+  for (const RepoFile* c : onnx_companions(files, model))
+    if (file_name_of(c->path) != "genai_config.json") parts.push_back(c);  // brought along, not data
+  return listed_bytes(parts);
 }
 
 std::string_view transformers_js_dtype(const std::vector<RepoFile>& files, const RepoFile& model) {

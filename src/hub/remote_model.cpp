@@ -46,16 +46,6 @@ bool holds_model_safetensors(const HubModelInfo& info) {
   });
 }
 
-// The bytes of `files` as the listing gives them; nullopt when it gives no size for one.
-std::optional<uint64_t> listed_bytes(const std::vector<const RepoFile*>& files) {
-  uint64_t total = 0;
-  for (const RepoFile* f : files) {
-    if (!f->size) return std::nullopt;
-    total += *f->size;
-  }
-  return total;
-}
-
 // A cached header is exactly its 8-byte length prefix plus that many bytes; anything else (a file cut short
 // by a crash or a full disk) is fetched again rather than reported as a malformed checkpoint.
 bool complete_header(std::string_view prefix) {
@@ -536,13 +526,14 @@ class Assembler {
         missing_.empty()) {
       // Nothing to report but ONNX models in folders: listed when a listing is the answer.
       if (options_.list_models) m.onnx_models = listed_onnx_models(info.files);
-      const std::string in_folders = onnx_model_paths(onnx_models_in_folders(info.files));
-      if (m.onnx_models.empty())
+      if (m.onnx_models.empty()) {
+        const std::string in_folders = onnx_model_paths(onnx_models_in_folders(info.files));
         throw Error(ErrorKind::NotFound, files.display_name, "",
                     "the repository holds no config.json, index, .safetensors or GGUF file" +
                         (in_folders.empty() ? std::string()
                                             : "; its ONNX models are in folders (" + in_folders +
                                                   "): name one with --file to read it"));
+      }
     }
     if (http_) {
       m.stats.requests = http_->client().requests();
