@@ -5,7 +5,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
-#include "model/decoder_classification_head.h"
+#include "model/decoder_task_head.h"
 #include "model/families/family_groups.h"
 #include "model/family_table.h"
 #include "model/layer_shapes.h"
@@ -187,7 +187,7 @@ ModelTemplate build_template(const ModelConfig& cfg) {
     if (e.kind() != ErrorKind::Limit || !e.file().empty()) throw;
     throw Error(ErrorKind::Limit, cfg.file(), "its layer and expert counts", e.rule());
   }
-  swap_lm_head_for_classifier(cfg, t);
+  swap_lm_head_for_task_head(cfg, t);
   store_step_counters_as_int64(t);
   complete_layer_shapes(t.arch);
   read_config_facts(cfg, t.arch);

@@ -84,6 +84,20 @@ void ModelTemplate::rename_on_disk(std::string_view memory_prefix, std::string_v
   }
 }
 
+void ModelTemplate::rename_module(std::string_view from, std::string_view to) {
+  auto rename = [&](std::string& n) {
+    if (n.starts_with(from)) n = std::string(to) + n.substr(from.size());
+  };
+  for (TemplateTensor& t : tensors) {
+    rename(t.name);
+    rename(t.tied_to);
+    for (DiskPiece& p : t.disk) rename(p.name);
+    if (t.per_expert) rename(t.per_expert->prefix);
+  }
+  for (KnownExtra& e : known_extras) rename(e.prefix);
+  for (StackSpec& s : arch.stacks) rename(s.path);
+}
+
 std::vector<DiskTensor> disk_form(const ModelTemplate& t) {
   std::vector<DiskTensor> out;
   out.reserve(t.tensors.size());
