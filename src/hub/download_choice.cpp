@@ -86,16 +86,17 @@ void require_literal_globs(const std::vector<std::string>& paths, const std::vec
 // (torch's older exporter wrote one file per large initializer, named after it). Empty when the graph cannot
 // be read (larger than a graph is fetched up to, malformed, not cached offline): the files named after the
 // model are then all that is taken.
-std::vector<std::string> onnx_external_files(const RepoRef& ref, const std::string& commit,
+std::vector<std::string> onnx_external_files(const RepoRef& ref, const RevisionFiles& listed,
                                              const HubSettings& settings, const RepoFile& model) {
   RepoRef at = ref;
-  at.revision = commit;
+  at.revision = listed.commit;
   at.explicit_revision = true;
   at.file.reset();
   at.gguf_model.reset();
   RemoteOptions options;
   options.skip_tokenizer = true;
   options.onnx_file = model.path;
+  if (listed.online) options.listed = &*listed.online;
   const std::string folder = std::filesystem::path(model.path).parent_path().generic_string();
   std::vector<std::string> out;
   try {
@@ -131,7 +132,7 @@ void take_onnx_model(const RepoRef& ref, const RevisionFiles& listed, const HubS
                      const RepoFile& model, std::vector<std::string>& paths) {
   take_path(model.path, paths);
   for (const RepoFile* c : onnx_companions(listed.files, model)) take_path(c->path, paths);
-  for (const std::string& path : onnx_external_files(ref, listed.commit, settings, model))
+  for (const std::string& path : onnx_external_files(ref, listed, settings, model))
     if (listed_path(listed.files, path)) take_path(path, paths);
   take_analysis_files(listed.files, paths);
 }
@@ -154,7 +155,9 @@ DownloadChoice choose_needed_files(const RepoRef& ref, const HubSettings& settin
   RepoRef at = ref;  // the model as an analysis reads it, at the commit of the list
   at.revision = listed.commit;
   at.explicit_revision = true;
-  const RemoteModel m = open_remote_model(at, settings, RemoteOptions{});
+  RemoteOptions options;
+  if (listed.online) options.listed = &*listed.online;  // asked once, not again for the analysis
+  const RemoteModel m = open_remote_model(at, settings, options);
   const LocalModelFiles& files = m.files;
   const std::filesystem::path snapshot = HubCache(settings.cache_root, ref.id).snapshot_dir(listed.commit);
   std::vector<std::string> paths;

@@ -70,7 +70,8 @@ class Assembler {
 
   RemoteModel online() {
     RemoteModel m;
-    m.info = fetch_model_info(*http_, ref_, cache_, nullptr, &m.warnings);
+    m.info =
+        options_.listed ? *options_.listed : fetch_model_info(*http_, ref_, cache_, nullptr, &m.warnings);
     assemble(m);
     return m;
   }

@@ -33,6 +33,9 @@ struct RemoteOptions {
   // ONNX models in folders (ONNX Runtime GenAI's repositories hold no config.json), those models from the
   // listing alone into RemoteModel::onnx_models.
   bool list_models = false;
+  // The Hub's answer for the revision, fetched by the caller just now (`download --needed` chose files from
+  // it): taken as the model info instead of asking the Hub a second time. Online only; must outlive the call.
+  const HubModelInfo* listed = nullptr;
 };
 
 // One GGUF model of a repository of quantizations: its file (the first part of a split one), every part's

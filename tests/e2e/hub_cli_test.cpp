@@ -289,10 +289,14 @@ TEST_F(HubCli, DownloadNeededTakesWhatTheAnalysisReadsNotTheCopies) {
       << before.err;
 
   const fs::path out = cache_ / "needed";
+  hub_->clear_log();
   CommandResult r = run("download ex/sharded-with-copies --needed --out '" + out.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(files_under(out), (std::vector<std::string>{"config.json", "model-00001-of-00001.safetensors",
                                                         "model.safetensors.index.json"}));
+  // The files are chosen from one answer of the Hub, which the analysis and the download take too.
+  hub_->wait_for_log(4);  // the model info and the three files at least
+  EXPECT_EQ(count("hub", "/api/models/"), 1u);
   EXPECT_EQ(read_file(out / "model-00001-of-00001.safetensors"),
             read_file(example_dir() / "model.safetensors"));
 

@@ -343,9 +343,15 @@ TEST_F(HubOnnx, DownloadOfANamedModelBringsItsDataAndStatsReadsIt) {
 
   // --needed takes the model the analysis reads, the top-level one with its data.
   const fs::path needed = cache_.path() / "needed";
+  hub_->clear_log();
   CommandResult top = run("download ex/onnx-external --needed --out '" + needed.string() + "'");
   ASSERT_EQ(top.exit_code, 0) << top.err;
   EXPECT_EQ(files_under(needed), (std::vector<std::string>{"model.onnx", "model.onnx.data"}));
+  // One answer of the Hub chooses the model, names its data and lists the download.
+  const std::vector<LogEntry> log = hub_->wait_for_log(3);  // the model info and the two files at least
+  EXPECT_EQ(std::count_if(log.begin(), log.end(),
+                          [](const LogEntry& e) { return e.uri.find("/api/models/") != std::string::npos; }),
+            1);
 
   // One too large to fetch as a graph is the model an analysis would read once downloaded: --needed chooses
   // it (here left out again with --exclude: its sparse bytes are not the ones its etag names).
