@@ -471,6 +471,12 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
                                    "2 x num_key_value_heads x head_dim x encoder positions x bits");
         p.layers.push_back(std::move(l));
       }
+  } else if (std::any_of(layers.begin(), layers.end(),
+                         [](const LayerSpec& l) { return l.cross_attention.has_value(); })) {
+    p.assumptions.push_back(std::string("cross-attention K/V not counted: ") +
+                            (arch.stack(StackRole::Audio)
+                                 ? "the speech encoder's output is as long as the audio"
+                                 : "no length is known for what it reads"));
   }
   const auto any = [&](auto pred) { return std::any_of(layers.begin(), layers.end(), pred); };
   const bool indexer = any([](const LayerSpec& l) { return l.attention.indexer_head_dim > 0; });

@@ -167,6 +167,9 @@ struct StackSpec {
   uint64_t mel_bins = 0;    // audio: input features per frame
   uint64_t positions = 0;   // encoder / audio: input positions it attends (Whisper 1,500 frames); 0: the
                             // input length (T5's relative positions)
+  // Vision: the features one image leaves the tower as (a ViT's patches and class tokens, a Swin's last
+  // stage's patches); 0 unknown. An encoder-decoder composite's cross-attention reads them (its `positions`).
+  uint64_t output_positions = 0;
   // ALBERT: every layer runs the same weights (a group stored once), so its parameters are not per layer.
   bool shared_weights = false;
 };

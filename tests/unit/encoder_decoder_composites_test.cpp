@@ -4,8 +4,10 @@
 // reference counter of this work, verify/verify.py), never our own output.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
+#include "analysis/memory_kv.h"
 #include "template_test_support.h"
 
 namespace ma::test {
@@ -156,6 +158,86 @@ TEST(EncoderDecoder, Bert2Gpt2) {
   EXPECT_EQ(parameters_of(R"({"model_type":"encoder-decoder","encoder":{"model_type":"bert"},
       "decoder":{"model_type":"gpt2","add_cross_attention":true,"is_decoder":true}})"),
             262'288'896u);
+}
+
+// The record of a composite is its decoder's, which generates: BERT with is_decoder is a decoder (causal,
+// with a KV cache), and the encoder stays an encoder. Each caches its self-attention's K/V per token and the
+// encoder's output once per sequence: bert2bert-large's decoder 24 layers x 2 x 1,024 x 2 bytes per token,
+// and its cross-attention over the encoder's 512 positions.
+TEST(EncoderDecoder, TheDecoderCachesItsOwnTokensAndTheEncoderOutput) {
+  const ModelTemplate t = template_of(R"({"model_type":"encoder-decoder","encoder":{"model_type":"bert",
+      "hidden_size":1024,"num_hidden_layers":24,"num_attention_heads":16,"intermediate_size":4096},
+      "decoder":{"model_type":"bert","hidden_size":1024,"num_hidden_layers":24,"num_attention_heads":16,
+      "intermediate_size":4096,"is_decoder":true,"add_cross_attention":true}})");
+  ASSERT_NE(t.arch.stack(StackRole::Decoder), nullptr);
+  ASSERT_NE(t.arch.stack(StackRole::Encoder), nullptr);
+  EXPECT_EQ(t.arch.stack(StackRole::Decoder)->path, "decoder.bert.encoder.layer");
+  EXPECT_EQ(t.arch.stack(StackRole::Encoder)->path, "encoder.encoder.layer");
+  const KvCachePlan p = plan_kv_cache(t.arch, DType::BF16, DType::BF16, 512);
+  EXPECT_EQ(p.per_token, 24u * 2 * 1024 * 2);
+  EXPECT_EQ(p.cross_per_sequence, 24u * 2 * 1024 * 512 * 2);
+  // BertLMHeadModel alone with is_decoder is the same decoder.
+  const ModelTemplate alone = template_of(R"({"model_type":"bert","architectures":["BertLMHeadModel"],
+      "is_decoder":true,"num_hidden_layers":2})");
+  ASSERT_NE(alone.arch.stack(StackRole::Decoder), nullptr);
+  EXPECT_EQ(alone.arch.stack(StackRole::Encoder), nullptr);
+  EXPECT_EQ(plan_kv_cache(alone.arch, DType::BF16, DType::BF16, 512).per_token, 2u * 2 * 768 * 2);
+}
+
+// A vision encoder-decoder's cross-attention reads the image's features, as many as the tower outputs:
+// TrOCR-base's ViT at 384 pixels in patches of 16, 576 patches and its class token; each nested model keeps
+// its own heads (the ViT's 12, the decoder's 16).
+TEST(VisionEncoderDecoder, CrossAttentionCachesTheTowersOutput) {
+  const ModelTemplate t = template_of(kTrocrBase);
+  const StackSpec* vision = t.arch.stack(StackRole::Vision);
+  ASSERT_NE(vision, nullptr);
+  EXPECT_EQ(vision->positions, 577u);
+  EXPECT_EQ(vision->layers.front().attention.heads, 12u);
+  EXPECT_EQ(vision->layers.front().attention.head_dim, 64u);
+  EXPECT_EQ(vision->layers.front().ffn.intermediate, 3072u);
+  EXPECT_EQ(t.arch.stack(StackRole::Decoder)->layers.front().attention.heads, 16u);
+  const KvCachePlan p = plan_kv_cache(t.arch, DType::BF16, DType::BF16, 512);
+  EXPECT_EQ(p.per_token, 12u * 2 * 1024 * 2);
+  EXPECT_EQ(p.cross_per_sequence, 12u * 2 * 1024 * 577 * 2);  // keys and values are d_model wide
+}
+
+// naver-clova-ix/donut-base's shape: a Swin whose last stage outputs 2,560 x 1,920 pages in patches of 4,
+// merged three times, 80 x 60 features; an odd side is padded before it is halved.
+TEST(VisionEncoderDecoder, ASwinTowerOutputsItsLastStagesPatches) {
+  const std::string donut = R"({"model_type":"vision-encoder-decoder","encoder":{"model_type":"donut-swin",
+      "image_size":[2560,1920],"patch_size":4,"embed_dim":128,"depths":[2,2,14,2],"num_heads":[4,8,16,32],
+      "window_size":10},"decoder":{"model_type":"mbart","d_model":1024,"decoder_layers":4,
+      "decoder_attention_heads":16,"decoder_ffn_dim":4096,"vocab_size":57525,"max_position_embeddings":1536,
+      "is_decoder":true,"add_cross_attention":true,"add_final_layer_norm":true}})";
+  EXPECT_EQ(template_of(donut).arch.stack(StackRole::Vision)->positions, 80u * 60);
+  const KvCachePlan p = plan_kv_cache(template_of(donut).arch, DType::BF16, DType::BF16, 1536);
+  EXPECT_EQ(p.cross_per_sequence, 4u * 2 * 1024 * 4800 * 2);
+  // 100 x 100 patches: 50, 25, then 13 after padding 25 to 26.
+  EXPECT_EQ(template_of(replaced(donut, "[2560,1920]", "[400,400]")).arch.stack(StackRole::Vision)->positions,
+            13u * 13);
+}
+
+// A speech encoder-decoder: the encoder is an audio tower, its output as long as the audio, so the
+// cross-attention cache is not counted and the plan says so; the decoder's own K/V are.
+TEST(SpeechEncoderDecoder, AudioTowerAndADecoderReadingIt) {
+  const std::string speech = R"({"model_type":"speech-encoder-decoder","encoder":{"model_type":"wav2vec2",
+      "hidden_size":32,"num_hidden_layers":1,"num_attention_heads":2,"intermediate_size":64,"conv_dim":[8,8],
+      "conv_kernel":[10,3],"conv_stride":[5,2],"num_conv_pos_embeddings":16,"num_conv_pos_embedding_groups":2},
+      "decoder":{"model_type":"gpt2","n_embd":48,"n_layer":2,"n_head":4,"vocab_size":100,"n_positions":64,
+      "add_cross_attention":true,"is_decoder":true}})";
+  const ModelTemplate t = template_of(speech);
+  EXPECT_EQ(t.arch.architecture, "SpeechEncoderDecoderModel");
+  ASSERT_NE(t.arch.stack(StackRole::Audio), nullptr);
+  EXPECT_EQ(t.arch.stack(StackRole::Encoder), nullptr);
+  EXPECT_EQ(t.arch.stack(StackRole::Audio)->layers.front().attention.heads, 2u);  // its own, not GPT-2's 4
+  EXPECT_EQ(find_tensor(t, "enc_to_dec_proj.weight")->shape, (Shape{48, 32}));
+  const KvCachePlan p = plan_kv_cache(t.arch, DType::BF16, DType::BF16, 64);
+  EXPECT_EQ(p.per_token, 2u * 2 * 48 * 2);
+  EXPECT_EQ(p.cross_per_sequence, 0u);
+  EXPECT_TRUE(std::any_of(p.assumptions.begin(), p.assumptions.end(), [](const std::string& a) {
+    return a.find("cross-attention K/V not counted") != std::string::npos &&
+           a.find("speech encoder") != std::string::npos;
+  }));
 }
 
 TEST(EncoderDecoderComposites, HostileConfigsNameTheField) {

@@ -197,6 +197,8 @@ void build_composite(const ModelConfig& cfg, ModelTemplate& t, const Composite& 
       if (!l.cross_attention) l.cross_attention = l.attention;
   for (StackSpec& s : enc.arch.stacks) {
     if (s.role == StackRole::Encoder) s.role = c.encoder_role;
+    // The decoder's cross-attention reads an image's features, as many as the tower outputs.
+    if (s.role == StackRole::Vision && !s.positions) s.positions = s.output_positions;
     t.arch.stacks.push_back(std::move(s));
   }
   append_model(t, std::move(enc));

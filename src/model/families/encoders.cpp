@@ -152,6 +152,9 @@ void build_bert_style(const ModelConfig& cfg, ModelTemplate& t, const BertStyle&
   text_encoder_body(t, prefix, "encoder.layer", names, d);
   if (cross)
     for (LayerSpec& l : t.arch.stack(StackRole::Encoder)->layers) l.cross_attention = l.attention;
+  // is_decoder makes the layers causal, with a KV cache (BertLMHeadModel, EncoderDecoderModel's decoder): the
+  // stack is a decoder's, which the KV cache and an encoder-decoder composite's record read.
+  if (cfg.flag_or("is_decoder", false)) t.arch.stack(StackRole::Encoder)->role = StackRole::Decoder;
   if (s.task_type_ids && cfg.flag_or("use_task_id", false))
     blocks::embedding(t, prefix + "embeddings.task_type_embeddings.weight",
                       cfg.dim_or("task_type_vocab_size", 3), d.layer.hidden);
@@ -488,6 +491,7 @@ uint64_t vit_body(const ModelConfig& cfg, ModelTemplate& t, const std::string& c
   t.add(prefix + "embeddings.patch_embeddings.projection.weight", {h, channels, patch_h, patch_w});
   t.add(prefix + "embeddings.patch_embeddings.projection.bias", {h});
   vit_encoder(t, prefix, d, patch_h, image_h);
+  t.arch.stack(StackRole::Encoder)->output_positions = d.max_positions;  // every position is an output
   return h;
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/json.h"
 #include "model/families/multimodal_towers.h"
+#include "model/layer_shapes.h"
 
 namespace ma::families {
 
@@ -12,6 +13,9 @@ ModelTemplate nested_model(const ModelConfig& sub, BuildFn build, std::string_vi
   ModelTemplate inner;
   inner.arch.model_type = model_type;
   build(sub, inner);
+  // Its layers take its own record's dimensions, not the composite's (TrOCR's ViT has 12 heads, its decoder
+  // 16): the composite's record is one of the nested models', or its own.
+  complete_layer_shapes(inner.arch);
   for (TemplateTensor& x : inner.tensors) {
     x.name = prefix + x.name;
     if (!x.tied_to.empty()) x.tied_to = prefix + x.tied_to;

@@ -197,6 +197,14 @@ uint64_t swin_body(ModelTemplate& t, const SwinShape& s, const std::string& p, S
   StackSpec& stack = t.arch.add_stack(StackRole::Encoder, p + "encoder.layers", s.features());
   stack.patch_size = patch_h;
   stack.image_size = image_h;
+  // The patches the last stage outputs: the embedding pads the image to whole patches, and each merging pads
+  // an odd side before halving it (Donut's 2,560 x 1,920 pages in patches of 4: 80 x 60).
+  uint64_t side_h = (image_h + patch_h - 1) / patch_h, side_w = (image_w + patch_w - 1) / patch_w;
+  for (size_t i = 1; i < s.depths.size(); ++i) {
+    side_h = (side_h + 1) / 2;
+    side_w = (side_w + 1) / 2;
+  }
+  stack.output_positions = side_h * side_w;
   for (size_t i = 0; i < s.depths.size(); ++i) {
     const uint64_t dim = s.width(i);
     const std::string stage = p + "encoder.layers." + std::to_string(i) + ".";
