@@ -1,8 +1,10 @@
 #include "model/decoder_task_head.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/families/encoders_common.h"
@@ -19,6 +21,14 @@ std::optional<TaskHead> task_head_of(const std::string& cls) {
   if (cls.ends_with("ForQuestionAnswering")) return TaskHead::QuestionAnswering;
   return std::nullopt;
 }
+
+// The model types whose question-answering class holds the base model as `transformer` "for BC", as
+// LlamaForQuestionAnswering and Qwen2ForQuestionAnswering override GenericForQuestionAnswering's `model`, and
+// the classes that inherit theirs (transformers 5). Mistral's, Mixtral's, Qwen2-MoE's and MiniMax's keep
+// `model`.
+constexpr std::array<std::string_view, 12> kQaBaseAsTransformer = {
+    "llama",   "qwen2", "qwen3",    "qwen3_moe", "qwen3_next", "ministral",
+    "exaone4", "arcee", "seed_oss", "smollm3",   "diffllama",  "nemotron"};
 
 // The base model the generic classes hold as `model` (AutoModel under model., not OPT's model.decoder.).
 bool generic_base(const ModelTemplate& t) {
@@ -73,7 +83,10 @@ void swap_lm_head_for_task_head(const ModelConfig& cfg, ModelTemplate& t) {
   const std::string name = head_name(*task, t);
   const uint64_t width = head_input_width(t);
   const uint64_t outputs = *task == TaskHead::QuestionAnswering ? 2 : families::num_labels(cfg);
-  if (*task == TaskHead::QuestionAnswering && generic_base(t)) t.rename_module("model.", "transformer.");
+  if (*task == TaskHead::QuestionAnswering && generic_base(t) &&
+      std::find(kQaBaseAsTransformer.begin(), kQaBaseAsTransformer.end(), a.model_type) !=
+          kQaBaseAsTransformer.end())
+    t.rename_module("model.", "transformer.");
   std::erase_if(t.tensors, in_lm_head);
   t.add(name + ".weight", {outputs, width});
   if (*task != TaskHead::Sequence) t.add(name + ".bias", {outputs});

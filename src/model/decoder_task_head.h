@@ -8,9 +8,10 @@
 // - a per-token classifier's is biased: GenericForTokenClassification's `score`, the older classes'
 // `classifier`;
 // - question answering's qa_outputs = Linear(width, 2), biased. GenericForQuestionAnswering holds the base
-//   model as `transformer` in every class that inherits LlamaForQuestionAnswering (Mistral, Mixtral, Qwen2,
-//   Qwen3(-MoE, -Next), SmolLM3, Exaone 4, ...: "for BC"), so their names move from model. to transformer.;
-//   the older classes keep their causal LM's base names (transformer., gpt_neox., OPT's model.decoder.).
+//   model as `model`, but Llama's and Qwen2's classes and those inheriting them (Qwen3(-MoE, -Next),
+//   Ministral, SmolLM3, Exaone 4, ...) as `transformer` "for BC": their names move from model. to
+//   transformer.; the older classes keep their causal LM's base names (transformer., gpt_neox., OPT's
+//   model.decoder.).
 // Family builders build the causal LM; build_template then swaps its head.
 #pragma once
 #include "model/config.h"

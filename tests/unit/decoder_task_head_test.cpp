@@ -92,19 +92,27 @@ TEST(DecoderTaskHead, QuestionAnsweringHoldsTheBaseAsTransformer) {
   expect_reads_cleanly(tiny_llama("LlamaForQuestionAnswering", ""));
 }
 
-// A MoE's experts stored one tensor per expert move with the base: Mixtral's w1 of expert 0 on disk.
+// A MoE's experts stored one tensor per expert move with the base: Qwen3-MoE's gate_proj of expert 0 on disk.
+// Mixtral's class keeps GenericForQuestionAnswering's `model`.
 TEST(DecoderTaskHead, QuestionAnsweringMovesPerExpertPieces) {
-  const ModelTemplate t = template_of(R"({"model_type": "mixtral", "architectures":
+  const std::string qwen3_moe = R"({"model_type": "qwen3_moe", "architectures":
+      ["Qwen3MoeForQuestionAnswering"], "hidden_size": 64, "intermediate_size": 96, "moe_intermediate_size": 32,
+      "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+      "vocab_size": 256, "num_experts": 4, "num_experts_per_tok": 2})";
+  bool found = false;
+  for (const DiskTensor& x : disk_form(template_of(qwen3_moe))) {
+    EXPECT_FALSE(x.name.starts_with("model.")) << x.name;
+    found = found || x.name == "transformer.layers.0.mlp.experts.0.gate_proj.weight";
+  }
+  EXPECT_TRUE(found);
+  const ModelTemplate mixtral = template_of(R"({"model_type": "mixtral", "architectures":
       ["MixtralForQuestionAnswering"], "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 1,
       "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 256, "num_local_experts": 4,
       "num_experts_per_tok": 2})");
-  bool found = false;
-  for (const DiskTensor& x : disk_form(t)) {
-    EXPECT_FALSE(x.name.starts_with("model.")) << x.name;
-    found = found || x.name == "transformer.layers.0.block_sparse_moe.experts.0.w1.weight";
-  }
-  EXPECT_TRUE(found);
-  EXPECT_EQ(find_tensor(t, "qa_outputs.weight")->shape, Shape({2, 64}));
+  EXPECT_NE(find_tensor(mixtral, "model.embed_tokens.weight"), nullptr);
+  EXPECT_EQ(find_tensor(mixtral, "lm_head.weight"), nullptr);
+  EXPECT_EQ(find_tensor(mixtral, "qa_outputs.weight")->shape, Shape({2, 64}));
+  EXPECT_EQ(find_tensor(mixtral, "qa_outputs.bias")->shape, Shape({2}));
 }
 
 // The older classes keep their causal LM's base names (GPT-2's transformer.) and add a biased qa_outputs.
