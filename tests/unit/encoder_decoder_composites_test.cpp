@@ -35,8 +35,9 @@ constexpr const char* kTrocrSmall =
       "decoder_ffn_dim":1024,"vocab_size":64044,"max_position_embeddings":512,"cross_attention_hidden_size":384,
       "is_decoder":true,"add_cross_attention":true,"tie_word_embeddings":false}})";
 
-// The untied output projection, vocab x d_model, which the paper's counts leave out.
-constexpr uint64_t kBaseProjection = 50265ull * 1024, kSmallProjection = 64044ull * 256;
+// TrOCR-Base's untied output projection, vocab x d_model, which the paper's count leaves out (its Small count
+// keeps it).
+constexpr uint64_t kBaseProjection = 50265ull * 1024;
 
 // The TrOCR paper (Li et al., 2021, table 1) gives TrOCR-Base 334M and TrOCR-Small 62M parameters, its
 // output projection shared with the embedding; transformers' classes give 385,393,152 and 61,596,672.
