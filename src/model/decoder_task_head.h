@@ -5,8 +5,8 @@
 // - a sequence classifier's score = Linear(width, num_labels, bias=False): GenericForSequenceClassification
 //   (Llama, Mistral, Qwen2/3, Gemma, Phi-3, ...) and the older per-model classes alike (GPT-2, GPT-J,
 //   GPT-Neo, GPT-NeoX, OPT, BLOOM, Falcon, MPT, Phi);
-// - a per-token classifier's is biased: GenericForTokenClassification's `score`, the older classes'
-// `classifier`;
+// - a per-token classifier's is biased: GenericForTokenClassification's `score`, the older classes' own
+//   `classifier`;
 // - question answering's qa_outputs = Linear(width, 2), biased. GenericForQuestionAnswering holds the base
 //   model as `model`, but Llama's and Qwen2's classes and those inheriting them (Qwen3(-MoE, -Next),
 //   Ministral, SmolLM3, Exaone 4, ...) as `transformer` "for BC": their names move from model. to
