@@ -439,9 +439,9 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
   // What cross-attention reads: an encoder's output (T5, Whisper), or else the vision tower's features of one
   // image (Llama 3.2 Vision: every tile's patches).
   const StackSpec* vision = arch.stack(StackRole::Vision);
-  const bool reads_image = !arch.stack(StackRole::Encoder) && vision && vision->positions &&
-                           std::any_of(layers.begin(), layers.end(),
-                                       [](const LayerSpec& l) { return l.cross_attention.has_value(); });
+  const bool cross_attends = std::any_of(layers.begin(), layers.end(),
+                                         [](const LayerSpec& l) { return l.cross_attention.has_value(); });
+  const bool reads_image = !arch.stack(StackRole::Encoder) && vision && vision->positions && cross_attends;
   if (reads_image) {
     p.assumptions.push_back("cross-attention K/V cover one image's features from the vision tower, " +
                             num(vision->positions) + " positions");
@@ -471,8 +471,7 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
                                    "2 x num_key_value_heads x head_dim x encoder positions x bits");
         p.layers.push_back(std::move(l));
       }
-  } else if (std::any_of(layers.begin(), layers.end(),
-                         [](const LayerSpec& l) { return l.cross_attention.has_value(); })) {
+  } else if (cross_attends) {
     p.assumptions.push_back(std::string("cross-attention K/V not counted: ") +
                             (arch.stack(StackRole::Audio)
                                  ? "the speech encoder's output is as long as the audio"

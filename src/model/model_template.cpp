@@ -90,7 +90,7 @@ void ModelTemplate::rename_module(std::string_view from, std::string_view to) {
   };
   for (TemplateTensor& t : tensors) {
     rename(t.name);
-    rename(t.tied_to);
+    if (!t.tied_to.empty()) rename(t.tied_to);  // an untied tensor has no target to move
     for (DiskPiece& p : t.disk) rename(p.name);
     if (t.per_expert) rename(t.per_expert->prefix);
   }

@@ -103,7 +103,8 @@ struct ModelTemplate {
   // Applies a prefix rename to the on-disk names of all tensors (e.g. "model." -> "backbone.").
   void rename_on_disk(std::string_view memory_prefix, std::string_view disk_prefix);
   // Moves a module to another name in memory and on disk alike: names, ties, disk pieces, extras' prefixes
-  // and stack paths (a question-answering class that holds the base model as `transformer`, not `model`).
+  // and stack paths (a question-answering class that holds the base model as `transformer`, not `model`;
+  // with `from` empty, a nested model put under its composite's prefix).
   void rename_module(std::string_view from, std::string_view to);
   // Puts the tensors under `module_prefixes` in that order, within the places they already take (the others
   // stay where they are): a builder that must build a module after another it reads its width from can

@@ -16,14 +16,7 @@ ModelTemplate nested_model(const ModelConfig& sub, BuildFn build, std::string_vi
   // Its layers take its own record's dimensions, not the composite's (TrOCR's ViT has 12 heads, its decoder
   // 16): the composite's record is one of the nested models', or its own.
   complete_layer_shapes(inner.arch);
-  for (TemplateTensor& x : inner.tensors) {
-    x.name = prefix + x.name;
-    if (!x.tied_to.empty()) x.tied_to = prefix + x.tied_to;
-    for (DiskPiece& p : x.disk) p.name = prefix + p.name;
-    if (x.per_expert) x.per_expert->prefix = prefix + x.per_expert->prefix;
-  }
-  for (ModelTemplate::KnownExtra& e : inner.known_extras) e.prefix = prefix + e.prefix;
-  for (StackSpec& s : inner.arch.stacks) s.path = prefix + s.path;
+  inner.rename_module("", prefix);  // every name moves under the prefix
   return inner;
 }
 
