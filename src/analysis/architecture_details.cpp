@@ -5,12 +5,24 @@
 namespace ma {
 namespace {
 
+// Whether every layer of a decoder attends across to a tower's output: a vision or speech encoder-decoder
+// (TrOCR, Donut, a wav2vec2 encoder with a GPT-2 decoder), whose encoder is a tower in the record. A decoder
+// with a few cross-attention layers among its own (Llama 3.2 Vision's 8 of 40) is a decoder-only model that
+// also reads an image.
+bool cross_attends_a_tower(const ArchitectureRecord& a, const StackSpec& decoder) {
+  if (!a.stack(StackRole::Vision) && !a.stack(StackRole::Audio)) return false;
+  return !decoder.layers.empty() &&
+         std::all_of(decoder.layers.begin(), decoder.layers.end(),
+                     [](const LayerSpec& l) { return l.cross_attention.has_value(); });
+}
+
 // From the record's stacks: an encoder with a decoder, an encoder alone (BERT, T5EncoderModel), or a decoder
 // by its mixers.
 std::string architecture_type(const ArchitectureRecord& a) {
   const StackSpec* decoder = a.stack(StackRole::Decoder);
   if (a.stack(StackRole::Encoder)) return decoder ? "encoder-decoder" : "encoder-only";
   if (!decoder) return "";
+  if (cross_attends_a_tower(a, *decoder)) return "encoder-decoder";
   size_t attention = 0, recurrent = 0;
   for (const LayerSpec& l : decoder->layers) {
     if (l.mixer == Mixer::Attention)

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <string>
 
+#include "analysis/architecture_details.h"
 #include "analysis/memory_kv.h"
+#include "analysis/parameter_counts.h"
 #include "template_test_support.h"
 
 namespace ma::test {
@@ -202,6 +204,21 @@ TEST(VisionEncoderDecoder, CrossAttentionCachesTheTowersOutput) {
   EXPECT_EQ(p.cross_per_sequence, 12u * 2 * 1024 * 577 * 2);  // keys and values are d_model wide
 }
 
+// Every decoder layer of TrOCR attends across to the ViT's output: an encoder-decoder, though its encoder is
+// a vision tower in the record, not an encoder stack.
+TEST(VisionEncoderDecoder, IsAnEncoderDecoder) {
+  EXPECT_EQ(describe_architecture(template_of(kTrocrBase).arch, ParameterCounts{}, {}).architecture_type,
+            "encoder-decoder");
+  // The same ViT beside a GPT-2 without cross-attention is no composite transformers builds; a decoder
+  // alone stays what its layers are.
+  EXPECT_EQ(describe_architecture(template_of(R"({"model_type":"trocr","d_model":64,"decoder_layers":2,
+      "decoder_attention_heads":4,"decoder_ffn_dim":128,"vocab_size":100})")
+                                      .arch,
+                                  ParameterCounts{}, {})
+                .architecture_type,
+            "decoder-only");
+}
+
 // naver-clova-ix/donut-base's shape: a Swin whose last stage outputs 2,560 x 1,920 pages in patches of 4,
 // merged three times, 80 x 60 features; an odd side is padded before it is halved.
 TEST(VisionEncoderDecoder, ASwinTowerOutputsItsLastStagesPatches) {
@@ -235,6 +252,7 @@ TEST(SpeechEncoderDecoder, AudioTowerAndADecoderReadingIt) {
   const KvCachePlan p = plan_kv_cache(t.arch, DType::BF16, DType::BF16, 64);
   EXPECT_EQ(p.per_token, 2u * 2 * 48 * 2);
   EXPECT_EQ(p.cross_per_sequence, 0u);
+  EXPECT_EQ(describe_architecture(t.arch, ParameterCounts{}, {}).architecture_type, "encoder-decoder");
   EXPECT_TRUE(std::any_of(p.assumptions.begin(), p.assumptions.end(), [](const std::string& a) {
     return a.find("cross-attention K/V not counted") != std::string::npos &&
            a.find("speech encoder") != std::string::npos;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string>
 
+#include "analysis/architecture_details.h"
 #include "analysis/memory_kv.h"
 #include "analysis/perf/perf_model.h"
 #include "analyzed_model.h"
@@ -68,6 +69,8 @@ TEST(Mllama, CrossAttentionCachesOneImagesFeatures) {
   const KvCachePlan p = plan_kv_cache(a, DType::BF16, DType::BF16, 8192);
   EXPECT_EQ(p.per_token, 32u * 2 * 8 * 128 * 2);
   EXPECT_EQ(p.cross_per_sequence, 8u * 2 * 8 * 128 * 6404 * 2);
+  // 8 of its 40 layers read the image: a decoder-only model beside a tower, not an encoder-decoder.
+  EXPECT_EQ(describe_architecture(a, counts_of(kLlama32Vision11b), {}).architecture_type, "decoder-only");
 }
 
 // A decode step's cross-attention reads the image's cached K/V: its 8 K/V heads, not its 32 query heads.
