@@ -60,7 +60,7 @@ CommandSpec plan_spec(PlanArgs& a) {
   s.summary =
       "Will it fit, where, and how fast: bytes per device (weights, KV cache, activations, engine\n"
       "overhead), the largest context and batch, valid tensor / pipeline / expert splits ranked by\n"
-      "tokens/s, the widest precision that fits, llama.cpp offload (-ngl, --n-cpu-moe) with a CPU.";
+      "tokens/s, the widest precision that fits, llama.cpp offload (-ngl, --n-cpu-moe, -ts) with a CPU.";
   s.operand = one_operand(a.model, s.name);
   add_result_output_options(s, a.outputs,
                             "bytes per device as stacked bars and the layer strip: .png or .svg");

@@ -67,8 +67,8 @@ std::string render_offload_svg(const Plan& p, const OffloadPlan& o, uint64_t lay
   TextStyle sub{12, plot::kMuted};
   sub.min_size = 10;
   svg.fit(20, 48, width - 40,
-          "-ngl " + std::to_string(o.ngl) + " --n-cpu-moe " + std::to_string(o.cpu_moe_layers) + " on " +
-              devices_text(p) + (p.request.cpu_ram ? " + " + human_bytes(*p.request.cpu_ram) + " RAM" : ""),
+          llama_cpp_offload_flags(o) + " on " + devices_text(p) +
+              (p.request.cpu_ram ? " + " + human_bytes(*p.request.cpu_ram) + " RAM" : ""),
           sub);
   svg.fit(20, 64, width - 40, o.fits ? "fits with CPU offload" : "does not fit, even with CPU offload", sub);
   uint64_t tallest = 0;

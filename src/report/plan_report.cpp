@@ -174,18 +174,37 @@ bool every_offload_gpu_fits(const OffloadPlan& o) {
   return std::all_of(o.devices.begin(), o.devices.end(), [](const OffloadDevice& d) { return d.fits(); });
 }
 
+std::string tensor_split_text(const OffloadPlan& o) {
+  if (o.tensor_split.empty()) return "llama.cpp's default (each GPU's memory)";
+  std::string ts;
+  for (uint32_t slots : o.tensor_split) ts += (ts.empty() ? "" : ",") + std::to_string(slots);
+  return ts + " (-ts: each GPU's layers, the output counted)";
+}
+
+// What llama.cpp's default split needs where the plan's -ts holds more (JSON offload.default_split).
+std::string default_split_text(const OffloadDefaultSplit& d) {
+  return "ngl " + std::to_string(d.ngl) + ", cpu_moe_layers " + std::to_string(d.cpu_moe_layers) +
+         ", gpus_fit " + (d.gpus_fit ? "yes" : "no") + ", decode_tokens_per_s " +
+         tokens_per_s(d.decode_tokens_per_s) + " (without -ts)";
+}
+
 std::vector<std::pair<std::string, std::string>> offload_fields(const OffloadPlan& o) {
-  return {{"gpu_layers", std::to_string(o.gpu_layers) + " (the last ones)"},
-          {"ngl", std::to_string(o.ngl) + " (-ngl: llama.cpp counts the output as a layer)"},
-          {"cpu_moe_layers", std::to_string(o.cpu_moe_layers) + " (--n-cpu-moe)"},
-          {"gpu_bytes", bytes_exactly(o.gpu_bytes) + " over every GPU"},
-          {"cpu_bytes", bytes_exactly(o.cpu_bytes)},
-          {"cpu_kv_bytes", bytes_exactly(o.cpu_kv_bytes) + " (KV cache of the layers on the CPU)"},
-          {"fits", o.fits ? "yes"
-                          : (every_offload_gpu_fits(o) ? "no: the CPU RAM is too small"
-                                                       : "no: a GPU cannot hold its share")},
-          {"decode_tokens_per_s", tokens_per_s(o.decode_tokens_per_s)},
-          {"formula", o.formula}};
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {"gpu_layers", std::to_string(o.gpu_layers) + " (the last ones)"},
+      {"ngl", std::to_string(o.ngl) + " (-ngl: llama.cpp counts the output as a layer)"},
+      {"cpu_moe_layers", std::to_string(o.cpu_moe_layers) + " (--n-cpu-moe)"},
+      {"gpu_bytes", bytes_exactly(o.gpu_bytes) + " over every GPU"},
+      {"cpu_bytes", bytes_exactly(o.cpu_bytes)},
+      {"cpu_kv_bytes", bytes_exactly(o.cpu_kv_bytes) + " (KV cache of the layers on the CPU)"},
+      {"fits", o.fits ? "yes"
+                      : (every_offload_gpu_fits(o) ? "no: the CPU RAM is too small"
+                                                   : "no: a GPU cannot hold its share")},
+      {"decode_tokens_per_s", tokens_per_s(o.decode_tokens_per_s)},
+      {"formula", o.formula}};
+  if (o.devices.size() > 1) fields.insert(fields.begin() + 3, {"tensor_split", tensor_split_text(o)});
+  if (o.default_split)
+    fields.insert(fields.begin() + 4, {"default_split", default_split_text(*o.default_split)});
+  return fields;
 }
 
 // Each GPU's share of the offload (JSON offload.devices[], the same names).
@@ -473,6 +492,28 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
     w.key("gpu_layers").value(o.gpu_layers);
     w.key("ngl").value(o.ngl);
     w.key("cpu_moe_layers").value(o.cpu_moe_layers);
+    w.key("tensor_split");
+    if (o.tensor_split.empty()) {
+      w.null();
+    } else {
+      w.begin_array();
+      for (uint32_t slots : o.tensor_split) w.value(slots);
+      w.end_array();
+    }
+    w.key("default_split");
+    if (const std::optional<OffloadDefaultSplit>& d = o.default_split) {
+      w.begin_object();
+      w.key("ngl").value(d->ngl);
+      w.key("cpu_moe_layers").value(d->cpu_moe_layers);
+      w.key("gpus_fit").value(d->gpus_fit);
+      w.key("devices").begin_array();
+      for (size_t i = 0; i < d->devices.size(); ++i) offload_device_object(w, i, d->devices[i]);
+      w.end_array();
+      optional_number(w, "decode_tokens_per_s", d->decode_tokens_per_s);
+      w.end_object();
+    } else {
+      w.null();
+    }
     w.key("gpu_bytes").value(o.gpu_bytes);
     w.key("cpu_bytes").value(o.cpu_bytes);
     w.key("cpu_kv_bytes").value(o.cpu_kv_bytes);

@@ -50,7 +50,7 @@ std::string plan_verdict(const Plan& p, bool on_devices) {
     if (p.widest_fitting)
       t += "; fits in " + std::string(precision_name(*p.widest_fitting));
     else if (p.offload && p.offload->fits)
-      t += "; fits with CPU offload";
+      t += "; fits with CPU offload (" + llama_cpp_offload_flags(*p.offload) + ")";
     return t;
   }
   const SplitPlan& s = p.splits[*p.best];

@@ -292,5 +292,39 @@ TEST(PlanCli, TheOffloadAPlanReliesOnIsWhatItsPictureDraws) {
   EXPECT_NE(svg.find("fits with CPU offload"), std::string::npos);
 }
 
+// gpt-oss-120b on two RTX 3090s: llama.cpp's default split leaves the first GPU half empty once its layers'
+// experts are in RAM, so the advice is a -ts of the plan's own, in the JSON (tensor_split, default_split),
+// the console and the verdict alike.
+TEST(PlanCli, ATensorSplitOfItsOwnIsAdvisedWhereItHoldsMore) {
+  const auto data = shared_data();
+  if (!data) GTEST_SKIP() << "no ../shared/data";
+  const std::string args = "plan " + quoted(*data / "hf-configs" / "openai__gpt-oss-120b") +
+                           " --gpu 2xrtx3090 --engine llama.cpp --cpu-ram 128GB --context 16384";
+  const CommandResult r = run_cli(args + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json::Document doc = json::Document::parse(r.out, "plan");
+  const json::Value& o = *doc.root().find("offload");
+  auto count = [](const json::Value* v) { return std::to_string(v->as_uint().value_or(UINT64_MAX)); };
+  const auto& ts = o.find("tensor_split")->items();
+  ASSERT_EQ(ts.size(), 2u);
+  EXPECT_EQ(ts[0].as_uint().value_or(0) + ts[1].as_uint().value_or(0), o.find("ngl")->as_uint());
+  const json::Value& def = *o.find("default_split");
+  EXPECT_GT(def.find("cpu_moe_layers")->as_uint().value_or(0),
+            o.find("cpu_moe_layers")->as_uint().value_or(0));
+  EXPECT_EQ(def.find("devices")->items().size(), 2u);
+  EXPECT_GT(o.find("decode_tokens_per_s")->as_double(), def.find("decode_tokens_per_s")->as_double());
+  const std::string flags = "-ngl " + count(o.find("ngl")) + " --n-cpu-moe " +
+                            count(o.find("cpu_moe_layers")) + " -ts " + count(&ts[0]) + "," + count(&ts[1]);
+  EXPECT_TRUE(o.find("formula")->as_string().starts_with(flags + ":")) << o.find("formula")->as_string();
+
+  const CommandResult console = run_cli(args);
+  ASSERT_EQ(console.exit_code, 0) << console.err;
+  EXPECT_NE(console.out.find("fits with CPU offload (" + flags + ")"), std::string::npos) << console.out;
+  EXPECT_NE(console.out.find("default_split             ngl " + count(def.find("ngl")) + ", cpu_moe_layers " +
+                             count(def.find("cpu_moe_layers"))),
+            std::string::npos)
+      << console.out;
+}
+
 }  // namespace
 }  // namespace ma::test

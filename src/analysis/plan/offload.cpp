@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "analysis/memory_math.h"
 
@@ -34,12 +35,12 @@ uint64_t gpu_weights_of(const WeightLayout& w, uint32_t l, Placement p) {
 // Each GPU's share: llama.cpp splits its GPU slots (the layers, then the output) by --tensor-split, by
 // default each device's free memory (taken as its memory), with llama_cpp_layer_split's rule; each layer's
 // cache goes with it.
-std::vector<OffloadDevice> place_on_gpus(const OffloadModel& om, const DeviceSpec& g, Placement p) {
+std::vector<OffloadDevice> place_on_gpus(const OffloadModel& om, const DeviceSpec& g, Placement p,
+                                         std::span<const uint64_t> shares) {
   const uint32_t n = om.layers(), on_gpu = p.gpu_layers(), first = n - on_gpu;
   std::vector<OffloadDevice> out(g.count);
-  std::vector<uint64_t> shares(g.count);
   for (size_t d = 0; d < g.count; ++d) {
-    shares[d] = out[d].capacity = g.memory_of(d);
+    out[d].capacity = g.memory_of(d);
     out[d].compute_buffer = om.buffer;
     out[d].first_layer = out[d].end_layer = n;
   }
@@ -59,23 +60,90 @@ std::vector<OffloadDevice> place_on_gpus(const OffloadModel& om, const DeviceSpe
   return out;
 }
 
+std::vector<uint64_t> memory_shares(const DeviceSpec& g) {
+  std::vector<uint64_t> shares(g.count);
+  for (size_t d = 0; d < g.count; ++d) shares[d] = g.memory_of(d);
+  return shares;
+}
+
 bool every_gpu_holds(const std::vector<OffloadDevice>& devices) {
   return std::all_of(devices.begin(), devices.end(), [](const OffloadDevice& d) { return d.fits(); });
 }
 
-// The most the GPUs hold, each its own share: every layer and the output, with the routed experts of the
-// fewest first layers in CPU RAM (for a MoE model, attention and shared experts are worth more per byte on
-// a GPU); then fewer layers (-ngl shrinks from the front).
-Placement choose_placement(const OffloadModel& om, const DeviceSpec& g) {
+// The most the GPUs hold, each its own share (`holds`): every layer and the output, with the routed experts
+// of the fewest first layers in CPU RAM (for a MoE model, attention and shared experts are worth more per
+// byte on a GPU); then fewer layers (-ngl shrinks from the front).
+template <typename Holds>
+Placement choose_placement(const OffloadModel& om, Holds&& holds) {
   const WeightLayout& w = om.m->weights;
   const uint32_t n = om.layers();
   Placement p{n + 1, 0};
   const bool moe =
       std::any_of(w.layer_expert_bytes.begin(), w.layer_expert_bytes.end(), [](uint64_t b) { return b > 0; });
   if (moe)
-    while (p.cpu_moe < n && !every_gpu_holds(place_on_gpus(om, g, p))) ++p.cpu_moe;
-  while (p.ngl > 0 && !every_gpu_holds(place_on_gpus(om, g, p))) --p.ngl;
+    while (p.cpu_moe < n && !holds(p)) ++p.cpu_moe;
+  while (p.ngl > 0 && !holds(p)) --p.ngl;
   return p;
+}
+
+// What each GPU slot of placement p takes on its GPU, in llama.cpp's order: the GPU layers (weights less the
+// experts kept in CPU RAM, and their cache), then the output.
+std::vector<uint64_t> slot_bytes(const OffloadModel& om, Placement p) {
+  std::vector<uint64_t> slots;
+  const uint32_t n = om.layers();
+  for (uint32_t l = n - p.gpu_layers(); l < n; ++l)
+    slots.push_back(gpu_weights_of(om.m->weights, l, p) + om.kv[l]);
+  if (p.ngl) slots.push_back(om.output);
+  return slots;
+}
+
+// The slots packed onto the GPUs in order, each GPU taking slots while it keeps `slack` bytes free beside
+// its compute buffer: each GPU's count, or nothing when slots are left over. Packing in order decides
+// whether any split in order holds them: a GPU given fewer slots than it holds only leaves more for the
+// next.
+std::optional<std::vector<uint32_t>> pack_slots(const std::vector<uint64_t>& slots, const DeviceSpec& g,
+                                                uint64_t buffer, uint64_t slack) {
+  std::vector<uint32_t> counts(g.count, 0);
+  size_t next = 0;
+  for (size_t d = 0; d < g.count; ++d) {
+    const uint64_t capacity = g.memory_of(d);
+    if (capacity < buffer + slack) return std::nullopt;  // every CUDA device holds a compute buffer
+    uint64_t room = capacity - buffer - slack;
+    for (; next < slots.size() && slots[next] <= room; ++next, ++counts[d]) room -= slots[next];
+  }
+  if (next < slots.size()) return std::nullopt;
+  return counts;
+}
+
+// A -ts of the plan's own: the placement that holds the most over every split in order (choose_placement's
+// preference), its slots then packed with the most memory left free on the fullest GPU (the largest slack
+// every GPU keeps, found by bisection), which leaves room for what an estimate misses. Nothing when no
+// slot fits.
+struct SearchedSplit {
+  Placement placement;
+  std::vector<uint32_t> slots;  // per GPU: the -ts
+};
+std::optional<SearchedSplit> search_split(const OffloadModel& om, const DeviceSpec& g) {
+  const Placement p = choose_placement(
+      om, [&](Placement q) { return pack_slots(slot_bytes(om, q), g, om.buffer, 0).has_value(); });
+  if (p.ngl == 0) return std::nullopt;
+  const std::vector<uint64_t> slots = slot_bytes(om, p);
+  uint64_t lo = 0, hi = 0;
+  for (size_t d = 0; d < g.count; ++d) hi = std::max(hi, g.memory_of(d));
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (pack_slots(slots, g, om.buffer, mid))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return SearchedSplit{p, *pack_slots(slots, g, om.buffer, lo)};
+}
+
+// Whether placement a holds more of the model on the GPUs than b: more layers, or as many with fewer
+// layers' experts in CPU RAM.
+bool holds_more(Placement a, Placement b) {
+  return a.ngl != b.ngl ? a.ngl > b.ngl : a.cpu_moe < b.cpu_moe;
 }
 
 // What stays in CPU RAM: the token embedding (llama.cpp keeps the input layer on the CPU), the layers below
@@ -163,16 +231,23 @@ DecodeReads decode_reads(const OffloadModel& om, const OffloadInputs& in, Placem
   return r;
 }
 
-std::string offload_formula(Placement p, const OffloadInputs& in, const DecodeReads& r) {
+std::string offload_formula(const OffloadPlan& o, const OffloadInputs& in, const DecodeReads& r) {
   auto n = [](double b) { return num(static_cast<uint64_t>(b)); };
-  return "-ngl " + num(p.ngl) + (p.cpu_moe ? " --n-cpu-moe " + num(p.cpu_moe) : "") +
-         ": a decode step of batch " + num(in.batch) + " reads " + n(r.gpus.weights) +
-         " bytes of weights + " + n(r.gpus.kv) + " of KV cache on the GPUs (each at its own bandwidth) and " +
-         n(r.cpu.weights) + " + " + n(r.cpu.kv) + " on the CPU at " +
-         num(static_cast<uint64_t>(in.cpu_gbps)) + " GB/s";
+  return llama_cpp_offload_flags(o) + ": a decode step of batch " + num(in.batch) + " reads " +
+         n(r.gpus.weights) + " bytes of weights + " + n(r.gpus.kv) +
+         " of KV cache on the GPUs (each at its own bandwidth) and " + n(r.cpu.weights) + " + " +
+         n(r.cpu.kv) + " on the CPU at " + num(static_cast<uint64_t>(in.cpu_gbps)) + " GB/s";
 }
 
 }  // namespace
+
+std::string llama_cpp_offload_flags(const OffloadPlan& o) {
+  std::string flags = "-ngl " + num(o.ngl);
+  if (o.cpu_moe_layers) flags += " --n-cpu-moe " + num(o.cpu_moe_layers);
+  for (size_t d = 0; d < o.tensor_split.size(); ++d)
+    flags += (d ? "," : " -ts ") + std::to_string(o.tensor_split[d]);
+  return flags;
+}
 
 OffloadPlan plan_offload(const BudgetModel& m, const OffloadInputs& in) {
   const DeviceSpec& g = *in.gpus;
@@ -185,12 +260,30 @@ OffloadPlan plan_offload(const BudgetModel& m, const OffloadInputs& in) {
   om.buffer = device_budget(m, {}, in.batch, in.context, PlanEngine::LlamaCpp, in.knobs, g.memory_bytes)
                   .worst.activations;
 
-  const Placement p = choose_placement(om, g);
+  // llama.cpp's default split, then (over several GPUs) the best -ts, kept where it holds more.
+  const std::vector<uint64_t> memory = memory_shares(g);
+  const Placement by_memory =
+      choose_placement(om, [&](Placement q) { return every_gpu_holds(place_on_gpus(om, g, q, memory)); });
+  Placement p = by_memory;
+  std::vector<uint64_t> shares = memory;
   OffloadPlan o;
+  if (const std::optional<SearchedSplit> s = g.count > 1 ? search_split(om, g) : std::nullopt;
+      s && holds_more(s->placement, by_memory)) {
+    p = s->placement;
+    shares.assign(s->slots.begin(), s->slots.end());
+    o.tensor_split = s->slots;
+    OffloadDefaultSplit& d = o.default_split.emplace();
+    d.ngl = by_memory.ngl;
+    d.cpu_moe_layers = by_memory.cpu_moe;
+    d.devices = place_on_gpus(om, g, by_memory, memory);
+    d.gpus_fit = every_gpu_holds(d.devices);
+    const DecodeReads r = decode_reads(om, in, by_memory, d.devices);
+    if (r.step_s) d.decode_tokens_per_s = static_cast<double>(in.batch) / *r.step_s;
+  }
   o.ngl = p.ngl;
   o.gpu_layers = p.gpu_layers();
   o.cpu_moe_layers = p.cpu_moe;
-  o.devices = place_on_gpus(om, g, p);
+  o.devices = place_on_gpus(om, g, p, shares);
   for (const OffloadDevice& d : o.devices) o.gpu_bytes += d.used();
   const CpuShare cpu = cpu_share(om, p);
   o.cpu_bytes = cpu.weights + cpu.kv;
@@ -198,7 +291,7 @@ OffloadPlan plan_offload(const BudgetModel& m, const OffloadInputs& in) {
   o.fits = every_gpu_holds(o.devices) && (!in.cpu_ram || o.cpu_bytes <= *in.cpu_ram);
   const DecodeReads r = decode_reads(om, in, p, o.devices);
   if (r.step_s) o.decode_tokens_per_s = static_cast<double>(in.batch) / *r.step_s;
-  o.formula = offload_formula(p, in, r);
+  o.formula = offload_formula(o, in, r);
   return o;
 }
 

@@ -25,6 +25,15 @@ struct OffloadDevice {
   bool fits() const { return used() <= capacity; }
 };
 
+// What llama.cpp's default split (each GPU's memory for its share) needs where a -ts of the plan's own holds
+// more: its -ngl, --n-cpu-moe, each GPU's share and decode rate.
+struct OffloadDefaultSplit {
+  uint32_t ngl = 0, cpu_moe_layers = 0;
+  std::vector<OffloadDevice> devices;
+  bool gpus_fit = false;
+  std::optional<double> decode_tokens_per_s;
+};
+
 struct OffloadPlan {
   uint32_t gpu_layers = 0;  // layers of the stack on the GPUs: the last ones
   // llama.cpp's -ngl for that: it counts the output as a layer (src/llama-model.cpp: i_gpu_start =
@@ -32,10 +41,15 @@ struct OffloadPlan {
   uint32_t ngl = 0;
   uint32_t cpu_moe_layers = 0;         // --n-cpu-moe: the routed experts of the first layers in CPU RAM
   std::vector<OffloadDevice> devices;  // every GPU, in order
-  uint64_t gpu_bytes = 0;              // over every GPU
-  uint64_t cpu_bytes = 0;              // weights and KV cache in CPU RAM
-  uint64_t cpu_kv_bytes = 0;           // of which the KV cache of the layers left on the CPU
-  bool fits = false;                   // every GPU holds its share, and the CPU RAM (when given) the rest
+  // -ts: each GPU's slots (its layers, and the output on the last GPU given any), where that split holds
+  // more than llama.cpp's default one (more layers, or fewer --n-cpu-moe); empty: the default split, and no
+  // default_split.
+  std::vector<uint32_t> tensor_split;
+  std::optional<OffloadDefaultSplit> default_split;
+  uint64_t gpu_bytes = 0;     // over every GPU
+  uint64_t cpu_bytes = 0;     // weights and KV cache in CPU RAM
+  uint64_t cpu_kv_bytes = 0;  // of which the KV cache of the layers left on the CPU
+  bool fits = false;          // every GPU holds its share, and the CPU RAM (when given) the rest
   std::optional<double> decode_tokens_per_s;
   std::string formula;
 };
@@ -50,7 +64,11 @@ struct OffloadInputs {
 
 // The most of the model the GPUs hold: every layer and the output with the fewest --n-cpu-moe layers (MoE
 // models: attention and shared experts stay fast), else the largest -ngl; `fits` says whether even that
-// fits.
+// fits. Over several GPUs, llama.cpp's default split and the best -ts are both tried, and the split that
+// holds more is the plan.
 OffloadPlan plan_offload(const BudgetModel& m, const OffloadInputs& in);
+
+// The plan as llama.cpp's flags: "-ngl 95 --n-cpu-moe 60 -ts 31,64".
+std::string llama_cpp_offload_flags(const OffloadPlan& o);
 
 }  // namespace ma
