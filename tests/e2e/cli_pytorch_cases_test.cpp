@@ -13,23 +13,16 @@
 #include "core/json.h"
 #include "formats/safetensors_writer.h"
 #include "test_support.h"
+#include "torch_cases.h"
 
 namespace ma {
 namespace {
 
 namespace fs = std::filesystem;
 
-// DIR/CASE.pt as torch.save writes it, or nullopt (the test skips) without Debian's python3-torch.
-std::optional<fs::path> torch_case(const test::TempDir& dir, const std::string& name) {
-  if (test::run_shell("/usr/bin/python3 -c 'import torch'").exit_code != 0) return std::nullopt;
-  const fs::path script = fs::path(MA_SOURCE_DIR) / "tests" / "support" / "write_torch_cases.py";
-  const auto w = test::run_shell("/usr/bin/python3 " + test::quoted(script) + " " + test::quoted(dir.path()) +
-                                 " " + name);
-  EXPECT_EQ(w.exit_code, 0) << w.err;
-  return dir / (name + ".pt");
-}
-#define TORCH_CASE(var, dir, name)                           \
-  const std::optional<fs::path> var = torch_case(dir, name); \
+// CASE.pt as torch.save writes it (support/torch_cases.h), or the test skips without torch.
+#define TORCH_CASE(var, name)                                 \
+  const std::optional<fs::path> var = test::torch_case(name); \
   if (!var) GTEST_SKIP() << "Debian's python3-torch is not installed (scripts/install-deps.sh installs it)"
 
 // The JSON a command prints for `model` (which must succeed).
@@ -46,8 +39,7 @@ json::Document listed_tensors(const fs::path& model) {
 // model is still model_state_dict's 15 parameters (a 4x3 Linear), not the file's every tensor (the
 // optimizer's moments and step counts, and the loss: 29 more), which the note names.
 TEST(CliPytorchCases, ALossSavedBesideTheStateDictsIsNotTheModel) {
-  test::TempDir tmp;
-  TORCH_CASE(file, tmp, "tutorial");
+  TORCH_CASE(file, "tutorial");
   const auto r = test::run_cli("tensors " + test::quoted(*file) + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json::Document d = json::Document::parse(r.out, "stdout");
@@ -58,8 +50,7 @@ TEST(CliPytorchCases, ALossSavedBesideTheStateDictsIsNotTheModel) {
 // One state dict object saved under two keys is one container in the pickle (torch.save memoizes it): its
 // tensors are found under the state dict's path, not only under the first path the walk met ("swa.averaged").
 TEST(CliPytorchCases, AStateDictSavedUnderTwoKeysIsFoundUnderTheStateDicts) {
-  test::TempDir tmp;
-  TORCH_CASE(file, tmp, "shared-dict");
+  TORCH_CASE(file, "shared-dict");
   const json::Document d = listed_tensors(*file);
   EXPECT_EQ(d.root().find("num_parameters")->as_uint(), 15u);
   EXPECT_EQ(d.root().find("tensors")->items().size(), 2u);
@@ -68,8 +59,7 @@ TEST(CliPytorchCases, AStateDictSavedUnderTwoKeysIsFoundUnderTheStateDicts) {
 // A legacy file's pickles are read from a 1 MiB prefix first: a GLOBAL line cut by that prefix is a reason to
 // read more, not a malformed file (torch.load reads all 1,101 tensors).
 TEST(CliPytorchCases, ALegacyPickleCrossingTheFirstReadIsReadWhole) {
-  test::TempDir tmp;
-  TORCH_CASE(file, tmp, "legacy-boundary");
+  TORCH_CASE(file, "legacy-boundary");
   const json::Document d = listed_tensors(*file);
   EXPECT_EQ(d.root().find("checkpoint")->find("format")->as_string(), "pytorch legacy");
   EXPECT_EQ(d.root().find("checkpoint")->find("tensors")->as_uint(), 1101u);
@@ -78,8 +68,7 @@ TEST(CliPytorchCases, ALegacyPickleCrossingTheFirstReadIsReadWhole) {
 // The stats summary counts a tied tensor's parameters and its storage's bytes once, as tensors and the report
 // do: 12 + 4 parameters and 64 bytes, though three tensors hold 28 values.
 TEST(CliPytorchCases, StatsSummaryCountsTiedWeightsOnce) {
-  test::TempDir tmp;
-  TORCH_CASE(file, tmp, "tied");
+  TORCH_CASE(file, "tied");
   const json::Document d = json_of("stats", *file);
   const json::Value& summary = *d.root().find("summary");
   EXPECT_EQ(summary.find("tensors")->as_uint(), 3u);
@@ -91,8 +80,7 @@ TEST(CliPytorchCases, StatsSummaryCountsTiedWeightsOnce) {
 // Five expanded views of 2^62 elements each (4 bytes of storage apiece) add up past 2^64: a resource limit
 // (exit 5) naming the rule, where the sum wrapped to 2^62 parameters.
 TEST(CliPytorchCases, ElementsAddingUpPast64BitsAreALimit) {
-  test::TempDir tmp;
-  TORCH_CASE(file, tmp, "expanded");
+  TORCH_CASE(file, "expanded");
   const auto r = test::run_cli("tensors " + test::quoted(*file) + " --json");
   EXPECT_EQ(r.exit_code, 5) << r.err << r.out;
   EXPECT_NE(r.err.find("overflow 64 bits"), std::string::npos) << r.err;
@@ -102,8 +90,7 @@ TEST(CliPytorchCases, ElementsAddingUpPast64BitsAreALimit) {
 // A checkpoint whose only tensor is a view with gaps holds a tensor, whose values stats does not read: exit
 // 10 saying so, where it said "the checkpoint holds no tensor" (exit 8) after warning that it left it out.
 TEST(CliPytorchCases, OnlyUnreadableViewsAreUnsupportedNotMissing) {
-  test::TempDir tmp;
-  TORCH_CASE(file, tmp, "gapped");
+  TORCH_CASE(file, "gapped");
   const auto r = test::run_cli("stats " + test::quoted(*file) + " --json");
   EXPECT_EQ(r.exit_code, 10) << r.err;
   EXPECT_NE(r.err.find("none of its tensors has values this command reads (1 left out"), std::string::npos)
@@ -113,8 +100,7 @@ TEST(CliPytorchCases, OnlyUnreadableViewsAreUnsupportedNotMissing) {
 // A 4,000-byte key naming a list that holds one tensor 65,000 times costs the file 2 bytes a reference: its
 // paths are capped at 16x the pickle's bytes (exit 5, at once), where 135 KB made 260 MB of names, 1.4 GB.
 TEST(CliPytorchCases, MemoizedLongKeysAreCappedByThePickleSize) {
-  test::TempDir tmp;
-  TORCH_CASE(file, tmp, "long-keys");
+  TORCH_CASE(file, "long-keys");
   const auto r = test::run_cli_timeout(20, "tensors " + test::quoted(*file) + " --json");
   EXPECT_EQ(r.exit_code, 5) << r.err;
   EXPECT_NE(r.err.find("16x the pickle's bytes"), std::string::npos) << r.err;
@@ -144,8 +130,7 @@ TEST(CliPytorchCases, SafetensorsBesideAPytorchIndexAreRead) {
 // storage cover 110 MB: stats and compare refuse (exit 5) before reading; listing them reads nothing and
 // works.
 TEST(CliPytorchCases, ViewsCoveringTheirStorageManyTimesAreNotReadAgainAndAgain) {
-  test::TempDir tmp;
-  TORCH_CASE(file, tmp, "overlapping-views");
+  TORCH_CASE(file, "overlapping-views");
   for (const std::string& command :
        {"stats " + test::quoted(*file), "compare " + test::quoted(*file) + " " + test::quoted(*file)}) {
     const auto r = test::run_cli(command);

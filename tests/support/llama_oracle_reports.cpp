@@ -1,9 +1,6 @@
 #include "llama_oracle_reports.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdio>
 #include <iostream>
 #include <stdexcept>
 #include <string_view>
@@ -11,6 +8,7 @@
 
 #include "core/json.h"
 #include "llama_oracle_support.h"
+#include "script_output_cache.h"
 
 namespace ma::test {
 namespace {
@@ -31,35 +29,6 @@ std::string string_member(const json::Value& o, std::string_view key) {
   const json::Value* v = o.find(key);
   if (!v || !v->is_string()) throw std::runtime_error("no string '" + std::string(key) + "'");
   return std::string(v->as_string());
-}
-
-// FNV-1a over the oracle scripts' text and each llama.cpp library's name, size and modification time: a new
-// script or another llama.cpp build is a new key.
-std::string oracle_inputs_key() {
-  uint64_t h = 14695981039346656037ull;
-  const auto mix = [&h](std::string_view bytes) {
-    for (const unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
-  };
-  std::vector<fs::path> inputs;
-  for (const auto& e : fs::directory_iterator(fs::path(MA_SOURCE_DIR) / "tests/oracle"))
-    if (e.path().extension() == ".py") inputs.push_back(e.path());
-  std::sort(inputs.begin(), inputs.end());
-  for (const fs::path& p : inputs) {
-    mix(p.filename().string());
-    mix(read_file(p));
-  }
-  std::vector<fs::directory_entry> libs;
-  for (const fs::directory_entry& e : fs::directory_iterator(llama_lib_dir())) libs.push_back(e);
-  std::sort(libs.begin(), libs.end());
-  for (const fs::directory_entry& e : libs) {
-    if (!e.is_regular_file()) continue;
-    mix(e.path().filename().string());
-    mix(std::to_string(e.file_size()));
-    mix(std::to_string(e.last_write_time().time_since_epoch().count()));
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
 }
 
 LlamaReport parse_report(const fs::path& p) {
@@ -104,35 +73,50 @@ uint64_t LlamaReport::rope_factor_elements() const {
   return n;
 }
 
+std::string llama_oracle_inputs_key() {
+  std::string material;
+  std::vector<fs::path> inputs;
+  for (const auto& e : fs::directory_iterator(fs::path(MA_SOURCE_DIR) / "tests/oracle"))
+    if (e.path().extension() == ".py") inputs.push_back(e.path());
+  std::sort(inputs.begin(), inputs.end());
+  for (const fs::path& p : inputs) material += p.filename().string() + '\0' + read_file(p) + '\0';
+  std::vector<fs::directory_entry> libs;
+  for (const fs::directory_entry& e : fs::directory_iterator(llama_lib_dir())) libs.push_back(e);
+  std::sort(libs.begin(), libs.end());
+  for (const fs::directory_entry& e : libs) {
+    if (!e.is_regular_file()) continue;
+    material += e.path().filename().string() + '\0' + std::to_string(e.file_size()) + '\0' +
+                std::to_string(e.last_write_time().time_since_epoch().count()) + '\0';
+  }
+  return cache_key(material);
+}
+
 LlamaOracleRun run_llama_gguf_oracle() {
   LlamaOracleRun run;
   run.skip_reason = llama_oracle_unavailable();
   if (!run.skip_reason.empty()) return run;
-  // What the script writes depends only on the scripts and llama.cpp's libraries, and ctest runs each test in
-  // a process of its own: without this cache every test of the two suites paid the ~7 s run again (some
-  // 80 s of each build's ctest). A run lands in a private directory first and is renamed into place whole, so
-  // two tests starting at once never read a half-written one.
-  const fs::path cache = fs::path(MA_TEST_CACHE_DIR) / ("llama-gguf-oracle-" + oracle_inputs_key());
-  if (!fs::exists(cache / "manifest.json")) {
-    fs::create_directories(cache.parent_path());
-    const fs::path staging =
-        cache.parent_path() / (cache.filename().string() + ".staging-" + std::to_string(::getpid()));
-    fs::remove_all(staging);
-    fs::create_directories(staging);
-    const CommandResult r = run_shell(std::string(kOraclePython) + " " +
-                                      quoted(fs::path(MA_SOURCE_DIR) / "tests/oracle/llama_gguf_oracle.py") +
-                                      " " + quoted(llama_lib_dir()) + " " + quoted(staging));
-    if (r.exit_code != 0) {
-      fs::remove_all(staging);
-      if (r.exit_code == kLlamaCouldNotLoad)
-        run.skip_reason = "llama.cpp could not load the models it wrote: " + r.err;
-      else
-        run.failure = "oracle script failed (" + std::to_string(r.exit_code) + "): " + r.err;
-      return run;
+  // What the script writes depends only on the scripts and llama.cpp's libraries: without the cache every
+  // test of the two suites paid the ~7 s run again (some 80 s of each build's ctest).
+  int exit_code = 0;
+  const fs::path cache = cached_script_output(
+      "llama-gguf-oracle", llama_oracle_inputs_key(),
+      [&exit_code](const fs::path& staging) {
+        const CommandResult r =
+            run_shell(std::string(kOraclePython) + " " +
+                      quoted(fs::path(MA_SOURCE_DIR) / "tests/oracle/llama_gguf_oracle.py") + " " +
+                      quoted(llama_lib_dir()) + " " + quoted(staging));
+        exit_code = r.exit_code;
+        return r.exit_code == 0 ? std::string() : r.err;
+      },
+      run.failure);
+  if (cache.empty()) {
+    if (exit_code == kLlamaCouldNotLoad) {
+      run.skip_reason = "llama.cpp could not load the models it wrote: " + run.failure;
+      run.failure.clear();
+    } else {
+      run.failure = "oracle script failed (" + std::to_string(exit_code) + "): " + run.failure;
     }
-    std::error_code ec;
-    fs::rename(staging, cache, ec);  // fails when another test got there first: its copy is as good
-    fs::remove_all(staging, ec);
+    return run;
   }
   run.dir = cache;
   try {

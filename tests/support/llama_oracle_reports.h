@@ -48,9 +48,9 @@ struct LlamaReport {
   uint64_t rope_factor_elements() const;
 };
 
-// The oracle script's run (kept in the build tree: see run_llama_gguf_oracle): its reports, or why there are
-// none (`skip_reason`: the machine lacks python3, numpy or llama.cpp's libraries, or llama.cpp would not load
-// its own files; `failure`: the script or its output is broken).
+// The oracle script's run (kept in MA_TEST_CACHE_DIR: see run_llama_gguf_oracle): its reports, or why there
+// are none (`skip_reason`: the machine lacks python3, numpy or llama.cpp's libraries, or llama.cpp would not
+// load its own files; `failure`: the script or its output is broken).
 struct LlamaOracleRun {
   std::string skip_reason, failure;
   std::filesystem::path dir;  // the oracle's files: read them, never write there (a cache shared by tests)
@@ -58,6 +58,10 @@ struct LlamaOracleRun {
   std::filesystem::path path_of(const LlamaReport& r) const { return dir / r.file; }
 };
 LlamaOracleRun run_llama_gguf_oracle();
+
+// A cache key (script_output_cache.h) over the oracle scripts' text (tests/oracle/*.py) and each llama.cpp
+// library's name, size and modification time: a new script or another llama.cpp build is a new key.
+std::string llama_oracle_inputs_key();
 
 // A test suite over the oracle's run (the first test process runs it, later ones read its files), skipped
 // with the reason where it cannot run.

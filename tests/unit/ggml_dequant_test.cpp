@@ -16,7 +16,6 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
-#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -25,6 +24,8 @@
 
 #include "core/dtype.h"
 #include "formats/ggml_iq_grids.h"
+#include "llama_oracle_reports.h"
+#include "script_output_cache.h"
 #include "test_support.h"
 
 namespace ma {
@@ -326,9 +327,10 @@ struct GgmlType {
   size_t blocks = 0, strict_blocks = 0;
 };
 
-// Runs the oracle script into a temporary directory: for the whole suite, for its table of ggml's types
-// alone (quick); and once more, for blocks of every type we decode, when a test first needs them: quantizing
-// IQ1/IQ2 blocks costs ggml some 15 s of grid set-up, which only the bit-for-bit comparison should pay.
+// Runs the oracle script into the tests' cache (script_output_cache.h): for the whole suite, for its table
+// of ggml's types alone (quick); and once more, for blocks of every type we decode, when a test first needs
+// them: quantizing IQ1/IQ2 blocks costs ggml some 15 s of grid set-up, which only the bit-for-bit comparison
+// should pay.
 class GgmlOracle : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -345,7 +347,6 @@ class GgmlOracle : public ::testing::Test {
       skip_reason_ = std::string(kPython) + " has no numpy";
       return;
     }
-    dir_ = std::make_unique<test::TempDir>();
     run_oracle("");  // no type named: the table only
   }
 
@@ -360,18 +361,25 @@ class GgmlOracle : public ::testing::Test {
     run_oracle(names);
   }
 
-  // Runs the script for the named types (comma-separated) and reads its types.tsv into types_.
+  // Runs the script for the named types (comma-separated), or takes what an earlier test process's run of
+  // it left in the cache (the same scripts, llama.cpp build and types), and reads its types.tsv into types_.
   static void run_oracle(const std::string& names) {
-    const test::CommandResult r = test::run_shell(
-        std::string(kPython) + " " + test::quoted(fs::path(MA_SOURCE_DIR) / "tests/oracle/ggml_to_float.py") +
-        " " + test::quoted(ggml_library()) + " " + test::quoted(dir_->path()) + " 20240611 " +
-        test::quoted(names));
-    if (r.exit_code != 0) {
-      failure_ = "oracle script failed (" + std::to_string(r.exit_code) + "): " + r.err;
-      return;
-    }
+    const std::string seed = "20240611";
+    dir_ = test::cached_script_output(
+        "ggml-to-float", test::cache_key(test::llama_oracle_inputs_key() + '\0' + names + '\0' + seed),
+        [&](const fs::path& staging) {
+          const test::CommandResult r =
+              test::run_shell(std::string(kPython) + " " +
+                              test::quoted(fs::path(MA_SOURCE_DIR) / "tests/oracle/ggml_to_float.py") + " " +
+                              test::quoted(ggml_library()) + " " + test::quoted(staging) + " " + seed + " " +
+                              test::quoted(names));
+          return r.exit_code == 0 ? std::string()
+                                  : "oracle script failed (" + std::to_string(r.exit_code) + "): " + r.err;
+        },
+        failure_);
+    if (dir_.empty()) return;
     types_.clear();
-    std::istringstream tsv(test::read_file(dir_->path() / "types.tsv"));
+    std::istringstream tsv(test::read_file(dir_ / "types.tsv"));
     std::string line;
     while (std::getline(tsv, line)) {
       std::istringstream f(line);
@@ -387,7 +395,6 @@ class GgmlOracle : public ::testing::Test {
       types_[g.index] = g;
     }
   }
-  static void TearDownTestSuite() { dir_.reset(); }
 
   void SetUp() override {
     if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
@@ -396,13 +403,13 @@ class GgmlOracle : public ::testing::Test {
   }
 
   static std::string skip_reason_, failure_;
-  static std::unique_ptr<test::TempDir> dir_;
+  static fs::path dir_;  // the oracle's files: read them, never write there (a cache shared by tests)
   static std::map<int, GgmlType> types_;
   static bool blocks_written_;
 };
 
 std::string GgmlOracle::skip_reason_, GgmlOracle::failure_;
-std::unique_ptr<test::TempDir> GgmlOracle::dir_;
+fs::path GgmlOracle::dir_;
 std::map<int, GgmlType> GgmlOracle::types_;
 bool GgmlOracle::blocks_written_ = false;
 
@@ -444,8 +451,8 @@ TEST_F(GgmlOracle, EveryDecodedTypeMatchesLlamaCppBitForBit) {
     ASSERT_GE(d.ggml_type, 0);
     const GgmlType& g = types_.at(d.ggml_type);
     ASSERT_NE(g.reference, "-") << "the oracle wrote no blocks for " << g.name;
-    const std::string blocks = test::read_file(dir_->path() / (g.name + ".blocks"));
-    const std::string expected = test::read_file(dir_->path() / (g.name + ".f32"));
+    const std::string blocks = test::read_file(dir_ / (g.name + ".blocks"));
+    const std::string expected = test::read_file(dir_ / (g.name + ".f32"));
     ASSERT_EQ(blocks.size(), g.blocks * d.block_bytes);
     ASSERT_EQ(expected.size(), g.blocks * d.block_elements * sizeof(float));
     ASSERT_GT(g.strict_blocks, 0u);

@@ -24,6 +24,7 @@
 #include "io/byte_source.h"
 #include "io/file_source.h"
 #include "test_support.h"
+#include "torch_cases.h"
 #include "torch_zip_writer.h"
 
 namespace ma {
@@ -371,36 +372,18 @@ TEST(PickleMachine, GlobalsTorchAdmitsAreReadAndOthersRefused) {
   expect_error(program("ccollections\nOrderedDict\n)\x81."s), ErrorKind::Unsafe);
 }
 
-// The checkpoints of tests/support/write_torch_cases.py with what torch.load(weights_only=True) admits, as
-// torch.save writes them: DIR/CASE.pt, all written by one run (importing torch takes seconds), or nullopt
-// without Debian's python3-torch.
-std::optional<fs::path> admitted_torch_cases() {
-  static const test::TempDir dir;
-  static const bool written = [] {
-    if (!test::python_imports("torch")) return false;
-    const fs::path script = fs::path(MA_SOURCE_DIR) / "tests" / "support" / "write_torch_cases.py";
-    const auto w =
-        test::run_shell(std::string(test::kPython) + " " + test::quoted(script) + " " +
-                        test::quoted(dir.path()) + " stored-dtype newer-values sparse meta quantized");
-    EXPECT_EQ(w.exit_code, 0) << w.err;
-    return w.exit_code == 0;
-  }();
-  if (!written) return std::nullopt;
-  return dir.path();
-}
-
 // A checkpoint that keeps its dtype beside the model (torch.load(weights_only=True) of torch 1.13 reads it,
 // the script checks) and one with values only a current torch's weights_only reads: their tensors are read,
 // the values beside them are not tensors.
 TEST(TorchCheckpoint, ValuesTorchAdmitsBesideTheTensorsAreRead) {
-  const std::optional<fs::path> dir = admitted_torch_cases();
-  if (!dir) GTEST_SKIP() << test::kPython << " with torch is not installed";
-  TorchCheckpoint ck = read_torch_checkpoint(FileSource(*dir / "stored-dtype.pt"));
+  const std::optional<fs::path> stored_dtype = test::torch_case("stored-dtype");
+  if (!stored_dtype) GTEST_SKIP() << test::kPython << " with torch is not installed";
+  TorchCheckpoint ck = read_torch_checkpoint(FileSource(*stored_dtype));
   ASSERT_EQ(ck.tensors.size(), 2u);
   EXPECT_EQ(ck.state_dict_path, "model");
   EXPECT_EQ(ck.tensors[0].path, "model.w");
   EXPECT_EQ(ck.tensors[1].path, "model.b");
-  ck = read_torch_checkpoint(FileSource(*dir / "newer-values.pt"));
+  ck = read_torch_checkpoint(FileSource(*test::torch_case("newer-values")));
   ASSERT_EQ(ck.tensors.size(), 1u);
   EXPECT_EQ(ck.tensors[0].path, "w");
   EXPECT_EQ(ck.tensors[0].shape, Shape{3});
@@ -409,13 +392,12 @@ TEST(TorchCheckpoint, ValuesTorchAdmitsBesideTheTensorsAreRead) {
 // Sparse, meta and quantized tensors torch.load(weights_only=True) reads (torch 1.13 for the first two, the
 // script checks; a current torch for the third): not read here, exit 10 naming the tensor, not exit 4.
 TEST(TorchCheckpoint, TensorsTorchAdmitsButThisReaderDoesNotAreUnsupportedNamingThem) {
-  const std::optional<fs::path> dir = admitted_torch_cases();
-  if (!dir) GTEST_SKIP() << test::kPython << " with torch is not installed";
+  if (!test::torch_case("sparse")) GTEST_SKIP() << test::kPython << " with torch is not installed";
   for (const auto& [name, says] :
        {std::pair{"sparse", "tensor 's': a sparse tensor"}, std::pair{"meta", "tensor 'm': a meta tensor"},
         std::pair{"quantized", "tensor 'q': a quantized tensor"}}) {
     try {
-      read_torch_checkpoint(FileSource(*dir / (std::string(name) + ".pt")));
+      read_torch_checkpoint(FileSource(*test::torch_case(name)));
       ADD_FAILURE() << name << " read";
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << e.what();
