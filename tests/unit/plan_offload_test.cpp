@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "analysis/perf/hardware.h"
 #include "analysis/plan/plan.h"
