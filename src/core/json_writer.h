@@ -38,6 +38,14 @@ class JsonWriter {
   }
   JsonWriter& count_or_null(uint64_t n) { return n ? value(n) : null(); }
   JsonWriter& text_or_null(std::string_view s) { return s.empty() ? null() : value(s); }
+  // An array of numbers, or null for none (a block shape, a tensor split: not there rather than empty).
+  template <typename Numbers>
+  JsonWriter& numbers_or_null(const Numbers& v) {
+    if (v.empty()) return null();
+    begin_array();
+    for (const auto& n : v) value(n);
+    return end_array();
+  }
   // A value already rendered as JSON (the caller guarantees it is valid), placed like any other value.
   JsonWriter& raw(std::string_view json);
   // Elements rendered elsewhere, each as newline() and raw() would write it: "\n" and, before all but the

@@ -492,14 +492,7 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
     w.key("gpu_layers").value(o.gpu_layers);
     w.key("ngl").value(o.ngl);
     w.key("cpu_moe_layers").value(o.cpu_moe_layers);
-    w.key("tensor_split");
-    if (o.tensor_split.empty()) {
-      w.null();
-    } else {
-      w.begin_array();
-      for (uint32_t slots : o.tensor_split) w.value(slots);
-      w.end_array();
-    }
+    w.key("tensor_split").numbers_or_null(o.tensor_split);
     w.key("default_split");
     if (const std::optional<OffloadDefaultSplit>& d = o.default_split) {
       w.begin_object();

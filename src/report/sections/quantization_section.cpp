@@ -120,14 +120,7 @@ void write_json(JsonWriter& w, const QuantizationInfo& s) {
     w.value(*s.group_size);
   else
     w.null();
-  w.key("block");
-  if (s.block.empty()) {
-    w.null();
-  } else {
-    w.begin_array();
-    for (uint64_t d : s.block) w.value(d);
-    w.end_array();
-  }
+  w.key("block").numbers_or_null(s.block);
   str_or_null("format_detail", s.format_detail);
   // null: the declaration says nothing of the activations.
   w.key("activations");
