@@ -51,6 +51,28 @@ std::vector<std::string> foreign_knob_warnings(const PlanRequest& r) {
   return out;
 }
 
+// llama.cpp's --tensor-split as its common/arg.cpp reads it: proportions separated by ',' or '/', one per
+// GPU in order, the GPUs not named taking 0 (no layers); all 0 is its default split by free memory (an empty
+// split here), and so is any split of one GPU, which holds every layer whatever its share. More shares than
+// GPUs is refused, as llama.cpp refuses more than its devices.
+std::vector<double> tensor_split_of(const std::string& text, size_t gpus) {
+  std::vector<double> shares;
+  size_t begin = 0;
+  while (true) {
+    const size_t end = text.find_first_of(",/", begin);
+    shares.push_back(number_arg("--tensor-split", text.substr(begin, end - begin), 0, 1e15));
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  if (shares.size() > gpus)
+    throw Error(ErrorKind::Usage, "", "--tensor-split",
+                std::to_string(shares.size()) + " shares for " + std::to_string(gpus) +
+                    " GPU(s) of --gpu: give at most one a GPU");
+  shares.resize(gpus, 0.0);
+  if (gpus == 1 || std::all_of(shares.begin(), shares.end(), [](double s) { return s == 0; })) shares.clear();
+  return shares;
+}
+
 }  // namespace
 
 CommandSpec plan_spec(PlanArgs& a) {
@@ -115,6 +137,8 @@ CommandSpec plan_spec(PlanArgs& a) {
        [&a](const std::string&) { a.read_weights = true; }},
       {{"--cpu-bw"}, "GB/S", "CPU memory bandwidth for offloaded layers (default 50)",
        [&r](const std::string& v) { r.cpu_gbps = positive_number_arg("--cpu-bw", v, 1e5); }},
+      {{"--tensor-split"}, "SHARES", "llama.cpp: each GPU's share of the layers, as its -ts takes them, e.g. 3,1 (default: each GPU's memory, and plan searches a -ts of its own)",
+       [&a](const std::string& v) { a.tensor_split = v; }},
   };
   // clang-format on
   s.options.insert(s.options.end(), own.begin(), own.end());
@@ -129,6 +153,7 @@ PlanArgs parse_plan_args(const Args& args) {
     throw Error(ErrorKind::Usage, "", "--gpu", "is required: which devices to plan for (e.g. 8xh200, 24GB)");
   a.request.gpus = parse_device_spec(a.gpu, "--gpu");
   if (!a.cpu_ram.empty()) a.request.cpu_ram = parse_memory_size(a.cpu_ram, "--cpu-ram");
+  if (a.tensor_split) a.request.knobs.tensor_split = tensor_split_of(*a.tensor_split, a.request.gpus.count);
   a.kv_dtype = kv_dtype_of(a.kv_dtype_text, a.request.engine);
   require_engine_runs(a);
   a.warnings = foreign_knob_warnings(a.request);

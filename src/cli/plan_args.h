@@ -1,5 +1,6 @@
 // Command-line options of `modelanalyzer plan MODEL`.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct PlanArgs {
   ResultOutputs outputs;  // --json, --export, --markdown, --plot (bytes per device and the layer strip)
   std::string gpu;        // --gpu, parsed once the option table is done
   std::string cpu_ram;    // --cpu-ram
+  std::optional<std::string> tensor_split;  // --tensor-split, parsed once --gpu gives the GPU count
   PlanRequest request;
   std::optional<DType> kv_dtype;  // --kv-dtype, for the report's cache figures
   std::string kv_dtype_text;      // as written: resolved into kv_dtype once --engine is known

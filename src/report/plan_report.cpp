@@ -177,8 +177,9 @@ bool every_offload_gpu_fits(const OffloadPlan& o) {
 std::string tensor_split_text(const OffloadPlan& o) {
   if (o.tensor_split.empty()) return "llama.cpp's default (each GPU's memory)";
   std::string ts;
-  for (uint32_t slots : o.tensor_split) ts += (ts.empty() ? "" : ",") + std::to_string(slots);
-  return ts + " (-ts: each GPU's layers, the output counted)";
+  for (double share : o.tensor_split) ts += (ts.empty() ? "" : ",") + exact_number(share);
+  return ts + (o.tensor_split_given ? " (--tensor-split as given: each GPU's share of the layers)"
+                                    : " (-ts: each GPU's layers, the output counted)");
 }
 
 // What llama.cpp's default split needs where the plan's -ts holds more (JSON offload.default_split).
@@ -493,6 +494,7 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
     w.key("ngl").value(o.ngl);
     w.key("cpu_moe_layers").value(o.cpu_moe_layers);
     w.key("tensor_split").numbers_or_null(o.tensor_split);
+    w.key("tensor_split_given").value(o.tensor_split_given);
     w.key("default_split");
     if (const std::optional<OffloadDefaultSplit>& d = o.default_split) {
       w.begin_object();

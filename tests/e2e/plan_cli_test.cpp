@@ -324,6 +324,21 @@ TEST(PlanCli, ATensorSplitOfItsOwnIsAdvisedWhereItHoldsMore) {
                              count(def.find("cpu_moe_layers"))),
             std::string::npos)
       << console.out;
+  EXPECT_FALSE(o.find("tensor_split_given")->as_bool());
+
+  // The user's own split is held to: no search, no default to compare with, its shares as given.
+  const CommandResult given = run_cli(args + " --tensor-split 1/1 --json");
+  ASSERT_EQ(given.exit_code, 0) << given.err;
+  const json::Document gdoc = json::Document::parse(given.out, "plan");
+  const json::Value& g = *gdoc.root().find("offload");
+  EXPECT_TRUE(g.find("tensor_split_given")->as_bool());
+  ASSERT_EQ(g.find("tensor_split")->items().size(), 2u);
+  EXPECT_EQ(g.find("tensor_split")->items()[1].as_double(), 1.0);
+  EXPECT_TRUE(g.find("default_split")->is_null());
+  // Two equal shares of two equal GPUs are llama.cpp's default split: what the default needed above.
+  EXPECT_EQ(g.find("cpu_moe_layers")->as_uint(), def.find("cpu_moe_layers")->as_uint());
+  EXPECT_TRUE(g.find("formula")->as_string().find(" -ts 1,1: ") != std::string::npos)
+      << g.find("formula")->as_string();
 }
 
 }  // namespace

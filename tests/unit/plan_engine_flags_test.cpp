@@ -85,6 +85,37 @@ TEST(PlanEngineFlags, AnotherEnginesKnobsAreWarnedOf) {
   EXPECT_TRUE(warnings({"--engine", "sglang", "--mem-fraction-static", "0.5"}).empty());
 }
 
+// --tensor-split as llama.cpp's common/arg.cpp reads -ts: proportions split on ',' or '/', the GPUs not
+// named taking 0, all 0 (or one GPU) its default split by memory, more shares than GPUs refused.
+TEST(PlanEngineFlags, ATensorSplitIsReadAsLlamaCppReadsIt) {
+  auto split = [](const char* gpus, const char* ts) {
+    return cli::parse_plan_args({"m", "--gpu", gpus, "--engine", "llama.cpp", "--tensor-split", ts})
+        .request.knobs.tensor_split;
+  };
+  EXPECT_EQ(split("2xrtx3090", "3,1"), (std::vector<double>{3, 1}));
+  EXPECT_EQ(split("3x24GB", "0.5/0.25"), (std::vector<double>{0.5, 0.25, 0}));
+  EXPECT_TRUE(split("2x24GB", "0,0").empty());
+  EXPECT_TRUE(split("24GB", "3").empty());
+  auto refused = [](const char* ts) {
+    try {
+      cli::parse_plan_args({"m", "--gpu", "2x24GB", "--engine", "llama.cpp", "--tensor-split", ts});
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Usage) << e.what();
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(refused("1,1,1").find("--tensor-split: 3 shares for 2 GPU(s)"), std::string::npos)
+      << refused("1,1,1");
+  for (const char* bad : {"-1,1", "3,x", "3,,1", "", "inf,1"})
+    EXPECT_NE(refused(bad).find("--tensor-split"), std::string::npos) << "'" << bad << "'";
+  // Another engine places no layers by it.
+  const std::vector<std::string> w =
+      cli::parse_plan_args({"m", "--gpu", "2x24GB", "--engine", "vllm", "--tensor-split", "3,1"}).warnings;
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("--tensor-split is for llama.cpp"), std::string::npos) << w[0];
+}
+
 // llama.cpp's only tensor-parallel-like mode, -sm row, splits the matrices but keeps the KV cache and the
 // compute buffer on the main GPU: sizing it as tensor parallel halved a cache llama.cpp keeps whole.
 TEST(PlanEngineFlags, LlamaCppsRowSplitIsRefused) {

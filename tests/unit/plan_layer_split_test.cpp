@@ -18,20 +18,20 @@ constexpr uint64_t kGibibyte = 1ull << 30;
 constexpr uint64_t kMebibyte = 1ull << 20;
 
 TEST(PlanLayerSplit, LayersGoWhereLlamaCppsCumulativeSharesPutThem) {
-  const std::vector<uint64_t> equal{24, 24};
+  const std::vector<double> equal{24, 24};
   // 32 layers and the output over two equal shares: i / 33 < 0.5 for i <= 16, so 17 layers on the first.
   LayerSplit s = llama_cpp_layer_split(32, equal);
   EXPECT_EQ(s.starts, (std::vector<uint32_t>{0, 17}));
   EXPECT_EQ(s.output_device, 1u);
   // 12 and 24: i / 41 < 1/3 for i <= 13 (13/41 = 0.317, 14/41 = 0.341).
-  const std::vector<uint64_t> third{12, 24};
+  const std::vector<double> third{12, 24};
   s = llama_cpp_layer_split(40, third);
   EXPECT_EQ(s.starts, (std::vector<uint32_t>{0, 14}));
   // A share too small for a layer's worth keeps only layer 0 (0 / 11 is below any share).
-  const std::vector<uint64_t> tiny{1, 1000};
+  const std::vector<double> tiny{1, 1000};
   EXPECT_EQ(llama_cpp_layer_split(10, tiny).starts, (std::vector<uint32_t>{0, 1}));
   // A zero share gets nothing: its first layer is the next device's.
-  const std::vector<uint64_t> none{0, 10};
+  const std::vector<double> none{0, 10};
   s = llama_cpp_layer_split(10, none);
   EXPECT_EQ(s.starts, (std::vector<uint32_t>{0, 0}));
   EXPECT_EQ(s.output_device, 1u);
@@ -83,6 +83,23 @@ TEST(PlanLayerSplit, EachDeviceHoldsTheLayersItsShareGivesIt) {
   EXPECT_EQ(b.stages[1].bytes.kv, 27ull * 8 * 128 * 2 * 2 * 8'192);
   // llama.cpp runs its layer split only: no tensor-parallel split is offered.
   for (const SplitPlan& s : p.splits) EXPECT_EQ(s.split.tp, 1u);
+}
+
+// --tensor-split 3,1 gives the first GPU the layers i with i / 33 < 0.75 (0 to 24) in place of the 17 its
+// equal memory would give it, with their cache.
+TEST(PlanLayerSplit, ATensorSplitGivenSharesTheLayers) {
+  LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3-8B");
+  PlanRequest rq;
+  rq.engine = PlanEngine::LlamaCpp;
+  rq.gpus = parse_device_spec("2x24GB", "--gpu");
+  rq.knobs.tensor_split = {3, 1};
+  const Plan p = make_plan(m->inv, m->report, rq);
+  ASSERT_TRUE(p.shown);
+  const Budget& b = p.splits[*p.shown].budget;
+  ASSERT_EQ(b.stages.size(), 2u);
+  EXPECT_EQ(b.stages[0].end_layer, 25u);
+  EXPECT_EQ(b.stages[0].bytes.kv, 25ull * 8 * 128 * 2 * 2 * 8'192);
+  EXPECT_EQ(b.stages[1].bytes.kv, 7ull * 8 * 128 * 2 * 2 * 8'192);
 }
 
 // A 4070 Ti (504 GB/s) and a 3090 Ti (1,008 GB/s): each stage is timed on its own device, so a decode step

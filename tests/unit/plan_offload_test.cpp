@@ -62,8 +62,9 @@ struct Qwen3OnTwo3090s {
   bool fits(uint32_t c, uint32_t k) const { return first(c, k) <= gpu && second(c, k) <= gpu; }
 };
 
-OffloadPlan qwen3_on_two_3090s(const AnalyzedModel& m) {
+OffloadPlan qwen3_on_two_3090s(const AnalyzedModel& m, std::vector<double> tensor_split = {}) {
   PlanRequest rq;
+  rq.knobs.tensor_split = std::move(tensor_split);
   rq.gpus = parse_device_spec("2xrtx3090", "--gpu");
   rq.engine = PlanEngine::LlamaCpp;
   rq.precision = WeightPrecision::INT4;
@@ -132,8 +133,10 @@ TEST(PlanOffload, ATensorSplitOfItsOwnKeepsFewerExpertsOnTheCpu) {
   const Qwen3OnTwo3090s q(o.devices[0]);
 
   EXPECT_EQ(o.ngl, 95u);
-  EXPECT_EQ(o.tensor_split[0] + o.tensor_split[1], 95u);  // -ts counts the output as a slot, like -ngl
-  const uint32_t k = o.cpu_moe_layers, c = o.tensor_split[0];
+  EXPECT_EQ(o.tensor_split[0] + o.tensor_split[1], 95.0);  // -ts counts the output as a slot, like -ngl
+  EXPECT_FALSE(o.tensor_split_given);
+  const uint32_t k = o.cpu_moe_layers, c = static_cast<uint32_t>(o.tensor_split[0]);
+  EXPECT_EQ(c, o.tensor_split[0]) << "whole slots";
   EXPECT_LT(k, o.default_split->cpu_moe_layers);
   ASSERT_GT(k, 0u);
   for (uint32_t split = 0; split <= 95; ++split) EXPECT_FALSE(q.fits(split, k - 1)) << "first GPU " << split;
@@ -161,6 +164,41 @@ TEST(PlanOffload, ATensorSplitOfItsOwnKeepsFewerExpertsOnTheCpu) {
   EXPECT_TRUE(o.formula.starts_with("-ngl 95 --n-cpu-moe " + std::to_string(k) + " -ts " + std::to_string(c) +
                                     "," + std::to_string(95 - c) + ": "))
       << o.formula;
+}
+
+// The user's --tensor-split is held to: llama.cpp's rule puts layer i of the 95 slots on the first GPU
+// whose cumulative share exceeds i / 95, and --n-cpu-moe is the fewest that split needs, worked by hand;
+// no split of the plan's own replaces it.
+TEST(PlanOffload, ATensorSplitGivenIsHeldTo) {
+  LOAD_CONFIG_OR_SKIP(m, "Qwen__Qwen3-235B-A22B");
+  struct Case {
+    std::vector<double> ts;
+    uint32_t first_gpu_slots;  // by hand: the i with i / 95 below the first GPU's share
+    const char* flag;
+  };
+  // 3,1: i / 95 < 0.75 for i <= 71; 1,1: i <= 47 (llama.cpp's default split of two equal GPUs); 1,0: all.
+  for (const Case& c : {Case{{3, 1}, 72, "3,1"}, Case{{1, 1}, 48, "1,1"}, Case{{1, 0}, 95, "1,0"}}) {
+    SCOPED_TRACE(c.flag);
+    const OffloadPlan o = qwen3_on_two_3090s(*m, c.ts);
+    ASSERT_EQ(o.devices.size(), 2u);
+    const Qwen3OnTwo3090s q(o.devices[0]);
+    uint32_t k = 0;
+    while (k < 94 && !q.fits(c.first_gpu_slots, k)) ++k;
+    ASSERT_TRUE(q.fits(c.first_gpu_slots, k));
+    EXPECT_EQ(o.ngl, 95u);
+    EXPECT_EQ(o.cpu_moe_layers, k);
+    EXPECT_EQ(o.devices[0].end_layer, std::min(c.first_gpu_slots, 94u));
+    EXPECT_EQ(o.devices[0].used(), q.first(c.first_gpu_slots, k));
+    EXPECT_EQ(o.devices[1].used(), q.second(c.first_gpu_slots, k));
+    EXPECT_TRUE(o.tensor_split_given);
+    EXPECT_EQ(o.tensor_split, c.ts);
+    EXPECT_FALSE(o.default_split);
+    EXPECT_TRUE(o.formula.starts_with("-ngl 95 --n-cpu-moe " + std::to_string(k) + " -ts " + c.flag + ": "))
+        << o.formula;
+  }
+  // Two equal shares are the default split of two equal GPUs: the same --n-cpu-moe the default needs.
+  EXPECT_EQ(qwen3_on_two_3090s(*m, {1, 1}).cpu_moe_layers,
+            qwen3_on_two_3090s(*m).default_split->cpu_moe_layers);
 }
 
 // Llama-3.3-70B (hidden 8,192, 8 KV heads of 128, FFN 28,672, 80 layers) in int4 on an RTX 4090 at n_ctx

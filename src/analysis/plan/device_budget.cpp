@@ -456,11 +456,11 @@ std::vector<uint32_t> balance_stages(const WeightLayout& w, uint32_t pp) {
   return starts;
 }
 
-LayerSplit llama_cpp_layer_split(uint32_t layers, std::span<const uint64_t> shares) {
+LayerSplit llama_cpp_layer_split(uint32_t layers, std::span<const double> shares) {
   LayerSplit s;
   std::vector<float> splits;
   float sum = 0;
-  for (uint64_t share : shares) splits.push_back(sum += static_cast<float>(share));
+  for (double share : shares) splits.push_back(sum += static_cast<float>(share));
   for (float& f : splits) f /= sum;
   const uint32_t on_gpu = layers + 1;  // every layer and the output
   auto device_of = [&](uint32_t layer) {
@@ -556,8 +556,13 @@ Budget device_budget(const BudgetModel& m, Split split, uint64_t batch, uint64_t
   std::vector<uint32_t> starts;
   size_t output_stage = split.pp - 1;
   if (llama && split.pp > 1) {
-    std::vector<uint64_t> shares(capacity);
-    for (uint64_t& c : shares) c *= split.tp;
+    // --tensor-split's shares where given (llama.cpp runs its layer split alone: tp 1, a stage a GPU), else
+    // each stage's memory.
+    std::vector<double> shares(knobs.tensor_split);
+    if (shares.size() != split.pp) {
+      shares.clear();
+      for (uint64_t c : capacity) shares.push_back(static_cast<double>(c * split.tp));
+    }
     LayerSplit ls = llama_cpp_layer_split(n, shares);
     starts = std::move(ls.starts);
     output_stage = ls.output_device;

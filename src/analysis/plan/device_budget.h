@@ -94,13 +94,14 @@ std::vector<uint32_t> balance_stages(const WeightLayout& w, uint32_t pp);
 
 // llama.cpp's layer split (-sm layer, its default): layer i of `layers` goes to the first device whose
 // cumulative share of --tensor-split (default: each device's free memory) exceeds i / (layers + 1), the
-// output counted as layer `layers`, in float as llama.cpp computes it. Returns each device's first layer
-// (a device with a small share may get none: its first is the next one's) and the output's device.
+// output counted as layer `layers`, in float as llama.cpp computes it (each share taken as a float, as it
+// holds its --tensor-split and each device's free bytes). Returns each device's first layer (a device with a
+// small share may get none: its first is the next one's) and the output's device.
 struct LayerSplit {
   std::vector<uint32_t> starts;
   size_t output_device = 0;
 };
-LayerSplit llama_cpp_layer_split(uint32_t layers, std::span<const uint64_t> shares);
+LayerSplit llama_cpp_layer_split(uint32_t layers, std::span<const double> shares);
 
 // The KV cache (or recurrent state) each layer of the language stack holds for batch x context on one
 // device, as `engine` caches it (llama.cpp: whole cells, a sliding window plus a ubatch): llama.cpp keeps a

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "analysis/memory_math.h"
+#include "core/units.h"
 
 namespace ma {
 namespace {
@@ -36,7 +37,7 @@ uint64_t gpu_weights_of(const WeightLayout& w, uint32_t l, Placement p) {
 // default each device's free memory (taken as its memory), with llama_cpp_layer_split's rule; each layer's
 // cache goes with it.
 std::vector<OffloadDevice> place_on_gpus(const OffloadModel& om, const DeviceSpec& g, Placement p,
-                                         std::span<const uint64_t> shares) {
+                                         std::span<const double> shares) {
   const uint32_t n = om.layers(), on_gpu = p.gpu_layers(), first = n - on_gpu;
   std::vector<OffloadDevice> out(g.count);
   for (size_t d = 0; d < g.count; ++d) {
@@ -60,9 +61,9 @@ std::vector<OffloadDevice> place_on_gpus(const OffloadModel& om, const DeviceSpe
   return out;
 }
 
-std::vector<uint64_t> memory_shares(const DeviceSpec& g) {
-  std::vector<uint64_t> shares(g.count);
-  for (size_t d = 0; d < g.count; ++d) shares[d] = g.memory_of(d);
+std::vector<double> memory_shares(const DeviceSpec& g) {
+  std::vector<double> shares(g.count);
+  for (size_t d = 0; d < g.count; ++d) shares[d] = static_cast<double>(g.memory_of(d));
   return shares;
 }
 
@@ -245,7 +246,7 @@ std::string llama_cpp_offload_flags(const OffloadPlan& o) {
   std::string flags = "-ngl " + num(o.ngl);
   if (o.cpu_moe_layers) flags += " --n-cpu-moe " + num(o.cpu_moe_layers);
   for (size_t d = 0; d < o.tensor_split.size(); ++d)
-    flags += (d ? "," : " -ts ") + std::to_string(o.tensor_split[d]);
+    flags += (d ? "," : " -ts ") + exact_number(o.tensor_split[d]);
   return flags;
 }
 
@@ -260,18 +261,23 @@ OffloadPlan plan_offload(const BudgetModel& m, const OffloadInputs& in) {
   om.buffer = device_budget(m, {}, in.batch, in.context, PlanEngine::LlamaCpp, in.knobs, g.memory_bytes)
                   .worst.activations;
 
-  // llama.cpp's default split, then (over several GPUs) the best -ts, kept where it holds more.
-  const std::vector<uint64_t> memory = memory_shares(g);
+  // The user's --tensor-split, held to; else llama.cpp's default split, then (over several GPUs) the best
+  // -ts, kept where it holds more.
+  OffloadPlan o;
+  const std::vector<double>& given = in.knobs.tensor_split;
+  o.tensor_split_given = given.size() == g.count;
+  const std::vector<double> memory = o.tensor_split_given ? given : memory_shares(g);
   const Placement by_memory =
       choose_placement(om, [&](Placement q) { return every_gpu_holds(place_on_gpus(om, g, q, memory)); });
   Placement p = by_memory;
-  std::vector<uint64_t> shares = memory;
-  OffloadPlan o;
-  if (const std::optional<SearchedSplit> s = g.count > 1 ? search_split(om, g) : std::nullopt;
+  std::vector<double> shares = memory;
+  if (o.tensor_split_given) o.tensor_split = given;
+  if (const std::optional<SearchedSplit> s =
+          g.count > 1 && !o.tensor_split_given ? search_split(om, g) : std::nullopt;
       s && holds_more(s->placement, by_memory)) {
     p = s->placement;
     shares.assign(s->slots.begin(), s->slots.end());
-    o.tensor_split = s->slots;
+    o.tensor_split = shares;
     OffloadDefaultSplit& d = o.default_split.emplace();
     d.ngl = by_memory.ngl;
     d.cpu_moe_layers = by_memory.cpu_moe;

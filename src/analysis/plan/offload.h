@@ -41,10 +41,11 @@ struct OffloadPlan {
   uint32_t ngl = 0;
   uint32_t cpu_moe_layers = 0;         // --n-cpu-moe: the routed experts of the first layers in CPU RAM
   std::vector<OffloadDevice> devices;  // every GPU, in order
-  // -ts: each GPU's slots (its layers, and the output on the last GPU given any), where that split holds
-  // more than llama.cpp's default one (more layers, or fewer --n-cpu-moe); empty: the default split, and no
-  // default_split.
-  std::vector<uint32_t> tensor_split;
+  // -ts: the user's --tensor-split (tensor_split_given), held to; else each GPU's slots (its layers, and the
+  // output on the last GPU given any) where a split of the plan's own holds more than llama.cpp's default one
+  // (more layers, or fewer --n-cpu-moe); empty: the default split, and no default_split.
+  std::vector<double> tensor_split;
+  bool tensor_split_given = false;
   std::optional<OffloadDefaultSplit> default_split;
   uint64_t gpu_bytes = 0;     // over every GPU
   uint64_t cpu_bytes = 0;     // weights and KV cache in CPU RAM
@@ -64,8 +65,8 @@ struct OffloadInputs {
 
 // The most of the model the GPUs hold: every layer and the output with the fewest --n-cpu-moe layers (MoE
 // models: attention and shared experts stay fast), else the largest -ngl; `fits` says whether even that
-// fits. Over several GPUs, llama.cpp's default split and the best -ts are both tried, and the split that
-// holds more is the plan.
+// fits. Under the user's --tensor-split (in.knobs, one share per GPU) that split; else, over several GPUs,
+// llama.cpp's default split and the best -ts are both tried, and the split that holds more is the plan.
 OffloadPlan plan_offload(const BudgetModel& m, const OffloadInputs& in);
 
 // The plan as llama.cpp's flags: "-ngl 95 --n-cpu-moe 60 -ts 31,64".

@@ -97,6 +97,7 @@ const KnobOwners kKnobOwners[] = {
      bit(PlanEngine::TensorrtLlm)},
     {"kv_cache_max_tokens", [](const EngineKnobs& k) { return k.kv_cache_max_tokens.has_value(); },
      bit(PlanEngine::TensorrtLlm)},
+    {"tensor_split", [](const EngineKnobs& k) { return !k.tensor_split.empty(); }, bit(PlanEngine::LlamaCpp)},
 };
 
 // vLLM's EngineArgs raise max_num_batched_tokens and max_num_seqs for `vllm serve` on devices with at least

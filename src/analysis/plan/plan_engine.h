@@ -45,6 +45,9 @@ struct EngineKnobs {
   std::optional<double> free_gpu_memory_fraction;    // TensorRT-LLM, default 0.9
   std::optional<uint64_t> max_num_tokens;            // TensorRT-LLM's profiling forward, default 8192
   std::optional<uint64_t> kv_cache_max_tokens;       // TensorRT-LLM's kv_cache_config.max_tokens (no default)
+  // llama.cpp's --tensor-split: each GPU's share of its layers, one per GPU (proportions, as llama.cpp
+  // normalises them); empty: its default, each GPU's free memory.
+  std::vector<double> tensor_split;
 };
 
 // vLLM, SGLang, TGI and TensorRT-LLM: serving engines that run a model in 16 bits and page its cache.
