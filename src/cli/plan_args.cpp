@@ -10,6 +10,8 @@ namespace ma::cli {
 namespace {
 
 constexpr uint64_t kMaxSequences = 1ull << 20;
+// -ngl and --n-cpu-moe beyond a model's layers mean all of them (llama.cpp's users write -ngl 999).
+constexpr uint64_t kMaxLayersFlag = 1ull << 20;
 
 // --kv-dtype once the engine is known (the flags come in any order): "auto" is the engine's default, a name
 // may be the engine's own spelling (TGI's fp8_e4m3fn) or any dtype name.
@@ -39,10 +41,13 @@ void require_engine_runs(const PlanArgs& a) {
                          : ""));
 }
 
-// Another engine's knobs change nothing: say so rather than leave the user thinking they were applied.
+// Another engine's knobs change nothing: say so rather than leave the user thinking they were applied. The
+// offload plan, which --cpu-ram asks for under any engine, is llama.cpp's and takes its placement flags.
 std::vector<std::string> foreign_knob_warnings(const PlanRequest& r) {
   std::vector<std::string> out;
   for (const ForeignKnob& k : foreign_knobs(r.engine, r.knobs)) {
+    if (r.cpu_ram && (k.knob == "tensor_split" || k.knob == "n_gpu_layers" || k.knob == "n_cpu_moe"))
+      continue;
     std::string flag = "--" + std::string(k.knob);
     std::replace(flag.begin(), flag.end(), '_', '-');
     out.push_back(flag + " is for " + k.owners + ": it does not apply to --engine " +
@@ -137,6 +142,12 @@ CommandSpec plan_spec(PlanArgs& a) {
        [&a](const std::string&) { a.read_weights = true; }},
       {{"--cpu-bw"}, "GB/S", "CPU memory bandwidth for offloaded layers (default 50)",
        [&r](const std::string& v) { r.cpu_gbps = positive_number_arg("--cpu-bw", v, 1e5); }},
+      {{"--n-gpu-layers", "--gpu-layers"}, "N", "llama.cpp: -ngl as you run it, its last N slots (the output last) on the GPUs (default: the most they hold)",
+       [&k](const std::string& v) { k.n_gpu_layers = static_cast<uint32_t>(integer_arg("--n-gpu-layers", v, 0, kMaxLayersFlag)); }},
+      {{"--n-cpu-moe"}, "N", "llama.cpp: the routed experts of the first N layers in CPU RAM (default: the fewest the GPUs need)",
+       [&k](const std::string& v) { k.n_cpu_moe = static_cast<uint32_t>(integer_arg("--n-cpu-moe", v, 0, kMaxLayersFlag)); }},
+      {{"--cpu-moe"}, "", "llama.cpp: every layer's routed experts in CPU RAM (--n-cpu-moe of every layer)",
+       [&k](const std::string&) { k.n_cpu_moe = static_cast<uint32_t>(kMaxLayersFlag); }},
       {{"--tensor-split"}, "SHARES", "llama.cpp: each GPU's share of the layers, as its -ts takes them, e.g. 3,1 (default: each GPU's memory, and plan searches a -ts of its own)",
        [&a](const std::string& v) { a.tensor_split = v; }},
   };

@@ -192,8 +192,10 @@ std::string default_split_text(const OffloadDefaultSplit& d) {
 std::vector<std::pair<std::string, std::string>> offload_fields(const OffloadPlan& o) {
   std::vector<std::pair<std::string, std::string>> fields = {
       {"gpu_layers", std::to_string(o.gpu_layers) + " (the last ones)"},
-      {"ngl", std::to_string(o.ngl) + " (-ngl: llama.cpp counts the output as a layer)"},
-      {"cpu_moe_layers", std::to_string(o.cpu_moe_layers) + " (--n-cpu-moe)"},
+      {"ngl", std::to_string(o.ngl) + (o.ngl_given ? " (as given; " : " (") +
+                  "-ngl: llama.cpp counts the output as a layer)"},
+      {"cpu_moe_layers",
+       std::to_string(o.cpu_moe_layers) + (o.cpu_moe_given ? " (--n-cpu-moe as given)" : " (--n-cpu-moe)")},
       {"gpu_bytes", bytes_exactly(o.gpu_bytes) + " over every GPU"},
       {"cpu_bytes", bytes_exactly(o.cpu_bytes)},
       {"cpu_kv_bytes", bytes_exactly(o.cpu_kv_bytes) + " (KV cache of the layers on the CPU)"},
@@ -493,6 +495,8 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
     w.key("gpu_layers").value(o.gpu_layers);
     w.key("ngl").value(o.ngl);
     w.key("cpu_moe_layers").value(o.cpu_moe_layers);
+    w.key("ngl_given").value(o.ngl_given);
+    w.key("cpu_moe_given").value(o.cpu_moe_given);
     w.key("tensor_split").numbers_or_null(o.tensor_split);
     w.key("tensor_split_given").value(o.tensor_split_given);
     w.key("default_split");

@@ -51,6 +51,8 @@ std::string plan_verdict(const Plan& p, bool on_devices) {
       t += "; fits in " + std::string(precision_name(*p.widest_fitting));
     else if (p.offload && p.offload->fits)
       t += "; fits with CPU offload (" + llama_cpp_offload_flags(*p.offload) + ")";
+    else if (p.offload && (p.offload->ngl_given || p.offload->cpu_moe_given || p.offload->tensor_split_given))
+      t += "; nor with CPU offload as given (" + llama_cpp_offload_flags(*p.offload) + ")";
     return t;
   }
   const SplitPlan& s = p.splits[*p.best];

@@ -116,6 +116,26 @@ TEST(PlanEngineFlags, ATensorSplitIsReadAsLlamaCppReadsIt) {
   EXPECT_NE(w[0].find("--tensor-split is for llama.cpp"), std::string::npos) << w[0];
 }
 
+// -ngl and --n-cpu-moe as llama.cpp's users write them (-ngl 999 for every layer, --cpu-moe for every
+// layer's experts); the offload plan that --cpu-ram asks for under any engine is llama.cpp's, which takes
+// them, so only without it are they another engine's knobs.
+TEST(PlanEngineFlags, LlamaCppsPlacementFlagsAreRead) {
+  const EngineKnobs k = cli::parse_plan_args({"m", "--gpu", "24GB", "--engine", "llama.cpp", "--n-gpu-layers",
+                                              "999", "--n-cpu-moe", "3"})
+                            .request.knobs;
+  EXPECT_EQ(k.n_gpu_layers, 999u);
+  EXPECT_EQ(k.n_cpu_moe, 3u);
+  EXPECT_GE(cli::parse_plan_args({"m", "--gpu", "24GB", "--cpu-moe"}).request.knobs.n_cpu_moe.value_or(0),
+            1u << 16);
+  EXPECT_NE(plan_flags_error({"--n-gpu-layers", "-1"}).find("--n-gpu-layers"), std::string::npos);
+  EXPECT_EQ(
+      cli::parse_plan_args({"m", "--gpu", "24GB", "--engine", "vllm", "--n-cpu-moe", "3"}).warnings.size(),
+      1u);
+  EXPECT_TRUE(cli::parse_plan_args(
+                  {"m", "--gpu", "24GB", "--engine", "vllm", "--cpu-ram", "64GB", "--n-cpu-moe", "3"})
+                  .warnings.empty());
+}
+
 // llama.cpp's only tensor-parallel-like mode, -sm row, splits the matrices but keeps the KV cache and the
 // compute buffer on the main GPU: sizing it as tensor parallel halved a cache llama.cpp keeps whole.
 TEST(PlanEngineFlags, LlamaCppsRowSplitIsRefused) {

@@ -16,6 +16,7 @@
 #include "analyzed_model.h"
 #include "core/json.h"
 #include "io/file_source.h"
+#include "report/plan_words.h"
 #include "test_support.h"
 
 namespace ma::test {
@@ -62,9 +63,12 @@ struct Qwen3OnTwo3090s {
   bool fits(uint32_t c, uint32_t k) const { return first(c, k) <= gpu && second(c, k) <= gpu; }
 };
 
-OffloadPlan qwen3_on_two_3090s(const AnalyzedModel& m, std::vector<double> tensor_split = {}) {
+OffloadPlan qwen3_on_two_3090s(const AnalyzedModel& m, std::vector<double> tensor_split = {},
+                               std::optional<uint32_t> ngl = {}, std::optional<uint32_t> cpu_moe = {}) {
   PlanRequest rq;
   rq.knobs.tensor_split = std::move(tensor_split);
+  rq.knobs.n_gpu_layers = ngl;
+  rq.knobs.n_cpu_moe = cpu_moe;
   rq.gpus = parse_device_spec("2xrtx3090", "--gpu");
   rq.engine = PlanEngine::LlamaCpp;
   rq.precision = WeightPrecision::INT4;
@@ -201,6 +205,40 @@ TEST(PlanOffload, ATensorSplitGivenIsHeldTo) {
             qwen3_on_two_3090s(*m).default_split->cpu_moe_layers);
 }
 
+// -ngl and --n-cpu-moe the user gives are held to and the rest chosen around them; `fits` says whether they
+// hold, worked by hand: one --n-cpu-moe layer fewer than the plan's own fits no split, and every layer's
+// experts in RAM leaves llama.cpp's default split (48 and 46 layers) holding attention and cache alone.
+TEST(PlanOffload, FlagsGivenAreHeldTo) {
+  LOAD_CONFIG_OR_SKIP(m, "Qwen__Qwen3-235B-A22B");
+  const OffloadPlan best = qwen3_on_two_3090s(*m);
+  ASSERT_TRUE(best.fits);
+  const uint32_t k = best.cpu_moe_layers;
+  ASSERT_GT(k, 0u);
+
+  const OffloadPlan fewer = qwen3_on_two_3090s(*m, {}, 95, k - 1);
+  EXPECT_TRUE(fewer.ngl_given && fewer.cpu_moe_given);
+  EXPECT_EQ(fewer.ngl, 95u);
+  EXPECT_EQ(fewer.cpu_moe_layers, k - 1);
+  EXPECT_FALSE(fewer.fits);
+
+  // The plan's own --n-cpu-moe given: the same -ts found for it.
+  const OffloadPlan same = qwen3_on_two_3090s(*m, {}, {}, k);
+  EXPECT_TRUE(same.fits);
+  EXPECT_EQ(same.tensor_split, best.tensor_split);
+  EXPECT_FALSE(same.ngl_given);
+
+  // --cpu-moe (above the layers: all 94) with -ngl 999 (all 95 slots): the default split holds it, no -ts.
+  const OffloadPlan all = qwen3_on_two_3090s(*m, {}, 999, 1u << 20);
+  const Qwen3OnTwo3090s q(all.devices[0]);
+  EXPECT_EQ(all.ngl, 95u);
+  EXPECT_EQ(all.cpu_moe_layers, 94u);
+  EXPECT_TRUE(all.tensor_split.empty());
+  EXPECT_EQ(all.devices[0].used(), q.first(48, 94));
+  EXPECT_EQ(all.devices[1].used(), q.second(48, 94));
+  EXPECT_TRUE(all.fits);
+  EXPECT_EQ(all.cpu_bytes, 151'936ull * 4096 * 2 + 94 * q.experts);
+}
+
 // Llama-3.3-70B (hidden 8,192, 8 KV heads of 128, FFN 28,672, 80 layers) in int4 on an RTX 4090 at n_ctx
 // 131,072: 0.5 GiB of f16 cache a layer. Each layer's cache lives on its layer's device, so the layers left
 // on the CPU keep theirs in RAM; the review found every layer's cache put on the GPU, -ngl 0 and "fits no"
@@ -241,6 +279,24 @@ TEST(PlanOffload, EachLayersCacheLivesOnItsLayersDeviceAndIsReadEachStep) {
   const double step = gpu_read / (find_hardware("rtx4090")->hbm_gbps * 1e9) + cpu_read / (rq.cpu_gbps * 1e9);
   ASSERT_TRUE(o.decode_tokens_per_s);
   EXPECT_NEAR(*o.decode_tokens_per_s, 1.0 / step, 1e-9 / step);
+
+  // -ngl given: 20 slots, the output and the last 19 layers, whatever more the GPU would hold; every slot
+  // (-ngl 81) does not fit, and the verdict says so rather than advise another placement.
+  rq.knobs.n_gpu_layers = 20;
+  const Plan twenty = make_plan(m->inv, m->report, rq);
+  ASSERT_TRUE(twenty.offload);
+  EXPECT_EQ(twenty.offload->gpu_layers, 19u);
+  EXPECT_EQ(twenty.offload->devices[0].weights, 19 * layer + output);
+  EXPECT_EQ(twenty.offload->cpu_kv_bytes, 61 * kv_layer);
+  EXPECT_TRUE(twenty.offload->fits);
+  EXPECT_NE(plan_verdict(twenty).find("fits with CPU offload (-ngl 20)"), std::string::npos)
+      << plan_verdict(twenty);
+  rq.knobs.n_gpu_layers = 81;
+  const Plan every = make_plan(m->inv, m->report, rq);
+  ASSERT_TRUE(every.offload);
+  EXPECT_FALSE(every.offload->fits);
+  EXPECT_NE(plan_verdict(every).find("nor with CPU offload as given (-ngl 81)"), std::string::npos)
+      << plan_verdict(every);
 }
 
 // A model every GPU holds whole: -ngl is the layers plus the output (llama.cpp's n_layer + 1), nothing on

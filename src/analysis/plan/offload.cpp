@@ -18,6 +18,9 @@ struct OffloadModel {
   std::vector<uint64_t> kv;  // each layer's cache at the plan's batch and context
   uint64_t output = 0;       // the final norm and head, or llama.cpp's GPU copy of a tied embedding
   uint64_t buffer = 0;       // the compute buffer of each CUDA device
+  // -ngl and --n-cpu-moe as the user gave them (clamped to the model: llama.cpp takes at most every slot and
+  // every layer), held to by every placement; unset: chosen.
+  std::optional<uint32_t> ngl, cpu_moe;
   uint32_t layers() const { return static_cast<uint32_t>(m->weights.layer_bytes.size()); }
 };
 
@@ -73,17 +76,19 @@ bool every_gpu_holds(const std::vector<OffloadDevice>& devices) {
 
 // The most the GPUs hold, each its own share (`holds`): every layer and the output, with the routed experts
 // of the fewest first layers in CPU RAM (for a MoE model, attention and shared experts are worth more per
-// byte on a GPU); then fewer layers (-ngl shrinks from the front).
+// byte on a GPU); then fewer layers (-ngl shrinks from the front). What the user gave is held to, whether
+// or not it holds.
 template <typename Holds>
 Placement choose_placement(const OffloadModel& om, Holds&& holds) {
   const WeightLayout& w = om.m->weights;
   const uint32_t n = om.layers();
-  Placement p{n + 1, 0};
+  Placement p{om.ngl.value_or(n + 1), om.cpu_moe.value_or(0)};
   const bool moe =
       std::any_of(w.layer_expert_bytes.begin(), w.layer_expert_bytes.end(), [](uint64_t b) { return b > 0; });
-  if (moe)
+  if (moe && !om.cpu_moe)
     while (p.cpu_moe < n && !holds(p)) ++p.cpu_moe;
-  while (p.ngl > 0 && !holds(p)) --p.ngl;
+  if (!om.ngl)
+    while (p.ngl > 0 && !holds(p)) --p.ngl;
   return p;
 }
 
@@ -119,7 +124,7 @@ std::optional<std::vector<uint32_t>> pack_slots(const std::vector<uint64_t>& slo
 // A -ts of the plan's own: the placement that holds the most over every split in order (choose_placement's
 // preference), its slots then packed with the most memory left free on the fullest GPU (the largest slack
 // every GPU keeps, found by bisection), which leaves room for what an estimate misses. Nothing when no
-// slot fits.
+// slot fits, or no split holds the placement the user gave.
 struct SearchedSplit {
   Placement placement;
   std::vector<uint32_t> slots;  // per GPU: the -ts
@@ -127,8 +132,8 @@ struct SearchedSplit {
 std::optional<SearchedSplit> search_split(const OffloadModel& om, const DeviceSpec& g) {
   const Placement p = choose_placement(
       om, [&](Placement q) { return pack_slots(slot_bytes(om, q), g, om.buffer, 0).has_value(); });
-  if (p.ngl == 0) return std::nullopt;
   const std::vector<uint64_t> slots = slot_bytes(om, p);
+  if (p.ngl == 0 || !pack_slots(slots, g, om.buffer, 0)) return std::nullopt;
   uint64_t lo = 0, hi = 0;
   for (size_t d = 0; d < g.count; ++d) hi = std::max(hi, g.memory_of(d));
   while (lo < hi) {
@@ -260,6 +265,8 @@ OffloadPlan plan_offload(const BudgetModel& m, const OffloadInputs& in) {
   // grows with the context); llama.cpp logs one per CUDA device.
   om.buffer = device_budget(m, {}, in.batch, in.context, PlanEngine::LlamaCpp, in.knobs, g.memory_bytes)
                   .worst.activations;
+  if (in.knobs.n_gpu_layers) om.ngl = std::min(*in.knobs.n_gpu_layers, om.layers() + 1);
+  if (in.knobs.n_cpu_moe) om.cpu_moe = std::min(*in.knobs.n_cpu_moe, om.layers());
 
   // The user's --tensor-split, held to; else llama.cpp's default split, then (over several GPUs) the best
   // -ts, kept where it holds more.
@@ -272,9 +279,11 @@ OffloadPlan plan_offload(const BudgetModel& m, const OffloadInputs& in) {
   Placement p = by_memory;
   std::vector<double> shares = memory;
   if (o.tensor_split_given) o.tensor_split = given;
+  // A placement the user gave may not hold under the default split where a -ts of the plan's own holds it.
+  const bool default_holds = every_gpu_holds(place_on_gpus(om, g, by_memory, memory));
   if (const std::optional<SearchedSplit> s =
           g.count > 1 && !o.tensor_split_given ? search_split(om, g) : std::nullopt;
-      s && holds_more(s->placement, by_memory)) {
+      s && (!default_holds || holds_more(s->placement, by_memory))) {
     p = s->placement;
     shares.assign(s->slots.begin(), s->slots.end());
     o.tensor_split = shares;
@@ -282,13 +291,15 @@ OffloadPlan plan_offload(const BudgetModel& m, const OffloadInputs& in) {
     d.ngl = by_memory.ngl;
     d.cpu_moe_layers = by_memory.cpu_moe;
     d.devices = place_on_gpus(om, g, by_memory, memory);
-    d.gpus_fit = every_gpu_holds(d.devices);
+    d.gpus_fit = default_holds;
     const DecodeReads r = decode_reads(om, in, by_memory, d.devices);
     if (r.step_s) d.decode_tokens_per_s = static_cast<double>(in.batch) / *r.step_s;
   }
   o.ngl = p.ngl;
   o.gpu_layers = p.gpu_layers();
   o.cpu_moe_layers = p.cpu_moe;
+  o.ngl_given = om.ngl.has_value();
+  o.cpu_moe_given = om.cpu_moe.has_value();
   o.devices = place_on_gpus(om, g, p, shares);
   for (const OffloadDevice& d : o.devices) o.gpu_bytes += d.used();
   const CpuShare cpu = cpu_share(om, p);

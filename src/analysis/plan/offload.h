@@ -39,8 +39,9 @@ struct OffloadPlan {
   // llama.cpp's -ngl for that: it counts the output as a layer (src/llama-model.cpp: i_gpu_start =
   // n_layer + 1 - n_gpu_layers), so gpu_layers + 1 with the output on a GPU, 0 with nothing there.
   uint32_t ngl = 0;
-  uint32_t cpu_moe_layers = 0;         // --n-cpu-moe: the routed experts of the first layers in CPU RAM
-  std::vector<OffloadDevice> devices;  // every GPU, in order
+  uint32_t cpu_moe_layers = 0;  // --n-cpu-moe: the routed experts of the first layers in CPU RAM
+  bool ngl_given = false, cpu_moe_given = false;  // as the user gave them (else chosen)
+  std::vector<OffloadDevice> devices;             // every GPU, in order
   // -ts: the user's --tensor-split (tensor_split_given), held to; else each GPU's slots (its layers, and the
   // output on the last GPU given any) where a split of the plan's own holds more than llama.cpp's default one
   // (more layers, or fewer --n-cpu-moe); empty: the default split, and no default_split.
@@ -65,8 +66,10 @@ struct OffloadInputs {
 
 // The most of the model the GPUs hold: every layer and the output with the fewest --n-cpu-moe layers (MoE
 // models: attention and shared experts stay fast), else the largest -ngl; `fits` says whether even that
-// fits. Under the user's --tensor-split (in.knobs, one share per GPU) that split; else, over several GPUs,
-// llama.cpp's default split and the best -ts are both tried, and the split that holds more is the plan.
+// fits. -ngl and --n-cpu-moe the user gave (in.knobs) are held to, the other chosen around them, and `fits`
+// says whether they hold. Under the user's --tensor-split (in.knobs, one share per GPU) that split; else,
+// over several GPUs, llama.cpp's default split and the best -ts are both tried, and the split that holds
+// more is the plan.
 OffloadPlan plan_offload(const BudgetModel& m, const OffloadInputs& in);
 
 // The plan as llama.cpp's flags: "-ngl 95 --n-cpu-moe 60 -ts 31,64".

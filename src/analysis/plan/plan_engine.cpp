@@ -98,6 +98,9 @@ const KnobOwners kKnobOwners[] = {
     {"kv_cache_max_tokens", [](const EngineKnobs& k) { return k.kv_cache_max_tokens.has_value(); },
      bit(PlanEngine::TensorrtLlm)},
     {"tensor_split", [](const EngineKnobs& k) { return !k.tensor_split.empty(); }, bit(PlanEngine::LlamaCpp)},
+    {"n_gpu_layers", [](const EngineKnobs& k) { return k.n_gpu_layers.has_value(); },
+     bit(PlanEngine::LlamaCpp)},
+    {"n_cpu_moe", [](const EngineKnobs& k) { return k.n_cpu_moe.has_value(); }, bit(PlanEngine::LlamaCpp)},
 };
 
 // vLLM's EngineArgs raise max_num_batched_tokens and max_num_seqs for `vllm serve` on devices with at least

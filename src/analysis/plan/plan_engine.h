@@ -48,6 +48,9 @@ struct EngineKnobs {
   // llama.cpp's --tensor-split: each GPU's share of its layers, one per GPU (proportions, as llama.cpp
   // normalises them); empty: its default, each GPU's free memory.
   std::vector<double> tensor_split;
+  // llama.cpp's -ngl and --n-cpu-moe as the user runs them (above the model's layers: all of them); unset:
+  // the offload plan chooses (the most the GPUs hold).
+  std::optional<uint32_t> n_gpu_layers, n_cpu_moe;
 };
 
 // vLLM, SGLang, TGI and TensorRT-LLM: serving engines that run a model in 16 bits and page its cache.
