@@ -41,13 +41,11 @@ void require_engine_runs(const PlanArgs& a) {
                          : ""));
 }
 
-// Another engine's knobs change nothing: say so rather than leave the user thinking they were applied. The
-// offload plan, which --cpu-ram asks for under any engine, is llama.cpp's and takes its placement flags.
+// Another engine's knobs change nothing: say so rather than leave the user thinking they were applied (the
+// offload plan --cpu-ram asks for is llama.cpp's, whatever the engine).
 std::vector<std::string> foreign_knob_warnings(const PlanRequest& r) {
   std::vector<std::string> out;
-  for (const ForeignKnob& k : foreign_knobs(r.engine, r.knobs)) {
-    if (r.cpu_ram && (k.knob == "tensor_split" || k.knob == "n_gpu_layers" || k.knob == "n_cpu_moe"))
-      continue;
+  for (const ForeignKnob& k : foreign_knobs(r.engine, r.knobs, r.cpu_ram.has_value())) {
     std::string flag = "--" + std::string(k.knob);
     std::replace(flag.begin(), flag.end(), '_', '-');
     out.push_back(flag + " is for " + k.owners + ": it does not apply to --engine " +
@@ -142,6 +140,8 @@ CommandSpec plan_spec(PlanArgs& a) {
        [&a](const std::string&) { a.read_weights = true; }},
       {{"--cpu-bw"}, "GB/S", "CPU memory bandwidth for offloaded layers (default 50)",
        [&r](const std::string& v) { r.cpu_gbps = positive_number_arg("--cpu-bw", v, 1e5); }},
+      {{"--ubatch-size"}, "N", "llama.cpp: -ub, tokens of its compute buffer's ubatch (default 512)",
+       [&k](const std::string& v) { k.ubatch = integer_arg("--ubatch-size", v, 1, kMaxTokenCount); }},
       {{"--n-gpu-layers", "--gpu-layers"}, "N", "llama.cpp: -ngl as you run it, its last N slots (the output last) on the GPUs (default: the most they hold)",
        [&k](const std::string& v) { k.n_gpu_layers = static_cast<uint32_t>(integer_arg("--n-gpu-layers", v, 0, kMaxLayersFlag)); }},
       {{"--n-cpu-moe"}, "N", "llama.cpp: the routed experts of the first N layers in CPU RAM (default: the fewest the GPUs need)",

@@ -136,6 +136,27 @@ TEST(PlanEngineFlags, LlamaCppsPlacementFlagsAreRead) {
                   .warnings.empty());
 }
 
+// llama.cpp's -ub: its compute buffer holds one ubatch of n_ubatch tokens, so half the ubatch halves it (a
+// model without sliding layers, whose mask covers the cells alone).
+TEST(PlanEngineFlags, TheUbatchSizesLlamaCppsComputeBuffer) {
+  EXPECT_EQ(cli::parse_plan_args({"m", "--gpu", "24GB", "--engine", "llama.cpp", "--ubatch-size", "256"})
+                .request.knobs.ubatch,
+            256u);
+  const std::vector<std::string> w =
+      cli::parse_plan_args({"m", "--gpu", "24GB", "--engine", "vllm", "--ubatch-size", "256"}).warnings;
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("--ubatch-size is for llama.cpp"), std::string::npos) << w[0];
+  const auto m = analyze_dir(MA_EXAMPLE_DIR, {});
+  PlanRequest rq;
+  rq.engine = PlanEngine::LlamaCpp;
+  rq.gpus = parse_device_spec("24GB", "--gpu");
+  const uint64_t full = make_plan(m->inv, m->report, rq).splits.at(0).budget.worst.activations;
+  rq.knobs.ubatch = 256;
+  const uint64_t half = make_plan(m->inv, m->report, rq).splits.at(0).budget.worst.activations;
+  ASSERT_GT(full, 0u);
+  EXPECT_EQ(2 * half, full);
+}
+
 // llama.cpp's only tensor-parallel-like mode, -sm row, splits the matrices but keeps the KV cache and the
 // compute buffer on the main GPU: sizing it as tensor parallel halved a cache llama.cpp keeps whole.
 TEST(PlanEngineFlags, LlamaCppsRowSplitIsRefused) {

@@ -71,10 +71,13 @@ constexpr uint32_t bit(PlanEngine e) {
 }
 
 // Which engines read each knob (engine_defaults below): a knob given to another engine changes nothing.
+// `offload`: llama.cpp's CPU offload plan (analysis/plan/offload.h), which --cpu-ram asks for under any
+// engine, reads it too.
 struct KnobOwners {
   std::string_view knob;
   bool (*given)(const EngineKnobs&);
   uint32_t engines;
+  bool offload = false;
 };
 const KnobOwners kKnobOwners[] = {
     {"gpu_memory_utilization", [](const EngineKnobs& k) { return k.gpu_memory_utilization.has_value(); },
@@ -86,7 +89,8 @@ const KnobOwners kKnobOwners[] = {
      bit(PlanEngine::Vllm) | bit(PlanEngine::Tgi) | bit(PlanEngine::TensorrtLlm)},
     {"mem_fraction_static", [](const EngineKnobs& k) { return k.mem_fraction_static.has_value(); },
      bit(PlanEngine::Sglang)},
-    {"ubatch", [](const EngineKnobs& k) { return k.ubatch.has_value(); }, bit(PlanEngine::LlamaCpp)},
+    {"ubatch_size", [](const EngineKnobs& k) { return k.ubatch.has_value(); }, bit(PlanEngine::LlamaCpp),
+     true},
     {"cuda_memory_fraction", [](const EngineKnobs& k) { return k.cuda_memory_fraction.has_value(); },
      bit(PlanEngine::Tgi)},
     {"max_batch_prefill_tokens", [](const EngineKnobs& k) { return k.max_batch_prefill_tokens.has_value(); },
@@ -97,10 +101,12 @@ const KnobOwners kKnobOwners[] = {
      bit(PlanEngine::TensorrtLlm)},
     {"kv_cache_max_tokens", [](const EngineKnobs& k) { return k.kv_cache_max_tokens.has_value(); },
      bit(PlanEngine::TensorrtLlm)},
-    {"tensor_split", [](const EngineKnobs& k) { return !k.tensor_split.empty(); }, bit(PlanEngine::LlamaCpp)},
+    {"tensor_split", [](const EngineKnobs& k) { return !k.tensor_split.empty(); }, bit(PlanEngine::LlamaCpp),
+     true},
     {"n_gpu_layers", [](const EngineKnobs& k) { return k.n_gpu_layers.has_value(); },
-     bit(PlanEngine::LlamaCpp)},
-    {"n_cpu_moe", [](const EngineKnobs& k) { return k.n_cpu_moe.has_value(); }, bit(PlanEngine::LlamaCpp)},
+     bit(PlanEngine::LlamaCpp), true},
+    {"n_cpu_moe", [](const EngineKnobs& k) { return k.n_cpu_moe.has_value(); }, bit(PlanEngine::LlamaCpp),
+     true},
 };
 
 // vLLM's EngineArgs raise max_num_batched_tokens and max_num_seqs for `vllm serve` on devices with at least
@@ -211,10 +217,10 @@ std::string engine_precision_names(PlanEngine e) {
   return t;
 }
 
-std::vector<ForeignKnob> foreign_knobs(PlanEngine e, const EngineKnobs& given) {
+std::vector<ForeignKnob> foreign_knobs(PlanEngine e, const EngineKnobs& given, bool offload) {
   std::vector<ForeignKnob> out;
   for (const KnobOwners& k : kKnobOwners) {
-    if (!k.given(given) || (k.engines & bit(e))) continue;
+    if (!k.given(given) || (k.engines & bit(e)) || (offload && k.offload)) continue;
     std::string owners;
     for (const EngineRow& r : kEngines)
       if (k.engines & bit(r.engine)) owners += (owners.empty() ? "" : ", ") + std::string(r.name);

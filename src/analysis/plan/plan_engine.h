@@ -39,7 +39,7 @@ struct EngineKnobs {
   std::optional<uint64_t> max_num_seqs;              // vLLM: 1024 on a >= 70 GiB device, else 256
   std::optional<uint64_t> block_size;                // tokens per KV block: vLLM 16, TGI 1, TensorRT-LLM 32
   std::optional<double> mem_fraction_static;         // SGLang; default: sglang_default_fraction
-  std::optional<uint64_t> ubatch;                    // llama.cpp's n_ubatch, default 512
+  std::optional<uint64_t> ubatch;                    // llama.cpp's n_ubatch (--ubatch-size), default 512
   std::optional<double> cuda_memory_fraction;        // TGI, default 1.0
   std::optional<uint64_t> max_batch_prefill_tokens;  // TGI's warm-up prefill, default 4096
   std::optional<double> free_gpu_memory_fraction;    // TensorRT-LLM, default 0.9
@@ -88,12 +88,13 @@ std::optional<DType> engine_kv_dtype_named(PlanEngine e, std::string_view name);
 bool engine_runs_precision(PlanEngine e, std::string_view precision);
 std::string engine_precision_names(PlanEngine e);
 
-// A knob given that another engine owns: `e` never reads it (engine_defaults leaves it as given). `knob` is
-// the owners' spelling (EngineKnobs' member, "gpu_memory_utilization"); `owners` names them ("vllm").
+// A knob given that another engine owns: `e` never reads it (engine_defaults leaves it as given), nor,
+// where `offload` (a CPU offload is planned, llama.cpp's), does the offload plan. `knob` is the owners'
+// spelling ("gpu_memory_utilization", llama.cpp's "ubatch_size"); `owners` names them ("vllm").
 struct ForeignKnob {
   std::string_view knob;
   std::string owners;
 };
-std::vector<ForeignKnob> foreign_knobs(PlanEngine e, const EngineKnobs& given);
+std::vector<ForeignKnob> foreign_knobs(PlanEngine e, const EngineKnobs& given, bool offload);
 
 }  // namespace ma
