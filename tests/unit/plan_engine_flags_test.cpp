@@ -5,6 +5,8 @@
 // refused rather than sized as true tensor parallel.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "analysis/plan/plan.h"
 #include "analyzed_model.h"
 #include "cli/plan_args.h"
@@ -155,6 +157,24 @@ TEST(PlanEngineFlags, TheUbatchSizesLlamaCppsComputeBuffer) {
   const uint64_t half = make_plan(m->inv, m->report, rq).splits.at(0).budget.worst.activations;
   ASSERT_GT(full, 0u);
   EXPECT_EQ(2 * half, full);
+}
+
+// llama.cpp's -c counts the cells of every sequence: batch 4 of 8,192 tokens is -c 32,768 -np 4, four times
+// the cache of one.
+TEST(PlanEngineFlags, LlamaCppsContextCountsEverySequence) {
+  const auto m = analyze_dir(MA_EXAMPLE_DIR, {});
+  PlanRequest rq;
+  rq.engine = PlanEngine::LlamaCpp;
+  rq.gpus = parse_device_spec("24GB", "--gpu");
+  rq.context = 8192;
+  const uint64_t one = make_plan(m->inv, m->report, rq).splits.at(0).budget.worst.kv;
+  rq.batch = 4;
+  const Budget four = make_plan(m->inv, m->report, rq).splits.at(0).budget;
+  EXPECT_EQ(four.worst.kv, 4 * one);
+  const std::vector<std::string>& f = four.engine.formulas;
+  EXPECT_TRUE(std::any_of(f.begin(), f.end(), [](const std::string& t) {
+    return t.find("x batch 4 (-c 32,768 -np 4)") != std::string::npos;
+  }));
 }
 
 // llama.cpp's only tensor-parallel-like mode, -sm row, splits the matrices but keeps the KV cache and the

@@ -305,8 +305,11 @@ void fill_device(const BudgetModel& m, const Split& s, uint64_t batch, uint64_t 
           add({mul({u, vocab, 4}, "logits"), mul({u, m.ffn.elements + 2 * m.arch->hidden_size, 4}, "compute"),
                mul({u, cells + window_cells, 2}, "mask")},
               "compute buffer");
+      // llama.cpp's -c counts the cells of every sequence (-np of them), each one's share its context.
+      const std::string flags =
+          batch > 1 ? " (-c " + num(mul({cells, batch}, "cells")) + " -np " + num(batch) + ")" : "";
       v.formulas.push_back("llama.cpp: KV of n_ctx " + num(context) + " rounded up to " + num(cells) +
-                           " cells x batch " + num(batch) + "; compute buffer ~ n_ubatch " + num(u) +
+                           " cells x batch " + num(batch) + flags + "; compute buffer ~ n_ubatch " + num(u) +
                            " x ((vocab + widest intermediates) x 4 bytes + " +
                            (window_cells ? "(cells + " + num(window_cells) + " window cells)" : "cells") +
                            " x 2 bytes of mask)");
