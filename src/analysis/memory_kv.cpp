@@ -37,6 +37,7 @@ std::string dtype_label(DType d) {
 
 struct Context {
   DType kv;
+  std::optional<DType> v;            // V's own type where it differs from K's (kv)
   DType state;                       // conv states
   DType ssm;                         // recurrent states
   bool conv_without_newest = false;  // StateLayout's
@@ -50,14 +51,25 @@ struct Context {
   }
 };
 
+// K and V of `elements` each a token (kv heads x head dim, or x positions): one row of K's type and one of
+// V's where V has its own, else both in one.
+uint64_t key_value_bytes(const Context& c, uint64_t elements, std::string_view what) {
+  if (!c.v) return sized(mul({2, elements}, what), c.kv, what);
+  return add({sized(elements, c.kv, what), sized(elements, *c.v, what)}, what);
+}
+std::string key_value_text(const Context& c) {
+  return c.v ? "(" + elem_text(c.kv) + " K + " + elem_text(*c.v) + " V)" : elem_text(c.kv);
+}
+
 // Full, sliding-window or chunked attention: K and V per kv head (a layer whose V is its K still stores
 // both). A sparse-attention indexer (MiniMax-M3's, on GQA layers) adds its own keys.
 KvLayer attention_layer(const Context& c, const AttentionShape& at) {
   KvLayer l;
   const uint64_t copies = at.kv_stored_once ? 1 : 2;
-  const uint64_t kv =
-      sized(mul({copies, at.kv_heads, at.head_dim}, "2 x num_key_value_heads x head_dim"), c.kv,
-            "KV bytes per token (num_key_value_heads x head_dim, summed over num_hidden_layers)");
+  const std::string_view what =
+      "KV bytes per token (num_key_value_heads x head_dim, summed over num_hidden_layers)";
+  const uint64_t per_head = mul({at.kv_heads, at.head_dim}, "num_key_value_heads x head_dim");
+  const uint64_t kv = copies == 2 ? key_value_bytes(c, per_head, what) : sized(per_head, c.kv, what);
   const uint64_t indexer = sized(at.indexer_head_dim, c.kv, "index_head_dim x bits");
   l.bytes_per_token = add(
       {kv, indexer}, "KV bytes per token (num_key_value_heads x head_dim, summed over num_hidden_layers)");
@@ -66,8 +78,10 @@ KvLayer attention_layer(const Context& c, const AttentionShape& at) {
   l.kind = at.span == Span::Full      ? CacheKind::Full
            : at.span == Span::Chunked ? CacheKind::Chunked
                                       : CacheKind::Sliding;
-  l.formula = num(copies) + " x " + num(at.kv_heads) + " kv heads x " + num(at.head_dim) + " head dim x " +
-              elem_text(c.kv);
+  l.formula = (copies == 2 && c.v
+                   ? num(at.kv_heads) + " kv heads x " + num(at.head_dim) + " head dim x " + key_value_text(c)
+                   : num(copies) + " x " + num(at.kv_heads) + " kv heads x " + num(at.head_dim) +
+                         " head dim x " + elem_text(c.kv));
   if (indexer) l.formula += " + " + num(at.indexer_head_dim) + " indexer key dims x " + elem_text(c.kv);
   l.formula += " = " + num(l.bytes_per_token) + " per token";
   if (at.kv_stored_once)
@@ -310,12 +324,13 @@ KvLayer cross_layer(const Context& c, uint32_t layer, const AttentionShape& at, 
   KvLayer l;
   l.layer = layer;
   l.kind = CacheKind::Cross;
-  l.state_bytes_per_sequence = sized(mul({2, at.kv_heads, at.head_dim, positions},
-                                         "2 x num_key_value_heads x head_dim x encoder positions x bits"),
-                                     c.kv, "2 x num_key_value_heads x head_dim x encoder positions x bits");
-  l.formula = "2 x " + num(at.kv_heads) + " heads x " + num(at.head_dim) + " head dim x " + num(positions) +
-              " " + std::string(source) + " positions x " + elem_text(c.kv) + " = " +
-              num(l.state_bytes_per_sequence) + " per sequence";
+  l.state_bytes_per_sequence = key_value_bytes(
+      c,
+      mul({at.kv_heads, at.head_dim, positions}, "num_key_value_heads x head_dim x encoder positions x bits"),
+      "2 x num_key_value_heads x head_dim x encoder positions x bits");
+  l.formula = std::string(c.v ? "" : "2 x ") + num(at.kv_heads) + " heads x " + num(at.head_dim) +
+              " head dim x " + num(positions) + " " + std::string(source) + " positions x " +
+              key_value_text(c) + " = " + num(l.state_bytes_per_sequence) + " per sequence";
   return l;
 }
 
@@ -326,13 +341,15 @@ struct RecurrentKinds {
   bool ssm = false, short_conv = false, rg_lru = false, rwkv = false, mlstm = false;
 };
 
-std::string convention_text(const KvCachePlan& p, DType kv, bool indexer, const RecurrentKinds& r,
+std::string convention_text(const KvCachePlan& p, const Context& c, bool indexer, const RecurrentKinds& r,
                             bool compressed) {
   auto has = [&](CacheKind kind) {
     return std::any_of(p.layers.begin(), p.layers.end(), [&](const KvLayer& l) { return l.kind == kind; });
   };
-  std::string s =
-      "K/V cache in " + dtype_label(kv) + ": 2 x kv_heads x head_dim x bytes per attention layer per token";
+  std::string s = c.v ? "K cache in " + dtype_label(c.kv) + ", V in " + dtype_label(*c.v) +
+                            ": kv_heads x head_dim x (K bytes + V bytes) per attention layer per token"
+                      : "K/V cache in " + dtype_label(c.kv) +
+                            ": 2 x kv_heads x head_dim x bytes per attention layer per token";
   if (has(CacheKind::Sliding) || has(CacheKind::Chunked))
     s += "; sliding-window and chunked layers keep at most their window (kv_cache_bytes caps them, "
          "kv_cache_per_token_bytes counts them while the window is not yet full)";
@@ -374,7 +391,7 @@ std::string convention_text(const KvCachePlan& p, DType kv, bool indexer, const 
 }  // namespace
 
 KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state, uint64_t context,
-                          const StateLayout& layout) {
+                          const StateLayout& layout, std::optional<DType> v) {
   KvCachePlan p;
   const StackSpec* decoder = arch.stack(StackRole::Decoder);
   if (!decoder) {
@@ -390,7 +407,7 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
     p.convention = "unknown: without config.json there is no architecture to derive the cache from";
     return p;
   }
-  const Context c{kv, layout.dtype.value_or(state),
+  const Context c{kv, v && *v != kv ? v : std::nullopt, layout.dtype.value_or(state),
                   layout.dtype.value_or(arch.ssm_cache_dtype.value_or(state)), layout.conv_without_newest};
   const std::vector<LayerSpec>& layers = decoder->layers;
   for (size_t i = 0; i < layers.size(); ++i) {
@@ -490,7 +507,7 @@ KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state,
   r.rwkv = any([](const LayerSpec& l) { return l.mixer == Mixer::Rwkv; });
   r.mlstm = any([](const LayerSpec& l) { return l.mixer == Mixer::Mlstm; });
   const bool compressed = any([](const LayerSpec& l) { return l.attention.compress_ratio > 0; });
-  p.convention = convention_text(p, kv, indexer, r, compressed);
+  p.convention = convention_text(p, c, indexer, r, compressed);
   return p;
 }
 

@@ -34,9 +34,10 @@ struct StateLayout {
 // `kv`: the attention K/V dtype; `state`: the dtype of conv and recurrent states unless the record names an
 // SSM cache dtype (or `layout` a dtype of its own). `context` (0: unknown) only matters for encoder-decoder
 // models without a fixed encoder length, whose cross-attention covers an encoder input as long as the
-// context.
+// context. `v`: V in a type of its own (llama.cpp's -ctv beside -ctk), each of K and V a row of whole
+// blocks per token as llama.cpp sizes them; an MLA latent and a K that is its V are K's.
 KvCachePlan plan_kv_cache(const ArchitectureRecord& arch, DType kv, DType state, uint64_t context,
-                          const StateLayout& layout = {});
+                          const StateLayout& layout = {}, std::optional<DType> v = {});
 
 // The positions an encoder-decoder's encoder runs over: the input length the record fixes for it (Whisper's
 // 1,500 frames after the conv stride, BART's 1,024-position table), else the context (T5's relative positions

@@ -41,6 +41,29 @@ void require_engine_runs(const PlanArgs& a) {
                          : ""));
 }
 
+// llama.cpp's -ctk and -ctv: K and V each in a type of its own, the one not given in llama.cpp's default f16.
+// Only llama.cpp keeps them apart; --kv-dtype sets both.
+void read_cache_types(PlanArgs& a) {
+  if (a.cache_type_k_text.empty() && a.cache_type_v_text.empty()) return;
+  const PlanEngine e = a.request.engine;
+  if (!a.kv_dtype_text.empty())
+    throw Error(ErrorKind::Usage, "", "--cache-type-k/--cache-type-v",
+                "--kv-dtype sets K and V both: give it, or these two");
+  if (e != PlanEngine::LlamaCpp)
+    throw Error(ErrorKind::Usage, "", "--cache-type-k/--cache-type-v",
+                std::string(engine_name(e)) + " keeps K and V in one type: give --kv-dtype");
+  auto type_of = [&](const std::string& text, const char* flag) {
+    const std::optional<DType> d = text.empty() ? DType::F16 : kv_dtype_of(text, e);
+    if (!d || !engine_runs_kv_dtype(e, *d))
+      throw Error(ErrorKind::Usage, "", flag,
+                  "'" + printable(text) + "' is not a cache type llama.cpp runs; it takes " +
+                      engine_kv_dtype_names(e));
+    return *d;
+  };
+  a.kv_dtype = type_of(a.cache_type_k_text, "--cache-type-k");
+  a.request.v_dtype = type_of(a.cache_type_v_text, "--cache-type-v");
+}
+
 // Another engine's knobs change nothing: say so rather than leave the user thinking they were applied (the
 // offload plan --cpu-ram asks for is llama.cpp's, whatever the engine).
 std::vector<std::string> foreign_knob_warnings(const PlanRequest& r) {
@@ -107,6 +130,10 @@ CommandSpec plan_spec(PlanArgs& a) {
        }},
       {{"--kv-dtype"}, "DTYPE", "K and V cache dtype, one the engine takes (default or auto: the checkpoint's, else the model's; llama.cpp f16)",
        [&a](const std::string& v) { a.kv_dtype_text = v; }},
+      {{"--cache-type-k"}, "T", "llama.cpp: -ctk, K's cache type (the other f16 unless given)",
+       [&a](const std::string& v) { a.cache_type_k_text = v; }},
+      {{"--cache-type-v"}, "T", "llama.cpp: -ctv, V's cache type (the other f16 unless given)",
+       [&a](const std::string& v) { a.cache_type_v_text = v; }},
       {{"--engine"}, "E", "transformers (default), vllm, sglang, llama.cpp, tgi or tensorrt-llm: whose memory rules",
        [&r](const std::string& v) {
          r.engine = *engine_from_name(choice_arg(
@@ -166,6 +193,7 @@ PlanArgs parse_plan_args(const Args& args) {
   if (!a.cpu_ram.empty()) a.request.cpu_ram = parse_memory_size(a.cpu_ram, "--cpu-ram");
   if (a.tensor_split) a.request.knobs.tensor_split = tensor_split_of(*a.tensor_split, a.request.gpus.count);
   a.kv_dtype = kv_dtype_of(a.kv_dtype_text, a.request.engine);
+  read_cache_types(a);
   require_engine_runs(a);
   a.warnings = foreign_knob_warnings(a.request);
   require_distinct_outputs(output_claims(a.outputs));

@@ -22,7 +22,9 @@ struct PlanArgs {
   PlanRequest request;
   std::optional<DType> kv_dtype;  // --kv-dtype, for the report's cache figures
   std::string kv_dtype_text;      // as written: resolved into kv_dtype once --engine is known
-  bool read_weights = false;      // --weights: scan the local weights for the quantization hints
+  // llama.cpp's -ctk and -ctv as written: K and V each in its own type (kv_dtype then K's).
+  std::string cache_type_k_text, cache_type_v_text;
+  bool read_weights = false;  // --weights: scan the local weights for the quantization hints
   // Flags given that the chosen engine does not read (another engine's knobs): the command warns of each.
   std::vector<std::string> warnings;
   HubArgs hub;

@@ -147,7 +147,7 @@ std::vector<std::pair<std::string, std::string>> summary_fields(const Plan& p) {
       {"context / batch",
        with_thousands(p.context) + " / " + with_thousands(p.batch) +
            (p.max_model_context ? " (model maximum " + with_thousands(p.max_model_context) + ")" : "")},
-      {"kv_cache_dtype", p.kv_dtype},
+      {"kv_cache_dtype", p.v_dtype.empty() ? p.kv_dtype : p.kv_dtype + " K, " + p.v_dtype + " V"},
       {"fits", plan_verdict(p)},
       {"max_context", context_text(p)},
       {"max_batch", limit_text(p.max_batch, " at context " + with_thousands(p.context))},
@@ -416,6 +416,7 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
   w.key("max_model_context").value(p.max_model_context);
   w.key("batch").value(p.batch);
   w.key("kv_cache_dtype").value(p.kv_dtype);
+  w.key("kv_cache_dtype_v").text_or_null(p.v_dtype);
   w.key("fits").value(p.fits);
   w.key("verdict").value(plan_verdict(p));
   limit_object(w, "max_context", p.max_context);

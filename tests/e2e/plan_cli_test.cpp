@@ -82,6 +82,26 @@ constexpr const char* kSlidingGemma2 = R"({"model_type": "gemma2", "architecture
 // A cache of sliding-window layers holds the window, not the context: the sequences a pool serves are its
 // bytes over one sequence's, which for the engines that size the cache for the batch is the batch, and for
 // vLLM the largest batch the plan finds (Gemma 3 at 32k read 0.75 sequences of a cache sized for 4).
+// K and V in types of their own: both named in the JSON and the console, the cache sized by both.
+TEST(PlanCli, KAndVCacheTypesAreBothReported) {
+  const std::string args = "plan " + example() + " --gpu 24GB --engine llama.cpp --cache-type-k q8_0";
+  const CommandResult r = run_cli(args + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json::Document d = json::Document::parse(r.out, "plan");
+  EXPECT_EQ(d.root().find("kv_cache_dtype")->as_string(), "q8_0");
+  EXPECT_EQ(d.root().find("kv_cache_dtype_v")->as_string(), "f16");
+  const CommandResult both = run_cli("plan " + example() + " --gpu 24GB --engine llama.cpp --json");
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  const json::Document f16 = json::Document::parse(both.out, "plan");
+  EXPECT_TRUE(f16.root().find("kv_cache_dtype_v")->is_null());
+  // q8_0 K (34 bytes per 32) beside an f16 V (64 per 32) against 128 per 32 for both in f16.
+  const double ratio = d.root().find("engine")->find("kv_cache_bytes")->as_double() /
+                       f16.root().find("engine")->find("kv_cache_bytes")->as_double();
+  EXPECT_DOUBLE_EQ(ratio, (34.0 + 64.0) / 128.0);
+  const CommandResult console = run_cli(args);
+  EXPECT_NE(console.out.find("kv_cache_dtype            q8_0 K, f16 V"), std::string::npos) << console.out;
+}
+
 TEST(PlanCli, MaxConcurrencyCountsSlidingWindowsAsTheyAreCached) {
   TempDir dir;
   write_file(dir / "config.json", kSlidingGemma2);

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/plan/device_budget.h"
@@ -45,10 +46,21 @@ inline std::optional<std::filesystem::path> config_of(const std::filesystem::pat
   return std::nullopt;
 }
 
+// Every run of ../shared/data/engines/engine-memory.json, and one of them by its id (null when absent; it
+// lives as long as the document).
+inline json::Document engine_memory_document(const std::filesystem::path& data) {
+  return json::Document::parse(read_small_file(data / "engines" / "engine-memory.json", 16 << 20),
+                               "engine-memory.json");
+}
+inline const json::Value* engine_memory_row(const json::Document& doc, std::string_view id) {
+  for (const json::Value& row : doc.root().items())
+    if (row.find("id")->as_string() == id) return &row;
+  return nullptr;
+}
+
 inline std::vector<EngineRun> engine_memory_runs(const std::filesystem::path& data,
                                                  const std::string& engine) {
-  const json::Document doc = json::Document::parse(
-      read_small_file(data / "engines" / "engine-memory.json", 16 << 20), "engine-memory.json");
+  const json::Document doc = engine_memory_document(data);
   auto torch_total = [&](const std::string& gpu) -> std::optional<std::string> {
     const size_t at = gpu.find("total_memory=");
     if (at == std::string::npos) return std::nullopt;

@@ -177,6 +177,27 @@ TEST(PlanEngineFlags, LlamaCppsContextCountsEverySequence) {
   }));
 }
 
+// As llama.cpp reads -ctk and -ctv: the one not given is f16; --kv-dtype sets both, so the two together
+// are refused, and so is an engine that keeps K and V in one type.
+TEST(PlanEngineFlags, KAndVCacheTypesAreReadAsLlamaCppReadsThem) {
+  const cli::PlanArgs k =
+      cli::parse_plan_args({"m", "--gpu", "24GB", "--engine", "llama.cpp", "--cache-type-k", "q8_0"});
+  EXPECT_EQ(k.kv_dtype, DType::Q8_0);
+  EXPECT_EQ(k.request.v_dtype, DType::F16);
+  const cli::PlanArgs v =
+      cli::parse_plan_args({"m", "--gpu", "24GB", "--engine", "llama.cpp", "--cache-type-v", "q4_0"});
+  EXPECT_EQ(v.kv_dtype, DType::F16);
+  EXPECT_EQ(v.request.v_dtype, DType::Q4_0);
+  EXPECT_NE(plan_flags_error({"--engine", "llama.cpp", "--kv-dtype", "q8_0", "--cache-type-v", "f16"})
+                .find("--kv-dtype sets K and V both"),
+            std::string::npos);
+  EXPECT_NE(
+      plan_flags_error({"--engine", "vllm", "--cache-type-k", "fp8"}).find("vllm keeps K and V in one type"),
+      std::string::npos);
+  const std::string bad = plan_flags_error({"--engine", "llama.cpp", "--cache-type-v", "q6_k"});
+  EXPECT_NE(bad.find("--cache-type-v: 'q6_k' is not a cache type llama.cpp runs"), std::string::npos) << bad;
+}
+
 // llama.cpp's only tensor-parallel-like mode, -sm row, splits the matrices but keeps the KV cache and the
 // compute buffer on the main GPU: sizing it as tensor parallel halved a cache llama.cpp keeps whole.
 TEST(PlanEngineFlags, LlamaCppsRowSplitIsRefused) {

@@ -8,6 +8,7 @@
 #include "analysis/plan/plan.h"
 #include "analyzed_model.h"
 #include "core/json.h"
+#include "engine_memory_runs.h"
 #include "io/file_source.h"
 #include "test_support.h"
 
@@ -134,11 +135,8 @@ TEST(PlanLayerSplit, EachStageIsTimedOnItsOwnDevice) {
 // 48 and 46 of the 94 layers, KV buffers of 816.00 and 782.00 MiB.
 TEST(PlanLayerSplit, KvPerGpuIsWhatLlamaCppPrinted) {
   LOAD_CONFIG_OR_SKIP(m, "Qwen__Qwen3-235B-A22B");
-  const json::Document doc = json::Document::parse(
-      read_small_file(*data_ / "engines" / "engine-memory.json", 16 << 20), "engine-memory.json");
-  const json::Value* run = nullptr;
-  for (const json::Value& row : doc.root().items())
-    if (row.find("id")->as_string() == "llamacpp-b5271-2x3090-qwen3-235b-q6k-hybrid") run = &row;
+  const json::Document doc = engine_memory_document(*data_);
+  const json::Value* run = engine_memory_row(doc, "llamacpp-b5271-2x3090-qwen3-235b-q6k-hybrid");
   ASSERT_NE(run, nullptr);
   const json::Value* parsed = run->find("figures_parsed");
   PlanRequest rq;

@@ -15,6 +15,7 @@
 #include "analysis/plan/plan.h"
 #include "analyzed_model.h"
 #include "core/json.h"
+#include "engine_memory_runs.h"
 #include "io/file_source.h"
 #include "report/plan_words.h"
 #include "test_support.h"
@@ -98,13 +99,10 @@ TEST(PlanOffload, EveryGpuHoldsItsOwnShareOfLlamaCppsSplit) {
   EXPECT_TRUE(d.devices[1].output);
 
   // Each GPU's KV buffer is what llama.cpp b5271 printed for these 48 and 46 layers.
-  const json::Document doc = json::Document::parse(
-      read_small_file(*data_ / "engines" / "engine-memory.json", 16 << 20), "engine-memory.json");
-  const json::Value* parsed = nullptr;
-  for (const json::Value& row : doc.root().items())
-    if (row.find("id")->as_string() == "llamacpp-b5271-2x3090-qwen3-235b-q6k-hybrid")
-      parsed = row.find("figures_parsed");
-  ASSERT_NE(parsed, nullptr);
+  const json::Document doc = engine_memory_document(*data_);
+  const json::Value* run = engine_memory_row(doc, "llamacpp-b5271-2x3090-qwen3-235b-q6k-hybrid");
+  ASSERT_NE(run, nullptr);
+  const json::Value* parsed = run->find("figures_parsed");
   const Qwen3OnTwo3090s q(d.devices[1]);
   EXPECT_EQ(d.devices[0].kv, 48 * q.kv_layer);
   EXPECT_EQ(d.devices[1].kv, 46 * q.kv_layer);

@@ -376,6 +376,8 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   // checkpoint's declared cache dtype or the model's).
   const DType kv = engine_kv_dtype(report, rq.engine, rq.kv_dtype);
   plan.kv_dtype = std::string(dtype_info(kv).short_name);
+  const std::optional<DType> v = rq.v_dtype && *rq.v_dtype != kv ? rq.v_dtype : std::nullopt;
+  if (v) plan.v_dtype = std::string(dtype_info(*v).short_name);
   const EngineKnobs knobs = engine_defaults(rq.engine, rq.knobs, rq.gpus.memory_bytes);
   plan.request.knobs = knobs;
 
@@ -386,7 +388,7 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
   // serving engine; llama.cpp's recurrent state in f32), the state laid out as the engine keeps it; only K
   // and V in the cache dtype.
   const DType compute = engine_compute_dtype(report, rq.engine);
-  m.kv = plan_kv_cache(inv.arch, kv, compute, plan.context, engine_state_layout(rq.engine));
+  m.kv = plan_kv_cache(inv.arch, kv, compute, plan.context, engine_state_layout(rq.engine), v);
   m.activation_bytes = dtype_bits(compute) / 8;
   m.ffn = widest_ffn(inv.arch);
   m.logits = logits_shape(inv);

@@ -37,6 +37,7 @@ struct PlanRequest {
   uint64_t batch = 1;               // sequences in flight (--batch / --concurrency)
   WeightPrecision precision = WeightPrecision::Stored;
   std::optional<DType> kv_dtype;  // default: the dtype the checkpoint declares for its cache, else 16-bit
+  std::optional<DType> v_dtype;   // V in a type of its own (llama.cpp's -ctv); kv_dtype is then K's
   PlanEngine engine = PlanEngine::Transformers;
   EngineKnobs knobs;
   std::optional<uint32_t> tp, pp;  // --tp / --pp: only this split (tp x pp = the device count)
@@ -85,7 +86,8 @@ struct Plan {
   std::string model_id;
   PlanRequest request;
   uint64_t context = 0, max_model_context = 0, batch = 1;
-  std::string kv_dtype;
+  std::string kv_dtype;        // K's and V's, or K's where V has its own
+  std::string v_dtype;         // V's where it differs from K's; empty otherwise
   uint64_t weights_bytes = 0;  // the whole model at the request's precision
   std::vector<SplitPlan> splits;
   std::optional<size_t> best;   // index of the recommended split
