@@ -130,6 +130,17 @@ TEST(PlanEngineFlags, LlamaCppsPlacementFlagsAreRead) {
   EXPECT_GE(cli::parse_plan_args({"m", "--gpu", "24GB", "--cpu-moe"}).request.knobs.n_cpu_moe.value_or(0),
             1u << 16);
   EXPECT_NE(plan_flags_error({"--n-gpu-layers", "-1"}).find("--n-gpu-layers"), std::string::npos);
+  // llama.cpp's own spellings, as a llama-server command line has them.
+  const cli::PlanArgs pasted =
+      cli::parse_plan_args({"m", "--gpu", "2x24GB", "--engine", "llama.cpp", "-ngl", "20", "-ncmoe", "3",
+                            "-ts", "3,1", "-ctk", "q8_0", "-ctv", "q4_0", "-ub", "256"});
+  EXPECT_EQ(pasted.request.knobs.n_gpu_layers, 20u);
+  EXPECT_EQ(pasted.request.knobs.n_cpu_moe, 3u);
+  EXPECT_EQ(pasted.request.knobs.tensor_split, (std::vector<double>{3, 1}));
+  EXPECT_EQ(pasted.request.knobs.ubatch, 256u);
+  EXPECT_EQ(pasted.kv_dtype, DType::Q8_0);
+  EXPECT_EQ(pasted.request.v_dtype, DType::Q4_0);
+  EXPECT_TRUE(pasted.warnings.empty());
   EXPECT_EQ(
       cli::parse_plan_args({"m", "--gpu", "24GB", "--engine", "vllm", "--n-cpu-moe", "3"}).warnings.size(),
       1u);
