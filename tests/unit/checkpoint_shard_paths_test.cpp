@@ -50,6 +50,17 @@ TEST(CheckpointShardPaths, AShardThroughALinkOutOfTheDirectoryIsUnsafe) {
                      "resolves outside the model's directory"),
             std::string::npos)
       << why;
+  // So is a shard that is itself a link out, listed beside the index: the directory's listing says it is a
+  // link, so it is not taken as inside.
+  fs::create_symlink(tmp / "outside" / "model.safetensors", tmp / "m" / "model-00001-of-00001.safetensors");
+  test::write_file(tmp / "m" / "model.safetensors.index.json",
+                   R"({"metadata": {}, "weight_map": {"w": "model-00001-of-00001.safetensors"}})");
+  why = shard_path_error(tmp / "m", kind);
+  EXPECT_EQ(kind, ErrorKind::Unsafe) << why;
+  EXPECT_NE(why.find("shard 'model-00001-of-00001.safetensors': named by the index, but resolves outside"),
+            std::string::npos)
+      << why;
+  fs::remove(tmp / "m" / "model-00001-of-00001.safetensors");
   // A PyTorch index is refused the same way, before its shard is opened.
   fs::remove(tmp / "m" / "model.safetensors.index.json");
   test::write_file(tmp / "m" / "pytorch_model.bin.index.json",
