@@ -273,26 +273,26 @@ OffloadPlan plan_offload(const BudgetModel& m, const OffloadInputs& in) {
   OffloadPlan o;
   const std::vector<double>& given = in.knobs.tensor_split;
   o.tensor_split_given = given.size() == g.count;
-  const std::vector<double> memory = o.tensor_split_given ? given : memory_shares(g);
-  const Placement by_memory =
-      choose_placement(om, [&](Placement q) { return every_gpu_holds(place_on_gpus(om, g, q, memory)); });
-  Placement p = by_memory;
-  std::vector<double> shares = memory;
+  const std::vector<double> first_shares = o.tensor_split_given ? given : memory_shares(g);
+  const Placement first_choice = choose_placement(
+      om, [&](Placement q) { return every_gpu_holds(place_on_gpus(om, g, q, first_shares)); });
+  Placement p = first_choice;
+  std::vector<double> shares = first_shares;
   if (o.tensor_split_given) o.tensor_split = given;
   // A placement the user gave may not hold under the default split where a -ts of the plan's own holds it.
-  const bool default_holds = every_gpu_holds(place_on_gpus(om, g, by_memory, memory));
+  const bool default_holds = every_gpu_holds(place_on_gpus(om, g, first_choice, first_shares));
   if (const std::optional<SearchedSplit> s =
           g.count > 1 && !o.tensor_split_given ? search_split(om, g) : std::nullopt;
-      s && (!default_holds || holds_more(s->placement, by_memory))) {
+      s && (!default_holds || holds_more(s->placement, first_choice))) {
     p = s->placement;
     shares.assign(s->slots.begin(), s->slots.end());
     o.tensor_split = shares;
     OffloadDefaultSplit& d = o.default_split.emplace();
-    d.ngl = by_memory.ngl;
-    d.cpu_moe_layers = by_memory.cpu_moe;
-    d.devices = place_on_gpus(om, g, by_memory, memory);
+    d.ngl = first_choice.ngl;
+    d.cpu_moe_layers = first_choice.cpu_moe;
+    d.devices = place_on_gpus(om, g, first_choice, first_shares);
     d.gpus_fit = default_holds;
-    const DecodeReads r = decode_reads(om, in, by_memory, d.devices);
+    const DecodeReads r = decode_reads(om, in, first_choice, d.devices);
     if (r.step_s) d.decode_tokens_per_s = static_cast<double>(in.batch) / *r.step_s;
   }
   o.ngl = p.ngl;
