@@ -47,11 +47,14 @@ const SplitPlan* shown_split(const Plan& p) {
 std::string plan_verdict(const Plan& p, bool on_devices) {
   if (!p.fits) {
     std::string t = on_devices ? "does not fit on " + devices_text(p) : "does not fit";
-    if (p.widest_fitting)
+    // Offload flags the user gave ask about that command line first.
+    const bool asked =
+        p.offload && (p.offload->ngl_given || p.offload->cpu_moe_given || p.offload->tensor_split_given);
+    if (p.widest_fitting && !asked)
       t += "; fits in " + std::string(precision_name(*p.widest_fitting));
     else if (p.offload && p.offload->fits)
       t += "; fits with CPU offload (" + llama_cpp_offload_flags(*p.offload) + ")";
-    else if (p.offload && (p.offload->ngl_given || p.offload->cpu_moe_given || p.offload->tensor_split_given))
+    else if (asked)
       t += "; nor with CPU offload as given (" + llama_cpp_offload_flags(*p.offload) + ")";
     return t;
   }

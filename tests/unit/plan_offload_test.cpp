@@ -237,6 +237,24 @@ TEST(PlanOffload, FlagsGivenAreHeldTo) {
   EXPECT_EQ(all.cpu_bytes, 151'936ull * 4096 * 2 + 94 * q.experts);
 }
 
+// Offload flags the user gives ask about that command line: the verdict answers it before naming a narrower
+// precision that would fit (Llama-3.1-8B's 16 GB of bf16 on a 12 GB GPU under vLLM: fp8 fits).
+TEST(PlanOffload, TheVerdictAnswersTheFlagsGiven) {
+  LOAD_CONFIG_OR_SKIP(m, "meta-llama__Meta-Llama-3.1-8B");
+  PlanRequest rq;
+  rq.gpus = parse_device_spec("12GB", "--gpu");
+  rq.engine = PlanEngine::Vllm;
+  rq.cpu_ram = 64 * kOffloadGiB;
+  const Plan chosen = make_plan(m->inv, m->report, rq);
+  ASSERT_FALSE(chosen.fits);
+  ASSERT_TRUE(chosen.widest_fitting);
+  EXPECT_NE(plan_verdict(chosen).find("; fits in fp8"), std::string::npos) << plan_verdict(chosen);
+  rq.knobs.n_gpu_layers = 20;
+  const Plan asked = make_plan(m->inv, m->report, rq);
+  EXPECT_NE(plan_verdict(asked).find("; fits with CPU offload (-ngl 20)"), std::string::npos)
+      << plan_verdict(asked);
+}
+
 // Llama-3.3-70B (hidden 8,192, 8 KV heads of 128, FFN 28,672, 80 layers) in int4 on an RTX 4090 at n_ctx
 // 131,072: 0.5 GiB of f16 cache a layer. Each layer's cache lives on its layer's device, so the layers left
 // on the CPU keep theirs in RAM; the review found every layer's cache put on the GPU, -ngl 0 and "fits no"

@@ -508,9 +508,8 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
         "llama.cpp: whole layers per GPU (-sm layer, its default; its row split is not modelled), layer i of "
         "n on the first GPU whose cumulative share of --tensor-split exceeds i / (n + 1), the output counted "
         "as layer n; the shares are --tensor-split's where given, by default the GPUs' free memory, taken "
-        "here "
-        "as each device's memory (give --gpu the free sizes when a display or another process holds some); "
-        "the token embedding stays on the CPU");
+        "here as each device's memory (give --gpu the free sizes when a display or another process holds "
+        "some); the token embedding stays on the CPU");
   if (rq.gpus.mixed())
     plan.assumptions.push_back(
         "the devices differ: each pipeline stage is sized on its own device (a tensor-parallel group on its "
