@@ -16,6 +16,14 @@
 namespace ma::test {
 namespace {
 
+// A llama.cpp plan request for `gpus`.
+PlanRequest llama_cpp_request(const char* gpus) {
+  PlanRequest rq;
+  rq.engine = PlanEngine::LlamaCpp;
+  rq.gpus = parse_device_spec(gpus, "--gpu");
+  return rq;
+}
+
 // The usage error parsing `plan` with these flags raises ("" when it parses).
 std::string plan_flags_error(std::vector<std::string> flags) {
   flags.insert(flags.begin(), {"model", "--gpu", "24GB"});
@@ -160,9 +168,7 @@ TEST(PlanEngineFlags, TheUbatchSizesLlamaCppsComputeBuffer) {
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].find("--ubatch-size is for llama.cpp"), std::string::npos) << w[0];
   const auto m = analyze_dir(MA_EXAMPLE_DIR, {});
-  PlanRequest rq;
-  rq.engine = PlanEngine::LlamaCpp;
-  rq.gpus = parse_device_spec("24GB", "--gpu");
+  PlanRequest rq = llama_cpp_request("24GB");
   const uint64_t full = make_plan(m->inv, m->report, rq).splits.at(0).budget.worst.activations;
   rq.knobs.ubatch = 256;
   const uint64_t half = make_plan(m->inv, m->report, rq).splits.at(0).budget.worst.activations;
@@ -174,9 +180,7 @@ TEST(PlanEngineFlags, TheUbatchSizesLlamaCppsComputeBuffer) {
 // the cache of one.
 TEST(PlanEngineFlags, LlamaCppsContextCountsEverySequence) {
   const auto m = analyze_dir(MA_EXAMPLE_DIR, {});
-  PlanRequest rq;
-  rq.engine = PlanEngine::LlamaCpp;
-  rq.gpus = parse_device_spec("24GB", "--gpu");
+  PlanRequest rq = llama_cpp_request("24GB");
   rq.context = 8192;
   const uint64_t one = make_plan(m->inv, m->report, rq).splits.at(0).budget.worst.kv;
   rq.batch = 4;
@@ -213,9 +217,7 @@ TEST(PlanEngineFlags, KAndVCacheTypesAreReadAsLlamaCppReadsThem) {
 // compute buffer on the main GPU: sizing it as tensor parallel halved a cache llama.cpp keeps whole.
 TEST(PlanEngineFlags, LlamaCppsRowSplitIsRefused) {
   const auto m = analyze_dir(MA_EXAMPLE_DIR, {});
-  PlanRequest rq;
-  rq.engine = PlanEngine::LlamaCpp;
-  rq.gpus = parse_device_spec("2xrtx3090", "--gpu");
+  PlanRequest rq = llama_cpp_request("2xrtx3090");
   rq.tp = 2;
   try {
     make_plan(m->inv, m->report, rq);
