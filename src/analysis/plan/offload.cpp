@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <utility>
 
 #include "analysis/memory_math.h"
 #include "core/units.h"
@@ -277,20 +278,21 @@ OffloadPlan plan_offload(const BudgetModel& m, const OffloadInputs& in) {
   const Placement first_choice = choose_placement(
       om, [&](Placement q) { return every_gpu_holds(place_on_gpus(om, g, q, first_shares)); });
   Placement p = first_choice;
-  std::vector<double> shares = first_shares;
   if (o.tensor_split_given) o.tensor_split = given;
+  // Placed once: the plan's devices, unless a -ts of the plan's own replaces them (then the default split's).
+  std::vector<OffloadDevice> first_devices = place_on_gpus(om, g, first_choice, first_shares);
   // A placement the user gave may not hold under the default split where a -ts of the plan's own holds it.
-  const bool default_holds = every_gpu_holds(place_on_gpus(om, g, first_choice, first_shares));
+  const bool default_holds = every_gpu_holds(first_devices);
+  o.devices = std::move(first_devices);
   if (const std::optional<SearchedSplit> s =
           g.count > 1 && !o.tensor_split_given ? search_split(om, g) : std::nullopt;
       s && (!default_holds || holds_more(s->placement, first_choice))) {
     p = s->placement;
-    shares.assign(s->slots.begin(), s->slots.end());
-    o.tensor_split = shares;
+    o.tensor_split.assign(s->slots.begin(), s->slots.end());
     OffloadDefaultSplit& d = o.default_split.emplace();
     d.ngl = first_choice.ngl;
     d.cpu_moe_layers = first_choice.cpu_moe;
-    d.devices = place_on_gpus(om, g, first_choice, first_shares);
+    d.devices = std::exchange(o.devices, place_on_gpus(om, g, p, o.tensor_split));
     d.gpus_fit = default_holds;
     const DecodeReads r = decode_reads(om, in, first_choice, d.devices);
     if (r.step_s) d.decode_tokens_per_s = static_cast<double>(in.batch) / *r.step_s;
@@ -300,7 +302,6 @@ OffloadPlan plan_offload(const BudgetModel& m, const OffloadInputs& in) {
   o.cpu_moe_layers = p.cpu_moe;
   o.ngl_given = om.ngl.has_value();
   o.cpu_moe_given = om.cpu_moe.has_value();
-  o.devices = place_on_gpus(om, g, p, shares);
   for (const OffloadDevice& d : o.devices) o.gpu_bytes += d.used();
   const CpuShare cpu = cpu_share(om, p);
   o.cpu_bytes = cpu.weights + cpu.kv;
