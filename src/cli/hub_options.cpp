@@ -21,7 +21,8 @@ void add_hub_options(CommandSpec& spec, HubArgs& hub, bool choose_file) {
     spec.options.push_back(
         {{"--file"},
          "NAME",
-         "Hub: of a repo's GGUF or ONNX models, the one to read (a file name, a path, or e.g. Q4_K_M)",
+         "of a repo's or a directory's GGUF or ONNX models, the one to read (a file name, a path, or e.g. "
+         "Q4_K_M)",
          [&hub](const std::string& v) { hub.file = v; }});
 }
 

@@ -91,8 +91,9 @@ std::vector<ModelToAnalyse> models_to_analyse(const std::string& model, const Hu
   if (fs::is_directory(model, ec)) {
     try {
       inputs.push_back(
-          {model, "", model, weights_input(locate_local_model(model), settings.cache_root, warnings, base)});
+          {model, "", model, weights_input(local_weights(model, hub), settings.cache_root, warnings, base)});
     } catch (const Error& e) {
+      if (hub.file) throw;  // the model --file chose, or why there is none: not a directory of models
       ModelsUnder under = models_under(model);
       if (under.models.empty() && under.symlinks_skipped.empty()) throw;
       if (under.models.empty())

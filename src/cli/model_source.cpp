@@ -12,6 +12,7 @@
 #include "cli/verbose_trace.h"
 #include "core/error.h"
 #include "formats/weight_format.h"
+#include "hub/models_on_disk.h"
 #include "hub/onnx_choice.h"
 #include "hub/repo_ref.h"
 #include "io/file_source.h"
@@ -53,6 +54,27 @@ void print_settings_warnings(const HubSettings& settings, bool quiet) {
   print_warnings(settings.warnings, out);
 }
 
+// A local MODEL. A directory is read as a repository would be: --file chooses one of its models, and the
+// report lists its several GGUF models where other commands ask which one is meant.
+OpenedModel open_local_model(const std::string& arg, const HubArgs& hub) {
+  OpenedModel out;
+  trace("locating the model in " + arg);
+  std::error_code ec;
+  if (hub.file && !std::filesystem::is_directory(arg, ec))
+    throw Error(ErrorKind::Usage, arg, "--file",
+                "chooses one model of a directory or a Hub repository, and this names a file");
+  if (hub.file)
+    out.files = locate_local_model(
+        (std::filesystem::path(arg) / choose_model_on_disk(arg, *hub.file, arg, "the directory", "--file"))
+            .string());
+  else
+    out.files =
+        locate_local_model(arg, hub.list_models ? SeveralGgufModels::List : SeveralGgufModels::Refuse);
+  if (!out.files.gguf_models.empty()) out.gguf_models = gguf_models_on_disk(arg, arg, "the directory");
+  trace_files(out.files);
+  return out;
+}
+
 }  // namespace
 
 void trace_files(const LocalModelFiles& f) {
@@ -84,15 +106,10 @@ std::optional<std::string> model_file_selector(const RepoRef& ref, const HubArgs
 }
 
 OpenedModel open_model(const std::string& arg, const HubArgs& hub, bool skip_tokenizer) {
-  OpenedModel out;
   std::optional<RepoRef> ref;
   if (!path_is_present(arg)) ref = parse_repo_ref(arg);
-  if (!ref) {
-    trace("locating the model in " + arg);
-    out.files = locate_local_model(arg);
-    trace_files(out.files);
-    return out;
-  }
+  if (!ref) return open_local_model(arg, hub);
+  OpenedModel out;
   if (hub.revision) {
     validate_revision(*hub.revision);
     ref->revision = *hub.revision;

@@ -13,7 +13,8 @@ namespace ma::cli {
 
 // A Hub id names the weights only once they are downloaded: the cached snapshot when it has them.
 LocalModelFiles local_weights(const std::string& model, const HubArgs& hub) {
-  if (path_is_present(model)) return locate_local_model(model);
+  // A local directory's model is chosen by --file as a repository's is.
+  if (path_is_present(model)) return open_model(model, HubArgs{{}, std::nullopt, hub.file}, true).files;
   std::optional<RepoRef> ref = parse_repo_ref(model);
   if (!ref) return locate_local_model(model);  // the "no such file" error
   // What to download: the model as named, with the file --file chose (a GGUF or ONNX model of several);

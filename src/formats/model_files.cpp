@@ -92,7 +92,7 @@ bool path_is_present(const fs::path& path) {
   return ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory;
 }
 
-LocalModelFiles locate_local_model(const std::string& arg) {
+LocalModelFiles locate_local_model(const std::string& arg, SeveralGgufModels several) {
   LocalModelFiles m;
   m.display_name = arg;
   std::error_code ec;
@@ -217,10 +217,16 @@ LocalModelFiles locate_local_model(const std::string& arg) {
       m.weight_files = {*chosen};
     } else if (!gguf_models.empty()) {
       // Of several quantizations of one model, only the user can say which is meant.
+      if (gguf_models.size() > 1 && several == SeveralGgufModels::List) {
+        m.gguf_models = gguf_models;
+        m.config.reset();  // each carries its own configuration
+        return m;
+      }
       if (gguf_models.size() > 1)
         throw Error(ErrorKind::Usage, arg, "",
                     "holds " + std::to_string(gguf_models.size()) + " GGUF models (" + names_of(gguf_models) +
-                        "): name the file to analyse");
+                        "): name the file to analyse, or choose one with --file NAME (a file name, or a "
+                        "quantization such as Q4_K_M)");
       m.format = CheckpointFormat::Gguf;
       m.weight_files = gguf_parts(gguf_models.front());
       m.config.reset();  // a GGUF file carries its own configuration

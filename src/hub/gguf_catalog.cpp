@@ -52,7 +52,8 @@ std::string gguf_quantization_tag(std::string_view path) {
   return std::string(cut == std::string_view::npos ? stem : stem.substr(cut + 1));
 }
 
-GgufCatalog::GgufCatalog(const std::vector<RepoFile>& files, std::string repo) : repo_(std::move(repo)) {
+GgufCatalog::GgufCatalog(const std::vector<RepoFile>& files, std::string repo, std::string holder)
+    : repo_(std::move(repo)), holder_(std::move(holder)) {
   for (const RepoFile& f : files) {
     by_path_.emplace(f.path, &f);
     if (f.path.ends_with(".gguf") && is_gguf_model_entry(catalog_file_name(f.path))) models_.push_back(&f);
@@ -69,7 +70,7 @@ std::vector<const RepoFile*> GgufCatalog::parts(const RepoFile& first) const {
     const auto it = by_path_.find(name);
     if (it == by_path_.end())
       throw Error(ErrorKind::NotFound, repo_ + "/" + first.path, "split part " + std::to_string(k),
-                  name + " is not in the repository");
+                  name + " is not in " + holder_);
     out.push_back(it->second);
   }
   return out;
@@ -96,7 +97,7 @@ std::string GgufCatalog::listing(const std::vector<const RepoFile*>& models) con
 }
 
 const RepoFile& GgufCatalog::only() const {
-  if (models_.empty()) throw Error(ErrorKind::NotFound, repo_, "", "the repository holds no GGUF model");
+  if (models_.empty()) throw Error(ErrorKind::NotFound, repo_, "", holder_ + " holds no GGUF model");
   if (models_.size() == 1) return *models_.front();
   throw Error(ErrorKind::Usage, repo_, "",
               "holds " + std::to_string(models_.size()) + " GGUF models: " + listing(models_) +
@@ -107,7 +108,7 @@ const RepoFile& GgufCatalog::choose(std::string_view selector, std::string_view 
   const std::string shown = "'" + printable(selector) + "'";
   if (models_.empty())
     throw Error(ErrorKind::NotFound, repo_, std::string(spelled),
-                "no GGUF model matches " + shown + ": the repository holds no GGUF file");
+                "no GGUF model matches " + shown + ": " + holder_ + " holds no GGUF file");
   // The model a file of the list belongs to (any part names its split model); nullptr for another file.
   auto model_of = [&](std::string_view path, const RepoFile* file) -> const RepoFile* {
     if (const std::optional<GgufSplitName> split = gguf_split_name(path)) {
@@ -149,7 +150,7 @@ const RepoFile& GgufCatalog::choose(std::string_view selector, std::string_view 
   if (hits.size() == 1) return *hits.front();
   if (hits.empty())
     throw Error(ErrorKind::NotFound, repo_, std::string(spelled),
-                "no GGUF model matches " + shown + "; the repository holds " + listing(models_));
+                "no GGUF model matches " + shown + "; " + holder_ + " holds " + listing(models_));
   throw Error(ErrorKind::Usage, repo_, std::string(spelled),
               shown + " matches " + std::to_string(hits.size()) + " GGUF models alike: " + listing(hits) +
                   "; name one by its file");

@@ -17,8 +17,9 @@ namespace ma {
 
 class GgufCatalog {
  public:
-  // `files` must outlive the catalog; `repo` names the repository in errors.
-  GgufCatalog(const std::vector<RepoFile>& files, std::string repo);
+  // `files` must outlive the catalog; `repo` names the repository in errors, and `holder` what it is there
+  // ("the directory" for a local one read as a repository).
+  GgufCatalog(const std::vector<RepoFile>& files, std::string repo, std::string holder = "the repository");
 
   // In the list's order; empty when the repository holds no GGUF model.
   const std::vector<const RepoFile*>& models() const { return models_; }
@@ -47,7 +48,7 @@ class GgufCatalog {
   std::string listing(const std::vector<const RepoFile*>& models) const;
 
  private:
-  std::string repo_;
+  std::string repo_, holder_;
   std::vector<const RepoFile*> models_;
   std::unordered_map<std::string_view, const RepoFile*> by_path_;
 };

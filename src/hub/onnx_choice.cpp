@@ -41,7 +41,8 @@ const RepoFile* top_level_onnx_model(const std::vector<RepoFile>& files) {
 }
 
 const RepoFile& choose_onnx_model(const std::vector<RepoFile>& files, std::string_view name,
-                                  const std::string& repo, std::string_view spelled) {
+                                  const std::string& repo, std::string_view spelled,
+                                  std::string_view holder) {
   std::vector<const RepoFile*> onnx, named;
   for (const RepoFile& f : files) {
     if (!f.path.ends_with(".onnx")) continue;
@@ -57,8 +58,8 @@ const RepoFile& choose_onnx_model(const std::vector<RepoFile>& files, std::strin
                     some_paths(named) + "): name one by its path");
   throw Error(ErrorKind::NotFound, repo, std::string(spelled),
               "no ONNX model is " + shown +
-                  (onnx.empty() ? ": the repository holds no .onnx file"
-                                : "; the repository's: " + some_paths(onnx)));
+                  (onnx.empty() ? ": " + std::string(holder) + " holds no .onnx file"
+                                : "; " + std::string(holder) + "'s: " + some_paths(onnx)));
 }
 
 std::vector<const RepoFile*> onnx_companions(const std::vector<RepoFile>& files, const RepoFile& model) {

@@ -32,9 +32,10 @@ const RepoFile* top_level_onnx_model(const std::vector<RepoFile>& files);
 
 // The .onnx file `name` names: its path as listed, else the only .onnx file of that file name. Throws
 // Error(NotFound) naming the repository's ONNX models when none is, Error(Usage) when several have that file
-// name (their paths listed). `spelled` says how the user gave it (--file, the URL).
+// name (their paths listed). `spelled` says how the user gave it (--file, the URL), `holder` what `repo` is.
 const RepoFile& choose_onnx_model(const std::vector<RepoFile>& files, std::string_view name,
-                                  const std::string& repo, std::string_view spelled);
+                                  const std::string& repo, std::string_view spelled,
+                                  std::string_view holder = "the repository");
 
 // The files a download of `model` brings with it: the external data beside it whose names begin with its
 // own, and the genai_config.json of its folder.

@@ -14,9 +14,9 @@
 #include "hub/hub_api.h"
 #include "hub/hub_cache.h"
 #include "hub/hub_http.h"
+#include "hub/models_on_disk.h"
 #include "hub/onnx_choice.h"
 #include "hub/remote_header.h"
-#include "hub/snapshot_listing.h"
 #include "io/file_source.h"
 
 namespace fs = std::filesystem;
@@ -106,17 +106,20 @@ class Assembler {
       throw Error(ErrorKind::NotFound, ref_.id + "@" + ref_.revision, "",
                   "its files are not in the cache and " + why);
     RemoteModel m;
-    // A GGUF model the user named is chosen from the files there, as from a listing.
-    std::vector<RepoFile> on_disk;
-    const RepoFile* chosen = nullptr;
-    if (options_.gguf_file) {
-      on_disk = snapshot_listing(dir);
-      chosen = &GgufCatalog(on_disk, ref_.id).choose(*options_.gguf_file, selector_spelling());
-    } else if (options_.onnx_file) {
-      on_disk = snapshot_listing(dir);
-      chosen = &choose_onnx_model(on_disk, *options_.onnx_file, ref_.id, onnx_spelling());
-    }
-    m.files = locate_local_model((chosen ? dir / chosen->path : dir).string());
+    // A model the user named is chosen from the files there, as from a listing; several GGUF models are
+    // listed from their headers on disk when a listing is the answer.
+    if (options_.gguf_file)
+      m.files = locate_local_model((dir / choose_model_on_disk(dir, *options_.gguf_file, ref_.id,
+                                                               "the repository", selector_spelling()))
+                                       .string());
+    else if (options_.onnx_file)
+      m.files = locate_local_model(
+          (dir / choose_model_on_disk(dir, *options_.onnx_file, ref_.id, "the repository", onnx_spelling()))
+              .string());
+    else
+      m.files = locate_local_model(
+          dir.string(), options_.list_models ? SeveralGgufModels::List : SeveralGgufModels::Refuse);
+    if (!m.files.gguf_models.empty()) m.gguf_models = gguf_models_on_disk(dir, ref_.id, "the repository");
     m.files.display_name = ref_.id + (ref_.explicit_revision ? "@" + ref_.revision : "");
     m.info.id = ref_.id;
     m.info.commit = commit;

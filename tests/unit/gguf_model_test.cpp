@@ -425,6 +425,12 @@ TEST(GgufModel, DirectoryWithSeveralQuantizationsAsksWhichOne) {
     EXPECT_NE(std::string(e.what()).find("m.Q4_0.gguf, m.Q8_0.gguf"), std::string::npos) << e.what();
     EXPECT_EQ(std::string(e.what()).find("mmproj"), std::string::npos) << e.what();
   }
+  // Asked to, it names them for a listing and reads none.
+  const LocalModelFiles listed = locate_local_model(dir.path().string(), SeveralGgufModels::List);
+  EXPECT_EQ(listed.gguf_models,
+            (std::vector<std::filesystem::path>{dir / "m.Q4_0.gguf", dir / "m.Q8_0.gguf"}));
+  EXPECT_TRUE(listed.weight_files.empty());
+  EXPECT_EQ(listed.format, CheckpointFormat::None);
   std::filesystem::remove(dir / "m.Q8_0.gguf");
   EXPECT_EQ(locate_local_model(dir.path().string()).weight_files.size(), 1u);
 }
