@@ -89,9 +89,11 @@ std::string report_json_array(const std::vector<ModelReport>& reports, const Run
 
 int run_summary(const Args& args) {
   ReportArgs a = parse_report_args(args);
-  // One repository of several GGUF quantizations, or of ONNX models in folders only, and no --file: the
-  // listing is the answer.
-  a.hub.list_models = a.models.size() == 1;
+  // One repository (or directory) of several GGUF quantizations, or of ONNX models in folders only, and no
+  // --file: the listing is the answer, unless a file only a report can be is asked for (an export, the page,
+  // the diagram): then which model is meant is asked, as the other commands ask it.
+  a.hub.list_models = a.models.size() == 1 && a.export_json.empty() && a.export_markdown.empty() &&
+                      a.export_html.empty() && !a.visualize;
   Output out = detect_output(a.common);
   const bool progress = out.stderr_tty && !out.quiet;
   std::vector<ModelReport> reports;

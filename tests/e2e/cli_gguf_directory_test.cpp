@@ -99,6 +99,16 @@ TEST_F(CliGgufDirectory, TheReportListsEveryModelWithItsTypeMix) {
   EXPECT_NE(console.out.find("tiny.Q8_0.gguf"), std::string::npos) << console.out;
   EXPECT_NE(console.out.find("analyse one with --file"), std::string::npos) << console.out;
   EXPECT_EQ(console.out.find("mmproj"), std::string::npos) << console.out;
+
+  // A file only a report can be (the page, an export, the diagram) is not a listing: which model is asked.
+  for (const std::string flags : {"--html page.html", "--export r.json", "--visualize"}) {
+    SCOPED_TRACE(flags);
+    CommandResult asked = run_cli_in(dir_.path(), ". " + flags);
+    EXPECT_EQ(asked.exit_code, 2) << asked.err;
+    EXPECT_NE(asked.err.find("holds 3 GGUF models"), std::string::npos) << asked.err;
+    for (const char* file : {"page.html", "r.json", "model_architecture.png"})
+      EXPECT_FALSE(fs::exists(dir_ / file)) << file;
+  }
 }
 
 TEST_F(CliGgufDirectory, OtherCommandsAskWhichAndFileChooses) {
