@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "core/parallel.h"
 #include "formats/gguf.h"
 #include "io/byte_source.h"
 #include "io/file_source.h"
@@ -25,52 +26,55 @@ void add_part(const GgufFile& g, GgufQuantization& q, std::map<DType, GgufTypeSh
   }
 }
 
+// One model's row; an error of the model itself (is_input_fault) becomes the row's, any other is thrown.
+GgufQuantization summarize_gguf_model(const GgufModelChoice& m, std::optional<Error>& fault) {
+  GgufQuantization q;
+  q.file = m.file;
+  q.size_bytes = m.bytes;
+  q.parts = m.parts.size() + m.parts_on_disk.size();
+  std::map<DType, GgufTypeShare> types;
+  try {
+    if (m.error) throw *m.error;
+    for (const FetchedHeader& h : m.parts) {
+      try {
+        add_part(read_gguf(PrefixSource(h.prefix, h.file_size, h.name)), q, types);
+      } catch (const BytesNotFetched&) {
+        throw Error(ErrorKind::Malformed, h.name, "header", "the fetched header is incomplete");
+      }
+    }
+    for (const std::filesystem::path& p : m.parts_on_disk) add_part(read_gguf(FileSource(p)), q, types);
+  } catch (const Error& e) {
+    if (!is_input_fault(e)) throw;  // the disk or the network, not the model
+    fault = e;
+    GgufQuantization unreadable;
+    unreadable.file = m.file;
+    unreadable.size_bytes = m.bytes;
+    unreadable.error = e.message();
+    return unreadable;
+  }
+  for (auto& [dtype, s] : types) {
+    q.parameters += s.parameters;
+    q.tensor_bytes += s.bytes;
+    q.types.push_back(s);
+  }
+  std::stable_sort(q.types.begin(), q.types.end(), [](const GgufTypeShare& a, const GgufTypeShare& b) {
+    return a.parameters > b.parameters;
+  });
+  q.bits_per_weight =
+      q.parameters ? 8.0 * static_cast<double>(q.tensor_bytes) / static_cast<double>(q.parameters) : 0;
+  return q;
+}
+
 }  // namespace
 
 std::vector<GgufQuantization> summarize_gguf_models(const std::vector<GgufModelChoice>& models) {
-  std::vector<GgufQuantization> out;
-  std::optional<Error> first_error;
-  for (const GgufModelChoice& m : models) {
-    GgufQuantization q;
-    q.file = m.file;
-    q.size_bytes = m.bytes;
-    q.parts = m.parts.size() + m.parts_on_disk.size();
-    std::map<DType, GgufTypeShare> types;
-    try {
-      if (m.error) throw *m.error;
-      for (const FetchedHeader& h : m.parts) {
-        try {
-          add_part(read_gguf(PrefixSource(h.prefix, h.file_size, h.name)), q, types);
-        } catch (const BytesNotFetched&) {
-          throw Error(ErrorKind::Malformed, h.name, "header", "the fetched header is incomplete");
-        }
-      }
-      for (const std::filesystem::path& p : m.parts_on_disk) add_part(read_gguf(FileSource(p)), q, types);
-    } catch (const Error& e) {
-      if (!is_input_fault(e)) throw;  // the disk or the network, not the model
-      if (!first_error) first_error = e;
-      GgufQuantization unreadable;
-      unreadable.file = m.file;
-      unreadable.size_bytes = m.bytes;
-      unreadable.error = e.message();
-      out.push_back(std::move(unreadable));
-      continue;
-    }
-    for (auto& [dtype, s] : types) {
-      q.parameters += s.parameters;
-      q.tensor_bytes += s.bytes;
-      q.types.push_back(s);
-    }
-    std::stable_sort(q.types.begin(), q.types.end(), [](const GgufTypeShare& a, const GgufTypeShare& b) {
-      return a.parameters > b.parameters;
-    });
-    q.bits_per_weight =
-        q.parameters ? 8.0 * static_cast<double>(q.tensor_bytes) / static_cast<double>(q.parameters) : 0;
-    out.push_back(std::move(q));
-  }
-  if (first_error &&
-      std::all_of(out.begin(), out.end(), [](const GgufQuantization& q) { return !q.error.empty(); }))
-    throw *first_error;
+  // Each header parsed on its own core: a 70B model's is 9 MB (its tokenizer), a few milliseconds each.
+  std::vector<GgufQuantization> out(models.size());
+  std::vector<std::optional<Error>> faults(models.size());
+  parallel_for(models.size(), [&](size_t k) { out[k] = summarize_gguf_model(models[k], faults[k]); });
+  if (std::all_of(out.begin(), out.end(), [](const GgufQuantization& q) { return !q.error.empty(); }))
+    for (const std::optional<Error>& f : faults)
+      if (f) throw *f;
   return out;
 }
 
