@@ -69,7 +69,7 @@ OpenedModel open_local_model(const std::string& arg, const HubArgs& hub) {
             .string());
   else
     out.files =
-        locate_local_model(arg, hub.list_models ? SeveralGgufModels::List : SeveralGgufModels::Refuse);
+        locate_local_model(arg, hub.list_models ? SeveralGgufModels::List : SeveralGgufModels::AskForFile);
   if (!out.files.gguf_models.empty()) out.gguf_models = gguf_models_on_disk(arg, arg, "the directory");
   trace_files(out.files);
   return out;

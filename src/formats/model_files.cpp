@@ -223,10 +223,13 @@ LocalModelFiles locate_local_model(const std::string& arg, SeveralGgufModels sev
         return m;
       }
       if (gguf_models.size() > 1)
-        throw Error(ErrorKind::Usage, arg, "",
-                    "holds " + std::to_string(gguf_models.size()) + " GGUF models (" + names_of(gguf_models) +
-                        "): name the file to analyse, or choose one with --file NAME (a file name, or a "
-                        "quantization such as Q4_K_M)");
+        throw Error(
+            ErrorKind::Usage, arg, "",
+            "holds " + std::to_string(gguf_models.size()) + " GGUF models (" + names_of(gguf_models) +
+                "): name the file to analyse" +
+                (several == SeveralGgufModels::AskForFile
+                     ? ", or choose one with --file NAME (a file name, or a quantization such as Q4_K_M)"
+                     : ""));
       m.format = CheckpointFormat::Gguf;
       m.weight_files = gguf_parts(gguf_models.front());
       m.config.reset();  // a GGUF file carries its own configuration

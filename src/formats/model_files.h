@@ -52,9 +52,10 @@ struct LocalModelFiles {
 };
 
 // A directory whose weights are several GGUF models (quantizations of one model): which one is meant only
-// the user can say. Refuse: Error(Usage) naming them. List: returned with gguf_models, for the caller to
-// list (the report does, as for a Hub repository of quantizations).
-enum class SeveralGgufModels { Refuse, List };
+// the user can say. Refuse: Error(Usage) naming them; AskForFile: the same, saying that --file chooses one
+// (for the commands that take it). List: returned with gguf_models, for the caller to list (the report does,
+// as for a Hub repository of quantizations).
+enum class SeveralGgufModels { Refuse, AskForFile, List };
 
 // Throws Error(NotFound) when the path does not exist, Error(Usage) when it is nothing we can analyse, and
 // the error opening it gives (NotFound, LocalIO) when it is a symbolic link that cannot be followed.

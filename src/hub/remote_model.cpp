@@ -118,7 +118,7 @@ class Assembler {
               .string());
     else
       m.files = locate_local_model(
-          dir.string(), options_.list_models ? SeveralGgufModels::List : SeveralGgufModels::Refuse);
+          dir.string(), options_.list_models ? SeveralGgufModels::List : SeveralGgufModels::AskForFile);
     if (!m.files.gguf_models.empty()) m.gguf_models = gguf_models_on_disk(dir, ref_.id, "the repository");
     m.files.display_name = ref_.id + (ref_.explicit_revision ? "@" + ref_.revision : "");
     m.info.id = ref_.id;

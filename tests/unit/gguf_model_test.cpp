@@ -424,6 +424,16 @@ TEST(GgufModel, DirectoryWithSeveralQuantizationsAsksWhichOne) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
     EXPECT_NE(std::string(e.what()).find("m.Q4_0.gguf, m.Q8_0.gguf"), std::string::npos) << e.what();
     EXPECT_EQ(std::string(e.what()).find("mmproj"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("--file"), std::string::npos) << e.what();  // not every command's
+  }
+  try {
+    locate_local_model(dir.path().string(), SeveralGgufModels::AskForFile);
+    ADD_FAILURE() << "two GGUF models in one directory were not refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("m.Q4_0.gguf, m.Q8_0.gguf): name the file to analyse, or choose one "
+                                         "with --file NAME"),
+              std::string::npos)
+        << e.what();
   }
   // Asked to, it names them for a listing and reads none.
   const LocalModelFiles listed = locate_local_model(dir.path().string(), SeveralGgufModels::List);
