@@ -71,6 +71,44 @@ std::string names_of(const std::vector<fs::path>& files) {
   return names;
 }
 
+// The GGUF models in the folders under `dir`, each by its first file, in path order: a -GGUF repository's
+// layout, one folder per large quantization (UD-Q2_K_XL/name-UD-Q2_K_XL-00001-of-00005.gguf), as the Hub's
+// listing finds them at any depth. Only where GGUF files are the only weights there (a folder of other models
+// is a directory of models, models_under's), at most three folders deep, and in a tree of at most 10,000
+// entries (a home directory is no model): else none.
+std::vector<fs::path> gguf_models_in_folders(const fs::path& dir) {
+  constexpr int kMaxDepth = 3;
+  constexpr size_t kMaxEntries = 10000;
+  std::vector<fs::path> gguf;
+  std::error_code ec;
+  size_t entries = 0;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    if (++entries > kMaxEntries) return {};
+    std::error_code fec;
+    if (it->is_directory(fec)) {
+      if (it.depth() + 1 >= kMaxDepth) it.disable_recursion_pending();
+      continue;
+    }
+    const std::string name = it->path().filename().string();
+    if (name.ends_with(".gguf")) {
+      if (it.depth() > 0) gguf.push_back(it->path());
+    } else if (name.ends_with(".safetensors") || name.ends_with(".onnx") || is_torch_checkpoint_name(name)) {
+      return {};
+    }
+  }
+  std::sort(gguf.begin(), gguf.end());
+  return gguf_models_in(gguf);
+}
+
+// "Q4_K_M/a-00001-of-00002.gguf, Q8_0/b.gguf": models in folders, by their paths under `dir`.
+std::string paths_under(const fs::path& dir, const std::vector<fs::path>& files) {
+  std::string names;
+  for (const fs::path& f : files)
+    names += (names.empty() ? "" : ", ") + f.lexically_relative(dir).generic_string();
+  return names;
+}
+
 // A .safetensors file in `dir` that is not a PEFT adapter's.
 bool holds_model_safetensors(const fs::path& dir) {
   std::error_code ec;
@@ -246,6 +284,32 @@ LocalModelFiles locate_local_model(const std::string& arg, SeveralGgufModels sev
         if (std::find(m.weight_files.begin(), m.weight_files.end(), f) == m.weight_files.end())
           m.unread_weights.push_back(f);
     std::sort(m.unread_weights.begin(), m.unread_weights.end());
+  }
+  if (m.format == CheckpointFormat::None) {
+    // No weights at the top: a GGUF model in a folder is the model, whatever config.json says (a GGUF file
+    // carries its own), as on the Hub.
+    const std::vector<fs::path> in_folders = gguf_models_in_folders(p);
+    if (in_folders.size() == 1) {
+      m.config.reset();
+      m.format = CheckpointFormat::Gguf;
+      m.weight_files = gguf_parts(in_folders.front());
+      m.root = in_folders.front().parent_path();  // read from its folder, as a GGUF file from its own
+      return m;
+    }
+    if (in_folders.size() > 1 && several == SeveralGgufModels::List) {
+      m.config.reset();
+      m.gguf_models = in_folders;
+      return m;
+    }
+    if (in_folders.size() > 1)
+      throw Error(
+          ErrorKind::Usage, arg, "",
+          "holds " + std::to_string(in_folders.size()) + " GGUF models in its folders (" +
+              paths_under(p, in_folders) + "): name the file to analyse" +
+              (several == SeveralGgufModels::AskForFile
+                   ? ", or choose one with --file NAME (a path, a file name, or a quantization such as "
+                     "Q4_K_M)"
+                   : ""));
   }
   if (!m.config && m.format == CheckpointFormat::None)
     throw Error(ErrorKind::NotFound, arg, "",

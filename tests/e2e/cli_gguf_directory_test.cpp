@@ -182,6 +182,52 @@ TEST_F(CliGgufDirectory, AModelMissingAPartIsNamedAndTheOthersListed) {
   EXPECT_TRUE(models[2].find("error")->is_null());
 }
 
+// A -GGUF repository downloaded as it is laid out, a folder per large quantization and nothing at the top
+// but config.json (which a GGUF model does not need): its one model is read, several are listed or asked for,
+// and once other weights lie below it is no GGUF repository (a directory of models, or a config).
+TEST(CliGgufFolders, ModelsInFoldersAreReadListedAndChosen) {
+  TempDir dir;
+  const TinyGguf q4{.hidden = 256, .ffn = 512, .matrix_type = DType::Q4_K};
+  fs::create_directories(dir / "UD-Q4_K_M");
+  write_tiny_gguf(dir / "UD-Q4_K_M" / "tiny-UD-Q4_K_M.gguf", q4);
+  write_file(dir / "config.json", R"({"model_type": "llama", "hidden_size": 4096})");
+  const std::string d = "'" + dir.path().string() + "'";
+  CommandResult one = run_cli("tensors " + d + " --json");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const json::Document read = json::Document::parse(one.out, "stdout");
+  EXPECT_EQ(read.root().find("checkpoint")->find("format")->as_string(), "gguf");
+  EXPECT_EQ(read.root().find("checkpoint")->find("parameters")->as_uint(), tiny_gguf_parameters(q4));
+
+  fs::create_directories(dir / "Q4_0");
+  write_two_part_model(dir / "Q4_0", "tiny-Q4_0-");
+  CommandResult ask = run_cli("tensors " + d);
+  EXPECT_EQ(ask.exit_code, 2) << ask.err;
+  EXPECT_NE(ask.err.find("holds 2 GGUF models in its folders (Q4_0/tiny-Q4_0-00001-of-00002.gguf, "
+                         "UD-Q4_K_M/tiny-UD-Q4_K_M.gguf)"),
+            std::string::npos)
+      << ask.err;
+  CommandResult list = run_cli(d + " --json");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  const json::Document listed = json::Document::parse(list.out, "stdout");
+  const std::vector<json::Value>& models = listed.root().find("gguf_models")->items();
+  ASSERT_EQ(models.size(), 2u);
+  EXPECT_EQ(models[0].find("file")->as_string(), "Q4_0/tiny-Q4_0-00001-of-00002.gguf");
+  EXPECT_EQ(models[0].find("parts")->as_uint(), 2u);
+  EXPECT_EQ(models[1].find("file")->as_string(), "UD-Q4_K_M/tiny-UD-Q4_K_M.gguf");
+  CommandResult chosen = run_cli("tensors " + d + " --file Q4_0 --json");
+  ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
+  EXPECT_NE(chosen.out.find("\"dtype\":\"q4_0\""), std::string::npos);
+  EXPECT_EQ(chosen.out.find("\"dtype\":\"q4_k\""), std::string::npos);
+
+  fs::create_directories(dir / "original");
+  fs::copy_file(example_dir() / "model.safetensors", dir / "original" / "model.safetensors");
+  CommandResult other = run_cli("tensors " + d + " --json");
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  const json::Document config = json::Document::parse(other.out, "stdout");
+  EXPECT_EQ(config.root().find("origin")->as_string(), "template");  // config.json's model, no checkpoint
+  EXPECT_TRUE(config.root().find("checkpoint")->is_null());
+}
+
 // A cache snapshot another tool wrote (no file list of ours), read offline, is such a directory too.
 TEST_F(CliGgufDirectory, ASnapshotAnotherToolWroteIsListedOffline) {
   TempDir cache;
