@@ -74,10 +74,10 @@ std::string names_of(const std::vector<fs::path>& files) {
 // The GGUF models in the folders under `dir`, each by its first file, in path order: a -GGUF repository's
 // layout, one folder per large quantization (UD-Q2_K_XL/name-UD-Q2_K_XL-00001-of-00005.gguf), as the Hub's
 // listing finds them at any depth. Only where GGUF files are the only weights there (a folder of other models
-// is a directory of models, models_under's), at most three folders deep, and in a tree of at most 10,000
+// is a directory of models, models_under's), at most two folders deep, and in a tree of at most 10,000
 // entries (a home directory is no model): else none.
 std::vector<fs::path> gguf_models_in_folders(const fs::path& dir) {
-  constexpr int kMaxDepth = 3;
+  constexpr int kMaxDepth = 2;  // folders entered: dir/a/b/model.gguf at the deepest
   constexpr size_t kMaxEntries = 10000;
   std::vector<fs::path> gguf;
   std::error_code ec;
@@ -87,7 +87,7 @@ std::vector<fs::path> gguf_models_in_folders(const fs::path& dir) {
     if (++entries > kMaxEntries) return {};
     std::error_code fec;
     if (it->is_directory(fec)) {
-      if (it.depth() + 1 >= kMaxDepth) it.disable_recursion_pending();
+      if (it.depth() >= kMaxDepth) it.disable_recursion_pending();  // dir/a/b/c is not entered
       continue;
     }
     const std::string name = it->path().filename().string();

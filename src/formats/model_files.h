@@ -47,7 +47,7 @@ struct LocalModelFiles {
   // The index, when whoever located the files parsed it already (a 4 MB index takes milliseconds to parse).
   std::shared_ptr<const SafetensorsIndex> parsed_index;
   // SeveralGgufModels::List: a directory whose weights are several GGUF models, each named by its first
-  // file, in name order; none of them is read (no weight files).
+  // file, in path order; none of them is read (no weight files).
   std::vector<std::filesystem::path> gguf_models;
 };
 
