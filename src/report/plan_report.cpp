@@ -189,11 +189,18 @@ std::string default_split_text(const OffloadDefaultSplit& d) {
          tokens_per_s(d.decode_tokens_per_s) + " (without -ts)";
 }
 
+// How the plan came by its -ngl: chosen, as given, or every slot for a -ngl past them (ngl_asked).
+std::string ngl_note(const OffloadPlan& o) {
+  if (!o.ngl_given) return " (";
+  if (o.ngl_asked && *o.ngl_asked != o.ngl)
+    return " (ngl_asked " + std::to_string(*o.ngl_asked) + ": every slot, as llama.cpp takes it; ";
+  return " (as given; ";
+}
+
 std::vector<std::pair<std::string, std::string>> offload_fields(const OffloadPlan& o) {
   std::vector<std::pair<std::string, std::string>> fields = {
       {"gpu_layers", std::to_string(o.gpu_layers) + " (the last ones)"},
-      {"ngl", std::to_string(o.ngl) + (o.ngl_given ? " (as given; " : " (") +
-                  "-ngl: llama.cpp counts the output as a layer)"},
+      {"ngl", std::to_string(o.ngl) + ngl_note(o) + "-ngl: llama.cpp counts the output as a layer)"},
       {"cpu_moe_layers",
        std::to_string(o.cpu_moe_layers) + (o.cpu_moe_given ? " (--n-cpu-moe as given)" : " (--n-cpu-moe)")},
       {"gpu_bytes", bytes_exactly(o.gpu_bytes) + " over every GPU"},
@@ -497,6 +504,7 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
     w.key("ngl").value(o.ngl);
     w.key("cpu_moe_layers").value(o.cpu_moe_layers);
     w.key("ngl_given").value(o.ngl_given);
+    w.key("ngl_asked").value_or_null(o.ngl_asked);
     w.key("cpu_moe_given").value(o.cpu_moe_given);
     w.key("tensor_split").numbers_or_null(o.tensor_split);
     w.key("tensor_split_given").value(o.tensor_split_given);

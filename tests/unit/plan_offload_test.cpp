@@ -224,11 +224,13 @@ TEST(PlanOffload, FlagsGivenAreHeldTo) {
   EXPECT_TRUE(same.fits);
   EXPECT_EQ(same.tensor_split, best.tensor_split);
   EXPECT_FALSE(same.ngl_given);
+  EXPECT_FALSE(same.ngl_asked);
 
   // --cpu-moe (above the layers: all 94) with -ngl 999 (all 95 slots): the default split holds it, no -ts.
   const OffloadPlan all = qwen3_on_two_3090s(*m, {}, 999, 1u << 20);
   const Qwen3OnTwo3090s q(all.devices[0]);
   EXPECT_EQ(all.ngl, 95u);
+  EXPECT_EQ(all.ngl_asked, 999u);  // as typed, beside the slots it takes
   EXPECT_EQ(all.cpu_moe_layers, 94u);
   EXPECT_TRUE(all.tensor_split.empty());
   EXPECT_EQ(all.devices[0].used(), q.first(48, 94));

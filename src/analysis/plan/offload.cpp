@@ -301,6 +301,7 @@ OffloadPlan plan_offload(const BudgetModel& m, const OffloadInputs& in) {
   o.gpu_layers = p.gpu_layers();
   o.cpu_moe_layers = p.cpu_moe;
   o.ngl_given = om.ngl.has_value();
+  o.ngl_asked = in.knobs.n_gpu_layers;
   o.cpu_moe_given = om.cpu_moe.has_value();
   for (const OffloadDevice& d : o.devices) o.gpu_bytes += d.used();
   const CpuShare cpu = cpu_share(om, p);

@@ -41,7 +41,9 @@ struct OffloadPlan {
   uint32_t ngl = 0;
   uint32_t cpu_moe_layers = 0;  // --n-cpu-moe: the routed experts of the first layers in CPU RAM
   bool ngl_given = false, cpu_moe_given = false;  // as the user gave them (else chosen)
-  std::vector<OffloadDevice> devices;             // every GPU, in order
+  // The -ngl the user typed, which may pass the model's slots (-ngl 999: every one, which ngl then is).
+  std::optional<uint32_t> ngl_asked;
+  std::vector<OffloadDevice> devices;  // every GPU, in order
   // -ts: the user's --tensor-split (tensor_split_given), held to; else each GPU's slots (its layers, and the
   // output on the last GPU given any) where a split of the plan's own holds more than llama.cpp's default one
   // (more layers, or fewer --n-cpu-moe); empty: the default split, and no default_split.
