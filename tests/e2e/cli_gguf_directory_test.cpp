@@ -1,6 +1,7 @@
 // A local directory of several GGUF models (the quantizations LM Studio and `huggingface-cli download` leave
 // side by side) answered as a Hub repository of them is: the report lists them from their headers, every
-// other command asks which one is meant, and --file chooses one by file name or quantization.
+// other command asks which one is meant, and --file chooses one by file name or quantization. So are a -GGUF
+// repository's folders downloaded as they are, and a cache snapshot another tool wrote, read offline.
 #include <gtest/gtest.h>
 
 #include <filesystem>
