@@ -101,12 +101,27 @@ std::vector<fs::path> gguf_models_in_folders(const fs::path& dir) {
   return gguf_models_in(gguf);
 }
 
-// "Q4_K_M/a-00001-of-00002.gguf, Q8_0/b.gguf": models in folders, by their paths under `dir`.
-std::string paths_under(const fs::path& dir, const std::vector<fs::path>& files) {
+// Several GGUF models are the directory's weights, at its top or in its folders (`in_folders`): returned for
+// the caller to list (SeveralGgufModels::List: no weights, and no config, each model carrying its own), else
+// refused naming them by their paths under the directory.
+LocalModelFiles several_gguf_models(LocalModelFiles m, const std::string& arg,
+                                    const std::vector<fs::path>& models, bool in_folders,
+                                    SeveralGgufModels several) {
+  if (several == SeveralGgufModels::List) {
+    m.config.reset();
+    m.gguf_models = models;
+    return m;
+  }
   std::string names;
-  for (const fs::path& f : files)
-    names += (names.empty() ? "" : ", ") + f.lexically_relative(dir).generic_string();
-  return names;
+  for (const fs::path& f : models)
+    names += (names.empty() ? "" : ", ") + f.lexically_relative(m.root).generic_string();
+  throw Error(ErrorKind::Usage, arg, "",
+              "holds " + std::to_string(models.size()) + " GGUF models" +
+                  (in_folders ? " in its folders" : "") + " (" + names + "): name the file to analyse" +
+                  (several == SeveralGgufModels::AskForFile
+                       ? std::string(", or choose one with --file NAME (") + (in_folders ? "a path, " : "") +
+                             "a file name, or a quantization such as Q4_K_M)"
+                       : ""));
 }
 
 // A .safetensors file in `dir` that is not a PEFT adapter's.
@@ -255,19 +270,7 @@ LocalModelFiles locate_local_model(const std::string& arg, SeveralGgufModels sev
       m.weight_files = {*chosen};
     } else if (!gguf_models.empty()) {
       // Of several quantizations of one model, only the user can say which is meant.
-      if (gguf_models.size() > 1 && several == SeveralGgufModels::List) {
-        m.gguf_models = gguf_models;
-        m.config.reset();  // each carries its own configuration
-        return m;
-      }
-      if (gguf_models.size() > 1)
-        throw Error(
-            ErrorKind::Usage, arg, "",
-            "holds " + std::to_string(gguf_models.size()) + " GGUF models (" + names_of(gguf_models) +
-                "): name the file to analyse" +
-                (several == SeveralGgufModels::AskForFile
-                     ? ", or choose one with --file NAME (a file name, or a quantization such as Q4_K_M)"
-                     : ""));
+      if (gguf_models.size() > 1) return several_gguf_models(std::move(m), arg, gguf_models, false, several);
       m.format = CheckpointFormat::Gguf;
       m.weight_files = gguf_parts(gguf_models.front());
       m.config.reset();  // a GGUF file carries its own configuration
@@ -296,20 +299,7 @@ LocalModelFiles locate_local_model(const std::string& arg, SeveralGgufModels sev
       m.root = in_folders.front().parent_path();  // read from its folder, as a GGUF file from its own
       return m;
     }
-    if (in_folders.size() > 1 && several == SeveralGgufModels::List) {
-      m.config.reset();
-      m.gguf_models = in_folders;
-      return m;
-    }
-    if (in_folders.size() > 1)
-      throw Error(
-          ErrorKind::Usage, arg, "",
-          "holds " + std::to_string(in_folders.size()) + " GGUF models in its folders (" +
-              paths_under(p, in_folders) + "): name the file to analyse" +
-              (several == SeveralGgufModels::AskForFile
-                   ? ", or choose one with --file NAME (a path, a file name, or a quantization such as "
-                     "Q4_K_M)"
-                   : ""));
+    if (in_folders.size() > 1) return several_gguf_models(std::move(m), arg, in_folders, true, several);
   }
   if (!m.config && m.format == CheckpointFormat::None)
     throw Error(ErrorKind::NotFound, arg, "",
