@@ -63,14 +63,15 @@ OpenedModel open_local_model(const std::string& arg, const HubArgs& hub) {
   if (hub.file && !std::filesystem::is_directory(arg, ec))
     throw Error(ErrorKind::Usage, arg, "--file",
                 "chooses one model of a directory or a Hub repository, and this names a file");
-  if (hub.file)
-    out.files = locate_local_model(
-        (std::filesystem::path(arg) / choose_model_on_disk(arg, *hub.file, arg, "the directory", "--file"))
-            .string());
-  else
-    out.files =
-        locate_local_model(arg, hub.list_models ? SeveralGgufModels::List : SeveralGgufModels::AskForFile);
-  if (!out.files.gguf_models.empty()) out.gguf_models = gguf_models_on_disk(arg, arg, "the directory");
+  if (hub.file || std::filesystem::is_directory(arg, ec)) {
+    ModelOnDisk m = open_model_on_disk(arg, hub.file, hub.list_models, arg, "the directory", "--file");
+    out.files = std::move(m.files);
+    out.gguf_models = std::move(m.gguf_models);
+    out.onnx_models = std::move(m.onnx_models);
+    out.notes = std::move(m.notes);
+  } else {
+    out.files = locate_local_model(arg);
+  }
   trace_files(out.files);
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <system_error>
+#include <utility>
 
 #include "core/error.h"
 #include "formats/gguf_split.h"
@@ -71,15 +72,28 @@ std::string names_of(const std::vector<fs::path>& files) {
   return names;
 }
 
-// The GGUF models in the folders under `dir`, each by its first file, in path order: a -GGUF repository's
-// layout, one folder per large quantization (UD-Q2_K_XL/name-UD-Q2_K_XL-00001-of-00005.gguf), as the Hub's
-// listing finds them at any depth. Only where GGUF files are the only weights there (a folder of other models
-// is a directory of models, models_under's), at most two folders deep, and in a tree of at most 10,000
-// entries (a home directory is no model): else none.
-std::vector<fs::path> gguf_models_in_folders(const fs::path& dir) {
+// Beside an ONNX model a .bin file is usually its external data, not a PyTorch checkpoint: only the files
+// whose bytes are a checkpoint are kept.
+void keep_torch_checkpoints(std::vector<fs::path>& torch) {
+  std::erase_if(torch, [](const fs::path& f) {
+    const WeightFormat w = sniff_weight_format(FileSource(f));
+    return w != WeightFormat::PytorchZip && w != WeightFormat::PytorchLegacy;
+  });
+}
+
+// The models in the folders under `dir`, where they are the only weights there and all of one format, as
+// the Hub's repositories lay them out: GGUF models one folder per large quantization
+// (UD-Q2_K_XL/name-UD-Q2_K_XL-00001-of-00005.gguf; each by its first file), ONNX models in transformers.js's
+// onnx/ or one folder per target (ONNX Runtime GenAI's cpu-int4/). At most two folders deep, and in a tree of
+// at most 10,000 entries (a home directory is no model); else none. Path order.
+struct ModelsInFolders {
+  std::vector<fs::path> gguf, onnx;
+};
+ModelsInFolders models_in_folders(const fs::path& dir) {
   constexpr int kMaxDepth = 2;  // folders entered: dir/a/b/model.gguf at the deepest
   constexpr size_t kMaxEntries = 10000;
-  std::vector<fs::path> gguf;
+  ModelsInFolders found;
+  std::vector<fs::path> torch;
   std::error_code ec;
   size_t entries = 0;
   for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
@@ -90,38 +104,46 @@ std::vector<fs::path> gguf_models_in_folders(const fs::path& dir) {
       if (it.depth() >= kMaxDepth) it.disable_recursion_pending();  // dir/a/b/c is not entered
       continue;
     }
+    if (it.depth() == 0) continue;  // the top holds no weights (the caller found none there)
     const std::string name = it->path().filename().string();
-    if (name.ends_with(".gguf")) {
-      if (it.depth() > 0) gguf.push_back(it->path());
-    } else if (name.ends_with(".safetensors") || name.ends_with(".onnx") || is_torch_checkpoint_name(name)) {
-      return {};
-    }
+    if (name.ends_with(".gguf")) found.gguf.push_back(it->path());
+    if (name.ends_with(".onnx")) found.onnx.push_back(it->path());
+    if (is_torch_checkpoint_name(name)) torch.push_back(it->path());
+    if (name.ends_with(".safetensors")) return {};
   }
-  std::sort(gguf.begin(), gguf.end());
-  return gguf_models_in(gguf);
+  if (!found.onnx.empty()) keep_torch_checkpoints(torch);
+  if (!torch.empty() || (!found.gguf.empty() && !found.onnx.empty())) return {};
+  std::sort(found.gguf.begin(), found.gguf.end());
+  std::sort(found.onnx.begin(), found.onnx.end());
+  found.gguf = gguf_models_in(found.gguf);
+  return found;
 }
 
-// Several GGUF models are the directory's weights, at its top or in its folders (`in_folders`): returned for
-// the caller to list (SeveralGgufModels::List: no weights, and no config, each model carrying its own), else
-// refused naming them by their paths under the directory.
-LocalModelFiles several_gguf_models(LocalModelFiles m, const std::string& arg,
-                                    const std::vector<fs::path>& models, bool in_folders,
-                                    SeveralGgufModels several) {
-  if (several == SeveralGgufModels::List) {
+// Several models are the directory's weights, at its top or in its folders (`in_folders`): GGUF models
+// (quantizations of one model) or ONNX models (an export's variants). Returned for the caller to list
+// (SeveralModels::List: no weights, and no config, each model carrying its own; the caller describes them
+// from the files), else refused naming them by their paths under the directory.
+LocalModelFiles several_models(LocalModelFiles m, const std::string& arg, CheckpointFormat format,
+                               const std::vector<fs::path>& models, bool in_folders, SeveralModels several) {
+  const bool gguf = format == CheckpointFormat::Gguf;
+  if (several == SeveralModels::List) {
     m.config.reset();
-    m.gguf_models = models;
+    (gguf ? m.gguf_models : m.onnx_models) = models;
     return m;
   }
-  std::string names;
-  for (const fs::path& f : models)
-    names += (names.empty() ? "" : ", ") + f.lexically_relative(m.root).generic_string();
+  std::string names;  // one line: a handful of paths, then how many more
+  for (size_t i = 0; i < models.size() && i < 6; ++i)
+    names += (i ? ", " : "") + models[i].lexically_relative(m.root).generic_string();
+  if (models.size() > 6) names += " and " + std::to_string(models.size() - 6) + " more";
+  std::string choose;
+  if (several == SeveralModels::AskForFile)
+    choose = gguf ? std::string(", or choose one with --file NAME (") + (in_folders ? "a path, " : "") +
+                        "a file name, or a quantization such as Q4_K_M)"
+                  : std::string(", or choose one with --file ") + (in_folders ? "PATH" : "NAME");
   throw Error(ErrorKind::Usage, arg, "",
-              "holds " + std::to_string(models.size()) + " GGUF models" +
+              "holds " + std::to_string(models.size()) + (gguf ? " GGUF" : " ONNX") + " models" +
                   (in_folders ? " in its folders" : "") + " (" + names + "): name the file to analyse" +
-                  (several == SeveralGgufModels::AskForFile
-                       ? std::string(", or choose one with --file NAME (") + (in_folders ? "a path, " : "") +
-                             "a file name, or a quantization such as Q4_K_M)"
-                       : ""));
+                  choose);
 }
 
 // A .safetensors file in `dir` that is not a PEFT adapter's.
@@ -145,7 +167,7 @@ bool path_is_present(const fs::path& path) {
   return ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory;
 }
 
-LocalModelFiles locate_local_model(const std::string& arg, SeveralGgufModels several) {
+LocalModelFiles locate_local_model(const std::string& arg, SeveralModels several) {
   LocalModelFiles m;
   m.display_name = arg;
   std::error_code ec;
@@ -238,13 +260,7 @@ LocalModelFiles locate_local_model(const std::string& arg, SeveralGgufModels sev
     if (found.empty()) found = adapters;
     std::sort(found.begin(), found.end());
     std::sort(torch.begin(), torch.end());
-    // Beside an ONNX model a .bin file is usually its external data, not a PyTorch checkpoint: only files
-    // whose bytes are a checkpoint count as one.
-    if (!onnx.empty())
-      std::erase_if(torch, [](const fs::path& f) {
-        const WeightFormat w = sniff_weight_format(FileSource(f));
-        return w != WeightFormat::PytorchZip && w != WeightFormat::PytorchLegacy;
-      });
+    if (!onnx.empty()) keep_torch_checkpoints(torch);
     // One format holds the model's weights, in this order of precedence: safetensors (a repository holding
     // several formats stores the same weights again for other tools), PyTorch, GGUF (shipped for llama.cpp),
     // ONNX (an export). The others are named as unread.
@@ -270,17 +286,25 @@ LocalModelFiles locate_local_model(const std::string& arg, SeveralGgufModels sev
       m.weight_files = {*chosen};
     } else if (!gguf_models.empty()) {
       // Of several quantizations of one model, only the user can say which is meant.
-      if (gguf_models.size() > 1) return several_gguf_models(std::move(m), arg, gguf_models, false, several);
+      if (gguf_models.size() > 1)
+        return several_models(std::move(m), arg, CheckpointFormat::Gguf, gguf_models, false, several);
       m.format = CheckpointFormat::Gguf;
       m.weight_files = gguf_parts(gguf_models.front());
       m.config.reset();  // a GGUF file carries its own configuration
     } else if (!onnx.empty()) {
-      if (onnx.size() > 1)
-        throw Error(ErrorKind::Usage, arg, "",
-                    "holds " + std::to_string(onnx.size()) + " ONNX models (" + names_of(onnx) +
-                        "): name the file to analyse");
-      m.format = CheckpointFormat::Onnx;
-      m.weight_files = {onnx.front()};
+      // Of several exports, model.onnx is the model (as on the Hub: optimum writes its quantized
+      // model_quantized.onnx beside it); without one only the user can say, and beside a config the report
+      // is the config's, the exports offered.
+      const auto model = std::find_if(onnx.begin(), onnx.end(),
+                                      [](const fs::path& f) { return f.filename() == "model.onnx"; });
+      if (onnx.size() == 1 || model != onnx.end()) {
+        m.format = CheckpointFormat::Onnx;
+        m.weight_files = {onnx.size() == 1 ? onnx.front() : *model};
+      } else if (m.config) {
+        m.onnx_models = std::exchange(onnx, {});
+      } else {
+        return several_models(std::move(m), arg, CheckpointFormat::Onnx, onnx, false, several);
+      }
     }
     for (const std::vector<fs::path>* files : {&torch, &gguf, &onnx})
       for (const fs::path& f : *files)
@@ -288,18 +312,35 @@ LocalModelFiles locate_local_model(const std::string& arg, SeveralGgufModels sev
           m.unread_weights.push_back(f);
     std::sort(m.unread_weights.begin(), m.unread_weights.end());
   }
-  if (m.format == CheckpointFormat::None) {
-    // No weights at the top: a GGUF model in a folder is the model, whatever config.json says (a GGUF file
-    // carries its own), as on the Hub.
-    const std::vector<fs::path> in_folders = gguf_models_in_folders(p);
-    if (in_folders.size() == 1) {
+  if (m.format == CheckpointFormat::None && m.onnx_models.empty()) {
+    // No weights at the top: one model in a folder is the model, as on the Hub (a GGUF model whatever
+    // config.json says, a GGUF file carrying its own; an ONNX model with the config beside it, else the
+    // directory's, as transformers.js's onnx/ folder has it).
+    const ModelsInFolders in_folders = models_in_folders(p);
+    if (in_folders.gguf.size() == 1) {
       m.config.reset();
       m.format = CheckpointFormat::Gguf;
-      m.weight_files = gguf_parts(in_folders.front());
-      m.root = in_folders.front().parent_path();  // read from its folder, as a GGUF file from its own
+      m.weight_files = gguf_parts(in_folders.gguf.front());
+      m.root = in_folders.gguf.front().parent_path();  // read from its folder, as a GGUF file from its own
       return m;
     }
-    if (in_folders.size() > 1) return several_gguf_models(std::move(m), arg, in_folders, true, several);
+    if (in_folders.onnx.size() == 1) {
+      m.format = CheckpointFormat::Onnx;
+      m.weight_files = in_folders.onnx;
+      m.root = in_folders.onnx.front().parent_path();  // its genai_config.json and data are beside it
+      if (path_is_present(m.root / "config.json")) m.config = m.root / "config.json";
+      return m;
+    }
+    if (in_folders.gguf.size() > 1)
+      return several_models(std::move(m), arg, CheckpointFormat::Gguf, in_folders.gguf, true, several);
+    // Several exports beside a config: the config's model, the exports offered (as a Hub repository's
+    // report names them).
+    if (in_folders.onnx.size() > 1 && m.config) {
+      m.onnx_models = in_folders.onnx;
+      return m;
+    }
+    if (in_folders.onnx.size() > 1)
+      return several_models(std::move(m), arg, CheckpointFormat::Onnx, in_folders.onnx, true, several);
   }
   if (!m.config && m.format == CheckpointFormat::None)
     throw Error(ErrorKind::NotFound, arg, "",

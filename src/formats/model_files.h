@@ -46,21 +46,24 @@ struct LocalModelFiles {
   std::map<std::string, uint64_t> listed_sizes;
   // The index, when whoever located the files parsed it already (a 4 MB index takes milliseconds to parse).
   std::shared_ptr<const SafetensorsIndex> parsed_index;
-  // SeveralGgufModels::List: a directory whose weights are several GGUF models, each named by its first
+  // SeveralModels::List: a directory whose weights are several GGUF models, each named by its first
   // file, in path order; none of them is read (no weight files).
   std::vector<std::filesystem::path> gguf_models;
+  // A directory whose weights are several ONNX models, none of them model.onnx (at its top, or in its
+  // folders: transformers.js's onnx/model.onnx, onnx/model_fp16.onnx ...), in path order; none is read.
+  // Beside a config.json they are offered (the model is the config's); else SeveralModels::List's listing.
+  std::vector<std::filesystem::path> onnx_models;
 };
 
-// A directory whose weights are several GGUF models (quantizations of one model): which one is meant only
-// the user can say. Refuse: Error(Usage) naming them; AskForFile: the same, saying that --file chooses one
-// (for the commands that take it). List: returned with gguf_models, for the caller to list (the report does,
-// as for a Hub repository of quantizations).
-enum class SeveralGgufModels { Refuse, AskForFile, List };
+// A directory whose weights are several models (GGUF quantizations of one model; ONNX exports with no
+// config.json beside them): which one is meant only the user can say. Refuse: Error(Usage) naming them;
+// AskForFile: the same, saying that --file chooses one (for the commands that take it). List: returned with
+// gguf_models or onnx_models, for the caller to list (the report does, as for a Hub repository).
+enum class SeveralModels { Refuse, AskForFile, List };
 
 // Throws Error(NotFound) when the path does not exist, Error(Usage) when it is nothing we can analyse, and
 // the error opening it gives (NotFound, LocalIO) when it is a symbolic link that cannot be followed.
-LocalModelFiles locate_local_model(const std::string& arg,
-                                   SeveralGgufModels several = SeveralGgufModels::Refuse);
+LocalModelFiles locate_local_model(const std::string& arg, SeveralModels several = SeveralModels::Refuse);
 
 // True when `path` names something on disk, a symbolic link included even when it cannot be followed
 // (dangling, looping) and a name below a directory we may not search: such a name is the model's file or

@@ -167,10 +167,10 @@ DownloadChoice choose_needed_files(const RepoRef& ref, const HubSettings& settin
       if (f.path == graph) take_onnx_model(ref, listed, settings, f, paths);
     return chosen(std::move(paths), listed, ref);
   }
-  // No weights read: a top-level ONNX model too large to fetch as a graph (its initializers inline) is the
-  // one the analysis would read once downloaded.
+  // No weights read: an ONNX model too large to fetch as a graph (its initializers inline) is the one the
+  // analysis would read once downloaded.
   if (files.format == CheckpointFormat::None && files.weight_files.empty())
-    if (const RepoFile* onnx = top_level_onnx_model(listed.files)) {
+    if (const RepoFile* onnx = repository_onnx_model(listed.files)) {
       take_onnx_model(ref, listed, settings, *onnx, paths);
       return chosen(std::move(paths), listed, ref);
     }

@@ -1,5 +1,8 @@
 #include "hub/models_on_disk.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "core/error.h"
 #include "hub/gguf_catalog.h"
 #include "hub/onnx_choice.h"
@@ -30,6 +33,44 @@ std::vector<GgufModelChoice> gguf_models_on_disk(const std::filesystem::path& di
       c.parts_on_disk.clear();
       c.error = e;
     }
+  }
+  return out;
+}
+
+std::vector<ListedOnnxModel> onnx_models_on_disk(const std::filesystem::path& dir,
+                                                 const std::vector<std::filesystem::path>& models) {
+  const std::vector<RepoFile> on_disk = snapshot_listing(dir);
+  std::vector<ListedOnnxModel> out;
+  for (const std::filesystem::path& model : models) {
+    const std::string path = model.lexically_relative(dir).generic_string();
+    const auto f =
+        std::find_if(on_disk.begin(), on_disk.end(), [&](const RepoFile& r) { return r.path == path; });
+    if (f != on_disk.end()) out.push_back(listed_onnx_model(on_disk, *f));
+  }
+  return out;
+}
+
+ModelOnDisk open_model_on_disk(const std::filesystem::path& dir, const std::optional<std::string>& selector,
+                               bool list_models, const std::string& name, std::string_view holder,
+                               std::string_view spelled) {
+  ModelOnDisk out;
+  if (selector) {
+    out.files =
+        locate_local_model((dir / choose_model_on_disk(dir, *selector, name, holder, spelled)).string());
+    if (out.files.format == CheckpointFormat::Onnx && !out.files.config &&
+        path_is_present(dir / "config.json"))
+      out.files.config = dir / "config.json";
+    return out;
+  }
+  out.files = locate_local_model(dir.string(), list_models ? SeveralModels::List : SeveralModels::AskForFile);
+  if (!out.files.gguf_models.empty()) out.gguf_models = gguf_models_on_disk(dir, name, holder);
+  if (!out.files.onnx_models.empty()) {
+    std::vector<ListedOnnxModel> listed = onnx_models_on_disk(dir, out.files.onnx_models);
+    if (out.files.config)
+      out.notes.push_back(std::string(holder) + "'s ONNX models (" + onnx_model_paths(listed) +
+                          ") are not read (the model is config.json's): name one with --file to read it");
+    else
+      out.onnx_models = std::move(listed);
   }
   return out;
 }

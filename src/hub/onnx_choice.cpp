@@ -19,25 +19,32 @@ std::string_view file_name_of(std::string_view path) {
 }
 
 // At most a handful of paths, then how many more: a note or an error stays one line.
-std::string some_paths(const std::vector<const RepoFile*>& files) {
+template <typename File, typename PathOf>
+std::string some_paths(const std::vector<File>& files, PathOf path_of) {
   std::string out;
-  for (size_t i = 0; i < files.size() && i < 6; ++i) out += (i ? ", " : "") + printable(files[i]->path, 200);
+  for (size_t i = 0; i < files.size() && i < 6; ++i)
+    out += (i ? ", " : "") + printable(path_of(files[i]), 200);
   if (files.size() > 6) out += " and " + std::to_string(files.size() - 6) + " more";
   return out;
+}
+std::string some_paths(const std::vector<const RepoFile*>& files) {
+  return some_paths(files, [](const RepoFile* f) { return f->path; });
 }
 
 }  // namespace
 
-const RepoFile* top_level_onnx_model(const std::vector<RepoFile>& files) {
+const RepoFile* repository_onnx_model(const std::vector<RepoFile>& files) {
   const RepoFile* only = nullptr;
-  size_t count = 0;
+  size_t at_top = 0;
   for (const RepoFile& f : files) {
     if (!f.path.ends_with(".onnx") || !folder_of(f.path).empty()) continue;
     if (f.path == "model.onnx") return &f;
     only = &f;
-    ++count;
+    ++at_top;
   }
-  return count == 1 ? only : nullptr;
+  if (at_top) return at_top == 1 ? only : nullptr;
+  const std::vector<const RepoFile*> in_folders = onnx_models_in_folders(files);
+  return in_folders.size() == 1 ? in_folders.front() : nullptr;
 }
 
 const RepoFile& choose_onnx_model(const std::vector<RepoFile>& files, std::string_view name,
@@ -82,15 +89,22 @@ std::vector<const RepoFile*> onnx_models_in_folders(const std::vector<RepoFile>&
   return out;
 }
 
+ListedOnnxModel listed_onnx_model(const std::vector<RepoFile>& files, const RepoFile& model) {
+  return {model.path, std::string(transformers_js_dtype(files, model)), onnx_listed_bytes(files, model)};
+}
+
 std::vector<ListedOnnxModel> listed_onnx_models(const std::vector<RepoFile>& files) {
   std::vector<ListedOnnxModel> out;
-  for (const RepoFile* f : onnx_models_in_folders(files))
-    out.push_back({f->path, std::string(transformers_js_dtype(files, *f)), onnx_listed_bytes(files, *f)});
+  for (const RepoFile* f : onnx_models_in_folders(files)) out.push_back(listed_onnx_model(files, *f));
   return out;
 }
 
 std::string onnx_model_paths(const std::vector<const RepoFile*>& models) {
   return some_paths(models);
+}
+
+std::string onnx_model_paths(const std::vector<ListedOnnxModel>& models) {
+  return some_paths(models, [](const ListedOnnxModel& m) { return m.path; });
 }
 
 std::optional<uint64_t> onnx_listed_bytes(const std::vector<RepoFile>& files, const RepoFile& model) {

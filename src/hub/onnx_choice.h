@@ -23,12 +23,17 @@ struct ListedOnnxModel {
   std::optional<uint64_t> size_bytes;  // onnx_listed_bytes': the graph and the data named after it
 };
 
+// `model` described from the listing `files` alone.
+ListedOnnxModel listed_onnx_model(const std::vector<RepoFile>& files, const RepoFile& model);
+
 // The repository's ONNX models in folders (onnx_models_in_folders), each described from the listing alone.
 std::vector<ListedOnnxModel> listed_onnx_models(const std::vector<RepoFile>& files);
 
-// The ONNX model of a repository's top level, as a local directory's: its one .onnx file, or model.onnx
-// among several; nullptr when there is none, or several and none is model.onnx.
-const RepoFile* top_level_onnx_model(const std::vector<RepoFile>& files);
+// The ONNX model an analysis reads of a repository holding no other weights, as of a local directory
+// (locate_local_model): its one top-level .onnx file, or model.onnx among several; else its only model in a
+// folder (what `download --file` leaves of a repository of several); nullptr when there is none, several at
+// the top and none is model.onnx, or several in folders.
+const RepoFile* repository_onnx_model(const std::vector<RepoFile>& files);
 
 // The .onnx file `name` names: its path as listed, else the only .onnx file of that file name. Throws
 // Error(NotFound) naming the repository's ONNX models when none is, Error(Usage) when several have that file
@@ -46,6 +51,7 @@ std::vector<const RepoFile*> onnx_models_in_folders(const std::vector<RepoFile>&
 
 // Their paths for a note or an error, one line: "onnx/model.onnx, onnx/model_fp16.onnx and 3 more".
 std::string onnx_model_paths(const std::vector<const RepoFile*>& models);
+std::string onnx_model_paths(const std::vector<ListedOnnxModel>& models);
 
 // `model` and the external data named after it, as the listing gives their sizes (nullopt when it gives no
 // size for one). Data an exporter named otherwise is known only to the graph, which is not read here.

@@ -106,20 +106,15 @@ class Assembler {
       throw Error(ErrorKind::NotFound, ref_.id + "@" + ref_.revision, "",
                   "its files are not in the cache and " + why);
     RemoteModel m;
-    // A model the user named is chosen from the files there, as from a listing; several GGUF models are
-    // listed from their headers on disk when a listing is the answer.
-    if (options_.gguf_file)
-      m.files = locate_local_model((dir / choose_model_on_disk(dir, *options_.gguf_file, ref_.id,
-                                                               "the repository", selector_spelling()))
-                                       .string());
-    else if (options_.onnx_file)
-      m.files = locate_local_model(
-          (dir / choose_model_on_disk(dir, *options_.onnx_file, ref_.id, "the repository", onnx_spelling()))
-              .string());
-    else
-      m.files = locate_local_model(
-          dir.string(), options_.list_models ? SeveralGgufModels::List : SeveralGgufModels::AskForFile);
-    if (!m.files.gguf_models.empty()) m.gguf_models = gguf_models_on_disk(dir, ref_.id, "the repository");
+    // A model the user named is chosen from the files there, as from a listing; several models are listed
+    // from the files on disk when a listing is the answer.
+    ModelOnDisk on_disk = open_model_on_disk(
+        dir, options_.gguf_file ? options_.gguf_file : options_.onnx_file, options_.list_models, ref_.id,
+        "the repository", options_.gguf_file ? selector_spelling() : onnx_spelling());
+    m.files = std::move(on_disk.files);
+    m.gguf_models = std::move(on_disk.gguf_models);
+    m.onnx_models = std::move(on_disk.onnx_models);
+    m.notes = std::move(on_disk.notes);
     m.files.display_name = ref_.id + (ref_.explicit_revision ? "@" + ref_.revision : "");
     m.info.id = ref_.id;
     m.info.commit = commit;
@@ -242,9 +237,17 @@ class Assembler {
   }
 
   // The ONNX model of a repository holding no other weights: its one top-level .onnx file (model.onnx among
-  // several), read as onnx_weights says; models in folders only are offered in a note (--file names one).
+  // several), read as onnx_weights says; else its one model in a folder, read from there (as a local
+  // directory's is); several models in folders are offered in a note (--file names one).
   std::vector<WeightFile> onnx_file(const HubModelInfo& info, LocalModelFiles& files, RemoteModel& m) {
-    const RepoFile* onnx = top_level_onnx_model(info.files);
+    const RepoFile* onnx = repository_onnx_model(info.files);
+    if (onnx && onnx->path.find('/') != std::string::npos) {
+      if (const std::string why = onnx_unread_reason(info, *onnx); !why.empty())
+        m.notes.push_back(onnx->path + " is not read: " + why);
+      else
+        named_onnx_model(info, *onnx, files, m);
+      return {};  // read from its folder, or not read
+    }
     if (!onnx) {
       // A listing shows them (the report's Metadata, or the listing itself): no note to repeat it.
       if (options_.list_models) return {};

@@ -24,11 +24,6 @@ namespace fs = std::filesystem;
 namespace ma::test {
 namespace {
 
-const char* kLlamaConfig =
-    R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 64,
-        "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
-        "vocab_size": 256, "max_position_embeddings": 512, "torch_dtype": "float32"})";
-
 // Seven layers where the initializers hold one: the note that contradiction gives shows the file was read.
 const char* kGenaiConfig = R"({"model": {"type": "llama", "decoder": {"num_hidden_layers": 7}}})";
 
@@ -53,14 +48,14 @@ class HubOnnx : public SharedFakeHubTest {
     inline_model.sparse_size = (64u << 20) + 1;
     inline_model.etag = std::string(64, 'e');
     hub_->add_repo(
-        fake_repo("ex/onnx-inline", "normal", {fake_file("config.json", kLlamaConfig), inline_model}));
+        fake_repo("ex/onnx-inline", "normal", {fake_file("config.json", kTinyLlamaConfig), inline_model}));
     // transformers.js's layout: the models in onnx/, each beside its data, config.json at the top; and
     // ONNX Runtime GenAI's genai_config.json beside them. Etags from the bytes: `download` checks them.
     onnx::ModelProto q = tiny_onnx_model();
     make_weight_external(q, "model.onnx_data", "0", "", folder_dir() / "model.onnx_data");
     write_onnx(folder_dir() / "model.onnx", q);
     write_file(folder_dir() / "genai_config.json", kGenaiConfig);
-    write_file(folder_dir() / "config.json", kLlamaConfig);
+    write_file(folder_dir() / "config.json", kTinyLlamaConfig);
     onnx::ModelProto fp16 = tiny_onnx_model();
     make_weight_external(fp16, "model_fp16.onnx_data", "0", "", work_->path() / "fp16.data");
     // Data named as the exporter liked, not after the model: only its graph says which file it is.
@@ -68,7 +63,7 @@ class HubOnnx : public SharedFakeHubTest {
     make_weight_external(int8, "int8_weights.bin", "0", "", work_->path() / "int8.data");
     FakeRepo folders =
         fake_repo("ex/onnx-folders", "normal",
-                  {fake_file("config.json", kLlamaConfig),
+                  {fake_file("config.json", kTinyLlamaConfig),
                    fake_file("onnx/model.onnx", read_file(folder_dir() / "model.onnx"), true),
                    fake_file("onnx/model.onnx_data", read_file(folder_dir() / "model.onnx_data"), true),
                    fake_file("onnx/genai_config.json", kGenaiConfig),
@@ -79,6 +74,9 @@ class HubOnnx : public SharedFakeHubTest {
                    fake_file("onnx/int8_weights.bin", read_file(work_->path() / "int8.data"), true)});
     for (FakeFile& f : folders.files) f.etag.clear();
     hub_->add_repo(folders);
+    // One model in a folder: the model, read from there.
+    hub_->add_repo(fake_repo("ex/onnx-one-folder", "normal",
+                             {folders.files[0], folders.files[1], folders.files[2], folders.files[3]}));
     folders.id = "ex/onnx-folders-only";
     folders.files.erase(folders.files.begin());  // no config.json: nothing to report without a model
     hub_->add_repo(folders);
@@ -211,6 +209,11 @@ TEST_F(HubOnnx, AModelInAFolderIsNamedWithFileAndReadFromItsFolder) {
   ASSERT_EQ(url.exit_code, 0) << url.err;
   EXPECT_EQ(tensors_json_body(url.out), tensors_json_body(local.out));
 
+  // One model in a folder needs no naming: it is the model, read as --file reads it.
+  CommandResult one = run("tensors ex/onnx-one-folder --json");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(tensors_json_body(one.out), tensors_json_body(local.out));
+
   CommandResult by_name = run("tensors ex/onnx-folders --file model_fp16.onnx --json");
   ASSERT_EQ(by_name.exit_code, 0) << by_name.err;
   EXPECT_EQ(json::Document::parse(by_name.out, "stdout").root().find("checkpoint")->find("files")->as_uint(),
@@ -326,6 +329,12 @@ TEST_F(HubOnnx, DownloadOfANamedModelBringsItsDataAndStatsReadsIt) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(files_under(out), (std::vector<std::string>{"config.json", "onnx/genai_config.json",
                                                         "onnx/model.onnx", "onnx/model.onnx_data"}));
+  // What was downloaded is that model, read as the Hub's --file reads it.
+  CommandResult downloaded = run_cli("tensors '" + out.string() + "' --json");
+  ASSERT_EQ(downloaded.exit_code, 0) << downloaded.err;
+  CommandResult named = run("tensors ex/onnx-folders --file onnx/model.onnx --json");
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(tensors_json_body(downloaded.out), tensors_json_body(named.out));
 
   // Before the download, `stats` says what to download: the model with its --file.
   CommandResult before = run("stats ex/onnx-folders --file onnx/model.onnx");

@@ -22,4 +22,10 @@ void make_weight_external(onnx::ModelProto& m, const std::string& location, cons
 
 void write_onnx(const std::filesystem::path& path, const onnx::ModelProto& m);
 
+// A tiny Llama's config.json, for an export read beside one (its shapes are not the tiny model's).
+inline const char* const kTinyLlamaConfig =
+    R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 64,
+        "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
+        "vocab_size": 256, "max_position_embeddings": 512, "torch_dtype": "float32"})";
+
 }  // namespace ma::test

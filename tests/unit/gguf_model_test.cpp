@@ -427,7 +427,7 @@ TEST(GgufModel, DirectoryWithSeveralQuantizationsAsksWhichOne) {
     EXPECT_EQ(std::string(e.what()).find("--file"), std::string::npos) << e.what();  // not every command's
   }
   try {
-    locate_local_model(dir.path().string(), SeveralGgufModels::AskForFile);
+    locate_local_model(dir.path().string(), SeveralModels::AskForFile);
     ADD_FAILURE() << "two GGUF models in one directory were not refused";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("m.Q4_0.gguf, m.Q8_0.gguf): name the file to analyse, or choose one "
@@ -436,7 +436,7 @@ TEST(GgufModel, DirectoryWithSeveralQuantizationsAsksWhichOne) {
         << e.what();
   }
   // Asked to, it names them for a listing and reads none.
-  const LocalModelFiles listed = locate_local_model(dir.path().string(), SeveralGgufModels::List);
+  const LocalModelFiles listed = locate_local_model(dir.path().string(), SeveralModels::List);
   EXPECT_EQ(listed.gguf_models,
             (std::vector<std::filesystem::path>{dir / "m.Q4_0.gguf", dir / "m.Q8_0.gguf"}));
   EXPECT_TRUE(listed.weight_files.empty());

@@ -75,19 +75,22 @@ TEST(HubOnnxChoice, AModelsSizeIsItsGraphAndTheDataNamedAfterIt) {
   EXPECT_EQ(onnx_listed_bytes(unsized, listed(unsized, "m/model.onnx")), std::nullopt);
 }
 
-// The top-level model, as a local directory's: the one .onnx file, or model.onnx among several; models in
-// folders are choices, not it.
-TEST(HubOnnxChoice, TheTopLevelModelIsTheOnlyOneOrModelOnnx) {
-  auto top = [](const std::vector<RepoFile>& files) {
-    const RepoFile* f = top_level_onnx_model(files);
+// The model an analysis reads, as of a local directory: the top-level .onnx file, or model.onnx among
+// several; else the only model in a folder. Several in folders are choices, not it; one in a folder is not
+// it beside several at the top.
+TEST(HubOnnxChoice, TheModelIsTheOnlyOneOrModelOnnx) {
+  auto model = [](const std::vector<RepoFile>& files) {
+    const RepoFile* f = repository_onnx_model(files);
     return f ? f->path : std::string("none");
   };
-  EXPECT_EQ(top(repo_listing({{"config.json", 1}, {"decoder.onnx", 2}, {"onnx/model.onnx", 3}})),
+  EXPECT_EQ(model(repo_listing({{"config.json", 1}, {"decoder.onnx", 2}, {"onnx/model.onnx", 3}})),
             "decoder.onnx");
-  EXPECT_EQ(top(repo_listing({{"encoder.onnx", 1}, {"model.onnx", 2}, {"model.onnx_data", 3}})),
+  EXPECT_EQ(model(repo_listing({{"encoder.onnx", 1}, {"model.onnx", 2}, {"model.onnx_data", 3}})),
             "model.onnx");
-  EXPECT_EQ(top(repo_listing({{"encoder.onnx", 1}, {"decoder.onnx", 2}})), "none");
-  EXPECT_EQ(top(repo_listing({{"onnx/model.onnx", 1}, {"model.onnx_data", 2}})), "none");
+  EXPECT_EQ(model(repo_listing({{"encoder.onnx", 1}, {"decoder.onnx", 2}})), "none");
+  EXPECT_EQ(model(repo_listing({{"encoder.onnx", 1}, {"decoder.onnx", 2}, {"onnx/model.onnx", 3}})), "none");
+  EXPECT_EQ(model(repo_listing({{"onnx/model.onnx", 1}, {"onnx/model.onnx_data", 2}})), "onnx/model.onnx");
+  EXPECT_EQ(model(repo_listing({{"onnx/model.onnx", 1}, {"onnx/model_fp16.onnx", 2}})), "none");
 }
 
 }  // namespace
