@@ -1,3 +1,7 @@
+#include <filesystem>
+#include <optional>
+#include <vector>
+
 #include "analysis/identity.h"
 #include "analysis/onnx_graph.h"
 #include "cli/cli_common.h"
@@ -8,6 +12,7 @@
 #include "core/error.h"
 #include "formats/checkpoint.h"
 #include "formats/model_files.h"
+#include "hub/onnx_choice.h"
 #include "report/onnx_graph_report.h"
 
 namespace ma::cli {
@@ -17,11 +22,23 @@ int run_graph(const Args& args) {
   Output out = detect_output(a.common);
   const OpenedModel opened = open_model(a.model, a.hub, /*skip_tokenizer=*/true);
   print_warnings(opened.warnings, out);
-  print_notes(opened.notes, out);
   const LocalModelFiles& files = opened.files;
-  if (files.format != CheckpointFormat::Onnx)
+  if (files.format != CheckpointFormat::Onnx) {
+    // ONNX models offered for --file (a directory's beside its config.json, a repository's in folders): the
+    // graph is one of them, which only the user can say; the note offering them would say it a second time.
+    std::vector<ListedOnnxModel> offered =
+        opened.metadata ? opened.metadata->onnx_models : std::vector<ListedOnnxModel>{};
+    for (const std::filesystem::path& p : files.onnx_models)
+      offered.push_back({p.lexically_relative(files.root).generic_string(), "", std::nullopt});
+    if (!offered.empty())
+      throw Error(ErrorKind::Usage, a.model, "",
+                  "holds " + std::to_string(offered.size()) + " ONNX models (" + onnx_model_paths(offered) +
+                      "): name the one to read with --file PATH");
+    print_notes(opened.notes, out);
     throw Error(ErrorKind::Usage, a.model, "",
                 "not an ONNX model: `graph` reads the graph of a .onnx file (other formats: `tensors`)");
+  }
+  print_notes(opened.notes, out);
   // Titled as every report names the model: a local file by its directory and name (never its full path),
   // a Hub model by its id and the file read (as --file named it).
   const std::string title =

@@ -140,6 +140,12 @@ TEST_F(CliOnnxDirectory, BesideAConfigTheExportsAreNamedForFile) {
         std::string::npos)
         << r.err;
   }
+  // `graph` reads one graph: which is asked, in one line.
+  CommandResult graph = run_cli("graph " + dir());
+  EXPECT_EQ(graph.exit_code, 2) << graph.err;
+  EXPECT_EQ(graph.err, "modelanalyzer: error: " + dir_.path().string() +
+                           ": holds 4 ONNX models (cpu/model.onnx, onnx/model.onnx, onnx/model_fp16.onnx, "
+                           "onnx/model_int8.onnx): name the one to read with --file PATH\n");
 }
 
 // What `download --file onnx/model.onnx` writes (config.json, onnx/genai_config.json, the model and its

@@ -314,6 +314,13 @@ TEST_F(HubOnnx, GraphReadsAHubModelAsALocalOne) {
     EXPECT_EQ(r.root().find(key)->as_uint(), l.root().find(key)->as_uint());
   }
   EXPECT_EQ(r.root().find("ops")->find("MatMul")->as_uint(), 1u);
+  // Unnamed, the repository's models in folders are asked for.
+  CommandResult unnamed = run("graph ex/onnx-folders");
+  EXPECT_EQ(unnamed.exit_code, 2) << unnamed.err;
+  EXPECT_NE(unnamed.err.find("holds 4 ONNX models (onnx/model.onnx, onnx/model_fp16.onnx, cpu/model.onnx, "
+                             "onnx/model_int8.onnx): name the one to read with --file PATH"),
+            std::string::npos)
+      << unnamed.err;
   CommandResult console = run("graph ex/onnx-folders --file onnx/model.onnx");
   ASSERT_EQ(console.exit_code, 0) << console.err;
   EXPECT_NE(console.out.find("ONNX graph: ex/onnx-folders onnx/model.onnx"), std::string::npos)
