@@ -62,7 +62,14 @@ ModelOnDisk open_model_on_disk(const std::filesystem::path& dir, const std::opti
       out.files.config = dir / "config.json";
     return out;
   }
-  out.files = locate_local_model(dir.string(), list_models ? SeveralModels::List : SeveralModels::AskForFile);
+  try {
+    out.files =
+        locate_local_model(dir.string(), list_models ? SeveralModels::List : SeveralModels::AskForFile);
+  } catch (const Error& e) {
+    // Named as the user named it: a cache snapshot by its repository, not by its path in the cache.
+    if (e.file() != dir.string()) throw;
+    throw Error(e.kind(), name, e.field(), e.rule(), e.offset());
+  }
   if (!out.files.gguf_models.empty()) out.gguf_models = gguf_models_on_disk(dir, name, holder);
   if (!out.files.onnx_models.empty()) {
     std::vector<ListedOnnxModel> listed = onnx_models_on_disk(dir, out.files.onnx_models);
