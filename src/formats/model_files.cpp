@@ -158,6 +158,10 @@ bool holds_model_safetensors(const fs::path& dir) {
 
 }  // namespace
 
+std::vector<fs::path> onnx_files_in_folders(const fs::path& dir) {
+  return models_in_folders(dir).onnx;
+}
+
 bool path_is_present(const fs::path& path) {
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(path, ec);

@@ -65,6 +65,11 @@ enum class SeveralModels { Refuse, AskForFile, List };
 // the error opening it gives (NotFound, LocalIO) when it is a symbolic link that cannot be followed.
 LocalModelFiles locate_local_model(const std::string& arg, SeveralModels several = SeveralModels::Refuse);
 
+// The .onnx files in the folders under `dir` (two deep, in at most 10,000 entries, where they are the only
+// weights below its top), whatever its top holds: the exports a repository keeps beside its weights
+// (transformers.js's onnx/ beside model.safetensors). Path order.
+std::vector<std::filesystem::path> onnx_files_in_folders(const std::filesystem::path& dir);
+
 // True when `path` names something on disk, a symbolic link included even when it cannot be followed
 // (dangling, looping) and a name below a directory we may not search: such a name is the model's file or
 // the user's local path, opened and its failure reported, never skipped and never taken for a Hub id (a

@@ -12,6 +12,7 @@
 
 #include "cli_test_support.h"
 #include "core/json.h"
+#include "formats/safetensors_writer.h"
 #include "onnx_test_models.h"
 #include "test_support.h"
 
@@ -204,6 +205,32 @@ TEST(CliOnnxTopLevel, ModelOnnxIsTheModelElseTheUserChooses) {
   ASSERT_EQ(models.size(), 2u);
   EXPECT_EQ(models[1].find("path")->as_string(), "model_quantized.onnx");
   EXPECT_EQ(models[1].find("size_bytes")->as_uint(), size_of(dir / "model_quantized.onnx"));
+}
+
+// `graph` reads ONNX only: beside other weights (transformers.js's onnx/ beside model.safetensors, an export
+// beside them at the top) the only .onnx file is its graph, as --file would name it; of several it asks
+// which.
+TEST(CliOnnxGraph, BesideOtherWeightsTheOnlyExportIsTheGraph) {
+  TempDir dir;
+  write_safetensors(dir / "model.safetensors", {{"w", DType::F32, {2, 2}, {}}});
+  fs::create_directories(dir / "onnx");
+  write_onnx_with_data(dir / "onnx" / "model.onnx", "model.onnx_data");
+  const std::string d = "'" + dir.path().string() + "'";
+  CommandResult graph = run_cli("graph " + d + " --json");
+  ASSERT_EQ(graph.exit_code, 0) << graph.err;
+  auto body = [](const std::string& json) { return json.substr(0, json.find(",\"analysis_timestamp\"")); };
+  EXPECT_EQ(body(graph.out), body(run_cli("graph " + d + " --file onnx/model.onnx --json").out));
+  EXPECT_EQ(json::Document::parse(graph.out, "stdout").root().find("initializer_bytes")->as_uint(),
+            kTinyOnnxWeights.size() * sizeof(float));
+
+  write_onnx(dir / "export.onnx", tiny_onnx_model());
+  CommandResult two = run_cli("graph " + d);
+  EXPECT_EQ(two.exit_code, 2) << two.err;
+  EXPECT_NE(
+      two.err.find("holds 2 ONNX models (export.onnx, onnx/model.onnx): name the one to read with --file "
+                   "PATH"),
+      std::string::npos)
+      << two.err;
 }
 
 }  // namespace
