@@ -3,7 +3,8 @@
 // without config.json the report lists them (path, transformers.js dtype, size) and the other commands ask
 // which one; one model in a folder (what `download --file` writes) is read from its folder with the
 // directory's config.json; --file reads one as the Hub's --file does; of several at the top model.onnx is
-// the model, as on the Hub, and without one the user is asked.
+// the model, as on the Hub, and without one the user is asked. `graph`, which reads ONNX only, asks which of
+// several and reads the only one beside other weights.
 #include <gtest/gtest.h>
 
 #include <filesystem>
