@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -53,13 +52,10 @@ int run_graph(const Args& args) {
     // The graph is one of the models offered: the only one is read, as --file would name it; of several,
     // which one only the user can say (the note offering them would say it a second time).
     const std::vector<std::string> offered = offered_onnx_models(opened, a.model);
-    if (offered.size() > 1) {
-      std::vector<ListedOnnxModel> listed;
-      for (const std::string& p : offered) listed.push_back({p, "", std::nullopt});
+    if (offered.size() > 1)
       throw Error(ErrorKind::Usage, a.model, "",
-                  "holds " + std::to_string(offered.size()) + " ONNX models (" + onnx_model_paths(listed) +
+                  "holds " + std::to_string(offered.size()) + " ONNX models (" + onnx_model_paths(offered) +
                       "): name the one to read with --file PATH");
-    }
     if (offered.size() == 1) {
       hub.file = offered.front();
       const std::vector<std::string> shown = std::move(opened.warnings);

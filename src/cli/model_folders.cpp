@@ -8,6 +8,7 @@
 #include "cli/verbose_trace.h"
 #include "cli/weights_source.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "hub/hub_settings.h"
 
 namespace ma::cli {
@@ -29,11 +30,9 @@ FoundModel found_model_named(const std::string& rel, LocalModelFiles files) {
 
 // "a, b and 3 more": the skipped links, a few by name.
 std::string some_names(const std::vector<std::string>& names) {
-  constexpr size_t kShown = 3;
-  std::string out;
-  for (size_t i = 0; i < names.size() && i < kShown; ++i) out += (i ? ", " : "") + printable(names[i]);
-  if (names.size() > kShown) out += " and " + std::to_string(names.size() - kShown) + " more";
-  return out;
+  std::vector<std::string> shown;
+  for (const std::string& n : names) shown.push_back(printable(n));
+  return first_and_more(shown, 3);
 }
 
 std::string symlinks_text(const std::vector<std::string>& skipped) {

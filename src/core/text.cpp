@@ -95,4 +95,11 @@ std::string join_with_and(const std::vector<std::string>& items) {
   return out;
 }
 
+std::string first_and_more(const std::vector<std::string>& items, size_t shown) {
+  std::string out;
+  for (size_t i = 0; i < items.size() && i < shown; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > shown) out += " and " + std::to_string(items.size() - shown) + " more";
+  return out;
+}
+
 }  // namespace ma

@@ -25,4 +25,7 @@ std::string ascii_lower(std::string_view s);
 // "a", "a and b", "a, b and c".
 std::string join_with_and(const std::vector<std::string>& items);
 
+// The first `shown` items, then how many more: "a, b, c and 4 more". A message naming files stays one line.
+std::string first_and_more(const std::vector<std::string>& items, size_t shown);
+
 }  // namespace ma

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "formats/gguf_split.h"
 #include "formats/weight_format.h"
 #include "io/file_source.h"
@@ -131,10 +132,9 @@ LocalModelFiles several_models(LocalModelFiles m, const std::string& arg, Checkp
     (gguf ? m.gguf_models : m.onnx_models) = models;
     return m;
   }
-  std::string names;  // one line: a handful of paths, then how many more
-  for (size_t i = 0; i < models.size() && i < 6; ++i)
-    names += (i ? ", " : "") + models[i].lexically_relative(m.root).generic_string();
-  if (models.size() > 6) names += " and " + std::to_string(models.size() - 6) + " more";
+  std::vector<std::string> paths;
+  for (const fs::path& f : models) paths.push_back(f.lexically_relative(m.root).generic_string());
+  const std::string names = first_and_more(paths, 6);  // one line: a handful of paths, then how many more
   std::string choose;
   if (several == SeveralModels::AskForFile)
     choose = gguf ? std::string(", or choose one with --file NAME (") + (in_folders ? "a path, " : "") +

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "formats/gguf_split.h"
 
@@ -85,15 +86,13 @@ std::optional<uint64_t> GgufCatalog::bytes(const RepoFile& first) const {
 }
 
 std::string GgufCatalog::listing(const std::vector<const RepoFile*>& models) const {
-  std::string out;
+  std::vector<std::string> rows(models.size());  // those past the shown ones only counted
   for (size_t k = 0; k < models.size() && k < kCatalogListedModels; ++k) {
     const std::optional<uint64_t> b = bytes(*models[k]);
-    out += (out.empty() ? "" : ", ") + printable(models[k]->path, 200) + " (" +
-           (b ? human_bytes(*b) : std::string("size unknown")) + ")";
+    rows[k] =
+        printable(models[k]->path, 200) + " (" + (b ? human_bytes(*b) : std::string("size unknown")) + ")";
   }
-  if (models.size() > kCatalogListedModels)
-    out += " and " + std::to_string(models.size() - kCatalogListedModels) + " more";
-  return out;
+  return first_and_more(rows, kCatalogListedModels);
 }
 
 const RepoFile& GgufCatalog::only() const {

@@ -73,8 +73,10 @@ ModelOnDisk open_model_on_disk(const std::filesystem::path& dir, const std::opti
   if (!out.files.gguf_models.empty()) out.gguf_models = gguf_models_on_disk(dir, name, holder);
   if (!out.files.onnx_models.empty()) {
     std::vector<ListedOnnxModel> listed = onnx_models_on_disk(dir, out.files.onnx_models);
+    std::vector<std::string> paths;
+    for (const ListedOnnxModel& m : listed) paths.push_back(m.path);
     if (out.files.config)
-      out.notes.push_back(std::string(holder) + "'s ONNX models (" + onnx_model_paths(listed) +
+      out.notes.push_back(std::string(holder) + "'s ONNX models (" + onnx_model_paths(paths) +
                           ") are not read (the model is config.json's): name one with --file to read it");
     else
       out.onnx_models = std::move(listed);

@@ -19,16 +19,10 @@ std::string_view file_name_of(std::string_view path) {
 }
 
 // At most a handful of paths, then how many more: a note or an error stays one line.
-template <typename File, typename PathOf>
-std::string some_paths(const std::vector<File>& files, PathOf path_of) {
-  std::string out;
-  for (size_t i = 0; i < files.size() && i < 6; ++i)
-    out += (i ? ", " : "") + printable(path_of(files[i]), 200);
-  if (files.size() > 6) out += " and " + std::to_string(files.size() - 6) + " more";
-  return out;
-}
 std::string some_paths(const std::vector<const RepoFile*>& files) {
-  return some_paths(files, [](const RepoFile* f) { return f->path; });
+  std::vector<std::string> paths;
+  for (const RepoFile* f : files) paths.push_back(f->path);
+  return onnx_model_paths(paths);
 }
 
 }  // namespace
@@ -103,8 +97,10 @@ std::string onnx_model_paths(const std::vector<const RepoFile*>& models) {
   return some_paths(models);
 }
 
-std::string onnx_model_paths(const std::vector<ListedOnnxModel>& models) {
-  return some_paths(models, [](const ListedOnnxModel& m) { return m.path; });
+std::string onnx_model_paths(const std::vector<std::string>& paths) {
+  std::vector<std::string> shown;
+  for (const std::string& p : paths) shown.push_back(printable(p, 200));
+  return first_and_more(shown, 6);
 }
 
 std::optional<uint64_t> onnx_listed_bytes(const std::vector<RepoFile>& files, const RepoFile& model) {

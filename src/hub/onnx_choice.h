@@ -51,7 +51,7 @@ std::vector<const RepoFile*> onnx_models_in_folders(const std::vector<RepoFile>&
 
 // Their paths for a note or an error, one line: "onnx/model.onnx, onnx/model_fp16.onnx and 3 more".
 std::string onnx_model_paths(const std::vector<const RepoFile*>& models);
-std::string onnx_model_paths(const std::vector<ListedOnnxModel>& models);
+std::string onnx_model_paths(const std::vector<std::string>& paths);
 
 // `model` and the external data named after it, as the listing gives their sizes (nullopt when it gives no
 // size for one). Data an exporter named otherwise is known only to the graph, which is not read here.
