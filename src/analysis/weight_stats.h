@@ -63,6 +63,10 @@ struct StatsSummary {
   uint64_t bytes = 0;
   uint64_t tensors = 0;
   double seconds = 0;  // wall time of the scan
+  // The scan's rate in decimal GB/s, as disks and buses are rated; none for a scan too short to time.
+  std::optional<double> gb_per_s() const {
+    return seconds > 0 ? std::optional(static_cast<double>(bytes) / 1e9 / seconds) : std::nullopt;
+  }
 };
 
 struct WeightStats {

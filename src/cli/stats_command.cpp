@@ -58,13 +58,12 @@ bool scan_model(const std::string& model_id, ModelWeightsInput input, StatsArgs&
   if (interrupted.load()) return false;  // a signal after the last unit's last check
   stats.model_id = model_id;
   if (!out.quiet) {
-    // The size in binary units as everywhere else; the rate in decimal GB/s, as disks and buses are rated.
-    const double gb = static_cast<double>(stats.summary.bytes) / 1e9;
+    // The size in binary units as everywhere else; the rate as StatsSummary::gb_per_s gives it.
     std::fprintf(stderr, "%s%llu tensors, %s scanned in %.2f s (%.2f GB/s)\n",
                  a.model == model_id ? "" : (model_id + ": ").c_str(),
                  static_cast<unsigned long long>(stats.summary.tensors),
                  human_bytes(stats.summary.bytes).c_str(), stats.summary.seconds,
-                 stats.summary.seconds > 0 ? gb / stats.summary.seconds : 0.0);
+                 stats.summary.gb_per_s().value_or(0.0));
   }
   return true;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <type_traits>
 
 #include "analysis/identity.h"
 #include "core/units.h"
@@ -68,9 +70,13 @@ std::vector<std::vector<std::string>> sweep_rows(const ServeResult& r) {
 }
 
 // Every figure of one load point, under the names the JSON and the CSV both give them: one list, so the two
-// exports never differ. `visit(name, value)` sees a uint64_t, a double or a string.
+// exports never differ. `visit(name, value)` sees a uint64_t, a double, a string or an optional<double>: a
+// figure the console shows as "none" or "-" (no decode step at osl 1, no first round with --rounds 0) is
+// absent, JSON null and an empty CSV cell, never a 0 that reads as an instant.
 template <typename Visit>
-void each_point_field(const ServePoint& p, Visit&& visit) {
+void each_point_field(const ServePoint& p, const ServeRequest& q, Visit&& visit) {
+  using Maybe = std::optional<double>;
+  const bool decodes = p.decode_batch > 0;  // 0 at osl 1: the prefill gives the only token
   visit("concurrency", p.concurrency);
   visit("mean_ttft_s", p.mean_ttft_s);
   visit("mean_tpot_s", p.mean_tpot_s);
@@ -79,20 +85,26 @@ void each_point_field(const ServePoint& p, Visit&& visit) {
   visit("throughput_tokens_per_s_per_gpu", p.throughput_tokens_per_s_per_gpu);
   visit("output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu);
   visit("input_tokens_per_s_per_gpu", p.input_tokens_per_s_per_gpu);
-  visit("tokens_per_s_per_user", p.mean_tpot_s > 0 ? 1 / p.mean_tpot_s : 0.0);
+  visit("tokens_per_s_per_user", p.mean_tpot_s > 0 ? Maybe(1 / p.mean_tpot_s) : std::nullopt);
   visit("requests_per_s", p.requests_per_s);
   visit("running", p.running);
   visit("decode_batch", p.decode_batch);
-  visit("decode_step_s", p.decode_step_s);
+  visit("decode_step_s", decodes ? Maybe(p.decode_step_s) : std::nullopt);
   visit("decode_bound", p.decode_bound);
   visit("prefill_s", p.prefill_s);
   visit("prefill_bound", p.prefill_bound);
-  visit("first_round_ttft_s", p.first_round_ttft_s);
+  visit("first_round_ttft_s",
+        q.rounds == 0u ? std::nullopt : Maybe(p.first_round_ttft_s));  // unset: default rounds
 }
 
-void write_point(JsonWriter& w, const ServePoint& p) {
+void write_point(JsonWriter& w, const ServePoint& p, const ServeRequest& q) {
   w.begin_object();
-  each_point_field(p, [&w](const char* name, const auto& value) { w.key(name).value(value); });
+  each_point_field(p, q, [&w](const char* name, const auto& value) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::optional<double>>)
+      w.key(name).value_or_null(value);
+    else
+      w.key(name).value(value);
+  });
   w.end_object();
 }
 
@@ -105,11 +117,14 @@ std::string csv_cell(double v) {
 std::string csv_cell(const std::string& v) {
   return csv_text(v);
 }
+std::string csv_cell(const std::optional<double>& v) {
+  return v ? csv_number(*v) : "";
+}
 
 // One CSV row: which point it is (the load asked for, or one of the sweep), then its figures.
-std::string csv_row(const char* which, const ServePoint& p) {
+std::string csv_row(const char* which, const ServePoint& p, const ServeRequest& q) {
   std::string row = which;
-  each_point_field(p, [&row](const char*, const auto& value) { row += "," + csv_cell(value); });
+  each_point_field(p, q, [&row](const char*, const auto& value) { row += "," + csv_cell(value); });
   return row + "\n";
 }
 
@@ -161,7 +176,7 @@ void stream_serve_json(const ServeResult& r, const RunInfo& run, const JsonWrite
   w.key("max_running").value(r.max_running);
   // The load point's figures at the top level, under the names the issue and InferenceMAX use.
   w.key("point");
-  write_point(w, r.point);
+  write_point(w, r.point, r.request);
   w.key("mean_ttft_s").value(r.point.mean_ttft_s);
   w.key("mean_tpot_s").value(r.point.mean_tpot_s);
   w.key("mean_itl_s").value(r.point.mean_itl_s);
@@ -170,7 +185,7 @@ void stream_serve_json(const ServeResult& r, const RunInfo& run, const JsonWrite
   w.key("output_tokens_per_s_per_gpu").value(r.point.output_tokens_per_s_per_gpu);
   w.key("input_tokens_per_s_per_gpu").value(r.point.input_tokens_per_s_per_gpu);
   w.key("sweep").begin_array();
-  for (const ServePoint& p : r.sweep) write_point(w, p);
+  for (const ServePoint& p : r.sweep) write_point(w, p, r.request);
   w.end_array();
   w.key("engine_source").value(r.engine_source);
   w.key("assumptions").begin_array();
@@ -183,9 +198,10 @@ void stream_serve_json(const ServeResult& r, const RunInfo& run, const JsonWrite
 
 std::string render_serve_csv(const ServeResult& r) {
   std::string out = "point";
-  each_point_field(ServePoint{}, [&out](const char* name, const auto&) { out += std::string(",") + name; });
-  out += "\n" + csv_row("load", r.point);
-  for (const ServePoint& p : r.sweep) out += csv_row("sweep", p);
+  each_point_field(ServePoint{}, r.request,
+                   [&out](const char* name, const auto&) { out += std::string(",") + name; });
+  out += "\n" + csv_row("load", r.point, r.request);
+  for (const ServePoint& p : r.sweep) out += csv_row("sweep", p, r.request);
   return out;
 }
 

@@ -131,6 +131,7 @@ void stream_stats_json(const WeightStats& s, const RunInfo& run, const JsonWrite
   w.key("bytes").value(s.summary.bytes);
   w.key("tensors").value(s.summary.tensors);
   w.key("seconds").value(s.summary.seconds);
+  w.key("gb_per_s").value_or_null(s.summary.gb_per_s());
   w.end_object();
   w.key("eps").value(s.eps);
   w.key("bins").value(s.bins);

@@ -59,7 +59,17 @@ TEST(CliStats, HandWorkedFigures) {
   EXPECT_TRUE(n.find("kurtosis")->is_null());
   EXPECT_EQ(n.find("design_rank")->as_uint(), 2u);
   EXPECT_EQ(n.find("module_class")->as_string(), "norm");
-  EXPECT_EQ(d.root().find("summary")->find("total_parameters")->as_uint(), 11u);
+  const json::Value& summary = *d.root().find("summary");
+  EXPECT_EQ(summary.find("total_parameters")->as_uint(), 11u);
+  // The scan's rate, which the stderr line prints, is in the JSON too: its bytes (11 float32) over its time,
+  // in decimal GB/s; null only for a scan too short for the clock.
+  EXPECT_EQ(summary.find("bytes")->as_uint(), 44u);
+  const double seconds = summary.find("seconds")->as_double();
+  if (seconds > 0) {
+    EXPECT_DOUBLE_EQ(summary.find("gb_per_s")->as_double(), 44 / 1e9 / seconds);
+  } else {
+    EXPECT_TRUE(summary.find("gb_per_s")->is_null());
+  }
 }
 
 // float64 values near its maximum overflow the second moment: std, the L2 norm and kurtosis are undefined

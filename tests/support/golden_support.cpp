@@ -48,8 +48,9 @@ void expect_output_goldens(const fs::path& dir, const std::string& command,
 std::string normalize_run(std::string s) {
   static const std::regex timestamp(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z)");
   static const std::regex seconds(R"("seconds":[-+0-9.eE]+)");
-  return std::regex_replace(std::regex_replace(s, timestamp, "TIMESTAMP"), seconds,
-                            "\"seconds\":\"SECONDS\"");
+  static const std::regex rate(R"("gb_per_s":([-+0-9.eE]+|null))");
+  s = std::regex_replace(std::regex_replace(s, timestamp, "TIMESTAMP"), seconds, "\"seconds\":\"SECONDS\"");
+  return std::regex_replace(s, rate, "\"gb_per_s\":\"GB_PER_S\"");
 }
 
 namespace {

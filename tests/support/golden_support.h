@@ -34,7 +34,8 @@ void expect_output_goldens(const std::filesystem::path& dir, const std::string& 
 
 // What differs from run to run and nothing else: ISO-8601 UTC timestamps (the CSV's created_at, fractions of
 // a second included) become TIMESTAMP, and the measured scan time ("seconds": in the stats and compare JSON)
-// becomes the string "SECONDS" (so that the golden stays valid JSON). Paths need no normalising where the
+// and rate ("gb_per_s": stats) become the strings "SECONDS" and "GB_PER_S" (so that the golden stays valid
+// JSON). Paths need no normalising where the
 // binary runs in the inputs' directory on relative names (run_cli_in).
 std::string normalize_run(std::string s);
 

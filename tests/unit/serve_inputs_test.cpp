@@ -4,6 +4,7 @@
 // formats that made equal values look different.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "analyzed_model.h"
 #include "cli/serve_args.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "report/serve_report.h"
 #include "test_support.h"
 
@@ -152,6 +154,62 @@ TEST(ServeInputs, EqualTimesPrintAlike) {
   const std::string console = render_serve_console(r);
   EXPECT_EQ(console_value(console, "mean_e2el_s"), console_value(console, "mean_ttft_s"));
   EXPECT_TRUE(console_value(console, "first_round_ttft_s").starts_with("none")) << console;
+}
+
+// What the console shows as "none" or "-" is null in the JSON and an empty CSV cell, not a 0 that reads as an
+// instant (the JSON gave first_round_ttft_s 0 with --rounds 0, and decode_step_s and tokens_per_s_per_user 0
+// at osl 1); with a decode and a first round they are numbers again.
+TEST(ServeInputs, UndefinedFiguresAreNullNotZero) {
+  auto m = analyze_dir(MA_EXAMPLE_DIR);
+  const std::vector<std::string> undefined = {"decode_step_s", "tokens_per_s_per_user", "first_round_ttft_s"};
+  for (const uint64_t osl : {1u, 256u}) {
+    ServeRequest rq = inputs_request(2);
+    rq.osl = osl;
+    rq.rounds = osl == 1 ? 0 : 10;
+    const ServeResult r = estimate_serving(m->inv, m->report, rq);
+    std::string text;
+    stream_serve_json(r, RunInfo{}, [&](std::string_view s) { text.append(s); });
+    const json::Document doc = json::Document::parse(text, "serve");
+    const json::Value* point = doc.root().find("point");
+    ASSERT_NE(point, nullptr);
+    const json::Value* sweep = doc.root().find("sweep");
+    ASSERT_NE(sweep, nullptr);
+    ASSERT_EQ(sweep->items().size(), 3u);
+    for (const std::string& name : undefined) {
+      for (const json::Value* p : {point, &sweep->items()[0], &sweep->items()[2]}) {
+        const json::Value* v = p->find(name);
+        ASSERT_NE(v, nullptr) << name;
+        if (osl == 1) {
+          EXPECT_TRUE(v->is_null()) << name;
+        } else {
+          EXPECT_TRUE(v->is_number()) << name;
+          EXPECT_GT(v->as_double(), 0) << name;
+        }
+      }
+    }
+    // The CSV's header names the columns; the load row's cells under those three are empty at osl 1.
+    const std::string csv = render_serve_csv(r);
+    const auto cells = [](const std::string& line) {
+      std::vector<std::string> out(1);
+      for (const char c : line) {
+        if (c == ',')
+          out.emplace_back();
+        else
+          out.back() += c;
+      }
+      return out;
+    };
+    const size_t header_end = csv.find('\n');
+    const std::vector<std::string> header = cells(csv.substr(0, header_end));
+    const std::vector<std::string> load =
+        cells(csv.substr(header_end + 1, csv.find('\n', header_end + 1) - header_end - 1));
+    ASSERT_EQ(header.size(), load.size());
+    for (const std::string& name : undefined) {
+      const auto at = std::find(header.begin(), header.end(), name);
+      ASSERT_NE(at, header.end()) << name;
+      EXPECT_EQ(load[at - header.begin()].empty(), osl == 1) << name << ": " << csv;
+    }
+  }
 }
 
 }  // namespace
