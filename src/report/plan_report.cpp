@@ -140,7 +140,11 @@ std::string context_text(const Plan& p) {
 
 std::vector<std::pair<std::string, std::string>> summary_fields(const Plan& p) {
   std::vector<std::pair<std::string, std::string>> f{
-      {"devices", devices_text(p)},
+      {"devices", devices_text(p) + (p.devices_used < p.request.gpus.count
+                                         ? "; the plan uses " + std::to_string(p.devices_used) +
+                                               " of them (no split of all " +
+                                               std::to_string(p.request.gpus.count) + " is valid)"
+                                         : "")},
       {"engine", std::string(engine_name(p.request.engine))},
       {"weights_bytes (" + std::string(precision_name(p.request.precision)) + ")",
        bytes_exactly(p.weights_bytes)},
@@ -395,6 +399,8 @@ void stream_plan_json(const Plan& p, const RunInfo& run, const JsonWriter::Sink&
   w.key("gpus").begin_object();
   w.key("spec").value(p.request.gpus.text);
   w.key("count").value(p.request.gpus.count);
+  w.key("used").value(p.devices_used);
+  w.key("unused_reason").text_or_null(p.devices_unused_reason);
   w.key("memory_bytes").value(p.request.gpus.memory_bytes);
   w.key("total_memory_bytes").value(p.request.gpus.total_memory());
   w.key("mixed").value(p.request.gpus.mixed());

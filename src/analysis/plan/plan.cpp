@@ -146,6 +146,20 @@ std::vector<SplitPlan> enumerate_splits(const ArchitectureRecord& arch, uint32_t
   return out;
 }
 
+// The splits of `devices` the engine can run: llama.cpp splits whole layers over its GPUs (-sm layer, its
+// default; its row split is not modelled), so only pipeline splits unless --tp asks for another.
+std::vector<SplitPlan> engine_splits(const ArchitectureRecord& arch, const PlanRequest& rq,
+                                     uint32_t devices) {
+  std::vector<SplitPlan> splits = enumerate_splits(arch, devices);
+  if (rq.engine == PlanEngine::LlamaCpp && !rq.tp)
+    std::erase_if(splits, [](const SplitPlan& s) { return s.split.tp > 1; });
+  return splits;
+}
+
+bool any_valid(const std::vector<SplitPlan>& splits) {
+  return std::any_of(splits.begin(), splits.end(), [](const SplitPlan& s) { return s.invalid.empty(); });
+}
+
 // The largest value in [lo, hi] for which `fits` holds (fits is monotone: true up to a point); lo - 1: none.
 template <typename Fits>
 uint64_t largest_fitting(uint64_t lo, uint64_t hi, Fits fits) {
@@ -362,13 +376,13 @@ std::optional<WeightPrecision> precision_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanRequest& rq) {
-  if (!report.architecture_known || inv.arch.layers().empty())
-    throw Error(ErrorKind::Unsupported, inv.source, "", "a plan needs a known architecture");
-  if (rq.batch == 0) throw Error(ErrorKind::Usage, "", "--batch", "must be at least 1");
-  require_llama_cpp_layer_split(rq);
+namespace {
+
+// The plan on every device of rq.gpus (make_plan below chooses how many).
+Plan plan_on_devices(const Inventory& inv, const ModelReport& report, const PlanRequest& rq) {
   Plan plan;
   plan.request = rq;
+  plan.devices_used = rq.gpus.count;
   plan.batch = rq.batch;
   plan.max_model_context = inv.arch.max_position_embeddings;
   plan.context = rq.context.value_or(report.memory.context ? report.memory.context : kDefaultContext);
@@ -399,10 +413,7 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
     return device_budget(m, s, batch, context, rq.engine, knobs, memories);
   };
 
-  plan.splits = enumerate_splits(inv.arch, rq.gpus.count);
-  // llama.cpp splits whole layers over its GPUs (-sm layer, its default); its row split is not modelled.
-  if (rq.engine == PlanEngine::LlamaCpp && !rq.tp)
-    std::erase_if(plan.splits, [](const SplitPlan& s) { return s.split.tp > 1; });
+  plan.splits = engine_splits(inv.arch, rq, rq.gpus.count);
   // --tp / --pp name the engine's own split: only those are sized and ranked.
   if (rq.tp || rq.pp) {
     std::erase_if(plan.splits, [&](const SplitPlan& s) {
@@ -534,6 +545,35 @@ Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanReques
         "every dense weight, the experts its tokens pick (1 - (1 - top_k / experts)^batch of them) and every "
         "sequence's KV cache, on each GPU at its HBM bandwidth and on the CPU at --cpu-bw, one after "
         "another");
+  return plan;
+}
+
+}  // namespace
+
+Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanRequest& rq) {
+  if (!report.architecture_known || inv.arch.layers().empty())
+    throw Error(ErrorKind::Unsupported, inv.source, "", "a plan needs a known architecture");
+  if (rq.batch == 0) throw Error(ErrorKind::Usage, "", "--batch", "must be at least 1");
+  require_llama_cpp_layer_split(rq);
+  // More devices never make a model that fits fewer of them not fit: where no split of them all is valid
+  // (a 6-layer model's heads and layers over 7 or 8 GPUs), the plan is for the most of them a split
+  // holds, the others left to replicas (data parallel), which it does not size. Not under --tp / --pp,
+  // which name their split, nor over devices that differ, whose order the stages follow.
+  const std::vector<SplitPlan> all = engine_splits(inv.arch, rq, rq.gpus.count);
+  if (rq.tp || rq.pp || rq.gpus.mixed() || any_valid(all)) return plan_on_devices(inv, report, rq);
+  PlanRequest fewer = rq;
+  while (fewer.gpus.count > 1 && !any_valid(engine_splits(inv.arch, rq, fewer.gpus.count)))
+    --fewer.gpus.count;
+  Plan plan = plan_on_devices(inv, report, fewer);
+  plan.request.gpus = rq.gpus;  // as given: the plan names every device, and uses devices_used of them
+  std::string why;
+  for (const SplitPlan& s : all) why += (why.empty() ? "" : "; ") + split_name(s.split) + ": " + s.invalid;
+  plan.devices_unused_reason =
+      "no split of all " + std::to_string(rq.gpus.count) + " devices is valid (" + why + ")";
+  plan.assumptions.push_back(plan.devices_unused_reason + ": the plan is for " +
+                             std::to_string(fewer.gpus.count) + " of them; the other " +
+                             std::to_string(rq.gpus.count - fewer.gpus.count) +
+                             " can serve replicas of the model (data parallel), which it does not size");
   return plan;
 }
 

@@ -85,6 +85,10 @@ struct LayerKindAdvice {
 struct Plan {
   std::string model_id;
   PlanRequest request;
+  // Of request.gpus.count, the devices the splits use: all of them, unless no split of them all is valid
+  // (devices_unused_reason says why), then the most that one holds.
+  uint32_t devices_used = 0;
+  std::string devices_unused_reason;
   uint64_t context = 0, max_model_context = 0, batch = 1;
   std::string kv_dtype;        // K's and V's, or K's where V has its own
   std::string v_dtype;         // V's where it differs from K's; empty otherwise
@@ -113,7 +117,8 @@ StateLayout engine_state_layout(PlanEngine engine);
 // dtype, or the model's, which a 16-bit serving engine makes 16-bit too).
 DType engine_kv_dtype(const ModelReport& report, PlanEngine engine, std::optional<DType> requested);
 
-// Throws Error(Unsupported) without an architecture, Error(Usage) for impossible requests.
+// Throws Error(Unsupported) without an architecture, Error(Usage) for impossible requests. Where no split of
+// every device is valid, the plan is for the most devices a split holds (Plan::devices_used).
 Plan make_plan(const Inventory& inv, const ModelReport& report, const PlanRequest& request);
 
 // Bytes of each inventory tensor (index-aligned) with the weights in precision `p`: as stored, or the linear
