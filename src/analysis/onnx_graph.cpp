@@ -233,6 +233,7 @@ OnnxGraphSummary summarize_onnx_graph(const OnnxModel& g, const Checkpoint& ck) 
   s.edges = g.edges;
   for (const OnnxValue& v : s.edges) s.edges_with_shape += v.shape.has_value();
   s.shape_inference_error = g.shape_inference_error;
+  s.shape_inference_note = g.shape_inference_note;
   return s;
 }
 

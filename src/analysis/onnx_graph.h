@@ -66,6 +66,7 @@ struct OnnxGraphSummary {
   std::vector<OnnxValue> edges;  // every intermediate value with its inferred type and shape
   uint64_t edges_with_shape = 0;
   std::string shape_inference_error;
+  std::string shape_inference_note;
 };
 
 OnnxGraphSummary summarize_onnx_graph(const OnnxModel& graph, const Checkpoint& ck);

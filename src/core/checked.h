@@ -18,6 +18,15 @@ inline std::optional<uint64_t> checked_add(uint64_t a, uint64_t b) {
   return r;
 }
 
+// Bounds that only need to say "too many": the sum or product, or UINT64_MAX where it overflows.
+inline uint64_t saturating_add(uint64_t a, uint64_t b) {
+  return checked_add(a, b).value_or(UINT64_MAX);
+}
+
+inline uint64_t saturating_mul(uint64_t a, uint64_t b) {
+  return checked_mul(a, b).value_or(UINT64_MAX);
+}
+
 // Product of dims; nullopt on overflow. An empty shape (a scalar) has one element.
 inline std::optional<uint64_t> checked_numel(std::span<const uint64_t> dims) {
   uint64_t n = 1;

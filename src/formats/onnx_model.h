@@ -57,6 +57,7 @@ struct OnnxModel {
   std::vector<std::string> external_files;  // relative to the model's directory, in order of first use
   uint64_t sparse_initializers = 0;         // counted, not read
   std::string shape_inference_error;        // empty when inference ran to the end
+  std::string shape_inference_note;         // how it ran, where not as onnx.shape_inference(data_prop=True)
 };
 
 // Caps on what a model may make us hold (the protobuf is parsed into an arena that refuses to grow past

@@ -127,6 +127,7 @@ std::string render_onnx_graph_console(const OnnxGraphSummary& g, std::string_vie
   w.field("inferred", with_thousands(g.edges_with_shape) + " of " + with_thousands(g.edges.size()) +
                           " intermediate values");
   if (!g.shape_inference_error.empty()) w.field("inference stopped", terminal_safe(g.shape_inference_error));
+  if (!g.shape_inference_note.empty()) w.field("inference", g.shape_inference_note);
   if (edges)
     values_table(w, "Edges", g.edges);
   else
@@ -178,6 +179,7 @@ void stream_onnx_graph_json(const OnnxGraphSummary& g, std::string_view source, 
   w.key("edges_total").value(static_cast<uint64_t>(g.edges.size()));
   w.key("edges_with_shape").value(g.edges_with_shape);
   w.key("shape_inference_error").text_or_null(g.shape_inference_error);
+  w.key("shape_inference_note").text_or_null(g.shape_inference_note);
   if (edges) write_values(w, "edges", g.edges);
   write_run_info(w, run);
   w.end_object();

@@ -14,14 +14,6 @@
 namespace ma {
 namespace {
 
-uint64_t saturating_add(uint64_t a, uint64_t b) {
-  return checked_add(a, b).value_or(UINT64_MAX);
-}
-
-uint64_t saturating_mul(uint64_t a, uint64_t b) {
-  return checked_mul(a, b).value_or(UINT64_MAX);
-}
-
 // The model's local functions (ModelProto.functions) as ONNX's shape inference expands them: a node calls one
 // when no operator schema answers its domain and op type at the version its graph or function imports, and
 // inference then walks the function's body afresh at every call. A function that calls itself, directly or

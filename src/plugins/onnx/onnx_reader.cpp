@@ -24,8 +24,10 @@
 #include "core/error.h"
 #include "core/shape.h"
 #include "formats/onnx_reader_abi.h"
+#include "plugins/onnx/onnx_data_propagation.h"
 #include "plugins/onnx/onnx_function_calls.h"
 #include "plugins/onnx/onnx_inline_data.h"
+#include "plugins/onnx/onnx_nesting.h"
 
 namespace ma {
 namespace {
@@ -357,9 +359,21 @@ class InitializerReader {
   std::vector<uint32_t> external_;  // the initializers with external bytes, by index
 };
 
+// Shape values data propagation may hold (data_propagation_bound): about 50 bytes each, so 100 MiB at most;
+// the graphs of published exports bound theirs in the thousands.
+constexpr uint64_t kMaxPropagatedValues = uint64_t{1} << 21;
+
 void infer_shapes(onnx::ModelProto& m, const std::string& file, OnnxModel& out) {
+  const uint64_t propagated = data_propagation_bound(m);
+  const bool propagate = propagated <= kMaxPropagatedValues;
+  if (!propagate)
+    out.shape_inference_note =
+        "data propagation skipped: the graph's shape arithmetic (Shape, Concat, Gather ...) could hold " +
+        (propagated == UINT64_MAX ? std::string("2^64 or more") : std::to_string(propagated)) +
+        " values, more than " + std::to_string(kMaxPropagatedValues) +
+        " (the cap); shapes computed from it (a Reshape to a computed shape) are left unknown";
   try {
-    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0, /*data_prop=*/true);
+    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0, propagate);
     onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const ArenaBudgetExceeded&) {
     throw;
@@ -527,16 +541,13 @@ OnnxModel read_onnx_bytes(const NamedBytes& src, const OnnxExternalSize& externa
                                               static_cast<int>(bytes.size()));
     in.SetRecursionLimit(kMaxNesting);
     if (!m->ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
-      // Say which: a model that parses once the nesting may go deeper (1,000 levels, a few hundred KB of
-      // stack) broke the cap, not the format.
-      auto* deeper = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-      google::protobuf::io::CodedInputStream again(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                                   static_cast<int>(bytes.size()));
-      again.SetRecursionLimit(1000);
-      if (deeper->ParseFromCodedStream(&again) && again.ConsumedEntireMessage())
+      // Say which: a model whose messages nest past the cap (walked without recursion, at any depth)
+      // broke the cap, not the format.
+      if (const std::optional<int> depth = onnx_nesting_depth(bytes); depth && *depth > kMaxNesting)
         throw Error(ErrorKind::Limit, src.name(), "ModelProto",
-                    "messages nested deeper than " + std::to_string(kMaxNesting) +
-                        " levels (subgraphs of If / Loop nodes inside each other): the cap");
+                    "messages nested deeper than " + std::to_string(kMaxNesting) + " levels (" +
+                        std::to_string(*depth) +
+                        ": subgraphs of If / Loop nodes inside each other): the cap");
       throw Error(ErrorKind::Malformed, src.name(), "ModelProto",
                   "not a valid ONNX protobuf (truncated, or not an ONNX model)");
     }
