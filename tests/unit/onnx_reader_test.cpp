@@ -184,6 +184,25 @@ TEST(OnnxReader, InitializersThatLieAboutTheirValuesAreRefused) {
   EXPECT_EQ(kind_of(broken(
                 [](onnx::TensorProto& t, auto&) { t.set_data_type(onnx::TensorProto_DataType_STRING); })),
             ErrorKind::Unsupported);
+  // onnx.checker's one value field, of the element type's kind: raw_data beside six float_data values (read
+  // by some readers and not others), float values in int64_data, none at all.
+  const std::pair<std::function<void(onnx::TensorProto&)>, std::string> fields[] = {
+      {[](onnx::TensorProto& t) {
+         for (int i = 0; i < 6; ++i) t.add_float_data(7.0f);
+       },
+       "holds values in float_data and raw_data: a tensor's values are in one field"},
+      {[](onnx::TensorProto& t) {
+         t.clear_raw_data();
+         for (int i = 0; i < 6; ++i) t.add_int64_data(1);
+       },
+       "values of element type F32 belong in float_data, not int64_data"},
+      {[](onnx::TensorProto& t) { t.clear_raw_data(); }, "holds no values (no raw_data, no typed field)"}};
+  for (const auto& [edit, rule] : fields) {
+    std::string why;
+    EXPECT_EQ(kind_of(broken([&](onnx::TensorProto& t, auto&) { edit(t); }), {}, {}, &why),
+              ErrorKind::Malformed);
+    EXPECT_NE(why.find("initializer 'model.layers.0.mlp.up_proj.weight': " + rule), std::string::npos) << why;
+  }
 }
 
 // ONNX's INT4 (opset 21 QDQ weights): two elements per byte, the first in the low nibble.

@@ -241,7 +241,9 @@ class InitializerReader {
                   "too many elements: their size in bits does not fit in 64 bits");
     s.numel = *n;
     const uint64_t bytes = dtype_bytes(s.numel, s.dtype);
-    if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
+    const bool external = t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL;
+    check_value_fields(t, field, s.numel, external);
+    if (external)
       place_external(t, field, bytes, s);
     else
       place_inline(t, field, bytes, inline_data, s);
@@ -312,6 +314,60 @@ class InitializerReader {
     s.data_begin = begin;
     s.data_end = *end;
     if (bytes > 0) external_.push_back(static_cast<uint32_t>(out_.initializers.size()));
+  }
+
+  // onnx.checker's rule for a tensor's values: in one field (none for no elements), raw_data or the typed
+  // field of its element type; stored externally, in none. A second field would be read by some readers and
+  // not others (raw_data's ones beside float_data's sevens).
+  void check_value_fields(const onnx::TensorProto& t, const std::string& field, uint64_t numel,
+                          bool external) const {
+    const std::pair<const char*, int> set[] = {
+        {"float_data", t.float_data_size()},
+        {"int32_data", t.int32_data_size()},
+        {"string_data", t.string_data_size()},
+        {"int64_data", t.int64_data_size()},
+        {"raw_data", static_cast<int>(std::min<size_t>(t.raw_data().size(), 1))},
+        {"double_data", t.double_data_size()},
+        {"uint64_data", t.uint64_data_size()}};
+    std::string fields;
+    int count = 0;
+    for (const auto& [name, size] : set)
+      if (size > 0) fields += (count++ ? " and " : "") + std::string(name);
+    if (external && count)
+      throw Error(ErrorKind::Malformed, src_.name(), field,
+                  "stored externally, yet holds values in " + fields);
+    if (external) return;
+    if (numel == 0 && count)
+      throw Error(ErrorKind::Malformed, src_.name(), field, "has no elements, yet holds values in " + fields);
+    if (numel > 0 && count != 1)
+      throw Error(ErrorKind::Malformed, src_.name(), field,
+                  count ? "holds values in " + fields + ": a tensor's values are in one field"
+                        : "holds no values (no raw_data, no typed field)");
+    if (t.raw_data().empty() && fields != typed_field(t.data_type()))
+      throw Error(ErrorKind::Malformed, src_.name(), field,
+                  "values of element type " + elem_type_name(t.data_type()) + " belong in " +
+                      typed_field(t.data_type()) + ", not " + fields);
+  }
+
+  // The TensorProto field that holds an element type's values when not in raw_data (onnx.proto's table).
+  static std::string typed_field(int32_t type) {
+    switch (type) {
+      case onnx::TensorProto_DataType_FLOAT:
+      case onnx::TensorProto_DataType_COMPLEX64:
+        return "float_data";
+      case onnx::TensorProto_DataType_DOUBLE:
+      case onnx::TensorProto_DataType_COMPLEX128:
+        return "double_data";
+      case onnx::TensorProto_DataType_INT64:
+        return "int64_data";
+      case onnx::TensorProto_DataType_UINT32:
+      case onnx::TensorProto_DataType_UINT64:
+        return "uint64_data";
+      case onnx::TensorProto_DataType_STRING:
+        return "string_data";
+      default:  // int32 and every narrower type, one value (or two 4-bit ones) per entry
+        return "int32_data";
+    }
   }
 
   void place_inline(const onnx::TensorProto& t, const std::string& field, uint64_t bytes,
