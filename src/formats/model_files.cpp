@@ -58,11 +58,25 @@ std::vector<fs::path> gguf_parts(const fs::path& file) {
   return parts;
 }
 
-// A directory's GGUF models: one entry per file or split model (keyed by its first part), in name order.
+// A directory's GGUF models: one entry per file or split model (keyed by its first part), in name order. A
+// split model whose first part is absent is keyed by it all the same, so that it is named as missing (as a
+// model missing a later part is), not passed over.
 std::vector<fs::path> gguf_models_in(const std::vector<fs::path>& ggufs) {
   std::vector<fs::path> models;
-  for (const fs::path& f : ggufs)
-    if (is_gguf_model_entry(f.filename().string())) models.push_back(f);
+  for (const fs::path& f : ggufs) {
+    const std::string name = f.filename().string();
+    if (is_gguf_model_entry(name)) {
+      models.push_back(f);
+      continue;
+    }
+    const std::optional<GgufSplitName> split = gguf_split_name(name);
+    if (!split || name.starts_with("mmproj")) continue;
+    const fs::path first = f.parent_path() / gguf_part_name(split->prefix, 1, split->count);
+    if (std::find(ggufs.begin(), ggufs.end(), first) == ggufs.end() &&
+        std::find(models.begin(), models.end(), first) == models.end())
+      models.push_back(first);
+  }
+  std::sort(models.begin(), models.end());
   return models;
 }
 
@@ -295,6 +309,11 @@ LocalModelFiles locate_local_model(const std::string& arg, SeveralModels several
       m.format = CheckpointFormat::Gguf;
       m.weight_files = gguf_parts(gguf_models.front());
       m.config.reset();  // a GGUF file carries its own configuration
+    } else if (!gguf.empty() && onnx.empty() && !m.config) {
+      // GGUF files, none a model: multimodal projectors alone.
+      throw Error(
+          ErrorKind::NotFound, arg, "",
+          "holds only multimodal projectors (" + names_of(gguf) + "), no GGUF model to read them with");
     } else if (!onnx.empty()) {
       // Of several exports, model.onnx is the model (as on the Hub: optimum writes its quantized
       // model_quantized.onnx beside it); without one only the user can say, and beside a config the report

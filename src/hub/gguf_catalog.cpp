@@ -55,9 +55,22 @@ std::string gguf_quantization_tag(std::string_view path) {
 
 GgufCatalog::GgufCatalog(const std::vector<RepoFile>& files, std::string repo, std::string holder)
     : repo_(std::move(repo)), holder_(std::move(holder)) {
+  for (const RepoFile& f : files) by_path_.emplace(f.path, &f);
   for (const RepoFile& f : files) {
-    by_path_.emplace(f.path, &f);
-    if (f.path.ends_with(".gguf") && is_gguf_model_entry(catalog_file_name(f.path))) models_.push_back(&f);
+    if (!f.path.ends_with(".gguf")) continue;
+    const std::string_view name = catalog_file_name(f.path);
+    if (is_gguf_model_entry(name)) {
+      models_.push_back(&f);
+      continue;
+    }
+    const std::optional<GgufSplitName> split = gguf_split_name(f.path);
+    if (!split || name.starts_with("mmproj")) continue;
+    const std::string first = gguf_part_name(split->prefix, 1, split->count);
+    if (by_path_.count(first) || std::any_of(absent_first_parts_.begin(), absent_first_parts_.end(),
+                                             [&](const RepoFile& a) { return a.path == first; }))
+      continue;
+    absent_first_parts_.push_back(RepoFile{first, std::nullopt, {}, {}});
+    models_.push_back(&absent_first_parts_.back());
   }
 }
 

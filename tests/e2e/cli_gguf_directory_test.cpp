@@ -183,6 +183,37 @@ TEST_F(CliGgufDirectory, AModelMissingAPartIsNamedAndTheOthersListed) {
   EXPECT_TRUE(models[2].find("error")->is_null());
 }
 
+// Without its first part a split model was passed over: listed nowhere, and a directory holding nothing
+// else was said to hold no GGUF file. It is named, its first part missing, as a model missing a later part
+// is; a directory of a projector alone says so.
+TEST_F(CliGgufDirectory, AModelMissingItsFirstPartIsNamed) {
+  fs::remove(dir_ / "tiny.Q4_0-00001-of-00002.gguf");
+  CommandResult r = run_cli(dir() + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json::Document d = json::Document::parse(r.out, "stdout");
+  const std::vector<json::Value>& models = d.root().find("gguf_models")->items();
+  ASSERT_EQ(models.size(), 3u);
+  EXPECT_EQ(models[0].find("file")->as_string(), "tiny.Q4_0-00001-of-00002.gguf");
+  EXPECT_NE(models[0].find("error")->as_string().find(
+                "split part 1: tiny.Q4_0-00001-of-00002.gguf is not in the directory"),
+            std::string::npos)
+      << r.out;
+  for (const char* other : {"tiny.Q4_K_M.gguf", "tiny.Q8_0.gguf", "mmproj-tiny-f16.gguf"})
+    fs::remove(dir_ / other);
+  r = run_cli(dir());
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  EXPECT_NE(r.err.find("split part 1: tiny.Q4_0-00001-of-00002.gguf is missing"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("holds no"), std::string::npos) << r.err;
+
+  TempDir projector;
+  write_tiny_gguf(projector / "mmproj-tiny-f16.gguf", {});
+  r = run_cli("'" + projector.path().string() + "'");
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  EXPECT_NE(r.err.find("holds only multimodal projectors (mmproj-tiny-f16.gguf), no GGUF model"),
+            std::string::npos)
+      << r.err;
+}
+
 // A -GGUF repository downloaded as it is laid out, a folder per large quantization and nothing at the top
 // but config.json (which a GGUF model does not need): its one model is read, several are listed or asked for,
 // and once other weights lie below it is no GGUF repository (a directory of models, or a config).

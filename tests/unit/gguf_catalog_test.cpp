@@ -126,6 +126,28 @@ TEST(GgufCatalog, ASizeIsUnknownWhenAPartIsMissingOrUnsized) {
   EXPECT_NE(several.find("tiny-Q3_K-00001-of-00002.gguf (size unknown)"), std::string::npos) << several;
 }
 
+// Without its first part a split model was passed over, listed nowhere: it stands by its first part's name,
+// once for all its other parts, and that part is named as missing.
+TEST(GgufCatalog, AModelMissingItsFirstPartIsListedByIt) {
+  const std::vector<RepoFile> files = repo_listing({{"tiny-Q3_K-00002-of-00003.gguf", 1400000},
+                                                    {"tiny-Q3_K-00003-of-00003.gguf", 1400000},
+                                                    {"tiny-Q8_0.gguf", 9000}});
+  const GgufCatalog c(files, "org/nofirst-GGUF");
+  ASSERT_EQ(c.models().size(), 2u);
+  EXPECT_EQ(c.models()[0]->path, "tiny-Q3_K-00001-of-00003.gguf");
+  EXPECT_EQ(c.bytes(*c.models()[0]), std::nullopt);
+  try {
+    c.parts(*c.models()[0]);
+    ADD_FAILURE() << "a missing first part must be named";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::NotFound);
+    EXPECT_NE(e.message().find("split part 1: tiny-Q3_K-00001-of-00003.gguf is not in the repository"),
+              std::string::npos)
+        << e.message();
+  }
+  EXPECT_EQ(catalog_pick(c, "Q8_0"), "tiny-Q8_0.gguf");
+}
+
 TEST(GgufCatalog, ARepositoryWithoutGgufAnswersNotFound) {
   const std::vector<RepoFile> files = repo_listing({{"config.json", 10}, {"model.safetensors", 100}});
   const GgufCatalog c(files, "org/tiny-llama");
