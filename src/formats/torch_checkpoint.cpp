@@ -445,8 +445,17 @@ bool looks_like_torch_checkpoint(const ByteSource& src) {
   if (looks_like_zip(src)) return true;
   if (src.size() < 2) return false;
   std::string head;
-  src.read_exact(0, 2, head);
-  return static_cast<uint8_t>(head[0]) == 0x80 && static_cast<uint8_t>(head[1]) <= 5;
+  src.read_exact(0, std::min<uint64_t>(src.size(), 16), head);
+  // Protocol 2 and later open with PROTO; torch.save writes 2. Protocols 0 and 1, which torch never writes
+  // but torch.load reads, open with an opcode instead: a GLOBAL's "module\n" line, a MARK before another
+  // opcode, an empty dict or list memoised. Such a file is read as a pickle too, so that a hand-made one
+  // calling os.system is refused for its global (exit 4), not called no pickle.
+  const auto first = static_cast<uint8_t>(head[0]);
+  if (first == 0x80) return static_cast<uint8_t>(head[1]) <= 5;
+  if (first == 'c') return head.find('\n') != std::string::npos;
+  if (first == '(') return std::string_view("cdltSIVFLNJK(]}").find(head[1]) != std::string_view::npos;
+  if (first == '}' || first == ']') return head[1] == 'q' || head[1] == '(';
+  return false;
 }
 
 TorchCheckpoint read_torch_checkpoint(const ByteSource& src, TorchRead what) {

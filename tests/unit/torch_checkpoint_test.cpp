@@ -20,6 +20,7 @@
 #include "core/dtype_values.h"
 #include "core/error.h"
 #include "formats/pickle_machine.h"
+#include "formats/weight_format.h"
 #include "hub/remote_header.h"
 #include "io/byte_source.h"
 #include "io/file_source.h"
@@ -170,6 +171,26 @@ TEST(TorchCheckpoint, MaliciousPicklesAreRefusedNamingTheGlobal) {
     }
   }
   EXPECT_FALSE(fs::exists(pwned)) << "a payload ran";
+}
+
+// A protocol-0 pickle (no PROTO opcode: torch never writes one, torch.load reads it) calling os.system was
+// called "neither a zip nor a pickle" (exit 3); it is read as the pickle it is and refused for its global
+// (exit 4), as the same call at protocol 2 is. Text that merely starts with 'c' is still no pickle.
+TEST(TorchCheckpoint, AProtocolZeroPickleIsRefusedForItsGlobal) {
+  const std::string evil = "cposix\nsystem\n(S'touch /tmp/PWNED_BY_PROTOCOL_0'\ntR.";
+  EXPECT_EQ(sniff_weight_format(MemorySource(evil, "evil.bin")), WeightFormat::PytorchLegacy);
+  try {
+    read_torch_checkpoint(MemorySource(evil, "evil.bin"));
+    ADD_FAILURE() << "read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsafe) << e.what();
+    EXPECT_NE(std::string(e.what()).find("posix.system"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists("/tmp/PWNED_BY_PROTOCOL_0"));
+  // Protocol 1 opens with an empty dict memoised.
+  EXPECT_EQ(sniff_weight_format(MemorySource(std::string("}q\x00(X\x01\x00\x00\x00au.", 12), "p1.pt")),
+            WeightFormat::PytorchLegacy);
+  EXPECT_EQ(sniff_weight_format(MemorySource("config = 1", "c.bin")), WeightFormat::Unknown);
 }
 
 // ---- hostile programs, written here
