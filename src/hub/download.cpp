@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/glob.h"
 #include "core/parallel.h"
+#include "core/text.h"
 #include "hub/content_hash.h"
 #include "hub/file_metadata.h"
 #include "hub/hub_api.h"
@@ -23,6 +24,8 @@
 #include "hub/model_info.h"
 #include "hub/repo_ref.h"
 #include "hub/stale_temp.h"
+#include "io/atomic_file.h"
+#include "io/file_source.h"
 
 namespace fs = std::filesystem;
 
@@ -453,6 +456,28 @@ void remove_empty_download_dirs(const fs::path& dir) {
   fs::remove(dir, ec);
 }
 
+// Which repository a --out directory holds, written there by the download that filled it: a second
+// repository downloaded into it would overwrite the first's config.json and tokenizer and mix their weights
+// into one directory no analysis can tell apart (seed 004's users download several models under one folder).
+// Hidden, like huggingface_hub's .cache/huggingface/ in a local dir; no weight, so no analysis reads it.
+fs::path out_repository_marker(const fs::path& out) {
+  return out / ".modelanalyzer" / "repository";
+}
+
+void refuse_another_repository(const RepoRef& ref, const fs::path& out) {
+  std::error_code ec;
+  const fs::path marker = out_repository_marker(out);
+  if (!fs::is_regular_file(marker, ec)) return;
+  std::string held = read_small_file(marker, 1024);
+  while (!held.empty() && (held.back() == '\n' || held.back() == '\r')) held.pop_back();
+  if (ascii_lower(held) == ascii_lower(ref.id)) return;
+  throw Error(ErrorKind::Usage, out.string(), "--out",
+              "holds " + printable(held, 200) + ", downloaded there; " + ref.id +
+                  "'s files would overwrite its config.json and mix their weights with its: choose another "
+                  "directory (such as " +
+                  (out / ref.id).string() + ")");
+}
+
 }  // namespace
 
 DownloadResult download_repo(const RepoRef& ref, const HubSettings& settings,
@@ -461,9 +486,15 @@ DownloadResult download_repo(const RepoRef& ref, const HubSettings& settings,
   // a 404, Ctrl-C): a failed command leaves no trace, as for every other output.
   std::error_code ec;
   const bool new_out = options.out_dir && !fs::exists(fs::symlink_status(*options.out_dir, ec));
+  if (options.out_dir) refuse_another_repository(ref, *options.out_dir);
   try {
     Downloader d(ref, settings, options);
-    return settings.offline ? d.run_cached("offline (HF_HUB_OFFLINE)") : d.run();
+    DownloadResult r = settings.offline ? d.run_cached("offline (HF_HUB_OFFLINE)") : d.run();
+    if (options.out_dir) {
+      fs::create_directories(out_repository_marker(*options.out_dir).parent_path(), ec);
+      write_file_atomically(out_repository_marker(*options.out_dir), ref.id + "\n");
+    }
+    return r;
   } catch (...) {
     if (new_out) remove_empty_download_dirs(*options.out_dir);
     throw;

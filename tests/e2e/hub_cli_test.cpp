@@ -292,8 +292,9 @@ TEST_F(HubCli, DownloadNeededTakesWhatTheAnalysisReadsNotTheCopies) {
   hub_->clear_log();
   CommandResult r = run("download ex/sharded-with-copies --needed --out '" + out.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(files_under(out), (std::vector<std::string>{"config.json", "model-00001-of-00001.safetensors",
-                                                        "model.safetensors.index.json"}));
+  EXPECT_EQ(downloaded_files(out),
+            (std::vector<std::string>{"config.json", "model-00001-of-00001.safetensors",
+                                      "model.safetensors.index.json"}));
   // The files are chosen from one answer of the Hub, which the analysis and the download take too.
   hub_->wait_for_log(4);  // the model info and the three files at least
   EXPECT_EQ(count("hub", "/api/models/"), 1u);
@@ -661,6 +662,36 @@ TEST_F(HubCli, DownloadReplacesATamperedFileInTheOutputDirectory) {
   EXPECT_EQ(read_file(out / "config.json"), original);
   CommandResult again = run(args);
   EXPECT_NE(again.err.find("0 file(s) downloaded"), std::string::npos) << again.err;
+}
+
+// Seed 004's users download several models under one folder: a second repository into a --out that holds
+// another's would overwrite its config.json and mix their weights. The directory names the repository it
+// holds (.modelanalyzer/repository), and another is refused before anything is fetched, with a directory of
+// its own suggested; the same repository again, or another in that directory, is downloaded.
+TEST_F(HubCli, DownloadRefusesASecondRepositoryInOneOutputDirectory) {
+  const fs::path out = cache_ / "models";
+  const std::string into = " --include config.json --quiet --out '" + out.string() + "'";
+  ASSERT_EQ(run("download ex/tiny-llama" + into).exit_code, 0);
+  EXPECT_EQ(read_file(out / ".modelanalyzer" / "repository"), "ex/tiny-llama\n");
+  ASSERT_EQ(run("download ex/tiny-llama" + into).exit_code, 0);
+  hub_->clear_log();
+  CommandResult r = run("download ex/sharded-with-copies" + into);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--out: holds ex/tiny-llama, downloaded there; ex/sharded-with-copies's files would "
+                       "overwrite its config.json"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("(such as " + (out / "ex/sharded-with-copies").string() + ")"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(count("hub", "/api/models/ex/sharded-with-copies"), 0u) << "refused before any request";
+  const fs::path own = out / "ex" / "sharded-with-copies";
+  ASSERT_EQ(run("download ex/sharded-with-copies --include config.json --quiet --out '" + own.string() + "'")
+                .exit_code,
+            0);
+  EXPECT_EQ(read_file(own / ".modelanalyzer" / "repository"), "ex/sharded-with-copies\n");
+  // The marker is no weight: the directory still reads as the model downloaded there.
+  CommandResult report = run("'" + out.string() + "' --json --quiet");
+  EXPECT_EQ(report.exit_code, 0) << report.err;
 }
 
 // The same for a blob in the cache: a blob rewritten with other bytes since it was verified is hashed again.

@@ -404,7 +404,7 @@ TEST_F(HubGguf, DownloadOfANamedModelFetchesItsPartsOnly) {
   const fs::path q8 = cache_.path() / "q8";
   CommandResult r = run("download ex/dl-GGUF:Q8_0 --out '" + q8.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(files_under(q8), std::vector<std::string>{"tiny.Q8_0.gguf"});
+  EXPECT_EQ(downloaded_files(q8), std::vector<std::string>{"tiny.Q8_0.gguf"});
   EXPECT_EQ(count_of(hub_->log(), "cdn"), 1u);
   // The file list the model was chosen from is the one the download takes: the Hub is asked for it once.
   const std::vector<LogEntry> log = hub_->log();
@@ -417,14 +417,14 @@ TEST_F(HubGguf, DownloadOfANamedModelFetchesItsPartsOnly) {
   const fs::path q5 = cache_.path() / "q5";
   CommandResult split = run("download ex/dl-GGUF:q5_k_m --out '" + q5.string() + "'");
   ASSERT_EQ(split.exit_code, 0) << split.err;
-  EXPECT_EQ(files_under(q5), (std::vector<std::string>{"Q5_K_M/big-Q5_K_M-00001-of-00002.gguf",
-                                                       "Q5_K_M/big-Q5_K_M-00002-of-00002.gguf"}));
+  EXPECT_EQ(downloaded_files(q5), (std::vector<std::string>{"Q5_K_M/big-Q5_K_M-00001-of-00002.gguf",
+                                                            "Q5_K_M/big-Q5_K_M-00002-of-00002.gguf"}));
 
   const fs::path q4 = cache_.path() / "q4";
   CommandResult file =
       run("download ex/dl-GGUF --file Q4_K_M --include README.md --out '" + q4.string() + "'");
   ASSERT_EQ(file.exit_code, 0) << file.err;
-  EXPECT_EQ(files_under(q4), (std::vector<std::string>{"README.md", "tiny.Q4_K_M.gguf"}));
+  EXPECT_EQ(downloaded_files(q4), (std::vector<std::string>{"README.md", "tiny.Q4_K_M.gguf"}));
 
   // Into the cache: the snapshot holds that model, which the analysis then reads offline from disk.
   CommandResult cached = run("download ex/dl-GGUF:Q8_0 --quiet");
@@ -442,12 +442,12 @@ TEST_F(HubGguf, DownloadOfAFileUrlFetchesThatFileOnly) {
   CommandResult r = run("download https://huggingface.co/ex/dl-GGUF/resolve/main/tiny.Q4_K_M.gguf --out '" +
                         one.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(files_under(one), std::vector<std::string>{"tiny.Q4_K_M.gguf"});
+  EXPECT_EQ(downloaded_files(one), std::vector<std::string>{"tiny.Q4_K_M.gguf"});
   const fs::path readme = cache_.path() / "readme";
   CommandResult blob =
       run("download 'https://huggingface.co/ex/dl-GGUF/blob/main/README.md' --out '" + readme.string() + "'");
   ASSERT_EQ(blob.exit_code, 0) << blob.err;
-  EXPECT_EQ(files_under(readme), std::vector<std::string>{"README.md"});
+  EXPECT_EQ(downloaded_files(readme), std::vector<std::string>{"README.md"});
   CommandResult absent = run("download https://huggingface.co/ex/dl-GGUF/resolve/main/absent.gguf --out '" +
                              (cache_.path() / "absent").string() + "'");
   EXPECT_EQ(absent.exit_code, 8) << absent.err;

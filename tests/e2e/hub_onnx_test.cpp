@@ -334,8 +334,8 @@ TEST_F(HubOnnx, DownloadOfANamedModelBringsItsDataAndStatsReadsIt) {
   const fs::path out = cache_.path() / "dl";
   CommandResult r = run("download ex/onnx-folders --file onnx/model.onnx --out '" + out.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(files_under(out), (std::vector<std::string>{"config.json", "onnx/genai_config.json",
-                                                        "onnx/model.onnx", "onnx/model.onnx_data"}));
+  EXPECT_EQ(downloaded_files(out), (std::vector<std::string>{"config.json", "onnx/genai_config.json",
+                                                             "onnx/model.onnx", "onnx/model.onnx_data"}));
   // What was downloaded is that model, read as the Hub's --file reads it.
   CommandResult downloaded = run_cli("tensors '" + out.string() + "' --json");
   ASSERT_EQ(downloaded.exit_code, 0) << downloaded.err;
@@ -354,15 +354,16 @@ TEST_F(HubOnnx, DownloadOfANamedModelBringsItsDataAndStatsReadsIt) {
   CommandResult other =
       run("download ex/onnx-folders --file onnx/model_int8.onnx --out '" + int8.string() + "'");
   ASSERT_EQ(other.exit_code, 0) << other.err;
-  EXPECT_EQ(files_under(int8), (std::vector<std::string>{"config.json", "onnx/genai_config.json",
-                                                         "onnx/int8_weights.bin", "onnx/model_int8.onnx"}));
+  EXPECT_EQ(downloaded_files(int8),
+            (std::vector<std::string>{"config.json", "onnx/genai_config.json", "onnx/int8_weights.bin",
+                                      "onnx/model_int8.onnx"}));
 
   // --needed takes the model the analysis reads, the top-level one with its data.
   const fs::path needed = cache_.path() / "needed";
   hub_->clear_log();
   CommandResult top = run("download ex/onnx-external --needed --out '" + needed.string() + "'");
   ASSERT_EQ(top.exit_code, 0) << top.err;
-  EXPECT_EQ(files_under(needed), (std::vector<std::string>{"model.onnx", "model.onnx.data"}));
+  EXPECT_EQ(downloaded_files(needed), (std::vector<std::string>{"model.onnx", "model.onnx.data"}));
   // One answer of the Hub chooses the model, names its data and lists the download.
   const std::vector<LogEntry> log = hub_->wait_for_log(3);  // the model info and the two files at least
   EXPECT_EQ(std::count_if(log.begin(), log.end(),
@@ -377,7 +378,7 @@ TEST_F(HubOnnx, DownloadOfANamedModelBringsItsDataAndStatsReadsIt) {
   ASSERT_EQ(inline_model.exit_code, 0) << inline_model.err;
   EXPECT_NE(inline_model.err.find("chose 2 file(s): model.onnx, config.json"), std::string::npos)
       << inline_model.err;
-  EXPECT_EQ(files_under(inline_dir), std::vector<std::string>{"config.json"});
+  EXPECT_EQ(downloaded_files(inline_dir), std::vector<std::string>{"config.json"});
 
   CommandResult cached = run("download ex/onnx-folders --file onnx/model.onnx --quiet");
   ASSERT_EQ(cached.exit_code, 0) << cached.err;

@@ -52,6 +52,12 @@ std::vector<std::string> files_under(const std::filesystem::path& dir) {
   return out;
 }
 
+std::vector<std::string> downloaded_files(const std::filesystem::path& dir) {
+  std::vector<std::string> out = files_under(dir);
+  std::erase(out, ".modelanalyzer/repository");
+  return out;
+}
+
 void write_file(const std::filesystem::path& p, const std::string& content) {
   std::ofstream out(p, std::ios::binary);
   out << content;

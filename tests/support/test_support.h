@@ -40,6 +40,9 @@ class TempDir {
 std::string read_file(const std::filesystem::path& p);
 // The regular files under `dir`, by their paths relative to it, sorted; none when it does not exist.
 std::vector<std::string> files_under(const std::filesystem::path& dir);
+// files_under a `download --out` directory, less the marker naming the repository it holds
+// (.modelanalyzer/repository): the repository's files it wrote.
+std::vector<std::string> downloaded_files(const std::filesystem::path& dir);
 void write_file(const std::filesystem::path& p, const std::string& content);
 json::Document parse_json_file(const std::filesystem::path& p);
 
