@@ -115,7 +115,7 @@ const StackSummary* stack_sharing_weights(const ModelReport& r) {
 void console_layers(ConsoleWriter& w, const ModelReport& r) {
   const LayerSummary& l = r.layer_summary;
   if (l.by_type.empty()) return;
-  w.heading("Layers");
+  w.heading("LAYERS");
   auto group = [&](const LayerGroup& g, StackRole stack, const std::vector<uint64_t>& by_layer) {
     std::string each = group_parameters(by_layer, g);
     if (!each.empty()) each = ", " + each + " parameters each";
@@ -327,7 +327,7 @@ std::string format_ratio(double r) {
 
 std::string render_comparison_console(const std::vector<ModelReport>& reports, bool color) {
   ConsoleWriter w(color);
-  w.heading("Comparison");
+  w.heading("COMPARISON");
   std::vector<std::string> header = {"model",   "family",   "type",        "params",   "vs first",
                                      "active",  "layers",   "hidden",      "heads/kv", "attention",
                                      "context", "kv/token", "weights bf16"};

@@ -147,7 +147,7 @@ TEST(CliOutputs, ADashOutputIsAloneOnStdout) {
     EXPECT_EQ(r.out.rfind(c.starts, 0), 0u) << c.args << "\n" << r.out.substr(0, 200);
     EXPECT_TRUE(r.out.ends_with(c.ends)) << c.args << "\n"
                                          << r.out.substr(r.out.size() - std::min<size_t>(r.out.size(), 200));
-    EXPECT_EQ(r.out.find("Model: tiny-llama\n"), std::string::npos)
+    EXPECT_EQ(r.out.find("MODEL: tiny-llama\n"), std::string::npos)
         << c.args << ": the console report followed";
   }
 }
@@ -425,7 +425,7 @@ TEST(CliOutputs, NewOutputFilesFollowTheUmask) {
 // the console report (or the --json document) followed it on the same stream.
 TEST(CliOutputs, DevStdoutIsStandardOutput) {
   auto piped = run_shell(cli_binary() + " " + example() + " --skip-tokenizer --export /dev/stdout | cat");
-  EXPECT_EQ(piped.out.find("Model: tiny-llama\n"), std::string::npos) << piped.out.substr(0, 300);
+  EXPECT_EQ(piped.out.find("MODEL: tiny-llama\n"), std::string::npos) << piped.out.substr(0, 300);
   EXPECT_EQ(json::Document::parse(piped.out, "stdout").root().find("model_id")->as_string(), MA_EXAMPLE_DIR);
   auto stats = run_shell(cli_binary() + " stats " + example() + " --export /dev/fd/1 | cat");
   EXPECT_EQ(stats.out.find("SUMMARY"), std::string::npos) << stats.out.substr(0, 300);
@@ -434,7 +434,7 @@ TEST(CliOutputs, DevStdoutIsStandardOutput) {
   auto md = run_cli(example() + " --skip-tokenizer --export-markdown /dev/stdout");
   ASSERT_EQ(md.exit_code, 0) << md.err;
   EXPECT_EQ(md.out.rfind("# ", 0), 0u) << md.out.substr(0, 300);
-  EXPECT_EQ(md.out.find("Model: tiny-llama\n"), std::string::npos) << md.out.substr(0, 300);
+  EXPECT_EQ(md.out.find("MODEL: tiny-llama\n"), std::string::npos) << md.out.substr(0, 300);
   auto csv = run_cli("tensors " + example() + " --csv /dev/stdout");
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(csv.out.rfind("kind,name", 0), 0u) << csv.out.substr(0, 300);

@@ -81,7 +81,7 @@ TEST(CliReport, TheCurrentDirectoryIsNamedByItsName) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string name = test::example_dir().filename().string();
   EXPECT_NE(r.out.find("\"model_name\":\"" + name + "\""), std::string::npos) << r.out.substr(0, 300);
-  EXPECT_NE(test::run_cli_in(test::example_dir(), ". --skip-tokenizer").out.find("Model: " + name + "\n"),
+  EXPECT_NE(test::run_cli_in(test::example_dir(), ". --skip-tokenizer").out.find("MODEL: " + name + "\n"),
             std::string::npos);
 }
 
@@ -95,7 +95,7 @@ TEST(CliReport, JsonOnStdoutMatchesTheExport) {
 TEST(CliReport, SeveralModelsGiveAComparison) {
   auto r = test::run_cli(example() + " " + example() + " --skip-tokenizer");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Comparison"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("COMPARISON"), std::string::npos) << r.out;
   auto j = test::run_cli(example() + " " + example() + " --skip-tokenizer --json");
   ASSERT_EQ(j.exit_code, 0) << j.err;
   auto doc = json::Document::parse(j.out, "stdout");
@@ -470,7 +470,7 @@ TEST(CliReport, TokenizerWarningsShowOnceOnATerminal) {
   const test::CommandResult tty =
       test::run_shell("NO_COLOR=1 script -qec " + test::quoted(command) + " /dev/null");
   ASSERT_EQ(tty.exit_code, 0) << tty.out << tty.err;
-  EXPECT_NE(tty.out.find("Tokenizer"), std::string::npos) << tty.out;
+  EXPECT_NE(tty.out.find("TOKENIZER"), std::string::npos) << tty.out;
   EXPECT_EQ(count(tty.out), 1u) << tty.out;
   const test::CommandResult piped = test::run_cli(test::quoted(tmp.path()));
   ASSERT_EQ(piped.exit_code, 0) << piped.err;

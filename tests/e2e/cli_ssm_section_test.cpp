@@ -44,9 +44,11 @@ TEST(CliSsmSection, MambaShapeFollowsTheConfig) {
                            "d_inner                 400 (2 x hidden)", "dt rank                 13"})
     EXPECT_NE(console.out.find(line), std::string::npos) << line << "\n" << console.out;
   // No attention: said once, no "heads unknown" or kernel lines under it.
-  const std::string attention = console.out.substr(console.out.find("Attention\n"));
+  const size_t heading = console.out.find("ATTENTION MECHANISM\n");
+  ASSERT_NE(heading, std::string::npos) << console.out;
+  const std::string attention = console.out.substr(heading);
   EXPECT_EQ(attention.substr(0, attention.find("\n\n")),
-            "Attention\n  type                      none (Mamba state-space layers only)");
+            "ATTENTION MECHANISM\n  type                      none (Mamba state-space layers only)");
 }
 
 // A hybrid from the shared configs: every shape figure equals the config's own key, and the Mamba-2 and

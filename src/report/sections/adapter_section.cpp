@@ -59,7 +59,7 @@ std::vector<std::pair<std::string, std::string>> rows(const AdapterSummary& a) {
 }  // namespace
 
 void render_console(ConsoleWriter& w, const AdapterSummary& a, const ModelReport&, const RenderOptions&) {
-  w.heading("PEFT adapter");
+  w.heading("PEFT ADAPTER");
   for (const auto& [label, value] : rows(a)) w.field(label, value);
   if (!a.base_found_at.empty())
     w.note("every other figure of this report is the base model's, which the merged model is");

@@ -104,7 +104,7 @@ std::string layers_text(const ArchitectureDetails& s) {
 void render_console(ConsoleWriter& w, const ArchitectureDetails& s, const ModelReport& r,
                     const RenderOptions& o) {
   (void)r;
-  w.heading("Architecture");
+  w.heading("ARCHITECTURE DETAILS");
   w.field("type", text_or_unknown(s.architecture_type));
   w.field("layers", layers_text(s));
   w.field("hidden size", count_or_unknown(s.hidden_size));
@@ -125,6 +125,7 @@ void render_console(ConsoleWriter& w, const ArchitectureDetails& s, const ModelR
   w.field("mlp", mlp_text(s));
   w.field("position embedding", position_text(s));
   w.field("tied embeddings", yes_no(s.tie_word_embeddings));
+  w.field("use cache", yes_no(s.use_cache));
   w.field("bias", bias_text(s));
   w.field("torch dtype", text_or_unknown(s.torch_dtype));
   w.field("stored dtype", stored_dtype_text(s));

@@ -57,7 +57,7 @@ void render_console(ConsoleWriter& w, const AttentionSummary& s, const ModelRepo
                     const RenderOptions& o) {
   (void)r;
   if (s.layers.empty() && s.attention_type.empty()) return;
-  w.heading("Attention");
+  w.heading("ATTENTION MECHANISM");
   w.field("type", s.attention_type.empty() ? "unknown" : s.attention_type);
   if (attention_free(s)) return;
   w.field("heads", heads_text(s));

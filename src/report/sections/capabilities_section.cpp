@@ -40,7 +40,7 @@ std::string joined(const std::vector<std::string>& v) {
 
 void render_console(ConsoleWriter& w, const Capabilities& s, const ModelReport& r, const RenderOptions& o) {
   (void)r;
-  w.heading("Capabilities");
+  w.heading("CAPABILITIES");
   w.field("can generate", yes_no(s.can_generate));
   w.field("max context", context_line(s));
   w.field("long context (>= " + std::to_string(kLongContextTokens / 1024) + "k)",

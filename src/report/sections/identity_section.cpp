@@ -19,7 +19,7 @@ std::string family_line(const Identity& s) {
 
 void render_console(ConsoleWriter& w, const Identity& s, const ModelReport& r, const RenderOptions& o) {
   (void)r;
-  w.heading(o.detailed ? "Basic information: " + s.display_name : "Model: " + s.display_name);
+  w.heading(o.detailed ? "BASIC INFORMATION: " + s.display_name : "MODEL: " + s.display_name);
   w.field("family", family_line(s));
   if (o.detailed) w.note("family from " + s.family_evidence);
   w.field("type", s.kind);

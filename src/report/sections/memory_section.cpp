@@ -186,7 +186,7 @@ std::vector<std::vector<std::string>> estimate_rows(const std::vector<Estimate>&
 
 void render_console(ConsoleWriter& w, const MemoryReport& s, const ModelReport& r, const RenderOptions& o) {
   (void)r;
-  w.heading("Memory");
+  w.heading("MEMORY ESTIMATES");
   if (o.detailed)
     console_detailed(w, s);
   else

@@ -24,7 +24,7 @@ std::string onnx_models_line(const ModelMetadata& s) {
 
 void render_console(ConsoleWriter& w, const ModelMetadata& s, const ModelReport& r, const RenderOptions& o) {
   (void)r;
-  w.heading("Metadata");
+  w.heading("METADATA");
   w.field("author", or_none(s.author, "unknown"));
   w.field("downloads", count_or_unknown(s.downloads));
   w.field("likes", count_or_unknown(s.likes));

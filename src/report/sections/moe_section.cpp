@@ -61,7 +61,7 @@ void json_indices(JsonWriter& w, std::string_view key, const std::vector<uint32_
 }  // namespace
 
 void render_console(ConsoleWriter& w, const MoeSummary& s, const ModelReport& r, const RenderOptions& o) {
-  w.heading("Mixture of experts");
+  w.heading("MIXTURE OF EXPERTS");
   w.field("experts", experts_text(s));
   w.field("expert size", expert_size_text(s));
   if (s.shared_expert_intermediate_size)

@@ -67,7 +67,7 @@ std::string activations_text(const QuantizationInfo& s) {
 void render_console(ConsoleWriter& w, const QuantizationInfo& s, const ModelReport& r,
                     const RenderOptions& o) {
   (void)r;
-  w.heading("Quantization");
+  w.heading("QUANTIZATION");
   if (!s.quantized) {
     w.field("quantized", "no");
   } else {

@@ -73,7 +73,7 @@ std::vector<std::pair<std::string, std::string>> shape_rows(const SsmMixer& m) {
 }  // namespace
 
 void render_console(ConsoleWriter& w, const SsmSummary& s, const ModelReport&, const RenderOptions& o) {
-  w.heading("State-space mixers");
+  w.heading("STATE-SPACE MIXERS");
   for (const SsmMixer& m : s.mixers) {
     w.field(std::string(mixer_title(m.mixer)) + " layers", layers_text(m.layers, s.num_layers, o.detailed));
     for (const auto& [label, value] : shape_rows(m)) w.field("  " + label, value);

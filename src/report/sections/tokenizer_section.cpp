@@ -186,7 +186,7 @@ std::string vocab_gap_label(const TokenizerInfo& s, const VocabGap& g, uint64_t 
 }  // namespace
 
 void render_console(ConsoleWriter& w, const TokenizerInfo& s, const ModelReport& r, const RenderOptions& o) {
-  w.heading("Tokenizer");
+  w.heading("TOKENIZER");
   w.field("type", type_label(s));
   if (!s.tokenizer_class.empty() && !s.model_type.empty()) w.field("algorithm", display_token(s.model_type));
   w.field("vocab size", vocab_label(s));
