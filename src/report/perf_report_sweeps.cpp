@@ -138,6 +138,18 @@ void sensitivity(DocumentWriter& md, const std::vector<PerfResult>& grid) {
                duration_text(grid[fast].total.t_est) + ", " + grid[fast].total.regime +
                "-bound); slowest: row " + std::to_string(slow + 1) + " (T_est " +
                duration_text(grid[slow].total.t_est) + ", " + grid[slow].total.regime + "-bound).");
+  // W_eff = W / WRF holds only for what fits on chip: rows whose factors ask for less say so, or their
+  // near-equal times beside WRF 1 read as a knob that does nothing.
+  std::string bounded, why;
+  for (size_t i = 0; i < grid.size(); ++i)
+    for (const std::string& a : grid[i].assumptions)
+      if (a.starts_with("weight residency bounded by on-chip memory")) {
+        bounded += (bounded.empty() ? "" : ", ") + std::to_string(i + 1);
+        if (why.empty()) why = a;
+      }
+  if (!bounded.empty())
+    md.paragraph("Rows " + bounded + " stream more weight bytes than W / WRF: " + why + " (row " +
+                 bounded.substr(0, bounded.find(',')) + "'s figures).");
 }
 
 // 5. Training, prefill and decode: what binds each.

@@ -301,6 +301,7 @@ PerfSweeps sweeps() {
       r.ops[0].bytes_weights /= wrf;
       if (flash) r.ops[1].bytes_temporary = 0;
       finish(r);
+      if (wrf > 1) r.assumptions.push_back("weight residency bounded by on-chip memory: the test's bound");
       s.sensitivity.push_back(r);
     }
   PerfResult train = decode(8);
@@ -420,6 +421,11 @@ TEST(PerfReportTest, SweepSensitivityAndLimitsRows) {
   EXPECT_TRUE(contains(md, "| 4 | decode B=128, L=255 | 1 | 4 | 1 | 1 | 1 | flash | 11.75 ms | compute |"));
   // Rows 2 and 4 tie (the GEMM stays compute-bound whatever its WRF): the first is named.
   EXPECT_TRUE(contains(md, "Fastest: row 2 (T_est 11.75 ms, memory-bound); slowest: row 1 (T_est 12 ms"));
+  // The rows whose WRF the on-chip bound overruled are named with the bound (seed 001's W / WRF holds only
+  // for what fits on chip).
+  EXPECT_TRUE(contains(md,
+                       "Rows 3, 4 stream more weight bytes than W / WRF: weight residency bounded by "
+                       "on-chip memory: the test's bound (row 3's figures)."));
   // Limits: one row per mode with its binding resource.
   EXPECT_TRUE(contains(md, "| train | B=8, S=4096 |"));
   EXPECT_TRUE(contains(md, "| prefill | B=4, S=2048 |"));
