@@ -1,7 +1,9 @@
 #include "formats/model_files.h"
 
 #include <algorithm>
+#include <string>
 #include <system_error>
+#include <unordered_set>
 #include <utility>
 
 #include "core/error.h"
@@ -63,6 +65,8 @@ std::vector<fs::path> gguf_parts(const fs::path& file) {
 // model missing a later part is), not passed over.
 std::vector<fs::path> gguf_models_in(const std::vector<fs::path>& ggufs) {
   std::vector<fs::path> models;
+  std::unordered_set<std::string> present, absent;  // hashed: a folder of 10,000 orphan parts scans nothing
+  for (const fs::path& f : ggufs) present.insert(f.string());
   for (const fs::path& f : ggufs) {
     const std::string name = f.filename().string();
     if (is_gguf_model_entry(name)) {
@@ -71,10 +75,9 @@ std::vector<fs::path> gguf_models_in(const std::vector<fs::path>& ggufs) {
     }
     const std::optional<GgufSplitName> split = gguf_split_name(name);
     if (!split || name.starts_with("mmproj")) continue;
-    const fs::path first = f.parent_path() / gguf_part_name(split->prefix, 1, split->count);
-    if (std::find(ggufs.begin(), ggufs.end(), first) == ggufs.end() &&
-        std::find(models.begin(), models.end(), first) == models.end())
-      models.push_back(first);
+    fs::path first = f.parent_path() / gguf_part_name(split->prefix, 1, split->count);
+    if (!present.count(first.string()) && absent.insert(first.string()).second)
+      models.push_back(std::move(first));
   }
   std::sort(models.begin(), models.end());
   return models;

@@ -65,12 +65,12 @@ GgufCatalog::GgufCatalog(const std::vector<RepoFile>& files, std::string repo, s
     }
     const std::optional<GgufSplitName> split = gguf_split_name(f.path);
     if (!split || name.starts_with("mmproj")) continue;
-    const std::string first = gguf_part_name(split->prefix, 1, split->count);
-    if (by_path_.count(first) || std::any_of(absent_first_parts_.begin(), absent_first_parts_.end(),
-                                             [&](const RepoFile& a) { return a.path == first; }))
-      continue;
-    absent_first_parts_.push_back(RepoFile{first, std::nullopt, {}, {}});
-    models_.push_back(&absent_first_parts_.back());
+    std::string first = gguf_part_name(split->prefix, 1, split->count);
+    if (by_path_.count(first) || absent_first_parts_.count(first)) continue;
+    // Keyed by hash, as parts() is: a hostile listing of 99,999 orphan parts costs no scan per part.
+    const RepoFile& absent =
+        absent_first_parts_.emplace(first, RepoFile{first, std::nullopt, {}, {}}).first->second;
+    models_.push_back(&absent);
   }
 }
 

@@ -5,7 +5,6 @@
 // (":Q4_K_M", --file NAME, a /blob/ or /resolve/ URL's file).
 #pragma once
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,7 +23,7 @@ class GgufCatalog {
 
   GgufCatalog(const GgufCatalog&) = delete;  // models_ may point into absent_first_parts_
   GgufCatalog& operator=(const GgufCatalog&) = delete;
-  GgufCatalog(GgufCatalog&&) = default;  // a deque's elements keep their addresses when it moves
+  GgufCatalog(GgufCatalog&&) = default;  // a node map's elements keep their addresses when it moves
 
   // In the list's order; empty when the repository holds no GGUF model. A split model whose first part is
   // not listed stands there by that part's name (its size unknown), so that it is named as missing, as a
@@ -58,7 +57,7 @@ class GgufCatalog {
   std::string repo_, holder_;
   std::vector<const RepoFile*> models_;
   std::unordered_map<std::string_view, const RepoFile*> by_path_;
-  std::deque<RepoFile> absent_first_parts_;  // in models_, never in by_path_
+  std::unordered_map<std::string, RepoFile> absent_first_parts_;  // by path; in models_, never in by_path_
 };
 
 // The quantization tag of a GGUF file's name: what follows the last '-' or '.' of its stem (the name without

@@ -12,9 +12,10 @@ namespace ma {
 // An upper bound on the values data propagation over `m` can hold: the graph's, every subgraph's and
 // every local function's, each node's output as long as ONNX 1.12's propagators can make it (Shape: any
 // tensor's rank; Concat: its inputs' together; Add, Sub, Mul: the longer input; Gather: its indices; Slice,
-// Cast, Squeeze, Unsqueeze, Identity: their input; Size: one; Constant and initializers: their elements),
-// where a tensor's rank is at most the longest rank declared or the longest value any node reads (a
-// Reshape's rank is its shape input's length). UINT64_MAX where the bound overflows.
+// Cast, Squeeze, Unsqueeze, Identity: their input; Size: one; Constant and integer-vector initializers:
+// their elements), with each value's rank bounded alongside (declared, else its op's rule: most keep their
+// inputs' rank, Unsqueeze adds its axes, Reshape, Expand and ConstantOfShape take their shape input's length,
+// an op of another domain one more than its inputs'). UINT64_MAX where the bound overflows.
 uint64_t data_propagation_bound(const onnx::ModelProto& m);
 
 }  // namespace ma
